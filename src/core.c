@@ -1,0 +1,157 @@
+/*
+ * core.c -- lifecycle (init, finalize, exit), status strings, version and
+ * compile options.
+ *
+ * Finalize order: flush hooks of the optional parts (CUPTI buffers...) ->
+ * close ranges still open -> MPI layer (clock alignment, topology) -> the
+ * writer.  It runs once, from gpuinst_finalize, from the MPI_Finalize
+ * interception (while MPI still works), or at process exit for a program
+ * that called neither (then each rank writes its own file, since other
+ * ranks may be gone and no collective is safe).
+ */
+#include "gpuinstInt.h"
+
+#include <unistd.h>
+
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) gpuinstGlobal gpuinstG;
+#endif
+
+#define GPUINST_MAX_FLUSH_HOOKS 16
+static gpuinstFlushFn flushHooks[GPUINST_MAX_FLUSH_HOOKS];
+static int nflushHooks;
+static int atexitInstalled;
+
+GPUINST_PRIVATE int gpuinstAddFlushHook(gpuinstFlushFn fn)
+{
+    int i;
+    for (i = 0; i < nflushHooks; i++)
+        if (flushHooks[i] == fn) return GPUINST_SUCCESS;
+    if (nflushHooks >= GPUINST_MAX_FLUSH_HOOKS) return GPUINST_ERROR_LIMIT;
+    flushHooks[nflushHooks++] = fn;
+    return GPUINST_SUCCESS;
+}
+
+const char *gpuinst_version(void)
+{
+    return GPUINST_VERSION_STRING;
+}
+
+#define GPUINST_STR2(x) #x
+#define GPUINST_STR(x) GPUINST_STR2(x)
+
+const char *gpuinst_compile_options(void)
+{
+    return "WITH_MPI=" GPUINST_STR(GPUINST_WITH_MPI) " WITH_HDF5=" GPUINST_STR(GPUINST_WITH_HDF5)
+           " HDF5_PARALLEL=" GPUINST_STR(GPUINST_HDF5_PARALLEL) " WITH_CUPTI=" GPUINST_STR(GPUINST_WITH_CUPTI)
+#if defined(GPUINST_AMALGAMATION)
+           " AMALGAMATION=1"
+#endif
+        ;
+}
+
+const char *gpuinst_status_string(int status)
+{
+    switch (status) {
+    case GPUINST_SUCCESS: return "success";
+    case GPUINST_ERROR_NOT_INITIALIZED: return "gpuinst is not initialised: call gpuinst_init() first";
+    case GPUINST_ERROR_FINALIZED: return "gpuinst is finalised: calls after gpuinst_finalize() (or MPI_Finalize) record nothing";
+    case GPUINST_ERROR_ALREADY_INITIALIZED: return "gpuinst_init() was already called; this call did nothing";
+    case GPUINST_ERROR_INVALID_ARGUMENT: return "invalid argument: NULL or empty name, NULL output pointer, unknown domain or registered string, or a bad gpuinst_attr (struct_size, payload_type, category > 65535)";
+    case GPUINST_ERROR_STACK_EMPTY: return "pop with no open push range on this thread and domain";
+    case GPUINST_ERROR_RANGE_NOT_OPEN: return "no open range with this id: it was never started here, or was already ended";
+    case GPUINST_ERROR_OUT_OF_MEMORY: return "out of memory: the event was not recorded (counted as lost in /ranks)";
+    case GPUINST_ERROR_LIMIT: return "a fixed limit was reached (domains, registered strings, threads)";
+    case GPUINST_ERROR_IO: return "the output file could not be written: see the message on stderr for the cause and the fallback file";
+    case GPUINST_ERROR_UNAVAILABLE: return "this feature is not available in this build or on this machine (see /unavailable in the file)";
+    case GPUINST_ERROR_DISABLED: return "gpuinst is disabled (GPUINST_ENABLE=0): annotations reach NVTX, nothing is recorded";
+    case GPUINST_ERROR_MPI: return "an MPI call made by gpuinst failed";
+    default: return "unknown gpuinst status code";
+    }
+}
+
+int gpuinst_is_recording(void)
+{
+    return GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING;
+}
+
+int gpuinst_get_counts(gpuinst_counts *c)
+{
+    gpuinstThread *t;
+    if (c == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
+    memset(c, 0, sizeof *c);
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
+        c->ranges += GPUINST_LOAD_RLX(&t->ranges.total);
+        c->marks += GPUINST_LOAD_RLX(&t->marks.total);
+    }
+    c->before_init = GPUINST_LOAD_RLX(&gpuinstG.counts.before_init);
+    c->after_finalize = GPUINST_LOAD_RLX(&gpuinstG.counts.after_finalize);
+    c->invalid_argument = GPUINST_LOAD_RLX(&gpuinstG.counts.invalid_argument);
+    c->stack_empty = GPUINST_LOAD_RLX(&gpuinstG.counts.stack_empty);
+    c->range_not_open = GPUINST_LOAD_RLX(&gpuinstG.counts.range_not_open);
+    c->lost = GPUINST_LOAD_RLX(&gpuinstG.counts.lost);
+    return GPUINST_SUCCESS;
+}
+
+static void atExit(void)
+{
+    if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) gpuinstFinalize(2);
+}
+
+int gpuinst_init(void)
+{
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    if (st == GPUINST_STATE_RUNNING || st == GPUINST_STATE_NVTX_ONLY) return GPUINST_ERROR_ALREADY_INITIALIZED;
+    if (st == GPUINST_STATE_FINALIZED) return GPUINST_ERROR_FINALIZED;
+    gpuinstG.rank = 0;
+    gpuinstG.size = 1;
+    gpuinstG.node_rank = gpuinstG.node_size = -1;
+    gpuinstG.pid = (int)getpid();
+    gpuinstG.start_ns = gpuinstClockNs();
+    gpuinstG.start_wall_ns = gpuinstWallNs();
+    gpuinstG.clock.ref_ns = gpuinstG.start_ns;
+    if (gethostname(gpuinstG.hostname, sizeof gpuinstG.hostname - 1) != 0)
+        snprintf(gpuinstG.hostname, sizeof gpuinstG.hostname, "unknown");
+    gpuinstMpiAttach(); /* learns the rank if MPI is already initialised */
+    gpuinstConfigLoad(&gpuinstG.cfg);
+    gpuinstNvtxInit();
+    if (!gpuinstG.cfg.enable) {
+        GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_NVTX_ONLY);
+        return GPUINST_ERROR_DISABLED;
+    }
+    gpuinstCoreTablesRegister();
+#if !GPUINST_WITH_HDF5
+    gpuinstUnavailableAdd("hdf5", "gpuinst was built without HDF5, so no file is written; "
+                                  "compile gpuinst.c with h5pcc (or add the HDF5 include and library flags)");
+#endif
+    if (!atexitInstalled) {
+        atexitInstalled = 1;
+        atexit(atExit);
+    }
+    GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_RUNNING);
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE int gpuinstFinalize(int by)
+{
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state), i, rc;
+    if (st == GPUINST_STATE_UNINIT) return GPUINST_ERROR_NOT_INITIALIZED;
+    if (st == GPUINST_STATE_FINALIZED) return GPUINST_ERROR_FINALIZED;
+    if (st == GPUINST_STATE_NVTX_ONLY) {
+        GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
+        return GPUINST_SUCCESS;
+    }
+    for (i = 0; i < nflushHooks; i++) flushHooks[i]();
+    gpuinstG.finalized_by = by;
+    gpuinstG.end_ns = gpuinstClockNs();
+    GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
+    gpuinstNvtxCloseOpen(gpuinstG.end_ns);
+    gpuinstMpiFinalizePrepare();
+    rc = gpuinstWriteFile(gpuinstG.cfg.output);
+    return rc;
+}
+
+int gpuinst_finalize(void)
+{
+    return gpuinstFinalize(0);
+}

@@ -1,0 +1,498 @@
+/*
+ * gpuinstInt.h -- internal declarations shared by gpuinst's source files.
+ *
+ * Three name tiers (as SQLite): gpuinst_* is public (gpuinst.h); gpuinstXxx
+ * is internal, shared across files and marked GPUINST_PRIVATE (static in the
+ * amalgamation, hidden visibility in the split build); plain `static` helpers
+ * stay inside one file.
+ *
+ * Optional parts are switched with GPUINST_WITH_MPI, GPUINST_WITH_HDF5 and
+ * GPUINST_WITH_CUPTI (0 or 1).  Left undefined, each is detected from the
+ * headers the compiler can see (__has_include), so `h5pcc -c gpuinst.c`
+ * gets MPI + parallel HDF5 and `cc -c gpuinst.c` gets neither.  A part that
+ * is off becomes stub macros here, so call sites carry no #if.
+ */
+#ifndef GPUINST_INT_H
+#define GPUINST_INT_H
+
+#if !defined(_GNU_SOURCE)
+#define _GNU_SOURCE 1 /* syscall(SYS_gettid), dladdr */
+#endif
+
+#include "gpuinst.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <time.h>
+#include <sys/types.h>
+
+/* ---- linkage ------------------------------------------------------------ */
+#ifndef GPUINST_PRIVATE
+#if defined(GPUINST_AMALGAMATION)
+/* unused: a build without MPI or HDF5 leaves some helpers uncalled */
+#define GPUINST_PRIVATE static __attribute__((unused))
+#else
+#define GPUINST_PRIVATE __attribute__((visibility("hidden")))
+#endif
+#endif
+/* Data shared across files.  The amalgamation is one translation unit, so
+ * the declaration here is the (zero-initialised, static) definition; in the
+ * split build it is an extern declaration, defined once in src/core.c.
+ * (C++ has no tentative definitions, hence no second declaration.) */
+#if defined(GPUINST_AMALGAMATION)
+#define GPUINST_SHARED_DATA static
+#else
+#define GPUINST_SHARED_DATA extern __attribute__((visibility("hidden")))
+#endif
+
+#if defined(__GNUC__)
+#define GPUINST_LIKELY(x) __builtin_expect(!!(x), 1)
+#define GPUINST_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define GPUINST_TLS __thread
+#define GPUINST_UNUSED __attribute__((unused))
+#else
+#define GPUINST_LIKELY(x) (x)
+#define GPUINST_UNLIKELY(x) (x)
+#define GPUINST_TLS _Thread_local
+#define GPUINST_UNUSED
+#endif
+
+/* Atomics through the GCC/Clang builtins: the same spelling compiles as C11
+ * and as C++ (the amalgamation is also built with g++). */
+#define GPUINST_LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define GPUINST_LOAD_RLX(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define GPUINST_STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define GPUINST_STORE_RLX(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define GPUINST_ADD_RLX(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#define GPUINST_CAS(p, expp, v) \
+    __atomic_compare_exchange_n((p), (expp), (v), 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+
+/* ---- optional parts ----------------------------------------------------- */
+#if !defined(GPUINST_WITH_MPI)
+#if defined(__has_include)
+#if __has_include(<mpi.h>)
+#define GPUINST_WITH_MPI 1
+#endif
+#endif
+#endif
+#if !defined(GPUINST_WITH_MPI)
+#define GPUINST_WITH_MPI 0
+#endif
+
+#if !defined(GPUINST_WITH_HDF5)
+#if defined(__has_include)
+#if __has_include(<hdf5.h>)
+#define GPUINST_WITH_HDF5 1
+#endif
+#endif
+#endif
+#if !defined(GPUINST_WITH_HDF5)
+#define GPUINST_WITH_HDF5 0
+#endif
+
+#if !defined(GPUINST_WITH_CUPTI)
+#if defined(__has_include)
+#if __has_include(<cupti.h>) && __has_include(<cuda.h>)
+#define GPUINST_WITH_CUPTI 1
+#endif
+#endif
+#endif
+#if !defined(GPUINST_WITH_CUPTI)
+#define GPUINST_WITH_CUPTI 0
+#endif
+
+#if GPUINST_WITH_MPI
+#include <mpi.h>
+#endif
+#if GPUINST_WITH_HDF5
+#include <hdf5.h>
+#if defined(H5_HAVE_PARALLEL) && GPUINST_WITH_MPI
+#define GPUINST_HDF5_PARALLEL 1
+#else
+#define GPUINST_HDF5_PARALLEL 0
+#endif
+#else
+#define GPUINST_HDF5_PARALLEL 0
+#endif
+
+/* NVTX3 (header-only; vendored under third_party/nvtx3 and inlined into the
+ * amalgamation, so it builds without CUDA).  The core API only: the counters
+ * extension is included by src/counters.c. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+/* NVTX's dlsym result is cast to a function pointer, as POSIX allows and
+ * ISO C does not: silence -Wpedantic for NVTX's own code only. */
+#pragma GCC diagnostic ignored "-Wpedantic"
+#endif
+#include "nvtx3/nvToolsExt.h"
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+/* ---- limits ------------------------------------------------------------- */
+#define GPUINST_MAX_DOMAINS 1024      /* default domain (0) included */
+#define GPUINST_MAX_CATEGORY 65535u
+#define GPUINST_NAME_MAX 4095         /* bytes kept of a name; longer ones are truncated (counted) */
+#define GPUINST_MAX_REGISTERED 65536  /* registered strings per process */
+#define GPUINST_MAX_THREADS 65535     /* threads recorded per process (u16 in the file) */
+
+/* ---- clock -------------------------------------------------------------- */
+/* Host timestamps: CLOCK_MONOTONIC in ns (vDSO, no syscall).  Every host
+ * record uses this clock; CUPTI's timestamps are mapped onto it; finalize
+ * maps each rank onto rank 0's timeline (gpuinstClockMap). */
+static inline uint64_t gpuinstClockNs(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+/* Wall-clock (CLOCK_REALTIME) ns since the Unix epoch, for metadata. */
+GPUINST_PRIVATE uint64_t gpuinstWallNs(void);
+
+/* Linear map from this rank's clock to rank 0's timeline:
+ * t0 = t + offset_ns + drift * (t - ref_ns).  Identity until the MPI layer
+ * measures it (mpi/gpuinst_mpi.c). */
+typedef struct gpuinstClockMap {
+    int64_t offset_ns;   /* rank 0 clock minus this rank's clock at ref_ns */
+    double drift;        /* (d offset / d t), dimensionless */
+    uint64_t ref_ns;     /* this rank's clock at the first measurement */
+    double error_ns;     /* estimated error of the mapping (half the min round trip) */
+} gpuinstClockMap;
+GPUINST_PRIVATE uint64_t gpuinstClockApply(const gpuinstClockMap *m, uint64_t t);
+
+/* ---- diagnostics -------------------------------------------------------- */
+/* Prints "gpuinst[rank N]: <msg>\n" to stderr.  Use gpuinstWarnOnce for any
+ * cause that can repeat (one print per `flag`). */
+GPUINST_PRIVATE void gpuinstWarn(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+#define gpuinstWarnOnce(flagp, ...)                                        \
+    do {                                                                   \
+        if (!__atomic_exchange_n((flagp), 1, __ATOMIC_RELAXED)) gpuinstWarn(__VA_ARGS__); \
+    } while (0)
+
+/* ---- chunked record buffers ---------------------------------------------
+ * Append-only storage of fixed-size records, written by one thread and read
+ * by the writer at finalize.  Chunks grow geometrically (64 KiB .. 4 MiB);
+ * a record is published by a release store of the chunk's count, so a
+ * reader that loads counts with acquire sees only whole records. */
+typedef struct gpuinstChunk {
+    struct gpuinstChunk *next;
+    uint32_t count;   /* records published (release/acquire) */
+    uint32_t cap;     /* records that fit */
+    /* records follow the header (16 bytes: 8-byte aligned) */
+} gpuinstChunk;
+#define GPUINST_CHUNK_DATA(c) ((char *)((c) + 1))
+
+typedef struct gpuinstBuf {
+    gpuinstChunk *head, *tail;
+    uint32_t recsize;       /* bytes per record, multiple of 8 */
+    uint64_t total;         /* records appended (owner writes, others read relaxed) */
+} gpuinstBuf;
+
+GPUINST_PRIVATE void gpuinstBufInit(gpuinstBuf *b, uint32_t recsize);
+/* Slow path of gpuinstBufSlot: adds a chunk.  NULL on allocation failure. */
+GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b);
+/* A slot for one record at the tail; fill it, then gpuinstBufCommit.
+ * NULL on allocation failure (the caller counts the event as lost). */
+static inline void *gpuinstBufSlot(gpuinstBuf *b)
+{
+    gpuinstChunk *c = b->tail;
+    if (GPUINST_LIKELY(c != NULL && c->count < c->cap))
+        return GPUINST_CHUNK_DATA(c) + (size_t)c->count * b->recsize;
+    return gpuinstBufGrow(b);
+}
+static inline void gpuinstBufCommit(gpuinstBuf *b)
+{
+    gpuinstChunk *c = b->tail;
+    GPUINST_STORE_REL(&c->count, c->count + 1);
+    GPUINST_STORE_RLX(&b->total, b->total + 1);
+}
+/* Records published so far (acquire). */
+GPUINST_PRIVATE uint64_t gpuinstBufCount(const gpuinstBuf *b);
+/* Copies up to `max` published records into dst (contiguous); returns how
+ * many were copied. */
+GPUINST_PRIVATE uint64_t gpuinstBufCopy(const gpuinstBuf *b, void *dst, uint64_t max);
+GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b);
+
+/* ---- strings -------------------------------------------------------------
+ * Names are interned per process: each distinct string gets an id (1..);
+ * records carry ids; the writer writes /strings.  Interning takes a lock;
+ * each thread keeps a small cache so that hot names skip it. */
+GPUINST_PRIVATE uint64_t gpuinstHash(const char *s, size_t len); /* FNV-1a */
+GPUINST_PRIVATE uint32_t gpuinstStringIntern(const char *s, size_t len);
+/* The interned text of `id` (NUL-terminated) or NULL; len in *len if non-NULL. */
+GPUINST_PRIVATE const char *gpuinstStringGet(uint32_t id, size_t *len);
+GPUINST_PRIVATE uint32_t gpuinstStringCount(void); /* highest id in use */
+GPUINST_PRIVATE void gpuinstStringsReset(void);
+
+/* ---- records ------------------------------------------------------------
+ * The in-memory record IS the file's row: the writer writes these bytes
+ * with a compound type made from the table descriptor (no conversion). */
+typedef struct gpuinstRangeRec {   /* /ranges, 48 bytes */
+    uint64_t start_ns;
+    uint64_t end_ns;
+    int64_t payload;      /* raw 64 bits; flags & GPUINST_RANGE_FLAG_PAYLOAD_MASK says how to read */
+    uint32_t name;        /* /strings id */
+    uint32_t color;       /* ARGB, 0 = none */
+    uint32_t rank;        /* filled at finalize */
+    uint32_t seq;         /* per-thread sequence number: id = (thread << 32) | seq */
+    uint16_t thread;      /* /threads index */
+    uint16_t domain;      /* /domains id */
+    uint16_t category;    /* 0 = none */
+    uint8_t depth;        /* 1 = outermost push/pop; 0 = start/end range; saturates at 255 */
+    uint8_t flags;        /* GPUINST_RANGE_FLAG_* */
+} gpuinstRangeRec;
+
+typedef struct gpuinstMarkRec {    /* /marks, 40 bytes */
+    uint64_t time_ns;
+    int64_t payload;
+    uint32_t name;
+    uint32_t color;
+    uint32_t rank;
+    uint16_t thread;
+    uint16_t domain;
+    uint16_t category;
+    uint8_t flags;        /* payload type */
+    uint8_t pad_;
+    uint32_t pad2_;
+} gpuinstMarkRec;
+
+typedef struct gpuinstCategoryRec { /* /categories, 16 bytes */
+    uint32_t rank;
+    uint32_t name;
+    uint16_t domain;
+    uint16_t category;
+    uint32_t pad_;
+} gpuinstCategoryRec;
+
+/* /ranks: one row per rank (metadata, clock map, counters). */
+typedef struct gpuinstRankRec {
+    uint32_t rank, size;
+    int32_t pid;
+    uint32_t nthreads;
+    int32_t node_rank, node_size;  /* node-local rank / ranks on the node (-1: unknown) */
+    int32_t finalized_by;          /* 0 gpuinst_finalize, 1 MPI_Finalize interception, 2 exit */
+    uint32_t pad_;
+    uint64_t start_ns, end_ns;     /* aligned timeline */
+    uint64_t start_unix_ns;        /* CLOCK_REALTIME at gpuinst_init */
+    int64_t clock_offset_ns;
+    double clock_drift;
+    double clock_error_ns;
+    uint64_t ranges, marks, before_init, after_finalize, invalid_argument, stack_empty,
+        range_not_open, lost, names_truncated;
+    char hostname[64];
+    char version[16];
+    char compile_options[128];
+} gpuinstRankRec;
+
+/* ---- per-thread state -------------------------------------------------- */
+typedef struct gpuinstOpen {      /* an open push range */
+    uint64_t start_ns;
+    int64_t payload;
+    uint32_t name;
+    uint32_t color;
+    uint32_t seq;
+    uint16_t category;
+    uint8_t flags;
+    uint8_t pad_;
+} gpuinstOpen;
+
+typedef struct gpuinstStack {
+    gpuinstOpen *open;
+    uint32_t depth;       /* published with release: the writer reads open ranges at finalize */
+    uint32_t cap;
+} gpuinstStack;
+
+#define GPUINST_NAME_CACHE 64 /* per-thread interned-name cache slots (power of 2) */
+typedef struct gpuinstNameSlot {
+    uint64_t hash;
+    const char *text;     /* the interned copy (lives until finalize) */
+    uint32_t len;
+    uint32_t id;
+} gpuinstNameSlot;
+
+typedef struct gpuinstThread {
+    struct gpuinstThread *next;   /* global list (gpuinstThreads) */
+    uint16_t index;               /* /threads index */
+    int64_t os_tid;               /* gettid() */
+    uint32_t name;                /* thread name id (gpuinst_thread_name), 0 = none */
+    uint32_t seq;                 /* next range sequence number */
+    gpuinstBuf ranges;            /* gpuinstRangeRec */
+    gpuinstBuf marks;             /* gpuinstMarkRec */
+    gpuinstStack *stacks[GPUINST_MAX_DOMAINS]; /* lazily allocated per domain */
+    gpuinstNameSlot cache[GPUINST_NAME_CACHE];
+} gpuinstThread;
+
+/* The calling thread's state, created on first use (NULL if out of memory
+ * or the thread limit is reached). */
+GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void);
+GPUINST_SHARED_DATA GPUINST_TLS gpuinstThread *gpuinstThreadSelf;
+static inline gpuinstThread *gpuinstThreadGet(void)
+{
+    gpuinstThread *t = gpuinstThreadSelf;
+    return GPUINST_LIKELY(t != NULL) ? t : gpuinstThreadSlow();
+}
+/* Head of the list of every thread that recorded (acquire). */
+GPUINST_PRIVATE gpuinstThread *gpuinstThreadsHead(void);
+/* Intern `name` through the thread's cache. 0 on error (invalid or OOM). */
+GPUINST_PRIVATE uint32_t gpuinstNameId(gpuinstThread *t, const char *name);
+
+/* ---- global state ------------------------------------------------------- */
+enum {
+    GPUINST_STATE_UNINIT = 0,
+    GPUINST_STATE_RUNNING = 1,    /* recording */
+    GPUINST_STATE_NVTX_ONLY = 2,  /* GPUINST_ENABLE=0: NVTX pass-through, nothing recorded */
+    GPUINST_STATE_FINALIZED = 3
+};
+
+/* Configuration from GPUINST_* environment variables (src/config.c). */
+typedef struct gpuinstConfig {
+    char output[4096];        /* GPUINST_OUTPUT (default "gpuinst.h5") */
+    int enable;               /* GPUINST_ENABLE (default 1) */
+    int verbose;              /* GPUINST_VERBOSE (default 0) */
+    char trace[256];          /* GPUINST_TRACE (CUPTI activity kinds; see src/activity.c) */
+    char metrics[4096];       /* GPUINST_METRICS (range profiler) */
+    char counters[256];       /* GPUINST_COUNTERS (built-in counter groups) */
+    char cupti_lib[4096];     /* GPUINST_CUPTI_LIB */
+    uint64_t buffer_mb;       /* GPUINST_BUFFER_MB (0 = no cap) */
+} gpuinstConfig;
+
+/* Misuse/loss counters (relaxed atomics; written to /ranks). */
+typedef struct gpuinstCounters {
+    uint64_t before_init, after_finalize, invalid_argument, stack_empty, range_not_open, lost,
+        names_truncated;
+} gpuinstCounters;
+
+/* A feature that could not run, and why (written to /unavailable). */
+#define GPUINST_MAX_UNAVAILABLE 16
+typedef struct gpuinstUnavailable {
+    char feature[32];
+    char reason[480];
+} gpuinstUnavailable;
+
+typedef struct gpuinstGlobal {
+    int state;                   /* GPUINST_STATE_* (acquire/release) */
+    int rank, size;              /* MPI_COMM_WORLD (0/1 without MPI) */
+    int mpi_active;              /* MPI was initialised when gpuinst learnt the rank */
+    int finalized_by;            /* 0 gpuinst_finalize, 1 MPI_Finalize interception, 2 exit */
+    int node_rank, node_size;    /* set by the MPI layer; -1 unknown */
+    int pid;
+    uint64_t start_ns, start_wall_ns, end_ns;
+    gpuinstConfig cfg;
+    gpuinstCounters counts;
+    gpuinstClockMap clock;
+    pthread_mutex_t lock;        /* domains, categories, registered strings, threads, unavailable;
+                                    zero-initialised = PTHREAD_MUTEX_INITIALIZER on glibc */
+    nvtxDomainHandle_t domains[GPUINST_MAX_DOMAINS];
+    uint32_t domain_names[GPUINST_MAX_DOMAINS];
+    uint32_t ndomains;
+    gpuinstUnavailable unavailable[GPUINST_MAX_UNAVAILABLE];
+    uint32_t nunavailable;
+    char hostname[256];
+} gpuinstGlobal;
+
+GPUINST_SHARED_DATA gpuinstGlobal gpuinstG;
+
+/* Records that `feature` is off in this run and why; also said once on stderr. */
+GPUINST_PRIVATE void gpuinstUnavailableAdd(const char *feature, const char *reason);
+/* Reads the GPUINST_* environment into *cfg (lengths checked). */
+GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg);
+
+/* ---- tables (what the writer writes) -------------------------------------
+ * A table descriptor names a record's fields once; the writer builds the
+ * HDF5 compound type from it, writes one dataset per table, and attaches
+ * units and descriptions as attributes.  Built-in kinds have static
+ * descriptors; counter groups build theirs at run time. */
+typedef enum gpuinstFieldType {
+    GPUINST_FT_U8, GPUINST_FT_U16, GPUINST_FT_U32, GPUINST_FT_U64,
+    GPUINST_FT_I32, GPUINST_FT_I64, GPUINST_FT_F64,
+    GPUINST_FT_STR            /* fixed-length NUL-padded char[len] */
+} gpuinstFieldType;
+
+#define GPUINST_FIELD_TIME 0x1u   /* a host-clock timestamp: mapped onto rank 0's timeline */
+#define GPUINST_FIELD_RANK 0x2u   /* filled with the rank by the writer */
+
+typedef struct gpuinstField {
+    const char *name;
+    gpuinstFieldType type;
+    uint32_t offset;
+    uint32_t len;             /* GPUINST_FT_STR only: bytes */
+    uint32_t flags;           /* GPUINST_FIELD_* */
+    const char *unit;         /* "ns", "bytes", "count", "" ... */
+    const char *doc;
+} gpuinstField;
+
+typedef struct gpuinstTable gpuinstTable;
+/* Produces this rank's records as one malloc'd contiguous array (*out, owned
+ * by the writer, which frees it) and their number (*count).  Return 0 or a
+ * gpuinst_status. */
+typedef int (*gpuinstCollectFn)(const gpuinstTable *t, void **out, uint64_t *count);
+
+struct gpuinstTable {
+    const char *path;         /* dataset path, e.g. "/ranges" or "/mpi/calls" */
+    const char *doc;          /* dataset description attribute */
+    uint32_t record_size;
+    uint32_t nfields;
+    const gpuinstField *fields;
+    gpuinstCollectFn collect;
+    void *ctx;                /* for the collect function */
+};
+
+/* Adds a table to the writer's list (same order on every rank).  Tables
+ * registered by gpuinst itself are static; callers keep `t` alive until
+ * finalize.  Returns 0 or GPUINST_ERROR_LIMIT. */
+GPUINST_PRIVATE int gpuinstTableRegister(const gpuinstTable *t);
+GPUINST_PRIVATE uint32_t gpuinstTableCount(void);
+GPUINST_PRIVATE const gpuinstTable *gpuinstTableAt(uint32_t i);
+GPUINST_PRIVATE void gpuinstTablesReset(void);
+/* Registers the core tables (/ranks, /ranges, /marks, /threads, /domains,
+ * /categories); /strings is written by the writer itself. */
+GPUINST_PRIVATE void gpuinstCoreTablesRegister(void);
+
+/* ---- NVTX side ---------------------------------------------------------- */
+GPUINST_PRIVATE int gpuinstCollectCategories(const gpuinstTable *t, void **out, uint64_t *count);
+GPUINST_PRIVATE void gpuinstNvtxInit(void);
+/* Closes every open range (flag UNTERMINATED, end = now) before writing. */
+GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now);
+
+/* ---- collectives (mpi/gpuinst_mpi.c; single-process versions without MPI) */
+/* True when MPI is initialised and not finalised (so collectives may run). */
+GPUINST_PRIVATE int gpuinstCollActive(void);
+/* Exclusive prefix sum and total over ranks of n counters. */
+GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n);
+GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n);
+/* Gathers each rank's `bytes` bytes to rank 0: on rank 0 *all (malloc'd,
+ * rank order) and per-rank sizes in counts[size]; other ranks get NULL. */
+GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts);
+GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes);
+GPUINST_PRIVATE int gpuinstCollBarrier(void);
+#if GPUINST_WITH_MPI
+GPUINST_PRIVATE MPI_Comm gpuinstCollComm(void); /* gpuinst's private dup of MPI_COMM_WORLD */
+#endif
+/* Learns rank/size when MPI is (or becomes) initialised. */
+GPUINST_PRIVATE void gpuinstMpiAttach(void);
+/* Clock alignment and the per-rank topology, run at finalize before writing. */
+GPUINST_PRIVATE void gpuinstMpiFinalizePrepare(void);
+
+/* ---- writer (src/h5_writer.c) ------------------------------------------- */
+/* Writes every registered table plus /strings into the file.  Collective. */
+GPUINST_PRIVATE int gpuinstWriteFile(const char *path);
+
+/* ---- finalize hooks of the optional parts --------------------------------
+ * Parts that hold data outside the core tables (CUPTI activity, profiler)
+ * register a flush function run at the start of finalize, before writing. */
+typedef void (*gpuinstFlushFn)(void);
+GPUINST_PRIVATE int gpuinstAddFlushHook(gpuinstFlushFn fn);
+
+/* The core finalize, shared by gpuinst_finalize and the MPI_Finalize
+ * interception; `by_mpi` says which. */
+GPUINST_PRIVATE int gpuinstFinalize(int by_mpi);
+
+#endif /* GPUINST_INT_H */

@@ -1,0 +1,393 @@
+/*
+ * h5_writer.c -- the one writer: every registered table -> one HDF5
+ * compound dataset in one shared file.
+ *
+ * Three modes, chosen at finalize:
+ *  - parallel: parallel HDF5 and MPI usable.  All ranks open the file with
+ *    the MPI-IO driver; per table, MPI_Exscan of the row counts gives each
+ *    rank its hyperslab, and every rank writes its rows collectively.
+ *  - gathered: serial HDF5 with MPI.  Rows are gathered to rank 0, which
+ *    writes them.
+ *  - local: no MPI (or at process exit, when other ranks may be gone and no
+ *    collective is safe).  The process writes its own rows; at exit with
+ *    several ranks each rank writes "<output>.rank<N>".
+ * The compound type of a dataset is built from its table descriptor, and
+ * the in-memory records are written as they are (no conversion).  Units
+ * and descriptions become attributes; docs/FORMAT.md documents the layout.
+ */
+#include "gpuinstInt.h"
+
+#if GPUINST_WITH_HDF5
+
+enum { MODE_LOCAL = 0, MODE_GATHERED = 1, MODE_PARALLEL = 2 };
+static const char *const modeNames[] = {"local", "gathered", "parallel"};
+
+typedef struct Writer {
+    int mode;
+    int io_rank;      /* 1 if this rank calls HDF5 (all ranks in parallel mode, rank 0 otherwise) */
+    hid_t file;
+    hid_t dxpl;
+    int failed;       /* a gpuinst_status, first failure */
+} Writer;
+
+static hid_t fieldType(const gpuinstField *f)
+{
+    hid_t t;
+    switch (f->type) {
+    case GPUINST_FT_U8: return H5Tcopy(H5T_NATIVE_UINT8);
+    case GPUINST_FT_U16: return H5Tcopy(H5T_NATIVE_UINT16);
+    case GPUINST_FT_U32: return H5Tcopy(H5T_NATIVE_UINT32);
+    case GPUINST_FT_U64: return H5Tcopy(H5T_NATIVE_UINT64);
+    case GPUINST_FT_I32: return H5Tcopy(H5T_NATIVE_INT32);
+    case GPUINST_FT_I64: return H5Tcopy(H5T_NATIVE_INT64);
+    case GPUINST_FT_F64: return H5Tcopy(H5T_NATIVE_DOUBLE);
+    case GPUINST_FT_STR:
+    default:
+        t = H5Tcopy(H5T_C_S1);
+        H5Tset_size(t, f->len ? f->len : 1);
+        H5Tset_strpad(t, H5T_STR_NULLTERM);
+        return t;
+    }
+}
+
+static hid_t compoundType(const gpuinstTable *tb)
+{
+    hid_t ct = H5Tcreate(H5T_COMPOUND, tb->record_size);
+    uint32_t i;
+    for (i = 0; ct >= 0 && i < tb->nfields; i++) {
+        hid_t ft = fieldType(&tb->fields[i]);
+        H5Tinsert(ct, tb->fields[i].name, tb->fields[i].offset, ft);
+        H5Tclose(ft);
+    }
+    return ct;
+}
+
+static void attrString(hid_t obj, const char *name, const char *value)
+{
+    hid_t t = H5Tcopy(H5T_C_S1), s = H5Screate(H5S_SCALAR), a;
+    size_t n = strlen(value);
+    H5Tset_size(t, n ? n : 1);
+    H5Tset_strpad(t, H5T_STR_NULLTERM);
+    a = H5Acreate2(obj, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
+    if (a >= 0) {
+        H5Awrite(a, t, n ? value : "");
+        H5Aclose(a);
+    }
+    H5Sclose(s);
+    H5Tclose(t);
+}
+
+static void attrU64(hid_t obj, const char *name, uint64_t v)
+{
+    hid_t s = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, H5T_NATIVE_UINT64, s, H5P_DEFAULT, H5P_DEFAULT);
+    if (a >= 0) {
+        H5Awrite(a, H5T_NATIVE_UINT64, &v);
+        H5Aclose(a);
+    }
+    H5Sclose(s);
+}
+
+/* Creates the groups on the way to `path` ("/a/b/ds" makes /a and /a/b). */
+static void makeParents(hid_t file, const char *path)
+{
+    char buf[256];
+    char *p;
+    snprintf(buf, sizeof buf, "%s", path);
+    for (p = strchr(buf + 1, '/'); p != NULL; p = strchr(p + 1, '/')) {
+        *p = '\0';
+        if (H5Lexists(file, buf, H5P_DEFAULT) <= 0) {
+            hid_t g = H5Gcreate2(file, buf, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+            if (g >= 0) H5Gclose(g);
+        }
+        *p = '/';
+    }
+}
+
+/* Fills rank fields and maps timestamps onto rank 0's timeline. */
+static void fixRows(const gpuinstTable *tb, char *rows, uint64_t n)
+{
+    uint32_t i;
+    uint64_t k;
+    for (i = 0; i < tb->nfields; i++) {
+        const gpuinstField *f = &tb->fields[i];
+        if (f->flags & GPUINST_FIELD_RANK) {
+            uint32_t r = (uint32_t)gpuinstG.rank;
+            for (k = 0; k < n; k++) memcpy(rows + k * tb->record_size + f->offset, &r, sizeof r);
+        }
+        if ((f->flags & GPUINST_FIELD_TIME) && f->type == GPUINST_FT_U64) {
+            for (k = 0; k < n; k++) {
+                uint64_t t;
+                memcpy(&t, rows + k * tb->record_size + f->offset, sizeof t);
+                t = gpuinstClockApply(&gpuinstG.clock, t);
+                memcpy(rows + k * tb->record_size + f->offset, &t, sizeof t);
+            }
+        }
+    }
+}
+
+/* Writes `n` local rows of table tb (all ranks call this together). */
+static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint64_t n)
+{
+    uint64_t off = 0, total = n;
+    const char *data = rows;
+    void *gathered = NULL;
+    hid_t type, fspace, dset, mspace;
+    hsize_t dims[1];
+    uint32_t i;
+    int rc;
+
+    if (w->mode == MODE_PARALLEL) {
+        rc = gpuinstCollExscan(&n, &off, &total, 1);
+        if (rc != GPUINST_SUCCESS) {
+            if (!w->failed) w->failed = rc;
+            return;
+        }
+    } else if (w->mode == MODE_GATHERED) {
+        uint64_t *counts = (uint64_t *)calloc((size_t)gpuinstG.size, sizeof *counts);
+        int r;
+        if (counts == NULL) rc = GPUINST_ERROR_OUT_OF_MEMORY;
+        else rc = gpuinstCollGather(rows, n * tb->record_size, &gathered, counts);
+        if (rc != GPUINST_SUCCESS) {
+            if (!w->failed) w->failed = rc;
+            free(counts);
+            return;
+        }
+        total = 0;
+        if (gpuinstG.rank == 0)
+            for (r = 0; r < gpuinstG.size; r++) total += counts[r] / tb->record_size;
+        free(counts);
+        data = (const char *)gathered;
+        off = 0;
+        n = total;
+    }
+    if (!w->io_rank) return;
+
+    type = compoundType(tb);
+    dims[0] = (hsize_t)total;
+    fspace = H5Screate_simple(1, dims, NULL);
+    makeParents(w->file, tb->path);
+    dset = H5Dcreate2(w->file, tb->path, type, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (dset < 0) {
+        if (!w->failed) w->failed = GPUINST_ERROR_IO;
+    } else {
+        hsize_t start[1], count[1];
+        start[0] = (hsize_t)off;
+        count[0] = (hsize_t)n;
+        mspace = H5Screate_simple(1, count, NULL);
+        if (n > 0) {
+            H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL);
+        } else {
+            H5Sselect_none(fspace);
+            H5Sselect_none(mspace);
+        }
+        if (H5Dwrite(dset, type, mspace, fspace, w->dxpl, data ? (const void *)data : (const void *)dims) < 0 &&
+            !w->failed)
+            w->failed = GPUINST_ERROR_IO;
+        H5Sclose(mspace);
+        attrString(dset, "description", tb->doc);
+        for (i = 0; i < tb->nfields; i++) {
+            char an[128];
+            const gpuinstField *f = &tb->fields[i];
+            if (f->unit && f->unit[0]) {
+                snprintf(an, sizeof an, "%s_unit", f->name);
+                attrString(dset, an, f->unit);
+            }
+            snprintf(an, sizeof an, "%s_description", f->name);
+            attrString(dset, an, f->doc ? f->doc : "");
+        }
+        H5Dclose(dset);
+    }
+    H5Sclose(fspace);
+    H5Tclose(type);
+    free(gathered);
+}
+
+/* /strings: one row per interned string per rank.  The width of the name
+ * member is the longest string on any rank, plus its NUL. */
+static void writeStrings(Writer *w)
+{
+    typedef struct { uint32_t rank, id; } Head;
+    uint32_t n = gpuinstStringCount(), id;
+    uint64_t width = 1;
+    size_t recsize;
+    char *rows;
+    gpuinstField fields[3];
+    gpuinstTable tb;
+    for (id = 1; id <= n; id++) {
+        size_t len = 0;
+        gpuinstStringGet(id, &len);
+        if (len + 1 > width) width = len + 1;
+    }
+    if (w->mode != MODE_LOCAL && gpuinstCollMaxU64(&width, 1) != GPUINST_SUCCESS) {
+        if (!w->failed) w->failed = GPUINST_ERROR_MPI;
+    }
+    recsize = (sizeof(Head) + (size_t)width + 7) & ~(size_t)7;
+    rows = (char *)calloc(n ? n : 1, recsize);
+    if (rows == NULL) {
+        n = 0; /* still take part in the collective write */
+        if (!w->failed) w->failed = GPUINST_ERROR_OUT_OF_MEMORY;
+        rows = (char *)calloc(1, recsize);
+        if (rows == NULL) return;
+    }
+    for (id = 1; id <= n; id++) {
+        Head h;
+        size_t len = 0;
+        const char *s = gpuinstStringGet(id, &len);
+        h.rank = (uint32_t)gpuinstG.rank;
+        h.id = id;
+        memcpy(rows + (size_t)(id - 1) * recsize, &h, sizeof h);
+        if (s) memcpy(rows + (size_t)(id - 1) * recsize + sizeof h, s, len);
+    }
+    fields[0].name = "rank"; fields[0].type = GPUINST_FT_U32; fields[0].offset = 0; fields[0].len = 0;
+    fields[0].flags = 0; fields[0].unit = ""; fields[0].doc = "rank";
+    fields[1].name = "id"; fields[1].type = GPUINST_FT_U32; fields[1].offset = 4; fields[1].len = 0;
+    fields[1].flags = 0; fields[1].unit = ""; fields[1].doc = "string id used by the other tables of the same rank";
+    fields[2].name = "name"; fields[2].type = GPUINST_FT_STR; fields[2].offset = 8;
+    fields[2].len = (uint32_t)width; fields[2].flags = 0; fields[2].unit = "";
+    fields[2].doc = "the text (UTF-8, NUL-padded; names over 4095 bytes were cut)";
+    tb.path = "/strings";
+    tb.doc = "interned names (ranges, marks, domains, categories, threads...), per rank";
+    tb.record_size = (uint32_t)recsize;
+    tb.nfields = 3;
+    tb.fields = fields;
+    tb.collect = NULL;
+    tb.ctx = NULL;
+    writeTable(w, &tb, rows, n);
+    free(rows);
+}
+
+static void rootAttributes(Writer *w)
+{
+    char clock[160];
+    if (!w->io_rank) return;
+    attrString(w->file, "format_version", GPUINST_FORMAT_VERSION);
+    attrString(w->file, "gpuinst_version", gpuinst_version());
+    attrString(w->file, "compile_options", gpuinst_compile_options());
+    attrString(w->file, "writer_mode", modeNames[w->mode]);
+    snprintf(clock, sizeof clock, "CLOCK_MONOTONIC ns of rank 0%s",
+             w->mode == MODE_LOCAL && gpuinstG.size > 1 ? " (not aligned: this rank wrote alone)" : "");
+    attrString(w->file, "clock", clock);
+    attrU64(w->file, "nranks", w->mode == MODE_LOCAL ? 1u : (uint64_t)gpuinstG.size);
+    attrU64(w->file, "complete", gpuinstG.finalized_by == 2 ? 0u : 1u);
+}
+
+/* Opens the output.  In parallel mode every rank calls H5Fcreate; the
+ * outcome is agreed with an allreduce so no rank goes on alone. */
+static hid_t createFile(Writer *w, const char *path)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
+#if GPUINST_HDF5_PARALLEL
+    if (w->mode == MODE_PARALLEL) H5Pset_fapl_mpio(fapl, gpuinstCollComm(), MPI_INFO_NULL);
+#endif
+    if (w->io_rank) f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    if (w->mode != MODE_LOCAL) {
+        uint64_t bad = (w->io_rank && f < 0) ? 1u : 0u;
+        gpuinstCollMaxU64(&bad, 1);
+        if (bad && f >= 0) {
+            H5Fclose(f);
+            f = -1;
+        }
+        if (bad) return -1;
+    }
+    return f;
+}
+
+GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
+{
+    Writer w;
+    char local[4200], fallback[4300];
+    const char *target = path;
+    H5E_auto2_t oldfunc = NULL;
+    void *olddata = NULL;
+    uint32_t i;
+    uint64_t t0 = gpuinstClockNs();
+
+    memset(&w, 0, sizeof w);
+    if (!gpuinstCollActive()) {
+        w.mode = MODE_LOCAL;
+        if (gpuinstG.size > 1) {
+            snprintf(local, sizeof local, "%s.rank%d", path, gpuinstG.rank);
+            target = local;
+            gpuinstWarn("writing this rank's records alone to %s (MPI was not usable for a shared write)", target);
+        }
+    } else {
+        w.mode = GPUINST_HDF5_PARALLEL ? MODE_PARALLEL : MODE_GATHERED;
+    }
+    w.io_rank = (w.mode == MODE_PARALLEL || gpuinstG.rank == 0 || w.mode == MODE_LOCAL);
+    w.dxpl = H5Pcreate(H5P_DATASET_XFER);
+#if GPUINST_HDF5_PARALLEL
+    if (w.mode == MODE_PARALLEL) H5Pset_dxpl_mpio(w.dxpl, H5FD_MPIO_COLLECTIVE);
+#endif
+    /* HDF5 prints its error stack by default; gpuinst reports its own
+     * one-line cause instead, and restores the application's handler. */
+    H5Eget_auto2(H5E_DEFAULT, &oldfunc, &olddata);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+
+    w.file = createFile(&w, target);
+    if (w.file < 0) {
+        const char *tmp = getenv("TMPDIR");
+        const char *base = strrchr(target, '/');
+        base = base ? base + 1 : target;
+        snprintf(fallback, sizeof fallback, "%s/gpuinst-%d-%s", tmp && tmp[0] ? tmp : "/tmp",
+                 gpuinstG.pid, base);
+        /* Every rank must use rank 0's name in a shared write. */
+        if (w.mode != MODE_LOCAL) gpuinstCollBcast(fallback, sizeof fallback);
+        if (w.io_rank)
+            gpuinstWarn("cannot create %s (directory missing or not writable?); writing to %s instead; "
+                        "set GPUINST_OUTPUT to a writable path",
+                        target, fallback);
+        w.file = createFile(&w, fallback);
+        if (w.file < 0) {
+            if (w.io_rank) gpuinstWarn("cannot create %s either: no file written", fallback);
+            H5Pclose(w.dxpl);
+            H5Eset_auto2(H5E_DEFAULT, oldfunc, olddata);
+            return GPUINST_ERROR_IO;
+        }
+        w.failed = GPUINST_ERROR_IO; /* written, but not where asked */
+        target = fallback;
+    }
+    rootAttributes(&w);
+    for (i = 0; i < gpuinstTableCount(); i++) {
+        const gpuinstTable *tb = gpuinstTableAt(i);
+        void *rows = NULL;
+        uint64_t n = 0;
+        int rc = tb->collect(tb, &rows, &n);
+        if (rc != GPUINST_SUCCESS) {
+            gpuinstWarn("could not collect %s (%s): written empty", tb->path, gpuinst_status_string(rc));
+            if (!w.failed) w.failed = rc;
+            rows = NULL;
+            n = 0;
+        }
+        fixRows(tb, (char *)rows, n);
+        writeTable(&w, tb, (const char *)rows, n);
+        free(rows);
+    }
+    writeStrings(&w);
+    if (w.io_rank) {
+        uint64_t wns = gpuinstClockNs() - t0;
+        /* attributes are written collectively with one value: rank 0's clock */
+        if (w.mode == MODE_PARALLEL) gpuinstCollBcast(&wns, sizeof wns);
+        attrU64(w.file, "write_ns", wns);
+        if (H5Fclose(w.file) < 0 && !w.failed) w.failed = GPUINST_ERROR_IO;
+    }
+    H5Pclose(w.dxpl);
+    H5Eset_auto2(H5E_DEFAULT, oldfunc, olddata);
+    if (w.failed && w.failed != GPUINST_ERROR_IO && w.io_rank)
+        gpuinstWarn("writing %s: %s", target, gpuinst_status_string(w.failed));
+    if (gpuinstG.cfg.verbose && gpuinstG.rank == 0)
+        gpuinstWarn("wrote %s (%s mode)", target, modeNames[w.mode]);
+    return w.failed;
+}
+
+#else /* !GPUINST_WITH_HDF5 */
+
+GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
+{
+    (void)path;
+    /* Said once at init (gpuinstUnavailableAdd); nothing to write with. */
+    return GPUINST_ERROR_UNAVAILABLE;
+}
+
+#endif

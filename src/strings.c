@@ -1,0 +1,125 @@
+/*
+ * strings.c -- per-process string interning.
+ *
+ * Every name a record refers to (range, mark, domain, category, thread,
+ * later kernel and metric names) is stored once and referred to by an id
+ * (1, 2, ...; 0 means "none").  The writer turns the table into /strings.
+ * Interning takes a mutex; hot paths go through each thread's cache
+ * (gpuinstNameId in src/nvtx.c), so a name seen before costs a hash and a
+ * memcmp, no lock.  Interned texts live until gpuinstStringsReset (after
+ * the file is written), so cached pointers stay valid for the whole run.
+ */
+#include "gpuinstInt.h"
+
+typedef struct StrEntry {
+    char *text;
+    uint32_t len;
+    uint64_t hash;
+} StrEntry;
+
+static pthread_mutex_t strLock = PTHREAD_MUTEX_INITIALIZER;
+static StrEntry *strEntries;   /* index = id; [0] unused */
+static uint32_t strCount;      /* ids in use: 1..strCount */
+static uint32_t strCap;
+static uint32_t *strSlots;     /* open addressing: id or 0 */
+static uint32_t strSlotCap;    /* power of 2 */
+
+GPUINST_PRIVATE uint64_t gpuinstHash(const char *s, size_t len)
+{
+    /* FNV-1a, 64 bit: short names dominate, so a simple byte loop is fine. */
+    uint64_t h = 1469598103934665603ull;
+    size_t i;
+    for (i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static int strRehash(uint32_t newcap)
+{
+    uint32_t *slots = (uint32_t *)calloc(newcap, sizeof *slots);
+    uint32_t id;
+    if (slots == NULL) return -1;
+    for (id = 1; id <= strCount; id++) {
+        uint32_t i = (uint32_t)strEntries[id].hash & (newcap - 1);
+        while (slots[i] != 0) i = (i + 1) & (newcap - 1);
+        slots[i] = id;
+    }
+    free(strSlots);
+    strSlots = slots;
+    strSlotCap = newcap;
+    return 0;
+}
+
+GPUINST_PRIVATE uint32_t gpuinstStringIntern(const char *s, size_t len)
+{
+    uint64_t h = gpuinstHash(s, len);
+    uint32_t id = 0, i;
+    pthread_mutex_lock(&strLock);
+    if (strSlotCap == 0 || (strCount + 1) * 2 > strSlotCap) {
+        if (strRehash(strSlotCap ? strSlotCap * 2 : 1024) != 0) goto out;
+    }
+    for (i = (uint32_t)h & (strSlotCap - 1); strSlots[i] != 0; i = (i + 1) & (strSlotCap - 1)) {
+        StrEntry *e = &strEntries[strSlots[i]];
+        if (e->hash == h && e->len == len && memcmp(e->text, s, len) == 0) {
+            id = strSlots[i];
+            goto out;
+        }
+    }
+    if (strCount + 1 >= strCap) {
+        uint32_t ncap = strCap ? strCap * 2 : 1024;
+        StrEntry *ne = (StrEntry *)realloc(strEntries, (size_t)ncap * sizeof *ne);
+        if (ne == NULL) goto out;
+        strEntries = ne;
+        strCap = ncap;
+    }
+    {
+        char *copy = (char *)malloc(len + 1);
+        if (copy == NULL) goto out;
+        memcpy(copy, s, len);
+        copy[len] = '\0';
+        id = ++strCount;
+        strEntries[id].text = copy;
+        strEntries[id].len = (uint32_t)len;
+        strEntries[id].hash = h;
+        strSlots[i] = id;
+    }
+out:
+    pthread_mutex_unlock(&strLock);
+    return id;
+}
+
+GPUINST_PRIVATE const char *gpuinstStringGet(uint32_t id, size_t *len)
+{
+    const char *t = NULL;
+    pthread_mutex_lock(&strLock);
+    if (id >= 1 && id <= strCount) {
+        t = strEntries[id].text;
+        if (len) *len = strEntries[id].len;
+    }
+    pthread_mutex_unlock(&strLock);
+    return t;
+}
+
+GPUINST_PRIVATE uint32_t gpuinstStringCount(void)
+{
+    uint32_t n;
+    pthread_mutex_lock(&strLock);
+    n = strCount;
+    pthread_mutex_unlock(&strLock);
+    return n;
+}
+
+GPUINST_PRIVATE void gpuinstStringsReset(void)
+{
+    uint32_t id;
+    pthread_mutex_lock(&strLock);
+    for (id = 1; id <= strCount; id++) free(strEntries[id].text);
+    free(strEntries);
+    free(strSlots);
+    strEntries = NULL;
+    strSlots = NULL;
+    strCount = strCap = strSlotCap = 0;
+    pthread_mutex_unlock(&strLock);
+}

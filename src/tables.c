@@ -1,0 +1,316 @@
+/*
+ * tables.c -- the table registry and the core tables' descriptors.
+ *
+ * A table descriptor names a record's fields once (name, type, offset,
+ * unit, description).  The writer makes each table's HDF5 compound type,
+ * dataset and unit attributes from it, so a new record kind needs a
+ * descriptor and a collect function, never writer code.  docs/FORMAT.md
+ * describes the same fields; tests/unit/test_format_doc checks that every
+ * dataset and member named here appears there.
+ */
+#include "gpuinstInt.h"
+
+#include <stddef.h>
+
+#define GPUINST_MAX_TABLES 256
+static const gpuinstTable *tables[GPUINST_MAX_TABLES];
+static uint32_t ntables;
+
+GPUINST_PRIVATE int gpuinstTableRegister(const gpuinstTable *t)
+{
+    uint32_t i;
+    for (i = 0; i < ntables; i++)
+        if (tables[i] == t || strcmp(tables[i]->path, t->path) == 0) return GPUINST_SUCCESS;
+    if (ntables >= GPUINST_MAX_TABLES) return GPUINST_ERROR_LIMIT;
+    tables[ntables++] = t;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE uint32_t gpuinstTableCount(void)
+{
+    return ntables;
+}
+
+GPUINST_PRIVATE const gpuinstTable *gpuinstTableAt(uint32_t i)
+{
+    return i < ntables ? tables[i] : NULL;
+}
+
+GPUINST_PRIVATE void gpuinstTablesReset(void)
+{
+    ntables = 0;
+}
+
+#define F(rec, member, type, flags, unit, doc) \
+    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
+#define FS(rec, member, doc) \
+    { #member, GPUINST_FT_STR, (uint32_t)offsetof(rec, member), \
+      (uint32_t)sizeof(((rec *)0)->member), 0, "", doc }
+#define NFIELDS(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
+/* ---- /ranks ----------------------------------------------------------------- */
+
+static const gpuinstField rankFields[] = {
+    F(gpuinstRankRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank in MPI_COMM_WORLD"),
+    F(gpuinstRankRec, size, GPUINST_FT_U32, 0, "count", "ranks in MPI_COMM_WORLD"),
+    F(gpuinstRankRec, pid, GPUINST_FT_I32, 0, "", "process id"),
+    F(gpuinstRankRec, nthreads, GPUINST_FT_U32, 0, "count", "threads that recorded (rows of /threads)"),
+    F(gpuinstRankRec, node_rank, GPUINST_FT_I32, 0, "", "rank among the ranks of its node (-1: unknown)"),
+    F(gpuinstRankRec, node_size, GPUINST_FT_I32, 0, "count", "ranks on its node (-1: unknown)"),
+    F(gpuinstRankRec, finalized_by, GPUINST_FT_I32, 0, "",
+      "who wrote the file: 0 gpuinst_finalize, 1 MPI_Finalize interception, 2 process exit"),
+    F(gpuinstRankRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_init time"),
+    F(gpuinstRankRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "finalize time"),
+    F(gpuinstRankRec, start_unix_ns, GPUINST_FT_U64, 0, "ns", "CLOCK_REALTIME at gpuinst_init (ns since 1970-01-01 UTC)"),
+    F(gpuinstRankRec, clock_offset_ns, GPUINST_FT_I64, 0, "ns", "rank 0 clock minus this rank's clock at clock reference"),
+    F(gpuinstRankRec, clock_drift, GPUINST_FT_F64, 0, "", "drift of this rank's clock against rank 0's (ns/ns)"),
+    F(gpuinstRankRec, clock_error_ns, GPUINST_FT_F64, 0, "ns", "estimated error of the clock alignment"),
+    F(gpuinstRankRec, ranges, GPUINST_FT_U64, 0, "count", "rows of /ranges from this rank"),
+    F(gpuinstRankRec, marks, GPUINST_FT_U64, 0, "count", "rows of /marks from this rank"),
+    F(gpuinstRankRec, before_init, GPUINST_FT_U64, 0, "count", "API calls before gpuinst_init"),
+    F(gpuinstRankRec, after_finalize, GPUINST_FT_U64, 0, "count", "API calls after finalize (until the file was written)"),
+    F(gpuinstRankRec, invalid_argument, GPUINST_FT_U64, 0, "count", "calls rejected: NULL/empty name, bad domain/attribute"),
+    F(gpuinstRankRec, stack_empty, GPUINST_FT_U64, 0, "count", "pops with no open range"),
+    F(gpuinstRankRec, range_not_open, GPUINST_FT_U64, 0, "count", "ends of unknown or already-ended range ids"),
+    F(gpuinstRankRec, lost, GPUINST_FT_U64, 0, "count", "events dropped for lack of memory"),
+    F(gpuinstRankRec, names_truncated, GPUINST_FT_U64, 0, "count", "names cut to 4095 bytes"),
+    FS(gpuinstRankRec, hostname, "host name (gethostname)"),
+    FS(gpuinstRankRec, version, "gpuinst version"),
+    FS(gpuinstRankRec, compile_options, "gpuinst_compile_options() of this build"),
+};
+
+static int collectRanks(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    gpuinstRankRec *r = (gpuinstRankRec *)calloc(1, sizeof *r);
+    gpuinstThread *t;
+    gpuinst_counts c;
+    (void)tb;
+    if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    gpuinst_get_counts(&c);
+    r->rank = (uint32_t)gpuinstG.rank;
+    r->size = (uint32_t)gpuinstG.size;
+    r->pid = gpuinstG.pid;
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) r->nthreads++;
+    r->node_rank = gpuinstG.node_rank;
+    r->node_size = gpuinstG.node_size;
+    r->finalized_by = gpuinstG.finalized_by;
+    r->start_ns = gpuinstG.start_ns;
+    r->end_ns = gpuinstG.end_ns;
+    r->start_unix_ns = gpuinstG.start_wall_ns;
+    r->clock_offset_ns = gpuinstG.clock.offset_ns;
+    r->clock_drift = gpuinstG.clock.drift;
+    r->clock_error_ns = gpuinstG.clock.error_ns;
+    r->ranges = c.ranges;
+    r->marks = c.marks;
+    r->before_init = c.before_init;
+    r->after_finalize = c.after_finalize;
+    r->invalid_argument = c.invalid_argument;
+    r->stack_empty = c.stack_empty;
+    r->range_not_open = c.range_not_open;
+    r->lost = c.lost;
+    r->names_truncated = GPUINST_LOAD_RLX(&gpuinstG.counts.names_truncated);
+    snprintf(r->hostname, sizeof r->hostname, "%.63s", gpuinstG.hostname);
+    snprintf(r->version, sizeof r->version, "%s", gpuinst_version());
+    snprintf(r->compile_options, sizeof r->compile_options, "%.127s", gpuinst_compile_options());
+    *out = r;
+    *count = 1;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable ranksTable = {
+    "/ranks", "one row per rank: identity, clock alignment, record and misuse counts",
+    sizeof(gpuinstRankRec), NFIELDS(rankFields), rankFields, collectRanks, NULL};
+
+/* ---- /ranges and /marks (per-thread buffers) ----------------------------------- */
+
+static const gpuinstField rangeFields[] = {
+    F(gpuinstRangeRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "range start"),
+    F(gpuinstRangeRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "range end"),
+    F(gpuinstRangeRec, payload, GPUINST_FT_I64, 0, "", "payload bits; flags & 3 gives the type (0 none, 1 int64, 2 uint64, 3 double)"),
+    F(gpuinstRangeRec, name, GPUINST_FT_U32, 0, "", "name: id in /strings (same rank)"),
+    F(gpuinstRangeRec, color, GPUINST_FT_U32, 0, "", "ARGB color, 0 = none"),
+    F(gpuinstRangeRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(gpuinstRangeRec, seq, GPUINST_FT_U32, 0, "", "per-thread sequence number; range id = (thread << 32) | seq"),
+    F(gpuinstRangeRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads (same rank)"),
+    F(gpuinstRangeRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains (same rank)"),
+    F(gpuinstRangeRec, category, GPUINST_FT_U16, 0, "", "category (0 = none; names in /categories)"),
+    F(gpuinstRangeRec, depth, GPUINST_FT_U8, 0, "", "push/pop nesting depth, 1 = outermost (saturates at 255); 0 = start/end range"),
+    F(gpuinstRangeRec, flags, GPUINST_FT_U8, 0, "", "bits 0-1 payload type; 4 unterminated (closed at finalize); 8 ended on another thread"),
+};
+
+static const gpuinstField markFields[] = {
+    F(gpuinstMarkRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "mark time"),
+    F(gpuinstMarkRec, payload, GPUINST_FT_I64, 0, "", "payload bits; flags gives the type (0 none, 1 int64, 2 uint64, 3 double)"),
+    F(gpuinstMarkRec, name, GPUINST_FT_U32, 0, "", "name: id in /strings (same rank)"),
+    F(gpuinstMarkRec, color, GPUINST_FT_U32, 0, "", "ARGB color, 0 = none"),
+    F(gpuinstMarkRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(gpuinstMarkRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+    F(gpuinstMarkRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains"),
+    F(gpuinstMarkRec, category, GPUINST_FT_U16, 0, "", "category (0 = none)"),
+    F(gpuinstMarkRec, flags, GPUINST_FT_U8, 0, "", "payload type (0 none, 1 int64, 2 uint64, 3 double)"),
+};
+
+/* Copies one gpuinstBuf per thread (at byte offset ctx in gpuinstThread)
+ * into one array, in thread order. */
+static int collectThreadBufs(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    size_t off = (size_t)(uintptr_t)tb->ctx;
+    uint64_t n = 0, k = 0;
+    gpuinstThread *t;
+    char *rows;
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
+        n += gpuinstBufCount((const gpuinstBuf *)((const char *)t + off));
+    rows = (char *)malloc(n ? (size_t)(n * tb->record_size) : 1);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (t = gpuinstThreadsHead(); t != NULL && k < n; t = t->next)
+        k += gpuinstBufCopy((const gpuinstBuf *)((const char *)t + off), rows + k * tb->record_size, n - k);
+    *out = rows;
+    *count = k;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable rangesTable = {
+    "/ranges", "ended ranges (push/pop and start/end), one row each",
+    sizeof(gpuinstRangeRec), NFIELDS(rangeFields), rangeFields, collectThreadBufs,
+    (void *)(uintptr_t)offsetof(gpuinstThread, ranges)};
+static const gpuinstTable marksTable = {
+    "/marks", "instantaneous marks, one row each",
+    sizeof(gpuinstMarkRec), NFIELDS(markFields), markFields, collectThreadBufs,
+    (void *)(uintptr_t)offsetof(gpuinstThread, marks)};
+
+/* ---- /threads, /domains, /categories ------------------------------------------- */
+
+typedef struct ThreadRec {
+    int64_t os_tid;
+    uint32_t rank;
+    uint32_t name;
+    uint16_t thread;
+    uint16_t pad_[3];
+} ThreadRec;
+
+static const gpuinstField threadFields[] = {
+    F(ThreadRec, os_tid, GPUINST_FT_I64, 0, "", "OS thread id (gettid)"),
+    F(ThreadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(ThreadRec, name, GPUINST_FT_U32, 0, "", "name given by gpuinst_thread_name: id in /strings, 0 = none"),
+    F(ThreadRec, thread, GPUINST_FT_U16, 0, "", "thread index used by the other tables"),
+};
+
+static int collectThreads(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    uint64_t n = 0;
+    gpuinstThread *t;
+    ThreadRec *rows;
+    (void)tb;
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) n++;
+    rows = (ThreadRec *)calloc(n ? (size_t)n : 1, sizeof *rows);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
+        ThreadRec *r;
+        if (t->index >= n) continue; /* registered after the count: not written */
+        r = &rows[t->index];
+        r->os_tid = t->os_tid;
+        r->name = t->name;
+        r->thread = t->index;
+    }
+    *out = rows;
+    *count = n;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable threadsTable = {
+    "/threads", "threads that recorded, per rank",
+    sizeof(ThreadRec), NFIELDS(threadFields), threadFields, collectThreads, NULL};
+
+typedef struct DomainRec {
+    uint32_t rank;
+    uint32_t name;
+    uint16_t domain;
+    uint16_t pad_[3];
+} DomainRec;
+
+static const gpuinstField domainFields[] = {
+    F(DomainRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(DomainRec, name, GPUINST_FT_U32, 0, "", "domain name: id in /strings (0 is NVTX's default domain, named \"default\")"),
+    F(DomainRec, domain, GPUINST_FT_U16, 0, "", "domain id used by the other tables"),
+};
+
+static int collectDomains(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    uint32_t n = GPUINST_LOAD_ACQ(&gpuinstG.ndomains), i;
+    DomainRec *rows = (DomainRec *)calloc(n ? n : 1, sizeof *rows);
+    (void)tb;
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (i = 0; i < n; i++) {
+        rows[i].name = gpuinstG.domain_names[i];
+        rows[i].domain = (uint16_t)i;
+    }
+    *out = rows;
+    *count = n;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable domainsTable = {
+    "/domains", "NVTX domains, per rank",
+    sizeof(DomainRec), NFIELDS(domainFields), domainFields, collectDomains, NULL};
+
+static const gpuinstField categoryFields[] = {
+    F(gpuinstCategoryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(gpuinstCategoryRec, name, GPUINST_FT_U32, 0, "", "category name: id in /strings"),
+    F(gpuinstCategoryRec, domain, GPUINST_FT_U16, 0, "", "domain id"),
+    F(gpuinstCategoryRec, category, GPUINST_FT_U16, 0, "", "category number"),
+};
+
+static const gpuinstTable categoriesTable = {
+    "/categories", "named categories (nvtxDomainNameCategory), per rank",
+    sizeof(gpuinstCategoryRec), NFIELDS(categoryFields), categoryFields, gpuinstCollectCategories, NULL};
+
+/* ---- /unavailable --------------------------------------------------------------- */
+
+typedef struct UnavailRec {
+    uint32_t rank;
+    char feature[32];
+    char reason[480];
+    uint32_t pad_;
+} UnavailRec;
+
+static const gpuinstField unavailFields[] = {
+    F(UnavailRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    FS(UnavailRec, feature, "feature that did not run (e.g. hdf5, cupti, profiler)"),
+    FS(UnavailRec, reason, "why, and what to do about it"),
+};
+
+static int collectUnavailable(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    uint32_t n, i;
+    UnavailRec *rows;
+    (void)tb;
+    pthread_mutex_lock(&gpuinstG.lock);
+    n = gpuinstG.nunavailable;
+    rows = (UnavailRec *)calloc(n ? n : 1, sizeof *rows);
+    if (rows != NULL) {
+        for (i = 0; i < n; i++) {
+            memcpy(rows[i].feature, gpuinstG.unavailable[i].feature, sizeof rows[i].feature);
+            memcpy(rows[i].reason, gpuinstG.unavailable[i].reason, sizeof rows[i].reason);
+        }
+    }
+    pthread_mutex_unlock(&gpuinstG.lock);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    *out = rows;
+    *count = n;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable unavailTable = {
+    "/unavailable", "features that did not run on a rank, with the reason",
+    sizeof(UnavailRec), NFIELDS(unavailFields), unavailFields, collectUnavailable, NULL};
+
+GPUINST_PRIVATE void gpuinstCoreTablesRegister(void)
+{
+    gpuinstTableRegister(&ranksTable);
+    gpuinstTableRegister(&rangesTable);
+    gpuinstTableRegister(&marksTable);
+    gpuinstTableRegister(&threadsTable);
+    gpuinstTableRegister(&domainsTable);
+    gpuinstTableRegister(&categoriesTable);
+    gpuinstTableRegister(&unavailTable);
+}
