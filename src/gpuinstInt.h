@@ -485,6 +485,20 @@ GPUINST_PRIVATE void gpuinstMpiFinalizePrepare(void);
 /* Writes every registered table plus /strings into the file.  Collective. */
 GPUINST_PRIVATE int gpuinstWriteFile(const char *path);
 
+/* ---- CUDA / CUPTI libraries, opened at run time (src/cupti_load.c) ------
+ * Nothing of CUDA is linked.  gpuinstCuptiLoad opens libcupti once, in
+ * this order: GPUINST_CUPTI_LIB, $CUDA_HOME / $CUDA_PATH (extras/CUPTI/lib64,
+ * lib64), /usr/local/cuda/extras/CUPTI/lib64, /usr/local/cuda/lib64, then the
+ * loader's default path; it checks cuptiGetVersion against CUPTI_API_VERSION.
+ * On failure it returns a gpuinst_status and sets *why to a sentence (static
+ * storage) naming the cause and the way out; the caller records it with
+ * gpuinstUnavailableAdd.  The same for libcuda (driver API) and for
+ * libcheckpoint / libnvperf_host as the parts that need them ask. */
+GPUINST_PRIVATE int gpuinstCuptiLoad(const char **why);
+GPUINST_PRIVATE void *gpuinstCuptiSym(const char *name);   /* NULL if absent */
+GPUINST_PRIVATE int gpuinstCudaLoad(const char **why);
+GPUINST_PRIVATE void *gpuinstCudaSym(const char *name);    /* from libcuda.so.1 */
+
 /* ---- finalize hooks of the optional parts --------------------------------
  * Parts that hold data outside the core tables (CUPTI activity, profiler)
  * register a flush function run at the start of finalize, before writing. */
