@@ -34,7 +34,16 @@
 #define _GNU_SOURCE 1 /* syscall(SYS_gettid), dladdr */
 #endif
 
+/* The split build compiles with -fvisibility=hidden: the public API is
+ * declared with default visibility so that it (and only it) leaves
+ * libgpuinst.so.  (tests/amalgamation: symbols_shared_lib) */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
 /* #include "gpuinst.h" -- included at the top */
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #include <stddef.h>
 #include <stdint.h>
@@ -120,6 +129,15 @@
 #define GPUINST_WITH_CUPTI 0
 #endif
 
+/* A C++ build (g++ -x c++ gpuinst.c) must not pull in the MPI C++
+ * bindings: they would need libmpi_cxx at link time and export its weak
+ * symbols.  Before mpi.h, which parallel hdf5.h includes as well. */
+#if !defined(OMPI_SKIP_MPICXX)
+#define OMPI_SKIP_MPICXX 1
+#endif
+#if !defined(MPICH_SKIP_MPICXX)
+#define MPICH_SKIP_MPICXX 1
+#endif
 #if GPUINST_WITH_MPI
 #include <mpi.h>
 #endif
@@ -4640,9 +4658,282 @@ GPUINST_PRIVATE void gpuinstMpiAttach(void);
 /* Clock alignment and the per-rank topology, run at finalize before writing. */
 GPUINST_PRIVATE void gpuinstMpiFinalizePrepare(void);
 
+/* ---- MPI layer: interception records (mpi/, issue 3) ------------------------
+ * External correlation id of the intercepted MPI call the calling thread is
+ * inside: (rank << 40) | per-rank call sequence, also stored in /mpi/calls
+ * (call_id); 0 outside any call or when not recording.  The CUPTI part
+ * pushes it as an external correlation id of a custom kind, so CUDA work
+ * done inside an MPI call (CUDA-aware MPI) links back to it.  Lock-free
+ * (a thread-local read); 0 in builds without MPI. */
+GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void);
+/* ---- end MPI layer ---------------------------------------------------------- */
+
 /* ---- writer (src/h5_writer.c) ------------------------------------------- */
 /* Writes every registered table plus /strings into the file.  Collective. */
 GPUINST_PRIVATE int gpuinstWriteFile(const char *path);
+
+/* ---- CUDA / CUPTI libraries, opened at run time (src/cupti_load.c) ------
+ * Nothing of CUDA is linked.  gpuinstCuptiLoad opens libcupti once, in
+ * this order: GPUINST_CUPTI_LIB, $CUDA_HOME / $CUDA_PATH (extras/CUPTI/lib64,
+ * lib64), /usr/local/cuda/extras/CUPTI/lib64, /usr/local/cuda/lib64, then the
+ * loader's default path; it checks cuptiGetVersion against CUPTI_API_VERSION.
+ * On failure it returns a gpuinst_status and sets *why to a sentence (static
+ * storage) naming the cause and the way out; the caller records it with
+ * gpuinstUnavailableAdd.  The same for libcuda (driver API) and for
+ * libcheckpoint / libnvperf_host as the parts that need them ask. */
+GPUINST_PRIVATE int gpuinstCuptiLoad(const char **why);
+GPUINST_PRIVATE void *gpuinstCuptiSym(const char *name);   /* NULL if absent */
+GPUINST_PRIVATE int gpuinstCudaLoad(const char **why);
+GPUINST_PRIVATE void *gpuinstCudaSym(const char *name);    /* from libcuda.so.1 */
+
+/* ==== GPU tracing: libraries and activity hooks (issue 4; src/cupti_load.c,
+ * src/activity.c) ========================================================== */
+/* The four libraries the CUPTI-based parts open.  gpuinstLibLoad(lib, &why)
+ * opens one once (thread-safe; later calls return the first outcome) and
+ * returns 0 or GPUINST_ERROR_UNAVAILABLE with *why a sentence (static
+ * storage).  libnvperf_host and libcheckpoint are looked for in the
+ * directory libcupti came from first, then the same search as libcupti.
+ * gpuinstLibSym returns NULL if the library is not loaded or lacks `name`.
+ * Cast the result with GPUINST_LIB_FN (memcpy: no object-to-function
+ * pointer cast, which ISO C forbids). */
+enum {
+    GPUINST_LIB_CUPTI = 0,
+    GPUINST_LIB_CUDA = 1,        /* libcuda.so.1, the driver API */
+    GPUINST_LIB_NVPERF_HOST = 2,
+    GPUINST_LIB_CHECKPOINT = 3,
+    GPUINST_LIB_COUNT_ = 4
+};
+GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why);
+GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name);
+/* The path a library was opened from ("" if not loaded). */
+GPUINST_PRIVATE const char *gpuinstLibPath(int lib);
+#define GPUINST_LIB_FN(fnptr, lib, name)                       \
+    do {                                                       \
+        void *gpuinst_sym_ = gpuinstLibSym((lib), (name));     \
+        memcpy(&(fnptr), &gpuinst_sym_, sizeof(fnptr));        \
+    } while (0)
+
+/* CUPTI activity tracing (src/activity.c).  gpuinstActivityInit runs from
+ * gpuinst_init: it reads GPUINST_TRACE, opens CUPTI, enables the kinds and
+ * registers the /gpu tables and a flush hook; on any failure it records
+ * /unavailable "cupti" and leaves everything off.  No-op when compiled out. */
+GPUINST_PRIVATE void gpuinstActivityInit(void);
+
+/* External correlation hooks.  gpuinstGpuOn is 1 only while activity
+ * tracing runs, so the disabled cost at a call site is one load and one
+ * predictable branch.  Range push/pop (src/nvtx.c) pass the range id
+ * ((thread << 32) | seq, as /ranges) -> CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0.
+ * The MPI wrappers (mpi/, issue 3) call gpuinstGpuMpiEnter(call id) on entry
+ * and gpuinstGpuMpiExit() on exit of each intercepted call ->
+ * CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1; the id is the one stored in the
+ * MPI call's record.  Each enter/push must be matched by exit/pop on the same
+ * thread. */
+GPUINST_SHARED_DATA int gpuinstGpuOn;
+GPUINST_PRIVATE void gpuinstGpuRangePushSlow(uint64_t range_id);
+GPUINST_PRIVATE void gpuinstGpuRangePopSlow(void);
+GPUINST_PRIVATE void gpuinstGpuMpiEnterSlow(uint64_t call_id);
+GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void);
+#if GPUINST_WITH_CUPTI
+static inline void gpuinstGpuRangePush(uint64_t range_id)
+{
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuRangePushSlow(range_id);
+}
+static inline void gpuinstGpuRangePop(void)
+{
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuRangePopSlow();
+}
+static inline void gpuinstGpuMpiEnter(uint64_t call_id)
+{
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiEnterSlow(call_id);
+}
+static inline void gpuinstGpuMpiExit(void)
+{
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiExitSlow();
+}
+#else
+static inline void gpuinstGpuRangePush(uint64_t range_id) { (void)range_id; }
+static inline void gpuinstGpuRangePop(void) {}
+static inline void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
+static inline void gpuinstGpuMpiExit(void) {}
+#endif
+
+/* The decoder, exposed for tests and the decode benchmark: decodes one
+ * buffer of CUPTI activity records (as cuptiActivityGetNextRecord walks
+ * it) into the /gpu tables' pending rows; gpuinstActivityResolve joins GPU
+ * records to API and external-correlation records (done at collect time
+ * anyway); gpuinstActivityStats reports counts.  `buf` need not come from
+ * CUPTI: records are walked with the library's iterator when loaded, else
+ * with gpuinst's own walk of the same layout (8-byte aligned records whose
+ * size follows from their kind; an unknown kind ends the walk of that
+ * buffer, counted). */
+typedef struct gpuinstActivityStats {
+    uint64_t kernels, copies, api, markers, ext_corr, overhead, memory, sync, devices;
+    uint64_t unknown;        /* records of kinds gpuinst does not decode (skipped) */
+    uint64_t dropped;        /* CUPTI's dropped-record count (cuptiActivityGetNumDroppedRecords) */
+    uint64_t no_buffer;      /* buffer requests refused: the pool was empty */
+    uint64_t buffers;        /* buffers decoded */
+    uint64_t unresolved;     /* GPU records whose API record was not found */
+} gpuinstActivityStats;
+GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid);
+GPUINST_PRIVATE void gpuinstActivityResolve(void);
+GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
+/* Registers the /gpu tables without starting CUPTI (tests that feed
+ * synthetic buffers). */
+GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
+/* ==== end GPU tracing ==================================================== */
+
+/* ==== counters, counter groups, PM sampling, table agreement (issue 6;
+ * src/counters.c, src/table_agree.c, src/pm_sampling.c) =================== */
+/* Extra attributes of a dataset beyond each member's unit/description
+ * (counter bounds, interpolation...), keyed by the table.  The writer writes
+ * them after the descriptions; in a shared file they must have the same
+ * values on every rank (they are part of the descriptor that
+ * gpuinstTablesAgree compares).  `attrs` must live until finalize. */
+enum { GPUINST_TATTR_STR = 0, GPUINST_TATTR_I64 = 1, GPUINST_TATTR_F64 = 2 };
+typedef struct gpuinstTableAttr {
+    const char *name;
+    int kind;              /* GPUINST_TATTR_* */
+    const char *s;         /* STR */
+    int64_t i;             /* I64 */
+    double f;              /* F64 */
+} gpuinstTableAttr;
+GPUINST_PRIVATE int gpuinstTableSetAttrs(const gpuinstTable *t, const gpuinstTableAttr *attrs, uint32_t n);
+/* The extra attributes of `t` (0 and *attrs = NULL if none). */
+GPUINST_PRIVATE uint32_t gpuinstTableAttrs(const gpuinstTable *t, const gpuinstTableAttr **attrs);
+
+/* The tables to write, agreed by all ranks (collective, called by the
+ * writer before it writes any table).  Parallel HDF5 needs every rank to
+ * create every dataset with the same type, but run-time tables (counter
+ * groups, GPU tables on ranks with a GPU) may exist on some ranks only.  The
+ * union of every rank's descriptors, in one order, is returned in *list:
+ * local tables as registered, a placeholder (zero rows) for each one that
+ * exists elsewhere only, and a renamed copy ("<path>~2") where two ranks
+ * register the same path with different descriptors.  A fast path (one
+ * allreduce of a hash) skips the exchange when all ranks hold the same list.
+ * Returns 0 or a gpuinst_status; on failure *list holds the local tables. */
+typedef struct gpuinstTableList {
+    const gpuinstTable **tables;
+    uint32_t n;
+    void *owned_;          /* placeholders and copies, freed by gpuinstTableListFree */
+} gpuinstTableList;
+GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list);
+GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list);
+
+/* Counters (src/counters.c).  gpuinstCountersInit runs from gpuinst_init
+ * (reads GPUINST_COUNTERS, starts the periodic sampler of the built-in
+ * groups); gpuinstCountersCollective runs inside gpuinstTablesAgree on every
+ * rank (cross-rank statistics -> /counters/stats). */
+GPUINST_PRIVATE void gpuinstCountersInit(void);
+GPUINST_PRIVATE int gpuinstCountersCollective(void);
+/* The MPI layer offers its byte totals (bytes sent/received by this rank
+ * so far, monotonic) for the built-in group "mpi_bytes"; without it that
+ * group is not offered. */
+typedef void (*gpuinstMpiBytesFn)(uint64_t *sent, uint64_t *recv);
+GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn);
+/* Counter groups made by gpuinst itself (PM sampling): as the public
+ * gpuinst_counter_group_create, with per-field units, and a flag 0x1 for
+ * "no NVTX counter" when the samples are only recorded. */
+GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
+                                              int32_t nfields, const char *const *units, uint32_t flags,
+                                              gpuinst_counter *group);
+/* Records nsamples samples of such a group: values nsamples x fields
+ * (sample-major), times_ns on gpuinst's clock; no state check.  Returns 0,
+ * INVALID_ARGUMENT or OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter group, int64_t nsamples, const double *values,
+                                               const uint64_t *times_ns);
+
+/* PM sampling (src/pm_sampling.c): 1 while a PM sampler of this process
+ * runs, so that the range profiler can refuse to start with a clear
+ * message (both need the GPU's performance monitors). */
+GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
+/* ==== end counters ======================================================== */
+
+/* ==== range profiling (issue 5; src/profiler_host.c, src/range_profiler.c,
+ * src/profiler_decls.h) ==================================================== */
+#define GPUINST_PROFILE_MAX_METRICS 64 /* metrics per list */
+#define GPUINST_NEAREST_MAX 8          /* suggestions per unknown name */
+
+/* A metric list: names expanded from "name,set,..." (sets: time, memory,
+ * instructions, roofline, throughput), duplicates removed, order kept. */
+typedef struct gpuinstMetricList {
+    char **names;
+    uint32_t n;
+} gpuinstMetricList;
+/* Parses `spec` (NULL/empty: gpuinstMetricsDefault()).  On error returns
+ * INVALID_ARGUMENT or LIMIT with a sentence in err.  No CUPTI call. */
+GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out, char *err, size_t errcap);
+GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
+GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
+GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
+/* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
+GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
+/* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
+ * first (ties: earlier candidate first); too distant ones are left out. */
+GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const *cands, size_t n,
+                                             const char **out, uint32_t k);
+GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res);
+
+/* Host object: chip + metric list -> properties, config image, passes,
+ * evaluation (CUPTI profiler host API; works without a GPU).  Only with
+ * GPUINST_WITH_CUPTI. */
+typedef struct gpuinstPhost gpuinstPhost;
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
+                                       gpuinstPhost **out, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph);
+GPUINST_PRIVATE uint32_t gpuinstPhostPasses(const gpuinstPhost *ph);
+GPUINST_PRIVATE const uint8_t *gpuinstPhostConfig(const gpuinstPhost *ph, size_t *size);
+GPUINST_PRIVATE const gpuinstMetricList *gpuinstPhostMetrics(const gpuinstPhost *ph);
+GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, const char **desc,
+                                            const char **unit, const char **hwunit, int *type);
+GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
+                                         double *values, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
+#endif
+
+/* Which occurrences of a region are profiled (GPUINST_PROFILE; syntax in
+ * docs/PROFILING.md): rules "pattern[@sel]" separated by ';', the first
+ * rule whose glob matches the region name decides. */
+#define GPUINST_SELECT_MAX_RULES 32
+#define GPUINST_SELECT_MAX_ITEMS 16
+typedef struct gpuinstSelectItem {
+    uint8_t kind;          /* 0 list/range lo..hi, 1 every N-th (N, 2N...), 2 all, 3 none */
+    uint64_t lo, hi;       /* kind 0: lo..hi inclusive; kind 1: lo = N */
+} gpuinstSelectItem;
+typedef struct gpuinstSelectRule {
+    char pattern[128];
+    uint32_t nitems;
+    gpuinstSelectItem items[GPUINST_SELECT_MAX_ITEMS];
+} gpuinstSelectRule;
+typedef struct gpuinstSelect {
+    uint32_t nrules;
+    gpuinstSelectRule rules[GPUINST_SELECT_MAX_RULES];
+} gpuinstSelect;
+/* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
+ * INVALID_ARGUMENT with a sentence in err on a syntax error. */
+GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
+/* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
+GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
+
+/* Nested gpuinst ranges -> nested profiler ranges.  gpuinstProfOn is 1
+ * only while a profiled pass runs, so the cost in gpuinst_range_push/pop
+ * when nothing is profiled is one load and one predictable branch. */
+/* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
+ * Run lazily by the first gpuinst_profile_begin; gpuinst_init may call it
+ * so that every rank registers the tables up front. */
+GPUINST_PRIVATE void gpuinstProfilerInit(void);
+GPUINST_SHARED_DATA int gpuinstProfOn;
+GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id);
+GPUINST_PRIVATE void gpuinstProfRangePopSlow(void);
+static inline void gpuinstProfRangePush(uint32_t name_id)
+{
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstProfOn))) gpuinstProfRangePushSlow(name_id);
+}
+static inline void gpuinstProfRangePop(void)
+{
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstProfOn))) gpuinstProfRangePopSlow();
+}
+/* ==== end range profiling ================================================== */
 
 /* ---- finalize hooks of the optional parts --------------------------------
  * Parts that hold data outside the core tables (CUPTI activity, profiler)
@@ -5304,6 +5595,868 @@ GPUINST_PRIVATE void gpuinstCoreTablesRegister(void)
     gpuinstTableRegister(&unavailTable);
 }
 /************** End of src/tables.c **************/
+/************** Begin file src/table_agree.c **************/
+/*
+ * table_agree.c -- every rank writes the same list of tables.
+ *
+ * Parallel HDF5 creates datasets collectively: every rank must call
+ * H5Dcreate for every dataset, in the same order, with the same type, and
+ * create the same attributes with the same values.  Built-in tables are
+ * registered alike everywhere, but run-time tables are not: a counter group
+ * may be created on some ranks only, GPU tables exist where a GPU was seen.
+ * gpuinstTablesAgree, called by the writer before it writes anything,
+ * makes the list the same on every rank:
+ *  1. each rank serialises its descriptors (path, doc, record size, fields,
+ *     extra attributes) and hashes them; one allreduce (max of h and of ~h)
+ *     tells whether all ranks hold the same list -- then nothing else runs;
+ *  2. otherwise the serialised lists are gathered to rank 0 and broadcast,
+ *     and every rank builds the same union: rank 0's tables in its order,
+ *     then each new one of rank 1, 2, ...; a path registered with two
+ *     different descriptors gets a second entry "<path>~2" (and so on), so
+ *     no rank's rows are dropped or written with the wrong type;
+ *  3. a rank writes its own table where it has one, else a placeholder with
+ *     the same descriptor and no rows.
+ * It also holds the extra attributes of tables (gpuinstTableSetAttrs):
+ * bounds and interpolation of counters, written by the writer next to the
+ * units.  Cost of the slow path: one gather + one broadcast of a few KiB per
+ * rank, once, at finalize.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+
+/* ---- extra attributes ------------------------------------------------------ */
+
+#define GPUINST_MAX_TABLE_ATTRS 1024
+typedef struct taAttrEntry {
+    const gpuinstTable *t;
+    const gpuinstTableAttr *a;
+    uint32_t n;
+} taAttrEntry;
+static taAttrEntry taAttrEntries[GPUINST_MAX_TABLE_ATTRS];
+static uint32_t taNattrEntries;
+static pthread_mutex_t taAttrLock = PTHREAD_MUTEX_INITIALIZER;
+
+GPUINST_PRIVATE int gpuinstTableSetAttrs(const gpuinstTable *t, const gpuinstTableAttr *attrs, uint32_t n)
+{
+    uint32_t i;
+    int rc = GPUINST_SUCCESS;
+    pthread_mutex_lock(&taAttrLock);
+    for (i = 0; i < taNattrEntries; i++)
+        if (taAttrEntries[i].t == t) break;
+    if (i == taNattrEntries) {
+        if (taNattrEntries >= GPUINST_MAX_TABLE_ATTRS) rc = GPUINST_ERROR_LIMIT;
+        else taNattrEntries++;
+    }
+    if (rc == GPUINST_SUCCESS) {
+        taAttrEntries[i].t = t;
+        taAttrEntries[i].a = attrs;
+        taAttrEntries[i].n = attrs ? n : 0;
+    }
+    pthread_mutex_unlock(&taAttrLock);
+    return rc;
+}
+
+GPUINST_PRIVATE uint32_t gpuinstTableAttrs(const gpuinstTable *t, const gpuinstTableAttr **attrs)
+{
+    uint32_t i, n = 0;
+    *attrs = NULL;
+    pthread_mutex_lock(&taAttrLock);
+    for (i = 0; i < taNattrEntries; i++)
+        if (taAttrEntries[i].t == t) {
+            *attrs = taAttrEntries[i].a;
+            n = taAttrEntries[i].n;
+            break;
+        }
+    pthread_mutex_unlock(&taAttrLock);
+    return n;
+}
+
+static void taAttrsForget(const gpuinstTable *t)
+{
+    uint32_t i;
+    pthread_mutex_lock(&taAttrLock);
+    for (i = 0; i < taNattrEntries; i++)
+        if (taAttrEntries[i].t == t) {
+            taAttrEntries[i] = taAttrEntries[--taNattrEntries];
+            break;
+        }
+    pthread_mutex_unlock(&taAttrLock);
+}
+
+/* ---- serialisation ------------------------------------------------------------ */
+
+typedef struct taOut {
+    char *p;
+    size_t len, cap;
+    int oom;
+} taOut;
+
+static void taPut(taOut *o, const void *src, size_t n)
+{
+    if (o->oom) return;
+    if (o->len + n > o->cap) {
+        size_t nc = o->cap ? o->cap * 2 : 4096;
+        char *np;
+        while (nc < o->len + n) nc *= 2;
+        np = (char *)realloc(o->p, nc);
+        if (np == NULL) {
+            o->oom = 1;
+            return;
+        }
+        o->p = np;
+        o->cap = nc;
+    }
+    memcpy(o->p + o->len, src, n);
+    o->len += n;
+}
+static void taPutU32(taOut *o, uint32_t v) { taPut(o, &v, sizeof v); }
+static void taPutStr(taOut *o, const char *s)
+{
+    if (s == NULL) s = "";
+    taPut(o, s, strlen(s) + 1);
+}
+
+/* One table: u32 bytes-that-follow, then the descriptor. */
+static void taPutTable(taOut *o, const gpuinstTable *t)
+{
+    const gpuinstTableAttr *a;
+    uint32_t na = gpuinstTableAttrs(t, &a), i;
+    size_t start = o->len;
+    taPutU32(o, 0); /* patched below */
+    taPutStr(o, t->path);
+    taPutStr(o, t->doc);
+    taPutU32(o, t->record_size);
+    taPutU32(o, t->nfields);
+    for (i = 0; i < t->nfields; i++) {
+        const gpuinstField *f = &t->fields[i];
+        taPutStr(o, f->name);
+        taPutU32(o, (uint32_t)f->type);
+        taPutU32(o, f->offset);
+        taPutU32(o, f->len);
+        taPutU32(o, f->flags);
+        taPutStr(o, f->unit);
+        taPutStr(o, f->doc);
+    }
+    taPutU32(o, na);
+    for (i = 0; i < na; i++) {
+        taPutStr(o, a[i].name);
+        taPutU32(o, (uint32_t)a[i].kind);
+        taPutStr(o, a[i].kind == GPUINST_TATTR_STR ? a[i].s : "");
+        taPut(o, &a[i].i, sizeof a[i].i);
+        taPut(o, &a[i].f, sizeof a[i].f);
+    }
+    if (!o->oom) {
+        uint32_t n = (uint32_t)(o->len - start - sizeof(uint32_t));
+        memcpy(o->p + start, &n, sizeof n);
+    }
+}
+
+/* A parsed descriptor; strings point into the buffer it was read from. */
+typedef struct taDesc {
+    const char *path;
+    uint64_t hash;           /* of everything after the path */
+    const char *body;        /* descriptor bytes (for the placeholder) */
+    uint32_t body_len;
+} taDesc;
+
+typedef struct taIn {
+    const char *p, *end;
+    int bad;
+} taIn;
+
+static uint32_t taGetU32(taIn *in)
+{
+    uint32_t v = 0;
+    if (in->end - in->p < (ptrdiff_t)sizeof v) {
+        in->bad = 1;
+        return 0;
+    }
+    memcpy(&v, in->p, sizeof v);
+    in->p += sizeof v;
+    return v;
+}
+static const char *taGetStr(taIn *in)
+{
+    const char *s = in->p;
+    const char *z = in->bad ? NULL : (const char *)memchr(in->p, 0, (size_t)(in->end - in->p));
+    if (z == NULL) {
+        in->bad = 1;
+        return "";
+    }
+    in->p = z + 1;
+    return s;
+}
+static void taGetBytes(taIn *in, void *dst, size_t n)
+{
+    if (in->bad || in->end - in->p < (ptrdiff_t)n) {
+        in->bad = 1;
+        memset(dst, 0, n);
+        return;
+    }
+    memcpy(dst, in->p, n);
+    in->p += n;
+}
+
+/* ---- the agreed list ---------------------------------------------------------- */
+
+typedef struct taOwned {
+    char *gathered;          /* every rank's serialised list */
+    void **allocs;           /* placeholder tables, fields, attrs, copies, paths */
+    uint32_t nallocs, capallocs;
+    const gpuinstTable **registered; /* tables whose attrs were registered here */
+    uint32_t nregistered;
+} taOwned;
+
+static void *taOwnAlloc(taOwned *ow, size_t n)
+{
+    void *p;
+    if (ow->nallocs == ow->capallocs) {
+        uint32_t nc = ow->capallocs ? ow->capallocs * 2 : 64;
+        void **na = (void **)realloc(ow->allocs, nc * sizeof *na);
+        if (na == NULL) return NULL;
+        ow->allocs = na;
+        ow->capallocs = nc;
+    }
+    p = calloc(1, n ? n : 1);
+    if (p != NULL) ow->allocs[ow->nallocs++] = p;
+    return p;
+}
+
+static int taCollectNone(const gpuinstTable *t, void **out, uint64_t *count)
+{
+    (void)t;
+    *out = NULL;
+    *count = 0;
+    return GPUINST_SUCCESS;
+}
+
+/* Builds a placeholder table (no rows) from a serialised descriptor. */
+static const gpuinstTable *taPlaceholder(taOwned *ow, const taDesc *d, const char *path)
+{
+    taIn in;
+    gpuinstTable *t;
+    gpuinstField *f;
+    gpuinstTableAttr *a = NULL;
+    uint32_t nf, na, i;
+    in.p = d->body;
+    in.end = d->body + d->body_len;
+    in.bad = 0;
+    (void)taGetStr(&in); /* path (the agreed one is `path`) */
+    t = (gpuinstTable *)taOwnAlloc(ow, sizeof *t);
+    if (t == NULL) return NULL;
+    t->path = path;
+    t->doc = taGetStr(&in);
+    t->record_size = taGetU32(&in);
+    nf = taGetU32(&in);
+    if (in.bad || nf > 4096) return NULL;
+    f = (gpuinstField *)taOwnAlloc(ow, (size_t)nf * sizeof *f);
+    if (f == NULL) return NULL;
+    for (i = 0; i < nf; i++) {
+        f[i].name = taGetStr(&in);
+        f[i].type = (gpuinstFieldType)taGetU32(&in);
+        f[i].offset = taGetU32(&in);
+        f[i].len = taGetU32(&in);
+        f[i].flags = taGetU32(&in);
+        f[i].unit = taGetStr(&in);
+        f[i].doc = taGetStr(&in);
+    }
+    na = taGetU32(&in);
+    if (in.bad || na > 4096) return NULL;
+    if (na > 0) {
+        a = (gpuinstTableAttr *)taOwnAlloc(ow, (size_t)na * sizeof *a);
+        if (a == NULL) return NULL;
+        for (i = 0; i < na; i++) {
+            a[i].name = taGetStr(&in);
+            a[i].kind = (int)taGetU32(&in);
+            a[i].s = taGetStr(&in);
+            taGetBytes(&in, &a[i].i, sizeof a[i].i);
+            taGetBytes(&in, &a[i].f, sizeof a[i].f);
+        }
+    }
+    if (in.bad) return NULL;
+    t->nfields = nf;
+    t->fields = f;
+    t->collect = taCollectNone;
+    t->ctx = NULL;
+    if (na > 0 && gpuinstTableSetAttrs(t, a, na) == GPUINST_SUCCESS) {
+        const gpuinstTable **r = (const gpuinstTable **)realloc(
+            (void *)ow->registered, (ow->nregistered + 1) * sizeof *r);
+        if (r != NULL) {
+            ow->registered = r;
+            r[ow->nregistered++] = t;
+        }
+    }
+    return t;
+}
+
+/* A copy of local table `src` under another path (same collect, ctx, attrs). */
+static const gpuinstTable *taRenamed(taOwned *ow, const gpuinstTable *src, const char *path)
+{
+    gpuinstTable *t = (gpuinstTable *)taOwnAlloc(ow, sizeof *t);
+    const gpuinstTableAttr *a;
+    uint32_t na;
+    if (t == NULL) return NULL;
+    *t = *src;
+    t->path = path;
+    na = gpuinstTableAttrs(src, &a);
+    if (na > 0 && gpuinstTableSetAttrs(t, a, na) == GPUINST_SUCCESS) {
+        const gpuinstTable **r = (const gpuinstTable **)realloc(
+            (void *)ow->registered, (ow->nregistered + 1) * sizeof *r);
+        if (r != NULL) {
+            ow->registered = r;
+            r[ow->nregistered++] = t;
+        }
+    }
+    return t;
+}
+
+/* Parses one rank's list (u32 ntables, then tables) into descs. */
+static int taParseList(taIn *in, taDesc **descs, uint32_t *n, uint32_t *cap)
+{
+    uint32_t nt = taGetU32(in), k;
+    for (k = 0; k < nt && !in->bad; k++) {
+        uint32_t len = taGetU32(in);
+        taIn one;
+        taDesc d;
+        if (in->bad || in->end - in->p < (ptrdiff_t)len) return -1;
+        one.p = in->p;
+        one.end = in->p + len;
+        one.bad = 0;
+        d.body = in->p;
+        d.body_len = len;
+        d.path = taGetStr(&one);
+        if (one.bad) return -1;
+        d.hash = gpuinstHash(one.p, (size_t)(one.end - one.p));
+        in->p += len;
+        if (*n == *cap) {
+            uint32_t nc = *cap ? *cap * 2 : 64;
+            taDesc *nd = (taDesc *)realloc(*descs, nc * sizeof *nd);
+            if (nd == NULL) return -1;
+            *descs = nd;
+            *cap = nc;
+        }
+        (*descs)[(*n)++] = d;
+    }
+    return in->bad ? -1 : 0;
+}
+
+static int taLocalList(gpuinstTableList *list)
+{
+    uint32_t n = gpuinstTableCount(), i;
+    list->tables = (const gpuinstTable **)calloc(n ? n : 1, sizeof *list->tables);
+    list->n = 0;
+    list->owned_ = NULL;
+    if (list->tables == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (i = 0; i < n; i++) list->tables[list->n++] = gpuinstTableAt(i);
+    return GPUINST_SUCCESS;
+}
+
+/* The union, in rank order.  entry = (original path, hash) -> agreed path. */
+typedef struct taEntry {
+    const taDesc *d;
+    const char *path;        /* agreed path (d->path or "<path>~k") */
+} taEntry;
+
+GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list)
+{
+    taOut o;
+    uint64_t h[2], total = 0, *counts = NULL;
+    uint32_t nlocal, i, ndesc = 0, capdesc = 0, nent = 0;
+    void *all = NULL;
+    taDesc *descs = NULL;
+    taEntry *ent = NULL;
+    taOwned *ow = NULL;
+    int rc;
+
+    gpuinstCountersCollective(); /* may register /counters/stats: before the list is taken */
+    rc = taLocalList(list);
+    if (rc != GPUINST_SUCCESS || !gpuinstCollActive() || gpuinstG.size <= 1) return rc;
+
+    memset(&o, 0, sizeof o);
+    nlocal = list->n;
+    taPutU32(&o, nlocal);
+    for (i = 0; i < nlocal; i++) taPutTable(&o, list->tables[i]);
+    h[0] = o.oom ? 0 : gpuinstHash(o.p, o.len);
+    h[1] = ~h[0];
+    if (gpuinstCollMaxU64(h, 2) != GPUINST_SUCCESS) {
+        free(o.p);
+        return GPUINST_ERROR_MPI;
+    }
+    if (h[0] == ~h[1] && !o.oom) { /* max == min: every rank has this very list */
+        free(o.p);
+        return GPUINST_SUCCESS;
+    }
+
+    /* Slow path: everyone learns every rank's list. */
+    /* (a failed allocation here could not be survived without leaving the
+     * collectives: it is a few bytes per rank) */
+    counts = (uint64_t *)calloc((size_t)gpuinstG.size, sizeof *counts);
+    if (counts == NULL) {
+        free(o.p);
+        gpuinstWarn("out of memory before agreeing on the list of tables");
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    if (o.oom) o.len = 0; /* still take part in the collectives; contribute nothing */
+    rc = gpuinstCollGather(o.p ? o.p : "", o.len, &all, counts);
+    free(o.p);
+    if (gpuinstG.rank == 0 && rc == GPUINST_SUCCESS)
+        for (i = 0; i < (uint32_t)gpuinstG.size; i++) total += counts[i];
+    {
+        /* every rank must reach both broadcasts, whatever happened above */
+        uint64_t t = rc == GPUINST_SUCCESS ? total : 0;
+        int rb = gpuinstCollBcast(&t, sizeof t);
+        if (gpuinstG.rank != 0) {
+            free(all);
+            all = malloc(t ? (size_t)t : 1);
+            if (all == NULL) rc = GPUINST_ERROR_OUT_OF_MEMORY;
+        }
+        if (rb == GPUINST_SUCCESS && all != NULL) rb = gpuinstCollBcast(all, t);
+        else if (rb == GPUINST_SUCCESS) {
+            /* no buffer: receive into a scratch area so the collective completes */
+            char *scratch = (char *)malloc(t ? (size_t)t : 1);
+            if (scratch != NULL) gpuinstCollBcast(scratch, t);
+            free(scratch);
+        }
+        if (rb != GPUINST_SUCCESS && rc == GPUINST_SUCCESS) rc = rb;
+        total = t;
+    }
+    free(counts);
+    if (rc != GPUINST_SUCCESS || total == 0) {
+        gpuinstWarn("could not agree on the list of tables with the other ranks (%s): writing the local list",
+                    gpuinst_status_string(rc ? rc : GPUINST_ERROR_OUT_OF_MEMORY));
+        free(all);
+        return rc ? rc : GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+
+    {
+        taIn in;
+        int r;
+        in.p = (const char *)all;
+        in.end = (const char *)all + total;
+        in.bad = 0;
+        for (r = 0; r < gpuinstG.size && !in.bad; r++)
+            if (taParseList(&in, &descs, &ndesc, &capdesc) != 0) in.bad = 1;
+        if (in.bad) rc = GPUINST_ERROR_MPI;
+    }
+    ow = (taOwned *)calloc(1, sizeof *ow);
+    ent = (taEntry *)calloc(ndesc ? ndesc : 1, sizeof *ent);
+    if (rc == GPUINST_SUCCESS && (ow == NULL || ent == NULL)) rc = GPUINST_ERROR_OUT_OF_MEMORY;
+    if (rc != GPUINST_SUCCESS) {
+        gpuinstWarn("could not agree on the list of tables with the other ranks (%s): writing the local list",
+                    gpuinst_status_string(rc));
+        free(all);
+        free(descs);
+        free(ent);
+        free(ow);
+        return rc;
+    }
+    ow->gathered = (char *)all;
+
+    /* The union: same input on every rank -> same output on every rank. */
+    for (i = 0; i < ndesc; i++) {
+        uint32_t k, variants = 0, found = 0;
+        for (k = 0; k < nent; k++) {
+            if (strcmp(ent[k].d->path, descs[i].path) != 0) continue;
+            variants++;
+            if (ent[k].d->hash == descs[i].hash) found = 1;
+        }
+        if (found) continue;
+        ent[nent].d = &descs[i];
+        ent[nent].path = descs[i].path;
+        if (variants > 0) {
+            size_t len = strlen(descs[i].path) + 16;
+            char *p = (char *)taOwnAlloc(ow, len);
+            if (p != NULL) {
+                snprintf(p, len, "%s~%u", descs[i].path, variants + 1);
+                ent[nent].path = p;
+                if (gpuinstG.rank == 0)
+                    gpuinstWarn("ranks registered %s with different fields: the variant that differs from "
+                                "rank 0's is written as %s",
+                                descs[i].path, p);
+            }
+        }
+        nent++;
+    }
+
+    {
+        const gpuinstTable **tabs = (const gpuinstTable **)calloc(nent ? nent : 1, sizeof *tabs);
+        uint32_t k;
+        if (tabs == NULL) rc = GPUINST_ERROR_OUT_OF_MEMORY;
+        for (k = 0; tabs != NULL && k < nent; k++) {
+            const gpuinstTable *mine = NULL;
+            /* this rank's table for the entry: same path and same descriptor */
+            for (i = 0; i < nlocal; i++) {
+                const gpuinstTable *t = list->tables[i];
+                if (strcmp(t->path, ent[k].d->path) == 0) {
+                    taOut one;
+                    memset(&one, 0, sizeof one);
+                    taPutTable(&one, t);
+                    if (!one.oom) {
+                        taIn in;
+                        in.p = one.p + sizeof(uint32_t);
+                        in.end = one.p + one.len;
+                        in.bad = 0;
+                        (void)taGetStr(&in);
+                        if (gpuinstHash(in.p, (size_t)(in.end - in.p)) == ent[k].d->hash) mine = t;
+                    }
+                    free(one.p);
+                    if (mine) break;
+                }
+            }
+            if (mine != NULL && ent[k].path != ent[k].d->path) mine = taRenamed(ow, mine, ent[k].path);
+            else if (mine == NULL) mine = taPlaceholder(ow, ent[k].d, ent[k].path);
+            if (mine == NULL) {
+                rc = GPUINST_ERROR_OUT_OF_MEMORY;
+                break;
+            }
+            tabs[k] = mine;
+        }
+        if (rc != GPUINST_SUCCESS) {
+            /* Cannot build the agreed list here: others will create datasets
+             * this rank does not.  Nothing safe is left but the local list. */
+            gpuinstWarn("out of memory while agreeing on the list of tables: writing the local list");
+            free((void *)tabs);
+        } else {
+            free((void *)list->tables);
+            list->tables = tabs;
+            list->n = nent;
+            list->owned_ = ow;
+            ow = NULL;
+        }
+    }
+    free(descs);
+    free(ent);
+    if (ow != NULL) {
+        list->owned_ = ow; /* freed with the list */
+    }
+    return rc;
+}
+
+GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list)
+{
+    taOwned *ow = (taOwned *)list->owned_;
+    uint32_t i;
+    if (ow != NULL) {
+        for (i = 0; i < ow->nregistered; i++) taAttrsForget(ow->registered[i]);
+        free((void *)ow->registered);
+        for (i = 0; i < ow->nallocs; i++) free(ow->allocs[i]);
+        free((void *)ow->allocs);
+        free(ow->gathered);
+        free(ow);
+    }
+    free((void *)list->tables);
+    list->tables = NULL;
+    list->n = 0;
+    list->owned_ = NULL;
+}
+/************** End of src/table_agree.c **************/
+/************** Begin file src/cupti_load.c **************/
+/*
+ * cupti_load.c -- opens the CUDA tool libraries at run time (dlopen), so a
+ * binary built with gpuinst runs where CUDA is absent.
+ *
+ * Four libraries, each opened once (thread-safe, first outcome kept):
+ *   libcupti        GPUINST_CUPTI_LIB, then $CUDA_HOME and $CUDA_PATH
+ *                   (extras/CUPTI/lib64, lib64), /usr/local/cuda/extras/CUPTI/lib64,
+ *                   /usr/local/cuda/lib64, then the loader's default path.
+ *                   GPUINST_CUPTI_LIB, when set, is the only place looked at
+ *                   (a file, or a directory holding libcupti.so*): an explicit
+ *                   choice that fails must not silently load another CUPTI.
+ *                   cuptiGetVersion must report the major version compiled
+ *                   against (record layouts change between majors).
+ *   libcuda.so.1    the driver, from the loader's default path only (never a
+ *                   toolkit stub: the stub's cuInit fails, which callers see).
+ *   libnvperf_host, libcheckpoint
+ *                   the directory libcupti came from first, then libcupti's
+ *                   search (without GPUINST_CUPTI_LIB's exclusivity).
+ * On failure the caller gets a sentence naming the cause and the way out;
+ * it records it with gpuinstUnavailableAdd.  Nothing here prints.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#if GPUINST_WITH_CUPTI
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic" /* an enumerator of 0x80000000 in cupti_activity.h */
+#endif
+#include <cupti.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+typedef struct LibSlot {
+    void *handle;
+    int state;              /* 0 not tried, 1 loaded, 2 failed */
+    char path[4352];        /* where it was opened from */
+    char why[1024];         /* the failure sentence (the first 480 bytes reach the file) */
+} LibSlot;
+
+static LibSlot libs[GPUINST_LIB_COUNT_];
+static pthread_mutex_t libLock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *const libBase[GPUINST_LIB_COUNT_] = {"libcupti", "libcuda", "libnvperf_host",
+                                                        "libcheckpoint"};
+/* The file names tried in a directory (or on the loader's path), in order. */
+static const char *const libNames[GPUINST_LIB_COUNT_][3] = {
+    {"libcupti.so.13", "libcupti.so", NULL},
+    {"libcuda.so.1", NULL, NULL},
+    {"libnvperf_host.so", NULL, NULL},
+    {"libcheckpoint.so", NULL, NULL},
+};
+
+static int isDir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* dlopen of one candidate; remembers the last dlerror in err. */
+static void *tryOpen(const char *path, char *err, size_t errcap)
+{
+    void *h;
+    dlerror();
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        const char *e = dlerror();
+        snprintf(err, errcap, "%s", e ? e : "dlopen failed");
+    }
+    return h;
+}
+
+/* Tries the library's file names in directory `dir` (NULL: loader path). */
+static void *openIn(int lib, const char *dir, char *path, size_t pathcap, char *err, size_t errcap)
+{
+    int i;
+    for (i = 0; i < 3 && libNames[lib][i] != NULL; i++) {
+        void *h;
+        if (dir != NULL) {
+            if (snprintf(path, pathcap, "%s/%s", dir, libNames[lib][i]) >= (int)pathcap) continue;
+        } else {
+            snprintf(path, pathcap, "%s", libNames[lib][i]);
+        }
+        if (dir != NULL && access(path, F_OK) != 0) continue; /* quiet skip of absent files */
+        h = tryOpen(path, err, errcap);
+        if (h != NULL) return h;
+    }
+    return NULL;
+}
+
+/* The toolkit directories searched after GPUINST_CUPTI_LIB. */
+static void *openSearch(int lib, char *path, size_t pathcap, char *err, size_t errcap)
+{
+    const char *envs[2] = {"CUDA_HOME", "CUDA_PATH"};
+    const char *subs[2] = {"extras/CUPTI/lib64", "lib64"};
+    char dir[1024];
+    void *h;
+    int e, s;
+    for (e = 0; e < 2; e++) {
+        const char *root = getenv(envs[e]);
+        if (root == NULL || root[0] == '\0') continue;
+        for (s = 0; s < 2; s++) {
+            if (snprintf(dir, sizeof dir, "%s/%s", root, subs[s]) >= (int)sizeof dir) continue;
+            if ((h = openIn(lib, dir, path, pathcap, err, errcap)) != NULL) return h;
+        }
+    }
+    if ((h = openIn(lib, "/usr/local/cuda/extras/CUPTI/lib64", path, pathcap, err, errcap)) != NULL) return h;
+    if ((h = openIn(lib, "/usr/local/cuda/lib64", path, pathcap, err, errcap)) != NULL) return h;
+    return openIn(lib, NULL, path, pathcap, err, errcap);
+}
+
+typedef CUptiResult(CUPTIAPI *GetVersionFn)(uint32_t *);
+
+/* Opens libcupti (lock held). */
+static void loadCupti(LibSlot *L)
+{
+    const char *explicitLib = gpuinstG.cfg.cupti_lib[0] ? gpuinstG.cfg.cupti_lib : getenv("GPUINST_CUPTI_LIB");
+    char err[512] = "not found";
+    void *h;
+    GetVersionFn getVersion;
+    void *sym;
+    uint32_t v = 0;
+    CUptiResult rc;
+    if (explicitLib != NULL && explicitLib[0] != '\0') {
+        if (isDir(explicitLib))
+            h = openIn(GPUINST_LIB_CUPTI, explicitLib, L->path, sizeof L->path, err, sizeof err);
+        else {
+            snprintf(L->path, sizeof L->path, "%.4095s", explicitLib);
+            h = tryOpen(L->path, err, sizeof err);
+        }
+        if (h == NULL) {
+            snprintf(L->why, sizeof L->why,
+                     "GPUINST_CUPTI_LIB=%.160s could not be opened (%.120s); point it at libcupti.so of "
+                     "CUDA %d, or unset it to search CUDA_HOME and /usr/local/cuda",
+                     explicitLib, err, CUPTI_API_VERSION / 10000);
+            return;
+        }
+    } else {
+        h = openSearch(GPUINST_LIB_CUPTI, L->path, sizeof L->path, err, sizeof err);
+        if (h == NULL) {
+            snprintf(L->why, sizeof L->why,
+                     "libcupti was not found in GPUINST_CUPTI_LIB, CUDA_HOME/CUDA_PATH, /usr/local/cuda or the "
+                     "loader path (last error: %.200s); install the CUDA %d toolkit's CUPTI or set "
+                     "GPUINST_CUPTI_LIB to libcupti.so",
+                     err, CUPTI_API_VERSION / 10000);
+            return;
+        }
+    }
+    dlerror();
+    sym = dlsym(h, "cuptiGetVersion");
+    memcpy(&getVersion, &sym, sizeof getVersion);
+    if (getVersion == NULL) {
+        snprintf(L->why, sizeof L->why,
+                 "%.300s is not a CUPTI library (no cuptiGetVersion); set GPUINST_CUPTI_LIB to libcupti.so",
+                 L->path);
+        dlclose(h);
+        return;
+    }
+    rc = getVersion(&v);
+    /* From CUDA 13 the version is xxyyzz (major xx); before, a small counter. */
+    if (rc != CUPTI_SUCCESS || v < 10000 || v / 10000 != CUPTI_API_VERSION / 10000) {
+        snprintf(L->why, sizeof L->why,
+                 "%.300s reports CUPTI API version %u, gpuinst was built for %d (CUDA %d): record "
+                 "layouts differ; use the CUPTI of CUDA %d (GPUINST_CUPTI_LIB) or rebuild gpuinst",
+                 L->path, (unsigned)v, CUPTI_API_VERSION, CUPTI_API_VERSION / 10000,
+                 CUPTI_API_VERSION / 10000);
+        dlclose(h);
+        return;
+    }
+    L->handle = h;
+    L->state = 1;
+}
+
+/* The directory part of `path` into dir ("" if none). */
+static void dirOf(const char *path, char *dir, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 0;
+    if (n >= cap) n = 0;
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+}
+
+static void loadOther(int lib, LibSlot *L)
+{
+    char err[512] = "not found";
+    void *h = NULL;
+    if (lib == GPUINST_LIB_CUDA) {
+        h = openIn(lib, NULL, L->path, sizeof L->path, err, sizeof err);
+        if (h == NULL)
+            snprintf(L->why, sizeof L->why,
+                     "no CUDA driver: libcuda.so.1 could not be opened (%.200s); GPU features need the "
+                     "NVIDIA driver (run on a GPU node)",
+                     err);
+    } else {
+        char dir[4352];
+        const char *explicitLib = gpuinstG.cfg.cupti_lib[0] ? gpuinstG.cfg.cupti_lib : getenv("GPUINST_CUPTI_LIB");
+        if (libs[GPUINST_LIB_CUPTI].state == 1) {
+            dirOf(libs[GPUINST_LIB_CUPTI].path, dir, sizeof dir);
+            if (dir[0]) h = openIn(lib, dir, L->path, sizeof L->path, err, sizeof err);
+        }
+        if (h == NULL && explicitLib != NULL && explicitLib[0] != '\0') {
+            if (isDir(explicitLib)) snprintf(dir, sizeof dir, "%.4095s", explicitLib);
+            else dirOf(explicitLib, dir, sizeof dir);
+            if (dir[0]) h = openIn(lib, dir, L->path, sizeof L->path, err, sizeof err);
+        }
+        if (h == NULL) h = openSearch(lib, L->path, sizeof L->path, err, sizeof err);
+        if (h == NULL)
+            snprintf(L->why, sizeof L->why,
+                     "%s was not found next to libcupti, in CUDA_HOME/CUDA_PATH, /usr/local/cuda or the "
+                     "loader path (last error: %.200s); install the CUDA %d toolkit's CUPTI",
+                     libBase[lib], err, CUPTI_API_VERSION / 10000);
+    }
+    if (h != NULL) {
+        L->handle = h;
+        L->state = 1;
+    }
+}
+
+GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why)
+{
+    LibSlot *L;
+    int st;
+    if (lib < 0 || lib >= GPUINST_LIB_COUNT_) {
+        if (why) *why = "unknown library";
+        return GPUINST_ERROR_INVALID_ARGUMENT;
+    }
+    L = &libs[lib];
+    st = GPUINST_LOAD_ACQ(&L->state);
+    if (st == 0) {
+        pthread_mutex_lock(&libLock);
+        if (L->state == 0) {
+            /* nvperf/checkpoint are looked for next to libcupti: open it first */
+            if (lib != GPUINST_LIB_CUPTI && lib != GPUINST_LIB_CUDA && libs[GPUINST_LIB_CUPTI].state == 0) {
+                loadCupti(&libs[GPUINST_LIB_CUPTI]);
+                GPUINST_STORE_REL(&libs[GPUINST_LIB_CUPTI].state, libs[GPUINST_LIB_CUPTI].state == 1 ? 1 : 2);
+            }
+            if (lib == GPUINST_LIB_CUPTI) loadCupti(L);
+            else loadOther(lib, L);
+            GPUINST_STORE_REL(&L->state, L->state == 1 ? 1 : 2);
+        }
+        pthread_mutex_unlock(&libLock);
+        st = GPUINST_LOAD_ACQ(&L->state);
+    }
+    if (st == 1) return GPUINST_SUCCESS;
+    if (why) *why = L->why;
+    return GPUINST_ERROR_UNAVAILABLE;
+}
+
+GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name)
+{
+    if (lib < 0 || lib >= GPUINST_LIB_COUNT_ || GPUINST_LOAD_ACQ(&libs[lib].state) != 1) return NULL;
+    return dlsym(libs[lib].handle, name);
+}
+
+GPUINST_PRIVATE const char *gpuinstLibPath(int lib)
+{
+    if (lib < 0 || lib >= GPUINST_LIB_COUNT_ || GPUINST_LOAD_ACQ(&libs[lib].state) != 1) return "";
+    return libs[lib].path;
+}
+
+#else /* !GPUINST_WITH_CUPTI: nothing to open */
+
+GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why)
+{
+    (void)lib;
+    if (why)
+        *why = "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0); rebuild with "
+               "-I<cuda>/include to enable GPU features";
+    return GPUINST_ERROR_UNAVAILABLE;
+}
+GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name)
+{
+    (void)lib;
+    (void)name;
+    return NULL;
+}
+GPUINST_PRIVATE const char *gpuinstLibPath(int lib)
+{
+    (void)lib;
+    return "";
+}
+
+#endif /* GPUINST_WITH_CUPTI */
+
+/* The loader interface declared earlier in gpuinstInt.h, on top of the above. */
+GPUINST_PRIVATE int gpuinstCuptiLoad(const char **why)
+{
+    return gpuinstLibLoad(GPUINST_LIB_CUPTI, why);
+}
+GPUINST_PRIVATE void *gpuinstCuptiSym(const char *name)
+{
+    return gpuinstLibSym(GPUINST_LIB_CUPTI, name);
+}
+GPUINST_PRIVATE int gpuinstCudaLoad(const char **why)
+{
+    return gpuinstLibLoad(GPUINST_LIB_CUDA, why);
+}
+GPUINST_PRIVATE void *gpuinstCudaSym(const char *name)
+{
+    return gpuinstLibSym(GPUINST_LIB_CUDA, name);
+}
+/************** End of src/cupti_load.c **************/
 /************** Begin file src/nvtx.c **************/
 /*
  * nvtx.c -- annotations: ranges, marks, domains, categories, registered
@@ -5581,6 +6734,10 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
     o->name = a.name;
     o->color = a.color;
     o->seq = t->seq++;
+    /* GPU tracing: this range is the launching context of CUDA work until its pop (one branch when off) */
+    gpuinstGpuRangePush(((uint64_t)t->index << 32) | o->seq);
+    /* range profiling: a nested profiler range while a profiled pass runs (one branch when off) */
+    gpuinstProfRangePush(a.name);
     o->category = (uint16_t)a.category;
     o->flags = a.ptype;
     o->start_ns = gpuinstClockNs(); /* last: gpuinst's own cost stays outside the range */
@@ -5634,6 +6791,8 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
         gpuinstBufCommit(&t->ranges);
     }
     GPUINST_STORE_REL(&s->depth, depth - 1);
+    gpuinstGpuRangePop();
+    gpuinstProfRangePop(); /* range profiling (one branch when off) */
     nvtxDomainRangePop(domainHandle(domain));
     return r != NULL ? GPUINST_SUCCESS : lost();
 }
@@ -6168,6 +7327,7 @@ int gpuinst_init(void)
         return GPUINST_ERROR_DISABLED;
     }
     gpuinstCoreTablesRegister();
+    gpuinstActivityInit(); /* GPU tracing (src/activity.c): before any NVTX call of gpuinst's own */
 #if !GPUINST_WITH_HDF5
     gpuinstUnavailableAdd("hdf5", "gpuinst was built without HDF5, so no file is written; "
                                   "compile gpuinst.c with h5pcc (or add the HDF5 include and library flags)");
@@ -6204,6 +7364,9552 @@ int gpuinst_finalize(void)
     return gpuinstFinalize(0);
 }
 /************** End of src/core.c **************/
+/************** Begin file src/activity.c **************/
+/*
+ * activity.c -- CUPTI activity tracing: buffers, decode, external
+ * correlation, and the /gpu tables.
+ *
+ * Flow (as Caliper's CUPTI trace service):
+ *   gpuinst_init -> gpuinstActivityInit: parse GPUINST_TRACE, open libcupti
+ *     and the driver, check that no tool owns CUPTI, put CUPTI's clock on
+ *     gpuinstClockNs, register buffer callbacks, enable the kinds, start
+ *     the decode thread, set gpuinstGpuOn.
+ *   CUPTI asks for a buffer -> one from a preallocated pool (none free: the
+ *     request is refused and counted; CUPTI counts the records it drops).
+ *   CUPTI completes a buffer -> it is queued, nothing else (short mutex +
+ *     condition signal).
+ *   decode thread -> walks queued buffers into per-table record buffers,
+ *     returns them to the pool, reads CUPTI's dropped count.
+ *   finalize (flush hook) -> device synchronize, forced flush, drain, join
+ *     the thread, resolve the correlation join, fill /gpu/devices.
+ *
+ * Correlation: range push/pop and MPI calls push/pop external correlation
+ * ids (CUSTOM0 = gpuinst range id, CUSTOM1 = MPI call id).  CUPTI then emits
+ * one EXTERNAL_CORRELATION record per CUDA API call and kind, carrying the
+ * API call's correlationId.  At resolve, every kernel, copy, set, memory
+ * and synchronization record is joined on correlationId to its API record
+ * (launching thread) and to those ids.  Id "none" is all ones
+ * (GPUINST_GPU_NO_ID) since 0 is a valid range id.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) int gpuinstGpuOn;
+#endif
+
+#if GPUINST_WITH_CUPTI
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic" /* an enumerator of 0x80000000 in cupti_activity.h */
+#endif
+#include <cupti.h>
+#include <cuda.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+#include <dlfcn.h>
+#include <stddef.h>
+
+#define GPUINST_GPU_NO_ID UINT64_MAX
+
+/* ---- the rows of the /gpu tables ---------------------------------------- */
+
+typedef struct GpuKernelRec {      /* /gpu/kernels, 112 bytes */
+    uint64_t start_ns, end_ns;
+    uint64_t range_id;             /* innermost gpuinst range open at launch; all ones: none */
+    uint64_t mpi_call_id;          /* enclosing MPI call; all ones: none */
+    int64_t grid_id;
+    uint32_t name;                 /* mangled name (/strings) */
+    uint32_t demangled;            /* demangled name (/strings); = name if not mangled */
+    uint32_t correlation;
+    uint32_t device, context, stream;
+    uint32_t rank;
+    uint32_t api_tid;              /* thread id of the launching API call, as CUPTI gives it */
+    int32_t grid_x, grid_y, grid_z;
+    int32_t block_x, block_y, block_z;
+    int32_t static_smem, dynamic_smem;
+    uint32_t registers;
+    uint32_t graph_id;
+} GpuKernelRec;
+
+enum { GPU_OP_MEMCPY = 1, GPU_OP_MEMSET = 2, GPU_OP_MEMCPY_PEER = 3 };
+
+typedef struct GpuCopyRec {        /* /gpu/copies, 80 bytes */
+    uint64_t start_ns, end_ns;
+    uint64_t bytes;
+    uint64_t range_id, mpi_call_id;
+    uint32_t correlation;
+    uint32_t device, context, stream;
+    uint32_t rank;
+    uint32_t api_tid;
+    uint32_t value;                /* memset value */
+    uint32_t src_device, dst_device;
+    uint8_t op;                    /* GPU_OP_* */
+    uint8_t copy_kind;             /* CUpti_ActivityMemcpyKind (0 for memset) */
+    uint8_t src_kind, dst_kind;    /* CUpti_ActivityMemoryKind; memset: dst_kind */
+} GpuCopyRec;
+
+typedef struct GpuApiRec {         /* /gpu/api, 64 bytes */
+    uint64_t start_ns, end_ns;
+    uint64_t range_id, mpi_call_id;
+    uint32_t correlation;
+    uint32_t cbid;
+    uint32_t name;
+    uint32_t api_tid;
+    uint32_t rank;
+    uint32_t return_value;
+    uint8_t domain;                /* 1 runtime, 2 driver */
+    uint8_t pad_[7];
+} GpuApiRec;
+
+typedef struct GpuMarkerRec {      /* /gpu/markers, 32 bytes */
+    uint64_t time_ns;
+    uint32_t id;
+    uint32_t flags;                /* CUPTI_ACTIVITY_FLAG_MARKER_*: 1 instant, 2 start, 4 end */
+    uint32_t name;
+    uint32_t domain;
+    uint32_t tid;
+    uint32_t rank;
+} GpuMarkerRec;
+
+typedef struct GpuSyncRec {        /* /gpu/sync, 56 bytes */
+    uint64_t start_ns, end_ns;
+    uint64_t range_id, mpi_call_id;
+    uint32_t correlation;
+    uint32_t type;                 /* CUpti_ActivitySynchronizationType */
+    uint32_t context, stream;
+    uint32_t rank;
+    uint32_t api_tid;
+} GpuSyncRec;
+
+typedef struct GpuMemoryRec {      /* /gpu/memory, 72 bytes */
+    uint64_t time_ns;
+    uint64_t address, bytes;
+    uint64_t range_id, mpi_call_id;
+    uint32_t correlation;
+    uint32_t operation;            /* CUpti_ActivityMemoryOperationType: 1 allocation, 2 release */
+    uint32_t memory_kind;
+    uint32_t device, context, stream;
+    uint32_t rank;
+    uint32_t api_tid;
+} GpuMemoryRec;
+
+typedef struct GpuOverheadRec {    /* /gpu/overhead, 40 bytes */
+    uint64_t start_ns, end_ns;
+    uint32_t overhead_kind;        /* CUpti_ActivityOverheadKind */
+    uint32_t object_kind;          /* CUpti_ActivityObjectKind */
+    uint32_t object_id;            /* thread id or device id, per object_kind */
+    uint32_t correlation;
+    uint32_t rank;
+    uint32_t pad_;
+} GpuOverheadRec;
+
+typedef struct GpuDeviceRec {      /* /gpu/devices, 184 bytes */
+    uint64_t global_memory;
+    uint64_t records;              /* kernels + copies of this rank on this device */
+    uint32_t rank;
+    uint32_t device;
+    uint32_t sm_count;
+    uint32_t cc_major, cc_minor;
+    uint32_t pad_;
+    char name[96];
+    char uuid[48];
+} GpuDeviceRec;
+
+typedef struct GpuStatsRec {       /* /gpu/stats, one row per rank */
+    uint32_t rank;
+    uint32_t enabled;              /* 1 if CUPTI activity tracing ran */
+    uint32_t nbuffers;
+    uint32_t buffer_bytes;
+    uint32_t clock_method;         /* 1 timestamp callback (gpuinstClockNs), 2 measured offset */
+    uint32_t pad_;
+    int64_t clock_offset_ns;       /* added to CUPTI times (method 2) */
+    uint64_t kernels, copies, api, markers, sync, memory, overhead, ext_corr;
+    uint64_t unknown, dropped, no_buffer, buffers, unresolved, late_buffers;
+    uint64_t decode_ns;
+    char kinds[160];
+} GpuStatsRec;
+
+/* ---- state ------------------------------------------------------------------ */
+
+typedef struct Pending {
+    uint8_t *buf;
+    size_t valid;
+    CUcontext ctx;
+    uint32_t stream;
+} Pending;
+
+/* The kinds GPUINST_TRACE can name. */
+enum {
+    K_KERNEL = 1u << 0, K_MEMCPY = 1u << 1, K_MEMSET = 1u << 2, K_RUNTIME = 1u << 3,
+    K_DRIVER = 1u << 4, K_SYNC = 1u << 5, K_MARKER = 1u << 6, K_MEMORY = 1u << 7,
+    K_OVERHEAD = 1u << 8
+};
+#define K_DEFAULT (K_KERNEL | K_MEMCPY | K_MEMSET | K_RUNTIME | K_OVERHEAD)
+#define K_ALL (K_DEFAULT | K_DRIVER | K_SYNC | K_MARKER | K_MEMORY)
+
+static const struct {
+    const char *name;
+    unsigned bit;
+} kindNames[] = {
+    {"kernel", K_KERNEL}, {"memcpy", K_MEMCPY}, {"memset", K_MEMSET}, {"runtime", K_RUNTIME},
+    {"driver", K_DRIVER}, {"sync", K_SYNC},     {"marker", K_MARKER}, {"memory", K_MEMORY},
+    {"overhead", K_OVERHEAD},
+};
+
+/* CUPTI entry points used here. */
+typedef struct Cupti {
+    CUptiResult(CUPTIAPI *GetResultString)(CUptiResult, const char **);
+    CUptiResult(CUPTIAPI *ActivityRegisterCallbacks)(CUpti_BuffersCallbackRequestFunc,
+                                                      CUpti_BuffersCallbackCompleteFunc);
+    CUptiResult(CUPTIAPI *ActivityRegisterTimestampCallback)(CUpti_TimestampCallbackFunc);
+    CUptiResult(CUPTIAPI *ActivityEnable)(CUpti_ActivityKind);
+    CUptiResult(CUPTIAPI *ActivityDisable)(CUpti_ActivityKind);
+    CUptiResult(CUPTIAPI *ActivityFlushAll)(uint32_t);
+    CUptiResult(CUPTIAPI *ActivityGetNextRecord)(uint8_t *, size_t, CUpti_Activity **);
+    CUptiResult(CUPTIAPI *ActivityGetNumDroppedRecords)(CUcontext, uint32_t, size_t *);
+    CUptiResult(CUPTIAPI *ActivityPushExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t);
+    CUptiResult(CUPTIAPI *ActivityPopExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t *);
+    CUptiResult(CUPTIAPI *GetTimestamp)(uint64_t *);
+    CUptiResult(CUPTIAPI *GetCallbackName)(CUpti_CallbackDomain, uint32_t, const char **);
+    CUptiResult(CUPTIAPI *Subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+    CUptiResult(CUPTIAPI *Unsubscribe)(CUpti_SubscriberHandle);
+} Cupti;
+
+typedef struct Driver {
+    CUresult(CUDAAPI *Init)(unsigned int);
+    CUresult(CUDAAPI *DeviceGetCount)(int *);
+    CUresult(CUDAAPI *DeviceGet)(CUdevice *, int);
+    CUresult(CUDAAPI *DeviceGetName)(char *, int, CUdevice);
+    CUresult(CUDAAPI *DeviceGetUuid)(CUuuid *, CUdevice);
+    CUresult(CUDAAPI *DeviceTotalMem)(size_t *, CUdevice);
+    CUresult(CUDAAPI *DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
+    CUresult(CUDAAPI *CtxGetCurrent)(CUcontext *);
+    CUresult(CUDAAPI *CtxSynchronize)(void);
+    CUresult(CUDAAPI *GetErrorName)(CUresult, const char **);
+} Driver;
+
+/* One correlation id's join data. */
+typedef struct Corr {
+    uint32_t key;
+    uint32_t used;               /* bit 0 slot used, bit 1 API seen */
+    uint32_t api_tid;
+    uint32_t pad_;
+    uint64_t range_id, mpi_call_id;
+} Corr;
+
+/* Name caches: kernel name pointer -> ids; API cbid -> id. */
+typedef struct NameSlot {
+    const char *ptr;
+    uint32_t name, demangled;
+} NameSlot;
+#define NAME_SLOTS 4096
+#define CBID_MAX 2048
+
+static struct {
+    int on;                       /* tracing started */
+    int closed;                   /* finalize flushed: late buffers go back unread */
+    unsigned kinds;
+    uint32_t nbuffers;
+    size_t bufsize;
+    int clock_method;
+    int64_t clock_offset;
+    char kindsText[160];
+
+    Cupti c;
+    Driver d;
+    int use_cupti_walk;           /* decode with cuptiActivityGetNextRecord */
+
+    /* pool and queue (qlock) */
+    pthread_mutex_t qlock;
+    pthread_cond_t qcond;
+    uint8_t **pool;               /* all buffers */
+    uint8_t **freeList;
+    uint32_t nfree;
+    Pending *queue;
+    uint32_t nqueue;
+    int stop;
+    pthread_t worker;
+    int worker_started;
+
+    /* decode (dlock): record buffers, correlation map, name caches */
+    pthread_mutex_t dlock;
+    gpuinstBuf kernels, copies, api, markers, sync, memory, overhead;
+    Corr *corr;
+    uint64_t corrCap, corrCount;
+    NameSlot names[NAME_SLOTS];
+    uint32_t cbidName[2][CBID_MAX];
+    char *(*demangle)(const char *, char *, size_t *, int *);
+    int demangleTried;
+    int bufsInit;
+
+    gpuinstActivityStats st;      /* counters (decode side under dlock; others atomics) */
+    uint64_t decode_ns, late_buffers;
+    int warnedPush;
+} A;
+
+static pthread_once_t lockOnce = PTHREAD_ONCE_INIT;
+static void initLocks(void)
+{
+    pthread_mutex_init(&A.qlock, NULL);
+    pthread_cond_init(&A.qcond, NULL);
+    pthread_mutex_init(&A.dlock, NULL);
+}
+
+static void bufsInit(void)
+{
+    if (A.bufsInit) return;
+    gpuinstBufInit(&A.kernels, sizeof(GpuKernelRec));
+    gpuinstBufInit(&A.copies, sizeof(GpuCopyRec));
+    gpuinstBufInit(&A.api, sizeof(GpuApiRec));
+    gpuinstBufInit(&A.markers, sizeof(GpuMarkerRec));
+    gpuinstBufInit(&A.sync, sizeof(GpuSyncRec));
+    gpuinstBufInit(&A.memory, sizeof(GpuMemoryRec));
+    gpuinstBufInit(&A.overhead, sizeof(GpuOverheadRec));
+    A.bufsInit = 1;
+}
+
+static const char *cuptiErr(CUptiResult rc)
+{
+    const char *s = NULL;
+    if (A.c.GetResultString == NULL || A.c.GetResultString(rc, &s) != CUPTI_SUCCESS || s == NULL)
+        return "unknown CUPTI error";
+    return s;
+}
+
+static const char *cuErr(CUresult rc)
+{
+    const char *s = NULL;
+    if (A.d.GetErrorName == NULL || A.d.GetErrorName(rc, &s) != CUDA_SUCCESS || s == NULL)
+        return "unknown CUDA error";
+    return s;
+}
+
+/* ---- correlation map (dlock held) -------------------------------------------- */
+
+static Corr *corrFind(uint32_t key, int create)
+{
+    uint64_t i, mask;
+    if (A.corrCap == 0 || (create && (A.corrCount + 1) * 2 > A.corrCap)) {
+        uint64_t ncap = A.corrCap ? A.corrCap * 2 : 4096, k;
+        Corr *n;
+        if (!create) return NULL;
+        n = (Corr *)calloc((size_t)ncap, sizeof *n);
+        if (n == NULL) return NULL;
+        for (k = 0; k < A.corrCap; k++) {
+            if (A.corr[k].used & 1u) {
+                uint64_t j = A.corr[k].key; /* ids are sequential: identity keeps neighbours together */
+                for (;; j++) {
+                    j &= ncap - 1;
+                    if (!(n[j].used & 1u)) break;
+                }
+                n[j] = A.corr[k];
+            }
+        }
+        free(A.corr);
+        A.corr = n;
+        A.corrCap = ncap;
+    }
+    mask = A.corrCap - 1;
+    for (i = key;; i++) {
+        Corr *c = &A.corr[i & mask];
+        if (!(c->used & 1u)) {
+            if (!create) return NULL;
+            c->key = key;
+            c->used = 1u;
+            c->range_id = c->mpi_call_id = GPUINST_GPU_NO_ID;
+            A.corrCount++;
+            return c;
+        }
+        if (c->key == key) return c;
+    }
+}
+
+/* ---- names (dlock held) --------------------------------------------------------- */
+
+static uint32_t intern(const char *s)
+{
+    size_t n;
+    if (s == NULL || s[0] == '\0') return 0;
+    n = strnlen(s, GPUINST_NAME_MAX);
+    return gpuinstStringIntern(s, n);
+}
+
+static void kernelNames(const char *mangled, uint32_t *name, uint32_t *dem)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)mangled * 0x9E3779B97F4A7C15ull) >> 52;
+    NameSlot *s = &A.names[h & (NAME_SLOTS - 1)];
+    char *d = NULL;
+    int status = -1;
+    if (mangled == NULL) {
+        *name = *dem = 0;
+        return;
+    }
+    if (s->ptr == mangled) {
+        *name = s->name;
+        *dem = s->demangled;
+        return;
+    }
+    if (!A.demangleTried) {
+        /* __cxa_demangle from the C++ runtime, if the process has one. */
+        void *sym;
+        A.demangleTried = 1;
+        sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        if (sym == NULL) {
+            void *h2 = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+            if (h2 != NULL) sym = dlsym(h2, "__cxa_demangle");
+        }
+        memcpy(&A.demangle, &sym, sizeof sym);
+    }
+    *name = intern(mangled);
+    if (A.demangle != NULL && mangled[0] == '_' && mangled[1] == 'Z') d = A.demangle(mangled, NULL, NULL, &status);
+    *dem = (d != NULL && status == 0) ? intern(d) : *name;
+    free(d);
+    s->ptr = mangled;
+    s->name = *name;
+    s->demangled = *dem;
+}
+
+static uint32_t apiName(int driver, uint32_t cbid)
+{
+    uint32_t *slot = cbid < CBID_MAX ? &A.cbidName[driver][cbid] : NULL;
+    const char *s = NULL;
+    char buf[48];
+    uint32_t id;
+    if (slot != NULL && *slot != 0) return *slot;
+    if (A.c.GetCallbackName == NULL ||
+        A.c.GetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &s) !=
+            CUPTI_SUCCESS ||
+        s == NULL) {
+        snprintf(buf, sizeof buf, "%s_cbid_%u", driver ? "driver" : "runtime", (unsigned)cbid);
+        s = buf;
+    }
+    id = intern(s);
+    if (slot != NULL) *slot = id;
+    return id;
+}
+
+/* ---- decode (dlock held) ----------------------------------------------------------- */
+
+static uint64_t ts(uint64_t t)
+{
+    return t == 0 ? 0 : (uint64_t)((int64_t)t + A.clock_offset);
+}
+
+#define SLOT(buf, T) ((T *)gpuinstBufSlot(&A.buf))
+
+static void lostOne(void)
+{
+    GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+}
+
+static void decodeOne(const CUpti_Activity *r)
+{
+    switch (r->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+        const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)r;
+        GpuKernelRec *o = SLOT(kernels, GpuKernelRec);
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->start_ns = ts(k->start);
+        o->end_ns = ts(k->end);
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+        o->grid_id = k->gridId;
+        kernelNames(k->name, &o->name, &o->demangled);
+        o->correlation = k->correlationId;
+        o->device = k->deviceId;
+        o->context = k->contextId;
+        o->stream = k->streamId;
+        o->grid_x = k->gridX; o->grid_y = k->gridY; o->grid_z = k->gridZ;
+        o->block_x = k->blockX; o->block_y = k->blockY; o->block_z = k->blockZ;
+        o->static_smem = k->staticSharedMemory;
+        o->dynamic_smem = k->dynamicSharedMemory;
+        o->registers = k->registersPerThread;
+        o->graph_id = k->graphId;
+        gpuinstBufCommit(&A.kernels);
+        A.st.kernels++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)r;
+        GpuCopyRec *o = SLOT(copies, GpuCopyRec);
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->start_ns = ts(m->start);
+        o->end_ns = ts(m->end);
+        o->bytes = m->bytes;
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+        o->correlation = m->correlationId;
+        o->device = o->src_device = o->dst_device = m->deviceId;
+        o->context = m->contextId;
+        o->stream = m->streamId;
+        o->op = GPU_OP_MEMCPY;
+        o->copy_kind = m->copyKind;
+        o->src_kind = m->srcKind;
+        o->dst_kind = m->dstKind;
+        gpuinstBufCommit(&A.copies);
+        A.st.copies++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+        const CUpti_ActivityMemcpyPtoP4 *m = (const CUpti_ActivityMemcpyPtoP4 *)(const void *)r;
+        GpuCopyRec *o = SLOT(copies, GpuCopyRec);
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->start_ns = ts(m->start);
+        o->end_ns = ts(m->end);
+        o->bytes = m->bytes;
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+        o->correlation = m->correlationId;
+        o->device = m->deviceId;
+        o->src_device = m->srcDeviceId;
+        o->dst_device = m->dstDeviceId;
+        o->context = m->contextId;
+        o->stream = m->streamId;
+        o->op = GPU_OP_MEMCPY_PEER;
+        o->copy_kind = m->copyKind;
+        o->src_kind = m->srcKind;
+        o->dst_kind = m->dstKind;
+        gpuinstBufCommit(&A.copies);
+        A.st.copies++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+        const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)r;
+        GpuCopyRec *o = SLOT(copies, GpuCopyRec);
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->start_ns = ts(m->start);
+        o->end_ns = ts(m->end);
+        o->bytes = m->bytes;
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+        o->correlation = m->correlationId;
+        o->device = o->src_device = o->dst_device = m->deviceId;
+        o->context = m->contextId;
+        o->stream = m->streamId;
+        o->value = m->value;
+        o->op = GPU_OP_MEMSET;
+        o->dst_kind = (uint8_t)m->memoryKind;
+        gpuinstBufCommit(&A.copies);
+        A.st.copies++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+        const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)(const void *)r;
+        int driver = r->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+        GpuApiRec *o = SLOT(api, GpuApiRec);
+        Corr *c = corrFind(a->correlationId, 1);
+        if (c != NULL) {
+            c->used |= 2u;
+            c->api_tid = a->threadId;
+        }
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->start_ns = ts(a->start);
+        o->end_ns = ts(a->end);
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+        o->correlation = a->correlationId;
+        o->cbid = (uint32_t)a->cbid;
+        o->name = apiName(driver, (uint32_t)a->cbid);
+        o->api_tid = a->threadId;
+        o->return_value = a->returnValue;
+        o->domain = (uint8_t)(driver ? 2 : 1);
+        gpuinstBufCommit(&A.api);
+        A.st.api++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+        const CUpti_ActivityExternalCorrelation *e =
+            (const CUpti_ActivityExternalCorrelation *)(const void *)r;
+        Corr *c = corrFind(e->correlationId, 1);
+        if (c == NULL) { lostOne(); break; }
+        if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) c->range_id = e->externalId;
+        else if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1) c->mpi_call_id = e->externalId;
+        A.st.ext_corr++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MARKER: {
+        const CUpti_ActivityMarker2 *m = (const CUpti_ActivityMarker2 *)(const void *)r;
+        GpuMarkerRec *o = SLOT(markers, GpuMarkerRec);
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->time_ns = ts(m->timestamp);
+        o->id = m->id;
+        o->flags = (uint32_t)m->flags;
+        o->name = intern(m->name);
+        o->domain = intern(m->domain);
+        o->tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m->objectId.pt.threadId : 0;
+        gpuinstBufCommit(&A.markers);
+        A.st.markers++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+        const CUpti_ActivitySynchronization2 *s = (const CUpti_ActivitySynchronization2 *)(const void *)r;
+        GpuSyncRec *o = SLOT(sync, GpuSyncRec);
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->start_ns = ts(s->start);
+        o->end_ns = ts(s->end);
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+        o->correlation = s->correlationId;
+        o->type = (uint32_t)s->type;
+        o->context = s->contextId;
+        o->stream = s->streamId;
+        gpuinstBufCommit(&A.sync);
+        A.st.sync++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMORY2: {
+        const CUpti_ActivityMemory4 *m = (const CUpti_ActivityMemory4 *)(const void *)r;
+        GpuMemoryRec *o = SLOT(memory, GpuMemoryRec);
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->time_ns = ts(m->timestamp);
+        o->address = m->address;
+        o->bytes = m->bytes;
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+        o->correlation = m->correlationId;
+        o->operation = (uint32_t)m->memoryOperationType;
+        o->memory_kind = (uint32_t)m->memoryKind;
+        o->device = m->deviceId;
+        o->context = m->contextId;
+        o->stream = m->streamId;
+        gpuinstBufCommit(&A.memory);
+        A.st.memory++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
+        const CUpti_ActivityOverhead3 *v = (const CUpti_ActivityOverhead3 *)(const void *)r;
+        GpuOverheadRec *o = SLOT(overhead, GpuOverheadRec);
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->start_ns = ts(v->start);
+        o->end_ns = ts(v->end);
+        o->overhead_kind = (uint32_t)v->overheadKind;
+        o->object_kind = (uint32_t)v->objectKind;
+        o->object_id = v->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? v->objectId.pt.threadId
+                                                                     : v->objectId.dcs.deviceId;
+        o->correlation = v->correlationId;
+        gpuinstBufCommit(&A.overhead);
+        A.st.overhead++;
+        break;
+    }
+    default:
+        A.st.unknown++;
+        break;
+    }
+}
+
+/* Size of a record of `kind` in a buffer, for gpuinst's own walk (0:
+ * unknown, the walk stops).  Kinds listed but not decoded are skipped. */
+static size_t kindSize(uint32_t kind)
+{
+    switch (kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
+    case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: return sizeof(CUpti_ActivityMemcpyPtoP4);
+    case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return sizeof(CUpti_ActivityExternalCorrelation);
+    case CUPTI_ACTIVITY_KIND_MARKER: return sizeof(CUpti_ActivityMarker2);
+    case CUPTI_ACTIVITY_KIND_MARKER_DATA: return sizeof(CUpti_ActivityMarkerData2);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
+    case CUPTI_ACTIVITY_KIND_MEMORY2: return sizeof(CUpti_ActivityMemory4);
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: return sizeof(CUpti_ActivityOverhead3);
+    case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice5);
+    case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
+    case CUPTI_ACTIVITY_KIND_NAME: return sizeof(CUpti_ActivityName);
+    default: return 0;
+    }
+}
+
+GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
+{
+    uint64_t t0 = gpuinstClockNs();
+    int rc = GPUINST_SUCCESS;
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&A.dlock);
+    bufsInit();
+    if (A.use_cupti_walk && A.c.ActivityGetNextRecord != NULL) {
+        CUpti_Activity *r = NULL;
+        CUptiResult st;
+        while ((st = A.c.ActivityGetNextRecord((uint8_t *)(uintptr_t)buf, valid, &r)) == CUPTI_SUCCESS)
+            decodeOne(r);
+        if (st != CUPTI_ERROR_MAX_LIMIT_REACHED) {
+            A.st.unknown++;
+            rc = GPUINST_ERROR_INVALID_ARGUMENT;
+        }
+    } else {
+        size_t off = 0;
+        while (off + sizeof(CUpti_Activity) <= valid) {
+            uint32_t kind;
+            size_t n;
+            memcpy(&kind, buf + off, sizeof kind);
+            n = kindSize(kind);
+            if (n == 0 || off + n > valid) {
+                A.st.unknown++; /* cannot know its size: the rest of this buffer is skipped */
+                rc = GPUINST_ERROR_INVALID_ARGUMENT;
+                break;
+            }
+            if ((off & 7u) == 0) {
+                decodeOne((const CUpti_Activity *)(const void *)(buf + off));
+            } else { /* misaligned input (not from CUPTI): decode a copy */
+                uint64_t tmp[64];
+                if (n <= sizeof tmp) {
+                    memcpy(tmp, buf + off, n);
+                    decodeOne((const CUpti_Activity *)(const void *)tmp);
+                }
+            }
+            off += (n + 7u) & ~(size_t)7u;
+        }
+    }
+    A.st.buffers++;
+    A.decode_ns += gpuinstClockNs() - t0;
+    pthread_mutex_unlock(&A.dlock);
+    return rc;
+}
+
+/* Fills range/MPI ids and the launching thread into every correlated row. */
+#define FILL(buf, T)                                                              \
+    do {                                                                          \
+        gpuinstChunk *ch_;                                                        \
+        for (ch_ = A.buf.head; ch_ != NULL; ch_ = ch_->next) {                    \
+            T *row_ = (T *)(void *)GPUINST_CHUNK_DATA(ch_);                       \
+            uint32_t i_;                                                          \
+            for (i_ = 0; i_ < ch_->count; i_++) {                                 \
+                Corr *c_ = corrFind(row_[i_].correlation, 0);                     \
+                if (c_ != NULL) {                                                 \
+                    row_[i_].range_id = c_->range_id;                             \
+                    row_[i_].mpi_call_id = c_->mpi_call_id;                       \
+                    if (c_->used & 2u) row_[i_].api_tid = c_->api_tid;            \
+                }                                                                 \
+                if (counted && (c_ == NULL || !(c_->used & 2u))) A.st.unresolved++; \
+            }                                                                     \
+        }                                                                         \
+    } while (0)
+
+GPUINST_PRIVATE void gpuinstActivityResolve(void)
+{
+    int counted;
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&A.dlock);
+    bufsInit();
+    A.st.unresolved = 0;
+    /* Only GPU work needs its API record; count misses only when API
+     * records were collected at all. */
+    counted = (A.kinds & (K_RUNTIME | K_DRIVER)) != 0 || A.st.api > 0;
+    FILL(kernels, GpuKernelRec);
+    FILL(copies, GpuCopyRec);
+    counted = 0;
+    FILL(api, GpuApiRec);
+    FILL(sync, GpuSyncRec);
+    FILL(memory, GpuMemoryRec);
+    pthread_mutex_unlock(&A.dlock);
+}
+
+GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s)
+{
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&A.dlock);
+    *s = A.st;
+    s->no_buffer = GPUINST_LOAD_RLX(&A.st.no_buffer);
+    pthread_mutex_unlock(&A.dlock);
+}
+
+/* ---- CUPTI buffer callbacks (keep them short) ------------------------------------------ */
+
+static void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size, size_t *maxNumRecords)
+{
+    uint8_t *b = NULL;
+    pthread_mutex_lock(&A.qlock);
+    if (A.nfree > 0) b = A.freeList[--A.nfree];
+    pthread_mutex_unlock(&A.qlock);
+    if (b == NULL) GPUINST_ADD_RLX(&A.st.no_buffer, 1);
+    *buffer = b;
+    *size = b != NULL ? A.bufsize : 0;
+    *maxNumRecords = 0;
+}
+
+static void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t *buffer, size_t size,
+                                     size_t validSize)
+{
+    (void)size;
+    if (buffer == NULL) return;
+    pthread_mutex_lock(&A.qlock);
+    if (A.closed) {
+        /* after finalize: nobody decodes any more; give the buffer back */
+        A.freeList[A.nfree++] = buffer;
+        A.late_buffers++;
+    } else {
+        Pending *p = &A.queue[A.nqueue++]; /* queue holds nbuffers entries: never overflows */
+        p->buf = buffer;
+        p->valid = validSize;
+        p->ctx = ctx;
+        p->stream = streamId;
+        pthread_cond_signal(&A.qcond);
+    }
+    pthread_mutex_unlock(&A.qlock);
+}
+
+static void addDropped(CUcontext ctx, uint32_t stream)
+{
+    size_t d = 0;
+    if (A.c.ActivityGetNumDroppedRecords != NULL && A.c.ActivityGetNumDroppedRecords(ctx, stream, &d) == CUPTI_SUCCESS)
+        GPUINST_ADD_RLX(&A.st.dropped, (uint64_t)d);
+}
+
+/* The decode thread: drains the queue, decodes, recycles buffers. */
+static void *decodeThread(void *arg)
+{
+    Pending local[64];
+    (void)arg;
+    pthread_mutex_lock(&A.qlock);
+    for (;;) {
+        uint32_t n, i;
+        while (A.nqueue == 0 && !A.stop) pthread_cond_wait(&A.qcond, &A.qlock);
+        if (A.nqueue == 0 && A.stop) break;
+        n = A.nqueue < 64 ? A.nqueue : 64;
+        memcpy(local, A.queue + (A.nqueue - n), n * sizeof *local);
+        A.nqueue -= n;
+        pthread_mutex_unlock(&A.qlock);
+        for (i = 0; i < n; i++) {
+            gpuinstActivityDecode(local[i].buf, local[i].valid);
+            addDropped(local[i].ctx, local[i].stream);
+        }
+        pthread_mutex_lock(&A.qlock);
+        for (i = 0; i < n; i++) A.freeList[A.nfree++] = local[i].buf;
+    }
+    pthread_mutex_unlock(&A.qlock);
+    return NULL;
+}
+
+/* ---- external correlation hooks --------------------------------------------------------- */
+
+static void corrFailed(CUptiResult rc)
+{
+    gpuinstWarnOnce(&A.warnedPush, "CUPTI external correlation push/pop failed (%s): some GPU records "
+                                   "will lack their range or MPI call",
+                    cuptiErr(rc));
+}
+
+GPUINST_PRIVATE void gpuinstGpuRangePushSlow(uint64_t range_id)
+{
+    CUptiResult rc = A.c.ActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, range_id);
+    if (GPUINST_UNLIKELY(rc != CUPTI_SUCCESS)) corrFailed(rc);
+}
+
+GPUINST_PRIVATE void gpuinstGpuRangePopSlow(void)
+{
+    uint64_t last = 0;
+    /* an empty stack (range pushed before tracing started) is not an error */
+    (void)A.c.ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+}
+
+GPUINST_PRIVATE void gpuinstGpuMpiEnterSlow(uint64_t call_id)
+{
+    CUptiResult rc = A.c.ActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, call_id);
+    if (GPUINST_UNLIKELY(rc != CUPTI_SUCCESS)) corrFailed(rc);
+}
+
+GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void)
+{
+    uint64_t last = 0;
+    (void)A.c.ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, &last);
+}
+
+/* ---- tables ------------------------------------------------------------------------------ */
+
+#define F(rec, member, type, flags, unit, doc) \
+    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
+#define FS(rec, member, doc) \
+    { #member, GPUINST_FT_STR, (uint32_t)offsetof(rec, member), (uint32_t)sizeof(((rec *)0)->member), 0, "", doc }
+#define NF(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+#define NOID_DOC " (18446744073709551615 = none)"
+
+static const gpuinstField kernelFields[] = {
+    F(GpuKernelRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel start on the GPU"),
+    F(GpuKernelRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel end on the GPU"),
+    F(GpuKernelRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the launching thread: /ranges id = (thread << 32) | seq" NOID_DOC),
+    F(GpuKernelRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the launch happened in (MPI layer's call id)" NOID_DOC),
+    F(GpuKernelRec, grid_id, GPUINST_FT_I64, 0, "", "CUPTI grid id"),
+    F(GpuKernelRec, name, GPUINST_FT_U32, 0, "", "mangled kernel name: id in /strings"),
+    F(GpuKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings (= name when not mangled)"),
+    F(GpuKernelRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id: joins /gpu/api"),
+    F(GpuKernelRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal (/gpu/devices)"),
+    F(GpuKernelRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    F(GpuKernelRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    F(GpuKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(GpuKernelRec, api_tid, GPUINST_FT_U32, 0, "", "thread id of the launching API call (CUPTI threadId)"),
+    F(GpuKernelRec, grid_x, GPUINST_FT_I32, 0, "count", "grid size x (blocks)"),
+    F(GpuKernelRec, grid_y, GPUINST_FT_I32, 0, "count", "grid size y"),
+    F(GpuKernelRec, grid_z, GPUINST_FT_I32, 0, "count", "grid size z"),
+    F(GpuKernelRec, block_x, GPUINST_FT_I32, 0, "count", "block size x (threads)"),
+    F(GpuKernelRec, block_y, GPUINST_FT_I32, 0, "count", "block size y"),
+    F(GpuKernelRec, block_z, GPUINST_FT_I32, 0, "count", "block size z"),
+    F(GpuKernelRec, static_smem, GPUINST_FT_I32, 0, "bytes", "static shared memory per block"),
+    F(GpuKernelRec, dynamic_smem, GPUINST_FT_I32, 0, "bytes", "dynamic shared memory per block"),
+    F(GpuKernelRec, registers, GPUINST_FT_U32, 0, "count", "registers per thread"),
+    F(GpuKernelRec, graph_id, GPUINST_FT_U32, 0, "", "CUDA graph id (0: not in a graph)"),
+};
+
+static const gpuinstField copyFields[] = {
+    F(GpuCopyRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start on the GPU"),
+    F(GpuCopyRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "end on the GPU"),
+    F(GpuCopyRec, bytes, GPUINST_FT_U64, 0, "bytes", "bytes copied or set"),
+    F(GpuCopyRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the calling thread" NOID_DOC),
+    F(GpuCopyRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the copy was issued in" NOID_DOC),
+    F(GpuCopyRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id: joins /gpu/api"),
+    F(GpuCopyRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal"),
+    F(GpuCopyRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    F(GpuCopyRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    F(GpuCopyRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(GpuCopyRec, api_tid, GPUINST_FT_U32, 0, "", "thread id of the issuing API call"),
+    F(GpuCopyRec, value, GPUINST_FT_U32, 0, "", "memset value (op 2)"),
+    F(GpuCopyRec, src_device, GPUINST_FT_U32, 0, "", "source device (peer copies; else = device)"),
+    F(GpuCopyRec, dst_device, GPUINST_FT_U32, 0, "", "destination device (peer copies; else = device)"),
+    F(GpuCopyRec, op, GPUINST_FT_U8, 0, "", "1 memcpy, 2 memset, 3 peer memcpy"),
+    F(GpuCopyRec, copy_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 3 HtoA, 4 AtoH, 5 AtoA, 6 AtoD, 7 DtoA, 8 DtoD, 9 HtoH, 10 PtoP"),
+    F(GpuCopyRec, src_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemoryKind of the source: 1 pageable, 2 pinned, 3 device, 4 array, 5 managed, 6 device static, 7 managed static"),
+    F(GpuCopyRec, dst_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemoryKind of the destination (memset: of the memory set)"),
+};
+
+static const gpuinstField apiFields[] = {
+    F(GpuApiRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "API call entry"),
+    F(GpuApiRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "API call exit"),
+    F(GpuApiRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the calling thread" NOID_DOC),
+    F(GpuApiRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the API call was made in" NOID_DOC),
+    F(GpuApiRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
+    F(GpuApiRec, cbid, GPUINST_FT_U32, 0, "", "CUPTI callback id (cupti_runtime_cbid.h / cupti_driver_cbid.h)"),
+    F(GpuApiRec, name, GPUINST_FT_U32, 0, "", "function name: id in /strings"),
+    F(GpuApiRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id (CUPTI threadId)"),
+    F(GpuApiRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(GpuApiRec, return_value, GPUINST_FT_U32, 0, "", "cudaError_t (runtime) or CUresult (driver)"),
+    F(GpuApiRec, domain, GPUINST_FT_U8, 0, "", "1 runtime API, 2 driver API"),
+};
+
+static const gpuinstField markerFields[] = {
+    F(GpuMarkerRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "marker time"),
+    F(GpuMarkerRec, id, GPUINST_FT_U32, 0, "", "marker id: a start and its end share it"),
+    F(GpuMarkerRec, flags, GPUINST_FT_U32, 0, "", "1 instantaneous, 2 range start, 4 range end (CUPTI_ACTIVITY_FLAG_MARKER_*)"),
+    F(GpuMarkerRec, name, GPUINST_FT_U32, 0, "", "message: id in /strings (0 on range ends)"),
+    F(GpuMarkerRec, domain, GPUINST_FT_U32, 0, "", "NVTX domain name: id in /strings (0 = default domain)"),
+    F(GpuMarkerRec, tid, GPUINST_FT_U32, 0, "", "thread id (CUPTI)"),
+    F(GpuMarkerRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+};
+
+static const gpuinstField syncFields[] = {
+    F(GpuSyncRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "synchronization start"),
+    F(GpuSyncRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "synchronization end"),
+    F(GpuSyncRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range" NOID_DOC),
+    F(GpuSyncRec, mpi_call_id, GPUINST_FT_U64, 0, "", "enclosing MPI call" NOID_DOC),
+    F(GpuSyncRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
+    F(GpuSyncRec, type, GPUINST_FT_U32, 0, "", "1 event synchronize, 2 stream wait event, 3 stream synchronize, 4 context synchronize"),
+    F(GpuSyncRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    F(GpuSyncRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    F(GpuSyncRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(GpuSyncRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id"),
+};
+
+static const gpuinstField memoryFields[] = {
+    F(GpuMemoryRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "allocation or release time"),
+    F(GpuMemoryRec, address, GPUINST_FT_U64, 0, "", "address"),
+    F(GpuMemoryRec, bytes, GPUINST_FT_U64, 0, "bytes", "size"),
+    F(GpuMemoryRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range" NOID_DOC),
+    F(GpuMemoryRec, mpi_call_id, GPUINST_FT_U64, 0, "", "enclosing MPI call" NOID_DOC),
+    F(GpuMemoryRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
+    F(GpuMemoryRec, operation, GPUINST_FT_U32, 0, "", "1 allocation, 2 release"),
+    F(GpuMemoryRec, memory_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityMemoryKind"),
+    F(GpuMemoryRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal"),
+    F(GpuMemoryRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    F(GpuMemoryRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    F(GpuMemoryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(GpuMemoryRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id"),
+};
+
+static const gpuinstField overheadFields[] = {
+    F(GpuOverheadRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "overhead start"),
+    F(GpuOverheadRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "overhead end"),
+    F(GpuOverheadRec, overhead_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityOverheadKind: 1 driver compiler, 65536 CUPTI buffer flush, 131072 CUPTI instrumentation, 196608 CUPTI resource, ..."),
+    F(GpuOverheadRec, object_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityObjectKind: 1 process, 2 thread, 3 device, 4 context, 5 stream"),
+    F(GpuOverheadRec, object_id, GPUINST_FT_U32, 0, "", "thread id (object_kind 2) or device id"),
+    F(GpuOverheadRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id (0 if none)"),
+    F(GpuOverheadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+};
+
+static const gpuinstField deviceFields[] = {
+    F(GpuDeviceRec, global_memory, GPUINST_FT_U64, 0, "bytes", "global memory"),
+    F(GpuDeviceRec, records, GPUINST_FT_U64, 0, "count", "kernels + copies this rank ran on the device"),
+    F(GpuDeviceRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(GpuDeviceRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal as this rank sees it"),
+    F(GpuDeviceRec, sm_count, GPUINST_FT_U32, 0, "count", "streaming multiprocessors"),
+    F(GpuDeviceRec, cc_major, GPUINST_FT_U32, 0, "", "compute capability major"),
+    F(GpuDeviceRec, cc_minor, GPUINST_FT_U32, 0, "", "compute capability minor"),
+    FS(GpuDeviceRec, name, "device name"),
+    FS(GpuDeviceRec, uuid, "device UUID (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)"),
+};
+
+static const gpuinstField statsFields[] = {
+    F(GpuStatsRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(GpuStatsRec, enabled, GPUINST_FT_U32, 0, "", "1 if CUPTI activity tracing ran on this rank (else see /unavailable)"),
+    F(GpuStatsRec, nbuffers, GPUINST_FT_U32, 0, "count", "activity buffers in the pool"),
+    F(GpuStatsRec, buffer_bytes, GPUINST_FT_U32, 0, "bytes", "size of each activity buffer"),
+    F(GpuStatsRec, clock_method, GPUINST_FT_U32, 0, "", "1 CUPTI timestamps from gpuinst's clock (timestamp callback), 2 measured offset"),
+    F(GpuStatsRec, clock_offset_ns, GPUINST_FT_I64, 0, "ns", "offset added to CUPTI timestamps (method 2)"),
+    F(GpuStatsRec, kernels, GPUINST_FT_U64, 0, "count", "kernel records"),
+    F(GpuStatsRec, copies, GPUINST_FT_U64, 0, "count", "memcpy + memset records"),
+    F(GpuStatsRec, api, GPUINST_FT_U64, 0, "count", "runtime + driver API records"),
+    F(GpuStatsRec, markers, GPUINST_FT_U64, 0, "count", "NVTX marker records"),
+    F(GpuStatsRec, sync, GPUINST_FT_U64, 0, "count", "synchronization records"),
+    F(GpuStatsRec, memory, GPUINST_FT_U64, 0, "count", "memory allocation/release records"),
+    F(GpuStatsRec, overhead, GPUINST_FT_U64, 0, "count", "overhead records"),
+    F(GpuStatsRec, ext_corr, GPUINST_FT_U64, 0, "count", "external correlation records joined"),
+    F(GpuStatsRec, unknown, GPUINST_FT_U64, 0, "count", "records of kinds not decoded (skipped)"),
+    F(GpuStatsRec, dropped, GPUINST_FT_U64, 0, "count", "records CUPTI dropped (cuptiActivityGetNumDroppedRecords)"),
+    F(GpuStatsRec, no_buffer, GPUINST_FT_U64, 0, "count", "buffer requests refused: pool empty (raise buffers= in GPUINST_TRACE)"),
+    F(GpuStatsRec, buffers, GPUINST_FT_U64, 0, "count", "buffers decoded"),
+    F(GpuStatsRec, unresolved, GPUINST_FT_U64, 0, "count", "kernels/copies whose API record was not found"),
+    F(GpuStatsRec, late_buffers, GPUINST_FT_U64, 0, "count", "buffers completed after finalize (not decoded)"),
+    F(GpuStatsRec, decode_ns, GPUINST_FT_U64, 0, "ns", "time spent decoding"),
+    FS(GpuStatsRec, kinds, "activity kinds enabled (GPUINST_TRACE)"),
+};
+
+static int collectBuf(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    gpuinstBuf *b = (gpuinstBuf *)tb->ctx;
+    uint64_t n;
+    char *rows;
+    pthread_mutex_lock(&A.dlock);
+    bufsInit();
+    n = gpuinstBufCount(b);
+    rows = (char *)malloc(n ? (size_t)(n * tb->record_size) : 1);
+    if (rows == NULL) {
+        pthread_mutex_unlock(&A.dlock);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    *count = gpuinstBufCopy(b, rows, n);
+    pthread_mutex_unlock(&A.dlock);
+    *out = rows;
+    return GPUINST_SUCCESS;
+}
+
+/* Devices as the driver reports them, with this rank's record counts. */
+static GpuDeviceRec *devRows;
+static uint64_t ndevRows;
+
+static void countRecordsPerDevice(void)
+{
+    gpuinstChunk *ch;
+    uint64_t i;
+    for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+        const GpuKernelRec *r = (const GpuKernelRec *)(const void *)GPUINST_CHUNK_DATA(ch);
+        uint32_t k;
+        for (k = 0; k < ch->count; k++)
+            for (i = 0; i < ndevRows; i++)
+                if (devRows[i].device == r[k].device) devRows[i].records++;
+    }
+    for (ch = A.copies.head; ch != NULL; ch = ch->next) {
+        const GpuCopyRec *r = (const GpuCopyRec *)(const void *)GPUINST_CHUNK_DATA(ch);
+        uint32_t k;
+        for (k = 0; k < ch->count; k++)
+            for (i = 0; i < ndevRows; i++)
+                if (devRows[i].device == r[k].device) devRows[i].records++;
+    }
+}
+
+static void readDevices(void)
+{
+    int n = 0, i;
+    if (A.d.DeviceGetCount == NULL || A.d.DeviceGetCount(&n) != CUDA_SUCCESS || n <= 0) return;
+    devRows = (GpuDeviceRec *)calloc((size_t)n, sizeof *devRows);
+    if (devRows == NULL) return;
+    for (i = 0; i < n; i++) {
+        GpuDeviceRec *r = &devRows[ndevRows];
+        CUdevice dev;
+        CUuuid u;
+        size_t mem = 0;
+        int v = 0;
+        if (A.d.DeviceGet(&dev, i) != CUDA_SUCCESS) continue;
+        r->device = (uint32_t)i;
+        if (A.d.DeviceGetName == NULL || A.d.DeviceGetName(r->name, (int)sizeof r->name - 1, dev) != CUDA_SUCCESS)
+            snprintf(r->name, sizeof r->name, "unknown");
+        if (A.d.DeviceGetUuid != NULL && A.d.DeviceGetUuid(&u, dev) == CUDA_SUCCESS) {
+            const unsigned char *b = (const unsigned char *)u.bytes;
+            snprintf(r->uuid, sizeof r->uuid,
+                     "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+                     b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+        }
+        if (A.d.DeviceTotalMem != NULL && A.d.DeviceTotalMem(&mem, dev) == CUDA_SUCCESS) r->global_memory = mem;
+        if (A.d.DeviceGetAttribute != NULL) {
+            if (A.d.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) == CUDA_SUCCESS)
+                r->sm_count = (uint32_t)v;
+            if (A.d.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == CUDA_SUCCESS)
+                r->cc_major = (uint32_t)v;
+            if (A.d.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == CUDA_SUCCESS)
+                r->cc_minor = (uint32_t)v;
+        }
+        ndevRows++;
+    }
+}
+
+static int collectDevices(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    GpuDeviceRec *rows = (GpuDeviceRec *)calloc(ndevRows ? (size_t)ndevRows : 1, sizeof *rows);
+    (void)tb;
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    if (ndevRows) memcpy(rows, devRows, (size_t)ndevRows * sizeof *rows);
+    *out = rows;
+    *count = ndevRows;
+    return GPUINST_SUCCESS;
+}
+
+static int collectStats(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    GpuStatsRec *r = (GpuStatsRec *)calloc(1, sizeof *r);
+    gpuinstActivityStats s;
+    (void)tb;
+    if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    gpuinstActivityGetStats(&s);
+    r->enabled = (uint32_t)A.on;
+    r->nbuffers = A.nbuffers;
+    r->buffer_bytes = (uint32_t)A.bufsize;
+    r->clock_method = (uint32_t)A.clock_method;
+    r->clock_offset_ns = A.clock_offset;
+    r->kernels = s.kernels;
+    r->copies = s.copies;
+    r->api = s.api;
+    r->markers = s.markers;
+    r->sync = s.sync;
+    r->memory = s.memory;
+    r->overhead = s.overhead;
+    r->ext_corr = s.ext_corr;
+    r->unknown = s.unknown;
+    r->dropped = s.dropped;
+    r->no_buffer = s.no_buffer;
+    r->buffers = s.buffers;
+    r->unresolved = s.unresolved;
+    r->late_buffers = A.late_buffers;
+    r->decode_ns = A.decode_ns;
+    snprintf(r->kinds, sizeof r->kinds, "%s", A.kindsText);
+    *out = r;
+    *count = 1;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable kernelsTable = {
+    "/gpu/kernels", "GPU kernels (CUPTI concurrent kernel records), with their rank, range and MPI call",
+    sizeof(GpuKernelRec), NF(kernelFields), kernelFields, collectBuf, &A.kernels};
+static const gpuinstTable copiesTable = {
+    "/gpu/copies", "GPU memory copies and sets (CUPTI memcpy, peer memcpy, memset records)",
+    sizeof(GpuCopyRec), NF(copyFields), copyFields, collectBuf, &A.copies};
+static const gpuinstTable apiTable = {
+    "/gpu/api", "CUDA runtime and driver API calls (CUPTI API records)",
+    sizeof(GpuApiRec), NF(apiFields), apiFields, collectBuf, &A.api};
+static const gpuinstTable markersTable = {
+    "/gpu/markers", "NVTX markers and ranges of any library, as CUPTI saw them (GPUINST_TRACE=all)",
+    sizeof(GpuMarkerRec), NF(markerFields), markerFields, collectBuf, &A.markers};
+static const gpuinstTable syncTable = {
+    "/gpu/sync", "CUDA synchronization calls (GPUINST_TRACE=all)",
+    sizeof(GpuSyncRec), NF(syncFields), syncFields, collectBuf, &A.sync};
+static const gpuinstTable memoryTable = {
+    "/gpu/memory", "GPU memory allocations and releases (GPUINST_TRACE=all)",
+    sizeof(GpuMemoryRec), NF(memoryFields), memoryFields, collectBuf, &A.memory};
+static const gpuinstTable overheadTable = {
+    "/gpu/overhead", "CUPTI and driver overhead intervals",
+    sizeof(GpuOverheadRec), NF(overheadFields), overheadFields, collectBuf, &A.overhead};
+static const gpuinstTable devicesTable = {
+    "/gpu/devices", "CUDA devices visible to each rank (driver API), with the rank's record counts",
+    sizeof(GpuDeviceRec), NF(deviceFields), deviceFields, collectDevices, NULL};
+static const gpuinstTable statsTable = {
+    "/gpu/stats", "GPU tracing per rank: kinds, buffers, record counts, dropped records, clock",
+    sizeof(GpuStatsRec), NF(statsFields), statsFields, collectStats, NULL};
+
+GPUINST_PRIVATE void gpuinstActivityTablesRegister(void)
+{
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&A.dlock);
+    bufsInit();
+    pthread_mutex_unlock(&A.dlock);
+    gpuinstTableRegister(&kernelsTable);
+    gpuinstTableRegister(&copiesTable);
+    gpuinstTableRegister(&apiTable);
+    gpuinstTableRegister(&markersTable);
+    gpuinstTableRegister(&syncTable);
+    gpuinstTableRegister(&memoryTable);
+    gpuinstTableRegister(&overheadTable);
+    gpuinstTableRegister(&devicesTable);
+    gpuinstTableRegister(&statsTable);
+}
+
+/* ---- GPUINST_TRACE --------------------------------------------------------------------- */
+
+/* Parses the kinds and buffer options; returns the kind mask (0: off). */
+static unsigned parseTrace(const char *spec, uint32_t *nbuf, size_t *bufsize)
+{
+    char tok[64];
+    const char *p = spec;
+    unsigned kinds = 0;
+    int any = 0, off = 0;
+    while (*p) {
+        size_t n = 0;
+        unsigned long long v;
+        char *end;
+        while (*p == ',' || *p == ' ' || *p == '+') p++;
+        while (p[n] && p[n] != ',' && p[n] != ' ' && p[n] != '+') n++;
+        if (n == 0) break;
+        if (n >= sizeof tok) n = sizeof tok - 1;
+        memcpy(tok, p, n);
+        tok[n] = '\0';
+        p += n;
+        while (*p && *p != ',' && *p != ' ' && *p != '+') p++;
+        if (strcmp(tok, "default") == 0) { kinds |= K_DEFAULT; any = 1; continue; }
+        if (strcmp(tok, "all") == 0) { kinds |= K_ALL; any = 1; continue; }
+        if (strcmp(tok, "none") == 0 || strcmp(tok, "off") == 0 || strcmp(tok, "0") == 0) { off = 1; continue; }
+        if (strncmp(tok, "buffers=", 8) == 0) {
+            v = strtoull(tok + 8, &end, 10);
+            if (*end == '\0' && v >= 2 && v <= 1024) *nbuf = (uint32_t)v;
+            else gpuinstWarn("GPUINST_TRACE: %s: buffers must be 2..1024; keeping %u", tok, (unsigned)*nbuf);
+            continue;
+        }
+        if (strncmp(tok, "buffer_kb=", 10) == 0) {
+            v = strtoull(tok + 10, &end, 10);
+            if (*end == '\0' && v >= 64 && v <= 65536) *bufsize = (size_t)v * 1024u;
+            else gpuinstWarn("GPUINST_TRACE: %s: buffer_kb must be 64..65536; keeping %zu", tok, *bufsize / 1024u);
+            continue;
+        }
+        {
+            size_t i;
+            int found = 0;
+            for (i = 0; i < sizeof kindNames / sizeof kindNames[0]; i++)
+                if (strcmp(tok, kindNames[i].name) == 0) {
+                    kinds |= kindNames[i].bit;
+                    found = any = 1;
+                }
+            if (!found)
+                gpuinstWarn("GPUINST_TRACE: unknown word \"%s\" ignored (kinds: default, all, none, kernel, memcpy, "
+                            "memset, runtime, driver, sync, marker, memory, overhead; options buffers=N, buffer_kb=N)",
+                            tok);
+        }
+    }
+    if (off) return 0;
+    if (!any) kinds = K_DEFAULT;
+    return kinds;
+}
+
+static void kindsText(unsigned kinds, char *out, size_t cap)
+{
+    size_t i, len = 0;
+    out[0] = '\0';
+    for (i = 0; i < sizeof kindNames / sizeof kindNames[0]; i++) {
+        if (kinds & kindNames[i].bit) {
+            int w = snprintf(out + len, cap - len, "%s%s", len ? "," : "", kindNames[i].name);
+            if (w < 0 || (size_t)w >= cap - len) break;
+            len += (size_t)w;
+        }
+    }
+}
+
+/* ---- start and finish -------------------------------------------------------------------- */
+
+static uint64_t CUPTIAPI clockCallback(void)
+{
+    return gpuinstClockNs();
+}
+
+static int symsOk;
+#define CSYM(field, name) GPUINST_LIB_FN(A.c.field, GPUINST_LIB_CUPTI, name); if (A.c.field == NULL) symsOk = 0
+#define DSYM(field, name) GPUINST_LIB_FN(A.d.field, GPUINST_LIB_CUDA, name); if (A.d.field == NULL) symsOk = 0
+
+static void traceOff(const char *why)
+{
+    gpuinstUnavailableAdd("cupti", why);
+}
+
+static void disableAll(const CUpti_ActivityKind *en, int nen)
+{
+    int i;
+    for (i = 0; i < nen; i++) (void)A.c.ActivityDisable(en[i]);
+}
+
+static void activityFlush(void);
+
+GPUINST_PRIVATE void gpuinstActivityInit(void)
+{
+    const char *why = NULL;
+    char msg[480];
+    unsigned kinds;
+    uint32_t nbuf = 8, i;
+    size_t bufsize = (size_t)4 << 20;
+    CUresult cr;
+    CUptiResult rc;
+    int ndev = 0;
+    const char *inj;
+    CUpti_ActivityKind en[16];
+    int nen = 0;
+    struct { unsigned bit; CUpti_ActivityKind kind; int required; } plan[] = {
+        {K_KERNEL, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 1},
+        {K_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY, 1},
+        {K_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, 0},
+        {K_MEMSET, CUPTI_ACTIVITY_KIND_MEMSET, 1},
+        {K_RUNTIME, CUPTI_ACTIVITY_KIND_RUNTIME, 1},
+        {K_DRIVER, CUPTI_ACTIVITY_KIND_DRIVER, 1},
+        {K_SYNC, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, 0},
+        {K_MARKER, CUPTI_ACTIVITY_KIND_MARKER, 0},
+        {K_MEMORY, CUPTI_ACTIVITY_KIND_MEMORY2, 0},
+        {K_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD, 0},
+        {~0u, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, 1},
+    };
+
+    pthread_once(&lockOnce, initLocks);
+    if (A.on) return;
+    kinds = parseTrace(gpuinstG.cfg.trace, &nbuf, &bufsize);
+    kindsText(kinds, A.kindsText, sizeof A.kindsText);
+    A.kinds = kinds;
+    /* Every rank registers the same tables in the same order (the writer's
+     * collectives depend on it), whether or not its CUPTI part starts:
+     * empty tables and the /gpu/stats row say what happened. */
+    gpuinstActivityTablesRegister();
+    if (kinds == 0) return; /* GPUINST_TRACE=none: the user's choice, nothing to record */
+
+    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
+        snprintf(msg, sizeof msg, "GPU tracing off: %s", why);
+        traceOff(msg);
+        return;
+    }
+    /* A tool injected through CUDA_INJECTION64_PATH (Nsight Systems, Nsight
+     * Compute) owns CUPTI; it subscribes when the driver starts. */
+    inj = getenv("CUDA_INJECTION64_PATH");
+    if (inj != NULL && inj[0] != '\0') {
+        snprintf(msg, sizeof msg,
+                 "GPU tracing off: a CUDA tool is injected (CUDA_INJECTION64_PATH=%.200s) and owns CUPTI; "
+                 "NVTX ranges and host records are still recorded; run without the tool for GPU records",
+                 inj);
+        traceOff(msg);
+        return;
+    }
+    if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS) {
+        snprintf(msg, sizeof msg, "GPU tracing off: %s", why);
+        traceOff(msg);
+        return;
+    }
+    symsOk = 1;
+    CSYM(GetResultString, "cuptiGetResultString");
+    CSYM(ActivityRegisterCallbacks, "cuptiActivityRegisterCallbacks");
+    CSYM(ActivityEnable, "cuptiActivityEnable");
+    CSYM(ActivityDisable, "cuptiActivityDisable");
+    CSYM(ActivityFlushAll, "cuptiActivityFlushAll");
+    CSYM(ActivityGetNextRecord, "cuptiActivityGetNextRecord");
+    CSYM(ActivityGetNumDroppedRecords, "cuptiActivityGetNumDroppedRecords");
+    CSYM(ActivityPushExternalCorrelationId, "cuptiActivityPushExternalCorrelationId");
+    CSYM(ActivityPopExternalCorrelationId, "cuptiActivityPopExternalCorrelationId");
+    CSYM(GetTimestamp, "cuptiGetTimestamp");
+    CSYM(Subscribe, "cuptiSubscribe");
+    CSYM(Unsubscribe, "cuptiUnsubscribe");
+    DSYM(Init, "cuInit");
+    DSYM(DeviceGetCount, "cuDeviceGetCount");
+    DSYM(DeviceGet, "cuDeviceGet");
+    DSYM(CtxGetCurrent, "cuCtxGetCurrent");
+    DSYM(CtxSynchronize, "cuCtxSynchronize");
+    if (!symsOk) {
+        snprintf(msg, sizeof msg, "GPU tracing off: %.200s or libcuda.so.1 lacks a function gpuinst needs; use "
+                                  "the CUPTI and driver of CUDA %d or newer",
+                 gpuinstLibPath(GPUINST_LIB_CUPTI), CUPTI_API_VERSION / 10000);
+        traceOff(msg);
+        return;
+    }
+    /* optional ones */
+    GPUINST_LIB_FN(A.c.ActivityRegisterTimestampCallback, GPUINST_LIB_CUPTI, "cuptiActivityRegisterTimestampCallback");
+    GPUINST_LIB_FN(A.c.GetCallbackName, GPUINST_LIB_CUPTI, "cuptiGetCallbackName");
+    GPUINST_LIB_FN(A.d.DeviceGetName, GPUINST_LIB_CUDA, "cuDeviceGetName");
+    GPUINST_LIB_FN(A.d.DeviceGetUuid, GPUINST_LIB_CUDA, "cuDeviceGetUuid_v2");
+    if (A.d.DeviceGetUuid == NULL) GPUINST_LIB_FN(A.d.DeviceGetUuid, GPUINST_LIB_CUDA, "cuDeviceGetUuid");
+    GPUINST_LIB_FN(A.d.DeviceTotalMem, GPUINST_LIB_CUDA, "cuDeviceTotalMem_v2");
+    GPUINST_LIB_FN(A.d.DeviceGetAttribute, GPUINST_LIB_CUDA, "cuDeviceGetAttribute");
+    GPUINST_LIB_FN(A.d.GetErrorName, GPUINST_LIB_CUDA, "cuGetErrorName");
+
+    cr = A.d.Init(0);
+    if (cr != CUDA_SUCCESS) {
+        snprintf(msg, sizeof msg, "GPU tracing off: cuInit failed (%s): no usable GPU or driver on this node; "
+                                  "host records are still written",
+                 cuErr(cr));
+        traceOff(msg);
+        return;
+    }
+    cr = A.d.DeviceGetCount(&ndev);
+    if (cr != CUDA_SUCCESS || ndev <= 0) {
+        snprintf(msg, sizeof msg, "GPU tracing off: no CUDA device visible (cuDeviceGetCount: %s, %d devices); "
+                                  "check CUDA_VISIBLE_DEVICES",
+                 cuErr(cr), ndev);
+        traceOff(msg);
+        return;
+    }
+    /* Another CUPTI subscriber (a debugger or a tool attached some other
+     * way) means CUPTI is taken.  The probe subscriber is released at once,
+     * so the range profiler (or the tool) can still subscribe. */
+    {
+        CUpti_SubscriberHandle sub = NULL;
+        rc = A.c.Subscribe(&sub, NULL, NULL);
+        if (rc != CUPTI_SUCCESS) {
+            snprintf(msg, sizeof msg, "GPU tracing off: CUPTI is in use by another tool (cuptiSubscribe: %s); "
+                                      "NVTX and host records are still recorded",
+                     cuptiErr(rc));
+            traceOff(msg);
+            return;
+        }
+        (void)A.c.Unsubscribe(sub);
+    }
+
+    /* Clock: CUPTI's timestamps from gpuinstClockNs, else a measured offset. */
+    A.clock_method = 2;
+    if (A.c.ActivityRegisterTimestampCallback != NULL &&
+        A.c.ActivityRegisterTimestampCallback(clockCallback) == CUPTI_SUCCESS) {
+        A.clock_method = 1;
+        A.clock_offset = 0;
+    } else {
+        int64_t best = INT64_MAX;
+        int k;
+        for (k = 0; k < 5; k++) {
+            uint64_t a = gpuinstClockNs(), c = 0, b;
+            if (A.c.GetTimestamp(&c) != CUPTI_SUCCESS) break;
+            b = gpuinstClockNs();
+            if ((int64_t)(b - a) < best) {
+                best = (int64_t)(b - a);
+                A.clock_offset = (int64_t)(a + (b - a) / 2) - (int64_t)c;
+            }
+        }
+    }
+
+    /* Buffers: the pool, the queue (as many entries as buffers). */
+    A.nbuffers = nbuf;
+    A.bufsize = bufsize;
+    A.pool = (uint8_t **)calloc(nbuf, sizeof *A.pool);
+    A.freeList = (uint8_t **)calloc(nbuf, sizeof *A.freeList);
+    A.queue = (Pending *)calloc(nbuf, sizeof *A.queue);
+    if (A.pool == NULL || A.freeList == NULL || A.queue == NULL) {
+        traceOff("GPU tracing off: out of memory for the activity buffer pool; lower buffers= or buffer_kb= in GPUINST_TRACE");
+        return;
+    }
+    for (i = 0; i < nbuf; i++) {
+        void *p = NULL;
+        if (posix_memalign(&p, 8, bufsize) != 0 || p == NULL) {
+            traceOff("GPU tracing off: out of memory for the activity buffer pool; lower buffers= or buffer_kb= in GPUINST_TRACE");
+            return;
+        }
+        A.pool[i] = (uint8_t *)p;
+        A.freeList[A.nfree++] = A.pool[i];
+    }
+
+    /* NVTX markers of every library reach CUPTI through NVTX injection,
+     * which each NVTX copy reads at its first call: set it now (gpuinst has
+     * made no NVTX call yet), unless a tool already owns it. */
+    if (kinds & K_MARKER) {
+        const char *cur = getenv("NVTX_INJECTION64_PATH");
+        if (cur == NULL || cur[0] == '\0') {
+            setenv("NVTX_INJECTION64_PATH", gpuinstLibPath(GPUINST_LIB_CUPTI), 1);
+        } else if (strcmp(cur, gpuinstLibPath(GPUINST_LIB_CUPTI)) != 0) {
+            gpuinstWarn("NVTX_INJECTION64_PATH is already set (%.200s): NVTX markers go there, not to "
+                        "/gpu/markers",
+                        cur);
+        }
+    }
+
+    rc = A.c.ActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+    if (rc != CUPTI_SUCCESS) {
+        snprintf(msg, sizeof msg, "GPU tracing off: cuptiActivityRegisterCallbacks failed (%s)", cuptiErr(rc));
+        traceOff(msg);
+        return;
+    }
+    for (i = 0; i < sizeof plan / sizeof plan[0]; i++) {
+        if (!(plan[i].bit & kinds)) continue;
+        rc = A.c.ActivityEnable(plan[i].kind);
+        if (rc == CUPTI_SUCCESS) {
+            en[nen++] = plan[i].kind;
+            continue;
+        }
+        if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || rc == CUPTI_ERROR_NOT_COMPATIBLE ||
+            plan[i].required) {
+            disableAll(en, nen);
+            snprintf(msg, sizeof msg, "GPU tracing off: cuptiActivityEnable(kind %d) failed (%s)%s", (int)plan[i].kind,
+                     cuptiErr(rc),
+                     rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || rc == CUPTI_ERROR_NOT_COMPATIBLE
+                         ? ": another tool owns CUPTI; NVTX and host records are still recorded"
+                         : "");
+            traceOff(msg);
+            return;
+        }
+        gpuinstWarn("CUPTI activity kind %d not enabled (%s): its records are missing", (int)plan[i].kind,
+                    cuptiErr(rc));
+    }
+
+    A.use_cupti_walk = 1;
+    A.stop = 0;
+    if (pthread_create(&A.worker, NULL, decodeThread, NULL) != 0) {
+        disableAll(en, nen);
+        traceOff("GPU tracing off: could not start the decode thread (pthread_create failed)");
+        return;
+    }
+    A.worker_started = 1;
+    gpuinstAddFlushHook(activityFlush);
+    A.on = 1;
+    GPUINST_STORE_REL(&gpuinstGpuOn, 1);
+}
+
+/* Finalize: synchronize, flush, drain, join, resolve, devices. */
+static void activityFlush(void)
+{
+    CUcontext ctx = NULL;
+    CUptiResult rc;
+    static const CUpti_ActivityKind all[] = {
+        CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
+        CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+        CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MEMORY2,
+        CUPTI_ACTIVITY_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+    if (!A.on) return;
+    GPUINST_STORE_REL(&gpuinstGpuOn, 0);
+    if (A.d.CtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) {
+        CUresult cr = A.d.CtxSynchronize();
+        if (cr != CUDA_SUCCESS)
+            gpuinstWarn("cuCtxSynchronize at finalize failed (%s): GPU work still running is not traced", cuErr(cr));
+    }
+    rc = A.c.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (rc != CUPTI_SUCCESS) gpuinstWarn("cuptiActivityFlushAll failed (%s): the last GPU records may be missing", cuptiErr(rc));
+    disableAll(all, (int)(sizeof all / sizeof all[0]));
+    addDropped(NULL, 0);
+    if (ctx != NULL) addDropped(ctx, 0);
+    pthread_mutex_lock(&A.qlock);
+    A.stop = 1;
+    pthread_cond_signal(&A.qcond);
+    pthread_mutex_unlock(&A.qlock);
+    if (A.worker_started) pthread_join(A.worker, NULL);
+    A.worker_started = 0;
+    pthread_mutex_lock(&A.qlock);
+    A.closed = 1;
+    pthread_mutex_unlock(&A.qlock);
+    gpuinstActivityResolve();
+    readDevices();
+    pthread_mutex_lock(&A.dlock);
+    countRecordsPerDevice();
+    pthread_mutex_unlock(&A.dlock);
+    {
+        gpuinstActivityStats s;
+        gpuinstActivityGetStats(&s);
+        if (s.dropped || s.no_buffer)
+            gpuinstWarn("GPU tracing lost records: %llu dropped by CUPTI, %llu buffer requests refused; raise "
+                        "buffers= or buffer_kb= in GPUINST_TRACE",
+                        (unsigned long long)s.dropped, (unsigned long long)s.no_buffer);
+    }
+}
+
+#else /* !GPUINST_WITH_CUPTI */
+
+GPUINST_PRIVATE void gpuinstActivityInit(void)
+{
+    GPUINST_STORE_RLX(&gpuinstGpuOn, 0); /* never on without CUPTI */
+    if (strcmp(gpuinstG.cfg.trace, "none") == 0 || strcmp(gpuinstG.cfg.trace, "off") == 0 ||
+        strcmp(gpuinstG.cfg.trace, "0") == 0)
+        return;
+    gpuinstUnavailableAdd("cupti", "GPU tracing off: gpuinst was built without the CUDA headers "
+                                   "(GPUINST_WITH_CUPTI=0); rebuild with -I<cuda>/include");
+}
+GPUINST_PRIVATE void gpuinstGpuRangePushSlow(uint64_t range_id) { (void)range_id; }
+GPUINST_PRIVATE void gpuinstGpuRangePopSlow(void) {}
+GPUINST_PRIVATE void gpuinstGpuMpiEnterSlow(uint64_t call_id) { (void)call_id; }
+GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void) {}
+GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
+{
+    (void)buf;
+    (void)valid;
+    return GPUINST_ERROR_UNAVAILABLE;
+}
+GPUINST_PRIVATE void gpuinstActivityResolve(void) {}
+GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s)
+{
+    memset(s, 0, sizeof *s);
+}
+GPUINST_PRIVATE void gpuinstActivityTablesRegister(void) {}
+
+#endif /* GPUINST_WITH_CUPTI */
+/************** End of src/activity.c **************/
+/************** Begin file src/counters.c **************/
+/*
+ * counters.c -- NVTX counters and counter groups, built-in counter groups,
+ * and the cross-rank statistics of /counters/stats.
+ *
+ * A counter (one field "value") or a counter group (1..64 int64/double
+ * fields) is a run-time table descriptor: /counters/<name>, rows of
+ *   time_ns (u64, host clock -> aligned timeline), rank (u32), thread (u16),
+ *   no_value (u8: 0 = values, 1 + NVTX_COUNTER_SAMPLE_* reason), pad,
+ *   then 8 bytes per field (int64 or double), in the group's order,
+ * so a sample is recorded as 16 + 8 * fields bytes, written by the writer
+ * like any other table.  Each sample is also the real NVTX counter call
+ * (nvToolsExtCounters.h), so Nsight Systems shows it: the counter is
+ * registered with NVTX at its first sample, when its semantics (unit, bounds,
+ * interpolation, value type) are final.
+ *
+ * Hot path (sample): one state load, the counter from a fixed array, this
+ * thread's buffer for it from a thread-local table, one clock read, a store,
+ * the NVTX call.  No lock, no allocation in the common case.
+ *
+ * Statistics: at finalize (gpuinstCountersCollective, run by the writer's
+ * table agreement on every rank) each rank reduces each counter field to one
+ * figure (the mean of its samples, or their sum for DELTA counters), rank 0
+ * gathers them and writes min, mean, max and imbalance = max / mean over the
+ * ranks that sampled the field.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+
+#include <math.h>
+#include <unistd.h>
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+/* NVTX's dlsym result is cast to a function pointer (see gpuinstInt.h). */
+#pragma GCC diagnostic ignored "-Wpedantic"
+#endif
+/************** Begin file third_party/nvtx3/nvToolsExtCounters.h **************/
+/*
+ * SPDX-FileCopyrightText: Copyright (c) 2024-2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ *
+ * Licensed under the Apache License v2.0 with LLVM Exceptions.
+ * See https://nvidia.github.io/NVTX/LICENSE.txt for license information.
+ */
+
+#if defined(NVTX_AS_SYSTEM_HEADER)
+#if defined(__clang__)
+#pragma clang system_header
+#elif defined(__GNUC__) || defined(__NVCOMPILER)
+#pragma GCC system_header
+#elif defined(_MSC_VER)
+#pragma system_header
+#endif
+#endif
+
+/************** Begin file third_party/nvtx3/nvToolsExtPayload.h **************/
+/*
+ * SPDX-FileCopyrightText: Copyright (c) 2021-2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ *
+ * Licensed under the Apache License v2.0 with LLVM Exceptions.
+ * See https://nvidia.github.io/NVTX/LICENSE.txt for license information.
+ */
+
+#if defined(NVTX_AS_SYSTEM_HEADER)
+#if defined(__clang__)
+#pragma clang system_header
+#elif defined(__GNUC__) || defined(__NVCOMPILER)
+#pragma GCC system_header
+#elif defined(_MSC_VER)
+#pragma system_header
+#endif
+#endif
+
+/* #include "nvToolsExt.h" -- already inlined */
+
+/* Optionally include helper macros. */
+/* #include "nvToolsExtPayloadHelper.h" */
+
+/**
+ * If needed, semantic extension headers can be included after this header.
+ */
+
+/**
+ * \brief The compatibility ID is used for versioning of this extension.
+ */
+#ifndef NVTX_EXT_PAYLOAD_COMPATID
+#define NVTX_EXT_PAYLOAD_COMPATID 0x0104
+#endif
+
+/**
+ * \brief The module ID identifies the payload extension. It has to be unique
+ * among the extension modules.
+ */
+#ifndef NVTX_EXT_PAYLOAD_MODULEID
+#define NVTX_EXT_PAYLOAD_MODULEID 2
+#endif
+
+/**
+ * \brief Additional value for the enum @ref nvtxPayloadType_t
+ */
+#ifndef NVTX_PAYLOAD_TYPE_EXT
+#define NVTX_PAYLOAD_TYPE_EXT (NVTX_STATIC_CAST(int32_t, 0xDFBD0009))
+#endif
+
+/** ---------------------------------------------------------------------------
+ * Payload schema entry flags. Used for @ref nvtxPayloadSchemaEntry_t::flags.
+ * ------------------------------------------------------------------------- */
+#ifndef NVTX_PAYLOAD_ENTRY_FLAGS_V1
+#define NVTX_PAYLOAD_ENTRY_FLAGS_V1
+
+#define NVTX_PAYLOAD_ENTRY_FLAG_UNUSED 0
+
+/**
+ * Absolute pointer into a payload (entry) of the same event.
+ */
+#define NVTX_PAYLOAD_ENTRY_FLAG_POINTER          (1 << 1)
+
+/**
+ * Offset from base address of the payload.
+ */
+#define NVTX_PAYLOAD_ENTRY_FLAG_OFFSET_FROM_BASE (1 << 2)
+
+/**
+ * Offset from the end of this payload entry.
+ */
+#define NVTX_PAYLOAD_ENTRY_FLAG_OFFSET_FROM_HERE (1 << 3)
+
+/**
+ * The value is an array with fixed length, set with the field `arrayLength`.
+ */
+#define NVTX_PAYLOAD_ENTRY_FLAG_ARRAY_FIXED_SIZE           (1 << 4)
+
+/**
+ * The value is a zero-/null-terminated array.
+ */
+#define NVTX_PAYLOAD_ENTRY_FLAG_ARRAY_ZERO_TERMINATED      (2 << 4)
+
+/**
+ * \brief A single or multi-dimensional array of variable length.
+ *
+ * The field `arrayOrUnionDetail` contains the index of the schema entry that
+ * holds the length(s). If the length entry is a scalar, then this entry is a 1D
+ * array. If the length entry is a fixed-size array, then the number of
+ * dimensions is defined with the registration of the schema. If the length
+ * entry is a zero-terminated array, then the array of the dimensions can be
+ * determined at runtime.
+ * For multidimensional arrays, values are stored in row-major order, with rows
+ * being stored consecutively in contiguous memory. The size of the entry (in
+ * bytes) is the product of the dimensions multiplied with size of the array
+ * element.
+ */
+#define NVTX_PAYLOAD_ENTRY_FLAG_ARRAY_LENGTH_INDEX         (3 << 4)
+
+/**
+ * \brief A single or multi-dimensional array of variable length, where the
+ * dimensions are stored in a different payload (index) of the same event.
+ *
+ * This enables an existing address to an array to be directly passed, while the
+ * dimensions are defined in a separate payload (with only one payload entry).
+ */
+#define NVTX_PAYLOAD_ENTRY_FLAG_ARRAY_LENGTH_PAYLOAD_INDEX (4 << 4)
+
+/**
+ * \brief The value or data that is pointed to by this payload entry value shall
+ * be copied by the NVTX handler.
+ *
+ * A tool may not support deep copy and just ignore this flag.
+ * See @ref NVTX_PAYLOAD_SCHEMA_FLAG_DEEP_COPY for more details.
+ */
+#define NVTX_PAYLOAD_ENTRY_FLAG_DEEP_COPY          (1 << 8)
+
+/**
+ * Notifies the NVTX handler to hide this entry in case of visualization.
+ */
+#define NVTX_PAYLOAD_ENTRY_FLAG_HIDE               (1 << 9)
+
+/**
+ * The entry specifies the event message. Any string type can be used.
+ */
+#define NVTX_PAYLOAD_ENTRY_FLAG_EVENT_MESSAGE      (1 << 10)
+
+/**
+ * \brief The entry contains a timestamp.
+ *
+ * The time source might be provided via the entry semantics field. In most
+ * cases, the timestamp (entry) type is @ref NVTX_PAYLOAD_ENTRY_TYPE_INT64.
+ */
+#define NVTX_PAYLOAD_ENTRY_FLAG_TIMESTAMP          (2 << 10)
+
+/**
+ * These flags specify the NVTX event type to which an entry refers.
+ */
+#define NVTX_PAYLOAD_ENTRY_FLAG_RANGE_BEGIN        (1 << 12)
+#define NVTX_PAYLOAD_ENTRY_FLAG_RANGE_END          (2 << 12)
+#define NVTX_PAYLOAD_ENTRY_FLAG_MARK               (3 << 12)
+#define NVTX_PAYLOAD_ENTRY_FLAG_COUNTER            (4 << 12)
+
+#endif /* NVTX_PAYLOAD_ENTRY_FLAGS_V1 */
+/** ---------------------------------------------------------------------------
+ * END: Payload schema entry flags.
+ * ------------------------------------------------------------------------- */
+
+/**
+ * @note The 'array' flags assume that the array is embedded. Otherwise,
+ * @ref NVTX_PAYLOAD_ENTRY_FLAG_POINTER has to be additionally specified. Some
+ * combinations may be invalid based on the `NVTX_PAYLOAD_SCHEMA_TYPE_*` this
+ * entry is enclosed. For instance, variable length embedded arrays are valid
+ * within @ref NVTX_PAYLOAD_SCHEMA_TYPE_DYNAMIC but invalid with
+ * @ref NVTX_PAYLOAD_SCHEMA_TYPE_STATIC. See `NVTX_PAYLOAD_SCHEMA_TYPE_*` for
+ * additional details.
+ */
+
+/* Helper macro to check if an entry represents an array. */
+#define NVTX_PAYLOAD_ENTRY_FLAG_IS_ARRAY (\
+    NVTX_PAYLOAD_ENTRY_FLAG_ARRAY_FIXED_SIZE | \
+    NVTX_PAYLOAD_ENTRY_FLAG_ARRAY_ZERO_TERMINATED | \
+    NVTX_PAYLOAD_ENTRY_FLAG_ARRAY_LENGTH_INDEX)
+
+#define NVTX_PAYLOAD_ENTRY_FLAG_ARRAY_TYPE(F) \
+    ((F) & NVTX_PAYLOAD_ENTRY_FLAG_IS_ARRAY)
+
+
+/** ---------------------------------------------------------------------------
+ * Types of entries in a payload schema.
+ *
+ * @note Several of the predefined types contain the size (in bits) in their
+ * names. For some data types the size (in bytes) is not fixed and may differ
+ * for different platforms/operating systems/compilers. To provide portability,
+ * an array of sizes (in bytes) for type 1 to 28 ( @ref
+ * NVTX_PAYLOAD_ENTRY_TYPE_CHAR to @ref NVTX_PAYLOAD_ENTRY_TYPE_INFO_ARRAY_SIZE)
+ * is passed to the NVTX extension initialization function
+ * @ref InitializeInjectionNvtxExtension via the `extInfo` field of
+ * @ref nvtxExtModuleInfo_t.
+ * ------------------------------------------------------------------------- */
+#ifndef NVTX_PAYLOAD_ENTRY_TYPES_V1
+#define NVTX_PAYLOAD_ENTRY_TYPES_V1
+
+#define NVTX_PAYLOAD_ENTRY_TYPE_INVALID     0
+
+/**
+ * Basic integer types.
+ */
+#define NVTX_PAYLOAD_ENTRY_TYPE_CHAR        1
+#define NVTX_PAYLOAD_ENTRY_TYPE_UCHAR       2
+#define NVTX_PAYLOAD_ENTRY_TYPE_SHORT       3
+#define NVTX_PAYLOAD_ENTRY_TYPE_USHORT      4
+#define NVTX_PAYLOAD_ENTRY_TYPE_INT         5
+#define NVTX_PAYLOAD_ENTRY_TYPE_UINT        6
+#define NVTX_PAYLOAD_ENTRY_TYPE_LONG        7
+#define NVTX_PAYLOAD_ENTRY_TYPE_ULONG       8
+#define NVTX_PAYLOAD_ENTRY_TYPE_LONGLONG    9
+#define NVTX_PAYLOAD_ENTRY_TYPE_ULONGLONG  10
+
+/**
+ * Integer types with explicit size.
+ */
+#define NVTX_PAYLOAD_ENTRY_TYPE_INT8       11
+#define NVTX_PAYLOAD_ENTRY_TYPE_UINT8      12
+#define NVTX_PAYLOAD_ENTRY_TYPE_INT16      13
+#define NVTX_PAYLOAD_ENTRY_TYPE_UINT16     14
+#define NVTX_PAYLOAD_ENTRY_TYPE_INT32      15
+#define NVTX_PAYLOAD_ENTRY_TYPE_UINT32     16
+#define NVTX_PAYLOAD_ENTRY_TYPE_INT64      17
+#define NVTX_PAYLOAD_ENTRY_TYPE_UINT64     18
+
+/**
+ * Floating point types
+ */
+#define NVTX_PAYLOAD_ENTRY_TYPE_FLOAT      19
+#define NVTX_PAYLOAD_ENTRY_TYPE_DOUBLE     20
+#define NVTX_PAYLOAD_ENTRY_TYPE_LONGDOUBLE 21
+
+/**
+ * Size type (`size_t` in C).
+ */
+#define NVTX_PAYLOAD_ENTRY_TYPE_SIZE       22
+
+/**
+ * Any address, e.g. `void*`. If the pointer type matters, use the flag @ref
+ * NVTX_PAYLOAD_ENTRY_FLAG_POINTER and the respective type instead.
+ */
+#define NVTX_PAYLOAD_ENTRY_TYPE_ADDRESS    23
+
+/**
+ * Special character types.
+ */
+#define NVTX_PAYLOAD_ENTRY_TYPE_WCHAR      24 /* wide character (since C90) */
+#define NVTX_PAYLOAD_ENTRY_TYPE_CHAR8      25 /* since C2x and C++20 */
+#define NVTX_PAYLOAD_ENTRY_TYPE_CHAR16     26
+#define NVTX_PAYLOAD_ENTRY_TYPE_CHAR32     27
+
+/**
+ * There is type size and alignment information for all previous types.
+ */
+#define NVTX_PAYLOAD_ENTRY_TYPE_INFO_ARRAY_SIZE (NVTX_PAYLOAD_ENTRY_TYPE_CHAR32 + 1)
+
+/**
+ * Store raw 8-bit binary data. As with `char`, 1-byte alignment is assumed.
+ * Typically, a tool will display this as hex or binary.
+ */
+#define NVTX_PAYLOAD_ENTRY_TYPE_BYTE       32
+
+/**
+ * These types do not have standardized equivalents. It is assumed that the
+ * number at the end corresponds to the bits used to store the value and that
+ * the alignment corresponds to standardized types of the same size.
+ * A tool may not support these types.
+ */
+#define NVTX_PAYLOAD_ENTRY_TYPE_INT128     33
+#define NVTX_PAYLOAD_ENTRY_TYPE_UINT128    34
+
+#define NVTX_PAYLOAD_ENTRY_TYPE_FLOAT16    42
+#define NVTX_PAYLOAD_ENTRY_TYPE_FLOAT32    43
+#define NVTX_PAYLOAD_ENTRY_TYPE_FLOAT64    44
+#define NVTX_PAYLOAD_ENTRY_TYPE_FLOAT128   45
+
+#define NVTX_PAYLOAD_ENTRY_TYPE_BF16       50
+#define NVTX_PAYLOAD_ENTRY_TYPE_TF32       52
+
+/**
+ * Data types are as defined by NVTXv3 core.
+ */
+#define NVTX_PAYLOAD_ENTRY_TYPE_CATEGORY   68 /* uint32_t */
+#define NVTX_PAYLOAD_ENTRY_TYPE_COLOR_ARGB 69 /* uint32_t */
+
+/**
+ * The scope of events or counters (see `nvtxScopeRegister`).
+ */
+#define NVTX_PAYLOAD_ENTRY_TYPE_SCOPE_ID   70 /* uint64_t */
+
+/**
+ * Process ID as scope.
+ */
+#define NVTX_PAYLOAD_ENTRY_TYPE_PID_UINT32 71
+#define NVTX_PAYLOAD_ENTRY_TYPE_PID_UINT64 72
+
+/**
+ * Thread ID as scope.
+ */
+#define NVTX_PAYLOAD_ENTRY_TYPE_TID_UINT32 73
+#define NVTX_PAYLOAD_ENTRY_TYPE_TID_UINT64 74
+
+/**
+ * \brief String types.
+ *
+ * If no flags are set for the entry and `arrayOrUnionDetail > 0`, the entry is
+ * assumed to be a fixed-size string with the given length, embedded in the payload.
+ * `NVTX_PAYLOAD_ENTRY_FLAG_ARRAY_FIXED_SIZE` is redundant for fixed-size strings.
+ *
+ * Setting the flag `NVTX_PAYLOAD_ENTRY_FLAG_ARRAY_ZERO_TERMINATED` specifies a
+ * zero-terminated string. If `arrayOrUnionDetail > 0`, the entry is handled as
+ * a zero-terminated array of fixed-size strings.
+ *
+ * Setting the flag `NVTX_PAYLOAD_ENTRY_FLAG_ARRAY_LENGTH_INDEX` specifies a
+ * variable-length string with the length given in the entry specified by the
+ * field `arrayOrUnionDetail`.
+ */
+#define NVTX_PAYLOAD_ENTRY_TYPE_CSTRING       75 /* `char*`, system LOCALE */
+#define NVTX_PAYLOAD_ENTRY_TYPE_CSTRING_UTF8  76
+#define NVTX_PAYLOAD_ENTRY_TYPE_CSTRING_UTF16 77
+#define NVTX_PAYLOAD_ENTRY_TYPE_CSTRING_UTF32 78
+
+/**
+ * The entry value is of type @ref nvtxStringHandle_t returned by
+ * @ref nvtxDomainRegisterString.
+ */
+#define NVTX_PAYLOAD_ENTRY_TYPE_NVTX_REGISTERED_STRING_HANDLE 80
+
+/**
+ * This type marks the union selector member (entry index) in schemas used by
+ * a union with internal selector.
+ * See @ref NVTX_PAYLOAD_SCHEMA_TYPE_UNION_WITH_INTERNAL_SELECTOR.
+ */
+#define NVTX_PAYLOAD_ENTRY_TYPE_UNION_SELECTOR 100
+
+/**
+ * \brief Predefined schema ID for payload data that is referenced in another payload.
+ *
+ * This schema ID can be used in @ref nvtxPayloadData_t::schema_id to indicate that the
+ * payload is a blob of memory which other payload entries may point into.
+ * A tool will not expose this payload directly.
+ *
+ * This schema ID cannot be used as schema entry type!
+ */
+#define NVTX_TYPE_PAYLOAD_SCHEMA_REFERENCED 1022
+
+/**
+ * \brief Predefined schema ID for raw payload data.
+ *
+ * This schema ID can be used in @ref nvtxPayloadData_t::schema_id to indicate
+ * that the payload is a blob, which can be shown with an arbitrary data viewer.
+ * This schema ID cannot be used as schema entry type!
+ */
+#define NVTX_TYPE_PAYLOAD_SCHEMA_RAW        1023
+
+/* Custom (static) schema IDs. */
+#define NVTX_PAYLOAD_SCHEMA_ID_STATIC_START  (1 << 24)
+
+/* Dynamic schema IDs (generated by the tool) start here. */
+#define NVTX_PAYLOAD_SCHEMA_ID_DYNAMIC_START (NVTX_STATIC_CAST(uint64_t, 1) << 32)
+
+#endif /* NVTX_PAYLOAD_ENTRY_TYPES_V1 */
+/** ---------------------------------------------------------------------------
+ * END: Payload schema entry types.
+ * ------------------------------------------------------------------------- */
+
+
+#ifndef NVTX_PAYLOAD_SCHEMA_TYPES_V1
+#define NVTX_PAYLOAD_SCHEMA_TYPES_V1
+
+/**
+ * \brief The payload schema type.
+ *
+ * A schema can be either of the following types. It is set with
+ * @ref nvtxPayloadSchemaAttr_t::type.
+ */
+#define NVTX_PAYLOAD_SCHEMA_TYPE_INVALID                      0
+#define NVTX_PAYLOAD_SCHEMA_TYPE_STATIC                       1
+#define NVTX_PAYLOAD_SCHEMA_TYPE_DYNAMIC                      2
+#define NVTX_PAYLOAD_SCHEMA_TYPE_UNION                        3
+#define NVTX_PAYLOAD_SCHEMA_TYPE_UNION_WITH_INTERNAL_SELECTOR 4
+
+#endif /* NVTX_PAYLOAD_SCHEMA_TYPES_V1 */
+
+
+#ifndef NVTX_PAYLOAD_SCHEMA_FLAGS_V1
+#define NVTX_PAYLOAD_SCHEMA_FLAGS_V1
+
+/**
+ * \brief Flags for static and dynamic schemas.
+ *
+ * The schema flags are used with @ref nvtxPayloadSchemaAttr_t::flags.
+ */
+#define NVTX_PAYLOAD_SCHEMA_FLAG_NONE           0
+
+/**
+ * This flag indicates that a schema and the corresponding payloads can
+ * contain fields which require a deep copy.
+ */
+#define NVTX_PAYLOAD_SCHEMA_FLAG_DEEP_COPY      (1 << 1)
+
+/**
+ * This flag indicates that a schema and the corresponding payload can be
+ * referenced by another payload of the same event. If the schema is not
+ * intended to be visualized directly, it is possible use
+ * @ref NVTX_TYPE_PAYLOAD_SCHEMA_REFERENCED instead.
+ */
+#define NVTX_PAYLOAD_SCHEMA_FLAG_REFERENCED     (1 << 2)
+
+/**
+ * The schema defines a counter group. An NVTX handler can expect that the schema
+ * contains entries with counter semantics.
+ */
+#define NVTX_PAYLOAD_SCHEMA_FLAG_COUNTER_GROUP  (1 << 3)
+
+/**
+ * The schema defines a range or marker. An NVTX handler can expect that the
+ * schema contains a message and timestamp(s).
+ */
+#define NVTX_PAYLOAD_SCHEMA_FLAG_RANGE_PUSHPOP  (2 << 3)
+#define NVTX_PAYLOAD_SCHEMA_FLAG_RANGE_STARTEND (3 << 3)
+#define NVTX_PAYLOAD_SCHEMA_FLAG_MARK           (4 << 3)
+
+#endif /* NVTX_PAYLOAD_SCHEMA_FLAGS_V1 */
+
+
+#ifndef NVTX_PAYLOAD_SCHEMA_ATTR_FIELDS_V1
+#define NVTX_PAYLOAD_SCHEMA_ATTR_FIELDS_V1
+
+/**
+ * The values allow the valid fields in @ref nvtxPayloadSchemaAttr_t to be
+ * specified via setting the field `fieldMask`.
+ */
+#define NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NAME        (1 << 1)
+#define NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_TYPE        (1 << 2)
+#define NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_FLAGS       (1 << 3)
+#define NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_ENTRIES     (1 << 4)
+#define NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NUM_ENTRIES (1 << 5)
+#define NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_STATIC_SIZE (1 << 6)
+#define NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_ALIGNMENT   (1 << 7)
+#define NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_SCHEMA_ID   (1 << 8)
+#define NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_EXTENSION   (1 << 9)
+
+#endif /* NVTX_PAYLOAD_SCHEMA_ATTR_FIELDS_V1 */
+
+
+#ifndef NVTX_PAYLOAD_ENUM_ATTR_FIELDS_V1
+#define NVTX_PAYLOAD_ENUM_ATTR_FIELDS_V1
+
+/**
+ * The values are used to set the field `fieldMask` and specify which fields in
+ * @ref nvtxPayloadEnumAttr_t are set.
+ */
+#define NVTX_PAYLOAD_ENUM_ATTR_FIELD_NAME        (1 << 1)
+#define NVTX_PAYLOAD_ENUM_ATTR_FIELD_ENTRIES     (1 << 2)
+#define NVTX_PAYLOAD_ENUM_ATTR_FIELD_NUM_ENTRIES (1 << 3)
+#define NVTX_PAYLOAD_ENUM_ATTR_FIELD_SIZE        (1 << 4)
+#define NVTX_PAYLOAD_ENUM_ATTR_FIELD_SCHEMA_ID   (1 << 5)
+#define NVTX_PAYLOAD_ENUM_ATTR_FIELD_EXTENSION   (1 << 6)
+
+#endif /* NVTX_PAYLOAD_ENUM_ATTR_FIELDS_V1 */
+
+/**
+ * An NVTX scope specifies the execution scope or source of events or counters.
+ * A tool determines the value for a predefined scope when the sample is taken.
+ */
+#ifndef NVTX_SCOPES_V1
+#define NVTX_SCOPES_V1
+
+#define NVTX_SCOPE_NONE                    0 /* No scope specified. */
+#define NVTX_SCOPE_ROOT                    1 /* The root in a hierarchy. */
+
+/* Hardware events */
+#define NVTX_SCOPE_CURRENT_HW_MACHINE      2 /* Node/machine name */
+#define NVTX_SCOPE_CURRENT_HW_SOCKET       3
+#define NVTX_SCOPE_CURRENT_HW_CPU_PHYSICAL 4 /* Physical CPU core */
+#define NVTX_SCOPE_CURRENT_HW_CPU_LOGICAL  5 /* Logical CPU core */
+/* Innermost HW execution context */
+#define NVTX_SCOPE_CURRENT_HW_INNERMOST   15
+
+/* Virtualized hardware, virtual machines */
+#define NVTX_SCOPE_CURRENT_HYPERVISOR     16
+#define NVTX_SCOPE_CURRENT_VM             17
+#define NVTX_SCOPE_CURRENT_KERNEL         18
+#define NVTX_SCOPE_CURRENT_CONTAINER      19
+#define NVTX_SCOPE_CURRENT_OS             20
+
+/* Software scopes */
+#define NVTX_SCOPE_CURRENT_SW_PROCESS     21 /* Process scope */
+#define NVTX_SCOPE_CURRENT_SW_THREAD      22 /* Thread scope */
+/* Innermost SW execution context */
+#define NVTX_SCOPE_CURRENT_SW_INNERMOST   31
+
+/** Static (user-provided) scope IDs (feed forward) */
+#define NVTX_SCOPE_ID_STATIC_START  (1 << 24)
+
+/* Dynamically (tool) generated scope IDs */
+#define NVTX_SCOPE_ID_DYNAMIC_START (NVTX_STATIC_CAST(uint64_t, 1) << 32)
+
+#endif /* NVTX_SCOPES_V1 */
+
+#ifndef NVTX_TIME_V1
+#define NVTX_TIME_V1
+
+/**
+ * Timestamp source is not known, e.g. NIC or switch. The NVTX handler can
+ * assume that at least two synchronization points are created with NVTX
+ * instrumentation.
+ */
+#define NVTX_TIMESTAMP_TYPE_NONE  0
+
+/** The timestamp was provided by the NVTX handler via `nvtxTimestampGet()`. */
+#define NVTX_TIMESTAMP_TYPE_TOOL_PROVIDED  1
+
+/** CPU timestamp sources */
+#define NVTX_TIMESTAMP_TYPE_CPU_TSC  /* RDTSC on x86, CNTVCT on ARM */ 10
+#define NVTX_TIMESTAMP_TYPE_CPU_TSC_NONVIRTUALIZED /* CNTPCT on ARM */ 11
+#define NVTX_TIMESTAMP_TYPE_CPU_CLOCK_GETTIME_REALTIME                 12
+#define NVTX_TIMESTAMP_TYPE_CPU_CLOCK_GETTIME_REALTIME_COARSE          13
+#define NVTX_TIMESTAMP_TYPE_CPU_CLOCK_GETTIME_MONOTONIC                14
+#define NVTX_TIMESTAMP_TYPE_CPU_CLOCK_GETTIME_MONOTONIC_RAW            15
+#define NVTX_TIMESTAMP_TYPE_CPU_CLOCK_GETTIME_MONOTONIC_COARSE         16
+#define NVTX_TIMESTAMP_TYPE_CPU_CLOCK_GETTIME_BOOTTIME                 17
+#define NVTX_TIMESTAMP_TYPE_CPU_CLOCK_GETTIME_PROCESS_CPUTIME_ID       18
+#define NVTX_TIMESTAMP_TYPE_CPU_CLOCK_GETTIME_THREAD_CPUTIME_ID        19
+
+#define NVTX_TIMESTAMP_TYPE_WIN_QPC      30
+#define NVTX_TIMESTAMP_TYPE_WIN_GSTAFT   31
+#define NVTX_TIMESTAMP_TYPE_WIN_GSTAFTP  32
+
+#define NVTX_TIMESTAMP_TYPE_C_TIME          40
+#define NVTX_TIMESTAMP_TYPE_C_CLOCK         41
+#define NVTX_TIMESTAMP_TYPE_C_TIMESPEC_GET  42
+
+#define NVTX_TIMESTAMP_TYPE_CPP_STEADY_CLOCK           50
+#define NVTX_TIMESTAMP_TYPE_CPP_HIGH_RESOLUTION_CLOCK  51
+#define NVTX_TIMESTAMP_TYPE_CPP_SYSTEM_CLOCK           52
+#define NVTX_TIMESTAMP_TYPE_CPP_UTC_CLOCK              53
+#define NVTX_TIMESTAMP_TYPE_CPP_TAI_CLOCK              54
+#define NVTX_TIMESTAMP_TYPE_CPP_GPS_CLOCK              55
+#define NVTX_TIMESTAMP_TYPE_CPP_FILE_CLOCK             56
+
+/** GPU timestamp sources */
+#define NVTX_TIMESTAMP_TYPE_GPU_GLOBALTIMER  80 /* e.g. PTIMER */
+
+/** Returned by `nvtxTimeDomainRegister` if time domain registration failed. */
+#define NVTX_TIME_DOMAIN_ID_NONE 0
+
+/** Static (user-provided) time domain IDs (feed forward) */
+#define NVTX_TIME_DOMAIN_ID_STATIC_START  (1 << 24)
+
+/* Dynamically (tool) generated time domain IDs */
+#define NVTX_TIME_DOMAIN_ID_DYNAMIC_START (NVTX_STATIC_CAST(uint64_t, 1) << 32)
+
+/** Timer properties */
+#define NVTX_TIMER_FLAG_NONE             0
+#define NVTX_TIMER_FLAG_CLOCK_MONOTONIC  (1 << 1)
+#define NVTX_TIMER_FLAG_CLOCK_STEADY     (1 << 2)
+
+/** Point in time when the timer starts (its value is 0). */
+#define NVTX_TIMER_START_UNKNOWN         0
+#define NVTX_TIMER_START_SYSTEM_BOOT     1
+#define NVTX_TIMER_START_VM_BOOT         2
+#define NVTX_TIMER_START_UNIX_EPOCH      3 /* 1 January 1970 */
+#define NVTX_TIMER_START_WIN_FILETIME    4 /* 1 January 1601 */
+
+/**
+ * Flags specifying whether it is safe or unsafe to call the timestamp
+ * provider after process teardown.
+ */
+#define NVTX_TIMER_SOURCE_SAFE_CALL_AFTER_PROCESS_TEARDOWN   0
+#define NVTX_TIMER_SOURCE_UNSAFE_CALL_AFTER_PROCESS_TEARDOWN 1
+
+#endif /* NVTX_TIME_V1 */
+
+#ifndef NVTX_BATCH_FLAGS_V1
+#define NVTX_BATCH_FLAGS_V1
+
+/**
+ * Timestamp ordering flags for a batch of deferred events or counters.
+ * By default, chronological order by the first timestamp of the event or
+ * counter is assumed.
+ */
+#define NVTX_BATCH_FLAG_TIME_SORTED            0
+#define NVTX_BATCH_FLAG_TIME_SORTED_PARTIALLY  (1 << 1)
+#define NVTX_BATCH_FLAG_TIME_SORTED_PER_SCOPE  (2 << 1)
+#define NVTX_BATCH_FLAG_UNSORTED               (3 << 1)
+
+#endif /* NVTX_BATCH_FLAGS_V1 */
+
+#ifdef __cplusplus
+extern "C" {
+#endif /* __cplusplus */
+
+#ifndef NVTX_PAYLOAD_TYPEDEFS_V1
+#define NVTX_PAYLOAD_TYPEDEFS_V1
+
+/**
+ * \brief Size and alignment information for predefined payload entry types.
+ *
+ * The struct contains the size and the alignment size in bytes. A respective
+ * array for the predefined types is passed via nvtxExtModuleInfo_t to the NVTX
+ * client/handler. The type (ID) is used as index into this array.
+ */
+typedef struct nvtxPayloadEntryTypeInfo_v1
+{
+    uint16_t size;
+    uint16_t align;
+} nvtxPayloadEntryTypeInfo_t;
+
+/**
+ * \brief Binary payload data, size and decoding information.
+ *
+ * An array of type `nvtxPayloadData_t` is passed to the NVTX event attached to
+ * an NVTX event via the `payload.ullvalue` field of NVTX event attributes.
+ *
+ * The `schemaId` be a predefined schema entry type (`NVTX_PAYLOAD_ENTRY_TYPE*`),
+ * a schema ID (statically specified or dynamically created) or one of
+ * `NVTX_PAYLOAD_TYPE_REFERENCED` or `NVTX_PAYLOAD_TYPE_RAW`.
+ *
+ * Setting the size of a payload to `MAX_SIZE` can be useful to reduce the
+ * overhead of NVTX instrumentation, when no NVTX handler is attached. However,
+ * a tool might not be able to detect the size of a payload and thus skip it.
+ * A reasonable use case is a payload that represents a null-terminated
+ * C string, where the NVTX handler can call `strlen()`.
+ */
+typedef struct nvtxPayloadData_v1
+{
+    /**
+     * The schema ID, which defines the layout of the binary data.
+     */
+    uint64_t    schemaId;
+
+    /**
+     * Size of the payload (blob) in bytes. `SIZE_MAX` (`-1`) indicates the tool
+     * that it should figure out the size, which might not be possible.
+     */
+    size_t      size;
+
+    /**
+     * Pointer to the binary payload data.
+     */
+    const void* payload;
+} nvtxPayloadData_t;
+
+
+/**
+ * \brief Header of the payload entry's semantic field.
+ *
+ * If the semantic field of the payload schema entry is set, the first four
+ * fields (header) are defined with this type. A tool can iterate through the
+ * extensions and check, if it supports (can handle) it.
+ */
+typedef struct nvtxSemanticsHeader_v1
+{
+    uint32_t structSize; /** Size of semantic extension struct. */
+    uint16_t semanticId;
+    uint16_t version;
+    const struct nvtxSemanticsHeader_v1* next; /** linked list */
+    /* Additional fields are defined by the specific semantic extension. */
+} nvtxSemanticsHeader_t;
+
+/**
+ * \brief Entry in a schema.
+ *
+ * A payload schema consists of an array of payload schema entries. It is
+ * registered with @ref nvtxPayloadSchemaRegister. `flag` can be set to `0` for
+ * simple values, 'type' is the only "required" field. If not set explicitly,
+ * all other fields are zero-initialized, which means that the entry has no name
+ * and the offset is determined based on self-alignment rules.
+ *
+ * Example schema:
+ *  nvtxPayloadSchemaEntry_t schema[] = {
+ *      {0, NVTX_EXT_PAYLOAD_TYPE_UINT8, "one byte"},
+ *      {0, NVTX_EXT_PAYLOAD_TYPE_INT32, "four bytes"}
+ *  };
+ */
+typedef struct nvtxPayloadSchemaEntry_v1
+{
+    /**
+     * \brief Flags to augment the basic type.
+     *
+     * This field allows additional properties of the payload entry to be
+     * specified. Valid values are `NVTX_PAYLOAD_ENTRY_FLAG_*`.
+     */
+    uint64_t       flags;
+
+    /**
+     * \brief Predefined payload schema entry type or custom schema ID.
+     *
+     * Predefined types are `NVTX_PAYLOAD_ENTRY_TYPE_*`. Passing a schema ID
+     * enables nesting of schemas.
+     */
+    uint64_t       type;
+
+    /**
+     * \brief Name or label of the payload entry. (Optional)
+     *
+     * A meaningful name or label can help organizing and interpreting the data.
+     */
+    const char*    name;
+
+    /**
+     * \brief Description of the payload entry. (Optional)
+     *
+     * A more detail description of the data that is stored with this entry.
+     */
+    const char*    description;
+
+    /**
+     * \brief String length, array length or member selector for union types.
+     *
+     * If @ref type is a C string type, this field specifies the string length.
+     *
+     * If @ref flags specify that the entry is an array, this field specifies
+     * the array length. See `NVTX_PAYLOAD_ENTRY_FLAG_ARRAY_*` for more details.
+     *
+     * If @ref type is a union with schema type @ref NVTX_PAYLOAD_SCHEMA_TYPE_UNION
+     * (external selection of the union member), this field contains the index
+     * (starting with 0) to an entry of integral type in the same schema. The
+     * associated field value specifies the selected union member.
+     *
+     * @note An array of schema type @ref NVTX_PAYLOAD_SCHEMA_TYPE_UNION is not
+     * supported. @ref NVTX_PAYLOAD_SCHEMA_TYPE_UNION_WITH_INTERNAL_SELECTOR can
+     * be used instead.
+     */
+    uint64_t       arrayOrUnionDetail;
+
+    /**
+     * \brief Offset in the binary payload data (in bytes).
+     *
+     * This field specifies the byte offset from the base address of the actual
+     * binary data (blob) to the start address of the data of this entry.
+     *
+     * It is recommended (but not required) to provide the offset it. Otherwise,
+     * the NVTX handler will determine the offset from natural alignment rules.
+     * In some cases, e.g. dynamic schema layouts, the offset cannot be set and
+     * has to be determined based on the data of prior entries.
+     *
+     * Setting the offset can also be used to skip entries during payload parsing.
+     */
+    uint64_t       offset;
+
+    /**
+     * \brief Additional semantics of the payload entry.
+     *
+     * The field points to the first element in a linked list, which enables
+     * multiple semantic extensions.
+     */
+    const nvtxSemanticsHeader_t* semantics;
+
+    /**
+     * \brief Reserved for future use. Do not use it!
+     */
+    const void*    reserved;
+} nvtxPayloadSchemaEntry_t;
+
+/**
+ * \brief NVTX payload schema attributes.
+ */
+typedef struct nvtxPayloadSchemaAttr_v1
+{
+    /**
+     * \brief Mask of valid fields in this struct.
+     *
+     * Use the `NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_*` defines.
+     */
+    uint64_t                        fieldMask;
+
+    /**
+     * \brief Name of the payload schema. (Optional)
+     */
+    const char*                     name;
+
+    /**
+     * \brief Payload schema type. (Mandatory) \anchor PAYLOAD_TYPE_FIELD
+     *
+     * Use the `NVTX_PAYLOAD_SCHEMA_TYPE_*` defines.
+     */
+    uint64_t                        type;
+
+    /**
+     * \brief Payload schema flags. (Optional)
+     *
+     * Flags defined by `NVTX_PAYLOAD_SCHEMA_FLAG_*` can be used to set
+     * additional properties of the schema.
+     */
+    uint64_t                        flags;
+
+    /**
+     * \brief Entries of a payload schema. (Mandatory) \anchor ENTRIES_FIELD
+     *
+     * This field is a pointer to an array of schema entries, each describing a
+     * field in a data structure, e.g. in a C struct or union.
+     */
+    const nvtxPayloadSchemaEntry_t* entries;
+
+    /**
+     * \brief Number of entries in the payload schema. (Mandatory)
+     *
+     * Number of entries in the array of payload entries \ref ENTRIES_FIELD.
+     */
+    size_t                          numEntries;
+
+    /**
+     * \brief The binary payload size in bytes for static payload schemas.
+     *
+     * If \ref PAYLOAD_TYPE_FIELD is @ref NVTX_PAYLOAD_SCHEMA_TYPE_DYNAMIC this
+     * value is ignored. If this field is not specified for a schema of type
+     * @ref NVTX_PAYLOAD_SCHEMA_TYPE_STATIC, the size can be automatically
+     * determined by a tool.
+     */
+    size_t                          payloadStaticSize;
+
+    /**
+     * \brief The byte alignment for packed structures.
+     *
+     * If not specified, this field defaults to `0`, which means that the fields
+     * in the data structure are not packed and natural alignment rules can be
+     * applied.
+     */
+    size_t                          packAlign;
+
+    /**
+     * A static payload schema ID must be unique within the domain,
+     * >= NVTX_PAYLOAD_SCHEMA_ID_STATIC_START and
+     * < NVTX_PAYLOAD_SCHEMA_ID_DYNAMIC_START
+     */
+    uint64_t                        schemaId;
+
+    /**
+     * Flexible extension for schema attributes.
+     * (Do not use. Reserved for future use.)
+     */
+    void*                           extension;
+} nvtxPayloadSchemaAttr_t;
+
+/**
+ * \brief This type is used to describe an enumeration.
+ *
+ * Since the value of an enum entry might not be meaningful for the analysis
+ * and/or visualization, a tool can show the name of enum entry instead.
+ *
+ * An array of this struct is passed to @ref nvtxPayloadEnumAttr_t::entries to be
+ * finally registered via @ref nvtxPayloadEnumRegister with the NVTX handler.
+ *
+ * @note EXPERIMENTAL
+ */
+typedef struct nvtxPayloadEnum_v1
+{
+    /**
+     * Name of the enum value.
+     */
+    const char* name;
+
+    /**
+     * Value of the enum entry.
+     */
+    uint64_t    value;
+
+    /**
+     * Indicates that this entry sets a specific set of bits, which can be used
+     * to define bitsets.
+     */
+    int8_t      isFlag;
+} nvtxPayloadEnum_t;
+
+/**
+ * \brief NVTX payload enumeration type attributes.
+ *
+ * A pointer to this struct is passed to @ref nvtxPayloadEnumRegister.
+ */
+typedef struct nvtxPayloadEnumAttr_v1
+{
+    /**
+     * Mask of valid fields in this struct. See `NVTX_PAYLOAD_ENUM_ATTR_FIELD_*`.
+     */
+    uint64_t                 fieldMask;
+
+    /**
+     * Name of the enum. (Optional)
+     */
+    const char*              name;
+
+    /**
+     * Entries of the enum. (Mandatory)
+     */
+    const nvtxPayloadEnum_t* entries;
+
+    /**
+     * Number of entries in the enum. (Mandatory)
+     */
+    size_t                   numEntries;
+
+    /**
+     * Size of enumeration type in bytes
+     */
+    size_t                   sizeOfEnum;
+
+    /**
+     * A static payload schema ID must be unique within the domain,
+     * >= NVTX_PAYLOAD_SCHEMA_ID_STATIC_START and
+     * < NVTX_PAYLOAD_SCHEMA_ID_DYNAMIC_START
+     */
+    uint64_t                 schemaId;
+
+    /**
+     * Flexible extension for enumeration attributes.
+     * (Do not use. Reserved for future use.)
+     */
+    void*                    extension;
+} nvtxPayloadEnumAttr_t;
+
+typedef struct nvtxScopeAttr_v1
+{
+    size_t      structSize;
+
+    /**
+     * Path delimited by '/' characters, relative to @ref parentScope. Leading
+     * slashes are ignored. Nodes in the path may use name[key] syntax to
+     * indicate an array of sibling nodes, which may be combined with other
+     * non-array nodes or different arrays at the same scope. Node names should
+     * be UTF8 printable characters. '\' has to be used to escape '/', '[', and
+     * ']' characters in node names. An empty C string "" and `NULL` are valid
+     * inputs and treated equivalently.
+     *
+     * A GPU can be specified using its:
+     * - Unique identifier (UUID) with "GPU[UUID:#]",
+     * - CUDA device ID (sensitive to CUDA_VISIBLE_DEVICES) with "GPU[CUDAID:#]",
+     * - NVML (nvidia-smi) device ID with "GPU[NVSMI:#]"
+     *
+     * (replace `#` with the actual device ID).
+     * For display purposes, a tool is recommended to show a pretty name.
+     * To clearly identify a GPU, the @ref parentScope should also match
+     * the GPU's execution context.
+     */
+    const char* path;
+
+    /** Identifier of the parent scope, to which `path` is appended. */
+    uint64_t    parentScope;
+
+    /**
+     * Static scope ID. Must be unique within the domain,
+     * >= NVTX_SCOPE_ID_STATIC_START, and < NVTX_SCOPE_ID_DYNAMIC_START.
+     * Use NVTX_SCOPE_NONE to let the tool create a (dynamic) scope ID.
+     */
+    uint64_t    scopeId;
+} nvtxScopeAttr_t;
+
+#endif /* NVTX_PAYLOAD_TYPEDEFS_V1 */
+
+#ifndef NVTX_PAYLOAD_TYPEDEFS_DEFERRED_V1
+#define NVTX_PAYLOAD_TYPEDEFS_DEFERRED_V1
+
+/** Attributes of an NVTX time domain. */
+typedef struct nvtxTimeDomainAttr_v1
+{
+    /** Identifyer of the NVTX scope the time domain is associated with. */
+    uint64_t scopeId;
+
+    /** Predefined `NVTX_TIMESTAMP_TYPE_*`. */
+    uint64_t timestampTypeId;
+
+    /**
+     * Static (feed-forward) time domain ID. `0` makes the tool generate the ID.
+     * The static schema ID must be >= NVTX_TIME_DOMAIN_ID_STATIC_START and
+     * < NVTX_TIME_DOMAIN_ID_DYNAMIC_START
+     */
+    uint64_t timeDomainId;
+
+    /** Properties of the timer (use NVTX_TIMER_FLAG_*). */
+    uint64_t timerFlags;
+
+    /** Ticks per second (0 means unknown). */
+    int64_t  timerResolution;
+
+    /** Point in time when the timer starts (use NVTX_TIMER_START_*). */
+    uint64_t timerStart;
+} nvtxTimeDomainAttr_t;
+
+/** Synchronization point between two time domains. */
+typedef struct nvtxSyncPoint_v1
+{
+    int64_t src;
+    int64_t dst;
+} nvtxSyncPoint_t;
+
+/**
+ * \brief Helper struct to submit a batch of events (marks or ranges).
+ *
+ * By default, events are assumed to be chronologically sorted by the first
+ * timestamp in the event (start time in a range). If the events are not sorted,
+ * the `flags` field must be set accordingly (see `NVTX_BATCH_FLAG_*`).
+ */
+typedef struct nvtxEventBatch_v1
+{
+    /**
+     * Identifier of the data layout of a deferred event in the array of events.
+     * Only layouts with static payload size are allowed. The size of an event
+     * in the array is specified by the static payload size during the schema
+     * registration. The time domain of event timestamps is provided via time
+     * semantics in the schema registration.
+     */
+    uint64_t    eventSchemaId;
+
+    /** Size of the array of deferred events (in bytes). */
+    size_t      size;
+
+    /** Pointer to the array of deferred events. */
+    const void* events;
+
+    /** Scope of all events or counters in the batch. */
+    uint64_t    scope;
+
+    /** Timestamp ordering (sorted, partially sorted, unsorted), etc. */
+    uint64_t    flags;
+
+    /** Flexible data which can be referenced by events in the batch. */
+    const void* flexData;
+
+    /** Size of the flexible data memory blob. */
+    size_t      flexDataSize;
+
+    /**
+     * Offset from the `flexData` pointer to the begin of the flexible data
+     * in bytes.
+     */
+    size_t      flexDataOffset;
+} nvtxEventBatch_t;
+
+#endif /* NVTX_PAYLOAD_TYPEDEFS_DEFERRED_V1 */
+
+#ifndef NVTX_PAYLOAD_API_FUNCTIONS_V1
+#define NVTX_PAYLOAD_API_FUNCTIONS_V1
+
+/**
+ * \brief Register a payload schema.
+ *
+ * @param domain NVTX domain handle.
+ * @param attr NVTX payload schema attributes.
+ */
+NVTX_DECLSPEC uint64_t NVTX_API nvtxPayloadSchemaRegister(
+    nvtxDomainHandle_t domain,
+    const nvtxPayloadSchemaAttr_t* attr);
+
+/**
+ * \brief Register an enumeration type with the payload extension.
+ *
+ * @param domain NVTX domain handle
+ * @param attr NVTX payload enumeration type attributes.
+ */
+NVTX_DECLSPEC uint64_t NVTX_API nvtxPayloadEnumRegister(
+    nvtxDomainHandle_t domain,
+    const nvtxPayloadEnumAttr_t* attr);
+
+/**
+ * \brief Register a scope.
+ *
+ * @param domain NVTX domain handle
+ * @param attr Scope attributes.
+ *
+ * @return an identifier for the scope. If the operation was not successful,
+ * `NVTX_SCOPE_NONE` is returned.
+ */
+NVTX_DECLSPEC uint64_t NVTX_API nvtxScopeRegister(
+    nvtxDomainHandle_t domain,
+    const nvtxScopeAttr_t* attr);
+
+/**
+ * \brief Marks an instantaneous event in the application with the attributes
+ * being passed via the extended payload.
+ *
+ * An NVTX handler can assume that the payload contains the event message.
+ * Otherwise, it might ignore the event.
+ *
+ * @param domain NVTX domain handle
+ * @param payloadData pointer to an array of structured payloads.
+ * @param count number of payload BLOBs.
+ */
+NVTX_DECLSPEC void NVTX_API nvtxMarkPayload(
+    nvtxDomainHandle_t domain,
+    const nvtxPayloadData_t* payloadData,
+    size_t count);
+
+/**
+ * \brief Begin a nested thread range with the attributes being passed via the
+ * payload.
+ *
+ * @param domain NVTX domain handle
+ * @param payloadData Pointer to an array of extended payloads.
+ * @param count Number of payloads.
+ *
+ * @return The level of the range being ended. If an error occurs a negative
+ * value is returned on the current thread.
+ */
+NVTX_DECLSPEC int NVTX_API nvtxRangePushPayload(
+    nvtxDomainHandle_t domain,
+    const nvtxPayloadData_t* payloadData,
+    size_t count);
+
+/**
+ * \brief End a nested thread range with an additional custom payload.
+ *
+ * NVTX event attributes passed to this function (via the payloads) overwrite
+ * event attributes (message and color) that have been set in the push event.
+ * Other payload entries extend the data of the range.
+ *
+ * @param domain NVTX domain handle
+ * @param payloadData pointer to an array of structured payloads.
+ * @param count number of payload BLOBs.
+ *
+ * @return The level of the range being ended. If an error occurs a negative
+ * value is returned on the current thread.
+ */
+NVTX_DECLSPEC int NVTX_API nvtxRangePopPayload(
+    nvtxDomainHandle_t domain,
+    const nvtxPayloadData_t* payloadData,
+    size_t count);
+
+/**
+ * \brief Start a thread range with attributes passed via the extended payload.
+ *
+ * @param domain NVTX domain handle
+ * @param payloadData pointer to an array of structured payloads.
+ * @param count number of payload BLOBs.
+ *
+ * @return The level of the range being ended. If an error occurs a negative
+ * value is returned on the current thread.
+ */
+NVTX_DECLSPEC nvtxRangeId_t NVTX_API nvtxRangeStartPayload(
+    nvtxDomainHandle_t domain,
+    const nvtxPayloadData_t* payloadData,
+    size_t count);
+
+/**
+ * \brief End a thread range and pass a custom payload.
+ *
+ * NVTX event attributes passed to this function (via the payloads) overwrite
+ * event attributes (message and color) that have been set in the start event.
+ * Other payload entries extend the data of the range.
+ *
+ * @param domain NVTX domain handle
+ * @param id The correlation ID returned from a NVTX range start call.
+ * @param payloadData pointer to an array of structured payloads.
+ * @param count number of payload BLOBs.
+ */
+NVTX_DECLSPEC void NVTX_API nvtxRangeEndPayload(
+    nvtxDomainHandle_t domain,
+    nvtxRangeId_t id,
+    const nvtxPayloadData_t* payloadData,
+    size_t count);
+
+/**
+ * \brief Checks if the given NVTX domain is enabled.
+ *
+ * This function can be used to guard expensive code instrumentation.
+ * In general, it is recommended to avoid different execution branches based on
+ * NVTX instrumenation.
+ *
+ * If no tool is attached, this function will always return `0`.
+ * If a tool is attached, but does not handle this function, `1` is returned.
+ * If a tool is attached and handles this function, the return value is
+ * determined by the tool. Positive (>0) return values indicate that the domain
+ * is enabled, `0` indicates that the domain is disabled.
+ *
+ * @param domain NVTX domain handle
+ * @return 0 if the domain is disabled. Values > 0 indicate an enabled domain.
+ */
+NVTX_DECLSPEC uint8_t NVTX_API nvtxDomainIsEnabled(
+    nvtxDomainHandle_t domain);
+
+#endif /* NVTX_PAYLOAD_API_FUNCTIONS_V1 */
+
+#ifndef NVTX_PAYLOAD_API_FUNCTIONS_DEFERRED_V1
+#define NVTX_PAYLOAD_API_FUNCTIONS_DEFERRED_V1
+
+/**
+ * Get a timestamp from the NVTX handler or tool. If no tool is attached, the
+ * CPU TSC might be returned. No guarantees are made.
+ * The returned timestamp is just meant to be used in deferred events/counters.
+ */
+NVTX_DECLSPEC int64_t NVTX_API nvtxTimestampGet(void);
+
+/**
+ * Register a time domain. Associates an NVTX scope with the time domain.
+ * Timestamps of NVTX events or counters in the scope are interpreted according
+ * to the time domain definitions.
+ *
+ * @param domain NVTX domain handle.
+ * @param timeAttr Time domain attributes (timestamp type, scope, flags, etc.).
+ * @return time domain ID.
+ */
+NVTX_DECLSPEC uint64_t NVTX_API nvtxTimeDomainRegister(
+    nvtxDomainHandle_t domain,
+    const nvtxTimeDomainAttr_t* timeAttr);
+
+/**
+ * Provide the pointer to a function that returns a timestamp.
+ * This enables the tool to create time synchronization points.
+ *
+ * @param domain NVTX domain handle.
+ * @param timeDomainId time domain identifier or timestamp type ID, if it is
+ *                     unambiguous.
+ * @param flags indicates if it is safe to call the timestamp provider after
+ *             process teardown.
+ * @param timestampProviderFn Pointer to a function that returns a timestamp.
+ */
+NVTX_DECLSPEC void NVTX_API nvtxTimerSource(
+    nvtxDomainHandle_t domain,
+    uint64_t timeDomainId,
+    uint64_t flags,
+    int64_t (*timestampProviderFn)(void));
+
+/**
+ * Same as `nvtxTimerSource`, but with an additional data pointer argument.
+ *
+ * @param domain NVTX domain handle.
+ * @param timeDomainId time domain identifier or timestamp type ID, if it is
+ *                     unambiguous.
+ * @param flags indicates if it is safe to call the timestamp provider after
+ *             process teardown.
+ * @param timestampProviderFn Pointer to a function that returns a timestamp.
+ * @param data Pointer to data that is passed to the timestamp provider function.
+ */
+NVTX_DECLSPEC void NVTX_API nvtxTimerSourceWithData(
+    nvtxDomainHandle_t domain,
+    uint64_t timeDomainId,
+    uint64_t flags,
+    int64_t (*timestampProviderFn)(void* data),
+    void* data);
+
+/**
+ * Provides a synchronization point between two time domains.
+ * Two synchronization points are required to enable a timestamp conversion.
+ * The tool must know one of the time domains or it least must be able to chain
+ * conversions to enable the conversion between the given timestamps.
+ *
+ * @param domain NVTX domain handle.
+ * @param timeDomainId1 time domain 1 ID or timestamp type ID, if it is
+ *                      unambiguous.
+ * @param timeDomainId2 time domain 2 ID or timestamp type ID, if it is
+ *                      unambiguous.
+ * @param timestamp1 Timestamp in the first time domain.
+ * @param timestamp2 Timestamp in the second time domain.
+ */
+NVTX_DECLSPEC void NVTX_API nvtxTimeSyncPoint(
+    nvtxDomainHandle_t domain,
+    uint64_t timeDomainId1,
+    uint64_t timeDomainId2,
+    int64_t timestamp1,
+    int64_t timestamp2);
+
+/**
+ * The same as `nvtxTimeSyncPoint` but with multiple synchronization points.
+ *
+ * @param domain NVTX domain handle.
+ * @param timeDomainIdSrc source time domain ID or timestamp type ID, if it is
+ *                        unambiguous.
+ * @param timeDomainIdDst destination time domain ID or timestamp type ID, if it
+ *                        is unambiguous.
+ * @param syncPoints Pointer to an array of synchronization points.
+ * @param count Number of synchronization points.
+ */
+NVTX_DECLSPEC void NVTX_API nvtxTimeSyncPointTable(
+    nvtxDomainHandle_t domain,
+    uint64_t timeDomainIdSrc,
+    uint64_t timeDomainIdDst,
+    const nvtxSyncPoint_t* syncPoints,
+    size_t count);
+
+/**
+ * @brief Pass a conversion factor between two time domains to the NVTX handler.
+ *
+ * @param domain NVTX domain handle.
+ * @param timeDomainIdSrc source time domain ID or timestamp type ID, if it is
+ *                        unambiguous.
+ * @param timeDomainIdDst destination time domain ID or timestamp type ID, if it
+ *                        is unambiguous.
+ * @param slope Conversion factor between the two time domains.
+ * @param timestampSrc Timestamp in the source time domain.
+ * @param timestampDst Timestamp in the destination time domain.
+ */
+NVTX_DECLSPEC void NVTX_API nvtxTimestampConversionFactor(
+    nvtxDomainHandle_t domain,
+    uint64_t timeDomainIdSrc,
+    uint64_t timeDomainIdDst,
+    double slope,
+    int64_t timestampSrc,
+    int64_t timestampDst);
+
+/**
+ * @brief Submit one deferred event.
+ *
+ * @param domain NVTX domain handle.
+ * @param payloadData Pointer to an array of structured payloads.
+ * @param numPayloads Number of payloads of the event.
+ */
+NVTX_DECLSPEC void NVTX_API nvtxEventSubmit(
+    nvtxDomainHandle_t domain,
+    const nvtxPayloadData_t* payloadData,
+    size_t numPayloads);
+
+/**
+ * \brief Submit a batch of deferred events in the given domain.
+ *
+ * @param domain NVTX domain handle.
+ * @param eventBatch Pointer to deferred events batch details.
+ */
+NVTX_DECLSPEC void NVTX_API nvtxEventBatchSubmit(
+    nvtxDomainHandle_t domain,
+    const nvtxEventBatch_t* eventBatch);
+
+#endif /* NVTX_PAYLOAD_API_FUNCTIONS_DEFERRED_V1 */
+
+/**
+ * \brief Callback IDs of API functions in the payload extension.
+ *
+ * The NVTX handler can use these values to register a handler function. When
+ * `InitializeInjectionNvtxExtension(nvtxExtModuleInfo_t* moduleInfo)` is
+ * executed, a handler routine can be registered as follows:
+ * \code{.c}
+ *      moduleInfo->segments->slots[NVTX3EXT_CBID_nvtxPayloadSchemaRegister] =
+ *          (intptr_t)PayloadSchemaRegisterHandlerFn;
+ * \endcode
+ */
+#ifndef NVTX_PAYLOAD_CALLBACK_ID_V1
+#define NVTX_PAYLOAD_CALLBACK_ID_V1
+
+#define NVTX3EXT_CBID_nvtxPayloadSchemaRegister      0
+#define NVTX3EXT_CBID_nvtxPayloadEnumRegister        1
+#define NVTX3EXT_CBID_nvtxMarkPayload                2
+#define NVTX3EXT_CBID_nvtxRangePushPayload           3
+#define NVTX3EXT_CBID_nvtxRangePopPayload            4
+#define NVTX3EXT_CBID_nvtxRangeStartPayload          5
+#define NVTX3EXT_CBID_nvtxRangeEndPayload            6
+#define NVTX3EXT_CBID_nvtxDomainIsEnabled            7
+#define NVTX3EXT_CBID_nvtxScopeRegister             12
+
+#endif /* NVTX_PAYLOAD_CALLBACK_ID_V1 */
+
+#ifndef NVTX_PAYLOAD_CALLBACK_ID_DEFERRED_V1
+#define NVTX_PAYLOAD_CALLBACK_ID_DEFERRED_V1
+
+#define NVTX3EXT_CBID_nvtxTimestampGet               8
+#define NVTX3EXT_CBID_nvtxTimeDomainRegister         9
+#define NVTX3EXT_CBID_nvtxTimerSource               10
+#define NVTX3EXT_CBID_nvtxTimerSourceWithData       11
+#define NVTX3EXT_CBID_nvtxTimeSyncPoint             13
+#define NVTX3EXT_CBID_nvtxTimeSyncPointTable        14
+#define NVTX3EXT_CBID_nvtxTimestampConversionFactor 15
+#define NVTX3EXT_CBID_nvtxEventSubmit               16
+#define NVTX3EXT_CBID_nvtxEventBatchSubmit          17
+
+#endif /* NVTX_PAYLOAD_CALLBACK_ID_DEFERRED_V1 */
+
+/*** Helper utilities ***/
+
+/** \brief  Helper macro for safe double-cast of pointer to uint64_t value. */
+#ifndef NVTX_POINTER_AS_PAYLOAD_ULLVALUE
+# ifdef __cplusplus
+# define NVTX_POINTER_AS_PAYLOAD_ULLVALUE(p) \
+    static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p))
+# else
+#define NVTX_POINTER_AS_PAYLOAD_ULLVALUE(p) (NVTX_STATIC_CAST(uint64_t, NVTX_STATIC_CAST(uintptr_t, p))
+# endif
+#endif
+
+#ifndef NVTX_PAYLOAD_EVTATTR_SET_DATA
+/**
+ * \brief Helper macro to attach a single payload to an NVTX event attribute.
+ *
+ * @param evtAttr NVTX event attribute (variable name)
+ * @param pldata_addr Address of `nvtxPayloadData_t` variable.
+ * @param schema_id NVTX binary payload schema ID.
+ * @param pl_addr Address of the (actual) payload.
+ * @param sz size of the (actual) payload.
+ */
+#define NVTX_PAYLOAD_EVTATTR_SET_DATA(evtAttr, pldata_addr, schema_id, pl_addr, sz) \
+    (pldata_addr)->schemaId = schema_id; \
+    (pldata_addr)->size = sz; \
+    (pldata_addr)->payload = pl_addr; \
+    (evtAttr).payload.ullValue = NVTX_POINTER_AS_PAYLOAD_ULLVALUE(pldata_addr); \
+    (evtAttr).payloadType = NVTX_PAYLOAD_TYPE_EXT; \
+    (evtAttr).reserved0 = 1;
+#endif /* NVTX_PAYLOAD_EVTATTR_SET_DATA */
+
+#ifndef NVTX_PAYLOAD_EVTATTR_SET_MULTIPLE
+/**
+ * \brief Helper macro to attach multiple payloads to an NVTX event attribute.
+ *
+ * @param evtAttr NVTX event attribute (variable name)
+ * @param pldata Payload data array (of type `nvtxPayloadData_t`)
+ */
+#define NVTX_PAYLOAD_EVTATTR_SET_MULTIPLE(evtAttr, pldata) \
+    (evtAttr).payloadType = NVTX_PAYLOAD_TYPE_EXT; \
+    (evtAttr).reserved0 = sizeof(pldata)/sizeof(nvtxPayloadData_t); \
+    (evtAttr).payload.ullValue = NVTX_POINTER_AS_PAYLOAD_ULLVALUE(pldata);
+#endif /* NVTX_PAYLOAD_EVTATTR_SET_MULTIPLE */
+
+#ifndef NVTX_PAYLOAD_EVTATTR_SET
+/*
+ * Do not use this macro directly! It is a helper to attach a single payload to
+ * an NVTX event attribute.
+ * @warning The NVTX push, start or mark operation must not be in an outer scope.
+ */
+#define NVTX_PAYLOAD_EVTATTR_SET(evtAttr, schema_id, pl_addr, sz) \
+    nvtxPayloadData_t _NVTX_PAYLOAD_DATA_VAR[] = \
+        {{schema_id, sz, pl_addr}}; \
+    (evtAttr)->payload.ullValue = \
+        NVTX_POINTER_AS_PAYLOAD_ULLVALUE(_NVTX_PAYLOAD_DATA_VAR); \
+    (evtAttr)->payloadType = NVTX_PAYLOAD_TYPE_EXT; \
+    (evtAttr)->reserved0 = 1;
+#endif /* NVTX_PAYLOAD_EVTATTR_SET */
+
+#ifndef nvtxPayloadRangePush
+/**
+ * \brief Helper macro to push a range with extended payload.
+ *
+ * @param domain NVTX domain handle
+ * @param evtAttr pointer to NVTX event attribute.
+ * @param schemaId NVTX payload schema ID
+ * @param plAddr Pointer to the binary data (actual payload)
+ * @param size Size of the binary payload data in bytes.
+ */
+#define nvtxPayloadRangePush(domain, evtAttr, schemaId, plAddr, size) \
+do { \
+    NVTX_PAYLOAD_EVTATTR_SET(evtAttr, schemaId, plAddr, size) \
+    nvtxDomainRangePushEx(domain, evtAttr); \
+} while (0)
+#endif /* nvtxPayloadRangePush */
+
+#ifndef nvtxPayloadMark
+/**
+ * \brief Helper macro to set a marker with extended payload.
+ *
+ * @param domain NVTX domain handle
+ * @param evtAttr pointer to NVTX event attribute.
+ * @param schemaId NVTX payload schema ID
+ * @param plAddr Pointer to the binary data (actual payload)
+ * @param size Size of the binary payload data in bytes.
+ */
+#define nvtxPayloadMark(domain, evtAttr, schemaId, plAddr, size) \
+do { \
+    NVTX_PAYLOAD_EVTATTR_SET(evtAttr, schemaId, plAddr, size) \
+    nvtxDomainMarkEx(domain, evtAttr); \
+} while (0)
+#endif /* nvtxPayloadMark */
+
+/* Macros to create versioned symbols. */
+#ifndef NVTX_EXT_PAYLOAD_VERSIONED_IDENTIFIERS_V1
+#define NVTX_EXT_PAYLOAD_VERSIONED_IDENTIFIERS_V1
+#define NVTX_EXT_PAYLOAD_VERSIONED_IDENTIFIER_L3(NAME, VERSION, COMPATID) \
+    NAME##_v##VERSION##_bpl##COMPATID
+#define NVTX_EXT_PAYLOAD_VERSIONED_IDENTIFIER_L2(NAME, VERSION, COMPATID) \
+    NVTX_EXT_PAYLOAD_VERSIONED_IDENTIFIER_L3(NAME, VERSION, COMPATID)
+#define NVTX_EXT_PAYLOAD_VERSIONED_ID(NAME) \
+    NVTX_EXT_PAYLOAD_VERSIONED_IDENTIFIER_L2(NAME, NVTX_VERSION, NVTX_EXT_PAYLOAD_COMPATID)
+#endif /* NVTX_EXT_PAYLOAD_VERSIONED_IDENTIFIERS_V1 */
+
+#ifdef __GNUC__
+#pragma GCC visibility push(internal)
+#endif
+
+/* Extension types are required for the implementation and the NVTX handler. */
+#define NVTX_EXT_TYPES_GUARD
+/************** Begin file third_party/nvtx3/nvtxDetail/nvtxExtTypes.h **************/
+/*
+ * SPDX-FileCopyrightText: Copyright (c) 2021-2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ *
+ * Licensed under the Apache License v2.0 with LLVM Exceptions.
+ * See https://nvidia.github.io/NVTX/LICENSE.txt for license information.
+ */
+
+#ifndef NVTX_EXT_TYPES_GUARD
+#error Never include this file directly -- it is automatically included by nvToolsExt[EXTENSION].h.
+#endif
+
+#if defined(NVTX_AS_SYSTEM_HEADER)
+#if defined(__clang__)
+#pragma clang system_header
+#elif defined(__GNUC__) || defined(__NVCOMPILER)
+#pragma GCC system_header
+#elif defined(_MSC_VER)
+#pragma system_header
+#endif
+#endif
+
+/* This header defines types which are used by the internal implementation
+*  of NVTX and callback subscribers.  API clients do not use these types,
+*  so they are defined here instead of in nvToolsExt.h to clarify they are
+*  not part of the NVTX client API. */
+
+#ifndef NVTXEXTTYPES_H
+#define NVTXEXTTYPES_H
+
+typedef intptr_t (NVTX_API * NvtxExtGetExportFunction_t)(uint32_t exportFunctionId);
+
+typedef struct nvtxExtModuleSegment_t
+{
+    size_t segmentId;
+    size_t slotCount;
+    intptr_t* functionSlots;
+} nvtxExtModuleSegment_t;
+
+typedef struct nvtxExtModuleInfo_t
+{
+    uint16_t nvtxVer;
+    uint16_t structSize;
+    uint16_t moduleId;
+    uint16_t compatId;
+    size_t segmentsCount;
+    nvtxExtModuleSegment_t* segments;
+    NvtxExtGetExportFunction_t getExportFunction;
+    const void* extInfo;
+} nvtxExtModuleInfo_t;
+
+typedef int (NVTX_API * NvtxExtInitializeInjectionFunc_t)(nvtxExtModuleInfo_t* moduleInfo);
+
+#endif /* NVTXEXTTYPES_H */
+/************** End of third_party/nvtx3/nvtxDetail/nvtxExtTypes.h **************/
+#undef NVTX_EXT_TYPES_GUARD
+
+#ifndef NVTX_NO_IMPL
+#define NVTX_EXT_IMPL_PAYLOAD_GUARD
+/************** Begin file third_party/nvtx3/nvtxDetail/nvtxExtImplPayload_v1.h **************/
+/*
+ * SPDX-FileCopyrightText: Copyright (c) 2021-2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ *
+ * Licensed under the Apache License v2.0 with LLVM Exceptions.
+ * See https://nvidia.github.io/NVTX/LICENSE.txt for license information.
+ */
+
+#ifndef NVTX_EXT_IMPL_PAYLOAD_GUARD
+#error Never include this file directly -- it is automatically included by nvToolsExtPayload.h (except when NVTX_NO_IMPL is defined).
+#endif
+
+#if defined(NVTX_AS_SYSTEM_HEADER)
+#if defined(__clang__)
+#pragma clang system_header
+#elif defined(__GNUC__) || defined(__NVCOMPILER)
+#pragma GCC system_header
+#elif defined(_MSC_VER)
+#pragma system_header
+#endif
+#endif
+
+#define NVTX_EXT_IMPL_GUARD
+/************** Begin file third_party/nvtx3/nvtxDetail/nvtxExtImpl.h **************/
+/*
+ * SPDX-FileCopyrightText: Copyright (c) 2009-2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ *
+ * Licensed under the Apache License v2.0 with LLVM Exceptions.
+ * See https://nvidia.github.io/NVTX/LICENSE.txt for license information.
+ */
+
+#ifndef NVTX_EXT_IMPL_GUARD
+#error Never include this file directly -- it is automatically included by nvToolsExt.h (except when NVTX_NO_IMPL is defined).
+#endif
+
+#if defined(NVTX_AS_SYSTEM_HEADER)
+#if defined(__clang__)
+#pragma clang system_header
+#elif defined(__GNUC__) || defined(__NVCOMPILER)
+#pragma GCC system_header
+#elif defined(_MSC_VER)
+#pragma system_header
+#endif
+#endif
+
+#ifndef NVTX_EXT_IMPL_H
+#define NVTX_EXT_IMPL_H
+
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <wchar.h>
+
+/* ---- Include required platform headers ---- */
+
+#if defined(_WIN32)
+
+#include <windows.h>
+
+#else
+#include <unistd.h>
+
+#if defined(__ANDROID__)
+#include <android/api-level.h>
+#endif
+
+#if defined(__linux__) || defined(__CYGWIN__)
+#include <sched.h>
+#endif
+
+#include <sys/types.h>
+#include <limits.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <errno.h>
+#include <pthread.h>
+
+#endif
+
+/* ---- Define macros used in this file ---- */
+
+#ifdef NVTX_DEBUG_PRINT
+#ifdef __ANDROID__
+#include <android/log.h>
+#define NVTX_ERR(...) __android_log_print(ANDROID_LOG_ERROR, "NVTOOLSEXT", __VA_ARGS__);
+#define NVTX_INFO(...) __android_log_print(ANDROID_LOG_INFO, "NVTOOLSEXT", __VA_ARGS__);
+#else
+#include <stdio.h>
+#define NVTX_ERR(...) fprintf(stderr, "NVTX_ERROR: " __VA_ARGS__)
+#define NVTX_INFO(...) fprintf(stderr, "NVTX_INFO: " __VA_ARGS__)
+#endif
+#else /* !defined(NVTX_DEBUG_PRINT) */
+#define NVTX_ERR(...)
+#define NVTX_INFO(...)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif /* __cplusplus */
+
+#ifdef __GNUC__
+#pragma GCC visibility push(hidden)
+#endif
+
+#define NVTX_EXTENSION_FRESH 0    /* Uninitialized extension or function slot */
+#define NVTX_EXTENSION_DISABLED 1 /* Disabled extension or function slot */
+#define NVTX_EXTENSION_STARTING 2 /* Extension is being initialized. */
+#define NVTX_EXTENSION_LOADED 3   /* Extension is initialized successfully. */
+#define NVTX_EXTENSION_INIT_FN_FAILED 4 /* Extension init function returned failure. */
+
+/* Function slots are local to each extension */
+typedef struct nvtxExtGlobals1_t
+{
+    NvtxExtInitializeInjectionFunc_t injectionFnPtr;
+} nvtxExtGlobals1_t;
+
+NVTX_LINKONCE_DEFINE_GLOBAL nvtxExtGlobals1_t NVTX_VERSIONED_IDENTIFIER(nvtxExtGlobals1) =
+{
+    NVTX_NULLPTR
+};
+
+#define NVTX_EXT_INIT_GUARD
+/************** Begin file third_party/nvtx3/nvtxDetail/nvtxExtInit.h **************/
+/*
+ * SPDX-FileCopyrightText: Copyright (c) 2009-2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ *
+ * Licensed under the Apache License v2.0 with LLVM Exceptions.
+ * See https://nvidia.github.io/NVTX/LICENSE.txt for license information.
+ */
+
+#ifndef NVTX_EXT_INIT_GUARD
+#error Never include this file directly -- it is automatically included by nvToolsExt.h (except when NVTX_NO_IMPL is defined).
+#endif
+
+#if defined(NVTX_AS_SYSTEM_HEADER)
+#if defined(__clang__)
+#pragma clang system_header
+#elif defined(__GNUC__) || defined(__NVCOMPILER)
+#pragma GCC system_header
+#elif defined(_MSC_VER)
+#pragma system_header
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif /* __cplusplus */
+
+/* ---- Platform-independent helper definitions and functions ---- */
+
+/* Prefer macros over inline functions to reduce symbol resolution at link time */
+
+#if defined(_WIN32)
+#define NVTX_ATOMIC_WRITE_PTR(address, value) \
+    InterlockedExchangePointer(NVTX_REINTERPRET_CAST(volatile PVOID*, (address)), \
+        NVTX_REINTERPRET_CAST(PVOID, (value)))
+#define NVTX_ATOMIC_CAS_PTR(old, address, exchange, comparand) \
+    (old) = NVTX_REINTERPRET_CAST(intptr_t, InterlockedCompareExchangePointer( \
+        NVTX_REINTERPRET_CAST(volatile PVOID*, (address)), \
+        NVTX_REINTERPRET_CAST(PVOID, (exchange)), \
+        NVTX_REINTERPRET_CAST(PVOID, (comparand))))
+#elif defined(__GNUC__)
+/* Ensure full memory barrier for atomics, to match Windows functions */
+#define NVTX_ATOMIC_WRITE_PTR(address, value) \
+    __sync_synchronize(); *address = value; __sync_synchronize()
+#define NVTX_ATOMIC_CAS_PTR(old, address, exchange, comparand) \
+    old = __sync_val_compare_and_swap(address, comparand, exchange)
+#else
+#error The library does not support your configuration!
+#endif
+
+#ifndef NVTX_SUPPORT_ALREADY_INJECTED_LIBRARY
+/* Define this to 1 for platforms that where pre-injected libraries can be discovered. */
+#if defined(_WIN32)
+/* Windows has no process-wide table of dynamic library symbols, so this can't be supported. */
+#define NVTX_SUPPORT_ALREADY_INJECTED_LIBRARY 0
+#else
+/* POSIX platforms allow calling dlsym on a null module to use the process-wide table.
+ * Note: Still disabled in load sequence version 2.  Needs to support following the
+ * RTLD_NEXT chain, and needs more testing before support can be enabled by default. */
+#define NVTX_SUPPORT_ALREADY_INJECTED_LIBRARY 0
+#endif
+#endif
+
+#ifndef NVTX_SUPPORT_ENV_VARS
+/* Define this to 1 for platforms that support environment variables. */
+/* TODO: Detect UWP, a.k.a. Windows Store app, and set this to 0. */
+/* Try:  #if defined(WINAPI_FAMILY_PARTITION) && WINAPI_FAMILY_PARTITION(WINAPI_PARTITION_APP) */
+#define NVTX_SUPPORT_ENV_VARS 1
+#endif
+
+#ifndef NVTX_SUPPORT_DYNAMIC_INJECTION_LIBRARY
+/* Define this to 1 for platforms that support dynamic/shared libraries */
+#define NVTX_SUPPORT_DYNAMIC_INJECTION_LIBRARY 1
+#endif
+
+#ifndef NVTX_SUPPORT_ANDROID_INJECTION_LIBRARY_IN_PACKAGE
+#if defined(__ANDROID__)
+#define NVTX_SUPPORT_ANDROID_INJECTION_LIBRARY_IN_PACKAGE 1
+#else
+#define NVTX_SUPPORT_ANDROID_INJECTION_LIBRARY_IN_PACKAGE 0
+#endif
+#endif
+
+#ifndef NVTX_SUPPORT_STATIC_INJECTION_LIBRARY
+/* On platforms that support weak symbols (i.e. non-Windows), injection libraries may
+*  be statically linked into an application.  This is useful for platforms where dynamic
+*  injection is not available.  Weak symbols not marked extern are definitions, not just
+*  declarations.  They are guaranteed to be initialized to zero if no normal definitions
+*  are found by the linker to override them.  This means the NVTX load sequence can safely
+*  detect the presence of a static injection -- if InitializeInjectionNvtxExtension_fnptr is zero,
+*  there is no static injection. */
+#if defined(__GNUC__) && !defined(_WIN32) && !defined(__CYGWIN__)
+#define NVTX_SUPPORT_STATIC_INJECTION_LIBRARY 1
+#else
+#define NVTX_SUPPORT_STATIC_INJECTION_LIBRARY 0
+#endif
+#endif
+
+#if NVTX_SUPPORT_STATIC_INJECTION_LIBRARY && !defined(NVTX_STATIC_INJECTION_IMPL)
+/* To make an NVTX injection library support static injection, it must do these things:
+*  - Define InitializeInjectionNvtxExtension_fnptr as a normal symbol (not weak), pointing to
+*    the implementation of InitializeInjectionNvtxExtension (which does not need to be a
+*    dynamic export if only supporting static injection).
+*  - Define NVTX_STATIC_INJECTION_IMPL so the weak definition below is skipped.
+*  - Compile the static injection files with -fPIC if they are to be linked with other
+*    files compiled this way.  If you forget this, GCC will simply tell you to add it.
+*  When building the application, there a few ways to link in a static injection:
+*  - Compile the injection's source files normally, and include the .o files as inputs
+*    to the linker.
+*  - If the injection is provided as an archive (.a file), it will not resolve any
+*    unresolved symbols, so the linker will skip it by default.  This can be fixed
+*    by wrapping the static injection's name on the linker command line with options
+*    to treat it differently.  For example:
+*      gcc example.o libfoo.a -Wl,--whole-archive libinj-static.a -Wl,--no-whole-archive libbar.a
+*    Note that libinj-static.a is bracketed by options to turn on "whole archive" and
+*    then back off again afterwards, so libfoo.a and libbar.a are linked normally.
+*  - In CMake, a static injection can be added with options like this:
+*      target_link_libraries(app PRIVATE -Wl,--whole-archive inj-static -Wl,--no-whole-archive)
+*/
+__attribute__((weak)) NvtxExtInitializeInjectionFunc_t InitializeInjectionNvtxExtension_fnptr;
+#endif
+
+/* This function tries to find or load an NVTX injection library and get the
+*  address of its InitializeInjectionExtension function.  If such a function pointer
+*  is found, it is called, and passed the address of this NVTX instance's
+*  nvtxGetExportTable function, so the injection can attach to this instance.
+*  If the initialization fails for any reason, any dynamic library loaded will
+*  be freed, and all NVTX implementation functions will be set to no-ops.  If
+*  initialization succeeds, NVTX functions not attached to the tool will be set
+*  to no-ops.  This is implemented as one function instead of several small
+*  functions to minimize the number of weak symbols the linker must resolve.
+*  Order of search is:
+*  - Pre-injected library exporting InitializeInjectionNvtxExtension
+*  - Loadable library exporting InitializeInjectionNvtxExtension
+*      - Path specified by env var NVTX_INJECTION??_PATH (?? is 32 or 64)
+*      - On Android, libNvtxInjection??.so within the package (?? is 32 or 64)
+*  - Statically-linked injection library defining InitializeInjectionNvtxExtension_fnptr
+*/
+NVTX_LINKONCE_FWDDECL_FUNCTION int NVTX_VERSIONED_IDENTIFIER(nvtxExtLoadInjectionLibrary)(
+    NvtxExtInitializeInjectionFunc_t* out_init_fnptr);
+NVTX_LINKONCE_DEFINE_FUNCTION int NVTX_VERSIONED_IDENTIFIER(nvtxExtLoadInjectionLibrary)(
+    NvtxExtInitializeInjectionFunc_t* out_init_fnptr)
+{
+    static const char initFuncName[] = "InitializeInjectionNvtxExtension";
+#if NVTX_SUPPORT_ALREADY_INJECTED_LIBRARY
+    static const char initFuncPreinjectName[] = "InitializeInjectionNvtxExtensionPreinject";
+#endif
+    NvtxExtInitializeInjectionFunc_t init_fnptr = NVTX_NULLPTR;
+    NVTX_DLLHANDLE injectionLibraryHandle = NVTX_DLLDEFAULT;
+
+    if (out_init_fnptr)
+    {
+        *out_init_fnptr = NVTX_NULLPTR;
+    }
+
+#if NVTX_SUPPORT_DYNAMIC_INJECTION_LIBRARY
+    /* Try discovering dynamic injection library to load */
+    {
+#if NVTX_SUPPORT_ENV_VARS
+        /* If env var NVTX_INJECTION64_PATH is set, it should contain the path
+           to a 64-bit dynamic NVTX injection library (and similar for 32-bit). */
+        const NVTX_PATHCHAR* const nvtxEnvVarName = (sizeof(void*) == 4)
+            ? NVTX_STR("NVTX_INJECTION32_PATH")
+            : NVTX_STR("NVTX_INJECTION64_PATH");
+#endif /* NVTX_SUPPORT_ENV_VARS */
+        NVTX_PATHCHAR injectionLibraryPathBuf[NVTX_BUFSIZE];
+        const NVTX_PATHCHAR* injectionLibraryPath = NVTX_NULLPTR;
+
+        /* Refer to this variable explicitly in case all references to it are #if'ed out. */
+        (void)injectionLibraryPathBuf;
+
+#if NVTX_SUPPORT_ENV_VARS
+        /* Disable the warning for getenv & _wgetenv -- this usage is safe because
+           these functions are not called again before using the returned value. */
+#if defined(_MSC_VER)
+#pragma warning( push )
+#pragma warning( disable : 4996 )
+#endif
+        injectionLibraryPath = NVTX_GETENV(nvtxEnvVarName);
+#if defined(_MSC_VER)
+#pragma warning( pop )
+#endif
+#endif
+
+#if NVTX_SUPPORT_ANDROID_INJECTION_LIBRARY_IN_PACKAGE
+        if (!injectionLibraryPath)
+        {
+            const char *bits = (sizeof(void*) == 4) ? "32" : "64";
+            char cmdlineBuf[32];
+            char pkgName[PATH_MAX];
+            int count;
+            int pid;
+            FILE *fp;
+            size_t bytesRead;
+            size_t pos;
+
+            pid = NVTX_STATIC_CAST(int, getpid());
+            count = snprintf(cmdlineBuf, sizeof(cmdlineBuf), "/proc/%d/cmdline", pid);
+            if (count <= 0 || count >= NVTX_STATIC_CAST(int, sizeof(cmdlineBuf)))
+            {
+                NVTX_ERR("Path buffer too small for: /proc/%d/cmdline\n", pid);
+                return NVTX_ERR_INIT_ACCESS_LIBRARY;
+            }
+
+            fp = fopen(cmdlineBuf, "r");
+            if (!fp)
+            {
+                NVTX_ERR("File couldn't be opened: %s\n", cmdlineBuf);
+                return NVTX_ERR_INIT_ACCESS_LIBRARY;
+            }
+
+            bytesRead = fread(pkgName, 1, sizeof(pkgName) - 1, fp);
+            fclose(fp);
+            if (bytesRead == 0)
+            {
+                NVTX_ERR("Package name couldn't be read from file: %s\n", cmdlineBuf);
+                return NVTX_ERR_INIT_ACCESS_LIBRARY;
+            }
+
+            pkgName[bytesRead] = 0;
+
+            /* String can contain colon as a process separator. In this case the
+               package name is before the colon. */
+            pos = 0;
+            while (pos < bytesRead && pkgName[pos] != ':' && pkgName[pos] != '\0')
+            {
+                ++pos;
+            }
+            pkgName[pos] = 0;
+
+            count = snprintf(injectionLibraryPathBuf, NVTX_BUFSIZE, "/data/data/%s/files/libNvtxInjection%s.so", pkgName, bits);
+            if (count <= 0 || count >= NVTX_BUFSIZE)
+            {
+                NVTX_ERR("Path buffer too small for: /data/data/%s/files/libNvtxInjection%s.so\n", pkgName, bits);
+                return NVTX_ERR_INIT_ACCESS_LIBRARY;
+            }
+
+            /* On Android, verify path is accessible due to aggressive file access restrictions. */
+            /* For dlopen, if the filename contains a leading slash, then it is interpreted as a */
+            /* relative or absolute pathname; otherwise it will follow the rules in ld.so. */
+            if (injectionLibraryPathBuf[0] == '/')
+            {
+#if (__ANDROID_API__ < 21)
+                int access_err = access(injectionLibraryPathBuf, F_OK | R_OK);
+#else
+                int access_err = faccessat(AT_FDCWD, injectionLibraryPathBuf, F_OK | R_OK, 0);
+#endif
+                if (access_err != 0)
+                {
+                    NVTX_ERR("Injection library path wasn't accessible [code=%s] [path=%s]\n", strerror(errno), injectionLibraryPathBuf);
+                    return NVTX_ERR_INIT_ACCESS_LIBRARY;
+                }
+            }
+            injectionLibraryPath = injectionLibraryPathBuf;
+        }
+#endif /* NVTX_SUPPORT_ANDROID_INJECTION_LIBRARY_IN_PACKAGE */
+
+        /* At this point, `injectionLibraryPath` is specified if a dynamic
+           injection library was specified by a tool. */
+        if (injectionLibraryPath)
+        {
+            /* Load the injection library */
+            injectionLibraryHandle = NVTX_DLLOPEN(injectionLibraryPath);
+            if (!injectionLibraryHandle)
+            {
+                NVTX_ERR("Failed to load injection library\n");
+                return NVTX_ERR_INIT_LOAD_LIBRARY;
+            }
+            else
+            {
+                /* Attempt to get the injection library's entry-point. */
+                init_fnptr = NVTX_REINTERPRET_CAST(NvtxExtInitializeInjectionFunc_t, NVTX_DLLFUNC(injectionLibraryHandle, initFuncName));
+                if (!init_fnptr)
+                {
+                    NVTX_DLLCLOSE(injectionLibraryHandle);
+                    NVTX_ERR("Failed to get address of function %s from injection library\n", initFuncName);
+                    return NVTX_ERR_INIT_MISSING_LIBRARY_ENTRY_POINT;
+                }
+            }
+        }
+    }
+#endif /* NVTX_SUPPORT_DYNAMIC_INJECTION_LIBRARY */
+
+#if NVTX_SUPPORT_ALREADY_INJECTED_LIBRARY
+    if (!init_fnptr)
+    {
+        /* Use POSIX global symbol chain to query for init function from any module */
+        init_fnptr = NVTX_REINTERPRET_CAST(NvtxExtInitializeInjectionFunc_t, NVTX_DLLFUNC(NVTX_DLLDEFAULT, initFuncPreinjectName));
+    }
+#endif
+
+#if NVTX_SUPPORT_STATIC_INJECTION_LIBRARY
+    if (!init_fnptr)
+    {
+        /* Check weakly-defined function pointer.  A statically-linked injection can define this
+        *  as a normal symbol and set it to the address of the NVTX init function -- this will
+        *  provide a non-null value here.  If there is no other definition of this symbol, it
+        *  will be null here. */
+        if (InitializeInjectionNvtxExtension_fnptr)
+        {
+            init_fnptr = InitializeInjectionNvtxExtension_fnptr;
+        }
+    }
+#endif
+
+    if (out_init_fnptr)
+    {
+        *out_init_fnptr = init_fnptr;
+    }
+
+    /* At this point, if `init_fnptr` is not set, no tool has specified an NVTX injection library.
+       Non-success result is returned, so that all NVTX API functions will be set to no-ops. */
+    if (!init_fnptr)
+    {
+        return NVTX_ERR_NO_INJECTION_LIBRARY_AVAILABLE;
+    }
+
+    return NVTX_SUCCESS;
+}
+
+/* Avoid warnings about missing prototypes. */
+NVTX_LINKONCE_FWDDECL_FUNCTION void NVTX_VERSIONED_IDENTIFIER(nvtxExtInitOnce) (
+    nvtxExtModuleInfo_t* moduleInfo, intptr_t* moduleState);
+NVTX_LINKONCE_DEFINE_FUNCTION void NVTX_VERSIONED_IDENTIFIER(nvtxExtInitOnce) (
+    nvtxExtModuleInfo_t* moduleInfo, intptr_t* moduleState)
+{
+    intptr_t old;
+
+    NVTX_INFO( "%s\n", __FUNCTION__ );
+
+    if (*moduleState == NVTX_EXTENSION_LOADED ||
+        *moduleState == NVTX_EXTENSION_DISABLED ||
+        *moduleState == NVTX_EXTENSION_INIT_FN_FAILED)
+    {
+        NVTX_INFO("Module loaded\n");
+        return;
+    }
+
+    NVTX_ATOMIC_CAS_PTR(
+        old,
+        moduleState,
+        NVTX_EXTENSION_STARTING,
+        NVTX_EXTENSION_FRESH);
+    if (old == NVTX_EXTENSION_FRESH)
+    {
+        intptr_t stateReturnValue = NVTX_EXTENSION_LOADED;
+        NvtxExtInitializeInjectionFunc_t init_fnptr =
+            NVTX_VERSIONED_IDENTIFIER(nvtxExtGlobals1).injectionFnPtr;
+        int entryPointStatus = 0;
+        int forceAllToNoops = 0;
+        size_t s;
+
+        /* Load and initialize injection library, which will assign the function pointers. */
+        if (init_fnptr == NVTX_NULLPTR)
+        {
+            int result = 0;
+
+            /* Try to load vanilla NVTX first. */
+            nvtxInitialize(NVTX_NULLPTR);
+
+            result = NVTX_VERSIONED_IDENTIFIER(nvtxExtLoadInjectionLibrary)(&init_fnptr);
+            /* At this point `init_fnptr` will be either 0 or a real function. */
+
+            if (result == NVTX_SUCCESS)
+            {
+                NVTX_VERSIONED_IDENTIFIER(nvtxExtGlobals1).injectionFnPtr = init_fnptr;
+            }
+            else
+            {
+                if (result == NVTX_ERR_INIT_MISSING_LIBRARY_ENTRY_POINT)
+                {
+                    stateReturnValue = NVTX_EXTENSION_DISABLED;
+                }
+                NVTX_ERR("Failed to load injection library.\n");
+            }
+        }
+
+        if (init_fnptr != NVTX_NULLPTR)
+        {
+            /* Invoke injection library's initialization function. If it returns
+               0 (failure) and a dynamic injection was loaded, unload it. */
+            entryPointStatus = init_fnptr(moduleInfo);
+            if (entryPointStatus == 0)
+            {
+                stateReturnValue = NVTX_EXTENSION_INIT_FN_FAILED;
+                NVTX_ERR("Failed to initialize injection library -- initialization function returned 0\n");
+            }
+        }
+
+        /* Clean up any functions that are still uninitialized so that they are
+           skipped. Set all to null if injection init function failed as well. */
+        forceAllToNoops = (init_fnptr == NVTX_NULLPTR) || (entryPointStatus == 0);
+        for (s = 0; s < moduleInfo->segmentsCount; ++s)
+        {
+            nvtxExtModuleSegment_t* segment = moduleInfo->segments + s;
+            size_t i;
+            for (i = 0; i < segment->slotCount; ++i)
+            {
+                if (forceAllToNoops || (segment->functionSlots[i] == NVTX_EXTENSION_FRESH))
+                {
+                    segment->functionSlots[i] = NVTX_EXTENSION_DISABLED;
+                }
+            }
+        }
+
+        NVTX_MEMBAR();
+
+        /* Signal that initialization has finished and the function pointers are set. */
+        NVTX_ATOMIC_WRITE_PTR(moduleState, stateReturnValue);
+    }
+    else /* Spin-wait until initialization has finished. */
+    {
+        NVTX_MEMBAR();
+        while (*moduleState != NVTX_EXTENSION_LOADED &&
+               *moduleState != NVTX_EXTENSION_DISABLED &&
+               *moduleState != NVTX_EXTENSION_INIT_FN_FAILED)
+        {
+            NVTX_YIELD();
+            NVTX_MEMBAR();
+        }
+    }
+}
+
+#ifdef __cplusplus
+}
+#endif /* __cplusplus */
+/************** End of third_party/nvtx3/nvtxDetail/nvtxExtInit.h **************/
+#undef NVTX_EXT_INIT_GUARD
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif /* __cplusplus */
+
+#endif /* NVTX_EXT_IMPL_H */
+/************** End of third_party/nvtx3/nvtxDetail/nvtxExtImpl.h **************/
+#undef NVTX_EXT_IMPL_GUARD
+
+#ifndef NVTX_EXT_IMPL_PAYLOAD_V1
+#define NVTX_EXT_IMPL_PAYLOAD_V1
+
+#ifdef __cplusplus
+extern "C" {
+#endif /* __cplusplus */
+
+#ifdef NVTX_DISABLE
+
+/************** Begin file third_party/nvtx3/nvtxDetail/nvtxExtHelperMacros.h **************/
+/*
+ * SPDX-FileCopyrightText: Copyright (c) 2023-2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ *
+ * Licensed under the Apache License v2.0 with LLVM Exceptions.
+ * See https://nvidia.github.io/NVTX/LICENSE.txt for license information.
+ */
+
+#if defined(NVTX_AS_SYSTEM_HEADER)
+#if defined(__clang__)
+#pragma clang system_header
+#elif defined(__GNUC__) || defined(__NVCOMPILER)
+#pragma GCC system_header
+#elif defined(_MSC_VER)
+#pragma system_header
+#endif
+#endif
+
+#ifndef NVTX_EXT_HELPER_MACROS_H
+#define NVTX_EXT_HELPER_MACROS_H
+
+#if !defined(NVTX_NULLPTR)
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define NVTX_NULLPTR nullptr
+#else
+#define NVTX_NULLPTR NULL
+#endif
+#endif
+
+/* Combine tokens */
+#define _NVTX_EXT_CONCAT(a, b) a##b
+#define NVTX_EXT_CONCAT(a, b) _NVTX_EXT_CONCAT(a, b)
+
+/* Resolves to the number of arguments passed. */
+#define NVTX_EXT_NUM_ARGS(...) \
+    NVTX_EXT_SELECTA16(__VA_ARGS__, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, throwaway)
+#define NVTX_EXT_SELECTA16(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, ...) a16
+
+/* Cast argument(s) to void to prevent unused variable warnings. */
+#define _NVTX_EXT_VOIDIFY0()
+#define _NVTX_EXT_VOIDIFY1(a1) (void)a1;
+#define _NVTX_EXT_VOIDIFY2(a1, a2) (void)a1; (void)a2;
+#define _NVTX_EXT_VOIDIFY3(a1, a2, a3) (void)a1; (void)a2; (void)a3;
+#define _NVTX_EXT_VOIDIFY4(a1, a2, a3, a4) (void)a1; (void)a2; (void)a3; (void)a4;
+#define _NVTX_EXT_VOIDIFY5(a1, a2, a3, a4, a5) (void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
+#define _NVTX_EXT_VOIDIFY6(a1, a2, a3, a4, a5, a6) (void)a1; (void)a2; (void)a3; (void)a4; (void)a5; (void)a6;
+
+/* Mark function arguments as unused. */
+#define NVTX_EXT_HELPER_UNUSED_ARGS(...) \
+    NVTX_EXT_CONCAT(_NVTX_EXT_VOIDIFY, NVTX_EXT_NUM_ARGS(__VA_ARGS__))(__VA_ARGS__)
+
+#endif /* NVTX_EXT_HELPER_MACROS_H */
+/************** End of third_party/nvtx3/nvtxDetail/nvtxExtHelperMacros.h **************/
+
+#define NVTX_EXT_PAYLOAD_IMPL_FN_V1(ret_type, fn_name, signature, arg_names) \
+NVTX_DECLSPEC ret_type NVTX_API fn_name signature { \
+    NVTX_SET_NAME_MANGLING_OPTIONS \
+    NVTX_EXT_HELPER_UNUSED_ARGS arg_names \
+    NVTX_EXT_FN_RETURN_INVALID(ret_type) \
+}
+
+#define NVTX_EXT_PAYLOAD_IMPL_FN_NOARGS_V1(ret_type, fn_name) \
+NVTX_DECLSPEC ret_type NVTX_API fn_name (void) { \
+    NVTX_SET_NAME_MANGLING_OPTIONS \
+    NVTX_EXT_FN_RETURN_INVALID(ret_type) \
+}
+
+#else /* NVTX_DISABLE */
+
+/************** Begin file third_party/nvtx3/nvtxDetail/nvtxExtPayloadTypeInfo.h **************/
+/*
+ * SPDX-FileCopyrightText: Copyright (c) 2021-2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ *
+ * Licensed under the Apache License v2.0 with LLVM Exceptions.
+ * See https://nvidia.github.io/NVTX/LICENSE.txt for license information.
+ */
+
+#ifndef NVTX_EXT_IMPL_PAYLOAD_GUARD
+#error Never include this file directly -- it is automatically included by nvToolsExtPayload.h (except when NVTX_NO_IMPL is defined).
+#endif
+
+#if defined(NVTX_AS_SYSTEM_HEADER)
+#if defined(__clang__)
+#pragma clang system_header
+#elif defined(__GNUC__) || defined(__NVCOMPILER)
+#pragma GCC system_header
+#elif defined(_MSC_VER)
+#pragma system_header
+#endif
+#endif
+
+typedef void* nvtx_payload_pointer_type;
+
+#if (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L)
+#ifndef __APPLE__
+#include <uchar.h>
+#endif
+#include <stdalign.h>
+#endif
+
+/* `char8_t` is available as of C++20 or C23 */
+#if ((defined(__STDC_VERSION__) && __STDC_VERSION__ >= 202311L) || (defined(__cplusplus) && __cplusplus >= 201811L)) && !defined(__APPLE__)
+#define NVTX_HAVE_CHAR8 1
+#else
+#define NVTX_HAVE_CHAR8 0
+#endif
+
+/* `char16_t` and `char32_t` are available as of C++11 or C11 */
+#if ((defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L) || (defined(__cplusplus) && __cplusplus >= 200704L)) && !defined(__APPLE__)
+#define NVTX_HAVE_CHAR16_CHAR32 1
+#else
+#define NVTX_HAVE_CHAR16_CHAR32 0
+#endif
+
+/* `alignof` is available as of C11 or C++11. */
+#if (defined(__STDC_VERSION__) && (__STDC_VERSION__ >= 201112L)) || (defined(__cplusplus) && __cplusplus >= 201103L)
+
+#define nvtx_alignof(type) alignof(type)
+#define nvtx_alignof2(type,tname) alignof(type)
+
+#else /* (__STDC_VERSION__ >= 201112L) || (__cplusplus >= 201103L) */
+
+/* Create helper structs to determine type alignment. */
+#define MKTYPEDEF(type) typedef struct {char c; type d;} _nvtx_##type
+#define MKTYPEDEF2(type,tname) typedef struct {char c; type d;} _nvtx_##tname
+
+MKTYPEDEF(char);
+MKTYPEDEF2(unsigned char, uchar);
+MKTYPEDEF(short);
+MKTYPEDEF2(unsigned short, ushort);
+MKTYPEDEF(int);
+MKTYPEDEF2(unsigned int, uint);
+MKTYPEDEF(long);
+MKTYPEDEF2(unsigned long, ulong);
+MKTYPEDEF2(long long, longlong);
+MKTYPEDEF2(unsigned long long, ulonglong);
+
+MKTYPEDEF(int8_t);
+MKTYPEDEF(uint8_t);
+MKTYPEDEF(int16_t);
+MKTYPEDEF(uint16_t);
+MKTYPEDEF(int32_t);
+MKTYPEDEF(uint32_t);
+MKTYPEDEF(int64_t);
+MKTYPEDEF(uint64_t);
+
+MKTYPEDEF(float);
+MKTYPEDEF(double);
+MKTYPEDEF2(long double, longdouble);
+
+MKTYPEDEF(size_t);
+MKTYPEDEF(nvtx_payload_pointer_type);
+
+MKTYPEDEF(wchar_t);
+
+#if NVTX_HAVE_CHAR8
+    MKTYPEDEF(char8_t);
+#endif
+
+#if NVTX_HAVE_CHAR16_CHAR32
+    MKTYPEDEF(char16_t);
+    MKTYPEDEF(char32_t);
+#endif
+
+/* C requires to include stddef.h to use `offsetof` */
+#ifndef __cplusplus
+#include <stddef.h>
+#endif
+
+#define nvtx_alignof(tname) offsetof(_nvtx_##tname, d)
+#define nvtx_alignof2(type, tname) offsetof(_nvtx_##tname, d)
+
+#endif /*  __STDC_VERSION__ >= 201112L */
+
+#undef MKTYPEDEF
+#undef MKTYPEDEF2
+
+/*
+ * Helper array to get the alignment for each predefined C/C++ language type.
+ * The order of entries must match the values in`enum nvtxPayloadSchemaEntryType`.
+ *
+ * In C++, `const` variables use internal linkage by default, but we need it to
+ * be public (extern) since weak declarations must be public.
+ */
+NVTX_LINKONCE_DEFINE_GLOBAL
+#ifdef __cplusplus
+extern
+#endif
+const nvtxPayloadEntryTypeInfo_t
+NVTX_EXT_PAYLOAD_VERSIONED_ID(nvtxExtPayloadTypeInfo)[NVTX_PAYLOAD_ENTRY_TYPE_INFO_ARRAY_SIZE] =
+{
+    /* The first entry contains this array's length and the size of each entry in this array. */
+    {NVTX_PAYLOAD_ENTRY_TYPE_INFO_ARRAY_SIZE, sizeof(nvtxPayloadEntryTypeInfo_t)},
+
+    /*** C integer types ***/
+    /* NVTX_PAYLOAD_ENTRY_TYPE_CHAR */   {sizeof(char), nvtx_alignof(char)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_UCHAR */  {sizeof(unsigned char), nvtx_alignof2(unsigned char, uchar)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_SHORT */  {sizeof(short), nvtx_alignof(short)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_USHORT */ {sizeof(unsigned short), nvtx_alignof2(unsigned short, ushort)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_INT */    {sizeof(int), nvtx_alignof(int)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_UINT */   {sizeof(unsigned int), nvtx_alignof2(unsigned int, uint)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_LONG */   {sizeof(long), nvtx_alignof(long)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_ULONG */  {sizeof(unsigned long), nvtx_alignof2(unsigned long, ulong)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_LONGLONG */  {sizeof(long long), nvtx_alignof2(long long, longlong)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_ULONGLONG */ {sizeof(unsigned long long), nvtx_alignof2(unsigned long long,ulonglong)},
+
+    /*** Integer types with explicit size ***/
+    /* NVTX_PAYLOAD_ENTRY_TYPE_INT8 */   {sizeof(int8_t),   nvtx_alignof(int8_t)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_UINT8 */  {sizeof(uint8_t),  nvtx_alignof(uint8_t)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_INT16 */  {sizeof(int16_t),  nvtx_alignof(int16_t)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_UINT16 */ {sizeof(uint16_t), nvtx_alignof(uint16_t)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_INT32 */  {sizeof(int32_t),  nvtx_alignof(int32_t)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_UINT32 */ {sizeof(uint32_t), nvtx_alignof(uint32_t)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_INT64 */  {sizeof(int64_t),  nvtx_alignof(int64_t)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_UINT64 */ {sizeof(uint64_t), nvtx_alignof(uint64_t)},
+
+    /*** C floating point types ***/
+    /* NVTX_PAYLOAD_ENTRY_TYPE_FLOAT */      {sizeof(float),       nvtx_alignof(float)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_DOUBLE */     {sizeof(double),      nvtx_alignof(double)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_LONGDOUBLE */ {sizeof(long double), nvtx_alignof2(long double, longdouble)},
+
+    /* NVTX_PAYLOAD_ENTRY_TYPE_SIZE */    {sizeof(size_t),       nvtx_alignof(size_t)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_ADDRESS */ {sizeof(nvtx_payload_pointer_type), nvtx_alignof(nvtx_payload_pointer_type)},
+
+    /*** Special character types ***/
+    /* NVTX_PAYLOAD_ENTRY_TYPE_WCHAR */ {sizeof(wchar_t), nvtx_alignof(wchar_t)},
+
+#if NVTX_HAVE_CHAR8
+    /* NVTX_PAYLOAD_ENTRY_TYPE_CHAR8 */ {sizeof(char8_t), nvtx_alignof(char8_t)},
+#else
+    /* NVTX_PAYLOAD_ENTRY_TYPE_CHAR8 */ {0, 0},
+#endif
+
+#if NVTX_HAVE_CHAR16_CHAR32
+    /* NVTX_PAYLOAD_ENTRY_TYPE_CHAR16 */ {sizeof(char16_t), nvtx_alignof(char16_t)},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_CHAR32 */ {sizeof(char32_t), nvtx_alignof(char32_t)}
+#else
+    /* NVTX_PAYLOAD_ENTRY_TYPE_CHAR16 */ {0, 0},
+    /* NVTX_PAYLOAD_ENTRY_TYPE_CHAR32 */ {0, 0}
+#endif
+};
+
+#undef nvtx_alignof
+#undef nvtx_alignof2
+#undef NVTX_HAVE_CHAR8
+#undef NVTX_HAVE_CHAR16_CHAR32
+/************** End of third_party/nvtx3/nvtxDetail/nvtxExtPayloadTypeInfo.h **************/
+
+/*
+ * Function slots for the payload extension. First entry is the module state,
+ * initialized to `0` (`NVTX_EXTENSION_FRESH`).
+ */
+#define NVTX_EXT_PAYLOAD_SLOT_COUNT 63
+
+NVTX_LINKONCE_DEFINE_GLOBAL intptr_t
+NVTX_EXT_PAYLOAD_VERSIONED_ID(nvtxExtPayloadSlots)[NVTX_EXT_PAYLOAD_SLOT_COUNT + 1]
+    = {0};
+
+/* `NVTX_LINKONCE_FWDDECL_FUNCTION` is used to avoid warnings about missing prototypes. */
+
+/* This helper returns always `1` as `uint8_t`. */
+NVTX_LINKONCE_FWDDECL_FUNCTION uint8_t NVTX_EXT_PAYLOAD_VERSIONED_ID(nvtxReturnOne)(void);
+NVTX_LINKONCE_DEFINE_FUNCTION uint8_t NVTX_EXT_PAYLOAD_VERSIONED_ID(nvtxReturnOne)(void)
+{
+    return NVTX_STATIC_CAST(uint8_t, 1);
+}
+
+/*
+ * If a tool is attached, but does not handle `nvtxDomainIsEnabled`, the latter
+ * will always return `1` (enabled).
+ */
+NVTX_LINKONCE_FWDDECL_FUNCTION void NVTX_EXT_PAYLOAD_VERSIONED_ID(nvtxInitIsDomainEnabledFn)(void);
+NVTX_LINKONCE_DEFINE_FUNCTION void NVTX_EXT_PAYLOAD_VERSIONED_ID(nvtxInitIsDomainEnabledFn)(void)
+{
+    intptr_t* pSlot = &NVTX_EXT_PAYLOAD_VERSIONED_ID(nvtxExtPayloadSlots)[NVTX3EXT_CBID_nvtxDomainIsEnabled + 1];
+
+    /* The initialization disables all slots that have not been set by the tool. */
+    if (*pSlot == NVTX_EXTENSION_DISABLED)
+    {
+        intptr_t* moduleState = NVTX_EXT_PAYLOAD_VERSIONED_ID(nvtxExtPayloadSlots);
+        int isInitFnSet =
+            NVTX_VERSIONED_IDENTIFIER(nvtxExtGlobals1).injectionFnPtr != NVTX_NULLPTR;
+
+        /* Make `nvtxDomainIsEnabled` return `1`, if the tool does not provide an extension
+           initialization function or if the tool does not handle `nvtxDomainIsEnabled`. */
+        if (*moduleState == NVTX_EXTENSION_DISABLED ||
+            (isInitFnSet && *moduleState != NVTX_EXTENSION_INIT_FN_FAILED))
+        {
+            *pSlot = NVTX_REINTERPRET_CAST(intptr_t, NVTX_EXT_PAYLOAD_VERSIONED_ID(nvtxReturnOne));
+        }
+    }
+}
+
+NVTX_LINKONCE_FWDDECL_FUNCTION void NVTX_EXT_PAYLOAD_VERSIONED_ID(nvtxExtPayloadInitOnce)(void);
+NVTX_LINKONCE_DEFINE_FUNCTION void NVTX_EXT_PAYLOAD_VERSIONED_ID(nvtxExtPayloadInitOnce)(void)
+{
+    intptr_t* fnSlots = NVTX_EXT_PAYLOAD_VERSIONED_ID(nvtxExtPayloadSlots) + 1;
+    nvtxExtModuleSegment_t segment = {
+        0, /* unused (only one segment) */
+        NVTX_EXT_PAYLOAD_SLOT_COUNT,
+        NVTX_NULLPTR /* function slots */
+    };
+
+    nvtxExtModuleInfo_t module_info = {
+        NVTX_VERSION, sizeof(nvtxExtModuleInfo_t),
+        NVTX_EXT_PAYLOAD_MODULEID, NVTX_EXT_PAYLOAD_COMPATID,
+        1, NVTX_NULLPTR, /* number of segments, segments */
+        NVTX_NULLPTR, /* no export function needed */
+        /* bake type sizes and alignment information into program binary */
+        &(NVTX_EXT_PAYLOAD_VERSIONED_ID(nvtxExtPayloadTypeInfo))
+    };
+
+    segment.functionSlots = fnSlots;
+    module_info.segments = &segment;
+
+    NVTX_INFO( "%s\n", __FUNCTION__  );
+
+    NVTX_VERSIONED_IDENTIFIER(nvtxExtInitOnce)(&module_info,
+        NVTX_EXT_PAYLOAD_VERSIONED_ID(nvtxExtPayloadSlots));
+
+    NVTX_EXT_PAYLOAD_VERSIONED_ID(nvtxInitIsDomainEnabledFn)();
+}
+
+#define NVTX_EXT_PAYLOAD_IMPL_FN_V1(ret_type, fn_name, signature, arg_names) \
+typedef ret_type (*fn_name##_impl_fntype)signature; \
+NVTX_DECLSPEC ret_type NVTX_API fn_name signature { \
+    NVTX_SET_NAME_MANGLING_OPTIONS \
+    intptr_t* pSlot = &NVTX_EXT_PAYLOAD_VERSIONED_ID(nvtxExtPayloadSlots)[NVTX3EXT_CBID_##fn_name + 1]; \
+    intptr_t slot = *pSlot; \
+    if (slot != NVTX_EXTENSION_DISABLED) { \
+        if (slot != NVTX_EXTENSION_FRESH) { \
+            NVTX_EXT_FN_RETURN (*NVTX_REINTERPRET_CAST(fn_name##_impl_fntype, slot)) arg_names; \
+        } else { \
+            NVTX_EXT_PAYLOAD_VERSIONED_ID(nvtxExtPayloadInitOnce)(); \
+            /* Re-read function slot after extension initialization. */ \
+            slot = *pSlot; \
+            if (slot != NVTX_EXTENSION_DISABLED && slot != NVTX_EXTENSION_FRESH) { \
+                NVTX_EXT_FN_RETURN (*NVTX_REINTERPRET_CAST(fn_name##_impl_fntype, slot)) arg_names; \
+            } \
+        } \
+    } \
+    NVTX_EXT_FN_RETURN_INVALID(ret_type) /* No tool attached. */ \
+}
+
+#define NVTX_EXT_PAYLOAD_IMPL_FN_NOARGS_V1(ret_type, fn_name) \
+    NVTX_EXT_PAYLOAD_IMPL_FN_V1(ret_type, fn_name, (void), ())
+
+#endif /* NVTX_DISABLE */
+
+/* Push/pop functions return `NVTX_NO_PUSH_POP_TRACKING` if no tool is attached. */
+#define NVTX_EXT_FN_RETURN return
+#define NVTX_EXT_FN_RETURN_INVALID(rtype) return NVTX_NO_PUSH_POP_TRACKING;
+
+NVTX_EXT_PAYLOAD_IMPL_FN_V1(int, nvtxRangePushPayload,
+    (nvtxDomainHandle_t domain, const nvtxPayloadData_t* payloadData, size_t count),
+    (domain, payloadData, count))
+
+NVTX_EXT_PAYLOAD_IMPL_FN_V1(int, nvtxRangePopPayload,
+    (nvtxDomainHandle_t domain, const nvtxPayloadData_t* payloadData, size_t count),
+    (domain, payloadData, count))
+
+#undef NVTX_EXT_FN_RETURN
+#undef NVTX_EXT_FN_RETURN_INVALID
+
+/* Non-void functions. */
+#define NVTX_EXT_FN_RETURN return
+#define NVTX_EXT_FN_RETURN_INVALID(rtype) return NVTX_STATIC_CAST(rtype, 0);
+
+NVTX_EXT_PAYLOAD_IMPL_FN_V1(uint64_t, nvtxPayloadSchemaRegister,
+    (nvtxDomainHandle_t domain, const nvtxPayloadSchemaAttr_t* attr),
+    (domain, attr))
+
+NVTX_EXT_PAYLOAD_IMPL_FN_V1(uint64_t, nvtxPayloadEnumRegister,
+    (nvtxDomainHandle_t domain, const nvtxPayloadEnumAttr_t* attr),
+    (domain, attr))
+
+NVTX_EXT_PAYLOAD_IMPL_FN_V1(nvtxRangeId_t, nvtxRangeStartPayload,
+    (nvtxDomainHandle_t domain, const nvtxPayloadData_t* payloadData, size_t count),
+    (domain, payloadData, count))
+
+NVTX_EXT_PAYLOAD_IMPL_FN_V1(uint8_t, nvtxDomainIsEnabled, (nvtxDomainHandle_t domain), (domain))
+
+NVTX_EXT_PAYLOAD_IMPL_FN_V1(uint64_t, nvtxScopeRegister, (nvtxDomainHandle_t domain,
+    const nvtxScopeAttr_t* attr), (domain, attr))
+
+NVTX_EXT_PAYLOAD_IMPL_FN_NOARGS_V1(int64_t, nvtxTimestampGet)
+
+NVTX_EXT_PAYLOAD_IMPL_FN_V1(uint64_t, nvtxTimeDomainRegister,
+    (nvtxDomainHandle_t domain, const nvtxTimeDomainAttr_t* attr),
+    (domain, attr))
+
+#undef NVTX_EXT_FN_RETURN
+#undef NVTX_EXT_FN_RETURN_INVALID
+/* END: Non-void functions. */
+
+/* void functions. */
+#define NVTX_EXT_FN_RETURN
+#define NVTX_EXT_FN_RETURN_INVALID(rtype)
+
+NVTX_EXT_PAYLOAD_IMPL_FN_V1(void, nvtxMarkPayload, (nvtxDomainHandle_t domain,
+    const nvtxPayloadData_t* payloadData, size_t count), (domain, payloadData, count))
+
+NVTX_EXT_PAYLOAD_IMPL_FN_V1(void, nvtxRangeEndPayload, (nvtxDomainHandle_t domain,
+    nvtxRangeId_t id, const nvtxPayloadData_t* payloadData, size_t count),
+    (domain, id, payloadData, count))
+
+NVTX_EXT_PAYLOAD_IMPL_FN_V1(void, nvtxTimerSource,
+    (nvtxDomainHandle_t domain, uint64_t timeDomainId, uint64_t flags, int64_t (*timestampProviderFn)(void)),
+    (domain, timeDomainId, flags, timestampProviderFn))
+
+NVTX_EXT_PAYLOAD_IMPL_FN_V1(void, nvtxTimerSourceWithData,
+    (nvtxDomainHandle_t domain, uint64_t timeDomainId, uint64_t flags, int64_t (*timestampProviderFn)(void* data), void* data),
+    (domain, timeDomainId, flags, timestampProviderFn, data))
+
+NVTX_EXT_PAYLOAD_IMPL_FN_V1(void, nvtxTimeSyncPoint,
+    (nvtxDomainHandle_t domain, uint64_t timeDomainId1, uint64_t timeDomainId2,
+        int64_t timestamp1, int64_t timestamp2),
+    (domain, timeDomainId1, timeDomainId2, timestamp1, timestamp2))
+
+NVTX_EXT_PAYLOAD_IMPL_FN_V1(void, nvtxTimeSyncPointTable,
+    (nvtxDomainHandle_t domain, uint64_t timeDomainIdSrc, uint64_t timeDomainIdDst,
+    const nvtxSyncPoint_t* syncPoints, size_t count),
+    (domain, timeDomainIdSrc, timeDomainIdDst, syncPoints, count))
+
+NVTX_EXT_PAYLOAD_IMPL_FN_V1(void, nvtxTimestampConversionFactor,
+    (nvtxDomainHandle_t domain, uint64_t timeDomainIdSrc, uint64_t timeDomainIdDst,
+        double slope, int64_t timestampSrc, int64_t timestampDst),
+    (domain, timeDomainIdSrc, timeDomainIdDst, slope, timestampSrc, timestampDst))
+
+NVTX_EXT_PAYLOAD_IMPL_FN_V1(void, nvtxEventSubmit,
+    (nvtxDomainHandle_t domain, const nvtxPayloadData_t* payloadData, size_t numPayloads),
+    (domain, payloadData, numPayloads))
+
+NVTX_EXT_PAYLOAD_IMPL_FN_V1(void, nvtxEventBatchSubmit, (nvtxDomainHandle_t domain,
+    const nvtxEventBatch_t* eventBatch), (domain, eventBatch))
+
+#undef NVTX_EXT_FN_RETURN
+#undef NVTX_EXT_FN_RETURN_INVALID
+/* END: void functions. */
+
+/* Keep NVTX_EXT_PAYLOAD_IMPL_FN_V1 defined for a future version of this extension. */
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif /* __cplusplus */
+
+#endif /* NVTX_EXT_IMPL_PAYLOAD_V1 */
+/************** End of third_party/nvtx3/nvtxDetail/nvtxExtImplPayload_v1.h **************/
+#undef NVTX_EXT_IMPL_PAYLOAD_GUARD
+#endif /* NVTX_NO_IMPL */
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif /* __cplusplus */
+/************** End of third_party/nvtx3/nvToolsExtPayload.h **************/
+
+/**
+ * \brief The compatibility ID is used for versioning of this extension.
+ */
+#ifndef NVTX_EXT_COUNTERS_COMPATID
+#define NVTX_EXT_COUNTERS_COMPATID 0x0102
+#endif
+
+/**
+ * \brief The module ID identifies the payload extension. It has to be unique
+ * among the extension modules.
+ */
+#ifndef NVTX_EXT_COUNTERS_MODULEID
+#define NVTX_EXT_COUNTERS_MODULEID 4
+#endif
+
+#ifndef NVTX_COUNTER_IDS_V1
+#define NVTX_COUNTER_IDS_V1
+
+/** The counter ID is not specified. */
+#define NVTX_COUNTER_ID_NONE          0
+
+/** Static (user-provided, feed-forward) counter (group) IDs. */
+#define NVTX_COUNTER_ID_STATIC_START  (1 << 24)
+
+/** Dynamically (tool) generated counter (group) IDs */
+#define NVTX_COUNTER_ID_DYNAMIC_START (NVTX_STATIC_CAST(uint64_t, 1) << 32)
+
+#endif /* NVTX_COUNTER_IDS_V1 */
+
+/** Reasons for the missing sample value. */
+#ifndef NVTX_COUNTER_SAMPLES_V1
+#define NVTX_COUNTER_SAMPLES_V1
+
+#define NVTX_COUNTER_SAMPLE_ZERO        0
+#define NVTX_COUNTER_SAMPLE_UNCHANGED   1
+#define NVTX_COUNTER_SAMPLE_UNAVAILABLE 2 /* Failed to get a counter sample. */
+
+#endif /* NVTX_COUNTER_SAMPLES_V1 */
+
+/**
+ * Counter batch timestamp array flags.
+ * Values must not overlap with `NVTX_BATCH_FLAG_*`.
+ * By default, one timestamp per sample is assumed.
+ */
+#ifndef NVTX_COUNTER_BATCH_FLAGS_V1
+#define NVTX_COUNTER_BATCH_FLAGS_V1
+
+#define NVTX_COUNTER_BATCH_FLAG_BEGINTIME_INTERVAL_PAIR (1 << 32)
+#define NVTX_COUNTER_BATCH_FLAG_ENDTIME_INTERVAL_PAIR   (2 << 32)
+
+#endif /* NVTX_COUNTER_BATCH_FLAGS_V1 */
+
+#ifdef __cplusplus
+extern "C" {
+#endif /* __cplusplus */
+
+#ifndef NVTX_COUNTER_TYPEDEFS_V1
+#define NVTX_COUNTER_TYPEDEFS_V1
+
+/**
+ * \brief Attributes of a counter or counter group.
+ */
+typedef struct nvtxCounterAttr_v1
+{
+    size_t structSize;
+
+    /**
+     * A schema ID referring to the data layout of the counter group or a
+     * predefined NVTX payloads number type.
+     */
+    uint64_t schemaId;
+
+    /** Name of the counter (group). */
+    const char* name;
+
+    /**
+     * Optional detailed description of the counter (group). A description for
+     * individual counters can be set in the schema registration.
+     */
+    const char* description;
+
+    /**
+     * Identifier of the counters' scope. A valid scope ID is either a
+     * predefined scope or the value returned by `nvtxScopeRegister` called for
+     * the same NVTX domain as `nvtxCounterRegister`. An invalid scope ID will
+     * be handled like `NVTX_SCOPE_NONE`.
+     */
+    uint64_t scopeId;
+
+    /**
+     * Optional semantics for a counter (group). The specified semantics apply
+     * to all counters in a group. If the semantics should only refer to a
+     * single counter in a group, the semantics field of the payload entry has
+     * to be used. Accepted semantics are `nvtxSemanticsCounter_t` and
+     * `nvtxSemanticsTime_t`.
+     */
+    const nvtxSemanticsHeader_t* semantics;
+
+    /**
+     * A static counter ID must be unique within the domain,
+     * >= NVTX_COUNTER_ID_STATIC_START, and < NVTX_COUNTER_ID_DYNAMIC_START.
+     * Use NVTX_COUNTER_ID_NONE to let the tool create a (dynamic) counter ID.
+     */
+    uint64_t counterId;
+} nvtxCounterAttr_t;
+
+/**
+ * \brief Helper struct to submit a batch of counters.
+ *
+ * The size of one sample is specified via the `payloadStaticSize` field of the
+ * counter's data layout schema or the size of the predefined payload entry type
+ * and must include padding. There should be no remainder when dividing
+ * `countersSize` by `nvtxPayloadSchemaAttr_t::payloadStaticSize`.
+ */
+typedef struct nvtxCounterBatch_v1
+{
+    /**
+     * Identifier of a counter group (data layout, scope, etc.). All counter
+     * samples in the batch have the same layout and size.
+     */
+    uint64_t counterId;
+
+    /** Batch of counter (group) samples. */
+    const void* counters;
+
+    /** Size of the counter batch (in bytes). */
+    size_t countersSize;
+
+    /**
+     * Timestamp ordering, timestamp style, etc.
+     * See `NVTX_BATCH_FLAG_*` and `NVTX_COUNTER_BATCH_FLAG_*`.
+     */
+    uint64_t flags;
+
+    /**
+     * Array of timestamps or a timestamp/interval pair. This field can be
+     * `NULL`, if timestamps are included in the counter samples as part of the
+     * counter group layout. By default, one timestamp per sample is assumed.
+     * The timestamp source is specified via time semantics passed during the
+     * counter group registration.
+     * This overrides the timestamps embedded in counter samples.
+     */
+    const int64_t* timestamps;
+
+    /** Size of the timestamps array or timestamp/interval pair (in bytes). */
+    size_t timestampsSize;
+} nvtxCounterBatch_t;
+
+#endif /* NVTX_COUNTER_TYPEDEFS_V1 */
+
+#ifndef NVTX_COUNTER_API_FUNCTIONS_V1
+#define NVTX_COUNTER_API_FUNCTIONS_V1
+
+/**
+ * \brief Register a counter (group).
+ *
+ * @param hDomain NVTX domain handle.
+ * @param attr Pointer to the attributes of the counter (group).
+ *
+ * @return Identifier of a counter (group). The counter ID is unique within
+ *         the NVTX domain.
+ */
+NVTX_DECLSPEC uint64_t NVTX_API nvtxCounterRegister(
+    nvtxDomainHandle_t hDomain,
+    const nvtxCounterAttr_t* attr);
+
+/**
+ * Sample one integer counter by value immediately
+ * (the NVTX tool determines the timestamp).
+ *
+ * @param hDomain handle of the NVTX domain.
+ * @param counterId identifier of the NVTX counter (group).
+ * @param value 64-bit integer counter value.
+ */
+NVTX_DECLSPEC void NVTX_API nvtxCounterSampleInt64(
+    nvtxDomainHandle_t hDomain,
+    uint64_t counterId,
+    int64_t value);
+
+/**
+ * Sample one floating point counter by value immediately
+ * (the NVTX tool determines the timestamp).
+ *
+ * @param hDomain handle of the NVTX domain.
+ * @param counterId identifier of the NVTX counter (group).
+ * @param value 64-bit floating-point counter value.
+ */
+NVTX_DECLSPEC void NVTX_API nvtxCounterSampleFloat64(
+    nvtxDomainHandle_t hDomain,
+    uint64_t counterId,
+    double value);
+
+/**
+ * Sample a counter (group) by reference immediately
+ * (the NVTX tool determines the timestamp).
+ *
+ * @param hDomain handle of the NVTX domain.
+ * @param counterId identifier of the NVTX counter (group).
+ * @param value pointer to one or more counter values.
+ * @param size size of the counter value(s) in bytes.
+ */
+NVTX_DECLSPEC void NVTX_API nvtxCounterSample(
+    nvtxDomainHandle_t hDomain,
+    uint64_t counterId,
+    const void* value,
+    size_t size);
+
+/**
+ * \brief Sample without value.
+ *
+ * @param hDomain handle of the NVTX domain.
+ * @param counterId identifier of the NVTX counter (group).
+ * @param reason reason for the missing sample value.
+ */
+NVTX_DECLSPEC void NVTX_API nvtxCounterSampleNoValue(
+    nvtxDomainHandle_t hDomain,
+    uint64_t counterId,
+    uint8_t reason);
+
+/**
+ * \brief Submit a batch of counters in the given domain.
+ *
+ * The size of a data sampling point is defined by the `payloadStaticSize` field
+ * of the payload schema. An NVTX tool can assume that the counter samples are
+ * stored as an array with each entry being `payloadStaticSize` bytes.
+ *
+ * @param hDomain handle of the NVTX domain
+ * @param counterData Pointer to the counter data to be submitted.
+ */
+NVTX_DECLSPEC void NVTX_API nvtxCounterBatchSubmit(
+    nvtxDomainHandle_t hDomain,
+    const nvtxCounterBatch_t* counterData);
+
+#endif /* NVTX_COUNTER_API_FUNCTIONS_V1 */
+
+#ifndef NVTX_COUNTER_CALLBACK_ID_V1
+#define NVTX_COUNTER_CALLBACK_ID_V1
+
+#define NVTX3EXT_CBID_nvtxCounterRegister           0
+#define NVTX3EXT_CBID_nvtxCounterSampleInt64        1
+#define NVTX3EXT_CBID_nvtxCounterSampleFloat64      2
+#define NVTX3EXT_CBID_nvtxCounterSample             3
+#define NVTX3EXT_CBID_nvtxCounterSampleNoValue      4
+#define NVTX3EXT_CBID_nvtxCounterBatchSubmit        5
+
+#endif /* NVTX_COUNTER_CALLBACK_ID_V1 */
+
+/* Macros to create versioned symbols. */
+#ifndef NVTX_EXT_COUNTERS_VERSIONED_IDENTIFIERS_V1
+#define NVTX_EXT_COUNTERS_VERSIONED_IDENTIFIERS_V1
+#define NVTX_EXT_COUNTERS_VERSIONED_IDENTIFIER_L3(NAME, VERSION, COMPATID) \
+    NAME##_v##VERSION##_cnt##COMPATID
+#define NVTX_EXT_COUNTERS_VERSIONED_IDENTIFIER_L2(NAME, VERSION, COMPATID) \
+    NVTX_EXT_COUNTERS_VERSIONED_IDENTIFIER_L3(NAME, VERSION, COMPATID)
+#define NVTX_EXT_COUNTERS_VERSIONED_ID(NAME) \
+    NVTX_EXT_COUNTERS_VERSIONED_IDENTIFIER_L2(NAME, NVTX_VERSION, NVTX_EXT_COUNTERS_COMPATID)
+#endif /* NVTX_EXT_COUNTERS_VERSIONED_IDENTIFIERS_V1 */
+
+#ifdef __GNUC__
+#pragma GCC visibility push(internal)
+#endif
+
+#define NVTX_EXT_TYPES_GUARD /* Ensure other headers cannot be included directly. */
+/* #include "nvtxDetail/nvtxExtTypes.h" -- already inlined */
+#undef NVTX_EXT_TYPES_GUARD
+
+#ifndef NVTX_NO_IMPL
+#define NVTX_EXT_IMPL_COUNTERS_GUARD /* Ensure other headers cannot be included directly. */
+/************** Begin file third_party/nvtx3/nvtxDetail/nvtxExtImplCounters_v1.h **************/
+/*
+ * SPDX-FileCopyrightText: Copyright (c) 2024-2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ *
+ * Licensed under the Apache License v2.0 with LLVM Exceptions.
+ * See https://nvidia.github.io/NVTX/LICENSE.txt for license information.
+ */
+
+#ifndef NVTX_EXT_IMPL_COUNTERS_GUARD
+#error Never include this file directly -- it is automatically included by nvToolsExtCounters.h (except when NVTX_NO_IMPL is defined).
+#endif
+
+#if defined(NVTX_AS_SYSTEM_HEADER)
+#if defined(__clang__)
+#pragma clang system_header
+#elif defined(__GNUC__) || defined(__NVCOMPILER)
+#pragma GCC system_header
+#elif defined(_MSC_VER)
+#pragma system_header
+#endif
+#endif
+
+#define NVTX_EXT_IMPL_GUARD
+/* #include "nvtxExtImpl.h" -- already inlined */
+#undef NVTX_EXT_IMPL_GUARD
+
+#ifndef NVTX_EXT_IMPL_COUNTERS_V1
+#define NVTX_EXT_IMPL_COUNTERS_V1
+
+#ifdef __cplusplus
+extern "C" {
+#endif /* __cplusplus */
+
+#ifdef NVTX_DISABLE
+
+/* #include "nvtxExtHelperMacros.h" -- already inlined */
+
+#define NVTX_EXT_COUNTERS_IMPL_FN_V1(ret_type, fn_name, signature, arg_names) \
+NVTX_DECLSPEC ret_type NVTX_API fn_name signature { \
+    NVTX_SET_NAME_MANGLING_OPTIONS \
+    NVTX_EXT_HELPER_UNUSED_ARGS arg_names \
+    NVTX_EXT_FN_RETURN_INVALID(ret_type) \
+}
+
+#else /* NVTX_DISABLE */
+
+/*
+ * Function slots for the counters extension. First entry is the module state,
+ * initialized to `0` (`NVTX_EXTENSION_FRESH`).
+ */
+#define NVTX_EXT_COUNTERS_SLOT_COUNT 63
+
+NVTX_LINKONCE_DEFINE_GLOBAL intptr_t
+NVTX_EXT_COUNTERS_VERSIONED_ID(nvtxExtCountersSlots)[NVTX_EXT_COUNTERS_SLOT_COUNT + 1]
+    = {0};
+
+/* Avoid warnings about missing prototype. */
+NVTX_LINKONCE_FWDDECL_FUNCTION void NVTX_EXT_COUNTERS_VERSIONED_ID(nvtxExtCountersInitOnce)(void);
+NVTX_LINKONCE_DEFINE_FUNCTION void NVTX_EXT_COUNTERS_VERSIONED_ID(nvtxExtCountersInitOnce)(void)
+{
+    intptr_t* fnSlots = NVTX_EXT_COUNTERS_VERSIONED_ID(nvtxExtCountersSlots) + 1;
+    nvtxExtModuleSegment_t segment = {
+        0, /* unused (only one segment) */
+        NVTX_EXT_COUNTERS_SLOT_COUNT,
+        NVTX_NULLPTR /* function slots */
+    };
+
+    nvtxExtModuleInfo_t module_info = {
+        NVTX_VERSION, sizeof(nvtxExtModuleInfo_t),
+        NVTX_EXT_COUNTERS_MODULEID, NVTX_EXT_COUNTERS_COMPATID,
+        1, NVTX_NULLPTR, /* number of segments, segments */
+        NVTX_NULLPTR, /* no export function needed */
+        NVTX_NULLPTR /* no extension private info */
+    };
+
+    segment.functionSlots = fnSlots;
+    module_info.segments = &segment;
+
+    NVTX_INFO( "%s\n", __FUNCTION__  );
+
+    NVTX_VERSIONED_IDENTIFIER(nvtxExtInitOnce)(&module_info,
+        NVTX_EXT_COUNTERS_VERSIONED_ID(nvtxExtCountersSlots));
+}
+
+#define NVTX_EXT_COUNTERS_IMPL_FN_V1(ret_type, fn_name, signature, arg_names) \
+typedef ret_type (*fn_name##_impl_fntype)signature; \
+NVTX_DECLSPEC ret_type NVTX_API fn_name signature { \
+    NVTX_SET_NAME_MANGLING_OPTIONS \
+    intptr_t* pSlot = &NVTX_EXT_COUNTERS_VERSIONED_ID(nvtxExtCountersSlots)[NVTX3EXT_CBID_##fn_name + 1]; \
+    intptr_t slot = *pSlot; \
+    if (slot != NVTX_EXTENSION_DISABLED) { \
+        if (slot != NVTX_EXTENSION_FRESH) { \
+            NVTX_EXT_FN_RETURN (*NVTX_REINTERPRET_CAST(fn_name##_impl_fntype, slot)) arg_names; \
+        } else { \
+            NVTX_EXT_COUNTERS_VERSIONED_ID(nvtxExtCountersInitOnce)(); \
+            /* Re-read function slot after extension initialization. */ \
+            slot = *pSlot; \
+            if (slot != NVTX_EXTENSION_DISABLED && slot != NVTX_EXTENSION_FRESH) { \
+                NVTX_EXT_FN_RETURN (*NVTX_REINTERPRET_CAST(fn_name##_impl_fntype, slot)) arg_names; \
+            } \
+        } \
+    } \
+    NVTX_EXT_FN_RETURN_INVALID(ret_type) /* No tool attached. */ \
+}
+
+#endif /* NVTX_DISABLE */
+
+/* Non-void functions. */
+#define NVTX_EXT_FN_RETURN return
+#define NVTX_EXT_FN_RETURN_INVALID(rtype) return NVTX_STATIC_CAST(rtype, 0);
+
+NVTX_EXT_COUNTERS_IMPL_FN_V1(uint64_t, nvtxCounterRegister,
+    (nvtxDomainHandle_t domain, const nvtxCounterAttr_t* attr),
+    (domain, attr))
+
+#undef NVTX_EXT_FN_RETURN
+#undef NVTX_EXT_FN_RETURN_INVALID
+/* END: Non-void functions. */
+
+/* void functions. */
+#define NVTX_EXT_FN_RETURN
+#define NVTX_EXT_FN_RETURN_INVALID(rtype)
+
+NVTX_EXT_COUNTERS_IMPL_FN_V1(void, nvtxCounterSampleInt64,
+    (nvtxDomainHandle_t domain, uint64_t counterId, int64_t value),
+    (domain, counterId, value))
+
+NVTX_EXT_COUNTERS_IMPL_FN_V1(void, nvtxCounterSampleFloat64,
+    (nvtxDomainHandle_t domain, uint64_t counterId, double value),
+    (domain, counterId, value))
+
+NVTX_EXT_COUNTERS_IMPL_FN_V1(void, nvtxCounterSample,
+    (nvtxDomainHandle_t domain, uint64_t counterId, const void* values, size_t size),
+    (domain, counterId, values, size))
+
+NVTX_EXT_COUNTERS_IMPL_FN_V1(void, nvtxCounterSampleNoValue,
+    (nvtxDomainHandle_t domain, uint64_t counterId, uint8_t reason),
+    (domain, counterId, reason))
+
+NVTX_EXT_COUNTERS_IMPL_FN_V1(void, nvtxCounterBatchSubmit,
+    (nvtxDomainHandle_t domain, const nvtxCounterBatch_t* counterData),
+    (domain, counterData))
+
+#undef NVTX_EXT_FN_RETURN
+#undef NVTX_EXT_FN_RETURN_INVALID
+/* END: void functions. */
+
+/* Keep NVTX_EXT_COUNTERS_IMPL_FN_V1 defined for a future version of this extension. */
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif /* __cplusplus */
+
+#endif /* NVTX_EXT_IMPL_COUNTERS_V1 */
+/************** End of third_party/nvtx3/nvtxDetail/nvtxExtImplCounters_v1.h **************/
+#undef NVTX_EXT_IMPL_COUNTERS_GUARD
+#endif /*NVTX_NO_IMPL*/
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif /* __cplusplus */
+/************** End of third_party/nvtx3/nvToolsExtCounters.h **************/
+/************** Begin file third_party/nvtx3/nvToolsExtSemanticsCounters.h **************/
+/*
+ * SPDX-FileCopyrightText: Copyright (c) 2024-2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ *
+ * Licensed under the Apache License v2.0 with LLVM Exceptions.
+ * See https://nvidia.github.io/NVTX/LICENSE.txt for license information.
+ */
+
+#if defined(NVTX_AS_SYSTEM_HEADER)
+#if defined(__clang__)
+#pragma clang system_header
+#elif defined(__GNUC__) || defined(__NVCOMPILER)
+#pragma GCC system_header
+#elif defined(_MSC_VER)
+#pragma system_header
+#endif
+#endif
+
+/* #include "nvToolsExtPayload.h" -- already inlined */
+
+/** Identifier of the semantic extension for counters. */
+#ifndef NVTX_SEMANTIC_ID_COUNTERS_V1
+#define NVTX_SEMANTIC_ID_COUNTERS_V1 5
+
+/* Use with the version field of `nvtxSemanticsHeader_t`. */
+#define NVTX_COUNTER_SEMANTIC_VERSION 2
+
+/***  Flags to augment the counter value. ***/
+#define NVTX_COUNTER_FLAGS_NONE  0
+
+/**
+ * Convert the fixed point value to a normalized floating point.
+ * Use the sign/unsign from the underlying type this flag is applied to.
+ * Unsigned [0f : 1f] or signed [-1f : 1f]
+ */
+#define NVTX_COUNTER_FLAG_NORMALIZE  (1 << 1)
+
+/**
+ * Tools should apply scale and limits when graphing, ideally in a "soft" way to
+ * to see when limits are exceeded.
+ */
+#define NVTX_COUNTER_FLAG_LIMIT_MIN  (1 << 2)
+#define NVTX_COUNTER_FLAG_LIMIT_MAX  (1 << 3)
+#define NVTX_COUNTER_FLAG_LIMITS \
+    (NVTX_COUNTER_FLAG_LIMIT_MIN | NVTX_COUNTER_FLAG_LIMIT_MAX)
+
+/**
+ * Counter value types
+ */
+#define NVTX_COUNTER_FLAG_VALUETYPE_ABSOLUTE          (1 << 4)
+/* Delta to previous sample, tool-defined if no previous sample is available. */
+#define NVTX_COUNTER_FLAG_VALUETYPE_DELTA             (2 << 4)
+#define NVTX_COUNTER_FLAG_VALUETYPE_DELTA_SINCE_START (3 << 4)
+
+/**
+ * Counter interpolation / effective range of counters.
+ */
+/* No interpolation between samples. */
+#define NVTX_COUNTER_FLAG_INTERPOLATION_POINT         (1 << 8)
+/* Piecewise constant interpolation between the current and the last sample. */
+#define NVTX_COUNTER_FLAG_INTERPOLATION_SINCE_LAST    (2 << 8)
+/* Piecewise constant interpolation between the current and the next sample. */
+#define NVTX_COUNTER_FLAG_INTERPOLATION_UNTIL_NEXT    (3 << 8)
+/* Piecewise linear interpolation between samples. */
+#define NVTX_COUNTER_FLAG_INTERPOLATION_LINEAR        (4 << 8)
+
+/**
+ * Datatype for limits union (value of `limitType`).
+ */
+#define NVTX_COUNTER_LIMIT_UNDEFINED 0
+#define NVTX_COUNTER_LIMIT_I64       1
+#define NVTX_COUNTER_LIMIT_U64       2
+#define NVTX_COUNTER_LIMIT_F64       3
+
+
+/**
+ * Union of datatypes that can be used as counter value limits.
+ */
+typedef union
+{
+    int64_t i64;
+    uint64_t u64;
+    double f64;
+} nvtxCounterLimit_t;
+
+/**
+ * \brief Specify additional properties of a counter or counter group.
+ */
+typedef struct nvtxSemanticsCounter_v1
+{
+    /** Header of the semantic extension (with identifier, version, etc.). */
+    struct nvtxSemanticsHeader_v1 header;
+
+    /**
+     * Flag if normalization, scale limits, etc. should be applied to counter
+     * values.
+     */
+    uint64_t flags;
+
+    /** Unit of the counter value (case insensitive) */
+    const char* unit;
+
+    /** Should be 1 if not used. */
+    uint64_t unitScaleNumerator;
+
+    /** Should be 1 if not used. */
+    uint64_t unitScaleDenominator;
+
+    /**
+     * Specifies the used union member for `min` and `max`.
+     * Use the defines `NVTX_COUNTER_LIMIT_*`.
+     */
+    int64_t limitType;
+
+    /** Value limits. */
+    nvtxCounterLimit_t min;
+    nvtxCounterLimit_t max;
+} nvtxSemanticsCounter_t;
+
+#endif /* NVTX_SEMANTIC_ID_COUNTERS_V1 */
+/************** End of third_party/nvtx3/nvToolsExtSemanticsCounters.h **************/
+/************** Begin file third_party/nvtx3/nvToolsExtSemanticsTime.h **************/
+/*
+ * SPDX-FileCopyrightText: Copyright (c) 2024-2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ *
+ * Licensed under the Apache License v2.0 with LLVM Exceptions.
+ * See https://nvidia.github.io/NVTX/LICENSE.txt for license information.
+ */
+
+#if defined(NVTX_AS_SYSTEM_HEADER)
+#if defined(__clang__)
+#pragma clang system_header
+#elif defined(__GNUC__) || defined(__NVCOMPILER)
+#pragma GCC system_header
+#elif defined(_MSC_VER)
+#pragma system_header
+#endif
+#endif
+
+/* #include "nvToolsExtPayload.h" -- already inlined */
+
+/** Identifier of the semantic extension for timestamps. */
+#ifndef NVTX_SEMANTIC_ID_TIME_V1
+#define NVTX_SEMANTIC_ID_TIME_V1 2
+
+/* Use with the version field of `nvtxSemanticsHeader_t`. */
+#define NVTX_TIME_SEMANTIC_VERSION 1
+
+/** Semantic extension specifying timestamp properties. */
+typedef struct nvtxSemanticsTime_v1
+{
+    struct nvtxSemanticsHeader_v1 header;
+
+    /** Time domain ID or predefined `NVTX_TIMESTAMP_TYPE_*`. */
+    uint64_t timeDomainId;
+} nvtxSemanticsTime_t;
+
+#endif /* NVTX_SEMANTIC_ID_TIME_V1 */
+/************** End of third_party/nvtx3/nvToolsExtSemanticsTime.h **************/
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+#define GPUINST_MAX_COUNTERS 192   /* the writer holds at most 256 tables in all */
+#define CNT_MAX_FIELDS 64
+#define CNT_FIELD_NAME 64
+#define CNT_NAME_MAX 200
+#define CNT_HDR 16                 /* time_ns, rank, thread, no_value, pad */
+#define CNT_NO_NVTX 0x1u           /* internal flag: record only */
+#define CNT_INTERNAL 0x2u          /* made by gpuinst itself: reserved names allowed */
+#define CNT_MAX_CLOCKS 16          /* clock 0 is gpuinst's own */
+
+typedef struct CntHdr {
+    uint64_t time_ns;
+    uint32_t rank;
+    uint16_t thread;
+    uint8_t no_value;
+    uint8_t pad_;
+} CntHdr;
+
+typedef struct CntSem {
+    char unit[64];
+    int32_t flags;
+    double min, max;
+} CntSem;
+
+typedef struct cntCounter {
+    gpuinst_counter id;
+    int scalar;
+    uint32_t nfields;
+    uint32_t flags;               /* CNT_NO_NVTX */
+    int sealed;                   /* registered with NVTX, semantics final (acquire/release) */
+    uint64_t nvtx_id;
+    char name[CNT_NAME_MAX + 1];
+    char path[CNT_NAME_MAX + 16];
+    char fname[CNT_MAX_FIELDS][CNT_FIELD_NAME];
+    int32_t ftype[CNT_MAX_FIELDS];
+    CntSem sem[CNT_MAX_FIELDS];
+    gpuinstField fields[4 + CNT_MAX_FIELDS];
+    gpuinstTable table;
+    /* extra attributes: name, kind, and per field min/max/interpolation/value type */
+    gpuinstTableAttr attrs[2 + 4 * CNT_MAX_FIELDS];
+    char attr_names[4 * CNT_MAX_FIELDS][CNT_FIELD_NAME + 16];
+    uint32_t nattrs;
+    /* NVTX registration data (kept alive with the counter) */
+    nvtxSemanticsCounter_t nsem[CNT_MAX_FIELDS];
+    nvtxSemanticsTime_t tsem;
+    nvtxPayloadSchemaEntry_t entries[CNT_MAX_FIELDS];
+} cntCounter;
+
+static cntCounter *cntCounters[GPUINST_MAX_COUNTERS];
+static uint32_t cntNcounters;        /* published with release after cntCounters[n-1] */
+static pthread_mutex_t cntLock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Per-thread buffers, one per counter, created on the first sample. */
+typedef struct CntTls {
+    struct CntTls *next;
+    gpuinstBuf *bufs[GPUINST_MAX_COUNTERS];
+} CntTls;
+static GPUINST_TLS CntTls *cntTls;
+static CntTls *cntTlsHead;        /* prepend-only list (release/acquire) */
+
+typedef struct CntClock {
+    double ns_per_tick;
+    int64_t tick_ref, ns_ref;
+    char name[64];
+} CntClock;
+static CntClock cntClocks[CNT_MAX_CLOCKS];
+static int32_t cntNclocks = 1;       /* 0 = gpuinst's clock */
+
+static int cntWarnedField, cntWarnedName, cntWarnedSem, cntWarnedDup;
+
+/* ---- small helpers ---------------------------------------------------------- */
+
+static int cntInvalidArg(void)
+{
+    GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
+    return GPUINST_ERROR_INVALID_ARGUMENT;
+}
+
+static int cntLostEvent(void)
+{
+    GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+    return GPUINST_ERROR_OUT_OF_MEMORY;
+}
+
+/* 0 and *rec = 1 when recording; 0 and *rec = 0 in NVTX-only mode. */
+static int cntStateCheck(int *rec)
+{
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    if (GPUINST_LIKELY(st == GPUINST_STATE_RUNNING)) {
+        *rec = 1;
+        return GPUINST_SUCCESS;
+    }
+    *rec = 0;
+    if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_SUCCESS;
+    if (st == GPUINST_STATE_UNINIT) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
+        return GPUINST_ERROR_NOT_INITIALIZED;
+    }
+    GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
+    return GPUINST_ERROR_FINALIZED;
+}
+
+static cntCounter *cntCounterGet(gpuinst_counter h)
+{
+    if (h == 0 || h > GPUINST_LOAD_ACQ(&cntNcounters)) return NULL;
+    return cntCounters[h - 1];
+}
+
+/* double -> int64, rounded to nearest, saturating (no libm needed). */
+static int64_t cntD2i(double v)
+{
+    if (v != v) return 0;
+    if (v >= 9223372036854775807.0) return INT64_MAX;
+    if (v <= -9223372036854775808.0) return INT64_MIN;
+    return v >= 0 ? (int64_t)(v + 0.5) : -(int64_t)(-v + 0.5);
+}
+
+static void cntPackValues(const cntCounter *c, const double *v, unsigned char *out)
+{
+    uint32_t i;
+    for (i = 0; i < c->nfields; i++) {
+        if (c->ftype[i] == GPUINST_COUNTER_INT64) {
+            int64_t x = cntD2i(v[i]);
+            memcpy(out + 8 * i, &x, 8);
+        } else {
+            memcpy(out + 8 * i, &v[i], 8);
+        }
+    }
+}
+
+/* ---- names ------------------------------------------------------------------ */
+
+static int cntNameValid(const char *name, int internal)
+{
+    size_t n;
+    if (name == NULL || name[0] == '\0') return 0;
+    n = strlen(name);
+    if (n > CNT_NAME_MAX || name[0] == '/' || name[n - 1] == '/' || strstr(name, "//") != NULL) return 0;
+    if (strcmp(name, "stats") == 0 || strncmp(name, "stats/", 6) == 0) return 0;
+    if (!internal && strncmp(name, "pm_sampling", 11) == 0) return 0;
+    return 1;
+}
+
+static const char *const cntReservedFields[] = {"time_ns", "rank", "thread", "no_value"};
+
+/* Splits "a, b,c" into c->fname; returns the count or -1 (message said). */
+static int cntParseFields(cntCounter *c, const char *fields)
+{
+    const char *p = fields;
+    int n = 0;
+    while (1) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        size_t i;
+        while (len > 0 && (*p == ' ' || *p == '\t')) {
+            p++;
+            len--;
+        }
+        while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t')) len--;
+        if (len == 0 || len >= CNT_FIELD_NAME) {
+            gpuinstWarnOnce(&cntWarnedField, "counter group \"%s\": field %d has an empty name or one over %d bytes",
+                            c->name, n, CNT_FIELD_NAME - 1);
+            return -1;
+        }
+        if (n >= CNT_MAX_FIELDS) {
+            gpuinstWarnOnce(&cntWarnedField, "counter group \"%s\": more than %d fields", c->name, CNT_MAX_FIELDS);
+            return -1;
+        }
+        for (i = 0; i < len; i++)
+            if (p[i] == '[' || p[i] == ']' || p[i] == '/') {
+                gpuinstWarnOnce(&cntWarnedField,
+                                "counter group \"%s\": field \"%.*s\" looks like an array or a path; NVTX counter "
+                                "groups are flat records of scalar fields: name each element as its own field",
+                                c->name, (int)len, p);
+                return -1;
+            }
+        memcpy(c->fname[n], p, len);
+        c->fname[n][len] = '\0';
+        for (i = 0; i < sizeof cntReservedFields / sizeof cntReservedFields[0]; i++)
+            if (strcmp(c->fname[n], cntReservedFields[i]) == 0) {
+                gpuinstWarnOnce(&cntWarnedField, "counter group \"%s\": field name \"%s\" is reserved (time_ns, rank, "
+                                "thread and no_value are columns of every counter dataset)",
+                                c->name, c->fname[n]);
+                return -1;
+            }
+        for (i = 0; i < (size_t)n; i++)
+            if (strcmp(c->fname[i], c->fname[n]) == 0) {
+                gpuinstWarnOnce(&cntWarnedField, "counter group \"%s\": field \"%s\" appears twice", c->name,
+                                c->fname[n]);
+                return -1;
+            }
+        n++;
+        if (e == NULL) break;
+        p = e + 1;
+    }
+    return n;
+}
+
+/* ---- creation ----------------------------------------------------------------- */
+
+static int cntCollectCounter(const gpuinstTable *t, void **out, uint64_t *count);
+
+static void cntBuildTable(cntCounter *c)
+{
+    uint32_t i;
+    gpuinstField *f = c->fields;
+    f[0].name = "time_ns"; f[0].type = GPUINST_FT_U64; f[0].offset = 0; f[0].len = 0;
+    f[0].flags = GPUINST_FIELD_TIME; f[0].unit = "ns"; f[0].doc = "sample time (batch samples: their timestamp, converted)";
+    f[1].name = "rank"; f[1].type = GPUINST_FT_U32; f[1].offset = 8; f[1].len = 0;
+    f[1].flags = GPUINST_FIELD_RANK; f[1].unit = ""; f[1].doc = "rank";
+    f[2].name = "thread"; f[2].type = GPUINST_FT_U16; f[2].offset = 12; f[2].len = 0;
+    f[2].flags = 0; f[2].unit = ""; f[2].doc = "thread that sampled: index in /threads";
+    f[3].name = "no_value"; f[3].type = GPUINST_FT_U8; f[3].offset = 14; f[3].len = 0;
+    f[3].flags = 0; f[3].unit = "";
+    f[3].doc = "0 = the fields hold the sample; 1 zero, 2 unchanged (previous values repeated), "
+               "3 unavailable (left out of /counters/stats): a sample without a value";
+    for (i = 0; i < c->nfields; i++) {
+        f[4 + i].name = c->fname[i];
+        f[4 + i].type = c->ftype[i] == GPUINST_COUNTER_INT64 ? GPUINST_FT_I64 : GPUINST_FT_F64;
+        f[4 + i].offset = CNT_HDR + 8 * i;
+        f[4 + i].len = 0;
+        f[4 + i].flags = 0;
+        f[4 + i].unit = c->sem[i].unit;
+        f[4 + i].doc = c->ftype[i] == GPUINST_COUNTER_INT64 ? "counter field (int64)" : "counter field (double)";
+    }
+    c->table.path = c->path;
+    c->table.doc = c->scalar ? "samples of an NVTX counter (gpuinst_counter_create)"
+                             : "samples of an NVTX counter group (gpuinst_counter_group_create)";
+    c->table.record_size = CNT_HDR + 8 * c->nfields;
+    c->table.nfields = 4 + c->nfields;
+    c->table.fields = c->fields;
+    c->table.collect = cntCollectCounter;
+    c->table.ctx = c;
+}
+
+/* Same definition (fields, types) as an existing counter? */
+static int cntSameDefinition(const cntCounter *a, const cntCounter *b)
+{
+    uint32_t i;
+    if (a->scalar != b->scalar || a->nfields != b->nfields) return 0;
+    for (i = 0; i < a->nfields; i++)
+        if (a->ftype[i] != b->ftype[i] || strcmp(a->fname[i], b->fname[i]) != 0) return 0;
+    return 1;
+}
+
+static int cntCreateCore(const char *name, int scalar, const char *fields, const int32_t *types, int32_t nfields,
+                      const char *const *units, uint32_t flags, gpuinst_counter *out)
+{
+    cntCounter *c;
+    int i, n, rc = GPUINST_SUCCESS;
+    uint32_t k;
+    if (out == NULL || types == NULL || (!scalar && fields == NULL)) return cntInvalidArg();
+    *out = 0;
+    if (!cntNameValid(name, (flags & CNT_INTERNAL) != 0)) {
+        gpuinstWarnOnce(&cntWarnedName, "counter name \"%.64s\" refused: empty, over %d bytes, starting or ending "
+                        "with '/', holding \"//\", or reserved (stats, pm_sampling)",
+                        name ? name : "(null)", CNT_NAME_MAX);
+        return cntInvalidArg();
+    }
+    if (nfields < 1 || nfields > CNT_MAX_FIELDS) {
+        gpuinstWarnOnce(&cntWarnedField, "counter group \"%.64s\": %d fields (1..%d)", name, (int)nfields,
+                        CNT_MAX_FIELDS);
+        return cntInvalidArg();
+    }
+    c = (cntCounter *)calloc(1, sizeof *c);
+    if (c == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    snprintf(c->name, sizeof c->name, "%s", name);
+    snprintf(c->path, sizeof c->path, "/counters/%s", name);
+    c->scalar = scalar;
+    c->flags = flags;
+    if (scalar) {
+        snprintf(c->fname[0], CNT_FIELD_NAME, "value");
+        n = 1;
+    } else {
+        n = cntParseFields(c, fields);
+        if (n < 0) {
+            free(c);
+            return cntInvalidArg();
+        }
+        if (n != nfields) {
+            gpuinstWarnOnce(&cntWarnedField, "counter group \"%.64s\": %d field names given for nfields = %d", name, n,
+                            (int)nfields);
+            free(c);
+            return cntInvalidArg();
+        }
+    }
+    for (i = 0; i < n; i++) {
+        if (types[i] == GPUINST_COUNTER_INT64 || types[i] == GPUINST_COUNTER_DOUBLE) {
+            c->ftype[i] = types[i];
+            continue;
+        }
+        if (types[i] == GPUINST_COUNTER_NESTED || types[i] == GPUINST_COUNTER_ARRAY)
+            gpuinstWarnOnce(&cntWarnedField,
+                            "counter %s\"%.64s\": field \"%s\" is %s; NVTX counter groups are flat records of "
+                            "scalar int64/double fields, as NVTX requires: flatten it into scalar fields",
+                            scalar ? "" : "group ", name, c->fname[i],
+                            types[i] == GPUINST_COUNTER_NESTED ? "a nested group" : "an array");
+        else
+            gpuinstWarnOnce(&cntWarnedField,
+                            "counter %s\"%.64s\": field \"%s\" has type %d; use GPUINST_COUNTER_INT64 (1) or "
+                            "GPUINST_COUNTER_DOUBLE (2)",
+                            scalar ? "" : "group ", name, c->fname[i], (int)types[i]);
+        free(c);
+        return cntInvalidArg();
+    }
+    c->nfields = (uint32_t)n;
+    for (i = 0; i < n; i++) {
+        if (units != NULL && units[i] != NULL) snprintf(c->sem[i].unit, sizeof c->sem[i].unit, "%s", units[i]);
+        c->sem[i].min = 0;
+        c->sem[i].max = 0;
+    }
+    cntBuildTable(c);
+
+    pthread_mutex_lock(&cntLock);
+    for (k = 0; k < cntNcounters; k++)
+        if (strcmp(cntCounters[k]->name, c->name) == 0) break;
+    if (k < cntNcounters) {
+        if (cntSameDefinition(cntCounters[k], c)) {
+            *out = cntCounters[k]->id; /* the same counter again: its handle */
+        } else {
+            gpuinstWarnOnce(&cntWarnedDup, "counter \"%.64s\" already exists with other fields or types", name);
+            GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
+            rc = GPUINST_ERROR_INVALID_ARGUMENT;
+        }
+        free(c);
+    } else if (cntNcounters >= GPUINST_MAX_COUNTERS) {
+        free(c);
+        rc = GPUINST_ERROR_LIMIT;
+    } else if ((rc = gpuinstTableRegister(&c->table)) != GPUINST_SUCCESS) {
+        free(c);
+    } else {
+        c->id = cntNcounters + 1;
+        cntCounters[cntNcounters] = c;
+        GPUINST_STORE_REL(&cntNcounters, cntNcounters + 1);
+        *out = c->id;
+    }
+    pthread_mutex_unlock(&cntLock);
+    return rc;
+}
+
+/* ---- sealing: semantics final, NVTX registration, attributes ------------------ */
+
+static const char *cntInterpName(int32_t f)
+{
+    switch (f & GPUINST_COUNTER_INTERP_MASK) {
+    case GPUINST_COUNTER_INTERP_POINT: return "point";
+    case GPUINST_COUNTER_INTERP_SINCE_LAST: return "since_last";
+    case GPUINST_COUNTER_INTERP_UNTIL_NEXT: return "until_next";
+    case GPUINST_COUNTER_INTERP_LINEAR: return "linear";
+    default: return NULL;
+    }
+}
+
+static const char *cntValueTypeName(int32_t f)
+{
+    switch (f & GPUINST_COUNTER_VALUE_MASK) {
+    case GPUINST_COUNTER_VALUE_ABSOLUTE: return "absolute";
+    case GPUINST_COUNTER_VALUE_DELTA: return "delta";
+    case GPUINST_COUNTER_VALUE_DELTA_SINCE_START: return "delta_since_start";
+    default: return NULL;
+    }
+}
+
+static void cntAddAttr(cntCounter *c, const char *field, const char *suffix, int kind, const char *s, double f)
+{
+    gpuinstTableAttr *a = &c->attrs[c->nattrs];
+    char *nm;
+    if (c->nattrs >= sizeof c->attrs / sizeof c->attrs[0]) return;
+    if (field == NULL) {
+        a->name = suffix;
+    } else {
+        nm = c->attr_names[c->nattrs - 2];
+        snprintf(nm, sizeof c->attr_names[0], "%s_%s", field, suffix);
+        a->name = nm;
+    }
+    a->kind = kind;
+    a->s = s;
+    a->i = 0;
+    a->f = f;
+    c->nattrs++;
+}
+
+/* Under cntLock.  Also called at finalize for counters never sampled. */
+static void cntSealLocked(cntCounter *c)
+{
+    uint32_t i;
+    int anysem = 0;
+    if (c->sealed) return;
+    c->nattrs = 0;
+    cntAddAttr(c, NULL, "name", GPUINST_TATTR_STR, c->name, 0);
+    cntAddAttr(c, NULL, "kind", GPUINST_TATTR_STR, c->scalar ? "counter" : "group", 0);
+    for (i = 0; i < c->nfields; i++) {
+        const CntSem *s = &c->sem[i];
+        nvtxSemanticsCounter_t *ns = &c->nsem[i];
+        const char *ip = cntInterpName(s->flags), *vt = cntValueTypeName(s->flags);
+        if (s->flags & GPUINST_COUNTER_LIMIT_MIN) cntAddAttr(c, c->fname[i], "min", GPUINST_TATTR_F64, NULL, s->min);
+        if (s->flags & GPUINST_COUNTER_LIMIT_MAX) cntAddAttr(c, c->fname[i], "max", GPUINST_TATTR_F64, NULL, s->max);
+        if (ip) cntAddAttr(c, c->fname[i], "interpolation", GPUINST_TATTR_STR, ip, 0);
+        if (vt) cntAddAttr(c, c->fname[i], "value_type", GPUINST_TATTR_STR, vt, 0);
+        memset(ns, 0, sizeof *ns);
+        ns->header.structSize = (uint32_t)sizeof *ns;
+        ns->header.semanticId = NVTX_SEMANTIC_ID_COUNTERS_V1;
+        ns->header.version = NVTX_COUNTER_SEMANTIC_VERSION;
+        ns->header.next = NULL;
+        ns->flags = 0;
+        if (s->flags & GPUINST_COUNTER_LIMIT_MIN) ns->flags |= NVTX_COUNTER_FLAG_LIMIT_MIN;
+        if (s->flags & GPUINST_COUNTER_LIMIT_MAX) ns->flags |= NVTX_COUNTER_FLAG_LIMIT_MAX;
+        /* gpuinst's interpolation codes 1..4 << 4 are NVTX's 1..4 << 8, value types 1..3 << 8 are << 4 */
+        ns->flags |= (uint64_t)((s->flags & GPUINST_COUNTER_INTERP_MASK) >> 4) << 8;
+        ns->flags |= (uint64_t)((s->flags & GPUINST_COUNTER_VALUE_MASK) >> 8) << 4;
+        ns->unit = s->unit[0] ? s->unit : NULL;
+        ns->unitScaleNumerator = 1;
+        ns->unitScaleDenominator = 1;
+        if (c->ftype[i] == GPUINST_COUNTER_INT64) {
+            ns->limitType = NVTX_COUNTER_LIMIT_I64;
+            ns->min.i64 = cntD2i(s->min);
+            ns->max.i64 = cntD2i(s->max);
+        } else {
+            ns->limitType = NVTX_COUNTER_LIMIT_F64;
+            ns->min.f64 = s->min;
+            ns->max.f64 = s->max;
+        }
+        if (s->flags != 0 || s->unit[0]) anysem = 1;
+    }
+    gpuinstTableSetAttrs(&c->table, c->attrs, c->nattrs);
+
+    memset(&c->tsem, 0, sizeof c->tsem);
+    c->tsem.header.structSize = (uint32_t)sizeof c->tsem;
+    c->tsem.header.semanticId = NVTX_SEMANTIC_ID_TIME_V1;
+    c->tsem.header.version = NVTX_TIME_SEMANTIC_VERSION;
+    c->tsem.timeDomainId = NVTX_TIMESTAMP_TYPE_CPU_CLOCK_GETTIME_MONOTONIC; /* batch timestamps */
+    if (!(c->flags & CNT_NO_NVTX)) {
+        nvtxCounterAttr_t ca;
+        memset(&ca, 0, sizeof ca);
+        ca.structSize = sizeof ca;
+        ca.name = c->name;
+        ca.description = NULL;
+        ca.scopeId = NVTX_SCOPE_CURRENT_SW_PROCESS;
+        ca.counterId = NVTX_COUNTER_ID_NONE;
+        if (c->scalar) {
+            ca.schemaId = c->ftype[0] == GPUINST_COUNTER_INT64 ? NVTX_PAYLOAD_ENTRY_TYPE_INT64
+                                                               : NVTX_PAYLOAD_ENTRY_TYPE_DOUBLE;
+            if (anysem) {
+                c->nsem[0].header.next = &c->tsem.header;
+                ca.semantics = &c->nsem[0].header;
+            } else {
+                ca.semantics = &c->tsem.header;
+            }
+        } else {
+            nvtxPayloadSchemaAttr_t sa;
+            for (i = 0; i < c->nfields; i++) {
+                nvtxPayloadSchemaEntry_t *e = &c->entries[i];
+                memset(e, 0, sizeof *e);
+                e->flags = 0;
+                e->type = c->ftype[i] == GPUINST_COUNTER_INT64 ? NVTX_PAYLOAD_ENTRY_TYPE_INT64
+                                                               : NVTX_PAYLOAD_ENTRY_TYPE_DOUBLE;
+                e->name = c->fname[i];
+                e->offset = 8u * i;
+                e->semantics = (c->sem[i].flags != 0 || c->sem[i].unit[0]) ? &c->nsem[i].header : NULL;
+            }
+            memset(&sa, 0, sizeof sa);
+            sa.fieldMask = NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NAME | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_TYPE |
+                           NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_FLAGS | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_ENTRIES |
+                           NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NUM_ENTRIES | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_STATIC_SIZE;
+            sa.name = c->name;
+            sa.type = NVTX_PAYLOAD_SCHEMA_TYPE_STATIC;
+            sa.flags = NVTX_PAYLOAD_SCHEMA_FLAG_COUNTER_GROUP;
+            sa.entries = c->entries;
+            sa.numEntries = c->nfields;
+            sa.payloadStaticSize = 8u * c->nfields;
+            ca.schemaId = nvtxPayloadSchemaRegister(NULL, &sa);
+            ca.semantics = &c->tsem.header;
+        }
+        c->nvtx_id = nvtxCounterRegister(NULL, &ca);
+    }
+    GPUINST_STORE_REL(&c->sealed, 1);
+}
+
+static void cntSeal(cntCounter *c)
+{
+    pthread_mutex_lock(&cntLock);
+    cntSealLocked(c);
+    pthread_mutex_unlock(&cntLock);
+}
+
+/* ---- recording ------------------------------------------------------------------ */
+
+static CntTls *cntTlsSlow(void)
+{
+    CntTls *t = (CntTls *)calloc(1, sizeof *t);
+    if (t == NULL) return NULL;
+    pthread_mutex_lock(&cntLock);
+    t->next = cntTlsHead;
+    GPUINST_STORE_REL(&cntTlsHead, t);
+    pthread_mutex_unlock(&cntLock);
+    cntTls = t;
+    return t;
+}
+
+static gpuinstBuf *cntBufFor(cntCounter *c)
+{
+    CntTls *t = cntTls;
+    gpuinstBuf *b;
+    if (GPUINST_UNLIKELY(t == NULL) && (t = cntTlsSlow()) == NULL) return NULL;
+    b = t->bufs[c->id - 1];
+    if (GPUINST_LIKELY(b != NULL)) return b;
+    b = (gpuinstBuf *)calloc(1, sizeof *b);
+    if (b == NULL) return NULL;
+    gpuinstBufInit(b, CNT_HDR + 8 * c->nfields);
+    GPUINST_STORE_REL(&t->bufs[c->id - 1], b);
+    return b;
+}
+
+/* The values of this thread's previous record of c, or NULL. */
+static const unsigned char *cntLastValues(const gpuinstBuf *b)
+{
+    const gpuinstChunk *ch = b->tail;
+    if (ch == NULL || ch->count == 0) return NULL;
+    return (const unsigned char *)GPUINST_CHUNK_DATA(ch) + (size_t)(ch->count - 1) * b->recsize + CNT_HDR;
+}
+
+/* Appends one sample; vals = 8 * nfields bytes (ignored for no-value
+ * samples, reason >= 0). */
+static int cntRecordOne(cntCounter *c, gpuinstBuf *b, uint16_t thread, uint64_t t, const unsigned char *vals, int reason)
+{
+    unsigned char *slot;
+    CntHdr h;
+    const unsigned char *prev = NULL;
+    if (reason == GPUINST_COUNTER_NOVALUE_UNCHANGED) prev = cntLastValues(b); /* before the slot moves the tail */
+    slot = (unsigned char *)gpuinstBufSlot(b);
+    if (slot == NULL) return cntLostEvent();
+    h.time_ns = t;
+    h.rank = 0;
+    h.thread = thread;
+    h.no_value = (uint8_t)(reason < 0 ? 0 : reason + 1);
+    h.pad_ = 0;
+    memcpy(slot, &h, sizeof h);
+    if (reason < 0) {
+        memcpy(slot + CNT_HDR, vals, 8u * c->nfields);
+    } else if (reason == GPUINST_COUNTER_NOVALUE_UNCHANGED && prev != NULL) {
+        memmove(slot + CNT_HDR, prev, 8u * c->nfields);
+    } else {
+        uint32_t i;
+        memset(slot + CNT_HDR, 0, 8u * c->nfields);
+        if (reason == GPUINST_COUNTER_NOVALUE_UNAVAILABLE)
+            for (i = 0; i < c->nfields; i++)
+                if (c->ftype[i] == GPUINST_COUNTER_DOUBLE) {
+                    double nan = NAN;
+                    memcpy(slot + CNT_HDR + 8 * i, &nan, 8);
+                }
+    }
+    gpuinstBufCommit(b);
+    return GPUINST_SUCCESS;
+}
+
+static uint16_t cntThreadIndex(void)
+{
+    gpuinstThread *th = gpuinstThreadGet();
+    return th != NULL ? th->index : 0;
+}
+
+/* Records (when rec) and emits one sample of packed values. */
+static int cntSampleNow(cntCounter *c, int rec, const unsigned char *vals)
+{
+    int rc = GPUINST_SUCCESS;
+    if (GPUINST_UNLIKELY(!GPUINST_LOAD_ACQ(&c->sealed))) cntSeal(c);
+    if (rec) {
+        gpuinstBuf *b = cntBufFor(c);
+        if (b == NULL) rc = cntLostEvent();
+        else rc = cntRecordOne(c, b, cntThreadIndex(), gpuinstClockNs(), vals, -1);
+    }
+    if (!(c->flags & CNT_NO_NVTX)) {
+        if (c->scalar) {
+            if (c->ftype[0] == GPUINST_COUNTER_INT64) {
+                int64_t v;
+                memcpy(&v, vals, 8);
+                nvtxCounterSampleInt64(NULL, c->nvtx_id, v);
+            } else {
+                double v;
+                memcpy(&v, vals, 8);
+                nvtxCounterSampleFloat64(NULL, c->nvtx_id, v);
+            }
+        } else {
+            nvtxCounterSample(NULL, c->nvtx_id, vals, 8u * c->nfields);
+        }
+    }
+    return rc;
+}
+
+/* ---- public API ------------------------------------------------------------------ */
+
+int gpuinst_counter_create(const char *name, int32_t type, gpuinst_counter *counter)
+{
+    int rec, rc = cntStateCheck(&rec);
+    if (rc != GPUINST_SUCCESS) return rc;
+    return cntCreateCore(name, 1, NULL, &type, 1, NULL, 0, counter);
+}
+
+int gpuinst_counter_group_create(const char *name, const char *fields, const int32_t *types, int32_t nfields,
+                                 gpuinst_counter *group)
+{
+    int rec, rc = cntStateCheck(&rec);
+    if (rc != GPUINST_SUCCESS) return rc;
+    return cntCreateCore(name, 0, fields, types, nfields, NULL, 0, group);
+}
+
+GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
+                                              int32_t nfields, const char *const *units, uint32_t flags,
+                                              gpuinst_counter *group)
+{
+    return cntCreateCore(name, 0, fields, types, nfields, units, (flags & CNT_NO_NVTX) | CNT_INTERNAL, group);
+}
+
+static int cntSemanticsCore(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags, double min,
+                         double max)
+{
+    cntCounter *c;
+    uint32_t i, lo, hi;
+    const int32_t known = GPUINST_COUNTER_LIMIT_MIN | GPUINST_COUNTER_LIMIT_MAX | GPUINST_COUNTER_INTERP_MASK |
+                          GPUINST_COUNTER_VALUE_MASK;
+    c = cntCounterGet(counter);
+    if (c == NULL || field < -1 || (c != NULL && field >= (int32_t)c->nfields) || (flags & ~known) != 0 ||
+        (flags & GPUINST_COUNTER_INTERP_MASK) > GPUINST_COUNTER_INTERP_LINEAR ||
+        (flags & GPUINST_COUNTER_VALUE_MASK) > GPUINST_COUNTER_VALUE_DELTA_SINCE_START ||
+        ((flags & GPUINST_COUNTER_LIMIT_MIN) && (flags & GPUINST_COUNTER_LIMIT_MAX) && min > max) ||
+        (unit != NULL && strlen(unit) >= sizeof c->sem[0].unit))
+        return cntInvalidArg();
+    pthread_mutex_lock(&cntLock);
+    if (c->sealed) {
+        pthread_mutex_unlock(&cntLock);
+        gpuinstWarnOnce(&cntWarnedSem, "counter \"%.64s\": semantics must be set before its first sample "
+                        "(NVTX takes them when the counter is registered)", c->name);
+        return cntInvalidArg();
+    }
+    lo = field < 0 ? 0 : (uint32_t)field;
+    hi = field < 0 ? c->nfields : (uint32_t)field + 1;
+    for (i = lo; i < hi; i++) {
+        if (unit != NULL) snprintf(c->sem[i].unit, sizeof c->sem[i].unit, "%s", unit);
+        c->sem[i].flags = flags;
+        c->sem[i].min = min;
+        c->sem[i].max = max;
+    }
+    pthread_mutex_unlock(&cntLock);
+    return GPUINST_SUCCESS;
+}
+
+int gpuinst_counter_semantics(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags, double min,
+                              double max)
+{
+    int rec, rc = cntStateCheck(&rec);
+    if (rc != GPUINST_SUCCESS) return rc;
+    return cntSemanticsCore(counter, field, unit, flags, min, max);
+}
+
+int gpuinst_counter_sample_int64(gpuinst_counter counter, int64_t value)
+{
+    int rec, rc = cntStateCheck(&rec);
+    cntCounter *c;
+    unsigned char v[8];
+    if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) return rc;
+    c = cntCounterGet(counter);
+    if (GPUINST_UNLIKELY(c == NULL || c->nfields != 1)) return cntInvalidArg();
+    if (c->ftype[0] == GPUINST_COUNTER_INT64) {
+        memcpy(v, &value, 8);
+    } else {
+        double d = (double)value;
+        memcpy(v, &d, 8);
+    }
+    return cntSampleNow(c, rec, v);
+}
+
+int gpuinst_counter_sample_double(gpuinst_counter counter, double value)
+{
+    int rec, rc = cntStateCheck(&rec);
+    cntCounter *c;
+    unsigned char v[8];
+    if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) return rc;
+    c = cntCounterGet(counter);
+    if (GPUINST_UNLIKELY(c == NULL || c->nfields != 1)) return cntInvalidArg();
+    if (c->ftype[0] == GPUINST_COUNTER_DOUBLE) {
+        memcpy(v, &value, 8);
+    } else {
+        int64_t x = cntD2i(value);
+        memcpy(v, &x, 8);
+    }
+    return cntSampleNow(c, rec, v);
+}
+
+int gpuinst_counter_sample_values(gpuinst_counter counter, const double *values, int32_t nvalues)
+{
+    int rec, rc = cntStateCheck(&rec);
+    cntCounter *c;
+    unsigned char v[8 * CNT_MAX_FIELDS];
+    if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) return rc;
+    c = cntCounterGet(counter);
+    if (GPUINST_UNLIKELY(c == NULL || values == NULL || nvalues != (int32_t)c->nfields)) return cntInvalidArg();
+    cntPackValues(c, values, v);
+    return cntSampleNow(c, rec, v);
+}
+
+int gpuinst_counter_sample_raw(gpuinst_counter counter, const void *sample, int64_t bytes)
+{
+    int rec, rc = cntStateCheck(&rec);
+    cntCounter *c;
+    if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) return rc;
+    c = cntCounterGet(counter);
+    if (GPUINST_UNLIKELY(c == NULL || sample == NULL || bytes != (int64_t)(8 * c->nfields))) return cntInvalidArg();
+    return cntSampleNow(c, rec, (const unsigned char *)sample);
+}
+
+int gpuinst_counter_sample_novalue(gpuinst_counter counter, int32_t reason)
+{
+    int rec, rc = cntStateCheck(&rec);
+    cntCounter *c;
+    if (rc != GPUINST_SUCCESS) return rc;
+    c = cntCounterGet(counter);
+    if (c == NULL || reason < GPUINST_COUNTER_NOVALUE_ZERO || reason > GPUINST_COUNTER_NOVALUE_UNAVAILABLE)
+        return cntInvalidArg();
+    if (!GPUINST_LOAD_ACQ(&c->sealed)) cntSeal(c);
+    if (rec) {
+        gpuinstBuf *b = cntBufFor(c);
+        if (b == NULL) rc = cntLostEvent();
+        else rc = cntRecordOne(c, b, cntThreadIndex(), gpuinstClockNs(), NULL, reason);
+    }
+    if (!(c->flags & CNT_NO_NVTX)) nvtxCounterSampleNoValue(NULL, c->nvtx_id, (uint8_t)reason);
+    return rc;
+}
+
+int gpuinst_clock_declare(const char *name, double ns_per_tick, int64_t tick_ref, int64_t ns_ref, int32_t *clock)
+{
+    int rec, rc = cntStateCheck(&rec);
+    if (rc != GPUINST_SUCCESS) return rc;
+    if (name == NULL || name[0] == '\0' || clock == NULL || !(ns_per_tick > 0) || ns_per_tick > 1e18)
+        return cntInvalidArg();
+    pthread_mutex_lock(&cntLock);
+    if (cntNclocks >= CNT_MAX_CLOCKS) {
+        rc = GPUINST_ERROR_LIMIT;
+    } else {
+        CntClock *k = &cntClocks[cntNclocks];
+        k->ns_per_tick = ns_per_tick;
+        k->tick_ref = tick_ref;
+        k->ns_ref = ns_ref;
+        snprintf(k->name, sizeof k->name, "%s", name);
+        *clock = cntNclocks;
+        GPUINST_STORE_REL(&cntNclocks, cntNclocks + 1);
+    }
+    pthread_mutex_unlock(&cntLock);
+    return rc;
+}
+
+/* Converts a timestamp of `clock` to gpuinst ns; 0 if it maps before 0. */
+static uint64_t cntClockToNs(int32_t clock, int64_t t)
+{
+    double v;
+    if (clock == GPUINST_CLOCK_GPUINST) return t > 0 ? (uint64_t)t : 0;
+    v = (double)cntClocks[clock].ns_ref + (double)(t - cntClocks[clock].tick_ref) * cntClocks[clock].ns_per_tick;
+    return v >= 1.0 && v < 1.8e19 ? (uint64_t)v : 0;
+}
+
+#define CNT_BATCH_CHUNK 256
+
+/* packed: nsamples * 8 * nfields bytes, or NULL with dvals (doubles). */
+static int cntBatchCore(cntCounter *c, int rec, int64_t nsamples, const unsigned char *packed, const double *dvals,
+                     const int64_t *timestamps, int32_t clock)
+{
+    int64_t done = 0;
+    int rc = GPUINST_SUCCESS;
+    size_t rs = 8u * c->nfields;
+    gpuinstBuf *b = NULL;
+    uint16_t thread = cntThreadIndex();
+    unsigned char conv[8 * CNT_MAX_FIELDS * 16];
+    int64_t ts[CNT_BATCH_CHUNK];
+    if (!GPUINST_LOAD_ACQ(&c->sealed)) cntSeal(c);
+    if (rec && (b = cntBufFor(c)) == NULL) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, (uint64_t)nsamples);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    while (done < nsamples) {
+        int64_t k, m = nsamples - done, sorted = 1;
+        const unsigned char *base;
+        uint64_t now = gpuinstClockNs();
+        if (packed != NULL) {
+            if (m > CNT_BATCH_CHUNK) m = CNT_BATCH_CHUNK;
+            base = packed + (size_t)done * rs;
+        } else {
+            int64_t per = (int64_t)(sizeof conv / rs);
+            if (m > per) m = per;
+            if (m > CNT_BATCH_CHUNK) m = CNT_BATCH_CHUNK;
+            for (k = 0; k < m; k++) cntPackValues(c, dvals + (size_t)(done + k) * c->nfields, conv + (size_t)k * rs);
+            base = conv;
+        }
+        for (k = 0; k < m; k++) {
+            uint64_t t = timestamps ? cntClockToNs(clock, timestamps[done + k]) : now;
+            if (t == 0) {
+                GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
+                rc = GPUINST_ERROR_INVALID_ARGUMENT;
+                t = now;
+            }
+            ts[k] = (int64_t)t;
+            if (k > 0 && ts[k] < ts[k - 1]) sorted = 0;
+            if (rec) {
+                int r = cntRecordOne(c, b, thread, t, base + (size_t)k * rs, -1);
+                if (r != GPUINST_SUCCESS && rc == GPUINST_SUCCESS) rc = r;
+            }
+        }
+        if (!(c->flags & CNT_NO_NVTX)) {
+            nvtxCounterBatch_t nb;
+            memset(&nb, 0, sizeof nb);
+            nb.counterId = c->nvtx_id;
+            nb.counters = base;
+            nb.countersSize = (size_t)m * rs;
+            nb.flags = sorted ? NVTX_BATCH_FLAG_TIME_SORTED : NVTX_BATCH_FLAG_UNSORTED;
+            nb.timestamps = ts;
+            nb.timestampsSize = (size_t)m * sizeof ts[0];
+            nvtxCounterBatchSubmit(NULL, &nb);
+        }
+        done += m;
+    }
+    return rc;
+}
+
+static int cntBatchCheck(gpuinst_counter counter, int64_t nsamples, const void *data, int32_t clock, cntCounter **cp,
+                      int *rec)
+{
+    int rc = cntStateCheck(rec);
+    if (rc != GPUINST_SUCCESS) return rc;
+    *cp = cntCounterGet(counter);
+    if (*cp == NULL || nsamples < 0 || (data == NULL && nsamples > 0) || clock < 0 ||
+        clock >= GPUINST_LOAD_ACQ(&cntNclocks))
+        return cntInvalidArg();
+    return GPUINST_SUCCESS;
+}
+
+int gpuinst_counter_submit_batch(gpuinst_counter counter, int64_t nsamples, const void *samples,
+                                 const int64_t *timestamps, int32_t clock)
+{
+    cntCounter *c = NULL;
+    int rec, rc = cntBatchCheck(counter, nsamples, samples, clock, &c, &rec);
+    if (rc != GPUINST_SUCCESS || nsamples == 0) return rc;
+    return cntBatchCore(c, rec, nsamples, (const unsigned char *)samples, NULL, timestamps, clock);
+}
+
+int gpuinst_counter_submit_values(gpuinst_counter counter, int64_t nsamples, const double *values,
+                                  const int64_t *timestamps, int32_t clock)
+{
+    cntCounter *c = NULL;
+    int rec, rc = cntBatchCheck(counter, nsamples, values, clock, &c, &rec);
+    if (rc != GPUINST_SUCCESS || nsamples == 0) return rc;
+    return cntBatchCore(c, rec, nsamples, NULL, values, timestamps, clock);
+}
+
+/* Internal batch for gpuinst's own groups (PM sampling): no state check. */
+GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter counter, int64_t nsamples, const double *values,
+                                               const uint64_t *times_ns)
+{
+    cntCounter *c = cntCounterGet(counter);
+    int64_t k;
+    int rc = GPUINST_SUCCESS;
+    gpuinstBuf *b;
+    uint16_t thread;
+    unsigned char v[8 * CNT_MAX_FIELDS];
+    if (c == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
+    if (!GPUINST_LOAD_ACQ(&c->sealed)) cntSeal(c);
+    if ((b = cntBufFor(c)) == NULL) return cntLostEvent();
+    thread = cntThreadIndex();
+    for (k = 0; k < nsamples; k++) {
+        cntPackValues(c, values + (size_t)k * c->nfields, v);
+        if (cntRecordOne(c, b, thread, times_ns[k], v, -1) != GPUINST_SUCCESS) rc = GPUINST_ERROR_OUT_OF_MEMORY;
+        if (!(c->flags & CNT_NO_NVTX)) nvtxCounterSample(NULL, c->nvtx_id, v, 8u * c->nfields);
+    }
+    return rc;
+}
+
+/* ---- collect -------------------------------------------------------------------- */
+
+static int cntCollectCounter(const gpuinstTable *t, void **out, uint64_t *count)
+{
+    const cntCounter *c = (const cntCounter *)t->ctx;
+    CntTls *tl;
+    uint64_t n = 0, k = 0;
+    char *rows;
+    for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next) {
+        gpuinstBuf *b = GPUINST_LOAD_ACQ(&tl->bufs[c->id - 1]);
+        if (b) n += gpuinstBufCount(b);
+    }
+    rows = (char *)malloc(n ? (size_t)(n * t->record_size) : 1);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL && k < n; tl = tl->next) {
+        gpuinstBuf *b = GPUINST_LOAD_ACQ(&tl->bufs[c->id - 1]);
+        if (b) k += gpuinstBufCopy(b, rows + k * t->record_size, n - k);
+    }
+    *out = rows;
+    *count = k;
+    return GPUINST_SUCCESS;
+}
+
+/* ---- cross-rank statistics --------------------------------------------------------- */
+
+typedef struct cntStatIn {          /* one rank's figure for one counter field */
+    char counter[CNT_NAME_MAX + 8];
+    char field[CNT_FIELD_NAME];
+    uint64_t samples;
+    double value;
+    int32_t rank;
+    int32_t sum;                 /* 1: value is the sum (DELTA), 0: the mean */
+} cntStatIn;
+
+typedef struct cntStatRow {         /* /counters/stats */
+    char counter[CNT_NAME_MAX + 8];
+    char field[CNT_FIELD_NAME];
+    char per_rank[8];
+    uint32_t ranks;
+    uint32_t rank_min;
+    uint32_t rank_max;
+    uint32_t pad_;
+    uint64_t samples;
+    double min, mean, max, imbalance;
+} cntStatRow;
+
+#define cntSF(member, type, unit, doc) \
+    { #member, type, (uint32_t)offsetof(cntStatRow, member), 0, 0, unit, doc }
+#define cntSS(member, doc) \
+    { #member, GPUINST_FT_STR, (uint32_t)offsetof(cntStatRow, member), \
+      (uint32_t)sizeof(((cntStatRow *)0)->member), 0, "", doc }
+static const gpuinstField cntStatFields[] = {
+    cntSS(counter, "counter or group name (its dataset is /counters/<counter>)"),
+    cntSS(field, "field of the group (\"value\" for a scalar counter)"),
+    cntSS(per_rank, "each rank's figure: \"mean\" of its samples, or \"sum\" for DELTA counters"),
+    cntSF(ranks, GPUINST_FT_U32, "count", "ranks with at least one sample with a value"),
+    cntSF(rank_min, GPUINST_FT_U32, "", "a rank holding the minimum"),
+    cntSF(rank_max, GPUINST_FT_U32, "", "a rank holding the maximum"),
+    cntSF(samples, GPUINST_FT_U64, "count", "samples with a value, all ranks"),
+    cntSF(min, GPUINST_FT_F64, "", "minimum over ranks of the per-rank figure (the field's unit)"),
+    cntSF(mean, GPUINST_FT_F64, "", "mean over ranks of the per-rank figure"),
+    cntSF(max, GPUINST_FT_F64, "", "maximum over ranks of the per-rank figure"),
+    cntSF(imbalance, GPUINST_FT_F64, "", "max / mean (1 = balanced; 0 when the mean is 0)"),
+};
+
+static cntStatRow *cntStatRows;
+static uint64_t cntNstatRows;
+
+static int cntCollectStats(const gpuinstTable *t, void **out, uint64_t *count)
+{
+    (void)t;
+    *out = cntStatRows; /* the writer frees it */
+    *count = cntNstatRows;
+    cntStatRows = NULL;
+    cntNstatRows = 0;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable cntStatsTable = {
+    "/counters/stats",
+    "per counter and field, statistics over ranks of each rank's mean (sum for DELTA counters)",
+    sizeof(cntStatRow), (uint32_t)(sizeof cntStatFields / sizeof cntStatFields[0]), cntStatFields, cntCollectStats, NULL};
+
+static int cntStatCmp(const void *a, const void *b)
+{
+    const cntStatIn *x = (const cntStatIn *)a, *y = (const cntStatIn *)b;
+    int c = strcmp(x->counter, y->counter);
+    if (c != 0) return c;
+    c = strcmp(x->field, y->field);
+    if (c != 0) return c;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* This rank's figures, one per (counter, field) with samples. */
+static cntStatIn *cntLocalStats(uint32_t *nout)
+{
+    uint32_t nc = GPUINST_LOAD_ACQ(&cntNcounters), i, f, n = 0, cap = 0;
+    cntStatIn *s = NULL;
+    for (i = 0; i < nc; i++) {
+        cntCounter *c = cntCounters[i];
+        double sum[CNT_MAX_FIELDS];
+        uint64_t cnt[CNT_MAX_FIELDS];
+        CntTls *tl;
+        memset(sum, 0, sizeof sum);
+        memset(cnt, 0, sizeof cnt);
+        for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next) {
+            gpuinstBuf *b = GPUINST_LOAD_ACQ(&tl->bufs[i]);
+            const gpuinstChunk *ch;
+            if (b == NULL) continue;
+            for (ch = GPUINST_LOAD_ACQ(&b->head); ch != NULL; ch = GPUINST_LOAD_ACQ(&ch->next)) {
+                uint32_t k, m = GPUINST_LOAD_ACQ(&ch->count);
+                for (k = 0; k < m; k++) {
+                    const unsigned char *r = (const unsigned char *)GPUINST_CHUNK_DATA(ch) + (size_t)k * b->recsize;
+                    CntHdr h;
+                    memcpy(&h, r, sizeof h);
+                    if (h.no_value == GPUINST_COUNTER_NOVALUE_UNAVAILABLE + 1) continue;
+                    for (f = 0; f < c->nfields; f++) {
+                        double v;
+                        if (c->ftype[f] == GPUINST_COUNTER_INT64) {
+                            int64_t x;
+                            memcpy(&x, r + CNT_HDR + 8 * f, 8);
+                            v = (double)x;
+                        } else {
+                            memcpy(&v, r + CNT_HDR + 8 * f, 8);
+                        }
+                        if (v != v) continue;
+                        sum[f] += v;
+                        cnt[f]++;
+                    }
+                }
+            }
+        }
+        for (f = 0; f < c->nfields; f++) {
+            int delta = (c->sem[f].flags & GPUINST_COUNTER_VALUE_MASK) == GPUINST_COUNTER_VALUE_DELTA;
+            if (cnt[f] == 0) continue;
+            if (n == cap) {
+                uint32_t ncap = cap ? cap * 2 : 16;
+                cntStatIn *ns = (cntStatIn *)realloc(s, ncap * sizeof *ns);
+                if (ns == NULL) {
+                    *nout = n;
+                    return s;
+                }
+                s = ns;
+                cap = ncap;
+            }
+            memset(&s[n], 0, sizeof s[n]);
+            snprintf(s[n].counter, sizeof s[n].counter, "%s", c->name);
+            snprintf(s[n].field, sizeof s[n].field, "%s", c->fname[f]);
+            s[n].samples = cnt[f];
+            s[n].value = delta ? sum[f] : sum[f] / (double)cnt[f];
+            s[n].rank = gpuinstG.rank;
+            s[n].sum = delta;
+            n++;
+        }
+    }
+    *nout = n;
+    return s;
+}
+
+GPUINST_PRIVATE int gpuinstCountersCollective(void)
+{
+    uint32_t nl = 0, i;
+    cntStatIn *mine, *all = NULL;
+    void *gathered = NULL;
+    uint64_t *counts = NULL, total = 0;
+    int rc;
+    /* Semantics are final now: counters never sampled get their attributes. */
+    pthread_mutex_lock(&cntLock);
+    for (i = 0; i < cntNcounters; i++) cntSealLocked(cntCounters[i]);
+    pthread_mutex_unlock(&cntLock);
+    mine = cntLocalStats(&nl);
+    counts = (uint64_t *)calloc((size_t)(gpuinstG.size > 0 ? gpuinstG.size : 1), sizeof *counts);
+    if (counts == NULL) {
+        free(mine);
+        return GPUINST_ERROR_OUT_OF_MEMORY; /* gpuinstCollGather below would desynchronise: see report */
+    }
+    rc = gpuinstCollGather(mine ? (const void *)mine : (const void *)"", (uint64_t)nl * sizeof(cntStatIn), &gathered,
+                           counts);
+    free(mine);
+    if (rc != GPUINST_SUCCESS || gathered == NULL) { /* ranks other than 0 end here */
+        free(counts);
+        free(gathered);
+        return rc;
+    }
+    for (i = 0; i < (uint32_t)(gpuinstCollActive() ? gpuinstG.size : 1); i++) total += counts[i];
+    free(counts);
+    all = (cntStatIn *)gathered;
+    total /= sizeof(cntStatIn);
+    if (total > 0) {
+        uint64_t k = 0, j;
+        cntStatRow *rows;
+        qsort(all, (size_t)total, sizeof *all, cntStatCmp);
+        rows = (cntStatRow *)calloc((size_t)total, sizeof *rows);
+        if (rows == NULL) {
+            free(all);
+            return GPUINST_ERROR_OUT_OF_MEMORY;
+        }
+        for (j = 0; j < total;) {
+            uint64_t e = j;
+            cntStatRow *r = &rows[k++];
+            double s = 0;
+            memcpy(r->counter, all[j].counter, sizeof r->counter);
+            memcpy(r->field, all[j].field, sizeof r->field);
+            snprintf(r->per_rank, sizeof r->per_rank, "%s", all[j].sum ? "sum" : "mean");
+            r->min = r->max = all[j].value;
+            r->rank_min = r->rank_max = (uint32_t)all[j].rank;
+            while (e < total && strcmp(all[e].counter, all[j].counter) == 0 &&
+                   strcmp(all[e].field, all[j].field) == 0) {
+                if (all[e].value < r->min) {
+                    r->min = all[e].value;
+                    r->rank_min = (uint32_t)all[e].rank;
+                }
+                if (all[e].value > r->max) {
+                    r->max = all[e].value;
+                    r->rank_max = (uint32_t)all[e].rank;
+                }
+                s += all[e].value;
+                r->samples += all[e].samples;
+                r->ranks++;
+                e++;
+            }
+            r->mean = s / (double)r->ranks;
+            r->imbalance = r->mean != 0 ? r->max / r->mean : 0;
+            j = e;
+        }
+        free(cntStatRows);
+        cntStatRows = rows;
+        cntNstatRows = k;
+        gpuinstTableRegister(&cntStatsTable);
+    }
+    free(all);
+    return GPUINST_SUCCESS;
+}
+
+/* ---- built-in groups ------------------------------------------------------------------ */
+
+enum { BI_HOST_MEMORY = 0, BI_MPI_BYTES, BI_GPU_MEMORY, BI_ACTIVITY_DROPPED, BI_COUNT };
+static const char *const cntBiNames[BI_COUNT] = {"host_memory", "mpi_bytes", "gpu_memory", "activity_dropped"};
+static gpuinst_counter cntBiGroup[BI_COUNT];
+static int cntBiSelected;            /* any group chosen */
+static int cntBiInitDone;
+static uint64_t cntBiPeriodMs;
+static gpuinstMpiBytesFn cntMpiBytesFn;
+static uint64_t cntMpiPrevSent, cntMpiPrevRecv;
+static int cntMpiPrevSet;
+static pthread_mutex_t cntBiLock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t cntBiThread;
+static int cntBiThreadRunning;
+static int cntBiStop;
+static pthread_cond_t cntBiCond;
+static int cntBiWarnedToken;
+
+GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn)
+{
+    cntMpiBytesFn = fn;
+}
+
+#if GPUINST_WITH_CUPTI
+/* Driver API entry points used by gpu_memory (plain C types: no cuda.h). */
+typedef int (*cntCuInitFn)(unsigned int);
+typedef int (*cntCuDeviceGetCountFn)(int *);
+typedef int (*cntCuPrimaryStateFn)(int, unsigned int *, int *);
+typedef int (*cntCuPrimaryRetainFn)(void **, int);
+typedef int (*cntCuPrimaryReleaseFn)(int);
+typedef int (*cntCuCtxPushFn)(void *);
+typedef int (*cntCuCtxPopFn)(void **);
+typedef int (*cntCuMemGetInfoFn)(size_t *, size_t *);
+static struct {
+    cntCuInitFn init;
+    cntCuDeviceGetCountFn count;
+    cntCuPrimaryStateFn state;
+    cntCuPrimaryRetainFn retain;
+    cntCuPrimaryReleaseFn release;
+    cntCuCtxPushFn push;
+    cntCuCtxPopFn pop;
+    cntCuMemGetInfoFn meminfo;
+} cntCu;
+
+static const char *cntGpuMemoryOpen(void)
+{
+    const char *why = NULL;
+    if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS)
+        return why ? why : "libcuda.so.1 could not be opened";
+    GPUINST_LIB_FN(cntCu.init, GPUINST_LIB_CUDA, "cuInit");
+    GPUINST_LIB_FN(cntCu.count, GPUINST_LIB_CUDA, "cuDeviceGetCount");
+    GPUINST_LIB_FN(cntCu.state, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxGetState");
+    GPUINST_LIB_FN(cntCu.retain, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxRetain");
+    GPUINST_LIB_FN(cntCu.release, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxRelease_v2");
+    GPUINST_LIB_FN(cntCu.push, GPUINST_LIB_CUDA, "cuCtxPushCurrent_v2");
+    GPUINST_LIB_FN(cntCu.pop, GPUINST_LIB_CUDA, "cuCtxPopCurrent_v2");
+    GPUINST_LIB_FN(cntCu.meminfo, GPUINST_LIB_CUDA, "cuMemGetInfo_v2");
+    if (!cntCu.init || !cntCu.count || !cntCu.state || !cntCu.retain || !cntCu.release || !cntCu.push || !cntCu.pop || !cntCu.meminfo)
+        return "libcuda.so.1 lacks cuDevicePrimaryCtx*/cuCtxPushCurrent_v2/cuMemGetInfo_v2 (driver too old?)";
+    if (cntCu.init(0) != 0) return "cuInit failed: no usable GPU or driver on this node";
+    return NULL;
+}
+
+/* One sample per device whose primary context is active (the application
+ * uses it); gpuinst never creates a context. */
+static void cntSampleGpuMemory(gpuinst_counter g)
+{
+    int n = 0, d, any = 0;
+    if (cntCu.count == NULL || cntCu.count(&n) != 0) n = 0;
+    for (d = 0; d < n; d++) {
+        unsigned int flags = 0;
+        int active = 0;
+        void *ctx = NULL, *popped = NULL;
+        size_t fr = 0, tot = 0;
+        if (cntCu.state(d, &flags, &active) != 0 || !active) continue;
+        if (cntCu.retain(&ctx, d) != 0) continue;
+        if (cntCu.push(ctx) == 0) {
+            if (cntCu.meminfo(&fr, &tot) == 0) {
+                double v[4];
+                v[0] = (double)d;
+                v[1] = (double)(tot - fr);
+                v[2] = (double)fr;
+                v[3] = (double)tot;
+                gpuinst_counter_sample_values(g, v, 4);
+                any = 1;
+            }
+            cntCu.pop(&popped);
+        }
+        cntCu.release(d);
+    }
+    if (!any) gpuinst_counter_sample_novalue(g, GPUINST_COUNTER_NOVALUE_UNAVAILABLE);
+}
+#endif
+
+static void cntBiCreate(int which)
+{
+    static const int32_t t2[2] = {GPUINST_COUNTER_INT64, GPUINST_COUNTER_INT64};
+    GPUINST_UNUSED static const int32_t t4[4] = {GPUINST_COUNTER_INT64, GPUINST_COUNTER_INT64, GPUINST_COUNTER_INT64,
+                                  GPUINST_COUNTER_INT64};
+    gpuinst_counter g = 0;
+    char feature[32];
+    const char *why = NULL;
+    snprintf(feature, sizeof feature, "counters:%s", cntBiNames[which]);
+    switch (which) {
+    case BI_HOST_MEMORY:
+        if (access("/proc/self/statm", R_OK) != 0) {
+            why = "/proc/self/statm is not readable (not Linux?): host memory cannot be sampled";
+            break;
+        }
+        if (cntCreateCore("host_memory", 0, "rss_bytes,vm_bytes", t2, 2, NULL, 0, &g) == GPUINST_SUCCESS) {
+            cntSemanticsCore(g, -1, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST
+                                      | GPUINST_COUNTER_LIMIT_MIN, 0, 0);
+        }
+        break;
+    case BI_MPI_BYTES:
+        if (cntMpiBytesFn == NULL) {
+            why = "the MPI layer of this build does not count bytes (no gpuinstCountersSetMpiBytesFn): "
+                  "use a build whose MPI interception counts them";
+            break;
+        }
+        if (cntCreateCore("mpi_bytes", 0, "sent_bytes,recv_bytes", t2, 2, NULL, 0, &g) == GPUINST_SUCCESS)
+            cntSemanticsCore(g, -1, "bytes", GPUINST_COUNTER_VALUE_DELTA | GPUINST_COUNTER_INTERP_SINCE_LAST
+                                      | GPUINST_COUNTER_LIMIT_MIN, 0, 0);
+        break;
+    case BI_GPU_MEMORY:
+#if GPUINST_WITH_CUPTI
+        why = cntGpuMemoryOpen();
+        if (why == NULL &&
+            cntCreateCore("gpu_memory", 0, "device,used_bytes,free_bytes,total_bytes", t4, 4, NULL, 0, &g) ==
+                GPUINST_SUCCESS) {
+            cntSemanticsCore(g, 1, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
+            cntSemanticsCore(g, 2, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
+            cntSemanticsCore(g, 3, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE, 0, 0);
+        }
+#else
+        why = "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): rebuild with them to sample GPU memory";
+#endif
+        break;
+    case BI_ACTIVITY_DROPPED:
+#if GPUINST_WITH_CUPTI
+        if (cntCreateCore("activity_dropped", 0, "dropped,no_buffer", t2, 2, NULL, 0, &g) == GPUINST_SUCCESS)
+            cntSemanticsCore(g, -1, "count", GPUINST_COUNTER_VALUE_DELTA_SINCE_START | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
+#else
+        why = "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): there is no activity tracing";
+#endif
+        break;
+    default:
+        break;
+    }
+    if (why != NULL) gpuinstUnavailableAdd(feature, why);
+    cntBiGroup[which] = g;
+}
+
+static void cntBiSampleAll(void)
+{
+    pthread_mutex_lock(&cntBiLock);
+    if (cntBiGroup[BI_HOST_MEMORY]) {
+        FILE *f = fopen("/proc/self/statm", "r");
+        unsigned long long size = 0, rss = 0;
+        if (f != NULL && fscanf(f, "%llu %llu", &size, &rss) == 2) {
+            double v[2];
+            long pg = sysconf(_SC_PAGESIZE);
+            v[0] = (double)rss * (double)(pg > 0 ? pg : 4096);
+            v[1] = (double)size * (double)(pg > 0 ? pg : 4096);
+            gpuinst_counter_sample_values(cntBiGroup[BI_HOST_MEMORY], v, 2);
+        } else {
+            gpuinst_counter_sample_novalue(cntBiGroup[BI_HOST_MEMORY], GPUINST_COUNTER_NOVALUE_UNAVAILABLE);
+        }
+        if (f != NULL) fclose(f);
+    }
+    if (cntBiGroup[BI_MPI_BYTES] && cntMpiBytesFn != NULL) {
+        uint64_t s = 0, r = 0;
+        double v[2];
+        cntMpiBytesFn(&s, &r);
+        if (!cntMpiPrevSet) {
+            cntMpiPrevSent = cntMpiPrevRecv = 0;
+            cntMpiPrevSet = 1;
+        }
+        v[0] = (double)(s - cntMpiPrevSent);
+        v[1] = (double)(r - cntMpiPrevRecv);
+        cntMpiPrevSent = s;
+        cntMpiPrevRecv = r;
+        if (v[0] == 0 && v[1] == 0)
+            gpuinst_counter_sample_novalue(cntBiGroup[BI_MPI_BYTES], GPUINST_COUNTER_NOVALUE_ZERO);
+        else
+            gpuinst_counter_sample_values(cntBiGroup[BI_MPI_BYTES], v, 2);
+    }
+#if GPUINST_WITH_CUPTI
+    if (cntBiGroup[BI_GPU_MEMORY]) cntSampleGpuMemory(cntBiGroup[BI_GPU_MEMORY]);
+    if (cntBiGroup[BI_ACTIVITY_DROPPED]) {
+        gpuinstActivityStats st;
+        double v[2];
+        memset(&st, 0, sizeof st);
+        gpuinstActivityGetStats(&st);
+        v[0] = (double)st.dropped;
+        v[1] = (double)st.no_buffer;
+        gpuinst_counter_sample_values(cntBiGroup[BI_ACTIVITY_DROPPED], v, 2);
+    }
+#endif
+    pthread_mutex_unlock(&cntBiLock);
+}
+
+static void *cntBiThreadMain(void *arg)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    struct timespec next;
+    (void)arg;
+    if (t != NULL) t->name = gpuinstNameId(t, "gpuinst counters");
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    pthread_mutex_lock(&cntBiLock);
+    while (!cntBiStop) {
+        next.tv_nsec += (long)((cntBiPeriodMs % 1000) * 1000000);
+        next.tv_sec += (time_t)(cntBiPeriodMs / 1000) + next.tv_nsec / 1000000000L;
+        next.tv_nsec %= 1000000000L;
+        while (!cntBiStop && pthread_cond_timedwait(&cntBiCond, &cntBiLock, &next) == 0) {
+        }
+        if (cntBiStop) break;
+        pthread_mutex_unlock(&cntBiLock);
+        if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) cntBiSampleAll();
+        pthread_mutex_lock(&cntBiLock);
+    }
+    pthread_mutex_unlock(&cntBiLock);
+    return NULL;
+}
+
+/* Flush hook: one last sample, then stop the sampler thread. */
+static void cntBiFlush(void)
+{
+    if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING && cntBiSelected) cntBiSampleAll();
+    if (!cntBiThreadRunning) return;
+    pthread_mutex_lock(&cntBiLock);
+    cntBiStop = 1;
+    pthread_cond_signal(&cntBiCond);
+    pthread_mutex_unlock(&cntBiLock);
+    pthread_join(cntBiThread, NULL);
+    cntBiThreadRunning = 0;
+}
+
+GPUINST_PRIVATE void gpuinstCountersInit(void)
+{
+    char spec[sizeof gpuinstG.cfg.counters];
+    char *tok, *save = NULL;
+    int want[BI_COUNT], i;
+    pthread_mutex_lock(&cntBiLock);
+    if (cntBiInitDone) {
+        pthread_mutex_unlock(&cntBiLock);
+        return;
+    }
+    cntBiInitDone = 1;
+    pthread_mutex_unlock(&cntBiLock);
+    memset(want, 0, sizeof want);
+    snprintf(spec, sizeof spec, "%s", gpuinstG.cfg.counters);
+    for (tok = strtok_r(spec, ", ", &save); tok != NULL; tok = strtok_r(NULL, ", ", &save)) {
+        int found = 0;
+        if (strcmp(tok, "all") == 0) {
+            for (i = 0; i < BI_COUNT; i++) want[i] = 1;
+            continue;
+        }
+        if (strncmp(tok, "period_ms=", 10) == 0) {
+            char *end = NULL;
+            unsigned long long v = strtoull(tok + 10, &end, 10);
+            if (end != NULL && *end == '\0' && v > 0 && v <= 3600000ull) cntBiPeriodMs = v;
+            else gpuinstWarn("GPUINST_COUNTERS: \"%s\" is not period_ms=<1..3600000>; no periodic sampling", tok);
+            continue;
+        }
+        for (i = 0; i < BI_COUNT; i++)
+            if (strcmp(tok, cntBiNames[i]) == 0) want[i] = found = 1;
+        if (!found)
+            gpuinstWarnOnce(&cntBiWarnedToken,
+                            "GPUINST_COUNTERS: unknown group \"%s\" (known: host_memory, mpi_bytes, gpu_memory, "
+                            "activity_dropped, all, period_ms=N)",
+                            tok);
+    }
+    for (i = 0; i < BI_COUNT; i++)
+        if (want[i]) {
+            cntBiCreate(i);
+            if (cntBiGroup[i]) cntBiSelected = 1;
+        }
+    if (!cntBiSelected) return;
+    gpuinstAddFlushHook(cntBiFlush);
+    if (cntBiPeriodMs > 0) {
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&cntBiCond, &ca);
+        pthread_condattr_destroy(&ca);
+        cntBiStop = 0;
+        if (pthread_create(&cntBiThread, NULL, cntBiThreadMain, NULL) == 0) cntBiThreadRunning = 1;
+        else gpuinstUnavailableAdd("counters:period", "could not start the sampler thread (pthread_create failed): "
+                                   "call gpuinst_counters_sample_builtin() at points of your choice instead");
+    }
+}
+
+int gpuinst_counters_sample_builtin(void)
+{
+    int rec, rc = cntStateCheck(&rec);
+    if (rc != GPUINST_SUCCESS) return rc;
+    if (!rec) return GPUINST_SUCCESS;
+    gpuinstCountersInit();
+    if (!cntBiSelected) return GPUINST_ERROR_UNAVAILABLE;
+    cntBiSampleAll();
+    return GPUINST_SUCCESS;
+}
+/************** End of src/counters.c **************/
+/************** Begin file src/pm_sampling.c **************/
+/*
+ * pm_sampling.c -- GPU PM sampling (CUPTI cupti_pmsampling.h): a time series
+ * of hardware metrics per GPU, stored like a counter group.
+ *
+ * gpuinst_pm_sampling_start(device, interval_ns, metrics):
+ *   refuse if the range profiler is asked for (GPUINST_METRICS): both program
+ *   the GPU's performance monitors -> elect one sampler per GPU among the
+ *   processes sharing it (flock on /dev/shm/gpuinst-pmsampling-<pci bus
+ *   id>.lock; the holder writes "pid rank host" in it) -> cuptiProfilerInitialize
+ *   -> cuptiProfilerDeviceSupported(PM_SAMPLING) -> chip name -> counter
+ *   availability -> profiler host (PM_SAMPLING): add metrics, config image,
+ *   passes == 1 (single-pass sets only; the default set drops metrics the
+ *   chip refuses or that need a second pass) -> cuptiPmSamplingEnable ->
+ *   counter data image -> SetConfig (GPU time interval trigger) -> Start ->
+ *   a decode thread: every decode period DecodeData, GetCounterDataInfo, for
+ *   each completed sample GetSampleInfo + EvaluateToGpuValues, then the
+ *   counter data image is reset from a pristine copy.
+ * Samples become rows of the group /counters/pm_sampling/<pci bus id>:
+ * time_ns (sample start, on gpuinst's clock), device, gpu_start_ns,
+ * gpu_end_ns (CUPTI's timestamps as decoded), then one double per metric.
+ * The GPU timestamps are mapped with two (host, cuptiGetTimestamp) pairs
+ * taken at start and at each decode.  Every rank that called start writes
+ * one row of /counters/pm_sampling/ranks (device, bus id, whether it samples,
+ * the sampling process), which attributes the series to the ranks sharing
+ * the GPU.
+ *
+ * cupti_profiler_host.h is C++ only (<string>): the few profiler host
+ * structs are declared here under gpuinst's own names with the header's
+ * layout, and the functions are taken from libcupti with dlsym.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+
+/* ---- /counters/pm_sampling/ranks (also without CUPTI: who asked, and why not) ---- */
+
+typedef struct PmRankRec {
+    uint32_t rank;
+    int32_t device;          /* CUDA ordinal, -1 unknown */
+    int32_t sampler_pid;     /* process that samples this GPU (0 unknown) */
+    int32_t sampler_rank;    /* its rank (-1 unknown) */
+    uint8_t sampler;         /* 1: this rank samples the GPU */
+    uint8_t pad_[7];
+    uint64_t interval_ns;
+    char pci_bus_id[24];
+    char hostname[64];
+} PmRankRec;
+
+#define PMF(member, type, unit, doc) \
+    { #member, type, (uint32_t)offsetof(PmRankRec, member), 0, 0, unit, doc }
+#define PMS(member, doc) \
+    { #member, GPUINST_FT_STR, (uint32_t)offsetof(PmRankRec, member), \
+      (uint32_t)sizeof(((PmRankRec *)0)->member), 0, "", doc }
+static const gpuinstField pmRankFields[] = {
+    {"rank", GPUINST_FT_U32, (uint32_t)offsetof(PmRankRec, rank), 0, GPUINST_FIELD_RANK, "", "rank"},
+    PMF(device, GPUINST_FT_I32, "", "CUDA device ordinal of the rank (-1: unknown)"),
+    PMF(sampler_pid, GPUINST_FT_I32, "", "process id of the sampler of this GPU (0: unknown)"),
+    PMF(sampler_rank, GPUINST_FT_I32, "", "rank of the sampler of this GPU (-1: unknown)"),
+    PMF(sampler, GPUINST_FT_U8, "", "1 if this rank samples the GPU (its rows are in /counters/pm_sampling/<pci_bus_id>)"),
+    PMF(interval_ns, GPUINST_FT_U64, "ns", "sampling interval asked for"),
+    PMS(pci_bus_id, "PCI bus id of the GPU (names the series' dataset)"),
+    PMS(hostname, "host name"),
+};
+
+static PmRankRec pmRankRow;
+static int pmRankRowSet;
+
+static int pmCollectRanks(const gpuinstTable *t, void **out, uint64_t *count)
+{
+    PmRankRec *r = (PmRankRec *)malloc(sizeof *r);
+    (void)t;
+    if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    *r = pmRankRow;
+    *out = r;
+    *count = pmRankRowSet ? 1 : 0;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable pmRanksTable = {
+    "/counters/pm_sampling/ranks",
+    "PM sampling: per rank that asked for it, its GPU and the process that samples that GPU",
+    sizeof(PmRankRec), (uint32_t)(sizeof pmRankFields / sizeof pmRankFields[0]), pmRankFields, pmCollectRanks, NULL};
+
+static int pmActive;
+
+GPUINST_PRIVATE int gpuinstPmSamplingActive(void)
+{
+    return GPUINST_LOAD_ACQ(&pmActive);
+}
+
+static int pmStateCheck(void)
+{
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    if (st == GPUINST_STATE_RUNNING) return GPUINST_SUCCESS;
+    if (st == GPUINST_STATE_UNINIT) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
+        return GPUINST_ERROR_NOT_INITIALIZED;
+    }
+    if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_ERROR_DISABLED;
+    GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
+    return GPUINST_ERROR_FINALIZED;
+}
+
+static int pmUnavailable(const char *reason)
+{
+    gpuinstUnavailableAdd("pm_sampling", reason);
+    return GPUINST_ERROR_UNAVAILABLE;
+}
+
+#if GPUINST_WITH_CUPTI
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <errno.h>
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+#endif
+#include <cupti_result.h>
+#include <cupti_target.h>
+#include <cupti_profiler_target.h>
+#include <cupti_pmsampling.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+/* cupti_profiler_host.h's structs, same layout (that header is C++ only). */
+enum { PM_PROFILER_TYPE_PM_SAMPLING = 1 }; /* CUPTI_PROFILER_TYPE_PM_SAMPLING */
+typedef struct PmHostInit {
+    size_t structSize;
+    void *pPriv;
+    int profilerType;        /* CUpti_ProfilerType */
+    const char *pChipName;
+    const uint8_t *pCounterAvailabilityImage;
+    void *pHostObject;
+} PmHostInit;
+typedef struct PmHostDeinit {
+    size_t structSize;
+    void *pPriv;
+    void *pHostObject;
+} PmHostDeinit;
+typedef struct PmHostAddMetrics {
+    size_t structSize;
+    void *pPriv;
+    void *pHostObject;
+    const char **ppMetricNames;
+    size_t numMetrics;
+} PmHostAddMetrics;
+typedef struct PmHostConfigSize {
+    size_t structSize;
+    void *pPriv;
+    void *pHostObject;
+    size_t configImageSize;
+} PmHostConfigSize;
+typedef struct PmHostConfig {
+    size_t structSize;
+    void *pPriv;
+    void *pHostObject;
+    size_t configImageSize;
+    uint8_t *pConfigImage;
+} PmHostConfig;
+typedef struct PmHostPasses {
+    size_t structSize;
+    void *pPriv;
+    size_t configImageSize;
+    uint8_t *pConfigImage;
+    size_t numOfPasses;
+} PmHostPasses;
+typedef struct PmHostEval {
+    size_t structSize;
+    void *pPriv;
+    void *pHostObject;
+    const uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    size_t rangeIndex;
+    const char **ppMetricNames;
+    size_t numMetrics;
+    double *pMetricValues;
+} PmHostEval;
+
+#define PM_FN(type, name) typedef CUptiResult (*name##Fn)(type *)
+PM_FN(CUpti_Profiler_Initialize_Params, pmProfilerInitialize);
+PM_FN(CUpti_Profiler_DeviceSupported_Params, pmDeviceSupported);
+PM_FN(CUpti_Device_GetChipName_Params, pmGetChipName);
+PM_FN(CUpti_PmSampling_GetCounterAvailability_Params, pmGetAvail);
+PM_FN(PmHostInit, pmHostInit);
+PM_FN(PmHostDeinit, pmHostDeinit);
+PM_FN(PmHostAddMetrics, pmHostAdd);
+PM_FN(PmHostConfigSize, pmHostConfigSize);
+PM_FN(PmHostConfig, pmHostConfig);
+PM_FN(PmHostPasses, pmHostPasses);
+PM_FN(PmHostEval, pmHostEval);
+PM_FN(CUpti_PmSampling_Enable_Params, pmEnable);
+PM_FN(CUpti_PmSampling_Disable_Params, pmDisable);
+PM_FN(CUpti_PmSampling_SetConfig_Params, pmSetConfig);
+PM_FN(CUpti_PmSampling_Start_Params, pmStart);
+PM_FN(CUpti_PmSampling_Stop_Params, pmStop);
+PM_FN(CUpti_PmSampling_DecodeData_Params, pmDecode);
+PM_FN(CUpti_PmSampling_GetCounterDataSize_Params, pmDataSize);
+PM_FN(CUpti_PmSampling_CounterDataImage_Initialize_Params, pmDataInit);
+PM_FN(CUpti_PmSampling_GetCounterDataInfo_Params, pmDataInfo);
+PM_FN(CUpti_PmSampling_CounterData_GetSampleInfo_Params, pmSampleInfo);
+typedef CUptiResult (*pmResultStringFn)(CUptiResult, const char **);
+typedef CUptiResult (*pmTimestampFn)(uint64_t *);
+typedef int (*pmCuCtxGetDeviceFn)(int *);
+typedef int (*pmCuPciBusIdFn)(char *, int, int);
+typedef int (*pmCuInitFn)(unsigned int);
+
+static struct {
+    pmProfilerInitializeFn profilerInitialize;
+    pmDeviceSupportedFn deviceSupported;
+    pmGetChipNameFn chipName;
+    pmGetAvailFn avail;
+    pmHostInitFn hostInit;
+    pmHostDeinitFn hostDeinit;
+    pmHostAddFn hostAdd;
+    pmHostConfigSizeFn hostConfigSize;
+    pmHostConfigFn hostConfig;
+    pmHostPassesFn hostPasses;
+    pmHostEvalFn hostEval;
+    pmEnableFn enable;
+    pmDisableFn disable;
+    pmSetConfigFn setConfig;
+    pmStartFn start;
+    pmStopFn stop;
+    pmDecodeFn decode;
+    pmDataSizeFn dataSize;
+    pmDataInitFn dataInit;
+    pmDataInfoFn dataInfo;
+    pmSampleInfoFn sampleInfo;
+    pmResultStringFn resultString;
+    pmTimestampFn timestamp;
+    pmCuInitFn cuInit;
+    pmCuCtxGetDeviceFn cuCtxGetDevice;
+    pmCuPciBusIdFn cuPciBusId;
+} pmf;
+
+#define PM_MAX_METRICS 32
+#define PM_MAX_SAMPLES 4096          /* per counter data image (decode pass) */
+#define PM_HW_BUFFER (64u << 20)     /* bytes of the hardware buffer */
+
+/* Single-pass candidates, most wanted first; the default set keeps those
+ * the chip accepts in one pass. */
+static const char *const pmDefaultMetrics[] = {
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gr__cycles_active.avg",
+    "sm__cycles_active.avg",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "pcie__read_bytes.sum",
+    "pcie__write_bytes.sum",
+};
+
+typedef struct PmState {
+    int device;
+    char bus[24];
+    char chip[64];
+    uint64_t interval_ns;
+    char *metric_text;                    /* strdup'ed list, names point into it */
+    const char *metrics[PM_MAX_METRICS];
+    size_t nmetrics;
+    uint8_t *avail;
+    uint8_t *config;
+    size_t config_size;
+    uint8_t *data, *data_clean;
+    size_t data_size;
+    void *host;
+    CUpti_PmSampling_Object *obj;
+    gpuinst_counter group;
+    int lock_fd;
+    pthread_t thread;
+    int thread_running;
+    int stop;                              /* asks the decode thread to end */
+    uint64_t decode_period_ns;
+    /* clock map: host = host0 + (cupti - cupti0) * slope */
+    uint64_t host0, cupti0;
+    double slope;
+    uint64_t samples, overflows, decode_errors;
+} PmState;
+
+static PmState pm;
+static pthread_mutex_t pmLock = PTHREAD_MUTEX_INITIALIZER;
+static int pmWarnedDecode, pmWarnedDropped;
+
+static const char *pmErr(CUptiResult r)
+{
+    const char *s = NULL;
+    if (pmf.resultString == NULL || pmf.resultString(r, &s) != CUPTI_SUCCESS || s == NULL) return "unknown CUPTI error";
+    return s;
+}
+
+static const char *pmLoad(void)
+{
+    const char *why = NULL;
+    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) return why ? why : "libcupti could not be opened";
+    if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS) return why ? why : "libcuda.so.1 could not be opened";
+    GPUINST_LIB_FN(pmf.profilerInitialize, GPUINST_LIB_CUPTI, "cuptiProfilerInitialize");
+    GPUINST_LIB_FN(pmf.deviceSupported, GPUINST_LIB_CUPTI, "cuptiProfilerDeviceSupported");
+    GPUINST_LIB_FN(pmf.chipName, GPUINST_LIB_CUPTI, "cuptiDeviceGetChipName");
+    GPUINST_LIB_FN(pmf.avail, GPUINST_LIB_CUPTI, "cuptiPmSamplingGetCounterAvailability");
+    GPUINST_LIB_FN(pmf.hostInit, GPUINST_LIB_CUPTI, "cuptiProfilerHostInitialize");
+    GPUINST_LIB_FN(pmf.hostDeinit, GPUINST_LIB_CUPTI, "cuptiProfilerHostDeinitialize");
+    GPUINST_LIB_FN(pmf.hostAdd, GPUINST_LIB_CUPTI, "cuptiProfilerHostConfigAddMetrics");
+    GPUINST_LIB_FN(pmf.hostConfigSize, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImageSize");
+    GPUINST_LIB_FN(pmf.hostConfig, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImage");
+    GPUINST_LIB_FN(pmf.hostPasses, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetNumOfPasses");
+    GPUINST_LIB_FN(pmf.hostEval, GPUINST_LIB_CUPTI, "cuptiProfilerHostEvaluateToGpuValues");
+    GPUINST_LIB_FN(pmf.enable, GPUINST_LIB_CUPTI, "cuptiPmSamplingEnable");
+    GPUINST_LIB_FN(pmf.disable, GPUINST_LIB_CUPTI, "cuptiPmSamplingDisable");
+    GPUINST_LIB_FN(pmf.setConfig, GPUINST_LIB_CUPTI, "cuptiPmSamplingSetConfig");
+    GPUINST_LIB_FN(pmf.start, GPUINST_LIB_CUPTI, "cuptiPmSamplingStart");
+    GPUINST_LIB_FN(pmf.stop, GPUINST_LIB_CUPTI, "cuptiPmSamplingStop");
+    GPUINST_LIB_FN(pmf.decode, GPUINST_LIB_CUPTI, "cuptiPmSamplingDecodeData");
+    GPUINST_LIB_FN(pmf.dataSize, GPUINST_LIB_CUPTI, "cuptiPmSamplingGetCounterDataSize");
+    GPUINST_LIB_FN(pmf.dataInit, GPUINST_LIB_CUPTI, "cuptiPmSamplingCounterDataImageInitialize");
+    GPUINST_LIB_FN(pmf.dataInfo, GPUINST_LIB_CUPTI, "cuptiPmSamplingGetCounterDataInfo");
+    GPUINST_LIB_FN(pmf.sampleInfo, GPUINST_LIB_CUPTI, "cuptiPmSamplingCounterDataGetSampleInfo");
+    GPUINST_LIB_FN(pmf.resultString, GPUINST_LIB_CUPTI, "cuptiGetResultString");
+    GPUINST_LIB_FN(pmf.timestamp, GPUINST_LIB_CUPTI, "cuptiGetTimestamp");
+    GPUINST_LIB_FN(pmf.cuInit, GPUINST_LIB_CUDA, "cuInit");
+    GPUINST_LIB_FN(pmf.cuCtxGetDevice, GPUINST_LIB_CUDA, "cuCtxGetDevice");
+    GPUINST_LIB_FN(pmf.cuPciBusId, GPUINST_LIB_CUDA, "cuDeviceGetPCIBusId");
+    if (!pmf.profilerInitialize || !pmf.deviceSupported || !pmf.chipName || !pmf.avail || !pmf.hostInit ||
+        !pmf.hostDeinit || !pmf.hostAdd || !pmf.hostConfigSize || !pmf.hostConfig || !pmf.hostPasses ||
+        !pmf.hostEval || !pmf.enable || !pmf.disable || !pmf.setConfig || !pmf.start || !pmf.stop || !pmf.decode ||
+        !pmf.dataSize || !pmf.dataInit || !pmf.dataInfo || !pmf.sampleInfo || !pmf.timestamp || !pmf.cuInit ||
+        !pmf.cuCtxGetDevice || !pmf.cuPciBusId)
+        return "this libcupti lacks the PM sampling or profiler host API (CUDA 12.6 or later is needed): "
+               "point GPUINST_CUPTI_LIB at a newer CUPTI";
+    if (pmf.cuInit(0) != 0) return "cuInit failed: no usable GPU or driver on this node";
+    return NULL;
+}
+
+/* Builds a host object, adds `names`, makes the config image; *passes out. */
+static CUptiResult pmConfigure(const char **names, size_t n, size_t *passes)
+{
+    PmHostInit hi;
+    PmHostAddMetrics am;
+    PmHostConfigSize cs;
+    PmHostConfig cf;
+    PmHostPasses np;
+    CUptiResult r;
+    if (pm.host != NULL) {
+        PmHostDeinit d;
+        memset(&d, 0, sizeof d);
+        d.structSize = sizeof d;
+        d.pHostObject = pm.host;
+        pmf.hostDeinit(&d);
+        pm.host = NULL;
+    }
+    free(pm.config);
+    pm.config = NULL;
+    memset(&hi, 0, sizeof hi);
+    hi.structSize = sizeof hi;
+    hi.profilerType = PM_PROFILER_TYPE_PM_SAMPLING;
+    hi.pChipName = pm.chip;
+    hi.pCounterAvailabilityImage = pm.avail;
+    if ((r = pmf.hostInit(&hi)) != CUPTI_SUCCESS) return r;
+    pm.host = hi.pHostObject;
+    memset(&am, 0, sizeof am);
+    am.structSize = sizeof am;
+    am.pHostObject = pm.host;
+    am.ppMetricNames = names;
+    am.numMetrics = n;
+    if ((r = pmf.hostAdd(&am)) != CUPTI_SUCCESS) return r;
+    memset(&cs, 0, sizeof cs);
+    cs.structSize = sizeof cs;
+    cs.pHostObject = pm.host;
+    if ((r = pmf.hostConfigSize(&cs)) != CUPTI_SUCCESS) return r;
+    pm.config = (uint8_t *)malloc(cs.configImageSize ? cs.configImageSize : 1);
+    if (pm.config == NULL) return CUPTI_ERROR_OUT_OF_MEMORY;
+    pm.config_size = cs.configImageSize;
+    memset(&cf, 0, sizeof cf);
+    cf.structSize = sizeof cf;
+    cf.pHostObject = pm.host;
+    cf.configImageSize = pm.config_size;
+    cf.pConfigImage = pm.config;
+    if ((r = pmf.hostConfig(&cf)) != CUPTI_SUCCESS) return r;
+    memset(&np, 0, sizeof np);
+    np.structSize = sizeof np;
+    np.configImageSize = pm.config_size;
+    np.pConfigImage = pm.config;
+    if ((r = pmf.hostPasses(&np)) != CUPTI_SUCCESS) return r;
+    *passes = np.numOfPasses;
+    return CUPTI_SUCCESS;
+}
+
+static uint64_t pmToHost(uint64_t cupti_ns)
+{
+    double d = ((double)cupti_ns - (double)pm.cupti0) * pm.slope;
+    double v = (double)pm.host0 + d;
+    return v > 1.0 ? (uint64_t)v : 1;
+}
+
+static void pmClockPair(uint64_t *host, uint64_t *cupti)
+{
+    uint64_t a = gpuinstClockNs(), c = 0, b;
+    pmf.timestamp(&c);
+    b = gpuinstClockNs();
+    *host = a + (b - a) / 2;
+    *cupti = c;
+}
+
+/* One decode pass: hardware buffer -> counter data image -> rows.
+ * Returns 1 when the hardware buffer had no more records. */
+static int pmDecodeOnce(void)
+{
+    CUpti_PmSampling_DecodeData_Params dp;
+    CUpti_PmSampling_GetCounterDataInfo_Params ip;
+    CUptiResult r;
+    size_t i, nm = 3 + pm.nmetrics;
+    double *vals;
+    uint64_t *times;
+    int end;
+    memset(&dp, 0, sizeof dp);
+    dp.structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE;
+    dp.pPmSamplingObject = pm.obj;
+    dp.pCounterDataImage = pm.data;
+    dp.counterDataImageSize = pm.data_size;
+    r = pmf.decode(&dp);
+    if (r != CUPTI_SUCCESS) {
+        pm.decode_errors++;
+        if (r == CUPTI_ERROR_OUT_OF_MEMORY) pm.overflows++;
+        gpuinstWarnOnce(&pmWarnedDecode, "PM sampling: cuptiPmSamplingDecodeData failed (%s)%s", pmErr(r),
+                        r == CUPTI_ERROR_OUT_OF_MEMORY ? ": the hardware buffer overflowed, samples were lost; "
+                                                         "use a longer interval" : "");
+        return 1;
+    }
+    if (dp.overflow) pm.overflows++;
+    end = dp.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE;
+    ip.pCounterDataImage = pm.data;
+    ip.counterDataImageSize = pm.data_size;
+    if (pmf.dataInfo(&ip) != CUPTI_SUCCESS || ip.numCompletedSamples == 0) return end;
+    vals = (double *)calloc(ip.numCompletedSamples * nm, sizeof *vals);
+    times = (uint64_t *)calloc(ip.numCompletedSamples, sizeof *times);
+    if (vals != NULL && times != NULL) {
+        size_t k = 0;
+        uint64_t h1, c1;
+        pmClockPair(&h1, &c1);
+        if (c1 > pm.cupti0 + 1000000u) pm.slope = (double)(h1 - pm.host0) / (double)(c1 - pm.cupti0);
+        for (i = 0; i < ip.numCompletedSamples; i++) {
+            CUpti_PmSampling_CounterData_GetSampleInfo_Params sp;
+            PmHostEval ev;
+            double *row = vals + k * nm;
+            memset(&sp, 0, sizeof sp);
+            sp.structSize = CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE;
+            sp.pPmSamplingObject = pm.obj;
+            sp.pCounterDataImage = pm.data;
+            sp.counterDataImageSize = pm.data_size;
+            sp.sampleIndex = i;
+            if (pmf.sampleInfo(&sp) != CUPTI_SUCCESS) {
+                pm.decode_errors++;
+                continue;
+            }
+            memset(&ev, 0, sizeof ev);
+            ev.structSize = sizeof ev;
+            ev.pHostObject = pm.host;
+            ev.pCounterDataImage = pm.data;
+            ev.counterDataImageSize = pm.data_size;
+            ev.rangeIndex = i;
+            ev.ppMetricNames = pm.metrics;
+            ev.numMetrics = pm.nmetrics;
+            ev.pMetricValues = row + 3;
+            if (pmf.hostEval(&ev) != CUPTI_SUCCESS) {
+                pm.decode_errors++;
+                continue;
+            }
+            row[0] = (double)pm.device;
+            row[1] = (double)sp.startTimestamp;
+            row[2] = (double)sp.endTimestamp;
+            times[k] = pmToHost(sp.startTimestamp);
+            k++;
+        }
+        if (k > 0) gpuinstCounterRecordValues(pm.group, (int64_t)k, vals, times);
+        pm.samples += k;
+    }
+    free(vals);
+    free(times);
+    memcpy(pm.data, pm.data_clean, pm.data_size); /* reset the image for the next pass */
+    return end;
+}
+
+static void *pmThreadMain(void *arg)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    (void)arg;
+    if (t != NULL) t->name = gpuinstNameId(t, "gpuinst pm sampling");
+    while (!GPUINST_LOAD_ACQ(&pm.stop)) {
+        struct timespec ts;
+        ts.tv_sec = (time_t)(pm.decode_period_ns / 1000000000u);
+        ts.tv_nsec = (long)(pm.decode_period_ns % 1000000000u);
+        nanosleep(&ts, NULL);
+        if (GPUINST_LOAD_ACQ(&pm.stop)) break;
+        pthread_mutex_lock(&pmLock);
+        pmDecodeOnce();
+        pthread_mutex_unlock(&pmLock);
+    }
+    return NULL;
+}
+
+/* Frees everything CUPTI gave; `disable` also disables PM sampling on the
+ * device (which, in CUPTI up to 12.x, tore down all of CUPTI: done only when
+ * activity tracing is off or already flushed). */
+static void pmTeardown(int disable)
+{
+    if (pm.obj != NULL && disable) {
+        CUpti_PmSampling_Disable_Params d;
+        memset(&d, 0, sizeof d);
+        d.structSize = CUpti_PmSampling_Disable_Params_STRUCT_SIZE;
+        d.pPmSamplingObject = pm.obj;
+        pmf.disable(&d);
+        pm.obj = NULL;
+    }
+    if (pm.host != NULL) {
+        PmHostDeinit d;
+        memset(&d, 0, sizeof d);
+        d.structSize = sizeof d;
+        d.pHostObject = pm.host;
+        pmf.hostDeinit(&d);
+        pm.host = NULL;
+    }
+    free(pm.avail);
+    free(pm.config);
+    free(pm.data);
+    free(pm.data_clean);
+    pm.avail = pm.config = pm.data = pm.data_clean = NULL;
+    if (pm.lock_fd >= 0) {
+        close(pm.lock_fd); /* releases the election lock */
+        pm.lock_fd = -1;
+    }
+}
+
+/* Elects the sampler of this GPU among the processes of the node.  Returns
+ * 1 if this process samples; else 0 with the holder's pid/rank if known. */
+static int pmElect(const char *bus, int *holder_pid, int *holder_rank)
+{
+    char path[256], safe[32], line[160];
+    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    size_t i;
+    int fd;
+    for (i = 0; bus[i] && i < sizeof safe - 1; i++) safe[i] = (bus[i] == ':' || bus[i] == '/') ? '_' : bus[i];
+    safe[i] = '\0';
+    snprintf(path, sizeof path, "%s/gpuinst-pmsampling-%s.lock", dir, safe);
+    *holder_pid = 0;
+    *holder_rank = -1;
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        pm.lock_fd = -1;
+        return 1; /* no lock possible: try CUPTI, which refuses a second sampler itself */
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        int n = snprintf(line, sizeof line, "%d %d %.64s\n", gpuinstG.pid, gpuinstG.rank, gpuinstG.hostname);
+        if (ftruncate(fd, 0) == 0 && n > 0) {
+            ssize_t w = pwrite(fd, line, (size_t)n, 0);
+            (void)w;
+        }
+        pm.lock_fd = fd;
+        return 1;
+    }
+    {
+        ssize_t n = pread(fd, line, sizeof line - 1, 0);
+        if (n > 0) {
+            line[n] = '\0';
+            if (sscanf(line, "%d %d", holder_pid, holder_rank) != 2) {
+                *holder_pid = 0;
+                *holder_rank = -1;
+            }
+        }
+    }
+    close(fd);
+    return 0;
+}
+
+static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metrics)
+{
+    CUpti_Profiler_Initialize_Params pi;
+    CUpti_Profiler_DeviceSupported_Params ds;
+    CUpti_Device_GetChipName_Params cn;
+    CUpti_PmSampling_GetCounterAvailability_Params av;
+    CUpti_PmSampling_Enable_Params en;
+    CUpti_PmSampling_GetCounterDataSize_Params dsz;
+    CUpti_PmSampling_CounterDataImage_Initialize_Params di;
+    CUpti_PmSampling_SetConfig_Params sc;
+    CUpti_PmSampling_Start_Params st;
+    CUptiResult r;
+    char why[480], fields[4096];
+    const char *e;
+    int32_t types[3 + PM_MAX_METRICS];
+    const char *units[3 + PM_MAX_METRICS];
+    size_t passes = 0, i;
+    int dev = device, holder_pid = 0, holder_rank = -1, user_list = metrics != NULL && metrics[0] != '\0';
+
+    memset(&pm, 0, sizeof pm);
+    pm.lock_fd = -1;
+    if ((e = pmLoad()) != NULL) return pmUnavailable(e);
+    if (dev < 0 && pmf.cuCtxGetDevice(&dev) != 0)
+        return pmUnavailable("gpuinst_pm_sampling_start(-1, ...): the calling thread has no current CUDA context; "
+                             "call it after the first CUDA call, or pass the device ordinal");
+    if (pmf.cuPciBusId(pm.bus, (int)sizeof pm.bus, dev) != 0) {
+        snprintf(why, sizeof why, "device %d: cuDeviceGetPCIBusId failed (no such device?)", dev);
+        return pmUnavailable(why);
+    }
+    pm.device = dev;
+    pm.interval_ns = interval_ns;
+    pmRankRow.device = dev;
+    snprintf(pmRankRow.pci_bus_id, sizeof pmRankRow.pci_bus_id, "%s", pm.bus);
+    gpuinstTableRegister(&pmRanksTable);
+    pmRankRowSet = 1;
+    if (!pmElect(pm.bus, &holder_pid, &holder_rank)) {
+        /* Another process of this node samples this GPU: attribute, do not sample. */
+        pmRankRow.sampler = 0;
+        pmRankRow.sampler_pid = holder_pid;
+        pmRankRow.sampler_rank = holder_rank;
+        if (gpuinstG.cfg.verbose)
+            gpuinstWarn("PM sampling of GPU %s is done by process %d (rank %d)", pm.bus, holder_pid, holder_rank);
+        return GPUINST_SUCCESS;
+    }
+    pmRankRow.sampler = 1;
+    pmRankRow.sampler_pid = gpuinstG.pid;
+    pmRankRow.sampler_rank = gpuinstG.rank;
+
+    memset(&pi, 0, sizeof pi);
+    pi.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+    if ((r = pmf.profilerInitialize(&pi)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiProfilerInitialize failed: %s", pmErr(r));
+        goto fail;
+    }
+    memset(&ds, 0, sizeof ds);
+    ds.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
+    ds.cuDevice = dev;
+    ds.api = CUPTI_PROFILER_PM_SAMPLING;
+    if ((r = pmf.deviceSupported(&ds)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiProfilerDeviceSupported failed: %s", pmErr(r));
+        goto fail;
+    }
+    if (ds.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+        snprintf(why, sizeof why,
+                 "device %d does not support PM sampling (architecture %d, sli %d, vGPU %d, confidential compute %d, "
+                 "CMP %d, WSL %d; 3 = supported): PM sampling needs Turing or later, bare metal or a profiling vGPU",
+                 dev, (int)ds.architecture, (int)ds.sli, (int)ds.vGpu, (int)ds.confidentialCompute, (int)ds.cmp,
+                 (int)ds.wsl);
+        goto fail;
+    }
+    memset(&cn, 0, sizeof cn);
+    cn.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+    cn.deviceIndex = (size_t)dev;
+    if ((r = pmf.chipName(&cn)) != CUPTI_SUCCESS || cn.pChipName == NULL) {
+        snprintf(why, sizeof why, "cuptiDeviceGetChipName failed: %s", pmErr(r));
+        goto fail;
+    }
+    snprintf(pm.chip, sizeof pm.chip, "%s", cn.pChipName);
+    memset(&av, 0, sizeof av);
+    av.structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE;
+    av.deviceIndex = (size_t)dev;
+    if ((r = pmf.avail(&av)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s%s", pmErr(r),
+                 r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
+                     ? " (GPU performance counters are restricted to admin users: load the driver with "
+                       "NVreg_RestrictProfilingToAdminUsers=0)"
+                     : " (another profiling or sampling session on this GPU?)");
+        goto fail;
+    }
+    pm.avail = (uint8_t *)malloc(av.counterAvailabilityImageSize ? av.counterAvailabilityImageSize : 1);
+    if (pm.avail == NULL) {
+        snprintf(why, sizeof why, "out of memory");
+        goto fail;
+    }
+    av.pCounterAvailabilityImage = pm.avail;
+    if ((r = pmf.avail(&av)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s", pmErr(r));
+        goto fail;
+    }
+
+    /* The metric list: the user's as given (must be valid and single-pass),
+     * or the default candidates that this chip takes in one pass. */
+    if (user_list) {
+        char *p, *save = NULL;
+        pm.metric_text = (char *)malloc(strlen(metrics) + 1);
+        if (pm.metric_text == NULL) {
+            snprintf(why, sizeof why, "out of memory");
+            goto fail;
+        }
+        memcpy(pm.metric_text, metrics, strlen(metrics) + 1);
+        for (p = strtok_r(pm.metric_text, ", ", &save); p != NULL && pm.nmetrics < PM_MAX_METRICS;
+             p = strtok_r(NULL, ", ", &save))
+            pm.metrics[pm.nmetrics++] = p;
+        r = pm.nmetrics ? pmConfigure(pm.metrics, pm.nmetrics, &passes) : CUPTI_ERROR_INVALID_PARAMETER;
+        if (r != CUPTI_SUCCESS) {
+            snprintf(why, sizeof why, "metrics \"%.200s\" refused for chip %s: %s (list the valid ones with: ncu "
+                     "--query-metrics-collection pmsampling --chip %s)", metrics, pm.chip, pmErr(r), pm.chip);
+            goto fail;
+        }
+        if (passes != 1) {
+            snprintf(why, sizeof why, "metrics \"%.200s\" need %u passes on %s; PM sampling takes single-pass sets "
+                     "only: sample fewer metrics", metrics, (unsigned)passes, pm.chip);
+            goto fail;
+        }
+    } else {
+        char dropped[400];
+        dropped[0] = '\0';
+        for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) {
+            pm.metrics[pm.nmetrics] = pmDefaultMetrics[i];
+            r = pmConfigure(pm.metrics, pm.nmetrics + 1, &passes);
+            if (r == CUPTI_SUCCESS && passes == 1) {
+                pm.nmetrics++;
+            } else {
+                size_t l = strlen(dropped);
+                snprintf(dropped + l, sizeof dropped - l, "%s%s", l ? ", " : "", pmDefaultMetrics[i]);
+            }
+        }
+        if (pm.nmetrics == 0) {
+            snprintf(why, sizeof why, "no metric of gpuinst's default PM sampling set is available in one pass on %s",
+                     pm.chip);
+            goto fail;
+        }
+        if ((r = pmConfigure(pm.metrics, pm.nmetrics, &passes)) != CUPTI_SUCCESS || passes != 1) {
+            snprintf(why, sizeof why, "the PM sampling config image could not be made: %s", pmErr(r));
+            goto fail;
+        }
+        if (dropped[0]) gpuinstWarnOnce(&pmWarnedDropped, "PM sampling on %s: left out %s (not available in the "
+                                        "same pass)", pm.chip, dropped);
+    }
+
+    memset(&en, 0, sizeof en);
+    en.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
+    en.deviceIndex = (size_t)dev;
+    if ((r = pmf.enable(&en)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingEnable failed: %s%s", pmErr(r),
+                 r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
+                     ? " (load the driver with NVreg_RestrictProfilingToAdminUsers=0)"
+                     : " (another PM sampling or profiling session on this GPU, e.g. ncu or the range profiler?)");
+        goto fail;
+    }
+    pm.obj = en.pPmSamplingObject;
+    memset(&dsz, 0, sizeof dsz);
+    dsz.structSize = CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE;
+    dsz.pPmSamplingObject = pm.obj;
+    dsz.pMetricNames = pm.metrics;
+    dsz.numMetrics = pm.nmetrics;
+    dsz.maxSamples = PM_MAX_SAMPLES;
+    if ((r = pmf.dataSize(&dsz)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterDataSize failed: %s", pmErr(r));
+        goto fail;
+    }
+    pm.data_size = dsz.counterDataSize;
+    pm.data = (uint8_t *)malloc(pm.data_size ? pm.data_size : 1);
+    pm.data_clean = (uint8_t *)malloc(pm.data_size ? pm.data_size : 1);
+    if (pm.data == NULL || pm.data_clean == NULL) {
+        snprintf(why, sizeof why, "out of memory for a %zu-byte counter data image", pm.data_size);
+        goto fail;
+    }
+    memset(&di, 0, sizeof di);
+    di.structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+    di.pPmSamplingObject = pm.obj;
+    di.counterDataSize = pm.data_size;
+    di.pCounterData = pm.data;
+    if ((r = pmf.dataInit(&di)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingCounterDataImageInitialize failed: %s", pmErr(r));
+        goto fail;
+    }
+    memcpy(pm.data_clean, pm.data, pm.data_size);
+    memset(&sc, 0, sizeof sc);
+    sc.structSize = CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE;
+    sc.pPmSamplingObject = pm.obj;
+    sc.configSize = pm.config_size;
+    sc.pConfig = pm.config;
+    sc.hardwareBufferSize = PM_HW_BUFFER;
+    sc.samplingInterval = interval_ns;
+    sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
+    sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+    if ((r = pmf.setConfig(&sc)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingSetConfig failed: %s (interval %llu ns; the GPU time trigger "
+                 "needs Ampere GA10x or later)", pmErr(r), (unsigned long long)interval_ns);
+        goto fail;
+    }
+
+    /* The series: a counter group recorded by gpuinst (no NVTX counter). */
+    {
+        size_t len;
+        char name[64];
+        snprintf(fields, sizeof fields, "device,gpu_start_ns,gpu_end_ns");
+        types[0] = types[1] = types[2] = GPUINST_COUNTER_INT64;
+        units[0] = "";
+        units[1] = units[2] = "ns";
+        for (i = 0; i < pm.nmetrics; i++) {
+            len = strlen(fields);
+            snprintf(fields + len, sizeof fields - len, ",%s", pm.metrics[i]);
+            types[3 + i] = GPUINST_COUNTER_DOUBLE;
+            units[3 + i] = strstr(pm.metrics[i], "pct_of_peak") ? "%" : strstr(pm.metrics[i], "bytes") ? "bytes" : "";
+        }
+        snprintf(name, sizeof name, "pm_sampling/%s", pm.bus);
+        if (gpuinstCounterGroupCreate(name, fields, types, (int32_t)(3 + pm.nmetrics), units, 0x1u, &pm.group) !=
+            GPUINST_SUCCESS) {
+            snprintf(why, sizeof why, "could not create the counter group %s (metric names with ',' '[' ']' '/'?)",
+                     name);
+            goto fail;
+        }
+    }
+
+    pmClockPair(&pm.host0, &pm.cupti0);
+    pm.slope = 1.0;
+    memset(&st, 0, sizeof st);
+    st.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE;
+    st.pPmSamplingObject = pm.obj;
+    if ((r = pmf.start(&st)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingStart failed: %s", pmErr(r));
+        goto fail;
+    }
+    /* Decode often enough that the counter data image (PM_MAX_SAMPLES) and
+     * the hardware buffer never fill: a quarter of the image per period. */
+    pm.decode_period_ns = interval_ns * (PM_MAX_SAMPLES / 4);
+    if (pm.decode_period_ns > 100000000u) pm.decode_period_ns = 100000000u;
+    if (pm.decode_period_ns < 1000000u) pm.decode_period_ns = 1000000u;
+    pm.stop = 0;
+    if (pthread_create(&pm.thread, NULL, pmThreadMain, NULL) == 0) pm.thread_running = 1;
+    GPUINST_STORE_REL(&pmActive, 1);
+    return GPUINST_SUCCESS;
+
+fail:
+    pmRankRow.sampler = 0;
+    pmTeardown(1);
+    free(pm.metric_text);
+    pm.metric_text = NULL;
+    return pmUnavailable(why);
+}
+
+/* Stops sampling and decodes what is left.  `final`: at finalize (activity
+ * buffers already flushed, so disabling PM sampling is safe). */
+static int pmStopLocked(int final)
+{
+    CUpti_PmSampling_Stop_Params sp;
+    int k;
+    if (!GPUINST_LOAD_ACQ(&pmActive)) return GPUINST_ERROR_UNAVAILABLE;
+    GPUINST_STORE_REL(&pm.stop, 1);
+    if (pm.thread_running) {
+        pthread_mutex_unlock(&pmLock);
+        pthread_join(pm.thread, NULL);
+        pthread_mutex_lock(&pmLock);
+        pm.thread_running = 0;
+    }
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
+    sp.pPmSamplingObject = pm.obj;
+    pmf.stop(&sp);
+    for (k = 0; k < 64; k++)
+        if (pmDecodeOnce()) break;
+    if (pm.overflows)
+        gpuinstWarn("PM sampling of GPU %s: the hardware buffer overflowed %llu times: samples were lost; use a "
+                    "longer interval", pm.bus, (unsigned long long)pm.overflows);
+    pmTeardown(final || !GPUINST_LOAD_RLX(&gpuinstGpuOn));
+    free(pm.metric_text);
+    pm.metric_text = NULL;
+    GPUINST_STORE_REL(&pmActive, 0);
+    return GPUINST_SUCCESS;
+}
+
+static void pmFlush(void)
+{
+    pthread_mutex_lock(&pmLock);
+    if (GPUINST_LOAD_ACQ(&pmActive)) pmStopLocked(1);
+    pthread_mutex_unlock(&pmLock);
+}
+
+int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *metrics)
+{
+    int rc = pmStateCheck();
+    if (rc != GPUINST_SUCCESS) return rc;
+    if (interval_ns < 1000 || interval_ns > 10000000000ull || device < -1) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
+        return GPUINST_ERROR_INVALID_ARGUMENT;
+    }
+    if (gpuinstG.cfg.metrics[0] != '\0')
+        return pmUnavailable("PM sampling and the range profiler (GPUINST_METRICS) both program the GPU's "
+                             "performance monitors and cannot run in one process: unset GPUINST_METRICS, or do "
+                             "not start PM sampling");
+    pthread_mutex_lock(&pmLock);
+    if (GPUINST_LOAD_ACQ(&pmActive)) {
+        pthread_mutex_unlock(&pmLock);
+        return pmUnavailable("PM sampling is already running in this process (one sampler per process and GPU)");
+    }
+    pmRankRow.interval_ns = interval_ns;
+    pmRankRow.device = device;
+    pmRankRow.sampler_rank = -1;
+    snprintf(pmRankRow.hostname, sizeof pmRankRow.hostname, "%.63s", gpuinstG.hostname);
+    rc = pmStartLocked(device, interval_ns, metrics);
+    pthread_mutex_unlock(&pmLock);
+    if (rc == GPUINST_SUCCESS) gpuinstAddFlushHook(pmFlush);
+    return rc;
+}
+
+int gpuinst_pm_sampling_stop(void)
+{
+    int rc = pmStateCheck();
+    if (rc != GPUINST_SUCCESS) return rc;
+    pthread_mutex_lock(&pmLock);
+    rc = pmStopLocked(0);
+    pthread_mutex_unlock(&pmLock);
+    return rc;
+}
+
+#else /* !GPUINST_WITH_CUPTI */
+
+int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *metrics)
+{
+    int rc = pmStateCheck();
+    (void)metrics;
+    if (rc != GPUINST_SUCCESS) return rc;
+    if (interval_ns < 1000 || interval_ns > 10000000000ull || device < -1) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
+        return GPUINST_ERROR_INVALID_ARGUMENT;
+    }
+    (void)pmRanksTable;
+    return pmUnavailable("gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): rebuild with them "
+                         "for PM sampling");
+}
+
+int gpuinst_pm_sampling_stop(void)
+{
+    int rc = pmStateCheck();
+    if (rc != GPUINST_SUCCESS) return rc;
+    return GPUINST_ERROR_UNAVAILABLE;
+}
+
+#endif /* GPUINST_WITH_CUPTI */
+/************** End of src/pm_sampling.c **************/
+/************** Begin file src/profiler_host.c **************/
+/*
+ * profiler_host.c -- host side of the range profiler: metric lists and
+ * named sets, metric properties, the config image and its number of
+ * passes, nearest-name suggestions, and evaluation of decoded counter data
+ * to metric values.  Rests on the CUPTI profiler host API (libcupti.so.13,
+ * cuptiProfilerHost*), which works for a named chip without any GPU.
+ *
+ * The parsers and the edit distance below need no CUPTI and are compiled in
+ * every configuration (tests/profiler/ uses them); the CUPTI part exists
+ * only when GPUINST_WITH_CUPTI is on, and gpuinstPhostCreate answers
+ * GPUINST_ERROR_UNAVAILABLE otherwise.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+
+#include <ctype.h>
+
+#if GPUINST_WITH_CUPTI
+#include <cuda.h>
+#include <cupti_result.h>
+/************** Begin file src/profiler_decls.h **************/
+/*
+ * profiler_decls.h -- gpuinst's own C declarations of the parts of
+ * cupti_profiler_host.h and cupti_checkpoint.h that the range profiler uses.
+ *
+ * Why: cupti_profiler_host.h includes <string> and cupti_checkpoint.h is
+ * C++ only (namespace NV::Cupti::Checkpoint, nullptr in its size macro), so
+ * neither can be included from C.  The structs, enums and STRUCT_SIZE
+ * values below are the CUDA 13.0 ones, member for member;
+ * tests/profiler/test_decls.cpp compiles them beside the real headers and
+ * checks every size, offset, enum value and function type.
+ *
+ * The STRUCT_SIZE macros carry a GPUINST_ prefix so that both sets can be
+ * seen in one translation unit (the test).
+ *
+ * Include after <cuda.h> and <cupti_result.h> (CUcontext, CUptiResult).
+ * This header includes nothing itself, so that the C++ test can wrap it in
+ * a namespace.  Only used when GPUINST_WITH_CUPTI is on.
+ */
+#ifndef GPUINST_PROFILER_DECLS_H
+#define GPUINST_PROFILER_DECLS_H
+
+/* The struct-size rule of the CUPTI profiler headers: bytes up to and
+ * including the last member the caller knows of. */
+#define GPUINST_CUPTI_STRUCT_SIZE(type_, last_) \
+    (offsetof(type_, last_) + sizeof(((type_ *)0)->last_))
+
+/* ---- cupti_profiler_host.h (libcupti.so.13) ------------------------------ */
+
+typedef enum CUpti_MetricType {
+    CUPTI_METRIC_TYPE_COUNTER = 0,
+    CUPTI_METRIC_TYPE_RATIO,
+    CUPTI_METRIC_TYPE_THROUGHPUT,
+    CUPTI_METRIC_TYPE__COUNT
+} CUpti_MetricType;
+
+typedef enum CUpti_ProfilerType {
+    CUPTI_PROFILER_TYPE_RANGE_PROFILER,
+    CUPTI_PROFILER_TYPE_PM_SAMPLING,
+    CUPTI_PROFILER_TYPE_PROFILER_INVALID
+} CUpti_ProfilerType;
+
+typedef struct CUpti_Profiler_Host_Object CUpti_Profiler_Host_Object;
+
+typedef struct CUpti_Profiler_Host_Initialize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_ProfilerType profilerType;
+    const char *pChipName;
+    const uint8_t *pCounterAvailabilityImage;
+    CUpti_Profiler_Host_Object *pHostObject;          /* [out] */
+} CUpti_Profiler_Host_Initialize_Params;
+#define GPUINST_CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_Initialize_Params, pHostObject)
+
+typedef struct CUpti_Profiler_Host_Deinitialize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+} CUpti_Profiler_Host_Deinitialize_Params;
+#define GPUINST_CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_Deinitialize_Params, pHostObject)
+
+typedef struct CUpti_Profiler_Host_GetSupportedChips_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t numChips;                                  /* [out] */
+    const char *const *ppChipNames;                   /* [out] */
+} CUpti_Profiler_Host_GetSupportedChips_Params;
+#define GPUINST_CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetSupportedChips_Params, ppChipNames)
+
+typedef struct CUpti_Profiler_Host_GetBaseMetrics_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    CUpti_MetricType metricType;
+    const char **ppMetricNames;                       /* [out] */
+    size_t numMetrics;                                /* [out] */
+} CUpti_Profiler_Host_GetBaseMetrics_Params;
+#define GPUINST_CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetBaseMetrics_Params, numMetrics)
+
+typedef struct CUpti_Profiler_Host_GetSubMetrics_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    CUpti_MetricType metricType;
+    const char *pMetricName;
+    size_t numOfSubmetrics;                           /* [out] */
+    const char **ppSubMetrics;                        /* [out] */
+} CUpti_Profiler_Host_GetSubMetrics_Params;
+#define GPUINST_CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetSubMetrics_Params, ppSubMetrics)
+
+typedef struct CUpti_Profiler_Host_GetMetricProperties_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    const char *pMetricName;
+    const char *pDescription;                         /* [out] */
+    const char *pHwUnit;                              /* [out] */
+    const char *pDimUnit;                             /* [out] */
+    CUpti_MetricType metricType;                      /* [out] */
+} CUpti_Profiler_Host_GetMetricProperties_Params;
+#define GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricProperties_Params, metricType)
+
+typedef struct CUpti_Profiler_Host_GetRangeName_Params {
+    size_t structSize;
+    void *pPriv;
+    const uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    size_t rangeIndex;
+    const char *delimiter;
+    const char *pRangeName;                           /* [out] allocated by CUPTI */
+} CUpti_Profiler_Host_GetRangeName_Params;
+#define GPUINST_CUpti_Profiler_Host_GetRangeName_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetRangeName_Params, pRangeName)
+
+typedef struct CUpti_Profiler_Host_EvaluateToGpuValues_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    const uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    size_t rangeIndex;
+    const char **ppMetricNames;
+    size_t numMetrics;
+    double *pMetricValues;                            /* [out] numMetrics values */
+} CUpti_Profiler_Host_EvaluateToGpuValues_Params;
+#define GPUINST_CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_EvaluateToGpuValues_Params, pMetricValues)
+
+typedef struct CUpti_Profiler_Host_ConfigAddMetrics_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    const char **ppMetricNames;
+    size_t numMetrics;
+} CUpti_Profiler_Host_ConfigAddMetrics_Params;
+#define GPUINST_CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_ConfigAddMetrics_Params, numMetrics)
+
+typedef struct CUpti_Profiler_Host_GetConfigImageSize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    size_t configImageSize;                           /* [out] */
+} CUpti_Profiler_Host_GetConfigImageSize_Params;
+#define GPUINST_CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetConfigImageSize_Params, configImageSize)
+
+typedef struct CUpti_Profiler_Host_GetConfigImage_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    size_t configImageSize;
+    uint8_t *pConfigImage;                            /* [out] configImageSize bytes */
+} CUpti_Profiler_Host_GetConfigImage_Params;
+#define GPUINST_CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetConfigImage_Params, pConfigImage)
+
+typedef struct CUpti_Profiler_Host_GetNumOfPasses_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t configImageSize;
+    uint8_t *pConfigImage;
+    size_t numOfPasses;                               /* [out] */
+} CUpti_Profiler_Host_GetNumOfPasses_Params;
+#define GPUINST_CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetNumOfPasses_Params, numOfPasses)
+
+typedef struct CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_ProfilerType profilerType;
+    const char *pChipName;
+    uint8_t *pCounterAvailabilityImage;
+    size_t maxMetricsPerPass;                         /* [out] */
+} CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params;
+#define GPUINST_CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params, maxMetricsPerPass)
+
+/* Function types of the host API, looked up in libcupti with dlsym. */
+typedef CUptiResult (*gpuinstCuptiHostInitializeFn)(CUpti_Profiler_Host_Initialize_Params *);
+typedef CUptiResult (*gpuinstCuptiHostDeinitializeFn)(CUpti_Profiler_Host_Deinitialize_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetSupportedChipsFn)(CUpti_Profiler_Host_GetSupportedChips_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetBaseMetricsFn)(CUpti_Profiler_Host_GetBaseMetrics_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetSubMetricsFn)(CUpti_Profiler_Host_GetSubMetrics_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetMetricPropertiesFn)(CUpti_Profiler_Host_GetMetricProperties_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetRangeNameFn)(CUpti_Profiler_Host_GetRangeName_Params *);
+typedef CUptiResult (*gpuinstCuptiHostEvaluateToGpuValuesFn)(CUpti_Profiler_Host_EvaluateToGpuValues_Params *);
+typedef CUptiResult (*gpuinstCuptiHostConfigAddMetricsFn)(CUpti_Profiler_Host_ConfigAddMetrics_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetConfigImageSizeFn)(CUpti_Profiler_Host_GetConfigImageSize_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetConfigImageFn)(CUpti_Profiler_Host_GetConfigImage_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetNumOfPassesFn)(CUpti_Profiler_Host_GetNumOfPasses_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetMaxNumHardwareMetricsPerPassFn)(
+    CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params *);
+
+/* ---- cupti_checkpoint.h (libcheckpoint.so; C++ header, C linkage) -------- */
+
+typedef enum {
+    CUPTI_CHECKPOINT_OPT_NONE = 0,
+    CUPTI_CHECKPOINT_OPT_TRANSFER = 1  /* restore only blocks that changed (cached: restore at the same point) */
+} CUpti_CheckpointOptimizations;
+
+typedef struct {
+    size_t structSize;       /* GPUINST_CUpti_Checkpoint_STRUCT_SIZE */
+    CUcontext ctx;           /* context to save; NULL = current */
+    size_t reserveDeviceMB;  /* keep the last N MB of device memory free ((size_t)-1: use none) */
+    size_t reserveHostMB;    /* keep the last N MB of host memory free ((size_t)-1: use none) */
+    uint8_t allowOverwrite;
+    uint8_t optimizations;   /* CUpti_CheckpointOptimizations mask */
+    void *pPriv;
+} CUpti_Checkpoint;
+#define GPUINST_CUpti_Checkpoint_STRUCT_SIZE GPUINST_CUPTI_STRUCT_SIZE(CUpti_Checkpoint, pPriv)
+
+typedef CUptiResult (*gpuinstCuptiCheckpointFn)(CUpti_Checkpoint *const); /* Save, Restore, Free */
+
+#endif /* GPUINST_PROFILER_DECLS_H */
+/************** End of src/profiler_decls.h **************/
+#endif
+
+/* ---- named metric sets ------------------------------------------------------
+ * Chosen so that each set alone is cheap on GH100 (passes measured with the
+ * host API for chip "GH100", CUDA 13.0; tests/profiler/test_host.c checks):
+ * time 1, memory 1, instructions 1, roofline 2, throughput 9. */
+static const char *const setTime[] = {
+    "gpu__time_duration.sum", "gpc__cycles_elapsed.max", "sm__cycles_elapsed.avg.per_second", NULL};
+static const char *const setMemory[] = {
+    "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum", "l1tex__t_bytes.sum", NULL};
+static const char *const setInstructions[] = {
+    "sm__inst_executed.sum", "smsp__thread_inst_executed.sum", "sm__warps_launched.sum", NULL};
+static const char *const setRoofline[] = {
+    "gpu__time_duration.sum", "dram__bytes.sum",
+    "sm__sass_thread_inst_executed_op_dadd_pred_on.sum", "sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_dfma_pred_on.sum", "sm__sass_thread_inst_executed_op_fadd_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_fmul_pred_on.sum", "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_hadd_pred_on.sum", "sm__sass_thread_inst_executed_op_hmul_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_hfma_pred_on.sum", NULL};
+static const char *const setThroughput[] = {
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed", NULL};
+
+static const struct {
+    const char *name;
+    const char *const *metrics;
+} metricSets[] = {
+    {"time", setTime},       {"memory", setMemory},         {"instructions", setInstructions},
+    {"roofline", setRoofline}, {"throughput", setThroughput},
+};
+#define NSETS (sizeof metricSets / sizeof metricSets[0])
+
+GPUINST_PRIVATE const char *gpuinstMetricsDefault(void)
+{
+    return "time,memory,instructions";
+}
+
+GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l)
+{
+    uint32_t i;
+    if (l == NULL) return;
+    for (i = 0; i < l->n; i++) free(l->names[i]);
+    free(l->names);
+    l->names = NULL;
+    l->n = 0;
+}
+
+static int metricListAdd(gpuinstMetricList *l, const char *name, size_t len)
+{
+    uint32_t i;
+    char **nn;
+    for (i = 0; i < l->n; i++)
+        if (strlen(l->names[i]) == len && memcmp(l->names[i], name, len) == 0) return GPUINST_SUCCESS;
+    if (l->n >= GPUINST_PROFILE_MAX_METRICS) return GPUINST_ERROR_LIMIT;
+    nn = (char **)realloc(l->names, (l->n + 1) * sizeof *nn);
+    if (nn == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    l->names = nn;
+    nn[l->n] = (char *)malloc(len + 1);
+    if (nn[l->n] == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    memcpy(nn[l->n], name, len);
+    nn[l->n][len] = '\0';
+    l->n++;
+    return GPUINST_SUCCESS;
+}
+
+/* A metric name as CUPTI spells them: letters, digits, '_' and '.'. */
+static int metricChar(int c)
+{
+    return isalnum(c) || c == '_' || c == '.';
+}
+
+GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out, char *err, size_t errcap)
+{
+    const char *p;
+    int rc = GPUINST_SUCCESS;
+    memset(out, 0, sizeof *out);
+    if (err != NULL && errcap > 0) err[0] = '\0';
+    if (spec == NULL || spec[0] == '\0') spec = gpuinstMetricsDefault();
+    p = spec;
+    while (*p != '\0' && rc == GPUINST_SUCCESS) {
+        const char *b, *e;
+        size_t len, i;
+        while (*p == ',' || *p == ';' || isspace((unsigned char)*p)) p++;
+        if (*p == '\0') break;
+        b = p;
+        while (*p != '\0' && *p != ',' && *p != ';' && !isspace((unsigned char)*p)) p++;
+        e = p;
+        len = (size_t)(e - b);
+        for (i = 0; i < len; i++) {
+            if (!metricChar((unsigned char)b[i])) {
+                if (err != NULL)
+                    snprintf(err, errcap, "metric list \"%.200s\": \"%.*s\" is not a metric name "
+                             "(letters, digits, '_' and '.'; names separated by ',')",
+                             spec, (int)(len > 100 ? 100 : len), b);
+                rc = GPUINST_ERROR_INVALID_ARGUMENT;
+                break;
+            }
+        }
+        if (rc != GPUINST_SUCCESS) break;
+        if (len > 255) {
+            if (err != NULL) snprintf(err, errcap, "metric name of %zu bytes is too long (limit 255)", len);
+            rc = GPUINST_ERROR_INVALID_ARGUMENT;
+            break;
+        }
+        for (i = 0; i < NSETS; i++) {
+            if (strlen(metricSets[i].name) == len && memcmp(metricSets[i].name, b, len) == 0) {
+                const char *const *m;
+                for (m = metricSets[i].metrics; *m != NULL && rc == GPUINST_SUCCESS; m++)
+                    rc = metricListAdd(out, *m, strlen(*m));
+                break;
+            }
+        }
+        if (i == NSETS) rc = metricListAdd(out, b, len);
+        if (rc == GPUINST_ERROR_LIMIT && err != NULL)
+            snprintf(err, errcap, "metric list \"%.200s\" names more than %d metrics", spec,
+                     GPUINST_PROFILE_MAX_METRICS);
+    }
+    if (rc == GPUINST_SUCCESS && out->n == 0) {
+        if (err != NULL) snprintf(err, errcap, "metric list \"%.200s\" names no metric", spec);
+        rc = GPUINST_ERROR_INVALID_ARGUMENT;
+    }
+    if (rc != GPUINST_SUCCESS) gpuinstMetricListFree(out);
+    return rc;
+}
+
+GPUINST_PRIVATE const char *gpuinstMetricSetNames(void)
+{
+    return "time, memory, instructions, roofline, throughput";
+}
+
+/* ---- nearest names ----------------------------------------------------------- */
+
+GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max)
+{
+    size_t la = strlen(a), lb = strlen(b), i, j;
+    int row[257], best, d;
+    if (la > 256) la = 256;
+    if (lb > 256) lb = 256;
+    if ((la > lb ? la - lb : lb - la) > (size_t)max) return max + 1;
+    for (j = 0; j <= lb; j++) row[j] = (int)j;
+    for (i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        best = row[0];
+        for (j = 1; j <= lb; j++) {
+            int up = row[j];
+            d = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < d) d = up + 1;
+            if (row[j - 1] + 1 < d) d = row[j - 1] + 1;
+            row[j] = d;
+            diag = up;
+            if (d < best) best = d;
+        }
+        if (best > max) return max + 1; /* every path is already too long */
+    }
+    return row[lb] > max ? max + 1 : row[lb];
+}
+
+GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const *cands, size_t n,
+                                             const char **out, uint32_t k)
+{
+    int dist[GPUINST_NEAREST_MAX];
+    uint32_t have = 0, i;
+    size_t c;
+    int max = (int)strlen(name) / 2 + 2; /* further than this is no suggestion */
+    if (k > GPUINST_NEAREST_MAX) k = GPUINST_NEAREST_MAX;
+    for (c = 0; c < n; c++) {
+        int d;
+        if (cands[c] == NULL) continue;
+        d = gpuinstEditDistance(name, cands[c], have == k ? dist[k - 1] - 1 : max);
+        if (d > max || (have == k && d >= dist[k - 1])) continue;
+        i = have < k ? have++ : k - 1; /* insertion sort, stable: earlier candidates win ties */
+        while (i > 0 && dist[i - 1] > d) {
+            dist[i] = dist[i - 1];
+            out[i] = out[i - 1];
+            i--;
+        }
+        dist[i] = d;
+        out[i] = cands[c];
+    }
+    return have;
+}
+
+#if GPUINST_WITH_CUPTI
+
+/* ---- the CUPTI host API -------------------------------------------------------- */
+
+static struct {
+    int loaded; /* 0 not tried, 1 ok, -1 failed */
+    gpuinstCuptiHostInitializeFn init;
+    gpuinstCuptiHostDeinitializeFn deinit;
+    gpuinstCuptiHostGetBaseMetricsFn baseMetrics;
+    gpuinstCuptiHostGetSubMetricsFn subMetrics;
+    gpuinstCuptiHostGetMetricPropertiesFn props;
+    gpuinstCuptiHostGetRangeNameFn rangeName;
+    gpuinstCuptiHostEvaluateToGpuValuesFn evaluate;
+    gpuinstCuptiHostConfigAddMetricsFn addMetrics;
+    gpuinstCuptiHostGetConfigImageSizeFn imageSize;
+    gpuinstCuptiHostGetConfigImageFn image;
+    gpuinstCuptiHostGetNumOfPassesFn passes;
+    CUptiResult (*resultString)(CUptiResult, const char **);
+    char why[256];
+} H;
+static pthread_mutex_t hostLock = PTHREAD_MUTEX_INITIALIZER;
+
+/* dlsym's object pointer to a function pointer (POSIX guarantees it works). */
+#define HOST_SYM(dst, name)                                  \
+    do {                                                     \
+        void *s_ = gpuinstCuptiSym(name);                    \
+        memcpy(&(dst), &s_, sizeof s_);                      \
+        if (s_ == NULL) missing = name;                      \
+    } while (0)
+
+static int phostLoad(const char **why)
+{
+    int rc = GPUINST_SUCCESS;
+    pthread_mutex_lock(&hostLock);
+    if (H.loaded == 0) {
+        const char *lw = NULL, *missing = NULL;
+        if (gpuinstCuptiLoad(&lw) != GPUINST_SUCCESS) {
+            snprintf(H.why, sizeof H.why, "%s", lw != NULL ? lw : "libcupti could not be loaded");
+            H.loaded = -1;
+        } else {
+            HOST_SYM(H.init, "cuptiProfilerHostInitialize");
+            HOST_SYM(H.deinit, "cuptiProfilerHostDeinitialize");
+            HOST_SYM(H.baseMetrics, "cuptiProfilerHostGetBaseMetrics");
+            HOST_SYM(H.subMetrics, "cuptiProfilerHostGetSubMetrics");
+            HOST_SYM(H.props, "cuptiProfilerHostGetMetricProperties");
+            HOST_SYM(H.rangeName, "cuptiProfilerHostGetRangeName");
+            HOST_SYM(H.evaluate, "cuptiProfilerHostEvaluateToGpuValues");
+            HOST_SYM(H.addMetrics, "cuptiProfilerHostConfigAddMetrics");
+            HOST_SYM(H.imageSize, "cuptiProfilerHostGetConfigImageSize");
+            HOST_SYM(H.image, "cuptiProfilerHostGetConfigImage");
+            HOST_SYM(H.passes, "cuptiProfilerHostGetNumOfPasses");
+            HOST_SYM(H.resultString, "cuptiGetResultString");
+            if (missing != NULL) {
+                snprintf(H.why, sizeof H.why,
+                         "libcupti has no %s: the range profiler needs the CUPTI of CUDA 13 or newer "
+                         "(set GPUINST_CUPTI_LIB to its libcupti.so)", missing);
+                H.loaded = -1;
+            } else {
+                H.loaded = 1;
+            }
+        }
+    }
+    if (H.loaded < 0) {
+        rc = GPUINST_ERROR_UNAVAILABLE;
+        if (why != NULL) *why = H.why;
+    }
+    pthread_mutex_unlock(&hostLock);
+    return rc;
+}
+
+GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
+{
+    const char *s = NULL;
+    if (H.loaded == 1 && H.resultString != NULL && H.resultString((CUptiResult)res, &s) == CUPTI_SUCCESS && s)
+        return s;
+    return "unknown CUPTI error";
+}
+
+struct gpuinstPhost {
+    CUpti_Profiler_Host_Object *obj;
+    char chip[64];
+    gpuinstMetricList metrics;
+    uint8_t *config;
+    size_t config_size;
+    uint32_t passes;
+    /* properties per metric (CUPTI's strings, valid while obj lives) */
+    const char **desc, **unit, **hwunit;
+    int *type;
+};
+
+static int hostWhy(char *why, size_t cap, const char *what, CUptiResult r)
+{
+    if (why != NULL) snprintf(why, cap, "%s failed: %s (CUPTI %d)", what, gpuinstCuptiResultString(r), (int)r);
+    return GPUINST_ERROR_UNAVAILABLE;
+}
+
+/* The base metrics of all types for the chip, for suggestions (CUPTI's
+ * arrays, valid while the host object lives). */
+static void hostSuggest(gpuinstPhost *ph, const char *name, char *why, size_t cap)
+{
+    const char *near[GPUINST_NEAREST_MAX];
+    char base[256], buf[600];
+    const char *dot = strchr(name, '.');
+    const char *suffix = dot != NULL ? dot : "";
+    size_t blen = dot != NULL ? (size_t)(dot - name) : strlen(name);
+    uint32_t nn = 0, i;
+    int t;
+    const char **all = NULL;
+    size_t nall = 0;
+    if (blen >= sizeof base) blen = sizeof base - 1;
+    memcpy(base, name, blen);
+    base[blen] = '\0';
+    for (t = CUPTI_METRIC_TYPE_COUNTER; t < CUPTI_METRIC_TYPE__COUNT; t++) {
+        CUpti_Profiler_Host_GetBaseMetrics_Params bp;
+        memset(&bp, 0, sizeof bp);
+        bp.structSize = GPUINST_CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE;
+        bp.pHostObject = ph->obj;
+        bp.metricType = (CUpti_MetricType)t;
+        if (H.baseMetrics(&bp) == CUPTI_SUCCESS && bp.numMetrics > 0) {
+            const char **na = (const char **)realloc((void *)all, (nall + bp.numMetrics) * sizeof *na);
+            if (na == NULL) break;
+            all = na;
+            memcpy((void *)(all + nall), (const void *)bp.ppMetricNames, bp.numMetrics * sizeof *all);
+            nall += bp.numMetrics;
+        }
+    }
+    for (i = 0; i < nall; i++)
+        if (strcmp(all[i], base) == 0) break;
+    buf[0] = '\0';
+    if (nall > 0 && i < nall) {
+        /* the base exists: the rollup/submetric part is wrong */
+        CUpti_Profiler_Host_GetSubMetrics_Params sp;
+        memset(&sp, 0, sizeof sp);
+        sp.structSize = GPUINST_CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE;
+        sp.pHostObject = ph->obj;
+        sp.pMetricName = base;
+        for (t = CUPTI_METRIC_TYPE_COUNTER; t < CUPTI_METRIC_TYPE__COUNT; t++) {
+            sp.metricType = (CUpti_MetricType)t;
+            if (H.subMetrics(&sp) == CUPTI_SUCCESS && sp.numOfSubmetrics > 0) break;
+        }
+        if (t < CUPTI_METRIC_TYPE__COUNT)
+            nn = gpuinstNearestNames(suffix, (const char *const *)sp.ppSubMetrics, sp.numOfSubmetrics, near, 5);
+        for (i = 0; i < nn; i++) {
+            size_t l = strlen(buf);
+            snprintf(buf + l, sizeof buf - l, "%s%s%s", i ? ", " : "", base, near[i]);
+        }
+    } else if (nall > 0) {
+        nn = gpuinstNearestNames(base, (const char *const *)all, nall, near, 5);
+        for (i = 0; i < nn; i++) {
+            size_t l = strlen(buf);
+            snprintf(buf + l, sizeof buf - l, "%s%s%s", i ? ", " : "", near[i], suffix);
+        }
+    }
+    free((void *)all);
+    if (why != NULL)
+        snprintf(why, cap, "unknown metric \"%.100s\" on %s; nearest valid names: %s (metric sets: %s)", name,
+                 ph->chip, buf[0] ? buf : "none close", gpuinstMetricSetNames());
+}
+
+GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph)
+{
+    if (ph == NULL) return;
+    if (ph->obj != NULL) {
+        CUpti_Profiler_Host_Deinitialize_Params dp;
+        memset(&dp, 0, sizeof dp);
+        dp.structSize = GPUINST_CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
+        dp.pHostObject = ph->obj;
+        H.deinit(&dp);
+    }
+    gpuinstMetricListFree(&ph->metrics);
+    free(ph->config);
+    free((void *)ph->desc);
+    free((void *)ph->unit);
+    free((void *)ph->hwunit);
+    free(ph->type);
+    free(ph);
+}
+
+GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
+                                       gpuinstPhost **out, char *why, size_t cap)
+{
+    gpuinstPhost *ph;
+    const char *lw = NULL;
+    CUptiResult r;
+    CUpti_Profiler_Host_Initialize_Params ip;
+    CUpti_Profiler_Host_ConfigAddMetrics_Params ap;
+    CUpti_Profiler_Host_GetConfigImageSize_Params sp;
+    CUpti_Profiler_Host_GetConfigImage_Params gp;
+    CUpti_Profiler_Host_GetNumOfPasses_Params np;
+    uint32_t i;
+    int rc;
+    *out = NULL;
+    if (phostLoad(&lw) != GPUINST_SUCCESS) {
+        if (why != NULL) snprintf(why, cap, "%s", lw);
+        return GPUINST_ERROR_UNAVAILABLE;
+    }
+    ph = (gpuinstPhost *)calloc(1, sizeof *ph);
+    if (ph == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    snprintf(ph->chip, sizeof ph->chip, "%s", chip);
+    rc = gpuinstMetricsParse(spec, &ph->metrics, why, cap);
+    if (rc != GPUINST_SUCCESS) {
+        gpuinstPhostFree(ph);
+        return rc;
+    }
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = GPUINST_CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+    ip.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    ip.pChipName = ph->chip;
+    ip.pCounterAvailabilityImage = avail;
+    r = H.init(&ip);
+    if (r != CUPTI_SUCCESS) {
+        rc = hostWhy(why, cap, "cuptiProfilerHostInitialize", r);
+        if (why != NULL && r == CUPTI_ERROR_INVALID_PARAMETER)
+            snprintf(why, cap, "cuptiProfilerHostInitialize: chip \"%.60s\" is not supported by this CUPTI", chip);
+        gpuinstPhostFree(ph);
+        return rc;
+    }
+    ph->obj = ip.pHostObject;
+    ph->desc = (const char **)calloc(ph->metrics.n, sizeof *ph->desc);
+    ph->unit = (const char **)calloc(ph->metrics.n, sizeof *ph->unit);
+    ph->hwunit = (const char **)calloc(ph->metrics.n, sizeof *ph->hwunit);
+    ph->type = (int *)calloc(ph->metrics.n, sizeof *ph->type);
+    if (!ph->desc || !ph->unit || !ph->hwunit || !ph->type) {
+        gpuinstPhostFree(ph);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    /* Validate each name first: one clear message per unknown name. */
+    for (i = 0; i < ph->metrics.n; i++) {
+        CUpti_Profiler_Host_GetMetricProperties_Params pp;
+        memset(&pp, 0, sizeof pp);
+        pp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
+        pp.pHostObject = ph->obj;
+        pp.pMetricName = ph->metrics.names[i];
+        r = H.props(&pp);
+        if (r == CUPTI_ERROR_INVALID_METRIC_NAME || r == CUPTI_ERROR_INVALID_PARAMETER) {
+            hostSuggest(ph, ph->metrics.names[i], why, cap);
+            gpuinstPhostFree(ph);
+            return GPUINST_ERROR_INVALID_ARGUMENT;
+        }
+        if (r != CUPTI_SUCCESS) {
+            rc = hostWhy(why, cap, "cuptiProfilerHostGetMetricProperties", r);
+            gpuinstPhostFree(ph);
+            return rc;
+        }
+        ph->desc[i] = pp.pDescription ? pp.pDescription : "";
+        ph->unit[i] = pp.pDimUnit ? pp.pDimUnit : "";
+        ph->hwunit[i] = pp.pHwUnit ? pp.pHwUnit : "";
+        ph->type[i] = (int)pp.metricType;
+    }
+    memset(&ap, 0, sizeof ap);
+    ap.structSize = GPUINST_CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
+    ap.pHostObject = ph->obj;
+    ap.ppMetricNames = (const char **)ph->metrics.names;
+    ap.numMetrics = ph->metrics.n;
+    r = H.addMetrics(&ap);
+    if (r != CUPTI_SUCCESS) {
+        rc = hostWhy(why, cap, "cuptiProfilerHostConfigAddMetrics", r);
+        gpuinstPhostFree(ph);
+        return rc;
+    }
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = GPUINST_CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
+    sp.pHostObject = ph->obj;
+    r = H.imageSize(&sp);
+    if (r != CUPTI_SUCCESS || sp.configImageSize == 0) {
+        rc = hostWhy(why, cap, "cuptiProfilerHostGetConfigImageSize", r);
+        gpuinstPhostFree(ph);
+        return rc;
+    }
+    ph->config_size = sp.configImageSize;
+    ph->config = (uint8_t *)calloc(1, ph->config_size);
+    if (ph->config == NULL) {
+        gpuinstPhostFree(ph);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    memset(&gp, 0, sizeof gp);
+    gp.structSize = GPUINST_CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
+    gp.pHostObject = ph->obj;
+    gp.configImageSize = ph->config_size;
+    gp.pConfigImage = ph->config;
+    r = H.image(&gp);
+    if (r != CUPTI_SUCCESS) {
+        rc = hostWhy(why, cap, "cuptiProfilerHostGetConfigImage", r);
+        gpuinstPhostFree(ph);
+        return rc;
+    }
+    memset(&np, 0, sizeof np);
+    np.structSize = GPUINST_CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
+    np.configImageSize = ph->config_size;
+    np.pConfigImage = ph->config;
+    r = H.passes(&np);
+    if (r != CUPTI_SUCCESS || np.numOfPasses == 0) {
+        rc = hostWhy(why, cap, "cuptiProfilerHostGetNumOfPasses", r);
+        gpuinstPhostFree(ph);
+        return rc;
+    }
+    ph->passes = (uint32_t)np.numOfPasses;
+    *out = ph;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE uint32_t gpuinstPhostPasses(const gpuinstPhost *ph)
+{
+    return ph->passes;
+}
+
+GPUINST_PRIVATE const uint8_t *gpuinstPhostConfig(const gpuinstPhost *ph, size_t *size)
+{
+    *size = ph->config_size;
+    return ph->config;
+}
+
+GPUINST_PRIVATE const gpuinstMetricList *gpuinstPhostMetrics(const gpuinstPhost *ph)
+{
+    return &ph->metrics;
+}
+
+GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, const char **desc,
+                                            const char **unit, const char **hwunit, int *type)
+{
+    *desc = ph->desc[i];
+    *unit = ph->unit[i];
+    *hwunit = ph->hwunit[i];
+    *type = ph->type[i];
+}
+
+GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
+                                         double *values, char *why, size_t cap)
+{
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params ep;
+    CUptiResult r;
+    memset(&ep, 0, sizeof ep);
+    ep.structSize = GPUINST_CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
+    ep.pHostObject = ph->obj;
+    ep.pCounterDataImage = cd;
+    ep.counterDataImageSize = cdsize;
+    ep.rangeIndex = range;
+    ep.ppMetricNames = (const char **)ph->metrics.names;
+    ep.numMetrics = ph->metrics.n;
+    ep.pMetricValues = values;
+    r = H.evaluate(&ep);
+    return r == CUPTI_SUCCESS ? GPUINST_SUCCESS : hostWhy(why, cap, "cuptiProfilerHostEvaluateToGpuValues", r);
+}
+
+GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap)
+{
+    CUpti_Profiler_Host_GetRangeName_Params rp;
+    CUptiResult r;
+    memset(&rp, 0, sizeof rp);
+    rp.structSize = GPUINST_CUpti_Profiler_Host_GetRangeName_Params_STRUCT_SIZE;
+    rp.pCounterDataImage = cd;
+    rp.counterDataImageSize = cdsize;
+    rp.rangeIndex = range;
+    rp.delimiter = "/";
+    r = H.rangeName(&rp);
+    if (r != CUPTI_SUCCESS || rp.pRangeName == NULL) {
+        snprintf(out, cap, "range%zu", range);
+        return GPUINST_ERROR_UNAVAILABLE;
+    }
+    snprintf(out, cap, "%s", rp.pRangeName);
+    free((void *)rp.pRangeName); /* the header: allocated by CUPTI, freed by the caller */
+    return GPUINST_SUCCESS;
+}
+
+#else /* !GPUINST_WITH_CUPTI */
+
+GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
+{
+    (void)res;
+    return "CUPTI not compiled in";
+}
+
+#endif /* GPUINST_WITH_CUPTI */
+/************** End of src/profiler_host.c **************/
+/************** Begin file src/range_profiler.c **************/
+/*
+ * range_profiler.c -- hardware metrics per user range: the public
+ * gpuinst_profile_* API, which occurrences are profiled (GPUINST_PROFILE),
+ * the target side of CUPTI's range profiler (cupti_range_profiler.h: user
+ * range, user replay) with device memory restored between passes by a CUPTI
+ * checkpoint (libcheckpoint, opened at run time), nested gpuinst ranges as
+ * nested profiler ranges, serialisation of ranks that share a GPU, and the
+ * /profiler tables.  The host side (metric lists, config image, evaluation)
+ * is src/profiler_host.c.  docs/PROFILING.md explains the design.
+ *
+ * One occurrence, profiled:
+ *   first next_pass: context -> device supported -> chip -> per-device lock
+ *     -> (counter availability -> host object: cached per chip + metric list)
+ *     -> enable -> counter data image -> set config (user range, user
+ *     replay) -> checkpoint save -> start -> push region -> body
+ *   each later next_pass: pop -> stop; more passes? restore checkpoint ->
+ *     host hook -> start -> push -> body; else decode -> evaluate each range
+ *     -> record -> checkpoint free -> disable -> unlock.
+ * Anything that fails leaves the body executed, in effect, exactly once.
+ *
+ * Ranks sharing a GPU: one profiling session owns a GPU's counters at a
+ * time (others get CUPTI_ERROR_HARDWARE_BUSY).  gpuinst serialises profiled
+ * occurrences of all processes on a node that use the same device with an
+ * flock() on /dev/shm/gpuinst-prof-<device UUID>.lock, waited for at most
+ * GPUINST_PROFILE_WAIT_S seconds (default 120); HARDWARE_BUSY from a
+ * process outside gpuinst (ncu...) is retried within the same budget.  The
+ * kernel drops the lock of a process that dies, so nothing stays locked.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+
+/* ---- selection (GPUINST_PROFILE) -------------------------------------------
+ *   spec := rule { ';' rule }
+ *   rule := glob [ '@' item { ',' item } ]      no '@': "@1"
+ *   item := N | N-M | every N | %N | all | none  (N >= 1)
+ * The first rule whose glob (fnmatch) matches the region name decides; no
+ * matching rule: not profiled. */
+
+static const char *selSkipSpace(const char *p)
+{
+    while (*p != '\0' && isspace((unsigned char)*p)) p++;
+    return p;
+}
+
+static int selParseU64(const char **pp, uint64_t *out)
+{
+    const char *p = *pp;
+    uint64_t v = 0;
+    if (!isdigit((unsigned char)*p)) return 0;
+    while (isdigit((unsigned char)*p)) {
+        if (v > (UINT64_MAX - 9) / 10) return 0;
+        v = v * 10 + (uint64_t)(*p - '0');
+        p++;
+    }
+    *pp = p;
+    *out = v;
+    return 1;
+}
+
+static int selErr(char *err, size_t cap, const char *spec, const char *at, const char *what)
+{
+    if (err != NULL)
+        snprintf(err, cap, "GPUINST_PROFILE=\"%.120s\": %s at offset %d; syntax: "
+                 "glob[@item,item...] rules separated by ';', item = N | N-M | every N | %%N | all | none",
+                 spec, what, (int)(at - spec));
+    return GPUINST_ERROR_INVALID_ARGUMENT;
+}
+
+GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap)
+{
+    const char *p;
+    memset(sel, 0, sizeof *sel);
+    if (err != NULL && errcap > 0) err[0] = '\0';
+    if (spec == NULL || spec[0] == '\0') spec = "*@1";
+    p = spec;
+    for (;;) {
+        gpuinstSelectRule *r;
+        const char *b, *e;
+        p = selSkipSpace(p);
+        if (*p == '\0') break;
+        if (*p == ';') {
+            p++;
+            continue;
+        }
+        if (sel->nrules >= GPUINST_SELECT_MAX_RULES) return selErr(err, errcap, spec, p, "more than 32 rules");
+        r = &sel->rules[sel->nrules];
+        b = p;
+        while (*p != '\0' && *p != ';' && *p != '@') p++;
+        e = p;
+        while (e > b && isspace((unsigned char)e[-1])) e--;
+        if (e == b) return selErr(err, errcap, spec, b, "empty region pattern");
+        if ((size_t)(e - b) >= sizeof r->pattern) return selErr(err, errcap, spec, b, "pattern longer than 127 bytes");
+        memcpy(r->pattern, b, (size_t)(e - b));
+        r->pattern[e - b] = '\0';
+        if (*p != '@') {
+            r->items[0].kind = 0;
+            r->items[0].lo = r->items[0].hi = 1;
+            r->nitems = 1;
+        } else {
+            p++;
+            for (;;) {
+                gpuinstSelectItem *it;
+                p = selSkipSpace(p);
+                if (r->nitems >= GPUINST_SELECT_MAX_ITEMS)
+                    return selErr(err, errcap, spec, p, "more than 16 items in one rule");
+                it = &r->items[r->nitems];
+                if (strncmp(p, "all", 3) == 0 && !isalnum((unsigned char)p[3])) {
+                    it->kind = 2;
+                    p += 3;
+                } else if (strncmp(p, "none", 4) == 0 && !isalnum((unsigned char)p[4])) {
+                    it->kind = 3;
+                    p += 4;
+                } else if (*p == '%' || (strncmp(p, "every", 5) == 0 && !isalnum((unsigned char)p[5]))) {
+                    p += *p == '%' ? 1 : 5;
+                    p = selSkipSpace(p);
+                    if (!selParseU64(&p, &it->lo) || it->lo == 0)
+                        return selErr(err, errcap, spec, p, "expected a whole number >= 1 after \"every\"/\"%\"");
+                    it->kind = 1;
+                } else if (selParseU64(&p, &it->lo)) {
+                    if (it->lo == 0) return selErr(err, errcap, spec, p, "occurrences count from 1");
+                    it->kind = 0;
+                    it->hi = it->lo;
+                    p = selSkipSpace(p);
+                    if (*p == '-') {
+                        p = selSkipSpace(p + 1);
+                        if (!selParseU64(&p, &it->hi) || it->hi < it->lo)
+                            return selErr(err, errcap, spec, p, "expected N-M with M >= N");
+                    }
+                } else {
+                    return selErr(err, errcap, spec, p, "expected N, N-M, every N, %N, all or none");
+                }
+                r->nitems++;
+                p = selSkipSpace(p);
+                if (*p == ',') {
+                    p++;
+                    continue;
+                }
+                if (*p == ';' || *p == '\0') break;
+                return selErr(err, errcap, spec, p, "unexpected character");
+            }
+        }
+        sel->nrules++;
+    }
+    if (sel->nrules == 0) return selErr(err, errcap, spec, p, "no rule");
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ)
+{
+    uint32_t i, j;
+    for (i = 0; i < sel->nrules; i++) {
+        const gpuinstSelectRule *r = &sel->rules[i];
+        if (fnmatch(r->pattern, region, 0) != 0) continue;
+        for (j = 0; j < r->nitems; j++) {
+            const gpuinstSelectItem *it = &r->items[j];
+            switch (it->kind) {
+            case 0:
+                if (occ >= it->lo && occ <= it->hi) return 1;
+                break;
+            case 1:
+                if (occ % it->lo == 0) return 1;
+                break;
+            case 2:
+                return 1;
+            default:
+                break;
+            }
+        }
+        return 0; /* first matching rule decides */
+    }
+    return 0;
+}
+
+/* ---- records and tables ------------------------------------------------------ */
+
+/* Status of a /profiler/regions row. */
+enum {
+    PROF_OK = 0,            /* profiled, values in /profiler/values */
+    PROF_UNAVAILABLE = 1,   /* no CUPTI / CUDA driver / context, or compiled out */
+    PROF_BUSY = 2,          /* the GPU's counters stayed busy past GPUINST_PROFILE_WAIT_S */
+    PROF_PRIVILEGES = 3,    /* CUPTI_ERROR_INSUFFICIENT_PRIVILEGES */
+    PROF_UNSUPPORTED = 4,   /* cuptiProfilerDeviceSupported said no */
+    PROF_CHECKPOINT = 5,    /* checkpoint save/restore failed (out of memory...) */
+    PROF_METRICS = 6,       /* bad metric list (unknown name...) */
+    PROF_CUPTI = 7,         /* another CUPTI error */
+    PROF_CONCURRENT = 8,    /* another profiled occurrence was running in this process */
+    PROF_INCOMPLETE = 9     /* abandoned part way (see reason); body ran once in effect */
+};
+
+typedef struct ProfValueRec {   /* /profiler/values, 48 bytes */
+    double value;
+    uint64_t start_ns;      /* start of the occurrence: joins /profiler/regions */
+    uint32_t rank;
+    uint32_t region;        /* /strings id */
+    uint32_t path;          /* /strings id: "region/child/..." */
+    uint32_t metric;        /* /strings id */
+    uint32_t occurrence;
+    uint32_t range_index;
+    uint32_t passes;
+    uint32_t pad_;
+} ProfValueRec;
+
+typedef struct ProfMetricRec {  /* /profiler/metrics, 24 bytes */
+    uint32_t rank;
+    uint32_t name;
+    uint32_t unit;
+    uint32_t hw_unit;
+    uint32_t description;
+    uint32_t type;          /* 0 counter, 1 ratio, 2 throughput */
+} ProfMetricRec;
+
+typedef struct ProfRegionRec {  /* /profiler/regions, 120 bytes */
+    uint64_t start_ns, end_ns;
+    uint64_t setup_ns;       /* counter availability, host object, enable, counter data, set config */
+    uint64_t lock_wait_ns;   /* waiting for the device's counters (other ranks) */
+    uint64_t checkpoint_ns;  /* save + restores + free */
+    uint64_t checkpoint_bytes; /* device memory the checkpoint took (cuMemGetInfo around the save) */
+    uint64_t replay_ns;      /* first start to last stop (bodies included) */
+    uint64_t decode_ns;      /* decode + evaluate */
+    uint64_t occurrence;
+    uint32_t rank;
+    uint32_t region;
+    uint32_t metrics;        /* /strings id of the metric list as expanded */
+    uint32_t chip;
+    uint32_t device_uuid;
+    uint32_t reason;         /* /strings id, 0 = none */
+    int32_t status;          /* PROF_* */
+    int32_t cupti_result;    /* the CUPTI result behind a failure, 0 = none */
+    int32_t device;          /* CUDA device ordinal, -1 unknown */
+    uint32_t passes;
+    uint32_t ranges;
+    uint32_t ranges_dropped;
+    uint32_t busy_retries;
+    uint32_t pad_;
+} ProfRegionRec;
+
+#define PF(rec, member, type, flags, unit, doc) \
+    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
+#define PNF(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
+static const gpuinstField valueFields[] = {
+    PF(ProfValueRec, value, GPUINST_FT_F64, 0, "", "metric value (unit in /profiler/metrics)"),
+    PF(ProfValueRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start of the profiled occurrence (as /profiler/regions)"),
+    PF(ProfValueRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    PF(ProfValueRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings (same rank)"),
+    PF(ProfValueRec, path, GPUINST_FT_U32, 0, "", "range path \"region/child/...\": id in /strings (same rank)"),
+    PF(ProfValueRec, metric, GPUINST_FT_U32, 0, "", "metric name: id in /strings (same rank)"),
+    PF(ProfValueRec, occurrence, GPUINST_FT_U32, 0, "", "occurrence of the region (1-based)"),
+    PF(ProfValueRec, range_index, GPUINST_FT_U32, 0, "", "CUPTI range index in the counter data"),
+    PF(ProfValueRec, passes, GPUINST_FT_U32, 0, "count", "replay passes of the occurrence"),
+};
+static const gpuinstField metricFields[] = {
+    PF(ProfMetricRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    PF(ProfMetricRec, name, GPUINST_FT_U32, 0, "", "metric name: id in /strings"),
+    PF(ProfMetricRec, unit, GPUINST_FT_U32, 0, "", "dimension unit (byte, nanosecond, percent...): id in /strings"),
+    PF(ProfMetricRec, hw_unit, GPUINST_FT_U32, 0, "", "hardware unit (dram, sm, lts...): id in /strings"),
+    PF(ProfMetricRec, description, GPUINST_FT_U32, 0, "", "CUPTI's description: id in /strings"),
+    PF(ProfMetricRec, type, GPUINST_FT_U32, 0, "", "0 counter, 1 ratio, 2 throughput"),
+};
+static const gpuinstField regionFields[] = {
+    PF(ProfRegionRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first gpuinst_profile_next_pass"),
+    PF(ProfRegionRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "last gpuinst_profile_next_pass"),
+    PF(ProfRegionRec, setup_ns, GPUINST_FT_U64, 0, "ns", "counter availability, host object, enable, counter data, set config"),
+    PF(ProfRegionRec, lock_wait_ns, GPUINST_FT_U64, 0, "ns", "time waited for the GPU's counters (other processes on the device)"),
+    PF(ProfRegionRec, checkpoint_ns, GPUINST_FT_U64, 0, "ns", "checkpoint save + restores + free"),
+    PF(ProfRegionRec, checkpoint_bytes, GPUINST_FT_U64, 0, "bytes", "device memory taken by the checkpoint (free memory before - after the save)"),
+    PF(ProfRegionRec, replay_ns, GPUINST_FT_U64, 0, "ns", "first start to last stop, bodies included"),
+    PF(ProfRegionRec, decode_ns, GPUINST_FT_U64, 0, "ns", "decode and evaluation"),
+    PF(ProfRegionRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the region (1-based)"),
+    PF(ProfRegionRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    PF(ProfRegionRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings"),
+    PF(ProfRegionRec, metrics, GPUINST_FT_U32, 0, "", "metric list as expanded: id in /strings"),
+    PF(ProfRegionRec, chip, GPUINST_FT_U32, 0, "", "chip name (GH100...): id in /strings, 0 unknown"),
+    PF(ProfRegionRec, device_uuid, GPUINST_FT_U32, 0, "", "device UUID: id in /strings, 0 unknown"),
+    PF(ProfRegionRec, reason, GPUINST_FT_U32, 0, "", "why not profiled / what went wrong: id in /strings, 0 none"),
+    PF(ProfRegionRec, status, GPUINST_FT_I32, 0, "", "0 profiled; 1 unavailable, 2 counters busy, 3 privileges, 4 device unsupported, 5 checkpoint, 6 metrics, 7 CUPTI error, 8 concurrent, 9 abandoned part way"),
+    PF(ProfRegionRec, cupti_result, GPUINST_FT_I32, 0, "", "CUptiResult behind a failure, 0 none"),
+    PF(ProfRegionRec, device, GPUINST_FT_I32, 0, "", "CUDA device ordinal, -1 unknown"),
+    PF(ProfRegionRec, passes, GPUINST_FT_U32, 0, "count", "passes run (bodies executed under the profiler)"),
+    PF(ProfRegionRec, ranges, GPUINST_FT_U32, 0, "count", "ranges decoded"),
+    PF(ProfRegionRec, ranges_dropped, GPUINST_FT_U32, 0, "count", "ranges CUPTI dropped (more than GPUINST_PROFILE_MAX_RANGES)"),
+    PF(ProfRegionRec, busy_retries, GPUINST_FT_U32, 0, "count", "CUPTI_ERROR_HARDWARE_BUSY answers retried"),
+};
+
+static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
+static gpuinstBuf valuesBuf, metricsBuf, regionsBuf;
+static int tablesReady;
+
+static int profCollect(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    gpuinstBuf *b = (gpuinstBuf *)tb->ctx;
+    uint64_t n;
+    void *rows;
+    pthread_mutex_lock(&profLock);
+    n = tablesReady ? gpuinstBufCount(b) : 0;
+    rows = malloc(n ? (size_t)(n * tb->record_size) : 1);
+    if (rows == NULL) {
+        pthread_mutex_unlock(&profLock);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    if (n) n = gpuinstBufCopy(b, rows, n);
+    pthread_mutex_unlock(&profLock);
+    *out = rows;
+    *count = n;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable valuesTable = {
+    "/profiler/values", "hardware metric values per rank, profiled occurrence, range path and metric",
+    sizeof(ProfValueRec), PNF(valueFields), valueFields, profCollect, &valuesBuf};
+static const gpuinstTable metricsTable = {
+    "/profiler/metrics", "the metrics of /profiler/values: unit, hardware unit, description, type",
+    sizeof(ProfMetricRec), PNF(metricFields), metricFields, profCollect, &metricsBuf};
+static const gpuinstTable regionsTable = {
+    "/profiler/regions", "one row per selected occurrence of a profiled region: passes, costs, status and reason",
+    sizeof(ProfRegionRec), PNF(regionFields), regionFields, profCollect, &regionsBuf};
+
+static uint32_t profIntern(const char *s)
+{
+    if (s == NULL || s[0] == '\0') return 0;
+    {
+        size_t n = strlen(s); /* gpuinst's own NUL-terminated buffers */
+        return gpuinstStringIntern(s, n > GPUINST_NAME_MAX ? GPUINST_NAME_MAX : n);
+    }
+}
+
+static void profAppend(gpuinstBuf *b, const void *row, size_t size)
+{
+    void *slot;
+    pthread_mutex_lock(&profLock);
+    slot = gpuinstBufSlot(b);
+    if (slot != NULL) {
+        memcpy(slot, row, size);
+        gpuinstBufCommit(b);
+    } else {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+    }
+    pthread_mutex_unlock(&profLock);
+}
+
+/* ---- configuration (read once) ------------------------------------------------- */
+
+static struct {
+    int ready;
+    gpuinstSelect sel;
+    char sel_err[512];
+    uint32_t depth;          /* GPUINST_PROFILE_DEPTH: nesting levels, region included (default 2) */
+    uint32_t max_ranges;     /* GPUINST_PROFILE_MAX_RANGES (default 64) */
+    uint64_t reserve_dev_mb; /* GPUINST_PROFILE_RESERVE_DEVICE_MB (default 0) */
+    uint64_t reserve_host_mb;/* GPUINST_PROFILE_RESERVE_HOST_MB (default 0) */
+    int transfer_opt;        /* GPUINST_PROFILE_CHECKPOINT_TRANSFER (default 0) */
+    uint64_t wait_ns;        /* GPUINST_PROFILE_WAIT_S (default 120) */
+    uint32_t *occ;           /* occurrences per region name id */
+    uint32_t nocc;
+} C;
+
+static uint64_t profEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
+{
+    const char *v = getenv(var);
+    char *end = NULL;
+    unsigned long long x;
+    if (v == NULL || v[0] == '\0') return dflt;
+    errno = 0;
+    x = strtoull(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || v[0] == '-' || x < lo || x > hi) {
+        gpuinstWarn("%s=\"%.32s\" is not a whole number in %llu..%llu; using %llu", var, v,
+                    (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)dflt);
+        return dflt;
+    }
+    return (uint64_t)x;
+}
+
+static void profFlushHook(void);
+
+/* Registers the /profiler tables and reads the GPUINST_PROFILE* variables;
+ * idempotent.  Called from gpuinst_profile_begin (and may be called from
+ * gpuinst_init so that every rank registers the tables up front). */
+GPUINST_PRIVATE void gpuinstProfilerInit(void)
+{
+    pthread_mutex_lock(&profLock);
+    if (!C.ready) {
+        const char *spec = getenv("GPUINST_PROFILE");
+        if (spec != NULL && strlen(spec) > 4096) spec = NULL;
+        if (gpuinstSelectParse(spec, &C.sel, C.sel_err, sizeof C.sel_err) != GPUINST_SUCCESS) {
+            gpuinstWarn("%s; profiling the first occurrence of every region instead", C.sel_err);
+            gpuinstSelectParse(NULL, &C.sel, NULL, 0);
+        }
+        C.depth = (uint32_t)profEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
+        C.max_ranges = (uint32_t)profEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
+        C.reserve_dev_mb = profEnvU64("GPUINST_PROFILE_RESERVE_DEVICE_MB", 0, 0, (uint64_t)1 << 40);
+        C.reserve_host_mb = profEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
+        C.transfer_opt = (int)profEnvU64("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0, 0, 1);
+        C.wait_ns = profEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400) * 1000000000ull;
+        gpuinstBufInit(&valuesBuf, sizeof(ProfValueRec));
+        gpuinstBufInit(&metricsBuf, sizeof(ProfMetricRec));
+        gpuinstBufInit(&regionsBuf, sizeof(ProfRegionRec));
+        tablesReady = 1;
+        C.ready = 1;
+    }
+    pthread_mutex_unlock(&profLock);
+    gpuinstTableRegister(&valuesTable);
+    gpuinstTableRegister(&metricsTable);
+    gpuinstTableRegister(&regionsTable);
+    gpuinstAddFlushHook(profFlushHook);
+}
+
+/* The occurrence number of region `id` (counted under the lock). */
+static uint64_t nextOccurrence(uint32_t id)
+{
+    uint64_t occ = 0;
+    pthread_mutex_lock(&profLock);
+    if (id >= C.nocc) {
+        uint32_t n = C.nocc ? C.nocc : 64;
+        uint32_t *no;
+        while (n <= id) n *= 2;
+        no = (uint32_t *)realloc(C.occ, n * sizeof *no);
+        if (no != NULL) {
+            memset(no + C.nocc, 0, (n - C.nocc) * sizeof *no);
+            C.occ = no;
+            C.nocc = n;
+        }
+    }
+    if (id < C.nocc) occ = ++C.occ[id];
+    pthread_mutex_unlock(&profLock);
+    return occ;
+}
+
+/* ---- nested ranges -------------------------------------------------------------- */
+
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) int gpuinstProfOn;
+#endif
+
+/* A region row for an occurrence that was selected but not profiled. */
+static void recordNotProfiled(const char *region, uint64_t occ, uint64_t t0, int status, int cupti,
+                              const char *reason)
+{
+    ProfRegionRec r;
+    memset(&r, 0, sizeof r);
+    r.start_ns = t0;
+    r.end_ns = gpuinstClockNs();
+    r.occurrence = occ;
+    r.region = profIntern(region);
+    r.reason = profIntern(reason);
+    r.status = status;
+    r.cupti_result = cupti;
+    r.device = -1;
+    profAppend(&regionsBuf, &r, sizeof r);
+}
+
+/* The gpuinst range around an occurrence (all its passes): reserved0_
+ * holds the region's name id, reserved_[0] says whether it was pushed. */
+static void regionPush(gpuinst_profile *p)
+{
+    const char *name = p->reserved0_ > 0 ? gpuinstStringGet((uint32_t)p->reserved0_, NULL) : NULL;
+    if (name != NULL && gpuinst_is_recording() && gpuinst_range_push(name) == GPUINST_SUCCESS)
+        p->reserved_[0] = 1;
+}
+
+/* Ends an occurrence: pops the gpuinst range; returns 0 (loop done). */
+static int finishOnce(gpuinst_profile *p)
+{
+    if (p->pass < p->passes) p->pass = p->passes;
+    if (p->reserved_[0]) {
+        p->reserved_[0] = 0;
+        if (gpuinst_is_recording()) gpuinst_range_pop();
+    }
+    return 0;
+}
+
+#if GPUINST_WITH_CUPTI
+
+#include <cuda.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+/* #include "profiler_decls.h" -- already inlined */
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- libraries ----------------------------------------------------------------- */
+
+#define MAX_DEVICES 64
+
+static struct {
+    int state;       /* 0 not tried, 1 ok, -1 unavailable (why) */
+    char why[480];
+    int cuptiResult;
+    CUptiResult (*profInit)(CUpti_Profiler_Initialize_Params *);
+    CUptiResult (*profDeinit)(CUpti_Profiler_DeInitialize_Params *);
+    CUptiResult (*supported)(CUpti_Profiler_DeviceSupported_Params *);
+    CUptiResult (*chipName)(CUpti_Device_GetChipName_Params *);
+    CUptiResult (*avail)(CUpti_Profiler_GetCounterAvailability_Params *);
+    CUptiResult (*enable)(CUpti_RangeProfiler_Enable_Params *);
+    CUptiResult (*disable)(CUpti_RangeProfiler_Disable_Params *);
+    CUptiResult (*setConfig)(CUpti_RangeProfiler_SetConfig_Params *);
+    CUptiResult (*start)(CUpti_RangeProfiler_Start_Params *);
+    CUptiResult (*stop)(CUpti_RangeProfiler_Stop_Params *);
+    CUptiResult (*push)(CUpti_RangeProfiler_PushRange_Params *);
+    CUptiResult (*pop)(CUpti_RangeProfiler_PopRange_Params *);
+    CUptiResult (*decode)(CUpti_RangeProfiler_DecodeData_Params *);
+    CUptiResult (*cdSize)(CUpti_RangeProfiler_GetCounterDataSize_Params *);
+    CUptiResult (*cdInit)(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *);
+    CUptiResult (*cdInfo)(CUpti_RangeProfiler_GetCounterDataInfo_Params *);
+    gpuinstCuptiCheckpointFn ckSave, ckRestore, ckFree;
+    CUresult (*ctxGetCurrent)(CUcontext *);
+    CUresult (*ctxGetDevice)(CUdevice *);
+    CUresult (*ctxSync)(void);
+    CUresult (*getUuid)(CUuuid *, CUdevice);
+    CUresult (*memInfo)(size_t *, size_t *);
+    /* per device, filled on first use */
+    int devState[MAX_DEVICES];           /* 0 unknown, 1 supported, -1 not (devWhy) */
+    char devWhy[MAX_DEVICES][300];
+    char chip[MAX_DEVICES][32];
+    char uuid[MAX_DEVICES][48];
+} L;
+
+#define SYM(lib, dst, name)                                                  \
+    do {                                                                     \
+        void *s_ = gpuinstLibSym((lib), (name));                             \
+        memcpy(&(dst), &s_, sizeof s_);                                      \
+        if (s_ == NULL && missing == NULL) missing = (name);                 \
+    } while (0)
+
+/* Opens libcupti, libcuda and libcheckpoint and initialises CUPTI's
+ * profiler, once per process.  0 or PROF_UNAVAILABLE (L.why). */
+static int libsLoad(void)
+{
+    const char *why = NULL, *missing = NULL;
+    pthread_mutex_lock(&profLock);
+    if (L.state != 0) {
+        int st = L.state;
+        pthread_mutex_unlock(&profLock);
+        return st == 1 ? 0 : PROF_UNAVAILABLE;
+    }
+    L.state = -1;
+    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
+        snprintf(L.why, sizeof L.why, "%s", why ? why : "libcupti could not be loaded");
+    } else if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS) {
+        snprintf(L.why, sizeof L.why, "no CUDA driver: %s", why ? why : "libcuda.so.1 not found");
+    } else if (gpuinstLibLoad(GPUINST_LIB_CHECKPOINT, &why) != GPUINST_SUCCESS) {
+        snprintf(L.why, sizeof L.why, "replay needs libcheckpoint (CUPTI's checkpoint API): %s", why ? why : "");
+    } else {
+        SYM(GPUINST_LIB_CUPTI, L.profInit, "cuptiProfilerInitialize");
+        SYM(GPUINST_LIB_CUPTI, L.profDeinit, "cuptiProfilerDeInitialize");
+        SYM(GPUINST_LIB_CUPTI, L.supported, "cuptiProfilerDeviceSupported");
+        SYM(GPUINST_LIB_CUPTI, L.chipName, "cuptiDeviceGetChipName");
+        SYM(GPUINST_LIB_CUPTI, L.avail, "cuptiProfilerGetCounterAvailability");
+        SYM(GPUINST_LIB_CUPTI, L.enable, "cuptiRangeProfilerEnable");
+        SYM(GPUINST_LIB_CUPTI, L.disable, "cuptiRangeProfilerDisable");
+        SYM(GPUINST_LIB_CUPTI, L.setConfig, "cuptiRangeProfilerSetConfig");
+        SYM(GPUINST_LIB_CUPTI, L.start, "cuptiRangeProfilerStart");
+        SYM(GPUINST_LIB_CUPTI, L.stop, "cuptiRangeProfilerStop");
+        SYM(GPUINST_LIB_CUPTI, L.push, "cuptiRangeProfilerPushRange");
+        SYM(GPUINST_LIB_CUPTI, L.pop, "cuptiRangeProfilerPopRange");
+        SYM(GPUINST_LIB_CUPTI, L.decode, "cuptiRangeProfilerDecodeData");
+        SYM(GPUINST_LIB_CUPTI, L.cdSize, "cuptiRangeProfilerGetCounterDataSize");
+        SYM(GPUINST_LIB_CUPTI, L.cdInit, "cuptiRangeProfilerCounterDataImageInitialize");
+        SYM(GPUINST_LIB_CUPTI, L.cdInfo, "cuptiRangeProfilerGetCounterDataInfo");
+        SYM(GPUINST_LIB_CHECKPOINT, L.ckSave, "cuptiCheckpointSave");
+        SYM(GPUINST_LIB_CHECKPOINT, L.ckRestore, "cuptiCheckpointRestore");
+        SYM(GPUINST_LIB_CHECKPOINT, L.ckFree, "cuptiCheckpointFree");
+        SYM(GPUINST_LIB_CUDA, L.ctxGetCurrent, "cuCtxGetCurrent");
+        SYM(GPUINST_LIB_CUDA, L.ctxGetDevice, "cuCtxGetDevice");
+        SYM(GPUINST_LIB_CUDA, L.ctxSync, "cuCtxSynchronize");
+        SYM(GPUINST_LIB_CUDA, L.getUuid, "cuDeviceGetUuid_v2");
+        SYM(GPUINST_LIB_CUDA, L.memInfo, "cuMemGetInfo_v2");
+        if (missing != NULL) {
+            snprintf(L.why, sizeof L.why,
+                     "%s is missing from the CUDA libraries found (%s, %s): the range profiler needs CUDA 13's "
+                     "CUPTI; set GPUINST_CUPTI_LIB to its libcupti.so", missing,
+                     gpuinstLibPath(GPUINST_LIB_CUPTI), gpuinstLibPath(GPUINST_LIB_CHECKPOINT));
+        } else {
+            CUpti_Profiler_Initialize_Params ip;
+            CUptiResult r;
+            memset(&ip, 0, sizeof ip);
+            ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+            r = L.profInit(&ip);
+            if (r != CUPTI_SUCCESS) {
+                L.cuptiResult = (int)r;
+                snprintf(L.why, sizeof L.why, "cuptiProfilerInitialize failed: %s (CUPTI %d)",
+                         gpuinstCuptiResultString((int)r), (int)r);
+            } else {
+                L.state = 1;
+            }
+        }
+    }
+    pthread_mutex_unlock(&profLock);
+    if (L.state != 1) {
+        gpuinstUnavailableAdd("profiler", L.why);
+        return PROF_UNAVAILABLE;
+    }
+    return 0;
+}
+
+static const char *privilegesWhy(void)
+{
+    return "insufficient privileges for the GPU performance counters (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): "
+           "the NVIDIA driver restricts profiling to administrators (NVreg_RestrictProfilingToAdminUsers=1); "
+           "run as root, or have an administrator load the driver with NVreg_RestrictProfilingToAdminUsers=0 "
+           "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
+}
+
+static const char *supportName(int lvl)
+{
+    return lvl == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED ? "unsupported"
+           : lvl == CUPTI_PROFILER_CONFIGURATION_DISABLED  ? "disabled"
+                                                           : "unknown";
+}
+
+/* Device support, chip name and UUID of `dev`, cached.  0 or a PROF_*. */
+static int deviceCheck(CUdevice dev, int *cupti)
+{
+    CUpti_Profiler_DeviceSupported_Params sp;
+    CUpti_Device_GetChipName_Params cp;
+    CUuuid u;
+    CUptiResult r;
+    int st;
+    if (dev < 0 || dev >= MAX_DEVICES) return PROF_UNSUPPORTED;
+    pthread_mutex_lock(&profLock);
+    st = L.devState[dev];
+    pthread_mutex_unlock(&profLock);
+    if (st != 0) return st == 1 ? 0 : PROF_UNSUPPORTED;
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
+    sp.cuDevice = dev;
+    sp.api = CUPTI_PROFILER_RANGE_PROFILING;
+    r = L.supported(&sp);
+    pthread_mutex_lock(&profLock);
+    if (r != CUPTI_SUCCESS) {
+        *cupti = (int)r;
+        snprintf(L.devWhy[dev], sizeof L.devWhy[dev], "cuptiProfilerDeviceSupported failed for device %d: %s",
+                 (int)dev, gpuinstCuptiResultString((int)r));
+        L.devState[dev] = -1;
+    } else if (sp.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+        char *w = L.devWhy[dev];
+        size_t cap = sizeof L.devWhy[dev], n;
+        n = (size_t)snprintf(w, cap, "device %d does not support range profiling:", (int)dev);
+#define WHY_FLAG(field, label)                                                                        \
+        if (sp.field != CUPTI_PROFILER_CONFIGURATION_SUPPORTED && n < cap)                            \
+            n += (size_t)snprintf(w + n, cap - n, " %s %s;", label, supportName(sp.field))
+        WHY_FLAG(architecture, "architecture (needs compute capability >= 7.0)");
+        WHY_FLAG(sli, "SLI");
+        WHY_FLAG(vGpu, "vGPU");
+        WHY_FLAG(confidentialCompute, "confidential compute");
+        WHY_FLAG(cmp, "CMP");
+        WHY_FLAG(wsl, "WSL");
+#undef WHY_FLAG
+        if (n < cap) snprintf(w + n, cap - n, " (MIG instances are reported here too)");
+        L.devState[dev] = -1;
+    } else {
+        L.devState[dev] = 1;
+    }
+    pthread_mutex_unlock(&profLock);
+    if (L.devState[dev] != 1) return PROF_UNSUPPORTED;
+    memset(&cp, 0, sizeof cp);
+    cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+    cp.deviceIndex = (size_t)dev;
+    r = L.chipName(&cp);
+    pthread_mutex_lock(&profLock);
+    if (r != CUPTI_SUCCESS || cp.pChipName == NULL) {
+        *cupti = (int)r;
+        snprintf(L.devWhy[dev], sizeof L.devWhy[dev], "cuptiDeviceGetChipName failed for device %d: %s",
+                 (int)dev, gpuinstCuptiResultString((int)r));
+        L.devState[dev] = -1;
+    } else {
+        snprintf(L.chip[dev], sizeof L.chip[dev], "%s", cp.pChipName);
+    }
+    if (L.getUuid(&u, dev) == CUDA_SUCCESS) {
+        const unsigned char *b = (const unsigned char *)u.bytes;
+        snprintf(L.uuid[dev], sizeof L.uuid[dev],
+                 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+                 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    } else {
+        snprintf(L.uuid[dev], sizeof L.uuid[dev], "device%d", (int)dev);
+    }
+    st = L.devState[dev];
+    pthread_mutex_unlock(&profLock);
+    return st == 1 ? 0 : PROF_UNSUPPORTED;
+}
+
+/* ---- host objects, cached per chip + metric list ---------------------------------- */
+
+#define HOST_CACHE 4
+static struct {
+    char chip[32];
+    char *spec;
+    gpuinstPhost *ph;
+} hostCache[HOST_CACHE];
+static int hostCacheNext;
+
+/* The cached host object for (chip, spec), or NULL. */
+static gpuinstPhost *hostFind(const char *chip, const char *spec)
+{
+    int i;
+    for (i = 0; i < HOST_CACHE; i++)
+        if (hostCache[i].ph != NULL && strcmp(hostCache[i].chip, chip) == 0 && strcmp(hostCache[i].spec, spec) == 0)
+            return hostCache[i].ph;
+    return NULL;
+}
+
+static gpuinstPhost *hostKeep(const char *chip, const char *spec, gpuinstPhost *ph)
+{
+    int i = hostCacheNext;
+    char *s = (char *)malloc(strlen(spec) + 1);
+    if (s == NULL) return NULL; /* the caller frees ph */
+    hostCacheNext = (hostCacheNext + 1) % HOST_CACHE;
+    if (hostCache[i].ph != NULL) {
+        gpuinstPhostFree(hostCache[i].ph);
+        free(hostCache[i].spec);
+    }
+    memcpy(s, spec, strlen(spec) + 1);
+    snprintf(hostCache[i].chip, sizeof hostCache[i].chip, "%s", chip);
+    hostCache[i].spec = s;
+    hostCache[i].ph = ph;
+    return ph;
+}
+
+/* ---- one profiled occurrence --------------------------------------------------------- */
+
+typedef struct Prof {
+    char region[256];
+    char *spec;                 /* metric list as given (owned) */
+    ProfRegionRec rec;
+    pthread_t owner;
+    CUcontext ctx;
+    CUdevice dev;
+    int lockfd;                 /* -1: none */
+    gpuinstPhost *ph;           /* borrowed from the cache (profLock held while used: single active) */
+    CUpti_RangeProfiler_Object *rp;
+    uint8_t *cd;
+    size_t cdsize;
+    CUpti_Checkpoint ck;
+    int ck_saved;
+    int running;                /* between start and stop */
+    uint32_t fwd, skipped;      /* nested ranges forwarded to CUPTI / not (too deep) */
+    uint64_t t_replay0;
+    char why[600];
+} Prof;
+
+static Prof *active;            /* the one profiled occurrence of this process (profLock) */
+
+GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
+{
+    Prof *a = active;
+    const char *name;
+    CUpti_RangeProfiler_PushRange_Params pp;
+    if (a == NULL || !a->running || !pthread_equal(a->owner, pthread_self())) return;
+    if (a->skipped > 0 || a->fwd + 1 >= C.depth || a->fwd + 1 >= C.max_ranges) {
+        a->skipped++; /* deeper than GPUINST_PROFILE_DEPTH: counted in its parent */
+        return;
+    }
+    name = gpuinstStringGet(name_id, NULL);
+    memset(&pp, 0, sizeof pp);
+    pp.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
+    pp.pRangeProfilerObject = a->rp;
+    pp.pRangeName = name != NULL ? name : "?";
+    if (L.push(&pp) == CUPTI_SUCCESS) a->fwd++;
+    else a->skipped++;
+}
+
+GPUINST_PRIVATE void gpuinstProfRangePopSlow(void)
+{
+    Prof *a = active;
+    CUpti_RangeProfiler_PopRange_Params pp;
+    if (a == NULL || !a->running || !pthread_equal(a->owner, pthread_self())) return;
+    if (a->skipped > 0) {
+        a->skipped--;
+        return;
+    }
+    if (a->fwd == 0) return; /* a pop of a range opened before the region */
+    memset(&pp, 0, sizeof pp);
+    pp.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
+    pp.pRangeProfilerObject = a->rp;
+    L.pop(&pp);
+    a->fwd--;
+}
+
+static int cuptiFail(Prof *a, int status, const char *what, CUptiResult r)
+{
+    a->rec.cupti_result = (int)r;
+    if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
+        snprintf(a->why, sizeof a->why, "%s: %s", what, privilegesWhy());
+        gpuinstUnavailableAdd("profiler", privilegesWhy());
+        return PROF_PRIVILEGES;
+    }
+    snprintf(a->why, sizeof a->why, "%s failed: %s (CUPTI %d)", what, gpuinstCuptiResultString((int)r), (int)r);
+    return status;
+}
+
+/* flock on the device's lock file, waiting up to C.wait_ns.  0 or PROF_BUSY. */
+static int lockDevice(Prof *a)
+{
+    char path[160];
+    uint64_t t0 = gpuinstClockNs(), slept = 0;
+    struct stat st;
+    const char *dir = (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode)) ? "/dev/shm" : "/tmp";
+    snprintf(path, sizeof path, "%s/gpuinst-prof-%s.lock", dir, L.uuid[a->dev]);
+    a->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (a->lockfd < 0) return 0; /* another user's file: rely on HARDWARE_BUSY retries */
+    for (;;) {
+        if (flock(a->lockfd, LOCK_EX | LOCK_NB) == 0) break;
+        if (errno != EWOULDBLOCK && errno != EINTR) break; /* no locking here (NFS...): go on */
+        if (gpuinstClockNs() - t0 >= C.wait_ns) {
+            a->rec.lock_wait_ns = gpuinstClockNs() - t0;
+            snprintf(a->why, sizeof a->why,
+                     "the GPU's counters were held by another process on device %s for more than %llu s "
+                     "(GPUINST_PROFILE_WAIT_S); this occurrence ran once, unprofiled",
+                     L.uuid[a->dev], (unsigned long long)(C.wait_ns / 1000000000ull));
+            close(a->lockfd);
+            a->lockfd = -1;
+            return PROF_BUSY;
+        }
+        usleep(slept < 100 ? 1000 : 10000); /* 1 ms, then 10 ms */
+        slept++;
+    }
+    a->rec.lock_wait_ns = gpuinstClockNs() - t0;
+    return 0;
+}
+
+static void unlockDevice(Prof *a)
+{
+    if (a->lockfd >= 0) {
+        flock(a->lockfd, LOCK_UN);
+        close(a->lockfd);
+        a->lockfd = -1;
+    }
+}
+
+/* Retries `call` while it answers HARDWARE_BUSY, within the wait budget. */
+#define BUSY_RETRY(a, r, call)                                                          \
+    do {                                                                                \
+        uint64_t t0_ = gpuinstClockNs();                                                \
+        for (;;) {                                                                      \
+            (r) = (call);                                                               \
+            if ((r) != CUPTI_ERROR_HARDWARE_BUSY || gpuinstClockNs() - t0_ >= C.wait_ns) \
+                break;                                                                  \
+            (a)->rec.busy_retries++;                                                    \
+            usleep(10000);                                                              \
+        }                                                                               \
+    } while (0)
+
+/* Host object for the device's chip and the occurrence's metric list. */
+static int hostFor(Prof *a)
+{
+    const char *chip = L.chip[a->dev];
+    gpuinstPhost *ph;
+    CUpti_Profiler_GetCounterAvailability_Params cp;
+    CUptiResult r;
+    uint8_t *img = NULL;
+    int rc;
+    pthread_mutex_lock(&profLock);
+    ph = hostFind(chip, a->spec);
+    pthread_mutex_unlock(&profLock);
+    if (ph != NULL) {
+        a->ph = ph;
+        return 0;
+    }
+    memset(&cp, 0, sizeof cp);
+    cp.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+    cp.ctx = a->ctx;
+    BUSY_RETRY(a, r, L.avail(&cp));
+    if (r == CUPTI_ERROR_HARDWARE_BUSY) return cuptiFail(a, PROF_BUSY, "cuptiProfilerGetCounterAvailability", r);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiProfilerGetCounterAvailability", r);
+    img = (uint8_t *)calloc(1, cp.counterAvailabilityImageSize ? cp.counterAvailabilityImageSize : 1);
+    if (img == NULL) return cuptiFail(a, PROF_CUPTI, "allocating the counter availability image", CUPTI_ERROR_OUT_OF_MEMORY);
+    cp.pCounterAvailabilityImage = img;
+    BUSY_RETRY(a, r, L.avail(&cp));
+    if (r != CUPTI_SUCCESS) {
+        free(img);
+        return cuptiFail(a, r == CUPTI_ERROR_HARDWARE_BUSY ? PROF_BUSY : PROF_CUPTI,
+                         "cuptiProfilerGetCounterAvailability", r);
+    }
+    rc = gpuinstPhostCreate(chip, img, a->spec, &ph, a->why, sizeof a->why);
+    free(img);
+    if (rc != GPUINST_SUCCESS) {
+        if (rc == GPUINST_ERROR_INVALID_ARGUMENT || rc == GPUINST_ERROR_LIMIT)
+            gpuinstWarn("profile region \"%s\": %s", a->region, a->why);
+        return rc == GPUINST_ERROR_INVALID_ARGUMENT || rc == GPUINST_ERROR_LIMIT ? PROF_METRICS : PROF_CUPTI;
+    }
+    pthread_mutex_lock(&profLock);
+    if (hostKeep(chip, a->spec, ph) == NULL) {
+        gpuinstPhostFree(ph);
+        ph = NULL;
+    }
+    pthread_mutex_unlock(&profLock);
+    if (ph == NULL) return cuptiFail(a, PROF_CUPTI, "caching the host object", CUPTI_ERROR_OUT_OF_MEMORY);
+    a->ph = ph;
+    if (gpuinstPhostPasses(ph) > 8)
+        gpuinstWarn("metric list \"%s\" needs %u passes on %s: each profiled occurrence runs its body %u times",
+                    a->spec, gpuinstPhostPasses(ph), chip, gpuinstPhostPasses(ph));
+    return 0;
+}
+
+static int startPass(Prof *a)
+{
+    CUpti_RangeProfiler_Start_Params sp;
+    CUpti_RangeProfiler_PushRange_Params pp;
+    CUptiResult r;
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+    sp.pRangeProfilerObject = a->rp;
+    r = L.start(&sp);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerStart", r);
+    memset(&pp, 0, sizeof pp);
+    pp.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
+    pp.pRangeProfilerObject = a->rp;
+    pp.pRangeName = a->region;
+    r = L.push(&pp);
+    if (r != CUPTI_SUCCESS) {
+        CUpti_RangeProfiler_Stop_Params tp;
+        memset(&tp, 0, sizeof tp);
+        tp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+        tp.pRangeProfilerObject = a->rp;
+        L.stop(&tp);
+        return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerPushRange", r);
+    }
+    a->fwd = a->skipped = 0;
+    a->running = 1;
+    GPUINST_STORE_REL(&gpuinstProfOn, 1);
+    return 0;
+}
+
+/* Ends a pass: pops what the body left open, the region, stops.
+ * 0 and *all, or a PROF_*. */
+static int endPass(Prof *a, int *all)
+{
+    CUpti_RangeProfiler_PopRange_Params pp;
+    CUpti_RangeProfiler_Stop_Params tp;
+    CUptiResult r;
+    GPUINST_STORE_REL(&gpuinstProfOn, 0);
+    a->running = 0;
+    memset(&pp, 0, sizeof pp);
+    pp.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
+    pp.pRangeProfilerObject = a->rp;
+    for (; a->fwd > 0; a->fwd--) L.pop(&pp); /* unbalanced body: close its ranges */
+    r = L.pop(&pp);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerPopRange", r);
+    memset(&tp, 0, sizeof tp);
+    tp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+    tp.pRangeProfilerObject = a->rp;
+    r = L.stop(&tp);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerStop", r);
+    *all = tp.isAllPassSubmitted != 0;
+    a->rec.passes++;
+    return 0;
+}
+
+/* Frees the checkpoint, disables the profiler, unlocks; idempotent. */
+static void teardown(Prof *a)
+{
+    if (a->running) {
+        int all;
+        endPass(a, &all);
+    }
+    GPUINST_STORE_REL(&gpuinstProfOn, 0);
+    if (a->ck_saved) {
+        uint64_t t0 = gpuinstClockNs();
+        L.ckFree(&a->ck);
+        a->ck_saved = 0;
+        a->rec.checkpoint_ns += gpuinstClockNs() - t0;
+    }
+    if (a->rp != NULL) {
+        CUpti_RangeProfiler_Disable_Params dp;
+        memset(&dp, 0, sizeof dp);
+        dp.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
+        dp.pRangeProfilerObject = a->rp;
+        L.disable(&dp);
+        a->rp = NULL;
+    }
+    unlockDevice(a);
+}
+
+static int profWarned;
+
+/* Records the region row (and frees the occurrence). */
+static void finish(gpuinst_profile *p, Prof *a, int status)
+{
+    const gpuinstMetricList *ml = a->ph != NULL ? gpuinstPhostMetrics(a->ph) : NULL;
+    char list[1024];
+    uint32_t i;
+    teardown(a);
+    list[0] = '\0';
+    for (i = 0; ml != NULL && i < ml->n; i++) {
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s%s", i ? "," : "", ml->names[i]);
+    }
+    a->rec.end_ns = gpuinstClockNs();
+    a->rec.status = status;
+    a->rec.region = profIntern(a->region);
+    a->rec.metrics = profIntern(list[0] ? list : a->spec);
+    a->rec.reason = status != PROF_OK ? profIntern(a->why) : 0;
+    profAppend(&regionsBuf, &a->rec, sizeof a->rec);
+    if (status != PROF_OK && status != PROF_METRICS && status != PROF_UNAVAILABLE)
+        gpuinstWarnOnce(&profWarned, "profile region \"%s\" not profiled: %s", a->region, a->why);
+    pthread_mutex_lock(&profLock);
+    if (active == a) active = NULL;
+    pthread_mutex_unlock(&profLock);
+    free(a->cd);
+    free(a->spec);
+    free(a);
+    p->impl_ = NULL;
+}
+
+
+/* Everything up to the first body.  0 or a PROF_* (a->why). */
+static int setup(Prof *a)
+{
+    CUpti_RangeProfiler_Enable_Params ep;
+    CUpti_RangeProfiler_GetCounterDataSize_Params zp;
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip;
+    CUpti_RangeProfiler_SetConfig_Params cp;
+    const gpuinstMetricList *ml;
+    const uint8_t *cfg;
+    size_t cfgsize, free0 = 0, free1 = 0, total = 0;
+    CUptiResult r;
+    uint64_t t0;
+    int rc;
+    if ((rc = libsLoad()) != 0) {
+        snprintf(a->why, sizeof a->why, "%s", L.why);
+        a->rec.cupti_result = L.cuptiResult;
+        return rc;
+    }
+    if (L.ctxGetCurrent(&a->ctx) != CUDA_SUCCESS || a->ctx == NULL) {
+        snprintf(a->why, sizeof a->why,
+                 "no current CUDA context on the calling thread (make one, e.g. with cudaSetDevice/cudaFree(0), "
+                 "before gpuinst_profile_next_pass)");
+        return PROF_UNAVAILABLE;
+    }
+    if (L.ctxGetDevice(&a->dev) != CUDA_SUCCESS) {
+        snprintf(a->why, sizeof a->why, "cuCtxGetDevice failed for the current context");
+        return PROF_UNAVAILABLE;
+    }
+    a->rec.device = (int32_t)a->dev;
+    if ((rc = deviceCheck(a->dev, &a->rec.cupti_result)) != 0) {
+        snprintf(a->why, sizeof a->why, "%s", L.devWhy[a->dev < MAX_DEVICES && a->dev >= 0 ? a->dev : 0]);
+        return rc;
+    }
+    a->rec.chip = profIntern(L.chip[a->dev]);
+    a->rec.device_uuid = profIntern(L.uuid[a->dev]);
+    if ((rc = lockDevice(a)) != 0) return rc;
+    t0 = gpuinstClockNs();
+    if ((rc = hostFor(a)) != 0) return rc;
+    ml = gpuinstPhostMetrics(a->ph);
+    cfg = gpuinstPhostConfig(a->ph, &cfgsize);
+    memset(&ep, 0, sizeof ep);
+    ep.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
+    ep.ctx = a->ctx;
+    BUSY_RETRY(a, r, L.enable(&ep));
+    if (r == CUPTI_ERROR_HARDWARE_BUSY) {
+        cuptiFail(a, PROF_BUSY, "cuptiRangeProfilerEnable", r);
+        snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
+                 "; the GPU's counters stayed busy for %llu s (another profiler: ncu, nsys, DCGM?)",
+                 (unsigned long long)(C.wait_ns / 1000000000ull));
+        return PROF_BUSY;
+    }
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerEnable", r);
+    a->rp = ep.pRangeProfilerObject;
+    memset(&zp, 0, sizeof zp);
+    zp.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+    zp.pRangeProfilerObject = a->rp;
+    zp.pMetricNames = (const char **)ml->names;
+    zp.numMetrics = ml->n;
+    zp.maxNumOfRanges = C.max_ranges;
+    zp.maxNumRangeTreeNodes = C.max_ranges;
+    r = L.cdSize(&zp);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerGetCounterDataSize", r);
+    a->cdsize = zp.counterDataSize;
+    a->cd = (uint8_t *)calloc(1, a->cdsize ? a->cdsize : 1);
+    if (a->cd == NULL) return cuptiFail(a, PROF_CUPTI, "allocating the counter data image", CUPTI_ERROR_OUT_OF_MEMORY);
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+    ip.pRangeProfilerObject = a->rp;
+    ip.counterDataSize = a->cdsize;
+    ip.pCounterData = a->cd;
+    r = L.cdInit(&ip);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerCounterDataImageInitialize", r);
+    memset(&cp, 0, sizeof cp);
+    cp.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+    cp.pRangeProfilerObject = a->rp;
+    cp.configSize = cfgsize;
+    cp.pConfig = cfg;
+    cp.counterDataImageSize = a->cdsize;
+    cp.pCounterDataImage = a->cd;
+    cp.range = CUPTI_UserRange;
+    cp.replayMode = CUPTI_UserReplay;
+    cp.maxRangesPerPass = C.max_ranges;
+    cp.numNestingLevels = (uint16_t)C.depth;
+    cp.minNestingLevel = 1;
+    cp.passIndex = 0;
+    cp.targetNestingLevel = 1; /* = minNestingLevel for in-process replay */
+    r = L.setConfig(&cp);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerSetConfig", r);
+    a->rec.setup_ns = gpuinstClockNs() - t0;
+    /* Checkpoint: what device memory looked like before the first body. */
+    t0 = gpuinstClockNs();
+    if (L.ctxSync() != CUDA_SUCCESS) {
+        snprintf(a->why, sizeof a->why, "cuCtxSynchronize failed before the checkpoint");
+        return PROF_CHECKPOINT;
+    }
+    L.memInfo(&free0, &total);
+    memset(&a->ck, 0, sizeof a->ck);
+    a->ck.structSize = GPUINST_CUpti_Checkpoint_STRUCT_SIZE;
+    a->ck.ctx = a->ctx;
+    a->ck.reserveDeviceMB = (size_t)C.reserve_dev_mb;
+    a->ck.reserveHostMB = (size_t)C.reserve_host_mb;
+    a->ck.allowOverwrite = 0;
+    a->ck.optimizations = C.transfer_opt ? CUPTI_CHECKPOINT_OPT_TRANSFER : CUPTI_CHECKPOINT_OPT_NONE;
+    r = L.ckSave(&a->ck);
+    a->rec.checkpoint_ns += gpuinstClockNs() - t0;
+    if (r != CUPTI_SUCCESS) {
+        rc = cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointSave", r);
+        if (r == CUPTI_ERROR_OUT_OF_MEMORY)
+            snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
+                     ": the checkpoint copies this context's device memory into free device memory, then host "
+                     "memory; free memory before the region, lower GPUINST_PROFILE_RESERVE_DEVICE_MB (%llu) / "
+                     "GPUINST_PROFILE_RESERVE_HOST_MB (%llu), or profile a region that allocates less",
+                     (unsigned long long)C.reserve_dev_mb, (unsigned long long)C.reserve_host_mb);
+        return rc == PROF_PRIVILEGES ? rc : PROF_CHECKPOINT;
+    }
+    a->ck_saved = 1;
+    L.memInfo(&free1, &total);
+    a->rec.checkpoint_bytes = free0 > free1 ? (uint64_t)(free0 - free1) : 0;
+    a->t_replay0 = gpuinstClockNs();
+    return startPass(a);
+}
+
+/* After the last pass: decode, evaluate each range, record. */
+static int decodeAll(Prof *a)
+{
+    CUpti_RangeProfiler_DecodeData_Params dp;
+    CUpti_RangeProfiler_GetCounterDataInfo_Params ip;
+    const gpuinstMetricList *ml = gpuinstPhostMetrics(a->ph);
+    uint32_t *mid;
+    double *vals;
+    size_t i;
+    uint32_t m;
+    CUptiResult r;
+    uint64_t t0 = gpuinstClockNs();
+    memset(&dp, 0, sizeof dp);
+    dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+    dp.pRangeProfilerObject = a->rp;
+    r = L.decode(&dp);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerDecodeData", r);
+    a->rec.ranges_dropped = (uint32_t)dp.numOfRangeDropped;
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+    ip.pCounterDataImage = a->cd;
+    ip.counterDataImageSize = a->cdsize;
+    r = L.cdInfo(&ip);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerGetCounterDataInfo", r);
+    mid = (uint32_t *)calloc(ml->n, sizeof *mid);
+    vals = (double *)calloc(ml->n, sizeof *vals);
+    if (mid == NULL || vals == NULL) {
+        free(mid);
+        free(vals);
+        return cuptiFail(a, PROF_CUPTI, "allocating metric values", CUPTI_ERROR_OUT_OF_MEMORY);
+    }
+    for (m = 0; m < ml->n; m++) mid[m] = profIntern(ml->names[m]);
+    /* /profiler/metrics: once per metric name in this process */
+    for (m = 0; m < ml->n; m++) {
+        static uint32_t seen[1024];
+        static uint32_t nseen;
+        uint32_t k;
+        int found = 0;
+        pthread_mutex_lock(&profLock);
+        for (k = 0; k < nseen; k++)
+            if (seen[k] == mid[m]) found = 1;
+        if (!found && nseen < 1024) seen[nseen++] = mid[m];
+        pthread_mutex_unlock(&profLock);
+        if (!found) {
+            ProfMetricRec mr;
+            const char *desc, *unit, *hw;
+            int type;
+            gpuinstPhostMetricInfo(a->ph, m, &desc, &unit, &hw, &type);
+            memset(&mr, 0, sizeof mr);
+            mr.name = mid[m];
+            mr.unit = profIntern(unit);
+            mr.hw_unit = profIntern(hw);
+            mr.description = profIntern(desc);
+            mr.type = (uint32_t)type;
+            profAppend(&metricsBuf, &mr, sizeof mr);
+        }
+    }
+    for (i = 0; i < ip.numTotalRanges; i++) {
+        char path[1024];
+        uint32_t pid;
+        if (gpuinstPhostEvaluate(a->ph, a->cd, a->cdsize, i, vals, a->why, sizeof a->why) != GPUINST_SUCCESS) {
+            free(mid);
+            free(vals);
+            return PROF_CUPTI;
+        }
+        gpuinstPhostRangeName(a->cd, a->cdsize, i, path, sizeof path);
+        pid = profIntern(path);
+        for (m = 0; m < ml->n; m++) {
+            ProfValueRec v;
+            memset(&v, 0, sizeof v);
+            v.value = vals[m];
+            v.start_ns = a->rec.start_ns;
+            v.region = profIntern(a->region);
+            v.path = pid;
+            v.metric = mid[m];
+            v.occurrence = (uint32_t)a->rec.occurrence;
+            v.range_index = (uint32_t)i;
+            v.passes = a->rec.passes;
+            profAppend(&valuesBuf, &v, sizeof v);
+        }
+    }
+    a->rec.ranges = (uint32_t)ip.numTotalRanges;
+    a->rec.decode_ns = gpuinstClockNs() - t0;
+    free(mid);
+    free(vals);
+    return 0;
+}
+
+#define MAX_PASSES 512 /* a runaway replay is abandoned */
+
+/* The profiled part of gpuinst_profile_next_pass. */
+static int nextProfiled(gpuinst_profile *p)
+{
+    Prof *a = (Prof *)p->impl_;
+    int rc, all = 0;
+    if (p->pass < 0) { /* first call */
+        p->pass = 0;
+        a->rec.start_ns = gpuinstClockNs();
+        regionPush(p);
+        rc = setup(a);
+        if (rc != 0) {
+            /* nothing ran yet: the body runs once, unprofiled */
+            p->status = rc == PROF_METRICS ? GPUINST_ERROR_INVALID_ARGUMENT : GPUINST_ERROR_UNAVAILABLE;
+            p->profiled = 0;
+            p->passes = 1;
+            finish(p, a, rc);
+            return 1;
+        }
+        p->passes = (int32_t)gpuinstPhostPasses(a->ph);
+        return 1;
+    }
+    /* a body just ran under the profiler */
+    rc = endPass(a, &all);
+    if (rc != 0) {
+        /* device memory holds one execution (restored before this body) */
+        p->status = GPUINST_ERROR_UNAVAILABLE;
+        a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
+        finish(p, a, PROF_INCOMPLETE);
+        return finishOnce(p);
+    }
+    if (!all && a->rec.passes < MAX_PASSES) {
+        uint64_t t0 = gpuinstClockNs();
+        CUptiResult r;
+        L.ctxSync();
+        r = L.ckRestore(&a->ck);
+        a->rec.checkpoint_ns += gpuinstClockNs() - t0;
+        if (r != CUPTI_SUCCESS) {
+            cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointRestore", r);
+            snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
+                     "; device memory may hold a partly restored state");
+            p->status = GPUINST_ERROR_UNAVAILABLE;
+            finish(p, a, PROF_CHECKPOINT);
+            return finishOnce(p);
+        }
+        p->pass++;
+        if (p->restore != NULL) p->restore(p->restore_user, p->pass);
+        rc = startPass(a);
+        if (rc != 0) {
+            /* memory was restored: run the body once more, unprofiled */
+            p->status = GPUINST_ERROR_UNAVAILABLE;
+            p->profiled = 0;
+            a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
+            finish(p, a, PROF_INCOMPLETE);
+            p->passes = p->pass + 1; /* this is the last run */
+            return 1;
+        }
+        if (p->pass + 1 > p->passes) p->passes = p->pass + 1; /* nesting levels add passes */
+        return 1;
+    }
+    a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
+    if (!all) {
+        snprintf(a->why, sizeof a->why, "CUPTI still wanted passes after %d; abandoned (values not recorded)",
+                 MAX_PASSES);
+        p->status = GPUINST_ERROR_UNAVAILABLE;
+        finish(p, a, PROF_INCOMPLETE);
+        return finishOnce(p);
+    }
+    rc = decodeAll(a);
+    p->status = rc == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_UNAVAILABLE;
+    p->passes = (int32_t)a->rec.passes;
+    finish(p, a, rc == 0 ? PROF_OK : rc);
+    return finishOnce(p);
+}
+
+static void profFlushHook(void)
+{
+    int i;
+    Prof *a;
+    pthread_mutex_lock(&profLock);
+    a = active;
+    pthread_mutex_unlock(&profLock);
+    if (a != NULL && L.state == 1) {
+        /* finalize inside a profiled loop: give the counters back */
+        teardown(a);
+        snprintf(a->why, sizeof a->why, "gpuinst was finalised inside the profiled region");
+    }
+    pthread_mutex_lock(&profLock);
+    for (i = 0; i < HOST_CACHE; i++) {
+        if (hostCache[i].ph != NULL) gpuinstPhostFree(hostCache[i].ph);
+        free(hostCache[i].spec);
+        hostCache[i].ph = NULL;
+        hostCache[i].spec = NULL;
+    }
+    pthread_mutex_unlock(&profLock);
+}
+
+static int chipOfCurrent(char *chip, size_t cap, const char **why)
+{
+    CUcontext ctx = NULL;
+    CUdevice dev;
+    int cr = 0;
+    if (libsLoad() != 0) {
+        *why = L.why;
+        return GPUINST_ERROR_UNAVAILABLE;
+    }
+    if (L.ctxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL || L.ctxGetDevice(&dev) != CUDA_SUCCESS) {
+        *why = "no current CUDA context on the calling thread";
+        return GPUINST_ERROR_UNAVAILABLE;
+    }
+    if (deviceCheck(dev, &cr) != 0) {
+        *why = L.devWhy[dev >= 0 && dev < MAX_DEVICES ? dev : 0];
+        return GPUINST_ERROR_UNAVAILABLE;
+    }
+    snprintf(chip, cap, "%s", L.chip[dev]);
+    return GPUINST_SUCCESS;
+}
+
+int gpuinst_profile_passes(const char *metrics, const char *chip, int32_t *passes)
+{
+    char c[64], why[600];
+    const char *w = NULL;
+    gpuinstPhost *ph = NULL;
+    int rc;
+    if (passes == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
+    *passes = 0;
+    if (metrics == NULL || metrics[0] == '\0') metrics = gpuinstG.cfg.metrics[0] ? gpuinstG.cfg.metrics : NULL;
+    if (chip == NULL || chip[0] == '\0') {
+        rc = chipOfCurrent(c, sizeof c, &w);
+        if (rc != GPUINST_SUCCESS) {
+            gpuinstWarn("gpuinst_profile_passes: %s", w);
+            return rc;
+        }
+    } else {
+        snprintf(c, sizeof c, "%s", chip);
+    }
+    why[0] = '\0';
+    rc = gpuinstPhostCreate(c, NULL, metrics, &ph, why, sizeof why);
+    if (rc != GPUINST_SUCCESS) {
+        gpuinstWarn("gpuinst_profile_passes: %s", why);
+        return rc;
+    }
+    *passes = (int32_t)gpuinstPhostPasses(ph);
+    gpuinstPhostFree(ph);
+    return GPUINST_SUCCESS;
+}
+
+#else /* !GPUINST_WITH_CUPTI: the body always runs once */
+
+typedef struct Prof {
+    char region[256];
+} Prof;
+
+GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
+{
+    (void)name_id;
+}
+GPUINST_PRIVATE void gpuinstProfRangePopSlow(void) {}
+static void profFlushHook(void) {}
+
+static int nextProfiled(gpuinst_profile *p)
+{
+    (void)p;
+    return 0;
+}
+
+int gpuinst_profile_passes(const char *metrics, const char *chip, int32_t *passes)
+{
+    (void)metrics;
+    (void)chip;
+    if (passes == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
+    *passes = 0;
+    return GPUINST_ERROR_UNAVAILABLE;
+}
+
+#endif /* GPUINST_WITH_CUPTI */
+
+#define COMPILED_OUT_WHY                                                                              \
+    "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0), so regions run once, unprofiled; " \
+    "rebuild gpuinst.c with -I<cuda>/include"
+
+int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *metrics)
+{
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    gpuinstThread *t;
+    uint32_t id;
+    if (p == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
+    memset(p, 0, sizeof *p);
+    p->struct_size = (uint32_t)sizeof *p;
+    p->pass = -1;
+    p->passes = 1;
+    if (st != GPUINST_STATE_RUNNING) {
+        p->status = st == GPUINST_STATE_UNINIT      ? GPUINST_ERROR_NOT_INITIALIZED
+                    : st == GPUINST_STATE_NVTX_ONLY ? GPUINST_ERROR_DISABLED
+                                                    : GPUINST_ERROR_FINALIZED;
+        return p->status;
+    }
+    if (region == NULL || region[0] == '\0') {
+        GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
+        p->status = GPUINST_ERROR_INVALID_ARGUMENT;
+        return p->status;
+    }
+    if (!GPUINST_LOAD_ACQ(&C.ready)) gpuinstProfilerInit();
+    t = gpuinstThreadGet();
+    id = t != NULL ? gpuinstNameId(t, region) : 0;
+    if (id == 0) {
+        p->status = GPUINST_ERROR_OUT_OF_MEMORY;
+        return p->status;
+    }
+    p->occurrence = nextOccurrence(id);
+    p->reserved0_ = (int32_t)id;
+    if (!gpuinstSelectMatch(&C.sel, region, p->occurrence)) return GPUINST_SUCCESS; /* runs once, no CUPTI */
+#if GPUINST_WITH_CUPTI
+    {
+        Prof *a = (Prof *)calloc(1, sizeof *a);
+        const char *spec = metrics != NULL && metrics[0] != '\0' ? metrics
+                           : gpuinstG.cfg.metrics[0] != '\0'     ? gpuinstG.cfg.metrics
+                                                                 : gpuinstMetricsDefault();
+        if (a == NULL || (a->spec = (char *)malloc(strlen(spec) + 1)) == NULL) {
+            free(a);
+            p->status = GPUINST_ERROR_OUT_OF_MEMORY;
+            return p->status;
+        }
+        memcpy(a->spec, spec, strlen(spec) + 1);
+        snprintf(a->region, sizeof a->region, "%s", region);
+        a->owner = pthread_self();
+        a->lockfd = -1;
+        a->dev = -1;
+        a->rec.device = -1;
+        a->rec.occurrence = p->occurrence;
+        pthread_mutex_lock(&profLock);
+        if (active != NULL) {
+            pthread_mutex_unlock(&profLock);
+            recordNotProfiled(region, p->occurrence, gpuinstClockNs(), PROF_CONCURRENT, 0,
+                              "another profiled region was running in this process (nested or on another "
+                              "thread); this occurrence ran once, unprofiled");
+            free(a->spec);
+            free(a);
+            p->status = GPUINST_ERROR_UNAVAILABLE;
+            return p->status;
+        }
+        active = a;
+        pthread_mutex_unlock(&profLock);
+        p->impl_ = a;
+        p->profiled = 1;
+    }
+#else
+    (void)metrics;
+    recordNotProfiled(region, p->occurrence, gpuinstClockNs(), PROF_UNAVAILABLE, 0, COMPILED_OUT_WHY);
+    gpuinstUnavailableAdd("profiler", COMPILED_OUT_WHY);
+    p->status = GPUINST_ERROR_UNAVAILABLE;
+#endif
+    return p->status;
+}
+
+int gpuinst_profile_next_pass(gpuinst_profile *p)
+{
+    if (p == NULL) return 0;
+    if (p->impl_ != NULL) return nextProfiled(p);
+    if (p->pass < 0) {
+        /* not profiled: the body runs once, inside a gpuinst range */
+        p->pass = 0;
+        regionPush(p);
+        return 1;
+    }
+    if (p->pass < p->passes) p->pass = p->passes;
+    return finishOnce(p);
+}
+
+int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore_fn fn, void *user)
+{
+    if (p == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
+    p->restore = fn;
+    p->restore_user = user;
+    return GPUINST_SUCCESS;
+}
+/************** End of src/range_profiler.c **************/
 /************** Begin file src/h5_writer.c **************/
 /*
  * h5_writer.c -- the one writer: every registered table -> one HDF5
@@ -6295,6 +17001,28 @@ static void attrU64(hid_t obj, const char *name, uint64_t v)
     H5Sclose(s);
 }
 
+static void attrI64(hid_t obj, const char *name, int64_t v)
+{
+    hid_t s = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, H5T_NATIVE_INT64, s, H5P_DEFAULT, H5P_DEFAULT);
+    if (a >= 0) {
+        H5Awrite(a, H5T_NATIVE_INT64, &v);
+        H5Aclose(a);
+    }
+    H5Sclose(s);
+}
+
+static void attrF64(hid_t obj, const char *name, double v)
+{
+    hid_t s = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, H5T_NATIVE_DOUBLE, s, H5P_DEFAULT, H5P_DEFAULT);
+    if (a >= 0) {
+        H5Awrite(a, H5T_NATIVE_DOUBLE, &v);
+        H5Aclose(a);
+    }
+    H5Sclose(s);
+}
+
 /* Creates the groups on the way to `path` ("/a/b/ds" makes /a and /a/b). */
 static void makeParents(hid_t file, const char *path)
 {
@@ -6376,6 +17104,7 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
     makeParents(w->file, tb->path);
     dset = H5Dcreate2(w->file, tb->path, type, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (dset < 0) {
+        gpuinstWarn("cannot create dataset %s (H5Dcreate2)", tb->path);
         if (!w->failed) w->failed = GPUINST_ERROR_IO;
     } else {
         hsize_t start[1], count[1];
@@ -6388,9 +17117,14 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
             H5Sselect_none(fspace);
             H5Sselect_none(mspace);
         }
-        if (H5Dwrite(dset, type, mspace, fspace, w->dxpl, data ? (const void *)data : (const void *)dims) < 0 &&
-            !w->failed)
-            w->failed = GPUINST_ERROR_IO;
+        /* An empty dataset has no storage yet: a collective H5Dwrite of
+         * nothing fails on it (HDF5 1.10: "addr overflow").  `total` is the
+         * same on every rank, so all skip it together. */
+        if (total > 0 &&
+            H5Dwrite(dset, type, mspace, fspace, w->dxpl, data ? (const void *)data : (const void *)dims) < 0) {
+            gpuinstWarn("writing %s failed (H5Dwrite)", tb->path);
+            if (!w->failed) w->failed = GPUINST_ERROR_IO;
+        }
         H5Sclose(mspace);
         attrString(dset, "description", tb->doc);
         for (i = 0; i < tb->nfields; i++) {
@@ -6402,6 +17136,16 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
             }
             snprintf(an, sizeof an, "%s_description", f->name);
             attrString(dset, an, f->doc ? f->doc : "");
+        }
+        {
+            /* extra attributes (counter bounds, interpolation...): gpuinstTableSetAttrs */
+            const gpuinstTableAttr *xa;
+            uint32_t nx = gpuinstTableAttrs(tb, &xa);
+            for (i = 0; i < nx; i++) {
+                if (xa[i].kind == GPUINST_TATTR_STR) attrString(dset, xa[i].name, xa[i].s ? xa[i].s : "");
+                else if (xa[i].kind == GPUINST_TATTR_I64) attrI64(dset, xa[i].name, xa[i].i);
+                else attrF64(dset, xa[i].name, xa[i].f);
+            }
         }
         H5Dclose(dset);
     }
@@ -6510,6 +17254,7 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     void *olddata = NULL;
     uint32_t i;
     uint64_t t0 = gpuinstClockNs();
+    gpuinstTableList agreed;
 
     memset(&w, 0, sizeof w);
     if (!gpuinstCollActive()) {
@@ -6556,8 +17301,10 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
         target = fallback;
     }
     rootAttributes(&w);
-    for (i = 0; i < gpuinstTableCount(); i++) {
-        const gpuinstTable *tb = gpuinstTableAt(i);
+    /* The same tables on every rank, in one order (src/table_agree.c). */
+    gpuinstTablesAgree(&agreed);
+    for (i = 0; i < agreed.n; i++) {
+        const gpuinstTable *tb = agreed.tables[i];
         void *rows = NULL;
         uint64_t n = 0;
         int rc = tb->collect(tb, &rows, &n);
@@ -6571,6 +17318,7 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
         writeTable(&w, tb, (const char *)rows, n);
         free(rows);
     }
+    gpuinstTableListFree(&agreed);
     writeStrings(&w);
     if (w.io_rank) {
         uint64_t wns = gpuinstClockNs() - t0;
@@ -6602,18 +17350,501 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
 /************** Begin file mpi/gpuinst_mpi.c **************/
 /*
  * gpuinst_mpi.c -- the MPI side of gpuinst: rank discovery, the collectives
- * the writer needs, and the MPI_Init / MPI_Finalize interception (PMPI).
+ * the writer needs, and the MPI_Init / MPI_Finalize / MPI_Abort
+ * interception (PMPI).
  *
  * gpuinst talks to MPI only through PMPI_* and only on a private duplicate
- * of MPI_COMM_WORLD (made at finalize, collectively), so its traffic never
- * matches the application's messages.  Without MPI (GPUINST_WITH_MPI=0) the
- * collectives below are their one-process versions.
+ * of MPI_COMM_WORLD, so its traffic never matches the application's
+ * messages.  The duplicate is made as soon as MPI and gpuinst both run (in
+ * MPI_Init, or in gpuinst_init if MPI came first), because the clock
+ * alignment at init needs it; otherwise at finalize.  Without MPI
+ * (GPUINST_WITH_MPI=0) the collectives below are their one-process
+ * versions.
+ *
+ * Lifecycle, in every order a program can take:
+ *  - gpuinst_init, then MPI_Init: the MPI_Init wrapper learns the rank,
+ *    makes the communicator and aligns clocks (phase 0);
+ *  - MPI_Init, then gpuinst_init: gpuinst_init does the same (it is then
+ *    collective: every rank must call it);
+ *  - GPUINST_AUTO_INIT=1 (zero-code mode, libgpuinst.so preloaded): the
+ *    MPI_Init wrapper calls gpuinst_init itself;
+ *  - MPI_Finalize (or gpuinst_finalize while MPI runs): clock alignment
+ *    (phase 1), topology, then the shared file, before PMPI_Finalize;
+ *  - no MPI_Finalize: at exit each rank writes "<output>.rank<N>" alone
+ *    (root attribute complete=0; src/core.c);
+ *  - MPI_Abort: the calling rank records the call and writes its own
+ *    "<output>.rank<N>" (complete=0) before PMPI_Abort; the ranks the
+ *    runtime then kills write nothing.
  */
+/************** Begin file mpi/mpiInt.h **************/
+/*
+ * mpiInt.h -- declarations shared by the MPI layer's files only (the .c files in mpi/):
+ * the MPI call record, the per-call state a wrapper carries, and the
+ * helpers the generated wrappers call.  What other parts of gpuinst use
+ * (gpuinstMpiCurrentCallId, the collectives) is in src/gpuinstInt.h.
+ *
+ * Files: gpuinst_mpi.c (ranks, collectives, MPI_Init/Finalize),
+ * mpi_trace.c (records, communicators, requests, tables), pmpi_calls.h +
+ * pmpi_wrappers.c (the C wrappers), pmpi_fortran.c (the Fortran
+ * wrappers), mpi_clock.c (clock alignment), mpi_topology.c (/topology).
+ */
+#ifndef GPUINST_MPI_INT_H
+#define GPUINST_MPI_INT_H
+
 /* #include "gpuinstInt.h" -- already inlined */
 
 #if GPUINST_WITH_MPI
 
+/************** Begin file mpi/pmpi_calls.h **************/
+/*
+ * pmpi_calls.h -- the list of intercepted MPI calls, one line each (an
+ * X-macro list).  mpi/pmpi_wrappers.c expands it into the MPI_* wrappers,
+ * mpi/mpiInt.h into the call enum and mpi/mpi_trace.c into the names, so a
+ * call is added by adding one line here.
+ *
+ * GPUINST_MPI_CALLS(X) calls X(NAME, PARAMS, ARGS, PRE, POST) per call:
+ *   NAME    the call without its MPI_ prefix (MPI_NAME and PMPI_NAME);
+ *   PARAMS  its parameter list exactly as in mpi.h (MPI-3 const-correct);
+ *   ARGS    the arguments passed on to PMPI_NAME;
+ *   PRE     statements run before the PMPI call while recording (save
+ *           request handles that MPI will overwrite, give MPI a status
+ *           to fill where the caller passed MPI_STATUS(ES)_IGNORE);
+ *   POST    statements run after it, filling the record from the
+ *           arguments and the result: peer, tag, bytes, communicator,
+ *           requests started or completed.
+ * PRE and POST use the helper macros of mpi/pmpi_wrappers.c (W_P2P,
+ * W_COLL, W_REQ, ...); W_NONE is an empty PRE.  Byte counts are count x
+ * MPI_Type_size; for collectives the bytes of this rank's send buffer
+ * (the receive side for Scatter(v)); see docs/FORMAT.md, /mpi/calls.
+ *
+ * Calls written by hand, not listed here: MPI_Init, MPI_Init_thread,
+ * MPI_Finalize (mpi/gpuinst_mpi.c) and MPI_Abort (mpi/pmpi_wrappers.c).
+ */
+#ifndef GPUINST_PMPI_CALLS_H
+#define GPUINST_PMPI_CALLS_H
+
+/* ---- point to point ----------------------------------------------------- */
+#define GPUINST_MPI_CALLS_P2P(X) \
+    X(Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), \
+      (buf, count, datatype, dest, tag, comm), W_NONE, W_P2P(comm, dest, tag, count, datatype)) \
+    X(Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), \
+      (buf, count, datatype, dest, tag, comm), W_NONE, W_P2P(comm, dest, tag, count, datatype)) \
+    X(Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), \
+      (buf, count, datatype, dest, tag, comm), W_NONE, W_P2P(comm, dest, tag, count, datatype)) \
+    X(Rsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), \
+      (buf, count, datatype, dest, tag, comm), W_NONE, W_P2P(comm, dest, tag, count, datatype)) \
+    X(Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status), \
+      (buf, count, datatype, source, tag, comm, status), W_STATUS(status), \
+      W_P2P(comm, source, tag, 0, datatype); W_RECVD(comm, status)) \
+    X(Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, \
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, \
+                 MPI_Comm comm, MPI_Status *status), \
+      (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status), \
+      W_STATUS(status), W_P2P(comm, dest, sendtag, sendcount, sendtype); W_RECVD_ADD(comm, status)) \
+    X(Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, \
+                         int recvtag, MPI_Comm comm, MPI_Status *status), \
+      (buf, count, datatype, dest, sendtag, source, recvtag, comm, status), W_STATUS(status), \
+      W_P2P(comm, dest, sendtag, count, datatype); W_RECVD_ADD(comm, status)) \
+    X(Isend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), \
+      (buf, count, datatype, dest, tag, comm, request), W_NONE, \
+      W_P2P(comm, dest, tag, count, datatype); W_REQ(request, comm, 0)) \
+    X(Issend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), \
+      (buf, count, datatype, dest, tag, comm, request), W_NONE, \
+      W_P2P(comm, dest, tag, count, datatype); W_REQ(request, comm, 0)) \
+    X(Ibsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), \
+      (buf, count, datatype, dest, tag, comm, request), W_NONE, \
+      W_P2P(comm, dest, tag, count, datatype); W_REQ(request, comm, 0)) \
+    X(Irsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), \
+      (buf, count, datatype, dest, tag, comm, request), W_NONE, \
+      W_P2P(comm, dest, tag, count, datatype); W_REQ(request, comm, 0)) \
+    X(Irecv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request), \
+      (buf, count, datatype, source, tag, comm, request), W_NONE, \
+      W_P2P(comm, source, tag, count, datatype); W_REQ(request, comm, 1)) \
+    X(Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), \
+      (buf, count, datatype, dest, tag, comm, request), W_NONE, \
+      W_P2P(comm, dest, tag, count, datatype); W_PREQ(request, comm, 0)) \
+    X(Ssend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), \
+      (buf, count, datatype, dest, tag, comm, request), W_NONE, \
+      W_P2P(comm, dest, tag, count, datatype); W_PREQ(request, comm, 0)) \
+    X(Bsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), \
+      (buf, count, datatype, dest, tag, comm, request), W_NONE, \
+      W_P2P(comm, dest, tag, count, datatype); W_PREQ(request, comm, 0)) \
+    X(Rsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), \
+      (buf, count, datatype, dest, tag, comm, request), W_NONE, \
+      W_P2P(comm, dest, tag, count, datatype); W_PREQ(request, comm, 0)) \
+    X(Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request), \
+      (buf, count, datatype, source, tag, comm, request), W_NONE, \
+      W_P2P(comm, source, tag, count, datatype); W_PREQ(request, comm, 1)) \
+    X(Start, (MPI_Request *request), (request), W_NONE, W_START(1, request)) \
+    X(Startall, (int count, MPI_Request array_of_requests[]), (count, array_of_requests), W_NONE, \
+      W_START(count, array_of_requests)) \
+    X(Request_free, (MPI_Request *request), (request), W_SAVE1(request), W_FREED()) \
+    X(Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status), (source, tag, comm, status), \
+      W_STATUS(status), W_P2P(comm, source, tag, 0, MPI_BYTE); W_RECVD(comm, status)) \
+    X(Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status), (source, tag, comm, flag, status), \
+      W_STATUS(status), W_P2P(comm, source, tag, 0, MPI_BYTE); if (*flag) W_RECVD(comm, status))
+
+/* ---- completion ---------------------------------------------------------- */
+#define GPUINST_MPI_CALLS_COMPLETION(X) \
+    X(Wait, (MPI_Request *request, MPI_Status *status), (request, status), W_SAVE1(request) W_STATUS(status), \
+      W_DONE1(status)) \
+    X(Test, (MPI_Request *request, int *flag, MPI_Status *status), (request, flag, status), \
+      W_SAVE1(request) W_STATUS(status), if (*flag) W_DONE1(status)) \
+    X(Waitany, (int count, MPI_Request array_of_requests[], int *index, MPI_Status *status), \
+      (count, array_of_requests, index, status), W_SAVEN(count, array_of_requests, 0) W_STATUS(status), \
+      W_DONEANY(*index, status)) \
+    X(Testany, (int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status), \
+      (count, array_of_requests, index, flag, status), W_SAVEN(count, array_of_requests, 0) W_STATUS(status), \
+      W_DONEANY(*flag ? *index : MPI_UNDEFINED, status)) \
+    X(Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]), \
+      (count, array_of_requests, array_of_statuses), W_SAVEN(count, array_of_requests, &array_of_statuses), \
+      W_DONEALL(1, array_of_statuses)) \
+    X(Testall, (int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]), \
+      (count, array_of_requests, flag, array_of_statuses), \
+      W_SAVEN(count, array_of_requests, &array_of_statuses), W_DONEALL(*flag, array_of_statuses)) \
+    X(Waitsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], \
+                 MPI_Status array_of_statuses[]), \
+      (incount, array_of_requests, outcount, array_of_indices, array_of_statuses), \
+      W_SAVEN(incount, array_of_requests, &array_of_statuses), \
+      W_DONESOME(*outcount, array_of_indices, array_of_statuses)) \
+    X(Testsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], \
+                 MPI_Status array_of_statuses[]), \
+      (incount, array_of_requests, outcount, array_of_indices, array_of_statuses), \
+      W_SAVEN(incount, array_of_requests, &array_of_statuses), \
+      W_DONESOME(*outcount, array_of_indices, array_of_statuses))
+
+/* ---- collectives (blocking, then nonblocking) ---------------------------- */
+#define GPUINST_MPI_CALLS_COLL(X) \
+    X(Barrier, (MPI_Comm comm), (comm), W_NONE, W_COLL(comm, -1, 0)) \
+    X(Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm), \
+      (buffer, count, datatype, root, comm), W_NONE, W_COLL(comm, root, W_BYTES(count, datatype))) \
+    X(Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm), \
+      (sendbuf, recvbuf, count, datatype, op, root, comm), W_NONE, W_COLL(comm, root, W_BYTES(count, datatype))) \
+    X(Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm), \
+      (sendbuf, recvbuf, count, datatype, op, comm), W_NONE, W_COLL(comm, -1, W_BYTES(count, datatype))) \
+    X(Gather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
+               MPI_Datatype recvtype, int root, MPI_Comm comm), \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), W_NONE, \
+      W_COLL(comm, root, W_BYTES(sendcount, sendtype))) \
+    X(Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], \
+                const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm), \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm), W_NONE, \
+      W_COLL(comm, root, W_BYTES(sendcount, sendtype))) \
+    X(Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
+                MPI_Datatype recvtype, int root, MPI_Comm comm), \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), W_NONE, \
+      W_COLL(comm, root, W_BYTES(recvcount, recvtype))) \
+    X(Scatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, \
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm), \
+      (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm), W_NONE, \
+      W_COLL(comm, root, W_BYTES(recvcount, recvtype))) \
+    X(Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
+                  MPI_Datatype recvtype, MPI_Comm comm), \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), W_NONE, \
+      W_COLL(comm, -1, W_BYTES(sendcount, sendtype))) \
+    X(Allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, \
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm), \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), W_NONE, \
+      W_COLL(comm, -1, W_BYTES(sendcount, sendtype))) \
+    X(Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
+                 MPI_Datatype recvtype, MPI_Comm comm), \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), W_NONE, \
+      W_COLL(comm, -1, W_BYTES_ALL(sendcount, sendtype, comm))) \
+    X(Alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, \
+                  void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm), \
+      (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), W_NONE, \
+      W_COLL(comm, -1, W_BYTES_V(sendcounts, sendtype, comm))) \
+    X(Alltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], \
+                  void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], \
+                  MPI_Comm comm), \
+      (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), W_NONE, \
+      W_COLL(comm, -1, W_BYTES_W(sendcounts, sendtypes, comm))) \
+    X(Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, \
+                       MPI_Op op, MPI_Comm comm), \
+      (sendbuf, recvbuf, recvcounts, datatype, op, comm), W_NONE, \
+      W_COLL(comm, -1, W_BYTES_V(recvcounts, datatype, comm))) \
+    X(Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, \
+                             MPI_Op op, MPI_Comm comm), \
+      (sendbuf, recvbuf, recvcount, datatype, op, comm), W_NONE, \
+      W_COLL(comm, -1, W_BYTES_ALL(recvcount, datatype, comm))) \
+    X(Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm), \
+      (sendbuf, recvbuf, count, datatype, op, comm), W_NONE, W_COLL(comm, -1, W_BYTES(count, datatype))) \
+    X(Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm), \
+      (sendbuf, recvbuf, count, datatype, op, comm), W_NONE, W_COLL(comm, -1, W_BYTES(count, datatype)))
+
+#define GPUINST_MPI_CALLS_ICOLL(X) \
+    X(Ibarrier, (MPI_Comm comm, MPI_Request *request), (comm, request), W_NONE, \
+      W_COLL(comm, -1, 0); W_REQ(request, comm, 0)) \
+    X(Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request), \
+      (buffer, count, datatype, root, comm, request), W_NONE, \
+      W_COLL(comm, root, W_BYTES(count, datatype)); W_REQ(request, comm, 0)) \
+    X(Ireduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, \
+                MPI_Comm comm, MPI_Request *request), \
+      (sendbuf, recvbuf, count, datatype, op, root, comm, request), W_NONE, \
+      W_COLL(comm, root, W_BYTES(count, datatype)); W_REQ(request, comm, 0)) \
+    X(Iallreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, \
+                   MPI_Comm comm, MPI_Request *request), \
+      (sendbuf, recvbuf, count, datatype, op, comm, request), W_NONE, \
+      W_COLL(comm, -1, W_BYTES(count, datatype)); W_REQ(request, comm, 0)) \
+    X(Igather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
+                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request), \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), W_NONE, \
+      W_COLL(comm, root, W_BYTES(sendcount, sendtype)); W_REQ(request, comm, 0)) \
+    X(Igatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], \
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request), \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request), W_NONE, \
+      W_COLL(comm, root, W_BYTES(sendcount, sendtype)); W_REQ(request, comm, 0)) \
+    X(Iscatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request), \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), W_NONE, \
+      W_COLL(comm, root, W_BYTES(recvcount, recvtype)); W_REQ(request, comm, 0)) \
+    X(Iscatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, \
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request), \
+      (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request), W_NONE, \
+      W_COLL(comm, root, W_BYTES(recvcount, recvtype)); W_REQ(request, comm, 0)) \
+    X(Iallgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), W_NONE, \
+      W_COLL(comm, -1, W_BYTES(sendcount, sendtype)); W_REQ(request, comm, 0)) \
+    X(Iallgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, \
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, \
+                    MPI_Request *request), \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), W_NONE, \
+      W_COLL(comm, -1, W_BYTES(sendcount, sendtype)); W_REQ(request, comm, 0)) \
+    X(Ialltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
+                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), W_NONE, \
+      W_COLL(comm, -1, W_BYTES_ALL(sendcount, sendtype, comm)); W_REQ(request, comm, 0)) \
+    X(Ialltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, \
+                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, \
+                   MPI_Comm comm, MPI_Request *request), \
+      (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request), W_NONE, \
+      W_COLL(comm, -1, W_BYTES_V(sendcounts, sendtype, comm)); W_REQ(request, comm, 0)) \
+    X(Ialltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], \
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], \
+                   const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request), \
+      (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request), W_NONE, \
+      W_COLL(comm, -1, W_BYTES_W(sendcounts, sendtypes, comm)); W_REQ(request, comm, 0)) \
+    X(Ireduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, \
+                        MPI_Op op, MPI_Comm comm, MPI_Request *request), \
+      (sendbuf, recvbuf, recvcounts, datatype, op, comm, request), W_NONE, \
+      W_COLL(comm, -1, W_BYTES_V(recvcounts, datatype, comm)); W_REQ(request, comm, 0)) \
+    X(Ireduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, \
+                              MPI_Op op, MPI_Comm comm, MPI_Request *request), \
+      (sendbuf, recvbuf, recvcount, datatype, op, comm, request), W_NONE, \
+      W_COLL(comm, -1, W_BYTES_ALL(recvcount, datatype, comm)); W_REQ(request, comm, 0)) \
+    X(Iscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, \
+              MPI_Request *request), \
+      (sendbuf, recvbuf, count, datatype, op, comm, request), W_NONE, \
+      W_COLL(comm, -1, W_BYTES(count, datatype)); W_REQ(request, comm, 0)) \
+    X(Iexscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, \
+                MPI_Request *request), \
+      (sendbuf, recvbuf, count, datatype, op, comm, request), W_NONE, \
+      W_COLL(comm, -1, W_BYTES(count, datatype)); W_REQ(request, comm, 0))
+
+/* ---- communicators --------------------------------------------------------
+ * W_NEWCOMM(kind, parent, &newcomm, color) gives the new communicator its
+ * id (same on every member: see gpuinstMpiCommNew); W_FREECOMM marks the
+ * end of its life. */
+#define GPUINST_MPI_CALLS_COMM(X) \
+    X(Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm), (comm, newcomm), W_NONE, \
+      W_NEWCOMM(GPUINST_MPI_COMM_DUP, comm, newcomm, 0)) \
+    X(Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm), (comm, color, key, newcomm), W_NONE, \
+      W_NEWCOMM(GPUINST_MPI_COMM_SPLIT, comm, newcomm, color)) \
+    X(Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm), \
+      (comm, split_type, key, info, newcomm), W_NONE, \
+      W_NEWCOMM(GPUINST_MPI_COMM_SPLIT_TYPE, comm, newcomm, split_type)) \
+    X(Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm), (comm, group, newcomm), W_NONE, \
+      W_NEWCOMM(GPUINST_MPI_COMM_CREATE, comm, newcomm, 0)) \
+    X(Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm), \
+      (comm, group, tag, newcomm), W_NONE, W_NEWCOMM(GPUINST_MPI_COMM_CREATE_GROUP, comm, newcomm, tag)) \
+    X(Cart_create, (MPI_Comm old_comm, int ndims, const int dims[], const int periods[], int reorder, \
+                    MPI_Comm *comm_cart), \
+      (old_comm, ndims, dims, periods, reorder, comm_cart), W_NONE, \
+      W_NEWCOMM(GPUINST_MPI_COMM_CART, old_comm, comm_cart, ndims)) \
+    X(Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *new_comm), (comm, remain_dims, new_comm), W_NONE, \
+      W_NEWCOMM(GPUINST_MPI_COMM_CART_SUB, comm, new_comm, 0)) \
+    X(Comm_free, (MPI_Comm *comm), (comm), W_SAVECOMM(comm), W_FREECOMM())
+
+/* ---- MPI-IO (blocking reads and writes; open/close for the communicator) -- */
+#define GPUINST_MPI_CALLS_IO(X) \
+    X(File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh), \
+      (comm, filename, amode, info, fh), W_NONE, W_COLL(comm, -1, 0)) \
+    X(File_close, (MPI_File *fh), (fh), W_NONE, W_IO(0, MPI_BYTE)) \
+    X(File_read, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status), \
+      (fh, buf, count, datatype, status), W_NONE, W_IO(count, datatype)) \
+    X(File_read_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status), \
+      (fh, buf, count, datatype, status), W_NONE, W_IO(count, datatype)) \
+    X(File_read_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status), \
+      (fh, offset, buf, count, datatype, status), W_NONE, W_IO(count, datatype)) \
+    X(File_read_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, \
+                         MPI_Status *status), \
+      (fh, offset, buf, count, datatype, status), W_NONE, W_IO(count, datatype)) \
+    X(File_write, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status), \
+      (fh, buf, count, datatype, status), W_NONE, W_IO(count, datatype)) \
+    X(File_write_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status), \
+      (fh, buf, count, datatype, status), W_NONE, W_IO(count, datatype)) \
+    X(File_write_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, \
+                      MPI_Status *status), \
+      (fh, offset, buf, count, datatype, status), W_NONE, W_IO(count, datatype)) \
+    X(File_write_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, \
+                          MPI_Status *status), \
+      (fh, offset, buf, count, datatype, status), W_NONE, W_IO(count, datatype))
+
+#define GPUINST_MPI_CALLS(X) \
+    GPUINST_MPI_CALLS_P2P(X) GPUINST_MPI_CALLS_COMPLETION(X) GPUINST_MPI_CALLS_COLL(X) \
+    GPUINST_MPI_CALLS_ICOLL(X) GPUINST_MPI_CALLS_COMM(X) GPUINST_MPI_CALLS_IO(X)
+
+/* Calls recorded but written by hand (no generated wrapper). */
+#define GPUINST_MPI_CALLS_EXTRA(X) X(Init) X(Init_thread) X(Finalize) X(Abort)
+
+#endif /* GPUINST_PMPI_CALLS_H */
+/************** End of mpi/pmpi_calls.h **************/
+
+/* One number per recorded call (the `call` column of /mpi/calls). */
+enum {
+#define GPUINST_MPI_ENUM_(NAME, ...) GPUINST_MPI_CALL_##NAME,
+#define GPUINST_MPI_ENUM_X_(NAME) GPUINST_MPI_CALL_##NAME,
+    GPUINST_MPI_CALLS(GPUINST_MPI_ENUM_)
+    GPUINST_MPI_CALLS_EXTRA(GPUINST_MPI_ENUM_X_)
+    GPUINST_MPI_NCALLS
+#undef GPUINST_MPI_ENUM_
+#undef GPUINST_MPI_ENUM_X_
+};
+
+/* Communicator kinds (the `kind` column of /mpi/comms). */
+enum {
+    GPUINST_MPI_COMM_WORLD = 0,
+    GPUINST_MPI_COMM_SELF = 1,
+    GPUINST_MPI_COMM_DUP = 2,
+    GPUINST_MPI_COMM_SPLIT = 3,
+    GPUINST_MPI_COMM_SPLIT_TYPE = 4,
+    GPUINST_MPI_COMM_CREATE = 5,
+    GPUINST_MPI_COMM_CREATE_GROUP = 6,
+    GPUINST_MPI_COMM_CART = 7,
+    GPUINST_MPI_COMM_CART_SUB = 8,
+    GPUINST_MPI_COMM_FOREIGN = 9    /* first seen in a call, created outside the wrappers */
+};
+
+#define GPUINST_MPI_NO_COMM UINT64_MAX   /* comm column of calls without a communicator */
+#define GPUINST_MPI_PEER_NONE (-1)       /* no peer (collective without root, MPI_PROC_NULL) */
+#define GPUINST_MPI_PEER_ANY (-2)        /* MPI_ANY_SOURCE not resolved (no completion seen) */
+#define GPUINST_MPI_PEER_UNKNOWN (-3)    /* rank outside the communicator's group */
+
+/* /mpi/calls row flags */
+#define GPUINST_MPI_FLAG_FORTRAN 0x1u    /* called through a Fortran binding */
+#define GPUINST_MPI_FLAG_STARTS 0x2u     /* starts request `request` (nonblocking, persistent Start) */
+#define GPUINST_MPI_FLAG_FAILED 0x4u     /* result != MPI_SUCCESS */
+#define GPUINST_MPI_FLAG_PERSISTENT 0x8u /* creates a persistent request (*_init) */
+
+/* A row of /mpi/calls (88 bytes): the record written as it is. */
+typedef struct gpuinstMpiRec {
+    uint64_t start_ns;     /* before the PMPI call */
+    uint64_t end_ns;       /* after it */
+    uint64_t complete_ns;  /* starts a request: when a Wait/Test saw it complete (0: never) */
+    uint64_t bytes;
+    uint64_t comm;         /* communicator id (/mpi/comms), GPUINST_MPI_NO_COMM */
+    uint64_t call_id;      /* external correlation id: rank << 40 | per-rank sequence */
+    uint64_t request;      /* request id (the call_id of the call that started it), 0 none */
+    int32_t peer;          /* world rank, or GPUINST_MPI_PEER_* */
+    int32_t tag;
+    uint32_t rank;         /* filled by the writer */
+    uint32_t name;         /* "MPI_Send"...: /strings id, filled at collect */
+    uint32_t count;        /* requests completed (Wait/Test*), started (Startall), members (new comm) */
+    int32_t result;        /* MPI return code */
+    uint16_t call;         /* GPUINST_MPI_CALL_* */
+    uint16_t thread;       /* /threads index */
+    uint8_t flags;         /* GPUINST_MPI_FLAG_* */
+    uint8_t pad_[3];
+} gpuinstMpiRec;
+
+typedef struct gpuinstMpiThread gpuinstMpiThread;
+
+/* What a wrapper carries through one call. */
+typedef struct gpuinstMpiCall {
+    gpuinstMpiThread *t;
+    gpuinstMpiRec r;
+} gpuinstMpiCall;
+
+/* Host clock of the MPI layer: gpuinstClockNs(), plus a made-up skew and
+ * drift per rank when GPUINST_TEST_CLOCK_SKEW is set (tests only). */
+GPUINST_PRIVATE uint64_t gpuinstMpiNow(void);
+
+/* Slow part of gpuinstMpiBegin: thread state, re-entry guard, call id,
+ * NVTX push.  0: do not record (pass straight through). */
+GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call);
+/* Starts recording one call: 0 when gpuinst is not recording (the caller
+ * then calls PMPI directly: one load and one branch). */
+static inline int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
+{
+    if (GPUINST_LOAD_ACQ(&gpuinstG.state) != GPUINST_STATE_RUNNING) return 0;
+    return gpuinstMpiBeginSlow(c, call);
+}
+/* Appends the record, pops the NVTX range, clears the thread's call id.
+ * Returns rc. */
+GPUINST_PRIVATE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc);
+
+/* Record helpers (mpi/mpi_trace.c), called by the wrappers' POST code. */
+GPUINST_PRIVATE uint64_t gpuinstMpiBytes(int count, MPI_Datatype dt);
+GPUINST_PRIVATE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int peer, int tag, uint64_t bytes);
+GPUINST_PRIVATE void gpuinstMpiColl(gpuinstMpiCall *c, MPI_Comm comm, int root, uint64_t bytes);
+/* Receive side from a status: source (world rank), tag, bytes received
+ * (replaces the record's, or adds to them when `add`). */
+GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI_Status *st, int add);
+/* Maps a new request handle to this call (nonblocking start). */
+GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, MPI_Comm comm, int recv);
+/* Maps a persistent request (MPI_*_init) with the call's peer/tag/bytes. */
+GPUINST_PRIVATE void gpuinstMpiReqPersistent(gpuinstMpiCall *c, MPI_Request req, MPI_Comm comm, int recv);
+/* MPI_Start/Startall: one row per started request, each a new request id. */
+GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_Request *reqs);
+/* `req` (the handle before the call) completed with status st (may be NULL). */
+GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const MPI_Status *st);
+GPUINST_PRIVATE void gpuinstMpiReqForget(MPI_Request req);
+/* A communicator was created from `parent` (collective): gives it its id. */
+GPUINST_PRIVATE void gpuinstMpiCommNew(gpuinstMpiCall *c, int kind, MPI_Comm parent, const MPI_Comm *newcomm,
+                                       int color);
+/* Looks up `comm` (before MPI_Comm_free sets the handle to MPI_COMM_NULL). */
+GPUINST_PRIVATE void gpuinstMpiCommFreeing(gpuinstMpiCall *c, MPI_Comm comm);
+GPUINST_PRIVATE void gpuinstMpiCommFreed(gpuinstMpiCall *c);
+/* Appends an extra row (used by Start/Startall and MPI_Abort). */
+GPUINST_PRIVATE void gpuinstMpiAppend(gpuinstMpiCall *c, const gpuinstMpiRec *r);
+
+/* The private duplicate of MPI_COMM_WORLD, made at init if it can be
+ * (mpi/gpuinst_mpi.c); MPI_COMM_NULL before. */
+GPUINST_PRIVATE int gpuinstMpiEnsureComm(void);
+/* After MPI_Init(_thread) (C or Fortran) returned: rank, auto-init,
+ * clock alignment at init. */
+GPUINST_PRIVATE void gpuinstMpiAfterInit(void);
+/* Before PMPI_Finalize (C or Fortran): write the file, free gpuinst's comm. */
+GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void);
+/* Before PMPI_Abort: record the call and write this rank's own file. */
+GPUINST_PRIVATE void gpuinstMpiBeforeAbort(MPI_Comm comm, int errorcode, int fortran);
+
+/* Tables and (have_rank) the communicator
+ * registry; idempotent (mpi/mpi_trace.c). */
+GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank);
+/* No-ops whose only job is to make a static link (libgpuinst.a) pull in
+ * the wrappers' object files with gpuinst_mpi.o: a Fortran program's
+ * calls reach them only through shared libraries, which do not pull
+ * archive members. */
+GPUINST_PRIVATE void gpuinstMpiWrappersLink(void);
+GPUINST_PRIVATE void gpuinstMpiFortranLink(void);
+/* Clock alignment (mpi/mpi_clock.c): phase 0 at init, 1 at finalize;
+ * collective over gpuinst's private communicator; fills gpuinstG.clock. */
+GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase);
+/* Clock alignment results of phase 0 (init) and 1 (finalize). */
+GPUINST_PRIVATE void gpuinstMpiClockTableRegister(void);
+GPUINST_PRIVATE void gpuinstMpiTopologyTableRegister(void);
+GPUINST_PRIVATE void gpuinstMpiTopologyMeasure(MPI_Comm comm);
+
+#endif /* GPUINST_WITH_MPI */
+#endif /* GPUINST_MPI_INT_H */
+/************** End of mpi/mpiInt.h **************/
+
+#if GPUINST_WITH_MPI
+
 static MPI_Comm gpuinstComm = MPI_COMM_NULL;
+static int clockInitDone;
 
 static int mpiUsable(void)
 {
@@ -6623,16 +17854,65 @@ static int mpiUsable(void)
     return 1;
 }
 
-GPUINST_PRIVATE void gpuinstMpiAttach(void)
+/* Rank and size in MPI_COMM_WORLD; 0 if MPI is not usable (yet). */
+static int learnRank(void)
 {
     int rank = 0, size = 1;
-    if (!mpiUsable()) return;
+    if (!mpiUsable()) return 0;
     if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS ||
         PMPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS)
-        return;
+        return 0;
     gpuinstG.rank = rank;
     gpuinstG.size = size;
     gpuinstG.mpi_active = 1;
+    return 1;
+}
+
+static int envFlag(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    if (v == NULL || v[0] == '\0') return dflt;
+    return !(v[0] == '0' || v[0] == 'n' || v[0] == 'N' || v[0] == 'f' || v[0] == 'F');
+}
+
+GPUINST_PRIVATE int gpuinstMpiEnsureComm(void)
+{
+    if (gpuinstComm != MPI_COMM_NULL) return 1;
+    if (!mpiUsable()) return 0;
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &gpuinstComm) != MPI_SUCCESS) {
+        gpuinstComm = MPI_COMM_NULL;
+        return 0;
+    }
+    return 1;
+}
+
+/* From gpuinst_init (before it loads the configuration) and from MPI_Init
+ * once gpuinst runs.  Collective when MPI is initialised (clock alignment):
+ * every rank must call gpuinst_init. */
+GPUINST_PRIVATE void gpuinstMpiAttach(void)
+{
+    int have = learnRank();
+    gpuinstMpiWrappersLink();
+    gpuinstMpiFortranLink();
+    gpuinstMpiTraceSetup(have);
+    gpuinstMpiClockTableRegister();
+    gpuinstMpiTopologyTableRegister();
+    if (have && !clockInitDone && envFlag("GPUINST_ENABLE", 1)) {
+        clockInitDone = 1;
+        if (gpuinstMpiEnsureComm()) gpuinstMpiClockSync(gpuinstComm, 0);
+    }
+}
+
+GPUINST_PRIVATE void gpuinstMpiAfterInit(void)
+{
+    int st;
+    if (!learnRank()) return;
+    st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    if (st == GPUINST_STATE_UNINIT && envFlag("GPUINST_AUTO_INIT", 0)) {
+        gpuinst_init(); /* calls gpuinstMpiAttach */
+        return;
+    }
+    if (st == GPUINST_STATE_RUNNING) gpuinstMpiAttach();
 }
 
 GPUINST_PRIVATE int gpuinstCollActive(void)
@@ -6649,24 +17929,14 @@ GPUINST_PRIVATE MPI_Comm gpuinstCollComm(void)
 GPUINST_PRIVATE void gpuinstMpiFinalizePrepare(void)
 {
     if (gpuinstG.finalized_by == 2 || !mpiUsable()) return;
-    gpuinstMpiAttach(); /* gpuinst_init may have run before MPI_Init (Fortran: not intercepted) */
-    if (gpuinstComm == MPI_COMM_NULL && PMPI_Comm_dup(MPI_COMM_WORLD, &gpuinstComm) != MPI_SUCCESS) {
-        gpuinstComm = MPI_COMM_NULL;
+    /* gpuinst_init may have run before an MPI_Init that was not intercepted */
+    gpuinstMpiTraceSetup(learnRank());
+    if (!gpuinstMpiEnsureComm()) {
         gpuinstWarn("MPI_Comm_dup failed: each rank writes its own file");
         return;
     }
-    {
-        /* Node-local rank: the ranks sharing memory with this one. */
-        MPI_Comm node;
-        int nr, ns;
-        if (PMPI_Comm_split_type(gpuinstComm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-            if (PMPI_Comm_rank(node, &nr) == MPI_SUCCESS && PMPI_Comm_size(node, &ns) == MPI_SUCCESS) {
-                gpuinstG.node_rank = nr;
-                gpuinstG.node_size = ns;
-            }
-            PMPI_Comm_free(&node);
-        }
-    }
+    gpuinstMpiTopologyMeasure(gpuinstComm);
+    gpuinstMpiClockSync(gpuinstComm, 1);
 }
 
 GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
@@ -6780,23 +18050,29 @@ GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **al
 int MPI_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
-    if (rc == MPI_SUCCESS) gpuinstMpiAttach();
+    if (rc == MPI_SUCCESS) gpuinstMpiAfterInit();
     return rc;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS) gpuinstMpiAttach();
+    if (rc == MPI_SUCCESS) gpuinstMpiAfterInit();
     return rc;
 }
 
-int MPI_Finalize(void)
+GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void)
 {
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     /* Write while MPI still works: tools that finalise after MPI_Finalize lose output. */
     if (st == GPUINST_STATE_RUNNING || st == GPUINST_STATE_NVTX_ONLY) gpuinstFinalize(1);
-    if (gpuinstComm != MPI_COMM_NULL) PMPI_Comm_free(&gpuinstComm);
+    if (gpuinstComm != MPI_COMM_NULL && mpiUsable()) PMPI_Comm_free(&gpuinstComm);
+    gpuinstComm = MPI_COMM_NULL;
+}
+
+int MPI_Finalize(void)
+{
+    gpuinstMpiBeforeFinalize();
     return PMPI_Finalize();
 }
 
@@ -6839,3 +18115,1865 @@ GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **al
 
 #endif /* GPUINST_WITH_MPI */
 /************** End of mpi/gpuinst_mpi.c **************/
+/************** Begin file mpi/mpi_trace.c **************/
+/*
+ * mpi_trace.c -- what the MPI wrappers record: per-thread buffers of MPI
+ * call records, communicator ids, request tracking, the NVTX "MPI" domain,
+ * and the tables /mpi/calls, /mpi/summary and /mpi/comms.
+ *
+ * Hot path of a recorded call (gpuinstMpiBeginSlow .. gpuinstMpiEnd): the
+ * thread's state from TLS, one relaxed atomic increment (call id), two
+ * clock reads, NVTX push/pop in the "MPI" domain (a NULL-pointer test each
+ * when no tool listens), the communicator's lookup (MPI_COMM_WORLD: a
+ * compare; others: a lock-free probe), one MPI_Type_size, and an 88-byte
+ * append to the thread's buffer.  No lock, no allocation in the common
+ * case.  Nonblocking calls and their completions also take the request
+ * table's mutex once per request.
+ *
+ * Communicator ids are equal on every member rank: MPI_COMM_WORLD is 0,
+ * MPI_COMM_SELF 1; a communicator made by a wrapped call gets a 63-bit
+ * hash of (parent id, the parent's creation counter, kind, color, lowest
+ * world rank of the new group), agreed on by a PMPI_Allreduce(MIN) over
+ * the new communicator (so ranks that disagree -- a communicator made
+ * before gpuinst recorded, say -- still end with one id).  One first seen
+ * in a call (made outside the wrappers) gets 2^62 | hash(world ranks of
+ * its group): equal on its members without communication, but shared by
+ * communicators of the same group (kind "foreign" in /mpi/comms).
+ *
+ * Requests: a nonblocking call maps its request handle to its call id;
+ * Wait/Test* look the handles up before MPI overwrites them and append a
+ * completion (time, source, tag, bytes).  At collect the completions are
+ * joined to the starting rows (complete_ns; for receives the actual
+ * source, tag and bytes).  A persistent request keeps its handle mapped
+ * until MPI_Request_free; each MPI_Start gives it a new request id.
+ */
+/* #include "mpiInt.h" -- already inlined */
+
+#if GPUINST_WITH_MPI
+
+#include <stddef.h>
+
+/* ---- clock of the MPI layer --------------------------------------------- */
+
+/* Test hook: GPUINST_TEST_CLOCK_SKEW="OFFSET_NS[,DRIFT_PPM]" makes rank r's
+ * MPI timestamps run at s*(r*OFFSET_NS) + s*(r*DRIFT_PPM)e-6 * (t - t_attach)
+ * (s = +1 for odd r, -1 for even), as if each rank had its own clock, so
+ * that a test can check that clock alignment undoes it.  MPI records and
+ * the alignment's ping-pongs use this clock; other tables do not (so only
+ * /mpi tables are meaningful under the hook).  Off (0) normally. */
+static int64_t skewOffset;
+static double skewDrift;
+static uint64_t skewBase;
+static int skewOn;
+
+GPUINST_PRIVATE uint64_t gpuinstMpiNow(void)
+{
+    uint64_t t = gpuinstClockNs();
+    if (GPUINST_LIKELY(!skewOn)) return t;
+    return (uint64_t)((int64_t)t + skewOffset + (int64_t)(skewDrift * (double)(int64_t)(t - skewBase)));
+}
+
+static void skewSetup(void)
+{
+    const char *s = getenv("GPUINST_TEST_CLOCK_SKEW");
+    double off = 0, ppm = 0;
+    int r = gpuinstG.rank, sign = (r % 2) ? 1 : -1;
+    if (s == NULL || s[0] == '\0' || skewOn) return;
+    if (sscanf(s, "%lf,%lf", &off, &ppm) < 1) return;
+    skewOffset = (int64_t)(sign * r * off);
+    skewDrift = sign * r * ppm * 1e-6;
+    skewBase = gpuinstClockNs();
+    skewOn = 1;
+}
+
+/* ---- per-thread state ------------------------------------------------------ */
+
+/* A completion seen by Wait/Test (joined to the starting row at collect). */
+typedef struct Completion {
+    uint64_t request;
+    uint64_t time_ns;
+    uint64_t bytes;       /* received bytes (receives), else UINT64_MAX */
+    int32_t source;       /* world rank (receives), else GPUINST_MPI_PEER_NONE */
+    int32_t tag;
+} Completion;
+
+struct gpuinstMpiThread {
+    struct gpuinstMpiThread *next;
+    gpuinstBuf calls;          /* gpuinstMpiRec */
+    gpuinstBuf completions;    /* Completion */
+    uint64_t current;          /* call id of the call in progress (gpuinstMpiCurrentCallId) */
+    int depth;                 /* >0 inside a recorded call: nested MPI calls pass through */
+    uint16_t thread;
+    uint64_t sent, recvd;      /* byte totals (owner writes, the counter sampler reads relaxed) */
+};
+
+static GPUINST_TLS gpuinstMpiThread *mpiSelf;
+static gpuinstMpiThread *mpiThreads;       /* prepend-only (release/acquire) */
+static pthread_mutex_t mpiLock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t callSeq;                   /* per-rank call sequence (relaxed atomic) */
+
+static gpuinstMpiThread *threadSlow(void)
+{
+    gpuinstMpiThread *t = (gpuinstMpiThread *)calloc(1, sizeof *t);
+    gpuinstThread *core = gpuinstThreadGet();
+    if (t == NULL) return NULL;
+    gpuinstBufInit(&t->calls, sizeof(gpuinstMpiRec));
+    gpuinstBufInit(&t->completions, sizeof(Completion));
+    t->thread = core ? core->index : 0xFFFFu;
+    pthread_mutex_lock(&mpiLock);
+    t->next = mpiThreads;
+    GPUINST_STORE_REL(&mpiThreads, t);
+    pthread_mutex_unlock(&mpiLock);
+    mpiSelf = t;
+    return t;
+}
+
+GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void)
+{
+    gpuinstMpiThread *t = mpiSelf;
+    return t ? t->current : 0;
+}
+
+/* ---- names and the NVTX "MPI" domain -------------------------------------- */
+
+static const char *const callNames[GPUINST_MPI_NCALLS] = {
+#define NAME_(NAME, ...) "MPI_" #NAME,
+#define NAME_X_(NAME) "MPI_" #NAME,
+    GPUINST_MPI_CALLS(NAME_) GPUINST_MPI_CALLS_EXTRA(NAME_X_)
+#undef NAME_
+#undef NAME_X_
+};
+
+static nvtxDomainHandle_t mpiDomain;
+static nvtxEventAttributes_t callAttr[GPUINST_MPI_NCALLS];
+static int nvtxReady;
+
+/* The "MPI" domain and one registered string per call, as Nsight Systems
+ * names MPI ranges.  Once, at the first recorded call: not in gpuinst_init,
+ * whose NVTX calls must wait until GPU tracing has started (src/activity.c). */
+static void nvtxSetup(void)
+{
+    int i;
+    pthread_mutex_lock(&mpiLock);
+    if (nvtxReady) {
+        pthread_mutex_unlock(&mpiLock);
+        return;
+    }
+    mpiDomain = nvtxDomainCreateA("MPI");
+    for (i = 0; i < GPUINST_MPI_NCALLS; i++) {
+        nvtxEventAttributes_t *a = &callAttr[i];
+        memset(a, 0, sizeof *a);
+        a->version = NVTX_VERSION;
+        a->size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+        a->messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+        a->message.registered = nvtxDomainRegisterStringA(mpiDomain, callNames[i]);
+        if (a->message.registered == NULL) { /* no tool: pass the text */
+            a->messageType = NVTX_MESSAGE_TYPE_ASCII;
+            a->message.ascii = callNames[i];
+        }
+    }
+    GPUINST_STORE_REL(&nvtxReady, 1);
+    pthread_mutex_unlock(&mpiLock);
+}
+
+/* ---- begin / end ------------------------------------------------------------ */
+
+GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
+{
+    gpuinstMpiThread *t = mpiSelf;
+    if (GPUINST_UNLIKELY(t == NULL)) {
+        if (!GPUINST_LOAD_ACQ(&nvtxReady)) nvtxSetup();
+        t = threadSlow();
+        if (t == NULL) return 0;
+    }
+    if (t->depth != 0) return 0; /* inside a recorded call (MPI calling MPI, Fortran -> C) */
+    t->depth = 1;
+    c->t = t;
+    memset(&c->r, 0, sizeof c->r);
+    c->r.call = (uint16_t)call;
+    c->r.thread = t->thread;
+    c->r.comm = GPUINST_MPI_NO_COMM;
+    c->r.peer = GPUINST_MPI_PEER_NONE;
+    c->r.tag = -1;
+    c->r.call_id = ((uint64_t)(uint32_t)gpuinstG.rank << 40) | ((GPUINST_ADD_RLX(&callSeq, 1) + 1) & 0xFFFFFFFFFFull);
+    t->current = c->r.call_id;
+    gpuinstGpuMpiEnter(c->r.call_id); /* CUDA work inside the call links to it (src/activity.c) */
+    if (nvtxReady) nvtxDomainRangePushEx(mpiDomain, &callAttr[call]);
+    return 1;
+}
+
+GPUINST_PRIVATE void gpuinstMpiAppend(gpuinstMpiCall *c, const gpuinstMpiRec *r)
+{
+    gpuinstMpiRec *slot = (gpuinstMpiRec *)gpuinstBufSlot(&c->t->calls);
+    if (GPUINST_UNLIKELY(slot == NULL)) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+        return;
+    }
+    *slot = *r;
+    gpuinstBufCommit(&c->t->calls);
+}
+
+/* Bytes of a call towards the "mpi_bytes" counters: receives count as
+ * received (Recv, Sendrecv's receive side at completion of Irecv), every
+ * other call with bytes as sent (sends, this rank's share of collectives,
+ * MPI-IO writes and reads alike). */
+static void countBytes(gpuinstMpiThread *t, const gpuinstMpiRec *r)
+{
+    switch (r->call) {
+    case GPUINST_MPI_CALL_Recv:
+    case GPUINST_MPI_CALL_Irecv: /* counted at completion */
+    case GPUINST_MPI_CALL_Recv_init:
+    case GPUINST_MPI_CALL_Probe:
+    case GPUINST_MPI_CALL_Iprobe:
+        if (r->call == GPUINST_MPI_CALL_Recv) GPUINST_STORE_RLX(&t->recvd, t->recvd + r->bytes);
+        break;
+    case GPUINST_MPI_CALL_Start:
+    case GPUINST_MPI_CALL_Startall:
+    case GPUINST_MPI_CALL_Send_init:
+    case GPUINST_MPI_CALL_Ssend_init:
+    case GPUINST_MPI_CALL_Bsend_init:
+    case GPUINST_MPI_CALL_Rsend_init:
+        break;
+    default:
+        GPUINST_STORE_RLX(&t->sent, t->sent + r->bytes);
+    }
+}
+
+static void mpiBytesTotals(uint64_t *sent, uint64_t *recvd)
+{
+    gpuinstMpiThread *t;
+    *sent = *recvd = 0;
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
+        *sent += GPUINST_LOAD_RLX(&t->sent);
+        *recvd += GPUINST_LOAD_RLX(&t->recvd);
+    }
+}
+
+GPUINST_PRIVATE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc)
+{
+    gpuinstMpiThread *t = c->t;
+    if (nvtxReady) nvtxDomainRangePop(mpiDomain);
+    gpuinstGpuMpiExit();
+    c->r.result = rc;
+    if (rc != MPI_SUCCESS) c->r.flags |= GPUINST_MPI_FLAG_FAILED;
+    else if (c->r.bytes) countBytes(t, &c->r);
+    gpuinstMpiAppend(c, &c->r);
+    t->current = 0;
+    t->depth = 0;
+    return rc;
+}
+
+/* ---- communicators ------------------------------------------------------------ */
+
+typedef struct CommInfo {
+    struct CommInfo *next;     /* every communicator seen, creation order */
+    uint64_t id, parent;
+    uint64_t created_ns, freed_ns;
+    uint32_t children;         /* communicators made from this one (atomic) */
+    int size, myrank, kind, inter;
+    int *world;                /* world rank of each (remote, for intercomms) rank; NULL: identity */
+    int nworld;
+} CommInfo;
+
+#define COMM_SLOTS 8192        /* communicators alive at once; beyond: recorded as unknown */
+typedef struct CommSlot {
+    uint64_t key;              /* the handle's bits; 0 empty (release/acquire) */
+    CommInfo *info;            /* NULL after MPI_Comm_free (release/acquire) */
+} CommSlot;
+static CommSlot commSlots[COMM_SLOTS];
+static CommInfo worldInfo, selfInfo;
+static CommInfo *commList, *commTail;
+static int commsReady;
+
+static uint64_t handleKey(const void *h, size_t n)
+{
+    uint64_t k = 0;
+    memcpy(&k, h, n < sizeof k ? n : sizeof k);
+    return k;
+}
+#define COMM_KEY(c) handleKey(&(c), sizeof(MPI_Comm))
+#define REQ_KEY(r) handleKey(&(r), sizeof(MPI_Request))
+
+static uint64_t mix64(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 29;
+    return h;
+}
+
+static CommSlot *commFind(uint64_t key)
+{
+    uint64_t i = mix64(0, key) & (COMM_SLOTS - 1), n;
+    for (n = 0; n < COMM_SLOTS; n++, i = (i + 1) & (COMM_SLOTS - 1)) {
+        uint64_t k = GPUINST_LOAD_ACQ(&commSlots[i].key);
+        if (k == key) return &commSlots[i];
+        if (k == 0) return NULL;
+    }
+    return NULL;
+}
+
+static void commListAdd(CommInfo *ci)
+{
+    ci->next = NULL;
+    if (commTail) commTail->next = ci;
+    else commList = ci;
+    commTail = ci;
+}
+
+/* Under mpiLock: maps `key` to ci (reusing the slot of a freed handle). */
+static void commMapLocked(uint64_t key, CommInfo *ci)
+{
+    uint64_t i = mix64(0, key) & (COMM_SLOTS - 1), n;
+    for (n = 0; n < COMM_SLOTS; n++, i = (i + 1) & (COMM_SLOTS - 1)) {
+        uint64_t k = commSlots[i].key;
+        if (k == key || k == 0) {
+            GPUINST_STORE_REL(&commSlots[i].info, ci);
+            if (k == 0) GPUINST_STORE_REL(&commSlots[i].key, key);
+            return;
+        }
+    }
+    {
+        static int warned;
+        gpuinstWarnOnce(&warned, "more than %d MPI communicators alive: later ones are recorded as foreign", COMM_SLOTS);
+    }
+}
+
+/* Size, own rank and world ranks of `comm`'s (remote) group. */
+static CommInfo *commDescribe(MPI_Comm comm)
+{
+    CommInfo *ci = (CommInfo *)calloc(1, sizeof *ci);
+    MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
+    int i, *ranks;
+    if (ci == NULL) return NULL;
+    ci->created_ns = gpuinstMpiNow();
+    PMPI_Comm_test_inter(comm, &ci->inter);
+    PMPI_Comm_rank(comm, &ci->myrank);
+    PMPI_Comm_size(comm, &ci->size);
+    if (ci->inter) PMPI_Comm_remote_group(comm, &g);
+    else PMPI_Comm_group(comm, &g);
+    PMPI_Group_size(g, &ci->nworld);
+    ci->world = (int *)malloc((size_t)(ci->nworld > 0 ? ci->nworld : 1) * sizeof(int));
+    ranks = (int *)malloc((size_t)(ci->nworld > 0 ? ci->nworld : 1) * sizeof(int));
+    if (ci->world != NULL && ranks != NULL && PMPI_Comm_group(MPI_COMM_WORLD, &wg) == MPI_SUCCESS) {
+        for (i = 0; i < ci->nworld; i++) ranks[i] = i;
+        if (PMPI_Group_translate_ranks(g, ci->nworld, ranks, wg, ci->world) != MPI_SUCCESS) {
+            free(ci->world);
+            ci->world = NULL;
+            ci->nworld = 0;
+        }
+        PMPI_Group_free(&wg);
+    } else {
+        free(ci->world);
+        ci->world = NULL;
+        ci->nworld = 0;
+    }
+    free(ranks);
+    if (g != MPI_GROUP_NULL) PMPI_Group_free(&g);
+    return ci;
+}
+
+static void commsSetup(void)
+{
+    if (commsReady) return;
+    worldInfo.id = 0;
+    worldInfo.parent = GPUINST_MPI_NO_COMM;
+    worldInfo.kind = GPUINST_MPI_COMM_WORLD;
+    worldInfo.size = gpuinstG.size;
+    worldInfo.myrank = gpuinstG.rank;
+    worldInfo.created_ns = gpuinstMpiNow();
+    selfInfo.id = 1;
+    selfInfo.parent = GPUINST_MPI_NO_COMM;
+    selfInfo.kind = GPUINST_MPI_COMM_SELF;
+    selfInfo.size = 1;
+    selfInfo.myrank = 0;
+    selfInfo.world = (int *)malloc(sizeof(int));
+    if (selfInfo.world) {
+        selfInfo.world[0] = gpuinstG.rank;
+        selfInfo.nworld = 1;
+    }
+    selfInfo.created_ns = worldInfo.created_ns;
+    pthread_mutex_lock(&mpiLock);
+    commListAdd(&worldInfo);
+    commListAdd(&selfInfo);
+    pthread_mutex_unlock(&mpiLock);
+    commsReady = 1;
+}
+
+static CommInfo *commLookup(MPI_Comm comm)
+{
+    CommSlot *s;
+    CommInfo *ci;
+    uint64_t key, h;
+    int i;
+    if (comm == MPI_COMM_WORLD) return &worldInfo;
+    if (comm == MPI_COMM_SELF) return &selfInfo;
+    if (comm == MPI_COMM_NULL) return NULL;
+    key = COMM_KEY(comm);
+    s = commFind(key);
+    if (s != NULL && (ci = GPUINST_LOAD_ACQ(&s->info)) != NULL) return ci;
+    /* First seen here: made outside the wrappers. */
+    ci = commDescribe(comm);
+    if (ci == NULL) return NULL;
+    h = 0x51ull;
+    for (i = 0; i < ci->nworld; i++) h = mix64(h, (uint64_t)(uint32_t)ci->world[i]);
+    ci->id = ((uint64_t)1 << 62) | (h & (((uint64_t)1 << 62) - 1));
+    ci->parent = GPUINST_MPI_NO_COMM;
+    ci->kind = GPUINST_MPI_COMM_FOREIGN;
+    pthread_mutex_lock(&mpiLock);
+    s = commFind(key);
+    if (s != NULL && s->info != NULL) { /* another thread was first */
+        CommInfo *other = s->info;
+        pthread_mutex_unlock(&mpiLock);
+        free(ci->world);
+        free(ci);
+        return other;
+    }
+    commMapLocked(key, ci);
+    commListAdd(ci);
+    pthread_mutex_unlock(&mpiLock);
+    return ci;
+}
+
+static int32_t worldRank(const CommInfo *ci, int r)
+{
+    if (r == MPI_PROC_NULL || r == MPI_ROOT) return GPUINST_MPI_PEER_NONE;
+    if (r == MPI_ANY_SOURCE) return GPUINST_MPI_PEER_ANY;
+    if (ci == NULL || r < 0) return GPUINST_MPI_PEER_UNKNOWN;
+    if (ci->world == NULL) return ci == &worldInfo ? r : GPUINST_MPI_PEER_UNKNOWN;
+    if (r >= ci->nworld || ci->world[r] == MPI_UNDEFINED) return GPUINST_MPI_PEER_UNKNOWN;
+    return ci->world[r];
+}
+
+GPUINST_PRIVATE void gpuinstMpiCommNew(gpuinstMpiCall *c, int kind, MPI_Comm parent, const MPI_Comm *newcomm,
+                                       int color)
+{
+    CommInfo *p = commLookup(parent), *ci;
+    uint64_t cand, id, pid = p ? p->id : GPUINST_MPI_NO_COMM;
+    uint32_t k = 0;
+    int i, minw = INT32_MAX;
+    c->r.comm = pid;
+    if (c->r.result != MPI_SUCCESS) return;
+    /* Comm_create_group is collective over the new group only: the
+     * parent's counter would differ between ranks, so it is not counted. */
+    if (p != NULL && kind != GPUINST_MPI_COMM_CREATE_GROUP) k = GPUINST_ADD_RLX(&p->children, 1);
+    if (*newcomm == MPI_COMM_NULL) return;
+    ci = commDescribe(*newcomm);
+    if (ci == NULL) return;
+    for (i = 0; i < ci->nworld; i++)
+        if (ci->world[i] >= 0 && ci->world[i] < minw) minw = ci->world[i];
+    cand = mix64(mix64(mix64(mix64(mix64(0x6770756973740ull, pid), k), (uint64_t)kind), (uint64_t)(uint32_t)color),
+                 (uint64_t)(uint32_t)minw);
+    cand &= ((uint64_t)1 << 62) - 1;
+    if (cand < 2) cand += 2;
+    id = cand;
+    /* Agree: the candidates are equal by construction on every member;
+     * the allreduce makes it so even when ranks disagree.  Not on an
+     * intercommunicator (its allreduce mixes the two groups). */
+    if (!ci->inter && PMPI_Allreduce(&cand, &id, 1, MPI_UINT64_T, MPI_MIN, *newcomm) != MPI_SUCCESS) id = cand;
+    ci->id = id;
+    ci->parent = pid;
+    ci->kind = kind;
+    c->r.count = (uint32_t)ci->size;
+    pthread_mutex_lock(&mpiLock);
+    commMapLocked(COMM_KEY(*newcomm), ci);
+    commListAdd(ci);
+    pthread_mutex_unlock(&mpiLock);
+}
+
+GPUINST_PRIVATE void gpuinstMpiCommFreeing(gpuinstMpiCall *c, MPI_Comm comm)
+{
+    CommInfo *ci = commLookup(comm);
+    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r.request = COMM_KEY(comm); /* stashed until gpuinstMpiCommFreed */
+}
+
+GPUINST_PRIVATE void gpuinstMpiCommFreed(gpuinstMpiCall *c)
+{
+    uint64_t key = c->r.request;
+    CommSlot *s;
+    c->r.request = 0;
+    if (c->r.result != MPI_SUCCESS) return;
+    pthread_mutex_lock(&mpiLock);
+    s = commFind(key);
+    if (s != NULL && s->info != NULL && s->info != &worldInfo && s->info != &selfInfo) {
+        s->info->freed_ns = c->r.end_ns;
+        GPUINST_STORE_REL(&s->info, (CommInfo *)NULL);
+    }
+    pthread_mutex_unlock(&mpiLock);
+}
+
+/* ---- record helpers ----------------------------------------------------------- */
+
+GPUINST_PRIVATE uint64_t gpuinstMpiBytes(int count, MPI_Datatype dt)
+{
+    int sz = 0;
+    if (count <= 0 || dt == MPI_DATATYPE_NULL) return 0;
+    if (PMPI_Type_size(dt, &sz) != MPI_SUCCESS || sz < 0) return 0;
+    return (uint64_t)count * (uint64_t)sz;
+}
+
+GPUINST_PRIVATE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int peer, int tag, uint64_t bytes)
+{
+    CommInfo *ci = commLookup(comm);
+    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r.peer = worldRank(ci, peer);
+    c->r.tag = tag;
+    c->r.bytes = bytes;
+}
+
+GPUINST_PRIVATE void gpuinstMpiColl(gpuinstMpiCall *c, MPI_Comm comm, int root, uint64_t bytes)
+{
+    CommInfo *ci = commLookup(comm);
+    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r.peer = root < 0 && root != MPI_ROOT ? GPUINST_MPI_PEER_NONE : worldRank(ci, root);
+    c->r.bytes = bytes;
+}
+
+/* Source/tag/bytes of a status, when it describes a message. */
+static int statusMessage(const MPI_Status *st, int *source, int *tag, uint64_t *bytes)
+{
+    int n = 0;
+    if (st == NULL || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0) return 0;
+    *source = st->MPI_SOURCE;
+    *tag = st->MPI_TAG;
+    *bytes = (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= 0) ? (uint64_t)n : 0;
+    return 1;
+}
+
+GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI_Status *st, int add)
+{
+    int src, tag;
+    uint64_t bytes;
+    if (c->r.result != MPI_SUCCESS || !statusMessage(st, &src, &tag, &bytes)) return;
+    if (add) {
+        c->r.bytes += bytes;
+        return;
+    }
+    c->r.peer = worldRank(commLookup(comm), src);
+    c->r.tag = tag;
+    c->r.bytes = bytes;
+}
+
+/* ---- requests -------------------------------------------------------------------
+ * Open addressing (linear probing, backward-shift deletion) under mpiLock:
+ * handle -> request id and what a completion needs. */
+typedef struct ReqEntry {
+    uint64_t key;              /* 0 empty */
+    uint64_t id;               /* current request id */
+    CommInfo *comm;
+    uint64_t bytes;            /* persistent: the *_init's bytes */
+    int32_t peer, tag;         /* persistent: the *_init's peer/tag */
+    uint8_t recv, persistent;
+    uint16_t call;             /* persistent: the *_init call */
+} ReqEntry;
+static ReqEntry *reqs;
+static uint64_t reqCap, reqCount;
+
+static ReqEntry *reqFindLocked(uint64_t key)
+{
+    uint64_t i;
+    if (reqs == NULL || key == 0) return NULL;
+    for (i = mix64(0, key) & (reqCap - 1);; i = (i + 1) & (reqCap - 1)) {
+        if (reqs[i].key == key) return &reqs[i];
+        if (reqs[i].key == 0) return NULL;
+    }
+}
+
+static int reqGrowLocked(void)
+{
+    uint64_t ncap = reqCap ? reqCap * 2 : 1024, i, j;
+    ReqEntry *n = (ReqEntry *)calloc((size_t)ncap, sizeof *n);
+    if (n == NULL) return 0;
+    for (i = 0; i < reqCap; i++) {
+        if (reqs[i].key == 0) continue;
+        for (j = mix64(0, reqs[i].key) & (ncap - 1); n[j].key != 0; j = (j + 1) & (ncap - 1)) {
+        }
+        n[j] = reqs[i];
+    }
+    free(reqs);
+    reqs = n;
+    reqCap = ncap;
+    return 1;
+}
+
+static ReqEntry *reqInsertLocked(uint64_t key)
+{
+    ReqEntry *e = reqFindLocked(key);
+    uint64_t i;
+    if (e != NULL) return e; /* a handle reused before we saw it complete */
+    if ((reqCount + 1) * 2 > reqCap && !reqGrowLocked()) return NULL;
+    for (i = mix64(0, key) & (reqCap - 1); reqs[i].key != 0; i = (i + 1) & (reqCap - 1)) {
+    }
+    memset(&reqs[i], 0, sizeof reqs[i]);
+    reqs[i].key = key;
+    reqCount++;
+    return &reqs[i];
+}
+
+static void reqRemoveLocked(ReqEntry *e)
+{
+    uint64_t i = (uint64_t)(e - reqs), j = i;
+    reqs[i].key = 0;
+    reqCount--;
+    for (;;) { /* backward-shift the cluster after i */
+        uint64_t home;
+        j = (j + 1) & (reqCap - 1);
+        if (reqs[j].key == 0) return;
+        home = mix64(0, reqs[j].key) & (reqCap - 1);
+        /* move j to i if home is cyclically outside (i, j] */
+        if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+            reqs[i] = reqs[j];
+            reqs[j].key = 0;
+            i = j;
+        }
+    }
+}
+
+static void reqMap(gpuinstMpiCall *c, MPI_Request req, MPI_Comm comm, int recv, int persistent)
+{
+    ReqEntry *e;
+    CommInfo *ci;
+    if (c->r.result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
+    ci = commLookup(comm);
+    c->r.request = c->r.call_id;
+    c->r.flags |= persistent ? GPUINST_MPI_FLAG_PERSISTENT : GPUINST_MPI_FLAG_STARTS;
+    pthread_mutex_lock(&mpiLock);
+    e = reqInsertLocked(REQ_KEY(req));
+    if (e != NULL) {
+        e->id = persistent ? 0 : c->r.call_id; /* persistent: inactive until MPI_Start */
+        e->comm = ci;
+        e->recv = (uint8_t)recv;
+        e->persistent = (uint8_t)persistent;
+        e->peer = c->r.peer;
+        e->tag = c->r.tag;
+        e->bytes = c->r.bytes;
+        e->call = c->r.call;
+    }
+    pthread_mutex_unlock(&mpiLock);
+}
+
+GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, MPI_Comm comm, int recv)
+{
+    reqMap(c, req, comm, recv, 0);
+}
+
+GPUINST_PRIVATE void gpuinstMpiReqPersistent(gpuinstMpiCall *c, MPI_Request req, MPI_Comm comm, int recv)
+{
+    reqMap(c, req, comm, recv, 1);
+}
+
+GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_Request *rq)
+{
+    int i;
+    c->r.count = n > 0 ? (uint32_t)n : 0;
+    if (c->r.result != MPI_SUCCESS) return;
+    for (i = 0; i < n; i++) {
+        gpuinstMpiRec row = c->r;
+        ReqEntry *e;
+        int found = 0;
+        /* each started request is a row of its own, with a new id */
+        row.call_id = ((uint64_t)(uint32_t)gpuinstG.rank << 40) |
+                      ((GPUINST_ADD_RLX(&callSeq, 1) + 1) & 0xFFFFFFFFFFull);
+        pthread_mutex_lock(&mpiLock);
+        e = reqFindLocked(REQ_KEY(rq[i]));
+        if (e != NULL) {
+            e->id = row.call_id;
+            row.comm = e->comm ? e->comm->id : GPUINST_MPI_NO_COMM;
+            row.peer = e->peer;
+            row.tag = e->tag;
+            row.bytes = e->bytes;
+            found = 1;
+        }
+        pthread_mutex_unlock(&mpiLock);
+        if (!found) continue; /* made before recording began */
+        row.request = row.call_id;
+        row.count = 1;
+        row.flags |= GPUINST_MPI_FLAG_STARTS;
+        gpuinstMpiAppend(c, &row);
+    }
+}
+
+GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const MPI_Status *st)
+{
+    ReqEntry *e;
+    Completion done;
+    int src = 0, tag = 0, found = 0;
+    uint64_t bytes = 0;
+    if (req == MPI_REQUEST_NULL) return;
+    c->r.count++;
+    memset(&done, 0, sizeof done);
+    done.bytes = UINT64_MAX;
+    done.source = GPUINST_MPI_PEER_NONE;
+    pthread_mutex_lock(&mpiLock);
+    e = reqFindLocked(REQ_KEY(req));
+    if (e != NULL && e->id != 0) {
+        found = 1;
+        done.request = e->id;
+        if (e->recv && statusMessage(st, &src, &tag, &bytes)) {
+            done.source = worldRank(e->comm, src);
+            done.tag = tag;
+            done.bytes = bytes;
+        }
+        if (e->persistent) e->id = 0; /* inactive until the next MPI_Start */
+        else reqRemoveLocked(e);
+    }
+    pthread_mutex_unlock(&mpiLock);
+    if (!found) return;
+    if (done.bytes != UINT64_MAX) GPUINST_STORE_RLX(&c->t->recvd, c->t->recvd + done.bytes);
+    if (c->r.count == 1) c->r.request = done.request; /* single completion: name it */
+    else c->r.request = 0;
+    done.time_ns = c->r.end_ns;
+    {
+        Completion *slot = (Completion *)gpuinstBufSlot(&c->t->completions);
+        if (slot == NULL) {
+            GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+            return;
+        }
+        *slot = done;
+        gpuinstBufCommit(&c->t->completions);
+    }
+}
+
+GPUINST_PRIVATE void gpuinstMpiReqForget(MPI_Request req)
+{
+    ReqEntry *e;
+    pthread_mutex_lock(&mpiLock);
+    e = reqFindLocked(REQ_KEY(req));
+    if (e != NULL) reqRemoveLocked(e);
+    pthread_mutex_unlock(&mpiLock);
+}
+
+/* ---- tables ---------------------------------------------------------------------- */
+
+#define F(rec, member, type, flags, unit, doc) \
+    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
+#define NFIELDS(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
+static const gpuinstField callFields[] = {
+    F(gpuinstMpiRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "call entry"),
+    F(gpuinstMpiRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "call return"),
+    F(gpuinstMpiRec, complete_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
+      "rows that start a request (flags & 2): return of the Wait/Test call that completed it; 0 = not seen"),
+    F(gpuinstMpiRec, bytes, GPUINST_FT_U64, 0, "bytes",
+      "count x type size: sent (sends), received (receives: actual, from the status, when known), this rank's "
+      "send buffer (collectives; receive buffer for Scatter(v)), read or written (MPI-IO)"),
+    F(gpuinstMpiRec, comm, GPUINST_FT_U64, 0, "",
+      "communicator id, the same on every member (/mpi/comms; 0 MPI_COMM_WORLD); 2^64-1 none"),
+    F(gpuinstMpiRec, call_id, GPUINST_FT_U64, 0, "",
+      "external correlation id of the call: rank << 40 | per-rank sequence (CUPTI custom kind)"),
+    F(gpuinstMpiRec, request, GPUINST_FT_U64, 0, "",
+      "request id = call_id of the row that started it: set on rows that start one (flags & 2) and on "
+      "Wait/Test rows that completed exactly one; 0 none"),
+    F(gpuinstMpiRec, peer, GPUINST_FT_I32, 0, "",
+      "peer as a rank of MPI_COMM_WORLD (dest, source, root); -1 none, -2 MPI_ANY_SOURCE unresolved, -3 unknown"),
+    F(gpuinstMpiRec, tag, GPUINST_FT_I32, 0, "", "message tag (-1: none or MPI_ANY_TAG)"),
+    F(gpuinstMpiRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(gpuinstMpiRec, name, GPUINST_FT_U32, 0, "", "call name (\"MPI_Send\"): id in /strings (same rank)"),
+    F(gpuinstMpiRec, count, GPUINST_FT_U32, 0, "count",
+      "requests completed (Wait/Test*), started (Start/Startall), ranks of a new communicator"),
+    F(gpuinstMpiRec, result, GPUINST_FT_I32, 0, "", "MPI return code (0 MPI_SUCCESS)"),
+    F(gpuinstMpiRec, call, GPUINST_FT_U16, 0, "", "call number (names: /mpi/summary or the name column)"),
+    F(gpuinstMpiRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+    F(gpuinstMpiRec, flags, GPUINST_FT_U8, 0, "",
+      "1 called from Fortran; 2 starts request `request`; 4 failed; 8 creates a persistent request"),
+};
+
+static int cmpCompletion(const void *a, const void *b)
+{
+    uint64_t x = ((const Completion *)a)->request, y = ((const Completion *)b)->request;
+    return x < y ? -1 : x > y;
+}
+
+static uint32_t nameIds[GPUINST_MPI_NCALLS];
+
+static void internNames(void)
+{
+    int i;
+    for (i = 0; i < GPUINST_MPI_NCALLS; i++)
+        if (nameIds[i] == 0) nameIds[i] = gpuinstStringIntern(callNames[i], strlen(callNames[i]));
+}
+
+static int collectCalls(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    gpuinstMpiThread *t;
+    uint64_t n = 0, k = 0, nc = 0, kc = 0, i;
+    gpuinstMpiRec *rows;
+    Completion *done = NULL;
+    (void)tb;
+    internNames();
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
+        n += gpuinstBufCount(&t->calls);
+        nc += gpuinstBufCount(&t->completions);
+    }
+    rows = (gpuinstMpiRec *)malloc(n ? (size_t)n * sizeof *rows : 1);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL && k < n; t = t->next)
+        k += gpuinstBufCopy(&t->calls, rows + k, n - k);
+    if (nc > 0) done = (Completion *)malloc((size_t)nc * sizeof *done);
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); done != NULL && t != NULL && kc < nc; t = t->next)
+        kc += gpuinstBufCopy(&t->completions, done + kc, nc - kc);
+    if (done != NULL) qsort(done, (size_t)kc, sizeof *done, cmpCompletion);
+    for (i = 0; i < k; i++) {
+        gpuinstMpiRec *r = &rows[i];
+        if (r->call < GPUINST_MPI_NCALLS) r->name = nameIds[r->call];
+        if (done != NULL && (r->flags & GPUINST_MPI_FLAG_STARTS) && r->request != 0) {
+            Completion key, *d;
+            key.request = r->request;
+            d = (Completion *)bsearch(&key, done, (size_t)kc, sizeof *done, cmpCompletion);
+            if (d != NULL) {
+                r->complete_ns = d->time_ns;
+                if (d->source != GPUINST_MPI_PEER_NONE) {
+                    r->peer = d->source;
+                    r->tag = d->tag;
+                }
+                if (d->bytes != UINT64_MAX) r->bytes = d->bytes;
+            }
+        }
+    }
+    free(done);
+    *out = rows;
+    *count = k;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable callsTable = {
+    "/mpi/calls", "intercepted MPI calls, one row each (nonblocking: with the completion time of the request)",
+    sizeof(gpuinstMpiRec), NFIELDS(callFields), callFields, collectCalls, NULL};
+
+/* /mpi/summary: per rank, per call kind seen: count, time, bytes. */
+typedef struct SummaryRec {
+    uint64_t count;
+    uint64_t time_ns;      /* a duration: not mapped */
+    uint64_t bytes;
+    uint32_t rank;
+    uint32_t name;
+    uint16_t call;
+    uint16_t pad_[3];
+} SummaryRec;
+
+static const gpuinstField summaryFields[] = {
+    F(SummaryRec, count, GPUINST_FT_U64, 0, "count", "calls"),
+    F(SummaryRec, time_ns, GPUINST_FT_U64, 0, "ns", "total time inside the calls (end_ns - start_ns summed)"),
+    F(SummaryRec, bytes, GPUINST_FT_U64, 0, "bytes", "total bytes (as /mpi/calls bytes)"),
+    F(SummaryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(SummaryRec, name, GPUINST_FT_U32, 0, "", "call name: id in /strings (same rank)"),
+    F(SummaryRec, call, GPUINST_FT_U16, 0, "", "call number, as /mpi/calls call"),
+};
+
+static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    SummaryRec *acc = (SummaryRec *)calloc(GPUINST_MPI_NCALLS, sizeof *acc), *rows;
+    gpuinstMpiThread *t;
+    uint64_t n = 0;
+    int i;
+    (void)tb;
+    if (acc == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    internNames();
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
+        const gpuinstChunk *ch;
+        for (ch = GPUINST_LOAD_ACQ(&t->calls.head); ch != NULL; ch = GPUINST_LOAD_ACQ(&ch->next)) {
+            uint32_t m = GPUINST_LOAD_ACQ(&ch->count), j;
+            const gpuinstMpiRec *r = (const gpuinstMpiRec *)GPUINST_CHUNK_DATA(ch);
+            for (j = 0; j < m; j++) {
+                if (r[j].call >= GPUINST_MPI_NCALLS) continue;
+                /* Start rows per request repeat the Start(all) call: counted once */
+                if ((r[j].call == GPUINST_MPI_CALL_Start || r[j].call == GPUINST_MPI_CALL_Startall) &&
+                    (r[j].flags & GPUINST_MPI_FLAG_STARTS)) {
+                    acc[r[j].call].bytes += r[j].bytes;
+                    continue;
+                }
+                acc[r[j].call].count++;
+                acc[r[j].call].time_ns += r[j].end_ns - r[j].start_ns;
+                acc[r[j].call].bytes += r[j].bytes;
+            }
+        }
+    }
+    for (i = 0; i < GPUINST_MPI_NCALLS; i++)
+        if (acc[i].count) {
+            acc[n] = acc[i];
+            acc[n].call = (uint16_t)i;
+            acc[n].name = nameIds[i];
+            n++;
+        }
+    rows = acc;
+    *out = rows;
+    *count = n;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable summaryTable = {
+    "/mpi/summary", "per rank and MPI call: calls, time inside them, bytes",
+    sizeof(SummaryRec), NFIELDS(summaryFields), summaryFields, collectSummary, NULL};
+
+/* /mpi/comms: one row per communicator per member rank. */
+typedef struct CommRec {
+    uint64_t id, parent;
+    uint64_t created_ns, freed_ns;
+    uint32_t rank;
+    int32_t size;
+    int32_t comm_rank;
+    uint16_t kind;
+    uint8_t inter;
+    uint8_t pad_;
+} CommRec;
+
+static const gpuinstField commFields[] = {
+    F(CommRec, id, GPUINST_FT_U64, 0, "", "communicator id, the same on every member rank (0 world, 1 self)"),
+    F(CommRec, parent, GPUINST_FT_U64, 0, "", "id of the communicator it was made from; 2^64-1 none/unknown"),
+    F(CommRec, created_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "when this rank made it (or first saw it)"),
+    F(CommRec, freed_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "MPI_Comm_free on this rank; 0 = never"),
+    F(CommRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank (in MPI_COMM_WORLD)"),
+    F(CommRec, size, GPUINST_FT_I32, 0, "count", "ranks in the communicator (local group)"),
+    F(CommRec, comm_rank, GPUINST_FT_I32, 0, "", "this rank's rank in the communicator"),
+    F(CommRec, kind, GPUINST_FT_U16, 0, "",
+      "0 world, 1 self, 2 dup, 3 split, 4 split_type, 5 create, 6 create_group, 7 cart_create, 8 cart_sub, "
+      "9 foreign (first seen in a call; id = 2^62 | hash of its group)"),
+    F(CommRec, inter, GPUINST_FT_U8, 0, "", "1 intercommunicator"),
+};
+
+static int collectComms(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    CommInfo *ci;
+    CommRec *rows;
+    uint64_t n = 0;
+    (void)tb;
+    pthread_mutex_lock(&mpiLock);
+    for (ci = commList; ci != NULL; ci = ci->next) n++;
+    rows = (CommRec *)calloc(n ? (size_t)n : 1, sizeof *rows);
+    if (rows != NULL) {
+        n = 0;
+        for (ci = commList; ci != NULL; ci = ci->next, n++) {
+            rows[n].id = ci->id;
+            rows[n].parent = ci->parent;
+            rows[n].created_ns = ci->created_ns;
+            rows[n].freed_ns = ci->freed_ns;
+            rows[n].size = ci->size;
+            rows[n].comm_rank = ci->myrank;
+            rows[n].kind = (uint16_t)ci->kind;
+            rows[n].inter = (uint8_t)ci->inter;
+        }
+    }
+    pthread_mutex_unlock(&mpiLock);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    *out = rows;
+    *count = n;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable commsTable = {
+    "/mpi/comms", "communicators, one row per member rank; id is the same on every member",
+    sizeof(CommRec), NFIELDS(commFields), commFields, collectComms, NULL};
+
+/* Called from gpuinstMpiAttach (gpuinst_init, and MPI_Init once gpuinst
+ * runs): tables, communicators (needs the rank). */
+GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank)
+{
+    gpuinstTableRegister(&callsTable);
+    gpuinstTableRegister(&summaryTable);
+    gpuinstTableRegister(&commsTable);
+    gpuinstCountersSetMpiBytesFn(mpiBytesTotals);
+    if (have_rank) {
+        skewSetup();
+        commsSetup();
+    }
+}
+
+#else /* !GPUINST_WITH_MPI */
+
+GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void) { return 0; }
+
+#endif /* GPUINST_WITH_MPI */
+/************** End of mpi/mpi_trace.c **************/
+/************** Begin file mpi/mpi_clock.c **************/
+/*
+ * mpi_clock.c -- cross-rank clock alignment: offset and drift of each
+ * rank's CLOCK_MONOTONIC to rank 0's, measured at init and at finalize.
+ *
+ * Method (as Score-P): ping-pong between two ranks, R rounds; in each round
+ * the child stamps t1, sends, the parent answers with its time tp, the
+ * child stamps t2.  The round with the smallest round trip t2 - t1 gives
+ * the offset tp - (t1 + t2) / 2 with error at most (t2 - t1) / 2.
+ *
+ * Tree, not a star: in step k = 0, 1, .. ceil(log2 P) - 1 every rank
+ * r < 2^k that already knows its offset to rank 0 measures rank r + 2^k (if
+ * it exists) and passes on its own offset and error; the child adds them.
+ * Pairs of one step run at the same time.
+ *
+ * Cost model: ceil(log2 P) steps x (R + 1) round trips, independent of P
+ * otherwise; rank 0 takes part in every step, each other rank in at most
+ * ceil(log2 P) - (its level) steps.  With R = 16 and ~1-3 us round trips
+ * (shared memory) that is ~30-100 us per step.  The error adds along the
+ * path: a rank at depth d has error = sum of the d half round trips.
+ *
+ * Map: with (ref0, off0) from init and (ref1, off1) from finalize,
+ * drift = (off1 - off0) / (ref1 - ref0), and t on rank 0's timeline is
+ * t + off0 + drift (t - ref0) (gpuinstClockApply).  With one measurement the
+ * drift is 0.  /mpi/clock keeps each measurement.
+ */
+/* #include "mpiInt.h" -- already inlined */
+
+#if GPUINST_WITH_MPI
+
+#include <stddef.h>
+
+#define CLOCK_ROUNDS 16
+#define CLOCK_TAG 7301
+
+typedef struct ClockRec {     /* /mpi/clock: one row per rank per phase */
+    uint64_t ref_ns;          /* this rank's clock at the measurement (not mapped) */
+    int64_t offset_ns;        /* rank 0 clock minus this rank's clock at ref_ns */
+    double error_ns;          /* bound on |error| of offset_ns */
+    uint64_t min_rtt_ns;      /* smallest round trip to the parent */
+    uint64_t cost_ns;         /* wall time of the whole alignment on this rank */
+    uint32_t rank;
+    int32_t parent;           /* rank measured against (-1 for rank 0) */
+    uint32_t phase;           /* 0 init, 1 finalize */
+    uint32_t depth;           /* steps from rank 0 */
+} ClockRec;
+
+static ClockRec meas[2];
+static int have[2];
+
+static void pingChild(MPI_Comm comm, int parent, ClockRec *m)
+{
+    uint64_t best = UINT64_MAX, tp = 0, t1, t2, dummy = 0;
+    int64_t off = 0, pinfo[3] = {0, 0, 0};
+    uint64_t ref = 0;
+    int i;
+    for (i = 0; i < CLOCK_ROUNDS; i++) {
+        t1 = gpuinstMpiNow();
+        if (PMPI_Send(&dummy, 1, MPI_UINT64_T, parent, CLOCK_TAG, comm) != MPI_SUCCESS) return;
+        if (PMPI_Recv(&tp, 1, MPI_UINT64_T, parent, CLOCK_TAG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) return;
+        t2 = gpuinstMpiNow();
+        if (t2 - t1 < best) {
+            best = t2 - t1;
+            ref = t1 + (t2 - t1) / 2;
+            off = (int64_t)(tp - ref);
+        }
+    }
+    /* parent's offset to rank 0, its error (ns, rounded up) and depth */
+    if (PMPI_Recv(pinfo, 3, MPI_INT64_T, parent, CLOCK_TAG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) return;
+    m->ref_ns = ref;
+    m->offset_ns = pinfo[0] + off;
+    m->error_ns = (double)pinfo[1] + (double)best / 2.0;
+    m->min_rtt_ns = best;
+    m->parent = parent;
+    m->depth = (uint32_t)pinfo[2] + 1;
+}
+
+static void pingParent(MPI_Comm comm, int child, const ClockRec *m)
+{
+    uint64_t tp, dummy;
+    int64_t info[3];
+    int i;
+    for (i = 0; i < CLOCK_ROUNDS; i++) {
+        if (PMPI_Recv(&dummy, 1, MPI_UINT64_T, child, CLOCK_TAG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) return;
+        tp = gpuinstMpiNow();
+        if (PMPI_Send(&tp, 1, MPI_UINT64_T, child, CLOCK_TAG, comm) != MPI_SUCCESS) return;
+    }
+    info[0] = m->offset_ns;
+    info[1] = (int64_t)(m->error_ns + 0.999);
+    info[2] = (int64_t)m->depth;
+    PMPI_Send(info, 3, MPI_INT64_T, child, CLOCK_TAG, comm);
+}
+
+GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase)
+{
+    int rank, size, step;
+    uint64_t t0 = gpuinstClockNs();
+    ClockRec m;
+    if (phase < 0 || phase > 1 || comm == MPI_COMM_NULL) return;
+    if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || PMPI_Comm_size(comm, &size) != MPI_SUCCESS) return;
+    memset(&m, 0, sizeof m);
+    m.parent = -1;
+    m.phase = (uint32_t)phase;
+    m.ref_ns = gpuinstMpiNow();
+    for (step = 1; step < size; step <<= 1) {
+        if (rank < step && rank + step < size) pingParent(comm, rank + step, &m);
+        else if (rank >= step && rank < 2 * step) pingChild(comm, rank - step, &m);
+    }
+    m.cost_ns = gpuinstClockNs() - t0;
+    meas[phase] = m;
+    have[phase] = 1;
+    if (phase == 0 || !have[0]) {
+        gpuinstG.clock.offset_ns = m.offset_ns;
+        gpuinstG.clock.drift = 0.0;
+        gpuinstG.clock.ref_ns = m.ref_ns;
+        gpuinstG.clock.error_ns = m.error_ns;
+    } else {
+        double dt = (double)(int64_t)(meas[1].ref_ns - meas[0].ref_ns);
+        gpuinstG.clock.offset_ns = meas[0].offset_ns;
+        gpuinstG.clock.ref_ns = meas[0].ref_ns;
+        gpuinstG.clock.drift = dt > 0 ? (double)(meas[1].offset_ns - meas[0].offset_ns) / dt : 0.0;
+        gpuinstG.clock.error_ns = meas[0].error_ns > meas[1].error_ns ? meas[0].error_ns : meas[1].error_ns;
+    }
+}
+
+#define F(rec, member, type, flags, unit, doc) \
+    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
+
+static const gpuinstField clockFields[] = {
+    F(ClockRec, ref_ns, GPUINST_FT_U64, 0, "ns", "this rank's own clock at the measurement (not mapped)"),
+    F(ClockRec, offset_ns, GPUINST_FT_I64, 0, "ns", "rank 0's clock minus this rank's at ref_ns"),
+    F(ClockRec, error_ns, GPUINST_FT_F64, 0, "ns", "error bound: half round trips summed along the tree path"),
+    F(ClockRec, min_rtt_ns, GPUINST_FT_U64, 0, "ns", "smallest of the ping-pong round trips to the parent"),
+    F(ClockRec, cost_ns, GPUINST_FT_U64, 0, "ns", "time this rank spent in the alignment"),
+    F(ClockRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(ClockRec, parent, GPUINST_FT_I32, 0, "", "rank it was measured against (-1: rank 0 itself)"),
+    F(ClockRec, phase, GPUINST_FT_U32, 0, "", "0 at init (MPI_Init / gpuinst_init), 1 at finalize"),
+    F(ClockRec, depth, GPUINST_FT_U32, 0, "count", "ping-pong hops from rank 0"),
+};
+
+static int collectClock(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    ClockRec *rows = (ClockRec *)calloc(2, sizeof *rows);
+    uint64_t n = 0;
+    int p;
+    (void)tb;
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (p = 0; p < 2; p++)
+        if (have[p]) rows[n++] = meas[p];
+    *out = rows;
+    *count = n;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable clockTable = {
+    "/mpi/clock", "clock alignment to rank 0 (ping-pong tree), per rank per phase",
+    sizeof(ClockRec), (uint32_t)(sizeof clockFields / sizeof clockFields[0]), clockFields, collectClock, NULL};
+
+GPUINST_PRIVATE void gpuinstMpiClockTableRegister(void)
+{
+    gpuinstTableRegister(&clockTable);
+}
+
+#endif /* GPUINST_WITH_MPI */
+/************** End of mpi/mpi_clock.c **************/
+/************** Begin file mpi/mpi_topology.c **************/
+/*
+ * mpi_topology.c -- /topology: which ranks share a node and which GPU.
+ *
+ * Per rank: host name, node-local rank and size (MPI_Comm_split_type
+ * shared), a node id equal on every rank of the node (its lowest world
+ * rank), and the CUDA device the rank's current context uses (ordinal,
+ * UUID, PCI bus id), measured at finalize.  The CUDA query lives in
+ * cudaQuery() alone: it only asks a driver the process has already loaded
+ * (dlopen RTLD_NOLOAD), never initialises CUDA or makes a context, and
+ * says "unknown" otherwise.
+ */
+/* #include "mpiInt.h" -- already inlined */
+
+#if GPUINST_WITH_MPI
+
+#include <dlfcn.h>
+#include <stddef.h>
+
+typedef struct TopoRec {
+    uint32_t rank;
+    int32_t node_rank, node_size;
+    int32_t node_id;          /* lowest world rank on the node */
+    int32_t cuda_device;      /* ordinal of the current context's device, -1 unknown */
+    uint32_t pad_;
+    char hostname[64];
+    char gpu_uuid[48];        /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" or "unknown" */
+    char pci_bus_id[32];      /* "0000:3b:00.0" or "unknown" */
+    char cuda_visible_devices[64];
+} TopoRec;
+
+static TopoRec topo;
+static int topoDone;
+
+/* The driver API entry points used here, declared without cuda.h so that
+ * this builds with or without the CUDA headers. */
+typedef int (*CuCtxGetCurrentFn)(void **ctx);
+typedef int (*CuCtxGetDeviceFn)(int *dev);
+typedef int (*CuDeviceGetUuidFn)(unsigned char uuid[16], int dev);
+typedef int (*CuDeviceGetPCIBusIdFn)(char *id, int len, int dev);
+
+static void *symbol(void *lib, const char *name, void *fnptr, size_t size)
+{
+    void *s = dlsym(lib, name);
+    memcpy(fnptr, &s, size); /* object -> function pointer without a cast ISO C forbids */
+    return s;
+}
+
+static void cudaQuery(TopoRec *r)
+{
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    CuCtxGetCurrentFn getCurrent = NULL;
+    CuCtxGetDeviceFn getDevice = NULL;
+    CuDeviceGetUuidFn getUuid = NULL;
+    CuDeviceGetPCIBusIdFn getBus = NULL;
+    void *ctx = NULL;
+    int dev = -1;
+    unsigned char u[16];
+    r->cuda_device = -1;
+    snprintf(r->gpu_uuid, sizeof r->gpu_uuid, "unknown");
+    snprintf(r->pci_bus_id, sizeof r->pci_bus_id, "unknown");
+    if (lib == NULL) return; /* the program does not use CUDA (or not through the driver yet) */
+    symbol(lib, "cuCtxGetCurrent", &getCurrent, sizeof getCurrent);
+    symbol(lib, "cuCtxGetDevice", &getDevice, sizeof getDevice);
+    if (symbol(lib, "cuDeviceGetUuid_v2", &getUuid, sizeof getUuid) == NULL)
+        symbol(lib, "cuDeviceGetUuid", &getUuid, sizeof getUuid);
+    symbol(lib, "cuDeviceGetPCIBusId", &getBus, sizeof getBus);
+    if (getCurrent && getDevice && getCurrent(&ctx) == 0 && ctx != NULL && getDevice(&dev) == 0) {
+        r->cuda_device = dev;
+        if (getUuid && getUuid(u, dev) == 0)
+            snprintf(r->gpu_uuid, sizeof r->gpu_uuid,
+                     "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
+                     u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+        if (getBus) getBus(r->pci_bus_id, (int)sizeof r->pci_bus_id, dev);
+    }
+    dlclose(lib);
+}
+
+GPUINST_PRIVATE void gpuinstMpiTopologyMeasure(MPI_Comm comm)
+{
+    MPI_Comm node;
+    int nr = -1, ns = -1, nid = -1, me = gpuinstG.rank;
+    const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+    memset(&topo, 0, sizeof topo);
+    if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        if (PMPI_Comm_rank(node, &nr) != MPI_SUCCESS || PMPI_Comm_size(node, &ns) != MPI_SUCCESS) nr = ns = -1;
+        if (PMPI_Allreduce(&me, &nid, 1, MPI_INT, MPI_MIN, node) != MPI_SUCCESS) nid = -1;
+        PMPI_Comm_free(&node);
+    }
+    gpuinstG.node_rank = nr;
+    gpuinstG.node_size = ns;
+    topo.node_rank = nr;
+    topo.node_size = ns;
+    topo.node_id = nid;
+    snprintf(topo.hostname, sizeof topo.hostname, "%.63s", gpuinstG.hostname);
+    snprintf(topo.cuda_visible_devices, sizeof topo.cuda_visible_devices, "%.63s", cvd ? cvd : "");
+    cudaQuery(&topo);
+    topoDone = 1;
+}
+
+#define F(rec, member, type, flags, unit, doc) \
+    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
+#define FS(rec, member, doc) \
+    { #member, GPUINST_FT_STR, (uint32_t)offsetof(rec, member), \
+      (uint32_t)sizeof(((rec *)0)->member), 0, "", doc }
+
+static const gpuinstField topoFields[] = {
+    F(TopoRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank in MPI_COMM_WORLD"),
+    F(TopoRec, node_rank, GPUINST_FT_I32, 0, "", "rank among the ranks of its node (MPI_COMM_TYPE_SHARED); -1 unknown"),
+    F(TopoRec, node_size, GPUINST_FT_I32, 0, "count", "ranks on its node; -1 unknown"),
+    F(TopoRec, node_id, GPUINST_FT_I32, 0, "", "node id: the lowest world rank on the node (equal for ranks sharing it)"),
+    F(TopoRec, cuda_device, GPUINST_FT_I32, 0, "",
+      "CUDA device ordinal of the rank's current context at finalize; -1 none or unknown"),
+    FS(TopoRec, hostname, "host name (gethostname)"),
+    FS(TopoRec, gpu_uuid, "UUID of that device (GPU-...), \"unknown\" without a CUDA context"),
+    FS(TopoRec, pci_bus_id, "PCI bus id of that device (domain:bus:device.function), \"unknown\" without one"),
+    FS(TopoRec, cuda_visible_devices, "CUDA_VISIBLE_DEVICES of the rank (empty: unset)"),
+};
+
+static int collectTopo(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    TopoRec *r = (TopoRec *)calloc(1, sizeof *r);
+    (void)tb;
+    if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    if (!topoDone) { /* at exit or abort: what this rank knows alone */
+        topo.node_rank = topo.node_size = topo.node_id = -1;
+        snprintf(topo.hostname, sizeof topo.hostname, "%.63s", gpuinstG.hostname);
+        cudaQuery(&topo);
+    }
+    *r = topo;
+    *out = r;
+    *count = 1;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable topoTable = {
+    "/topology", "per rank: host, node-local rank, node id, CUDA device (ordinal, UUID, PCI bus id)",
+    sizeof(TopoRec), (uint32_t)(sizeof topoFields / sizeof topoFields[0]), topoFields, collectTopo, NULL};
+
+GPUINST_PRIVATE void gpuinstMpiTopologyTableRegister(void)
+{
+    gpuinstTableRegister(&topoTable);
+}
+
+#endif /* GPUINST_WITH_MPI */
+/************** End of mpi/mpi_topology.c **************/
+/************** Begin file mpi/pmpi_wrappers.c **************/
+/*
+ * pmpi_wrappers.c -- the MPI_* wrappers, generated from mpi/pmpi_calls.h.
+ *
+ * Each wrapper: when gpuinst is not recording, straight to PMPI (one load,
+ * one branch).  Otherwise: a call id (external correlation id) for the
+ * thread and an NVTX range in the "MPI" domain (gpuinstMpiBegin), PRE, the
+ * timed PMPI call, POST (peer, tag, bytes, communicator, requests), and
+ * the record appended (gpuinstMpiEnd).  MPI calls made inside a recorded
+ * call (by MPI itself, or a C call under a Fortran wrapper) pass through.
+ *
+ * MPI_Abort is written by hand below; MPI_Init, MPI_Init_thread and
+ * MPI_Finalize are in mpi/gpuinst_mpi.c.
+ */
+/* #include "mpiInt.h" -- already inlined */
+
+#if GPUINST_WITH_MPI
+
+/* ---- PRE/POST helpers named in pmpi_calls.h (c_ is the call's state) ---- */
+
+#define W_NONE
+#define W_BYTES(n, dt) gpuinstMpiBytes((n), (dt))
+#define W_BYTES_ALL(n, dt, comm) (gpuinstMpiBytes((n), (dt)) * (uint64_t)commSize(comm))
+#define W_BYTES_V(counts, dt, comm) bytesV((counts), (dt), (comm))
+#define W_BYTES_W(counts, types, comm) bytesW((counts), (types), (comm))
+#define W_P2P(comm, peer, tag, n, dt) gpuinstMpiP2P(&c_, (comm), (peer), (tag), gpuinstMpiBytes((n), (dt)))
+#define W_COLL(comm, root, bytes) gpuinstMpiColl(&c_, (comm), (root), (bytes))
+#define W_IO(n, dt) (c_.r.bytes = gpuinstMpiBytes((n), (dt)))
+/* a status MPI fills even when the caller passed MPI_STATUS_IGNORE */
+#define W_STATUS(st) MPI_Status st_own_; if ((st) == MPI_STATUS_IGNORE) (st) = &st_own_;
+#define W_RECVD(comm, st) gpuinstMpiRecvd(&c_, (comm), (st), 0)
+#define W_RECVD_ADD(comm, st) gpuinstMpiRecvd(&c_, (comm), (st), 1)
+#define W_REQ(req, comm, recv) gpuinstMpiReqStart(&c_, *(req), (comm), (recv))
+#define W_PREQ(req, comm, recv) gpuinstMpiReqPersistent(&c_, *(req), (comm), (recv))
+#define W_START(n, reqs) gpuinstMpiReqActivate(&c_, (n), (reqs))
+/* request handles as they were before MPI overwrites them */
+#define W_SAVE1(req) MPI_Request rq1_ = *(req);
+#define W_FREED() if (c_.r.result == MPI_SUCCESS) gpuinstMpiReqForget(rq1_)
+#define W_DONE1(st) if (c_.r.result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, rq1_, (st))
+#define W_SAVEN(n, reqs, stsp) ReqSave rs_; reqSave(&rs_, (n), (reqs), (stsp));
+#define W_DONEANY(idx, st) reqDoneAny(&c_, &rs_, (idx), (st))
+#define W_DONEALL(ok, sts) reqDoneAll(&c_, &rs_, (ok), (sts))
+#define W_DONESOME(n, idx, sts) reqDoneSome(&c_, &rs_, (n), (idx), (sts))
+#define W_NEWCOMM(kind, parent, newcomm, color) gpuinstMpiCommNew(&c_, (kind), (parent), (newcomm), (color))
+#define W_SAVECOMM(comm) gpuinstMpiCommFreeing(&c_, *(comm));
+#define W_FREECOMM() gpuinstMpiCommFreed(&c_)
+
+static int commSize(MPI_Comm comm)
+{
+    int n = 0;
+    return PMPI_Comm_size(comm, &n) == MPI_SUCCESS ? n : 0;
+}
+
+static uint64_t bytesV(const int *counts, MPI_Datatype dt, MPI_Comm comm)
+{
+    int i, n = commSize(comm);
+    uint64_t sum = 0;
+    if (counts == NULL) return 0;
+    for (i = 0; i < n; i++) sum += counts[i] > 0 ? (uint64_t)counts[i] : 0;
+    return sum * gpuinstMpiBytes(1, dt);
+}
+
+static uint64_t bytesW(const int *counts, const MPI_Datatype *types, MPI_Comm comm)
+{
+    int i, n = commSize(comm);
+    uint64_t sum = 0;
+    if (counts == NULL || types == NULL) return 0;
+    for (i = 0; i < n; i++) sum += gpuinstMpiBytes(counts[i], types[i]);
+    return sum;
+}
+
+/* Handles of an array of requests saved before a Wait/Test call, and a
+ * status array MPI fills when the caller passed MPI_STATUSES_IGNORE (to
+ * learn each receive's source).  Small arrays live on the stack. */
+#define REQ_STACK 16
+typedef struct ReqSave {
+    MPI_Request stack[REQ_STACK];
+    MPI_Status ststack[REQ_STACK];
+    MPI_Request *rq;        /* NULL: not tracked (allocation failed) */
+    MPI_Status *own;        /* the status array given to MPI in place of IGNORE, or NULL */
+    int n;
+} ReqSave;
+
+static void reqSave(ReqSave *s, int n, const MPI_Request *reqs, MPI_Status **stsp)
+{
+    s->n = n > 0 ? n : 0;
+    s->own = NULL;
+    s->rq = s->n <= REQ_STACK ? s->stack : (MPI_Request *)malloc((size_t)s->n * sizeof(MPI_Request));
+    if (s->rq != NULL && s->n > 0) memcpy(s->rq, reqs, (size_t)s->n * sizeof(MPI_Request));
+    if (stsp != NULL && *stsp == MPI_STATUSES_IGNORE && s->n > 0) {
+        s->own = s->n <= REQ_STACK ? s->ststack : (MPI_Status *)malloc((size_t)s->n * sizeof(MPI_Status));
+        if (s->own != NULL) *stsp = s->own;
+    }
+}
+
+static void reqRelease(ReqSave *s)
+{
+    if (s->rq != s->stack) free(s->rq);
+    if (s->own != s->ststack) free(s->own);
+}
+
+static void reqDoneAny(gpuinstMpiCall *c, ReqSave *s, int idx, const MPI_Status *st)
+{
+    if (c->r.result == MPI_SUCCESS && s->rq != NULL && idx != MPI_UNDEFINED && idx >= 0 && idx < s->n)
+        gpuinstMpiReqDone(c, s->rq[idx], st);
+    reqRelease(s);
+}
+
+static void reqDoneAll(gpuinstMpiCall *c, ReqSave *s, int ok, const MPI_Status *sts)
+{
+    int i;
+    if (c->r.result == MPI_SUCCESS && ok && s->rq != NULL)
+        for (i = 0; i < s->n; i++) gpuinstMpiReqDone(c, s->rq[i], sts == MPI_STATUSES_IGNORE ? NULL : &sts[i]);
+    reqRelease(s);
+}
+
+static void reqDoneSome(gpuinstMpiCall *c, ReqSave *s, int n, const int *idx, const MPI_Status *sts)
+{
+    int i;
+    if (c->r.result == MPI_SUCCESS && s->rq != NULL && n != MPI_UNDEFINED)
+        for (i = 0; i < n; i++)
+            if (idx[i] >= 0 && idx[i] < s->n)
+                gpuinstMpiReqDone(c, s->rq[idx[i]], sts == MPI_STATUSES_IGNORE ? NULL : &sts[i]);
+    reqRelease(s);
+}
+
+/* ---- the wrappers ---------------------------------------------------------- */
+
+#define GPUINST_WRAP_(NAME, PARAMS, ARGS, PRE, POST)                 \
+    int MPI_##NAME PARAMS                                            \
+    {                                                                \
+        gpuinstMpiCall c_;                                           \
+        if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_##NAME))          \
+            return PMPI_##NAME ARGS;                                 \
+        {                                                            \
+            PRE                                                      \
+            c_.r.start_ns = gpuinstMpiNow();                         \
+            c_.r.result = PMPI_##NAME ARGS;                          \
+            c_.r.end_ns = gpuinstMpiNow();                           \
+            POST;                                                    \
+        }                                                            \
+        return gpuinstMpiEnd(&c_, c_.r.result);                      \
+    }
+
+GPUINST_MPI_CALLS(GPUINST_WRAP_)
+
+#undef GPUINST_WRAP_
+
+GPUINST_PRIVATE void gpuinstMpiWrappersLink(void) {}
+
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    gpuinstMpiBeforeAbort(comm, errorcode, 0);
+    return PMPI_Abort(comm, errorcode);
+}
+
+GPUINST_PRIVATE void gpuinstMpiBeforeAbort(MPI_Comm comm, int errorcode, int fortran)
+{
+    gpuinstMpiCall c_;
+    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Abort)) return;
+    c_.r.start_ns = c_.r.end_ns = gpuinstMpiNow();
+    gpuinstMpiColl(&c_, comm, -1, 0);
+    c_.r.tag = errorcode; /* the error code given to MPI_Abort */
+    if (fortran) c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
+    gpuinstMpiEnd(&c_, MPI_SUCCESS);
+    gpuinstWarn("MPI_Abort(errorcode %d): writing this rank's records alone; other ranks' are lost", errorcode);
+    gpuinstFinalize(2); /* this rank's own file, complete=0: other ranks are about to be killed */
+}
+
+#undef W_NONE
+#undef W_BYTES
+#undef W_BYTES_ALL
+#undef W_BYTES_V
+#undef W_BYTES_W
+#undef W_P2P
+#undef W_COLL
+#undef W_IO
+#undef W_STATUS
+#undef W_RECVD
+#undef W_RECVD_ADD
+#undef W_REQ
+#undef W_PREQ
+#undef W_START
+#undef W_SAVE1
+#undef W_FREED
+#undef W_DONE1
+#undef W_SAVEN
+#undef W_DONEANY
+#undef W_DONEALL
+#undef W_DONESOME
+#undef W_NEWCOMM
+#undef W_SAVECOMM
+#undef W_FREECOMM
+
+#endif /* GPUINST_WITH_MPI */
+/************** End of mpi/pmpi_wrappers.c **************/
+/************** Begin file mpi/pmpi_fortran.c **************/
+/*
+ * pmpi_fortran.c -- wrappers for MPI calls made from Fortran.
+ *
+ * Open MPI's Fortran bindings do not go through the C MPI_* symbols: mpif.h
+ * and `use mpi` call mpi_send_ (and the other manglings) in libmpi_mpifh,
+ * which calls PMPI_Send directly; `use mpi_f08` calls mpi_send_f08_ in
+ * libmpi_usempif08, which calls ompi_send_f in libmpi_mpifh.  So the C
+ * wrappers miss Fortran codes.  gpuinst therefore defines, per call, every
+ * Fortran name a program or the f08 module can reach (mpi_send_,
+ * mpi_send__, mpi_send, MPI_SEND, ompi_send_f); each records the call and
+ * forwards to the Fortran profiling entry pmpi_send_ (same arguments, all
+ * by reference), so argument conversion stays Open MPI's.  Handles are
+ * converted with PMPI_*_f2c only to fill the record.
+ *
+ * pmpi_*_ are weak references: a C-only program links without the Fortran
+ * libraries, and never calls these wrappers.  With another MPI the extra
+ * ompi_*_f names are simply never called.
+ *
+ * Covered: MPI_Init, Init_thread, Finalize, Abort, Send, Recv, Isend,
+ * Irecv, Wait, Waitall, Sendrecv, Barrier, Bcast, Reduce, Allreduce,
+ * Gather, Allgather, Alltoall, Comm_split, Comm_dup, Comm_free,
+ * Cart_create.
+ */
+/* #include "mpiInt.h" -- already inlined */
+
+#if GPUINST_WITH_MPI
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPUINST_FEXPORT __attribute__((visibility("default")))
+
+/* ---- record helpers for Fortran handles ------------------------------------- */
+
+static MPI_Comm fcomm(const MPI_Fint *c) { return PMPI_Comm_f2c(*c); }
+static uint64_t fbytes(const MPI_Fint *n, const MPI_Fint *dt) { return gpuinstMpiBytes((int)*n, PMPI_Type_f2c(*dt)); }
+
+#define FSTART(CALL)                                     \
+    gpuinstMpiCall c_;                                   \
+    int rec_ = gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_##CALL); \
+    if (rec_) c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;    \
+    if (rec_) c_.r.start_ns = gpuinstMpiNow();
+#define FEND()                                           \
+    if (rec_) {                                          \
+        c_.r.end_ns = gpuinstMpiNow();                   \
+        c_.r.result = (int)*ierr;                        \
+    }
+#define FFINISH() if (rec_) gpuinstMpiEnd(&c_, c_.r.result)
+
+/* Declares the weak PMPI entry and the five exported names of one call;
+ * the body is fw_<name>. */
+#define FNAMES(lower, UPPER, PARAMS, ARGS)                             \
+    extern void pmpi_##lower##_ PARAMS __attribute__((weak));          \
+    static void fw_##lower PARAMS;                                     \
+    GPUINST_FEXPORT void mpi_##lower##_ PARAMS { fw_##lower ARGS; }    \
+    GPUINST_FEXPORT void mpi_##lower##__ PARAMS { fw_##lower ARGS; }   \
+    GPUINST_FEXPORT void mpi_##lower PARAMS { fw_##lower ARGS; }       \
+    GPUINST_FEXPORT void MPI_##UPPER PARAMS { fw_##lower ARGS; }       \
+    GPUINST_FEXPORT void ompi_##lower##_f PARAMS { fw_##lower ARGS; }
+
+#define FMISSING(lower)                                  \
+    if (pmpi_##lower##_ == NULL) {                       \
+        *ierr = MPI_ERR_INTERN;                          \
+        return;                                          \
+    }
+
+typedef MPI_Fint F;
+
+GPUINST_PRIVATE void gpuinstMpiFortranLink(void) {}
+
+/* ---- init / finalize / abort ------------------------------------------------ */
+
+FNAMES(init, INIT, (F *ierr), (ierr))
+static void fw_init(F *ierr)
+{
+    FMISSING(init)
+    pmpi_init_(ierr);
+    if (*ierr == MPI_SUCCESS) gpuinstMpiAfterInit();
+}
+
+FNAMES(init_thread, INIT_THREAD, (F *required, F *provided, F *ierr), (required, provided, ierr))
+static void fw_init_thread(F *required, F *provided, F *ierr)
+{
+    FMISSING(init_thread)
+    pmpi_init_thread_(required, provided, ierr);
+    if (*ierr == MPI_SUCCESS) gpuinstMpiAfterInit();
+}
+
+FNAMES(finalize, FINALIZE, (F *ierr), (ierr))
+static void fw_finalize(F *ierr)
+{
+    FMISSING(finalize)
+    gpuinstMpiBeforeFinalize();
+    pmpi_finalize_(ierr);
+}
+
+FNAMES(abort, ABORT, (F *comm, F *errorcode, F *ierr), (comm, errorcode, ierr))
+static void fw_abort(F *comm, F *errorcode, F *ierr)
+{
+    FMISSING(abort)
+    gpuinstMpiBeforeAbort(fcomm(comm), (int)*errorcode, 1);
+    pmpi_abort_(comm, errorcode, ierr);
+}
+
+/* ---- point to point ------------------------------------------------------------ */
+
+FNAMES(send, SEND, (char *buf, F *count, F *datatype, F *dest, F *tag, F *comm, F *ierr),
+       (buf, count, datatype, dest, tag, comm, ierr))
+static void fw_send(char *buf, F *count, F *datatype, F *dest, F *tag, F *comm, F *ierr)
+{
+    FMISSING(send)
+    FSTART(Send)
+    pmpi_send_(buf, count, datatype, dest, tag, comm, ierr);
+    FEND()
+    if (rec_) gpuinstMpiP2P(&c_, fcomm(comm), (int)*dest, (int)*tag, fbytes(count, datatype));
+    FFINISH();
+}
+
+FNAMES(recv, RECV, (char *buf, F *count, F *datatype, F *source, F *tag, F *comm, F *status, F *ierr),
+       (buf, count, datatype, source, tag, comm, status, ierr))
+static void fw_recv(char *buf, F *count, F *datatype, F *source, F *tag, F *comm, F *status, F *ierr)
+{
+    FMISSING(recv)
+    FSTART(Recv)
+    pmpi_recv_(buf, count, datatype, source, tag, comm, status, ierr);
+    FEND()
+    if (rec_) gpuinstMpiP2P(&c_, fcomm(comm), (int)*source, (int)*tag, fbytes(count, datatype));
+    FFINISH();
+}
+
+FNAMES(isend, ISEND, (char *buf, F *count, F *datatype, F *dest, F *tag, F *comm, F *request, F *ierr),
+       (buf, count, datatype, dest, tag, comm, request, ierr))
+static void fw_isend(char *buf, F *count, F *datatype, F *dest, F *tag, F *comm, F *request, F *ierr)
+{
+    FMISSING(isend)
+    FSTART(Isend)
+    pmpi_isend_(buf, count, datatype, dest, tag, comm, request, ierr);
+    FEND()
+    if (rec_) {
+        gpuinstMpiP2P(&c_, fcomm(comm), (int)*dest, (int)*tag, fbytes(count, datatype));
+        gpuinstMpiReqStart(&c_, PMPI_Request_f2c(*request), fcomm(comm), 0);
+    }
+    FFINISH();
+}
+
+FNAMES(irecv, IRECV, (char *buf, F *count, F *datatype, F *source, F *tag, F *comm, F *request, F *ierr),
+       (buf, count, datatype, source, tag, comm, request, ierr))
+static void fw_irecv(char *buf, F *count, F *datatype, F *source, F *tag, F *comm, F *request, F *ierr)
+{
+    FMISSING(irecv)
+    FSTART(Irecv)
+    pmpi_irecv_(buf, count, datatype, source, tag, comm, request, ierr);
+    FEND()
+    if (rec_) {
+        gpuinstMpiP2P(&c_, fcomm(comm), (int)*source, (int)*tag, fbytes(count, datatype));
+        gpuinstMpiReqStart(&c_, PMPI_Request_f2c(*request), fcomm(comm), 1);
+    }
+    FFINISH();
+}
+
+FNAMES(wait, WAIT, (F *request, F *status, F *ierr), (request, status, ierr))
+static void fw_wait(F *request, F *status, F *ierr)
+{
+    MPI_Request before;
+    FMISSING(wait)
+    before = PMPI_Request_f2c(*request);
+    {
+        FSTART(Wait)
+        pmpi_wait_(request, status, ierr);
+        FEND()
+        if (rec_ && *ierr == MPI_SUCCESS) gpuinstMpiReqDone(&c_, before, NULL);
+        FFINISH();
+    }
+}
+
+#define FREQ_STACK 16
+FNAMES(waitall, WAITALL, (F *count, F *requests, F *statuses, F *ierr), (count, requests, statuses, ierr))
+static void fw_waitall(F *count, F *requests, F *statuses, F *ierr)
+{
+    MPI_Request stack[FREQ_STACK], *before = NULL;
+    int n = (int)*count, i;
+    FMISSING(waitall)
+    if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING && n > 0) {
+        before = n <= FREQ_STACK ? stack : (MPI_Request *)malloc((size_t)n * sizeof *before);
+        for (i = 0; before != NULL && i < n; i++) before[i] = PMPI_Request_f2c(requests[i]);
+    }
+    {
+        FSTART(Waitall)
+        pmpi_waitall_(count, requests, statuses, ierr);
+        FEND()
+        if (rec_ && *ierr == MPI_SUCCESS && before != NULL)
+            for (i = 0; i < n; i++) gpuinstMpiReqDone(&c_, before[i], NULL);
+        FFINISH();
+    }
+    if (before != stack) free(before);
+}
+
+FNAMES(sendrecv, SENDRECV,
+       (char *sendbuf, F *sendcount, F *sendtype, F *dest, F *sendtag, char *recvbuf, F *recvcount, F *recvtype,
+        F *source, F *recvtag, F *comm, F *status, F *ierr),
+       (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status,
+        ierr))
+static void fw_sendrecv(char *sendbuf, F *sendcount, F *sendtype, F *dest, F *sendtag, char *recvbuf, F *recvcount,
+                        F *recvtype, F *source, F *recvtag, F *comm, F *status, F *ierr)
+{
+    FMISSING(sendrecv)
+    FSTART(Sendrecv)
+    pmpi_sendrecv_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
+                   status, ierr);
+    FEND()
+    if (rec_)
+        gpuinstMpiP2P(&c_, fcomm(comm), (int)*dest, (int)*sendtag,
+                      fbytes(sendcount, sendtype) + fbytes(recvcount, recvtype));
+    FFINISH();
+}
+
+/* ---- collectives ------------------------------------------------------------------ */
+
+FNAMES(barrier, BARRIER, (F *comm, F *ierr), (comm, ierr))
+static void fw_barrier(F *comm, F *ierr)
+{
+    FMISSING(barrier)
+    FSTART(Barrier)
+    pmpi_barrier_(comm, ierr);
+    FEND()
+    if (rec_) gpuinstMpiColl(&c_, fcomm(comm), -1, 0);
+    FFINISH();
+}
+
+FNAMES(bcast, BCAST, (char *buffer, F *count, F *datatype, F *root, F *comm, F *ierr),
+       (buffer, count, datatype, root, comm, ierr))
+static void fw_bcast(char *buffer, F *count, F *datatype, F *root, F *comm, F *ierr)
+{
+    FMISSING(bcast)
+    FSTART(Bcast)
+    pmpi_bcast_(buffer, count, datatype, root, comm, ierr);
+    FEND()
+    if (rec_) gpuinstMpiColl(&c_, fcomm(comm), (int)*root, fbytes(count, datatype));
+    FFINISH();
+}
+
+FNAMES(reduce, REDUCE, (char *sendbuf, char *recvbuf, F *count, F *datatype, F *op, F *root, F *comm, F *ierr),
+       (sendbuf, recvbuf, count, datatype, op, root, comm, ierr))
+static void fw_reduce(char *sendbuf, char *recvbuf, F *count, F *datatype, F *op, F *root, F *comm, F *ierr)
+{
+    FMISSING(reduce)
+    FSTART(Reduce)
+    pmpi_reduce_(sendbuf, recvbuf, count, datatype, op, root, comm, ierr);
+    FEND()
+    if (rec_) gpuinstMpiColl(&c_, fcomm(comm), (int)*root, fbytes(count, datatype));
+    FFINISH();
+}
+
+FNAMES(allreduce, ALLREDUCE, (char *sendbuf, char *recvbuf, F *count, F *datatype, F *op, F *comm, F *ierr),
+       (sendbuf, recvbuf, count, datatype, op, comm, ierr))
+static void fw_allreduce(char *sendbuf, char *recvbuf, F *count, F *datatype, F *op, F *comm, F *ierr)
+{
+    FMISSING(allreduce)
+    FSTART(Allreduce)
+    pmpi_allreduce_(sendbuf, recvbuf, count, datatype, op, comm, ierr);
+    FEND()
+    if (rec_) gpuinstMpiColl(&c_, fcomm(comm), -1, fbytes(count, datatype));
+    FFINISH();
+}
+
+FNAMES(gather, GATHER,
+       (char *sendbuf, F *sendcount, F *sendtype, char *recvbuf, F *recvcount, F *recvtype, F *root, F *comm,
+        F *ierr),
+       (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr))
+static void fw_gather(char *sendbuf, F *sendcount, F *sendtype, char *recvbuf, F *recvcount, F *recvtype, F *root,
+                      F *comm, F *ierr)
+{
+    FMISSING(gather)
+    FSTART(Gather)
+    pmpi_gather_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr);
+    FEND()
+    if (rec_) gpuinstMpiColl(&c_, fcomm(comm), (int)*root, fbytes(sendcount, sendtype));
+    FFINISH();
+}
+
+FNAMES(allgather, ALLGATHER,
+       (char *sendbuf, F *sendcount, F *sendtype, char *recvbuf, F *recvcount, F *recvtype, F *comm, F *ierr),
+       (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr))
+static void fw_allgather(char *sendbuf, F *sendcount, F *sendtype, char *recvbuf, F *recvcount, F *recvtype,
+                         F *comm, F *ierr)
+{
+    FMISSING(allgather)
+    FSTART(Allgather)
+    pmpi_allgather_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr);
+    FEND()
+    if (rec_) gpuinstMpiColl(&c_, fcomm(comm), -1, fbytes(sendcount, sendtype));
+    FFINISH();
+}
+
+FNAMES(alltoall, ALLTOALL,
+       (char *sendbuf, F *sendcount, F *sendtype, char *recvbuf, F *recvcount, F *recvtype, F *comm, F *ierr),
+       (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr))
+static void fw_alltoall(char *sendbuf, F *sendcount, F *sendtype, char *recvbuf, F *recvcount, F *recvtype,
+                        F *comm, F *ierr)
+{
+    int n = 0;
+    FMISSING(alltoall)
+    FSTART(Alltoall)
+    pmpi_alltoall_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr);
+    FEND()
+    if (rec_) {
+        PMPI_Comm_size(fcomm(comm), &n);
+        gpuinstMpiColl(&c_, fcomm(comm), -1, fbytes(sendcount, sendtype) * (uint64_t)(n > 0 ? n : 0));
+    }
+    FFINISH();
+}
+
+/* ---- communicators ------------------------------------------------------------------- */
+
+FNAMES(comm_split, COMM_SPLIT, (F *comm, F *color, F *key, F *newcomm, F *ierr), (comm, color, key, newcomm, ierr))
+static void fw_comm_split(F *comm, F *color, F *key, F *newcomm, F *ierr)
+{
+    FMISSING(comm_split)
+    FSTART(Comm_split)
+    pmpi_comm_split_(comm, color, key, newcomm, ierr);
+    FEND()
+    if (rec_) {
+        MPI_Comm nc = *ierr == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
+        gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPLIT, fcomm(comm), &nc, (int)*color);
+    }
+    FFINISH();
+}
+
+FNAMES(comm_dup, COMM_DUP, (F *comm, F *newcomm, F *ierr), (comm, newcomm, ierr))
+static void fw_comm_dup(F *comm, F *newcomm, F *ierr)
+{
+    FMISSING(comm_dup)
+    FSTART(Comm_dup)
+    pmpi_comm_dup_(comm, newcomm, ierr);
+    FEND()
+    if (rec_) {
+        MPI_Comm nc = *ierr == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
+        gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DUP, fcomm(comm), &nc, 0);
+    }
+    FFINISH();
+}
+
+FNAMES(cart_create, CART_CREATE, (F *comm, F *ndims, F *dims, F *periods, F *reorder, F *newcomm, F *ierr),
+       (comm, ndims, dims, periods, reorder, newcomm, ierr))
+static void fw_cart_create(F *comm, F *ndims, F *dims, F *periods, F *reorder, F *newcomm, F *ierr)
+{
+    FMISSING(cart_create)
+    FSTART(Cart_create)
+    pmpi_cart_create_(comm, ndims, dims, periods, reorder, newcomm, ierr);
+    FEND()
+    if (rec_) {
+        MPI_Comm nc = *ierr == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
+        gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CART, fcomm(comm), &nc, (int)*ndims);
+    }
+    FFINISH();
+}
+
+FNAMES(comm_free, COMM_FREE, (F *comm, F *ierr), (comm, ierr))
+static void fw_comm_free(F *comm, F *ierr)
+{
+    FMISSING(comm_free)
+    FSTART(Comm_free)
+    if (rec_) gpuinstMpiCommFreeing(&c_, fcomm(comm));
+    pmpi_comm_free_(comm, ierr);
+    FEND()
+    if (rec_) gpuinstMpiCommFreed(&c_);
+    FFINISH();
+}
+
+#undef FSTART
+#undef FEND
+#undef FFINISH
+#undef FNAMES
+#undef FMISSING
+#undef GPUINST_FEXPORT
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUINST_WITH_MPI */
+/************** End of mpi/pmpi_fortran.c **************/

@@ -43,14 +43,27 @@
 !> and gpuinst_mark take optional domain=, color=, category=, payload= (any
 !> integer kind: int64 payload; real32/real64: double payload) and
 !> payload_uint64=; with none of them they call the plain C function, else
-!> the _ex one with an attribute built on the stack.
+!> the _ex one with an attribute built on the stack.  Where C takes a
+!> pointer and a count (counter groups, samples, batches), the Fortran
+!> routine takes an array and passes its size.  Where C accepts NULL for a
+!> string (metrics, chip, unit), the Fortran argument is optional.
 !>
-!> Fortran's own MPI bindings are not intercepted by gpuinst's PMPI layer
-!> (Open MPI 4.1): a Fortran MPI program calls gpuinst_finalize() itself,
-!> before MPI_Finalize.
+!> Language level: Fortran 2018 (from TS 29113: an absent optional argument
+!> of a bind(C) interface reaches C as NULL); gfortran >= 4.9, ifx/ifort,
+!> nvfortran, flang accept it.
+!>
+!> Sections: lifecycle; domains, categories, registered strings, thread
+!> names; push/pop ranges; start/end ranges; marks; counters; range
+!> profiling; introspection; gpuinst_attr and color helpers.
+!>
+!> MPI: call gpuinst_finalize() before MPI_Finalize.  Whether gpuinst
+!> intercepts Fortran's MPI_Finalize depends on the MPI library and on how
+!> gpuinst was built (mpi/pmpi_fortran.c covers Open MPI's Fortran
+!> bindings); finalizing explicitly is right in every case.
 module gpuinst
   use, intrinsic :: iso_c_binding, only: c_int, c_int32_t, c_int64_t, c_double, c_char, &
-       c_null_char, c_ptr, c_associated, c_f_pointer, c_size_t, c_sizeof
+       c_null_char, c_ptr, c_null_ptr, c_funptr, c_null_funptr, c_funloc, c_associated, &
+       c_f_pointer, c_size_t, c_sizeof
   use, intrinsic :: iso_fortran_env, only: int8, int16, int32, int64, real32, real64
   implicit none
   private
@@ -99,6 +112,29 @@ module gpuinst
   integer(c_int32_t), parameter, public :: GPUINST_RANGE_FLAG_UNTERMINATED = int(z'04', c_int32_t)
   integer(c_int32_t), parameter, public :: GPUINST_RANGE_FLAG_CROSS_THREAD = int(z'08', c_int32_t)
 
+  ! ---- counters: field types, semantics flags, no-value reasons, clocks ----
+  integer, parameter, public :: GPUINST_COUNTER_KIND = c_int32_t  !< gpuinst_counter handles
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_INT64 = 1
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_DOUBLE = 2
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_NESTED = 3  !< named only to be rejected
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_ARRAY = 4   !< named only to be rejected
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_LIMIT_MIN = int(z'1', c_int32_t)
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_LIMIT_MAX = int(z'2', c_int32_t)
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_INTERP_POINT = int(z'10', c_int32_t)
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_INTERP_SINCE_LAST = int(z'20', c_int32_t)
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_INTERP_UNTIL_NEXT = int(z'30', c_int32_t)
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_INTERP_LINEAR = int(z'40', c_int32_t)
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_INTERP_MASK = int(z'F0', c_int32_t)
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_VALUE_ABSOLUTE = int(z'100', c_int32_t)
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_VALUE_DELTA = int(z'200', c_int32_t)
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_VALUE_DELTA_SINCE_START = int(z'300', c_int32_t)
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_VALUE_MASK = int(z'F00', c_int32_t)
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_NOVALUE_ZERO = 0
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_NOVALUE_UNCHANGED = 1
+  integer(c_int32_t), parameter, public :: GPUINST_COUNTER_NOVALUE_UNAVAILABLE = 2
+  !> gpuinst's own clock (CLOCK_MONOTONIC ns) for batch timestamps.
+  integer(c_int32_t), parameter, public :: GPUINST_CLOCK_GPUINST = 0
+
   !> struct gpuinst_attr: optional attributes of a range or mark.  32 bytes,
   !> the same layout as C (tests/fortran checks it).  The C payload union is
   !> `payload`, its raw 64 bits: set it with gpuinst_attr_set_int64/_uint64/
@@ -127,6 +163,37 @@ module gpuinst
      integer(c_int64_t) :: lost = 0             !< events dropped for lack of memory
   end type gpuinst_counts
 
+  !> struct gpuinst_profile: the state of one occurrence of a profiled region
+  !> (gpuinst_profile_begin fills it; read-only for the caller).  88 bytes on
+  !> LP64, the same layout as C (tests/fortran checks it).  Keep the variable
+  !> in one place (no copies) from gpuinst_profile_begin to the end of the
+  !> gpuinst_profile_next_pass loop.
+  type, bind(C), public :: gpuinst_profile
+     integer(c_int32_t) :: struct_size = 0   !< sizeof(gpuinst_profile), set by begin
+     integer(c_int32_t) :: status = 0        !< gpuinst_status of the last call on this region
+     integer(c_int32_t) :: profiled = 0      !< 1: runs under the range profiler; 0: the body runs once
+     integer(c_int32_t) :: pass = -1         !< the pass the body runs now (0-based)
+     integer(c_int32_t) :: passes = 0        !< passes this occurrence takes
+     integer(c_int32_t) :: reserved0_ = 0
+     integer(c_int64_t) :: occurrence = 0    !< 1-based count of begins with this region name
+     type(c_funptr) :: restore = c_null_funptr  !< set with gpuinst_profile_set_restore_hook
+     type(c_ptr) :: restore_user = c_null_ptr
+     type(c_ptr) :: impl_ = c_null_ptr
+     integer(c_int64_t) :: reserved_(4) = 0
+  end type gpuinst_profile
+
+  !> The host-state restore hook of a profiled region (C's
+  !> gpuinst_profile_restore_fn): runs before each replay pass (pass >= 1)
+  !> with the `user` pointer given to gpuinst_profile_set_restore_hook.
+  abstract interface
+     subroutine gpuinst_profile_restore_fn(user, pass) bind(C)
+       import :: c_ptr, c_int32_t
+       type(c_ptr), value :: user
+       integer(c_int32_t), value :: pass
+     end subroutine gpuinst_profile_restore_fn
+  end interface
+  public :: gpuinst_profile_restore_fn
+
   ! ---- public procedures ----
   public :: gpuinst_init, gpuinst_finalize, gpuinst_is_recording
   public :: gpuinst_version, gpuinst_compile_options, gpuinst_status_string
@@ -139,12 +206,29 @@ module gpuinst
   public :: gpuinst_attr_init, gpuinst_attr_set_int64, gpuinst_attr_set_uint64
   public :: gpuinst_attr_set_double, gpuinst_attr_get_double
   public :: gpuinst_argb, gpuinst_rgb
+  public :: gpuinst_counter_create, gpuinst_counter_group_create, gpuinst_counter_semantics
+  public :: gpuinst_counter_sample_int64, gpuinst_counter_sample_double, gpuinst_counter_sample_values
+  public :: gpuinst_counter_sample_raw, gpuinst_counter_sample_novalue, gpuinst_clock_declare
+  public :: gpuinst_counter_submit_batch, gpuinst_counter_submit_values, gpuinst_counters_sample_builtin
+  public :: gpuinst_pm_sampling_start, gpuinst_pm_sampling_stop
+  public :: gpuinst_profile_begin, gpuinst_profile_next_pass, gpuinst_profile_set_restore_hook
+  public :: gpuinst_profile_passes
 
   !> gpuinst_mark_int64(name, payload [, status]): payload of any of the
   !> kinds int32 or int64 (widened to int64).
   interface gpuinst_mark_int64
      module procedure mark_int64_i64, mark_int64_i32
   end interface gpuinst_mark_int64
+
+  !> gpuinst_counter_sample_int64(counter, value [, status]): value int32 or int64.
+  interface gpuinst_counter_sample_int64
+     module procedure counter_sample_i64, counter_sample_i32
+  end interface gpuinst_counter_sample_int64
+
+  !> gpuinst_counter_sample_double(counter, value [, status]): value real64 or real32.
+  interface gpuinst_counter_sample_double
+     module procedure counter_sample_r64, counter_sample_r32
+  end interface gpuinst_counter_sample_double
 
   !> A payload of the wrong kind or two payloads at once: the attribute is
   !> handed to C with this payload_type, which C rejects (and counts) as
@@ -295,6 +379,154 @@ module gpuinst
        integer(c_int32_t), value :: domain
        integer(c_int) :: depth
      end function c_range_depth
+
+     ! ---- counters ----
+     function c_counter_create(name, type, counter) bind(C, name="gpuinst_counter_create") result(rc)
+       import :: c_int, c_char, c_int32_t
+       character(kind=c_char), intent(in) :: name(*)
+       integer(c_int32_t), value :: type
+       integer(c_int32_t), intent(out) :: counter
+       integer(c_int) :: rc
+     end function c_counter_create
+
+     function c_counter_group_create(name, fields, types, nfields, group) &
+          bind(C, name="gpuinst_counter_group_create") result(rc)
+       import :: c_int, c_char, c_int32_t
+       character(kind=c_char), intent(in) :: name(*), fields(*)
+       integer(c_int32_t), intent(in) :: types(*)
+       integer(c_int32_t), value :: nfields
+       integer(c_int32_t), intent(out) :: group
+       integer(c_int) :: rc
+     end function c_counter_group_create
+
+     function c_counter_semantics(counter, field, unit, flags, min, max) &
+          bind(C, name="gpuinst_counter_semantics") result(rc)
+       import :: c_int, c_char, c_int32_t, c_double
+       integer(c_int32_t), value :: counter, field
+       character(kind=c_char), intent(in), optional :: unit(*)
+       integer(c_int32_t), value :: flags
+       real(c_double), value :: min, max
+       integer(c_int) :: rc
+     end function c_counter_semantics
+
+     function c_counter_sample_int64(counter, value) bind(C, name="gpuinst_counter_sample_int64") result(rc)
+       import :: c_int, c_int32_t, c_int64_t
+       integer(c_int32_t), value :: counter
+       integer(c_int64_t), value :: value
+       integer(c_int) :: rc
+     end function c_counter_sample_int64
+
+     function c_counter_sample_double(counter, value) bind(C, name="gpuinst_counter_sample_double") result(rc)
+       import :: c_int, c_int32_t, c_double
+       integer(c_int32_t), value :: counter
+       real(c_double), value :: value
+       integer(c_int) :: rc
+     end function c_counter_sample_double
+
+     function c_counter_sample_values(counter, values, nvalues) &
+          bind(C, name="gpuinst_counter_sample_values") result(rc)
+       import :: c_int, c_int32_t, c_double
+       integer(c_int32_t), value :: counter
+       real(c_double), intent(in) :: values(*)
+       integer(c_int32_t), value :: nvalues
+       integer(c_int) :: rc
+     end function c_counter_sample_values
+
+     ! C's `const void *sample`: packed 8-byte slots, int64 bits or doubles.
+     function c_counter_sample_raw(counter, sample, bytes) bind(C, name="gpuinst_counter_sample_raw") result(rc)
+       import :: c_int, c_int32_t, c_int64_t
+       integer(c_int32_t), value :: counter
+       integer(c_int64_t), intent(in) :: sample(*)
+       integer(c_int64_t), value :: bytes
+       integer(c_int) :: rc
+     end function c_counter_sample_raw
+
+     function c_counter_sample_novalue(counter, reason) bind(C, name="gpuinst_counter_sample_novalue") result(rc)
+       import :: c_int, c_int32_t
+       integer(c_int32_t), value :: counter, reason
+       integer(c_int) :: rc
+     end function c_counter_sample_novalue
+
+     function c_clock_declare(name, ns_per_tick, tick_ref, ns_ref, clock) &
+          bind(C, name="gpuinst_clock_declare") result(rc)
+       import :: c_int, c_char, c_int32_t, c_int64_t, c_double
+       character(kind=c_char), intent(in) :: name(*)
+       real(c_double), value :: ns_per_tick
+       integer(c_int64_t), value :: tick_ref, ns_ref
+       integer(c_int32_t), intent(out) :: clock
+       integer(c_int) :: rc
+     end function c_clock_declare
+
+     function c_counter_submit_batch(counter, nsamples, samples, timestamps, clock) &
+          bind(C, name="gpuinst_counter_submit_batch") result(rc)
+       import :: c_int, c_int32_t, c_int64_t
+       integer(c_int32_t), value :: counter
+       integer(c_int64_t), value :: nsamples
+       integer(c_int64_t), intent(in) :: samples(*)
+       integer(c_int64_t), intent(in), optional :: timestamps(*)
+       integer(c_int32_t), value :: clock
+       integer(c_int) :: rc
+     end function c_counter_submit_batch
+
+     function c_counter_submit_values(counter, nsamples, values, timestamps, clock) &
+          bind(C, name="gpuinst_counter_submit_values") result(rc)
+       import :: c_int, c_int32_t, c_int64_t, c_double
+       integer(c_int32_t), value :: counter
+       integer(c_int64_t), value :: nsamples
+       real(c_double), intent(in) :: values(*)
+       integer(c_int64_t), intent(in), optional :: timestamps(*)
+       integer(c_int32_t), value :: clock
+       integer(c_int) :: rc
+     end function c_counter_submit_values
+
+     function c_counters_sample_builtin() bind(C, name="gpuinst_counters_sample_builtin") result(rc)
+       import :: c_int
+       integer(c_int) :: rc
+     end function c_counters_sample_builtin
+
+     ! C's interval_ns is uint64_t: the bits of a nonnegative int64.
+     function c_pm_sampling_start(device, interval_ns, metrics) bind(C, name="gpuinst_pm_sampling_start") result(rc)
+       import :: c_int, c_char, c_int32_t, c_int64_t
+       integer(c_int32_t), value :: device
+       integer(c_int64_t), value :: interval_ns
+       character(kind=c_char), intent(in), optional :: metrics(*)
+       integer(c_int) :: rc
+     end function c_pm_sampling_start
+
+     function c_pm_sampling_stop() bind(C, name="gpuinst_pm_sampling_stop") result(rc)
+       import :: c_int
+       integer(c_int) :: rc
+     end function c_pm_sampling_stop
+
+     ! ---- range profiling ----
+     function c_profile_begin(p, region, metrics) bind(C, name="gpuinst_profile_begin") result(rc)
+       import :: c_int, c_char, gpuinst_profile
+       type(gpuinst_profile), intent(inout) :: p
+       character(kind=c_char), intent(in) :: region(*)
+       character(kind=c_char), intent(in), optional :: metrics(*)
+       integer(c_int) :: rc
+     end function c_profile_begin
+
+     function c_profile_next_pass(p) bind(C, name="gpuinst_profile_next_pass") result(again)
+       import :: c_int, gpuinst_profile
+       type(gpuinst_profile), intent(inout) :: p
+       integer(c_int) :: again
+     end function c_profile_next_pass
+
+     function c_profile_set_restore_hook(p, fn, user) bind(C, name="gpuinst_profile_set_restore_hook") result(rc)
+       import :: c_int, c_funptr, c_ptr, gpuinst_profile
+       type(gpuinst_profile), intent(inout) :: p
+       type(c_funptr), value :: fn
+       type(c_ptr), value :: user
+       integer(c_int) :: rc
+     end function c_profile_set_restore_hook
+
+     function c_profile_passes(metrics, chip, passes) bind(C, name="gpuinst_profile_passes") result(rc)
+       import :: c_int, c_char, c_int32_t
+       character(kind=c_char), intent(in), optional :: metrics(*), chip(*)
+       integer(c_int32_t), intent(out) :: passes
+       integer(c_int) :: rc
+     end function c_profile_passes
 
      ! The C library's strlen, to size a Fortran copy of a returned string.
      function c_strlen(s) bind(C, name="strlen") result(n)
@@ -752,6 +984,319 @@ contains
        gpuinst_range_depth = int(c_range_depth(GPUINST_DOMAIN_DEFAULT))
     end if
   end function gpuinst_range_depth
+
+  ! ==== counters ====
+  ! Strings that C may receive as NULL are built in an allocatable buffer:
+  ! left unallocated, it is passed as an absent optional argument, i.e. NULL.
+  ! (These calls are not for hot loops.)
+
+  !> Creates the scalar counter `name` of type GPUINST_COUNTER_INT64 or
+  !> GPUINST_COUNTER_DOUBLE (one field, "value"); handle in `counter`.
+  !> Recorded as /counters/<name> ("/" in the name makes subgroups).
+  !> status: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (empty, reserved
+  !>   or used name, another type), LIMIT (192 counters and groups),
+  !>   OUT_OF_MEMORY.
+  !> Wraps: gpuinst_counter_create() (nvtxCounterRegister at the first sample).
+  subroutine gpuinst_counter_create(name, type, counter, status)
+    character(len=*), intent(in) :: name
+    integer(c_int32_t), intent(in) :: type
+    integer(c_int32_t), intent(out) :: counter
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(name)+1) :: cname
+    call to_c(name, cname)
+    counter = 0
+    call put(c_counter_create(cname, type, counter), status)
+  end subroutine gpuinst_counter_create
+
+  !> Creates the counter group `name` whose fields are named in `fields`,
+  !> comma separated ("bytes,messages,wait_ns"), with types types(:)
+  !> (GPUINST_COUNTER_INT64 / _DOUBLE), one per field: nfields = size(types).
+  !> Handle in `group`.
+  !> status: as gpuinst_counter_create; INVALID_ARGUMENT also when size(types)
+  !>   differs from the number of names, for a bad field name, and for
+  !>   GPUINST_COUNTER_NESTED / _ARRAY fields.
+  !> Wraps: gpuinst_counter_group_create() (nvtxPayloadSchemaRegister).
+  subroutine gpuinst_counter_group_create(name, fields, types, group, status)
+    character(len=*), intent(in) :: name, fields
+    integer(c_int32_t), intent(in) :: types(:)
+    integer(c_int32_t), intent(out) :: group
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(name)+1) :: cname
+    character(kind=c_char, len=len(fields)+1) :: cfields
+    call to_c(name, cname)
+    call to_c(fields, cfields)
+    group = 0
+    call put(c_counter_group_create(cname, cfields, types, int(size(types), c_int32_t), group), status)
+  end subroutine gpuinst_counter_group_create
+
+  !> Sets the semantics of field `field` (0-based; -1 = every field) of a
+  !> counter or group, before its first sample: unit (e.g. "bytes"; absent
+  !> = keep), flags (GPUINST_COUNTER_LIMIT_*, one _INTERP_*, one _VALUE_*),
+  !> bounds min/max (default 0; used when the LIMIT flags say so).
+  !> status: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (unknown counter,
+  !>   field out of range, unknown flag bits, min > max, unit over 63 bytes,
+  !>   already sampled).
+  !> Wraps: gpuinst_counter_semantics() (nvtxSemanticsCounter_t).
+  subroutine gpuinst_counter_semantics(counter, field, unit, flags, min, max, status)
+    integer(c_int32_t), intent(in) :: counter, field
+    character(len=*), intent(in), optional :: unit
+    integer(c_int32_t), intent(in) :: flags
+    real(c_double), intent(in), optional :: min, max
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=:), allocatable :: cunit
+    real(c_double) :: lo, hi
+    if (present(unit)) cunit = unit // c_null_char
+    lo = 0
+    hi = 0
+    if (present(min)) lo = min
+    if (present(max)) hi = max
+    call put(c_counter_semantics(counter, field, cunit, flags, lo, hi), status)
+  end subroutine gpuinst_counter_semantics
+
+  !> Samples a one-field counter now with an integer value.
+  !> status: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (unknown counter,
+  !>   group of several fields), OUT_OF_MEMORY (counted as lost).
+  !> Wraps: gpuinst_counter_sample_int64() (nvtxCounterSampleInt64).
+  subroutine counter_sample_i64(counter, value, status)
+    integer(c_int32_t), intent(in) :: counter
+    integer(int64), intent(in) :: value
+    integer, intent(out), optional :: status
+    call put(c_counter_sample_int64(counter, int(value, c_int64_t)), status)
+  end subroutine counter_sample_i64
+
+  subroutine counter_sample_i32(counter, value, status)
+    integer(c_int32_t), intent(in) :: counter
+    integer(int32), intent(in) :: value
+    integer, intent(out), optional :: status
+    call put(c_counter_sample_int64(counter, int(value, c_int64_t)), status)
+  end subroutine counter_sample_i32
+
+  !> Samples a one-field counter now with a real value.
+  !> status: as gpuinst_counter_sample_int64.
+  !> Wraps: gpuinst_counter_sample_double() (nvtxCounterSampleFloat64).
+  subroutine counter_sample_r64(counter, value, status)
+    integer(c_int32_t), intent(in) :: counter
+    real(real64), intent(in) :: value
+    integer, intent(out), optional :: status
+    call put(c_counter_sample_double(counter, real(value, c_double)), status)
+  end subroutine counter_sample_r64
+
+  subroutine counter_sample_r32(counter, value, status)
+    integer(c_int32_t), intent(in) :: counter
+    real(real32), intent(in) :: value
+    integer, intent(out), optional :: status
+    call put(c_counter_sample_double(counter, real(value, c_double)), status)
+  end subroutine counter_sample_r32
+
+  !> Samples a group now: values(i) is field i-1 (int64 fields rounded,
+  !> exact up to 2**53); size(values) must be the group's field count.
+  !> status: as gpuinst_counter_sample_int64; INVALID_ARGUMENT also for a
+  !>   size that differs from the field count.
+  !> Wraps: gpuinst_counter_sample_values() (nvtxCounterSample).
+  subroutine gpuinst_counter_sample_values(counter, values, status)
+    integer(c_int32_t), intent(in) :: counter
+    real(c_double), intent(in) :: values(:)
+    integer, intent(out), optional :: status
+    call put(c_counter_sample_values(counter, values, int(size(values), c_int32_t)), status)
+  end subroutine gpuinst_counter_sample_values
+
+  !> Samples a group now from a packed record: sample(i) holds field i-1 as
+  !> its int64 value or, for a double field, the double's bits
+  !> (transfer(x, 0_c_int64_t)); size(sample) must be the field count.
+  !> Exact for every value.  status: as gpuinst_counter_sample_values.
+  !> Wraps: gpuinst_counter_sample_raw() (bytes = 8 * size(sample)).
+  subroutine gpuinst_counter_sample_raw(counter, sample, status)
+    integer(c_int32_t), intent(in) :: counter
+    integer(c_int64_t), intent(in) :: sample(:)
+    integer, intent(out), optional :: status
+    call put(c_counter_sample_raw(counter, sample, 8_c_int64_t * size(sample, kind=c_int64_t)), status)
+  end subroutine gpuinst_counter_sample_raw
+
+  !> Records a sample without a value, for `reason`
+  !> GPUINST_COUNTER_NOVALUE_ZERO, _UNCHANGED or _UNAVAILABLE.
+  !> status: as gpuinst_counter_sample_int64; INVALID_ARGUMENT for another
+  !>   reason.  Wraps: gpuinst_counter_sample_novalue().
+  subroutine gpuinst_counter_sample_novalue(counter, reason, status)
+    integer(c_int32_t), intent(in) :: counter, reason
+    integer, intent(out), optional :: status
+    call put(c_counter_sample_novalue(counter, reason), status)
+  end subroutine gpuinst_counter_sample_novalue
+
+  !> Declares a foreign clock for batch timestamps: tick t is gpuinst time
+  !> (CLOCK_MONOTONIC ns) ns_ref + (t - tick_ref) * ns_per_tick.  Its id
+  !> (1..15) goes to `clock`.
+  !> status: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (empty name,
+  !>   ns_per_tick <= 0 or not finite), LIMIT (15 clocks).
+  !> Wraps: gpuinst_clock_declare().
+  subroutine gpuinst_clock_declare(name, ns_per_tick, tick_ref, ns_ref, clock, status)
+    character(len=*), intent(in) :: name
+    real(c_double), intent(in) :: ns_per_tick
+    integer(c_int64_t), intent(in) :: tick_ref, ns_ref
+    integer(c_int32_t), intent(out) :: clock
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(name)+1) :: cname
+    call to_c(name, cname)
+    clock = 0
+    call put(c_clock_declare(cname, ns_per_tick, tick_ref, ns_ref, clock), status)
+  end subroutine gpuinst_clock_declare
+
+  !> Submits size(samples, 2) samples at once: samples(:, j) is sample j as
+  !> a packed record (as gpuinst_counter_sample_raw; size(samples, 1) must
+  !> be the field count), timestamps(j) its time on `clock`
+  !> (GPUINST_CLOCK_GPUINST, the default, or a declared clock); timestamps
+  !> absent = "now" for every sample.
+  !> status: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (unknown counter or
+  !>   clock, size(timestamps) /= size(samples, 2), a timestamp before 0),
+  !>   OUT_OF_MEMORY (samples not stored are counted as lost).
+  !> Wraps: gpuinst_counter_submit_batch() (nvtxCounterBatchSubmit).
+  subroutine gpuinst_counter_submit_batch(counter, samples, timestamps, clock, status)
+    integer(c_int32_t), intent(in) :: counter
+    integer(c_int64_t), intent(in) :: samples(:, :)
+    integer(c_int64_t), intent(in), optional :: timestamps(:)
+    integer(c_int32_t), intent(in), optional :: clock
+    integer, intent(out), optional :: status
+    call put(c_counter_submit_batch(counter, batch_count(size(samples, 2), timestamps), samples, &
+         timestamps, clock_or_default(clock)), status)
+  end subroutine gpuinst_counter_submit_batch
+
+  !> As gpuinst_counter_submit_batch with the samples as doubles:
+  !> values(:, j) holds the fields of sample j (size(values, 1) = fields).
+  !> Wraps: gpuinst_counter_submit_values().
+  subroutine gpuinst_counter_submit_values(counter, values, timestamps, clock, status)
+    integer(c_int32_t), intent(in) :: counter
+    real(c_double), intent(in) :: values(:, :)
+    integer(c_int64_t), intent(in), optional :: timestamps(:)
+    integer(c_int32_t), intent(in), optional :: clock
+    integer, intent(out), optional :: status
+    call put(c_counter_submit_values(counter, batch_count(size(values, 2), timestamps), values, &
+         timestamps, clock_or_default(clock)), status)
+  end subroutine gpuinst_counter_submit_values
+
+  !> The sample count handed to C: -1 when timestamps has the wrong size, so
+  !> that C rejects the call (INVALID_ARGUMENT, counted) instead of reading
+  !> past the array.
+  pure integer(c_int64_t) function batch_count(nsamples, timestamps)
+    integer, intent(in) :: nsamples
+    integer(c_int64_t), intent(in), optional :: timestamps(:)
+    batch_count = int(nsamples, c_int64_t)
+    if (present(timestamps)) then
+       if (size(timestamps) /= nsamples) batch_count = -1
+    end if
+  end function batch_count
+
+  pure integer(c_int32_t) function clock_or_default(clock)
+    integer(c_int32_t), intent(in), optional :: clock
+    clock_or_default = GPUINST_CLOCK_GPUINST
+    if (present(clock)) clock_or_default = clock
+  end function clock_or_default
+
+  !> Samples the built-in counter groups chosen with GPUINST_COUNTERS now
+  !> (host_memory, mpi_bytes, gpu_memory, activity_dropped).
+  !> status: NOT_INITIALIZED, FINALIZED, UNAVAILABLE (GPUINST_COUNTERS chose
+  !>   none).  Wraps: gpuinst_counters_sample_builtin().
+  subroutine gpuinst_counters_sample_builtin(status)
+    integer, intent(out), optional :: status
+    call put(c_counters_sample_builtin(), status)
+  end subroutine gpuinst_counters_sample_builtin
+
+  !> Starts CUPTI PM sampling of CUDA device `device` (ordinal; -1 = the
+  !> current device) every `interval_ns` ns of GPU time (>= 1000), for the
+  !> comma-separated `metrics` (absent or "" = a single-pass default set).
+  !> Call after the CUDA context exists.
+  !> status: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (interval,
+  !>   device), UNAVAILABLE (no CUPTI/GPU, unsupported device, metric
+  !>   errors, another process samples; reason in /unavailable).
+  !> Wraps: gpuinst_pm_sampling_start() (cuptiPmSampling*).
+  subroutine gpuinst_pm_sampling_start(device, interval_ns, metrics, status)
+    integer(c_int32_t), intent(in) :: device
+    integer(c_int64_t), intent(in) :: interval_ns
+    character(len=*), intent(in), optional :: metrics
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=:), allocatable :: cmetrics
+    if (present(metrics)) cmetrics = metrics // c_null_char
+    call put(c_pm_sampling_start(device, interval_ns, cmetrics), status)
+  end subroutine gpuinst_pm_sampling_start
+
+  !> Stops PM sampling and decodes what is left.
+  !> status: NOT_INITIALIZED, FINALIZED, UNAVAILABLE (not running).
+  !> Wraps: gpuinst_pm_sampling_stop().
+  subroutine gpuinst_pm_sampling_stop(status)
+    integer, intent(out), optional :: status
+    call put(c_pm_sampling_stop(), status)
+  end subroutine gpuinst_pm_sampling_stop
+
+  ! ==== range profiling ====
+
+  !> Starts an occurrence of the profiled region `region` with the metric
+  !> list `metrics` (names and sets "time", "memory", "instructions",
+  !> "roofline", "throughput", comma separated; absent or "" =
+  !> GPUINST_METRICS, else "time,memory,instructions").  Fills p; then loop:
+  !>     call gpuinst_profile_begin(p, "jacobi_step")
+  !>     do while (gpuinst_profile_next_pass(p))
+  !>        ... GPU work; no MPI calls (other ranks do not replay) ...
+  !>     end do
+  !> status (also p%status; the body still runs once): INVALID_ARGUMENT
+  !>   (empty region), NOT_INITIALIZED, FINALIZED, DISABLED, OUT_OF_MEMORY.
+  !> Wraps: gpuinst_profile_begin().
+  subroutine gpuinst_profile_begin(p, region, metrics, status)
+    type(gpuinst_profile), intent(inout) :: p
+    character(len=*), intent(in) :: region
+    character(len=*), intent(in), optional :: metrics
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(region)+1) :: cregion
+    character(kind=c_char, len=:), allocatable :: cmetrics
+    call to_c(region, cregion)
+    if (present(metrics)) cmetrics = metrics // c_null_char
+    call put(c_profile_begin(p, cregion, cmetrics), status)
+  end subroutine gpuinst_profile_begin
+
+  !> .true. while the body of the region must run (again), .false. when the
+  !> region is done (see gpuinst_profile_begin); p%status says how it went.
+  !> Call it on the thread that called gpuinst_profile_begin.
+  !> Wraps: gpuinst_profile_next_pass() (CUPTI range profiler, checkpoints).
+  logical function gpuinst_profile_next_pass(p)
+    type(gpuinst_profile), intent(inout) :: p
+    gpuinst_profile_next_pass = c_profile_next_pass(p) /= 0
+  end function gpuinst_profile_next_pass
+
+  !> Sets the host-state restore hook of this occurrence: fn(user, pass)
+  !> runs before each replay pass (pass >= 1).  fn: a bind(C) subroutine
+  !> with interface gpuinst_profile_restore_fn (absent = no hook); user:
+  !> c_loc of its data (absent = c_null_ptr).  Call between
+  !> gpuinst_profile_begin and the first gpuinst_profile_next_pass.
+  !> status: GPUINST_SUCCESS.
+  !> Wraps: gpuinst_profile_set_restore_hook().
+  subroutine gpuinst_profile_set_restore_hook(p, fn, user, status)
+    type(gpuinst_profile), intent(inout) :: p
+    procedure(gpuinst_profile_restore_fn), optional :: fn
+    type(c_ptr), intent(in), optional :: user
+    integer, intent(out), optional :: status
+    type(c_funptr) :: f
+    type(c_ptr) :: u
+    f = c_null_funptr
+    u = c_null_ptr
+    if (present(fn)) f = c_funloc(fn)
+    if (present(user)) u = user
+    call put(c_profile_set_restore_hook(p, f, u), status)
+  end subroutine gpuinst_profile_set_restore_hook
+
+  !> How many passes the metric list `metrics` (as gpuinst_profile_begin)
+  !> takes on chip `chip` (e.g. "GH100"; absent: the current CUDA
+  !> context's device; works without a GPU when given); count in `passes`.
+  !> status: INVALID_ARGUMENT (bad list, unknown metric: stderr names the
+  !>   nearest valid ones), UNAVAILABLE (no CUPTI; no chip and no context),
+  !>   OUT_OF_MEMORY.
+  !> Wraps: gpuinst_profile_passes() (cuptiProfilerHost*).
+  subroutine gpuinst_profile_passes(metrics, chip, passes, status)
+    character(len=*), intent(in), optional :: metrics, chip
+    integer(c_int32_t), intent(out) :: passes
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=:), allocatable :: cmetrics, cchip
+    if (present(metrics)) cmetrics = metrics // c_null_char
+    if (present(chip)) cchip = chip // c_null_char
+    passes = 0
+    call put(c_profile_passes(cmetrics, cchip, passes), status)
+  end subroutine gpuinst_profile_passes
 
   ! ==== gpuinst_attr helpers ====
 

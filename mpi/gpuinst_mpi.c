@@ -1,17 +1,37 @@
 /*
  * gpuinst_mpi.c -- the MPI side of gpuinst: rank discovery, the collectives
- * the writer needs, and the MPI_Init / MPI_Finalize interception (PMPI).
+ * the writer needs, and the MPI_Init / MPI_Finalize / MPI_Abort
+ * interception (PMPI).
  *
  * gpuinst talks to MPI only through PMPI_* and only on a private duplicate
- * of MPI_COMM_WORLD (made at finalize, collectively), so its traffic never
- * matches the application's messages.  Without MPI (GPUINST_WITH_MPI=0) the
- * collectives below are their one-process versions.
+ * of MPI_COMM_WORLD, so its traffic never matches the application's
+ * messages.  The duplicate is made as soon as MPI and gpuinst both run (in
+ * MPI_Init, or in gpuinst_init if MPI came first), because the clock
+ * alignment at init needs it; otherwise at finalize.  Without MPI
+ * (GPUINST_WITH_MPI=0) the collectives below are their one-process
+ * versions.
+ *
+ * Lifecycle, in every order a program can take:
+ *  - gpuinst_init, then MPI_Init: the MPI_Init wrapper learns the rank,
+ *    makes the communicator and aligns clocks (phase 0);
+ *  - MPI_Init, then gpuinst_init: gpuinst_init does the same (it is then
+ *    collective: every rank must call it);
+ *  - GPUINST_AUTO_INIT=1 (zero-code mode, libgpuinst.so preloaded): the
+ *    MPI_Init wrapper calls gpuinst_init itself;
+ *  - MPI_Finalize (or gpuinst_finalize while MPI runs): clock alignment
+ *    (phase 1), topology, then the shared file, before PMPI_Finalize;
+ *  - no MPI_Finalize: at exit each rank writes "<output>.rank<N>" alone
+ *    (root attribute complete=0; src/core.c);
+ *  - MPI_Abort: the calling rank records the call and writes its own
+ *    "<output>.rank<N>" (complete=0) before PMPI_Abort; the ranks the
+ *    runtime then kills write nothing.
  */
-#include "gpuinstInt.h"
+#include "mpiInt.h"
 
 #if GPUINST_WITH_MPI
 
 static MPI_Comm gpuinstComm = MPI_COMM_NULL;
+static int clockInitDone;
 
 static int mpiUsable(void)
 {
@@ -21,16 +41,65 @@ static int mpiUsable(void)
     return 1;
 }
 
-GPUINST_PRIVATE void gpuinstMpiAttach(void)
+/* Rank and size in MPI_COMM_WORLD; 0 if MPI is not usable (yet). */
+static int learnRank(void)
 {
     int rank = 0, size = 1;
-    if (!mpiUsable()) return;
+    if (!mpiUsable()) return 0;
     if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS ||
         PMPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS)
-        return;
+        return 0;
     gpuinstG.rank = rank;
     gpuinstG.size = size;
     gpuinstG.mpi_active = 1;
+    return 1;
+}
+
+static int envFlag(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    if (v == NULL || v[0] == '\0') return dflt;
+    return !(v[0] == '0' || v[0] == 'n' || v[0] == 'N' || v[0] == 'f' || v[0] == 'F');
+}
+
+GPUINST_PRIVATE int gpuinstMpiEnsureComm(void)
+{
+    if (gpuinstComm != MPI_COMM_NULL) return 1;
+    if (!mpiUsable()) return 0;
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &gpuinstComm) != MPI_SUCCESS) {
+        gpuinstComm = MPI_COMM_NULL;
+        return 0;
+    }
+    return 1;
+}
+
+/* From gpuinst_init (before it loads the configuration) and from MPI_Init
+ * once gpuinst runs.  Collective when MPI is initialised (clock alignment):
+ * every rank must call gpuinst_init. */
+GPUINST_PRIVATE void gpuinstMpiAttach(void)
+{
+    int have = learnRank();
+    gpuinstMpiWrappersLink();
+    gpuinstMpiFortranLink();
+    gpuinstMpiTraceSetup(have);
+    gpuinstMpiClockTableRegister();
+    gpuinstMpiTopologyTableRegister();
+    if (have && !clockInitDone && envFlag("GPUINST_ENABLE", 1)) {
+        clockInitDone = 1;
+        if (gpuinstMpiEnsureComm()) gpuinstMpiClockSync(gpuinstComm, 0);
+    }
+}
+
+GPUINST_PRIVATE void gpuinstMpiAfterInit(void)
+{
+    int st;
+    if (!learnRank()) return;
+    st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    if (st == GPUINST_STATE_UNINIT && envFlag("GPUINST_AUTO_INIT", 0)) {
+        gpuinst_init(); /* calls gpuinstMpiAttach */
+        return;
+    }
+    if (st == GPUINST_STATE_RUNNING) gpuinstMpiAttach();
 }
 
 GPUINST_PRIVATE int gpuinstCollActive(void)
@@ -47,24 +116,14 @@ GPUINST_PRIVATE MPI_Comm gpuinstCollComm(void)
 GPUINST_PRIVATE void gpuinstMpiFinalizePrepare(void)
 {
     if (gpuinstG.finalized_by == 2 || !mpiUsable()) return;
-    gpuinstMpiAttach(); /* gpuinst_init may have run before MPI_Init (Fortran: not intercepted) */
-    if (gpuinstComm == MPI_COMM_NULL && PMPI_Comm_dup(MPI_COMM_WORLD, &gpuinstComm) != MPI_SUCCESS) {
-        gpuinstComm = MPI_COMM_NULL;
+    /* gpuinst_init may have run before an MPI_Init that was not intercepted */
+    gpuinstMpiTraceSetup(learnRank());
+    if (!gpuinstMpiEnsureComm()) {
         gpuinstWarn("MPI_Comm_dup failed: each rank writes its own file");
         return;
     }
-    {
-        /* Node-local rank: the ranks sharing memory with this one. */
-        MPI_Comm node;
-        int nr, ns;
-        if (PMPI_Comm_split_type(gpuinstComm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-            if (PMPI_Comm_rank(node, &nr) == MPI_SUCCESS && PMPI_Comm_size(node, &ns) == MPI_SUCCESS) {
-                gpuinstG.node_rank = nr;
-                gpuinstG.node_size = ns;
-            }
-            PMPI_Comm_free(&node);
-        }
-    }
+    gpuinstMpiTopologyMeasure(gpuinstComm);
+    gpuinstMpiClockSync(gpuinstComm, 1);
 }
 
 GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
@@ -178,23 +237,31 @@ GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **al
 int MPI_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
-    if (rc == MPI_SUCCESS) gpuinstMpiAttach();
+    if (rc == MPI_SUCCESS) gpuinstMpiAfterInit();
     return rc;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS) gpuinstMpiAttach();
+    if (rc == MPI_SUCCESS) gpuinstMpiAfterInit();
     return rc;
 }
 
-int MPI_Finalize(void)
+GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void)
 {
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     /* Write while MPI still works: tools that finalise after MPI_Finalize lose output. */
     if (st == GPUINST_STATE_RUNNING || st == GPUINST_STATE_NVTX_ONLY) gpuinstFinalize(1);
+    if (!mpiUsable()) return;
+    gpuinstMpiClockRelease();
     if (gpuinstComm != MPI_COMM_NULL) PMPI_Comm_free(&gpuinstComm);
+    gpuinstComm = MPI_COMM_NULL;
+}
+
+int MPI_Finalize(void)
+{
+    gpuinstMpiBeforeFinalize();
     return PMPI_Finalize();
 }
 

@@ -124,6 +124,68 @@ typedef struct gpuinst_counts {
 #define GPUINST_RANGE_FLAG_UNTERMINATED 0x04u /* still open at finalize: end_ns is the finalize time */
 #define GPUINST_RANGE_FLAG_CROSS_THREAD 0x08u /* start/end range ended on another thread */
 
+/* ==== Counters: types and constants (see the "Counters" section below) ==== */
+/* A counter or counter group handle (1, 2, ...; 0 = none). */
+typedef uint32_t gpuinst_counter;
+/* Field types of a counter group (and of a scalar counter).  NVTX counter
+ * groups are flat records of scalars: GPUINST_COUNTER_NESTED (a field that is
+ * itself a group) and GPUINST_COUNTER_ARRAY (an array field) are named only
+ * to be rejected, with GPUINST_ERROR_INVALID_ARGUMENT and a message. */
+#define GPUINST_COUNTER_INT64 1
+#define GPUINST_COUNTER_DOUBLE 2
+#define GPUINST_COUNTER_NESTED 3
+#define GPUINST_COUNTER_ARRAY 4
+/* Semantics flags (gpuinst_counter_semantics), OR-ed: bounds, then one
+ * interpolation, then one value type.  They map 1:1 onto NVTX's
+ * NVTX_COUNTER_FLAG_LIMIT_*, _INTERPOLATION_* and _VALUETYPE_*. */
+#define GPUINST_COUNTER_LIMIT_MIN 0x1
+#define GPUINST_COUNTER_LIMIT_MAX 0x2
+#define GPUINST_COUNTER_INTERP_POINT 0x10      /* no interpolation between samples */
+#define GPUINST_COUNTER_INTERP_SINCE_LAST 0x20 /* constant since the previous sample */
+#define GPUINST_COUNTER_INTERP_UNTIL_NEXT 0x30 /* constant until the next sample */
+#define GPUINST_COUNTER_INTERP_LINEAR 0x40     /* linear between samples */
+#define GPUINST_COUNTER_INTERP_MASK 0xF0
+#define GPUINST_COUNTER_VALUE_ABSOLUTE 0x100   /* a level (memory in use) */
+#define GPUINST_COUNTER_VALUE_DELTA 0x200      /* an amount since the previous sample (bytes sent) */
+#define GPUINST_COUNTER_VALUE_DELTA_SINCE_START 0x300
+#define GPUINST_COUNTER_VALUE_MASK 0xF00
+/* Why a sample has no value (gpuinst_counter_sample_novalue); NVTX's
+ * NVTX_COUNTER_SAMPLE_* values. */
+#define GPUINST_COUNTER_NOVALUE_ZERO 0         /* the value is zero */
+#define GPUINST_COUNTER_NOVALUE_UNCHANGED 1    /* same as the previous sample */
+#define GPUINST_COUNTER_NOVALUE_UNAVAILABLE 2  /* could not be read */
+/* Clock of batch timestamps: gpuinst's own (CLOCK_MONOTONIC ns); other
+ * values come from gpuinst_clock_declare. */
+#define GPUINST_CLOCK_GPUINST 0
+/* ==== end Counters types ================================================== */
+
+/* ==== Range profiling: types (see the "Range profiling" section below) ==== */
+/* Host-state restore hook of a profiled region: called before each replay
+ * pass (pass = 1, 2, ...), after gpuinst restored device memory, so that the
+ * caller can restore the host state the body changes (see
+ * gpuinst_profile_set_restore_hook).  `user` is the pointer given there. */
+typedef void (*gpuinst_profile_restore_fn)(void *user, int32_t pass);
+
+/* State of one occurrence of a profiled region: declare one on the stack,
+ * hand it to gpuinst_profile_begin (which fills every member), then loop on
+ * gpuinst_profile_next_pass.  Read-only for the caller except through the
+ * functions below.  It has spare room (reserved_) so its size does not change
+ * between versions; struct_size says which layout gpuinst filled. */
+typedef struct gpuinst_profile {
+    uint32_t struct_size;     /* set by gpuinst_profile_begin: sizeof(gpuinst_profile) */
+    int32_t status;           /* gpuinst_status of the last call on this region */
+    int32_t profiled;         /* 1: this occurrence runs under the range profiler; 0: the body runs once */
+    int32_t pass;             /* the pass the body runs now (0-based); -1 before the first next_pass */
+    int32_t passes;           /* passes this occurrence takes: 1 when not profiled; set at the first next_pass */
+    int32_t reserved0_;
+    uint64_t occurrence;      /* 1-based count of gpuinst_profile_begin calls with this region name */
+    gpuinst_profile_restore_fn restore; /* set with gpuinst_profile_set_restore_hook; NULL = none */
+    void *restore_user;
+    void *impl_;              /* gpuinst's state of a profiled occurrence (NULL otherwise) */
+    uint64_t reserved_[4];
+} gpuinst_profile;
+/* ==== end Range profiling types =========================================== */
+
 #ifndef GPUINST_DISABLE
 
 /* ----------------------------------------------------------------------------
@@ -290,6 +352,261 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
  * iteration number); same errors as gpuinst_mark_ex. */
 int gpuinst_mark_int64(const char *name, int64_t payload);
 
+/* ==== Counters (issue 6) ====================================================
+ * NVTX counters (nvToolsExtCounters.h): scalar counters and counter groups
+ * (flat records of int64/double fields).  Each sample is emitted as the real
+ * NVTX counter sample and recorded: one dataset per counter, /counters/<name>,
+ * whose rows are time_ns, rank, thread, no_value and the fields (8 bytes
+ * each, in order); units, bounds, interpolation and value type are
+ * attributes; /counters/stats holds min/mean/max/imbalance over ranks per
+ * counter and field (docs/FORMAT.md).  Counters may be created on some ranks
+ * only.  Names: as elsewhere; "/" in a counter name makes HDF5 subgroups
+ * ("solver/residual" -> /counters/solver/residual); "stats" is reserved.
+ * Thread-safety: create/semantics take a lock; sampling is lock-free in the
+ * common case (a per-thread buffer per counter), from any thread.
+ * ------------------------------------------------------------------------- */
+
+/*
+ * Creates a scalar counter `name` of type GPUINST_COUNTER_INT64 or
+ * GPUINST_COUNTER_DOUBLE (one field, named "value") and stores its handle in
+ * *counter.  At most 192 counters and groups per process.
+ * Errors: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (NULL/empty/reserved
+ *   name, a name already used, NULL counter, another type), LIMIT,
+ *   OUT_OF_MEMORY.  Thread-safe (lock).
+ * Rests on: nvtxCounterRegister (at the first sample, with the semantics).
+ */
+int gpuinst_counter_create(const char *name, int32_t type, gpuinst_counter *counter);
+
+/*
+ * Creates a counter group `name` with `nfields` fields named in `fields`,
+ * comma separated ("bytes,messages,wait_ns"), of the types types[0..nfields-1]
+ * (GPUINST_COUNTER_INT64 / _DOUBLE), and stores its handle in *group.
+ * Field names: 1..63 bytes, unique, none of ",[]/", not time_ns, rank,
+ * thread or no_value.  1..64 fields.
+ * Errors: as gpuinst_counter_create; INVALID_ARGUMENT also for a field count
+ *   that does not match `fields`, a bad field name, and a nested
+ *   (GPUINST_COUNTER_NESTED) or array (GPUINST_COUNTER_ARRAY) field, each
+ *   with one line on stderr naming the field.
+ * Rests on: nvtxPayloadSchemaRegister (NVTX_PAYLOAD_SCHEMA_FLAG_COUNTER_GROUP)
+ *   and nvtxCounterRegister, at the first sample.
+ */
+int gpuinst_counter_group_create(const char *name, const char *fields, const int32_t *types,
+                                 int32_t nfields, gpuinst_counter *group);
+
+/*
+ * Sets the semantics of field `field` (0-based; -1 = every field) of a
+ * counter or group: `unit` (e.g. "bytes", "ns", "%"; NULL = keep), `flags`
+ * (GPUINST_COUNTER_LIMIT_MIN/MAX, one GPUINST_COUNTER_INTERP_*, one
+ * GPUINST_COUNTER_VALUE_*), and the bounds `min`/`max` (used when the LIMIT
+ * flags say so).  Call before the first sample: NVTX takes semantics at
+ * registration.  Written as the attributes <field>_unit, _min, _max,
+ * _interpolation, _value_type of the dataset.  The value type decides the
+ * per-rank figure of /counters/stats: the sum of the samples for DELTA, else
+ * their mean.
+ * Errors: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (unknown counter,
+ *   field out of range, unknown flag bits, min > max, a unit over 63 bytes,
+ *   or the counter was already sampled).  Thread-safe (lock).
+ * Rests on: nvtxSemanticsCounter_t in nvtxCounterAttr_t / the schema entries.
+ */
+int gpuinst_counter_semantics(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags,
+                              double min, double max);
+
+/*
+ * Samples a one-field counter now (a group with one field also works).  A
+ * value of the other type is converted (double -> int64 rounds to nearest,
+ * saturating).  Errors: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (unknown
+ * counter, or a group of several fields), OUT_OF_MEMORY (counted as lost).
+ * Thread-safe, lock-free in the common case.
+ * Rests on: nvtxCounterSampleInt64 / nvtxCounterSampleFloat64.
+ */
+int gpuinst_counter_sample_int64(gpuinst_counter counter, int64_t value);
+int gpuinst_counter_sample_double(gpuinst_counter counter, double value);
+
+/*
+ * Samples a group now from `nvalues` doubles, one per field in order (int64
+ * fields are rounded; exact up to 2^53).  Fortran-friendly form.
+ * Errors: as above; INVALID_ARGUMENT if values is NULL or nvalues differs
+ *   from the group's field count.  Rests on: nvtxCounterSample.
+ */
+int gpuinst_counter_sample_values(gpuinst_counter counter, const double *values, int32_t nvalues);
+
+/*
+ * Samples a group now from a packed record: one 8-byte slot per field, in
+ * order, holding an int64_t or a double as the field's type says; `bytes`
+ * must be 8 * fields.  Exact for every value.  Errors: as
+ * gpuinst_counter_sample_values.  Rests on: nvtxCounterSample.
+ */
+int gpuinst_counter_sample_raw(gpuinst_counter counter, const void *sample, int64_t bytes);
+
+/*
+ * Records a sample without a value, for `reason` GPUINST_COUNTER_NOVALUE_ZERO
+ * (the fields read 0), _UNCHANGED (the fields repeat this counter's previous
+ * recorded values) or _UNAVAILABLE (int64 fields 0, double fields NaN; left
+ * out of /counters/stats).  The row's no_value member is reason + 1.
+ * Errors: as gpuinst_counter_sample_int64; INVALID_ARGUMENT for another
+ *   reason.  Rests on: nvtxCounterSampleNoValue.
+ */
+int gpuinst_counter_sample_novalue(gpuinst_counter counter, int32_t reason);
+
+/*
+ * Declares a foreign clock for batch timestamps: a timestamp t of that clock
+ * is gpuinst time ns_ref + (t - tick_ref) * ns_per_tick (gpuinst time:
+ * CLOCK_MONOTONIC ns, as gpuinst's records before alignment).  Example: a
+ * device clock read as tick_ref at the same moment as clock_gettime gave
+ * ns_ref.  Stores the clock id (1..15) in *clock.
+ * Errors: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (NULL/empty name,
+ *   NULL clock, ns_per_tick <= 0 or not finite), LIMIT (15 clocks).
+ * Thread-safe (lock).  Rests on: the conversion is gpuinst's; NVTX receives
+ *   converted timestamps (time semantics CLOCK_GETTIME_MONOTONIC).
+ */
+int gpuinst_clock_declare(const char *name, double ns_per_tick, int64_t tick_ref, int64_t ns_ref,
+                          int32_t *clock);
+
+/*
+ * Submits `nsamples` samples at once: `samples` holds nsamples packed
+ * records (as gpuinst_counter_sample_raw, sample-major), `timestamps` one
+ * time per sample on clock `clock` (GPUINST_CLOCK_GPUINST or a declared
+ * clock), or NULL for "now" on every sample.
+ * Errors: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (unknown counter or
+ *   clock, NULL samples, nsamples < 0, a timestamp that maps before 0),
+ *   OUT_OF_MEMORY (the samples not stored are counted as lost).
+ * Thread-safe.  Rests on: nvtxCounterBatchSubmit (timestamps converted).
+ */
+int gpuinst_counter_submit_batch(gpuinst_counter counter, int64_t nsamples, const void *samples,
+                                 const int64_t *timestamps, int32_t clock);
+
+/* As gpuinst_counter_submit_batch with the samples as doubles, nsamples x
+ * fields, sample-major (Fortran: an array values(fields, nsamples)). */
+int gpuinst_counter_submit_values(gpuinst_counter counter, int64_t nsamples, const double *values,
+                                  const int64_t *timestamps, int32_t clock);
+
+/*
+ * Samples the built-in counter groups chosen with GPUINST_COUNTERS now:
+ * "host_memory" (resident and virtual bytes, /proc/self/statm),
+ * "mpi_bytes" (bytes sent/received since the previous sample, when the MPI
+ * layer counts them), "gpu_memory" (per device with an active primary
+ * context: bytes used, free, total; cuMemGetInfo), "activity_dropped" (CUPTI
+ * activity records dropped so far), or "all"; a token "period_ms=N" also
+ * samples them every N ms from a gpuinst thread (stopped at finalize).
+ * Groups that cannot run are listed in /unavailable with the reason.
+ * Errors: NOT_INITIALIZED, FINALIZED, UNAVAILABLE (GPUINST_COUNTERS chose
+ *   none).  Thread-safe.
+ * Rests on: /proc/self/statm; cuDevicePrimaryCtxGetState/Retain,
+ *   cuCtxPushCurrent, cuMemGetInfo; cuptiActivityGetNumDroppedRecords.
+ */
+int gpuinst_counters_sample_builtin(void);
+
+/*
+ * Starts PM sampling (CUPTI cupti_pmsampling.h) of CUDA device `device`
+ * (ordinal; -1 = the calling thread's current device) every `interval_ns`
+ * ns (>= 1000) of GPU time, for the metrics in `metrics` (comma separated;
+ * NULL or "" = a single-pass default set: SM, DRAM and PCIe throughput,
+ * active cycles, achieved occupancy), as the group
+ * /counters/pm_sampling/<pci bus id> on the aligned timeline.  Ranks that
+ * share a GPU elect one sampler per GPU (a lock file per PCI bus id); the
+ * every rank records a row of /counters/pm_sampling/ranks naming its GPU and whether it samples, so the
+ * series is attributed to the device and every rank on it.  Metrics that
+ * need more than one pass are refused.  PM sampling and the range profiler
+ * (GPUINST_METRICS) both use the GPU's performance monitors: asking for both
+ * is refused with a message.  Call after the CUDA context exists.
+ * Errors: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (interval, device),
+ *   UNAVAILABLE (no CUPTI/GPU, unsupported device, metric errors, another
+ *   process samples: all recorded in /unavailable with the reason).
+ * Thread-safety: call from one thread; stop with gpuinst_pm_sampling_stop
+ *   or finalize.  Rests on: cuptiProfilerInitialize, cuptiDeviceGetChipName,
+ *   cuptiPmSamplingGetCounterAvailability, cuptiProfilerHostInitialize,
+ *   ConfigAddMetrics, GetConfigImage, GetNumOfPasses, cuptiPmSamplingEnable,
+ *   SetConfig, Start, DecodeData, cuptiProfilerHostEvaluateToGpuValues.
+ */
+int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *metrics);
+
+/* Stops PM sampling, decodes what is left and frees CUPTI's objects.
+ * Errors: NOT_INITIALIZED, FINALIZED, UNAVAILABLE (not running). */
+int gpuinst_pm_sampling_stop(void);
+/* ==== end Counters ======================================================== */
+
+/* ==== Range profiling (issue 5; docs/PROFILING.md) =========================
+ * Hardware metrics per user range, measured in-process by CUPTI's range
+ * profiler with user replay: the body of a profiled region runs once per
+ * pass, and between passes gpuinst restores the GPU memory of the calling
+ * thread's CUDA context with a CUPTI checkpoint, so that afterwards device
+ * memory holds exactly one execution's result.
+ *
+ *     gpuinst_profile p;
+ *     gpuinst_profile_begin(&p, "jacobi_step", NULL); // NULL: GPUINST_METRICS
+ *     while (gpuinst_profile_next_pass(&p)) {
+ *         ... kernels; gpuinst_range_push/pop inside become nested ranges ...
+ *     }
+ *
+ * Host state is NOT restored: a body that changes host memory the next pass
+ * reads (counters, pointers swapped, files) must restore it in a hook
+ * (gpuinst_profile_set_restore_hook), or keep such changes after the loop.
+ * The body must not communicate with other processes (MPI calls): other
+ * ranks do not replay it.  Which occurrences are profiled comes from
+ * GPUINST_PROFILE (default: the first of each region name); every other
+ * occurrence, and every occurrence where profiling cannot run (no GPU, no
+ * CUPTI, insufficient privileges, unsupported device, checkpoint out of
+ * memory, counters busy past GPUINST_PROFILE_WAIT_S), runs the body exactly
+ * once, and the reason is in /profiler/regions and /unavailable.  Results:
+ * /profiler/values, /profiler/metrics, /profiler/regions (docs/FORMAT.md).
+ * ------------------------------------------------------------------------- */
+
+/*
+ * Starts an occurrence of region `region` (a NUL-terminated name; it is also
+ * the outermost profiler range and a gpuinst range around all passes), with
+ * metric list `metrics`: metric names and set names separated by commas
+ * (sets: "time", "memory", "instructions", "roofline", "throughput"); NULL
+ * or "" takes GPUINST_METRICS, else "time,memory,instructions".  Fills *p;
+ * no CUPTI call happens here.
+ * Errors (in the return value and p->status; the body still runs once):
+ *   INVALID_ARGUMENT (NULL p or NULL/empty region), NOT_INITIALIZED,
+ *   FINALIZED, DISABLED, OUT_OF_MEMORY.
+ * Thread-safe; one profiled occurrence runs at a time per process (another
+ * one that is selected meanwhile runs once, with that reason).
+ * Rests on: nothing (the selection is gpuinst's).
+ */
+int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *metrics);
+
+/*
+ * Returns 1 when the body must run (again), 0 when the region is done.
+ * Not profiled: 1 at the first call, 0 at the second.  Profiled: the first
+ * call sets up (counter availability, config image, enable, counter data,
+ * set config, checkpoint save, start, push); each later call ends the pass
+ * (pop, stop) and, while CUPTI wants more passes, restores the checkpoint,
+ * calls the restore hook and starts the next pass; after the last pass it
+ * decodes, evaluates every range and records the values.  If anything fails
+ * part way, the profile is abandoned, the reason recorded, and the body runs
+ * so that it has run, in effect, exactly once.  p->status says how it went.
+ * Call it on the thread that called gpuinst_profile_begin.
+ * Rests on: cuptiProfilerGetCounterAvailability, cuptiProfilerHost*,
+ *   cuptiRangeProfilerEnable/SetConfig/Start/PushRange/PopRange/Stop/
+ *   DecodeData/GetCounterDataInfo, cuptiCheckpointSave/Restore/Free.
+ */
+int gpuinst_profile_next_pass(gpuinst_profile *p);
+
+/*
+ * Sets the host-state restore hook of this occurrence: fn(user, pass) runs
+ * before each replay pass (pass >= 1), after device memory was restored.
+ * Call between gpuinst_profile_begin and the first gpuinst_profile_next_pass.
+ * fn may be NULL (no hook).  Errors: INVALID_ARGUMENT (NULL p).
+ * From Fortran: c_funloc of a bind(C) subroutine (type(c_ptr), value ::
+ * user; integer(c_int32_t), value :: pass) and c_loc of the data.
+ */
+int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore_fn fn, void *user);
+
+/*
+ * How many passes the metric list `metrics` (as gpuinst_profile_begin)
+ * takes on chip `chip` (e.g. "GH100"; NULL: the device of the calling
+ * thread's current CUDA context).  Works without a GPU when chip is given.
+ * Stores the count in *passes.  Errors: INVALID_ARGUMENT (NULL passes, bad
+ * list, or an unknown metric: stderr names the nearest valid names),
+ * UNAVAILABLE (no CUPTI; NULL chip and no CUDA context), OUT_OF_MEMORY.
+ * Thread-safe.  Rests on: cuptiProfilerHostInitialize, ConfigAddMetrics,
+ *   GetConfigImage, GetNumOfPasses (cuptiDeviceGetChipName for NULL chip).
+ */
+int gpuinst_profile_passes(const char *metrics, const char *chip, int32_t *passes);
+/* ==== end Range profiling ================================================= */
+
 /* ----------------------------------------------------------------------------
  * Introspection (used by tests and tools; cheap)
  * ------------------------------------------------------------------------- */
@@ -328,6 +645,28 @@ static inline int gpuinst_mark_ex(gpuinst_domain d, const char *n, const gpuinst
 static inline int gpuinst_mark_int64(const char *n, int64_t p) { (void)n; (void)p; return 0; }
 static inline int gpuinst_get_counts(gpuinst_counts *c) { (void)c; return 0; }
 static inline int gpuinst_range_depth(gpuinst_domain d) { (void)d; return 0; }
+/* ==== Counters stubs ==== */
+static inline int gpuinst_counter_create(const char *n, int32_t t, gpuinst_counter *c) { (void)n; (void)t; if (c) *c = 0; return 0; }
+static inline int gpuinst_counter_group_create(const char *n, const char *f, const int32_t *t, int32_t k, gpuinst_counter *g) { (void)n; (void)f; (void)t; (void)k; if (g) *g = 0; return 0; }
+static inline int gpuinst_counter_semantics(gpuinst_counter c, int32_t f, const char *u, int32_t fl, double a, double b) { (void)c; (void)f; (void)u; (void)fl; (void)a; (void)b; return 0; }
+static inline int gpuinst_counter_sample_int64(gpuinst_counter c, int64_t v) { (void)c; (void)v; return 0; }
+static inline int gpuinst_counter_sample_double(gpuinst_counter c, double v) { (void)c; (void)v; return 0; }
+static inline int gpuinst_counter_sample_values(gpuinst_counter c, const double *v, int32_t n) { (void)c; (void)v; (void)n; return 0; }
+static inline int gpuinst_counter_sample_raw(gpuinst_counter c, const void *s, int64_t b) { (void)c; (void)s; (void)b; return 0; }
+static inline int gpuinst_counter_sample_novalue(gpuinst_counter c, int32_t r) { (void)c; (void)r; return 0; }
+static inline int gpuinst_clock_declare(const char *n, double r, int64_t t, int64_t ns, int32_t *c) { (void)n; (void)r; (void)t; (void)ns; if (c) *c = 0; return 0; }
+static inline int gpuinst_counter_submit_batch(gpuinst_counter c, int64_t n, const void *s, const int64_t *t, int32_t k) { (void)c; (void)n; (void)s; (void)t; (void)k; return 0; }
+static inline int gpuinst_counter_submit_values(gpuinst_counter c, int64_t n, const double *v, const int64_t *t, int32_t k) { (void)c; (void)n; (void)v; (void)t; (void)k; return 0; }
+static inline int gpuinst_counters_sample_builtin(void) { return 0; }
+static inline int gpuinst_pm_sampling_start(int32_t d, uint64_t i, const char *m) { (void)d; (void)i; (void)m; return 0; }
+static inline int gpuinst_pm_sampling_stop(void) { return 0; }
+/* ==== end Counters stubs ==== */
+/* ==== Range profiling stubs ==== */
+static inline int gpuinst_profile_begin(gpuinst_profile *p, const char *r, const char *m) { (void)r; (void)m; if (p) { p->struct_size = (uint32_t)sizeof *p; p->status = 0; p->profiled = 0; p->pass = -1; p->passes = 1; p->occurrence = 0; p->restore = 0; p->restore_user = 0; p->impl_ = 0; } return 0; }
+static inline int gpuinst_profile_next_pass(gpuinst_profile *p) { if (!p || p->pass >= 0) { if (p) p->pass = 1; return 0; } p->pass = 0; return 1; }
+static inline int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore_fn f, void *u) { (void)p; (void)f; (void)u; return 0; }
+static inline int gpuinst_profile_passes(const char *m, const char *c, int32_t *n) { (void)m; (void)c; if (n) *n = 1; return 0; }
+/* ==== end Range profiling stubs ==== */
 
 #endif /* GPUINST_DISABLE */
 

@@ -19,7 +19,16 @@
 #define _GNU_SOURCE 1 /* syscall(SYS_gettid), dladdr */
 #endif
 
+/* The split build compiles with -fvisibility=hidden: the public API is
+ * declared with default visibility so that it (and only it) leaves
+ * libgpuinst.so.  (tests/amalgamation: symbols_shared_lib) */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
 #include "gpuinst.h"
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #include <stddef.h>
 #include <stdint.h>
@@ -105,6 +114,15 @@
 #define GPUINST_WITH_CUPTI 0
 #endif
 
+/* A C++ build (g++ -x c++ gpuinst.c) must not pull in the MPI C++
+ * bindings: they would need libmpi_cxx at link time and export its weak
+ * symbols.  Before mpi.h, which parallel hdf5.h includes as well. */
+#if !defined(OMPI_SKIP_MPICXX)
+#define OMPI_SKIP_MPICXX 1
+#endif
+#if !defined(MPICH_SKIP_MPICXX)
+#define MPICH_SKIP_MPICXX 1
+#endif
 #if GPUINST_WITH_MPI
 #include <mpi.h>
 #endif
@@ -481,6 +499,16 @@ GPUINST_PRIVATE void gpuinstMpiAttach(void);
 /* Clock alignment and the per-rank topology, run at finalize before writing. */
 GPUINST_PRIVATE void gpuinstMpiFinalizePrepare(void);
 
+/* ---- MPI layer: interception records (mpi/, issue 3) ------------------------
+ * External correlation id of the intercepted MPI call the calling thread is
+ * inside: (rank << 40) | per-rank call sequence, also stored in /mpi/calls
+ * (call_id); 0 outside any call or when not recording.  The CUPTI part
+ * pushes it as an external correlation id of a custom kind, so CUDA work
+ * done inside an MPI call (CUDA-aware MPI) links back to it.  Lock-free
+ * (a thread-local read); 0 in builds without MPI. */
+GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void);
+/* ---- end MPI layer ---------------------------------------------------------- */
+
 /* ---- writer (src/h5_writer.c) ------------------------------------------- */
 /* Writes every registered table plus /strings into the file.  Collective. */
 GPUINST_PRIVATE int gpuinstWriteFile(const char *path);
@@ -498,6 +526,255 @@ GPUINST_PRIVATE int gpuinstCuptiLoad(const char **why);
 GPUINST_PRIVATE void *gpuinstCuptiSym(const char *name);   /* NULL if absent */
 GPUINST_PRIVATE int gpuinstCudaLoad(const char **why);
 GPUINST_PRIVATE void *gpuinstCudaSym(const char *name);    /* from libcuda.so.1 */
+
+/* ==== GPU tracing: libraries and activity hooks (issue 4; src/cupti_load.c,
+ * src/activity.c) ========================================================== */
+/* The four libraries the CUPTI-based parts open.  gpuinstLibLoad(lib, &why)
+ * opens one once (thread-safe; later calls return the first outcome) and
+ * returns 0 or GPUINST_ERROR_UNAVAILABLE with *why a sentence (static
+ * storage).  libnvperf_host and libcheckpoint are looked for in the
+ * directory libcupti came from first, then the same search as libcupti.
+ * gpuinstLibSym returns NULL if the library is not loaded or lacks `name`.
+ * Cast the result with GPUINST_LIB_FN (memcpy: no object-to-function
+ * pointer cast, which ISO C forbids). */
+enum {
+    GPUINST_LIB_CUPTI = 0,
+    GPUINST_LIB_CUDA = 1,        /* libcuda.so.1, the driver API */
+    GPUINST_LIB_NVPERF_HOST = 2,
+    GPUINST_LIB_CHECKPOINT = 3,
+    GPUINST_LIB_COUNT_ = 4
+};
+GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why);
+GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name);
+/* The path a library was opened from ("" if not loaded). */
+GPUINST_PRIVATE const char *gpuinstLibPath(int lib);
+#define GPUINST_LIB_FN(fnptr, lib, name)                       \
+    do {                                                       \
+        void *gpuinst_sym_ = gpuinstLibSym((lib), (name));     \
+        memcpy(&(fnptr), &gpuinst_sym_, sizeof(fnptr));        \
+    } while (0)
+
+/* CUPTI activity tracing (src/activity.c).  gpuinstActivityInit runs from
+ * gpuinst_init: it reads GPUINST_TRACE, opens CUPTI, enables the kinds and
+ * registers the /gpu tables and a flush hook; on any failure it records
+ * /unavailable "cupti" and leaves everything off.  No-op when compiled out. */
+GPUINST_PRIVATE void gpuinstActivityInit(void);
+
+/* External correlation hooks.  gpuinstGpuOn is 1 only while activity
+ * tracing runs, so the disabled cost at a call site is one load and one
+ * predictable branch.  Range push/pop (src/nvtx.c) pass the range id
+ * ((thread << 32) | seq, as /ranges) -> CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0.
+ * The MPI wrappers (mpi/, issue 3) call gpuinstGpuMpiEnter(call id) on entry
+ * and gpuinstGpuMpiExit() on exit of each intercepted call ->
+ * CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1; the id is the one stored in the
+ * MPI call's record.  Each enter/push must be matched by exit/pop on the same
+ * thread. */
+GPUINST_SHARED_DATA int gpuinstGpuOn;
+GPUINST_PRIVATE void gpuinstGpuRangePushSlow(uint64_t range_id);
+GPUINST_PRIVATE void gpuinstGpuRangePopSlow(void);
+GPUINST_PRIVATE void gpuinstGpuMpiEnterSlow(uint64_t call_id);
+GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void);
+#if GPUINST_WITH_CUPTI
+static inline void gpuinstGpuRangePush(uint64_t range_id)
+{
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuRangePushSlow(range_id);
+}
+static inline void gpuinstGpuRangePop(void)
+{
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuRangePopSlow();
+}
+static inline void gpuinstGpuMpiEnter(uint64_t call_id)
+{
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiEnterSlow(call_id);
+}
+static inline void gpuinstGpuMpiExit(void)
+{
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiExitSlow();
+}
+#else
+static inline void gpuinstGpuRangePush(uint64_t range_id) { (void)range_id; }
+static inline void gpuinstGpuRangePop(void) {}
+static inline void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
+static inline void gpuinstGpuMpiExit(void) {}
+#endif
+
+/* The decoder, exposed for tests and the decode benchmark: decodes one
+ * buffer of CUPTI activity records (as cuptiActivityGetNextRecord walks
+ * it) into the /gpu tables' pending rows; gpuinstActivityResolve joins GPU
+ * records to API and external-correlation records (done at collect time
+ * anyway); gpuinstActivityStats reports counts.  `buf` need not come from
+ * CUPTI: records are walked with the library's iterator when loaded, else
+ * with gpuinst's own walk of the same layout (8-byte aligned records whose
+ * size follows from their kind; an unknown kind ends the walk of that
+ * buffer, counted). */
+typedef struct gpuinstActivityStats {
+    uint64_t kernels, copies, api, markers, ext_corr, overhead, memory, sync, devices;
+    uint64_t unknown;        /* records of kinds gpuinst does not decode (skipped) */
+    uint64_t dropped;        /* CUPTI's dropped-record count (cuptiActivityGetNumDroppedRecords) */
+    uint64_t no_buffer;      /* buffer requests refused: the pool was empty */
+    uint64_t buffers;        /* buffers decoded */
+    uint64_t unresolved;     /* GPU records whose API record was not found */
+} gpuinstActivityStats;
+GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid);
+GPUINST_PRIVATE void gpuinstActivityResolve(void);
+GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
+/* Registers the /gpu tables without starting CUPTI (tests that feed
+ * synthetic buffers). */
+GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
+/* ==== end GPU tracing ==================================================== */
+
+/* ==== counters, counter groups, PM sampling, table agreement (issue 6;
+ * src/counters.c, src/table_agree.c, src/pm_sampling.c) =================== */
+/* Extra attributes of a dataset beyond each member's unit/description
+ * (counter bounds, interpolation...), keyed by the table.  The writer writes
+ * them after the descriptions; in a shared file they must have the same
+ * values on every rank (they are part of the descriptor that
+ * gpuinstTablesAgree compares).  `attrs` must live until finalize. */
+enum { GPUINST_TATTR_STR = 0, GPUINST_TATTR_I64 = 1, GPUINST_TATTR_F64 = 2 };
+typedef struct gpuinstTableAttr {
+    const char *name;
+    int kind;              /* GPUINST_TATTR_* */
+    const char *s;         /* STR */
+    int64_t i;             /* I64 */
+    double f;              /* F64 */
+} gpuinstTableAttr;
+GPUINST_PRIVATE int gpuinstTableSetAttrs(const gpuinstTable *t, const gpuinstTableAttr *attrs, uint32_t n);
+/* The extra attributes of `t` (0 and *attrs = NULL if none). */
+GPUINST_PRIVATE uint32_t gpuinstTableAttrs(const gpuinstTable *t, const gpuinstTableAttr **attrs);
+
+/* The tables to write, agreed by all ranks (collective, called by the
+ * writer before it writes any table).  Parallel HDF5 needs every rank to
+ * create every dataset with the same type, but run-time tables (counter
+ * groups, GPU tables on ranks with a GPU) may exist on some ranks only.  The
+ * union of every rank's descriptors, in one order, is returned in *list:
+ * local tables as registered, a placeholder (zero rows) for each one that
+ * exists elsewhere only, and a renamed copy ("<path>~2") where two ranks
+ * register the same path with different descriptors.  A fast path (one
+ * allreduce of a hash) skips the exchange when all ranks hold the same list.
+ * Returns 0 or a gpuinst_status; on failure *list holds the local tables. */
+typedef struct gpuinstTableList {
+    const gpuinstTable **tables;
+    uint32_t n;
+    void *owned_;          /* placeholders and copies, freed by gpuinstTableListFree */
+} gpuinstTableList;
+GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list);
+GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list);
+
+/* Counters (src/counters.c).  gpuinstCountersInit runs from gpuinst_init
+ * (reads GPUINST_COUNTERS, starts the periodic sampler of the built-in
+ * groups); gpuinstCountersCollective runs inside gpuinstTablesAgree on every
+ * rank (cross-rank statistics -> /counters/stats). */
+GPUINST_PRIVATE void gpuinstCountersInit(void);
+GPUINST_PRIVATE int gpuinstCountersCollective(void);
+/* The MPI layer offers its byte totals (bytes sent/received by this rank
+ * so far, monotonic) for the built-in group "mpi_bytes"; without it that
+ * group is not offered. */
+typedef void (*gpuinstMpiBytesFn)(uint64_t *sent, uint64_t *recv);
+GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn);
+/* Counter groups made by gpuinst itself (PM sampling): as the public
+ * gpuinst_counter_group_create, with per-field units, and a flag 0x1 for
+ * "no NVTX counter" when the samples are only recorded. */
+GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
+                                              int32_t nfields, const char *const *units, uint32_t flags,
+                                              gpuinst_counter *group);
+/* Records nsamples samples of such a group: values nsamples x fields
+ * (sample-major), times_ns on gpuinst's clock; no state check.  Returns 0,
+ * INVALID_ARGUMENT or OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter group, int64_t nsamples, const double *values,
+                                               const uint64_t *times_ns);
+
+/* PM sampling (src/pm_sampling.c): 1 while a PM sampler of this process
+ * runs, so that the range profiler can refuse to start with a clear
+ * message (both need the GPU's performance monitors). */
+GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
+/* ==== end counters ======================================================== */
+
+/* ==== range profiling (issue 5; src/profiler_host.c, src/range_profiler.c,
+ * src/profiler_decls.h) ==================================================== */
+#define GPUINST_PROFILE_MAX_METRICS 64 /* metrics per list */
+#define GPUINST_NEAREST_MAX 8          /* suggestions per unknown name */
+
+/* A metric list: names expanded from "name,set,..." (sets: time, memory,
+ * instructions, roofline, throughput), duplicates removed, order kept. */
+typedef struct gpuinstMetricList {
+    char **names;
+    uint32_t n;
+} gpuinstMetricList;
+/* Parses `spec` (NULL/empty: gpuinstMetricsDefault()).  On error returns
+ * INVALID_ARGUMENT or LIMIT with a sentence in err.  No CUPTI call. */
+GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out, char *err, size_t errcap);
+GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
+GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
+GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
+/* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
+GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
+/* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
+ * first (ties: earlier candidate first); too distant ones are left out. */
+GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const *cands, size_t n,
+                                             const char **out, uint32_t k);
+GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res);
+
+/* Host object: chip + metric list -> properties, config image, passes,
+ * evaluation (CUPTI profiler host API; works without a GPU).  Only with
+ * GPUINST_WITH_CUPTI. */
+typedef struct gpuinstPhost gpuinstPhost;
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
+                                       gpuinstPhost **out, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph);
+GPUINST_PRIVATE uint32_t gpuinstPhostPasses(const gpuinstPhost *ph);
+GPUINST_PRIVATE const uint8_t *gpuinstPhostConfig(const gpuinstPhost *ph, size_t *size);
+GPUINST_PRIVATE const gpuinstMetricList *gpuinstPhostMetrics(const gpuinstPhost *ph);
+GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, const char **desc,
+                                            const char **unit, const char **hwunit, int *type);
+GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
+                                         double *values, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
+#endif
+
+/* Which occurrences of a region are profiled (GPUINST_PROFILE; syntax in
+ * docs/PROFILING.md): rules "pattern[@sel]" separated by ';', the first
+ * rule whose glob matches the region name decides. */
+#define GPUINST_SELECT_MAX_RULES 32
+#define GPUINST_SELECT_MAX_ITEMS 16
+typedef struct gpuinstSelectItem {
+    uint8_t kind;          /* 0 list/range lo..hi, 1 every N-th (N, 2N...), 2 all, 3 none */
+    uint64_t lo, hi;       /* kind 0: lo..hi inclusive; kind 1: lo = N */
+} gpuinstSelectItem;
+typedef struct gpuinstSelectRule {
+    char pattern[128];
+    uint32_t nitems;
+    gpuinstSelectItem items[GPUINST_SELECT_MAX_ITEMS];
+} gpuinstSelectRule;
+typedef struct gpuinstSelect {
+    uint32_t nrules;
+    gpuinstSelectRule rules[GPUINST_SELECT_MAX_RULES];
+} gpuinstSelect;
+/* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
+ * INVALID_ARGUMENT with a sentence in err on a syntax error. */
+GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
+/* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
+GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
+
+/* Nested gpuinst ranges -> nested profiler ranges.  gpuinstProfOn is 1
+ * only while a profiled pass runs, so the cost in gpuinst_range_push/pop
+ * when nothing is profiled is one load and one predictable branch. */
+/* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
+ * Run lazily by the first gpuinst_profile_begin; gpuinst_init may call it
+ * so that every rank registers the tables up front. */
+GPUINST_PRIVATE void gpuinstProfilerInit(void);
+GPUINST_SHARED_DATA int gpuinstProfOn;
+GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id);
+GPUINST_PRIVATE void gpuinstProfRangePopSlow(void);
+static inline void gpuinstProfRangePush(uint32_t name_id)
+{
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstProfOn))) gpuinstProfRangePushSlow(name_id);
+}
+static inline void gpuinstProfRangePop(void)
+{
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstProfOn))) gpuinstProfRangePopSlow();
+}
+/* ==== end range profiling ================================================== */
 
 /* ---- finalize hooks of the optional parts --------------------------------
  * Parts that hold data outside the core tables (CUPTI activity, profiler)

@@ -88,6 +88,28 @@ static void attrU64(hid_t obj, const char *name, uint64_t v)
     H5Sclose(s);
 }
 
+static void attrI64(hid_t obj, const char *name, int64_t v)
+{
+    hid_t s = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, H5T_NATIVE_INT64, s, H5P_DEFAULT, H5P_DEFAULT);
+    if (a >= 0) {
+        H5Awrite(a, H5T_NATIVE_INT64, &v);
+        H5Aclose(a);
+    }
+    H5Sclose(s);
+}
+
+static void attrF64(hid_t obj, const char *name, double v)
+{
+    hid_t s = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, H5T_NATIVE_DOUBLE, s, H5P_DEFAULT, H5P_DEFAULT);
+    if (a >= 0) {
+        H5Awrite(a, H5T_NATIVE_DOUBLE, &v);
+        H5Aclose(a);
+    }
+    H5Sclose(s);
+}
+
 /* Creates the groups on the way to `path` ("/a/b/ds" makes /a and /a/b). */
 static void makeParents(hid_t file, const char *path)
 {
@@ -169,6 +191,7 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
     makeParents(w->file, tb->path);
     dset = H5Dcreate2(w->file, tb->path, type, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (dset < 0) {
+        gpuinstWarn("cannot create dataset %s (H5Dcreate2)", tb->path);
         if (!w->failed) w->failed = GPUINST_ERROR_IO;
     } else {
         hsize_t start[1], count[1];
@@ -181,9 +204,14 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
             H5Sselect_none(fspace);
             H5Sselect_none(mspace);
         }
-        if (H5Dwrite(dset, type, mspace, fspace, w->dxpl, data ? (const void *)data : (const void *)dims) < 0 &&
-            !w->failed)
-            w->failed = GPUINST_ERROR_IO;
+        /* An empty dataset has no storage yet: a collective H5Dwrite of
+         * nothing fails on it (HDF5 1.10: "addr overflow").  `total` is the
+         * same on every rank, so all skip it together. */
+        if (total > 0 &&
+            H5Dwrite(dset, type, mspace, fspace, w->dxpl, data ? (const void *)data : (const void *)dims) < 0) {
+            gpuinstWarn("writing %s failed (H5Dwrite)", tb->path);
+            if (!w->failed) w->failed = GPUINST_ERROR_IO;
+        }
         H5Sclose(mspace);
         attrString(dset, "description", tb->doc);
         for (i = 0; i < tb->nfields; i++) {
@@ -195,6 +223,16 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
             }
             snprintf(an, sizeof an, "%s_description", f->name);
             attrString(dset, an, f->doc ? f->doc : "");
+        }
+        {
+            /* extra attributes (counter bounds, interpolation...): gpuinstTableSetAttrs */
+            const gpuinstTableAttr *xa;
+            uint32_t nx = gpuinstTableAttrs(tb, &xa);
+            for (i = 0; i < nx; i++) {
+                if (xa[i].kind == GPUINST_TATTR_STR) attrString(dset, xa[i].name, xa[i].s ? xa[i].s : "");
+                else if (xa[i].kind == GPUINST_TATTR_I64) attrI64(dset, xa[i].name, xa[i].i);
+                else attrF64(dset, xa[i].name, xa[i].f);
+            }
         }
         H5Dclose(dset);
     }
@@ -303,6 +341,7 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     void *olddata = NULL;
     uint32_t i;
     uint64_t t0 = gpuinstClockNs();
+    gpuinstTableList agreed;
 
     memset(&w, 0, sizeof w);
     if (!gpuinstCollActive()) {
@@ -349,8 +388,10 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
         target = fallback;
     }
     rootAttributes(&w);
-    for (i = 0; i < gpuinstTableCount(); i++) {
-        const gpuinstTable *tb = gpuinstTableAt(i);
+    /* The same tables on every rank, in one order (src/table_agree.c). */
+    gpuinstTablesAgree(&agreed);
+    for (i = 0; i < agreed.n; i++) {
+        const gpuinstTable *tb = agreed.tables[i];
         void *rows = NULL;
         uint64_t n = 0;
         int rc = tb->collect(tb, &rows, &n);
@@ -364,6 +405,7 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
         writeTable(&w, tb, (const char *)rows, n);
         free(rows);
     }
+    gpuinstTableListFree(&agreed);
     writeStrings(&w);
     if (w.io_rank) {
         uint64_t wns = gpuinstClockNs() - t0;

@@ -274,6 +274,10 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
     o->name = a.name;
     o->color = a.color;
     o->seq = t->seq++;
+    /* GPU tracing: this range is the launching context of CUDA work until its pop (one branch when off) */
+    gpuinstGpuRangePush(((uint64_t)t->index << 32) | o->seq);
+    /* range profiling: a nested profiler range while a profiled pass runs (one branch when off) */
+    gpuinstProfRangePush(a.name);
     o->category = (uint16_t)a.category;
     o->flags = a.ptype;
     o->start_ns = gpuinstClockNs(); /* last: gpuinst's own cost stays outside the range */
@@ -327,6 +331,8 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
         gpuinstBufCommit(&t->ranges);
     }
     GPUINST_STORE_REL(&s->depth, depth - 1);
+    gpuinstGpuRangePop();
+    gpuinstProfRangePop(); /* range profiling (one branch when off) */
     nvtxDomainRangePop(domainHandle(domain));
     return r != NULL ? GPUINST_SUCCESS : lost();
 }

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# bench/run_all.sh -- builds gpuinst's benchmarks (CMake Release in
+# build-bench/) and runs them all, printing the tables bench/RESULTS.md
+# records:
+#   1. ns per push/pop pair, every variant side by side (bench_ranges),
+#   2. callgrind instructions per pair of the same loops,
+#   3. the writer: finalize at 1, 2, 4, 8 ranks against dd in the same run.
+#
+#   bench/run_all.sh                  # everything, the figures of RESULTS.md
+#   QUICK=1 bench/run_all.sh          # a short smoke run (fewer pairs and runs)
+#
+# Environment: PAIRS (10000000), REPS (7), CG_PAIRS (100000), WRITER_RANGES
+# (1000000), WRITER_RANKS ("1 2 4 8"), WRITER_REPS (3), BUILD (build-bench),
+# OUT (BUILD/bench-out: where files are written, on the disk under test).
+# Nothing is run by CTest; mpirun is given --oversubscribe (the machine may
+# have fewer cores than ranks) and runs as root if need be.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build-bench}
+OUT=${OUT:-$BUILD/bench-out}
+if [[ -n "${QUICK:-}" ]]; then
+  PAIRS=${PAIRS:-1000000}; REPS=${REPS:-3}; WRITER_RANGES=${WRITER_RANGES:-100000}
+  WRITER_REPS=${WRITER_REPS:-1}; WRITER_RANKS=${WRITER_RANKS:-"1 2"}
+fi
+PAIRS=${PAIRS:-10000000}
+REPS=${REPS:-7}
+CG_PAIRS=${CG_PAIRS:-100000}
+WRITER_RANGES=${WRITER_RANGES:-1000000}
+WRITER_RANKS=${WRITER_RANKS:-"1 2 4 8"}
+WRITER_REPS=${WRITER_REPS:-3}
+PY=python3
+[[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+unset NVTX_INJECTION64_PATH NVTX_INJECTION32_PATH || true
+
+echo "== build (Release, -g for callgrind annotations) in $BUILD"
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_FLAGS_RELEASE="-O3 -DNDEBUG -g" >"$BUILD.cmake.log" 2>&1 ||
+  { cat "$BUILD.cmake.log"; exit 1; }
+make -C "$BUILD" -j"$(nproc)" bench_ranges bench_ranges_amalg bench_writer >"$BUILD.make.log" 2>&1 ||
+  { tail -40 "$BUILD.make.log"; exit 1; }
+B=$BUILD/bench
+mkdir -p "$OUT"
+
+echo "== machine"
+echo "date:    $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "cpu:     $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores"
+echo "kernel:  $(uname -r); clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo '?')"
+echo "memory:  $(free -g | awk '/^Mem:/ {print $2 " GiB"}'); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "compiler: $(${CC:-cc} --version | head -1)"
+echo "source:  $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD -- src mpi 2>/dev/null || echo ' + uncommitted changes in src/ mpi/')"
+
+echo
+echo "== 1. ns per push/pop pair ($PAIRS pairs x $REPS runs, interleaved)"
+(cd "$OUT" && "$B/bench_ranges" -n "$PAIRS" -r "$REPS" -o "$OUT/bench_ranges.h5" \
+  --amalg "$B/bench_ranges_amalg" --prefault)
+
+echo
+echo "== 2. callgrind: instructions per pair (loops only: --toggle-collect='benchLoop*';"
+echo "     per pair = (Ir at 2N - Ir at N) / N, N = $CG_PAIRS, so one-time costs cancel)"
+if command -v valgrind >/dev/null; then
+  cg() { # exe mode n -> total Ir of the loops
+    local f="$OUT/cg.$2.$3.out"
+    valgrind --tool=callgrind --toggle-collect='benchLoop*' --callgrind-out-file="$f" \
+      "$1" --child "$2" "$3" "$OUT/cg.h5" >/dev/null 2>"$f.err"
+    sed -n 's/^\(summary\|totals\): *//p' "$f" | head -1
+  }
+  declare -A IPP
+  for spec in floor:$B/bench_ranges nvtx:$B/bench_ranges compiled_out:$B/bench_ranges \
+              disabled:$B/bench_ranges record:$B/bench_ranges \
+              disabled_amalg:$B/bench_ranges_amalg record_amalg:$B/bench_ranges_amalg; do
+    m=${spec%%:*}; exe=${spec#*:}
+    a=$(cg "$exe" "$m" "$CG_PAIRS"); b=$(cg "$exe" "$m" $((2 * CG_PAIRS)))
+    IPP[$m]=$($PY -c "print(f'{($b - $a) / $CG_PAIRS:.1f}')")
+  done
+  printf '%-16s %12s\n' variant "instr/pair"
+  for m in floor nvtx compiled_out disabled record disabled_amalg record_amalg; do
+    printf '%-16s %12s\n' "$m" "${IPP[$m]}"
+  done
+  $PY - "${IPP[floor]}" "${IPP[nvtx]}" "${IPP[disabled]}" "${IPP[record]}" "${IPP[record_amalg]}" <<'EOF'
+import sys
+fl, nv, di, rec, ra = map(float, sys.argv[1:])
+print(f"record - floor (clock reads excluded)       = {rec - fl:7.1f}  (goal < 300)")
+print(f"record_amalg - floor                        = {ra - fl:7.1f}  (goal < 300)")
+print(f"disabled - nvtx                             = {di - nv:7.1f}")
+EOF
+  echo "-- where the record loop's instructions go (callgrind_annotate, self cost, N = $CG_PAIRS):"
+  callgrind_annotate "$OUT/cg.record.$CG_PAIRS.out" 2>/dev/null |
+    awk '/file:function/ {on=1; next} on && NF==0 && n>0 {exit} on && /^ *[0-9]/ {print; n++}' | head -14
+else
+  echo "valgrind not installed: skipped (apt-get install valgrind)"
+fi
+
+echo
+echo "== 3. writer: gpuinst_finalize writing $WRITER_RANGES ranges per rank, ranks: $WRITER_RANKS"
+echo "     (mpirun --oversubscribe: $(nproc) cores), $WRITER_REPS runs each, interleaved, each followed by"
+echo "     dd if=/dev/zero bs=1M count=<file MiB> conv=fdatasync on the same disk ($OUT)"
+WLOG=$OUT/writer.log
+: >"$WLOG"
+for ((r = 1; r <= WRITER_REPS; r++)); do
+  for P in $WRITER_RANKS; do
+    f=$OUT/writer.h5
+    rm -f "$f"
+    line=$(GPUINST_OUTPUT=$f mpirun --oversubscribe --bind-to none -n "$P" "$B/bench_writer" "$WRITER_RANGES" 2>>"$OUT/writer.err" | grep '^ranks ' || true)
+    bytes=$(stat -c %s "$f" 2>/dev/null || echo 0)
+    mib=$(((bytes + 1048575) / 1048576))
+    rm -f "$f"
+    sync
+    ddline=$(dd if=/dev/zero of="$OUT/dd.bin" bs=1M count="$mib" conv=fdatasync 2>&1 | tail -1)
+    rm -f "$OUT/dd.bin"
+    echo "$line dd_bytes $((mib * 1048576)) dd_line $ddline" >>"$WLOG"
+  done
+done
+$PY - "$WLOG" <<'EOF'
+import re, statistics, sys
+rows = {}
+for ln in open(sys.argv[1]):
+    if not ln.startswith("ranks "):
+        continue
+    head, dd = ln.split(" dd_line ", 1)
+    t = head.split()
+    kv = {t[i]: t[i + 1] for i in range(0, len(t) - 1, 2)}
+    m = re.search(r"copied, ([0-9.,e+-]+) s", dd)
+    kv["dd_s"] = float(m.group(1).replace(",", ".")) if m else float("nan")
+    rows.setdefault(int(kv["ranks"]), []).append(kv)
+med = lambda rs, k: statistics.median(float(r[k]) for r in rs)
+print(f"{'ranks':>5} {'file MB':>8} {'B/range':>7} {'write ms':>9} {'final. ms':>9} {'max ms':>8} {'sync ms':>8}"
+      f" {'MB/s cache':>10} {'MB/s disk':>9} {'dd MB/s':>8} {'ratio':>6} {'status':>6}")
+for p in sorted(rows):
+    rs = rows[p]
+    b = med(rs, "file_bytes"); w = med(rs, "write_ns") / 1e9; f = med(rs, "finalize_ns") / 1e9
+    fm = med(rs, "finalize_max_ns") / 1e9; s = med(rs, "fdatasync_ns") / 1e9
+    ddb = med(rs, "dd_bytes"); dds = statistics.median(r["dd_s"] for r in rs)
+    n = float(rs[0]["ranges_per_rank"]) * p
+    ok = all(int(r["rc"]) == 0 for r in rs)
+    st = ",".join(sorted({r["finalize_status"] for r in rs}))
+    disk = b / 1e6 / (w + s); dd = ddb / 1e6 / dds
+    print(f"{p:5d} {b/1e6:8.1f} {b/n:7.2f} {w*1e3:9.1f} {f*1e3:9.1f} {fm*1e3:8.1f} {s*1e3:8.1f}"
+          f" {b/1e6/w:10.1f} {disk:9.1f} {dd:8.1f} {disk/dd:6.2f} {st if ok else 'FAIL':>6}")
+print("write = root attribute write_ns (rank 0, file create .. close); final. = gpuinst_finalize wall on rank 0;")
+print("max = its maximum over ranks; sync = fdatasync of the finished file; MB/s cache = bytes / write;")
+print("MB/s disk = bytes / (write + sync); ratio = MB/s disk / dd MB/s (goal >= 0.5); status = finalize's return")
+print("(9 = GPUINST_ERROR_IO); a run whose file lacks any rank's ranges prints FAIL.")
+EOF
+echo
+echo "raw lines: $WLOG"

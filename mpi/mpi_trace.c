@@ -1,0 +1,977 @@
+/*
+ * mpi_trace.c -- what the MPI wrappers record: per-thread buffers of MPI
+ * call records, communicator ids, request tracking, the NVTX "MPI" domain,
+ * and the tables /mpi/calls, /mpi/summary and /mpi/comms.
+ *
+ * Hot path of a recorded call (gpuinstMpiBeginSlow .. gpuinstMpiEnd): the
+ * thread's state from TLS, one relaxed atomic increment (call id), two
+ * clock reads, NVTX push/pop in the "MPI" domain (a NULL-pointer test each
+ * when no tool listens), the communicator's lookup (MPI_COMM_WORLD: a
+ * compare; others: a lock-free probe), one MPI_Type_size, and an 88-byte
+ * append to the thread's buffer.  No lock, no allocation in the common
+ * case.  Nonblocking calls and their completions also take the request
+ * table's mutex once per request.
+ *
+ * Communicator ids are equal on every member rank: MPI_COMM_WORLD is 0,
+ * MPI_COMM_SELF 1; a communicator made by a wrapped call gets a 63-bit
+ * hash of (parent id, the parent's creation counter, kind, color, lowest
+ * world rank of the new group), agreed on by a PMPI_Allreduce(MIN) over
+ * the new communicator (so ranks that disagree -- a communicator made
+ * before gpuinst recorded, say -- still end with one id).  One first seen
+ * in a call (made outside the wrappers) gets 2^62 | hash(world ranks of
+ * its group): equal on its members without communication, but shared by
+ * communicators of the same group (kind "foreign" in /mpi/comms).
+ *
+ * Requests: a nonblocking call maps its request handle to its call id;
+ * Wait/Test* look the handles up before MPI overwrites them and append a
+ * completion (time, source, tag, bytes).  At collect the completions are
+ * joined to the starting rows (complete_ns; for receives the actual
+ * source, tag and bytes).  A persistent request keeps its handle mapped
+ * until MPI_Request_free; each MPI_Start gives it a new request id.
+ */
+#include "mpiInt.h"
+
+#if GPUINST_WITH_MPI
+
+#include <stddef.h>
+
+/* ---- clock of the MPI layer --------------------------------------------- */
+
+/* Test hook: GPUINST_TEST_CLOCK_SKEW="OFFSET_NS[,DRIFT_PPM]" makes rank r's
+ * MPI timestamps run at s*(r*OFFSET_NS) + s*(r*DRIFT_PPM)e-6 * (t - t_attach)
+ * (s = +1 for odd r, -1 for even), as if each rank had its own clock, so
+ * that a test can check that clock alignment undoes it.  MPI records and
+ * the alignment's ping-pongs use this clock; other tables do not (so only
+ * /mpi tables are meaningful under the hook).  Off (0) normally. */
+static int64_t skewOffset;
+static double skewDrift;
+static uint64_t skewBase;
+static int skewOn;
+
+GPUINST_PRIVATE uint64_t gpuinstMpiNow(void)
+{
+    uint64_t t = gpuinstClockNs();
+    if (GPUINST_LIKELY(!skewOn)) return t;
+    return (uint64_t)((int64_t)t + skewOffset + (int64_t)(skewDrift * (double)(int64_t)(t - skewBase)));
+}
+
+GPUINST_PRIVATE int gpuinstMpiSkewed(void)
+{
+    return skewOn;
+}
+
+static void skewSetup(void)
+{
+    const char *s = getenv("GPUINST_TEST_CLOCK_SKEW");
+    double off = 0, ppm = 0;
+    int r = gpuinstG.rank, sign = (r % 2) ? 1 : -1;
+    if (s == NULL || s[0] == '\0' || skewOn) return;
+    if (sscanf(s, "%lf,%lf", &off, &ppm) < 1) return;
+    skewOffset = (int64_t)(sign * r * off);
+    skewDrift = sign * r * ppm * 1e-6;
+    skewBase = gpuinstClockNs();
+    skewOn = 1;
+}
+
+/* ---- per-thread state ------------------------------------------------------ */
+
+/* A completion seen by Wait/Test (joined to the starting row at collect). */
+typedef struct Completion {
+    uint64_t request;
+    uint64_t time_ns;
+    uint64_t bytes;       /* received bytes (receives), else UINT64_MAX */
+    int32_t source;       /* world rank (receives), else GPUINST_MPI_PEER_NONE */
+    int32_t tag;
+} Completion;
+
+struct gpuinstMpiThread {
+    struct gpuinstMpiThread *next;
+    gpuinstBuf calls;          /* gpuinstMpiRec */
+    gpuinstBuf completions;    /* Completion */
+    uint64_t current;          /* call id of the call in progress (gpuinstMpiCurrentCallId) */
+    int depth;                 /* >0 inside a recorded call: nested MPI calls pass through */
+    uint16_t thread;
+    uint64_t sent, recvd;      /* byte totals (owner writes, the counter sampler reads relaxed) */
+};
+
+static GPUINST_TLS gpuinstMpiThread *mpiSelf;
+static gpuinstMpiThread *mpiThreads;       /* prepend-only (release/acquire) */
+static pthread_mutex_t mpiLock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t callSeq;                   /* per-rank call sequence (relaxed atomic) */
+
+static gpuinstMpiThread *threadSlow(void)
+{
+    gpuinstMpiThread *t = (gpuinstMpiThread *)calloc(1, sizeof *t);
+    gpuinstThread *core = gpuinstThreadGet();
+    if (t == NULL) return NULL;
+    gpuinstBufInit(&t->calls, sizeof(gpuinstMpiRec));
+    gpuinstBufInit(&t->completions, sizeof(Completion));
+    t->thread = core ? core->index : 0xFFFFu;
+    pthread_mutex_lock(&mpiLock);
+    t->next = mpiThreads;
+    GPUINST_STORE_REL(&mpiThreads, t);
+    pthread_mutex_unlock(&mpiLock);
+    mpiSelf = t;
+    return t;
+}
+
+GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void)
+{
+    gpuinstMpiThread *t = mpiSelf;
+    return t ? t->current : 0;
+}
+
+/* ---- names and the NVTX "MPI" domain -------------------------------------- */
+
+static const char *const callNames[GPUINST_MPI_NCALLS] = {
+#define NAME_(NAME, ...) "MPI_" #NAME,
+#define NAME_X_(NAME) "MPI_" #NAME,
+    GPUINST_MPI_CALLS(NAME_) GPUINST_MPI_CALLS_EXTRA(NAME_X_)
+#undef NAME_
+#undef NAME_X_
+};
+
+static nvtxDomainHandle_t mpiDomain;
+static nvtxEventAttributes_t callAttr[GPUINST_MPI_NCALLS];
+static int nvtxReady;
+
+/* The "MPI" domain and one registered string per call, as Nsight Systems
+ * names MPI ranges.  Once, at the first recorded call: not in gpuinst_init,
+ * whose NVTX calls must wait until GPU tracing has started (src/activity.c). */
+static void nvtxSetup(void)
+{
+    int i;
+    pthread_mutex_lock(&mpiLock);
+    if (nvtxReady) {
+        pthread_mutex_unlock(&mpiLock);
+        return;
+    }
+    mpiDomain = nvtxDomainCreateA("MPI");
+    for (i = 0; i < GPUINST_MPI_NCALLS; i++) {
+        nvtxEventAttributes_t *a = &callAttr[i];
+        memset(a, 0, sizeof *a);
+        a->version = NVTX_VERSION;
+        a->size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+        a->messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+        a->message.registered = nvtxDomainRegisterStringA(mpiDomain, callNames[i]);
+        if (a->message.registered == NULL) { /* no tool: pass the text */
+            a->messageType = NVTX_MESSAGE_TYPE_ASCII;
+            a->message.ascii = callNames[i];
+        }
+    }
+    GPUINST_STORE_REL(&nvtxReady, 1);
+    pthread_mutex_unlock(&mpiLock);
+}
+
+/* ---- begin / end ------------------------------------------------------------ */
+
+GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
+{
+    gpuinstMpiThread *t = mpiSelf;
+    if (GPUINST_UNLIKELY(t == NULL)) {
+        if (!GPUINST_LOAD_ACQ(&nvtxReady)) nvtxSetup();
+        t = threadSlow();
+        if (t == NULL) return 0;
+    }
+    if (t->depth != 0) return 0; /* inside a recorded call (MPI calling MPI, Fortran -> C) */
+    t->depth = 1;
+    c->t = t;
+    memset(&c->r, 0, sizeof c->r);
+    c->r.call = (uint16_t)call;
+    c->r.thread = t->thread;
+    c->r.comm = GPUINST_MPI_NO_COMM;
+    c->r.peer = GPUINST_MPI_PEER_NONE;
+    c->r.tag = -1;
+    c->r.call_id = ((uint64_t)(uint32_t)gpuinstG.rank << 40) | ((GPUINST_ADD_RLX(&callSeq, 1) + 1) & 0xFFFFFFFFFFull);
+    t->current = c->r.call_id;
+    gpuinstGpuMpiEnter(c->r.call_id); /* CUDA work inside the call links to it (src/activity.c) */
+    if (nvtxReady) nvtxDomainRangePushEx(mpiDomain, &callAttr[call]);
+    return 1;
+}
+
+GPUINST_PRIVATE void gpuinstMpiAppend(gpuinstMpiCall *c, const gpuinstMpiRec *r)
+{
+    gpuinstMpiRec *slot = (gpuinstMpiRec *)gpuinstBufSlot(&c->t->calls);
+    if (GPUINST_UNLIKELY(slot == NULL)) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+        return;
+    }
+    *slot = *r;
+    gpuinstBufCommit(&c->t->calls);
+}
+
+/* Bytes of a call towards the "mpi_bytes" counters: receives count as
+ * received (Recv, Sendrecv's receive side at completion of Irecv), every
+ * other call with bytes as sent (sends, this rank's share of collectives,
+ * MPI-IO writes and reads alike). */
+static void countBytes(gpuinstMpiThread *t, const gpuinstMpiRec *r)
+{
+    switch (r->call) {
+    case GPUINST_MPI_CALL_Recv:
+    case GPUINST_MPI_CALL_Irecv: /* counted at completion */
+    case GPUINST_MPI_CALL_Recv_init:
+    case GPUINST_MPI_CALL_Probe:
+    case GPUINST_MPI_CALL_Iprobe:
+        if (r->call == GPUINST_MPI_CALL_Recv) GPUINST_STORE_RLX(&t->recvd, t->recvd + r->bytes);
+        break;
+    case GPUINST_MPI_CALL_Start:
+    case GPUINST_MPI_CALL_Startall:
+    case GPUINST_MPI_CALL_Send_init:
+    case GPUINST_MPI_CALL_Ssend_init:
+    case GPUINST_MPI_CALL_Bsend_init:
+    case GPUINST_MPI_CALL_Rsend_init:
+        break;
+    default:
+        GPUINST_STORE_RLX(&t->sent, t->sent + r->bytes);
+    }
+}
+
+static void mpiBytesTotals(uint64_t *sent, uint64_t *recvd)
+{
+    gpuinstMpiThread *t;
+    *sent = *recvd = 0;
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
+        *sent += GPUINST_LOAD_RLX(&t->sent);
+        *recvd += GPUINST_LOAD_RLX(&t->recvd);
+    }
+}
+
+GPUINST_PRIVATE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc)
+{
+    gpuinstMpiThread *t = c->t;
+    if (nvtxReady) nvtxDomainRangePop(mpiDomain);
+    gpuinstGpuMpiExit();
+    c->r.result = rc;
+    if (rc != MPI_SUCCESS) c->r.flags |= GPUINST_MPI_FLAG_FAILED;
+    else if (c->r.bytes) countBytes(t, &c->r);
+    gpuinstMpiAppend(c, &c->r);
+    t->current = 0;
+    t->depth = 0;
+    return rc;
+}
+
+/* ---- communicators ------------------------------------------------------------ */
+
+typedef struct CommInfo {
+    struct CommInfo *next;     /* every communicator seen, creation order */
+    uint64_t id, parent;
+    uint64_t created_ns, freed_ns;
+    uint32_t children;         /* communicators made from this one (atomic) */
+    int size, myrank, kind, inter;
+    int *world;                /* world rank of each (remote, for intercomms) rank; NULL: identity */
+    int nworld;
+} CommInfo;
+
+#define COMM_SLOTS 8192        /* communicators alive at once; beyond: recorded as unknown */
+typedef struct CommSlot {
+    uint64_t key;              /* the handle's bits; 0 empty (release/acquire) */
+    CommInfo *info;            /* NULL after MPI_Comm_free (release/acquire) */
+} CommSlot;
+static CommSlot commSlots[COMM_SLOTS];
+static CommInfo worldInfo, selfInfo;
+static CommInfo *commList, *commTail;
+static int commsReady;
+
+static uint64_t handleKey(const void *h, size_t n)
+{
+    uint64_t k = 0;
+    memcpy(&k, h, n < sizeof k ? n : sizeof k);
+    return k;
+}
+#define COMM_KEY(c) handleKey(&(c), sizeof(MPI_Comm))
+#define REQ_KEY(r) handleKey(&(r), sizeof(MPI_Request))
+
+static uint64_t mix64(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 29;
+    return h;
+}
+
+static CommSlot *commFind(uint64_t key)
+{
+    uint64_t i = mix64(0, key) & (COMM_SLOTS - 1), n;
+    for (n = 0; n < COMM_SLOTS; n++, i = (i + 1) & (COMM_SLOTS - 1)) {
+        uint64_t k = GPUINST_LOAD_ACQ(&commSlots[i].key);
+        if (k == key) return &commSlots[i];
+        if (k == 0) return NULL;
+    }
+    return NULL;
+}
+
+static void commListAdd(CommInfo *ci)
+{
+    ci->next = NULL;
+    if (commTail) commTail->next = ci;
+    else commList = ci;
+    commTail = ci;
+}
+
+/* Under mpiLock: maps `key` to ci (reusing the slot of a freed handle). */
+static void commMapLocked(uint64_t key, CommInfo *ci)
+{
+    uint64_t i = mix64(0, key) & (COMM_SLOTS - 1), n;
+    for (n = 0; n < COMM_SLOTS; n++, i = (i + 1) & (COMM_SLOTS - 1)) {
+        uint64_t k = commSlots[i].key;
+        if (k == key || k == 0) {
+            GPUINST_STORE_REL(&commSlots[i].info, ci);
+            if (k == 0) GPUINST_STORE_REL(&commSlots[i].key, key);
+            return;
+        }
+    }
+    {
+        static int warned;
+        gpuinstWarnOnce(&warned, "more than %d MPI communicators alive: later ones are recorded as foreign", COMM_SLOTS);
+    }
+}
+
+/* Size, own rank and world ranks of `comm`'s (remote) group. */
+static CommInfo *commDescribe(MPI_Comm comm)
+{
+    CommInfo *ci = (CommInfo *)calloc(1, sizeof *ci);
+    MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
+    int i, *ranks;
+    if (ci == NULL) return NULL;
+    ci->created_ns = gpuinstMpiNow();
+    PMPI_Comm_test_inter(comm, &ci->inter);
+    PMPI_Comm_rank(comm, &ci->myrank);
+    PMPI_Comm_size(comm, &ci->size);
+    if (ci->inter) PMPI_Comm_remote_group(comm, &g);
+    else PMPI_Comm_group(comm, &g);
+    PMPI_Group_size(g, &ci->nworld);
+    ci->world = (int *)malloc((size_t)(ci->nworld > 0 ? ci->nworld : 1) * sizeof(int));
+    ranks = (int *)malloc((size_t)(ci->nworld > 0 ? ci->nworld : 1) * sizeof(int));
+    if (ci->world != NULL && ranks != NULL && PMPI_Comm_group(MPI_COMM_WORLD, &wg) == MPI_SUCCESS) {
+        for (i = 0; i < ci->nworld; i++) ranks[i] = i;
+        if (PMPI_Group_translate_ranks(g, ci->nworld, ranks, wg, ci->world) != MPI_SUCCESS) {
+            free(ci->world);
+            ci->world = NULL;
+            ci->nworld = 0;
+        }
+        PMPI_Group_free(&wg);
+    } else {
+        free(ci->world);
+        ci->world = NULL;
+        ci->nworld = 0;
+    }
+    free(ranks);
+    if (g != MPI_GROUP_NULL) PMPI_Group_free(&g);
+    return ci;
+}
+
+static void commsSetup(void)
+{
+    if (commsReady) return;
+    worldInfo.id = 0;
+    worldInfo.parent = GPUINST_MPI_NO_COMM;
+    worldInfo.kind = GPUINST_MPI_COMM_WORLD;
+    worldInfo.size = gpuinstG.size;
+    worldInfo.myrank = gpuinstG.rank;
+    worldInfo.created_ns = gpuinstMpiNow();
+    selfInfo.id = 1;
+    selfInfo.parent = GPUINST_MPI_NO_COMM;
+    selfInfo.kind = GPUINST_MPI_COMM_SELF;
+    selfInfo.size = 1;
+    selfInfo.myrank = 0;
+    selfInfo.world = (int *)malloc(sizeof(int));
+    if (selfInfo.world) {
+        selfInfo.world[0] = gpuinstG.rank;
+        selfInfo.nworld = 1;
+    }
+    selfInfo.created_ns = worldInfo.created_ns;
+    pthread_mutex_lock(&mpiLock);
+    commListAdd(&worldInfo);
+    commListAdd(&selfInfo);
+    pthread_mutex_unlock(&mpiLock);
+    commsReady = 1;
+}
+
+static CommInfo *commLookup(MPI_Comm comm)
+{
+    CommSlot *s;
+    CommInfo *ci;
+    uint64_t key, h;
+    int i;
+    if (comm == MPI_COMM_WORLD) return &worldInfo;
+    if (comm == MPI_COMM_SELF) return &selfInfo;
+    if (comm == MPI_COMM_NULL) return NULL;
+    key = COMM_KEY(comm);
+    s = commFind(key);
+    if (s != NULL && (ci = GPUINST_LOAD_ACQ(&s->info)) != NULL) return ci;
+    /* First seen here: made outside the wrappers. */
+    ci = commDescribe(comm);
+    if (ci == NULL) return NULL;
+    h = 0x51ull;
+    for (i = 0; i < ci->nworld; i++) h = mix64(h, (uint64_t)(uint32_t)ci->world[i]);
+    ci->id = ((uint64_t)1 << 62) | (h & (((uint64_t)1 << 62) - 1));
+    ci->parent = GPUINST_MPI_NO_COMM;
+    ci->kind = GPUINST_MPI_COMM_FOREIGN;
+    pthread_mutex_lock(&mpiLock);
+    s = commFind(key);
+    if (s != NULL && s->info != NULL) { /* another thread was first */
+        CommInfo *other = s->info;
+        pthread_mutex_unlock(&mpiLock);
+        free(ci->world);
+        free(ci);
+        return other;
+    }
+    commMapLocked(key, ci);
+    commListAdd(ci);
+    pthread_mutex_unlock(&mpiLock);
+    return ci;
+}
+
+static int32_t worldRank(const CommInfo *ci, int r)
+{
+    if (r == MPI_PROC_NULL || r == MPI_ROOT) return GPUINST_MPI_PEER_NONE;
+    if (r == MPI_ANY_SOURCE) return GPUINST_MPI_PEER_ANY;
+    if (ci == NULL || r < 0) return GPUINST_MPI_PEER_UNKNOWN;
+    if (ci->world == NULL) return ci == &worldInfo ? r : GPUINST_MPI_PEER_UNKNOWN;
+    if (r >= ci->nworld || ci->world[r] == MPI_UNDEFINED) return GPUINST_MPI_PEER_UNKNOWN;
+    return ci->world[r];
+}
+
+GPUINST_PRIVATE void gpuinstMpiCommNew(gpuinstMpiCall *c, int kind, MPI_Comm parent, const MPI_Comm *newcomm,
+                                       int color)
+{
+    CommInfo *p = commLookup(parent), *ci;
+    uint64_t cand, id, pid = p ? p->id : GPUINST_MPI_NO_COMM;
+    uint32_t k = 0;
+    int i, minw = INT32_MAX;
+    c->r.comm = pid;
+    if (c->r.result != MPI_SUCCESS) return;
+    /* Comm_create_group is collective over the new group only: the
+     * parent's counter would differ between ranks, so it is not counted. */
+    if (p != NULL && kind != GPUINST_MPI_COMM_CREATE_GROUP) k = GPUINST_ADD_RLX(&p->children, 1);
+    if (*newcomm == MPI_COMM_NULL) return;
+    ci = commDescribe(*newcomm);
+    if (ci == NULL) return;
+    for (i = 0; i < ci->nworld; i++)
+        if (ci->world[i] >= 0 && ci->world[i] < minw) minw = ci->world[i];
+    cand = mix64(mix64(mix64(mix64(mix64(0x6770756973740ull, pid), k), (uint64_t)kind), (uint64_t)(uint32_t)color),
+                 (uint64_t)(uint32_t)minw);
+    cand &= ((uint64_t)1 << 62) - 1;
+    if (cand < 2) cand += 2;
+    id = cand;
+    /* Agree: the candidates are equal by construction on every member;
+     * the allreduce makes it so even when ranks disagree.  Not on an
+     * intercommunicator (its allreduce mixes the two groups). */
+    if (!ci->inter && PMPI_Allreduce(&cand, &id, 1, MPI_UINT64_T, MPI_MIN, *newcomm) != MPI_SUCCESS) id = cand;
+    ci->id = id;
+    ci->parent = pid;
+    ci->kind = kind;
+    c->r.count = (uint32_t)ci->size;
+    pthread_mutex_lock(&mpiLock);
+    commMapLocked(COMM_KEY(*newcomm), ci);
+    commListAdd(ci);
+    pthread_mutex_unlock(&mpiLock);
+}
+
+GPUINST_PRIVATE void gpuinstMpiCommFreeing(gpuinstMpiCall *c, MPI_Comm comm)
+{
+    CommInfo *ci = commLookup(comm);
+    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r.request = COMM_KEY(comm); /* stashed until gpuinstMpiCommFreed */
+}
+
+GPUINST_PRIVATE void gpuinstMpiCommFreed(gpuinstMpiCall *c)
+{
+    uint64_t key = c->r.request;
+    CommSlot *s;
+    c->r.request = 0;
+    if (c->r.result != MPI_SUCCESS) return;
+    pthread_mutex_lock(&mpiLock);
+    s = commFind(key);
+    if (s != NULL && s->info != NULL && s->info != &worldInfo && s->info != &selfInfo) {
+        s->info->freed_ns = c->r.end_ns;
+        GPUINST_STORE_REL(&s->info, (CommInfo *)NULL);
+    }
+    pthread_mutex_unlock(&mpiLock);
+}
+
+/* ---- record helpers ----------------------------------------------------------- */
+
+GPUINST_PRIVATE uint64_t gpuinstMpiBytes(int count, MPI_Datatype dt)
+{
+    int sz = 0;
+    if (count <= 0 || dt == MPI_DATATYPE_NULL) return 0;
+    if (PMPI_Type_size(dt, &sz) != MPI_SUCCESS || sz < 0) return 0;
+    return (uint64_t)count * (uint64_t)sz;
+}
+
+GPUINST_PRIVATE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int peer, int tag, uint64_t bytes)
+{
+    CommInfo *ci = commLookup(comm);
+    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r.peer = worldRank(ci, peer);
+    c->r.tag = tag;
+    c->r.bytes = bytes;
+}
+
+GPUINST_PRIVATE void gpuinstMpiColl(gpuinstMpiCall *c, MPI_Comm comm, int root, uint64_t bytes)
+{
+    CommInfo *ci = commLookup(comm);
+    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r.peer = root < 0 && root != MPI_ROOT ? GPUINST_MPI_PEER_NONE : worldRank(ci, root);
+    c->r.bytes = bytes;
+}
+
+/* Source/tag/bytes of a status, when it describes a message. */
+static int statusMessage(const MPI_Status *st, int *source, int *tag, uint64_t *bytes)
+{
+    int n = 0;
+    if (st == NULL || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0) return 0;
+    *source = st->MPI_SOURCE;
+    *tag = st->MPI_TAG;
+    *bytes = (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= 0) ? (uint64_t)n : 0;
+    return 1;
+}
+
+GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI_Status *st, int add)
+{
+    int src, tag;
+    uint64_t bytes;
+    if (c->r.result != MPI_SUCCESS || !statusMessage(st, &src, &tag, &bytes)) return;
+    if (add) {
+        c->r.bytes += bytes;
+        return;
+    }
+    c->r.peer = worldRank(commLookup(comm), src);
+    c->r.tag = tag;
+    c->r.bytes = bytes;
+}
+
+/* ---- requests -------------------------------------------------------------------
+ * Open addressing (linear probing, backward-shift deletion) under mpiLock:
+ * handle -> request id and what a completion needs. */
+typedef struct ReqEntry {
+    uint64_t key;              /* 0 empty */
+    uint64_t id;               /* current request id */
+    CommInfo *comm;
+    uint64_t bytes;            /* persistent: the *_init's bytes */
+    int32_t peer, tag;         /* persistent: the *_init's peer/tag */
+    uint8_t recv, persistent;
+    uint16_t call;             /* persistent: the *_init call */
+} ReqEntry;
+static ReqEntry *reqs;
+static uint64_t reqCap, reqCount;
+
+/* The entry of `key` with the highest request id: a handle can be mapped
+ * more than once, as Open MPI returns the same handle
+ * (ompi_request_empty) for every send it completed at once, and a
+ * request completed outside the wrappers leaves a stale entry behind. */
+static ReqEntry *reqFindLocked(uint64_t key)
+{
+    uint64_t i;
+    ReqEntry *best = NULL;
+    if (reqs == NULL || key == 0) return NULL;
+    for (i = mix64(0, key) & (reqCap - 1); reqs[i].key != 0; i = (i + 1) & (reqCap - 1))
+        if (reqs[i].key == key && (best == NULL || reqs[i].id > best->id)) best = &reqs[i];
+    return best;
+}
+
+static int reqGrowLocked(void)
+{
+    uint64_t ncap = reqCap ? reqCap * 2 : 1024, i, j;
+    ReqEntry *n = (ReqEntry *)calloc((size_t)ncap, sizeof *n);
+    if (n == NULL) return 0;
+    for (i = 0; i < reqCap; i++) {
+        if (reqs[i].key == 0) continue;
+        for (j = mix64(0, reqs[i].key) & (ncap - 1); n[j].key != 0; j = (j + 1) & (ncap - 1)) {
+        }
+        n[j] = reqs[i];
+    }
+    free(reqs);
+    reqs = n;
+    reqCap = ncap;
+    return 1;
+}
+
+static ReqEntry *reqInsertLocked(uint64_t key)
+{
+    uint64_t i;
+    if (key == 0) return NULL;
+    if ((reqCount + 1) * 2 > reqCap && !reqGrowLocked()) return NULL;
+    for (i = mix64(0, key) & (reqCap - 1); reqs[i].key != 0; i = (i + 1) & (reqCap - 1)) {
+    }
+    memset(&reqs[i], 0, sizeof reqs[i]);
+    reqs[i].key = key;
+    reqCount++;
+    return &reqs[i];
+}
+
+static void reqRemoveLocked(ReqEntry *e)
+{
+    uint64_t i = (uint64_t)(e - reqs), j = i;
+    reqs[i].key = 0;
+    reqCount--;
+    for (;;) { /* backward-shift the cluster after i */
+        uint64_t home;
+        j = (j + 1) & (reqCap - 1);
+        if (reqs[j].key == 0) return;
+        home = mix64(0, reqs[j].key) & (reqCap - 1);
+        /* move j to i if home is cyclically outside (i, j] */
+        if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+            reqs[i] = reqs[j];
+            reqs[j].key = 0;
+            i = j;
+        }
+    }
+}
+
+static void reqMap(gpuinstMpiCall *c, MPI_Request req, MPI_Comm comm, int recv, int persistent)
+{
+    ReqEntry *e;
+    CommInfo *ci;
+    if (c->r.result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
+    ci = commLookup(comm);
+    c->r.request = c->r.call_id;
+    c->r.flags |= persistent ? GPUINST_MPI_FLAG_PERSISTENT : GPUINST_MPI_FLAG_STARTS;
+    pthread_mutex_lock(&mpiLock);
+    e = reqInsertLocked(REQ_KEY(req));
+    if (e != NULL) {
+        e->id = persistent ? 0 : c->r.call_id; /* persistent: inactive until MPI_Start */
+        e->comm = ci;
+        e->recv = (uint8_t)recv;
+        e->persistent = (uint8_t)persistent;
+        e->peer = c->r.peer;
+        e->tag = c->r.tag;
+        e->bytes = c->r.bytes;
+        e->call = c->r.call;
+    }
+    pthread_mutex_unlock(&mpiLock);
+}
+
+GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, MPI_Comm comm, int recv)
+{
+    reqMap(c, req, comm, recv, 0);
+}
+
+GPUINST_PRIVATE void gpuinstMpiReqPersistent(gpuinstMpiCall *c, MPI_Request req, MPI_Comm comm, int recv)
+{
+    reqMap(c, req, comm, recv, 1);
+}
+
+GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_Request *rq)
+{
+    int i;
+    c->r.count = n > 0 ? (uint32_t)n : 0;
+    if (c->r.result != MPI_SUCCESS) return;
+    for (i = 0; i < n; i++) {
+        gpuinstMpiRec row = c->r;
+        ReqEntry *e;
+        int found = 0;
+        /* each started request is a row of its own, with a new id */
+        row.call_id = ((uint64_t)(uint32_t)gpuinstG.rank << 40) |
+                      ((GPUINST_ADD_RLX(&callSeq, 1) + 1) & 0xFFFFFFFFFFull);
+        pthread_mutex_lock(&mpiLock);
+        e = reqFindLocked(REQ_KEY(rq[i]));
+        if (e != NULL) {
+            e->id = row.call_id;
+            row.comm = e->comm ? e->comm->id : GPUINST_MPI_NO_COMM;
+            row.peer = e->peer;
+            row.tag = e->tag;
+            row.bytes = e->bytes;
+            found = 1;
+        }
+        pthread_mutex_unlock(&mpiLock);
+        if (!found) continue; /* made before recording began */
+        row.request = row.call_id;
+        row.count = 1;
+        row.flags |= GPUINST_MPI_FLAG_STARTS;
+        gpuinstMpiAppend(c, &row);
+    }
+}
+
+GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const MPI_Status *st)
+{
+    ReqEntry *e;
+    Completion done;
+    int src = 0, tag = 0, found = 0;
+    uint64_t bytes = 0;
+    if (req == MPI_REQUEST_NULL) return;
+    c->r.count++;
+    memset(&done, 0, sizeof done);
+    done.bytes = UINT64_MAX;
+    done.source = GPUINST_MPI_PEER_NONE;
+    pthread_mutex_lock(&mpiLock);
+    e = reqFindLocked(REQ_KEY(req));
+    if (e != NULL && e->id != 0) {
+        found = 1;
+        done.request = e->id;
+        if (e->recv && statusMessage(st, &src, &tag, &bytes)) {
+            done.source = worldRank(e->comm, src);
+            done.tag = tag;
+            done.bytes = bytes;
+        }
+        if (e->persistent) e->id = 0; /* inactive until the next MPI_Start */
+        else reqRemoveLocked(e);
+    }
+    pthread_mutex_unlock(&mpiLock);
+    if (!found) return;
+    if (done.bytes != UINT64_MAX) GPUINST_STORE_RLX(&c->t->recvd, c->t->recvd + done.bytes);
+    if (c->r.count == 1) c->r.request = done.request; /* single completion: name it */
+    else c->r.request = 0;
+    done.time_ns = c->r.end_ns;
+    {
+        Completion *slot = (Completion *)gpuinstBufSlot(&c->t->completions);
+        if (slot == NULL) {
+            GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+            return;
+        }
+        *slot = done;
+        gpuinstBufCommit(&c->t->completions);
+    }
+}
+
+GPUINST_PRIVATE void gpuinstMpiReqForget(MPI_Request req)
+{
+    ReqEntry *e;
+    pthread_mutex_lock(&mpiLock);
+    e = reqFindLocked(REQ_KEY(req));
+    if (e != NULL) reqRemoveLocked(e);
+    pthread_mutex_unlock(&mpiLock);
+}
+
+/* ---- tables ---------------------------------------------------------------------- */
+
+#define F(rec, member, type, flags, unit, doc) \
+    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
+#define NFIELDS(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
+static const gpuinstField callFields[] = {
+    F(gpuinstMpiRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "call entry"),
+    F(gpuinstMpiRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "call return"),
+    F(gpuinstMpiRec, complete_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
+      "rows that start a request (flags & 2): return of the Wait/Test call that completed it; 0 = not seen"),
+    F(gpuinstMpiRec, bytes, GPUINST_FT_U64, 0, "bytes",
+      "count x type size: sent (sends), received (receives: actual, from the status, when known), this rank's "
+      "send buffer (collectives; receive buffer for Scatter(v)), read or written (MPI-IO)"),
+    F(gpuinstMpiRec, comm, GPUINST_FT_U64, 0, "",
+      "communicator id, the same on every member (/mpi/comms; 0 MPI_COMM_WORLD); 2^64-1 none"),
+    F(gpuinstMpiRec, call_id, GPUINST_FT_U64, 0, "",
+      "external correlation id of the call: rank << 40 | per-rank sequence (CUPTI custom kind)"),
+    F(gpuinstMpiRec, request, GPUINST_FT_U64, 0, "",
+      "request id = call_id of the row that started it: set on rows that start one (flags & 2) and on "
+      "Wait/Test rows that completed exactly one; 0 none"),
+    F(gpuinstMpiRec, peer, GPUINST_FT_I32, 0, "",
+      "peer as a rank of MPI_COMM_WORLD (dest, source, root); -1 none, -2 MPI_ANY_SOURCE unresolved, -3 unknown"),
+    F(gpuinstMpiRec, tag, GPUINST_FT_I32, 0, "", "message tag (-1: none or MPI_ANY_TAG)"),
+    F(gpuinstMpiRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(gpuinstMpiRec, name, GPUINST_FT_U32, 0, "", "call name (\"MPI_Send\"): id in /strings (same rank)"),
+    F(gpuinstMpiRec, count, GPUINST_FT_U32, 0, "count",
+      "requests completed (Wait/Test*), started (Start/Startall), ranks of a new communicator"),
+    F(gpuinstMpiRec, result, GPUINST_FT_I32, 0, "", "MPI return code (0 MPI_SUCCESS)"),
+    F(gpuinstMpiRec, call, GPUINST_FT_U16, 0, "", "call number (names: /mpi/summary or the name column)"),
+    F(gpuinstMpiRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+    F(gpuinstMpiRec, flags, GPUINST_FT_U8, 0, "",
+      "1 called from Fortran; 2 starts request `request`; 4 failed; 8 creates a persistent request"),
+};
+
+static int cmpCompletion(const void *a, const void *b)
+{
+    uint64_t x = ((const Completion *)a)->request, y = ((const Completion *)b)->request;
+    return x < y ? -1 : x > y;
+}
+
+static uint32_t nameIds[GPUINST_MPI_NCALLS];
+
+static void internNames(void)
+{
+    int i;
+    for (i = 0; i < GPUINST_MPI_NCALLS; i++)
+        if (nameIds[i] == 0) nameIds[i] = gpuinstStringIntern(callNames[i], strlen(callNames[i]));
+}
+
+static int collectCalls(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    gpuinstMpiThread *t;
+    uint64_t n = 0, k = 0, nc = 0, kc = 0, i;
+    gpuinstMpiRec *rows;
+    Completion *done = NULL;
+    (void)tb;
+    internNames();
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
+        n += gpuinstBufCount(&t->calls);
+        nc += gpuinstBufCount(&t->completions);
+    }
+    rows = (gpuinstMpiRec *)malloc(n ? (size_t)n * sizeof *rows : 1);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL && k < n; t = t->next)
+        k += gpuinstBufCopy(&t->calls, rows + k, n - k);
+    if (nc > 0) done = (Completion *)malloc((size_t)nc * sizeof *done);
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); done != NULL && t != NULL && kc < nc; t = t->next)
+        kc += gpuinstBufCopy(&t->completions, done + kc, nc - kc);
+    if (done != NULL) qsort(done, (size_t)kc, sizeof *done, cmpCompletion);
+    for (i = 0; i < k; i++) {
+        gpuinstMpiRec *r = &rows[i];
+        if (r->call < GPUINST_MPI_NCALLS) r->name = nameIds[r->call];
+        if (done != NULL && (r->flags & GPUINST_MPI_FLAG_STARTS) && r->request != 0) {
+            Completion key, *d;
+            key.request = r->request;
+            d = (Completion *)bsearch(&key, done, (size_t)kc, sizeof *done, cmpCompletion);
+            if (d != NULL) {
+                r->complete_ns = d->time_ns;
+                if (d->source != GPUINST_MPI_PEER_NONE) {
+                    r->peer = d->source;
+                    r->tag = d->tag;
+                }
+                if (d->bytes != UINT64_MAX) r->bytes = d->bytes;
+            }
+        }
+    }
+    free(done);
+    *out = rows;
+    *count = k;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable callsTable = {
+    "/mpi/calls", "intercepted MPI calls, one row each (nonblocking: with the completion time of the request)",
+    sizeof(gpuinstMpiRec), NFIELDS(callFields), callFields, collectCalls, NULL};
+
+/* /mpi/summary: per rank, per call kind seen: count, time, bytes. */
+typedef struct SummaryRec {
+    uint64_t count;
+    uint64_t time_ns;      /* a duration: not mapped */
+    uint64_t bytes;
+    uint32_t rank;
+    uint32_t name;
+    uint16_t call;
+    uint16_t pad_[3];
+} SummaryRec;
+
+static const gpuinstField summaryFields[] = {
+    F(SummaryRec, count, GPUINST_FT_U64, 0, "count", "calls"),
+    F(SummaryRec, time_ns, GPUINST_FT_U64, 0, "ns", "total time inside the calls (end_ns - start_ns summed)"),
+    F(SummaryRec, bytes, GPUINST_FT_U64, 0, "bytes", "total bytes (as /mpi/calls bytes)"),
+    F(SummaryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(SummaryRec, name, GPUINST_FT_U32, 0, "", "call name: id in /strings (same rank)"),
+    F(SummaryRec, call, GPUINST_FT_U16, 0, "", "call number, as /mpi/calls call"),
+};
+
+static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    SummaryRec *acc = (SummaryRec *)calloc(GPUINST_MPI_NCALLS, sizeof *acc), *rows;
+    gpuinstMpiThread *t;
+    uint64_t n = 0;
+    int i;
+    (void)tb;
+    if (acc == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    internNames();
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
+        const gpuinstChunk *ch;
+        for (ch = GPUINST_LOAD_ACQ(&t->calls.head); ch != NULL; ch = GPUINST_LOAD_ACQ(&ch->next)) {
+            uint32_t m = GPUINST_LOAD_ACQ(&ch->count), j;
+            const gpuinstMpiRec *r = (const gpuinstMpiRec *)GPUINST_CHUNK_DATA(ch);
+            for (j = 0; j < m; j++) {
+                if (r[j].call >= GPUINST_MPI_NCALLS) continue;
+                /* Start rows per request repeat the Start(all) call: counted once */
+                if ((r[j].call == GPUINST_MPI_CALL_Start || r[j].call == GPUINST_MPI_CALL_Startall) &&
+                    (r[j].flags & GPUINST_MPI_FLAG_STARTS)) {
+                    acc[r[j].call].bytes += r[j].bytes;
+                    continue;
+                }
+                acc[r[j].call].count++;
+                acc[r[j].call].time_ns += r[j].end_ns - r[j].start_ns;
+                acc[r[j].call].bytes += r[j].bytes;
+            }
+        }
+    }
+    for (i = 0; i < GPUINST_MPI_NCALLS; i++)
+        if (acc[i].count) {
+            acc[n] = acc[i];
+            acc[n].call = (uint16_t)i;
+            acc[n].name = nameIds[i];
+            n++;
+        }
+    rows = acc;
+    *out = rows;
+    *count = n;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable summaryTable = {
+    "/mpi/summary", "per rank and MPI call: calls, time inside them, bytes",
+    sizeof(SummaryRec), NFIELDS(summaryFields), summaryFields, collectSummary, NULL};
+
+/* /mpi/comms: one row per communicator per member rank. */
+typedef struct CommRec {
+    uint64_t id, parent;
+    uint64_t created_ns, freed_ns;
+    uint32_t rank;
+    int32_t size;
+    int32_t comm_rank;
+    uint16_t kind;
+    uint8_t inter;
+    uint8_t pad_;
+} CommRec;
+
+static const gpuinstField commFields[] = {
+    F(CommRec, id, GPUINST_FT_U64, 0, "", "communicator id, the same on every member rank (0 world, 1 self)"),
+    F(CommRec, parent, GPUINST_FT_U64, 0, "", "id of the communicator it was made from; 2^64-1 none/unknown"),
+    F(CommRec, created_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "when this rank made it (or first saw it)"),
+    F(CommRec, freed_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "MPI_Comm_free on this rank; 0 = never"),
+    F(CommRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank (in MPI_COMM_WORLD)"),
+    F(CommRec, size, GPUINST_FT_I32, 0, "count", "ranks in the communicator (local group)"),
+    F(CommRec, comm_rank, GPUINST_FT_I32, 0, "", "this rank's rank in the communicator"),
+    F(CommRec, kind, GPUINST_FT_U16, 0, "",
+      "0 world, 1 self, 2 dup, 3 split, 4 split_type, 5 create, 6 create_group, 7 cart_create, 8 cart_sub, "
+      "9 foreign (first seen in a call; id = 2^62 | hash of its group)"),
+    F(CommRec, inter, GPUINST_FT_U8, 0, "", "1 intercommunicator"),
+};
+
+static int collectComms(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    CommInfo *ci;
+    CommRec *rows;
+    uint64_t n = 0;
+    (void)tb;
+    pthread_mutex_lock(&mpiLock);
+    for (ci = commList; ci != NULL; ci = ci->next) n++;
+    rows = (CommRec *)calloc(n ? (size_t)n : 1, sizeof *rows);
+    if (rows != NULL) {
+        n = 0;
+        for (ci = commList; ci != NULL; ci = ci->next, n++) {
+            rows[n].id = ci->id;
+            rows[n].parent = ci->parent;
+            rows[n].created_ns = ci->created_ns;
+            rows[n].freed_ns = ci->freed_ns;
+            rows[n].size = ci->size;
+            rows[n].comm_rank = ci->myrank;
+            rows[n].kind = (uint16_t)ci->kind;
+            rows[n].inter = (uint8_t)ci->inter;
+        }
+    }
+    pthread_mutex_unlock(&mpiLock);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    *out = rows;
+    *count = n;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable commsTable = {
+    "/mpi/comms", "communicators, one row per member rank; id is the same on every member",
+    sizeof(CommRec), NFIELDS(commFields), commFields, collectComms, NULL};
+
+/* Called from gpuinstMpiAttach (gpuinst_init, and MPI_Init once gpuinst
+ * runs): tables, communicators (needs the rank). */
+GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank)
+{
+    gpuinstTableRegister(&callsTable);
+    gpuinstTableRegister(&summaryTable);
+    gpuinstTableRegister(&commsTable);
+    gpuinstCountersSetMpiBytesFn(mpiBytesTotals);
+    if (have_rank) {
+        skewSetup();
+        commsSetup();
+    }
+}
+
+#else /* !GPUINST_WITH_MPI */
+
+GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void) { return 0; }
+
+#endif /* GPUINST_WITH_MPI */

@@ -1,0 +1,1569 @@
+/*
+ * activity.c -- CUPTI activity tracing: buffers, decode, external
+ * correlation, and the /gpu tables.
+ *
+ * Flow (as Caliper's CUPTI trace service):
+ *   gpuinst_init -> gpuinstActivityInit: parse GPUINST_TRACE, open libcupti
+ *     and the driver, check that no tool owns CUPTI, put CUPTI's clock on
+ *     gpuinstClockNs, register buffer callbacks, enable the kinds, start
+ *     the decode thread, set gpuinstGpuOn.
+ *   CUPTI asks for a buffer -> one from a preallocated pool (none free: the
+ *     request is refused and counted; CUPTI counts the records it drops).
+ *   CUPTI completes a buffer -> it is queued, nothing else (short mutex +
+ *     condition signal).
+ *   decode thread -> walks queued buffers into per-table record buffers,
+ *     returns them to the pool, reads CUPTI's dropped count.
+ *   finalize (flush hook) -> device synchronize, forced flush, drain, join
+ *     the thread, resolve the correlation join, fill /gpu/devices.
+ *
+ * Correlation: range push/pop and MPI calls push/pop external correlation
+ * ids (CUSTOM0 = gpuinst range id, CUSTOM1 = MPI call id).  CUPTI then emits
+ * one EXTERNAL_CORRELATION record per CUDA API call and kind, carrying the
+ * API call's correlationId.  At resolve, every kernel, copy, set, memory
+ * and synchronization record is joined on correlationId to its API record
+ * (launching thread) and to those ids.  Id "none" is all ones
+ * (GPUINST_GPU_NO_ID) since 0 is a valid range id.
+ */
+#include "gpuinstInt.h"
+
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) int gpuinstGpuOn;
+#endif
+
+#if GPUINST_WITH_CUPTI
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic" /* an enumerator of 0x80000000 in cupti_activity.h */
+#endif
+#include <cupti.h>
+#include <cuda.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+#include <dlfcn.h>
+#include <stddef.h>
+
+#define GPUINST_GPU_NO_ID UINT64_MAX
+
+/* ---- the rows of the /gpu tables ---------------------------------------- */
+
+typedef struct GpuKernelRec {      /* /gpu/kernels, 112 bytes */
+    uint64_t start_ns, end_ns;
+    uint64_t range_id;             /* innermost gpuinst range open at launch; all ones: none */
+    uint64_t mpi_call_id;          /* enclosing MPI call; all ones: none */
+    int64_t grid_id;
+    uint32_t name;                 /* mangled name (/strings) */
+    uint32_t demangled;            /* demangled name (/strings); = name if not mangled */
+    uint32_t correlation;
+    uint32_t device, context, stream;
+    uint32_t rank;
+    uint32_t api_tid;              /* thread id of the launching API call, as CUPTI gives it */
+    int32_t grid_x, grid_y, grid_z;
+    int32_t block_x, block_y, block_z;
+    int32_t static_smem, dynamic_smem;
+    uint32_t registers;
+    uint32_t graph_id;
+} GpuKernelRec;
+
+enum { GPU_OP_MEMCPY = 1, GPU_OP_MEMSET = 2, GPU_OP_MEMCPY_PEER = 3 };
+
+typedef struct GpuCopyRec {        /* /gpu/copies, 80 bytes */
+    uint64_t start_ns, end_ns;
+    uint64_t bytes;
+    uint64_t range_id, mpi_call_id;
+    uint32_t correlation;
+    uint32_t device, context, stream;
+    uint32_t rank;
+    uint32_t api_tid;
+    uint32_t value;                /* memset value */
+    uint32_t src_device, dst_device;
+    uint8_t op;                    /* GPU_OP_* */
+    uint8_t copy_kind;             /* CUpti_ActivityMemcpyKind (0 for memset) */
+    uint8_t src_kind, dst_kind;    /* CUpti_ActivityMemoryKind; memset: dst_kind */
+} GpuCopyRec;
+
+typedef struct GpuApiRec {         /* /gpu/api, 64 bytes */
+    uint64_t start_ns, end_ns;
+    uint64_t range_id, mpi_call_id;
+    uint32_t correlation;
+    uint32_t cbid;
+    uint32_t name;
+    uint32_t api_tid;
+    uint32_t rank;
+    uint32_t return_value;
+    uint8_t domain;                /* 1 runtime, 2 driver */
+    uint8_t pad_[7];
+} GpuApiRec;
+
+typedef struct GpuMarkerRec {      /* /gpu/markers, 32 bytes */
+    uint64_t time_ns;
+    uint32_t id;
+    uint32_t flags;                /* CUPTI_ACTIVITY_FLAG_MARKER_*: 1 instant, 2 start, 4 end */
+    uint32_t name;
+    uint32_t domain;
+    uint32_t tid;
+    uint32_t rank;
+} GpuMarkerRec;
+
+typedef struct GpuSyncRec {        /* /gpu/sync, 56 bytes */
+    uint64_t start_ns, end_ns;
+    uint64_t range_id, mpi_call_id;
+    uint32_t correlation;
+    uint32_t type;                 /* CUpti_ActivitySynchronizationType */
+    uint32_t context, stream;
+    uint32_t rank;
+    uint32_t api_tid;
+} GpuSyncRec;
+
+typedef struct GpuMemoryRec {      /* /gpu/memory, 72 bytes */
+    uint64_t time_ns;
+    uint64_t address, bytes;
+    uint64_t range_id, mpi_call_id;
+    uint32_t correlation;
+    uint32_t operation;            /* CUpti_ActivityMemoryOperationType: 1 allocation, 2 release */
+    uint32_t memory_kind;
+    uint32_t device, context, stream;
+    uint32_t rank;
+    uint32_t api_tid;
+} GpuMemoryRec;
+
+typedef struct GpuOverheadRec {    /* /gpu/overhead, 40 bytes */
+    uint64_t start_ns, end_ns;
+    uint32_t overhead_kind;        /* CUpti_ActivityOverheadKind */
+    uint32_t object_kind;          /* CUpti_ActivityObjectKind */
+    uint32_t object_id;            /* thread id or device id, per object_kind */
+    uint32_t correlation;
+    uint32_t rank;
+    uint32_t pad_;
+} GpuOverheadRec;
+
+typedef struct GpuDeviceRec {      /* /gpu/devices, 184 bytes */
+    uint64_t global_memory;
+    uint64_t records;              /* kernels + copies of this rank on this device */
+    uint32_t rank;
+    uint32_t device;
+    uint32_t sm_count;
+    uint32_t cc_major, cc_minor;
+    uint32_t pad_;
+    char name[96];
+    char uuid[48];
+} GpuDeviceRec;
+
+typedef struct GpuStatsRec {       /* /gpu/stats, one row per rank */
+    uint32_t rank;
+    uint32_t enabled;              /* 1 if CUPTI activity tracing ran */
+    uint32_t nbuffers;
+    uint32_t buffer_bytes;
+    uint32_t clock_method;         /* 1 timestamp callback (gpuinstClockNs), 2 measured offset */
+    uint32_t pad_;
+    int64_t clock_offset_ns;       /* added to CUPTI times (method 2) */
+    uint64_t kernels, copies, api, markers, sync, memory, overhead, ext_corr;
+    uint64_t unknown, dropped, no_buffer, buffers, unresolved, late_buffers;
+    uint64_t decode_ns;
+    char kinds[160];
+} GpuStatsRec;
+
+/* ---- state ------------------------------------------------------------------ */
+
+typedef struct Pending {
+    uint8_t *buf;
+    size_t valid;
+    CUcontext ctx;
+    uint32_t stream;
+} Pending;
+
+/* The kinds GPUINST_TRACE can name. */
+enum {
+    K_KERNEL = 1u << 0, K_MEMCPY = 1u << 1, K_MEMSET = 1u << 2, K_RUNTIME = 1u << 3,
+    K_DRIVER = 1u << 4, K_SYNC = 1u << 5, K_MARKER = 1u << 6, K_MEMORY = 1u << 7,
+    K_OVERHEAD = 1u << 8
+};
+#define K_DEFAULT (K_KERNEL | K_MEMCPY | K_MEMSET | K_RUNTIME | K_OVERHEAD)
+#define K_ALL (K_DEFAULT | K_DRIVER | K_SYNC | K_MARKER | K_MEMORY)
+
+static const struct {
+    const char *name;
+    unsigned bit;
+} kindNames[] = {
+    {"kernel", K_KERNEL}, {"memcpy", K_MEMCPY}, {"memset", K_MEMSET}, {"runtime", K_RUNTIME},
+    {"driver", K_DRIVER}, {"sync", K_SYNC},     {"marker", K_MARKER}, {"memory", K_MEMORY},
+    {"overhead", K_OVERHEAD},
+};
+
+/* CUPTI entry points used here. */
+typedef struct Cupti {
+    CUptiResult(CUPTIAPI *GetResultString)(CUptiResult, const char **);
+    CUptiResult(CUPTIAPI *ActivityRegisterCallbacks)(CUpti_BuffersCallbackRequestFunc,
+                                                      CUpti_BuffersCallbackCompleteFunc);
+    CUptiResult(CUPTIAPI *ActivityRegisterTimestampCallback)(CUpti_TimestampCallbackFunc);
+    CUptiResult(CUPTIAPI *ActivityEnable)(CUpti_ActivityKind);
+    CUptiResult(CUPTIAPI *ActivityDisable)(CUpti_ActivityKind);
+    CUptiResult(CUPTIAPI *ActivityFlushAll)(uint32_t);
+    CUptiResult(CUPTIAPI *ActivityGetNextRecord)(uint8_t *, size_t, CUpti_Activity **);
+    CUptiResult(CUPTIAPI *ActivityGetNumDroppedRecords)(CUcontext, uint32_t, size_t *);
+    CUptiResult(CUPTIAPI *ActivityPushExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t);
+    CUptiResult(CUPTIAPI *ActivityPopExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t *);
+    CUptiResult(CUPTIAPI *GetTimestamp)(uint64_t *);
+    CUptiResult(CUPTIAPI *GetCallbackName)(CUpti_CallbackDomain, uint32_t, const char **);
+    CUptiResult(CUPTIAPI *Subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+    CUptiResult(CUPTIAPI *Unsubscribe)(CUpti_SubscriberHandle);
+} Cupti;
+
+typedef struct Driver {
+    CUresult(CUDAAPI *Init)(unsigned int);
+    CUresult(CUDAAPI *DeviceGetCount)(int *);
+    CUresult(CUDAAPI *DeviceGet)(CUdevice *, int);
+    CUresult(CUDAAPI *DeviceGetName)(char *, int, CUdevice);
+    CUresult(CUDAAPI *DeviceGetUuid)(CUuuid *, CUdevice);
+    CUresult(CUDAAPI *DeviceTotalMem)(size_t *, CUdevice);
+    CUresult(CUDAAPI *DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
+    CUresult(CUDAAPI *CtxGetCurrent)(CUcontext *);
+    CUresult(CUDAAPI *CtxSynchronize)(void);
+    CUresult(CUDAAPI *GetErrorName)(CUresult, const char **);
+} Driver;
+
+/* One correlation id's join data. */
+typedef struct Corr {
+    uint32_t key;
+    uint32_t used;               /* bit 0 slot used, bit 1 API seen */
+    uint32_t api_tid;
+    uint32_t pad_;
+    uint64_t range_id, mpi_call_id;
+} Corr;
+
+/* Name caches: kernel name pointer -> ids; API cbid -> id. */
+typedef struct NameSlot {
+    const char *ptr;
+    uint32_t name, demangled;
+} NameSlot;
+#define NAME_SLOTS 4096
+#define CBID_MAX 2048
+
+static struct {
+    int on;                       /* tracing started */
+    int closed;                   /* finalize flushed: late buffers go back unread */
+    unsigned kinds;
+    uint32_t nbuffers;
+    size_t bufsize;
+    int clock_method;
+    int64_t clock_offset;
+    char kindsText[160];
+
+    Cupti c;
+    Driver d;
+    int use_cupti_walk;           /* decode with cuptiActivityGetNextRecord */
+
+    /* pool and queue (qlock) */
+    pthread_mutex_t qlock;
+    pthread_cond_t qcond;
+    uint8_t **pool;               /* all buffers */
+    uint8_t **freeList;
+    uint32_t nfree;
+    Pending *queue;
+    uint32_t nqueue;
+    int stop;
+    pthread_t worker;
+    int worker_started;
+
+    /* decode (dlock): record buffers, correlation map, name caches */
+    pthread_mutex_t dlock;
+    gpuinstBuf kernels, copies, api, markers, sync, memory, overhead;
+    Corr *corr;
+    uint64_t corrCap, corrCount;
+    NameSlot names[NAME_SLOTS];
+    uint32_t cbidName[2][CBID_MAX];
+    char *(*demangle)(const char *, char *, size_t *, int *);
+    int demangleTried;
+    int bufsInit;
+
+    gpuinstActivityStats st;      /* counters (decode side under dlock; others atomics) */
+    uint64_t decode_ns, late_buffers;
+    int warnedPush;
+} A;
+
+static pthread_once_t lockOnce = PTHREAD_ONCE_INIT;
+static void initLocks(void)
+{
+    pthread_mutex_init(&A.qlock, NULL);
+    pthread_cond_init(&A.qcond, NULL);
+    pthread_mutex_init(&A.dlock, NULL);
+}
+
+static void bufsInit(void)
+{
+    if (A.bufsInit) return;
+    gpuinstBufInit(&A.kernels, sizeof(GpuKernelRec));
+    gpuinstBufInit(&A.copies, sizeof(GpuCopyRec));
+    gpuinstBufInit(&A.api, sizeof(GpuApiRec));
+    gpuinstBufInit(&A.markers, sizeof(GpuMarkerRec));
+    gpuinstBufInit(&A.sync, sizeof(GpuSyncRec));
+    gpuinstBufInit(&A.memory, sizeof(GpuMemoryRec));
+    gpuinstBufInit(&A.overhead, sizeof(GpuOverheadRec));
+    A.bufsInit = 1;
+}
+
+static const char *cuptiErr(CUptiResult rc)
+{
+    const char *s = NULL;
+    if (A.c.GetResultString == NULL || A.c.GetResultString(rc, &s) != CUPTI_SUCCESS || s == NULL)
+        return "unknown CUPTI error";
+    return s;
+}
+
+static const char *cuErr(CUresult rc)
+{
+    const char *s = NULL;
+    if (A.d.GetErrorName == NULL || A.d.GetErrorName(rc, &s) != CUDA_SUCCESS || s == NULL)
+        return "unknown CUDA error";
+    return s;
+}
+
+/* ---- correlation map (dlock held) -------------------------------------------- */
+
+static Corr *corrFind(uint32_t key, int create)
+{
+    uint64_t i, mask;
+    if (A.corrCap == 0 || (create && (A.corrCount + 1) * 2 > A.corrCap)) {
+        uint64_t ncap = A.corrCap ? A.corrCap * 2 : 4096, k;
+        Corr *n;
+        if (!create) return NULL;
+        n = (Corr *)calloc((size_t)ncap, sizeof *n);
+        if (n == NULL) return NULL;
+        for (k = 0; k < A.corrCap; k++) {
+            if (A.corr[k].used & 1u) {
+                uint64_t j = A.corr[k].key; /* ids are sequential: identity keeps neighbours together */
+                for (;; j++) {
+                    j &= ncap - 1;
+                    if (!(n[j].used & 1u)) break;
+                }
+                n[j] = A.corr[k];
+            }
+        }
+        free(A.corr);
+        A.corr = n;
+        A.corrCap = ncap;
+    }
+    mask = A.corrCap - 1;
+    for (i = key;; i++) {
+        Corr *c = &A.corr[i & mask];
+        if (!(c->used & 1u)) {
+            if (!create) return NULL;
+            c->key = key;
+            c->used = 1u;
+            c->range_id = c->mpi_call_id = GPUINST_GPU_NO_ID;
+            A.corrCount++;
+            return c;
+        }
+        if (c->key == key) return c;
+    }
+}
+
+/* ---- names (dlock held) --------------------------------------------------------- */
+
+static uint32_t intern(const char *s)
+{
+    size_t n;
+    if (s == NULL || s[0] == '\0') return 0;
+    n = strnlen(s, GPUINST_NAME_MAX);
+    return gpuinstStringIntern(s, n);
+}
+
+static void kernelNames(const char *mangled, uint32_t *name, uint32_t *dem)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)mangled * 0x9E3779B97F4A7C15ull) >> 52;
+    NameSlot *s = &A.names[h & (NAME_SLOTS - 1)];
+    char *d = NULL;
+    int status = -1;
+    if (mangled == NULL) {
+        *name = *dem = 0;
+        return;
+    }
+    if (s->ptr == mangled) {
+        *name = s->name;
+        *dem = s->demangled;
+        return;
+    }
+    if (!A.demangleTried) {
+        /* __cxa_demangle from the C++ runtime, if the process has one. */
+        void *sym;
+        A.demangleTried = 1;
+        sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        if (sym == NULL) {
+            void *h2 = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+            if (h2 != NULL) sym = dlsym(h2, "__cxa_demangle");
+        }
+        memcpy(&A.demangle, &sym, sizeof sym);
+    }
+    *name = intern(mangled);
+    if (A.demangle != NULL && mangled[0] == '_' && mangled[1] == 'Z') d = A.demangle(mangled, NULL, NULL, &status);
+    *dem = (d != NULL && status == 0) ? intern(d) : *name;
+    free(d);
+    s->ptr = mangled;
+    s->name = *name;
+    s->demangled = *dem;
+}
+
+static uint32_t apiName(int driver, uint32_t cbid)
+{
+    uint32_t *slot = cbid < CBID_MAX ? &A.cbidName[driver][cbid] : NULL;
+    const char *s = NULL;
+    char buf[48];
+    uint32_t id;
+    if (slot != NULL && *slot != 0) return *slot;
+    if (A.c.GetCallbackName == NULL ||
+        A.c.GetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &s) !=
+            CUPTI_SUCCESS ||
+        s == NULL) {
+        snprintf(buf, sizeof buf, "%s_cbid_%u", driver ? "driver" : "runtime", (unsigned)cbid);
+        s = buf;
+    }
+    id = intern(s);
+    if (slot != NULL) *slot = id;
+    return id;
+}
+
+/* ---- decode (dlock held) ----------------------------------------------------------- */
+
+static uint64_t ts(uint64_t t)
+{
+    return t == 0 ? 0 : (uint64_t)((int64_t)t + A.clock_offset);
+}
+
+#define SLOT(buf, T) ((T *)gpuinstBufSlot(&A.buf))
+
+static void lostOne(void)
+{
+    GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+}
+
+static void decodeOne(const CUpti_Activity *r)
+{
+    switch (r->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+        const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)r;
+        GpuKernelRec *o = SLOT(kernels, GpuKernelRec);
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->start_ns = ts(k->start);
+        o->end_ns = ts(k->end);
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+        o->grid_id = k->gridId;
+        kernelNames(k->name, &o->name, &o->demangled);
+        o->correlation = k->correlationId;
+        o->device = k->deviceId;
+        o->context = k->contextId;
+        o->stream = k->streamId;
+        o->grid_x = k->gridX; o->grid_y = k->gridY; o->grid_z = k->gridZ;
+        o->block_x = k->blockX; o->block_y = k->blockY; o->block_z = k->blockZ;
+        o->static_smem = k->staticSharedMemory;
+        o->dynamic_smem = k->dynamicSharedMemory;
+        o->registers = k->registersPerThread;
+        o->graph_id = k->graphId;
+        gpuinstBufCommit(&A.kernels);
+        A.st.kernels++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)r;
+        GpuCopyRec *o = SLOT(copies, GpuCopyRec);
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->start_ns = ts(m->start);
+        o->end_ns = ts(m->end);
+        o->bytes = m->bytes;
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+        o->correlation = m->correlationId;
+        o->device = o->src_device = o->dst_device = m->deviceId;
+        o->context = m->contextId;
+        o->stream = m->streamId;
+        o->op = GPU_OP_MEMCPY;
+        o->copy_kind = m->copyKind;
+        o->src_kind = m->srcKind;
+        o->dst_kind = m->dstKind;
+        gpuinstBufCommit(&A.copies);
+        A.st.copies++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+        const CUpti_ActivityMemcpyPtoP4 *m = (const CUpti_ActivityMemcpyPtoP4 *)(const void *)r;
+        GpuCopyRec *o = SLOT(copies, GpuCopyRec);
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->start_ns = ts(m->start);
+        o->end_ns = ts(m->end);
+        o->bytes = m->bytes;
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+        o->correlation = m->correlationId;
+        o->device = m->deviceId;
+        o->src_device = m->srcDeviceId;
+        o->dst_device = m->dstDeviceId;
+        o->context = m->contextId;
+        o->stream = m->streamId;
+        o->op = GPU_OP_MEMCPY_PEER;
+        o->copy_kind = m->copyKind;
+        o->src_kind = m->srcKind;
+        o->dst_kind = m->dstKind;
+        gpuinstBufCommit(&A.copies);
+        A.st.copies++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+        const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)r;
+        GpuCopyRec *o = SLOT(copies, GpuCopyRec);
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->start_ns = ts(m->start);
+        o->end_ns = ts(m->end);
+        o->bytes = m->bytes;
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+        o->correlation = m->correlationId;
+        o->device = o->src_device = o->dst_device = m->deviceId;
+        o->context = m->contextId;
+        o->stream = m->streamId;
+        o->value = m->value;
+        o->op = GPU_OP_MEMSET;
+        o->dst_kind = (uint8_t)m->memoryKind;
+        gpuinstBufCommit(&A.copies);
+        A.st.copies++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+        const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)(const void *)r;
+        int driver = r->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+        GpuApiRec *o = SLOT(api, GpuApiRec);
+        Corr *c = corrFind(a->correlationId, 1);
+        if (c != NULL) {
+            c->used |= 2u;
+            c->api_tid = a->threadId;
+        }
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->start_ns = ts(a->start);
+        o->end_ns = ts(a->end);
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+        o->correlation = a->correlationId;
+        o->cbid = (uint32_t)a->cbid;
+        o->name = apiName(driver, (uint32_t)a->cbid);
+        o->api_tid = a->threadId;
+        o->return_value = a->returnValue;
+        o->domain = (uint8_t)(driver ? 2 : 1);
+        gpuinstBufCommit(&A.api);
+        A.st.api++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+        const CUpti_ActivityExternalCorrelation *e =
+            (const CUpti_ActivityExternalCorrelation *)(const void *)r;
+        Corr *c = corrFind(e->correlationId, 1);
+        if (c == NULL) { lostOne(); break; }
+        if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) c->range_id = e->externalId;
+        else if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1) c->mpi_call_id = e->externalId;
+        A.st.ext_corr++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MARKER: {
+        const CUpti_ActivityMarker2 *m = (const CUpti_ActivityMarker2 *)(const void *)r;
+        GpuMarkerRec *o = SLOT(markers, GpuMarkerRec);
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->time_ns = ts(m->timestamp);
+        o->id = m->id;
+        o->flags = (uint32_t)m->flags;
+        o->name = intern(m->name);
+        o->domain = intern(m->domain);
+        o->tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m->objectId.pt.threadId : 0;
+        gpuinstBufCommit(&A.markers);
+        A.st.markers++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+        const CUpti_ActivitySynchronization2 *s = (const CUpti_ActivitySynchronization2 *)(const void *)r;
+        GpuSyncRec *o = SLOT(sync, GpuSyncRec);
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->start_ns = ts(s->start);
+        o->end_ns = ts(s->end);
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+        o->correlation = s->correlationId;
+        o->type = (uint32_t)s->type;
+        o->context = s->contextId;
+        o->stream = s->streamId;
+        gpuinstBufCommit(&A.sync);
+        A.st.sync++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMORY2: {
+        const CUpti_ActivityMemory4 *m = (const CUpti_ActivityMemory4 *)(const void *)r;
+        GpuMemoryRec *o = SLOT(memory, GpuMemoryRec);
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->time_ns = ts(m->timestamp);
+        o->address = m->address;
+        o->bytes = m->bytes;
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+        o->correlation = m->correlationId;
+        o->operation = (uint32_t)m->memoryOperationType;
+        o->memory_kind = (uint32_t)m->memoryKind;
+        o->device = m->deviceId;
+        o->context = m->contextId;
+        o->stream = m->streamId;
+        gpuinstBufCommit(&A.memory);
+        A.st.memory++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
+        const CUpti_ActivityOverhead3 *v = (const CUpti_ActivityOverhead3 *)(const void *)r;
+        GpuOverheadRec *o = SLOT(overhead, GpuOverheadRec);
+        if (o == NULL) { lostOne(); break; }
+        memset(o, 0, sizeof *o);
+        o->start_ns = ts(v->start);
+        o->end_ns = ts(v->end);
+        o->overhead_kind = (uint32_t)v->overheadKind;
+        o->object_kind = (uint32_t)v->objectKind;
+        o->object_id = v->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? v->objectId.pt.threadId
+                                                                     : v->objectId.dcs.deviceId;
+        o->correlation = v->correlationId;
+        gpuinstBufCommit(&A.overhead);
+        A.st.overhead++;
+        break;
+    }
+    default:
+        A.st.unknown++;
+        break;
+    }
+}
+
+/* Size of a record of `kind` in a buffer, for gpuinst's own walk (0:
+ * unknown, the walk stops).  Kinds listed but not decoded are skipped. */
+static size_t kindSize(uint32_t kind)
+{
+    switch (kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
+    case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: return sizeof(CUpti_ActivityMemcpyPtoP4);
+    case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return sizeof(CUpti_ActivityExternalCorrelation);
+    case CUPTI_ACTIVITY_KIND_MARKER: return sizeof(CUpti_ActivityMarker2);
+    case CUPTI_ACTIVITY_KIND_MARKER_DATA: return sizeof(CUpti_ActivityMarkerData2);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
+    case CUPTI_ACTIVITY_KIND_MEMORY2: return sizeof(CUpti_ActivityMemory4);
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: return sizeof(CUpti_ActivityOverhead3);
+    case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice5);
+    case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
+    case CUPTI_ACTIVITY_KIND_NAME: return sizeof(CUpti_ActivityName);
+    default: return 0;
+    }
+}
+
+GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
+{
+    uint64_t t0 = gpuinstClockNs();
+    int rc = GPUINST_SUCCESS;
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&A.dlock);
+    bufsInit();
+    if (A.use_cupti_walk && A.c.ActivityGetNextRecord != NULL) {
+        CUpti_Activity *r = NULL;
+        CUptiResult st;
+        while ((st = A.c.ActivityGetNextRecord((uint8_t *)(uintptr_t)buf, valid, &r)) == CUPTI_SUCCESS)
+            decodeOne(r);
+        if (st != CUPTI_ERROR_MAX_LIMIT_REACHED) {
+            A.st.unknown++;
+            rc = GPUINST_ERROR_INVALID_ARGUMENT;
+        }
+    } else {
+        size_t off = 0;
+        while (off + sizeof(CUpti_Activity) <= valid) {
+            uint32_t kind;
+            size_t n;
+            memcpy(&kind, buf + off, sizeof kind);
+            n = kindSize(kind);
+            if (n == 0 || off + n > valid) {
+                A.st.unknown++; /* cannot know its size: the rest of this buffer is skipped */
+                rc = GPUINST_ERROR_INVALID_ARGUMENT;
+                break;
+            }
+            if ((off & 7u) == 0) {
+                decodeOne((const CUpti_Activity *)(const void *)(buf + off));
+            } else { /* misaligned input (not from CUPTI): decode a copy */
+                uint64_t tmp[64];
+                if (n <= sizeof tmp) {
+                    memcpy(tmp, buf + off, n);
+                    decodeOne((const CUpti_Activity *)(const void *)tmp);
+                }
+            }
+            off += (n + 7u) & ~(size_t)7u;
+        }
+    }
+    A.st.buffers++;
+    A.decode_ns += gpuinstClockNs() - t0;
+    pthread_mutex_unlock(&A.dlock);
+    return rc;
+}
+
+/* Fills range/MPI ids and the launching thread into every correlated row. */
+#define FILL(buf, T)                                                              \
+    do {                                                                          \
+        gpuinstChunk *ch_;                                                        \
+        for (ch_ = A.buf.head; ch_ != NULL; ch_ = ch_->next) {                    \
+            T *row_ = (T *)(void *)GPUINST_CHUNK_DATA(ch_);                       \
+            uint32_t i_;                                                          \
+            for (i_ = 0; i_ < ch_->count; i_++) {                                 \
+                Corr *c_ = corrFind(row_[i_].correlation, 0);                     \
+                if (c_ != NULL) {                                                 \
+                    row_[i_].range_id = c_->range_id;                             \
+                    row_[i_].mpi_call_id = c_->mpi_call_id;                       \
+                    if (c_->used & 2u) row_[i_].api_tid = c_->api_tid;            \
+                }                                                                 \
+                if (counted && (c_ == NULL || !(c_->used & 2u))) A.st.unresolved++; \
+            }                                                                     \
+        }                                                                         \
+    } while (0)
+
+GPUINST_PRIVATE void gpuinstActivityResolve(void)
+{
+    int counted;
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&A.dlock);
+    bufsInit();
+    A.st.unresolved = 0;
+    /* Only GPU work needs its API record; count misses only when API
+     * records were collected at all. */
+    counted = (A.kinds & (K_RUNTIME | K_DRIVER)) != 0 || A.st.api > 0;
+    FILL(kernels, GpuKernelRec);
+    FILL(copies, GpuCopyRec);
+    counted = 0;
+    FILL(api, GpuApiRec);
+    FILL(sync, GpuSyncRec);
+    FILL(memory, GpuMemoryRec);
+    pthread_mutex_unlock(&A.dlock);
+}
+
+GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s)
+{
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&A.dlock);
+    *s = A.st;
+    s->no_buffer = GPUINST_LOAD_RLX(&A.st.no_buffer);
+    pthread_mutex_unlock(&A.dlock);
+}
+
+/* ---- CUPTI buffer callbacks (keep them short) ------------------------------------------ */
+
+static void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size, size_t *maxNumRecords)
+{
+    uint8_t *b = NULL;
+    pthread_mutex_lock(&A.qlock);
+    if (A.nfree > 0) b = A.freeList[--A.nfree];
+    pthread_mutex_unlock(&A.qlock);
+    if (b == NULL) GPUINST_ADD_RLX(&A.st.no_buffer, 1);
+    *buffer = b;
+    *size = b != NULL ? A.bufsize : 0;
+    *maxNumRecords = 0;
+}
+
+static void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t *buffer, size_t size,
+                                     size_t validSize)
+{
+    (void)size;
+    if (buffer == NULL) return;
+    pthread_mutex_lock(&A.qlock);
+    if (A.closed) {
+        /* after finalize: nobody decodes any more; give the buffer back */
+        A.freeList[A.nfree++] = buffer;
+        A.late_buffers++;
+    } else {
+        Pending *p = &A.queue[A.nqueue++]; /* queue holds nbuffers entries: never overflows */
+        p->buf = buffer;
+        p->valid = validSize;
+        p->ctx = ctx;
+        p->stream = streamId;
+        pthread_cond_signal(&A.qcond);
+    }
+    pthread_mutex_unlock(&A.qlock);
+}
+
+static void addDropped(CUcontext ctx, uint32_t stream)
+{
+    size_t d = 0;
+    if (A.c.ActivityGetNumDroppedRecords != NULL && A.c.ActivityGetNumDroppedRecords(ctx, stream, &d) == CUPTI_SUCCESS)
+        GPUINST_ADD_RLX(&A.st.dropped, (uint64_t)d);
+}
+
+/* The decode thread: drains the queue, decodes, recycles buffers. */
+static void *decodeThread(void *arg)
+{
+    Pending local[64];
+    (void)arg;
+    pthread_mutex_lock(&A.qlock);
+    for (;;) {
+        uint32_t n, i;
+        while (A.nqueue == 0 && !A.stop) pthread_cond_wait(&A.qcond, &A.qlock);
+        if (A.nqueue == 0 && A.stop) break;
+        n = A.nqueue < 64 ? A.nqueue : 64;
+        memcpy(local, A.queue + (A.nqueue - n), n * sizeof *local);
+        A.nqueue -= n;
+        pthread_mutex_unlock(&A.qlock);
+        for (i = 0; i < n; i++) {
+            gpuinstActivityDecode(local[i].buf, local[i].valid);
+            addDropped(local[i].ctx, local[i].stream);
+        }
+        pthread_mutex_lock(&A.qlock);
+        for (i = 0; i < n; i++) A.freeList[A.nfree++] = local[i].buf;
+    }
+    pthread_mutex_unlock(&A.qlock);
+    return NULL;
+}
+
+/* ---- external correlation hooks --------------------------------------------------------- */
+
+static void corrFailed(CUptiResult rc)
+{
+    gpuinstWarnOnce(&A.warnedPush, "CUPTI external correlation push/pop failed (%s): some GPU records "
+                                   "will lack their range or MPI call",
+                    cuptiErr(rc));
+}
+
+GPUINST_PRIVATE void gpuinstGpuRangePushSlow(uint64_t range_id)
+{
+    CUptiResult rc = A.c.ActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, range_id);
+    if (GPUINST_UNLIKELY(rc != CUPTI_SUCCESS)) corrFailed(rc);
+}
+
+GPUINST_PRIVATE void gpuinstGpuRangePopSlow(void)
+{
+    uint64_t last = 0;
+    /* an empty stack (range pushed before tracing started) is not an error */
+    (void)A.c.ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+}
+
+GPUINST_PRIVATE void gpuinstGpuMpiEnterSlow(uint64_t call_id)
+{
+    CUptiResult rc = A.c.ActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, call_id);
+    if (GPUINST_UNLIKELY(rc != CUPTI_SUCCESS)) corrFailed(rc);
+}
+
+GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void)
+{
+    uint64_t last = 0;
+    (void)A.c.ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, &last);
+}
+
+/* ---- tables ------------------------------------------------------------------------------ */
+
+#define F(rec, member, type, flags, unit, doc) \
+    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
+#define FS(rec, member, doc) \
+    { #member, GPUINST_FT_STR, (uint32_t)offsetof(rec, member), (uint32_t)sizeof(((rec *)0)->member), 0, "", doc }
+#define NF(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+#define NOID_DOC " (18446744073709551615 = none)"
+
+static const gpuinstField kernelFields[] = {
+    F(GpuKernelRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel start on the GPU"),
+    F(GpuKernelRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel end on the GPU"),
+    F(GpuKernelRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the launching thread: /ranges id = (thread << 32) | seq" NOID_DOC),
+    F(GpuKernelRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the launch happened in (MPI layer's call id)" NOID_DOC),
+    F(GpuKernelRec, grid_id, GPUINST_FT_I64, 0, "", "CUPTI grid id"),
+    F(GpuKernelRec, name, GPUINST_FT_U32, 0, "", "mangled kernel name: id in /strings"),
+    F(GpuKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings (= name when not mangled)"),
+    F(GpuKernelRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id: joins /gpu/api"),
+    F(GpuKernelRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal (/gpu/devices)"),
+    F(GpuKernelRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    F(GpuKernelRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    F(GpuKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(GpuKernelRec, api_tid, GPUINST_FT_U32, 0, "", "thread id of the launching API call (CUPTI threadId)"),
+    F(GpuKernelRec, grid_x, GPUINST_FT_I32, 0, "count", "grid size x (blocks)"),
+    F(GpuKernelRec, grid_y, GPUINST_FT_I32, 0, "count", "grid size y"),
+    F(GpuKernelRec, grid_z, GPUINST_FT_I32, 0, "count", "grid size z"),
+    F(GpuKernelRec, block_x, GPUINST_FT_I32, 0, "count", "block size x (threads)"),
+    F(GpuKernelRec, block_y, GPUINST_FT_I32, 0, "count", "block size y"),
+    F(GpuKernelRec, block_z, GPUINST_FT_I32, 0, "count", "block size z"),
+    F(GpuKernelRec, static_smem, GPUINST_FT_I32, 0, "bytes", "static shared memory per block"),
+    F(GpuKernelRec, dynamic_smem, GPUINST_FT_I32, 0, "bytes", "dynamic shared memory per block"),
+    F(GpuKernelRec, registers, GPUINST_FT_U32, 0, "count", "registers per thread"),
+    F(GpuKernelRec, graph_id, GPUINST_FT_U32, 0, "", "CUDA graph id (0: not in a graph)"),
+};
+
+static const gpuinstField copyFields[] = {
+    F(GpuCopyRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start on the GPU"),
+    F(GpuCopyRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "end on the GPU"),
+    F(GpuCopyRec, bytes, GPUINST_FT_U64, 0, "bytes", "bytes copied or set"),
+    F(GpuCopyRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the calling thread" NOID_DOC),
+    F(GpuCopyRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the copy was issued in" NOID_DOC),
+    F(GpuCopyRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id: joins /gpu/api"),
+    F(GpuCopyRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal"),
+    F(GpuCopyRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    F(GpuCopyRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    F(GpuCopyRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(GpuCopyRec, api_tid, GPUINST_FT_U32, 0, "", "thread id of the issuing API call"),
+    F(GpuCopyRec, value, GPUINST_FT_U32, 0, "", "memset value (op 2)"),
+    F(GpuCopyRec, src_device, GPUINST_FT_U32, 0, "", "source device (peer copies; else = device)"),
+    F(GpuCopyRec, dst_device, GPUINST_FT_U32, 0, "", "destination device (peer copies; else = device)"),
+    F(GpuCopyRec, op, GPUINST_FT_U8, 0, "", "1 memcpy, 2 memset, 3 peer memcpy"),
+    F(GpuCopyRec, copy_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 3 HtoA, 4 AtoH, 5 AtoA, 6 AtoD, 7 DtoA, 8 DtoD, 9 HtoH, 10 PtoP"),
+    F(GpuCopyRec, src_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemoryKind of the source: 1 pageable, 2 pinned, 3 device, 4 array, 5 managed, 6 device static, 7 managed static"),
+    F(GpuCopyRec, dst_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemoryKind of the destination (memset: of the memory set)"),
+};
+
+static const gpuinstField apiFields[] = {
+    F(GpuApiRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "API call entry"),
+    F(GpuApiRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "API call exit"),
+    F(GpuApiRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the calling thread" NOID_DOC),
+    F(GpuApiRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the API call was made in" NOID_DOC),
+    F(GpuApiRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
+    F(GpuApiRec, cbid, GPUINST_FT_U32, 0, "", "CUPTI callback id (cupti_runtime_cbid.h / cupti_driver_cbid.h)"),
+    F(GpuApiRec, name, GPUINST_FT_U32, 0, "", "function name: id in /strings"),
+    F(GpuApiRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id (CUPTI threadId)"),
+    F(GpuApiRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(GpuApiRec, return_value, GPUINST_FT_U32, 0, "", "cudaError_t (runtime) or CUresult (driver)"),
+    F(GpuApiRec, domain, GPUINST_FT_U8, 0, "", "1 runtime API, 2 driver API"),
+};
+
+static const gpuinstField markerFields[] = {
+    F(GpuMarkerRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "marker time"),
+    F(GpuMarkerRec, id, GPUINST_FT_U32, 0, "", "marker id: a start and its end share it"),
+    F(GpuMarkerRec, flags, GPUINST_FT_U32, 0, "", "1 instantaneous, 2 range start, 4 range end (CUPTI_ACTIVITY_FLAG_MARKER_*)"),
+    F(GpuMarkerRec, name, GPUINST_FT_U32, 0, "", "message: id in /strings (0 on range ends)"),
+    F(GpuMarkerRec, domain, GPUINST_FT_U32, 0, "", "NVTX domain name: id in /strings (0 = default domain)"),
+    F(GpuMarkerRec, tid, GPUINST_FT_U32, 0, "", "thread id (CUPTI)"),
+    F(GpuMarkerRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+};
+
+static const gpuinstField syncFields[] = {
+    F(GpuSyncRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "synchronization start"),
+    F(GpuSyncRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "synchronization end"),
+    F(GpuSyncRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range" NOID_DOC),
+    F(GpuSyncRec, mpi_call_id, GPUINST_FT_U64, 0, "", "enclosing MPI call" NOID_DOC),
+    F(GpuSyncRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
+    F(GpuSyncRec, type, GPUINST_FT_U32, 0, "", "1 event synchronize, 2 stream wait event, 3 stream synchronize, 4 context synchronize"),
+    F(GpuSyncRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    F(GpuSyncRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    F(GpuSyncRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(GpuSyncRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id"),
+};
+
+static const gpuinstField memoryFields[] = {
+    F(GpuMemoryRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "allocation or release time"),
+    F(GpuMemoryRec, address, GPUINST_FT_U64, 0, "", "address"),
+    F(GpuMemoryRec, bytes, GPUINST_FT_U64, 0, "bytes", "size"),
+    F(GpuMemoryRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range" NOID_DOC),
+    F(GpuMemoryRec, mpi_call_id, GPUINST_FT_U64, 0, "", "enclosing MPI call" NOID_DOC),
+    F(GpuMemoryRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
+    F(GpuMemoryRec, operation, GPUINST_FT_U32, 0, "", "1 allocation, 2 release"),
+    F(GpuMemoryRec, memory_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityMemoryKind"),
+    F(GpuMemoryRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal"),
+    F(GpuMemoryRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    F(GpuMemoryRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    F(GpuMemoryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(GpuMemoryRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id"),
+};
+
+static const gpuinstField overheadFields[] = {
+    F(GpuOverheadRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "overhead start"),
+    F(GpuOverheadRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "overhead end"),
+    F(GpuOverheadRec, overhead_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityOverheadKind: 1 driver compiler, 65536 CUPTI buffer flush, 131072 CUPTI instrumentation, 196608 CUPTI resource, ..."),
+    F(GpuOverheadRec, object_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityObjectKind: 1 process, 2 thread, 3 device, 4 context, 5 stream"),
+    F(GpuOverheadRec, object_id, GPUINST_FT_U32, 0, "", "thread id (object_kind 2) or device id"),
+    F(GpuOverheadRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id (0 if none)"),
+    F(GpuOverheadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+};
+
+static const gpuinstField deviceFields[] = {
+    F(GpuDeviceRec, global_memory, GPUINST_FT_U64, 0, "bytes", "global memory"),
+    F(GpuDeviceRec, records, GPUINST_FT_U64, 0, "count", "kernels + copies this rank ran on the device"),
+    F(GpuDeviceRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(GpuDeviceRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal as this rank sees it"),
+    F(GpuDeviceRec, sm_count, GPUINST_FT_U32, 0, "count", "streaming multiprocessors"),
+    F(GpuDeviceRec, cc_major, GPUINST_FT_U32, 0, "", "compute capability major"),
+    F(GpuDeviceRec, cc_minor, GPUINST_FT_U32, 0, "", "compute capability minor"),
+    FS(GpuDeviceRec, name, "device name"),
+    FS(GpuDeviceRec, uuid, "device UUID (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)"),
+};
+
+static const gpuinstField statsFields[] = {
+    F(GpuStatsRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(GpuStatsRec, enabled, GPUINST_FT_U32, 0, "", "1 if CUPTI activity tracing ran on this rank (else see /unavailable)"),
+    F(GpuStatsRec, nbuffers, GPUINST_FT_U32, 0, "count", "activity buffers in the pool"),
+    F(GpuStatsRec, buffer_bytes, GPUINST_FT_U32, 0, "bytes", "size of each activity buffer"),
+    F(GpuStatsRec, clock_method, GPUINST_FT_U32, 0, "", "1 CUPTI timestamps from gpuinst's clock (timestamp callback), 2 measured offset"),
+    F(GpuStatsRec, clock_offset_ns, GPUINST_FT_I64, 0, "ns", "offset added to CUPTI timestamps (method 2)"),
+    F(GpuStatsRec, kernels, GPUINST_FT_U64, 0, "count", "kernel records"),
+    F(GpuStatsRec, copies, GPUINST_FT_U64, 0, "count", "memcpy + memset records"),
+    F(GpuStatsRec, api, GPUINST_FT_U64, 0, "count", "runtime + driver API records"),
+    F(GpuStatsRec, markers, GPUINST_FT_U64, 0, "count", "NVTX marker records"),
+    F(GpuStatsRec, sync, GPUINST_FT_U64, 0, "count", "synchronization records"),
+    F(GpuStatsRec, memory, GPUINST_FT_U64, 0, "count", "memory allocation/release records"),
+    F(GpuStatsRec, overhead, GPUINST_FT_U64, 0, "count", "overhead records"),
+    F(GpuStatsRec, ext_corr, GPUINST_FT_U64, 0, "count", "external correlation records joined"),
+    F(GpuStatsRec, unknown, GPUINST_FT_U64, 0, "count", "records of kinds not decoded (skipped)"),
+    F(GpuStatsRec, dropped, GPUINST_FT_U64, 0, "count", "records CUPTI dropped (cuptiActivityGetNumDroppedRecords)"),
+    F(GpuStatsRec, no_buffer, GPUINST_FT_U64, 0, "count", "buffer requests refused: pool empty (raise buffers= in GPUINST_TRACE)"),
+    F(GpuStatsRec, buffers, GPUINST_FT_U64, 0, "count", "buffers decoded"),
+    F(GpuStatsRec, unresolved, GPUINST_FT_U64, 0, "count", "kernels/copies whose API record was not found"),
+    F(GpuStatsRec, late_buffers, GPUINST_FT_U64, 0, "count", "buffers completed after finalize (not decoded)"),
+    F(GpuStatsRec, decode_ns, GPUINST_FT_U64, 0, "ns", "time spent decoding"),
+    FS(GpuStatsRec, kinds, "activity kinds enabled (GPUINST_TRACE)"),
+};
+
+static int collectBuf(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    gpuinstBuf *b = (gpuinstBuf *)tb->ctx;
+    uint64_t n;
+    char *rows;
+    pthread_mutex_lock(&A.dlock);
+    bufsInit();
+    n = gpuinstBufCount(b);
+    rows = (char *)malloc(n ? (size_t)(n * tb->record_size) : 1);
+    if (rows == NULL) {
+        pthread_mutex_unlock(&A.dlock);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    *count = gpuinstBufCopy(b, rows, n);
+    pthread_mutex_unlock(&A.dlock);
+    *out = rows;
+    return GPUINST_SUCCESS;
+}
+
+/* Devices as the driver reports them, with this rank's record counts. */
+static GpuDeviceRec *devRows;
+static uint64_t ndevRows;
+
+static void countRecordsPerDevice(void)
+{
+    gpuinstChunk *ch;
+    uint64_t i;
+    for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+        const GpuKernelRec *r = (const GpuKernelRec *)(const void *)GPUINST_CHUNK_DATA(ch);
+        uint32_t k;
+        for (k = 0; k < ch->count; k++)
+            for (i = 0; i < ndevRows; i++)
+                if (devRows[i].device == r[k].device) devRows[i].records++;
+    }
+    for (ch = A.copies.head; ch != NULL; ch = ch->next) {
+        const GpuCopyRec *r = (const GpuCopyRec *)(const void *)GPUINST_CHUNK_DATA(ch);
+        uint32_t k;
+        for (k = 0; k < ch->count; k++)
+            for (i = 0; i < ndevRows; i++)
+                if (devRows[i].device == r[k].device) devRows[i].records++;
+    }
+}
+
+static void readDevices(void)
+{
+    int n = 0, i;
+    if (A.d.DeviceGetCount == NULL || A.d.DeviceGetCount(&n) != CUDA_SUCCESS || n <= 0) return;
+    devRows = (GpuDeviceRec *)calloc((size_t)n, sizeof *devRows);
+    if (devRows == NULL) return;
+    for (i = 0; i < n; i++) {
+        GpuDeviceRec *r = &devRows[ndevRows];
+        CUdevice dev;
+        CUuuid u;
+        size_t mem = 0;
+        int v = 0;
+        if (A.d.DeviceGet(&dev, i) != CUDA_SUCCESS) continue;
+        r->device = (uint32_t)i;
+        if (A.d.DeviceGetName == NULL || A.d.DeviceGetName(r->name, (int)sizeof r->name - 1, dev) != CUDA_SUCCESS)
+            snprintf(r->name, sizeof r->name, "unknown");
+        if (A.d.DeviceGetUuid != NULL && A.d.DeviceGetUuid(&u, dev) == CUDA_SUCCESS) {
+            const unsigned char *b = (const unsigned char *)u.bytes;
+            snprintf(r->uuid, sizeof r->uuid,
+                     "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+                     b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+        }
+        if (A.d.DeviceTotalMem != NULL && A.d.DeviceTotalMem(&mem, dev) == CUDA_SUCCESS) r->global_memory = mem;
+        if (A.d.DeviceGetAttribute != NULL) {
+            if (A.d.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) == CUDA_SUCCESS)
+                r->sm_count = (uint32_t)v;
+            if (A.d.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == CUDA_SUCCESS)
+                r->cc_major = (uint32_t)v;
+            if (A.d.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == CUDA_SUCCESS)
+                r->cc_minor = (uint32_t)v;
+        }
+        ndevRows++;
+    }
+}
+
+static int collectDevices(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    GpuDeviceRec *rows = (GpuDeviceRec *)calloc(ndevRows ? (size_t)ndevRows : 1, sizeof *rows);
+    (void)tb;
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    if (ndevRows) memcpy(rows, devRows, (size_t)ndevRows * sizeof *rows);
+    *out = rows;
+    *count = ndevRows;
+    return GPUINST_SUCCESS;
+}
+
+static int collectStats(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    GpuStatsRec *r = (GpuStatsRec *)calloc(1, sizeof *r);
+    gpuinstActivityStats s;
+    (void)tb;
+    if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    gpuinstActivityGetStats(&s);
+    r->enabled = (uint32_t)A.on;
+    r->nbuffers = A.nbuffers;
+    r->buffer_bytes = (uint32_t)A.bufsize;
+    r->clock_method = (uint32_t)A.clock_method;
+    r->clock_offset_ns = A.clock_offset;
+    r->kernels = s.kernels;
+    r->copies = s.copies;
+    r->api = s.api;
+    r->markers = s.markers;
+    r->sync = s.sync;
+    r->memory = s.memory;
+    r->overhead = s.overhead;
+    r->ext_corr = s.ext_corr;
+    r->unknown = s.unknown;
+    r->dropped = s.dropped;
+    r->no_buffer = s.no_buffer;
+    r->buffers = s.buffers;
+    r->unresolved = s.unresolved;
+    r->late_buffers = A.late_buffers;
+    r->decode_ns = A.decode_ns;
+    snprintf(r->kinds, sizeof r->kinds, "%s", A.kindsText);
+    *out = r;
+    *count = 1;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable kernelsTable = {
+    "/gpu/kernels", "GPU kernels (CUPTI concurrent kernel records), with their rank, range and MPI call",
+    sizeof(GpuKernelRec), NF(kernelFields), kernelFields, collectBuf, &A.kernels};
+static const gpuinstTable copiesTable = {
+    "/gpu/copies", "GPU memory copies and sets (CUPTI memcpy, peer memcpy, memset records)",
+    sizeof(GpuCopyRec), NF(copyFields), copyFields, collectBuf, &A.copies};
+static const gpuinstTable apiTable = {
+    "/gpu/api", "CUDA runtime and driver API calls (CUPTI API records)",
+    sizeof(GpuApiRec), NF(apiFields), apiFields, collectBuf, &A.api};
+static const gpuinstTable markersTable = {
+    "/gpu/markers", "NVTX markers and ranges of any library, as CUPTI saw them (GPUINST_TRACE=all)",
+    sizeof(GpuMarkerRec), NF(markerFields), markerFields, collectBuf, &A.markers};
+static const gpuinstTable syncTable = {
+    "/gpu/sync", "CUDA synchronization calls (GPUINST_TRACE=all)",
+    sizeof(GpuSyncRec), NF(syncFields), syncFields, collectBuf, &A.sync};
+static const gpuinstTable memoryTable = {
+    "/gpu/memory", "GPU memory allocations and releases (GPUINST_TRACE=all)",
+    sizeof(GpuMemoryRec), NF(memoryFields), memoryFields, collectBuf, &A.memory};
+static const gpuinstTable overheadTable = {
+    "/gpu/overhead", "CUPTI and driver overhead intervals",
+    sizeof(GpuOverheadRec), NF(overheadFields), overheadFields, collectBuf, &A.overhead};
+static const gpuinstTable devicesTable = {
+    "/gpu/devices", "CUDA devices visible to each rank (driver API), with the rank's record counts",
+    sizeof(GpuDeviceRec), NF(deviceFields), deviceFields, collectDevices, NULL};
+static const gpuinstTable statsTable = {
+    "/gpu/stats", "GPU tracing per rank: kinds, buffers, record counts, dropped records, clock",
+    sizeof(GpuStatsRec), NF(statsFields), statsFields, collectStats, NULL};
+
+GPUINST_PRIVATE void gpuinstActivityTablesRegister(void)
+{
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&A.dlock);
+    bufsInit();
+    pthread_mutex_unlock(&A.dlock);
+    gpuinstTableRegister(&kernelsTable);
+    gpuinstTableRegister(&copiesTable);
+    gpuinstTableRegister(&apiTable);
+    gpuinstTableRegister(&markersTable);
+    gpuinstTableRegister(&syncTable);
+    gpuinstTableRegister(&memoryTable);
+    gpuinstTableRegister(&overheadTable);
+    gpuinstTableRegister(&devicesTable);
+    gpuinstTableRegister(&statsTable);
+}
+
+/* ---- GPUINST_TRACE --------------------------------------------------------------------- */
+
+/* Parses the kinds and buffer options; returns the kind mask (0: off). */
+static unsigned parseTrace(const char *spec, uint32_t *nbuf, size_t *bufsize)
+{
+    char tok[64];
+    const char *p = spec;
+    unsigned kinds = 0;
+    int any = 0, off = 0;
+    while (*p) {
+        size_t n = 0;
+        unsigned long long v;
+        char *end;
+        while (*p == ',' || *p == ' ' || *p == '+') p++;
+        while (p[n] && p[n] != ',' && p[n] != ' ' && p[n] != '+') n++;
+        if (n == 0) break;
+        if (n >= sizeof tok) n = sizeof tok - 1;
+        memcpy(tok, p, n);
+        tok[n] = '\0';
+        p += n;
+        while (*p && *p != ',' && *p != ' ' && *p != '+') p++;
+        if (strcmp(tok, "default") == 0) { kinds |= K_DEFAULT; any = 1; continue; }
+        if (strcmp(tok, "all") == 0) { kinds |= K_ALL; any = 1; continue; }
+        if (strcmp(tok, "none") == 0 || strcmp(tok, "off") == 0 || strcmp(tok, "0") == 0) { off = 1; continue; }
+        if (strncmp(tok, "buffers=", 8) == 0) {
+            v = strtoull(tok + 8, &end, 10);
+            if (*end == '\0' && v >= 2 && v <= 1024) *nbuf = (uint32_t)v;
+            else gpuinstWarn("GPUINST_TRACE: %s: buffers must be 2..1024; keeping %u", tok, (unsigned)*nbuf);
+            continue;
+        }
+        if (strncmp(tok, "buffer_kb=", 10) == 0) {
+            v = strtoull(tok + 10, &end, 10);
+            if (*end == '\0' && v >= 64 && v <= 65536) *bufsize = (size_t)v * 1024u;
+            else gpuinstWarn("GPUINST_TRACE: %s: buffer_kb must be 64..65536; keeping %zu", tok, *bufsize / 1024u);
+            continue;
+        }
+        {
+            size_t i;
+            int found = 0;
+            for (i = 0; i < sizeof kindNames / sizeof kindNames[0]; i++)
+                if (strcmp(tok, kindNames[i].name) == 0) {
+                    kinds |= kindNames[i].bit;
+                    found = any = 1;
+                }
+            if (!found)
+                gpuinstWarn("GPUINST_TRACE: unknown word \"%s\" ignored (kinds: default, all, none, kernel, memcpy, "
+                            "memset, runtime, driver, sync, marker, memory, overhead; options buffers=N, buffer_kb=N)",
+                            tok);
+        }
+    }
+    if (off) return 0;
+    if (!any) kinds = K_DEFAULT;
+    return kinds;
+}
+
+static void kindsText(unsigned kinds, char *out, size_t cap)
+{
+    size_t i, len = 0;
+    out[0] = '\0';
+    for (i = 0; i < sizeof kindNames / sizeof kindNames[0]; i++) {
+        if (kinds & kindNames[i].bit) {
+            int w = snprintf(out + len, cap - len, "%s%s", len ? "," : "", kindNames[i].name);
+            if (w < 0 || (size_t)w >= cap - len) break;
+            len += (size_t)w;
+        }
+    }
+}
+
+/* ---- start and finish -------------------------------------------------------------------- */
+
+static uint64_t CUPTIAPI clockCallback(void)
+{
+    return gpuinstClockNs();
+}
+
+static int symsOk;
+#define CSYM(field, name) GPUINST_LIB_FN(A.c.field, GPUINST_LIB_CUPTI, name); if (A.c.field == NULL) symsOk = 0
+#define DSYM(field, name) GPUINST_LIB_FN(A.d.field, GPUINST_LIB_CUDA, name); if (A.d.field == NULL) symsOk = 0
+
+static void traceOff(const char *why)
+{
+    gpuinstUnavailableAdd("cupti", why);
+}
+
+static void disableAll(const CUpti_ActivityKind *en, int nen)
+{
+    int i;
+    for (i = 0; i < nen; i++) (void)A.c.ActivityDisable(en[i]);
+}
+
+static void activityFlush(void);
+
+GPUINST_PRIVATE void gpuinstActivityInit(void)
+{
+    const char *why = NULL;
+    char msg[480];
+    unsigned kinds;
+    uint32_t nbuf = 8, i;
+    size_t bufsize = (size_t)4 << 20;
+    CUresult cr;
+    CUptiResult rc;
+    int ndev = 0;
+    const char *inj;
+    CUpti_ActivityKind en[16];
+    int nen = 0;
+    struct { unsigned bit; CUpti_ActivityKind kind; int required; } plan[] = {
+        {K_KERNEL, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 1},
+        {K_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY, 1},
+        {K_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, 0},
+        {K_MEMSET, CUPTI_ACTIVITY_KIND_MEMSET, 1},
+        {K_RUNTIME, CUPTI_ACTIVITY_KIND_RUNTIME, 1},
+        {K_DRIVER, CUPTI_ACTIVITY_KIND_DRIVER, 1},
+        {K_SYNC, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, 0},
+        {K_MARKER, CUPTI_ACTIVITY_KIND_MARKER, 0},
+        {K_MEMORY, CUPTI_ACTIVITY_KIND_MEMORY2, 0},
+        {K_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD, 0},
+        {~0u, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, 1},
+    };
+
+    pthread_once(&lockOnce, initLocks);
+    if (A.on) return;
+    kinds = parseTrace(gpuinstG.cfg.trace, &nbuf, &bufsize);
+    kindsText(kinds, A.kindsText, sizeof A.kindsText);
+    A.kinds = kinds;
+    /* Every rank registers the same tables in the same order (the writer's
+     * collectives depend on it), whether or not its CUPTI part starts:
+     * empty tables and the /gpu/stats row say what happened. */
+    gpuinstActivityTablesRegister();
+    if (kinds == 0) return; /* GPUINST_TRACE=none: the user's choice, nothing to record */
+
+    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
+        snprintf(msg, sizeof msg, "GPU tracing off: %s", why);
+        traceOff(msg);
+        return;
+    }
+    /* A tool injected through CUDA_INJECTION64_PATH (Nsight Systems, Nsight
+     * Compute) owns CUPTI; it subscribes when the driver starts. */
+    inj = getenv("CUDA_INJECTION64_PATH");
+    if (inj != NULL && inj[0] != '\0') {
+        snprintf(msg, sizeof msg,
+                 "GPU tracing off: a CUDA tool is injected (CUDA_INJECTION64_PATH=%.200s) and owns CUPTI; "
+                 "NVTX ranges and host records are still recorded; run without the tool for GPU records",
+                 inj);
+        traceOff(msg);
+        return;
+    }
+    if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS) {
+        snprintf(msg, sizeof msg, "GPU tracing off: %s", why);
+        traceOff(msg);
+        return;
+    }
+    symsOk = 1;
+    CSYM(GetResultString, "cuptiGetResultString");
+    CSYM(ActivityRegisterCallbacks, "cuptiActivityRegisterCallbacks");
+    CSYM(ActivityEnable, "cuptiActivityEnable");
+    CSYM(ActivityDisable, "cuptiActivityDisable");
+    CSYM(ActivityFlushAll, "cuptiActivityFlushAll");
+    CSYM(ActivityGetNextRecord, "cuptiActivityGetNextRecord");
+    CSYM(ActivityGetNumDroppedRecords, "cuptiActivityGetNumDroppedRecords");
+    CSYM(ActivityPushExternalCorrelationId, "cuptiActivityPushExternalCorrelationId");
+    CSYM(ActivityPopExternalCorrelationId, "cuptiActivityPopExternalCorrelationId");
+    CSYM(GetTimestamp, "cuptiGetTimestamp");
+    CSYM(Subscribe, "cuptiSubscribe");
+    CSYM(Unsubscribe, "cuptiUnsubscribe");
+    DSYM(Init, "cuInit");
+    DSYM(DeviceGetCount, "cuDeviceGetCount");
+    DSYM(DeviceGet, "cuDeviceGet");
+    DSYM(CtxGetCurrent, "cuCtxGetCurrent");
+    DSYM(CtxSynchronize, "cuCtxSynchronize");
+    if (!symsOk) {
+        snprintf(msg, sizeof msg, "GPU tracing off: %.200s or libcuda.so.1 lacks a function gpuinst needs; use "
+                                  "the CUPTI and driver of CUDA %d or newer",
+                 gpuinstLibPath(GPUINST_LIB_CUPTI), CUPTI_API_VERSION / 10000);
+        traceOff(msg);
+        return;
+    }
+    /* optional ones */
+    GPUINST_LIB_FN(A.c.ActivityRegisterTimestampCallback, GPUINST_LIB_CUPTI, "cuptiActivityRegisterTimestampCallback");
+    GPUINST_LIB_FN(A.c.GetCallbackName, GPUINST_LIB_CUPTI, "cuptiGetCallbackName");
+    GPUINST_LIB_FN(A.d.DeviceGetName, GPUINST_LIB_CUDA, "cuDeviceGetName");
+    GPUINST_LIB_FN(A.d.DeviceGetUuid, GPUINST_LIB_CUDA, "cuDeviceGetUuid_v2");
+    if (A.d.DeviceGetUuid == NULL) GPUINST_LIB_FN(A.d.DeviceGetUuid, GPUINST_LIB_CUDA, "cuDeviceGetUuid");
+    GPUINST_LIB_FN(A.d.DeviceTotalMem, GPUINST_LIB_CUDA, "cuDeviceTotalMem_v2");
+    GPUINST_LIB_FN(A.d.DeviceGetAttribute, GPUINST_LIB_CUDA, "cuDeviceGetAttribute");
+    GPUINST_LIB_FN(A.d.GetErrorName, GPUINST_LIB_CUDA, "cuGetErrorName");
+
+    cr = A.d.Init(0);
+    if (cr != CUDA_SUCCESS) {
+        snprintf(msg, sizeof msg, "GPU tracing off: cuInit failed (%s): no usable GPU or driver on this node; "
+                                  "host records are still written",
+                 cuErr(cr));
+        traceOff(msg);
+        return;
+    }
+    cr = A.d.DeviceGetCount(&ndev);
+    if (cr != CUDA_SUCCESS || ndev <= 0) {
+        snprintf(msg, sizeof msg, "GPU tracing off: no CUDA device visible (cuDeviceGetCount: %s, %d devices); "
+                                  "check CUDA_VISIBLE_DEVICES",
+                 cuErr(cr), ndev);
+        traceOff(msg);
+        return;
+    }
+    /* Another CUPTI subscriber (a debugger or a tool attached some other
+     * way) means CUPTI is taken.  The probe subscriber is released at once,
+     * so the range profiler (or the tool) can still subscribe. */
+    {
+        CUpti_SubscriberHandle sub = NULL;
+        rc = A.c.Subscribe(&sub, NULL, NULL);
+        if (rc != CUPTI_SUCCESS) {
+            snprintf(msg, sizeof msg, "GPU tracing off: CUPTI is in use by another tool (cuptiSubscribe: %s); "
+                                      "NVTX and host records are still recorded",
+                     cuptiErr(rc));
+            traceOff(msg);
+            return;
+        }
+        (void)A.c.Unsubscribe(sub);
+    }
+
+    /* Clock: CUPTI's timestamps from gpuinstClockNs, else a measured offset. */
+    A.clock_method = 2;
+    if (A.c.ActivityRegisterTimestampCallback != NULL &&
+        A.c.ActivityRegisterTimestampCallback(clockCallback) == CUPTI_SUCCESS) {
+        A.clock_method = 1;
+        A.clock_offset = 0;
+    } else {
+        int64_t best = INT64_MAX;
+        int k;
+        for (k = 0; k < 5; k++) {
+            uint64_t a = gpuinstClockNs(), c = 0, b;
+            if (A.c.GetTimestamp(&c) != CUPTI_SUCCESS) break;
+            b = gpuinstClockNs();
+            if ((int64_t)(b - a) < best) {
+                best = (int64_t)(b - a);
+                A.clock_offset = (int64_t)(a + (b - a) / 2) - (int64_t)c;
+            }
+        }
+    }
+
+    /* Buffers: the pool, the queue (as many entries as buffers). */
+    A.nbuffers = nbuf;
+    A.bufsize = bufsize;
+    A.pool = (uint8_t **)calloc(nbuf, sizeof *A.pool);
+    A.freeList = (uint8_t **)calloc(nbuf, sizeof *A.freeList);
+    A.queue = (Pending *)calloc(nbuf, sizeof *A.queue);
+    if (A.pool == NULL || A.freeList == NULL || A.queue == NULL) {
+        traceOff("GPU tracing off: out of memory for the activity buffer pool; lower buffers= or buffer_kb= in GPUINST_TRACE");
+        return;
+    }
+    for (i = 0; i < nbuf; i++) {
+        void *p = NULL;
+        if (posix_memalign(&p, 8, bufsize) != 0 || p == NULL) {
+            traceOff("GPU tracing off: out of memory for the activity buffer pool; lower buffers= or buffer_kb= in GPUINST_TRACE");
+            return;
+        }
+        A.pool[i] = (uint8_t *)p;
+        A.freeList[A.nfree++] = A.pool[i];
+    }
+
+    /* NVTX markers of every library reach CUPTI through NVTX injection,
+     * which each NVTX copy reads at its first call: set it now (gpuinst has
+     * made no NVTX call yet), unless a tool already owns it. */
+    if (kinds & K_MARKER) {
+        const char *cur = getenv("NVTX_INJECTION64_PATH");
+        if (cur == NULL || cur[0] == '\0') {
+            setenv("NVTX_INJECTION64_PATH", gpuinstLibPath(GPUINST_LIB_CUPTI), 1);
+        } else if (strcmp(cur, gpuinstLibPath(GPUINST_LIB_CUPTI)) != 0) {
+            gpuinstWarn("NVTX_INJECTION64_PATH is already set (%.200s): NVTX markers go there, not to "
+                        "/gpu/markers",
+                        cur);
+        }
+    }
+
+    rc = A.c.ActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+    if (rc != CUPTI_SUCCESS) {
+        snprintf(msg, sizeof msg, "GPU tracing off: cuptiActivityRegisterCallbacks failed (%s)", cuptiErr(rc));
+        traceOff(msg);
+        return;
+    }
+    for (i = 0; i < sizeof plan / sizeof plan[0]; i++) {
+        if (!(plan[i].bit & kinds)) continue;
+        rc = A.c.ActivityEnable(plan[i].kind);
+        if (rc == CUPTI_SUCCESS) {
+            en[nen++] = plan[i].kind;
+            continue;
+        }
+        if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || rc == CUPTI_ERROR_NOT_COMPATIBLE ||
+            plan[i].required) {
+            disableAll(en, nen);
+            snprintf(msg, sizeof msg, "GPU tracing off: cuptiActivityEnable(kind %d) failed (%s)%s", (int)plan[i].kind,
+                     cuptiErr(rc),
+                     rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || rc == CUPTI_ERROR_NOT_COMPATIBLE
+                         ? ": another tool owns CUPTI; NVTX and host records are still recorded"
+                         : "");
+            traceOff(msg);
+            return;
+        }
+        gpuinstWarn("CUPTI activity kind %d not enabled (%s): its records are missing", (int)plan[i].kind,
+                    cuptiErr(rc));
+    }
+
+    A.use_cupti_walk = 1;
+    A.stop = 0;
+    if (pthread_create(&A.worker, NULL, decodeThread, NULL) != 0) {
+        disableAll(en, nen);
+        traceOff("GPU tracing off: could not start the decode thread (pthread_create failed)");
+        return;
+    }
+    A.worker_started = 1;
+    gpuinstAddFlushHook(activityFlush);
+    A.on = 1;
+    GPUINST_STORE_REL(&gpuinstGpuOn, 1);
+}
+
+/* Finalize: synchronize, flush, drain, join, resolve, devices. */
+static void activityFlush(void)
+{
+    CUcontext ctx = NULL;
+    CUptiResult rc;
+    static const CUpti_ActivityKind all[] = {
+        CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
+        CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+        CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MEMORY2,
+        CUPTI_ACTIVITY_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+    if (!A.on) return;
+    GPUINST_STORE_REL(&gpuinstGpuOn, 0);
+    if (A.d.CtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) {
+        CUresult cr = A.d.CtxSynchronize();
+        if (cr != CUDA_SUCCESS)
+            gpuinstWarn("cuCtxSynchronize at finalize failed (%s): GPU work still running is not traced", cuErr(cr));
+    }
+    rc = A.c.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (rc != CUPTI_SUCCESS) gpuinstWarn("cuptiActivityFlushAll failed (%s): the last GPU records may be missing", cuptiErr(rc));
+    disableAll(all, (int)(sizeof all / sizeof all[0]));
+    addDropped(NULL, 0);
+    if (ctx != NULL) addDropped(ctx, 0);
+    pthread_mutex_lock(&A.qlock);
+    A.stop = 1;
+    pthread_cond_signal(&A.qcond);
+    pthread_mutex_unlock(&A.qlock);
+    if (A.worker_started) pthread_join(A.worker, NULL);
+    A.worker_started = 0;
+    pthread_mutex_lock(&A.qlock);
+    A.closed = 1;
+    pthread_mutex_unlock(&A.qlock);
+    gpuinstActivityResolve();
+    readDevices();
+    pthread_mutex_lock(&A.dlock);
+    countRecordsPerDevice();
+    pthread_mutex_unlock(&A.dlock);
+    {
+        gpuinstActivityStats s;
+        gpuinstActivityGetStats(&s);
+        if (s.dropped || s.no_buffer)
+            gpuinstWarn("GPU tracing lost records: %llu dropped by CUPTI, %llu buffer requests refused; raise "
+                        "buffers= or buffer_kb= in GPUINST_TRACE",
+                        (unsigned long long)s.dropped, (unsigned long long)s.no_buffer);
+    }
+}
+
+#else /* !GPUINST_WITH_CUPTI */
+
+GPUINST_PRIVATE void gpuinstActivityInit(void)
+{
+    GPUINST_STORE_RLX(&gpuinstGpuOn, 0); /* never on without CUPTI */
+    if (strcmp(gpuinstG.cfg.trace, "none") == 0 || strcmp(gpuinstG.cfg.trace, "off") == 0 ||
+        strcmp(gpuinstG.cfg.trace, "0") == 0)
+        return;
+    gpuinstUnavailableAdd("cupti", "GPU tracing off: gpuinst was built without the CUDA headers "
+                                   "(GPUINST_WITH_CUPTI=0); rebuild with -I<cuda>/include");
+}
+GPUINST_PRIVATE void gpuinstGpuRangePushSlow(uint64_t range_id) { (void)range_id; }
+GPUINST_PRIVATE void gpuinstGpuRangePopSlow(void) {}
+GPUINST_PRIVATE void gpuinstGpuMpiEnterSlow(uint64_t call_id) { (void)call_id; }
+GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void) {}
+GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
+{
+    (void)buf;
+    (void)valid;
+    return GPUINST_ERROR_UNAVAILABLE;
+}
+GPUINST_PRIVATE void gpuinstActivityResolve(void) {}
+GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s)
+{
+    memset(s, 0, sizeof *s);
+}
+GPUINST_PRIVATE void gpuinstActivityTablesRegister(void) {}
+
+#endif /* GPUINST_WITH_CUPTI */

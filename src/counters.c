@@ -1,0 +1,1451 @@
+/*
+ * counters.c -- NVTX counters and counter groups, built-in counter groups,
+ * and the cross-rank statistics of /counters/stats.
+ *
+ * A counter (one field "value") or a counter group (1..64 int64/double
+ * fields) is a run-time table descriptor: /counters/<name>, rows of
+ *   time_ns (u64, host clock -> aligned timeline), rank (u32), thread (u16),
+ *   no_value (u8: 0 = values, 1 + NVTX_COUNTER_SAMPLE_* reason), pad,
+ *   then 8 bytes per field (int64 or double), in the group's order,
+ * so a sample is recorded as 16 + 8 * fields bytes, written by the writer
+ * like any other table.  Each sample is also the real NVTX counter call
+ * (nvToolsExtCounters.h), so Nsight Systems shows it: the counter is
+ * registered with NVTX at its first sample, when its semantics (unit, bounds,
+ * interpolation, value type) are final.
+ *
+ * Hot path (sample): one state load, the counter from a fixed array, this
+ * thread's buffer for it from a thread-local table, one clock read, a store,
+ * the NVTX call.  No lock, no allocation in the common case.
+ *
+ * Statistics: at finalize (gpuinstCountersCollective, run by the writer's
+ * table agreement on every rank) each rank reduces each counter field to one
+ * figure (the mean of its samples, or their sum for DELTA counters), rank 0
+ * gathers them and writes min, mean, max and imbalance = max / mean over the
+ * ranks that sampled the field.
+ */
+#include "gpuinstInt.h"
+
+#include <math.h>
+#include <unistd.h>
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+/* NVTX's dlsym result is cast to a function pointer (see gpuinstInt.h). */
+#pragma GCC diagnostic ignored "-Wpedantic"
+#endif
+#include "nvtx3/nvToolsExtCounters.h"
+#include "nvtx3/nvToolsExtSemanticsCounters.h"
+#include "nvtx3/nvToolsExtSemanticsTime.h"
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+#define GPUINST_MAX_COUNTERS 192   /* the writer holds at most 256 tables in all */
+#define CNT_MAX_FIELDS 64
+#define CNT_FIELD_NAME 64
+#define CNT_NAME_MAX 200
+#define CNT_HDR 16                 /* time_ns, rank, thread, no_value, pad */
+#define CNT_NO_NVTX 0x1u           /* internal flag: record only */
+#define CNT_INTERNAL 0x2u          /* made by gpuinst itself: reserved names allowed */
+#define CNT_MAX_CLOCKS 16          /* clock 0 is gpuinst's own */
+
+typedef struct CntHdr {
+    uint64_t time_ns;
+    uint32_t rank;
+    uint16_t thread;
+    uint8_t no_value;
+    uint8_t pad_;
+} CntHdr;
+
+typedef struct CntSem {
+    char unit[64];
+    int32_t flags;
+    double min, max;
+} CntSem;
+
+typedef struct cntCounter {
+    gpuinst_counter id;
+    int scalar;
+    uint32_t nfields;
+    uint32_t flags;               /* CNT_NO_NVTX */
+    int sealed;                   /* registered with NVTX, semantics final (acquire/release) */
+    uint64_t nvtx_id;
+    char name[CNT_NAME_MAX + 1];
+    char path[CNT_NAME_MAX + 16];
+    char fname[CNT_MAX_FIELDS][CNT_FIELD_NAME];
+    int32_t ftype[CNT_MAX_FIELDS];
+    CntSem sem[CNT_MAX_FIELDS];
+    gpuinstField fields[4 + CNT_MAX_FIELDS];
+    gpuinstTable table;
+    /* extra attributes: name, kind, and per field min/max/interpolation/value type */
+    gpuinstTableAttr attrs[2 + 4 * CNT_MAX_FIELDS];
+    char attr_names[4 * CNT_MAX_FIELDS][CNT_FIELD_NAME + 16];
+    uint32_t nattrs;
+    /* NVTX registration data (kept alive with the counter) */
+    nvtxSemanticsCounter_t nsem[CNT_MAX_FIELDS];
+    nvtxSemanticsTime_t tsem;
+    nvtxPayloadSchemaEntry_t entries[CNT_MAX_FIELDS];
+} cntCounter;
+
+static cntCounter *cntCounters[GPUINST_MAX_COUNTERS];
+static uint32_t cntNcounters;        /* published with release after cntCounters[n-1] */
+static pthread_mutex_t cntLock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Per-thread buffers, one per counter, created on the first sample. */
+typedef struct CntTls {
+    struct CntTls *next;
+    gpuinstBuf *bufs[GPUINST_MAX_COUNTERS];
+} CntTls;
+static GPUINST_TLS CntTls *cntTls;
+static CntTls *cntTlsHead;        /* prepend-only list (release/acquire) */
+
+typedef struct CntClock {
+    double ns_per_tick;
+    int64_t tick_ref, ns_ref;
+    char name[64];
+} CntClock;
+static CntClock cntClocks[CNT_MAX_CLOCKS];
+static int32_t cntNclocks = 1;       /* 0 = gpuinst's clock */
+
+static int cntWarnedField, cntWarnedName, cntWarnedSem, cntWarnedDup;
+
+/* ---- small helpers ---------------------------------------------------------- */
+
+static int cntInvalidArg(void)
+{
+    GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
+    return GPUINST_ERROR_INVALID_ARGUMENT;
+}
+
+static int cntLostEvent(void)
+{
+    GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+    return GPUINST_ERROR_OUT_OF_MEMORY;
+}
+
+/* 0 and *rec = 1 when recording; 0 and *rec = 0 in NVTX-only mode. */
+static int cntStateCheck(int *rec)
+{
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    if (GPUINST_LIKELY(st == GPUINST_STATE_RUNNING)) {
+        *rec = 1;
+        return GPUINST_SUCCESS;
+    }
+    *rec = 0;
+    if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_SUCCESS;
+    if (st == GPUINST_STATE_UNINIT) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
+        return GPUINST_ERROR_NOT_INITIALIZED;
+    }
+    GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
+    return GPUINST_ERROR_FINALIZED;
+}
+
+static cntCounter *cntCounterGet(gpuinst_counter h)
+{
+    if (h == 0 || h > GPUINST_LOAD_ACQ(&cntNcounters)) return NULL;
+    return cntCounters[h - 1];
+}
+
+/* double -> int64, rounded to nearest, saturating (no libm needed). */
+static int64_t cntD2i(double v)
+{
+    if (v != v) return 0;
+    if (v >= 9223372036854775807.0) return INT64_MAX;
+    if (v <= -9223372036854775808.0) return INT64_MIN;
+    return v >= 0 ? (int64_t)(v + 0.5) : -(int64_t)(-v + 0.5);
+}
+
+static void cntPackValues(const cntCounter *c, const double *v, unsigned char *out)
+{
+    uint32_t i;
+    for (i = 0; i < c->nfields; i++) {
+        if (c->ftype[i] == GPUINST_COUNTER_INT64) {
+            int64_t x = cntD2i(v[i]);
+            memcpy(out + 8 * i, &x, 8);
+        } else {
+            memcpy(out + 8 * i, &v[i], 8);
+        }
+    }
+}
+
+/* ---- names ------------------------------------------------------------------ */
+
+static int cntNameValid(const char *name, int internal)
+{
+    size_t n;
+    if (name == NULL || name[0] == '\0') return 0;
+    n = strlen(name);
+    if (n > CNT_NAME_MAX || name[0] == '/' || name[n - 1] == '/' || strstr(name, "//") != NULL) return 0;
+    if (strcmp(name, "stats") == 0 || strncmp(name, "stats/", 6) == 0) return 0;
+    if (!internal && strncmp(name, "pm_sampling", 11) == 0) return 0;
+    return 1;
+}
+
+static const char *const cntReservedFields[] = {"time_ns", "rank", "thread", "no_value"};
+
+/* Splits "a, b,c" into c->fname; returns the count or -1 (message said). */
+static int cntParseFields(cntCounter *c, const char *fields)
+{
+    const char *p = fields;
+    int n = 0;
+    while (1) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        size_t i;
+        while (len > 0 && (*p == ' ' || *p == '\t')) {
+            p++;
+            len--;
+        }
+        while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t')) len--;
+        if (len == 0 || len >= CNT_FIELD_NAME) {
+            gpuinstWarnOnce(&cntWarnedField, "counter group \"%s\": field %d has an empty name or one over %d bytes",
+                            c->name, n, CNT_FIELD_NAME - 1);
+            return -1;
+        }
+        if (n >= CNT_MAX_FIELDS) {
+            gpuinstWarnOnce(&cntWarnedField, "counter group \"%s\": more than %d fields", c->name, CNT_MAX_FIELDS);
+            return -1;
+        }
+        for (i = 0; i < len; i++)
+            if (p[i] == '[' || p[i] == ']' || p[i] == '/') {
+                gpuinstWarnOnce(&cntWarnedField,
+                                "counter group \"%s\": field \"%.*s\" looks like an array or a path; NVTX counter "
+                                "groups are flat records of scalar fields: name each element as its own field",
+                                c->name, (int)len, p);
+                return -1;
+            }
+        memcpy(c->fname[n], p, len);
+        c->fname[n][len] = '\0';
+        for (i = 0; i < sizeof cntReservedFields / sizeof cntReservedFields[0]; i++)
+            if (strcmp(c->fname[n], cntReservedFields[i]) == 0) {
+                gpuinstWarnOnce(&cntWarnedField, "counter group \"%s\": field name \"%s\" is reserved (time_ns, rank, "
+                                "thread and no_value are columns of every counter dataset)",
+                                c->name, c->fname[n]);
+                return -1;
+            }
+        for (i = 0; i < (size_t)n; i++)
+            if (strcmp(c->fname[i], c->fname[n]) == 0) {
+                gpuinstWarnOnce(&cntWarnedField, "counter group \"%s\": field \"%s\" appears twice", c->name,
+                                c->fname[n]);
+                return -1;
+            }
+        n++;
+        if (e == NULL) break;
+        p = e + 1;
+    }
+    return n;
+}
+
+/* ---- creation ----------------------------------------------------------------- */
+
+static int cntCollectCounter(const gpuinstTable *t, void **out, uint64_t *count);
+
+static void cntBuildTable(cntCounter *c)
+{
+    uint32_t i;
+    gpuinstField *f = c->fields;
+    f[0].name = "time_ns"; f[0].type = GPUINST_FT_U64; f[0].offset = 0; f[0].len = 0;
+    f[0].flags = GPUINST_FIELD_TIME; f[0].unit = "ns"; f[0].doc = "sample time (batch samples: their timestamp, converted)";
+    f[1].name = "rank"; f[1].type = GPUINST_FT_U32; f[1].offset = 8; f[1].len = 0;
+    f[1].flags = GPUINST_FIELD_RANK; f[1].unit = ""; f[1].doc = "rank";
+    f[2].name = "thread"; f[2].type = GPUINST_FT_U16; f[2].offset = 12; f[2].len = 0;
+    f[2].flags = 0; f[2].unit = ""; f[2].doc = "thread that sampled: index in /threads";
+    f[3].name = "no_value"; f[3].type = GPUINST_FT_U8; f[3].offset = 14; f[3].len = 0;
+    f[3].flags = 0; f[3].unit = "";
+    f[3].doc = "0 = the fields hold the sample; 1 zero, 2 unchanged (previous values repeated), "
+               "3 unavailable (left out of /counters/stats): a sample without a value";
+    for (i = 0; i < c->nfields; i++) {
+        f[4 + i].name = c->fname[i];
+        f[4 + i].type = c->ftype[i] == GPUINST_COUNTER_INT64 ? GPUINST_FT_I64 : GPUINST_FT_F64;
+        f[4 + i].offset = CNT_HDR + 8 * i;
+        f[4 + i].len = 0;
+        f[4 + i].flags = 0;
+        f[4 + i].unit = c->sem[i].unit;
+        f[4 + i].doc = c->ftype[i] == GPUINST_COUNTER_INT64 ? "counter field (int64)" : "counter field (double)";
+    }
+    c->table.path = c->path;
+    c->table.doc = c->scalar ? "samples of an NVTX counter (gpuinst_counter_create)"
+                             : "samples of an NVTX counter group (gpuinst_counter_group_create)";
+    c->table.record_size = CNT_HDR + 8 * c->nfields;
+    c->table.nfields = 4 + c->nfields;
+    c->table.fields = c->fields;
+    c->table.collect = cntCollectCounter;
+    c->table.ctx = c;
+}
+
+/* Same definition (fields, types) as an existing counter? */
+static int cntSameDefinition(const cntCounter *a, const cntCounter *b)
+{
+    uint32_t i;
+    if (a->scalar != b->scalar || a->nfields != b->nfields) return 0;
+    for (i = 0; i < a->nfields; i++)
+        if (a->ftype[i] != b->ftype[i] || strcmp(a->fname[i], b->fname[i]) != 0) return 0;
+    return 1;
+}
+
+static int cntCreateCore(const char *name, int scalar, const char *fields, const int32_t *types, int32_t nfields,
+                      const char *const *units, uint32_t flags, gpuinst_counter *out)
+{
+    cntCounter *c;
+    int i, n, rc = GPUINST_SUCCESS;
+    uint32_t k;
+    if (out == NULL || types == NULL || (!scalar && fields == NULL)) return cntInvalidArg();
+    *out = 0;
+    if (!cntNameValid(name, (flags & CNT_INTERNAL) != 0)) {
+        gpuinstWarnOnce(&cntWarnedName, "counter name \"%.64s\" refused: empty, over %d bytes, starting or ending "
+                        "with '/', holding \"//\", or reserved (stats, pm_sampling)",
+                        name ? name : "(null)", CNT_NAME_MAX);
+        return cntInvalidArg();
+    }
+    if (nfields < 1 || nfields > CNT_MAX_FIELDS) {
+        gpuinstWarnOnce(&cntWarnedField, "counter group \"%.64s\": %d fields (1..%d)", name, (int)nfields,
+                        CNT_MAX_FIELDS);
+        return cntInvalidArg();
+    }
+    c = (cntCounter *)calloc(1, sizeof *c);
+    if (c == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    snprintf(c->name, sizeof c->name, "%s", name);
+    snprintf(c->path, sizeof c->path, "/counters/%s", name);
+    c->scalar = scalar;
+    c->flags = flags;
+    if (scalar) {
+        snprintf(c->fname[0], CNT_FIELD_NAME, "value");
+        n = 1;
+    } else {
+        n = cntParseFields(c, fields);
+        if (n < 0) {
+            free(c);
+            return cntInvalidArg();
+        }
+        if (n != nfields) {
+            gpuinstWarnOnce(&cntWarnedField, "counter group \"%.64s\": %d field names given for nfields = %d", name, n,
+                            (int)nfields);
+            free(c);
+            return cntInvalidArg();
+        }
+    }
+    for (i = 0; i < n; i++) {
+        if (types[i] == GPUINST_COUNTER_INT64 || types[i] == GPUINST_COUNTER_DOUBLE) {
+            c->ftype[i] = types[i];
+            continue;
+        }
+        if (types[i] == GPUINST_COUNTER_NESTED || types[i] == GPUINST_COUNTER_ARRAY)
+            gpuinstWarnOnce(&cntWarnedField,
+                            "counter %s\"%.64s\": field \"%s\" is %s; NVTX counter groups are flat records of "
+                            "scalar int64/double fields, as NVTX requires: flatten it into scalar fields",
+                            scalar ? "" : "group ", name, c->fname[i],
+                            types[i] == GPUINST_COUNTER_NESTED ? "a nested group" : "an array");
+        else
+            gpuinstWarnOnce(&cntWarnedField,
+                            "counter %s\"%.64s\": field \"%s\" has type %d; use GPUINST_COUNTER_INT64 (1) or "
+                            "GPUINST_COUNTER_DOUBLE (2)",
+                            scalar ? "" : "group ", name, c->fname[i], (int)types[i]);
+        free(c);
+        return cntInvalidArg();
+    }
+    c->nfields = (uint32_t)n;
+    for (i = 0; i < n; i++) {
+        if (units != NULL && units[i] != NULL) snprintf(c->sem[i].unit, sizeof c->sem[i].unit, "%s", units[i]);
+        c->sem[i].min = 0;
+        c->sem[i].max = 0;
+    }
+    cntBuildTable(c);
+
+    pthread_mutex_lock(&cntLock);
+    for (k = 0; k < cntNcounters; k++)
+        if (strcmp(cntCounters[k]->name, c->name) == 0) break;
+    if (k < cntNcounters) {
+        if (cntSameDefinition(cntCounters[k], c)) {
+            *out = cntCounters[k]->id; /* the same counter again: its handle */
+        } else {
+            gpuinstWarnOnce(&cntWarnedDup, "counter \"%.64s\" already exists with other fields or types", name);
+            GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
+            rc = GPUINST_ERROR_INVALID_ARGUMENT;
+        }
+        free(c);
+    } else if (cntNcounters >= GPUINST_MAX_COUNTERS) {
+        free(c);
+        rc = GPUINST_ERROR_LIMIT;
+    } else if ((rc = gpuinstTableRegister(&c->table)) != GPUINST_SUCCESS) {
+        free(c);
+    } else {
+        c->id = cntNcounters + 1;
+        cntCounters[cntNcounters] = c;
+        GPUINST_STORE_REL(&cntNcounters, cntNcounters + 1);
+        *out = c->id;
+    }
+    pthread_mutex_unlock(&cntLock);
+    return rc;
+}
+
+/* ---- sealing: semantics final, NVTX registration, attributes ------------------ */
+
+static const char *cntInterpName(int32_t f)
+{
+    switch (f & GPUINST_COUNTER_INTERP_MASK) {
+    case GPUINST_COUNTER_INTERP_POINT: return "point";
+    case GPUINST_COUNTER_INTERP_SINCE_LAST: return "since_last";
+    case GPUINST_COUNTER_INTERP_UNTIL_NEXT: return "until_next";
+    case GPUINST_COUNTER_INTERP_LINEAR: return "linear";
+    default: return NULL;
+    }
+}
+
+static const char *cntValueTypeName(int32_t f)
+{
+    switch (f & GPUINST_COUNTER_VALUE_MASK) {
+    case GPUINST_COUNTER_VALUE_ABSOLUTE: return "absolute";
+    case GPUINST_COUNTER_VALUE_DELTA: return "delta";
+    case GPUINST_COUNTER_VALUE_DELTA_SINCE_START: return "delta_since_start";
+    default: return NULL;
+    }
+}
+
+static void cntAddAttr(cntCounter *c, const char *field, const char *suffix, int kind, const char *s, double f)
+{
+    gpuinstTableAttr *a = &c->attrs[c->nattrs];
+    char *nm;
+    if (c->nattrs >= sizeof c->attrs / sizeof c->attrs[0]) return;
+    if (field == NULL) {
+        a->name = suffix;
+    } else {
+        nm = c->attr_names[c->nattrs - 2];
+        snprintf(nm, sizeof c->attr_names[0], "%s_%s", field, suffix);
+        a->name = nm;
+    }
+    a->kind = kind;
+    a->s = s;
+    a->i = 0;
+    a->f = f;
+    c->nattrs++;
+}
+
+/* Under cntLock.  Also called at finalize for counters never sampled. */
+static void cntSealLocked(cntCounter *c)
+{
+    uint32_t i;
+    int anysem = 0;
+    if (c->sealed) return;
+    c->nattrs = 0;
+    cntAddAttr(c, NULL, "name", GPUINST_TATTR_STR, c->name, 0);
+    cntAddAttr(c, NULL, "kind", GPUINST_TATTR_STR, c->scalar ? "counter" : "group", 0);
+    for (i = 0; i < c->nfields; i++) {
+        const CntSem *s = &c->sem[i];
+        nvtxSemanticsCounter_t *ns = &c->nsem[i];
+        const char *ip = cntInterpName(s->flags), *vt = cntValueTypeName(s->flags);
+        if (s->flags & GPUINST_COUNTER_LIMIT_MIN) cntAddAttr(c, c->fname[i], "min", GPUINST_TATTR_F64, NULL, s->min);
+        if (s->flags & GPUINST_COUNTER_LIMIT_MAX) cntAddAttr(c, c->fname[i], "max", GPUINST_TATTR_F64, NULL, s->max);
+        if (ip) cntAddAttr(c, c->fname[i], "interpolation", GPUINST_TATTR_STR, ip, 0);
+        if (vt) cntAddAttr(c, c->fname[i], "value_type", GPUINST_TATTR_STR, vt, 0);
+        memset(ns, 0, sizeof *ns);
+        ns->header.structSize = (uint32_t)sizeof *ns;
+        ns->header.semanticId = NVTX_SEMANTIC_ID_COUNTERS_V1;
+        ns->header.version = NVTX_COUNTER_SEMANTIC_VERSION;
+        ns->header.next = NULL;
+        ns->flags = 0;
+        if (s->flags & GPUINST_COUNTER_LIMIT_MIN) ns->flags |= NVTX_COUNTER_FLAG_LIMIT_MIN;
+        if (s->flags & GPUINST_COUNTER_LIMIT_MAX) ns->flags |= NVTX_COUNTER_FLAG_LIMIT_MAX;
+        /* gpuinst's interpolation codes 1..4 << 4 are NVTX's 1..4 << 8, value types 1..3 << 8 are << 4 */
+        ns->flags |= (uint64_t)((s->flags & GPUINST_COUNTER_INTERP_MASK) >> 4) << 8;
+        ns->flags |= (uint64_t)((s->flags & GPUINST_COUNTER_VALUE_MASK) >> 8) << 4;
+        ns->unit = s->unit[0] ? s->unit : NULL;
+        ns->unitScaleNumerator = 1;
+        ns->unitScaleDenominator = 1;
+        if (c->ftype[i] == GPUINST_COUNTER_INT64) {
+            ns->limitType = NVTX_COUNTER_LIMIT_I64;
+            ns->min.i64 = cntD2i(s->min);
+            ns->max.i64 = cntD2i(s->max);
+        } else {
+            ns->limitType = NVTX_COUNTER_LIMIT_F64;
+            ns->min.f64 = s->min;
+            ns->max.f64 = s->max;
+        }
+        if (s->flags != 0 || s->unit[0]) anysem = 1;
+    }
+    gpuinstTableSetAttrs(&c->table, c->attrs, c->nattrs);
+
+    memset(&c->tsem, 0, sizeof c->tsem);
+    c->tsem.header.structSize = (uint32_t)sizeof c->tsem;
+    c->tsem.header.semanticId = NVTX_SEMANTIC_ID_TIME_V1;
+    c->tsem.header.version = NVTX_TIME_SEMANTIC_VERSION;
+    c->tsem.timeDomainId = NVTX_TIMESTAMP_TYPE_CPU_CLOCK_GETTIME_MONOTONIC; /* batch timestamps */
+    if (!(c->flags & CNT_NO_NVTX)) {
+        nvtxCounterAttr_t ca;
+        memset(&ca, 0, sizeof ca);
+        ca.structSize = sizeof ca;
+        ca.name = c->name;
+        ca.description = NULL;
+        ca.scopeId = NVTX_SCOPE_CURRENT_SW_PROCESS;
+        ca.counterId = NVTX_COUNTER_ID_NONE;
+        if (c->scalar) {
+            ca.schemaId = c->ftype[0] == GPUINST_COUNTER_INT64 ? NVTX_PAYLOAD_ENTRY_TYPE_INT64
+                                                               : NVTX_PAYLOAD_ENTRY_TYPE_DOUBLE;
+            if (anysem) {
+                c->nsem[0].header.next = &c->tsem.header;
+                ca.semantics = &c->nsem[0].header;
+            } else {
+                ca.semantics = &c->tsem.header;
+            }
+        } else {
+            nvtxPayloadSchemaAttr_t sa;
+            for (i = 0; i < c->nfields; i++) {
+                nvtxPayloadSchemaEntry_t *e = &c->entries[i];
+                memset(e, 0, sizeof *e);
+                e->flags = 0;
+                e->type = c->ftype[i] == GPUINST_COUNTER_INT64 ? NVTX_PAYLOAD_ENTRY_TYPE_INT64
+                                                               : NVTX_PAYLOAD_ENTRY_TYPE_DOUBLE;
+                e->name = c->fname[i];
+                e->offset = 8u * i;
+                e->semantics = (c->sem[i].flags != 0 || c->sem[i].unit[0]) ? &c->nsem[i].header : NULL;
+            }
+            memset(&sa, 0, sizeof sa);
+            sa.fieldMask = NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NAME | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_TYPE |
+                           NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_FLAGS | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_ENTRIES |
+                           NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NUM_ENTRIES | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_STATIC_SIZE;
+            sa.name = c->name;
+            sa.type = NVTX_PAYLOAD_SCHEMA_TYPE_STATIC;
+            sa.flags = NVTX_PAYLOAD_SCHEMA_FLAG_COUNTER_GROUP;
+            sa.entries = c->entries;
+            sa.numEntries = c->nfields;
+            sa.payloadStaticSize = 8u * c->nfields;
+            ca.schemaId = nvtxPayloadSchemaRegister(NULL, &sa);
+            ca.semantics = &c->tsem.header;
+        }
+        c->nvtx_id = nvtxCounterRegister(NULL, &ca);
+    }
+    GPUINST_STORE_REL(&c->sealed, 1);
+}
+
+static void cntSeal(cntCounter *c)
+{
+    pthread_mutex_lock(&cntLock);
+    cntSealLocked(c);
+    pthread_mutex_unlock(&cntLock);
+}
+
+/* ---- recording ------------------------------------------------------------------ */
+
+static CntTls *cntTlsSlow(void)
+{
+    CntTls *t = (CntTls *)calloc(1, sizeof *t);
+    if (t == NULL) return NULL;
+    pthread_mutex_lock(&cntLock);
+    t->next = cntTlsHead;
+    GPUINST_STORE_REL(&cntTlsHead, t);
+    pthread_mutex_unlock(&cntLock);
+    cntTls = t;
+    return t;
+}
+
+static gpuinstBuf *cntBufFor(cntCounter *c)
+{
+    CntTls *t = cntTls;
+    gpuinstBuf *b;
+    if (GPUINST_UNLIKELY(t == NULL) && (t = cntTlsSlow()) == NULL) return NULL;
+    b = t->bufs[c->id - 1];
+    if (GPUINST_LIKELY(b != NULL)) return b;
+    b = (gpuinstBuf *)calloc(1, sizeof *b);
+    if (b == NULL) return NULL;
+    gpuinstBufInit(b, CNT_HDR + 8 * c->nfields);
+    GPUINST_STORE_REL(&t->bufs[c->id - 1], b);
+    return b;
+}
+
+/* The values of this thread's previous record of c, or NULL. */
+static const unsigned char *cntLastValues(const gpuinstBuf *b)
+{
+    const gpuinstChunk *ch = b->tail;
+    if (ch == NULL || ch->count == 0) return NULL;
+    return (const unsigned char *)GPUINST_CHUNK_DATA(ch) + (size_t)(ch->count - 1) * b->recsize + CNT_HDR;
+}
+
+/* Appends one sample; vals = 8 * nfields bytes (ignored for no-value
+ * samples, reason >= 0). */
+static int cntRecordOne(cntCounter *c, gpuinstBuf *b, uint16_t thread, uint64_t t, const unsigned char *vals, int reason)
+{
+    unsigned char *slot;
+    CntHdr h;
+    const unsigned char *prev = NULL;
+    if (reason == GPUINST_COUNTER_NOVALUE_UNCHANGED) prev = cntLastValues(b); /* before the slot moves the tail */
+    slot = (unsigned char *)gpuinstBufSlot(b);
+    if (slot == NULL) return cntLostEvent();
+    h.time_ns = t;
+    h.rank = 0;
+    h.thread = thread;
+    h.no_value = (uint8_t)(reason < 0 ? 0 : reason + 1);
+    h.pad_ = 0;
+    memcpy(slot, &h, sizeof h);
+    if (reason < 0) {
+        memcpy(slot + CNT_HDR, vals, 8u * c->nfields);
+    } else if (reason == GPUINST_COUNTER_NOVALUE_UNCHANGED && prev != NULL) {
+        memmove(slot + CNT_HDR, prev, 8u * c->nfields);
+    } else {
+        uint32_t i;
+        memset(slot + CNT_HDR, 0, 8u * c->nfields);
+        if (reason == GPUINST_COUNTER_NOVALUE_UNAVAILABLE)
+            for (i = 0; i < c->nfields; i++)
+                if (c->ftype[i] == GPUINST_COUNTER_DOUBLE) {
+                    double nan = NAN;
+                    memcpy(slot + CNT_HDR + 8 * i, &nan, 8);
+                }
+    }
+    gpuinstBufCommit(b);
+    return GPUINST_SUCCESS;
+}
+
+static uint16_t cntThreadIndex(void)
+{
+    gpuinstThread *th = gpuinstThreadGet();
+    return th != NULL ? th->index : 0;
+}
+
+/* Records (when rec) and emits one sample of packed values. */
+static int cntSampleNow(cntCounter *c, int rec, const unsigned char *vals)
+{
+    int rc = GPUINST_SUCCESS;
+    if (GPUINST_UNLIKELY(!GPUINST_LOAD_ACQ(&c->sealed))) cntSeal(c);
+    if (rec) {
+        gpuinstBuf *b = cntBufFor(c);
+        if (b == NULL) rc = cntLostEvent();
+        else rc = cntRecordOne(c, b, cntThreadIndex(), gpuinstClockNs(), vals, -1);
+    }
+    if (!(c->flags & CNT_NO_NVTX)) {
+        if (c->scalar) {
+            if (c->ftype[0] == GPUINST_COUNTER_INT64) {
+                int64_t v;
+                memcpy(&v, vals, 8);
+                nvtxCounterSampleInt64(NULL, c->nvtx_id, v);
+            } else {
+                double v;
+                memcpy(&v, vals, 8);
+                nvtxCounterSampleFloat64(NULL, c->nvtx_id, v);
+            }
+        } else {
+            nvtxCounterSample(NULL, c->nvtx_id, vals, 8u * c->nfields);
+        }
+    }
+    return rc;
+}
+
+/* ---- public API ------------------------------------------------------------------ */
+
+int gpuinst_counter_create(const char *name, int32_t type, gpuinst_counter *counter)
+{
+    int rec, rc = cntStateCheck(&rec);
+    if (rc != GPUINST_SUCCESS) return rc;
+    return cntCreateCore(name, 1, NULL, &type, 1, NULL, 0, counter);
+}
+
+int gpuinst_counter_group_create(const char *name, const char *fields, const int32_t *types, int32_t nfields,
+                                 gpuinst_counter *group)
+{
+    int rec, rc = cntStateCheck(&rec);
+    if (rc != GPUINST_SUCCESS) return rc;
+    return cntCreateCore(name, 0, fields, types, nfields, NULL, 0, group);
+}
+
+GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
+                                              int32_t nfields, const char *const *units, uint32_t flags,
+                                              gpuinst_counter *group)
+{
+    return cntCreateCore(name, 0, fields, types, nfields, units, (flags & CNT_NO_NVTX) | CNT_INTERNAL, group);
+}
+
+static int cntSemanticsCore(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags, double min,
+                         double max)
+{
+    cntCounter *c;
+    uint32_t i, lo, hi;
+    const int32_t known = GPUINST_COUNTER_LIMIT_MIN | GPUINST_COUNTER_LIMIT_MAX | GPUINST_COUNTER_INTERP_MASK |
+                          GPUINST_COUNTER_VALUE_MASK;
+    c = cntCounterGet(counter);
+    if (c == NULL || field < -1 || (c != NULL && field >= (int32_t)c->nfields) || (flags & ~known) != 0 ||
+        (flags & GPUINST_COUNTER_INTERP_MASK) > GPUINST_COUNTER_INTERP_LINEAR ||
+        (flags & GPUINST_COUNTER_VALUE_MASK) > GPUINST_COUNTER_VALUE_DELTA_SINCE_START ||
+        ((flags & GPUINST_COUNTER_LIMIT_MIN) && (flags & GPUINST_COUNTER_LIMIT_MAX) && min > max) ||
+        (unit != NULL && strlen(unit) >= sizeof c->sem[0].unit))
+        return cntInvalidArg();
+    pthread_mutex_lock(&cntLock);
+    if (c->sealed) {
+        pthread_mutex_unlock(&cntLock);
+        gpuinstWarnOnce(&cntWarnedSem, "counter \"%.64s\": semantics must be set before its first sample "
+                        "(NVTX takes them when the counter is registered)", c->name);
+        return cntInvalidArg();
+    }
+    lo = field < 0 ? 0 : (uint32_t)field;
+    hi = field < 0 ? c->nfields : (uint32_t)field + 1;
+    for (i = lo; i < hi; i++) {
+        if (unit != NULL) snprintf(c->sem[i].unit, sizeof c->sem[i].unit, "%s", unit);
+        c->sem[i].flags = flags;
+        c->sem[i].min = min;
+        c->sem[i].max = max;
+    }
+    pthread_mutex_unlock(&cntLock);
+    return GPUINST_SUCCESS;
+}
+
+int gpuinst_counter_semantics(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags, double min,
+                              double max)
+{
+    int rec, rc = cntStateCheck(&rec);
+    if (rc != GPUINST_SUCCESS) return rc;
+    return cntSemanticsCore(counter, field, unit, flags, min, max);
+}
+
+int gpuinst_counter_sample_int64(gpuinst_counter counter, int64_t value)
+{
+    int rec, rc = cntStateCheck(&rec);
+    cntCounter *c;
+    unsigned char v[8];
+    if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) return rc;
+    c = cntCounterGet(counter);
+    if (GPUINST_UNLIKELY(c == NULL || c->nfields != 1)) return cntInvalidArg();
+    if (c->ftype[0] == GPUINST_COUNTER_INT64) {
+        memcpy(v, &value, 8);
+    } else {
+        double d = (double)value;
+        memcpy(v, &d, 8);
+    }
+    return cntSampleNow(c, rec, v);
+}
+
+int gpuinst_counter_sample_double(gpuinst_counter counter, double value)
+{
+    int rec, rc = cntStateCheck(&rec);
+    cntCounter *c;
+    unsigned char v[8];
+    if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) return rc;
+    c = cntCounterGet(counter);
+    if (GPUINST_UNLIKELY(c == NULL || c->nfields != 1)) return cntInvalidArg();
+    if (c->ftype[0] == GPUINST_COUNTER_DOUBLE) {
+        memcpy(v, &value, 8);
+    } else {
+        int64_t x = cntD2i(value);
+        memcpy(v, &x, 8);
+    }
+    return cntSampleNow(c, rec, v);
+}
+
+int gpuinst_counter_sample_values(gpuinst_counter counter, const double *values, int32_t nvalues)
+{
+    int rec, rc = cntStateCheck(&rec);
+    cntCounter *c;
+    unsigned char v[8 * CNT_MAX_FIELDS];
+    if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) return rc;
+    c = cntCounterGet(counter);
+    if (GPUINST_UNLIKELY(c == NULL || values == NULL || nvalues != (int32_t)c->nfields)) return cntInvalidArg();
+    cntPackValues(c, values, v);
+    return cntSampleNow(c, rec, v);
+}
+
+int gpuinst_counter_sample_raw(gpuinst_counter counter, const void *sample, int64_t bytes)
+{
+    int rec, rc = cntStateCheck(&rec);
+    cntCounter *c;
+    if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) return rc;
+    c = cntCounterGet(counter);
+    if (GPUINST_UNLIKELY(c == NULL || sample == NULL || bytes != (int64_t)(8 * c->nfields))) return cntInvalidArg();
+    return cntSampleNow(c, rec, (const unsigned char *)sample);
+}
+
+int gpuinst_counter_sample_novalue(gpuinst_counter counter, int32_t reason)
+{
+    int rec, rc = cntStateCheck(&rec);
+    cntCounter *c;
+    if (rc != GPUINST_SUCCESS) return rc;
+    c = cntCounterGet(counter);
+    if (c == NULL || reason < GPUINST_COUNTER_NOVALUE_ZERO || reason > GPUINST_COUNTER_NOVALUE_UNAVAILABLE)
+        return cntInvalidArg();
+    if (!GPUINST_LOAD_ACQ(&c->sealed)) cntSeal(c);
+    if (rec) {
+        gpuinstBuf *b = cntBufFor(c);
+        if (b == NULL) rc = cntLostEvent();
+        else rc = cntRecordOne(c, b, cntThreadIndex(), gpuinstClockNs(), NULL, reason);
+    }
+    if (!(c->flags & CNT_NO_NVTX)) nvtxCounterSampleNoValue(NULL, c->nvtx_id, (uint8_t)reason);
+    return rc;
+}
+
+int gpuinst_clock_declare(const char *name, double ns_per_tick, int64_t tick_ref, int64_t ns_ref, int32_t *clock)
+{
+    int rec, rc = cntStateCheck(&rec);
+    if (rc != GPUINST_SUCCESS) return rc;
+    if (name == NULL || name[0] == '\0' || clock == NULL || !(ns_per_tick > 0) || ns_per_tick > 1e18)
+        return cntInvalidArg();
+    pthread_mutex_lock(&cntLock);
+    if (cntNclocks >= CNT_MAX_CLOCKS) {
+        rc = GPUINST_ERROR_LIMIT;
+    } else {
+        CntClock *k = &cntClocks[cntNclocks];
+        k->ns_per_tick = ns_per_tick;
+        k->tick_ref = tick_ref;
+        k->ns_ref = ns_ref;
+        snprintf(k->name, sizeof k->name, "%s", name);
+        *clock = cntNclocks;
+        GPUINST_STORE_REL(&cntNclocks, cntNclocks + 1);
+    }
+    pthread_mutex_unlock(&cntLock);
+    return rc;
+}
+
+/* Converts a timestamp of `clock` to gpuinst ns; 0 if it maps before 0. */
+static uint64_t cntClockToNs(int32_t clock, int64_t t)
+{
+    double v;
+    if (clock == GPUINST_CLOCK_GPUINST) return t > 0 ? (uint64_t)t : 0;
+    v = (double)cntClocks[clock].ns_ref + (double)(t - cntClocks[clock].tick_ref) * cntClocks[clock].ns_per_tick;
+    return v >= 1.0 && v < 1.8e19 ? (uint64_t)v : 0;
+}
+
+#define CNT_BATCH_CHUNK 256
+
+/* packed: nsamples * 8 * nfields bytes, or NULL with dvals (doubles). */
+static int cntBatchCore(cntCounter *c, int rec, int64_t nsamples, const unsigned char *packed, const double *dvals,
+                     const int64_t *timestamps, int32_t clock)
+{
+    int64_t done = 0;
+    int rc = GPUINST_SUCCESS;
+    size_t rs = 8u * c->nfields;
+    gpuinstBuf *b = NULL;
+    uint16_t thread = cntThreadIndex();
+    unsigned char conv[8 * CNT_MAX_FIELDS * 16];
+    int64_t ts[CNT_BATCH_CHUNK];
+    if (!GPUINST_LOAD_ACQ(&c->sealed)) cntSeal(c);
+    if (rec && (b = cntBufFor(c)) == NULL) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, (uint64_t)nsamples);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    while (done < nsamples) {
+        int64_t k, m = nsamples - done, sorted = 1;
+        const unsigned char *base;
+        uint64_t now = gpuinstClockNs();
+        if (packed != NULL) {
+            if (m > CNT_BATCH_CHUNK) m = CNT_BATCH_CHUNK;
+            base = packed + (size_t)done * rs;
+        } else {
+            int64_t per = (int64_t)(sizeof conv / rs);
+            if (m > per) m = per;
+            if (m > CNT_BATCH_CHUNK) m = CNT_BATCH_CHUNK;
+            for (k = 0; k < m; k++) cntPackValues(c, dvals + (size_t)(done + k) * c->nfields, conv + (size_t)k * rs);
+            base = conv;
+        }
+        for (k = 0; k < m; k++) {
+            uint64_t t = timestamps ? cntClockToNs(clock, timestamps[done + k]) : now;
+            if (t == 0) {
+                GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
+                rc = GPUINST_ERROR_INVALID_ARGUMENT;
+                t = now;
+            }
+            ts[k] = (int64_t)t;
+            if (k > 0 && ts[k] < ts[k - 1]) sorted = 0;
+            if (rec) {
+                int r = cntRecordOne(c, b, thread, t, base + (size_t)k * rs, -1);
+                if (r != GPUINST_SUCCESS && rc == GPUINST_SUCCESS) rc = r;
+            }
+        }
+        if (!(c->flags & CNT_NO_NVTX)) {
+            nvtxCounterBatch_t nb;
+            memset(&nb, 0, sizeof nb);
+            nb.counterId = c->nvtx_id;
+            nb.counters = base;
+            nb.countersSize = (size_t)m * rs;
+            nb.flags = sorted ? NVTX_BATCH_FLAG_TIME_SORTED : NVTX_BATCH_FLAG_UNSORTED;
+            nb.timestamps = ts;
+            nb.timestampsSize = (size_t)m * sizeof ts[0];
+            nvtxCounterBatchSubmit(NULL, &nb);
+        }
+        done += m;
+    }
+    return rc;
+}
+
+static int cntBatchCheck(gpuinst_counter counter, int64_t nsamples, const void *data, int32_t clock, cntCounter **cp,
+                      int *rec)
+{
+    int rc = cntStateCheck(rec);
+    if (rc != GPUINST_SUCCESS) return rc;
+    *cp = cntCounterGet(counter);
+    if (*cp == NULL || nsamples < 0 || (data == NULL && nsamples > 0) || clock < 0 ||
+        clock >= GPUINST_LOAD_ACQ(&cntNclocks))
+        return cntInvalidArg();
+    return GPUINST_SUCCESS;
+}
+
+int gpuinst_counter_submit_batch(gpuinst_counter counter, int64_t nsamples, const void *samples,
+                                 const int64_t *timestamps, int32_t clock)
+{
+    cntCounter *c = NULL;
+    int rec, rc = cntBatchCheck(counter, nsamples, samples, clock, &c, &rec);
+    if (rc != GPUINST_SUCCESS || nsamples == 0) return rc;
+    return cntBatchCore(c, rec, nsamples, (const unsigned char *)samples, NULL, timestamps, clock);
+}
+
+int gpuinst_counter_submit_values(gpuinst_counter counter, int64_t nsamples, const double *values,
+                                  const int64_t *timestamps, int32_t clock)
+{
+    cntCounter *c = NULL;
+    int rec, rc = cntBatchCheck(counter, nsamples, values, clock, &c, &rec);
+    if (rc != GPUINST_SUCCESS || nsamples == 0) return rc;
+    return cntBatchCore(c, rec, nsamples, NULL, values, timestamps, clock);
+}
+
+/* Internal batch for gpuinst's own groups (PM sampling): no state check. */
+GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter counter, int64_t nsamples, const double *values,
+                                               const uint64_t *times_ns)
+{
+    cntCounter *c = cntCounterGet(counter);
+    int64_t k;
+    int rc = GPUINST_SUCCESS;
+    gpuinstBuf *b;
+    uint16_t thread;
+    unsigned char v[8 * CNT_MAX_FIELDS];
+    if (c == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
+    if (!GPUINST_LOAD_ACQ(&c->sealed)) cntSeal(c);
+    if ((b = cntBufFor(c)) == NULL) return cntLostEvent();
+    thread = cntThreadIndex();
+    for (k = 0; k < nsamples; k++) {
+        cntPackValues(c, values + (size_t)k * c->nfields, v);
+        if (cntRecordOne(c, b, thread, times_ns[k], v, -1) != GPUINST_SUCCESS) rc = GPUINST_ERROR_OUT_OF_MEMORY;
+        if (!(c->flags & CNT_NO_NVTX)) nvtxCounterSample(NULL, c->nvtx_id, v, 8u * c->nfields);
+    }
+    return rc;
+}
+
+/* ---- collect -------------------------------------------------------------------- */
+
+static int cntCollectCounter(const gpuinstTable *t, void **out, uint64_t *count)
+{
+    const cntCounter *c = (const cntCounter *)t->ctx;
+    CntTls *tl;
+    uint64_t n = 0, k = 0;
+    char *rows;
+    for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next) {
+        gpuinstBuf *b = GPUINST_LOAD_ACQ(&tl->bufs[c->id - 1]);
+        if (b) n += gpuinstBufCount(b);
+    }
+    rows = (char *)malloc(n ? (size_t)(n * t->record_size) : 1);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL && k < n; tl = tl->next) {
+        gpuinstBuf *b = GPUINST_LOAD_ACQ(&tl->bufs[c->id - 1]);
+        if (b) k += gpuinstBufCopy(b, rows + k * t->record_size, n - k);
+    }
+    *out = rows;
+    *count = k;
+    return GPUINST_SUCCESS;
+}
+
+/* ---- cross-rank statistics --------------------------------------------------------- */
+
+typedef struct cntStatIn {          /* one rank's figure for one counter field */
+    char counter[CNT_NAME_MAX + 8];
+    char field[CNT_FIELD_NAME];
+    uint64_t samples;
+    double value;
+    int32_t rank;
+    int32_t sum;                 /* 1: value is the sum (DELTA), 0: the mean */
+} cntStatIn;
+
+typedef struct cntStatRow {         /* /counters/stats */
+    char counter[CNT_NAME_MAX + 8];
+    char field[CNT_FIELD_NAME];
+    char per_rank[8];
+    uint32_t ranks;
+    uint32_t rank_min;
+    uint32_t rank_max;
+    uint32_t pad_;
+    uint64_t samples;
+    double min, mean, max, imbalance;
+} cntStatRow;
+
+#define cntSF(member, type, unit, doc) \
+    { #member, type, (uint32_t)offsetof(cntStatRow, member), 0, 0, unit, doc }
+#define cntSS(member, doc) \
+    { #member, GPUINST_FT_STR, (uint32_t)offsetof(cntStatRow, member), \
+      (uint32_t)sizeof(((cntStatRow *)0)->member), 0, "", doc }
+static const gpuinstField cntStatFields[] = {
+    cntSS(counter, "counter or group name (its dataset is /counters/<counter>)"),
+    cntSS(field, "field of the group (\"value\" for a scalar counter)"),
+    cntSS(per_rank, "each rank's figure: \"mean\" of its samples, or \"sum\" for DELTA counters"),
+    cntSF(ranks, GPUINST_FT_U32, "count", "ranks with at least one sample with a value"),
+    cntSF(rank_min, GPUINST_FT_U32, "", "a rank holding the minimum"),
+    cntSF(rank_max, GPUINST_FT_U32, "", "a rank holding the maximum"),
+    cntSF(samples, GPUINST_FT_U64, "count", "samples with a value, all ranks"),
+    cntSF(min, GPUINST_FT_F64, "", "minimum over ranks of the per-rank figure (the field's unit)"),
+    cntSF(mean, GPUINST_FT_F64, "", "mean over ranks of the per-rank figure"),
+    cntSF(max, GPUINST_FT_F64, "", "maximum over ranks of the per-rank figure"),
+    cntSF(imbalance, GPUINST_FT_F64, "", "max / mean (1 = balanced; 0 when the mean is 0)"),
+};
+
+static cntStatRow *cntStatRows;
+static uint64_t cntNstatRows;
+
+static int cntCollectStats(const gpuinstTable *t, void **out, uint64_t *count)
+{
+    (void)t;
+    *out = cntStatRows; /* the writer frees it */
+    *count = cntNstatRows;
+    cntStatRows = NULL;
+    cntNstatRows = 0;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable cntStatsTable = {
+    "/counters/stats",
+    "per counter and field, statistics over ranks of each rank's mean (sum for DELTA counters)",
+    sizeof(cntStatRow), (uint32_t)(sizeof cntStatFields / sizeof cntStatFields[0]), cntStatFields, cntCollectStats, NULL};
+
+static int cntStatCmp(const void *a, const void *b)
+{
+    const cntStatIn *x = (const cntStatIn *)a, *y = (const cntStatIn *)b;
+    int c = strcmp(x->counter, y->counter);
+    if (c != 0) return c;
+    c = strcmp(x->field, y->field);
+    if (c != 0) return c;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* This rank's figures, one per (counter, field) with samples. */
+static cntStatIn *cntLocalStats(uint32_t *nout)
+{
+    uint32_t nc = GPUINST_LOAD_ACQ(&cntNcounters), i, f, n = 0, cap = 0;
+    cntStatIn *s = NULL;
+    for (i = 0; i < nc; i++) {
+        cntCounter *c = cntCounters[i];
+        double sum[CNT_MAX_FIELDS];
+        uint64_t cnt[CNT_MAX_FIELDS];
+        CntTls *tl;
+        memset(sum, 0, sizeof sum);
+        memset(cnt, 0, sizeof cnt);
+        for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next) {
+            gpuinstBuf *b = GPUINST_LOAD_ACQ(&tl->bufs[i]);
+            const gpuinstChunk *ch;
+            if (b == NULL) continue;
+            for (ch = GPUINST_LOAD_ACQ(&b->head); ch != NULL; ch = GPUINST_LOAD_ACQ(&ch->next)) {
+                uint32_t k, m = GPUINST_LOAD_ACQ(&ch->count);
+                for (k = 0; k < m; k++) {
+                    const unsigned char *r = (const unsigned char *)GPUINST_CHUNK_DATA(ch) + (size_t)k * b->recsize;
+                    CntHdr h;
+                    memcpy(&h, r, sizeof h);
+                    if (h.no_value == GPUINST_COUNTER_NOVALUE_UNAVAILABLE + 1) continue;
+                    for (f = 0; f < c->nfields; f++) {
+                        double v;
+                        if (c->ftype[f] == GPUINST_COUNTER_INT64) {
+                            int64_t x;
+                            memcpy(&x, r + CNT_HDR + 8 * f, 8);
+                            v = (double)x;
+                        } else {
+                            memcpy(&v, r + CNT_HDR + 8 * f, 8);
+                        }
+                        if (v != v) continue;
+                        sum[f] += v;
+                        cnt[f]++;
+                    }
+                }
+            }
+        }
+        for (f = 0; f < c->nfields; f++) {
+            int delta = (c->sem[f].flags & GPUINST_COUNTER_VALUE_MASK) == GPUINST_COUNTER_VALUE_DELTA;
+            if (cnt[f] == 0) continue;
+            if (n == cap) {
+                uint32_t ncap = cap ? cap * 2 : 16;
+                cntStatIn *ns = (cntStatIn *)realloc(s, ncap * sizeof *ns);
+                if (ns == NULL) {
+                    *nout = n;
+                    return s;
+                }
+                s = ns;
+                cap = ncap;
+            }
+            memset(&s[n], 0, sizeof s[n]);
+            snprintf(s[n].counter, sizeof s[n].counter, "%s", c->name);
+            snprintf(s[n].field, sizeof s[n].field, "%s", c->fname[f]);
+            s[n].samples = cnt[f];
+            s[n].value = delta ? sum[f] : sum[f] / (double)cnt[f];
+            s[n].rank = gpuinstG.rank;
+            s[n].sum = delta;
+            n++;
+        }
+    }
+    *nout = n;
+    return s;
+}
+
+GPUINST_PRIVATE int gpuinstCountersCollective(void)
+{
+    uint32_t nl = 0, i;
+    cntStatIn *mine, *all = NULL;
+    void *gathered = NULL;
+    uint64_t *counts = NULL, total = 0;
+    int rc;
+    /* Semantics are final now: counters never sampled get their attributes. */
+    pthread_mutex_lock(&cntLock);
+    for (i = 0; i < cntNcounters; i++) cntSealLocked(cntCounters[i]);
+    pthread_mutex_unlock(&cntLock);
+    mine = cntLocalStats(&nl);
+    counts = (uint64_t *)calloc((size_t)(gpuinstG.size > 0 ? gpuinstG.size : 1), sizeof *counts);
+    if (counts == NULL) {
+        free(mine);
+        return GPUINST_ERROR_OUT_OF_MEMORY; /* gpuinstCollGather below would desynchronise: see report */
+    }
+    rc = gpuinstCollGather(mine ? (const void *)mine : (const void *)"", (uint64_t)nl * sizeof(cntStatIn), &gathered,
+                           counts);
+    free(mine);
+    if (rc != GPUINST_SUCCESS || gathered == NULL) { /* ranks other than 0 end here */
+        free(counts);
+        free(gathered);
+        return rc;
+    }
+    for (i = 0; i < (uint32_t)(gpuinstCollActive() ? gpuinstG.size : 1); i++) total += counts[i];
+    free(counts);
+    all = (cntStatIn *)gathered;
+    total /= sizeof(cntStatIn);
+    if (total > 0) {
+        uint64_t k = 0, j;
+        cntStatRow *rows;
+        qsort(all, (size_t)total, sizeof *all, cntStatCmp);
+        rows = (cntStatRow *)calloc((size_t)total, sizeof *rows);
+        if (rows == NULL) {
+            free(all);
+            return GPUINST_ERROR_OUT_OF_MEMORY;
+        }
+        for (j = 0; j < total;) {
+            uint64_t e = j;
+            cntStatRow *r = &rows[k++];
+            double s = 0;
+            memcpy(r->counter, all[j].counter, sizeof r->counter);
+            memcpy(r->field, all[j].field, sizeof r->field);
+            snprintf(r->per_rank, sizeof r->per_rank, "%s", all[j].sum ? "sum" : "mean");
+            r->min = r->max = all[j].value;
+            r->rank_min = r->rank_max = (uint32_t)all[j].rank;
+            while (e < total && strcmp(all[e].counter, all[j].counter) == 0 &&
+                   strcmp(all[e].field, all[j].field) == 0) {
+                if (all[e].value < r->min) {
+                    r->min = all[e].value;
+                    r->rank_min = (uint32_t)all[e].rank;
+                }
+                if (all[e].value > r->max) {
+                    r->max = all[e].value;
+                    r->rank_max = (uint32_t)all[e].rank;
+                }
+                s += all[e].value;
+                r->samples += all[e].samples;
+                r->ranks++;
+                e++;
+            }
+            r->mean = s / (double)r->ranks;
+            r->imbalance = r->mean != 0 ? r->max / r->mean : 0;
+            j = e;
+        }
+        free(cntStatRows);
+        cntStatRows = rows;
+        cntNstatRows = k;
+        gpuinstTableRegister(&cntStatsTable);
+    }
+    free(all);
+    return GPUINST_SUCCESS;
+}
+
+/* ---- built-in groups ------------------------------------------------------------------ */
+
+enum { BI_HOST_MEMORY = 0, BI_MPI_BYTES, BI_GPU_MEMORY, BI_ACTIVITY_DROPPED, BI_COUNT };
+static const char *const cntBiNames[BI_COUNT] = {"host_memory", "mpi_bytes", "gpu_memory", "activity_dropped"};
+static gpuinst_counter cntBiGroup[BI_COUNT];
+static int cntBiSelected;            /* any group chosen */
+static int cntBiInitDone;
+static uint64_t cntBiPeriodMs;
+static gpuinstMpiBytesFn cntMpiBytesFn;
+static uint64_t cntMpiPrevSent, cntMpiPrevRecv;
+static int cntMpiPrevSet;
+static pthread_mutex_t cntBiLock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t cntBiThread;
+static int cntBiThreadRunning;
+static int cntBiStop;
+static pthread_cond_t cntBiCond;
+static int cntBiWarnedToken;
+
+GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn)
+{
+    cntMpiBytesFn = fn;
+}
+
+#if GPUINST_WITH_CUPTI
+/* Driver API entry points used by gpu_memory (plain C types: no cuda.h). */
+typedef int (*cntCuInitFn)(unsigned int);
+typedef int (*cntCuDeviceGetCountFn)(int *);
+typedef int (*cntCuPrimaryStateFn)(int, unsigned int *, int *);
+typedef int (*cntCuPrimaryRetainFn)(void **, int);
+typedef int (*cntCuPrimaryReleaseFn)(int);
+typedef int (*cntCuCtxPushFn)(void *);
+typedef int (*cntCuCtxPopFn)(void **);
+typedef int (*cntCuMemGetInfoFn)(size_t *, size_t *);
+static struct {
+    cntCuInitFn init;
+    cntCuDeviceGetCountFn count;
+    cntCuPrimaryStateFn state;
+    cntCuPrimaryRetainFn retain;
+    cntCuPrimaryReleaseFn release;
+    cntCuCtxPushFn push;
+    cntCuCtxPopFn pop;
+    cntCuMemGetInfoFn meminfo;
+} cntCu;
+
+static const char *cntGpuMemoryOpen(void)
+{
+    const char *why = NULL;
+    if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS)
+        return why ? why : "libcuda.so.1 could not be opened";
+    GPUINST_LIB_FN(cntCu.init, GPUINST_LIB_CUDA, "cuInit");
+    GPUINST_LIB_FN(cntCu.count, GPUINST_LIB_CUDA, "cuDeviceGetCount");
+    GPUINST_LIB_FN(cntCu.state, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxGetState");
+    GPUINST_LIB_FN(cntCu.retain, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxRetain");
+    GPUINST_LIB_FN(cntCu.release, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxRelease_v2");
+    GPUINST_LIB_FN(cntCu.push, GPUINST_LIB_CUDA, "cuCtxPushCurrent_v2");
+    GPUINST_LIB_FN(cntCu.pop, GPUINST_LIB_CUDA, "cuCtxPopCurrent_v2");
+    GPUINST_LIB_FN(cntCu.meminfo, GPUINST_LIB_CUDA, "cuMemGetInfo_v2");
+    if (!cntCu.init || !cntCu.count || !cntCu.state || !cntCu.retain || !cntCu.release || !cntCu.push || !cntCu.pop || !cntCu.meminfo)
+        return "libcuda.so.1 lacks cuDevicePrimaryCtx*/cuCtxPushCurrent_v2/cuMemGetInfo_v2 (driver too old?)";
+    if (cntCu.init(0) != 0) return "cuInit failed: no usable GPU or driver on this node";
+    return NULL;
+}
+
+/* One sample per device whose primary context is active (the application
+ * uses it); gpuinst never creates a context. */
+static void cntSampleGpuMemory(gpuinst_counter g)
+{
+    int n = 0, d, any = 0;
+    if (cntCu.count == NULL || cntCu.count(&n) != 0) n = 0;
+    for (d = 0; d < n; d++) {
+        unsigned int flags = 0;
+        int active = 0;
+        void *ctx = NULL, *popped = NULL;
+        size_t fr = 0, tot = 0;
+        if (cntCu.state(d, &flags, &active) != 0 || !active) continue;
+        if (cntCu.retain(&ctx, d) != 0) continue;
+        if (cntCu.push(ctx) == 0) {
+            if (cntCu.meminfo(&fr, &tot) == 0) {
+                double v[4];
+                v[0] = (double)d;
+                v[1] = (double)(tot - fr);
+                v[2] = (double)fr;
+                v[3] = (double)tot;
+                gpuinst_counter_sample_values(g, v, 4);
+                any = 1;
+            }
+            cntCu.pop(&popped);
+        }
+        cntCu.release(d);
+    }
+    if (!any) gpuinst_counter_sample_novalue(g, GPUINST_COUNTER_NOVALUE_UNAVAILABLE);
+}
+#endif
+
+static void cntBiCreate(int which)
+{
+    static const int32_t t2[2] = {GPUINST_COUNTER_INT64, GPUINST_COUNTER_INT64};
+    GPUINST_UNUSED static const int32_t t4[4] = {GPUINST_COUNTER_INT64, GPUINST_COUNTER_INT64, GPUINST_COUNTER_INT64,
+                                  GPUINST_COUNTER_INT64};
+    gpuinst_counter g = 0;
+    char feature[32];
+    const char *why = NULL;
+    snprintf(feature, sizeof feature, "counters:%s", cntBiNames[which]);
+    switch (which) {
+    case BI_HOST_MEMORY:
+        if (access("/proc/self/statm", R_OK) != 0) {
+            why = "/proc/self/statm is not readable (not Linux?): host memory cannot be sampled";
+            break;
+        }
+        if (cntCreateCore("host_memory", 0, "rss_bytes,vm_bytes", t2, 2, NULL, 0, &g) == GPUINST_SUCCESS) {
+            cntSemanticsCore(g, -1, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST
+                                      | GPUINST_COUNTER_LIMIT_MIN, 0, 0);
+        }
+        break;
+    case BI_MPI_BYTES:
+        if (cntMpiBytesFn == NULL) {
+            why = "the MPI layer of this build does not count bytes (no gpuinstCountersSetMpiBytesFn): "
+                  "use a build whose MPI interception counts them";
+            break;
+        }
+        if (cntCreateCore("mpi_bytes", 0, "sent_bytes,recv_bytes", t2, 2, NULL, 0, &g) == GPUINST_SUCCESS)
+            cntSemanticsCore(g, -1, "bytes", GPUINST_COUNTER_VALUE_DELTA | GPUINST_COUNTER_INTERP_SINCE_LAST
+                                      | GPUINST_COUNTER_LIMIT_MIN, 0, 0);
+        break;
+    case BI_GPU_MEMORY:
+#if GPUINST_WITH_CUPTI
+        why = cntGpuMemoryOpen();
+        if (why == NULL &&
+            cntCreateCore("gpu_memory", 0, "device,used_bytes,free_bytes,total_bytes", t4, 4, NULL, 0, &g) ==
+                GPUINST_SUCCESS) {
+            cntSemanticsCore(g, 1, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
+            cntSemanticsCore(g, 2, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
+            cntSemanticsCore(g, 3, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE, 0, 0);
+        }
+#else
+        why = "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): rebuild with them to sample GPU memory";
+#endif
+        break;
+    case BI_ACTIVITY_DROPPED:
+#if GPUINST_WITH_CUPTI
+        if (cntCreateCore("activity_dropped", 0, "dropped,no_buffer", t2, 2, NULL, 0, &g) == GPUINST_SUCCESS)
+            cntSemanticsCore(g, -1, "count", GPUINST_COUNTER_VALUE_DELTA_SINCE_START | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
+#else
+        why = "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): there is no activity tracing";
+#endif
+        break;
+    default:
+        break;
+    }
+    if (why != NULL) gpuinstUnavailableAdd(feature, why);
+    cntBiGroup[which] = g;
+}
+
+static void cntBiSampleAll(void)
+{
+    pthread_mutex_lock(&cntBiLock);
+    if (cntBiGroup[BI_HOST_MEMORY]) {
+        FILE *f = fopen("/proc/self/statm", "r");
+        unsigned long long size = 0, rss = 0;
+        if (f != NULL && fscanf(f, "%llu %llu", &size, &rss) == 2) {
+            double v[2];
+            long pg = sysconf(_SC_PAGESIZE);
+            v[0] = (double)rss * (double)(pg > 0 ? pg : 4096);
+            v[1] = (double)size * (double)(pg > 0 ? pg : 4096);
+            gpuinst_counter_sample_values(cntBiGroup[BI_HOST_MEMORY], v, 2);
+        } else {
+            gpuinst_counter_sample_novalue(cntBiGroup[BI_HOST_MEMORY], GPUINST_COUNTER_NOVALUE_UNAVAILABLE);
+        }
+        if (f != NULL) fclose(f);
+    }
+    if (cntBiGroup[BI_MPI_BYTES] && cntMpiBytesFn != NULL) {
+        uint64_t s = 0, r = 0;
+        double v[2];
+        cntMpiBytesFn(&s, &r);
+        if (!cntMpiPrevSet) {
+            cntMpiPrevSent = cntMpiPrevRecv = 0;
+            cntMpiPrevSet = 1;
+        }
+        v[0] = (double)(s - cntMpiPrevSent);
+        v[1] = (double)(r - cntMpiPrevRecv);
+        cntMpiPrevSent = s;
+        cntMpiPrevRecv = r;
+        if (v[0] == 0 && v[1] == 0)
+            gpuinst_counter_sample_novalue(cntBiGroup[BI_MPI_BYTES], GPUINST_COUNTER_NOVALUE_ZERO);
+        else
+            gpuinst_counter_sample_values(cntBiGroup[BI_MPI_BYTES], v, 2);
+    }
+#if GPUINST_WITH_CUPTI
+    if (cntBiGroup[BI_GPU_MEMORY]) cntSampleGpuMemory(cntBiGroup[BI_GPU_MEMORY]);
+    if (cntBiGroup[BI_ACTIVITY_DROPPED]) {
+        gpuinstActivityStats st;
+        double v[2];
+        memset(&st, 0, sizeof st);
+        gpuinstActivityGetStats(&st);
+        v[0] = (double)st.dropped;
+        v[1] = (double)st.no_buffer;
+        gpuinst_counter_sample_values(cntBiGroup[BI_ACTIVITY_DROPPED], v, 2);
+    }
+#endif
+    pthread_mutex_unlock(&cntBiLock);
+}
+
+static void *cntBiThreadMain(void *arg)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    struct timespec next;
+    (void)arg;
+    if (t != NULL) t->name = gpuinstNameId(t, "gpuinst counters");
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    pthread_mutex_lock(&cntBiLock);
+    while (!cntBiStop) {
+        next.tv_nsec += (long)((cntBiPeriodMs % 1000) * 1000000);
+        next.tv_sec += (time_t)(cntBiPeriodMs / 1000) + next.tv_nsec / 1000000000L;
+        next.tv_nsec %= 1000000000L;
+        while (!cntBiStop && pthread_cond_timedwait(&cntBiCond, &cntBiLock, &next) == 0) {
+        }
+        if (cntBiStop) break;
+        pthread_mutex_unlock(&cntBiLock);
+        if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) cntBiSampleAll();
+        pthread_mutex_lock(&cntBiLock);
+    }
+    pthread_mutex_unlock(&cntBiLock);
+    return NULL;
+}
+
+/* Flush hook: one last sample, then stop the sampler thread. */
+static void cntBiFlush(void)
+{
+    if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING && cntBiSelected) cntBiSampleAll();
+    if (!cntBiThreadRunning) return;
+    pthread_mutex_lock(&cntBiLock);
+    cntBiStop = 1;
+    pthread_cond_signal(&cntBiCond);
+    pthread_mutex_unlock(&cntBiLock);
+    pthread_join(cntBiThread, NULL);
+    cntBiThreadRunning = 0;
+}
+
+GPUINST_PRIVATE void gpuinstCountersInit(void)
+{
+    char spec[sizeof gpuinstG.cfg.counters];
+    char *tok, *save = NULL;
+    int want[BI_COUNT], i;
+    pthread_mutex_lock(&cntBiLock);
+    if (cntBiInitDone) {
+        pthread_mutex_unlock(&cntBiLock);
+        return;
+    }
+    cntBiInitDone = 1;
+    pthread_mutex_unlock(&cntBiLock);
+    memset(want, 0, sizeof want);
+    snprintf(spec, sizeof spec, "%s", gpuinstG.cfg.counters);
+    for (tok = strtok_r(spec, ", ", &save); tok != NULL; tok = strtok_r(NULL, ", ", &save)) {
+        int found = 0;
+        if (strcmp(tok, "all") == 0) {
+            for (i = 0; i < BI_COUNT; i++) want[i] = 1;
+            continue;
+        }
+        if (strncmp(tok, "period_ms=", 10) == 0) {
+            char *end = NULL;
+            unsigned long long v = strtoull(tok + 10, &end, 10);
+            if (end != NULL && *end == '\0' && v > 0 && v <= 3600000ull) cntBiPeriodMs = v;
+            else gpuinstWarn("GPUINST_COUNTERS: \"%s\" is not period_ms=<1..3600000>; no periodic sampling", tok);
+            continue;
+        }
+        for (i = 0; i < BI_COUNT; i++)
+            if (strcmp(tok, cntBiNames[i]) == 0) want[i] = found = 1;
+        if (!found)
+            gpuinstWarnOnce(&cntBiWarnedToken,
+                            "GPUINST_COUNTERS: unknown group \"%s\" (known: host_memory, mpi_bytes, gpu_memory, "
+                            "activity_dropped, all, period_ms=N)",
+                            tok);
+    }
+    for (i = 0; i < BI_COUNT; i++)
+        if (want[i]) {
+            cntBiCreate(i);
+            if (cntBiGroup[i]) cntBiSelected = 1;
+        }
+    if (!cntBiSelected) return;
+    gpuinstAddFlushHook(cntBiFlush);
+    if (cntBiPeriodMs > 0) {
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&cntBiCond, &ca);
+        pthread_condattr_destroy(&ca);
+        cntBiStop = 0;
+        if (pthread_create(&cntBiThread, NULL, cntBiThreadMain, NULL) == 0) cntBiThreadRunning = 1;
+        else gpuinstUnavailableAdd("counters:period", "could not start the sampler thread (pthread_create failed): "
+                                   "call gpuinst_counters_sample_builtin() at points of your choice instead");
+    }
+}
+
+int gpuinst_counters_sample_builtin(void)
+{
+    int rec, rc = cntStateCheck(&rec);
+    if (rc != GPUINST_SUCCESS) return rc;
+    if (!rec) return GPUINST_SUCCESS;
+    gpuinstCountersInit();
+    if (!cntBiSelected) return GPUINST_ERROR_UNAVAILABLE;
+    cntBiSampleAll();
+    return GPUINST_SUCCESS;
+}

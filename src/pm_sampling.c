@@ -1,0 +1,928 @@
+/*
+ * pm_sampling.c -- GPU PM sampling (CUPTI cupti_pmsampling.h): a time series
+ * of hardware metrics per GPU, stored like a counter group.
+ *
+ * gpuinst_pm_sampling_start(device, interval_ns, metrics):
+ *   refuse if the range profiler is asked for (GPUINST_METRICS): both program
+ *   the GPU's performance monitors -> elect one sampler per GPU among the
+ *   processes sharing it (flock on /dev/shm/gpuinst-pmsampling-<pci bus
+ *   id>.lock; the holder writes "pid rank host" in it) -> cuptiProfilerInitialize
+ *   -> cuptiProfilerDeviceSupported(PM_SAMPLING) -> chip name -> counter
+ *   availability -> profiler host (PM_SAMPLING): add metrics, config image,
+ *   passes == 1 (single-pass sets only; the default set drops metrics the
+ *   chip refuses or that need a second pass) -> cuptiPmSamplingEnable ->
+ *   counter data image -> SetConfig (GPU time interval trigger) -> Start ->
+ *   a decode thread: every decode period DecodeData, GetCounterDataInfo, for
+ *   each completed sample GetSampleInfo + EvaluateToGpuValues, then the
+ *   counter data image is reset from a pristine copy.
+ * Samples become rows of the group /counters/pm_sampling/<pci bus id>:
+ * time_ns (sample start, on gpuinst's clock), device, gpu_start_ns,
+ * gpu_end_ns (CUPTI's timestamps as decoded), then one double per metric.
+ * The GPU timestamps are mapped with two (host, cuptiGetTimestamp) pairs
+ * taken at start and at each decode.  Every rank that called start writes
+ * one row of /counters/pm_sampling/ranks (device, bus id, whether it samples,
+ * the sampling process), which attributes the series to the ranks sharing
+ * the GPU.
+ *
+ * cupti_profiler_host.h is C++ only (<string>): the few profiler host
+ * structs are declared here under gpuinst's own names with the header's
+ * layout, and the functions are taken from libcupti with dlsym.
+ */
+#include "gpuinstInt.h"
+
+/* ---- /counters/pm_sampling/ranks (also without CUPTI: who asked, and why not) ---- */
+
+typedef struct PmRankRec {
+    uint32_t rank;
+    int32_t device;          /* CUDA ordinal, -1 unknown */
+    int32_t sampler_pid;     /* process that samples this GPU (0 unknown) */
+    int32_t sampler_rank;    /* its rank (-1 unknown) */
+    uint8_t sampler;         /* 1: this rank samples the GPU */
+    uint8_t pad_[7];
+    uint64_t interval_ns;
+    char pci_bus_id[24];
+    char hostname[64];
+} PmRankRec;
+
+#define PMF(member, type, unit, doc) \
+    { #member, type, (uint32_t)offsetof(PmRankRec, member), 0, 0, unit, doc }
+#define PMS(member, doc) \
+    { #member, GPUINST_FT_STR, (uint32_t)offsetof(PmRankRec, member), \
+      (uint32_t)sizeof(((PmRankRec *)0)->member), 0, "", doc }
+static const gpuinstField pmRankFields[] = {
+    {"rank", GPUINST_FT_U32, (uint32_t)offsetof(PmRankRec, rank), 0, GPUINST_FIELD_RANK, "", "rank"},
+    PMF(device, GPUINST_FT_I32, "", "CUDA device ordinal of the rank (-1: unknown)"),
+    PMF(sampler_pid, GPUINST_FT_I32, "", "process id of the sampler of this GPU (0: unknown)"),
+    PMF(sampler_rank, GPUINST_FT_I32, "", "rank of the sampler of this GPU (-1: unknown)"),
+    PMF(sampler, GPUINST_FT_U8, "", "1 if this rank samples the GPU (its rows are in /counters/pm_sampling/<pci_bus_id>)"),
+    PMF(interval_ns, GPUINST_FT_U64, "ns", "sampling interval asked for"),
+    PMS(pci_bus_id, "PCI bus id of the GPU (names the series' dataset)"),
+    PMS(hostname, "host name"),
+};
+
+static PmRankRec pmRankRow;
+static int pmRankRowSet;
+
+static int pmCollectRanks(const gpuinstTable *t, void **out, uint64_t *count)
+{
+    PmRankRec *r = (PmRankRec *)malloc(sizeof *r);
+    (void)t;
+    if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    *r = pmRankRow;
+    *out = r;
+    *count = pmRankRowSet ? 1 : 0;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable pmRanksTable = {
+    "/counters/pm_sampling/ranks",
+    "PM sampling: per rank that asked for it, its GPU and the process that samples that GPU",
+    sizeof(PmRankRec), (uint32_t)(sizeof pmRankFields / sizeof pmRankFields[0]), pmRankFields, pmCollectRanks, NULL};
+
+static int pmActive;
+
+GPUINST_PRIVATE int gpuinstPmSamplingActive(void)
+{
+    return GPUINST_LOAD_ACQ(&pmActive);
+}
+
+static int pmStateCheck(void)
+{
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    if (st == GPUINST_STATE_RUNNING) return GPUINST_SUCCESS;
+    if (st == GPUINST_STATE_UNINIT) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
+        return GPUINST_ERROR_NOT_INITIALIZED;
+    }
+    if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_ERROR_DISABLED;
+    GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
+    return GPUINST_ERROR_FINALIZED;
+}
+
+static int pmUnavailable(const char *reason)
+{
+    gpuinstUnavailableAdd("pm_sampling", reason);
+    return GPUINST_ERROR_UNAVAILABLE;
+}
+
+#if GPUINST_WITH_CUPTI
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <errno.h>
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+#endif
+#include <cupti_result.h>
+#include <cupti_target.h>
+#include <cupti_profiler_target.h>
+#include <cupti_pmsampling.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+/* cupti_profiler_host.h's structs, same layout (that header is C++ only). */
+enum { PM_PROFILER_TYPE_PM_SAMPLING = 1 }; /* CUPTI_PROFILER_TYPE_PM_SAMPLING */
+typedef struct PmHostInit {
+    size_t structSize;
+    void *pPriv;
+    int profilerType;        /* CUpti_ProfilerType */
+    const char *pChipName;
+    const uint8_t *pCounterAvailabilityImage;
+    void *pHostObject;
+} PmHostInit;
+typedef struct PmHostDeinit {
+    size_t structSize;
+    void *pPriv;
+    void *pHostObject;
+} PmHostDeinit;
+typedef struct PmHostAddMetrics {
+    size_t structSize;
+    void *pPriv;
+    void *pHostObject;
+    const char **ppMetricNames;
+    size_t numMetrics;
+} PmHostAddMetrics;
+typedef struct PmHostConfigSize {
+    size_t structSize;
+    void *pPriv;
+    void *pHostObject;
+    size_t configImageSize;
+} PmHostConfigSize;
+typedef struct PmHostConfig {
+    size_t structSize;
+    void *pPriv;
+    void *pHostObject;
+    size_t configImageSize;
+    uint8_t *pConfigImage;
+} PmHostConfig;
+typedef struct PmHostPasses {
+    size_t structSize;
+    void *pPriv;
+    size_t configImageSize;
+    uint8_t *pConfigImage;
+    size_t numOfPasses;
+} PmHostPasses;
+typedef struct PmHostEval {
+    size_t structSize;
+    void *pPriv;
+    void *pHostObject;
+    const uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    size_t rangeIndex;
+    const char **ppMetricNames;
+    size_t numMetrics;
+    double *pMetricValues;
+} PmHostEval;
+
+#define PM_FN(type, name) typedef CUptiResult (*name##Fn)(type *)
+PM_FN(CUpti_Profiler_Initialize_Params, pmProfilerInitialize);
+PM_FN(CUpti_Profiler_DeviceSupported_Params, pmDeviceSupported);
+PM_FN(CUpti_Device_GetChipName_Params, pmGetChipName);
+PM_FN(CUpti_PmSampling_GetCounterAvailability_Params, pmGetAvail);
+PM_FN(PmHostInit, pmHostInit);
+PM_FN(PmHostDeinit, pmHostDeinit);
+PM_FN(PmHostAddMetrics, pmHostAdd);
+PM_FN(PmHostConfigSize, pmHostConfigSize);
+PM_FN(PmHostConfig, pmHostConfig);
+PM_FN(PmHostPasses, pmHostPasses);
+PM_FN(PmHostEval, pmHostEval);
+PM_FN(CUpti_PmSampling_Enable_Params, pmEnable);
+PM_FN(CUpti_PmSampling_Disable_Params, pmDisable);
+PM_FN(CUpti_PmSampling_SetConfig_Params, pmSetConfig);
+PM_FN(CUpti_PmSampling_Start_Params, pmStart);
+PM_FN(CUpti_PmSampling_Stop_Params, pmStop);
+PM_FN(CUpti_PmSampling_DecodeData_Params, pmDecode);
+PM_FN(CUpti_PmSampling_GetCounterDataSize_Params, pmDataSize);
+PM_FN(CUpti_PmSampling_CounterDataImage_Initialize_Params, pmDataInit);
+PM_FN(CUpti_PmSampling_GetCounterDataInfo_Params, pmDataInfo);
+PM_FN(CUpti_PmSampling_CounterData_GetSampleInfo_Params, pmSampleInfo);
+typedef CUptiResult (*pmResultStringFn)(CUptiResult, const char **);
+typedef CUptiResult (*pmTimestampFn)(uint64_t *);
+typedef int (*pmCuCtxGetDeviceFn)(int *);
+typedef int (*pmCuPciBusIdFn)(char *, int, int);
+typedef int (*pmCuInitFn)(unsigned int);
+
+static struct {
+    pmProfilerInitializeFn profilerInitialize;
+    pmDeviceSupportedFn deviceSupported;
+    pmGetChipNameFn chipName;
+    pmGetAvailFn avail;
+    pmHostInitFn hostInit;
+    pmHostDeinitFn hostDeinit;
+    pmHostAddFn hostAdd;
+    pmHostConfigSizeFn hostConfigSize;
+    pmHostConfigFn hostConfig;
+    pmHostPassesFn hostPasses;
+    pmHostEvalFn hostEval;
+    pmEnableFn enable;
+    pmDisableFn disable;
+    pmSetConfigFn setConfig;
+    pmStartFn start;
+    pmStopFn stop;
+    pmDecodeFn decode;
+    pmDataSizeFn dataSize;
+    pmDataInitFn dataInit;
+    pmDataInfoFn dataInfo;
+    pmSampleInfoFn sampleInfo;
+    pmResultStringFn resultString;
+    pmTimestampFn timestamp;
+    pmCuInitFn cuInit;
+    pmCuCtxGetDeviceFn cuCtxGetDevice;
+    pmCuPciBusIdFn cuPciBusId;
+} pmf;
+
+#define PM_MAX_METRICS 32
+#define PM_MAX_SAMPLES 4096          /* per counter data image (decode pass) */
+#define PM_HW_BUFFER (64u << 20)     /* bytes of the hardware buffer */
+
+/* Single-pass candidates, most wanted first; the default set keeps those
+ * the chip accepts in one pass. */
+static const char *const pmDefaultMetrics[] = {
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gr__cycles_active.avg",
+    "sm__cycles_active.avg",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "pcie__read_bytes.sum",
+    "pcie__write_bytes.sum",
+};
+
+typedef struct PmState {
+    int device;
+    char bus[24];
+    char chip[64];
+    uint64_t interval_ns;
+    char *metric_text;                    /* strdup'ed list, names point into it */
+    const char *metrics[PM_MAX_METRICS];
+    size_t nmetrics;
+    uint8_t *avail;
+    uint8_t *config;
+    size_t config_size;
+    uint8_t *data, *data_clean;
+    size_t data_size;
+    void *host;
+    CUpti_PmSampling_Object *obj;
+    gpuinst_counter group;
+    int lock_fd;
+    pthread_t thread;
+    int thread_running;
+    int stop;                              /* asks the decode thread to end */
+    uint64_t decode_period_ns;
+    /* clock map: host = host0 + (cupti - cupti0) * slope */
+    uint64_t host0, cupti0;
+    double slope;
+    uint64_t samples, overflows, decode_errors;
+} PmState;
+
+static PmState pm;
+static pthread_mutex_t pmLock = PTHREAD_MUTEX_INITIALIZER;
+static int pmWarnedDecode, pmWarnedDropped;
+
+static const char *pmErr(CUptiResult r)
+{
+    const char *s = NULL;
+    if (pmf.resultString == NULL || pmf.resultString(r, &s) != CUPTI_SUCCESS || s == NULL) return "unknown CUPTI error";
+    return s;
+}
+
+static const char *pmLoad(void)
+{
+    const char *why = NULL;
+    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) return why ? why : "libcupti could not be opened";
+    if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS) return why ? why : "libcuda.so.1 could not be opened";
+    GPUINST_LIB_FN(pmf.profilerInitialize, GPUINST_LIB_CUPTI, "cuptiProfilerInitialize");
+    GPUINST_LIB_FN(pmf.deviceSupported, GPUINST_LIB_CUPTI, "cuptiProfilerDeviceSupported");
+    GPUINST_LIB_FN(pmf.chipName, GPUINST_LIB_CUPTI, "cuptiDeviceGetChipName");
+    GPUINST_LIB_FN(pmf.avail, GPUINST_LIB_CUPTI, "cuptiPmSamplingGetCounterAvailability");
+    GPUINST_LIB_FN(pmf.hostInit, GPUINST_LIB_CUPTI, "cuptiProfilerHostInitialize");
+    GPUINST_LIB_FN(pmf.hostDeinit, GPUINST_LIB_CUPTI, "cuptiProfilerHostDeinitialize");
+    GPUINST_LIB_FN(pmf.hostAdd, GPUINST_LIB_CUPTI, "cuptiProfilerHostConfigAddMetrics");
+    GPUINST_LIB_FN(pmf.hostConfigSize, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImageSize");
+    GPUINST_LIB_FN(pmf.hostConfig, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImage");
+    GPUINST_LIB_FN(pmf.hostPasses, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetNumOfPasses");
+    GPUINST_LIB_FN(pmf.hostEval, GPUINST_LIB_CUPTI, "cuptiProfilerHostEvaluateToGpuValues");
+    GPUINST_LIB_FN(pmf.enable, GPUINST_LIB_CUPTI, "cuptiPmSamplingEnable");
+    GPUINST_LIB_FN(pmf.disable, GPUINST_LIB_CUPTI, "cuptiPmSamplingDisable");
+    GPUINST_LIB_FN(pmf.setConfig, GPUINST_LIB_CUPTI, "cuptiPmSamplingSetConfig");
+    GPUINST_LIB_FN(pmf.start, GPUINST_LIB_CUPTI, "cuptiPmSamplingStart");
+    GPUINST_LIB_FN(pmf.stop, GPUINST_LIB_CUPTI, "cuptiPmSamplingStop");
+    GPUINST_LIB_FN(pmf.decode, GPUINST_LIB_CUPTI, "cuptiPmSamplingDecodeData");
+    GPUINST_LIB_FN(pmf.dataSize, GPUINST_LIB_CUPTI, "cuptiPmSamplingGetCounterDataSize");
+    GPUINST_LIB_FN(pmf.dataInit, GPUINST_LIB_CUPTI, "cuptiPmSamplingCounterDataImageInitialize");
+    GPUINST_LIB_FN(pmf.dataInfo, GPUINST_LIB_CUPTI, "cuptiPmSamplingGetCounterDataInfo");
+    GPUINST_LIB_FN(pmf.sampleInfo, GPUINST_LIB_CUPTI, "cuptiPmSamplingCounterDataGetSampleInfo");
+    GPUINST_LIB_FN(pmf.resultString, GPUINST_LIB_CUPTI, "cuptiGetResultString");
+    GPUINST_LIB_FN(pmf.timestamp, GPUINST_LIB_CUPTI, "cuptiGetTimestamp");
+    GPUINST_LIB_FN(pmf.cuInit, GPUINST_LIB_CUDA, "cuInit");
+    GPUINST_LIB_FN(pmf.cuCtxGetDevice, GPUINST_LIB_CUDA, "cuCtxGetDevice");
+    GPUINST_LIB_FN(pmf.cuPciBusId, GPUINST_LIB_CUDA, "cuDeviceGetPCIBusId");
+    if (!pmf.profilerInitialize || !pmf.deviceSupported || !pmf.chipName || !pmf.avail || !pmf.hostInit ||
+        !pmf.hostDeinit || !pmf.hostAdd || !pmf.hostConfigSize || !pmf.hostConfig || !pmf.hostPasses ||
+        !pmf.hostEval || !pmf.enable || !pmf.disable || !pmf.setConfig || !pmf.start || !pmf.stop || !pmf.decode ||
+        !pmf.dataSize || !pmf.dataInit || !pmf.dataInfo || !pmf.sampleInfo || !pmf.timestamp || !pmf.cuInit ||
+        !pmf.cuCtxGetDevice || !pmf.cuPciBusId)
+        return "this libcupti lacks the PM sampling or profiler host API (CUDA 12.6 or later is needed): "
+               "point GPUINST_CUPTI_LIB at a newer CUPTI";
+    if (pmf.cuInit(0) != 0) return "cuInit failed: no usable GPU or driver on this node";
+    return NULL;
+}
+
+/* Builds a host object, adds `names`, makes the config image; *passes out. */
+static CUptiResult pmConfigure(const char **names, size_t n, size_t *passes)
+{
+    PmHostInit hi;
+    PmHostAddMetrics am;
+    PmHostConfigSize cs;
+    PmHostConfig cf;
+    PmHostPasses np;
+    CUptiResult r;
+    if (pm.host != NULL) {
+        PmHostDeinit d;
+        memset(&d, 0, sizeof d);
+        d.structSize = sizeof d;
+        d.pHostObject = pm.host;
+        pmf.hostDeinit(&d);
+        pm.host = NULL;
+    }
+    free(pm.config);
+    pm.config = NULL;
+    memset(&hi, 0, sizeof hi);
+    hi.structSize = sizeof hi;
+    hi.profilerType = PM_PROFILER_TYPE_PM_SAMPLING;
+    hi.pChipName = pm.chip;
+    hi.pCounterAvailabilityImage = pm.avail;
+    if ((r = pmf.hostInit(&hi)) != CUPTI_SUCCESS) return r;
+    pm.host = hi.pHostObject;
+    memset(&am, 0, sizeof am);
+    am.structSize = sizeof am;
+    am.pHostObject = pm.host;
+    am.ppMetricNames = names;
+    am.numMetrics = n;
+    if ((r = pmf.hostAdd(&am)) != CUPTI_SUCCESS) return r;
+    memset(&cs, 0, sizeof cs);
+    cs.structSize = sizeof cs;
+    cs.pHostObject = pm.host;
+    if ((r = pmf.hostConfigSize(&cs)) != CUPTI_SUCCESS) return r;
+    pm.config = (uint8_t *)malloc(cs.configImageSize ? cs.configImageSize : 1);
+    if (pm.config == NULL) return CUPTI_ERROR_OUT_OF_MEMORY;
+    pm.config_size = cs.configImageSize;
+    memset(&cf, 0, sizeof cf);
+    cf.structSize = sizeof cf;
+    cf.pHostObject = pm.host;
+    cf.configImageSize = pm.config_size;
+    cf.pConfigImage = pm.config;
+    if ((r = pmf.hostConfig(&cf)) != CUPTI_SUCCESS) return r;
+    memset(&np, 0, sizeof np);
+    np.structSize = sizeof np;
+    np.configImageSize = pm.config_size;
+    np.pConfigImage = pm.config;
+    if ((r = pmf.hostPasses(&np)) != CUPTI_SUCCESS) return r;
+    *passes = np.numOfPasses;
+    return CUPTI_SUCCESS;
+}
+
+static uint64_t pmToHost(uint64_t cupti_ns)
+{
+    double d = ((double)cupti_ns - (double)pm.cupti0) * pm.slope;
+    double v = (double)pm.host0 + d;
+    return v > 1.0 ? (uint64_t)v : 1;
+}
+
+static void pmClockPair(uint64_t *host, uint64_t *cupti)
+{
+    uint64_t a = gpuinstClockNs(), c = 0, b;
+    pmf.timestamp(&c);
+    b = gpuinstClockNs();
+    *host = a + (b - a) / 2;
+    *cupti = c;
+}
+
+/* One decode pass: hardware buffer -> counter data image -> rows.
+ * Returns 1 when the hardware buffer had no more records. */
+static int pmDecodeOnce(void)
+{
+    CUpti_PmSampling_DecodeData_Params dp;
+    CUpti_PmSampling_GetCounterDataInfo_Params ip;
+    CUptiResult r;
+    size_t i, nm = 3 + pm.nmetrics;
+    double *vals;
+    uint64_t *times;
+    int end;
+    memset(&dp, 0, sizeof dp);
+    dp.structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE;
+    dp.pPmSamplingObject = pm.obj;
+    dp.pCounterDataImage = pm.data;
+    dp.counterDataImageSize = pm.data_size;
+    r = pmf.decode(&dp);
+    if (r != CUPTI_SUCCESS) {
+        pm.decode_errors++;
+        if (r == CUPTI_ERROR_OUT_OF_MEMORY) pm.overflows++;
+        gpuinstWarnOnce(&pmWarnedDecode, "PM sampling: cuptiPmSamplingDecodeData failed (%s)%s", pmErr(r),
+                        r == CUPTI_ERROR_OUT_OF_MEMORY ? ": the hardware buffer overflowed, samples were lost; "
+                                                         "use a longer interval" : "");
+        return 1;
+    }
+    if (dp.overflow) pm.overflows++;
+    end = dp.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE;
+    ip.pCounterDataImage = pm.data;
+    ip.counterDataImageSize = pm.data_size;
+    if (pmf.dataInfo(&ip) != CUPTI_SUCCESS || ip.numCompletedSamples == 0) return end;
+    vals = (double *)calloc(ip.numCompletedSamples * nm, sizeof *vals);
+    times = (uint64_t *)calloc(ip.numCompletedSamples, sizeof *times);
+    if (vals != NULL && times != NULL) {
+        size_t k = 0;
+        uint64_t h1, c1;
+        pmClockPair(&h1, &c1);
+        if (c1 > pm.cupti0 + 1000000u) pm.slope = (double)(h1 - pm.host0) / (double)(c1 - pm.cupti0);
+        for (i = 0; i < ip.numCompletedSamples; i++) {
+            CUpti_PmSampling_CounterData_GetSampleInfo_Params sp;
+            PmHostEval ev;
+            double *row = vals + k * nm;
+            memset(&sp, 0, sizeof sp);
+            sp.structSize = CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE;
+            sp.pPmSamplingObject = pm.obj;
+            sp.pCounterDataImage = pm.data;
+            sp.counterDataImageSize = pm.data_size;
+            sp.sampleIndex = i;
+            if (pmf.sampleInfo(&sp) != CUPTI_SUCCESS) {
+                pm.decode_errors++;
+                continue;
+            }
+            memset(&ev, 0, sizeof ev);
+            ev.structSize = sizeof ev;
+            ev.pHostObject = pm.host;
+            ev.pCounterDataImage = pm.data;
+            ev.counterDataImageSize = pm.data_size;
+            ev.rangeIndex = i;
+            ev.ppMetricNames = pm.metrics;
+            ev.numMetrics = pm.nmetrics;
+            ev.pMetricValues = row + 3;
+            if (pmf.hostEval(&ev) != CUPTI_SUCCESS) {
+                pm.decode_errors++;
+                continue;
+            }
+            row[0] = (double)pm.device;
+            row[1] = (double)sp.startTimestamp;
+            row[2] = (double)sp.endTimestamp;
+            times[k] = pmToHost(sp.startTimestamp);
+            k++;
+        }
+        if (k > 0) gpuinstCounterRecordValues(pm.group, (int64_t)k, vals, times);
+        pm.samples += k;
+    }
+    free(vals);
+    free(times);
+    memcpy(pm.data, pm.data_clean, pm.data_size); /* reset the image for the next pass */
+    return end;
+}
+
+static void *pmThreadMain(void *arg)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    (void)arg;
+    if (t != NULL) t->name = gpuinstNameId(t, "gpuinst pm sampling");
+    while (!GPUINST_LOAD_ACQ(&pm.stop)) {
+        struct timespec ts;
+        ts.tv_sec = (time_t)(pm.decode_period_ns / 1000000000u);
+        ts.tv_nsec = (long)(pm.decode_period_ns % 1000000000u);
+        nanosleep(&ts, NULL);
+        if (GPUINST_LOAD_ACQ(&pm.stop)) break;
+        pthread_mutex_lock(&pmLock);
+        pmDecodeOnce();
+        pthread_mutex_unlock(&pmLock);
+    }
+    return NULL;
+}
+
+/* Frees everything CUPTI gave; `disable` also disables PM sampling on the
+ * device (which, in CUPTI up to 12.x, tore down all of CUPTI: done only when
+ * activity tracing is off or already flushed). */
+static void pmTeardown(int disable)
+{
+    if (pm.obj != NULL && disable) {
+        CUpti_PmSampling_Disable_Params d;
+        memset(&d, 0, sizeof d);
+        d.structSize = CUpti_PmSampling_Disable_Params_STRUCT_SIZE;
+        d.pPmSamplingObject = pm.obj;
+        pmf.disable(&d);
+        pm.obj = NULL;
+    }
+    if (pm.host != NULL) {
+        PmHostDeinit d;
+        memset(&d, 0, sizeof d);
+        d.structSize = sizeof d;
+        d.pHostObject = pm.host;
+        pmf.hostDeinit(&d);
+        pm.host = NULL;
+    }
+    free(pm.avail);
+    free(pm.config);
+    free(pm.data);
+    free(pm.data_clean);
+    pm.avail = pm.config = pm.data = pm.data_clean = NULL;
+    if (pm.lock_fd >= 0) {
+        close(pm.lock_fd); /* releases the election lock */
+        pm.lock_fd = -1;
+    }
+}
+
+/* Elects the sampler of this GPU among the processes of the node.  Returns
+ * 1 if this process samples; else 0 with the holder's pid/rank if known. */
+static int pmElect(const char *bus, int *holder_pid, int *holder_rank)
+{
+    char path[256], safe[32], line[160];
+    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    size_t i;
+    int fd;
+    for (i = 0; bus[i] && i < sizeof safe - 1; i++) safe[i] = (bus[i] == ':' || bus[i] == '/') ? '_' : bus[i];
+    safe[i] = '\0';
+    snprintf(path, sizeof path, "%s/gpuinst-pmsampling-%s.lock", dir, safe);
+    *holder_pid = 0;
+    *holder_rank = -1;
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        pm.lock_fd = -1;
+        return 1; /* no lock possible: try CUPTI, which refuses a second sampler itself */
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        int n = snprintf(line, sizeof line, "%d %d %.64s\n", gpuinstG.pid, gpuinstG.rank, gpuinstG.hostname);
+        if (ftruncate(fd, 0) == 0 && n > 0) {
+            ssize_t w = pwrite(fd, line, (size_t)n, 0);
+            (void)w;
+        }
+        pm.lock_fd = fd;
+        return 1;
+    }
+    {
+        ssize_t n = pread(fd, line, sizeof line - 1, 0);
+        if (n > 0) {
+            line[n] = '\0';
+            if (sscanf(line, "%d %d", holder_pid, holder_rank) != 2) {
+                *holder_pid = 0;
+                *holder_rank = -1;
+            }
+        }
+    }
+    close(fd);
+    return 0;
+}
+
+static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metrics)
+{
+    CUpti_Profiler_Initialize_Params pi;
+    CUpti_Profiler_DeviceSupported_Params ds;
+    CUpti_Device_GetChipName_Params cn;
+    CUpti_PmSampling_GetCounterAvailability_Params av;
+    CUpti_PmSampling_Enable_Params en;
+    CUpti_PmSampling_GetCounterDataSize_Params dsz;
+    CUpti_PmSampling_CounterDataImage_Initialize_Params di;
+    CUpti_PmSampling_SetConfig_Params sc;
+    CUpti_PmSampling_Start_Params st;
+    CUptiResult r;
+    char why[480], fields[4096];
+    const char *e;
+    int32_t types[3 + PM_MAX_METRICS];
+    const char *units[3 + PM_MAX_METRICS];
+    size_t passes = 0, i;
+    int dev = device, holder_pid = 0, holder_rank = -1, user_list = metrics != NULL && metrics[0] != '\0';
+
+    memset(&pm, 0, sizeof pm);
+    pm.lock_fd = -1;
+    if ((e = pmLoad()) != NULL) return pmUnavailable(e);
+    if (dev < 0 && pmf.cuCtxGetDevice(&dev) != 0)
+        return pmUnavailable("gpuinst_pm_sampling_start(-1, ...): the calling thread has no current CUDA context; "
+                             "call it after the first CUDA call, or pass the device ordinal");
+    if (pmf.cuPciBusId(pm.bus, (int)sizeof pm.bus, dev) != 0) {
+        snprintf(why, sizeof why, "device %d: cuDeviceGetPCIBusId failed (no such device?)", dev);
+        return pmUnavailable(why);
+    }
+    pm.device = dev;
+    pm.interval_ns = interval_ns;
+    pmRankRow.device = dev;
+    snprintf(pmRankRow.pci_bus_id, sizeof pmRankRow.pci_bus_id, "%s", pm.bus);
+    gpuinstTableRegister(&pmRanksTable);
+    pmRankRowSet = 1;
+    if (!pmElect(pm.bus, &holder_pid, &holder_rank)) {
+        /* Another process of this node samples this GPU: attribute, do not sample. */
+        pmRankRow.sampler = 0;
+        pmRankRow.sampler_pid = holder_pid;
+        pmRankRow.sampler_rank = holder_rank;
+        if (gpuinstG.cfg.verbose)
+            gpuinstWarn("PM sampling of GPU %s is done by process %d (rank %d)", pm.bus, holder_pid, holder_rank);
+        return GPUINST_SUCCESS;
+    }
+    pmRankRow.sampler = 1;
+    pmRankRow.sampler_pid = gpuinstG.pid;
+    pmRankRow.sampler_rank = gpuinstG.rank;
+
+    memset(&pi, 0, sizeof pi);
+    pi.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+    if ((r = pmf.profilerInitialize(&pi)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiProfilerInitialize failed: %s", pmErr(r));
+        goto fail;
+    }
+    memset(&ds, 0, sizeof ds);
+    ds.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
+    ds.cuDevice = dev;
+    ds.api = CUPTI_PROFILER_PM_SAMPLING;
+    if ((r = pmf.deviceSupported(&ds)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiProfilerDeviceSupported failed: %s", pmErr(r));
+        goto fail;
+    }
+    if (ds.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+        snprintf(why, sizeof why,
+                 "device %d does not support PM sampling (architecture %d, sli %d, vGPU %d, confidential compute %d, "
+                 "CMP %d, WSL %d; 3 = supported): PM sampling needs Turing or later, bare metal or a profiling vGPU",
+                 dev, (int)ds.architecture, (int)ds.sli, (int)ds.vGpu, (int)ds.confidentialCompute, (int)ds.cmp,
+                 (int)ds.wsl);
+        goto fail;
+    }
+    memset(&cn, 0, sizeof cn);
+    cn.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+    cn.deviceIndex = (size_t)dev;
+    if ((r = pmf.chipName(&cn)) != CUPTI_SUCCESS || cn.pChipName == NULL) {
+        snprintf(why, sizeof why, "cuptiDeviceGetChipName failed: %s", pmErr(r));
+        goto fail;
+    }
+    snprintf(pm.chip, sizeof pm.chip, "%s", cn.pChipName);
+    memset(&av, 0, sizeof av);
+    av.structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE;
+    av.deviceIndex = (size_t)dev;
+    if ((r = pmf.avail(&av)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s%s", pmErr(r),
+                 r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
+                     ? " (GPU performance counters are restricted to admin users: load the driver with "
+                       "NVreg_RestrictProfilingToAdminUsers=0)"
+                     : " (another profiling or sampling session on this GPU?)");
+        goto fail;
+    }
+    pm.avail = (uint8_t *)malloc(av.counterAvailabilityImageSize ? av.counterAvailabilityImageSize : 1);
+    if (pm.avail == NULL) {
+        snprintf(why, sizeof why, "out of memory");
+        goto fail;
+    }
+    av.pCounterAvailabilityImage = pm.avail;
+    if ((r = pmf.avail(&av)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s", pmErr(r));
+        goto fail;
+    }
+
+    /* The metric list: the user's as given (must be valid and single-pass),
+     * or the default candidates that this chip takes in one pass. */
+    if (user_list) {
+        char *p, *save = NULL;
+        pm.metric_text = (char *)malloc(strlen(metrics) + 1);
+        if (pm.metric_text == NULL) {
+            snprintf(why, sizeof why, "out of memory");
+            goto fail;
+        }
+        memcpy(pm.metric_text, metrics, strlen(metrics) + 1);
+        for (p = strtok_r(pm.metric_text, ", ", &save); p != NULL && pm.nmetrics < PM_MAX_METRICS;
+             p = strtok_r(NULL, ", ", &save))
+            pm.metrics[pm.nmetrics++] = p;
+        r = pm.nmetrics ? pmConfigure(pm.metrics, pm.nmetrics, &passes) : CUPTI_ERROR_INVALID_PARAMETER;
+        if (r != CUPTI_SUCCESS) {
+            snprintf(why, sizeof why, "metrics \"%.200s\" refused for chip %s: %s (list the valid ones with: ncu "
+                     "--query-metrics-collection pmsampling --chip %s)", metrics, pm.chip, pmErr(r), pm.chip);
+            goto fail;
+        }
+        if (passes != 1) {
+            snprintf(why, sizeof why, "metrics \"%.200s\" need %u passes on %s; PM sampling takes single-pass sets "
+                     "only: sample fewer metrics", metrics, (unsigned)passes, pm.chip);
+            goto fail;
+        }
+    } else {
+        char dropped[400];
+        dropped[0] = '\0';
+        for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) {
+            pm.metrics[pm.nmetrics] = pmDefaultMetrics[i];
+            r = pmConfigure(pm.metrics, pm.nmetrics + 1, &passes);
+            if (r == CUPTI_SUCCESS && passes == 1) {
+                pm.nmetrics++;
+            } else {
+                size_t l = strlen(dropped);
+                snprintf(dropped + l, sizeof dropped - l, "%s%s", l ? ", " : "", pmDefaultMetrics[i]);
+            }
+        }
+        if (pm.nmetrics == 0) {
+            snprintf(why, sizeof why, "no metric of gpuinst's default PM sampling set is available in one pass on %s",
+                     pm.chip);
+            goto fail;
+        }
+        if ((r = pmConfigure(pm.metrics, pm.nmetrics, &passes)) != CUPTI_SUCCESS || passes != 1) {
+            snprintf(why, sizeof why, "the PM sampling config image could not be made: %s", pmErr(r));
+            goto fail;
+        }
+        if (dropped[0]) gpuinstWarnOnce(&pmWarnedDropped, "PM sampling on %s: left out %s (not available in the "
+                                        "same pass)", pm.chip, dropped);
+    }
+
+    memset(&en, 0, sizeof en);
+    en.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
+    en.deviceIndex = (size_t)dev;
+    if ((r = pmf.enable(&en)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingEnable failed: %s%s", pmErr(r),
+                 r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
+                     ? " (load the driver with NVreg_RestrictProfilingToAdminUsers=0)"
+                     : " (another PM sampling or profiling session on this GPU, e.g. ncu or the range profiler?)");
+        goto fail;
+    }
+    pm.obj = en.pPmSamplingObject;
+    memset(&dsz, 0, sizeof dsz);
+    dsz.structSize = CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE;
+    dsz.pPmSamplingObject = pm.obj;
+    dsz.pMetricNames = pm.metrics;
+    dsz.numMetrics = pm.nmetrics;
+    dsz.maxSamples = PM_MAX_SAMPLES;
+    if ((r = pmf.dataSize(&dsz)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterDataSize failed: %s", pmErr(r));
+        goto fail;
+    }
+    pm.data_size = dsz.counterDataSize;
+    pm.data = (uint8_t *)malloc(pm.data_size ? pm.data_size : 1);
+    pm.data_clean = (uint8_t *)malloc(pm.data_size ? pm.data_size : 1);
+    if (pm.data == NULL || pm.data_clean == NULL) {
+        snprintf(why, sizeof why, "out of memory for a %zu-byte counter data image", pm.data_size);
+        goto fail;
+    }
+    memset(&di, 0, sizeof di);
+    di.structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+    di.pPmSamplingObject = pm.obj;
+    di.counterDataSize = pm.data_size;
+    di.pCounterData = pm.data;
+    if ((r = pmf.dataInit(&di)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingCounterDataImageInitialize failed: %s", pmErr(r));
+        goto fail;
+    }
+    memcpy(pm.data_clean, pm.data, pm.data_size);
+    memset(&sc, 0, sizeof sc);
+    sc.structSize = CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE;
+    sc.pPmSamplingObject = pm.obj;
+    sc.configSize = pm.config_size;
+    sc.pConfig = pm.config;
+    sc.hardwareBufferSize = PM_HW_BUFFER;
+    sc.samplingInterval = interval_ns;
+    sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
+    sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+    if ((r = pmf.setConfig(&sc)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingSetConfig failed: %s (interval %llu ns; the GPU time trigger "
+                 "needs Ampere GA10x or later)", pmErr(r), (unsigned long long)interval_ns);
+        goto fail;
+    }
+
+    /* The series: a counter group recorded by gpuinst (no NVTX counter). */
+    {
+        size_t len;
+        char name[64];
+        snprintf(fields, sizeof fields, "device,gpu_start_ns,gpu_end_ns");
+        types[0] = types[1] = types[2] = GPUINST_COUNTER_INT64;
+        units[0] = "";
+        units[1] = units[2] = "ns";
+        for (i = 0; i < pm.nmetrics; i++) {
+            len = strlen(fields);
+            snprintf(fields + len, sizeof fields - len, ",%s", pm.metrics[i]);
+            types[3 + i] = GPUINST_COUNTER_DOUBLE;
+            units[3 + i] = strstr(pm.metrics[i], "pct_of_peak") ? "%" : strstr(pm.metrics[i], "bytes") ? "bytes" : "";
+        }
+        snprintf(name, sizeof name, "pm_sampling/%s", pm.bus);
+        if (gpuinstCounterGroupCreate(name, fields, types, (int32_t)(3 + pm.nmetrics), units, 0x1u, &pm.group) !=
+            GPUINST_SUCCESS) {
+            snprintf(why, sizeof why, "could not create the counter group %s (metric names with ',' '[' ']' '/'?)",
+                     name);
+            goto fail;
+        }
+    }
+
+    pmClockPair(&pm.host0, &pm.cupti0);
+    pm.slope = 1.0;
+    memset(&st, 0, sizeof st);
+    st.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE;
+    st.pPmSamplingObject = pm.obj;
+    if ((r = pmf.start(&st)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingStart failed: %s", pmErr(r));
+        goto fail;
+    }
+    /* Decode often enough that the counter data image (PM_MAX_SAMPLES) and
+     * the hardware buffer never fill: a quarter of the image per period. */
+    pm.decode_period_ns = interval_ns * (PM_MAX_SAMPLES / 4);
+    if (pm.decode_period_ns > 100000000u) pm.decode_period_ns = 100000000u;
+    if (pm.decode_period_ns < 1000000u) pm.decode_period_ns = 1000000u;
+    pm.stop = 0;
+    if (pthread_create(&pm.thread, NULL, pmThreadMain, NULL) == 0) pm.thread_running = 1;
+    GPUINST_STORE_REL(&pmActive, 1);
+    return GPUINST_SUCCESS;
+
+fail:
+    pmRankRow.sampler = 0;
+    pmTeardown(1);
+    free(pm.metric_text);
+    pm.metric_text = NULL;
+    return pmUnavailable(why);
+}
+
+/* Stops sampling and decodes what is left.  `final`: at finalize (activity
+ * buffers already flushed, so disabling PM sampling is safe). */
+static int pmStopLocked(int final)
+{
+    CUpti_PmSampling_Stop_Params sp;
+    int k;
+    if (!GPUINST_LOAD_ACQ(&pmActive)) return GPUINST_ERROR_UNAVAILABLE;
+    GPUINST_STORE_REL(&pm.stop, 1);
+    if (pm.thread_running) {
+        pthread_mutex_unlock(&pmLock);
+        pthread_join(pm.thread, NULL);
+        pthread_mutex_lock(&pmLock);
+        pm.thread_running = 0;
+    }
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
+    sp.pPmSamplingObject = pm.obj;
+    pmf.stop(&sp);
+    for (k = 0; k < 64; k++)
+        if (pmDecodeOnce()) break;
+    if (pm.overflows)
+        gpuinstWarn("PM sampling of GPU %s: the hardware buffer overflowed %llu times: samples were lost; use a "
+                    "longer interval", pm.bus, (unsigned long long)pm.overflows);
+    pmTeardown(final || !GPUINST_LOAD_RLX(&gpuinstGpuOn));
+    free(pm.metric_text);
+    pm.metric_text = NULL;
+    GPUINST_STORE_REL(&pmActive, 0);
+    return GPUINST_SUCCESS;
+}
+
+static void pmFlush(void)
+{
+    pthread_mutex_lock(&pmLock);
+    if (GPUINST_LOAD_ACQ(&pmActive)) pmStopLocked(1);
+    pthread_mutex_unlock(&pmLock);
+}
+
+int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *metrics)
+{
+    int rc = pmStateCheck();
+    if (rc != GPUINST_SUCCESS) return rc;
+    if (interval_ns < 1000 || interval_ns > 10000000000ull || device < -1) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
+        return GPUINST_ERROR_INVALID_ARGUMENT;
+    }
+    if (gpuinstG.cfg.metrics[0] != '\0')
+        return pmUnavailable("PM sampling and the range profiler (GPUINST_METRICS) both program the GPU's "
+                             "performance monitors and cannot run in one process: unset GPUINST_METRICS, or do "
+                             "not start PM sampling");
+    pthread_mutex_lock(&pmLock);
+    if (GPUINST_LOAD_ACQ(&pmActive)) {
+        pthread_mutex_unlock(&pmLock);
+        return pmUnavailable("PM sampling is already running in this process (one sampler per process and GPU)");
+    }
+    pmRankRow.interval_ns = interval_ns;
+    pmRankRow.device = device;
+    pmRankRow.sampler_rank = -1;
+    snprintf(pmRankRow.hostname, sizeof pmRankRow.hostname, "%.63s", gpuinstG.hostname);
+    rc = pmStartLocked(device, interval_ns, metrics);
+    pthread_mutex_unlock(&pmLock);
+    if (rc == GPUINST_SUCCESS) gpuinstAddFlushHook(pmFlush);
+    return rc;
+}
+
+int gpuinst_pm_sampling_stop(void)
+{
+    int rc = pmStateCheck();
+    if (rc != GPUINST_SUCCESS) return rc;
+    pthread_mutex_lock(&pmLock);
+    rc = pmStopLocked(0);
+    pthread_mutex_unlock(&pmLock);
+    return rc;
+}
+
+#else /* !GPUINST_WITH_CUPTI */
+
+int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *metrics)
+{
+    int rc = pmStateCheck();
+    (void)metrics;
+    if (rc != GPUINST_SUCCESS) return rc;
+    if (interval_ns < 1000 || interval_ns > 10000000000ull || device < -1) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
+        return GPUINST_ERROR_INVALID_ARGUMENT;
+    }
+    (void)pmRanksTable;
+    return pmUnavailable("gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): rebuild with them "
+                         "for PM sampling");
+}
+
+int gpuinst_pm_sampling_stop(void)
+{
+    int rc = pmStateCheck();
+    if (rc != GPUINST_SUCCESS) return rc;
+    return GPUINST_ERROR_UNAVAILABLE;
+}
+
+#endif /* GPUINST_WITH_CUPTI */

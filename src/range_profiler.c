@@ -1,0 +1,1499 @@
+/*
+ * range_profiler.c -- hardware metrics per user range: the public
+ * gpuinst_profile_* API, which occurrences are profiled (GPUINST_PROFILE),
+ * the target side of CUPTI's range profiler (cupti_range_profiler.h: user
+ * range, user replay) with device memory restored between passes by a CUPTI
+ * checkpoint (libcheckpoint, opened at run time), nested gpuinst ranges as
+ * nested profiler ranges, serialisation of ranks that share a GPU, and the
+ * /profiler tables.  The host side (metric lists, config image, evaluation)
+ * is src/profiler_host.c.  docs/PROFILING.md explains the design.
+ *
+ * One occurrence, profiled:
+ *   first next_pass: context -> device supported -> chip -> per-device lock
+ *     -> (counter availability -> host object: cached per chip + metric list)
+ *     -> enable -> counter data image -> set config (user range, user
+ *     replay) -> checkpoint save -> start -> push region -> body
+ *   each later next_pass: pop -> stop; more passes? restore checkpoint ->
+ *     host hook -> start -> push -> body; else decode -> evaluate each range
+ *     -> record -> checkpoint free -> disable -> unlock.
+ * Anything that fails leaves the body executed, in effect, exactly once.
+ *
+ * Ranks sharing a GPU: one profiling session owns a GPU's counters at a
+ * time (others get CUPTI_ERROR_HARDWARE_BUSY).  gpuinst serialises profiled
+ * occurrences of all processes on a node that use the same device with an
+ * flock() on /dev/shm/gpuinst-prof-<device UUID>.lock, waited for at most
+ * GPUINST_PROFILE_WAIT_S seconds (default 120); HARDWARE_BUSY from a
+ * process outside gpuinst (ncu...) is retried within the same budget.  The
+ * kernel drops the lock of a process that dies, so nothing stays locked.
+ */
+#include "gpuinstInt.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+
+/* ---- selection (GPUINST_PROFILE) -------------------------------------------
+ *   spec := rule { ';' rule }
+ *   rule := glob [ '@' item { ',' item } ]      no '@': "@1"
+ *   item := N | N-M | every N | %N | all | none  (N >= 1)
+ * The first rule whose glob (fnmatch) matches the region name decides; no
+ * matching rule: not profiled. */
+
+static const char *selSkipSpace(const char *p)
+{
+    while (*p != '\0' && isspace((unsigned char)*p)) p++;
+    return p;
+}
+
+static int selParseU64(const char **pp, uint64_t *out)
+{
+    const char *p = *pp;
+    uint64_t v = 0;
+    if (!isdigit((unsigned char)*p)) return 0;
+    while (isdigit((unsigned char)*p)) {
+        if (v > (UINT64_MAX - 9) / 10) return 0;
+        v = v * 10 + (uint64_t)(*p - '0');
+        p++;
+    }
+    *pp = p;
+    *out = v;
+    return 1;
+}
+
+static int selErr(char *err, size_t cap, const char *spec, const char *at, const char *what)
+{
+    if (err != NULL)
+        snprintf(err, cap, "GPUINST_PROFILE=\"%.120s\": %s at offset %d; syntax: "
+                 "glob[@item,item...] rules separated by ';', item = N | N-M | every N | %%N | all | none",
+                 spec, what, (int)(at - spec));
+    return GPUINST_ERROR_INVALID_ARGUMENT;
+}
+
+GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap)
+{
+    const char *p;
+    memset(sel, 0, sizeof *sel);
+    if (err != NULL && errcap > 0) err[0] = '\0';
+    if (spec == NULL || spec[0] == '\0') spec = "*@1";
+    p = spec;
+    for (;;) {
+        gpuinstSelectRule *r;
+        const char *b, *e;
+        p = selSkipSpace(p);
+        if (*p == '\0') break;
+        if (*p == ';') {
+            p++;
+            continue;
+        }
+        if (sel->nrules >= GPUINST_SELECT_MAX_RULES) return selErr(err, errcap, spec, p, "more than 32 rules");
+        r = &sel->rules[sel->nrules];
+        b = p;
+        while (*p != '\0' && *p != ';' && *p != '@') p++;
+        e = p;
+        while (e > b && isspace((unsigned char)e[-1])) e--;
+        if (e == b) return selErr(err, errcap, spec, b, "empty region pattern");
+        if ((size_t)(e - b) >= sizeof r->pattern) return selErr(err, errcap, spec, b, "pattern longer than 127 bytes");
+        memcpy(r->pattern, b, (size_t)(e - b));
+        r->pattern[e - b] = '\0';
+        if (*p != '@') {
+            r->items[0].kind = 0;
+            r->items[0].lo = r->items[0].hi = 1;
+            r->nitems = 1;
+        } else {
+            p++;
+            for (;;) {
+                gpuinstSelectItem *it;
+                p = selSkipSpace(p);
+                if (r->nitems >= GPUINST_SELECT_MAX_ITEMS)
+                    return selErr(err, errcap, spec, p, "more than 16 items in one rule");
+                it = &r->items[r->nitems];
+                if (strncmp(p, "all", 3) == 0 && !isalnum((unsigned char)p[3])) {
+                    it->kind = 2;
+                    p += 3;
+                } else if (strncmp(p, "none", 4) == 0 && !isalnum((unsigned char)p[4])) {
+                    it->kind = 3;
+                    p += 4;
+                } else if (*p == '%' || (strncmp(p, "every", 5) == 0 && !isalnum((unsigned char)p[5]))) {
+                    p += *p == '%' ? 1 : 5;
+                    p = selSkipSpace(p);
+                    if (!selParseU64(&p, &it->lo) || it->lo == 0)
+                        return selErr(err, errcap, spec, p, "expected a whole number >= 1 after \"every\"/\"%\"");
+                    it->kind = 1;
+                } else if (selParseU64(&p, &it->lo)) {
+                    if (it->lo == 0) return selErr(err, errcap, spec, p, "occurrences count from 1");
+                    it->kind = 0;
+                    it->hi = it->lo;
+                    p = selSkipSpace(p);
+                    if (*p == '-') {
+                        p = selSkipSpace(p + 1);
+                        if (!selParseU64(&p, &it->hi) || it->hi < it->lo)
+                            return selErr(err, errcap, spec, p, "expected N-M with M >= N");
+                    }
+                } else {
+                    return selErr(err, errcap, spec, p, "expected N, N-M, every N, %N, all or none");
+                }
+                r->nitems++;
+                p = selSkipSpace(p);
+                if (*p == ',') {
+                    p++;
+                    continue;
+                }
+                if (*p == ';' || *p == '\0') break;
+                return selErr(err, errcap, spec, p, "unexpected character");
+            }
+        }
+        sel->nrules++;
+    }
+    if (sel->nrules == 0) return selErr(err, errcap, spec, p, "no rule");
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ)
+{
+    uint32_t i, j;
+    for (i = 0; i < sel->nrules; i++) {
+        const gpuinstSelectRule *r = &sel->rules[i];
+        if (fnmatch(r->pattern, region, 0) != 0) continue;
+        for (j = 0; j < r->nitems; j++) {
+            const gpuinstSelectItem *it = &r->items[j];
+            switch (it->kind) {
+            case 0:
+                if (occ >= it->lo && occ <= it->hi) return 1;
+                break;
+            case 1:
+                if (occ % it->lo == 0) return 1;
+                break;
+            case 2:
+                return 1;
+            default:
+                break;
+            }
+        }
+        return 0; /* first matching rule decides */
+    }
+    return 0;
+}
+
+/* ---- records and tables ------------------------------------------------------ */
+
+/* Status of a /profiler/regions row. */
+enum {
+    PROF_OK = 0,            /* profiled, values in /profiler/values */
+    PROF_UNAVAILABLE = 1,   /* no CUPTI / CUDA driver / context, or compiled out */
+    PROF_BUSY = 2,          /* the GPU's counters stayed busy past GPUINST_PROFILE_WAIT_S */
+    PROF_PRIVILEGES = 3,    /* CUPTI_ERROR_INSUFFICIENT_PRIVILEGES */
+    PROF_UNSUPPORTED = 4,   /* cuptiProfilerDeviceSupported said no */
+    PROF_CHECKPOINT = 5,    /* checkpoint save/restore failed (out of memory...) */
+    PROF_METRICS = 6,       /* bad metric list (unknown name...) */
+    PROF_CUPTI = 7,         /* another CUPTI error */
+    PROF_CONCURRENT = 8,    /* another profiled occurrence was running in this process */
+    PROF_INCOMPLETE = 9     /* abandoned part way (see reason); body ran once in effect */
+};
+
+typedef struct ProfValueRec {   /* /profiler/values, 48 bytes */
+    double value;
+    uint64_t start_ns;      /* start of the occurrence: joins /profiler/regions */
+    uint32_t rank;
+    uint32_t region;        /* /strings id */
+    uint32_t path;          /* /strings id: "region/child/..." */
+    uint32_t metric;        /* /strings id */
+    uint32_t occurrence;
+    uint32_t range_index;
+    uint32_t passes;
+    uint32_t pad_;
+} ProfValueRec;
+
+typedef struct ProfMetricRec {  /* /profiler/metrics, 24 bytes */
+    uint32_t rank;
+    uint32_t name;
+    uint32_t unit;
+    uint32_t hw_unit;
+    uint32_t description;
+    uint32_t type;          /* 0 counter, 1 ratio, 2 throughput */
+} ProfMetricRec;
+
+typedef struct ProfRegionRec {  /* /profiler/regions, 120 bytes */
+    uint64_t start_ns, end_ns;
+    uint64_t setup_ns;       /* counter availability, host object, enable, counter data, set config */
+    uint64_t lock_wait_ns;   /* waiting for the device's counters (other ranks) */
+    uint64_t checkpoint_ns;  /* save + restores + free */
+    uint64_t checkpoint_bytes; /* device memory the checkpoint took (cuMemGetInfo around the save) */
+    uint64_t replay_ns;      /* first start to last stop (bodies included) */
+    uint64_t decode_ns;      /* decode + evaluate */
+    uint64_t occurrence;
+    uint32_t rank;
+    uint32_t region;
+    uint32_t metrics;        /* /strings id of the metric list as expanded */
+    uint32_t chip;
+    uint32_t device_uuid;
+    uint32_t reason;         /* /strings id, 0 = none */
+    int32_t status;          /* PROF_* */
+    int32_t cupti_result;    /* the CUPTI result behind a failure, 0 = none */
+    int32_t device;          /* CUDA device ordinal, -1 unknown */
+    uint32_t passes;
+    uint32_t ranges;
+    uint32_t ranges_dropped;
+    uint32_t busy_retries;
+    uint32_t pad_;
+} ProfRegionRec;
+
+#define PF(rec, member, type, flags, unit, doc) \
+    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
+#define PNF(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
+static const gpuinstField valueFields[] = {
+    PF(ProfValueRec, value, GPUINST_FT_F64, 0, "", "metric value (unit in /profiler/metrics)"),
+    PF(ProfValueRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start of the profiled occurrence (as /profiler/regions)"),
+    PF(ProfValueRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    PF(ProfValueRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings (same rank)"),
+    PF(ProfValueRec, path, GPUINST_FT_U32, 0, "", "range path \"region/child/...\": id in /strings (same rank)"),
+    PF(ProfValueRec, metric, GPUINST_FT_U32, 0, "", "metric name: id in /strings (same rank)"),
+    PF(ProfValueRec, occurrence, GPUINST_FT_U32, 0, "", "occurrence of the region (1-based)"),
+    PF(ProfValueRec, range_index, GPUINST_FT_U32, 0, "", "CUPTI range index in the counter data"),
+    PF(ProfValueRec, passes, GPUINST_FT_U32, 0, "count", "replay passes of the occurrence"),
+};
+static const gpuinstField metricFields[] = {
+    PF(ProfMetricRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    PF(ProfMetricRec, name, GPUINST_FT_U32, 0, "", "metric name: id in /strings"),
+    PF(ProfMetricRec, unit, GPUINST_FT_U32, 0, "", "dimension unit (byte, nanosecond, percent...): id in /strings"),
+    PF(ProfMetricRec, hw_unit, GPUINST_FT_U32, 0, "", "hardware unit (dram, sm, lts...): id in /strings"),
+    PF(ProfMetricRec, description, GPUINST_FT_U32, 0, "", "CUPTI's description: id in /strings"),
+    PF(ProfMetricRec, type, GPUINST_FT_U32, 0, "", "0 counter, 1 ratio, 2 throughput"),
+};
+static const gpuinstField regionFields[] = {
+    PF(ProfRegionRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first gpuinst_profile_next_pass"),
+    PF(ProfRegionRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "last gpuinst_profile_next_pass"),
+    PF(ProfRegionRec, setup_ns, GPUINST_FT_U64, 0, "ns", "counter availability, host object, enable, counter data, set config"),
+    PF(ProfRegionRec, lock_wait_ns, GPUINST_FT_U64, 0, "ns", "time waited for the GPU's counters (other processes on the device)"),
+    PF(ProfRegionRec, checkpoint_ns, GPUINST_FT_U64, 0, "ns", "checkpoint save + restores + free"),
+    PF(ProfRegionRec, checkpoint_bytes, GPUINST_FT_U64, 0, "bytes", "device memory taken by the checkpoint (free memory before - after the save)"),
+    PF(ProfRegionRec, replay_ns, GPUINST_FT_U64, 0, "ns", "first start to last stop, bodies included"),
+    PF(ProfRegionRec, decode_ns, GPUINST_FT_U64, 0, "ns", "decode and evaluation"),
+    PF(ProfRegionRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the region (1-based)"),
+    PF(ProfRegionRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    PF(ProfRegionRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings"),
+    PF(ProfRegionRec, metrics, GPUINST_FT_U32, 0, "", "metric list as expanded: id in /strings"),
+    PF(ProfRegionRec, chip, GPUINST_FT_U32, 0, "", "chip name (GH100...): id in /strings, 0 unknown"),
+    PF(ProfRegionRec, device_uuid, GPUINST_FT_U32, 0, "", "device UUID: id in /strings, 0 unknown"),
+    PF(ProfRegionRec, reason, GPUINST_FT_U32, 0, "", "why not profiled / what went wrong: id in /strings, 0 none"),
+    PF(ProfRegionRec, status, GPUINST_FT_I32, 0, "", "0 profiled; 1 unavailable, 2 counters busy, 3 privileges, 4 device unsupported, 5 checkpoint, 6 metrics, 7 CUPTI error, 8 concurrent, 9 abandoned part way"),
+    PF(ProfRegionRec, cupti_result, GPUINST_FT_I32, 0, "", "CUptiResult behind a failure, 0 none"),
+    PF(ProfRegionRec, device, GPUINST_FT_I32, 0, "", "CUDA device ordinal, -1 unknown"),
+    PF(ProfRegionRec, passes, GPUINST_FT_U32, 0, "count", "passes run (bodies executed under the profiler)"),
+    PF(ProfRegionRec, ranges, GPUINST_FT_U32, 0, "count", "ranges decoded"),
+    PF(ProfRegionRec, ranges_dropped, GPUINST_FT_U32, 0, "count", "ranges CUPTI dropped (more than GPUINST_PROFILE_MAX_RANGES)"),
+    PF(ProfRegionRec, busy_retries, GPUINST_FT_U32, 0, "count", "CUPTI_ERROR_HARDWARE_BUSY answers retried"),
+};
+
+static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
+static gpuinstBuf valuesBuf, metricsBuf, regionsBuf;
+static int tablesReady;
+
+static int profCollect(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    gpuinstBuf *b = (gpuinstBuf *)tb->ctx;
+    uint64_t n;
+    void *rows;
+    pthread_mutex_lock(&profLock);
+    n = tablesReady ? gpuinstBufCount(b) : 0;
+    rows = malloc(n ? (size_t)(n * tb->record_size) : 1);
+    if (rows == NULL) {
+        pthread_mutex_unlock(&profLock);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    if (n) n = gpuinstBufCopy(b, rows, n);
+    pthread_mutex_unlock(&profLock);
+    *out = rows;
+    *count = n;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable valuesTable = {
+    "/profiler/values", "hardware metric values per rank, profiled occurrence, range path and metric",
+    sizeof(ProfValueRec), PNF(valueFields), valueFields, profCollect, &valuesBuf};
+static const gpuinstTable metricsTable = {
+    "/profiler/metrics", "the metrics of /profiler/values: unit, hardware unit, description, type",
+    sizeof(ProfMetricRec), PNF(metricFields), metricFields, profCollect, &metricsBuf};
+static const gpuinstTable regionsTable = {
+    "/profiler/regions", "one row per selected occurrence of a profiled region: passes, costs, status and reason",
+    sizeof(ProfRegionRec), PNF(regionFields), regionFields, profCollect, &regionsBuf};
+
+static uint32_t profIntern(const char *s)
+{
+    if (s == NULL || s[0] == '\0') return 0;
+    {
+        size_t n = strlen(s); /* gpuinst's own NUL-terminated buffers */
+        return gpuinstStringIntern(s, n > GPUINST_NAME_MAX ? GPUINST_NAME_MAX : n);
+    }
+}
+
+static void profAppend(gpuinstBuf *b, const void *row, size_t size)
+{
+    void *slot;
+    pthread_mutex_lock(&profLock);
+    slot = gpuinstBufSlot(b);
+    if (slot != NULL) {
+        memcpy(slot, row, size);
+        gpuinstBufCommit(b);
+    } else {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+    }
+    pthread_mutex_unlock(&profLock);
+}
+
+/* ---- configuration (read once) ------------------------------------------------- */
+
+static struct {
+    int ready;
+    gpuinstSelect sel;
+    char sel_err[512];
+    uint32_t depth;          /* GPUINST_PROFILE_DEPTH: nesting levels, region included (default 2) */
+    uint32_t max_ranges;     /* GPUINST_PROFILE_MAX_RANGES (default 64) */
+    uint64_t reserve_dev_mb; /* GPUINST_PROFILE_RESERVE_DEVICE_MB (default 0) */
+    uint64_t reserve_host_mb;/* GPUINST_PROFILE_RESERVE_HOST_MB (default 0) */
+    int transfer_opt;        /* GPUINST_PROFILE_CHECKPOINT_TRANSFER (default 0) */
+    uint64_t wait_ns;        /* GPUINST_PROFILE_WAIT_S (default 120) */
+    uint32_t *occ;           /* occurrences per region name id */
+    uint32_t nocc;
+} C;
+
+static uint64_t profEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
+{
+    const char *v = getenv(var);
+    char *end = NULL;
+    unsigned long long x;
+    if (v == NULL || v[0] == '\0') return dflt;
+    errno = 0;
+    x = strtoull(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || v[0] == '-' || x < lo || x > hi) {
+        gpuinstWarn("%s=\"%.32s\" is not a whole number in %llu..%llu; using %llu", var, v,
+                    (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)dflt);
+        return dflt;
+    }
+    return (uint64_t)x;
+}
+
+static void profFlushHook(void);
+
+/* Registers the /profiler tables and reads the GPUINST_PROFILE* variables;
+ * idempotent.  Called from gpuinst_profile_begin (and may be called from
+ * gpuinst_init so that every rank registers the tables up front). */
+GPUINST_PRIVATE void gpuinstProfilerInit(void)
+{
+    pthread_mutex_lock(&profLock);
+    if (!C.ready) {
+        const char *spec = getenv("GPUINST_PROFILE");
+        if (spec != NULL && strlen(spec) > 4096) spec = NULL;
+        if (gpuinstSelectParse(spec, &C.sel, C.sel_err, sizeof C.sel_err) != GPUINST_SUCCESS) {
+            gpuinstWarn("%s; profiling the first occurrence of every region instead", C.sel_err);
+            gpuinstSelectParse(NULL, &C.sel, NULL, 0);
+        }
+        C.depth = (uint32_t)profEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
+        C.max_ranges = (uint32_t)profEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
+        C.reserve_dev_mb = profEnvU64("GPUINST_PROFILE_RESERVE_DEVICE_MB", 0, 0, (uint64_t)1 << 40);
+        C.reserve_host_mb = profEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
+        C.transfer_opt = (int)profEnvU64("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0, 0, 1);
+        C.wait_ns = profEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400) * 1000000000ull;
+        gpuinstBufInit(&valuesBuf, sizeof(ProfValueRec));
+        gpuinstBufInit(&metricsBuf, sizeof(ProfMetricRec));
+        gpuinstBufInit(&regionsBuf, sizeof(ProfRegionRec));
+        tablesReady = 1;
+        C.ready = 1;
+    }
+    pthread_mutex_unlock(&profLock);
+    gpuinstTableRegister(&valuesTable);
+    gpuinstTableRegister(&metricsTable);
+    gpuinstTableRegister(&regionsTable);
+    gpuinstAddFlushHook(profFlushHook);
+}
+
+/* The occurrence number of region `id` (counted under the lock). */
+static uint64_t nextOccurrence(uint32_t id)
+{
+    uint64_t occ = 0;
+    pthread_mutex_lock(&profLock);
+    if (id >= C.nocc) {
+        uint32_t n = C.nocc ? C.nocc : 64;
+        uint32_t *no;
+        while (n <= id) n *= 2;
+        no = (uint32_t *)realloc(C.occ, n * sizeof *no);
+        if (no != NULL) {
+            memset(no + C.nocc, 0, (n - C.nocc) * sizeof *no);
+            C.occ = no;
+            C.nocc = n;
+        }
+    }
+    if (id < C.nocc) occ = ++C.occ[id];
+    pthread_mutex_unlock(&profLock);
+    return occ;
+}
+
+/* ---- nested ranges -------------------------------------------------------------- */
+
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) int gpuinstProfOn;
+#endif
+
+/* A region row for an occurrence that was selected but not profiled. */
+static void recordNotProfiled(const char *region, uint64_t occ, uint64_t t0, int status, int cupti,
+                              const char *reason)
+{
+    ProfRegionRec r;
+    memset(&r, 0, sizeof r);
+    r.start_ns = t0;
+    r.end_ns = gpuinstClockNs();
+    r.occurrence = occ;
+    r.region = profIntern(region);
+    r.reason = profIntern(reason);
+    r.status = status;
+    r.cupti_result = cupti;
+    r.device = -1;
+    profAppend(&regionsBuf, &r, sizeof r);
+}
+
+/* The gpuinst range around an occurrence (all its passes): reserved0_
+ * holds the region's name id, reserved_[0] says whether it was pushed. */
+static void regionPush(gpuinst_profile *p)
+{
+    const char *name = p->reserved0_ > 0 ? gpuinstStringGet((uint32_t)p->reserved0_, NULL) : NULL;
+    if (name != NULL && gpuinst_is_recording() && gpuinst_range_push(name) == GPUINST_SUCCESS)
+        p->reserved_[0] = 1;
+}
+
+/* Ends an occurrence: pops the gpuinst range; returns 0 (loop done). */
+static int finishOnce(gpuinst_profile *p)
+{
+    if (p->pass < p->passes) p->pass = p->passes;
+    if (p->reserved_[0]) {
+        p->reserved_[0] = 0;
+        if (gpuinst_is_recording()) gpuinst_range_pop();
+    }
+    return 0;
+}
+
+#if GPUINST_WITH_CUPTI
+
+#include <cuda.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include "profiler_decls.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- libraries ----------------------------------------------------------------- */
+
+#define MAX_DEVICES 64
+
+static struct {
+    int state;       /* 0 not tried, 1 ok, -1 unavailable (why) */
+    char why[480];
+    int cuptiResult;
+    CUptiResult (*profInit)(CUpti_Profiler_Initialize_Params *);
+    CUptiResult (*profDeinit)(CUpti_Profiler_DeInitialize_Params *);
+    CUptiResult (*supported)(CUpti_Profiler_DeviceSupported_Params *);
+    CUptiResult (*chipName)(CUpti_Device_GetChipName_Params *);
+    CUptiResult (*avail)(CUpti_Profiler_GetCounterAvailability_Params *);
+    CUptiResult (*enable)(CUpti_RangeProfiler_Enable_Params *);
+    CUptiResult (*disable)(CUpti_RangeProfiler_Disable_Params *);
+    CUptiResult (*setConfig)(CUpti_RangeProfiler_SetConfig_Params *);
+    CUptiResult (*start)(CUpti_RangeProfiler_Start_Params *);
+    CUptiResult (*stop)(CUpti_RangeProfiler_Stop_Params *);
+    CUptiResult (*push)(CUpti_RangeProfiler_PushRange_Params *);
+    CUptiResult (*pop)(CUpti_RangeProfiler_PopRange_Params *);
+    CUptiResult (*decode)(CUpti_RangeProfiler_DecodeData_Params *);
+    CUptiResult (*cdSize)(CUpti_RangeProfiler_GetCounterDataSize_Params *);
+    CUptiResult (*cdInit)(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *);
+    CUptiResult (*cdInfo)(CUpti_RangeProfiler_GetCounterDataInfo_Params *);
+    gpuinstCuptiCheckpointFn ckSave, ckRestore, ckFree;
+    CUresult (*ctxGetCurrent)(CUcontext *);
+    CUresult (*ctxGetDevice)(CUdevice *);
+    CUresult (*ctxSync)(void);
+    CUresult (*getUuid)(CUuuid *, CUdevice);
+    CUresult (*memInfo)(size_t *, size_t *);
+    /* per device, filled on first use */
+    int devState[MAX_DEVICES];           /* 0 unknown, 1 supported, -1 not (devWhy) */
+    char devWhy[MAX_DEVICES][300];
+    char chip[MAX_DEVICES][32];
+    char uuid[MAX_DEVICES][48];
+} L;
+
+#define SYM(lib, dst, name)                                                  \
+    do {                                                                     \
+        void *s_ = gpuinstLibSym((lib), (name));                             \
+        memcpy(&(dst), &s_, sizeof s_);                                      \
+        if (s_ == NULL && missing == NULL) missing = (name);                 \
+    } while (0)
+
+/* Opens libcupti, libcuda and libcheckpoint and initialises CUPTI's
+ * profiler, once per process.  0 or PROF_UNAVAILABLE (L.why). */
+static int libsLoad(void)
+{
+    const char *why = NULL, *missing = NULL;
+    pthread_mutex_lock(&profLock);
+    if (L.state != 0) {
+        int st = L.state;
+        pthread_mutex_unlock(&profLock);
+        return st == 1 ? 0 : PROF_UNAVAILABLE;
+    }
+    L.state = -1;
+    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
+        snprintf(L.why, sizeof L.why, "%s", why ? why : "libcupti could not be loaded");
+    } else if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS) {
+        snprintf(L.why, sizeof L.why, "%s", why ? why : "no CUDA driver: libcuda.so.1 not found");
+    } else if (gpuinstLibLoad(GPUINST_LIB_CHECKPOINT, &why) != GPUINST_SUCCESS) {
+        snprintf(L.why, sizeof L.why, "replay needs libcheckpoint (CUPTI's checkpoint API): %s", why ? why : "");
+    } else {
+        SYM(GPUINST_LIB_CUPTI, L.profInit, "cuptiProfilerInitialize");
+        SYM(GPUINST_LIB_CUPTI, L.profDeinit, "cuptiProfilerDeInitialize");
+        SYM(GPUINST_LIB_CUPTI, L.supported, "cuptiProfilerDeviceSupported");
+        SYM(GPUINST_LIB_CUPTI, L.chipName, "cuptiDeviceGetChipName");
+        SYM(GPUINST_LIB_CUPTI, L.avail, "cuptiProfilerGetCounterAvailability");
+        SYM(GPUINST_LIB_CUPTI, L.enable, "cuptiRangeProfilerEnable");
+        SYM(GPUINST_LIB_CUPTI, L.disable, "cuptiRangeProfilerDisable");
+        SYM(GPUINST_LIB_CUPTI, L.setConfig, "cuptiRangeProfilerSetConfig");
+        SYM(GPUINST_LIB_CUPTI, L.start, "cuptiRangeProfilerStart");
+        SYM(GPUINST_LIB_CUPTI, L.stop, "cuptiRangeProfilerStop");
+        SYM(GPUINST_LIB_CUPTI, L.push, "cuptiRangeProfilerPushRange");
+        SYM(GPUINST_LIB_CUPTI, L.pop, "cuptiRangeProfilerPopRange");
+        SYM(GPUINST_LIB_CUPTI, L.decode, "cuptiRangeProfilerDecodeData");
+        SYM(GPUINST_LIB_CUPTI, L.cdSize, "cuptiRangeProfilerGetCounterDataSize");
+        SYM(GPUINST_LIB_CUPTI, L.cdInit, "cuptiRangeProfilerCounterDataImageInitialize");
+        SYM(GPUINST_LIB_CUPTI, L.cdInfo, "cuptiRangeProfilerGetCounterDataInfo");
+        SYM(GPUINST_LIB_CHECKPOINT, L.ckSave, "cuptiCheckpointSave");
+        SYM(GPUINST_LIB_CHECKPOINT, L.ckRestore, "cuptiCheckpointRestore");
+        SYM(GPUINST_LIB_CHECKPOINT, L.ckFree, "cuptiCheckpointFree");
+        SYM(GPUINST_LIB_CUDA, L.ctxGetCurrent, "cuCtxGetCurrent");
+        SYM(GPUINST_LIB_CUDA, L.ctxGetDevice, "cuCtxGetDevice");
+        SYM(GPUINST_LIB_CUDA, L.ctxSync, "cuCtxSynchronize");
+        SYM(GPUINST_LIB_CUDA, L.getUuid, "cuDeviceGetUuid_v2");
+        SYM(GPUINST_LIB_CUDA, L.memInfo, "cuMemGetInfo_v2");
+        if (missing != NULL) {
+            snprintf(L.why, sizeof L.why,
+                     "%s is missing from the CUDA libraries found (%s, %s): the range profiler needs CUDA 13's "
+                     "CUPTI; set GPUINST_CUPTI_LIB to its libcupti.so", missing,
+                     gpuinstLibPath(GPUINST_LIB_CUPTI), gpuinstLibPath(GPUINST_LIB_CHECKPOINT));
+        } else {
+            CUpti_Profiler_Initialize_Params ip;
+            CUptiResult r;
+            memset(&ip, 0, sizeof ip);
+            ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+            r = L.profInit(&ip);
+            if (r != CUPTI_SUCCESS) {
+                L.cuptiResult = (int)r;
+                snprintf(L.why, sizeof L.why, "cuptiProfilerInitialize failed: %s (CUPTI %d)",
+                         gpuinstCuptiResultString((int)r), (int)r);
+            } else {
+                L.state = 1;
+            }
+        }
+    }
+    pthread_mutex_unlock(&profLock);
+    if (L.state != 1) {
+        gpuinstUnavailableAdd("profiler", L.why);
+        return PROF_UNAVAILABLE;
+    }
+    return 0;
+}
+
+static const char *privilegesWhy(void)
+{
+    return "insufficient privileges for the GPU performance counters (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): "
+           "the NVIDIA driver restricts profiling to administrators (NVreg_RestrictProfilingToAdminUsers=1); "
+           "run as root, or have an administrator load the driver with NVreg_RestrictProfilingToAdminUsers=0 "
+           "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
+}
+
+static const char *supportName(int lvl)
+{
+    return lvl == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED ? "unsupported"
+           : lvl == CUPTI_PROFILER_CONFIGURATION_DISABLED  ? "disabled"
+                                                           : "unknown";
+}
+
+/* Device support, chip name and UUID of `dev`, cached.  0 or a PROF_*. */
+static int deviceCheck(CUdevice dev, int *cupti)
+{
+    CUpti_Profiler_DeviceSupported_Params sp;
+    CUpti_Device_GetChipName_Params cp;
+    CUuuid u;
+    CUptiResult r;
+    int st;
+    if (dev < 0 || dev >= MAX_DEVICES) return PROF_UNSUPPORTED;
+    pthread_mutex_lock(&profLock);
+    st = L.devState[dev];
+    pthread_mutex_unlock(&profLock);
+    if (st != 0) return st == 1 ? 0 : PROF_UNSUPPORTED;
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
+    sp.cuDevice = dev;
+    sp.api = CUPTI_PROFILER_RANGE_PROFILING;
+    r = L.supported(&sp);
+    pthread_mutex_lock(&profLock);
+    if (r != CUPTI_SUCCESS) {
+        *cupti = (int)r;
+        snprintf(L.devWhy[dev], sizeof L.devWhy[dev], "cuptiProfilerDeviceSupported failed for device %d: %s",
+                 (int)dev, gpuinstCuptiResultString((int)r));
+        L.devState[dev] = -1;
+    } else if (sp.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+        char *w = L.devWhy[dev];
+        size_t cap = sizeof L.devWhy[dev], n;
+        n = (size_t)snprintf(w, cap, "device %d does not support range profiling:", (int)dev);
+#define WHY_FLAG(field, label)                                                                        \
+        if (sp.field != CUPTI_PROFILER_CONFIGURATION_SUPPORTED && n < cap)                            \
+            n += (size_t)snprintf(w + n, cap - n, " %s %s;", label, supportName(sp.field))
+        WHY_FLAG(architecture, "architecture (needs compute capability >= 7.0)");
+        WHY_FLAG(sli, "SLI");
+        WHY_FLAG(vGpu, "vGPU");
+        WHY_FLAG(confidentialCompute, "confidential compute");
+        WHY_FLAG(cmp, "CMP");
+        WHY_FLAG(wsl, "WSL");
+#undef WHY_FLAG
+        if (n < cap) snprintf(w + n, cap - n, " (MIG instances are reported here too)");
+        L.devState[dev] = -1;
+    } else {
+        L.devState[dev] = 1;
+    }
+    pthread_mutex_unlock(&profLock);
+    if (L.devState[dev] != 1) return PROF_UNSUPPORTED;
+    memset(&cp, 0, sizeof cp);
+    cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+    cp.deviceIndex = (size_t)dev;
+    r = L.chipName(&cp);
+    pthread_mutex_lock(&profLock);
+    if (r != CUPTI_SUCCESS || cp.pChipName == NULL) {
+        *cupti = (int)r;
+        snprintf(L.devWhy[dev], sizeof L.devWhy[dev], "cuptiDeviceGetChipName failed for device %d: %s",
+                 (int)dev, gpuinstCuptiResultString((int)r));
+        L.devState[dev] = -1;
+    } else {
+        snprintf(L.chip[dev], sizeof L.chip[dev], "%s", cp.pChipName);
+    }
+    if (L.getUuid(&u, dev) == CUDA_SUCCESS) {
+        const unsigned char *b = (const unsigned char *)u.bytes;
+        snprintf(L.uuid[dev], sizeof L.uuid[dev],
+                 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+                 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    } else {
+        snprintf(L.uuid[dev], sizeof L.uuid[dev], "device%d", (int)dev);
+    }
+    st = L.devState[dev];
+    pthread_mutex_unlock(&profLock);
+    return st == 1 ? 0 : PROF_UNSUPPORTED;
+}
+
+/* ---- host objects, cached per chip + metric list ---------------------------------- */
+
+#define HOST_CACHE 4
+static struct {
+    char chip[32];
+    char *spec;
+    gpuinstPhost *ph;
+} hostCache[HOST_CACHE];
+static int hostCacheNext;
+
+/* The cached host object for (chip, spec), or NULL. */
+static gpuinstPhost *hostFind(const char *chip, const char *spec)
+{
+    int i;
+    for (i = 0; i < HOST_CACHE; i++)
+        if (hostCache[i].ph != NULL && strcmp(hostCache[i].chip, chip) == 0 && strcmp(hostCache[i].spec, spec) == 0)
+            return hostCache[i].ph;
+    return NULL;
+}
+
+static gpuinstPhost *hostKeep(const char *chip, const char *spec, gpuinstPhost *ph)
+{
+    int i = hostCacheNext;
+    char *s = (char *)malloc(strlen(spec) + 1);
+    if (s == NULL) return NULL; /* the caller frees ph */
+    hostCacheNext = (hostCacheNext + 1) % HOST_CACHE;
+    if (hostCache[i].ph != NULL) {
+        gpuinstPhostFree(hostCache[i].ph);
+        free(hostCache[i].spec);
+    }
+    memcpy(s, spec, strlen(spec) + 1);
+    snprintf(hostCache[i].chip, sizeof hostCache[i].chip, "%s", chip);
+    hostCache[i].spec = s;
+    hostCache[i].ph = ph;
+    return ph;
+}
+
+/* ---- one profiled occurrence --------------------------------------------------------- */
+
+typedef struct Prof {
+    char region[256];
+    char *spec;                 /* metric list as given (owned) */
+    ProfRegionRec rec;
+    pthread_t owner;
+    CUcontext ctx;
+    CUdevice dev;
+    int lockfd;                 /* -1: none */
+    gpuinstPhost *ph;           /* borrowed from the cache (profLock held while used: single active) */
+    CUpti_RangeProfiler_Object *rp;
+    uint8_t *cd;
+    size_t cdsize;
+    CUpti_Checkpoint ck;
+    int ck_saved;
+    int running;                /* between start and stop */
+    uint32_t fwd, skipped;      /* nested ranges forwarded to CUPTI / not (too deep) */
+    uint64_t t_replay0;
+    char why[600];
+} Prof;
+
+static Prof *active;            /* the one profiled occurrence of this process (profLock) */
+
+GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
+{
+    Prof *a = active;
+    const char *name;
+    CUpti_RangeProfiler_PushRange_Params pp;
+    if (a == NULL || !a->running || !pthread_equal(a->owner, pthread_self())) return;
+    if (a->skipped > 0 || a->fwd + 1 >= C.depth || a->fwd + 1 >= C.max_ranges) {
+        a->skipped++; /* deeper than GPUINST_PROFILE_DEPTH: counted in its parent */
+        return;
+    }
+    name = gpuinstStringGet(name_id, NULL);
+    memset(&pp, 0, sizeof pp);
+    pp.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
+    pp.pRangeProfilerObject = a->rp;
+    pp.pRangeName = name != NULL ? name : "?";
+    if (L.push(&pp) == CUPTI_SUCCESS) a->fwd++;
+    else a->skipped++;
+}
+
+GPUINST_PRIVATE void gpuinstProfRangePopSlow(void)
+{
+    Prof *a = active;
+    CUpti_RangeProfiler_PopRange_Params pp;
+    if (a == NULL || !a->running || !pthread_equal(a->owner, pthread_self())) return;
+    if (a->skipped > 0) {
+        a->skipped--;
+        return;
+    }
+    if (a->fwd == 0) return; /* a pop of a range opened before the region */
+    memset(&pp, 0, sizeof pp);
+    pp.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
+    pp.pRangeProfilerObject = a->rp;
+    L.pop(&pp);
+    a->fwd--;
+}
+
+static int cuptiFail(Prof *a, int status, const char *what, CUptiResult r)
+{
+    a->rec.cupti_result = (int)r;
+    if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
+        snprintf(a->why, sizeof a->why, "%s: %s", what, privilegesWhy());
+        gpuinstUnavailableAdd("profiler", privilegesWhy());
+        return PROF_PRIVILEGES;
+    }
+    snprintf(a->why, sizeof a->why, "%s failed: %s (CUPTI %d)", what, gpuinstCuptiResultString((int)r), (int)r);
+    return status;
+}
+
+/* flock on the device's lock file, waiting up to C.wait_ns.  0 or PROF_BUSY. */
+static int lockDevice(Prof *a)
+{
+    char path[160];
+    uint64_t t0 = gpuinstClockNs(), slept = 0;
+    struct stat st;
+    const char *dir = (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode)) ? "/dev/shm" : "/tmp";
+    snprintf(path, sizeof path, "%s/gpuinst-prof-%s.lock", dir, L.uuid[a->dev]);
+    a->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (a->lockfd < 0) return 0; /* another user's file: rely on HARDWARE_BUSY retries */
+    for (;;) {
+        if (flock(a->lockfd, LOCK_EX | LOCK_NB) == 0) break;
+        if (errno != EWOULDBLOCK && errno != EINTR) break; /* no locking here (NFS...): go on */
+        if (gpuinstClockNs() - t0 >= C.wait_ns) {
+            a->rec.lock_wait_ns = gpuinstClockNs() - t0;
+            snprintf(a->why, sizeof a->why,
+                     "the GPU's counters were held by another process on device %s for more than %llu s "
+                     "(GPUINST_PROFILE_WAIT_S); this occurrence ran once, unprofiled",
+                     L.uuid[a->dev], (unsigned long long)(C.wait_ns / 1000000000ull));
+            close(a->lockfd);
+            a->lockfd = -1;
+            return PROF_BUSY;
+        }
+        usleep(slept < 100 ? 1000 : 10000); /* 1 ms, then 10 ms */
+        slept++;
+    }
+    a->rec.lock_wait_ns = gpuinstClockNs() - t0;
+    return 0;
+}
+
+static void unlockDevice(Prof *a)
+{
+    if (a->lockfd >= 0) {
+        flock(a->lockfd, LOCK_UN);
+        close(a->lockfd);
+        a->lockfd = -1;
+    }
+}
+
+/* Retries `call` while it answers HARDWARE_BUSY, within the wait budget. */
+#define BUSY_RETRY(a, r, call)                                                          \
+    do {                                                                                \
+        uint64_t t0_ = gpuinstClockNs();                                                \
+        for (;;) {                                                                      \
+            (r) = (call);                                                               \
+            if ((r) != CUPTI_ERROR_HARDWARE_BUSY || gpuinstClockNs() - t0_ >= C.wait_ns) \
+                break;                                                                  \
+            (a)->rec.busy_retries++;                                                    \
+            usleep(10000);                                                              \
+        }                                                                               \
+    } while (0)
+
+/* Host object for the device's chip and the occurrence's metric list. */
+static int hostFor(Prof *a)
+{
+    const char *chip = L.chip[a->dev];
+    gpuinstPhost *ph;
+    CUpti_Profiler_GetCounterAvailability_Params cp;
+    CUptiResult r;
+    uint8_t *img = NULL;
+    int rc;
+    pthread_mutex_lock(&profLock);
+    ph = hostFind(chip, a->spec);
+    pthread_mutex_unlock(&profLock);
+    if (ph != NULL) {
+        a->ph = ph;
+        return 0;
+    }
+    memset(&cp, 0, sizeof cp);
+    cp.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+    cp.ctx = a->ctx;
+    BUSY_RETRY(a, r, L.avail(&cp));
+    if (r == CUPTI_ERROR_HARDWARE_BUSY) return cuptiFail(a, PROF_BUSY, "cuptiProfilerGetCounterAvailability", r);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiProfilerGetCounterAvailability", r);
+    img = (uint8_t *)calloc(1, cp.counterAvailabilityImageSize ? cp.counterAvailabilityImageSize : 1);
+    if (img == NULL) return cuptiFail(a, PROF_CUPTI, "allocating the counter availability image", CUPTI_ERROR_OUT_OF_MEMORY);
+    cp.pCounterAvailabilityImage = img;
+    BUSY_RETRY(a, r, L.avail(&cp));
+    if (r != CUPTI_SUCCESS) {
+        free(img);
+        return cuptiFail(a, r == CUPTI_ERROR_HARDWARE_BUSY ? PROF_BUSY : PROF_CUPTI,
+                         "cuptiProfilerGetCounterAvailability", r);
+    }
+    rc = gpuinstPhostCreate(chip, img, a->spec, &ph, a->why, sizeof a->why);
+    free(img);
+    if (rc != GPUINST_SUCCESS) {
+        if (rc == GPUINST_ERROR_INVALID_ARGUMENT || rc == GPUINST_ERROR_LIMIT)
+            gpuinstWarn("profile region \"%s\": %s", a->region, a->why);
+        return rc == GPUINST_ERROR_INVALID_ARGUMENT || rc == GPUINST_ERROR_LIMIT ? PROF_METRICS : PROF_CUPTI;
+    }
+    pthread_mutex_lock(&profLock);
+    if (hostKeep(chip, a->spec, ph) == NULL) {
+        gpuinstPhostFree(ph);
+        ph = NULL;
+    }
+    pthread_mutex_unlock(&profLock);
+    if (ph == NULL) return cuptiFail(a, PROF_CUPTI, "caching the host object", CUPTI_ERROR_OUT_OF_MEMORY);
+    a->ph = ph;
+    if (gpuinstPhostPasses(ph) > 8)
+        gpuinstWarn("metric list \"%s\" needs %u passes on %s: each profiled occurrence runs its body %u times",
+                    a->spec, gpuinstPhostPasses(ph), chip, gpuinstPhostPasses(ph));
+    return 0;
+}
+
+static int startPass(Prof *a)
+{
+    CUpti_RangeProfiler_Start_Params sp;
+    CUpti_RangeProfiler_PushRange_Params pp;
+    CUptiResult r;
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+    sp.pRangeProfilerObject = a->rp;
+    r = L.start(&sp);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerStart", r);
+    memset(&pp, 0, sizeof pp);
+    pp.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
+    pp.pRangeProfilerObject = a->rp;
+    pp.pRangeName = a->region;
+    r = L.push(&pp);
+    if (r != CUPTI_SUCCESS) {
+        CUpti_RangeProfiler_Stop_Params tp;
+        memset(&tp, 0, sizeof tp);
+        tp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+        tp.pRangeProfilerObject = a->rp;
+        L.stop(&tp);
+        return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerPushRange", r);
+    }
+    a->fwd = a->skipped = 0;
+    a->running = 1;
+    GPUINST_STORE_REL(&gpuinstProfOn, 1);
+    return 0;
+}
+
+/* Ends a pass: pops what the body left open, the region, stops.
+ * 0 and *all, or a PROF_*. */
+static int endPass(Prof *a, int *all)
+{
+    CUpti_RangeProfiler_PopRange_Params pp;
+    CUpti_RangeProfiler_Stop_Params tp;
+    CUptiResult r;
+    GPUINST_STORE_REL(&gpuinstProfOn, 0);
+    a->running = 0;
+    memset(&pp, 0, sizeof pp);
+    pp.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
+    pp.pRangeProfilerObject = a->rp;
+    for (; a->fwd > 0; a->fwd--) L.pop(&pp); /* unbalanced body: close its ranges */
+    r = L.pop(&pp);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerPopRange", r);
+    memset(&tp, 0, sizeof tp);
+    tp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+    tp.pRangeProfilerObject = a->rp;
+    r = L.stop(&tp);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerStop", r);
+    *all = tp.isAllPassSubmitted != 0;
+    a->rec.passes++;
+    return 0;
+}
+
+/* Frees the checkpoint, disables the profiler, unlocks; idempotent. */
+static void teardown(Prof *a)
+{
+    if (a->running) {
+        int all;
+        endPass(a, &all);
+    }
+    GPUINST_STORE_REL(&gpuinstProfOn, 0);
+    if (a->ck_saved) {
+        uint64_t t0 = gpuinstClockNs();
+        L.ckFree(&a->ck);
+        a->ck_saved = 0;
+        a->rec.checkpoint_ns += gpuinstClockNs() - t0;
+    }
+    if (a->rp != NULL) {
+        CUpti_RangeProfiler_Disable_Params dp;
+        memset(&dp, 0, sizeof dp);
+        dp.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
+        dp.pRangeProfilerObject = a->rp;
+        L.disable(&dp);
+        a->rp = NULL;
+    }
+    unlockDevice(a);
+}
+
+static int profWarned;
+
+/* Records the region row (and frees the occurrence). */
+static void finish(gpuinst_profile *p, Prof *a, int status)
+{
+    const gpuinstMetricList *ml = a->ph != NULL ? gpuinstPhostMetrics(a->ph) : NULL;
+    char list[1024];
+    uint32_t i;
+    teardown(a);
+    list[0] = '\0';
+    for (i = 0; ml != NULL && i < ml->n; i++) {
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s%s", i ? "," : "", ml->names[i]);
+    }
+    a->rec.end_ns = gpuinstClockNs();
+    a->rec.status = status;
+    a->rec.region = profIntern(a->region);
+    a->rec.metrics = profIntern(list[0] ? list : a->spec);
+    a->rec.reason = status != PROF_OK ? profIntern(a->why) : 0;
+    profAppend(&regionsBuf, &a->rec, sizeof a->rec);
+    if (status != PROF_OK && status != PROF_METRICS && status != PROF_UNAVAILABLE)
+        gpuinstWarnOnce(&profWarned, "profile region \"%s\" not profiled: %s", a->region, a->why);
+    pthread_mutex_lock(&profLock);
+    if (active == a) active = NULL;
+    pthread_mutex_unlock(&profLock);
+    free(a->cd);
+    free(a->spec);
+    free(a);
+    p->impl_ = NULL;
+}
+
+
+/* Everything up to the first body.  0 or a PROF_* (a->why). */
+static int setup(Prof *a)
+{
+    CUpti_RangeProfiler_Enable_Params ep;
+    CUpti_RangeProfiler_GetCounterDataSize_Params zp;
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip;
+    CUpti_RangeProfiler_SetConfig_Params cp;
+    const gpuinstMetricList *ml;
+    const uint8_t *cfg;
+    size_t cfgsize, free0 = 0, free1 = 0, total = 0;
+    CUptiResult r;
+    uint64_t t0;
+    int rc;
+    if ((rc = libsLoad()) != 0) {
+        snprintf(a->why, sizeof a->why, "%s", L.why);
+        a->rec.cupti_result = L.cuptiResult;
+        return rc;
+    }
+    if (L.ctxGetCurrent(&a->ctx) != CUDA_SUCCESS || a->ctx == NULL) {
+        snprintf(a->why, sizeof a->why,
+                 "no current CUDA context on the calling thread (make one, e.g. with cudaSetDevice/cudaFree(0), "
+                 "before gpuinst_profile_next_pass)");
+        return PROF_UNAVAILABLE;
+    }
+    if (L.ctxGetDevice(&a->dev) != CUDA_SUCCESS) {
+        snprintf(a->why, sizeof a->why, "cuCtxGetDevice failed for the current context");
+        return PROF_UNAVAILABLE;
+    }
+    a->rec.device = (int32_t)a->dev;
+    if ((rc = deviceCheck(a->dev, &a->rec.cupti_result)) != 0) {
+        snprintf(a->why, sizeof a->why, "%s", L.devWhy[a->dev < MAX_DEVICES && a->dev >= 0 ? a->dev : 0]);
+        return rc;
+    }
+    a->rec.chip = profIntern(L.chip[a->dev]);
+    a->rec.device_uuid = profIntern(L.uuid[a->dev]);
+    if ((rc = lockDevice(a)) != 0) return rc;
+    t0 = gpuinstClockNs();
+    if ((rc = hostFor(a)) != 0) return rc;
+    ml = gpuinstPhostMetrics(a->ph);
+    cfg = gpuinstPhostConfig(a->ph, &cfgsize);
+    memset(&ep, 0, sizeof ep);
+    ep.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
+    ep.ctx = a->ctx;
+    BUSY_RETRY(a, r, L.enable(&ep));
+    if (r == CUPTI_ERROR_HARDWARE_BUSY) {
+        cuptiFail(a, PROF_BUSY, "cuptiRangeProfilerEnable", r);
+        snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
+                 "; the GPU's counters stayed busy for %llu s (another profiler: ncu, nsys, DCGM?)",
+                 (unsigned long long)(C.wait_ns / 1000000000ull));
+        return PROF_BUSY;
+    }
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerEnable", r);
+    a->rp = ep.pRangeProfilerObject;
+    memset(&zp, 0, sizeof zp);
+    zp.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+    zp.pRangeProfilerObject = a->rp;
+    zp.pMetricNames = (const char **)ml->names;
+    zp.numMetrics = ml->n;
+    zp.maxNumOfRanges = C.max_ranges;
+    zp.maxNumRangeTreeNodes = C.max_ranges;
+    r = L.cdSize(&zp);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerGetCounterDataSize", r);
+    a->cdsize = zp.counterDataSize;
+    a->cd = (uint8_t *)calloc(1, a->cdsize ? a->cdsize : 1);
+    if (a->cd == NULL) return cuptiFail(a, PROF_CUPTI, "allocating the counter data image", CUPTI_ERROR_OUT_OF_MEMORY);
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+    ip.pRangeProfilerObject = a->rp;
+    ip.counterDataSize = a->cdsize;
+    ip.pCounterData = a->cd;
+    r = L.cdInit(&ip);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerCounterDataImageInitialize", r);
+    memset(&cp, 0, sizeof cp);
+    cp.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+    cp.pRangeProfilerObject = a->rp;
+    cp.configSize = cfgsize;
+    cp.pConfig = cfg;
+    cp.counterDataImageSize = a->cdsize;
+    cp.pCounterDataImage = a->cd;
+    cp.range = CUPTI_UserRange;
+    cp.replayMode = CUPTI_UserReplay;
+    cp.maxRangesPerPass = C.max_ranges;
+    cp.numNestingLevels = (uint16_t)C.depth;
+    cp.minNestingLevel = 1;
+    cp.passIndex = 0;
+    cp.targetNestingLevel = 1; /* = minNestingLevel for in-process replay */
+    r = L.setConfig(&cp);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerSetConfig", r);
+    a->rec.setup_ns = gpuinstClockNs() - t0;
+    /* Checkpoint: what device memory looked like before the first body. */
+    t0 = gpuinstClockNs();
+    if (L.ctxSync() != CUDA_SUCCESS) {
+        snprintf(a->why, sizeof a->why, "cuCtxSynchronize failed before the checkpoint");
+        return PROF_CHECKPOINT;
+    }
+    L.memInfo(&free0, &total);
+    memset(&a->ck, 0, sizeof a->ck);
+    a->ck.structSize = GPUINST_CUpti_Checkpoint_STRUCT_SIZE;
+    a->ck.ctx = a->ctx;
+    a->ck.reserveDeviceMB = (size_t)C.reserve_dev_mb;
+    a->ck.reserveHostMB = (size_t)C.reserve_host_mb;
+    a->ck.allowOverwrite = 0;
+    a->ck.optimizations = C.transfer_opt ? CUPTI_CHECKPOINT_OPT_TRANSFER : CUPTI_CHECKPOINT_OPT_NONE;
+    r = L.ckSave(&a->ck);
+    a->rec.checkpoint_ns += gpuinstClockNs() - t0;
+    if (r != CUPTI_SUCCESS) {
+        rc = cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointSave", r);
+        if (r == CUPTI_ERROR_OUT_OF_MEMORY)
+            snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
+                     ": the checkpoint copies this context's device memory into free device memory, then host "
+                     "memory; free memory before the region, lower GPUINST_PROFILE_RESERVE_DEVICE_MB (%llu) / "
+                     "GPUINST_PROFILE_RESERVE_HOST_MB (%llu), or profile a region that allocates less",
+                     (unsigned long long)C.reserve_dev_mb, (unsigned long long)C.reserve_host_mb);
+        return rc == PROF_PRIVILEGES ? rc : PROF_CHECKPOINT;
+    }
+    a->ck_saved = 1;
+    L.memInfo(&free1, &total);
+    a->rec.checkpoint_bytes = free0 > free1 ? (uint64_t)(free0 - free1) : 0;
+    a->t_replay0 = gpuinstClockNs();
+    return startPass(a);
+}
+
+/* After the last pass: decode, evaluate each range, record. */
+static int decodeAll(Prof *a)
+{
+    CUpti_RangeProfiler_DecodeData_Params dp;
+    CUpti_RangeProfiler_GetCounterDataInfo_Params ip;
+    const gpuinstMetricList *ml = gpuinstPhostMetrics(a->ph);
+    uint32_t *mid;
+    double *vals;
+    size_t i;
+    uint32_t m;
+    CUptiResult r;
+    uint64_t t0 = gpuinstClockNs();
+    memset(&dp, 0, sizeof dp);
+    dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+    dp.pRangeProfilerObject = a->rp;
+    r = L.decode(&dp);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerDecodeData", r);
+    a->rec.ranges_dropped = (uint32_t)dp.numOfRangeDropped;
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+    ip.pCounterDataImage = a->cd;
+    ip.counterDataImageSize = a->cdsize;
+    r = L.cdInfo(&ip);
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerGetCounterDataInfo", r);
+    mid = (uint32_t *)calloc(ml->n, sizeof *mid);
+    vals = (double *)calloc(ml->n, sizeof *vals);
+    if (mid == NULL || vals == NULL) {
+        free(mid);
+        free(vals);
+        return cuptiFail(a, PROF_CUPTI, "allocating metric values", CUPTI_ERROR_OUT_OF_MEMORY);
+    }
+    for (m = 0; m < ml->n; m++) mid[m] = profIntern(ml->names[m]);
+    /* /profiler/metrics: once per metric name in this process */
+    for (m = 0; m < ml->n; m++) {
+        static uint32_t seen[1024];
+        static uint32_t nseen;
+        uint32_t k;
+        int found = 0;
+        pthread_mutex_lock(&profLock);
+        for (k = 0; k < nseen; k++)
+            if (seen[k] == mid[m]) found = 1;
+        if (!found && nseen < 1024) seen[nseen++] = mid[m];
+        pthread_mutex_unlock(&profLock);
+        if (!found) {
+            ProfMetricRec mr;
+            const char *desc, *unit, *hw;
+            int type;
+            gpuinstPhostMetricInfo(a->ph, m, &desc, &unit, &hw, &type);
+            memset(&mr, 0, sizeof mr);
+            mr.name = mid[m];
+            mr.unit = profIntern(unit);
+            mr.hw_unit = profIntern(hw);
+            mr.description = profIntern(desc);
+            mr.type = (uint32_t)type;
+            profAppend(&metricsBuf, &mr, sizeof mr);
+        }
+    }
+    for (i = 0; i < ip.numTotalRanges; i++) {
+        char path[1024];
+        uint32_t pid;
+        if (gpuinstPhostEvaluate(a->ph, a->cd, a->cdsize, i, vals, a->why, sizeof a->why) != GPUINST_SUCCESS) {
+            free(mid);
+            free(vals);
+            return PROF_CUPTI;
+        }
+        gpuinstPhostRangeName(a->cd, a->cdsize, i, path, sizeof path);
+        pid = profIntern(path);
+        for (m = 0; m < ml->n; m++) {
+            ProfValueRec v;
+            memset(&v, 0, sizeof v);
+            v.value = vals[m];
+            v.start_ns = a->rec.start_ns;
+            v.region = profIntern(a->region);
+            v.path = pid;
+            v.metric = mid[m];
+            v.occurrence = (uint32_t)a->rec.occurrence;
+            v.range_index = (uint32_t)i;
+            v.passes = a->rec.passes;
+            profAppend(&valuesBuf, &v, sizeof v);
+        }
+    }
+    a->rec.ranges = (uint32_t)ip.numTotalRanges;
+    a->rec.decode_ns = gpuinstClockNs() - t0;
+    free(mid);
+    free(vals);
+    return 0;
+}
+
+#define MAX_PASSES 512 /* a runaway replay is abandoned */
+
+/* The profiled part of gpuinst_profile_next_pass. */
+static int nextProfiled(gpuinst_profile *p)
+{
+    Prof *a = (Prof *)p->impl_;
+    int rc, all = 0;
+    if (p->pass < 0) { /* first call */
+        p->pass = 0;
+        a->rec.start_ns = gpuinstClockNs();
+        regionPush(p);
+        rc = setup(a);
+        if (rc != 0) {
+            /* nothing ran yet: the body runs once, unprofiled */
+            p->status = rc == PROF_METRICS ? GPUINST_ERROR_INVALID_ARGUMENT : GPUINST_ERROR_UNAVAILABLE;
+            p->profiled = 0;
+            p->passes = 1;
+            finish(p, a, rc);
+            return 1;
+        }
+        p->passes = (int32_t)gpuinstPhostPasses(a->ph);
+        return 1;
+    }
+    /* a body just ran under the profiler */
+    rc = endPass(a, &all);
+    if (rc != 0) {
+        /* device memory holds one execution (restored before this body) */
+        p->status = GPUINST_ERROR_UNAVAILABLE;
+        a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
+        finish(p, a, PROF_INCOMPLETE);
+        return finishOnce(p);
+    }
+    if (!all && a->rec.passes < MAX_PASSES) {
+        uint64_t t0 = gpuinstClockNs();
+        CUptiResult r;
+        L.ctxSync();
+        r = L.ckRestore(&a->ck);
+        a->rec.checkpoint_ns += gpuinstClockNs() - t0;
+        if (r != CUPTI_SUCCESS) {
+            cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointRestore", r);
+            snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
+                     "; device memory may hold a partly restored state");
+            p->status = GPUINST_ERROR_UNAVAILABLE;
+            finish(p, a, PROF_CHECKPOINT);
+            return finishOnce(p);
+        }
+        p->pass++;
+        if (p->restore != NULL) p->restore(p->restore_user, p->pass);
+        rc = startPass(a);
+        if (rc != 0) {
+            /* memory was restored: run the body once more, unprofiled */
+            p->status = GPUINST_ERROR_UNAVAILABLE;
+            p->profiled = 0;
+            a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
+            finish(p, a, PROF_INCOMPLETE);
+            p->passes = p->pass + 1; /* this is the last run */
+            return 1;
+        }
+        if (p->pass + 1 > p->passes) p->passes = p->pass + 1; /* nesting levels add passes */
+        return 1;
+    }
+    a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
+    if (!all) {
+        snprintf(a->why, sizeof a->why, "CUPTI still wanted passes after %d; abandoned (values not recorded)",
+                 MAX_PASSES);
+        p->status = GPUINST_ERROR_UNAVAILABLE;
+        finish(p, a, PROF_INCOMPLETE);
+        return finishOnce(p);
+    }
+    rc = decodeAll(a);
+    p->status = rc == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_UNAVAILABLE;
+    p->passes = (int32_t)a->rec.passes;
+    finish(p, a, rc == 0 ? PROF_OK : rc);
+    return finishOnce(p);
+}
+
+static void profFlushHook(void)
+{
+    int i;
+    Prof *a;
+    pthread_mutex_lock(&profLock);
+    a = active;
+    pthread_mutex_unlock(&profLock);
+    if (a != NULL && L.state == 1) {
+        /* finalize inside a profiled loop: give the counters back */
+        teardown(a);
+        snprintf(a->why, sizeof a->why, "gpuinst was finalised inside the profiled region");
+    }
+    pthread_mutex_lock(&profLock);
+    for (i = 0; i < HOST_CACHE; i++) {
+        if (hostCache[i].ph != NULL) gpuinstPhostFree(hostCache[i].ph);
+        free(hostCache[i].spec);
+        hostCache[i].ph = NULL;
+        hostCache[i].spec = NULL;
+    }
+    pthread_mutex_unlock(&profLock);
+}
+
+static int chipOfCurrent(char *chip, size_t cap, const char **why)
+{
+    CUcontext ctx = NULL;
+    CUdevice dev;
+    int cr = 0;
+    if (libsLoad() != 0) {
+        *why = L.why;
+        return GPUINST_ERROR_UNAVAILABLE;
+    }
+    if (L.ctxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL || L.ctxGetDevice(&dev) != CUDA_SUCCESS) {
+        *why = "no current CUDA context on the calling thread";
+        return GPUINST_ERROR_UNAVAILABLE;
+    }
+    if (deviceCheck(dev, &cr) != 0) {
+        *why = L.devWhy[dev >= 0 && dev < MAX_DEVICES ? dev : 0];
+        return GPUINST_ERROR_UNAVAILABLE;
+    }
+    snprintf(chip, cap, "%s", L.chip[dev]);
+    return GPUINST_SUCCESS;
+}
+
+int gpuinst_profile_passes(const char *metrics, const char *chip, int32_t *passes)
+{
+    char c[64], why[600];
+    const char *w = NULL;
+    gpuinstPhost *ph = NULL;
+    int rc;
+    if (passes == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
+    *passes = 0;
+    if (metrics == NULL || metrics[0] == '\0') metrics = gpuinstG.cfg.metrics[0] ? gpuinstG.cfg.metrics : NULL;
+    if (chip == NULL || chip[0] == '\0') {
+        rc = chipOfCurrent(c, sizeof c, &w);
+        if (rc != GPUINST_SUCCESS) {
+            gpuinstWarn("gpuinst_profile_passes: %s", w);
+            return rc;
+        }
+    } else {
+        snprintf(c, sizeof c, "%s", chip);
+    }
+    why[0] = '\0';
+    rc = gpuinstPhostCreate(c, NULL, metrics, &ph, why, sizeof why);
+    if (rc != GPUINST_SUCCESS) {
+        gpuinstWarn("gpuinst_profile_passes: %s", why);
+        return rc;
+    }
+    *passes = (int32_t)gpuinstPhostPasses(ph);
+    gpuinstPhostFree(ph);
+    return GPUINST_SUCCESS;
+}
+
+#else /* !GPUINST_WITH_CUPTI: the body always runs once */
+
+typedef struct Prof {
+    char region[256];
+} Prof;
+
+GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
+{
+    (void)name_id;
+}
+GPUINST_PRIVATE void gpuinstProfRangePopSlow(void) {}
+static void profFlushHook(void) {}
+
+static int nextProfiled(gpuinst_profile *p)
+{
+    (void)p;
+    return 0;
+}
+
+int gpuinst_profile_passes(const char *metrics, const char *chip, int32_t *passes)
+{
+    (void)metrics;
+    (void)chip;
+    if (passes == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
+    *passes = 0;
+    return GPUINST_ERROR_UNAVAILABLE;
+}
+
+#endif /* GPUINST_WITH_CUPTI */
+
+#define COMPILED_OUT_WHY                                                                              \
+    "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0), so regions run once, unprofiled; " \
+    "rebuild gpuinst.c with -I<cuda>/include"
+
+int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *metrics)
+{
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    gpuinstThread *t;
+    uint32_t id;
+    if (p == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
+    memset(p, 0, sizeof *p);
+    p->struct_size = (uint32_t)sizeof *p;
+    p->pass = -1;
+    p->passes = 1;
+    if (st != GPUINST_STATE_RUNNING) {
+        p->status = st == GPUINST_STATE_UNINIT      ? GPUINST_ERROR_NOT_INITIALIZED
+                    : st == GPUINST_STATE_NVTX_ONLY ? GPUINST_ERROR_DISABLED
+                                                    : GPUINST_ERROR_FINALIZED;
+        return p->status;
+    }
+    if (region == NULL || region[0] == '\0') {
+        GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
+        p->status = GPUINST_ERROR_INVALID_ARGUMENT;
+        return p->status;
+    }
+    if (!GPUINST_LOAD_ACQ(&C.ready)) gpuinstProfilerInit();
+    t = gpuinstThreadGet();
+    id = t != NULL ? gpuinstNameId(t, region) : 0;
+    if (id == 0) {
+        p->status = GPUINST_ERROR_OUT_OF_MEMORY;
+        return p->status;
+    }
+    p->occurrence = nextOccurrence(id);
+    p->reserved0_ = (int32_t)id;
+    if (!gpuinstSelectMatch(&C.sel, region, p->occurrence)) return GPUINST_SUCCESS; /* runs once, no CUPTI */
+#if GPUINST_WITH_CUPTI
+    {
+        Prof *a = (Prof *)calloc(1, sizeof *a);
+        const char *spec = metrics != NULL && metrics[0] != '\0' ? metrics
+                           : gpuinstG.cfg.metrics[0] != '\0'     ? gpuinstG.cfg.metrics
+                                                                 : gpuinstMetricsDefault();
+        if (a == NULL || (a->spec = (char *)malloc(strlen(spec) + 1)) == NULL) {
+            free(a);
+            p->status = GPUINST_ERROR_OUT_OF_MEMORY;
+            return p->status;
+        }
+        memcpy(a->spec, spec, strlen(spec) + 1);
+        snprintf(a->region, sizeof a->region, "%s", region);
+        a->owner = pthread_self();
+        a->lockfd = -1;
+        a->dev = -1;
+        a->rec.device = -1;
+        a->rec.occurrence = p->occurrence;
+        pthread_mutex_lock(&profLock);
+        if (active != NULL) {
+            pthread_mutex_unlock(&profLock);
+            recordNotProfiled(region, p->occurrence, gpuinstClockNs(), PROF_CONCURRENT, 0,
+                              "another profiled region was running in this process (nested or on another "
+                              "thread); this occurrence ran once, unprofiled");
+            free(a->spec);
+            free(a);
+            p->status = GPUINST_ERROR_UNAVAILABLE;
+            return p->status;
+        }
+        active = a;
+        pthread_mutex_unlock(&profLock);
+        p->impl_ = a;
+        p->profiled = 1;
+    }
+#else
+    (void)metrics;
+    recordNotProfiled(region, p->occurrence, gpuinstClockNs(), PROF_UNAVAILABLE, 0, COMPILED_OUT_WHY);
+    gpuinstUnavailableAdd("profiler", COMPILED_OUT_WHY);
+    p->status = GPUINST_ERROR_UNAVAILABLE;
+#endif
+    return p->status;
+}
+
+int gpuinst_profile_next_pass(gpuinst_profile *p)
+{
+    if (p == NULL) return 0;
+    if (p->impl_ != NULL) return nextProfiled(p);
+    if (p->pass < 0) {
+        /* not profiled: the body runs once, inside a gpuinst range */
+        p->pass = 0;
+        regionPush(p);
+        return 1;
+    }
+    if (p->pass < p->passes) p->pass = p->passes;
+    return finishOnce(p);
+}
+
+int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore_fn fn, void *user)
+{
+    if (p == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
+    p->restore = fn;
+    p->restore_user = user;
+    return GPUINST_SUCCESS;
+}

@@ -1,0 +1,35 @@
+# cmake -DPYTHON=... -DROOT=<source dir> -DOUT=<scratch dir> -P check_regen.cmake
+# Regenerates the amalgamation into OUT and fails if any file differs from
+# the committed amalgamation/ (or one is missing on either side).
+file(REMOVE_RECURSE ${OUT})
+execute_process(COMMAND ${PYTHON} ${ROOT}/tools/amalgamate.py --out ${OUT}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "tools/amalgamate.py --out ${OUT} failed (${rc}): ${err}")
+endif()
+file(GLOB fresh RELATIVE ${OUT} ${OUT}/*)
+file(GLOB committed RELATIVE ${ROOT}/amalgamation ${ROOT}/amalgamation/*)
+set(bad "")
+foreach(f IN LISTS fresh)
+  if(NOT EXISTS ${ROOT}/amalgamation/${f})
+    list(APPEND bad "amalgamation/${f} is missing")
+  else()
+    execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${OUT}/${f} ${ROOT}/amalgamation/${f}
+                    RESULT_VARIABLE same)
+    if(NOT same EQUAL 0)
+      list(APPEND bad "amalgamation/${f} differs from what tools/amalgamate.py makes today")
+    endif()
+  endif()
+endforeach()
+foreach(f IN LISTS committed)
+  list(FIND fresh "${f}" idx)
+  if(idx EQUAL -1)
+    list(APPEND bad "amalgamation/${f} is not made by tools/amalgamate.py (stale file?)")
+  endif()
+endforeach()
+if(bad)
+  string(REPLACE ";" "\n  " bad "${bad}")
+  message(FATAL_ERROR "The committed amalgamation is out of date:\n  ${bad}\n"
+          "Fix: run `python3 tools/amalgamate.py` in the source tree and commit amalgamation/.")
+endif()
+message(STATUS "amalgamation/ matches tools/amalgamate.py (${fresh})")

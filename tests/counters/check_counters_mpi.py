@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""check_counters_mpi.py FILE NRANKS -- checks what test_counters_mpi.c wrote.
+
+The cross-rank statistics are recomputed here from the raw rows of each
+counter's dataset (and from the values the test sampled), then compared
+with /counters/stats.  Exit status 0 = all good.
+"""
+import sys
+
+import h5py
+import numpy as np
+
+fails = []
+
+
+def check(cond, what):
+    if not cond:
+        fails.append(what)
+        print("FAIL:", what)
+
+
+def attr(ds, name):
+    v = ds.attrs.get(name)
+    return v.decode() if isinstance(v, bytes) else v
+
+
+path, n = sys.argv[1], int(sys.argv[2])
+with h5py.File(path, "r") as h:
+    c = h["counters"]
+    st = {(r["counter"].decode(), r["field"].decode()): r for r in c["stats"][()]}
+
+    def expect_stats(counter, field, per_rank_values, samples, kind):
+        r = st.get((counter, field))
+        check(r is not None, "stats row %s/%s" % (counter, field))
+        if r is None:
+            return
+        vals = np.array([per_rank_values[k] for k in sorted(per_rank_values)], dtype=float)
+        mean = vals.mean()
+        check(r["ranks"] == len(vals), "%s ranks %d" % (counter, r["ranks"]))
+        check(r["samples"] == samples, "%s samples %d != %d" % (counter, r["samples"], samples))
+        check(abs(r["min"] - vals.min()) < 1e-9 and abs(r["max"] - vals.max()) < 1e-9, "%s min/max" % counter)
+        check(abs(r["mean"] - mean) < 1e-9, "%s mean %g != %g" % (counter, r["mean"], mean))
+        imb = vals.max() / mean if mean != 0 else 0.0
+        check(abs(r["imbalance"] - imb) < 1e-12, "%s imbalance %g != %g" % (counter, r["imbalance"], imb))
+        ranks = sorted(per_rank_values)
+        check(r["rank_min"] == ranks[int(np.argmin(vals))] and r["rank_max"] == ranks[int(np.argmax(vals))],
+              "%s rank_min/rank_max" % counter)
+        check(r["per_rank"].decode() == kind, "%s per_rank %s" % (counter, r["per_rank"]))
+
+    # load: from the raw rows (unavailable samples left out) ...
+    load = c["load"][()]
+    check(sorted(set(load["rank"])) == list(range(n)), "load rows from every rank")
+    raw = {}
+    for rk in range(n):
+        rows = load[(load["rank"] == rk) & (load["no_value"] == 0)]
+        raw[rk] = rows["value"].mean()
+    # ... and from what the test sampled: (r+1)*10 + k, k = 0..9
+    sampled = {rk: (rk + 1) * 10 + 4.5 for rk in range(n)}
+    check(all(abs(raw[rk] - sampled[rk]) < 1e-12 for rk in range(n)), "load raw rows hold the sampled values")
+    check(((load["rank"] == 2) & (load["no_value"] == 3)).sum() == (1 if n > 2 else 0), "rank 2's unavailable sample")
+    expect_stats("load", "value", raw, 10 * n, "mean")
+
+    # bytes: DELTA -> per-rank sum of r*100 + k, k = 0..4
+    b = c["bytes"][()]
+    sums = {rk: float(b[b["rank"] == rk]["value"].sum()) for rk in range(n)}
+    check(all(abs(sums[rk] - (rk * 500 + 10)) < 1e-9 for rk in range(n)), "bytes raw sums")
+    expect_stats("bytes", "value", sums, 5 * n, "sum")
+    check(attr(c["bytes"], "value_value_type") == "delta", "bytes value type attribute")
+
+    # odd_only: created on odd ranks only -> one dataset, rows from odd ranks only
+    oo = c["odd_only"][()]
+    odd = [rk for rk in range(n) if rk % 2 == 1]
+    check(sorted(set(oo["rank"])) == odd, "odd_only rows from odd ranks only: %s" % sorted(set(oo["rank"])))
+    check(len(oo) == 3 * len(odd), "odd_only rows %d" % len(oo))
+    for rk in odd:
+        rows = oo[oo["rank"] == rk]
+        check(list(rows["temp"]) == [300.0 + rk + k for k in range(3)], "odd_only temp rank %d" % rk)
+        check(list(rows["count"]) == [rk * 1000 + k for k in range(3)], "odd_only count rank %d" % rk)
+    check(attr(c["odd_only"], "temp_unit") == "K" and attr(c["odd_only"], "temp_min") == 0.0, "odd_only attributes")
+    expect_stats("odd_only", "temp", {rk: 300.0 + rk + 1 for rk in odd}, 3 * len(odd), "mean")
+
+    # alpha / zeta: created in another order on rank 0; one row per rank each
+    check(sorted(c["alpha"][()]["value"]) == list(range(n)), "alpha values")
+    check(sorted(c["zeta"][()]["value"]) == sorted(-rk for rk in range(n)), "zeta values")
+
+    # clash: rank 0's scalar keeps the name, the other ranks' group is clash~2
+    cl = c["clash"][()]
+    check(list(cl["rank"]) == [0] and list(cl["value"]) == [7], "clash: rank 0's counter")
+    if n > 1:
+        c2 = c["clash~2"][()]
+        check(sorted(c2["rank"]) == list(range(1, n)), "clash~2 rows from ranks 1..n-1")
+        check((c2["x"] == 0.5).all() and (c2["y"] == 3).all(), "clash~2 values")
+
+print("check_counters_mpi: %d failures" % len(fails))
+sys.exit(1 if fails else 0)

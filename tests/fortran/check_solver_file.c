@@ -1,0 +1,246 @@
+/*
+ * check_solver_file.c -- checks the HDF5 file a solver run wrote.
+ *
+ * usage: check_solver_file FILE NRANKS SPEC...
+ *   SPEC = [mark:]NAME[=COUNT]: every rank 0..NRANKS-1 has rows named NAME
+ *   in /ranges (or /marks with "mark:"), exactly COUNT of them if given,
+ *   else at least one.
+ * Also checks: the root attribute nranks = NRANKS; /ranks has NRANKS rows
+ * and no rank counted misuse (invalid_argument, stack_empty,
+ * range_not_open) or loss (lost).
+ *
+ * Tables are read member by member, by name (HDF5 converts each member to
+ * the memory type), so the checker does not depend on member order, offsets
+ * or added members: it needs rank and name in /ranges and /marks; rank, id
+ * and name (a fixed-length string) in /strings.  Layout: docs/FORMAT.md.
+ * Exit status 0 if every check passes, 1 otherwise (each failure on stderr).
+ */
+#include <hdf5.h>
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "check_solver_file: FAIL: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    ++failures;
+}
+
+/* Rows of dataset `path` (1-D), or -1 if it cannot be opened. */
+static long long rows_of(hid_t file, const char *path)
+{
+    hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
+    if (d < 0) return -1;
+    hid_t s = H5Dget_space(d);
+    hsize_t n = 0;
+    long long out = -1;
+    if (s >= 0 && H5Sget_simple_extent_ndims(s) == 1 && H5Sget_simple_extent_dims(s, &n, NULL) == 1)
+        out = (long long)n;
+    if (s >= 0) H5Sclose(s);
+    H5Dclose(d);
+    return out;
+}
+
+/* Reads member `member` of every row of compound dataset `path` as uint64
+ * into *out (malloc'd, *n rows).  0 on success. */
+static int read_member_u64(hid_t file, const char *path, const char *member, uint64_t **out, size_t *n)
+{
+    long long rows = rows_of(file, path);
+    *out = NULL;
+    *n = 0;
+    if (rows < 0) {
+        fail("cannot open 1-D dataset %s", path);
+        return 1;
+    }
+    hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
+    hid_t ft = H5Dget_type(d);
+    int ok = ft >= 0 && H5Tget_class(ft) == H5T_COMPOUND && H5Tget_member_index(ft, member) >= 0;
+    if (ft >= 0) H5Tclose(ft);
+    if (!ok) {
+        fail("%s has no member \"%s\"", path, member);
+        H5Dclose(d);
+        return 1;
+    }
+    hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(uint64_t));
+    H5Tinsert(mt, member, 0, H5T_NATIVE_UINT64);
+    *out = malloc((size_t)(rows ? rows : 1) * sizeof(uint64_t));
+    herr_t rc = *out ? H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) : -1;
+    H5Tclose(mt);
+    H5Dclose(d);
+    if (rc < 0) {
+        fail("cannot read %s.%s", path, member);
+        free(*out);
+        *out = NULL;
+        return 1;
+    }
+    *n = (size_t)rows;
+    return 0;
+}
+
+/* /strings: (rank, id) -> text, as parallel arrays. */
+typedef struct strings {
+    size_t n, width;
+    uint64_t *rank, *id;
+    char *text; /* n rows of `width` bytes, NUL-terminated */
+} strings;
+
+static int read_strings(hid_t file, strings *s)
+{
+    memset(s, 0, sizeof *s);
+    if (read_member_u64(file, "/strings", "rank", &s->rank, &s->n)) return 1;
+    if (read_member_u64(file, "/strings", "id", &s->id, &s->n)) return 1;
+    hid_t d = H5Dopen2(file, "/strings", H5P_DEFAULT);
+    hid_t ft = H5Dget_type(d);
+    hid_t st = H5Tget_member_type(ft, (unsigned)H5Tget_member_index(ft, "name"));
+    int fixed = st >= 0 && H5Tget_class(st) == H5T_STRING && !H5Tis_variable_str(st);
+    s->width = fixed ? H5Tget_size(st) + 1 : 0; /* +1: room for a NUL even if NULLPAD */
+    if (st >= 0) H5Tclose(st);
+    H5Tclose(ft);
+    if (!fixed) {
+        fail("/strings.name is not a fixed-length string");
+        H5Dclose(d);
+        return 1;
+    }
+    hid_t str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, s->width);
+    H5Tset_strpad(str, H5T_STR_NULLTERM);
+    hid_t mt = H5Tcreate(H5T_COMPOUND, s->width);
+    H5Tinsert(mt, "name", 0, str);
+    s->text = calloc(s->n ? s->n : 1, s->width);
+    herr_t rc = s->text ? H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, s->text) : -1;
+    H5Tclose(mt);
+    H5Tclose(str);
+    H5Dclose(d);
+    if (rc < 0) {
+        fail("cannot read /strings.name");
+        return 1;
+    }
+    return 0;
+}
+
+static const char *string_of(const strings *s, uint64_t rank, uint64_t id)
+{
+    for (size_t i = 0; i < s->n; ++i)
+        if (s->rank[i] == rank && s->id[i] == id) return s->text + i * s->width;
+    return NULL;
+}
+
+/* Counts, per rank, the rows of `path` whose name is `name`. */
+static int count_named(hid_t file, const char *path, const strings *s, const char *name, long long nranks,
+                       long long *per_rank)
+{
+    uint64_t *rank = NULL, *nm = NULL;
+    size_t n = 0, n2 = 0;
+    int rc = read_member_u64(file, path, "rank", &rank, &n) || read_member_u64(file, path, "name", &nm, &n2);
+    for (long long r = 0; r < nranks; ++r) per_rank[r] = 0;
+    if (!rc) {
+        for (size_t i = 0; i < n; ++i) {
+            const char *t = string_of(s, rank[i], nm[i]);
+            if (!t) {
+                fail("%s row %zu names id %llu, not in /strings", path, i, (unsigned long long)nm[i]);
+                rc = 1;
+                break;
+            }
+            if (strcmp(t, name) == 0 && rank[i] < (uint64_t)nranks) ++per_rank[rank[i]];
+        }
+    }
+    free(rank);
+    free(nm);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: check_solver_file FILE NRANKS [mark:]NAME[=COUNT]...\n");
+        return 2;
+    }
+    const char *path = argv[1];
+    const long long nranks = atoll(argv[2]);
+    if (nranks < 1) {
+        fprintf(stderr, "check_solver_file: bad NRANKS %s\n", argv[2]);
+        return 2;
+    }
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0) {
+        fprintf(stderr, "check_solver_file: cannot open %s\n", path);
+        return 1;
+    }
+
+    /* Root attribute nranks. */
+    if (H5Aexists(file, "nranks") > 0) {
+        hid_t a = H5Aopen(file, "nranks", H5P_DEFAULT);
+        uint64_t v = 0;
+        if (a < 0 || H5Aread(a, H5T_NATIVE_UINT64, &v) < 0) fail("cannot read attribute nranks");
+        else if ((long long)v != nranks) fail("attribute nranks = %llu, want %lld", (unsigned long long)v, nranks);
+        if (a >= 0) H5Aclose(a);
+    } else {
+        fail("no root attribute nranks");
+    }
+
+    /* /ranks: one row per rank, no misuse, nothing lost. */
+    {
+        static const char *const zero[] = { "invalid_argument", "stack_empty", "range_not_open", "lost" };
+        uint64_t *rank = NULL;
+        size_t n = 0;
+        if (!read_member_u64(file, "/ranks", "rank", &rank, &n) && (long long)n != nranks)
+            fail("/ranks has %zu rows, want %lld", n, nranks);
+        free(rank);
+        for (size_t z = 0; z < sizeof zero / sizeof zero[0]; ++z) {
+            uint64_t *v = NULL;
+            if (read_member_u64(file, "/ranks", zero[z], &v, &n)) continue;
+            for (size_t i = 0; i < n; ++i)
+                if (v[i] != 0) fail("/ranks row %zu: %s = %llu, want 0", i, zero[z], (unsigned long long)v[i]);
+            free(v);
+        }
+    }
+
+    strings s;
+    if (read_strings(file, &s) == 0) {
+        long long *per_rank = calloc((size_t)nranks, sizeof *per_rank);
+        for (int a = 3; a < argc && per_rank; ++a) {
+            char name[512];
+            const char *spec = argv[a], *table = "/ranges";
+            long long want = -1;
+            if (strncmp(spec, "mark:", 5) == 0) {
+                table = "/marks";
+                spec += 5;
+            }
+            snprintf(name, sizeof name, "%s", spec);
+            char *eq = strrchr(name, '=');
+            if (eq) {
+                *eq = '\0';
+                want = atoll(eq + 1);
+            }
+            if (count_named(file, table, &s, name, nranks, per_rank)) continue;
+            const int before = failures;
+            for (long long r = 0; r < nranks; ++r) {
+                if (want >= 0 ? per_rank[r] != want : per_rank[r] < 1)
+                    fail("%s \"%s\": rank %lld has %lld rows, want %s%lld", table, name, r, per_rank[r],
+                         want >= 0 ? "" : "at least ", want >= 0 ? want : 1LL);
+            }
+            if (failures == before)
+                printf("check_solver_file: %s \"%s\": ok (rank 0: %lld rows)\n", table, name, per_rank[0]);
+        }
+        free(per_rank);
+    }
+    free(s.rank);
+    free(s.id);
+    free(s.text);
+    H5Fclose(file);
+    printf("check_solver_file: %s: %s\n", path, failures ? "FAILED" : "ok");
+    return failures ? 1 : 0;
+}

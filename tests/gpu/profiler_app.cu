@@ -1,0 +1,278 @@
+// profiler_app.cu -- GPU test program of the range profiler (run by
+// tests/gpu/profiler.sh on the GPU machine; built in build-gpu).
+//
+//   profiler_app replay  [N]   4 arrays on 4 streams, kernels x += 1, in a
+//                              region whose metric list needs >= 3 passes;
+//                              exit 0 iff afterwards every element equals
+//                              exactly one execution (bitwise) and the
+//                              region was profiled with >= 3 passes.
+//   profiler_app nested        region "outer" > "a" > "b" and "outer" > "c",
+//                              a kernel in each (GPUINST_PROFILE_DEPTH=3).
+//   profiler_app kernels [--no-profile]
+//                              deterministic kernels, each in its own
+//                              nested range: "copy" (streaming, 4 B read +
+//                              4 B written per element), "fma" (FFMA count
+//                              known), "fadd" (FADD count known); with
+//                              --no-profile the same launches without
+//                              gpuinst_profile (for ncu).
+//   profiler_app iter [--no-profile] [REPS]
+//                              one "solver iteration": region "iter" with 5
+//                              nested ranges k1..k5 (a kernel each), for the
+//                              gpuinst vs ncu --replay-mode range benchmark.
+// MPI: every rank does the same on its own data; all ranks share the GPU
+// (device rank % count).  Exit status: 0 pass, 1 fail, 2 setup error.
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "gpuinst.h"
+
+#define CK(call)                                                                        \
+    do {                                                                                \
+        cudaError_t e_ = (call);                                                        \
+        if (e_ != cudaSuccess) {                                                        \
+            fprintf(stderr, "profiler_app: %s: %s (%s:%d)\n", #call, cudaGetErrorString(e_), __FILE__, \
+                    __LINE__);                                                          \
+            MPI_Abort(MPI_COMM_WORLD, 2);                                               \
+        }                                                                               \
+    } while (0)
+
+static int rank_ = 0;
+
+__global__ void add_one(double *x, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (; i < n; i += stride) x[i] += 1.0;
+}
+
+__global__ void copy_kernel(const float *__restrict__ in, float *__restrict__ out, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i];
+}
+
+// K dependent FFMAs per thread (volatile-free: the result is stored).
+__global__ void fma_kernel(float *x, size_t n, int k)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) {
+        float a = x[i], b = 1.0001f, c = 0.5f;
+        for (int j = 0; j < k; j++) a = fmaf(a, b, c);
+        x[i] = a;
+    }
+}
+
+__global__ void fadd_kernel(float *x, size_t n, int k)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) {
+        float a = x[i];
+        for (int j = 0; j < k; j++) a = a + 0.25f;
+        x[i] = a;
+    }
+}
+
+static unsigned blocks(size_t n, unsigned t)
+{
+    size_t b = (n + t - 1) / t;
+    return (unsigned)(b > 65535u * 32u ? 65535u * 32u : b);
+}
+
+static int passes_seen;
+static void restore_hook(void *user, int32_t pass)
+{
+    (void)user;
+    passes_seen = pass;
+}
+
+// ---- replay: device memory equals exactly one execution ----
+static int mode_replay(size_t n)
+{
+    const int A = 4;
+    std::vector<double *> d(A);
+    std::vector<cudaStream_t> s(A);
+    std::vector<double> h(n), want(n);
+    for (int a = 0; a < A; a++) {
+        CK(cudaStreamCreateWithFlags(&s[a], cudaStreamNonBlocking));
+        CK(cudaMalloc(&d[a], n * sizeof(double)));
+        for (size_t i = 0; i < n; i++) h[i] = (double)(i % 1000) * 0.5 + a + rank_ * 0.125;
+        CK(cudaMemcpy(d[a], h.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+    }
+    CK(cudaDeviceSynchronize());
+    gpuinst_profile p;
+    // 8+ passes on GH100 (tests/profiler/test_host.c)
+    gpuinst_profile_begin(&p, "replay",
+                          "sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__inst_executed.sum,dram__bytes_read.sum");
+    gpuinst_profile_set_restore_hook(&p, restore_hook, NULL);
+    int bodies = 0;
+    while (gpuinst_profile_next_pass(&p)) {
+        bodies++;
+        for (int a = 0; a < A; a++) add_one<<<blocks(n, 256), 256, 0, s[a]>>>(d[a], n);
+        for (int a = 0; a < A; a++) CK(cudaStreamSynchronize(s[a]));
+    }
+    int bad = 0;
+    for (int a = 0; a < A; a++) {
+        for (size_t i = 0; i < n; i++) want[i] = (double)(i % 1000) * 0.5 + a + rank_ * 0.125 + 1.0;
+        CK(cudaMemcpy(h.data(), d[a], n * sizeof(double), cudaMemcpyDeviceToHost));
+        if (memcmp(h.data(), want.data(), n * sizeof(double)) != 0) {
+            size_t i = 0;
+            while (i < n && h[i] == want[i]) i++;
+            fprintf(stderr, "rank %d: array %d differs from one execution at %zu: %.17g vs %.17g\n", rank_, a, i,
+                    i < n ? h[i] : 0.0, i < n ? want[i] : 0.0);
+            bad++;
+        }
+        CK(cudaFree(d[a]));
+        CK(cudaStreamDestroy(s[a]));
+    }
+    printf("replay rank %d: profiled=%d passes=%d bodies=%d hook_last_pass=%d status=%d arrays_bad=%d\n", rank_,
+           p.profiled, p.passes, bodies, passes_seen, p.status, bad);
+    if (!p.profiled || p.passes < 3 || bodies != p.passes || passes_seen != p.passes - 1) {
+        fprintf(stderr, "rank %d: region not profiled with >= 3 passes (status %d: %s)\n", rank_, p.status,
+                gpuinst_status_string(p.status));
+        bad++;
+    }
+    return bad ? 1 : 0;
+}
+
+// ---- nested ranges ----
+static int mode_nested(void)
+{
+    const size_t n = 1 << 22;
+    double *x;
+    CK(cudaMalloc(&x, n * sizeof(double)));
+    CK(cudaMemset(x, 0, n * sizeof(double)));
+    gpuinst_profile p;
+    gpuinst_profile_begin(&p, "outer", "sm__inst_executed.sum,gpu__time_duration.sum");
+    while (gpuinst_profile_next_pass(&p)) {
+        add_one<<<blocks(n, 256), 256>>>(x, n);
+        gpuinst_range_push("a");
+        add_one<<<blocks(n, 256), 256>>>(x, n);
+        gpuinst_range_push("b");
+        add_one<<<blocks(n, 256), 256>>>(x, n);
+        gpuinst_range_pop();
+        gpuinst_range_pop();
+        gpuinst_range_push("c");
+        add_one<<<blocks(n, 256), 256>>>(x, n);
+        gpuinst_range_pop();
+        CK(cudaDeviceSynchronize());
+    }
+    double h = 0;
+    CK(cudaMemcpy(&h, x, sizeof h, cudaMemcpyDeviceToHost));
+    CK(cudaFree(x));
+    printf("nested rank %d: profiled=%d passes=%d status=%d x0=%g\n", rank_, p.profiled, p.passes, p.status, h);
+    return (p.profiled && h == 4.0) ? 0 : 1;
+}
+
+// ---- deterministic kernels, for ncu ----
+static const size_t KN = (size_t)64 << 20; // 64 Mi floats: 256 MiB per array, >> L2
+static const int KFMA = 64, KADD = 32;
+
+static void launch_kernels(float *in, float *out, float *y, int nested)
+{
+    const unsigned t = 256, b = (unsigned)((KN + t - 1) / t);
+    if (nested) gpuinst_range_push("copy");
+    copy_kernel<<<b, t>>>(in, out, KN);
+    CK(cudaDeviceSynchronize());
+    if (nested) gpuinst_range_pop();
+    if (nested) gpuinst_range_push("fma");
+    fma_kernel<<<b / 16, t>>>(y, KN / 16, KFMA);
+    CK(cudaDeviceSynchronize());
+    if (nested) gpuinst_range_pop();
+    if (nested) gpuinst_range_push("fadd");
+    fadd_kernel<<<b / 16, t>>>(y, KN / 16, KADD);
+    CK(cudaDeviceSynchronize());
+    if (nested) gpuinst_range_pop();
+}
+
+static int mode_kernels(int profile)
+{
+    float *in, *out, *y;
+    CK(cudaMalloc(&in, KN * sizeof(float)));
+    CK(cudaMalloc(&out, KN * sizeof(float)));
+    CK(cudaMalloc(&y, KN / 16 * sizeof(float)));
+    CK(cudaMemset(in, 0, KN * sizeof(float)));
+    CK(cudaMemset(y, 0, KN / 16 * sizeof(float)));
+    CK(cudaDeviceSynchronize());
+    int rc = 0;
+    if (profile) {
+        gpuinst_profile p;
+        gpuinst_profile_begin(&p, "kernels",
+                              "sm__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,"
+                              "sm__sass_thread_inst_executed_op_ffma_pred_on.sum,"
+                              "sm__sass_thread_inst_executed_op_fadd_pred_on.sum");
+        while (gpuinst_profile_next_pass(&p)) launch_kernels(in, out, y, 1);
+        printf("kernels rank %d: profiled=%d passes=%d status=%d\n", rank_, p.profiled, p.passes, p.status);
+        rc = p.profiled ? 0 : 1;
+    } else {
+        launch_kernels(in, out, y, 0);
+    }
+    CK(cudaFree(in));
+    CK(cudaFree(out));
+    CK(cudaFree(y));
+    printf("expected: copy bytes %zu each way; fma ffma %zu; fadd fadd %zu\n", KN * sizeof(float),
+           (KN / 16) * KFMA, (KN / 16) * KADD);
+    return rc;
+}
+
+// ---- one solver-like iteration with 5 nested ranges ----
+static int mode_iter(int profile, int reps)
+{
+    const size_t n = (size_t)16 << 20;
+    double *x;
+    CK(cudaMalloc(&x, n * sizeof(double)));
+    CK(cudaMemset(x, 0, n * sizeof(double)));
+    CK(cudaDeviceSynchronize());
+    static const char *names[5] = {"k1", "k2", "k3", "k4", "k5"};
+    for (int r = 0; r < reps; r++) {
+        gpuinst_profile p;
+        if (profile) gpuinst_profile_begin(&p, "iter", NULL);
+        else gpuinst_range_push("iter");
+        int go = profile ? gpuinst_profile_next_pass(&p) : 1;
+        while (go) {
+            for (int k = 0; k < 5; k++) {
+                gpuinst_range_push(names[k]);
+                for (int j = 0; j <= k; j++) add_one<<<blocks(n, 256), 256>>>(x, n);
+                CK(cudaDeviceSynchronize());
+                gpuinst_range_pop();
+            }
+            go = profile ? gpuinst_profile_next_pass(&p) : 0;
+        }
+        if (!profile) gpuinst_range_pop();
+        else if (r == 0) printf("iter rank %d: profiled=%d passes=%d status=%d\n", rank_, p.profiled, p.passes, p.status);
+    }
+    double h = 0;
+    CK(cudaMemcpy(&h, x, sizeof h, cudaMemcpyDeviceToHost));
+    CK(cudaFree(x));
+    printf("iter rank %d: x0=%g (want %d)\n", rank_, h, 15 * reps);
+    return h == 15.0 * reps ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    int size = 1, ndev = 0, rc = 2;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CK(cudaGetDeviceCount(&ndev));
+    CK(cudaSetDevice(rank_ % (ndev > 0 ? ndev : 1)));
+    CK(cudaFree(0)); // make the context current
+    gpuinst_init();
+    const char *mode = argc > 1 ? argv[1] : "replay";
+    int noprof = argc > 2 && strcmp(argv[2], "--no-profile") == 0;
+    if (strcmp(mode, "replay") == 0) rc = mode_replay(argc > 2 ? (size_t)strtoull(argv[2], 0, 10) : (size_t)1 << 24);
+    else if (strcmp(mode, "nested") == 0) rc = mode_nested();
+    else if (strcmp(mode, "kernels") == 0) rc = mode_kernels(!noprof);
+    else if (strcmp(mode, "iter") == 0) rc = mode_iter(!noprof, argc > 3 ? atoi(argv[3]) : 1);
+    else fprintf(stderr, "profiler_app: unknown mode %s\n", mode);
+    int all = rc;
+    MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    gpuinst_finalize();
+    MPI_Finalize();
+    return all;
+}

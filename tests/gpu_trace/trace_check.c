@@ -1,0 +1,410 @@
+/*
+ * trace_check.c -- reads a gpuinst file written on the GPU machine and
+ * checks the GPU tracing in it (tests/gpu/trace.sh runs it; it needs only
+ * the HDF5 C library, which the GPU machine gets from .devdeps/).
+ *
+ *   trace_check solver FILE NRANKS
+ *     Every rank traced (/gpu/stats enabled, nothing dropped); every kernel
+ *     appears once per (rank, correlation id); each kernel's range_id names
+ *     a /ranges row of the same rank whose name is one the solver launches
+ *     that kernel in, and the launching API call lies inside that range;
+ *     per rank and kernel name, the number of /gpu/kernels rows equals the
+ *     solver's own count (marks "launches:<name>"); every copy is in a range.
+ *   trace_check mpicopy FILE NRANKS
+ *     For tests/gpu_trace/trace_mpi_copy.cu: the copies made inside
+ *     MPI_Allreduce's user operation carry that call's id (/mpi/calls), the
+ *     copy inside range "inner" carries the id of "inner", not "outer".
+ *   trace_check durations FILE RANK
+ *     Prints "name median_ns count" per kernel (base name, before '(').
+ *   trace_check off FILE PATTERN
+ *     /unavailable has a "cupti" row containing PATTERN and /ranges rows
+ *     exist (the run under a tool kept its host records).
+ * Exit 0 when every check passes; failures are listed on stdout.
+ */
+#include <hdf5.h>
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT64_MAX
+
+static int failures;
+/* printf-style; extra arguments are ignored (C allows it). */
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+    failures++;
+    if (failures > 25) return;
+    va_start(ap, fmt);
+    printf("FAIL: ");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+}
+
+/* One column of a compound dataset, converted to uint64 (n rows). */
+static uint64_t *column(hid_t f, const char *path, const char *member, size_t *n)
+{
+    hid_t d, s, mt;
+    hssize_t np;
+    uint64_t *out;
+    *n = 0;
+    if (H5Lexists(f, path, H5P_DEFAULT) <= 0) return NULL;
+    d = H5Dopen2(f, path, H5P_DEFAULT);
+    if (d < 0) return NULL;
+    s = H5Dget_space(d);
+    np = H5Sget_simple_extent_npoints(s);
+    H5Sclose(s);
+    out = (uint64_t *)calloc(np > 0 ? (size_t)np : 1, sizeof *out);
+    mt = H5Tcreate(H5T_COMPOUND, sizeof(uint64_t));
+    H5Tinsert(mt, member, 0, H5T_NATIVE_UINT64);
+    if (np > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) {
+        free(out);
+        out = NULL;
+    } else {
+        *n = (size_t)np;
+    }
+    H5Tclose(mt);
+    H5Dclose(d);
+    return out;
+}
+
+/* A fixed-length string member (width w) of every row. */
+static char *strColumn(hid_t f, const char *path, const char *member, size_t w, size_t *n)
+{
+    hid_t d, s, mt, st;
+    hssize_t np;
+    char *out;
+    *n = 0;
+    if (H5Lexists(f, path, H5P_DEFAULT) <= 0) return NULL;
+    d = H5Dopen2(f, path, H5P_DEFAULT);
+    if (d < 0) return NULL;
+    s = H5Dget_space(d);
+    np = H5Sget_simple_extent_npoints(s);
+    H5Sclose(s);
+    out = (char *)calloc(np > 0 ? (size_t)np : 1, w);
+    st = H5Tcopy(H5T_C_S1);
+    H5Tset_size(st, w);
+    H5Tset_strpad(st, H5T_STR_NULLTERM);
+    mt = H5Tcreate(H5T_COMPOUND, w);
+    H5Tinsert(mt, member, 0, st);
+    if (np > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) {
+        free(out);
+        out = NULL;
+    } else {
+        *n = (size_t)np;
+    }
+    H5Tclose(mt);
+    H5Tclose(st);
+    H5Dclose(d);
+    return out;
+}
+
+/* /strings as (rank, id) -> text. */
+typedef struct Strings {
+    uint64_t *rank, *id;
+    char *text;
+    size_t n;
+} Strings;
+#define SW 512
+
+static void stringsLoad(hid_t f, Strings *s)
+{
+    size_t a, b, c;
+    s->rank = column(f, "/strings", "rank", &a);
+    s->id = column(f, "/strings", "id", &b);
+    s->text = strColumn(f, "/strings", "name", SW, &c);
+    s->n = a;
+}
+
+static const char *str(const Strings *s, uint64_t rank, uint64_t id)
+{
+    size_t i;
+    for (i = 0; i < s->n; i++)
+        if (s->rank[i] == rank && s->id[i] == id) return s->text + i * SW;
+    return "";
+}
+
+/* "name(args)" -> "name" in buf; "ns::name<T>(...)" keeps "ns::name<T>". */
+static const char *base(const char *s, char *buf, size_t cap)
+{
+    size_t n = strcspn(s, "(");
+    if (n >= cap) n = cap - 1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Ranges of one file, looked up by (rank, thread, seq). */
+typedef struct Ranges {
+    uint64_t *rank, *thread, *seq, *name, *start, *end, *depth;
+    size_t n;
+} Ranges;
+
+static void rangesLoad(hid_t f, Ranges *r)
+{
+    size_t k;
+    r->rank = column(f, "/ranges", "rank", &r->n);
+    r->thread = column(f, "/ranges", "thread", &k);
+    r->seq = column(f, "/ranges", "seq", &k);
+    r->name = column(f, "/ranges", "name", &k);
+    r->start = column(f, "/ranges", "start_ns", &k);
+    r->end = column(f, "/ranges", "end_ns", &k);
+    r->depth = column(f, "/ranges", "depth", &k);
+}
+
+static long rangeFind(const Ranges *r, uint64_t rank, uint64_t id)
+{
+    size_t i;
+    for (i = 0; i < r->n; i++)
+        if (r->rank[i] == rank && r->thread[i] == (id >> 32) && r->seq[i] == (id & 0xFFFFFFFFu) && r->depth[i] != 0)
+            return (long)i;
+    return -1;
+}
+
+/* The ranges the solver launches each kernel in (examples/solver_cuda.cu). */
+static int allowed(const char *kernel, const char *range)
+{
+    static const struct { const char *k, *r; } ok[] = {
+        {"init_fields", "setup"},   {"sum_squares", "setup"},          {"reduce_partials", "setup"},
+        {"pack_halo", "halo"},      {"unpack_halo", "halo"},           {"jacobi_sweep", "compute"},
+        {"jacobi_sweep_residual", "compute"}, {"reduce_partials", "compute"}, {"max_abs_error", "verify"},
+        {"reduce_partials", "verify"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        if (strcmp(ok[i].k, kernel) == 0 && strcmp(ok[i].r, range) == 0) return 1;
+    return 0;
+}
+
+static int cmpU64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int checkStats(hid_t f, uint64_t nranks)
+{
+    size_t n, k;
+    uint64_t *en = column(f, "/gpu/stats", "enabled", &n), *dr = column(f, "/gpu/stats", "dropped", &k),
+             *nb = column(f, "/gpu/stats", "no_buffer", &k);
+    size_t i;
+    if (n != nranks) fail("%s/gpu/stats has %lld rows, want %lld", "", (long long)n, (long long)nranks);
+    for (i = 0; i < n; i++) {
+        /* TRACE_CHECK_SYNTHETIC: a file made here from synthetic records (no GPU) */
+        if (en[i] != 1 && getenv("TRACE_CHECK_SYNTHETIC") == NULL) fail("%srank %lld: GPU tracing not enabled (see /unavailable)", "", (long long)i);
+        if (dr[i] != 0 || nb[i] != 0) fail("%sdropped %lld, refused buffers %lld", "", (long long)dr[i], (long long)nb[i]);
+    }
+    free(en);
+    free(dr);
+    free(nb);
+    return (int)n;
+}
+
+static int cmdSolver(hid_t f, uint64_t nranks)
+{
+    Strings s;
+    Ranges r;
+    size_t nk, na, nm, nc, i, j, k;
+    uint64_t *krank, *kcorr, *krange, *kname, *kstart, *kend;
+    uint64_t *arank, *acorr, *astart;
+    uint64_t *mrank, *mname, *mpay;
+    uint64_t *crank, *crange;
+    char b1[256];
+    checkStats(f, nranks);
+    stringsLoad(f, &s);
+    rangesLoad(f, &r);
+    krank = column(f, "/gpu/kernels", "rank", &nk);
+    kcorr = column(f, "/gpu/kernels", "correlation", &k);
+    krange = column(f, "/gpu/kernels", "range_id", &k);
+    kname = column(f, "/gpu/kernels", "demangled", &k);
+    kstart = column(f, "/gpu/kernels", "start_ns", &k);
+    kend = column(f, "/gpu/kernels", "end_ns", &k);
+    arank = column(f, "/gpu/api", "rank", &na);
+    acorr = column(f, "/gpu/api", "correlation", &k);
+    astart = column(f, "/gpu/api", "start_ns", &k);
+    mrank = column(f, "/marks", "rank", &nm);
+    mname = column(f, "/marks", "name", &k);
+    mpay = column(f, "/marks", "payload", &k);
+    crank = column(f, "/gpu/copies", "rank", &nc);
+    crange = column(f, "/gpu/copies", "range_id", &k);
+    if (nk == 0) fail("%sno kernels in /gpu/kernels", "");
+    printf("kernels %zu, api %zu, copies %zu, ranges %zu\n", nk, na, nc, r.n);
+
+    /* API records by (rank, correlation): sort an index for lookups */
+    for (i = 0; i < nk; i++) {
+        const char *kn = base(str(&s, krank[i], kname[i]), b1, sizeof b1);
+        long ri;
+        int napi = 0;
+        uint64_t ast = 0;
+        if (kend[i] <= kstart[i]) fail("%s: end <= start (corr %lld)", kn, (long long)kcorr[i]);
+        if (krange[i] == NONE) {
+            fail("%s on rank %lld has no enclosing range (corr %lld)", kn, (long long)krank[i], (long long)kcorr[i]);
+            continue;
+        }
+        ri = rangeFind(&r, krank[i], krange[i]);
+        if (ri < 0) {
+            fail("%s: range id not in /ranges (rank %lld, corr %lld)", kn, (long long)krank[i], (long long)kcorr[i]);
+            continue;
+        }
+        if (!allowed(kn, str(&s, krank[i], r.name[ri]))) {
+            fail("%s attributed to a range it is not launched in (range row %lld, rank %lld)", kn, (long long)ri,
+                 (long long)krank[i]);
+            printf("      that range is named \"%s\"\n", str(&s, krank[i], r.name[ri]));
+        }
+        for (j = 0; j < na; j++)
+            if (arank[j] == krank[i] && acorr[j] == kcorr[i]) {
+                napi++;
+                ast = astart[j];
+            }
+        if (napi != 1) fail("%s: %lld API records for corr %lld", kn, (long long)napi, (long long)kcorr[i]);
+        else if (ast < r.start[ri] || ast > r.end[ri])
+            fail("%s: launch outside its range (rank %lld, corr %lld)", kn, (long long)krank[i], (long long)kcorr[i]);
+        for (j = i + 1; j < nk && j < i + 64; j++) /* duplicates are written next to each other */
+            if (krank[j] == krank[i] && kcorr[j] == kcorr[i])
+                fail("%s: corr %lld appears twice on rank %lld", kn, (long long)kcorr[i], (long long)krank[i]);
+    }
+    /* counts per rank and name against the solver's marks */
+    for (i = 0; i < nm; i++) {
+        const char *mn = str(&s, mrank[i], mname[i]);
+        size_t cnt = 0;
+        if (strncmp(mn, "launches:", 9) != 0) continue;
+        for (j = 0; j < nk; j++)
+            if (krank[j] == mrank[i] && strcmp(base(str(&s, krank[j], kname[j]), b1, sizeof b1), mn + 9) == 0) cnt++;
+        if ((uint64_t)cnt != mpay[i])
+            fail("%s: %lld rows in /gpu/kernels, the solver launched %lld", mn + 9, (long long)cnt, (long long)mpay[i]);
+        else
+            printf("rank %llu %-24s %zu launches, %zu rows\n", (unsigned long long)mrank[i], mn + 9, (size_t)mpay[i], cnt);
+    }
+    {
+        uint64_t rk;
+        for (rk = 0; rk < nranks; rk++) {
+            int have = 0;
+            for (i = 0; i < nm; i++)
+                if (mrank[i] == rk && strncmp(str(&s, mrank[i], mname[i]), "launches:", 9) == 0) have = 1;
+            if (!have) fail("%srank %lld has no launch counts (marks launches:*)", "", (long long)rk);
+        }
+    }
+    for (i = 0; i < nc; i++)
+        if (crange[i] == NONE || rangeFind(&r, crank[i], crange[i]) < 0)
+            fail("%scopy %lld on rank %lld is not attributed to a range", "", (long long)i, (long long)crank[i]);
+    return failures;
+}
+
+static int cmdMpiCopy(hid_t f, uint64_t nranks)
+{
+    Strings s;
+    Ranges r;
+    size_t nc, nm, k, i, j;
+    uint64_t *crank, *crange, *cmpi, *cbytes, *mrank, *mid, *mcall;
+    checkStats(f, nranks);
+    stringsLoad(f, &s);
+    rangesLoad(f, &r);
+    crank = column(f, "/gpu/copies", "rank", &nc);
+    crange = column(f, "/gpu/copies", "range_id", &k);
+    cmpi = column(f, "/gpu/copies", "mpi_call_id", &k);
+    cbytes = column(f, "/gpu/copies", "bytes", &k);
+    mrank = column(f, "/mpi/calls", "rank", &nm);
+    mid = column(f, "/mpi/calls", "call_id", &k);
+    mcall = column(f, "/mpi/calls", "call", &k);
+    (void)mcall;
+    if (nm == 0) fail("%sno /mpi/calls table (MPI layer) in the file", "");
+    for (uint64_t rk = 0; rk < nranks; rk++) {
+        int inMpi = 0, inInner = 0;
+        for (i = 0; i < nc; i++) {
+            if (crank[i] != rk) continue;
+            if (cbytes[i] != 4096) { /* every other copy is made in MPI_Allreduce's user op */
+                int found = 0;
+                for (j = 0; j < nm; j++)
+                    if (mrank[j] == rk && mid[j] == cmpi[i]) found = 1;
+                if (cmpi[i] == NONE || !found)
+                    fail("%srank %lld: copy in MPI_Allreduce's user op has mpi_call_id %llx", "", (long long)rk,
+                         (long long)cmpi[i]);
+                else
+                    inMpi++;
+            } else if (cbytes[i] == 4096) { /* the copy in range "inner" */
+                long ri = crange[i] == NONE ? -1 : rangeFind(&r, rk, crange[i]);
+                if (ri < 0 || strcmp(str(&s, rk, r.name[ri]), "inner") != 0)
+                    fail("%srank %lld: copy in range inner attributed to range id %llx", "", (long long)rk,
+                         (long long)crange[i]);
+                else
+                    inInner++;
+                if (cmpi[i] != NONE) fail("%srank %lld: copy outside MPI has mpi_call_id %llx", "", (long long)rk, (long long)cmpi[i]);
+            }
+        }
+        printf("rank %llu: %d copies attributed to MPI_Allreduce, %d to range inner\n", (unsigned long long)rk, inMpi, inInner);
+        if (inMpi == 0) fail("%srank %lld: no copy attributed to the MPI call", "", (long long)rk);
+        if (inInner != 1) fail("%srank %lld: %lld copies in range inner, want 1", "", (long long)rk, (long long)inInner);
+    }
+    return failures;
+}
+
+static int cmdDurations(hid_t f, uint64_t rank)
+{
+    Strings s;
+    size_t nk, k, i, j;
+    uint64_t *krank = column(f, "/gpu/kernels", "rank", &nk), *kname = column(f, "/gpu/kernels", "demangled", &k),
+             *ks = column(f, "/gpu/kernels", "start_ns", &k), *ke = column(f, "/gpu/kernels", "end_ns", &k);
+    uint64_t *d = (uint64_t *)calloc(nk ? nk : 1, sizeof *d);
+    char *done = (char *)calloc(nk ? nk : 1, 1);
+    char b1[256], b2[256];
+    stringsLoad(f, &s);
+    for (i = 0; i < nk; i++) {
+        size_t m = 0;
+        if (done[i] || krank[i] != rank) continue;
+        base(str(&s, krank[i], kname[i]), b1, sizeof b1);
+        for (j = i; j < nk; j++)
+            if (!done[j] && krank[j] == rank && strcmp(base(str(&s, krank[j], kname[j]), b2, sizeof b2), b1) == 0) {
+                done[j] = 1;
+                d[m++] = ke[j] - ks[j];
+            }
+        qsort(d, m, sizeof *d, cmpU64);
+        printf("%s %llu %zu\n", b1, (unsigned long long)(m % 2 ? d[m / 2] : (d[m / 2 - 1] + d[m / 2]) / 2), m);
+    }
+    return 0;
+}
+
+static int cmdOff(hid_t f, const char *pattern)
+{
+    size_t n, k, i, nr;
+    char *feat = strColumn(f, "/unavailable", "feature", 32, &n);
+    char *why = strColumn(f, "/unavailable", "reason", 480, &k);
+    uint64_t *rr = column(f, "/ranges", "rank", &nr);
+    int found = 0;
+    (void)rr;
+    for (i = 0; i < n; i++)
+        if (strcmp(feat + 32 * i, "cupti") == 0) {
+            printf("cupti unavailable: %s\n", why + 480 * i);
+            if (strstr(why + 480 * i, pattern) != NULL) found = 1;
+        }
+    if (!found) fail("no /unavailable cupti row containing \"%s\"", pattern);
+    if (nr == 0) fail("%sno /ranges rows: host records lost", "");
+    return failures;
+}
+
+int main(int argc, char **argv)
+{
+    hid_t f;
+    int rc = 2;
+    if (argc < 4) {
+        fprintf(stderr, "usage: trace_check solver|mpicopy FILE NRANKS | durations FILE RANK | off FILE PATTERN\n");
+        return 2;
+    }
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    f = H5Fopen(argv[2], H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        printf("FAIL: cannot open %s\n", argv[2]);
+        return 1;
+    }
+    if (strcmp(argv[1], "solver") == 0) rc = cmdSolver(f, strtoull(argv[3], NULL, 10)) ? 1 : 0;
+    else if (strcmp(argv[1], "mpicopy") == 0) rc = cmdMpiCopy(f, strtoull(argv[3], NULL, 10)) ? 1 : 0;
+    else if (strcmp(argv[1], "durations") == 0) rc = cmdDurations(f, strtoull(argv[3], NULL, 10));
+    else if (strcmp(argv[1], "off") == 0) rc = cmdOff(f, argv[3]) ? 1 : 0;
+    H5Fclose(f);
+    if (failures) printf("trace_check %s: %d failure(s)\n", argv[1], failures);
+    else if (rc == 0) printf("trace_check %s: ok\n", argv[1]);
+    return rc;
+}

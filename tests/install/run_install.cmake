@@ -1,0 +1,31 @@
+# cmake -DSRC=<source dir> -DWORK=<scratch> -DCC=<C compiler> -DHDF5=0|1 -P run_install.cmake
+# Configures and builds gpuinst, `cmake --install`s it into WORK/prefix,
+# then builds tests/install/consumer against it with find_package(gpuinst)
+# and runs the consumer (static and shared library).
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+macro(step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${out}\n${err}")
+  endif()
+endmacro()
+step("configure gpuinst" ${CMAKE_COMMAND} -S ${SRC} -B ${WORK}/build -DCMAKE_C_COMPILER=${CC}
+     -DCMAKE_INSTALL_PREFIX=${WORK}/prefix -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF
+     -DGPUINST_WITH_FORTRAN=OFF)
+step("build gpuinst" ${CMAKE_COMMAND} --build ${WORK}/build --target gpuinst gpuinst_shared -j 2)
+step("install gpuinst" ${CMAKE_COMMAND} --install ${WORK}/build)
+if(NOT EXISTS ${WORK}/prefix/include/gpuinst.h)
+  message(FATAL_ERROR "install did not put gpuinst.h in ${WORK}/prefix/include")
+endif()
+step("configure the consumer" ${CMAKE_COMMAND} -S ${SRC}/tests/install/consumer -B ${WORK}/consumer
+     -DCMAKE_C_COMPILER=${CC} -DCMAKE_PREFIX_PATH=${WORK}/prefix)
+step("build the consumer" ${CMAKE_COMMAND} --build ${WORK}/consumer -j 2)
+foreach(exe consumer consumer_shared)
+  set(ENV{GPUINST_OUTPUT} ${WORK}/${exe}.h5)
+  step("run ${exe}" ${WORK}/consumer/${exe})
+  if(HDF5 AND NOT EXISTS ${WORK}/${exe}.h5)
+    message(FATAL_ERROR "${exe} wrote no file")
+  endif()
+endforeach()
+message(STATUS "installed gpuinst found by find_package; consumers built and ran")

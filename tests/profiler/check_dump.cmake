@@ -1,0 +1,17 @@
+# profiler_check on a file of the no-driver run: 6 region rows (2 ranks x
+# step@1, step@3, solve@2), status 1, the reason, the /unavailable rows.
+execute_process(COMMAND ${CHECK} ${FILE} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "profiler_check failed (${rc}): ${out}")
+endif()
+string(REGEX MATCHALL "R [01] (step|solve) [123] 1 0 0 0 [^\n]*no CUDA driver" rows "${out}")
+list(LENGTH rows n)
+if(NOT n EQUAL 6)
+  message(FATAL_ERROR "want 6 region rows with status 1 and the reason, got ${n}:\n${out}")
+endif()
+string(REGEX MATCHALL "U [01] profiler \\| no CUDA driver" un "${out}")
+list(LENGTH un nu)
+if(NOT nu EQUAL 2)
+  message(FATAL_ERROR "want 2 /unavailable profiler rows, got ${nu}:\n${out}")
+endif()
+message(STATUS "profiler_check: ${n} region rows, ${nu} unavailable rows as expected")

@@ -1,0 +1,158 @@
+/*
+ * prof_h5.h -- read the /profiler tables (and /strings, /unavailable) of a
+ * gpuinst file back with the HDF5 C API, by member name (docs/FORMAT.md),
+ * for the CPU tests and the GPU checker.  Header-only.
+ */
+#ifndef PROF_H5_H
+#define PROF_H5_H
+
+#include <hdf5.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct phRegion {
+    uint64_t start_ns, checkpoint_bytes, checkpoint_ns, setup_ns, replay_ns, lock_wait_ns;
+    uint64_t occurrence;
+    uint32_t rank, region, reason, passes, ranges, ranges_dropped, device_uuid, chip;
+    int32_t status, device;
+} phRegion;
+
+typedef struct phValue {
+    double value;
+    uint64_t start_ns;
+    uint32_t rank, region, path, metric, occurrence, passes;
+} phValue;
+
+typedef struct phString {
+    uint32_t rank, id;
+    char name[4096];
+} phString;
+
+typedef struct phUnavail {
+    uint32_t rank;
+    char feature[32];
+    char reason[480];
+} phUnavail;
+
+typedef struct phFile {
+    hid_t f;
+    phRegion *regions;
+    size_t nregions;
+    phValue *values;
+    size_t nvalues;
+    phString *strings;
+    size_t nstrings;
+    phUnavail *unavail;
+    size_t nunavail;
+} phFile;
+
+static void *ph_read(hid_t f, const char *path, hid_t mt, size_t rs, size_t *n)
+{
+    hid_t d, s;
+    hssize_t k;
+    void *buf;
+    *n = 0;
+    if (H5Lexists(f, "/profiler", H5P_DEFAULT) <= 0 && strncmp(path, "/profiler/", 10) == 0) return NULL;
+    if (H5Lexists(f, path, H5P_DEFAULT) <= 0) return NULL;
+    d = H5Dopen2(f, path, H5P_DEFAULT);
+    if (d < 0) return NULL;
+    s = H5Dget_space(d);
+    k = H5Sget_simple_extent_npoints(s);
+    buf = calloc(k > 0 ? (size_t)k : 1, rs);
+    if (k > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) k = 0;
+    H5Sclose(s);
+    H5Dclose(d);
+    *n = k > 0 ? (size_t)k : 0;
+    return buf;
+}
+
+static hid_t ph_str(size_t n)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, n);
+    H5Tset_strpad(t, H5T_STR_NULLTERM);
+    return t;
+}
+
+#define PH_M(ct, T, m, ht) H5Tinsert(ct, #m, offsetof(T, m), ht)
+
+static int ph_open(phFile *g, const char *path)
+{
+    hid_t ct, st;
+    memset(g, 0, sizeof *g);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    g->f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (g->f < 0) return -1;
+    ct = H5Tcreate(H5T_COMPOUND, sizeof(phRegion));
+    PH_M(ct, phRegion, start_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, checkpoint_bytes, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, checkpoint_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, setup_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, replay_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, lock_wait_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, occurrence, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, rank, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, region, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, reason, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, passes, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, ranges, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, ranges_dropped, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, device_uuid, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, chip, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, status, H5T_NATIVE_INT32);
+    PH_M(ct, phRegion, device, H5T_NATIVE_INT32);
+    g->regions = (phRegion *)ph_read(g->f, "/profiler/regions", ct, sizeof(phRegion), &g->nregions);
+    H5Tclose(ct);
+    ct = H5Tcreate(H5T_COMPOUND, sizeof(phValue));
+    PH_M(ct, phValue, value, H5T_NATIVE_DOUBLE);
+    PH_M(ct, phValue, start_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phValue, rank, H5T_NATIVE_UINT32);
+    PH_M(ct, phValue, region, H5T_NATIVE_UINT32);
+    PH_M(ct, phValue, path, H5T_NATIVE_UINT32);
+    PH_M(ct, phValue, metric, H5T_NATIVE_UINT32);
+    PH_M(ct, phValue, occurrence, H5T_NATIVE_UINT32);
+    PH_M(ct, phValue, passes, H5T_NATIVE_UINT32);
+    g->values = (phValue *)ph_read(g->f, "/profiler/values", ct, sizeof(phValue), &g->nvalues);
+    H5Tclose(ct);
+    ct = H5Tcreate(H5T_COMPOUND, sizeof(phString));
+    PH_M(ct, phString, rank, H5T_NATIVE_UINT32);
+    PH_M(ct, phString, id, H5T_NATIVE_UINT32);
+    st = ph_str(sizeof(((phString *)0)->name));
+    PH_M(ct, phString, name, st);
+    g->strings = (phString *)ph_read(g->f, "/strings", ct, sizeof(phString), &g->nstrings);
+    H5Tclose(st);
+    H5Tclose(ct);
+    ct = H5Tcreate(H5T_COMPOUND, sizeof(phUnavail));
+    PH_M(ct, phUnavail, rank, H5T_NATIVE_UINT32);
+    st = ph_str(32);
+    PH_M(ct, phUnavail, feature, st);
+    H5Tclose(st);
+    st = ph_str(480);
+    PH_M(ct, phUnavail, reason, st);
+    H5Tclose(st);
+    g->unavail = (phUnavail *)ph_read(g->f, "/unavailable", ct, sizeof(phUnavail), &g->nunavail);
+    H5Tclose(ct);
+    return 0;
+}
+
+static const char *ph_s(const phFile *g, uint32_t rank, uint32_t id)
+{
+    size_t i;
+    if (id == 0) return "";
+    for (i = 0; i < g->nstrings; i++)
+        if (g->strings[i].rank == rank && g->strings[i].id == id) return g->strings[i].name;
+    return "?";
+}
+
+static void ph_close(phFile *g)
+{
+    free(g->regions);
+    free(g->values);
+    free(g->strings);
+    free(g->unavail);
+    if (g->f >= 0) H5Fclose(g->f);
+}
+
+#endif

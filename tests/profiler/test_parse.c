@@ -1,0 +1,137 @@
+/*
+ * test_parse.c -- the range profiler's parsers, no CUPTI needed:
+ * GPUINST_PROFILE selection (syntax, errors, matching), metric lists and
+ * named sets, edit distance and nearest-name suggestions.
+ */
+#include "gpuinstInt.h"
+
+static int failures;
+#define CHECK(c, ...)                                                                  \
+    do {                                                                               \
+        if (!(c)) {                                                                    \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #c);      \
+            fprintf(stderr, __VA_ARGS__);                                              \
+            fprintf(stderr, "\n");                                                     \
+            failures++;                                                                \
+        }                                                                              \
+    } while (0)
+
+static gpuinstSelect sel;
+
+/* Parses spec, then checks which of occurrences 1..20 of region are selected
+ * against the expected set (a string of '1'/'0' for occurrences 1..20). */
+static void sel_case(const char *spec, const char *region, const char *want)
+{
+    char err[512], got[21];
+    uint64_t k;
+    int rc = gpuinstSelectParse(spec, &sel, err, sizeof err);
+    CHECK(rc == GPUINST_SUCCESS, "spec \"%s\" rejected: %s", spec ? spec : "(null)", err);
+    for (k = 1; k <= 20; k++) got[k - 1] = gpuinstSelectMatch(&sel, region, k) ? '1' : '0';
+    got[20] = '\0';
+    CHECK(strcmp(got, want) == 0, "spec \"%s\" region %s: got %s want %s", spec ? spec : "(null)", region, got, want);
+}
+
+static void sel_bad(const char *spec, const char *needle)
+{
+    char err[512];
+    int rc = gpuinstSelectParse(spec, &sel, err, sizeof err);
+    CHECK(rc == GPUINST_ERROR_INVALID_ARGUMENT, "spec \"%s\" accepted", spec);
+    CHECK(strstr(err, needle) != NULL, "spec \"%s\": message \"%s\" lacks \"%s\"", spec, err, needle);
+    CHECK(strstr(err, "GPUINST_PROFILE") != NULL, "message names the variable: %s", err);
+}
+
+static void metrics_case(const char *spec, uint32_t n, const char *first, const char *last)
+{
+    gpuinstMetricList l;
+    char err[512];
+    int rc = gpuinstMetricsParse(spec, &l, err, sizeof err);
+    CHECK(rc == GPUINST_SUCCESS, "metrics \"%s\" rejected: %s", spec ? spec : "(null)", err);
+    if (rc != GPUINST_SUCCESS) return;
+    CHECK(l.n == n, "metrics \"%s\": %u names, want %u", spec ? spec : "(null)", l.n, n);
+    if (l.n > 0) {
+        CHECK(strcmp(l.names[0], first) == 0, "metrics \"%s\": first %s want %s", spec, l.names[0], first);
+        CHECK(strcmp(l.names[l.n - 1], last) == 0, "metrics \"%s\": last %s want %s", spec, l.names[l.n - 1], last);
+    }
+    gpuinstMetricListFree(&l);
+}
+
+int main(void)
+{
+    /* ---- selection ---- */
+    /*                                  occurrences 1..20 */
+    sel_case(NULL, "step",              "10000000000000000000");
+    sel_case("", "anything",            "10000000000000000000");
+    sel_case("step", "step",            "10000000000000000000");
+    sel_case("step@3", "step",          "00100000000000000000");
+    sel_case("step@3", "other",         "00000000000000000000"); /* no rule matches: never */
+    sel_case("step@1,5,10-12", "step",  "10001000011100000000");
+    sel_case("step@every 5", "step",    "00001000010000100001");
+    sel_case("step@%4", "step",         "00010001000100010001");
+    sel_case("step@ 2 , every 10 ", "step", "01000000010000000001");
+    sel_case("step@all", "step",        "11111111111111111111");
+    sel_case("step@none;*@1", "step",   "00000000000000000000"); /* first matching rule decides */
+    sel_case("step@none;*@1", "halo",   "10000000000000000000");
+    sel_case("jacobi_*@2;*@none", "jacobi_step", "01000000000000000000");
+    sel_case("jacobi_*@2;*@none", "halo", "00000000000000000000");
+    sel_case("a?c@1-3 ; ; b*@all", "abc", "11100000000000000000");
+    sel_case("a?c@1-3;b*@all", "bxyz",  "11111111111111111111");
+    sel_case("[xy]z@7", "yz",           "00000010000000000000");
+    CHECK(gpuinstSelectMatch(&sel, "yz", 7) == 1, "match");
+    gpuinstSelectParse("s@every 1000000", &sel, NULL, 0);
+    CHECK(gpuinstSelectMatch(&sel, "s", 3000000) == 1 && gpuinstSelectMatch(&sel, "s", 3000001) == 0, "big N");
+    sel_bad("step@", "expected N");
+    sel_bad("step@0", "count from 1");
+    sel_bad("step@5-2", "M >= N");
+    sel_bad("step@every", "after \"every\"");
+    sel_bad("step@%0", "after \"every\"/\"%\"");
+    sel_bad("step@1 2", "unexpected character");
+    sel_bad("step@first", "expected N");
+    sel_bad("@1", "empty region pattern");
+    sel_bad(";;;", "no rule");
+    sel_bad("step@99999999999999999999999", "expected N");
+    {
+        char big[1200];
+        int i;
+        big[0] = '\0';
+        for (i = 0; i < 40; i++) strcat(big, "r@1;");
+        sel_bad(big, "more than 32 rules");
+        strcpy(big, "r@1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17");
+        sel_bad(big, "more than 16 items");
+    }
+
+    /* ---- metric lists ---- */
+    metrics_case(NULL, 10, "gpu__time_duration.sum", "sm__warps_launched.sum"); /* time,memory,instructions */
+    metrics_case("dram__bytes_read.sum", 1, "dram__bytes_read.sum", "dram__bytes_read.sum");
+    metrics_case(" a.sum , b.max;c ", 3, "a.sum", "c");
+    metrics_case("memory,dram__bytes_read.sum,memory", 4, "dram__bytes_read.sum", "l1tex__t_bytes.sum"); /* dedup */
+    metrics_case("roofline", 11, "gpu__time_duration.sum", "sm__sass_thread_inst_executed_op_hfma_pred_on.sum");
+    metrics_case("time,roofline", 13, "gpu__time_duration.sum", "sm__sass_thread_inst_executed_op_hfma_pred_on.sum");
+    {
+        gpuinstMetricList l;
+        char err[512];
+        CHECK(gpuinstMetricsParse("dram bytes!", &l, err, sizeof err) == GPUINST_ERROR_INVALID_ARGUMENT, "bad char");
+        CHECK(strstr(err, "\"bytes!\" is not a metric name") != NULL, "message: %s", err);
+        CHECK(gpuinstMetricsParse(" , ;", &l, err, sizeof err) == GPUINST_ERROR_INVALID_ARGUMENT, "empty");
+        CHECK(strstr(err, "names no metric") != NULL, "message: %s", err);
+    }
+
+    /* ---- edit distance and suggestions ---- */
+    CHECK(gpuinstEditDistance("kitten", "sitting", 10) == 3, "kitten");
+    CHECK(gpuinstEditDistance("", "abc", 10) == 3, "empty");
+    CHECK(gpuinstEditDistance("same", "same", 0) == 0, "same");
+    CHECK(gpuinstEditDistance("abcdef", "uvwxyz", 2) == 3, "bounded: max + 1");
+    {
+        const char *cands[] = {"dram__bytes_read", "dram__bytes_write", "dram__bytes", "lts__t_bytes",
+                               "sm__inst_executed", "dram__cycles_elapsed"};
+        const char *out[GPUINST_NEAREST_MAX];
+        uint32_t n = gpuinstNearestNames("dram__bytes_raed", cands, 6, out, 3);
+        CHECK(n == 3, "3 suggestions, got %u", n);
+        CHECK(n > 0 && strcmp(out[0], "dram__bytes_read") == 0, "nearest is dram__bytes_read, got %s", n ? out[0] : "-");
+        n = gpuinstNearestNames("sm__inst_exec", cands, 6, out, 1);
+        CHECK(n == 1 && strcmp(out[0], "sm__inst_executed") == 0, "sm__inst_executed");
+        n = gpuinstNearestNames("qqqqqqqqqqqqqqqqqqqqqq", cands, 6, out, 3);
+        CHECK(n == 0, "nothing close: %u", n);
+    }
+    if (failures == 0) printf("test_parse: all checks passed\n");
+    return failures != 0;
+}

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Writes a synthetic gpuinst file with every kind of table the report,
+plot and export tools read: ranges, MPI calls, GPU kernels/copies/API
+calls, profiler metrics, a counter group, unavailable features and drop
+counts.  Members are deliberately in an order (and with extra members)
+other than gpuinst's own, so the tools must read them by name.
+
+The GPU, MPI, profiler and counter layouts follow what those parts write
+(src/activity.c, mpi/, src/range_profiler.c, src/counters.c); where they
+differ, the tools' candidate member names (docs/REPORT.md) apply.
+
+usage: make_fixture.py OUT.h5 [--seed N]
+"""
+import sys
+
+import h5py
+import numpy as np
+
+NRANKS = 2
+
+
+def ds(f, path, rows, dtype, desc=None):
+    a = np.array(rows, dtype=dtype)
+    d = f.create_dataset(path, data=a)
+    for k, v in (desc or {}).items():
+        d.attrs[k] = np.bytes_(v)
+    return d
+
+
+def main():
+    out = sys.argv[1]
+    seed = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--seed" else 7
+    rng = np.random.default_rng(seed)
+    f = h5py.File(out, "w")
+    f.attrs["format_version"] = np.bytes_("1.0")
+    f.attrs["gpuinst_version"] = np.bytes_("fixture")
+    f.attrs["writer_mode"] = np.bytes_("parallel")
+    f.attrs["nranks"] = np.uint64(NRANKS)
+    f.attrs["complete"] = np.uint64(1)
+
+    # strings: per rank ids (rank 1's ids deliberately differ from rank 0's)
+    names = {}
+    srows = []
+    base = ["default", "gpu", "step", "compute", "halo", "stencil_kernel", "residual_kernel",
+            "pack_kernel", "MPI_Isend", "MPI_Irecv", "MPI_Waitall", "MPI_Allreduce",
+            "cudaLaunchKernel", "cudaMemcpyAsync", "step/compute", "dram__bytes.sum",
+            "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", "gpu__time_duration.sum",
+            "byte", "inst", "nsecond", "main"]
+    for r in range(NRANKS):
+        order = base if r == 0 else base[::-1]
+        for i, s in enumerate(order):
+            names[(r, s)] = i + 1
+            srows.append((s.encode(), i + 1, r))
+    ds(f, "/strings", srows, [("name", "S64"), ("id", "<u4"), ("rank", "<u4")])
+    sid = lambda r, s: names[(r, s)]
+
+    ds(f, "/ranks", [(1000 + r, r, NRANKS, 0, 10_000_000, b"node%d" % r, 0, 0, 0, 0.0)
+                     for r in range(NRANKS)],
+       [("pid", "<i4"), ("rank", "<u4"), ("size", "<u4"), ("start_ns", "<u8"), ("end_ns", "<u8"),
+        ("hostname", "S16"), ("lost", "<u8"), ("stack_empty", "<u8"), ("ranges", "<u8"),
+        ("clock_error_ns", "<f8")])
+    ds(f, "/domains", [(r, sid(r, d), i) for r in range(NRANKS) for i, d in enumerate(["default", "main"])],
+       [("rank", "<u4"), ("name", "<u4"), ("domain", "<u2")],
+       {"name_description": "domain name: id in /strings (same rank)"})
+    ds(f, "/threads", [(r, 0, 0, 4242 + r) for r in range(NRANKS)],
+       [("rank", "<u4"), ("thread", "<u2"), ("name", "<u4"), ("os_tid", "<i8")])
+
+    # ranges: per rank 3 steps, each with compute (two kernels) and halo (MPI)
+    rrows, krows, crows, arows, mrows, seq = [], [], [], [], [], {}
+    corr = 1
+    for r in range(NRANKS):
+        t = 1_000_000 + r * 1000
+        s = 0
+        for it in range(3):
+            step_seq = s = s + 1
+            st = t
+            s += 1
+            c0 = t + 10_000
+            comp_seq = s
+            # two kernels launched in compute
+            for kname, dur in (("stencil_kernel", 200_000 + 50_000 * r), ("residual_kernel", 30_000)):
+                launch = c0 + 1000
+                arows.append((sid(r, "cudaLaunchKernel"), corr, launch, launch + 5000, r, 0))
+                kstart = launch + 8000
+                krows.append((kstart + dur, kstart, sid(r, kname), corr, r, 0, 7, (0 << 32) | comp_seq, 99))
+                corr += 1
+                c0 = kstart + dur
+            # one copy DtoH in compute
+            arows.append((sid(r, "cudaMemcpyAsync"), corr, c0, c0 + 3000, r, 0))
+            crows.append((r, c0 + 4000, c0 + 4000 + 50_000, 2, 1 << 20, corr, 7, (0 << 32) | comp_seq))
+            corr += 1
+            c1 = c0 + 60_000
+            rrows.append((t + 10_000, c1, sid(r, "compute"), r, 0, 1, 2, comp_seq, 0xFF4CAF50))
+            # halo: MPI Isend / Irecv / Waitall to the other rank
+            s += 1
+            h0 = c1 + 1000
+            peer = 1 - r
+            mrows.append((r, sid(r, "MPI_Irecv"), h0, h0 + 2000, 8192, peer, it, 0, 0))
+            mrows.append((r, sid(r, "MPI_Isend"), h0 + 3000, h0 + 5000, 8192, peer, it, 0, 0))
+            mrows.append((r, sid(r, "MPI_Waitall"), h0 + 6000, h0 + 40_000 + 20_000 * r, 0, -1, -1, 0, 0))
+            h1 = h0 + 50_000 + 20_000 * r
+            rrows.append((h0 - 500, h1, sid(r, "halo"), r, 0, 1, 2, s, 0xFF2196F3))
+            mrows.append((r, sid(r, "MPI_Allreduce"), h1 + 1000, h1 + 9000, 8, -1, -1, 0, 0))
+            en = h1 + 10_000
+            rrows.append((st, en, sid(r, "step"), r, 0, 1, 1, step_seq, 0xFF3F51B5))
+            t = en + 1000
+    rdt = [("start_ns", "<u8"), ("end_ns", "<u8"), ("name", "<u4"), ("rank", "<u4"), ("thread", "<u2"),
+           ("domain", "<u2"), ("depth", "u1"), ("seq", "<u4"), ("color", "<u4")]
+    ds(f, "/ranges", rrows, rdt, {"name_description": "name: id in /strings (same rank)"})
+    ds(f, "/marks", [(1_500_000, sid(0, "step"), 0, 0, 1, 0)],
+       [("time_ns", "<u8"), ("name", "<u4"), ("rank", "<u4"), ("thread", "<u2"), ("domain", "<u2"),
+        ("color", "<u4")], {"name_description": "name: id in /strings"})
+    g = f.create_group("gpu")
+    ds(f, "/gpu/kernels", krows,
+       [("end_ns", "<u8"), ("start_ns", "<u8"), ("name", "<u4"), ("correlation_id", "<u4"), ("rank", "<u4"),
+        ("device", "<u4"), ("stream", "<u4"), ("range_id", "<u8"), ("registers", "<u4")],
+       {"name_description": "kernel name: id in /strings (same rank)",
+        "range_id_description": "innermost gpuinst range (thread << 32 | seq)"})
+    ds(f, "/gpu/copies", crows,
+       [("rank", "<u4"), ("start_ns", "<u8"), ("end_ns", "<u8"), ("kind", "u1"), ("bytes", "<u8"),
+        ("correlation_id", "<u4"), ("stream", "<u4"), ("range_id", "<u8")],
+       {"kind_description": "CUpti_ActivityMemcpyKind"})
+    ds(f, "/gpu/api", arows,
+       [("name", "<u4"), ("correlation_id", "<u4"), ("start_ns", "<u8"), ("end_ns", "<u8"), ("rank", "<u4"),
+        ("thread", "<u2")], {"name_description": "API function: id in /strings"})
+    ds(f, "/gpu/devices", [(r, 0, 3 * r) for r in range(NRANKS)],
+       [("rank", "<u4"), ("device", "<u4"), ("dropped", "<u8")])
+    m = f.create_group("mpi")
+    ds(f, "/mpi/calls", mrows,
+       [("rank", "<u4"), ("name", "<u4"), ("start_ns", "<u8"), ("end_ns", "<u8"), ("bytes", "<u8"),
+        ("peer", "<i4"), ("tag", "<i4"), ("comm", "<u4"), ("thread", "<u2")],
+       {"name_description": "MPI function: id in /strings (same rank)",
+        "peer_description": "peer as a world rank, -1 none"})
+    # profiler: one profiled range per rank, 3 metrics, values refer to /profiler/metrics by id
+    p = f.create_group("profiler")
+    ds(f, "/profiler/metrics", [(r, i, sid(r, n), sid(r, u))
+                                for r in range(NRANKS)
+                                for i, (n, u) in enumerate([("dram__bytes.sum", "byte"),
+                                                            ("smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", "inst"),
+                                                            ("gpu__time_duration.sum", "nsecond")])],
+       [("rank", "<u4"), ("id", "<u4"), ("name", "<u4"), ("unit", "<u4")],
+       {"name_description": "metric name: id in /strings", "unit_description": "unit: id in /strings"})
+    ds(f, "/profiler/values", [(r, sid(r, "step/compute"), i, v)
+                               for r in range(NRANKS)
+                               for i, v in enumerate([4.0e8 * (r + 1), 1.0e9 * (r + 1), 2.0e5 * (r + 1)])],
+       [("rank", "<u4"), ("range", "<u4"), ("metric", "<u4"), ("value", "<f8")],
+       {"range_description": "range path: id in /strings", "metric_description": "metric: row id in /profiler/metrics"})
+    # a counter group with a no-value sample
+    c = f.create_group("counters")
+    crow = []
+    for r in range(NRANKS):
+        for k in range(5):
+            crow.append((r, 1_000_000 + k * 100_000, float(100 + 10 * r + k), float(k * (r + 1)), 0 if (r, k) == (1, 4) else 1))
+    d = ds(f, "/counters/memory", crow,
+           [("rank", "<u4"), ("time_ns", "<u8"), ("rss", "<f8"), ("gpu_used", "<f8"), ("valid", "u1")])
+    d.attrs["rss_unit"] = np.bytes_("MiB")
+    d.attrs["gpu_used_unit"] = np.bytes_("MiB")
+    ds(f, "/unavailable", [(r, b"profiler", b"no GPU on this node: run on a GPU node") for r in range(NRANKS)]
+       + [(1, b"pm_sampling", b"not supported with tracing on")],
+       [("rank", "<u4"), ("feature", "S32"), ("reason", "S128")])
+    f.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs what gpuinst needs to build and test on Debian 12 (or Ubuntu):
+# Open MPI, parallel HDF5 (Open MPI flavour) and its tools, compilers,
+# CMake, and the Python/OTF2 packages used by tools/ and tests/.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  build-essential cmake gfortran clang python3 \
+  openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools \
+  python3-h5py python3-matplotlib python3-numpy otf2-tools python3-otf2 valgrind >/dev/null
+echo "install-deps: done"
