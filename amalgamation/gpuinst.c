@@ -4734,27 +4734,27 @@ GPUINST_PRIVATE void gpuinstGpuRangePopSlow(void);
 GPUINST_PRIVATE void gpuinstGpuMpiEnterSlow(uint64_t call_id);
 GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void);
 #if GPUINST_WITH_CUPTI
-static inline void gpuinstGpuRangePush(uint64_t range_id)
+static inline GPUINST_UNUSED void gpuinstGpuRangePush(uint64_t range_id)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuRangePushSlow(range_id);
 }
-static inline void gpuinstGpuRangePop(void)
+static inline GPUINST_UNUSED void gpuinstGpuRangePop(void)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuRangePopSlow();
 }
-static inline void gpuinstGpuMpiEnter(uint64_t call_id)
+static inline GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiEnterSlow(call_id);
 }
-static inline void gpuinstGpuMpiExit(void)
+static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiExitSlow();
 }
 #else
-static inline void gpuinstGpuRangePush(uint64_t range_id) { (void)range_id; }
-static inline void gpuinstGpuRangePop(void) {}
-static inline void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
-static inline void gpuinstGpuMpiExit(void) {}
+static inline GPUINST_UNUSED void gpuinstGpuRangePush(uint64_t range_id) { (void)range_id; }
+static inline GPUINST_UNUSED void gpuinstGpuRangePop(void) {}
+static inline GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
+static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void) {}
 #endif
 
 /* The decoder, exposed for tests and the decode benchmark: decodes one
@@ -8970,6 +8970,9 @@ GPUINST_PRIVATE void gpuinstActivityTablesRegister(void) {}
 #pragma GCC diagnostic push
 /* NVTX's dlsym result is cast to a function pointer (see gpuinstInt.h). */
 #pragma GCC diagnostic ignored "-Wpedantic"
+/* The payload extension defines static inline functions gpuinst does not
+ * call (clang warns about unused ones in the amalgamation's one file). */
+#pragma GCC diagnostic ignored "-Wunused-function"
 #endif
 /************** Begin file third_party/nvtx3/nvToolsExtCounters.h **************/
 /*
@@ -13806,7 +13809,22 @@ static int pmUnavailable(const char *reason)
 #pragma GCC diagnostic pop
 #endif
 
-/* cupti_profiler_host.h's structs, same layout (that header is C++ only). */
+/************** Begin file src/pm_host_decls.h **************/
+/*
+ * pm_host_decls.h -- the few structs of CUPTI's profiler host API that PM
+ * sampling needs (src/pm_sampling.c), under gpuinst's own names.
+ *
+ * cupti_profiler_host.h is C++ only (it includes <string>), and gpuinst is
+ * C; these copies have the header's layout (CUDA 13.0), field by field, and
+ * tests/counters/test_pm_decls.cpp checks that with static_asserts against
+ * the real header.  The functions are looked up in libcupti by name.
+ */
+#ifndef GPUINST_PM_HOST_DECLS_H
+#define GPUINST_PM_HOST_DECLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
 enum { PM_PROFILER_TYPE_PM_SAMPLING = 1 }; /* CUPTI_PROFILER_TYPE_PM_SAMPLING */
 typedef struct PmHostInit {
     size_t structSize;
@@ -13859,6 +13877,9 @@ typedef struct PmHostEval {
     size_t numMetrics;
     double *pMetricValues;
 } PmHostEval;
+
+#endif /* GPUINST_PM_HOST_DECLS_H */
+/************** End of src/pm_host_decls.h **************/
 
 #define PM_FN(type, name) typedef CUptiResult (*name##Fn)(type *)
 PM_FN(CUpti_Profiler_Initialize_Params, pmProfilerInitialize);
@@ -15956,7 +15977,7 @@ static int libsLoad(void)
     if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
         snprintf(L.why, sizeof L.why, "%s", why ? why : "libcupti could not be loaded");
     } else if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS) {
-        snprintf(L.why, sizeof L.why, "no CUDA driver: %s", why ? why : "libcuda.so.1 not found");
+        snprintf(L.why, sizeof L.why, "%s", why ? why : "no CUDA driver: libcuda.so.1 not found");
     } else if (gpuinstLibLoad(GPUINST_LIB_CHECKPOINT, &why) != GPUINST_SUCCESS) {
         snprintf(L.why, sizeof L.why, "replay needs libcheckpoint (CUPTI's checkpoint API): %s", why ? why : "");
     } else {
@@ -15982,8 +16003,13 @@ static int libsLoad(void)
         SYM(GPUINST_LIB_CUDA, L.ctxGetCurrent, "cuCtxGetCurrent");
         SYM(GPUINST_LIB_CUDA, L.ctxGetDevice, "cuCtxGetDevice");
         SYM(GPUINST_LIB_CUDA, L.ctxSync, "cuCtxSynchronize");
-        SYM(GPUINST_LIB_CUDA, L.getUuid, "cuDeviceGetUuid_v2");
-        SYM(GPUINST_LIB_CUDA, L.memInfo, "cuMemGetInfo_v2");
+        {   /* optional: the UUID names the lock file, free memory sizes the checkpoint */
+            void *u_ = gpuinstLibSym(GPUINST_LIB_CUDA, "cuDeviceGetUuid_v2");
+            void *m_ = gpuinstLibSym(GPUINST_LIB_CUDA, "cuMemGetInfo_v2");
+            if (u_ == NULL) u_ = gpuinstLibSym(GPUINST_LIB_CUDA, "cuDeviceGetUuid");
+            memcpy(&L.getUuid, &u_, sizeof u_);
+            memcpy(&L.memInfo, &m_, sizeof m_);
+        }
         if (missing != NULL) {
             snprintf(L.why, sizeof L.why,
                      "%s is missing from the CUDA libraries found (%s, %s): the range profiler needs CUDA 13's "
@@ -16065,7 +16091,6 @@ static int deviceCheck(CUdevice dev, int *cupti)
         WHY_FLAG(cmp, "CMP");
         WHY_FLAG(wsl, "WSL");
 #undef WHY_FLAG
-        if (n < cap) snprintf(w + n, cap - n, " (MIG instances are reported here too)");
         L.devState[dev] = -1;
     } else {
         L.devState[dev] = 1;
@@ -16085,7 +16110,7 @@ static int deviceCheck(CUdevice dev, int *cupti)
     } else {
         snprintf(L.chip[dev], sizeof L.chip[dev], "%s", cp.pChipName);
     }
-    if (L.getUuid(&u, dev) == CUDA_SUCCESS) {
+    if (L.getUuid != NULL && L.getUuid(&u, dev) == CUDA_SUCCESS) {
         const unsigned char *b = (const unsigned char *)u.bytes;
         snprintf(L.uuid[dev], sizeof L.uuid[dev],
                  "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
@@ -16517,7 +16542,7 @@ static int setup(Prof *a)
         snprintf(a->why, sizeof a->why, "cuCtxSynchronize failed before the checkpoint");
         return PROF_CHECKPOINT;
     }
-    L.memInfo(&free0, &total);
+    if (L.memInfo != NULL) L.memInfo(&free0, &total);
     memset(&a->ck, 0, sizeof a->ck);
     a->ck.structSize = GPUINST_CUpti_Checkpoint_STRUCT_SIZE;
     a->ck.ctx = a->ctx;
@@ -16538,7 +16563,7 @@ static int setup(Prof *a)
         return rc == PROF_PRIVILEGES ? rc : PROF_CHECKPOINT;
     }
     a->ck_saved = 1;
-    L.memInfo(&free1, &total);
+    if (L.memInfo != NULL) L.memInfo(&free1, &total);
     a->rec.checkpoint_bytes = free0 > free1 ? (uint64_t)(free0 - free1) : 0;
     a->t_replay0 = gpuinstClockNs();
     return startPass(a);
@@ -17832,6 +17857,10 @@ GPUINST_PRIVATE void gpuinstMpiFortranLink(void);
 /* Clock alignment (mpi/mpi_clock.c): phase 0 at init, 1 at finalize;
  * collective over gpuinst's private communicator; fills gpuinstG.clock. */
 GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase);
+/* Frees the alignment's node/leader communicators (before PMPI_Finalize). */
+GPUINST_PRIVATE void gpuinstMpiClockRelease(void);
+/* 1 when GPUINST_TEST_CLOCK_SKEW is in effect (mpi/mpi_trace.c). */
+GPUINST_PRIVATE int gpuinstMpiSkewed(void);
 /* Clock alignment results of phase 0 (init) and 1 (finalize). */
 GPUINST_PRIVATE void gpuinstMpiClockTableRegister(void);
 GPUINST_PRIVATE void gpuinstMpiTopologyTableRegister(void);
@@ -18066,7 +18095,9 @@ GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void)
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     /* Write while MPI still works: tools that finalise after MPI_Finalize lose output. */
     if (st == GPUINST_STATE_RUNNING || st == GPUINST_STATE_NVTX_ONLY) gpuinstFinalize(1);
-    if (gpuinstComm != MPI_COMM_NULL && mpiUsable()) PMPI_Comm_free(&gpuinstComm);
+    if (!mpiUsable()) return;
+    gpuinstMpiClockRelease();
+    if (gpuinstComm != MPI_COMM_NULL) PMPI_Comm_free(&gpuinstComm);
     gpuinstComm = MPI_COMM_NULL;
 }
 
@@ -18171,6 +18202,11 @@ GPUINST_PRIVATE uint64_t gpuinstMpiNow(void)
     uint64_t t = gpuinstClockNs();
     if (GPUINST_LIKELY(!skewOn)) return t;
     return (uint64_t)((int64_t)t + skewOffset + (int64_t)(skewDrift * (double)(int64_t)(t - skewBase)));
+}
+
+GPUINST_PRIVATE int gpuinstMpiSkewed(void)
+{
+    return skewOn;
 }
 
 static void skewSetup(void)
@@ -18671,14 +18707,18 @@ typedef struct ReqEntry {
 static ReqEntry *reqs;
 static uint64_t reqCap, reqCount;
 
+/* The entry of `key` with the highest request id: a handle can be mapped
+ * more than once, as Open MPI returns the same handle
+ * (ompi_request_empty) for every send it completed at once, and a
+ * request completed outside the wrappers leaves a stale entry behind. */
 static ReqEntry *reqFindLocked(uint64_t key)
 {
     uint64_t i;
+    ReqEntry *best = NULL;
     if (reqs == NULL || key == 0) return NULL;
-    for (i = mix64(0, key) & (reqCap - 1);; i = (i + 1) & (reqCap - 1)) {
-        if (reqs[i].key == key) return &reqs[i];
-        if (reqs[i].key == 0) return NULL;
-    }
+    for (i = mix64(0, key) & (reqCap - 1); reqs[i].key != 0; i = (i + 1) & (reqCap - 1))
+        if (reqs[i].key == key && (best == NULL || reqs[i].id > best->id)) best = &reqs[i];
+    return best;
 }
 
 static int reqGrowLocked(void)
@@ -18700,9 +18740,8 @@ static int reqGrowLocked(void)
 
 static ReqEntry *reqInsertLocked(uint64_t key)
 {
-    ReqEntry *e = reqFindLocked(key);
     uint64_t i;
-    if (e != NULL) return e; /* a handle reused before we saw it complete */
+    if (key == 0) return NULL;
     if ((reqCount + 1) * 2 > reqCap && !reqGrowLocked()) return NULL;
     for (i = mix64(0, key) & (reqCap - 1); reqs[i].key != 0; i = (i + 1) & (reqCap - 1)) {
     }
@@ -19096,20 +19135,28 @@ GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void) { return 0; }
  * child stamps t2.  The round with the smallest round trip t2 - t1 gives
  * the offset tp - (t1 + t2) / 2 with error at most (t2 - t1) / 2.
  *
- * Tree, not a star: in step k = 0, 1, .. ceil(log2 P) - 1 every rank
- * r < 2^k that already knows its offset to rank 0 measures rank r + 2^k (if
- * it exists) and passes on its own offset and error; the child adds them.
- * Pairs of one step run at the same time.
+ * Only one rank per node measures: every process on a node reads the same
+ * kernel CLOCK_MONOTONIC, so the ranks of a node (MPI_COMM_TYPE_SHARED)
+ * copy their node leader's result (one MPI_Bcast on the node) and are
+ * exact relative to each other.  Leaders (node rank 0; world rank 0 leads
+ * its node) form a tree, not a star: in step k = 0, 1, .. ceil(log2 L) - 1
+ * every leader l < 2^k that already knows its offset to rank 0 measures
+ * leader l + 2^k (if it exists) and passes on its own offset and error; the
+ * child adds them.  Pairs of one step run at the same time.
  *
- * Cost model: ceil(log2 P) steps x (R + 1) round trips, independent of P
- * otherwise; rank 0 takes part in every step, each other rank in at most
- * ceil(log2 P) - (its level) steps.  With R = 16 and ~1-3 us round trips
- * (shared memory) that is ~30-100 us per step.  The error adds along the
- * path: a rank at depth d has error = sum of the d half round trips.
+ * Cost model (L nodes, R rounds, RTT between nodes): ceil(log2 L) steps x
+ * (R + 1) round trips + one node-local broadcast; the node and leader
+ * communicators are made once, at the first alignment.  On one node
+ * (L = 1) nothing is measured: offset 0, error 0.  With R = 16 and a
+ * 2-5 us network round trip that is ~50-100 us per step.  The error adds
+ * along the path: a leader at depth d has error = sum of d half round
+ * trips.  (The test hook GPUINST_TEST_CLOCK_SKEW gives each rank its own
+ * clock, so each rank is then its own node.)
  *
  * Map: with (ref0, off0) from init and (ref1, off1) from finalize,
  * drift = (off1 - off0) / (ref1 - ref0), and t on rank 0's timeline is
- * t + off0 + drift (t - ref0) (gpuinstClockApply).  With one measurement the
+ * t + off0 + drift (t - ref0) (gpuinstClockApply).  With one measurement,
+ * or when |off1 - off0| is within the two errors (noise, not drift), the
  * drift is 0.  /mpi/clock keeps each measurement.
  */
 /* #include "mpiInt.h" -- already inlined */
@@ -19131,7 +19178,38 @@ typedef struct ClockRec {     /* /mpi/clock: one row per rank per phase */
     int32_t parent;           /* rank measured against (-1 for rank 0) */
     uint32_t phase;           /* 0 init, 1 finalize */
     uint32_t depth;           /* steps from rank 0 */
+    uint32_t copied;          /* 1: copied from the node leader (same clock), not measured */
+    uint32_t pad_;
 } ClockRec;
+
+static MPI_Comm nodeComm = MPI_COMM_NULL, leaderComm = MPI_COMM_NULL;
+static int commsMade;
+
+/* The node communicator (ranks sharing this one's clock) and the leaders'
+ * communicator (node rank 0 of each node; MPI_COMM_NULL elsewhere). */
+static void clockComms(MPI_Comm comm)
+{
+    int me = 0, nr = 0;
+    if (commsMade) return;
+    commsMade = 1;
+    PMPI_Comm_rank(comm, &me);
+    if (gpuinstMpiSkewed()) {
+        if (PMPI_Comm_split(comm, me, 0, &nodeComm) != MPI_SUCCESS) nodeComm = MPI_COMM_NULL;
+    } else if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &nodeComm) != MPI_SUCCESS) {
+        nodeComm = MPI_COMM_NULL;
+    }
+    if (nodeComm != MPI_COMM_NULL) PMPI_Comm_rank(nodeComm, &nr);
+    else nr = 0; /* no node communicator: every rank measures */
+    if (PMPI_Comm_split(comm, nr == 0 ? 0 : MPI_UNDEFINED, me, &leaderComm) != MPI_SUCCESS)
+        leaderComm = MPI_COMM_NULL;
+}
+
+GPUINST_PRIVATE void gpuinstMpiClockRelease(void)
+{
+    if (nodeComm != MPI_COMM_NULL) PMPI_Comm_free(&nodeComm);
+    if (leaderComm != MPI_COMM_NULL) PMPI_Comm_free(&leaderComm);
+    nodeComm = leaderComm = MPI_COMM_NULL;
+}
 
 static ClockRec meas[2];
 static int have[2];
@@ -19179,20 +19257,48 @@ static void pingParent(MPI_Comm comm, int child, const ClockRec *m)
     PMPI_Send(info, 3, MPI_INT64_T, child, CLOCK_TAG, comm);
 }
 
-GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase)
+/* The tree of ping-pongs over `comm` (the leaders). */
+static void clockTree(MPI_Comm comm, ClockRec *m)
 {
     int rank, size, step;
+    if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || PMPI_Comm_size(comm, &size) != MPI_SUCCESS) return;
+    for (step = 1; step < size; step <<= 1) {
+        if (rank < step && rank + step < size) pingParent(comm, rank + step, m);
+        else if (rank >= step && rank < 2 * step) pingChild(comm, rank - step, m);
+    }
+}
+
+GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase)
+{
     uint64_t t0 = gpuinstClockNs();
     ClockRec m;
     if (phase < 0 || phase > 1 || comm == MPI_COMM_NULL) return;
-    if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || PMPI_Comm_size(comm, &size) != MPI_SUCCESS) return;
+    clockComms(comm);
     memset(&m, 0, sizeof m);
     m.parent = -1;
     m.phase = (uint32_t)phase;
     m.ref_ns = gpuinstMpiNow();
-    for (step = 1; step < size; step <<= 1) {
-        if (rank < step && rank + step < size) pingParent(comm, rank + step, &m);
-        else if (rank >= step && rank < 2 * step) pingChild(comm, rank - step, &m);
+    if (leaderComm != MPI_COMM_NULL) clockTree(leaderComm, &m);
+    if (nodeComm != MPI_COMM_NULL) {
+        /* node members take the leader's map: same kernel clock */
+        int64_t v[6];
+        int nr = 0;
+        PMPI_Comm_rank(nodeComm, &nr);
+        v[0] = (int64_t)m.ref_ns;
+        v[1] = m.offset_ns;
+        memcpy(&v[2], &m.error_ns, sizeof(double));
+        v[3] = (int64_t)m.min_rtt_ns;
+        v[4] = m.parent;
+        v[5] = (int64_t)m.depth;
+        if (PMPI_Bcast(v, 6, MPI_INT64_T, 0, nodeComm) == MPI_SUCCESS && nr != 0) {
+            m.ref_ns = (uint64_t)v[0];
+            m.offset_ns = v[1];
+            memcpy(&m.error_ns, &v[2], sizeof(double));
+            m.min_rtt_ns = 0;
+            m.parent = (int32_t)v[4];
+            m.depth = (uint32_t)v[5];
+            m.copied = 1;
+        }
     }
     m.cost_ns = gpuinstClockNs() - t0;
     meas[phase] = m;
@@ -19204,10 +19310,19 @@ GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase)
         gpuinstG.clock.error_ns = m.error_ns;
     } else {
         double dt = (double)(int64_t)(meas[1].ref_ns - meas[0].ref_ns);
+        double doff = (double)(meas[1].offset_ns - meas[0].offset_ns);
         gpuinstG.clock.offset_ns = meas[0].offset_ns;
         gpuinstG.clock.ref_ns = meas[0].ref_ns;
-        gpuinstG.clock.drift = dt > 0 ? (double)(meas[1].offset_ns - meas[0].offset_ns) / dt : 0.0;
         gpuinstG.clock.error_ns = meas[0].error_ns > meas[1].error_ns ? meas[0].error_ns : meas[1].error_ns;
+        /* A change of offset within the two measurements' errors is noise,
+         * not drift (a short run on one host would get a drift of 1e-4 from
+         * a microsecond of jitter): then the midpoint offset, no drift. */
+        if (dt > 0 && (doff > meas[0].error_ns + meas[1].error_ns || -doff > meas[0].error_ns + meas[1].error_ns)) {
+            gpuinstG.clock.drift = doff / dt;
+        } else {
+            gpuinstG.clock.drift = 0.0;
+            gpuinstG.clock.offset_ns = meas[0].offset_ns + (int64_t)(doff / 2);
+        }
     }
 }
 
@@ -19224,6 +19339,8 @@ static const gpuinstField clockFields[] = {
     F(ClockRec, parent, GPUINST_FT_I32, 0, "", "rank it was measured against (-1: rank 0 itself)"),
     F(ClockRec, phase, GPUINST_FT_U32, 0, "", "0 at init (MPI_Init / gpuinst_init), 1 at finalize"),
     F(ClockRec, depth, GPUINST_FT_U32, 0, "count", "ping-pong hops from rank 0"),
+    F(ClockRec, copied, GPUINST_FT_U32, 0, "",
+      "1: this rank shares its node leader's clock and copied its result (parent = the leader's parent)"),
 };
 
 static int collectClock(const gpuinstTable *tb, void **out, uint64_t *count)
@@ -19621,6 +19738,8 @@ GPUINST_PRIVATE void gpuinstMpiBeforeAbort(MPI_Comm comm, int errorcode, int for
 
 #if GPUINST_WITH_MPI
 
+GPUINST_PRIVATE void gpuinstMpiFortranLink(void) {}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -19662,8 +19781,6 @@ static uint64_t fbytes(const MPI_Fint *n, const MPI_Fint *dt) { return gpuinstMp
     }
 
 typedef MPI_Fint F;
-
-GPUINST_PRIVATE void gpuinstMpiFortranLink(void) {}
 
 /* ---- init / finalize / abort ------------------------------------------------ */
 

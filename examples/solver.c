@@ -87,6 +87,7 @@ typedef struct options {
     long k;                /* residual check interval (iterations) */
     const char *backend;   /* "auto" or a backend name */
     int explicit_finalize; /* call gpuinst_finalize() before MPI_Finalize */
+    int profile;           /* --profile: the sweep is a gpuinst range-profiled region (issue 5) */
 } options;
 
 /* Default grid: converges to the discretisation error in about 11,300
@@ -103,7 +104,7 @@ static void usage(FILE *out)
 #ifdef GPUINST_SOLVER_CUDA
             "|cuda"
 #endif
-            "] [--explicit-finalize]\n"
+            "] [--explicit-finalize] [--profile]\n"
             "  -n N      interior grid points per dimension, global (default %d)\n"
             "  -i ITERS  maximum Jacobi iterations (default: 1.25 x the count Jacobi's\n"
             "            convergence rate cos(pi h) predicts for the tolerance)\n"
@@ -112,7 +113,10 @@ static void usage(FILE *out)
             "  -k K      compute and reduce the residual every K iterations (default %d)\n"
             "  --backend           numerical backend (default auto: GPU if present)\n"
             "  --explicit-finalize call gpuinst_finalize() before MPI_Finalize instead\n"
-            "                      of relying on gpuinst's MPI_Finalize interception\n",
+            "                      of relying on gpuinst's MPI_Finalize interception\n"
+            "  --profile           measure the sweep's hardware metrics with gpuinst_profile\n"
+            "                      (GPUINST_METRICS; occurrences chosen by GPUINST_PROFILE,\n"
+            "                      default the first; docs/PROFILING.md)\n",
             SOLVER_DEFAULT_N, SOLVER_DEFAULT_K);
 }
 
@@ -136,6 +140,7 @@ static int parse_options(int argc, char **argv, options *o)
     o->k = SOLVER_DEFAULT_K;
     o->backend = "auto";
     o->explicit_finalize = 0;
+    o->profile = 0;
     for (int a = 1; a < argc; ++a) {
         const char *arg = argv[a];
         const char *val = (a + 1 < argc) ? argv[a + 1] : NULL;
@@ -143,6 +148,10 @@ static int parse_options(int argc, char **argv, options *o)
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) return 1;
         if (strcmp(arg, "--explicit-finalize") == 0) {
             o->explicit_finalize = 1;
+            continue;
+        }
+        if (strcmp(arg, "--profile") == 0) {
+            o->profile = 1;
             continue;
         }
         if (!val) goto bad;
@@ -318,6 +327,39 @@ static long predicted_iterations(int n, double tol, long k)
     return (it > 1e15 ? (long)1e15 : (long)it) + k + 1;
 }
 
+/* ---- --profile: the sweep as a range-profiled region (issue 5) ----------
+ * gpuinst_profile runs the body once per replay pass and restores device
+ * memory between passes; host state it does not restore.  The sweep swaps
+ * the u/unew pointers on the host, so the restore hook puts them back
+ * before each replay pass.  No MPI call happens inside the region. */
+typedef struct sweep_state {
+    solver_block *b;
+    double *u, *unew;
+} sweep_state;
+
+static void sweep_restore(void *user, int32_t pass)
+{
+    sweep_state *st = (sweep_state *)user;
+    (void)pass;
+    st->b->u = st->u;
+    st->b->unew = st->unew;
+}
+
+static double profiled_sweep(const solver_kernels *kern, solver_block *b, int check)
+{
+    gpuinst_profile p;
+    sweep_state st;
+    double r2 = 0.0;
+    st.b = b;
+    st.u = b->u;
+    st.unew = b->unew;
+    (void)gpuinst_profile_begin(&p, "sweep", NULL);
+    (void)gpuinst_profile_set_restore_hook(&p, sweep_restore, &st);
+    while (gpuinst_profile_next_pass(&p)) r2 = kern->sweep(b, check);
+    return r2;
+}
+/* ---- end --profile ------------------------------------------------------- */
+
 int main(int argc, char **argv)
 {
     options opt;
@@ -438,7 +480,7 @@ int main(int argc, char **argv)
         pop(&an);
 
         push(&an, &an.compute);
-        double r2 = kern->sweep(&blk, check);
+        double r2 = opt.profile ? profiled_sweep(kern, &blk, check) : kern->sweep(&blk, check);
         pop(&an);
         ++sweeps;
 

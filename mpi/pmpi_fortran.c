@@ -25,6 +25,8 @@
 
 #if GPUINST_WITH_MPI
 
+GPUINST_PRIVATE void gpuinstMpiFortranLink(void) {}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -66,8 +68,6 @@ static uint64_t fbytes(const MPI_Fint *n, const MPI_Fint *dt) { return gpuinstMp
     }
 
 typedef MPI_Fint F;
-
-GPUINST_PRIVATE void gpuinstMpiFortranLink(void) {}
 
 /* ---- init / finalize / abort ------------------------------------------------ */
 

@@ -335,6 +335,15 @@ typedef struct gpuinstNameSlot {
     uint32_t len;
     uint32_t id;
 } gpuinstNameSlot;
+/* Front of the name cache (src/nvtx.c, nameIdFront): the same name passed
+ * again from the same address (a string literal, the common case) is found
+ * by its pointer and checked with strcmp, without strnlen and hashing. */
+typedef struct gpuinstNameKey {
+    const char *key;      /* the caller's pointer last seen in this slot */
+    const char *text;     /* the interned copy (NUL-terminated) */
+    uint32_t id;
+    uint32_t pad_;
+} gpuinstNameKey;
 
 typedef struct gpuinstThread {
     struct gpuinstThread *next;   /* global list (gpuinstThreads) */
@@ -346,6 +355,7 @@ typedef struct gpuinstThread {
     gpuinstBuf marks;             /* gpuinstMarkRec */
     gpuinstStack *stacks[GPUINST_MAX_DOMAINS]; /* lazily allocated per domain */
     gpuinstNameSlot cache[GPUINST_NAME_CACHE];
+    gpuinstNameKey keys[GPUINST_NAME_CACHE];   /* front of `cache`, keyed by the caller's pointer */
 } gpuinstThread;
 
 /* The calling thread's state, created on first use (NULL if out of memory
@@ -575,27 +585,27 @@ GPUINST_PRIVATE void gpuinstGpuRangePopSlow(void);
 GPUINST_PRIVATE void gpuinstGpuMpiEnterSlow(uint64_t call_id);
 GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void);
 #if GPUINST_WITH_CUPTI
-static inline void gpuinstGpuRangePush(uint64_t range_id)
+static inline GPUINST_UNUSED void gpuinstGpuRangePush(uint64_t range_id)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuRangePushSlow(range_id);
 }
-static inline void gpuinstGpuRangePop(void)
+static inline GPUINST_UNUSED void gpuinstGpuRangePop(void)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuRangePopSlow();
 }
-static inline void gpuinstGpuMpiEnter(uint64_t call_id)
+static inline GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiEnterSlow(call_id);
 }
-static inline void gpuinstGpuMpiExit(void)
+static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiExitSlow();
 }
 #else
-static inline void gpuinstGpuRangePush(uint64_t range_id) { (void)range_id; }
-static inline void gpuinstGpuRangePop(void) {}
-static inline void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
-static inline void gpuinstGpuMpiExit(void) {}
+static inline GPUINST_UNUSED void gpuinstGpuRangePush(uint64_t range_id) { (void)range_id; }
+static inline GPUINST_UNUSED void gpuinstGpuRangePop(void) {}
+static inline GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
+static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void) {}
 #endif
 
 /* The decoder, exposed for tests and the decode benchmark: decodes one

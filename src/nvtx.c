@@ -12,6 +12,12 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
+#if defined(__GNUC__)
+#define GPUINST_NOINLINE __attribute__((noinline))
+#else
+#define GPUINST_NOINLINE
+#endif
+
 /* ---- threads ----------------------------------------------------------- */
 
 #if !defined(GPUINST_AMALGAMATION)
@@ -84,6 +90,36 @@ GPUINST_PRIVATE uint32_t gpuinstNameId(gpuinstThread *t, const char *name)
         slot->len = (uint32_t)len;
         slot->id = id;
         slot->text = gpuinstStringGet(id, NULL);
+    }
+    return id;
+}
+
+/* Slot of the pointer-keyed front cache for `name`. */
+static inline gpuinstNameKey *nameKeySlot(gpuinstThread *t, const char *name)
+{
+    uintptr_t p = (uintptr_t)name;
+    return &t->keys[(p ^ (p >> 6) ^ (p >> 12)) & (GPUINST_NAME_CACHE - 1)];
+}
+
+/* gpuinstNameId for the hot paths (name non-NULL, non-empty): a name seen
+ * before at the same address costs a pointer compare and a strcmp, which
+ * reads `name` no further than its end.  The text is compared, not only the
+ * pointer, because a caller may reuse a buffer for another name.  A
+ * truncated name never matches (its interned copy is shorter) and takes the
+ * hashed path every time, as before. */
+static inline uint32_t nameIdFront(gpuinstThread *t, const char *name)
+{
+    gpuinstNameKey *k = nameKeySlot(t, name);
+    uint32_t id;
+    if (GPUINST_LIKELY(k->key == name && strcmp(k->text, name) == 0)) return k->id;
+    id = gpuinstNameId(t, name);
+    if (id != 0) {
+        const char *text = gpuinstStringGet(id, NULL);
+        if (text != NULL) {
+            k->key = name;
+            k->text = text;
+            k->id = id;
+        }
     }
     return id;
 }
@@ -224,7 +260,7 @@ static int resolveName(gpuinstThread *t, const char *name, Attr *a)
 {
     if (a->name != 0) return GPUINST_SUCCESS;
     if (name == NULL || name[0] == '\0') return GPUINST_ERROR_INVALID_ARGUMENT;
-    a->name = gpuinstNameId(t, name);
+    a->name = nameIdFront(t, name);
     return a->name != 0 ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
 }
 
@@ -237,14 +273,51 @@ static gpuinstStack *stackFor(gpuinstThread *t, gpuinst_domain d)
     return s;
 }
 
-/* ---- push / pop ----------------------------------------------------------- */
+/* ---- push / pop -----------------------------------------------------------
+ * gpuinst_range_push/pop (default domain, no attributes) are the hot calls
+ * and have bodies of their own: when disabled they are a state check and
+ * NVTX's own call (domain 0 is NVTX's default domain, so nvtxRangePushA is
+ * the same event as nvtxDomainRangePushEx(NULL, ascii name)); when
+ * recording they build no attribute structure, and the recording half is
+ * out of line so that the disabled path saves no registers.
+ * (bench/RESULTS.md, "Annotation overhead", has the measurements.) */
+
+/* Makes room for one more open range on s.  0 or OUT_OF_MEMORY. */
+static inline int stackReserve(gpuinstStack *s)
+{
+    if (GPUINST_UNLIKELY(s->depth == s->cap)) {
+        uint32_t ncap = s->cap ? s->cap * 2 : 16;
+        gpuinstOpen *no = (gpuinstOpen *)realloc(s->open, (size_t)ncap * sizeof *no);
+        if (no == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+        s->open = no;
+        s->cap = ncap;
+    }
+    return GPUINST_SUCCESS;
+}
+
+/* Opens the range on s (room reserved); called after the NVTX call. */
+static inline void stackPush(gpuinstThread *t, gpuinstStack *s, const Attr *a)
+{
+    gpuinstOpen *o = &s->open[s->depth];
+    o->payload = a->payload;
+    o->name = a->name;
+    o->color = a->color;
+    o->seq = t->seq++;
+    /* GPU tracing: this range is the launching context of CUDA work until its pop (one branch when off) */
+    gpuinstGpuRangePush(((uint64_t)t->index << 32) | o->seq);
+    /* range profiling: a nested profiler range while a profiled pass runs (one branch when off) */
+    gpuinstProfRangePush(a->name);
+    o->category = (uint16_t)a->category;
+    o->flags = a->ptype;
+    o->start_ns = gpuinstClockNs(); /* last: gpuinst's own cost stays outside the range */
+    GPUINST_STORE_REL(&s->depth, s->depth + 1);
+}
 
 int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst_attr *attr)
 {
     int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
     gpuinstThread *t;
     gpuinstStack *s;
-    gpuinstOpen *o;
     Attr a;
     nvtxEventAttributes_t ea;
     if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) {
@@ -259,55 +332,53 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
     if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS))
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     s = stackFor(t, domain);
-    if (GPUINST_UNLIKELY(s == NULL)) return lost();
-    if (GPUINST_UNLIKELY(s->depth == s->cap)) {
-        uint32_t ncap = s->cap ? s->cap * 2 : 16;
-        gpuinstOpen *no = (gpuinstOpen *)realloc(s->open, (size_t)ncap * sizeof *no);
-        if (no == NULL) return lost();
-        s->open = no;
-        s->cap = ncap;
-    }
+    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) return lost();
     nvtxAttr(&ea, name, &a);
     nvtxDomainRangePushEx(domainHandle(domain), &ea);
-    o = &s->open[s->depth];
-    o->payload = a.payload;
-    o->name = a.name;
-    o->color = a.color;
-    o->seq = t->seq++;
-    /* GPU tracing: this range is the launching context of CUDA work until its pop (one branch when off) */
-    gpuinstGpuRangePush(((uint64_t)t->index << 32) | o->seq);
-    /* range profiling: a nested profiler range while a profiled pass runs (one branch when off) */
-    gpuinstProfRangePush(a.name);
-    o->category = (uint16_t)a.category;
-    o->flags = a.ptype;
-    o->start_ns = gpuinstClockNs(); /* last: gpuinst's own cost stays outside the range */
-    GPUINST_STORE_REL(&s->depth, s->depth + 1);
+    stackPush(t, s, &a);
+    return GPUINST_SUCCESS;
+}
+
+/* The recording half of gpuinst_range_push (state RUNNING). */
+static GPUINST_NOINLINE int pushRecordDefault(const char *name)
+{
+    gpuinstThread *t;
+    gpuinstStack *s;
+    Attr a;
+    if (GPUINST_UNLIKELY(name == NULL || name[0] == '\0')) return invalid();
+    t = gpuinstThreadGet();
+    if (GPUINST_UNLIKELY(t == NULL)) return lost();
+    memset(&a, 0, sizeof a);
+    a.name = nameIdFront(t, name);
+    if (GPUINST_UNLIKELY(a.name == 0)) return lost();
+    s = stackFor(t, GPUINST_DOMAIN_DEFAULT);
+    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) return lost();
+    nvtxRangePushA(name);
+    stackPush(t, s, &a);
     return GPUINST_SUCCESS;
 }
 
 int gpuinst_range_push(const char *name)
 {
-    return gpuinst_range_push_ex(GPUINST_DOMAIN_DEFAULT, name, NULL);
+    int st = GPUINST_LOAD_RLX(&gpuinstG.state);
+    if (GPUINST_LIKELY(st == GPUINST_STATE_RUNNING)) return pushRecordDefault(name);
+    if (st == GPUINST_STATE_NVTX_ONLY) {
+        if (name != NULL) nvtxRangePushA(name);
+        return GPUINST_SUCCESS;
+    }
+    return notRunning(st);
 }
 
-int gpuinst_range_pop_domain(gpuinst_domain domain)
+/* The recording half of a pop (state RUNNING, domain valid); `now` was read
+ * first so gpuinst's own cost stays outside the range.  The NVTX call is
+ * the caller's, and is not made on STACK_EMPTY. */
+static inline int popRecord(gpuinst_domain domain, uint64_t now)
 {
-    int st = GPUINST_LOAD_RLX(&gpuinstG.state);
-    uint64_t now;
-    gpuinstThread *t;
-    gpuinstStack *s;
+    gpuinstThread *t = gpuinstThreadSelf;
+    gpuinstStack *s = t != NULL ? t->stacks[domain] : NULL;
     gpuinstOpen *o;
     gpuinstRangeRec *r;
     uint32_t depth;
-    if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) {
-        if (st == GPUINST_STATE_NVTX_ONLY && domainValid(domain))
-            nvtxDomainRangePop(domainHandle(domain));
-        return notRunning(st);
-    }
-    now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
-    if (GPUINST_UNLIKELY(!domainValid(domain))) return invalid();
-    t = gpuinstThreadSelf;
-    s = t != NULL ? t->stacks[domain] : NULL;
     if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) {
         GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
         return GPUINST_ERROR_STACK_EMPTY;
@@ -333,13 +404,45 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
     GPUINST_STORE_REL(&s->depth, depth - 1);
     gpuinstGpuRangePop();
     gpuinstProfRangePop(); /* range profiling (one branch when off) */
+    return r != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
+}
+
+int gpuinst_range_pop_domain(gpuinst_domain domain)
+{
+    int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
+    uint64_t now;
+    if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) {
+        if (st == GPUINST_STATE_NVTX_ONLY && domainValid(domain))
+            nvtxDomainRangePop(domainHandle(domain));
+        return notRunning(st);
+    }
+    now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
+    if (GPUINST_UNLIKELY(!domainValid(domain))) return invalid();
+    rc = popRecord(domain, now);
+    if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     nvtxDomainRangePop(domainHandle(domain));
-    return r != NULL ? GPUINST_SUCCESS : lost();
+    return rc == GPUINST_SUCCESS ? rc : lost();
+}
+
+/* The recording half of gpuinst_range_pop (state RUNNING). */
+static GPUINST_NOINLINE int popRecordDefault(void)
+{
+    uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
+    int rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
+    if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
+    nvtxRangePop();
+    return rc == GPUINST_SUCCESS ? rc : lost();
 }
 
 int gpuinst_range_pop(void)
 {
-    return gpuinst_range_pop_domain(GPUINST_DOMAIN_DEFAULT);
+    int st = GPUINST_LOAD_RLX(&gpuinstG.state);
+    if (GPUINST_LIKELY(st == GPUINST_STATE_RUNNING)) return popRecordDefault();
+    if (st == GPUINST_STATE_NVTX_ONLY) {
+        nvtxRangePop();
+        return GPUINST_SUCCESS;
+    }
+    return notRunning(st);
 }
 
 int gpuinst_range_depth(gpuinst_domain domain)

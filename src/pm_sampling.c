@@ -124,59 +124,7 @@ static int pmUnavailable(const char *reason)
 #pragma GCC diagnostic pop
 #endif
 
-/* cupti_profiler_host.h's structs, same layout (that header is C++ only). */
-enum { PM_PROFILER_TYPE_PM_SAMPLING = 1 }; /* CUPTI_PROFILER_TYPE_PM_SAMPLING */
-typedef struct PmHostInit {
-    size_t structSize;
-    void *pPriv;
-    int profilerType;        /* CUpti_ProfilerType */
-    const char *pChipName;
-    const uint8_t *pCounterAvailabilityImage;
-    void *pHostObject;
-} PmHostInit;
-typedef struct PmHostDeinit {
-    size_t structSize;
-    void *pPriv;
-    void *pHostObject;
-} PmHostDeinit;
-typedef struct PmHostAddMetrics {
-    size_t structSize;
-    void *pPriv;
-    void *pHostObject;
-    const char **ppMetricNames;
-    size_t numMetrics;
-} PmHostAddMetrics;
-typedef struct PmHostConfigSize {
-    size_t structSize;
-    void *pPriv;
-    void *pHostObject;
-    size_t configImageSize;
-} PmHostConfigSize;
-typedef struct PmHostConfig {
-    size_t structSize;
-    void *pPriv;
-    void *pHostObject;
-    size_t configImageSize;
-    uint8_t *pConfigImage;
-} PmHostConfig;
-typedef struct PmHostPasses {
-    size_t structSize;
-    void *pPriv;
-    size_t configImageSize;
-    uint8_t *pConfigImage;
-    size_t numOfPasses;
-} PmHostPasses;
-typedef struct PmHostEval {
-    size_t structSize;
-    void *pPriv;
-    void *pHostObject;
-    const uint8_t *pCounterDataImage;
-    size_t counterDataImageSize;
-    size_t rangeIndex;
-    const char **ppMetricNames;
-    size_t numMetrics;
-    double *pMetricValues;
-} PmHostEval;
+#include "pm_host_decls.h"
 
 #define PM_FN(type, name) typedef CUptiResult (*name##Fn)(type *)
 PM_FN(CUpti_Profiler_Initialize_Params, pmProfilerInitialize);

@@ -570,8 +570,13 @@ static int libsLoad(void)
         SYM(GPUINST_LIB_CUDA, L.ctxGetCurrent, "cuCtxGetCurrent");
         SYM(GPUINST_LIB_CUDA, L.ctxGetDevice, "cuCtxGetDevice");
         SYM(GPUINST_LIB_CUDA, L.ctxSync, "cuCtxSynchronize");
-        SYM(GPUINST_LIB_CUDA, L.getUuid, "cuDeviceGetUuid_v2");
-        SYM(GPUINST_LIB_CUDA, L.memInfo, "cuMemGetInfo_v2");
+        {   /* optional: the UUID names the lock file, free memory sizes the checkpoint */
+            void *u_ = gpuinstLibSym(GPUINST_LIB_CUDA, "cuDeviceGetUuid_v2");
+            void *m_ = gpuinstLibSym(GPUINST_LIB_CUDA, "cuMemGetInfo_v2");
+            if (u_ == NULL) u_ = gpuinstLibSym(GPUINST_LIB_CUDA, "cuDeviceGetUuid");
+            memcpy(&L.getUuid, &u_, sizeof u_);
+            memcpy(&L.memInfo, &m_, sizeof m_);
+        }
         if (missing != NULL) {
             snprintf(L.why, sizeof L.why,
                      "%s is missing from the CUDA libraries found (%s, %s): the range profiler needs CUDA 13's "
@@ -653,7 +658,6 @@ static int deviceCheck(CUdevice dev, int *cupti)
         WHY_FLAG(cmp, "CMP");
         WHY_FLAG(wsl, "WSL");
 #undef WHY_FLAG
-        if (n < cap) snprintf(w + n, cap - n, " (MIG instances are reported here too)");
         L.devState[dev] = -1;
     } else {
         L.devState[dev] = 1;
@@ -673,7 +677,7 @@ static int deviceCheck(CUdevice dev, int *cupti)
     } else {
         snprintf(L.chip[dev], sizeof L.chip[dev], "%s", cp.pChipName);
     }
-    if (L.getUuid(&u, dev) == CUDA_SUCCESS) {
+    if (L.getUuid != NULL && L.getUuid(&u, dev) == CUDA_SUCCESS) {
         const unsigned char *b = (const unsigned char *)u.bytes;
         snprintf(L.uuid[dev], sizeof L.uuid[dev],
                  "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
@@ -1105,7 +1109,7 @@ static int setup(Prof *a)
         snprintf(a->why, sizeof a->why, "cuCtxSynchronize failed before the checkpoint");
         return PROF_CHECKPOINT;
     }
-    L.memInfo(&free0, &total);
+    if (L.memInfo != NULL) L.memInfo(&free0, &total);
     memset(&a->ck, 0, sizeof a->ck);
     a->ck.structSize = GPUINST_CUpti_Checkpoint_STRUCT_SIZE;
     a->ck.ctx = a->ctx;
@@ -1126,7 +1130,7 @@ static int setup(Prof *a)
         return rc == PROF_PRIVILEGES ? rc : PROF_CHECKPOINT;
     }
     a->ck_saved = 1;
-    L.memInfo(&free1, &total);
+    if (L.memInfo != NULL) L.memInfo(&free1, &total);
     a->rec.checkpoint_bytes = free0 > free1 ? (uint64_t)(free0 - free1) : 0;
     a->t_replay0 = gpuinstClockNs();
     return startPass(a);

@@ -7,13 +7,15 @@
       on a lane below, kernels and copies on their stream's row; all on the
       aligned clock (ms from the first event).  NVTX colors are honoured;
       ranges without one get a stable color from their name.  --window
-      (ms, e.g. 100:102.5) zooms in.
+      (ms, e.g. 100:102.5; mid:2 is 2 ms in the middle of the run) zooms in.
   gpuinst_plot.py FILE --ranges OUT.png
       Exclusive time per range and rank (stacked bars per rank): where each
       rank spends its time and how balanced the ranks are.
   gpuinst_plot.py FILE --metrics OUT.png
       One chart per metric (/profiler/values): value per profiled range,
-      mean over ranks with min-max bars, the metric's unit on the axis.
+      mean over ranks with min-max bars, the metric's unit on the axis; first
+      the achieved DRAM bandwidth (GB/s) and FLOP rate (GFLOP/s) per range
+      when DRAM bytes / FLOP counts and gpu__time_duration.sum were measured.
   gpuinst_plot.py FILE --roofline OUT.png [--peak-gflops G --peak-gbs B]
       Per profiled range: arithmetic intensity (FLOP per DRAM byte) vs
       achieved GFLOP/s, when the metrics allow: FLOPs from
@@ -79,7 +81,11 @@ def timeline(f, out, window, ranks_sel, title):
     lo, hi = (None, None)
     if window:
         a, _, b = window.partition(":")
-        lo, hi = float(a), float(b)
+        if a == "mid":  # a window of b ms in the middle of the run
+            mid = (max(x["end"] for x in rg + mpi + api + kern + cop) - t0) / 2e6
+            lo, hi = mid - float(b) / 2, mid + float(b) / 2
+        else:
+            lo, hi = float(a), float(b)
     keep = lambda x: x["rank"] in ranks and (lo is None or (ms(x["end"]) >= lo and ms(x["start"]) <= hi))
     ranks = parse_ranks(ranks_sel, f.nranks)
     # rows: per rank, per thread (range depths + a lane for MPI/API), then GPU streams
@@ -240,19 +246,58 @@ def metric_values(f):
     val = t.col(("value", "gpu_value"))
     units = {}
     mt = f.table("profiler/metrics")
-    mmap = {}
+    mmap, unit_by_name = {}, {}
     if mt is not None:
-        for r, i, n, u in zip(mt.col(("rank",)), mt.col(("id", "metric", "metric_id")), mt.names(("name",)),
-                              mt.names(("unit", "units"))):
+        ids = mt.col(("id", "metric", "metric_id")) if mt.has("id", "metric", "metric_id") else range(mt.n)
+        for r, i, n, u in zip(mt.col(("rank",)), ids, mt.names(("name",)), mt.names(("unit", "units"))):
             mmap[(int(r), int(i))] = (n, u)
+            unit_by_name.setdefault(n, u)
     vals = defaultdict(list)
     for i in range(t.n):
-        m, u = mn[i], ""
+        m = mn[i]
+        u = unit_by_name.get(m, "")
         if "#" in m and (int(rk[i]), int(m.split("#")[1])) in mmap:
             m, u = mmap[(int(rk[i]), int(m.split("#")[1]))]
         units[m] = u
-        vals[(rn[i], m)].append(float(val[i]))
+        vals[(rn[i], m)].append((int(rk[i]), float(val[i])))
     return vals, units
+
+
+def flops_of(ms_):
+    fl = 0.0
+    for prec in ("d", "f", "h"):
+        fl += ms_.get("smsp__sass_thread_inst_executed_op_%sadd_pred_on.sum" % prec, 0)
+        fl += ms_.get("smsp__sass_thread_inst_executed_op_%smul_pred_on.sum" % prec, 0)
+        fl += 2 * ms_.get("smsp__sass_thread_inst_executed_op_%sfma_pred_on.sum" % prec, 0)
+    if fl == 0:
+        fl = sum(v for k, v in ms_.items() if "flop" in k.lower())
+    return fl
+
+
+def dram_bytes_of(ms_):
+    return ms_.get("dram__bytes.sum", ms_.get("dram__bytes_read.sum", 0) + ms_.get("dram__bytes_write.sum", 0))
+
+
+def derived(vals):
+    """Achieved DRAM bandwidth (GB/s) and FLOP rate (GFLOP/s) per range and
+    rank, where bytes/FLOPs and gpu__time_duration.sum were measured."""
+    per = defaultdict(dict)  # (range, rank) -> metric -> mean value
+    for (r, m), v in vals.items():
+        byrank = defaultdict(list)
+        for rank, x in v:
+            byrank[rank].append(x)
+        for rank, xs in byrank.items():
+            per[(r, rank)][m] = sum(xs) / len(xs)
+    out = defaultdict(list)
+    for (r, rank), ms_ in per.items():
+        tm = ms_.get("gpu__time_duration.sum", 0)
+        if tm <= 0:
+            continue
+        if dram_bytes_of(ms_) > 0:
+            out[(r, "achieved DRAM bandwidth")].append((rank, dram_bytes_of(ms_) / tm))
+        if flops_of(ms_) > 0:
+            out[(r, "achieved FLOP rate")].append((rank, flops_of(ms_) / tm))
+    return out
 
 
 def metrics_chart(f, out, title):
@@ -261,7 +306,13 @@ def metrics_chart(f, out, title):
         print("gpuinst_plot: no /profiler/values in the file (no profiled region)", file=sys.stderr)
         return 1
     vals, units = mv
-    metrics = sorted(units)
+    dv = derived(vals)
+    vals = dict(vals)
+    vals.update(dv)
+    for _, m in dv:
+        units[m] = "GB/s" if "bandwidth" in m else "GFLOP/s"
+    metrics = sorted(set(m for _, m in dv)) + sorted(m for m in units if not m.startswith("achieved "))
+    vals = {k: [x for _, x in v] for k, v in vals.items()}
     ranges = sorted({r for r, _ in vals})
     n = len(metrics)
     cols = min(n, 3)
@@ -295,17 +346,10 @@ def roofline(f, out, title, peak_gflops, peak_gbs):
     vals, _ = mv
     per = defaultdict(dict)
     for (r, m), v in vals.items():
-        per[r][m] = sum(v) / len(v)
+        per[r][m] = sum(x for _, x in v) / len(v)
     pts = []
     for r, ms_ in per.items():
-        fl = 0.0
-        for prec in ("d", "f", "h"):
-            fl += ms_.get("smsp__sass_thread_inst_executed_op_%sadd_pred_on.sum" % prec, 0)
-            fl += ms_.get("smsp__sass_thread_inst_executed_op_%smul_pred_on.sum" % prec, 0)
-            fl += 2 * ms_.get("smsp__sass_thread_inst_executed_op_%sfma_pred_on.sum" % prec, 0)
-        if fl == 0:
-            fl = sum(v for k, v in ms_.items() if "flop" in k.lower())
-        by = ms_.get("dram__bytes.sum", ms_.get("dram__bytes_read.sum", 0) + ms_.get("dram__bytes_write.sum", 0))
+        fl, by = flops_of(ms_), dram_bytes_of(ms_)
         tm = ms_.get("gpu__time_duration.sum", 0)
         if fl > 0 and by > 0 and tm > 0:
             pts.append((r, fl / by, fl / tm))  # FLOP/byte, FLOP/ns = GFLOP/s
@@ -339,7 +383,8 @@ def main(argv=None):
     ap.add_argument("--ranges", metavar="OUT")
     ap.add_argument("--metrics", metavar="OUT")
     ap.add_argument("--roofline", metavar="OUT")
-    ap.add_argument("--window", metavar="START:END", help="timeline window in ms from the first event")
+    ap.add_argument("--window", metavar="START:END",
+                    help="timeline window in ms from the first event, or mid:W for W ms mid-run")
     ap.add_argument("--ranks", metavar="LIST", help="ranks to show, e.g. 0-3,6")
     ap.add_argument("--title", default=None)
     ap.add_argument("--peak-gflops", type=float, default=None)

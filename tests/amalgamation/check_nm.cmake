@@ -5,6 +5,7 @@
 # checks with `nm` that the only symbols it defines globally are
 #   gpuinst_*                       the public API
 #   MPI_* / mpi_* / pmpi_*          MPI entry points gpuinst intercepts (C, Fortran)
+#   ompi_*_f                        Open MPI's Fortran entry points, likewise
 #   nvtx* and InitializeInjectionNvtx*, weak (V/W) or, compiled as C++,
 #                                   unique (u) only: NVTX3's own
 #                                   link-once globals, shared with any other
@@ -43,6 +44,9 @@ foreach(line IN LISTS lines)
   if(name MATCHES "^gpuinst_")
     math(EXPR public "${public} + 1")
   elseif(name MATCHES "^(MPI|mpi|pmpi)_")
+  elseif(name MATCHES "^ompi_[a-z0-9_]+_f$")
+    # Open MPI's Fortran bindings call these (mpi_send_ -> ompi_send_f):
+    # defining them is how Fortran MPI calls are intercepted
   elseif(name MATCHES "^(_ZZ[0-9]+)?(nvtx|InitializeInjectionNvtx)" AND type MATCHES "^[VWu]$")
     # NVTX3's weak / link-once globals (as C++: also the unique statics of its inline functions)
   elseif(LIB AND name MATCHES "^(_init|_fini|_edata|_end|__bss_start)$")

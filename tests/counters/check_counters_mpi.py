@@ -91,5 +91,18 @@ with h5py.File(path, "r") as h:
         check(sorted(c2["rank"]) == list(range(1, n)), "clash~2 rows from ranks 1..n-1")
         check((c2["x"] == 0.5).all() and (c2["y"] == 3).all(), "clash~2 values")
 
+    # mpi_bytes: per rank, the sum of the per-interval amounts is what the test exchanged
+    mb = c["mpi_bytes"][()]
+    for rk in range(n):
+        rows = mb[mb["rank"] == rk]
+        sent, recv = int(rows["sent_bytes"].sum()), int(rows["recv_bytes"].sum())
+        want_s = 4096 if (rk % 2 == 0 and rk + 1 < n) else 0
+        want_r = 4096 if rk % 2 == 1 else 0
+        check(len(rows) >= 2 and sent == want_s and recv == want_r,
+              "mpi_bytes rank %d: sent %d recv %d, expected %d %d" % (rk, sent, recv, want_s, want_r))
+    check(attr(c["mpi_bytes"], "sent_bytes_value_type") == "delta", "mpi_bytes is a delta group")
+    r = st.get(("mpi_bytes", "sent_bytes"))
+    check(r is not None and r["per_rank"].decode() == "sum", "mpi_bytes stats use per-rank sums")
+
 print("check_counters_mpi: %d failures" % len(fails))
 sys.exit(1 if fails else 0)

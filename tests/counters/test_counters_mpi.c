@@ -71,6 +71,18 @@ int main(int argc, char **argv)
         }
     }
 
+    /* mpi_bytes (GPUINST_COUNTERS=mpi_bytes): between two samples, even
+     * ranks send 4096 bytes to the next odd rank, which receives them */
+    EXPECT(gpuinst_counters_sample_builtin() == GPUINST_SUCCESS);
+    {
+        static char msg[4096];
+        if (rank % 2 == 0 && rank + 1 < size)
+            MPI_Send(msg, 4096, MPI_BYTE, rank + 1, 7, MPI_COMM_WORLD);
+        else if (rank % 2 == 1)
+            MPI_Recv(msg, 4096, MPI_BYTE, rank - 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    EXPECT(gpuinst_counters_sample_builtin() == GPUINST_SUCCESS);
+
     EXPECT(gpuinst_finalize() == GPUINST_SUCCESS);
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Finalize();

@@ -29,6 +29,7 @@ static const struct {
     {"instructions", 1},
     {"time,memory,instructions", 1},
     {"roofline", 2},
+    {"throughput", 9},
     {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 8},
     {"gpu__time_duration.sum,sm__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,"
      "sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_bytes.sum,l1tex__t_bytes.sum,"

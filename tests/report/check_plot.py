@@ -50,6 +50,22 @@ for n in ("app_timeline.png", "app_ranges.png", "app_zoom.png", "fix_timeline.pn
         check_png(o(n))
     else:
         fails.append("%s not written" % n)
+# The derived per-range rates: the fixture's step/compute has, on rank r,
+# 4e8 (r+1) DRAM bytes, 1e9 (r+1) DFMA (2 FLOP each) in 2e5 (r+1) ns.
+sys.path.insert(0, os.path.dirname(os.path.abspath(plot)))
+import gpuinst_h5  # noqa: E402
+import importlib.util  # noqa: E402
+spec = importlib.util.spec_from_file_location("gpuinst_plot", plot)
+gp = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(gp)
+vals, units = gp.metric_values(gpuinst_h5.GpuinstFile(fix))
+d = gp.derived(vals)
+bw = sorted(v for _, v in d[("step/compute", "achieved DRAM bandwidth")])
+fl = sorted(v for _, v in d[("step/compute", "achieved FLOP rate")])
+if bw != [2000.0, 2000.0] or fl != [10000.0, 10000.0]:
+    fails.append("derived rates: bandwidth %s GB/s (want 2000), FLOP rate %s GFLOP/s (want 10000)" % (bw, fl))
+if units.get("dram__bytes.sum") != "byte":
+    fails.append("unit of dram__bytes.sum: %r" % units.get("dram__bytes.sum"))
 p = run([app, "--roofline", o("none.png")], want=1)
 if "roofline" not in p.stderr or os.path.exists(o("none.png")):
     fails.append("roofline without metrics: no reason on stderr or a file written")

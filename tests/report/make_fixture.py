@@ -131,30 +131,45 @@ def main():
         ("peer", "<i4"), ("tag", "<i4"), ("comm", "<u4"), ("thread", "<u2")],
        {"name_description": "MPI function: id in /strings (same rank)",
         "peer_description": "peer as a world rank, -1 none"})
-    # profiler: one profiled range per rank, 3 metrics, values refer to /profiler/metrics by id
+    # profiler (src/range_profiler.c): values name region, path and metric by /strings id;
+    # /profiler/metrics gives each metric's unit; /profiler/regions one occurrence per rank,
+    # rank 1's second occurrence not profiled (status 2, counters busy).
     p = f.create_group("profiler")
-    ds(f, "/profiler/metrics", [(r, i, sid(r, n), sid(r, u))
-                                for r in range(NRANKS)
-                                for i, (n, u) in enumerate([("dram__bytes.sum", "byte"),
-                                                            ("smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", "inst"),
-                                                            ("gpu__time_duration.sum", "nsecond")])],
-       [("rank", "<u4"), ("id", "<u4"), ("name", "<u4"), ("unit", "<u4")],
-       {"name_description": "metric name: id in /strings", "unit_description": "unit: id in /strings"})
-    ds(f, "/profiler/values", [(r, sid(r, "step/compute"), i, v)
+    mets = [("dram__bytes.sum", "byte"), ("smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", "inst"),
+            ("gpu__time_duration.sum", "nsecond")]
+    ds(f, "/profiler/metrics", [(r, sid(r, n), sid(r, u), 0) for r in range(NRANKS) for n, u in mets],
+       [("rank", "<u4"), ("name", "<u4"), ("unit", "<u4"), ("type", "<u4")],
+       {"name_description": "metric name: id in /strings", "unit_description": "dimension unit: id in /strings"})
+    ds(f, "/profiler/values", [(v, 1_000_000, r, sid(r, "main"), sid(r, "step/compute"), sid(r, n), 1, 3)
                                for r in range(NRANKS)
-                               for i, v in enumerate([4.0e8 * (r + 1), 1.0e9 * (r + 1), 2.0e5 * (r + 1)])],
-       [("rank", "<u4"), ("range", "<u4"), ("metric", "<u4"), ("value", "<f8")],
-       {"range_description": "range path: id in /strings", "metric_description": "metric: row id in /profiler/metrics"})
-    # a counter group with a no-value sample
+                               for (n, _), v in zip(mets, [4.0e8 * (r + 1), 1.0e9 * (r + 1), 2.0e5 * (r + 1)])],
+       [("value", "<f8"), ("start_ns", "<u8"), ("rank", "<u4"), ("region", "<u4"), ("path", "<u4"),
+        ("metric", "<u4"), ("occurrence", "<u4"), ("passes", "<u4")],
+       {"region_description": "region name: id in /strings (same rank)",
+        "path_description": "range path: id in /strings (same rank)",
+        "metric_description": "metric name: id in /strings (same rank)"})
+    ds(f, "/profiler/regions", [(r, sid(r, "main"), 0, 0, 1) for r in range(NRANKS)] +
+       [(1, sid(1, "main"), 2, sid(1, "halo"), 2)],
+       [("rank", "<u4"), ("region", "<u4"), ("status", "<i4"), ("reason", "<u4"), ("occurrence", "<u8")],
+       {"region_description": "region name: id in /strings", "reason_description": "why: id in /strings, 0 none"})
+    # a counter group (src/counters.c: time_ns, rank, thread, no_value + fields), one no-value sample,
+    # and tables under /counters that are not sample groups
     c = f.create_group("counters")
     crow = []
     for r in range(NRANKS):
         for k in range(5):
-            crow.append((r, 1_000_000 + k * 100_000, float(100 + 10 * r + k), float(k * (r + 1)), 0 if (r, k) == (1, 4) else 1))
+            crow.append((float(100 + 10 * r + k), r, 1_000_000 + k * 100_000, 0, float(k * (r + 1)),
+                         1 if (r, k) == (1, 4) else 0))
     d = ds(f, "/counters/memory", crow,
-           [("rank", "<u4"), ("time_ns", "<u8"), ("rss", "<f8"), ("gpu_used", "<f8"), ("valid", "u1")])
+           [("rss", "<f8"), ("rank", "<u4"), ("time_ns", "<u8"), ("thread", "<u2"), ("gpu_used", "<f8"),
+            ("no_value", "u1")])
     d.attrs["rss_unit"] = np.bytes_("MiB")
     d.attrs["gpu_used_unit"] = np.bytes_("MiB")
+    ds(f, "/counters/stats", [(b"memory", b"rss", 2, 9, 1.0, 2.0, 3.0)],
+       [("counter", "S32"), ("field", "S32"), ("ranks", "<u4"), ("samples", "<u8"), ("min", "<f8"),
+        ("mean", "<f8"), ("max", "<f8")])
+    c.create_group("pm_sampling")
+    ds(f, "/counters/pm_sampling/ranks", [(0, 0, 12345)], [("rank", "<u4"), ("device", "<u4"), ("pid", "<u4")])
     ds(f, "/unavailable", [(r, b"profiler", b"no GPU on this node: run on a GPU node") for r in range(NRANKS)]
        + [(1, b"pm_sampling", b"not supported with tracing on")],
        [("rank", "<u4"), ("feature", "S32"), ("reason", "S128")])

@@ -4,7 +4,9 @@
  *
  * Per rank: 3 "step" ranges (domain "app"), each holding "compute" (busy
  * for (rank + 1) * 300 us, so ranks are imbalanced) and "comm", which
- * holds "pack" (100 us) and an MPI_Allreduce; a start/end range "overlap"
+ * holds "pack" (100 us) and "inner": a ring exchange (MPI_Irecv from the left,
+ * MPI_Isend to the right, tag = step, MPI_Waitall) and an MPI_Allreduce; a
+ * start/end range "overlap"
  * that spans steps; a second thread with "worker" > "inner" ranges in the
  * default domain; a mark per step.  Names repeat across domains ("inner" in
  * both) so the report must keep domains apart.
@@ -73,6 +75,14 @@ int main(int argc, char **argv)
         busy_us(100);
         gpuinst_range_pop_domain(app);
         gpuinst_range_push_ex(app, "inner", NULL);
+        {
+            /* ring: one message to the right neighbour per step (tag = step) */
+            MPI_Request rq[2];
+            double in = 0, out = (double)rank;
+            MPI_Irecv(&in, 1, MPI_DOUBLE, (rank + size - 1) % size, step, MPI_COMM_WORLD, &rq[0]);
+            MPI_Isend(&out, 1, MPI_DOUBLE, (rank + 1) % size, step, MPI_COMM_WORLD, &rq[1]);
+            MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+        }
         MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         gpuinst_range_pop_domain(app);
         gpuinst_range_pop_domain(app);

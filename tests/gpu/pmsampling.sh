@@ -1,0 +1,83 @@
+#!/bin/bash
+# tests/gpu/pmsampling.sh -- PM sampling checks (issue 6) for the GPU machine.
+#
+# Run from the repository root after `. .devdeps/env.sh`, with the build
+# folder build-gpu made on the build machine (-DGPUINST_WITH_CUDA=ON):
+#     OUT=/some/dir bash tests/gpu/pmsampling.sh
+# Logs and files go to "$OUT/pmsampling/".  Each check is the exit status of
+# build-gpu/tests/counters/pmsampling_check reading the written HDF5 file,
+# bounded by `timeout 120`; about 30 s in all.  The last lines are the
+# summary "GPU pmsampling: N passed, M failed" and key numbers.
+#
+# Checks (pmsampling_app: 200 ms idle, ~1 s of 256 MiB device-to-device
+# copies timed with CUDA events, 100 ms tail; see pmsampling_app.cu)
+#  1 count      1 rank, interval 100 us, default metric set: number of
+#               samples within 10% of window / interval; median sample
+#               length within 10% of the interval; every sample's mapped
+#               time inside the host window (the GPU -> host clock map).
+#  2 count_1ms  the same at 1 ms.
+#  3 dram       (the run of 1) DRAM bytes per second from the samples in the
+#               copy phase within [0.8, 1.2] x the copy bandwidth measured
+#               with CUDA events in the same run; idle phase below 10%.
+#  4 shared4    4 ranks on one GPU: one sampler per GPU elected, every rank
+#               has a /counters/pm_sampling/ranks row naming the sampler's
+#               pid, the series comes from the sampler rank only.
+#  5 coexist    1 rank with CUPTI activity tracing on (GPUINST_TRACE=default):
+#               both PM samples and traced kernels in the file (measures
+#               whether PM sampling runs alongside activity tracing).
+#  6 profiler_refused  GPUINST_METRICS set (range profiler): start refused,
+#               /unavailable "pm_sampling" names the range profiler (h5dump).
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+[ -f .devdeps/env.sh ] && [ -z "${OMPI_ALLOW_RUN_AS_ROOT:-}" ] && . .devdeps/env.sh
+OUT=${OUT:-/tmp/gpuinst-gpu-out}
+D="$OUT/pmsampling"
+mkdir -p "$D"
+B=${GPUINST_BUILD_GPU:-build-gpu}
+APP=$B/tests/counters/pmsampling_app
+CHECK=$B/tests/counters/pmsampling_check
+MPIRUN="timeout 120 mpirun --oversubscribe"
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); echo "PASS $1"; }
+ko() { fail=$((fail + 1)); echo "FAIL $1 (see $D/$1.log)"; tail -n 8 "$D/$1.log" 2>/dev/null | sed 's/^/    /'; }
+# app NAME NRANKS INTERVAL [ENV...]: runs the app writing $D/NAME.h5
+app() {
+  local n=$1 r=$2 iv=$3
+  shift 3
+  rm -f "$D/$n.h5"
+  env GPUINST_OUTPUT="$D/$n.h5" "$@" $MPIRUN -n "$r" "$APP" "$iv" - >"$D/$n.app.log" 2>&1
+}
+# check NAME ARGS...: the check passes when pmsampling_check exits 0
+check() { local n=$1; shift; if timeout 120 "$CHECK" "$@" >"$D/$n.log" 2>&1; then ok "$n"; else ko "$n"; fi; }
+
+if [ ! -x "$APP" ] || [ ! -x "$CHECK" ]; then
+  echo "FAIL build: $APP or $CHECK missing (configure build-gpu with -DGPUINST_WITH_CUDA=ON and build)"
+  echo "GPU pmsampling: 0 passed, 6 failed"
+  exit 1
+fi
+nvidia-smi -L >"$D/gpus.txt" 2>&1
+
+app run1 1 100000 GPUINST_TRACE=none
+check count count "$D/run1.h5" 100000
+app run1ms 1 1000000 GPUINST_TRACE=none
+check count_1ms count "$D/run1ms.h5" 1000000
+check dram dram "$D/run1.h5"
+app shared4 4 100000 GPUINST_TRACE=none
+check shared4 shared "$D/shared4.h5" 4
+app coexist 1 100000 GPUINST_TRACE=default
+check coexist coexist "$D/coexist.h5"
+app refused 1 100000 GPUINST_TRACE=none GPUINST_METRICS=sm__cycles_active.avg
+if timeout 60 h5dump -d /unavailable "$D/refused.h5" 2>&1 | tee "$D/profiler_refused.log" | grep -q "range profiler"; then
+  ok profiler_refused
+else
+  ko profiler_refused
+fi
+
+echo "GPU pmsampling: $pass passed, $fail failed"
+grep -h "samples .* window" "$D/count.log" "$D/count_1ms.log" 2>/dev/null
+grep -h "copy bandwidth" "$D/dram.log" 2>/dev/null
+grep -h "PM samples" "$D/coexist.log" 2>/dev/null
+grep -h "pm_sampling_start" "$D"/*.app.log 2>/dev/null | sort | uniq -c | head -5
+[ "$fail" -eq 0 ]

@@ -1,0 +1,313 @@
+/*
+ * pmsampling_check.c -- reads a file written by pmsampling_app and asserts
+ * (tests/gpu/pmsampling.sh).  HDF5 C API only (no h5py on the GPU machine).
+ *
+ *   pmsampling_check count FILE INTERVAL_NS
+ *       the sampler's series has N rows with |N - D / INTERVAL| <= 10% of
+ *       D / INTERVAL + 2, D = the PM sampling window (app/window, host ns);
+ *       the median sample length gpu_end_ns - gpu_start_ns is within 10% of
+ *       INTERVAL; every sample's time_ns lies in the window (the GPU -> host
+ *       clock map).
+ *   pmsampling_check dram FILE
+ *       over the samples inside the copy phase (its middle 80%), DRAM bytes
+ *       (dram__bytes_read.sum + dram__bytes_write.sum) per second of sample
+ *       is within [0.80, 1.20] x the copy bandwidth the app measured with
+ *       CUDA events (app/copy_bw); in the idle phase it is < 10% of that.
+ *   pmsampling_check shared FILE NRANKS
+ *       /counters/pm_sampling/ranks has NRANKS rows; each GPU (pci_bus_id)
+ *       has exactly one sampler, every other rank on it names the sampler's
+ *       pid; the series has rows, from the sampler rank only.
+ *   pmsampling_check coexist FILE
+ *       the series has rows and /gpu/kernels has rows (PM sampling together
+ *       with CUPTI activity tracing).
+ * Prints key numbers; exit status 0 = assertion holds.
+ */
+#include <hdf5.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static hid_t file;
+
+/* Reads member `m` of dataset `d` as doubles (HDF5 converts); NULL if absent. */
+static double *col(const char *d, const char *m, size_t *n)
+{
+    hid_t ds = H5Dopen2(file, d, H5P_DEFAULT), sp, mt;
+    hssize_t k;
+    double *v = NULL;
+    *n = 0;
+    if (ds < 0) return NULL;
+    {
+        hid_t ft = H5Dget_type(ds);
+        int idx = H5Tget_member_index(ft, m);
+        H5Tclose(ft);
+        if (idx < 0) {
+            H5Dclose(ds);
+            return NULL;
+        }
+    }
+    sp = H5Dget_space(ds);
+    k = H5Sget_simple_extent_npoints(sp);
+    mt = H5Tcreate(H5T_COMPOUND, sizeof(double));
+    H5Tinsert(mt, m, 0, H5T_NATIVE_DOUBLE);
+    v = (double *)calloc(k > 0 ? (size_t)k : 1, sizeof *v);
+    if (k > 0 && H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) {
+        free(v);
+        v = NULL;
+    } else {
+        *n = (size_t)k;
+    }
+    H5Tclose(mt);
+    H5Sclose(sp);
+    H5Dclose(ds);
+    return v;
+}
+
+static char (*strcol(const char *d, const char *m, size_t w, size_t *n))[64]
+{
+    hid_t ds = H5Dopen2(file, d, H5P_DEFAULT), sp, mt, st;
+    hssize_t k;
+    char(*v)[64] = NULL;
+    *n = 0;
+    if (ds < 0) return NULL;
+    sp = H5Dget_space(ds);
+    k = H5Sget_simple_extent_npoints(sp);
+    st = H5Tcopy(H5T_C_S1);
+    H5Tset_size(st, w < 64 ? w : 64);
+    mt = H5Tcreate(H5T_COMPOUND, 64);
+    H5Tinsert(mt, m, 0, st);
+    v = (char(*)[64])calloc(k > 0 ? (size_t)k : 1, 64);
+    if (k > 0 && H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) {
+        free(v);
+        v = NULL;
+    } else {
+        *n = (size_t)k;
+    }
+    H5Tclose(mt);
+    H5Tclose(st);
+    H5Sclose(sp);
+    H5Dclose(ds);
+    return v;
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static char series[256];
+
+static herr_t findSeries(hid_t g, const char *name, const H5L_info_t *info, void *data)
+{
+    (void)g;
+    (void)info;
+    (void)data;
+    if (strcmp(name, "ranks") != 0 && series[0] == '\0')
+        snprintf(series, sizeof series, "/counters/pm_sampling/%s", name);
+    return 0;
+}
+
+static int openSeries(void)
+{
+    hid_t g;
+    series[0] = '\0';
+    if (H5Lexists(file, "/counters/pm_sampling", H5P_DEFAULT) <= 0) {
+        printf("no /counters/pm_sampling group: PM sampling did not start (see /unavailable)\n");
+        return 0;
+    }
+    g = H5Gopen2(file, "/counters/pm_sampling", H5P_DEFAULT);
+    H5Literate(g, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, findSeries, NULL);
+    H5Gclose(g);
+    if (series[0] == '\0') {
+        printf("no series dataset under /counters/pm_sampling\n");
+        return 0;
+    }
+    printf("series %s\n", series);
+    return 1;
+}
+
+static int checkCount(double interval)
+{
+    size_t n, nw, i, ns, ne;
+    double *t = NULL, *gs = NULL, *ge = NULL, *ws = NULL, *we = NULL, *len;
+    double D, expect, med;
+    int ok = 1;
+    if (!openSeries()) return 1;
+    t = col(series, "time_ns", &n);
+    gs = col(series, "gpu_start_ns", &ns);
+    ge = col(series, "gpu_end_ns", &ne);
+    ws = col("/counters/app/window", "start_ns", &nw);
+    we = col("/counters/app/window", "stop_ns", &nw);
+    if (!t || !gs || !ge || !ws || !we || nw < 1 || n == 0) {
+        printf("missing data (series rows %zu, window rows %zu)\n", n, nw);
+        return 1;
+    }
+    D = we[0] - ws[0];
+    expect = D / interval;
+    len = (double *)calloc(n, sizeof *len);
+    for (i = 0; i < n; i++) len[i] = ge[i] - gs[i];
+    qsort(len, n, sizeof *len, cmpd);
+    med = len[n / 2];
+    printf("samples %zu, window %.3f ms, expected %.0f (interval %.0f ns); median sample %.0f ns\n", n, D * 1e-6,
+           expect, interval, med);
+    if ((double)n > expect * 1.10 + 2 || (double)n < expect * 0.90 - 2) {
+        printf("FAIL: sample count off by more than 10%%\n");
+        ok = 0;
+    }
+    if (med < 0.9 * interval || med > 1.1 * interval) {
+        printf("FAIL: median sample length not within 10%% of the interval\n");
+        ok = 0;
+    }
+    {
+        size_t out = 0;
+        for (i = 0; i < n; i++)
+            if (t[i] < ws[0] - 1e6 || t[i] > we[0] + 1e6) out++;
+        printf("samples outside the host window (+-1 ms): %zu\n", out);
+        if (out > 0) {
+            printf("FAIL: the GPU -> host time map puts samples outside the sampling window\n");
+            ok = 0;
+        }
+    }
+    return ok ? 0 : 1;
+}
+
+static int checkDram(void)
+{
+    size_t n, k, nb, np, i, m1 = 0, m2 = 0;
+    double *t, *gs, *ge, *rd, *wr, *bw, *is, *ie, *cs, *ce;
+    double sum1 = 0, sum2 = 0, lo, hi, copy, idle;
+    if (!openSeries()) return 1;
+    t = col(series, "time_ns", &n);
+    gs = col(series, "gpu_start_ns", &k);
+    ge = col(series, "gpu_end_ns", &k);
+    rd = col(series, "dram__bytes_read.sum", &k);
+    wr = col(series, "dram__bytes_write.sum", &k);
+    bw = col("/counters/app/copy_bw", "value", &nb);
+    is = col("/counters/app/phases", "idle_start", &np);
+    ie = col("/counters/app/phases", "idle_end", &np);
+    cs = col("/counters/app/phases", "copy_start", &np);
+    ce = col("/counters/app/phases", "copy_end", &np);
+    if (!rd || !wr) {
+        printf("FAIL: the series has no dram__bytes_read.sum / dram__bytes_write.sum (metrics refused? see stderr)\n");
+        return 1;
+    }
+    if (!t || !gs || !ge || !bw || nb < 1 || !is || np < 1) {
+        printf("FAIL: missing data\n");
+        return 1;
+    }
+    lo = cs[0] + 0.1 * (ce[0] - cs[0]);
+    hi = ce[0] - 0.1 * (ce[0] - cs[0]);
+    for (i = 0; i < n; i++) {
+        double d = ge[i] - gs[i];
+        if (d <= 0) continue;
+        if (t[i] >= lo && t[i] <= hi) {
+            sum1 += (rd[i] + wr[i]) / (d * 1e-9);
+            m1++;
+        }
+        if (t[i] >= is[0] + 0.1 * (ie[0] - is[0]) && t[i] <= ie[0] - 0.1 * (ie[0] - is[0])) {
+            sum2 += (rd[i] + wr[i]) / (d * 1e-9);
+            m2++;
+        }
+    }
+    if (m1 == 0) {
+        printf("FAIL: no sample inside the copy phase (time map?)\n");
+        return 1;
+    }
+    copy = sum1 / (double)m1;
+    idle = m2 ? sum2 / (double)m2 : 0;
+    printf("copy bandwidth (CUDA events) %.1f GB/s; PM DRAM throughput in the copy phase %.1f GB/s (%zu samples), "
+           "ratio %.3f; idle phase %.2f GB/s (%zu samples)\n",
+           bw[0] * 1e-9, copy * 1e-9, m1, copy / bw[0], idle * 1e-9, m2);
+    if (copy < 0.80 * bw[0] || copy > 1.20 * bw[0]) {
+        printf("FAIL: DRAM throughput not within 20%% of the copy bandwidth\n");
+        return 1;
+    }
+    if (m2 > 0 && idle > 0.10 * copy) {
+        printf("FAIL: idle phase DRAM throughput above 10%% of the copy phase\n");
+        return 1;
+    }
+    return 0;
+}
+
+static int checkShared(int nranks)
+{
+    size_t n, k, i, j, ns, nrows = 0;
+    double *rank, *sampler, *pid, *srank;
+    char(*bus)[64];
+    int ok = 1;
+    rank = col("/counters/pm_sampling/ranks", "rank", &n);
+    sampler = col("/counters/pm_sampling/ranks", "sampler", &k);
+    pid = col("/counters/pm_sampling/ranks", "sampler_pid", &k);
+    srank = col("/counters/pm_sampling/ranks", "sampler_rank", &k);
+    bus = strcol("/counters/pm_sampling/ranks", "pci_bus_id", 24, &k);
+    if (!rank || !sampler || !pid || !bus || (int)n != nranks) {
+        printf("FAIL: /counters/pm_sampling/ranks has %zu rows, %d expected\n", n, nranks);
+        return 1;
+    }
+    for (i = 0; i < n; i++) {
+        int samplers = 0;
+        double spid = 0;
+        for (j = 0; j < n; j++)
+            if (strcmp(bus[i], bus[j]) == 0 && sampler[j] == 1) {
+                samplers++;
+                spid = pid[j];
+            }
+        printf("rank %.0f: GPU %s sampler %.0f (sampler pid %.0f rank %.0f)\n", rank[i], bus[i], sampler[i], pid[i],
+               srank[i]);
+        if (samplers != 1) {
+            printf("FAIL: GPU %s has %d samplers\n", bus[i], samplers);
+            ok = 0;
+        }
+        if (pid[i] != spid) {
+            printf("FAIL: rank %.0f names pid %.0f, the sampler is %.0f\n", rank[i], pid[i], spid);
+            ok = 0;
+        }
+    }
+    if (!openSeries()) return 1;
+    {
+        double *r = col(series, "rank", &ns);
+        for (i = 0; r && i < ns; i++) {
+            int fromSampler = 0;
+            for (j = 0; j < n; j++)
+                if (sampler[j] == 1 && rank[j] == r[i]) fromSampler = 1;
+            if (!fromSampler) ok = 0;
+            nrows++;
+        }
+        printf("series rows %zu\n", nrows);
+        if (nrows == 0) ok = 0;
+    }
+    return ok ? 0 : 1;
+}
+
+static int checkCoexist(void)
+{
+    size_t n = 0, nk = 0;
+    double *t;
+    if (!openSeries()) return 1;
+    t = col(series, "time_ns", &n);
+    if (H5Lexists(file, "/gpu/kernels", H5P_DEFAULT) > 0) col("/gpu/kernels", "rank", &nk);
+    printf("PM samples %zu, traced kernels %zu\n", t ? n : 0, nk);
+    return (n > 0 && nk > 0) ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = 2;
+    if (argc < 3) {
+        fprintf(stderr, "usage: pmsampling_check count|dram|shared|coexist FILE [arg]\n");
+        return 2;
+    }
+    file = H5Fopen(argv[2], H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0) {
+        printf("FAIL: cannot open %s\n", argv[2]);
+        return 1;
+    }
+    if (strcmp(argv[1], "count") == 0 && argc > 3) rc = checkCount(atof(argv[3]));
+    else if (strcmp(argv[1], "dram") == 0) rc = checkDram();
+    else if (strcmp(argv[1], "shared") == 0 && argc > 3) rc = checkShared(atoi(argv[3]));
+    else if (strcmp(argv[1], "coexist") == 0) rc = checkCoexist();
+    H5Fclose(file);
+    return rc;
+}

@@ -1,0 +1,123 @@
+#!/bin/bash
+# tests/gpu/report.sh -- reading a GPU run's file (issue 7), on the GPU machine.
+#
+# Run from the repository root after `. .devdeps/env.sh`, with build-gpu
+# made on the build machine (it holds examples/solver with the CUDA backend
+# and tools/report/gpuinst-report):
+#     OUT=/some/dir bash tests/gpu/report.sh
+# Logs and files go to "$OUT/report/".  Then, on the build machine (which has
+# python3-h5py, -matplotlib, -otf2), with the fetched file:
+#     bash tests/gpu/report.sh --post $OUT/report/solver_gpu.h5
+# runs checks 3-5 there and draws the README's GPU pictures into docs/img/.
+# Commit the file as tests/gpu/results/solver_gpu.h5 (the fixture the issue
+# asks for).  Last line: "GPU report: N passed, M failed".
+#
+# Checks
+#  1 run       examples/solver --profile, 8 ranks sharing the GPU(s), CUDA
+#              backend, default tracing, GPUINST_METRICS=roofline: exit 0.
+#  2 report    gpuinst-report text, --json and --csv all exit 0; the JSON has
+#              rows in kernels, copies, gpu_ranges (kernels attributed to the
+#              solver's ranges), mpi and metrics, and every text line fits
+#              100 columns.
+#  3 numbers   tests/report/check_report.py: every number of the report
+#              (ranges, GPU time per range, kernels, copies, MPI, metrics,
+#              unavailable, losses) equals what it computes from the raw
+#              datasets.                                  (needs h5py)
+#  4 export    Chrome JSON + OTF2 export; tests/report/check_export.py: schema,
+#              one launch flow per kernel/copy with an API record, message
+#              flows, otf2-print counts.          (needs h5py, python3-otf2)
+#  5 pictures  timeline (full and 2 ms mid-run, GPU stream rows), metrics,
+#              roofline (H100/H200 peaks given) as PNG.   (needs matplotlib)
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+[ -f .devdeps/env.sh ] && [ -z "${OMPI_ALLOW_RUN_AS_ROOT:-}" ] && . .devdeps/env.sh
+OUT=${OUT:-/tmp/gpuinst-gpu-out}
+D="$OUT/report"
+mkdir -p "$D"
+B=${GPUINST_BUILD_GPU:-build-gpu}
+SOLVER=$B/examples/solver
+REPORT=$B/tools/report/gpuinst-report
+PY=${PYTHON:-}
+for p in $PY /usr/bin/python3 python3; do
+    if "$p" -c "import h5py" 2>/dev/null; then PY=$p; break; fi
+done
+pass=0
+fail=0
+skip=0
+ok() { pass=$((pass + 1)); echo "PASS $1"; }
+ko() { fail=$((fail + 1)); echo "FAIL $1: ${2:-} (logs in $D)"; }
+sk() { skip=$((skip + 1)); echo "SKIP $1: $2"; }
+
+F=$D/solver_gpu.h5
+POST=0
+if [ "${1:-}" = "--post" ]; then
+    POST=1
+    F=$2
+    REPORT=${REPORT_BIN:-build-report/tools/report/gpuinst-report}
+    [ -x "$REPORT" ] || REPORT=$(command -v gpuinst-report || echo "$REPORT")
+fi
+
+if [ $POST -eq 0 ]; then
+    # ---- 1 the run ---------------------------------------------------------------
+    if GPUINST_OUTPUT=$F GPUINST_METRICS=${GPUINST_METRICS:-roofline} \
+        timeout 180 mpirun --oversubscribe -n 8 "$SOLVER" --backend cuda --profile > "$D/run.log" 2>&1; then
+        ok "1 run"
+    else
+        ko "1 run" "solver exit $?"
+    fi
+    # ---- 2 the report, here, with the C tool -------------------------------------------
+    if "$REPORT" "$F" > "$D/report.txt" 2> "$D/report.log" && "$REPORT" --json --top 0 "$F" > "$D/report.json" 2>> "$D/report.log" &&
+        "$REPORT" --csv "$F" > "$D/report.csv" 2>> "$D/report.log"; then
+        long=$(awk 'length($0) > 100' "$D/report.txt" | wc -l)
+        rows=$(python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["tables"]
+print(" ".join("%s=%d" % (k, len(t[k]["rows"])) for k in ("kernels", "copies", "gpu_ranges", "mpi", "metrics")))
+' "$D/report.json" 2>>"$D/report.log")
+        echo "rows: $rows; text lines over 100 columns: $long" >> "$D/report.log"
+        if [ "$long" -eq 0 ] && [ -n "$rows" ] && ! echo "$rows" | grep -q "=0"; then
+            ok "2 report ($rows)"
+        else
+            ko "2 report" "rows: $rows; long lines: $long"
+        fi
+    else
+        ko "2 report" "gpuinst-report failed"
+    fi
+fi
+
+# ---- 3-5 with Python (h5py, otf2, matplotlib) --------------------------------------
+if [ -z "$PY" ] || ! "$PY" -c "import h5py" 2>/dev/null; then
+    for c in "3 numbers" "4 export" "5 pictures"; do sk "$c" "no Python with h5py here: run tests/gpu/report.sh --post $F on the build machine"; done
+else
+    if "$PY" tests/report/check_report.py "$REPORT" "$F" > "$D/numbers.log" 2>&1; then
+        ok "3 numbers ($(tail -1 "$D/numbers.log"))"
+    else
+        ko "3 numbers"
+    fi
+    rm -rf "$D/otf2"
+    otf=()
+    "$PY" -c "import otf2" 2>/dev/null && command -v otf2-print > /dev/null && otf=(--otf2 "$D/otf2")
+    if "$PY" tools/gpuinst_export.py "$F" --chrome "$D/solver_gpu.json" "${otf[@]}" > "$D/export.log" 2>&1 &&
+        "$PY" tests/report/check_export.py "$F" "$D/solver_gpu.json" ${otf[1]:-} >> "$D/export.log" 2>&1; then
+        ok "4 export ($(grep -h '^JSON:' "$D/export.log" | cut -c1-120))"
+    else
+        ko "4 export"
+    fi
+    IMG=$D
+    [ $POST -eq 1 ] && IMG=docs/img
+    if "$PY" tools/gpuinst_plot.py "$F" --timeline "$IMG/solver_gpu_timeline.png" \
+            --title "examples/solver, 8 ranks on the GPU" > "$D/pictures.log" 2>&1 &&
+        "$PY" tools/gpuinst_plot.py "$F" --timeline "$IMG/solver_gpu_timeline_zoom.png" --window mid:2 \
+            --title "examples/solver, 8 ranks on the GPU: 2 ms" >> "$D/pictures.log" 2>&1 &&
+        "$PY" tools/gpuinst_plot.py "$F" --metrics "$IMG/solver_gpu_metrics.png" \
+            --title "examples/solver --profile" >> "$D/pictures.log" 2>&1; then
+        # the roofline needs the roofline metric set; peaks: H100 SXM FP64 FMA 67 TFLOP/s, 3350 GB/s
+        "$PY" tools/gpuinst_plot.py "$F" --roofline "$IMG/solver_gpu_roofline.png" --peak-gflops 67000 \
+            --peak-gbs 3350 --title "examples/solver --profile" >> "$D/pictures.log" 2>&1 ||
+            echo "roofline not drawn (metrics missing; see above)" >> "$D/pictures.log"
+        ok "5 pictures (in $IMG)"
+    else
+        ko "5 pictures"
+    fi
+fi
+echo "GPU report: $pass passed, $fail failed, $skip skipped"

@@ -1,0 +1,276 @@
+/*
+ * report_metrics.c -- metrics per profiled range, and counter-group statistics.
+ */
+#include "report_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- section: metrics per profiled range --------------------------------------------
+ * /profiler/values: one row per rank, profiled range occurrence and
+ * metric.  Metric names and units come from /profiler/metrics when the
+ * values refer to it by id, else from /strings. */
+
+RTab *sectionMetrics(Ctx *c)
+{
+    RTab *t = rtabNew("metrics", "Metrics per profiled range (min/mean/max over ranks and occurrences)");
+    static const char *const crange[] = {"range", "path", "range_path", "region", "name", NULL};
+    static const char *const cmetric[] = {"metric", "metric_id", "metric_name", NULL};
+    static const char *const cvalue[] = {"value", "gpu_value", NULL};
+    static const char *const cmid[] = {"id", "metric", "metric_id", NULL};
+    static const char *const cunit[] = {"unit", "units", NULL};
+    h5tab d, m;
+    uint64_t *rk = NULL;
+    double *val = NULL;
+    Names rn, mn, munit, mname;
+    U64Map mmap, nameRow; /* nameRow: index in byName -> row of /profiler/metrics */
+    StrMap keys, byName;
+    double *n = NULL, *sum = NULL, *mnv = NULL, *mxv = NULL, *ranks = NULL;
+    char **unit = NULL;
+    size_t i, j;
+    uint32_t R = c->nranks;
+    memset(&mmap, 0, sizeof mmap);
+    memset(&nameRow, 0, sizeof nameRow);
+    memset(&keys, 0, sizeof keys);
+    memset(&byName, 0, sizeof byName);
+    memset(&rn, 0, sizeof rn);
+    memset(&mn, 0, sizeof mn);
+    memset(&munit, 0, sizeof munit);
+    memset(&mname, 0, sizeof mname);
+    m.ds = -1;
+    rtabCol(t, "range", "range", RK_STR);
+    rtabCol(t, "metric", "metric", RK_STR);
+    rtabCol(t, "unit", "unit", RK_STR);
+    rtabCol(t, "ranks", "ranks", RK_INT);
+    rtabCol(t, "values", "n", RK_INT);
+    rtabCol(t, "min", "min", RK_F64);
+    rtabCol(t, "mean", "mean", RK_F64);
+    rtabCol(t, "max", "max", RK_F64);
+    if (h5tabOpen(c->file, "/profiler/values", &d) != 0) {
+        rtabNote(t, "no metric values (no /profiler/values: no region was profiled, or profiling was "
+                    "unavailable; see Unavailable).");
+        return t;
+    }
+    readU64Any(&d, C_RANK, &rk);
+    if (readF64Any(&d, cvalue, &val) == NULL || readNames(c, &d, h5tabPick(&d, crange), rk, &rn) != 0 ||
+        readNames(c, &d, h5tabPick(&d, cmetric), rk, &mn) != 0) {
+        rtabNote(t, "/profiler/values lacks a value, range or metric member.");
+        goto out;
+    }
+    if (h5tabOpen(c->file, "/profiler/metrics", &m) == 0) {
+        uint64_t *mrk = NULL, *mid = NULL;
+        readU64Any(&m, C_RANK, &mrk);
+        if (readU64Any(&m, cmid, &mid) == NULL)
+            for (i = 0; i < m.n; i++) mid[i] = i; /* row index */
+        readNames(c, &m, "name", mrk, &mname);
+        readNames(c, &m, h5tabPick(&m, cunit), mrk, &munit);
+        for (i = 0; i < m.n; i++) {
+            u64Put(&mmap, (mrk[i] << 32) | (mid[i] & 0xffffffffu), i);
+            u64Put(&mmap, (0xffffffffull << 32) | (mid[i] & 0xffffffffu), i); /* any rank */
+            if (mname.v) {
+                size_t ni = strIndex(&byName, mname.v[i]), prev;
+                if (!u64Get(&nameRow, ni, &prev)) u64Put(&nameRow, ni, i);
+            }
+        }
+        free(mrk);
+        free(mid);
+    }
+    unit = (char **)calloc(d.n + 1, sizeof *unit);
+    n = (double *)calloc(d.n + 1, sizeof *n);
+    sum = (double *)calloc(d.n + 1, sizeof *sum);
+    mnv = (double *)calloc(d.n + 1, sizeof *mnv);
+    mxv = (double *)calloc(d.n + 1, sizeof *mxv);
+    ranks = (double *)calloc((d.n + 1) * R, sizeof *ranks);
+    if (!unit || !n || !sum || !mnv || !mxv || !ranks) goto out;
+    {
+        Names vunit;
+        int hv = readNames(c, &d, h5tabPick(&d, cunit), rk, &vunit) == 0;
+        char vattr[64];
+        char *aunit = NULL;
+        snprintf(vattr, sizeof vattr, "%s_unit", h5tabPick(&d, cvalue));
+        aunit = h5AttrStr(d.ds, vattr);
+        for (i = 0; i < d.n; i++) {
+            char key[2048];
+            const char *metric = mn.v[i], *u = hv ? vunit.v[i] : (aunit ? aunit : "");
+            const char *h = strchr(metric, '#');
+            size_t mi;
+            if (h && mname.v) {
+                uint64_t id = strtoull(h + 1, NULL, 10);
+                if (u64Get(&mmap, (rk[i] << 32) | id, &mi) || u64Get(&mmap, (0xffffffffull << 32) | id, &mi)) {
+                    metric = mname.v[mi];
+                    if (!hv && munit.v) u = munit.v[mi];
+                }
+            } else if (!hv && !aunit && munit.v && byName.n) {
+                /* values name the metric: its unit is on the /profiler/metrics row of that name */
+                size_t before = byName.n, ni = strIndex(&byName, metric);
+                if (ni < before && u64Get(&nameRow, ni, &mi)) u = munit.v[mi];
+            }
+            snprintf(key, sizeof key, "%s\x1f%s", rn.v[i], metric);
+            j = strIndex(&keys, key);
+            if (unit[j] == NULL) {
+                unit[j] = (char *)malloc(strlen(u) + 1);
+                if (unit[j]) strcpy(unit[j], u);
+            }
+            if (n[j] == 0 || val[i] < mnv[j]) mnv[j] = val[i];
+            if (n[j] == 0 || val[i] > mxv[j]) mxv[j] = val[i];
+            n[j]++;
+            sum[j] += val[i];
+            ranks[j * R + (rk[i] < R ? rk[i] : 0)] = 1;
+        }
+        if (hv) namesFree(&vunit);
+        free(aunit);
+    }
+    {
+        size_t *ko = sortedKeys(&keys, NULL);
+        for (j = 0; ko && j < keys.n; j++) {
+            size_t k = ko[j], row;
+            double nr = 0;
+            uint32_t r;
+            const char *sep = strchr(keys.keys[k], '\x1f');
+            char rname[1024];
+            snprintf(rname, sizeof rname, "%.*s", (int)(sep - keys.keys[k]), keys.keys[k]);
+            for (r = 0; r < R; r++) nr += ranks[k * R + r];
+            row = rtabRow(t);
+            rtabS(t, row, 0, rname);
+            rtabS(t, row, 1, sep + 1);
+            rtabS(t, row, 2, unit[k] ? unit[k] : "");
+            rtabV(t, row, 3, nr);
+            rtabV(t, row, 4, n[k]);
+            rtabV(t, row, 5, mnv[k]);
+            rtabV(t, row, 6, n[k] ? sum[k] / n[k] : NAN);
+            rtabV(t, row, 7, mxv[k]);
+        }
+        free(ko);
+    }
+    if (d.n == 0) rtabNote(t, "/profiler/values is empty.");
+out:
+    if (unit)
+        for (i = 0; i < keys.n; i++) free(unit[i]);
+    free(unit);
+    free(n);
+    free(sum);
+    free(mnv);
+    free(mxv);
+    free(ranks);
+    free(rk);
+    free(val);
+    if (rn.v) namesFree(&rn);
+    if (mn.v) namesFree(&mn);
+    if (mname.v) namesFree(&mname);
+    if (munit.v) namesFree(&munit);
+    u64Free(&mmap);
+    u64Free(&nameRow);
+    strFree(&keys);
+    strFree(&byName);
+    h5tabClose(&d);
+    h5tabClose(&m);
+    return t;
+}
+
+/* ---- section: counter groups ---------------------------------------------------------
+ * Every compound dataset under /counters (except precomputed statistics)
+ * is a counter group: each numeric member that is not bookkeeping (rank,
+ * time, thread, status...) is a field.  Per field: samples, min, mean,
+ * max over all samples, and the imbalance of the per-rank means. */
+
+static int bookkeeping(const char *m)
+{
+    static const char *const skip[] = {"rank", "time_ns", "time", "timestamp", "start_ns", "end_ns",
+                                       "thread", "flags", "status", "valid", "reason", "seq",
+                                       "sample", "group", "device", "id", "no_value", NULL};
+    int i;
+    for (i = 0; skip[i]; i++)
+        if (strcmp(m, skip[i]) == 0) return 1;
+    return 0;
+}
+
+RTab *sectionCounters(Ctx *c)
+{
+    RTab *t = rtabNew("counters", "Counter groups: per-rank mean of each field, over ranks");
+    PathList l = listDatasets(c->file, "/counters");
+    size_t di;
+    uint32_t R = c->nranks;
+    rtabCol(t, "group", "group", RK_STR);
+    rtabCol(t, "field", "field", RK_STR);
+    rtabCol(t, "unit", "unit", RK_STR);
+    rtabCol(t, "ranks", "ranks", RK_INT);
+    rtabCol(t, "samples", "samples", RK_INT);
+    rtabCol(t, "min", "min", RK_F64);
+    rtabCol(t, "mean", "mean", RK_F64);
+    rtabCol(t, "max", "max", RK_F64);
+    rtabCol(t, "imbalance", "imb", RK_RATIO);
+    for (di = 0; di < l.n; di++) {
+        h5tab d;
+        char *mem[128];
+        int nm, k;
+        uint64_t *rk = NULL, *okv = NULL;
+        const char *base = strrchr(l.p[di], '/');
+        int okzero = 0;
+        base = base ? base + 1 : l.p[di];
+        /* statistics and per-rank metadata tables are not sample groups */
+        if (strcmp(base, "stats") == 0 || strcmp(base, "ranks") == 0) continue;
+        if (h5tabOpen(c->file, l.p[di], &d) != 0) continue;
+        readU64Any(&d, C_RANK, &rk);
+        /* samples without a value: no_value != 0 (src/counters.c), valid == 0, status != 0 */
+        if (h5tabHas(&d, "no_value") && h5tabU64(&d, "no_value", &okv) == 0) okzero = 1;
+        else if (h5tabHas(&d, "valid") && h5tabU64(&d, "valid", &okv) == 0) okzero = 0;
+        else if (h5tabHas(&d, "status") && h5tabU64(&d, "status", &okv) == 0) okzero = 1;
+        nm = h5tabMembers(&d, mem, 128);
+        for (k = 0; k < nm; k++) {
+            double *v = NULL, *rsum = NULL, *rn = NULL;
+            if (!bookkeeping(mem[k]) && h5tabIsNumeric(&d, mem[k]) && h5tabF64(&d, mem[k], &v) == 0) {
+                double ns = 0, *rmean;
+                size_t i, row;
+                uint32_t r, nr = 0;
+                char an[160];
+                char *u;
+                Stat st;
+                rsum = (double *)calloc(R, sizeof *rsum);
+                rn = (double *)calloc(R, sizeof *rn);
+                rmean = (double *)calloc(R + 1, sizeof *rmean);
+                for (i = 0; rsum && rn && i < d.n; i++) {
+                    if (okv && (okzero ? okv[i] != 0 : okv[i] == 0)) continue;
+                    if (isnan(v[i])) continue;
+                    ns++;
+                    rsum[rk[i] < R ? rk[i] : 0] += v[i];
+                    rn[rk[i] < R ? rk[i] : 0] += 1;
+                }
+                for (r = 0; rsum && rn && rmean && r < R; r++)
+                    if (rn[r]) rmean[nr++] = rsum[r] / rn[r];
+                st = statRanks(rmean, NULL, nr);
+                snprintf(an, sizeof an, "%s_unit", mem[k]);
+                u = h5AttrStr(d.ds, an);
+                row = rtabRow(t);
+                rtabS(t, row, 0, l.p[di]);
+                rtabS(t, row, 1, mem[k]);
+                rtabS(t, row, 2, u ? u : "");
+                rtabV(t, row, 3, nr);
+                rtabV(t, row, 4, ns);
+                rtabV(t, row, 5, st.min);
+                rtabV(t, row, 6, st.mean);
+                rtabV(t, row, 7, st.max);
+                rtabV(t, row, 8, st.imb);
+                free(u);
+                free(rmean);
+            }
+            free(v);
+            free(rsum);
+            free(rn);
+            free(mem[k]);
+        }
+        free(rk);
+        free(okv);
+        h5tabClose(&d);
+    }
+    if (t->nrows == 0)
+        rtabNote(t, "no counter samples (no sample datasets under /counters: counters are opt-in, see "
+                    "GPUINST_COUNTERS).");
+    else
+        rtabNote(t, "Per rank: the mean of its samples that have a value; then min, mean and max over the "
+                    "ranks that sampled the field; imb = max/mean. (/counters/stats has the same per "
+                    "counter, with sums for DELTA counters.)");
+    pathsFree(&l);
+    return t;
+}
+

@@ -1,0 +1,120 @@
+/*
+ * report_mpi.c -- MPI time and bytes per call type.
+ */
+#include "report_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- section: MPI ----------------------------------------------------------------
+ * From /mpi/calls (one row per call): per call type and rank, count, time
+ * (end - start) and bytes; or, without it, from /mpi/summary (rows already
+ * per rank and call type). */
+
+RTab *sectionMpi(Ctx *c)
+{
+    RTab *t = rtabNew("mpi", "MPI time and bytes per call type");
+    static const char *const ccall[] = {"name", "call_name", "call", "function", NULL};
+    static const char *const ccount[] = {"count", "calls", NULL};
+    static const char *const ctime[] = {"time_ns", "total_ns", "duration_ns", NULL};
+    h5tab d;
+    int summary = 0;
+    uint64_t *rk = NULL, *st = NULL, *en = NULL, *by = NULL, *cn = NULL, *tm = NULL;
+    Names nm;
+    StrMap calls;
+    double *time = NULL, *bytes = NULL, *count = NULL;
+    size_t i, j, *ko = NULL;
+    uint32_t R = c->nranks;
+    memset(&calls, 0, sizeof calls);
+    memset(&nm, 0, sizeof nm);
+    rtabCol(t, "call", "call", RK_STR);
+    rtabCol(t, "ranks", "ranks", RK_INT);
+    rtabCol(t, "count", "count", RK_INT);
+    rtabCol(t, "time_total_ns", "total", RK_NS);
+    rtabCol(t, "time_min_ns", "min/rank", RK_NS);
+    rtabCol(t, "time_mean_ns", "mean/rank", RK_NS);
+    rtabCol(t, "time_max_ns", "max/rank", RK_NS);
+    rtabCol(t, "time_imbalance", "imb", RK_RATIO);
+    rtabCol(t, "bytes_total", "bytes", RK_BYTES);
+    rtabCol(t, "bytes_max_rank", "max bytes", RK_BYTES);
+    if (h5tabOpen(c->file, "/mpi/calls", &d) != 0) {
+        if (h5tabOpen(c->file, "/mpi/summary", &d) != 0) {
+            rtabNote(t, "no MPI records (no /mpi/calls or /mpi/summary: MPI interception off, or a "
+                        "file from a build without it).");
+            return t;
+        }
+        summary = 1;
+    }
+    readU64Any(&d, C_RANK, &rk);
+    readU64Any(&d, C_BYTES, &by);
+    if (summary) {
+        readU64Any(&d, ccount, &cn);
+        readU64Any(&d, ctime, &tm);
+    } else {
+        readU64Any(&d, C_START, &st);
+        readU64Any(&d, C_END, &en);
+    }
+    if (readNames(c, &d, h5tabPick(&d, ccall), rk, &nm) != 0) nm.v = NULL;
+    for (i = 0; i < d.n; i++) strIndex(&calls, nm.v ? nm.v[i] : "?");
+    time = (double *)calloc((calls.n + 1) * R, sizeof *time);
+    bytes = (double *)calloc((calls.n + 1) * R, sizeof *bytes);
+    count = (double *)calloc((calls.n + 1) * R, sizeof *count);
+    if (!time || !bytes || !count) goto out;
+    for (i = 0; i < d.n; i++) {
+        size_t k = strIndex(&calls, nm.v ? nm.v[i] : "?") * R + (rk[i] < R ? rk[i] : 0);
+        if (summary) {
+            time[k] += (double)tm[i];
+            count[k] += (double)cn[i];
+        } else {
+            time[k] += en[i] > st[i] ? (double)(en[i] - st[i]) : 0;
+            count[k] += 1;
+        }
+        bytes[k] += (double)by[i];
+        if (c->rankMpiNs)
+            c->rankMpiNs[rk[i] < R ? rk[i] : 0] += summary ? (double)tm[i] : (en[i] > st[i] ? (double)(en[i] - st[i]) : 0);
+    }
+    {
+        double *sv = (double *)calloc(calls.n + 1, sizeof *sv);
+        for (j = 0; sv && j < calls.n; j++) sv[j] = statRanks(time + j * R, NULL, R).mean;
+        ko = sortedKeys(&calls, sv);
+        free(sv);
+    }
+    for (j = 0; ko && j < calls.n; j++) {
+        size_t k = ko[j], row;
+        Stat s = statRanks(time + k * R, count + k * R, R), b = statRanks(bytes + k * R, NULL, R);
+        double cnt = 0;
+        uint32_t r;
+        for (r = 0; r < R; r++) cnt += count[k * R + r];
+        row = rtabRow(t);
+        rtabS(t, row, 0, calls.keys[k]);
+        rtabV(t, row, 1, s.ranks);
+        rtabV(t, row, 2, cnt);
+        rtabV(t, row, 3, s.mean * R);
+        rtabV(t, row, 4, s.min);
+        rtabV(t, row, 5, s.mean);
+        rtabV(t, row, 6, s.max);
+        rtabV(t, row, 7, s.imb);
+        rtabV(t, row, 8, b.mean * R);
+        rtabV(t, row, 9, b.max);
+    }
+    rtabNote(t, "From %s. Time: sum of end - start of the calls on a rank; min/mean/max over all %u "
+                "ranks; imb = max/mean. Bytes: count x type size as the call was made.",
+             summary ? "/mpi/summary" : "/mpi/calls", R);
+out:
+    free(ko);
+    free(time);
+    free(bytes);
+    free(count);
+    free(rk);
+    free(st);
+    free(en);
+    free(by);
+    free(cn);
+    free(tm);
+    if (nm.v) namesFree(&nm);
+    strFree(&calls);
+    h5tabClose(&d);
+    return t;
+}
+
