@@ -4494,6 +4494,15 @@ typedef struct gpuinstNameSlot {
     uint32_t len;
     uint32_t id;
 } gpuinstNameSlot;
+/* Front of the name cache (src/nvtx.c, nameIdFront): the same name passed
+ * again from the same address (a string literal, the common case) is found
+ * by its pointer and checked with strcmp, without strnlen and hashing. */
+typedef struct gpuinstNameKey {
+    const char *key;      /* the caller's pointer last seen in this slot */
+    const char *text;     /* the interned copy (NUL-terminated) */
+    uint32_t id;
+    uint32_t pad_;
+} gpuinstNameKey;
 
 typedef struct gpuinstThread {
     struct gpuinstThread *next;   /* global list (gpuinstThreads) */
@@ -4505,6 +4514,7 @@ typedef struct gpuinstThread {
     gpuinstBuf marks;             /* gpuinstMarkRec */
     gpuinstStack *stacks[GPUINST_MAX_DOMAINS]; /* lazily allocated per domain */
     gpuinstNameSlot cache[GPUINST_NAME_CACHE];
+    gpuinstNameKey keys[GPUINST_NAME_CACHE];   /* front of `cache`, keyed by the caller's pointer */
 } gpuinstThread;
 
 /* The calling thread's state, created on first use (NULL if out of memory
@@ -4539,6 +4549,7 @@ typedef struct gpuinstConfig {
     char counters[256];       /* GPUINST_COUNTERS (built-in counter groups) */
     char cupti_lib[4096];     /* GPUINST_CUPTI_LIB */
     uint64_t buffer_mb;       /* GPUINST_BUFFER_MB (0 = no cap) */
+    int overwrite;            /* GPUINST_OVERWRITE (default 0: never replace an existing file; issue 8) */
 } gpuinstConfig;
 
 /* Misuse/loss counters (relaxed atomics; written to /ranks). */
@@ -4667,6 +4678,25 @@ GPUINST_PRIVATE void gpuinstMpiFinalizePrepare(void);
  * (a thread-local read); 0 in builds without MPI. */
 GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void);
 /* ---- end MPI layer ---------------------------------------------------------- */
+
+/* ==== output naming (issue 8; src/output.c, docs/RELIABILITY.md) ========== */
+/* The values GPUINST_OUTPUT's escapes expand to (%r %p %t %j %h). */
+typedef struct gpuinstOutputVars {
+    int rank;
+    int pid;
+    uint64_t wall_ns;         /* %t: CLOCK_REALTIME ns, printed as YYYYmmdd-HHMMSS UTC */
+    const char *job;          /* %j (gpuinstOutputJobId()) */
+    const char *host;         /* %h */
+} gpuinstOutputVars;
+/* The batch system's job id from the environment, or "nojob". */
+GPUINST_PRIVATE const char *gpuinstOutputJobId(void);
+/* Expands `pattern` into out[cap].  Returns 0, INVALID_ARGUMENT (empty
+ * pattern) or LIMIT (too long for cap). */
+GPUINST_PRIVATE int gpuinstOutputExpand(const char *pattern, const gpuinstOutputVars *v, char *out, size_t cap);
+/* `path` if no file exists there, else the first free "<stem>.N<ext>".
+ * Returns 0 or LIMIT. */
+GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t cap);
+/* ==== end output naming ================================================== */
 
 /* ---- writer (src/h5_writer.c) ------------------------------------------- */
 /* Writes every registered table plus /strings into the file.  Collective. */
@@ -5068,8 +5098,142 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     cfgString("GPUINST_COUNTERS", cfg->counters, sizeof cfg->counters, "");
     cfgString("GPUINST_CUPTI_LIB", cfg->cupti_lib, sizeof cfg->cupti_lib, "");
     cfg->buffer_mb = cfgUnsigned("GPUINST_BUFFER_MB", 0, (uint64_t)1 << 30);
+    cfg->overwrite = (int)cfgUnsigned("GPUINST_OVERWRITE", 0, 1);
 }
 /************** End of src/config.c **************/
+/************** Begin file src/output.c **************/
+/*
+ * output.c -- the output file's name (issue 8; docs/RELIABILITY.md).
+ *
+ * GPUINST_OUTPUT is a pattern: %r rank, %p pid, %j job id (SLURM_JOB_ID,
+ * PBS_JOBID, LSB_JOBID, FLUX_JOB_ID, else "nojob"), %t the gpuinst_init
+ * time as YYYYmmdd-HHMMSS (UTC), %h host name, %% a '%'.  Any other '%'
+ * sequence is kept as it is.  In a shared (collective) write, rank 0
+ * expands the pattern and decides the name; every rank uses that name.
+ *
+ * An existing file is not overwritten unless GPUINST_OVERWRITE=1: the
+ * first free "<stem>.1<ext>", "<stem>.2<ext>", ... is used instead (ext is
+ * ".h5" when the name ends so, else empty) and the choice is said once on
+ * stderr, so running the same command twice keeps both files.  The file is
+ * then created with H5F_ACC_EXCL, so a name taken between the check and the
+ * create is not clobbered either (the writer falls back, see h5_writer.c).
+ *
+ * Nothing here runs a shell or interprets the path beyond the escapes
+ * above; lengths are checked against the caller's buffer.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Appends n bytes of s at *pos; returns -1 once the buffer is full. */
+static int put(char *out, size_t cap, size_t *pos, const char *s, size_t n)
+{
+    if (*pos + n >= cap) return -1;
+    memcpy(out + *pos, s, n);
+    *pos += n;
+    out[*pos] = '\0';
+    return 0;
+}
+
+/* Keeps characters that are safe in a file name: a job id or host name
+ * from the environment never adds a '/' or a control character. */
+static int putClean(char *out, size_t cap, size_t *pos, const char *s)
+{
+    size_t i;
+    for (i = 0; s[i] != '\0' && i < 255; i++) {
+        char c = s[i];
+        if (c == '/' || (unsigned char)c < 0x20 || c == 0x7f) c = '_';
+        if (put(out, cap, pos, &c, 1) != 0) return -1;
+    }
+    return 0;
+}
+
+GPUINST_PRIVATE const char *gpuinstOutputJobId(void)
+{
+    static const char *const vars[] = {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID",
+                                       "COBALT_JOBID"};
+    size_t i;
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v != NULL && v[0] != '\0' && strlen(v) < 256) return v;
+    }
+    return "nojob";
+}
+
+GPUINST_PRIVATE int gpuinstOutputExpand(const char *pattern, const gpuinstOutputVars *v, char *out,
+                                        size_t cap)
+{
+    size_t pos = 0;
+    const char *p;
+    char num[64];
+    if (cap == 0) return GPUINST_ERROR_INVALID_ARGUMENT;
+    out[0] = '\0';
+    if (pattern == NULL || pattern[0] == '\0') return GPUINST_ERROR_INVALID_ARGUMENT;
+    for (p = pattern; *p != '\0'; p++) {
+        int rc = 0;
+        if (*p != '%' || p[1] == '\0') {
+            rc = put(out, cap, &pos, p, 1);
+        } else {
+            p++;
+            switch (*p) {
+            case 'r':
+                snprintf(num, sizeof num, "%d", v->rank);
+                rc = put(out, cap, &pos, num, strlen(num));
+                break;
+            case 'p':
+                snprintf(num, sizeof num, "%d", v->pid);
+                rc = put(out, cap, &pos, num, strlen(num));
+                break;
+            case 'j': rc = putClean(out, cap, &pos, v->job ? v->job : "nojob"); break;
+            case 'h': rc = putClean(out, cap, &pos, v->host ? v->host : "unknown"); break;
+            case 't': {
+                time_t secs = (time_t)(v->wall_ns / 1000000000ull);
+                struct tm tm;
+                memset(&tm, 0, sizeof tm);
+                if (gmtime_r(&secs, &tm) == NULL ||
+                    strftime(num, sizeof num, "%Y%m%d-%H%M%S", &tm) == 0)
+                    snprintf(num, sizeof num, "%llu", (unsigned long long)secs);
+                rc = put(out, cap, &pos, num, strlen(num));
+                break;
+            }
+            case '%': rc = put(out, cap, &pos, "%", 1); break;
+            default: rc = put(out, cap, &pos, p - 1, 2); break; /* kept as it is */
+            }
+        }
+        if (rc != 0) return GPUINST_ERROR_LIMIT;
+    }
+    return GPUINST_SUCCESS;
+}
+
+static int exists(const char *path)
+{
+    struct stat sb;
+    return lstat(path, &sb) == 0;
+}
+
+GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t cap)
+{
+    size_t len = strlen(path), stem = len;
+    const char *ext = "";
+    unsigned i;
+    if (len + 1 > cap) return GPUINST_ERROR_LIMIT;
+    if (!exists(path)) {
+        memcpy(out, path, len + 1);
+        return GPUINST_SUCCESS;
+    }
+    if (len > 3 && strcmp(path + len - 3, ".h5") == 0) {
+        stem = len - 3;
+        ext = ".h5";
+    }
+    for (i = 1; i < 100000; i++) {
+        int n = snprintf(out, cap, "%.*s.%u%s", (int)stem, path, i, ext);
+        if (n < 0 || (size_t)n >= cap) return GPUINST_ERROR_LIMIT;
+        if (!exists(out)) return GPUINST_SUCCESS;
+    }
+    return GPUINST_ERROR_LIMIT;
+}
+/************** End of src/output.c **************/
 /************** Begin file src/buf.c **************/
 /*
  * buf.c -- chunked, append-only record buffers.
@@ -6472,6 +6636,12 @@ GPUINST_PRIVATE void *gpuinstCudaSym(const char *name)
 #include <unistd.h>
 #include <sys/syscall.h>
 
+#if defined(__GNUC__)
+#define GPUINST_NOINLINE __attribute__((noinline))
+#else
+#define GPUINST_NOINLINE
+#endif
+
 /* ---- threads ----------------------------------------------------------- */
 
 #if !defined(GPUINST_AMALGAMATION)
@@ -6544,6 +6714,36 @@ GPUINST_PRIVATE uint32_t gpuinstNameId(gpuinstThread *t, const char *name)
         slot->len = (uint32_t)len;
         slot->id = id;
         slot->text = gpuinstStringGet(id, NULL);
+    }
+    return id;
+}
+
+/* Slot of the pointer-keyed front cache for `name`. */
+static inline gpuinstNameKey *nameKeySlot(gpuinstThread *t, const char *name)
+{
+    uintptr_t p = (uintptr_t)name;
+    return &t->keys[(p ^ (p >> 6) ^ (p >> 12)) & (GPUINST_NAME_CACHE - 1)];
+}
+
+/* gpuinstNameId for the hot paths (name non-NULL, non-empty): a name seen
+ * before at the same address costs a pointer compare and a strcmp, which
+ * reads `name` no further than its end.  The text is compared, not only the
+ * pointer, because a caller may reuse a buffer for another name.  A
+ * truncated name never matches (its interned copy is shorter) and takes the
+ * hashed path every time, as before. */
+static inline uint32_t nameIdFront(gpuinstThread *t, const char *name)
+{
+    gpuinstNameKey *k = nameKeySlot(t, name);
+    uint32_t id;
+    if (GPUINST_LIKELY(k->key == name && strcmp(k->text, name) == 0)) return k->id;
+    id = gpuinstNameId(t, name);
+    if (id != 0) {
+        const char *text = gpuinstStringGet(id, NULL);
+        if (text != NULL) {
+            k->key = name;
+            k->text = text;
+            k->id = id;
+        }
     }
     return id;
 }
@@ -6684,7 +6884,7 @@ static int resolveName(gpuinstThread *t, const char *name, Attr *a)
 {
     if (a->name != 0) return GPUINST_SUCCESS;
     if (name == NULL || name[0] == '\0') return GPUINST_ERROR_INVALID_ARGUMENT;
-    a->name = gpuinstNameId(t, name);
+    a->name = nameIdFront(t, name);
     return a->name != 0 ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
 }
 
@@ -6697,14 +6897,51 @@ static gpuinstStack *stackFor(gpuinstThread *t, gpuinst_domain d)
     return s;
 }
 
-/* ---- push / pop ----------------------------------------------------------- */
+/* ---- push / pop -----------------------------------------------------------
+ * gpuinst_range_push/pop (default domain, no attributes) are the hot calls
+ * and have bodies of their own: when disabled they are a state check and
+ * NVTX's own call (domain 0 is NVTX's default domain, so nvtxRangePushA is
+ * the same event as nvtxDomainRangePushEx(NULL, ascii name)); when
+ * recording they build no attribute structure, and the recording half is
+ * out of line so that the disabled path saves no registers.
+ * (bench/RESULTS.md, "Annotation overhead", has the measurements.) */
+
+/* Makes room for one more open range on s.  0 or OUT_OF_MEMORY. */
+static inline int stackReserve(gpuinstStack *s)
+{
+    if (GPUINST_UNLIKELY(s->depth == s->cap)) {
+        uint32_t ncap = s->cap ? s->cap * 2 : 16;
+        gpuinstOpen *no = (gpuinstOpen *)realloc(s->open, (size_t)ncap * sizeof *no);
+        if (no == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+        s->open = no;
+        s->cap = ncap;
+    }
+    return GPUINST_SUCCESS;
+}
+
+/* Opens the range on s (room reserved); called after the NVTX call. */
+static inline void stackPush(gpuinstThread *t, gpuinstStack *s, const Attr *a)
+{
+    gpuinstOpen *o = &s->open[s->depth];
+    o->payload = a->payload;
+    o->name = a->name;
+    o->color = a->color;
+    o->seq = t->seq++;
+    /* GPU tracing: this range is the launching context of CUDA work until its pop (one branch when off) */
+    gpuinstGpuRangePush(((uint64_t)t->index << 32) | o->seq);
+    /* range profiling: a nested profiler range while a profiled pass runs (one branch when off) */
+    gpuinstProfRangePush(a->name);
+    o->category = (uint16_t)a->category;
+    o->flags = a->ptype;
+    o->start_ns = gpuinstClockNs(); /* last: gpuinst's own cost stays outside the range */
+    GPUINST_STORE_REL(&s->depth, s->depth + 1);
+}
 
 int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst_attr *attr)
 {
     int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
     gpuinstThread *t;
     gpuinstStack *s;
-    gpuinstOpen *o;
     Attr a;
     nvtxEventAttributes_t ea;
     if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) {
@@ -6719,55 +6956,53 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
     if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS))
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     s = stackFor(t, domain);
-    if (GPUINST_UNLIKELY(s == NULL)) return lost();
-    if (GPUINST_UNLIKELY(s->depth == s->cap)) {
-        uint32_t ncap = s->cap ? s->cap * 2 : 16;
-        gpuinstOpen *no = (gpuinstOpen *)realloc(s->open, (size_t)ncap * sizeof *no);
-        if (no == NULL) return lost();
-        s->open = no;
-        s->cap = ncap;
-    }
+    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) return lost();
     nvtxAttr(&ea, name, &a);
     nvtxDomainRangePushEx(domainHandle(domain), &ea);
-    o = &s->open[s->depth];
-    o->payload = a.payload;
-    o->name = a.name;
-    o->color = a.color;
-    o->seq = t->seq++;
-    /* GPU tracing: this range is the launching context of CUDA work until its pop (one branch when off) */
-    gpuinstGpuRangePush(((uint64_t)t->index << 32) | o->seq);
-    /* range profiling: a nested profiler range while a profiled pass runs (one branch when off) */
-    gpuinstProfRangePush(a.name);
-    o->category = (uint16_t)a.category;
-    o->flags = a.ptype;
-    o->start_ns = gpuinstClockNs(); /* last: gpuinst's own cost stays outside the range */
-    GPUINST_STORE_REL(&s->depth, s->depth + 1);
+    stackPush(t, s, &a);
+    return GPUINST_SUCCESS;
+}
+
+/* The recording half of gpuinst_range_push (state RUNNING). */
+static GPUINST_NOINLINE int pushRecordDefault(const char *name)
+{
+    gpuinstThread *t;
+    gpuinstStack *s;
+    Attr a;
+    if (GPUINST_UNLIKELY(name == NULL || name[0] == '\0')) return invalid();
+    t = gpuinstThreadGet();
+    if (GPUINST_UNLIKELY(t == NULL)) return lost();
+    memset(&a, 0, sizeof a);
+    a.name = nameIdFront(t, name);
+    if (GPUINST_UNLIKELY(a.name == 0)) return lost();
+    s = stackFor(t, GPUINST_DOMAIN_DEFAULT);
+    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) return lost();
+    nvtxRangePushA(name);
+    stackPush(t, s, &a);
     return GPUINST_SUCCESS;
 }
 
 int gpuinst_range_push(const char *name)
 {
-    return gpuinst_range_push_ex(GPUINST_DOMAIN_DEFAULT, name, NULL);
+    int st = GPUINST_LOAD_RLX(&gpuinstG.state);
+    if (GPUINST_LIKELY(st == GPUINST_STATE_RUNNING)) return pushRecordDefault(name);
+    if (st == GPUINST_STATE_NVTX_ONLY) {
+        if (name != NULL) nvtxRangePushA(name);
+        return GPUINST_SUCCESS;
+    }
+    return notRunning(st);
 }
 
-int gpuinst_range_pop_domain(gpuinst_domain domain)
+/* The recording half of a pop (state RUNNING, domain valid); `now` was read
+ * first so gpuinst's own cost stays outside the range.  The NVTX call is
+ * the caller's, and is not made on STACK_EMPTY. */
+static inline int popRecord(gpuinst_domain domain, uint64_t now)
 {
-    int st = GPUINST_LOAD_RLX(&gpuinstG.state);
-    uint64_t now;
-    gpuinstThread *t;
-    gpuinstStack *s;
+    gpuinstThread *t = gpuinstThreadSelf;
+    gpuinstStack *s = t != NULL ? t->stacks[domain] : NULL;
     gpuinstOpen *o;
     gpuinstRangeRec *r;
     uint32_t depth;
-    if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) {
-        if (st == GPUINST_STATE_NVTX_ONLY && domainValid(domain))
-            nvtxDomainRangePop(domainHandle(domain));
-        return notRunning(st);
-    }
-    now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
-    if (GPUINST_UNLIKELY(!domainValid(domain))) return invalid();
-    t = gpuinstThreadSelf;
-    s = t != NULL ? t->stacks[domain] : NULL;
     if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) {
         GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
         return GPUINST_ERROR_STACK_EMPTY;
@@ -6793,13 +7028,45 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
     GPUINST_STORE_REL(&s->depth, depth - 1);
     gpuinstGpuRangePop();
     gpuinstProfRangePop(); /* range profiling (one branch when off) */
+    return r != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
+}
+
+int gpuinst_range_pop_domain(gpuinst_domain domain)
+{
+    int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
+    uint64_t now;
+    if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) {
+        if (st == GPUINST_STATE_NVTX_ONLY && domainValid(domain))
+            nvtxDomainRangePop(domainHandle(domain));
+        return notRunning(st);
+    }
+    now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
+    if (GPUINST_UNLIKELY(!domainValid(domain))) return invalid();
+    rc = popRecord(domain, now);
+    if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     nvtxDomainRangePop(domainHandle(domain));
-    return r != NULL ? GPUINST_SUCCESS : lost();
+    return rc == GPUINST_SUCCESS ? rc : lost();
+}
+
+/* The recording half of gpuinst_range_pop (state RUNNING). */
+static GPUINST_NOINLINE int popRecordDefault(void)
+{
+    uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
+    int rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
+    if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
+    nvtxRangePop();
+    return rc == GPUINST_SUCCESS ? rc : lost();
 }
 
 int gpuinst_range_pop(void)
 {
-    return gpuinst_range_pop_domain(GPUINST_DOMAIN_DEFAULT);
+    int st = GPUINST_LOAD_RLX(&gpuinstG.state);
+    if (GPUINST_LIKELY(st == GPUINST_STATE_RUNNING)) return popRecordDefault();
+    if (st == GPUINST_STATE_NVTX_ONLY) {
+        nvtxRangePop();
+        return GPUINST_SUCCESS;
+    }
+    return notRunning(st);
 }
 
 int gpuinst_range_depth(gpuinst_domain domain)
@@ -7305,6 +7572,32 @@ static void atExit(void)
     if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) gpuinstFinalize(2);
 }
 
+/* fork() (issue 8, docs/RELIABILITY.md): the child inherits a copy of the
+ * parent's records and, without this, its exit would write them to the
+ * parent's output.  The child is made a non-recording process instead:
+ * state NVTX_ONLY (annotations still reach NVTX, nothing is recorded, its
+ * exit writes nothing, gpuinst_init answers ALREADY_INITIALIZED); the GPU
+ * and profiler hooks are off (their threads do not exist in the child).
+ * gpuinstG.lock is held across fork so the child never inherits it locked. */
+static void forkPrepare(void)
+{
+    pthread_mutex_lock(&gpuinstG.lock);
+}
+static void forkParent(void)
+{
+    pthread_mutex_unlock(&gpuinstG.lock);
+}
+static void forkChild(void)
+{
+    pthread_mutex_unlock(&gpuinstG.lock);
+    if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) {
+        GPUINST_STORE_RLX(&gpuinstGpuOn, 0);
+        GPUINST_STORE_RLX(&gpuinstProfOn, 0);
+        gpuinstG.pid = (int)getpid();
+        GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_NVTX_ONLY);
+    }
+}
+
 int gpuinst_init(void)
 {
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
@@ -7335,6 +7628,7 @@ int gpuinst_init(void)
     if (!atexitInstalled) {
         atexitInstalled = 1;
         atexit(atExit);
+        pthread_atfork(forkPrepare, forkParent, forkChild);
     }
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_RUNNING);
     return GPUINST_SUCCESS;
@@ -16957,6 +17251,11 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
 
 #if GPUINST_WITH_HDF5
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 enum { MODE_LOCAL = 0, MODE_GATHERED = 1, MODE_PARALLEL = 2 };
 static const char *const modeNames[] = {"local", "gathered", "parallel"};
 
@@ -16966,6 +17265,8 @@ typedef struct Writer {
     hid_t file;
     hid_t dxpl;
     int failed;       /* a gpuinst_status, first failure */
+    int io_failed;    /* an H5Dwrite or H5Fclose failed (disk full...): retried elsewhere (issue 8) */
+    int detached;     /* the file's descriptor now points at /dev/null (detachFile) */
 } Writer;
 
 static hid_t fieldType(const gpuinstField *f)
@@ -17086,6 +17387,34 @@ static void fixRows(const gpuinstTable *tb, char *rows, uint64_t n)
     }
 }
 
+/* After a failed write (disk full, file-size limit), HDF5 1.10 cannot
+ * close the file: H5Fclose retries the flush, fails, leaves the file open,
+ * and the library's own atexit then crashes closing it.  So the file's
+ * descriptor is pointed at /dev/null first (the sec2 driver of the local
+ * and gathered modes): the flush at close "succeeds", the file closes, and
+ * the partial file is removed by the caller.  Parallel mode (MPI-IO) has no
+ * such descriptor; there the MPI library's error handling applies. */
+static void detachFile(Writer *w)
+{
+    if (w->detached) return;
+    w->detached = 1;
+    void *h = NULL;
+    int nul;
+    if (w->mode == MODE_PARALLEL) return;
+    if (H5Fget_vfd_handle(w->file, H5P_DEFAULT, &h) < 0 || h == NULL) return;
+    nul = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (nul < 0) return;
+    dup2(nul, *(int *)h);
+    close(nul);
+}
+
+/* Notes a failed write and detaches the file (above). */
+static void ioFailed(Writer *w)
+{
+    w->io_failed = 1;
+    if (w->file >= 0) detachFile(w);
+}
+
 /* Writes `n` local rows of table tb (all ranks call this together). */
 static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint64_t n)
 {
@@ -17131,6 +17460,7 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
     if (dset < 0) {
         gpuinstWarn("cannot create dataset %s (H5Dcreate2)", tb->path);
         if (!w->failed) w->failed = GPUINST_ERROR_IO;
+        ioFailed(w);
     } else {
         hsize_t start[1], count[1];
         start[0] = (hsize_t)off;
@@ -17149,6 +17479,7 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
             H5Dwrite(dset, type, mspace, fspace, w->dxpl, data ? (const void *)data : (const void *)dims) < 0) {
             gpuinstWarn("writing %s failed (H5Dwrite)", tb->path);
             if (!w->failed) w->failed = GPUINST_ERROR_IO;
+            ioFailed(w);
         }
         H5Sclose(mspace);
         attrString(dset, "description", tb->doc);
@@ -17172,7 +17503,10 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
                 else attrF64(dset, xa[i].name, xa[i].f);
             }
         }
-        H5Dclose(dset);
+        if (H5Dclose(dset) < 0) { /* the last raw data is written here */
+            ioFailed(w);
+            H5Dclose(dset);
+        }
     }
     H5Sclose(fspace);
     H5Tclose(type);
@@ -17249,14 +17583,17 @@ static void rootAttributes(Writer *w)
 }
 
 /* Opens the output.  In parallel mode every rank calls H5Fcreate; the
- * outcome is agreed with an allreduce so no rank goes on alone. */
+ * outcome is agreed with an allreduce so no rank goes on alone.  Without
+ * GPUINST_OVERWRITE=1 the file is created exclusively (H5F_ACC_EXCL): an
+ * existing file is never replaced (issue 8). */
 static hid_t createFile(Writer *w, const char *path)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
+    unsigned flags = gpuinstG.cfg.overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL;
 #if GPUINST_HDF5_PARALLEL
     if (w->mode == MODE_PARALLEL) H5Pset_fapl_mpio(fapl, gpuinstCollComm(), MPI_INFO_NULL);
 #endif
-    if (w->io_rank) f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (w->io_rank) f = H5Fcreate(path, flags, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
     if (w->mode != MODE_LOCAL) {
         uint64_t bad = (w->io_rank && f < 0) ? 1u : 0u;
@@ -17270,25 +17607,130 @@ static hid_t createFile(Writer *w, const char *path)
     return f;
 }
 
+/* The name to write to (issue 8, src/output.c): GPUINST_OUTPUT expanded,
+ * ".rank<N>" added when this rank writes alone among several, then the
+ * first free name unless GPUINST_OVERWRITE=1.  Rank 0 decides in a shared
+ * write and every rank gets its answer. */
+static void chooseName(const Writer *w, const char *pattern, char *out, size_t cap)
+{
+    char expanded[4200];
+    if (w->mode == MODE_LOCAL || gpuinstG.rank == 0) {
+        gpuinstOutputVars v;
+        v.rank = gpuinstG.rank;
+        v.pid = gpuinstG.pid;
+        v.wall_ns = gpuinstG.start_wall_ns;
+        v.job = gpuinstOutputJobId();
+        v.host = gpuinstG.hostname;
+        if (gpuinstOutputExpand(pattern, &v, expanded, sizeof expanded) != GPUINST_SUCCESS) {
+            gpuinstWarn("GPUINST_OUTPUT \"%.200s\" expands to more than %zu bytes; using gpuinst.h5", pattern,
+                        sizeof expanded - 1);
+            snprintf(expanded, sizeof expanded, "gpuinst.h5");
+        }
+        if (w->mode == MODE_LOCAL && gpuinstG.size > 1) {
+            size_t n = strlen(expanded);
+            snprintf(expanded + n, sizeof expanded - n, ".rank%d", gpuinstG.rank);
+            gpuinstWarn("writing this rank's records alone to %s (MPI was not usable for a shared write)",
+                        expanded);
+        }
+        snprintf(out, cap, "%s", expanded);
+        if (!gpuinstG.cfg.overwrite) {
+            if (gpuinstOutputFreeName(expanded, out, cap) != GPUINST_SUCCESS)
+                snprintf(out, cap, "%s", expanded); /* the exclusive create then fails: fallback */
+            else if (strcmp(out, expanded) != 0)
+                gpuinstWarn("%s exists and is kept; writing to %s (GPUINST_OVERWRITE=1 replaces it)", expanded,
+                            out);
+        }
+    }
+    if (w->mode != MODE_LOCAL) gpuinstCollBcast(out, cap);
+}
+
+/* Where the records go when the chosen file cannot be created or written:
+ * $TMPDIR (else /tmp) "/gpuinst-<pid>-<basename>", first free name.  Rank
+ * 0's name in a shared write. */
+static void fallbackName(const Writer *w, const char *target, char *out, size_t cap)
+{
+    if (w->mode == MODE_LOCAL || gpuinstG.rank == 0) {
+        char tmp[4400];
+        const char *dir = getenv("TMPDIR");
+        const char *base = strrchr(target, '/');
+        base = base ? base + 1 : target;
+        if (dir == NULL || dir[0] == '\0' || strlen(dir) > 2048) dir = "/tmp";
+        snprintf(tmp, sizeof tmp, "%s/gpuinst-%d-%.1024s", dir, gpuinstG.pid, base);
+        if (gpuinstOutputFreeName(tmp, out, cap) != GPUINST_SUCCESS) snprintf(out, cap, "%s", tmp);
+    }
+    if (w->mode != MODE_LOCAL) gpuinstCollBcast(out, cap);
+}
+
+/* Removes a partial file left by a failed write: only a regular file
+ * (GPUINST_OUTPUT may name a device). */
+static void removePartial(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path);
+}
+
+/* The file is created with mode 0666 & ~umask (HDF5's open(2)); with a
+ * umask that leaves it world-writable (umask 0), o+w is taken away.  Never
+ * widened. */
+static void notWorldWritable(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & S_IWOTH))
+        chmod(path, (mode_t)(sb.st_mode & 07777 & ~(mode_t)S_IWOTH));
+}
+
+/* Writes the attributes, every agreed table and /strings, and closes the
+ * file.  Returns 1 if a write or the close failed (disk full, quota, I/O
+ * error), agreed over all ranks in a shared write. */
+static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
+{
+    uint32_t i;
+    uint64_t bad;
+    rootAttributes(w);
+    for (i = 0; i < agreed->n; i++) {
+        const gpuinstTable *tb = agreed->tables[i];
+        void *rows = NULL;
+        uint64_t n = 0;
+        int rc = tb->collect(tb, &rows, &n);
+        if (rc != GPUINST_SUCCESS) {
+            gpuinstWarn("could not collect %s (%s): written empty", tb->path, gpuinst_status_string(rc));
+            if (!w->failed) w->failed = rc;
+            rows = NULL;
+            n = 0;
+        }
+        fixRows(tb, (char *)rows, n);
+        writeTable(w, tb, (const char *)rows, n);
+        free(rows);
+    }
+    writeStrings(w);
+    if (w->io_rank) {
+        uint64_t wns = gpuinstClockNs() - t0;
+        /* attributes are written collectively with one value: rank 0's clock */
+        if (w->mode == MODE_PARALLEL) gpuinstCollBcast(&wns, sizeof wns);
+        attrU64(w->file, "write_ns", wns);
+        if (H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0) ioFailed(w);
+        if (H5Fclose(w->file) < 0) w->io_failed = 1;
+    }
+    w->file = -1;
+    bad = (uint64_t)w->io_failed;
+    if (w->mode != MODE_LOCAL) gpuinstCollMaxU64(&bad, 1);
+    return bad != 0;
+}
+
 GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
 {
     Writer w;
-    char local[4200], fallback[4300];
-    const char *target = path;
+    char target[4400], fallback[4400];
     H5E_auto2_t oldfunc = NULL;
     void *olddata = NULL;
-    uint32_t i;
     uint64_t t0 = gpuinstClockNs();
     gpuinstTableList agreed;
+    struct sigaction oldxfsz;
+    int xfsz_changed = 0, on_fallback = 0;
 
     memset(&w, 0, sizeof w);
     if (!gpuinstCollActive()) {
         w.mode = MODE_LOCAL;
-        if (gpuinstG.size > 1) {
-            snprintf(local, sizeof local, "%s.rank%d", path, gpuinstG.rank);
-            target = local;
-            gpuinstWarn("writing this rank's records alone to %s (MPI was not usable for a shared write)", target);
-        }
     } else {
         w.mode = GPUINST_HDF5_PARALLEL ? MODE_PARALLEL : MODE_GATHERED;
     }
@@ -17297,63 +17739,76 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
 #if GPUINST_HDF5_PARALLEL
     if (w.mode == MODE_PARALLEL) H5Pset_dxpl_mpio(w.dxpl, H5FD_MPIO_COLLECTIVE);
 #endif
+    /* A file-size limit (ulimit -f) must fail the write, not kill the
+     * application: SIGXFSZ is ignored while writing if nobody handles it. */
+    if (sigaction(SIGXFSZ, NULL, &oldxfsz) == 0 && oldxfsz.sa_handler == SIG_DFL &&
+        !(oldxfsz.sa_flags & SA_SIGINFO)) {
+        struct sigaction ign;
+        memset(&ign, 0, sizeof ign);
+        ign.sa_handler = SIG_IGN;
+        sigemptyset(&ign.sa_mask);
+        xfsz_changed = sigaction(SIGXFSZ, &ign, NULL) == 0;
+    }
     /* HDF5 prints its error stack by default; gpuinst reports its own
      * one-line cause instead, and restores the application's handler. */
     H5Eget_auto2(H5E_DEFAULT, &oldfunc, &olddata);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
+    chooseName(&w, path, target, sizeof target);
     w.file = createFile(&w, target);
     if (w.file < 0) {
-        const char *tmp = getenv("TMPDIR");
-        const char *base = strrchr(target, '/');
-        base = base ? base + 1 : target;
-        snprintf(fallback, sizeof fallback, "%s/gpuinst-%d-%s", tmp && tmp[0] ? tmp : "/tmp",
-                 gpuinstG.pid, base);
-        /* Every rank must use rank 0's name in a shared write. */
-        if (w.mode != MODE_LOCAL) gpuinstCollBcast(fallback, sizeof fallback);
+        fallbackName(&w, target, fallback, sizeof fallback);
         if (w.io_rank)
-            gpuinstWarn("cannot create %s (directory missing or not writable?); writing to %s instead; "
-                        "set GPUINST_OUTPUT to a writable path",
+            gpuinstWarn("cannot create %s (directory missing or not writable, or the name was taken); "
+                        "writing to %s instead; set GPUINST_OUTPUT to a writable path",
                         target, fallback);
         w.file = createFile(&w, fallback);
         if (w.file < 0) {
             if (w.io_rank) gpuinstWarn("cannot create %s either: no file written", fallback);
             H5Pclose(w.dxpl);
             H5Eset_auto2(H5E_DEFAULT, oldfunc, olddata);
+            if (xfsz_changed) sigaction(SIGXFSZ, &oldxfsz, NULL);
             return GPUINST_ERROR_IO;
         }
         w.failed = GPUINST_ERROR_IO; /* written, but not where asked */
-        target = fallback;
+        snprintf(target, sizeof target, "%s", fallback);
+        on_fallback = 1;
     }
-    rootAttributes(&w);
     /* The same tables on every rank, in one order (src/table_agree.c). */
     gpuinstTablesAgree(&agreed);
-    for (i = 0; i < agreed.n; i++) {
-        const gpuinstTable *tb = agreed.tables[i];
-        void *rows = NULL;
-        uint64_t n = 0;
-        int rc = tb->collect(tb, &rows, &n);
-        if (rc != GPUINST_SUCCESS) {
-            gpuinstWarn("could not collect %s (%s): written empty", tb->path, gpuinst_status_string(rc));
-            if (!w.failed) w.failed = rc;
-            rows = NULL;
-            n = 0;
+    if (writeBody(&w, &agreed, t0)) {
+        /* Failed midway (disk full, quota, file-size limit): the partial
+         * file is removed and everything is written again elsewhere; the
+         * records are still in memory, so nothing is lost. */
+        if (w.io_rank && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) removePartial(target);
+        if (!on_fallback) {
+            fallbackName(&w, target, fallback, sizeof fallback);
+            if (w.io_rank && (w.mode == MODE_LOCAL || gpuinstG.rank == 0))
+                gpuinstWarn("writing %s failed midway (disk full, quota or file-size limit?): removed it and "
+                            "writing everything to %s instead",
+                            target, fallback);
+            w.io_failed = 0;
+            w.detached = 0;
+            w.file = createFile(&w, fallback);
+            if (w.file >= 0 && !writeBody(&w, &agreed, t0)) {
+                snprintf(target, sizeof target, "%s", fallback);
+            } else {
+                if (w.file < 0 && w.io_rank) gpuinstWarn("cannot create %s either: no file written", fallback);
+                else if (w.io_rank && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) {
+                    gpuinstWarn("writing %s failed as well: no file written", fallback);
+                    removePartial(fallback);
+                }
+            }
+        } else if (w.io_rank) {
+            gpuinstWarn("writing %s failed midway as well: no file written", target);
         }
-        fixRows(tb, (char *)rows, n);
-        writeTable(&w, tb, (const char *)rows, n);
-        free(rows);
+        w.failed = GPUINST_ERROR_IO;
     }
     gpuinstTableListFree(&agreed);
-    writeStrings(&w);
-    if (w.io_rank) {
-        uint64_t wns = gpuinstClockNs() - t0;
-        /* attributes are written collectively with one value: rank 0's clock */
-        if (w.mode == MODE_PARALLEL) gpuinstCollBcast(&wns, sizeof wns);
-        attrU64(w.file, "write_ns", wns);
-        if (H5Fclose(w.file) < 0 && !w.failed) w.failed = GPUINST_ERROR_IO;
-    }
+    if (!w.io_failed && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) notWorldWritable(target);
     H5Pclose(w.dxpl);
     H5Eset_auto2(H5E_DEFAULT, oldfunc, olddata);
+    if (xfsz_changed) sigaction(SIGXFSZ, &oldxfsz, NULL);
     if (w.failed && w.failed != GPUINST_ERROR_IO && w.io_rank)
         gpuinstWarn("writing %s: %s", target, gpuinst_status_string(w.failed));
     if (gpuinstG.cfg.verbose && gpuinstG.rank == 0)
@@ -19270,9 +19725,12 @@ static void clockTree(MPI_Comm comm, ClockRec *m)
 
 GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase)
 {
-    uint64_t t0 = gpuinstClockNs();
+    uint64_t t0;
     ClockRec m;
     if (phase < 0 || phase > 1 || comm == MPI_COMM_NULL) return;
+    /* cost_ns counts the alignment, not the wait for ranks still computing */
+    PMPI_Barrier(comm);
+    t0 = gpuinstClockNs();
     clockComms(comm);
     memset(&m, 0, sizeof m);
     m.parent = -1;
@@ -19334,7 +19792,8 @@ static const gpuinstField clockFields[] = {
     F(ClockRec, offset_ns, GPUINST_FT_I64, 0, "ns", "rank 0's clock minus this rank's at ref_ns"),
     F(ClockRec, error_ns, GPUINST_FT_F64, 0, "ns", "error bound: half round trips summed along the tree path"),
     F(ClockRec, min_rtt_ns, GPUINST_FT_U64, 0, "ns", "smallest of the ping-pong round trips to the parent"),
-    F(ClockRec, cost_ns, GPUINST_FT_U64, 0, "ns", "time this rank spent in the alignment"),
+    F(ClockRec, cost_ns, GPUINST_FT_U64, 0, "ns",
+      "time this rank spent in the alignment (after a barrier; phase 0 includes making the node and leader communicators)"),
     F(ClockRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
     F(ClockRec, parent, GPUINST_FT_I32, 0, "", "rank it was measured against (-1: rank 0 itself)"),
     F(ClockRec, phase, GPUINST_FT_U32, 0, "", "0 at init (MPI_Init / gpuinst_init), 1 at finalize"),

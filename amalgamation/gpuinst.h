@@ -196,13 +196,18 @@ typedef struct gpuinst_profile {
  * Starts gpuinst in this process: reads the GPUINST_* environment variables
  * (README "Environment"), creates the default domain, names the calling
  * thread's NVTX resources, and, if MPI is already initialised, learns the
- * rank.  May be called before or after MPI_Init.
+ * rank.  May be called before or after MPI_Init.  After MPI_Init it is
+ * collective over MPI_COMM_WORLD (every rank must call it): it duplicates
+ * MPI_COMM_WORLD for gpuinst's own traffic and aligns clocks (ping-pongs,
+ * mpi/mpi_clock.c); before MPI_Init, the MPI_Init interception does that.
+ * With GPUINST_AUTO_INIT=1 the MPI_Init interception calls it (zero-code).
  * Errors: GPUINST_ERROR_ALREADY_INITIALIZED (second call; harmless),
  *   GPUINST_ERROR_FINALIZED (after gpuinst_finalize: gpuinst does not restart),
  *   GPUINST_ERROR_DISABLED (GPUINST_ENABLE=0: annotations still reach NVTX,
  *   nothing is recorded or written), GPUINST_ERROR_OUT_OF_MEMORY.
  * Thread-safety: call once, from one thread.
- * Rests on: nvtxDomainCreateA, nvtxInitialize; MPI_Initialized, MPI_Comm_rank.
+ * Rests on: nvtxDomainCreateA, nvtxInitialize; MPI_Initialized, MPI_Comm_rank,
+ *   (after MPI_Init) MPI_Comm_dup, MPI_Comm_split(_type), MPI_Send/Recv, MPI_Bcast.
  */
 int gpuinst_init(void);
 
@@ -499,29 +504,40 @@ int gpuinst_counters_sample_builtin(void);
 /*
  * Starts PM sampling (CUPTI cupti_pmsampling.h) of CUDA device `device`
  * (ordinal; -1 = the calling thread's current device) every `interval_ns`
- * ns (>= 1000) of GPU time, for the metrics in `metrics` (comma separated;
- * NULL or "" = a single-pass default set: SM, DRAM and PCIe throughput,
- * active cycles, achieved occupancy), as the group
- * /counters/pm_sampling/<pci bus id> on the aligned timeline.  Ranks that
- * share a GPU elect one sampler per GPU (a lock file per PCI bus id); the
- * every rank records a row of /counters/pm_sampling/ranks naming its GPU and whether it samples, so the
- * series is attributed to the device and every rank on it.  Metrics that
- * need more than one pass are refused.  PM sampling and the range profiler
- * (GPUINST_METRICS) both use the GPU's performance monitors: asking for both
- * is refused with a message.  Call after the CUDA context exists.
- * Errors: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (interval, device),
- *   UNAVAILABLE (no CUPTI/GPU, unsupported device, metric errors, another
- *   process samples: all recorded in /unavailable with the reason).
+ * ns (1000 .. 1e10) of GPU time, for the metrics in `metrics` (comma
+ * separated; NULL or "" = gpuinst's default set: DRAM bytes read/written,
+ * DRAM and SM throughput, active cycles, warps active, PCIe bytes, keeping
+ * those the chip takes in one pass), recorded as the counter group
+ * /counters/pm_sampling/<pci bus id> on the aligned timeline.  Processes
+ * that share a GPU elect one sampler per GPU (a lock file per PCI bus id in
+ * /dev/shm); every rank that calls this records a row of
+ * /counters/pm_sampling/ranks naming its GPU and the sampling process, so
+ * the series is attributed to the device and every rank on it (a rank that
+ * is not elected gets GPUINST_SUCCESS and samples nothing).  A user metric
+ * list that needs more than one pass is refused.  PM sampling and the range
+ * profiler (GPUINST_METRICS) both program the GPU's performance monitors:
+ * with GPUINST_METRICS set this is refused with a message.  Call after the
+ * CUDA context exists.  Decoding runs on a gpuinst thread.
+ * Errors: NOT_INITIALIZED, FINALIZED, DISABLED (GPUINST_ENABLE=0),
+ *   INVALID_ARGUMENT (interval, device < -1), UNAVAILABLE (built without
+ *   CUDA headers, no CUPTI or driver, no current context, unsupported
+ *   device, insufficient privileges, refused metrics, already running, the
+ *   range profiler asked for: each recorded in /unavailable "pm_sampling"
+ *   with the reason and the way out).
  * Thread-safety: call from one thread; stop with gpuinst_pm_sampling_stop
- *   or finalize.  Rests on: cuptiProfilerInitialize, cuptiDeviceGetChipName,
+ *   or finalize.  Rests on: cuptiProfilerInitialize,
+ *   cuptiProfilerDeviceSupported, cuptiDeviceGetChipName,
  *   cuptiPmSamplingGetCounterAvailability, cuptiProfilerHostInitialize,
  *   ConfigAddMetrics, GetConfigImage, GetNumOfPasses, cuptiPmSamplingEnable,
- *   SetConfig, Start, DecodeData, cuptiProfilerHostEvaluateToGpuValues.
+ *   SetConfig, Start, DecodeData, GetCounterDataInfo, GetSampleInfo,
+ *   cuptiProfilerHostEvaluateToGpuValues, cuptiGetTimestamp.
  */
 int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *metrics);
 
-/* Stops PM sampling, decodes what is left and frees CUPTI's objects.
- * Errors: NOT_INITIALIZED, FINALIZED, UNAVAILABLE (not running). */
+/* Stops PM sampling, decodes what is left and frees CUPTI's objects
+ * (cuptiPmSamplingStop, DecodeData, Disable; Disable is left to finalize
+ * while CUPTI activity tracing runs).  Errors: NOT_INITIALIZED, FINALIZED,
+ * DISABLED, UNAVAILABLE (not running).  Thread-safe. */
 int gpuinst_pm_sampling_stop(void);
 /* ==== end Counters ======================================================== */
 

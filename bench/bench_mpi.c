@@ -3,6 +3,7 @@
  * one run (bench/RESULTS.md, "MPI interception").
  *
  *   mpirun -n 2 bench_mpi [--reps R] [--block B]
+ *   mpirun -n P bench_mpi --clock-only      (for bench/bench_mpi_clock.sh)
  *
  * gpuinst records (gpuinst_init before MPI_Init).  Each measurement
  * alternates blocks of B calls through the wrapper (MPI_Send ...: recorded)
@@ -96,19 +97,24 @@ static double block(int what, int wrapped, int B, int rank)
 
 int main(int argc, char **argv)
 {
-    int R = 41, B = 2000, rank, size, i, w, k;
+    int R = 41, B = 2000, rank, size, i, w, k, clock_only = 0;
     const char *labels[] = {"MPI_Send 0 B (rank 0 -> 1)", "MPI_Send 0 B to MPI_PROC_NULL", "MPI_Allreduce 8 B",
                             "2 x clock_gettime (the floor)"};
     double *v[2];
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc) R = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--block") && i + 1 < argc) B = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--clock-only")) clock_only = 1;
     }
     if (getenv("GPUINST_OUTPUT") == NULL) setenv("GPUINST_OUTPUT", "/tmp/bench_mpi.h5", 1);
     gpuinst_init();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (clock_only) { /* init + finalize only: /mpi/clock cost_ns (bench_mpi_clock.sh) */
+        MPI_Finalize();
+        return 0;
+    }
     if (size != 2) {
         if (rank == 0) fprintf(stderr, "bench_mpi: run with 2 ranks\n");
         MPI_Finalize();

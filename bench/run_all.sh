@@ -11,7 +11,10 @@
 #
 # Environment: PAIRS (10000000), REPS (7), CG_PAIRS (100000), WRITER_RANGES
 # (1000000), WRITER_RANKS ("1 2 4 8"), WRITER_REPS (3), BUILD (build-bench),
-# OUT (BUILD/bench-out: where files are written, on the disk under test).
+# OUT (BUILD/bench-out: where files are written, on the disk under test),
+# ALT ("LABEL:PATH", PATH a bench_ranges built from other sources, e.g. before
+# a change: its record/disabled modes run in the same interleaved run and
+# under callgrind, as record_LABEL / disabled_LABEL).
 # Nothing is run by CTest; mpirun is given --oversubscribe (the machine may
 # have fewer cores than ranks) and runs as root if need be.
 set -euo pipefail
@@ -53,8 +56,10 @@ echo "source:  $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$
 
 echo
 echo "== 1. ns per push/pop pair ($PAIRS pairs x $REPS runs, interleaved)"
+ALTARGS=()
+[[ -n "${ALT:-}" ]] && ALTARGS=(--alt "${ALT%%:*}" "${ALT#*:}")
 (cd "$OUT" && "$B/bench_ranges" -n "$PAIRS" -r "$REPS" -o "$OUT/bench_ranges.h5" \
-  --amalg "$B/bench_ranges_amalg" --prefault)
+  --amalg "$B/bench_ranges_amalg" --prefault "${ALTARGS[@]}")
 
 echo
 echo "== 2. callgrind: instructions per pair (loops only: --toggle-collect='benchLoop*';"
@@ -67,16 +72,20 @@ if command -v valgrind >/dev/null; then
     sed -n 's/^\(summary\|totals\): *//p' "$f" | head -1
   }
   declare -A IPP
-  for spec in floor:$B/bench_ranges nvtx:$B/bench_ranges compiled_out:$B/bench_ranges \
-              disabled:$B/bench_ranges record:$B/bench_ranges \
-              disabled_amalg:$B/bench_ranges_amalg record_amalg:$B/bench_ranges_amalg; do
+  SPECS=(floor:$B/bench_ranges nvtx:$B/bench_ranges compiled_out:$B/bench_ranges
+         disabled:$B/bench_ranges record:$B/bench_ranges
+         disabled_amalg:$B/bench_ranges_amalg record_amalg:$B/bench_ranges_amalg)
+  [[ -n "${ALT:-}" ]] && SPECS+=("disabled_${ALT%%:*}:${ALT#*:}" "record_${ALT%%:*}:${ALT#*:}")
+  ORDER=()
+  for spec in "${SPECS[@]}"; do
     m=${spec%%:*}; exe=${spec#*:}
     a=$(cg "$exe" "$m" "$CG_PAIRS"); b=$(cg "$exe" "$m" $((2 * CG_PAIRS)))
     IPP[$m]=$($PY -c "print(f'{($b - $a) / $CG_PAIRS:.1f}')")
+    ORDER+=("$m")
   done
-  printf '%-16s %12s\n' variant "instr/pair"
-  for m in floor nvtx compiled_out disabled record disabled_amalg record_amalg; do
-    printf '%-16s %12s\n' "$m" "${IPP[$m]}"
+  printf '%-16s %12s %14s\n' variant "instr/pair" "minus floor"
+  for m in "${ORDER[@]}"; do
+    printf '%-16s %12s %14s\n' "$m" "${IPP[$m]}" "$($PY -c "print(f'{${IPP[$m]} - ${IPP[floor]}:.1f}')")"
   done
   $PY - "${IPP[floor]}" "${IPP[nvtx]}" "${IPP[disabled]}" "${IPP[record]}" "${IPP[record_amalg]}" <<'EOF'
 import sys

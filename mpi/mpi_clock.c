@@ -142,9 +142,12 @@ static void clockTree(MPI_Comm comm, ClockRec *m)
 
 GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase)
 {
-    uint64_t t0 = gpuinstClockNs();
+    uint64_t t0;
     ClockRec m;
     if (phase < 0 || phase > 1 || comm == MPI_COMM_NULL) return;
+    /* cost_ns counts the alignment, not the wait for ranks still computing */
+    PMPI_Barrier(comm);
+    t0 = gpuinstClockNs();
     clockComms(comm);
     memset(&m, 0, sizeof m);
     m.parent = -1;
@@ -206,7 +209,8 @@ static const gpuinstField clockFields[] = {
     F(ClockRec, offset_ns, GPUINST_FT_I64, 0, "ns", "rank 0's clock minus this rank's at ref_ns"),
     F(ClockRec, error_ns, GPUINST_FT_F64, 0, "ns", "error bound: half round trips summed along the tree path"),
     F(ClockRec, min_rtt_ns, GPUINST_FT_U64, 0, "ns", "smallest of the ping-pong round trips to the parent"),
-    F(ClockRec, cost_ns, GPUINST_FT_U64, 0, "ns", "time this rank spent in the alignment"),
+    F(ClockRec, cost_ns, GPUINST_FT_U64, 0, "ns",
+      "time this rank spent in the alignment (after a barrier; phase 0 includes making the node and leader communicators)"),
     F(ClockRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
     F(ClockRec, parent, GPUINST_FT_I32, 0, "", "rank it was measured against (-1: rank 0 itself)"),
     F(ClockRec, phase, GPUINST_FT_U32, 0, "", "0 at init (MPI_Init / gpuinst_init), 1 at finalize"),

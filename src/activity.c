@@ -1254,6 +1254,16 @@ static uint64_t CUPTIAPI clockCallback(void)
     return gpuinstClockNs();
 }
 
+/* The subscriber probe enables no callback domain: this is never called. */
+static void CUPTIAPI probeCallback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                   const void *cbdata)
+{
+    (void)userdata;
+    (void)domain;
+    (void)cbid;
+    (void)cbdata;
+}
+
 static int symsOk;
 #define CSYM(field, name) GPUINST_LIB_FN(A.c.field, GPUINST_LIB_CUPTI, name); if (A.c.field == NULL) symsOk = 0
 #define DSYM(field, name) GPUINST_LIB_FN(A.d.field, GPUINST_LIB_CUDA, name); if (A.d.field == NULL) symsOk = 0
@@ -1386,7 +1396,7 @@ GPUINST_PRIVATE void gpuinstActivityInit(void)
      * so the range profiler (or the tool) can still subscribe. */
     {
         CUpti_SubscriberHandle sub = NULL;
-        rc = A.c.Subscribe(&sub, NULL, NULL);
+        rc = A.c.Subscribe(&sub, probeCallback, NULL);
         if (rc != CUPTI_SUCCESS) {
             snprintf(msg, sizeof msg, "GPU tracing off: CUPTI is in use by another tool (cuptiSubscribe: %s); "
                                       "NVTX and host records are still recorded",

@@ -51,4 +51,5 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     cfgString("GPUINST_COUNTERS", cfg->counters, sizeof cfg->counters, "");
     cfgString("GPUINST_CUPTI_LIB", cfg->cupti_lib, sizeof cfg->cupti_lib, "");
     cfg->buffer_mb = cfgUnsigned("GPUINST_BUFFER_MB", 0, (uint64_t)1 << 30);
+    cfg->overwrite = (int)cfgUnsigned("GPUINST_OVERWRITE", 0, 1);
 }

@@ -98,6 +98,32 @@ static void atExit(void)
     if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) gpuinstFinalize(2);
 }
 
+/* fork() (issue 8, docs/RELIABILITY.md): the child inherits a copy of the
+ * parent's records and, without this, its exit would write them to the
+ * parent's output.  The child is made a non-recording process instead:
+ * state NVTX_ONLY (annotations still reach NVTX, nothing is recorded, its
+ * exit writes nothing, gpuinst_init answers ALREADY_INITIALIZED); the GPU
+ * and profiler hooks are off (their threads do not exist in the child).
+ * gpuinstG.lock is held across fork so the child never inherits it locked. */
+static void forkPrepare(void)
+{
+    pthread_mutex_lock(&gpuinstG.lock);
+}
+static void forkParent(void)
+{
+    pthread_mutex_unlock(&gpuinstG.lock);
+}
+static void forkChild(void)
+{
+    pthread_mutex_unlock(&gpuinstG.lock);
+    if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) {
+        GPUINST_STORE_RLX(&gpuinstGpuOn, 0);
+        GPUINST_STORE_RLX(&gpuinstProfOn, 0);
+        gpuinstG.pid = (int)getpid();
+        GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_NVTX_ONLY);
+    }
+}
+
 int gpuinst_init(void)
 {
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
@@ -128,6 +154,7 @@ int gpuinst_init(void)
     if (!atexitInstalled) {
         atexitInstalled = 1;
         atexit(atExit);
+        pthread_atfork(forkPrepare, forkParent, forkChild);
     }
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_RUNNING);
     return GPUINST_SUCCESS;

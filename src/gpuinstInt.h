@@ -390,6 +390,7 @@ typedef struct gpuinstConfig {
     char counters[256];       /* GPUINST_COUNTERS (built-in counter groups) */
     char cupti_lib[4096];     /* GPUINST_CUPTI_LIB */
     uint64_t buffer_mb;       /* GPUINST_BUFFER_MB (0 = no cap) */
+    int overwrite;            /* GPUINST_OVERWRITE (default 0: never replace an existing file; issue 8) */
 } gpuinstConfig;
 
 /* Misuse/loss counters (relaxed atomics; written to /ranks). */
@@ -518,6 +519,25 @@ GPUINST_PRIVATE void gpuinstMpiFinalizePrepare(void);
  * (a thread-local read); 0 in builds without MPI. */
 GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void);
 /* ---- end MPI layer ---------------------------------------------------------- */
+
+/* ==== output naming (issue 8; src/output.c, docs/RELIABILITY.md) ========== */
+/* The values GPUINST_OUTPUT's escapes expand to (%r %p %t %j %h). */
+typedef struct gpuinstOutputVars {
+    int rank;
+    int pid;
+    uint64_t wall_ns;         /* %t: CLOCK_REALTIME ns, printed as YYYYmmdd-HHMMSS UTC */
+    const char *job;          /* %j (gpuinstOutputJobId()) */
+    const char *host;         /* %h */
+} gpuinstOutputVars;
+/* The batch system's job id from the environment, or "nojob". */
+GPUINST_PRIVATE const char *gpuinstOutputJobId(void);
+/* Expands `pattern` into out[cap].  Returns 0, INVALID_ARGUMENT (empty
+ * pattern) or LIMIT (too long for cap). */
+GPUINST_PRIVATE int gpuinstOutputExpand(const char *pattern, const gpuinstOutputVars *v, char *out, size_t cap);
+/* `path` if no file exists there, else the first free "<stem>.N<ext>".
+ * Returns 0 or LIMIT. */
+GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t cap);
+/* ==== end output naming ================================================== */
 
 /* ---- writer (src/h5_writer.c) ------------------------------------------- */
 /* Writes every registered table plus /strings into the file.  Collective. */

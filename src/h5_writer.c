@@ -19,6 +19,11 @@
 
 #if GPUINST_WITH_HDF5
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 enum { MODE_LOCAL = 0, MODE_GATHERED = 1, MODE_PARALLEL = 2 };
 static const char *const modeNames[] = {"local", "gathered", "parallel"};
 
@@ -28,6 +33,8 @@ typedef struct Writer {
     hid_t file;
     hid_t dxpl;
     int failed;       /* a gpuinst_status, first failure */
+    int io_failed;    /* an H5Dwrite or H5Fclose failed (disk full...): retried elsewhere (issue 8) */
+    int detached;     /* the file's descriptor now points at /dev/null (detachFile) */
 } Writer;
 
 static hid_t fieldType(const gpuinstField *f)
@@ -148,6 +155,34 @@ static void fixRows(const gpuinstTable *tb, char *rows, uint64_t n)
     }
 }
 
+/* After a failed write (disk full, file-size limit), HDF5 1.10 cannot
+ * close the file: H5Fclose retries the flush, fails, leaves the file open,
+ * and the library's own atexit then crashes closing it.  So the file's
+ * descriptor is pointed at /dev/null first (the sec2 driver of the local
+ * and gathered modes): the flush at close "succeeds", the file closes, and
+ * the partial file is removed by the caller.  Parallel mode (MPI-IO) has no
+ * such descriptor; there the MPI library's error handling applies. */
+static void detachFile(Writer *w)
+{
+    if (w->detached) return;
+    w->detached = 1;
+    void *h = NULL;
+    int nul;
+    if (w->mode == MODE_PARALLEL) return;
+    if (H5Fget_vfd_handle(w->file, H5P_DEFAULT, &h) < 0 || h == NULL) return;
+    nul = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (nul < 0) return;
+    dup2(nul, *(int *)h);
+    close(nul);
+}
+
+/* Notes a failed write and detaches the file (above). */
+static void ioFailed(Writer *w)
+{
+    w->io_failed = 1;
+    if (w->file >= 0) detachFile(w);
+}
+
 /* Writes `n` local rows of table tb (all ranks call this together). */
 static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint64_t n)
 {
@@ -193,6 +228,7 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
     if (dset < 0) {
         gpuinstWarn("cannot create dataset %s (H5Dcreate2)", tb->path);
         if (!w->failed) w->failed = GPUINST_ERROR_IO;
+        ioFailed(w);
     } else {
         hsize_t start[1], count[1];
         start[0] = (hsize_t)off;
@@ -211,6 +247,7 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
             H5Dwrite(dset, type, mspace, fspace, w->dxpl, data ? (const void *)data : (const void *)dims) < 0) {
             gpuinstWarn("writing %s failed (H5Dwrite)", tb->path);
             if (!w->failed) w->failed = GPUINST_ERROR_IO;
+            ioFailed(w);
         }
         H5Sclose(mspace);
         attrString(dset, "description", tb->doc);
@@ -234,7 +271,10 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
                 else attrF64(dset, xa[i].name, xa[i].f);
             }
         }
-        H5Dclose(dset);
+        if (H5Dclose(dset) < 0) { /* the last raw data is written here */
+            ioFailed(w);
+            H5Dclose(dset);
+        }
     }
     H5Sclose(fspace);
     H5Tclose(type);
@@ -311,14 +351,17 @@ static void rootAttributes(Writer *w)
 }
 
 /* Opens the output.  In parallel mode every rank calls H5Fcreate; the
- * outcome is agreed with an allreduce so no rank goes on alone. */
+ * outcome is agreed with an allreduce so no rank goes on alone.  Without
+ * GPUINST_OVERWRITE=1 the file is created exclusively (H5F_ACC_EXCL): an
+ * existing file is never replaced (issue 8). */
 static hid_t createFile(Writer *w, const char *path)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
+    unsigned flags = gpuinstG.cfg.overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL;
 #if GPUINST_HDF5_PARALLEL
     if (w->mode == MODE_PARALLEL) H5Pset_fapl_mpio(fapl, gpuinstCollComm(), MPI_INFO_NULL);
 #endif
-    if (w->io_rank) f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (w->io_rank) f = H5Fcreate(path, flags, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
     if (w->mode != MODE_LOCAL) {
         uint64_t bad = (w->io_rank && f < 0) ? 1u : 0u;
@@ -332,25 +375,130 @@ static hid_t createFile(Writer *w, const char *path)
     return f;
 }
 
+/* The name to write to (issue 8, src/output.c): GPUINST_OUTPUT expanded,
+ * ".rank<N>" added when this rank writes alone among several, then the
+ * first free name unless GPUINST_OVERWRITE=1.  Rank 0 decides in a shared
+ * write and every rank gets its answer. */
+static void chooseName(const Writer *w, const char *pattern, char *out, size_t cap)
+{
+    char expanded[4200];
+    if (w->mode == MODE_LOCAL || gpuinstG.rank == 0) {
+        gpuinstOutputVars v;
+        v.rank = gpuinstG.rank;
+        v.pid = gpuinstG.pid;
+        v.wall_ns = gpuinstG.start_wall_ns;
+        v.job = gpuinstOutputJobId();
+        v.host = gpuinstG.hostname;
+        if (gpuinstOutputExpand(pattern, &v, expanded, sizeof expanded) != GPUINST_SUCCESS) {
+            gpuinstWarn("GPUINST_OUTPUT \"%.200s\" expands to more than %zu bytes; using gpuinst.h5", pattern,
+                        sizeof expanded - 1);
+            snprintf(expanded, sizeof expanded, "gpuinst.h5");
+        }
+        if (w->mode == MODE_LOCAL && gpuinstG.size > 1) {
+            size_t n = strlen(expanded);
+            snprintf(expanded + n, sizeof expanded - n, ".rank%d", gpuinstG.rank);
+            gpuinstWarn("writing this rank's records alone to %s (MPI was not usable for a shared write)",
+                        expanded);
+        }
+        snprintf(out, cap, "%s", expanded);
+        if (!gpuinstG.cfg.overwrite) {
+            if (gpuinstOutputFreeName(expanded, out, cap) != GPUINST_SUCCESS)
+                snprintf(out, cap, "%s", expanded); /* the exclusive create then fails: fallback */
+            else if (strcmp(out, expanded) != 0)
+                gpuinstWarn("%s exists and is kept; writing to %s (GPUINST_OVERWRITE=1 replaces it)", expanded,
+                            out);
+        }
+    }
+    if (w->mode != MODE_LOCAL) gpuinstCollBcast(out, cap);
+}
+
+/* Where the records go when the chosen file cannot be created or written:
+ * $TMPDIR (else /tmp) "/gpuinst-<pid>-<basename>", first free name.  Rank
+ * 0's name in a shared write. */
+static void fallbackName(const Writer *w, const char *target, char *out, size_t cap)
+{
+    if (w->mode == MODE_LOCAL || gpuinstG.rank == 0) {
+        char tmp[4400];
+        const char *dir = getenv("TMPDIR");
+        const char *base = strrchr(target, '/');
+        base = base ? base + 1 : target;
+        if (dir == NULL || dir[0] == '\0' || strlen(dir) > 2048) dir = "/tmp";
+        snprintf(tmp, sizeof tmp, "%s/gpuinst-%d-%.1024s", dir, gpuinstG.pid, base);
+        if (gpuinstOutputFreeName(tmp, out, cap) != GPUINST_SUCCESS) snprintf(out, cap, "%s", tmp);
+    }
+    if (w->mode != MODE_LOCAL) gpuinstCollBcast(out, cap);
+}
+
+/* Removes a partial file left by a failed write: only a regular file
+ * (GPUINST_OUTPUT may name a device). */
+static void removePartial(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path);
+}
+
+/* The file is created with mode 0666 & ~umask (HDF5's open(2)); with a
+ * umask that leaves it world-writable (umask 0), o+w is taken away.  Never
+ * widened. */
+static void notWorldWritable(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & S_IWOTH))
+        chmod(path, (mode_t)(sb.st_mode & 07777 & ~(mode_t)S_IWOTH));
+}
+
+/* Writes the attributes, every agreed table and /strings, and closes the
+ * file.  Returns 1 if a write or the close failed (disk full, quota, I/O
+ * error), agreed over all ranks in a shared write. */
+static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
+{
+    uint32_t i;
+    uint64_t bad;
+    rootAttributes(w);
+    for (i = 0; i < agreed->n; i++) {
+        const gpuinstTable *tb = agreed->tables[i];
+        void *rows = NULL;
+        uint64_t n = 0;
+        int rc = tb->collect(tb, &rows, &n);
+        if (rc != GPUINST_SUCCESS) {
+            gpuinstWarn("could not collect %s (%s): written empty", tb->path, gpuinst_status_string(rc));
+            if (!w->failed) w->failed = rc;
+            rows = NULL;
+            n = 0;
+        }
+        fixRows(tb, (char *)rows, n);
+        writeTable(w, tb, (const char *)rows, n);
+        free(rows);
+    }
+    writeStrings(w);
+    if (w->io_rank) {
+        uint64_t wns = gpuinstClockNs() - t0;
+        /* attributes are written collectively with one value: rank 0's clock */
+        if (w->mode == MODE_PARALLEL) gpuinstCollBcast(&wns, sizeof wns);
+        attrU64(w->file, "write_ns", wns);
+        if (H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0) ioFailed(w);
+        if (H5Fclose(w->file) < 0) w->io_failed = 1;
+    }
+    w->file = -1;
+    bad = (uint64_t)w->io_failed;
+    if (w->mode != MODE_LOCAL) gpuinstCollMaxU64(&bad, 1);
+    return bad != 0;
+}
+
 GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
 {
     Writer w;
-    char local[4200], fallback[4300];
-    const char *target = path;
+    char target[4400], fallback[4400];
     H5E_auto2_t oldfunc = NULL;
     void *olddata = NULL;
-    uint32_t i;
     uint64_t t0 = gpuinstClockNs();
     gpuinstTableList agreed;
+    struct sigaction oldxfsz;
+    int xfsz_changed = 0, on_fallback = 0;
 
     memset(&w, 0, sizeof w);
     if (!gpuinstCollActive()) {
         w.mode = MODE_LOCAL;
-        if (gpuinstG.size > 1) {
-            snprintf(local, sizeof local, "%s.rank%d", path, gpuinstG.rank);
-            target = local;
-            gpuinstWarn("writing this rank's records alone to %s (MPI was not usable for a shared write)", target);
-        }
     } else {
         w.mode = GPUINST_HDF5_PARALLEL ? MODE_PARALLEL : MODE_GATHERED;
     }
@@ -359,63 +507,76 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
 #if GPUINST_HDF5_PARALLEL
     if (w.mode == MODE_PARALLEL) H5Pset_dxpl_mpio(w.dxpl, H5FD_MPIO_COLLECTIVE);
 #endif
+    /* A file-size limit (ulimit -f) must fail the write, not kill the
+     * application: SIGXFSZ is ignored while writing if nobody handles it. */
+    if (sigaction(SIGXFSZ, NULL, &oldxfsz) == 0 && oldxfsz.sa_handler == SIG_DFL &&
+        !(oldxfsz.sa_flags & SA_SIGINFO)) {
+        struct sigaction ign;
+        memset(&ign, 0, sizeof ign);
+        ign.sa_handler = SIG_IGN;
+        sigemptyset(&ign.sa_mask);
+        xfsz_changed = sigaction(SIGXFSZ, &ign, NULL) == 0;
+    }
     /* HDF5 prints its error stack by default; gpuinst reports its own
      * one-line cause instead, and restores the application's handler. */
     H5Eget_auto2(H5E_DEFAULT, &oldfunc, &olddata);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
+    chooseName(&w, path, target, sizeof target);
     w.file = createFile(&w, target);
     if (w.file < 0) {
-        const char *tmp = getenv("TMPDIR");
-        const char *base = strrchr(target, '/');
-        base = base ? base + 1 : target;
-        snprintf(fallback, sizeof fallback, "%s/gpuinst-%d-%s", tmp && tmp[0] ? tmp : "/tmp",
-                 gpuinstG.pid, base);
-        /* Every rank must use rank 0's name in a shared write. */
-        if (w.mode != MODE_LOCAL) gpuinstCollBcast(fallback, sizeof fallback);
+        fallbackName(&w, target, fallback, sizeof fallback);
         if (w.io_rank)
-            gpuinstWarn("cannot create %s (directory missing or not writable?); writing to %s instead; "
-                        "set GPUINST_OUTPUT to a writable path",
+            gpuinstWarn("cannot create %s (directory missing or not writable, or the name was taken); "
+                        "writing to %s instead; set GPUINST_OUTPUT to a writable path",
                         target, fallback);
         w.file = createFile(&w, fallback);
         if (w.file < 0) {
             if (w.io_rank) gpuinstWarn("cannot create %s either: no file written", fallback);
             H5Pclose(w.dxpl);
             H5Eset_auto2(H5E_DEFAULT, oldfunc, olddata);
+            if (xfsz_changed) sigaction(SIGXFSZ, &oldxfsz, NULL);
             return GPUINST_ERROR_IO;
         }
         w.failed = GPUINST_ERROR_IO; /* written, but not where asked */
-        target = fallback;
+        snprintf(target, sizeof target, "%s", fallback);
+        on_fallback = 1;
     }
-    rootAttributes(&w);
     /* The same tables on every rank, in one order (src/table_agree.c). */
     gpuinstTablesAgree(&agreed);
-    for (i = 0; i < agreed.n; i++) {
-        const gpuinstTable *tb = agreed.tables[i];
-        void *rows = NULL;
-        uint64_t n = 0;
-        int rc = tb->collect(tb, &rows, &n);
-        if (rc != GPUINST_SUCCESS) {
-            gpuinstWarn("could not collect %s (%s): written empty", tb->path, gpuinst_status_string(rc));
-            if (!w.failed) w.failed = rc;
-            rows = NULL;
-            n = 0;
+    if (writeBody(&w, &agreed, t0)) {
+        /* Failed midway (disk full, quota, file-size limit): the partial
+         * file is removed and everything is written again elsewhere; the
+         * records are still in memory, so nothing is lost. */
+        if (w.io_rank && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) removePartial(target);
+        if (!on_fallback) {
+            fallbackName(&w, target, fallback, sizeof fallback);
+            if (w.io_rank && (w.mode == MODE_LOCAL || gpuinstG.rank == 0))
+                gpuinstWarn("writing %s failed midway (disk full, quota or file-size limit?): removed it and "
+                            "writing everything to %s instead",
+                            target, fallback);
+            w.io_failed = 0;
+            w.detached = 0;
+            w.file = createFile(&w, fallback);
+            if (w.file >= 0 && !writeBody(&w, &agreed, t0)) {
+                snprintf(target, sizeof target, "%s", fallback);
+            } else {
+                if (w.file < 0 && w.io_rank) gpuinstWarn("cannot create %s either: no file written", fallback);
+                else if (w.io_rank && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) {
+                    gpuinstWarn("writing %s failed as well: no file written", fallback);
+                    removePartial(fallback);
+                }
+            }
+        } else if (w.io_rank) {
+            gpuinstWarn("writing %s failed midway as well: no file written", target);
         }
-        fixRows(tb, (char *)rows, n);
-        writeTable(&w, tb, (const char *)rows, n);
-        free(rows);
+        w.failed = GPUINST_ERROR_IO;
     }
     gpuinstTableListFree(&agreed);
-    writeStrings(&w);
-    if (w.io_rank) {
-        uint64_t wns = gpuinstClockNs() - t0;
-        /* attributes are written collectively with one value: rank 0's clock */
-        if (w.mode == MODE_PARALLEL) gpuinstCollBcast(&wns, sizeof wns);
-        attrU64(w.file, "write_ns", wns);
-        if (H5Fclose(w.file) < 0 && !w.failed) w.failed = GPUINST_ERROR_IO;
-    }
+    if (!w.io_failed && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) notWorldWritable(target);
     H5Pclose(w.dxpl);
     H5Eset_auto2(H5E_DEFAULT, oldfunc, olddata);
+    if (xfsz_changed) sigaction(SIGXFSZ, &oldxfsz, NULL);
     if (w.failed && w.failed != GPUINST_ERROR_IO && w.io_rank)
         gpuinstWarn("writing %s: %s", target, gpuinst_status_string(w.failed));
     if (gpuinstG.cfg.verbose && gpuinstG.rank == 0)

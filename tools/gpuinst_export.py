@@ -178,7 +178,6 @@ def otf2_export(d, outdir):
         print("gpuinst_export: the otf2 Python module is missing (apt-get install python3-otf2)", file=sys.stderr)
         return 3
     f, t0 = d["f"], d["t0"]
-    ends = [x["end"] for k in ("ranges", "mpi", "kernels", "api", "copies") for x in d[k]] + [m["time"] for m in d["marks"]]
     stats = {"enter": 0, "leave": 0, "mpi_send": 0, "mpi_recv": 0, "cut": 0}
     with otf2.writer.open(outdir, "traces", timer_resolution=1_000_000_000) as trace:
         defs = trace.definitions
@@ -236,12 +235,12 @@ def otf2_export(d, outdir):
         msgs = {}
         comm = None
         if pairs:
-            lg = defs.group("MPI_COMM_WORLD locations", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI,
-                            members=[locs[main_loc[r]] for r in ranks])
+            # the COMM_LOCATIONS group maps each world rank to its location
+            defs.group("MPI_COMM_WORLD locations", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI,
+                       members=[locs[main_loc[r]] for r in ranks])
             cg = defs.group("MPI_COMM_WORLD", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI,
                             members=list(range(len(ranks))))
             comm = defs.comm("MPI_COMM_WORLD", group=cg)
-            del lg
             for s, rv in pairs:
                 rt = rv["complete"] if rv["complete"] > 0 else rv["end"]
                 msgs.setdefault(main_loc[s["rank"]], []).append((s["start"], "send", rv["rank"], s["tag"], s["bytes"]))
@@ -276,7 +275,6 @@ def otf2_export(d, outdir):
                 else:
                     w.mpi_recv(m[0] - t0, m[2], comm, m[3], m[4])
                     stats["mpi_recv"] += 1
-        del ends
     return stats
 
 
@@ -296,8 +294,9 @@ def main(argv=None):
         return 1
     if a.chrome:
         tr = chrome(d)
+        # json.dumps runs the C encoder; json.dump to a file would not (10x slower)
         with open(a.chrome, "w") as fo:
-            json.dump(tr, fo, separators=(",", ":"))
+            fo.write(json.dumps(tr, separators=(",", ":")))
         if not a.quiet:
             n = len(tr["traceEvents"])
             fl = sum(1 for e in tr["traceEvents"] if e["ph"] == "s")

@@ -6,6 +6,8 @@ as a dict of named columns, with the same candidate names the report uses
 (docs/REPORT.md), and any table may be absent.  Times are ns on rank 0's
 clock (the file's aligned timeline).
 """
+import functools
+
 import h5py
 import numpy as np
 
@@ -163,12 +165,16 @@ class GpuinstFile:
             tids = t.col((tid,))
             cols["thread"] = [self.os_threads.get((int(r), int(x)), API_THREAD + int(x) % 1000000)
                               for r, x in zip(cols["rank"], tids)]
+        keys = list(cols)
+        lists = [np.asarray(cols[k]).astype(np.int64 if k != "range_id" else np.uint64).tolist() for k in keys]
         out = []
-        for i in range(t.n):
-            d = {k: int(v[i]) for k, v in cols.items()}
-            d["end"] = max(d["end"], d["start"])
-            d["name"] = nm[i]
-            if d["range_id"] == 2**64 - 1:
+        none = 2**64 - 1
+        for row, name in zip(zip(*lists), nm):
+            d = dict(zip(keys, row))
+            if d["end"] < d["start"]:
+                d["end"] = d["start"]
+            d["name"] = name
+            if d["range_id"] == none:
                 d["range_id"] = 0
             out.append(d)
         return out
@@ -177,12 +183,14 @@ class GpuinstFile:
         return self.records("mpi/calls", ("name", "call_name", "call", "function"))
 
 
+@functools.lru_cache(maxsize=None)
 def is_send(name):
     n = name.lower()
     return n.startswith("mpi_") and any(n.endswith(s) for s in ("_send", "_isend", "_ssend", "_issend", "_bsend",
                                                                  "_ibsend", "_rsend", "_irsend"))
 
 
+@functools.lru_cache(maxsize=None)
 def is_recv(name):
     n = name.lower()
     # MPI_Sendrecv has one peer column: it is matched neither way.

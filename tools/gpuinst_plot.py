@@ -89,7 +89,6 @@ def timeline(f, out, window, ranks_sel, title):
     keep = lambda x: x["rank"] in ranks and (lo is None or (ms(x["end"]) >= lo and ms(x["start"]) <= hi))
     ranks = parse_ranks(ranks_sel, f.nranks)
     # rows: per rank, per thread (range depths + a lane for MPI/API), then GPU streams
-    rows = []  # (label, kind, key) top to bottom
     depth = defaultdict(int)
     for x in rg:
         if keep(x):

@@ -11,7 +11,8 @@ macro(step what)
   endif()
 endmacro()
 step("configure gpuinst" ${CMAKE_COMMAND} -S ${SRC} -B ${WORK}/build -DCMAKE_C_COMPILER=${CC}
-     -DCMAKE_INSTALL_PREFIX=${WORK}/prefix -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF
+     -DCMAKE_INSTALL_PREFIX=${WORK}/prefix -DBUILD_TESTING=OFF
+     -DCMAKE_BUILD_TYPE=Plain # a type with no flags: -O0, no -g, the quickest build
      -DGPUINST_WITH_FORTRAN=OFF)
 # everything `cmake --install` installs (tests are off: BUILD_TESTING=OFF)
 step("build gpuinst" ${CMAKE_COMMAND} --build ${WORK}/build -j 2)

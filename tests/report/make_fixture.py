@@ -9,7 +9,7 @@ The GPU, MPI, profiler and counter layouts follow what those parts write
 (src/activity.c, mpi/, src/range_profiler.c, src/counters.c); where they
 differ, the tools' candidate member names (docs/REPORT.md) apply.
 
-usage: make_fixture.py OUT.h5 [--seed N]
+usage: make_fixture.py OUT.h5
 """
 import sys
 
@@ -29,8 +29,6 @@ def ds(f, path, rows, dtype, desc=None):
 
 def main():
     out = sys.argv[1]
-    seed = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--seed" else 7
-    rng = np.random.default_rng(seed)
     f = h5py.File(out, "w")
     f.attrs["format_version"] = np.bytes_("1.0")
     f.attrs["gpuinst_version"] = np.bytes_("fixture")
@@ -66,7 +64,7 @@ def main():
        [("rank", "<u4"), ("thread", "<u2"), ("name", "<u4"), ("os_tid", "<i8")])
 
     # ranges: per rank 3 steps, each with compute (two kernels) and halo (MPI)
-    rrows, krows, crows, arows, mrows, seq = [], [], [], [], [], {}
+    rrows, krows, crows, arows, mrows = [], [], [], [], []
     corr = 1
     for r in range(NRANKS):
         t = 1_000_000 + r * 1000
@@ -110,7 +108,7 @@ def main():
     ds(f, "/marks", [(1_500_000, sid(0, "step"), 0, 0, 1, 0)],
        [("time_ns", "<u8"), ("name", "<u4"), ("rank", "<u4"), ("thread", "<u2"), ("domain", "<u2"),
         ("color", "<u4")], {"name_description": "name: id in /strings"})
-    g = f.create_group("gpu")
+    f.create_group("gpu")
     ds(f, "/gpu/kernels", krows,
        [("end_ns", "<u8"), ("start_ns", "<u8"), ("name", "<u4"), ("correlation_id", "<u4"), ("rank", "<u4"),
         ("device", "<u4"), ("stream", "<u4"), ("range_id", "<u8"), ("registers", "<u4")],
@@ -125,7 +123,7 @@ def main():
         ("thread", "<u2")], {"name_description": "API function: id in /strings"})
     ds(f, "/gpu/devices", [(r, 0, 3 * r) for r in range(NRANKS)],
        [("rank", "<u4"), ("device", "<u4"), ("dropped", "<u8")])
-    m = f.create_group("mpi")
+    f.create_group("mpi")
     ds(f, "/mpi/calls", mrows,
        [("rank", "<u4"), ("name", "<u4"), ("start_ns", "<u8"), ("end_ns", "<u8"), ("bytes", "<u8"),
         ("peer", "<i4"), ("tag", "<i4"), ("comm", "<u4"), ("thread", "<u2")],
@@ -134,7 +132,7 @@ def main():
     # profiler (src/range_profiler.c): values name region, path and metric by /strings id;
     # /profiler/metrics gives each metric's unit; /profiler/regions one occurrence per rank,
     # rank 1's second occurrence not profiled (status 2, counters busy).
-    p = f.create_group("profiler")
+    f.create_group("profiler")
     mets = [("dram__bytes.sum", "byte"), ("smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", "inst"),
             ("gpu__time_duration.sum", "nsecond")]
     ds(f, "/profiler/metrics", [(r, sid(r, n), sid(r, u), 0) for r in range(NRANKS) for n, u in mets],

@@ -1,0 +1,532 @@
+/*
+ * hostile.c -- hostile use of the public API (issue 8), one case per process
+ * run (gpuinst_init/finalize are once per process):
+ *
+ *   hostile unbalanced    pops without pushes, pushes never popped
+ *   hostile end_ids       ending unknown and already-ended range ids
+ *   hostile names         NULL, empty, 10 MB and invalid-UTF-8 names
+ *   hostile million [N]   N (default 10^6) distinct names: time, memory
+ *   hostile threads64     64 threads pushing/popping/marking at once
+ *   hostile cross_thread  start on one thread, end on others
+ *   hostile lifecycle     calls before init and after finalize, double
+ *                         init and double finalize
+ *   hostile fork          fork() and work in the child (the child must not
+ *                         write or corrupt the parent's file)
+ *   hostile signal        signals (SIGALRM every 50 us, no SA_RESTART)
+ *                         arriving while the file is written
+ *
+ * Each case checks return codes, then reads $GPUINST_OUTPUT back with the
+ * HDF5 C API (tests/unit/gi_h5.h) and asserts exact record counts and the
+ * misuse counters of /ranks.  Exit status: number of failed checks != 0.
+ */
+#define _GNU_SOURCE 1
+#include "gpuinst.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gi_h5.h"
+
+#define EXPECT(call, want)                                                          \
+    do {                                                                            \
+        int rc_ = (call);                                                           \
+        GI_CHECK(rc_ == (want), "%s returned %d (%s), expected %d", #call, rc_,     \
+                 gpuinst_status_string(rc_), (int)(want));                          \
+    } while (0)
+
+static const char *outputPath(void)
+{
+    const char *p = getenv("GPUINST_OUTPUT");
+    return p && p[0] ? p : "gpuinst.h5";
+}
+
+static double nowSec(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Resident set size now, in bytes (/proc/self/statm). */
+static uint64_t rssBytes(void)
+{
+    unsigned long size = 0, res = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f == NULL) return 0;
+    if (fscanf(f, "%lu %lu", &size, &res) != 2) res = 0;
+    fclose(f);
+    return (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* One u64 member of /ranks row 0 (members gi_h5.h does not read). */
+static uint64_t rankMember(hid_t f, const char *member)
+{
+    uint64_t v = 0;
+    hid_t d = H5Dopen2(f, "/ranks", H5P_DEFAULT), ct;
+    if (d < 0) {
+        GI_CHECK(0, "/ranks missing");
+        return 0;
+    }
+    ct = H5Tcreate(H5T_COMPOUND, sizeof v);
+    H5Tinsert(ct, member, 0, H5T_NATIVE_UINT64);
+    if (H5Dread(d, ct, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0) GI_CHECK(0, "reading /ranks.%s", member);
+    H5Tclose(ct);
+    H5Dclose(d);
+    return v;
+}
+
+static uint64_t rowsOf(hid_t f, const char *path)
+{
+    hid_t d = H5Dopen2(f, path, H5P_DEFAULT), s;
+    hssize_t n;
+    if (d < 0) {
+        GI_CHECK(0, "%s missing", path);
+        return 0;
+    }
+    s = H5Dget_space(d);
+    n = H5Sget_simple_extent_npoints(s);
+    H5Sclose(s);
+    H5Dclose(d);
+    return n > 0 ? (uint64_t)n : 0;
+}
+
+/* ---- unbalanced push/pop -------------------------------------------------- */
+static void caseUnbalanced(void)
+{
+    giFile g;
+    int i;
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    EXPECT(gpuinst_range_pop(), GPUINST_ERROR_STACK_EMPTY);
+    EXPECT(gpuinst_range_pop_domain(GPUINST_DOMAIN_DEFAULT), GPUINST_ERROR_STACK_EMPTY);
+    EXPECT(gpuinst_range_pop_domain(77), GPUINST_ERROR_INVALID_ARGUMENT); /* unknown domain */
+    for (i = 0; i < 3; i++) EXPECT(gpuinst_range_push("u"), GPUINST_SUCCESS);
+    for (i = 0; i < 5; i++) EXPECT(gpuinst_range_pop(), i < 3 ? GPUINST_SUCCESS : GPUINST_ERROR_STACK_EMPTY);
+    /* 300 deep, never popped: closed at finalize, depth saturates at 255 */
+    for (i = 0; i < 300; i++) EXPECT(gpuinst_range_push("open"), GPUINST_SUCCESS);
+    GI_CHECK(gpuinst_range_depth(GPUINST_DOMAIN_DEFAULT) == 300, "depth %d", gpuinst_range_depth(0));
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+    if (gi_open(&g, outputPath()) != 0) return;
+    GI_CHECK(g.nranges == 303, "%zu ranges, expected 303", g.nranges);
+    GI_CHECK(gi_count_ranges(&g, 0, "u") == 3, "u ranges");
+    {
+        size_t k, unterm = 0, sat = 0;
+        for (k = 0; k < g.nranges; k++) {
+            if (g.ranges[k].flags & GPUINST_RANGE_FLAG_UNTERMINATED) unterm++;
+            if (g.ranges[k].depth == 255) sat++;
+        }
+        GI_CHECK(unterm == 300, "%zu unterminated", unterm);
+        GI_CHECK(sat == 300 - 254, "%zu saturated depths", sat);
+    }
+    GI_CHECK(g.nranks == 1 && g.ranks[0].stack_empty == 4, "stack_empty %llu",
+             g.nranks ? (unsigned long long)g.ranks[0].stack_empty : 0ull);
+    GI_CHECK(g.nranks == 1 && g.ranks[0].invalid_argument == 1, "invalid_argument");
+    gi_close(&g);
+}
+
+/* ---- unknown / already-ended ids ------------------------------------------ */
+static void caseEndIds(void)
+{
+    giFile g;
+    gpuinst_range_id a = 0, b = 0;
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    EXPECT(gpuinst_range_end(0), GPUINST_ERROR_RANGE_NOT_OPEN);
+    EXPECT(gpuinst_range_end(~(gpuinst_range_id)0), GPUINST_ERROR_RANGE_NOT_OPEN);
+    EXPECT(gpuinst_range_end(123456789), GPUINST_ERROR_RANGE_NOT_OPEN);
+    EXPECT(gpuinst_range_start("a", &a), GPUINST_SUCCESS);
+    EXPECT(gpuinst_range_start("b", &b), GPUINST_SUCCESS);
+    GI_CHECK(a != b, "ids differ");
+    EXPECT(gpuinst_range_end(a), GPUINST_SUCCESS);
+    EXPECT(gpuinst_range_end(a), GPUINST_ERROR_RANGE_NOT_OPEN);  /* already ended */
+    EXPECT(gpuinst_range_end(a + 1000), GPUINST_ERROR_RANGE_NOT_OPEN);
+    EXPECT(gpuinst_range_start("c", NULL), GPUINST_ERROR_INVALID_ARGUMENT);
+    /* b stays open: written UNTERMINATED */
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+    EXPECT(gpuinst_range_end(b), GPUINST_ERROR_FINALIZED);
+    if (gi_open(&g, outputPath()) != 0) return;
+    GI_CHECK(g.nranges == 2, "%zu ranges", g.nranges);
+    GI_CHECK(gi_find_range(&g, 0, "b") && (gi_find_range(&g, 0, "b")->flags & GPUINST_RANGE_FLAG_UNTERMINATED),
+             "b unterminated");
+    GI_CHECK(g.nranks == 1 && g.ranks[0].range_not_open == 5, "range_not_open %llu",
+             g.nranks ? (unsigned long long)g.ranks[0].range_not_open : 0ull);
+    gi_close(&g);
+}
+
+/* ---- names ---------------------------------------------------------------- */
+static void caseNames(void)
+{
+    const size_t big = 10u * 1024u * 1024u;
+    char *huge = (char *)malloc(big + 1);
+    /* 0xff 0xfe are never valid UTF-8; 0xc3 alone is a cut sequence */
+    static const char bad[] = "bad\xff\xfe\xc3name";
+    hid_t f, d, ct, st;
+    char (*names)[4200];
+    uint32_t *ids;
+    hssize_t n, i;
+    size_t longest = 0;
+    int found_bad = 0;
+    giFile g;
+    if (huge == NULL) {
+        GI_CHECK(0, "malloc");
+        return;
+    }
+    memset(huge, 'x', big);
+    /* a 2-byte UTF-8 character straddling byte 4095: the cut keeps it whole */
+    huge[4094] = (char)0xc3;
+    huge[4095] = (char)0xa9;
+    huge[big] = '\0';
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    EXPECT(gpuinst_range_push(NULL), GPUINST_ERROR_INVALID_ARGUMENT);
+    EXPECT(gpuinst_range_push(""), GPUINST_ERROR_INVALID_ARGUMENT);
+    EXPECT(gpuinst_mark(NULL), GPUINST_ERROR_INVALID_ARGUMENT);
+    EXPECT(gpuinst_mark(""), GPUINST_ERROR_INVALID_ARGUMENT);
+    EXPECT(gpuinst_range_push_ex(GPUINST_DOMAIN_DEFAULT, NULL, NULL), GPUINST_ERROR_INVALID_ARGUMENT);
+    EXPECT(gpuinst_domain_create(NULL, NULL), GPUINST_ERROR_INVALID_ARGUMENT);
+    EXPECT(gpuinst_thread_name(""), GPUINST_ERROR_INVALID_ARGUMENT);
+    EXPECT(gpuinst_range_push(huge), GPUINST_SUCCESS);
+    EXPECT(gpuinst_range_pop(), GPUINST_SUCCESS);
+    EXPECT(gpuinst_range_push(huge), GPUINST_SUCCESS); /* same name again: same id, counted again */
+    EXPECT(gpuinst_range_pop(), GPUINST_SUCCESS);
+    EXPECT(gpuinst_mark(bad), GPUINST_SUCCESS);
+    EXPECT(gpuinst_range_push(bad), GPUINST_SUCCESS);
+    EXPECT(gpuinst_range_pop(), GPUINST_SUCCESS);
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+    free(huge);
+
+    if (gi_open(&g, outputPath()) != 0) return;
+    GI_CHECK(g.nranges == 3 && g.nmarks == 1, "%zu ranges %zu marks", g.nranges, g.nmarks);
+    GI_CHECK(g.nranks == 1 && g.ranks[0].invalid_argument == 7, "invalid_argument %llu",
+             g.nranks ? (unsigned long long)g.ranks[0].invalid_argument : 0ull);
+    GI_CHECK(g.nranges == 3 && g.ranges[0].name == g.ranges[1].name, "the huge name has one id");
+    GI_CHECK(rankMember(g.f, "names_truncated") >= 1, "names_truncated %llu",
+             (unsigned long long)rankMember(g.f, "names_truncated"));
+    f = g.f;
+    d = H5Dopen2(f, "/strings", H5P_DEFAULT);
+    n = H5Sget_simple_extent_npoints(H5Dget_space(d));
+    names = (char (*)[4200])calloc((size_t)(n > 0 ? n : 1), sizeof *names);
+    ids = (uint32_t *)calloc((size_t)(n > 0 ? n : 1), sizeof *ids);
+    ct = H5Tcreate(H5T_COMPOUND, sizeof *names);
+    st = gi_str_type(sizeof *names);
+    H5Tinsert(ct, "name", 0, st);
+    GI_CHECK(H5Dread(d, ct, H5S_ALL, H5S_ALL, H5P_DEFAULT, names) >= 0, "read /strings");
+    for (i = 0; i < n; i++) {
+        size_t len = strlen(names[i]);
+        if (len > longest) longest = len;
+        if (strcmp(names[i], bad) == 0) found_bad = 1;
+    }
+    /* 4095 bytes would split the 2-byte character at 4094..4095: cut to 4094 */
+    GI_CHECK(longest == 4094, "longest stored name %zu bytes, expected 4094", longest);
+    GI_CHECK(found_bad, "invalid UTF-8 name stored byte for byte");
+    H5Tclose(st);
+    H5Tclose(ct);
+    H5Dclose(d);
+    free(names);
+    free(ids);
+    gi_close(&g);
+}
+
+/* ---- a million distinct names ----------------------------------------------- */
+static void caseMillion(long n)
+{
+    char name[64];
+    long i;
+    double t0, t1, t2;
+    uint64_t rss0, rss1;
+    hid_t f;
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    rss0 = rssBytes();
+    t0 = nowSec();
+    for (i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "distinct-name-%ld", i);
+        if (gpuinst_range_push(name) != GPUINST_SUCCESS || gpuinst_range_pop() != GPUINST_SUCCESS) {
+            GI_CHECK(0, "push/pop %ld failed", i);
+            break;
+        }
+    }
+    t1 = nowSec();
+    rss1 = rssBytes();
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+    t2 = nowSec();
+    fprintf(stderr, "million: %ld distinct names: record %.2f s (%.0f ns/name), finalize %.2f s, "
+            "RSS growth %.1f MiB (%.0f bytes/name)\n", n, t1 - t0, 1e9 * (t1 - t0) / (double)n, t2 - t1,
+            (double)(rss1 - rss0) / 1048576.0, (double)(rss1 - rss0) / (double)n);
+    /* Bounded: one interned copy, a hash slot and one 48-byte record per name. */
+    GI_CHECK(rss1 - rss0 < (uint64_t)n * 400u + (64u << 20), "RSS grew %llu bytes for %ld names",
+             (unsigned long long)(rss1 - rss0), n);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    f = H5Fopen(outputPath(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        GI_CHECK(0, "cannot open %s", outputPath());
+        return;
+    }
+    GI_CHECK(rowsOf(f, "/ranges") == (uint64_t)n, "/ranges rows %llu", (unsigned long long)rowsOf(f, "/ranges"));
+    GI_CHECK(rowsOf(f, "/strings") >= (uint64_t)n, "/strings rows %llu", (unsigned long long)rowsOf(f, "/strings"));
+    GI_CHECK(rankMember(f, "lost") == 0, "lost");
+    H5Fclose(f);
+}
+
+/* ---- 64 threads at once ------------------------------------------------------ */
+#define T64 64
+#define T64_ITERS 2000
+static pthread_barrier_t t64Barrier;
+
+static void *t64Main(void *arg)
+{
+    long me = (long)(intptr_t)arg, i;
+    char name[32];
+    snprintf(name, sizeof name, "t%ld", me);
+    pthread_barrier_wait(&t64Barrier);
+    for (i = 0; i < T64_ITERS; i++) {
+        if (gpuinst_range_push("outer") != GPUINST_SUCCESS) return (void *)1;
+        if (gpuinst_range_push(name) != GPUINST_SUCCESS) return (void *)1;
+        if (gpuinst_mark("m") != GPUINST_SUCCESS) return (void *)1;
+        if (gpuinst_range_pop() != GPUINST_SUCCESS) return (void *)1;
+        if (gpuinst_range_pop() != GPUINST_SUCCESS) return (void *)1;
+    }
+    if (gpuinst_range_pop() != GPUINST_ERROR_STACK_EMPTY) return (void *)1;
+    return NULL;
+}
+
+static void caseThreads64(void)
+{
+    pthread_t th[T64];
+    long i;
+    giFile g;
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    pthread_barrier_init(&t64Barrier, NULL, T64);
+    for (i = 0; i < T64; i++) pthread_create(&th[i], NULL, t64Main, (void *)(intptr_t)i);
+    for (i = 0; i < T64; i++) {
+        void *r = NULL;
+        pthread_join(th[i], &r);
+        GI_CHECK(r == NULL, "thread %ld saw an unexpected return code", i);
+    }
+    pthread_barrier_destroy(&t64Barrier);
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+    if (gi_open(&g, outputPath()) != 0) return;
+    GI_CHECK(g.nranges == (size_t)T64 * T64_ITERS * 2, "%zu ranges", g.nranges);
+    GI_CHECK(g.nmarks == (size_t)T64 * T64_ITERS, "%zu marks", g.nmarks);
+    GI_CHECK(gi_count_ranges(&g, 0, "outer") == (size_t)T64 * T64_ITERS, "outer count");
+    GI_CHECK(g.nthreads == T64 + 1, "%zu threads (64 + main)", g.nthreads);
+    GI_CHECK(g.nranks == 1 && g.ranks[0].stack_empty == T64, "stack_empty");
+    {
+        /* per thread: seq numbers 0..2*ITERS-1 each exactly once */
+        size_t k;
+        unsigned *seen = (unsigned *)calloc((size_t)(T64 + 1) * 2 * T64_ITERS, sizeof *seen);
+        size_t dup = 0;
+        for (k = 0; k < g.nranges && seen; k++) {
+            const giRange *r = &g.ranges[k];
+            if (r->thread <= T64 && r->seq < 2 * T64_ITERS) {
+                if (seen[(size_t)r->thread * 2 * T64_ITERS + r->seq]++) dup++;
+            } else {
+                dup++;
+            }
+        }
+        GI_CHECK(dup == 0, "%zu duplicate or out-of-range (thread, seq)", dup);
+        free(seen);
+    }
+    gi_close(&g);
+}
+
+/* ---- start/end across threads -------------------------------------------- */
+#define XT_N 8
+#define XT_PER 500
+static gpuinst_range_id xtIds[XT_N * XT_PER];
+
+static void *xtStart(void *arg)
+{
+    long me = (long)(intptr_t)arg, i;
+    for (i = 0; i < XT_PER; i++)
+        if (gpuinst_range_start("xt", &xtIds[me * XT_PER + i]) != GPUINST_SUCCESS) return (void *)1;
+    return NULL;
+}
+
+static void *xtEnd(void *arg)
+{
+    long me = (long)(intptr_t)arg, i;
+    /* thread me ends the ranges thread (me + 1) % N started */
+    long from = (me + 1) % XT_N;
+    for (i = 0; i < XT_PER; i++)
+        if (gpuinst_range_end(xtIds[from * XT_PER + i]) != GPUINST_SUCCESS) return (void *)1;
+    /* and tries again: already ended */
+    for (i = 0; i < XT_PER; i++)
+        if (gpuinst_range_end(xtIds[from * XT_PER + i]) != GPUINST_ERROR_RANGE_NOT_OPEN) return (void *)1;
+    return NULL;
+}
+
+static void caseCrossThread(void)
+{
+    pthread_t th[XT_N];
+    long i;
+    giFile g;
+    size_t k, cross = 0;
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    for (i = 0; i < XT_N; i++) pthread_create(&th[i], NULL, xtStart, (void *)(intptr_t)i);
+    for (i = 0; i < XT_N; i++) {
+        void *r = NULL;
+        pthread_join(th[i], &r);
+        GI_CHECK(r == NULL, "start thread %ld", i);
+    }
+    for (i = 0; i < XT_N; i++) pthread_create(&th[i], NULL, xtEnd, (void *)(intptr_t)i);
+    for (i = 0; i < XT_N; i++) {
+        void *r = NULL;
+        pthread_join(th[i], &r);
+        GI_CHECK(r == NULL, "end thread %ld", i);
+    }
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+    if (gi_open(&g, outputPath()) != 0) return;
+    GI_CHECK(g.nranges == XT_N * XT_PER, "%zu ranges", g.nranges);
+    for (k = 0; k < g.nranges; k++)
+        if (g.ranges[k].flags & GPUINST_RANGE_FLAG_CROSS_THREAD) cross++;
+    GI_CHECK(cross == XT_N * XT_PER, "%zu cross-thread", cross);
+    GI_CHECK(g.nranks == 1 && g.ranks[0].range_not_open == XT_N * XT_PER, "range_not_open");
+    gi_close(&g);
+}
+
+/* ---- lifecycle ------------------------------------------------------------ */
+static void caseLifecycle(void)
+{
+    giFile g;
+    gpuinst_counts c;
+    EXPECT(gpuinst_range_push("early"), GPUINST_ERROR_NOT_INITIALIZED);
+    EXPECT(gpuinst_range_pop(), GPUINST_ERROR_NOT_INITIALIZED);
+    EXPECT(gpuinst_mark("early"), GPUINST_ERROR_NOT_INITIALIZED);
+    EXPECT(gpuinst_finalize(), GPUINST_ERROR_NOT_INITIALIZED);
+    EXPECT(gpuinst_finalize(), GPUINST_ERROR_NOT_INITIALIZED);
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    EXPECT(gpuinst_init(), GPUINST_ERROR_ALREADY_INITIALIZED);
+    EXPECT(gpuinst_init(), GPUINST_ERROR_ALREADY_INITIALIZED);
+    EXPECT(gpuinst_range_push("r"), GPUINST_SUCCESS);
+    EXPECT(gpuinst_range_pop(), GPUINST_SUCCESS);
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+    EXPECT(gpuinst_finalize(), GPUINST_ERROR_FINALIZED);
+    EXPECT(gpuinst_init(), GPUINST_ERROR_FINALIZED);
+    EXPECT(gpuinst_range_push("late"), GPUINST_ERROR_FINALIZED);
+    EXPECT(gpuinst_range_pop(), GPUINST_ERROR_FINALIZED);
+    EXPECT(gpuinst_mark("late"), GPUINST_ERROR_FINALIZED);
+    GI_CHECK(gpuinst_is_recording() == 0, "not recording after finalize");
+    EXPECT(gpuinst_get_counts(&c), GPUINST_SUCCESS);
+    GI_CHECK(c.before_init == 3 && c.after_finalize == 3, "before %llu after %llu",
+             (unsigned long long)c.before_init, (unsigned long long)c.after_finalize);
+    if (gi_open(&g, outputPath()) != 0) return;
+    GI_CHECK(g.nranges == 1, "%zu ranges", g.nranges);
+    GI_CHECK(g.nranks == 1 && g.ranks[0].before_init == 3, "before_init in the file");
+    gi_close(&g);
+}
+
+/* ---- fork ------------------------------------------------------------------ */
+static void caseFork(void)
+{
+    giFile g;
+    pid_t pid;
+    int status = 0, i;
+    char other[4300];
+    struct stat sb;
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    EXPECT(gpuinst_range_push("parent-before"), GPUINST_SUCCESS);
+    pid = fork();
+    if (pid == 0) {
+        /* child: annotations go to NVTX only; nothing is recorded or written */
+        int bad = 0;
+        if (gpuinst_is_recording()) bad |= 1;
+        for (i = 0; i < 1000; i++) {
+            if (gpuinst_range_push("child") != GPUINST_SUCCESS) bad |= 2;
+            if (gpuinst_mark("child-mark") != GPUINST_SUCCESS) bad |= 2;
+            if (gpuinst_range_pop() != GPUINST_SUCCESS) bad |= 2;
+        }
+        if (gpuinst_init() == GPUINST_SUCCESS) bad |= 4;
+        exit(bad); /* runs atexit handlers: must not write the parent's file */
+    }
+    GI_CHECK(pid > 0, "fork failed");
+    if (pid > 0) {
+        waitpid(pid, &status, 0);
+        GI_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status 0x%x", status);
+    }
+    EXPECT(gpuinst_range_pop(), GPUINST_SUCCESS);
+    EXPECT(gpuinst_range_push("parent-after"), GPUINST_SUCCESS);
+    EXPECT(gpuinst_range_pop(), GPUINST_SUCCESS);
+    /* the child wrote nothing: no file yet at the output path */
+    GI_CHECK(stat(outputPath(), &sb) != 0, "%s exists before the parent finalized", outputPath());
+    snprintf(other, sizeof other, "%s.rank0", outputPath());
+    GI_CHECK(stat(other, &sb) != 0, "%s exists", other);
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+    if (gi_open(&g, outputPath()) != 0) return;
+    GI_CHECK(g.nranges == 2, "%zu ranges", g.nranges);
+    GI_CHECK(gi_count_ranges(&g, 0, "child") == 0, "child ranges in the parent's file");
+    GI_CHECK(g.nranks == 1 && g.ranks[0].pid == (int32_t)getpid(), "pid");
+    gi_close(&g);
+}
+
+/* ---- signals during the write ---------------------------------------------- */
+static volatile sig_atomic_t sigCount;
+static void onAlarm(int sig)
+{
+    (void)sig;
+    sigCount++;
+}
+
+static void caseSignal(void)
+{
+    struct sigaction sa;
+    struct itimerval it;
+    long i, n = 300000;
+    hid_t f;
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    for (i = 0; i < n; i++) {
+        gpuinst_range_push("s");
+        gpuinst_range_pop();
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = onAlarm; /* no SA_RESTART: interrupted syscalls fail with EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    memset(&it, 0, sizeof it);
+    it.it_interval.tv_usec = 50;
+    it.it_value.tv_usec = 50;
+    setitimer(ITIMER_REAL, &it, NULL);
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+    memset(&it, 0, sizeof it);
+    setitimer(ITIMER_REAL, &it, NULL);
+    fprintf(stderr, "signal: %d SIGALRM delivered during finalize\n", (int)sigCount);
+    GI_CHECK(sigCount > 0, "no signal arrived during the write");
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    f = H5Fopen(outputPath(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        GI_CHECK(0, "cannot open %s", outputPath());
+        return;
+    }
+    GI_CHECK(rowsOf(f, "/ranges") == (uint64_t)n, "/ranges rows");
+    GI_CHECK(rankMember(f, "ranges") == (uint64_t)n, "/ranks ranges");
+    H5Fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+    const char *c = argc > 1 ? argv[1] : "";
+    unlink(outputPath()); /* each run checks its own fresh file */
+    if (strcmp(c, "unbalanced") == 0) caseUnbalanced();
+    else if (strcmp(c, "end_ids") == 0) caseEndIds();
+    else if (strcmp(c, "names") == 0) caseNames();
+    else if (strcmp(c, "million") == 0) caseMillion(argc > 2 ? atol(argv[2]) : 1000000L);
+    else if (strcmp(c, "threads64") == 0) caseThreads64();
+    else if (strcmp(c, "cross_thread") == 0) caseCrossThread();
+    else if (strcmp(c, "lifecycle") == 0) caseLifecycle();
+    else if (strcmp(c, "fork") == 0) caseFork();
+    else if (strcmp(c, "signal") == 0) caseSignal();
+    else {
+        fprintf(stderr, "usage: hostile unbalanced|end_ids|names|million [N]|threads64|cross_thread|"
+                        "lifecycle|fork|signal\n");
+        return 2;
+    }
+    if (gi_failures) fprintf(stderr, "hostile %s: %d check(s) failed\n", c, gi_failures);
+    return gi_failures != 0;
+}
