@@ -4367,10 +4367,22 @@ typedef struct gpuinstChunk {
 } gpuinstChunk;
 #define GPUINST_CHUNK_DATA(c) ((char *)((c) + 1))
 
+/* A run of records spilled to the spill file (GPUINST_BUFFER_MB, issue 8). */
+typedef struct gpuinstSpillExt {
+    uint64_t offset;        /* of the records in the spill file */
+    uint64_t count;
+} gpuinstSpillExt;
+
 typedef struct gpuinstBuf {
     gpuinstChunk *head, *tail;
     uint32_t recsize;       /* bytes per record, multiple of 8 */
     uint64_t total;         /* records appended (owner writes, others read relaxed) */
+    /* spilling (issue 8; src/buf.c): only buffers given a tag with
+     * gpuinstBufSetSpill spill; records spilled come before those in memory */
+    uint32_t spill_tag;     /* 0: never spilled */
+    uint32_t nspill, capspill;
+    gpuinstSpillExt *spill;
+    uint64_t spilled;       /* records in the spill file */
 } gpuinstBuf;
 
 GPUINST_PRIVATE void gpuinstBufInit(gpuinstBuf *b, uint32_t recsize);
@@ -4397,6 +4409,33 @@ GPUINST_PRIVATE uint64_t gpuinstBufCount(const gpuinstBuf *b);
  * many were copied. */
 GPUINST_PRIVATE uint64_t gpuinstBufCopy(const gpuinstBuf *b, void *dst, uint64_t max);
 GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b);
+
+/* ==== bounded memory: GPUINST_BUFFER_MB (issue 8; src/buf.c) ============== */
+/* Chunk bytes of all buffers are counted.  With a cap (bytes, 0 = none),
+ * a buffer tagged with gpuinstBufSetSpill that needs a new chunk while the
+ * count is over the cap first writes its full chunks to this process's
+ * spill file and frees them (on the owning thread, at a chunk boundary:
+ * no lock on the hot path).  gpuinstBufCount/gpuinstBufCopy include the
+ * spilled records.  The spill file is created on first use, mode 0600,
+ * next to the output ("<output>.spill.<pid>", else $TMPDIR); it is made
+ * of blocks: gpuinstSpillBlock + count * recsize bytes. */
+#define GPUINST_SPILL_MAGIC 0x50534947u /* "GISP" */
+enum { GPUINST_SPILL_RANGES = 1, GPUINST_SPILL_MARKS = 2 };
+typedef struct gpuinstSpillBlock {
+    uint32_t magic;
+    uint32_t tag;           /* GPUINST_SPILL_* */
+    uint32_t recsize;
+    uint32_t count;
+    uint64_t pad_[2];
+} gpuinstSpillBlock;
+GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes);
+GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag);
+/* Chunk bytes held in memory now, all buffers. */
+GPUINST_PRIVATE uint64_t gpuinstBufBytes(void);
+/* Closes the spill file after the output was written: removed if `keep`
+ * is 0, else kept and named on stderr. */
+GPUINST_PRIVATE void gpuinstBufSpillClose(int keep);
+/* ==== end bounded memory ================================================= */
 
 /* ---- strings -------------------------------------------------------------
  * Names are interned per process: each distinct string gets an id (1..);
@@ -4871,11 +4910,22 @@ GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fiel
  * INVALID_ARGUMENT or OUT_OF_MEMORY. */
 GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter group, int64_t nsamples, const double *values,
                                                const uint64_t *times_ns);
+/* The same from packed records (8 bytes per field: int64 or double as the
+ * field's type), exact for int64 values of any size. */
+GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter group, int64_t nsamples, const void *records,
+                                            const uint64_t *times_ns);
 
 /* PM sampling (src/pm_sampling.c): 1 while a PM sampler of this process
  * runs, so that the range profiler can refuse to start with a clear
  * message (both need the GPU's performance monitors). */
 GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
+/* The metric list PM sampling would use on `chip` (e.g. "GH100") for
+ * `metrics` (NULL = the default set), host side only: the profiler host API
+ * evaluates a chip by name, without a GPU.  Writes the names, comma
+ * separated, to out; returns 0 or GPUINST_ERROR_UNAVAILABLE with the reason
+ * in why.  For tests and tools; not while PM sampling runs. */
+GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
+                                           size_t whycap);
 /* ==== end counters ======================================================== */
 
 /* ==== range profiling (issue 5; src/profiler_host.c, src/range_profiler.c,
@@ -4944,6 +4994,12 @@ typedef struct gpuinstSelect {
 GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
 /* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
+
+/* The per-device lock that serialises profiling across processes: an
+ * exclusive flock on `path` waited for at most wait_ns.  Returns the fd
+ * (>= 0), -1 (cannot lock here: go on), -2 (timeout); *waited in ns. */
+GPUINST_PRIVATE int gpuinstProfLock(const char *path, uint64_t wait_ns, uint64_t *waited);
+GPUINST_PRIVATE void gpuinstProfUnlock(int fd);
 
 /* Nested gpuinst ranges -> nested profiler ranges.  gpuinstProfOn is 1
  * only while a profiled pass runs, so the cost in gpuinst_range_push/pop
@@ -5246,6 +5302,11 @@ GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t ca
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #define GPUINST_CHUNK_MIN (64u * 1024u)
 #define GPUINST_CHUNK_MAX (4u * 1024u * 1024u)
 
@@ -5254,6 +5315,191 @@ GPUINST_PRIVATE void gpuinstBufInit(gpuinstBuf *b, uint32_t recsize)
     b->head = b->tail = NULL;
     b->recsize = recsize;
     b->total = 0;
+    b->spill_tag = 0;
+    b->nspill = b->capspill = 0;
+    b->spill = NULL;
+    b->spilled = 0;
+}
+
+/* ---- bounded memory (GPUINST_BUFFER_MB, issue 8) --------------------------
+ * Every chunk's bytes are counted in bufHeld.  Over the cap, a tagged
+ * buffer spills its full chunks when it needs a new one: on its owning
+ * thread, at a chunk boundary, so the hot path (gpuinstBufSlot) is
+ * unchanged.  The spill file's offsets are handed out under spillLock; the
+ * writes themselves run unlocked (pwrite). */
+static uint64_t bufHeld;       /* chunk bytes in memory (relaxed atomics) */
+static uint64_t bufCap;        /* bytes, 0 = no cap */
+static pthread_mutex_t spillLock = PTHREAD_MUTEX_INITIALIZER;
+static int spillFd = -1;
+static int spillBroken;        /* the spill file could not be created or written: keep in memory */
+static uint64_t spillEnd;      /* next free offset */
+static char spillPath[4400];
+/* Under a cap, the chunks of spillable buffers are mapped (mmap) with one
+ * fixed size and unmapped when spilled: malloc'd 4 MiB blocks freed and
+ * allocated again left the heap fragmented and RSS 36 MiB above a 64 MiB
+ * cap at 10^8 ranges.  One spilled chunk is kept per thread for its next
+ * chunk (no mmap/munmap per chunk).  A buffer's choice is made at its
+ * first chunk and kept (SPILL_MAPPED in spill_tag). */
+#define SPILL_MAPPED 0x80000000u
+#define MAPLEN ((size_t)GPUINST_CHUNK_MAX + 4096u)
+static GPUINST_TLS gpuinstChunk *spareChunk;
+
+static gpuinstChunk *mapChunk(void)
+{
+    void *p = mmap(NULL, MAPLEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : (gpuinstChunk *)p;
+}
+
+/* Frees chunk c of buffer b (mapped or malloc'd), uncounted. */
+static void chunkFree(const gpuinstBuf *b, gpuinstChunk *c)
+{
+    if (b->spill_tag & SPILL_MAPPED) {
+        GPUINST_ADD_RLX(&bufHeld, -(uint64_t)MAPLEN);
+        munmap(c, MAPLEN);
+    } else {
+        GPUINST_ADD_RLX(&bufHeld, -(uint64_t)(sizeof(gpuinstChunk) + (size_t)c->cap * b->recsize));
+        free(c);
+    }
+}
+
+GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes)
+{
+    bufCap = cap_bytes;
+}
+
+GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag)
+{
+    b->spill_tag = tag;
+}
+
+GPUINST_PRIVATE uint64_t gpuinstBufBytes(void)
+{
+    return GPUINST_LOAD_RLX(&bufHeld);
+}
+
+/* Opens the spill file (spillLock held): "<output>.spill.<pid>", else
+ * "$TMPDIR/gpuinst-<pid>.spill"; created exclusively, mode 0600. */
+static int spillOpen(void)
+{
+    char out[4200];
+    gpuinstOutputVars v;
+    const char *tmp = getenv("TMPDIR");
+    if (spillFd >= 0) return 0;
+    if (spillBroken) return -1;
+    v.rank = gpuinstG.rank;
+    v.pid = gpuinstG.pid;
+    v.wall_ns = gpuinstG.start_wall_ns;
+    v.job = gpuinstOutputJobId();
+    v.host = gpuinstG.hostname;
+    if (gpuinstOutputExpand(gpuinstG.cfg.output, &v, out, sizeof out) == GPUINST_SUCCESS) {
+        snprintf(spillPath, sizeof spillPath, "%s.spill.%d", out, gpuinstG.pid);
+        spillFd = open(spillPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    }
+    if (spillFd < 0) {
+        if (tmp == NULL || tmp[0] == '\0' || strlen(tmp) > 2048) tmp = "/tmp";
+        snprintf(spillPath, sizeof spillPath, "%s/gpuinst-%d.spill", tmp, gpuinstG.pid);
+        spillFd = open(spillPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    }
+    if (spillFd < 0) {
+        spillBroken = 1;
+        gpuinstWarn("GPUINST_BUFFER_MB: cannot create a spill file (%s: %s); records stay in memory, "
+                    "over the cap", spillPath, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int writeAll(int fd, const void *p, size_t n, uint64_t off)
+{
+    const char *q = (const char *)p;
+    while (n > 0) {
+        ssize_t w = pwrite(fd, q, n, (off_t)off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        q += w;
+        n -= (size_t)w;
+        off += (uint64_t)w;
+    }
+    return 0;
+}
+
+static int readAll(int fd, void *p, size_t n, uint64_t off)
+{
+    char *q = (char *)p;
+    while (n > 0) {
+        ssize_t r = pread(fd, q, n, (off_t)off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        q += r;
+        n -= (size_t)r;
+        off += (uint64_t)r;
+    }
+    return 0;
+}
+
+/* Writes b's chunks (all full: b is growing) to the spill file and frees
+ * them.  On any failure the rest stays in memory (nothing is lost). */
+static void spillChunks(gpuinstBuf *b)
+{
+    static int warned;
+    gpuinstChunk *c = b->head;
+    while (c != NULL) {
+        gpuinstSpillBlock h;
+        size_t data = (size_t)c->count * b->recsize;
+        uint64_t off;
+        gpuinstChunk *next = c->next;
+        if (b->nspill == b->capspill) {
+            uint32_t ncap = b->capspill ? b->capspill * 2 : 16;
+            gpuinstSpillExt *ne = (gpuinstSpillExt *)realloc(b->spill, ncap * sizeof *ne);
+            if (ne == NULL) break;
+            b->spill = ne;
+            b->capspill = ncap;
+        }
+        pthread_mutex_lock(&spillLock);
+        if (spillOpen() != 0) {
+            pthread_mutex_unlock(&spillLock);
+            break;
+        }
+        off = spillEnd;
+        spillEnd += sizeof h + data;
+        pthread_mutex_unlock(&spillLock);
+        memset(&h, 0, sizeof h);
+        h.magic = GPUINST_SPILL_MAGIC;
+        h.tag = b->spill_tag & ~SPILL_MAPPED;
+        h.recsize = b->recsize;
+        h.count = c->count;
+        if (writeAll(spillFd, &h, sizeof h, off) != 0 || writeAll(spillFd, GPUINST_CHUNK_DATA(c), data, off + sizeof h) != 0) {
+            gpuinstWarnOnce(&warned, "GPUINST_BUFFER_MB: writing the spill file %s failed (%s); records stay "
+                            "in memory, over the cap", spillPath, strerror(errno));
+            spillBroken = 1;
+            break;
+        }
+        b->spill[b->nspill].offset = off + sizeof h;
+        b->spill[b->nspill].count = c->count;
+        b->nspill++;
+        b->spilled += c->count;
+        if (spareChunk == NULL && (b->spill_tag & SPILL_MAPPED))
+            spareChunk = c; /* still counted in bufHeld */
+        else
+            chunkFree(b, c);
+        c = next;
+        GPUINST_STORE_REL(&b->head, c);
+    }
+    if (c == NULL) b->tail = NULL;
+}
+
+GPUINST_PRIVATE void gpuinstBufSpillClose(int keep)
+{
+    pthread_mutex_lock(&spillLock);
+    if (spillFd >= 0) {
+        close(spillFd);
+        spillFd = -1;
+        if (keep)
+            gpuinstWarn("records spilled under GPUINST_BUFFER_MB are kept in %s", spillPath);
+        else
+            unlink(spillPath);
+    }
+    pthread_mutex_unlock(&spillLock);
 }
 
 GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b)
@@ -5265,8 +5511,26 @@ GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b)
         if (bytes > GPUINST_CHUNK_MAX) bytes = GPUINST_CHUNK_MAX;
     }
     if (bytes < b->recsize) bytes = b->recsize;
-    c = (gpuinstChunk *)malloc(sizeof(gpuinstChunk) + bytes);
-    if (c == NULL) return NULL;
+    if (b->spill_tag != 0 && bufCap != 0 && b->head == NULL && b->nspill == 0) b->spill_tag |= SPILL_MAPPED;
+    if (b->spill_tag & SPILL_MAPPED) bytes = (GPUINST_CHUNK_MAX / b->recsize) * b->recsize;
+    if (b->spill_tag != 0 && bufCap != 0 && b->head != NULL && !spillBroken &&
+        GPUINST_LOAD_RLX(&bufHeld) + bytes > bufCap &&
+        GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING)
+        spillChunks(b);
+    if (b->spill_tag & SPILL_MAPPED) {
+        if (spareChunk != NULL) {
+            c = spareChunk; /* already counted in bufHeld */
+            spareChunk = NULL;
+        } else {
+            c = mapChunk();
+            if (c == NULL) return NULL;
+            GPUINST_ADD_RLX(&bufHeld, (uint64_t)MAPLEN);
+        }
+    } else {
+        c = (gpuinstChunk *)malloc(sizeof(gpuinstChunk) + bytes);
+        if (c == NULL) return NULL;
+        GPUINST_ADD_RLX(&bufHeld, (uint64_t)(sizeof(gpuinstChunk) + bytes));
+    }
     c->next = NULL;
     c->count = 0;
     c->cap = (uint32_t)(bytes / b->recsize);
@@ -5281,7 +5545,7 @@ GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b)
 
 GPUINST_PRIVATE uint64_t gpuinstBufCount(const gpuinstBuf *b)
 {
-    uint64_t n = 0;
+    uint64_t n = b->spilled;
     const gpuinstChunk *c;
     for (c = GPUINST_LOAD_ACQ(&b->head); c != NULL; c = GPUINST_LOAD_ACQ(&c->next))
         n += GPUINST_LOAD_ACQ(&c->count);
@@ -5293,6 +5557,19 @@ GPUINST_PRIVATE uint64_t gpuinstBufCopy(const gpuinstBuf *b, void *dst, uint64_t
     uint64_t n = 0;
     const gpuinstChunk *c;
     char *out = (char *)dst;
+    uint32_t i;
+    /* spilled records first: they are the oldest */
+    for (i = 0; i < b->nspill && n < max; i++) {
+        uint64_t k = b->spill[i].count;
+        if (k > max - n) k = max - n;
+        if (spillFd < 0 || readAll(spillFd, out + n * b->recsize, (size_t)(k * b->recsize), b->spill[i].offset) != 0) {
+            gpuinstWarn("GPUINST_BUFFER_MB: reading back the spill file %s failed: %llu records lost", spillPath,
+                        (unsigned long long)k);
+            GPUINST_ADD_RLX(&gpuinstG.counts.lost, k);
+            memset(out + n * b->recsize, 0, (size_t)(k * b->recsize));
+        }
+        n += k;
+    }
     for (c = GPUINST_LOAD_ACQ(&b->head); c != NULL && n < max; c = GPUINST_LOAD_ACQ(&c->next)) {
         uint64_t k = GPUINST_LOAD_ACQ(&c->count);
         if (k > max - n) k = max - n;
@@ -5307,11 +5584,15 @@ GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b)
     gpuinstChunk *c = b->head;
     while (c != NULL) {
         gpuinstChunk *next = c->next;
-        free(c);
+        chunkFree(b, c);
         c = next;
     }
     b->head = b->tail = NULL;
     b->total = 0;
+    free(b->spill);
+    b->spill = NULL;
+    b->nspill = b->capspill = 0;
+    b->spilled = 0;
 }
 /************** End of src/buf.c **************/
 /************** Begin file src/strings.c **************/
@@ -6665,6 +6946,9 @@ GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
         t->os_tid = (int64_t)syscall(SYS_gettid);
         gpuinstBufInit(&t->ranges, sizeof(gpuinstRangeRec));
         gpuinstBufInit(&t->marks, sizeof(gpuinstMarkRec));
+        /* GPUINST_BUFFER_MB: these may spill to disk (src/buf.c, issue 8) */
+        gpuinstBufSetSpill(&t->ranges, GPUINST_SPILL_RANGES);
+        gpuinstBufSetSpill(&t->marks, GPUINST_SPILL_MARKS);
         t->next = threadsHead;
         GPUINST_STORE_REL(&threadsHead, t);
         gpuinstThreadSelf = t;
@@ -7614,6 +7898,7 @@ int gpuinst_init(void)
         snprintf(gpuinstG.hostname, sizeof gpuinstG.hostname, "unknown");
     gpuinstMpiAttach(); /* learns the rank if MPI is already initialised */
     gpuinstConfigLoad(&gpuinstG.cfg);
+    gpuinstBufSetCap(gpuinstG.cfg.buffer_mb << 20); /* bounded memory (src/buf.c, issue 8) */
     gpuinstNvtxInit();
     if (!gpuinstG.cfg.enable) {
         GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_NVTX_ONLY);
@@ -7650,6 +7935,7 @@ GPUINST_PRIVATE int gpuinstFinalize(int by)
     gpuinstNvtxCloseOpen(gpuinstG.end_ns);
     gpuinstMpiFinalizePrepare();
     rc = gpuinstWriteFile(gpuinstG.cfg.output);
+    gpuinstBufSpillClose(rc == GPUINST_ERROR_IO); /* kept (and named) if the write went wrong */
     return rc;
 }
 
@@ -8915,6 +9201,16 @@ static uint64_t CUPTIAPI clockCallback(void)
     return gpuinstClockNs();
 }
 
+/* The subscriber probe enables no callback domain: this is never called. */
+static void CUPTIAPI probeCallback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                   const void *cbdata)
+{
+    (void)userdata;
+    (void)domain;
+    (void)cbid;
+    (void)cbdata;
+}
+
 static int symsOk;
 #define CSYM(field, name) GPUINST_LIB_FN(A.c.field, GPUINST_LIB_CUPTI, name); if (A.c.field == NULL) symsOk = 0
 #define DSYM(field, name) GPUINST_LIB_FN(A.d.field, GPUINST_LIB_CUDA, name); if (A.d.field == NULL) symsOk = 0
@@ -9047,7 +9343,7 @@ GPUINST_PRIVATE void gpuinstActivityInit(void)
      * so the range profiler (or the tool) can still subscribe. */
     {
         CUpti_SubscriberHandle sub = NULL;
-        rc = A.c.Subscribe(&sub, NULL, NULL);
+        rc = A.c.Subscribe(&sub, probeCallback, NULL);
         if (rc != CUPTI_SUCCESS) {
             snprintf(msg, sizeof msg, "GPU tracing off: CUPTI is in use by another tool (cuptiSubscribe: %s); "
                                       "NVTX and host records are still recorded",
@@ -9148,7 +9444,18 @@ GPUINST_PRIVATE void gpuinstActivityInit(void)
         return;
     }
     A.worker_started = 1;
-    gpuinstAddFlushHook(activityFlush);
+    if (gpuinstAddFlushHook(activityFlush) != GPUINST_SUCCESS) {
+        /* without the hook nothing would be flushed or joined at finalize */
+        disableAll(en, nen);
+        pthread_mutex_lock(&A.qlock);
+        A.stop = 1;
+        pthread_cond_signal(&A.qcond);
+        pthread_mutex_unlock(&A.qlock);
+        pthread_join(A.worker, NULL);
+        A.worker_started = 0;
+        traceOff("GPU tracing off: no room for its finalize hook (too many optional parts registered one)");
+        return;
+    }
     A.on = 1;
     GPUINST_STORE_REL(&gpuinstGpuOn, 1);
 }
@@ -13438,6 +13745,27 @@ GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter counter, int64_t 
     return rc;
 }
 
+GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter counter, int64_t nsamples, const void *records,
+                                            const uint64_t *times_ns)
+{
+    cntCounter *c = cntCounterGet(counter);
+    int64_t k;
+    int rc = GPUINST_SUCCESS;
+    gpuinstBuf *b;
+    uint16_t thread;
+    const unsigned char *r = (const unsigned char *)records;
+    if (c == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
+    if (!GPUINST_LOAD_ACQ(&c->sealed)) cntSeal(c);
+    if ((b = cntBufFor(c)) == NULL) return cntLostEvent();
+    thread = cntThreadIndex();
+    for (k = 0; k < nsamples; k++) {
+        const unsigned char *v = r + (size_t)k * 8u * c->nfields;
+        if (cntRecordOne(c, b, thread, times_ns[k], v, -1) != GPUINST_SUCCESS) rc = GPUINST_ERROR_OUT_OF_MEMORY;
+        if (!(c->flags & CNT_NO_NVTX)) nvtxCounterSample(NULL, c->nvtx_id, v, 8u * c->nfields);
+    }
+    return rc;
+}
+
 /* ---- collect -------------------------------------------------------------------- */
 
 static int cntCollectCounter(const gpuinstTable *t, void **out, uint64_t *count)
@@ -14084,6 +14412,21 @@ static int pmUnavailable(const char *reason)
     return GPUINST_ERROR_UNAVAILABLE;
 }
 
+/* The range profiler is asked for (GPUINST_METRICS or GPUINST_PROFILE):
+ * PM sampling must not start (both program the performance monitors). */
+static int pmProfilerAsked(void)
+{
+    const char *p = getenv("GPUINST_PROFILE");
+    return gpuinstG.cfg.metrics[0] != '\0' || (p != NULL && p[0] != '\0');
+}
+
+static int pmProfilerConflict(void)
+{
+    return pmUnavailable("PM sampling and the range profiler (GPUINST_METRICS / GPUINST_PROFILE) both program "
+                         "the GPU's performance monitors and cannot run in one process: unset GPUINST_METRICS "
+                         "and GPUINST_PROFILE, or do not start PM sampling");
+}
+
 #if GPUINST_WITH_CUPTI
 
 #include <fcntl.h>
@@ -14408,7 +14751,7 @@ static int pmDecodeOnce(void)
     CUpti_PmSampling_GetCounterDataInfo_Params ip;
     CUptiResult r;
     size_t i, nm = 3 + pm.nmetrics;
-    double *vals;
+    unsigned char *recs;
     uint64_t *times;
     int end;
     memset(&dp, 0, sizeof dp);
@@ -14432,9 +14775,11 @@ static int pmDecodeOnce(void)
     ip.pCounterDataImage = pm.data;
     ip.counterDataImageSize = pm.data_size;
     if (pmf.dataInfo(&ip) != CUPTI_SUCCESS || ip.numCompletedSamples == 0) return end;
-    vals = (double *)calloc(ip.numCompletedSamples * nm, sizeof *vals);
+    /* one packed record per sample: device, gpu_start_ns, gpu_end_ns as
+     * int64 (exact), then one double per metric */
+    recs = (unsigned char *)calloc(ip.numCompletedSamples * nm, 8);
     times = (uint64_t *)calloc(ip.numCompletedSamples, sizeof *times);
-    if (vals != NULL && times != NULL) {
+    if (recs != NULL && times != NULL) {
         size_t k = 0;
         uint64_t h1, c1;
         pmClockPair(&h1, &c1);
@@ -14442,7 +14787,9 @@ static int pmDecodeOnce(void)
         for (i = 0; i < ip.numCompletedSamples; i++) {
             CUpti_PmSampling_CounterData_GetSampleInfo_Params sp;
             PmHostEval ev;
-            double *row = vals + k * nm;
+            unsigned char *row = recs + k * nm * 8;
+            double mv[PM_MAX_METRICS];
+            int64_t hdr[3];
             memset(&sp, 0, sizeof sp);
             sp.structSize = CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE;
             sp.pPmSamplingObject = pm.obj;
@@ -14461,21 +14808,23 @@ static int pmDecodeOnce(void)
             ev.rangeIndex = i;
             ev.ppMetricNames = pm.metrics;
             ev.numMetrics = pm.nmetrics;
-            ev.pMetricValues = row + 3;
+            ev.pMetricValues = mv;
             if (pmf.hostEval(&ev) != CUPTI_SUCCESS) {
                 pm.decode_errors++;
                 continue;
             }
-            row[0] = (double)pm.device;
-            row[1] = (double)sp.startTimestamp;
-            row[2] = (double)sp.endTimestamp;
+            hdr[0] = pm.device;
+            hdr[1] = (int64_t)sp.startTimestamp;
+            hdr[2] = (int64_t)sp.endTimestamp;
+            memcpy(row, hdr, sizeof hdr);
+            memcpy(row + sizeof hdr, mv, pm.nmetrics * sizeof mv[0]);
             times[k] = pmToHost(sp.startTimestamp);
             k++;
         }
-        if (k > 0) gpuinstCounterRecordValues(pm.group, (int64_t)k, vals, times);
+        if (k > 0) gpuinstCounterRecordRaw(pm.group, (int64_t)k, recs, times);
         pm.samples += k;
     }
-    free(vals);
+    free(recs);
     free(times);
     memcpy(pm.data, pm.data_clean, pm.data_size); /* reset the image for the next pass */
     return end;
@@ -14572,6 +14921,114 @@ static int pmElect(const char *bus, int *holder_pid, int *holder_rank)
     return 0;
 }
 
+/* The metric list into pm.metrics: the user's as given (must be valid and
+ * single-pass), or the default candidates that pm.chip takes in one pass
+ * (greedy, in order of preference).  Leaves pm.host/pm.config made for the
+ * chosen list.  0, or -1 with the reason in why. */
+static int pmSelect(const char *metrics, char *why, size_t whycap)
+{
+    CUptiResult r;
+    size_t passes = 0, i;
+    pm.nmetrics = 0;
+    if (metrics != NULL && metrics[0] != '\0') {
+        char *p, *save = NULL;
+        free(pm.metric_text);
+        pm.metric_text = (char *)malloc(strlen(metrics) + 1);
+        if (pm.metric_text == NULL) {
+            snprintf(why, whycap, "out of memory");
+            return -1;
+        }
+        memcpy(pm.metric_text, metrics, strlen(metrics) + 1);
+        for (p = strtok_r(pm.metric_text, ", ", &save); p != NULL && pm.nmetrics < PM_MAX_METRICS;
+             p = strtok_r(NULL, ", ", &save))
+            pm.metrics[pm.nmetrics++] = p;
+        r = pm.nmetrics ? pmConfigure(pm.metrics, pm.nmetrics, &passes) : CUPTI_ERROR_INVALID_PARAMETER;
+        if (r != CUPTI_SUCCESS) {
+            snprintf(why, whycap, "metrics \"%.200s\" refused for chip %s: %s (list the valid ones with: ncu "
+                     "--query-metrics-collection pmsampling --chip %s)", metrics, pm.chip, pmErr(r), pm.chip);
+            return -1;
+        }
+        if (passes != 1) {
+            snprintf(why, whycap, "metrics \"%.200s\" need %u passes on %s; PM sampling takes single-pass sets "
+                     "only: sample fewer metrics", metrics, (unsigned)passes, pm.chip);
+            return -1;
+        }
+        return 0;
+    }
+    {
+        char dropped[400];
+        dropped[0] = '\0';
+        for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) {
+            pm.metrics[pm.nmetrics] = pmDefaultMetrics[i];
+            r = pmConfigure(pm.metrics, pm.nmetrics + 1, &passes);
+            if (r == CUPTI_SUCCESS && passes == 1) {
+                pm.nmetrics++;
+            } else {
+                size_t l = strlen(dropped);
+                snprintf(dropped + l, sizeof dropped - l, "%s%s", l ? ", " : "", pmDefaultMetrics[i]);
+            }
+        }
+        if (pm.nmetrics == 0) {
+            snprintf(why, whycap, "no metric of gpuinst's default PM sampling set is available in one pass on %s",
+                     pm.chip);
+            return -1;
+        }
+        if ((r = pmConfigure(pm.metrics, pm.nmetrics, &passes)) != CUPTI_SUCCESS || passes != 1) {
+            snprintf(why, whycap, "the PM sampling config image could not be made: %s", pmErr(r));
+            return -1;
+        }
+        if (dropped[0] && gpuinstG.cfg.verbose)
+            gpuinstWarnOnce(&pmWarnedDropped, "PM sampling on %s: default set without %s (not in the same pass)",
+                            pm.chip, dropped);
+    }
+    return 0;
+}
+
+/* gpuinstInt.h: the metric list PM sampling would use on `chip`, without a GPU. */
+GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
+                                           size_t whycap)
+{
+    const char *e = NULL;
+    size_t i;
+    int rc = GPUINST_SUCCESS;
+    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &e) != GPUINST_SUCCESS) {
+        snprintf(why, whycap, "%s", e ? e : "libcupti could not be opened");
+        return GPUINST_ERROR_UNAVAILABLE;
+    }
+    GPUINST_LIB_FN(pmf.hostInit, GPUINST_LIB_CUPTI, "cuptiProfilerHostInitialize");
+    GPUINST_LIB_FN(pmf.hostDeinit, GPUINST_LIB_CUPTI, "cuptiProfilerHostDeinitialize");
+    GPUINST_LIB_FN(pmf.hostAdd, GPUINST_LIB_CUPTI, "cuptiProfilerHostConfigAddMetrics");
+    GPUINST_LIB_FN(pmf.hostConfigSize, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImageSize");
+    GPUINST_LIB_FN(pmf.hostConfig, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImage");
+    GPUINST_LIB_FN(pmf.hostPasses, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetNumOfPasses");
+    GPUINST_LIB_FN(pmf.resultString, GPUINST_LIB_CUPTI, "cuptiGetResultString");
+    if (!pmf.hostInit || !pmf.hostDeinit || !pmf.hostAdd || !pmf.hostConfigSize || !pmf.hostConfig ||
+        !pmf.hostPasses) {
+        snprintf(why, whycap, "this libcupti lacks the profiler host API");
+        return GPUINST_ERROR_UNAVAILABLE;
+    }
+    pthread_mutex_lock(&pmLock);
+    if (GPUINST_LOAD_ACQ(&pmActive)) {
+        pthread_mutex_unlock(&pmLock);
+        snprintf(why, whycap, "PM sampling is running");
+        return GPUINST_ERROR_UNAVAILABLE;
+    }
+    memset(&pm, 0, sizeof pm);
+    pm.lock_fd = -1;
+    snprintf(pm.chip, sizeof pm.chip, "%s", chip);
+    if (pmSelect(metrics, why, whycap) != 0) rc = GPUINST_ERROR_UNAVAILABLE;
+    out[0] = '\0';
+    for (i = 0; rc == GPUINST_SUCCESS && i < pm.nmetrics; i++) {
+        size_t l = strlen(out);
+        snprintf(out + l, cap - l, "%s%s", i ? "," : "", pm.metrics[i]);
+    }
+    pmTeardown(0);
+    free(pm.metric_text);
+    pm.metric_text = NULL;
+    pthread_mutex_unlock(&pmLock);
+    return rc;
+}
+
 static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metrics)
 {
     CUpti_Profiler_Initialize_Params pi;
@@ -14588,8 +15045,8 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     const char *e;
     int32_t types[3 + PM_MAX_METRICS];
     const char *units[3 + PM_MAX_METRICS];
-    size_t passes = 0, i;
-    int dev = device, holder_pid = 0, holder_rank = -1, user_list = metrics != NULL && metrics[0] != '\0';
+    size_t i;
+    int dev = device, holder_pid = 0, holder_rank = -1;
 
     memset(&pm, 0, sizeof pm);
     pm.lock_fd = -1;
@@ -14672,55 +15129,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
         goto fail;
     }
 
-    /* The metric list: the user's as given (must be valid and single-pass),
-     * or the default candidates that this chip takes in one pass. */
-    if (user_list) {
-        char *p, *save = NULL;
-        pm.metric_text = (char *)malloc(strlen(metrics) + 1);
-        if (pm.metric_text == NULL) {
-            snprintf(why, sizeof why, "out of memory");
-            goto fail;
-        }
-        memcpy(pm.metric_text, metrics, strlen(metrics) + 1);
-        for (p = strtok_r(pm.metric_text, ", ", &save); p != NULL && pm.nmetrics < PM_MAX_METRICS;
-             p = strtok_r(NULL, ", ", &save))
-            pm.metrics[pm.nmetrics++] = p;
-        r = pm.nmetrics ? pmConfigure(pm.metrics, pm.nmetrics, &passes) : CUPTI_ERROR_INVALID_PARAMETER;
-        if (r != CUPTI_SUCCESS) {
-            snprintf(why, sizeof why, "metrics \"%.200s\" refused for chip %s: %s (list the valid ones with: ncu "
-                     "--query-metrics-collection pmsampling --chip %s)", metrics, pm.chip, pmErr(r), pm.chip);
-            goto fail;
-        }
-        if (passes != 1) {
-            snprintf(why, sizeof why, "metrics \"%.200s\" need %u passes on %s; PM sampling takes single-pass sets "
-                     "only: sample fewer metrics", metrics, (unsigned)passes, pm.chip);
-            goto fail;
-        }
-    } else {
-        char dropped[400];
-        dropped[0] = '\0';
-        for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) {
-            pm.metrics[pm.nmetrics] = pmDefaultMetrics[i];
-            r = pmConfigure(pm.metrics, pm.nmetrics + 1, &passes);
-            if (r == CUPTI_SUCCESS && passes == 1) {
-                pm.nmetrics++;
-            } else {
-                size_t l = strlen(dropped);
-                snprintf(dropped + l, sizeof dropped - l, "%s%s", l ? ", " : "", pmDefaultMetrics[i]);
-            }
-        }
-        if (pm.nmetrics == 0) {
-            snprintf(why, sizeof why, "no metric of gpuinst's default PM sampling set is available in one pass on %s",
-                     pm.chip);
-            goto fail;
-        }
-        if ((r = pmConfigure(pm.metrics, pm.nmetrics, &passes)) != CUPTI_SUCCESS || passes != 1) {
-            snprintf(why, sizeof why, "the PM sampling config image could not be made: %s", pmErr(r));
-            goto fail;
-        }
-        if (dropped[0]) gpuinstWarnOnce(&pmWarnedDropped, "PM sampling on %s: left out %s (not available in the "
-                                        "same pass)", pm.chip, dropped);
-    }
+    if (pmSelect(metrics, why, sizeof why) != 0) goto fail;
 
     memset(&en, 0, sizeof en);
     en.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
@@ -14870,10 +15279,7 @@ int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *
         GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
         return GPUINST_ERROR_INVALID_ARGUMENT;
     }
-    if (gpuinstG.cfg.metrics[0] != '\0')
-        return pmUnavailable("PM sampling and the range profiler (GPUINST_METRICS) both program the GPU's "
-                             "performance monitors and cannot run in one process: unset GPUINST_METRICS, or do "
-                             "not start PM sampling");
+    if (pmProfilerAsked()) return pmProfilerConflict();
     pthread_mutex_lock(&pmLock);
     if (GPUINST_LOAD_ACQ(&pmActive)) {
         pthread_mutex_unlock(&pmLock);
@@ -14911,6 +15317,7 @@ int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *
         return GPUINST_ERROR_INVALID_ARGUMENT;
     }
     (void)pmRanksTable;
+    if (pmProfilerAsked()) return pmProfilerConflict();
     return pmUnavailable("gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): rebuild with them "
                          "for PM sampling");
 }
@@ -14919,6 +15326,16 @@ int gpuinst_pm_sampling_stop(void)
 {
     int rc = pmStateCheck();
     if (rc != GPUINST_SUCCESS) return rc;
+    return GPUINST_ERROR_UNAVAILABLE;
+}
+
+GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
+                                           size_t whycap)
+{
+    (void)chip;
+    (void)metrics;
+    if (cap > 0) out[0] = '\0';
+    snprintf(why, whycap, "built without the CUDA headers (GPUINST_WITH_CUPTI=0)");
     return GPUINST_ERROR_UNAVAILABLE;
 }
 
@@ -15709,8 +16126,12 @@ GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size
         snprintf(out, cap, "range%zu", range);
         return GPUINST_ERROR_UNAVAILABLE;
     }
-    snprintf(out, cap, "%s", rp.pRangeName);
-    free((void *)rp.pRangeName); /* the header: allocated by CUPTI, freed by the caller */
+    /* "region/child/...": without a leading delimiter, whatever CUPTI's style */
+    snprintf(out, cap, "%s", rp.pRangeName + (rp.pRangeName[0] == '/'));
+    /* The header says CUPTI allocates the name and the caller frees it, but
+     * not with what; NVIDIA's samples never free it.  A free() with the
+     * wrong allocator would crash the host application, a leak of a few
+     * bytes per range and profiled occurrence cannot: leave it. */
     return GPUINST_SUCCESS;
 }
 
@@ -15757,7 +16178,11 @@ GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- selection (GPUINST_PROFILE) -------------------------------------------
  *   spec := rule { ';' rule }
@@ -16198,6 +16623,44 @@ static int finishOnce(gpuinst_profile *p)
     return 0;
 }
 
+/* ---- the per-device lock ---------------------------------------------------------
+ * An exclusive flock() on `path`, waited for at most wait_ns (1 ms polls,
+ * then 10 ms).  Returns the descriptor holding the lock (>= 0); -1 when the
+ * file cannot be opened or locked here (another user's file, a file system
+ * without locks: the caller goes on and relies on CUPTI's HARDWARE_BUSY);
+ * -2 on timeout.  *waited: ns spent.  The kernel releases the lock of a
+ * process that dies. */
+GPUINST_PRIVATE int gpuinstProfLock(const char *path, uint64_t wait_ns, uint64_t *waited)
+{
+    uint64_t t0 = gpuinstClockNs(), polls = 0;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    *waited = 0;
+    if (fd < 0) return -1;
+    for (;;) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) break;
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            close(fd);
+            return -1;
+        }
+        if (gpuinstClockNs() - t0 >= wait_ns) {
+            *waited = gpuinstClockNs() - t0;
+            close(fd);
+            return -2;
+        }
+        usleep(polls++ < 100 ? 1000 : 10000);
+    }
+    *waited = gpuinstClockNs() - t0;
+    return fd;
+}
+
+GPUINST_PRIVATE void gpuinstProfUnlock(int fd)
+{
+    if (fd >= 0) {
+        flock(fd, LOCK_UN);
+        close(fd);
+    }
+}
+
 #if GPUINST_WITH_CUPTI
 
 #include <cuda.h>
@@ -16206,11 +16669,6 @@ static int finishOnce(gpuinst_profile *p)
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 /* #include "profiler_decls.h" -- already inlined */
-
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* ---- libraries ----------------------------------------------------------------- */
 
@@ -16526,43 +16984,29 @@ static int cuptiFail(Prof *a, int status, const char *what, CUptiResult r)
     return status;
 }
 
-/* flock on the device's lock file, waiting up to C.wait_ns.  0 or PROF_BUSY. */
+/* The device's lock (other processes on this node and GPU).  0 or PROF_BUSY. */
 static int lockDevice(Prof *a)
 {
     char path[160];
-    uint64_t t0 = gpuinstClockNs(), slept = 0;
     struct stat st;
     const char *dir = (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode)) ? "/dev/shm" : "/tmp";
     snprintf(path, sizeof path, "%s/gpuinst-prof-%s.lock", dir, L.uuid[a->dev]);
-    a->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (a->lockfd < 0) return 0; /* another user's file: rely on HARDWARE_BUSY retries */
-    for (;;) {
-        if (flock(a->lockfd, LOCK_EX | LOCK_NB) == 0) break;
-        if (errno != EWOULDBLOCK && errno != EINTR) break; /* no locking here (NFS...): go on */
-        if (gpuinstClockNs() - t0 >= C.wait_ns) {
-            a->rec.lock_wait_ns = gpuinstClockNs() - t0;
-            snprintf(a->why, sizeof a->why,
-                     "the GPU's counters were held by another process on device %s for more than %llu s "
-                     "(GPUINST_PROFILE_WAIT_S); this occurrence ran once, unprofiled",
-                     L.uuid[a->dev], (unsigned long long)(C.wait_ns / 1000000000ull));
-            close(a->lockfd);
-            a->lockfd = -1;
-            return PROF_BUSY;
-        }
-        usleep(slept < 100 ? 1000 : 10000); /* 1 ms, then 10 ms */
-        slept++;
+    a->lockfd = gpuinstProfLock(path, C.wait_ns, &a->rec.lock_wait_ns);
+    if (a->lockfd == -2) {
+        a->lockfd = -1;
+        snprintf(a->why, sizeof a->why,
+                 "the GPU's counters were held by another process on device %s for more than %llu s "
+                 "(GPUINST_PROFILE_WAIT_S); this occurrence ran once, unprofiled",
+                 L.uuid[a->dev], (unsigned long long)(C.wait_ns / 1000000000ull));
+        return PROF_BUSY;
     }
-    a->rec.lock_wait_ns = gpuinstClockNs() - t0;
-    return 0;
+    return 0; /* locked, or no locking possible here (-1): HARDWARE_BUSY retries remain */
 }
 
 static void unlockDevice(Prof *a)
 {
-    if (a->lockfd >= 0) {
-        flock(a->lockfd, LOCK_UN);
-        close(a->lockfd);
-        a->lockfd = -1;
-    }
+    gpuinstProfUnlock(a->lockfd);
+    a->lockfd = -1;
 }
 
 /* Retries `call` while it answers HARDWARE_BUSY, within the wait budget. */
@@ -16754,6 +17198,12 @@ static int setup(Prof *a)
     CUptiResult r;
     uint64_t t0;
     int rc;
+    if (gpuinstPmSamplingActive()) {
+        snprintf(a->why, sizeof a->why,
+                 "PM sampling runs in this process and holds the GPU's performance monitors; stop it "
+                 "(gpuinst_pm_sampling_stop) before profiled regions, or do not start it");
+        return PROF_BUSY;
+    }
     if ((rc = libsLoad()) != 0) {
         snprintf(a->why, sizeof a->why, "%s", L.why);
         a->rec.cupti_result = L.cuptiResult;

@@ -14,7 +14,8 @@
 # OUT (BUILD/bench-out: where files are written, on the disk under test),
 # ALT ("LABEL:PATH", PATH a bench_ranges built from other sources, e.g. before
 # a change: its record/disabled modes run in the same interleaved run and
-# under callgrind, as record_LABEL / disabled_LABEL).
+# under callgrind, as record_LABEL / disabled_LABEL), PARTS ("1 2 3": which
+# of the three parts to run).
 # Nothing is run by CTest; mpirun is given --oversubscribe (the machine may
 # have fewer cores than ranks) and runs as root if need be.
 set -euo pipefail
@@ -32,6 +33,7 @@ CG_PAIRS=${CG_PAIRS:-100000}
 WRITER_RANGES=${WRITER_RANGES:-1000000}
 WRITER_RANKS=${WRITER_RANKS:-"1 2 4 8"}
 WRITER_REPS=${WRITER_REPS:-3}
+PARTS=${PARTS:-"1 2 3"}
 PY=python3
 [[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -54,13 +56,18 @@ echo "memory:  $(free -g | awk '/^Mem:/ {print $2 " GiB"}'); load average: $(cut
 echo "compiler: $(${CC:-cc} --version | head -1)"
 echo "source:  $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD -- src mpi 2>/dev/null || echo ' + uncommitted changes in src/ mpi/')"
 
+if [[ " $PARTS " == *" 1 "* ]]; then
 echo
 echo "== 1. ns per push/pop pair ($PAIRS pairs x $REPS runs, interleaved)"
 ALTARGS=()
 [[ -n "${ALT:-}" ]] && ALTARGS=(--alt "${ALT%%:*}" "${ALT#*:}")
+# gpuinst's stderr (e.g. "cupti unavailable" on a machine without a GPU) goes to a file
 (cd "$OUT" && "$B/bench_ranges" -n "$PAIRS" -r "$REPS" -o "$OUT/bench_ranges.h5" \
-  --amalg "$B/bench_ranges_amalg" --prefault "${ALTARGS[@]}")
+  --amalg "$B/bench_ranges_amalg" --prefault "${ALTARGS[@]}" 2>"$OUT/bench_ranges.err")
+echo "(children's stderr: $OUT/bench_ranges.err, $(wc -l <"$OUT/bench_ranges.err") lines)"
+fi
 
+if [[ " $PARTS " == *" 2 "* ]]; then
 echo
 echo "== 2. callgrind: instructions per pair (loops only: --toggle-collect='benchLoop*';"
 echo "     per pair = (Ir at 2N - Ir at N) / N, N = $CG_PAIRS, so one-time costs cancel)"
@@ -96,11 +103,13 @@ print(f"disabled - nvtx                             = {di - nv:7.1f}")
 EOF
   echo "-- where the record loop's instructions go (callgrind_annotate, self cost, N = $CG_PAIRS):"
   callgrind_annotate "$OUT/cg.record.$CG_PAIRS.out" 2>/dev/null |
-    awk '/file:function/ {on=1; next} on && NF==0 && n>0 {exit} on && /^ *[0-9]/ {print; n++}' | head -14
+    awk '/file:function/ {on=1; next} on && NF==0 && n>0 {exit} on && /^ *[0-9]/ && n<14 {print; n++}' || true
 else
   echo "valgrind not installed: skipped (apt-get install valgrind)"
 fi
+fi
 
+if [[ " $PARTS " == *" 3 "* ]]; then
 echo
 echo "== 3. writer: gpuinst_finalize writing $WRITER_RANGES ranges per rank, ranks: $WRITER_RANKS"
 echo "     (mpirun --oversubscribe: $(nproc) cores), $WRITER_REPS runs each, interleaved, each followed by"
@@ -154,3 +163,4 @@ print("(9 = GPUINST_ERROR_IO); a run whose file lacks any rank's ranges prints F
 EOF
 echo
 echo "raw lines: $WLOG"
+fi

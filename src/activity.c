@@ -1497,7 +1497,18 @@ GPUINST_PRIVATE void gpuinstActivityInit(void)
         return;
     }
     A.worker_started = 1;
-    gpuinstAddFlushHook(activityFlush);
+    if (gpuinstAddFlushHook(activityFlush) != GPUINST_SUCCESS) {
+        /* without the hook nothing would be flushed or joined at finalize */
+        disableAll(en, nen);
+        pthread_mutex_lock(&A.qlock);
+        A.stop = 1;
+        pthread_cond_signal(&A.qcond);
+        pthread_mutex_unlock(&A.qlock);
+        pthread_join(A.worker, NULL);
+        A.worker_started = 0;
+        traceOff("GPU tracing off: no room for its finalize hook (too many optional parts registered one)");
+        return;
+    }
     A.on = 1;
     GPUINST_STORE_REL(&gpuinstGpuOn, 1);
 }

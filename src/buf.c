@@ -9,6 +9,11 @@
  */
 #include "gpuinstInt.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #define GPUINST_CHUNK_MIN (64u * 1024u)
 #define GPUINST_CHUNK_MAX (4u * 1024u * 1024u)
 
@@ -17,6 +22,191 @@ GPUINST_PRIVATE void gpuinstBufInit(gpuinstBuf *b, uint32_t recsize)
     b->head = b->tail = NULL;
     b->recsize = recsize;
     b->total = 0;
+    b->spill_tag = 0;
+    b->nspill = b->capspill = 0;
+    b->spill = NULL;
+    b->spilled = 0;
+}
+
+/* ---- bounded memory (GPUINST_BUFFER_MB, issue 8) --------------------------
+ * Every chunk's bytes are counted in bufHeld.  Over the cap, a tagged
+ * buffer spills its full chunks when it needs a new one: on its owning
+ * thread, at a chunk boundary, so the hot path (gpuinstBufSlot) is
+ * unchanged.  The spill file's offsets are handed out under spillLock; the
+ * writes themselves run unlocked (pwrite). */
+static uint64_t bufHeld;       /* chunk bytes in memory (relaxed atomics) */
+static uint64_t bufCap;        /* bytes, 0 = no cap */
+static pthread_mutex_t spillLock = PTHREAD_MUTEX_INITIALIZER;
+static int spillFd = -1;
+static int spillBroken;        /* the spill file could not be created or written: keep in memory */
+static uint64_t spillEnd;      /* next free offset */
+static char spillPath[4400];
+/* Under a cap, the chunks of spillable buffers are mapped (mmap) with one
+ * fixed size and unmapped when spilled: malloc'd 4 MiB blocks freed and
+ * allocated again left the heap fragmented and RSS 36 MiB above a 64 MiB
+ * cap at 10^8 ranges.  One spilled chunk is kept per thread for its next
+ * chunk (no mmap/munmap per chunk).  A buffer's choice is made at its
+ * first chunk and kept (SPILL_MAPPED in spill_tag). */
+#define SPILL_MAPPED 0x80000000u
+#define MAPLEN ((size_t)GPUINST_CHUNK_MAX + 4096u)
+static GPUINST_TLS gpuinstChunk *spareChunk;
+
+static gpuinstChunk *mapChunk(void)
+{
+    void *p = mmap(NULL, MAPLEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : (gpuinstChunk *)p;
+}
+
+/* Frees chunk c of buffer b (mapped or malloc'd), uncounted. */
+static void chunkFree(const gpuinstBuf *b, gpuinstChunk *c)
+{
+    if (b->spill_tag & SPILL_MAPPED) {
+        GPUINST_ADD_RLX(&bufHeld, -(uint64_t)MAPLEN);
+        munmap(c, MAPLEN);
+    } else {
+        GPUINST_ADD_RLX(&bufHeld, -(uint64_t)(sizeof(gpuinstChunk) + (size_t)c->cap * b->recsize));
+        free(c);
+    }
+}
+
+GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes)
+{
+    bufCap = cap_bytes;
+}
+
+GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag)
+{
+    b->spill_tag = tag;
+}
+
+GPUINST_PRIVATE uint64_t gpuinstBufBytes(void)
+{
+    return GPUINST_LOAD_RLX(&bufHeld);
+}
+
+/* Opens the spill file (spillLock held): "<output>.spill.<pid>", else
+ * "$TMPDIR/gpuinst-<pid>.spill"; created exclusively, mode 0600. */
+static int spillOpen(void)
+{
+    char out[4200];
+    gpuinstOutputVars v;
+    const char *tmp = getenv("TMPDIR");
+    if (spillFd >= 0) return 0;
+    if (spillBroken) return -1;
+    v.rank = gpuinstG.rank;
+    v.pid = gpuinstG.pid;
+    v.wall_ns = gpuinstG.start_wall_ns;
+    v.job = gpuinstOutputJobId();
+    v.host = gpuinstG.hostname;
+    if (gpuinstOutputExpand(gpuinstG.cfg.output, &v, out, sizeof out) == GPUINST_SUCCESS) {
+        snprintf(spillPath, sizeof spillPath, "%s.spill.%d", out, gpuinstG.pid);
+        spillFd = open(spillPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    }
+    if (spillFd < 0) {
+        if (tmp == NULL || tmp[0] == '\0' || strlen(tmp) > 2048) tmp = "/tmp";
+        snprintf(spillPath, sizeof spillPath, "%s/gpuinst-%d.spill", tmp, gpuinstG.pid);
+        spillFd = open(spillPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    }
+    if (spillFd < 0) {
+        spillBroken = 1;
+        gpuinstWarn("GPUINST_BUFFER_MB: cannot create a spill file (%s: %s); records stay in memory, "
+                    "over the cap", spillPath, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int writeAll(int fd, const void *p, size_t n, uint64_t off)
+{
+    const char *q = (const char *)p;
+    while (n > 0) {
+        ssize_t w = pwrite(fd, q, n, (off_t)off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        q += w;
+        n -= (size_t)w;
+        off += (uint64_t)w;
+    }
+    return 0;
+}
+
+static int readAll(int fd, void *p, size_t n, uint64_t off)
+{
+    char *q = (char *)p;
+    while (n > 0) {
+        ssize_t r = pread(fd, q, n, (off_t)off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        q += r;
+        n -= (size_t)r;
+        off += (uint64_t)r;
+    }
+    return 0;
+}
+
+/* Writes b's chunks (all full: b is growing) to the spill file and frees
+ * them.  On any failure the rest stays in memory (nothing is lost). */
+static void spillChunks(gpuinstBuf *b)
+{
+    static int warned;
+    gpuinstChunk *c = b->head;
+    while (c != NULL) {
+        gpuinstSpillBlock h;
+        size_t data = (size_t)c->count * b->recsize;
+        uint64_t off;
+        gpuinstChunk *next = c->next;
+        if (b->nspill == b->capspill) {
+            uint32_t ncap = b->capspill ? b->capspill * 2 : 16;
+            gpuinstSpillExt *ne = (gpuinstSpillExt *)realloc(b->spill, ncap * sizeof *ne);
+            if (ne == NULL) break;
+            b->spill = ne;
+            b->capspill = ncap;
+        }
+        pthread_mutex_lock(&spillLock);
+        if (spillOpen() != 0) {
+            pthread_mutex_unlock(&spillLock);
+            break;
+        }
+        off = spillEnd;
+        spillEnd += sizeof h + data;
+        pthread_mutex_unlock(&spillLock);
+        memset(&h, 0, sizeof h);
+        h.magic = GPUINST_SPILL_MAGIC;
+        h.tag = b->spill_tag & ~SPILL_MAPPED;
+        h.recsize = b->recsize;
+        h.count = c->count;
+        if (writeAll(spillFd, &h, sizeof h, off) != 0 || writeAll(spillFd, GPUINST_CHUNK_DATA(c), data, off + sizeof h) != 0) {
+            gpuinstWarnOnce(&warned, "GPUINST_BUFFER_MB: writing the spill file %s failed (%s); records stay "
+                            "in memory, over the cap", spillPath, strerror(errno));
+            spillBroken = 1;
+            break;
+        }
+        b->spill[b->nspill].offset = off + sizeof h;
+        b->spill[b->nspill].count = c->count;
+        b->nspill++;
+        b->spilled += c->count;
+        if (spareChunk == NULL && (b->spill_tag & SPILL_MAPPED))
+            spareChunk = c; /* still counted in bufHeld */
+        else
+            chunkFree(b, c);
+        c = next;
+        GPUINST_STORE_REL(&b->head, c);
+    }
+    if (c == NULL) b->tail = NULL;
+}
+
+GPUINST_PRIVATE void gpuinstBufSpillClose(int keep)
+{
+    pthread_mutex_lock(&spillLock);
+    if (spillFd >= 0) {
+        close(spillFd);
+        spillFd = -1;
+        if (keep)
+            gpuinstWarn("records spilled under GPUINST_BUFFER_MB are kept in %s", spillPath);
+        else
+            unlink(spillPath);
+    }
+    pthread_mutex_unlock(&spillLock);
 }
 
 GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b)
@@ -28,8 +218,26 @@ GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b)
         if (bytes > GPUINST_CHUNK_MAX) bytes = GPUINST_CHUNK_MAX;
     }
     if (bytes < b->recsize) bytes = b->recsize;
-    c = (gpuinstChunk *)malloc(sizeof(gpuinstChunk) + bytes);
-    if (c == NULL) return NULL;
+    if (b->spill_tag != 0 && bufCap != 0 && b->head == NULL && b->nspill == 0) b->spill_tag |= SPILL_MAPPED;
+    if (b->spill_tag & SPILL_MAPPED) bytes = (GPUINST_CHUNK_MAX / b->recsize) * b->recsize;
+    if (b->spill_tag != 0 && bufCap != 0 && b->head != NULL && !spillBroken &&
+        GPUINST_LOAD_RLX(&bufHeld) + bytes > bufCap &&
+        GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING)
+        spillChunks(b);
+    if (b->spill_tag & SPILL_MAPPED) {
+        if (spareChunk != NULL) {
+            c = spareChunk; /* already counted in bufHeld */
+            spareChunk = NULL;
+        } else {
+            c = mapChunk();
+            if (c == NULL) return NULL;
+            GPUINST_ADD_RLX(&bufHeld, (uint64_t)MAPLEN);
+        }
+    } else {
+        c = (gpuinstChunk *)malloc(sizeof(gpuinstChunk) + bytes);
+        if (c == NULL) return NULL;
+        GPUINST_ADD_RLX(&bufHeld, (uint64_t)(sizeof(gpuinstChunk) + bytes));
+    }
     c->next = NULL;
     c->count = 0;
     c->cap = (uint32_t)(bytes / b->recsize);
@@ -44,7 +252,7 @@ GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b)
 
 GPUINST_PRIVATE uint64_t gpuinstBufCount(const gpuinstBuf *b)
 {
-    uint64_t n = 0;
+    uint64_t n = b->spilled;
     const gpuinstChunk *c;
     for (c = GPUINST_LOAD_ACQ(&b->head); c != NULL; c = GPUINST_LOAD_ACQ(&c->next))
         n += GPUINST_LOAD_ACQ(&c->count);
@@ -56,6 +264,19 @@ GPUINST_PRIVATE uint64_t gpuinstBufCopy(const gpuinstBuf *b, void *dst, uint64_t
     uint64_t n = 0;
     const gpuinstChunk *c;
     char *out = (char *)dst;
+    uint32_t i;
+    /* spilled records first: they are the oldest */
+    for (i = 0; i < b->nspill && n < max; i++) {
+        uint64_t k = b->spill[i].count;
+        if (k > max - n) k = max - n;
+        if (spillFd < 0 || readAll(spillFd, out + n * b->recsize, (size_t)(k * b->recsize), b->spill[i].offset) != 0) {
+            gpuinstWarn("GPUINST_BUFFER_MB: reading back the spill file %s failed: %llu records lost", spillPath,
+                        (unsigned long long)k);
+            GPUINST_ADD_RLX(&gpuinstG.counts.lost, k);
+            memset(out + n * b->recsize, 0, (size_t)(k * b->recsize));
+        }
+        n += k;
+    }
     for (c = GPUINST_LOAD_ACQ(&b->head); c != NULL && n < max; c = GPUINST_LOAD_ACQ(&c->next)) {
         uint64_t k = GPUINST_LOAD_ACQ(&c->count);
         if (k > max - n) k = max - n;
@@ -70,9 +291,13 @@ GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b)
     gpuinstChunk *c = b->head;
     while (c != NULL) {
         gpuinstChunk *next = c->next;
-        free(c);
+        chunkFree(b, c);
         c = next;
     }
     b->head = b->tail = NULL;
     b->total = 0;
+    free(b->spill);
+    b->spill = NULL;
+    b->nspill = b->capspill = 0;
+    b->spilled = 0;
 }

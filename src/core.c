@@ -140,6 +140,7 @@ int gpuinst_init(void)
         snprintf(gpuinstG.hostname, sizeof gpuinstG.hostname, "unknown");
     gpuinstMpiAttach(); /* learns the rank if MPI is already initialised */
     gpuinstConfigLoad(&gpuinstG.cfg);
+    gpuinstBufSetCap(gpuinstG.cfg.buffer_mb << 20); /* bounded memory (src/buf.c, issue 8) */
     gpuinstNvtxInit();
     if (!gpuinstG.cfg.enable) {
         GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_NVTX_ONLY);
@@ -176,6 +177,7 @@ GPUINST_PRIVATE int gpuinstFinalize(int by)
     gpuinstNvtxCloseOpen(gpuinstG.end_ns);
     gpuinstMpiFinalizePrepare();
     rc = gpuinstWriteFile(gpuinstG.cfg.output);
+    gpuinstBufSpillClose(rc == GPUINST_ERROR_IO); /* kept (and named) if the write went wrong */
     return rc;
 }
 

@@ -915,6 +915,27 @@ GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter counter, int64_t 
     return rc;
 }
 
+GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter counter, int64_t nsamples, const void *records,
+                                            const uint64_t *times_ns)
+{
+    cntCounter *c = cntCounterGet(counter);
+    int64_t k;
+    int rc = GPUINST_SUCCESS;
+    gpuinstBuf *b;
+    uint16_t thread;
+    const unsigned char *r = (const unsigned char *)records;
+    if (c == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
+    if (!GPUINST_LOAD_ACQ(&c->sealed)) cntSeal(c);
+    if ((b = cntBufFor(c)) == NULL) return cntLostEvent();
+    thread = cntThreadIndex();
+    for (k = 0; k < nsamples; k++) {
+        const unsigned char *v = r + (size_t)k * 8u * c->nfields;
+        if (cntRecordOne(c, b, thread, times_ns[k], v, -1) != GPUINST_SUCCESS) rc = GPUINST_ERROR_OUT_OF_MEMORY;
+        if (!(c->flags & CNT_NO_NVTX)) nvtxCounterSample(NULL, c->nvtx_id, v, 8u * c->nfields);
+    }
+    return rc;
+}
+
 /* ---- collect -------------------------------------------------------------------- */
 
 static int cntCollectCounter(const gpuinstTable *t, void **out, uint64_t *count)

@@ -208,10 +208,22 @@ typedef struct gpuinstChunk {
 } gpuinstChunk;
 #define GPUINST_CHUNK_DATA(c) ((char *)((c) + 1))
 
+/* A run of records spilled to the spill file (GPUINST_BUFFER_MB, issue 8). */
+typedef struct gpuinstSpillExt {
+    uint64_t offset;        /* of the records in the spill file */
+    uint64_t count;
+} gpuinstSpillExt;
+
 typedef struct gpuinstBuf {
     gpuinstChunk *head, *tail;
     uint32_t recsize;       /* bytes per record, multiple of 8 */
     uint64_t total;         /* records appended (owner writes, others read relaxed) */
+    /* spilling (issue 8; src/buf.c): only buffers given a tag with
+     * gpuinstBufSetSpill spill; records spilled come before those in memory */
+    uint32_t spill_tag;     /* 0: never spilled */
+    uint32_t nspill, capspill;
+    gpuinstSpillExt *spill;
+    uint64_t spilled;       /* records in the spill file */
 } gpuinstBuf;
 
 GPUINST_PRIVATE void gpuinstBufInit(gpuinstBuf *b, uint32_t recsize);
@@ -238,6 +250,33 @@ GPUINST_PRIVATE uint64_t gpuinstBufCount(const gpuinstBuf *b);
  * many were copied. */
 GPUINST_PRIVATE uint64_t gpuinstBufCopy(const gpuinstBuf *b, void *dst, uint64_t max);
 GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b);
+
+/* ==== bounded memory: GPUINST_BUFFER_MB (issue 8; src/buf.c) ============== */
+/* Chunk bytes of all buffers are counted.  With a cap (bytes, 0 = none),
+ * a buffer tagged with gpuinstBufSetSpill that needs a new chunk while the
+ * count is over the cap first writes its full chunks to this process's
+ * spill file and frees them (on the owning thread, at a chunk boundary:
+ * no lock on the hot path).  gpuinstBufCount/gpuinstBufCopy include the
+ * spilled records.  The spill file is created on first use, mode 0600,
+ * next to the output ("<output>.spill.<pid>", else $TMPDIR); it is made
+ * of blocks: gpuinstSpillBlock + count * recsize bytes. */
+#define GPUINST_SPILL_MAGIC 0x50534947u /* "GISP" */
+enum { GPUINST_SPILL_RANGES = 1, GPUINST_SPILL_MARKS = 2 };
+typedef struct gpuinstSpillBlock {
+    uint32_t magic;
+    uint32_t tag;           /* GPUINST_SPILL_* */
+    uint32_t recsize;
+    uint32_t count;
+    uint64_t pad_[2];
+} gpuinstSpillBlock;
+GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes);
+GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag);
+/* Chunk bytes held in memory now, all buffers. */
+GPUINST_PRIVATE uint64_t gpuinstBufBytes(void);
+/* Closes the spill file after the output was written: removed if `keep`
+ * is 0, else kept and named on stderr. */
+GPUINST_PRIVATE void gpuinstBufSpillClose(int keep);
+/* ==== end bounded memory ================================================= */
 
 /* ---- strings -------------------------------------------------------------
  * Names are interned per process: each distinct string gets an id (1..);
@@ -712,11 +751,22 @@ GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fiel
  * INVALID_ARGUMENT or OUT_OF_MEMORY. */
 GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter group, int64_t nsamples, const double *values,
                                                const uint64_t *times_ns);
+/* The same from packed records (8 bytes per field: int64 or double as the
+ * field's type), exact for int64 values of any size. */
+GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter group, int64_t nsamples, const void *records,
+                                            const uint64_t *times_ns);
 
 /* PM sampling (src/pm_sampling.c): 1 while a PM sampler of this process
  * runs, so that the range profiler can refuse to start with a clear
  * message (both need the GPU's performance monitors). */
 GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
+/* The metric list PM sampling would use on `chip` (e.g. "GH100") for
+ * `metrics` (NULL = the default set), host side only: the profiler host API
+ * evaluates a chip by name, without a GPU.  Writes the names, comma
+ * separated, to out; returns 0 or GPUINST_ERROR_UNAVAILABLE with the reason
+ * in why.  For tests and tools; not while PM sampling runs. */
+GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
+                                           size_t whycap);
 /* ==== end counters ======================================================== */
 
 /* ==== range profiling (issue 5; src/profiler_host.c, src/range_profiler.c,
@@ -785,6 +835,12 @@ typedef struct gpuinstSelect {
 GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
 /* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
+
+/* The per-device lock that serialises profiling across processes: an
+ * exclusive flock on `path` waited for at most wait_ns.  Returns the fd
+ * (>= 0), -1 (cannot lock here: go on), -2 (timeout); *waited in ns. */
+GPUINST_PRIVATE int gpuinstProfLock(const char *path, uint64_t wait_ns, uint64_t *waited);
+GPUINST_PRIVATE void gpuinstProfUnlock(int fd);
 
 /* Nested gpuinst ranges -> nested profiler ranges.  gpuinstProfOn is 1
  * only while a profiled pass runs, so the cost in gpuinst_range_push/pop

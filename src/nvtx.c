@@ -41,6 +41,9 @@ GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
         t->os_tid = (int64_t)syscall(SYS_gettid);
         gpuinstBufInit(&t->ranges, sizeof(gpuinstRangeRec));
         gpuinstBufInit(&t->marks, sizeof(gpuinstMarkRec));
+        /* GPUINST_BUFFER_MB: these may spill to disk (src/buf.c, issue 8) */
+        gpuinstBufSetSpill(&t->ranges, GPUINST_SPILL_RANGES);
+        gpuinstBufSetSpill(&t->marks, GPUINST_SPILL_MARKS);
         t->next = threadsHead;
         GPUINST_STORE_REL(&threadsHead, t);
         gpuinstThreadSelf = t;

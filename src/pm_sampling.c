@@ -105,6 +105,21 @@ static int pmUnavailable(const char *reason)
     return GPUINST_ERROR_UNAVAILABLE;
 }
 
+/* The range profiler is asked for (GPUINST_METRICS or GPUINST_PROFILE):
+ * PM sampling must not start (both program the performance monitors). */
+static int pmProfilerAsked(void)
+{
+    const char *p = getenv("GPUINST_PROFILE");
+    return gpuinstG.cfg.metrics[0] != '\0' || (p != NULL && p[0] != '\0');
+}
+
+static int pmProfilerConflict(void)
+{
+    return pmUnavailable("PM sampling and the range profiler (GPUINST_METRICS / GPUINST_PROFILE) both program "
+                         "the GPU's performance monitors and cannot run in one process: unset GPUINST_METRICS "
+                         "and GPUINST_PROFILE, or do not start PM sampling");
+}
+
 #if GPUINST_WITH_CUPTI
 
 #include <fcntl.h>
@@ -359,7 +374,7 @@ static int pmDecodeOnce(void)
     CUpti_PmSampling_GetCounterDataInfo_Params ip;
     CUptiResult r;
     size_t i, nm = 3 + pm.nmetrics;
-    double *vals;
+    unsigned char *recs;
     uint64_t *times;
     int end;
     memset(&dp, 0, sizeof dp);
@@ -383,9 +398,11 @@ static int pmDecodeOnce(void)
     ip.pCounterDataImage = pm.data;
     ip.counterDataImageSize = pm.data_size;
     if (pmf.dataInfo(&ip) != CUPTI_SUCCESS || ip.numCompletedSamples == 0) return end;
-    vals = (double *)calloc(ip.numCompletedSamples * nm, sizeof *vals);
+    /* one packed record per sample: device, gpu_start_ns, gpu_end_ns as
+     * int64 (exact), then one double per metric */
+    recs = (unsigned char *)calloc(ip.numCompletedSamples * nm, 8);
     times = (uint64_t *)calloc(ip.numCompletedSamples, sizeof *times);
-    if (vals != NULL && times != NULL) {
+    if (recs != NULL && times != NULL) {
         size_t k = 0;
         uint64_t h1, c1;
         pmClockPair(&h1, &c1);
@@ -393,7 +410,9 @@ static int pmDecodeOnce(void)
         for (i = 0; i < ip.numCompletedSamples; i++) {
             CUpti_PmSampling_CounterData_GetSampleInfo_Params sp;
             PmHostEval ev;
-            double *row = vals + k * nm;
+            unsigned char *row = recs + k * nm * 8;
+            double mv[PM_MAX_METRICS];
+            int64_t hdr[3];
             memset(&sp, 0, sizeof sp);
             sp.structSize = CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE;
             sp.pPmSamplingObject = pm.obj;
@@ -412,21 +431,23 @@ static int pmDecodeOnce(void)
             ev.rangeIndex = i;
             ev.ppMetricNames = pm.metrics;
             ev.numMetrics = pm.nmetrics;
-            ev.pMetricValues = row + 3;
+            ev.pMetricValues = mv;
             if (pmf.hostEval(&ev) != CUPTI_SUCCESS) {
                 pm.decode_errors++;
                 continue;
             }
-            row[0] = (double)pm.device;
-            row[1] = (double)sp.startTimestamp;
-            row[2] = (double)sp.endTimestamp;
+            hdr[0] = pm.device;
+            hdr[1] = (int64_t)sp.startTimestamp;
+            hdr[2] = (int64_t)sp.endTimestamp;
+            memcpy(row, hdr, sizeof hdr);
+            memcpy(row + sizeof hdr, mv, pm.nmetrics * sizeof mv[0]);
             times[k] = pmToHost(sp.startTimestamp);
             k++;
         }
-        if (k > 0) gpuinstCounterRecordValues(pm.group, (int64_t)k, vals, times);
+        if (k > 0) gpuinstCounterRecordRaw(pm.group, (int64_t)k, recs, times);
         pm.samples += k;
     }
-    free(vals);
+    free(recs);
     free(times);
     memcpy(pm.data, pm.data_clean, pm.data_size); /* reset the image for the next pass */
     return end;
@@ -523,6 +544,114 @@ static int pmElect(const char *bus, int *holder_pid, int *holder_rank)
     return 0;
 }
 
+/* The metric list into pm.metrics: the user's as given (must be valid and
+ * single-pass), or the default candidates that pm.chip takes in one pass
+ * (greedy, in order of preference).  Leaves pm.host/pm.config made for the
+ * chosen list.  0, or -1 with the reason in why. */
+static int pmSelect(const char *metrics, char *why, size_t whycap)
+{
+    CUptiResult r;
+    size_t passes = 0, i;
+    pm.nmetrics = 0;
+    if (metrics != NULL && metrics[0] != '\0') {
+        char *p, *save = NULL;
+        free(pm.metric_text);
+        pm.metric_text = (char *)malloc(strlen(metrics) + 1);
+        if (pm.metric_text == NULL) {
+            snprintf(why, whycap, "out of memory");
+            return -1;
+        }
+        memcpy(pm.metric_text, metrics, strlen(metrics) + 1);
+        for (p = strtok_r(pm.metric_text, ", ", &save); p != NULL && pm.nmetrics < PM_MAX_METRICS;
+             p = strtok_r(NULL, ", ", &save))
+            pm.metrics[pm.nmetrics++] = p;
+        r = pm.nmetrics ? pmConfigure(pm.metrics, pm.nmetrics, &passes) : CUPTI_ERROR_INVALID_PARAMETER;
+        if (r != CUPTI_SUCCESS) {
+            snprintf(why, whycap, "metrics \"%.200s\" refused for chip %s: %s (list the valid ones with: ncu "
+                     "--query-metrics-collection pmsampling --chip %s)", metrics, pm.chip, pmErr(r), pm.chip);
+            return -1;
+        }
+        if (passes != 1) {
+            snprintf(why, whycap, "metrics \"%.200s\" need %u passes on %s; PM sampling takes single-pass sets "
+                     "only: sample fewer metrics", metrics, (unsigned)passes, pm.chip);
+            return -1;
+        }
+        return 0;
+    }
+    {
+        char dropped[400];
+        dropped[0] = '\0';
+        for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) {
+            pm.metrics[pm.nmetrics] = pmDefaultMetrics[i];
+            r = pmConfigure(pm.metrics, pm.nmetrics + 1, &passes);
+            if (r == CUPTI_SUCCESS && passes == 1) {
+                pm.nmetrics++;
+            } else {
+                size_t l = strlen(dropped);
+                snprintf(dropped + l, sizeof dropped - l, "%s%s", l ? ", " : "", pmDefaultMetrics[i]);
+            }
+        }
+        if (pm.nmetrics == 0) {
+            snprintf(why, whycap, "no metric of gpuinst's default PM sampling set is available in one pass on %s",
+                     pm.chip);
+            return -1;
+        }
+        if ((r = pmConfigure(pm.metrics, pm.nmetrics, &passes)) != CUPTI_SUCCESS || passes != 1) {
+            snprintf(why, whycap, "the PM sampling config image could not be made: %s", pmErr(r));
+            return -1;
+        }
+        if (dropped[0] && gpuinstG.cfg.verbose)
+            gpuinstWarnOnce(&pmWarnedDropped, "PM sampling on %s: default set without %s (not in the same pass)",
+                            pm.chip, dropped);
+    }
+    return 0;
+}
+
+/* gpuinstInt.h: the metric list PM sampling would use on `chip`, without a GPU. */
+GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
+                                           size_t whycap)
+{
+    const char *e = NULL;
+    size_t i;
+    int rc = GPUINST_SUCCESS;
+    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &e) != GPUINST_SUCCESS) {
+        snprintf(why, whycap, "%s", e ? e : "libcupti could not be opened");
+        return GPUINST_ERROR_UNAVAILABLE;
+    }
+    GPUINST_LIB_FN(pmf.hostInit, GPUINST_LIB_CUPTI, "cuptiProfilerHostInitialize");
+    GPUINST_LIB_FN(pmf.hostDeinit, GPUINST_LIB_CUPTI, "cuptiProfilerHostDeinitialize");
+    GPUINST_LIB_FN(pmf.hostAdd, GPUINST_LIB_CUPTI, "cuptiProfilerHostConfigAddMetrics");
+    GPUINST_LIB_FN(pmf.hostConfigSize, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImageSize");
+    GPUINST_LIB_FN(pmf.hostConfig, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImage");
+    GPUINST_LIB_FN(pmf.hostPasses, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetNumOfPasses");
+    GPUINST_LIB_FN(pmf.resultString, GPUINST_LIB_CUPTI, "cuptiGetResultString");
+    if (!pmf.hostInit || !pmf.hostDeinit || !pmf.hostAdd || !pmf.hostConfigSize || !pmf.hostConfig ||
+        !pmf.hostPasses) {
+        snprintf(why, whycap, "this libcupti lacks the profiler host API");
+        return GPUINST_ERROR_UNAVAILABLE;
+    }
+    pthread_mutex_lock(&pmLock);
+    if (GPUINST_LOAD_ACQ(&pmActive)) {
+        pthread_mutex_unlock(&pmLock);
+        snprintf(why, whycap, "PM sampling is running");
+        return GPUINST_ERROR_UNAVAILABLE;
+    }
+    memset(&pm, 0, sizeof pm);
+    pm.lock_fd = -1;
+    snprintf(pm.chip, sizeof pm.chip, "%s", chip);
+    if (pmSelect(metrics, why, whycap) != 0) rc = GPUINST_ERROR_UNAVAILABLE;
+    out[0] = '\0';
+    for (i = 0; rc == GPUINST_SUCCESS && i < pm.nmetrics; i++) {
+        size_t l = strlen(out);
+        snprintf(out + l, cap - l, "%s%s", i ? "," : "", pm.metrics[i]);
+    }
+    pmTeardown(0);
+    free(pm.metric_text);
+    pm.metric_text = NULL;
+    pthread_mutex_unlock(&pmLock);
+    return rc;
+}
+
 static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metrics)
 {
     CUpti_Profiler_Initialize_Params pi;
@@ -539,8 +668,8 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     const char *e;
     int32_t types[3 + PM_MAX_METRICS];
     const char *units[3 + PM_MAX_METRICS];
-    size_t passes = 0, i;
-    int dev = device, holder_pid = 0, holder_rank = -1, user_list = metrics != NULL && metrics[0] != '\0';
+    size_t i;
+    int dev = device, holder_pid = 0, holder_rank = -1;
 
     memset(&pm, 0, sizeof pm);
     pm.lock_fd = -1;
@@ -623,55 +752,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
         goto fail;
     }
 
-    /* The metric list: the user's as given (must be valid and single-pass),
-     * or the default candidates that this chip takes in one pass. */
-    if (user_list) {
-        char *p, *save = NULL;
-        pm.metric_text = (char *)malloc(strlen(metrics) + 1);
-        if (pm.metric_text == NULL) {
-            snprintf(why, sizeof why, "out of memory");
-            goto fail;
-        }
-        memcpy(pm.metric_text, metrics, strlen(metrics) + 1);
-        for (p = strtok_r(pm.metric_text, ", ", &save); p != NULL && pm.nmetrics < PM_MAX_METRICS;
-             p = strtok_r(NULL, ", ", &save))
-            pm.metrics[pm.nmetrics++] = p;
-        r = pm.nmetrics ? pmConfigure(pm.metrics, pm.nmetrics, &passes) : CUPTI_ERROR_INVALID_PARAMETER;
-        if (r != CUPTI_SUCCESS) {
-            snprintf(why, sizeof why, "metrics \"%.200s\" refused for chip %s: %s (list the valid ones with: ncu "
-                     "--query-metrics-collection pmsampling --chip %s)", metrics, pm.chip, pmErr(r), pm.chip);
-            goto fail;
-        }
-        if (passes != 1) {
-            snprintf(why, sizeof why, "metrics \"%.200s\" need %u passes on %s; PM sampling takes single-pass sets "
-                     "only: sample fewer metrics", metrics, (unsigned)passes, pm.chip);
-            goto fail;
-        }
-    } else {
-        char dropped[400];
-        dropped[0] = '\0';
-        for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) {
-            pm.metrics[pm.nmetrics] = pmDefaultMetrics[i];
-            r = pmConfigure(pm.metrics, pm.nmetrics + 1, &passes);
-            if (r == CUPTI_SUCCESS && passes == 1) {
-                pm.nmetrics++;
-            } else {
-                size_t l = strlen(dropped);
-                snprintf(dropped + l, sizeof dropped - l, "%s%s", l ? ", " : "", pmDefaultMetrics[i]);
-            }
-        }
-        if (pm.nmetrics == 0) {
-            snprintf(why, sizeof why, "no metric of gpuinst's default PM sampling set is available in one pass on %s",
-                     pm.chip);
-            goto fail;
-        }
-        if ((r = pmConfigure(pm.metrics, pm.nmetrics, &passes)) != CUPTI_SUCCESS || passes != 1) {
-            snprintf(why, sizeof why, "the PM sampling config image could not be made: %s", pmErr(r));
-            goto fail;
-        }
-        if (dropped[0]) gpuinstWarnOnce(&pmWarnedDropped, "PM sampling on %s: left out %s (not available in the "
-                                        "same pass)", pm.chip, dropped);
-    }
+    if (pmSelect(metrics, why, sizeof why) != 0) goto fail;
 
     memset(&en, 0, sizeof en);
     en.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
@@ -821,10 +902,7 @@ int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *
         GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
         return GPUINST_ERROR_INVALID_ARGUMENT;
     }
-    if (gpuinstG.cfg.metrics[0] != '\0')
-        return pmUnavailable("PM sampling and the range profiler (GPUINST_METRICS) both program the GPU's "
-                             "performance monitors and cannot run in one process: unset GPUINST_METRICS, or do "
-                             "not start PM sampling");
+    if (pmProfilerAsked()) return pmProfilerConflict();
     pthread_mutex_lock(&pmLock);
     if (GPUINST_LOAD_ACQ(&pmActive)) {
         pthread_mutex_unlock(&pmLock);
@@ -862,6 +940,7 @@ int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *
         return GPUINST_ERROR_INVALID_ARGUMENT;
     }
     (void)pmRanksTable;
+    if (pmProfilerAsked()) return pmProfilerConflict();
     return pmUnavailable("gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): rebuild with them "
                          "for PM sampling");
 }
@@ -870,6 +949,16 @@ int gpuinst_pm_sampling_stop(void)
 {
     int rc = pmStateCheck();
     if (rc != GPUINST_SUCCESS) return rc;
+    return GPUINST_ERROR_UNAVAILABLE;
+}
+
+GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
+                                           size_t whycap)
+{
+    (void)chip;
+    (void)metrics;
+    if (cap > 0) out[0] = '\0';
+    snprintf(why, whycap, "built without the CUDA headers (GPUINST_WITH_CUPTI=0)");
     return GPUINST_ERROR_UNAVAILABLE;
 }
 

@@ -561,8 +561,12 @@ GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size
         snprintf(out, cap, "range%zu", range);
         return GPUINST_ERROR_UNAVAILABLE;
     }
-    snprintf(out, cap, "%s", rp.pRangeName);
-    free((void *)rp.pRangeName); /* the header: allocated by CUPTI, freed by the caller */
+    /* "region/child/...": without a leading delimiter, whatever CUPTI's style */
+    snprintf(out, cap, "%s", rp.pRangeName + (rp.pRangeName[0] == '/'));
+    /* The header says CUPTI allocates the name and the caller frees it, but
+     * not with what; NVIDIA's samples never free it.  A free() with the
+     * wrong allocator would crash the host application, a leak of a few
+     * bytes per range and profiled occurrence cannot: leave it. */
     return GPUINST_SUCCESS;
 }
 

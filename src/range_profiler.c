@@ -30,7 +30,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- selection (GPUINST_PROFILE) -------------------------------------------
  *   spec := rule { ';' rule }
@@ -471,6 +475,44 @@ static int finishOnce(gpuinst_profile *p)
     return 0;
 }
 
+/* ---- the per-device lock ---------------------------------------------------------
+ * An exclusive flock() on `path`, waited for at most wait_ns (1 ms polls,
+ * then 10 ms).  Returns the descriptor holding the lock (>= 0); -1 when the
+ * file cannot be opened or locked here (another user's file, a file system
+ * without locks: the caller goes on and relies on CUPTI's HARDWARE_BUSY);
+ * -2 on timeout.  *waited: ns spent.  The kernel releases the lock of a
+ * process that dies. */
+GPUINST_PRIVATE int gpuinstProfLock(const char *path, uint64_t wait_ns, uint64_t *waited)
+{
+    uint64_t t0 = gpuinstClockNs(), polls = 0;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    *waited = 0;
+    if (fd < 0) return -1;
+    for (;;) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) break;
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            close(fd);
+            return -1;
+        }
+        if (gpuinstClockNs() - t0 >= wait_ns) {
+            *waited = gpuinstClockNs() - t0;
+            close(fd);
+            return -2;
+        }
+        usleep(polls++ < 100 ? 1000 : 10000);
+    }
+    *waited = gpuinstClockNs() - t0;
+    return fd;
+}
+
+GPUINST_PRIVATE void gpuinstProfUnlock(int fd)
+{
+    if (fd >= 0) {
+        flock(fd, LOCK_UN);
+        close(fd);
+    }
+}
+
 #if GPUINST_WITH_CUPTI
 
 #include <cuda.h>
@@ -479,11 +521,6 @@ static int finishOnce(gpuinst_profile *p)
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 #include "profiler_decls.h"
-
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* ---- libraries ----------------------------------------------------------------- */
 
@@ -799,43 +836,29 @@ static int cuptiFail(Prof *a, int status, const char *what, CUptiResult r)
     return status;
 }
 
-/* flock on the device's lock file, waiting up to C.wait_ns.  0 or PROF_BUSY. */
+/* The device's lock (other processes on this node and GPU).  0 or PROF_BUSY. */
 static int lockDevice(Prof *a)
 {
     char path[160];
-    uint64_t t0 = gpuinstClockNs(), slept = 0;
     struct stat st;
     const char *dir = (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode)) ? "/dev/shm" : "/tmp";
     snprintf(path, sizeof path, "%s/gpuinst-prof-%s.lock", dir, L.uuid[a->dev]);
-    a->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (a->lockfd < 0) return 0; /* another user's file: rely on HARDWARE_BUSY retries */
-    for (;;) {
-        if (flock(a->lockfd, LOCK_EX | LOCK_NB) == 0) break;
-        if (errno != EWOULDBLOCK && errno != EINTR) break; /* no locking here (NFS...): go on */
-        if (gpuinstClockNs() - t0 >= C.wait_ns) {
-            a->rec.lock_wait_ns = gpuinstClockNs() - t0;
-            snprintf(a->why, sizeof a->why,
-                     "the GPU's counters were held by another process on device %s for more than %llu s "
-                     "(GPUINST_PROFILE_WAIT_S); this occurrence ran once, unprofiled",
-                     L.uuid[a->dev], (unsigned long long)(C.wait_ns / 1000000000ull));
-            close(a->lockfd);
-            a->lockfd = -1;
-            return PROF_BUSY;
-        }
-        usleep(slept < 100 ? 1000 : 10000); /* 1 ms, then 10 ms */
-        slept++;
+    a->lockfd = gpuinstProfLock(path, C.wait_ns, &a->rec.lock_wait_ns);
+    if (a->lockfd == -2) {
+        a->lockfd = -1;
+        snprintf(a->why, sizeof a->why,
+                 "the GPU's counters were held by another process on device %s for more than %llu s "
+                 "(GPUINST_PROFILE_WAIT_S); this occurrence ran once, unprofiled",
+                 L.uuid[a->dev], (unsigned long long)(C.wait_ns / 1000000000ull));
+        return PROF_BUSY;
     }
-    a->rec.lock_wait_ns = gpuinstClockNs() - t0;
-    return 0;
+    return 0; /* locked, or no locking possible here (-1): HARDWARE_BUSY retries remain */
 }
 
 static void unlockDevice(Prof *a)
 {
-    if (a->lockfd >= 0) {
-        flock(a->lockfd, LOCK_UN);
-        close(a->lockfd);
-        a->lockfd = -1;
-    }
+    gpuinstProfUnlock(a->lockfd);
+    a->lockfd = -1;
 }
 
 /* Retries `call` while it answers HARDWARE_BUSY, within the wait budget. */
@@ -1027,6 +1050,12 @@ static int setup(Prof *a)
     CUptiResult r;
     uint64_t t0;
     int rc;
+    if (gpuinstPmSamplingActive()) {
+        snprintf(a->why, sizeof a->why,
+                 "PM sampling runs in this process and holds the GPU's performance monitors; stop it "
+                 "(gpuinst_pm_sampling_stop) before profiled regions, or do not start it");
+        return PROF_BUSY;
+    }
     if ((rc = libsLoad()) != 0) {
         snprintf(a->why, sizeof a->why, "%s", L.why);
         a->rec.cupti_result = L.cuptiResult;

@@ -10,5 +10,5 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake gfortran clang python3 \
   openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools \
-  python3-h5py python3-matplotlib python3-numpy otf2-tools python3-otf2 valgrind >/dev/null
+  python3-h5py python3-matplotlib python3-numpy otf2-tools python3-otf2 valgrind netpipe-openmpi >/dev/null
 echo "install-deps: done"

@@ -11,6 +11,7 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "h5pcc gpuinst.c mpi_pattern.c failed:\n${err}")
 endif()
 set(ENV{GPUINST_OUTPUT} ${WORK}/am_pattern.h5)
+set(ENV{GPUINST_OVERWRITE} 1)
 execute_process(COMMAND ${MPIEXEC} ${MPIFLAGS} ${WORK}/am_pattern intercept WORKING_DIRECTORY ${WORK}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)

@@ -21,7 +21,7 @@ for a in "${areas[@]}"; do
   if [ ! -f "$s" ]; then summary+=("GPU $a: script missing"); continue; fi
   mkdir -p "$OUT/$a"
   start=$(date +%s)
-  timeout 300 bash "$s" > "$OUT/$a.log" 2>&1
+  timeout "${GPUINST_GPU_AREA_TIMEOUT:-300}" bash "$s" > "$OUT/$a.log" 2>&1
   rc=$?
   line=$(grep -E "^GPU $a: [0-9]+ passed, [0-9]+ failed" "$OUT/$a.log" | tail -1)
   [ -n "$line" ] || line="GPU $a: no summary (exit $rc)"

@@ -33,9 +33,9 @@
 #                 and this run has one stream, so nothing overlaps anyway) and
 #                 once traced without ncu; per kernel name the median of
 #                 gpuinst's end_ns - start_ns must be within 5% of ncu's
-#                 median for kernels of at least 5 us (shorter ones are
-#                 printed, not asserted: timestamp granularity and launch
-#                 jitter are a larger share there).
+#                 median for kernels of at least 5 us with at least 10
+#                 launches (the others are printed, not asserted: timestamp
+#                 granularity, and cold first launches, weigh more there).
 #  6 overhead     solver, 8 ranks, -n 1024 -i 2000: solve time with
 #                 GPUINST_TRACE=none vs default tracing, 5 runs each,
 #                 alternating; the median ratio must be < 1.03.
@@ -50,6 +50,8 @@ SOLVER=$B/examples/solver
 CHECK=$B/tests/gpu_trace/trace_check
 MPICOPY=$B/tests/gpu_trace/trace_mpi_copy
 MPIRUN="timeout 120 mpirun --oversubscribe"
+# TRACE_BACKEND=cpu only to dry-run this script's flow on a machine without a GPU
+BACKEND=${TRACE_BACKEND:-cuda}
 pass=0
 fail=0
 notes=()
@@ -67,7 +69,7 @@ echo "GPUs: $(grep -c '^GPU' "$D/gpus.txt")"
 
 # ---- 1, 2: the solver at 8 ranks -------------------------------------------------
 rm -f "$D/solver8.h5"
-run solver8 env GPUINST_OUTPUT="$D/solver8.h5" $MPIRUN -n 8 "$SOLVER" --backend cuda
+run solver8 env GPUINST_OUTPUT="$D/solver8.h5" $MPIRUN -n 8 "$SOLVER" --backend "$BACKEND"
 grep -h "backend\|iterations\|solve time" "$D/solver8.log" | head -4
 run solver8_file timeout 120 "$CHECK" solver "$D/solver8.h5" 8
 grep -h "^kernels" "$D/solver8_file.log"
@@ -82,13 +84,14 @@ else
 fi
 
 # ---- 4, 5: ncu --------------------------------------------------------------------
-ARGS=(--backend cuda -n 2048 -i 60 -k 10 -t 1e-300)
+ARGS=(--backend "$BACKEND" -n 2048 -i 60 -k 5 -t 1e-300)
 # (-t 1e-300 never converges: the solver runs exactly 60 iterations and then
 # exits 1 because the error is not small yet; that status is expected here.)
 solver_ran() { grep -q "iterations, relative residual" "$1"; }
-if command -v ncu >/dev/null; then
+NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+if [ -x "$NCU" ]; then
   rm -f "$D/ncu.h5" "$D/ncu.csv"
-  env GPUINST_OUTPUT="$D/ncu.h5" $MPIRUN -n 1 ncu --metrics gpu__time_duration.sum --csv --print-units base \
+  env GPUINST_OUTPUT="$D/ncu.h5" $MPIRUN -n 1 "$NCU" --metrics gpu__time_duration.sum --csv --print-units base \
     --cache-control none --clock-control none --log-file "$D/ncu.csv" "$SOLVER" "${ARGS[@]}" >"$D/ncu_run.log" 2>&1
   if solver_ran "$D/ncu_run.log" && [ -s "$D/ncu.csv" ]; then
     run ncu_coexist timeout 60 "$CHECK" off "$D/ncu.h5" CUDA_INJECTION64_PATH
@@ -118,7 +121,7 @@ EOF
       ncu=$(awk -v n="$name" '$1 == n { print $2 }' "$D/ncu_durations.txt")
       [ -z "$ncu" ] && { echo "$name $med (not in ncu output)"; continue; }
       diff=$(awk -v a="$med" -v b="$ncu" 'BEGIN { printf "%.2f", 100 * (a - b) / b }')
-      big=$(awk -v b="$ncu" 'BEGIN { print (b >= 5000) ? 1 : 0 }')
+      big=$(awk -v b="$ncu" -v c="$cnt" 'BEGIN { print (b >= 5000 && c >= 10) ? 1 : 0 }')
       okk=$(awk -v d="$diff" 'BEGIN { print (d <= 5 && d >= -5) ? 1 : 0 }')
       printf "%-25s %17s  %13s  %5s%%  %s\n" "$name" "$med" "$ncu" "$diff" "$([ "$big" = 1 ] && echo yes || echo no)"
       if [ "$big" = 1 ]; then n=$((n + 1)); [ "$okk" = 1 ] || bad=$((bad + 1)); fi
@@ -133,11 +136,13 @@ else
 fi
 
 # ---- 6: overhead of default tracing ------------------------------------------------
-OARGS=(--backend cuda -n 1024 -i 2000 -k 50 -t 1e-300)
+OARGS=(--backend "$BACKEND" -n 1024 -i 2000 -k 50 -t 1e-300)
+reps=5
+[ "$SECONDS" -gt 120 ] && reps=3 # keep the whole script under 4 minutes
 : >"$D/overhead.log"
-for i in 1 2 3 4 5; do
+for i in $(seq 1 $reps); do
   for mode in none default; do
-    env GPUINST_TRACE=$mode GPUINST_OUTPUT="$D/overhead_$mode.h5" $MPIRUN -n 8 "$SOLVER" "${OARGS[@]}" \
+    env GPUINST_TRACE=$mode GPUINST_OUTPUT="$D/overhead_$mode.h5" timeout 60 mpirun --oversubscribe -n 8 "$SOLVER" "${OARGS[@]}" \
       >"$D/overhead_${mode}_$i.log" 2>&1
     t=$(sed -n 's/^solver: solve time \([0-9.]*\) s.*/\1/p' "$D/overhead_${mode}_$i.log")
     echo "$mode $i ${t:-NA}" >>"$D/overhead.log"
@@ -146,7 +151,7 @@ done
 med() { awk -v m="$1" '$1 == m && $3 != "NA" { print $3 }' "$D/overhead.log" | sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "NA" }'; }
 tn=$(med none); td=$(med default)
 ratio=$(awk -v a="$td" -v b="$tn" 'BEGIN { if (a == "NA" || b == "NA" || b == 0) print "NA"; else printf "%.4f", a / b }')
-echo "solve time (median of 5, 8 ranks, -n 1024 -i 2000): no tracing ${tn} s, default tracing ${td} s, ratio ${ratio}" | tee -a "$D/overhead.log"
+echo "solve time (median of $reps, 8 ranks, -n 1024 -i 2000): no tracing ${tn} s, default tracing ${td} s, ratio ${ratio}" | tee -a "$D/overhead.log"
 if [ "$ratio" != NA ] && awk -v r="$ratio" 'BEGIN { exit !(r < 1.03) }'; then ok overhead; else ko overhead; fi
 
 echo "GPU trace: $pass passed, $fail failed"

@@ -8,8 +8,10 @@ usage: check_unavailable.py FILE STDERR NRANKS PATTERN [PATTERN...]
     exist and are empty;
   - the host records are there (/ranges: 2 per rank);
   - stderr holds exactly one "cupti unavailable" line per rank.
+CHECK_KINDS (environment), if set: /gpu/stats.kinds of every rank.
 PATTERN "-" means: no cupti row is expected at all (GPUINST_TRACE=none).
 """
+import os
 import sys
 import h5py
 
@@ -31,6 +33,11 @@ with h5py.File(path, "r") as f:
                 if p.lower() not in reason.lower():
                     fails.append("rank %d reason lacks %r: %s" % (r["rank"], p, reason))
     st = f["/gpu/stats"][()]
+    want_kinds = os.environ.get("CHECK_KINDS")
+    if want_kinds is not None:
+        got = sorted(set(s["kinds"].decode() for s in st))
+        if got != [want_kinds]:
+            fails.append("/gpu/stats kinds %r, want %r" % (got, want_kinds))
     if len(st) != nranks or any(int(s["enabled"]) != 0 for s in st):
         fails.append("/gpu/stats: %d rows, enabled %r" % (len(st), [int(s["enabled"]) for s in st]))
     for t in ("kernels", "copies", "api", "devices"):

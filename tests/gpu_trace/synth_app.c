@@ -10,7 +10,7 @@
  * writes them.  Mode "wrong" attributes the last sweep to "setup" instead,
  * which the checker must reject.
  *
- * usage: mpirun -n P synth_app [ok|wrong]
+ * usage: mpirun -n P synth_app [ok|wrong] [ITERATIONS]
  */
 #include "gpuinstInt.h"
 
@@ -23,7 +23,7 @@
 #pragma GCC diagnostic pop
 #endif
 
-#define K 20
+static int K = 20; /* iterations; argv[2] overrides */
 
 static uint8_t *buf;
 static size_t off;
@@ -90,9 +90,10 @@ int main(int argc, char **argv)
 {
     int wrong = argc > 1 && strcmp(argv[1], "wrong") == 0, i;
     uint64_t setup;
+    if (argc > 2) K = atoi(argv[2]);
     MPI_Init(&argc, &argv);
     gpuinst_init();
-    buf = (uint8_t *)aligned_alloc(8, 1 << 20);
+    buf = (uint8_t *)aligned_alloc(8, ((size_t)K + 1) * 600);
     setup = nextRangeId();
     gpuinst_range_push("setup");
     launch("_Z11init_fieldsPdS_S_iiid", setup, 0);

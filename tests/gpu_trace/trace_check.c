@@ -33,7 +33,7 @@
 
 static int failures;
 /* printf-style; extra arguments are ignored (C allows it). */
-static void fail(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void fail(const char *fmt, ...)
 {
     va_list ap;
     failures++;
@@ -103,50 +103,122 @@ static char *strColumn(hid_t f, const char *path, const char *member, size_t w, 
     return out;
 }
 
-/* /strings as (rank, id) -> text. */
+/* /strings as (rank, id) -> text, indexed [rank][id]; base names cached. */
 typedef struct Strings {
-    uint64_t *rank, *id;
     char *text;
-    size_t n;
+    uint64_t nranks, maxid;
+    const char **byId;     /* nranks * (maxid + 1) */
+    char **baseById;       /* the same, cut at '(' */
 } Strings;
 #define SW 512
 
+/* "name(args)" -> "name" (a copy); "ns::name<T>(...)" keeps "ns::name<T>". */
+static char *baseDup(const char *s)
+{
+    size_t n = strcspn(s, "(");
+    char *b = (char *)malloc(n + 1);
+    memcpy(b, s, n);
+    b[n] = '\0';
+    return b;
+}
+
 static void stringsLoad(hid_t f, Strings *s)
 {
-    size_t a, b, c;
-    s->rank = column(f, "/strings", "rank", &a);
-    s->id = column(f, "/strings", "id", &b);
+    size_t a, b, c, i;
+    uint64_t *rank = column(f, "/strings", "rank", &a), *id = column(f, "/strings", "id", &b);
     s->text = strColumn(f, "/strings", "name", SW, &c);
-    s->n = a;
+    s->nranks = 1;
+    s->maxid = 0;
+    for (i = 0; i < a; i++) {
+        if (rank[i] + 1 > s->nranks) s->nranks = rank[i] + 1;
+        if (id[i] > s->maxid) s->maxid = id[i];
+    }
+    s->byId = (const char **)calloc((size_t)(s->nranks * (s->maxid + 1)), sizeof *s->byId);
+    s->baseById = (char **)calloc((size_t)(s->nranks * (s->maxid + 1)), sizeof *s->baseById);
+    for (i = 0; i < a && s->text != NULL; i++) {
+        s->byId[rank[i] * (s->maxid + 1) + id[i]] = s->text + i * SW;
+        s->baseById[rank[i] * (s->maxid + 1) + id[i]] = baseDup(s->text + i * SW);
+    }
+    free(rank);
+    free(id);
 }
 
 static const char *str(const Strings *s, uint64_t rank, uint64_t id)
 {
-    size_t i;
-    for (i = 0; i < s->n; i++)
-        if (s->rank[i] == rank && s->id[i] == id) return s->text + i * SW;
-    return "";
+    const char *t = (rank < s->nranks && id <= s->maxid) ? s->byId[rank * (s->maxid + 1) + id] : NULL;
+    return t ? t : "";
 }
 
-/* "name(args)" -> "name" in buf; "ns::name<T>(...)" keeps "ns::name<T>". */
-static const char *base(const char *s, char *buf, size_t cap)
+static const char *baseName(const Strings *s, uint64_t rank, uint64_t id)
 {
-    size_t n = strcspn(s, "(");
-    if (n >= cap) n = cap - 1;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    return buf;
+    const char *t = (rank < s->nranks && id <= s->maxid) ? s->baseById[rank * (s->maxid + 1) + id] : NULL;
+    return t ? t : "";
+}
+
+/* Sorted (key, row) pairs for binary search. */
+typedef struct Index {
+    uint64_t *key;
+    size_t *row;
+    size_t n;
+} Index;
+typedef struct KeyRow { uint64_t key; size_t row; } KeyRow;
+static int cmpKeyRow(const void *a, const void *b)
+{
+    const KeyRow *x = (const KeyRow *)a, *y = (const KeyRow *)b;
+    return x->key < y->key ? -1 : x->key > y->key ? 1 : (x->row > y->row) - (x->row < y->row);
+}
+static void indexBuild(Index *ix, const uint64_t *keys, const int *use, size_t n)
+{
+    KeyRow *kr = (KeyRow *)malloc((n ? n : 1) * sizeof *kr);
+    size_t i, m = 0;
+    for (i = 0; i < n; i++)
+        if (use == NULL || use[i]) {
+            kr[m].key = keys[i];
+            kr[m].row = i;
+            m++;
+        }
+    qsort(kr, m, sizeof *kr, cmpKeyRow);
+    ix->key = (uint64_t *)malloc((m ? m : 1) * sizeof *ix->key);
+    ix->row = (size_t *)malloc((m ? m : 1) * sizeof *ix->row);
+    for (i = 0; i < m; i++) {
+        ix->key[i] = kr[i].key;
+        ix->row[i] = kr[i].row;
+    }
+    ix->n = m;
+    free(kr);
+}
+/* First position of key (or n), and how many rows have it. */
+static size_t indexFind(const Index *ix, uint64_t key, size_t *count)
+{
+    size_t lo = 0, hi = ix->n, p;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix->key[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    for (p = lo; p < ix->n && ix->key[p] == key; p++) {}
+    *count = p - lo;
+    return lo;
 }
 
 /* Ranges of one file, looked up by (rank, thread, seq). */
 typedef struct Ranges {
     uint64_t *rank, *thread, *seq, *name, *start, *end, *depth;
     size_t n;
+    Index ix;
 } Ranges;
+
+static uint64_t rangeKey(uint64_t rank, uint64_t id)
+{
+    /* rank < 2^16, thread < 2^16, seq < 2^32 */
+    return (rank << 48) | (((id >> 32) & 0xFFFFu) << 32) | (id & 0xFFFFFFFFu);
+}
 
 static void rangesLoad(hid_t f, Ranges *r)
 {
-    size_t k;
+    size_t k, i;
+    uint64_t *keys;
+    int *use;
     r->rank = column(f, "/ranges", "rank", &r->n);
     r->thread = column(f, "/ranges", "thread", &k);
     r->seq = column(f, "/ranges", "seq", &k);
@@ -154,15 +226,21 @@ static void rangesLoad(hid_t f, Ranges *r)
     r->start = column(f, "/ranges", "start_ns", &k);
     r->end = column(f, "/ranges", "end_ns", &k);
     r->depth = column(f, "/ranges", "depth", &k);
+    keys = (uint64_t *)calloc(r->n ? r->n : 1, sizeof *keys);
+    use = (int *)calloc(r->n ? r->n : 1, sizeof *use);
+    for (i = 0; i < r->n; i++) {
+        keys[i] = rangeKey(r->rank[i], (r->thread[i] << 32) | r->seq[i]);
+        use[i] = r->depth[i] != 0; /* push/pop ranges only */
+    }
+    indexBuild(&r->ix, keys, use, r->n);
+    free(keys);
+    free(use);
 }
 
 static long rangeFind(const Ranges *r, uint64_t rank, uint64_t id)
 {
-    size_t i;
-    for (i = 0; i < r->n; i++)
-        if (r->rank[i] == rank && r->thread[i] == (id >> 32) && r->seq[i] == (id & 0xFFFFFFFFu) && r->depth[i] != 0)
-            return (long)i;
-    return -1;
+    size_t c, p = indexFind(&r->ix, rangeKey(rank, id), &c);
+    return c ? (long)r->ix.row[p] : -1;
 }
 
 /* The ranges the solver launches each kernel in (examples/solver_cuda.cu). */
@@ -208,12 +286,12 @@ static int cmdSolver(hid_t f, uint64_t nranks)
 {
     Strings s;
     Ranges r;
+    Index apiIx, kIx;
     size_t nk, na, nm, nc, i, j, k;
-    uint64_t *krank, *kcorr, *krange, *kname, *kstart, *kend;
-    uint64_t *arank, *acorr, *astart;
+    uint64_t *krank, *kcorr, *krange, *kname, *kstart, *kend, *kkey;
+    uint64_t *arank, *acorr, *astart, *akey;
     uint64_t *mrank, *mname, *mpay;
     uint64_t *crank, *crange;
-    char b1[256];
     checkStats(f, nranks);
     stringsLoad(f, &s);
     rangesLoad(f, &r);
@@ -231,41 +309,45 @@ static int cmdSolver(hid_t f, uint64_t nranks)
     mpay = column(f, "/marks", "payload", &k);
     crank = column(f, "/gpu/copies", "rank", &nc);
     crange = column(f, "/gpu/copies", "range_id", &k);
-    if (nk == 0) fail("%sno kernels in /gpu/kernels", "");
+    if (nk == 0) fail("no kernels in /gpu/kernels");
     printf("kernels %zu, api %zu, copies %zu, ranges %zu\n", nk, na, nc, r.n);
+    akey = (uint64_t *)calloc(na ? na : 1, sizeof *akey);
+    for (j = 0; j < na; j++) akey[j] = (arank[j] << 32) | acorr[j];
+    indexBuild(&apiIx, akey, NULL, na);
+    kkey = (uint64_t *)calloc(nk ? nk : 1, sizeof *kkey);
+    for (i = 0; i < nk; i++) kkey[i] = (krank[i] << 32) | kcorr[i];
+    indexBuild(&kIx, kkey, NULL, nk);
 
-    /* API records by (rank, correlation): sort an index for lookups */
     for (i = 0; i < nk; i++) {
-        const char *kn = base(str(&s, krank[i], kname[i]), b1, sizeof b1);
+        const char *kn = baseName(&s, krank[i], kname[i]);
         long ri;
-        int napi = 0;
-        uint64_t ast = 0;
-        if (kend[i] <= kstart[i]) fail("%s: end <= start (corr %lld)", kn, (long long)kcorr[i]);
+        size_t napi = 0, nsame = 0, p;
+        if (kend[i] <= kstart[i]) fail("%s: end <= start (corr %llu)", kn, (unsigned long long)kcorr[i]);
+        indexFind(&kIx, kkey[i], &nsame);
+        if (nsame != 1)
+            fail("%s: correlation %llu appears %zu times on rank %llu", kn, (unsigned long long)kcorr[i], nsame,
+                 (unsigned long long)krank[i]);
         if (krange[i] == NONE) {
-            fail("%s on rank %lld has no enclosing range (corr %lld)", kn, (long long)krank[i], (long long)kcorr[i]);
+            fail("%s on rank %llu has no enclosing range (corr %llu)", kn, (unsigned long long)krank[i],
+                 (unsigned long long)kcorr[i]);
             continue;
         }
         ri = rangeFind(&r, krank[i], krange[i]);
         if (ri < 0) {
-            fail("%s: range id not in /ranges (rank %lld, corr %lld)", kn, (long long)krank[i], (long long)kcorr[i]);
+            fail("%s: range id not in /ranges (rank %llu, corr %llu)", kn, (unsigned long long)krank[i],
+                 (unsigned long long)kcorr[i]);
             continue;
         }
-        if (!allowed(kn, str(&s, krank[i], r.name[ri]))) {
-            fail("%s attributed to a range it is not launched in (range row %lld, rank %lld)", kn, (long long)ri,
-                 (long long)krank[i]);
-            printf("      that range is named \"%s\"\n", str(&s, krank[i], r.name[ri]));
-        }
-        for (j = 0; j < na; j++)
-            if (arank[j] == krank[i] && acorr[j] == kcorr[i]) {
-                napi++;
-                ast = astart[j];
-            }
-        if (napi != 1) fail("%s: %lld API records for corr %lld", kn, (long long)napi, (long long)kcorr[i]);
-        else if (ast < r.start[ri] || ast > r.end[ri])
-            fail("%s: launch outside its range (rank %lld, corr %lld)", kn, (long long)krank[i], (long long)kcorr[i]);
-        for (j = i + 1; j < nk && j < i + 64; j++) /* duplicates are written next to each other */
-            if (krank[j] == krank[i] && kcorr[j] == kcorr[i])
-                fail("%s: corr %lld appears twice on rank %lld", kn, (long long)kcorr[i], (long long)krank[i]);
+        if (!allowed(kn, str(&s, krank[i], r.name[ri])))
+            fail("%s attributed to range \"%s\", which does not launch it (rank %llu, corr %llu)", kn,
+                 str(&s, krank[i], r.name[ri]), (unsigned long long)krank[i], (unsigned long long)kcorr[i]);
+        p = indexFind(&apiIx, kkey[i], &napi);
+        if (napi != 1)
+            fail("%s: %zu API records for corr %llu on rank %llu", kn, napi, (unsigned long long)kcorr[i],
+                 (unsigned long long)krank[i]);
+        else if (astart[apiIx.row[p]] < r.start[ri] || astart[apiIx.row[p]] > r.end[ri])
+            fail("%s: launch outside its range (rank %llu, corr %llu)", kn, (unsigned long long)krank[i],
+                 (unsigned long long)kcorr[i]);
     }
     /* counts per rank and name against the solver's marks */
     for (i = 0; i < nm; i++) {
@@ -273,9 +355,10 @@ static int cmdSolver(hid_t f, uint64_t nranks)
         size_t cnt = 0;
         if (strncmp(mn, "launches:", 9) != 0) continue;
         for (j = 0; j < nk; j++)
-            if (krank[j] == mrank[i] && strcmp(base(str(&s, krank[j], kname[j]), b1, sizeof b1), mn + 9) == 0) cnt++;
+            if (krank[j] == mrank[i] && strcmp(baseName(&s, krank[j], kname[j]), mn + 9) == 0) cnt++;
         if ((uint64_t)cnt != mpay[i])
-            fail("%s: %lld rows in /gpu/kernels, the solver launched %lld", mn + 9, (long long)cnt, (long long)mpay[i]);
+            fail("rank %llu %s: %zu rows in /gpu/kernels, the solver launched %llu", (unsigned long long)mrank[i],
+                 mn + 9, cnt, (unsigned long long)mpay[i]);
         else
             printf("rank %llu %-24s %zu launches, %zu rows\n", (unsigned long long)mrank[i], mn + 9, (size_t)mpay[i], cnt);
     }
@@ -285,12 +368,12 @@ static int cmdSolver(hid_t f, uint64_t nranks)
             int have = 0;
             for (i = 0; i < nm; i++)
                 if (mrank[i] == rk && strncmp(str(&s, mrank[i], mname[i]), "launches:", 9) == 0) have = 1;
-            if (!have) fail("%srank %lld has no launch counts (marks launches:*)", "", (long long)rk);
+            if (!have) fail("rank %llu has no launch counts (marks launches:*)", (unsigned long long)rk);
         }
     }
     for (i = 0; i < nc; i++)
         if (crange[i] == NONE || rangeFind(&r, crank[i], crange[i]) < 0)
-            fail("%scopy %lld on rank %lld is not attributed to a range", "", (long long)i, (long long)crank[i]);
+            fail("copy %zu on rank %llu is not attributed to a range", i, (unsigned long long)crank[i]);
     return failures;
 }
 
@@ -350,14 +433,14 @@ static int cmdDurations(hid_t f, uint64_t rank)
              *ks = column(f, "/gpu/kernels", "start_ns", &k), *ke = column(f, "/gpu/kernels", "end_ns", &k);
     uint64_t *d = (uint64_t *)calloc(nk ? nk : 1, sizeof *d);
     char *done = (char *)calloc(nk ? nk : 1, 1);
-    char b1[256], b2[256];
     stringsLoad(f, &s);
     for (i = 0; i < nk; i++) {
         size_t m = 0;
+        const char *b1;
         if (done[i] || krank[i] != rank) continue;
-        base(str(&s, krank[i], kname[i]), b1, sizeof b1);
+        b1 = baseName(&s, krank[i], kname[i]);
         for (j = i; j < nk; j++)
-            if (!done[j] && krank[j] == rank && strcmp(base(str(&s, krank[j], kname[j]), b2, sizeof b2), b1) == 0) {
+            if (!done[j] && krank[j] == rank && strcmp(baseName(&s, krank[j], kname[j]), b1) == 0) {
                 done[j] = 1;
                 d[m++] = ke[j] - ks[j];
             }

@@ -14,6 +14,9 @@
  *                         write or corrupt the parent's file)
  *   hostile signal        signals (SIGALRM every 50 us, no SA_RESTART)
  *                         arriving while the file is written
+ *   hostile buffer [N]    GPUINST_BUFFER_MB (set by CTest): N ranges on 2
+ *                         threads stay under the cap (RSS), spill to disk,
+ *                         and all come back in order (records in = out)
  *
  * Each case checks return codes, then reads $GPUINST_OUTPUT back with the
  * HDF5 C API (tests/unit/gi_h5.h) and asserts exact record counts and the
@@ -509,6 +512,97 @@ static void caseSignal(void)
     H5Fclose(f);
 }
 
+/* ---- GPUINST_BUFFER_MB: bounded memory ------------------------------------- */
+static long bufN;
+static void *bufThread(void *arg)
+{
+    long i;
+    (void)arg;
+    for (i = 0; i < bufN; i++) {
+        gpuinst_range_push("buffered");
+        gpuinst_range_pop();
+        if ((i & 15) == 0) gpuinst_mark("bm");
+    }
+    return NULL;
+}
+
+static void caseBuffer(long n)
+{
+    const char *cap = getenv("GPUINST_BUFFER_MB");
+    uint64_t capb = (uint64_t)(cap ? atol(cap) : 0) << 20, rss0, rss1, peak = 0;
+    char spill[4400];
+    struct stat sb;
+    pthread_t th;
+    long i, marks;
+    double t0, t1, t2;
+    hid_t f;
+    GI_CHECK(capb > 0, "GPUINST_BUFFER_MB not set");
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    bufN = n / 2;
+    marks = 2 * ((bufN + 15) / 16);
+    rss0 = rssBytes();
+    t0 = nowSec();
+    pthread_create(&th, NULL, bufThread, NULL);
+    for (i = 0; i < bufN; i++) {
+        gpuinst_range_push("buffered");
+        gpuinst_range_pop();
+        if ((i & 15) == 0) gpuinst_mark("bm");
+        if ((i & 0xffff) == 0) {
+            uint64_t r = rssBytes();
+            if (r > peak) peak = r;
+        }
+    }
+    pthread_join(th, NULL);
+    t1 = nowSec();
+    rss1 = rssBytes();
+    if (rss1 > peak) peak = rss1;
+    snprintf(spill, sizeof spill, "%s.spill.%d", outputPath(), (int)getpid());
+    GI_CHECK(stat(spill, &sb) == 0, "no spill file %s while recording", spill);
+    fprintf(stderr, "buffer: %ld ranges + %ld marks (%.0f MiB of records), cap %llu MiB: RSS growth %.1f MiB "
+            "(peak while recording), spill file %.0f MiB, record %.2f s\n", 2 * bufN, marks,
+            (double)(2 * bufN * 48 + marks * 40) / 1048576.0, (unsigned long long)(capb >> 20),
+            (double)(peak - rss0) / 1048576.0, (double)sb.st_size / 1048576.0, t1 - t0);
+    /* cap + one 4 MiB chunk per buffer being filled (2 threads x ranges, marks) + slack */
+    GI_CHECK(peak - rss0 < capb + (24u << 20), "RSS grew %.1f MiB with a cap of %llu MiB",
+             (double)(peak - rss0) / 1048576.0, (unsigned long long)(capb >> 20));
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+    t2 = nowSec();
+    fprintf(stderr, "buffer: finalize (reads the spill back) %.2f s\n", t2 - t1);
+    GI_CHECK(stat(spill, &sb) != 0, "spill file %s left after a good write", spill);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    f = H5Fopen(outputPath(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        GI_CHECK(0, "cannot open %s", outputPath());
+        return;
+    }
+    GI_CHECK(rowsOf(f, "/ranges") == (uint64_t)(2 * bufN), "/ranges rows %llu, expected %ld (records in = out)",
+             (unsigned long long)rowsOf(f, "/ranges"), 2 * bufN);
+    GI_CHECK(rowsOf(f, "/marks") == (uint64_t)marks, "/marks rows %llu, expected %ld",
+             (unsigned long long)rowsOf(f, "/marks"), marks);
+    GI_CHECK(rankMember(f, "lost") == 0, "lost %llu", (unsigned long long)rankMember(f, "lost"));
+    H5Fclose(f);
+    {
+        /* every (thread, seq) once, in order per thread */
+        giFile g;
+        size_t k, bad = 0;
+        uint32_t last[4] = {0, 0, 0, 0};
+        int seen[4] = {0, 0, 0, 0};
+        if (gi_open(&g, outputPath()) != 0) return;
+        for (k = 0; k < g.nranges; k++) {
+            uint16_t t = g.ranges[k].thread;
+            if (t >= 4) {
+                bad++;
+                continue;
+            }
+            if (seen[t] && g.ranges[k].seq != last[t] + 1) bad++;
+            last[t] = g.ranges[k].seq;
+            seen[t] = 1;
+        }
+        GI_CHECK(bad == 0, "%zu ranges out of sequence after the spill read-back", bad);
+        gi_close(&g);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 1 ? argv[1] : "";
@@ -522,6 +616,7 @@ int main(int argc, char **argv)
     else if (strcmp(c, "lifecycle") == 0) caseLifecycle();
     else if (strcmp(c, "fork") == 0) caseFork();
     else if (strcmp(c, "signal") == 0) caseSignal();
+    else if (strcmp(c, "buffer") == 0) caseBuffer(argc > 2 ? atol(argv[2]) : 3000000L);
     else {
         fprintf(stderr, "usage: hostile unbalanced|end_ids|names|million [N]|threads64|cross_thread|"
                         "lifecycle|fork|signal\n");

@@ -1,4 +1,4 @@
-# cmake -DSRC=<source dir> -DWORK=<scratch> -DCC=<C compiler> -DHDF5=0|1 -P run_install.cmake
+# cmake -DSRC=<source dir> -DWORK=<scratch> -DCC=<C compiler> -DMPI=0|1 -DHDF5=0|1 -P run_install.cmake
 # Configures and builds gpuinst (no tests, no Fortran), `cmake --install`s it into WORK/prefix,
 # then builds tests/install/consumer against it with find_package(gpuinst)
 # and runs the consumer (static and shared library).
@@ -13,7 +13,7 @@ endmacro()
 step("configure gpuinst" ${CMAKE_COMMAND} -S ${SRC} -B ${WORK}/build -DCMAKE_C_COMPILER=${CC}
      -DCMAKE_INSTALL_PREFIX=${WORK}/prefix -DBUILD_TESTING=OFF
      -DCMAKE_BUILD_TYPE=Plain # a type with no flags: -O0, no -g, the quickest build
-     -DGPUINST_WITH_FORTRAN=OFF)
+     -DGPUINST_WITH_FORTRAN=OFF -DGPUINST_WITH_MPI=${MPI} -DGPUINST_WITH_HDF5=${HDF5})
 # everything `cmake --install` installs (tests are off: BUILD_TESTING=OFF)
 step("build gpuinst" ${CMAKE_COMMAND} --build ${WORK}/build -j 2)
 step("install gpuinst" ${CMAKE_COMMAND} --install ${WORK}/build)

@@ -107,8 +107,8 @@ int main(int argc, char **argv)
                 GI_CHECK(0, "rank %ld: unexpected range \"%s\"", r, gi_str(&g, x->rank, x->name));
             }
         }
-        GI_CHECK(ranges == (size_t)PATTERN_RANGES(r), "rank %ld: %zu /ranges rows, expected %d", r, ranges,
-                 PATTERN_RANGES(r));
+        GI_CHECK(ranges == (size_t)PATTERN_RANGES(r), "rank %ld: %zu /ranges rows, expected %ld", r, ranges,
+                 (long)PATTERN_RANGES(r));
         GI_CHECK(solves == 1 && iters == (size_t)PATTERN_ITERS(r) && works == (size_t)PATTERN_ITERS(r) &&
                      asyncs == (size_t)PATTERN_ASYNC(r),
                  "rank %ld: solve %zu iter %zu work %zu async %zu", r, solves, iters, works, asyncs);
@@ -133,8 +133,8 @@ int main(int argc, char **argv)
                          "rank %ld: tick outside solve", r);
             }
         }
-        GI_CHECK(marks == (size_t)PATTERN_MARKS(r), "rank %ld: %zu /marks rows, expected %d", r, marks,
-                 PATTERN_MARKS(r));
+        GI_CHECK(marks == (size_t)PATTERN_MARKS(r), "rank %ld: %zu /marks rows, expected %ld", r, marks,
+                 (long)PATTERN_MARKS(r));
         GI_CHECK(ticks == (size_t)PATTERN_ITERS(r) &&
                      tickSum == (int64_t)PATTERN_ITERS(r) * (PATTERN_ITERS(r) - 1) / 2,
                  "rank %ld: %zu ticks, payload sum %lld", r, ticks, (long long)tickSum);
