@@ -506,9 +506,9 @@ int gpuinst_counters_sample_builtin(void);
  * (ordinal; -1 = the calling thread's current device) every `interval_ns`
  * ns (1000 .. 1e10) of GPU time, for the metrics in `metrics` (comma
  * separated; NULL or "" = gpuinst's default set, the candidates DRAM bytes
- * read/written, DRAM and SM throughput, active cycles, warps active, PCIe
- * bytes, keeping those the chip takes in one pass: on GH100 all but SM
- * throughput), recorded as the counter group
+ * read/written, DRAM throughput, active cycles (GR, SM), warps active, PCIe
+ * bytes, keeping those the chip takes in one pass: on GH100 all of them),
+ * recorded as the counter group
  * /counters/pm_sampling/<pci bus id> on the aligned timeline.  Processes
  * that share a GPU elect one sampler per GPU (a lock file per PCI bus id in
  * /dev/shm); every rank that calls this records a row of

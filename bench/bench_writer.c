@@ -10,6 +10,7 @@
  * reports, on one line of stdout:
  *   ranks P ranges_per_rank N file_bytes B write_ns W finalize_ns F
  *   finalize_max_ns FM fdatasync_ns S ranges_in_file R finalize_status FS rc RC
+ *   rss_recorded_kb A hwm_recorded_kb H hwm_finalize_kb HF
  * where W is the file's root attribute write_ns (the writer's own time on
  * rank 0, from creating the file to closing it), F the wall time of
  * gpuinst_finalize on rank 0 (also clock alignment, topology, collecting
@@ -17,7 +18,9 @@
  * fdatasync() of the finished file (HDF5 does not sync on close, so W and
  * F measure writing into the page cache; W + S is the time to disk), R the
  * rows of /ranges read back (must be P * RANGES_PER_RANK, else rc 1) and FS
- * the largest status gpuinst_finalize returned on any rank.
+ * the largest status gpuinst_finalize returned on any rank; A, H and HF are
+ * rank 0's resident set after recording, and its peak before and after
+ * finalize (what recording and writing cost in memory).
  */
 #if !defined(_GNU_SOURCE)
 #define _GNU_SOURCE 1
@@ -30,6 +33,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +43,20 @@ static uint64_t nowNs(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* VmHWM (peak resident set) or VmRSS of this process, in kB; -1 if unknown. */
+static long statusKb(const char *key)
+{
+    char line[256];
+    long v = -1;
+    size_t kl = strlen(key);
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f == NULL) return -1;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, key, kl) == 0 && line[kl] == ':') v = atol(line + kl + 1);
+    fclose(f);
+    return v;
 }
 
 /* The root attribute write_ns of `path` (0 if absent) and the number of
@@ -75,6 +93,7 @@ int main(int argc, char **argv)
     int rank = 0, size = 1, rc = 0, frc, frcMax = 0;
     const char *out = getenv("GPUINST_OUTPUT");
     uint64_t t0, t1, fin, finMax = 0;
+    long rssRec, hwmRec, hwmFin;
 
     if (out == NULL || out[0] == '\0') out = "gpuinst.h5";
     MPI_Init(&argc, &argv);
@@ -85,11 +104,14 @@ int main(int argc, char **argv)
         rc |= gpuinst_range_push("bench");
         rc |= gpuinst_range_pop();
     }
+    rssRec = statusKb("VmRSS");   /* resident after recording */
+    hwmRec = statusKb("VmHWM");
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = nowNs();
     frc = gpuinst_finalize();
     t1 = nowNs();
     fin = t1 - t0;
+    hwmFin = statusKb("VmHWM");   /* peak, finalize included */
     if (frc != GPUINST_SUCCESS && rank == 0)
         fprintf(stderr, "bench_writer: gpuinst_finalize returned %d: %s\n", frc, gpuinst_status_string(frc));
     MPI_Reduce(&fin, &finMax, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -115,9 +137,10 @@ int main(int argc, char **argv)
         /* what was timed must be in the file: every rank's ranges */
         if (inFile != (long long)n * size) rc = 1;
         printf("ranks %d ranges_per_rank %ld file_bytes %ld write_ns %llu finalize_ns %llu "
-               "finalize_max_ns %llu fdatasync_ns %llu ranges_in_file %lld finalize_status %d rc %d\n",
+               "finalize_max_ns %llu fdatasync_ns %llu ranges_in_file %lld finalize_status %d rc %d "
+               "rss_recorded_kb %ld hwm_recorded_kb %ld hwm_finalize_kb %ld\n",
                size, n, bytes, wns, (unsigned long long)fin, (unsigned long long)finMax,
-               (unsigned long long)(s1 > s0 ? s1 - s0 : 0), inFile, frcMax, rc);
+               (unsigned long long)(s1 > s0 ? s1 - s0 : 0), inFile, frcMax, rc, rssRec, hwmRec, hwmFin);
         fflush(stdout);
     }
     MPI_Finalize();

@@ -113,6 +113,67 @@ static int spillOpen(void)
                     "over the cap", spillPath, strerror(errno));
         return -1;
     }
+    {
+        gpuinstSpillBlock h;
+        memset(&h, 0, sizeof h);
+        h.magic = GPUINST_SPILL_MAGIC;
+        h.tag = GPUINST_SPILL_HEADER;
+        h.pad_[0] = (uint64_t)gpuinstG.rank;
+        h.pad_[1] = (uint64_t)gpuinstG.pid;
+        if (pwrite(spillFd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
+            close(spillFd);
+            unlink(spillPath);
+            spillFd = -1;
+            spillBroken = 1;
+            return -1;
+        }
+        spillEnd = sizeof h;
+    }
+    return 0;
+}
+
+static int writeAll(int fd, const void *p, size_t n, uint64_t off);
+
+/* Appends the strings interned since the last call (spillLock held), so
+ * that every spilled record's names are in the file before it. */
+static uint32_t spillStringsDone;
+static int spillStrings(void)
+{
+    uint32_t n = gpuinstStringCount(), id;
+    size_t bytes = sizeof(gpuinstSpillBlock), off;
+    char *blk;
+    gpuinstSpillBlock h;
+    if (n <= spillStringsDone) return 0;
+    for (id = spillStringsDone + 1; id <= n; id++) {
+        size_t len = 0;
+        gpuinstStringGet(id, &len);
+        bytes += 8 + ((len + 7u) & ~(size_t)7u);
+    }
+    blk = (char *)calloc(1, bytes);
+    if (blk == NULL) return -1;
+    memset(&h, 0, sizeof h);
+    h.magic = GPUINST_SPILL_MAGIC;
+    h.tag = GPUINST_SPILL_STRINGS;
+    h.count = n - spillStringsDone;
+    h.pad_[0] = bytes;
+    memcpy(blk, &h, sizeof h);
+    off = sizeof h;
+    for (id = spillStringsDone + 1; id <= n; id++) {
+        size_t len = 0;
+        const char *t = gpuinstStringGet(id, &len);
+        uint32_t l32 = (uint32_t)len;
+        memcpy(blk + off, &id, 4);
+        memcpy(blk + off + 4, &l32, 4);
+        if (t) memcpy(blk + off + 8, t, len);
+        off += 8 + ((len + 7u) & ~(size_t)7u);
+    }
+    if (writeAll(spillFd, blk, bytes, spillEnd) != 0) {
+        free(blk);
+        return -1;
+    }
+    spillEnd += bytes;
+    spillStringsDone = n;
+    free(blk);
     return 0;
 }
 
@@ -163,7 +224,7 @@ static void spillChunks(gpuinstBuf *b)
             b->capspill = ncap;
         }
         pthread_mutex_lock(&spillLock);
-        if (spillOpen() != 0) {
+        if (spillOpen() != 0 || spillStrings() != 0) {
             pthread_mutex_unlock(&spillLock);
             break;
         }

@@ -222,6 +222,7 @@ int gpuinst_init(void);
  * Errors: GPUINST_ERROR_NOT_INITIALIZED, GPUINST_ERROR_FINALIZED (second
  *   call; the first one already wrote the file), GPUINST_ERROR_IO (the file
  *   could not be written: stderr names the cause and the fallback path),
+ *   GPUINST_ERROR_UNAVAILABLE (built without HDF5: nothing to write with),
  *   GPUINST_ERROR_MPI.
  * Thread-safety: call once, from one thread, while no other thread records.
  * Rests on: MPI_Allreduce, MPI_Exscan; H5Fcreate (H5Pset_fapl_mpio),
@@ -506,9 +507,9 @@ int gpuinst_counters_sample_builtin(void);
  * (ordinal; -1 = the calling thread's current device) every `interval_ns`
  * ns (1000 .. 1e10) of GPU time, for the metrics in `metrics` (comma
  * separated; NULL or "" = gpuinst's default set, the candidates DRAM bytes
- * read/written, DRAM and SM throughput, active cycles, warps active, PCIe
- * bytes, keeping those the chip takes in one pass: on GH100 all but SM
- * throughput), recorded as the counter group
+ * read/written, DRAM throughput, active cycles (GR, SM), warps active, PCIe
+ * bytes, keeping those the chip takes in one pass: on GH100 all of them),
+ * recorded as the counter group
  * /counters/pm_sampling/<pci bus id> on the aligned timeline.  Processes
  * that share a GPU elect one sampler per GPU (a lock file per PCI bus id in
  * /dev/shm); every rank that calls this records a row of

@@ -261,7 +261,12 @@ GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b);
  * next to the output ("<output>.spill.<pid>", else $TMPDIR); it is made
  * of blocks: gpuinstSpillBlock + count * recsize bytes. */
 #define GPUINST_SPILL_MAGIC 0x50534947u /* "GISP" */
-enum { GPUINST_SPILL_RANGES = 1, GPUINST_SPILL_MARKS = 2 };
+/* Block tags.  HEADER (first block, no records): pad_[0] rank, pad_[1] pid.
+ * STRINGS: `count` interned strings not spilled before, each a u32 id, a
+ * u32 length and the bytes padded to 8; recsize 0, the block's byte size
+ * in pad_[0].  A spilled record refers only to strings spilled before it,
+ * so the file alone can be turned into a valid output (tools/gpuinst-recover). */
+enum { GPUINST_SPILL_HEADER = 0, GPUINST_SPILL_RANGES = 1, GPUINST_SPILL_MARKS = 2, GPUINST_SPILL_STRINGS = 3 };
 typedef struct gpuinstSpillBlock {
     uint32_t magic;
     uint32_t tag;           /* GPUINST_SPILL_* */

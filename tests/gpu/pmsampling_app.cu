@@ -9,7 +9,8 @@
 // stops.  The phases' host times (CLOCK_MONOTONIC ns, as gpuinst's) and the
 // measured bandwidth are recorded as counters, so pmsampling_check reads
 // everything from the file:
-//   /counters/app/window   start_ns, stop_ns of PM sampling (host)
+//   /counters/app/window   start_ns, stop_ns: from gpuinst_pm_sampling_start's
+//                          return to gpuinst_pm_sampling_stop's call (host ns)
 //   /counters/app/phases   idle_start, idle_end, copy_start, copy_end (host ns)
 //   /counters/app/copy_bw  bytes/s measured with CUDA events
 // Exit status: 0 when the program ran (PM sampling may still be refused:
@@ -55,7 +56,7 @@ int main(int argc, char **argv)
     const size_t bytes = (size_t)256 << 20, n4 = bytes / sizeof(float4);
     float4 *a, *b;
     cudaEvent_t e0, e1;
-    int64_t w[2], ph[4];
+    int64_t w[2], ph[4], t_start;
     double bw;
     long iters = 0;
     float ms = 0;
@@ -84,9 +85,11 @@ int main(int argc, char **argv)
     CK(cudaEventCreate(&e1));
     MPI_Barrier(MPI_COMM_WORLD);
 
-    w[0] = hostNs();
+    t_start = hostNs();
     rc = pm ? gpuinst_pm_sampling_start(-1, interval, metrics) : GPUINST_SUCCESS;
-    printf("rank %d: gpuinst_pm_sampling_start -> %d (%s)\n", rank, rc, gpuinst_status_string(rc));
+    w[0] = hostNs(); /* the window: from start's return to stop's call */
+    printf("rank %d: gpuinst_pm_sampling_start -> %d (%s) in %.1f ms\n", rank, rc, gpuinst_status_string(rc),
+           (double)(w[0] - t_start) * 1e-6);
 
     ph[0] = hostNs();
     gpuinst_range_push("idle");
@@ -110,8 +113,9 @@ int main(int argc, char **argv)
     bw = 2.0 * (double)bytes * (double)iters / ((double)ms * 1e-3);
     usleep(100000);
 
-    if (pm) gpuinst_pm_sampling_stop();
     w[1] = hostNs();
+    if (pm) gpuinst_pm_sampling_stop();
+    printf("rank %d: gpuinst_pm_sampling_stop in %.1f ms\n", rank, (double)(hostNs() - w[1]) * 1e-6);
     gpuinst_counter_sample_raw(cw, w, sizeof w);
     gpuinst_counter_sample_raw(cp, ph, sizeof ph);
     gpuinst_counter_sample_double(cb, bw);

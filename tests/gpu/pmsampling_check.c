@@ -4,7 +4,8 @@
  *
  *   pmsampling_check count FILE INTERVAL_NS
  *       the sampler's series has N rows with |N - D / INTERVAL| <= 10% of
- *       D / INTERVAL + 2, D = the PM sampling window (app/window, host ns);
+ *       D / INTERVAL + 2, D = the PM sampling window (app/window: from the
+ *       return of gpuinst_pm_sampling_start to the call of _stop, host ns);
  *       the median sample length gpu_end_ns - gpu_start_ns is within 10% of
  *       INTERVAL; every sample's time_ns lies in the window (the GPU -> host
  *       clock map).

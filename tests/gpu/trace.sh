@@ -25,24 +25,37 @@
 #                 carries the id of "inner".
 #  4 ncu_coexist  the solver under `ncu` (1 rank): completes, and its file
 #                 says (/unavailable "cupti") that the tool owns CUPTI while
-#                 the host records (/ranges) are kept.
-#  5 ncu_durations kernel durations: the same 1-rank run (-n 2048, 60
+#                 the host records (/ranges) are kept.  gpuinst sees the tool
+#                 either by CUDA_INJECTION64_PATH or, as with CUDA 13.0's ncu on run 1, by
+#                 cuptiSubscribe answering MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED.
+#  5 ncu_durations kernel durations: the same 1-rank run (-n 4096, 60
 #                 iterations) once under ncu --metrics gpu__time_duration.sum
 #                 (--cache-control none --clock-control none, so clocks and
 #                 caches behave as in the traced run; ncu serialises kernels,
 #                 and this run has one stream, so nothing overlaps anyway) and
 #                 once traced without ncu; per kernel name the median of
 #                 gpuinst's end_ns - start_ns must be within 5% of ncu's
-#                 median for kernels of at least 5 us with at least 10
-#                 launches (the others are printed, not asserted: timestamp
-#                 granularity, and cold first launches, weigh more there).
-#  6 overhead     solver, 8 ranks, -n 1024 -i 2000: solve time with
+#                 median for kernels of at least 20 us with at least 10
+#                 launches (the others are printed, not asserted).  Why the
+#                 size: run 1 (H100, -n 2048) showed ncu's durations longer by
+#                 a near-constant 0.9-1.5 us per launch (pack_halo 2.9 vs 4.1
+#                 us; jacobi_sweep 33.9 vs 35.0 us): gpu__time_duration spans
+#                 more of the launch than CUPTI's kernel start/end.  That fixed
+#                 part is 6.7% of a 23 us kernel but ~1-2% of the -n 4096
+#                 kernels asserted now.  The median offset is printed too.
+#  6 all_kinds    solver, 2 ranks, GPUINST_TRACE=all + trace_check all: per
+#                 rank, runtime and driver API rows, /gpu/sync and /gpu/memory
+#                 rows, kernels in their ranges, and NVTX markers of the
+#                 solver's domain "solver" in /gpu/markers (NVTX routed to
+#                 CUPTI through NVTX_INJECTION64_PATH, set by gpuinst).
+#  7 overhead     solver, 8 ranks, -n 1024 -i 2000: solve time with
 #                 GPUINST_TRACE=none vs default tracing, 5 runs each,
 #                 alternating; the median ratio must be < 1.03.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 [ -f .devdeps/env.sh ] && [ -z "${OMPI_ALLOW_RUN_AS_ROOT:-}" ] && . .devdeps/env.sh
 OUT=${OUT:-/tmp/gpuinst-gpu-out}
+export GPUINST_OVERWRITE=1 # each check rewrites its own file
 D="$OUT/trace"
 mkdir -p "$D"
 B=${GPUINST_BUILD_GPU:-build-gpu}
@@ -54,7 +67,6 @@ MPIRUN="timeout 120 mpirun --oversubscribe"
 BACKEND=${TRACE_BACKEND:-cuda}
 pass=0
 fail=0
-notes=()
 
 ok() { pass=$((pass + 1)); echo "PASS $1"; }
 ko() { fail=$((fail + 1)); echo "FAIL $1 (see $D/$1.log)"; tail -n 8 "$D/$1.log" 2>/dev/null | sed 's/^/    /'; }
@@ -83,8 +95,17 @@ else
   ko mpicopy
 fi
 
+# ---- 6: every kind (GPUINST_TRACE=all) ------------------------------------------------
+rm -f "$D/all.h5"
+if env GPUINST_TRACE=all GPUINST_OUTPUT="$D/all.h5" $MPIRUN -n 2 "$SOLVER" --backend "$BACKEND" -n 64 >"$D/all_run.log" 2>&1; then
+  run all_kinds timeout 120 "$CHECK" all "$D/all.h5" 2
+  grep -h "^rank" "$D/all_kinds.log"
+else
+  cp "$D/all_run.log" "$D/all_kinds.log"; ko all_kinds
+fi
+
 # ---- 4, 5: ncu --------------------------------------------------------------------
-ARGS=(--backend "$BACKEND" -n 2048 -i 60 -k 5 -t 1e-300)
+ARGS=(--backend "$BACKEND" -n 4096 -i 60 -k 5 -t 1e-300)
 # (-t 1e-300 never converges: the solver runs exactly 60 iterations and then
 # exits 1 because the error is not small yet; that status is expected here.)
 solver_ran() { grep -q "iterations, relative residual" "$1"; }
@@ -94,13 +115,13 @@ if [ -x "$NCU" ]; then
   env GPUINST_OUTPUT="$D/ncu.h5" $MPIRUN -n 1 "$NCU" --metrics gpu__time_duration.sum --csv --print-units base \
     --cache-control none --clock-control none --log-file "$D/ncu.csv" "$SOLVER" "${ARGS[@]}" >"$D/ncu_run.log" 2>&1
   if solver_ran "$D/ncu_run.log" && [ -s "$D/ncu.csv" ]; then
-    run ncu_coexist timeout 60 "$CHECK" off "$D/ncu.h5" CUDA_INJECTION64_PATH
+    run ncu_coexist timeout 60 "$CHECK" off "$D/ncu.h5" "owns CUPTI|in use by another tool"
   else
     cp "$D/ncu_run.log" "$D/ncu_coexist.log"; ko ncu_coexist
   fi
   rm -f "$D/traced1.h5"
   env GPUINST_OUTPUT="$D/traced1.h5" $MPIRUN -n 1 "$SOLVER" "${ARGS[@]}" >"$D/traced1_run.log" 2>&1
-  timeout 60 "$CHECK" durations "$D/traced1.h5" 0 >"$D/traced1_durations.txt" 2>&1
+  timeout 60 "$CHECK" durations "$D/traced1.h5" 0 2>&1 | grep -v '^trace_check' >"$D/traced1_durations.txt"
   # ncu CSV -> "name median_ns count" per kernel base name
   python3 - "$D/ncu.csv" >"$D/ncu_durations.txt" 2>"$D/ncu_parse.err" <<'EOF'
 import csv, sys, statistics
@@ -115,17 +136,21 @@ for n, xs in sorted(d.items()):
     print(n, int(statistics.median(xs)), len(xs))
 EOF
   {
+    : >"$D/ncu_offsets.txt"
     echo "kernel                    gpuinst_median_ns  ncu_median_ns  diff   asserted"
     bad=0; n=0
     while read -r name med cnt; do
       ncu=$(awk -v n="$name" '$1 == n { print $2 }' "$D/ncu_durations.txt")
       [ -z "$ncu" ] && { echo "$name $med (not in ncu output)"; continue; }
       diff=$(awk -v a="$med" -v b="$ncu" 'BEGIN { printf "%.2f", 100 * (a - b) / b }')
-      big=$(awk -v b="$ncu" -v c="$cnt" 'BEGIN { print (b >= 5000 && c >= 10) ? 1 : 0 }')
+      big=$(awk -v b="$ncu" -v c="$cnt" 'BEGIN { print (b >= 20000 && c >= 10) ? 1 : 0 }')
+      [ "$cnt" -ge 10 ] && echo "$ncu $med" >>"$D/ncu_offsets.txt"
       okk=$(awk -v d="$diff" 'BEGIN { print (d <= 5 && d >= -5) ? 1 : 0 }')
       printf "%-25s %17s  %13s  %5s%%  %s\n" "$name" "$med" "$ncu" "$diff" "$([ "$big" = 1 ] && echo yes || echo no)"
       if [ "$big" = 1 ]; then n=$((n + 1)); [ "$okk" = 1 ] || bad=$((bad + 1)); fi
     done <"$D/traced1_durations.txt"
+    off=$(awk '{ print $1 - $2 }' "$D/ncu_offsets.txt" 2>/dev/null | sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "NA" }')
+    echo "median (ncu - gpuinst) over kernels with >= 10 launches: ${off} ns"
     echo "asserted kernels: $n, outside 5%: $bad"
     [ "$n" -gt 0 ] && [ "$bad" = 0 ]
   } >"$D/ncu_durations.log" 2>&1 && ok ncu_durations || ko ncu_durations
@@ -135,7 +160,7 @@ else
   cp "$D/ncu_coexist.log" "$D/ncu_durations.log"; ko ncu_durations
 fi
 
-# ---- 6: overhead of default tracing ------------------------------------------------
+# ---- 7: overhead of default tracing ------------------------------------------------
 OARGS=(--backend "$BACKEND" -n 1024 -i 2000 -k 50 -t 1e-300)
 reps=5
 [ "$SECONDS" -gt 120 ] && reps=3 # keep the whole script under 4 minutes

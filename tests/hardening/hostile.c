@@ -14,6 +14,7 @@
  *                         write or corrupt the parent's file)
  *   hostile signal        signals (SIGALRM every 50 us, no SA_RESTART)
  *                         arriving while the file is written
+ *   hostile kill9 [N]     N ranges, then SIGKILL (run_kill9.sh recovers)
  *   hostile buffer [N]    GPUINST_BUFFER_MB (set by CTest): N ranges on 2
  *                         threads stay under the cap (RSS), spill to disk,
  *                         and all come back in order (records in = out)
@@ -603,6 +604,28 @@ static void caseBuffer(long n)
     }
 }
 
+/* ---- kill -9 mid-run: run_kill9.sh recovers the spill file --------------------- */
+static void caseKill9(long n)
+{
+    char name[32];
+    long i;
+    FILE *f;
+    char pidfile[4400];
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    for (i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "k%ld", i % 50);
+        gpuinst_range_push(name);
+        gpuinst_range_pop();
+    }
+    snprintf(pidfile, sizeof pidfile, "%s.pid", outputPath());
+    f = fopen(pidfile, "w");
+    if (f) {
+        fprintf(f, "%d\n", (int)getpid());
+        fclose(f);
+    }
+    raise(SIGKILL); /* no finalize, no atexit: what survives is in the spill file */
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 1 ? argv[1] : "";
@@ -616,6 +639,7 @@ int main(int argc, char **argv)
     else if (strcmp(c, "lifecycle") == 0) caseLifecycle();
     else if (strcmp(c, "fork") == 0) caseFork();
     else if (strcmp(c, "signal") == 0) caseSignal();
+    else if (strcmp(c, "kill9") == 0) caseKill9(argc > 2 ? atol(argv[2]) : 1000000L);
     else if (strcmp(c, "buffer") == 0) caseBuffer(argc > 2 ? atol(argv[2]) : 3000000L);
     else {
         fprintf(stderr, "usage: hostile unbalanced|end_ids|names|million [N]|threads64|cross_thread|"
