@@ -4974,6 +4974,15 @@ GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, 
 GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
                                          double *values, char *why, size_t cap);
 GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
+/* libnvperf_host (what the host object needs; ~100 ms to open, under the
+ * loader's lock) opened on a detached helper thread, once per process, so
+ * that it overlaps the target-side setup (src/range_profiler.c): Start is
+ * called once gpuinst's own dlopen/dlsym calls are done (needs libcupti
+ * loaded and gpuinstProfilerInit run; GPUINST_PROFILE_PRELOAD=0: no-op);
+ * Wait blocks until the file is in (at most 60 s) and, the first time,
+ * stores how long the load took in *ns (NULL: not wanted). */
+GPUINST_PRIVATE void gpuinstProfPreloadStart(void);
+GPUINST_PRIVATE void gpuinstProfPreloadWait(uint64_t *ns);
 #endif
 
 /* Which occurrences of a region are profiled (GPUINST_PROFILE; syntax in
@@ -16236,9 +16245,11 @@ GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
  * is src/profiler_host.c.  docs/PROFILING.md explains the design.
  *
  * One occurrence, profiled:
- *   first next_pass: context -> device supported -> chip -> per-device lock
- *     -> (counter availability -> host object: cached per chip + metric list)
- *     -> enable -> counter data image -> set config (user range, user
+ *   first next_pass: libraries (then libnvperf_host on a helper thread, the
+ *     first time) -> cuptiProfilerInitialize -> context -> device supported
+ *     -> chip -> per-device lock -> counter availability (unless the host
+ *     object is cached) -> enable -> counter data image -> host object
+ *     (cached per chip + metric list) -> set config (user range, user
  *     replay) -> checkpoint save -> start -> push region -> body
  *   each later next_pass: pop -> stop; more passes? restore checkpoint ->
  *     host hook -> start -> push -> body; else decode -> evaluate each range
@@ -16259,6 +16270,7 @@ GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16443,7 +16455,7 @@ typedef struct ProfMetricRec {  /* /profiler/metrics, 24 bytes */
     uint32_t type;          /* 0 counter, 1 ratio, 2 throughput */
 } ProfMetricRec;
 
-typedef struct ProfRegionRec {  /* /profiler/regions, 120 bytes */
+typedef struct ProfRegionRec {  /* /profiler/regions, 160 bytes */
     uint64_t start_ns, end_ns;
     uint64_t setup_ns;       /* counter availability, host object, enable, counter data, set config */
     uint64_t lock_wait_ns;   /* waiting for the device's counters (other ranks) */
@@ -16451,6 +16463,15 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 120 bytes */
     uint64_t checkpoint_bytes; /* device memory the checkpoint took (cuMemGetInfo around the save) */
     uint64_t replay_ns;      /* first start to last stop (bodies included) */
     uint64_t decode_ns;      /* decode + evaluate */
+    /* Where the time of an occurrence goes (end - start = load + lock wait +
+     * setup + checkpoint save + replay + decode + teardown, to within the
+     * bookkeeping); the first occurrence of a process carries the one-time
+     * costs. */
+    uint64_t load_ns;        /* libraries, cuptiProfilerInitialize, context and device checks */
+    uint64_t host_ns;        /* part of setup: counter availability + host object (config image) */
+    uint64_t first_start_ns; /* part of replay: the first cuptiRangeProfilerStart + push of the region */
+    uint64_t teardown_ns;    /* checkpoint free, disable, unlock */
+    uint64_t preload_ns;     /* libnvperf_host loaded on a helper thread while setup went on (0: not here) */
     uint64_t occurrence;
     uint32_t rank;
     uint32_t region;
@@ -16500,6 +16521,11 @@ static const gpuinstField regionFields[] = {
     PF(ProfRegionRec, checkpoint_bytes, GPUINST_FT_U64, 0, "bytes", "device memory taken by the checkpoint (free memory before - after the save)"),
     PF(ProfRegionRec, replay_ns, GPUINST_FT_U64, 0, "ns", "first start to last stop, bodies included"),
     PF(ProfRegionRec, decode_ns, GPUINST_FT_U64, 0, "ns", "decode and evaluation"),
+    PF(ProfRegionRec, load_ns, GPUINST_FT_U64, 0, "ns", "libraries, cuptiProfilerInitialize, context and device checks (one-time part on the first occurrence)"),
+    PF(ProfRegionRec, host_ns, GPUINST_FT_U64, 0, "ns", "part of setup_ns: counter availability and host object (config image); 0 when cached"),
+    PF(ProfRegionRec, first_start_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: the first cuptiRangeProfilerStart and push of the region"),
+    PF(ProfRegionRec, teardown_ns, GPUINST_FT_U64, 0, "ns", "checkpoint free, profiler disable, device unlock"),
+    PF(ProfRegionRec, preload_ns, GPUINST_FT_U64, 0, "ns", "libnvperf_host loaded on a helper thread during setup (0: not loaded by this occurrence)"),
     PF(ProfRegionRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the region (1-based)"),
     PF(ProfRegionRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
     PF(ProfRegionRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings"),
@@ -16584,6 +16610,7 @@ static struct {
     uint64_t reserve_host_mb;/* GPUINST_PROFILE_RESERVE_HOST_MB (default 0) */
     int transfer_opt;        /* GPUINST_PROFILE_CHECKPOINT_TRANSFER (default 0) */
     uint64_t wait_ns;        /* GPUINST_PROFILE_WAIT_S (default 120) */
+    int preload;             /* GPUINST_PROFILE_PRELOAD (default 1): host library on a helper thread */
     uint32_t *occ;           /* occurrences per region name id */
     uint32_t nocc;
 } C;
@@ -16625,6 +16652,7 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
         C.reserve_host_mb = profEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
         C.transfer_opt = (int)profEnvU64("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0, 0, 1);
         C.wait_ns = profEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400) * 1000000000ull;
+        C.preload = (int)profEnvU64("GPUINST_PROFILE_PRELOAD", 1, 0, 1);
         gpuinstBufInit(&valuesBuf, sizeof(ProfValueRec));
         gpuinstBufInit(&metricsBuf, sizeof(ProfMetricRec));
         gpuinstBufInit(&regionsBuf, sizeof(ProfRegionRec));
@@ -16786,6 +16814,83 @@ static struct {
     char uuid[MAX_DEVICES][48];
 } L;
 
+/* ---- the host library, opened ahead ---------------------------------------------
+ * libnvperf_host (32 MB; CUPTI opens it at the first host-object call) takes
+ * about 100 ms to open, mostly its static initialisers, and all of it under
+ * the dynamic loader's lock, so any dlopen/dlsym of another thread waits
+ * meanwhile.  The first profiled occurrence of a process therefore opens it
+ * on a helper thread right after gpuinst's own dlopen/dlsym calls, so that it
+ * overlaps the target-side steps (cuptiProfilerInitialize, device checks,
+ * counter availability, enable, counter data image); setup builds the host
+ * object after them, when the file is in.  CUPTI's own dlopen of the same
+ * file then only counts a reference.  If anything here fails nothing
+ * changes: CUPTI opens the library itself (and reports what it finds).
+ * GPUINST_PROFILE_PRELOAD=0 turns this off (then the load is part of
+ * host_ns, as before). */
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int state;       /* 0 not started, 1 loading, 2 done (or not needed) */
+    uint64_t ns;     /* how long the load took on the helper thread */
+    int claimed;     /* ns went into a region row */
+} Pre = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
+
+static void *preloadMain(void *arg)
+{
+    uint64_t t0 = gpuinstClockNs();
+    const char *why = NULL;
+    (void)arg;
+    (void)gpuinstLibLoad(GPUINST_LIB_NVPERF_HOST, &why); /* a failure is CUPTI's to report, later */
+    pthread_mutex_lock(&Pre.mu);
+    Pre.ns = gpuinstClockNs() - t0;
+    Pre.state = 2;
+    pthread_cond_broadcast(&Pre.cv);
+    pthread_mutex_unlock(&Pre.mu);
+    return NULL;
+}
+
+/* Starts the load, once per process.  The helper is detached and blocks all
+ * signals (the host application's handlers never run on it). */
+GPUINST_PRIVATE void gpuinstProfPreloadStart(void)
+{
+    pthread_mutex_lock(&Pre.mu);
+    if (Pre.state == 0) {
+        Pre.state = 2;
+        if (C.preload && gpuinstLibPath(GPUINST_LIB_NVPERF_HOST)[0] == '\0') {
+            pthread_attr_t at;
+            pthread_t th;
+            sigset_t all, old;
+            sigfillset(&all);
+            pthread_sigmask(SIG_SETMASK, &all, &old);
+            if (pthread_attr_init(&at) == 0) {
+                pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+                if (pthread_create(&th, &at, preloadMain, NULL) == 0) Pre.state = 1;
+                pthread_attr_destroy(&at);
+            }
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
+        }
+    }
+    pthread_mutex_unlock(&Pre.mu);
+}
+
+/* Waits (at most 60 s) for the load; *ns gets its duration the first time. */
+GPUINST_PRIVATE void gpuinstProfPreloadWait(uint64_t *ns)
+{
+    pthread_mutex_lock(&Pre.mu);
+    if (Pre.state == 1) {
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_sec += 60;
+        while (Pre.state == 1)
+            if (pthread_cond_timedwait(&Pre.cv, &Pre.mu, &dl) == ETIMEDOUT) break;
+    }
+    if (ns != NULL && Pre.state == 2 && !Pre.claimed && Pre.ns > 0) {
+        *ns = Pre.ns;
+        Pre.claimed = 1;
+    }
+    pthread_mutex_unlock(&Pre.mu);
+}
+
 #define SYM(lib, dst, name)                                                  \
     do {                                                                     \
         void *s_ = gpuinstLibSym((lib), (name));                             \
@@ -16849,6 +16954,7 @@ static int libsLoad(void)
         } else {
             CUpti_Profiler_Initialize_Params ip;
             CUptiResult r;
+            gpuinstProfPreloadStart(); /* gpuinst's own dlopen/dlsym calls are done */
             memset(&ip, 0, sizeof ip);
             ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
             r = L.profInit(&ip);
@@ -17002,6 +17108,8 @@ typedef struct Prof {
     CUdevice dev;
     int lockfd;                 /* -1: none */
     gpuinstPhost *ph;           /* borrowed from the cache (profLock held while used: single active) */
+    uint8_t *avail;             /* counter availability image until the host object is built */
+    gpuinstMetricList names;    /* the list parsed for the counter data image before the host object exists */
     CUpti_RangeProfiler_Object *rp;
     uint8_t *cd;
     size_t cdsize;
@@ -17101,17 +17209,19 @@ static void unlockDevice(Prof *a)
         }                                                                               \
     } while (0)
 
-/* Host object for the device's chip and the occurrence's metric list. */
-static int hostFor(Prof *a)
+/* The host object for the device's chip and the occurrence's metric list,
+ * in two steps around the target-side setup: hostAvail before enabling the
+ * profiler (counter availability must be read while no session is active;
+ * a cached host object needs nothing), hostBuild after (by then the helper
+ * thread has had time to open libnvperf_host).  Both add to host_ns. */
+static int hostAvail(Prof *a)
 {
-    const char *chip = L.chip[a->dev];
-    gpuinstPhost *ph;
     CUpti_Profiler_GetCounterAvailability_Params cp;
     CUptiResult r;
-    uint8_t *img = NULL;
-    int rc;
+    uint64_t t0 = gpuinstClockNs();
+    gpuinstPhost *ph;
     pthread_mutex_lock(&profLock);
-    ph = hostFind(chip, a->spec);
+    ph = hostFind(L.chip[a->dev], a->spec);
     pthread_mutex_unlock(&profLock);
     if (ph != NULL) {
         a->ph = ph;
@@ -17123,17 +17233,30 @@ static int hostFor(Prof *a)
     BUSY_RETRY(a, r, L.avail(&cp));
     if (r == CUPTI_ERROR_HARDWARE_BUSY) return cuptiFail(a, PROF_BUSY, "cuptiProfilerGetCounterAvailability", r);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiProfilerGetCounterAvailability", r);
-    img = (uint8_t *)calloc(1, cp.counterAvailabilityImageSize ? cp.counterAvailabilityImageSize : 1);
-    if (img == NULL) return cuptiFail(a, PROF_CUPTI, "allocating the counter availability image", CUPTI_ERROR_OUT_OF_MEMORY);
-    cp.pCounterAvailabilityImage = img;
+    a->avail = (uint8_t *)calloc(1, cp.counterAvailabilityImageSize ? cp.counterAvailabilityImageSize : 1);
+    if (a->avail == NULL)
+        return cuptiFail(a, PROF_CUPTI, "allocating the counter availability image", CUPTI_ERROR_OUT_OF_MEMORY);
+    cp.pCounterAvailabilityImage = a->avail;
     BUSY_RETRY(a, r, L.avail(&cp));
-    if (r != CUPTI_SUCCESS) {
-        free(img);
+    a->rec.host_ns += gpuinstClockNs() - t0;
+    if (r != CUPTI_SUCCESS)
         return cuptiFail(a, r == CUPTI_ERROR_HARDWARE_BUSY ? PROF_BUSY : PROF_CUPTI,
                          "cuptiProfilerGetCounterAvailability", r);
-    }
-    rc = gpuinstPhostCreate(chip, img, a->spec, &ph, a->why, sizeof a->why);
-    free(img);
+    return 0;
+}
+
+static int hostBuild(Prof *a)
+{
+    const char *chip = L.chip[a->dev];
+    gpuinstPhost *ph = NULL;
+    uint64_t t0 = gpuinstClockNs();
+    int rc;
+    if (a->ph != NULL) return 0;
+    gpuinstProfPreloadWait(&a->rec.preload_ns);
+    rc = gpuinstPhostCreate(chip, a->avail, a->spec, &ph, a->why, sizeof a->why);
+    free(a->avail);
+    a->avail = NULL;
+    a->rec.host_ns += gpuinstClockNs() - t0;
     if (rc != GPUINST_SUCCESS) {
         if (rc == GPUINST_ERROR_INVALID_ARGUMENT || rc == GPUINST_ERROR_LIMIT)
             gpuinstWarn("profile region \"%s\": %s", a->region, a->why);
@@ -17210,6 +17333,7 @@ static int endPass(Prof *a, int *all)
 /* Frees the checkpoint, disables the profiler, unlocks; idempotent. */
 static void teardown(Prof *a)
 {
+    uint64_t t1 = gpuinstClockNs();
     if (a->running) {
         int all;
         endPass(a, &all);
@@ -17230,6 +17354,7 @@ static void teardown(Prof *a)
         a->rp = NULL;
     }
     unlockDevice(a);
+    a->rec.teardown_ns += gpuinstClockNs() - t1;
 }
 
 static int profWarned;
@@ -17258,6 +17383,8 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
     if (active == a) active = NULL;
     pthread_mutex_unlock(&profLock);
     free(a->cd);
+    free(a->avail);
+    gpuinstMetricListFree(&a->names);
     free(a->spec);
     free(a);
     p->impl_ = NULL;
@@ -17275,7 +17402,7 @@ static int setup(Prof *a)
     const uint8_t *cfg;
     size_t cfgsize, free0 = 0, free1 = 0, total = 0;
     CUptiResult r;
-    uint64_t t0;
+    uint64_t t0, tl = gpuinstClockNs();
     int rc;
     if (gpuinstPmSamplingActive()) {
         snprintf(a->why, sizeof a->why,
@@ -17305,11 +17432,21 @@ static int setup(Prof *a)
     }
     a->rec.chip = profIntern(L.chip[a->dev]);
     a->rec.device_uuid = profIntern(L.uuid[a->dev]);
+    a->rec.load_ns = gpuinstClockNs() - tl;
     if ((rc = lockDevice(a)) != 0) return rc;
     t0 = gpuinstClockNs();
-    if ((rc = hostFor(a)) != 0) return rc;
-    ml = gpuinstPhostMetrics(a->ph);
-    cfg = gpuinstPhostConfig(a->ph, &cfgsize);
+    if ((rc = hostAvail(a)) != 0) return rc;
+    if (a->ph != NULL) {
+        ml = gpuinstPhostMetrics(a->ph);
+    } else {
+        /* the host object comes after the target-side steps (hostBuild):
+         * the counter data image needs only the names */
+        if (gpuinstMetricsParse(a->spec, &a->names, a->why, sizeof a->why) != GPUINST_SUCCESS) {
+            gpuinstWarn("profile region \"%s\": %s", a->region, a->why);
+            return PROF_METRICS;
+        }
+        ml = &a->names;
+    }
     memset(&ep, 0, sizeof ep);
     ep.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
     ep.ctx = a->ctx;
@@ -17331,7 +17468,11 @@ static int setup(Prof *a)
     zp.maxNumOfRanges = C.max_ranges;
     zp.maxNumRangeTreeNodes = C.max_ranges;
     r = L.cdSize(&zp);
-    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerGetCounterDataSize", r);
+    if (r != CUPTI_SUCCESS) {
+        /* an unknown name: the host object says which, with the nearest valid ones */
+        if (a->ph == NULL && (rc = hostBuild(a)) != 0) return rc;
+        return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerGetCounterDataSize", r);
+    }
     a->cdsize = zp.counterDataSize;
     a->cd = (uint8_t *)calloc(1, a->cdsize ? a->cdsize : 1);
     if (a->cd == NULL) return cuptiFail(a, PROF_CUPTI, "allocating the counter data image", CUPTI_ERROR_OUT_OF_MEMORY);
@@ -17342,6 +17483,8 @@ static int setup(Prof *a)
     ip.pCounterData = a->cd;
     r = L.cdInit(&ip);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerCounterDataImageInitialize", r);
+    if ((rc = hostBuild(a)) != 0) return rc;
+    cfg = gpuinstPhostConfig(a->ph, &cfgsize);
     memset(&cp, 0, sizeof cp);
     cp.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
     cp.pRangeProfilerObject = a->rp;
@@ -17389,7 +17532,9 @@ static int setup(Prof *a)
     if (L.memInfo != NULL) L.memInfo(&free1, &total);
     a->rec.checkpoint_bytes = free0 > free1 ? (uint64_t)(free0 - free1) : 0;
     a->t_replay0 = gpuinstClockNs();
-    return startPass(a);
+    rc = startPass(a);
+    a->rec.first_start_ns = gpuinstClockNs() - a->t_replay0;
+    return rc;
 }
 
 /* After the last pass: decode, evaluate each range, record. */
@@ -17560,6 +17705,7 @@ static void profFlushHook(void)
 {
     int i;
     Prof *a;
+    gpuinstProfPreloadWait(NULL); /* no helper thread inside dlopen while the process exits */
     pthread_mutex_lock(&profLock);
     a = active;
     pthread_mutex_unlock(&profLock);
@@ -18111,11 +18257,12 @@ static void rootAttributes(Writer *w)
     attrU64(w->file, "complete", gpuinstG.finalized_by == 2 ? 0u : 1u);
 }
 
-/* Opens the output.  In parallel mode every rank calls H5Fcreate; the
- * outcome is agreed with an allreduce so no rank goes on alone.  Without
+/* Opens the output into w->file; 0 or -1 (on every rank alike).  In
+ * parallel mode every rank calls H5Fcreate; the outcome is agreed with an
+ * allreduce so no rank goes on alone.  Without
  * GPUINST_OVERWRITE=1 the file is created exclusively (H5F_ACC_EXCL): an
  * existing file is never replaced (issue 8). */
-static hid_t createFile(Writer *w, const char *path)
+static int createFile(Writer *w, const char *path)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
     unsigned flags = gpuinstG.cfg.overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL;
@@ -18124,16 +18271,18 @@ static hid_t createFile(Writer *w, const char *path)
 #endif
     if (w->io_rank) f = H5Fcreate(path, flags, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
+    w->file = f;
+    w->detached = 0;
     if (w->mode != MODE_LOCAL) {
+        /* every rank learns the outcome: ranks that do no I/O (gathered
+         * mode) have no file id and must not take the fallback alone */
         uint64_t bad = (w->io_rank && f < 0) ? 1u : 0u;
         gpuinstCollMaxU64(&bad, 1);
-        if (bad && f >= 0) {
-            H5Fclose(f);
-            f = -1;
-        }
-        if (bad) return -1;
+        if (bad && f >= 0) H5Fclose(f);
+        if (bad) w->file = -1;
+        return bad ? -1 : 0;
     }
-    return f;
+    return f >= 0 ? 0 : -1;
 }
 
 /* The name to write to (issue 8, src/output.c): GPUINST_OUTPUT expanded,
@@ -18284,15 +18433,13 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
     chooseName(&w, path, target, sizeof target);
-    w.file = createFile(&w, target);
-    if (w.file < 0) {
+    if (createFile(&w, target) != 0) {
         fallbackName(&w, target, fallback, sizeof fallback);
         if (w.io_rank)
             gpuinstWarn("cannot create %s (directory missing or not writable, or the name was taken); "
                         "writing to %s instead; set GPUINST_OUTPUT to a writable path",
                         target, fallback);
-        w.file = createFile(&w, fallback);
-        if (w.file < 0) {
+        if (createFile(&w, fallback) != 0) {
             if (w.io_rank) gpuinstWarn("cannot create %s either: no file written", fallback);
             H5Pclose(w.dxpl);
             H5Eset_auto2(H5E_DEFAULT, oldfunc, olddata);
@@ -18316,13 +18463,13 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
                 gpuinstWarn("writing %s failed midway (disk full, quota or file-size limit?): removed it and "
                             "writing everything to %s instead",
                             target, fallback);
+            int created;
             w.io_failed = 0;
-            w.detached = 0;
-            w.file = createFile(&w, fallback);
-            if (w.file >= 0 && !writeBody(&w, &agreed, t0)) {
+            created = createFile(&w, fallback) == 0;
+            if (created && !writeBody(&w, &agreed, t0)) {
                 snprintf(target, sizeof target, "%s", fallback);
             } else {
-                if (w.file < 0 && w.io_rank) gpuinstWarn("cannot create %s either: no file written", fallback);
+                if (!created && w.io_rank) gpuinstWarn("cannot create %s either: no file written", fallback);
                 else if (w.io_rank && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) {
                     gpuinstWarn("writing %s failed as well: no file written", fallback);
                     removePartial(fallback);

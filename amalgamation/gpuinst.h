@@ -222,6 +222,7 @@ int gpuinst_init(void);
  * Errors: GPUINST_ERROR_NOT_INITIALIZED, GPUINST_ERROR_FINALIZED (second
  *   call; the first one already wrote the file), GPUINST_ERROR_IO (the file
  *   could not be written: stderr names the cause and the fallback path),
+ *   GPUINST_ERROR_UNAVAILABLE (built without HDF5: nothing to write with),
  *   GPUINST_ERROR_MPI.
  * Thread-safety: call once, from one thread, while no other thread records.
  * Rests on: MPI_Allreduce, MPI_Exscan; H5Fcreate (H5Pset_fapl_mpio),
@@ -517,8 +518,10 @@ int gpuinst_counters_sample_builtin(void);
  * is not elected gets GPUINST_SUCCESS and samples nothing).  A user metric
  * list that needs more than one pass is refused.  PM sampling and the range
  * profiler (GPUINST_METRICS) both program the GPU's performance monitors:
- * with GPUINST_METRICS set this is refused with a message.  Call after the
- * CUDA context exists.  Decoding runs on a gpuinst thread.
+ * with GPUINST_METRICS set this is refused with a message.  It does run
+ * alongside CUPTI activity tracing (measured on an H100, CUDA 13.0:
+ * tests/gpu/pmsampling.sh "coexist").  Call after the CUDA context exists.
+ * Decoding runs on a gpuinst thread.
  * Errors: NOT_INITIALIZED, FINALIZED, DISABLED (GPUINST_ENABLE=0),
  *   INVALID_ARGUMENT (interval, device < -1), UNAVAILABLE (built without
  *   CUDA headers, no CUPTI or driver, no current context, unsupported

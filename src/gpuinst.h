@@ -518,8 +518,10 @@ int gpuinst_counters_sample_builtin(void);
  * is not elected gets GPUINST_SUCCESS and samples nothing).  A user metric
  * list that needs more than one pass is refused.  PM sampling and the range
  * profiler (GPUINST_METRICS) both program the GPU's performance monitors:
- * with GPUINST_METRICS set this is refused with a message.  Call after the
- * CUDA context exists.  Decoding runs on a gpuinst thread.
+ * with GPUINST_METRICS set this is refused with a message.  It does run
+ * alongside CUPTI activity tracing (measured on an H100, CUDA 13.0:
+ * tests/gpu/pmsampling.sh "coexist").  Call after the CUDA context exists.
+ * Decoding runs on a gpuinst thread.
  * Errors: NOT_INITIALIZED, FINALIZED, DISABLED (GPUINST_ENABLE=0),
  *   INVALID_ARGUMENT (interval, device < -1), UNAVAILABLE (built without
  *   CUDA headers, no CUPTI or driver, no current context, unsupported

@@ -350,11 +350,12 @@ static void rootAttributes(Writer *w)
     attrU64(w->file, "complete", gpuinstG.finalized_by == 2 ? 0u : 1u);
 }
 
-/* Opens the output.  In parallel mode every rank calls H5Fcreate; the
- * outcome is agreed with an allreduce so no rank goes on alone.  Without
+/* Opens the output into w->file; 0 or -1 (on every rank alike).  In
+ * parallel mode every rank calls H5Fcreate; the outcome is agreed with an
+ * allreduce so no rank goes on alone.  Without
  * GPUINST_OVERWRITE=1 the file is created exclusively (H5F_ACC_EXCL): an
  * existing file is never replaced (issue 8). */
-static hid_t createFile(Writer *w, const char *path)
+static int createFile(Writer *w, const char *path)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
     unsigned flags = gpuinstG.cfg.overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL;
@@ -363,16 +364,18 @@ static hid_t createFile(Writer *w, const char *path)
 #endif
     if (w->io_rank) f = H5Fcreate(path, flags, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
+    w->file = f;
+    w->detached = 0;
     if (w->mode != MODE_LOCAL) {
+        /* every rank learns the outcome: ranks that do no I/O (gathered
+         * mode) have no file id and must not take the fallback alone */
         uint64_t bad = (w->io_rank && f < 0) ? 1u : 0u;
         gpuinstCollMaxU64(&bad, 1);
-        if (bad && f >= 0) {
-            H5Fclose(f);
-            f = -1;
-        }
-        if (bad) return -1;
+        if (bad && f >= 0) H5Fclose(f);
+        if (bad) w->file = -1;
+        return bad ? -1 : 0;
     }
-    return f;
+    return f >= 0 ? 0 : -1;
 }
 
 /* The name to write to (issue 8, src/output.c): GPUINST_OUTPUT expanded,
@@ -523,15 +526,13 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
     chooseName(&w, path, target, sizeof target);
-    w.file = createFile(&w, target);
-    if (w.file < 0) {
+    if (createFile(&w, target) != 0) {
         fallbackName(&w, target, fallback, sizeof fallback);
         if (w.io_rank)
             gpuinstWarn("cannot create %s (directory missing or not writable, or the name was taken); "
                         "writing to %s instead; set GPUINST_OUTPUT to a writable path",
                         target, fallback);
-        w.file = createFile(&w, fallback);
-        if (w.file < 0) {
+        if (createFile(&w, fallback) != 0) {
             if (w.io_rank) gpuinstWarn("cannot create %s either: no file written", fallback);
             H5Pclose(w.dxpl);
             H5Eset_auto2(H5E_DEFAULT, oldfunc, olddata);
@@ -555,13 +556,13 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
                 gpuinstWarn("writing %s failed midway (disk full, quota or file-size limit?): removed it and "
                             "writing everything to %s instead",
                             target, fallback);
+            int created;
             w.io_failed = 0;
-            w.detached = 0;
-            w.file = createFile(&w, fallback);
-            if (w.file >= 0 && !writeBody(&w, &agreed, t0)) {
+            created = createFile(&w, fallback) == 0;
+            if (created && !writeBody(&w, &agreed, t0)) {
                 snprintf(target, sizeof target, "%s", fallback);
             } else {
-                if (w.file < 0 && w.io_rank) gpuinstWarn("cannot create %s either: no file written", fallback);
+                if (!created && w.io_rank) gpuinstWarn("cannot create %s either: no file written", fallback);
                 else if (w.io_rank && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) {
                     gpuinstWarn("writing %s failed as well: no file written", fallback);
                     removePartial(fallback);

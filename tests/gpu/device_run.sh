@@ -9,10 +9,5 @@ RET=${OUT:-/tmp/gpuinst-ret}
 export OUT=/tmp/gpuinst-gpu-out
 rm -rf "$OUT"; mkdir -p "$OUT" "$RET"
 bash tests/gpu/run_all.sh "$@" > "$OUT/all.log" 2>&1
-if [ -f tests/mpi_layer/gpu_topology.sh ]; then
-  timeout 60 sh tests/mpi_layer/gpu_topology.sh build-gpu 2 > "$OUT/topology.log" 2>&1
-  echo "topology exit $?" >> "$OUT/topology.log"
-fi
 (cd "$OUT" && find . -type f -size -4M | tar czf "$RET/gpu-logs.tgz" -T -)
-tail -n 8 "$OUT/topology.log" 2>/dev/null
 tail -n 30 "$OUT/all.log"

@@ -2,9 +2,13 @@
  * profiler_check.c -- prints the /profiler tables of a gpuinst file as text
  * lines for tests/gpu/profiler.sh to assert on (awk), strings resolved:
  *   R <rank> <region> <occurrence> <status> <passes> <ranges> <dropped>
- *     <checkpoint_bytes> <checkpoint_ns> <setup_ns> <replay_ns> <lock_wait_ns> <uuid> | <reason>
+ *     <checkpoint_bytes> <checkpoint_ns> <setup_ns> <replay_ns> <lock_wait_ns> <uuid>
+ *     <total_ns> <load_ns> <host_ns> <first_start_ns> <decode_ns> <teardown_ns> <preload_ns> | <reason>
+ *   (total_ns = end_ns - start_ns; fields 15-21, 0 in files older than the
+ *   breakdown)
  *   V <rank> <path> <metric> <value>
  *   U <rank> <feature> | <reason>
+ *   G <rank> <range name> <depth> <duration_ns>     (the gpuinst ranges, /ranges)
  * Exit status 2 if the file cannot be opened, else 0.
  */
 #include "prof_h5.h"
@@ -19,18 +23,27 @@ int main(int argc, char **argv)
     }
     for (i = 0; i < g.nregions; i++) {
         const phRegion *r = &g.regions[i];
-        printf("R %u %s %llu %d %u %u %u %llu %llu %llu %llu %llu %s | %s\n", r->rank, ph_s(&g, r->rank, r->region),
-               (unsigned long long)r->occurrence, r->status, r->passes, r->ranges, r->ranges_dropped,
-               (unsigned long long)r->checkpoint_bytes, (unsigned long long)r->checkpoint_ns,
-               (unsigned long long)r->setup_ns, (unsigned long long)r->replay_ns,
-               (unsigned long long)r->lock_wait_ns, r->device_uuid ? ph_s(&g, r->rank, r->device_uuid) : "-",
-               ph_s(&g, r->rank, r->reason));
+        printf("R %u %s %llu %d %u %u %u %llu %llu %llu %llu %llu %s %llu %llu %llu %llu %llu %llu %llu | %s\n",
+               r->rank, ph_s(&g, r->rank, r->region), (unsigned long long)r->occurrence, r->status, r->passes,
+               r->ranges, r->ranges_dropped, (unsigned long long)r->checkpoint_bytes,
+               (unsigned long long)r->checkpoint_ns, (unsigned long long)r->setup_ns,
+               (unsigned long long)r->replay_ns, (unsigned long long)r->lock_wait_ns,
+               r->device_uuid ? ph_s(&g, r->rank, r->device_uuid) : "-",
+               (unsigned long long)(r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0),
+               (unsigned long long)r->load_ns, (unsigned long long)r->host_ns,
+               (unsigned long long)r->first_start_ns, (unsigned long long)r->decode_ns,
+               (unsigned long long)r->teardown_ns, (unsigned long long)r->preload_ns, ph_s(&g, r->rank, r->reason));
     }
     for (i = 0; i < g.nvalues; i++) {
         const phValue *v = &g.values[i];
         printf("V %u %s %s %.17g\n", v->rank, ph_s(&g, v->rank, v->path), ph_s(&g, v->rank, v->metric), v->value);
     }
     for (i = 0; i < g.nunavail; i++) printf("U %u %s | %s\n", g.unavail[i].rank, g.unavail[i].feature, g.unavail[i].reason);
+    for (i = 0; i < g.nranges; i++) {
+        const phRange *r = &g.ranges[i];
+        printf("G %u %s %u %llu\n", r->rank, ph_s(&g, r->rank, r->name), (unsigned)r->depth,
+               (unsigned long long)(r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0));
+    }
     ph_close(&g);
     return 0;
 }

@@ -14,6 +14,9 @@
 
 typedef struct phRegion {
     uint64_t start_ns, checkpoint_bytes, checkpoint_ns, setup_ns, replay_ns, lock_wait_ns;
+    uint64_t end_ns, decode_ns;
+    /* the cost breakdown (files written before it have 0 here) */
+    uint64_t load_ns, host_ns, first_start_ns, teardown_ns, preload_ns;
     uint64_t occurrence;
     uint32_t rank, region, reason, passes, ranges, ranges_dropped, device_uuid, chip;
     int32_t status, device;
@@ -24,6 +27,12 @@ typedef struct phValue {
     uint64_t start_ns;
     uint32_t rank, region, path, metric, occurrence, passes;
 } phValue;
+
+typedef struct phRange { /* /ranges: the gpuinst ranges (wall time of a region as the program saw it) */
+    uint64_t start_ns, end_ns;
+    uint32_t rank, name;
+    uint8_t depth;
+} phRange;
 
 typedef struct phString {
     uint32_t rank, id;
@@ -46,6 +55,8 @@ typedef struct phFile {
     size_t nstrings;
     phUnavail *unavail;
     size_t nunavail;
+    phRange *ranges;
+    size_t nranges;
 } phFile;
 
 static void *ph_read(hid_t f, const char *path, hid_t mt, size_t rs, size_t *n)
@@ -92,6 +103,13 @@ static int ph_open(phFile *g, const char *path)
     PH_M(ct, phRegion, setup_ns, H5T_NATIVE_UINT64);
     PH_M(ct, phRegion, replay_ns, H5T_NATIVE_UINT64);
     PH_M(ct, phRegion, lock_wait_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, end_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, decode_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, load_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, host_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, first_start_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, teardown_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, preload_ns, H5T_NATIVE_UINT64);
     PH_M(ct, phRegion, occurrence, H5T_NATIVE_UINT64);
     PH_M(ct, phRegion, rank, H5T_NATIVE_UINT32);
     PH_M(ct, phRegion, region, H5T_NATIVE_UINT32);
@@ -134,6 +152,14 @@ static int ph_open(phFile *g, const char *path)
     H5Tclose(st);
     g->unavail = (phUnavail *)ph_read(g->f, "/unavailable", ct, sizeof(phUnavail), &g->nunavail);
     H5Tclose(ct);
+    ct = H5Tcreate(H5T_COMPOUND, sizeof(phRange));
+    PH_M(ct, phRange, start_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRange, end_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRange, rank, H5T_NATIVE_UINT32);
+    PH_M(ct, phRange, name, H5T_NATIVE_UINT32);
+    PH_M(ct, phRange, depth, H5T_NATIVE_UINT8);
+    g->ranges = (phRange *)ph_read(g->f, "/ranges", ct, sizeof(phRange), &g->nranges);
+    H5Tclose(ct);
     return 0;
 }
 
@@ -152,6 +178,7 @@ static void ph_close(phFile *g)
     free(g->values);
     free(g->strings);
     free(g->unavail);
+    free(g->ranges);
     if (g->f >= 0) H5Fclose(g->f);
 }
 
