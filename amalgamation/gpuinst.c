@@ -76,7 +76,10 @@
 #if defined(__GNUC__)
 #define GPUINST_LIKELY(x) __builtin_expect(!!(x), 1)
 #define GPUINST_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define GPUINST_TLS __thread
+/* initial-exec: one %fs-relative load, no __tls_get_addr call, also in
+ * -fPIC code.  The cost is 8 bytes of the static TLS surplus that glibc
+ * keeps for libraries loaded later (dlopen of libgpuinst.so works). */
+#define GPUINST_TLS __thread __attribute__((tls_model("initial-exec")))
 #define GPUINST_UNUSED __attribute__((unused))
 #else
 #define GPUINST_LIKELY(x) (x)
@@ -4514,16 +4517,9 @@ typedef struct gpuinstRankRec {
 } gpuinstRankRec;
 
 /* ---- per-thread state -------------------------------------------------- */
-typedef struct gpuinstOpen {      /* an open push range */
-    uint64_t start_ns;
-    int64_t payload;
-    uint32_t name;
-    uint32_t color;
-    uint32_t seq;
-    uint16_t category;
-    uint8_t flags;
-    uint8_t pad_;
-} gpuinstOpen;
+/* An open push range is kept as the row it will become: push fills every
+ * member but end_ns, so a pop is one 48-byte copy plus the end time. */
+typedef gpuinstRangeRec gpuinstOpen;
 
 typedef struct gpuinstStack {
     gpuinstOpen *open;
@@ -7278,22 +7274,28 @@ static inline int stackReserve(gpuinstStack *s)
     return GPUINST_SUCCESS;
 }
 
-/* Opens the range on s (room reserved); called after the NVTX call. */
-static inline void stackPush(gpuinstThread *t, gpuinstStack *s, const Attr *a)
+/* Opens the range on s (room reserved); called after the NVTX call.  The
+ * stack entry is the final /ranges row but for end_ns (see popRecord). */
+static inline void stackPush(gpuinstThread *t, gpuinstStack *s, gpuinst_domain domain, const Attr *a)
 {
     gpuinstOpen *o = &s->open[s->depth];
+    uint32_t depth = s->depth + 1;
     o->payload = a->payload;
     o->name = a->name;
     o->color = a->color;
+    o->rank = 0;
     o->seq = t->seq++;
+    o->thread = t->index;
+    o->domain = (uint16_t)domain;
+    o->category = (uint16_t)a->category;
+    o->depth = (uint8_t)(depth > 255 ? 255 : depth);
+    o->flags = a->ptype;
     /* GPU tracing: this range is the launching context of CUDA work until its pop (one branch when off) */
     gpuinstGpuRangePush(((uint64_t)t->index << 32) | o->seq);
     /* range profiling: a nested profiler range while a profiled pass runs (one branch when off) */
     gpuinstProfRangePush(a->name);
-    o->category = (uint16_t)a->category;
-    o->flags = a->ptype;
     o->start_ns = gpuinstClockNs(); /* last: gpuinst's own cost stays outside the range */
-    GPUINST_STORE_REL(&s->depth, s->depth + 1);
+    GPUINST_STORE_REL(&s->depth, depth);
 }
 
 int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst_attr *attr)
@@ -7318,7 +7320,7 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
     if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) return lost();
     nvtxAttr(&ea, name, &a);
     nvtxDomainRangePushEx(domainHandle(domain), &ea);
-    stackPush(t, s, &a);
+    stackPush(t, s, domain, &a);
     return GPUINST_SUCCESS;
 }
 
@@ -7331,13 +7333,18 @@ static GPUINST_NOINLINE int pushRecordDefault(const char *name)
     if (GPUINST_UNLIKELY(name == NULL || name[0] == '\0')) return invalid();
     t = gpuinstThreadGet();
     if (GPUINST_UNLIKELY(t == NULL)) return lost();
-    memset(&a, 0, sizeof a);
+    /* field by field: a memset of the struct is a library call here */
+    a.color = 0;
+    a.category = 0;
+    a.ptype = GPUINST_PAYLOAD_NONE;
+    a.payload = 0;
+    a.reg = NULL;
     a.name = nameIdFront(t, name);
     if (GPUINST_UNLIKELY(a.name == 0)) return lost();
     s = stackFor(t, GPUINST_DOMAIN_DEFAULT);
     if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) return lost();
     nvtxRangePushA(name);
-    stackPush(t, s, &a);
+    stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
     return GPUINST_SUCCESS;
 }
 
@@ -7370,18 +7377,8 @@ static inline int popRecord(gpuinst_domain domain, uint64_t now)
     o = &s->open[depth - 1];
     r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
     if (GPUINST_LIKELY(r != NULL)) {
-        r->start_ns = o->start_ns;
+        *r = *o;
         r->end_ns = now;
-        r->payload = o->payload;
-        r->name = o->name;
-        r->color = o->color;
-        r->rank = 0;
-        r->seq = o->seq;
-        r->thread = t->index;
-        r->domain = (uint16_t)domain;
-        r->category = o->category;
-        r->depth = (uint8_t)(depth > 255 ? 255 : depth);
-        r->flags = o->flags;
         gpuinstBufCommit(&t->ranges);
     }
     GPUINST_STORE_REL(&s->depth, depth - 1);
@@ -7773,17 +7770,8 @@ GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now)
                 if (r == NULL) {
                     GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
                 } else {
-                    r->start_ns = o->start_ns;
+                    *r = *o;
                     r->end_ns = now;
-                    r->payload = o->payload;
-                    r->name = o->name;
-                    r->color = o->color;
-                    r->rank = 0;
-                    r->seq = o->seq;
-                    r->thread = t->index;
-                    r->domain = (uint16_t)d;
-                    r->category = o->category;
-                    r->depth = (uint8_t)(s->depth > 255 ? 255 : s->depth);
                     r->flags = (uint8_t)(o->flags | GPUINST_RANGE_FLAG_UNTERMINATED);
                     gpuinstBufCommit(&t->ranges);
                 }
@@ -7981,6 +7969,7 @@ int gpuinst_init(void)
     }
     gpuinstCoreTablesRegister();
     gpuinstActivityInit(); /* GPU tracing (src/activity.c): before any NVTX call of gpuinst's own */
+    gpuinstCountersInit(); /* built-in counter groups of GPUINST_COUNTERS (src/counters.c) */
 #if !GPUINST_WITH_HDF5
     gpuinstUnavailableAdd("hdf5", "gpuinst was built without HDF5, so no file is written; "
                                   "compile gpuinst.c with h5pcc (or add the HDF5 include and library flags)");
