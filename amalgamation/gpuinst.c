@@ -4970,11 +4970,12 @@ GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, 
 GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
                                          double *values, char *why, size_t cap);
 GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
-/* libnvperf_host (what the host object needs; ~100 ms to open, under the
- * loader's lock) opened on a detached helper thread, once per process, so
- * that it overlaps the target-side setup (src/range_profiler.c): Start is
- * called once gpuinst's own dlopen/dlsym calls are done (needs libcupti
- * loaded and gpuinstProfilerInit run; GPUINST_PROFILE_PRELOAD=0: no-op);
+/* libnvperf_host (what the host object needs; ~60-150 ms to open, under
+ * the loader's lock) opened on a detached helper thread, once per process,
+ * from libcupti's directory with CUPTI's flags, so that it overlaps the
+ * target-side setup (src/range_profiler.c): Start is called once gpuinst's
+ * own dlopen/dlsym calls are done (needs libcupti loaded and
+ * gpuinstProfilerInit run; GPUINST_PROFILE_PRELOAD=0: no-op);
  * Wait blocks until the file is in (at most 60 s) and, the first time,
  * stores how long the load took in *ns (NULL: not wanted). */
 GPUINST_PRIVATE void gpuinstProfPreloadStart(void);
@@ -5345,11 +5346,12 @@ static int spillBroken;        /* the spill file could not be created or written
 static uint64_t spillEnd;      /* next free offset */
 static char spillPath[4400];
 /* Under a cap, the chunks of spillable buffers are mapped (mmap) with one
- * fixed size and unmapped when spilled: malloc'd 4 MiB blocks freed and
- * allocated again left the heap fragmented and RSS 36 MiB above a 64 MiB
- * cap at 10^8 ranges.  One spilled chunk is kept per thread for its next
- * chunk (no mmap/munmap per chunk).  A buffer's choice is made at its
- * first chunk and kept (SPILL_MAPPED in spill_tag). */
+ * fixed size (malloc'd 4 MiB blocks freed and allocated again left the heap
+ * fragmented and RSS 36 MiB above a 64 MiB cap at 10^8 ranges).  Spilled
+ * chunks stay mapped on a per-thread list for the thread's next chunks and
+ * stay counted, so the memory held stays under the cap and no page is
+ * faulted in twice (bench/RESULTS.md, "Bounded memory").  A buffer's choice
+ * is made at its first chunk and kept (SPILL_MAPPED in spill_tag). */
 #define SPILL_MAPPED 0x80000000u
 #define MAPLEN ((size_t)GPUINST_CHUNK_MAX + 4096u)
 static GPUINST_TLS gpuinstChunk *spareChunk;
@@ -5549,10 +5551,12 @@ static void spillChunks(gpuinstBuf *b)
         b->spill[b->nspill].count = c->count;
         b->nspill++;
         b->spilled += c->count;
-        if (spareChunk == NULL && (b->spill_tag & SPILL_MAPPED))
-            spareChunk = c; /* still counted in bufHeld */
-        else
+        if (b->spill_tag & SPILL_MAPPED) {
+            c->next = spareChunk; /* kept for reuse, still counted in bufHeld */
+            spareChunk = c;
+        } else {
             chunkFree(b, c);
+        }
         c = next;
         GPUINST_STORE_REL(&b->head, c);
     }
@@ -5591,7 +5595,7 @@ GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b)
     if (b->spill_tag & SPILL_MAPPED) {
         if (spareChunk != NULL) {
             c = spareChunk; /* already counted in bufHeld */
-            spareChunk = NULL;
+            spareChunk = c->next;
         } else {
             c = mapChunk();
             if (c == NULL) return NULL;
@@ -7758,28 +7762,35 @@ GPUINST_PRIVATE void gpuinstNvtxInit(void)
 
 GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now)
 {
-    gpuinstThread *t;
+    gpuinstThread *t, *self = gpuinstThreadGet();
     unsigned b;
+    /* The rows go to the finalizing thread's own buffer, never to another
+     * thread's: that thread may still be inside a push or pop (a call that
+     * read state RUNNING just before finalize), and a buffer has one writer
+     * (issue 8: two writers corrupted the chunk list, found by TSan in
+     * hardening_finalize_race).  Other threads' stacks are only read. */
     for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
         uint32_t d;
         for (d = 0; d < GPUINST_MAX_DOMAINS; d++) {
-            gpuinstStack *s = t->stacks[d];
-            while (s != NULL && s->depth > 0) {
-                gpuinstOpen *o = &s->open[s->depth - 1];
-                gpuinstRangeRec *r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
+            gpuinstStack *s = GPUINST_LOAD_ACQ(&t->stacks[d]);
+            uint32_t k;
+            if (s == NULL) continue;
+            for (k = GPUINST_LOAD_ACQ(&s->depth); k > 0; k--) {
+                gpuinstOpen *o = &s->open[k - 1];
+                gpuinstRangeRec *r = self != NULL ? (gpuinstRangeRec *)gpuinstBufSlot(&self->ranges) : NULL;
                 if (r == NULL) {
                     GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
                 } else {
                     *r = *o;
                     r->end_ns = now;
                     r->flags = (uint8_t)(o->flags | GPUINST_RANGE_FLAG_UNTERMINATED);
-                    gpuinstBufCommit(&t->ranges);
+                    gpuinstBufCommit(&self->ranges);
                 }
-                s->depth--;
             }
+            if (t == self) GPUINST_STORE_REL(&s->depth, 0u);
         }
     }
-    t = gpuinstThreadGet();
+    t = self;
     pthread_mutex_lock(&openLock);
     for (b = 0; b < OPEN_BUCKETS; b++) {
         while (openTable[b] != NULL) {
@@ -16256,6 +16267,7 @@ GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
 /* #include "gpuinstInt.h" -- already inlined */
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -16811,9 +16823,13 @@ static struct {
  * on a helper thread right after gpuinst's own dlopen/dlsym calls, so that it
  * overlaps the target-side steps (cuptiProfilerInitialize, device checks,
  * counter availability, enable, counter data image); setup builds the host
- * object after them, when the file is in.  CUPTI's own dlopen of the same
- * file then only counts a reference.  If anything here fails nothing
- * changes: CUPTI opens the library itself (and reports what it finds).
+ * object after them, when the file is in.  CUPTI opens it by its soname
+ * ("libnvperf_host.so", RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND, seen with
+ * CUDA 13.0), so its dlopen then finds the loaded object and only counts a
+ * reference; the helper opens the file next to libcupti (the one shipped
+ * with it) with the same flags, so that the library binds its symbols as
+ * when CUPTI opens it.  If anything here fails nothing changes: CUPTI opens
+ * the library itself (and reports what it finds).
  * GPUINST_PROFILE_PRELOAD=0 turns this off (then the load is part of
  * host_ns, as before). */
 static struct {
@@ -16824,12 +16840,16 @@ static struct {
     int claimed;     /* ns went into a region row */
 } Pre = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
 
+#ifndef RTLD_DEEPBIND
+#define RTLD_DEEPBIND 0
+#endif
+
 static void *preloadMain(void *arg)
 {
     uint64_t t0 = gpuinstClockNs();
-    const char *why = NULL;
-    (void)arg;
-    (void)gpuinstLibLoad(GPUINST_LIB_NVPERF_HOST, &why); /* a failure is CUPTI's to report, later */
+    const char *path = (const char *)arg;
+    /* never closed: CUPTI goes on using it; a failure is CUPTI's to report, later */
+    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND);
     pthread_mutex_lock(&Pre.mu);
     Pre.ns = gpuinstClockNs() - t0;
     Pre.state = 2;
@@ -16842,21 +16862,32 @@ static void *preloadMain(void *arg)
  * signals (the host application's handlers never run on it). */
 GPUINST_PRIVATE void gpuinstProfPreloadStart(void)
 {
+    static char path[4400];
     pthread_mutex_lock(&Pre.mu);
     if (Pre.state == 0) {
+        const char *cupti = gpuinstLibPath(GPUINST_LIB_CUPTI), *slash = strrchr(cupti, '/');
+        void *h;
         Pre.state = 2;
-        if (C.preload && gpuinstLibPath(GPUINST_LIB_NVPERF_HOST)[0] == '\0') {
-            pthread_attr_t at;
-            pthread_t th;
-            sigset_t all, old;
-            sigfillset(&all);
-            pthread_sigmask(SIG_SETMASK, &all, &old);
-            if (pthread_attr_init(&at) == 0) {
-                pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-                if (pthread_create(&th, &at, preloadMain, NULL) == 0) Pre.state = 1;
-                pthread_attr_destroy(&at);
+        if (C.preload && slash != NULL &&
+            snprintf(path, sizeof path, "%.*s/libnvperf_host.so", (int)(slash - cupti), cupti) < (int)sizeof path &&
+            access(path, R_OK) == 0) {
+            /* already in (CUPTI's host API ran before): nothing to do */
+            h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+            if (h != NULL) {
+                dlclose(h);
+            } else {
+                pthread_attr_t at;
+                pthread_t th;
+                sigset_t all, old;
+                sigfillset(&all);
+                pthread_sigmask(SIG_SETMASK, &all, &old);
+                if (pthread_attr_init(&at) == 0) {
+                    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+                    if (pthread_create(&th, &at, preloadMain, path) == 0) Pre.state = 1;
+                    pthread_attr_destroy(&at);
+                }
+                pthread_sigmask(SIG_SETMASK, &old, NULL);
             }
-            pthread_sigmask(SIG_SETMASK, &old, NULL);
         }
     }
     pthread_mutex_unlock(&Pre.mu);

@@ -42,11 +42,12 @@ static int spillBroken;        /* the spill file could not be created or written
 static uint64_t spillEnd;      /* next free offset */
 static char spillPath[4400];
 /* Under a cap, the chunks of spillable buffers are mapped (mmap) with one
- * fixed size and unmapped when spilled: malloc'd 4 MiB blocks freed and
- * allocated again left the heap fragmented and RSS 36 MiB above a 64 MiB
- * cap at 10^8 ranges.  One spilled chunk is kept per thread for its next
- * chunk (no mmap/munmap per chunk).  A buffer's choice is made at its
- * first chunk and kept (SPILL_MAPPED in spill_tag). */
+ * fixed size (malloc'd 4 MiB blocks freed and allocated again left the heap
+ * fragmented and RSS 36 MiB above a 64 MiB cap at 10^8 ranges).  Spilled
+ * chunks stay mapped on a per-thread list for the thread's next chunks and
+ * stay counted, so the memory held stays under the cap and no page is
+ * faulted in twice (bench/RESULTS.md, "Bounded memory").  A buffer's choice
+ * is made at its first chunk and kept (SPILL_MAPPED in spill_tag). */
 #define SPILL_MAPPED 0x80000000u
 #define MAPLEN ((size_t)GPUINST_CHUNK_MAX + 4096u)
 static GPUINST_TLS gpuinstChunk *spareChunk;
@@ -246,10 +247,12 @@ static void spillChunks(gpuinstBuf *b)
         b->spill[b->nspill].count = c->count;
         b->nspill++;
         b->spilled += c->count;
-        if (spareChunk == NULL && (b->spill_tag & SPILL_MAPPED))
-            spareChunk = c; /* still counted in bufHeld */
-        else
+        if (b->spill_tag & SPILL_MAPPED) {
+            c->next = spareChunk; /* kept for reuse, still counted in bufHeld */
+            spareChunk = c;
+        } else {
             chunkFree(b, c);
+        }
         c = next;
         GPUINST_STORE_REL(&b->head, c);
     }
@@ -288,7 +291,7 @@ GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b)
     if (b->spill_tag & SPILL_MAPPED) {
         if (spareChunk != NULL) {
             c = spareChunk; /* already counted in bufHeld */
-            spareChunk = NULL;
+            spareChunk = c->next;
         } else {
             c = mapChunk();
             if (c == NULL) return NULL;

@@ -811,11 +811,12 @@ GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, 
 GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
                                          double *values, char *why, size_t cap);
 GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
-/* libnvperf_host (what the host object needs; ~100 ms to open, under the
- * loader's lock) opened on a detached helper thread, once per process, so
- * that it overlaps the target-side setup (src/range_profiler.c): Start is
- * called once gpuinst's own dlopen/dlsym calls are done (needs libcupti
- * loaded and gpuinstProfilerInit run; GPUINST_PROFILE_PRELOAD=0: no-op);
+/* libnvperf_host (what the host object needs; ~60-150 ms to open, under
+ * the loader's lock) opened on a detached helper thread, once per process,
+ * from libcupti's directory with CUPTI's flags, so that it overlaps the
+ * target-side setup (src/range_profiler.c): Start is called once gpuinst's
+ * own dlopen/dlsym calls are done (needs libcupti loaded and
+ * gpuinstProfilerInit run; GPUINST_PROFILE_PRELOAD=0: no-op);
  * Wait blocks until the file is in (at most 60 s) and, the first time,
  * stores how long the load took in *ns (NULL: not wanted). */
 GPUINST_PRIVATE void gpuinstProfPreloadStart(void);

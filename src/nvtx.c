@@ -782,28 +782,35 @@ GPUINST_PRIVATE void gpuinstNvtxInit(void)
 
 GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now)
 {
-    gpuinstThread *t;
+    gpuinstThread *t, *self = gpuinstThreadGet();
     unsigned b;
+    /* The rows go to the finalizing thread's own buffer, never to another
+     * thread's: that thread may still be inside a push or pop (a call that
+     * read state RUNNING just before finalize), and a buffer has one writer
+     * (issue 8: two writers corrupted the chunk list, found by TSan in
+     * hardening_finalize_race).  Other threads' stacks are only read. */
     for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
         uint32_t d;
         for (d = 0; d < GPUINST_MAX_DOMAINS; d++) {
-            gpuinstStack *s = t->stacks[d];
-            while (s != NULL && s->depth > 0) {
-                gpuinstOpen *o = &s->open[s->depth - 1];
-                gpuinstRangeRec *r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
+            gpuinstStack *s = GPUINST_LOAD_ACQ(&t->stacks[d]);
+            uint32_t k;
+            if (s == NULL) continue;
+            for (k = GPUINST_LOAD_ACQ(&s->depth); k > 0; k--) {
+                gpuinstOpen *o = &s->open[k - 1];
+                gpuinstRangeRec *r = self != NULL ? (gpuinstRangeRec *)gpuinstBufSlot(&self->ranges) : NULL;
                 if (r == NULL) {
                     GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
                 } else {
                     *r = *o;
                     r->end_ns = now;
                     r->flags = (uint8_t)(o->flags | GPUINST_RANGE_FLAG_UNTERMINATED);
-                    gpuinstBufCommit(&t->ranges);
+                    gpuinstBufCommit(&self->ranges);
                 }
-                s->depth--;
             }
+            if (t == self) GPUINST_STORE_REL(&s->depth, 0u);
         }
     }
-    t = gpuinstThreadGet();
+    t = self;
     pthread_mutex_lock(&openLock);
     for (b = 0; b < OPEN_BUCKETS; b++) {
         while (openTable[b] != NULL) {

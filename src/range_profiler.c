@@ -31,6 +31,7 @@
 #include "gpuinstInt.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -586,9 +587,13 @@ static struct {
  * on a helper thread right after gpuinst's own dlopen/dlsym calls, so that it
  * overlaps the target-side steps (cuptiProfilerInitialize, device checks,
  * counter availability, enable, counter data image); setup builds the host
- * object after them, when the file is in.  CUPTI's own dlopen of the same
- * file then only counts a reference.  If anything here fails nothing
- * changes: CUPTI opens the library itself (and reports what it finds).
+ * object after them, when the file is in.  CUPTI opens it by its soname
+ * ("libnvperf_host.so", RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND, seen with
+ * CUDA 13.0), so its dlopen then finds the loaded object and only counts a
+ * reference; the helper opens the file next to libcupti (the one shipped
+ * with it) with the same flags, so that the library binds its symbols as
+ * when CUPTI opens it.  If anything here fails nothing changes: CUPTI opens
+ * the library itself (and reports what it finds).
  * GPUINST_PROFILE_PRELOAD=0 turns this off (then the load is part of
  * host_ns, as before). */
 static struct {
@@ -599,12 +604,16 @@ static struct {
     int claimed;     /* ns went into a region row */
 } Pre = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
 
+#ifndef RTLD_DEEPBIND
+#define RTLD_DEEPBIND 0
+#endif
+
 static void *preloadMain(void *arg)
 {
     uint64_t t0 = gpuinstClockNs();
-    const char *why = NULL;
-    (void)arg;
-    (void)gpuinstLibLoad(GPUINST_LIB_NVPERF_HOST, &why); /* a failure is CUPTI's to report, later */
+    const char *path = (const char *)arg;
+    /* never closed: CUPTI goes on using it; a failure is CUPTI's to report, later */
+    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND);
     pthread_mutex_lock(&Pre.mu);
     Pre.ns = gpuinstClockNs() - t0;
     Pre.state = 2;
@@ -617,21 +626,32 @@ static void *preloadMain(void *arg)
  * signals (the host application's handlers never run on it). */
 GPUINST_PRIVATE void gpuinstProfPreloadStart(void)
 {
+    static char path[4400];
     pthread_mutex_lock(&Pre.mu);
     if (Pre.state == 0) {
+        const char *cupti = gpuinstLibPath(GPUINST_LIB_CUPTI), *slash = strrchr(cupti, '/');
+        void *h;
         Pre.state = 2;
-        if (C.preload && gpuinstLibPath(GPUINST_LIB_NVPERF_HOST)[0] == '\0') {
-            pthread_attr_t at;
-            pthread_t th;
-            sigset_t all, old;
-            sigfillset(&all);
-            pthread_sigmask(SIG_SETMASK, &all, &old);
-            if (pthread_attr_init(&at) == 0) {
-                pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-                if (pthread_create(&th, &at, preloadMain, NULL) == 0) Pre.state = 1;
-                pthread_attr_destroy(&at);
+        if (C.preload && slash != NULL &&
+            snprintf(path, sizeof path, "%.*s/libnvperf_host.so", (int)(slash - cupti), cupti) < (int)sizeof path &&
+            access(path, R_OK) == 0) {
+            /* already in (CUPTI's host API ran before): nothing to do */
+            h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+            if (h != NULL) {
+                dlclose(h);
+            } else {
+                pthread_attr_t at;
+                pthread_t th;
+                sigset_t all, old;
+                sigfillset(&all);
+                pthread_sigmask(SIG_SETMASK, &all, &old);
+                if (pthread_attr_init(&at) == 0) {
+                    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+                    if (pthread_create(&th, &at, preloadMain, path) == 0) Pre.state = 1;
+                    pthread_attr_destroy(&at);
+                }
+                pthread_sigmask(SIG_SETMASK, &old, NULL);
             }
-            pthread_sigmask(SIG_SETMASK, &old, NULL);
         }
     }
     pthread_mutex_unlock(&Pre.mu);

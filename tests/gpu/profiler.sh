@@ -146,7 +146,7 @@ fi
 
 # ---- 6 benchmark: gpuinst vs the bare CUPTI loop ---------------------------
 if [ -x "$BENCH" ]; then
-    timeout 120 "$BENCH" 5 256 > "$OUTD/bench.log" 2>&1
+    GPUINST_OVERWRITE=1 GPUINST_OUTPUT=$OUTD/bench.h5 timeout 120 "$BENCH" 5 256 > "$OUTD/bench.log" 2>&1
     rc=$?
     sed 's/^/    /' "$OUTD/bench.log" | grep bench_profiler | tee -a "$SUMMARY" > /dev/null
     if [ $rc -eq 0 ]; then ok "6 bench: $(grep -o 'ratio [0-9.]*' "$OUTD/bench.log")"
@@ -211,7 +211,7 @@ python3 "$ROOT/tests/gpu/profiler_ncu.py" "$OUTD/iter_ncu_default.csv" "$OUTD/it
     dram__bytes_read.sum=0.02 dram__bytes_write.sum=info gpu__time_duration.sum=info > "$OUTD/iter_cmp_default.txt" 2>&1
 rcd=$?
 bad7="$(rcs plain)/$(rcs gpuinst)/$(rcs nopre)/$(rcs ncu)/$(rcs ncu_default)"
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", b > 0 ? a/b : 0}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", (b > 0 ? a / b : 0)}'; }
 note "    iteration wall (process, mpirun -n 1, median of $R7): unprofiled ${tp} ms, gpuinst ${tg} ms (preload off ${tq} ms), ncu range replay ${tn} ms (ncu defaults ${td} ms); failed runs plain/gpuinst/nopre/ncu/ncu_default $bad7"
 note "    speed-up vs ncu: $(ratio "$tn" "$tg")x (ncu defaults: $(ratio "$td" "$tg")x); added time: gpuinst $((tg - tp)) ms, ncu $((tn - tp)) ms, ratio $(ratio $((tn - tp)) $((tg - tp)))x"
 note "    gpuinst region (ms): $(awk '$1=="R" {printf "total %.1f = load %.1f + lock %.1f + setup %.1f (host %.1f, helper load %.1f) + replay %.1f (first start %.1f) + decode %.1f + teardown %.1f; passes %d, checkpoint %.1f", $15/1e6, $16/1e6, $13/1e6, $11/1e6, $17/1e6, $21/1e6, $12/1e6, $18/1e6, $19/1e6, $20/1e6, $6, $10/1e6; exit}' "$OUTD/iter.txt")"
