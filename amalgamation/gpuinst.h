@@ -226,7 +226,7 @@ int gpuinst_init(void);
  *   GPUINST_ERROR_MPI.
  * Thread-safety: call once, from one thread, while no other thread records.
  * Rests on: MPI_Allreduce, MPI_Exscan; H5Fcreate (H5Pset_fapl_mpio),
- *   H5Dcreate2, H5Sselect_hyperslab, H5Dwrite (H5FD_MPIO_COLLECTIVE).
+ *   H5Dcreate2, H5Sselect_hyperslab, H5Dwrite (H5FD_MPIO_INDEPENDENT; COLLECTIVE with GPUINST_COLLECTIVE_IO=1).
  */
 int gpuinst_finalize(void);
 
@@ -511,11 +511,18 @@ int gpuinst_counters_sample_builtin(void);
  * bytes, keeping those the chip takes in one pass: on GH100 all of them),
  * recorded as the counter group
  * /counters/pm_sampling/<pci bus id> on the aligned timeline.  Processes
- * that share a GPU elect one sampler per GPU (a lock file per PCI bus id in
- * /dev/shm); every rank that calls this records a row of
- * /counters/pm_sampling/ranks naming its GPU and the sampling process, so
- * the series is attributed to the device and every rank on it (a rank that
- * is not elected gets GPUINST_SUCCESS and samples nothing).  A user metric
+ * that share a GPU elect one sampler per GPU (a POSIX lock on a file per
+ * PCI bus id in /dev/shm; the others wait, up to 2 s, until the file names
+ * the lock's holder); every rank that calls this records a row of
+ * /counters/pm_sampling/ranks naming its GPU and the sampling process (pid
+ * and rank, the same on every rank of the GPU), so the series is attributed
+ * to the device and every rank on it (a rank that is not elected gets
+ * GPUINST_SUCCESS and samples nothing).  The sampler's row also holds the
+ * true bounds of the series (sampling_start_ns: cuptiPmSamplingStart
+ * called; sampling_stop_ns: cuptiPmSamplingStop returned): the first
+ * sample starts within one interval after the first, the last ends within
+ * one interval before the second; the first record CUPTI decodes, which
+ * begins before the start, is dropped (counted in `pre_start`).  A user metric
  * list that needs more than one pass is refused.  PM sampling and the range
  * profiler (GPUINST_METRICS) both program the GPU's performance monitors:
  * with GPUINST_METRICS set this is refused with a message.  It does run
@@ -540,8 +547,11 @@ int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *
 
 /* Stops PM sampling, decodes what is left and frees CUPTI's objects
  * (cuptiPmSamplingStop, DecodeData, Disable; Disable is left to finalize
- * while CUPTI activity tracing runs).  Errors: NOT_INITIALIZED, FINALIZED,
- * DISABLED, UNAVAILABLE (not running).  Thread-safe. */
+ * while CUPTI activity tracing runs).  The hardware stops at the call (a
+ * decode pass in progress is not waited for); the call returns once the
+ * last samples are decoded.  On a rank whose GPU another process samples,
+ * it records the stop time and returns SUCCESS.  Errors: NOT_INITIALIZED,
+ * FINALIZED, DISABLED, UNAVAILABLE (not running).  Thread-safe. */
 int gpuinst_pm_sampling_stop(void);
 /* ==== end Counters ======================================================== */
 

@@ -797,7 +797,7 @@ static int collectCalls(const gpuinstTable *tb, void **out, uint64_t *count)
         n += gpuinstBufCount(&t->calls);
         nc += gpuinstBufCount(&t->completions);
     }
-    rows = (gpuinstMpiRec *)malloc(n ? (size_t)n * sizeof *rows : 1);
+    rows = (gpuinstMpiRec *)gpuinstBigAlloc((size_t)n * sizeof *rows);
     if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL && k < n; t = t->next)
         k += gpuinstBufCopy(&t->calls, rows + k, n - k);

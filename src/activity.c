@@ -1020,7 +1020,7 @@ static int collectBuf(const gpuinstTable *tb, void **out, uint64_t *count)
     pthread_mutex_lock(&A.dlock);
     bufsInit();
     n = gpuinstBufCount(b);
-    rows = (char *)malloc(n ? (size_t)(n * tb->record_size) : 1);
+    rows = (char *)gpuinstBigAlloc((size_t)(n * tb->record_size));
     if (rows == NULL) {
         pthread_mutex_unlock(&A.dlock);
         return GPUINST_ERROR_OUT_OF_MEMORY;

@@ -41,6 +41,43 @@ static int spillFd = -1;
 static int spillBroken;        /* the spill file could not be created or written: keep in memory */
 static uint64_t spillEnd;      /* next free offset */
 static char spillPath[4400];
+/* Large blocks (4 MiB record chunks, the writer's row arrays) are 2 MiB aligned
+ * and advised as transparent huge pages: filling 48 MB of fresh memory
+ * otherwise costs ~12,000 page faults (about 40 ns per 88-byte MPI record,
+ * and most of the writer's time at one rank: bench/RESULTS.md).  Freed with
+ * free().  Small blocks are plain malloc. */
+#define GPUINST_HUGE ((size_t)2 << 20)
+GPUINST_PRIVATE void *gpuinstBigAlloc(size_t bytes)
+{
+    void *p = NULL;
+    size_t len;
+    if (bytes < GPUINST_HUGE) return malloc(bytes ? bytes : 1);
+    len = (bytes + GPUINST_HUGE - 1) & ~(GPUINST_HUGE - 1);
+    if (posix_memalign(&p, GPUINST_HUGE, len) != 0) return NULL;
+#if defined(MADV_HUGEPAGE)
+    (void)madvise(p, len, MADV_HUGEPAGE); /* advice only: fine if THP is off */
+#endif
+    return p;
+}
+
+/* A 4 MiB chunk (GPUINST_CHUNK_MAX) on 2 MiB boundaries, as huge pages:
+ * mmap 6 MiB and give back the unaligned ends, so no virtual memory is
+ * wasted (posix_memalign would keep the slack).  Released with munmap. */
+static void *hugeChunk(void)
+{
+    size_t len = GPUINST_CHUNK_MAX, extra = GPUINST_HUGE;
+    char *p = (char *)mmap(NULL, len + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *a;
+    if (p == (char *)MAP_FAILED) return NULL;
+    a = (char *)(((uintptr_t)p + extra - 1) & ~(uintptr_t)(extra - 1));
+    if (a > p) munmap(p, (size_t)(a - p));
+    if (a + len < p + len + extra) munmap(a + len, (size_t)(p + len + extra - (a + len)));
+#if defined(MADV_HUGEPAGE)
+    (void)madvise(a, len, MADV_HUGEPAGE);
+#endif
+    return a;
+}
+
 /* Under a cap, the chunks of spillable buffers are mapped (mmap) with one
  * fixed size (malloc'd 4 MiB blocks freed and allocated again left the heap
  * fragmented and RSS 36 MiB above a 64 MiB cap at 10^8 ranges).  Spilled
@@ -65,8 +102,12 @@ static void chunkFree(const gpuinstBuf *b, gpuinstChunk *c)
         GPUINST_ADD_RLX(&bufHeld, -(uint64_t)MAPLEN);
         munmap(c, MAPLEN);
     } else {
-        GPUINST_ADD_RLX(&bufHeld, -(uint64_t)(sizeof(gpuinstChunk) + (size_t)c->cap * b->recsize));
-        free(c);
+        size_t len = sizeof(gpuinstChunk) + (size_t)c->cap * b->recsize;
+        GPUINST_ADD_RLX(&bufHeld, -(uint64_t)len);
+        if (len > GPUINST_HUGE)
+            munmap(c, GPUINST_CHUNK_MAX); /* from hugeChunk */
+        else
+            free(c);
     }
 }
 
@@ -298,7 +339,10 @@ GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b)
             GPUINST_ADD_RLX(&bufHeld, (uint64_t)MAPLEN);
         }
     } else {
-        c = (gpuinstChunk *)malloc(sizeof(gpuinstChunk) + bytes);
+        if (bytes + sizeof(gpuinstChunk) > GPUINST_CHUNK_MAX) /* a large chunk fills its huge pages exactly */
+            bytes = ((GPUINST_CHUNK_MAX - sizeof(gpuinstChunk)) / b->recsize) * b->recsize;
+        c = (gpuinstChunk *)(bytes + sizeof(gpuinstChunk) > GPUINST_HUGE ? hugeChunk()
+                                                                         : malloc(sizeof(gpuinstChunk) + bytes));
         if (c == NULL) return NULL;
         GPUINST_ADD_RLX(&bufHeld, (uint64_t)(sizeof(gpuinstChunk) + bytes));
     }

@@ -52,4 +52,5 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     cfgString("GPUINST_CUPTI_LIB", cfg->cupti_lib, sizeof cfg->cupti_lib, "");
     cfg->buffer_mb = cfgUnsigned("GPUINST_BUFFER_MB", 0, (uint64_t)1 << 30);
     cfg->overwrite = (int)cfgUnsigned("GPUINST_OVERWRITE", 0, 1);
+    cfg->collective_io = (int)cfgUnsigned("GPUINST_COLLECTIVE_IO", 0, 1);
 }

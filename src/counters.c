@@ -579,7 +579,7 @@ static int cntRecordOne(cntCounter *c, gpuinstBuf *b, uint16_t thread, uint64_t 
     h.no_value = (uint8_t)(reason < 0 ? 0 : reason + 1);
     h.pad_ = 0;
     memcpy(slot, &h, sizeof h);
-    if (reason < 0) {
+    if (reason < 0 && vals != NULL) {
         memcpy(slot + CNT_HDR, vals, 8u * c->nfields);
     } else if (reason == GPUINST_COUNTER_NOVALUE_UNCHANGED && prev != NULL) {
         memmove(slot + CNT_HDR, prev, 8u * c->nfields);

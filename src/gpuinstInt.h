@@ -230,6 +230,9 @@ typedef struct gpuinstBuf {
 } gpuinstBuf;
 
 GPUINST_PRIVATE void gpuinstBufInit(gpuinstBuf *b, uint32_t recsize);
+/* malloc for large blocks: 2 MiB aligned, advised as huge pages (fewer page
+ * faults when first filled).  Release with free(). */
+GPUINST_PRIVATE void *gpuinstBigAlloc(size_t bytes);
 /* Slow path of gpuinstBufSlot: adds a chunk.  NULL on allocation failure. */
 GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b);
 /* A slot for one record at the tail; fill it, then gpuinstBufCommit.
@@ -431,6 +434,7 @@ typedef struct gpuinstConfig {
     char cupti_lib[4096];     /* GPUINST_CUPTI_LIB */
     uint64_t buffer_mb;       /* GPUINST_BUFFER_MB (0 = no cap) */
     int overwrite;            /* GPUINST_OVERWRITE (default 0: never replace an existing file; issue 8) */
+    int collective_io;        /* GPUINST_COLLECTIVE_IO (default 0: each rank writes its hyperslab independently) */
 } gpuinstConfig;
 
 /* Misuse/loss counters (relaxed atomics; written to /ranks). */
@@ -768,6 +772,24 @@ GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
  * in why.  For tests and tools; not while PM sampling runs. */
 GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
                                            size_t whycap);
+/* The election of one PM sampler per GPU among the processes of a node
+ * (src/pm_sampling.c; POSIX, in every build): a POSIX lock on a file named
+ * after `key` (the GPU's PCI bus id; tests pass any string) in /dev/shm.
+ * Returns 1 if this process won (it samples, and holds the lock until
+ * gpuinstPmElectRelease), 0 if another holds it; e->pid/e->rank name the
+ * sampler in both cases (pid 0 / rank -1 when it cannot be learned: the
+ * holder is in another pid namespace and never wrote its line).  A loser
+ * waits up to 2 s for the holder's "pid rank host" line to name the pid
+ * the kernel reports for the lock, so every process sharing the GPU
+ * records the same sampler.  write_delay_us: 0, except in tests (a pause
+ * between taking the lock and writing the line). */
+typedef struct gpuinstPmElection {
+    int fd;              /* the lock file, held while elected (-1 none) */
+    int elected;         /* 1: this process samples */
+    int32_t pid, rank;   /* the sampler */
+} gpuinstPmElection;
+GPUINST_PRIVATE int gpuinstPmElect(const char *key, uint32_t write_delay_us, gpuinstPmElection *e);
+GPUINST_PRIVATE void gpuinstPmElectRelease(gpuinstPmElection *e);
 /* ==== end counters ======================================================== */
 
 /* ==== range profiling (issue 5; src/profiler_host.c, src/range_profiler.c,

@@ -5,7 +5,8 @@
  * Three modes, chosen at finalize:
  *  - parallel: parallel HDF5 and MPI usable.  All ranks open the file with
  *    the MPI-IO driver; per table, MPI_Exscan of the row counts gives each
- *    rank its hyperslab, and every rank writes its rows collectively.
+ *    rank its hyperslab, and every rank writes its rows into it (independent
+ *    transfers by default, collective with GPUINST_COLLECTIVE_IO=1).
  *  - gathered: serial HDF5 with MPI.  Rows are gathered to rank 0, which
  *    writes them.
  *  - local: no MPI (or at process exit, when other ranks may be gone and no
@@ -508,7 +509,14 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     w.io_rank = (w.mode == MODE_PARALLEL || gpuinstG.rank == 0 || w.mode == MODE_LOCAL);
     w.dxpl = H5Pcreate(H5P_DATASET_XFER);
 #if GPUINST_HDF5_PARALLEL
-    if (w.mode == MODE_PARALLEL) H5Pset_dxpl_mpio(w.dxpl, H5FD_MPIO_COLLECTIVE);
+    /* Rows are written independently by default: each rank's hyperslab is one
+     * contiguous block, so MPI-IO's two-phase collective buffering only adds
+     * a shuffle through aggregators (measured 3x slower at 2 ranks on one node:
+     * bench/RESULTS.md, "Writer").  GPUINST_COLLECTIVE_IO=1 asks for collective
+     * transfers, which can win on parallel file systems with many ranks.
+     * Dataset creation and attributes stay collective, as parallel HDF5 requires. */
+    if (w.mode == MODE_PARALLEL)
+        H5Pset_dxpl_mpio(w.dxpl, gpuinstG.cfg.collective_io ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
 #endif
     /* A file-size limit (ulimit -f) must fail the write, not kill the
      * application: SIGXFSZ is ignored while writing if nobody handles it. */

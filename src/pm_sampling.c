@@ -40,12 +40,28 @@ typedef struct PmRankRec {
     uint8_t sampler;         /* 1: this rank samples the GPU */
     uint8_t pad_[7];
     uint64_t interval_ns;
+    /* The true bounds of the series, on gpuinst's clock (0: did not happen
+     * on this rank).  No sample starts before sampling_start_ns and none
+     * ends after sampling_stop_ns; the caller's own window
+     * [start_returned_ns, stop_called_ns] lies inside them. */
+    uint64_t start_called_ns;    /* gpuinst_pm_sampling_start entered */
+    uint64_t sampling_start_ns;  /* just before cuptiPmSamplingStart (sampler only) */
+    uint64_t start_returned_ns;  /* gpuinst_pm_sampling_start returned */
+    uint64_t stop_called_ns;     /* gpuinst_pm_sampling_stop (or finalize) entered */
+    uint64_t sampling_stop_ns;   /* cuptiPmSamplingStop returned (sampler only) */
+    uint64_t stop_returned_ns;   /* the last samples decoded, gpuinst_pm_sampling_stop returned */
+    uint64_t samples;            /* rows written to the series */
+    uint64_t pre_start;          /* records dropped: begun before cuptiPmSamplingStart */
+    uint64_t overflows;          /* hardware buffer overflows (samples lost) */
+    uint64_t decode_errors;      /* samples CUPTI could not decode or evaluate */
     char pci_bus_id[24];
     char hostname[64];
 } PmRankRec;
 
 #define PMF(member, type, unit, doc) \
     { #member, type, (uint32_t)offsetof(PmRankRec, member), 0, 0, unit, doc }
+#define PMT(member, doc) \
+    { #member, GPUINST_FT_U64, (uint32_t)offsetof(PmRankRec, member), 0, GPUINST_FIELD_TIME, "ns", doc }
 #define PMS(member, doc) \
     { #member, GPUINST_FT_STR, (uint32_t)offsetof(PmRankRec, member), \
       (uint32_t)sizeof(((PmRankRec *)0)->member), 0, "", doc }
@@ -56,6 +72,17 @@ static const gpuinstField pmRankFields[] = {
     PMF(sampler_rank, GPUINST_FT_I32, "", "rank of the sampler of this GPU (-1: unknown)"),
     PMF(sampler, GPUINST_FT_U8, "", "1 if this rank samples the GPU (its rows are in /counters/pm_sampling/<pci_bus_id>)"),
     PMF(interval_ns, GPUINST_FT_U64, "ns", "sampling interval asked for"),
+    PMT(start_called_ns, "gpuinst_pm_sampling_start entered"),
+    PMT(sampling_start_ns, "cuptiPmSamplingStart called (sampler only): no sample starts before it"),
+    PMT(start_returned_ns, "gpuinst_pm_sampling_start returned"),
+    PMT(stop_called_ns, "gpuinst_pm_sampling_stop (or finalize) entered"),
+    PMT(sampling_stop_ns, "cuptiPmSamplingStop returned (sampler only): no sample ends after it"),
+    PMT(stop_returned_ns, "last samples decoded, gpuinst_pm_sampling_stop returned"),
+    PMF(samples, GPUINST_FT_U64, "", "rows this rank wrote to the series"),
+    PMF(pre_start, GPUINST_FT_U64, "", "records dropped because they began before cuptiPmSamplingStart "
+                                       "(the first record spans from an earlier PM reset to the start)"),
+    PMF(overflows, GPUINST_FT_U64, "", "hardware buffer overflows (samples lost: use a longer interval)"),
+    PMF(decode_errors, GPUINST_FT_U64, "", "samples that CUPTI could not decode or evaluate"),
     PMS(pci_bus_id, "PCI bus id of the GPU (names the series' dataset)"),
     PMS(hostname, "host name"),
 };
@@ -120,12 +147,145 @@ static int pmProfilerConflict(void)
                          "and GPUINST_PROFILE, or do not start PM sampling");
 }
 
-#if GPUINST_WITH_CUPTI
-
+/* ---- the election of one sampler per GPU (POSIX only, in every build) ----
+ *
+ * The processes of a node that share a GPU elect one sampler: the holder of
+ * a POSIX write lock (fcntl F_SETLK) on <dir>/gpuinst-pmsampling-<key>.lock
+ * (key: the GPU's PCI bus id; dir: /dev/shm, else $TMPDIR, else /tmp).  The
+ * holder writes "pid rank host" into the file.  The others must name the
+ * holder, not whatever the file held a moment earlier: on the GPU (run 2,
+ * 4 ranks on one H200) the losers read the file while the winner was still
+ * truncating it (pid 0) or before it had written (the pid of the previous
+ * run's sampler, left in the file).  So a loser asks the kernel who holds
+ * the lock (F_GETLK gives its pid) and re-reads the file until the line
+ * names that pid (bounded: PM_ELECT_WAIT_NS); the holder clears the line
+ * before it lets the lock go. */
 #include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 #include <errno.h>
+#include <signal.h>
+
+#define PM_ELECT_WAIT_NS 2000000000ull /* longest wait of a loser for the holder's line */
+
+static int pmWarnedElect;
+
+/* The lock file's path for `key` ('/' and ':' made '_'). */
+static void pmElectPath(const char *key, char *path, size_t cap)
+{
+    char safe[64];
+    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    size_t i;
+    for (i = 0; key[i] && i < sizeof safe - 1; i++) safe[i] = (key[i] == ':' || key[i] == '/') ? '_' : key[i];
+    safe[i] = '\0';
+    snprintf(path, cap, "%s/gpuinst-pmsampling-%s.lock", dir, safe);
+}
+
+static int pmLockWhole(int fd, int cmd, struct flock *lk)
+{
+    memset(lk, 0, sizeof *lk);
+    lk->l_type = F_WRLCK;
+    lk->l_whence = SEEK_SET;
+    lk->l_start = 0;
+    lk->l_len = 0; /* the whole file */
+    return fcntl(fd, cmd, lk);
+}
+
+/* gpuinstInt.h: elects the sampler of the GPU named `key`. */
+GPUINST_PRIVATE int gpuinstPmElect(const char *key, uint32_t write_delay_us, gpuinstPmElection *e)
+{
+    char path[320], line[160];
+    uint64_t deadline = gpuinstClockNs() + PM_ELECT_WAIT_NS;
+    int fd, holder = 0;
+    e->fd = -1;
+    e->pid = 0;
+    e->rank = -1;
+    e->elected = 0;
+    pmElectPath(key, path, sizeof path);
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        /* No lock possible: try to sample; CUPTI refuses a second sampler itself. */
+        gpuinstWarnOnce(&pmWarnedElect, "PM sampling: cannot open %s (%s): no election among the processes "
+                        "sharing the GPU", path, strerror(errno));
+        e->elected = 1;
+        e->pid = gpuinstG.pid;
+        e->rank = gpuinstG.rank;
+        return 1;
+    }
+    for (;;) {
+        struct flock lk;
+        ssize_t n;
+        int pid = 0, rank = -1;
+        if (pmLockWhole(fd, F_SETLK, &lk) == 0) {
+            int len = snprintf(line, sizeof line, "%d %d %.64s\n", gpuinstG.pid, gpuinstG.rank, gpuinstG.hostname);
+            if (write_delay_us > 0) { /* tests: widen the window in which the others must wait */
+                struct timespec ts;
+                ts.tv_sec = (time_t)(write_delay_us / 1000000u);
+                ts.tv_nsec = (long)(write_delay_us % 1000000u) * 1000L;
+                nanosleep(&ts, NULL);
+            }
+            /* The line first, then the length: a reader sees this pid or no match. */
+            if (len > 0 && pwrite(fd, line, (size_t)len, 0) == (ssize_t)len && ftruncate(fd, len) == 0) {}
+            e->fd = fd;
+            e->pid = gpuinstG.pid;
+            e->rank = gpuinstG.rank;
+            e->elected = 1;
+            return 1;
+        }
+        if (errno != EACCES && errno != EAGAIN) {
+            /* This file system takes no locks: sample; CUPTI refuses a second sampler itself. */
+            gpuinstWarnOnce(&pmWarnedElect, "PM sampling: cannot lock %s (%s): no election among the processes "
+                            "sharing the GPU", path, strerror(errno));
+            close(fd);
+            e->elected = 1;
+            e->pid = gpuinstG.pid;
+            e->rank = gpuinstG.rank;
+            return 1;
+        }
+        if (pmLockWhole(fd, F_GETLK, &lk) != 0) break;
+        if (lk.l_type == F_UNLCK) { /* the holder has just let go: try again */
+            if (gpuinstClockNs() < deadline) continue;
+            break;
+        }
+        holder = (int)lk.l_pid;              /* 0: in another pid namespace */
+        n = pread(fd, line, sizeof line - 1, 0);
+        if (n > 0) {
+            line[n] = '\0';
+            if (sscanf(line, "%d %d", &pid, &rank) != 2) pid = 0;
+        }
+        if (pid > 0 && (holder > 0 ? pid == holder : (kill((pid_t)pid, 0) == 0 || errno == EPERM))) {
+            e->pid = pid;
+            e->rank = rank;
+            break;
+        }
+        if (gpuinstClockNs() > deadline) {
+            /* The holder never wrote its line: name it by pid if the kernel told. */
+            e->pid = holder;
+            e->rank = -1;
+            gpuinstWarnOnce(&pmWarnedElect, "PM sampling: the sampler of GPU %s (pid %d) did not write %s in "
+                            "%.1f s: its rank is recorded as -1", key, holder, path, PM_ELECT_WAIT_NS * 1e-9);
+            break;
+        }
+        {
+            struct timespec ts = {0, 1000000}; /* 1 ms */
+            nanosleep(&ts, NULL);
+        }
+    }
+    close(fd);
+    return 0;
+}
+
+/* gpuinstInt.h: the sampler lets the GPU go (its line cleared first). */
+GPUINST_PRIVATE void gpuinstPmElectRelease(gpuinstPmElection *e)
+{
+    if (e->fd >= 0) {
+        if (ftruncate(e->fd, 0) != 0) {}
+        close(e->fd); /* releases the lock */
+    }
+    e->fd = -1;
+    e->elected = 0;
+}
+
+#if GPUINST_WITH_CUPTI
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
@@ -232,20 +392,30 @@ typedef struct PmState {
     void *host;
     CUpti_PmSampling_Object *obj;
     gpuinst_counter group;
-    int lock_fd;
+    gpuinstPmElection elect;
+    int hw_running;                        /* between Start and Stop (pmHwLock) */
     pthread_t thread;
     int thread_running;
     int stop;                              /* asks the decode thread to end */
     uint64_t decode_period_ns;
-    /* clock map: host = host0 + (cupti - cupti0) * slope */
+    /* clock map: host = host0 + (cupti - cupti0) * slope; (host0, cupti0)
+     * is read just before cuptiPmSamplingStart, so a record that begins
+     * before cupti0 is not a sample of this series (pmDecodeOnce) */
     uint64_t host0, cupti0;
     double slope;
-    uint64_t samples, overflows, decode_errors;
+    uint64_t samples, pre_start, overflows, decode_errors;
 } PmState;
 
 static PmState pm;
+/* pmLock: the session (start, decode passes, stop, teardown).  pmHwLock:
+ * only cuptiPmSamplingStop and pm.hw_running, so that a stop request stops
+ * the hardware at once, even while the decode thread holds pmLock for a
+ * decode pass (tens of ms at 100 us; CUPTI's pm_sampling sample likewise
+ * calls Stop while its decode thread decodes). */
 static pthread_mutex_t pmLock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t pmHwLock = PTHREAD_MUTEX_INITIALIZER;
 static int pmWarnedDecode, pmWarnedDropped;
+static int pmJoined; /* start succeeded as a non-sampler (another process samples the GPU) */
 
 static const char *pmErr(CUptiResult r)
 {
@@ -423,6 +593,14 @@ static int pmDecodeOnce(void)
                 pm.decode_errors++;
                 continue;
             }
+            if (sp.startTimestamp < pm.cupti0) {
+                /* The first record spans from an earlier reset of the
+                 * performance monitors (during set-up, or even before
+                 * gpuinst_pm_sampling_start was called) to the start:
+                 * 300-450 ms on H100/H200, not a sample of this series. */
+                pm.pre_start++;
+                continue;
+            }
             memset(&ev, 0, sizeof ev);
             ev.structSize = sizeof ev;
             ev.pHostObject = pm.host;
@@ -500,51 +678,7 @@ static void pmTeardown(int disable)
     free(pm.data);
     free(pm.data_clean);
     pm.avail = pm.config = pm.data = pm.data_clean = NULL;
-    if (pm.lock_fd >= 0) {
-        close(pm.lock_fd); /* releases the election lock */
-        pm.lock_fd = -1;
-    }
-}
-
-/* Elects the sampler of this GPU among the processes of the node.  Returns
- * 1 if this process samples; else 0 with the holder's pid/rank if known. */
-static int pmElect(const char *bus, int *holder_pid, int *holder_rank)
-{
-    char path[256], safe[32], line[160];
-    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    size_t i;
-    int fd;
-    for (i = 0; bus[i] && i < sizeof safe - 1; i++) safe[i] = (bus[i] == ':' || bus[i] == '/') ? '_' : bus[i];
-    safe[i] = '\0';
-    snprintf(path, sizeof path, "%s/gpuinst-pmsampling-%s.lock", dir, safe);
-    *holder_pid = 0;
-    *holder_rank = -1;
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        pm.lock_fd = -1;
-        return 1; /* no lock possible: try CUPTI, which refuses a second sampler itself */
-    }
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-        int n = snprintf(line, sizeof line, "%d %d %.64s\n", gpuinstG.pid, gpuinstG.rank, gpuinstG.hostname);
-        if (ftruncate(fd, 0) == 0 && n > 0) {
-            ssize_t w = pwrite(fd, line, (size_t)n, 0);
-            (void)w;
-        }
-        pm.lock_fd = fd;
-        return 1;
-    }
-    {
-        ssize_t n = pread(fd, line, sizeof line - 1, 0);
-        if (n > 0) {
-            line[n] = '\0';
-            if (sscanf(line, "%d %d", holder_pid, holder_rank) != 2) {
-                *holder_pid = 0;
-                *holder_rank = -1;
-            }
-        }
-    }
-    close(fd);
-    return 0;
+    gpuinstPmElectRelease(&pm.elect); /* another process may sample this GPU now */
 }
 
 /* The metric list into pm.metrics: the user's as given (must be valid and
@@ -648,7 +782,7 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
         return GPUINST_ERROR_UNAVAILABLE;
     }
     memset(&pm, 0, sizeof pm);
-    pm.lock_fd = -1;
+    pm.elect.fd = -1;
     snprintf(pm.chip, sizeof pm.chip, "%s", chip);
     if (pmSelect(metrics, why, whycap) != 0) rc = GPUINST_ERROR_UNAVAILABLE;
     out[0] = '\0';
@@ -680,10 +814,10 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     int32_t types[3 + PM_MAX_METRICS];
     const char *units[3 + PM_MAX_METRICS];
     size_t i;
-    int dev = device, holder_pid = 0, holder_rank = -1;
+    int dev = device;
 
     memset(&pm, 0, sizeof pm);
-    pm.lock_fd = -1;
+    pm.elect.fd = -1;
     if ((e = pmLoad()) != NULL) return pmUnavailable(e);
     if (dev < 0 && pmf.cuCtxGetDevice(&dev) != 0)
         return pmUnavailable("gpuinst_pm_sampling_start(-1, ...): the calling thread has no current CUDA context; "
@@ -698,18 +832,20 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     snprintf(pmRankRow.pci_bus_id, sizeof pmRankRow.pci_bus_id, "%s", pm.bus);
     gpuinstTableRegister(&pmRanksTable);
     pmRankRowSet = 1;
-    if (!pmElect(pm.bus, &holder_pid, &holder_rank)) {
+    if (!gpuinstPmElect(pm.bus, 0, &pm.elect)) {
         /* Another process of this node samples this GPU: attribute, do not sample. */
         pmRankRow.sampler = 0;
-        pmRankRow.sampler_pid = holder_pid;
-        pmRankRow.sampler_rank = holder_rank;
+        pmRankRow.sampler_pid = pm.elect.pid;
+        pmRankRow.sampler_rank = pm.elect.rank;
+        pmJoined = 1;
         if (gpuinstG.cfg.verbose)
-            gpuinstWarn("PM sampling of GPU %s is done by process %d (rank %d)", pm.bus, holder_pid, holder_rank);
+            gpuinstWarn("PM sampling of GPU %s is done by process %d (rank %d)", pm.bus, (int)pm.elect.pid,
+                        (int)pm.elect.rank);
         return GPUINST_SUCCESS;
     }
     pmRankRow.sampler = 1;
-    pmRankRow.sampler_pid = gpuinstG.pid;
-    pmRankRow.sampler_rank = gpuinstG.rank;
+    pmRankRow.sampler_pid = pm.elect.pid;
+    pmRankRow.sampler_rank = pm.elect.rank;
 
     memset(&pi, 0, sizeof pi);
     pi.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
@@ -850,6 +986,10 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
         snprintf(why, sizeof why, "cuptiPmSamplingStart failed: %s", pmErr(r));
         goto fail;
     }
+    pthread_mutex_lock(&pmHwLock);
+    pm.hw_running = 1;
+    pthread_mutex_unlock(&pmHwLock);
+    pmRankRow.sampling_start_ns = pm.host0;
     /* Decode often enough that the counter data image (PM_MAX_SAMPLES) and
      * the hardware buffer never fill: a quarter of the image per period. */
     pm.decode_period_ns = interval_ns * (PM_MAX_SAMPLES / 4);
@@ -861,26 +1001,45 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     return GPUINST_SUCCESS;
 
 fail:
-    pmRankRow.sampler = 0;
+    pmRankRow.sampler = 0; /* nobody samples this GPU for this rank */
+    pmRankRow.sampler_pid = 0;
+    pmRankRow.sampler_rank = -1;
+    pmRankRow.sampling_start_ns = 0;
     pmTeardown(1);
     free(pm.metric_text);
     pm.metric_text = NULL;
     return pmUnavailable(why);
 }
 
+/* Stops the hardware, if it runs: at once, without waiting for a decode
+ * pass in progress (pmHwLock, not pmLock).  Returns 1 if it stopped it. */
+static int pmHwStop(void)
+{
+    CUpti_PmSampling_Stop_Params sp;
+    CUptiResult r;
+    int stopped = 0;
+    pthread_mutex_lock(&pmHwLock);
+    if (pm.hw_running) {
+        memset(&sp, 0, sizeof sp);
+        sp.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
+        sp.pPmSamplingObject = pm.obj;
+        if ((r = pmf.stop(&sp)) != CUPTI_SUCCESS)
+            gpuinstWarn("PM sampling of GPU %s: cuptiPmSamplingStop failed (%s)", pm.bus, pmErr(r));
+        pm.hw_running = 0;
+        pmRankRow.sampling_stop_ns = gpuinstClockNs();
+        stopped = 1;
+    }
+    pthread_mutex_unlock(&pmHwLock);
+    return stopped;
+}
+
 /* Stops sampling and decodes what is left.  `final`: at finalize (activity
  * buffers already flushed, so disabling PM sampling is safe). */
 static int pmStopLocked(int final)
 {
-    CUpti_PmSampling_Stop_Params sp;
     int k;
     if (!GPUINST_LOAD_ACQ(&pmActive)) return GPUINST_ERROR_UNAVAILABLE;
-    /* The hardware stops first (the decode thread is not decoding: it takes
-     * pmLock, which the caller holds), so no sample lies after this call. */
-    memset(&sp, 0, sizeof sp);
-    sp.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
-    sp.pPmSamplingObject = pm.obj;
-    pmf.stop(&sp);
+    pmHwStop(); /* no-op when the caller stopped the hardware already */
     GPUINST_STORE_REL(&pm.stop, 1);
     if (pm.thread_running) {
         pthread_mutex_unlock(&pmLock);
@@ -893,6 +1052,10 @@ static int pmStopLocked(int final)
     if (pm.overflows)
         gpuinstWarn("PM sampling of GPU %s: the hardware buffer overflowed %llu times: samples were lost; use a "
                     "longer interval", pm.bus, (unsigned long long)pm.overflows);
+    pmRankRow.samples = pm.samples;
+    pmRankRow.pre_start = pm.pre_start;
+    pmRankRow.overflows = pm.overflows;
+    pmRankRow.decode_errors = pm.decode_errors;
     pmTeardown(final || !GPUINST_LOAD_RLX(&gpuinstGpuOn));
     free(pm.metric_text);
     pm.metric_text = NULL;
@@ -900,15 +1063,38 @@ static int pmStopLocked(int final)
     return GPUINST_SUCCESS;
 }
 
+/* stop_called_ns, the hardware stopped, then the session under pmLock. */
+static int pmStop(int final)
+{
+    int rc;
+    uint64_t t0 = gpuinstClockNs();
+    pmHwStop();
+    pthread_mutex_lock(&pmLock);
+    if (GPUINST_LOAD_ACQ(&pmActive)) {
+        pmRankRow.stop_called_ns = t0;
+        rc = pmStopLocked(final);
+        pmRankRow.stop_returned_ns = gpuinstClockNs();
+    } else if (pmJoined) {
+        /* this rank's GPU is sampled by another process: nothing to stop */
+        pmJoined = 0;
+        pmRankRow.stop_called_ns = t0;
+        pmRankRow.stop_returned_ns = gpuinstClockNs();
+        rc = final ? GPUINST_ERROR_UNAVAILABLE : GPUINST_SUCCESS;
+    } else {
+        rc = GPUINST_ERROR_UNAVAILABLE;
+    }
+    pthread_mutex_unlock(&pmLock);
+    return rc;
+}
+
 static void pmFlush(void)
 {
-    pthread_mutex_lock(&pmLock);
-    if (GPUINST_LOAD_ACQ(&pmActive)) pmStopLocked(1);
-    pthread_mutex_unlock(&pmLock);
+    pmStop(1);
 }
 
 int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *metrics)
 {
+    uint64_t t0 = gpuinstClockNs();
     int rc = pmStateCheck();
     if (rc != GPUINST_SUCCESS) return rc;
     if (interval_ns < 1000 || interval_ns > 10000000000ull || device < -1) {
@@ -925,7 +1111,13 @@ int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *
     pmRankRow.device = device;
     pmRankRow.sampler_rank = -1;
     snprintf(pmRankRow.hostname, sizeof pmRankRow.hostname, "%.63s", gpuinstG.hostname);
+    pmRankRow.start_called_ns = t0;
+    pmRankRow.sampling_start_ns = pmRankRow.stop_called_ns = pmRankRow.sampling_stop_ns = 0;
+    pmRankRow.stop_returned_ns = 0;
+    pmRankRow.samples = pmRankRow.pre_start = pmRankRow.overflows = pmRankRow.decode_errors = 0;
+    pmJoined = 0;
     rc = pmStartLocked(device, interval_ns, metrics);
+    pmRankRow.start_returned_ns = gpuinstClockNs();
     pthread_mutex_unlock(&pmLock);
     if (rc == GPUINST_SUCCESS) gpuinstAddFlushHook(pmFlush);
     return rc;
@@ -935,10 +1127,7 @@ int gpuinst_pm_sampling_stop(void)
 {
     int rc = pmStateCheck();
     if (rc != GPUINST_SUCCESS) return rc;
-    pthread_mutex_lock(&pmLock);
-    rc = pmStopLocked(0);
-    pthread_mutex_unlock(&pmLock);
-    return rc;
+    return pmStop(0);
 }
 
 #else /* !GPUINST_WITH_CUPTI */

@@ -160,7 +160,7 @@ static int collectThreadBufs(const gpuinstTable *tb, void **out, uint64_t *count
     char *rows;
     for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
         n += gpuinstBufCount((const gpuinstBuf *)((const char *)t + off));
-    rows = (char *)malloc(n ? (size_t)(n * tb->record_size) : 1);
+    rows = (char *)gpuinstBigAlloc((size_t)(n * tb->record_size));
     if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     for (t = gpuinstThreadsHead(); t != NULL && k < n; t = t->next)
         k += gpuinstBufCopy((const gpuinstBuf *)((const char *)t + off), rows + k * tb->record_size, n - k);

@@ -12,16 +12,21 @@
 # Checks (pmsampling_app: 200 ms idle, ~1 s of 256 MiB device-to-device
 # copies timed with CUDA events, 100 ms tail; see pmsampling_app.cu)
 #  1 count      1 rank, interval 100 us, default metric set: number of
-#               samples within 10% of window / interval; median sample
-#               length within 10% of the interval; every sample's mapped
-#               time inside the host window (the GPU -> host clock map).
+#               samples within 2% of (sampling_stop_ns - sampling_start_ns)
+#               / interval, the true bounds the sampler records in its
+#               /counters/pm_sampling/ranks row (cuptiPmSamplingStart called,
+#               cuptiPmSamplingStop returned); median sample length within
+#               10% of the interval; every sample [start, end] (mapped onto
+#               the host clock) inside those bounds within 50 us; the series
+#               covers the caller's window [start returned, stop called];
+#               at most one record dropped as begun before the start.
 #  2 count_1ms  the same at 1 ms.
 #  3 dram       (the run of 1) DRAM bytes per second from the samples in the
 #               copy phase within [0.8, 1.2] x the copy bandwidth measured
 #               with CUDA events in the same run; idle phase below 10%.
 #  4 shared4    4 ranks on one GPU: one sampler per GPU elected, every rank
 #               has a /counters/pm_sampling/ranks row naming the sampler's
-#               pid, the series comes from the sampler rank only.
+#               pid and rank, the series comes from the sampler rank only.
 #  5 coexist    1 rank with CUPTI activity tracing on (GPUINST_TRACE=default):
 #               both PM samples and traced kernels in the file (measures
 #               whether PM sampling runs alongside activity tracing).
@@ -76,7 +81,7 @@ else
 fi
 
 echo "GPU pmsampling: $pass passed, $fail failed"
-grep -h "samples .* window" "$D/count.log" "$D/count_1ms.log" 2>/dev/null
+grep -h "^sampler:\|samples .* window\|samples outside" "$D/count.log" "$D/count_1ms.log" 2>/dev/null
 grep -h "copy bandwidth" "$D/dram.log" 2>/dev/null
 grep -h "PM samples" "$D/coexist.log" 2>/dev/null
 grep -h "pm_sampling_start" "$D"/*.app.log 2>/dev/null | sort | uniq -c | head -5

@@ -3,12 +3,21 @@
  * (tests/gpu/pmsampling.sh).  HDF5 C API only (no h5py on the GPU machine).
  *
  *   pmsampling_check count FILE INTERVAL_NS
- *       the sampler's series has N rows with |N - D / INTERVAL| <= 10% of
- *       D / INTERVAL + 2, D = the PM sampling window (app/window: from the
- *       return of gpuinst_pm_sampling_start to the call of _stop, host ns);
- *       the median sample length gpu_end_ns - gpu_start_ns is within 10% of
- *       INTERVAL; every sample's time_ns lies in the window (the GPU -> host
- *       clock map).
+ *       The bounds are the sampler's row of /counters/pm_sampling/ranks:
+ *       sampling_start_ns (cuptiPmSamplingStart called) and sampling_stop_ns
+ *       (cuptiPmSamplingStop returned), on the same clock as time_ns.
+ *       - the series has N rows with |N - D / INTERVAL| <= 2% of D / INTERVAL
+ *         + 2, D = sampling_stop_ns - sampling_start_ns, and N equals the
+ *         row's `samples`;
+ *       - the median sample length gpu_end_ns - gpu_start_ns is within 10%
+ *         of INTERVAL;
+ *       - every sample [time_ns, time_ns + length] lies inside
+ *         [sampling_start_ns, sampling_stop_ns] within 50 us (the GPU -> host
+ *         clock map), and at most one record was dropped as begun before
+ *         the start (`pre_start`);
+ *       - the series covers the caller's window [start_returned_ns,
+ *         stop_called_ns]: its first sample starts and its last ends within
+ *         one interval + 50 us of those.
  *   pmsampling_check dram FILE
  *       over the samples inside the copy phase (its middle 80%), DRAM bytes
  *       (dram__bytes_read.sum + dram__bytes_write.sum) per second of sample
@@ -16,8 +25,8 @@
  *       CUDA events (app/copy_bw); in the idle phase it is < 10% of that.
  *   pmsampling_check shared FILE NRANKS
  *       /counters/pm_sampling/ranks has NRANKS rows; each GPU (pci_bus_id)
- *       has exactly one sampler, every other rank on it names the sampler's
- *       pid; the series has rows, from the sampler rank only.
+ *       has exactly one sampler, every rank on it names the sampler's pid
+ *       and rank; the series has rows, from the sampler rank only.
  *   pmsampling_check coexist FILE
  *       the series has rows and /gpu/kernels has rows (PM sampling together
  *       with CUPTI activity tracing).
@@ -129,11 +138,24 @@ static int openSeries(void)
     return 1;
 }
 
+/* The sampler's row of /counters/pm_sampling/ranks: member m, or -1. */
+static double samplerField(const char *m)
+{
+    size_t n, k, i;
+    double *sampler = col("/counters/pm_sampling/ranks", "sampler", &n);
+    double *v = col("/counters/pm_sampling/ranks", m, &k);
+    if (!sampler || !v) return -1;
+    for (i = 0; i < n && i < k; i++)
+        if (sampler[i] == 1) return v[i];
+    return -1;
+}
+
 static int checkCount(double interval)
 {
-    size_t n, nw, i, ns, ne;
+    size_t n, nw, i, ns, ne, before = 0, after = 0, outside_caller = 0;
     double *t = NULL, *gs = NULL, *ge = NULL, *ws = NULL, *we = NULL, *len;
-    double D, expect, med;
+    double D, expect, med, s0, s1, c0, c1, e0, e1, pre, nrow, tmin = 0, tmax = 0;
+    const double tol = 50e3; /* ns: the GPU -> host map's uncertainty */
     int ok = 1;
     if (!openSeries()) return 1;
     t = col(series, "time_ns", &n);
@@ -141,35 +163,73 @@ static int checkCount(double interval)
     ge = col(series, "gpu_end_ns", &ne);
     ws = col("/counters/app/window", "start_ns", &nw);
     we = col("/counters/app/window", "stop_ns", &nw);
-    if (!t || !gs || !ge || !ws || !we || nw < 1 || n == 0) {
-        printf("missing data (series rows %zu, window rows %zu)\n", n, nw);
+    s0 = samplerField("sampling_start_ns");
+    s1 = samplerField("sampling_stop_ns");
+    c0 = samplerField("start_returned_ns");
+    c1 = samplerField("stop_called_ns");
+    e0 = samplerField("start_called_ns");
+    e1 = samplerField("stop_returned_ns");
+    pre = samplerField("pre_start");
+    nrow = samplerField("samples");
+    if (!t || !gs || !ge || n == 0) {
+        printf("FAIL: missing data (series rows %zu)\n", n);
         return 1;
     }
-    D = we[0] - ws[0];
+    if (s0 <= 0 || s1 <= s0 || c0 <= 0 || c1 <= 0) {
+        printf("FAIL: the sampler's /counters/pm_sampling/ranks row has no sampling_start_ns/sampling_stop_ns/"
+               "start_returned_ns/stop_called_ns (%.0f %.0f %.0f %.0f)\n", s0, s1, c0, c1);
+        return 1;
+    }
+    printf("sampler: start call %.3f ms (cuptiPmSamplingStart %.3f ms before it returned); stop: hardware stopped "
+           "%.1f us after the stop call, stop call %.3f ms; pre-start records dropped %.0f\n",
+           (c0 - e0) * 1e-6, (c0 - s0) * 1e-6, (s1 - c1) * 1e-3, (e1 - c1) * 1e-6, pre);
+    if (ws && we && nw >= 1)
+        printf("app window (start returned -> stop called, app's clock) %.3f ms; the row's %.3f ms\n",
+               (we[0] - ws[0]) * 1e-6, (c1 - c0) * 1e-6);
+    D = s1 - s0;
     expect = D / interval;
     len = (double *)calloc(n, sizeof *len);
     for (i = 0; i < n; i++) len[i] = ge[i] - gs[i];
     qsort(len, n, sizeof *len, cmpd);
     med = len[n / 2];
-    printf("samples %zu, window %.3f ms, expected %.0f (interval %.0f ns); median sample %.0f ns\n", n, D * 1e-6,
-           expect, interval, med);
-    if ((double)n > expect * 1.10 + 2 || (double)n < expect * 0.90 - 2) {
-        printf("FAIL: sample count off by more than 10%%\n");
+    printf("samples %zu, sampling window %.3f ms, expected %.0f (interval %.0f ns); median sample %.0f ns\n", n,
+           D * 1e-6, expect, interval, med);
+    if ((double)n > expect * 1.02 + 2 || (double)n < expect * 0.98 - 2) {
+        printf("FAIL: sample count off by more than 2%%\n");
+        ok = 0;
+    }
+    if (nrow != (double)n) {
+        printf("FAIL: the ranks row says %.0f samples, the series has %zu\n", nrow, n);
+        ok = 0;
+    }
+    if (pre > 1) {
+        printf("FAIL: %.0f records begun before the start (one expected at most)\n", pre);
         ok = 0;
     }
     if (med < 0.9 * interval || med > 1.1 * interval) {
         printf("FAIL: median sample length not within 10%% of the interval\n");
         ok = 0;
     }
-    {
-        size_t out = 0;
-        for (i = 0; i < n; i++)
-            if (t[i] < ws[0] - 1e6 || t[i] > we[0] + 1e6) out++;
-        printf("samples outside the host window (+-1 ms): %zu\n", out);
-        if (out > 0) {
-            printf("FAIL: the GPU -> host time map puts samples outside the sampling window\n");
-            ok = 0;
-        }
+    for (i = 0; i < n; i++) {
+        double end = t[i] + (ge[i] - gs[i]);
+        if (i == 0 || t[i] < tmin) tmin = t[i];
+        if (i == 0 || end > tmax) tmax = end;
+        if (t[i] < s0 - tol) before++;
+        if (end > s1 + tol) after++;
+        if (t[i] < c0 || t[i] > c1) outside_caller++;
+    }
+    printf("samples outside [sampling_start, sampling_stop] (+-50 us): %zu before, %zu after; first sample starts "
+           "%.1f us after sampling_start, last ends %.1f us before sampling_stop; %zu samples start outside the "
+           "caller's window [start returned, stop called]\n",
+           before, after, (tmin - s0) * 1e-3, (s1 - tmax) * 1e-3, outside_caller);
+    if (before || after) {
+        printf("FAIL: the GPU -> host time map puts samples outside the sampling bounds\n");
+        ok = 0;
+    }
+    if (tmin > c0 + interval + tol || tmax < c1 - interval - tol) {
+        printf("FAIL: the series does not cover the caller's window (first %.1f us after start returned, last "
+               "%.1f us before stop called)\n", (tmin - c0) * 1e-3, (c1 - tmax) * 1e-3);
+        ok = 0;
     }
     return ok ? 0 : 1;
 }
@@ -247,13 +307,18 @@ static int checkShared(int nranks)
         printf("FAIL: /counters/pm_sampling/ranks has %zu rows, %d expected\n", n, nranks);
         return 1;
     }
+    if (!srank) {
+        printf("FAIL: /counters/pm_sampling/ranks has no sampler_rank\n");
+        return 1;
+    }
     for (i = 0; i < n; i++) {
         int samplers = 0;
-        double spid = 0;
+        double spid = 0, sr = -1;
         for (j = 0; j < n; j++)
             if (strcmp(bus[i], bus[j]) == 0 && sampler[j] == 1) {
                 samplers++;
                 spid = pid[j];
+                sr = rank[j];
             }
         printf("rank %.0f: GPU %s sampler %.0f (sampler pid %.0f rank %.0f)\n", rank[i], bus[i], sampler[i], pid[i],
                srank[i]);
@@ -261,8 +326,9 @@ static int checkShared(int nranks)
             printf("FAIL: GPU %s has %d samplers\n", bus[i], samplers);
             ok = 0;
         }
-        if (pid[i] != spid) {
-            printf("FAIL: rank %.0f names pid %.0f, the sampler is %.0f\n", rank[i], pid[i], spid);
+        if (pid[i] != spid || srank[i] != sr) {
+            printf("FAIL: rank %.0f names pid %.0f rank %.0f, the sampler is pid %.0f rank %.0f\n", rank[i], pid[i],
+                   srank[i], spid, sr);
             ok = 0;
         }
     }
