@@ -14454,8 +14454,9 @@ int gpuinst_counters_sample_builtin(void)
  * gpuinst_pm_sampling_start(device, interval_ns, metrics):
  *   refuse if the range profiler is asked for (GPUINST_METRICS): both program
  *   the GPU's performance monitors -> elect one sampler per GPU among the
- *   processes sharing it (flock on /dev/shm/gpuinst-pmsampling-<pci bus
- *   id>.lock; the holder writes "pid rank host" in it) -> cuptiProfilerInitialize
+ *   processes sharing it (a POSIX lock on /dev/shm/gpuinst-pmsampling-<pci
+ *   bus id>.lock; the holder writes "pid rank host" in it, the others wait
+ *   until it names the holder: gpuinstPmElect) -> cuptiProfilerInitialize
  *   -> cuptiProfilerDeviceSupported(PM_SAMPLING) -> chip name -> counter
  *   availability -> profiler host (PM_SAMPLING): add metrics, config image,
  *   passes == 1 (single-pass sets only; the default set drops metrics the
@@ -14463,15 +14464,19 @@ int gpuinst_counters_sample_builtin(void)
  *   counter data image -> SetConfig (GPU time interval trigger) -> Start ->
  *   a decode thread: every decode period DecodeData, GetCounterDataInfo, for
  *   each completed sample GetSampleInfo + EvaluateToGpuValues, then the
- *   counter data image is reset from a pristine copy.
+ *   counter data image is reset from a pristine copy.  The first record
+ *   decoded begins before Start (at an earlier reset of the monitors) and is
+ *   dropped.  Stop stops the hardware at once (its own lock), then joins the
+ *   decode thread and decodes the rest.
  * Samples become rows of the group /counters/pm_sampling/<pci bus id>:
  * time_ns (sample start, on gpuinst's clock), device, gpu_start_ns,
  * gpu_end_ns (CUPTI's timestamps as decoded), then one double per metric.
  * The GPU timestamps are mapped with two (host, cuptiGetTimestamp) pairs
  * taken at start and at each decode.  Every rank that called start writes
  * one row of /counters/pm_sampling/ranks (device, bus id, whether it samples,
- * the sampling process), which attributes the series to the ranks sharing
- * the GPU.
+ * the sampling process, and the sampler's true bounds of the series:
+ * sampling_start_ns / sampling_stop_ns), which attributes the series to the
+ * ranks sharing the GPU.
  *
  * cupti_profiler_host.h is C++ only (<string>): the few profiler host
  * structs are declared here under gpuinst's own names with the header's
@@ -14933,7 +14938,7 @@ static PmState pm;
  * calls Stop while its decode thread decodes). */
 static pthread_mutex_t pmLock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t pmHwLock = PTHREAD_MUTEX_INITIALIZER;
-static int pmWarnedDecode, pmWarnedDropped;
+static int pmWarnedDecode, pmWarnedDropped, pmWarnedClock;
 static int pmJoined; /* start succeeded as a non-sampler (another process samples the GPU) */
 
 static const char *pmErr(CUptiResult r)
@@ -15112,14 +15117,19 @@ static int pmDecodeOnce(void)
                 pm.decode_errors++;
                 continue;
             }
-            if (sp.startTimestamp < pm.cupti0) {
+            if (sp.startTimestamp < pm.cupti0 && sp.endTimestamp > pm.cupti0) {
                 /* The first record spans from an earlier reset of the
                  * performance monitors (during set-up, or even before
-                 * gpuinst_pm_sampling_start was called) to the start:
-                 * 300-450 ms on H100/H200, not a sample of this series. */
+                 * gpuinst_pm_sampling_start was called) to one interval
+                 * after Start: 300-450 ms on H100/H200 (GPU runs 1 and 2),
+                 * not a sample of this series. */
                 pm.pre_start++;
                 continue;
             }
+            if (sp.endTimestamp <= pm.cupti0)
+                gpuinstWarnOnce(&pmWarnedClock, "PM sampling of GPU %s: a sample ends before the start "
+                                "(CUPTI's PM timestamps and cuptiGetTimestamp disagree): its times may be off",
+                                pm.bus);
             memset(&ev, 0, sizeof ev);
             ev.structSize = sizeof ev;
             ev.pHostObject = pm.host;
