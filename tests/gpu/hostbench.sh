@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.." || exit 2
 D="${OUT:-/tmp/gpuinst-gpu-out}/hostbench"
 mkdir -p "$D"
 pass=0; fail=0
-if BUILD="$PWD/build-gpu" NOBUILD=1 OUT="$D/bench-out" PARTS="1 3" PAIRS=10000000 REPS=7 WRITER_REPS=3 \
+if BUILD="$PWD/build-gpu" NOBUILD=1 OUT="$D/bench-out" PARTS="${HB_PARTS:-1 3}" PAIRS="${HB_PAIRS:-10000000}" REPS=7 WRITER_REPS=3 \
    timeout 280 bash bench/run_all.sh > "$D/run_all.log" 2>&1; then pass=$((pass+1)); else fail=$((fail+1)); fi
 grep -v "cupti unavailable" "$D/run_all.log" | grep -E "^(variant|floor|nvtx|compiled|disabled|record|goal|ranks|  *[0-9])" | head -40
 echo "GPU hostbench: $pass passed, $fail failed"
