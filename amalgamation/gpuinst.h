@@ -376,9 +376,10 @@ int gpuinst_mark_int64(const char *name, int64_t payload);
  * Creates a scalar counter `name` of type GPUINST_COUNTER_INT64 or
  * GPUINST_COUNTER_DOUBLE (one field, named "value") and stores its handle in
  * *counter.  At most 192 counters and groups per process.
+ * Creating a name again with the same definition returns the same handle.
  * Errors: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (NULL/empty/reserved
- *   name, a name already used, NULL counter, another type), LIMIT,
- *   OUT_OF_MEMORY.  Thread-safe (lock).
+ *   name, a name already used with another definition, NULL counter, another
+ *   type), LIMIT, OUT_OF_MEMORY.  Thread-safe (lock).
  * Rests on: nvtxCounterRegister (at the first sample, with the semantics).
  */
 int gpuinst_counter_create(const char *name, int32_t type, gpuinst_counter *counter);
@@ -410,7 +411,8 @@ int gpuinst_counter_group_create(const char *name, const char *fields, const int
  * per-rank figure of /counters/stats: the sum of the samples for DELTA, else
  * their mean.
  * Errors: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (unknown counter,
- *   field out of range, unknown flag bits, min > max, a unit over 63 bytes,
+ *   field out of range, unknown flag bits, min > max when both
+ *   GPUINST_COUNTER_LIMIT_MIN and _MAX are set, a unit over 63 bytes,
  *   or the counter was already sampled).  Thread-safe (lock).
  * Rests on: nvtxSemanticsCounter_t in nvtxCounterAttr_t / the schema entries.
  */
@@ -590,7 +592,8 @@ int gpuinst_pm_sampling_stop(void);
  * no CUPTI call happens here.
  * Errors (in the return value and p->status; the body still runs once):
  *   INVALID_ARGUMENT (NULL p or NULL/empty region), NOT_INITIALIZED,
- *   FINALIZED, DISABLED, OUT_OF_MEMORY.
+ *   FINALIZED, DISABLED, OUT_OF_MEMORY, UNAVAILABLE (built without the
+ *   CUPTI part, -DGPUINST_WITH_CUPTI=0).
  * Thread-safe; one profiled occurrence runs at a time per process (another
  * one that is selected meanwhile runs once, with that reason).
  * Rests on: nothing (the selection is gpuinst's).
@@ -673,7 +676,7 @@ static inline int gpuinst_range_end(gpuinst_range_id id) { (void)id; return 0; }
 static inline int gpuinst_mark(const char *n) { (void)n; return 0; }
 static inline int gpuinst_mark_ex(gpuinst_domain d, const char *n, const gpuinst_attr *a) { (void)d; (void)n; (void)a; return 0; }
 static inline int gpuinst_mark_int64(const char *n, int64_t p) { (void)n; (void)p; return 0; }
-static inline int gpuinst_get_counts(gpuinst_counts *c) { (void)c; return 0; }
+static inline int gpuinst_get_counts(gpuinst_counts *c) { if (c) { gpuinst_counts z = {0, 0, 0, 0, 0, 0, 0, 0}; *c = z; } return 0; }
 static inline int gpuinst_range_depth(gpuinst_domain d) { (void)d; return 0; }
 /* ==== Counters stubs ==== */
 static inline int gpuinst_counter_create(const char *n, int32_t t, gpuinst_counter *c) { (void)n; (void)t; if (c) *c = 0; return 0; }
