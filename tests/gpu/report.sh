@@ -60,7 +60,7 @@ fi
 if [ $POST -eq 0 ]; then
     # ---- 1 the run ---------------------------------------------------------------
     if GPUINST_OUTPUT=$F GPUINST_METRICS=${GPUINST_METRICS:-roofline} \
-        timeout 180 mpirun --oversubscribe -n 8 "$SOLVER" --backend cuda --profile > "$D/run.log" 2>&1; then
+        timeout 180 mpirun --oversubscribe -n 8 "$SOLVER" --backend cuda --profile ${REPORT_SOLVER_ARGS:-} > "$D/run.log" 2>&1; then
         ok "1 run"
     else
         ko "1 run" "solver exit $?"
