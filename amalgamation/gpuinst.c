@@ -45,6 +45,7 @@
 #pragma GCC visibility pop
 #endif
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -4415,6 +4416,20 @@ GPUINST_PRIVATE uint64_t gpuinstBufCount(const gpuinstBuf *b);
  * many were copied. */
 GPUINST_PRIVATE uint64_t gpuinstBufCopy(const gpuinstBuf *b, void *dst, uint64_t max);
 GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b);
+/* A reading position in one buffer: its first `limit` records, oldest
+ * first (spilled ones, then those in memory), read piece by piece. */
+typedef struct gpuinstBufCursor {
+    const gpuinstBuf *b;
+    uint64_t left;              /* records still to read */
+    uint32_t ext;               /* next spill extent */
+    uint64_t ext_done;          /* records of it already read */
+    const gpuinstChunk *c;      /* chunk being read, once the spill is done */
+    uint64_t c_done;            /* records of it already read */
+} gpuinstBufCursor;
+GPUINST_PRIVATE void gpuinstBufCursorInit(gpuinstBufCursor *cur, const gpuinstBuf *b, uint64_t limit);
+/* Copies the next up to `max` records into dst; returns how many (fewer
+ * only when the cursor reached its limit or the buffer's end). */
+GPUINST_PRIVATE uint64_t gpuinstBufCursorRead(gpuinstBufCursor *cur, void *dst, uint64_t max);
 
 /* ==== bounded memory: GPUINST_BUFFER_MB (issue 8; src/buf.c) ============== */
 /* Chunk bytes of all buffers are counted.  With a cap (bytes, 0 = none),
@@ -4431,7 +4446,13 @@ GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b);
  * u32 length and the bytes padded to 8; recsize 0, the block's byte size
  * in pad_[0].  A spilled record refers only to strings spilled before it,
  * so the file alone can be turned into a valid output (tools/gpuinst-recover). */
-enum { GPUINST_SPILL_HEADER = 0, GPUINST_SPILL_RANGES = 1, GPUINST_SPILL_MARKS = 2, GPUINST_SPILL_STRINGS = 3 };
+enum {
+    GPUINST_SPILL_HEADER = 0,
+    GPUINST_SPILL_RANGES = 1,
+    GPUINST_SPILL_MARKS = 2,
+    GPUINST_SPILL_STRINGS = 3,
+    GPUINST_SPILL_MPI_CALLS = 4 /* gpuinstMpiRec rows (mpi/mpi_trace.c); names are filled at write time */
+};
 typedef struct gpuinstSpillBlock {
     uint32_t magic;
     uint32_t tag;           /* GPUINST_SPILL_* */
@@ -4443,6 +4464,8 @@ GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes);
 GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag);
 /* Chunk bytes held in memory now, all buffers. */
 GPUINST_PRIVATE uint64_t gpuinstBufBytes(void);
+/* Bytes written to the spill file so far (records, names, block headers). */
+GPUINST_PRIVATE uint64_t gpuinstBufSpillBytes(void);
 /* Closes the spill file after the output was written: removed if `keep`
  * is 0, else kept and named on stderr. */
 GPUINST_PRIVATE void gpuinstBufSpillClose(int keep);
@@ -4514,6 +4537,7 @@ typedef struct gpuinstRankRec {
     double clock_error_ns;
     uint64_t ranges, marks, before_init, after_finalize, invalid_argument, stack_empty,
         range_not_open, lost, names_truncated;
+    uint64_t spilled_bytes;        /* bytes written to the spill file (GPUINST_BUFFER_MB) */
     char hostname[64];
     char version[16];
     char compile_options[128];
@@ -4664,8 +4688,24 @@ typedef struct gpuinstField {
 typedef struct gpuinstTable gpuinstTable;
 /* Produces this rank's records as one malloc'd contiguous array (*out, owned
  * by the writer, which frees it) and their number (*count).  Return 0 or a
- * gpuinst_status. */
+ * gpuinst_status.  For small tables; large ones stream (gpuinstRowsFn). */
 typedef int (*gpuinstCollectFn)(const gpuinstTable *t, void **out, uint64_t *count);
+
+/* Streaming read of a table (issue 8, bounded memory at finalize): the
+ * writer asks for rows piece by piece and writes each piece as one
+ * hyperslab, so a table is never whole in memory.  A table's rows function
+ * fills *it: `total` (this rank's rows, fixed at that moment), `next` and
+ * optionally `end` and `state`.  next copies the following up to `max` rows
+ * into dst and returns how many (fewer than asked only at the end); end
+ * frees what begin took.  Both run on the finalizing thread. */
+typedef struct gpuinstRowIter gpuinstRowIter;
+struct gpuinstRowIter {
+    uint64_t total;
+    uint64_t (*next)(gpuinstRowIter *it, void *dst, uint64_t max);
+    void (*end)(gpuinstRowIter *it);
+    void *state;
+};
+typedef int (*gpuinstRowsFn)(const gpuinstTable *t, gpuinstRowIter *it);
 
 struct gpuinstTable {
     const char *path;         /* dataset path, e.g. "/ranges" or "/mpi/calls" */
@@ -4673,9 +4713,20 @@ struct gpuinstTable {
     uint32_t record_size;
     uint32_t nfields;
     const gpuinstField *fields;
-    gpuinstCollectFn collect;
-    void *ctx;                /* for the collect function */
+    gpuinstCollectFn collect; /* whole table as one array (small tables) */
+    void *ctx;                /* for the collect and rows functions */
+    gpuinstRowsFn rows;       /* NULL, or streaming read; used instead of collect */
 };
+
+/* Rows of `n` buffers one after another (a table kept in per-thread
+ * buffers), each buffer's count fixed now.  `bufs` is copied.  0 or
+ * GPUINST_ERROR_OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *const *bufs, uint32_t n);
+/* Runs it->end if set and clears *it. */
+GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it);
+/* This rank's rows of `t` as one malloc'd array, through collect or rows
+ * (the gathered writer and tests).  0 or a gpuinst_status. */
+GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint64_t *count);
 
 /* Adds a table to the writer's list (same order on every rank).  Tables
  * registered by gpuinst itself are static; callers keep `t` alive until
@@ -5627,6 +5678,15 @@ static void spillChunks(gpuinstBuf *b)
     if (c == NULL) b->tail = NULL;
 }
 
+GPUINST_PRIVATE uint64_t gpuinstBufSpillBytes(void)
+{
+    uint64_t n;
+    pthread_mutex_lock(&spillLock);
+    n = spillEnd;
+    pthread_mutex_unlock(&spillLock);
+    return n;
+}
+
 GPUINST_PRIVATE void gpuinstBufSpillClose(int keep)
 {
     pthread_mutex_lock(&spillLock);
@@ -5694,31 +5754,134 @@ GPUINST_PRIVATE uint64_t gpuinstBufCount(const gpuinstBuf *b)
     return n;
 }
 
-GPUINST_PRIVATE uint64_t gpuinstBufCopy(const gpuinstBuf *b, void *dst, uint64_t max)
+GPUINST_PRIVATE void gpuinstBufCursorInit(gpuinstBufCursor *cur, const gpuinstBuf *b, uint64_t limit)
 {
-    uint64_t n = 0;
-    const gpuinstChunk *c;
+    memset(cur, 0, sizeof *cur);
+    cur->b = b;
+    cur->left = limit;
+    cur->c = NULL;
+}
+
+GPUINST_PRIVATE uint64_t gpuinstBufCursorRead(gpuinstBufCursor *cur, void *dst, uint64_t max)
+{
+    const gpuinstBuf *b = cur->b;
     char *out = (char *)dst;
-    uint32_t i;
+    uint64_t n = 0;
+    if (max > cur->left) max = cur->left;
     /* spilled records first: they are the oldest */
-    for (i = 0; i < b->nspill && n < max; i++) {
-        uint64_t k = b->spill[i].count;
+    while (n < max && cur->ext < b->nspill) {
+        const gpuinstSpillExt *e = &b->spill[cur->ext];
+        uint64_t k = e->count - cur->ext_done;
         if (k > max - n) k = max - n;
-        if (spillFd < 0 || readAll(spillFd, out + n * b->recsize, (size_t)(k * b->recsize), b->spill[i].offset) != 0) {
+        if (spillFd < 0 ||
+            readAll(spillFd, out + n * b->recsize, (size_t)(k * b->recsize), e->offset + cur->ext_done * b->recsize) != 0) {
             gpuinstWarn("GPUINST_BUFFER_MB: reading back the spill file %s failed: %llu records lost", spillPath,
                         (unsigned long long)k);
             GPUINST_ADD_RLX(&gpuinstG.counts.lost, k);
             memset(out + n * b->recsize, 0, (size_t)(k * b->recsize));
         }
         n += k;
+        cur->ext_done += k;
+        if (cur->ext_done == e->count) {
+            cur->ext++;
+            cur->ext_done = 0;
+        }
     }
-    for (c = GPUINST_LOAD_ACQ(&b->head); c != NULL && n < max; c = GPUINST_LOAD_ACQ(&c->next)) {
-        uint64_t k = GPUINST_LOAD_ACQ(&c->count);
+    if (n < max && cur->c == NULL && cur->ext >= b->nspill) {
+        cur->c = GPUINST_LOAD_ACQ(&b->head);
+        cur->c_done = 0;
+    }
+    while (n < max && cur->c != NULL) {
+        uint64_t have = GPUINST_LOAD_ACQ(&cur->c->count), k;
+        if (cur->c_done >= have) {
+            const gpuinstChunk *next = GPUINST_LOAD_ACQ(&cur->c->next);
+            if (next == NULL) break; /* the buffer's end (fewer records than the limit) */
+            cur->c = next;
+            cur->c_done = 0;
+            continue;
+        }
+        k = have - cur->c_done;
         if (k > max - n) k = max - n;
-        memcpy(out + n * b->recsize, GPUINST_CHUNK_DATA(c), (size_t)(k * b->recsize));
+        memcpy(out + n * b->recsize, GPUINST_CHUNK_DATA(cur->c) + cur->c_done * b->recsize, (size_t)(k * b->recsize));
         n += k;
+        cur->c_done += k;
+    }
+    cur->left -= n;
+    return n;
+}
+
+GPUINST_PRIVATE uint64_t gpuinstBufCopy(const gpuinstBuf *b, void *dst, uint64_t max)
+{
+    gpuinstBufCursor cur;
+    gpuinstBufCursorInit(&cur, b, max);
+    return gpuinstBufCursorRead(&cur, dst, max);
+}
+
+/* ---- streaming several buffers (gpuinstRowIterBufs) ---------------------------- */
+
+typedef struct BufsIter {
+    uint32_t n, i;
+    gpuinstBufCursor cur;
+    const gpuinstBuf **bufs;
+    uint64_t *limit;
+} BufsIter;
+
+static uint64_t bufsNext(gpuinstRowIter *it, void *dst, uint64_t max)
+{
+    BufsIter *s = (BufsIter *)it->state;
+    uint64_t n = 0;
+    while (n < max && s->i < s->n) {
+        uint64_t k = gpuinstBufCursorRead(&s->cur, (char *)dst + n * s->bufs[s->i]->recsize, max - n);
+        n += k;
+        if (s->cur.left == 0 || k == 0) {
+            /* this buffer is done (k == 0 with records left: it held fewer
+             * than counted, which cannot happen for an append-only buffer) */
+            if (++s->i < s->n) gpuinstBufCursorInit(&s->cur, s->bufs[s->i], s->limit[s->i]);
+        }
     }
     return n;
+}
+
+static void bufsEnd(gpuinstRowIter *it)
+{
+    BufsIter *s = (BufsIter *)it->state;
+    if (s == NULL) return;
+    free(s->bufs);
+    free(s->limit);
+    free(s);
+}
+
+GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *const *bufs, uint32_t n)
+{
+    BufsIter *s = (BufsIter *)calloc(1, sizeof *s);
+    uint32_t i;
+    memset(it, 0, sizeof *it);
+    if (s == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    s->bufs = (const gpuinstBuf **)malloc((n ? n : 1) * sizeof *s->bufs);
+    s->limit = (uint64_t *)malloc((n ? n : 1) * sizeof *s->limit);
+    if (s->bufs == NULL || s->limit == NULL) {
+        free(s->bufs);
+        free(s->limit);
+        free(s);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    s->n = n;
+    for (i = 0; i < n; i++) {
+        s->bufs[i] = bufs[i];
+        s->limit[i] = gpuinstBufCount(bufs[i]);
+        it->total += s->limit[i];
+    }
+    if (n > 0) gpuinstBufCursorInit(&s->cur, s->bufs[0], s->limit[0]);
+    it->state = s;
+    it->next = bufsNext;
+    it->end = bufsEnd;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it)
+{
+    if (it->end != NULL) it->end(it);
+    memset(it, 0, sizeof *it);
 }
 
 GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b)
@@ -5941,6 +6104,8 @@ static const gpuinstField rankFields[] = {
     F(gpuinstRankRec, range_not_open, GPUINST_FT_U64, 0, "count", "ends of unknown or already-ended range ids"),
     F(gpuinstRankRec, lost, GPUINST_FT_U64, 0, "count", "events dropped for lack of memory"),
     F(gpuinstRankRec, names_truncated, GPUINST_FT_U64, 0, "count", "names cut to 4095 bytes"),
+    F(gpuinstRankRec, spilled_bytes, GPUINST_FT_U64, 0, "bytes",
+      "bytes written to the spill file under GPUINST_BUFFER_MB (records, names, block headers; 0: no spill)"),
     FS(gpuinstRankRec, hostname, "host name (gethostname)"),
     FS(gpuinstRankRec, version, "gpuinst version"),
     FS(gpuinstRankRec, compile_options, "gpuinst_compile_options() of this build"),
@@ -5976,6 +6141,7 @@ static int collectRanks(const gpuinstTable *tb, void **out, uint64_t *count)
     r->range_not_open = c.range_not_open;
     r->lost = c.lost;
     r->names_truncated = GPUINST_LOAD_RLX(&gpuinstG.counts.names_truncated);
+    r->spilled_bytes = gpuinstBufSpillBytes();
     snprintf(r->hostname, sizeof r->hostname, "%.63s", gpuinstG.hostname);
     snprintf(r->version, sizeof r->version, "%s", gpuinst_version());
     snprintf(r->compile_options, sizeof r->compile_options, "%.127s", gpuinst_compile_options());
@@ -5986,7 +6152,7 @@ static int collectRanks(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable ranksTable = {
     "/ranks", "one row per rank: identity, clock alignment, record and misuse counts",
-    sizeof(gpuinstRankRec), NFIELDS(rankFields), rankFields, collectRanks, NULL};
+    sizeof(gpuinstRankRec), NFIELDS(rankFields), rankFields, collectRanks, NULL, NULL};
 
 /* ---- /ranges and /marks (per-thread buffers) ----------------------------------- */
 
@@ -6017,33 +6183,54 @@ static const gpuinstField markFields[] = {
     F(gpuinstMarkRec, flags, GPUINST_FT_U8, 0, "", "payload type (0 none, 1 int64, 2 uint64, 3 double)"),
 };
 
-/* Copies one gpuinstBuf per thread (at byte offset ctx in gpuinstThread)
- * into one array, in thread order. */
-static int collectThreadBufs(const gpuinstTable *tb, void **out, uint64_t *count)
+/* Streams one gpuinstBuf per thread (at byte offset ctx in gpuinstThread),
+ * in thread order. */
+static int rowsThreadBufs(const gpuinstTable *tb, gpuinstRowIter *it)
 {
     size_t off = (size_t)(uintptr_t)tb->ctx;
-    uint64_t n = 0, k = 0;
+    uint32_t n = 0, k = 0;
     gpuinstThread *t;
-    char *rows;
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
-        n += gpuinstBufCount((const gpuinstBuf *)((const char *)t + off));
-    rows = (char *)gpuinstBigAlloc((size_t)(n * tb->record_size));
-    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    const gpuinstBuf **bufs;
+    int rc;
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) n++;
+    bufs = (const gpuinstBuf **)malloc((n ? n : 1) * sizeof *bufs);
+    if (bufs == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     for (t = gpuinstThreadsHead(); t != NULL && k < n; t = t->next)
-        k += gpuinstBufCopy((const gpuinstBuf *)((const char *)t + off), rows + k * tb->record_size, n - k);
+        bufs[k++] = (const gpuinstBuf *)((const char *)t + off);
+    rc = gpuinstRowIterBufs(it, bufs, k);
+    free(bufs);
+    return rc;
+}
+
+GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint64_t *count)
+{
+    gpuinstRowIter it;
+    char *rows;
+    int rc;
+    *out = NULL;
+    *count = 0;
+    if (t->rows == NULL) return t->collect(t, out, count);
+    rc = t->rows(t, &it);
+    if (rc != GPUINST_SUCCESS) return rc;
+    rows = (char *)gpuinstBigAlloc((size_t)(it.total ? it.total * t->record_size : 1));
+    if (rows == NULL) {
+        gpuinstRowIterEnd(&it);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    *count = it.total ? it.next(&it, rows, it.total) : 0;
     *out = rows;
-    *count = k;
+    gpuinstRowIterEnd(&it);
     return GPUINST_SUCCESS;
 }
 
 static const gpuinstTable rangesTable = {
     "/ranges", "ended ranges (push/pop and start/end), one row each",
-    sizeof(gpuinstRangeRec), NFIELDS(rangeFields), rangeFields, collectThreadBufs,
-    (void *)(uintptr_t)offsetof(gpuinstThread, ranges)};
+    sizeof(gpuinstRangeRec), NFIELDS(rangeFields), rangeFields, NULL,
+    (void *)(uintptr_t)offsetof(gpuinstThread, ranges), rowsThreadBufs};
 static const gpuinstTable marksTable = {
     "/marks", "instantaneous marks, one row each",
-    sizeof(gpuinstMarkRec), NFIELDS(markFields), markFields, collectThreadBufs,
-    (void *)(uintptr_t)offsetof(gpuinstThread, marks)};
+    sizeof(gpuinstMarkRec), NFIELDS(markFields), markFields, NULL,
+    (void *)(uintptr_t)offsetof(gpuinstThread, marks), rowsThreadBufs};
 
 /* ---- /threads, /domains, /categories ------------------------------------------- */
 
@@ -6086,7 +6273,7 @@ static int collectThreads(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable threadsTable = {
     "/threads", "threads that recorded, per rank",
-    sizeof(ThreadRec), NFIELDS(threadFields), threadFields, collectThreads, NULL};
+    sizeof(ThreadRec), NFIELDS(threadFields), threadFields, collectThreads, NULL, NULL};
 
 typedef struct DomainRec {
     uint32_t rank;
@@ -6118,7 +6305,7 @@ static int collectDomains(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable domainsTable = {
     "/domains", "NVTX domains, per rank",
-    sizeof(DomainRec), NFIELDS(domainFields), domainFields, collectDomains, NULL};
+    sizeof(DomainRec), NFIELDS(domainFields), domainFields, collectDomains, NULL, NULL};
 
 static const gpuinstField categoryFields[] = {
     F(gpuinstCategoryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
@@ -6129,7 +6316,7 @@ static const gpuinstField categoryFields[] = {
 
 static const gpuinstTable categoriesTable = {
     "/categories", "named categories (nvtxDomainNameCategory), per rank",
-    sizeof(gpuinstCategoryRec), NFIELDS(categoryFields), categoryFields, gpuinstCollectCategories, NULL};
+    sizeof(gpuinstCategoryRec), NFIELDS(categoryFields), categoryFields, gpuinstCollectCategories, NULL, NULL};
 
 /* ---- /unavailable --------------------------------------------------------------- */
 
@@ -6169,7 +6356,7 @@ static int collectUnavailable(const gpuinstTable *tb, void **out, uint64_t *coun
 
 static const gpuinstTable unavailTable = {
     "/unavailable", "features that did not run on a rank, with the reason",
-    sizeof(UnavailRec), NFIELDS(unavailFields), unavailFields, collectUnavailable, NULL};
+    sizeof(UnavailRec), NFIELDS(unavailFields), unavailFields, collectUnavailable, NULL, NULL};
 
 GPUINST_PRIVATE void gpuinstCoreTablesRegister(void)
 {
@@ -6463,6 +6650,7 @@ static const gpuinstTable *taPlaceholder(taOwned *ow, const taDesc *d, const cha
     t->nfields = nf;
     t->fields = f;
     t->collect = taCollectNone;
+    t->rows = NULL;
     t->ctx = NULL;
     if (na > 0 && gpuinstTableSetAttrs(t, a, na) == GPUINST_SUCCESS) {
         const gpuinstTable **r = (const gpuinstTable **)realloc(
@@ -9101,23 +9289,18 @@ static const gpuinstField statsFields[] = {
     FS(GpuStatsRec, kinds, "activity kinds enabled (GPUINST_TRACE)"),
 };
 
-static int collectBuf(const gpuinstTable *tb, void **out, uint64_t *count)
+/* Streams one activity buffer: its count is fixed under the decode lock
+ * (a late buffer may still be decoded into it); the rows up to that count
+ * never change, so they are read without the lock. */
+static int rowsBuf(const gpuinstTable *tb, gpuinstRowIter *it)
 {
-    gpuinstBuf *b = (gpuinstBuf *)tb->ctx;
-    uint64_t n;
-    char *rows;
+    const gpuinstBuf *b = (const gpuinstBuf *)tb->ctx;
+    int rc;
     pthread_mutex_lock(&A.dlock);
     bufsInit();
-    n = gpuinstBufCount(b);
-    rows = (char *)gpuinstBigAlloc((size_t)(n * tb->record_size));
-    if (rows == NULL) {
-        pthread_mutex_unlock(&A.dlock);
-        return GPUINST_ERROR_OUT_OF_MEMORY;
-    }
-    *count = gpuinstBufCopy(b, rows, n);
+    rc = gpuinstRowIterBufs(it, &b, 1);
     pthread_mutex_unlock(&A.dlock);
-    *out = rows;
-    return GPUINST_SUCCESS;
+    return rc;
 }
 
 /* Devices as the driver reports them, with this rank's record counts. */
@@ -9225,31 +9408,31 @@ static int collectStats(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable kernelsTable = {
     "/gpu/kernels", "GPU kernels (CUPTI concurrent kernel records), with their rank, range and MPI call",
-    sizeof(GpuKernelRec), NF(kernelFields), kernelFields, collectBuf, &A.kernels};
+    sizeof(GpuKernelRec), NF(kernelFields), kernelFields, NULL, &A.kernels, rowsBuf};
 static const gpuinstTable copiesTable = {
     "/gpu/copies", "GPU memory copies and sets (CUPTI memcpy, peer memcpy, memset records)",
-    sizeof(GpuCopyRec), NF(copyFields), copyFields, collectBuf, &A.copies};
+    sizeof(GpuCopyRec), NF(copyFields), copyFields, NULL, &A.copies, rowsBuf};
 static const gpuinstTable apiTable = {
     "/gpu/api", "CUDA runtime and driver API calls (CUPTI API records)",
-    sizeof(GpuApiRec), NF(apiFields), apiFields, collectBuf, &A.api};
+    sizeof(GpuApiRec), NF(apiFields), apiFields, NULL, &A.api, rowsBuf};
 static const gpuinstTable markersTable = {
     "/gpu/markers", "NVTX markers and ranges of any library, as CUPTI saw them (GPUINST_TRACE=all)",
-    sizeof(GpuMarkerRec), NF(markerFields), markerFields, collectBuf, &A.markers};
+    sizeof(GpuMarkerRec), NF(markerFields), markerFields, NULL, &A.markers, rowsBuf};
 static const gpuinstTable syncTable = {
     "/gpu/sync", "CUDA synchronization calls (GPUINST_TRACE=all)",
-    sizeof(GpuSyncRec), NF(syncFields), syncFields, collectBuf, &A.sync};
+    sizeof(GpuSyncRec), NF(syncFields), syncFields, NULL, &A.sync, rowsBuf};
 static const gpuinstTable memoryTable = {
     "/gpu/memory", "GPU memory allocations and releases (GPUINST_TRACE=all)",
-    sizeof(GpuMemoryRec), NF(memoryFields), memoryFields, collectBuf, &A.memory};
+    sizeof(GpuMemoryRec), NF(memoryFields), memoryFields, NULL, &A.memory, rowsBuf};
 static const gpuinstTable overheadTable = {
     "/gpu/overhead", "CUPTI and driver overhead intervals",
-    sizeof(GpuOverheadRec), NF(overheadFields), overheadFields, collectBuf, &A.overhead};
+    sizeof(GpuOverheadRec), NF(overheadFields), overheadFields, NULL, &A.overhead, rowsBuf};
 static const gpuinstTable devicesTable = {
     "/gpu/devices", "CUDA devices visible to each rank (driver API), with the rank's record counts",
-    sizeof(GpuDeviceRec), NF(deviceFields), deviceFields, collectDevices, NULL};
+    sizeof(GpuDeviceRec), NF(deviceFields), deviceFields, collectDevices, NULL, NULL};
 static const gpuinstTable statsTable = {
     "/gpu/stats", "GPU tracing per rank: kinds, buffers, record counts, dropped records, clock",
-    sizeof(GpuStatsRec), NF(statsFields), statsFields, collectStats, NULL};
+    sizeof(GpuStatsRec), NF(statsFields), statsFields, collectStats, NULL, NULL};
 
 GPUINST_PRIVATE void gpuinstActivityTablesRegister(void)
 {
@@ -13214,7 +13397,7 @@ static int cntParseFields(cntCounter *c, const char *fields)
 
 /* ---- creation ----------------------------------------------------------------- */
 
-static int cntCollectCounter(const gpuinstTable *t, void **out, uint64_t *count);
+static int cntRowsCounter(const gpuinstTable *t, gpuinstRowIter *it);
 
 static void cntBuildTable(cntCounter *c)
 {
@@ -13245,7 +13428,8 @@ static void cntBuildTable(cntCounter *c)
     c->table.record_size = CNT_HDR + 8 * c->nfields;
     c->table.nfields = 4 + c->nfields;
     c->table.fields = c->fields;
-    c->table.collect = cntCollectCounter;
+    c->table.collect = NULL;
+    c->table.rows = cntRowsCounter;
     c->table.ctx = c;
 }
 
@@ -13910,25 +14094,23 @@ GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter counter, int64_t nsa
 
 /* ---- collect -------------------------------------------------------------------- */
 
-static int cntCollectCounter(const gpuinstTable *t, void **out, uint64_t *count)
+static int cntRowsCounter(const gpuinstTable *t, gpuinstRowIter *it)
 {
     const cntCounter *c = (const cntCounter *)t->ctx;
     CntTls *tl;
-    uint64_t n = 0, k = 0;
-    char *rows;
-    for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next) {
-        gpuinstBuf *b = GPUINST_LOAD_ACQ(&tl->bufs[c->id - 1]);
-        if (b) n += gpuinstBufCount(b);
-    }
-    rows = (char *)malloc(n ? (size_t)(n * t->record_size) : 1);
-    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    uint32_t n = 0, k = 0;
+    const gpuinstBuf **bufs;
+    int rc;
+    for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next) n++;
+    bufs = (const gpuinstBuf **)malloc((n ? n : 1) * sizeof *bufs);
+    if (bufs == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL && k < n; tl = tl->next) {
         gpuinstBuf *b = GPUINST_LOAD_ACQ(&tl->bufs[c->id - 1]);
-        if (b) k += gpuinstBufCopy(b, rows + k * t->record_size, n - k);
+        if (b) bufs[k++] = b;
     }
-    *out = rows;
-    *count = k;
-    return GPUINST_SUCCESS;
+    rc = gpuinstRowIterBufs(it, bufs, k);
+    free(bufs);
+    return rc;
 }
 
 /* ---- cross-rank statistics --------------------------------------------------------- */
@@ -13989,7 +14171,7 @@ static int cntCollectStats(const gpuinstTable *t, void **out, uint64_t *count)
 static const gpuinstTable cntStatsTable = {
     "/counters/stats",
     "per counter and field, statistics over ranks of each rank's mean (sum for DELTA counters)",
-    sizeof(cntStatRow), (uint32_t)(sizeof cntStatFields / sizeof cntStatFields[0]), cntStatFields, cntCollectStats, NULL};
+    sizeof(cntStatRow), (uint32_t)(sizeof cntStatFields / sizeof cntStatFields[0]), cntStatFields, cntCollectStats, NULL, NULL};
 
 static int cntStatCmp(const void *a, const void *b)
 {
@@ -14380,20 +14562,18 @@ static void cntBiFlush(void)
     cntBiThreadRunning = 0;
 }
 
-GPUINST_PRIVATE void gpuinstCountersInit(void)
+/* Parses GPUINST_COUNTERS ("host_memory,mpi_bytes,...", "all",
+ * "period_ms=N"; separated by commas or spaces): want[i] = 1 for each
+ * group named, *period_ms set by a valid period_ms=.  A bad token is said
+ * on stderr and skipped.  Returns the number of tokens skipped.  Pure
+ * (fuzz/fuzz_counters.c). */
+static int cntBiParse(const char *text, int want[BI_COUNT], uint64_t *period_ms)
 {
     char spec[sizeof gpuinstG.cfg.counters];
     char *tok, *save = NULL;
-    int want[BI_COUNT], i;
-    pthread_mutex_lock(&cntBiLock);
-    if (cntBiInitDone) {
-        pthread_mutex_unlock(&cntBiLock);
-        return;
-    }
-    cntBiInitDone = 1;
-    pthread_mutex_unlock(&cntBiLock);
-    memset(want, 0, sizeof want);
-    snprintf(spec, sizeof spec, "%s", gpuinstG.cfg.counters);
+    int i, bad = 0;
+    memset(want, 0, BI_COUNT * sizeof *want);
+    snprintf(spec, sizeof spec, "%s", text ? text : "");
     for (tok = strtok_r(spec, ", ", &save); tok != NULL; tok = strtok_r(NULL, ", ", &save)) {
         int found = 0;
         if (strcmp(tok, "all") == 0) {
@@ -14402,19 +14582,42 @@ GPUINST_PRIVATE void gpuinstCountersInit(void)
         }
         if (strncmp(tok, "period_ms=", 10) == 0) {
             char *end = NULL;
-            unsigned long long v = strtoull(tok + 10, &end, 10);
-            if (end != NULL && *end == '\0' && v > 0 && v <= 3600000ull) cntBiPeriodMs = v;
-            else gpuinstWarn("GPUINST_COUNTERS: \"%s\" is not period_ms=<1..3600000>; no periodic sampling", tok);
+            unsigned long long v;
+            errno = 0;
+            v = strtoull(tok + 10, &end, 10);
+            if (tok[10] >= '0' && tok[10] <= '9' && errno == 0 && end != NULL && *end == '\0' && v > 0 &&
+                v <= 3600000ull) {
+                *period_ms = v;
+            } else {
+                gpuinstWarn("GPUINST_COUNTERS: \"%.64s\" is not period_ms=<1..3600000>; no periodic sampling", tok);
+                bad++;
+            }
             continue;
         }
         for (i = 0; i < BI_COUNT; i++)
             if (strcmp(tok, cntBiNames[i]) == 0) want[i] = found = 1;
-        if (!found)
+        if (!found) {
+            bad++;
             gpuinstWarnOnce(&cntBiWarnedToken,
-                            "GPUINST_COUNTERS: unknown group \"%s\" (known: host_memory, mpi_bytes, gpu_memory, "
+                            "GPUINST_COUNTERS: unknown group \"%.64s\" (known: host_memory, mpi_bytes, gpu_memory, "
                             "activity_dropped, all, period_ms=N)",
                             tok);
+        }
     }
+    return bad;
+}
+
+GPUINST_PRIVATE void gpuinstCountersInit(void)
+{
+    int want[BI_COUNT], i;
+    pthread_mutex_lock(&cntBiLock);
+    if (cntBiInitDone) {
+        pthread_mutex_unlock(&cntBiLock);
+        return;
+    }
+    cntBiInitDone = 1;
+    pthread_mutex_unlock(&cntBiLock);
+    (void)cntBiParse(gpuinstG.cfg.counters, want, &cntBiPeriodMs);
     for (i = 0; i < BI_COUNT; i++)
         if (want[i]) {
             cntBiCreate(i);
@@ -14558,7 +14761,7 @@ static int pmCollectRanks(const gpuinstTable *t, void **out, uint64_t *count)
 static const gpuinstTable pmRanksTable = {
     "/counters/pm_sampling/ranks",
     "PM sampling: per rank that asked for it, its GPU and the process that samples that GPU",
-    sizeof(PmRankRec), (uint32_t)(sizeof pmRankFields / sizeof pmRankFields[0]), pmRankFields, pmCollectRanks, NULL};
+    sizeof(PmRankRec), (uint32_t)(sizeof pmRankFields / sizeof pmRankFields[0]), pmRankFields, pmCollectRanks, NULL, NULL};
 
 static int pmActive;
 
@@ -16834,13 +17037,13 @@ static int profCollect(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable valuesTable = {
     "/profiler/values", "hardware metric values per rank, profiled occurrence, range path and metric",
-    sizeof(ProfValueRec), PNF(valueFields), valueFields, profCollect, &valuesBuf};
+    sizeof(ProfValueRec), PNF(valueFields), valueFields, profCollect, &valuesBuf, NULL};
 static const gpuinstTable metricsTable = {
     "/profiler/metrics", "the metrics of /profiler/values: unit, hardware unit, description, type",
-    sizeof(ProfMetricRec), PNF(metricFields), metricFields, profCollect, &metricsBuf};
+    sizeof(ProfMetricRec), PNF(metricFields), metricFields, profCollect, &metricsBuf, NULL};
 static const gpuinstTable regionsTable = {
     "/profiler/regions", "one row per selected occurrence of a profiled region: passes, costs, status and reason",
-    sizeof(ProfRegionRec), PNF(regionFields), regionFields, profCollect, &regionsBuf};
+    sizeof(ProfRegionRec), PNF(regionFields), regionFields, profCollect, &regionsBuf, NULL};
 
 static uint32_t profIntern(const char *s)
 {
@@ -18358,17 +18561,61 @@ static void fixRows(const gpuinstTable *tb, char *rows, uint64_t n)
  * such descriptor; there the MPI library's error handling applies. */
 static void detachFile(Writer *w)
 {
-    if (w->detached) return;
-    w->detached = 1;
     void *h = NULL;
     int nul;
-    if (w->mode == MODE_PARALLEL) return;
+    if (w->detached || w->mode == MODE_PARALLEL) return; /* parallel: detachParallel */
+    w->detached = 1;
     if (H5Fget_vfd_handle(w->file, H5P_DEFAULT, &h) < 0 || h == NULL) return;
     nul = open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (nul < 0) return;
     dup2(nul, *(int *)h);
     close(nul);
 }
+
+#if GPUINST_HDF5_PARALLEL
+/* The parallel-mode counterpart of detachFile.  After a failed write the
+ * final metadata flush fails too, and HDF5 1.10's H5Fclose then frees the
+ * file but keeps its id: H5_term_library, run from MPI_Finalize, closes it
+ * again and crashes (seen with GPUINST_OUTPUT=/dev/full at 2 ranks, issue
+ * 8).  So the MPI_File the mpio driver writes through (H5Fget_vfd_handle)
+ * is closed and replaced by a scratch file opened with
+ * MPI_MODE_DELETE_ON_CLOSE: the flush and close then succeed, and the
+ * scratch file disappears with them.  Collective; all ranks call it once
+ * the failure is agreed.  Scratch: /dev/shm, else $TMPDIR, else /tmp. */
+static void detachParallel(Writer *w)
+{
+    MPI_File *fh = NULL;
+    char scratch[4200];
+    const char *dirs[3];
+    int i, got = 0;
+    uint64_t missing;
+    if (w->detached || w->mode != MODE_PARALLEL || w->file < 0) return;
+    w->detached = 1;
+    missing = (H5Fget_vfd_handle(w->file, H5P_DEFAULT, (void **)&fh) >= 0 && fh != NULL) ? 0u : 1u;
+    gpuinstCollMaxU64(&missing, 1);
+    if (missing) return;
+    PMPI_File_close(fh);
+    dirs[0] = "/dev/shm";
+    dirs[1] = getenv("TMPDIR");
+    dirs[2] = "/tmp";
+    for (i = 0; i < 3 && !got; i++) {
+        uint64_t bad;
+        if (dirs[i] == NULL || dirs[i][0] == '\0' || strlen(dirs[i]) > 2048) continue;
+        snprintf(scratch, sizeof scratch, "%s/gpuinst-%d-detached.tmp", dirs[i], gpuinstG.pid);
+        gpuinstCollBcast(scratch, sizeof scratch); /* one name: rank 0's */
+        bad = PMPI_File_open(gpuinstCollComm(), scratch,
+                             MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                             fh) == MPI_SUCCESS ? 0u : 1u;
+        gpuinstCollMaxU64(&bad, 1);
+        if (!bad) got = 1;
+        else if (*fh != MPI_FILE_NULL) PMPI_File_close(fh);
+    }
+    if (!got) {
+        *fh = MPI_FILE_NULL;
+        gpuinstWarn("could not open a scratch file to close the failed output cleanly (/dev/shm, $TMPDIR, /tmp)");
+    }
+}
+#endif
 
 /* Notes a failed write and detaches the file (above). */
 static void ioFailed(Writer *w)
@@ -18377,21 +18624,116 @@ static void ioFailed(Writer *w)
     if (w->file >= 0) detachFile(w);
 }
 
-/* Writes `n` local rows of table tb (all ranks call this together). */
-static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint64_t n)
+/* Rows per piece of a streamed table: each piece is copied into one buffer
+ * of this size, fixed (fixRows) and written as one hyperslab, so the
+ * writer's memory does not grow with the table (issue 8). */
+#define PIECE_BYTES ((uint64_t)8 << 20)
+
+/* Writes one dataset's raw data: [off, off+n) of the file space from
+ * `data` (n rows), or nothing (n = 0: an empty selection, for collective
+ * transfers).  `total` is the dataset's size on every rank. */
+static void writeRows(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t type, hid_t fspace, uint64_t total,
+                      uint64_t off, uint64_t n, const void *data)
+{
+    hsize_t start[1], count[1];
+    hid_t mspace;
+    /* An empty dataset has no storage yet: a collective H5Dwrite of
+     * nothing fails on it (HDF5 1.10: "addr overflow").  `total` is the
+     * same on every rank, so all skip it together. */
+    if (total == 0) return;
+    start[0] = (hsize_t)off;
+    count[0] = (hsize_t)n;
+    mspace = H5Screate_simple(1, count, NULL);
+    if (n > 0) {
+        H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL);
+    } else {
+        H5Sselect_none(fspace);
+        H5Sselect_none(mspace);
+    }
+    if (H5Dwrite(dset, type, mspace, fspace, w->dxpl, data ? data : (const void *)count) < 0) {
+        if (!w->io_failed) gpuinstWarn("writing %s failed (H5Dwrite)", tb->path);
+        if (!w->failed) w->failed = GPUINST_ERROR_IO;
+        ioFailed(w);
+    }
+    H5Sclose(mspace);
+}
+
+/* Streams this rank's `n` rows from `it` into [off, off+n) piece by piece.
+ * With collective transfers every rank makes the same number of H5Dwrite
+ * calls (the most pieces of any rank; extra calls select nothing); with
+ * independent ones each rank makes its own. */
+static void writePieces(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t type, hid_t fspace, uint64_t total,
+                        uint64_t off, uint64_t n, gpuinstRowIter *it)
+{
+    uint64_t per = PIECE_BYTES / tb->record_size, npieces, p, done = 0;
+    char *piece;
+    if (per == 0) per = 1;
+    npieces = (n + per - 1) / per;
+    piece = (char *)malloc((size_t)((n < per ? (n ? n : 1) : per) * tb->record_size));
+    if (piece == NULL) {
+        gpuinstWarn("no memory for an %llu-byte write buffer: %s written without this rank's rows",
+                    (unsigned long long)(per * tb->record_size), tb->path);
+        if (!w->failed) w->failed = GPUINST_ERROR_OUT_OF_MEMORY;
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, n);
+        npieces = 0;
+    }
+#if GPUINST_HDF5_PARALLEL
+    if (w->mode == MODE_PARALLEL && gpuinstG.cfg.collective_io) {
+        uint64_t most = npieces;
+        gpuinstCollMaxU64(&most, 1);
+        for (p = npieces; p < most; p++) writeRows(w, tb, dset, type, fspace, total, 0, 0, NULL);
+    }
+#endif
+    for (p = 0; p < npieces; p++) {
+        uint64_t want = n - done < per ? n - done : per;
+        uint64_t got = it->next(it, piece, want);
+        if (got < want) {
+            /* fewer rows than counted at begin: cannot happen with
+             * append-only buffers; the rest of the slab stays zero */
+            memset(piece + got * tb->record_size, 0, (size_t)((want - got) * tb->record_size));
+            GPUINST_ADD_RLX(&gpuinstG.counts.lost, want - got);
+        }
+        fixRows(tb, piece, want);
+        writeRows(w, tb, dset, type, fspace, total, off + done, want, piece);
+        done += want;
+    }
+    free(piece);
+}
+
+/* Writes one table: `n` local rows, either in `rows` (one array, the
+ * writer may change it) or streamed from `it`.  All ranks call this
+ * together. */
+static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRowIter *it, uint64_t n)
 {
     uint64_t off = 0, total = n;
     const char *data = rows;
     void *gathered = NULL;
-    hid_t type, fspace, dset, mspace;
+    char *owned = NULL;
+    hid_t type, fspace, dset;
     hsize_t dims[1];
     uint32_t i;
     int rc;
 
+    if (it != NULL && w->mode == MODE_GATHERED) {
+        /* rank 0 writes everything: this rank's rows go over MPI in one piece */
+        owned = (char *)gpuinstBigAlloc((size_t)(n ? n * tb->record_size : 1));
+        if (owned == NULL) {
+            if (!w->failed) w->failed = GPUINST_ERROR_OUT_OF_MEMORY;
+            GPUINST_ADD_RLX(&gpuinstG.counts.lost, n);
+            n = 0;
+        } else {
+            n = n ? it->next(it, owned, n) : 0;
+        }
+        rows = owned;
+        data = rows;
+        it = NULL;
+    }
+    if (it == NULL) fixRows(tb, rows, n);
     if (w->mode == MODE_PARALLEL) {
         rc = gpuinstCollExscan(&n, &off, &total, 1);
         if (rc != GPUINST_SUCCESS) {
             if (!w->failed) w->failed = rc;
+            free(owned);
             return;
         }
     } else if (w->mode == MODE_GATHERED) {
@@ -18402,6 +18744,7 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
         if (rc != GPUINST_SUCCESS) {
             if (!w->failed) w->failed = rc;
             free(counts);
+            free(owned);
             return;
         }
         total = 0;
@@ -18412,7 +18755,10 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
         off = 0;
         n = total;
     }
-    if (!w->io_rank) return;
+    if (!w->io_rank) {
+        free(owned);
+        return;
+    }
 
     type = compoundType(tb);
     dims[0] = (hsize_t)total;
@@ -18424,26 +18770,8 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
         if (!w->failed) w->failed = GPUINST_ERROR_IO;
         ioFailed(w);
     } else {
-        hsize_t start[1], count[1];
-        start[0] = (hsize_t)off;
-        count[0] = (hsize_t)n;
-        mspace = H5Screate_simple(1, count, NULL);
-        if (n > 0) {
-            H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL);
-        } else {
-            H5Sselect_none(fspace);
-            H5Sselect_none(mspace);
-        }
-        /* An empty dataset has no storage yet: a collective H5Dwrite of
-         * nothing fails on it (HDF5 1.10: "addr overflow").  `total` is the
-         * same on every rank, so all skip it together. */
-        if (total > 0 &&
-            H5Dwrite(dset, type, mspace, fspace, w->dxpl, data ? (const void *)data : (const void *)dims) < 0) {
-            gpuinstWarn("writing %s failed (H5Dwrite)", tb->path);
-            if (!w->failed) w->failed = GPUINST_ERROR_IO;
-            ioFailed(w);
-        }
-        H5Sclose(mspace);
+        if (it != NULL) writePieces(w, tb, dset, type, fspace, total, off, n, it);
+        else writeRows(w, tb, dset, type, fspace, total, off, n, data);
         attrString(dset, "description", tb->doc);
         for (i = 0; i < tb->nfields; i++) {
             char an[128];
@@ -18473,17 +18801,41 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
     H5Sclose(fspace);
     H5Tclose(type);
     free(gathered);
+    free(owned);
 }
 
-/* /strings: one row per interned string per rank.  The width of the name
- * member is the longest string on any rank, plus its NUL. */
+/* /strings: one row per interned string per rank, streamed.  The width of
+ * the name member is the longest string on any rank, plus its NUL. */
+typedef struct { uint32_t rank, id; } StrHead;
+typedef struct StrIter {
+    size_t recsize;
+    uint32_t next_id;
+} StrIter;
+
+static uint64_t strNext(gpuinstRowIter *it, void *dst, uint64_t max)
+{
+    StrIter *s = (StrIter *)it->state;
+    char *out = (char *)dst;
+    uint64_t k;
+    memset(out, 0, (size_t)(max * s->recsize));
+    for (k = 0; k < max && (uint64_t)s->next_id <= it->total; k++, s->next_id++) {
+        StrHead h;
+        size_t len = 0;
+        const char *str = gpuinstStringGet(s->next_id, &len);
+        h.rank = (uint32_t)gpuinstG.rank;
+        h.id = s->next_id;
+        memcpy(out + k * s->recsize, &h, sizeof h);
+        if (str) memcpy(out + k * s->recsize + sizeof h, str, len);
+    }
+    return k;
+}
+
 static void writeStrings(Writer *w)
 {
-    typedef struct { uint32_t rank, id; } Head;
     uint32_t n = gpuinstStringCount(), id;
     uint64_t width = 1;
-    size_t recsize;
-    char *rows;
+    StrIter st;
+    gpuinstRowIter it;
     gpuinstField fields[3];
     gpuinstTable tb;
     for (id = 1; id <= n; id++) {
@@ -18494,23 +18846,12 @@ static void writeStrings(Writer *w)
     if (w->mode != MODE_LOCAL && gpuinstCollMaxU64(&width, 1) != GPUINST_SUCCESS) {
         if (!w->failed) w->failed = GPUINST_ERROR_MPI;
     }
-    recsize = (sizeof(Head) + (size_t)width + 7) & ~(size_t)7;
-    rows = (char *)calloc(n ? n : 1, recsize);
-    if (rows == NULL) {
-        n = 0; /* still take part in the collective write */
-        if (!w->failed) w->failed = GPUINST_ERROR_OUT_OF_MEMORY;
-        rows = (char *)calloc(1, recsize);
-        if (rows == NULL) return;
-    }
-    for (id = 1; id <= n; id++) {
-        Head h;
-        size_t len = 0;
-        const char *s = gpuinstStringGet(id, &len);
-        h.rank = (uint32_t)gpuinstG.rank;
-        h.id = id;
-        memcpy(rows + (size_t)(id - 1) * recsize, &h, sizeof h);
-        if (s) memcpy(rows + (size_t)(id - 1) * recsize + sizeof h, s, len);
-    }
+    st.recsize = (sizeof(StrHead) + (size_t)width + 7) & ~(size_t)7;
+    st.next_id = 1;
+    memset(&it, 0, sizeof it);
+    it.total = n;
+    it.next = strNext;
+    it.state = &st;
     fields[0].name = "rank"; fields[0].type = GPUINST_FT_U32; fields[0].offset = 0; fields[0].len = 0;
     fields[0].flags = 0; fields[0].unit = ""; fields[0].doc = "rank";
     fields[1].name = "id"; fields[1].type = GPUINST_FT_U32; fields[1].offset = 4; fields[1].len = 0;
@@ -18518,15 +18859,13 @@ static void writeStrings(Writer *w)
     fields[2].name = "name"; fields[2].type = GPUINST_FT_STR; fields[2].offset = 8;
     fields[2].len = (uint32_t)width; fields[2].flags = 0; fields[2].unit = "";
     fields[2].doc = "the text (UTF-8, NUL-padded; names over 4095 bytes were cut)";
+    memset(&tb, 0, sizeof tb);
     tb.path = "/strings";
     tb.doc = "interned names (ranges, marks, domains, categories, threads...), per rank";
-    tb.record_size = (uint32_t)recsize;
+    tb.record_size = (uint32_t)st.recsize;
     tb.nfields = 3;
     tb.fields = fields;
-    tb.collect = NULL;
-    tb.ctx = NULL;
-    writeTable(w, &tb, rows, n);
-    free(rows);
+    writeTable(w, &tb, NULL, &it, n);
 }
 
 static void rootAttributes(Writer *w)
@@ -18656,18 +18995,39 @@ static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
         const gpuinstTable *tb = agreed->tables[i];
         void *rows = NULL;
         uint64_t n = 0;
-        int rc = tb->collect(tb, &rows, &n);
+        gpuinstRowIter it;
+        int rc, streamed = tb->rows != NULL;
+        memset(&it, 0, sizeof it);
+        rc = streamed ? tb->rows(tb, &it) : tb->collect(tb, &rows, &n);
         if (rc != GPUINST_SUCCESS) {
             gpuinstWarn("could not collect %s (%s): written empty", tb->path, gpuinst_status_string(rc));
             if (!w->failed) w->failed = rc;
             rows = NULL;
             n = 0;
+            streamed = 0;
         }
-        fixRows(tb, (char *)rows, n);
-        writeTable(w, tb, (const char *)rows, n);
-        free(rows);
+        if (streamed) {
+            writeTable(w, tb, NULL, &it, it.total);
+            gpuinstRowIterEnd(&it);
+        } else {
+            writeTable(w, tb, (char *)rows, NULL, n);
+            free(rows);
+        }
     }
     writeStrings(w);
+#if GPUINST_HDF5_PARALLEL
+    if (w->mode == MODE_PARALLEL) {
+        /* a failed raw-data write on any rank: the file is abandoned, and
+         * its MPI_File is swapped for a scratch file first, so that the
+         * close below succeeds (detachParallel) */
+        uint64_t anyBad = (uint64_t)w->io_failed;
+        gpuinstCollMaxU64(&anyBad, 1);
+        if (anyBad) {
+            w->io_failed = 1;
+            detachParallel(w);
+        }
+    }
+#endif
     if (w->io_rank) {
         uint64_t wns = gpuinstClockNs() - t0;
         /* attributes are written collectively with one value: rank 0's clock */
@@ -19679,6 +20039,7 @@ static gpuinstMpiThread *threadSlow(void)
     gpuinstThread *core = gpuinstThreadGet();
     if (t == NULL) return NULL;
     gpuinstBufInit(&t->calls, sizeof(gpuinstMpiRec));
+    gpuinstBufSetSpill(&t->calls, GPUINST_SPILL_MPI_CALLS); /* GPUINST_BUFFER_MB (issue 8) */
     gpuinstBufInit(&t->completions, sizeof(Completion));
     t->thread = core ? core->index : 0xFFFFu;
     pthread_mutex_lock(&mpiLock);
@@ -20359,33 +20720,27 @@ static void internNames(void)
         if (nameIds[i] == 0) nameIds[i] = gpuinstStringIntern(callNames[i], strlen(callNames[i]));
 }
 
-static int collectCalls(const gpuinstTable *tb, void **out, uint64_t *count)
+/* /mpi/calls streams from the per-thread call buffers; each piece gets its
+ * names and the completions of its nonblocking calls (all completions are
+ * read first: one row per request completed, sorted by request). */
+typedef struct CallsIter {
+    gpuinstRowIter inner;
+    Completion *done;
+    uint64_t ndone;
+} CallsIter;
+
+static uint64_t callsNext(gpuinstRowIter *it, void *dst, uint64_t max)
 {
-    gpuinstMpiThread *t;
-    uint64_t n = 0, k = 0, nc = 0, kc = 0, i;
-    gpuinstMpiRec *rows;
-    Completion *done = NULL;
-    (void)tb;
-    internNames();
-    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
-        n += gpuinstBufCount(&t->calls);
-        nc += gpuinstBufCount(&t->completions);
-    }
-    rows = (gpuinstMpiRec *)gpuinstBigAlloc((size_t)n * sizeof *rows);
-    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL && k < n; t = t->next)
-        k += gpuinstBufCopy(&t->calls, rows + k, n - k);
-    if (nc > 0) done = (Completion *)malloc((size_t)nc * sizeof *done);
-    for (t = GPUINST_LOAD_ACQ(&mpiThreads); done != NULL && t != NULL && kc < nc; t = t->next)
-        kc += gpuinstBufCopy(&t->completions, done + kc, nc - kc);
-    if (done != NULL) qsort(done, (size_t)kc, sizeof *done, cmpCompletion);
+    CallsIter *s = (CallsIter *)it->state;
+    gpuinstMpiRec *rows = (gpuinstMpiRec *)dst;
+    uint64_t k = s->inner.next(&s->inner, dst, max), i;
     for (i = 0; i < k; i++) {
         gpuinstMpiRec *r = &rows[i];
         if (r->call < GPUINST_MPI_NCALLS) r->name = nameIds[r->call];
-        if (done != NULL && (r->flags & GPUINST_MPI_FLAG_STARTS) && r->request != 0) {
+        if (s->done != NULL && (r->flags & GPUINST_MPI_FLAG_STARTS) && r->request != 0) {
             Completion key, *d;
             key.request = r->request;
-            d = (Completion *)bsearch(&key, done, (size_t)kc, sizeof *done, cmpCompletion);
+            d = (Completion *)bsearch(&key, s->done, (size_t)s->ndone, sizeof *s->done, cmpCompletion);
             if (d != NULL) {
                 r->complete_ns = d->time_ns;
                 if (d->source != GPUINST_MPI_PEER_NONE) {
@@ -20396,15 +20751,64 @@ static int collectCalls(const gpuinstTable *tb, void **out, uint64_t *count)
             }
         }
     }
-    free(done);
-    *out = rows;
-    *count = k;
+    return k;
+}
+
+static void callsEnd(gpuinstRowIter *it)
+{
+    CallsIter *s = (CallsIter *)it->state;
+    if (s == NULL) return;
+    gpuinstRowIterEnd(&s->inner);
+    free(s->done);
+    free(s);
+}
+
+static int rowsCalls(const gpuinstTable *tb, gpuinstRowIter *it)
+{
+    gpuinstMpiThread *t;
+    uint32_t nt = 0, k = 0;
+    uint64_t nc = 0, kc = 0;
+    const gpuinstBuf **bufs;
+    CallsIter *s;
+    int rc;
+    (void)tb;
+    memset(it, 0, sizeof *it);
+    internNames();
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
+        nt++;
+        nc += gpuinstBufCount(&t->completions);
+    }
+    s = (CallsIter *)calloc(1, sizeof *s);
+    bufs = (const gpuinstBuf **)malloc((nt ? nt : 1) * sizeof *bufs);
+    if (s == NULL || bufs == NULL) {
+        free(s);
+        free(bufs);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL && k < nt; t = t->next) bufs[k++] = &t->calls;
+    rc = gpuinstRowIterBufs(&s->inner, bufs, k);
+    free(bufs);
+    if (rc != GPUINST_SUCCESS) {
+        free(s);
+        return rc;
+    }
+    /* without memory for the completions the rows are still written, with
+     * complete_ns 0 (as if never completed) */
+    if (nc > 0) s->done = (Completion *)malloc((size_t)nc * sizeof *s->done);
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); s->done != NULL && t != NULL && kc < nc; t = t->next)
+        kc += gpuinstBufCopy(&t->completions, s->done + kc, nc - kc);
+    if (s->done != NULL) qsort(s->done, (size_t)kc, sizeof *s->done, cmpCompletion);
+    s->ndone = kc;
+    it->total = s->inner.total;
+    it->next = callsNext;
+    it->end = callsEnd;
+    it->state = s;
     return GPUINST_SUCCESS;
 }
 
 static const gpuinstTable callsTable = {
     "/mpi/calls", "intercepted MPI calls, one row each (nonblocking: with the completion time of the request)",
-    sizeof(gpuinstMpiRec), NFIELDS(callFields), callFields, collectCalls, NULL};
+    sizeof(gpuinstMpiRec), NFIELDS(callFields), callFields, NULL, NULL, rowsCalls};
 
 /* /mpi/summary: per rank, per call kind seen: count, time, bytes. */
 typedef struct SummaryRec {
@@ -20435,11 +20839,32 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
     (void)tb;
     if (acc == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     internNames();
-    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
-        const gpuinstChunk *ch;
-        for (ch = GPUINST_LOAD_ACQ(&t->calls.head); ch != NULL; ch = GPUINST_LOAD_ACQ(&ch->next)) {
-            uint32_t m = GPUINST_LOAD_ACQ(&ch->count), j;
-            const gpuinstMpiRec *r = (const gpuinstMpiRec *)GPUINST_CHUNK_DATA(ch);
+    {
+        /* through the same reader as the writer: rows spilled under
+         * GPUINST_BUFFER_MB are read back, in pieces */
+        enum { PIECE = 1024 };
+        gpuinstMpiRec *r = (gpuinstMpiRec *)malloc(PIECE * sizeof *r);
+        const gpuinstBuf **bufs;
+        gpuinstRowIter it;
+        uint32_t nt = 0, k = 0;
+        uint64_t m, j;
+        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) nt++;
+        bufs = (const gpuinstBuf **)malloc((nt ? nt : 1) * sizeof *bufs);
+        if (r == NULL || bufs == NULL) {
+            free(r);
+            free(bufs);
+            free(acc);
+            return GPUINST_ERROR_OUT_OF_MEMORY;
+        }
+        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL && k < nt; t = t->next) bufs[k++] = &t->calls;
+        if (gpuinstRowIterBufs(&it, bufs, k) != GPUINST_SUCCESS) {
+            free(r);
+            free(bufs);
+            free(acc);
+            return GPUINST_ERROR_OUT_OF_MEMORY;
+        }
+        free(bufs);
+        while ((m = it.next(&it, r, PIECE)) > 0) {
             for (j = 0; j < m; j++) {
                 if (r[j].call >= GPUINST_MPI_NCALLS) continue;
                 /* Start rows per request repeat the Start(all) call: counted once */
@@ -20453,6 +20878,8 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
                 acc[r[j].call].bytes += r[j].bytes;
             }
         }
+        gpuinstRowIterEnd(&it);
+        free(r);
     }
     for (i = 0; i < GPUINST_MPI_NCALLS; i++)
         if (acc[i].count) {
@@ -20469,7 +20896,7 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable summaryTable = {
     "/mpi/summary", "per rank and MPI call: calls, time inside them, bytes",
-    sizeof(SummaryRec), NFIELDS(summaryFields), summaryFields, collectSummary, NULL};
+    sizeof(SummaryRec), NFIELDS(summaryFields), summaryFields, collectSummary, NULL, NULL};
 
 /* /mpi/comms: one row per communicator per member rank. */
 typedef struct CommRec {
@@ -20528,7 +20955,7 @@ static int collectComms(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable commsTable = {
     "/mpi/comms", "communicators, one row per member rank; id is the same on every member",
-    sizeof(CommRec), NFIELDS(commFields), commFields, collectComms, NULL};
+    sizeof(CommRec), NFIELDS(commFields), commFields, collectComms, NULL, NULL};
 
 /* Called from gpuinstMpiAttach (gpuinst_init, and MPI_Init once gpuinst
  * runs): tables, communicators (needs the rank). */
@@ -20788,7 +21215,7 @@ static int collectClock(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable clockTable = {
     "/mpi/clock", "clock alignment to rank 0 (ping-pong tree), per rank per phase",
-    sizeof(ClockRec), (uint32_t)(sizeof clockFields / sizeof clockFields[0]), clockFields, collectClock, NULL};
+    sizeof(ClockRec), (uint32_t)(sizeof clockFields / sizeof clockFields[0]), clockFields, collectClock, NULL, NULL};
 
 GPUINST_PRIVATE void gpuinstMpiClockTableRegister(void)
 {
@@ -20934,7 +21361,7 @@ static int collectTopo(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable topoTable = {
     "/topology", "per rank: host, node-local rank, node id, CUDA device (ordinal, UUID, PCI bus id)",
-    sizeof(TopoRec), (uint32_t)(sizeof topoFields / sizeof topoFields[0]), topoFields, collectTopo, NULL};
+    sizeof(TopoRec), (uint32_t)(sizeof topoFields / sizeof topoFields[0]), topoFields, collectTopo, NULL, NULL};
 
 GPUINST_PRIVATE void gpuinstMpiTopologyTableRegister(void)
 {

@@ -235,7 +235,7 @@ static int collectClock(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable clockTable = {
     "/mpi/clock", "clock alignment to rank 0 (ping-pong tree), per rank per phase",
-    sizeof(ClockRec), (uint32_t)(sizeof clockFields / sizeof clockFields[0]), clockFields, collectClock, NULL};
+    sizeof(ClockRec), (uint32_t)(sizeof clockFields / sizeof clockFields[0]), clockFields, collectClock, NULL, NULL};
 
 GPUINST_PRIVATE void gpuinstMpiClockTableRegister(void)
 {

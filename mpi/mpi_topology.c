@@ -134,7 +134,7 @@ static int collectTopo(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable topoTable = {
     "/topology", "per rank: host, node-local rank, node id, CUDA device (ordinal, UUID, PCI bus id)",
-    sizeof(TopoRec), (uint32_t)(sizeof topoFields / sizeof topoFields[0]), topoFields, collectTopo, NULL};
+    sizeof(TopoRec), (uint32_t)(sizeof topoFields / sizeof topoFields[0]), topoFields, collectTopo, NULL, NULL};
 
 GPUINST_PRIVATE void gpuinstMpiTopologyTableRegister(void)
 {

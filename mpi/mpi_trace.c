@@ -105,6 +105,7 @@ static gpuinstMpiThread *threadSlow(void)
     gpuinstThread *core = gpuinstThreadGet();
     if (t == NULL) return NULL;
     gpuinstBufInit(&t->calls, sizeof(gpuinstMpiRec));
+    gpuinstBufSetSpill(&t->calls, GPUINST_SPILL_MPI_CALLS); /* GPUINST_BUFFER_MB (issue 8) */
     gpuinstBufInit(&t->completions, sizeof(Completion));
     t->thread = core ? core->index : 0xFFFFu;
     pthread_mutex_lock(&mpiLock);
@@ -785,33 +786,27 @@ static void internNames(void)
         if (nameIds[i] == 0) nameIds[i] = gpuinstStringIntern(callNames[i], strlen(callNames[i]));
 }
 
-static int collectCalls(const gpuinstTable *tb, void **out, uint64_t *count)
+/* /mpi/calls streams from the per-thread call buffers; each piece gets its
+ * names and the completions of its nonblocking calls (all completions are
+ * read first: one row per request completed, sorted by request). */
+typedef struct CallsIter {
+    gpuinstRowIter inner;
+    Completion *done;
+    uint64_t ndone;
+} CallsIter;
+
+static uint64_t callsNext(gpuinstRowIter *it, void *dst, uint64_t max)
 {
-    gpuinstMpiThread *t;
-    uint64_t n = 0, k = 0, nc = 0, kc = 0, i;
-    gpuinstMpiRec *rows;
-    Completion *done = NULL;
-    (void)tb;
-    internNames();
-    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
-        n += gpuinstBufCount(&t->calls);
-        nc += gpuinstBufCount(&t->completions);
-    }
-    rows = (gpuinstMpiRec *)gpuinstBigAlloc((size_t)n * sizeof *rows);
-    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL && k < n; t = t->next)
-        k += gpuinstBufCopy(&t->calls, rows + k, n - k);
-    if (nc > 0) done = (Completion *)malloc((size_t)nc * sizeof *done);
-    for (t = GPUINST_LOAD_ACQ(&mpiThreads); done != NULL && t != NULL && kc < nc; t = t->next)
-        kc += gpuinstBufCopy(&t->completions, done + kc, nc - kc);
-    if (done != NULL) qsort(done, (size_t)kc, sizeof *done, cmpCompletion);
+    CallsIter *s = (CallsIter *)it->state;
+    gpuinstMpiRec *rows = (gpuinstMpiRec *)dst;
+    uint64_t k = s->inner.next(&s->inner, dst, max), i;
     for (i = 0; i < k; i++) {
         gpuinstMpiRec *r = &rows[i];
         if (r->call < GPUINST_MPI_NCALLS) r->name = nameIds[r->call];
-        if (done != NULL && (r->flags & GPUINST_MPI_FLAG_STARTS) && r->request != 0) {
+        if (s->done != NULL && (r->flags & GPUINST_MPI_FLAG_STARTS) && r->request != 0) {
             Completion key, *d;
             key.request = r->request;
-            d = (Completion *)bsearch(&key, done, (size_t)kc, sizeof *done, cmpCompletion);
+            d = (Completion *)bsearch(&key, s->done, (size_t)s->ndone, sizeof *s->done, cmpCompletion);
             if (d != NULL) {
                 r->complete_ns = d->time_ns;
                 if (d->source != GPUINST_MPI_PEER_NONE) {
@@ -822,15 +817,64 @@ static int collectCalls(const gpuinstTable *tb, void **out, uint64_t *count)
             }
         }
     }
-    free(done);
-    *out = rows;
-    *count = k;
+    return k;
+}
+
+static void callsEnd(gpuinstRowIter *it)
+{
+    CallsIter *s = (CallsIter *)it->state;
+    if (s == NULL) return;
+    gpuinstRowIterEnd(&s->inner);
+    free(s->done);
+    free(s);
+}
+
+static int rowsCalls(const gpuinstTable *tb, gpuinstRowIter *it)
+{
+    gpuinstMpiThread *t;
+    uint32_t nt = 0, k = 0;
+    uint64_t nc = 0, kc = 0;
+    const gpuinstBuf **bufs;
+    CallsIter *s;
+    int rc;
+    (void)tb;
+    memset(it, 0, sizeof *it);
+    internNames();
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
+        nt++;
+        nc += gpuinstBufCount(&t->completions);
+    }
+    s = (CallsIter *)calloc(1, sizeof *s);
+    bufs = (const gpuinstBuf **)malloc((nt ? nt : 1) * sizeof *bufs);
+    if (s == NULL || bufs == NULL) {
+        free(s);
+        free(bufs);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL && k < nt; t = t->next) bufs[k++] = &t->calls;
+    rc = gpuinstRowIterBufs(&s->inner, bufs, k);
+    free(bufs);
+    if (rc != GPUINST_SUCCESS) {
+        free(s);
+        return rc;
+    }
+    /* without memory for the completions the rows are still written, with
+     * complete_ns 0 (as if never completed) */
+    if (nc > 0) s->done = (Completion *)malloc((size_t)nc * sizeof *s->done);
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); s->done != NULL && t != NULL && kc < nc; t = t->next)
+        kc += gpuinstBufCopy(&t->completions, s->done + kc, nc - kc);
+    if (s->done != NULL) qsort(s->done, (size_t)kc, sizeof *s->done, cmpCompletion);
+    s->ndone = kc;
+    it->total = s->inner.total;
+    it->next = callsNext;
+    it->end = callsEnd;
+    it->state = s;
     return GPUINST_SUCCESS;
 }
 
 static const gpuinstTable callsTable = {
     "/mpi/calls", "intercepted MPI calls, one row each (nonblocking: with the completion time of the request)",
-    sizeof(gpuinstMpiRec), NFIELDS(callFields), callFields, collectCalls, NULL};
+    sizeof(gpuinstMpiRec), NFIELDS(callFields), callFields, NULL, NULL, rowsCalls};
 
 /* /mpi/summary: per rank, per call kind seen: count, time, bytes. */
 typedef struct SummaryRec {
@@ -861,11 +905,32 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
     (void)tb;
     if (acc == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     internNames();
-    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
-        const gpuinstChunk *ch;
-        for (ch = GPUINST_LOAD_ACQ(&t->calls.head); ch != NULL; ch = GPUINST_LOAD_ACQ(&ch->next)) {
-            uint32_t m = GPUINST_LOAD_ACQ(&ch->count), j;
-            const gpuinstMpiRec *r = (const gpuinstMpiRec *)GPUINST_CHUNK_DATA(ch);
+    {
+        /* through the same reader as the writer: rows spilled under
+         * GPUINST_BUFFER_MB are read back, in pieces */
+        enum { PIECE = 1024 };
+        gpuinstMpiRec *r = (gpuinstMpiRec *)malloc(PIECE * sizeof *r);
+        const gpuinstBuf **bufs;
+        gpuinstRowIter it;
+        uint32_t nt = 0, k = 0;
+        uint64_t m, j;
+        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) nt++;
+        bufs = (const gpuinstBuf **)malloc((nt ? nt : 1) * sizeof *bufs);
+        if (r == NULL || bufs == NULL) {
+            free(r);
+            free(bufs);
+            free(acc);
+            return GPUINST_ERROR_OUT_OF_MEMORY;
+        }
+        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL && k < nt; t = t->next) bufs[k++] = &t->calls;
+        if (gpuinstRowIterBufs(&it, bufs, k) != GPUINST_SUCCESS) {
+            free(r);
+            free(bufs);
+            free(acc);
+            return GPUINST_ERROR_OUT_OF_MEMORY;
+        }
+        free(bufs);
+        while ((m = it.next(&it, r, PIECE)) > 0) {
             for (j = 0; j < m; j++) {
                 if (r[j].call >= GPUINST_MPI_NCALLS) continue;
                 /* Start rows per request repeat the Start(all) call: counted once */
@@ -879,6 +944,8 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
                 acc[r[j].call].bytes += r[j].bytes;
             }
         }
+        gpuinstRowIterEnd(&it);
+        free(r);
     }
     for (i = 0; i < GPUINST_MPI_NCALLS; i++)
         if (acc[i].count) {
@@ -895,7 +962,7 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable summaryTable = {
     "/mpi/summary", "per rank and MPI call: calls, time inside them, bytes",
-    sizeof(SummaryRec), NFIELDS(summaryFields), summaryFields, collectSummary, NULL};
+    sizeof(SummaryRec), NFIELDS(summaryFields), summaryFields, collectSummary, NULL, NULL};
 
 /* /mpi/comms: one row per communicator per member rank. */
 typedef struct CommRec {
@@ -954,7 +1021,7 @@ static int collectComms(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable commsTable = {
     "/mpi/comms", "communicators, one row per member rank; id is the same on every member",
-    sizeof(CommRec), NFIELDS(commFields), commFields, collectComms, NULL};
+    sizeof(CommRec), NFIELDS(commFields), commFields, collectComms, NULL, NULL};
 
 /* Called from gpuinstMpiAttach (gpuinst_init, and MPI_Init once gpuinst
  * runs): tables, communicators (needs the rank). */

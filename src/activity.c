@@ -1012,23 +1012,18 @@ static const gpuinstField statsFields[] = {
     FS(GpuStatsRec, kinds, "activity kinds enabled (GPUINST_TRACE)"),
 };
 
-static int collectBuf(const gpuinstTable *tb, void **out, uint64_t *count)
+/* Streams one activity buffer: its count is fixed under the decode lock
+ * (a late buffer may still be decoded into it); the rows up to that count
+ * never change, so they are read without the lock. */
+static int rowsBuf(const gpuinstTable *tb, gpuinstRowIter *it)
 {
-    gpuinstBuf *b = (gpuinstBuf *)tb->ctx;
-    uint64_t n;
-    char *rows;
+    const gpuinstBuf *b = (const gpuinstBuf *)tb->ctx;
+    int rc;
     pthread_mutex_lock(&A.dlock);
     bufsInit();
-    n = gpuinstBufCount(b);
-    rows = (char *)gpuinstBigAlloc((size_t)(n * tb->record_size));
-    if (rows == NULL) {
-        pthread_mutex_unlock(&A.dlock);
-        return GPUINST_ERROR_OUT_OF_MEMORY;
-    }
-    *count = gpuinstBufCopy(b, rows, n);
+    rc = gpuinstRowIterBufs(it, &b, 1);
     pthread_mutex_unlock(&A.dlock);
-    *out = rows;
-    return GPUINST_SUCCESS;
+    return rc;
 }
 
 /* Devices as the driver reports them, with this rank's record counts. */
@@ -1136,31 +1131,31 @@ static int collectStats(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable kernelsTable = {
     "/gpu/kernels", "GPU kernels (CUPTI concurrent kernel records), with their rank, range and MPI call",
-    sizeof(GpuKernelRec), NF(kernelFields), kernelFields, collectBuf, &A.kernels};
+    sizeof(GpuKernelRec), NF(kernelFields), kernelFields, NULL, &A.kernels, rowsBuf};
 static const gpuinstTable copiesTable = {
     "/gpu/copies", "GPU memory copies and sets (CUPTI memcpy, peer memcpy, memset records)",
-    sizeof(GpuCopyRec), NF(copyFields), copyFields, collectBuf, &A.copies};
+    sizeof(GpuCopyRec), NF(copyFields), copyFields, NULL, &A.copies, rowsBuf};
 static const gpuinstTable apiTable = {
     "/gpu/api", "CUDA runtime and driver API calls (CUPTI API records)",
-    sizeof(GpuApiRec), NF(apiFields), apiFields, collectBuf, &A.api};
+    sizeof(GpuApiRec), NF(apiFields), apiFields, NULL, &A.api, rowsBuf};
 static const gpuinstTable markersTable = {
     "/gpu/markers", "NVTX markers and ranges of any library, as CUPTI saw them (GPUINST_TRACE=all)",
-    sizeof(GpuMarkerRec), NF(markerFields), markerFields, collectBuf, &A.markers};
+    sizeof(GpuMarkerRec), NF(markerFields), markerFields, NULL, &A.markers, rowsBuf};
 static const gpuinstTable syncTable = {
     "/gpu/sync", "CUDA synchronization calls (GPUINST_TRACE=all)",
-    sizeof(GpuSyncRec), NF(syncFields), syncFields, collectBuf, &A.sync};
+    sizeof(GpuSyncRec), NF(syncFields), syncFields, NULL, &A.sync, rowsBuf};
 static const gpuinstTable memoryTable = {
     "/gpu/memory", "GPU memory allocations and releases (GPUINST_TRACE=all)",
-    sizeof(GpuMemoryRec), NF(memoryFields), memoryFields, collectBuf, &A.memory};
+    sizeof(GpuMemoryRec), NF(memoryFields), memoryFields, NULL, &A.memory, rowsBuf};
 static const gpuinstTable overheadTable = {
     "/gpu/overhead", "CUPTI and driver overhead intervals",
-    sizeof(GpuOverheadRec), NF(overheadFields), overheadFields, collectBuf, &A.overhead};
+    sizeof(GpuOverheadRec), NF(overheadFields), overheadFields, NULL, &A.overhead, rowsBuf};
 static const gpuinstTable devicesTable = {
     "/gpu/devices", "CUDA devices visible to each rank (driver API), with the rank's record counts",
-    sizeof(GpuDeviceRec), NF(deviceFields), deviceFields, collectDevices, NULL};
+    sizeof(GpuDeviceRec), NF(deviceFields), deviceFields, collectDevices, NULL, NULL};
 static const gpuinstTable statsTable = {
     "/gpu/stats", "GPU tracing per rank: kinds, buffers, record counts, dropped records, clock",
-    sizeof(GpuStatsRec), NF(statsFields), statsFields, collectStats, NULL};
+    sizeof(GpuStatsRec), NF(statsFields), statsFields, collectStats, NULL, NULL};
 
 GPUINST_PRIVATE void gpuinstActivityTablesRegister(void)
 {

@@ -300,6 +300,15 @@ static void spillChunks(gpuinstBuf *b)
     if (c == NULL) b->tail = NULL;
 }
 
+GPUINST_PRIVATE uint64_t gpuinstBufSpillBytes(void)
+{
+    uint64_t n;
+    pthread_mutex_lock(&spillLock);
+    n = spillEnd;
+    pthread_mutex_unlock(&spillLock);
+    return n;
+}
+
 GPUINST_PRIVATE void gpuinstBufSpillClose(int keep)
 {
     pthread_mutex_lock(&spillLock);
@@ -367,31 +376,134 @@ GPUINST_PRIVATE uint64_t gpuinstBufCount(const gpuinstBuf *b)
     return n;
 }
 
-GPUINST_PRIVATE uint64_t gpuinstBufCopy(const gpuinstBuf *b, void *dst, uint64_t max)
+GPUINST_PRIVATE void gpuinstBufCursorInit(gpuinstBufCursor *cur, const gpuinstBuf *b, uint64_t limit)
 {
-    uint64_t n = 0;
-    const gpuinstChunk *c;
+    memset(cur, 0, sizeof *cur);
+    cur->b = b;
+    cur->left = limit;
+    cur->c = NULL;
+}
+
+GPUINST_PRIVATE uint64_t gpuinstBufCursorRead(gpuinstBufCursor *cur, void *dst, uint64_t max)
+{
+    const gpuinstBuf *b = cur->b;
     char *out = (char *)dst;
-    uint32_t i;
+    uint64_t n = 0;
+    if (max > cur->left) max = cur->left;
     /* spilled records first: they are the oldest */
-    for (i = 0; i < b->nspill && n < max; i++) {
-        uint64_t k = b->spill[i].count;
+    while (n < max && cur->ext < b->nspill) {
+        const gpuinstSpillExt *e = &b->spill[cur->ext];
+        uint64_t k = e->count - cur->ext_done;
         if (k > max - n) k = max - n;
-        if (spillFd < 0 || readAll(spillFd, out + n * b->recsize, (size_t)(k * b->recsize), b->spill[i].offset) != 0) {
+        if (spillFd < 0 ||
+            readAll(spillFd, out + n * b->recsize, (size_t)(k * b->recsize), e->offset + cur->ext_done * b->recsize) != 0) {
             gpuinstWarn("GPUINST_BUFFER_MB: reading back the spill file %s failed: %llu records lost", spillPath,
                         (unsigned long long)k);
             GPUINST_ADD_RLX(&gpuinstG.counts.lost, k);
             memset(out + n * b->recsize, 0, (size_t)(k * b->recsize));
         }
         n += k;
+        cur->ext_done += k;
+        if (cur->ext_done == e->count) {
+            cur->ext++;
+            cur->ext_done = 0;
+        }
     }
-    for (c = GPUINST_LOAD_ACQ(&b->head); c != NULL && n < max; c = GPUINST_LOAD_ACQ(&c->next)) {
-        uint64_t k = GPUINST_LOAD_ACQ(&c->count);
+    if (n < max && cur->c == NULL && cur->ext >= b->nspill) {
+        cur->c = GPUINST_LOAD_ACQ(&b->head);
+        cur->c_done = 0;
+    }
+    while (n < max && cur->c != NULL) {
+        uint64_t have = GPUINST_LOAD_ACQ(&cur->c->count), k;
+        if (cur->c_done >= have) {
+            const gpuinstChunk *next = GPUINST_LOAD_ACQ(&cur->c->next);
+            if (next == NULL) break; /* the buffer's end (fewer records than the limit) */
+            cur->c = next;
+            cur->c_done = 0;
+            continue;
+        }
+        k = have - cur->c_done;
         if (k > max - n) k = max - n;
-        memcpy(out + n * b->recsize, GPUINST_CHUNK_DATA(c), (size_t)(k * b->recsize));
+        memcpy(out + n * b->recsize, GPUINST_CHUNK_DATA(cur->c) + cur->c_done * b->recsize, (size_t)(k * b->recsize));
         n += k;
+        cur->c_done += k;
+    }
+    cur->left -= n;
+    return n;
+}
+
+GPUINST_PRIVATE uint64_t gpuinstBufCopy(const gpuinstBuf *b, void *dst, uint64_t max)
+{
+    gpuinstBufCursor cur;
+    gpuinstBufCursorInit(&cur, b, max);
+    return gpuinstBufCursorRead(&cur, dst, max);
+}
+
+/* ---- streaming several buffers (gpuinstRowIterBufs) ---------------------------- */
+
+typedef struct BufsIter {
+    uint32_t n, i;
+    gpuinstBufCursor cur;
+    const gpuinstBuf **bufs;
+    uint64_t *limit;
+} BufsIter;
+
+static uint64_t bufsNext(gpuinstRowIter *it, void *dst, uint64_t max)
+{
+    BufsIter *s = (BufsIter *)it->state;
+    uint64_t n = 0;
+    while (n < max && s->i < s->n) {
+        uint64_t k = gpuinstBufCursorRead(&s->cur, (char *)dst + n * s->bufs[s->i]->recsize, max - n);
+        n += k;
+        if (s->cur.left == 0 || k == 0) {
+            /* this buffer is done (k == 0 with records left: it held fewer
+             * than counted, which cannot happen for an append-only buffer) */
+            if (++s->i < s->n) gpuinstBufCursorInit(&s->cur, s->bufs[s->i], s->limit[s->i]);
+        }
     }
     return n;
+}
+
+static void bufsEnd(gpuinstRowIter *it)
+{
+    BufsIter *s = (BufsIter *)it->state;
+    if (s == NULL) return;
+    free(s->bufs);
+    free(s->limit);
+    free(s);
+}
+
+GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *const *bufs, uint32_t n)
+{
+    BufsIter *s = (BufsIter *)calloc(1, sizeof *s);
+    uint32_t i;
+    memset(it, 0, sizeof *it);
+    if (s == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    s->bufs = (const gpuinstBuf **)malloc((n ? n : 1) * sizeof *s->bufs);
+    s->limit = (uint64_t *)malloc((n ? n : 1) * sizeof *s->limit);
+    if (s->bufs == NULL || s->limit == NULL) {
+        free(s->bufs);
+        free(s->limit);
+        free(s);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    s->n = n;
+    for (i = 0; i < n; i++) {
+        s->bufs[i] = bufs[i];
+        s->limit[i] = gpuinstBufCount(bufs[i]);
+        it->total += s->limit[i];
+    }
+    if (n > 0) gpuinstBufCursorInit(&s->cur, s->bufs[0], s->limit[0]);
+    it->state = s;
+    it->next = bufsNext;
+    it->end = bufsEnd;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it)
+{
+    if (it->end != NULL) it->end(it);
+    memset(it, 0, sizeof *it);
 }
 
 GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b)

@@ -242,7 +242,7 @@ static int cntParseFields(cntCounter *c, const char *fields)
 
 /* ---- creation ----------------------------------------------------------------- */
 
-static int cntCollectCounter(const gpuinstTable *t, void **out, uint64_t *count);
+static int cntRowsCounter(const gpuinstTable *t, gpuinstRowIter *it);
 
 static void cntBuildTable(cntCounter *c)
 {
@@ -273,7 +273,8 @@ static void cntBuildTable(cntCounter *c)
     c->table.record_size = CNT_HDR + 8 * c->nfields;
     c->table.nfields = 4 + c->nfields;
     c->table.fields = c->fields;
-    c->table.collect = cntCollectCounter;
+    c->table.collect = NULL;
+    c->table.rows = cntRowsCounter;
     c->table.ctx = c;
 }
 
@@ -938,25 +939,23 @@ GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter counter, int64_t nsa
 
 /* ---- collect -------------------------------------------------------------------- */
 
-static int cntCollectCounter(const gpuinstTable *t, void **out, uint64_t *count)
+static int cntRowsCounter(const gpuinstTable *t, gpuinstRowIter *it)
 {
     const cntCounter *c = (const cntCounter *)t->ctx;
     CntTls *tl;
-    uint64_t n = 0, k = 0;
-    char *rows;
-    for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next) {
-        gpuinstBuf *b = GPUINST_LOAD_ACQ(&tl->bufs[c->id - 1]);
-        if (b) n += gpuinstBufCount(b);
-    }
-    rows = (char *)malloc(n ? (size_t)(n * t->record_size) : 1);
-    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    uint32_t n = 0, k = 0;
+    const gpuinstBuf **bufs;
+    int rc;
+    for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next) n++;
+    bufs = (const gpuinstBuf **)malloc((n ? n : 1) * sizeof *bufs);
+    if (bufs == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL && k < n; tl = tl->next) {
         gpuinstBuf *b = GPUINST_LOAD_ACQ(&tl->bufs[c->id - 1]);
-        if (b) k += gpuinstBufCopy(b, rows + k * t->record_size, n - k);
+        if (b) bufs[k++] = b;
     }
-    *out = rows;
-    *count = k;
-    return GPUINST_SUCCESS;
+    rc = gpuinstRowIterBufs(it, bufs, k);
+    free(bufs);
+    return rc;
 }
 
 /* ---- cross-rank statistics --------------------------------------------------------- */
@@ -1017,7 +1016,7 @@ static int cntCollectStats(const gpuinstTable *t, void **out, uint64_t *count)
 static const gpuinstTable cntStatsTable = {
     "/counters/stats",
     "per counter and field, statistics over ranks of each rank's mean (sum for DELTA counters)",
-    sizeof(cntStatRow), (uint32_t)(sizeof cntStatFields / sizeof cntStatFields[0]), cntStatFields, cntCollectStats, NULL};
+    sizeof(cntStatRow), (uint32_t)(sizeof cntStatFields / sizeof cntStatFields[0]), cntStatFields, cntCollectStats, NULL, NULL};
 
 static int cntStatCmp(const void *a, const void *b)
 {
@@ -1408,20 +1407,18 @@ static void cntBiFlush(void)
     cntBiThreadRunning = 0;
 }
 
-GPUINST_PRIVATE void gpuinstCountersInit(void)
+/* Parses GPUINST_COUNTERS ("host_memory,mpi_bytes,...", "all",
+ * "period_ms=N"; separated by commas or spaces): want[i] = 1 for each
+ * group named, *period_ms set by a valid period_ms=.  A bad token is said
+ * on stderr and skipped.  Returns the number of tokens skipped.  Pure
+ * (fuzz/fuzz_counters.c). */
+static int cntBiParse(const char *text, int want[BI_COUNT], uint64_t *period_ms)
 {
     char spec[sizeof gpuinstG.cfg.counters];
     char *tok, *save = NULL;
-    int want[BI_COUNT], i;
-    pthread_mutex_lock(&cntBiLock);
-    if (cntBiInitDone) {
-        pthread_mutex_unlock(&cntBiLock);
-        return;
-    }
-    cntBiInitDone = 1;
-    pthread_mutex_unlock(&cntBiLock);
-    memset(want, 0, sizeof want);
-    snprintf(spec, sizeof spec, "%s", gpuinstG.cfg.counters);
+    int i, bad = 0;
+    memset(want, 0, BI_COUNT * sizeof *want);
+    snprintf(spec, sizeof spec, "%s", text ? text : "");
     for (tok = strtok_r(spec, ", ", &save); tok != NULL; tok = strtok_r(NULL, ", ", &save)) {
         int found = 0;
         if (strcmp(tok, "all") == 0) {
@@ -1430,19 +1427,42 @@ GPUINST_PRIVATE void gpuinstCountersInit(void)
         }
         if (strncmp(tok, "period_ms=", 10) == 0) {
             char *end = NULL;
-            unsigned long long v = strtoull(tok + 10, &end, 10);
-            if (end != NULL && *end == '\0' && v > 0 && v <= 3600000ull) cntBiPeriodMs = v;
-            else gpuinstWarn("GPUINST_COUNTERS: \"%s\" is not period_ms=<1..3600000>; no periodic sampling", tok);
+            unsigned long long v;
+            errno = 0;
+            v = strtoull(tok + 10, &end, 10);
+            if (tok[10] >= '0' && tok[10] <= '9' && errno == 0 && end != NULL && *end == '\0' && v > 0 &&
+                v <= 3600000ull) {
+                *period_ms = v;
+            } else {
+                gpuinstWarn("GPUINST_COUNTERS: \"%.64s\" is not period_ms=<1..3600000>; no periodic sampling", tok);
+                bad++;
+            }
             continue;
         }
         for (i = 0; i < BI_COUNT; i++)
             if (strcmp(tok, cntBiNames[i]) == 0) want[i] = found = 1;
-        if (!found)
+        if (!found) {
+            bad++;
             gpuinstWarnOnce(&cntBiWarnedToken,
-                            "GPUINST_COUNTERS: unknown group \"%s\" (known: host_memory, mpi_bytes, gpu_memory, "
+                            "GPUINST_COUNTERS: unknown group \"%.64s\" (known: host_memory, mpi_bytes, gpu_memory, "
                             "activity_dropped, all, period_ms=N)",
                             tok);
+        }
     }
+    return bad;
+}
+
+GPUINST_PRIVATE void gpuinstCountersInit(void)
+{
+    int want[BI_COUNT], i;
+    pthread_mutex_lock(&cntBiLock);
+    if (cntBiInitDone) {
+        pthread_mutex_unlock(&cntBiLock);
+        return;
+    }
+    cntBiInitDone = 1;
+    pthread_mutex_unlock(&cntBiLock);
+    (void)cntBiParse(gpuinstG.cfg.counters, want, &cntBiPeriodMs);
     for (i = 0; i < BI_COUNT; i++)
         if (want[i]) {
             cntBiCreate(i);

@@ -30,6 +30,7 @@
 #pragma GCC visibility pop
 #endif
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -256,6 +257,20 @@ GPUINST_PRIVATE uint64_t gpuinstBufCount(const gpuinstBuf *b);
  * many were copied. */
 GPUINST_PRIVATE uint64_t gpuinstBufCopy(const gpuinstBuf *b, void *dst, uint64_t max);
 GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b);
+/* A reading position in one buffer: its first `limit` records, oldest
+ * first (spilled ones, then those in memory), read piece by piece. */
+typedef struct gpuinstBufCursor {
+    const gpuinstBuf *b;
+    uint64_t left;              /* records still to read */
+    uint32_t ext;               /* next spill extent */
+    uint64_t ext_done;          /* records of it already read */
+    const gpuinstChunk *c;      /* chunk being read, once the spill is done */
+    uint64_t c_done;            /* records of it already read */
+} gpuinstBufCursor;
+GPUINST_PRIVATE void gpuinstBufCursorInit(gpuinstBufCursor *cur, const gpuinstBuf *b, uint64_t limit);
+/* Copies the next up to `max` records into dst; returns how many (fewer
+ * only when the cursor reached its limit or the buffer's end). */
+GPUINST_PRIVATE uint64_t gpuinstBufCursorRead(gpuinstBufCursor *cur, void *dst, uint64_t max);
 
 /* ==== bounded memory: GPUINST_BUFFER_MB (issue 8; src/buf.c) ============== */
 /* Chunk bytes of all buffers are counted.  With a cap (bytes, 0 = none),
@@ -272,7 +287,13 @@ GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b);
  * u32 length and the bytes padded to 8; recsize 0, the block's byte size
  * in pad_[0].  A spilled record refers only to strings spilled before it,
  * so the file alone can be turned into a valid output (tools/gpuinst-recover). */
-enum { GPUINST_SPILL_HEADER = 0, GPUINST_SPILL_RANGES = 1, GPUINST_SPILL_MARKS = 2, GPUINST_SPILL_STRINGS = 3 };
+enum {
+    GPUINST_SPILL_HEADER = 0,
+    GPUINST_SPILL_RANGES = 1,
+    GPUINST_SPILL_MARKS = 2,
+    GPUINST_SPILL_STRINGS = 3,
+    GPUINST_SPILL_MPI_CALLS = 4 /* gpuinstMpiRec rows (mpi/mpi_trace.c); names are filled at write time */
+};
 typedef struct gpuinstSpillBlock {
     uint32_t magic;
     uint32_t tag;           /* GPUINST_SPILL_* */
@@ -284,6 +305,8 @@ GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes);
 GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag);
 /* Chunk bytes held in memory now, all buffers. */
 GPUINST_PRIVATE uint64_t gpuinstBufBytes(void);
+/* Bytes written to the spill file so far (records, names, block headers). */
+GPUINST_PRIVATE uint64_t gpuinstBufSpillBytes(void);
 /* Closes the spill file after the output was written: removed if `keep`
  * is 0, else kept and named on stderr. */
 GPUINST_PRIVATE void gpuinstBufSpillClose(int keep);
@@ -355,6 +378,7 @@ typedef struct gpuinstRankRec {
     double clock_error_ns;
     uint64_t ranges, marks, before_init, after_finalize, invalid_argument, stack_empty,
         range_not_open, lost, names_truncated;
+    uint64_t spilled_bytes;        /* bytes written to the spill file (GPUINST_BUFFER_MB) */
     char hostname[64];
     char version[16];
     char compile_options[128];
@@ -505,8 +529,24 @@ typedef struct gpuinstField {
 typedef struct gpuinstTable gpuinstTable;
 /* Produces this rank's records as one malloc'd contiguous array (*out, owned
  * by the writer, which frees it) and their number (*count).  Return 0 or a
- * gpuinst_status. */
+ * gpuinst_status.  For small tables; large ones stream (gpuinstRowsFn). */
 typedef int (*gpuinstCollectFn)(const gpuinstTable *t, void **out, uint64_t *count);
+
+/* Streaming read of a table (issue 8, bounded memory at finalize): the
+ * writer asks for rows piece by piece and writes each piece as one
+ * hyperslab, so a table is never whole in memory.  A table's rows function
+ * fills *it: `total` (this rank's rows, fixed at that moment), `next` and
+ * optionally `end` and `state`.  next copies the following up to `max` rows
+ * into dst and returns how many (fewer than asked only at the end); end
+ * frees what begin took.  Both run on the finalizing thread. */
+typedef struct gpuinstRowIter gpuinstRowIter;
+struct gpuinstRowIter {
+    uint64_t total;
+    uint64_t (*next)(gpuinstRowIter *it, void *dst, uint64_t max);
+    void (*end)(gpuinstRowIter *it);
+    void *state;
+};
+typedef int (*gpuinstRowsFn)(const gpuinstTable *t, gpuinstRowIter *it);
 
 struct gpuinstTable {
     const char *path;         /* dataset path, e.g. "/ranges" or "/mpi/calls" */
@@ -514,9 +554,20 @@ struct gpuinstTable {
     uint32_t record_size;
     uint32_t nfields;
     const gpuinstField *fields;
-    gpuinstCollectFn collect;
-    void *ctx;                /* for the collect function */
+    gpuinstCollectFn collect; /* whole table as one array (small tables) */
+    void *ctx;                /* for the collect and rows functions */
+    gpuinstRowsFn rows;       /* NULL, or streaming read; used instead of collect */
 };
+
+/* Rows of `n` buffers one after another (a table kept in per-thread
+ * buffers), each buffer's count fixed now.  `bufs` is copied.  0 or
+ * GPUINST_ERROR_OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *const *bufs, uint32_t n);
+/* Runs it->end if set and clears *it. */
+GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it);
+/* This rank's rows of `t` as one malloc'd array, through collect or rows
+ * (the gathered writer and tests).  0 or a gpuinst_status. */
+GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint64_t *count);
 
 /* Adds a table to the writer's list (same order on every rank).  Tables
  * registered by gpuinst itself are static; callers keep `t` alive until

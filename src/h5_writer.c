@@ -165,17 +165,61 @@ static void fixRows(const gpuinstTable *tb, char *rows, uint64_t n)
  * such descriptor; there the MPI library's error handling applies. */
 static void detachFile(Writer *w)
 {
-    if (w->detached) return;
-    w->detached = 1;
     void *h = NULL;
     int nul;
-    if (w->mode == MODE_PARALLEL) return;
+    if (w->detached || w->mode == MODE_PARALLEL) return; /* parallel: detachParallel */
+    w->detached = 1;
     if (H5Fget_vfd_handle(w->file, H5P_DEFAULT, &h) < 0 || h == NULL) return;
     nul = open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (nul < 0) return;
     dup2(nul, *(int *)h);
     close(nul);
 }
+
+#if GPUINST_HDF5_PARALLEL
+/* The parallel-mode counterpart of detachFile.  After a failed write the
+ * final metadata flush fails too, and HDF5 1.10's H5Fclose then frees the
+ * file but keeps its id: H5_term_library, run from MPI_Finalize, closes it
+ * again and crashes (seen with GPUINST_OUTPUT=/dev/full at 2 ranks, issue
+ * 8).  So the MPI_File the mpio driver writes through (H5Fget_vfd_handle)
+ * is closed and replaced by a scratch file opened with
+ * MPI_MODE_DELETE_ON_CLOSE: the flush and close then succeed, and the
+ * scratch file disappears with them.  Collective; all ranks call it once
+ * the failure is agreed.  Scratch: /dev/shm, else $TMPDIR, else /tmp. */
+static void detachParallel(Writer *w)
+{
+    MPI_File *fh = NULL;
+    char scratch[4200];
+    const char *dirs[3];
+    int i, got = 0;
+    uint64_t missing;
+    if (w->detached || w->mode != MODE_PARALLEL || w->file < 0) return;
+    w->detached = 1;
+    missing = (H5Fget_vfd_handle(w->file, H5P_DEFAULT, (void **)&fh) >= 0 && fh != NULL) ? 0u : 1u;
+    gpuinstCollMaxU64(&missing, 1);
+    if (missing) return;
+    PMPI_File_close(fh);
+    dirs[0] = "/dev/shm";
+    dirs[1] = getenv("TMPDIR");
+    dirs[2] = "/tmp";
+    for (i = 0; i < 3 && !got; i++) {
+        uint64_t bad;
+        if (dirs[i] == NULL || dirs[i][0] == '\0' || strlen(dirs[i]) > 2048) continue;
+        snprintf(scratch, sizeof scratch, "%s/gpuinst-%d-detached.tmp", dirs[i], gpuinstG.pid);
+        gpuinstCollBcast(scratch, sizeof scratch); /* one name: rank 0's */
+        bad = PMPI_File_open(gpuinstCollComm(), scratch,
+                             MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                             fh) == MPI_SUCCESS ? 0u : 1u;
+        gpuinstCollMaxU64(&bad, 1);
+        if (!bad) got = 1;
+        else if (*fh != MPI_FILE_NULL) PMPI_File_close(fh);
+    }
+    if (!got) {
+        *fh = MPI_FILE_NULL;
+        gpuinstWarn("could not open a scratch file to close the failed output cleanly (/dev/shm, $TMPDIR, /tmp)");
+    }
+}
+#endif
 
 /* Notes a failed write and detaches the file (above). */
 static void ioFailed(Writer *w)
@@ -184,21 +228,116 @@ static void ioFailed(Writer *w)
     if (w->file >= 0) detachFile(w);
 }
 
-/* Writes `n` local rows of table tb (all ranks call this together). */
-static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint64_t n)
+/* Rows per piece of a streamed table: each piece is copied into one buffer
+ * of this size, fixed (fixRows) and written as one hyperslab, so the
+ * writer's memory does not grow with the table (issue 8). */
+#define PIECE_BYTES ((uint64_t)8 << 20)
+
+/* Writes one dataset's raw data: [off, off+n) of the file space from
+ * `data` (n rows), or nothing (n = 0: an empty selection, for collective
+ * transfers).  `total` is the dataset's size on every rank. */
+static void writeRows(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t type, hid_t fspace, uint64_t total,
+                      uint64_t off, uint64_t n, const void *data)
+{
+    hsize_t start[1], count[1];
+    hid_t mspace;
+    /* An empty dataset has no storage yet: a collective H5Dwrite of
+     * nothing fails on it (HDF5 1.10: "addr overflow").  `total` is the
+     * same on every rank, so all skip it together. */
+    if (total == 0) return;
+    start[0] = (hsize_t)off;
+    count[0] = (hsize_t)n;
+    mspace = H5Screate_simple(1, count, NULL);
+    if (n > 0) {
+        H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL);
+    } else {
+        H5Sselect_none(fspace);
+        H5Sselect_none(mspace);
+    }
+    if (H5Dwrite(dset, type, mspace, fspace, w->dxpl, data ? data : (const void *)count) < 0) {
+        if (!w->io_failed) gpuinstWarn("writing %s failed (H5Dwrite)", tb->path);
+        if (!w->failed) w->failed = GPUINST_ERROR_IO;
+        ioFailed(w);
+    }
+    H5Sclose(mspace);
+}
+
+/* Streams this rank's `n` rows from `it` into [off, off+n) piece by piece.
+ * With collective transfers every rank makes the same number of H5Dwrite
+ * calls (the most pieces of any rank; extra calls select nothing); with
+ * independent ones each rank makes its own. */
+static void writePieces(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t type, hid_t fspace, uint64_t total,
+                        uint64_t off, uint64_t n, gpuinstRowIter *it)
+{
+    uint64_t per = PIECE_BYTES / tb->record_size, npieces, p, done = 0;
+    char *piece;
+    if (per == 0) per = 1;
+    npieces = (n + per - 1) / per;
+    piece = (char *)malloc((size_t)((n < per ? (n ? n : 1) : per) * tb->record_size));
+    if (piece == NULL) {
+        gpuinstWarn("no memory for an %llu-byte write buffer: %s written without this rank's rows",
+                    (unsigned long long)(per * tb->record_size), tb->path);
+        if (!w->failed) w->failed = GPUINST_ERROR_OUT_OF_MEMORY;
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, n);
+        npieces = 0;
+    }
+#if GPUINST_HDF5_PARALLEL
+    if (w->mode == MODE_PARALLEL && gpuinstG.cfg.collective_io) {
+        uint64_t most = npieces;
+        gpuinstCollMaxU64(&most, 1);
+        for (p = npieces; p < most; p++) writeRows(w, tb, dset, type, fspace, total, 0, 0, NULL);
+    }
+#endif
+    for (p = 0; p < npieces; p++) {
+        uint64_t want = n - done < per ? n - done : per;
+        uint64_t got = it->next(it, piece, want);
+        if (got < want) {
+            /* fewer rows than counted at begin: cannot happen with
+             * append-only buffers; the rest of the slab stays zero */
+            memset(piece + got * tb->record_size, 0, (size_t)((want - got) * tb->record_size));
+            GPUINST_ADD_RLX(&gpuinstG.counts.lost, want - got);
+        }
+        fixRows(tb, piece, want);
+        writeRows(w, tb, dset, type, fspace, total, off + done, want, piece);
+        done += want;
+    }
+    free(piece);
+}
+
+/* Writes one table: `n` local rows, either in `rows` (one array, the
+ * writer may change it) or streamed from `it`.  All ranks call this
+ * together. */
+static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRowIter *it, uint64_t n)
 {
     uint64_t off = 0, total = n;
     const char *data = rows;
     void *gathered = NULL;
-    hid_t type, fspace, dset, mspace;
+    char *owned = NULL;
+    hid_t type, fspace, dset;
     hsize_t dims[1];
     uint32_t i;
     int rc;
 
+    if (it != NULL && w->mode == MODE_GATHERED) {
+        /* rank 0 writes everything: this rank's rows go over MPI in one piece */
+        owned = (char *)gpuinstBigAlloc((size_t)(n ? n * tb->record_size : 1));
+        if (owned == NULL) {
+            if (!w->failed) w->failed = GPUINST_ERROR_OUT_OF_MEMORY;
+            GPUINST_ADD_RLX(&gpuinstG.counts.lost, n);
+            n = 0;
+        } else {
+            n = n ? it->next(it, owned, n) : 0;
+        }
+        rows = owned;
+        data = rows;
+        it = NULL;
+    }
+    if (it == NULL) fixRows(tb, rows, n);
     if (w->mode == MODE_PARALLEL) {
         rc = gpuinstCollExscan(&n, &off, &total, 1);
         if (rc != GPUINST_SUCCESS) {
             if (!w->failed) w->failed = rc;
+            free(owned);
             return;
         }
     } else if (w->mode == MODE_GATHERED) {
@@ -209,6 +348,7 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
         if (rc != GPUINST_SUCCESS) {
             if (!w->failed) w->failed = rc;
             free(counts);
+            free(owned);
             return;
         }
         total = 0;
@@ -219,7 +359,10 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
         off = 0;
         n = total;
     }
-    if (!w->io_rank) return;
+    if (!w->io_rank) {
+        free(owned);
+        return;
+    }
 
     type = compoundType(tb);
     dims[0] = (hsize_t)total;
@@ -231,26 +374,8 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
         if (!w->failed) w->failed = GPUINST_ERROR_IO;
         ioFailed(w);
     } else {
-        hsize_t start[1], count[1];
-        start[0] = (hsize_t)off;
-        count[0] = (hsize_t)n;
-        mspace = H5Screate_simple(1, count, NULL);
-        if (n > 0) {
-            H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL);
-        } else {
-            H5Sselect_none(fspace);
-            H5Sselect_none(mspace);
-        }
-        /* An empty dataset has no storage yet: a collective H5Dwrite of
-         * nothing fails on it (HDF5 1.10: "addr overflow").  `total` is the
-         * same on every rank, so all skip it together. */
-        if (total > 0 &&
-            H5Dwrite(dset, type, mspace, fspace, w->dxpl, data ? (const void *)data : (const void *)dims) < 0) {
-            gpuinstWarn("writing %s failed (H5Dwrite)", tb->path);
-            if (!w->failed) w->failed = GPUINST_ERROR_IO;
-            ioFailed(w);
-        }
-        H5Sclose(mspace);
+        if (it != NULL) writePieces(w, tb, dset, type, fspace, total, off, n, it);
+        else writeRows(w, tb, dset, type, fspace, total, off, n, data);
         attrString(dset, "description", tb->doc);
         for (i = 0; i < tb->nfields; i++) {
             char an[128];
@@ -280,17 +405,41 @@ static void writeTable(Writer *w, const gpuinstTable *tb, const char *rows, uint
     H5Sclose(fspace);
     H5Tclose(type);
     free(gathered);
+    free(owned);
 }
 
-/* /strings: one row per interned string per rank.  The width of the name
- * member is the longest string on any rank, plus its NUL. */
+/* /strings: one row per interned string per rank, streamed.  The width of
+ * the name member is the longest string on any rank, plus its NUL. */
+typedef struct { uint32_t rank, id; } StrHead;
+typedef struct StrIter {
+    size_t recsize;
+    uint32_t next_id;
+} StrIter;
+
+static uint64_t strNext(gpuinstRowIter *it, void *dst, uint64_t max)
+{
+    StrIter *s = (StrIter *)it->state;
+    char *out = (char *)dst;
+    uint64_t k;
+    memset(out, 0, (size_t)(max * s->recsize));
+    for (k = 0; k < max && (uint64_t)s->next_id <= it->total; k++, s->next_id++) {
+        StrHead h;
+        size_t len = 0;
+        const char *str = gpuinstStringGet(s->next_id, &len);
+        h.rank = (uint32_t)gpuinstG.rank;
+        h.id = s->next_id;
+        memcpy(out + k * s->recsize, &h, sizeof h);
+        if (str) memcpy(out + k * s->recsize + sizeof h, str, len);
+    }
+    return k;
+}
+
 static void writeStrings(Writer *w)
 {
-    typedef struct { uint32_t rank, id; } Head;
     uint32_t n = gpuinstStringCount(), id;
     uint64_t width = 1;
-    size_t recsize;
-    char *rows;
+    StrIter st;
+    gpuinstRowIter it;
     gpuinstField fields[3];
     gpuinstTable tb;
     for (id = 1; id <= n; id++) {
@@ -301,23 +450,12 @@ static void writeStrings(Writer *w)
     if (w->mode != MODE_LOCAL && gpuinstCollMaxU64(&width, 1) != GPUINST_SUCCESS) {
         if (!w->failed) w->failed = GPUINST_ERROR_MPI;
     }
-    recsize = (sizeof(Head) + (size_t)width + 7) & ~(size_t)7;
-    rows = (char *)calloc(n ? n : 1, recsize);
-    if (rows == NULL) {
-        n = 0; /* still take part in the collective write */
-        if (!w->failed) w->failed = GPUINST_ERROR_OUT_OF_MEMORY;
-        rows = (char *)calloc(1, recsize);
-        if (rows == NULL) return;
-    }
-    for (id = 1; id <= n; id++) {
-        Head h;
-        size_t len = 0;
-        const char *s = gpuinstStringGet(id, &len);
-        h.rank = (uint32_t)gpuinstG.rank;
-        h.id = id;
-        memcpy(rows + (size_t)(id - 1) * recsize, &h, sizeof h);
-        if (s) memcpy(rows + (size_t)(id - 1) * recsize + sizeof h, s, len);
-    }
+    st.recsize = (sizeof(StrHead) + (size_t)width + 7) & ~(size_t)7;
+    st.next_id = 1;
+    memset(&it, 0, sizeof it);
+    it.total = n;
+    it.next = strNext;
+    it.state = &st;
     fields[0].name = "rank"; fields[0].type = GPUINST_FT_U32; fields[0].offset = 0; fields[0].len = 0;
     fields[0].flags = 0; fields[0].unit = ""; fields[0].doc = "rank";
     fields[1].name = "id"; fields[1].type = GPUINST_FT_U32; fields[1].offset = 4; fields[1].len = 0;
@@ -325,15 +463,13 @@ static void writeStrings(Writer *w)
     fields[2].name = "name"; fields[2].type = GPUINST_FT_STR; fields[2].offset = 8;
     fields[2].len = (uint32_t)width; fields[2].flags = 0; fields[2].unit = "";
     fields[2].doc = "the text (UTF-8, NUL-padded; names over 4095 bytes were cut)";
+    memset(&tb, 0, sizeof tb);
     tb.path = "/strings";
     tb.doc = "interned names (ranges, marks, domains, categories, threads...), per rank";
-    tb.record_size = (uint32_t)recsize;
+    tb.record_size = (uint32_t)st.recsize;
     tb.nfields = 3;
     tb.fields = fields;
-    tb.collect = NULL;
-    tb.ctx = NULL;
-    writeTable(w, &tb, rows, n);
-    free(rows);
+    writeTable(w, &tb, NULL, &it, n);
 }
 
 static void rootAttributes(Writer *w)
@@ -463,18 +599,39 @@ static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
         const gpuinstTable *tb = agreed->tables[i];
         void *rows = NULL;
         uint64_t n = 0;
-        int rc = tb->collect(tb, &rows, &n);
+        gpuinstRowIter it;
+        int rc, streamed = tb->rows != NULL;
+        memset(&it, 0, sizeof it);
+        rc = streamed ? tb->rows(tb, &it) : tb->collect(tb, &rows, &n);
         if (rc != GPUINST_SUCCESS) {
             gpuinstWarn("could not collect %s (%s): written empty", tb->path, gpuinst_status_string(rc));
             if (!w->failed) w->failed = rc;
             rows = NULL;
             n = 0;
+            streamed = 0;
         }
-        fixRows(tb, (char *)rows, n);
-        writeTable(w, tb, (const char *)rows, n);
-        free(rows);
+        if (streamed) {
+            writeTable(w, tb, NULL, &it, it.total);
+            gpuinstRowIterEnd(&it);
+        } else {
+            writeTable(w, tb, (char *)rows, NULL, n);
+            free(rows);
+        }
     }
     writeStrings(w);
+#if GPUINST_HDF5_PARALLEL
+    if (w->mode == MODE_PARALLEL) {
+        /* a failed raw-data write on any rank: the file is abandoned, and
+         * its MPI_File is swapped for a scratch file first, so that the
+         * close below succeeds (detachParallel) */
+        uint64_t anyBad = (uint64_t)w->io_failed;
+        gpuinstCollMaxU64(&anyBad, 1);
+        if (anyBad) {
+            w->io_failed = 1;
+            detachParallel(w);
+        }
+    }
+#endif
     if (w->io_rank) {
         uint64_t wns = gpuinstClockNs() - t0;
         /* attributes are written collectively with one value: rank 0's clock */

@@ -109,7 +109,7 @@ static int pmCollectRanks(const gpuinstTable *t, void **out, uint64_t *count)
 static const gpuinstTable pmRanksTable = {
     "/counters/pm_sampling/ranks",
     "PM sampling: per rank that asked for it, its GPU and the process that samples that GPU",
-    sizeof(PmRankRec), (uint32_t)(sizeof pmRankFields / sizeof pmRankFields[0]), pmRankFields, pmCollectRanks, NULL};
+    sizeof(PmRankRec), (uint32_t)(sizeof pmRankFields / sizeof pmRankFields[0]), pmRankFields, pmCollectRanks, NULL, NULL};
 
 static int pmActive;
 

@@ -332,13 +332,13 @@ static int profCollect(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable valuesTable = {
     "/profiler/values", "hardware metric values per rank, profiled occurrence, range path and metric",
-    sizeof(ProfValueRec), PNF(valueFields), valueFields, profCollect, &valuesBuf};
+    sizeof(ProfValueRec), PNF(valueFields), valueFields, profCollect, &valuesBuf, NULL};
 static const gpuinstTable metricsTable = {
     "/profiler/metrics", "the metrics of /profiler/values: unit, hardware unit, description, type",
-    sizeof(ProfMetricRec), PNF(metricFields), metricFields, profCollect, &metricsBuf};
+    sizeof(ProfMetricRec), PNF(metricFields), metricFields, profCollect, &metricsBuf, NULL};
 static const gpuinstTable regionsTable = {
     "/profiler/regions", "one row per selected occurrence of a profiled region: passes, costs, status and reason",
-    sizeof(ProfRegionRec), PNF(regionFields), regionFields, profCollect, &regionsBuf};
+    sizeof(ProfRegionRec), PNF(regionFields), regionFields, profCollect, &regionsBuf, NULL};
 
 static uint32_t profIntern(const char *s)
 {

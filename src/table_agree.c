@@ -278,6 +278,7 @@ static const gpuinstTable *taPlaceholder(taOwned *ow, const taDesc *d, const cha
     t->nfields = nf;
     t->fields = f;
     t->collect = taCollectNone;
+    t->rows = NULL;
     t->ctx = NULL;
     if (na > 0 && gpuinstTableSetAttrs(t, a, na) == GPUINST_SUCCESS) {
         const gpuinstTable **r = (const gpuinstTable **)realloc(

@@ -74,6 +74,8 @@ static const gpuinstField rankFields[] = {
     F(gpuinstRankRec, range_not_open, GPUINST_FT_U64, 0, "count", "ends of unknown or already-ended range ids"),
     F(gpuinstRankRec, lost, GPUINST_FT_U64, 0, "count", "events dropped for lack of memory"),
     F(gpuinstRankRec, names_truncated, GPUINST_FT_U64, 0, "count", "names cut to 4095 bytes"),
+    F(gpuinstRankRec, spilled_bytes, GPUINST_FT_U64, 0, "bytes",
+      "bytes written to the spill file under GPUINST_BUFFER_MB (records, names, block headers; 0: no spill)"),
     FS(gpuinstRankRec, hostname, "host name (gethostname)"),
     FS(gpuinstRankRec, version, "gpuinst version"),
     FS(gpuinstRankRec, compile_options, "gpuinst_compile_options() of this build"),
@@ -109,6 +111,7 @@ static int collectRanks(const gpuinstTable *tb, void **out, uint64_t *count)
     r->range_not_open = c.range_not_open;
     r->lost = c.lost;
     r->names_truncated = GPUINST_LOAD_RLX(&gpuinstG.counts.names_truncated);
+    r->spilled_bytes = gpuinstBufSpillBytes();
     snprintf(r->hostname, sizeof r->hostname, "%.63s", gpuinstG.hostname);
     snprintf(r->version, sizeof r->version, "%s", gpuinst_version());
     snprintf(r->compile_options, sizeof r->compile_options, "%.127s", gpuinst_compile_options());
@@ -119,7 +122,7 @@ static int collectRanks(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable ranksTable = {
     "/ranks", "one row per rank: identity, clock alignment, record and misuse counts",
-    sizeof(gpuinstRankRec), NFIELDS(rankFields), rankFields, collectRanks, NULL};
+    sizeof(gpuinstRankRec), NFIELDS(rankFields), rankFields, collectRanks, NULL, NULL};
 
 /* ---- /ranges and /marks (per-thread buffers) ----------------------------------- */
 
@@ -150,33 +153,54 @@ static const gpuinstField markFields[] = {
     F(gpuinstMarkRec, flags, GPUINST_FT_U8, 0, "", "payload type (0 none, 1 int64, 2 uint64, 3 double)"),
 };
 
-/* Copies one gpuinstBuf per thread (at byte offset ctx in gpuinstThread)
- * into one array, in thread order. */
-static int collectThreadBufs(const gpuinstTable *tb, void **out, uint64_t *count)
+/* Streams one gpuinstBuf per thread (at byte offset ctx in gpuinstThread),
+ * in thread order. */
+static int rowsThreadBufs(const gpuinstTable *tb, gpuinstRowIter *it)
 {
     size_t off = (size_t)(uintptr_t)tb->ctx;
-    uint64_t n = 0, k = 0;
+    uint32_t n = 0, k = 0;
     gpuinstThread *t;
-    char *rows;
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
-        n += gpuinstBufCount((const gpuinstBuf *)((const char *)t + off));
-    rows = (char *)gpuinstBigAlloc((size_t)(n * tb->record_size));
-    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    const gpuinstBuf **bufs;
+    int rc;
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) n++;
+    bufs = (const gpuinstBuf **)malloc((n ? n : 1) * sizeof *bufs);
+    if (bufs == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     for (t = gpuinstThreadsHead(); t != NULL && k < n; t = t->next)
-        k += gpuinstBufCopy((const gpuinstBuf *)((const char *)t + off), rows + k * tb->record_size, n - k);
+        bufs[k++] = (const gpuinstBuf *)((const char *)t + off);
+    rc = gpuinstRowIterBufs(it, bufs, k);
+    free(bufs);
+    return rc;
+}
+
+GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint64_t *count)
+{
+    gpuinstRowIter it;
+    char *rows;
+    int rc;
+    *out = NULL;
+    *count = 0;
+    if (t->rows == NULL) return t->collect(t, out, count);
+    rc = t->rows(t, &it);
+    if (rc != GPUINST_SUCCESS) return rc;
+    rows = (char *)gpuinstBigAlloc((size_t)(it.total ? it.total * t->record_size : 1));
+    if (rows == NULL) {
+        gpuinstRowIterEnd(&it);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    *count = it.total ? it.next(&it, rows, it.total) : 0;
     *out = rows;
-    *count = k;
+    gpuinstRowIterEnd(&it);
     return GPUINST_SUCCESS;
 }
 
 static const gpuinstTable rangesTable = {
     "/ranges", "ended ranges (push/pop and start/end), one row each",
-    sizeof(gpuinstRangeRec), NFIELDS(rangeFields), rangeFields, collectThreadBufs,
-    (void *)(uintptr_t)offsetof(gpuinstThread, ranges)};
+    sizeof(gpuinstRangeRec), NFIELDS(rangeFields), rangeFields, NULL,
+    (void *)(uintptr_t)offsetof(gpuinstThread, ranges), rowsThreadBufs};
 static const gpuinstTable marksTable = {
     "/marks", "instantaneous marks, one row each",
-    sizeof(gpuinstMarkRec), NFIELDS(markFields), markFields, collectThreadBufs,
-    (void *)(uintptr_t)offsetof(gpuinstThread, marks)};
+    sizeof(gpuinstMarkRec), NFIELDS(markFields), markFields, NULL,
+    (void *)(uintptr_t)offsetof(gpuinstThread, marks), rowsThreadBufs};
 
 /* ---- /threads, /domains, /categories ------------------------------------------- */
 
@@ -219,7 +243,7 @@ static int collectThreads(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable threadsTable = {
     "/threads", "threads that recorded, per rank",
-    sizeof(ThreadRec), NFIELDS(threadFields), threadFields, collectThreads, NULL};
+    sizeof(ThreadRec), NFIELDS(threadFields), threadFields, collectThreads, NULL, NULL};
 
 typedef struct DomainRec {
     uint32_t rank;
@@ -251,7 +275,7 @@ static int collectDomains(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable domainsTable = {
     "/domains", "NVTX domains, per rank",
-    sizeof(DomainRec), NFIELDS(domainFields), domainFields, collectDomains, NULL};
+    sizeof(DomainRec), NFIELDS(domainFields), domainFields, collectDomains, NULL, NULL};
 
 static const gpuinstField categoryFields[] = {
     F(gpuinstCategoryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
@@ -262,7 +286,7 @@ static const gpuinstField categoryFields[] = {
 
 static const gpuinstTable categoriesTable = {
     "/categories", "named categories (nvtxDomainNameCategory), per rank",
-    sizeof(gpuinstCategoryRec), NFIELDS(categoryFields), categoryFields, gpuinstCollectCategories, NULL};
+    sizeof(gpuinstCategoryRec), NFIELDS(categoryFields), categoryFields, gpuinstCollectCategories, NULL, NULL};
 
 /* ---- /unavailable --------------------------------------------------------------- */
 
@@ -302,7 +326,7 @@ static int collectUnavailable(const gpuinstTable *tb, void **out, uint64_t *coun
 
 static const gpuinstTable unavailTable = {
     "/unavailable", "features that did not run on a rank, with the reason",
-    sizeof(UnavailRec), NFIELDS(unavailFields), unavailFields, collectUnavailable, NULL};
+    sizeof(UnavailRec), NFIELDS(unavailFields), unavailFields, collectUnavailable, NULL, NULL};
 
 GPUINST_PRIVATE void gpuinstCoreTablesRegister(void)
 {

@@ -26,7 +26,8 @@
 #             leaves one sweep's result), and the shared file has a profiled
 #             "sweep" row and values for every rank.
 #  6 bench    bench_profiler: gpuinst vs the bare CUPTI loop, goal <= 1.1x.
-#  7 vs-ncu   one iteration with 5 nested ranges: process wall time of
+#  7 vs-ncu   one iteration with K nested ranges (K in $K7, default 5 10
+#             20): process wall time of
 #             gpuinst profiling it vs `ncu --replay-mode range --nvtx` with
 #             the same metrics, launcher (mpirun -n 1), clocks and caches
 #             (median of 3 alternating rounds); goal >= 3x faster;
@@ -55,6 +56,8 @@ ok() { echo "PASS $1" | tee -a "$SUMMARY"; pass=$((pass + 1)); }
 ko() { echo "FAIL $1: $2" | tee -a "$SUMMARY"; fail=$((fail + 1)); }
 note() { echo "$*" | tee -a "$SUMMARY"; }
 ms() { date +%s%N; }
+# PROFILER_CHECKS: which checks to run (default all: "1 2 3 4 5 6 7")
+want() { [[ " ${PROFILER_CHECKS:-1 2 3 4 5 6 7} " == *" $1 "* ]]; }
 T0=$(ms)
 
 for f in "$APP" "$CHK"; do
@@ -63,6 +66,7 @@ done
 nvidia-smi -L > "$OUTD/gpus.txt" 2>&1
 
 # ---- 1 replay -------------------------------------------------------------
+if want 1; then
 F=$OUTD/replay.h5
 if GPUINST_OUTPUT=$F timeout 120 $MPIRUN -n 1 "$APP" replay > "$OUTD/replay.log" 2>&1 &&
    timeout 60 "$CHK" "$F" > "$OUTD/replay.txt" &&
@@ -72,7 +76,9 @@ else
     ko "1 replay" "$(tail -3 "$OUTD/replay.log" | tr '\n' ' ')"
 fi
 
+fi
 # ---- 2 values vs ncu ------------------------------------------------------
+if want 2; then
 F=$OUTD/kernels.h5
 M="sm__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum"
 GPUINST_OUTPUT=$F timeout 120 $MPIRUN -n 1 "$APP" kernels > "$OUTD/kernels.log" 2>&1
@@ -94,7 +100,9 @@ else
 fi
 grep -E "^(OK|DIFF)" "$OUTD/kernels_cmp.txt" | sed 's/^/    /' | tee -a "$SUMMARY" > /dev/null
 
+fi
 # ---- 3 nested paths -------------------------------------------------------
+if want 3; then
 F=$OUTD/nested.h5
 GPUINST_PROFILE_DEPTH=3 GPUINST_OUTPUT=$F timeout 120 $MPIRUN -n 1 "$APP" nested > "$OUTD/nested.log" 2>&1
 rc=$?
@@ -109,7 +117,9 @@ else
     ko "3 nested" "$(awk '$1=="V" {print $3}' "$OUTD/nested.txt" | sort -u | tr '\n' ' ') rc=$rc"
 fi
 
+fi
 # ---- 4 eight ranks on one GPU ---------------------------------------------
+if want 4; then
 F=$OUTD/ranks8.h5
 t=$(ms)
 GPUINST_OUTPUT=$F timeout 120 $MPIRUN -n 8 "$APP" replay 4194304 > "$OUTD/ranks8.log" 2>&1
@@ -126,7 +136,9 @@ fi
 note "    ranks8: wall ${t8} ms; lock wait per rank (ms): $(awk '$1=="R" {printf "%d ", $13/1e6}' "$OUTD/ranks8.txt")"
 note "    busy answers / reasons: $(awk -F'|' '$1 ~ /^R/ && $2 != " " {print $2}' "$OUTD/ranks8.txt" | sort | uniq -c | head -2 | tr '\n' ' ')"
 
+fi
 # ---- 5 the example solver -------------------------------------------------
+if want 5; then
 F=$OUTD/solver.h5
 if [ -x "$SOLVER" ] && "$SOLVER" --help 2>&1 | grep -q -- "--profile"; then
     GPUINST_TRACE=default GPUINST_OUTPUT=$F timeout 120 $MPIRUN -n 8 "$SOLVER" --profile \
@@ -144,7 +156,9 @@ else
     ko "5 solver" "examples/solver has no --profile option (see the report of issue 5)"
 fi
 
+fi
 # ---- 6 benchmark: gpuinst vs the bare CUPTI loop ---------------------------
+if want 6; then
 if [ -x "$BENCH" ]; then
     GPUINST_OVERWRITE=1 GPUINST_OUTPUT=$OUTD/bench.h5 timeout 120 "$BENCH" 5 256 > "$OUTD/bench.log" 2>&1
     rc=$?
@@ -155,75 +169,87 @@ else
     ko "6 bench" "bench_profiler not built"
 fi
 
-# ---- 7 one iteration with 5 nested ranges: gpuinst vs ncu range replay -----
+fi
+# ---- 7 one iteration with K nested ranges: gpuinst vs ncu range replay ----
 # The same binary, work and launcher for every case (profiler_app iter, 1
-# iteration: gpuinst_init, "iter" > k1..k5 with 1..5 kernels each, the file
-# written at finalize; `mpirun -n 1` in front of all, ncu included), the
-# same 4 metrics; wall time of the whole command, cases alternating, $R7
-# rounds, medians:
+# iteration: gpuinst_init, "iter" > k1..kK, range k launching (k-1)%5+1
+# kernels, the file written at finalize; `mpirun -n 1` in front of all, ncu
+# included), the same 4 metrics; wall time of the whole command, cases
+# alternating, $R7 rounds, medians, for each K in $K7 (default "5 10 20"):
 #   plain    --no-profile                             nothing profiled
-#   gpuinst  --profile, GPUINST_METRICS=$MI           the 6 ranges iter, iter/k1..k5
-#   nopre    the same with GPUINST_PROFILE_PRELOAD=0  (the helper thread's effect)
-#   ncu      ncu --replay-mode range --nvtx, ranges k1..k5, --clock-control
+#   gpuinst  --profile, GPUINST_METRICS=$MI           the K+1 ranges iter, iter/k1..kK
+#   nopre    the same with GPUINST_PROFILE_PRELOAD=0  (K=5 only: the helper thread's effect)
+#   ncu      ncu --replay-mode range --nvtx, ranges k1..kK, --clock-control
 #            none --cache-control none: the conditions gpuinst measures in
 #            (clocks as they are, caches not flushed): the fair comparison
-# and once ncu with its defaults (clocks locked to base, caches flushed
-# before each range).  Asserted: instruction counts per range path equal,
-# DRAM bytes read within 2 %; DRAM bytes written and durations are shown
-# (ncu flushes L2 and locks clocks by default).  Goal: gpuinst >= 3x faster.
+# and, for K=5, once ncu with its defaults (clocks locked to base, caches
+# flushed before each range).  Asserted for every K: instruction counts per
+# range path equal, DRAM bytes read within 2 %.  Goal: gpuinst >= 3x faster
+# with at least 5 nested ranges: each K passes or fails on its own.
 MI="sm__inst_executed.sum,gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum"
 R7=${R7:-3}
-NVI=(--nvtx --nvtx-include "k1/" --nvtx-include "k2/" --nvtx-include "k3/" --nvtx-include "k4/" --nvtx-include "k5/")
-NCU_SAME=("$NCU" --replay-mode range "${NVI[@]}" --clock-control none --cache-control none --metrics "$MI" --csv --print-units base)
-NCU_DEF=("$NCU" --replay-mode range "${NVI[@]}" --metrics "$MI" --csv --print-units base)
+K7=${K7:-5 10 20}
 export GPUINST_OVERWRITE=1
-run7() { # name, then the command; appends "name ms rc" to $OUTD/iter_times.txt
+run7() { # name, then the command; appends "name ms rc" to $OUTD/iter_times_$K.txt
     local name=$1 t rc
     shift
     t=$(ms); "$@"; rc=$?
-    echo "$name $(( ($(ms) - t) / 1000000 )) $rc" >> "$OUTD/iter_times.txt"
+    echo "$name $(( ($(ms) - t) / 1000000 )) $rc" >> "$OUTD/iter_times_$K.txt"
 }
-: > "$OUTD/iter_times.txt"
-for r in $(seq 1 "$R7"); do
-    run7 plain env GPUINST_OUTPUT=$OUTD/iter_plain.h5 timeout 60 $MPIRUN -n 1 "$APP" iter --no-profile 1 \
-        > "$OUTD/iter_plain.log" 2>&1
-    run7 gpuinst env GPUINST_METRICS=$MI GPUINST_OUTPUT=$OUTD/iter.h5 timeout 120 $MPIRUN -n 1 "$APP" iter --profile 1 \
-        > "$OUTD/iter.log" 2>&1
-    run7 nopre env GPUINST_PROFILE_PRELOAD=0 GPUINST_METRICS=$MI GPUINST_OUTPUT=$OUTD/iter_nopre.h5 timeout 120 \
-        $MPIRUN -n 1 "$APP" iter --profile 1 > "$OUTD/iter_nopre.log" 2>&1
-    run7 ncu env GPUINST_OUTPUT=$OUTD/iter_ncu.h5 timeout 120 $MPIRUN -n 1 "${NCU_SAME[@]}" "$APP" iter --no-profile 1 \
-        > "$OUTD/iter_ncu.csv" 2> "$OUTD/iter_ncu.err"
-done
-run7 ncu_default env GPUINST_OUTPUT=$OUTD/iter_ncu_default.h5 timeout 120 $MPIRUN -n 1 "${NCU_DEF[@]}" "$APP" iter \
-    --no-profile 1 > "$OUTD/iter_ncu_default.csv" 2> "$OUTD/iter_ncu_default.err"
-med() { awk -v n="$1" '$1==n {print $2}' "$OUTD/iter_times.txt" | sort -n | awk '{a[NR]=$1} END {print NR ? a[int((NR+1)/2)] : 0}'; }
-rcs() { awk -v n="$1" '$1==n && $3!=0 {bad++} END {print bad+0}' "$OUTD/iter_times.txt"; }
-tp=$(med plain); tg=$(med gpuinst); tq=$(med nopre); tn=$(med ncu); td=$(med ncu_default)
-timeout 60 "$CHK" "$OUTD/iter.h5" > "$OUTD/iter.txt" 2>&1
-timeout 60 "$CHK" "$OUTD/iter_nopre.h5" > "$OUTD/iter_nopre.txt" 2>&1
-timeout 60 "$CHK" "$OUTD/iter_ncu.h5" > "$OUTD/iter_ncu_app.txt" 2>&1
-timeout 60 "$CHK" "$OUTD/iter_plain.h5" > "$OUTD/iter_plain.txt" 2>&1
-CMP=iter/k1:iter/k1,iter/k2:iter/k2,iter/k3:iter/k3,iter/k4:iter/k4,iter/k5:iter/k5
-python3 "$ROOT/tests/gpu/profiler_ncu.py" "$OUTD/iter_ncu.csv" "$OUTD/iter.txt" $CMP sm__inst_executed.sum=0 \
-    dram__bytes_read.sum=0.02 dram__bytes_write.sum=info gpu__time_duration.sum=info > "$OUTD/iter_cmp.txt" 2>&1
-rcc=$?
-python3 "$ROOT/tests/gpu/profiler_ncu.py" "$OUTD/iter_ncu_default.csv" "$OUTD/iter.txt" $CMP sm__inst_executed.sum=0 \
-    dram__bytes_read.sum=0.02 dram__bytes_write.sum=info gpu__time_duration.sum=info > "$OUTD/iter_cmp_default.txt" 2>&1
-rcd=$?
-bad7="$(rcs plain)/$(rcs gpuinst)/$(rcs nopre)/$(rcs ncu)/$(rcs ncu_default)"
+med() { awk -v n="$1" '$1==n {print $2}' "$OUTD/iter_times_$K.txt" | sort -n | awk '{a[NR]=$1} END {print NR ? a[int((NR+1)/2)] : 0}'; }
+rcs() { awk -v n="$1" '$1==n && $3!=0 {bad++} END {print bad+0}' "$OUTD/iter_times_$K.txt"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", (b > 0 ? a / b : 0)}'; }
-note "    iteration wall (process, mpirun -n 1, median of $R7): unprofiled ${tp} ms, gpuinst ${tg} ms (preload off ${tq} ms), ncu range replay ${tn} ms (ncu defaults ${td} ms); failed runs plain/gpuinst/nopre/ncu/ncu_default $bad7"
-note "    speed-up vs ncu: $(ratio "$tn" "$tg")x (ncu defaults: $(ratio "$td" "$tg")x); added time: gpuinst $((tg - tp)) ms, ncu $((tn - tp)) ms, ratio $(ratio $((tn - tp)) $((tg - tp)))x"
-note "    gpuinst region (ms): $(awk '$1=="R" {printf "total %.1f = load %.1f + lock %.1f + setup %.1f (host %.1f, helper load %.1f) + replay %.1f (first start %.1f) + decode %.1f + teardown %.1f; passes %d, checkpoint %.1f", $15/1e6, $16/1e6, $13/1e6, $11/1e6, $17/1e6, $21/1e6, $12/1e6, $18/1e6, $19/1e6, $20/1e6, $6, $10/1e6; exit}' "$OUTD/iter.txt")"
-note "    preload off region (ms): $(awk '$1=="R" {printf "total %.1f = load %.1f + setup %.1f (host %.1f) + replay %.1f (first start %.1f) + teardown %.1f", $15/1e6, $16/1e6, $11/1e6, $17/1e6, $12/1e6, $18/1e6, $20/1e6; exit}' "$OUTD/iter_nopre.txt")"
-note "    \"iter\" range as the program saw it (ms): unprofiled $(awk '$1=="G" && $3=="iter" {printf "%.1f", $5/1e6; exit}' "$OUTD/iter_plain.txt"), gpuinst $(awk '$1=="G" && $3=="iter" {printf "%.1f", $5/1e6; exit}' "$OUTD/iter.txt"), under ncu $(awk '$1=="G" && $3=="iter" {printf "%.1f", $5/1e6; exit}' "$OUTD/iter_ncu_app.txt")"
-if [ "$bad7" = "0/0/0/0/0" ] && [ $rcc -eq 0 ] && [ "$tg" -gt 0 ] && [ $((tn)) -ge $((3 * tg)) ]; then
-    ok "7 vs-ncu: gpuinst $(ratio "$tn" "$tg")x faster than ncu (same launcher, metrics, clocks, caches), instruction counts per range equal"
-else
-    ko "7 vs-ncu" "speed-up $(ratio "$tn" "$tg")x (goal 3), failed runs $bad7, compare rc $rcc/$rcd: $(grep -v -E '^(OK|INFO)' "$OUTD/iter_cmp.txt" | head -2 | tr '\n' ' ')"
+if want 7; then
+for K in $K7; do
+    NVI=(--nvtx)
+    CMP=""
+    for k in $(seq 1 "$K"); do
+        NVI+=(--nvtx-include "k$k/")
+        CMP="$CMP${CMP:+,}iter/k$k:iter/k$k"
+    done
+    NCU_SAME=("$NCU" --replay-mode range "${NVI[@]}" --clock-control none --cache-control none --metrics "$MI" --csv --print-units base)
+    NCU_DEF=("$NCU" --replay-mode range "${NVI[@]}" --metrics "$MI" --csv --print-units base)
+    P=$OUTD/iter$K
+    : > "$OUTD/iter_times_$K.txt"
+    for r in $(seq 1 "$R7"); do
+        run7 plain env GPUINST_OUTPUT=${P}_plain.h5 timeout 60 $MPIRUN -n 1 "$APP" iter --no-profile 1 "$K" \
+            > "${P}_plain.log" 2>&1
+        run7 gpuinst env GPUINST_METRICS=$MI GPUINST_OUTPUT=$P.h5 timeout 120 $MPIRUN -n 1 "$APP" iter --profile 1 "$K" \
+            > "$P.log" 2>&1
+        [ "$K" = 5 ] && run7 nopre env GPUINST_PROFILE_PRELOAD=0 GPUINST_METRICS=$MI GPUINST_OUTPUT=${P}_nopre.h5 \
+            timeout 120 $MPIRUN -n 1 "$APP" iter --profile 1 "$K" > "${P}_nopre.log" 2>&1
+        run7 ncu env GPUINST_OUTPUT=${P}_ncu.h5 timeout 180 $MPIRUN -n 1 "${NCU_SAME[@]}" "$APP" iter --no-profile 1 "$K" \
+            > "${P}_ncu.csv" 2> "${P}_ncu.err"
+    done
+    [ "$K" = 5 ] && run7 ncu_default env GPUINST_OUTPUT=${P}_ncu_default.h5 timeout 180 $MPIRUN -n 1 "${NCU_DEF[@]}" \
+        "$APP" iter --no-profile 1 "$K" > "${P}_ncu_default.csv" 2> "${P}_ncu_default.err"
+    tp=$(med plain); tg=$(med gpuinst); tq=$(med nopre); tn=$(med ncu); td=$(med ncu_default)
+    timeout 60 "$CHK" "$P.h5" > "$P.txt" 2>&1
+    timeout 60 "$CHK" "${P}_ncu.h5" > "${P}_ncu_app.txt" 2>&1
+    timeout 60 "$CHK" "${P}_plain.h5" > "${P}_plain.txt" 2>&1
+    python3 "$ROOT/tests/gpu/profiler_ncu.py" "${P}_ncu.csv" "$P.txt" $CMP sm__inst_executed.sum=0 \
+        dram__bytes_read.sum=0.02 dram__bytes_write.sum=info gpu__time_duration.sum=info > "${P}_cmp.txt" 2>&1
+    rcc=$?
+    bad7="$(rcs plain)/$(rcs gpuinst)/$(rcs ncu)"
+    note "    K=$K ranges: iteration wall (process, mpirun -n 1, median of $R7): unprofiled ${tp} ms, gpuinst ${tg} ms, ncu range replay ${tn} ms; failed runs plain/gpuinst/ncu $bad7"
+    note "    K=$K speed-up vs ncu: $(ratio "$tn" "$tg")x; added time: gpuinst $((tg - tp)) ms, ncu $((tn - tp)) ms, ratio $(ratio $((tn - tp)) $((tg - tp)))x"
+    note "    K=$K gpuinst region (ms): $(awk '$1=="R" {printf "total %.1f = load %.1f + lock %.1f + setup %.1f (host %.1f, helper load %.1f) + replay %.1f (first start %.1f) + decode %.1f + teardown %.1f; passes %d, checkpoint %.1f", $15/1e6, $16/1e6, $13/1e6, $11/1e6, $17/1e6, $21/1e6, $12/1e6, $18/1e6, $19/1e6, $20/1e6, $6, $10/1e6; exit}' "$P.txt")"
+    note "    K=$K \"iter\" range as the program saw it (ms): unprofiled $(awk '$1=="G" && $3=="iter" {printf "%.1f", $5/1e6; exit}' "${P}_plain.txt"), gpuinst $(awk '$1=="G" && $3=="iter" {printf "%.1f", $5/1e6; exit}' "$P.txt"), under ncu $(awk '$1=="G" && $3=="iter" {printf "%.1f", $5/1e6; exit}' "${P}_ncu_app.txt")"
+    if [ "$K" = 5 ]; then
+        timeout 60 "$CHK" "${P}_nopre.h5" > "${P}_nopre.txt" 2>&1
+        python3 "$ROOT/tests/gpu/profiler_ncu.py" "${P}_ncu_default.csv" "$P.txt" $CMP sm__inst_executed.sum=0 \
+            dram__bytes_read.sum=0.02 dram__bytes_write.sum=info gpu__time_duration.sum=info > "${P}_cmp_default.txt" 2>&1
+        note "    K=5 preload off: ${tq} ms (failed $(rcs nopre)); ncu defaults: ${td} ms, $(ratio "$td" "$tg")x (failed $(rcs ncu_default))"
+        grep -E "^(DIFF|INFO)" "${P}_cmp_default.txt" | sed 's/^/    ncu defaults: /' | tee -a "$SUMMARY" > /dev/null
+    fi
+    if [ "$bad7" = "0/0/0" ] && [ $rcc -eq 0 ] && [ "$tg" -gt 0 ] && [ $((tn)) -ge $((3 * tg)) ]; then
+        ok "7 vs-ncu K=$K: gpuinst $(ratio "$tn" "$tg")x faster than ncu (same launcher, metrics, clocks, caches), instruction counts per range equal"
+    else
+        ko "7 vs-ncu K=$K" "speed-up $(ratio "$tn" "$tg")x (goal 3), failed runs $bad7, compare rc $rcc: $(grep -v -E '^(OK|INFO)' "${P}_cmp.txt" | head -2 | tr '\n' ' ')"
+    fi
+    grep -E "^(OK|DIFF|INFO)" "${P}_cmp.txt" | sed "s/^/    K=$K /" | tee -a "$SUMMARY" > /dev/null
+done
 fi
-grep -E "^(OK|DIFF|INFO)" "$OUTD/iter_cmp.txt" | sed 's/^/    /' | tee -a "$SUMMARY" > /dev/null
-grep -E "^(DIFF|INFO)" "$OUTD/iter_cmp_default.txt" | sed 's/^/    ncu defaults: /' | tee -a "$SUMMARY" > /dev/null
 
 echo "GPU profiler: $pass passed, $fail failed" | tee -a "$SUMMARY"
 note "    total $(( ($(ms) - T0) / 1000000000 )) s; replay region row: $(awk '$1=="R" {print "passes", $6, "ckpt bytes", $9, "ckpt ns", $10, "setup ns", $11, "(host ns", $17, "helper load ns", $21 ")", "load ns", $16, "replay ns", $12, "(first start ns", $18 ")", "teardown ns", $20; exit}' "$OUTD/replay.txt" 2>/dev/null)"

@@ -15,9 +15,10 @@
 //                              known), "fadd" (FADD count known); with
 //                              --no-profile the same launches without
 //                              gpuinst_profile (for ncu).
-//   profiler_app iter [--no-profile] [REPS]
-//                              one "solver iteration": region "iter" with 5
-//                              nested ranges k1..k5 (a kernel each), for the
+//   profiler_app iter [--no-profile] [REPS] [K]
+//                              one "solver iteration": region "iter" with K
+//                              (default 5) nested ranges k1..kK, range k
+//                              launching (k-1) % 5 + 1 kernels, for the
 //                              gpuinst vs ncu --replay-mode range benchmark.
 // MPI: every rank does the same on its own data; all ranks share the GPU
 // (device rank % count).  Exit status: 0 pass, 1 fail, 2 setup error.
@@ -238,24 +239,30 @@ static int mode_kernels(int profile)
     return rc;
 }
 
-// ---- one solver-like iteration with 5 nested ranges ----
-static int mode_iter(int profile, int reps)
+// ---- one solver-like iteration with K nested ranges ----
+static int mode_iter(int profile, int reps, int nr)
 {
     const size_t n = (size_t)16 << 20;
     double *x;
+    if (nr < 1 || nr > 60) nr = 5;
     CK(cudaMalloc(&x, n * sizeof(double)));
     CK(cudaMemset(x, 0, n * sizeof(double)));
     CK(cudaDeviceSynchronize());
-    static const char *names[5] = {"k1", "k2", "k3", "k4", "k5"};
+    char names[60][8];
+    int per_iter = 0;
+    for (int k = 0; k < nr; k++) {
+        snprintf(names[k], sizeof names[k], "k%d", k + 1);
+        per_iter += k % 5 + 1;
+    }
     for (int r = 0; r < reps; r++) {
         gpuinst_profile p;
         if (profile) gpuinst_profile_begin(&p, "iter", NULL);
         else gpuinst_range_push("iter");
         int go = profile ? gpuinst_profile_next_pass(&p) : 1;
         while (go) {
-            for (int k = 0; k < 5; k++) {
+            for (int k = 0; k < nr; k++) {
                 gpuinst_range_push(names[k]);
-                for (int j = 0; j <= k; j++) add_one<<<blocks(n, 256), 256>>>(x, n);
+                for (int j = 0; j <= k % 5; j++) add_one<<<blocks(n, 256), 256>>>(x, n);
                 CK(cudaDeviceSynchronize());
                 gpuinst_range_pop();
             }
@@ -267,8 +274,8 @@ static int mode_iter(int profile, int reps)
     double h = 0;
     CK(cudaMemcpy(&h, x, sizeof h, cudaMemcpyDeviceToHost));
     CK(cudaFree(x));
-    printf("iter rank %d: x0=%g (want %d)\n", rank_, h, 15 * reps);
-    return h == 15.0 * reps ? 0 : 1;
+    printf("iter rank %d: %d ranges, x0=%g (want %d)\n", rank_, nr, h, per_iter * reps);
+    return h == (double)per_iter * reps ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -286,7 +293,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "replay") == 0) rc = mode_replay(argc > 2 ? (size_t)strtoull(argv[2], 0, 10) : (size_t)1 << 24);
     else if (strcmp(mode, "nested") == 0) rc = mode_nested();
     else if (strcmp(mode, "kernels") == 0) rc = mode_kernels(!noprof);
-    else if (strcmp(mode, "iter") == 0) rc = mode_iter(!noprof, argc > 3 ? atoi(argv[3]) : 1);
+    else if (strcmp(mode, "iter") == 0) rc = mode_iter(!noprof, argc > 3 ? atoi(argv[3]) : 1, argc > 4 ? atoi(argv[4]) : 5);
     else fprintf(stderr, "profiler_app: unknown mode %s\n", mode);
     int all = rc;
     MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -300,7 +300,7 @@ int main(void)
     /* kernels */
     tk = table("/gpu/kernels");
     CHECK(tk != NULL, "no /gpu/kernels");
-    if (tk != NULL && tk->collect(tk, &rows, &n) == GPUINST_SUCCESS) {
+    if (tk != NULL && gpuinstTableReadAll(tk, &rows, &n) == GPUINST_SUCCESS) {
         CHECK(n == 4, "kernel rows %llu", (unsigned long long)n);
         for (i = 0; i < n; i++) {
             uint64_t corr = get(tk, rows, i, "correlation");
@@ -348,7 +348,7 @@ int main(void)
     /* copies and sets */
     tc = table("/gpu/copies");
     CHECK(tc != NULL, "no /gpu/copies");
-    if (tc != NULL && tc->collect(tc, &rows, &n) == GPUINST_SUCCESS) {
+    if (tc != NULL && gpuinstTableReadAll(tc, &rows, &n) == GPUINST_SUCCESS) {
         CHECK(n == 3, "copy rows %llu", (unsigned long long)n);
         for (i = 0; i < n; i++) {
             uint64_t corr = get(tc, rows, i, "correlation"), op = get(tc, rows, i, "op");
@@ -379,7 +379,7 @@ int main(void)
 
     /* API rows carry the ids too */
     ta = table("/gpu/api");
-    if (ta != NULL && ta->collect(ta, &rows, &n) == GPUINST_SUCCESS) {
+    if (ta != NULL && gpuinstTableReadAll(ta, &rows, &n) == GPUINST_SUCCESS) {
         int seen2 = 0;
         CHECK(n == 6, "api rows %llu", (unsigned long long)n);
         for (i = 0; i < n; i++) {
@@ -397,7 +397,7 @@ int main(void)
     }
 
     tm = table("/gpu/markers");
-    if (tm != NULL && tm->collect(tm, &rows, &n) == GPUINST_SUCCESS) {
+    if (tm != NULL && gpuinstTableReadAll(tm, &rows, &n) == GPUINST_SUCCESS) {
         CHECK(n == 1 && strcmp(str(get(tm, rows, 0, "name")), "cublasGemm") == 0 &&
                   strcmp(str(get(tm, rows, 0, "domain")), "cuBLAS") == 0 && get(tm, rows, 0, "flags") == 2 &&
                   get(tm, rows, 0, "tid") == 1001,
@@ -405,7 +405,7 @@ int main(void)
         free(rows);
     }
     to = table("/gpu/overhead");
-    if (to != NULL && to->collect(to, &rows, &n) == GPUINST_SUCCESS) {
+    if (to != NULL && gpuinstTableReadAll(to, &rows, &n) == GPUINST_SUCCESS) {
         CHECK(n == 1 && get(to, rows, 0, "object_id") == 1001 &&
                   get(to, rows, 0, "overhead_kind") == CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH,
               "overhead row");

@@ -21,7 +21,7 @@ endif()
 set(_targets hostile faults test_api)
 set(_tests "^(unit_(lifecycle|misuse|features|threads)|hardening_.*)$")
 if(WITH_MPI)
-  list(APPEND _targets mpi_pattern mpi_check)
+  list(APPEND _targets mpi_pattern mpi_check mpi_calls_app)
 endif()
 
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SRC} -B ${BIN}
@@ -39,8 +39,8 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${BIN} -j2 --target ${_targets}
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${SAN}: build failed (${rc}):\n${out}")
 endif()
-execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${BIN} -R "${_tests}" --output-on-failure -j2
-    --timeout 600
+execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${BIN} -R "${_tests}" -E "full_parallel"
+    --output-on-failure -j2 --timeout 600
   RESULT_VARIABLE rc)
 set(_failed 0)
 if(NOT rc EQUAL 0)
@@ -50,7 +50,9 @@ if(WITH_MPI)
   if(SAN STREQUAL "asan")
     set(ENV{ASAN_OPTIONS} "detect_leaks=0:halt_on_error=1")
   endif()
-  execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${BIN} -R "^mpi_(write|check)_n2$"
+  # the 2-rank pattern, and a disk full in the middle of a parallel write
+  # (its checker needs Python with h5py: absent, the test does not exist)
+  execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${BIN} -R "^(mpi_(write|check)_n2|hardening_out_full_parallel)$"
       --output-on-failure --timeout 600
     RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)

@@ -60,6 +60,8 @@ def main():
     ap.add_argument("--only-rank", type=int, default=-1, help="a rank file: rows of this rank only")
     ap.add_argument("--incomplete", action="store_true", help="expect root attribute complete=0")
     ap.add_argument("--expect", action="append", default=[], help="CALL=MIN: at least MIN rows per rank")
+    ap.add_argument("--spilled", action="store_true",
+                    help="GPUINST_BUFFER_MB run: every rank spilled (/ranks spilled_bytes > 0), nothing lost")
     a = ap.parse_args()
     P, K = a.ranks, a.iters
     f = h5py.File(a.file, "r")
@@ -111,6 +113,11 @@ def main():
         check_topology(f, P)
     if a.skew:
         check_skew(f, a.skew, P)
+    if a.spilled:
+        for r in f["/ranks"][...]:
+            check(int(r["spilled_bytes"]) > 0, f"rank {r['rank']}: spilled_bytes 0 (expected a spill under GPUINST_BUFFER_MB)")
+            check(int(r["lost"]) == 0, f"rank {r['rank']}: lost {r['lost']}")
+        print(f"spilled bytes per rank: {[int(r['spilled_bytes']) for r in f['/ranks'][...]]}, /mpi/calls rows {len(calls)}")
     return report()
 
 
