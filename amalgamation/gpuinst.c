@@ -4724,6 +4724,9 @@ struct gpuinstTable {
 GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *const *bufs, uint32_t n);
 /* Runs it->end if set and clears *it. */
 GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it);
+/* The iterator's remaining rows (at most it->total) as one gpuinstBigAlloc'd
+ * array (free()), their number in *n; NULL without memory. */
+GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, uint64_t *n);
 /* This rank's rows of `t` as one malloc'd array, through collect or rows
  * (the gathered writer and tests).  0 or a gpuinst_status. */
 GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint64_t *count);
@@ -5878,6 +5881,14 @@ GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *con
     return GPUINST_SUCCESS;
 }
 
+GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, uint64_t *n)
+{
+    char *rows = (char *)gpuinstBigAlloc((size_t)(it->total ? it->total * recsize : 1));
+    *n = 0;
+    if (rows != NULL && it->total > 0) *n = it->next(it, rows, it->total);
+    return rows;
+}
+
 GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it)
 {
     if (it->end != NULL) it->end(it);
@@ -6205,22 +6216,15 @@ static int rowsThreadBufs(const gpuinstTable *tb, gpuinstRowIter *it)
 GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint64_t *count)
 {
     gpuinstRowIter it;
-    char *rows;
     int rc;
     *out = NULL;
     *count = 0;
     if (t->rows == NULL) return t->collect(t, out, count);
     rc = t->rows(t, &it);
     if (rc != GPUINST_SUCCESS) return rc;
-    rows = (char *)gpuinstBigAlloc((size_t)(it.total ? it.total * t->record_size : 1));
-    if (rows == NULL) {
-        gpuinstRowIterEnd(&it);
-        return GPUINST_ERROR_OUT_OF_MEMORY;
-    }
-    *count = it.total ? it.next(&it, rows, it.total) : 0;
-    *out = rows;
+    *out = gpuinstRowIterAll(&it, t->record_size, count);
     gpuinstRowIterEnd(&it);
-    return GPUINST_SUCCESS;
+    return *out != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
 }
 
 static const gpuinstTable rangesTable = {
@@ -18716,13 +18720,11 @@ static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRow
 
     if (it != NULL && w->mode == MODE_GATHERED) {
         /* rank 0 writes everything: this rank's rows go over MPI in one piece */
-        owned = (char *)gpuinstBigAlloc((size_t)(n ? n * tb->record_size : 1));
+        uint64_t want = n;
+        owned = gpuinstRowIterAll(it, tb->record_size, &n);
         if (owned == NULL) {
             if (!w->failed) w->failed = GPUINST_ERROR_OUT_OF_MEMORY;
-            GPUINST_ADD_RLX(&gpuinstG.counts.lost, n);
-            n = 0;
-        } else {
-            n = n ? it->next(it, owned, n) : 0;
+            GPUINST_ADD_RLX(&gpuinstG.counts.lost, want);
         }
         rows = owned;
         data = rows;
@@ -20720,6 +20722,24 @@ static void internNames(void)
         if (nameIds[i] == 0) nameIds[i] = gpuinstStringIntern(callNames[i], strlen(callNames[i]));
 }
 
+/* A row iterator over every thread's call buffer, in thread order (the
+ * writer's /mpi/calls and /mpi/summary read through it, so spilled rows are
+ * included).  0 or GPUINST_ERROR_OUT_OF_MEMORY. */
+static int callBufsIter(gpuinstRowIter *it)
+{
+    gpuinstMpiThread *t;
+    uint32_t nt = 0, k = 0;
+    const gpuinstBuf **bufs;
+    int rc;
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) nt++;
+    bufs = (const gpuinstBuf **)malloc((nt ? nt : 1) * sizeof *bufs);
+    if (bufs == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL && k < nt; t = t->next) bufs[k++] = &t->calls;
+    rc = gpuinstRowIterBufs(it, bufs, k);
+    free(bufs);
+    return rc;
+}
+
 /* /mpi/calls streams from the per-thread call buffers; each piece gets its
  * names and the completions of its nonblocking calls (all completions are
  * read first: one row per request completed, sorted by request). */
@@ -20766,28 +20786,16 @@ static void callsEnd(gpuinstRowIter *it)
 static int rowsCalls(const gpuinstTable *tb, gpuinstRowIter *it)
 {
     gpuinstMpiThread *t;
-    uint32_t nt = 0, k = 0;
     uint64_t nc = 0, kc = 0;
-    const gpuinstBuf **bufs;
     CallsIter *s;
     int rc;
     (void)tb;
     memset(it, 0, sizeof *it);
     internNames();
-    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
-        nt++;
-        nc += gpuinstBufCount(&t->completions);
-    }
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) nc += gpuinstBufCount(&t->completions);
     s = (CallsIter *)calloc(1, sizeof *s);
-    bufs = (const gpuinstBuf **)malloc((nt ? nt : 1) * sizeof *bufs);
-    if (s == NULL || bufs == NULL) {
-        free(s);
-        free(bufs);
-        return GPUINST_ERROR_OUT_OF_MEMORY;
-    }
-    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL && k < nt; t = t->next) bufs[k++] = &t->calls;
-    rc = gpuinstRowIterBufs(&s->inner, bufs, k);
-    free(bufs);
+    if (s == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    rc = callBufsIter(&s->inner);
     if (rc != GPUINST_SUCCESS) {
         free(s);
         return rc;
@@ -20833,7 +20841,6 @@ static const gpuinstField summaryFields[] = {
 static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
 {
     SummaryRec *acc = (SummaryRec *)calloc(GPUINST_MPI_NCALLS, sizeof *acc), *rows;
-    gpuinstMpiThread *t;
     uint64_t n = 0;
     int i;
     (void)tb;
@@ -20844,26 +20851,13 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
          * GPUINST_BUFFER_MB are read back, in pieces */
         enum { PIECE = 1024 };
         gpuinstMpiRec *r = (gpuinstMpiRec *)malloc(PIECE * sizeof *r);
-        const gpuinstBuf **bufs;
         gpuinstRowIter it;
-        uint32_t nt = 0, k = 0;
         uint64_t m, j;
-        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) nt++;
-        bufs = (const gpuinstBuf **)malloc((nt ? nt : 1) * sizeof *bufs);
-        if (r == NULL || bufs == NULL) {
+        if (r == NULL || callBufsIter(&it) != GPUINST_SUCCESS) {
             free(r);
-            free(bufs);
             free(acc);
             return GPUINST_ERROR_OUT_OF_MEMORY;
         }
-        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL && k < nt; t = t->next) bufs[k++] = &t->calls;
-        if (gpuinstRowIterBufs(&it, bufs, k) != GPUINST_SUCCESS) {
-            free(r);
-            free(bufs);
-            free(acc);
-            return GPUINST_ERROR_OUT_OF_MEMORY;
-        }
-        free(bufs);
         while ((m = it.next(&it, r, PIECE)) > 0) {
             for (j = 0; j < m; j++) {
                 if (r[j].call >= GPUINST_MPI_NCALLS) continue;

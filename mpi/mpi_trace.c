@@ -786,6 +786,24 @@ static void internNames(void)
         if (nameIds[i] == 0) nameIds[i] = gpuinstStringIntern(callNames[i], strlen(callNames[i]));
 }
 
+/* A row iterator over every thread's call buffer, in thread order (the
+ * writer's /mpi/calls and /mpi/summary read through it, so spilled rows are
+ * included).  0 or GPUINST_ERROR_OUT_OF_MEMORY. */
+static int callBufsIter(gpuinstRowIter *it)
+{
+    gpuinstMpiThread *t;
+    uint32_t nt = 0, k = 0;
+    const gpuinstBuf **bufs;
+    int rc;
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) nt++;
+    bufs = (const gpuinstBuf **)malloc((nt ? nt : 1) * sizeof *bufs);
+    if (bufs == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL && k < nt; t = t->next) bufs[k++] = &t->calls;
+    rc = gpuinstRowIterBufs(it, bufs, k);
+    free(bufs);
+    return rc;
+}
+
 /* /mpi/calls streams from the per-thread call buffers; each piece gets its
  * names and the completions of its nonblocking calls (all completions are
  * read first: one row per request completed, sorted by request). */
@@ -832,28 +850,16 @@ static void callsEnd(gpuinstRowIter *it)
 static int rowsCalls(const gpuinstTable *tb, gpuinstRowIter *it)
 {
     gpuinstMpiThread *t;
-    uint32_t nt = 0, k = 0;
     uint64_t nc = 0, kc = 0;
-    const gpuinstBuf **bufs;
     CallsIter *s;
     int rc;
     (void)tb;
     memset(it, 0, sizeof *it);
     internNames();
-    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
-        nt++;
-        nc += gpuinstBufCount(&t->completions);
-    }
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) nc += gpuinstBufCount(&t->completions);
     s = (CallsIter *)calloc(1, sizeof *s);
-    bufs = (const gpuinstBuf **)malloc((nt ? nt : 1) * sizeof *bufs);
-    if (s == NULL || bufs == NULL) {
-        free(s);
-        free(bufs);
-        return GPUINST_ERROR_OUT_OF_MEMORY;
-    }
-    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL && k < nt; t = t->next) bufs[k++] = &t->calls;
-    rc = gpuinstRowIterBufs(&s->inner, bufs, k);
-    free(bufs);
+    if (s == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    rc = callBufsIter(&s->inner);
     if (rc != GPUINST_SUCCESS) {
         free(s);
         return rc;
@@ -899,7 +905,6 @@ static const gpuinstField summaryFields[] = {
 static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
 {
     SummaryRec *acc = (SummaryRec *)calloc(GPUINST_MPI_NCALLS, sizeof *acc), *rows;
-    gpuinstMpiThread *t;
     uint64_t n = 0;
     int i;
     (void)tb;
@@ -910,26 +915,13 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
          * GPUINST_BUFFER_MB are read back, in pieces */
         enum { PIECE = 1024 };
         gpuinstMpiRec *r = (gpuinstMpiRec *)malloc(PIECE * sizeof *r);
-        const gpuinstBuf **bufs;
         gpuinstRowIter it;
-        uint32_t nt = 0, k = 0;
         uint64_t m, j;
-        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) nt++;
-        bufs = (const gpuinstBuf **)malloc((nt ? nt : 1) * sizeof *bufs);
-        if (r == NULL || bufs == NULL) {
+        if (r == NULL || callBufsIter(&it) != GPUINST_SUCCESS) {
             free(r);
-            free(bufs);
             free(acc);
             return GPUINST_ERROR_OUT_OF_MEMORY;
         }
-        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL && k < nt; t = t->next) bufs[k++] = &t->calls;
-        if (gpuinstRowIterBufs(&it, bufs, k) != GPUINST_SUCCESS) {
-            free(r);
-            free(bufs);
-            free(acc);
-            return GPUINST_ERROR_OUT_OF_MEMORY;
-        }
-        free(bufs);
         while ((m = it.next(&it, r, PIECE)) > 0) {
             for (j = 0; j < m; j++) {
                 if (r[j].call >= GPUINST_MPI_NCALLS) continue;

@@ -500,6 +500,14 @@ GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *con
     return GPUINST_SUCCESS;
 }
 
+GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, uint64_t *n)
+{
+    char *rows = (char *)gpuinstBigAlloc((size_t)(it->total ? it->total * recsize : 1));
+    *n = 0;
+    if (rows != NULL && it->total > 0) *n = it->next(it, rows, it->total);
+    return rows;
+}
+
 GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it)
 {
     if (it->end != NULL) it->end(it);

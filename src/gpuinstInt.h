@@ -565,6 +565,9 @@ struct gpuinstTable {
 GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *const *bufs, uint32_t n);
 /* Runs it->end if set and clears *it. */
 GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it);
+/* The iterator's remaining rows (at most it->total) as one gpuinstBigAlloc'd
+ * array (free()), their number in *n; NULL without memory. */
+GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, uint64_t *n);
 /* This rank's rows of `t` as one malloc'd array, through collect or rows
  * (the gathered writer and tests).  0 or a gpuinst_status. */
 GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint64_t *count);

@@ -320,13 +320,11 @@ static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRow
 
     if (it != NULL && w->mode == MODE_GATHERED) {
         /* rank 0 writes everything: this rank's rows go over MPI in one piece */
-        owned = (char *)gpuinstBigAlloc((size_t)(n ? n * tb->record_size : 1));
+        uint64_t want = n;
+        owned = gpuinstRowIterAll(it, tb->record_size, &n);
         if (owned == NULL) {
             if (!w->failed) w->failed = GPUINST_ERROR_OUT_OF_MEMORY;
-            GPUINST_ADD_RLX(&gpuinstG.counts.lost, n);
-            n = 0;
-        } else {
-            n = n ? it->next(it, owned, n) : 0;
+            GPUINST_ADD_RLX(&gpuinstG.counts.lost, want);
         }
         rows = owned;
         data = rows;

@@ -175,22 +175,15 @@ static int rowsThreadBufs(const gpuinstTable *tb, gpuinstRowIter *it)
 GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint64_t *count)
 {
     gpuinstRowIter it;
-    char *rows;
     int rc;
     *out = NULL;
     *count = 0;
     if (t->rows == NULL) return t->collect(t, out, count);
     rc = t->rows(t, &it);
     if (rc != GPUINST_SUCCESS) return rc;
-    rows = (char *)gpuinstBigAlloc((size_t)(it.total ? it.total * t->record_size : 1));
-    if (rows == NULL) {
-        gpuinstRowIterEnd(&it);
-        return GPUINST_ERROR_OUT_OF_MEMORY;
-    }
-    *count = it.total ? it.next(&it, rows, it.total) : 0;
-    *out = rows;
+    *out = gpuinstRowIterAll(&it, t->record_size, count);
     gpuinstRowIterEnd(&it);
-    return GPUINST_SUCCESS;
+    return *out != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
 }
 
 static const gpuinstTable rangesTable = {
