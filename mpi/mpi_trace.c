@@ -92,6 +92,7 @@ struct gpuinstMpiThread {
     int depth;                 /* >0 inside a recorded call: nested MPI calls pass through */
     uint16_t thread;
     uint64_t sent, recvd;      /* byte totals (owner writes, the counter sampler reads relaxed) */
+    uint64_t local[GPUINST_MPI_NCALLS]; /* local calls counted (gpuinstMpiCount), read at collect */
 };
 
 static GPUINST_TLS gpuinstMpiThread *mpiSelf;
@@ -125,12 +126,20 @@ GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void)
 /* ---- names and the NVTX "MPI" domain -------------------------------------- */
 
 static const char *const callNames[GPUINST_MPI_NCALLS] = {
-#define NAME_(NAME, ...) "MPI_" #NAME,
-#define NAME_X_(NAME) "MPI_" #NAME,
-    GPUINST_MPI_CALLS(NAME_) GPUINST_MPI_CALLS_EXTRA(NAME_X_)
+#define NAME_(NAME, RULE) "MPI_" #NAME,
+    GPUINST_MPI_CALLS(NAME_)
 #undef NAME_
-#undef NAME_X_
 };
+
+/* Where a call's bytes go in the "mpi_bytes" counters: R (received: receives
+ * with a status, one-sided gets, MPI-IO reads; nonblocking receives count at
+ * completion), N (not counted: persistent *_init, probes, Start rows), S
+ * (sent: every other call with bytes). */
+static const char callDir[GPUINST_MPI_NCALLS + 1] =
+#define DIR_(NAME, RULE) #RULE
+    GPUINST_MPI_CALLS(DIR_)
+#undef DIR_
+    ;
 
 static nvtxDomainHandle_t mpiDomain;
 static nvtxEventAttributes_t callAttr[GPUINST_MPI_NCALLS];
@@ -177,10 +186,14 @@ GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
     if (t->depth != 0) return 0; /* inside a recorded call (MPI calling MPI, Fortran -> C) */
     t->depth = 1;
     c->t = t;
+    c->ci = NULL;
+    c->freeing = 0;
     memset(&c->r, 0, sizeof c->r);
     c->r.call = (uint16_t)call;
     c->r.thread = t->thread;
     c->r.comm = GPUINST_MPI_NO_COMM;
+    c->r.object = GPUINST_MPI_NO_COMM;
+    c->r.offset = -1;
     c->r.peer = GPUINST_MPI_PEER_NONE;
     c->r.tag = -1;
     c->r.call_id = ((uint64_t)(uint32_t)gpuinstG.rank << 40) | ((GPUINST_ADD_RLX(&callSeq, 1) + 1) & 0xFFFFFFFFFFull);
@@ -201,30 +214,21 @@ GPUINST_PRIVATE void gpuinstMpiAppend(gpuinstMpiCall *c, const gpuinstMpiRec *r)
     gpuinstBufCommit(&c->t->calls);
 }
 
-/* Bytes of a call towards the "mpi_bytes" counters: receives count as
- * received (Recv, Sendrecv's receive side at completion of Irecv), every
- * other call with bytes as sent (sends, this rank's share of collectives,
- * MPI-IO writes and reads alike). */
 static void countBytes(gpuinstMpiThread *t, const gpuinstMpiRec *r)
 {
-    switch (r->call) {
-    case GPUINST_MPI_CALL_Recv:
-    case GPUINST_MPI_CALL_Irecv: /* counted at completion */
-    case GPUINST_MPI_CALL_Recv_init:
-    case GPUINST_MPI_CALL_Probe:
-    case GPUINST_MPI_CALL_Iprobe:
-        if (r->call == GPUINST_MPI_CALL_Recv) GPUINST_STORE_RLX(&t->recvd, t->recvd + r->bytes);
-        break;
-    case GPUINST_MPI_CALL_Start:
-    case GPUINST_MPI_CALL_Startall:
-    case GPUINST_MPI_CALL_Send_init:
-    case GPUINST_MPI_CALL_Ssend_init:
-    case GPUINST_MPI_CALL_Bsend_init:
-    case GPUINST_MPI_CALL_Rsend_init:
-        break;
-    default:
-        GPUINST_STORE_RLX(&t->sent, t->sent + r->bytes);
+    char d = r->call < GPUINST_MPI_NCALLS ? callDir[r->call] : 'N';
+    if (d == 'R') GPUINST_STORE_RLX(&t->recvd, t->recvd + r->bytes);
+    else if (d == 'S') GPUINST_STORE_RLX(&t->sent, t->sent + r->bytes);
+}
+
+GPUINST_PRIVATE void gpuinstMpiCountSlow(int call)
+{
+    gpuinstMpiThread *t = mpiSelf;
+    if (GPUINST_UNLIKELY(t == NULL)) {
+        t = threadSlow();
+        if (t == NULL) return;
     }
+    if (t->depth == 0) t->local[call]++;
 }
 
 static void mpiBytesTotals(uint64_t *sent, uint64_t *recvd)
@@ -251,24 +255,42 @@ GPUINST_PRIVATE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc)
     return rc;
 }
 
-/* ---- communicators ------------------------------------------------------------ */
+/* ---- communicators, windows, files -------------------------------------------
+ * One registry of the MPI objects whose id is the same on every member:
+ * communicators (/mpi/comms), windows and files (the `object` column). A
+ * handle maps to its object through an open-addressing table (linear
+ * probing) that readers search without a lock; it grows under mpiLock
+ * (a new table, copied without the handles freed since, published with a
+ * release store; old tables are kept until exit, as a reader may still be
+ * in one: at most as much again as the newest).  Key: the handle's bits
+ * with the object kind in the top bits, never 0. */
 
-typedef struct CommInfo {
-    struct CommInfo *next;     /* every communicator seen, creation order */
+struct gpuinstMpiObj {
+    struct gpuinstMpiObj *next;   /* every object seen, creation order */
     uint64_t id, parent;
     uint64_t created_ns, freed_ns;
-    uint32_t children;         /* communicators made from this one (atomic) */
+    uint32_t children;            /* objects made from this communicator (atomic) */
+    int objkind;                  /* GPUINST_MPI_OBJ_* */
     int size, myrank, kind, inter;
-    int *world;                /* world rank of each (remote, for intercomms) rank; NULL: identity */
+    int *world;                   /* world rank of each (remote, for intercomms) rank; NULL: identity */
     int nworld;
-} CommInfo;
+    int disp_unit;                /* windows */
+    struct gpuinstMpiObj *comm;   /* windows and files: their communicator */
+    int nout;                     /* neighborhood collectives: out-neighbours (-1 not yet known) */
+    uint8_t *outreal;             /* per out-neighbour: 0 = MPI_PROC_NULL (Cartesian edge) */
+};
+typedef gpuinstMpiObj CommInfo;
 
-#define COMM_SLOTS 8192        /* communicators alive at once; beyond: recorded as unknown */
-typedef struct CommSlot {
-    uint64_t key;              /* the handle's bits; 0 empty (release/acquire) */
-    CommInfo *info;            /* NULL after MPI_Comm_free (release/acquire) */
-} CommSlot;
-static CommSlot commSlots[COMM_SLOTS];
+typedef struct ObjSlot {
+    uint64_t key;                 /* 0 empty (release/acquire) */
+    CommInfo *info;               /* NULL after the object was freed (release/acquire) */
+} ObjSlot;
+typedef struct ObjTable {
+    struct ObjTable *older;       /* kept until exit (readers) */
+    uint64_t cap, used;           /* used: keys set, live or freed */
+    ObjSlot slots[];
+} ObjTable;
+static ObjTable *objTab;          /* release/acquire */
 static CommInfo worldInfo, selfInfo;
 static CommInfo *commList, *commTail;
 static int commsReady;
@@ -279,7 +301,13 @@ static uint64_t handleKey(const void *h, size_t n)
     memcpy(&k, h, n < sizeof k ? n : sizeof k);
     return k;
 }
-#define COMM_KEY(c) handleKey(&(c), sizeof(MPI_Comm))
+static uint64_t objKey(int objkind, const void *h)
+{
+    size_t n = objkind == GPUINST_MPI_OBJ_WIN ? sizeof(MPI_Win)
+             : objkind == GPUINST_MPI_OBJ_FILE ? sizeof(MPI_File) : sizeof(MPI_Comm);
+    return handleKey(h, n) ^ ((uint64_t)objkind << 61);
+}
+#define COMM_KEY(c) objKey(GPUINST_MPI_OBJ_COMM, &(c))
 #define REQ_KEY(r) handleKey(&(r), sizeof(MPI_Request))
 
 static uint64_t mix64(uint64_t h, uint64_t v)
@@ -291,15 +319,23 @@ static uint64_t mix64(uint64_t h, uint64_t v)
     return h;
 }
 
-static CommSlot *commFind(uint64_t key)
+static ObjSlot *objFind(uint64_t key)
 {
-    uint64_t i = mix64(0, key) & (COMM_SLOTS - 1), n;
-    for (n = 0; n < COMM_SLOTS; n++, i = (i + 1) & (COMM_SLOTS - 1)) {
-        uint64_t k = GPUINST_LOAD_ACQ(&commSlots[i].key);
-        if (k == key) return &commSlots[i];
+    ObjTable *t = GPUINST_LOAD_ACQ(&objTab);
+    uint64_t i, n;
+    if (t == NULL) return NULL;
+    for (i = mix64(0, key) & (t->cap - 1), n = 0; n < t->cap; n++, i = (i + 1) & (t->cap - 1)) {
+        uint64_t k = GPUINST_LOAD_ACQ(&t->slots[i].key);
+        if (k == key) return &t->slots[i];
         if (k == 0) return NULL;
     }
     return NULL;
+}
+
+static CommInfo *objGet(uint64_t key)
+{
+    ObjSlot *s = objFind(key);
+    return s ? GPUINST_LOAD_ACQ(&s->info) : NULL;
 }
 
 static void commListAdd(CommInfo *ci)
@@ -310,22 +346,49 @@ static void commListAdd(CommInfo *ci)
     commTail = ci;
 }
 
-/* Under mpiLock: maps `key` to ci (reusing the slot of a freed handle). */
-static void commMapLocked(uint64_t key, CommInfo *ci)
+static void objPutLocked(ObjTable *t, uint64_t key, CommInfo *ci)
 {
-    uint64_t i = mix64(0, key) & (COMM_SLOTS - 1), n;
-    for (n = 0; n < COMM_SLOTS; n++, i = (i + 1) & (COMM_SLOTS - 1)) {
-        uint64_t k = commSlots[i].key;
+    uint64_t i;
+    for (i = mix64(0, key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+        uint64_t k = t->slots[i].key;
         if (k == key || k == 0) {
-            GPUINST_STORE_REL(&commSlots[i].info, ci);
-            if (k == 0) GPUINST_STORE_REL(&commSlots[i].key, key);
+            GPUINST_STORE_REL(&t->slots[i].info, ci);
+            if (k == 0) {
+                GPUINST_STORE_REL(&t->slots[i].key, key);
+                t->used++;
+            }
             return;
         }
     }
-    {
-        static int warned;
-        gpuinstWarnOnce(&warned, "more than %d MPI communicators alive: later ones are recorded as foreign", COMM_SLOTS);
+}
+
+/* Under mpiLock: maps `key` to ci, growing the table (without the freed
+ * handles) past half full.  On allocation failure the object stays
+ * unmapped (later calls on it describe it again) and one line says so. */
+static void objMapLocked(uint64_t key, CommInfo *ci)
+{
+    ObjTable *t = objTab, *n;
+    uint64_t i, live = 0, cap;
+    if (t != NULL && (t->used + 1) * 2 <= t->cap) {
+        objPutLocked(t, key, ci);
+        return;
     }
+    for (i = 0; t != NULL && i < t->cap; i++) live += t->slots[i].info != NULL;
+    for (cap = 1024; cap < (live + 1) * 4; cap *= 2) {
+    }
+    n = (ObjTable *)calloc(1, sizeof *n + (size_t)cap * sizeof(ObjSlot));
+    if (n == NULL) {
+        static int warned;
+        gpuinstWarnOnce(&warned, "out of memory for the MPI object table: later communicators are "
+                                 "described at each call");
+        return;
+    }
+    n->cap = cap;
+    for (i = 0; t != NULL && i < t->cap; i++)
+        if (t->slots[i].info != NULL) objPutLocked(n, t->slots[i].key, t->slots[i].info);
+    objPutLocked(n, key, ci);
+    n->older = t;
+    GPUINST_STORE_REL(&objTab, n);
 }
 
 /* Size, own rank and world ranks of `comm`'s (remote) group. */
@@ -335,6 +398,8 @@ static CommInfo *commDescribe(MPI_Comm comm)
     MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
     int i, *ranks;
     if (ci == NULL) return NULL;
+    ci->objkind = GPUINST_MPI_OBJ_COMM;
+    ci->nout = -1;
     ci->created_ns = gpuinstMpiNow();
     PMPI_Comm_test_inter(comm, &ci->inter);
     PMPI_Comm_rank(comm, &ci->myrank);
@@ -365,6 +430,8 @@ static CommInfo *commDescribe(MPI_Comm comm)
 static void commsSetup(void)
 {
     if (commsReady) return;
+    worldInfo.objkind = selfInfo.objkind = GPUINST_MPI_OBJ_COMM;
+    worldInfo.nout = selfInfo.nout = -1;
     worldInfo.id = 0;
     worldInfo.parent = GPUINST_MPI_NO_COMM;
     worldInfo.kind = GPUINST_MPI_COMM_WORLD;
@@ -391,7 +458,7 @@ static void commsSetup(void)
 
 static CommInfo *commLookup(MPI_Comm comm)
 {
-    CommSlot *s;
+    ObjSlot *s;
     CommInfo *ci;
     uint64_t key, h;
     int i;
@@ -399,7 +466,7 @@ static CommInfo *commLookup(MPI_Comm comm)
     if (comm == MPI_COMM_SELF) return &selfInfo;
     if (comm == MPI_COMM_NULL) return NULL;
     key = COMM_KEY(comm);
-    s = commFind(key);
+    s = objFind(key);
     if (s != NULL && (ci = GPUINST_LOAD_ACQ(&s->info)) != NULL) return ci;
     /* First seen here: made outside the wrappers. */
     ci = commDescribe(comm);
@@ -410,7 +477,7 @@ static CommInfo *commLookup(MPI_Comm comm)
     ci->parent = GPUINST_MPI_NO_COMM;
     ci->kind = GPUINST_MPI_COMM_FOREIGN;
     pthread_mutex_lock(&mpiLock);
-    s = commFind(key);
+    s = objFind(key);
     if (s != NULL && s->info != NULL) { /* another thread was first */
         CommInfo *other = s->info;
         pthread_mutex_unlock(&mpiLock);
@@ -418,7 +485,7 @@ static CommInfo *commLookup(MPI_Comm comm)
         free(ci);
         return other;
     }
-    commMapLocked(key, ci);
+    objMapLocked(key, ci);
     commListAdd(ci);
     pthread_mutex_unlock(&mpiLock);
     return ci;
@@ -432,6 +499,28 @@ static int32_t worldRank(const CommInfo *ci, int r)
     if (ci->world == NULL) return ci == &worldInfo ? r : GPUINST_MPI_PEER_UNKNOWN;
     if (r >= ci->nworld || ci->world[r] == MPI_UNDEFINED) return GPUINST_MPI_PEER_UNKNOWN;
     return ci->world[r];
+}
+
+/* Lowest world rank of `comm`'s local group (intercommunicators). */
+static int localMinWorld(MPI_Comm comm)
+{
+    MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
+    int n = 0, i, m = INT32_MAX, *in, *out;
+    if (PMPI_Comm_group(comm, &g) != MPI_SUCCESS) return m;
+    PMPI_Group_size(g, &n);
+    in = (int *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    out = (int *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    if (in != NULL && out != NULL && PMPI_Comm_group(MPI_COMM_WORLD, &wg) == MPI_SUCCESS) {
+        for (i = 0; i < n; i++) in[i] = i;
+        if (PMPI_Group_translate_ranks(g, n, in, wg, out) == MPI_SUCCESS)
+            for (i = 0; i < n; i++)
+                if (out[i] >= 0 && out[i] < m) m = out[i];
+        PMPI_Group_free(&wg);
+    }
+    free(in);
+    free(out);
+    PMPI_Group_free(&g);
+    return m;
 }
 
 GPUINST_PRIVATE void gpuinstMpiCommNew(gpuinstMpiCall *c, int kind, MPI_Comm parent, const MPI_Comm *newcomm,
@@ -451,8 +540,18 @@ GPUINST_PRIVATE void gpuinstMpiCommNew(gpuinstMpiCall *c, int kind, MPI_Comm par
     if (ci == NULL) return;
     for (i = 0; i < ci->nworld; i++)
         if (ci->world[i] >= 0 && ci->world[i] < minw) minw = ci->world[i];
-    cand = mix64(mix64(mix64(mix64(mix64(0x6770756973740ull, pid), k), (uint64_t)kind), (uint64_t)(uint32_t)color),
-                 (uint64_t)(uint32_t)minw);
+    if (ci->inter) {
+        /* both groups must reach one id: what they share is the two groups
+         * (lowest world rank of each, as an unordered pair), kind and tag */
+        int lm = localMinWorld(*newcomm);
+        cand = mix64(mix64(mix64(mix64(0x696e746572ull, (uint64_t)kind), (uint64_t)(uint32_t)color),
+                           (uint64_t)(uint32_t)(lm < minw ? lm : minw)),
+                     (uint64_t)(uint32_t)(lm < minw ? minw : lm));
+    } else {
+        cand = mix64(mix64(mix64(mix64(mix64(0x6770756973740ull, pid), k), (uint64_t)kind),
+                           (uint64_t)(uint32_t)color),
+                     (uint64_t)(uint32_t)minw);
+    }
     cand &= ((uint64_t)1 << 62) - 1;
     if (cand < 2) cand += 2;
     id = cand;
@@ -464,27 +563,123 @@ GPUINST_PRIVATE void gpuinstMpiCommNew(gpuinstMpiCall *c, int kind, MPI_Comm par
     ci->parent = pid;
     ci->kind = kind;
     c->r.count = (uint32_t)ci->size;
+    c->r.object = id;
     pthread_mutex_lock(&mpiLock);
-    commMapLocked(COMM_KEY(*newcomm), ci);
+    objMapLocked(COMM_KEY(*newcomm), ci);
     commListAdd(ci);
     pthread_mutex_unlock(&mpiLock);
 }
 
-GPUINST_PRIVATE void gpuinstMpiCommFreeing(gpuinstMpiCall *c, MPI_Comm comm)
+/* Windows and files: an object of `objkind` over communicator `comm`, id
+ * from the communicator's id and creation counter (equal on every member:
+ * creation is collective over comm). */
+static CommInfo *objNew(gpuinstMpiCall *c, int objkind, MPI_Comm comm, uint64_t key)
 {
-    CommInfo *ci = commLookup(comm);
-    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
-    c->r.request = COMM_KEY(comm); /* stashed until gpuinstMpiCommFreed */
+    CommInfo *p = commLookup(comm), *o;
+    uint32_t k;
+    c->ci = p;
+    c->r.comm = p ? p->id : GPUINST_MPI_NO_COMM;
+    if (c->r.result != MPI_SUCCESS || p == NULL) return NULL;
+    k = GPUINST_ADD_RLX(&p->children, 1);
+    o = (CommInfo *)calloc(1, sizeof *o);
+    if (o == NULL) return NULL;
+    o->objkind = objkind;
+    o->comm = p;
+    o->parent = p->id;
+    o->id = mix64(mix64(mix64(0x6f626a656374ull, p->id), k), (uint64_t)objkind) & (((uint64_t)1 << 62) - 1);
+    o->created_ns = c->r.end_ns;
+    o->size = p->size;
+    o->myrank = p->myrank;
+    o->disp_unit = 1;
+    c->r.object = o->id;
+    pthread_mutex_lock(&mpiLock);
+    objMapLocked(key, o);
+    commListAdd(o);
+    pthread_mutex_unlock(&mpiLock);
+    return o;
 }
 
-GPUINST_PRIVATE void gpuinstMpiCommFreed(gpuinstMpiCall *c)
+GPUINST_PRIVATE void gpuinstMpiWinNew(gpuinstMpiCall *c, MPI_Comm comm, const MPI_Win *win, int disp_unit)
 {
-    uint64_t key = c->r.request;
-    CommSlot *s;
-    c->r.request = 0;
-    if (c->r.result != MPI_SUCCESS) return;
+    CommInfo *o = objNew(c, GPUINST_MPI_OBJ_WIN, comm, objKey(GPUINST_MPI_OBJ_WIN, win));
+    if (o != NULL) o->disp_unit = disp_unit > 0 ? disp_unit : 1;
+}
+
+GPUINST_PRIVATE void gpuinstMpiFileNew(gpuinstMpiCall *c, MPI_Comm comm, const MPI_File *fh)
+{
+    objNew(c, GPUINST_MPI_OBJ_FILE, comm, objKey(GPUINST_MPI_OBJ_FILE, fh));
+}
+
+/* The object of a window or file handle (NULL: made before recording began). */
+static CommInfo *objOf(gpuinstMpiCall *c, int objkind, const void *h)
+{
+    CommInfo *o = objGet(objKey(objkind, h));
+    if (o == NULL) return NULL;
+    c->ci = o->comm;
+    c->r.comm = o->comm ? o->comm->id : GPUINST_MPI_NO_COMM;
+    c->r.object = o->id;
+    return o;
+}
+
+GPUINST_PRIVATE void gpuinstMpiRma(gpuinstMpiCall *c, MPI_Win win, int target, int64_t disp, uint64_t bytes)
+{
+    CommInfo *o = objOf(c, GPUINST_MPI_OBJ_WIN, &win);
+    c->r.peer = worldRank(o ? o->comm : NULL, target);
+    /* MPI_PROC_NULL as target: the call does nothing */
+    c->r.bytes = target == MPI_PROC_NULL ? 0 : bytes;
+    if (target != MPI_PROC_NULL) c->r.offset = disp * (o ? o->disp_unit : 1);
+}
+
+GPUINST_PRIVATE void gpuinstMpiWinOp(gpuinstMpiCall *c, MPI_Win win, int rank)
+{
+    CommInfo *o = objOf(c, GPUINST_MPI_OBJ_WIN, &win);
+    if (rank != GPUINST_MPI_NO_RANK) c->r.peer = worldRank(o ? o->comm : NULL, rank);
+}
+
+GPUINST_PRIVATE void gpuinstMpiFileOp(gpuinstMpiCall *c, MPI_File fh)
+{
+    objOf(c, GPUINST_MPI_OBJ_FILE, &fh);
+}
+
+GPUINST_PRIVATE void gpuinstMpiIo(gpuinstMpiCall *c, MPI_File fh, int64_t offset, uint64_t bytes)
+{
+    objOf(c, GPUINST_MPI_OBJ_FILE, &fh);
+    c->r.offset = offset;
+    c->r.bytes = bytes;
+}
+
+GPUINST_PRIVATE int64_t gpuinstMpiFileByteOffset(MPI_File fh, MPI_Offset offset)
+{
+    MPI_Offset disp = 0;
+    return PMPI_File_get_byte_offset(fh, offset, &disp) == MPI_SUCCESS ? (int64_t)disp : -1;
+}
+
+GPUINST_PRIVATE int64_t gpuinstMpiFilePosition(MPI_File fh)
+{
+    MPI_Offset pos = 0;
+    if (PMPI_File_get_position(fh, &pos) != MPI_SUCCESS) return -1;
+    return gpuinstMpiFileByteOffset(fh, pos);
+}
+
+GPUINST_PRIVATE void gpuinstMpiObjFreeing(gpuinstMpiCall *c, int objkind, const void *handle)
+{
+    CommInfo *o;
+    if (objkind == GPUINST_MPI_OBJ_COMM) {
+        o = commLookup(*(const MPI_Comm *)handle);
+        c->r.comm = o ? o->id : GPUINST_MPI_NO_COMM;
+    } else {
+        o = objOf(c, objkind, handle);
+    }
+    if (o != NULL) c->r.object = o->id;
+    c->freeing = objKey(objkind, handle);
+}
+
+GPUINST_PRIVATE void gpuinstMpiObjFreed(gpuinstMpiCall *c)
+{
+    ObjSlot *s;
+    if (c->r.result != MPI_SUCCESS || c->freeing == 0) return;
     pthread_mutex_lock(&mpiLock);
-    s = commFind(key);
+    s = objFind(c->freeing);
     if (s != NULL && s->info != NULL && s->info != &worldInfo && s->info != &selfInfo) {
         s->info->freed_ns = c->r.end_ns;
         GPUINST_STORE_REL(&s->info, (CommInfo *)NULL);
@@ -492,9 +687,50 @@ GPUINST_PRIVATE void gpuinstMpiCommFreed(gpuinstMpiCall *c)
     pthread_mutex_unlock(&mpiLock);
 }
 
+/* Out-neighbours of a topology communicator (neighborhood collectives), in
+ * the order of their send buffer blocks; outreal[i] = 0 for a Cartesian
+ * neighbour that is MPI_PROC_NULL (no data moves to it).  0 neighbours
+ * without a topology. */
+static int commNeighbors(CommInfo *ci, MPI_Comm comm, const uint8_t **outreal)
+{
+    int nout = GPUINST_LOAD_ACQ(&ci->nout), topo = MPI_UNDEFINED, n = 0, i, d;
+    uint8_t *real = NULL;
+    if (nout >= 0) {
+        *outreal = ci->outreal;
+        return nout;
+    }
+    PMPI_Topo_test(comm, &topo);
+    if (topo == MPI_CART) {
+        if (PMPI_Cartdim_get(comm, &d) == MPI_SUCCESS && d > 0 && (real = (uint8_t *)malloc((size_t)d * 2)))
+            for (i = 0; i < d; i++) {
+                int src = MPI_PROC_NULL, dst = MPI_PROC_NULL;
+                PMPI_Cart_shift(comm, i, 1, &src, &dst);
+                real[2 * i] = src != MPI_PROC_NULL;
+                real[2 * i + 1] = dst != MPI_PROC_NULL;
+                n = 2 * (i + 1);
+            }
+    } else if (topo == MPI_GRAPH) {
+        PMPI_Graph_neighbors_count(comm, ci->myrank, &n);
+    } else if (topo == MPI_DIST_GRAPH) {
+        int in = 0, w = 0;
+        PMPI_Dist_graph_neighbors_count(comm, &in, &n, &w);
+    }
+    if (n < 0) n = 0;
+    pthread_mutex_lock(&mpiLock);
+    if (ci->nout < 0) {
+        ci->outreal = real;
+        GPUINST_STORE_REL(&ci->nout, n);
+        real = NULL;
+    }
+    pthread_mutex_unlock(&mpiLock);
+    free(real);
+    *outreal = ci->outreal;
+    return ci->nout;
+}
+
 /* ---- record helpers ----------------------------------------------------------- */
 
-GPUINST_PRIVATE uint64_t gpuinstMpiBytes(int count, MPI_Datatype dt)
+GPUINST_PRIVATE uint64_t gpuinstMpiBytes(int64_t count, MPI_Datatype dt)
 {
     int sz = 0;
     if (count <= 0 || dt == MPI_DATATYPE_NULL) return 0;
@@ -502,21 +738,49 @@ GPUINST_PRIVATE uint64_t gpuinstMpiBytes(int count, MPI_Datatype dt)
     return (uint64_t)count * (uint64_t)sz;
 }
 
+GPUINST_PRIVATE uint64_t gpuinstMpiPeerBytes(int peer, uint64_t bytes)
+{
+    return peer == MPI_PROC_NULL ? 0 : bytes;
+}
+
 GPUINST_PRIVATE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int peer, int tag, uint64_t bytes)
 {
     CommInfo *ci = commLookup(comm);
+    c->ci = ci;
     c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
     c->r.peer = worldRank(ci, peer);
     c->r.tag = tag;
-    c->r.bytes = bytes;
+    c->r.bytes = peer == MPI_PROC_NULL ? 0 : bytes; /* no data moves to or from MPI_PROC_NULL */
 }
 
 GPUINST_PRIVATE void gpuinstMpiColl(gpuinstMpiCall *c, MPI_Comm comm, int root, uint64_t bytes)
 {
     CommInfo *ci = commLookup(comm);
+    c->ci = ci;
     c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
     c->r.peer = root < 0 && root != MPI_ROOT ? GPUINST_MPI_PEER_NONE : worldRank(ci, root);
     c->r.bytes = bytes;
+}
+
+/* The communicator facts the collective helpers need (mpi/pmpi_wrappers.c). */
+GPUINST_PRIVATE void gpuinstMpiCommFacts(gpuinstMpiCall *c, MPI_Comm comm, int *myrank, int *inter, int *remote)
+{
+    CommInfo *ci = commLookup(comm);
+    c->ci = ci;
+    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    *myrank = ci ? ci->myrank : 0;
+    *inter = ci ? ci->inter : 0;
+    /* the group data goes to: the remote group of an intercommunicator */
+    *remote = ci == NULL ? 0 : ci->inter ? ci->nworld : ci->size;
+}
+
+GPUINST_PRIVATE int gpuinstMpiCommNeighbors(gpuinstMpiCall *c, MPI_Comm comm, const uint8_t **outreal)
+{
+    CommInfo *ci = commLookup(comm);
+    c->ci = ci;
+    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    *outreal = NULL;
+    return ci ? commNeighbors(ci, comm, outreal) : 0;
 }
 
 /* Source/tag/bytes of a status, when it describes a message. */
@@ -530,30 +794,39 @@ static int statusMessage(const MPI_Status *st, int *source, int *tag, uint64_t *
     return 1;
 }
 
+GPUINST_PRIVATE uint64_t gpuinstMpiStatusBytes(const MPI_Status *st, uint64_t dflt)
+{
+    int n = 0;
+    if (st == NULL || PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0) return dflt;
+    return (uint64_t)n;
+}
+
 GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI_Status *st, int add)
 {
     int src, tag;
     uint64_t bytes;
+    (void)comm;
     if (c->r.result != MPI_SUCCESS || !statusMessage(st, &src, &tag, &bytes)) return;
     if (add) {
         c->r.bytes += bytes;
         return;
     }
-    c->r.peer = worldRank(commLookup(comm), src);
+    c->r.peer = worldRank(c->ci, src);
     c->r.tag = tag;
     c->r.bytes = bytes;
 }
 
 /* ---- requests -------------------------------------------------------------------
  * Open addressing (linear probing, backward-shift deletion) under mpiLock:
- * handle -> request id and what a completion needs. */
+ * handle -> request id and what a completion needs.  Matched-probe messages
+ * (MPI_Mprobe -> MPI_Mrecv) are kept here too, keyed by the message handle. */
 typedef struct ReqEntry {
     uint64_t key;              /* 0 empty */
     uint64_t id;               /* current request id */
     CommInfo *comm;
     uint64_t bytes;            /* persistent: the *_init's bytes */
     int32_t peer, tag;         /* persistent: the *_init's peer/tag */
-    uint8_t recv, persistent;
+    uint8_t recv, persistent, message;
     uint16_t call;             /* persistent: the *_init call */
 } ReqEntry;
 static ReqEntry *reqs;
@@ -622,19 +895,17 @@ static void reqRemoveLocked(ReqEntry *e)
     }
 }
 
-static void reqMap(gpuinstMpiCall *c, MPI_Request req, MPI_Comm comm, int recv, int persistent)
+GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int recv, int persistent)
 {
     ReqEntry *e;
-    CommInfo *ci;
     if (c->r.result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
-    ci = commLookup(comm);
     c->r.request = c->r.call_id;
     c->r.flags |= persistent ? GPUINST_MPI_FLAG_PERSISTENT : GPUINST_MPI_FLAG_STARTS;
     pthread_mutex_lock(&mpiLock);
     e = reqInsertLocked(REQ_KEY(req));
     if (e != NULL) {
         e->id = persistent ? 0 : c->r.call_id; /* persistent: inactive until MPI_Start */
-        e->comm = ci;
+        e->comm = c->ci;
         e->recv = (uint8_t)recv;
         e->persistent = (uint8_t)persistent;
         e->peer = c->r.peer;
@@ -645,14 +916,57 @@ static void reqMap(gpuinstMpiCall *c, MPI_Request req, MPI_Comm comm, int recv, 
     pthread_mutex_unlock(&mpiLock);
 }
 
-GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, MPI_Comm comm, int recv)
+GPUINST_PRIVATE void gpuinstMpiReqCancel(gpuinstMpiCall *c, MPI_Request req)
 {
-    reqMap(c, req, comm, recv, 0);
+    ReqEntry *e;
+    pthread_mutex_lock(&mpiLock);
+    e = reqFindLocked(REQ_KEY(req));
+    if (e != NULL && !e->message) {
+        c->r.request = e->id;
+        c->r.comm = e->comm ? e->comm->id : GPUINST_MPI_NO_COMM;
+    }
+    pthread_mutex_unlock(&mpiLock);
 }
 
-GPUINST_PRIVATE void gpuinstMpiReqPersistent(gpuinstMpiCall *c, MPI_Request req, MPI_Comm comm, int recv)
+GPUINST_PRIVATE void gpuinstMpiMsgNew(gpuinstMpiCall *c, MPI_Comm comm, MPI_Message msg)
 {
-    reqMap(c, req, comm, recv, 1);
+    ReqEntry *e;
+    uint64_t key = handleKey(&msg, sizeof msg);
+    (void)comm;
+    if (c->r.result != MPI_SUCCESS || msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC) return;
+    pthread_mutex_lock(&mpiLock);
+    e = reqInsertLocked(key);
+    if (e != NULL) {
+        e->message = 1;
+        e->comm = c->ci;
+        e->id = c->r.call_id;
+    }
+    pthread_mutex_unlock(&mpiLock);
+}
+
+GPUINST_PRIVATE void gpuinstMpiMsgRecv(gpuinstMpiCall *c, MPI_Message msg, const MPI_Status *st, uint64_t bytes,
+                                       const MPI_Request *req)
+{
+    ReqEntry *e;
+    uint64_t key = handleKey(&msg, sizeof msg);
+    CommInfo *ci = NULL;
+    if (msg == MPI_MESSAGE_NO_PROC) { /* a probe matched MPI_PROC_NULL: nothing received */
+        c->r.peer = GPUINST_MPI_PEER_NONE;
+        return;
+    }
+    pthread_mutex_lock(&mpiLock);
+    e = reqFindLocked(key);
+    if (e != NULL && e->message) {
+        ci = e->comm;
+        reqRemoveLocked(e);
+    }
+    pthread_mutex_unlock(&mpiLock);
+    c->ci = ci;
+    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r.peer = GPUINST_MPI_PEER_ANY;
+    c->r.bytes = bytes;
+    if (st != NULL) gpuinstMpiRecvd(c, MPI_COMM_NULL, st, 0);
+    if (req != NULL) gpuinstMpiReqStart(c, *req, 1, 0);
 }
 
 GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_Request *rq)
@@ -699,7 +1013,7 @@ GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const
     done.source = GPUINST_MPI_PEER_NONE;
     pthread_mutex_lock(&mpiLock);
     e = reqFindLocked(REQ_KEY(req));
-    if (e != NULL && e->id != 0) {
+    if (e != NULL && e->id != 0 && !e->message) {
         found = 1;
         done.request = e->id;
         if (e->recv && statusMessage(st, &src, &tag, &bytes)) {
@@ -748,10 +1062,15 @@ static const gpuinstField callFields[] = {
     F(gpuinstMpiRec, complete_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
       "rows that start a request (flags & 2): return of the Wait/Test call that completed it; 0 = not seen"),
     F(gpuinstMpiRec, bytes, GPUINST_FT_U64, 0, "bytes",
-      "count x type size: sent (sends), received (receives: actual, from the status, when known), this rank's "
-      "send buffer (collectives; receive buffer for Scatter(v)), read or written (MPI-IO)"),
+      "count x MPI_Type_size: sent (sends), received (receives: from the status), sent + received "
+      "(Sendrecv), this rank's part of a collective, put/got (one-sided), read or written (MPI-IO); "
+      "0 to or from MPI_PROC_NULL"),
     F(gpuinstMpiRec, comm, GPUINST_FT_U64, 0, "",
       "communicator id, the same on every member (/mpi/comms; 0 MPI_COMM_WORLD); 2^64-1 none"),
+    F(gpuinstMpiRec, object, GPUINST_FT_U64, 0, "",
+      "window id (one-sided), file id (MPI-IO) or new communicator id, the same on every member; 2^64-1 none"),
+    F(gpuinstMpiRec, offset, GPUINST_FT_I64, 0, "bytes",
+      "MPI-IO: file offset of the access; one-sided: target_disp x disp_unit; -1 none or unknown"),
     F(gpuinstMpiRec, call_id, GPUINST_FT_U64, 0, "",
       "external correlation id of the call: rank << 40 | per-rank sequence (CUPTI custom kind)"),
     F(gpuinstMpiRec, request, GPUINST_FT_U64, 0, "",
@@ -890,7 +1209,8 @@ typedef struct SummaryRec {
     uint32_t rank;
     uint32_t name;
     uint16_t call;
-    uint16_t pad_[3];
+    uint8_t timed;
+    uint8_t pad_[5];
 } SummaryRec;
 
 static const gpuinstField summaryFields[] = {
@@ -900,6 +1220,8 @@ static const gpuinstField summaryFields[] = {
     F(SummaryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
     F(SummaryRec, name, GPUINST_FT_U32, 0, "", "call name: id in /strings (same rank)"),
     F(SummaryRec, call, GPUINST_FT_U16, 0, "", "call number, as /mpi/calls call"),
+    F(SummaryRec, timed, GPUINST_FT_U8, 0, "",
+      "1 recorded call (rows in /mpi/calls, timed); 0 local call, counted only (time_ns and bytes 0)"),
 };
 
 static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
@@ -938,6 +1260,12 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
         }
         gpuinstRowIterEnd(&it);
         free(r);
+    }
+    for (i = 0; i < GPUINST_MPI_NCALLS; i++) acc[i].timed = acc[i].count > 0;
+    {
+        gpuinstMpiThread *t;
+        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next)
+            for (i = 0; i < GPUINST_MPI_NCALLS; i++) acc[i].count += t->local[i];
     }
     for (i = 0; i < GPUINST_MPI_NCALLS; i++)
         if (acc[i].count) {
@@ -978,7 +1306,8 @@ static const gpuinstField commFields[] = {
     F(CommRec, comm_rank, GPUINST_FT_I32, 0, "", "this rank's rank in the communicator"),
     F(CommRec, kind, GPUINST_FT_U16, 0, "",
       "0 world, 1 self, 2 dup, 3 split, 4 split_type, 5 create, 6 create_group, 7 cart_create, 8 cart_sub, "
-      "9 foreign (first seen in a call; id = 2^62 | hash of its group)"),
+      "9 foreign (first seen in a call; id = 2^62 | hash of its group), 10 graph, 11 dist_graph, "
+      "12 intercomm_create, 13 intercomm_merge, 14 spawn, 15 accept/connect, 16 join, 17 create_from_group"),
     F(CommRec, inter, GPUINST_FT_U8, 0, "", "1 intercommunicator"),
 };
 
@@ -993,7 +1322,8 @@ static int collectComms(const gpuinstTable *tb, void **out, uint64_t *count)
     rows = (CommRec *)calloc(n ? (size_t)n : 1, sizeof *rows);
     if (rows != NULL) {
         n = 0;
-        for (ci = commList; ci != NULL; ci = ci->next, n++) {
+        for (ci = commList; ci != NULL; ci = ci->next) {
+            if (ci->objkind != GPUINST_MPI_OBJ_COMM) continue;
             rows[n].id = ci->id;
             rows[n].parent = ci->parent;
             rows[n].created_ns = ci->created_ns;
@@ -1002,6 +1332,7 @@ static int collectComms(const gpuinstTable *tb, void **out, uint64_t *count)
             rows[n].comm_rank = ci->myrank;
             rows[n].kind = (uint16_t)ci->kind;
             rows[n].inter = (uint8_t)ci->inter;
+            n++;
         }
     }
     pthread_mutex_unlock(&mpiLock);
