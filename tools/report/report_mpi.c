@@ -10,7 +10,9 @@
 /* ---- section: MPI ----------------------------------------------------------------
  * From /mpi/calls (one row per call): per call type and rank, count, time
  * (end - start) and bytes; or, without it, from /mpi/summary (rows already
- * per rank and call type). */
+ * per rank and call type).  Local calls (MPI_Comm_rank ...: /mpi/summary
+ * rows with timed 0, no /mpi/calls rows) are added with their counts, after
+ * the timed calls. */
 
 RTab *sectionMpi(Ctx *c)
 {
@@ -24,7 +26,7 @@ RTab *sectionMpi(Ctx *c)
     Names nm;
     StrMap calls;
     double *time = NULL, *bytes = NULL, *count = NULL;
-    size_t i, j, *ko = NULL;
+    size_t i, j, *ko = NULL, nlocal = 0;
     uint32_t R = c->nranks;
     memset(&calls, 0, sizeof calls);
     memset(&nm, 0, sizeof nm);
@@ -74,6 +76,46 @@ RTab *sectionMpi(Ctx *c)
         if (c->rankMpiNs)
             c->rankMpiNs[rk[i] < R ? rk[i] : 0] += summary ? (double)tm[i] : (en[i] > st[i] ? (double)(en[i] - st[i]) : 0);
     }
+    if (!summary) { /* the local calls' counts */
+        static const char *const ctimed[] = {"timed", NULL};
+        h5tab ds;
+        uint64_t *srk = NULL, *scn = NULL, *stm = NULL;
+        Names snm;
+        memset(&snm, 0, sizeof snm);
+        if (h5tabOpen(c->file, "/mpi/summary", &ds) == 0) {
+            if (readU64Any(&ds, ctimed, &stm) == 0 && readU64Any(&ds, C_RANK, &srk) == 0 &&
+                readU64Any(&ds, ccount, &scn) == 0 && readNames(c, &ds, h5tabPick(&ds, ccall), srk, &snm) == 0) {
+                size_t n0 = calls.n;
+                int grown = 1;
+                for (i = 0; i < ds.n; i++)
+                    if (stm[i] == 0) nlocal++, strIndex(&calls, snm.v[i]);
+                if (calls.n > n0) { /* grow the per-call arrays */
+                    double *t2 = (double *)realloc(time, (calls.n + 1) * R * sizeof *time);
+                    if (t2) time = t2;
+                    else grown = 0;
+                    t2 = grown ? (double *)realloc(bytes, (calls.n + 1) * R * sizeof *bytes) : NULL;
+                    if (t2) bytes = t2;
+                    else grown = 0;
+                    t2 = grown ? (double *)realloc(count, (calls.n + 1) * R * sizeof *count) : NULL;
+                    if (t2) count = t2;
+                    else grown = 0;
+                    if (grown) {
+                        memset(time + (n0 + 1) * R, 0, (calls.n - n0) * R * sizeof *time);
+                        memset(bytes + (n0 + 1) * R, 0, (calls.n - n0) * R * sizeof *bytes);
+                        memset(count + (n0 + 1) * R, 0, (calls.n - n0) * R * sizeof *count);
+                    }
+                }
+                if (!grown) calls.n = n0; /* out of memory: the local calls are left out */
+                for (i = 0; i < ds.n && grown; i++)
+                    if (stm[i] == 0) count[strIndex(&calls, snm.v[i]) * R + (srk[i] < R ? srk[i] : 0)] += (double)scn[i];
+            }
+            if (snm.v) namesFree(&snm);
+            free(srk);
+            free(scn);
+            free(stm);
+            h5tabClose(&ds);
+        }
+    }
     {
         double *sv = (double *)calloc(calls.n + 1, sizeof *sv);
         for (j = 0; sv && j < calls.n; j++) sv[j] = statRanks(time + j * R, NULL, R).mean;
@@ -99,8 +141,11 @@ RTab *sectionMpi(Ctx *c)
         rtabV(t, row, 9, b.max);
     }
     rtabNote(t, "From %s. Time: sum of end - start of the calls on a rank; min/mean/max over all %u "
-                "ranks; imb = max/mean. Bytes: count x type size as the call was made.",
-             summary ? "/mpi/summary" : "/mpi/calls", R);
+                "ranks; imb = max/mean. Bytes: count x type size as the call was made (0 to or from "
+                "MPI_PROC_NULL).%s",
+             summary ? "/mpi/summary" : "/mpi/calls", R,
+             nlocal ? " Calls with time 0 and no bytes are local (MPI_Comm_rank...): counted, not timed "
+                      "(/mpi/summary timed 0)." : "");
 out:
     free(ko);
     free(time);
