@@ -754,8 +754,21 @@ def gen_doc(calls, skipped):
         out.append(f"| `MPI_{nm}` | {why} |")
     for nm, why in sorted(S.REMOVED.items()):
         out.append(f"| `MPI_{nm}` | Open MPI only: {why} |")
+    for pf in sorted(std.PREDEFINED_FUNCTIONS):
+        nm = pf[4:5].upper() + pf[5:] if pf.startswith("mpi_") else pf
+        out.append(f"| `MPI_{nm}` | predefined callback (attribute copy/delete, conversion): MPI calls it, "
+                   "a program does not call it |")
     out += ["| `MPI_Sizeof` (`mpi_sizeof_*`) | Fortran-only helper without a C binding: no MPI state or "
             "communication |",
+            "| `MPI_Wtime_f90` | Open MPI's Fortran timer (`mpi_wtime_f90_`): a timer, as `MPI_Wtime` |",
+            "| `MPI_Wtick_f90` | Open MPI's Fortran timer resolution: as `MPI_Wtick` |",
+            "| `MPI_Aint_add_f90` | Open MPI's Fortran address arithmetic: as `MPI_Aint_add` |",
+            "| `MPI_Aint_diff_f90` | Open MPI's Fortran address arithmetic: as `MPI_Aint_diff` |",
+            "| `MPI_Pcontrol` (Fortran) | its Fortran binding has no IERROR argument; the C call is wrapped "
+            "(a row, `tag` = level) |",
+            *[f"| `MPI_{n}` (`use mpi_f08` name) | intercepted one level down, at Open MPI's "
+              f"`ompi_{n.lower()}_f`, which its f08 entry calls (mpi/pmpi_fortran.c) |"
+              for n in ("Init", "Init_thread", "Finalize", "Abort")],
             "| `MPI_*_f`, `MPI_*_f08`, `ompi_*_f`, `PMPI_*` | Open MPI's internal entry points of its Fortran "
             "bindings and the profiling names: programs call the names above |", ""]
     out += ["## Fortran calls without a wrapper", "",

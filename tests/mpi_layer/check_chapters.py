@@ -130,9 +130,8 @@ def expected_c(r, P, ncomms):
 def expected_f08(r, P, ncomms):
     left, right = (r - 1) % P, (r + 1) % P
     cart_real = (1 if r > 0 else 0) + (1 if r < P - 1 else 0)
-    seq = [
-        E("MPI_Ssend", bytes=12, peer=right, tag=1, comm=0),
-        E("MPI_Recv", bytes=12, peer=left, tag=1),
+    ss = [E("MPI_Ssend", bytes=12, peer=right, tag=1, comm=0), E("MPI_Recv", bytes=12, peer=left, tag=1)]
+    seq = (ss if r % 2 == 0 else ss[::-1]) + [
         E("MPI_Irecv", bytes=20, peer=left, tag=5, starts="wa"),
         E("MPI_Isend", bytes=20, peer=right, tag=5, starts="wa"),
         E("MPI_Waitany", count=1, label="wa"),
