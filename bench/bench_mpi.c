@@ -15,9 +15,14 @@
  *   - MPI_Send 0 bytes to MPI_PROC_NULL: no communication, the wrapper
  *     alone (the most stable number).
  *   - MPI_Allreduce 8 bytes (1 double) on MPI_COMM_WORLD, both ranks;
+ *   - MPI_Put 8 B to the other rank (passive target, MPI_Win_lock_all);
+ *   - MPI_Neighbor_alltoall, 8 B to each of 2 neighbours (1-D periodic);
+ *   - MPI_Comm_rank: a local call, counted (no row);
  *   - two clock_gettime(CLOCK_MONOTONIC) vs none: the part of the added
  *     time that is the two timestamps of a record (machine-dependent:
  *     ~20 ns each on bare metal, more on a VM with a trapped TSC).
+ * BENCH_MPI_ONLY=K runs kind K alone (bench/run_all.sh's callgrind part:
+ * instructions per wrapped call minus per PMPI call, --toggle-collect).
  * Rank 0 prints the table on stdout.  The file goes to GPUINST_OUTPUT
  * (default /tmp/bench_mpi.h5).
  */
@@ -49,7 +54,10 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-enum { SEND, SEND_NULL, ALLREDUCE, CLOCK2 };
+enum { SEND, SEND_NULL, ALLREDUCE, CLOCK2, PUT, NEIGHBOR, COMM_RANK, NKINDS };
+
+static MPI_Win benchWin;   /* 64 ints per rank, passive target (lock_all) */
+static MPI_Comm benchCart; /* 1-D periodic, 2 ranks: 2 neighbours */
 
 static volatile double sink;
 
@@ -80,6 +88,29 @@ static double block(int what, int wrapped, int B, int rank)
             else PMPI_Send(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD);
         }
         break;
+    case PUT: /* 8 B to the other rank, inside MPI_Win_lock_all (flushed once per block) */
+        for (i = 0; i < B; i++) {
+            if (wrapped) MPI_Put(&ack, 2, MPI_INT, 1 - rank, 4, 2, MPI_INT, benchWin);
+            else PMPI_Put(&ack, 2, MPI_INT, 1 - rank, 4, 2, MPI_INT, benchWin);
+        }
+        PMPI_Win_flush_all(benchWin);
+        break;
+    case NEIGHBOR: { /* 8 B to each of 2 neighbours */
+        double s2[2] = {1, 2}, r2[2];
+        for (i = 0; i < B; i++) {
+            if (wrapped) MPI_Neighbor_alltoall(s2, 1, MPI_DOUBLE, r2, 1, MPI_DOUBLE, benchCart);
+            else PMPI_Neighbor_alltoall(s2, 1, MPI_DOUBLE, r2, 1, MPI_DOUBLE, benchCart);
+        }
+        break;
+    }
+    case COMM_RANK: { /* a local call: counted, no row */
+        int me;
+        for (i = 0; i < B; i++) {
+            if (wrapped) MPI_Comm_rank(MPI_COMM_WORLD, &me);
+            else PMPI_Comm_rank(MPI_COMM_WORLD, &me);
+        }
+        break;
+    }
     case CLOCK2: /* the floor of a recorded call: two clock reads (0 vs 2) */
         for (i = 0; i < B; i++)
             if (wrapped) sink = nowNs() + nowNs();
@@ -99,7 +130,10 @@ int main(int argc, char **argv)
 {
     int R = 41, B = 2000, rank, size, i, w, k, clock_only = 0;
     const char *labels[] = {"MPI_Send 0 B (rank 0 -> 1)", "MPI_Send 0 B to MPI_PROC_NULL", "MPI_Allreduce 8 B",
-                            "2 x clock_gettime (the floor)"};
+                            "2 x clock_gettime (the floor)", "MPI_Put 8 B (passive target)",
+                            "MPI_Neighbor_alltoall 2 x 8 B", "MPI_Comm_rank (local: counted)"};
+    const char *only = getenv("BENCH_MPI_ONLY"); /* a kind's number: that one alone (callgrind) */
+    int *winmem = NULL;
     double *v[2];
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc) R = atoi(argv[++i]);
@@ -120,13 +154,20 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
+    {
+        int dims = 2, periods = 1;
+        PMPI_Win_allocate(64 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &winmem, &benchWin);
+        PMPI_Win_lock_all(0, benchWin);
+        PMPI_Cart_create(MPI_COMM_WORLD, 1, &dims, &periods, 0, &benchCart);
+    }
     v[0] = (double *)malloc((size_t)R * sizeof(double));
     v[1] = (double *)malloc((size_t)R * sizeof(double));
     if (rank == 0) {
         printf("# bench_mpi: 2 ranks, %d blocks of %d calls per kind, median block (ns per call)\n", R, B);
         printf("%-32s %12s %12s %12s\n", "call", "PMPI (ns)", "wrapped (ns)", "added (ns)");
     }
-    for (k = 0; k < 4; k++) {
+    for (k = 0; k < NKINDS; k++) {
+        if (only != NULL && atoi(only) != k) continue;
         for (i = 0; i < 3; i++) { /* warm-up */
             block(k, 0, B, rank);
             block(k, 1, B, rank);
@@ -142,6 +183,9 @@ int main(int argc, char **argv)
         }
     }
     fflush(stdout);
+    PMPI_Win_unlock_all(benchWin);
+    PMPI_Win_free(&benchWin);
+    PMPI_Comm_free(&benchCart);
     free(v[0]);
     free(v[1]);
     MPI_Finalize();
