@@ -20656,7 +20656,7 @@ typedef struct ObjSlot {
 typedef struct ObjTable {
     struct ObjTable *older;       /* kept until exit (readers) */
     uint64_t cap, used;           /* used: keys set, live or freed */
-    ObjSlot slots[];
+    ObjSlot *slots;               /* cap slots, in the same allocation */
 } ObjTable;
 static ObjTable *objTab;          /* release/acquire */
 static CommInfo worldInfo, selfInfo;
@@ -20752,6 +20752,7 @@ static void objMapLocked(uint64_t key, CommInfo *ci)
         return;
     }
     n->cap = cap;
+    n->slots = (ObjSlot *)(void *)(n + 1);
     for (i = 0; t != NULL && i < t->cap; i++)
         if (t->slots[i].info != NULL) objPutLocked(n, t->slots[i].key, t->slots[i].info);
     objPutLocked(n, key, ci);
@@ -22454,16 +22455,18 @@ GPUINST_PRIVATE void gpuinstMpiBeforeAbort(MPI_Comm comm, int errorcode, int for
  * by the program's own references to them. */
 GPUINST_PRIVATE void gpuinstMpiFortranLink(void) {}
 
+/* ---- Open MPI's Fortran sentinels -------------------------------------------- */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ---- Open MPI's Fortran sentinels -------------------------------------------- */
-
 extern MPI_Fint mpi_fortran_in_place_ GPUINST_FWEAK;
 extern MPI_Fint mpi_fortran_bottom_ GPUINST_FWEAK;
 extern MPI_Fint mpi_fortran_status_ignore_ GPUINST_FWEAK;
 extern MPI_Fint mpi_fortran_statuses_ignore_ GPUINST_FWEAK;
+#ifdef __cplusplus
+}
+#endif
 
 GPUINST_PRIVATE int gpuinstMpiFInPlace(const void *buf)
 {
@@ -22506,6 +22509,10 @@ GPUINST_PRIVATE MPI_Fint gpuinstMpiFMissing(const char *call)
 }
 
 static MPI_Comm fcomm(const MPI_Fint *c) { return PMPI_Comm_f2c(*c); }
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Declares the weak PMPI entry and the exported names of one call written
  * by hand; the body is fw_<name>. */

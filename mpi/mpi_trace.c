@@ -288,7 +288,7 @@ typedef struct ObjSlot {
 typedef struct ObjTable {
     struct ObjTable *older;       /* kept until exit (readers) */
     uint64_t cap, used;           /* used: keys set, live or freed */
-    ObjSlot slots[];
+    ObjSlot *slots;               /* cap slots, in the same allocation */
 } ObjTable;
 static ObjTable *objTab;          /* release/acquire */
 static CommInfo worldInfo, selfInfo;
@@ -384,6 +384,7 @@ static void objMapLocked(uint64_t key, CommInfo *ci)
         return;
     }
     n->cap = cap;
+    n->slots = (ObjSlot *)(void *)(n + 1);
     for (i = 0; t != NULL && i < t->cap; i++)
         if (t->slots[i].info != NULL) objPutLocked(n, t->slots[i].key, t->slots[i].info);
     objPutLocked(n, key, ci);

@@ -33,16 +33,18 @@
  * by the program's own references to them. */
 GPUINST_PRIVATE void gpuinstMpiFortranLink(void) {}
 
+/* ---- Open MPI's Fortran sentinels -------------------------------------------- */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ---- Open MPI's Fortran sentinels -------------------------------------------- */
-
 extern MPI_Fint mpi_fortran_in_place_ GPUINST_FWEAK;
 extern MPI_Fint mpi_fortran_bottom_ GPUINST_FWEAK;
 extern MPI_Fint mpi_fortran_status_ignore_ GPUINST_FWEAK;
 extern MPI_Fint mpi_fortran_statuses_ignore_ GPUINST_FWEAK;
+#ifdef __cplusplus
+}
+#endif
 
 GPUINST_PRIVATE int gpuinstMpiFInPlace(const void *buf)
 {
@@ -85,6 +87,10 @@ GPUINST_PRIVATE MPI_Fint gpuinstMpiFMissing(const char *call)
 }
 
 static MPI_Comm fcomm(const MPI_Fint *c) { return PMPI_Comm_f2c(*c); }
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Declares the weak PMPI entry and the exported names of one call written
  * by hand; the body is fw_<name>. */
