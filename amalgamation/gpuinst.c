@@ -4481,6 +4481,12 @@ GPUINST_PRIVATE uint32_t gpuinstStringIntern(const char *s, size_t len);
 GPUINST_PRIVATE const char *gpuinstStringGet(uint32_t id, size_t *len);
 GPUINST_PRIVATE uint32_t gpuinstStringCount(void); /* highest id in use */
 GPUINST_PRIVATE void gpuinstStringsReset(void);
+/* Bytes of the valid UTF-8 character (RFC 3629: no overlong forms, no
+ * surrogates, at most U+10FFFF) that starts at s, 1..4; 0 if s does not
+ * start one (a stray continuation byte, a bad lead, a short sequence).
+ * Reads no further than the first byte that breaks the sequence, so a
+ * NUL-terminated string is never overrun. */
+GPUINST_PRIVATE int gpuinstUtf8Seq(const unsigned char *s);
 
 /* ---- records ------------------------------------------------------------
  * The in-memory record IS the file's row: the writer writes these bytes
@@ -4949,10 +4955,14 @@ GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list);
 
 /* Counters (src/counters.c).  gpuinstCountersInit runs from gpuinst_init
  * (reads GPUINST_COUNTERS, starts the periodic sampler of the built-in
- * groups); gpuinstCountersCollective runs inside gpuinstTablesAgree on every
- * rank (cross-rank statistics -> /counters/stats). */
+ * groups).  Inside gpuinstTablesAgree, on every rank: gpuinstCountersSeal
+ * before the descriptors are compared (semantics final, attributes set),
+ * then gpuinstCountersStats with the agreed list (collective: rank 0
+ * computes the cross-rank statistics per dataset and field) returns the
+ * /counters/stats table to add to the list, or NULL on every rank. */
 GPUINST_PRIVATE void gpuinstCountersInit(void);
-GPUINST_PRIVATE int gpuinstCountersCollective(void);
+GPUINST_PRIVATE void gpuinstCountersSeal(void);
+GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList *agreed);
 /* The MPI layer offers its byte totals (bytes sent/received by this rank
  * so far, monotonic) for the built-in group "mpi_bytes"; without it that
  * group is not offered. */
@@ -5950,6 +5960,25 @@ GPUINST_PRIVATE uint64_t gpuinstHash(const char *s, size_t len)
     return h;
 }
 
+GPUINST_PRIVATE int gpuinstUtf8Seq(const unsigned char *s)
+{
+    unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+    int n, i;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) n = 3;
+    else if (c >= 0xF0 && c <= 0xF4) n = 4;
+    else return 0; /* continuation byte, overlong lead (C0, C1), or beyond U+10FFFF */
+    if (c == 0xE0) lo = 0xA0;      /* overlong */
+    else if (c == 0xED) hi = 0x9F; /* surrogates */
+    else if (c == 0xF0) lo = 0x90; /* overlong */
+    else if (c == 0xF4) hi = 0x8F; /* beyond U+10FFFF */
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (i = 2; i < n; i++)
+        if ((s[i] & 0xC0u) != 0x80u) return 0;
+    return n;
+}
+
 static int strRehash(uint32_t newcap)
 {
     uint32_t *slots = (uint32_t *)calloc(newcap, sizeof *slots);
@@ -6393,7 +6422,9 @@ GPUINST_PRIVATE void gpuinstCoreTablesRegister(void)
  *     different descriptors gets a second entry "<path>~2" (and so on), so
  *     no rank's rows are dropped or written with the wrong type;
  *  3. a rank writes its own table where it has one, else a placeholder with
- *     the same descriptor and no rows.
+ *     the same descriptor and no rows;
+ *  4. then /counters/stats, keyed by the agreed dataset of each counter, is
+ *     added at the end of the list (src/counters.c).
  * It also holds the extra attributes of tables (gpuinstTableSetAttrs):
  * bounds and interpolation of counters, written by the writer next to the
  * units.  Cost of the slow path: one gather + one broadcast of a few KiB per
@@ -6735,7 +6766,7 @@ typedef struct taEntry {
     const char *path;        /* agreed path (d->path or "<path>~k") */
 } taEntry;
 
-GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list)
+static int taAgree(gpuinstTableList *list)
 {
     taOut o;
     uint64_t h[2], total = 0, *counts = NULL;
@@ -6746,7 +6777,6 @@ GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list)
     taOwned *ow = NULL;
     int rc;
 
-    gpuinstCountersCollective(); /* may register /counters/stats: before the list is taken */
     rc = taLocalList(list);
     if (rc != GPUINST_SUCCESS || !gpuinstCollActive() || gpuinstG.size <= 1) return rc;
 
@@ -6906,6 +6936,27 @@ GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list)
     free(ent);
     if (ow != NULL) {
         list->owned_ = ow; /* freed with the list */
+    }
+    return rc;
+}
+
+GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list)
+{
+    const gpuinstTable *stats;
+    int rc;
+    gpuinstCountersSeal(); /* counter attributes are part of the descriptors compared */
+    rc = taAgree(list);
+    /* /counters/stats is keyed by the agreed datasets, so it comes after
+     * them; the same descriptor on every rank, rows on rank 0 */
+    stats = gpuinstCountersStats(list);
+    if (stats != NULL) { /* non-NULL on every rank alike */
+        const gpuinstTable **t = (const gpuinstTable **)realloc((void *)list->tables,
+                                                                (list->n + 1) * sizeof *t);
+        uint64_t bad = t == NULL;
+        if (t != NULL) list->tables = t;
+        gpuinstCollMaxU64(&bad, 1); /* all ranks add it, or none */
+        if (!bad) list->tables[list->n++] = stats;
+        else gpuinstWarn("no memory to add /counters/stats to the list of tables: not written");
     }
     return rc;
 }
@@ -7298,15 +7349,27 @@ GPUINST_PRIVATE gpuinstThread *gpuinstThreadsHead(void)
 
 /* ---- names ------------------------------------------------------------- */
 
-/* Length of `s` up to GPUINST_NAME_MAX, cut back to a UTF-8 character
- * boundary; *cut is set when the name was longer. */
+/* Length of `s` up to GPUINST_NAME_MAX; *cut is set when the name was
+ * longer.  The cut never splits a valid UTF-8 character: it steps back to
+ * that character's first byte (at most 3 bytes).  Bytes that belong to no
+ * valid character are kept as they are (names are stored byte for byte;
+ * gpuinst does not validate encodings), so a long name of invalid bytes is
+ * cut at exactly GPUINST_NAME_MAX bytes.  (It used to step back over every
+ * byte of the form 10xxxxxx, and a long run of them became an empty name.) */
 static size_t nameLength(const char *s, int *cut)
 {
-    size_t n = strnlen(s, (size_t)GPUINST_NAME_MAX + 1);
+    size_t n = strnlen(s, (size_t)GPUINST_NAME_MAX + 1), p;
     *cut = 0;
     if (n > GPUINST_NAME_MAX) {
         n = GPUINST_NAME_MAX;
-        while (n > 0 && ((unsigned char)s[n] & 0xC0u) == 0x80u) n--; /* continuation byte */
+        for (p = n; p > 0 && n - p < 3;) {
+            p--;
+            if (((unsigned char)s[p] & 0xC0u) != 0x80u) { /* the last byte that can start a character */
+                int len = gpuinstUtf8Seq((const unsigned char *)s + p);
+                if (len > 0 && p + (size_t)len > n) n = p; /* a valid character across the cut */
+                break;
+            }
+        }
         *cut = 1;
     }
     return n;
@@ -9885,11 +9948,17 @@ GPUINST_PRIVATE void gpuinstActivityTablesRegister(void) {}
  * thread's buffer for it from a thread-local table, one clock read, a store,
  * the NVTX call.  No lock, no allocation in the common case.
  *
- * Statistics: at finalize (gpuinstCountersCollective, run by the writer's
- * table agreement on every rank) each rank reduces each counter field to one
- * figure (the mean of its samples, or their sum for DELTA counters), rank 0
- * gathers them and writes min, mean, max and imbalance = max / mean over the
- * ranks that sampled the field.
+ * Dataset names: /counters/<name> with '/', '%', '~', control bytes, bytes
+ * outside valid UTF-8 and a leading '.' written as "%XX" (cntLinkName), so
+ * two valid names never make one path a dataset and a group at once.  The
+ * name as given is the dataset's counter_name attribute.
+ *
+ * Statistics: at finalize (gpuinstCountersStats, run by the writer's table
+ * agreement on every rank once the list of datasets is agreed) each rank
+ * reduces each counter field to one figure (the mean of its samples, or
+ * their sum for DELTA counters), rank 0 gathers them and writes min, mean,
+ * max and imbalance = max / mean over the ranks that sampled the field, one
+ * row per dataset and field.
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
@@ -13206,6 +13275,9 @@ typedef struct nvtxSemanticsTime_v1
 #define CNT_MAX_FIELDS 64
 #define CNT_FIELD_NAME 64
 #define CNT_NAME_MAX 200
+/* "/counters/" + a name of CNT_NAME_MAX bytes, each encoded in at most 3
+ * (cntLinkName), + the table agreement's "~k" + NUL */
+#define CNT_PATH_MAX (10 + 3 * CNT_NAME_MAX + 16)
 #define CNT_HDR 16                 /* time_ns, rank, thread, no_value, pad */
 #define CNT_NO_NVTX 0x1u           /* internal flag: record only */
 #define CNT_INTERNAL 0x2u          /* made by gpuinst itself: reserved names allowed */
@@ -13233,7 +13305,7 @@ typedef struct cntCounter {
     int sealed;                   /* registered with NVTX, semantics final (acquire/release) */
     uint64_t nvtx_id;
     char name[CNT_NAME_MAX + 1];
-    char path[CNT_NAME_MAX + 16];
+    char path[CNT_PATH_MAX];
     char fname[CNT_MAX_FIELDS][CNT_FIELD_NAME];
     int32_t ftype[CNT_MAX_FIELDS];
     CntSem sem[CNT_MAX_FIELDS];
@@ -13342,6 +13414,43 @@ static int cntNameValid(const char *name, int internal)
     if (strcmp(name, "stats") == 0 || strncmp(name, "stats/", 6) == 0) return 0;
     if (!internal && strncmp(name, "pm_sampling", 11) == 0) return 0;
     return 1;
+}
+
+/* The dataset of a counter is /counters/<link>, where <link> is the name
+ * as one HDF5 link name, never a path, so that no two valid names collide
+ * (issue 20: "solver" and "solver/residual", or "a" on one rank and "a/b" on
+ * another, made a dataset and a group of one name, and "." is the group
+ * itself).  Each of these bytes becomes "%XX" (two upper-case hex digits):
+ * '/', '%', '~' (the table agreement names variants "<path>~2"), control
+ * bytes (below 0x20, 0x7F), bytes that are not part of a valid UTF-8
+ * character, and a '.' in first place.  Every other byte stays as given,
+ * so most names read the same ("host_memory" -> /counters/host_memory).
+ * Decoding every "%XX" gives the name back: different names get different
+ * links.  out must hold 3 * strlen(name) + 1 bytes. */
+static void cntLinkName(const char *name, char *out)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    const unsigned char *p = (const unsigned char *)name;
+    size_t o = 0;
+    while (*p != '\0') {
+        int n = gpuinstUtf8Seq(p);
+        if (n > 1) { /* a valid multi-byte character: kept */
+            memcpy(out + o, p, (size_t)n);
+            o += (size_t)n;
+            p += n;
+            continue;
+        }
+        if (n == 0 || *p < 0x20 || *p == 0x7F || *p == '/' || *p == '%' || *p == '~' ||
+            (*p == '.' && p == (const unsigned char *)name)) {
+            out[o++] = '%';
+            out[o++] = hex[*p >> 4];
+            out[o++] = hex[*p & 15];
+        } else {
+            out[o++] = (char)*p;
+        }
+        p++;
+    }
+    out[o] = '\0';
 }
 
 static const char *const cntReservedFields[] = {"time_ns", "rank", "thread", "no_value"};
@@ -13469,7 +13578,9 @@ static int cntCreateCore(const char *name, int scalar, const char *fields, const
     c = (cntCounter *)calloc(1, sizeof *c);
     if (c == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     snprintf(c->name, sizeof c->name, "%s", name);
-    snprintf(c->path, sizeof c->path, "/counters/%s", name);
+    memcpy(c->path, "/counters/", 10);
+    if (flags & CNT_INTERNAL) snprintf(c->path + 10, sizeof c->path - 10, "%s", name); /* pm_sampling/<bus id> */
+    else cntLinkName(name, c->path + 10);
     c->scalar = scalar;
     c->flags = flags;
     if (scalar) {
@@ -13591,7 +13702,7 @@ static void cntSealLocked(cntCounter *c)
     int anysem = 0;
     if (c->sealed) return;
     c->nattrs = 0;
-    cntAddAttr(c, NULL, "name", GPUINST_TATTR_STR, c->name, 0);
+    cntAddAttr(c, NULL, "counter_name", GPUINST_TATTR_STR, c->name, 0);
     cntAddAttr(c, NULL, "kind", GPUINST_TATTR_STR, c->scalar ? "counter" : "group", 0);
     for (i = 0; i < c->nfields; i++) {
         const CntSem *s = &c->sem[i];
@@ -14121,6 +14232,7 @@ static int cntRowsCounter(const gpuinstTable *t, gpuinstRowIter *it)
 
 typedef struct cntStatIn {          /* one rank's figure for one counter field */
     char counter[CNT_NAME_MAX + 8];
+    char dataset[CNT_PATH_MAX];     /* the key, with field: where the samples went */
     char field[CNT_FIELD_NAME];
     uint64_t samples;
     double value;
@@ -14130,6 +14242,7 @@ typedef struct cntStatIn {          /* one rank's figure for one counter field *
 
 typedef struct cntStatRow {         /* /counters/stats */
     char counter[CNT_NAME_MAX + 8];
+    char dataset[CNT_PATH_MAX];
     char field[CNT_FIELD_NAME];
     char per_rank[8];
     uint32_t ranks;
@@ -14146,8 +14259,9 @@ typedef struct cntStatRow {         /* /counters/stats */
     { #member, GPUINST_FT_STR, (uint32_t)offsetof(cntStatRow, member), \
       (uint32_t)sizeof(((cntStatRow *)0)->member), 0, "", doc }
 static const gpuinstField cntStatFields[] = {
-    cntSS(counter, "counter or group name (its dataset is /counters/<counter>)"),
-    cntSS(field, "field of the group (\"value\" for a scalar counter)"),
+    cntSS(counter, "counter or group name as given (the dataset's counter_name attribute)"),
+    cntSS(dataset, "the dataset that holds the samples (/counters/<name, encoded>, or its ~2, ~3 variant)"),
+    cntSS(field, "field of the group (\"value\" for a scalar counter): a member of dataset"),
     cntSS(per_rank, "each rank's figure: \"mean\" of its samples, or \"sum\" for DELTA counters"),
     cntSF(ranks, GPUINST_FT_U32, "count", "ranks with at least one sample with a value"),
     cntSF(rank_min, GPUINST_FT_U32, "", "a rank holding the minimum"),
@@ -14174,26 +14288,37 @@ static int cntCollectStats(const gpuinstTable *t, void **out, uint64_t *count)
 
 static const gpuinstTable cntStatsTable = {
     "/counters/stats",
-    "per counter and field, statistics over ranks of each rank's mean (sum for DELTA counters)",
+    "per counter dataset and field, statistics over ranks of each rank's mean (sum for DELTA counters)",
     sizeof(cntStatRow), (uint32_t)(sizeof cntStatFields / sizeof cntStatFields[0]), cntStatFields, cntCollectStats, NULL, NULL};
 
 static int cntStatCmp(const void *a, const void *b)
 {
     const cntStatIn *x = (const cntStatIn *)a, *y = (const cntStatIn *)b;
-    int c = strcmp(x->counter, y->counter);
+    int c = strcmp(x->dataset, y->dataset);
     if (c != 0) return c;
     c = strcmp(x->field, y->field);
     if (c != 0) return c;
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
+/* The dataset counter c's rows go to: its table's path in the agreed list
+ * (a variant is "<path>~2"...: src/table_agree.c), else its own path. */
+static const char *cntDatasetOf(const cntCounter *c, const gpuinstTableList *agreed)
+{
+    uint32_t i;
+    for (i = 0; agreed != NULL && i < agreed->n; i++)
+        if (agreed->tables[i]->ctx == c && agreed->tables[i]->rows == cntRowsCounter) return agreed->tables[i]->path;
+    return c->path;
+}
+
 /* This rank's figures, one per (counter, field) with samples. */
-static cntStatIn *cntLocalStats(uint32_t *nout)
+static cntStatIn *cntLocalStats(const gpuinstTableList *agreed, uint32_t *nout)
 {
     uint32_t nc = GPUINST_LOAD_ACQ(&cntNcounters), i, f, n = 0, cap = 0;
     cntStatIn *s = NULL;
     for (i = 0; i < nc; i++) {
         cntCounter *c = cntCounters[i];
+        const char *dataset = cntDatasetOf(c, agreed);
         double sum[CNT_MAX_FIELDS];
         uint64_t cnt[CNT_MAX_FIELDS];
         CntTls *tl;
@@ -14241,6 +14366,7 @@ static cntStatIn *cntLocalStats(uint32_t *nout)
             }
             memset(&s[n], 0, sizeof s[n]);
             snprintf(s[n].counter, sizeof s[n].counter, "%s", c->name);
+            snprintf(s[n].dataset, sizeof s[n].dataset, "%s", dataset);
             snprintf(s[n].field, sizeof s[n].field, "%s", c->fname[f]);
             s[n].samples = cnt[f];
             s[n].value = delta ? sum[f] : sum[f] / (double)cnt[f];
@@ -14253,54 +14379,62 @@ static cntStatIn *cntLocalStats(uint32_t *nout)
     return s;
 }
 
-GPUINST_PRIVATE int gpuinstCountersCollective(void)
+GPUINST_PRIVATE void gpuinstCountersSeal(void)
 {
-    uint32_t nl = 0, i;
-    cntStatIn *mine, *all = NULL;
-    void *gathered = NULL;
-    uint64_t *counts = NULL, total = 0;
-    int rc;
+    uint32_t i;
     /* Semantics are final now: counters never sampled get their attributes. */
     pthread_mutex_lock(&cntLock);
     for (i = 0; i < cntNcounters; i++) cntSealLocked(cntCounters[i]);
     pthread_mutex_unlock(&cntLock);
-    mine = cntLocalStats(&nl);
+}
+
+/* Rank 0 gathers every rank's figures and makes one row per (dataset,
+ * field): the key is where the samples went, so a name that ranks define
+ * differently (written as <name> and <name>~2) gives a row per variant, and
+ * each row's field is a member of its dataset (issue 13: rows were keyed by
+ * name and mixed the variants). */
+GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList *agreed)
+{
+    uint32_t nl = 0, i;
+    cntStatIn *mine, *all = NULL;
+    void *gathered = NULL;
+    uint64_t *counts = NULL, total = 0, have = 0;
+    int rc;
+    mine = cntLocalStats(agreed, &nl);
     counts = (uint64_t *)calloc((size_t)(gpuinstG.size > 0 ? gpuinstG.size : 1), sizeof *counts);
     if (counts == NULL) {
         free(mine);
-        return GPUINST_ERROR_OUT_OF_MEMORY; /* gpuinstCollGather below would desynchronise: see report */
+        gpuinstWarn("no memory for /counters/stats (a few bytes per rank)");
+        return NULL; /* the gather below would desynchronise: a few bytes, cannot happen in practice */
     }
-    rc = gpuinstCollGather(mine ? (const void *)mine : (const void *)"", (uint64_t)nl * sizeof(cntStatIn), &gathered,
-                           counts);
+    rc = gpuinstCollGather(mine ? (const void *)mine : (const void *)"", (uint64_t)nl * sizeof(cntStatIn),
+                           &gathered, counts);
     free(mine);
-    if (rc != GPUINST_SUCCESS || gathered == NULL) { /* ranks other than 0 end here */
-        free(counts);
+    if (rc == GPUINST_SUCCESS && gathered != NULL) { /* rank 0 (or a process alone) */
+        for (i = 0; i < (uint32_t)(gpuinstCollActive() ? gpuinstG.size : 1); i++) total += counts[i];
+        all = (cntStatIn *)gathered;
+        total /= sizeof(cntStatIn);
+    } else {
         free(gathered);
-        return rc;
+        total = 0;
     }
-    for (i = 0; i < (uint32_t)(gpuinstCollActive() ? gpuinstG.size : 1); i++) total += counts[i];
     free(counts);
-    all = (cntStatIn *)gathered;
-    total /= sizeof(cntStatIn);
     if (total > 0) {
         uint64_t k = 0, j;
         cntStatRow *rows;
         qsort(all, (size_t)total, sizeof *all, cntStatCmp);
         rows = (cntStatRow *)calloc((size_t)total, sizeof *rows);
-        if (rows == NULL) {
-            free(all);
-            return GPUINST_ERROR_OUT_OF_MEMORY;
-        }
-        for (j = 0; j < total;) {
+        for (j = 0; rows != NULL && j < total;) {
             uint64_t e = j;
             cntStatRow *r = &rows[k++];
             double s = 0;
             memcpy(r->counter, all[j].counter, sizeof r->counter);
+            memcpy(r->dataset, all[j].dataset, sizeof r->dataset);
             memcpy(r->field, all[j].field, sizeof r->field);
             snprintf(r->per_rank, sizeof r->per_rank, "%s", all[j].sum ? "sum" : "mean");
             r->min = r->max = all[j].value;
             r->rank_min = r->rank_max = (uint32_t)all[j].rank;
-            while (e < total && strcmp(all[e].counter, all[j].counter) == 0 &&
+            while (e < total && strcmp(all[e].dataset, all[j].dataset) == 0 &&
                    strcmp(all[e].field, all[j].field) == 0) {
                 if (all[e].value < r->min) {
                     r->min = all[e].value;
@@ -14319,13 +14453,16 @@ GPUINST_PRIVATE int gpuinstCountersCollective(void)
             r->imbalance = r->mean != 0 ? r->max / r->mean : 0;
             j = e;
         }
+        if (rows == NULL) gpuinstWarn("no memory for /counters/stats: not written");
         free(cntStatRows);
         cntStatRows = rows;
-        cntNstatRows = k;
-        gpuinstTableRegister(&cntStatsTable);
+        cntNstatRows = rows != NULL ? k : 0;
+        have = rows != NULL;
     }
     free(all);
-    return GPUINST_SUCCESS;
+    /* the table is written on every rank or on none: rank 0 decides */
+    if (gpuinstCollBcast(&have, sizeof have) != GPUINST_SUCCESS) have = 0;
+    return have ? &cntStatsTable : NULL;
 }
 
 /* ---- built-in groups ------------------------------------------------------------------ */
@@ -18428,6 +18565,13 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
 enum { MODE_LOCAL = 0, MODE_GATHERED = 1, MODE_PARALLEL = 2 };
 static const char *const modeNames[] = {"local", "gathered", "parallel"};
 
+/* A table that could not be written (its dataset could not be created):
+ * a row of /failed_tables.  The other tables are still written (issue 20). */
+typedef struct FailedTable {
+    char table[768];
+    char reason[512];
+} FailedTable;
+
 typedef struct Writer {
     int mode;
     int io_rank;      /* 1 if this rank calls HDF5 (all ranks in parallel mode, rank 0 otherwise) */
@@ -18436,6 +18580,8 @@ typedef struct Writer {
     int failed;       /* a gpuinst_status, first failure */
     int io_failed;    /* an H5Dwrite or H5Fclose failed (disk full...): retried elsewhere (issue 8) */
     int detached;     /* the file's descriptor now points at /dev/null (detachFile) */
+    FailedTable *skipped; /* tables not written into this file (writeBody resets) */
+    uint32_t nskipped, capskipped;
 } Writer;
 
 static hid_t fieldType(const gpuinstField *f)
@@ -18458,10 +18604,19 @@ static hid_t fieldType(const gpuinstField *f)
     }
 }
 
+/* A table of one field with an empty name is a plain dataset of that
+ * field's type (/strings_text: bytes), not a compound. */
+static int plainTable(const gpuinstTable *tb)
+{
+    return tb->nfields == 1 && tb->fields[0].name[0] == '\0';
+}
+
 static hid_t compoundType(const gpuinstTable *tb)
 {
-    hid_t ct = H5Tcreate(H5T_COMPOUND, tb->record_size);
+    hid_t ct;
     uint32_t i;
+    if (plainTable(tb)) return fieldType(&tb->fields[0]);
+    ct = H5Tcreate(H5T_COMPOUND, tb->record_size);
     for (i = 0; ct >= 0 && i < tb->nfields; i++) {
         hid_t ft = fieldType(&tb->fields[i]);
         H5Tinsert(ct, tb->fields[i].name, tb->fields[i].offset, ft);
@@ -18628,6 +18783,93 @@ static void ioFailed(Writer *w)
     if (w->file >= 0) detachFile(w);
 }
 
+/* HDF5's own words for the failure just seen: the innermost error of the
+ * default stack (where it was detected; of the sec2 driver's "file write
+ * failed: time = ..., errno = 28, error message = 'No space left on
+ * device', ..." the errno part), on one line. */
+static herr_t causeWalk(unsigned n, const H5E_error2_t *e, void *data)
+{
+    char *out = (char *)data, *p;
+    const char *d = e->desc ? e->desc : "?", *fn = e->func_name ? e->func_name : "?";
+    const char *en = strstr(d, "errno = "), *q;
+    if (n != 0) return 0;
+    if (en != NULL) { /* the sec2 driver's line: keep "errno = N, error message = '...'" */
+        q = strstr(en, "', ");
+        snprintf(out, 256, "HDF5: %.*s (%.40s)", (int)(q != NULL && q - en < 200 ? q - en + 1 : 200), en, fn);
+    } else {
+        snprintf(out, 256, "HDF5: %.200s (%.40s)", d, fn);
+    }
+    for (p = out; *p != '\0'; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
+    return 0;
+}
+
+static void h5Cause(char *out, size_t cap)
+{
+    char buf[256];
+    buf[0] = '\0';
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, causeWalk, buf);
+    snprintf(out, cap, "%s", buf[0] ? buf : "HDF5 gave no reason");
+}
+
+/* Why dataset `path` could not be created, in the user's terms where
+ * gpuinst can tell (a part of the path is a dataset, the name is taken),
+ * else in HDF5's (h5Cause, read first: the checks below add to the stack;
+ * for those two HDF5's innermost words, e.g. "message type not found",
+ * would only mislead). */
+static void createCause(hid_t file, const char *path, char *out, size_t cap)
+{
+    char h5[256], pre[800];
+    const char *p;
+    h5Cause(h5, sizeof h5);
+    for (p = strchr(path + 1, '/'); p != NULL; p = strchr(p + 1, '/')) {
+        hid_t g;
+        size_t n = (size_t)(p - path);
+        if (n >= sizeof pre) break;
+        memcpy(pre, path, n);
+        pre[n] = '\0';
+        if (H5Lexists(file, pre, H5P_DEFAULT) <= 0) break;
+        g = H5Gopen2(file, pre, H5P_DEFAULT);
+        if (g < 0) {
+            snprintf(out, cap, "%.200s is already in the file and is not a group, so it cannot hold %.200s", pre,
+                     path);
+            return;
+        }
+        H5Gclose(g);
+    }
+    if (p == NULL && H5Lexists(file, path, H5P_DEFAULT) > 0) {
+        snprintf(out, cap, "an object named %.300s is already in the file", path);
+        return;
+    }
+    snprintf(out, cap, "%s", h5);
+}
+
+/* A table that cannot be written is skipped: named once on stderr with the
+ * cause, listed in /failed_tables, and every other table is still written
+ * (issue 20: one failed dataset used to abandon the whole file).  In a
+ * shared write every rank meets the same failure (dataset creation is
+ * collective); rank 0 says it and lists it. */
+static void tableFailed(Writer *w, const char *path, const char *why)
+{
+    FailedTable *ft;
+    if (!w->failed) w->failed = GPUINST_ERROR_IO;
+    /* after a failed write the whole file is written again elsewhere: the
+     * cause was said, tables that follow are not listed one by one */
+    if (w->io_failed || (w->mode != MODE_LOCAL && gpuinstG.rank != 0)) return;
+    gpuinstWarn("table %s not written: %s; the other tables are written (listed in /failed_tables)", path, why);
+    if (w->nskipped == w->capskipped) {
+        uint32_t nc = w->capskipped ? w->capskipped * 2 : 8;
+        FailedTable *n = (FailedTable *)realloc(w->skipped, nc * sizeof *n);
+        if (n == NULL) return;
+        w->skipped = n;
+        w->capskipped = nc;
+    }
+    ft = &w->skipped[w->nskipped++];
+    memset(ft, 0, sizeof *ft);
+    snprintf(ft->table, sizeof ft->table, "%s", path);
+    snprintf(ft->reason, sizeof ft->reason, "%s", why);
+}
+
 /* Rows per piece of a streamed table: each piece is copied into one buffer
  * of this size, fixed (fixRows) and written as one hyperslab, so the
  * writer's memory does not grow with the table (issue 8). */
@@ -18655,7 +18897,11 @@ static void writeRows(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t type,
         H5Sselect_none(mspace);
     }
     if (H5Dwrite(dset, type, mspace, fspace, w->dxpl, data ? data : (const void *)count) < 0) {
-        if (!w->io_failed) gpuinstWarn("writing %s failed (H5Dwrite)", tb->path);
+        if (!w->io_failed) {
+            char why[256];
+            h5Cause(why, sizeof why);
+            gpuinstWarn("writing %s failed (H5Dwrite; %s)", tb->path, why);
+        }
         if (!w->failed) w->failed = GPUINST_ERROR_IO;
         ioFailed(w);
     }
@@ -18768,14 +19014,14 @@ static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRow
     makeParents(w->file, tb->path);
     dset = H5Dcreate2(w->file, tb->path, type, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (dset < 0) {
-        gpuinstWarn("cannot create dataset %s (H5Dcreate2)", tb->path);
-        if (!w->failed) w->failed = GPUINST_ERROR_IO;
-        ioFailed(w);
+        char why[512];
+        createCause(w->file, tb->path, why, sizeof why);
+        tableFailed(w, tb->path, why);
     } else {
         if (it != NULL) writePieces(w, tb, dset, type, fspace, total, off, n, it);
         else writeRows(w, tb, dset, type, fspace, total, off, n, data);
         attrString(dset, "description", tb->doc);
-        for (i = 0; i < tb->nfields; i++) {
+        for (i = 0; i < tb->nfields && !plainTable(tb); i++) {
             char an[128];
             const gpuinstField *f = &tb->fields[i];
             if (f->unit && f->unit[0]) {
@@ -18806,68 +19052,139 @@ static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRow
     free(owned);
 }
 
-/* /strings: one row per interned string per rank, streamed.  The width of
- * the name member is the longest string on any rank, plus its NUL. */
-typedef struct { uint32_t rank, id; } StrHead;
+/* /strings and /strings_text (format 2.0, issue 20): one index row per
+ * interned string per rank, {rank, id, length, offset}, and the texts of
+ * all ranks concatenated in row order (bytes, no separators), so the file
+ * grows with the total length of the strings.  (Format 1 had one
+ * fixed-width member as wide as the longest string on any rank: one
+ * 4095-byte name among 10^6 short ones made a 4.1 GB file.)  Parallel HDF5
+ * 1.10 cannot write variable-length data, hence offsets + bytes.  Both
+ * stream through the piece writer: the ids are read twice, the texts are
+ * never copied whole. */
+/* A /strings row, packed: rank u32 @0, id u32 @4, length u32 @8, offset
+ * u64 @12 (20 bytes, no padding: 4 bytes per string less than aligned). */
+enum { STR_RANK = 0, STR_ID = 4, STR_LENGTH = 8, STR_OFFSET = 12, STR_ROW = 20 };
 typedef struct StrIter {
-    size_t recsize;
+    uint32_t count;   /* ids 1..count, fixed when the writer starts */
     uint32_t next_id;
+    size_t pos;       /* bytes of next_id's text already given (texts) */
+    uint64_t offset;  /* in /strings_text of next_id's first byte (rows) */
 } StrIter;
 
-static uint64_t strNext(gpuinstRowIter *it, void *dst, uint64_t max)
+static uint64_t strRowsNext(gpuinstRowIter *it, void *dst, uint64_t max)
 {
     StrIter *s = (StrIter *)it->state;
-    char *out = (char *)dst;
+    unsigned char *out = (unsigned char *)dst;
     uint64_t k;
-    memset(out, 0, (size_t)(max * s->recsize));
-    for (k = 0; k < max && (uint64_t)s->next_id <= it->total; k++, s->next_id++) {
-        StrHead h;
+    for (k = 0; k < max && s->next_id <= s->count; k++, s->next_id++, out += STR_ROW) {
         size_t len = 0;
-        const char *str = gpuinstStringGet(s->next_id, &len);
-        h.rank = (uint32_t)gpuinstG.rank;
-        h.id = s->next_id;
-        memcpy(out + k * s->recsize, &h, sizeof h);
-        if (str) memcpy(out + k * s->recsize + sizeof h, str, len);
+        uint32_t zero = 0, len32;
+        if (gpuinstStringGet(s->next_id, &len) == NULL) len = 0;
+        len32 = (uint32_t)len;
+        memcpy(out + STR_RANK, &zero, 4); /* fixRows */
+        memcpy(out + STR_ID, &s->next_id, 4);
+        memcpy(out + STR_LENGTH, &len32, 4);
+        memcpy(out + STR_OFFSET, &s->offset, 8);
+        s->offset += len;
     }
     return k;
 }
 
+static uint64_t strTextNext(gpuinstRowIter *it, void *dst, uint64_t max)
+{
+    StrIter *s = (StrIter *)it->state;
+    char *out = (char *)dst;
+    uint64_t k = 0;
+    while (k < max && s->next_id <= s->count) {
+        size_t len = 0, take;
+        const char *t = gpuinstStringGet(s->next_id, &len);
+        if (t == NULL) len = 0;
+        take = len - s->pos < max - k ? len - s->pos : (size_t)(max - k);
+        if (take > 0) memcpy(out + k, t + s->pos, take);
+        k += take;
+        s->pos += take;
+        if (s->pos >= len) {
+            s->next_id++;
+            s->pos = 0;
+        }
+    }
+    return k;
+}
+
+static const gpuinstField strRowFields[] = {
+    {"rank", GPUINST_FT_U32, STR_RANK, 0, GPUINST_FIELD_RANK, "", "rank"},
+    {"id", GPUINST_FT_U32, STR_ID, 0, 0, "", "string id used by the other tables of the same rank"},
+    {"length", GPUINST_FT_U32, STR_LENGTH, 0, 0, "bytes", "bytes of the text, no NUL (names over 4095 bytes were cut)"},
+    {"offset", GPUINST_FT_U64, STR_OFFSET, 0, 0, "bytes", "byte offset of the text's first byte in /strings_text"},
+};
+static const gpuinstField strTextField[] = {
+    {"", GPUINST_FT_U8, 0, 0, 0, "", "text bytes"},
+};
+static const gpuinstTable strRowsTable = {
+    "/strings", "interned names (ranges, marks, domains, categories, threads...), one row per string per rank; "
+    "text = /strings_text[offset : offset + length]",
+    STR_ROW, 4, strRowFields, NULL, NULL, NULL};
+static const gpuinstTable strTextTable = {
+    "/strings_text", "the texts of /strings, all ranks, concatenated in row order (UTF-8 by convention, no separators)",
+    1, 1, strTextField, NULL, NULL, NULL};
+
 static void writeStrings(Writer *w)
 {
-    uint32_t n = gpuinstStringCount(), id;
-    uint64_t width = 1;
+    uint32_t id;
+    uint64_t bytes = 0, base = 0, all = 0;
     StrIter st;
     gpuinstRowIter it;
-    gpuinstField fields[3];
-    gpuinstTable tb;
-    for (id = 1; id <= n; id++) {
+    memset(&st, 0, sizeof st);
+    st.count = gpuinstStringCount();
+    for (id = 1; id <= st.count; id++) {
         size_t len = 0;
-        gpuinstStringGet(id, &len);
-        if (len + 1 > width) width = len + 1;
+        if (gpuinstStringGet(id, &len) != NULL) bytes += len;
     }
-    if (w->mode != MODE_LOCAL && gpuinstCollMaxU64(&width, 1) != GPUINST_SUCCESS) {
+    /* this rank's texts start after those of the ranks before it (gathered
+     * and local modes included: the rows are concatenated in rank order) */
+    if (gpuinstCollExscan(&bytes, &base, &all, 1) != GPUINST_SUCCESS) {
         if (!w->failed) w->failed = GPUINST_ERROR_MPI;
+        base = 0;
     }
-    st.recsize = (sizeof(StrHead) + (size_t)width + 7) & ~(size_t)7;
-    st.next_id = 1;
     memset(&it, 0, sizeof it);
-    it.total = n;
-    it.next = strNext;
+    it.total = st.count;
+    it.next = strRowsNext;
     it.state = &st;
-    fields[0].name = "rank"; fields[0].type = GPUINST_FT_U32; fields[0].offset = 0; fields[0].len = 0;
-    fields[0].flags = 0; fields[0].unit = ""; fields[0].doc = "rank";
-    fields[1].name = "id"; fields[1].type = GPUINST_FT_U32; fields[1].offset = 4; fields[1].len = 0;
-    fields[1].flags = 0; fields[1].unit = ""; fields[1].doc = "string id used by the other tables of the same rank";
-    fields[2].name = "name"; fields[2].type = GPUINST_FT_STR; fields[2].offset = 8;
-    fields[2].len = (uint32_t)width; fields[2].flags = 0; fields[2].unit = "";
-    fields[2].doc = "the text (UTF-8, NUL-padded; names over 4095 bytes were cut)";
-    memset(&tb, 0, sizeof tb);
-    tb.path = "/strings";
-    tb.doc = "interned names (ranges, marks, domains, categories, threads...), per rank";
-    tb.record_size = (uint32_t)st.recsize;
-    tb.nfields = 3;
-    tb.fields = fields;
-    writeTable(w, &tb, NULL, &it, n);
+    st.next_id = 1;
+    st.offset = base;
+    writeTable(w, &strRowsTable, NULL, &it, st.count);
+    memset(&it, 0, sizeof it);
+    it.total = bytes;
+    it.next = strTextNext;
+    it.state = &st;
+    st.next_id = 1;
+    st.pos = 0;
+    writeTable(w, &strTextTable, NULL, &it, bytes);
+}
+
+/* /failed_tables: the tables of this file that could not be written, and
+ * why (rank 0's list in a shared write; every rank meets the same
+ * failures).  Always written, 0 rows when all went well. */
+static const gpuinstField failedFields[] = {
+    {"table", GPUINST_FT_STR, (uint32_t)offsetof(FailedTable, table), (uint32_t)sizeof(((FailedTable *)0)->table), 0,
+     "", "dataset path that is missing from this file"},
+    {"reason", GPUINST_FT_STR, (uint32_t)offsetof(FailedTable, reason), (uint32_t)sizeof(((FailedTable *)0)->reason),
+     0, "", "why it could not be written"},
+};
+static const gpuinstTable failedTable = {
+    "/failed_tables", "tables that could not be written into this file (skipped; the others are complete), with the reason",
+    sizeof(FailedTable), 2, failedFields, NULL, NULL, NULL};
+
+static void writeFailedTables(Writer *w)
+{
+    uint64_t n = w->nskipped;
+    char *rows;
+    if (w->mode != MODE_LOCAL && gpuinstG.rank != 0) n = 0;
+    rows = (char *)malloc(n ? (size_t)n * sizeof(FailedTable) : 1);
+    if (rows == NULL) n = 0;
+    else if (n) memcpy(rows, w->skipped, (size_t)n * sizeof(FailedTable));
+    writeTable(w, &failedTable, rows, NULL, n);
+    free(rows);
 }
 
 static void rootAttributes(Writer *w)
@@ -18985,13 +19302,15 @@ static void notWorldWritable(const char *path)
         chmod(path, (mode_t)(sb.st_mode & 07777 & ~(mode_t)S_IWOTH));
 }
 
-/* Writes the attributes, every agreed table and /strings, and closes the
- * file.  Returns 1 if a write or the close failed (disk full, quota, I/O
- * error), agreed over all ranks in a shared write. */
+/* Writes the attributes, every agreed table, /strings, /strings_text and
+ * /failed_tables, and closes the file.  Returns 1 if a write or the close
+ * failed (disk full, quota, I/O error), agreed over all ranks in a shared
+ * write. */
 static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
 {
     uint32_t i;
     uint64_t bad;
+    w->nskipped = 0;
     rootAttributes(w);
     for (i = 0; i < agreed->n; i++) {
         const gpuinstTable *tb = agreed->tables[i];
@@ -19017,6 +19336,7 @@ static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
         }
     }
     writeStrings(w);
+    writeFailedTables(w);
 #if GPUINST_HDF5_PARALLEL
     if (w->mode == MODE_PARALLEL) {
         /* a failed raw-data write on any rank: the file is abandoned, and
@@ -19137,6 +19457,7 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
         w.failed = GPUINST_ERROR_IO;
     }
     gpuinstTableListFree(&agreed);
+    free(w.skipped);
     if (!w.io_failed && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) notWorldWritable(target);
     H5Pclose(w.dxpl);
     H5Eset_auto2(H5E_DEFAULT, oldfunc, olddata);

@@ -18,7 +18,10 @@
  *    Both are counted and the counts are written to the file (/ranks).
  *  - Names are NUL-terminated UTF-8 strings, copied (interned) by gpuinst; the
  *    caller may free or reuse the buffer as soon as the call returns.  NULL or
- *    empty names return GPUINST_ERROR_INVALID_ARGUMENT.
+ *    empty names return GPUINST_ERROR_INVALID_ARGUMENT.  Bytes are stored as
+ *    given (encodings are not checked); a name over 4095 bytes is cut to
+ *    4095, or up to 3 bytes less so that a valid UTF-8 character is not
+ *    split, and counted in /ranks names_truncated.
  *  - Timestamps are nanoseconds on CLOCK_MONOTONIC, mapped at finalize onto
  *    rank 0's timeline.  Sizes are bytes.
  *  - Thread-safety: every function may be called from any thread at the same
@@ -45,7 +48,7 @@ extern "C" {
 #define GPUINST_VERSION_PATCH 0
 #define GPUINST_VERSION_STRING "0.1.0"
 /* Format version of the HDF5 file (root attribute format_version). */
-#define GPUINST_FORMAT_VERSION "1.0"
+#define GPUINST_FORMAT_VERSION "2.0"
 
 /* Every status code a gpuinst function can return. */
 typedef enum gpuinst_status {
@@ -365,9 +368,13 @@ int gpuinst_mark_int64(const char *name, int64_t payload);
  * whose rows are time_ns, rank, thread, no_value and the fields (8 bytes
  * each, in order); units, bounds, interpolation and value type are
  * attributes; /counters/stats holds min/mean/max/imbalance over ranks per
- * counter and field (docs/FORMAT.md).  Counters may be created on some ranks
- * only.  Names: as elsewhere; "/" in a counter name makes HDF5 subgroups
- * ("solver/residual" -> /counters/solver/residual); "stats" is reserved.
+ * counter dataset and field (docs/FORMAT.md).  Counters may be created on some ranks
+ * only.  Names: as elsewhere, 1..200 bytes, not starting or ending with
+ * "/", no "//", not "stats", "stats/..." or "pm_sampling...".  The dataset
+ * is one link per name: "/", "%", "~", control bytes, bytes outside valid
+ * UTF-8 and a leading "." are written as "%XX" ("solver/residual" ->
+ * /counters/solver%2Fresidual), so no two names collide; the name as given
+ * is the dataset's counter_name attribute.
  * Thread-safety: create/semantics take a lock; sampling is lock-free in the
  * common case (a per-thread buffer per counter), from any thread.
  * ------------------------------------------------------------------------- */

@@ -17,11 +17,17 @@
  * thread's buffer for it from a thread-local table, one clock read, a store,
  * the NVTX call.  No lock, no allocation in the common case.
  *
- * Statistics: at finalize (gpuinstCountersCollective, run by the writer's
- * table agreement on every rank) each rank reduces each counter field to one
- * figure (the mean of its samples, or their sum for DELTA counters), rank 0
- * gathers them and writes min, mean, max and imbalance = max / mean over the
- * ranks that sampled the field.
+ * Dataset names: /counters/<name> with '/', '%', '~', control bytes, bytes
+ * outside valid UTF-8 and a leading '.' written as "%XX" (cntLinkName), so
+ * two valid names never make one path a dataset and a group at once.  The
+ * name as given is the dataset's counter_name attribute.
+ *
+ * Statistics: at finalize (gpuinstCountersStats, run by the writer's table
+ * agreement on every rank once the list of datasets is agreed) each rank
+ * reduces each counter field to one figure (the mean of its samples, or
+ * their sum for DELTA counters), rank 0 gathers them and writes min, mean,
+ * max and imbalance = max / mean over the ranks that sampled the field, one
+ * row per dataset and field.
  */
 #include "gpuinstInt.h"
 
@@ -47,6 +53,9 @@
 #define CNT_MAX_FIELDS 64
 #define CNT_FIELD_NAME 64
 #define CNT_NAME_MAX 200
+/* "/counters/" + a name of CNT_NAME_MAX bytes, each encoded in at most 3
+ * (cntLinkName), + the table agreement's "~k" + NUL */
+#define CNT_PATH_MAX (10 + 3 * CNT_NAME_MAX + 16)
 #define CNT_HDR 16                 /* time_ns, rank, thread, no_value, pad */
 #define CNT_NO_NVTX 0x1u           /* internal flag: record only */
 #define CNT_INTERNAL 0x2u          /* made by gpuinst itself: reserved names allowed */
@@ -74,7 +83,7 @@ typedef struct cntCounter {
     int sealed;                   /* registered with NVTX, semantics final (acquire/release) */
     uint64_t nvtx_id;
     char name[CNT_NAME_MAX + 1];
-    char path[CNT_NAME_MAX + 16];
+    char path[CNT_PATH_MAX];
     char fname[CNT_MAX_FIELDS][CNT_FIELD_NAME];
     int32_t ftype[CNT_MAX_FIELDS];
     CntSem sem[CNT_MAX_FIELDS];
@@ -183,6 +192,43 @@ static int cntNameValid(const char *name, int internal)
     if (strcmp(name, "stats") == 0 || strncmp(name, "stats/", 6) == 0) return 0;
     if (!internal && strncmp(name, "pm_sampling", 11) == 0) return 0;
     return 1;
+}
+
+/* The dataset of a counter is /counters/<link>, where <link> is the name
+ * as one HDF5 link name, never a path, so that no two valid names collide
+ * (issue 20: "solver" and "solver/residual", or "a" on one rank and "a/b" on
+ * another, made a dataset and a group of one name, and "." is the group
+ * itself).  Each of these bytes becomes "%XX" (two upper-case hex digits):
+ * '/', '%', '~' (the table agreement names variants "<path>~2"), control
+ * bytes (below 0x20, 0x7F), bytes that are not part of a valid UTF-8
+ * character, and a '.' in first place.  Every other byte stays as given,
+ * so most names read the same ("host_memory" -> /counters/host_memory).
+ * Decoding every "%XX" gives the name back: different names get different
+ * links.  out must hold 3 * strlen(name) + 1 bytes. */
+static void cntLinkName(const char *name, char *out)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    const unsigned char *p = (const unsigned char *)name;
+    size_t o = 0;
+    while (*p != '\0') {
+        int n = gpuinstUtf8Seq(p);
+        if (n > 1) { /* a valid multi-byte character: kept */
+            memcpy(out + o, p, (size_t)n);
+            o += (size_t)n;
+            p += n;
+            continue;
+        }
+        if (n == 0 || *p < 0x20 || *p == 0x7F || *p == '/' || *p == '%' || *p == '~' ||
+            (*p == '.' && p == (const unsigned char *)name)) {
+            out[o++] = '%';
+            out[o++] = hex[*p >> 4];
+            out[o++] = hex[*p & 15];
+        } else {
+            out[o++] = (char)*p;
+        }
+        p++;
+    }
+    out[o] = '\0';
 }
 
 static const char *const cntReservedFields[] = {"time_ns", "rank", "thread", "no_value"};
@@ -310,7 +356,9 @@ static int cntCreateCore(const char *name, int scalar, const char *fields, const
     c = (cntCounter *)calloc(1, sizeof *c);
     if (c == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     snprintf(c->name, sizeof c->name, "%s", name);
-    snprintf(c->path, sizeof c->path, "/counters/%s", name);
+    memcpy(c->path, "/counters/", 10);
+    if (flags & CNT_INTERNAL) snprintf(c->path + 10, sizeof c->path - 10, "%s", name); /* pm_sampling/<bus id> */
+    else cntLinkName(name, c->path + 10);
     c->scalar = scalar;
     c->flags = flags;
     if (scalar) {
@@ -432,7 +480,7 @@ static void cntSealLocked(cntCounter *c)
     int anysem = 0;
     if (c->sealed) return;
     c->nattrs = 0;
-    cntAddAttr(c, NULL, "name", GPUINST_TATTR_STR, c->name, 0);
+    cntAddAttr(c, NULL, "counter_name", GPUINST_TATTR_STR, c->name, 0);
     cntAddAttr(c, NULL, "kind", GPUINST_TATTR_STR, c->scalar ? "counter" : "group", 0);
     for (i = 0; i < c->nfields; i++) {
         const CntSem *s = &c->sem[i];
@@ -962,6 +1010,7 @@ static int cntRowsCounter(const gpuinstTable *t, gpuinstRowIter *it)
 
 typedef struct cntStatIn {          /* one rank's figure for one counter field */
     char counter[CNT_NAME_MAX + 8];
+    char dataset[CNT_PATH_MAX];     /* the key, with field: where the samples went */
     char field[CNT_FIELD_NAME];
     uint64_t samples;
     double value;
@@ -971,6 +1020,7 @@ typedef struct cntStatIn {          /* one rank's figure for one counter field *
 
 typedef struct cntStatRow {         /* /counters/stats */
     char counter[CNT_NAME_MAX + 8];
+    char dataset[CNT_PATH_MAX];
     char field[CNT_FIELD_NAME];
     char per_rank[8];
     uint32_t ranks;
@@ -987,8 +1037,9 @@ typedef struct cntStatRow {         /* /counters/stats */
     { #member, GPUINST_FT_STR, (uint32_t)offsetof(cntStatRow, member), \
       (uint32_t)sizeof(((cntStatRow *)0)->member), 0, "", doc }
 static const gpuinstField cntStatFields[] = {
-    cntSS(counter, "counter or group name (its dataset is /counters/<counter>)"),
-    cntSS(field, "field of the group (\"value\" for a scalar counter)"),
+    cntSS(counter, "counter or group name as given (the dataset's counter_name attribute)"),
+    cntSS(dataset, "the dataset that holds the samples (/counters/<name, encoded>, or its ~2, ~3 variant)"),
+    cntSS(field, "field of the group (\"value\" for a scalar counter): a member of dataset"),
     cntSS(per_rank, "each rank's figure: \"mean\" of its samples, or \"sum\" for DELTA counters"),
     cntSF(ranks, GPUINST_FT_U32, "count", "ranks with at least one sample with a value"),
     cntSF(rank_min, GPUINST_FT_U32, "", "a rank holding the minimum"),
@@ -1015,26 +1066,37 @@ static int cntCollectStats(const gpuinstTable *t, void **out, uint64_t *count)
 
 static const gpuinstTable cntStatsTable = {
     "/counters/stats",
-    "per counter and field, statistics over ranks of each rank's mean (sum for DELTA counters)",
+    "per counter dataset and field, statistics over ranks of each rank's mean (sum for DELTA counters)",
     sizeof(cntStatRow), (uint32_t)(sizeof cntStatFields / sizeof cntStatFields[0]), cntStatFields, cntCollectStats, NULL, NULL};
 
 static int cntStatCmp(const void *a, const void *b)
 {
     const cntStatIn *x = (const cntStatIn *)a, *y = (const cntStatIn *)b;
-    int c = strcmp(x->counter, y->counter);
+    int c = strcmp(x->dataset, y->dataset);
     if (c != 0) return c;
     c = strcmp(x->field, y->field);
     if (c != 0) return c;
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
+/* The dataset counter c's rows go to: its table's path in the agreed list
+ * (a variant is "<path>~2"...: src/table_agree.c), else its own path. */
+static const char *cntDatasetOf(const cntCounter *c, const gpuinstTableList *agreed)
+{
+    uint32_t i;
+    for (i = 0; agreed != NULL && i < agreed->n; i++)
+        if (agreed->tables[i]->ctx == c && agreed->tables[i]->rows == cntRowsCounter) return agreed->tables[i]->path;
+    return c->path;
+}
+
 /* This rank's figures, one per (counter, field) with samples. */
-static cntStatIn *cntLocalStats(uint32_t *nout)
+static cntStatIn *cntLocalStats(const gpuinstTableList *agreed, uint32_t *nout)
 {
     uint32_t nc = GPUINST_LOAD_ACQ(&cntNcounters), i, f, n = 0, cap = 0;
     cntStatIn *s = NULL;
     for (i = 0; i < nc; i++) {
         cntCounter *c = cntCounters[i];
+        const char *dataset = cntDatasetOf(c, agreed);
         double sum[CNT_MAX_FIELDS];
         uint64_t cnt[CNT_MAX_FIELDS];
         CntTls *tl;
@@ -1082,6 +1144,7 @@ static cntStatIn *cntLocalStats(uint32_t *nout)
             }
             memset(&s[n], 0, sizeof s[n]);
             snprintf(s[n].counter, sizeof s[n].counter, "%s", c->name);
+            snprintf(s[n].dataset, sizeof s[n].dataset, "%s", dataset);
             snprintf(s[n].field, sizeof s[n].field, "%s", c->fname[f]);
             s[n].samples = cnt[f];
             s[n].value = delta ? sum[f] : sum[f] / (double)cnt[f];
@@ -1094,54 +1157,62 @@ static cntStatIn *cntLocalStats(uint32_t *nout)
     return s;
 }
 
-GPUINST_PRIVATE int gpuinstCountersCollective(void)
+GPUINST_PRIVATE void gpuinstCountersSeal(void)
 {
-    uint32_t nl = 0, i;
-    cntStatIn *mine, *all = NULL;
-    void *gathered = NULL;
-    uint64_t *counts = NULL, total = 0;
-    int rc;
+    uint32_t i;
     /* Semantics are final now: counters never sampled get their attributes. */
     pthread_mutex_lock(&cntLock);
     for (i = 0; i < cntNcounters; i++) cntSealLocked(cntCounters[i]);
     pthread_mutex_unlock(&cntLock);
-    mine = cntLocalStats(&nl);
+}
+
+/* Rank 0 gathers every rank's figures and makes one row per (dataset,
+ * field): the key is where the samples went, so a name that ranks define
+ * differently (written as <name> and <name>~2) gives a row per variant, and
+ * each row's field is a member of its dataset (issue 13: rows were keyed by
+ * name and mixed the variants). */
+GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList *agreed)
+{
+    uint32_t nl = 0, i;
+    cntStatIn *mine, *all = NULL;
+    void *gathered = NULL;
+    uint64_t *counts = NULL, total = 0, have = 0;
+    int rc;
+    mine = cntLocalStats(agreed, &nl);
     counts = (uint64_t *)calloc((size_t)(gpuinstG.size > 0 ? gpuinstG.size : 1), sizeof *counts);
     if (counts == NULL) {
         free(mine);
-        return GPUINST_ERROR_OUT_OF_MEMORY; /* gpuinstCollGather below would desynchronise: see report */
+        gpuinstWarn("no memory for /counters/stats (a few bytes per rank)");
+        return NULL; /* the gather below would desynchronise: a few bytes, cannot happen in practice */
     }
-    rc = gpuinstCollGather(mine ? (const void *)mine : (const void *)"", (uint64_t)nl * sizeof(cntStatIn), &gathered,
-                           counts);
+    rc = gpuinstCollGather(mine ? (const void *)mine : (const void *)"", (uint64_t)nl * sizeof(cntStatIn),
+                           &gathered, counts);
     free(mine);
-    if (rc != GPUINST_SUCCESS || gathered == NULL) { /* ranks other than 0 end here */
-        free(counts);
+    if (rc == GPUINST_SUCCESS && gathered != NULL) { /* rank 0 (or a process alone) */
+        for (i = 0; i < (uint32_t)(gpuinstCollActive() ? gpuinstG.size : 1); i++) total += counts[i];
+        all = (cntStatIn *)gathered;
+        total /= sizeof(cntStatIn);
+    } else {
         free(gathered);
-        return rc;
+        total = 0;
     }
-    for (i = 0; i < (uint32_t)(gpuinstCollActive() ? gpuinstG.size : 1); i++) total += counts[i];
     free(counts);
-    all = (cntStatIn *)gathered;
-    total /= sizeof(cntStatIn);
     if (total > 0) {
         uint64_t k = 0, j;
         cntStatRow *rows;
         qsort(all, (size_t)total, sizeof *all, cntStatCmp);
         rows = (cntStatRow *)calloc((size_t)total, sizeof *rows);
-        if (rows == NULL) {
-            free(all);
-            return GPUINST_ERROR_OUT_OF_MEMORY;
-        }
-        for (j = 0; j < total;) {
+        for (j = 0; rows != NULL && j < total;) {
             uint64_t e = j;
             cntStatRow *r = &rows[k++];
             double s = 0;
             memcpy(r->counter, all[j].counter, sizeof r->counter);
+            memcpy(r->dataset, all[j].dataset, sizeof r->dataset);
             memcpy(r->field, all[j].field, sizeof r->field);
             snprintf(r->per_rank, sizeof r->per_rank, "%s", all[j].sum ? "sum" : "mean");
             r->min = r->max = all[j].value;
             r->rank_min = r->rank_max = (uint32_t)all[j].rank;
-            while (e < total && strcmp(all[e].counter, all[j].counter) == 0 &&
+            while (e < total && strcmp(all[e].dataset, all[j].dataset) == 0 &&
                    strcmp(all[e].field, all[j].field) == 0) {
                 if (all[e].value < r->min) {
                     r->min = all[e].value;
@@ -1160,13 +1231,16 @@ GPUINST_PRIVATE int gpuinstCountersCollective(void)
             r->imbalance = r->mean != 0 ? r->max / r->mean : 0;
             j = e;
         }
+        if (rows == NULL) gpuinstWarn("no memory for /counters/stats: not written");
         free(cntStatRows);
         cntStatRows = rows;
-        cntNstatRows = k;
-        gpuinstTableRegister(&cntStatsTable);
+        cntNstatRows = rows != NULL ? k : 0;
+        have = rows != NULL;
     }
     free(all);
-    return GPUINST_SUCCESS;
+    /* the table is written on every rank or on none: rank 0 decides */
+    if (gpuinstCollBcast(&have, sizeof have) != GPUINST_SUCCESS) have = 0;
+    return have ? &cntStatsTable : NULL;
 }
 
 /* ---- built-in groups ------------------------------------------------------------------ */

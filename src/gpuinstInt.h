@@ -322,6 +322,12 @@ GPUINST_PRIVATE uint32_t gpuinstStringIntern(const char *s, size_t len);
 GPUINST_PRIVATE const char *gpuinstStringGet(uint32_t id, size_t *len);
 GPUINST_PRIVATE uint32_t gpuinstStringCount(void); /* highest id in use */
 GPUINST_PRIVATE void gpuinstStringsReset(void);
+/* Bytes of the valid UTF-8 character (RFC 3629: no overlong forms, no
+ * surrogates, at most U+10FFFF) that starts at s, 1..4; 0 if s does not
+ * start one (a stray continuation byte, a bad lead, a short sequence).
+ * Reads no further than the first byte that breaks the sequence, so a
+ * NUL-terminated string is never overrun. */
+GPUINST_PRIVATE int gpuinstUtf8Seq(const unsigned char *s);
 
 /* ---- records ------------------------------------------------------------
  * The in-memory record IS the file's row: the writer writes these bytes
@@ -790,10 +796,14 @@ GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list);
 
 /* Counters (src/counters.c).  gpuinstCountersInit runs from gpuinst_init
  * (reads GPUINST_COUNTERS, starts the periodic sampler of the built-in
- * groups); gpuinstCountersCollective runs inside gpuinstTablesAgree on every
- * rank (cross-rank statistics -> /counters/stats). */
+ * groups).  Inside gpuinstTablesAgree, on every rank: gpuinstCountersSeal
+ * before the descriptors are compared (semantics final, attributes set),
+ * then gpuinstCountersStats with the agreed list (collective: rank 0
+ * computes the cross-rank statistics per dataset and field) returns the
+ * /counters/stats table to add to the list, or NULL on every rank. */
 GPUINST_PRIVATE void gpuinstCountersInit(void);
-GPUINST_PRIVATE int gpuinstCountersCollective(void);
+GPUINST_PRIVATE void gpuinstCountersSeal(void);
+GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList *agreed);
 /* The MPI layer offers its byte totals (bytes sent/received by this rank
  * so far, monotonic) for the built-in group "mpi_bytes"; without it that
  * group is not offered. */

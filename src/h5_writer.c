@@ -28,6 +28,13 @@
 enum { MODE_LOCAL = 0, MODE_GATHERED = 1, MODE_PARALLEL = 2 };
 static const char *const modeNames[] = {"local", "gathered", "parallel"};
 
+/* A table that could not be written (its dataset could not be created):
+ * a row of /failed_tables.  The other tables are still written (issue 20). */
+typedef struct FailedTable {
+    char table[768];
+    char reason[512];
+} FailedTable;
+
 typedef struct Writer {
     int mode;
     int io_rank;      /* 1 if this rank calls HDF5 (all ranks in parallel mode, rank 0 otherwise) */
@@ -36,6 +43,8 @@ typedef struct Writer {
     int failed;       /* a gpuinst_status, first failure */
     int io_failed;    /* an H5Dwrite or H5Fclose failed (disk full...): retried elsewhere (issue 8) */
     int detached;     /* the file's descriptor now points at /dev/null (detachFile) */
+    FailedTable *skipped; /* tables not written into this file (writeBody resets) */
+    uint32_t nskipped, capskipped;
 } Writer;
 
 static hid_t fieldType(const gpuinstField *f)
@@ -58,10 +67,19 @@ static hid_t fieldType(const gpuinstField *f)
     }
 }
 
+/* A table of one field with an empty name is a plain dataset of that
+ * field's type (/strings_text: bytes), not a compound. */
+static int plainTable(const gpuinstTable *tb)
+{
+    return tb->nfields == 1 && tb->fields[0].name[0] == '\0';
+}
+
 static hid_t compoundType(const gpuinstTable *tb)
 {
-    hid_t ct = H5Tcreate(H5T_COMPOUND, tb->record_size);
+    hid_t ct;
     uint32_t i;
+    if (plainTable(tb)) return fieldType(&tb->fields[0]);
+    ct = H5Tcreate(H5T_COMPOUND, tb->record_size);
     for (i = 0; ct >= 0 && i < tb->nfields; i++) {
         hid_t ft = fieldType(&tb->fields[i]);
         H5Tinsert(ct, tb->fields[i].name, tb->fields[i].offset, ft);
@@ -228,6 +246,93 @@ static void ioFailed(Writer *w)
     if (w->file >= 0) detachFile(w);
 }
 
+/* HDF5's own words for the failure just seen: the innermost error of the
+ * default stack (where it was detected; of the sec2 driver's "file write
+ * failed: time = ..., errno = 28, error message = 'No space left on
+ * device', ..." the errno part), on one line. */
+static herr_t causeWalk(unsigned n, const H5E_error2_t *e, void *data)
+{
+    char *out = (char *)data, *p;
+    const char *d = e->desc ? e->desc : "?", *fn = e->func_name ? e->func_name : "?";
+    const char *en = strstr(d, "errno = "), *q;
+    if (n != 0) return 0;
+    if (en != NULL) { /* the sec2 driver's line: keep "errno = N, error message = '...'" */
+        q = strstr(en, "', ");
+        snprintf(out, 256, "HDF5: %.*s (%.40s)", (int)(q != NULL && q - en < 200 ? q - en + 1 : 200), en, fn);
+    } else {
+        snprintf(out, 256, "HDF5: %.200s (%.40s)", d, fn);
+    }
+    for (p = out; *p != '\0'; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
+    return 0;
+}
+
+static void h5Cause(char *out, size_t cap)
+{
+    char buf[256];
+    buf[0] = '\0';
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, causeWalk, buf);
+    snprintf(out, cap, "%s", buf[0] ? buf : "HDF5 gave no reason");
+}
+
+/* Why dataset `path` could not be created, in the user's terms where
+ * gpuinst can tell (a part of the path is a dataset, the name is taken),
+ * else in HDF5's (h5Cause, read first: the checks below add to the stack;
+ * for those two HDF5's innermost words, e.g. "message type not found",
+ * would only mislead). */
+static void createCause(hid_t file, const char *path, char *out, size_t cap)
+{
+    char h5[256], pre[800];
+    const char *p;
+    h5Cause(h5, sizeof h5);
+    for (p = strchr(path + 1, '/'); p != NULL; p = strchr(p + 1, '/')) {
+        hid_t g;
+        size_t n = (size_t)(p - path);
+        if (n >= sizeof pre) break;
+        memcpy(pre, path, n);
+        pre[n] = '\0';
+        if (H5Lexists(file, pre, H5P_DEFAULT) <= 0) break;
+        g = H5Gopen2(file, pre, H5P_DEFAULT);
+        if (g < 0) {
+            snprintf(out, cap, "%.200s is already in the file and is not a group, so it cannot hold %.200s", pre,
+                     path);
+            return;
+        }
+        H5Gclose(g);
+    }
+    if (p == NULL && H5Lexists(file, path, H5P_DEFAULT) > 0) {
+        snprintf(out, cap, "an object named %.300s is already in the file", path);
+        return;
+    }
+    snprintf(out, cap, "%s", h5);
+}
+
+/* A table that cannot be written is skipped: named once on stderr with the
+ * cause, listed in /failed_tables, and every other table is still written
+ * (issue 20: one failed dataset used to abandon the whole file).  In a
+ * shared write every rank meets the same failure (dataset creation is
+ * collective); rank 0 says it and lists it. */
+static void tableFailed(Writer *w, const char *path, const char *why)
+{
+    FailedTable *ft;
+    if (!w->failed) w->failed = GPUINST_ERROR_IO;
+    /* after a failed write the whole file is written again elsewhere: the
+     * cause was said, tables that follow are not listed one by one */
+    if (w->io_failed || (w->mode != MODE_LOCAL && gpuinstG.rank != 0)) return;
+    gpuinstWarn("table %s not written: %s; the other tables are written (listed in /failed_tables)", path, why);
+    if (w->nskipped == w->capskipped) {
+        uint32_t nc = w->capskipped ? w->capskipped * 2 : 8;
+        FailedTable *n = (FailedTable *)realloc(w->skipped, nc * sizeof *n);
+        if (n == NULL) return;
+        w->skipped = n;
+        w->capskipped = nc;
+    }
+    ft = &w->skipped[w->nskipped++];
+    memset(ft, 0, sizeof *ft);
+    snprintf(ft->table, sizeof ft->table, "%s", path);
+    snprintf(ft->reason, sizeof ft->reason, "%s", why);
+}
+
 /* Rows per piece of a streamed table: each piece is copied into one buffer
  * of this size, fixed (fixRows) and written as one hyperslab, so the
  * writer's memory does not grow with the table (issue 8). */
@@ -255,7 +360,11 @@ static void writeRows(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t type,
         H5Sselect_none(mspace);
     }
     if (H5Dwrite(dset, type, mspace, fspace, w->dxpl, data ? data : (const void *)count) < 0) {
-        if (!w->io_failed) gpuinstWarn("writing %s failed (H5Dwrite)", tb->path);
+        if (!w->io_failed) {
+            char why[256];
+            h5Cause(why, sizeof why);
+            gpuinstWarn("writing %s failed (H5Dwrite; %s)", tb->path, why);
+        }
         if (!w->failed) w->failed = GPUINST_ERROR_IO;
         ioFailed(w);
     }
@@ -368,14 +477,14 @@ static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRow
     makeParents(w->file, tb->path);
     dset = H5Dcreate2(w->file, tb->path, type, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (dset < 0) {
-        gpuinstWarn("cannot create dataset %s (H5Dcreate2)", tb->path);
-        if (!w->failed) w->failed = GPUINST_ERROR_IO;
-        ioFailed(w);
+        char why[512];
+        createCause(w->file, tb->path, why, sizeof why);
+        tableFailed(w, tb->path, why);
     } else {
         if (it != NULL) writePieces(w, tb, dset, type, fspace, total, off, n, it);
         else writeRows(w, tb, dset, type, fspace, total, off, n, data);
         attrString(dset, "description", tb->doc);
-        for (i = 0; i < tb->nfields; i++) {
+        for (i = 0; i < tb->nfields && !plainTable(tb); i++) {
             char an[128];
             const gpuinstField *f = &tb->fields[i];
             if (f->unit && f->unit[0]) {
@@ -406,68 +515,139 @@ static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRow
     free(owned);
 }
 
-/* /strings: one row per interned string per rank, streamed.  The width of
- * the name member is the longest string on any rank, plus its NUL. */
-typedef struct { uint32_t rank, id; } StrHead;
+/* /strings and /strings_text (format 2.0, issue 20): one index row per
+ * interned string per rank, {rank, id, length, offset}, and the texts of
+ * all ranks concatenated in row order (bytes, no separators), so the file
+ * grows with the total length of the strings.  (Format 1 had one
+ * fixed-width member as wide as the longest string on any rank: one
+ * 4095-byte name among 10^6 short ones made a 4.1 GB file.)  Parallel HDF5
+ * 1.10 cannot write variable-length data, hence offsets + bytes.  Both
+ * stream through the piece writer: the ids are read twice, the texts are
+ * never copied whole. */
+/* A /strings row, packed: rank u32 @0, id u32 @4, length u32 @8, offset
+ * u64 @12 (20 bytes, no padding: 4 bytes per string less than aligned). */
+enum { STR_RANK = 0, STR_ID = 4, STR_LENGTH = 8, STR_OFFSET = 12, STR_ROW = 20 };
 typedef struct StrIter {
-    size_t recsize;
+    uint32_t count;   /* ids 1..count, fixed when the writer starts */
     uint32_t next_id;
+    size_t pos;       /* bytes of next_id's text already given (texts) */
+    uint64_t offset;  /* in /strings_text of next_id's first byte (rows) */
 } StrIter;
 
-static uint64_t strNext(gpuinstRowIter *it, void *dst, uint64_t max)
+static uint64_t strRowsNext(gpuinstRowIter *it, void *dst, uint64_t max)
 {
     StrIter *s = (StrIter *)it->state;
-    char *out = (char *)dst;
+    unsigned char *out = (unsigned char *)dst;
     uint64_t k;
-    memset(out, 0, (size_t)(max * s->recsize));
-    for (k = 0; k < max && (uint64_t)s->next_id <= it->total; k++, s->next_id++) {
-        StrHead h;
+    for (k = 0; k < max && s->next_id <= s->count; k++, s->next_id++, out += STR_ROW) {
         size_t len = 0;
-        const char *str = gpuinstStringGet(s->next_id, &len);
-        h.rank = (uint32_t)gpuinstG.rank;
-        h.id = s->next_id;
-        memcpy(out + k * s->recsize, &h, sizeof h);
-        if (str) memcpy(out + k * s->recsize + sizeof h, str, len);
+        uint32_t zero = 0, len32;
+        if (gpuinstStringGet(s->next_id, &len) == NULL) len = 0;
+        len32 = (uint32_t)len;
+        memcpy(out + STR_RANK, &zero, 4); /* fixRows */
+        memcpy(out + STR_ID, &s->next_id, 4);
+        memcpy(out + STR_LENGTH, &len32, 4);
+        memcpy(out + STR_OFFSET, &s->offset, 8);
+        s->offset += len;
     }
     return k;
 }
 
+static uint64_t strTextNext(gpuinstRowIter *it, void *dst, uint64_t max)
+{
+    StrIter *s = (StrIter *)it->state;
+    char *out = (char *)dst;
+    uint64_t k = 0;
+    while (k < max && s->next_id <= s->count) {
+        size_t len = 0, take;
+        const char *t = gpuinstStringGet(s->next_id, &len);
+        if (t == NULL) len = 0;
+        take = len - s->pos < max - k ? len - s->pos : (size_t)(max - k);
+        if (take > 0) memcpy(out + k, t + s->pos, take);
+        k += take;
+        s->pos += take;
+        if (s->pos >= len) {
+            s->next_id++;
+            s->pos = 0;
+        }
+    }
+    return k;
+}
+
+static const gpuinstField strRowFields[] = {
+    {"rank", GPUINST_FT_U32, STR_RANK, 0, GPUINST_FIELD_RANK, "", "rank"},
+    {"id", GPUINST_FT_U32, STR_ID, 0, 0, "", "string id used by the other tables of the same rank"},
+    {"length", GPUINST_FT_U32, STR_LENGTH, 0, 0, "bytes", "bytes of the text, no NUL (names over 4095 bytes were cut)"},
+    {"offset", GPUINST_FT_U64, STR_OFFSET, 0, 0, "bytes", "byte offset of the text's first byte in /strings_text"},
+};
+static const gpuinstField strTextField[] = {
+    {"", GPUINST_FT_U8, 0, 0, 0, "", "text bytes"},
+};
+static const gpuinstTable strRowsTable = {
+    "/strings", "interned names (ranges, marks, domains, categories, threads...), one row per string per rank; "
+    "text = /strings_text[offset : offset + length]",
+    STR_ROW, 4, strRowFields, NULL, NULL, NULL};
+static const gpuinstTable strTextTable = {
+    "/strings_text", "the texts of /strings, all ranks, concatenated in row order (UTF-8 by convention, no separators)",
+    1, 1, strTextField, NULL, NULL, NULL};
+
 static void writeStrings(Writer *w)
 {
-    uint32_t n = gpuinstStringCount(), id;
-    uint64_t width = 1;
+    uint32_t id;
+    uint64_t bytes = 0, base = 0, all = 0;
     StrIter st;
     gpuinstRowIter it;
-    gpuinstField fields[3];
-    gpuinstTable tb;
-    for (id = 1; id <= n; id++) {
+    memset(&st, 0, sizeof st);
+    st.count = gpuinstStringCount();
+    for (id = 1; id <= st.count; id++) {
         size_t len = 0;
-        gpuinstStringGet(id, &len);
-        if (len + 1 > width) width = len + 1;
+        if (gpuinstStringGet(id, &len) != NULL) bytes += len;
     }
-    if (w->mode != MODE_LOCAL && gpuinstCollMaxU64(&width, 1) != GPUINST_SUCCESS) {
+    /* this rank's texts start after those of the ranks before it (gathered
+     * and local modes included: the rows are concatenated in rank order) */
+    if (gpuinstCollExscan(&bytes, &base, &all, 1) != GPUINST_SUCCESS) {
         if (!w->failed) w->failed = GPUINST_ERROR_MPI;
+        base = 0;
     }
-    st.recsize = (sizeof(StrHead) + (size_t)width + 7) & ~(size_t)7;
-    st.next_id = 1;
     memset(&it, 0, sizeof it);
-    it.total = n;
-    it.next = strNext;
+    it.total = st.count;
+    it.next = strRowsNext;
     it.state = &st;
-    fields[0].name = "rank"; fields[0].type = GPUINST_FT_U32; fields[0].offset = 0; fields[0].len = 0;
-    fields[0].flags = 0; fields[0].unit = ""; fields[0].doc = "rank";
-    fields[1].name = "id"; fields[1].type = GPUINST_FT_U32; fields[1].offset = 4; fields[1].len = 0;
-    fields[1].flags = 0; fields[1].unit = ""; fields[1].doc = "string id used by the other tables of the same rank";
-    fields[2].name = "name"; fields[2].type = GPUINST_FT_STR; fields[2].offset = 8;
-    fields[2].len = (uint32_t)width; fields[2].flags = 0; fields[2].unit = "";
-    fields[2].doc = "the text (UTF-8, NUL-padded; names over 4095 bytes were cut)";
-    memset(&tb, 0, sizeof tb);
-    tb.path = "/strings";
-    tb.doc = "interned names (ranges, marks, domains, categories, threads...), per rank";
-    tb.record_size = (uint32_t)st.recsize;
-    tb.nfields = 3;
-    tb.fields = fields;
-    writeTable(w, &tb, NULL, &it, n);
+    st.next_id = 1;
+    st.offset = base;
+    writeTable(w, &strRowsTable, NULL, &it, st.count);
+    memset(&it, 0, sizeof it);
+    it.total = bytes;
+    it.next = strTextNext;
+    it.state = &st;
+    st.next_id = 1;
+    st.pos = 0;
+    writeTable(w, &strTextTable, NULL, &it, bytes);
+}
+
+/* /failed_tables: the tables of this file that could not be written, and
+ * why (rank 0's list in a shared write; every rank meets the same
+ * failures).  Always written, 0 rows when all went well. */
+static const gpuinstField failedFields[] = {
+    {"table", GPUINST_FT_STR, (uint32_t)offsetof(FailedTable, table), (uint32_t)sizeof(((FailedTable *)0)->table), 0,
+     "", "dataset path that is missing from this file"},
+    {"reason", GPUINST_FT_STR, (uint32_t)offsetof(FailedTable, reason), (uint32_t)sizeof(((FailedTable *)0)->reason),
+     0, "", "why it could not be written"},
+};
+static const gpuinstTable failedTable = {
+    "/failed_tables", "tables that could not be written into this file (skipped; the others are complete), with the reason",
+    sizeof(FailedTable), 2, failedFields, NULL, NULL, NULL};
+
+static void writeFailedTables(Writer *w)
+{
+    uint64_t n = w->nskipped;
+    char *rows;
+    if (w->mode != MODE_LOCAL && gpuinstG.rank != 0) n = 0;
+    rows = (char *)malloc(n ? (size_t)n * sizeof(FailedTable) : 1);
+    if (rows == NULL) n = 0;
+    else if (n) memcpy(rows, w->skipped, (size_t)n * sizeof(FailedTable));
+    writeTable(w, &failedTable, rows, NULL, n);
+    free(rows);
 }
 
 static void rootAttributes(Writer *w)
@@ -585,13 +765,15 @@ static void notWorldWritable(const char *path)
         chmod(path, (mode_t)(sb.st_mode & 07777 & ~(mode_t)S_IWOTH));
 }
 
-/* Writes the attributes, every agreed table and /strings, and closes the
- * file.  Returns 1 if a write or the close failed (disk full, quota, I/O
- * error), agreed over all ranks in a shared write. */
+/* Writes the attributes, every agreed table, /strings, /strings_text and
+ * /failed_tables, and closes the file.  Returns 1 if a write or the close
+ * failed (disk full, quota, I/O error), agreed over all ranks in a shared
+ * write. */
 static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
 {
     uint32_t i;
     uint64_t bad;
+    w->nskipped = 0;
     rootAttributes(w);
     for (i = 0; i < agreed->n; i++) {
         const gpuinstTable *tb = agreed->tables[i];
@@ -617,6 +799,7 @@ static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
         }
     }
     writeStrings(w);
+    writeFailedTables(w);
 #if GPUINST_HDF5_PARALLEL
     if (w->mode == MODE_PARALLEL) {
         /* a failed raw-data write on any rank: the file is abandoned, and
@@ -737,6 +920,7 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
         w.failed = GPUINST_ERROR_IO;
     }
     gpuinstTableListFree(&agreed);
+    free(w.skipped);
     if (!w.io_failed && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) notWorldWritable(target);
     H5Pclose(w.dxpl);
     H5Eset_auto2(H5E_DEFAULT, oldfunc, olddata);

@@ -59,15 +59,27 @@ GPUINST_PRIVATE gpuinstThread *gpuinstThreadsHead(void)
 
 /* ---- names ------------------------------------------------------------- */
 
-/* Length of `s` up to GPUINST_NAME_MAX, cut back to a UTF-8 character
- * boundary; *cut is set when the name was longer. */
+/* Length of `s` up to GPUINST_NAME_MAX; *cut is set when the name was
+ * longer.  The cut never splits a valid UTF-8 character: it steps back to
+ * that character's first byte (at most 3 bytes).  Bytes that belong to no
+ * valid character are kept as they are (names are stored byte for byte;
+ * gpuinst does not validate encodings), so a long name of invalid bytes is
+ * cut at exactly GPUINST_NAME_MAX bytes.  (It used to step back over every
+ * byte of the form 10xxxxxx, and a long run of them became an empty name.) */
 static size_t nameLength(const char *s, int *cut)
 {
-    size_t n = strnlen(s, (size_t)GPUINST_NAME_MAX + 1);
+    size_t n = strnlen(s, (size_t)GPUINST_NAME_MAX + 1), p;
     *cut = 0;
     if (n > GPUINST_NAME_MAX) {
         n = GPUINST_NAME_MAX;
-        while (n > 0 && ((unsigned char)s[n] & 0xC0u) == 0x80u) n--; /* continuation byte */
+        for (p = n; p > 0 && n - p < 3;) {
+            p--;
+            if (((unsigned char)s[p] & 0xC0u) != 0x80u) { /* the last byte that can start a character */
+                int len = gpuinstUtf8Seq((const unsigned char *)s + p);
+                if (len > 0 && p + (size_t)len > n) n = p; /* a valid character across the cut */
+                break;
+            }
+        }
         *cut = 1;
     }
     return n;

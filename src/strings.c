@@ -36,6 +36,25 @@ GPUINST_PRIVATE uint64_t gpuinstHash(const char *s, size_t len)
     return h;
 }
 
+GPUINST_PRIVATE int gpuinstUtf8Seq(const unsigned char *s)
+{
+    unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+    int n, i;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) n = 3;
+    else if (c >= 0xF0 && c <= 0xF4) n = 4;
+    else return 0; /* continuation byte, overlong lead (C0, C1), or beyond U+10FFFF */
+    if (c == 0xE0) lo = 0xA0;      /* overlong */
+    else if (c == 0xED) hi = 0x9F; /* surrogates */
+    else if (c == 0xF0) lo = 0x90; /* overlong */
+    else if (c == 0xF4) hi = 0x8F; /* beyond U+10FFFF */
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (i = 2; i < n; i++)
+        if ((s[i] & 0xC0u) != 0x80u) return 0;
+    return n;
+}
+
 static int strRehash(uint32_t newcap)
 {
     uint32_t *slots = (uint32_t *)calloc(newcap, sizeof *slots);

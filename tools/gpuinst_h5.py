@@ -80,8 +80,13 @@ class GpuinstFile:
         self.strings = {}
         if "strings" in self.f:
             s = self.f["strings"][()]
-            for r, i, n in zip(s["rank"], s["id"], s["name"]):
-                self.strings[(int(r), int(i))] = n.decode(errors="replace")
+            if "offset" in s.dtype.names:  # format 2: texts in /strings_text
+                text = self.f["strings_text"][()].tobytes()
+                for r, i, o, n in zip(s["rank"], s["id"], s["offset"], s["length"]):
+                    self.strings[(int(r), int(i))] = text[int(o):int(o) + int(n)].decode(errors="replace")
+            else:
+                for r, i, n in zip(s["rank"], s["id"], s["name"]):
+                    self.strings[(int(r), int(i))] = n.decode(errors="replace")
         self.nranks = 1
         if "ranks" in self.f and len(self.f["ranks"]):
             self.nranks = int(self.f["ranks"]["rank"].max()) + 1

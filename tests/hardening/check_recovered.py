@@ -11,7 +11,11 @@ with h5py.File(path, "r") as f:
     r = f["ranges"][...]
     s = f["strings"][...]
     assert f.attrs["complete"] == 0 and f.attrs["writer_mode"] == b"recovered"
-names = {int(i): bytes(t).decode() for i, t in zip(s["id"], s["name"])}
+    if "offset" in s.dtype.names:  # format 2: texts in /strings_text
+        text = f["strings_text"][...].tobytes()
+        names = {int(i): text[int(o):int(o) + int(n)].decode() for i, o, n in zip(s["id"], s["offset"], s["length"])}
+    else:
+        names = {int(i): bytes(t).decode() for i, t in zip(s["id"], s["name"])}
 got = len(r)
 print("check_recovered: %d of %d ranges recovered (%d lost, allowed %d)" % (got, n, n - got, max_lost))
 if got == 0 or got > n or n - got > max_lost:

@@ -6,6 +6,9 @@
  *   hostile end_ids       ending unknown and already-ended range ids
  *   hostile names         NULL, empty, 10 MB and invalid-UTF-8 names
  *   hostile million [N]   N (default 10^6) distinct names: time, memory
+ *   hostile long_strings [N]  one 4095-byte name and N (default 10^6) short
+ *                         ones: the file grows with the total of the texts
+ *                         (issue 20: not N x the longest)
  *   hostile threads64     64 threads pushing/popping/marking at once
  *   hostile cross_thread  start on one thread, end on others
  *   hostile lifecycle     calls before init and after finalize, double
@@ -205,13 +208,32 @@ static void caseNames(void)
     char *huge = (char *)malloc(big + 1);
     /* 0xff 0xfe are never valid UTF-8; 0xc3 alone is a cut sequence */
     static const char bad[] = "bad\xff\xfe\xc3name";
-    hid_t f, d, ct, st;
-    char (*names)[4200];
-    uint32_t *ids;
-    hssize_t n, i;
-    size_t longest = 0;
+    /* long names cut at 4095 bytes (issue 20: a long run of 10xxxxxx bytes
+     * was stepped over to nothing and stored as an empty name):
+     * [0] 6000 bytes 0x80 (no character at all) -> 4095 bytes, as given;
+     * [1] a 3-byte character at 4093..4095 -> cut before it, 4093 bytes;
+     * [2] 0xC3 at 4094 then 'y': a lead without its continuation, not a
+     *     character -> kept, 4095 bytes;
+     * [3] 0xF0 0x9F 0x98 at 4092..4094 then 'z': a 4-byte lead cut short,
+     *     not a character -> kept, 4095 bytes */
+    static const size_t want[4] = {4095, 4093, 4095, 4095};
+    char *longs[4];
+    int found[4] = {0, 0, 0, 0};
+    size_t i, k, longest = 0;
     int found_bad = 0;
     giFile g;
+    for (k = 0; k < 4; k++) {
+        longs[k] = (char *)malloc(6001);
+        if (longs[k] == NULL) {
+            GI_CHECK(0, "malloc");
+            return;
+        }
+        memset(longs[k], "\x80xyz"[k], 6000);
+        longs[k][6000] = '\0';
+    }
+    memcpy(longs[1] + 4093, "\xe2\x82\xac", 3);
+    longs[2][4094] = (char)0xc3;
+    memcpy(longs[3] + 4092, "\xf0\x9f\x98", 3);
     if (huge == NULL) {
         GI_CHECK(0, "malloc");
         return;
@@ -236,38 +258,36 @@ static void caseNames(void)
     EXPECT(gpuinst_mark(bad), GPUINST_SUCCESS);
     EXPECT(gpuinst_range_push(bad), GPUINST_SUCCESS);
     EXPECT(gpuinst_range_pop(), GPUINST_SUCCESS);
+    for (k = 0; k < 4; k++) EXPECT(gpuinst_mark(longs[k]), GPUINST_SUCCESS);
     EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
     free(huge);
 
     if (gi_open(&g, outputPath()) != 0) return;
-    GI_CHECK(g.nranges == 3 && g.nmarks == 1, "%zu ranges %zu marks", g.nranges, g.nmarks);
+    GI_CHECK(g.nranges == 3 && g.nmarks == 5, "%zu ranges %zu marks", g.nranges, g.nmarks);
+    for (i = 0; i < g.nmarks; i++) {
+        const char *t = gi_str(&g, 0, g.marks[i].name);
+        for (k = 0; t != NULL && k < 4; k++)
+            if (strlen(t) == want[k] && memcmp(t, longs[k], want[k]) == 0) found[k] = 1;
+    }
+    for (k = 0; k < 4; k++) {
+        GI_CHECK(found[k], "long name %zu: not stored as its first %zu bytes", k, want[k]);
+        free(longs[k]);
+    }
     GI_CHECK(g.nranks == 1 && g.ranks[0].invalid_argument == 7, "invalid_argument %llu",
              g.nranks ? (unsigned long long)g.ranks[0].invalid_argument : 0ull);
     GI_CHECK(g.nranges == 3 && g.ranges[0].name == g.ranges[1].name, "the huge name has one id");
     GI_CHECK(rankMember(g.f, "names_truncated") >= 1, "names_truncated %llu",
              (unsigned long long)rankMember(g.f, "names_truncated"));
-    f = g.f;
-    d = H5Dopen2(f, "/strings", H5P_DEFAULT);
-    n = H5Sget_simple_extent_npoints(H5Dget_space(d));
-    names = (char (*)[4200])calloc((size_t)(n > 0 ? n : 1), sizeof *names);
-    ids = (uint32_t *)calloc((size_t)(n > 0 ? n : 1), sizeof *ids);
-    ct = H5Tcreate(H5T_COMPOUND, sizeof *names);
-    st = gi_str_type(sizeof *names);
-    H5Tinsert(ct, "name", 0, st);
-    GI_CHECK(H5Dread(d, ct, H5S_ALL, H5S_ALL, H5P_DEFAULT, names) >= 0, "read /strings");
-    for (i = 0; i < n; i++) {
-        size_t len = strlen(names[i]);
-        if (len > longest) longest = len;
-        if (strcmp(names[i], bad) == 0) found_bad = 1;
+    for (i = 0; i < g.nstrings; i++) {
+        const char *t = g.strings[i].name;
+        GI_CHECK(g.strings[i].length > 0 && strlen(t) == g.strings[i].length, "string %u: length %u, text %zu bytes",
+                 g.strings[i].id, g.strings[i].length, strlen(t));
+        if (t[0] == 'x' && g.strings[i].length > longest) longest = g.strings[i].length;
+        if (strcmp(t, bad) == 0) found_bad = 1;
     }
     /* 4095 bytes would split the 2-byte character at 4094..4095: cut to 4094 */
-    GI_CHECK(longest == 4094, "longest stored name %zu bytes, expected 4094", longest);
+    GI_CHECK(longest == 4094, "longest stored 'x' name %zu bytes, expected 4094", longest);
     GI_CHECK(found_bad, "invalid UTF-8 name stored byte for byte");
-    H5Tclose(st);
-    H5Tclose(ct);
-    H5Dclose(d);
-    free(names);
-    free(ids);
     gi_close(&g);
 }
 
@@ -309,6 +329,60 @@ static void caseMillion(long n)
     GI_CHECK(rowsOf(f, "/strings") >= (uint64_t)n, "/strings rows %llu", (unsigned long long)rowsOf(f, "/strings"));
     GI_CHECK(rankMember(f, "lost") == 0, "lost");
     H5Fclose(f);
+}
+
+/* ---- one long name among many short ones ------------------------------------- */
+static void caseLongStrings(long n)
+{
+    char name[64], *longest = (char *)malloc(4096);
+    long i;
+    uint64_t texts = 4095;
+    double t1, t2;
+    struct stat sb;
+    giFile g;
+    size_t k;
+    int seen = 0;
+    if (longest == NULL) {
+        GI_CHECK(0, "malloc");
+        return;
+    }
+    memset(longest, 'L', 4095);
+    longest[4095] = '\0';
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    EXPECT(gpuinst_mark(longest), GPUINST_SUCCESS);
+    for (i = 0; i < n; i++) {
+        int len = snprintf(name, sizeof name, "distinct-name-%ld", i);
+        texts += (uint64_t)len;
+        if (gpuinst_range_push(name) != GPUINST_SUCCESS || gpuinst_range_pop() != GPUINST_SUCCESS) {
+            GI_CHECK(0, "push/pop %ld failed", i);
+            break;
+        }
+    }
+    t1 = nowSec();
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+    t2 = nowSec();
+    GI_CHECK(stat(outputPath(), &sb) == 0, "no file %s", outputPath());
+    fprintf(stderr, "long_strings: 1 name of 4095 bytes + %ld short ones (%llu bytes of text): file %.1f MB, "
+            "finalize %.2f s\n", n, (unsigned long long)texts, (double)sb.st_size / 1e6, t2 - t1);
+    /* Rows of /ranges (48 bytes) and /strings (20 bytes) plus the texts,
+     * plus 4 MiB of everything else; format 1 made n x 4104 bytes. */
+    GI_CHECK((uint64_t)sb.st_size < (uint64_t)n * (48 + 24) + texts + (4u << 20),
+             "file %lld bytes for %ld names and %llu bytes of text", (long long)sb.st_size, n,
+             (unsigned long long)texts);
+    if (gi_open(&g, outputPath()) != 0) {
+        free(longest);
+        return;
+    }
+    GI_CHECK(g.nranges == (size_t)n && g.nmarks == 1, "%zu ranges, %zu marks", g.nranges, g.nmarks);
+    GI_CHECK(g.nmarks == 1 && gi_is(&g, 0, g.marks[0].name, longest), "the long name reads back");
+    for (k = 0; k < g.nranges; k += (size_t)(n / 97 + 1)) { /* a sample of the short ones */
+        snprintf(name, sizeof name, "distinct-name-%zu", k);
+        if (gi_is(&g, 0, g.ranges[k].name, name)) seen++;
+        else GI_CHECK(0, "range %zu is not named %s", k, name);
+    }
+    GI_CHECK(seen > 0, "no short name read back");
+    gi_close(&g);
+    free(longest);
 }
 
 /* ---- 64 threads at once ------------------------------------------------------ */
@@ -720,6 +794,7 @@ int main(int argc, char **argv)
     else if (strcmp(c, "end_ids") == 0) caseEndIds();
     else if (strcmp(c, "names") == 0) caseNames();
     else if (strcmp(c, "million") == 0) caseMillion(argc > 2 ? atol(argv[2]) : 1000000L);
+    else if (strcmp(c, "long_strings") == 0) caseLongStrings(argc > 2 ? atol(argv[2]) : 1000000L);
     else if (strcmp(c, "threads64") == 0) caseThreads64();
     else if (strcmp(c, "cross_thread") == 0) caseCrossThread();
     else if (strcmp(c, "lifecycle") == 0) caseLifecycle();
@@ -729,8 +804,8 @@ int main(int argc, char **argv)
     else if (strcmp(c, "kill9") == 0) caseKill9(argc > 2 ? atol(argv[2]) : 1000000L);
     else if (strcmp(c, "buffer") == 0) caseBuffer(argc > 2 ? atol(argv[2]) : 3000000L);
     else {
-        fprintf(stderr, "usage: hostile unbalanced|end_ids|names|million [N]|threads64|cross_thread|"
-                        "lifecycle|fork|signal\n");
+        fprintf(stderr, "usage: hostile unbalanced|end_ids|names|million [N]|long_strings [N]|threads64|"
+                        "cross_thread|lifecycle|fork|signal|finalize_race|kill9 [N]|buffer [N]\n");
         return 2;
     }
     if (gi_failures) fprintf(stderr, "hostile %s: %d check(s) failed\n", c, gi_failures);

@@ -45,7 +45,9 @@ def check(cond, msg):
 
 def strings_of(f):
     s = f["/strings"][...]
-    return {(int(r["rank"]), int(r["id"])): r["name"].decode() for r in s}
+    text = f["/strings_text"][...].tobytes()  # format 2: /strings rows point into it
+    return {(int(r), int(i)): text[int(o):int(o) + int(n)].decode()
+            for r, i, o, n in zip(s["rank"], s["id"], s["offset"], s["length"])}
 
 
 def main():

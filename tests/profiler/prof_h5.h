@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../unit/gi_strings.h"
+
 typedef struct phRegion {
     uint64_t start_ns, checkpoint_bytes, checkpoint_ns, setup_ns, replay_ns, lock_wait_ns;
     uint64_t end_ns, decode_ns;
@@ -34,10 +36,7 @@ typedef struct phRange { /* /ranges: the gpuinst ranges (wall time of a region a
     uint8_t depth;
 } phRange;
 
-typedef struct phString {
-    uint32_t rank, id;
-    char name[4096];
-} phString;
+typedef giStr phString; /* gi_strings.h: rank, id, length, name */
 
 typedef struct phUnavail {
     uint32_t rank;
@@ -53,6 +52,7 @@ typedef struct phFile {
     size_t nvalues;
     phString *strings;
     size_t nstrings;
+    char *strtext;
     phUnavail *unavail;
     size_t nunavail;
     phRange *ranges;
@@ -134,14 +134,7 @@ static int ph_open(phFile *g, const char *path)
     PH_M(ct, phValue, passes, H5T_NATIVE_UINT32);
     g->values = (phValue *)ph_read(g->f, "/profiler/values", ct, sizeof(phValue), &g->nvalues);
     H5Tclose(ct);
-    ct = H5Tcreate(H5T_COMPOUND, sizeof(phString));
-    PH_M(ct, phString, rank, H5T_NATIVE_UINT32);
-    PH_M(ct, phString, id, H5T_NATIVE_UINT32);
-    st = ph_str(sizeof(((phString *)0)->name));
-    PH_M(ct, phString, name, st);
-    g->strings = (phString *)ph_read(g->f, "/strings", ct, sizeof(phString), &g->nstrings);
-    H5Tclose(st);
-    H5Tclose(ct);
+    g->strings = gi_strings_load(g->f, &g->nstrings, &g->strtext);
     ct = H5Tcreate(H5T_COMPOUND, sizeof(phUnavail));
     PH_M(ct, phUnavail, rank, H5T_NATIVE_UINT32);
     st = ph_str(32);
@@ -177,6 +170,7 @@ static void ph_close(phFile *g)
     free(g->regions);
     free(g->values);
     free(g->strings);
+    free(g->strtext);
     free(g->unavail);
     free(g->ranges);
     if (g->f >= 0) H5Fclose(g->f);

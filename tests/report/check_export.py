@@ -116,7 +116,13 @@ def main():
             n_launch += sum(1 for r, c in zip(t["rank"], t[cm]) if (int(r), int(c)) in apis)
     n_msg = 0
     if mc is not None:
-        strings = {(int(r), int(i)): n.decode() for r, i, n in zip(f["strings"]["rank"], f["strings"]["id"], f["strings"]["name"])}
+        st = f["strings"][()]
+        if "offset" in st.dtype.names:  # format 2: texts in /strings_text
+            text = f["strings_text"][()].tobytes()
+            strings = {(int(r), int(i)): text[int(o):int(o) + int(n)].decode()
+                       for r, i, o, n in zip(st["rank"], st["id"], st["offset"], st["length"])}
+        else:
+            strings = {(int(r), int(i)): n.decode() for r, i, n in zip(st["rank"], st["id"], st["name"])}
         nm = [strings.get((int(r), int(i)), "") for r, i in zip(mc["rank"], mc["name"])] if "name" in mc.dtype.names else []
         sends, recvs = collections.Counter(), collections.Counter()
         for i, n in enumerate(nm):

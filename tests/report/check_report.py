@@ -62,8 +62,13 @@ class File:
         self.strings = {}
         if "strings" in self.f:
             s = self.f["strings"][()]
-            for r, i, n in zip(s["rank"], s["id"], s["name"]):
-                self.strings[(int(r), int(i))] = n.decode()
+            if "offset" in s.dtype.names:  # format 2: texts in /strings_text
+                text = self.f["strings_text"][()].tobytes()
+                for r, i, o, n in zip(s["rank"], s["id"], s["offset"], s["length"]):
+                    self.strings[(int(r), int(i))] = text[int(o):int(o) + int(n)].decode()
+            else:
+                for r, i, n in zip(s["rank"], s["id"], s["name"]):
+                    self.strings[(int(r), int(i))] = n.decode()
         self.nranks = 1
         if "ranks" in self.f:
             self.nranks = int(self.f["ranks"]["rank"].max()) + 1

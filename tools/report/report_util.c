@@ -142,15 +142,57 @@ const char *strLookup(const Ctx *c, uint32_t rank, uint64_t id)
     return NULL;
 }
 
+/* Format 2: /strings rows {rank, id, length, offset} into the bytes of
+ * /strings_text.  The texts are copied NUL-terminated into c->strtext and
+ * the map holds each one's byte position (strwidth 1). */
+static void loadStrings2(Ctx *c, const h5tab *t, const uint64_t *rk, const uint64_t *id)
+{
+    uint64_t *off = NULL, *len = NULL;
+    unsigned char *text = NULL;
+    hid_t d = -1, s;
+    hssize_t nt = -1;
+    size_t i, at = 0, need = 1;
+    if (h5tabU64(t, "offset", &off) != 0 || h5tabU64(t, "length", &len) != 0) goto out;
+    if (H5Lexists(c->file, "/strings_text", H5P_DEFAULT) <= 0 ||
+        (d = H5Dopen2(c->file, "/strings_text", H5P_DEFAULT)) < 0)
+        goto out;
+    s = H5Dget_space(d);
+    nt = H5Sget_simple_extent_npoints(s);
+    H5Sclose(s);
+    text = (unsigned char *)malloc(nt > 0 ? (size_t)nt : 1);
+    if (text == NULL || nt < 0 || (nt > 0 && H5Dread(d, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, text) < 0))
+        goto out;
+    for (i = 0; i < t->n; i++)
+        if (off[i] <= (uint64_t)nt && len[i] <= (uint64_t)nt - off[i]) need += (size_t)len[i] + 1;
+    c->strtext = (char *)malloc(need);
+    if (c->strtext == NULL) goto out;
+    c->strwidth = 1;
+    for (i = 0; i < t->n; i++) {
+        if (off[i] > (uint64_t)nt || len[i] > (uint64_t)nt - off[i]) continue; /* outside the texts: unknown */
+        memcpy(c->strtext + at, text + off[i], (size_t)len[i]);
+        c->strtext[at + len[i]] = '\0';
+        u64Put(&c->strs, (rk[i] << 32) | (id[i] & 0xffffffffu), at);
+        at += (size_t)len[i] + 1;
+    }
+out:
+    if (d >= 0) H5Dclose(d);
+    free(text);
+    free(off);
+    free(len);
+}
+
 void loadStrings(Ctx *c)
 {
     h5tab t;
     uint64_t *rk = NULL, *id = NULL;
     size_t i;
     if (h5tabOpen(c->file, "/strings", &t) != 0) return;
-    if (h5tabU64(&t, "rank", &rk) == 0 && h5tabU64(&t, "id", &id) == 0 &&
-        h5tabStr(&t, "name", &c->strtext, &c->strwidth) == 0) {
-        for (i = 0; i < t.n; i++) u64Put(&c->strs, (rk[i] << 32) | (id[i] & 0xffffffffu), i);
+    if (h5tabU64(&t, "rank", &rk) == 0 && h5tabU64(&t, "id", &id) == 0) {
+        if (h5tabHas(&t, "offset")) {
+            loadStrings2(c, &t, rk, id);
+        } else if (h5tabStr(&t, "name", &c->strtext, &c->strwidth) == 0) {
+            for (i = 0; i < t.n; i++) u64Put(&c->strs, (rk[i] << 32) | (id[i] & 0xffffffffu), i);
+        }
     }
     free(rk);
     free(id);
