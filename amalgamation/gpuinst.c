@@ -82,11 +82,14 @@
  * keeps for libraries loaded later (dlopen of libgpuinst.so works). */
 #define GPUINST_TLS __thread __attribute__((tls_model("initial-exec")))
 #define GPUINST_UNUSED __attribute__((unused))
+/* inline in every caller, whatever the unit's size (the MPI wrappers' hot path) */
+#define GPUINST_INLINE inline __attribute__((always_inline))
 #else
 #define GPUINST_LIKELY(x) (x)
 #define GPUINST_UNLIKELY(x) (x)
 #define GPUINST_TLS _Thread_local
 #define GPUINST_UNUSED
+#define GPUINST_INLINE inline
 #endif
 
 /* Atomics through the GCC/Clang builtins: the same spelling compiles as C11
@@ -4322,15 +4325,84 @@ NVTX_LINKONCE_DEFINE_FUNCTION void NVTX_VERSIONED_IDENTIFIER(nvtxInitOnce)(void)
 #define GPUINST_MAX_THREADS 65535     /* threads recorded per process (u16 in the file) */
 
 /* ---- clock -------------------------------------------------------------- */
-/* Host timestamps: CLOCK_MONOTONIC in ns (vDSO, no syscall).  Every host
- * record uses this clock; CUPTI's timestamps are mapped onto it; finalize
- * maps each rank onto rank 0's timeline (gpuinstClockMap). */
-static inline uint64_t gpuinstClockNs(void)
+/* Host timestamps (src/clock.c): gpuinst's clock, in ns.  With an
+ * invariant TSC that the kernel also uses, the TSC scaled to ns (no call:
+ * ~10 instructions); else CLOCK_MONOTONIC.  Every host record uses this
+ * clock; CUPTI's timestamps come from it (timestamp callback); the writer
+ * maps every GPUINST_FIELD_TIME member onto CLOCK_MONOTONIC (from paired
+ * samples) and then onto rank 0's timeline (gpuinstClockToFile). */
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define GPUINST_HAVE_TSC 1
+#else
+#define GPUINST_HAVE_TSC 0
+#endif
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef __int128 gpuinst_i128;
+__extension__ typedef unsigned __int128 gpuinst_u128;
+#else
+#error "gpuinst needs a compiler with __int128 (GCC, Clang)"
+#endif
+typedef struct gpuinstClockSrc {
+    int tsc;              /* 1: the TSC (acquire/release; 0 until gpuinstClockInit chose it) */
+    uint64_t mult;        /* ns per tick, 32.32 fixed point */
+    uint64_t base;        /* ns = base + tsc * mult / 2^32 (mod 2^64): CLOCK_MONOTONIC at calibration */
+    double hz;            /* TSC ticks per second, as calibrated */
+} gpuinstClockSrc;
+GPUINST_SHARED_DATA gpuinstClockSrc gpuinstClk;
+
+static GPUINST_INLINE uint64_t gpuinstClockMonoNs(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+/* gpuinst's clock for a TSC value: a 64 x 64 -> 128-bit multiply, a
+ * shift and an add (the TSC's ~2^60 ticks at most times a 2^32-scaled
+ * rate fit in 128 bits). */
+static GPUINST_INLINE uint64_t gpuinstClockFromTsc(uint64_t tsc)
+{
+    return gpuinstClk.base + (uint64_t)(((gpuinst_u128)tsc * gpuinstClk.mult) >> 32);
+}
+static GPUINST_INLINE uint64_t gpuinstClockNs(void)
+{
+#if GPUINST_HAVE_TSC && defined(__SIZEOF_INT128__)
+    if (GPUINST_LIKELY(gpuinstClk.tsc)) return gpuinstClockFromTsc(__builtin_ia32_rdtsc());
+#endif
+    return gpuinstClockMonoNs();
+}
+/* Chooses the clock (GPUINST_CLOCK: auto, tsc, monotonic) and calibrates
+ * the TSC (1 ms); first thing in gpuinst_init.  Start: the sampler thread
+ * (a paired sample per second) once recording starts.  Sample: one pair
+ * now (any thread).  Finish: stops the thread, takes a last pair, builds
+ * the map; at finalize, before the writer. */
+GPUINST_PRIVATE void gpuinstClockInit(void);
+GPUINST_PRIVATE void gpuinstClockStart(void);
+GPUINST_PRIVATE void gpuinstClockSample(void);
+GPUINST_PRIVATE void gpuinstClockFinish(void);
+/* gpuinst's clock -> CLOCK_MONOTONIC (identity without the TSC), and on to
+ * rank 0's timeline (the file's); 0 stays 0 ("no time"). */
+GPUINST_PRIVATE uint64_t gpuinstClockToMono(uint64_t t);
+GPUINST_PRIVATE uint64_t gpuinstClockToFile(uint64_t t);
+/* Maps the u64 members at `offsets` of n rows (recsize bytes each) in
+ * place, as gpuinstClockToFile (within 1 ns); with `tagged`, values with
+ * GPUINST_TIME_MONO set are CLOCK_MONOTONIC (GPUINST_FIELD_TIME_MONO_TAG). */
+GPUINST_PRIVATE void gpuinstClockRows(char *rows, uint64_t n, uint32_t recsize, const uint32_t *offsets,
+                                      uint32_t noff, int tagged);
+/* File ns per gpuinst-clock ns, for durations (GPUINST_FIELD_DURATION). */
+GPUINST_PRIVATE double gpuinstClockDurationScale(void);
+/* /clock: one row per rank. */
+typedef struct gpuinstClockInfoRec {
+    double tsc_hz;          /* TSC ticks per second (calibrated); 0 without the TSC */
+    double map_error_ns;    /* estimated error of the map to CLOCK_MONOTONIC */
+    double rate;            /* CLOCK_MONOTONIC ns per gpuinst-clock ns over the run */
+    uint32_t samples;       /* paired samples the map was made of */
+    uint32_t rank;          /* filled by the writer */
+    uint8_t source;         /* 0 CLOCK_MONOTONIC, 1 TSC */
+    uint8_t pad_[7];
+    char fallback[200];     /* why not the TSC ("" with it) */
+} gpuinstClockInfoRec;
+GPUINST_PRIVATE void gpuinstClockInfo(gpuinstClockInfoRec *r);
+GPUINST_PRIVATE void gpuinstClockTableRegister(void);
 /* Wall-clock (CLOCK_REALTIME) ns since the Unix epoch, for metadata. */
 GPUINST_PRIVATE uint64_t gpuinstWallNs(void);
 
@@ -4404,7 +4476,7 @@ static inline void *gpuinstBufSlot(gpuinstBuf *b)
         return GPUINST_CHUNK_DATA(c) + (size_t)c->count * b->recsize;
     return gpuinstBufGrow(b);
 }
-static inline void gpuinstBufCommit(gpuinstBuf *b)
+static GPUINST_INLINE void gpuinstBufCommit(gpuinstBuf *b)
 {
     gpuinstChunk *c = b->tail;
     GPUINST_STORE_REL(&c->count, c->count + 1);
@@ -4624,7 +4696,10 @@ typedef struct gpuinstConfig {
     uint64_t buffer_mb;       /* GPUINST_BUFFER_MB (0 = no cap) */
     int overwrite;            /* GPUINST_OVERWRITE (default 0: never replace an existing file; issue 8) */
     int collective_io;        /* GPUINST_COLLECTIVE_IO (default 0: each rank writes its hyperslab independently) */
+    int mode;                 /* GPUINST_MODE: GPUINST_MODE_TRACE and/or GPUINST_MODE_PROFILE */
 } gpuinstConfig;
+#define GPUINST_MODE_TRACE 0x1    /* keep every event (/ranges, /marks, /mpi/calls ...) */
+#define GPUINST_MODE_PROFILE 0x2  /* aggregate per range path (/profile/...; issue 19) */
 
 /* Misuse/loss counters (relaxed atomics; written to /ranks). */
 typedef struct gpuinstCounters {
@@ -4678,8 +4753,14 @@ typedef enum gpuinstFieldType {
     GPUINST_FT_STR            /* fixed-length NUL-padded char[len] */
 } gpuinstFieldType;
 
-#define GPUINST_FIELD_TIME 0x1u   /* a host-clock timestamp: mapped onto rank 0's timeline */
+#define GPUINST_FIELD_TIME 0x1u   /* a host-clock timestamp (u64): mapped onto rank 0's timeline */
 #define GPUINST_FIELD_RANK 0x2u   /* filled with the rank by the writer */
+#define GPUINST_FIELD_DURATION 0x4u    /* a duration on gpuinst's clock (u64 or f64): scaled to file ns */
+#define GPUINST_FIELD_DURATION_SQ 0x8u /* a sum of squared durations (f64, ns^2): scaled by the scale^2 */
+#define GPUINST_FIELD_TIME_MONO_TAG 0x10u /* with TIME: a value with GPUINST_TIME_MONO set is CLOCK_MONOTONIC
+                                              already (a caller's timestamp): the bit is cleared and the value
+                                              mapped onto rank 0 only */
+#define GPUINST_TIME_MONO ((uint64_t)1 << 63)
 
 typedef struct gpuinstField {
     const char *name;
@@ -4876,19 +4957,19 @@ static inline GPUINST_UNUSED void gpuinstGpuRangePop(void)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuRangePopSlow();
 }
-static inline GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id)
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiEnterSlow(call_id);
 }
-static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void)
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiExit(void)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiExitSlow();
 }
 #else
 static inline GPUINST_UNUSED void gpuinstGpuRangePush(uint64_t range_id) { (void)range_id; }
 static inline GPUINST_UNUSED void gpuinstGpuRangePop(void) {}
-static inline GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
-static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void) {}
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiExit(void) {}
 #endif
 
 /* The decoder, exposed for tests and the decode benchmark: decodes one
@@ -5171,14 +5252,47 @@ GPUINST_PRIVATE void gpuinstUnavailableAdd(const char *feature, const char *reas
 /************** End of src/diag.c **************/
 /************** Begin file src/clock.c **************/
 /*
- * clock.c -- host timestamps and the map onto rank 0's timeline.
+ * clock.c -- host timestamps: gpuinst's clock, its map onto
+ * CLOCK_MONOTONIC, and the map onto rank 0's timeline.
  *
- * Host records are stamped with gpuinstClockNs() (CLOCK_MONOTONIC, inline in
- * gpuinstInt.h so the hot path pays only the vDSO read).  At finalize the MPI
- * layer measures offset and drift to rank 0 and the writer maps every
- * GPUINST_FIELD_TIME field through gpuinstClockApply.
+ * gpuinst's clock (gpuinstClockNs, inline in gpuinstInt.h) is read on every
+ * hot path.  Where the CPU has an invariant TSC (the constant_tsc and
+ * nonstop_tsc flags: one rate, ticking in every power state) and the
+ * kernel itself keeps time with it (clocksource "tsc": it found the TSC
+ * synchronised across CPUs and stable), it is the TSC read with rdtsc and
+ * scaled to ns, base + tsc * mult / 2^32: a read, a multiply, a shift
+ * and an add, 6 instructions and no call (two clock_gettime calls cost
+ * 46 ns of a 59.5 ns range on the development VM; bench/RESULTS.md).
+ * Elsewhere (no TSC, a VM whose kernel keeps time with kvm-clock, another
+ * CPU architecture, GPUINST_CLOCK=monotonic) it is CLOCK_MONOTONIC
+ * through the vDSO.  The scale comes from a 1 ms calibration at init; it
+ * need not be exact, because nothing is written on gpuinst's clock:
+ *
+ * Map to CLOCK_MONOTONIC.  Paired samples (gpuinst clock, CLOCK_MONOTONIC)
+ * are taken at init, once a second by a sampler thread, and at finalize;
+ * each sample is the best of a few reads bracketed by two TSC reads.  At
+ * finalize the samples make a piecewise-linear map (one segment between
+ * two samples, the end segments extended), so the kernel's NTP slewing of
+ * CLOCK_MONOTONIC and the calibration's error are followed to within the
+ * interpolation error over one second (estimated from the samples and
+ * written to /clock; bench/bench_clock.c measures it over 10 minutes).
+ * Durations (profile tables) are scaled by the map's average rate.
+ *
+ * Map to rank 0 (gpuinstClockApply): the MPI layer measures each rank's
+ * CLOCK_MONOTONIC against rank 0's (offset and drift, mpi/mpi_clock.c).
+ * The writer maps every GPUINST_FIELD_TIME member through both
+ * (gpuinstClockToFile; gpuinstClockRows for whole pieces, in integer
+ * arithmetic per segment).
  */
 /* #include "gpuinstInt.h" -- already inlined */
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) gpuinstClockSrc gpuinstClk;
+#endif
 
 GPUINST_PRIVATE uint64_t gpuinstWallNs(void)
 {
@@ -5195,6 +5309,422 @@ GPUINST_PRIVATE uint64_t gpuinstClockApply(const gpuinstClockMap *m, uint64_t t)
     dt = (double)(int64_t)(t - m->ref_ns);
     v = (int64_t)t + m->offset_ns + (int64_t)(m->drift * dt);
     return v < 0 ? 0 : (uint64_t)v;
+}
+
+/* ---- TSC detection and calibration ------------------------------------ */
+
+/* 1 if the whitespace-separated word `w` is in s. */
+static int hasWord(const char *s, const char *w)
+{
+    size_t n = strlen(w);
+    const char *p;
+    for (p = strstr(s, w); p != NULL; p = strstr(p + 1, w))
+        if ((p == s || p[-1] == ' ' || p[-1] == '\t') && (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* The first line of `path` that starts with `prefix` (or the first line
+ * when prefix is ""), into out; 0 if none. */
+static int readLine(const char *path, const char *prefix, char *out, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = strlen(prefix);
+    int found = 0;
+    if (f == NULL) return 0;
+    while (!found && fgets(out, (int)cap, f) != NULL) found = strncmp(out, prefix, n) == 0;
+    fclose(f);
+    return found;
+}
+
+/* 1 if the TSC can be gpuinst's clock; else 0 and the reason in why. */
+static int tscUsable(int forced, char *why, size_t cap)
+{
+#if GPUINST_HAVE_TSC
+    static char line[8192];
+    char cs[64];
+    if (!readLine("/proc/cpuinfo", "flags", line, sizeof line)) {
+        snprintf(why, cap, "/proc/cpuinfo has no flags line: the TSC's invariance cannot be checked");
+        return 0;
+    }
+    if (!hasWord(line, "constant_tsc") || !hasWord(line, "nonstop_tsc")) {
+        snprintf(why, cap, "the CPU's TSC is not invariant (no constant_tsc/nonstop_tsc flag)");
+        return 0;
+    }
+    if (forced) return 1;
+    if (!readLine("/sys/devices/system/clocksource/clocksource0/current_clocksource", "", cs, sizeof cs)) {
+        snprintf(why, cap, "the kernel's clocksource is unknown (no /sys/devices/system/clocksource)");
+        return 0;
+    }
+    cs[strcspn(cs, "\n")] = '\0';
+    if (strcmp(cs, "tsc") != 0) {
+        snprintf(why, cap, "the kernel keeps time with \"%.40s\", not the TSC (GPUINST_CLOCK=tsc uses it anyway)", cs);
+        return 0;
+    }
+    return 1;
+#else
+    (void)forced;
+    snprintf(why, cap, "not an x86 CPU: no TSC");
+    return 0;
+#endif
+}
+
+/* One (TSC, CLOCK_MONOTONIC) pair: the best of `tries` reads of the
+ * monotonic clock each between two TSC reads (the narrowest bracket), the
+ * TSC value taken at the bracket's middle.  *width: the bracket, ticks. */
+static void tscPair(int tries, uint64_t *tsc, uint64_t *mono, uint64_t *width)
+{
+#if GPUINST_HAVE_TSC
+    uint64_t best = UINT64_MAX;
+    int i;
+    for (i = 0; i < tries; i++) {
+        uint64_t a = __builtin_ia32_rdtsc(), m = gpuinstClockMonoNs(), b = __builtin_ia32_rdtsc();
+        if (b >= a && b - a < best) {
+            best = b - a;
+            *tsc = a + (b - a) / 2;
+            *mono = m;
+        }
+    }
+    *width = best;
+#else
+    (void)tries;
+    *tsc = 0;
+    *mono = gpuinstClockMonoNs();
+    *width = 0;
+#endif
+}
+
+/* ---- samples and the sampler thread ------------------------------------- */
+
+typedef struct ClockSample {
+    uint64_t t;         /* gpuinst's clock */
+    uint64_t mono;      /* CLOCK_MONOTONIC */
+} ClockSample;
+
+#define SAMPLES_MAX 65536 /* then every other one is dropped and the period doubles */
+static ClockSample *samples;
+static uint32_t nsamples, capsamples;
+static uint64_t periodNs = 1000000000ull;
+static uint64_t widthMaxNs;            /* widest bracket of a kept sample, ns */
+static pthread_mutex_t sampleLock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sampleWake = PTHREAD_COND_INITIALIZER;
+static pthread_t sampler;
+static int samplerOn, samplerStop;
+static char fallbackWhy[200];
+
+/* Map (built by gpuinstClockFinish): segment i maps [seg[i].t, seg[i+1].t)
+ * as mono = seg[i].mono + (t - seg[i].t) * slope[i] / 2^32. */
+static ClockSample *seg;
+static uint64_t *slope;
+static uint32_t nseg;
+static double avgRate = 1.0;           /* d mono / d t over the whole run */
+static double mapErrorNs;              /* estimated interpolation error */
+
+static void sampleAdd(uint64_t t, uint64_t mono)
+{
+    pthread_mutex_lock(&sampleLock);
+    if (nsamples == capsamples) {
+        if (capsamples >= SAMPLES_MAX) { /* thin: keep every other one (the first and last stay) */
+            uint32_t i, k = 0;
+            for (i = 0; i < nsamples; i += 2) samples[k++] = samples[i];
+            nsamples = k;
+            periodNs *= 2;
+        } else {
+            uint32_t nc = capsamples ? capsamples * 2 : 256;
+            ClockSample *n = (ClockSample *)realloc(samples, nc * sizeof *n);
+            if (n == NULL) { /* keep what there is: the map interpolates over a longer span */
+                pthread_mutex_unlock(&sampleLock);
+                return;
+            }
+            samples = n;
+            capsamples = nc;
+        }
+    }
+    if (nsamples == 0 || t > samples[nsamples - 1].t) {
+        samples[nsamples].t = t;
+        samples[nsamples].mono = mono;
+        nsamples++;
+    }
+    pthread_mutex_unlock(&sampleLock);
+}
+
+/* gpuinst's clock for a TSC value (as gpuinstClockNs computes it). */
+static uint64_t tscToNs(uint64_t tsc)
+{
+    return gpuinstClockFromTsc(tsc);
+}
+
+GPUINST_PRIVATE void gpuinstClockSample(void)
+{
+    uint64_t tsc, mono, width;
+    if (!gpuinstClk.tsc) return;
+    tscPair(5, &tsc, &mono, &width);
+    if (width != UINT64_MAX) {
+        uint64_t wns = tscToNs(tsc + width) - tscToNs(tsc);
+        if (wns > widthMaxNs) widthMaxNs = wns;
+        sampleAdd(tscToNs(tsc), mono);
+    }
+}
+
+static void *samplerMain(void *arg)
+{
+    sigset_t all;
+    (void)arg;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL); /* the application's signals go to its own threads */
+    pthread_mutex_lock(&sampleLock);
+    while (!samplerStop) {
+        struct timespec until;
+        uint64_t p = periodNs;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += (time_t)(p / 1000000000ull);
+        until.tv_nsec += (long)(p % 1000000000ull);
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&sampleWake, &sampleLock, &until);
+        if (samplerStop) break;
+        pthread_mutex_unlock(&sampleLock);
+        gpuinstClockSample();
+        pthread_mutex_lock(&sampleLock);
+    }
+    pthread_mutex_unlock(&sampleLock);
+    return NULL;
+}
+
+/* ---- lifecycle ------------------------------------------------------------ */
+
+GPUINST_PRIVATE void gpuinstClockInit(void)
+{
+    const char *env = getenv("GPUINST_CLOCK");
+    int forced = 0, want = 1;
+    uint64_t t0, m0, w0, t1, m1, w1;
+    const char *en = getenv("GPUINST_ENABLE");
+    if (gpuinstClk.tsc || nsamples > 0) return; /* once per process */
+    if (en != NULL && strcmp(en, "0") == 0) return; /* disabled: nothing is timed */
+    if (env != NULL && env[0] != '\0') {
+        if (strcmp(env, "tsc") == 0) forced = 1;
+        else if (strcmp(env, "monotonic") == 0) want = 0;
+        else if (strcmp(env, "auto") != 0)
+            gpuinstWarn("GPUINST_CLOCK=\"%.32s\" is not auto, tsc or monotonic; using auto", env);
+    }
+    if (!want) {
+        snprintf(fallbackWhy, sizeof fallbackWhy, "GPUINST_CLOCK=monotonic");
+        return;
+    }
+    if (!tscUsable(forced, fallbackWhy, sizeof fallbackWhy)) return;
+    /* calibration: two pairs at least 1 ms apart */
+    tscPair(5, &t0, &m0, &w0);
+    do {
+        tscPair(5, &t1, &m1, &w1);
+    } while (m1 - m0 < 1000000ull && m1 >= m0);
+    if (t1 <= t0 || m1 <= m0 || w0 == UINT64_MAX || w1 == UINT64_MAX) {
+        snprintf(fallbackWhy, sizeof fallbackWhy, "the TSC did not advance during calibration");
+        return;
+    }
+    gpuinstClk.mult = (uint64_t)((double)(m1 - m0) / (double)(t1 - t0) * 4294967296.0 + 0.5);
+    gpuinstClk.base = m0 - (uint64_t)(((gpuinst_u128)t0 * gpuinstClk.mult) >> 32); /* t0 -> m0 */
+    gpuinstClk.hz = (double)(t1 - t0) * 1e9 / (double)(m1 - m0);
+    GPUINST_STORE_REL(&gpuinstClk.tsc, 1);
+    sampleAdd(tscToNs(t0), m0);
+    sampleAdd(tscToNs(t1), m1);
+}
+
+GPUINST_PRIVATE void gpuinstClockStart(void)
+{
+    if (!gpuinstClk.tsc || samplerOn) return;
+    samplerStop = 0;
+    if (pthread_create(&sampler, NULL, samplerMain, NULL) == 0) samplerOn = 1;
+    else gpuinstWarn("could not start the clock sampler thread: the TSC is mapped from the samples at init and "
+                     "finalize only");
+}
+
+/* Builds the map from the samples (after a last one). */
+GPUINST_PRIVATE void gpuinstClockFinish(void)
+{
+    uint32_t i;
+    if (samplerOn) {
+        pthread_mutex_lock(&sampleLock);
+        samplerStop = 1;
+        pthread_cond_signal(&sampleWake);
+        pthread_mutex_unlock(&sampleLock);
+        pthread_join(sampler, NULL);
+        samplerOn = 0;
+    }
+    if (!gpuinstClk.tsc) return;
+    gpuinstClockSample();
+    pthread_mutex_lock(&sampleLock);
+    free(seg);
+    free(slope);
+    nseg = 0;
+    seg = (ClockSample *)malloc((nsamples ? nsamples : 1) * sizeof *seg);
+    slope = (uint64_t *)malloc((nsamples ? nsamples : 1) * sizeof *slope);
+    if (seg != NULL && slope != NULL && nsamples > 0) {
+        memcpy(seg, samples, nsamples * sizeof *seg);
+        nseg = nsamples;
+        for (i = 0; i + 1 < nseg; i++) {
+            double r = (double)(seg[i + 1].mono - seg[i].mono) / (double)(seg[i + 1].t - seg[i].t);
+            slope[i] = (uint64_t)(r * 4294967296.0 + 0.5);
+        }
+        slope[nseg - 1] = nseg > 1 ? slope[nseg - 2] : (uint64_t)1 << 32;
+        if (nseg > 1)
+            avgRate = (double)(seg[nseg - 1].mono - seg[0].mono) / (double)(seg[nseg - 1].t - seg[0].t);
+        /* interpolation error, estimated: each inner sample against the
+         * line through its two neighbours (a span of two periods: an
+         * upper estimate for one), plus the widest read bracket */
+        mapErrorNs = 0;
+        for (i = 1; i + 1 < nseg; i++) {
+            double f = (double)(seg[i].t - seg[i - 1].t) / (double)(seg[i + 1].t - seg[i - 1].t);
+            double pred = (double)seg[i - 1].mono + f * (double)(seg[i + 1].mono - seg[i - 1].mono);
+            double e = pred - (double)seg[i].mono;
+            if (e < 0) e = -e;
+            if (e > mapErrorNs) mapErrorNs = e;
+        }
+        mapErrorNs += (double)widthMaxNs / 2;
+    } else {
+        free(seg);
+        free(slope);
+        seg = NULL;
+        slope = NULL;
+    }
+    pthread_mutex_unlock(&sampleLock);
+}
+
+/* ---- the maps ---------------------------------------------------------------- */
+
+/* The segment holding t: the last whose start is <= t (0 before the first). */
+static uint32_t segFind(uint64_t t)
+{
+    uint32_t lo = 0, hi = nseg;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (seg[mid].t <= t) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static uint64_t segApply(uint32_t i, uint64_t t)
+{
+    int64_t d = (int64_t)(t - seg[i].t);
+    gpuinst_i128 v = ((gpuinst_i128)d * (gpuinst_i128)slope[i]) >> 32;
+    return (uint64_t)((int64_t)seg[i].mono + (int64_t)v);
+}
+
+GPUINST_PRIVATE uint64_t gpuinstClockToMono(uint64_t t)
+{
+    if (t == 0 || nseg == 0) return t;
+    return segApply(segFind(t), t);
+}
+
+GPUINST_PRIVATE uint64_t gpuinstClockToFile(uint64_t t)
+{
+    if (t == 0) return 0;
+    return gpuinstClockApply(&gpuinstG.clock, gpuinstClockToMono(t));
+}
+
+GPUINST_PRIVATE double gpuinstClockDurationScale(void)
+{
+    return avgRate * (1.0 + gpuinstG.clock.drift);
+}
+
+/* Maps `n` rows' TIME members in place: per segment of the map, the two
+ * maps (to CLOCK_MONOTONIC, then to rank 0) are one line, evaluated in
+ * integer arithmetic; the segment is looked up only when a time leaves the
+ * last one (rows come mostly in time order). */
+GPUINST_PRIVATE void gpuinstClockRows(char *rows, uint64_t n, uint32_t recsize, const uint32_t *offsets,
+                                      uint32_t noff, int tagged)
+{
+    uint64_t k, lo = 1, hi = 0, a = 0, base = 0;
+    int64_t kq = 0; /* combined slope, 32.32 */
+    uint32_t j;
+    const gpuinstClockMap *m = &gpuinstG.clock;
+    for (k = 0; k < n; k++) {
+        char *row = rows + k * recsize;
+        for (j = 0; j < noff; j++) {
+            uint64_t t, v;
+            memcpy(&t, row + offsets[j], sizeof t);
+            if (t == 0) continue; /* no time */
+            if (tagged && (t & GPUINST_TIME_MONO)) { /* CLOCK_MONOTONIC already */
+                v = gpuinstClockApply(m, t & ~GPUINST_TIME_MONO);
+                memcpy(row + offsets[j], &v, sizeof v);
+                continue;
+            }
+            if (t < lo || t >= hi) { /* another segment: its bounds and combined line */
+                double s = 1.0;
+                if (nseg > 0) {
+                    uint32_t i = segFind(t);
+                    lo = i > 0 ? seg[i].t : 0;
+                    hi = i + 1 < nseg ? seg[i + 1].t : UINT64_MAX;
+                    a = seg[i].t;
+                    s = (double)slope[i] / 4294967296.0;
+                    base = gpuinstClockApply(m, seg[i].mono);
+                } else { /* gpuinst's clock is CLOCK_MONOTONIC */
+                    lo = 0;
+                    hi = UINT64_MAX;
+                    a = t;
+                    base = gpuinstClockApply(m, t);
+                }
+                kq = (int64_t)(s * (1.0 + m->drift) * 4294967296.0 + 0.5);
+            }
+            v = base + (uint64_t)(int64_t)(((gpuinst_i128)(int64_t)(t - a) * kq) >> 32);
+            if ((int64_t)v < 0) v = 0;
+            memcpy(row + offsets[j], &v, sizeof v);
+        }
+    }
+}
+
+GPUINST_PRIVATE void gpuinstClockInfo(gpuinstClockInfoRec *r)
+{
+    memset(r, 0, sizeof *r);
+    r->source = (uint8_t)(gpuinstClk.tsc ? 1 : 0);
+    r->tsc_hz = gpuinstClk.tsc ? gpuinstClk.hz : 0.0;
+    r->samples = nseg;
+    r->map_error_ns = mapErrorNs;
+    r->rate = avgRate;
+    snprintf(r->fallback, sizeof r->fallback, "%s", gpuinstClk.tsc ? "" : fallbackWhy);
+}
+
+/* ---- /clock ---------------------------------------------------------------------- */
+
+#define F(member, type, len, flags, unit, doc) \
+    { #member, type, (uint32_t)offsetof(gpuinstClockInfoRec, member), len, flags, unit, doc }
+static const gpuinstField clkInfoFields[] = {
+    F(tsc_hz, GPUINST_FT_F64, 0, 0, "Hz", "TSC ticks per second as calibrated at init; 0: the TSC was not used"),
+    F(map_error_ns, GPUINST_FT_F64, 0, 0, "ns",
+      "estimated error of the map from gpuinst's clock to CLOCK_MONOTONIC (each sample against the line through "
+      "its neighbours, plus half the widest read); 0 without the TSC"),
+    F(rate, GPUINST_FT_F64, 0, 0, "",
+      "CLOCK_MONOTONIC ns per gpuinst-clock ns over the run (durations are scaled by it); 1 without the TSC"),
+    F(samples, GPUINST_FT_U32, 0, 0, "count",
+      "paired (TSC, CLOCK_MONOTONIC) samples the map was made of (init, one per second, finalize)"),
+    F(rank, GPUINST_FT_U32, 0, GPUINST_FIELD_RANK, "", "rank"),
+    F(source, GPUINST_FT_U8, 0, 0, "",
+      "what gpuinst's hot paths read: 1 the TSC (rdtsc, mapped to CLOCK_MONOTONIC at finalize), 0 CLOCK_MONOTONIC"),
+    F(fallback, GPUINST_FT_STR, (uint32_t)sizeof(((gpuinstClockInfoRec *)0)->fallback), 0, "",
+      "why the TSC was not used (\"\" when it was)"),
+};
+#undef F
+
+static int collectClkInfo(const gpuinstTable *t, void **out, uint64_t *count)
+{
+    gpuinstClockInfoRec *r = (gpuinstClockInfoRec *)malloc(sizeof *r);
+    (void)t;
+    if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    gpuinstClockInfo(r);
+    *out = r;
+    *count = 1;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable clkInfoTable = {
+    "/clock", "gpuinst's clock on each rank: the TSC or CLOCK_MONOTONIC, and the map of the TSC to CLOCK_MONOTONIC",
+    sizeof(gpuinstClockInfoRec), sizeof clkInfoFields / sizeof clkInfoFields[0], clkInfoFields, collectClkInfo, NULL, NULL};
+
+GPUINST_PRIVATE void gpuinstClockTableRegister(void)
+{
+    gpuinstTableRegister(&clkInfoTable);
 }
 /************** End of src/clock.c **************/
 /************** Begin file src/config.c **************/
@@ -5241,8 +5771,31 @@ static uint64_t cfgUnsigned(const char *var, uint64_t dflt, uint64_t max)
     return (uint64_t)x;
 }
 
+/* GPUINST_MODE: "trace" (default), "profile", or both ("profile,trace"). */
+static int cfgMode(void)
+{
+    const char *v = getenv("GPUINST_MODE");
+    int mode = 0;
+    const char *p;
+    if (v == NULL || v[0] == '\0') return GPUINST_MODE_TRACE;
+    for (p = v; *p != '\0';) {
+        size_t n = strcspn(p, ",");
+        if (n == 5 && strncmp(p, "trace", 5) == 0) mode |= GPUINST_MODE_TRACE;
+        else if (n == 7 && strncmp(p, "profile", 7) == 0) mode |= GPUINST_MODE_PROFILE;
+        else {
+            gpuinstWarn("GPUINST_MODE=\"%.64s\": \"%.*s\" is not a mode (trace, profile, or "
+                        "profile,trace for both); recording a trace", v, (int)(n < 64 ? n : 64), p);
+            return GPUINST_MODE_TRACE;
+        }
+        p += n;
+        if (*p == ',') p++;
+    }
+    return mode ? mode : GPUINST_MODE_TRACE;
+}
+
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
 {
+    cfg->mode = cfgMode();
     cfgString("GPUINST_OUTPUT", cfg->output, sizeof cfg->output, "gpuinst.h5");
     cfg->enable = (int)cfgUnsigned("GPUINST_ENABLE", 1, 1);
     cfg->verbose = (int)cfgUnsigned("GPUINST_VERBOSE", 0, 9);
@@ -8287,6 +8840,7 @@ int gpuinst_init(void)
     gpuinstG.size = 1;
     gpuinstG.node_rank = gpuinstG.node_size = -1;
     gpuinstG.pid = (int)getpid();
+    gpuinstClockInit(); /* the TSC or CLOCK_MONOTONIC (src/clock.c) */
     gpuinstG.start_ns = gpuinstClockNs();
     gpuinstG.start_wall_ns = gpuinstWallNs();
     gpuinstG.clock.ref_ns = gpuinstG.start_ns;
@@ -8312,6 +8866,8 @@ int gpuinst_init(void)
         atexit(atExit);
         pthread_atfork(forkPrepare, forkParent, forkChild);
     }
+    gpuinstClockTableRegister();
+    gpuinstClockStart(); /* a (TSC, CLOCK_MONOTONIC) sample per second */
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_RUNNING);
     return GPUINST_SUCCESS;
 }
@@ -8329,6 +8885,7 @@ GPUINST_PRIVATE int gpuinstFinalize(int by)
     gpuinstG.finalized_by = by;
     gpuinstG.end_ns = gpuinstClockNs();
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
+    gpuinstClockFinish(); /* the map of gpuinst's clock to CLOCK_MONOTONIC */
     gpuinstNvtxCloseOpen(gpuinstG.end_ns);
     gpuinstMpiFinalizePrepare();
     rc = gpuinstWriteFile(gpuinstG.cfg.output);
@@ -13517,7 +14074,8 @@ static void cntBuildTable(cntCounter *c)
     uint32_t i;
     gpuinstField *f = c->fields;
     f[0].name = "time_ns"; f[0].type = GPUINST_FT_U64; f[0].offset = 0; f[0].len = 0;
-    f[0].flags = GPUINST_FIELD_TIME; f[0].unit = "ns"; f[0].doc = "sample time (batch samples: their timestamp, converted)";
+    /* a caller's batch timestamp is CLOCK_MONOTONIC, not gpuinst's clock: tagged (cntBatchCore) */
+    f[0].flags = GPUINST_FIELD_TIME | GPUINST_FIELD_TIME_MONO_TAG; f[0].unit = "ns"; f[0].doc = "sample time (batch samples: their timestamp, converted)";
     f[1].name = "rank"; f[1].type = GPUINST_FT_U32; f[1].offset = 8; f[1].len = 0;
     f[1].flags = GPUINST_FIELD_RANK; f[1].unit = ""; f[1].doc = "rank";
     f[2].name = "thread"; f[2].type = GPUINST_FT_U16; f[2].offset = 12; f[2].len = 0;
@@ -14106,15 +14664,17 @@ static int cntBatchCore(cntCounter *c, int rec, int64_t nsamples, const unsigned
         }
         for (k = 0; k < m; k++) {
             uint64_t t = timestamps ? cntClockToNs(clock, timestamps[done + k]) : now;
+            uint64_t tag = timestamps ? GPUINST_TIME_MONO : 0;
             if (t == 0) {
                 GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
                 rc = GPUINST_ERROR_INVALID_ARGUMENT;
                 t = now;
+                tag = 0;
             }
             ts[k] = (int64_t)t;
             if (k > 0 && ts[k] < ts[k - 1]) sorted = 0;
-            if (rec) {
-                int r = cntRecordOne(c, b, thread, t, base + (size_t)k * rs, -1);
+            if (rec) { /* a timestamp given is CLOCK_MONOTONIC (GPUINST_FIELD_TIME_MONO_TAG) */
+                int r = cntRecordOne(c, b, thread, t | tag, base + (size_t)k * rs, -1);
                 if (r != GPUINST_SUCCESS && rc == GPUINST_SUCCESS) rc = r;
             }
         }
@@ -18563,6 +19123,16 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
 #include <unistd.h>
 
 enum { MODE_LOCAL = 0, MODE_GATHERED = 1, MODE_PARALLEL = 2 };
+
+/* Where the writer's time goes, per rank (docs/SCALING.md): written as root
+ * attributes phase_<name>_ns, the largest value over the ranks.  open: from
+ * the writer's start to the file being open (name, create, agreed by all);
+ * agree: the table agreement (src/table_agree.c); collect: tables' collect
+ * and rows functions; meta: row offsets (MPI_Exscan), dataset creation and
+ * attributes (every table, /strings included); data: rows read, mapped and
+ * written (H5Dwrite). */
+enum { PH_OPEN, PH_AGREE, PH_COLLECT, PH_META, PH_DATA, PHASES };
+static const char *const phaseNames[PHASES] = {"open", "agree", "collect", "meta", "data"};
 static const char *const modeNames[] = {"local", "gathered", "parallel"};
 
 /* A table that could not be written (its dataset could not be created):
@@ -18582,6 +19152,7 @@ typedef struct Writer {
     int detached;     /* the file's descriptor now points at /dev/null (detachFile) */
     FailedTable *skipped; /* tables not written into this file (writeBody resets) */
     uint32_t nskipped, capskipped;
+    uint64_t phase[PHASES]; /* ns spent per phase on this rank (root attributes phase_*_ns) */
 } Writer;
 
 static hid_t fieldType(const gpuinstField *f)
@@ -18689,26 +19260,44 @@ static void makeParents(hid_t file, const char *path)
     }
 }
 
-/* Fills rank fields and maps timestamps onto rank 0's timeline. */
+/* Fills rank members, maps timestamps onto rank 0's timeline (row by row,
+ * per segment of the clock map in integer arithmetic: gpuinstClockRows)
+ * and scales durations. */
 static void fixRows(const gpuinstTable *tb, char *rows, uint64_t n)
 {
-    uint32_t i;
+    uint32_t i, times[64], nt = 0;
     uint64_t k;
+    double scale = gpuinstClockDurationScale();
     for (i = 0; i < tb->nfields; i++) {
         const gpuinstField *f = &tb->fields[i];
+        char *p = rows + f->offset;
         if (f->flags & GPUINST_FIELD_RANK) {
             uint32_t r = (uint32_t)gpuinstG.rank;
-            for (k = 0; k < n; k++) memcpy(rows + k * tb->record_size + f->offset, &r, sizeof r);
+            for (k = 0; k < n; k++) memcpy(p + k * tb->record_size, &r, sizeof r);
         }
         if ((f->flags & GPUINST_FIELD_TIME) && f->type == GPUINST_FT_U64) {
-            for (k = 0; k < n; k++) {
-                uint64_t t;
-                memcpy(&t, rows + k * tb->record_size + f->offset, sizeof t);
-                t = gpuinstClockApply(&gpuinstG.clock, t);
-                memcpy(rows + k * tb->record_size + f->offset, &t, sizeof t);
+            int tg = (f->flags & GPUINST_FIELD_TIME_MONO_TAG) != 0;
+            if (nt < 64 && !tg) times[nt++] = f->offset;
+            else gpuinstClockRows(rows, n, tb->record_size, &f->offset, 1, tg);
+        }
+        if ((f->flags & (GPUINST_FIELD_DURATION | GPUINST_FIELD_DURATION_SQ)) && scale != 1.0) {
+            double sc = (f->flags & GPUINST_FIELD_DURATION_SQ) ? scale * scale : scale;
+            for (k = 0; k < n; k++, p += tb->record_size) {
+                if (f->type == GPUINST_FT_U64) {
+                    uint64_t v;
+                    memcpy(&v, p, sizeof v);
+                    v = (uint64_t)((double)v * sc + 0.5);
+                    memcpy(p, &v, sizeof v);
+                } else if (f->type == GPUINST_FT_F64) {
+                    double v;
+                    memcpy(&v, p, sizeof v);
+                    v *= sc;
+                    memcpy(p, &v, sizeof v);
+                }
             }
         }
     }
+    if (nt > 0) gpuinstClockRows(rows, n, tb->record_size, times, nt, 0);
 }
 
 /* After a failed write (disk full, file-size limit), HDF5 1.10 cannot
@@ -18915,7 +19504,7 @@ static void writeRows(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t type,
 static void writePieces(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t type, hid_t fspace, uint64_t total,
                         uint64_t off, uint64_t n, gpuinstRowIter *it)
 {
-    uint64_t per = PIECE_BYTES / tb->record_size, npieces, p, done = 0;
+    uint64_t per = PIECE_BYTES / tb->record_size, npieces, p, done = 0, t0;
     char *piece;
     if (per == 0) per = 1;
     npieces = (n + per - 1) / per;
@@ -18934,6 +19523,7 @@ static void writePieces(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t typ
         for (p = npieces; p < most; p++) writeRows(w, tb, dset, type, fspace, total, 0, 0, NULL);
     }
 #endif
+    t0 = gpuinstClockNs();
     for (p = 0; p < npieces; p++) {
         uint64_t want = n - done < per ? n - done : per;
         uint64_t got = it->next(it, piece, want);
@@ -18947,13 +19537,33 @@ static void writePieces(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t typ
         writeRows(w, tb, dset, type, fspace, total, off + done, want, piece);
         done += want;
     }
+    w->phase[PH_DATA] += gpuinstClockNs() - t0;
     free(piece);
 }
 
 /* Writes one table: `n` local rows, either in `rows` (one array, the
  * writer may change it) or streamed from `it`.  All ranks call this
  * together. */
-static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRowIter *it, uint64_t n)
+/* Where this rank's rows of a table go: `off` its first row in the
+ * dataset, `total` the dataset's rows (parallel mode; the same on every
+ * rank).  From one MPI_Exscan for all tables (writeBody), or -- placed
+ * NULL -- from one for this table alone. */
+typedef struct Place {
+    uint64_t off, total;
+} Place;
+
+static void writeTableTimed(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRowIter *it, uint64_t n,
+                            const Place *pl);
+static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRowIter *it, uint64_t n,
+                       const Place *pl)
+{
+    uint64_t t0 = gpuinstClockNs(), d0 = w->phase[PH_DATA];
+    writeTableTimed(w, tb, rows, it, n, pl);
+    w->phase[PH_META] += gpuinstClockNs() - t0 - (w->phase[PH_DATA] - d0);
+}
+
+static void writeTableTimed(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRowIter *it, uint64_t n,
+                            const Place *pl)
 {
     uint64_t off = 0, total = n;
     const char *data = rows;
@@ -18976,8 +19586,15 @@ static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRow
         data = rows;
         it = NULL;
     }
-    if (it == NULL) fixRows(tb, rows, n);
-    if (w->mode == MODE_PARALLEL) {
+    if (it == NULL) {
+        uint64_t t1 = gpuinstClockNs();
+        fixRows(tb, rows, n);
+        w->phase[PH_DATA] += gpuinstClockNs() - t1;
+    }
+    if (w->mode == MODE_PARALLEL && pl != NULL) {
+        off = pl->off;
+        total = pl->total;
+    } else if (w->mode == MODE_PARALLEL) {
         rc = gpuinstCollExscan(&n, &off, &total, 1);
         if (rc != GPUINST_SUCCESS) {
             if (!w->failed) w->failed = rc;
@@ -19018,8 +19635,13 @@ static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRow
         createCause(w->file, tb->path, why, sizeof why);
         tableFailed(w, tb->path, why);
     } else {
-        if (it != NULL) writePieces(w, tb, dset, type, fspace, total, off, n, it);
-        else writeRows(w, tb, dset, type, fspace, total, off, n, data);
+        if (it != NULL) {
+            writePieces(w, tb, dset, type, fspace, total, off, n, it);
+        } else {
+            uint64_t t1 = gpuinstClockNs();
+            writeRows(w, tb, dset, type, fspace, total, off, n, data);
+            w->phase[PH_DATA] += gpuinstClockNs() - t1;
+        }
         attrString(dset, "description", tb->doc);
         for (i = 0; i < tb->nfields && !plainTable(tb); i++) {
             char an[128];
@@ -19128,38 +19750,44 @@ static const gpuinstTable strTextTable = {
     "/strings_text", "the texts of /strings, all ranks, concatenated in row order (UTF-8 by convention, no separators)",
     1, 1, strTextField, NULL, NULL, NULL};
 
-static void writeStrings(Writer *w)
+/* This rank's strings: rows (ids 1..count) and text bytes. */
+static void stringsCount(uint64_t *rows, uint64_t *bytes)
 {
-    uint32_t id;
-    uint64_t bytes = 0, base = 0, all = 0;
+    uint32_t id, n = gpuinstStringCount();
+    *rows = n;
+    *bytes = 0;
+    for (id = 1; id <= n; id++) {
+        size_t len = 0;
+        if (gpuinstStringGet(id, &len) != NULL) *bytes += len;
+    }
+}
+
+/* pl[0]: the /strings rows, pl[1]: the /strings_text bytes (pl[1].off:
+ * this rank's texts start after those of the ranks before it; gathered
+ * and local modes included, where the rows are concatenated in rank
+ * order). */
+static void writeStrings(Writer *w, const Place *pl)
+{
+    uint64_t rows, bytes;
     StrIter st;
     gpuinstRowIter it;
+    stringsCount(&rows, &bytes);
     memset(&st, 0, sizeof st);
-    st.count = gpuinstStringCount();
-    for (id = 1; id <= st.count; id++) {
-        size_t len = 0;
-        if (gpuinstStringGet(id, &len) != NULL) bytes += len;
-    }
-    /* this rank's texts start after those of the ranks before it (gathered
-     * and local modes included: the rows are concatenated in rank order) */
-    if (gpuinstCollExscan(&bytes, &base, &all, 1) != GPUINST_SUCCESS) {
-        if (!w->failed) w->failed = GPUINST_ERROR_MPI;
-        base = 0;
-    }
+    st.count = (uint32_t)rows;
     memset(&it, 0, sizeof it);
     it.total = st.count;
     it.next = strRowsNext;
     it.state = &st;
     st.next_id = 1;
-    st.offset = base;
-    writeTable(w, &strRowsTable, NULL, &it, st.count);
+    st.offset = pl[1].off;
+    writeTable(w, &strRowsTable, NULL, &it, st.count, &pl[0]);
     memset(&it, 0, sizeof it);
     it.total = bytes;
     it.next = strTextNext;
     it.state = &st;
     st.next_id = 1;
     st.pos = 0;
-    writeTable(w, &strTextTable, NULL, &it, bytes);
+    writeTable(w, &strTextTable, NULL, &it, bytes, &pl[1]);
 }
 
 /* /failed_tables: the tables of this file that could not be written, and
@@ -19183,7 +19811,7 @@ static void writeFailedTables(Writer *w)
     rows = (char *)malloc(n ? (size_t)n * sizeof(FailedTable) : 1);
     if (rows == NULL) n = 0;
     else if (n) memcpy(rows, w->skipped, (size_t)n * sizeof(FailedTable));
-    writeTable(w, &failedTable, rows, NULL, n);
+    writeTable(w, &failedTable, rows, NULL, n, NULL);
     free(rows);
 }
 
@@ -19198,8 +19826,24 @@ static void rootAttributes(Writer *w)
     snprintf(clock, sizeof clock, "CLOCK_MONOTONIC ns of rank 0%s",
              w->mode == MODE_LOCAL && gpuinstG.size > 1 ? " (not aligned: this rank wrote alone)" : "");
     attrString(w->file, "clock", clock);
+    /* what rank 0 read on its hot paths (every rank's: /clock) */
+    attrString(w->file, "clock_source", gpuinstClk.tsc ? "tsc" : "clock_monotonic");
     attrU64(w->file, "nranks", w->mode == MODE_LOCAL ? 1u : (uint64_t)gpuinstG.size);
     attrU64(w->file, "complete", gpuinstG.finalized_by == 2 ? 0u : 1u);
+}
+
+/* The phase times (largest over the ranks): root attributes phase_*_ns. */
+static void phaseAttributes(Writer *w)
+{
+    uint64_t v[PHASES];
+    int i;
+    char name[64];
+    memcpy(v, w->phase, sizeof v);
+    if (w->mode == MODE_PARALLEL) gpuinstCollMaxU64(v, PHASES);
+    for (i = 0; i < PHASES; i++) {
+        snprintf(name, sizeof name, "phase_%s_ns", phaseNames[i]);
+        attrU64(w->file, name, v[i]);
+    }
 }
 
 /* Opens the output into w->file; 0 or -1 (on every rank alike).  In
@@ -19306,36 +19950,126 @@ static void notWorldWritable(const char *path)
  * /failed_tables, and closes the file.  Returns 1 if a write or the close
  * failed (disk full, quota, I/O error), agreed over all ranks in a shared
  * write. */
-static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
+/* A table between its collect (or the start of its stream) and its write. */
+typedef struct PendingTable {
+    void *rows;            /* collect: this rank's rows (freed after the write) */
+    gpuinstRowIter it;     /* streamed */
+    uint64_t n;
+    int streamed;
+} PendingTable;
+
+/* writeBody's tables one by one, each placed by its own MPI_Exscan (when
+ * there is no memory for the lists that place all in one). */
+static void writeEach(Writer *w, const gpuinstTableList *agreed)
 {
     uint32_t i;
-    uint64_t bad;
-    w->nskipped = 0;
-    rootAttributes(w);
+    PendingTable pt;
+    Place sp[2];
+    uint64_t c[2], o[2], t[2];
     for (i = 0; i < agreed->n; i++) {
         const gpuinstTable *tb = agreed->tables[i];
-        void *rows = NULL;
-        uint64_t n = 0;
-        gpuinstRowIter it;
-        int rc, streamed = tb->rows != NULL;
-        memset(&it, 0, sizeof it);
-        rc = streamed ? tb->rows(tb, &it) : tb->collect(tb, &rows, &n);
+        int rc;
+        memset(&pt, 0, sizeof pt);
+        pt.streamed = tb->rows != NULL;
+        rc = pt.streamed ? tb->rows(tb, &pt.it) : tb->collect(tb, &pt.rows, &pt.n);
+        if (rc != GPUINST_SUCCESS) {
+            if (!w->failed) w->failed = rc;
+            memset(&pt, 0, sizeof pt);
+        }
+        if (pt.streamed) {
+            writeTable(w, tb, NULL, &pt.it, pt.it.total, NULL);
+            gpuinstRowIterEnd(&pt.it);
+        } else {
+            writeTable(w, tb, (char *)pt.rows, NULL, pt.n, NULL);
+            free(pt.rows);
+        }
+    }
+    stringsCount(&c[0], &c[1]);
+    if (gpuinstCollExscan(c, o, t, 2) != GPUINST_SUCCESS) {
+        o[0] = o[1] = 0;
+        t[0] = c[0];
+        t[1] = c[1];
+    }
+    sp[0].off = o[0];
+    sp[0].total = t[0];
+    sp[1].off = o[1];
+    sp[1].total = t[1];
+    writeStrings(w, sp);
+}
+
+static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
+{
+    uint32_t i, nt;
+    uint64_t bad, tc, *cnt;
+    PendingTable *tabs;
+    w->nskipped = 0;
+    w->phase[PH_OPEN] = gpuinstClockNs() - t0 - w->phase[PH_AGREE];
+    w->phase[PH_COLLECT] = w->phase[PH_META] = w->phase[PH_DATA] = 0;
+    rootAttributes(w);
+    /* Every table's rows first (collect, or the start of a stream), so that
+     * one MPI_Exscan places all of them (and /strings): two collectives
+     * for the whole file instead of two per table. */
+    nt = agreed->n;
+    tabs = (PendingTable *)calloc((size_t)nt + 1, sizeof *tabs);
+    cnt = (uint64_t *)calloc((size_t)(nt + 2) * 3, sizeof *cnt);
+    if (tabs == NULL || cnt == NULL) { /* no memory for the lists: one table at a time */
+        free(tabs);
+        free(cnt);
+        tabs = NULL;
+        cnt = NULL;
+        writeEach(w, agreed);
+    }
+    for (i = 0; tabs != NULL && i < nt; i++) {
+        const gpuinstTable *tb = agreed->tables[i];
+        PendingTable *pt = &tabs[i];
+        int rc;
+        pt->streamed = tb->rows != NULL;
+        tc = gpuinstClockNs();
+        rc = pt->streamed ? tb->rows(tb, &pt->it) : tb->collect(tb, &pt->rows, &pt->n);
+        w->phase[PH_COLLECT] += gpuinstClockNs() - tc;
         if (rc != GPUINST_SUCCESS) {
             gpuinstWarn("could not collect %s (%s): written empty", tb->path, gpuinst_status_string(rc));
             if (!w->failed) w->failed = rc;
-            rows = NULL;
-            n = 0;
-            streamed = 0;
+            memset(pt, 0, sizeof *pt);
         }
-        if (streamed) {
-            writeTable(w, tb, NULL, &it, it.total);
-            gpuinstRowIterEnd(&it);
+        if (pt->streamed) pt->n = pt->it.total;
+        cnt[i] = pt->n;
+    }
+    if (tabs != NULL) {
+        stringsCount(&cnt[nt], &cnt[nt + 1]);
+        tc = gpuinstClockNs();
+        if (gpuinstCollExscan(cnt, cnt + nt + 2, cnt + 2 * (nt + 2), (int)nt + 2) != GPUINST_SUCCESS) {
+            if (!w->failed) w->failed = GPUINST_ERROR_MPI;
+            for (i = 0; i < nt + 2; i++) { /* as if alone: the rows of other ranks are lost */
+                cnt[nt + 2 + i] = 0;
+                cnt[2 * (nt + 2) + i] = cnt[i];
+            }
+        }
+        w->phase[PH_META] += gpuinstClockNs() - tc;
+    }
+    for (i = 0; tabs != NULL && i < nt; i++) {
+        PendingTable *pt = &tabs[i];
+        Place pl;
+        pl.off = cnt[nt + 2 + i];
+        pl.total = cnt[2 * (nt + 2) + i];
+        if (pt->streamed) {
+            writeTable(w, agreed->tables[i], NULL, &pt->it, pt->n, &pl);
+            gpuinstRowIterEnd(&pt->it);
         } else {
-            writeTable(w, tb, (char *)rows, NULL, n);
-            free(rows);
+            writeTable(w, agreed->tables[i], (char *)pt->rows, NULL, pt->n, &pl);
+            free(pt->rows);
         }
     }
-    writeStrings(w);
+    if (tabs != NULL) {
+        Place sp[2];
+        sp[0].off = cnt[2 * nt + 2];
+        sp[0].total = cnt[2 * (nt + 2) + nt];
+        sp[1].off = cnt[2 * nt + 3];
+        sp[1].total = cnt[2 * (nt + 2) + nt + 1];
+        writeStrings(w, sp);
+    }
+    free(tabs);
+    free(cnt);
     writeFailedTables(w);
 #if GPUINST_HDF5_PARALLEL
     if (w->mode == MODE_PARALLEL) {
@@ -19355,6 +20089,7 @@ static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
         /* attributes are written collectively with one value: rank 0's clock */
         if (w->mode == MODE_PARALLEL) gpuinstCollBcast(&wns, sizeof wns);
         attrU64(w->file, "write_ns", wns);
+        phaseAttributes(w);
         if (H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0) ioFailed(w);
         if (H5Fclose(w->file) < 0) w->io_failed = 1;
     }
@@ -19427,7 +20162,9 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
         on_fallback = 1;
     }
     /* The same tables on every rank, in one order (src/table_agree.c). */
+    w.phase[PH_AGREE] = gpuinstClockNs();
     gpuinstTablesAgree(&agreed);
+    w.phase[PH_AGREE] = gpuinstClockNs() - w.phase[PH_AGREE];
     if (writeBody(&w, &agreed, t0)) {
         /* Failed midway (disk full, quota, file-size limit): the partial
          * file is removed and everything is written again elsewhere; the
@@ -20204,33 +20941,201 @@ typedef struct gpuinstMpiRec {
 } gpuinstMpiRec;
 
 typedef struct gpuinstMpiThread gpuinstMpiThread;
-typedef struct gpuinstMpiObj gpuinstMpiObj;
 
-/* What a wrapper carries through one call. */
+/* An MPI object whose id is the same on every member (mpi/mpi_trace.c):
+ * a communicator, window or file. */
+typedef struct gpuinstMpiObj {
+    struct gpuinstMpiObj *next;   /* every object seen, creation order */
+    uint64_t id, parent;
+    uint64_t created_ns, freed_ns;
+    uint32_t children;            /* objects made from this communicator (atomic) */
+    int objkind;                  /* GPUINST_MPI_OBJ_* */
+    int size, myrank, kind, inter;
+    int *world;                   /* world rank of each (remote, for intercomms) rank; NULL: identity */
+    int nworld;
+    int disp_unit;                /* windows */
+    struct gpuinstMpiObj *comm;   /* windows and files: their communicator */
+    int nout;                     /* neighborhood collectives: out-neighbours (-1 not yet known) */
+    uint8_t *outreal;             /* per out-neighbour: 0 = MPI_PROC_NULL (Cartesian edge) */
+} gpuinstMpiObj;
+
+/* Where a call's bytes go in the "mpi_bytes" counters (index of
+ * gpuinstMpiThread.bytes): 0 sent (every call with bytes but those below),
+ * 1 received (receives with a status, one-sided gets, MPI-IO reads;
+ * nonblocking receives count at completion), 2 not counted (persistent
+ * *_init, probes, Start rows). */
+#define GPUINST_MPI_DIR_S 0
+#define GPUINST_MPI_DIR_R 1
+#define GPUINST_MPI_DIR_N 2
+#define GPUINST_MPI_DIR_L 2
+#define GPUINST_MPI_DIR_H 2
+static const uint8_t gpuinstMpiDir[GPUINST_MPI_NCALLS + 1] = {
+#define GPUINST_MPI_DIR_(NAME, RULE) GPUINST_MPI_DIR_##RULE,
+    GPUINST_MPI_CALLS(GPUINST_MPI_DIR_) 2
+#undef GPUINST_MPI_DIR_
+};
+
+/* A thread's MPI state (mpi/mpi_trace.c; here because the inline hot path
+ * of every wrapper reads it). */
+struct gpuinstMpiThread {
+    struct gpuinstMpiThread *next;
+    gpuinstBuf calls;          /* gpuinstMpiRec */
+    gpuinstBuf completions;    /* Completion (mpi/mpi_trace.c) */
+    uint64_t current;          /* call id of the recorded call in progress, 0 outside one: the
+                                  re-entry guard (nested MPI calls pass through) and
+                                  gpuinstMpiCurrentCallId */
+    uint64_t next_id, end_id;  /* this thread's block of call ids: [next_id, end_id) */
+    uint8_t rows;              /* keep a row per call (GPUINST_MODE trace, the default) */
+    uint8_t profile;           /* fold each call into the profile (GPUINST_MODE profile) */
+    uint8_t slow;              /* gpuinstMpiEnd takes its slow half: profile, the test skew (both
+                                  for the run), or no memory for this call's row (this call) */
+    uint16_t thread;
+    MPI_Comm comm_handle;      /* the communicator looked up last, and its object (one-entry cache; */
+    gpuinstMpiObj *comm_info;  /* any MPI_Comm_free clears every thread's handle) */
+    uint64_t bytes[3];         /* sent, received, -: totals by gpuinstMpiDir (owner writes, the
+                                  counter sampler reads relaxed) */
+    gpuinstMpiRec scratch;     /* the row of a call not kept as a row (profile mode, no memory) */
+    uint64_t local[GPUINST_MPI_NCALLS]; /* local calls counted (gpuinstMpiCount), read at collect */
+};
+GPUINST_SHARED_DATA GPUINST_TLS gpuinstMpiThread *gpuinstMpiSelf;
+
+/* What a wrapper carries through one call.  `r` is the row being filled:
+ * in trace mode a slot reserved in the thread's /mpi/calls buffer (filled
+ * in place, published by gpuinstMpiEnd: no copy), else (profile mode, or
+ * no memory) the thread's scratch row, which gpuinstMpiEnd folds into the
+ * profile or drops. */
 typedef struct gpuinstMpiCall {
     gpuinstMpiThread *t;
     gpuinstMpiObj *ci;     /* the call's communicator, once looked up (requests keep it) */
     uint64_t freeing;      /* key of the object a *_free call frees (gpuinstMpiObjFreeing) */
-    gpuinstMpiRec r;
+    gpuinstMpiRec *r;
 } gpuinstMpiCall;
 
-/* Host clock of the MPI layer: gpuinstClockNs(), plus a made-up skew and
- * drift per rank when GPUINST_TEST_CLOCK_SKEW is set (tests only). */
-GPUINST_PRIVATE uint64_t gpuinstMpiNow(void);
-
-/* Slow part of gpuinstMpiBegin: thread state, re-entry guard, call id,
- * NVTX push.  0: do not record (pass straight through). */
-GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call);
-/* Starts recording one call: 0 when gpuinst is not recording (the caller
- * then calls PMPI directly: one load and one branch). */
-static inline int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
+/* Host clock of the MPI layer: gpuinst's clock.  Under the test hook
+ * GPUINST_TEST_CLOCK_SKEW each rank's MPI times get a made-up offset and
+ * drift (gpuinstMpiSkew): the rows' start/end by gpuinstMpiEnd's slow half,
+ * other times (communicators, completions, the alignment's ping-pongs)
+ * where they are taken. */
+GPUINST_PRIVATE uint64_t gpuinstMpiSkew(uint64_t t);
+GPUINST_SHARED_DATA int gpuinstMpiSkewOn;
+static GPUINST_INLINE uint64_t gpuinstMpiNow(void)
 {
-    if (GPUINST_LOAD_ACQ(&gpuinstG.state) != GPUINST_STATE_RUNNING) return 0;
-    return gpuinstMpiBeginSlow(c, call);
+    return gpuinstClockNs();
 }
-/* Appends the record, pops the NVTX range, clears the thread's call id.
- * Returns rc. */
-GPUINST_PRIVATE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc);
+static GPUINST_INLINE uint64_t gpuinstMpiNowSkewed(void)
+{
+    if (GPUINST_LIKELY(!gpuinstMpiSkewOn)) return gpuinstClockNs();
+    return gpuinstMpiSkew(gpuinstClockNs());
+}
+/* CLOCK_MONOTONIC (+ the test skew): the clock alignment measures ranks'
+ * CLOCK_MONOTONIC against each other (processes of a node share it),
+ * while records carry gpuinst's clock, mapped to CLOCK_MONOTONIC first
+ * (src/clock.c). */
+static GPUINST_INLINE uint64_t gpuinstMpiMonoNow(void)
+{
+    if (GPUINST_LIKELY(!gpuinstMpiSkewOn)) return gpuinstClockMonoNs();
+    return gpuinstMpiSkew(gpuinstClockMonoNs());
+}
+
+/* The NVTX "MPI" domain: a range per recorded call, named as Nsight
+ * Systems names MPI ranges.  gpuinstMpiNvtxOn is 1 once the domain is set
+ * up (the first recorded call). */
+GPUINST_SHARED_DATA int gpuinstMpiNvtxOn;
+GPUINST_PRIVATE void gpuinstMpiNvtxPush(int call);
+GPUINST_PRIVATE void gpuinstMpiNvtxPop(void);
+
+/* The hot path of a recorded call is inline in every wrapper (one function
+ * prologue, no call into gpuinst in the common case): gpuinstMpiBegin,
+ * the wrapper's two clock reads around the PMPI call, a record helper
+ * (gpuinstMpiP2P ...), gpuinstMpiEnd.  The slow halves handle the first
+ * call of a thread, a new block of call ids, a full buffer chunk, and the
+ * profile. */
+GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call);
+GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c);
+/* Profile mode: adds the call to its (range path, call, communicator)
+ * entry (mpi/mpi_trace.c). */
+GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c);
+
+static GPUINST_INLINE void gpuinstMpiRowInit(gpuinstMpiRec *r, int call, uint64_t id, uint16_t thread)
+{
+    /* member by member; start_ns, end_ns and result are the wrapper's,
+     * complete_ns and name are filled when /mpi/calls is read (callsNext),
+     * rank by the writer */
+    r->bytes = 0;
+    r->comm = GPUINST_MPI_NO_COMM;
+    r->object = GPUINST_MPI_NO_COMM;
+    r->offset = -1;
+    r->call_id = id;
+    r->request = 0;
+    r->peer = GPUINST_MPI_PEER_NONE;
+    r->tag = -1;
+    r->count = 0;
+    r->call = (uint16_t)call;
+    r->thread = thread;
+    r->flags = 0;
+}
+
+/* Starts recording one call: thread state, re-entry guard, call id, the
+ * row, NVTX push.  0 when gpuinst is not recording (one load and one
+ * branch) or the thread is already inside a recorded call (MPI calling
+ * MPI, Fortran -> C): the caller then calls PMPI directly. */
+static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
+{
+    gpuinstMpiThread *t;
+    gpuinstMpiRec *r;
+    uint64_t id;
+    if (GPUINST_LOAD_RLX(&gpuinstG.state) != GPUINST_STATE_RUNNING) return 0;
+    t = gpuinstMpiSelf;
+    if (GPUINST_UNLIKELY(t == NULL)) return gpuinstMpiBeginSlow(c, call);
+    if (t->current != 0) return 0;
+    id = t->next_id;
+    if (GPUINST_UNLIKELY(id == t->end_id)) return gpuinstMpiBeginSlow(c, call);
+    if (!t->rows) {
+        r = &t->scratch;
+    } else {
+        gpuinstChunk *k = t->calls.tail;
+        if (GPUINST_UNLIKELY(k == NULL || k->count >= k->cap)) return gpuinstMpiBeginSlow(c, call);
+        r = (gpuinstMpiRec *)(void *)GPUINST_CHUNK_DATA(k) + k->count;
+    }
+    t->next_id = id + 1;
+    t->current = id;
+    c->t = t;
+    c->ci = NULL; /* (freeing is set by gpuinstMpiObjFreeing, the only call before its reader) */
+    c->r = r;
+    gpuinstMpiRowInit(r, call, id, t->thread);
+    /* CUDA work inside the call links to it (src/activity.c); the call's
+     * NVTX range, where a tool listens: one test for both when neither */
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn) | gpuinstMpiNvtxOn)) {
+        gpuinstGpuMpiEnter(id);
+        if (gpuinstMpiNvtxOn) gpuinstMpiNvtxPush(call);
+    }
+    return 1;
+}
+
+/* Publishes the row (or folds it into the profile), pops the NVTX range,
+ * clears the thread's call id.  `call` is the wrapper's constant (so the
+ * byte total it counts into is known at compile time).  Returns rc. */
+static GPUINST_INLINE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc, int call)
+{
+    gpuinstMpiThread *t = c->t;
+    gpuinstMpiRec *r = c->r;
+    unsigned d = gpuinstMpiDir[call];
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn) | gpuinstMpiNvtxOn)) {
+        if (gpuinstMpiNvtxOn) gpuinstMpiNvtxPop();
+        gpuinstGpuMpiExit();
+    }
+    r->result = rc;
+    if (GPUINST_LIKELY(rc == MPI_SUCCESS)) {
+        if (d < 2) GPUINST_STORE_RLX(&t->bytes[d], t->bytes[d] + r->bytes);
+    } else {
+        r->flags |= GPUINST_MPI_FLAG_FAILED;
+    }
+    /* slow: profile mode, the test skew, or this call's row is the scratch row */
+    if (GPUINST_LIKELY(!t->slow)) gpuinstBufCommit(&t->calls);
+    else gpuinstMpiEndSlow(c);
+    t->current = 0;
+    return rc;
+}
 
 /* A local call (no communication): counted per thread (/mpi/summary), no
  * row.  One load and one branch when gpuinst is not recording. */
@@ -20243,12 +21148,56 @@ static inline void gpuinstMpiCount(int call)
 /* ---- record helpers (mpi/mpi_trace.c, mpi/pmpi_wrappers.c), called by the
  * generated wrappers (mpi/pmpi_generated.c, mpi/pmpi_fortran_generated.c)
  * with C values (the Fortran wrappers convert their handles first). */
-/* count x MPI_Type_size(dt); 0 for count <= 0 or MPI_DATATYPE_NULL */
-GPUINST_PRIVATE uint64_t gpuinstMpiBytes(int64_t count, MPI_Datatype dt);
+/* count x MPI_Type_size(dt); 0 for count <= 0 or MPI_DATATYPE_NULL.
+ * Predefined types' sizes come from a direct-mapped cache of
+ * (handle << 8 | size) words (one load and a compare instead of
+ * PMPI_Type_size); see gpuinstMpiBytesSlow. */
+#define GPUINST_MPI_TYPE_CACHE 64
+GPUINST_SHARED_DATA uint64_t gpuinstMpiTypeCache[GPUINST_MPI_TYPE_CACHE];
+GPUINST_PRIVATE uint64_t gpuinstMpiBytesSlow(int64_t count, MPI_Datatype dt);
+static GPUINST_INLINE uint64_t gpuinstMpiBytes(int64_t count, MPI_Datatype dt)
+{
+    uint64_t h = 0, w;
+    if (count <= 0 || dt == MPI_DATATYPE_NULL) return 0;
+    memcpy(&h, &dt, sizeof dt < sizeof h ? sizeof dt : sizeof h);
+    w = GPUINST_LOAD_RLX(&gpuinstMpiTypeCache[(h * 0x9E3779B97F4A7C15ull) >> 58]);
+    if (GPUINST_LIKELY(w >> 8 == h && h != 0)) return (uint64_t)count * (w & 0xFF);
+    return gpuinstMpiBytesSlow(count, dt);
+}
 /* bytes, or 0 when peer is MPI_PROC_NULL (no data moves to or from it) */
 GPUINST_PRIVATE uint64_t gpuinstMpiPeerBytes(int peer, uint64_t bytes);
+/* MPI_COMM_WORLD's object (id 0). */
+GPUINST_SHARED_DATA gpuinstMpiObj gpuinstMpiWorldObj;
+/* A communicator's object through the thread's one-entry cache; the slow
+ * half finds it (lock-free), or describes one made outside the wrappers. */
+GPUINST_PRIVATE gpuinstMpiObj *gpuinstMpiCommSlow(gpuinstMpiThread *t, MPI_Comm comm);
+static GPUINST_INLINE gpuinstMpiObj *gpuinstMpiCommOf(gpuinstMpiThread *t, MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD) return &gpuinstMpiWorldObj;
+    if (GPUINST_LIKELY(comm == t->comm_handle && t->comm_info != NULL)) return t->comm_info;
+    return gpuinstMpiCommSlow(t, comm);
+}
+/* Rank r of the communicator ci as a rank of MPI_COMM_WORLD, or GPUINST_MPI_PEER_*. */
+static GPUINST_INLINE int32_t gpuinstMpiWorldRank(const gpuinstMpiObj *ci, int r)
+{
+    if (r == MPI_PROC_NULL || r == MPI_ROOT) return GPUINST_MPI_PEER_NONE;
+    if (r == MPI_ANY_SOURCE) return GPUINST_MPI_PEER_ANY;
+    if (ci == NULL || r < 0) return GPUINST_MPI_PEER_UNKNOWN;
+    if (ci->world == NULL) return ci == &gpuinstMpiWorldObj ? r : GPUINST_MPI_PEER_UNKNOWN;
+    if (r >= ci->nworld || ci->world[r] == MPI_UNDEFINED) return GPUINST_MPI_PEER_UNKNOWN;
+    return ci->world[r];
+}
 /* Point to point: communicator, peer (world rank), tag, bytes (0 to MPI_PROC_NULL). */
-GPUINST_PRIVATE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int peer, int tag, uint64_t bytes);
+static GPUINST_INLINE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int peer, int tag, uint64_t bytes)
+{
+    gpuinstMpiObj *ci = gpuinstMpiCommOf(c->t, comm);
+    gpuinstMpiRec *r = c->r;
+    c->ci = ci;
+    r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    r->peer = gpuinstMpiWorldRank(ci, peer);
+    r->tag = tag;
+    r->bytes = peer == MPI_PROC_NULL ? 0 : bytes; /* no data moves to or from MPI_PROC_NULL */
+}
 /* Collective without root semantics (root -1): communicator, bytes. */
 GPUINST_PRIVATE void gpuinstMpiColl(gpuinstMpiCall *c, MPI_Comm comm, int root, uint64_t bytes);
 /* Rooted collective whose every taking part rank moves `bytes` (Bcast, Reduce):
@@ -20723,6 +21672,13 @@ GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **al
 #if GPUINST_WITH_MPI
 
 #include <stddef.h>
+#include <sched.h>
+
+#if defined(__GNUC__)
+#define NOINLINE_ __attribute__((noinline))
+#else
+#define NOINLINE_
+#endif
 
 /* ---- clock of the MPI layer --------------------------------------------- */
 
@@ -20732,21 +21688,28 @@ GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **al
  * that a test can check that clock alignment undoes it.  MPI records and
  * the alignment's ping-pongs use this clock; other tables do not (so only
  * /mpi tables are meaningful under the hook).  Off (0) normally. */
+static gpuinstMpiThread *mpiThreads;       /* prepend-only (release/acquire) */
 static int64_t skewOffset;
 static double skewDrift;
 static uint64_t skewBase;
-static int skewOn;
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) int gpuinstMpiSkewOn;
+#endif
 
-GPUINST_PRIVATE uint64_t gpuinstMpiNow(void)
+GPUINST_PRIVATE uint64_t gpuinstMpiSkew(uint64_t t)
 {
-    uint64_t t = gpuinstClockNs();
-    if (GPUINST_LIKELY(!skewOn)) return t;
     return (uint64_t)((int64_t)t + skewOffset + (int64_t)(skewDrift * (double)(int64_t)(t - skewBase)));
+}
+
+/* The call's end time as its row will have it (test skew included). */
+static uint64_t rowEnd(const gpuinstMpiCall *c)
+{
+    return gpuinstMpiSkewOn ? gpuinstMpiSkew(c->r->end_ns) : c->r->end_ns;
 }
 
 GPUINST_PRIVATE int gpuinstMpiSkewed(void)
 {
-    return skewOn;
+    return gpuinstMpiSkewOn;
 }
 
 static void skewSetup(void)
@@ -20754,12 +21717,16 @@ static void skewSetup(void)
     const char *s = getenv("GPUINST_TEST_CLOCK_SKEW");
     double off = 0, ppm = 0;
     int r = gpuinstG.rank, sign = (r % 2) ? 1 : -1;
-    if (s == NULL || s[0] == '\0' || skewOn) return;
+    if (s == NULL || s[0] == '\0' || gpuinstMpiSkewOn) return;
     if (sscanf(s, "%lf,%lf", &off, &ppm) < 1) return;
     skewOffset = (int64_t)(sign * r * off);
     skewDrift = sign * r * ppm * 1e-6;
     skewBase = gpuinstClockNs();
-    skewOn = 1;
+    gpuinstMpiSkewOn = 1;
+    {
+        gpuinstMpiThread *t;
+        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) t->slow = 1;
+    }
 }
 
 /* ---- per-thread state ------------------------------------------------------ */
@@ -20773,21 +21740,26 @@ typedef struct Completion {
     int32_t tag;
 } Completion;
 
-struct gpuinstMpiThread {
-    struct gpuinstMpiThread *next;
-    gpuinstBuf calls;          /* gpuinstMpiRec */
-    gpuinstBuf completions;    /* Completion */
-    uint64_t current;          /* call id of the call in progress (gpuinstMpiCurrentCallId) */
-    int depth;                 /* >0 inside a recorded call: nested MPI calls pass through */
-    uint16_t thread;
-    uint64_t sent, recvd;      /* byte totals (owner writes, the counter sampler reads relaxed) */
-    uint64_t local[GPUINST_MPI_NCALLS]; /* local calls counted (gpuinstMpiCount), read at collect */
-};
-
-static GPUINST_TLS gpuinstMpiThread *mpiSelf;
-static gpuinstMpiThread *mpiThreads;       /* prepend-only (release/acquire) */
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) GPUINST_TLS gpuinstMpiThread *gpuinstMpiSelf;
+__attribute__((visibility("hidden"))) int gpuinstMpiNvtxOn;
+#endif
 static pthread_mutex_t mpiLock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t callSeq;                   /* per-rank call sequence (relaxed atomic) */
+static uint64_t callSeq;                   /* per-rank call ids handed out (relaxed atomic) */
+
+/* Call ids: rank << 40 | a per-rank number, unique in the rank; a thread
+ * takes them CALL_ID_BLOCK at a time (one atomic add per block, none per
+ * call), so they increase along each thread, not across threads. */
+#define CALL_ID_BLOCK 4096u
+static uint64_t callIdBlock(gpuinstMpiThread *t)
+{
+    uint64_t base = GPUINST_ADD_RLX(&callSeq, CALL_ID_BLOCK) + 1; /* never 0 */
+    uint64_t hi = (uint64_t)(uint32_t)gpuinstG.rank << 40;
+    t->next_id = hi | (base & 0xFFFFFFFFFFull);
+    t->end_id = hi | ((base + CALL_ID_BLOCK) & 0xFFFFFFFFFFull);
+    if (t->end_id < t->next_id) t->end_id = hi | 0xFFFFFFFFFFull; /* wrapped: a shorter block */
+    return t->next_id;
+}
 
 static gpuinstMpiThread *threadSlow(void)
 {
@@ -20798,17 +21770,21 @@ static gpuinstMpiThread *threadSlow(void)
     gpuinstBufSetSpill(&t->calls, GPUINST_SPILL_MPI_CALLS); /* GPUINST_BUFFER_MB (issue 8) */
     gpuinstBufInit(&t->completions, sizeof(Completion));
     t->thread = core ? core->index : 0xFFFFu;
+    t->comm_handle = MPI_COMM_NULL;
+    t->rows = (gpuinstG.cfg.mode & GPUINST_MODE_TRACE) != 0;
+    t->profile = (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) != 0;
+    t->slow = (uint8_t)(t->profile || gpuinstMpiSkewOn);
     pthread_mutex_lock(&mpiLock);
     t->next = mpiThreads;
     GPUINST_STORE_REL(&mpiThreads, t);
     pthread_mutex_unlock(&mpiLock);
-    mpiSelf = t;
+    gpuinstMpiSelf = t;
     return t;
 }
 
 GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void)
 {
-    gpuinstMpiThread *t = mpiSelf;
+    gpuinstMpiThread *t = gpuinstMpiSelf;
     return t ? t->current : 0;
 }
 
@@ -20820,19 +21796,10 @@ static const char *const callNames[GPUINST_MPI_NCALLS] = {
 #undef NAME_
 };
 
-/* Where a call's bytes go in the "mpi_bytes" counters: R (received: receives
- * with a status, one-sided gets, MPI-IO reads; nonblocking receives count at
- * completion), N (not counted: persistent *_init, probes, Start rows), S
- * (sent: every other call with bytes). */
-static const char callDir[GPUINST_MPI_NCALLS + 1] =
-#define DIR_(NAME, RULE) #RULE
-    GPUINST_MPI_CALLS(DIR_)
-#undef DIR_
-    ;
-
 static nvtxDomainHandle_t mpiDomain;
 static nvtxEventAttributes_t callAttr[GPUINST_MPI_NCALLS];
-static int nvtxReady;
+#define nvtxReady gpuinstMpiNvtxOn /* set up and a tool listens */
+static int nvtxDone;                 /* set up (under mpiLock) */
 
 /* The "MPI" domain and one registered string per call, as Nsight Systems
  * names MPI ranges.  Once, at the first recorded call: not in gpuinst_init,
@@ -20841,7 +21808,7 @@ static void nvtxSetup(void)
 {
     int i;
     pthread_mutex_lock(&mpiLock);
-    if (nvtxReady) {
+    if (nvtxDone) {
         pthread_mutex_unlock(&mpiLock);
         return;
     }
@@ -20858,66 +21825,118 @@ static void nvtxSetup(void)
             a->message.ascii = callNames[i];
         }
     }
-    GPUINST_STORE_REL(&nvtxReady, 1);
+    /* The ranges are pushed only where a tool listens: after the calls
+     * above NVTX has initialised, and without a tool its entry points are
+     * NULL (each call would be a call and a test of that pointer). */
+    nvtxDone = 1;
+    GPUINST_STORE_REL(&nvtxReady,
+                      NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainRangePushEx_impl_fnptr != NVTX_NULLPTR);
     pthread_mutex_unlock(&mpiLock);
 }
 
 /* ---- begin / end ------------------------------------------------------------ */
 
+GPUINST_PRIVATE void gpuinstMpiNvtxPush(int call)
+{
+    nvtxDomainRangePushEx(mpiDomain, &callAttr[call]);
+}
+
+GPUINST_PRIVATE void gpuinstMpiNvtxPop(void)
+{
+    nvtxDomainRangePop(mpiDomain);
+}
+
+/* gpuinstMpiBegin's slow half: the thread's first call (its state, the
+ * NVTX domain), a new block of call ids, a new chunk of the row buffer. */
 GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
 {
-    gpuinstMpiThread *t = mpiSelf;
-    if (GPUINST_UNLIKELY(t == NULL)) {
-        if (!GPUINST_LOAD_ACQ(&nvtxReady)) nvtxSetup();
+    gpuinstMpiThread *t = gpuinstMpiSelf;
+    gpuinstMpiRec *r;
+    uint64_t id;
+    if (t == NULL) {
+        nvtxSetup();
         t = threadSlow();
         if (t == NULL) return 0;
     }
-    if (t->depth != 0) return 0; /* inside a recorded call (MPI calling MPI, Fortran -> C) */
-    t->depth = 1;
+    if (t->current != 0) return 0; /* inside a recorded call (MPI calling MPI, Fortran -> C) */
+    id = t->next_id;
+    if (id == t->end_id) id = callIdBlock(t);
+    t->next_id = id + 1;
+    t->current = id;
+    /* a NULL slot (no memory) fills the scratch row; gpuinstMpiEnd counts it lost */
+    r = t->rows ? (gpuinstMpiRec *)gpuinstBufSlot(&t->calls) : NULL;
+    if (r == NULL) {
+        r = &t->scratch;
+        t->slow = 1; /* gpuinstMpiEndSlow drops (or profiles) it */
+    }
     c->t = t;
     c->ci = NULL;
     c->freeing = 0;
-    memset(&c->r, 0, sizeof c->r);
-    c->r.call = (uint16_t)call;
-    c->r.thread = t->thread;
-    c->r.comm = GPUINST_MPI_NO_COMM;
-    c->r.object = GPUINST_MPI_NO_COMM;
-    c->r.offset = -1;
-    c->r.peer = GPUINST_MPI_PEER_NONE;
-    c->r.tag = -1;
-    c->r.call_id = ((uint64_t)(uint32_t)gpuinstG.rank << 40) | ((GPUINST_ADD_RLX(&callSeq, 1) + 1) & 0xFFFFFFFFFFull);
-    t->current = c->r.call_id;
-    gpuinstGpuMpiEnter(c->r.call_id); /* CUDA work inside the call links to it (src/activity.c) */
-    if (nvtxReady) nvtxDomainRangePushEx(mpiDomain, &callAttr[call]);
+    c->r = r;
+    gpuinstMpiRowInit(r, call, id, t->thread);
+    gpuinstGpuMpiEnter(id);
+    if (nvtxReady) gpuinstMpiNvtxPush(call);
     return 1;
 }
 
+/* Appends an extra row (Start/Startall, one per request) ahead of the
+ * call's own row, whose reserved slot it takes: the call's row moves to the
+ * next slot, so rows stay in the order they were appended before. */
 GPUINST_PRIVATE void gpuinstMpiAppend(gpuinstMpiCall *c, const gpuinstMpiRec *r)
 {
-    gpuinstMpiRec *slot = (gpuinstMpiRec *)gpuinstBufSlot(&c->t->calls);
-    if (GPUINST_UNLIKELY(slot == NULL)) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+    gpuinstBuf *b = &c->t->calls;
+    gpuinstMpiRec *own = c->r, keep, sk;
+    if (!c->t->rows) return; /* the profile counts the call, not its requests */
+    if (gpuinstMpiSkewOn) { /* the call's own row gets it in gpuinstMpiEndSlow */
+        sk = *r;
+        sk.start_ns = gpuinstMpiSkew(sk.start_ns);
+        sk.end_ns = gpuinstMpiSkew(sk.end_ns);
+        r = &sk;
+    }
+    if (own == &c->t->scratch) { /* the call's row is not in the buffer */
+        gpuinstMpiRec *slot = (gpuinstMpiRec *)gpuinstBufSlot(b);
+        if (GPUINST_UNLIKELY(slot == NULL)) {
+            GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+            return;
+        }
+        *slot = *r;
+        gpuinstBufCommit(b);
         return;
     }
-    *slot = *r;
-    gpuinstBufCommit(&c->t->calls);
+    keep = *own;
+    *own = *r;
+    gpuinstBufCommit(b);
+    c->r = (gpuinstMpiRec *)gpuinstBufSlot(b);
+    if (GPUINST_UNLIKELY(c->r == NULL)) {
+        c->r = &c->t->scratch;
+        c->t->slow = 1;
+    }
+    *c->r = keep;
 }
 
-static void countBytes(gpuinstMpiThread *t, const gpuinstMpiRec *r)
+/* gpuinstMpiEnd's slow half: the row is the scratch row (profile mode, or
+ * no memory for it). */
+GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c)
 {
-    char d = r->call < GPUINST_MPI_NCALLS ? callDir[r->call] : 'N';
-    if (d == 'R') GPUINST_STORE_RLX(&t->recvd, t->recvd + r->bytes);
-    else if (d == 'S') GPUINST_STORE_RLX(&t->sent, t->sent + r->bytes);
+    gpuinstMpiThread *t = c->t;
+    if (gpuinstMpiSkewOn) {
+        c->r->start_ns = gpuinstMpiSkew(c->r->start_ns);
+        c->r->end_ns = gpuinstMpiSkew(c->r->end_ns);
+    }
+    if (t->profile) gpuinstMpiProfileAdd(c);
+    if (c->r != &t->scratch) gpuinstBufCommit(&t->calls);
+    else if (t->rows) GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+    t->slow = (uint8_t)(t->profile || gpuinstMpiSkewOn);
 }
 
 GPUINST_PRIVATE void gpuinstMpiCountSlow(int call)
 {
-    gpuinstMpiThread *t = mpiSelf;
+    gpuinstMpiThread *t = gpuinstMpiSelf;
     if (GPUINST_UNLIKELY(t == NULL)) {
         t = threadSlow();
         if (t == NULL) return;
     }
-    if (t->depth == 0) t->local[call]++;
+    if (t->current == 0) t->local[call]++;
 }
 
 static void mpiBytesTotals(uint64_t *sent, uint64_t *recvd)
@@ -20925,23 +21944,9 @@ static void mpiBytesTotals(uint64_t *sent, uint64_t *recvd)
     gpuinstMpiThread *t;
     *sent = *recvd = 0;
     for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
-        *sent += GPUINST_LOAD_RLX(&t->sent);
-        *recvd += GPUINST_LOAD_RLX(&t->recvd);
+        *sent += GPUINST_LOAD_RLX(&t->bytes[0]);
+        *recvd += GPUINST_LOAD_RLX(&t->bytes[1]);
     }
-}
-
-GPUINST_PRIVATE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc)
-{
-    gpuinstMpiThread *t = c->t;
-    if (nvtxReady) nvtxDomainRangePop(mpiDomain);
-    gpuinstGpuMpiExit();
-    c->r.result = rc;
-    if (rc != MPI_SUCCESS) c->r.flags |= GPUINST_MPI_FLAG_FAILED;
-    else if (c->r.bytes) countBytes(t, &c->r);
-    gpuinstMpiAppend(c, &c->r);
-    t->current = 0;
-    t->depth = 0;
-    return rc;
 }
 
 /* ---- communicators, windows, files -------------------------------------------
@@ -20954,20 +21959,6 @@ GPUINST_PRIVATE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc)
  * in one: at most as much again as the newest).  Key: the handle's bits
  * with the object kind in the top bits, never 0. */
 
-struct gpuinstMpiObj {
-    struct gpuinstMpiObj *next;   /* every object seen, creation order */
-    uint64_t id, parent;
-    uint64_t created_ns, freed_ns;
-    uint32_t children;            /* objects made from this communicator (atomic) */
-    int objkind;                  /* GPUINST_MPI_OBJ_* */
-    int size, myrank, kind, inter;
-    int *world;                   /* world rank of each (remote, for intercomms) rank; NULL: identity */
-    int nworld;
-    int disp_unit;                /* windows */
-    struct gpuinstMpiObj *comm;   /* windows and files: their communicator */
-    int nout;                     /* neighborhood collectives: out-neighbours (-1 not yet known) */
-    uint8_t *outreal;             /* per out-neighbour: 0 = MPI_PROC_NULL (Cartesian edge) */
-};
 typedef gpuinstMpiObj CommInfo;
 
 typedef struct ObjSlot {
@@ -20977,10 +21968,15 @@ typedef struct ObjSlot {
 typedef struct ObjTable {
     struct ObjTable *older;       /* kept until exit (readers) */
     uint64_t cap, used;           /* used: keys set, live or freed */
+    unsigned shift;               /* 64 - log2(cap): objHome */
     ObjSlot *slots;               /* cap slots, in the same allocation */
 } ObjTable;
 static ObjTable *objTab;          /* release/acquire */
-static CommInfo worldInfo, selfInfo;
+static CommInfo selfInfo;
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) gpuinstMpiObj gpuinstMpiWorldObj;
+__attribute__((visibility("hidden"))) uint64_t gpuinstMpiTypeCache[GPUINST_MPI_TYPE_CACHE];
+#endif
 static CommInfo *commList, *commTail;
 static int commsReady;
 
@@ -21008,12 +22004,19 @@ static uint64_t mix64(uint64_t h, uint64_t v)
     return h;
 }
 
+/* A handle's first slot: a multiplicative hash (handles are pointers or
+ * small integers; the top bits of the product mix them all). */
+static uint64_t objHome(const ObjTable *t, uint64_t key)
+{
+    return (key * 0x9E3779B97F4A7C15ull) >> t->shift;
+}
+
 static ObjSlot *objFind(uint64_t key)
 {
     ObjTable *t = GPUINST_LOAD_ACQ(&objTab);
     uint64_t i, n;
     if (t == NULL) return NULL;
-    for (i = mix64(0, key) & (t->cap - 1), n = 0; n < t->cap; n++, i = (i + 1) & (t->cap - 1)) {
+    for (i = objHome(t, key), n = 0; n < t->cap; n++, i = (i + 1) & (t->cap - 1)) {
         uint64_t k = GPUINST_LOAD_ACQ(&t->slots[i].key);
         if (k == key) return &t->slots[i];
         if (k == 0) return NULL;
@@ -21038,7 +22041,7 @@ static void commListAdd(CommInfo *ci)
 static void objPutLocked(ObjTable *t, uint64_t key, CommInfo *ci)
 {
     uint64_t i;
-    for (i = mix64(0, key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+    for (i = objHome(t, key);; i = (i + 1) & (t->cap - 1)) {
         uint64_t k = t->slots[i].key;
         if (k == key || k == 0) {
             GPUINST_STORE_REL(&t->slots[i].info, ci);
@@ -21073,6 +22076,7 @@ static void objMapLocked(uint64_t key, CommInfo *ci)
         return;
     }
     n->cap = cap;
+    for (n->shift = 64; ((uint64_t)1 << (64 - n->shift)) < cap;) n->shift--;
     n->slots = (ObjSlot *)(void *)(n + 1);
     for (i = 0; t != NULL && i < t->cap; i++)
         if (t->slots[i].info != NULL) objPutLocked(n, t->slots[i].key, t->slots[i].info);
@@ -21090,7 +22094,7 @@ static CommInfo *commDescribe(MPI_Comm comm)
     if (ci == NULL) return NULL;
     ci->objkind = GPUINST_MPI_OBJ_COMM;
     ci->nout = -1;
-    ci->created_ns = gpuinstMpiNow();
+    ci->created_ns = gpuinstMpiNowSkewed();
     PMPI_Comm_test_inter(comm, &ci->inter);
     PMPI_Comm_rank(comm, &ci->myrank);
     PMPI_Comm_size(comm, &ci->size);
@@ -21120,14 +22124,14 @@ static CommInfo *commDescribe(MPI_Comm comm)
 static void commsSetup(void)
 {
     if (commsReady) return;
-    worldInfo.objkind = selfInfo.objkind = GPUINST_MPI_OBJ_COMM;
-    worldInfo.nout = selfInfo.nout = -1;
-    worldInfo.id = 0;
-    worldInfo.parent = GPUINST_MPI_NO_COMM;
-    worldInfo.kind = GPUINST_MPI_COMM_WORLD;
-    worldInfo.size = gpuinstG.size;
-    worldInfo.myrank = gpuinstG.rank;
-    worldInfo.created_ns = gpuinstMpiNow();
+    gpuinstMpiWorldObj.objkind = selfInfo.objkind = GPUINST_MPI_OBJ_COMM;
+    gpuinstMpiWorldObj.nout = selfInfo.nout = -1;
+    gpuinstMpiWorldObj.id = 0;
+    gpuinstMpiWorldObj.parent = GPUINST_MPI_NO_COMM;
+    gpuinstMpiWorldObj.kind = GPUINST_MPI_COMM_WORLD;
+    gpuinstMpiWorldObj.size = gpuinstG.size;
+    gpuinstMpiWorldObj.myrank = gpuinstG.rank;
+    gpuinstMpiWorldObj.created_ns = gpuinstMpiNowSkewed();
     selfInfo.id = 1;
     selfInfo.parent = GPUINST_MPI_NO_COMM;
     selfInfo.kind = GPUINST_MPI_COMM_SELF;
@@ -21138,21 +22142,42 @@ static void commsSetup(void)
         selfInfo.world[0] = gpuinstG.rank;
         selfInfo.nworld = 1;
     }
-    selfInfo.created_ns = worldInfo.created_ns;
+    selfInfo.created_ns = gpuinstMpiWorldObj.created_ns;
     pthread_mutex_lock(&mpiLock);
-    commListAdd(&worldInfo);
+    commListAdd(&gpuinstMpiWorldObj);
     commListAdd(&selfInfo);
     pthread_mutex_unlock(&mpiLock);
     commsReady = 1;
 }
 
+static CommInfo *commFind(MPI_Comm comm);
+
+/* The slow half of gpuinstMpiCommOf: finds the object, caches it. */
+GPUINST_PRIVATE gpuinstMpiObj *gpuinstMpiCommSlow(gpuinstMpiThread *t, MPI_Comm comm)
+{
+    CommInfo *ci;
+    if (comm == MPI_COMM_WORLD) return &gpuinstMpiWorldObj;
+    ci = commFind(comm);
+    if (t != NULL && ci != NULL) {
+        t->comm_info = ci;
+        GPUINST_STORE_RLX(&t->comm_handle, comm);
+    }
+    return ci;
+}
+
+/* The communicator's object, through the calling thread's cache. */
 static CommInfo *commLookup(MPI_Comm comm)
+{
+    gpuinstMpiThread *t = gpuinstMpiSelf;
+    return t != NULL ? gpuinstMpiCommOf(t, comm) : gpuinstMpiCommSlow(NULL, comm);
+}
+
+static NOINLINE_ CommInfo *commFind(MPI_Comm comm)
 {
     ObjSlot *s;
     CommInfo *ci;
     uint64_t key, h;
     int i;
-    if (comm == MPI_COMM_WORLD) return &worldInfo;
     if (comm == MPI_COMM_SELF) return &selfInfo;
     if (comm == MPI_COMM_NULL) return NULL;
     key = COMM_KEY(comm);
@@ -21179,16 +22204,6 @@ static CommInfo *commLookup(MPI_Comm comm)
     commListAdd(ci);
     pthread_mutex_unlock(&mpiLock);
     return ci;
-}
-
-static int32_t worldRank(const CommInfo *ci, int r)
-{
-    if (r == MPI_PROC_NULL || r == MPI_ROOT) return GPUINST_MPI_PEER_NONE;
-    if (r == MPI_ANY_SOURCE) return GPUINST_MPI_PEER_ANY;
-    if (ci == NULL || r < 0) return GPUINST_MPI_PEER_UNKNOWN;
-    if (ci->world == NULL) return ci == &worldInfo ? r : GPUINST_MPI_PEER_UNKNOWN;
-    if (r >= ci->nworld || ci->world[r] == MPI_UNDEFINED) return GPUINST_MPI_PEER_UNKNOWN;
-    return ci->world[r];
 }
 
 /* Lowest world rank of `comm`'s local group (intercommunicators). */
@@ -21220,8 +22235,8 @@ GPUINST_PRIVATE void gpuinstMpiCommNew(gpuinstMpiCall *c, int kind, MPI_Comm par
     uint64_t cand, id, pid = p ? p->id : GPUINST_MPI_NO_COMM;
     uint32_t k = 0;
     int i, minw = INT32_MAX;
-    c->r.comm = pid;
-    if (c->r.result != MPI_SUCCESS) return;
+    c->r->comm = pid;
+    if (c->r->result != MPI_SUCCESS) return;
     /* Comm_create_group is collective over the new group only: the
      * parent's counter would differ between ranks, so it is not counted. */
     if (p != NULL && kind != GPUINST_MPI_COMM_CREATE_GROUP) k = GPUINST_ADD_RLX(&p->children, 1);
@@ -21252,8 +22267,8 @@ GPUINST_PRIVATE void gpuinstMpiCommNew(gpuinstMpiCall *c, int kind, MPI_Comm par
     ci->id = id;
     ci->parent = pid;
     ci->kind = kind;
-    c->r.count = (uint32_t)ci->size;
-    c->r.object = id;
+    c->r->count = (uint32_t)ci->size;
+    c->r->object = id;
     pthread_mutex_lock(&mpiLock);
     objMapLocked(COMM_KEY(*newcomm), ci);
     commListAdd(ci);
@@ -21268,8 +22283,8 @@ static CommInfo *objNew(gpuinstMpiCall *c, int objkind, MPI_Comm comm, uint64_t 
     CommInfo *p = commLookup(comm), *o;
     uint32_t k;
     c->ci = p;
-    c->r.comm = p ? p->id : GPUINST_MPI_NO_COMM;
-    if (c->r.result != MPI_SUCCESS || p == NULL) return NULL;
+    c->r->comm = p ? p->id : GPUINST_MPI_NO_COMM;
+    if (c->r->result != MPI_SUCCESS || p == NULL) return NULL;
     k = GPUINST_ADD_RLX(&p->children, 1);
     o = (CommInfo *)calloc(1, sizeof *o);
     if (o == NULL) return NULL;
@@ -21277,11 +22292,11 @@ static CommInfo *objNew(gpuinstMpiCall *c, int objkind, MPI_Comm comm, uint64_t 
     o->comm = p;
     o->parent = p->id;
     o->id = mix64(mix64(mix64(0x6f626a656374ull, p->id), k), (uint64_t)objkind) & (((uint64_t)1 << 62) - 1);
-    o->created_ns = c->r.end_ns;
+    o->created_ns = rowEnd(c);
     o->size = p->size;
     o->myrank = p->myrank;
     o->disp_unit = 1;
-    c->r.object = o->id;
+    c->r->object = o->id;
     pthread_mutex_lock(&mpiLock);
     objMapLocked(key, o);
     commListAdd(o);
@@ -21306,24 +22321,24 @@ static CommInfo *objOf(gpuinstMpiCall *c, int objkind, const void *h)
     CommInfo *o = objGet(objKey(objkind, h));
     if (o == NULL) return NULL;
     c->ci = o->comm;
-    c->r.comm = o->comm ? o->comm->id : GPUINST_MPI_NO_COMM;
-    c->r.object = o->id;
+    c->r->comm = o->comm ? o->comm->id : GPUINST_MPI_NO_COMM;
+    c->r->object = o->id;
     return o;
 }
 
 GPUINST_PRIVATE void gpuinstMpiRma(gpuinstMpiCall *c, MPI_Win win, int target, int64_t disp, uint64_t bytes)
 {
     CommInfo *o = objOf(c, GPUINST_MPI_OBJ_WIN, &win);
-    c->r.peer = worldRank(o ? o->comm : NULL, target);
+    c->r->peer = gpuinstMpiWorldRank(o ? o->comm : NULL, target);
     /* MPI_PROC_NULL as target: the call does nothing */
-    c->r.bytes = target == MPI_PROC_NULL ? 0 : bytes;
-    if (target != MPI_PROC_NULL) c->r.offset = disp * (o ? o->disp_unit : 1);
+    c->r->bytes = target == MPI_PROC_NULL ? 0 : bytes;
+    if (target != MPI_PROC_NULL) c->r->offset = disp * (o ? o->disp_unit : 1);
 }
 
 GPUINST_PRIVATE void gpuinstMpiWinOp(gpuinstMpiCall *c, MPI_Win win, int rank)
 {
     CommInfo *o = objOf(c, GPUINST_MPI_OBJ_WIN, &win);
-    if (rank != GPUINST_MPI_NO_RANK) c->r.peer = worldRank(o ? o->comm : NULL, rank);
+    if (rank != GPUINST_MPI_NO_RANK) c->r->peer = gpuinstMpiWorldRank(o ? o->comm : NULL, rank);
 }
 
 GPUINST_PRIVATE void gpuinstMpiFileOp(gpuinstMpiCall *c, MPI_File fh)
@@ -21334,8 +22349,8 @@ GPUINST_PRIVATE void gpuinstMpiFileOp(gpuinstMpiCall *c, MPI_File fh)
 GPUINST_PRIVATE void gpuinstMpiIo(gpuinstMpiCall *c, MPI_File fh, int64_t offset, uint64_t bytes)
 {
     objOf(c, GPUINST_MPI_OBJ_FILE, &fh);
-    c->r.offset = offset;
-    c->r.bytes = bytes;
+    c->r->offset = offset;
+    c->r->bytes = bytes;
 }
 
 GPUINST_PRIVATE int64_t gpuinstMpiFileByteOffset(MPI_File fh, MPI_Offset offset)
@@ -21356,23 +22371,28 @@ GPUINST_PRIVATE void gpuinstMpiObjFreeing(gpuinstMpiCall *c, int objkind, const 
     CommInfo *o;
     if (objkind == GPUINST_MPI_OBJ_COMM) {
         o = commLookup(*(const MPI_Comm *)handle);
-        c->r.comm = o ? o->id : GPUINST_MPI_NO_COMM;
+        c->r->comm = o ? o->id : GPUINST_MPI_NO_COMM;
     } else {
         o = objOf(c, objkind, handle);
     }
-    if (o != NULL) c->r.object = o->id;
+    if (o != NULL) c->r->object = o->id;
     c->freeing = objKey(objkind, handle);
 }
 
 GPUINST_PRIVATE void gpuinstMpiObjFreed(gpuinstMpiCall *c)
 {
     ObjSlot *s;
-    if (c->r.result != MPI_SUCCESS || c->freeing == 0) return;
+    if (c->r->result != MPI_SUCCESS || c->freeing == 0) return;
     pthread_mutex_lock(&mpiLock);
     s = objFind(c->freeing);
-    if (s != NULL && s->info != NULL && s->info != &worldInfo && s->info != &selfInfo) {
-        s->info->freed_ns = c->r.end_ns;
+    if (s != NULL && s->info != NULL && s->info != &gpuinstMpiWorldObj && s->info != &selfInfo) {
+        gpuinstMpiThread *t;
+        s->info->freed_ns = rowEnd(c);
         GPUINST_STORE_REL(&s->info, (CommInfo *)NULL);
+        /* the handle may come back for another communicator: no thread's
+         * cache may keep it (a thread using the freed one is erroneous) */
+        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next)
+            GPUINST_STORE_RLX(&t->comm_handle, MPI_COMM_NULL);
     }
     pthread_mutex_unlock(&mpiLock);
 }
@@ -21420,11 +22440,24 @@ static int commNeighbors(CommInfo *ci, MPI_Comm comm, const uint8_t **outreal)
 
 /* ---- record helpers ----------------------------------------------------------- */
 
-GPUINST_PRIVATE uint64_t gpuinstMpiBytes(int64_t count, MPI_Datatype dt)
+static unsigned typeSlot(uint64_t h)
 {
-    int sz = 0;
-    if (count <= 0 || dt == MPI_DATATYPE_NULL) return 0;
+    return (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 58); /* GPUINST_MPI_TYPE_CACHE = 64 slots */
+}
+
+/* gpuinstMpiBytes when the type is not in the cache: asks MPI, and caches
+ * a predefined type (MPI_Type_get_envelope's combiner MPI_COMBINER_NAMED):
+ * its handle means the same type for the whole run, while a derived type's
+ * handle can be freed and reused. */
+GPUINST_PRIVATE uint64_t gpuinstMpiBytesSlow(int64_t count, MPI_Datatype dt)
+{
+    int sz = 0, ni = 0, na = 0, nd = 0, comb = MPI_UNDEFINED;
+    uint64_t h = 0;
+    memcpy(&h, &dt, sizeof dt < sizeof h ? sizeof dt : sizeof h);
     if (PMPI_Type_size(dt, &sz) != MPI_SUCCESS || sz < 0) return 0;
+    if (h != 0 && h < ((uint64_t)1 << 56) && sz < 256 &&
+        PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED)
+        GPUINST_STORE_RLX(&gpuinstMpiTypeCache[typeSlot(h)], (h << 8) | (uint64_t)sz);
     return (uint64_t)count * (uint64_t)sz;
 }
 
@@ -21433,23 +22466,13 @@ GPUINST_PRIVATE uint64_t gpuinstMpiPeerBytes(int peer, uint64_t bytes)
     return peer == MPI_PROC_NULL ? 0 : bytes;
 }
 
-GPUINST_PRIVATE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int peer, int tag, uint64_t bytes)
-{
-    CommInfo *ci = commLookup(comm);
-    c->ci = ci;
-    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
-    c->r.peer = worldRank(ci, peer);
-    c->r.tag = tag;
-    c->r.bytes = peer == MPI_PROC_NULL ? 0 : bytes; /* no data moves to or from MPI_PROC_NULL */
-}
-
 GPUINST_PRIVATE void gpuinstMpiColl(gpuinstMpiCall *c, MPI_Comm comm, int root, uint64_t bytes)
 {
     CommInfo *ci = commLookup(comm);
     c->ci = ci;
-    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
-    c->r.peer = root < 0 && root != MPI_ROOT ? GPUINST_MPI_PEER_NONE : worldRank(ci, root);
-    c->r.bytes = bytes;
+    c->r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r->peer = root < 0 && root != MPI_ROOT ? GPUINST_MPI_PEER_NONE : gpuinstMpiWorldRank(ci, root);
+    c->r->bytes = bytes;
 }
 
 /* The communicator facts the collective helpers need (mpi/pmpi_wrappers.c). */
@@ -21457,7 +22480,7 @@ GPUINST_PRIVATE void gpuinstMpiCommFacts(gpuinstMpiCall *c, MPI_Comm comm, int *
 {
     CommInfo *ci = commLookup(comm);
     c->ci = ci;
-    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
     *myrank = ci ? ci->myrank : 0;
     *inter = ci ? ci->inter : 0;
     /* the group data goes to: the remote group of an intercommunicator */
@@ -21468,7 +22491,7 @@ GPUINST_PRIVATE int gpuinstMpiCommNeighbors(gpuinstMpiCall *c, MPI_Comm comm, co
 {
     CommInfo *ci = commLookup(comm);
     c->ci = ci;
-    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
     *outreal = NULL;
     return ci ? commNeighbors(ci, comm, outreal) : 0;
 }
@@ -21496,23 +22519,26 @@ GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI
     int src, tag;
     uint64_t bytes;
     (void)comm;
-    if (c->r.result != MPI_SUCCESS || !statusMessage(st, &src, &tag, &bytes)) return;
+    if (c->r->result != MPI_SUCCESS || !statusMessage(st, &src, &tag, &bytes)) return;
     if (add) {
-        c->r.bytes += bytes;
+        c->r->bytes += bytes;
         return;
     }
-    c->r.peer = worldRank(c->ci, src);
-    c->r.tag = tag;
-    c->r.bytes = bytes;
+    c->r->peer = gpuinstMpiWorldRank(c->ci, src);
+    c->r->tag = tag;
+    c->r->bytes = bytes;
 }
 
 /* ---- requests -------------------------------------------------------------------
- * Open addressing (linear probing, backward-shift deletion) under mpiLock:
+ * Open addressing (linear probing, backward-shift deletion, a
+ * multiplicative hash of the handle) under a spin lock (held for a few
+ * dozen instructions: a mutex's lock and unlock cost more than the work):
  * handle -> request id and what a completion needs.  Matched-probe messages
  * (MPI_Mprobe -> MPI_Mrecv) are kept here too, keyed by the message handle. */
 typedef struct ReqEntry {
     uint64_t key;              /* 0 empty */
     uint64_t id;               /* current request id */
+    uint64_t stamp;            /* insertion order (reqFindLocked) */
     CommInfo *comm;
     uint64_t bytes;            /* persistent: the *_init's bytes */
     int32_t peer, tag;         /* persistent: the *_init's peer/tag */
@@ -21520,50 +22546,85 @@ typedef struct ReqEntry {
     uint16_t call;             /* persistent: the *_init call */
 } ReqEntry;
 static ReqEntry *reqs;
-static uint64_t reqCap, reqCount;
+static uint64_t reqCap, reqCount, reqStamp;
+static unsigned reqShift = 64;     /* 64 - log2(reqCap) */
+static int reqLockWord;
 
-/* The entry of `key` with the highest request id: a handle can be mapped
- * more than once, as Open MPI returns the same handle
- * (ompi_request_empty) for every send it completed at once, and a
- * request completed outside the wrappers leaves a stale entry behind. */
+static NOINLINE_ void reqLockWait(void)
+{
+    int spins = 0;
+    while (__atomic_exchange_n(&reqLockWord, 1, __ATOMIC_ACQUIRE)) {
+        while (GPUINST_LOAD_RLX(&reqLockWord))
+            if (++spins > 100) { /* the holder may be descheduled (oversubscribed node) */
+                sched_yield();
+                spins = 0;
+            }
+    }
+}
+
+static inline void reqLock(void)
+{
+    if (GPUINST_UNLIKELY(__atomic_exchange_n(&reqLockWord, 1, __ATOMIC_ACQUIRE))) reqLockWait();
+}
+
+static inline void reqUnlock(void)
+{
+    GPUINST_STORE_REL(&reqLockWord, 0);
+}
+
+static uint64_t reqHome(uint64_t key)
+{
+    return (key * 0x9E3779B97F4A7C15ull) >> reqShift;
+}
+
+/* The entry of `key` inserted last: a handle can be mapped more than once,
+ * as Open MPI returns the same handle (ompi_request_empty) for every send
+ * it completed at once, and a request completed outside the wrappers
+ * leaves a stale entry behind. */
 static ReqEntry *reqFindLocked(uint64_t key)
 {
     uint64_t i;
     ReqEntry *best = NULL;
     if (reqs == NULL || key == 0) return NULL;
-    for (i = mix64(0, key) & (reqCap - 1); reqs[i].key != 0; i = (i + 1) & (reqCap - 1))
-        if (reqs[i].key == key && (best == NULL || reqs[i].id > best->id)) best = &reqs[i];
+    for (i = reqHome(key); reqs[i].key != 0; i = (i + 1) & (reqCap - 1))
+        if (reqs[i].key == key && (best == NULL || reqs[i].stamp > best->stamp)) best = &reqs[i];
     return best;
 }
 
 static int reqGrowLocked(void)
 {
-    uint64_t ncap = reqCap ? reqCap * 2 : 1024, i, j;
-    ReqEntry *n = (ReqEntry *)calloc((size_t)ncap, sizeof *n);
+    uint64_t ncap = reqCap ? reqCap * 2 : 1024, i, j, ocap = reqCap;
+    ReqEntry *n = (ReqEntry *)calloc((size_t)ncap, sizeof *n), *o = reqs;
     if (n == NULL) return 0;
-    for (i = 0; i < reqCap; i++) {
-        if (reqs[i].key == 0) continue;
-        for (j = mix64(0, reqs[i].key) & (ncap - 1); n[j].key != 0; j = (j + 1) & (ncap - 1)) {
-        }
-        n[j] = reqs[i];
-    }
-    free(reqs);
     reqs = n;
     reqCap = ncap;
+    for (reqShift = 64; ((uint64_t)1 << (64 - reqShift)) < ncap;) reqShift--;
+    for (i = 0; i < ocap; i++) {
+        if (o[i].key == 0) continue;
+        for (j = reqHome(o[i].key); n[j].key != 0; j = (j + 1) & (ncap - 1)) {
+        }
+        n[j] = o[i];
+    }
+    free(o);
     return 1;
 }
 
+/* A new entry for key (its key and stamp set; the caller sets every other
+ * member), or NULL. */
 static ReqEntry *reqInsertLocked(uint64_t key)
 {
-    uint64_t i;
+    uint64_t i, mask;
+    ReqEntry *e;
     if (key == 0) return NULL;
-    if ((reqCount + 1) * 2 > reqCap && !reqGrowLocked()) return NULL;
-    for (i = mix64(0, key) & (reqCap - 1); reqs[i].key != 0; i = (i + 1) & (reqCap - 1)) {
+    if (GPUINST_UNLIKELY((reqCount + 1) * 2 > reqCap) && !reqGrowLocked()) return NULL;
+    mask = reqCap - 1;
+    for (i = reqHome(key); reqs[i].key != 0; i = (i + 1) & mask) {
     }
-    memset(&reqs[i], 0, sizeof reqs[i]);
-    reqs[i].key = key;
+    e = &reqs[i];
+    e->key = key;
+    e->stamp = ++reqStamp;
     reqCount++;
-    return &reqs[i];
+    return e;
 }
 
 static void reqRemoveLocked(ReqEntry *e)
@@ -21575,7 +22636,7 @@ static void reqRemoveLocked(ReqEntry *e)
         uint64_t home;
         j = (j + 1) & (reqCap - 1);
         if (reqs[j].key == 0) return;
-        home = mix64(0, reqs[j].key) & (reqCap - 1);
+        home = reqHome(reqs[j].key);
         /* move j to i if home is cyclically outside (i, j] */
         if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
             reqs[i] = reqs[j];
@@ -21588,34 +22649,35 @@ static void reqRemoveLocked(ReqEntry *e)
 GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int recv, int persistent)
 {
     ReqEntry *e;
-    if (c->r.result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
-    c->r.request = c->r.call_id;
-    c->r.flags |= persistent ? GPUINST_MPI_FLAG_PERSISTENT : GPUINST_MPI_FLAG_STARTS;
-    pthread_mutex_lock(&mpiLock);
+    if (c->r->result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
+    c->r->request = c->r->call_id;
+    c->r->flags |= persistent ? GPUINST_MPI_FLAG_PERSISTENT : GPUINST_MPI_FLAG_STARTS;
+    reqLock();
     e = reqInsertLocked(REQ_KEY(req));
     if (e != NULL) {
-        e->id = persistent ? 0 : c->r.call_id; /* persistent: inactive until MPI_Start */
+        e->id = persistent ? 0 : c->r->call_id; /* persistent: inactive until MPI_Start */
         e->comm = c->ci;
         e->recv = (uint8_t)recv;
         e->persistent = (uint8_t)persistent;
-        e->peer = c->r.peer;
-        e->tag = c->r.tag;
-        e->bytes = c->r.bytes;
-        e->call = c->r.call;
+        e->message = 0;
+        e->peer = c->r->peer;
+        e->tag = c->r->tag;
+        e->bytes = c->r->bytes;
+        e->call = c->r->call;
     }
-    pthread_mutex_unlock(&mpiLock);
+    reqUnlock();
 }
 
 GPUINST_PRIVATE void gpuinstMpiReqCancel(gpuinstMpiCall *c, MPI_Request req)
 {
     ReqEntry *e;
-    pthread_mutex_lock(&mpiLock);
+    reqLock();
     e = reqFindLocked(REQ_KEY(req));
     if (e != NULL && !e->message) {
-        c->r.request = e->id;
-        c->r.comm = e->comm ? e->comm->id : GPUINST_MPI_NO_COMM;
+        c->r->request = e->id;
+        c->r->comm = e->comm ? e->comm->id : GPUINST_MPI_NO_COMM;
     }
-    pthread_mutex_unlock(&mpiLock);
+    reqUnlock();
 }
 
 GPUINST_PRIVATE void gpuinstMpiMsgNew(gpuinstMpiCall *c, MPI_Comm comm, MPI_Message msg)
@@ -21623,15 +22685,19 @@ GPUINST_PRIVATE void gpuinstMpiMsgNew(gpuinstMpiCall *c, MPI_Comm comm, MPI_Mess
     ReqEntry *e;
     uint64_t key = handleKey(&msg, sizeof msg);
     (void)comm;
-    if (c->r.result != MPI_SUCCESS || msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC) return;
-    pthread_mutex_lock(&mpiLock);
+    if (c->r->result != MPI_SUCCESS || msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC) return;
+    reqLock();
     e = reqInsertLocked(key);
     if (e != NULL) {
         e->message = 1;
+        e->recv = e->persistent = 0;
         e->comm = c->ci;
-        e->id = c->r.call_id;
+        e->id = c->r->call_id;
+        e->bytes = 0;
+        e->peer = e->tag = 0;
+        e->call = c->r->call;
     }
-    pthread_mutex_unlock(&mpiLock);
+    reqUnlock();
 }
 
 GPUINST_PRIVATE void gpuinstMpiMsgRecv(gpuinstMpiCall *c, MPI_Message msg, const MPI_Status *st, uint64_t bytes,
@@ -21641,20 +22707,20 @@ GPUINST_PRIVATE void gpuinstMpiMsgRecv(gpuinstMpiCall *c, MPI_Message msg, const
     uint64_t key = handleKey(&msg, sizeof msg);
     CommInfo *ci = NULL;
     if (msg == MPI_MESSAGE_NO_PROC) { /* a probe matched MPI_PROC_NULL: nothing received */
-        c->r.peer = GPUINST_MPI_PEER_NONE;
+        c->r->peer = GPUINST_MPI_PEER_NONE;
         return;
     }
-    pthread_mutex_lock(&mpiLock);
+    reqLock();
     e = reqFindLocked(key);
     if (e != NULL && e->message) {
         ci = e->comm;
         reqRemoveLocked(e);
     }
-    pthread_mutex_unlock(&mpiLock);
+    reqUnlock();
     c->ci = ci;
-    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
-    c->r.peer = GPUINST_MPI_PEER_ANY;
-    c->r.bytes = bytes;
+    c->r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r->peer = GPUINST_MPI_PEER_ANY;
+    c->r->bytes = bytes;
     if (st != NULL) gpuinstMpiRecvd(c, MPI_COMM_NULL, st, 0);
     if (req != NULL) gpuinstMpiReqStart(c, *req, 1, 0);
 }
@@ -21662,16 +22728,17 @@ GPUINST_PRIVATE void gpuinstMpiMsgRecv(gpuinstMpiCall *c, MPI_Message msg, const
 GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_Request *rq)
 {
     int i;
-    c->r.count = n > 0 ? (uint32_t)n : 0;
-    if (c->r.result != MPI_SUCCESS) return;
+    c->r->count = n > 0 ? (uint32_t)n : 0;
+    if (c->r->result != MPI_SUCCESS) return;
     for (i = 0; i < n; i++) {
-        gpuinstMpiRec row = c->r;
+        gpuinstMpiRec row = *c->r;
         ReqEntry *e;
         int found = 0;
         /* each started request is a row of its own, with a new id */
-        row.call_id = ((uint64_t)(uint32_t)gpuinstG.rank << 40) |
-                      ((GPUINST_ADD_RLX(&callSeq, 1) + 1) & 0xFFFFFFFFFFull);
-        pthread_mutex_lock(&mpiLock);
+        row.call_id = c->t->next_id;
+        if (GPUINST_UNLIKELY(row.call_id == c->t->end_id)) row.call_id = callIdBlock(c->t);
+        c->t->next_id = row.call_id + 1;
+        reqLock();
         e = reqFindLocked(REQ_KEY(rq[i]));
         if (e != NULL) {
             e->id = row.call_id;
@@ -21681,7 +22748,7 @@ GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_R
             row.bytes = e->bytes;
             found = 1;
         }
-        pthread_mutex_unlock(&mpiLock);
+        reqUnlock();
         if (!found) continue; /* made before recording began */
         row.request = row.call_id;
         row.count = 1;
@@ -21693,51 +22760,51 @@ GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_R
 GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const MPI_Status *st)
 {
     ReqEntry *e;
-    Completion done;
-    int src = 0, tag = 0, found = 0;
-    uint64_t bytes = 0;
+    Completion *done;
+    CommInfo *ci;
+    int src = 0, tag = 0, recv;
+    uint64_t bytes = 0, id;
     if (req == MPI_REQUEST_NULL) return;
-    c->r.count++;
-    memset(&done, 0, sizeof done);
-    done.bytes = UINT64_MAX;
-    done.source = GPUINST_MPI_PEER_NONE;
-    pthread_mutex_lock(&mpiLock);
+    c->r->count++;
+    reqLock();
     e = reqFindLocked(REQ_KEY(req));
-    if (e != NULL && e->id != 0 && !e->message) {
-        found = 1;
-        done.request = e->id;
-        if (e->recv && statusMessage(st, &src, &tag, &bytes)) {
-            done.source = worldRank(e->comm, src);
-            done.tag = tag;
-            done.bytes = bytes;
-        }
-        if (e->persistent) e->id = 0; /* inactive until the next MPI_Start */
-        else reqRemoveLocked(e);
+    if (e == NULL || e->id == 0 || e->message) {
+        reqUnlock();
+        return;
     }
-    pthread_mutex_unlock(&mpiLock);
-    if (!found) return;
-    if (done.bytes != UINT64_MAX) GPUINST_STORE_RLX(&c->t->recvd, c->t->recvd + done.bytes);
-    if (c->r.count == 1) c->r.request = done.request; /* single completion: name it */
-    else c->r.request = 0;
-    done.time_ns = c->r.end_ns;
-    {
-        Completion *slot = (Completion *)gpuinstBufSlot(&c->t->completions);
-        if (slot == NULL) {
-            GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
-            return;
-        }
-        *slot = done;
-        gpuinstBufCommit(&c->t->completions);
+    id = e->id;
+    recv = e->recv;
+    ci = e->comm;
+    if (e->persistent) e->id = 0; /* inactive until the next MPI_Start */
+    else reqRemoveLocked(e);
+    reqUnlock();
+    c->r->request = c->r->count == 1 ? id : 0; /* a single completion: named */
+    done = (Completion *)gpuinstBufSlot(&c->t->completions);
+    if (GPUINST_UNLIKELY(done == NULL)) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+        return;
     }
+    done->request = id;
+    done->time_ns = rowEnd(c); /* the row's own: gpuinstMpiEndSlow */
+    done->bytes = UINT64_MAX;
+    done->source = GPUINST_MPI_PEER_NONE;
+    done->tag = 0;
+    if (recv && statusMessage(st, &src, &tag, &bytes)) {
+        done->source = gpuinstMpiWorldRank(ci, src);
+        done->tag = tag;
+        done->bytes = bytes;
+        GPUINST_STORE_RLX(&c->t->bytes[1], c->t->bytes[1] + bytes);
+    }
+    gpuinstBufCommit(&c->t->completions);
 }
 
 GPUINST_PRIVATE void gpuinstMpiReqForget(MPI_Request req)
 {
     ReqEntry *e;
-    pthread_mutex_lock(&mpiLock);
+    reqLock();
     e = reqFindLocked(REQ_KEY(req));
     if (e != NULL) reqRemoveLocked(e);
-    pthread_mutex_unlock(&mpiLock);
+    reqUnlock();
 }
 
 /* ---- tables ---------------------------------------------------------------------- */
@@ -21829,7 +22896,8 @@ static uint64_t callsNext(gpuinstRowIter *it, void *dst, uint64_t max)
     uint64_t k = s->inner.next(&s->inner, dst, max), i;
     for (i = 0; i < k; i++) {
         gpuinstMpiRec *r = &rows[i];
-        if (r->call < GPUINST_MPI_NCALLS) r->name = nameIds[r->call];
+        r->name = r->call < GPUINST_MPI_NCALLS ? nameIds[r->call] : 0;
+        r->complete_ns = 0; /* not set when recorded */
         if (s->done != NULL && (r->flags & GPUINST_MPI_FLAG_STARTS) && r->request != 0) {
             Completion key, *d;
             key.request = r->request;
@@ -21894,7 +22962,7 @@ static const gpuinstTable callsTable = {
 /* /mpi/summary: per rank, per call kind seen: count, time, bytes. */
 typedef struct SummaryRec {
     uint64_t count;
-    uint64_t time_ns;      /* a duration: not mapped */
+    uint64_t time_ns;      /* a duration: scaled to file ns (GPUINST_FIELD_DURATION) */
     uint64_t bytes;
     uint32_t rank;
     uint32_t name;
@@ -21905,7 +22973,7 @@ typedef struct SummaryRec {
 
 static const gpuinstField summaryFields[] = {
     F(SummaryRec, count, GPUINST_FT_U64, 0, "count", "calls"),
-    F(SummaryRec, time_ns, GPUINST_FT_U64, 0, "ns", "total time inside the calls (end_ns - start_ns summed)"),
+    F(SummaryRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "total time inside the calls (end_ns - start_ns summed)"),
     F(SummaryRec, bytes, GPUINST_FT_U64, 0, "bytes", "total bytes (as /mpi/calls bytes)"),
     F(SummaryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
     F(SummaryRec, name, GPUINST_FT_U32, 0, "", "call name: id in /strings (same rank)"),
@@ -22050,6 +23118,13 @@ GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank)
     }
 }
 
+/* ---- profile mode ---------------------------------------------------------------- */
+
+GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c)
+{
+    (void)c; /* PROFILE-TODO */
+}
+
 #else /* !GPUINST_WITH_MPI */
 
 GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void) { return 0; }
@@ -22152,10 +23227,10 @@ static void pingChild(MPI_Comm comm, int parent, ClockRec *m)
     uint64_t ref = 0;
     int i;
     for (i = 0; i < CLOCK_ROUNDS; i++) {
-        t1 = gpuinstMpiNow();
+        t1 = gpuinstMpiMonoNow();
         if (PMPI_Send(&dummy, 1, MPI_UINT64_T, parent, CLOCK_TAG, comm) != MPI_SUCCESS) return;
         if (PMPI_Recv(&tp, 1, MPI_UINT64_T, parent, CLOCK_TAG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) return;
-        t2 = gpuinstMpiNow();
+        t2 = gpuinstMpiMonoNow();
         if (t2 - t1 < best) {
             best = t2 - t1;
             ref = t1 + (t2 - t1) / 2;
@@ -22179,7 +23254,7 @@ static void pingParent(MPI_Comm comm, int child, const ClockRec *m)
     int i;
     for (i = 0; i < CLOCK_ROUNDS; i++) {
         if (PMPI_Recv(&dummy, 1, MPI_UINT64_T, child, CLOCK_TAG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) return;
-        tp = gpuinstMpiNow();
+        tp = gpuinstMpiMonoNow();
         if (PMPI_Send(&tp, 1, MPI_UINT64_T, child, CLOCK_TAG, comm) != MPI_SUCCESS) return;
     }
     info[0] = m->offset_ns;
@@ -22211,7 +23286,7 @@ GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase)
     memset(&m, 0, sizeof m);
     m.parent = -1;
     m.phase = (uint32_t)phase;
-    m.ref_ns = gpuinstMpiNow();
+    m.ref_ns = gpuinstMpiMonoNow();
     if (leaderComm != MPI_COMM_NULL) clockTree(leaderComm, &m);
     if (nodeComm != MPI_COMM_NULL) {
         /* node members take the leader's map: same kernel clock */
@@ -22600,7 +23675,7 @@ GPUINST_PRIVATE void gpuinstMpiCollNeighbor(gpuinstMpiCall *c, MPI_Comm comm, in
         else b += gpuinstMpiBytes(scounts ? countAt(scounts, esz, i) : scount, stype);
     }
     gpuinstMpiColl(c, comm, -1, b);
-    c->r.count = (uint32_t)n;
+    c->r->count = (uint32_t)n;
 }
 
 /* ---- request arrays ------------------------------------------------------------ */
@@ -22618,8 +23693,10 @@ static void reqSaveInit(gpuinstReqSave *s, int n)
 GPUINST_PRIVATE void gpuinstMpiReqSaveC(gpuinstReqSave *s, int n, const MPI_Request *reqs, MPI_Status **stsp,
                                         int single)
 {
+    int i;
     reqSaveInit(s, n);
-    if (s->rq != NULL && s->n > 0) memcpy(s->rq, reqs, (size_t)s->n * sizeof(MPI_Request));
+    if (s->rq != NULL) /* a loop: the arrays are short, a memcpy call costs more */
+        for (i = 0; i < s->n; i++) s->rq[i] = reqs[i];
     if (stsp == NULL) return;
     if (single ? *stsp == MPI_STATUS_IGNORE : *stsp == MPI_STATUSES_IGNORE) {
         int k = single ? 1 : s->n;
@@ -22671,7 +23748,7 @@ GPUINST_PRIVATE void gpuinstMpiReqActivateSaved(gpuinstMpiCall *c, gpuinstReqSav
 GPUINST_PRIVATE void gpuinstMpiReqDoneAny(gpuinstMpiCall *c, gpuinstReqSave *s, int flag, int idx)
 {
     MPI_Status tmp;
-    if (c->r.result == MPI_SUCCESS && flag && s->rq != NULL && idx != MPI_UNDEFINED) {
+    if (c->r->result == MPI_SUCCESS && flag && s->rq != NULL && idx != MPI_UNDEFINED) {
         idx -= s->base;
         if (idx >= 0 && idx < s->n) gpuinstMpiReqDone(c, s->rq[idx], statusAt(s, 0, &tmp));
     }
@@ -22682,7 +23759,7 @@ GPUINST_PRIVATE void gpuinstMpiReqDoneAll(gpuinstMpiCall *c, gpuinstReqSave *s, 
 {
     MPI_Status tmp;
     int i;
-    if (c->r.result == MPI_SUCCESS && flag && s->rq != NULL)
+    if (c->r->result == MPI_SUCCESS && flag && s->rq != NULL)
         for (i = 0; i < s->n; i++) gpuinstMpiReqDone(c, s->rq[i], statusAt(s, i, &tmp));
     reqRelease(s);
 }
@@ -22691,7 +23768,7 @@ GPUINST_PRIVATE void gpuinstMpiReqDoneSome(gpuinstMpiCall *c, gpuinstReqSave *s,
 {
     MPI_Status tmp;
     int i;
-    if (c->r.result == MPI_SUCCESS && s->rq != NULL && n != MPI_UNDEFINED)
+    if (c->r->result == MPI_SUCCESS && s->rq != NULL && n != MPI_UNDEFINED)
         for (i = 0; i < n; i++) {
             int k = (s->base ? (int)((const MPI_Fint *)idx)[i] : ((const int *)idx)[i]) - s->base;
             if (k >= 0 && k < s->n) gpuinstMpiReqDone(c, s->rq[k], statusAt(s, i, &tmp));
@@ -22718,22 +23795,22 @@ int MPI_Pcontrol(const int level, ...)
 {
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Pcontrol)) return PMPI_Pcontrol(level);
-    c_.r.start_ns = gpuinstMpiNow();
-    c_.r.result = PMPI_Pcontrol(level);
-    c_.r.end_ns = gpuinstMpiNow();
-    c_.r.tag = level;
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    c_.r->start_ns = gpuinstMpiNow();
+    c_.r->result = PMPI_Pcontrol(level);
+    c_.r->end_ns = gpuinstMpiNow();
+    c_.r->tag = level;
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Pcontrol);
 }
 
 GPUINST_PRIVATE void gpuinstMpiBeforeAbort(MPI_Comm comm, int errorcode, int fortran)
 {
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Abort)) return;
-    c_.r.start_ns = c_.r.end_ns = gpuinstMpiNow();
+    c_.r->start_ns = c_.r->end_ns = gpuinstMpiNow();
     gpuinstMpiColl(&c_, comm, -1, 0);
-    c_.r.tag = errorcode; /* the error code given to MPI_Abort */
-    if (fortran) c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-    gpuinstMpiEnd(&c_, MPI_SUCCESS);
+    c_.r->tag = errorcode; /* the error code given to MPI_Abort */
+    if (fortran) c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+    gpuinstMpiEnd(&c_, MPI_SUCCESS, GPUINST_MPI_CALL_Abort);
     gpuinstWarn("MPI_Abort(errorcode %d): writing this rank's records alone; other ranks' are lost", errorcode);
     gpuinstFinalize(2); /* this rank's own file, complete=0: other ranks are about to be killed */
 }
@@ -22926,12 +24003,12 @@ int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origi
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Accumulate)) return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Accumulate);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -22940,12 +24017,12 @@ int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Accumulate_c)) return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Accumulate_c);
 }
 #endif
 
@@ -22972,12 +24049,12 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather)) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -22986,12 +24063,12 @@ int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_c)) return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather_c);
 }
 #endif
 
@@ -23001,13 +24078,13 @@ int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_init)) return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather_init);
 }
 #endif
 
@@ -23017,13 +24094,13 @@ int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_init_c)) return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather_init_c);
 }
 #endif
 
@@ -23032,12 +24109,12 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv)) return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -23046,12 +24123,12 @@ int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_c)) return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv_c);
 }
 #endif
 
@@ -23061,13 +24138,13 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_init)) return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv_init);
 }
 #endif
 
@@ -23077,13 +24154,13 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_init_c)) return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv_init_c);
 }
 #endif
 
@@ -23098,12 +24175,12 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce)) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -23112,12 +24189,12 @@ int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_c)) return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce_c);
 }
 #endif
 
@@ -23127,13 +24204,13 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_init)) return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce_init);
 }
 #endif
 
@@ -23143,13 +24220,13 @@ int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_init_c)) return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce_init_c);
 }
 #endif
 
@@ -23158,12 +24235,12 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall)) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -23172,12 +24249,12 @@ int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_c)) return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall_c);
 }
 #endif
 
@@ -23187,13 +24264,13 @@ int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_init)) return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall_init);
 }
 #endif
 
@@ -23203,13 +24280,13 @@ int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_init_c)) return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall_init_c);
 }
 #endif
 
@@ -23218,12 +24295,12 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv)) return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(int));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -23232,12 +24309,12 @@ int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_c)) return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(MPI_Count));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv_c);
 }
 #endif
 
@@ -23247,13 +24324,13 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_init)) return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(int));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv_init);
 }
 #endif
 
@@ -23263,13 +24340,13 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_init_c)) return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(MPI_Count));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv_init_c);
 }
 #endif
 
@@ -23278,12 +24355,12 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw)) return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(int));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -23292,12 +24369,12 @@ int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_c)) return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(MPI_Count));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw_c);
 }
 #endif
 
@@ -23307,13 +24384,13 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_init)) return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(int));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw_init);
 }
 #endif
 
@@ -23323,13 +24400,13 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_init_c)) return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(MPI_Count));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw_init_c);
 }
 #endif
 
@@ -23356,12 +24433,12 @@ int MPI_Barrier(MPI_Comm comm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier)) return PMPI_Barrier(comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Barrier(comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Barrier(comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Barrier);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -23370,13 +24447,13 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier_init)) return PMPI_Barrier_init(comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Barrier_init(comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Barrier_init(comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Barrier_init);
 }
 #endif
 
@@ -23385,12 +24462,12 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast)) return PMPI_Bcast(buffer, count, datatype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bcast(buffer, count, datatype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bcast(buffer, count, datatype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -23399,12 +24476,12 @@ int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_c)) return PMPI_Bcast_c(buffer, count, datatype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bcast_c(buffer, count, datatype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bcast_c(buffer, count, datatype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast_c);
 }
 #endif
 
@@ -23414,13 +24491,13 @@ int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_init)) return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast_init);
 }
 #endif
 
@@ -23430,13 +24507,13 @@ int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int r
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_init_c)) return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast_init_c);
 }
 #endif
 
@@ -23445,12 +24522,12 @@ int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend)) return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -23459,12 +24536,12 @@ int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_c)) return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend_c);
 }
 #endif
 
@@ -23473,13 +24550,13 @@ int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_init)) return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend_init);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -23488,13 +24565,13 @@ int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_init_c)) return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend_init_c);
 }
 #endif
 
@@ -23548,12 +24625,12 @@ int MPI_Cancel(MPI_Request* request)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cancel)) return PMPI_Cancel(request);
     {
         MPI_Request request_in_ = *request;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Cancel(request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Cancel(request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqCancel(&c_, request_in_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cancel);
 }
 
 int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
@@ -23567,12 +24644,12 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_create)) return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CART, comm_old, comm_cart, ndims);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cart_create);
 }
 
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
@@ -23604,12 +24681,12 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_sub)) return PMPI_Cart_sub(comm, remain_dims, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Cart_sub(comm, remain_dims, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Cart_sub(comm, remain_dims, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CART_SUB, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cart_sub);
 }
 
 int MPI_Cartdim_get(MPI_Comm comm, int* ndims)
@@ -23629,12 +24706,12 @@ int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm com
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_accept)) return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CONNECT, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_accept);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
@@ -23670,12 +24747,12 @@ int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm co
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_connect)) return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CONNECT, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_connect);
 }
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
@@ -23683,12 +24760,12 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create)) return PMPI_Comm_create(comm, group, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_create(comm, group, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_create(comm, group, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CREATE, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create);
 }
 
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler)
@@ -23703,12 +24780,12 @@ int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_from_group)) return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_FROM_GROUP, MPI_COMM_NULL, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create_from_group);
 }
 #endif
 
@@ -23717,12 +24794,12 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_group)) return PMPI_Comm_create_group(comm, group, tag, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_create_group(comm, group, tag, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_create_group(comm, group, tag, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CREATE_GROUP, comm, newcomm, tag);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create_group);
 }
 
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state)
@@ -23759,12 +24836,12 @@ int MPI_Comm_disconnect(MPI_Comm* comm)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_disconnect)) return PMPI_Comm_disconnect(comm);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, comm);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_disconnect(comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_disconnect(comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiObjFreed(&c_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_disconnect);
 }
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
@@ -23772,12 +24849,12 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup)) return PMPI_Comm_dup(comm, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_dup(comm, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_dup(comm, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DUP, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_dup);
 }
 
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
@@ -23785,12 +24862,12 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup_with_info)) return PMPI_Comm_dup_with_info(comm, info, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_dup_with_info(comm, info, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_dup_with_info(comm, info, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DUP, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_dup_with_info);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
@@ -23807,12 +24884,12 @@ int MPI_Comm_free(MPI_Comm* comm)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_free)) return PMPI_Comm_free(comm);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, comm);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_free(comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_free(comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiObjFreed(&c_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_free);
 }
 
 int MPI_Comm_free_keyval(int* comm_keyval)
@@ -23862,13 +24939,13 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup)) return PMPI_Comm_idup(comm, newcomm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_idup(comm, newcomm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_idup(comm, newcomm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_idup);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -23877,13 +24954,13 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup_with_info)) return PMPI_Comm_idup_with_info(comm, info, newcomm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_idup_with_info(comm, info, newcomm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_idup_with_info(comm, info, newcomm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_idup_with_info);
 }
 #endif
 
@@ -23900,12 +24977,12 @@ int MPI_Comm_join(int fd, MPI_Comm* intercomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_join)) return PMPI_Comm_join(fd, intercomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_join(fd, intercomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_join(fd, intercomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_JOIN, MPI_COMM_NULL, intercomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_join);
 }
 
 int MPI_Comm_rank(MPI_Comm comm, int* rank)
@@ -23961,12 +25038,12 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn)) return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPAWN, comm, intercomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_spawn);
 }
 
 int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
@@ -23974,12 +25051,12 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn_multiple)) return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPAWN, comm, intercomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_spawn_multiple);
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
@@ -23987,12 +25064,12 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split)) return PMPI_Comm_split(comm, color, key, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_split(comm, color, key, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_split(comm, color, key, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPLIT, comm, newcomm, color);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_split);
 }
 
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
@@ -24000,12 +25077,12 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split_type)) return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPLIT_TYPE, comm, newcomm, split_type);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_split_type);
 }
 
 int MPI_Comm_test_inter(MPI_Comm comm, int* flag)
@@ -24019,12 +25096,12 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Compare_and_swap)) return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(3, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Compare_and_swap);
 }
 
 int MPI_Dims_create(int nnodes, int ndims, int dims[])
@@ -24038,12 +25115,12 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create)) return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DIST_GRAPH, comm_old, comm_dist_graph, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Dist_graph_create);
 }
 
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
@@ -24051,12 +25128,12 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create_adjacent)) return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DIST_GRAPH, comm_old, comm_dist_graph, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Dist_graph_create_adjacent);
 }
 
 int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
@@ -24094,12 +25171,12 @@ int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan)) return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -24108,12 +25185,12 @@ int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_c)) return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan_c);
 }
 #endif
 
@@ -24123,13 +25200,13 @@ int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_init)) return PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan_init);
 }
 #endif
 
@@ -24139,13 +25216,13 @@ int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_init_c)) return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan_init_c);
 }
 #endif
 
@@ -24154,12 +25231,12 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Fetch_and_op)) return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(op == MPI_NO_OP ? 1 : 2, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Fetch_and_op);
 }
 
 int MPI_File_call_errhandler(MPI_File fh, int errorcode)
@@ -24174,12 +25251,12 @@ int MPI_File_close(MPI_File* fh)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_close)) return PMPI_File_close(fh);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_FILE, fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_close(fh);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_close(fh);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiObjFreed(&c_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_close);
 }
 
 int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler)
@@ -24193,11 +25270,11 @@ int MPI_File_delete(const char* filename, MPI_Info info)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_delete)) return PMPI_File_delete(filename, info);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_delete(filename, info);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_delete(filename, info);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_delete);
 }
 
 int MPI_File_get_amode(MPI_File fh, int* amode)
@@ -24280,13 +25357,13 @@ int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread)) return PMPI_File_iread(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread);
 }
 
 int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
@@ -24295,13 +25372,13 @@ int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_all)) return PMPI_File_iread_all(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_all(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_all(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_all);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -24311,13 +25388,13 @@ int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_all_c)) return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_all_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_all_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_all_c);
 }
 #endif
 
@@ -24326,13 +25403,13 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at)) return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at);
 }
 
 int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
@@ -24340,13 +25417,13 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at_all)) return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at_all);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -24355,13 +25432,13 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at_all_c)) return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at_all_c);
 }
 #endif
 
@@ -24371,13 +25448,13 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at_c)) return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at_c);
 }
 #endif
 
@@ -24388,13 +25465,13 @@ int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_c)) return PMPI_File_iread_c(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_c);
 }
 #endif
 
@@ -24403,13 +25480,13 @@ int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_shared)) return PMPI_File_iread_shared(fh, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_shared(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_shared(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_shared);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -24418,13 +25495,13 @@ int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_shared_c)) return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_shared_c);
 }
 #endif
 
@@ -24434,13 +25511,13 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite)) return PMPI_File_iwrite(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite);
 }
 
 int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
@@ -24449,13 +25526,13 @@ int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_all)) return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_all);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -24465,13 +25542,13 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_all_c)) return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_all_c);
 }
 #endif
 
@@ -24480,13 +25557,13 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at)) return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at);
 }
 
 int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
@@ -24494,13 +25571,13 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at_all)) return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at_all);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -24509,13 +25586,13 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at_all_c)) return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at_all_c);
 }
 #endif
 
@@ -24525,13 +25602,13 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at_c)) return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at_c);
 }
 #endif
 
@@ -24542,13 +25619,13 @@ int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_c)) return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_c);
 }
 #endif
 
@@ -24557,13 +25634,13 @@ int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_shared)) return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_shared);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -24572,13 +25649,13 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_shared_c)) return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_shared_c);
 }
 #endif
 
@@ -24587,12 +25664,12 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_open)) return PMPI_File_open(comm, filename, amode, info, fh);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_open(comm, filename, amode, info, fh);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_open(comm, filename, amode, info, fh);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileNew(&c_, comm, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_open);
 }
 
 int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
@@ -24600,12 +25677,12 @@ int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_preallocate)) return PMPI_File_preallocate(fh, size);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_preallocate(fh, size);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_preallocate(fh, size);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_preallocate);
 }
 
 int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -24615,12 +25692,12 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read);
 }
 
 int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -24630,12 +25707,12 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_all(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_all(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all);
 }
 
 int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
@@ -24644,12 +25721,12 @@ int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype data
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all_begin)) return PMPI_File_read_all_begin(fh, buf, count, datatype);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_all_begin(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_all_begin(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -24659,12 +25736,12 @@ int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datat
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all_begin_c)) return PMPI_File_read_all_begin_c(fh, buf, count, datatype);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_all_begin_c(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_all_begin_c(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_begin_c);
 }
 #endif
 
@@ -24676,12 +25753,12 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_all_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_all_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_c);
 }
 #endif
 
@@ -24691,12 +25768,12 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all_end)) return PMPI_File_read_all_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_all_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_all_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_end);
 }
 
 int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -24705,12 +25782,12 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at)) return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at);
 }
 
 int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -24719,12 +25796,12 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all)) return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all);
 }
 
 int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype)
@@ -24732,12 +25809,12 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int co
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_begin)) return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -24746,12 +25823,12 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_begin_c)) return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_begin_c);
 }
 #endif
 
@@ -24762,12 +25839,12 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_c)) return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_c);
 }
 #endif
 
@@ -24777,12 +25854,12 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_end)) return PMPI_File_read_at_all_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_all_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_all_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_end);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -24792,12 +25869,12 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_c)) return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_c);
 }
 #endif
 
@@ -24809,12 +25886,12 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_c);
 }
 #endif
 
@@ -24824,12 +25901,12 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered)) return PMPI_File_read_ordered(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_ordered(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_ordered(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered);
 }
 
 int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
@@ -24837,12 +25914,12 @@ int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_begin)) return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -24851,12 +25928,12 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_D
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_begin_c)) return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_begin_c);
 }
 #endif
 
@@ -24867,12 +25944,12 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_c)) return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_c);
 }
 #endif
 
@@ -24882,12 +25959,12 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_end)) return PMPI_File_read_ordered_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_ordered_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_ordered_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_end);
 }
 
 int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -24896,12 +25973,12 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_shared)) return PMPI_File_read_shared(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_shared(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_shared(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_shared);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -24911,12 +25988,12 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_shared_c)) return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_shared_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_shared_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_shared_c);
 }
 #endif
 
@@ -24931,12 +26008,12 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_seek_shared)) return PMPI_File_seek_shared(fh, offset, whence);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_seek_shared(fh, offset, whence);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_seek_shared(fh, offset, whence);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_seek_shared);
 }
 
 int MPI_File_set_atomicity(MPI_File fh, int flag)
@@ -24944,12 +26021,12 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_atomicity)) return PMPI_File_set_atomicity(fh, flag);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_set_atomicity(fh, flag);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_set_atomicity(fh, flag);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_atomicity);
 }
 
 int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
@@ -24963,12 +26040,12 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_info)) return PMPI_File_set_info(fh, info);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_set_info(fh, info);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_set_info(fh, info);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_info);
 }
 
 int MPI_File_set_size(MPI_File fh, MPI_Offset size)
@@ -24976,12 +26053,12 @@ int MPI_File_set_size(MPI_File fh, MPI_Offset size)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_size)) return PMPI_File_set_size(fh, size);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_set_size(fh, size);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_set_size(fh, size);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_size);
 }
 
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info)
@@ -24989,12 +26066,12 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_view)) return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_view);
 }
 
 int MPI_File_sync(MPI_File fh)
@@ -25002,12 +26079,12 @@ int MPI_File_sync(MPI_File fh)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_sync)) return PMPI_File_sync(fh);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_sync(fh);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_sync(fh);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_sync);
 }
 
 int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -25017,12 +26094,12 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write);
 }
 
 int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -25032,12 +26109,12 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_all(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_all(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all);
 }
 
 int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
@@ -25046,12 +26123,12 @@ int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Dataty
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all_begin)) return PMPI_File_write_all_begin(fh, buf, count, datatype);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_all_begin(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_all_begin(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -25061,12 +26138,12 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MP
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all_begin_c)) return PMPI_File_write_all_begin_c(fh, buf, count, datatype);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_all_begin_c(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_all_begin_c(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_begin_c);
 }
 #endif
 
@@ -25078,12 +26155,12 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_all_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_all_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_c);
 }
 #endif
 
@@ -25093,12 +26170,12 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all_end)) return PMPI_File_write_all_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_all_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_all_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_end);
 }
 
 int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -25107,12 +26184,12 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at)) return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at);
 }
 
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -25121,12 +26198,12 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all)) return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all);
 }
 
 int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype)
@@ -25134,12 +26211,12 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_begin)) return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -25148,12 +26225,12 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* bu
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_begin_c)) return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_begin_c);
 }
 #endif
 
@@ -25164,12 +26241,12 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_c)) return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_c);
 }
 #endif
 
@@ -25179,12 +26256,12 @@ int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_end)) return PMPI_File_write_at_all_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_all_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_all_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_end);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -25194,12 +26271,12 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_c)) return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_c);
 }
 #endif
 
@@ -25211,12 +26288,12 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_c);
 }
 #endif
 
@@ -25226,12 +26303,12 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered)) return PMPI_File_write_ordered(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_ordered(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_ordered(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered);
 }
 
 int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
@@ -25239,12 +26316,12 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_begin)) return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -25253,12 +26330,12 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_begin_c)) return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_begin_c);
 }
 #endif
 
@@ -25269,12 +26346,12 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_c)) return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_c);
 }
 #endif
 
@@ -25284,12 +26361,12 @@ int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_end)) return PMPI_File_write_ordered_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_ordered_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_ordered_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_end);
 }
 
 int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -25298,12 +26375,12 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_shared)) return PMPI_File_write_shared(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_shared(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_shared(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_shared);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -25313,12 +26390,12 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_shared_c)) return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_shared_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_shared_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_shared_c);
 }
 #endif
 
@@ -25339,12 +26416,12 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather)) return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -25353,12 +26430,12 @@ int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_c)) return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather_c);
 }
 #endif
 
@@ -25368,13 +26445,13 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_init)) return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather_init);
 }
 #endif
 
@@ -25384,13 +26461,13 @@ int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_init_c)) return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather_init_c);
 }
 #endif
 
@@ -25399,12 +26476,12 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv)) return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -25413,12 +26490,12 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_c)) return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv_c);
 }
 #endif
 
@@ -25428,13 +26505,13 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_init)) return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv_init);
 }
 #endif
 
@@ -25444,13 +26521,13 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_init_c)) return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv_init_c);
 }
 #endif
 
@@ -25459,12 +26536,12 @@ int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get)) return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get);
 }
 
 int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
@@ -25472,12 +26549,12 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get_accumulate)) return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, (op == MPI_NO_OP ? 0 : gpuinstMpiBytes(origin_count, origin_datatype)) + gpuinstMpiBytes(result_count, result_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get_accumulate);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -25486,12 +26563,12 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get_accumulate_c)) return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, (op == MPI_NO_OP ? 0 : gpuinstMpiBytes(origin_count, origin_datatype)) + gpuinstMpiBytes(result_count, result_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get_accumulate_c);
 }
 #endif
 
@@ -25507,12 +26584,12 @@ int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get_c)) return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get_c);
 }
 #endif
 
@@ -25581,12 +26658,12 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Graph_create)) return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_GRAPH, comm_old, comm_graph, nnodes);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Graph_create);
 }
 
 int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
@@ -25716,13 +26793,13 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgather)) return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -25731,13 +26808,13 @@ int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgather_c)) return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgather_c);
 }
 #endif
 
@@ -25746,13 +26823,13 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgatherv)) return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -25761,13 +26838,13 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgatherv_c)) return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgatherv_c);
 }
 #endif
 
@@ -25776,13 +26853,13 @@ int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallreduce)) return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallreduce);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -25791,13 +26868,13 @@ int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallreduce_c)) return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallreduce_c);
 }
 #endif
 
@@ -25806,13 +26883,13 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoall)) return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoall);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -25821,13 +26898,13 @@ int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoall_c)) return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoall_c);
 }
 #endif
 
@@ -25836,13 +26913,13 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallv)) return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(int));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -25851,13 +26928,13 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallv_c)) return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(MPI_Count));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallv_c);
 }
 #endif
 
@@ -25866,13 +26943,13 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallw)) return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(int));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallw);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -25881,13 +26958,13 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallw_c)) return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(MPI_Count));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallw_c);
 }
 #endif
 
@@ -25896,13 +26973,13 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibarrier)) return PMPI_Ibarrier(comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ibarrier(comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ibarrier(comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibarrier);
 }
 
 int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
@@ -25910,13 +26987,13 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibcast)) return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibcast);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -25925,13 +27002,13 @@ int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibcast_c)) return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibcast_c);
 }
 #endif
 
@@ -25940,13 +27017,13 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibsend)) return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibsend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -25955,13 +27032,13 @@ int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibsend_c)) return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibsend_c);
 }
 #endif
 
@@ -25970,13 +27047,13 @@ int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iexscan)) return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iexscan);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -25985,13 +27062,13 @@ int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iexscan_c)) return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iexscan_c);
 }
 #endif
 
@@ -26000,13 +27077,13 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igather)) return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26015,13 +27092,13 @@ int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igather_c)) return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igather_c);
 }
 #endif
 
@@ -26030,13 +27107,13 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igatherv)) return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26045,13 +27122,13 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igatherv_c)) return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igatherv_c);
 }
 #endif
 
@@ -26061,14 +27138,14 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Improbe)) return PMPI_Improbe(source, tag, comm, flag, message, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Improbe(source, tag, comm, flag, message, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Improbe(source, tag, comm, flag, message, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         if (*flag) gpuinstMpiRecvd(&c_, comm, status, 0);
         if (*flag) gpuinstMpiMsgNew(&c_, comm, *message);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Improbe);
 }
 
 int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
@@ -26077,12 +27154,12 @@ int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Imrecv)) return PMPI_Imrecv(buf, count, datatype, message, request);
     {
         MPI_Message message_in_ = *message;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Imrecv(buf, count, datatype, message, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Imrecv(buf, count, datatype, message, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiMsgRecv(&c_, message_in_, NULL, gpuinstMpiBytes(count, datatype), request);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Imrecv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26092,12 +27169,12 @@ int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message*
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Imrecv_c)) return PMPI_Imrecv_c(buf, count, datatype, message, request);
     {
         MPI_Message message_in_ = *message;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Imrecv_c(buf, count, datatype, message, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Imrecv_c(buf, count, datatype, message, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiMsgRecv(&c_, message_in_, NULL, gpuinstMpiBytes(count, datatype), request);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Imrecv_c);
 }
 #endif
 
@@ -26106,13 +27183,13 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgather)) return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26121,13 +27198,13 @@ int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgather_c)) return PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgather_c);
 }
 #endif
 
@@ -26136,13 +27213,13 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgatherv)) return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26151,13 +27228,13 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgatherv_c)) return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgatherv_c);
 }
 #endif
 
@@ -26166,13 +27243,13 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoall)) return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoall);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26181,13 +27258,13 @@ int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoall_c)) return PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoall_c);
 }
 #endif
 
@@ -26196,13 +27273,13 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallv)) return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26211,13 +27288,13 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallv_c)) return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallv_c);
 }
 #endif
 
@@ -26226,13 +27303,13 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallw)) return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), MPI_DATATYPE_NULL, sendtypes, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallw);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26241,13 +27318,13 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallw_c)) return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), MPI_DATATYPE_NULL, sendtypes, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallw_c);
 }
 #endif
 
@@ -26332,12 +27409,12 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create)) return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_INTERCOMM, local_comm, newintercomm, tag);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_create);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26346,12 +27423,12 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create_from_groups)) return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_INTERCOMM, MPI_COMM_NULL, newintercomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_create_from_groups);
 }
 #endif
 
@@ -26360,12 +27437,12 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_merge)) return PMPI_Intercomm_merge(intercomm, high, newintracomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Intercomm_merge(intercomm, high, newintracomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Intercomm_merge(intercomm, high, newintracomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_MERGE, intercomm, newintracomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_merge);
 }
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status)
@@ -26374,13 +27451,13 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iprobe)) return PMPI_Iprobe(source, tag, comm, flag, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iprobe(source, tag, comm, flag, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iprobe(source, tag, comm, flag, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         if (*flag) gpuinstMpiRecvd(&c_, comm, status, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iprobe);
 }
 
 int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
@@ -26388,13 +27465,13 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irecv)) return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 1, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irecv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26403,13 +27480,13 @@ int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irecv_c)) return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 1, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irecv_c);
 }
 #endif
 
@@ -26418,13 +27495,13 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce)) return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26433,13 +27510,13 @@ int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_c)) return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_c);
 }
 #endif
 
@@ -26448,13 +27525,13 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter)) return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(int), datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter);
 }
 
 int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
@@ -26462,13 +27539,13 @@ int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter_block)) return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter_block);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26477,13 +27554,13 @@ int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter_block_c)) return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter_block_c);
 }
 #endif
 
@@ -26493,13 +27570,13 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter_c)) return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(MPI_Count), datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter_c);
 }
 #endif
 
@@ -26508,13 +27585,13 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irsend)) return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irsend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26523,13 +27600,13 @@ int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irsend_c)) return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irsend_c);
 }
 #endif
 
@@ -26544,13 +27621,13 @@ int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscan)) return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscan);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26559,13 +27636,13 @@ int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscan_c)) return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscan_c);
 }
 #endif
 
@@ -26574,13 +27651,13 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatter)) return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatter);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26589,13 +27666,13 @@ int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatter_c)) return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatter_c);
 }
 #endif
 
@@ -26604,13 +27681,13 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatterv)) return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(int), sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatterv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26619,13 +27696,13 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatterv_c)) return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(MPI_Count), sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatterv_c);
 }
 #endif
 
@@ -26634,13 +27711,13 @@ int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isend)) return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26649,13 +27726,13 @@ int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isend_c)) return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isend_c);
 }
 #endif
 
@@ -26665,14 +27742,14 @@ int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv)) return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(sendcount, sendtype));
-        c_.r.bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(recvcount, recvtype));
+        c_.r->bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(recvcount, recvtype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv);
 }
 #endif
 
@@ -26682,14 +27759,14 @@ int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv_c)) return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(sendcount, sendtype));
-        c_.r.bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(recvcount, recvtype));
+        c_.r->bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(recvcount, recvtype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv_c);
 }
 #endif
 
@@ -26699,14 +27776,14 @@ int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv_replace)) return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(count, datatype));
-        c_.r.bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(count, datatype));
+        c_.r->bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv_replace);
 }
 #endif
 
@@ -26716,14 +27793,14 @@ int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv_replace_c)) return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(count, datatype));
-        c_.r.bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(count, datatype));
+        c_.r->bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv_replace_c);
 }
 #endif
 
@@ -26732,13 +27809,13 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Issend)) return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Issend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26747,13 +27824,13 @@ int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Issend_c)) return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Issend_c);
 }
 #endif
 
@@ -26781,14 +27858,14 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Sta
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Mprobe)) return PMPI_Mprobe(source, tag, comm, message, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Mprobe(source, tag, comm, message, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Mprobe(source, tag, comm, message, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         gpuinstMpiRecvd(&c_, comm, status, 0);
         gpuinstMpiMsgNew(&c_, comm, *message);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Mprobe);
 }
 
 int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
@@ -26798,12 +27875,12 @@ int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
     {
         MPI_Message message_in_ = *message;
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Mrecv(buf, count, datatype, message, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Mrecv(buf, count, datatype, message, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiMsgRecv(&c_, message_in_, status, gpuinstMpiBytes(count, datatype), NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Mrecv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26814,12 +27891,12 @@ int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* 
     {
         MPI_Message message_in_ = *message;
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Mrecv_c(buf, count, datatype, message, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Mrecv_c(buf, count, datatype, message, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiMsgRecv(&c_, message_in_, status, gpuinstMpiBytes(count, datatype), NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Mrecv_c);
 }
 #endif
 
@@ -26828,12 +27905,12 @@ int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype send
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather)) return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26842,12 +27919,12 @@ int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_c)) return PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather_c);
 }
 #endif
 
@@ -26857,13 +27934,13 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init)) return PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather_init);
 }
 #endif
 
@@ -26873,13 +27950,13 @@ int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init_c)) return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather_init_c);
 }
 #endif
 
@@ -26888,12 +27965,12 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv)) return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26902,12 +27979,12 @@ int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_c)) return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv_c);
 }
 #endif
 
@@ -26917,13 +27994,13 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init)) return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv_init);
 }
 #endif
 
@@ -26933,13 +28010,13 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init_c)) return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv_init_c);
 }
 #endif
 
@@ -26948,12 +28025,12 @@ int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendt
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall)) return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -26962,12 +28039,12 @@ int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_c)) return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall_c);
 }
 #endif
 
@@ -26977,13 +28054,13 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init)) return PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall_init);
 }
 #endif
 
@@ -26993,13 +28070,13 @@ int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_D
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init_c)) return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall_init_c);
 }
 #endif
 
@@ -27008,12 +28085,12 @@ int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const in
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv)) return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27022,12 +28099,12 @@ int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_c)) return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv_c);
 }
 #endif
 
@@ -27037,13 +28114,13 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init)) return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv_init);
 }
 #endif
 
@@ -27053,13 +28130,13 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init_c)) return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv_init_c);
 }
 #endif
 
@@ -27068,12 +28145,12 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw)) return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), MPI_DATATYPE_NULL, sendtypes, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27082,12 +28159,12 @@ int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_c)) return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), MPI_DATATYPE_NULL, sendtypes, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw_c);
 }
 #endif
 
@@ -27097,13 +28174,13 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init)) return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), MPI_DATATYPE_NULL, sendtypes, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw_init);
 }
 #endif
 
@@ -27113,13 +28190,13 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init_c)) return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), MPI_DATATYPE_NULL, sendtypes, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw_init_c);
 }
 #endif
 
@@ -27249,13 +28326,13 @@ int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Precv_init)) return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype) * (uint64_t)(partitions > 0 ? partitions : 0));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 1, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Precv_init);
 }
 #endif
 
@@ -27265,13 +28342,13 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Probe)) return PMPI_Probe(source, tag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Probe(source, tag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Probe(source, tag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         gpuinstMpiRecvd(&c_, comm, status, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Probe);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27280,13 +28357,13 @@ int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Psend_init)) return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype) * (uint64_t)(partitions > 0 ? partitions : 0));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Psend_init);
 }
 #endif
 
@@ -27301,12 +28378,12 @@ int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Put)) return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Put);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27315,12 +28392,12 @@ int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype orig
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Put_c)) return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Put_c);
 }
 #endif
 
@@ -27335,13 +28412,13 @@ int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Raccumulate)) return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Raccumulate);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27350,13 +28427,13 @@ int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Raccumulate_c)) return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Raccumulate_c);
 }
 #endif
 
@@ -27366,13 +28443,13 @@ int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, M
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv)) return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         gpuinstMpiRecvd(&c_, comm, status, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27382,13 +28459,13 @@ int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, in
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_c)) return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         gpuinstMpiRecvd(&c_, comm, status, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv_c);
 }
 #endif
 
@@ -27397,13 +28474,13 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int t
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_init)) return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 1, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv_init);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27412,13 +28489,13 @@ int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int sourc
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_init_c)) return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 1, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv_init_c);
 }
 #endif
 
@@ -27427,12 +28504,12 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce)) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27441,12 +28518,12 @@ int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_c)) return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_c);
 }
 #endif
 
@@ -27456,13 +28533,13 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_init)) return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_init);
 }
 #endif
 
@@ -27472,13 +28549,13 @@ int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_init_c)) return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_init_c);
 }
 #endif
 
@@ -27501,12 +28578,12 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter)) return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(int), datatype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter);
 }
 
 int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -27514,12 +28591,12 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block)) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27528,12 +28605,12 @@ int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count rec
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_c)) return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block_c);
 }
 #endif
 
@@ -27543,13 +28620,13 @@ int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init)) return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block_init);
 }
 #endif
 
@@ -27559,13 +28636,13 @@ int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Coun
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init_c)) return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block_init_c);
 }
 #endif
 
@@ -27575,12 +28652,12 @@ int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count rec
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_c)) return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(MPI_Count), datatype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_c);
 }
 #endif
 
@@ -27590,13 +28667,13 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_init)) return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(int), datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_init);
 }
 #endif
 
@@ -27606,13 +28683,13 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_init_c)) return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(MPI_Count), datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_init_c);
 }
 #endif
 
@@ -27660,12 +28737,12 @@ int MPI_Request_free(MPI_Request* request)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Request_free)) return PMPI_Request_free(request);
     {
         MPI_Request request_in_ = *request;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Request_free(request);
-        c_.r.end_ns = gpuinstMpiNow();
-        if (c_.r.result == MPI_SUCCESS) gpuinstMpiReqForget(request_in_);
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Request_free(request);
+        c_.r->end_ns = gpuinstMpiNow();
+        if (c_.r->result == MPI_SUCCESS) gpuinstMpiReqForget(request_in_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Request_free);
 }
 
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
@@ -27703,13 +28780,13 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget)) return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget);
 }
 
 int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
@@ -27717,13 +28794,13 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget_accumulate)) return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, (op == MPI_NO_OP ? 0 : gpuinstMpiBytes(origin_count, origin_datatype)) + gpuinstMpiBytes(result_count, result_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget_accumulate);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27732,13 +28809,13 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget_accumulate_c)) return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, (op == MPI_NO_OP ? 0 : gpuinstMpiBytes(origin_count, origin_datatype)) + gpuinstMpiBytes(result_count, result_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget_accumulate_c);
 }
 #endif
 
@@ -27748,13 +28825,13 @@ int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget_c)) return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget_c);
 }
 #endif
 
@@ -27763,13 +28840,13 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rput)) return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rput);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27778,13 +28855,13 @@ int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype ori
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rput_c)) return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rput_c);
 }
 #endif
 
@@ -27793,12 +28870,12 @@ int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend)) return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27807,12 +28884,12 @@ int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_c)) return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend_c);
 }
 #endif
 
@@ -27821,13 +28898,13 @@ int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_init)) return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend_init);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27836,13 +28913,13 @@ int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_init_c)) return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend_init_c);
 }
 #endif
 
@@ -27851,12 +28928,12 @@ int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan)) return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27865,12 +28942,12 @@ int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_c)) return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan_c);
 }
 #endif
 
@@ -27880,13 +28957,13 @@ int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_init)) return PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan_init);
 }
 #endif
 
@@ -27896,13 +28973,13 @@ int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_init_c)) return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan_init_c);
 }
 #endif
 
@@ -27911,12 +28988,12 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter)) return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27925,12 +29002,12 @@ int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_c)) return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter_c);
 }
 #endif
 
@@ -27940,13 +29017,13 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_init)) return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter_init);
 }
 #endif
 
@@ -27956,13 +29033,13 @@ int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_init_c)) return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter_init_c);
 }
 #endif
 
@@ -27971,12 +29048,12 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv)) return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(int), sendtype, recvcount, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27985,12 +29062,12 @@ int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_c)) return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(MPI_Count), sendtype, recvcount, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv_c);
 }
 #endif
 
@@ -28000,13 +29077,13 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_init)) return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(int), sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv_init);
 }
 #endif
 
@@ -28016,13 +29093,13 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_init_c)) return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(MPI_Count), sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv_init_c);
 }
 #endif
 
@@ -28031,12 +29108,12 @@ int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int ta
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send)) return PMPI_Send(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Send(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Send(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -28045,12 +29122,12 @@ int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_c)) return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Send_c(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Send_c(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send_c);
 }
 #endif
 
@@ -28059,13 +29136,13 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_init)) return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send_init);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -28074,13 +29151,13 @@ int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_init_c)) return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send_init_c);
 }
 #endif
 
@@ -28090,13 +29167,13 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv)) return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(sendcount, sendtype));
         gpuinstMpiRecvd(&c_, comm, status, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -28106,13 +29183,13 @@ int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv_c)) return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(sendcount, sendtype));
         gpuinstMpiRecvd(&c_, comm, status, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv_c);
 }
 #endif
 
@@ -28122,13 +29199,13 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv_replace)) return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(count, datatype));
         gpuinstMpiRecvd(&c_, comm, status, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv_replace);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -28138,13 +29215,13 @@ int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, in
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv_replace_c)) return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(count, datatype));
         gpuinstMpiRecvd(&c_, comm, status, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv_replace_c);
 }
 #endif
 
@@ -28281,12 +29358,12 @@ int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend)) return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -28295,12 +29372,12 @@ int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_c)) return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend_c);
 }
 #endif
 
@@ -28309,13 +29386,13 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_init)) return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend_init);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -28324,13 +29401,13 @@ int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_init_c)) return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend_init_c);
 }
 #endif
 
@@ -28340,12 +29417,12 @@ int MPI_Start(MPI_Request* request)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Start)) return PMPI_Start(request);
     {
         MPI_Request request_in_ = *request;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Start(request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Start(request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqActivate(&c_, 1, &request_in_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Start);
 }
 
 int MPI_Startall(int count, MPI_Request array_of_requests[])
@@ -28354,12 +29431,12 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Startall)) return PMPI_Startall(count, array_of_requests);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, count, array_of_requests, NULL, 0);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Startall(count, array_of_requests);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Startall(count, array_of_requests);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqActivateSaved(&c_, &rs_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Startall);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
@@ -28443,12 +29520,12 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
     {
         MPI_Request request_in_ = *request;
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Test(request, flag, status);
-        c_.r.end_ns = gpuinstMpiNow();
-        if (*flag && c_.r.result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, status);
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Test(request, flag, status);
+        c_.r->end_ns = gpuinstMpiNow();
+        if (*flag && c_.r->result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, status);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Test);
 }
 
 int MPI_Test_cancelled(const MPI_Status* status, int* flag)
@@ -28463,12 +29540,12 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testall)) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, count, array_of_requests, &array_of_statuses, 0);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneAll(&c_, &rs_, *flag);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testall);
 }
 
 int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
@@ -28477,12 +29554,12 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testany)) return PMPI_Testany(count, array_of_requests, index, flag, status);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, count, array_of_requests, &status, 1);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Testany(count, array_of_requests, index, flag, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Testany(count, array_of_requests, index, flag, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneAny(&c_, &rs_, *flag, (int)*index);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testany);
 }
 
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
@@ -28491,12 +29568,12 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testsome)) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, incount, array_of_requests, &array_of_statuses, 0);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneSome(&c_, &rs_, (int)*outcount, array_of_indices);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testsome);
 }
 
 int MPI_Topo_test(MPI_Comm comm, int* status)
@@ -28880,12 +29957,12 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status)
     {
         MPI_Request request_in_ = *request;
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Wait(request, status);
-        c_.r.end_ns = gpuinstMpiNow();
-        if (c_.r.result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, status);
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Wait(request, status);
+        c_.r->end_ns = gpuinstMpiNow();
+        if (c_.r->result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, status);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Wait);
 }
 
 int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
@@ -28894,12 +29971,12 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitall)) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, count, array_of_requests, &array_of_statuses, 0);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Waitall(count, array_of_requests, array_of_statuses);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Waitall(count, array_of_requests, array_of_statuses);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneAll(&c_, &rs_, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitall);
 }
 
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
@@ -28908,12 +29985,12 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitany)) return PMPI_Waitany(count, array_of_requests, index, status);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, count, array_of_requests, &status, 1);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Waitany(count, array_of_requests, index, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Waitany(count, array_of_requests, index, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneAny(&c_, &rs_, 1, (int)*index);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitany);
 }
 
 int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
@@ -28922,12 +29999,12 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitsome)) return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, incount, array_of_requests, &array_of_statuses, 0);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneSome(&c_, &rs_, (int)*outcount, array_of_indices);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitsome);
 }
 
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
@@ -28935,12 +30012,12 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate)) return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -28949,12 +30026,12 @@ int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Com
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_c)) return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate_c);
 }
 #endif
 
@@ -28963,12 +30040,12 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_shared)) return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate_shared);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -28977,12 +30054,12 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_shared_c)) return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate_shared_c);
 }
 #endif
 
@@ -29003,12 +30080,12 @@ int MPI_Win_complete(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_complete)) return PMPI_Win_complete(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_complete(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_complete(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_complete);
 }
 
 int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
@@ -29016,12 +30093,12 @@ int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create)) return PMPI_Win_create(base, size, disp_unit, info, comm, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_create(base, size, disp_unit, info, comm, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_create(base, size, disp_unit, info, comm, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_create);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -29030,12 +30107,12 @@ int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create_c)) return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_create_c);
 }
 #endif
 
@@ -29044,12 +30121,12 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create_dynamic)) return PMPI_Win_create_dynamic(info, comm, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_create_dynamic(info, comm, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_create_dynamic(info, comm, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_create_dynamic);
 }
 
 int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler)
@@ -29081,12 +30158,12 @@ int MPI_Win_fence(int assert, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_fence)) return PMPI_Win_fence(assert, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_fence(assert, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_fence(assert, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_fence);
 }
 
 int MPI_Win_flush(int rank, MPI_Win win)
@@ -29094,12 +30171,12 @@ int MPI_Win_flush(int rank, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush)) return PMPI_Win_flush(rank, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_flush(rank, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_flush(rank, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, rank);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush);
 }
 
 int MPI_Win_flush_all(MPI_Win win)
@@ -29107,12 +30184,12 @@ int MPI_Win_flush_all(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_all)) return PMPI_Win_flush_all(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_flush_all(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_flush_all(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_all);
 }
 
 int MPI_Win_flush_local(int rank, MPI_Win win)
@@ -29120,12 +30197,12 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_local)) return PMPI_Win_flush_local(rank, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_flush_local(rank, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_flush_local(rank, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, rank);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_local);
 }
 
 int MPI_Win_flush_local_all(MPI_Win win)
@@ -29133,12 +30210,12 @@ int MPI_Win_flush_local_all(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_local_all)) return PMPI_Win_flush_local_all(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_flush_local_all(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_flush_local_all(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_local_all);
 }
 
 int MPI_Win_free(MPI_Win* win)
@@ -29147,12 +30224,12 @@ int MPI_Win_free(MPI_Win* win)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_free)) return PMPI_Win_free(win);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_WIN, win);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_free(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_free(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiObjFreed(&c_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_free);
 }
 
 int MPI_Win_free_keyval(int* win_keyval)
@@ -29196,12 +30273,12 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_lock)) return PMPI_Win_lock(lock_type, rank, assert, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_lock(lock_type, rank, assert, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_lock(lock_type, rank, assert, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, rank);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_lock);
 }
 
 int MPI_Win_lock_all(int assert, MPI_Win win)
@@ -29209,12 +30286,12 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_lock_all)) return PMPI_Win_lock_all(assert, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_lock_all(assert, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_lock_all(assert, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_lock_all);
 }
 
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
@@ -29222,12 +30299,12 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_post)) return PMPI_Win_post(group, assert, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_post(group, assert, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_post(group, assert, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_post);
 }
 
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
@@ -29273,12 +30350,12 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_start)) return PMPI_Win_start(group, assert, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_start(group, assert, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_start(group, assert, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_start);
 }
 
 int MPI_Win_sync(MPI_Win win)
@@ -29286,12 +30363,12 @@ int MPI_Win_sync(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_sync)) return PMPI_Win_sync(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_sync(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_sync(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_sync);
 }
 
 int MPI_Win_test(MPI_Win win, int* flag)
@@ -29299,12 +30376,12 @@ int MPI_Win_test(MPI_Win win, int* flag)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_test)) return PMPI_Win_test(win, flag);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_test(win, flag);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_test(win, flag);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_test);
 }
 
 int MPI_Win_unlock(int rank, MPI_Win win)
@@ -29312,12 +30389,12 @@ int MPI_Win_unlock(int rank, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_unlock)) return PMPI_Win_unlock(rank, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_unlock(rank, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_unlock(rank, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, rank);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_unlock);
 }
 
 int MPI_Win_unlock_all(MPI_Win win)
@@ -29325,12 +30402,12 @@ int MPI_Win_unlock_all(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_unlock_all)) return PMPI_Win_unlock_all(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_unlock_all(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_unlock_all(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_unlock_all);
 }
 
 int MPI_Win_wait(MPI_Win win)
@@ -29338,12 +30415,12 @@ int MPI_Win_wait(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_wait)) return PMPI_Win_wait(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_wait(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_wait(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_wait);
 }
 
 #pragma GCC diagnostic pop
@@ -29385,14 +30462,14 @@ static void fw_accumulate(ft_accumulate pmpi_, void *origin_addr, MPI_Fint *orig
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Accumulate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Accumulate)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Accumulate);
 }
 extern void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) { fw_accumulate(pmpi_accumulate_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror); }
@@ -29462,14 +30539,14 @@ static void fw_allgather(ft_allgather pmpi_, void *sendbuf, MPI_Fint *sendcount,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather);
 }
 extern void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_allgather(pmpi_allgather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); }
@@ -29489,16 +30566,16 @@ static void fw_allgather_init(ft_allgather_init pmpi_, void *sendbuf, MPI_Fint *
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgather_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather_init);
 }
 extern void pmpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_allgather_init(pmpi_allgather_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); }
@@ -29518,14 +30595,14 @@ static void fw_allgatherv(ft_allgatherv pmpi_, void *sendbuf, MPI_Fint *sendcoun
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv);
 }
 extern void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_allgatherv(pmpi_allgatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror); }
@@ -29545,16 +30622,16 @@ static void fw_allgatherv_init(ft_allgatherv_init pmpi_, void *sendbuf, MPI_Fint
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgatherv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv_init);
 }
 extern void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_allgatherv_init(pmpi_allgatherv_init_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); }
@@ -29596,14 +30673,14 @@ static void fw_allreduce(ft_allreduce pmpi_, void *sendbuf, void *recvbuf, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allreduce"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce);
 }
 extern void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) { fw_allreduce(pmpi_allreduce_, sendbuf, recvbuf, count, datatype, op, comm, ierror); }
@@ -29623,16 +30700,16 @@ static void fw_allreduce_init(ft_allreduce_init pmpi_, void *sendbuf, void *recv
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allreduce_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce_init);
 }
 extern void pmpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_allreduce_init(pmpi_allreduce_init_, sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); }
@@ -29652,14 +30729,14 @@ static void fw_alltoall(ft_alltoall pmpi_, void *sendbuf, MPI_Fint *sendcount, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoall"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, NULL, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, PMPI_Type_f2c(*recvtype), 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall);
 }
 extern void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_alltoall(pmpi_alltoall_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); }
@@ -29679,16 +30756,16 @@ static void fw_alltoall_init(ft_alltoall_init pmpi_, void *sendbuf, MPI_Fint *se
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoall_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, NULL, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, PMPI_Type_f2c(*recvtype), 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall_init);
 }
 extern void pmpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_alltoall_init(pmpi_alltoall_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); }
@@ -29708,14 +30785,14 @@ static void fw_alltoallv(ft_alltoallv pmpi_, void *sendbuf, MPI_Fint *sendcounts
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), 0, sendcounts, PMPI_Type_f2c(*sendtype), 0, recvcounts, PMPI_Type_f2c(*recvtype), sizeof(MPI_Fint));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv);
 }
 extern void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_alltoallv(pmpi_alltoallv_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror); }
@@ -29735,16 +30812,16 @@ static void fw_alltoallv_init(ft_alltoallv_init pmpi_, void *sendbuf, MPI_Fint *
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), 0, sendcounts, PMPI_Type_f2c(*sendtype), 0, recvcounts, PMPI_Type_f2c(*recvtype), sizeof(MPI_Fint));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv_init);
 }
 extern void pmpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_alltoallv_init(pmpi_alltoallv_init_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); }
@@ -29764,14 +30841,14 @@ static void fw_alltoallw(ft_alltoallw pmpi_, void *sendbuf, MPI_Fint *sendcounts
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallw"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollAlltoallw(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), sendcounts, NULL, sendtypes, recvcounts, NULL, recvtypes, sizeof(MPI_Fint));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw);
 }
 extern void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) { fw_alltoallw(pmpi_alltoallw_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror); }
@@ -29791,16 +30868,16 @@ static void fw_alltoallw_init(ft_alltoallw_init pmpi_, void *sendbuf, MPI_Fint *
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallw_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoallw(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), sendcounts, NULL, sendtypes, recvcounts, NULL, recvtypes, sizeof(MPI_Fint));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw_init);
 }
 extern void pmpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_alltoallw_init(pmpi_alltoallw_init_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); }
@@ -29865,14 +30942,14 @@ static void fw_barrier(ft_barrier pmpi_, MPI_Fint *comm, MPI_Fint *ierror)
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Barrier"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier)) { pmpi_(comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Barrier);
 }
 extern void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror) { fw_barrier(pmpi_barrier_, comm, ierror); }
@@ -29892,16 +30969,16 @@ static void fw_barrier_init(ft_barrier_init pmpi_, MPI_Fint *comm, MPI_Fint *inf
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Barrier_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier_init)) { pmpi_(comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Barrier_init);
 }
 extern void pmpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_barrier_init(pmpi_barrier_init_, comm, info, request, ierror); }
@@ -29921,14 +30998,14 @@ static void fw_bcast(ft_bcast pmpi_, void *buffer, MPI_Fint *count, MPI_Fint *da
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bcast"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast)) { pmpi_(buffer, count, datatype, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buffer, count, datatype, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast);
 }
 extern void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_bcast(pmpi_bcast_, buffer, count, datatype, root, comm, ierror); }
@@ -29948,16 +31025,16 @@ static void fw_bcast_init(ft_bcast_init pmpi_, void *buffer, MPI_Fint *count, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bcast_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_init)) { pmpi_(buffer, count, datatype, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buffer, count, datatype, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast_init);
 }
 extern void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_bcast_init(pmpi_bcast_init_, buffer, count, datatype, root, comm, info, request, ierror); }
@@ -29977,14 +31054,14 @@ static void fw_bsend(ft_bsend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bsend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend)) { pmpi_(buf, count, datatype, dest, tag, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend);
 }
 extern void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) { fw_bsend(pmpi_bsend_, buf, count, datatype, dest, tag, comm, ierror); }
@@ -30003,16 +31080,16 @@ static void fw_bsend_init(ft_bsend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bsend_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend_init);
 }
 extern void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_bsend_init(pmpi_bsend_init_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -30104,14 +31181,14 @@ static void fw_cancel(ft_cancel pmpi_, MPI_Fint *request, MPI_Fint *ierror)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cancel)) { pmpi_(request, ierror); return; }
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqCancel(&c_, request_in_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cancel);
 }
 extern void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_cancel_(MPI_Fint *request, MPI_Fint *ierror) { fw_cancel(pmpi_cancel_, request, ierror); }
@@ -30147,15 +31224,15 @@ static void fw_cart_create(ft_cart_create pmpi_, MPI_Fint *comm_old, MPI_Fint *n
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_create)) { pmpi_(comm_old, ndims, dims, periods, reorder, comm_cart, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm_old, ndims, dims, periods, reorder, comm_cart, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm comm_cart_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*comm_cart) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CART, PMPI_Comm_f2c(*comm_old), &comm_cart_c_, (int)*ndims);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cart_create);
 }
 extern void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror) { fw_cart_create(pmpi_cart_create_, comm_old, ndims, dims, periods, reorder, comm_cart, ierror); }
@@ -30242,15 +31319,15 @@ static void fw_cart_sub(ft_cart_sub pmpi_, MPI_Fint *comm, MPI_Fint *remain_dims
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_sub"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_sub)) { pmpi_(comm, remain_dims, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, remain_dims, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CART_SUB, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cart_sub);
 }
 extern void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_cart_sub(pmpi_cart_sub_, comm, remain_dims, newcomm, ierror); }
@@ -30303,15 +31380,15 @@ static void fw_comm_accept(ft_comm_accept pmpi_, char *port_name, MPI_Fint *info
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_accept"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_accept)) { pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CONNECT, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_accept);
 }
 extern void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len_) { fw_comm_accept(pmpi_comm_accept_, port_name, info, root, comm, newcomm, ierror, port_name_len_); }
@@ -30383,15 +31460,15 @@ static void fw_comm_connect(ft_comm_connect pmpi_, char *port_name, MPI_Fint *in
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_connect"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_connect)) { pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CONNECT, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_connect);
 }
 extern void pmpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len_) { fw_comm_connect(pmpi_comm_connect_, port_name, info, root, comm, newcomm, ierror, port_name_len_); }
@@ -30410,15 +31487,15 @@ static void fw_comm_create(ft_comm_create pmpi_, MPI_Fint *comm, MPI_Fint *group
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create)) { pmpi_(comm, group, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, group, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CREATE, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create);
 }
 extern void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_create(pmpi_comm_create_, comm, group, newcomm, ierror); }
@@ -30455,15 +31532,15 @@ static void fw_comm_create_from_group(ft_comm_create_from_group pmpi_, MPI_Fint 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_from_group"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_from_group)) { pmpi_(group, stringtag, info, errhandler, newcomm, ierror, stringtag_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(group, stringtag, info, errhandler, newcomm, ierror, stringtag_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_FROM_GROUP, MPI_COMM_NULL, &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create_from_group);
 }
 extern void pmpi_comm_create_from_group_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_create_from_group_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len_) { fw_comm_create_from_group(pmpi_comm_create_from_group_, group, stringtag, info, errhandler, newcomm, ierror, stringtag_len_); }
@@ -30483,15 +31560,15 @@ static void fw_comm_create_group(ft_comm_create_group pmpi_, MPI_Fint *comm, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_group"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_group)) { pmpi_(comm, group, tag, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, group, tag, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CREATE_GROUP, PMPI_Comm_f2c(*comm), &newcomm_c_, (int)*tag);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create_group);
 }
 extern void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_create_group(pmpi_comm_create_group_, comm, group, tag, newcomm, ierror); }
@@ -30564,14 +31641,14 @@ static void fw_comm_disconnect(ft_comm_disconnect pmpi_, MPI_Fint *comm, MPI_Fin
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_disconnect)) { pmpi_(comm, ierror); return; }
     {
         MPI_Comm comm_in_ = PMPI_Comm_f2c(*comm); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, &comm_in_);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiObjFreed(&c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_disconnect);
 }
 extern void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror) { fw_comm_disconnect(pmpi_comm_disconnect_, comm, ierror); }
@@ -30590,15 +31667,15 @@ static void fw_comm_dup(ft_comm_dup pmpi_, MPI_Fint *comm, MPI_Fint *newcomm, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_dup"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup)) { pmpi_(comm, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DUP, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_dup);
 }
 extern void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_dup(pmpi_comm_dup_, comm, newcomm, ierror); }
@@ -30617,15 +31694,15 @@ static void fw_comm_dup_with_info(ft_comm_dup_with_info pmpi_, MPI_Fint *comm, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_dup_with_info"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup_with_info)) { pmpi_(comm, info, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, info, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DUP, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_dup_with_info);
 }
 extern void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_dup_with_info(pmpi_comm_dup_with_info_, comm, info, newcomm, ierror); }
@@ -30664,14 +31741,14 @@ static void fw_comm_free(ft_comm_free pmpi_, MPI_Fint *comm, MPI_Fint *ierror)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_free)) { pmpi_(comm, ierror); return; }
     {
         MPI_Comm comm_in_ = PMPI_Comm_f2c(*comm); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, &comm_in_);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiObjFreed(&c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_free);
 }
 extern void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror) { fw_comm_free(pmpi_comm_free_, comm, ierror); }
@@ -30809,16 +31886,16 @@ static void fw_comm_idup(ft_comm_idup pmpi_, MPI_Fint *comm, MPI_Fint *newcomm, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_idup"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup)) { pmpi_(comm, newcomm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, newcomm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_idup);
 }
 extern void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) { fw_comm_idup(pmpi_comm_idup_, comm, newcomm, request, ierror); }
@@ -30838,16 +31915,16 @@ static void fw_comm_idup_with_info(ft_comm_idup_with_info pmpi_, MPI_Fint *comm,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_idup_with_info"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup_with_info)) { pmpi_(comm, info, newcomm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, info, newcomm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_idup_with_info);
 }
 extern void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) { fw_comm_idup_with_info(pmpi_comm_idup_with_info_, comm, info, newcomm, request, ierror); }
@@ -30886,15 +31963,15 @@ static void fw_comm_join(ft_comm_join pmpi_, MPI_Fint *fd, MPI_Fint *intercomm, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_join"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_join)) { pmpi_(fd, intercomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fd, intercomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm intercomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*intercomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_JOIN, MPI_COMM_NULL, &intercomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_join);
 }
 extern void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror) { fw_comm_join(pmpi_comm_join_, fd, intercomm, ierror); }
@@ -31049,15 +32126,15 @@ static void fw_comm_spawn(ft_comm_spawn pmpi_, char *command, char *argv, MPI_Fi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_spawn"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn)) { pmpi_(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror, command_len_, argv_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror, command_len_, argv_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm intercomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*intercomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPAWN, PMPI_Comm_f2c(*comm), &intercomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_spawn);
 }
 extern void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t command_len_, size_t argv_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t command_len_, size_t argv_len_) { fw_comm_spawn(pmpi_comm_spawn_, command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror, command_len_, argv_len_); }
@@ -31076,15 +32153,15 @@ static void fw_comm_spawn_multiple(ft_comm_spawn_multiple pmpi_, MPI_Fint *count
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_spawn_multiple"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn_multiple)) { pmpi_(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror, array_of_commands_len_, array_of_argv_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror, array_of_commands_len_, array_of_argv_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm intercomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*intercomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPAWN, PMPI_Comm_f2c(*comm), &intercomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_spawn_multiple);
 }
 extern void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *array_of_commands, char *array_of_argv, MPI_Fint *array_of_maxprocs, MPI_Fint *array_of_info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t array_of_commands_len_, size_t array_of_argv_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_spawn_multiple_(MPI_Fint *count, char *array_of_commands, char *array_of_argv, MPI_Fint *array_of_maxprocs, MPI_Fint *array_of_info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t array_of_commands_len_, size_t array_of_argv_len_) { fw_comm_spawn_multiple(pmpi_comm_spawn_multiple_, count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror, array_of_commands_len_, array_of_argv_len_); }
@@ -31103,15 +32180,15 @@ static void fw_comm_split(ft_comm_split pmpi_, MPI_Fint *comm, MPI_Fint *color, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_split"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split)) { pmpi_(comm, color, key, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, color, key, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPLIT, PMPI_Comm_f2c(*comm), &newcomm_c_, (int)*color);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_split);
 }
 extern void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_split(pmpi_comm_split_, comm, color, key, newcomm, ierror); }
@@ -31130,15 +32207,15 @@ static void fw_comm_split_type(ft_comm_split_type pmpi_, MPI_Fint *comm, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_split_type"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split_type)) { pmpi_(comm, split_type, key, info, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, split_type, key, info, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPLIT_TYPE, PMPI_Comm_f2c(*comm), &newcomm_c_, (int)*split_type);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_split_type);
 }
 extern void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_split_type(pmpi_comm_split_type_, comm, split_type, key, info, newcomm, ierror); }
@@ -31174,14 +32251,14 @@ static void fw_compare_and_swap(ft_compare_and_swap pmpi_, void *origin_addr, vo
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Compare_and_swap"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Compare_and_swap)) { pmpi_(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes(3, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Compare_and_swap);
 }
 extern void pmpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror) { fw_compare_and_swap(pmpi_compare_and_swap_, origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror); }
@@ -31217,15 +32294,15 @@ static void fw_dist_graph_create(ft_dist_graph_create pmpi_, MPI_Fint *comm_old,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create)) { pmpi_(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm comm_dist_graph_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*comm_dist_graph) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DIST_GRAPH, PMPI_Comm_f2c(*comm_old), &comm_dist_graph_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Dist_graph_create);
 }
 extern void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) { fw_dist_graph_create(pmpi_dist_graph_create_, comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror); }
@@ -31244,15 +32321,15 @@ static void fw_dist_graph_create_adjacent(ft_dist_graph_create_adjacent pmpi_, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_create_adjacent"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create_adjacent)) { pmpi_(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm comm_dist_graph_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*comm_dist_graph) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DIST_GRAPH, PMPI_Comm_f2c(*comm_old), &comm_dist_graph_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Dist_graph_create_adjacent);
 }
 extern void pmpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) { fw_dist_graph_create_adjacent(pmpi_dist_graph_create_adjacent_, comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror); }
@@ -31356,14 +32433,14 @@ static void fw_exscan(ft_exscan pmpi_, void *sendbuf, void *recvbuf, MPI_Fint *c
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Exscan"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan);
 }
 extern void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) { fw_exscan(pmpi_exscan_, sendbuf, recvbuf, count, datatype, op, comm, ierror); }
@@ -31383,16 +32460,16 @@ static void fw_exscan_init(ft_exscan_init pmpi_, void *sendbuf, void *recvbuf, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Exscan_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan_init);
 }
 extern void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_exscan_init(pmpi_exscan_init_, sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); }
@@ -31412,14 +32489,14 @@ static void fw_fetch_and_op(ft_fetch_and_op pmpi_, void *origin_addr, void *resu
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Fetch_and_op"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Fetch_and_op)) { pmpi_(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes(PMPI_Op_f2c(*op) == MPI_NO_OP ? 1 : 2, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Fetch_and_op);
 }
 extern void pmpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) { fw_fetch_and_op(pmpi_fetch_and_op_, origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror); }
@@ -31456,14 +32533,14 @@ static void fw_file_close(ft_file_close pmpi_, MPI_Fint *fh, MPI_Fint *ierror)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_close)) { pmpi_(fh, ierror); return; }
     {
         MPI_File fh_in_ = PMPI_File_f2c(*fh); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_FILE, &fh_in_);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiObjFreed(&c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_close);
 }
 extern void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror) { fw_file_close(pmpi_file_close_, fh, ierror); }
@@ -31499,13 +32576,13 @@ static void fw_file_delete(ft_file_delete pmpi_, char *filename, MPI_Fint *info,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_delete"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_delete)) { pmpi_(filename, info, ierror, filename_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(filename, info, ierror, filename_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_delete);
 }
 extern void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len_) { fw_file_delete(pmpi_file_delete_, filename, info, ierror, filename_len_); }
@@ -31712,16 +32789,16 @@ static void fw_file_iread(ft_file_iread pmpi_, MPI_Fint *fh, void *buf, MPI_Fint
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread);
 }
 extern void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iread(pmpi_file_iread_, fh, buf, count, datatype, request, ierror); }
@@ -31741,16 +32818,16 @@ static void fw_file_iread_all(ft_file_iread_all pmpi_, MPI_Fint *fh, void *buf, 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_all)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_all);
 }
 extern void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iread_all(pmpi_file_iread_all_, fh, buf, count, datatype, request, ierror); }
@@ -31769,16 +32846,16 @@ static void fw_file_iread_at(ft_file_iread_at pmpi_, MPI_Fint *fh, MPI_Offset *o
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread_at"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at)) { pmpi_(fh, offset, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at);
 }
 extern void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iread_at(pmpi_file_iread_at_, fh, offset, buf, count, datatype, request, ierror); }
@@ -31797,16 +32874,16 @@ static void fw_file_iread_at_all(ft_file_iread_at_all pmpi_, MPI_Fint *fh, MPI_O
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread_at_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at_all)) { pmpi_(fh, offset, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at_all);
 }
 extern void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iread_at_all(pmpi_file_iread_at_all_, fh, offset, buf, count, datatype, request, ierror); }
@@ -31825,16 +32902,16 @@ static void fw_file_iread_shared(ft_file_iread_shared pmpi_, MPI_Fint *fh, void 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread_shared"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_shared)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_shared);
 }
 extern void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iread_shared(pmpi_file_iread_shared_, fh, buf, count, datatype, request, ierror); }
@@ -31854,16 +32931,16 @@ static void fw_file_iwrite(ft_file_iwrite pmpi_, MPI_Fint *fh, void *buf, MPI_Fi
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite);
 }
 extern void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iwrite(pmpi_file_iwrite_, fh, buf, count, datatype, request, ierror); }
@@ -31883,16 +32960,16 @@ static void fw_file_iwrite_all(ft_file_iwrite_all pmpi_, MPI_Fint *fh, void *buf
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_all)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_all);
 }
 extern void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iwrite_all(pmpi_file_iwrite_all_, fh, buf, count, datatype, request, ierror); }
@@ -31911,16 +32988,16 @@ static void fw_file_iwrite_at(ft_file_iwrite_at pmpi_, MPI_Fint *fh, MPI_Offset 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite_at"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at)) { pmpi_(fh, offset, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at);
 }
 extern void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iwrite_at(pmpi_file_iwrite_at_, fh, offset, buf, count, datatype, request, ierror); }
@@ -31939,16 +33016,16 @@ static void fw_file_iwrite_at_all(ft_file_iwrite_at_all pmpi_, MPI_Fint *fh, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite_at_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at_all)) { pmpi_(fh, offset, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at_all);
 }
 extern void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iwrite_at_all(pmpi_file_iwrite_at_all_, fh, offset, buf, count, datatype, request, ierror); }
@@ -31967,16 +33044,16 @@ static void fw_file_iwrite_shared(ft_file_iwrite_shared pmpi_, MPI_Fint *fh, voi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite_shared"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_shared)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_shared);
 }
 extern void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iwrite_shared(pmpi_file_iwrite_shared_, fh, buf, count, datatype, request, ierror); }
@@ -31995,15 +33072,15 @@ static void fw_file_open(ft_file_open pmpi_, MPI_Fint *comm, char *filename, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_open"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_open)) { pmpi_(comm, filename, amode, info, fh, ierror, filename_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, filename, amode, info, fh, ierror, filename_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_File fh_c_ = *ierror == MPI_SUCCESS ? PMPI_File_f2c(*fh) : MPI_FILE_NULL;
         gpuinstMpiFileNew(&c_, PMPI_Comm_f2c(*comm), &fh_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_open);
 }
 extern void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len_) { fw_file_open(pmpi_file_open_, comm, filename, amode, info, fh, ierror, filename_len_); }
@@ -32022,14 +33099,14 @@ static void fw_file_preallocate(ft_file_preallocate pmpi_, MPI_Fint *fh, MPI_Off
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_preallocate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_preallocate)) { pmpi_(fh, size, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, size, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_preallocate);
 }
 extern void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) { fw_file_preallocate(pmpi_file_preallocate_, fh, size, ierror); }
@@ -32050,15 +33127,15 @@ static void fw_file_read(ft_file_read pmpi_, MPI_Fint *fh, void *buf, MPI_Fint *
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read);
 }
 extern void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read(pmpi_file_read_, fh, buf, count, datatype, status, ierror); }
@@ -32079,15 +33156,15 @@ static void fw_file_read_all(ft_file_read_all pmpi_, MPI_Fint *fh, void *buf, MP
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all);
 }
 extern void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_all(pmpi_file_read_all_, fh, buf, count, datatype, status, ierror); }
@@ -32107,14 +33184,14 @@ static void fw_file_read_all_begin(ft_file_read_all_begin pmpi_, MPI_Fint *fh, v
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all_begin)) { pmpi_(fh, buf, count, datatype, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_begin);
 }
 extern void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_read_all_begin(pmpi_file_read_all_begin_, fh, buf, count, datatype, ierror); }
@@ -32134,15 +33211,15 @@ static void fw_file_read_all_end(ft_file_read_all_end pmpi_, MPI_Fint *fh, void 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_end);
 }
 extern void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_all_end(pmpi_file_read_all_end_, fh, buf, status, ierror); }
@@ -32162,15 +33239,15 @@ static void fw_file_read_at(ft_file_read_at pmpi_, MPI_Fint *fh, MPI_Offset *off
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at)) { pmpi_(fh, offset, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at);
 }
 extern void pmpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_at(pmpi_file_read_at_, fh, offset, buf, count, datatype, status, ierror); }
@@ -32190,15 +33267,15 @@ static void fw_file_read_at_all(ft_file_read_at_all pmpi_, MPI_Fint *fh, MPI_Off
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all)) { pmpi_(fh, offset, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all);
 }
 extern void pmpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_at_all(pmpi_file_read_at_all_, fh, offset, buf, count, datatype, status, ierror); }
@@ -32217,14 +33294,14 @@ static void fw_file_read_at_all_begin(ft_file_read_at_all_begin pmpi_, MPI_Fint 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_at_all_begin"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_begin)) { pmpi_(fh, offset, buf, count, datatype, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_begin);
 }
 extern void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_read_at_all_begin(pmpi_file_read_at_all_begin_, fh, offset, buf, count, datatype, ierror); }
@@ -32244,15 +33321,15 @@ static void fw_file_read_at_all_end(ft_file_read_at_all_end pmpi_, MPI_Fint *fh,
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_end);
 }
 extern void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_at_all_end(pmpi_file_read_at_all_end_, fh, buf, status, ierror); }
@@ -32272,15 +33349,15 @@ static void fw_file_read_ordered(ft_file_read_ordered pmpi_, MPI_Fint *fh, void 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered);
 }
 extern void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_ordered(pmpi_file_read_ordered_, fh, buf, count, datatype, status, ierror); }
@@ -32299,14 +33376,14 @@ static void fw_file_read_ordered_begin(ft_file_read_ordered_begin pmpi_, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_ordered_begin"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_begin)) { pmpi_(fh, buf, count, datatype, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_begin);
 }
 extern void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_read_ordered_begin(pmpi_file_read_ordered_begin_, fh, buf, count, datatype, ierror); }
@@ -32326,15 +33403,15 @@ static void fw_file_read_ordered_end(ft_file_read_ordered_end pmpi_, MPI_Fint *f
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_end);
 }
 extern void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_ordered_end(pmpi_file_read_ordered_end_, fh, buf, status, ierror); }
@@ -32354,15 +33431,15 @@ static void fw_file_read_shared(ft_file_read_shared pmpi_, MPI_Fint *fh, void *b
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_shared)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_shared);
 }
 extern void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_shared(pmpi_file_read_shared_, fh, buf, count, datatype, status, ierror); }
@@ -32398,14 +33475,14 @@ static void fw_file_seek_shared(ft_file_seek_shared pmpi_, MPI_Fint *fh, MPI_Off
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_seek_shared"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_seek_shared)) { pmpi_(fh, offset, whence, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, whence, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_seek_shared);
 }
 extern void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror) { fw_file_seek_shared(pmpi_file_seek_shared_, fh, offset, whence, ierror); }
@@ -32424,14 +33501,14 @@ static void fw_file_set_atomicity(ft_file_set_atomicity pmpi_, MPI_Fint *fh, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_atomicity"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_atomicity)) { pmpi_(fh, flag, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, flag, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_atomicity);
 }
 extern void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror) { fw_file_set_atomicity(pmpi_file_set_atomicity_, fh, flag, ierror); }
@@ -32467,14 +33544,14 @@ static void fw_file_set_info(ft_file_set_info pmpi_, MPI_Fint *fh, MPI_Fint *inf
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_info"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_info)) { pmpi_(fh, info, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, info, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_info);
 }
 extern void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror) { fw_file_set_info(pmpi_file_set_info_, fh, info, ierror); }
@@ -32493,14 +33570,14 @@ static void fw_file_set_size(ft_file_set_size pmpi_, MPI_Fint *fh, MPI_Offset *s
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_size"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_size)) { pmpi_(fh, size, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, size, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_size);
 }
 extern void pmpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) { fw_file_set_size(pmpi_file_set_size_, fh, size, ierror); }
@@ -32519,14 +33596,14 @@ static void fw_file_set_view(ft_file_set_view pmpi_, MPI_Fint *fh, MPI_Offset *d
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_view"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_view)) { pmpi_(fh, disp, etype, filetype, datarep, info, ierror, datarep_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, disp, etype, filetype, datarep, info, ierror, datarep_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_view);
 }
 extern void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len_) { fw_file_set_view(pmpi_file_set_view_, fh, disp, etype, filetype, datarep, info, ierror, datarep_len_); }
@@ -32545,14 +33622,14 @@ static void fw_file_sync(ft_file_sync pmpi_, MPI_Fint *fh, MPI_Fint *ierror)
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_sync"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_sync)) { pmpi_(fh, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_sync);
 }
 extern void pmpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror) { fw_file_sync(pmpi_file_sync_, fh, ierror); }
@@ -32573,15 +33650,15 @@ static void fw_file_write(ft_file_write pmpi_, MPI_Fint *fh, void *buf, MPI_Fint
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write);
 }
 extern void pmpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write(pmpi_file_write_, fh, buf, count, datatype, status, ierror); }
@@ -32602,15 +33679,15 @@ static void fw_file_write_all(ft_file_write_all pmpi_, MPI_Fint *fh, void *buf, 
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all);
 }
 extern void pmpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_all(pmpi_file_write_all_, fh, buf, count, datatype, status, ierror); }
@@ -32630,14 +33707,14 @@ static void fw_file_write_all_begin(ft_file_write_all_begin pmpi_, MPI_Fint *fh,
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all_begin)) { pmpi_(fh, buf, count, datatype, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_begin);
 }
 extern void pmpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_write_all_begin(pmpi_file_write_all_begin_, fh, buf, count, datatype, ierror); }
@@ -32657,15 +33734,15 @@ static void fw_file_write_all_end(ft_file_write_all_end pmpi_, MPI_Fint *fh, voi
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_end);
 }
 extern void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_all_end(pmpi_file_write_all_end_, fh, buf, status, ierror); }
@@ -32685,15 +33762,15 @@ static void fw_file_write_at(ft_file_write_at pmpi_, MPI_Fint *fh, MPI_Offset *o
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at)) { pmpi_(fh, offset, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at);
 }
 extern void pmpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_at(pmpi_file_write_at_, fh, offset, buf, count, datatype, status, ierror); }
@@ -32713,15 +33790,15 @@ static void fw_file_write_at_all(ft_file_write_at_all pmpi_, MPI_Fint *fh, MPI_O
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all)) { pmpi_(fh, offset, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all);
 }
 extern void pmpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_at_all(pmpi_file_write_at_all_, fh, offset, buf, count, datatype, status, ierror); }
@@ -32740,14 +33817,14 @@ static void fw_file_write_at_all_begin(ft_file_write_at_all_begin pmpi_, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_at_all_begin"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_begin)) { pmpi_(fh, offset, buf, count, datatype, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_begin);
 }
 extern void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_write_at_all_begin(pmpi_file_write_at_all_begin_, fh, offset, buf, count, datatype, ierror); }
@@ -32767,15 +33844,15 @@ static void fw_file_write_at_all_end(ft_file_write_at_all_end pmpi_, MPI_Fint *f
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_end);
 }
 extern void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_at_all_end(pmpi_file_write_at_all_end_, fh, buf, status, ierror); }
@@ -32795,15 +33872,15 @@ static void fw_file_write_ordered(ft_file_write_ordered pmpi_, MPI_Fint *fh, voi
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered);
 }
 extern void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_ordered(pmpi_file_write_ordered_, fh, buf, count, datatype, status, ierror); }
@@ -32822,14 +33899,14 @@ static void fw_file_write_ordered_begin(ft_file_write_ordered_begin pmpi_, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_ordered_begin"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_begin)) { pmpi_(fh, buf, count, datatype, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_begin);
 }
 extern void pmpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_write_ordered_begin(pmpi_file_write_ordered_begin_, fh, buf, count, datatype, ierror); }
@@ -32849,15 +33926,15 @@ static void fw_file_write_ordered_end(ft_file_write_ordered_end pmpi_, MPI_Fint 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_end);
 }
 extern void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_ordered_end(pmpi_file_write_ordered_end_, fh, buf, status, ierror); }
@@ -32877,15 +33954,15 @@ static void fw_file_write_shared(ft_file_write_shared pmpi_, MPI_Fint *fh, void 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_shared)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_shared);
 }
 extern void pmpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_shared(pmpi_file_write_shared_, fh, buf, count, datatype, status, ierror); }
@@ -32938,14 +34015,14 @@ static void fw_gather(ft_gather pmpi_, void *sendbuf, MPI_Fint *sendcount, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather);
 }
 extern void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_gather(pmpi_gather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); }
@@ -32965,16 +34042,16 @@ static void fw_gather_init(ft_gather_init pmpi_, void *sendbuf, MPI_Fint *sendco
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gather_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather_init);
 }
 extern void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_gather_init(pmpi_gather_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); }
@@ -32994,14 +34071,14 @@ static void fw_gatherv(ft_gatherv pmpi_, void *sendbuf, MPI_Fint *sendcount, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv);
 }
 extern void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_gatherv(pmpi_gatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror); }
@@ -33021,16 +34098,16 @@ static void fw_gatherv_init(ft_gatherv_init pmpi_, void *sendbuf, MPI_Fint *send
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gatherv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv_init);
 }
 extern void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_gatherv_init(pmpi_gatherv_init_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror); }
@@ -33050,14 +34127,14 @@ static void fw_get(ft_get pmpi_, void *origin_addr, MPI_Fint *origin_count, MPI_
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get);
 }
 extern void pmpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) { fw_get(pmpi_get_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror); }
@@ -33076,14 +34153,14 @@ static void fw_get_accumulate(ft_get_accumulate pmpi_, void *origin_addr, MPI_Fi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_accumulate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get_accumulate)) { pmpi_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, (PMPI_Op_f2c(*op) == MPI_NO_OP ? 0 : gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype))) + gpuinstMpiBytes((int)*result_count, PMPI_Type_f2c(*result_datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get_accumulate);
 }
 extern void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) { fw_get_accumulate(pmpi_get_accumulate_, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror); }
@@ -33240,15 +34317,15 @@ static void fw_graph_create(ft_graph_create pmpi_, MPI_Fint *comm_old, MPI_Fint 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Graph_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Graph_create)) { pmpi_(comm_old, nnodes, index, edges, reorder, comm_graph, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm_old, nnodes, index, edges, reorder, comm_graph, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm comm_graph_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*comm_graph) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_GRAPH, PMPI_Comm_f2c(*comm_old), &comm_graph_c_, (int)*nnodes);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Graph_create);
 }
 extern void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror) { fw_graph_create(pmpi_graph_create_, comm_old, nnodes, index, edges, reorder, comm_graph, ierror); }
@@ -33609,16 +34686,16 @@ static void fw_iallgather(ft_iallgather pmpi_, void *sendbuf, MPI_Fint *sendcoun
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iallgather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgather);
 }
 extern void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iallgather(pmpi_iallgather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); }
@@ -33637,16 +34714,16 @@ static void fw_iallgatherv(ft_iallgatherv pmpi_, void *sendbuf, MPI_Fint *sendco
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iallgatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgatherv);
 }
 extern void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iallgatherv(pmpi_iallgatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror); }
@@ -33665,16 +34742,16 @@ static void fw_iallreduce(ft_iallreduce pmpi_, void *sendbuf, void *recvbuf, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iallreduce"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallreduce)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallreduce);
 }
 extern void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iallreduce(pmpi_iallreduce_, sendbuf, recvbuf, count, datatype, op, comm, request, ierror); }
@@ -33693,16 +34770,16 @@ static void fw_ialltoall(ft_ialltoall pmpi_, void *sendbuf, MPI_Fint *sendcount,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ialltoall"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoall)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, NULL, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, PMPI_Type_f2c(*recvtype), 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoall);
 }
 extern void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ialltoall(pmpi_ialltoall_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); }
@@ -33721,16 +34798,16 @@ static void fw_ialltoallv(ft_ialltoallv pmpi_, void *sendbuf, MPI_Fint *sendcoun
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ialltoallv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallv)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), 0, sendcounts, PMPI_Type_f2c(*sendtype), 0, recvcounts, PMPI_Type_f2c(*recvtype), sizeof(MPI_Fint));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallv);
 }
 extern void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ialltoallv(pmpi_ialltoallv_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror); }
@@ -33749,16 +34826,16 @@ static void fw_ialltoallw(ft_ialltoallw pmpi_, void *sendbuf, MPI_Fint *sendcoun
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ialltoallw"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallw)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoallw(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), sendcounts, NULL, sendtypes, recvcounts, NULL, recvtypes, sizeof(MPI_Fint));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallw);
 }
 extern void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ialltoallw(pmpi_ialltoallw_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror); }
@@ -33777,16 +34854,16 @@ static void fw_ibarrier(ft_ibarrier pmpi_, MPI_Fint *comm, MPI_Fint *request, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ibarrier"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibarrier)) { pmpi_(comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibarrier);
 }
 extern void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ibarrier(pmpi_ibarrier_, comm, request, ierror); }
@@ -33805,16 +34882,16 @@ static void fw_ibcast(ft_ibcast pmpi_, void *buffer, MPI_Fint *count, MPI_Fint *
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ibcast"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibcast)) { pmpi_(buffer, count, datatype, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buffer, count, datatype, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibcast);
 }
 extern void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ibcast(pmpi_ibcast_, buffer, count, datatype, root, comm, request, ierror); }
@@ -33833,16 +34910,16 @@ static void fw_ibsend(ft_ibsend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *dat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ibsend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibsend)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibsend);
 }
 extern void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ibsend(pmpi_ibsend_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -33861,16 +34938,16 @@ static void fw_iexscan(ft_iexscan pmpi_, void *sendbuf, void *recvbuf, MPI_Fint 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iexscan"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iexscan)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iexscan);
 }
 extern void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iexscan(pmpi_iexscan_, sendbuf, recvbuf, count, datatype, op, comm, request, ierror); }
@@ -33889,16 +34966,16 @@ static void fw_igather(ft_igather pmpi_, void *sendbuf, MPI_Fint *sendcount, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Igather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igather);
 }
 extern void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_igather(pmpi_igather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); }
@@ -33917,16 +34994,16 @@ static void fw_igatherv(ft_igatherv pmpi_, void *sendbuf, MPI_Fint *sendcount, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Igatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igatherv);
 }
 extern void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_igatherv(pmpi_igatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror); }
@@ -33946,18 +35023,18 @@ static void fw_improbe(ft_improbe pmpi_, MPI_Fint *source, MPI_Fint *tag, MPI_Fi
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Improbe)) { pmpi_(source, tag, comm, flag, message, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(source, tag, comm, flag, message, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         MPI_Message message_c_ = *ierror == MPI_SUCCESS ? PMPI_Message_f2c(*message) : MPI_MESSAGE_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, 0);
         if (*flag) gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 0);
         if (*flag) gpuinstMpiMsgNew(&c_, PMPI_Comm_f2c(*comm), *&message_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Improbe);
 }
 extern void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) { fw_improbe(pmpi_improbe_, source, tag, comm, flag, message, status, ierror); }
@@ -33977,15 +35054,15 @@ static void fw_imrecv(ft_imrecv pmpi_, void *buf, MPI_Fint *count, MPI_Fint *dat
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Imrecv)) { pmpi_(buf, count, datatype, message, request, ierror); return; }
     {
         MPI_Message message_in_ = PMPI_Message_f2c(*message);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buf, count, datatype, message, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiMsgRecv(&c_, message_in_, NULL, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)), &request_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Imrecv);
 }
 extern void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) { fw_imrecv(pmpi_imrecv_, buf, count, datatype, message, request, ierror); }
@@ -34004,16 +35081,16 @@ static void fw_ineighbor_allgather(ft_ineighbor_allgather pmpi_, void *sendbuf, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_allgather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgather);
 }
 extern void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ineighbor_allgather(pmpi_ineighbor_allgather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); }
@@ -34032,16 +35109,16 @@ static void fw_ineighbor_allgatherv(ft_ineighbor_allgatherv pmpi_, void *sendbuf
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_allgatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgatherv);
 }
 extern void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ineighbor_allgatherv(pmpi_ineighbor_allgatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror); }
@@ -34060,16 +35137,16 @@ static void fw_ineighbor_alltoall(ft_ineighbor_alltoall pmpi_, void *sendbuf, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_alltoall"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoall)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoall);
 }
 extern void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ineighbor_alltoall(pmpi_ineighbor_alltoall_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); }
@@ -34088,16 +35165,16 @@ static void fw_ineighbor_alltoallv(ft_ineighbor_alltoallv pmpi_, void *sendbuf, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_alltoallv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallv)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallv);
 }
 extern void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ineighbor_alltoallv(pmpi_ineighbor_alltoallv_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror); }
@@ -34116,16 +35193,16 @@ static void fw_ineighbor_alltoallw(ft_ineighbor_alltoallw pmpi_, void *sendbuf, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_alltoallw"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallw)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), MPI_DATATYPE_NULL, NULL, sendtypes);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallw);
 }
 extern void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ineighbor_alltoallw(pmpi_ineighbor_alltoallw_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror); }
@@ -34352,15 +35429,15 @@ static void fw_intercomm_create(ft_intercomm_create pmpi_, MPI_Fint *local_comm,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create)) { pmpi_(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newintercomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newintercomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_INTERCOMM, PMPI_Comm_f2c(*local_comm), &newintercomm_c_, (int)*tag);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_create);
 }
 extern void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror) { fw_intercomm_create(pmpi_intercomm_create_, local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror); }
@@ -34380,15 +35457,15 @@ static void fw_intercomm_create_from_groups(ft_intercomm_create_from_groups pmpi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_create_from_groups"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create_from_groups)) { pmpi_(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror, stringtag_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror, stringtag_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newintercomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newintercomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_INTERCOMM, MPI_COMM_NULL, &newintercomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_create_from_groups);
 }
 extern void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len_) { fw_intercomm_create_from_groups(pmpi_intercomm_create_from_groups_, local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror, stringtag_len_); }
@@ -34408,15 +35485,15 @@ static void fw_intercomm_merge(ft_intercomm_merge pmpi_, MPI_Fint *intercomm, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_merge"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_merge)) { pmpi_(intercomm, high, newintracomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(intercomm, high, newintracomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newintracomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newintracomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_MERGE, PMPI_Comm_f2c(*intercomm), &newintracomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_merge);
 }
 extern void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror) { fw_intercomm_merge(pmpi_intercomm_merge_, intercomm, high, newintracomm, ierror); }
@@ -34436,16 +35513,16 @@ static void fw_iprobe(ft_iprobe pmpi_, MPI_Fint *source, MPI_Fint *tag, MPI_Fint
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iprobe)) { pmpi_(source, tag, comm, flag, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(source, tag, comm, flag, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, 0);
         if (*flag) gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iprobe);
 }
 extern void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) { fw_iprobe(pmpi_iprobe_, source, tag, comm, flag, status, ierror); }
@@ -34464,16 +35541,16 @@ static void fw_irecv(ft_irecv pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Irecv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irecv)) { pmpi_(buf, count, datatype, source, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, source, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, source, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 1, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irecv);
 }
 extern void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_irecv(pmpi_irecv_, buf, count, datatype, source, tag, comm, request, ierror); }
@@ -34492,16 +35569,16 @@ static void fw_ireduce(ft_ireduce pmpi_, void *sendbuf, void *recvbuf, MPI_Fint 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ireduce"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce)) { pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce);
 }
 extern void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ireduce(pmpi_ireduce_, sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror); }
@@ -34520,16 +35597,16 @@ static void fw_ireduce_scatter(ft_ireduce_scatter pmpi_, void *sendbuf, void *re
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ireduce_scatter"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter)) { pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*datatype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter);
 }
 extern void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ireduce_scatter(pmpi_ireduce_scatter_, sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror); }
@@ -34548,16 +35625,16 @@ static void fw_ireduce_scatter_block(ft_ireduce_scatter_block pmpi_, void *sendb
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ireduce_scatter_block"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter_block)) { pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*datatype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter_block);
 }
 extern void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ireduce_scatter_block(pmpi_ireduce_scatter_block_, sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror); }
@@ -34576,16 +35653,16 @@ static void fw_irsend(ft_irsend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *dat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Irsend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irsend)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irsend);
 }
 extern void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_irsend(pmpi_irsend_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -34621,16 +35698,16 @@ static void fw_iscan(ft_iscan pmpi_, void *sendbuf, void *recvbuf, MPI_Fint *cou
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iscan"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscan)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscan);
 }
 extern void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iscan(pmpi_iscan_, sendbuf, recvbuf, count, datatype, op, comm, request, ierror); }
@@ -34649,16 +35726,16 @@ static void fw_iscatter(ft_iscatter pmpi_, void *sendbuf, MPI_Fint *sendcount, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iscatter"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatter)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatter);
 }
 extern void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iscatter(pmpi_iscatter_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); }
@@ -34677,16 +35754,16 @@ static void fw_iscatterv(ft_iscatterv pmpi_, void *sendbuf, MPI_Fint *sendcounts
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iscatterv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatterv)) { pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatterv);
 }
 extern void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iscatterv(pmpi_iscatterv_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); }
@@ -34705,16 +35782,16 @@ static void fw_isend(ft_isend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Isend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isend)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isend);
 }
 extern void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_isend(pmpi_isend_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -34734,17 +35811,17 @@ static void fw_isendrecv(ft_isendrecv pmpi_, void *sendbuf, MPI_Fint *sendcount,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Isendrecv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv)) { pmpi_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*sendtag, gpuinstMpiBytes((int)*sendcount, PMPI_Type_f2c(*sendtype)));
-        c_.r.bytes += gpuinstMpiPeerBytes((int)*source, gpuinstMpiBytes((int)*recvcount, PMPI_Type_f2c(*recvtype)));
+        c_.r->bytes += gpuinstMpiPeerBytes((int)*source, gpuinstMpiBytes((int)*recvcount, PMPI_Type_f2c(*recvtype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv);
 }
 extern void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_isendrecv(pmpi_isendrecv_, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror); }
@@ -34765,17 +35842,17 @@ static void fw_isendrecv_replace(ft_isendrecv_replace pmpi_, void *buf, MPI_Fint
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Isendrecv_replace"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv_replace)) { pmpi_(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*sendtag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
-        c_.r.bytes += gpuinstMpiPeerBytes((int)*source, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->bytes += gpuinstMpiPeerBytes((int)*source, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv_replace);
 }
 extern void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_isendrecv_replace(pmpi_isendrecv_replace_, buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror); }
@@ -34795,16 +35872,16 @@ static void fw_issend(ft_issend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *dat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Issend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Issend)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Issend);
 }
 extern void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_issend(pmpi_issend_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -34871,18 +35948,18 @@ static void fw_mprobe(ft_mprobe pmpi_, MPI_Fint *source, MPI_Fint *tag, MPI_Fint
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Mprobe)) { pmpi_(source, tag, comm, message, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(source, tag, comm, message, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         MPI_Message message_c_ = *ierror == MPI_SUCCESS ? PMPI_Message_f2c(*message) : MPI_MESSAGE_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, 0);
         gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 0);
         gpuinstMpiMsgNew(&c_, PMPI_Comm_f2c(*comm), *&message_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Mprobe);
 }
 extern void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) { fw_mprobe(pmpi_mprobe_, source, tag, comm, message, status, ierror); }
@@ -34903,15 +35980,15 @@ static void fw_mrecv(ft_mrecv pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     {
         MPI_Message message_in_ = PMPI_Message_f2c(*message);
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buf, count, datatype, message, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiMsgRecv(&c_, message_in_, &status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)), NULL);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Mrecv);
 }
 extern void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) { fw_mrecv(pmpi_mrecv_, buf, count, datatype, message, status, ierror); }
@@ -34930,14 +36007,14 @@ static void fw_neighbor_allgather(ft_neighbor_allgather pmpi_, void *sendbuf, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather);
 }
 extern void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_neighbor_allgather(pmpi_neighbor_allgather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); }
@@ -34957,16 +36034,16 @@ static void fw_neighbor_allgather_init(ft_neighbor_allgather_init pmpi_, void *s
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgather_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather_init);
 }
 extern void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_neighbor_allgather_init(pmpi_neighbor_allgather_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); }
@@ -34986,14 +36063,14 @@ static void fw_neighbor_allgatherv(ft_neighbor_allgatherv pmpi_, void *sendbuf, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv);
 }
 extern void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_neighbor_allgatherv(pmpi_neighbor_allgatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror); }
@@ -35013,16 +36090,16 @@ static void fw_neighbor_allgatherv_init(ft_neighbor_allgatherv_init pmpi_, void 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgatherv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv_init);
 }
 extern void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_neighbor_allgatherv_init(pmpi_neighbor_allgatherv_init_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); }
@@ -35042,14 +36119,14 @@ static void fw_neighbor_alltoall(ft_neighbor_alltoall pmpi_, void *sendbuf, MPI_
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoall"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall);
 }
 extern void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_neighbor_alltoall(pmpi_neighbor_alltoall_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); }
@@ -35069,16 +36146,16 @@ static void fw_neighbor_alltoall_init(ft_neighbor_alltoall_init pmpi_, void *sen
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoall_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall_init);
 }
 extern void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_neighbor_alltoall_init(pmpi_neighbor_alltoall_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); }
@@ -35098,14 +36175,14 @@ static void fw_neighbor_alltoallv(ft_neighbor_alltoallv pmpi_, void *sendbuf, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), NULL, NULL);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv);
 }
 extern void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_neighbor_alltoallv(pmpi_neighbor_alltoallv_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror); }
@@ -35125,16 +36202,16 @@ static void fw_neighbor_alltoallv_init(ft_neighbor_alltoallv_init pmpi_, void *s
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv_init);
 }
 extern void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_neighbor_alltoallv_init(pmpi_neighbor_alltoallv_init_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); }
@@ -35154,14 +36231,14 @@ static void fw_neighbor_alltoallw(ft_neighbor_alltoallw pmpi_, void *sendbuf, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallw"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), MPI_DATATYPE_NULL, NULL, sendtypes);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw);
 }
 extern void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) { fw_neighbor_alltoallw(pmpi_neighbor_alltoallw_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror); }
@@ -35181,16 +36258,16 @@ static void fw_neighbor_alltoallw_init(ft_neighbor_alltoallw_init pmpi_, void *s
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallw_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), MPI_DATATYPE_NULL, NULL, sendtypes);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw_init);
 }
 extern void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_neighbor_alltoallw_init(pmpi_neighbor_alltoallw_init_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); }
@@ -35423,16 +36500,16 @@ static void fw_precv_init(ft_precv_init pmpi_, void *buf, MPI_Fint *partitions, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Precv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Precv_init)) { pmpi_(buf, partitions, count, datatype, source, tag, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, partitions, count, datatype, source, tag, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, gpuinstMpiBytes(*count, PMPI_Type_f2c(*datatype)) * (uint64_t)((int)*partitions > 0 ? (int)*partitions : 0));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, partitions, count, datatype, source, tag, comm, info, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 1, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Precv_init);
 }
 extern void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_precv_init(pmpi_precv_init_, buf, partitions, count, datatype, source, tag, comm, info, request, ierror); }
@@ -35453,16 +36530,16 @@ static void fw_probe(ft_probe pmpi_, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Probe)) { pmpi_(source, tag, comm, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(source, tag, comm, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, 0);
         gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Probe);
 }
 extern void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) { fw_probe(pmpi_probe_, source, tag, comm, status, ierror); }
@@ -35482,16 +36559,16 @@ static void fw_psend_init(ft_psend_init pmpi_, void *buf, MPI_Fint *partitions, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Psend_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Psend_init)) { pmpi_(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes(*count, PMPI_Type_f2c(*datatype)) * (uint64_t)((int)*partitions > 0 ? (int)*partitions : 0));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Psend_init);
 }
 extern void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_psend_init(pmpi_psend_init_, buf, partitions, count, datatype, dest, tag, comm, info, request, ierror); }
@@ -35528,14 +36605,14 @@ static void fw_put(ft_put pmpi_, void *origin_addr, MPI_Fint *origin_count, MPI_
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Put"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Put)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Put);
 }
 extern void pmpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) { fw_put(pmpi_put_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror); }
@@ -35571,16 +36648,16 @@ static void fw_raccumulate(ft_raccumulate pmpi_, void *origin_addr, MPI_Fint *or
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Raccumulate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Raccumulate)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Raccumulate);
 }
 extern void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) { fw_raccumulate(pmpi_raccumulate_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror); }
@@ -35600,16 +36677,16 @@ static void fw_recv(ft_recv pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datatyp
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv)) { pmpi_(buf, count, datatype, source, tag, comm, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buf, count, datatype, source, tag, comm, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, 0);
         gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv);
 }
 extern void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) { fw_recv(pmpi_recv_, buf, count, datatype, source, tag, comm, status, ierror); }
@@ -35628,16 +36705,16 @@ static void fw_recv_init(ft_recv_init pmpi_, void *buf, MPI_Fint *count, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Recv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_init)) { pmpi_(buf, count, datatype, source, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, source, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, source, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 1, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv_init);
 }
 extern void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_recv_init(pmpi_recv_init_, buf, count, datatype, source, tag, comm, request, ierror); }
@@ -35656,14 +36733,14 @@ static void fw_reduce(ft_reduce pmpi_, void *sendbuf, void *recvbuf, MPI_Fint *c
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce)) { pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce);
 }
 extern void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_reduce(pmpi_reduce_, sendbuf, recvbuf, count, datatype, op, root, comm, ierror); }
@@ -35683,16 +36760,16 @@ static void fw_reduce_init(ft_reduce_init pmpi_, void *sendbuf, void *recvbuf, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_init);
 }
 extern void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_reduce_init(pmpi_reduce_init_, sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror); }
@@ -35729,14 +36806,14 @@ static void fw_reduce_scatter(ft_reduce_scatter pmpi_, void *sendbuf, void *recv
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter)) { pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*datatype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter);
 }
 extern void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) { fw_reduce_scatter(pmpi_reduce_scatter_, sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror); }
@@ -35755,14 +36832,14 @@ static void fw_reduce_scatter_block(ft_reduce_scatter_block pmpi_, void *sendbuf
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_block"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block)) { pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*datatype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block);
 }
 extern void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) { fw_reduce_scatter_block(pmpi_reduce_scatter_block_, sendbuf, recvbuf, recvcount, datatype, op, comm, ierror); }
@@ -35782,16 +36859,16 @@ static void fw_reduce_scatter_block_init(ft_reduce_scatter_block_init pmpi_, voi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_block_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init)) { pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*datatype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block_init);
 }
 extern void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_reduce_scatter_block_init(pmpi_reduce_scatter_block_init_, sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror); }
@@ -35812,16 +36889,16 @@ static void fw_reduce_scatter_init(ft_reduce_scatter_init pmpi_, void *sendbuf, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_init)) { pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*datatype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_init);
 }
 extern void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_reduce_scatter_init(pmpi_reduce_scatter_init_, sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror); }
@@ -35916,14 +36993,14 @@ static void fw_request_free(ft_request_free pmpi_, MPI_Fint *request, MPI_Fint *
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Request_free)) { pmpi_(request, ierror); return; }
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        if (c_.r.result == MPI_SUCCESS) gpuinstMpiReqForget(request_in_);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        if (c_.r->result == MPI_SUCCESS) gpuinstMpiReqForget(request_in_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Request_free);
 }
 extern void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_request_free_(MPI_Fint *request, MPI_Fint *ierror) { fw_request_free(pmpi_request_free_, request, ierror); }
@@ -36016,16 +37093,16 @@ static void fw_rget(ft_rget pmpi_, void *origin_addr, MPI_Fint *origin_count, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rget"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget);
 }
 extern void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) { fw_rget(pmpi_rget_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror); }
@@ -36044,16 +37121,16 @@ static void fw_rget_accumulate(ft_rget_accumulate pmpi_, void *origin_addr, MPI_
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rget_accumulate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget_accumulate)) { pmpi_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, (PMPI_Op_f2c(*op) == MPI_NO_OP ? 0 : gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype))) + gpuinstMpiBytes((int)*result_count, PMPI_Type_f2c(*result_datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget_accumulate);
 }
 extern void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) { fw_rget_accumulate(pmpi_rget_accumulate_, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror); }
@@ -36072,16 +37149,16 @@ static void fw_rput(ft_rput pmpi_, void *origin_addr, MPI_Fint *origin_count, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rput"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rput)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rput);
 }
 extern void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) { fw_rput(pmpi_rput_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror); }
@@ -36100,14 +37177,14 @@ static void fw_rsend(ft_rsend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rsend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend)) { pmpi_(buf, count, datatype, dest, tag, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend);
 }
 extern void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) { fw_rsend(pmpi_rsend_, buf, count, datatype, dest, tag, comm, ierror); }
@@ -36126,16 +37203,16 @@ static void fw_rsend_init(ft_rsend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rsend_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend_init);
 }
 extern void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_rsend_init(pmpi_rsend_init_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -36154,14 +37231,14 @@ static void fw_scan(ft_scan pmpi_, void *sendbuf, void *recvbuf, MPI_Fint *count
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scan"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan);
 }
 extern void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) { fw_scan(pmpi_scan_, sendbuf, recvbuf, count, datatype, op, comm, ierror); }
@@ -36181,16 +37258,16 @@ static void fw_scan_init(ft_scan_init pmpi_, void *sendbuf, void *recvbuf, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scan_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan_init);
 }
 extern void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_scan_init(pmpi_scan_init_, sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); }
@@ -36210,14 +37287,14 @@ static void fw_scatter(ft_scatter pmpi_, void *sendbuf, MPI_Fint *sendcount, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatter"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter);
 }
 extern void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_scatter(pmpi_scatter_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); }
@@ -36237,16 +37314,16 @@ static void fw_scatter_init(ft_scatter_init pmpi_, void *sendbuf, MPI_Fint *send
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatter_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter_init);
 }
 extern void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_scatter_init(pmpi_scatter_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); }
@@ -36266,14 +37343,14 @@ static void fw_scatterv(ft_scatterv pmpi_, void *sendbuf, MPI_Fint *sendcounts, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatterv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv)) { pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv);
 }
 extern void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_scatterv(pmpi_scatterv_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); }
@@ -36293,16 +37370,16 @@ static void fw_scatterv_init(ft_scatterv_init pmpi_, void *sendbuf, MPI_Fint *se
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatterv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_init)) { pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv_init);
 }
 extern void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_scatterv_init(pmpi_scatterv_init_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); }
@@ -36322,14 +37399,14 @@ static void fw_send(ft_send pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datatyp
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Send"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send)) { pmpi_(buf, count, datatype, dest, tag, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send);
 }
 extern void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) { fw_send(pmpi_send_, buf, count, datatype, dest, tag, comm, ierror); }
@@ -36348,16 +37425,16 @@ static void fw_send_init(ft_send_init pmpi_, void *buf, MPI_Fint *count, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Send_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send_init);
 }
 extern void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_send_init(pmpi_send_init_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -36377,16 +37454,16 @@ static void fw_sendrecv(ft_sendrecv pmpi_, void *sendbuf, MPI_Fint *sendcount, M
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv)) { pmpi_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*sendtag, gpuinstMpiBytes((int)*sendcount, PMPI_Type_f2c(*sendtype)));
         gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv);
 }
 extern void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) { fw_sendrecv(pmpi_sendrecv_, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror); }
@@ -36406,16 +37483,16 @@ static void fw_sendrecv_replace(ft_sendrecv_replace pmpi_, void *buf, MPI_Fint *
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv_replace)) { pmpi_(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*sendtag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv_replace);
 }
 extern void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) { fw_sendrecv_replace(pmpi_sendrecv_replace_, buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror); }
@@ -36700,14 +37777,14 @@ static void fw_ssend(ft_ssend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ssend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend)) { pmpi_(buf, count, datatype, dest, tag, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend);
 }
 extern void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) { fw_ssend(pmpi_ssend_, buf, count, datatype, dest, tag, comm, ierror); }
@@ -36726,16 +37803,16 @@ static void fw_ssend_init(ft_ssend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ssend_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend_init);
 }
 extern void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ssend_init(pmpi_ssend_init_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -36755,14 +37832,14 @@ static void fw_start(ft_start pmpi_, MPI_Fint *request, MPI_Fint *ierror)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Start)) { pmpi_(request, ierror); return; }
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqActivate(&c_, 1, &request_in_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Start);
 }
 extern void pmpi_start_(MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_start_(MPI_Fint *request, MPI_Fint *ierror) { fw_start(pmpi_start_, request, ierror); }
@@ -36782,14 +37859,14 @@ static void fw_startall(ft_startall pmpi_, MPI_Fint *count, MPI_Fint *array_of_r
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Startall)) { pmpi_(count, array_of_requests, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, NULL, 0);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_requests, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqActivateSaved(&c_, &rs_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Startall);
 }
 extern void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror) { fw_startall(pmpi_startall_, count, array_of_requests, ierror); }
@@ -36975,15 +38052,15 @@ static void fw_test(ft_test pmpi_, MPI_Fint *request, MPI_Fint *flag, MPI_Fint *
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(request, flag, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
-        if (*flag && c_.r.result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, &status_c_);
+        if (*flag && c_.r->result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, &status_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Test);
 }
 extern void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) { fw_test(pmpi_test_, request, flag, status, ierror); }
@@ -37020,14 +38097,14 @@ static void fw_testall(ft_testall pmpi_, MPI_Fint *count, MPI_Fint *array_of_req
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testall)) { pmpi_(count, array_of_requests, flag, array_of_statuses, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, &array_of_statuses, 0);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_requests, flag, array_of_statuses, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneAll(&c_, &rs_, *flag);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testall);
 }
 extern void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) { fw_testall(pmpi_testall_, count, array_of_requests, flag, array_of_statuses, ierror); }
@@ -37047,14 +38124,14 @@ static void fw_testany(ft_testany pmpi_, MPI_Fint *count, MPI_Fint *array_of_req
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testany)) { pmpi_(count, array_of_requests, index, flag, status, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, &status, 1);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_requests, index, flag, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneAny(&c_, &rs_, *flag, (int)*index);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testany);
 }
 extern void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) { fw_testany(pmpi_testany_, count, array_of_requests, index, flag, status, ierror); }
@@ -37074,14 +38151,14 @@ static void fw_testsome(ft_testsome pmpi_, MPI_Fint *incount, MPI_Fint *array_of
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testsome)) { pmpi_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*incount, array_of_requests, &array_of_statuses, 0);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneSome(&c_, &rs_, (int)*outcount, array_of_indices);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testsome);
 }
 extern void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) { fw_testsome(pmpi_testsome_, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror); }
@@ -37750,15 +38827,15 @@ static void fw_wait(ft_wait pmpi_, MPI_Fint *request, MPI_Fint *status, MPI_Fint
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(request, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
-        if (c_.r.result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, &status_c_);
+        if (c_.r->result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, &status_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Wait);
 }
 extern void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror) { fw_wait(pmpi_wait_, request, status, ierror); }
@@ -37778,14 +38855,14 @@ static void fw_waitall(ft_waitall pmpi_, MPI_Fint *count, MPI_Fint *array_of_req
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitall)) { pmpi_(count, array_of_requests, array_of_statuses, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, &array_of_statuses, 0);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_requests, array_of_statuses, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneAll(&c_, &rs_, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitall);
 }
 extern void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror) { fw_waitall(pmpi_waitall_, count, array_of_requests, array_of_statuses, ierror); }
@@ -37805,14 +38882,14 @@ static void fw_waitany(ft_waitany pmpi_, MPI_Fint *count, MPI_Fint *array_of_req
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitany)) { pmpi_(count, array_of_requests, index, status, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, &status, 1);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_requests, index, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneAny(&c_, &rs_, 1, (int)*index);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitany);
 }
 extern void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror) { fw_waitany(pmpi_waitany_, count, array_of_requests, index, status, ierror); }
@@ -37832,14 +38909,14 @@ static void fw_waitsome(ft_waitsome pmpi_, MPI_Fint *incount, MPI_Fint *array_of
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitsome)) { pmpi_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*incount, array_of_requests, &array_of_statuses, 0);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneSome(&c_, &rs_, (int)*outcount, array_of_indices);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitsome);
 }
 extern void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) { fw_waitsome(pmpi_waitsome_, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror); }
@@ -37858,15 +38935,15 @@ static void fw_win_allocate(ft_win_allocate pmpi_, MPI_Aint *size, MPI_Fint *dis
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_allocate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate)) { pmpi_(size, disp_unit, info, comm, baseptr, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(size, disp_unit, info, comm, baseptr, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Win win_c_ = *ierror == MPI_SUCCESS ? PMPI_Win_f2c(*win) : MPI_WIN_NULL;
         gpuinstMpiWinNew(&c_, PMPI_Comm_f2c(*comm), &win_c_, (int)*disp_unit);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate);
 }
 extern void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror) { fw_win_allocate(pmpi_win_allocate_, size, disp_unit, info, comm, baseptr, win, ierror); }
@@ -37890,15 +38967,15 @@ static void fw_win_allocate_shared(ft_win_allocate_shared pmpi_, MPI_Aint *size,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_allocate_shared"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_shared)) { pmpi_(size, disp_unit, info, comm, baseptr, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(size, disp_unit, info, comm, baseptr, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Win win_c_ = *ierror == MPI_SUCCESS ? PMPI_Win_f2c(*win) : MPI_WIN_NULL;
         gpuinstMpiWinNew(&c_, PMPI_Comm_f2c(*comm), &win_c_, (int)*disp_unit);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate_shared);
 }
 extern void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror) { fw_win_allocate_shared(pmpi_win_allocate_shared_, size, disp_unit, info, comm, baseptr, win, ierror); }
@@ -37956,14 +39033,14 @@ static void fw_win_complete(ft_win_complete pmpi_, MPI_Fint *win, MPI_Fint *ierr
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_complete"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_complete)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_complete);
 }
 extern void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_complete(pmpi_win_complete_, win, ierror); }
@@ -37982,15 +39059,15 @@ static void fw_win_create(ft_win_create pmpi_, void *base, MPI_Aint *size, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create)) { pmpi_(base, size, disp_unit, info, comm, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(base, size, disp_unit, info, comm, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Win win_c_ = *ierror == MPI_SUCCESS ? PMPI_Win_f2c(*win) : MPI_WIN_NULL;
         gpuinstMpiWinNew(&c_, PMPI_Comm_f2c(*comm), &win_c_, (int)*disp_unit);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_create);
 }
 extern void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) { fw_win_create(pmpi_win_create_, base, size, disp_unit, info, comm, win, ierror); }
@@ -38009,15 +39086,15 @@ static void fw_win_create_dynamic(ft_win_create_dynamic pmpi_, MPI_Fint *info, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create_dynamic"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create_dynamic)) { pmpi_(info, comm, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(info, comm, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Win win_c_ = *ierror == MPI_SUCCESS ? PMPI_Win_f2c(*win) : MPI_WIN_NULL;
         gpuinstMpiWinNew(&c_, PMPI_Comm_f2c(*comm), &win_c_, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_create_dynamic);
 }
 extern void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) { fw_win_create_dynamic(pmpi_win_create_dynamic_, info, comm, win, ierror); }
@@ -38104,14 +39181,14 @@ static void fw_win_fence(ft_win_fence pmpi_, MPI_Fint *assert, MPI_Fint *win, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_fence"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_fence)) { pmpi_(assert, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(assert, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_fence);
 }
 extern void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) { fw_win_fence(pmpi_win_fence_, assert, win, ierror); }
@@ -38130,14 +39207,14 @@ static void fw_win_flush(ft_win_flush pmpi_, MPI_Fint *rank, MPI_Fint *win, MPI_
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush)) { pmpi_(rank, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(rank, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), (int)*rank);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush);
 }
 extern void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) { fw_win_flush(pmpi_win_flush_, rank, win, ierror); }
@@ -38156,14 +39233,14 @@ static void fw_win_flush_all(ft_win_flush_all pmpi_, MPI_Fint *win, MPI_Fint *ie
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_all)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_all);
 }
 extern void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_flush_all(pmpi_win_flush_all_, win, ierror); }
@@ -38182,14 +39259,14 @@ static void fw_win_flush_local(ft_win_flush_local pmpi_, MPI_Fint *rank, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush_local"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_local)) { pmpi_(rank, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(rank, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), (int)*rank);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_local);
 }
 extern void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) { fw_win_flush_local(pmpi_win_flush_local_, rank, win, ierror); }
@@ -38208,14 +39285,14 @@ static void fw_win_flush_local_all(ft_win_flush_local_all pmpi_, MPI_Fint *win, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush_local_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_local_all)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_local_all);
 }
 extern void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_flush_local_all(pmpi_win_flush_local_all_, win, ierror); }
@@ -38235,14 +39312,14 @@ static void fw_win_free(ft_win_free pmpi_, MPI_Fint *win, MPI_Fint *ierror)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_free)) { pmpi_(win, ierror); return; }
     {
         MPI_Win win_in_ = PMPI_Win_f2c(*win); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_WIN, &win_in_);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiObjFreed(&c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_free);
 }
 extern void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_free_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_free(pmpi_win_free_, win, ierror); }
@@ -38363,14 +39440,14 @@ static void fw_win_lock(ft_win_lock pmpi_, MPI_Fint *lock_type, MPI_Fint *rank, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_lock"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_lock)) { pmpi_(lock_type, rank, assert, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(lock_type, rank, assert, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), (int)*rank);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_lock);
 }
 extern void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) { fw_win_lock(pmpi_win_lock_, lock_type, rank, assert, win, ierror); }
@@ -38389,14 +39466,14 @@ static void fw_win_lock_all(ft_win_lock_all pmpi_, MPI_Fint *assert, MPI_Fint *w
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_lock_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_lock_all)) { pmpi_(assert, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(assert, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_lock_all);
 }
 extern void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) { fw_win_lock_all(pmpi_win_lock_all_, assert, win, ierror); }
@@ -38415,14 +39492,14 @@ static void fw_win_post(ft_win_post pmpi_, MPI_Fint *group, MPI_Fint *assert, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_post"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_post)) { pmpi_(group, assert, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(group, assert, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_post);
 }
 extern void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) { fw_win_post(pmpi_win_post_, group, assert, win, ierror); }
@@ -38531,14 +39608,14 @@ static void fw_win_start(ft_win_start pmpi_, MPI_Fint *group, MPI_Fint *assert, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_start"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_start)) { pmpi_(group, assert, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(group, assert, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_start);
 }
 extern void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) { fw_win_start(pmpi_win_start_, group, assert, win, ierror); }
@@ -38557,14 +39634,14 @@ static void fw_win_sync(ft_win_sync pmpi_, MPI_Fint *win, MPI_Fint *ierror)
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_sync"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_sync)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_sync);
 }
 extern void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_sync(pmpi_win_sync_, win, ierror); }
@@ -38583,14 +39660,14 @@ static void fw_win_test(ft_win_test pmpi_, MPI_Fint *win, MPI_Fint *flag, MPI_Fi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_test"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_test)) { pmpi_(win, flag, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, flag, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_test);
 }
 extern void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror) { fw_win_test(pmpi_win_test_, win, flag, ierror); }
@@ -38609,14 +39686,14 @@ static void fw_win_unlock(ft_win_unlock pmpi_, MPI_Fint *rank, MPI_Fint *win, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_unlock"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_unlock)) { pmpi_(rank, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(rank, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), (int)*rank);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_unlock);
 }
 extern void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) { fw_win_unlock(pmpi_win_unlock_, rank, win, ierror); }
@@ -38635,14 +39712,14 @@ static void fw_win_unlock_all(ft_win_unlock_all pmpi_, MPI_Fint *win, MPI_Fint *
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_unlock_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_unlock_all)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_unlock_all);
 }
 extern void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_unlock_all(pmpi_win_unlock_all_, win, ierror); }
@@ -38661,14 +39738,14 @@ static void fw_win_wait(ft_win_wait pmpi_, MPI_Fint *win, MPI_Fint *ierror)
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_wait"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_wait)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_wait);
 }
 extern void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_wait(pmpi_win_wait_, win, ierror); }

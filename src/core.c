@@ -133,6 +133,7 @@ int gpuinst_init(void)
     gpuinstG.size = 1;
     gpuinstG.node_rank = gpuinstG.node_size = -1;
     gpuinstG.pid = (int)getpid();
+    gpuinstClockInit(); /* the TSC or CLOCK_MONOTONIC (src/clock.c) */
     gpuinstG.start_ns = gpuinstClockNs();
     gpuinstG.start_wall_ns = gpuinstWallNs();
     gpuinstG.clock.ref_ns = gpuinstG.start_ns;
@@ -158,6 +159,8 @@ int gpuinst_init(void)
         atexit(atExit);
         pthread_atfork(forkPrepare, forkParent, forkChild);
     }
+    gpuinstClockTableRegister();
+    gpuinstClockStart(); /* a (TSC, CLOCK_MONOTONIC) sample per second */
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_RUNNING);
     return GPUINST_SUCCESS;
 }
@@ -175,6 +178,7 @@ GPUINST_PRIVATE int gpuinstFinalize(int by)
     gpuinstG.finalized_by = by;
     gpuinstG.end_ns = gpuinstClockNs();
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
+    gpuinstClockFinish(); /* the map of gpuinst's clock to CLOCK_MONOTONIC */
     gpuinstNvtxCloseOpen(gpuinstG.end_ns);
     gpuinstMpiFinalizePrepare();
     rc = gpuinstWriteFile(gpuinstG.cfg.output);

@@ -295,7 +295,8 @@ static void cntBuildTable(cntCounter *c)
     uint32_t i;
     gpuinstField *f = c->fields;
     f[0].name = "time_ns"; f[0].type = GPUINST_FT_U64; f[0].offset = 0; f[0].len = 0;
-    f[0].flags = GPUINST_FIELD_TIME; f[0].unit = "ns"; f[0].doc = "sample time (batch samples: their timestamp, converted)";
+    /* a caller's batch timestamp is CLOCK_MONOTONIC, not gpuinst's clock: tagged (cntBatchCore) */
+    f[0].flags = GPUINST_FIELD_TIME | GPUINST_FIELD_TIME_MONO_TAG; f[0].unit = "ns"; f[0].doc = "sample time (batch samples: their timestamp, converted)";
     f[1].name = "rank"; f[1].type = GPUINST_FT_U32; f[1].offset = 8; f[1].len = 0;
     f[1].flags = GPUINST_FIELD_RANK; f[1].unit = ""; f[1].doc = "rank";
     f[2].name = "thread"; f[2].type = GPUINST_FT_U16; f[2].offset = 12; f[2].len = 0;
@@ -884,15 +885,17 @@ static int cntBatchCore(cntCounter *c, int rec, int64_t nsamples, const unsigned
         }
         for (k = 0; k < m; k++) {
             uint64_t t = timestamps ? cntClockToNs(clock, timestamps[done + k]) : now;
+            uint64_t tag = timestamps ? GPUINST_TIME_MONO : 0;
             if (t == 0) {
                 GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
                 rc = GPUINST_ERROR_INVALID_ARGUMENT;
                 t = now;
+                tag = 0;
             }
             ts[k] = (int64_t)t;
             if (k > 0 && ts[k] < ts[k - 1]) sorted = 0;
-            if (rec) {
-                int r = cntRecordOne(c, b, thread, t, base + (size_t)k * rs, -1);
+            if (rec) { /* a timestamp given is CLOCK_MONOTONIC (GPUINST_FIELD_TIME_MONO_TAG) */
+                int r = cntRecordOne(c, b, thread, t | tag, base + (size_t)k * rs, -1);
                 if (r != GPUINST_SUCCESS && rc == GPUINST_SUCCESS) rc = r;
             }
         }

@@ -67,11 +67,14 @@
  * keeps for libraries loaded later (dlopen of libgpuinst.so works). */
 #define GPUINST_TLS __thread __attribute__((tls_model("initial-exec")))
 #define GPUINST_UNUSED __attribute__((unused))
+/* inline in every caller, whatever the unit's size (the MPI wrappers' hot path) */
+#define GPUINST_INLINE inline __attribute__((always_inline))
 #else
 #define GPUINST_LIKELY(x) (x)
 #define GPUINST_UNLIKELY(x) (x)
 #define GPUINST_TLS _Thread_local
 #define GPUINST_UNUSED
+#define GPUINST_INLINE inline
 #endif
 
 /* Atomics through the GCC/Clang builtins: the same spelling compiles as C11
@@ -163,15 +166,84 @@
 #define GPUINST_MAX_THREADS 65535     /* threads recorded per process (u16 in the file) */
 
 /* ---- clock -------------------------------------------------------------- */
-/* Host timestamps: CLOCK_MONOTONIC in ns (vDSO, no syscall).  Every host
- * record uses this clock; CUPTI's timestamps are mapped onto it; finalize
- * maps each rank onto rank 0's timeline (gpuinstClockMap). */
-static inline uint64_t gpuinstClockNs(void)
+/* Host timestamps (src/clock.c): gpuinst's clock, in ns.  With an
+ * invariant TSC that the kernel also uses, the TSC scaled to ns (no call:
+ * ~10 instructions); else CLOCK_MONOTONIC.  Every host record uses this
+ * clock; CUPTI's timestamps come from it (timestamp callback); the writer
+ * maps every GPUINST_FIELD_TIME member onto CLOCK_MONOTONIC (from paired
+ * samples) and then onto rank 0's timeline (gpuinstClockToFile). */
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define GPUINST_HAVE_TSC 1
+#else
+#define GPUINST_HAVE_TSC 0
+#endif
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef __int128 gpuinst_i128;
+__extension__ typedef unsigned __int128 gpuinst_u128;
+#else
+#error "gpuinst needs a compiler with __int128 (GCC, Clang)"
+#endif
+typedef struct gpuinstClockSrc {
+    int tsc;              /* 1: the TSC (acquire/release; 0 until gpuinstClockInit chose it) */
+    uint64_t mult;        /* ns per tick, 32.32 fixed point */
+    uint64_t base;        /* ns = base + tsc * mult / 2^32 (mod 2^64): CLOCK_MONOTONIC at calibration */
+    double hz;            /* TSC ticks per second, as calibrated */
+} gpuinstClockSrc;
+GPUINST_SHARED_DATA gpuinstClockSrc gpuinstClk;
+
+static GPUINST_INLINE uint64_t gpuinstClockMonoNs(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+/* gpuinst's clock for a TSC value: a 64 x 64 -> 128-bit multiply, a
+ * shift and an add (the TSC's ~2^60 ticks at most times a 2^32-scaled
+ * rate fit in 128 bits). */
+static GPUINST_INLINE uint64_t gpuinstClockFromTsc(uint64_t tsc)
+{
+    return gpuinstClk.base + (uint64_t)(((gpuinst_u128)tsc * gpuinstClk.mult) >> 32);
+}
+static GPUINST_INLINE uint64_t gpuinstClockNs(void)
+{
+#if GPUINST_HAVE_TSC && defined(__SIZEOF_INT128__)
+    if (GPUINST_LIKELY(gpuinstClk.tsc)) return gpuinstClockFromTsc(__builtin_ia32_rdtsc());
+#endif
+    return gpuinstClockMonoNs();
+}
+/* Chooses the clock (GPUINST_CLOCK: auto, tsc, monotonic) and calibrates
+ * the TSC (1 ms); first thing in gpuinst_init.  Start: the sampler thread
+ * (a paired sample per second) once recording starts.  Sample: one pair
+ * now (any thread).  Finish: stops the thread, takes a last pair, builds
+ * the map; at finalize, before the writer. */
+GPUINST_PRIVATE void gpuinstClockInit(void);
+GPUINST_PRIVATE void gpuinstClockStart(void);
+GPUINST_PRIVATE void gpuinstClockSample(void);
+GPUINST_PRIVATE void gpuinstClockFinish(void);
+/* gpuinst's clock -> CLOCK_MONOTONIC (identity without the TSC), and on to
+ * rank 0's timeline (the file's); 0 stays 0 ("no time"). */
+GPUINST_PRIVATE uint64_t gpuinstClockToMono(uint64_t t);
+GPUINST_PRIVATE uint64_t gpuinstClockToFile(uint64_t t);
+/* Maps the u64 members at `offsets` of n rows (recsize bytes each) in
+ * place, as gpuinstClockToFile (within 1 ns); with `tagged`, values with
+ * GPUINST_TIME_MONO set are CLOCK_MONOTONIC (GPUINST_FIELD_TIME_MONO_TAG). */
+GPUINST_PRIVATE void gpuinstClockRows(char *rows, uint64_t n, uint32_t recsize, const uint32_t *offsets,
+                                      uint32_t noff, int tagged);
+/* File ns per gpuinst-clock ns, for durations (GPUINST_FIELD_DURATION). */
+GPUINST_PRIVATE double gpuinstClockDurationScale(void);
+/* /clock: one row per rank. */
+typedef struct gpuinstClockInfoRec {
+    double tsc_hz;          /* TSC ticks per second (calibrated); 0 without the TSC */
+    double map_error_ns;    /* estimated error of the map to CLOCK_MONOTONIC */
+    double rate;            /* CLOCK_MONOTONIC ns per gpuinst-clock ns over the run */
+    uint32_t samples;       /* paired samples the map was made of */
+    uint32_t rank;          /* filled by the writer */
+    uint8_t source;         /* 0 CLOCK_MONOTONIC, 1 TSC */
+    uint8_t pad_[7];
+    char fallback[200];     /* why not the TSC ("" with it) */
+} gpuinstClockInfoRec;
+GPUINST_PRIVATE void gpuinstClockInfo(gpuinstClockInfoRec *r);
+GPUINST_PRIVATE void gpuinstClockTableRegister(void);
 /* Wall-clock (CLOCK_REALTIME) ns since the Unix epoch, for metadata. */
 GPUINST_PRIVATE uint64_t gpuinstWallNs(void);
 
@@ -245,7 +317,7 @@ static inline void *gpuinstBufSlot(gpuinstBuf *b)
         return GPUINST_CHUNK_DATA(c) + (size_t)c->count * b->recsize;
     return gpuinstBufGrow(b);
 }
-static inline void gpuinstBufCommit(gpuinstBuf *b)
+static GPUINST_INLINE void gpuinstBufCommit(gpuinstBuf *b)
 {
     gpuinstChunk *c = b->tail;
     GPUINST_STORE_REL(&c->count, c->count + 1);
@@ -465,7 +537,10 @@ typedef struct gpuinstConfig {
     uint64_t buffer_mb;       /* GPUINST_BUFFER_MB (0 = no cap) */
     int overwrite;            /* GPUINST_OVERWRITE (default 0: never replace an existing file; issue 8) */
     int collective_io;        /* GPUINST_COLLECTIVE_IO (default 0: each rank writes its hyperslab independently) */
+    int mode;                 /* GPUINST_MODE: GPUINST_MODE_TRACE and/or GPUINST_MODE_PROFILE */
 } gpuinstConfig;
+#define GPUINST_MODE_TRACE 0x1    /* keep every event (/ranges, /marks, /mpi/calls ...) */
+#define GPUINST_MODE_PROFILE 0x2  /* aggregate per range path (/profile/...; issue 19) */
 
 /* Misuse/loss counters (relaxed atomics; written to /ranks). */
 typedef struct gpuinstCounters {
@@ -519,8 +594,14 @@ typedef enum gpuinstFieldType {
     GPUINST_FT_STR            /* fixed-length NUL-padded char[len] */
 } gpuinstFieldType;
 
-#define GPUINST_FIELD_TIME 0x1u   /* a host-clock timestamp: mapped onto rank 0's timeline */
+#define GPUINST_FIELD_TIME 0x1u   /* a host-clock timestamp (u64): mapped onto rank 0's timeline */
 #define GPUINST_FIELD_RANK 0x2u   /* filled with the rank by the writer */
+#define GPUINST_FIELD_DURATION 0x4u    /* a duration on gpuinst's clock (u64 or f64): scaled to file ns */
+#define GPUINST_FIELD_DURATION_SQ 0x8u /* a sum of squared durations (f64, ns^2): scaled by the scale^2 */
+#define GPUINST_FIELD_TIME_MONO_TAG 0x10u /* with TIME: a value with GPUINST_TIME_MONO set is CLOCK_MONOTONIC
+                                              already (a caller's timestamp): the bit is cleared and the value
+                                              mapped onto rank 0 only */
+#define GPUINST_TIME_MONO ((uint64_t)1 << 63)
 
 typedef struct gpuinstField {
     const char *name;
@@ -717,19 +798,19 @@ static inline GPUINST_UNUSED void gpuinstGpuRangePop(void)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuRangePopSlow();
 }
-static inline GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id)
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiEnterSlow(call_id);
 }
-static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void)
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiExit(void)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiExitSlow();
 }
 #else
 static inline GPUINST_UNUSED void gpuinstGpuRangePush(uint64_t range_id) { (void)range_id; }
 static inline GPUINST_UNUSED void gpuinstGpuRangePop(void) {}
-static inline GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
-static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void) {}
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiExit(void) {}
 #endif
 
 /* The decoder, exposed for tests and the decode benchmark: decodes one
