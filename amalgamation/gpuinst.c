@@ -9415,7 +9415,7 @@ GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, c
 
 GPUINST_PRIVATE void gpuinstActivityResume(void)
 {
-    int idx, ok = 0;
+    int idx, ok = 0, closed;
     CUptiResult rc = CUPTI_SUCCESS;
     pthread_once(&lockOnce, initLocks);
     pthread_mutex_lock(&A.dlock);
@@ -9424,11 +9424,14 @@ GPUINST_PRIVATE void gpuinstActivityResume(void)
     pthread_mutex_unlock(&A.dlock);
     if (idx == 0) return;
     pthread_mutex_lock(&A.qlock);
-    if (!A.closed && A.c.ActivityEnable != NULL) { /* after finalize's flush nothing is traced any more */
+    closed = A.closed;
+    pthread_mutex_unlock(&A.qlock);
+    /* after finalize's flush nothing is traced any more; no lock held across
+     * the CUPTI call (it may ask for a buffer: bufferRequested takes qlock) */
+    if (!closed && A.c.ActivityEnable != NULL) {
         rc = A.c.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
         ok = rc == CUPTI_SUCCESS;
     }
-    pthread_mutex_unlock(&A.qlock);
     if (!ok && rc != CUPTI_SUCCESS)
         gpuinstWarnOnce(&A.warnedResume, "CUPTI kernel tracing could not be resumed after a profiled region "
                                          "(cuptiActivityEnable: %s): later kernels have no /gpu/kernels row "

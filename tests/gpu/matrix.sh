@@ -7,8 +7,10 @@
 # (-DGPUINST_WITH_CUDA=ON: tests/profiler/profiler_app, profiler_check) and
 # ncu on PATH (/usr/local/cuda/bin).  Logs and files go to "$OUT/matrix/".
 #
-# For every GPUINST_TRACE setting (none, runtime, kernel, default, all) and
-# metric set (instructions, memory, roofline), one process runs
+# For every GPUINST_TRACE setting (none, runtime, kernel, default, all, and
+# memcpy,memset, column "copies": do copy and set records, which stay on
+# while kernel tracing is paused, leave the values alone?) and metric set
+# (instructions, memory, roofline), one process runs
 # `profiler_app matrix`: 3 steps of region "mx" (kernels in nested ranges
 # axpb, dstep, and a copy + memset in "copy") and region "flat" (one kernel,
 # no child range), steps 1 and 2 profiled (GPUINST_PROFILE="mx@1,2;flat@1,2"),
@@ -23,7 +25,7 @@
 #               launches, tool kernels only inside pauses).
 # It prints a PASS/FAIL line per check, the summary table, and last
 #   GPU matrix: N passed, M failed
-# Time: 15 short processes and one ncu run, about 1-2 minutes on an H100.
+# Time: 18 short processes and one ncu run, about 1-2 minutes on an H100.
 set -u
 ROOT=$(pwd)
 B=${GPUINST_BUILD_GPU:-$ROOT/build-gpu}
@@ -44,10 +46,12 @@ done
 nvidia-smi -L > "$D/gpus.txt" 2>&1
 : > "$D/times.txt"
 for s in instructions memory roofline; do
-    for t in none runtime kernel default all; do
+    for t in none runtime copies kernel default all; do
         n=${t}_$s
+        tr=$t
+        [ "$t" = copies ] && tr=memcpy,memset
         t1=$(ms)
-        GPUINST_TRACE=$t GPUINST_METRICS=$s GPUINST_OUTPUT=$D/$n.h5 timeout 120 $MPIRUN -n 1 "$APP" matrix \
+        GPUINST_TRACE=$tr GPUINST_METRICS=$s GPUINST_OUTPUT=$D/$n.h5 timeout 120 $MPIRUN -n 1 "$APP" matrix \
             > "$D/$n.log" 2>&1
         echo "exit $?" >> "$D/$n.log"
         echo "$n $(( ($(ms) - t1) / 1000000 )) ms" >> "$D/times.txt"

@@ -4,7 +4,7 @@
     matrix_check.py DIR
 
 DIR holds what tests/gpu/matrix.sh made: for each tracing setting T (none,
-runtime, kernel, default, all) and metric set S (instructions, memory,
+runtime, copies = memcpy,memset, kernel, default, all) and metric set S (instructions, memory,
 roofline) the program's log T_S.log (its last line "exit N") and the
 profiler_check dump T_S.txt of its file; ncu.csv, ncu's kernel replay of
 the same kernels (`profiler_app matrix --no-profile`) with the union of the
@@ -46,7 +46,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from profiler_ncu import ncu_values  # noqa: E402
 
-TRACES = ["none", "runtime", "kernel", "default", "all"]
+TRACES = ["none", "runtime", "copies", "kernel", "default", "all"]  # copies: GPUINST_TRACE=memcpy,memset
 SETS = ["instructions", "memory", "roofline"]
 PATHS = ["mx", "mx/axpb", "mx/dstep", "mx/copy", "flat"]
 FLOPS = ["sm__sass_thread_inst_executed_op_%s%s_pred_on.sum" % (p, o) for p in "dfh" for o in ("add", "mul", "fma")]
@@ -276,7 +276,7 @@ def main():
                 bad.append("%s: program exit %s" % (s, rc[-1] if rc else "?"))
             app = {k: v for k, v in d["K"].items() if k[1] == 0}
             tools = sum(v for k, v in d["K"].items() if k[1] == 1)
-            if t in ("none", "runtime"):
+            if t in ("none", "runtime", "copies"):
                 if d["K"] or d["P"] or "kernel_trace_paused" in d["U"]:
                     bad.append("%s: kernel records or pauses without kernel tracing" % s)
                 continue
@@ -301,7 +301,7 @@ def main():
         check(not bad, "trace %s" % t, "; ".join(bad[:4]))
 
     # ---- the table, last ----
-    head = ["set", "path", "metric", "none", "runtime", "kernel", "default", "all", "ncu", "code"]
+    head = ["set", "path", "metric"] + TRACES + ["ncu", "code"]
     w = [max(len(str(r[i])) for r in table + [head]) for i in range(len(head))]
     print()
     print("Occurrence 1 of each profiled region; '=' equal to `none` (counts exactly, bytes within 2 %;"

@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TRACES = ["none", "runtime", "kernel", "default", "all"]
+TRACES = ["none", "runtime", "copies", "kernel", "default", "all"]
 SETS = {"instructions": ["sm__inst_executed.sum", "smsp__thread_inst_executed.sum", "sm__warps_launched.sum"],
         "memory": ["dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum", "l1tex__t_bytes.sum"],
         "roofline": ["gpu__time_duration.sum", "dram__bytes.sum"] +
@@ -106,9 +106,9 @@ def main():
     bad = 0
     write(os.path.join(work, "good"))
     rc, out = run(os.path.join(work, "good"))
-    if rc != 0 or "FAIL" in out or "GPU matrix: 28 passed, 0 failed" not in out:
+    if rc != 0 or "FAIL" in out or "GPU matrix: 32 passed, 0 failed" not in out:
         print(out)
-        print("SELFTEST FAIL: a clean run must pass all 28 checks (rc %d)" % rc)
+        print("SELFTEST FAIL: a clean run must pass all 32 checks (rc %d)" % rc)
         bad += 1
     for fault, needles in (("sass0", ["FAIL values kernel roofline", "sass_ffma occ 1: 0 vs none"]),
                            ("inst8", ["FAIL values default instructions"]),
