@@ -5118,6 +5118,18 @@ GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *s
                                         const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
                                         uint32_t nregions, char *msg, size_t cap);
 
+/* After a pass that was not CUPTI's last: 1 if the values are complete
+ * already, so the remaining passes can be skipped.  per_level: the metric
+ * list's passes per nesting level (host object); levels: nesting levels
+ * configured (GPUINST_PROFILE_DEPTH); depth: the deepest level of gpuinst
+ * range the body opened (the region = 1); passes: passes done; reported:
+ * cuptiRangeProfilerStop's targetNestingLevel after the last of them (the
+ * next pass's level, as cuptiProfilerEndPass documents it, or the one just
+ * done: both give a right answer when CUPTI runs the levels in increasing
+ * order).  Pure (tests simulate CUPTI's pass sequences). */
+GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
+                                          uint32_t reported);
+
 /* The per-device lock that serialises profiling across processes: an
  * exclusive flock on `path` waited for at most wait_ns.  Returns the fd
  * (>= 0), -1 (cannot lock here: go on), -2 (timeout); *waited in ns. */
@@ -17674,6 +17686,12 @@ GPUINST_PRIVATE void gpuinstProfUnlock(int fd)
     }
 }
 
+GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
+                                          uint32_t reported)
+{
+    return depth < levels && per_level > 0 && passes >= per_level * depth && reported >= depth && reported <= levels;
+}
+
 /* At finalize: what GPUINST_PROFILE asked for that never ran. */
 static void selectionReport(void)
 {
@@ -18671,9 +18689,8 @@ out:
  * or of the pass just done, it is then at least the body's depth. */
 static int levelsDone(const Prof *a)
 {
-    uint32_t per = gpuinstPhostPasses(a->ph);
-    return !earlyBroken && a->depth_seen < a->levels && per > 0 && a->rec.passes >= per * a->depth_seen &&
-           a->next_level >= a->depth_seen && a->next_level <= a->levels;
+    return !earlyBroken &&
+           gpuinstProfLevelsDone(gpuinstPhostPasses(a->ph), a->levels, a->depth_seen, a->rec.passes, a->next_level);
 }
 
 #define MAX_PASSES 512 /* a runaway replay is abandoned */

@@ -603,6 +603,12 @@ GPUINST_PRIVATE void gpuinstProfUnlock(int fd)
     }
 }
 
+GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
+                                          uint32_t reported)
+{
+    return depth < levels && per_level > 0 && passes >= per_level * depth && reported >= depth && reported <= levels;
+}
+
 /* At finalize: what GPUINST_PROFILE asked for that never ran. */
 static void selectionReport(void)
 {
@@ -1600,9 +1606,8 @@ out:
  * or of the pass just done, it is then at least the body's depth. */
 static int levelsDone(const Prof *a)
 {
-    uint32_t per = gpuinstPhostPasses(a->ph);
-    return !earlyBroken && a->depth_seen < a->levels && per > 0 && a->rec.passes >= per * a->depth_seen &&
-           a->next_level >= a->depth_seen && a->next_level <= a->levels;
+    return !earlyBroken &&
+           gpuinstProfLevelsDone(gpuinstPhostPasses(a->ph), a->levels, a->depth_seen, a->rec.passes, a->next_level);
 }
 
 #define MAX_PASSES 512 /* a runaway replay is abandoned */

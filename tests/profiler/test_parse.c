@@ -156,6 +156,35 @@ int main(void)
               "cut: %s", msg);
     }
 
+    /* ---- the passes of levels the body lacks are skipped ----
+     * CUPTI's user replay simulated: P passes per nesting level, levels in
+     * increasing order; cuptiRangeProfilerStop reports the next pass's
+     * level (next = 1) or the one just done (next = 0).  A body of depth d
+     * (d < L) needs the P x d passes of its levels: never fewer (values
+     * incomplete), with "next" exactly those, with "done" one more at most;
+     * d >= L runs every pass (P x L). */
+    {
+        uint32_t P, L, d, next;
+        for (next = 0; next <= 1; next++)
+            for (P = 1; P <= 9; P++)
+                for (L = 1; L <= 4; L++)
+                    for (d = 1; d <= 5; d++) {
+                        uint32_t k, ran = 0, need = P * (d < L ? d : L);
+                        for (k = 1; k <= P * L; k++) { /* pass k just ended */
+                            uint32_t done_level = (k - 1) / P + 1, reported = next ? k / P + 1 : done_level;
+                            ran = k;
+                            if (k == P * L) break; /* CUPTI's last pass */
+                            if (gpuinstProfLevelsDone(P, L, d, k, reported)) break;
+                        }
+                        CHECK(ran >= need && ran <= need + (next ? 0 : 1),
+                              "P=%u L=%u depth %u (%s): %u passes, need %u", P, L, d,
+                              next ? "next level reported" : "level done reported", ran, need);
+                    }
+        CHECK(!gpuinstProfLevelsDone(2, 2, 1, 1, 1), "stopped inside level 1");
+        CHECK(!gpuinstProfLevelsDone(2, 2, 1, 2, 0), "reported level 0 (unknown) must not stop");
+        CHECK(!gpuinstProfLevelsDone(0, 2, 1, 2, 2), "no pass count: no stop");
+    }
+
     /* ---- metric lists ---- */
     metrics_case(NULL, 10, "gpu__time_duration.sum", "sm__warps_launched.sum"); /* time,memory,instructions */
     metrics_case("dram__bytes_read.sum", 1, "dram__bytes_read.sum", "dram__bytes_read.sum");
