@@ -17584,10 +17584,13 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
     gpuinstAddFlushHook(profFlushHook);
 }
 
-/* The occurrence number of region `id` (counted under the lock). */
-static uint64_t nextOccurrence(uint32_t id)
+/* The occurrence number of region `id` named `region` (counted under the
+ * lock), and whether GPUINST_PROFILE selects it (*selected; each rule's
+ * counts for the finalize report are kept under the same lock). */
+static uint64_t nextOccurrence(uint32_t id, const char *region, int *selected)
 {
     uint64_t occ = 0;
+    int rule;
     pthread_mutex_lock(&profLock);
     if (id >= C.nocc) {
         uint32_t n = C.nocc ? C.nocc : 64;
@@ -17601,6 +17604,11 @@ static uint64_t nextOccurrence(uint32_t id)
         }
     }
     if (id < C.nocc) occ = ++C.occ[id];
+    *selected = gpuinstSelectDecide(&C.sel, region, occ, &rule);
+    if (rule >= 0) {
+        C.decided[rule]++;
+        C.selected[rule] += (uint64_t)*selected;
+    }
     pthread_mutex_unlock(&profLock);
     return occ;
 }
@@ -18897,6 +18905,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     gpuinstThread *t;
     uint32_t id;
+    int sel;
     if (p == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
     memset(p, 0, sizeof *p);
     p->struct_size = (uint32_t)sizeof *p;
@@ -18920,18 +18929,9 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         p->status = GPUINST_ERROR_OUT_OF_MEMORY;
         return p->status;
     }
-    p->occurrence = nextOccurrence(id);
+    p->occurrence = nextOccurrence(id, region, &sel);
     p->reserved0_ = (int32_t)id;
-    {
-        int rule, sel = gpuinstSelectDecide(&C.sel, region, p->occurrence, &rule);
-        if (rule >= 0) {
-            pthread_mutex_lock(&profLock);
-            C.decided[rule]++;
-            C.selected[rule] += (uint64_t)sel;
-            pthread_mutex_unlock(&profLock);
-        }
-        if (!sel) return GPUINST_SUCCESS; /* runs once, no CUPTI */
-    }
+    if (!sel) return GPUINST_SUCCESS; /* runs once, no CUPTI */
 #if GPUINST_WITH_CUPTI
     {
         Prof *a = (Prof *)calloc(1, sizeof *a);
