@@ -814,20 +814,22 @@ static int launchCmp(const void *x, const void *y)
     if (a->pause != b->pause) return a->pause < b->pause ? -1 : 1;
     if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
     if (a->start != b->start) return a->start < b->start ? -1 : 1;
-    return a->driver - b->driver; /* a runtime call before the driver call it makes */
+    if (a->end != b->end) return a->end > b->end ? -1 : 1; /* the outer call first */
+    return a->driver - b->driver;                           /* then runtime before driver */
 }
 
 /* Per pause: the kernel records inside it that no CUDA API call launched
  * (flagged tool; when no API records were collected, every kernel record
  * inside a pause: the application's own launches there are not traced),
- * and the launch calls made in it that have no kernel record.  A driver
- * launch made inside a runtime launch of the same thread is the same
- * launch.  Recomputed from scratch on every resolve. */
+ * and the launch calls made in it that have no kernel record.  A launch
+ * call made inside another of the same thread (the driver call a runtime
+ * launch makes) is the same launch.  Recomputed from scratch on every
+ * resolve. */
 static void resolvePaused(int apiTraced)
 {
     gpuinstChunk *ch;
     Launch *l = NULL;
-    size_t nl = 0, cap = 0, i;
+    size_t nl = 0, cap = 0, i, outer = 0;
     uint32_t k;
     for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
         GpuKernelRec *r = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
@@ -884,13 +886,14 @@ static void resolvePaused(int apiTraced)
     }
     if (nl > 1) qsort(l, nl, sizeof *l, launchCmp);
     for (i = 0; i < nl; i++) {
-        size_t j = i;
-        if (l[i].driver) { /* inside the last runtime launch of the same thread? */
-            while (j > 0 && l[j - 1].pause == l[i].pause && l[j - 1].tid == l[i].tid && l[j - 1].driver) j--;
-            if (j > 0 && l[j - 1].pause == l[i].pause && l[j - 1].tid == l[i].tid && l[j - 1].start <= l[i].start &&
-                l[j - 1].end >= l[i].end)
-                continue;
-        }
+        /* a launch call made inside another one of the same thread (the
+         * driver's cuLaunchKernel inside cudaLaunchKernel, a runtime entry
+         * point inside another) is the same launch: calls of one thread do
+         * not overlap otherwise */
+        if (i > 0 && l[outer].pause == l[i].pause && l[outer].tid == l[i].tid &&
+            l[outer].start <= l[i].start && l[outer].end >= l[i].end)
+            continue;
+        outer = i;
         A.paused[l[i].pause].launches++;
     }
     free(l);

@@ -223,6 +223,9 @@ static void testPaused(void)
     apiCb(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 101, 1001, 110000, 110500);
     apiCb(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 102, 1001, 120000, 120500);
     apiCb(&b, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 103, 1001, 120100, 120400);
+    /* CUDA 13's <<<>>> entry point inside cudaLaunchKernel, if both were reported: still one launch */
+    apiCb(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, 112, 1001, 110100,
+          110400);
     apiCb(&b, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 104, 1002, 130000, 130300);
     apiCb(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, 105, 1001, 140000, 140300);
     kernel(&b, 106, wait, 150000, 40000);                   /* CUPTI's own: no API record */
@@ -253,8 +256,8 @@ static void testPaused(void)
             CHECK(strcmp(str(get(tp, rows, i, "region")), "sweep") == 0 && occ == i + 1, "pause %llu region/occ",
                   (unsigned long long)i);
             if (i == 0) {
-                CHECK(launches == 3 && tool == 1, "pause 1: launches %lld (want 3: 101, 102 with its driver call "
-                      "103, 104; not the copy 105 nor the traced 107), tool kernels %llu (want 1)",
+                CHECK(launches == 3 && tool == 1, "pause 1: launches %lld (want 3: 101 with 112 inside it, 102 with "
+                      "its driver call 103, 104; not the copy 105 nor the traced 107), tool kernels %llu (want 1)",
                       (long long)launches, (unsigned long long)tool);
                 CHECK(get(tp, rows, i, "resumed") == 1, "pause 1 resumed");
             } else {
