@@ -4914,6 +4914,29 @@ GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
 /* Registers the /gpu tables without starting CUPTI (tests that feed
  * synthetic buffers). */
 GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
+/* Kernel tracing and range-profiler sessions (issue 13).  CUPTI's kernel
+ * activity instruments every kernel launched while it is on; under a range
+ * profiler session that makes SASS-based metrics read 0 and adds 8
+ * instructions per warp.  The range profiler calls gpuinstActivityPause
+ * before its session (before cuptiProfilerInitialize on the first one, else
+ * before cuptiRangeProfilerEnable) and gpuinstActivityResume after
+ * cuptiRangeProfilerDisable.  Pause synchronizes the calling thread's
+ * context, flushes (cuptiActivityFlushAll(0)) and disables
+ * CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL only (copies, sets, API records stay
+ * traced); it returns 1 (paused: a /gpu/paused row, an /unavailable note
+ * "kernel_trace_paused" said once), 0 (no kernel tracing to pause) or -1
+ * with a sentence in why (kernel tracing on and not pausable: the caller
+ * must not profile).  Resume re-enables the kind (nothing after finalize's
+ * flush) and closes the row; a no-op when nothing is paused.  Not
+ * thread-safe against each other (one profiled occurrence at a time).
+ * gpuinstActivityPausedAdd records a pause [start_ns, end_ns] (end 0: open)
+ * without calling CUPTI: Pause uses it; tests feed it with synthetic
+ * buffers.  At resolve each pause gets its untraced launches and the kernel
+ * records inside it that no API call launched (tool kernels). */
+GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstActivityResume(void);
+GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
+                                              uint64_t occurrence);
 /* ==== end GPU tracing ==================================================== */
 
 /* ==== counters, counter groups, PM sampling, table agreement (issue 6;
@@ -5091,6 +5114,31 @@ typedef struct gpuinstSelect {
 GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
 /* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
+/* The same, and *rule = the index of the rule that decided (-1: none
+ * matched the name). */
+GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule);
+/* What GPUINST_PROFILE selected, said at finalize (also without CUPTI): a
+ * rule that matched no region that ran, or selected none of the
+ * occurrences that ran, is an /unavailable row "profile_selection" and one
+ * line on stderr.  `regions` lists the region names that ran, `nocc` how
+ * many occurrences each had; decided[r] / selected[r] count the occurrences
+ * rule r decided / selected; returns 1 and a sentence in msg if there is
+ * something to say.  Pure (tests call it). */
+GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
+                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
+                                        uint32_t nregions, char *msg, size_t cap);
+
+/* After a pass that was not CUPTI's last: 1 if the values are complete
+ * already, so the remaining passes can be skipped.  per_level: the metric
+ * list's passes per nesting level (host object); levels: nesting levels
+ * configured (GPUINST_PROFILE_DEPTH); depth: the deepest level of gpuinst
+ * range the body opened (the region = 1); passes: passes done; reported:
+ * cuptiRangeProfilerStop's targetNestingLevel after the last of them (the
+ * next pass's level, as cuptiProfilerEndPass documents it, or the one just
+ * done: both give a right answer when CUPTI runs the levels in increasing
+ * order).  Pure (tests simulate CUPTI's pass sequences). */
+GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
+                                          uint32_t reported);
 
 /* The per-device lock that serialises profiling across processes: an
  * exclusive flock on `path` waited for at most wait_ns.  Returns the fd
@@ -5102,8 +5150,9 @@ GPUINST_PRIVATE void gpuinstProfUnlock(int fd);
  * only while a profiled pass runs, so the cost in gpuinst_range_push/pop
  * when nothing is profiled is one load and one predictable branch. */
 /* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
- * Run lazily by the first gpuinst_profile_begin; gpuinst_init may call it
- * so that every rank registers the tables up front. */
+ * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
+ * GPUINST_PROFILE is set (so that finalize can say what it named that never
+ * ran). */
 GPUINST_PRIVATE void gpuinstProfilerInit(void);
 GPUINST_SHARED_DATA int gpuinstProfOn;
 GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id);
@@ -8303,6 +8352,9 @@ int gpuinst_init(void)
     gpuinstCoreTablesRegister();
     gpuinstActivityInit(); /* GPU tracing (src/activity.c): before any NVTX call of gpuinst's own */
     gpuinstCountersInit(); /* built-in counter groups of GPUINST_COUNTERS (src/counters.c) */
+    /* GPUINST_PROFILE set: finalize says what it named that never ran, also
+     * when no region ever calls gpuinst_profile_begin (src/range_profiler.c) */
+    if (getenv("GPUINST_PROFILE") != NULL) gpuinstProfilerInit();
 #if !GPUINST_WITH_HDF5
     gpuinstUnavailableAdd("hdf5", "gpuinst was built without HDF5, so no file is written; "
                                   "compile gpuinst.c with h5pcc (or add the HDF5 include and library flags)");
@@ -8367,6 +8419,18 @@ int gpuinst_finalize(void)
  * and synchronization record is joined on correlationId to its API record
  * (launching thread) and to those ids.  Id "none" is all ones
  * (GPUINST_GPU_NO_ID) since 0 is a valid range id.
+ *
+ * Range-profiler sessions (issue 13): CUPTI's kernel activity instruments
+ * every kernel launched while it is enabled, and under a range profiler
+ * session that makes every SASS-based metric read 0 and adds 8 instructions
+ * per warp.  The range profiler (src/range_profiler.c) therefore pauses the
+ * kernel kind around each session (gpuinstActivityPause/Resume: context
+ * synchronize, flush, cuptiActivityDisable(CONCURRENT_KERNEL) ...
+ * cuptiActivityEnable); the copy, API, marker and other kinds stay on (they
+ * do not touch the SMs' code).  Each pause is a /gpu/paused row; at resolve
+ * it gets the number of kernel launch calls (API records) made in it that
+ * have no kernel record, and the kernel records inside it that no CUDA API
+ * call launched (CUPTI's own kernels, e.g. WaitNs: /gpu/kernels.tool = 1).
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
@@ -8393,7 +8457,7 @@ __attribute__((visibility("hidden"))) int gpuinstGpuOn;
 
 /* ---- the rows of the /gpu tables ---------------------------------------- */
 
-typedef struct GpuKernelRec {      /* /gpu/kernels, 112 bytes */
+typedef struct GpuKernelRec {      /* /gpu/kernels, 120 bytes */
     uint64_t start_ns, end_ns;
     uint64_t range_id;             /* innermost gpuinst range open at launch; all ones: none */
     uint64_t mpi_call_id;          /* enclosing MPI call; all ones: none */
@@ -8409,6 +8473,8 @@ typedef struct GpuKernelRec {      /* /gpu/kernels, 112 bytes */
     int32_t static_smem, dynamic_smem;
     uint32_t registers;
     uint32_t graph_id;
+    uint32_t tool;                 /* 1: launched by CUPTI itself, not by the application (set at resolve) */
+    uint32_t pad_;
 } GpuKernelRec;
 
 enum { GPU_OP_MEMCPY = 1, GPU_OP_MEMSET = 2, GPU_OP_MEMCPY_PEER = 3 };
@@ -8508,6 +8574,17 @@ typedef struct GpuStatsRec {       /* /gpu/stats, one row per rank */
     uint64_t decode_ns;
     char kinds[160];
 } GpuStatsRec;
+
+typedef struct GpuPausedRec {      /* /gpu/paused, 56 bytes: kernel tracing paused for a profiler session */
+    uint64_t start_ns, end_ns;     /* cuptiActivityDisable / cuptiActivityEnable of the kernel kind */
+    int64_t launches;              /* kernel launch calls in it without a kernel record; -1: unknown (no API records) */
+    uint64_t tool_kernels;         /* kernel records in it that no CUDA API call launched (tool = 1) */
+    uint64_t occurrence;           /* the profiled region's occurrence (/profiler/regions) */
+    uint32_t rank;
+    uint32_t region;               /* /strings id of the profiled region */
+    uint32_t resumed;              /* 1 kernel tracing resumed at end_ns; 0 not (finalize came first, or the enable failed) */
+    uint32_t pad_;
+} GpuPausedRec;
 
 /* ---- state ------------------------------------------------------------------ */
 
@@ -8625,6 +8702,12 @@ static struct {
     gpuinstActivityStats st;      /* counters (decode side under dlock; others atomics) */
     uint64_t decode_ns, late_buffers;
     int warnedPush;
+
+    /* kernel tracing paused for range-profiler sessions (dlock) */
+    GpuPausedRec *paused;
+    uint32_t npaused, cappaused;
+    int pauseOpen;                /* index of the open pause + 1; 0: none */
+    int warnedResume;
 } A;
 
 static pthread_once_t lockOnce = PTHREAD_ONCE_INIT;
@@ -9071,6 +9154,176 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
         }                                                                         \
     } while (0)
 
+/* ---- pauses of kernel tracing (dlock held) ------------------------------------------
+ * A pause is [start_ns, end_ns] (end 0: still open).  Pauses never overlap
+ * (one profiled occurrence per process at a time) and are appended in time
+ * order, so the one holding time t is found by binary search. */
+
+static int pausedAt(uint64_t t)
+{
+    uint32_t lo = 0, hi = A.npaused;
+    while (lo < hi) { /* first pause starting after t */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (A.paused[mid].start_ns <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return -1;
+    lo--;
+    return (A.paused[lo].end_ns == 0 || t <= A.paused[lo].end_ns) ? (int)lo : -1;
+}
+
+/* CUDA API calls that launch kernels (one kernel, or a graph's). */
+static int isLaunch(int driver, uint32_t cbid)
+{
+    static const uint32_t rt[] = {
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000};
+    static const uint32_t dr[] = {
+        CUPTI_DRIVER_TRACE_CBID_cuLaunch, CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid, CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz};
+    const uint32_t *l = driver ? dr : rt;
+    size_t i, n = driver ? sizeof dr / sizeof dr[0] : sizeof rt / sizeof rt[0];
+    for (i = 0; i < n; i++)
+        if (l[i] == cbid) return 1;
+    return 0;
+}
+
+typedef struct Launch {
+    uint32_t pause, tid;
+    uint64_t start, end;
+    int driver;
+} Launch;
+
+static int launchCmp(const void *x, const void *y)
+{
+    const Launch *a = (const Launch *)x, *b = (const Launch *)y;
+    if (a->pause != b->pause) return a->pause < b->pause ? -1 : 1;
+    if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
+    if (a->end != b->end) return a->end > b->end ? -1 : 1; /* the outer call first */
+    return a->driver - b->driver;                           /* then runtime before driver */
+}
+
+/* Per pause: the kernel records inside it that no CUDA API call launched
+ * (flagged tool; when no API records were collected, every kernel record
+ * inside a pause: the application's own launches there are not traced),
+ * and the launch calls made in it that have no kernel record.  A launch
+ * call made inside another of the same thread (the driver call a runtime
+ * launch makes) is the same launch.  Recomputed from scratch on every
+ * resolve. */
+static void resolvePaused(int apiTraced)
+{
+    gpuinstChunk *ch;
+    Launch *l = NULL;
+    size_t nl = 0, cap = 0, i, outer = 0;
+    uint32_t k;
+    for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+        GpuKernelRec *r = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
+        for (k = 0; k < ch->count; k++) {
+            Corr *c = corrFind(r[k].correlation, 0);
+            if (c != NULL) c->used |= 4u; /* has a kernel record */
+        }
+    }
+    for (k = 0; k < A.npaused; k++) {
+        A.paused[k].tool_kernels = 0;
+        A.paused[k].launches = apiTraced ? 0 : -1;
+    }
+    for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+        GpuKernelRec *r = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
+        for (k = 0; k < ch->count; k++) {
+            int w = A.npaused ? pausedAt(r[k].start_ns) : -1;
+            Corr *c;
+            r[k].tool = 0;
+            if (w < 0) continue;
+            c = corrFind(r[k].correlation, 0);
+            if (!apiTraced || c == NULL || !(c->used & 2u)) {
+                r[k].tool = 1;
+                A.paused[w].tool_kernels++;
+            }
+        }
+    }
+    if (!apiTraced || A.npaused == 0) return;
+    for (ch = A.api.head; ch != NULL; ch = ch->next) {
+        const GpuApiRec *r = (const GpuApiRec *)(const void *)GPUINST_CHUNK_DATA(ch);
+        for (k = 0; k < ch->count; k++) {
+            int w = pausedAt(r[k].start_ns);
+            Corr *c;
+            if (w < 0 || !isLaunch(r[k].domain == 2, r[k].cbid)) continue;
+            c = corrFind(r[k].correlation, 0);
+            if (c != NULL && (c->used & 4u)) continue; /* traced after all (another thread, at the edge) */
+            if (nl == cap) {
+                size_t nc = cap ? cap * 2 : 256;
+                Launch *nn = (Launch *)realloc(l, nc * sizeof *nn);
+                if (nn == NULL) { /* counts stay unknown rather than wrong */
+                    for (w = 0; w < (int)A.npaused; w++) A.paused[w].launches = -1;
+                    free(l);
+                    return;
+                }
+                l = nn;
+                cap = nc;
+            }
+            l[nl].pause = (uint32_t)w;
+            l[nl].tid = r[k].api_tid;
+            l[nl].start = r[k].start_ns;
+            l[nl].end = r[k].end_ns;
+            l[nl].driver = r[k].domain == 2;
+            nl++;
+        }
+    }
+    if (nl > 1) qsort(l, nl, sizeof *l, launchCmp);
+    for (i = 0; i < nl; i++) {
+        /* a launch call made inside another one of the same thread (the
+         * driver's cuLaunchKernel inside cudaLaunchKernel, a runtime entry
+         * point inside another) is the same launch: calls of one thread do
+         * not overlap otherwise */
+        if (i > 0 && l[outer].pause == l[i].pause && l[outer].tid == l[i].tid &&
+            l[outer].start <= l[i].start && l[outer].end >= l[i].end)
+            continue;
+        outer = i;
+        A.paused[l[i].pause].launches++;
+    }
+    free(l);
+}
+
+GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
+                                              uint64_t occurrence)
+{
+    GpuPausedRec *r;
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&A.dlock);
+    if (A.npaused == A.cappaused) {
+        uint32_t nc = A.cappaused ? A.cappaused * 2 : 16;
+        GpuPausedRec *n = (GpuPausedRec *)realloc(A.paused, nc * sizeof *n);
+        if (n == NULL) {
+            pthread_mutex_unlock(&A.dlock);
+            lostOne();
+            return;
+        }
+        A.paused = n;
+        A.cappaused = nc;
+    }
+    r = &A.paused[A.npaused++];
+    memset(r, 0, sizeof *r);
+    r->start_ns = start_ns;
+    r->end_ns = end_ns;
+    r->region = region;
+    r->occurrence = occurrence;
+    r->launches = -1;
+    r->resumed = end_ns != 0;
+    if (end_ns == 0) A.pauseOpen = (int)A.npaused;
+    pthread_mutex_unlock(&A.dlock);
+}
+
 GPUINST_PRIVATE void gpuinstActivityResolve(void)
 {
     int counted;
@@ -9083,6 +9336,7 @@ GPUINST_PRIVATE void gpuinstActivityResolve(void)
     counted = (A.kinds & (K_RUNTIME | K_DRIVER)) != 0 || A.st.api > 0;
     FILL(kernels, GpuKernelRec);
     FILL(copies, GpuCopyRec);
+    resolvePaused(counted);
     counted = 0;
     FILL(api, GpuApiRec);
     FILL(sync, GpuSyncRec);
@@ -9200,6 +9454,73 @@ GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void)
     (void)A.c.ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, &last);
 }
 
+/* ---- kernel tracing paused for range-profiler sessions ----------------------------------- */
+
+GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap)
+{
+    CUcontext ctx = NULL;
+    CUptiResult rc;
+    uint64_t t0;
+    int open;
+    pthread_once(&lockOnce, initLocks);
+    if (!GPUINST_LOAD_ACQ(&gpuinstGpuOn) || !(A.kinds & K_KERNEL)) return 0; /* no kernel tracing to pause */
+    pthread_mutex_lock(&A.dlock);
+    open = A.pauseOpen;
+    pthread_mutex_unlock(&A.dlock);
+    if (open) return 1; /* still paused (an occurrence that ended without resuming) */
+    /* Kernels launched so far run to completion traced, and their buffers
+     * go to the decoder, before the kind is switched off. */
+    if (A.d.CtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) (void)A.d.CtxSynchronize();
+    (void)A.c.ActivityFlushAll(0);
+    t0 = gpuinstClockNs();
+    rc = A.c.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (rc != CUPTI_SUCCESS) {
+        snprintf(why, cap,
+                 "CUPTI kernel tracing could not be paused for the range profiler (cuptiActivityDisable: %s); "
+                 "under kernel tracing every SASS-based metric reads 0 and instruction counts gain 8 per warp, "
+                 "so profiled regions run once, unprofiled; to profile, set GPUINST_TRACE without \"kernel\" "
+                 "(e.g. runtime,memcpy,memset)",
+                 cuptiErr(rc));
+        return -1;
+    }
+    gpuinstActivityPausedAdd(t0, 0, region, occurrence);
+    gpuinstUnavailableAdd("kernel_trace_paused",
+                          "CUPTI kernel tracing is paused while a region is range-profiled (it would make SASS "
+                          "metrics read 0 and add 8 instructions per warp): kernels launched in profiled regions "
+                          "have no /gpu/kernels row; /gpu/paused has each pause and the launches it did not trace");
+    return 1;
+}
+
+GPUINST_PRIVATE void gpuinstActivityResume(void)
+{
+    int idx, ok = 0, closed;
+    CUptiResult rc = CUPTI_SUCCESS;
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&A.dlock);
+    idx = A.pauseOpen;
+    A.pauseOpen = 0;
+    pthread_mutex_unlock(&A.dlock);
+    if (idx == 0) return;
+    pthread_mutex_lock(&A.qlock);
+    closed = A.closed;
+    pthread_mutex_unlock(&A.qlock);
+    /* after finalize's flush nothing is traced any more; no lock held across
+     * the CUPTI call (it may ask for a buffer: bufferRequested takes qlock) */
+    if (!closed && A.c.ActivityEnable != NULL) {
+        rc = A.c.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        ok = rc == CUPTI_SUCCESS;
+    }
+    if (!ok && rc != CUPTI_SUCCESS)
+        gpuinstWarnOnce(&A.warnedResume, "CUPTI kernel tracing could not be resumed after a profiled region "
+                                         "(cuptiActivityEnable: %s): later kernels have no /gpu/kernels row "
+                                         "(/gpu/paused.resumed = 0)",
+                        cuptiErr(rc));
+    pthread_mutex_lock(&A.dlock);
+    A.paused[idx - 1].end_ns = gpuinstClockNs();
+    A.paused[idx - 1].resumed = (uint32_t)ok;
+    pthread_mutex_unlock(&A.dlock);
+}
+
 /* ---- tables ------------------------------------------------------------------------------ */
 
 #define F(rec, member, type, flags, unit, doc) \
@@ -9233,6 +9554,7 @@ static const gpuinstField kernelFields[] = {
     F(GpuKernelRec, dynamic_smem, GPUINST_FT_I32, 0, "bytes", "dynamic shared memory per block"),
     F(GpuKernelRec, registers, GPUINST_FT_U32, 0, "count", "registers per thread"),
     F(GpuKernelRec, graph_id, GPUINST_FT_U32, 0, "", "CUDA graph id (0: not in a graph)"),
+    F(GpuKernelRec, tool, GPUINST_FT_U32, 0, "", "1: a tool kernel, launched by CUPTI itself during a range-profiler session (no CUDA API call of the application launched it; see /gpu/paused), 0: the application's"),
 };
 
 static const gpuinstField copyFields[] = {
@@ -9356,6 +9678,17 @@ static const gpuinstField statsFields[] = {
     FS(GpuStatsRec, kinds, "activity kinds enabled (GPUINST_TRACE)"),
 };
 
+static const gpuinstField pausedFields[] = {
+    F(GpuPausedRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel tracing paused (cuptiActivityDisable of the kernel kind), before the range profiler's session"),
+    F(GpuPausedRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel tracing resumed (cuptiActivityEnable), after the session's cuptiRangeProfilerDisable"),
+    F(GpuPausedRec, launches, GPUINST_FT_I64, 0, "count", "kernel launch calls (/gpu/api records, a graph launch counts once) made in the pause: kernels with no /gpu/kernels row; -1 unknown (no runtime or driver API records)"),
+    F(GpuPausedRec, tool_kernels, GPUINST_FT_U64, 0, "count", "kernel records inside the pause that no CUDA API call launched (CUPTI's own: /gpu/kernels.tool = 1)"),
+    F(GpuPausedRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the profiled region: joins /profiler/regions (rank, region, occurrence)"),
+    F(GpuPausedRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(GpuPausedRec, region, GPUINST_FT_U32, 0, "", "profiled region: id in /strings"),
+    F(GpuPausedRec, resumed, GPUINST_FT_U32, 0, "", "1 kernel tracing resumed at end_ns; 0 it was not (finalize inside the region, or cuptiActivityEnable failed: no kernel records after start_ns)"),
+};
+
 /* Streams one activity buffer: its count is fixed under the decode lock
  * (a late buffer may still be decoded into it); the rows up to that count
  * never change, so they are read without the lock. */
@@ -9473,6 +9806,23 @@ static int collectStats(const gpuinstTable *tb, void **out, uint64_t *count)
     return GPUINST_SUCCESS;
 }
 
+static int collectPaused(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    GpuPausedRec *rows;
+    (void)tb;
+    pthread_mutex_lock(&A.dlock);
+    rows = (GpuPausedRec *)calloc(A.npaused ? A.npaused : 1, sizeof *rows);
+    if (rows == NULL) {
+        pthread_mutex_unlock(&A.dlock);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    if (A.npaused) memcpy(rows, A.paused, A.npaused * sizeof *rows);
+    *count = A.npaused;
+    pthread_mutex_unlock(&A.dlock);
+    *out = rows;
+    return GPUINST_SUCCESS;
+}
+
 static const gpuinstTable kernelsTable = {
     "/gpu/kernels", "GPU kernels (CUPTI concurrent kernel records), with their rank, range and MPI call",
     sizeof(GpuKernelRec), NF(kernelFields), kernelFields, NULL, &A.kernels, rowsBuf};
@@ -9497,6 +9847,9 @@ static const gpuinstTable overheadTable = {
 static const gpuinstTable devicesTable = {
     "/gpu/devices", "CUDA devices visible to each rank (driver API), with the rank's record counts",
     sizeof(GpuDeviceRec), NF(deviceFields), deviceFields, collectDevices, NULL, NULL};
+static const gpuinstTable pausedTable = {
+    "/gpu/paused", "intervals in which CUPTI kernel tracing was paused for a range-profiler session (kernels launched in them have no /gpu/kernels row)",
+    sizeof(GpuPausedRec), NF(pausedFields), pausedFields, collectPaused, NULL, NULL};
 static const gpuinstTable statsTable = {
     "/gpu/stats", "GPU tracing per rank: kinds, buffers, record counts, dropped records, clock",
     sizeof(GpuStatsRec), NF(statsFields), statsFields, collectStats, NULL, NULL};
@@ -9516,6 +9869,7 @@ GPUINST_PRIVATE void gpuinstActivityTablesRegister(void)
     gpuinstTableRegister(&overheadTable);
     gpuinstTableRegister(&devicesTable);
     gpuinstTableRegister(&statsTable);
+    gpuinstTableRegister(&pausedTable);
 }
 
 /* ---- GPUINST_TRACE --------------------------------------------------------------------- */
@@ -9883,6 +10237,12 @@ static void activityFlush(void)
     pthread_mutex_lock(&A.qlock);
     A.closed = 1;
     pthread_mutex_unlock(&A.qlock);
+    pthread_mutex_lock(&A.dlock);
+    if (A.pauseOpen) { /* finalize inside a profiled region: the pause ends with tracing */
+        A.paused[A.pauseOpen - 1].end_ns = gpuinstClockNs();
+        A.pauseOpen = 0;
+    }
+    pthread_mutex_unlock(&A.dlock);
     gpuinstActivityResolve();
     readDevices();
     pthread_mutex_lock(&A.dlock);
@@ -9925,6 +10285,23 @@ GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s)
     memset(s, 0, sizeof *s);
 }
 GPUINST_PRIVATE void gpuinstActivityTablesRegister(void) {}
+GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap)
+{
+    (void)region;
+    (void)occurrence;
+    (void)why;
+    (void)cap;
+    return 0;
+}
+GPUINST_PRIVATE void gpuinstActivityResume(void) {}
+GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
+                                              uint64_t occurrence)
+{
+    (void)start_ns;
+    (void)end_ns;
+    (void)region;
+    (void)occurrence;
+}
 
 #endif /* GPUINST_WITH_CUPTI */
 /************** End of src/activity.c **************/
@@ -16855,16 +17232,27 @@ GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
  * is src/profiler_host.c.  docs/PROFILING.md explains the design.
  *
  * One occurrence, profiled:
- *   first next_pass: libraries (then libnvperf_host on a helper thread, the
- *     first time) -> cuptiProfilerInitialize -> context -> device supported
- *     -> chip -> per-device lock -> counter availability (unless the host
- *     object is cached) -> enable -> counter data image -> host object
- *     (cached per chip + metric list) -> set config (user range, user
- *     replay) -> checkpoint save -> start -> push region -> body
- *   each later next_pass: pop -> stop; more passes? restore checkpoint ->
- *     host hook -> start -> push -> body; else decode -> evaluate each range
- *     -> record -> checkpoint free -> disable -> unlock.
+ *   first next_pass: [kernel tracing paused, the first time] -> libraries
+ *     (then libnvperf_host on a helper thread, the first time) ->
+ *     cuptiProfilerInitialize -> context -> device supported -> chip ->
+ *     per-device lock -> [kernel tracing paused, later times] -> counter
+ *     availability (unless the host object is cached) -> enable -> counter
+ *     data image -> host object (cached per chip + metric list) -> set
+ *     config (user range, user replay, GPUINST_PROFILE_DEPTH levels) ->
+ *     checkpoint save -> start -> push region -> body
+ *   each later next_pass: pop -> stop; more passes, and the next one at a
+ *     level the body has ranges at? restore checkpoint -> host hook ->
+ *     start -> push -> body; else decode -> evaluate every range -> record
+ *     -> checkpoint free -> disable -> kernel tracing resumed -> unlock.
  * Anything that fails leaves the body executed, in effect, exactly once.
+ * Kernel tracing is paused because CUPTI's kernel activity, under a range
+ * profiler session, makes SASS metrics read 0 and adds 8 instructions per
+ * warp (src/activity.c, gpuinstActivityPause); where it cannot be paused
+ * the occurrence is refused.  The levels: CUPTI needs them before the
+ * first pass; the body's depth is learnt in the first pass and the passes
+ * of deeper levels, which would profile nothing, are skipped (levelsDone).
+ * At finalize, a GPUINST_PROFILE rule that profiled nothing is said
+ * (selectionReport).
  *
  * Ranks sharing a GPU: one profiling session owns a GPU's counters at a
  * time (others get CUPTI_ERROR_HARDWARE_BUSY).  gpuinst serialises profiled
@@ -17004,10 +17392,18 @@ GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, cha
 
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ)
 {
+    int rule;
+    return gpuinstSelectDecide(sel, region, occ, &rule);
+}
+
+GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule)
+{
     uint32_t i, j;
+    *rule = -1;
     for (i = 0; i < sel->nrules; i++) {
         const gpuinstSelectRule *r = &sel->rules[i];
         if (fnmatch(r->pattern, region, 0) != 0) continue;
+        *rule = (int)i;
         for (j = 0; j < r->nitems; j++) {
             const gpuinstSelectItem *it = &r->items[j];
             switch (it->kind) {
@@ -17026,6 +17422,53 @@ GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *reg
         return 0; /* first matching rule decides */
     }
     return 0;
+}
+
+/* 1 if the rule can select an occurrence (an item other than "none"). */
+static int ruleSelects(const gpuinstSelectRule *r)
+{
+    uint32_t j;
+    for (j = 0; j < r->nitems; j++)
+        if (r->items[j].kind != 3) return 1;
+    return 0;
+}
+
+GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
+                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
+                                        uint32_t nregions, char *msg, size_t cap)
+{
+    size_t n = 0;
+    uint32_t i, said = 0;
+#define SAY(...)                                                                  \
+    do {                                                                          \
+        if (n < cap) n += (size_t)snprintf(msg + n, cap - n, __VA_ARGS__);       \
+    } while (0)
+    if (cap == 0) return 0;
+    msg[0] = '\0';
+    SAY("GPUINST_PROFILE=\"%.100s\" profiled nothing for", spec);
+    for (i = 0; i < sel->nrules; i++) {
+        const gpuinstSelectRule *r = &sel->rules[i];
+        if (!ruleSelects(r) || selected[i] > 0) continue;
+        if (decided[i] == 0)
+            SAY("%s rule %u \"%.60s\" (no region of that name called gpuinst_profile_begin)", said ? ";" : ":",
+                i + 1, r->pattern);
+        else
+            SAY("%s rule %u \"%.60s\" (selects none of the %llu occurrences it matched)", said ? ";" : ":", i + 1,
+                r->pattern, (unsigned long long)decided[i]);
+        said++;
+    }
+    if (said == 0) {
+        msg[0] = '\0';
+        return 0;
+    }
+    SAY("; regions that ran:");
+    for (i = 0; i < nregions && i < 8; i++) SAY(" %.40s (%llu)%s", regions[i], (unsigned long long)nocc[i],
+                                                 i + 1 < nregions ? "," : "");
+    if (nregions > 8) SAY(" and %u more", nregions - 8);
+    if (nregions == 0) SAY(" none");
+    SAY("; check the names and occurrence numbers (docs/PROFILING.md)");
+#undef SAY
+    return 1;
 }
 
 /* ---- records and tables ------------------------------------------------------ */
@@ -17224,6 +17667,8 @@ static struct {
     int preload;             /* GPUINST_PROFILE_PRELOAD (default 1): host library on a helper thread */
     uint32_t *occ;           /* occurrences per region name id */
     uint32_t nocc;
+    char spec[4097];         /* GPUINST_PROFILE as set ("" unset or not parsed: nothing to report) */
+    uint64_t decided[GPUINST_SELECT_MAX_RULES], selected[GPUINST_SELECT_MAX_RULES];
 } C;
 
 static uint64_t profEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
@@ -17256,6 +17701,8 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
         if (gpuinstSelectParse(spec, &C.sel, C.sel_err, sizeof C.sel_err) != GPUINST_SUCCESS) {
             gpuinstWarn("%s; profiling the first occurrence of every region instead", C.sel_err);
             gpuinstSelectParse(NULL, &C.sel, NULL, 0);
+        } else if (spec != NULL && spec[0] != '\0') {
+            snprintf(C.spec, sizeof C.spec, "%s", spec);
         }
         C.depth = (uint32_t)profEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
         C.max_ranges = (uint32_t)profEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
@@ -17277,10 +17724,13 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
     gpuinstAddFlushHook(profFlushHook);
 }
 
-/* The occurrence number of region `id` (counted under the lock). */
-static uint64_t nextOccurrence(uint32_t id)
+/* The occurrence number of region `id` named `region` (counted under the
+ * lock), and whether GPUINST_PROFILE selects it (*selected; each rule's
+ * counts for the finalize report are kept under the same lock). */
+static uint64_t nextOccurrence(uint32_t id, const char *region, int *selected)
 {
     uint64_t occ = 0;
+    int rule;
     pthread_mutex_lock(&profLock);
     if (id >= C.nocc) {
         uint32_t n = C.nocc ? C.nocc : 64;
@@ -17294,6 +17744,11 @@ static uint64_t nextOccurrence(uint32_t id)
         }
     }
     if (id < C.nocc) occ = ++C.occ[id];
+    *selected = gpuinstSelectDecide(&C.sel, region, occ, &rule);
+    if (rule >= 0) {
+        C.decided[rule]++;
+        C.selected[rule] += (uint64_t)*selected;
+    }
     pthread_mutex_unlock(&profLock);
     return occ;
 }
@@ -17377,6 +17832,38 @@ GPUINST_PRIVATE void gpuinstProfUnlock(int fd)
         flock(fd, LOCK_UN);
         close(fd);
     }
+}
+
+GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
+                                          uint32_t reported)
+{
+    return depth < levels && per_level > 0 && passes >= per_level * depth && reported >= depth && reported <= levels;
+}
+
+/* At finalize: what GPUINST_PROFILE asked for that never ran. */
+static void selectionReport(void)
+{
+    const char **names = NULL;
+    uint64_t *n = NULL;
+    uint32_t i, k = 0;
+    char msg[480];
+    pthread_mutex_lock(&profLock);
+    if (C.ready && C.spec[0] != '\0') {
+        names = (const char **)calloc(C.nocc ? C.nocc : 1, sizeof *names);
+        n = (uint64_t *)calloc(C.nocc ? C.nocc : 1, sizeof *n);
+        for (i = 0; names != NULL && n != NULL && i < C.nocc; i++)
+            if (C.occ[i] > 0 && (names[k] = gpuinstStringGet(i, NULL)) != NULL) n[k++] = C.occ[i];
+        if (names != NULL && n != NULL &&
+            gpuinstSelectReport(C.spec, &C.sel, C.decided, C.selected, names, n, k, msg, sizeof msg)) {
+            pthread_mutex_unlock(&profLock);
+            gpuinstUnavailableAdd("profile_selection", msg);
+            pthread_mutex_lock(&profLock);
+        }
+        C.spec[0] = '\0'; /* said once */
+    }
+    pthread_mutex_unlock(&profLock);
+    free(names);
+    free(n);
 }
 
 #if GPUINST_WITH_CUPTI
@@ -17748,8 +18235,18 @@ typedef struct Prof {
     int running;                /* between start and stop */
     uint32_t fwd, skipped;      /* nested ranges forwarded to CUPTI / not (too deep) */
     uint64_t t_replay0;
+    int paused;                 /* kernel tracing paused for this occurrence (gpuinstActivityPause) */
+    uint32_t levels;            /* nesting levels configured (numNestingLevels) */
+    uint32_t depth_seen;        /* deepest level of gpuinst range the body opened (the region = 1) */
+    uint32_t next_level;        /* targetNestingLevel cuptiRangeProfilerStop reported last */
     char why[600];
 } Prof;
+
+/* Decoding after the passes of the levels the body has, before CUPTI's
+ * last pass (nextProfiled), failed once in this process: later
+ * occurrences run every pass. */
+static int earlyBroken;
+static int earlyWarned;
 
 static Prof *active;            /* the one profiled occurrence of this process (profLock) */
 
@@ -17759,7 +18256,8 @@ GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
     const char *name;
     CUpti_RangeProfiler_PushRange_Params pp;
     if (a == NULL || !a->running || !pthread_equal(a->owner, pthread_self())) return;
-    if (a->skipped > 0 || a->fwd + 1 >= C.depth || a->fwd + 1 >= C.max_ranges) {
+    if (a->fwd + a->skipped + 2 > a->depth_seen) a->depth_seen = a->fwd + a->skipped + 2;
+    if (a->skipped > 0 || a->fwd + 1 >= a->levels || a->fwd + 1 >= C.max_ranges) {
         a->skipped++; /* deeper than GPUINST_PROFILE_DEPTH: counted in its parent */
         return;
     }
@@ -17900,9 +18398,6 @@ static int hostBuild(Prof *a)
     pthread_mutex_unlock(&profLock);
     if (ph == NULL) return cuptiFail(a, PROF_CUPTI, "caching the host object", CUPTI_ERROR_OUT_OF_MEMORY);
     a->ph = ph;
-    if (gpuinstPhostPasses(ph) > 8)
-        gpuinstWarn("metric list \"%s\" needs %u passes on %s: each profiled occurrence runs its body %u times",
-                    a->spec, gpuinstPhostPasses(ph), chip, gpuinstPhostPasses(ph));
     return 0;
 }
 
@@ -17956,6 +18451,7 @@ static int endPass(Prof *a, int *all)
     r = L.stop(&tp);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerStop", r);
     *all = tp.isAllPassSubmitted != 0;
+    a->next_level = (uint32_t)tp.targetNestingLevel;
     a->rec.passes++;
     return 0;
 }
@@ -17983,11 +18479,15 @@ static void teardown(Prof *a)
         L.disable(&dp);
         a->rp = NULL;
     }
+    if (a->paused) {
+        gpuinstActivityResume();
+        a->paused = 0;
+    }
     unlockDevice(a);
     a->rec.teardown_ns += gpuinstClockNs() - t1;
 }
 
-static int profWarned;
+static int profWarned, passesWarned;
 
 /* Records the region row (and frees the occurrence). */
 static void finish(gpuinst_profile *p, Prof *a, int status)
@@ -18009,6 +18509,14 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
     profAppend(&regionsBuf, &a->rec, sizeof a->rec);
     if (status != PROF_OK && status != PROF_METRICS && status != PROF_UNAVAILABLE)
         gpuinstWarnOnce(&profWarned, "profile region \"%s\" not profiled: %s", a->region, a->why);
+    if (status == PROF_OK && a->rec.passes > 8 && a->ph != NULL) {
+        uint32_t per = gpuinstPhostPasses(a->ph);
+        gpuinstWarnOnce(&passesWarned,
+                        "profile region \"%s\" ran its body %u times: metric list \"%s\" needs %u passes per "
+                        "nesting level on %s, %u level(s) profiled (GPUINST_PROFILE_DEPTH=%u)",
+                        a->region, a->rec.passes, a->spec, per, L.chip[a->dev >= 0 && a->dev < MAX_DEVICES ? a->dev : 0],
+                        per ? (a->rec.passes + per - 1) / per : 0, C.depth);
+    }
     pthread_mutex_lock(&profLock);
     if (active == a) active = NULL;
     pthread_mutex_unlock(&profLock);
@@ -18020,6 +18528,21 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
     p->impl_ = NULL;
 }
 
+
+/* Pauses CUPTI's kernel tracing for the session (src/activity.c says why).
+ * 0, or PROF_UNAVAILABLE when kernel tracing runs and cannot be paused:
+ * profiling under it would write wrong values, so the occurrence is
+ * refused (/unavailable "profiler", one line on stderr). */
+static int pauseTrace(Prof *a)
+{
+    int r = gpuinstActivityPause(profIntern(a->region), a->rec.occurrence, a->why, sizeof a->why);
+    if (r < 0) {
+        gpuinstUnavailableAdd("profiler", a->why);
+        return PROF_UNAVAILABLE;
+    }
+    a->paused = r > 0;
+    return 0;
+}
 
 /* Everything up to the first body.  0 or a PROF_* (a->why). */
 static int setup(Prof *a)
@@ -18033,13 +18556,21 @@ static int setup(Prof *a)
     size_t cfgsize, free0 = 0, free1 = 0, total = 0;
     CUptiResult r;
     uint64_t t0, tl = gpuinstClockNs();
-    int rc;
+    int rc, first;
     if (gpuinstPmSamplingActive()) {
         snprintf(a->why, sizeof a->why,
                  "PM sampling runs in this process and holds the GPU's performance monitors; stop it "
                  "(gpuinst_pm_sampling_stop) before profiled regions, or do not start it");
         return PROF_BUSY;
     }
+    /* Kernel tracing is paused from before cuptiProfilerInitialize (the
+     * first session of the process: the arrangement checked on an H100) or
+     * before cuptiRangeProfilerEnable (later ones) to after
+     * cuptiRangeProfilerDisable (teardown). */
+    pthread_mutex_lock(&profLock);
+    first = L.state == 0;
+    pthread_mutex_unlock(&profLock);
+    if (first && (rc = pauseTrace(a)) != 0) return rc;
     if ((rc = libsLoad()) != 0) {
         snprintf(a->why, sizeof a->why, "%s", L.why);
         a->rec.cupti_result = L.cuptiResult;
@@ -18064,6 +18595,7 @@ static int setup(Prof *a)
     a->rec.device_uuid = profIntern(L.uuid[a->dev]);
     a->rec.load_ns = gpuinstClockNs() - tl;
     if ((rc = lockDevice(a)) != 0) return rc;
+    if (!a->paused && (rc = pauseTrace(a)) != 0) return rc;
     t0 = gpuinstClockNs();
     if ((rc = hostAvail(a)) != 0) return rc;
     if (a->ph != NULL) {
@@ -18125,7 +18657,7 @@ static int setup(Prof *a)
     cp.range = CUPTI_UserRange;
     cp.replayMode = CUPTI_UserReplay;
     cp.maxRangesPerPass = C.max_ranges;
-    cp.numNestingLevels = (uint16_t)C.depth;
+    cp.numNestingLevels = (uint16_t)a->levels;
     cp.minNestingLevel = 1;
     cp.passIndex = 0;
     cp.targetNestingLevel = 1; /* = minNestingLevel for in-process replay */
@@ -18167,23 +18699,37 @@ static int setup(Prof *a)
     return rc;
 }
 
-/* After the last pass: decode, evaluate each range, record. */
-static int decodeAll(Prof *a)
+#define DECODE_RETRY (-1) /* decodeAll(early): not decodable yet; run the remaining passes */
+
+/* After the last pass (or, `early`, after the passes of every level the
+ * body has): decode, evaluate every range, then record: nothing is recorded
+ * unless every range evaluated.  0, DECODE_RETRY (early only) or a PROF_*. */
+static int decodeAll(Prof *a, int early)
 {
     CUpti_RangeProfiler_DecodeData_Params dp;
     CUpti_RangeProfiler_GetCounterDataInfo_Params ip;
     const gpuinstMetricList *ml = gpuinstPhostMetrics(a->ph);
-    uint32_t *mid;
-    double *vals;
-    size_t i;
+    uint32_t *mid = NULL, *pid = NULL, region;
+    double *vals = NULL;
+    size_t i, nr;
     uint32_t m;
     CUptiResult r;
+    int rc = 0;
     uint64_t t0 = gpuinstClockNs();
     memset(&dp, 0, sizeof dp);
     dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
     dp.pRangeProfilerObject = a->rp;
     r = L.decode(&dp);
-    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerDecodeData", r);
+    if (r != CUPTI_SUCCESS) {
+        if (early) {
+            earlyBroken = 1;
+            gpuinstWarnOnce(&earlyWarned, "profile region \"%s\": decoding before CUPTI's last pass failed (%s); "
+                            "profiled regions run every pass (GPUINST_PROFILE_DEPTH levels) from now on",
+                            a->region, gpuinstCuptiResultString((int)r));
+            return DECODE_RETRY;
+        }
+        return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerDecodeData", r);
+    }
     a->rec.ranges_dropped = (uint32_t)dp.numOfRangeDropped;
     memset(&ip, 0, sizeof ip);
     ip.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
@@ -18191,12 +18737,43 @@ static int decodeAll(Prof *a)
     ip.counterDataImageSize = a->cdsize;
     r = L.cdInfo(&ip);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerGetCounterDataInfo", r);
+    nr = ip.numTotalRanges;
     mid = (uint32_t *)calloc(ml->n, sizeof *mid);
-    vals = (double *)calloc(ml->n, sizeof *vals);
-    if (mid == NULL || vals == NULL) {
-        free(mid);
-        free(vals);
-        return cuptiFail(a, PROF_CUPTI, "allocating metric values", CUPTI_ERROR_OUT_OF_MEMORY);
+    pid = (uint32_t *)calloc(nr ? nr : 1, sizeof *pid);
+    vals = (double *)calloc((nr ? nr : 1) * ml->n, sizeof *vals);
+    if (mid == NULL || pid == NULL || vals == NULL) {
+        rc = cuptiFail(a, PROF_CUPTI, "allocating metric values", CUPTI_ERROR_OUT_OF_MEMORY);
+        goto out;
+    }
+    /* every range evaluated first: a failure records no value at all */
+    for (i = 0; i < nr; i++) {
+        char path[1024];
+        if (gpuinstPhostEvaluate(a->ph, a->cd, a->cdsize, i, vals + i * ml->n, a->why, sizeof a->why) !=
+            GPUINST_SUCCESS) {
+            rc = PROF_CUPTI;
+            break;
+        }
+        for (m = 0; early && m < ml->n; m++)
+            if (vals[i * ml->n + m] != vals[i * ml->n + m]) { /* NaN: a range not fully collected */
+                snprintf(a->why, sizeof a->why, "range %zu's %s is NaN after %u passes", i, ml->names[m],
+                         a->rec.passes);
+                rc = PROF_CUPTI;
+            }
+        if (rc != 0) break;
+        gpuinstPhostRangeName(a->cd, a->cdsize, i, path, sizeof path);
+        pid[i] = profIntern(path);
+    }
+    if (rc != 0) {
+        if (early) {
+            /* the remaining passes then the final decode; not tried again in this process */
+            earlyBroken = 1;
+            gpuinstWarnOnce(&earlyWarned, "profile region \"%s\": values decoded before CUPTI's last pass were "
+                            "not complete (%s); profiled regions run every pass (GPUINST_PROFILE_DEPTH levels) "
+                            "from now on", a->region, a->why);
+            a->why[0] = '\0';
+            rc = DECODE_RETRY;
+        }
+        goto out;
     }
     for (m = 0; m < ml->n; m++) mid[m] = profIntern(ml->names[m]);
     /* /profiler/metrics: once per metric name in this process */
@@ -18224,23 +18801,15 @@ static int decodeAll(Prof *a)
             profAppend(&metricsBuf, &mr, sizeof mr);
         }
     }
-    for (i = 0; i < ip.numTotalRanges; i++) {
-        char path[1024];
-        uint32_t pid;
-        if (gpuinstPhostEvaluate(a->ph, a->cd, a->cdsize, i, vals, a->why, sizeof a->why) != GPUINST_SUCCESS) {
-            free(mid);
-            free(vals);
-            return PROF_CUPTI;
-        }
-        gpuinstPhostRangeName(a->cd, a->cdsize, i, path, sizeof path);
-        pid = profIntern(path);
+    region = profIntern(a->region);
+    for (i = 0; i < nr; i++) {
         for (m = 0; m < ml->n; m++) {
             ProfValueRec v;
             memset(&v, 0, sizeof v);
-            v.value = vals[m];
+            v.value = vals[i * ml->n + m];
             v.start_ns = a->rec.start_ns;
-            v.region = profIntern(a->region);
-            v.path = pid;
+            v.region = region;
+            v.path = pid[i];
             v.metric = mid[m];
             v.occurrence = (uint32_t)a->rec.occurrence;
             v.range_index = (uint32_t)i;
@@ -18248,11 +18817,28 @@ static int decodeAll(Prof *a)
             profAppend(&valuesBuf, &v, sizeof v);
         }
     }
-    a->rec.ranges = (uint32_t)ip.numTotalRanges;
-    a->rec.decode_ns = gpuinstClockNs() - t0;
+    a->rec.ranges = (uint32_t)nr;
+out:
+    a->rec.decode_ns += gpuinstClockNs() - t0;
     free(mid);
+    free(pid);
     free(vals);
-    return 0;
+    return rc;
+}
+
+/* After a pass that was not CUPTI's last: are the values complete already?
+ * CUPTI collects each nesting level in passes of its own, the host object's
+ * pass count per level, levels in increasing order, GPUINST_PROFILE_DEPTH
+ * levels in all.  Once the passes of every level the body has ranges at are
+ * done (the body opens the same ranges in every pass), the remaining passes
+ * would profile nothing: a region without child ranges needs the passes of
+ * one level, not of two.  cuptiRangeProfilerStop's targetNestingLevel must
+ * agree: the level of the next pass (as cuptiProfilerEndPass documents it)
+ * or of the pass just done, it is then at least the body's depth. */
+static int levelsDone(const Prof *a)
+{
+    return !earlyBroken &&
+           gpuinstProfLevelsDone(gpuinstPhostPasses(a->ph), a->levels, a->depth_seen, a->rec.passes, a->next_level);
 }
 
 #define MAX_PASSES 512 /* a runaway replay is abandoned */
@@ -18286,6 +18872,18 @@ static int nextProfiled(gpuinst_profile *p)
         a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
         finish(p, a, PROF_INCOMPLETE);
         return finishOnce(p);
+    }
+    if (!all && levelsDone(a)) {
+        /* the levels the body has are collected: no more passes */
+        uint64_t t1 = gpuinstClockNs();
+        rc = decodeAll(a, 1);
+        if (rc != DECODE_RETRY) {
+            a->rec.replay_ns = t1 - a->t_replay0;
+            p->status = rc == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_UNAVAILABLE;
+            p->passes = (int32_t)a->rec.passes;
+            finish(p, a, rc == 0 ? PROF_OK : rc);
+            return finishOnce(p);
+        }
     }
     if (!all && a->rec.passes < MAX_PASSES) {
         uint64_t t0 = gpuinstClockNs();
@@ -18324,7 +18922,7 @@ static int nextProfiled(gpuinst_profile *p)
         finish(p, a, PROF_INCOMPLETE);
         return finishOnce(p);
     }
-    rc = decodeAll(a);
+    rc = decodeAll(a, 0);
     p->status = rc == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_UNAVAILABLE;
     p->passes = (int32_t)a->rec.passes;
     finish(p, a, rc == 0 ? PROF_OK : rc);
@@ -18335,6 +18933,7 @@ static void profFlushHook(void)
 {
     int i;
     Prof *a;
+    selectionReport();
     gpuinstProfPreloadWait(NULL); /* no helper thread inside dlopen while the process exits */
     pthread_mutex_lock(&profLock);
     a = active;
@@ -18415,7 +19014,10 @@ GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
     (void)name_id;
 }
 GPUINST_PRIVATE void gpuinstProfRangePopSlow(void) {}
-static void profFlushHook(void) {}
+static void profFlushHook(void)
+{
+    selectionReport();
+}
 
 static int nextProfiled(gpuinst_profile *p)
 {
@@ -18443,6 +19045,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     gpuinstThread *t;
     uint32_t id;
+    int sel;
     if (p == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
     memset(p, 0, sizeof *p);
     p->struct_size = (uint32_t)sizeof *p;
@@ -18466,9 +19069,9 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         p->status = GPUINST_ERROR_OUT_OF_MEMORY;
         return p->status;
     }
-    p->occurrence = nextOccurrence(id);
+    p->occurrence = nextOccurrence(id, region, &sel);
     p->reserved0_ = (int32_t)id;
-    if (!gpuinstSelectMatch(&C.sel, region, p->occurrence)) return GPUINST_SUCCESS; /* runs once, no CUPTI */
+    if (!sel) return GPUINST_SUCCESS; /* runs once, no CUPTI */
 #if GPUINST_WITH_CUPTI
     {
         Prof *a = (Prof *)calloc(1, sizeof *a);
@@ -18487,6 +19090,8 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         a->dev = -1;
         a->rec.device = -1;
         a->rec.occurrence = p->occurrence;
+        a->levels = C.depth;
+        a->depth_seen = 1;
         pthread_mutex_lock(&profLock);
         if (active != NULL) {
             pthread_mutex_unlock(&profLock);

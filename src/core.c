@@ -149,6 +149,9 @@ int gpuinst_init(void)
     gpuinstCoreTablesRegister();
     gpuinstActivityInit(); /* GPU tracing (src/activity.c): before any NVTX call of gpuinst's own */
     gpuinstCountersInit(); /* built-in counter groups of GPUINST_COUNTERS (src/counters.c) */
+    /* GPUINST_PROFILE set: finalize says what it named that never ran, also
+     * when no region ever calls gpuinst_profile_begin (src/range_profiler.c) */
+    if (getenv("GPUINST_PROFILE") != NULL) gpuinstProfilerInit();
 #if !GPUINST_WITH_HDF5
     gpuinstUnavailableAdd("hdf5", "gpuinst was built without HDF5, so no file is written; "
                                   "compile gpuinst.c with h5pcc (or add the HDF5 include and library flags)");

@@ -179,7 +179,8 @@ typedef struct gpuinst_profile {
     int32_t status;           /* gpuinst_status of the last call on this region */
     int32_t profiled;         /* 1: this occurrence runs under the range profiler; 0: the body runs once */
     int32_t pass;             /* the pass the body runs now (0-based); -1 before the first next_pass */
-    int32_t passes;           /* passes this occurrence takes: 1 when not profiled; set at the first next_pass */
+    int32_t passes;           /* passes this occurrence takes: 1 when not profiled; set at the first
+                                 next_pass (one nesting level's), grows as passes run, final at the end */
     int32_t reserved0_;
     uint64_t occurrence;      /* 1-based count of gpuinst_profile_begin calls with this region name */
     gpuinst_profile_restore_fn restore; /* set with gpuinst_profile_set_restore_hook; NULL = none */
@@ -612,15 +613,20 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
  * Not profiled: 1 at the first call, 0 at the second.  Profiled: the first
  * call sets up (counter availability, config image, enable, counter data,
  * set config, checkpoint save, start, push); each later call ends the pass
- * (pop, stop) and, while CUPTI wants more passes, restores the checkpoint,
- * calls the restore hook and starts the next pass; after the last pass it
- * decodes, evaluates every range and records the values.  If anything fails
- * part way, the profile is abandoned, the reason recorded, and the body runs
- * so that it has run, in effect, exactly once.  p->status says how it went.
- * Call it on the thread that called gpuinst_profile_begin.
+ * (pop, stop) and, while CUPTI wants more passes at nesting levels the body
+ * has ranges at, restores the checkpoint, calls the restore hook and starts
+ * the next pass; after the last pass it decodes, evaluates every range and
+ * records the values.  While it runs, CUPTI kernel tracing (GPUINST_TRACE)
+ * is paused: it would corrupt the values (docs/PROFILING.md); where it
+ * cannot be paused the occurrence is refused (UNAVAILABLE, the body runs
+ * once).  If anything fails part way, the profile is abandoned, the reason
+ * recorded, and the body runs so that it has run, in effect, exactly once.
+ * p->status says how it went.  Call it on the thread that called
+ * gpuinst_profile_begin.
  * Rests on: cuptiProfilerGetCounterAvailability, cuptiProfilerHost*,
  *   cuptiRangeProfilerEnable/SetConfig/Start/PushRange/PopRange/Stop/
- *   DecodeData/GetCounterDataInfo, cuptiCheckpointSave/Restore/Free.
+ *   DecodeData/GetCounterDataInfo, cuptiCheckpointSave/Restore/Free,
+ *   cuptiActivityFlushAll/Disable/Enable (the kernel kind, when traced).
  */
 int gpuinst_profile_next_pass(gpuinst_profile *p);
 
@@ -636,7 +642,7 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
 
 /*
  * How many passes the metric list `metrics` (as gpuinst_profile_begin)
- * takes on chip `chip` (e.g. "GH100"; NULL: the device of the calling
+ * takes per nesting level on chip `chip` (e.g. "GH100"; NULL: the device of the calling
  * thread's current CUDA context).  Works without a GPU when chip is given.
  * Stores the count in *passes.  Errors: INVALID_ARGUMENT (NULL passes, bad
  * list, or an unknown metric: stderr names the nearest valid names),

@@ -755,6 +755,29 @@ GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
 /* Registers the /gpu tables without starting CUPTI (tests that feed
  * synthetic buffers). */
 GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
+/* Kernel tracing and range-profiler sessions (issue 13).  CUPTI's kernel
+ * activity instruments every kernel launched while it is on; under a range
+ * profiler session that makes SASS-based metrics read 0 and adds 8
+ * instructions per warp.  The range profiler calls gpuinstActivityPause
+ * before its session (before cuptiProfilerInitialize on the first one, else
+ * before cuptiRangeProfilerEnable) and gpuinstActivityResume after
+ * cuptiRangeProfilerDisable.  Pause synchronizes the calling thread's
+ * context, flushes (cuptiActivityFlushAll(0)) and disables
+ * CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL only (copies, sets, API records stay
+ * traced); it returns 1 (paused: a /gpu/paused row, an /unavailable note
+ * "kernel_trace_paused" said once), 0 (no kernel tracing to pause) or -1
+ * with a sentence in why (kernel tracing on and not pausable: the caller
+ * must not profile).  Resume re-enables the kind (nothing after finalize's
+ * flush) and closes the row; a no-op when nothing is paused.  Not
+ * thread-safe against each other (one profiled occurrence at a time).
+ * gpuinstActivityPausedAdd records a pause [start_ns, end_ns] (end 0: open)
+ * without calling CUPTI: Pause uses it; tests feed it with synthetic
+ * buffers.  At resolve each pause gets its untraced launches and the kernel
+ * records inside it that no API call launched (tool kernels). */
+GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstActivityResume(void);
+GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
+                                              uint64_t occurrence);
 /* ==== end GPU tracing ==================================================== */
 
 /* ==== counters, counter groups, PM sampling, table agreement (issue 6;
@@ -932,6 +955,31 @@ typedef struct gpuinstSelect {
 GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
 /* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
+/* The same, and *rule = the index of the rule that decided (-1: none
+ * matched the name). */
+GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule);
+/* What GPUINST_PROFILE selected, said at finalize (also without CUPTI): a
+ * rule that matched no region that ran, or selected none of the
+ * occurrences that ran, is an /unavailable row "profile_selection" and one
+ * line on stderr.  `regions` lists the region names that ran, `nocc` how
+ * many occurrences each had; decided[r] / selected[r] count the occurrences
+ * rule r decided / selected; returns 1 and a sentence in msg if there is
+ * something to say.  Pure (tests call it). */
+GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
+                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
+                                        uint32_t nregions, char *msg, size_t cap);
+
+/* After a pass that was not CUPTI's last: 1 if the values are complete
+ * already, so the remaining passes can be skipped.  per_level: the metric
+ * list's passes per nesting level (host object); levels: nesting levels
+ * configured (GPUINST_PROFILE_DEPTH); depth: the deepest level of gpuinst
+ * range the body opened (the region = 1); passes: passes done; reported:
+ * cuptiRangeProfilerStop's targetNestingLevel after the last of them (the
+ * next pass's level, as cuptiProfilerEndPass documents it, or the one just
+ * done: both give a right answer when CUPTI runs the levels in increasing
+ * order).  Pure (tests simulate CUPTI's pass sequences). */
+GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
+                                          uint32_t reported);
 
 /* The per-device lock that serialises profiling across processes: an
  * exclusive flock on `path` waited for at most wait_ns.  Returns the fd
@@ -943,8 +991,9 @@ GPUINST_PRIVATE void gpuinstProfUnlock(int fd);
  * only while a profiled pass runs, so the cost in gpuinst_range_push/pop
  * when nothing is profiled is one load and one predictable branch. */
 /* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
- * Run lazily by the first gpuinst_profile_begin; gpuinst_init may call it
- * so that every rank registers the tables up front. */
+ * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
+ * GPUINST_PROFILE is set (so that finalize can say what it named that never
+ * ran). */
 GPUINST_PRIVATE void gpuinstProfilerInit(void);
 GPUINST_SHARED_DATA int gpuinstProfOn;
 GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id);

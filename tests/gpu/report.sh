@@ -14,7 +14,13 @@
 #
 # Checks
 #  1 run       examples/solver --profile, 8 ranks sharing the GPU(s), CUDA
-#              backend, default tracing, GPUINST_METRICS=roofline: exit 0.
+#              backend, default tracing, GPUINST_METRICS=roofline: exit 0,
+#              and the profiled sweep's FLOP count (the roofline set's
+#              SASS metrics) > 0 on every rank (issue 13: it was 0 while
+#              kernel tracing ran under the profiler).
+# The committed fixture tests/gpu/results/solver_gpu.h5 is this file from
+#     REPORT_SOLVER_ARGS="-n 8" bash tests/gpu/device_run.sh report
+# (CTest report.gpu_fixture checks it, tests/report/check_flops.py included).
 #  2 report    gpuinst-report text, --json and --csv all exit 0; the JSON has
 #              rows in kernels, copies, gpu_ranges (kernels attributed to the
 #              solver's ranges), mpi and metrics, and every text line fits
@@ -61,7 +67,18 @@ if [ $POST -eq 0 ]; then
     # ---- 1 the run ---------------------------------------------------------------
     if GPUINST_OUTPUT=$F GPUINST_METRICS=${GPUINST_METRICS:-roofline} \
         timeout 180 mpirun --oversubscribe -n 8 "$SOLVER" --backend cuda --profile ${REPORT_SOLVER_ARGS:-} > "$D/run.log" 2>&1; then
-        ok "1 run"
+        # the sweep does double-precision work: its FLOP count must show it on all 8 ranks
+        timeout 60 "$B/tests/profiler/profiler_check" "$F" > "$D/profile.txt" 2>&1
+        flops=$(awk '$1=="V" && $3=="sweep" && $4 ~ /^sm__sass_thread_inst_executed_op_[dfh](add|mul|fma)_pred_on[.]sum$/ {
+                       f[$2] += $5; r[$2] = 1 }
+                     END { for (k in r) { n++; if (f[k] > 0) good++; printf "rank %s %.0f; ", k, f[k] }
+                           printf "| %d of %d ranks > 0\n", good, n }' "$D/profile.txt")
+        echo "sweep FLOP instructions: $flops" >> "$D/run.log"
+        if echo "$flops" | grep -q "| 8 of 8 ranks > 0"; then
+            ok "1 run (sweep FLOPs: $flops)"
+        else
+            ko "1 run" "sweep FLOP counts: $flops"
+        fi
     else
         ko "1 run" "solver exit $?"
     fi

@@ -197,6 +197,9 @@ def main():
                 nm = ["memset" if int(o) == 2 else n for n, o in zip(nm, d["op"])]
         else:
             nm = F.names(path, "name", d["rank"])
+            if "tool" in d.dtype.names:  # kernels CUPTI launched itself are not the application's (FORMAT.md)
+                app = d["tool"] == 0
+                d, nm = d[app], [n for n, a in zip(nm, app) if a]
         return d, nm
 
     gpu_rank = defaultdict(float)

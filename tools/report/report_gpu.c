@@ -11,7 +11,10 @@
  * Kernel and copy records (/gpu/kernels, /gpu/copies, /gpu/memsets when
  * present).  A record's range is the innermost gpuinst range open on the
  * launching thread (its range_id = thread << 32 | seq, /ranges); GPU time
- * per range is therefore exclusive of the GPU time of nested ranges. */
+ * per range is therefore exclusive of the GPU time of nested ranges.
+ * Kernels that CUPTI launched itself (/gpu/kernels.tool = 1, e.g. WaitNs
+ * during a range-profiler session) are not the application's work: they
+ * are left out of every statistic here, and counted in a note. */
 
 static const char *const C_RANGEID[] = {"range_id", "range", NULL};
 
@@ -20,6 +23,7 @@ typedef struct GpuRecs {
     uint64_t *rk, *st, *en, *rid, *bytes;
     int has_rid;
     Names name;   /* kernel name or copy kind */
+    size_t ntool; /* tool kernels left out (kernels only) */
 } GpuRecs;
 
 static const char *copyKindName(uint64_t k)
@@ -28,6 +32,58 @@ static const char *copyKindName(uint64_t k)
     static const char *const names[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
                                          "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
     return k < sizeof names / sizeof names[0] ? names[k] : NULL;
+}
+
+/* Removes the rows with tool[i] != 0, keeping the order. */
+static void dropTool(GpuRecs *g, const uint64_t *tool)
+{
+    size_t i, o = 0;
+    for (i = 0; i < g->n; i++) {
+        if (tool[i] != 0) {
+            g->ntool++;
+            continue;
+        }
+        g->rk[o] = g->rk[i];
+        g->st[o] = g->st[i];
+        g->en[o] = g->en[i];
+        g->rid[o] = g->rid[i];
+        g->bytes[o] = g->bytes[i];
+        if (g->name.v) g->name.v[o] = g->name.v[i];
+        o++;
+    }
+    g->n = o;
+}
+
+/* A note on the kernels CUPTI kernel tracing did not record: paused for
+ * range-profiler sessions (/gpu/paused), and the tool kernels left out. */
+static void pausedNote(Ctx *c, RTab *t, size_t ntool)
+{
+    static const char *const cl[] = {"launches", NULL};
+    h5tab p;
+    if (h5tabOpen(c->file, "/gpu/paused", &p) == 0) {
+        uint64_t *l = NULL;
+        size_t i, unknown = 0;
+        double sum = 0;
+        if (p.n > 0 && readU64Any(&p, cl, &l) != NULL) {
+            for (i = 0; i < p.n; i++) {
+                if ((int64_t)l[i] < 0) unknown++;
+                else sum += (double)l[i];
+            }
+            if (unknown == p.n)
+                rtabNote(t, "Kernel tracing was paused during %zu range-profiler sessions (/gpu/paused): the "
+                            "kernels launched in them (the profiled passes) are not listed; how many is unknown "
+                            "(no API records).", p.n);
+            else
+                rtabNote(t, "Kernel tracing was paused during %zu range-profiler sessions (/gpu/paused): %.0f "
+                            "kernel launches in them (the profiled passes) are not listed%s.", p.n, sum,
+                         unknown ? ", more in sessions without API records" : "");
+        }
+        free(l);
+        h5tabClose(&p);
+    }
+    if (ntool > 0)
+        rtabNote(t, "%zu tool kernels (launched by CUPTI itself during profiling, /gpu/kernels.tool = 1) left out.",
+                 ntool);
 }
 
 static int loadGpu(Ctx *c, const char *path, GpuRecs *g, int copies)
@@ -64,7 +120,11 @@ static int loadGpu(Ctx *c, const char *path, GpuRecs *g, int copies)
             free(op);
         }
     } else {
+        static const char *const ctool[] = {"tool", NULL};
+        uint64_t *tool = NULL;
         readNames(c, &t, h5tabPick(&t, C_NAME), g->rk, &g->name);
+        if (readU64Any(&t, ctool, &tool) != NULL) dropTool(g, tool);
+        free(tool);
     }
     h5tabClose(&t);
     return 0;
@@ -203,6 +263,7 @@ void sectionGpu(Ctx *c, RTab **granges, RTab **kern, RTab **copy)
     } else {
         *kern = gpuByName(c, &k, "kernels", "Top kernels, by total time over all ranks", 0);
         if (k.n == 0) rtabNote(*kern, "no kernels were recorded (a CPU run, or tracing unavailable: see Unavailable).");
+        pausedNote(c, *kern, k.ntool);
     }
     if (!hc && !hm) {
         *copy = rtabNew("copies", "Copies and memsets");
