@@ -8,7 +8,20 @@ if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
-  build-essential cmake gfortran clang python3 \
+  build-essential cmake gfortran clang python3 python3-pip \
   openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools \
   python3-h5py python3-matplotlib python3-numpy otf2-tools python3-otf2 valgrind netpipe-openmpi >/dev/null
+# Newer CUPTIs for tests/metrics (metric discovery): PyPI's nvidia-cuda-cupti
+# wheels (libcupti, libnvperf_host, headers) under /opt/gpuinst-deps, used
+# only by those tests (GPUINST_CUPTI_LIB); gpuinst itself uses the toolkit's.
+# 13.1 reports each metric's collection scope without a GPU driver; 13.4's
+# headers declare the single-pass sets.  Without them those tests are skipped.
+for v in 13.1.115 13.4.92; do
+  d=/opt/gpuinst-deps/nvidia-cuda-cupti-$v
+  if [ ! -f "$d/nvidia/cu13/include/cupti_profiler_host.h" ]; then
+    $SUDO /usr/bin/python3 -m pip install -q --no-deps --disable-pip-version-check --root-user-action=ignore \
+      --target "$d" "nvidia-cuda-cupti==$v" ||
+      echo "install-deps: nvidia-cuda-cupti $v not installed (tests/metrics will skip what needs it)"
+  fi
+done
 echo "install-deps: done"

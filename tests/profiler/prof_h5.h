@@ -34,6 +34,10 @@ typedef struct phRange { /* /ranges: the gpuinst ranges (wall time of a region a
     uint8_t depth;
 } phRange;
 
+typedef struct phMetric { /* /profiler/metrics (chip, scope: 0 in files written before they existed) */
+    uint32_t rank, name, unit, hw_unit, description, type, chip, scope;
+} phMetric;
+
 typedef struct phString {
     uint32_t rank, id;
     char name[4096];
@@ -57,6 +61,8 @@ typedef struct phFile {
     size_t nunavail;
     phRange *ranges;
     size_t nranges;
+    phMetric *metrics;
+    size_t nmetrics;
 } phFile;
 
 static void *ph_read(hid_t f, const char *path, hid_t mt, size_t rs, size_t *n)
@@ -160,6 +166,17 @@ static int ph_open(phFile *g, const char *path)
     PH_M(ct, phRange, depth, H5T_NATIVE_UINT8);
     g->ranges = (phRange *)ph_read(g->f, "/ranges", ct, sizeof(phRange), &g->nranges);
     H5Tclose(ct);
+    ct = H5Tcreate(H5T_COMPOUND, sizeof(phMetric));
+    PH_M(ct, phMetric, rank, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, name, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, unit, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, hw_unit, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, description, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, type, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, chip, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, scope, H5T_NATIVE_UINT32);
+    g->metrics = (phMetric *)ph_read(g->f, "/profiler/metrics", ct, sizeof(phMetric), &g->nmetrics);
+    H5Tclose(ct);
     return 0;
 }
 
@@ -179,6 +196,7 @@ static void ph_close(phFile *g)
     free(g->strings);
     free(g->unavail);
     free(g->ranges);
+    free(g->metrics);
     if (g->f >= 0) H5Fclose(g->f);
 }
 
