@@ -663,7 +663,7 @@ int gpuinst_profile_passes(const char *metrics, const char *chip, int32_t *passe
  *    argument may be NULL when not wanted.
  *  - Results are cached per chip and profiler type for the life of the
  *    process: the first query of a chip builds a CUPTI host object and reads
- *    its lists (the first of the process also loads libnvperf_host, ~0.3 s);
+ *    its lists (the first of the process also loads libnvperf_host: 0.1-0.3 s);
  *    every later query is a table lookup (bench/RESULTS.md, "Metric
  *    discovery").  Each distinct metric name or list asked about is kept
  *    (a few hundred bytes each).

@@ -4,7 +4,8 @@
  * of the process) and what the same query costs once cached, side by side
  * in one run (bench/RESULTS.md, "Metric discovery").  No GPU needed.
  *
- *   bench_metrics [CHIP] [N]      default GH100, 1000000 cached calls per case
+ *   bench_metrics [CHIP] [N] [cg]  default GH100, 1000000 cached calls per case;
+ *                                  cg: each cached case once, for callgrind
  *
  * Cases (first = the first call in this process, one shot; cached = mean
  * of N calls, best of 5 runs):
@@ -32,6 +33,48 @@ static double now(void)
 
 static volatile const char *sink;
 
+/* The cached cases as functions of their own, so that callgrind counts their
+ * instructions alone (bench/RESULTS.md: valgrind --tool=callgrind
+ * --toggle-collect='cached_*' bench_metrics GH100 10000 cg). */
+__attribute__((noinline)) static void cached_list(const char *chip, long n, int32_t count)
+{
+    const char *s;
+    int32_t c;
+    long k;
+    for (k = 0; k < n; k++) {
+        gpuinst_metrics_count(chip, GPUINST_PROFILER_RANGE, GPUINST_METRIC_ANY, &c);
+        gpuinst_metrics_name(chip, GPUINST_PROFILER_RANGE, GPUINST_METRIC_ANY, (int32_t)(k % count), &s);
+        sink = s;
+    }
+}
+
+__attribute__((noinline)) static void cached_props(const char *chip, long n, int32_t count)
+{
+    const char *s, *d, *u, *h;
+    int32_t ty, sc;
+    long k;
+    for (k = 0; k < n; k++) {
+        gpuinst_metrics_name(chip, GPUINST_PROFILER_RANGE, GPUINST_METRIC_ANY, (int32_t)(k % count), &s);
+        gpuinst_metrics_properties(chip, GPUINST_PROFILER_RANGE, s, &d, &u, &h, &ty, &sc);
+        sink = d;
+    }
+}
+
+__attribute__((noinline)) static void cached_passes(const char *chip, long n)
+{
+    int32_t p;
+    long k;
+    for (k = 0; k < n; k++) gpuinst_metrics_passes(chip, GPUINST_PROFILER_RANGE, "roofline", &p);
+}
+
+__attribute__((noinline)) static void cached_plan(const char *chip, long n, int32_t m)
+{
+    int32_t g, a, e;
+    long k;
+    for (k = 0; k < n; k++)
+        gpuinst_metrics_pass_plan(chip, GPUINST_PROFILER_RANGE, "roofline", (int32_t)(k % m), &g, &a, &e);
+}
+
 int main(int argc, char **argv)
 {
     const char *chip = argc > 1 ? argv[1] : "GH100";
@@ -40,7 +83,6 @@ int main(int argc, char **argv)
     double t0, first_list, first_props, first_pass, first_plan, second_chip, best[4] = {1e9, 1e9, 1e9, 1e9};
     const char *other = strcmp(chip, "GB100") == 0 ? "GH100" : "GB100";
     int32_t ocount = 0;
-    long k;
     int r, rc;
     const char *s, *d, *u, *h;
     int32_t ty, sc, g, a, e;
@@ -70,28 +112,27 @@ int main(int argc, char **argv)
     gpuinst_metrics_count(other, GPUINST_PROFILER_RANGE, GPUINST_METRIC_ANY, &ocount);
     second_chip = now() - t0;
 
+    if (argc > 3 && strcmp(argv[3], "cg") == 0) { /* under callgrind: each case once */
+        cached_list(chip, n, count);
+        cached_props(chip, n, count);
+        cached_passes(chip, n);
+        cached_plan(chip, n, m);
+        printf("bench_metrics: %ld calls per case (count instructions with callgrind)\n", n);
+        return 0;
+    }
     for (r = 0; r < 5; r++) {
         double t;
         t0 = now();
-        for (k = 0; k < n; k++) {
-            gpuinst_metrics_count(chip, GPUINST_PROFILER_RANGE, GPUINST_METRIC_ANY, &count);
-            gpuinst_metrics_name(chip, GPUINST_PROFILER_RANGE, GPUINST_METRIC_ANY, (int32_t)(k % count), &s);
-            sink = s;
-        }
+        cached_list(chip, n, count);
         if ((t = (now() - t0) / (double)n) < best[0]) best[0] = t;
         t0 = now();
-        for (k = 0; k < n; k++) {
-            gpuinst_metrics_name(chip, GPUINST_PROFILER_RANGE, GPUINST_METRIC_ANY, (int32_t)(k % count), &s);
-            gpuinst_metrics_properties(chip, GPUINST_PROFILER_RANGE, s, &d, &u, &h, &ty, &sc);
-            sink = d;
-        }
+        cached_props(chip, n, count);
         if ((t = (now() - t0) / (double)n) < best[1]) best[1] = t;
         t0 = now();
-        for (k = 0; k < n; k++) gpuinst_metrics_passes(chip, GPUINST_PROFILER_RANGE, "roofline", &p);
+        cached_passes(chip, n);
         if ((t = (now() - t0) / (double)n) < best[2]) best[2] = t;
         t0 = now();
-        for (k = 0; k < n; k++)
-            gpuinst_metrics_pass_plan(chip, GPUINST_PROFILER_RANGE, "roofline", (int32_t)(k % m), &g, &a, &e);
+        cached_plan(chip, n, m);
         if ((t = (now() - t0) / (double)n) < best[3]) best[3] = t;
     }
     printf("bench_metrics: chip %s, %d base metrics, roofline %d passes; cached: best of 5 x %ld calls\n", chip,

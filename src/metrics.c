@@ -444,6 +444,7 @@ typedef struct MxChip {
     int32_t nbase[4];
     MxMap names;             /* -> MxName */
     MxMap plans;             /* expanded list -> MxPlan */
+    MxMap plansBySpec;       /* the list as asked ("roofline") -> MxPlan: one short hash when cached */
 } MxChip;
 
 #define MX_MAX_CHIPS 128
@@ -458,9 +459,9 @@ static MxChip *mxChipGet(const char *chip, int32_t profiler, int *rc)
     char why[600];
     int i, t;
     if ((*rc = mxProfiler(profiler)) != GPUINST_SUCCESS) return NULL;
+    for (i = 0; chip != NULL && i < mxNChipCache; i++) /* the chips asked about: a few */
+        if (mxChips[i]->profiler == profiler && strcasecmp(mxChips[i]->chip, chip) == 0) return mxChips[i];
     if ((canon = mxChipCanon(chip, rc)) == NULL) return NULL;
-    for (i = 0; i < mxNChipCache; i++)
-        if (mxChips[i]->chip == canon && mxChips[i]->profiler == profiler) return mxChips[i];
     if (mxNChipCache >= MX_MAX_CHIPS) {
         *rc = mxFail(GPUINST_ERROR_LIMIT, "more than %d chip and profiler pairs asked about", MX_MAX_CHIPS);
         return NULL;
@@ -818,11 +819,17 @@ static int32_t mxPassesOf(MxChip *c, const char *const *names, int32_t n, int *r
 static MxPlan *mxPlanGet(const char *chip, int32_t profiler, const char *metrics, int *rc)
 {
     MxChip *c = mxChipGet(chip, profiler, rc);
-    MxList *l = c != NULL ? mxListGet(metrics, rc) : NULL;
+    MxList *l;
     MxPlan *p;
-    void **slot;
+    void **slot, **byspec;
     int32_t i;
-    if (l == NULL) return NULL;
+    if (c == NULL) return NULL;
+    byspec = mxMapSlot(&c->plansBySpec, metrics != NULL ? metrics : "", 0);
+    if (byspec != NULL && *byspec != NULL && ((MxPlan *)*byspec)->passes > 0) {
+        *rc = GPUINST_SUCCESS;
+        return (MxPlan *)*byspec;
+    }
+    if ((l = mxListGet(metrics, rc)) == NULL) return NULL;
     slot = mxMapSlot(&c->plans, l->joined, 1);
     if (slot != NULL && *slot == NULL) {
         p = (MxPlan *)mxAlloc(sizeof *p);
@@ -842,6 +849,7 @@ static MxPlan *mxPlanGet(const char *chip, int32_t profiler, const char *metrics
         p->passes = mxPassesOf(c, l->names, l->n, rc);
         if (p->passes == 0) return NULL;
     }
+    if ((byspec = mxMapSlot(&c->plansBySpec, metrics != NULL ? metrics : "", 1)) != NULL) *byspec = p;
     *rc = GPUINST_SUCCESS;
     return p;
 }

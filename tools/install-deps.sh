@@ -14,9 +14,10 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 # Newer CUPTIs for tests/metrics (metric discovery): PyPI's nvidia-cuda-cupti
 # wheels (libcupti, libnvperf_host, headers) under /opt/gpuinst-deps, used
 # only by those tests (GPUINST_CUPTI_LIB); gpuinst itself uses the toolkit's.
-# 13.1 reports each metric's collection scope without a GPU driver; 13.4's
-# headers declare the single-pass sets.  Without them those tests are skipped.
-for v in 13.1.115 13.4.92; do
+# 13.1 reports each metric's collection scope without a GPU driver; 13.2
+# declares the single-pass sets and needs the driver (gpuinst refuses it
+# without one, a test checks).  Without them those tests are skipped.
+for v in 13.1.115 13.2.86; do
   d=/opt/gpuinst-deps/nvidia-cuda-cupti-$v
   if [ ! -f "$d/nvidia/cu13/include/cupti_profiler_host.h" ]; then
     $SUDO /usr/bin/python3 -m pip install -q --no-deps --disable-pip-version-check --root-user-action=ignore \

@@ -16,6 +16,7 @@
 #include <cuda.h>
 #include <cupti_result.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include "profiler_decls.h"
 
 static int failures;
@@ -441,6 +442,34 @@ static void checkListsNoCupti(void)
     CHECK(gpuinst_metrics_set(5, &name, &metrics) == GPUINST_ERROR_INVALID_ARGUMENT, "set index 5");
 }
 
+/* The libnvperf_host this process mapped is the one beside its libcupti
+ * (src/profiler_host.c pairs them: CUPTI's own dlopen by soname would take
+ * the toolkit's from the loader's cache for a libcupti from elsewhere). */
+static void checkNvperfPair(void)
+{
+    char line[4600], want[4400], real[PATH_MAX], mapped[PATH_MAX];
+    const char *cupti = gpuinstLibPath(GPUINST_LIB_CUPTI), *slash = strrchr(cupti, '/');
+    FILE *f = fopen("/proc/self/maps", "r");
+    int found = 0, other = 0;
+    if (f == NULL || slash == NULL) {
+        if (f != NULL) fclose(f);
+        return;
+    }
+    snprintf(want, sizeof want, "%.*s/libnvperf_host.so", (int)(slash - cupti), cupti);
+    if (realpath(want, real) == NULL) snprintf(real, sizeof real, "%.4000s", want); /* symlinked toolkit dirs */
+    while (fgets(line, sizeof line, f) != NULL) {
+        char *p = strstr(line, "/libnvperf_host.so");
+        if (p == NULL) continue;
+        p = strchr(line, '/');
+        p[strcspn(p, "\n")] = '\0';
+        if (realpath(p, mapped) != NULL && strcmp(mapped, real) == 0) found = 1;
+        else if (!other++) fprintf(stderr, "mapped: %s\n", p);
+    }
+    fclose(f);
+    CHECK(found && !other, "libnvperf_host beside %s not the only one mapped (found %d, others %d)", cupti, found,
+          other);
+}
+
 /* Several threads make the first query of a chip at once. */
 static const char *threadChip;
 static void *threadMain(void *arg)
@@ -504,6 +533,7 @@ int main(int argc, char **argv)
         checkUnknown(chips[i]);
     }
     checkErrors();
+    checkNvperfPair();
     if (failures == 0) printf("test_metrics: all checks passed\n");
     return failures != 0;
 }
