@@ -5055,6 +5055,11 @@ GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out
 GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
 GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
 GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
+/* gpuinst's named set i (0 <= i < gpuinstMetricSetCount()): its name and
+ * NULL-terminated metric names (static storage).  INVALID_ARGUMENT past
+ * the end. */
+GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void);
+GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics);
 /* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
 GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
 /* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
@@ -5079,6 +5084,45 @@ GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, 
 GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
                                          double *values, char *why, size_t cap);
 GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
+/* The same for a profiler type (GPUINST_PROFILER_RANGE / _PM_SAMPLING):
+ * gpuinstPhostCreate is this with GPUINST_PROFILER_RANGE. */
+GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
+                                          gpuinstPhost **out, char *why, size_t cap);
+/* Collection scope of metric i (GPUINST_METRIC_SCOPE_*). */
+GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i);
+/* Bare host-API queries (metric discovery, src/metrics.c).  A host object
+ * is a CUpti_Profiler_Host_Object * as void *.  Strings and arrays handed
+ * back are CUPTI's, valid until the next call on the same object: copy
+ * them.  Each returns a gpuinst status; *why a sentence where given. */
+typedef struct gpuinstMetricProps {
+    const char *description, *unit, *hw_unit; /* "" where CUPTI has none */
+    int32_t type;                             /* GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT */
+    int32_t scope;                            /* GPUINST_METRIC_SCOPE_* (UNKNOWN before CUPTI 13.1) */
+} gpuinstMetricProps;
+GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_t *avail, void **obj, char *why,
+                                       size_t cap);
+GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj);
+GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *const **names, size_t *n, char *why,
+                                            size_t cap);
+/* INVALID_ARGUMENT: no such metric of that type. */
+GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metric, const char *const **subs,
+                                           size_t *n);
+/* INVALID_ARGUMENT: unknown metric (for this chip and profiler type). */
+GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetricProps *out, char *why, size_t cap);
+/* Single-pass sets (CUPTI 13.2+; UNAVAILABLE before): *names is one
+ * malloc'ed block (n pointers, NULL, the texts): free(*names). */
+GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const char *set, char ***names, size_t *n,
+                                                     char *why, size_t cap);
+/* Up to k (<= GPUINST_NEAREST_MAX) valid full names nearest to `name`,
+ * into out + i * stride, given the chip's base metrics; returns how many.
+ * Base metrics: CUPTI 13.0 appends to the list at each GetBaseMetrics
+ * call on one object, so read them once per object. */
+GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
+                                             char *out, size_t stride, uint32_t k);
+/* cuptiGetVersion of the libcupti loaded (130001 for CUDA 13.0's), 0 if none. */
+GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void);
 /* libnvperf_host (what the host object needs; ~60-150 ms to open, under
  * the loader's lock) opened on a detached helper thread, once per process,
  * from libcupti's directory with CUPTI's flags, so that it overlaps the
@@ -7180,6 +7224,21 @@ static void loadCupti(LibSlot *L)
                      err, CUPTI_API_VERSION / 10000);
             return;
         }
+    }
+    /* CUPTI 13.2 and newer (they have cuptiProfilerHostGetSinglePassSets)
+     * need the NVIDIA driver for any call, cuptiGetVersion included: without
+     * libcuda.so.1, 13.2.86 recurses until its stack overflows (SIGSEGV) and
+     * 13.4.92 answers CUPTI_ERROR_UNKNOWN (measured on a machine without the
+     * driver).  Such a libcupti is refused there, before it is called. */
+    if (dlsym(h, "cuptiProfilerHostGetSinglePassSets") != NULL &&
+        dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL) == NULL) { /* kept open if found: gpuinst opens it later */
+        snprintf(L->why, sizeof L->why,
+                 "%.300s is CUPTI 13.2 or newer, which needs the NVIDIA driver (libcuda.so.1) even for its host "
+                 "API, and there is none here; on a machine without a GPU use the CUPTI of CUDA 13.0 or 13.1 "
+                 "(GPUINST_CUPTI_LIB)",
+                 L->path);
+        dlclose(h);
+        return;
     }
     dlerror();
     sym = dlsym(h, "cuptiGetVersion");
@@ -16427,7 +16486,10 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
  * The parsers and the edit distance below need no CUPTI and are compiled in
  * every configuration (tests/profiler/ uses them); the CUPTI part exists
  * only when GPUINST_WITH_CUPTI is on, and gpuinstPhostCreate answers
- * GPUINST_ERROR_UNAVAILABLE otherwise.
+ * GPUINST_ERROR_UNAVAILABLE otherwise.  Every raw call of the host API is
+ * made here: the range profiler's host objects (chip + metric list) and
+ * the bare queries the metric discovery API (src/metrics.c) caches
+ * (supported chips, base and sub-metrics, properties, single-pass sets).
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
@@ -16436,17 +16498,23 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
 #if GPUINST_WITH_CUPTI
 #include <cuda.h>
 #include <cupti_result.h>
+#include <dlfcn.h>
+#include <unistd.h>
 /************** Begin file src/profiler_decls.h **************/
 /*
  * profiler_decls.h -- gpuinst's own C declarations of the parts of
  * cupti_profiler_host.h and cupti_checkpoint.h that the range profiler uses.
  *
- * Why: cupti_profiler_host.h includes <string> and cupti_checkpoint.h is
- * C++ only (namespace NV::Cupti::Checkpoint, nullptr in its size macro), so
- * neither can be included from C.  The structs, enums and STRUCT_SIZE
- * values below are the CUDA 13.0 ones, member for member;
- * tests/profiler/test_decls.cpp compiles them beside the real headers and
- * checks every size, offset, enum value and function type.
+ * Why: cupti_profiler_host.h includes <string> (up to CUDA 13.1) and
+ * cupti_checkpoint.h is C++ only (namespace NV::Cupti::Checkpoint, nullptr
+ * in its size macro), so neither can be included from C.  The structs,
+ * enums and STRUCT_SIZE values below are the CUDA 13.0 ones, member for
+ * member, plus what later CUPTIs added that gpuinst uses, each marked with
+ * the CUPTI that has it (CUPTI_API_VERSION; an older libcupti refuses the
+ * larger struct size or lacks the function, which the callers handle);
+ * tests/profiler/test_decls.cpp compiles them beside the real headers (the
+ * toolkit's, and a newer CUPTI's where one is installed) and checks every
+ * size, offset, enum value and function type the header it sees has.
  *
  * The STRUCT_SIZE macros carry a GPUINST_ prefix so that both sets can be
  * seen in one translation unit (the test).
@@ -16471,6 +16539,13 @@ typedef enum CUpti_MetricType {
     CUPTI_METRIC_TYPE_THROUGHPUT,
     CUPTI_METRIC_TYPE__COUNT
 } CUpti_MetricType;
+
+/* CUPTI 13.1 (130100) and newer */
+typedef enum CUpti_MetricCollectionScope {
+    CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT = 0,
+    CUPTI_METRIC_COLLECTION_SCOPE_DEVICE,
+    CUPTI_METRIC_COLLECTION_SCOPE_INVALID
+} CUpti_MetricCollectionScope;
 
 typedef enum CUpti_ProfilerType {
     CUPTI_PROFILER_TYPE_RANGE_PROFILER,
@@ -16540,9 +16615,14 @@ typedef struct CUpti_Profiler_Host_GetMetricProperties_Params {
     const char *pHwUnit;                              /* [out] */
     const char *pDimUnit;                             /* [out] */
     CUpti_MetricType metricType;                      /* [out] */
+    CUpti_MetricCollectionScope metricCollectionScope; /* [out] CUPTI 13.1 and newer */
 } CUpti_Profiler_Host_GetMetricProperties_Params;
+/* CUDA 13.0's size (no collection scope) and 13.1's (with it): a 13.0
+ * libcupti answers CUPTI_ERROR_INVALID_PARAMETER to the larger one. */
 #define GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE \
     GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricProperties_Params, metricType)
+#define GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE_SCOPE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricProperties_Params, metricCollectionScope)
 
 typedef struct CUpti_Profiler_Host_GetRangeName_Params {
     size_t structSize;
@@ -16620,6 +16700,31 @@ typedef struct CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params {
 #define GPUINST_CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params_STRUCT_SIZE \
     GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params, maxMetricsPerPass)
 
+/* CUPTI 13.2 (130200) and newer: the single-pass metric sets of a chip
+ * (metrics that PM sampling collects together in one pass). */
+typedef struct CUpti_Profiler_Host_GetSinglePassSets_Params {
+    size_t structSize;
+    void *pPriv;
+    const char *pChipName;
+    size_t numOfSinglePassSets;                       /* [out] (NULL ppSinglePassSets: the count only) */
+    const char **ppSinglePassSets;                    /* [in] caller's array of numOfSinglePassSets, filled */
+} CUpti_Profiler_Host_GetSinglePassSets_Params;
+#define GPUINST_CUpti_Profiler_Host_GetSinglePassSets_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetSinglePassSets_Params, ppSinglePassSets)
+
+typedef struct CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params {
+    size_t structSize;
+    void *pPriv;
+    const char *pChipName;
+    const char *pSinglePassSetName;
+    size_t numOfMetricsInSinglePassSet;               /* [inout] */
+    size_t metricsBufferSize;                         /* [inout] */
+    size_t *pMetricsIndicesBuffer;                    /* [out] both NULL: query the two sizes */
+    uint8_t *pMetricsBuffer;                          /* [out] */
+} CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params;
+#define GPUINST_CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params, pMetricsBuffer)
+
 /* Function types of the host API, looked up in libcupti with dlsym. */
 typedef CUptiResult (*gpuinstCuptiHostInitializeFn)(CUpti_Profiler_Host_Initialize_Params *);
 typedef CUptiResult (*gpuinstCuptiHostDeinitializeFn)(CUpti_Profiler_Host_Deinitialize_Params *);
@@ -16635,6 +16740,9 @@ typedef CUptiResult (*gpuinstCuptiHostGetConfigImageFn)(CUpti_Profiler_Host_GetC
 typedef CUptiResult (*gpuinstCuptiHostGetNumOfPassesFn)(CUpti_Profiler_Host_GetNumOfPasses_Params *);
 typedef CUptiResult (*gpuinstCuptiHostGetMaxNumHardwareMetricsPerPassFn)(
     CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetSinglePassSetsFn)(CUpti_Profiler_Host_GetSinglePassSets_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetMetricsInSinglePassSetFn)(
+    CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params *);
 
 /* ---- cupti_checkpoint.h (libcheckpoint.so; C++ header, C linkage) -------- */
 
@@ -16658,6 +16766,9 @@ typedef CUptiResult (*gpuinstCuptiCheckpointFn)(CUpti_Checkpoint *const); /* Sav
 
 #endif /* GPUINST_PROFILER_DECLS_H */
 /************** End of src/profiler_decls.h **************/
+#ifndef RTLD_DEEPBIND
+#define RTLD_DEEPBIND 0
+#endif
 #endif
 
 /* ---- named metric sets ------------------------------------------------------
@@ -16789,6 +16900,19 @@ GPUINST_PRIVATE const char *gpuinstMetricSetNames(void)
     return "time, memory, instructions, roofline, throughput";
 }
 
+GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics)
+{
+    if (i >= NSETS) return GPUINST_ERROR_INVALID_ARGUMENT;
+    *name = metricSets[i].name;
+    *metrics = metricSets[i].metrics;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void)
+{
+    return (uint32_t)NSETS;
+}
+
 /* ---- nearest names ----------------------------------------------------------- */
 
 GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max)
@@ -16850,6 +16974,7 @@ static struct {
     int loaded; /* 0 not tried, 1 ok, -1 failed */
     gpuinstCuptiHostInitializeFn init;
     gpuinstCuptiHostDeinitializeFn deinit;
+    gpuinstCuptiHostGetSupportedChipsFn chips;
     gpuinstCuptiHostGetBaseMetricsFn baseMetrics;
     gpuinstCuptiHostGetSubMetricsFn subMetrics;
     gpuinstCuptiHostGetMetricPropertiesFn props;
@@ -16859,7 +16984,12 @@ static struct {
     gpuinstCuptiHostGetConfigImageSizeFn imageSize;
     gpuinstCuptiHostGetConfigImageFn image;
     gpuinstCuptiHostGetNumOfPassesFn passes;
+    gpuinstCuptiHostGetSinglePassSetsFn spSets;       /* CUPTI 13.2+; NULL before */
+    gpuinstCuptiHostGetMetricsInSinglePassSetFn spMetrics;
     CUptiResult (*resultString)(CUptiResult, const char **);
+    CUptiResult (*version)(uint32_t *);
+    uint32_t apiVersion;  /* cuptiGetVersion: 130001 for CUDA 13.0's CUPTI */
+    int scope;            /* collection scope: 0 not tried, 1 CUPTI reports it (13.1+), -1 not */
     char why[256];
 } H;
 static pthread_mutex_t hostLock = PTHREAD_MUTEX_INITIALIZER;
@@ -16871,6 +17001,30 @@ static pthread_mutex_t hostLock = PTHREAD_MUTEX_INITIALIZER;
         memcpy(&(dst), &s_, sizeof s_);                      \
         if (s_ == NULL) missing = name;                      \
     } while (0)
+
+/* libnvperf_host, which CUPTI opens by its soname at the first host call,
+ * from libcupti's own directory first, with CUPTI's flags (CUDA 13.0:
+ * RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND): CUPTI's dlopen then finds this
+ * one (the loader matches the soname of a loaded object).  Otherwise a
+ * libcupti from elsewhere (GPUINST_CUPTI_LIB, a PyPI wheel) would get the
+ * toolkit's libnvperf_host from the loader's cache, another version than
+ * its own.  Already loaded (the range profiler's helper thread): nothing. */
+static void nvperfNextToCupti(void)
+{
+    char path[4400];
+    const char *cupti = gpuinstLibPath(GPUINST_LIB_CUPTI), *slash = strrchr(cupti, '/');
+    void *h;
+    if (slash == NULL ||
+        snprintf(path, sizeof path, "%.*s/libnvperf_host.so", (int)(slash - cupti), cupti) >= (int)sizeof path ||
+        access(path, R_OK) != 0)
+        return;
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (h != NULL) {
+        dlclose(h);
+        return;
+    }
+    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND); /* never closed: CUPTI uses it; a failure is CUPTI's to report */
+}
 
 static int phostLoad(const char **why)
 {
@@ -16884,6 +17038,7 @@ static int phostLoad(const char **why)
         } else {
             HOST_SYM(H.init, "cuptiProfilerHostInitialize");
             HOST_SYM(H.deinit, "cuptiProfilerHostDeinitialize");
+            HOST_SYM(H.chips, "cuptiProfilerHostGetSupportedChips");
             HOST_SYM(H.baseMetrics, "cuptiProfilerHostGetBaseMetrics");
             HOST_SYM(H.subMetrics, "cuptiProfilerHostGetSubMetrics");
             HOST_SYM(H.props, "cuptiProfilerHostGetMetricProperties");
@@ -16894,12 +17049,20 @@ static int phostLoad(const char **why)
             HOST_SYM(H.image, "cuptiProfilerHostGetConfigImage");
             HOST_SYM(H.passes, "cuptiProfilerHostGetNumOfPasses");
             HOST_SYM(H.resultString, "cuptiGetResultString");
+            HOST_SYM(H.version, "cuptiGetVersion");
             if (missing != NULL) {
                 snprintf(H.why, sizeof H.why,
                          "libcupti has no %s: the range profiler needs the CUPTI of CUDA 13 or newer "
                          "(set GPUINST_CUPTI_LIB to its libcupti.so)", missing);
                 H.loaded = -1;
             } else {
+                /* optional: CUPTI 13.2 and newer */
+                void *s1 = gpuinstCuptiSym("cuptiProfilerHostGetSinglePassSets");
+                void *s2 = gpuinstCuptiSym("cuptiProfilerHostGetMetricsInSinglePassSet");
+                memcpy(&H.spSets, &s1, sizeof s1);
+                memcpy(&H.spMetrics, &s2, sizeof s2);
+                if (H.version(&H.apiVersion) != CUPTI_SUCCESS) H.apiVersion = 0;
+                nvperfNextToCupti();
                 H.loaded = 1;
             }
         }
@@ -16920,17 +17083,14 @@ GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
     return "unknown CUPTI error";
 }
 
-struct gpuinstPhost {
-    CUpti_Profiler_Host_Object *obj;
-    char chip[64];
-    gpuinstMetricList metrics;
-    uint8_t *config;
-    size_t config_size;
-    uint32_t passes;
-    /* properties per metric (CUPTI's strings, valid while obj lives) */
-    const char **desc, **unit, **hwunit;
-    int *type;
-};
+/* The host API loaded, or UNAVAILABLE with the reason in why. */
+static int phostReady(char *why, size_t cap)
+{
+    const char *lw = NULL;
+    if (phostLoad(&lw) == GPUINST_SUCCESS) return GPUINST_SUCCESS;
+    if (why != NULL) snprintf(why, cap, "%s", lw);
+    return GPUINST_ERROR_UNAVAILABLE;
+}
 
 static int hostWhy(char *why, size_t cap, const char *what, CUptiResult r)
 {
@@ -16938,64 +17098,345 @@ static int hostWhy(char *why, size_t cap, const char *what, CUptiResult r)
     return GPUINST_ERROR_UNAVAILABLE;
 }
 
-/* The base metrics of all types for the chip, for suggestions (CUPTI's
- * arrays, valid while the host object lives). */
-static void hostSuggest(gpuinstPhost *ph, const char *name, char *why, size_t cap)
+/* ---- host objects and queries (used here and by src/metrics.c) ----------------------- */
+
+GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_t *avail, void **obj, char *why,
+                                       size_t cap)
+{
+    CUpti_Profiler_Host_Initialize_Params ip;
+    CUptiResult r;
+    *obj = NULL;
+    if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = GPUINST_CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+    ip.profilerType = ptype == GPUINST_PROFILER_PM_SAMPLING ? CUPTI_PROFILER_TYPE_PM_SAMPLING
+                                                            : CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    ip.pChipName = chip;
+    ip.pCounterAvailabilityImage = avail;
+    r = H.init(&ip);
+    if (r != CUPTI_SUCCESS) {
+        if (why != NULL && r == CUPTI_ERROR_INVALID_PARAMETER)
+            snprintf(why, cap, "cuptiProfilerHostInitialize: chip \"%.60s\" is not supported by this CUPTI", chip);
+        else
+            hostWhy(why, cap, "cuptiProfilerHostInitialize", r);
+        return GPUINST_ERROR_UNAVAILABLE;
+    }
+    *obj = ip.pHostObject;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj)
+{
+    CUpti_Profiler_Host_Deinitialize_Params dp;
+    if (obj == NULL) return;
+    memset(&dp, 0, sizeof dp);
+    dp.structSize = GPUINST_CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
+    dp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
+    H.deinit(&dp);
+}
+
+GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap)
+{
+    CUpti_Profiler_Host_GetSupportedChips_Params cp;
+    CUptiResult r;
+    *names = NULL;
+    *n = 0;
+    if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
+    memset(&cp, 0, sizeof cp);
+    cp.structSize = GPUINST_CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE;
+    r = H.chips(&cp);
+    if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetSupportedChips", r);
+    *names = cp.ppChipNames;
+    *n = cp.numChips;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *const **names, size_t *n, char *why,
+                                            size_t cap)
+{
+    CUpti_Profiler_Host_GetBaseMetrics_Params bp;
+    CUptiResult r;
+    memset(&bp, 0, sizeof bp);
+    bp.structSize = GPUINST_CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE;
+    bp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
+    bp.metricType = (CUpti_MetricType)type;
+    r = H.baseMetrics(&bp);
+    *names = r == CUPTI_SUCCESS ? (const char *const *)bp.ppMetricNames : NULL;
+    *n = r == CUPTI_SUCCESS && bp.ppMetricNames != NULL ? bp.numMetrics : 0;
+    return r == CUPTI_SUCCESS ? GPUINST_SUCCESS : hostWhy(why, cap, "cuptiProfilerHostGetBaseMetrics", r);
+}
+
+GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metric, const char *const **subs,
+                                           size_t *n)
+{
+    CUpti_Profiler_Host_GetSubMetrics_Params sp;
+    CUptiResult r;
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = GPUINST_CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE;
+    sp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
+    sp.metricType = (CUpti_MetricType)type;
+    sp.pMetricName = metric;
+    r = H.subMetrics(&sp);
+    *subs = r == CUPTI_SUCCESS ? (const char *const *)sp.ppSubMetrics : NULL;
+    *n = r == CUPTI_SUCCESS && sp.ppSubMetrics != NULL ? sp.numOfSubmetrics : 0;
+    return r == CUPTI_SUCCESS ? GPUINST_SUCCESS
+           : r == CUPTI_ERROR_INVALID_METRIC_NAME || r == CUPTI_ERROR_INVALID_PARAMETER ? GPUINST_ERROR_INVALID_ARGUMENT
+                                                                                          : GPUINST_ERROR_UNAVAILABLE;
+}
+
+/* Properties of `metric`, with the collection scope where the CUPTI reports
+ * it: 13.1's larger struct is tried once; a 13.0 libcupti answers
+ * INVALID_PARAMETER to it, and from then on the 13.0 size is used and the
+ * scope is GPUINST_METRIC_SCOPE_UNKNOWN. */
+GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetricProps *out, char *why, size_t cap)
+{
+    CUpti_Profiler_Host_GetMetricProperties_Params pp;
+    CUptiResult r = CUPTI_ERROR_UNKNOWN;
+    int scope = GPUINST_LOAD_ACQ(&H.scope);
+    memset(out, 0, sizeof *out);
+    memset(&pp, 0, sizeof pp);
+    pp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
+    pp.pMetricName = metric;
+    if (scope >= 0) {
+        pp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE_SCOPE;
+        pp.metricCollectionScope = CUPTI_METRIC_COLLECTION_SCOPE_INVALID;
+        r = H.props(&pp);
+        if (scope == 0 && r == CUPTI_SUCCESS) GPUINST_STORE_REL(&H.scope, 1);
+    }
+    if (scope < 0 || (scope == 0 && r == CUPTI_ERROR_INVALID_PARAMETER)) {
+        CUptiResult r0;
+        pp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
+        pp.metricCollectionScope = CUPTI_METRIC_COLLECTION_SCOPE_INVALID;
+        r0 = H.props(&pp);
+        if (scope == 0 && r0 == CUPTI_SUCCESS) GPUINST_STORE_REL(&H.scope, -1); /* the larger struct was refused */
+        r = r0;
+    }
+    if (r == CUPTI_ERROR_INVALID_METRIC_NAME || r == CUPTI_ERROR_INVALID_PARAMETER) {
+        if (why != NULL) snprintf(why, cap, "unknown metric \"%.200s\"", metric);
+        return GPUINST_ERROR_INVALID_ARGUMENT;
+    }
+    if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetMetricProperties", r);
+    out->description = pp.pDescription ? pp.pDescription : "";
+    out->unit = pp.pDimUnit ? pp.pDimUnit : "";
+    out->hw_unit = pp.pHwUnit ? pp.pHwUnit : "";
+    out->type = (int32_t)pp.metricType;
+    out->scope = GPUINST_LOAD_ACQ(&H.scope) > 0 && (pp.metricCollectionScope == CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT ||
+                                                    pp.metricCollectionScope == CUPTI_METRIC_COLLECTION_SCOPE_DEVICE)
+                     ? (int32_t)pp.metricCollectionScope
+                     : GPUINST_METRIC_SCOPE_UNKNOWN;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void)
+{
+    return phostLoad(NULL) == GPUINST_SUCCESS ? H.apiVersion : 0;
+}
+
+/* A list of n strings as one allocation (pointers, then the texts), freed
+ * with one free(). */
+static char **strvPack(const char *const *src, size_t n)
+{
+    size_t i, bytes = (n + 1) * sizeof(char *);
+    char **v, *p;
+    for (i = 0; i < n; i++) bytes += strlen(src[i]) + 1;
+    v = (char **)malloc(bytes);
+    if (v == NULL) return NULL;
+    p = (char *)(v + n + 1);
+    for (i = 0; i < n; i++) {
+        size_t l = strlen(src[i]) + 1;
+        memcpy(p, src[i], l);
+        v[i] = p;
+        p += l;
+    }
+    v[n] = NULL;
+    return v;
+}
+
+static int spUnavailable(char *why, size_t cap)
+{
+    if (why != NULL)
+        snprintf(why, cap,
+                 "single-pass metric sets need CUPTI 13.2 or newer (cuptiProfilerHostGetSinglePassSets); the libcupti "
+                 "loaded (%.300s) is version %u: set GPUINST_CUPTI_LIB to a newer one",
+                 gpuinstLibPath(GPUINST_LIB_CUPTI), (unsigned)H.apiVersion);
+    return GPUINST_ERROR_UNAVAILABLE;
+}
+
+GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, size_t *n, char *why, size_t cap)
+{
+    CUpti_Profiler_Host_GetSinglePassSets_Params sp;
+    const char **tmp;
+    CUptiResult r;
+    *names = NULL;
+    *n = 0;
+    if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
+    if (H.spSets == NULL) return spUnavailable(why, cap);
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = GPUINST_CUpti_Profiler_Host_GetSinglePassSets_Params_STRUCT_SIZE;
+    sp.pChipName = chip;
+    r = H.spSets(&sp); /* the count */
+    if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetSinglePassSets", r);
+    if (sp.numOfSinglePassSets == 0) {
+        *names = strvPack(NULL, 0);
+        return *names != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    if (sp.numOfSinglePassSets > 100000) return hostWhy(why, cap, "cuptiProfilerHostGetSinglePassSets", CUPTI_ERROR_UNKNOWN);
+    tmp = (const char **)calloc(sp.numOfSinglePassSets, sizeof *tmp);
+    if (tmp == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    sp.ppSinglePassSets = tmp;
+    r = H.spSets(&sp);
+    if (r == CUPTI_SUCCESS) {
+        size_t i;
+        for (i = 0; i < sp.numOfSinglePassSets; i++)
+            if (tmp[i] == NULL) r = CUPTI_ERROR_UNKNOWN;
+    }
+    if (r == CUPTI_SUCCESS) {
+        *names = strvPack(tmp, sp.numOfSinglePassSets);
+        *n = sp.numOfSinglePassSets;
+    }
+    free((void *)tmp);
+    if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetSinglePassSets", r);
+    return *names != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
+}
+
+/* The metrics of a single-pass set.  CUPTI fills a buffer of names and one
+ * index per metric: the byte offset of its NUL-terminated name (checked:
+ * every offset inside the buffer, every name terminated inside it). */
+GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const char *set, char ***names, size_t *n,
+                                                     char *why, size_t cap)
+{
+    CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params mp;
+    size_t *idx = NULL, i, cnt;
+    uint8_t *buf = NULL;
+    const char **tmp = NULL;
+    CUptiResult r;
+    int rc = GPUINST_SUCCESS;
+    *names = NULL;
+    *n = 0;
+    if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
+    if (H.spMetrics == NULL) return spUnavailable(why, cap);
+    memset(&mp, 0, sizeof mp);
+    mp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params_STRUCT_SIZE;
+    mp.pChipName = chip;
+    mp.pSinglePassSetName = set;
+    r = H.spMetrics(&mp); /* query mode: both sizes */
+    if (r == CUPTI_ERROR_INVALID_PARAMETER) {
+        if (why != NULL) snprintf(why, cap, "no single-pass metric set \"%.100s\" on %s", set, chip);
+        return GPUINST_ERROR_INVALID_ARGUMENT;
+    }
+    if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetMetricsInSinglePassSet", r);
+    cnt = mp.numOfMetricsInSinglePassSet;
+    if (cnt > 100000 || mp.metricsBufferSize > ((size_t)64 << 20))
+        return hostWhy(why, cap, "cuptiProfilerHostGetMetricsInSinglePassSet", CUPTI_ERROR_UNKNOWN);
+    idx = (size_t *)calloc(cnt ? cnt : 1, sizeof *idx);
+    buf = (uint8_t *)calloc(mp.metricsBufferSize ? mp.metricsBufferSize : 1, 1);
+    tmp = (const char **)calloc(cnt ? cnt : 1, sizeof *tmp);
+    if (idx == NULL || buf == NULL || tmp == NULL) {
+        rc = GPUINST_ERROR_OUT_OF_MEMORY;
+        goto out;
+    }
+    mp.pMetricsIndicesBuffer = idx;
+    mp.pMetricsBuffer = buf;
+    r = H.spMetrics(&mp);
+    if (r != CUPTI_SUCCESS) {
+        rc = hostWhy(why, cap, "cuptiProfilerHostGetMetricsInSinglePassSet", r);
+        goto out;
+    }
+    for (i = 0; i < cnt; i++) {
+        if (idx[i] >= mp.metricsBufferSize || memchr(buf + idx[i], '\0', mp.metricsBufferSize - idx[i]) == NULL) {
+            if (why != NULL)
+                snprintf(why, cap, "cuptiProfilerHostGetMetricsInSinglePassSet returned a metric index outside its "
+                         "buffer (set \"%.100s\", %s): refused", set, chip);
+            rc = GPUINST_ERROR_UNAVAILABLE;
+            goto out;
+        }
+        tmp[i] = (const char *)buf + idx[i];
+    }
+    *names = strvPack(tmp, cnt);
+    *n = cnt;
+    if (*names == NULL) rc = GPUINST_ERROR_OUT_OF_MEMORY;
+out:
+    free(idx);
+    free(buf);
+    free((void *)tmp);
+    return rc;
+}
+
+/* Up to k full names nearest to `name` on the host object's chip, nearest
+ * first, into out + i * stride; bases[0..nbases) are the chip's base
+ * metrics.  If the base name (before the first '.') is one of them, the
+ * rollup/sub-metric part is what is wrong: the base with its nearest
+ * sub-metrics; else the nearest base names with the name's own suffix. */
+GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
+                                             char *out, size_t stride, uint32_t k)
 {
     const char *near[GPUINST_NEAREST_MAX];
-    char base[256], buf[600];
+    char base[256];
     const char *dot = strchr(name, '.');
     const char *suffix = dot != NULL ? dot : "";
-    size_t blen = dot != NULL ? (size_t)(dot - name) : strlen(name);
+    size_t blen = dot != NULL ? (size_t)(dot - name) : strlen(name), j;
     uint32_t nn = 0, i;
-    int t;
-    const char **all = NULL;
-    size_t nall = 0;
     if (blen >= sizeof base) blen = sizeof base - 1;
     memcpy(base, name, blen);
     base[blen] = '\0';
-    for (t = CUPTI_METRIC_TYPE_COUNTER; t < CUPTI_METRIC_TYPE__COUNT; t++) {
-        CUpti_Profiler_Host_GetBaseMetrics_Params bp;
-        memset(&bp, 0, sizeof bp);
-        bp.structSize = GPUINST_CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE;
-        bp.pHostObject = ph->obj;
-        bp.metricType = (CUpti_MetricType)t;
-        if (H.baseMetrics(&bp) == CUPTI_SUCCESS && bp.numMetrics > 0) {
-            const char **na = (const char **)realloc((void *)all, (nall + bp.numMetrics) * sizeof *na);
+    if (k > GPUINST_NEAREST_MAX) k = GPUINST_NEAREST_MAX;
+    for (j = 0; j < nbases; j++)
+        if (strcmp(bases[j], base) == 0) break;
+    if (j < nbases) {
+        gpuinstMetricProps p;
+        const char *const *subs;
+        size_t ns;
+        if (gpuinstPhostProps(obj, base, &p, NULL, 0) == GPUINST_SUCCESS &&
+            gpuinstPhostSubMetrics(obj, (int)p.type, base, &subs, &ns) == GPUINST_SUCCESS)
+            nn = gpuinstNearestNames(suffix, subs, ns, near, k);
+        for (i = 0; i < nn; i++) snprintf(out + i * stride, stride, "%s%s", base, near[i]);
+    } else {
+        nn = gpuinstNearestNames(base, bases, nbases, near, k);
+        for (i = 0; i < nn; i++) snprintf(out + i * stride, stride, "%s%s", near[i], suffix);
+    }
+    return nn;
+}
+
+struct gpuinstPhost {
+    CUpti_Profiler_Host_Object *obj;
+    char chip[64];
+    gpuinstMetricList metrics;
+    uint8_t *config;
+    size_t config_size;
+    uint32_t passes;
+    gpuinstMetricProps *props; /* per metric (CUPTI's strings, valid while obj lives) */
+};
+
+/* The "unknown metric" sentence, with the nearest valid names.  The base
+ * metrics are read here, once per host object: CUPTI 13.0 appends to its
+ * list at every cuptiProfilerHostGetBaseMetrics call on the same object
+ * (3389, 6778, 10167 counters for GH100), so a kept object must not be
+ * asked twice (src/metrics.c keeps its first answer). */
+static void hostSuggest(gpuinstPhost *ph, const char *name, char *why, size_t cap)
+{
+    char near[5][256], buf[600];
+    const char **all = NULL;
+    size_t nall = 0;
+    uint32_t nn, i;
+    int t;
+    for (t = GPUINST_METRIC_COUNTER; t <= GPUINST_METRIC_THROUGHPUT; t++) {
+        const char *const *names;
+        size_t n;
+        if (gpuinstPhostBaseMetrics(ph->obj, t, &names, &n, NULL, 0) == GPUINST_SUCCESS && n > 0) {
+            const char **na = (const char **)realloc((void *)all, (nall + n) * sizeof *na);
             if (na == NULL) break;
             all = na;
-            memcpy((void *)(all + nall), (const void *)bp.ppMetricNames, bp.numMetrics * sizeof *all);
-            nall += bp.numMetrics;
+            memcpy((void *)(all + nall), (const void *)names, n * sizeof *all);
+            nall += n;
         }
     }
-    for (i = 0; i < nall; i++)
-        if (strcmp(all[i], base) == 0) break;
-    buf[0] = '\0';
-    if (nall > 0 && i < nall) {
-        /* the base exists: the rollup/submetric part is wrong */
-        CUpti_Profiler_Host_GetSubMetrics_Params sp;
-        memset(&sp, 0, sizeof sp);
-        sp.structSize = GPUINST_CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE;
-        sp.pHostObject = ph->obj;
-        sp.pMetricName = base;
-        for (t = CUPTI_METRIC_TYPE_COUNTER; t < CUPTI_METRIC_TYPE__COUNT; t++) {
-            sp.metricType = (CUpti_MetricType)t;
-            if (H.subMetrics(&sp) == CUPTI_SUCCESS && sp.numOfSubmetrics > 0) break;
-        }
-        if (t < CUPTI_METRIC_TYPE__COUNT)
-            nn = gpuinstNearestNames(suffix, (const char *const *)sp.ppSubMetrics, sp.numOfSubmetrics, near, 5);
-        for (i = 0; i < nn; i++) {
-            size_t l = strlen(buf);
-            snprintf(buf + l, sizeof buf - l, "%s%s%s", i ? ", " : "", base, near[i]);
-        }
-    } else if (nall > 0) {
-        nn = gpuinstNearestNames(base, (const char *const *)all, nall, near, 5);
-        for (i = 0; i < nn; i++) {
-            size_t l = strlen(buf);
-            snprintf(buf + l, sizeof buf - l, "%s%s%s", i ? ", " : "", near[i], suffix);
-        }
-    }
+    nn = gpuinstPhostNearest(ph->obj, all, nall, name, near[0], sizeof near[0], 5);
     free((void *)all);
+    buf[0] = '\0';
+    for (i = 0; i < nn; i++) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", near[i]);
+    }
     if (why != NULL)
         snprintf(why, cap, "unknown metric \"%.100s\" on %s; nearest valid names: %s (metric sets: %s)", name,
                  ph->chip, buf[0] ? buf : "none close", gpuinstMetricSetNames());
@@ -17004,29 +17445,19 @@ static void hostSuggest(gpuinstPhost *ph, const char *name, char *why, size_t ca
 GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph)
 {
     if (ph == NULL) return;
-    if (ph->obj != NULL) {
-        CUpti_Profiler_Host_Deinitialize_Params dp;
-        memset(&dp, 0, sizeof dp);
-        dp.structSize = GPUINST_CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
-        dp.pHostObject = ph->obj;
-        H.deinit(&dp);
-    }
+    gpuinstPhostObjFree(ph->obj);
     gpuinstMetricListFree(&ph->metrics);
     free(ph->config);
-    free((void *)ph->desc);
-    free((void *)ph->unit);
-    free((void *)ph->hwunit);
-    free(ph->type);
+    free(ph->props);
     free(ph);
 }
 
-GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
-                                       gpuinstPhost **out, char *why, size_t cap)
+GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
+                                          gpuinstPhost **out, char *why, size_t cap)
 {
     gpuinstPhost *ph;
-    const char *lw = NULL;
+    void *obj = NULL;
     CUptiResult r;
-    CUpti_Profiler_Host_Initialize_Params ip;
     CUpti_Profiler_Host_ConfigAddMetrics_Params ap;
     CUpti_Profiler_Host_GetConfigImageSize_Params sp;
     CUpti_Profiler_Host_GetConfigImage_Params gp;
@@ -17034,62 +17465,29 @@ GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, c
     uint32_t i;
     int rc;
     *out = NULL;
-    if (phostLoad(&lw) != GPUINST_SUCCESS) {
-        if (why != NULL) snprintf(why, cap, "%s", lw);
-        return GPUINST_ERROR_UNAVAILABLE;
-    }
     ph = (gpuinstPhost *)calloc(1, sizeof *ph);
     if (ph == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     snprintf(ph->chip, sizeof ph->chip, "%s", chip);
     rc = gpuinstMetricsParse(spec, &ph->metrics, why, cap);
+    if (rc == GPUINST_SUCCESS) rc = gpuinstPhostObjNew(ph->chip, ptype, avail, &obj, why, cap);
+    ph->obj = (CUpti_Profiler_Host_Object *)obj;
     if (rc != GPUINST_SUCCESS) {
         gpuinstPhostFree(ph);
         return rc;
     }
-    memset(&ip, 0, sizeof ip);
-    ip.structSize = GPUINST_CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
-    ip.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    ip.pChipName = ph->chip;
-    ip.pCounterAvailabilityImage = avail;
-    r = H.init(&ip);
-    if (r != CUPTI_SUCCESS) {
-        rc = hostWhy(why, cap, "cuptiProfilerHostInitialize", r);
-        if (why != NULL && r == CUPTI_ERROR_INVALID_PARAMETER)
-            snprintf(why, cap, "cuptiProfilerHostInitialize: chip \"%.60s\" is not supported by this CUPTI", chip);
-        gpuinstPhostFree(ph);
-        return rc;
-    }
-    ph->obj = ip.pHostObject;
-    ph->desc = (const char **)calloc(ph->metrics.n, sizeof *ph->desc);
-    ph->unit = (const char **)calloc(ph->metrics.n, sizeof *ph->unit);
-    ph->hwunit = (const char **)calloc(ph->metrics.n, sizeof *ph->hwunit);
-    ph->type = (int *)calloc(ph->metrics.n, sizeof *ph->type);
-    if (!ph->desc || !ph->unit || !ph->hwunit || !ph->type) {
+    ph->props = (gpuinstMetricProps *)calloc(ph->metrics.n, sizeof *ph->props);
+    if (ph->props == NULL) {
         gpuinstPhostFree(ph);
         return GPUINST_ERROR_OUT_OF_MEMORY;
     }
     /* Validate each name first: one clear message per unknown name. */
     for (i = 0; i < ph->metrics.n; i++) {
-        CUpti_Profiler_Host_GetMetricProperties_Params pp;
-        memset(&pp, 0, sizeof pp);
-        pp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
-        pp.pHostObject = ph->obj;
-        pp.pMetricName = ph->metrics.names[i];
-        r = H.props(&pp);
-        if (r == CUPTI_ERROR_INVALID_METRIC_NAME || r == CUPTI_ERROR_INVALID_PARAMETER) {
-            hostSuggest(ph, ph->metrics.names[i], why, cap);
-            gpuinstPhostFree(ph);
-            return GPUINST_ERROR_INVALID_ARGUMENT;
-        }
-        if (r != CUPTI_SUCCESS) {
-            rc = hostWhy(why, cap, "cuptiProfilerHostGetMetricProperties", r);
+        rc = gpuinstPhostProps(ph->obj, ph->metrics.names[i], &ph->props[i], why, cap);
+        if (rc == GPUINST_ERROR_INVALID_ARGUMENT) hostSuggest(ph, ph->metrics.names[i], why, cap);
+        if (rc != GPUINST_SUCCESS) {
             gpuinstPhostFree(ph);
             return rc;
         }
-        ph->desc[i] = pp.pDescription ? pp.pDescription : "";
-        ph->unit[i] = pp.pDimUnit ? pp.pDimUnit : "";
-        ph->hwunit[i] = pp.pHwUnit ? pp.pHwUnit : "";
-        ph->type[i] = (int)pp.metricType;
     }
     memset(&ap, 0, sizeof ap);
     ap.structSize = GPUINST_CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
@@ -17143,6 +17541,12 @@ GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, c
     return GPUINST_SUCCESS;
 }
 
+GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
+                                       gpuinstPhost **out, char *why, size_t cap)
+{
+    return gpuinstPhostCreateFor(chip, GPUINST_PROFILER_RANGE, avail, spec, out, why, cap);
+}
+
 GPUINST_PRIVATE uint32_t gpuinstPhostPasses(const gpuinstPhost *ph)
 {
     return ph->passes;
@@ -17162,10 +17566,15 @@ GPUINST_PRIVATE const gpuinstMetricList *gpuinstPhostMetrics(const gpuinstPhost 
 GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, const char **desc,
                                             const char **unit, const char **hwunit, int *type)
 {
-    *desc = ph->desc[i];
-    *unit = ph->unit[i];
-    *hwunit = ph->hwunit[i];
-    *type = ph->type[i];
+    *desc = ph->props[i].description;
+    *unit = ph->props[i].unit;
+    *hwunit = ph->props[i].hw_unit;
+    *type = (int)ph->props[i].type;
+}
+
+GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i)
+{
+    return ph->props[i].scope;
 }
 
 GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
@@ -17220,6 +17629,1289 @@ GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
 
 #endif /* GPUINST_WITH_CUPTI */
 /************** End of src/profiler_host.c **************/
+/************** Begin file src/metrics.c **************/
+/*
+ * metrics.c -- metric discovery: the public gpuinst_metrics_* API (issue
+ * 21), what the CUPTI profiler host API knows about a chip's metrics,
+ * cached per chip and profiler type for the life of the process.
+ *
+ * Every raw host-API call is made in src/profiler_host.c (gpuinstPhost*);
+ * this file keeps what they answer:
+ *   - the supported chips (one list per process);
+ *   - per (chip, profiler type) an MxChip: its host object (kept: the
+ *     properties, sub-metrics and nearest names of names asked about later
+ *     are read from it), its base metrics by type (read once: CUPTI 13.0
+ *     appends to its list at each call on one object), and a map from each
+ *     metric name asked about to what is known of it (properties,
+ *     sub-metrics, nearest names), filled on first use;
+ *   - per (chip, profiler type, expanded list) a pass plan (the list's
+ *     passes from the same host-object code as the range profiler's, and
+ *     per metric its passes alone, whether it forces extra passes, and a
+ *     split into one-pass groups);
+ *   - the expanded metric lists (no chip) and the single-pass sets.
+ * Nothing is ever freed or moved: texts and arrays live in an arena of
+ * 64 KiB blocks, so every pointer handed out stays valid until the process
+ * exits (the public contract), and a later query is a hash lookup under
+ * one mutex.  The failure sentence of a call goes to a per-thread buffer
+ * (gpuinst_metrics_last_error); nothing is printed.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <strings.h>
+
+#if GPUINST_WITH_CUPTI
+#include <cuda.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+#include <cupti_profiler_target.h>
+#endif
+
+#define MX_WHY 1024
+
+/* ---- the calling thread's last failure ------------------------------------------- */
+
+static pthread_once_t mxKeyOnce = PTHREAD_ONCE_INIT;
+static pthread_key_t mxKey;
+static int mxKeyOk;
+
+static void mxKeyMake(void)
+{
+    mxKeyOk = pthread_key_create(&mxKey, free) == 0;
+}
+
+static char *mxErrBuf(void)
+{
+    char *b;
+    pthread_once(&mxKeyOnce, mxKeyMake);
+    if (!mxKeyOk) return NULL;
+    b = (char *)pthread_getspecific(mxKey);
+    if (b == NULL) {
+        b = (char *)calloc(1, MX_WHY);
+        if (b != NULL && pthread_setspecific(mxKey, b) != 0) {
+            free(b);
+            b = NULL;
+        }
+    }
+    return b;
+}
+
+/* Records the sentence and returns rc. */
+static int mxFail(int rc, const char *fmt, ...)
+{
+    char *b = mxErrBuf();
+    if (b != NULL) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(b, MX_WHY, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
+}
+
+const char *gpuinst_metrics_last_error(void)
+{
+    const char *b = mxErrBuf();
+    return b != NULL ? b : "";
+}
+
+/* ---- the arena and a map of names (under mxLock) --------------------------------- */
+
+static pthread_mutex_t mxLock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct MxBlock {
+    struct MxBlock *next;
+    size_t used, cap;
+} MxBlock;
+static MxBlock *mxArena;
+
+static void *mxAlloc(size_t n)
+{
+    void *p;
+    n = (n + 7) & ~(size_t)7;
+    if (mxArena == NULL || mxArena->used + n > mxArena->cap) {
+        size_t cap = n > 65536 - sizeof(MxBlock) ? n : 65536 - sizeof(MxBlock);
+        MxBlock *b = (MxBlock *)malloc(sizeof(MxBlock) + cap);
+        if (b == NULL) return NULL;
+        b->next = mxArena;
+        b->used = 0;
+        b->cap = cap;
+        mxArena = b;
+    }
+    p = (char *)(mxArena + 1) + mxArena->used;
+    mxArena->used += n;
+    return p;
+}
+
+static const char *mxStr(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = (char *)mxAlloc(n);
+    if (p != NULL) memcpy(p, s, n);
+    return p;
+}
+
+/* A copy of n strings: the pointer array and the texts in the arena. */
+static const char **mxStrv(const char *const *src, size_t n)
+{
+    const char **v = (const char **)mxAlloc((n + 1) * sizeof *v);
+    size_t i;
+    if (v == NULL) return NULL;
+    for (i = 0; i < n; i++)
+        if ((v[i] = mxStr(src[i] != NULL ? src[i] : "")) == NULL) return NULL;
+    v[n] = NULL;
+    return v;
+}
+
+/* Open addressing, string keys (copied into the arena), void * values. */
+typedef struct MxMap {
+    const char **keys;
+    uint64_t *hashes;
+    void **vals;
+    uint32_t n, cap; /* cap: power of two, or 0 */
+} MxMap;
+
+static void **mxMapSlot(MxMap *m, const char *key, int create)
+{
+    size_t len = strlen(key);
+    uint64_t h = gpuinstHash(key, len);
+    uint32_t i;
+    if (m->cap == 0 || (create && (m->n + 1) * 2 > m->cap)) {
+        uint32_t ncap = m->cap ? m->cap * 2 : 64, j;
+        const char **nk;
+        uint64_t *nh;
+        void **nv;
+        if (!create && m->cap == 0) return NULL;
+        nk = (const char **)calloc(ncap, sizeof *nk);
+        nh = (uint64_t *)calloc(ncap, sizeof *nh);
+        nv = (void **)calloc(ncap, sizeof *nv);
+        if (nk == NULL || nh == NULL || nv == NULL) {
+            free((void *)nk);
+            free(nh);
+            free(nv);
+            return NULL;
+        }
+        for (j = 0; j < m->cap; j++) {
+            uint32_t k;
+            if (m->keys[j] == NULL) continue;
+            for (k = (uint32_t)m->hashes[j] & (ncap - 1); nk[k] != NULL; k = (k + 1) & (ncap - 1)) {}
+            nk[k] = m->keys[j];
+            nh[k] = m->hashes[j];
+            nv[k] = m->vals[j];
+        }
+        free((void *)m->keys);
+        free(m->hashes);
+        free(m->vals);
+        m->keys = nk;
+        m->hashes = nh;
+        m->vals = nv;
+        m->cap = ncap;
+    }
+    for (i = (uint32_t)h & (m->cap - 1); m->keys[i] != NULL; i = (i + 1) & (m->cap - 1))
+        if (m->hashes[i] == h && strcmp(m->keys[i], key) == 0) return &m->vals[i];
+    if (!create) return NULL;
+    if ((m->keys[i] = mxStr(key)) == NULL) return NULL;
+    m->hashes[i] = h;
+    m->vals[i] = NULL;
+    m->n++;
+    return &m->vals[i];
+}
+
+/* ---- argument checks ----------------------------------------------------------------- */
+
+static int mxOut(const void *p, const char *what)
+{
+    return p != NULL ? GPUINST_SUCCESS
+                     : mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "%s must not be NULL", what);
+}
+
+static int mxIndex(int32_t index, int32_t n, const char *what)
+{
+    return index >= 0 && index < n
+               ? GPUINST_SUCCESS
+               : mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "%s index %d is out of range (0..%d)", what, (int)index,
+                        (int)n - 1);
+}
+
+/* ---- expanded metric lists (no CUPTI) ------------------------------------------------ */
+
+typedef struct MxList {
+    int32_t n;
+    const char **names;
+    const char *joined; /* "a,b,c": the key of the plans */
+} MxList;
+static MxMap mxLists;
+
+/* The expanded list of `spec` (cached), or NULL with the reason recorded. */
+static MxList *mxListGet(const char *spec, int *rc)
+{
+    void **slot;
+    MxList *l;
+    gpuinstMetricList ml;
+    char err[600];
+    size_t i, len = 0;
+    char *j;
+    if (spec == NULL) spec = "";
+    slot = mxMapSlot(&mxLists, spec, 1);
+    if (slot == NULL) {
+        *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    if (*slot != NULL) return (MxList *)*slot;
+    err[0] = '\0';
+    *rc = gpuinstMetricsParse(spec, &ml, err, sizeof err);
+    if (*rc != GPUINST_SUCCESS) {
+        mxFail(*rc, "%s", err[0] ? err : "bad metric list");
+        return NULL;
+    }
+    l = (MxList *)mxAlloc(sizeof *l);
+    for (i = 0; i < ml.n; i++) len += strlen(ml.names[i]) + 1;
+    j = (char *)mxAlloc(len + 1);
+    if (l == NULL || j == NULL || (l->names = mxStrv((const char *const *)ml.names, ml.n)) == NULL) {
+        gpuinstMetricListFree(&ml);
+        *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    l->n = (int32_t)ml.n;
+    j[0] = '\0';
+    for (i = 0, len = 0; i < ml.n; i++) {
+        size_t k = strlen(ml.names[i]);
+        if (i) j[len++] = ',';
+        memcpy(j + len, ml.names[i], k);
+        len += k;
+    }
+    j[len] = '\0';
+    l->joined = j;
+    gpuinstMetricListFree(&ml);
+    *slot = l;
+    return l;
+}
+
+int gpuinst_metrics_list_count(const char *metrics, int32_t *count)
+{
+    MxList *l;
+    int rc = mxOut(count, "count");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *count = 0;
+    pthread_mutex_lock(&mxLock);
+    l = mxListGet(metrics, &rc);
+    if (l != NULL) *count = l->n;
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_list_name(const char *metrics, int32_t index, const char **name)
+{
+    MxList *l;
+    int rc = mxOut(name, "name");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *name = "";
+    pthread_mutex_lock(&mxLock);
+    l = mxListGet(metrics, &rc);
+    if (l != NULL && (rc = mxIndex(index, l->n, "metric list")) == GPUINST_SUCCESS) *name = l->names[index];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+/* ---- gpuinst's named sets (no CUPTI) ------------------------------------------------- */
+
+static const char *mxSetJoined[32];
+
+int gpuinst_metrics_set_count(int32_t *count)
+{
+    int rc = mxOut(count, "count");
+    if (rc == GPUINST_SUCCESS) *count = (int32_t)gpuinstMetricSetCount();
+    return rc;
+}
+
+int gpuinst_metrics_set(int32_t index, const char **name, const char **metrics)
+{
+    const char *n = "";
+    const char *const *m = NULL;
+    int rc = mxIndex(index, (int32_t)gpuinstMetricSetCount(), "metric set");
+    if (name != NULL) *name = "";
+    if (metrics != NULL) *metrics = "";
+    if (rc != GPUINST_SUCCESS) return rc;
+    gpuinstMetricSet((uint32_t)index, &n, &m);
+    pthread_mutex_lock(&mxLock);
+    if (index < 32 && mxSetJoined[index] == NULL) {
+        MxList *l = mxListGet(n, &rc); /* the set's own name expands to its metrics */
+        if (l != NULL) mxSetJoined[index] = l->joined;
+    }
+    if (metrics != NULL && mxSetJoined[index] != NULL) *metrics = mxSetJoined[index];
+    pthread_mutex_unlock(&mxLock);
+    if (name != NULL) *name = n;
+    return rc;
+}
+
+#if GPUINST_WITH_CUPTI
+
+static int mxProfiler(int32_t profiler)
+{
+    return profiler == GPUINST_PROFILER_RANGE || profiler == GPUINST_PROFILER_PM_SAMPLING
+               ? GPUINST_SUCCESS
+               : mxFail(GPUINST_ERROR_INVALID_ARGUMENT,
+                        "profiler %d is neither GPUINST_PROFILER_RANGE (0) nor GPUINST_PROFILER_PM_SAMPLING (1)",
+                        (int)profiler);
+}
+
+static const char *mxProfilerName(int32_t profiler)
+{
+    return profiler == GPUINST_PROFILER_PM_SAMPLING ? "PM sampling" : "the range profiler";
+}
+
+/* ---- supported chips ------------------------------------------------------------------- */
+
+static const char **mxChipNames;
+static int32_t mxNChips;
+static int mxChipsState; /* 0 not asked, 1 ok, -1 failed (mxChipsWhy) */
+static char mxChipsWhy[600];
+static int mxChipsRc;
+
+static int mxChipsLoad(void)
+{
+    if (mxChipsState == 0) {
+        const char *const *names;
+        size_t n = 0;
+        mxChipsRc = gpuinstPhostChips(&names, &n, mxChipsWhy, sizeof mxChipsWhy);
+        if (mxChipsRc == GPUINST_SUCCESS && (mxChipNames = mxStrv(names, n)) == NULL) {
+            mxChipsRc = GPUINST_ERROR_OUT_OF_MEMORY;
+            snprintf(mxChipsWhy, sizeof mxChipsWhy, "out of memory");
+        }
+        if (mxChipsRc == GPUINST_SUCCESS) {
+            mxNChips = (int32_t)n;
+            mxChipsState = 1;
+        } else {
+            /* UNAVAILABLE stays; a lack of memory may pass: ask again next time */
+            if (mxChipsRc == GPUINST_ERROR_UNAVAILABLE) mxChipsState = -1;
+            return mxFail(mxChipsRc, "%s", mxChipsWhy);
+        }
+    }
+    return mxChipsState == 1 ? GPUINST_SUCCESS : mxFail(mxChipsRc, "%s", mxChipsWhy);
+}
+
+/* CUPTI's spelling of `chip` (any case), or NULL with the reason. */
+static const char *mxChipCanon(const char *chip, int *rc)
+{
+    int32_t i;
+    if (chip == NULL || chip[0] == '\0') {
+        *rc = mxFail(GPUINST_ERROR_INVALID_ARGUMENT,
+                     "no chip name given: name one of gpuinst_metrics_chip (gpuinst-metrics --chips), e.g. GH100");
+        return NULL;
+    }
+    if ((*rc = mxChipsLoad()) != GPUINST_SUCCESS) return NULL;
+    for (i = 0; i < mxNChips; i++)
+        if (strcasecmp(mxChipNames[i], chip) == 0) return mxChipNames[i];
+    {
+        char up[64], list[400];
+        const char *near[3];
+        uint32_t nn, k;
+        size_t l = strlen(chip);
+        if (l >= sizeof up) l = sizeof up - 1;
+        for (k = 0; k < l; k++) up[k] = (char)toupper((unsigned char)chip[k]);
+        up[l] = '\0';
+        nn = gpuinstNearestNames(up, mxChipNames, (size_t)mxNChips, near, 3);
+        list[0] = '\0';
+        for (k = 0; k < nn; k++) {
+            size_t ll = strlen(list);
+            snprintf(list + ll, sizeof list - ll, "%s%s", k ? ", " : "", near[k]);
+        }
+        *rc = mxFail(GPUINST_ERROR_INVALID_ARGUMENT,
+                     "chip \"%.60s\" is not supported by this CUPTI (%s); nearest: %s (all: gpuinst-metrics --chips)",
+                     chip, gpuinstLibPath(GPUINST_LIB_CUPTI), nn ? list : "none close");
+    }
+    return NULL;
+}
+
+int gpuinst_metrics_chip_count(int32_t *count)
+{
+    int rc = mxOut(count, "count");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *count = 0;
+    pthread_mutex_lock(&mxLock);
+    rc = mxChipsLoad();
+    if (rc == GPUINST_SUCCESS) *count = mxNChips;
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_chip(int32_t index, const char **chip)
+{
+    int rc = mxOut(chip, "chip");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *chip = "";
+    pthread_mutex_lock(&mxLock);
+    if ((rc = mxChipsLoad()) == GPUINST_SUCCESS && (rc = mxIndex(index, mxNChips, "chip")) == GPUINST_SUCCESS)
+        *chip = mxChipNames[index];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+/* ---- one chip and profiler type ---------------------------------------------------------- */
+
+typedef struct MxName {      /* a metric name asked about (base or full) */
+    int8_t props;            /* 0 not asked, 1 known, -1 unknown */
+    int8_t subs, nearDone;   /* 1 when filled */
+    int32_t type, scope;
+    const char *desc, *unit, *hw;
+    const char **sub;
+    int32_t nsub;
+    const char **nearv;
+    int32_t nnear;
+} MxName;
+
+typedef struct MxPlan {      /* one expanded list */
+    const MxList *list;
+    int32_t passes;          /* 0 not computed */
+    int done;                /* the per-metric part below is filled */
+    int32_t *group, *alone, *extra;
+} MxPlan;
+
+typedef struct MxChip {
+    const char *chip;        /* CUPTI's spelling */
+    int32_t profiler;
+    void *obj;               /* the host object (chip, type; no counter availability image) */
+    const char **base[4];    /* by type; [3]: all, counters first */
+    int32_t nbase[4];
+    MxMap names;             /* -> MxName */
+    MxMap plans;             /* expanded list -> MxPlan */
+    MxMap plansBySpec;       /* the list as asked ("roofline") -> MxPlan: one short hash when cached */
+} MxChip;
+
+#define MX_MAX_CHIPS 128
+static MxChip *mxChips[MX_MAX_CHIPS];
+static int mxNChipCache;
+
+/* The cache of (chip, profiler), built on first use, or NULL (reason). */
+static MxChip *mxChipGet(const char *chip, int32_t profiler, int *rc)
+{
+    const char *canon;
+    MxChip *c;
+    char why[600];
+    int i, t;
+    if ((*rc = mxProfiler(profiler)) != GPUINST_SUCCESS) return NULL;
+    for (i = 0; chip != NULL && i < mxNChipCache; i++) /* the chips asked about: a few */
+        if (mxChips[i]->profiler == profiler && strcasecmp(mxChips[i]->chip, chip) == 0) return mxChips[i];
+    if ((canon = mxChipCanon(chip, rc)) == NULL) return NULL;
+    if (mxNChipCache >= MX_MAX_CHIPS) {
+        *rc = mxFail(GPUINST_ERROR_LIMIT, "more than %d chip and profiler pairs asked about", MX_MAX_CHIPS);
+        return NULL;
+    }
+    c = (MxChip *)mxAlloc(sizeof *c);
+    if (c == NULL) {
+        *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    memset(c, 0, sizeof *c);
+    c->chip = canon;
+    c->profiler = profiler;
+    why[0] = '\0';
+    *rc = gpuinstPhostObjNew(canon, (int)profiler, NULL, &c->obj, why, sizeof why);
+    if (*rc != GPUINST_SUCCESS) {
+        mxFail(*rc, "%s", why);
+        return NULL;
+    }
+    for (t = GPUINST_METRIC_COUNTER; t <= GPUINST_METRIC_THROUGHPUT && *rc == GPUINST_SUCCESS; t++) {
+        const char *const *names;
+        size_t n = 0;
+        *rc = gpuinstPhostBaseMetrics(c->obj, t, &names, &n, why, sizeof why);
+        if (*rc != GPUINST_SUCCESS) {
+            mxFail(*rc, "%s", why);
+        } else if ((c->base[t] = mxStrv(names, n)) == NULL) {
+            *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        } else {
+            c->nbase[t] = (int32_t)n;
+        }
+    }
+    if (*rc == GPUINST_SUCCESS) {
+        int32_t all = c->nbase[0] + c->nbase[1] + c->nbase[2], k = 0;
+        c->base[3] = (const char **)mxAlloc(((size_t)all + 1) * sizeof(char *));
+        if (c->base[3] == NULL) *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (t = 0; t < 3 && c->base[3] != NULL; t++) {
+            memcpy((void *)(c->base[3] + k), (const void *)c->base[t], (size_t)c->nbase[t] * sizeof(char *));
+            k += c->nbase[t];
+        }
+        if (c->base[3] != NULL) c->base[3][all] = NULL;
+        c->nbase[3] = all;
+    }
+    if (*rc != GPUINST_SUCCESS) {
+        gpuinstPhostObjFree(c->obj); /* the arena keeps the rest: a few bytes */
+        return NULL;
+    }
+    mxChips[mxNChipCache++] = c;
+    return c;
+}
+
+/* What is known of `metric` (props loaded), or NULL with the reason;
+ * INVALID_ARGUMENT for a name the chip does not have. */
+static MxName *mxNameGet(MxChip *c, const char *metric, int *rc);
+
+static int mxNearestFill(MxChip *c, MxName *e, const char *name)
+{
+    char buf[GPUINST_NEAREST_MAX][256];
+    const char *ptrs[GPUINST_NEAREST_MAX];
+    uint32_t n, i;
+    if (e->nearDone) return GPUINST_SUCCESS;
+    n = gpuinstPhostNearest(c->obj, c->base[3], (size_t)c->nbase[3], name, buf[0], sizeof buf[0], GPUINST_NEAREST_MAX);
+    for (i = 0; i < n; i++) ptrs[i] = buf[i];
+    if ((e->nearv = mxStrv(ptrs, n)) == NULL) return mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+    e->nnear = (int32_t)n;
+    e->nearDone = 1;
+    return GPUINST_SUCCESS;
+}
+
+/* "unknown metric "x" on GH100 for the range profiler; nearest valid names: a, b" */
+static void mxUnknownSentence(MxChip *c, MxName *e, const char *name, char *out, size_t cap)
+{
+    int32_t i;
+    size_t l;
+    snprintf(out, cap, "unknown metric \"%.200s\" on %s for %s; nearest valid names: ", name, c->chip,
+             mxProfilerName(c->profiler));
+    if (mxNearestFill(c, e, name) != GPUINST_SUCCESS || e->nnear == 0) {
+        l = strlen(out);
+        snprintf(out + l, cap - l, "none close (all: gpuinst-metrics --chip %s --list)", c->chip);
+        return;
+    }
+    for (i = 0; i < e->nnear && i < 5; i++) {
+        l = strlen(out);
+        snprintf(out + l, cap - l, "%s%s", i ? ", " : "", e->nearv[i]);
+    }
+}
+
+static MxName *mxNameSlot(MxChip *c, const char *metric, int *rc)
+{
+    void **slot;
+    if (metric == NULL || metric[0] == '\0') {
+        *rc = mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "no metric name given");
+        return NULL;
+    }
+    if (strlen(metric) > 255) {
+        *rc = mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "metric name of %zu bytes is too long (limit 255)",
+                     strlen(metric));
+        return NULL;
+    }
+    slot = mxMapSlot(&c->names, metric, 1);
+    if (slot != NULL && *slot == NULL) {
+        MxName *e = (MxName *)mxAlloc(sizeof *e);
+        if (e != NULL) memset(e, 0, sizeof *e);
+        *slot = e;
+    }
+    if (slot == NULL || *slot == NULL) {
+        *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    *rc = GPUINST_SUCCESS;
+    return (MxName *)*slot;
+}
+
+static MxName *mxNameGet(MxChip *c, const char *metric, int *rc)
+{
+    MxName *e = mxNameSlot(c, metric, rc);
+    if (e == NULL) return NULL;
+    if (e->props == 0) {
+        gpuinstMetricProps p;
+        char why[600];
+        *rc = gpuinstPhostProps(c->obj, metric, &p, why, sizeof why);
+        if (*rc == GPUINST_ERROR_INVALID_ARGUMENT) {
+            e->props = -1;
+        } else if (*rc != GPUINST_SUCCESS) {
+            mxFail(*rc, "%s", why);
+            return NULL;
+        } else {
+            e->desc = mxStr(p.description);
+            e->unit = mxStr(p.unit);
+            e->hw = mxStr(p.hw_unit);
+            if (e->desc == NULL || e->unit == NULL || e->hw == NULL) {
+                *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+                return NULL;
+            }
+            e->type = p.type;
+            e->scope = p.scope;
+            e->props = 1;
+        }
+    }
+    if (e->props < 0) {
+        char why[MX_WHY];
+        mxUnknownSentence(c, e, metric, why, sizeof why);
+        *rc = mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "%s", why);
+        return NULL;
+    }
+    *rc = GPUINST_SUCCESS;
+    return e;
+}
+
+int gpuinst_metrics_count(const char *chip, int32_t profiler, int32_t type, int32_t *count)
+{
+    MxChip *c;
+    int rc = mxOut(count, "count");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *count = 0;
+    if (type < GPUINST_METRIC_COUNTER || type > GPUINST_METRIC_ANY)
+        return mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "metric type %d is not one of GPUINST_METRIC_COUNTER (0), "
+                      "RATIO (1), THROUGHPUT (2), ANY (3)", (int)type);
+    pthread_mutex_lock(&mxLock);
+    if ((c = mxChipGet(chip, profiler, &rc)) != NULL) *count = c->nbase[type];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_name(const char *chip, int32_t profiler, int32_t type, int32_t index, const char **name)
+{
+    MxChip *c;
+    int rc = mxOut(name, "name");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *name = "";
+    if (type < GPUINST_METRIC_COUNTER || type > GPUINST_METRIC_ANY)
+        return mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "metric type %d is not one of GPUINST_METRIC_COUNTER (0), "
+                      "RATIO (1), THROUGHPUT (2), ANY (3)", (int)type);
+    pthread_mutex_lock(&mxLock);
+    if ((c = mxChipGet(chip, profiler, &rc)) != NULL &&
+        (rc = mxIndex(index, c->nbase[type], "metric")) == GPUINST_SUCCESS)
+        *name = c->base[type][index];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_properties(const char *chip, int32_t profiler, const char *metric, const char **description,
+                               const char **unit, const char **hw_unit, int32_t *type, int32_t *scope)
+{
+    MxChip *c;
+    MxName *e = NULL;
+    int rc;
+    if (description != NULL) *description = "";
+    if (unit != NULL) *unit = "";
+    if (hw_unit != NULL) *hw_unit = "";
+    if (type != NULL) *type = 0;
+    if (scope != NULL) *scope = GPUINST_METRIC_SCOPE_UNKNOWN;
+    pthread_mutex_lock(&mxLock);
+    if ((c = mxChipGet(chip, profiler, &rc)) != NULL && (e = mxNameGet(c, metric, &rc)) != NULL) {
+        if (description != NULL) *description = e->desc;
+        if (unit != NULL) *unit = e->unit;
+        if (hw_unit != NULL) *hw_unit = e->hw;
+        if (type != NULL) *type = e->type;
+        if (scope != NULL) *scope = e->scope;
+    }
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+/* The sub-metrics of `metric` (filled on first use), or NULL. */
+static MxName *mxSubsGet(const char *chip, int32_t profiler, const char *metric, int *rc)
+{
+    MxChip *c = mxChipGet(chip, profiler, rc);
+    MxName *e = c != NULL ? mxNameGet(c, metric, rc) : NULL;
+    if (e != NULL && !e->subs) {
+        const char *const *subs;
+        size_t n = 0;
+        /* CUPTI takes the base or a full name; an error means none of this type */
+        if (gpuinstPhostSubMetrics(c->obj, (int)e->type, metric, &subs, &n) != GPUINST_SUCCESS) n = 0;
+        if ((e->sub = mxStrv(subs, n)) == NULL) {
+            *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+            return NULL;
+        }
+        e->nsub = (int32_t)n;
+        e->subs = 1;
+    }
+    return e;
+}
+
+int gpuinst_metrics_submetric_count(const char *chip, int32_t profiler, const char *metric, int32_t *count)
+{
+    MxName *e;
+    int rc = mxOut(count, "count");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *count = 0;
+    pthread_mutex_lock(&mxLock);
+    if ((e = mxSubsGet(chip, profiler, metric, &rc)) != NULL) *count = e->nsub;
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_submetric(const char *chip, int32_t profiler, const char *metric, int32_t index,
+                              const char **suffix)
+{
+    MxName *e;
+    int rc = mxOut(suffix, "suffix");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *suffix = "";
+    pthread_mutex_lock(&mxLock);
+    if ((e = mxSubsGet(chip, profiler, metric, &rc)) != NULL &&
+        (rc = mxIndex(index, e->nsub, "sub-metric")) == GPUINST_SUCCESS)
+        *suffix = e->sub[index];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+/* ---- nearest names, validation ---------------------------------------------------------- */
+
+static MxName *mxNearGet(const char *chip, int32_t profiler, const char *name, int *rc)
+{
+    MxChip *c = mxChipGet(chip, profiler, rc);
+    MxName *e = c != NULL ? mxNameSlot(c, name, rc) : NULL;
+    if (e != NULL && (*rc = mxNearestFill(c, e, name)) != GPUINST_SUCCESS) return NULL;
+    return e;
+}
+
+int gpuinst_metrics_nearest_count(const char *chip, int32_t profiler, const char *name, int32_t *count)
+{
+    MxName *e;
+    int rc = mxOut(count, "count");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *count = 0;
+    pthread_mutex_lock(&mxLock);
+    if ((e = mxNearGet(chip, profiler, name, &rc)) != NULL) *count = e->nnear;
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_nearest(const char *chip, int32_t profiler, const char *name, int32_t index, const char **nearest)
+{
+    MxName *e;
+    int rc = mxOut(nearest, "nearest");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *nearest = "";
+    pthread_mutex_lock(&mxLock);
+    if ((e = mxNearGet(chip, profiler, name, &rc)) != NULL &&
+        (rc = mxIndex(index, e->nnear, "nearest name")) == GPUINST_SUCCESS)
+        *nearest = e->nearv[index];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_validate(const char *chip, int32_t profiler, const char *metrics, int32_t *unknown)
+{
+    MxChip *c;
+    MxList *l;
+    int rc = mxOut(unknown, "unknown");
+    int32_t i, bad = 0;
+    char why[MX_WHY];
+    if (rc != GPUINST_SUCCESS) return rc;
+    *unknown = 0;
+    why[0] = '\0';
+    pthread_mutex_lock(&mxLock);
+    if ((l = mxListGet(metrics, &rc)) != NULL && (c = mxChipGet(chip, profiler, &rc)) != NULL) {
+        for (i = 0; i < l->n && rc == GPUINST_SUCCESS; i++) {
+            int r;
+            if (mxNameGet(c, l->names[i], &r) != NULL) continue;
+            if (r != GPUINST_ERROR_INVALID_ARGUMENT) {
+                rc = r; /* the reason is recorded */
+                break;
+            }
+            bad++;
+            {   /* one sentence per unknown name, "; "-separated */
+                size_t n = strlen(why);
+                snprintf(why + n, sizeof why - n, "%s%s", n ? "; " : "", gpuinst_metrics_last_error());
+            }
+        }
+        if (rc == GPUINST_SUCCESS && bad > 0) rc = mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "%s", why);
+        *unknown = bad;
+    }
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+/* ---- passes ----------------------------------------------------------------------------- */
+
+/* Passes of the names[0..n) of chip c through the range profiler's own
+ * host-object code (gpuinstPhostCreateFor: validation, ConfigAddMetrics of
+ * the whole list, config image, GetNumOfPasses); 0 with the reason on error. */
+static int32_t mxPassesOf(MxChip *c, const char *const *names, int32_t n, int *rc)
+{
+    gpuinstPhost *ph = NULL;
+    char why[MX_WHY], *spec;
+    size_t len = 1;
+    int32_t i, passes = 0;
+    for (i = 0; i < n; i++) len += strlen(names[i]) + 1;
+    spec = (char *)malloc(len);
+    if (spec == NULL) {
+        *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        return 0;
+    }
+    spec[0] = '\0';
+    for (i = 0, len = 0; i < n; i++) {
+        size_t k = strlen(names[i]);
+        if (i) spec[len++] = ',';
+        memcpy(spec + len, names[i], k + 1);
+        len += k;
+    }
+    why[0] = '\0';
+    *rc = gpuinstPhostCreateFor(c->chip, (int)c->profiler, NULL, spec, &ph, why, sizeof why);
+    free(spec);
+    if (*rc != GPUINST_SUCCESS) {
+        mxFail(*rc, "%s", why[0] ? why : "the host object could not be made");
+        return 0;
+    }
+    passes = (int32_t)gpuinstPhostPasses(ph);
+    gpuinstPhostFree(ph);
+    return passes;
+}
+
+/* The plan of `metrics` on (chip, profiler), its total filled; or NULL. */
+static MxPlan *mxPlanGet(const char *chip, int32_t profiler, const char *metrics, int *rc)
+{
+    MxChip *c = mxChipGet(chip, profiler, rc);
+    MxList *l;
+    MxPlan *p;
+    void **slot, **byspec;
+    int32_t i;
+    if (c == NULL) return NULL;
+    byspec = mxMapSlot(&c->plansBySpec, metrics != NULL ? metrics : "", 0);
+    if (byspec != NULL && *byspec != NULL && ((MxPlan *)*byspec)->passes > 0) {
+        *rc = GPUINST_SUCCESS;
+        return (MxPlan *)*byspec;
+    }
+    if ((l = mxListGet(metrics, rc)) == NULL) return NULL;
+    slot = mxMapSlot(&c->plans, l->joined, 1);
+    if (slot != NULL && *slot == NULL) {
+        p = (MxPlan *)mxAlloc(sizeof *p);
+        if (p != NULL) memset(p, 0, sizeof *p);
+        *slot = p;
+    }
+    if (slot == NULL || *slot == NULL) {
+        *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    p = (MxPlan *)*slot;
+    p->list = l;
+    if (p->passes == 0) {
+        /* unknown names first, each with its nearest valid names */
+        for (i = 0; i < l->n; i++)
+            if (mxNameGet(c, l->names[i], rc) == NULL) return NULL;
+        p->passes = mxPassesOf(c, l->names, l->n, rc);
+        if (p->passes == 0) return NULL;
+    }
+    if ((byspec = mxMapSlot(&c->plansBySpec, metrics != NULL ? metrics : "", 1)) != NULL) *byspec = p;
+    *rc = GPUINST_SUCCESS;
+    return p;
+}
+
+/* Per metric: passes alone, whether it forces extra passes, a one-pass
+ * group (first fit). */
+static int mxPlanFill(MxChip *c, MxPlan *p)
+{
+    const MxList *l = p->list;
+    const char **sub;
+    int32_t n = l->n, i, g, ngroups = 0, *gsize;
+    int32_t **gmembers;
+    int rc = GPUINST_SUCCESS;
+    if (p->done) return GPUINST_SUCCESS;
+    p->group = (int32_t *)mxAlloc((size_t)n * sizeof(int32_t));
+    p->alone = (int32_t *)mxAlloc((size_t)n * sizeof(int32_t));
+    p->extra = (int32_t *)mxAlloc((size_t)n * sizeof(int32_t));
+    sub = (const char **)calloc((size_t)n, sizeof *sub);
+    gsize = (int32_t *)calloc((size_t)n, sizeof *gsize);
+    gmembers = (int32_t **)calloc((size_t)n, sizeof *gmembers);
+    if (p->group == NULL || p->alone == NULL || p->extra == NULL || sub == NULL || gsize == NULL || gmembers == NULL) {
+        rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        goto out;
+    }
+    for (i = 0; i < n && rc == GPUINST_SUCCESS; i++) {
+        p->alone[i] = n == 1 ? p->passes : mxPassesOf(c, &l->names[i], 1, &rc);
+        p->extra[i] = n == 1 && p->passes > 1; /* without it: nothing to collect */
+    }
+    /* the list without metric i */
+    for (i = 0; i < n && rc == GPUINST_SUCCESS && p->passes > 1 && n > 1; i++) {
+        int32_t k, m = 0, without;
+        for (k = 0; k < n; k++)
+            if (k != i) sub[m++] = l->names[k];
+        without = mxPassesOf(c, sub, m, &rc);
+        p->extra[i] = rc == GPUINST_SUCCESS && without < p->passes;
+    }
+    /* first fit into groups of one pass; a metric of several passes alone
+     * gets a group of its own */
+    for (i = 0; i < n && rc == GPUINST_SUCCESS; i++) {
+        int32_t placed = -1;
+        if (p->passes == 1) {
+            p->group[i] = 0;
+            continue;
+        }
+        if (p->alone[i] == 1) {
+            for (g = 0; g < ngroups && placed < 0 && rc == GPUINST_SUCCESS; g++) {
+                int32_t k;
+                if (gsize[g] == 0 || p->alone[gmembers[g][0]] != 1) continue;
+                for (k = 0; k < gsize[g]; k++) sub[k] = l->names[gmembers[g][k]];
+                sub[gsize[g]] = l->names[i];
+                if (mxPassesOf(c, sub, gsize[g] + 1, &rc) == 1) placed = g;
+            }
+        }
+        if (rc != GPUINST_SUCCESS) break;
+        if (placed < 0) {
+            placed = ngroups++;
+            gmembers[placed] = (int32_t *)calloc((size_t)n, sizeof(int32_t));
+            if (gmembers[placed] == NULL) {
+                rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+                break;
+            }
+        }
+        gmembers[placed][gsize[placed]++] = i;
+        p->group[i] = placed;
+    }
+    if (rc == GPUINST_SUCCESS) p->done = 1;
+out:
+    for (g = 0; gmembers != NULL && g < ngroups; g++) free(gmembers[g]);
+    free(gmembers);
+    free(gsize);
+    free((void *)sub);
+    return rc;
+}
+
+int gpuinst_metrics_passes(const char *chip, int32_t profiler, const char *metrics, int32_t *passes)
+{
+    MxPlan *p;
+    int rc = mxOut(passes, "passes");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *passes = 0;
+    pthread_mutex_lock(&mxLock);
+    if ((p = mxPlanGet(chip, profiler, metrics, &rc)) != NULL) *passes = p->passes;
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_pass_plan(const char *chip, int32_t profiler, const char *metrics, int32_t index,
+                              int32_t *group, int32_t *alone, int32_t *extra)
+{
+    MxPlan *p;
+    int rc;
+    if (group != NULL) *group = 0;
+    if (alone != NULL) *alone = 0;
+    if (extra != NULL) *extra = 0;
+    pthread_mutex_lock(&mxLock);
+    if ((p = mxPlanGet(chip, profiler, metrics, &rc)) != NULL &&
+        (rc = mxIndex(index, p->list->n, "metric list")) == GPUINST_SUCCESS) {
+        MxChip *c = mxChipGet(chip, profiler, &rc); /* cached: mxPlanGet made it */
+        if (c != NULL && (rc = mxPlanFill(c, p)) == GPUINST_SUCCESS) {
+            if (group != NULL) *group = p->group[index];
+            if (alone != NULL) *alone = p->alone[index];
+            if (extra != NULL) *extra = p->extra[index];
+        }
+    }
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+/* ---- single-pass sets (CUPTI 13.2+) ----------------------------------------------------- */
+
+typedef struct MxSets {
+    const char **names;
+    int32_t n;
+    MxMap metrics; /* set -> MxList-like {n, names} */
+} MxSets;
+static MxMap mxSets; /* chip -> MxSets */
+
+static MxSets *mxSetsGet(const char *chip, int *rc)
+{
+    const char *canon = mxChipCanon(chip, rc);
+    void **slot;
+    MxSets *s;
+    if (canon == NULL) return NULL;
+    slot = mxMapSlot(&mxSets, canon, 1);
+    if (slot == NULL) {
+        *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    if (*slot == NULL) {
+        char **names = NULL, why[600];
+        size_t n = 0;
+        why[0] = '\0';
+        *rc = gpuinstPhostSinglePassSets(canon, &names, &n, why, sizeof why);
+        if (*rc != GPUINST_SUCCESS) {
+            mxFail(*rc, "%s", why);
+            return NULL;
+        }
+        s = (MxSets *)mxAlloc(sizeof *s);
+        if (s != NULL) {
+            memset(s, 0, sizeof *s);
+            s->names = mxStrv((const char *const *)names, n);
+            s->n = (int32_t)n;
+        }
+        free(names);
+        if (s == NULL || s->names == NULL) {
+            *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+            return NULL;
+        }
+        *slot = s;
+    }
+    *rc = GPUINST_SUCCESS;
+    return (MxSets *)*slot;
+}
+
+static MxList *mxSetMetricsGet(const char *chip, const char *set, int *rc)
+{
+    MxSets *s = mxSetsGet(chip, rc);
+    void **slot;
+    if (s == NULL) return NULL;
+    if (set == NULL || set[0] == '\0') {
+        *rc = mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "no single-pass set name given");
+        return NULL;
+    }
+    slot = mxMapSlot(&s->metrics, set, 1);
+    if (slot == NULL) {
+        *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    if (*slot == NULL) {
+        char **names = NULL, why[600];
+        size_t n = 0;
+        MxList *l;
+        why[0] = '\0';
+        *rc = gpuinstPhostSinglePassSetMetrics(mxChipCanon(chip, rc), set, &names, &n, why, sizeof why);
+        if (*rc != GPUINST_SUCCESS) {
+            mxFail(*rc, "%s", why);
+            return NULL;
+        }
+        l = (MxList *)mxAlloc(sizeof *l);
+        if (l != NULL) {
+            l->names = mxStrv((const char *const *)names, n);
+            l->n = (int32_t)n;
+            l->joined = "";
+        }
+        free(names);
+        if (l == NULL || l->names == NULL) {
+            *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+            return NULL;
+        }
+        *slot = l;
+    }
+    *rc = GPUINST_SUCCESS;
+    return (MxList *)*slot;
+}
+
+int gpuinst_metrics_single_pass_set_count(const char *chip, int32_t *count)
+{
+    MxSets *s;
+    int rc = mxOut(count, "count");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *count = 0;
+    pthread_mutex_lock(&mxLock);
+    if ((s = mxSetsGet(chip, &rc)) != NULL) *count = s->n;
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_single_pass_set(const char *chip, int32_t index, const char **name)
+{
+    MxSets *s;
+    int rc = mxOut(name, "name");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *name = "";
+    pthread_mutex_lock(&mxLock);
+    if ((s = mxSetsGet(chip, &rc)) != NULL && (rc = mxIndex(index, s->n, "single-pass set")) == GPUINST_SUCCESS)
+        *name = s->names[index];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_single_pass_set_metric_count(const char *chip, const char *set, int32_t *count)
+{
+    MxList *l;
+    int rc = mxOut(count, "count");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *count = 0;
+    pthread_mutex_lock(&mxLock);
+    if ((l = mxSetMetricsGet(chip, set, &rc)) != NULL) *count = l->n;
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_single_pass_set_metric(const char *chip, const char *set, int32_t index, const char **metric)
+{
+    MxList *l;
+    int rc = mxOut(metric, "metric");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *metric = "";
+    pthread_mutex_lock(&mxLock);
+    if ((l = mxSetMetricsGet(chip, set, &rc)) != NULL && (rc = mxIndex(index, l->n, "set metric")) == GPUINST_SUCCESS)
+        *metric = l->names[index];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+/* ---- devices of this node (the driver) -------------------------------------------------- */
+
+static struct {
+    int state;              /* 0 not asked, 1 ok, -1 failed (why) */
+    int rc;
+    char why[600];
+    int32_t count;
+    const char *chip[64];   /* per ordinal, filled on first use */
+} mxDev;
+
+static int mxDevLoad(void)
+{
+    if (mxDev.state == 0) {
+        const char *lw = NULL;
+        CUresult (*init)(unsigned int) = NULL;
+        CUresult (*count)(int *) = NULL;
+        int n = 0;
+        CUresult r;
+        mxDev.state = -1;
+        mxDev.rc = GPUINST_ERROR_UNAVAILABLE;
+        if (gpuinstLibLoad(GPUINST_LIB_CUDA, &lw) != GPUINST_SUCCESS) {
+            snprintf(mxDev.why, sizeof mxDev.why, "%s; metric queries for a named chip need no driver",
+                     lw ? lw : "no CUDA driver");
+            return mxFail(mxDev.rc, "%s", mxDev.why);
+        }
+        GPUINST_LIB_FN(init, GPUINST_LIB_CUDA, "cuInit");
+        GPUINST_LIB_FN(count, GPUINST_LIB_CUDA, "cuDeviceGetCount");
+        if (init == NULL || count == NULL) {
+            snprintf(mxDev.why, sizeof mxDev.why, "libcuda.so.1 (%s) has no cuInit/cuDeviceGetCount",
+                     gpuinstLibPath(GPUINST_LIB_CUDA));
+            return mxFail(mxDev.rc, "%s", mxDev.why);
+        }
+        r = init(0);
+        if (r == CUDA_ERROR_NO_DEVICE) {
+            n = 0;
+        } else if (r != CUDA_SUCCESS || count(&n) != CUDA_SUCCESS) {
+            snprintf(mxDev.why, sizeof mxDev.why, "cuInit failed (CUDA error %d): no usable GPU or driver here; "
+                     "metric queries for a named chip need neither", (int)r);
+            return mxFail(mxDev.rc, "%s", mxDev.why);
+        }
+        mxDev.count = n > 64 ? 64 : n;
+        mxDev.state = 1;
+        mxDev.rc = GPUINST_SUCCESS;
+    }
+    return mxDev.state == 1 ? GPUINST_SUCCESS : mxFail(mxDev.rc, "%s", mxDev.why);
+}
+
+int gpuinst_metrics_device_count(int32_t *count)
+{
+    int rc = mxOut(count, "count");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *count = 0;
+    pthread_mutex_lock(&mxLock);
+    if ((rc = mxDevLoad()) == GPUINST_SUCCESS) *count = mxDev.count;
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_device_chip(int32_t device, const char **chip)
+{
+    int rc = mxOut(chip, "chip");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *chip = "";
+    pthread_mutex_lock(&mxLock);
+    if ((rc = mxDevLoad()) == GPUINST_SUCCESS && (rc = mxIndex(device, mxDev.count, "device")) == GPUINST_SUCCESS &&
+        mxDev.chip[device] == NULL) {
+        CUptiResult (*pinit)(CUpti_Profiler_Initialize_Params *) = NULL;
+        CUptiResult (*name)(CUpti_Device_GetChipName_Params *) = NULL;
+        CUpti_Profiler_Initialize_Params ip;
+        CUpti_Device_GetChipName_Params cp;
+        const char *lw = NULL;
+        CUptiResult r;
+        if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &lw) != GPUINST_SUCCESS) {
+            rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "%s", lw ? lw : "libcupti could not be loaded");
+        } else {
+            GPUINST_LIB_FN(pinit, GPUINST_LIB_CUPTI, "cuptiProfilerInitialize");
+            GPUINST_LIB_FN(name, GPUINST_LIB_CUPTI, "cuptiDeviceGetChipName");
+            memset(&ip, 0, sizeof ip);
+            ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+            memset(&cp, 0, sizeof cp);
+            cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+            cp.deviceIndex = (size_t)device;
+            if (pinit == NULL || name == NULL) {
+                rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "libcupti (%s) has no cuptiProfilerInitialize/"
+                            "cuptiDeviceGetChipName", gpuinstLibPath(GPUINST_LIB_CUPTI));
+            } else if ((r = pinit(&ip)) != CUPTI_SUCCESS) {
+                rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "cuptiProfilerInitialize failed: %s (CUPTI %d)",
+                            gpuinstCuptiResultString((int)r), (int)r);
+            } else if ((r = name(&cp)) != CUPTI_SUCCESS || cp.pChipName == NULL) {
+                rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "cuptiDeviceGetChipName failed for device %d: %s (CUPTI %d)",
+                            (int)device, gpuinstCuptiResultString((int)r), (int)r);
+            } else if ((mxDev.chip[device] = mxStr(cp.pChipName)) == NULL) {
+                rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+            }
+        }
+    }
+    if (rc == GPUINST_SUCCESS) *chip = mxDev.chip[device];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+#else /* !GPUINST_WITH_CUPTI: the CUPTI queries answer UNAVAILABLE */
+
+static int mxNoCupti(void)
+{
+    return mxFail(GPUINST_ERROR_UNAVAILABLE, "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): "
+                  "metric discovery needs CUPTI; rebuild gpuinst.c with -I<cuda>/include");
+}
+
+#define MX_ZERO(p) \
+    do {           \
+        if (p) *p = 0; \
+    } while (0)
+#define MX_EMPTY(p) \
+    do {            \
+        if (p) *p = ""; \
+    } while (0)
+
+int gpuinst_metrics_chip_count(int32_t *count) { MX_ZERO(count); return mxNoCupti(); }
+int gpuinst_metrics_chip(int32_t index, const char **chip) { (void)index; MX_EMPTY(chip); return mxNoCupti(); }
+int gpuinst_metrics_device_count(int32_t *count) { MX_ZERO(count); return mxNoCupti(); }
+int gpuinst_metrics_device_chip(int32_t device, const char **chip) { (void)device; MX_EMPTY(chip); return mxNoCupti(); }
+int gpuinst_metrics_count(const char *chip, int32_t profiler, int32_t type, int32_t *count)
+{
+    (void)chip; (void)profiler; (void)type; MX_ZERO(count); return mxNoCupti();
+}
+int gpuinst_metrics_name(const char *chip, int32_t profiler, int32_t type, int32_t index, const char **name)
+{
+    (void)chip; (void)profiler; (void)type; (void)index; MX_EMPTY(name); return mxNoCupti();
+}
+int gpuinst_metrics_submetric_count(const char *chip, int32_t profiler, const char *metric, int32_t *count)
+{
+    (void)chip; (void)profiler; (void)metric; MX_ZERO(count); return mxNoCupti();
+}
+int gpuinst_metrics_submetric(const char *chip, int32_t profiler, const char *metric, int32_t index,
+                              const char **suffix)
+{
+    (void)chip; (void)profiler; (void)metric; (void)index; MX_EMPTY(suffix); return mxNoCupti();
+}
+int gpuinst_metrics_properties(const char *chip, int32_t profiler, const char *metric, const char **description,
+                               const char **unit, const char **hw_unit, int32_t *type, int32_t *scope)
+{
+    (void)chip; (void)profiler; (void)metric;
+    MX_EMPTY(description); MX_EMPTY(unit); MX_EMPTY(hw_unit); MX_ZERO(type);
+    if (scope) *scope = GPUINST_METRIC_SCOPE_UNKNOWN;
+    return mxNoCupti();
+}
+int gpuinst_metrics_single_pass_set_count(const char *chip, int32_t *count) { (void)chip; MX_ZERO(count); return mxNoCupti(); }
+int gpuinst_metrics_single_pass_set(const char *chip, int32_t index, const char **name)
+{
+    (void)chip; (void)index; MX_EMPTY(name); return mxNoCupti();
+}
+int gpuinst_metrics_single_pass_set_metric_count(const char *chip, const char *set, int32_t *count)
+{
+    (void)chip; (void)set; MX_ZERO(count); return mxNoCupti();
+}
+int gpuinst_metrics_single_pass_set_metric(const char *chip, const char *set, int32_t index, const char **metric)
+{
+    (void)chip; (void)set; (void)index; MX_EMPTY(metric); return mxNoCupti();
+}
+int gpuinst_metrics_validate(const char *chip, int32_t profiler, const char *metrics, int32_t *unknown)
+{
+    (void)chip; (void)profiler; (void)metrics; MX_ZERO(unknown); return mxNoCupti();
+}
+int gpuinst_metrics_nearest_count(const char *chip, int32_t profiler, const char *name, int32_t *count)
+{
+    (void)chip; (void)profiler; (void)name; MX_ZERO(count); return mxNoCupti();
+}
+int gpuinst_metrics_nearest(const char *chip, int32_t profiler, const char *name, int32_t index, const char **nearest)
+{
+    (void)chip; (void)profiler; (void)name; (void)index; MX_EMPTY(nearest); return mxNoCupti();
+}
+int gpuinst_metrics_passes(const char *chip, int32_t profiler, const char *metrics, int32_t *passes)
+{
+    (void)chip; (void)profiler; (void)metrics; MX_ZERO(passes); return mxNoCupti();
+}
+int gpuinst_metrics_pass_plan(const char *chip, int32_t profiler, const char *metrics, int32_t index,
+                              int32_t *group, int32_t *alone, int32_t *extra)
+{
+    (void)chip; (void)profiler; (void)metrics; (void)index; MX_ZERO(group); MX_ZERO(alone); MX_ZERO(extra);
+    return mxNoCupti();
+}
+
+#endif /* GPUINST_WITH_CUPTI */
+/************** End of src/metrics.c **************/
 /************** Begin file src/range_profiler.c **************/
 /*
  * range_profiler.c -- hardware metrics per user range: the public
@@ -17500,13 +19192,15 @@ typedef struct ProfValueRec {   /* /profiler/values, 48 bytes */
     uint32_t pad_;
 } ProfValueRec;
 
-typedef struct ProfMetricRec {  /* /profiler/metrics, 24 bytes */
+typedef struct ProfMetricRec {  /* /profiler/metrics, 32 bytes */
     uint32_t rank;
     uint32_t name;
     uint32_t unit;
     uint32_t hw_unit;
     uint32_t description;
     uint32_t type;          /* 0 counter, 1 ratio, 2 throughput */
+    uint32_t chip;          /* /strings id of the chip the properties are of */
+    uint32_t scope;         /* 0 context, 1 device, 2 unknown (CUPTI before 13.1) */
 } ProfMetricRec;
 
 typedef struct ProfRegionRec {  /* /profiler/regions, 160 bytes */
@@ -17565,6 +19259,8 @@ static const gpuinstField metricFields[] = {
     PF(ProfMetricRec, hw_unit, GPUINST_FT_U32, 0, "", "hardware unit (dram, sm, lts...): id in /strings"),
     PF(ProfMetricRec, description, GPUINST_FT_U32, 0, "", "CUPTI's description: id in /strings"),
     PF(ProfMetricRec, type, GPUINST_FT_U32, 0, "", "0 counter, 1 ratio, 2 throughput"),
+    PF(ProfMetricRec, chip, GPUINST_FT_U32, 0, "", "chip the properties are of (GH100...): id in /strings"),
+    PF(ProfMetricRec, scope, GPUINST_FT_U32, 0, "", "collection scope: 0 context, 1 device, 2 unknown (CUPTI before 13.1)"),
 };
 static const gpuinstField regionFields[] = {
     PF(ProfRegionRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first gpuinst_profile_next_pass"),
@@ -17623,7 +19319,7 @@ static const gpuinstTable valuesTable = {
     "/profiler/values", "hardware metric values per rank, profiled occurrence, range path and metric",
     sizeof(ProfValueRec), PNF(valueFields), valueFields, profCollect, &valuesBuf, NULL};
 static const gpuinstTable metricsTable = {
-    "/profiler/metrics", "the metrics of /profiler/values: unit, hardware unit, description, type",
+    "/profiler/metrics", "the metrics of /profiler/values: unit, hardware unit, description, type, chip, scope",
     sizeof(ProfMetricRec), PNF(metricFields), metricFields, profCollect, &metricsBuf, NULL};
 static const gpuinstTable regionsTable = {
     "/profiler/regions", "one row per selected occurrence of a profiled region: passes, costs, status and reason",
@@ -18776,16 +20472,19 @@ static int decodeAll(Prof *a, int early)
         goto out;
     }
     for (m = 0; m < ml->n; m++) mid[m] = profIntern(ml->names[m]);
-    /* /profiler/metrics: once per metric name in this process */
+    /* /profiler/metrics: once per metric name and chip in this process */
     for (m = 0; m < ml->n; m++) {
-        static uint32_t seen[1024];
+        static uint32_t seen[1024][2];
         static uint32_t nseen;
         uint32_t k;
         int found = 0;
         pthread_mutex_lock(&profLock);
         for (k = 0; k < nseen; k++)
-            if (seen[k] == mid[m]) found = 1;
-        if (!found && nseen < 1024) seen[nseen++] = mid[m];
+            if (seen[k][0] == mid[m] && seen[k][1] == a->rec.chip) found = 1;
+        if (!found && nseen < 1024) {
+            seen[nseen][0] = mid[m];
+            seen[nseen++][1] = a->rec.chip;
+        }
         pthread_mutex_unlock(&profLock);
         if (!found) {
             ProfMetricRec mr;
@@ -18798,6 +20497,8 @@ static int decodeAll(Prof *a, int early)
             mr.hw_unit = profIntern(hw);
             mr.description = profIntern(desc);
             mr.type = (uint32_t)type;
+            mr.chip = a->rec.chip;
+            mr.scope = (uint32_t)gpuinstPhostMetricScope(a->ph, m);
             profAppend(&metricsBuf, &mr, sizeof mr);
         }
     }

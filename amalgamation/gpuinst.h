@@ -653,6 +653,217 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
 int gpuinst_profile_passes(const char *metrics, const char *chip, int32_t *passes);
 /* ==== end Range profiling ================================================= */
 
+/* ==== Metric discovery (issue 21; src/metrics.c; tool: gpuinst-metrics) ======
+ * What the CUPTI profiler host API (cupti_profiler_host.h) knows about the
+ * metrics of a chip: the supported chips, the base metrics by type, their
+ * sub-metrics and properties, the passes a metric list takes, the nearest
+ * valid names of an unknown one.  Given a chip name ("GH100", "GB100"...)
+ * every query works on a machine without a GPU, with the CUDA toolkit's
+ * libcupti and libnvperf_host (found as for GPU tracing: GPUINST_CUPTI_LIB,
+ * CUDA_HOME, /usr/local/cuda...).
+ *
+ * Conventions of this section (they hold for every function below):
+ *  - chip: a name gpuinst_metrics_chip lists, in any case ("gh100" is
+ *    GH100).  profiler: GPUINST_PROFILER_RANGE (the range profiler,
+ *    gpuinst_profile_*) or GPUINST_PROFILER_PM_SAMPLING
+ *    (gpuinst_pm_sampling_start): the two offer different metric lists.
+ *  - Lists are read by index: a *_count function gives n, the function of
+ *    the same name without _count gives item i, 0 <= i < n (0-based, from
+ *    Fortran too).
+ *  - Strings handed back through `const char **` are gpuinst's:
+ *    NUL-terminated, never to be freed, unchanged and valid until the
+ *    process exits (the same query gives the same pointer).  Any such out
+ *    argument may be NULL when not wanted.
+ *  - Results are cached per chip and profiler type for the life of the
+ *    process: the first query of a chip builds a CUPTI host object and reads
+ *    its lists (the first of the process also loads libnvperf_host: 0.1-0.3 s);
+ *    every later query is a table lookup (bench/RESULTS.md, "Metric
+ *    discovery").  Each distinct metric name or list asked about is kept
+ *    (a few hundred bytes each).
+ *  - Nothing is printed: gpuinst_metrics_last_error() is the reason of the
+ *    calling thread's last failed call of this section.
+ *  - Neither gpuinst_init nor MPI is needed; callable before, during and
+ *    after a recording, also with GPUINST_ENABLE=0.
+ *  - Thread-safe: one mutex, held across the CUPTI calls of a first query.
+ *  - Errors every function may return: INVALID_ARGUMENT (NULL required
+ *    argument, index out of range, bad profiler or type value, chip not
+ *    supported by this CUPTI: the reason names the nearest supported ones),
+ *    UNAVAILABLE (built without the CUDA headers, libcupti or
+ *    libnvperf_host not found or not CUDA 13's: the reason names the
+ *    library and the way out), OUT_OF_MEMORY.
+ * ------------------------------------------------------------------------- */
+/* Profiler types (CUpti_ProfilerType). */
+#define GPUINST_PROFILER_RANGE 0        /* CUPTI_PROFILER_TYPE_RANGE_PROFILER */
+#define GPUINST_PROFILER_PM_SAMPLING 1  /* CUPTI_PROFILER_TYPE_PM_SAMPLING */
+/* Metric types (CUpti_MetricType), and all three at once. */
+#define GPUINST_METRIC_COUNTER 0        /* a raw count (bytes, instructions, cycles...) */
+#define GPUINST_METRIC_RATIO 1          /* a ratio of two counters */
+#define GPUINST_METRIC_THROUGHPUT 2     /* percent of a unit's peak */
+#define GPUINST_METRIC_ANY 3            /* counters, then ratios, then throughputs */
+/* Collection scope (CUpti_MetricCollectionScope, reported by CUPTI 13.1
+ * and newer; UNKNOWN with an older libcupti). */
+#define GPUINST_METRIC_SCOPE_CONTEXT 0  /* attributable to one CUDA context */
+#define GPUINST_METRIC_SCOPE_DEVICE 1   /* device-wide: every context's work */
+#define GPUINST_METRIC_SCOPE_UNKNOWN 2  /* this CUPTI does not say */
+
+/* The reason of the calling thread's last failed gpuinst_metrics_* call
+ * ("" if none failed yet); thread-local storage, overwritten by the next
+ * failure on this thread.  Never NULL.  Rests on: nothing. */
+const char *gpuinst_metrics_last_error(void);
+
+/*
+ * The chips this libcupti's profiler host API supports ("GV100", ...,
+ * "GH100", "GB100"...), in CUPTI's order.
+ * Rests on: cuptiProfilerHostGetSupportedChips.
+ */
+int gpuinst_metrics_chip_count(int32_t *count);
+int gpuinst_metrics_chip(int32_t index, const char **chip);
+
+/*
+ * The CUDA devices of this node (*count = 0 on a machine with the driver
+ * but no GPU), and the chip of device `device` (ordinal, 0 <= device <
+ * count).  These two, unlike the rest of the section, need the NVIDIA
+ * driver: UNAVAILABLE without libcuda.so.1 (the reason says so) or when
+ * cuInit fails otherwise; the chip needs a device CUPTI can profile.
+ * Rests on: cuInit, cuDeviceGetCount; cuptiProfilerInitialize,
+ *   cuptiDeviceGetChipName.
+ */
+int gpuinst_metrics_device_count(int32_t *count);
+int gpuinst_metrics_device_chip(int32_t device, const char **chip);
+
+/*
+ * The base metrics (names without a rollup or sub-metric suffix, e.g.
+ * "dram__bytes") of type `type` (GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT,
+ * or GPUINST_METRIC_ANY for all, counters first) that `profiler` can
+ * collect on `chip`, in CUPTI's order.
+ * Rests on: cuptiProfilerHostInitialize, cuptiProfilerHostGetBaseMetrics.
+ */
+int gpuinst_metrics_count(const char *chip, int32_t profiler, int32_t type, int32_t *count);
+int gpuinst_metrics_name(const char *chip, int32_t profiler, int32_t type, int32_t index, const char **name);
+
+/*
+ * The sub-metric suffixes of `metric` (a base name or a full one, whose
+ * base is taken): for a counter the rollups and their derived forms
+ * (".sum", ".avg", ".max", ".sum.per_second", ".sum.pct_of_peak_sustained_
+ * elapsed", ...), for a ratio ".pct", ".ratio", ".max_rate", for a
+ * throughput ".avg.pct_of_peak_sustained_elapsed", ...; a full metric name
+ * is metric + suffix.
+ * Errors: INVALID_ARGUMENT also for a name this chip and profiler do not
+ *   have (the reason gives the nearest valid names).
+ * Rests on: cuptiProfilerHostGetMetricProperties (its type),
+ *   cuptiProfilerHostGetSubMetrics.
+ */
+int gpuinst_metrics_submetric_count(const char *chip, int32_t profiler, const char *metric, int32_t *count);
+int gpuinst_metrics_submetric(const char *chip, int32_t profiler, const char *metric, int32_t index,
+                              const char **suffix);
+
+/*
+ * Properties of `metric` (a base or a full name) on `chip` for `profiler`:
+ * CUPTI's one-line description, the dimension unit of its values ("byte",
+ * "nanosecond", "byte/second", "percent", "" for a plain number...), the
+ * hardware unit it is counted in ("dram", "sm", "lts", "gpu"...), its type
+ * (GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT) and collection scope
+ * (GPUINST_METRIC_SCOPE_*).  Each out argument may be NULL.
+ * Errors: INVALID_ARGUMENT also for a name this chip and profiler do not
+ *   have (the reason gives the nearest valid names).
+ * Rests on: cuptiProfilerHostGetMetricProperties (13.1's struct with
+ *   metricCollectionScope where the libcupti takes it).
+ */
+int gpuinst_metrics_properties(const char *chip, int32_t profiler, const char *metric, const char **description,
+                               const char **unit, const char **hw_unit, int32_t *type, int32_t *scope);
+
+/*
+ * CUPTI's single-pass metric sets of `chip` (sets whose metrics PM
+ * sampling collects together in one pass) and the metrics of set `set`.
+ * UNAVAILABLE before CUPTI 13.2 (CUDA 13.2), which introduced them: the
+ * reason names the libcupti loaded and its version.
+ * Errors: INVALID_ARGUMENT also for a set the chip does not have.
+ * Rests on: cuptiProfilerHostGetSinglePassSets,
+ *   cuptiProfilerHostGetMetricsInSinglePassSet.
+ */
+int gpuinst_metrics_single_pass_set_count(const char *chip, int32_t *count);
+int gpuinst_metrics_single_pass_set(const char *chip, int32_t index, const char **name);
+int gpuinst_metrics_single_pass_set_metric_count(const char *chip, const char *set, int32_t *count);
+int gpuinst_metrics_single_pass_set_metric(const char *chip, const char *set, int32_t index, const char **metric);
+
+/*
+ * gpuinst's named metric sets, the names GPUINST_METRICS and the `metrics`
+ * argument of gpuinst_profile_begin accept besides metric names ("time",
+ * "memory", "instructions", "roofline", "throughput"): set `index`'s name
+ * and its metrics, comma-separated.  No CUPTI call; chip-independent (a
+ * set's pass count is per chip: gpuinst_metrics_passes).
+ */
+int gpuinst_metrics_set_count(int32_t *count);
+int gpuinst_metrics_set(int32_t index, const char **name, const char **metrics);
+
+/*
+ * A metric list as gpuinst_profile_begin reads it (names and set names
+ * separated by commas; NULL or "" is GPUINST_METRICS's default,
+ * "time,memory,instructions"), expanded: sets replaced by their metrics,
+ * duplicates dropped, order kept; at most 64 metrics.  No CUPTI call.
+ * Errors: INVALID_ARGUMENT (a token that is not a metric name, an empty
+ *   list), LIMIT (more than 64 metrics).
+ */
+int gpuinst_metrics_list_count(const char *metrics, int32_t *count);
+int gpuinst_metrics_list_name(const char *metrics, int32_t index, const char **name);
+
+/*
+ * Checks every name of the expanded list `metrics` on `chip` for
+ * `profiler`.  *unknown: how many it does not have.  SUCCESS when all are
+ * known; INVALID_ARGUMENT when some are not (or the list is malformed):
+ * the reason then says, for each unknown name, its nearest valid names.
+ * Rests on: cuptiProfilerHostGetMetricProperties,
+ *   cuptiProfilerHostGetBaseMetrics/GetSubMetrics (nearest names).
+ */
+int gpuinst_metrics_validate(const char *chip, int32_t profiler, const char *metrics, int32_t *unknown);
+
+/*
+ * The valid metric names nearest to `name` on `chip` for `profiler`
+ * (Levenshtein distance; at most 8, nearest first; none when nothing is
+ * close): when the base before the first '.' exists, the base with its
+ * nearest sub-metric suffixes, else the nearest base names with `name`'s
+ * own suffix.  A valid name is its own nearest.
+ * Rests on: cuptiProfilerHostGetBaseMetrics, cuptiProfilerHostGetSubMetrics.
+ */
+int gpuinst_metrics_nearest_count(const char *chip, int32_t profiler, const char *name, int32_t *count);
+int gpuinst_metrics_nearest(const char *chip, int32_t profiler, const char *name, int32_t index, const char **nearest);
+
+/*
+ * The number of passes `profiler` needs on `chip` to collect the metric
+ * list `metrics` (as gpuinst_metrics_list_count reads it): what
+ * cuptiProfilerHostGetNumOfPasses answers for the config image of the
+ * whole list, built by the same code as the range profiler's (one
+ * ConfigAddMetrics of the list).  The range profiler collects each nesting
+ * level in its own passes: a region with nested ranges profiled with
+ * GPUINST_PROFILE_DEPTH = D runs up to D x this many passes.  PM sampling
+ * takes only lists of one pass.
+ * Errors: INVALID_ARGUMENT also for an unknown metric (the reason gives the
+ *   nearest valid names), LIMIT (more than 64 metrics).
+ * Rests on: cuptiProfilerHostInitialize, ConfigAddMetrics,
+ *   GetConfigImageSize, GetConfigImage, GetNumOfPasses.
+ */
+int gpuinst_metrics_passes(const char *chip, int32_t profiler, const char *metrics, int32_t *passes);
+
+/*
+ * Where the passes of `metrics` come from, for metric `index` of the
+ * expanded list (0 <= index < gpuinst_metrics_list_count):
+ *  - *alone: the passes the metric takes by itself;
+ *  - *extra: 1 when the list without this metric takes fewer passes than
+ *    the whole list (it forces extra passes), else 0;
+ *  - *group: a split of the list into groups that each take one pass
+ *    (first fit, in list order, each group checked with the host API; a
+ *    metric that alone takes several passes has a group to itself):
+ *    profiling the groups one by one costs sum(group passes) >= the
+ *    list's passes, but each group fits PM sampling or a 1-pass region.
+ * Computed once per chip, profiler and list (1 + up to 2n + n x groups
+ * config images: ~0.1-2 s for a long list), then cached.
+ * Errors: as gpuinst_metrics_passes.
+ * Rests on: as gpuinst_metrics_passes.
+ */
+int gpuinst_metrics_pass_plan(const char *chip, int32_t profiler, const char *metrics, int32_t index,
+                              int32_t *group, int32_t *alone, int32_t *extra);
+/* ==== end Metric discovery ================================================= */
+
 /* ----------------------------------------------------------------------------
  * Introspection (used by tests and tools; cheap)
  * ------------------------------------------------------------------------- */
@@ -714,6 +925,31 @@ static inline int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_p
 static inline int gpuinst_profile_passes(const char *m, const char *c, int32_t *n) { (void)m; (void)c; if (n) *n = 1; return 0; }
 /* ==== end Range profiling stubs ==== */
 
+/* ==== Metric discovery stubs ==== */
+static inline const char *gpuinst_metrics_last_error(void) { return "gpuinst compiled out (GPUINST_DISABLE)"; }
+static inline int gpuinst_metrics_chip_count(int32_t *n) { if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_chip(int32_t i, const char **c) { (void)i; if (c) *c = ""; return 0; }
+static inline int gpuinst_metrics_device_count(int32_t *n) { if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_device_chip(int32_t d, const char **c) { (void)d; if (c) *c = ""; return 0; }
+static inline int gpuinst_metrics_count(const char *c, int32_t p, int32_t t, int32_t *n) { (void)c; (void)p; (void)t; if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_name(const char *c, int32_t p, int32_t t, int32_t i, const char **s) { (void)c; (void)p; (void)t; (void)i; if (s) *s = ""; return 0; }
+static inline int gpuinst_metrics_submetric_count(const char *c, int32_t p, const char *m, int32_t *n) { (void)c; (void)p; (void)m; if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_submetric(const char *c, int32_t p, const char *m, int32_t i, const char **s) { (void)c; (void)p; (void)m; (void)i; if (s) *s = ""; return 0; }
+static inline int gpuinst_metrics_properties(const char *c, int32_t p, const char *m, const char **d, const char **u, const char **h, int32_t *t, int32_t *s) { (void)c; (void)p; (void)m; if (d) *d = ""; if (u) *u = ""; if (h) *h = ""; if (t) *t = 0; if (s) *s = 2; return 0; }
+static inline int gpuinst_metrics_single_pass_set_count(const char *c, int32_t *n) { (void)c; if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_single_pass_set(const char *c, int32_t i, const char **s) { (void)c; (void)i; if (s) *s = ""; return 0; }
+static inline int gpuinst_metrics_single_pass_set_metric_count(const char *c, const char *s, int32_t *n) { (void)c; (void)s; if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_single_pass_set_metric(const char *c, const char *s, int32_t i, const char **m) { (void)c; (void)s; (void)i; if (m) *m = ""; return 0; }
+static inline int gpuinst_metrics_set_count(int32_t *n) { if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_set(int32_t i, const char **n, const char **m) { (void)i; if (n) *n = ""; if (m) *m = ""; return 0; }
+static inline int gpuinst_metrics_list_count(const char *m, int32_t *n) { (void)m; if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_list_name(const char *m, int32_t i, const char **s) { (void)m; (void)i; if (s) *s = ""; return 0; }
+static inline int gpuinst_metrics_validate(const char *c, int32_t p, const char *m, int32_t *u) { (void)c; (void)p; (void)m; if (u) *u = 0; return 0; }
+static inline int gpuinst_metrics_nearest_count(const char *c, int32_t p, const char *m, int32_t *n) { (void)c; (void)p; (void)m; if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_nearest(const char *c, int32_t p, const char *m, int32_t i, const char **s) { (void)c; (void)p; (void)m; (void)i; if (s) *s = ""; return 0; }
+static inline int gpuinst_metrics_passes(const char *c, int32_t p, const char *m, int32_t *n) { (void)c; (void)p; (void)m; if (n) *n = 1; return 0; }
+static inline int gpuinst_metrics_pass_plan(const char *c, int32_t p, const char *m, int32_t i, int32_t *g, int32_t *a, int32_t *e) { (void)c; (void)p; (void)m; (void)i; if (g) *g = 0; if (a) *a = 1; if (e) *e = 0; return 0; }
+/* ==== end Metric discovery stubs ==== */
 #endif /* GPUINST_DISABLE */
 
 #ifdef __cplusplus

@@ -277,13 +277,15 @@ typedef struct ProfValueRec {   /* /profiler/values, 48 bytes */
     uint32_t pad_;
 } ProfValueRec;
 
-typedef struct ProfMetricRec {  /* /profiler/metrics, 24 bytes */
+typedef struct ProfMetricRec {  /* /profiler/metrics, 32 bytes */
     uint32_t rank;
     uint32_t name;
     uint32_t unit;
     uint32_t hw_unit;
     uint32_t description;
     uint32_t type;          /* 0 counter, 1 ratio, 2 throughput */
+    uint32_t chip;          /* /strings id of the chip the properties are of */
+    uint32_t scope;         /* 0 context, 1 device, 2 unknown (CUPTI before 13.1) */
 } ProfMetricRec;
 
 typedef struct ProfRegionRec {  /* /profiler/regions, 160 bytes */
@@ -342,6 +344,8 @@ static const gpuinstField metricFields[] = {
     PF(ProfMetricRec, hw_unit, GPUINST_FT_U32, 0, "", "hardware unit (dram, sm, lts...): id in /strings"),
     PF(ProfMetricRec, description, GPUINST_FT_U32, 0, "", "CUPTI's description: id in /strings"),
     PF(ProfMetricRec, type, GPUINST_FT_U32, 0, "", "0 counter, 1 ratio, 2 throughput"),
+    PF(ProfMetricRec, chip, GPUINST_FT_U32, 0, "", "chip the properties are of (GH100...): id in /strings"),
+    PF(ProfMetricRec, scope, GPUINST_FT_U32, 0, "", "collection scope: 0 context, 1 device, 2 unknown (CUPTI before 13.1)"),
 };
 static const gpuinstField regionFields[] = {
     PF(ProfRegionRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first gpuinst_profile_next_pass"),
@@ -400,7 +404,7 @@ static const gpuinstTable valuesTable = {
     "/profiler/values", "hardware metric values per rank, profiled occurrence, range path and metric",
     sizeof(ProfValueRec), PNF(valueFields), valueFields, profCollect, &valuesBuf, NULL};
 static const gpuinstTable metricsTable = {
-    "/profiler/metrics", "the metrics of /profiler/values: unit, hardware unit, description, type",
+    "/profiler/metrics", "the metrics of /profiler/values: unit, hardware unit, description, type, chip, scope",
     sizeof(ProfMetricRec), PNF(metricFields), metricFields, profCollect, &metricsBuf, NULL};
 static const gpuinstTable regionsTable = {
     "/profiler/regions", "one row per selected occurrence of a profiled region: passes, costs, status and reason",
@@ -1553,16 +1557,19 @@ static int decodeAll(Prof *a, int early)
         goto out;
     }
     for (m = 0; m < ml->n; m++) mid[m] = profIntern(ml->names[m]);
-    /* /profiler/metrics: once per metric name in this process */
+    /* /profiler/metrics: once per metric name and chip in this process */
     for (m = 0; m < ml->n; m++) {
-        static uint32_t seen[1024];
+        static uint32_t seen[1024][2];
         static uint32_t nseen;
         uint32_t k;
         int found = 0;
         pthread_mutex_lock(&profLock);
         for (k = 0; k < nseen; k++)
-            if (seen[k] == mid[m]) found = 1;
-        if (!found && nseen < 1024) seen[nseen++] = mid[m];
+            if (seen[k][0] == mid[m] && seen[k][1] == a->rec.chip) found = 1;
+        if (!found && nseen < 1024) {
+            seen[nseen][0] = mid[m];
+            seen[nseen++][1] = a->rec.chip;
+        }
         pthread_mutex_unlock(&profLock);
         if (!found) {
             ProfMetricRec mr;
@@ -1575,6 +1582,8 @@ static int decodeAll(Prof *a, int early)
             mr.hw_unit = profIntern(hw);
             mr.description = profIntern(desc);
             mr.type = (uint32_t)type;
+            mr.chip = a->rec.chip;
+            mr.scope = (uint32_t)gpuinstPhostMetricScope(a->ph, m);
             profAppend(&metricsBuf, &mr, sizeof mr);
         }
     }

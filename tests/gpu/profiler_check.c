@@ -14,6 +14,7 @@
  *                                                    the demangled name up to its '(')
  *   P <rank> <region> <occurrence> <launches> <tool_kernels> <resumed> <end_ns - start_ns>
  *                                                   (/gpu/paused: kernel tracing paused)
+ *   M <rank> <metric> <chip> <scope> <type> <unit> <hw_unit> | <description>  (/profiler/metrics)
  * Exit status 2 if the file cannot be opened, else 0.
  */
 #include "prof_h5.h"
@@ -44,6 +45,12 @@ int main(int argc, char **argv)
         printf("V %u %s %s %.17g\n", v->rank, ph_s(&g, v->rank, v->path), ph_s(&g, v->rank, v->metric), v->value);
     }
     for (i = 0; i < g.nunavail; i++) printf("U %u %s | %s\n", g.unavail[i].rank, g.unavail[i].feature, g.unavail[i].reason);
+    for (i = 0; i < g.nmetrics; i++) {
+        const phMetric *m = &g.metrics[i];
+        printf("M %u %s %s %u %u %s %s | %s\n", m->rank, ph_s(&g, m->rank, m->name), ph_s(&g, m->rank, m->chip),
+               m->scope, m->type, m->unit ? ph_s(&g, m->rank, m->unit) : "-", ph_s(&g, m->rank, m->hw_unit),
+               ph_s(&g, m->rank, m->description));
+    }
     for (i = 0; i < g.nranges; i++) {
         const phRange *r = &g.ranges[i];
         printf("G %u %s %u %llu\n", r->rank, ph_s(&g, r->rank, r->name), (unsigned)r->depth,

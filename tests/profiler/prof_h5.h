@@ -48,6 +48,10 @@ typedef struct phPaused { /* /gpu/paused (files before issue 13 have none) */
 } phPaused;
 
 typedef giStr phString; /* gi_strings.h: rank, id, length, name */
+typedef struct phMetric { /* /profiler/metrics (chip, scope: 0 in files written before they existed) */
+    uint32_t rank, name, unit, hw_unit, description, type, chip, scope;
+} phMetric;
+
 
 typedef struct phUnavail {
     uint32_t rank;
@@ -72,6 +76,8 @@ typedef struct phFile {
     size_t nkernels;
     phPaused *paused;
     size_t npaused;
+    phMetric *metrics;
+    size_t nmetrics;
 } phFile;
 
 static void *ph_read(hid_t f, const char *path, hid_t mt, size_t rs, size_t *n)
@@ -200,6 +206,17 @@ static int ph_open(phFile *g, const char *path)
     PH_M(ct, phPaused, resumed, H5T_NATIVE_UINT32);
     g->paused = (phPaused *)ph_read(g->f, "/gpu/paused", ct, sizeof(phPaused), &g->npaused);
     H5Tclose(ct);
+    ct = H5Tcreate(H5T_COMPOUND, sizeof(phMetric));
+    PH_M(ct, phMetric, rank, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, name, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, unit, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, hw_unit, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, description, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, type, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, chip, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, scope, H5T_NATIVE_UINT32);
+    g->metrics = (phMetric *)ph_read(g->f, "/profiler/metrics", ct, sizeof(phMetric), &g->nmetrics);
+    H5Tclose(ct);
     return 0;
 }
 
@@ -222,6 +239,7 @@ static void ph_close(phFile *g)
     free(g->ranges);
     free(g->kernels);
     free(g->paused);
+    free(g->metrics);
     if (g->f >= 0) H5Fclose(g->f);
 }
 
