@@ -33,7 +33,12 @@ def main():
         print("check_flops: %s has no /profiler/values" % sys.argv[1])
         return 1
     s = f["strings"][()]
-    name = {(int(r), int(i)): text(n) for r, i, n in zip(s["rank"], s["id"], s["name"])}
+    if "strings_text" in f:  # format 2: offsets into /strings_text
+        t = f["strings_text"][()].tobytes()
+        name = {(int(r), int(i)): t[int(o):int(o) + int(n)].decode(errors="replace")
+                for r, i, o, n in zip(s["rank"], s["id"], s["offset"], s["length"])}
+    else:  # format 1: fixed-width names
+        name = {(int(r), int(i)): text(n) for r, i, n in zip(s["rank"], s["id"], s["name"])}
     v = f["profiler/values"][()]
     regs = f["profiler/regions"][()] if "profiler/regions" in f else np.zeros(0)
     bad = 0
