@@ -431,6 +431,7 @@ class File:
         df["stream"] = _int_col(a, STREAM)
         df["range_id"] = _u64_col(a, RANGEID)
         df["mpi_call_id"] = _u64_col(a, ("mpi_call_id",))
+        df["correlation"] = _int_col(a, CORR)
         if "tool" in df.columns:
             tool = df["tool"].to_numpy() != 0
             if not include_tool:
