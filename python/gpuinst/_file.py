@@ -7,6 +7,8 @@ joins users need are methods: kernels with their range path and MPI call,
 MPI calls with their range path and matched messages, metrics per range path
 and rank, counters per group.
 """
+import hashlib
+
 import numpy as np
 import pandas as pd
 
@@ -36,6 +38,8 @@ STRING_MEMBERS = {
 }
 # Datasets under /counters that are not sample series.
 COUNTER_META = ("stats", "ranks")
+MAX_LABEL = 256   # display names (counter_name) longer than this are cut
+MAX_PATH = 1024   # range paths longer than this keep a hash of the full path and their tail
 COUNTER_BOOKKEEPING = ("time_ns", "rank", "thread", "no_value", "device", "gpu_start_ns", "gpu_end_ns")
 
 
@@ -295,7 +299,10 @@ class File:
             "flags": _int_col(a, ("flags",)),
         })
         if tree:
-            parent, path, excl = _nest(df)
+            parent, path, excl, cut = _nest(df)
+            if cut:
+                self.h5.problem("/ranges", "%d range paths over %d bytes (deep nesting of long names): kept as a "
+                                           "hash of the whole path and its end" % (cut, MAX_PATH))
             df["parent"] = parent
             df["path"] = path
             df["exclusive_ns"] = excl
@@ -433,9 +440,12 @@ class File:
         df["mpi_call_id"] = _u64_col(a, ("mpi_call_id",))
         df["correlation"] = _int_col(a, CORR)
         if "tool" in df.columns:
-            tool = df["tool"].to_numpy() != 0
-            if not include_tool:
-                df = df[~tool].reset_index(drop=True)
+            if a["tool"].dtype.kind in "iu":
+                if not include_tool:
+                    df = df[a["tool"] == 0].reset_index(drop=True)
+            else:
+                self.h5.problem(path, "member tool has type %s, not an integer: every kernel counted as the "
+                                      "application's" % a["tool"].dtype)
         self._join_range(df)
         self._join_mpi(df)
         return df
@@ -554,6 +564,9 @@ class File:
             ds = self.h5.dataset(p)
             nm = self.h5.attr("counter_name", ds) if ds is not None else None
             label = nm if isinstance(nm, str) and nm else rel
+            if len(label) > MAX_LABEL:
+                self.h5.problem(p, "counter_name of %d bytes: shown cut to %d" % (len(label), MAX_LABEL))
+                label = label[:MAX_LABEL - 3] + "..."
             if label in out:
                 label = "%s (%s)" % (label, p)
             out[label] = p
@@ -580,6 +593,8 @@ class File:
                 df = pd.DataFrame()
             else:
                 df = pd.DataFrame({m: a[m] for m in a.dtype.names if a[m].dtype.kind in "iuf"})
+                if not [c for c in df.columns if c not in COUNTER_BOOKKEEPING]:
+                    self.h5.problem(path, "no numeric field: not a counter series")
                 if "time_ns" not in df:
                     df["time_ns"] = _int_col(a, TIME)
                 for c in ("rank", "thread", "no_value"):
@@ -595,12 +610,16 @@ class File:
         return [c for c in df.columns if c not in COUNTER_BOOKKEEPING]
 
     def counter_units(self, path):
-        ds = self.h5.dataset(path)
-        out = {}
-        for f in self.counter_fields(path):
-            u = self.h5.attr(f + "_unit", ds) if ds is not None else None
-            out[f] = u if isinstance(u, str) else ""
-        return out
+        """{field: unit} from the dataset's ``<field>_unit`` attributes ("" none)."""
+        k = ("cunits", path)
+        if k not in self._cache:
+            ds = self.h5.dataset(path)
+            out = {}
+            for f in self.counter_fields(path):
+                u = self.h5.attr(f + "_unit", ds) if ds is not None else None
+                out[f] = u if isinstance(u, str) else ""
+            self._cache[k] = out
+        return self._cache[k]
 
     def counter_stats(self):
         """/counters/stats: counter, field, per_rank, ranks, samples, min,
@@ -651,7 +670,7 @@ def _nest(df):
     names = df["name"].to_numpy()
     path = names.copy()
     if n == 0:
-        return parent, path, excl
+        return parent, path, excl, 0
     order = np.lexsort((-df["end_ns"].to_numpy(), df["depth"].to_numpy(), df["start_ns"].to_numpy(),
                         df["domain"].to_numpy(), df["thread"].to_numpy(), df["rank"].to_numpy()))
     rk, th, dm = df["rank"].to_numpy()[order].tolist(), df["thread"].to_numpy()[order].tolist(), \
@@ -662,6 +681,7 @@ def _nest(df):
     order = order.tolist()
     stack = []
     cur = None
+    cut = 0
     for k in range(n):
         g = (rk[k], th[k], dm[k])
         if g != cur:
@@ -676,6 +696,13 @@ def _nest(df):
             p = order[stack[-1]]
             parent[i] = p
             excl[p] -= dur[i]
-            path[i] = path[p] + "/" + names[i]
+            full = path[p] + "/" + names[i]
+            if len(full) > MAX_PATH:
+                # deep nesting of long names: the path would take up to 255 x 4095 bytes per
+                # row; keep a hash of the whole path (distinct paths stay distinct) and its tail
+                h = hashlib.blake2b(full.encode("utf-8", "replace"), digest_size=8).hexdigest()
+                full = "...[%s]..." % h + full[-(MAX_PATH // 2):]
+                cut += 1
+            path[i] = full
         stack.append(k)
-    return parent, path, excl
+    return parent, path, excl, cut

@@ -167,11 +167,31 @@ class H5:
                     out.append(p)
         return sorted(out)
 
+    def link_problem(self, path):
+        """Why `path` does not resolve although a link of that name exists
+        (a dangling soft link, an external link to a missing file), or None."""
+        parent, _, name = path.rstrip("/").rpartition("/")
+        try:
+            g = self.f[parent or "/"]
+            if not isinstance(g, h5py.Group) or name not in g:
+                return None
+            lk = g.get(name, getlink=True)
+        except (KeyError, OSError, RuntimeError, ValueError, TypeError):
+            return None
+        if isinstance(lk, h5py.SoftLink):
+            return "a soft link to %s, which does not exist" % lk.path
+        if isinstance(lk, h5py.ExternalLink):
+            return "an external link to %s:%s, which cannot be opened" % (lk.filename, lk.path)
+        return "cannot be opened"
+
     def dataset(self, path):
         """The h5py Dataset at `path`, None if absent; a problem if it is
         something else."""
         path = "/" + path.strip("/")
         if not self.exists(path):
+            why = self.link_problem(path)
+            if why:
+                self.problem(path, why + ": ignored")
             return None
         try:
             o = self.f[path]

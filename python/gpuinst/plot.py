@@ -26,6 +26,8 @@ COPY_COLOR = "#9467bd"
 MARK_COLOR = "#222222"
 MAX_SE_ROWS = 16     # start/end rows per (rank, domain); more overlap shares the last row
 MAX_DEPTH_ROWS = 32  # push/pop rows per lane; deeper ranges share the last row
+MAX_SERIES = 12     # counter line plots under the timeline (the first groups, in name order)
+MAX_ROWS = 3000      # rows in one timeline: more is refused (choose ranks or a window)
 
 
 def color_of(name, argb=0):
@@ -42,6 +44,24 @@ def _mpl():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     return plt
+
+
+def _colors(names, argb):
+    """color_of for every row, computed once per distinct (name, color)."""
+    import pandas as pd
+    key = pd.MultiIndex.from_arrays([np.asarray(names, dtype=object), np.asarray(argb)])
+    codes, uniq = pd.factorize(key)
+    table = np.array([color_of(n, c) for n, c in uniq], dtype=object)
+    return table[codes]
+
+
+def _legend(leg, names, cols):
+    """First color of each name, in order, at most 20 names (each cut to 40 characters)."""
+    import pandas as pd
+    first = pd.DataFrame({"n": np.asarray(names, dtype=object), "c": cols}).drop_duplicates("n")
+    for n, c in zip(first["n"].tolist()[:20], first["c"].tolist()[:20]):
+        n = str(n)
+        leg.setdefault(n if len(n) <= 40 else n[:37] + "...", c)
 
 
 def parse_ranks(s):
@@ -202,6 +222,11 @@ def timeline(f, out, window=None, ranks=None, title=None, width_px=2400, lod=Tru
     mark_threads = set(zip(mk["rank"].tolist(), mk["thread"].tolist())) if len(mk) else set()
     streams = sorted(set(zip(kern["rank"], kern["device"], kern["stream"])) |
                      set(zip(cop["rank"], cop["device"], cop["stream"])))
+    est = len(streams) + 2 * len(cpu) + len(mark_threads) + sum(se_nrows.values()) + \
+        sum(min(int(v), MAX_DEPTH_ROWS) for v in depth_rows.values())
+    if est > MAX_ROWS:
+        raise ValueError("%d rows of lanes (%d GPU streams, %d threads with ranges): too many for one picture; "
+                         "choose ranks (--ranks) or a window (--window)" % (est, len(streams), len(depth_rows)))
     blocks = []  # (rank, thread) -> (first row, rows) for marks
     dn = {}
     for d in (rg,):
@@ -249,19 +274,17 @@ def timeline(f, out, window=None, ranks=None, title=None, width_px=2400, lod=Tru
         R.append(base + np.minimum(pp["depth"].to_numpy(), MAX_DEPTH_ROWS) - 1)
         X0.append(ms(pp["start_ns"]))
         X1.append(ms(pp["end_ns"]))
-        cols = [color_of(n, c) for n, c in zip(pp["name"], pp["color"])]
-        C.append(np.array(cols, dtype=object))
-        for n, c in zip(pp["name"], cols):
-            LEG.setdefault(n, c)
+        cols = _colors(pp["name"], pp["color"])
+        C.append(cols)
+        _legend(LEG, pp["name"], cols)
     if len(se):
         base = np.array([rows_of[("se", r, d)] for r, d in zip(se["rank"], se["domain"])])
         R.append(base + se_row)
         X0.append(ms(se["start_ns"]))
         X1.append(ms(se["end_ns"]))
-        cols = [color_of(n, c) for n, c in zip(se["name"], se["color"])]
-        C.append(np.array(cols, dtype=object))
-        for n, c in zip(se["name"], cols):
-            LEG.setdefault(n, c)
+        cols = _colors(se["name"], se["color"])
+        C.append(cols)
+        _legend(LEG, se["name"], cols)
     for d, kind, col, lab in ((mpi, "mpi", MPI_COLOR, "MPI calls"), (api, "api", API_COLOR, "CUDA API calls")):
         if len(d):
             R.append(np.array([rows_of[(kind, r, t)] for r, t in zip(d["rank"], d["thread"])]))
@@ -275,13 +298,12 @@ def timeline(f, out, window=None, ranks=None, title=None, width_px=2400, lod=Tru
             X0.append(ms(d["start_ns"]))
             X1.append(ms(d["end_ns"]))
             if col is None:
-                cols = [color_of("k:" + n) for n in d["name"]]
-                for n, c in zip(d["name"], cols):
-                    LEG.setdefault("kernel " + str(n)[:28], c)
+                cols = _colors("k:" + d["name"].astype(str), np.zeros(len(d), dtype=np.int64))
+                _legend(LEG, "kernel " + d["name"].astype(str).str[:28], cols)
             else:
-                cols = [col] * len(d)
+                cols = np.full(len(d), col, dtype=object)
                 LEG.setdefault("copies", col)
-            C.append(np.array(cols, dtype=object))
+            C.append(cols)
     events = int(sum(len(x) for x in R))
     row = np.concatenate(R) if R else np.zeros(0, dtype=np.int64)
     x0 = np.clip(np.concatenate(X0), lo - 1, hi + 1) if R else np.zeros(0)
@@ -293,6 +315,8 @@ def timeline(f, out, window=None, ranks=None, title=None, width_px=2400, lod=Tru
     groups = f.counter_groups() if counters else {}
     series = []
     for label, path in groups.items():
+        if len(series) >= MAX_SERIES:
+            break
         df = f.counters(label)
         if not len(df):
             continue
@@ -300,7 +324,7 @@ def timeline(f, out, window=None, ranks=None, title=None, width_px=2400, lod=Tru
             df = df[df["rank"].isin(ranks)]
         for fld in f.counter_fields(path):
             series.append((label, fld, df, f.counter_units(path).get(fld, "")))
-    series = series[:12]
+    series = series[:MAX_SERIES]
     tl_h = min(1.5 + 0.22 * nrows, 40.0)
     heights = [tl_h] + [1.3] * len(series)
     fig, axs = plt.subplots(1 + len(series), 1, figsize=(13, sum(heights) + 0.6), sharex=True, squeeze=False,
@@ -358,11 +382,21 @@ def timeline(f, out, window=None, ranks=None, title=None, width_px=2400, lod=Tru
         cax.set_gid("counter:%s:%s" % (label, fld))
     axs[-1][0].set_xlabel("time since the first event [ms] (rank 0's clock)")
     axs[-1][0].ticklabel_format(axis="x", useOffset=False, style="plain")
-    fig.tight_layout()
-    fig.savefig(out, dpi=dpi)
-    plt.close(fig)
+    _save(fig, out, dpi)
     return {"lanes": lanes, "rows": nrows, "rectangles": len(row), "events": events, "marks": nmarks,
             "counters": len(series), "rect_rows": row, "rect_x": (x0, x1)}
+
+
+def _save(fig, out, dpi):
+    """tight_layout (its warnings about long labels are not the user's
+    problem: the picture is still drawn), save, close."""
+    import warnings
+    plt = _mpl()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fig.tight_layout()
+        fig.savefig(out, dpi=dpi)
+    plt.close(fig)
 
 
 def _minmax(x, v, lo, px):
@@ -403,8 +437,8 @@ def ranges_chart(f, out, title=None, dpi=110):
     names = ex.groupby("name")["exclusive_ns"].sum().sort_values(ascending=False).index.tolist()
     colors = {}
     rg = f.ranges(tree=False)
-    for n, c in zip(rg["name"], rg["color"]):
-        colors.setdefault(n, color_of(n, c))
+    for n, c in rg[["name", "color"]].drop_duplicates("name").itertuples(index=False):
+        colors[n] = color_of(n, c)
     idx = {l: i for i, l in enumerate(lanes)}
     fig, ax = plt.subplots(figsize=(11, 1.2 + 0.3 * len(lanes)))
     left = np.zeros(len(lanes))
@@ -414,7 +448,8 @@ def ranges_chart(f, out, title=None, dpi=110):
         w = np.zeros(len(lanes))
         for l, v in piv[n].items():
             w[idx[l]] = v / 1e6
-        ax.barh(range(len(lanes)), w, left=left, color=colors.get(n, color_of(n)), label=n, height=0.75)
+        ax.barh(range(len(lanes)), w, left=left, color=colors.get(n, color_of(n)),
+                label=n if len(n) <= 40 else n[:37] + "...", height=0.75)
         left += w
     ax.set_yticks(range(len(lanes)))
     ax.set_yticklabels(["rank %d %s %s" % (r, "start/end" if k != "push/pop" else f.thread_label(r, t), d)
@@ -423,9 +458,7 @@ def ranges_chart(f, out, title=None, dpi=110):
     ax.set_xlabel("exclusive time [ms] per (rank, thread, domain)")
     ax.set_title(title or f.path)
     ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=7, frameon=False)
-    fig.tight_layout()
-    fig.savefig(out, dpi=dpi)
-    plt.close(fig)
+    _save(fig, out, dpi)
     return len(lanes)
 
 
@@ -504,9 +537,7 @@ def metrics_chart(f, out, title=None, dpi=110):
     for k in range(n, rows * cols):
         axs[k // cols][k % cols].axis("off")
     fig.suptitle((title or f.path) + " (mean over ranks, bars: min-max)", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(out, dpi=dpi)
-    plt.close(fig)
+    _save(fig, out, dpi)
     return n
 
 
@@ -541,7 +572,5 @@ def roofline(f, out, title=None, peak_gflops=None, peak_gbs=None, dpi=110):
     ax.set_ylabel("achieved [GFLOP/s]")
     ax.set_title(title or f.path)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out, dpi=dpi)
-    plt.close(fig)
+    _save(fig, out, dpi)
     return len(pts)

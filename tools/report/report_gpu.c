@@ -19,6 +19,7 @@ typedef struct GpuRecs {
     size_t n;
     uint64_t *rk, *st, *en, *rid, *bytes;
     int has_rid;
+    size_t tool;  /* kernels left out: launched by CUPTI itself (`tool` member) */
     Names name;   /* kernel name or copy kind */
 } GpuRecs;
 
@@ -30,6 +31,37 @@ static const char *copyKindName(uint64_t k)
     return k < sizeof names / sizeof names[0] ? names[k] : NULL;
 }
 
+/* Leaves out the rows of ranks the file does not have, and kernels CUPTI
+ * launched itself during profiler replay (a nonzero `tool` member): they are
+ * not the application's. */
+static void keepRows(Ctx *c, const h5tab *t, GpuRecs *g)
+{
+    uint64_t *tool = NULL;
+    size_t i, m = 0, ntool = 0;
+    if (h5tabHas(t, "tool")) {
+        if (!h5tabIsNumeric(t, "tool") || h5tabU64(t, "tool", &tool) != 0)
+            reportProblem(t->path, "member tool is not an integer: every kernel counted as the application's");
+    }
+    for (i = 0; i < g->n; i++) {
+        if (!rankOk(c, g->rk[i])) continue;
+        if (tool && tool[i]) {
+            ntool++;
+            continue;
+        }
+        g->rk[m] = g->rk[i];
+        g->st[m] = g->st[i];
+        g->en[m] = g->en[i];
+        g->rid[m] = g->rid[i];
+        g->bytes[m] = g->bytes[i];
+        if (g->name.v) g->name.v[m] = g->name.v[i];
+        m++;
+    }
+    rankSummary(c, t->path);
+    g->n = m;
+    g->tool = ntool;
+    free(tool);
+}
+
 static int loadGpu(Ctx *c, const char *path, GpuRecs *g, int copies)
 {
     h5tab t;
@@ -37,8 +69,15 @@ static int loadGpu(Ctx *c, const char *path, GpuRecs *g, int copies)
     if (h5tabOpen(c->file, path, &t) != 0) return -1;
     g->n = t.n;
     readU64Any(&t, C_RANK, &g->rk);
-    readU64Any(&t, C_START, &g->st);
-    readU64Any(&t, C_END, &g->en);
+    if (readU64Any(&t, C_START, &g->st) == NULL || readU64Any(&t, C_END, &g->en) == NULL) {
+        reportProblem(path, "no usable start_ns/end_ns member: ignored");
+        free(g->rk);
+        free(g->st);
+        free(g->en);
+        memset(g, 0, sizeof *g);
+        h5tabClose(&t);
+        return -1;
+    }
     g->has_rid = readU64Any(&t, C_RANGEID, &g->rid) != NULL;
     readU64Any(&t, C_BYTES, &g->bytes);
     if (copies) {
@@ -66,6 +105,7 @@ static int loadGpu(Ctx *c, const char *path, GpuRecs *g, int copies)
     } else {
         readNames(c, &t, h5tabPick(&t, C_NAME), g->rk, &g->name);
     }
+    keepRows(c, &t, g);
     h5tabClose(&t);
     return 0;
 }
@@ -87,7 +127,7 @@ static void attribute(Ctx *c, const GpuRecs *g)
     uint32_t R = c->nranks;
     for (i = 0; i < g->n; i++) {
         double dur = g->en[i] > g->st[i] ? (double)(g->en[i] - g->st[i]) : 0;
-        uint32_t r = g->rk[i] < R ? (uint32_t)g->rk[i] : 0;
+        uint32_t r = (uint32_t)g->rk[i]; /* < R: keepRows */
         if (c->rankGpuNs) c->rankGpuNs[r] += dur;
         if (!g->has_rid || g->rid[i] == 0 || g->rid[i] == UINT64_MAX || c->rgpu == NULL) continue;
         if (u64Get(&c->rangeId, ((uint64_t)r << 48) | (g->rid[i] & 0xffffffffffffull), &k)) {
@@ -137,7 +177,7 @@ static RTab *gpuByName(Ctx *c, const GpuRecs *g, const char *id, const char *tit
         if (dur < mn[j]) mn[j] = dur;
         if (dur > mx[j]) mx[j] = dur;
         by[j] += (double)g->bytes[i];
-        rk[j * R + (g->rk[i] < R ? g->rk[i] : 0)] = 1;
+        rk[j * R + g->rk[i]] = 1;
     }
     ko = sortedKeys(&names, tot);
     for (j = 0; ko && j < names.n; j++) {
@@ -203,6 +243,7 @@ void sectionGpu(Ctx *c, RTab **granges, RTab **kern, RTab **copy)
     } else {
         *kern = gpuByName(c, &k, "kernels", "Top kernels, by total time over all ranks", 0);
         if (k.n == 0) rtabNote(*kern, "no kernels were recorded (a CPU run, or tracing unavailable: see Unavailable).");
+        if (k.tool) rtabNote(*kern, "%zu kernels launched by CUPTI itself (profiler replay) left out.", k.tool);
     }
     if (!hc && !hm) {
         *copy = rtabNew("copies", "Copies and memsets");

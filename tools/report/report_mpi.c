@@ -51,9 +51,10 @@ RTab *sectionMpi(Ctx *c)
     if (summary) {
         readU64Any(&d, ccount, &cn);
         readU64Any(&d, ctime, &tm);
-    } else {
-        readU64Any(&d, C_START, &st);
-        readU64Any(&d, C_END, &en);
+    } else if (readU64Any(&d, C_START, &st) == NULL || readU64Any(&d, C_END, &en) == NULL) {
+        reportProblem("/mpi/calls", "no usable start_ns/end_ns member: ignored");
+        rtabNote(t, "/mpi/calls cannot be used (no usable start_ns/end_ns member).");
+        goto out;
     }
     if (readNames(c, &d, h5tabPick(&d, ccall), rk, &nm) != 0) nm.v = NULL;
     for (i = 0; i < d.n; i++) strIndex(&calls, nm.v ? nm.v[i] : "?");
@@ -62,7 +63,9 @@ RTab *sectionMpi(Ctx *c)
     count = (double *)calloc((calls.n + 1) * R, sizeof *count);
     if (!time || !bytes || !count) goto out;
     for (i = 0; i < d.n; i++) {
-        size_t k = strIndex(&calls, nm.v ? nm.v[i] : "?") * R + (rk[i] < R ? rk[i] : 0);
+        size_t k;
+        if (!rankOk(c, rk[i])) continue;
+        k = strIndex(&calls, nm.v ? nm.v[i] : "?") * R + rk[i];
         if (summary) {
             time[k] += (double)tm[i];
             count[k] += (double)cn[i];
@@ -72,8 +75,9 @@ RTab *sectionMpi(Ctx *c)
         }
         bytes[k] += (double)by[i];
         if (c->rankMpiNs)
-            c->rankMpiNs[rk[i] < R ? rk[i] : 0] += summary ? (double)tm[i] : (en[i] > st[i] ? (double)(en[i] - st[i]) : 0);
+            c->rankMpiNs[rk[i]] += summary ? (double)tm[i] : (en[i] > st[i] ? (double)(en[i] - st[i]) : 0);
     }
+    rankSummary(c, summary ? "/mpi/summary" : "/mpi/calls");
     {
         double *sv = (double *)calloc(calls.n + 1, sizeof *sv);
         for (j = 0; sv && j < calls.n; j++) sv[j] = statRanks(time + j * R, NULL, R).mean;
