@@ -129,7 +129,8 @@ static void attribute(Ctx *c, const GpuRecs *g)
         double dur = g->en[i] > g->st[i] ? (double)(g->en[i] - g->st[i]) : 0;
         uint32_t r = (uint32_t)g->rk[i]; /* < R: keepRows */
         if (c->rankGpuNs) c->rankGpuNs[r] += dur;
-        if (!g->has_rid || g->rid[i] == 0 || g->rid[i] == UINT64_MAX || c->rgpu == NULL) continue;
+        /* range id 0 is thread 0's first range (docs/FORMAT.md); all ones is none */
+        if (!g->has_rid || g->rid[i] == UINT64_MAX || c->rgpu == NULL) continue;
         if (u64Get(&c->rangeId, ((uint64_t)r << 48) | (g->rid[i] & 0xffffffffffffull), &k)) {
             c->rgpu[k * R + r] += dur;
             c->rgpuN[k * R + r] += 1;
