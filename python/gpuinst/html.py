@@ -25,7 +25,7 @@ def find_report():
     if env and os.access(env, os.X_OK):
         return env
     here = os.path.dirname(os.path.abspath(__file__))
-    for rel in ("../../../bin/gpuinst-report",          # installed: PREFIX/share/gpuinst/python/gpuinst
+    for rel in ("../../../../bin/gpuinst-report",       # installed: PREFIX/share/gpuinst/python/gpuinst
                 "../../build/tools/report/gpuinst-report"):  # the source tree's build directory
         p = os.path.normpath(os.path.join(here, rel))
         if os.access(p, os.X_OK):
