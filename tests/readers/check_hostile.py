@@ -88,7 +88,6 @@ def main():
     resource.setrlimit(resource.RLIMIT_AS, (MEM_PY, MEM_PY))
     sys.path.insert(0, os.path.join(tools, "..", "python"))
     import gpuinst
-    from gpuinst import plot as P
     plot = load_tool(os.path.join(tools, "gpuinst_plot.py"))
     export = load_tool(os.path.join(tools, "gpuinst_export.py"))
     tmp = tempfile.mkdtemp(prefix="gpuinst_hostile_")
@@ -152,12 +151,6 @@ def main():
                 check(False, "gpuinst package %s: %s" % (tag, traceback.format_exc()))
             check(names_dataset("\n".join(f.problems), where),
                   "gpuinst package %s: problems do not name %s: %s" % (tag, where, f.problems))
-            try:
-                P.timeline(f, os.path.join(tmp, "t.png"), dpi=30)
-            except ValueError:
-                pass
-            except BaseException:  # noqa: BLE001
-                check(False, "plot.timeline %s: %s" % (tag, traceback.format_exc()))
             f.close()
         for tool, argv in ((plot.main, [path, "--timeline", os.path.join(tmp, "t.png"), "--ranges",
                                         os.path.join(tmp, "r.png")]),
