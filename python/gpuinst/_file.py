@@ -38,6 +38,7 @@ STRING_MEMBERS = {
 }
 # Datasets under /counters that are not sample series.
 COUNTER_META = ("stats", "ranks")
+KINDS = np.array(["push/pop", "start/end"], dtype=object)  # one object per row, not a copy of the text
 MAX_LABEL = 256   # display names (counter_name) longer than this are cut
 MAX_PATH = 1024   # range paths longer than this keep a hash of the full path and their tail
 COUNTER_BOOKKEEPING = ("time_ns", "rank", "thread", "no_value", "device", "gpu_start_ns", "gpu_end_ns")
@@ -147,7 +148,7 @@ class File:
             return "strings" in desc
         return m == "name" or m in STRING_MEMBERS.get(path, ())
 
-    def table(self, path):
+    def table(self, path, _keep=True):
         """Any table as a DataFrame: one column per member (named as in the
         file), fixed strings decoded, /strings ids resolved to text for the
         row's rank (the id itself kept as ``<member>_id``).  Empty
@@ -155,7 +156,7 @@ class File:
         path = "/" + path.strip("/")
         key = ("table", path)
         if key in self._cache:
-            return self._cache[key]
+            return self._cache[key] if _keep else self._cache[key].copy()
         a = self.raw(path)
         if a is None:
             df = pd.DataFrame()
@@ -172,7 +173,8 @@ class File:
                 else:
                     cols[m] = v
             df = pd.DataFrame(cols)
-        self._cache[key] = df
+        if _keep:  # the accessors that build on a table (mpi_calls, kernels...) cache their own frame
+            self._cache[key] = df
         return df
 
     def _names(self, a, path, cands):
@@ -227,12 +229,16 @@ class File:
         return self._cache["thread_names"]
 
     def _domain_text(self, ranks, doms):
+        """Domain names per row, looked up once per distinct (rank, domain)."""
         dn = self.domain_names()
-        out = np.empty(len(doms), dtype=object)
-        for i, (r, d) in enumerate(zip(ranks.tolist(), doms.tolist())):
+        key = (ranks.astype(np.uint64) << np.uint64(16)) | (doms.astype(np.uint64) & np.uint64(0xFFFF))
+        uniq, inv = np.unique(key, return_inverse=True)
+        names = np.empty(len(uniq), dtype=object)
+        for j, k in enumerate(uniq.tolist()):
+            r, d = k >> 16, k & 0xFFFF
             n = dn.get((r, d))
-            out[i] = n if n else ("default" if d == 0 else "domain#%d" % d)
-        return out
+            names[j] = n if n else ("default" if d == 0 else "domain#%d" % d)
+        return names[inv]
 
     def thread_label(self, rank, thread):
         """Display name of a thread: its /threads name, else "main" for
@@ -265,7 +271,7 @@ class File:
             df = pd.DataFrame({c: pd.Series(dtype=t) for c, t in (
                 ("rank", "i8"), ("thread", "i8"), ("domain", "i8"), ("domain_name", object), ("name", object),
                 ("start_ns", "i8"), ("end_ns", "i8"), ("duration_ns", "i8"), ("depth", "i8"), ("kind", object),
-                ("seq", "i8"), ("range_id", "u8"))})
+                ("seq", "i8"), ("range_id", "u8"), ("color", "i8"))})
             if tree:
                 df["parent"] = pd.Series(dtype="i8")
                 df["path"] = pd.Series(dtype=object)
@@ -273,30 +279,30 @@ class File:
             self._cache[key] = df
             return df
         rank = _int_col(a, ("rank",))
-        thread = _int_col(a, ("thread",))
-        dom = _int_col(a, ("domain",))
+        thread = _int_col(a, ("thread",), dtype=np.int32)
+        dom = _int_col(a, ("domain",), dtype=np.int32)
         st = _int_col(a, START)
         en = _int_col(a, END)
         bad = en < st
         if bad.any():
             self.h5.problem("/ranges", "%d rows end before they start: end taken as start" % int(bad.sum()))
             en = np.where(bad, st, en)
-        depth = _int_col(a, ("depth",))
+        depth = _int_col(a, ("depth",), dtype=np.int32)
         seq = _int_col(a, ("seq",))
         df = pd.DataFrame({
             "rank": rank, "thread": thread, "domain": dom,
             "domain_name": self._domain_text(rank, dom),
             "name": self._names(a, "/ranges", NAME),
-            "category": _int_col(a, ("category",)),
+            "category": _int_col(a, ("category",), dtype=np.int32),
             "start_ns": st, "end_ns": en, "duration_ns": en - st,
             "depth": depth,
-            "kind": np.where(depth > 0, "push/pop", "start/end"),
+            "kind": KINDS[(depth <= 0).astype(np.int8)],
             "seq": seq,
             "range_id": ((thread.astype(np.uint64) & np.uint64(0xFFFF)) << np.uint64(32))
             | (seq.astype(np.uint64) & np.uint64(0xFFFFFFFF)),
             "color": _int_col(a, ("color",)),
             "payload": _int_col(a, ("payload",)),
-            "flags": _int_col(a, ("flags",)),
+            "flags": _int_col(a, ("flags",), dtype=np.int32),
         })
         if tree:
             parent, path, excl, cut = _nest(df)
@@ -349,7 +355,7 @@ class File:
         key = ("mpi", paths)
         if key in self._cache:
             return self._cache[key]
-        df = self.table("/mpi/calls").copy()
+        df = self.table("/mpi/calls", _keep=False)
         if len(df.columns):
             a = self.raw("/mpi/calls")
             df["start_ns"] = _int_col(a, START)
@@ -422,9 +428,9 @@ class File:
         return self.table("/mpi/summary")
 
     # ---- GPU ------------------------------------------------------------------------
-    def _gpu(self, path, include_tool):
+    def _gpu(self, path, include_tool, joins=True):
         a = self.raw(path)
-        df = self.table(path).copy()
+        df = self.table(path, _keep=False)
         if a is None or not len(df.columns):
             return pd.DataFrame({c: pd.Series(dtype=t) for c, t in (
                 ("rank", "i8"), ("name", object), ("start_ns", "i8"), ("end_ns", "i8"), ("duration_ns", "i8"),
@@ -446,8 +452,9 @@ class File:
             else:
                 self.h5.problem(path, "member tool has type %s, not an integer: every kernel counted as the "
                                       "application's" % a["tool"].dtype)
-        self._join_range(df)
-        self._join_mpi(df)
+        if joins:
+            self._join_range(df)
+            self._join_mpi(df)
         return df
 
     def _join_range(self, df):
@@ -475,7 +482,7 @@ class File:
         df["mpi_call"] = m["mpi_call"].fillna("").to_numpy()
         df["mpi_call_start_ns"] = m["mpi_call_start_ns"].to_numpy()
 
-    def kernels(self, include_tool=False):
+    def kernels(self, include_tool=False, joins=True):
         """/gpu/kernels, one row per kernel execution.
 
         Every member by name (name and demangled as text), plus
@@ -485,17 +492,19 @@ class File:
         mpi_call_start_ns (the intercepted MPI call the launch was made in;
         "" none).  Kernels that CUPTI launched itself during profiler
         replay (a nonzero ``tool`` member) are left out unless
-        ``include_tool``."""
-        k = ("kernels", include_tool)
+        ``include_tool``.  ``joins=False`` leaves out range_path, range_name
+        and mpi_call (quicker on big files)."""
+        k = ("kernels", include_tool, joins)
         if k not in self._cache:
-            self._cache[k] = self._gpu("/gpu/kernels", include_tool)
+            self._cache[k] = self._gpu("/gpu/kernels", include_tool, joins)
         return self._cache[k]
 
-    def copies(self):
+    def copies(self, joins=True):
         """/gpu/copies (memcpy, memset, peer copies): as ``kernels``, with
         bytes and kind (HtoD, DtoH, ..., "memset")."""
-        if "copies" not in self._cache:
-            df = self._gpu("/gpu/copies", True)
+        k = ("copies", joins)
+        if k not in self._cache:
+            df = self._gpu("/gpu/copies", True, joins)
             a = self.raw("/gpu/copies")
             if a is not None and len(df):
                 ck = _int_col(a, ("copy_kind", "kind"))
@@ -503,15 +512,16 @@ class File:
                 df["kind"] = ["memset" if o == 2 else COPYKIND.get(c, "kind#%d" % c)
                               for c, o in zip(ck.tolist(), op.tolist())]
                 df["bytes"] = _int_col(a, BYTES)
-            self._cache["copies"] = df
-        return self._cache["copies"]
+            self._cache[k] = df
+        return self._cache[k]
 
-    def api(self):
+    def api(self, joins=True):
         """/gpu/api (CUDA runtime/driver calls): as ``kernels``, with name
         (function), correlation, api_tid."""
-        if "api" not in self._cache:
-            self._cache["api"] = self._gpu("/gpu/api", True)
-        return self._cache["api"]
+        k = ("api", joins)
+        if k not in self._cache:
+            self._cache[k] = self._gpu("/gpu/api", True, joins)
+        return self._cache[k]
 
     # ---- profiler -------------------------------------------------------------------
     def metrics(self):
@@ -521,7 +531,7 @@ class File:
         occurrence, start_ns."""
         if "metrics" in self._cache:
             return self._cache["metrics"]
-        df = self.table("/profiler/values").copy()
+        df = self.table("/profiler/values", _keep=False)
         if not len(df.columns):
             df = pd.DataFrame({c: pd.Series(dtype=t) for c, t in (
                 ("rank", "i8"), ("region", object), ("path", object), ("metric", object), ("unit", object),

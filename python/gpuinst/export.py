@@ -33,7 +33,7 @@ def _rows(df, cols):
 def load(f):
     """The records both exports use, from a gpuinst.File."""
     d = {"f": f, "ranges": f.ranges(tree=False), "marks": f.marks(), "mpi": f.mpi_calls(paths=False),
-         "kernels": f.kernels(), "api": f.api(), "copies": f.copies()}
+         "kernels": f.kernels(joins=False), "api": f.api(joins=False), "copies": f.copies(joins=False)}
     d["api"] = d["api"].assign(thread=_gpu_thread(f, d["api"]))
     times = [d[k]["start_ns"].min() for k in ("ranges", "mpi", "kernels", "api", "copies") if len(d[k])]
     if len(d["marks"]):

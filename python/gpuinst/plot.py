@@ -19,6 +19,7 @@ import colorsys
 import zlib
 
 import numpy as np
+import pandas as pd
 
 MPI_COLOR = "#d62728"
 API_COLOR = "#8c564b"
@@ -48,16 +49,15 @@ def _mpl():
 
 def _colors(names, argb):
     """color_of for every row, computed once per distinct (name, color)."""
-    import pandas as pd
-    key = pd.MultiIndex.from_arrays([np.asarray(names, dtype=object), np.asarray(argb)])
-    codes, uniq = pd.factorize(key)
-    table = np.array([color_of(n, c) for n, c in uniq], dtype=object)
-    return table[codes]
+    ncode, nuniq = pd.factorize(np.asarray(names, dtype=object))
+    argb = np.asarray(argb).astype(np.int64) & 0xFFFFFFFF
+    key, inv = np.unique((ncode.astype(np.int64) << 32) | argb, return_inverse=True)
+    table = np.array([color_of(nuniq[k >> 32], k & 0xFFFFFFFF) for k in key.tolist()], dtype=object)
+    return table[inv]
 
 
 def _legend(leg, names, cols):
     """First color of each name, in order, at most 20 names (each cut to 40 characters)."""
-    import pandas as pd
     first = pd.DataFrame({"n": np.asarray(names, dtype=object), "c": cols}).drop_duplicates("n")
     for n, c in zip(first["n"].tolist()[:20], first["c"].tolist()[:20]):
         n = str(n)
@@ -155,12 +155,14 @@ def timeline(f, out, window=None, ranks=None, title=None, width_px=2400, lod=Tru
     from matplotlib.patches import Patch
     if isinstance(ranks, str):
         ranks = parse_ranks(ranks)
-    rg = f.ranges(tree=False)
-    mpi = f.mpi_calls(paths=False)
-    api = f.api()
-    kern = f.kernels()
-    cop = f.copies()
-    mk = f.marks()
+    rg = f.ranges(tree=False)[["rank", "thread", "domain", "domain_name", "name", "start_ns", "end_ns", "depth",
+                                "color"]]
+    mpi = f.mpi_calls(paths=False)[["rank", "thread", "start_ns", "end_ns"]]
+    api = f.api(joins=False)
+    api = api[[c for c in ("rank", "api_tid", "start_ns", "end_ns") if c in api]]
+    kern = f.kernels(joins=False)[["rank", "device", "stream", "name", "start_ns", "end_ns"]]
+    cop = f.copies(joins=False)[["rank", "device", "stream", "start_ns", "end_ns"]]
+    mk = f.marks()[["rank", "thread", "time_ns"]]
     starts = [d["start_ns"].to_numpy() for d in (rg, mpi, api, kern, cop) if len(d)]
     ends = [d["end_ns"].to_numpy() for d in (rg, mpi, api, kern, cop) if len(d)]
     if len(mk):
@@ -193,8 +195,8 @@ def timeline(f, out, window=None, ranks=None, title=None, width_px=2400, lod=Tru
             return df
         k = (ms(df[e]) >= lo) & (ms(df[s]) <= hi)
         if ranks is not None:
-            k &= df["rank"].isin(ranks)
-        return df[k]
+            k &= df["rank"].isin(ranks).to_numpy()
+        return df if k.all() else df[k]
 
     rg, mpi, api, kern, cop = sel(rg), sel(mpi), sel(api), sel(kern), sel(cop)
     mk = sel(mk, "time_ns", "time_ns")
@@ -219,19 +221,17 @@ def timeline(f, out, window=None, ranks=None, title=None, width_px=2400, lod=Tru
         if len(d):
             for r, th in d.groupby(["rank", "thread"]).size().index:
                 cpu.setdefault((r, th), set()).add(kind)
-    mark_threads = set(zip(mk["rank"].tolist(), mk["thread"].tolist())) if len(mk) else set()
-    streams = sorted(set(zip(kern["rank"], kern["device"], kern["stream"])) |
-                     set(zip(cop["rank"], cop["device"], cop["stream"])))
+    mark_threads = set(mk[["rank", "thread"]].drop_duplicates().itertuples(index=False, name=None))
+    streams = sorted(set(kern[["rank", "device", "stream"]].drop_duplicates().itertuples(index=False, name=None)) |
+                     set(cop[["rank", "device", "stream"]].drop_duplicates().itertuples(index=False, name=None)))
     est = len(streams) + 2 * len(cpu) + len(mark_threads) + sum(se_nrows.values()) + \
         sum(min(int(v), MAX_DEPTH_ROWS) for v in depth_rows.values())
     if est > MAX_ROWS:
         raise ValueError("%d rows of lanes (%d GPU streams, %d threads with ranges): too many for one picture; "
                          "choose ranks (--ranks) or a window (--window)" % (est, len(streams), len(depth_rows)))
     blocks = []  # (rank, thread) -> (first row, rows) for marks
-    dn = {}
-    for d in (rg,):
-        for r, dd, name in zip(d["rank"], d["domain"], d["domain_name"]):
-            dn[(r, dd)] = name
+    dn = {(r, d): n for r, d, n in rg[["rank", "domain", "domain_name"]].drop_duplicates(["rank", "domain"])
+          .itertuples(index=False, name=None)}
     for r in all_ranks:
         threads = sorted({k[1] for k in depth_rows if k[0] == r} | {k[1] for k in cpu if k[0] == r} |
                          {k[1] for k in mark_threads if k[0] == r})
@@ -267,50 +267,58 @@ def timeline(f, out, window=None, ranks=None, title=None, width_px=2400, lod=Tru
     nrows = y
     if nrows == 0:
         raise ValueError("nothing to draw in the window")
-    # ---- rectangles ----------------------------------------------------------------
+    # ---- rectangles (merged per table: each table's events have rows of their own) ------
     R, X0, X1, C, LEG = [], [], [], [], {}
+    events = [0]
+
+    def lane_rows(df, keys, kind):
+        """The first row of each event's lane, one dict lookup per lane."""
+        base = np.zeros(len(df), dtype=np.int64)
+        for k, idx in df.groupby(keys, sort=False).indices.items():
+            base[idx] = rows_of[(kind,) + (k if isinstance(k, tuple) else (k,))]
+        return base
+
+    def add(row, df, cols):
+        events[0] += len(row)
+        x0 = np.clip(ms(df["start_ns"]), lo - 1, hi + 1)
+        x1 = np.clip(ms(df["end_ns"]), lo - 1, hi + 1)
+        if lod:
+            row, x0, x1, cols = merge_rows(row, x0, x1, cols, px)
+        R.append(row)
+        X0.append(x0)
+        X1.append(x1)
+        C.append(cols)
+
     if len(pp):
-        base = np.array([rows_of[("pp", r, t, d)] for r, t, d in zip(pp["rank"], pp["thread"], pp["domain"])])
-        R.append(base + np.minimum(pp["depth"].to_numpy(), MAX_DEPTH_ROWS) - 1)
-        X0.append(ms(pp["start_ns"]))
-        X1.append(ms(pp["end_ns"]))
         cols = _colors(pp["name"], pp["color"])
-        C.append(cols)
         _legend(LEG, pp["name"], cols)
+        add(lane_rows(pp, ["rank", "thread", "domain"], "pp") + np.minimum(pp["depth"].to_numpy(), MAX_DEPTH_ROWS) - 1,
+            pp, cols)
     if len(se):
-        base = np.array([rows_of[("se", r, d)] for r, d in zip(se["rank"], se["domain"])])
-        R.append(base + se_row)
-        X0.append(ms(se["start_ns"]))
-        X1.append(ms(se["end_ns"]))
         cols = _colors(se["name"], se["color"])
-        C.append(cols)
         _legend(LEG, se["name"], cols)
+        add(lane_rows(se, ["rank", "domain"], "se") + se_row, se, cols)
     for d, kind, col, lab in ((mpi, "mpi", MPI_COLOR, "MPI calls"), (api, "api", API_COLOR, "CUDA API calls")):
         if len(d):
-            R.append(np.array([rows_of[(kind, r, t)] for r, t in zip(d["rank"], d["thread"])]))
-            X0.append(ms(d["start_ns"]))
-            X1.append(ms(d["end_ns"]))
-            C.append(np.full(len(d), col, dtype=object))
             LEG.setdefault(lab, col)
+            add(lane_rows(d, ["rank", "thread"], kind), d, np.full(len(d), col, dtype=object))
     for d, col in ((kern, None), (cop, COPY_COLOR)):
         if len(d):
-            R.append(np.array([rows_of[("gpu", r, dv, s)] for r, dv, s in zip(d["rank"], d["device"], d["stream"])]))
-            X0.append(ms(d["start_ns"]))
-            X1.append(ms(d["end_ns"]))
             if col is None:
-                cols = _colors("k:" + d["name"].astype(str), np.zeros(len(d), dtype=np.int64))
-                _legend(LEG, "kernel " + d["name"].astype(str).str[:28], cols)
+                codes, uniq = pd.factorize(d["name"])
+                table = np.array([color_of("k:" + str(n)) for n in uniq], dtype=object)
+                cols = table[codes]
+                for n, c in list(zip(uniq, table))[:20]:
+                    LEG.setdefault("kernel " + str(n)[:28], c)
             else:
                 cols = np.full(len(d), col, dtype=object)
                 LEG.setdefault("copies", col)
-            C.append(cols)
-    events = int(sum(len(x) for x in R))
+            add(lane_rows(d, ["rank", "device", "stream"], "gpu"), d, cols)
+    events = events[0]
     row = np.concatenate(R) if R else np.zeros(0, dtype=np.int64)
-    x0 = np.clip(np.concatenate(X0), lo - 1, hi + 1) if R else np.zeros(0)
-    x1 = np.clip(np.concatenate(X1), lo - 1, hi + 1) if R else np.zeros(0)
+    x0 = np.concatenate(X0) if R else np.zeros(0)
+    x1 = np.concatenate(X1) if R else np.zeros(0)
     col = np.concatenate(C) if R else np.zeros(0, dtype=object)
-    if lod:
-        row, x0, x1, col = merge_rows(row, x0, x1, col, px)
     # ---- figure --------------------------------------------------------------------
     groups = f.counter_groups() if counters else {}
     series = []
