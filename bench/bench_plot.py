@@ -13,7 +13,6 @@ numbers from getrusage: wall seconds, peak RSS) and prints a table.
 """
 import argparse
 import os
-import resource
 import shutil
 import subprocess
 import sys

@@ -236,20 +236,27 @@ class H5:
             return False
         return True
 
+    def _open_typed(self, path):
+        """(dataset, its path, dtype, shape), or None when absent or its
+        datatype or dataspace cannot be read (said)."""
+        ds = self.dataset(path)
+        if ds is None:
+            return None
+        try:
+            return ds, ds.name, ds.dtype, ds.shape
+        except Exception as e:  # noqa: BLE001 -- an unreadable datatype or dataspace
+            self.problem(ds.name, "unreadable datatype or shape (%s): ignored" % str(e).split("\n")[0])
+            return None
+
     def table(self, path):
         """Rows of a compound table as a numpy structured array, or None
         when absent or damaged (then a problem says why).  Members of
         types a reader cannot use (nested compounds, arrays, variable-length
         or reference types) are dropped with a problem."""
-        ds = self.dataset(path)
-        if ds is None:
+        o = self._open_typed(path)
+        if o is None:
             return None
-        path = ds.name
-        try:
-            dt, shape = ds.dtype, ds.shape
-        except Exception as e:  # noqa: BLE001 -- an unreadable datatype or dataspace
-            self.problem(path, "unreadable datatype or shape (%s): ignored" % str(e).split("\n")[0])
-            return None
+        ds, path, dt, shape = o
         if dt.names is None:
             self.problem(path, "not a compound (table) dataset (type %s): ignored" % dt)
             return None
@@ -282,15 +289,10 @@ class H5:
 
     def array(self, path, kind="u"):
         """A 1-D numeric dataset (e.g. /strings_text) as numpy, or None."""
-        ds = self.dataset(path)
-        if ds is None:
+        o = self._open_typed(path)
+        if o is None:
             return None
-        path = ds.name
-        try:
-            dt, shape = ds.dtype, ds.shape
-        except Exception as e:  # noqa: BLE001
-            self.problem(path, "unreadable datatype or shape (%s): ignored" % str(e).split("\n")[0])
-            return None
+        ds, path, dt, shape = o
         if dt.names is not None or dt.kind not in kind or shape is None or len(shape) != 1:
             self.problem(path, "has type %s and shape %s, expected a 1-D array of %s: ignored"
                          % (dt, shape, {"u": "unsigned bytes", "iu": "integers"}.get(kind, kind)))

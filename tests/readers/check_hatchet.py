@@ -26,6 +26,9 @@ import sys
 import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, summary  # noqa: E402
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 import gpuinst  # noqa: E402
 
@@ -35,17 +38,6 @@ try:
 except ImportError as e:
     print("SKIP: llnl-hatchet / llnl-thicket not importable (%s); tools/install-deps.sh installs them" % e)
     sys.exit(77)
-
-PASS, FAIL = [0], []
-
-
-def check(cond, what):
-    if cond:
-        PASS[0] += 1
-    else:
-        FAIL.append(what)
-        print("FAIL:", what)
-
 
 def raw_strings(h):
     s = h["strings"][()]
@@ -152,8 +144,7 @@ def main():
         one(report, p)
     if th:
         thick(th)
-    print("%d passed, %d failed" % (PASS[0], len(FAIL)))
-    return 1 if FAIL else 0
+    return summary()
 
 
 if __name__ == "__main__":

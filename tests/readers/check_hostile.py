@@ -23,6 +23,9 @@ import tempfile
 import time
 import traceback
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, summary  # noqa: E402
+
 MEM_C = 1 << 30      # gpuinst-report and gpuinst-recover's address space
 MEM_PY = 3 << 30     # this process (the package, plot and export run in it)
 TIMEOUT = 60
@@ -31,17 +34,6 @@ RECOVERED = {"spill_string_count_huge": 4, "spill_string_len_beyond": 4, "spill_
              "spill_string_size_beyond": 4, "spill_recsize_wrong": 3, "spill_count_beyond": 3,
              "spill_bad_magic_mid": 3, "spill_header_only": 0, "spill_empty": 0, "spill_unknown_tag": 4,
              "spill_mpi_recsize_zero": 2, "spill_cut_header": 2, "spill_string_utf8_dup": 2}
-
-PASS, FAIL = [0], []
-
-
-def check(cond, what):
-    if cond:
-        PASS[0] += 1
-    else:
-        FAIL.append(what)
-        print("FAIL:", what, flush=True)
-
 
 def limit(nbytes):
     def f():
@@ -167,8 +159,7 @@ def main():
                     check(False, "gpuinst_export %s: not JSON (%s)" % (tag, e))
         if time.time() - t_case > 5:
             print("%s: %.1f s" % (name, time.time() - t_case), flush=True)
-    print("%d passed, %d failed" % (PASS[0], len(FAIL)))
-    return 1 if FAIL else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -22,19 +22,13 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, summary  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TABLES = ("run", "ranks", "ranges", "ranges_by_rank", "gpu_ranges", "kernels", "copies", "mpi", "metrics",
           "counters", "unavailable", "losses")
 PICTURES = ("timeline", "lanes", "metrics", "roofline")
-PASS, FAIL = [0], []
-
-
-def check(cond, what):
-    if cond:
-        PASS[0] += 1
-    else:
-        FAIL.append(what)
-        print("FAIL:", what)
 
 
 def browser():
@@ -102,8 +96,7 @@ def main():
             page_ok(page, dom, errs, rc, ["table-" + t for t in TABLES] + ["picture-" + x for x in PICTURES],
                     "Python " + tag)
             check(dom.count("data:image/png;base64,") >= 2, "Python %s: fewer than 2 embedded pictures" % tag)
-    print("%d passed, %d failed" % (PASS[0], len(FAIL)))
-    return 1 if FAIL else 0
+    return summary()
 
 
 if __name__ == "__main__":

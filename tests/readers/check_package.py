@@ -17,23 +17,11 @@ import sys
 import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, eq, summary  # noqa: E402
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 import gpuinst  # noqa: E402
-
-PASS, FAIL = [0], []
-
-
-def check(cond, what):
-    if cond:
-        PASS[0] += 1
-    else:
-        FAIL.append(what)
-        print("FAIL:", what)
-
-
-def eq(got, want, what):
-    check(got == want, "%s: got %r, want %r" % (what, got, want))
-
 
 def hand(path):
     f = gpuinst.open(path)
@@ -184,8 +172,7 @@ def main():
         check("9.0" in str(e) and "\n" not in str(e), "format 9.0 refused in one line: %s" % e)
     for p in sys.argv[2:]:
         real(p)
-    print("%d passed, %d failed" % (PASS[0], len(FAIL)))
-    return 1 if FAIL else 0
+    return summary()
 
 
 if __name__ == "__main__":
