@@ -62,9 +62,22 @@ def _int_col(a, cands, default=0, dtype=np.int64):
         return np.full(n, default, dtype=dtype)
     v = a[m]
     if v.dtype.kind == "f":
-        v = np.nan_to_num(v, nan=default, posinf=default, neginf=default)
-        v = np.clip(v, np.iinfo(dtype).min, np.iinfo(dtype).max)
+        # NaN and infinities become the default; the bound stays inside the integer's range once rounded
+        v = np.nan_to_num(v.astype(np.float64), nan=default, posinf=default, neginf=default)
+        lim = float(np.iinfo(dtype).max) * 0.999
+        v = np.clip(v, -lim, lim)
     return v.astype(dtype)
+
+
+def _timed(h5, a, path, cands=(START, END)):
+    """True when the table has a usable (numeric) member for each time:
+    without one a record has no time, and none is made up (said once)."""
+    for c in cands:
+        m = _pick(a, c)
+        if m is None or a[m].dtype.kind not in "iuf":
+            h5.problem(path, "no usable %s member: ignored" % c[0])
+            return False
+    return True
 
 
 def _u64_col(a, cands):
@@ -267,6 +280,8 @@ class File:
         if key in self._cache:
             return self._cache[key]
         a = self.raw("/ranges")
+        if a is not None and not _timed(self.h5, a, "/ranges"):
+            a = None
         if a is None:
             df = pd.DataFrame({c: pd.Series(dtype=t) for c, t in (
                 ("rank", "i8"), ("thread", "i8"), ("domain", "i8"), ("domain_name", object), ("name", object),
@@ -278,6 +293,11 @@ class File:
                 df["exclusive_ns"] = pd.Series(dtype="i8")
             self._cache[key] = df
             return df
+        for c in (START, END):
+            v = a[_pick(a, c)]
+            if v.dtype.kind == "f" and not np.isfinite(v).all():
+                self.h5.problem("/ranges", "%d rows with a NaN or infinite %s: taken as 0" % (
+                    int((~np.isfinite(v)).sum()), _pick(a, c)))
         rank = _int_col(a, ("rank",))
         thread = _int_col(a, ("thread",), dtype=np.int32)
         dom = _int_col(a, ("domain",), dtype=np.int32)
@@ -322,6 +342,8 @@ class File:
         if "marks" in self._cache:
             return self._cache["marks"]
         a = self.raw("/marks")
+        if a is not None and not _timed(self.h5, a, "/marks", (TIME + START,)):
+            a = None
         if a is None:
             df = pd.DataFrame({c: pd.Series(dtype=t) for c, t in (
                 ("rank", "i8"), ("thread", "i8"), ("domain", "i8"), ("domain_name", object), ("name", object),
@@ -356,6 +378,8 @@ class File:
         if key in self._cache:
             return self._cache[key]
         df = self.table("/mpi/calls", _keep=False)
+        if len(df.columns) and not _timed(self.h5, self.raw("/mpi/calls"), "/mpi/calls"):
+            df = pd.DataFrame()
         if len(df.columns):
             a = self.raw("/mpi/calls")
             df["start_ns"] = _int_col(a, START)
@@ -431,7 +455,7 @@ class File:
     def _gpu(self, path, include_tool, joins=True):
         a = self.raw(path)
         df = self.table(path, _keep=False)
-        if a is None or not len(df.columns):
+        if a is None or not len(df.columns) or not _timed(self.h5, a, path):
             return pd.DataFrame({c: pd.Series(dtype=t) for c, t in (
                 ("rank", "i8"), ("name", object), ("start_ns", "i8"), ("end_ns", "i8"), ("duration_ns", "i8"),
                 ("device", "i8"), ("stream", "i8"), ("range_id", "u8"), ("mpi_call_id", "u8"),

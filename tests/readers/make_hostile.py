@@ -332,7 +332,7 @@ def ranges_unknown_names(p):
         replace(f, "ranges", data=a)
 
 
-@case("+", "/ranges with none of the known members")
+@case("/ranges", "/ranges with none of the known members")
 def ranges_no_members(p):
     with base(p) as f:
         replace(f, "ranges", data=np.zeros(5, dtype=[("foo", "<u4"), ("bar", "<f8")]))
