@@ -74,6 +74,18 @@ def one(report, path):
           (tag, len(got[got["count"] > 0]), len(rep)))
     # against the raw datasets
     h = h5py.File(path, "r")
+    # the report shows a counter by its counter_name attribute and leaves CUPTI's own kernels out
+    names = set()
+    if "counters" in h:
+        h["counters"].visititems(lambda n, o: names.add(o.attrs["counter_name"].decode())
+                                 if isinstance(o, h5py.Dataset) and "counter_name" in o.attrs else None)
+    groups = {r["group"] for r in J["tables"]["counters"]["rows"]}
+    check(names <= groups, "%s: report counter groups %s lack the counter_name names %s" % (tag, groups, names))
+    if "gpu/kernels" in h and len(h["gpu/kernels"]) and "tool" in h["gpu/kernels"].dtype.names:
+        want = int((h["gpu/kernels"]["tool"] == 0).sum())
+        got = sum(r["count"] for r in J["tables"]["kernels"]["rows"])
+        check(got == want, "%s: report counts %d kernels, the application launched %d (tool kernels out)" %
+              (tag, got, want))
     rg = h["ranges"][()]
     dur = np.where(rg["end_ns"] >= rg["start_ns"], rg["end_ns"].astype(np.int64) - rg["start_ns"].astype(np.int64), 0)
     per_rank = collections.Counter()
