@@ -47,8 +47,8 @@ def tree_table(f):
     return _tree_table(_file(f))
 
 
-def html_report(f, out, report_json=None):
+def html_report(f, out, report=None):
     """Writes one self-contained HTML file: gpuinst-report's tables and the
-    pictures (gpuinst.html)."""
+    pictures (gpuinst.html; ``report=False``: the package's own tables)."""
     from .html import write
-    return write(_file(f), out, report_json=report_json)
+    return write(_file(f), out, report=report)

@@ -99,11 +99,12 @@ def _fallback_page(f):
     return "".join(parts)
 
 
-def write(f, out, report_json=None, report=None):
-    """Writes the HTML page of File `f` to `out`; returns the section ids.
-    ``report``: the gpuinst-report program to use (default: find_report())."""
-    del report_json  # the tables come from gpuinst-report --html itself
-    exe = report or find_report()
+def write(f, out, report=None):
+    """Writes the HTML page of File `f` to `out`; returns the ids of the
+    picture sections.  ``report``: the gpuinst-report program whose tables
+    the page holds (default: find_report()); False: the package's own
+    tables."""
+    exe = None if report is False else (report or find_report())
     page = None
     if exe:
         p = subprocess.run([exe, "--html", "-", f.path], capture_output=True, text=True, errors="replace")

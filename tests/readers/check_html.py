@@ -11,7 +11,8 @@ exceptions on stderr), the page's script ran (it marks <body data-ready="1">
 and builds the table of contents), every section is present (one per
 gpuinst-report table: run, ranks, ranges, ... losses; the charts; and in the
 Python page the pictures timeline, lanes, metrics, roofline, each an
-embedded image or a note saying why not), and nothing is loaded from
+embedded image or a note saying why not; the package's own page, without
+gpuinst-report, has its ranges table and the pictures), and nothing is loaded from
 outside the page (no src/href to http, file or another path).  A page with a
 script error must fail the same check (the check checks itself).
 Exit 77 when chromium is not installed.  Last line: "N passed, M failed".
@@ -96,6 +97,17 @@ def main():
             page_ok(page, dom, errs, rc, ["table-" + t for t in TABLES] + ["picture-" + x for x in PICTURES],
                     "Python " + tag)
             check(dom.count("data:image/png;base64,") >= 2, "Python %s: fewer than 2 embedded pictures" % tag)
+        # without gpuinst-report: the package's own tables
+        page = os.path.join(out, tag + ".python-only.html")
+        p = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import gpuinst; "
+                            "gpuinst.html_report(sys.argv[2], sys.argv[3], report=False)",
+                            os.path.join(HERE, "..", "..", "python"), f, page], capture_output=True, text=True)
+        check(p.returncode == 0, "html_report(report=False) %s: %s" % (tag, p.stderr[-2000:]))
+        if os.path.exists(page):
+            dom, errs, rc = load(page, profile)
+            want = ["table-ranges"] + ["picture-" + x for x in PICTURES]
+            want += ["table-kernels"] if "gpu" in tag else []
+            page_ok(page, dom, errs, rc, want, "Python only " + tag)
     return summary()
 
 
