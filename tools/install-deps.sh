@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what gpuinst needs to build and test on Debian 12 (or Ubuntu):
 # Open MPI, parallel HDF5 (Open MPI flavour) and its tools, compilers,
-# CMake, and the Python/OTF2 packages used by tools/ and tests/.
+# CMake, the Python/OTF2 packages used by tools/ and tests/ (pandas for the
+# gpuinst Python package, Hatchet/Thicket from PyPI), and Chromium (the HTML
+# report's test loads it headless).
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
@@ -11,7 +13,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake gfortran clang python3 python3-pip \
   openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools \
   python3-h5py python3-matplotlib python3-numpy otf2-tools python3-otf2 valgrind netpipe-openmpi \
-  hpcc >/dev/null
+  hpcc python3-pandas chromium >/dev/null
 # The MPI standard in machine-readable form, for tools/gen_mpi.py (the MPI
 # wrappers' generator) and its up-to-date test; Debian's Python is
 # "externally managed", hence the flag (a leaf package, no dependencies).
@@ -30,4 +32,9 @@ for v in 13.1.115 13.2.86; do
       echo "install-deps: nvidia-cuda-cupti $v not installed (tests/metrics will skip what needs it)"
   fi
 done
+# LLNL's Hatchet and Thicket (gpuinst.to_hatchet / to_thicket, tests/readers) are
+# on PyPI only; they install into Debian's /usr/bin/python3 (3.11) beside the
+# Debian packages above.
+$SUDO /usr/bin/python3 -m pip install -q --break-system-packages --root-user-action=ignore \
+  llnl-hatchet llnl-thicket >/dev/null
 echo "install-deps: done"

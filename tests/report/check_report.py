@@ -214,9 +214,9 @@ def main():
         for i in range(len(d)):
             r = int(d["rank"][i])
             gpu_rank[r] += dur[i]
-            rid = int(d["range_id"][i]) if "range_id" in d.dtype.names else 0
+            rid = int(d["range_id"][i]) if "range_id" in d.dtype.names else 2**64 - 1
             k = range_key.get((r, rid >> 32, rid & 0xffffffff))
-            if rid and rid != 2**64 - 1 and k:
+            if rid != 2**64 - 1 and k:  # 0 is thread 0's first range (docs/FORMAT.md)
                 gpu_range[(r,) + k][0] += dur[i]
                 gpu_range[(r,) + k][1] += 1
     for gpath, copies, table in (("gpu/kernels", False, "kernels"), ("gpu/copies", True, "copies")):

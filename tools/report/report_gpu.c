@@ -22,8 +22,8 @@ typedef struct GpuRecs {
     size_t n;
     uint64_t *rk, *st, *en, *rid, *bytes;
     int has_rid;
+    size_t tool;  /* kernels left out: launched by CUPTI itself (`tool` member) */
     Names name;   /* kernel name or copy kind */
-    size_t ntool; /* tool kernels left out (kernels only) */
 } GpuRecs;
 
 static const char *copyKindName(uint64_t k)
@@ -32,26 +32,6 @@ static const char *copyKindName(uint64_t k)
     static const char *const names[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
                                          "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
     return k < sizeof names / sizeof names[0] ? names[k] : NULL;
-}
-
-/* Removes the rows with tool[i] != 0, keeping the order. */
-static void dropTool(GpuRecs *g, const uint64_t *tool)
-{
-    size_t i, o = 0;
-    for (i = 0; i < g->n; i++) {
-        if (tool[i] != 0) {
-            g->ntool++;
-            continue;
-        }
-        g->rk[o] = g->rk[i];
-        g->st[o] = g->st[i];
-        g->en[o] = g->en[i];
-        g->rid[o] = g->rid[i];
-        g->bytes[o] = g->bytes[i];
-        if (g->name.v) g->name.v[o] = g->name.v[i];
-        o++;
-    }
-    g->n = o;
 }
 
 /* A note on the kernels CUPTI kernel tracing did not record: paused for
@@ -86,6 +66,37 @@ static void pausedNote(Ctx *c, RTab *t, size_t ntool)
                  ntool);
 }
 
+/* Leaves out the rows of ranks the file does not have, and kernels CUPTI
+ * launched itself during profiler replay (a nonzero `tool` member): they are
+ * not the application's. */
+static void keepRows(Ctx *c, const h5tab *t, GpuRecs *g)
+{
+    uint64_t *tool = NULL;
+    size_t i, m = 0, ntool = 0;
+    if (h5tabHas(t, "tool")) {
+        if (!h5tabIsNumeric(t, "tool") || h5tabU64(t, "tool", &tool) != 0)
+            reportProblem(t->path, "member tool is not an integer: every kernel counted as the application's");
+    }
+    for (i = 0; i < g->n; i++) {
+        if (!rankOk(c, g->rk[i])) continue;
+        if (tool && tool[i]) {
+            ntool++;
+            continue;
+        }
+        g->rk[m] = g->rk[i];
+        g->st[m] = g->st[i];
+        g->en[m] = g->en[i];
+        g->rid[m] = g->rid[i];
+        g->bytes[m] = g->bytes[i];
+        if (g->name.v) g->name.v[m] = g->name.v[i];
+        m++;
+    }
+    rankSummary(c, t->path);
+    g->n = m;
+    g->tool = ntool;
+    free(tool);
+}
+
 static int loadGpu(Ctx *c, const char *path, GpuRecs *g, int copies)
 {
     h5tab t;
@@ -93,8 +104,15 @@ static int loadGpu(Ctx *c, const char *path, GpuRecs *g, int copies)
     if (h5tabOpen(c->file, path, &t) != 0) return -1;
     g->n = t.n;
     readU64Any(&t, C_RANK, &g->rk);
-    readU64Any(&t, C_START, &g->st);
-    readU64Any(&t, C_END, &g->en);
+    if (readU64Any(&t, C_START, &g->st) == NULL || readU64Any(&t, C_END, &g->en) == NULL) {
+        reportProblem(path, "no usable start_ns/end_ns member: ignored");
+        free(g->rk);
+        free(g->st);
+        free(g->en);
+        memset(g, 0, sizeof *g);
+        h5tabClose(&t);
+        return -1;
+    }
     g->has_rid = readU64Any(&t, C_RANGEID, &g->rid) != NULL;
     readU64Any(&t, C_BYTES, &g->bytes);
     if (copies) {
@@ -120,12 +138,9 @@ static int loadGpu(Ctx *c, const char *path, GpuRecs *g, int copies)
             free(op);
         }
     } else {
-        static const char *const ctool[] = {"tool", NULL};
-        uint64_t *tool = NULL;
         readNames(c, &t, h5tabPick(&t, C_NAME), g->rk, &g->name);
-        if (readU64Any(&t, ctool, &tool) != NULL) dropTool(g, tool);
-        free(tool);
     }
+    keepRows(c, &t, g);
     h5tabClose(&t);
     return 0;
 }
@@ -147,9 +162,10 @@ static void attribute(Ctx *c, const GpuRecs *g)
     uint32_t R = c->nranks;
     for (i = 0; i < g->n; i++) {
         double dur = g->en[i] > g->st[i] ? (double)(g->en[i] - g->st[i]) : 0;
-        uint32_t r = g->rk[i] < R ? (uint32_t)g->rk[i] : 0;
+        uint32_t r = (uint32_t)g->rk[i]; /* < R: keepRows */
         if (c->rankGpuNs) c->rankGpuNs[r] += dur;
-        if (!g->has_rid || g->rid[i] == 0 || g->rid[i] == UINT64_MAX || c->rgpu == NULL) continue;
+        /* range id 0 is thread 0's first range (docs/FORMAT.md); all ones is none */
+        if (!g->has_rid || g->rid[i] == UINT64_MAX || c->rgpu == NULL) continue;
         if (u64Get(&c->rangeId, ((uint64_t)r << 48) | (g->rid[i] & 0xffffffffffffull), &k)) {
             c->rgpu[k * R + r] += dur;
             c->rgpuN[k * R + r] += 1;
@@ -197,7 +213,7 @@ static RTab *gpuByName(Ctx *c, const GpuRecs *g, const char *id, const char *tit
         if (dur < mn[j]) mn[j] = dur;
         if (dur > mx[j]) mx[j] = dur;
         by[j] += (double)g->bytes[i];
-        rk[j * R + (g->rk[i] < R ? g->rk[i] : 0)] = 1;
+        rk[j * R + g->rk[i]] = 1;
     }
     ko = sortedKeys(&names, tot);
     for (j = 0; ko && j < names.n; j++) {
@@ -263,7 +279,7 @@ void sectionGpu(Ctx *c, RTab **granges, RTab **kern, RTab **copy)
     } else {
         *kern = gpuByName(c, &k, "kernels", "Top kernels, by total time over all ranks", 0);
         if (k.n == 0) rtabNote(*kern, "no kernels were recorded (a CPU run, or tracing unavailable: see Unavailable).");
-        pausedNote(c, *kern, k.ntool);
+        pausedNote(c, *kern, k.tool);
     }
     if (!hc && !hm) {
         *copy = rtabNew("copies", "Copies and memsets");
