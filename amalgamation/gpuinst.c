@@ -4357,6 +4357,26 @@ GPUINST_PRIVATE void gpuinstWarn(const char *fmt, ...)
     do {                                                                   \
         if (!__atomic_exchange_n((flagp), 1, __ATOMIC_RELAXED)) gpuinstWarn(__VA_ARGS__); \
     } while (0)
+/* A job-wide fact (issue 13 §6; src/diag.c): every rank finds it for itself
+ * at start-up, so it is said once, by rank 0, with the ranks it applies to.
+ * While gpuinst starts in a job of several ranks (gpuinstDiagHold), the line
+ * is held; gpuinstDiagAgree (collective: gpuinst_init after MPI_Init, the
+ * MPI_Init interception, finalize) gathers the held lines to rank 0, which
+ * says each distinct one once ("on all 4 ranks: ..."); gpuinstDiagFlush
+ * says what is still held on its own rank (no collective possible).  Each
+ * distinct line is said once per process.  Otherwise as gpuinstWarn. */
+GPUINST_PRIVATE void gpuinstWarnJob(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+GPUINST_PRIVATE void gpuinstDiagHold(void);
+GPUINST_PRIVATE void gpuinstDiagAgree(void);
+GPUINST_PRIVATE void gpuinstDiagFlush(void);
+/* "1-3,5,9-12" for the flagged ranks of on[0..n), cut with "..." to fit cap. */
+GPUINST_PRIVATE void gpuinstDiagRanks(const unsigned char *on, int n, char *out, size_t cap);
+/* Ranks of the job as the launcher says before MPI_Init (1 without one). */
+GPUINST_PRIVATE int gpuinstLaunchSize(void);
 
 /* ---- chunked record buffers ---------------------------------------------
  * Append-only storage of fixed-size records, written by one thread and read
@@ -4387,6 +4407,7 @@ typedef struct gpuinstBuf {
     uint32_t nspill, capspill;
     gpuinstSpillExt *spill;
     uint64_t spilled;       /* records in the spill file */
+    gpuinstChunk *spare;    /* spilled mapped chunks kept for this buffer's next chunks (owner only) */
 } gpuinstBuf;
 
 GPUINST_PRIVATE void gpuinstBufInit(gpuinstBuf *b, uint32_t recsize);
@@ -4464,6 +4485,12 @@ GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes);
 GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag);
 /* Chunk bytes held in memory now, all buffers. */
 GPUINST_PRIVATE uint64_t gpuinstBufBytes(void);
+/* Counts other per-thread memory (thread slots) against the cap. */
+GPUINST_PRIVATE void gpuinstBufAccount(int64_t bytes);
+/* The buffer's thread exited (called on that thread, recording): over the
+ * cap its records all go to the spill file and its chunks are freed, so a
+ * thread-per-task program stays under the cap (issue 20). */
+GPUINST_PRIVATE void gpuinstBufHandOver(gpuinstBuf *b);
 /* Bytes written to the spill file so far (records, names, block headers). */
 GPUINST_PRIVATE uint64_t gpuinstBufSpillBytes(void);
 /* Closes the spill file after the output was written: removed if `keep`
@@ -4577,12 +4604,23 @@ typedef struct gpuinstNameKey {
     uint32_t pad_;
 } gpuinstNameKey;
 
+/* A thread slot.  Slots are never freed before the file is written; the
+ * slot of a thread that exited goes back to a free list once its open
+ * ranges are closed and its records handed over (src/nvtx.c), and a new
+ * thread takes it: its index (u16 in the file), buffers (the records of the
+ * earlier threads stay, in order) and sequence numbers (range ids stay
+ * unique).  /threads has one row per thread lifetime. */
 typedef struct gpuinstThread {
     struct gpuinstThread *next;   /* global list (gpuinstThreads) */
     uint16_t index;               /* /threads index */
+    uint32_t incall;              /* 1 while the owner is inside a recording call (finalize waits: src/nvtx.c) */
     int64_t os_tid;               /* gettid() */
     uint32_t name;                /* thread name id (gpuinst_thread_name), 0 = none */
     uint32_t seq;                 /* next range sequence number */
+    uint64_t life_start_ns;       /* when the current owner took the slot */
+    uint32_t life;                /* how many owners the slot has had (CROSS_THREAD compares it too) */
+    struct gpuinstThread *free_next; /* free list of slots of exited threads */
+    uint32_t busy_at_finalize;    /* still inside a call when finalize stopped waiting: not read */
     gpuinstBuf ranges;            /* gpuinstRangeRec */
     gpuinstBuf marks;             /* gpuinstMarkRec */
     gpuinstStack *stacks[GPUINST_MAX_DOMAINS]; /* lazily allocated per domain */
@@ -4601,6 +4639,17 @@ static inline gpuinstThread *gpuinstThreadGet(void)
 }
 /* Head of the list of every thread that recorded (acquire). */
 GPUINST_PRIVATE gpuinstThread *gpuinstThreadsHead(void);
+/* One thread lifetime (a /threads row): the slot `index` was used by OS
+ * thread os_tid from start_ns to end_ns (0: still alive). */
+typedef struct gpuinstThreadLife {
+    int64_t os_tid;
+    uint64_t start_ns, end_ns;
+    uint32_t name;
+    uint16_t index;
+} gpuinstThreadLife;
+/* Every lifetime so far (ended ones, then the live owner of each slot), as
+ * a malloc'd array in *out (free()); 0 or OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstThreadLives(gpuinstThreadLife **out, uint64_t *n);
 /* Intern `name` through the thread's cache. 0 on error (invalid or OOM). */
 GPUINST_PRIVATE uint32_t gpuinstNameId(gpuinstThread *t, const char *name);
 
@@ -4624,6 +4673,7 @@ typedef struct gpuinstConfig {
     uint64_t buffer_mb;       /* GPUINST_BUFFER_MB (0 = no cap) */
     int overwrite;            /* GPUINST_OVERWRITE (default 0: never replace an existing file; issue 8) */
     int collective_io;        /* GPUINST_COLLECTIVE_IO (default 0: each rank writes its hyperslab independently) */
+    int loaded;               /* gpuinstConfigLoad ran */
 } gpuinstConfig;
 
 /* Misuse/loss counters (relaxed atomics; written to /ranks). */
@@ -4658,14 +4708,39 @@ typedef struct gpuinstGlobal {
     gpuinstUnavailable unavailable[GPUINST_MAX_UNAVAILABLE];
     uint32_t nunavailable;
     char hostname[256];
+    int disabled;                /* GPUINST_ENABLE=0 on this rank (state NVTX_ONLY; src/config.c) */
+    int file_written;            /* the writer put every record in a complete file (spill no longer needed) */
 } gpuinstGlobal;
 
 GPUINST_SHARED_DATA gpuinstGlobal gpuinstG;
 
-/* Records that `feature` is off in this run and why; also said once on stderr. */
+/* Records that `feature` is off in this run and why (a /unavailable row of
+ * this rank); also said on stderr, once for the job (gpuinstWarnJob). */
 GPUINST_PRIVATE void gpuinstUnavailableAdd(const char *feature, const char *reason);
-/* Reads the GPUINST_* environment into *cfg (lengths checked). */
+/* The same; `say` 0 records the row without a line on stderr. */
+GPUINST_PRIVATE void gpuinstUnavailableNote(const char *feature, const char *reason, int say);
+/* Reads the GPUINST_* environment into *cfg (lengths checked); values
+ * agreed across ranks (gpuinstConfigAgree) replace this rank's. */
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg);
+/* The one parser of each kind of GPUINST_* value (src/config.c): on/off
+ * words (1 on yes true y / 0 off no false n, any case) and whole numbers in
+ * lo..hi; unset or empty gives dflt, a bad value a message and dflt. */
+GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt);
+GPUINST_PRIVATE uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi);
+/* Settings agreed across ranks (issue 20; src/config.c): collective, once,
+ * in the first collective of gpuinst (the MPI_Init interception, or
+ * gpuinst_init after MPI_Init); without several ranks, this rank's values.
+ * Rank 0 says which ranks differed. */
+typedef struct gpuinstAgreed {
+    int done;
+    int auto_init;       /* GPUINST_AUTO_INIT: rank 0's */
+    int overwrite;       /* GPUINST_OVERWRITE: 1 only if 1 on every rank */
+    int collective_io;   /* GPUINST_COLLECTIVE_IO: rank 0's */
+    int any_enabled;     /* GPUINST_ENABLE is on on some rank: the ranks with 0 take part in the collectives */
+} gpuinstAgreed;
+GPUINST_PRIVATE int gpuinstConfigAgree(void);
+GPUINST_PRIVATE const gpuinstAgreed *gpuinstConfigAgreed(void);
+GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg);
 
 /* ---- tables (what the writer writes) -------------------------------------
  * A table descriptor names a record's fields once; the writer builds the
@@ -4751,6 +4826,10 @@ GPUINST_PRIVATE void gpuinstCoreTablesRegister(void);
 /* ---- NVTX side ---------------------------------------------------------- */
 GPUINST_PRIVATE int gpuinstCollectCategories(const gpuinstTable *t, void **out, uint64_t *count);
 GPUINST_PRIVATE void gpuinstNvtxInit(void);
+/* Waits, after the state left RUNNING, until no thread is inside a
+ * recording call (src/nvtx.c): from then on only finalize touches the
+ * threads' stacks and buffers. */
+GPUINST_PRIVATE void gpuinstNvtxQuiesce(void);
 /* Closes every open range (flag UNTERMINATED, end = now) before writing. */
 GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now);
 
@@ -4800,6 +4879,16 @@ GPUINST_PRIVATE int gpuinstOutputExpand(const char *pattern, const gpuinstOutput
 /* `path` if no file exists there, else the first free "<stem>.N<ext>".
  * Returns 0 or LIMIT. */
 GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t cap);
+/* "dir" (".": no '/'; "/") and the base name of a path. */
+GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap, const char **base);
+/* The longest file name dir's file system takes (pathconf NAME_MAX; 255). */
+GPUINST_PRIVATE size_t gpuinstOutputNameMax(const char *dir);
+/* The k-th temporary name of `final` (k = 0, 1, ...): "<dir>/.<base>.tmp.<pid>"
+ * (".<k>" appended for k > 0), base cut to fit NAME_MAX. */
+GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, char *out, size_t cap);
+/* The fallback of `target`: the first free "<tmpdir>/gpuinst-<pid>-<base>"
+ * (tmpdir NULL or empty: /tmp), base cut to fit NAME_MAX. */
+GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, const char *target, char *out, size_t cap);
 /* ==== end output naming ================================================== */
 
 /* ---- writer (src/h5_writer.c) ------------------------------------------- */
@@ -5220,6 +5309,15 @@ GPUINST_PRIVATE int gpuinstAddFlushHook(gpuinstFlushFn fn);
 /* The core finalize, shared by gpuinst_finalize and the MPI_Finalize
  * interception; `by_mpi` says which. */
 GPUINST_PRIVATE int gpuinstFinalize(int by_mpi);
+/* Counts an API call made before gpuinst_init (/ranks before_init); if
+ * gpuinst_init never comes, one line at exit says how many (src/core.c).
+ * Returns GPUINST_ERROR_NOT_INITIALIZED (a tail call on the hot paths'
+ * cold branch, so their disabled path keeps its shape). */
+GPUINST_PRIVATE int gpuinstCountBeforeInit(void)
+#if defined(__GNUC__)
+    __attribute__((noinline, cold))
+#endif
+    ;
 
 #endif /* GPUINST_INT_H */
 /************** End of src/gpuinstInt.h **************/
@@ -5230,6 +5328,20 @@ GPUINST_PRIVATE int gpuinstFinalize(int by_mpi);
  * gpuinst never prints on the host application's stdout.  Every message is
  * one line on stderr prefixed "gpuinst[rank N]:"; callers use
  * gpuinstWarnOnce for causes that can repeat.
+ *
+ * Job-wide facts are said once (issue 13 §6).  A fact that every rank finds
+ * for itself at start-up ("cupti unavailable: no driver", a malformed
+ * GPUINST_* value) would otherwise be printed by every rank, also into the
+ * stderr of third-party programs under zero-code mode.  gpuinstWarnJob
+ * holds such a line while gpuinst starts in a job of several ranks; the
+ * collective gpuinst runs anyway at start-up (gpuinstDiagAgree, from
+ * gpuinst_init or the MPI_Init interception) gathers the held lines to rank
+ * 0, which prints each distinct line once with the ranks it applies to:
+ *   gpuinst[rank 0]: on all 4 ranks: cupti unavailable: ...
+ *   gpuinst[rank 0]: on 3 of 4 ranks (1-3): ...
+ * The /unavailable table keeps every rank's row.  A line still held when no
+ * collective is possible (process exit, MPI never initialised) is printed
+ * by its own rank (gpuinstDiagFlush): nothing held is ever lost.
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
@@ -5246,7 +5358,202 @@ GPUINST_PRIVATE void gpuinstWarn(const char *fmt, ...)
     fprintf(stderr, "gpuinst[rank %d]: %s\n", gpuinstG.rank, msg);
 }
 
-GPUINST_PRIVATE void gpuinstUnavailableAdd(const char *feature, const char *reason)
+/* ---- job-wide lines --------------------------------------------------------- */
+
+#define DIAG_MAX_HELD 32
+#define DIAG_LINE 512 /* bytes of a held line, NUL included (longer ones are cut) */
+static char held[DIAG_MAX_HELD][DIAG_LINE];
+static uint32_t nheld;
+static int holding;
+static pthread_mutex_t diagLock = PTHREAD_MUTEX_INITIALIZER;
+/* Hashes of the lines said or held so far: a line is said once per process
+ * (the environment is read at MPI_Init and again at gpuinst_init). */
+#define DIAG_MAX_SAID 64
+static uint64_t said[DIAG_MAX_SAID];
+static uint32_t nsaid;
+
+/* 1 if `msg` was said (or held) before; else remembers it (diagLock held). */
+static int saidBefore(const char *msg)
+{
+    uint64_t h = gpuinstHash(msg, strlen(msg));
+    uint32_t i;
+    for (i = 0; i < nsaid; i++)
+        if (said[i] == h) return 1;
+    if (nsaid < DIAG_MAX_SAID) said[nsaid++] = h;
+    return 0;
+}
+
+GPUINST_PRIVATE int gpuinstLaunchSize(void)
+{
+    /* What the launcher says before MPI_Init (Open MPI, MPICH/Hydra and
+     * PMI, PMIx, Slurm).  1 when run without a launcher. */
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS",
+                                       "SLURM_NTASKS"};
+    size_t i;
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        long n = v != NULL ? strtol(v, NULL, 10) : 0;
+        if (n > 1) return (int)(n > 1 << 30 ? 1 << 30 : n);
+    }
+    return 1;
+}
+
+GPUINST_PRIVATE void gpuinstDiagHold(void)
+{
+    if (gpuinstG.size > 1 || gpuinstLaunchSize() > 1) {
+        pthread_mutex_lock(&diagLock);
+        holding = 1;
+        pthread_mutex_unlock(&diagLock);
+    }
+}
+
+GPUINST_PRIVATE void gpuinstWarnJob(const char *fmt, ...)
+{
+    char msg[DIAG_LINE];
+    va_list ap;
+    int held_it = 0;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&diagLock);
+    if (saidBefore(msg)) {
+        held_it = 1; /* said already */
+    } else if (holding && nheld < DIAG_MAX_HELD) {
+        memcpy(held[nheld++], msg, sizeof msg);
+        held_it = 1;
+    }
+    pthread_mutex_unlock(&diagLock);
+    if (!held_it) gpuinstWarn("%s", msg);
+}
+
+GPUINST_PRIVATE void gpuinstDiagFlush(void)
+{
+    uint32_t i;
+    pthread_mutex_lock(&diagLock);
+    for (i = 0; i < nheld; i++) gpuinstWarn("%s", held[i]);
+    nheld = 0;
+    holding = 0;
+    pthread_mutex_unlock(&diagLock);
+}
+
+GPUINST_PRIVATE void gpuinstDiagRanks(const unsigned char *on, int n, char *out, size_t cap)
+{
+    size_t pos = 0;
+    int r = 0;
+    out[0] = '\0';
+    while (r < n) {
+        int a, b, w;
+        if (!on[r]) {
+            r++;
+            continue;
+        }
+        a = r;
+        while (r + 1 < n && on[r + 1]) r++;
+        b = r++;
+        w = a == b ? snprintf(out + pos, cap - pos, "%s%d", pos ? "," : "", a)
+                   : snprintf(out + pos, cap - pos, "%s%d-%d", pos ? "," : "", a, b);
+        if (w < 0 || (size_t)w >= cap - pos || pos + (size_t)w + 5 >= cap) {
+            snprintf(out + pos, cap - pos, "%s...", pos ? "," : "");
+            return;
+        }
+        pos += (size_t)w;
+    }
+}
+
+/* Rank 0: prints each distinct line of `all` (the held lines of every rank,
+ * counts[r] bytes from rank r, in rank order) once with its ranks. */
+static void sayGathered(const char *all, const uint64_t *counts, int size)
+{
+    unsigned char *on = (unsigned char *)calloc((size_t)size, 1);
+    char *done = NULL;
+    uint64_t total = 0, off, *start = (uint64_t *)calloc((size_t)size, sizeof *start);
+    int r;
+    if (on == NULL || start == NULL) {
+        free(on);
+        free(start);
+        return;
+    }
+    for (r = 0; r < size; r++) {
+        start[r] = total;
+        total += counts[r];
+    }
+    done = (char *)calloc((size_t)(total / DIAG_LINE) + 1, 1);
+    for (off = 0; done != NULL && off + DIAG_LINE <= total; off += DIAG_LINE) {
+        const char *line = all + off;
+        int nr = 0;
+        uint64_t o2;
+        char ranks[160];
+        if (done[off / DIAG_LINE]) continue;
+        memset(on, 0, (size_t)size);
+        for (o2 = off; o2 + DIAG_LINE <= total; o2 += DIAG_LINE) {
+            if (done[o2 / DIAG_LINE] || strncmp(all + o2, line, DIAG_LINE) != 0) continue;
+            done[o2 / DIAG_LINE] = 1;
+            for (r = size - 1; r > 0 && start[r] > o2; r--) {
+            }
+            if (!on[r]) nr++;
+            on[r] = 1;
+        }
+        if (nr == size) {
+            gpuinstWarn("on all %d ranks: %.*s", size, DIAG_LINE, line);
+        } else {
+            gpuinstDiagRanks(on, size, ranks, sizeof ranks);
+            gpuinstWarn("on %d of %d ranks (%s): %.*s", nr, size, ranks, DIAG_LINE, line);
+        }
+    }
+    free(done);
+    free(on);
+    free(start);
+}
+
+GPUINST_PRIVATE void gpuinstDiagAgree(void)
+{
+    uint64_t most;
+    uint64_t *counts = NULL, one = 0;
+    void *all = NULL;
+    char *mine = NULL;
+    uint32_t n, i;
+    if (!gpuinstCollActive() || gpuinstG.size <= 1) {
+        gpuinstDiagFlush();
+        return;
+    }
+    pthread_mutex_lock(&diagLock);
+    n = nheld;
+    holding = 0; /* from now on each rank says its own lines */
+    pthread_mutex_unlock(&diagLock);
+    most = n;
+    if (gpuinstCollMaxU64(&most, 1) != GPUINST_SUCCESS) {
+        gpuinstDiagFlush();
+        return;
+    }
+    if (most == 0) return;
+    mine = (char *)calloc(n ? n : 1, DIAG_LINE);
+    if (gpuinstG.rank == 0) counts = (uint64_t *)calloc((size_t)gpuinstG.size, sizeof *counts);
+    if (mine == NULL || (gpuinstG.rank == 0 && counts == NULL)) {
+        /* every rank must still take part in the gather: send nothing */
+        n = 0;
+    }
+    pthread_mutex_lock(&diagLock);
+    for (i = 0; i < n && mine != NULL; i++) memcpy(mine + (size_t)i * DIAG_LINE, held[i], DIAG_LINE);
+    pthread_mutex_unlock(&diagLock);
+    if (gpuinstCollGather(mine ? mine : "", (uint64_t)n * DIAG_LINE, &all,
+                          counts ? counts : &one) == GPUINST_SUCCESS) {
+        pthread_mutex_lock(&diagLock);
+        /* said (or, on a failed gather, said below); lines held after the copy stay */
+        memmove(held, held + n, (size_t)(nheld - n) * DIAG_LINE);
+        nheld -= n;
+        pthread_mutex_unlock(&diagLock);
+        if (gpuinstG.rank == 0 && all != NULL && counts != NULL)
+            sayGathered((const char *)all, counts, gpuinstG.size);
+    }
+    free(all);
+    free(mine);
+    free(counts);
+    gpuinstDiagFlush(); /* whatever could not be gathered */
+}
+
+/* ---- /unavailable ------------------------------------------------------------ */
+
+GPUINST_PRIVATE void gpuinstUnavailableNote(const char *feature, const char *reason, int say)
 {
     uint32_t i;
     int found = 0;
@@ -5259,7 +5566,12 @@ GPUINST_PRIVATE void gpuinstUnavailableAdd(const char *feature, const char *reas
         snprintf(u->reason, sizeof u->reason, "%s", reason);
     }
     pthread_mutex_unlock(&gpuinstG.lock);
-    if (!found) gpuinstWarn("%s unavailable: %s", feature, reason);
+    if (!found && say) gpuinstWarnJob("%s unavailable: %s", feature, reason);
+}
+
+GPUINST_PRIVATE void gpuinstUnavailableAdd(const char *feature, const char *reason)
+{
+    gpuinstUnavailableNote(feature, reason, 1);
 }
 /************** End of src/diag.c **************/
 /************** Begin file src/clock.c **************/
@@ -5297,10 +5609,35 @@ GPUINST_PRIVATE uint64_t gpuinstClockApply(const gpuinstClockMap *m, uint64_t t)
  * Read once, in gpuinst_init (never on a hot path).  Every value is length
  * checked: an over-long value is refused with a message naming the variable,
  * and the default is kept.
+ *
+ * One parser per kind of value, used for every variable (issue 20):
+ *  - on/off (gpuinstEnvFlag): on is 1, on, yes, true, y; off is 0, off, no,
+ *    false, n (any case); unset or empty is the default; anything else is
+ *    refused with a message and the default is kept.  GPUINST_ENABLE,
+ *    GPUINST_OVERWRITE, GPUINST_COLLECTIVE_IO, GPUINST_AUTO_INIT and
+ *    GPUINST_PROFILE_PRELOAD are read with it, in the MPI layer too.
+ *  - whole numbers (gpuinstEnvU64): decimal digits only, in a range.
+ *
+ * Agreement across ranks (gpuinstConfigAgree, issue 20).  Some settings
+ * must be the same on every rank, or gpuinst's collectives do not match and
+ * the job hangs.  In the collective gpuinst runs at start-up (the MPI_Init
+ * interception, or gpuinst_init after MPI_Init) rank 0 gathers every rank's
+ * values and decides:
+ *  - GPUINST_AUTO_INIT, GPUINST_COLLECTIVE_IO: rank 0's value, for all;
+ *  - GPUINST_OVERWRITE: 1 only if every rank says 1 (replacing a file needs
+ *    every rank's consent; one rank's 1 must not destroy a file);
+ *  - GPUINST_ENABLE stays per rank: a rank with 0 records nothing, but while
+ *    some rank records it still takes part in gpuinst's collectives (clock
+ *    alignment, the shared file: its /ranks row and an /unavailable row
+ *    "recording"), so "instrument rank 0 only" (GPUINST_ENABLE=0 on the
+ *    other ranks) works.  With 0 on every rank nothing is written.
+ * When values differ, rank 0 says once which ranks differed and what every
+ * rank uses.
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
 #include <errno.h>
+#include <strings.h>
 
 static void cfgString(const char *var, char *dst, size_t cap, const char *dflt)
 {
@@ -5310,15 +5647,15 @@ static void cfgString(const char *var, char *dst, size_t cap, const char *dflt)
         return;
     }
     if (strlen(v) >= cap) {
-        gpuinstWarn("%s is %zu bytes long (limit %zu); using the default \"%s\"", var, strlen(v),
-                    cap - 1, dflt);
+        gpuinstWarnJob("%s is %zu bytes long (limit %zu); using the default \"%s\"", var, strlen(v), cap - 1,
+                       dflt);
         snprintf(dst, cap, "%s", dflt);
         return;
     }
     memcpy(dst, v, strlen(v) + 1);
 }
 
-static uint64_t cfgUnsigned(const char *var, uint64_t dflt, uint64_t max)
+GPUINST_PRIVATE uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
 {
     const char *v = getenv(var);
     char *end = NULL;
@@ -5326,26 +5663,167 @@ static uint64_t cfgUnsigned(const char *var, uint64_t dflt, uint64_t max)
     if (v == NULL || v[0] == '\0') return dflt;
     errno = 0;
     x = strtoull(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || v[0] == '-' || x > max) {
-        gpuinstWarn("%s=\"%.64s\" is not a whole number in 0..%llu; using %llu", var, v,
-                    (unsigned long long)max, (unsigned long long)dflt);
+    if (errno != 0 || end == v || *end != '\0' || v[0] < '0' || v[0] > '9' || x < lo || x > hi) {
+        gpuinstWarnJob("%s=\"%.64s\" is not a whole number in %llu..%llu; using %llu", var, v,
+                       (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)dflt);
         return dflt;
     }
     return (uint64_t)x;
 }
 
+/* 1 on, 0 off, -1 neither. */
+static int flagWord(const char *v)
+{
+    static const char *const on[] = {"1", "on", "yes", "true", "y"};
+    static const char *const off[] = {"0", "off", "no", "false", "n"};
+    size_t i;
+    for (i = 0; i < sizeof on / sizeof on[0]; i++)
+        if (strcasecmp(v, on[i]) == 0) return 1;
+    for (i = 0; i < sizeof off / sizeof off[0]; i++)
+        if (strcasecmp(v, off[i]) == 0) return 0;
+    return -1;
+}
+
+GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt)
+{
+    const char *v = getenv(var);
+    int f;
+    if (v == NULL || v[0] == '\0') return dflt;
+    f = flagWord(v);
+    if (f < 0) {
+        gpuinstWarnJob("%s=\"%.64s\" is neither on (1, on, yes, true) nor off (0, off, no, false); using %d", var,
+                       v, dflt);
+        return dflt;
+    }
+    return f;
+}
+
+/* ---- agreement across ranks --------------------------------------------------- */
+
+static gpuinstAgreed agreed;   /* valid once agreed.done */
+
+/* What this rank asks for, one byte each (gathered to rank 0). */
+enum { AG_ENABLE, AG_AUTO_INIT, AG_OVERWRITE, AG_COLLECTIVE_IO, AG_N };
+static const char *const agNames[AG_N] = {"GPUINST_ENABLE", "GPUINST_AUTO_INIT", "GPUINST_OVERWRITE",
+                                          "GPUINST_COLLECTIVE_IO"};
+
+static void localValues(unsigned char v[AG_N])
+{
+    v[AG_ENABLE] = (unsigned char)gpuinstEnvFlag("GPUINST_ENABLE", 1);
+    v[AG_AUTO_INIT] = (unsigned char)gpuinstEnvFlag("GPUINST_AUTO_INIT", 0);
+    v[AG_OVERWRITE] = (unsigned char)gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
+    v[AG_COLLECTIVE_IO] = (unsigned char)gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);
+}
+
+/* Rank 0: one line per setting whose value differs between ranks. */
+static void sayDifferences(const unsigned char *all, int size)
+{
+    unsigned char *on = (unsigned char *)calloc((size_t)size, 1);
+    int k, r;
+    if (on == NULL) return;
+    for (k = 0; k < AG_N; k++) {
+        int nd = 0, non = 0;
+        char ranks[160];
+        for (r = 0; r < size; r++) {
+            on[r] = all[(size_t)r * AG_N + k] != all[k];
+            nd += on[r];
+            non += all[(size_t)r * AG_N + k] != 0;
+        }
+        if (nd == 0) continue;
+        if (k == AG_ENABLE) {
+            /* list the ranks that record nothing */
+            for (r = 0; r < size; r++) on[r] = all[(size_t)r * AG_N + k] == 0;
+            gpuinstDiagRanks(on, size, ranks, sizeof ranks);
+            gpuinstWarn("GPUINST_ENABLE is off on %d of %d ranks (%s): they record nothing but take part in the "
+                        "shared file (their /ranks row, /unavailable \"recording\")",
+                        size - non, size, ranks);
+            continue;
+        }
+        gpuinstDiagRanks(on, size, ranks, sizeof ranks);
+        if (k == AG_OVERWRITE)
+            gpuinstWarn("GPUINST_OVERWRITE differs from rank 0's on %d of %d ranks (%s): no existing file is "
+                        "replaced (that takes GPUINST_OVERWRITE=1 on every rank)",
+                        nd, size, ranks);
+        else
+            gpuinstWarn("%s differs from rank 0's on %d of %d ranks (%s); every rank uses rank 0's value (%s)",
+                        agNames[k], nd, size, ranks, all[k] ? "on" : "off");
+    }
+    free(on);
+}
+
+GPUINST_PRIVATE int gpuinstConfigAgree(void)
+{
+    unsigned char mine[AG_N], decided[4];
+    void *all = NULL;
+    uint64_t *counts = NULL, one = 0;
+    int size = gpuinstG.size, rc;
+    if (agreed.done) return GPUINST_SUCCESS;
+    localValues(mine);
+    if (!gpuinstCollActive() || size <= 1) {
+        agreed.auto_init = mine[AG_AUTO_INIT];
+        agreed.overwrite = mine[AG_OVERWRITE];
+        agreed.collective_io = mine[AG_COLLECTIVE_IO];
+        agreed.any_enabled = mine[AG_ENABLE];
+        agreed.done = 1;
+        return GPUINST_SUCCESS;
+    }
+    if (gpuinstG.rank == 0) counts = (uint64_t *)calloc((size_t)size, sizeof *counts);
+    rc = gpuinstCollGather(mine, AG_N, &all, counts ? counts : &one);
+    memcpy(decided, mine, sizeof decided);
+    decided[AG_ENABLE] = mine[AG_ENABLE];
+    if (gpuinstG.rank == 0 && rc == GPUINST_SUCCESS && all != NULL && counts != NULL) {
+        const unsigned char *v = (const unsigned char *)all;
+        int r, ok = 1;
+        for (r = 0; r < size; r++) ok &= counts[r] == AG_N;
+        if (ok) {
+            decided[AG_ENABLE] = 0;
+            for (r = 0; r < size; r++) {
+                decided[AG_ENABLE] |= v[(size_t)r * AG_N + AG_ENABLE];
+                decided[AG_OVERWRITE] &= v[(size_t)r * AG_N + AG_OVERWRITE];
+            }
+            sayDifferences(v, size);
+        }
+    }
+    free(all);
+    free(counts);
+    /* rank 0's decision (AG_ENABLE: "some rank records"); rank 0 alone
+     * decides even after a failed gather, so every rank gets one answer */
+    if (rc == GPUINST_SUCCESS) rc = gpuinstCollBcast(decided, sizeof decided);
+    agreed.auto_init = decided[AG_AUTO_INIT];
+    agreed.overwrite = decided[AG_OVERWRITE];
+    agreed.collective_io = decided[AG_COLLECTIVE_IO];
+    agreed.any_enabled = decided[AG_ENABLE];
+    agreed.done = 1;
+    gpuinstConfigApplyAgreed(&gpuinstG.cfg);
+    return rc;
+}
+
+GPUINST_PRIVATE const gpuinstAgreed *gpuinstConfigAgreed(void)
+{
+    return &agreed;
+}
+
+GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg)
+{
+    if (!agreed.done || !cfg->loaded) return;
+    cfg->overwrite = agreed.overwrite;
+    cfg->collective_io = agreed.collective_io;
+}
+
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
 {
     cfgString("GPUINST_OUTPUT", cfg->output, sizeof cfg->output, "gpuinst.h5");
-    cfg->enable = (int)cfgUnsigned("GPUINST_ENABLE", 1, 1);
-    cfg->verbose = (int)cfgUnsigned("GPUINST_VERBOSE", 0, 9);
+    cfg->enable = gpuinstEnvFlag("GPUINST_ENABLE", 1);
+    cfg->verbose = (int)gpuinstEnvU64("GPUINST_VERBOSE", 0, 0, 9);
     cfgString("GPUINST_TRACE", cfg->trace, sizeof cfg->trace, "default");
     cfgString("GPUINST_METRICS", cfg->metrics, sizeof cfg->metrics, "");
     cfgString("GPUINST_COUNTERS", cfg->counters, sizeof cfg->counters, "");
     cfgString("GPUINST_CUPTI_LIB", cfg->cupti_lib, sizeof cfg->cupti_lib, "");
-    cfg->buffer_mb = cfgUnsigned("GPUINST_BUFFER_MB", 0, (uint64_t)1 << 30);
-    cfg->overwrite = (int)cfgUnsigned("GPUINST_OVERWRITE", 0, 1);
-    cfg->collective_io = (int)cfgUnsigned("GPUINST_COLLECTIVE_IO", 0, 1);
+    cfg->buffer_mb = gpuinstEnvU64("GPUINST_BUFFER_MB", 0, 0, (uint64_t)1 << 30);
+    cfg->overwrite = gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
+    cfg->collective_io = gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);
+    cfg->loaded = 1;
+    gpuinstConfigApplyAgreed(cfg);
 }
 /************** End of src/config.c **************/
 /************** Begin file src/output.c **************/
@@ -5361,9 +5839,16 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
  * An existing file is not overwritten unless GPUINST_OVERWRITE=1: the
  * first free "<stem>.1<ext>", "<stem>.2<ext>", ... is used instead (ext is
  * ".h5" when the name ends so, else empty) and the choice is said once on
- * stderr, so running the same command twice keeps both files.  The file is
- * then created with H5F_ACC_EXCL, so a name taken between the check and the
- * create is not clobbered either (the writer falls back, see h5_writer.c).
+ * stderr, so running the same command twice keeps both files.  The finished
+ * file is renamed to it without replacing anything (RENAME_NOREPLACE), so a
+ * name taken between the check and the rename is not clobbered either (the
+ * writer takes the next free name, see h5_writer.c).
+ *
+ * The writer writes each file under a temporary name in the same
+ * directory, ".<name>.tmp.<pid>[.<k>]", and renames it when complete; the
+ * fallback of an output that cannot be written is
+ * "$TMPDIR/gpuinst-<pid>-<name>".  Both cut <name> (its start and its last
+ * 40 bytes kept) to the file system's limit per name (NAME_MAX, 255).
  *
  * Nothing here runs a shell or interprets the path beyond the escapes
  * above; lengths are checked against the caller's buffer.
@@ -5480,6 +5965,75 @@ GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t ca
     }
     return GPUINST_ERROR_LIMIT;
 }
+
+/* ---- temporary and fallback names (issue 13 §3, issue 20; src/h5_writer.c) ---- */
+
+GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL) {
+        snprintf(dir, dcap, ".");
+        *base = path;
+    } else if (slash == path) {
+        snprintf(dir, dcap, "/");
+        *base = slash + 1;
+    } else {
+        snprintf(dir, dcap, "%.*s", (int)(slash - path), path);
+        *base = slash + 1;
+    }
+}
+
+GPUINST_PRIVATE size_t gpuinstOutputNameMax(const char *dir)
+{
+    long n = pathconf(dir, _PC_NAME_MAX);
+    return n > 16 && n < 4096 ? (size_t)n : 255;
+}
+
+/* `base` cut to at most max bytes: its start, "~", and its last 40 bytes
+ * (the ".h5" and ".rank<N>" endings), never inside a UTF-8 character. */
+static void cutName(const char *base, size_t max, char *out, size_t cap)
+{
+    size_t len = strlen(base), head, tail = 40;
+    if (len <= max || max < tail + 8) {
+        snprintf(out, cap, "%.*s", (int)(len < max ? len : max), base);
+        return;
+    }
+    head = max - tail - 1;
+    while (head > 0 && ((unsigned char)base[head] & 0xC0u) == 0x80u) head--;
+    while (tail > 0 && ((unsigned char)base[len - tail] & 0xC0u) == 0x80u) tail--;
+    snprintf(out, cap, "%.*s~%s", (int)head, base, base + len - tail);
+}
+
+GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, char *out, size_t cap)
+{
+    char dir[4400], suffix[48], cut[512];
+    const char *base;
+    size_t max;
+    gpuinstOutputSplit(final, dir, sizeof dir, &base);
+    if (k == 0)
+        snprintf(suffix, sizeof suffix, ".tmp.%d", pid);
+    else
+        snprintf(suffix, sizeof suffix, ".tmp.%d.%d", pid, k);
+    max = gpuinstOutputNameMax(dir) - 1 - strlen(suffix);
+    cutName(base[0] ? base : "gpuinst.h5", max < sizeof cut - 1 ? max : sizeof cut - 1, cut, sizeof cut);
+    if (strcmp(dir, "/") == 0) dir[0] = '\0';
+    snprintf(out, cap, "%s/.%s%s", dir, cut, suffix);
+}
+
+GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, const char *target, char *out, size_t cap)
+{
+    char tmp[4400], head[64], cut[512];
+    const char *base = strrchr(target, '/');
+    size_t max;
+    base = base ? base + 1 : target;
+    if (base[0] == '\0') base = "gpuinst.h5";
+    if (tmpdir == NULL || tmpdir[0] == '\0' || strlen(tmpdir) > 2048) tmpdir = "/tmp";
+    snprintf(head, sizeof head, "gpuinst-%d-", pid);
+    max = gpuinstOutputNameMax(tmpdir) - strlen(head) - 8; /* room for the first free ".N" */
+    cutName(base, max < sizeof cut - 1 ? max : sizeof cut - 1, cut, sizeof cut);
+    snprintf(tmp, sizeof tmp, "%s/%s%s", tmpdir, head, cut);
+    if (gpuinstOutputFreeName(tmp, out, cap) != GPUINST_SUCCESS) snprintf(out, cap, "%.*s", (int)(cap ? cap - 1 : 0), tmp);
+}
 /************** End of src/output.c **************/
 /************** Begin file src/buf.c **************/
 /*
@@ -5510,6 +6064,7 @@ GPUINST_PRIVATE void gpuinstBufInit(gpuinstBuf *b, uint32_t recsize)
     b->nspill = b->capspill = 0;
     b->spill = NULL;
     b->spilled = 0;
+    b->spare = NULL;
 }
 
 /* ---- bounded memory (GPUINST_BUFFER_MB, issue 8) --------------------------
@@ -5565,13 +6120,17 @@ static void *hugeChunk(void)
 /* Under a cap, the chunks of spillable buffers are mapped (mmap) with one
  * fixed size (malloc'd 4 MiB blocks freed and allocated again left the heap
  * fragmented and RSS 36 MiB above a 64 MiB cap at 10^8 ranges).  Spilled
- * chunks stay mapped on a per-thread list for the thread's next chunks and
+ * chunks stay mapped on the buffer's spare list for its next chunks and
  * stay counted, so the memory held stays under the cap and no page is
  * faulted in twice (bench/RESULTS.md, "Bounded memory").  A buffer's choice
- * is made at its first chunk and kept (SPILL_MAPPED in spill_tag). */
+ * is made at its first chunk and kept (SPILL_MAPPED in spill_tag).
+ * The size is cap/16 (64 KiB .. 4 MiB, a power of two): every recording
+ * thread holds at least one chunk per buffer, and that floor counts
+ * against the cap (issue 20: 8 MiB with a thread per task reached 797 MiB
+ * when each thread mapped 4 MiB chunks and kept them after it exited). */
 #define SPILL_MAPPED 0x80000000u
-#define MAPLEN ((size_t)GPUINST_CHUNK_MAX + 4096u)
-static GPUINST_TLS gpuinstChunk *spareChunk;
+static size_t mapData = GPUINST_CHUNK_MAX; /* record bytes of a mapped chunk (gpuinstBufSetCap) */
+#define MAPLEN (mapData + 4096u)
 
 static gpuinstChunk *mapChunk(void)
 {
@@ -5595,9 +6154,28 @@ static void chunkFree(const gpuinstBuf *b, gpuinstChunk *c)
     }
 }
 
+/* Unmaps b's spare chunks. */
+static void freeSpares(gpuinstBuf *b)
+{
+    while (b->spare != NULL) {
+        gpuinstChunk *c = b->spare;
+        b->spare = c->next;
+        chunkFree(b, c);
+    }
+}
+
+GPUINST_PRIVATE void gpuinstBufAccount(int64_t bytes)
+{
+    GPUINST_ADD_RLX(&bufHeld, (uint64_t)bytes);
+}
+
 GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes)
 {
     bufCap = cap_bytes;
+    if (cap_bytes != 0) {
+        mapData = GPUINST_CHUNK_MIN;
+        while (mapData < GPUINST_CHUNK_MAX && (uint64_t)mapData * 2 * 16 <= cap_bytes) mapData *= 2;
+    }
 }
 
 GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag)
@@ -5611,12 +6189,17 @@ GPUINST_PRIVATE uint64_t gpuinstBufBytes(void)
 }
 
 /* Opens the spill file (spillLock held): "<output>.spill.<pid>", else
- * "$TMPDIR/gpuinst-<pid>.spill"; created exclusively, mode 0600. */
+ * "$TMPDIR/gpuinst-<pid>.spill", else a fresh "$TMPDIR/gpuinst-<pid>-
+ * XXXXXX.spill" (mkostemps); created exclusively, never through a link
+ * (O_EXCL, O_NOFOLLOW), mode 0600: a name another user made first (a file
+ * or a link) is passed over (issue 20). */
 static int spillOpen(void)
 {
     char out[4200];
     gpuinstOutputVars v;
+    gpuinstSpillBlock h;
     const char *tmp = getenv("TMPDIR");
+    int err = 0, k;
     if (spillFd >= 0) return 0;
     if (spillBroken) return -1;
     v.rank = gpuinstG.rank;
@@ -5624,37 +6207,41 @@ static int spillOpen(void)
     v.wall_ns = gpuinstG.start_wall_ns;
     v.job = gpuinstOutputJobId();
     v.host = gpuinstG.hostname;
-    if (gpuinstOutputExpand(gpuinstG.cfg.output, &v, out, sizeof out) == GPUINST_SUCCESS) {
-        snprintf(spillPath, sizeof spillPath, "%s.spill.%d", out, gpuinstG.pid);
-        spillFd = open(spillPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    }
-    if (spillFd < 0) {
-        if (tmp == NULL || tmp[0] == '\0' || strlen(tmp) > 2048) tmp = "/tmp";
-        snprintf(spillPath, sizeof spillPath, "%s/gpuinst-%d.spill", tmp, gpuinstG.pid);
-        spillFd = open(spillPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (tmp == NULL || tmp[0] == '\0' || strlen(tmp) > 2048) tmp = "/tmp";
+    memset(&h, 0, sizeof h);
+    h.magic = GPUINST_SPILL_MAGIC;
+    h.tag = GPUINST_SPILL_HEADER;
+    h.pad_[0] = (uint64_t)gpuinstG.rank;
+    h.pad_[1] = (uint64_t)gpuinstG.pid;
+    for (k = 0; k < 3 && spillFd < 0; k++) {
+        if (k == 0) {
+            if (gpuinstOutputExpand(gpuinstG.cfg.output, &v, out, sizeof out) != GPUINST_SUCCESS) continue;
+            snprintf(spillPath, sizeof spillPath, "%s.spill.%d", out, gpuinstG.pid);
+        } else if (k == 1) {
+            snprintf(spillPath, sizeof spillPath, "%s/gpuinst-%d.spill", tmp, gpuinstG.pid);
+        } else {
+            snprintf(spillPath, sizeof spillPath, "%s/gpuinst-%d-XXXXXX.spill", tmp, gpuinstG.pid);
+        }
+        spillFd = k < 2 ? open(spillPath, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)
+                        : mkostemps(spillPath, 6, O_CLOEXEC);
+        if (spillFd < 0) {
+            err = errno;
+            continue;
+        }
+        if (pwrite(spillFd, &h, sizeof h, 0) != (ssize_t)sizeof h) { /* a full disk: the next place */
+            err = errno;
+            close(spillFd);
+            unlink(spillPath);
+            spillFd = -1;
+        }
     }
     if (spillFd < 0) {
         spillBroken = 1;
         gpuinstWarn("GPUINST_BUFFER_MB: cannot create a spill file (%s: %s); records stay in memory, "
-                    "over the cap", spillPath, strerror(errno));
+                    "over the cap", spillPath, strerror(err));
         return -1;
     }
-    {
-        gpuinstSpillBlock h;
-        memset(&h, 0, sizeof h);
-        h.magic = GPUINST_SPILL_MAGIC;
-        h.tag = GPUINST_SPILL_HEADER;
-        h.pad_[0] = (uint64_t)gpuinstG.rank;
-        h.pad_[1] = (uint64_t)gpuinstG.pid;
-        if (pwrite(spillFd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
-            close(spillFd);
-            unlink(spillPath);
-            spillFd = -1;
-            spillBroken = 1;
-            return -1;
-        }
-        spillEnd = sizeof h;
-    }
+    spillEnd = sizeof h;
     return 0;
 }
 
@@ -5773,8 +6360,8 @@ static void spillChunks(gpuinstBuf *b)
         b->nspill++;
         b->spilled += c->count;
         if (b->spill_tag & SPILL_MAPPED) {
-            c->next = spareChunk; /* kept for reuse, still counted in bufHeld */
-            spareChunk = c;
+            c->next = b->spare; /* kept for reuse, still counted in bufHeld */
+            b->spare = c;
         } else {
             chunkFree(b, c);
         }
@@ -5817,15 +6404,15 @@ GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b)
     }
     if (bytes < b->recsize) bytes = b->recsize;
     if (b->spill_tag != 0 && bufCap != 0 && b->head == NULL && b->nspill == 0) b->spill_tag |= SPILL_MAPPED;
-    if (b->spill_tag & SPILL_MAPPED) bytes = (GPUINST_CHUNK_MAX / b->recsize) * b->recsize;
+    if (b->spill_tag & SPILL_MAPPED) bytes = (mapData / b->recsize) * b->recsize;
     if (b->spill_tag != 0 && bufCap != 0 && b->head != NULL && !spillBroken &&
         GPUINST_LOAD_RLX(&bufHeld) + bytes > bufCap &&
         GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING)
         spillChunks(b);
     if (b->spill_tag & SPILL_MAPPED) {
-        if (spareChunk != NULL) {
-            c = spareChunk; /* already counted in bufHeld */
-            spareChunk = c->next;
+        if (b->spare != NULL) {
+            c = b->spare; /* already counted in bufHeld */
+            b->spare = c->next;
         } else {
             c = mapChunk();
             if (c == NULL) return NULL;
@@ -5849,6 +6436,19 @@ GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b)
         GPUINST_STORE_REL(&b->tail->next, c);
     b->tail = c;
     return GPUINST_CHUNK_DATA(c);
+}
+
+GPUINST_PRIVATE void gpuinstBufHandOver(gpuinstBuf *b)
+{
+    /* Over the cap, a buffer whose thread exited spills every record (the
+     * partly filled last chunk too: its owner is the calling thread) and
+     * gives its memory back; under the cap the next owner of the slot goes
+     * on filling its chunk. */
+    if (bufCap == 0 || b->spill_tag == 0 || spillBroken || b->head == NULL ||
+        GPUINST_LOAD_RLX(&bufHeld) <= bufCap)
+        return;
+    spillChunks(b);
+    freeSpares(b);
 }
 
 GPUINST_PRIVATE uint64_t gpuinstBufCount(const gpuinstBuf *b)
@@ -6007,6 +6607,7 @@ GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b)
         c = next;
     }
     b->head = b->tail = NULL;
+    freeSpares(b);
     b->total = 0;
     free(b->spill);
     b->spill = NULL;
@@ -6247,7 +6848,8 @@ static const gpuinstField rankFields[] = {
 static int collectRanks(const gpuinstTable *tb, void **out, uint64_t *count)
 {
     gpuinstRankRec *r = (gpuinstRankRec *)calloc(1, sizeof *r);
-    gpuinstThread *t;
+    gpuinstThreadLife *lv = NULL;
+    uint64_t nl = 0;
     gpuinst_counts c;
     (void)tb;
     if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
@@ -6255,7 +6857,8 @@ static int collectRanks(const gpuinstTable *tb, void **out, uint64_t *count)
     r->rank = (uint32_t)gpuinstG.rank;
     r->size = (uint32_t)gpuinstG.size;
     r->pid = gpuinstG.pid;
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) r->nthreads++;
+    if (gpuinstThreadLives(&lv, &nl) == GPUINST_SUCCESS) r->nthreads = (uint32_t)nl;
+    free(lv);
     r->node_rank = gpuinstG.node_rank;
     r->node_size = gpuinstG.node_size;
     r->finalized_by = gpuinstG.finalized_by;
@@ -6362,6 +6965,8 @@ static const gpuinstTable marksTable = {
 
 typedef struct ThreadRec {
     int64_t os_tid;
+    uint64_t start_ns;
+    uint64_t end_ns;
     uint32_t rank;
     uint32_t name;
     uint16_t thread;
@@ -6370,35 +6975,54 @@ typedef struct ThreadRec {
 
 static const gpuinstField threadFields[] = {
     F(ThreadRec, os_tid, GPUINST_FT_I64, 0, "", "OS thread id (gettid)"),
+    F(ThreadRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first recording call of this thread"),
+    F(ThreadRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
+      "thread exit; finalize time for a thread alive then"),
     F(ThreadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
     F(ThreadRec, name, GPUINST_FT_U32, 0, "", "name given by gpuinst_thread_name: id in /strings, 0 = none"),
-    F(ThreadRec, thread, GPUINST_FT_U16, 0, "", "thread index used by the other tables"),
+    F(ThreadRec, thread, GPUINST_FT_U16, 0, "",
+      "thread index used by the other tables; reused by a later thread after this one exited "
+      "(rows of one index: tell them apart by start_ns..end_ns)"),
 };
 
+static int lifeOrder(const void *a, const void *b)
+{
+    const gpuinstThreadLife *x = (const gpuinstThreadLife *)a, *y = (const gpuinstThreadLife *)b;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+/* One row per thread lifetime, by thread index, then start. */
 static int collectThreads(const gpuinstTable *tb, void **out, uint64_t *count)
 {
-    uint64_t n = 0;
-    gpuinstThread *t;
+    gpuinstThreadLife *lv = NULL;
+    uint64_t n = 0, k;
     ThreadRec *rows;
+    int rc;
     (void)tb;
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) n++;
+    rc = gpuinstThreadLives(&lv, &n);
+    if (rc != GPUINST_SUCCESS) return rc;
+    qsort(lv, (size_t)n, sizeof *lv, lifeOrder);
     rows = (ThreadRec *)calloc(n ? (size_t)n : 1, sizeof *rows);
-    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
-        ThreadRec *r;
-        if (t->index >= n) continue; /* registered after the count: not written */
-        r = &rows[t->index];
-        r->os_tid = t->os_tid;
-        r->name = t->name;
-        r->thread = t->index;
+    if (rows == NULL) {
+        free(lv);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
     }
+    for (k = 0; k < n; k++) {
+        rows[k].os_tid = lv[k].os_tid;
+        rows[k].start_ns = lv[k].start_ns;
+        rows[k].end_ns = lv[k].end_ns ? lv[k].end_ns : gpuinstG.end_ns;
+        rows[k].name = lv[k].name;
+        rows[k].thread = lv[k].index;
+    }
+    free(lv);
     *out = rows;
     *count = n;
     return GPUINST_SUCCESS;
 }
 
 static const gpuinstTable threadsTable = {
-    "/threads", "threads that recorded, per rank",
+    "/threads", "threads that recorded, one row per thread lifetime, per rank",
     sizeof(ThreadRec), NFIELDS(threadFields), threadFields, collectThreads, NULL, NULL};
 
 typedef struct DomainRec {
@@ -7407,7 +8031,9 @@ GPUINST_PRIVATE void *gpuinstCudaSym(const char *name)
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
+#include <sched.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #if defined(__GNUC__)
@@ -7416,7 +8042,15 @@ GPUINST_PRIVATE void *gpuinstCudaSym(const char *name)
 #define GPUINST_NOINLINE
 #endif
 
-/* ---- threads ----------------------------------------------------------- */
+/* ---- threads -----------------------------------------------------------
+ * A thread gets a slot (gpuinstThread) at its first recording call.  When
+ * it exits (a pthread key destructor, on the exiting thread) its open push
+ * ranges are written as UNTERMINATED rows ending at the exit, its buffers
+ * are handed over (src/buf.c: spilled when over GPUINST_BUFFER_MB), its
+ * lifetime becomes a /threads row, and the slot goes to a free list for the
+ * next new thread.  So the number of slots is the number of threads alive
+ * at once (at most 65,535, the file's u16), not the number over the
+ * process's life, and the records of exited threads stay (issue 20). */
 
 #if !defined(GPUINST_AMALGAMATION)
 __attribute__((visibility("hidden"))) GPUINST_TLS gpuinstThread *gpuinstThreadSelf;
@@ -7424,27 +8058,55 @@ __attribute__((visibility("hidden"))) GPUINST_TLS gpuinstThread *gpuinstThreadSe
 
 static gpuinstThread *threadsHead; /* prepend-only list (release/acquire) */
 static uint32_t threadsCount;
+static gpuinstThread *freeSlots;   /* slots of exited threads (gpuinstG.lock) */
+static gpuinstThreadLife *lives;   /* ended lifetimes (gpuinstG.lock) */
+static uint64_t nlives, caplives;
+static pthread_key_t exitKey;
+static int exitKeyMade;            /* 1 made, -1 failed (no reuse then) */
+
+static void threadExit(void *arg);
 
 GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
 {
-    gpuinstThread *t;
+    static int warned;
+    gpuinstThread *t = NULL;
+    int fresh = 0;
     pthread_mutex_lock(&gpuinstG.lock);
-    if (threadsCount >= GPUINST_MAX_THREADS) {
-        pthread_mutex_unlock(&gpuinstG.lock);
-        return NULL;
+    if (exitKeyMade == 0) exitKeyMade = pthread_key_create(&exitKey, threadExit) == 0 ? 1 : -1;
+    if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_FINALIZED) {
+        /* the writer may be reading the slots: none is handed out now */
+    } else if (freeSlots != NULL) {
+        t = freeSlots;
+        freeSlots = t->free_next;
+        t->free_next = NULL;
+    } else if (threadsCount < GPUINST_MAX_THREADS) {
+        t = (gpuinstThread *)calloc(1, sizeof *t);
+        if (t != NULL) {
+            fresh = 1;
+            t->index = (uint16_t)threadsCount++;
+            gpuinstBufInit(&t->ranges, sizeof(gpuinstRangeRec));
+            gpuinstBufInit(&t->marks, sizeof(gpuinstMarkRec));
+            /* GPUINST_BUFFER_MB: these may spill to disk (src/buf.c, issue 8) */
+            gpuinstBufSetSpill(&t->ranges, GPUINST_SPILL_RANGES);
+            gpuinstBufSetSpill(&t->marks, GPUINST_SPILL_MARKS);
+            gpuinstBufAccount((int64_t)sizeof *t); /* the per-thread floor counts against the cap */
+        }
+    } else {
+        gpuinstWarnOnce(&warned, "%d threads are recording at once (the limit): calls of further threads "
+                                 "record nothing (counted as lost in /ranks) until one exits",
+                        GPUINST_MAX_THREADS);
     }
-    t = (gpuinstThread *)calloc(1, sizeof *t);
     if (t != NULL) {
-        t->index = (uint16_t)threadsCount++;
         t->os_tid = (int64_t)syscall(SYS_gettid);
-        gpuinstBufInit(&t->ranges, sizeof(gpuinstRangeRec));
-        gpuinstBufInit(&t->marks, sizeof(gpuinstMarkRec));
-        /* GPUINST_BUFFER_MB: these may spill to disk (src/buf.c, issue 8) */
-        gpuinstBufSetSpill(&t->ranges, GPUINST_SPILL_RANGES);
-        gpuinstBufSetSpill(&t->marks, GPUINST_SPILL_MARKS);
-        t->next = threadsHead;
-        GPUINST_STORE_REL(&threadsHead, t);
+        t->name = 0;
+        t->life_start_ns = gpuinstClockNs();
+        t->life++;
+        if (fresh) {
+            t->next = threadsHead;
+            GPUINST_STORE_REL(&threadsHead, t);
+        }
         gpuinstThreadSelf = t;
+        if (exitKeyMade == 1) pthread_setspecific(exitKey, t);
     }
     pthread_mutex_unlock(&gpuinstG.lock);
     return t;
@@ -7453,6 +8115,193 @@ GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
 GPUINST_PRIVATE gpuinstThread *gpuinstThreadsHead(void)
 {
     return GPUINST_LOAD_ACQ(&threadsHead);
+}
+
+GPUINST_PRIVATE int gpuinstThreadLives(gpuinstThreadLife **out, uint64_t *n)
+{
+    gpuinstThread *t;
+    uint64_t k;
+    pthread_mutex_lock(&gpuinstG.lock);
+    *out = (gpuinstThreadLife *)malloc((size_t)(nlives + threadsCount + 1) * sizeof **out);
+    if (*out == NULL) {
+        pthread_mutex_unlock(&gpuinstG.lock);
+        *n = 0;
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    if (nlives) memcpy(*out, lives, (size_t)nlives * sizeof *lives);
+    k = nlives;
+    for (t = threadsHead; t != NULL; t = t->next) {
+        if (t->life_start_ns == 0) continue; /* free: its lifetimes are above */
+        (*out)[k].os_tid = t->os_tid;
+        (*out)[k].start_ns = t->life_start_ns;
+        (*out)[k].end_ns = 0;
+        (*out)[k].name = t->name;
+        (*out)[k].index = t->index;
+        k++;
+    }
+    pthread_mutex_unlock(&gpuinstG.lock);
+    *n = k;
+    return GPUINST_SUCCESS;
+}
+
+/* ---- calls in flight at finalize (issue 20) -----------------------------
+ * Finalize must not read a thread's stack or buffer while that thread is
+ * inside a recording call that read state RUNNING just before finalize
+ * (a push may realloc its stack, a grow may spill and reuse chunks: a
+ * use-after-free, 2-5 crashes in 30 runs of exit(0) from main while workers
+ * push).  Each slot has an in-call word, set and cleared by its owner with
+ * plain stores around the recording half of each call, with the state read
+ * again after it is set.  (A flag, not a count: gpuinst's calls are not
+ * async-signal-safe, so a call never nests inside another on one thread.)  Finalize publishes FINALIZED, then runs an
+ * asymmetric barrier (membarrier(2): every running thread of the process
+ * executes a full memory barrier), then waits until every other slot's
+ * word is 0.  After the barrier a thread either had its word visible
+ * (finalize waits for it to clear) or reads FINALIZED (and records
+ * nothing): the hot path gets two stores and one load, no fence
+ * (bench/RESULTS.md, "Annotation overhead"). */
+static inline void callEnter(gpuinstThread *t)
+{
+    GPUINST_STORE_RLX(&t->incall, 1u);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the compiler keeps the state load after it */
+}
+static inline void callLeave(gpuinstThread *t)
+{
+    GPUINST_STORE_REL(&t->incall, 0u);
+}
+
+#if defined(SYS_membarrier)
+static int membarrierPrivate; /* registered for MEMBARRIER_CMD_PRIVATE_EXPEDITED */
+#endif
+static void barrierRegister(void)
+{
+#if defined(SYS_membarrier)
+    /* 16 = MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED (Linux 4.14) */
+    if (!membarrierPrivate && syscall(SYS_membarrier, 16, 0) == 0) membarrierPrivate = 1;
+#endif
+}
+
+/* A full memory barrier on every thread of the process. */
+static void heavyBarrier(void)
+{
+#if defined(SYS_membarrier)
+    /* 8 = MEMBARRIER_CMD_PRIVATE_EXPEDITED; 1 = MEMBARRIER_CMD_GLOBAL (Linux 4.3) */
+    if (membarrierPrivate && syscall(SYS_membarrier, 8, 0) == 0) return;
+    if (syscall(SYS_membarrier, 1, 0) == 0) return;
+#endif
+    {
+        /* No membarrier (old kernel, seccomp): taking write access away
+         * from a page this process has written makes the kernel flush
+         * that mapping from every CPU running one of its threads (an
+         * inter-processor interrupt, serializing on x86). */
+        static char *page;
+        long ps = sysconf(_SC_PAGESIZE);
+        if (page == NULL) {
+            void *p = mmap(NULL, (size_t)ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            page = p == MAP_FAILED ? NULL : (char *)p;
+        }
+        if (page != NULL) {
+            mprotect(page, (size_t)ps, PROT_READ | PROT_WRITE);
+            GPUINST_STORE_RLX(page, (char)0);
+            mprotect(page, (size_t)ps, PROT_READ);
+        }
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    }
+}
+
+#define QUIESCE_WAIT_NS 10000000000ull /* a call longer than 10 s is stuck (a debugger, a hung disk) */
+
+GPUINST_PRIVATE void gpuinstNvtxQuiesce(void)
+{
+    gpuinstThread *t, *self = gpuinstThreadSelf;
+    uint64_t t0 = gpuinstClockNs();
+    heavyBarrier();
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
+        unsigned spins = 0;
+        if (t == self) continue; /* finalize from a signal handler inside a call of this thread */
+        while (GPUINST_LOAD_ACQ(&t->incall) != 0) {
+            if (gpuinstClockNs() - t0 > QUIESCE_WAIT_NS) {
+                t->busy_at_finalize = 1;
+                gpuinstWarn("thread %lld has been inside a gpuinst call for 10 s: its open ranges are not "
+                            "written", (long long)t->os_tid);
+                break;
+            }
+            if (++spins < 64) {
+                sched_yield();
+            } else {
+                struct timespec ts = {0, 100000};
+                nanosleep(&ts, NULL);
+            }
+        }
+    }
+}
+
+/* ---- open push ranges -> UNTERMINATED rows ------------------------------- */
+
+/* Writes t's open push ranges, innermost first, as rows ending at `now`
+ * with flag UNTERMINATED into dst's buffer (dst's owner calls this). */
+static void closeStacks(gpuinstThread *t, gpuinstThread *dst, uint64_t now, int reset)
+{
+    uint32_t d;
+    for (d = 0; d < GPUINST_MAX_DOMAINS; d++) {
+        gpuinstStack *s = GPUINST_LOAD_ACQ(&t->stacks[d]);
+        uint32_t k;
+        if (s == NULL) continue;
+        for (k = GPUINST_LOAD_ACQ(&s->depth); k > 0; k--) {
+            gpuinstOpen *o = &s->open[k - 1];
+            gpuinstRangeRec *r = dst != NULL ? (gpuinstRangeRec *)gpuinstBufSlot(&dst->ranges) : NULL;
+            if (r == NULL) {
+                GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+            } else {
+                *r = *o;
+                r->end_ns = now;
+                r->flags = (uint8_t)(o->flags | GPUINST_RANGE_FLAG_UNTERMINATED);
+                gpuinstBufCommit(&dst->ranges);
+            }
+        }
+        if (reset) GPUINST_STORE_REL(&s->depth, 0u);
+    }
+}
+
+/* The pthread key destructor: on the exiting thread. */
+static void threadExit(void *arg)
+{
+    gpuinstThread *t = (gpuinstThread *)arg;
+    uint64_t now;
+    int handed = 0;
+    if (t == NULL || gpuinstThreadSelf != t) return;
+    callEnter(t);
+    if (GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_RUNNING) {
+        now = gpuinstClockNs();
+        closeStacks(t, t, now, 1);
+        gpuinstBufHandOver(&t->ranges);
+        gpuinstBufHandOver(&t->marks);
+        handed = 1;
+    }
+    callLeave(t);
+    gpuinstThreadSelf = NULL;
+    if (!handed) return;
+    pthread_mutex_lock(&gpuinstG.lock);
+    if (nlives == caplives) {
+        uint64_t ncap = caplives ? caplives * 2 : 64;
+        gpuinstThreadLife *nl = (gpuinstThreadLife *)realloc(lives, (size_t)ncap * sizeof *nl);
+        if (nl == NULL) {
+            /* keep the slot (and its row) rather than lose the lifetime */
+            pthread_mutex_unlock(&gpuinstG.lock);
+            return;
+        }
+        lives = nl;
+        caplives = ncap;
+    }
+    lives[nlives].os_tid = t->os_tid;
+    lives[nlives].start_ns = t->life_start_ns;
+    lives[nlives].end_ns = now;
+    lives[nlives].name = t->name;
+    lives[nlives].index = t->index;
+    nlives++;
+    t->life_start_ns = 0;
+    t->free_next = freeSlots;
+    freeSlots = t;
+    pthread_mutex_unlock(&gpuinstG.lock);
 }
 
 /* ---- names ------------------------------------------------------------- */
@@ -7561,10 +8410,7 @@ static uint32_t ncategories, capCategories;
 /* The answer for a call made while not RUNNING, counted. */
 static int notRunning(int st)
 {
-    if (st == GPUINST_STATE_UNINIT) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
-        return GPUINST_ERROR_NOT_INITIALIZED;
-    }
+    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
     if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_SUCCESS;
     GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
     return GPUINST_ERROR_FINALIZED;
@@ -7581,6 +8427,24 @@ static int lost(void)
     GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
     return GPUINST_ERROR_OUT_OF_MEMORY;
 }
+
+/* No thread slot: out of memory or slots while recording, else finalized. */
+static int noSlot(void)
+{
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    return st == GPUINST_STATE_RUNNING ? lost() : notRunning(st);
+}
+
+/* Enters a recording call on t (see callEnter): 1, or 0 (left again) if
+ * the state is no longer RUNNING. */
+static inline int callBegin(gpuinstThread *t)
+{
+    callEnter(t);
+    if (GPUINST_LIKELY(GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_RUNNING)) return 1;
+    callLeave(t);
+    return 0;
+}
+#define NOT_RUNNING_NOW() notRunning(GPUINST_LOAD_ACQ(&gpuinstG.state))
 
 static nvtxDomainHandle_t domainHandle(gpuinst_domain d)
 {
@@ -7746,15 +8610,22 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
     if (GPUINST_UNLIKELY(!domainValid(domain))) return invalid();
     if (GPUINST_UNLIKELY((rc = attrRead(domain, attr, &a)) != GPUINST_SUCCESS)) return invalid();
     t = gpuinstThreadGet();
-    if (GPUINST_UNLIKELY(t == NULL)) return lost();
+    if (GPUINST_UNLIKELY(t == NULL)) return noSlot();
+    if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
     rc = resolveName(t, name, &a);
-    if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS))
+    if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) {
+        callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
+    }
     s = stackFor(t, domain);
-    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) return lost();
+    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) {
+        callLeave(t);
+        return lost();
+    }
     nvtxAttr(&ea, name, &a);
     nvtxDomainRangePushEx(domainHandle(domain), &ea);
     stackPush(t, s, domain, &a);
+    callLeave(t);
     return GPUINST_SUCCESS;
 }
 
@@ -7766,7 +8637,8 @@ static GPUINST_NOINLINE int pushRecordDefault(const char *name)
     Attr a;
     if (GPUINST_UNLIKELY(name == NULL || name[0] == '\0')) return invalid();
     t = gpuinstThreadGet();
-    if (GPUINST_UNLIKELY(t == NULL)) return lost();
+    if (GPUINST_UNLIKELY(t == NULL)) return noSlot();
+    if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
     /* field by field: a memset of the struct is a library call here */
     a.color = 0;
     a.category = 0;
@@ -7774,11 +8646,14 @@ static GPUINST_NOINLINE int pushRecordDefault(const char *name)
     a.payload = 0;
     a.reg = NULL;
     a.name = nameIdFront(t, name);
-    if (GPUINST_UNLIKELY(a.name == 0)) return lost();
-    s = stackFor(t, GPUINST_DOMAIN_DEFAULT);
-    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) return lost();
+    s = a.name != 0 ? stackFor(t, GPUINST_DOMAIN_DEFAULT) : NULL;
+    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) {
+        callLeave(t);
+        return lost();
+    }
     nvtxRangePushA(name);
     stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
+    callLeave(t);
     return GPUINST_SUCCESS;
 }
 
@@ -7793,17 +8668,26 @@ int gpuinst_range_push(const char *name)
     return notRunning(st);
 }
 
+#define POP_NOT_RUNNING (-1) /* popRecord: finalize came first */
+
 /* The recording half of a pop (state RUNNING, domain valid); `now` was read
  * first so gpuinst's own cost stays outside the range.  The NVTX call is
  * the caller's, and is not made on STACK_EMPTY. */
 static inline int popRecord(gpuinst_domain domain, uint64_t now)
 {
     gpuinstThread *t = gpuinstThreadSelf;
-    gpuinstStack *s = t != NULL ? t->stacks[domain] : NULL;
+    gpuinstStack *s;
     gpuinstOpen *o;
     gpuinstRangeRec *r;
     uint32_t depth;
+    if (GPUINST_UNLIKELY(t == NULL)) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+        return GPUINST_ERROR_STACK_EMPTY;
+    }
+    if (GPUINST_UNLIKELY(!callBegin(t))) return POP_NOT_RUNNING;
+    s = t->stacks[domain];
     if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) {
+        callLeave(t);
         GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
         return GPUINST_ERROR_STACK_EMPTY;
     }
@@ -7818,6 +8702,7 @@ static inline int popRecord(gpuinst_domain domain, uint64_t now)
     GPUINST_STORE_REL(&s->depth, depth - 1);
     gpuinstGpuRangePop();
     gpuinstProfRangePop(); /* range profiling (one branch when off) */
+    callLeave(t);
     return r != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
 }
 
@@ -7833,6 +8718,7 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
     now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
     if (GPUINST_UNLIKELY(!domainValid(domain))) return invalid();
     rc = popRecord(domain, now);
+    if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     nvtxDomainRangePop(domainHandle(domain));
     return rc == GPUINST_SUCCESS ? rc : lost();
@@ -7843,6 +8729,7 @@ static GPUINST_NOINLINE int popRecordDefault(void)
 {
     uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
     int rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
+    if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     nvtxRangePop();
     return rc == GPUINST_SUCCESS ? rc : lost();
@@ -7879,6 +8766,7 @@ typedef struct OpenRange {
     uint64_t start_ns;
     int64_t payload;
     uint32_t name, color;
+    uint32_t life;      /* the starting thread's slot owner (gpuinstThread.life) */
     uint16_t domain, category, thread;
     uint8_t flags;
 } OpenRange;
@@ -7906,11 +8794,14 @@ int gpuinst_range_start_ex(gpuinst_domain domain, const char *name, const gpuins
     if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) return notRunning(st);
     if (!domainValid(domain) || attrRead(domain, attr, &a) != GPUINST_SUCCESS) return invalid();
     t = gpuinstThreadGet();
-    if (t == NULL) return lost();
+    if (t == NULL) return noSlot();
+    if (!callBegin(t)) return NOT_RUNNING_NOW();
     rc = resolveName(t, name, &a);
-    if (rc != GPUINST_SUCCESS) return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
-    o = (OpenRange *)malloc(sizeof *o);
-    if (o == NULL) return lost();
+    o = rc == GPUINST_SUCCESS ? (OpenRange *)malloc(sizeof *o) : NULL;
+    if (o == NULL) {
+        callLeave(t);
+        return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
+    }
     nvtxAttr(&ea, name, &a);
     o->id = ((gpuinst_range_id)t->index << 32) | t->seq++;
     o->nvtx = nvtxDomainRangeStartEx(domainHandle(domain), &ea);
@@ -7920,14 +8811,16 @@ int gpuinst_range_start_ex(gpuinst_domain domain, const char *name, const gpuins
     o->domain = (uint16_t)domain;
     o->category = (uint16_t)a.category;
     o->thread = t->index;
+    o->life = t->life;
     o->flags = a.ptype;
     b = openBucket(o->id);
     o->start_ns = gpuinstClockNs();
     pthread_mutex_lock(&openLock);
     o->next = openTable[b];
     openTable[b] = o;
-    pthread_mutex_unlock(&openLock);
     *id = o->id;
+    pthread_mutex_unlock(&openLock);
+    callLeave(t);
     return GPUINST_SUCCESS;
 }
 
@@ -7961,11 +8854,16 @@ static int openRangeRecord(gpuinstThread *t, OpenRange *o, uint64_t end, uint8_t
 
 int gpuinst_range_end(gpuinst_range_id id)
 {
-    int st = GPUINST_LOAD_RLX(&gpuinstG.state);
+    int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
     uint64_t now = gpuinstClockNs();
     gpuinstThread *t;
     OpenRange **pp, *o = NULL;
     if (st != GPUINST_STATE_RUNNING) return notRunning(st);
+    t = gpuinstThreadGet();
+    if (t == NULL) return noSlot();
+    /* in the call before the range leaves the table: finalize either waits
+     * for this call, or closes the range itself (UNTERMINATED) */
+    if (!callBegin(t)) return NOT_RUNNING_NOW();
     pthread_mutex_lock(&openLock);
     for (pp = &openTable[openBucket(id)]; *pp != NULL; pp = &(*pp)->next) {
         if ((*pp)->id == id) {
@@ -7976,16 +8874,15 @@ int gpuinst_range_end(gpuinst_range_id id)
     }
     pthread_mutex_unlock(&openLock);
     if (o == NULL) {
+        callLeave(t);
         GPUINST_ADD_RLX(&gpuinstG.counts.range_not_open, 1);
         return GPUINST_ERROR_RANGE_NOT_OPEN;
     }
     nvtxDomainRangeEnd(domainHandle(o->domain), o->nvtx);
-    t = gpuinstThreadGet();
-    if (t == NULL) {
-        free(o);
-        return lost();
-    }
-    return openRangeRecord(t, o, now, t->index != o->thread ? GPUINST_RANGE_FLAG_CROSS_THREAD : 0);
+    rc = openRangeRecord(t, o, now,
+                         t->index != o->thread || t->life != o->life ? GPUINST_RANGE_FLAG_CROSS_THREAD : 0);
+    callLeave(t);
+    return rc;
 }
 
 /* ---- marks ------------------------------------------------------------------ */
@@ -8008,13 +8905,20 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
     }
     if (!domainValid(domain) || attrRead(domain, attr, &a) != GPUINST_SUCCESS) return invalid();
     t = gpuinstThreadGet();
-    if (t == NULL) return lost();
+    if (t == NULL) return noSlot();
+    if (!callBegin(t)) return NOT_RUNNING_NOW();
     rc = resolveName(t, name, &a);
-    if (rc != GPUINST_SUCCESS) return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
+    if (rc != GPUINST_SUCCESS) {
+        callLeave(t);
+        return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
+    }
     nvtxAttr(&ea, name, &a);
     nvtxDomainMarkEx(domainHandle(domain), &ea);
     m = (gpuinstMarkRec *)gpuinstBufSlot(&t->marks);
-    if (m == NULL) return lost();
+    if (m == NULL) {
+        callLeave(t);
+        return lost();
+    }
     memset(m, 0, sizeof *m);
     m->time_ns = now;
     m->payload = a.payload;
@@ -8025,6 +8929,7 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
     m->category = (uint16_t)a.category;
     m->flags = a.ptype;
     gpuinstBufCommit(&t->marks);
+    callLeave(t);
     return GPUINST_SUCCESS;
 }
 
@@ -8188,38 +9093,20 @@ GPUINST_PRIVATE void gpuinstNvtxInit(void)
     t = gpuinstThreadGet();
     gpuinstG.domain_names[0] = t != NULL ? gpuinstNameId(t, "default") : 0;
     GPUINST_STORE_REL(&gpuinstG.ndomains, 1u);
+    barrierRegister(); /* for gpuinstNvtxQuiesce */
 }
 
 GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now)
 {
     gpuinstThread *t, *self = gpuinstThreadGet();
     unsigned b;
-    /* The rows go to the finalizing thread's own buffer, never to another
-     * thread's: that thread may still be inside a push or pop (a call that
-     * read state RUNNING just before finalize), and a buffer has one writer
-     * (issue 8: two writers corrupted the chunk list, found by TSan in
-     * hardening_finalize_race).  Other threads' stacks are only read. */
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
-        uint32_t d;
-        for (d = 0; d < GPUINST_MAX_DOMAINS; d++) {
-            gpuinstStack *s = GPUINST_LOAD_ACQ(&t->stacks[d]);
-            uint32_t k;
-            if (s == NULL) continue;
-            for (k = GPUINST_LOAD_ACQ(&s->depth); k > 0; k--) {
-                gpuinstOpen *o = &s->open[k - 1];
-                gpuinstRangeRec *r = self != NULL ? (gpuinstRangeRec *)gpuinstBufSlot(&self->ranges) : NULL;
-                if (r == NULL) {
-                    GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
-                } else {
-                    *r = *o;
-                    r->end_ns = now;
-                    r->flags = (uint8_t)(o->flags | GPUINST_RANGE_FLAG_UNTERMINATED);
-                    gpuinstBufCommit(&self->ranges);
-                }
-            }
-            if (t == self) GPUINST_STORE_REL(&s->depth, 0u);
-        }
-    }
+    /* After gpuinstNvtxQuiesce no other thread is inside a call.  The rows
+     * go to the finalizing thread's own buffer, never to another thread's
+     * (a buffer has one writer: issue 8, found by TSan in
+     * hardening_finalize_race).  A thread still inside a call after the
+     * wait (busy_at_finalize) is not read at all. */
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
+        if (!t->busy_at_finalize) closeStacks(t, self, now, t == self);
     t = self;
     pthread_mutex_lock(&openLock);
     for (b = 0; b < OPEN_BUCKETS; b++) {
@@ -8360,6 +9247,39 @@ static void atExit(void)
     if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) gpuinstFinalize(2);
 }
 
+/* Calls made before gpuinst_init (issue 13 §6).  They return
+ * NOT_INITIALIZED and are counted; once gpuinst_init runs, the count is in
+ * /ranks (before_init).  A program that never calls gpuinst_init writes no
+ * file, so at exit one line says how many calls recorded nothing and what
+ * to do.  The rank comes from the launcher's environment (gpuinst never
+ * learnt it). */
+static void uninitReport(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+    uint64_t n = GPUINST_LOAD_RLX(&gpuinstG.counts.before_init);
+    size_t i;
+    if (GPUINST_LOAD_ACQ(&gpuinstG.state) != GPUINST_STATE_UNINIT || n == 0) return;
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v != NULL && v[0] >= '0' && v[0] <= '9') {
+            gpuinstG.rank = (int)strtol(v, NULL, 10);
+            break;
+        }
+    }
+    gpuinstWarn("%llu gpuinst call%s made without gpuinst_init() recorded nothing and no file was written; "
+                "call gpuinst_init() first (in an MPI program: on every rank, before or after MPI_Init), or "
+                "run with LD_PRELOAD=libgpuinst.so GPUINST_AUTO_INIT=1",
+                (unsigned long long)n, n == 1 ? "" : "s");
+}
+
+GPUINST_PRIVATE int gpuinstCountBeforeInit(void)
+{
+    static int installed;
+    GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
+    if (!__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) atexit(uninitReport);
+    return GPUINST_ERROR_NOT_INITIALIZED;
+}
+
 /* fork() (issue 8, docs/RELIABILITY.md): the child inherits a copy of the
  * parent's records and, without this, its exit would write them to the
  * parent's output.  The child is made a non-recording process instead:
@@ -8400,12 +9320,23 @@ int gpuinst_init(void)
     gpuinstG.clock.ref_ns = gpuinstG.start_ns;
     if (gethostname(gpuinstG.hostname, sizeof gpuinstG.hostname - 1) != 0)
         snprintf(gpuinstG.hostname, sizeof gpuinstG.hostname, "unknown");
-    gpuinstMpiAttach(); /* learns the rank if MPI is already initialised */
+    gpuinstDiagHold();  /* job-wide lines are said once, at the next collective (src/diag.c) */
+    gpuinstMpiAttach(); /* learns the rank if MPI is already initialised; agrees settings (src/config.c) */
+    gpuinstDiagHold();
     gpuinstConfigLoad(&gpuinstG.cfg);
     gpuinstBufSetCap(gpuinstG.cfg.buffer_mb << 20); /* bounded memory (src/buf.c, issue 8) */
     gpuinstNvtxInit();
     if (!gpuinstG.cfg.enable) {
+        /* GPUINST_ENABLE=0 on this rank: nothing is recorded here.  While
+         * other ranks record, this one still takes part in the collectives
+         * (clock alignment, the shared file with its /ranks row): see
+         * gpuinstFinalize and src/config.c. */
+        gpuinstG.disabled = 1;
+        gpuinstCoreTablesRegister();
+        gpuinstUnavailableNote("recording", "GPUINST_ENABLE is off on this rank: nothing was recorded here "
+                                            "(annotations reached NVTX only)", 0);
         GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_NVTX_ONLY);
+        if (gpuinstCollActive()) gpuinstDiagAgree();
         return GPUINST_ERROR_DISABLED;
     }
     gpuinstCoreTablesRegister();
@@ -8424,7 +9355,18 @@ int gpuinst_init(void)
         pthread_atfork(forkPrepare, forkParent, forkChild);
     }
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_RUNNING);
+    /* after MPI_Init gpuinst_init is collective: the lines held so far are
+     * said once for the job (before MPI_Init, the MPI_Init interception does it) */
+    if (gpuinstCollActive()) gpuinstDiagAgree();
     return GPUINST_SUCCESS;
+}
+
+/* A rank with GPUINST_ENABLE=0 takes part in the shared write while another
+ * rank records (src/config.c). */
+static int joinsSharedWrite(void)
+{
+    return gpuinstG.disabled && gpuinstConfigAgreed()->done && gpuinstConfigAgreed()->any_enabled &&
+           gpuinstCollActive();
 }
 
 GPUINST_PRIVATE int gpuinstFinalize(int by)
@@ -8432,18 +9374,24 @@ GPUINST_PRIVATE int gpuinstFinalize(int by)
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state), i, rc;
     if (st == GPUINST_STATE_UNINIT) return GPUINST_ERROR_NOT_INITIALIZED;
     if (st == GPUINST_STATE_FINALIZED) return GPUINST_ERROR_FINALIZED;
-    if (st == GPUINST_STATE_NVTX_ONLY) {
+    if (st == GPUINST_STATE_NVTX_ONLY && !(by != 2 && joinsSharedWrite())) {
         GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
+        gpuinstDiagFlush();
         return GPUINST_SUCCESS;
     }
     for (i = 0; i < nflushHooks; i++) flushHooks[i]();
     gpuinstG.finalized_by = by;
     gpuinstG.end_ns = gpuinstClockNs();
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
+    gpuinstNvtxQuiesce(); /* no thread is inside a recording call from here on (src/nvtx.c) */
     gpuinstNvtxCloseOpen(gpuinstG.end_ns);
+    gpuinstDiagAgree(); /* collective in a shared write; else says what is held (src/diag.c) */
     gpuinstMpiFinalizePrepare();
     rc = gpuinstWriteFile(gpuinstG.cfg.output);
-    gpuinstBufSpillClose(rc == GPUINST_ERROR_IO); /* kept (and named) if the write went wrong */
+    /* the spill file is removed once its records are in a file (wherever),
+     * else kept and named for tools/gpuinst-recover */
+    gpuinstBufSpillClose(!gpuinstG.file_written);
+    gpuinstDiagFlush();
     return rc;
 }
 
@@ -13803,10 +14751,7 @@ static int cntStateCheck(int *rec)
     }
     *rec = 0;
     if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_SUCCESS;
-    if (st == GPUINST_STATE_UNINIT) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
-        return GPUINST_ERROR_NOT_INITIALIZED;
-    }
+    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
     GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
     return GPUINST_ERROR_FINALIZED;
 }
@@ -15351,10 +16296,7 @@ static int pmStateCheck(void)
 {
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     if (st == GPUINST_STATE_RUNNING) return GPUINST_SUCCESS;
-    if (st == GPUINST_STATE_UNINIT) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
-        return GPUINST_ERROR_NOT_INITIALIZED;
-    }
+    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
     if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_ERROR_DISABLED;
     GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
     return GPUINST_ERROR_FINALIZED;
@@ -19367,20 +20309,10 @@ static struct {
     uint64_t decided[GPUINST_SELECT_MAX_RULES], selected[GPUINST_SELECT_MAX_RULES];
 } C;
 
+/* The one parser of whole numbers (src/config.c). */
 static uint64_t profEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
 {
-    const char *v = getenv(var);
-    char *end = NULL;
-    unsigned long long x;
-    if (v == NULL || v[0] == '\0') return dflt;
-    errno = 0;
-    x = strtoull(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || v[0] == '-' || x < lo || x > hi) {
-        gpuinstWarn("%s=\"%.32s\" is not a whole number in %llu..%llu; using %llu", var, v,
-                    (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)dflt);
-        return dflt;
-    }
-    return (uint64_t)x;
+    return gpuinstEnvU64(var, dflt, lo, hi);
 }
 
 static void profFlushHook(void);
@@ -19404,9 +20336,9 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
         C.max_ranges = (uint32_t)profEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
         C.reserve_dev_mb = profEnvU64("GPUINST_PROFILE_RESERVE_DEVICE_MB", 0, 0, (uint64_t)1 << 40);
         C.reserve_host_mb = profEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
-        C.transfer_opt = (int)profEnvU64("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0, 0, 1);
+        C.transfer_opt = gpuinstEnvFlag("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0);
         C.wait_ns = profEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400) * 1000000000ull;
-        C.preload = (int)profEnvU64("GPUINST_PROFILE_PRELOAD", 1, 0, 1);
+        C.preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
         gpuinstBufInit(&valuesBuf, sizeof(ProfValueRec));
         gpuinstBufInit(&metricsBuf, sizeof(ProfMetricRec));
         gpuinstBufInit(&regionsBuf, sizeof(ProfRegionRec));
@@ -20888,6 +21820,8 @@ typedef struct Writer {
     int detached;     /* the file's descriptor now points at /dev/null (detachFile) */
     FailedTable *skipped; /* tables not written into this file (writeBody resets) */
     uint32_t nskipped, capskipped;
+    int inplace;      /* written under its final name (an existing device with GPUINST_OVERWRITE=1) */
+    char tmp[4400];   /* the temporary name being written (rank 0's in a shared write) */
 } Writer;
 
 static hid_t fieldType(const gpuinstField *f)
@@ -21046,7 +21980,8 @@ static void detachFile(Writer *w)
  * is closed and replaced by a scratch file opened with
  * MPI_MODE_DELETE_ON_CLOSE: the flush and close then succeed, and the
  * scratch file disappears with them.  Collective; all ranks call it once
- * the failure is agreed.  Scratch: /dev/shm, else $TMPDIR, else /tmp. */
+ * the failure is agreed.  Scratch: /dev/shm, else $TMPDIR, else /tmp,
+ * "gpuinst-<pid>-detached.<k>.tmp", created exclusively. */
 static void detachParallel(Writer *w)
 {
     MPI_File *fh = NULL;
@@ -21063,14 +21998,18 @@ static void detachParallel(Writer *w)
     dirs[0] = "/dev/shm";
     dirs[1] = getenv("TMPDIR");
     dirs[2] = "/tmp";
-    for (i = 0; i < 3 && !got; i++) {
+    /* MPI_MODE_EXCL: a name another user made first (a file, a link) is
+     * never opened; the next one is tried (issue 20) */
+    for (i = 0; i < 3 * 4 && !got; i++) {
         uint64_t bad;
-        if (dirs[i] == NULL || dirs[i][0] == '\0' || strlen(dirs[i]) > 2048) continue;
-        snprintf(scratch, sizeof scratch, "%s/gpuinst-%d-detached.tmp", dirs[i], gpuinstG.pid);
+        const char *dir = dirs[i / 4];
+        if (dir == NULL || dir[0] == '\0' || strlen(dir) > 2048) continue;
+        snprintf(scratch, sizeof scratch, "%s/gpuinst-%d-detached.%d.tmp", dir, gpuinstG.pid, i % 4);
         gpuinstCollBcast(scratch, sizeof scratch); /* one name: rank 0's */
+        *fh = MPI_FILE_NULL;
         bad = PMPI_File_open(gpuinstCollComm(), scratch,
-                             MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
-                             fh) == MPI_SUCCESS ? 0u : 1u;
+                             MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE,
+                             MPI_INFO_NULL, fh) == MPI_SUCCESS ? 0u : 1u;
         gpuinstCollMaxU64(&bad, 1);
         if (!bad) got = 1;
         else if (*fh != MPI_FILE_NULL) PMPI_File_close(fh);
@@ -21508,32 +22447,91 @@ static void rootAttributes(Writer *w)
     attrU64(w->file, "complete", gpuinstG.finalized_by == 2 ? 0u : 1u);
 }
 
-/* Opens the output into w->file; 0 or -1 (on every rank alike).  In
- * parallel mode every rank calls H5Fcreate; the outcome is agreed with an
- * allreduce so no rank goes on alone.  Without
- * GPUINST_OVERWRITE=1 the file is created exclusively (H5F_ACC_EXCL): an
- * existing file is never replaced (issue 8). */
-static int createFile(Writer *w, const char *path)
+/* ---- the file's name: temporary, rename, fallback (issue 13 §3, issue 20) ----
+ * Every file is written under a temporary name in its own directory,
+ * "<dir>/.<name>.tmp.<pid>" (".<k>" added while that is taken; <name> cut
+ * to fit the file system's limit), created exclusively (O_EXCL: never
+ * through a link or someone else's file), and renamed to its final name
+ * once complete and closed: a file under the final name is always complete
+ * or absent, also when the writer is killed (mpirun ends the ranks of a
+ * program that returns without MPI_Finalize while they write their
+ * "<output>.rank<N>"; a killed writer leaves its hidden temporary and its
+ * spill file for tools/gpuinst-recover).  In a shared write rank 0 names
+ * the temporary, every rank writes into it, and rank 0 renames it after
+ * every rank closed it and the success was agreed.  Without
+ * GPUINST_OVERWRITE=1 the rename never replaces a name (renameat2
+ * RENAME_NOREPLACE, else link + unlink): a name taken meanwhile gets the
+ * next free "<stem>.N.h5".  With it, rename(2) replaces the name, and a
+ * symbolic link there is replaced, never written through.  An existing
+ * device or FIFO (GPUINST_OUTPUT=/dev/null) is written in place with
+ * GPUINST_OVERWRITE=1. */
+
+/* This rank names files and says what happened: rank 0 in a shared write. */
+static int sayer(const Writer *w)
 {
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
-    unsigned flags = gpuinstG.cfg.overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL;
-#if GPUINST_HDF5_PARALLEL
-    if (w->mode == MODE_PARALLEL) H5Pset_fapl_mpio(fapl, gpuinstCollComm(), MPI_INFO_NULL);
-#endif
-    if (w->io_rank) f = H5Fcreate(path, flags, H5P_DEFAULT, fapl);
-    H5Pclose(fapl);
-    w->file = f;
-    w->detached = 0;
-    if (w->mode != MODE_LOCAL) {
-        /* every rank learns the outcome: ranks that do no I/O (gathered
-         * mode) have no file id and must not take the fallback alone */
-        uint64_t bad = (w->io_rank && f < 0) ? 1u : 0u;
-        gpuinstCollMaxU64(&bad, 1);
-        if (bad && f >= 0) H5Fclose(f);
-        if (bad) w->file = -1;
-        return bad ? -1 : 0;
+    return w->mode == MODE_LOCAL || gpuinstG.rank == 0;
+}
+
+/* Broadcast from rank 0 in a shared write (no-op in local mode). */
+static void shareBytes(const Writer *w, void *buf, size_t n)
+{
+    if (w->mode != MODE_LOCAL) gpuinstCollBcast(buf, n);
+}
+
+/* Why a name cannot be created, from errno. */
+static void causeOf(int err, char *why, size_t cap)
+{
+    switch (err) {
+    case ENOENT: snprintf(why, cap, "its directory does not exist"); break;
+    case ENOTDIR: snprintf(why, cap, "a part of its directory path is not a directory"); break;
+    case EACCES:
+    case EPERM: snprintf(why, cap, "its directory is not writable (%s)", strerror(err)); break;
+    case EROFS: snprintf(why, cap, "its file system is read-only"); break;
+    case ENAMETOOLONG: snprintf(why, cap, "the path is too long for the file system"); break;
+    case ENOSPC:
+    case EDQUOT: snprintf(why, cap, "no space left (%s)", strerror(err)); break;
+    default: snprintf(why, cap, "%s", strerror(err)); break;
     }
-    return f >= 0 ? 0 : -1;
+}
+
+/* How `final` can be written: 0 through a temporary, 1 in place (an
+ * existing device or FIFO with GPUINST_OVERWRITE=1), -1 not at all (why). */
+static int planFor(const char *final, char *why, size_t cap)
+{
+    char dir[4400];
+    const char *base;
+    struct stat sb, tb;
+    gpuinstOutputSplit(final, dir, sizeof dir, &base);
+    if (base[0] == '\0') {
+        snprintf(why, cap, "it names a directory, not a file");
+        return -1;
+    }
+    if (strlen(base) > gpuinstOutputNameMax(dir)) {
+        snprintf(why, cap, "its file name is %zu bytes long and the file system allows %zu bytes per name",
+                 strlen(base), gpuinstOutputNameMax(dir));
+        return -1;
+    }
+    if (lstat(final, &sb) != 0) return 0;
+    if (S_ISDIR(sb.st_mode)) {
+        snprintf(why, cap, "it is a directory");
+        return -1;
+    }
+    if (S_ISLNK(sb.st_mode)) {
+        /* replaced by the rename, never followed; unless it leads to a
+         * device or a directory, which a file must not replace */
+        if (stat(final, &tb) == 0 && !S_ISREG(tb.st_mode)) {
+            snprintf(why, cap, "it is a symbolic link to a %s, which gpuinst does not replace",
+                     S_ISDIR(tb.st_mode) ? "directory" : "device or FIFO");
+            return -1;
+        }
+        return 0;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        if (gpuinstG.cfg.overwrite) return 1;
+        snprintf(why, cap, "it is a device or FIFO (GPUINST_OVERWRITE=1 writes into it)");
+        return -1;
+    }
+    return 0;
 }
 
 /* The name to write to (issue 8, src/output.c): GPUINST_OUTPUT expanded,
@@ -21574,28 +22572,14 @@ static void chooseName(const Writer *w, const char *pattern, char *out, size_t c
 }
 
 /* Where the records go when the chosen file cannot be created or written:
- * $TMPDIR (else /tmp) "/gpuinst-<pid>-<basename>", first free name.  Rank
- * 0's name in a shared write. */
+ * $TMPDIR (else /tmp) "/gpuinst-<pid>-<basename>", first free name, the
+ * basename cut (its start and end kept) so that the name fits the file
+ * system's limit (issue 20: a 255-byte output name made a longer fallback
+ * name, and nothing was written).  Rank 0's name in a shared write. */
 static void fallbackName(const Writer *w, const char *target, char *out, size_t cap)
 {
-    if (w->mode == MODE_LOCAL || gpuinstG.rank == 0) {
-        char tmp[4400];
-        const char *dir = getenv("TMPDIR");
-        const char *base = strrchr(target, '/');
-        base = base ? base + 1 : target;
-        if (dir == NULL || dir[0] == '\0' || strlen(dir) > 2048) dir = "/tmp";
-        snprintf(tmp, sizeof tmp, "%s/gpuinst-%d-%.1024s", dir, gpuinstG.pid, base);
-        if (gpuinstOutputFreeName(tmp, out, cap) != GPUINST_SUCCESS) snprintf(out, cap, "%s", tmp);
-    }
-    if (w->mode != MODE_LOCAL) gpuinstCollBcast(out, cap);
-}
-
-/* Removes a partial file left by a failed write: only a regular file
- * (GPUINST_OUTPUT may name a device). */
-static void removePartial(const char *path)
-{
-    struct stat sb;
-    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path);
+    if (sayer(w)) gpuinstOutputFallbackName(getenv("TMPDIR"), gpuinstG.pid, target, out, cap);
+    shareBytes(w, out, cap);
 }
 
 /* The file is created with mode 0666 & ~umask (HDF5's open(2)); with a
@@ -21606,6 +22590,152 @@ static void notWorldWritable(const char *path)
     struct stat sb;
     if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & S_IWOTH))
         chmod(path, (mode_t)(sb.st_mode & 07777 & ~(mode_t)S_IWOTH));
+}
+
+/* Creates `path` as the output into w->file with `flags`; 0 or -1 on every
+ * rank alike.  In parallel mode every rank calls H5Fcreate and the outcome
+ * is agreed with an allreduce, so no rank goes on alone. */
+static int createFile(Writer *w, const char *path, unsigned flags)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
+#if GPUINST_HDF5_PARALLEL
+    if (w->mode == MODE_PARALLEL) H5Pset_fapl_mpio(fapl, gpuinstCollComm(), MPI_INFO_NULL);
+#endif
+    if (w->io_rank) f = H5Fcreate(path, flags, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    w->file = f;
+    w->detached = 0;
+    if (w->mode != MODE_LOCAL) {
+        /* every rank learns the outcome: ranks that do no I/O (gathered
+         * mode) have no file id and must not take the fallback alone */
+        uint64_t bad = (w->io_rank && f < 0) ? 1u : 0u;
+        gpuinstCollMaxU64(&bad, 1);
+        if (bad && f >= 0) H5Fclose(f);
+        if (bad) w->file = -1;
+        return bad ? -1 : 0;
+    }
+    return f >= 0 ? 0 : -1;
+}
+
+/* Removes the temporary of a failed write (ours: created exclusively). */
+static void discardTemp(Writer *w)
+{
+    struct stat sb;
+    if (!w->inplace && sayer(w) && w->tmp[0] && lstat(w->tmp, &sb) == 0 && S_ISREG(sb.st_mode)) unlink(w->tmp);
+    w->tmp[0] = '\0';
+}
+
+/* Opens `final` for writing into w->file: its temporary (w->tmp), or the
+ * name itself (w->inplace).  0, or -1 with the cause in why (rank 0's).
+ * Collective in a shared write. */
+static int openOutput(Writer *w, const char *final, char *why, size_t cap)
+{
+    int32_t plan = 0, err = 0;
+    int k, hdf5Failed = 0;
+    w->inplace = 0;
+    w->tmp[0] = '\0';
+    why[0] = '\0';
+    if (sayer(w)) plan = planFor(final, why, cap);
+    shareBytes(w, &plan, sizeof plan);
+    if (plan < 0) return -1;
+    if (plan == 1) {
+        w->inplace = 1;
+        snprintf(w->tmp, sizeof w->tmp, "%s", final);
+        if (createFile(w, final, H5F_ACC_TRUNC) == 0) return 0;
+        snprintf(why, cap, "HDF5 could not open it (H5Fcreate)");
+        return -1;
+    }
+    for (k = 0; k < 100; k++) {
+        if (sayer(w)) {
+            /* probe: learns why a name cannot be made (errno), that nobody
+             * (no link, no other user's file) holds it, and that a first
+             * block can be written: HDF5 1.10's H5Fcreate on a full disk
+             * fails half way, leaves its file and an object it cannot
+             * close ("infinite loop closing library" at exit; issue 20) */
+            static const char zeros[4096] = {0};
+            int fd;
+            gpuinstOutputTempName(final, gpuinstG.pid, k, w->tmp, sizeof w->tmp);
+            fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+            err = fd < 0 ? errno : 0;
+            if (fd >= 0) {
+                ssize_t n;
+                do {
+                    n = write(fd, zeros, sizeof zeros);
+                } while (n < 0 && errno == EINTR);
+                if (n != (ssize_t)sizeof zeros) err = n < 0 ? errno : ENOSPC;
+                close(fd);
+                unlink(w->tmp);
+            }
+        }
+        shareBytes(w, &err, sizeof err);
+        if (err == EEXIST || err == ELOOP) continue; /* taken: the next name */
+        if (err != 0) {
+            causeOf(err, why, cap);
+            return -1;
+        }
+        shareBytes(w, w->tmp, sizeof w->tmp);
+        /* H5F_ACC_EXCL: a name taken between the probe and here fails */
+        if (createFile(w, w->tmp, H5F_ACC_EXCL) == 0) return 0;
+        hdf5Failed = 1;
+        discardTemp(w); /* what the failed H5Fcreate left (the name was free a moment ago) */
+        break;
+    }
+    snprintf(why, cap, hdf5Failed ? "HDF5 could not create a file there (H5Fcreate)"
+                                  : "no free temporary name (.<name>.tmp.<pid>.<k>) in its directory");
+    return -1;
+}
+
+/* rename(2) that never replaces `to`: -1 with errno EEXIST if taken. */
+static int renameNoReplace(const char *from, const char *to)
+{
+#if defined(RENAME_NOREPLACE)
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) return -1;
+#endif
+    /* the file system has no RENAME_NOREPLACE: link(2) fails on a taken name */
+    if (link(from, to) == 0) {
+        unlink(from);
+        return 0;
+    }
+    return -1;
+}
+
+/* The file is complete and closed: its temporary gets the final name
+ * (rank 0 in a shared write; the outcome and the name, which may change
+ * when it was taken meanwhile, reach every rank).  0, or -1 when the
+ * rename failed (the complete file then keeps its temporary name, said on
+ * stderr, and *target names it). */
+static int commitOutput(Writer *w, char *target, size_t cap)
+{
+    int32_t rc = 0;
+    if (w->inplace) return 0;
+    if (sayer(w)) {
+        int tries, replace = gpuinstG.cfg.overwrite;
+        notWorldWritable(w->tmp);
+        for (tries = 0; tries < 100; tries++) {
+            int r = replace ? rename(w->tmp, target) : renameNoReplace(w->tmp, target), err = errno;
+            char next[4400], why[256];
+            if (r == 0) break;
+            snprintf(why, sizeof why, "%s", strerror(err));
+            if ((err == EEXIST || replace) && gpuinstOutputFreeName(target, next, sizeof next) == GPUINST_SUCCESS) {
+                if (replace)
+                    gpuinstWarn("cannot replace %s (%s); the file is %s", target, why, next);
+                else
+                    gpuinstWarn("%s was created by someone else meanwhile and is kept; the file is %s", target, next);
+                replace = 0;
+                snprintf(target, cap, "%s", next);
+                continue;
+            }
+            gpuinstWarn("the complete file is %s: giving it the name %s failed (%s)", w->tmp, target, why);
+            snprintf(target, cap, "%s", w->tmp);
+            rc = -1;
+            break;
+        }
+    }
+    shareBytes(w, &rc, sizeof rc);
+    shareBytes(w, target, cap);
+    w->tmp[0] = '\0';
+    return rc;
 }
 
 /* Writes the attributes, every agreed table, /strings, /strings_text and
@@ -21673,7 +22803,7 @@ static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
 GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
 {
     Writer w;
-    char target[4400], fallback[4400];
+    char target[4400], fallback[4400], why[512];
     H5E_auto2_t oldfunc = NULL;
     void *olddata = NULL;
     uint64_t t0 = gpuinstClockNs();
@@ -21682,6 +22812,7 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     int xfsz_changed = 0, on_fallback = 0;
 
     memset(&w, 0, sizeof w);
+    gpuinstG.file_written = 0;
     if (!gpuinstCollActive()) {
         w.mode = MODE_LOCAL;
     } else {
@@ -21715,14 +22846,13 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
     chooseName(&w, path, target, sizeof target);
-    if (createFile(&w, target) != 0) {
+    if (openOutput(&w, target, why, sizeof why) != 0) {
         fallbackName(&w, target, fallback, sizeof fallback);
-        if (w.io_rank)
-            gpuinstWarn("cannot create %s (directory missing or not writable, or the name was taken); "
-                        "writing to %s instead; set GPUINST_OUTPUT to a writable path",
-                        target, fallback);
-        if (createFile(&w, fallback) != 0) {
-            if (w.io_rank) gpuinstWarn("cannot create %s either: no file written", fallback);
+        if (sayer(&w))
+            gpuinstWarn("cannot create %s: %s; writing to %s instead (set GPUINST_OUTPUT to a writable path)", target,
+                        why, fallback);
+        if (openOutput(&w, fallback, why, sizeof why) != 0) {
+            if (sayer(&w)) gpuinstWarn("cannot create %s either (%s): no file written", fallback, why);
             H5Pclose(w.dxpl);
             H5Eset_auto2(H5E_DEFAULT, oldfunc, olddata);
             if (xfsz_changed) sigaction(SIGXFSZ, &oldxfsz, NULL);
@@ -21734,37 +22864,41 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     }
     /* The same tables on every rank, in one order (src/table_agree.c). */
     gpuinstTablesAgree(&agreed);
-    if (writeBody(&w, &agreed, t0)) {
-        /* Failed midway (disk full, quota, file-size limit): the partial
-         * file is removed and everything is written again elsewhere; the
-         * records are still in memory, so nothing is lost. */
-        if (w.io_rank && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) removePartial(target);
+    if (!writeBody(&w, &agreed, t0)) {
+        if (commitOutput(&w, target, sizeof target) != 0) w.failed = GPUINST_ERROR_IO;
+        gpuinstG.file_written = 1; /* complete, under its name or (said) its temporary */
+    } else {
+        /* Failed midway (disk full, quota, file-size limit): the temporary
+         * is removed (nothing was ever under the final name) and everything
+         * is written again elsewhere; the records are still in memory (or
+         * in the spill file), so nothing is lost. */
+        discardTemp(&w);
         if (!on_fallback) {
-            fallbackName(&w, target, fallback, sizeof fallback);
-            if (w.io_rank && (w.mode == MODE_LOCAL || gpuinstG.rank == 0))
-                gpuinstWarn("writing %s failed midway (disk full, quota or file-size limit?): removed it and "
-                            "writing everything to %s instead",
-                            target, fallback);
             int created;
+            fallbackName(&w, target, fallback, sizeof fallback);
+            if (sayer(&w))
+                gpuinstWarn("writing %s failed midway (disk full, quota or file-size limit?): writing everything "
+                            "to %s instead",
+                            target, fallback);
             w.io_failed = 0;
-            created = createFile(&w, fallback) == 0;
+            created = openOutput(&w, fallback, why, sizeof why) == 0;
             if (created && !writeBody(&w, &agreed, t0)) {
                 snprintf(target, sizeof target, "%s", fallback);
+                commitOutput(&w, target, sizeof target); /* complete either way (said if renaming failed) */
+                gpuinstG.file_written = 1;
+            } else if (!created) {
+                if (sayer(&w)) gpuinstWarn("cannot create %s either (%s): no file written", fallback, why);
             } else {
-                if (!created && w.io_rank) gpuinstWarn("cannot create %s either: no file written", fallback);
-                else if (w.io_rank && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) {
-                    gpuinstWarn("writing %s failed as well: no file written", fallback);
-                    removePartial(fallback);
-                }
+                if (sayer(&w)) gpuinstWarn("writing %s failed as well: no file written", fallback);
+                discardTemp(&w);
             }
-        } else if (w.io_rank) {
+        } else if (sayer(&w)) {
             gpuinstWarn("writing %s failed midway as well: no file written", target);
         }
         w.failed = GPUINST_ERROR_IO;
     }
     gpuinstTableListFree(&agreed);
     free(w.skipped);
-    if (!w.io_failed && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) notWorldWritable(target);
     H5Pclose(w.dxpl);
     H5Eset_auto2(H5E_DEFAULT, oldfunc, olddata);
     if (xfsz_changed) sigaction(SIGXFSZ, &oldxfsz, NULL);
@@ -22743,13 +23877,6 @@ static int learnRank(void)
     return 1;
 }
 
-static int envFlag(const char *name, int dflt)
-{
-    const char *v = getenv(name);
-    if (v == NULL || v[0] == '\0') return dflt;
-    return !(v[0] == '0' || v[0] == 'n' || v[0] == 'N' || v[0] == 'f' || v[0] == 'F');
-}
-
 GPUINST_PRIVATE int gpuinstMpiEnsureComm(void)
 {
     if (gpuinstComm != MPI_COMM_NULL) return 1;
@@ -22772,22 +23899,31 @@ GPUINST_PRIVATE void gpuinstMpiAttach(void)
     gpuinstMpiTraceSetup(have);
     gpuinstMpiClockTableRegister();
     gpuinstMpiTopologyTableRegister();
-    if (have && !clockInitDone && envFlag("GPUINST_ENABLE", 1)) {
+    /* settings that must match on every rank (src/config.c; once) */
+    if (have && gpuinstMpiEnsureComm()) gpuinstConfigAgree();
+    /* ranks with GPUINST_ENABLE=0 align clocks too while another rank records */
+    if (have && !clockInitDone && gpuinstConfigAgreed()->any_enabled) {
         clockInitDone = 1;
         if (gpuinstMpiEnsureComm()) gpuinstMpiClockSync(gpuinstComm, 0);
     }
 }
 
+/* From the MPI_Init interception, on every rank: agrees the settings that
+ * must match (GPUINST_AUTO_INIT among them, so no rank starts gpuinst
+ * alone), then starts or attaches gpuinst, then says the held job-wide
+ * lines once (src/diag.c).  Collective. */
 GPUINST_PRIVATE void gpuinstMpiAfterInit(void)
 {
     int st;
     if (!learnRank()) return;
+    gpuinstDiagHold();
+    if (gpuinstMpiEnsureComm()) gpuinstConfigAgree();
     st = GPUINST_LOAD_ACQ(&gpuinstG.state);
-    if (st == GPUINST_STATE_UNINIT && envFlag("GPUINST_AUTO_INIT", 0)) {
+    if (st == GPUINST_STATE_UNINIT && gpuinstConfigAgreed()->auto_init)
         gpuinst_init(); /* calls gpuinstMpiAttach */
-        return;
-    }
-    if (st == GPUINST_STATE_RUNNING) gpuinstMpiAttach();
+    else if (st == GPUINST_STATE_RUNNING || (st == GPUINST_STATE_NVTX_ONLY && gpuinstG.disabled))
+        gpuinstMpiAttach();
+    gpuinstDiagAgree();
 }
 
 GPUINST_PRIVATE int gpuinstCollActive(void)

@@ -205,13 +205,24 @@ typedef struct gpuinst_profile {
  * MPI_COMM_WORLD for gpuinst's own traffic and aligns clocks (ping-pongs,
  * mpi/mpi_clock.c); before MPI_Init, the MPI_Init interception does that.
  * With GPUINST_AUTO_INIT=1 the MPI_Init interception calls it (zero-code).
+ * In that first collective the settings that must match across ranks are
+ * agreed (GPUINST_AUTO_INIT and GPUINST_COLLECTIVE_IO: rank 0's value;
+ * GPUINST_OVERWRITE: on only if on every rank; rank 0 says which ranks
+ * differed), and the lines every rank would print at start-up ("cupti
+ * unavailable", ...) are said once by rank 0.
  * Errors: GPUINST_ERROR_ALREADY_INITIALIZED (second call; harmless),
  *   GPUINST_ERROR_FINALIZED (after gpuinst_finalize: gpuinst does not restart),
- *   GPUINST_ERROR_DISABLED (GPUINST_ENABLE=0: annotations still reach NVTX,
- *   nothing is recorded or written), GPUINST_ERROR_OUT_OF_MEMORY.
+ *   GPUINST_ERROR_DISABLED (GPUINST_ENABLE=0 on this rank: annotations still
+ *   reach NVTX, nothing is recorded here; with MPI, while another rank
+ *   records, this rank still takes part in gpuinst's collectives and has its
+ *   /ranks row in the shared file), GPUINST_ERROR_OUT_OF_MEMORY.
+ * Calls of the API before gpuinst_init return GPUINST_ERROR_NOT_INITIALIZED
+ * and are counted (/ranks before_init); if gpuinst_init never comes, one
+ * line on stderr at exit says how many.
  * Thread-safety: call once, from one thread.
  * Rests on: nvtxDomainCreateA, nvtxInitialize; MPI_Initialized, MPI_Comm_rank,
- *   (after MPI_Init) MPI_Comm_dup, MPI_Comm_split(_type), MPI_Send/Recv, MPI_Bcast.
+ *   (after MPI_Init) MPI_Comm_dup, MPI_Comm_split(_type), MPI_Send/Recv, MPI_Bcast,
+ *   MPI_Gather(v), MPI_Allreduce.
  */
 int gpuinst_init(void);
 
@@ -221,16 +232,22 @@ int gpuinst_init(void);
  * MPI_COMM_WORLD and must run while MPI is usable: call it before
  * MPI_Finalize, or let gpuinst's MPI_Finalize interception call it.  Ranges
  * still open are written with their end at finalize and flag
- * GPUINST_RANGE_FLAG_UNTERMINATED.  Without HDF5, nothing is written (said
- * once on stderr).
+ * GPUINST_RANGE_FLAG_UNTERMINATED.  The file is written under a temporary
+ * name in its directory (".<name>.tmp.<pid>") and renamed when complete, so
+ * a file under the final name is always complete.  Calls of other threads
+ * in flight when finalize starts are waited for (at most 10 s each); later
+ * ones return GPUINST_ERROR_FINALIZED.  Without HDF5, nothing is written
+ * (said once on stderr).
  * Errors: GPUINST_ERROR_NOT_INITIALIZED, GPUINST_ERROR_FINALIZED (second
  *   call; the first one already wrote the file), GPUINST_ERROR_IO (the file
  *   could not be written: stderr names the cause and the fallback path),
  *   GPUINST_ERROR_UNAVAILABLE (built without HDF5: nothing to write with),
  *   GPUINST_ERROR_MPI.
- * Thread-safety: call once, from one thread, while no other thread records.
+ * Thread-safety: call once, from one thread; other threads may still be
+ *   recording (their calls in flight are waited for, later ones are refused).
  * Rests on: MPI_Allreduce, MPI_Exscan; H5Fcreate (H5Pset_fapl_mpio),
- *   H5Dcreate2, H5Sselect_hyperslab, H5Dwrite (H5FD_MPIO_INDEPENDENT; COLLECTIVE with GPUINST_COLLECTIVE_IO=1).
+ *   H5Dcreate2, H5Sselect_hyperslab, H5Dwrite (H5FD_MPIO_INDEPENDENT; COLLECTIVE with GPUINST_COLLECTIVE_IO=1),
+ *   H5Fclose; rename(2) / renameat2(RENAME_NOREPLACE); membarrier(2).
  */
 int gpuinst_finalize(void);
 

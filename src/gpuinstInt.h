@@ -198,6 +198,26 @@ GPUINST_PRIVATE void gpuinstWarn(const char *fmt, ...)
     do {                                                                   \
         if (!__atomic_exchange_n((flagp), 1, __ATOMIC_RELAXED)) gpuinstWarn(__VA_ARGS__); \
     } while (0)
+/* A job-wide fact (issue 13 §6; src/diag.c): every rank finds it for itself
+ * at start-up, so it is said once, by rank 0, with the ranks it applies to.
+ * While gpuinst starts in a job of several ranks (gpuinstDiagHold), the line
+ * is held; gpuinstDiagAgree (collective: gpuinst_init after MPI_Init, the
+ * MPI_Init interception, finalize) gathers the held lines to rank 0, which
+ * says each distinct one once ("on all 4 ranks: ..."); gpuinstDiagFlush
+ * says what is still held on its own rank (no collective possible).  Each
+ * distinct line is said once per process.  Otherwise as gpuinstWarn. */
+GPUINST_PRIVATE void gpuinstWarnJob(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+GPUINST_PRIVATE void gpuinstDiagHold(void);
+GPUINST_PRIVATE void gpuinstDiagAgree(void);
+GPUINST_PRIVATE void gpuinstDiagFlush(void);
+/* "1-3,5,9-12" for the flagged ranks of on[0..n), cut with "..." to fit cap. */
+GPUINST_PRIVATE void gpuinstDiagRanks(const unsigned char *on, int n, char *out, size_t cap);
+/* Ranks of the job as the launcher says before MPI_Init (1 without one). */
+GPUINST_PRIVATE int gpuinstLaunchSize(void);
 
 /* ---- chunked record buffers ---------------------------------------------
  * Append-only storage of fixed-size records, written by one thread and read
@@ -228,6 +248,7 @@ typedef struct gpuinstBuf {
     uint32_t nspill, capspill;
     gpuinstSpillExt *spill;
     uint64_t spilled;       /* records in the spill file */
+    gpuinstChunk *spare;    /* spilled mapped chunks kept for this buffer's next chunks (owner only) */
 } gpuinstBuf;
 
 GPUINST_PRIVATE void gpuinstBufInit(gpuinstBuf *b, uint32_t recsize);
@@ -305,6 +326,12 @@ GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes);
 GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag);
 /* Chunk bytes held in memory now, all buffers. */
 GPUINST_PRIVATE uint64_t gpuinstBufBytes(void);
+/* Counts other per-thread memory (thread slots) against the cap. */
+GPUINST_PRIVATE void gpuinstBufAccount(int64_t bytes);
+/* The buffer's thread exited (called on that thread, recording): over the
+ * cap its records all go to the spill file and its chunks are freed, so a
+ * thread-per-task program stays under the cap (issue 20). */
+GPUINST_PRIVATE void gpuinstBufHandOver(gpuinstBuf *b);
 /* Bytes written to the spill file so far (records, names, block headers). */
 GPUINST_PRIVATE uint64_t gpuinstBufSpillBytes(void);
 /* Closes the spill file after the output was written: removed if `keep`
@@ -418,12 +445,23 @@ typedef struct gpuinstNameKey {
     uint32_t pad_;
 } gpuinstNameKey;
 
+/* A thread slot.  Slots are never freed before the file is written; the
+ * slot of a thread that exited goes back to a free list once its open
+ * ranges are closed and its records handed over (src/nvtx.c), and a new
+ * thread takes it: its index (u16 in the file), buffers (the records of the
+ * earlier threads stay, in order) and sequence numbers (range ids stay
+ * unique).  /threads has one row per thread lifetime. */
 typedef struct gpuinstThread {
     struct gpuinstThread *next;   /* global list (gpuinstThreads) */
     uint16_t index;               /* /threads index */
+    uint32_t incall;              /* 1 while the owner is inside a recording call (finalize waits: src/nvtx.c) */
     int64_t os_tid;               /* gettid() */
     uint32_t name;                /* thread name id (gpuinst_thread_name), 0 = none */
     uint32_t seq;                 /* next range sequence number */
+    uint64_t life_start_ns;       /* when the current owner took the slot */
+    uint32_t life;                /* how many owners the slot has had (CROSS_THREAD compares it too) */
+    struct gpuinstThread *free_next; /* free list of slots of exited threads */
+    uint32_t busy_at_finalize;    /* still inside a call when finalize stopped waiting: not read */
     gpuinstBuf ranges;            /* gpuinstRangeRec */
     gpuinstBuf marks;             /* gpuinstMarkRec */
     gpuinstStack *stacks[GPUINST_MAX_DOMAINS]; /* lazily allocated per domain */
@@ -442,6 +480,17 @@ static inline gpuinstThread *gpuinstThreadGet(void)
 }
 /* Head of the list of every thread that recorded (acquire). */
 GPUINST_PRIVATE gpuinstThread *gpuinstThreadsHead(void);
+/* One thread lifetime (a /threads row): the slot `index` was used by OS
+ * thread os_tid from start_ns to end_ns (0: still alive). */
+typedef struct gpuinstThreadLife {
+    int64_t os_tid;
+    uint64_t start_ns, end_ns;
+    uint32_t name;
+    uint16_t index;
+} gpuinstThreadLife;
+/* Every lifetime so far (ended ones, then the live owner of each slot), as
+ * a malloc'd array in *out (free()); 0 or OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstThreadLives(gpuinstThreadLife **out, uint64_t *n);
 /* Intern `name` through the thread's cache. 0 on error (invalid or OOM). */
 GPUINST_PRIVATE uint32_t gpuinstNameId(gpuinstThread *t, const char *name);
 
@@ -465,6 +514,7 @@ typedef struct gpuinstConfig {
     uint64_t buffer_mb;       /* GPUINST_BUFFER_MB (0 = no cap) */
     int overwrite;            /* GPUINST_OVERWRITE (default 0: never replace an existing file; issue 8) */
     int collective_io;        /* GPUINST_COLLECTIVE_IO (default 0: each rank writes its hyperslab independently) */
+    int loaded;               /* gpuinstConfigLoad ran */
 } gpuinstConfig;
 
 /* Misuse/loss counters (relaxed atomics; written to /ranks). */
@@ -499,14 +549,39 @@ typedef struct gpuinstGlobal {
     gpuinstUnavailable unavailable[GPUINST_MAX_UNAVAILABLE];
     uint32_t nunavailable;
     char hostname[256];
+    int disabled;                /* GPUINST_ENABLE=0 on this rank (state NVTX_ONLY; src/config.c) */
+    int file_written;            /* the writer put every record in a complete file (spill no longer needed) */
 } gpuinstGlobal;
 
 GPUINST_SHARED_DATA gpuinstGlobal gpuinstG;
 
-/* Records that `feature` is off in this run and why; also said once on stderr. */
+/* Records that `feature` is off in this run and why (a /unavailable row of
+ * this rank); also said on stderr, once for the job (gpuinstWarnJob). */
 GPUINST_PRIVATE void gpuinstUnavailableAdd(const char *feature, const char *reason);
-/* Reads the GPUINST_* environment into *cfg (lengths checked). */
+/* The same; `say` 0 records the row without a line on stderr. */
+GPUINST_PRIVATE void gpuinstUnavailableNote(const char *feature, const char *reason, int say);
+/* Reads the GPUINST_* environment into *cfg (lengths checked); values
+ * agreed across ranks (gpuinstConfigAgree) replace this rank's. */
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg);
+/* The one parser of each kind of GPUINST_* value (src/config.c): on/off
+ * words (1 on yes true y / 0 off no false n, any case) and whole numbers in
+ * lo..hi; unset or empty gives dflt, a bad value a message and dflt. */
+GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt);
+GPUINST_PRIVATE uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi);
+/* Settings agreed across ranks (issue 20; src/config.c): collective, once,
+ * in the first collective of gpuinst (the MPI_Init interception, or
+ * gpuinst_init after MPI_Init); without several ranks, this rank's values.
+ * Rank 0 says which ranks differed. */
+typedef struct gpuinstAgreed {
+    int done;
+    int auto_init;       /* GPUINST_AUTO_INIT: rank 0's */
+    int overwrite;       /* GPUINST_OVERWRITE: 1 only if 1 on every rank */
+    int collective_io;   /* GPUINST_COLLECTIVE_IO: rank 0's */
+    int any_enabled;     /* GPUINST_ENABLE is on on some rank: the ranks with 0 take part in the collectives */
+} gpuinstAgreed;
+GPUINST_PRIVATE int gpuinstConfigAgree(void);
+GPUINST_PRIVATE const gpuinstAgreed *gpuinstConfigAgreed(void);
+GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg);
 
 /* ---- tables (what the writer writes) -------------------------------------
  * A table descriptor names a record's fields once; the writer builds the
@@ -592,6 +667,10 @@ GPUINST_PRIVATE void gpuinstCoreTablesRegister(void);
 /* ---- NVTX side ---------------------------------------------------------- */
 GPUINST_PRIVATE int gpuinstCollectCategories(const gpuinstTable *t, void **out, uint64_t *count);
 GPUINST_PRIVATE void gpuinstNvtxInit(void);
+/* Waits, after the state left RUNNING, until no thread is inside a
+ * recording call (src/nvtx.c): from then on only finalize touches the
+ * threads' stacks and buffers. */
+GPUINST_PRIVATE void gpuinstNvtxQuiesce(void);
 /* Closes every open range (flag UNTERMINATED, end = now) before writing. */
 GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now);
 
@@ -641,6 +720,16 @@ GPUINST_PRIVATE int gpuinstOutputExpand(const char *pattern, const gpuinstOutput
 /* `path` if no file exists there, else the first free "<stem>.N<ext>".
  * Returns 0 or LIMIT. */
 GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t cap);
+/* "dir" (".": no '/'; "/") and the base name of a path. */
+GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap, const char **base);
+/* The longest file name dir's file system takes (pathconf NAME_MAX; 255). */
+GPUINST_PRIVATE size_t gpuinstOutputNameMax(const char *dir);
+/* The k-th temporary name of `final` (k = 0, 1, ...): "<dir>/.<base>.tmp.<pid>"
+ * (".<k>" appended for k > 0), base cut to fit NAME_MAX. */
+GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, char *out, size_t cap);
+/* The fallback of `target`: the first free "<tmpdir>/gpuinst-<pid>-<base>"
+ * (tmpdir NULL or empty: /tmp), base cut to fit NAME_MAX. */
+GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, const char *target, char *out, size_t cap);
 /* ==== end output naming ================================================== */
 
 /* ---- writer (src/h5_writer.c) ------------------------------------------- */
@@ -1061,5 +1150,14 @@ GPUINST_PRIVATE int gpuinstAddFlushHook(gpuinstFlushFn fn);
 /* The core finalize, shared by gpuinst_finalize and the MPI_Finalize
  * interception; `by_mpi` says which. */
 GPUINST_PRIVATE int gpuinstFinalize(int by_mpi);
+/* Counts an API call made before gpuinst_init (/ranks before_init); if
+ * gpuinst_init never comes, one line at exit says how many (src/core.c).
+ * Returns GPUINST_ERROR_NOT_INITIALIZED (a tail call on the hot paths'
+ * cold branch, so their disabled path keeps its shape). */
+GPUINST_PRIVATE int gpuinstCountBeforeInit(void)
+#if defined(__GNUC__)
+    __attribute__((noinline, cold))
+#endif
+    ;
 
 #endif /* GPUINST_INT_H */

@@ -452,20 +452,10 @@ static struct {
     uint64_t decided[GPUINST_SELECT_MAX_RULES], selected[GPUINST_SELECT_MAX_RULES];
 } C;
 
+/* The one parser of whole numbers (src/config.c). */
 static uint64_t profEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
 {
-    const char *v = getenv(var);
-    char *end = NULL;
-    unsigned long long x;
-    if (v == NULL || v[0] == '\0') return dflt;
-    errno = 0;
-    x = strtoull(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || v[0] == '-' || x < lo || x > hi) {
-        gpuinstWarn("%s=\"%.32s\" is not a whole number in %llu..%llu; using %llu", var, v,
-                    (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)dflt);
-        return dflt;
-    }
-    return (uint64_t)x;
+    return gpuinstEnvU64(var, dflt, lo, hi);
 }
 
 static void profFlushHook(void);
@@ -489,9 +479,9 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
         C.max_ranges = (uint32_t)profEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
         C.reserve_dev_mb = profEnvU64("GPUINST_PROFILE_RESERVE_DEVICE_MB", 0, 0, (uint64_t)1 << 40);
         C.reserve_host_mb = profEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
-        C.transfer_opt = (int)profEnvU64("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0, 0, 1);
+        C.transfer_opt = gpuinstEnvFlag("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0);
         C.wait_ns = profEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400) * 1000000000ull;
-        C.preload = (int)profEnvU64("GPUINST_PROFILE_PRELOAD", 1, 0, 1);
+        C.preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
         gpuinstBufInit(&valuesBuf, sizeof(ProfValueRec));
         gpuinstBufInit(&metricsBuf, sizeof(ProfMetricRec));
         gpuinstBufInit(&regionsBuf, sizeof(ProfRegionRec));
