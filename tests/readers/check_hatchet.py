@@ -31,6 +31,9 @@ from checks import check, summary  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 import gpuinst  # noqa: E402
+import os as _os, sys as _sys
+_sys.path.insert(0, _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), ".."))
+from gi_strings import raw_strings  # noqa: E402
 
 try:
     import hatchet  # noqa: F401
@@ -39,9 +42,8 @@ except ImportError as e:
     print("SKIP: llnl-hatchet / llnl-thicket not importable (%s); tools/install-deps.sh installs them" % e)
     sys.exit(77)
 
-def raw_strings(h):
-    s = h["strings"][()]
-    return {(int(r), int(i)): n.decode("utf-8", "replace") for r, i, n in zip(s["rank"], s["id"], s["name"])}
+def raw_strings_of(h):
+    return raw_strings(h, "replace")
 
 
 def one(report, path):
@@ -130,7 +132,7 @@ def thick(paths):
     byfile = {v: k for k, v in tk.profile_mapping.items()}
     for p in paths:
         h = h5py.File(p, "r")
-        S = raw_strings(h)
+        S = raw_strings_of(h)
         rg = h["ranges"][()]
         nr = gpuinst.open(p).nranks
         for name in {S.get((int(r), int(i)), "") for r, i, d in zip(rg["rank"], rg["name"], rg["depth"]) if d == 1}:

@@ -22,6 +22,9 @@ from checks import check, eq, summary  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 import gpuinst  # noqa: E402
+import os as _os, sys as _sys
+_sys.path.insert(0, _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), ".."))
+from gi_strings import raw_strings  # noqa: E402
 
 def hand(path):
     f = gpuinst.open(path)
@@ -119,8 +122,7 @@ def real(path):
     f = gpuinst.open(path)
     h = h5py.File(path, "r")
     eq(f.problems, [], tag + " problems")
-    s = h["strings"][()]
-    text = {(int(r), int(i)): n.decode() for r, i, n in zip(s["rank"], s["id"], s["name"])}
+    text = raw_strings(h)
     for ds, fn in (("ranges", f.ranges), ("marks", f.marks), ("mpi/calls", f.mpi_calls),
                    ("gpu/kernels", f.kernels), ("gpu/copies", f.copies), ("gpu/api", f.api),
                    ("profiler/values", f.metrics), ("threads", f.threads), ("ranks", f.ranks),

@@ -20,6 +20,9 @@ import sys
 
 import h5py
 import numpy as np
+import os as _os, sys as _sys
+_sys.path.insert(0, _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), ".."))
+from gi_strings import raw_strings  # noqa: E402
 
 FAILS = []
 
@@ -105,6 +108,8 @@ def main():
     n_se = int((rg["depth"] == 0).sum()) if rg is not None else 0
     n_marks = len(rows(f, "marks")) if "marks" in f else 0
     mc, kr, cp, api = rows(f, "mpi/calls"), rows(f, "gpu/kernels"), rows(f, "gpu/copies"), rows(f, "gpu/api")
+    if kr is not None and "tool" in kr.dtype.names:
+        kr = kr[kr["tool"] == 0]  # kernels CUPTI launched itself are not the application's: not exported
     n_mpi = len(mc) if mc is not None else 0
     n_k = len(kr) if kr is not None else 0
     n_c = len(cp) if cp is not None else 0
@@ -120,13 +125,7 @@ def main():
             n_launch += sum(1 for r, c in zip(t["rank"], t[cm]) if (int(r), int(c)) in apis)
     n_msg = 0
     if mc is not None:
-        st = f["strings"][()]
-        if "offset" in st.dtype.names:  # format 2: texts in /strings_text
-            text = f["strings_text"][()].tobytes()
-            strings = {(int(r), int(i)): text[int(o):int(o) + int(n)].decode()
-                       for r, i, o, n in zip(st["rank"], st["id"], st["offset"], st["length"])}
-        else:
-            strings = {(int(r), int(i)): n.decode() for r, i, n in zip(st["rank"], st["id"], st["name"])}
+        strings = raw_strings(f)
         nm = [strings.get((int(r), int(i)), "") for r, i in zip(mc["rank"], mc["name"])] if "name" in mc.dtype.names else []
         sends, recvs = collections.Counter(), collections.Counter()
         for i, n in enumerate(nm):

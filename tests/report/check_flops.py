@@ -16,6 +16,9 @@ import sys
 
 import h5py
 import numpy as np
+import os as _os, sys as _sys
+_sys.path.insert(0, _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), ".."))
+from gi_strings import raw_strings  # noqa: E402
 
 FLOP = re.compile(r"^sm(sp)?__sass_thread_inst_executed_op_[dfh](add|mul|fma)_pred_on\.sum$")
 
@@ -32,13 +35,7 @@ def main():
     if "profiler/values" not in f or "strings" not in f:
         print("check_flops: %s has no /profiler/values" % sys.argv[1])
         return 1
-    s = f["strings"][()]
-    if "strings_text" in f:  # format 2: offsets into /strings_text
-        t = f["strings_text"][()].tobytes()
-        name = {(int(r), int(i)): t[int(o):int(o) + int(n)].decode(errors="replace")
-                for r, i, o, n in zip(s["rank"], s["id"], s["offset"], s["length"])}
-    else:  # format 1: fixed-width names
-        name = {(int(r), int(i)): text(n) for r, i, n in zip(s["rank"], s["id"], s["name"])}
+    name = raw_strings(f, "replace")
     v = f["profiler/values"][()]
     regs = f["profiler/regions"][()] if "profiler/regions" in f else np.zeros(0)
     bad = 0
