@@ -4429,6 +4429,26 @@ GPUINST_PRIVATE void gpuinstWarn(const char *fmt, ...)
     do {                                                                   \
         if (!__atomic_exchange_n((flagp), 1, __ATOMIC_RELAXED)) gpuinstWarn(__VA_ARGS__); \
     } while (0)
+/* A job-wide fact (issue 13 §6; src/diag.c): every rank finds it for itself
+ * at start-up, so it is said once, by rank 0, with the ranks it applies to.
+ * While gpuinst starts in a job of several ranks (gpuinstDiagHold), the line
+ * is held; gpuinstDiagAgree (collective: gpuinst_init after MPI_Init, the
+ * MPI_Init interception, finalize) gathers the held lines to rank 0, which
+ * says each distinct one once ("on all 4 ranks: ..."); gpuinstDiagFlush
+ * says what is still held on its own rank (no collective possible).  Each
+ * distinct line is said once per process.  Otherwise as gpuinstWarn. */
+GPUINST_PRIVATE void gpuinstWarnJob(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+GPUINST_PRIVATE void gpuinstDiagHold(void);
+GPUINST_PRIVATE void gpuinstDiagAgree(void);
+GPUINST_PRIVATE void gpuinstDiagFlush(void);
+/* "1-3,5,9-12" for the flagged ranks of on[0..n), cut with "..." to fit cap. */
+GPUINST_PRIVATE void gpuinstDiagRanks(const unsigned char *on, int n, char *out, size_t cap);
+/* Ranks of the job as the launcher says before MPI_Init (1 without one). */
+GPUINST_PRIVATE int gpuinstLaunchSize(void);
 
 /* ---- chunked record buffers ---------------------------------------------
  * Append-only storage of fixed-size records, written by one thread and read
@@ -4459,6 +4479,7 @@ typedef struct gpuinstBuf {
     uint32_t nspill, capspill;
     gpuinstSpillExt *spill;
     uint64_t spilled;       /* records in the spill file */
+    gpuinstChunk *spare;    /* spilled mapped chunks kept for this buffer's next chunks (owner only) */
 } gpuinstBuf;
 
 GPUINST_PRIVATE void gpuinstBufInit(gpuinstBuf *b, uint32_t recsize);
@@ -4536,6 +4557,12 @@ GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes);
 GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag);
 /* Chunk bytes held in memory now, all buffers. */
 GPUINST_PRIVATE uint64_t gpuinstBufBytes(void);
+/* Counts other per-thread memory (thread slots) against the cap. */
+GPUINST_PRIVATE void gpuinstBufAccount(int64_t bytes);
+/* The buffer's thread exited (called on that thread, recording): over the
+ * cap its records all go to the spill file and its chunks are freed, so a
+ * thread-per-task program stays under the cap (issue 20). */
+GPUINST_PRIVATE void gpuinstBufHandOver(gpuinstBuf *b);
 /* Bytes written to the spill file so far (records, names, block headers). */
 GPUINST_PRIVATE uint64_t gpuinstBufSpillBytes(void);
 /* Closes the spill file after the output was written: removed if `keep`
@@ -4552,6 +4579,10 @@ GPUINST_PRIVATE uint32_t gpuinstStringIntern(const char *s, size_t len);
 /* The interned text of `id` (NUL-terminated) or NULL; len in *len if non-NULL. */
 GPUINST_PRIVATE const char *gpuinstStringGet(uint32_t id, size_t *len);
 GPUINST_PRIVATE uint32_t gpuinstStringCount(void); /* highest id in use */
+/* 1 if the len + 1 bytes at p lie in memory the program cannot change (a
+ * read-only segment of the program or of a shared object that stays
+ * loaded: string literals), so a pointer seen again is the same text. */
+GPUINST_PRIVATE int gpuinstStringImmutable(const void *p, size_t len);
 GPUINST_PRIVATE void gpuinstStringsReset(void);
 /* Bytes of the valid UTF-8 character (RFC 3629: no overlong forms, no
  * surrogates, at most U+10FFFF) that starts at s, 1..4; 0 if s does not
@@ -4641,23 +4672,145 @@ typedef struct gpuinstNameSlot {
 } gpuinstNameSlot;
 /* Front of the name cache (src/nvtx.c, nameIdFront): the same name passed
  * again from the same address (a string literal, the common case) is found
- * by its pointer and checked with strcmp, without strnlen and hashing. */
+ * by its pointer: in immutable memory that is all (a pointer compare),
+ * elsewhere the text is checked with strcmp, without strnlen and hashing. */
 typedef struct gpuinstNameKey {
     const char *key;      /* the caller's pointer last seen in this slot */
     const char *text;     /* the interned copy (NUL-terminated) */
     uint32_t id;
-    uint32_t pad_;
+    uint32_t ro;          /* key points into immutable memory (gpuinstStringImmutable): no strcmp */
 } gpuinstNameKey;
 
+struct gpuinstThread;
+/* ==== profile mode (GPUINST_MODE=profile; issue 19; src/profile.c) ======
+ * Per thread, one node per distinct range path: (domain, parent path,
+ * name, kind).  A node is also its /profile/ranges row.  Push finds the
+ * node (a hash probe) and opens a frame; pop folds the frame's duration
+ * into its node (count, inclusive and exclusive time: total, min, max, sum
+ * of squares) and its parent frame's child time.  Memory grows with the
+ * distinct paths, not with the events. */
+typedef struct gpuinstProfRangeRec { /* /profile/ranges, 104 bytes */
+    uint64_t count;           /* ranges closed (marks: marks) */
+    uint64_t incl_ns, incl_min_ns, incl_max_ns;
+    uint64_t excl_ns, excl_min_ns, excl_max_ns;
+    double incl_sq_ns2, excl_sq_ns2;
+    uint32_t node;            /* this path's id in (rank, thread), 1.. */
+    uint32_t parent;          /* the enclosing path's node, 0 top level */
+    uint32_t name;            /* /strings id */
+    uint32_t rank;            /* filled by the writer */
+    uint32_t unterminated;    /* of count: still open at finalize (ended there) */
+    uint16_t thread;
+    uint16_t domain;
+    uint16_t depth;           /* 1 top level */
+    uint8_t kind;             /* GPUINST_PROF_* */
+    uint8_t pad_;
+} gpuinstProfRangeRec;
+enum { GPUINST_PROF_RANGE = 0, GPUINST_PROF_MARK = 1, GPUINST_PROF_STARTEND = 2 };
+
+typedef struct gpuinstProfFrame {   /* an open range */
+    gpuinstProfRangeRec *node;
+    uint64_t start;                 /* gpuinst's clock */
+    uint64_t child;                 /* inclusive time of its children closed so far (same domain) */
+    gpuinstProfRangeRec *prev;      /* the thread's innermost open range before this one */
+} gpuinstProfFrame;
+
+typedef struct gpuinstProfStack {
+    gpuinstProfFrame *f;
+    uint32_t depth;                 /* published with release (finalize closes open frames) */
+    uint32_t cap;
+} gpuinstProfStack;
+
+typedef struct gpuinstProfSlot {    /* (parent, name, kind << 16 | domain) -> node */
+    uint64_t key;                   /* parent | name << 32 */
+    uint32_t kd;
+    uint32_t pad_;
+    gpuinstProfRangeRec *node;      /* NULL: empty */
+} gpuinstProfSlot;
+
+#define GPUINST_PROF_CHUNK 256      /* nodes per chunk (nodes never move) */
+typedef struct gpuinstProf {
+    gpuinstProfSlot *slots;
+    uint32_t mask;                  /* slots - 1 (a power of 2 minus 1) */
+    uint32_t nnodes;                /* node ids 1..nnodes */
+    gpuinstProfRangeRec **chunks;
+    uint32_t nchunks, capchunks;
+    gpuinstProfRangeRec *cur;       /* the innermost open range of the thread, any domain (MPI calls
+                                       and kernels are attributed to it); NULL: none */
+    gpuinstProfStack *stacks[GPUINST_MAX_DOMAINS];
+} gpuinstProf;
+
+/* The node of (parent, name, kind, domain): a new one from the slow half. */
+GPUINST_PRIVATE gpuinstProfRangeRec *gpuinstProfNodeNew(gpuinstProf *p, uint32_t parent, uint32_t name,
+                                                        uint32_t kd, uint16_t depth, uint16_t thread);
+static GPUINST_INLINE gpuinstProfRangeRec *gpuinstProfNode(gpuinstProf *p, uint32_t parent, uint32_t name,
+                                                           uint32_t kd, uint16_t depth, uint16_t thread)
+{
+    uint64_t key = (uint64_t)parent | (uint64_t)name << 32;
+    uint32_t i = (uint32_t)(((key ^ ((uint64_t)kd << 19)) * 0x9E3779B97F4A7C15ull) >> 40) & p->mask;
+    for (;; i = (i + 1) & p->mask) {
+        gpuinstProfSlot *s = &p->slots[i];
+        if (GPUINST_LIKELY(s->key == key && s->kd == kd && s->node != NULL)) return s->node;
+        if (s->node == NULL) return gpuinstProfNodeNew(p, parent, name, kd, depth, thread);
+    }
+}
+/* Folds one closed range (duration d, exclusive e) into its node. */
+static GPUINST_INLINE void gpuinstProfFold(gpuinstProfRangeRec *n, uint64_t d, uint64_t e)
+{
+    n->count++;
+    n->incl_ns += d;
+    if (d < n->incl_min_ns) n->incl_min_ns = d;
+    if (d > n->incl_max_ns) n->incl_max_ns = d;
+    n->incl_sq_ns2 += (double)d * (double)d;
+    n->excl_ns += e;
+    if (e < n->excl_min_ns) n->excl_min_ns = e;
+    if (e > n->excl_max_ns) n->excl_max_ns = e;
+    n->excl_sq_ns2 += (double)e * (double)e;
+}
+/* Extern-correlation id of a profile path (CUPTI): top bit set, then the
+ * thread index and the node, so the decoder can fold a kernel into
+ * /profile/kernels (src/activity.c). */
+#define GPUINST_PROF_CORR ((uint64_t)1 << 63)
+/* Slow helpers (src/profile.c): the thread's profile (0 or OUT_OF_MEMORY),
+ * a domain's stack, room for one more frame. */
+GPUINST_PRIVATE int gpuinstProfThreadInit(struct gpuinstThread *t);
+GPUINST_PRIVATE gpuinstProfStack *gpuinstProfStackNew(gpuinstProf *p, uint32_t domain);
+GPUINST_PRIVATE int gpuinstProfStackGrow(gpuinstProfStack *s);
+/* Closes the thread's open frames at `now` (unterminated): at finalize,
+ * after gpuinstNvtxQuiesce, and when the thread exits.  Registers the
+ * /profile tables. */
+GPUINST_PRIVATE void gpuinstProfCloseThread(struct gpuinstThread *t, uint64_t now);
+GPUINST_PRIVATE void gpuinstProfTablesRegister(void);
+/* The innermost open range of the calling thread as (thread index << 32 |
+ * node), for the MPI layer's /profile/mpi; 0 outside any range or not
+ * recording a profile. */
+GPUINST_PRIVATE uint64_t gpuinstProfCurrent(void);
+/* Kernels (src/activity.c): one launched inside profile path `corr`
+ * (GPUINST_PROF_CORR | thread << 32 | node), its names and GPU time. */
+GPUINST_PRIVATE void gpuinstProfKernel(uint64_t corr, uint32_t name, uint32_t demangled, uint64_t gpu_ns);
+/* ==== end profile mode ==================================================== */
+
+/* A thread slot.  Slots are never freed before the file is written; the
+ * slot of a thread that exited goes back to a free list once its open
+ * ranges are closed and its records handed over (src/nvtx.c), and a new
+ * thread takes it: its index (u16 in the file), buffers (the records of the
+ * earlier threads stay, in order) and sequence numbers (range ids stay
+ * unique).  /threads has one row per thread lifetime. */
 typedef struct gpuinstThread {
     struct gpuinstThread *next;   /* global list (gpuinstThreads) */
     uint16_t index;               /* /threads index */
+    uint32_t incall;              /* 1 while the owner is inside a recording call (finalize waits: src/nvtx.c) */
     int64_t os_tid;               /* gettid() */
     uint32_t name;                /* thread name id (gpuinst_thread_name), 0 = none */
     uint32_t seq;                 /* next range sequence number */
+    uint64_t life_start_ns;       /* when the current owner took the slot */
+    uint32_t life;                /* how many owners the slot has had (CROSS_THREAD compares it too) */
+    struct gpuinstThread *free_next; /* free list of slots of exited threads */
+    uint32_t busy_at_finalize;    /* still inside a call when finalize stopped waiting: not read */
     gpuinstBuf ranges;            /* gpuinstRangeRec */
     gpuinstBuf marks;             /* gpuinstMarkRec */
     gpuinstStack *stacks[GPUINST_MAX_DOMAINS]; /* lazily allocated per domain */
+    uint8_t mode;                 /* GPUINST_MODE_* of this slot (gpuinstG.cfg.mode when made) */
+    gpuinstProf *prof;            /* profile mode: the thread's paths (src/profile.c) */
     gpuinstNameSlot cache[GPUINST_NAME_CACHE];
     gpuinstNameKey keys[GPUINST_NAME_CACHE];   /* front of `cache`, keyed by the caller's pointer */
 } gpuinstThread;
@@ -4673,6 +4826,17 @@ static inline gpuinstThread *gpuinstThreadGet(void)
 }
 /* Head of the list of every thread that recorded (acquire). */
 GPUINST_PRIVATE gpuinstThread *gpuinstThreadsHead(void);
+/* One thread lifetime (a /threads row): the slot `index` was used by OS
+ * thread os_tid from start_ns to end_ns (0: still alive). */
+typedef struct gpuinstThreadLife {
+    int64_t os_tid;
+    uint64_t start_ns, end_ns;
+    uint32_t name;
+    uint16_t index;
+} gpuinstThreadLife;
+/* Every lifetime so far (ended ones, then the live owner of each slot), as
+ * a malloc'd array in *out (free()); 0 or OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstThreadLives(gpuinstThreadLife **out, uint64_t *n);
 /* Intern `name` through the thread's cache. 0 on error (invalid or OOM). */
 GPUINST_PRIVATE uint32_t gpuinstNameId(gpuinstThread *t, const char *name);
 
@@ -4697,6 +4861,7 @@ typedef struct gpuinstConfig {
     int overwrite;            /* GPUINST_OVERWRITE (default 0: never replace an existing file; issue 8) */
     int collective_io;        /* GPUINST_COLLECTIVE_IO (default 0: each rank writes its hyperslab independently) */
     int mode;                 /* GPUINST_MODE: GPUINST_MODE_TRACE and/or GPUINST_MODE_PROFILE */
+    int loaded;               /* gpuinstConfigLoad ran */
 } gpuinstConfig;
 #define GPUINST_MODE_TRACE 0x1    /* keep every event (/ranges, /marks, /mpi/calls ...) */
 #define GPUINST_MODE_PROFILE 0x2  /* aggregate per range path (/profile/...; issue 19) */
@@ -4733,14 +4898,39 @@ typedef struct gpuinstGlobal {
     gpuinstUnavailable unavailable[GPUINST_MAX_UNAVAILABLE];
     uint32_t nunavailable;
     char hostname[256];
+    int disabled;                /* GPUINST_ENABLE=0 on this rank (state NVTX_ONLY; src/config.c) */
+    int file_written;            /* the writer put every record in a complete file (spill no longer needed) */
 } gpuinstGlobal;
 
 GPUINST_SHARED_DATA gpuinstGlobal gpuinstG;
 
-/* Records that `feature` is off in this run and why; also said once on stderr. */
+/* Records that `feature` is off in this run and why (a /unavailable row of
+ * this rank); also said on stderr, once for the job (gpuinstWarnJob). */
 GPUINST_PRIVATE void gpuinstUnavailableAdd(const char *feature, const char *reason);
-/* Reads the GPUINST_* environment into *cfg (lengths checked). */
+/* The same; `say` 0 records the row without a line on stderr. */
+GPUINST_PRIVATE void gpuinstUnavailableNote(const char *feature, const char *reason, int say);
+/* Reads the GPUINST_* environment into *cfg (lengths checked); values
+ * agreed across ranks (gpuinstConfigAgree) replace this rank's. */
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg);
+/* The one parser of each kind of GPUINST_* value (src/config.c): on/off
+ * words (1 on yes true y / 0 off no false n, any case) and whole numbers in
+ * lo..hi; unset or empty gives dflt, a bad value a message and dflt. */
+GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt);
+GPUINST_PRIVATE uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi);
+/* Settings agreed across ranks (issue 20; src/config.c): collective, once,
+ * in the first collective of gpuinst (the MPI_Init interception, or
+ * gpuinst_init after MPI_Init); without several ranks, this rank's values.
+ * Rank 0 says which ranks differed. */
+typedef struct gpuinstAgreed {
+    int done;
+    int auto_init;       /* GPUINST_AUTO_INIT: rank 0's */
+    int overwrite;       /* GPUINST_OVERWRITE: 1 only if 1 on every rank */
+    int collective_io;   /* GPUINST_COLLECTIVE_IO: rank 0's */
+    int any_enabled;     /* GPUINST_ENABLE is on on some rank: the ranks with 0 take part in the collectives */
+} gpuinstAgreed;
+GPUINST_PRIVATE int gpuinstConfigAgree(void);
+GPUINST_PRIVATE const gpuinstAgreed *gpuinstConfigAgreed(void);
+GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg);
 
 /* ---- tables (what the writer writes) -------------------------------------
  * A table descriptor names a record's fields once; the writer builds the
@@ -4832,6 +5022,10 @@ GPUINST_PRIVATE void gpuinstCoreTablesRegister(void);
 /* ---- NVTX side ---------------------------------------------------------- */
 GPUINST_PRIVATE int gpuinstCollectCategories(const gpuinstTable *t, void **out, uint64_t *count);
 GPUINST_PRIVATE void gpuinstNvtxInit(void);
+/* Waits, after the state left RUNNING, until no thread is inside a
+ * recording call (src/nvtx.c): from then on only finalize touches the
+ * threads' stacks and buffers. */
+GPUINST_PRIVATE void gpuinstNvtxQuiesce(void);
 /* Closes every open range (flag UNTERMINATED, end = now) before writing. */
 GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now);
 
@@ -4881,6 +5075,16 @@ GPUINST_PRIVATE int gpuinstOutputExpand(const char *pattern, const gpuinstOutput
 /* `path` if no file exists there, else the first free "<stem>.N<ext>".
  * Returns 0 or LIMIT. */
 GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t cap);
+/* "dir" (".": no '/'; "/") and the base name of a path. */
+GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap, const char **base);
+/* The longest file name dir's file system takes (pathconf NAME_MAX; 255). */
+GPUINST_PRIVATE size_t gpuinstOutputNameMax(const char *dir);
+/* The k-th temporary name of `final` (k = 0, 1, ...): "<dir>/.<base>.tmp.<pid>"
+ * (".<k>" appended for k > 0), base cut to fit NAME_MAX. */
+GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, char *out, size_t cap);
+/* The fallback of `target`: the first free "<tmpdir>/gpuinst-<pid>-<base>"
+ * (tmpdir NULL or empty: /tmp), base cut to fit NAME_MAX. */
+GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, const char *target, char *out, size_t cap);
 /* ==== end output naming ================================================== */
 
 /* ---- writer (src/h5_writer.c) ------------------------------------------- */
@@ -4995,6 +5199,29 @@ GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
 /* Registers the /gpu tables without starting CUPTI (tests that feed
  * synthetic buffers). */
 GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
+/* Kernel tracing and range-profiler sessions (issue 13).  CUPTI's kernel
+ * activity instruments every kernel launched while it is on; under a range
+ * profiler session that makes SASS-based metrics read 0 and adds 8
+ * instructions per warp.  The range profiler calls gpuinstActivityPause
+ * before its session (before cuptiProfilerInitialize on the first one, else
+ * before cuptiRangeProfilerEnable) and gpuinstActivityResume after
+ * cuptiRangeProfilerDisable.  Pause synchronizes the calling thread's
+ * context, flushes (cuptiActivityFlushAll(0)) and disables
+ * CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL only (copies, sets, API records stay
+ * traced); it returns 1 (paused: a /gpu/paused row, an /unavailable note
+ * "kernel_trace_paused" said once), 0 (no kernel tracing to pause) or -1
+ * with a sentence in why (kernel tracing on and not pausable: the caller
+ * must not profile).  Resume re-enables the kind (nothing after finalize's
+ * flush) and closes the row; a no-op when nothing is paused.  Not
+ * thread-safe against each other (one profiled occurrence at a time).
+ * gpuinstActivityPausedAdd records a pause [start_ns, end_ns] (end 0: open)
+ * without calling CUPTI: Pause uses it; tests feed it with synthetic
+ * buffers.  At resolve each pause gets its untraced launches and the kernel
+ * records inside it that no API call launched (tool kernels). */
+GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstActivityResume(void);
+GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
+                                              uint64_t occurrence);
 /* ==== end GPU tracing ==================================================== */
 
 /* ==== counters, counter groups, PM sampling, table agreement (issue 6;
@@ -5113,6 +5340,11 @@ GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out
 GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
 GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
 GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
+/* gpuinst's named set i (0 <= i < gpuinstMetricSetCount()): its name and
+ * NULL-terminated metric names (static storage).  INVALID_ARGUMENT past
+ * the end. */
+GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void);
+GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics);
 /* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
 GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
 /* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
@@ -5137,6 +5369,45 @@ GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, 
 GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
                                          double *values, char *why, size_t cap);
 GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
+/* The same for a profiler type (GPUINST_PROFILER_RANGE / _PM_SAMPLING):
+ * gpuinstPhostCreate is this with GPUINST_PROFILER_RANGE. */
+GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
+                                          gpuinstPhost **out, char *why, size_t cap);
+/* Collection scope of metric i (GPUINST_METRIC_SCOPE_*). */
+GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i);
+/* Bare host-API queries (metric discovery, src/metrics.c).  A host object
+ * is a CUpti_Profiler_Host_Object * as void *.  Strings and arrays handed
+ * back are CUPTI's, valid until the next call on the same object: copy
+ * them.  Each returns a gpuinst status; *why a sentence where given. */
+typedef struct gpuinstMetricProps {
+    const char *description, *unit, *hw_unit; /* "" where CUPTI has none */
+    int32_t type;                             /* GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT */
+    int32_t scope;                            /* GPUINST_METRIC_SCOPE_* (UNKNOWN before CUPTI 13.1) */
+} gpuinstMetricProps;
+GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_t *avail, void **obj, char *why,
+                                       size_t cap);
+GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj);
+GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *const **names, size_t *n, char *why,
+                                            size_t cap);
+/* INVALID_ARGUMENT: no such metric of that type. */
+GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metric, const char *const **subs,
+                                           size_t *n);
+/* INVALID_ARGUMENT: unknown metric (for this chip and profiler type). */
+GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetricProps *out, char *why, size_t cap);
+/* Single-pass sets (CUPTI 13.2+; UNAVAILABLE before): *names is one
+ * malloc'ed block (n pointers, NULL, the texts): free(*names). */
+GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const char *set, char ***names, size_t *n,
+                                                     char *why, size_t cap);
+/* Up to k (<= GPUINST_NEAREST_MAX) valid full names nearest to `name`,
+ * into out + i * stride, given the chip's base metrics; returns how many.
+ * Base metrics: CUPTI 13.0 appends to the list at each GetBaseMetrics
+ * call on one object, so read them once per object. */
+GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
+                                             char *out, size_t stride, uint32_t k);
+/* cuptiGetVersion of the libcupti loaded (130001 for CUDA 13.0's), 0 if none. */
+GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void);
 /* libnvperf_host (what the host object needs; ~60-150 ms to open, under
  * the loader's lock) opened on a detached helper thread, once per process,
  * from libcupti's directory with CUPTI's flags, so that it overlaps the
@@ -5172,6 +5443,31 @@ typedef struct gpuinstSelect {
 GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
 /* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
+/* The same, and *rule = the index of the rule that decided (-1: none
+ * matched the name). */
+GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule);
+/* What GPUINST_PROFILE selected, said at finalize (also without CUPTI): a
+ * rule that matched no region that ran, or selected none of the
+ * occurrences that ran, is an /unavailable row "profile_selection" and one
+ * line on stderr.  `regions` lists the region names that ran, `nocc` how
+ * many occurrences each had; decided[r] / selected[r] count the occurrences
+ * rule r decided / selected; returns 1 and a sentence in msg if there is
+ * something to say.  Pure (tests call it). */
+GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
+                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
+                                        uint32_t nregions, char *msg, size_t cap);
+
+/* After a pass that was not CUPTI's last: 1 if the values are complete
+ * already, so the remaining passes can be skipped.  per_level: the metric
+ * list's passes per nesting level (host object); levels: nesting levels
+ * configured (GPUINST_PROFILE_DEPTH); depth: the deepest level of gpuinst
+ * range the body opened (the region = 1); passes: passes done; reported:
+ * cuptiRangeProfilerStop's targetNestingLevel after the last of them (the
+ * next pass's level, as cuptiProfilerEndPass documents it, or the one just
+ * done: both give a right answer when CUPTI runs the levels in increasing
+ * order).  Pure (tests simulate CUPTI's pass sequences). */
+GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
+                                          uint32_t reported);
 
 /* The per-device lock that serialises profiling across processes: an
  * exclusive flock on `path` waited for at most wait_ns.  Returns the fd
@@ -5183,8 +5479,9 @@ GPUINST_PRIVATE void gpuinstProfUnlock(int fd);
  * only while a profiled pass runs, so the cost in gpuinst_range_push/pop
  * when nothing is profiled is one load and one predictable branch. */
 /* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
- * Run lazily by the first gpuinst_profile_begin; gpuinst_init may call it
- * so that every rank registers the tables up front. */
+ * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
+ * GPUINST_PROFILE is set (so that finalize can say what it named that never
+ * ran). */
 GPUINST_PRIVATE void gpuinstProfilerInit(void);
 GPUINST_SHARED_DATA int gpuinstProfOn;
 GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id);
@@ -5208,6 +5505,15 @@ GPUINST_PRIVATE int gpuinstAddFlushHook(gpuinstFlushFn fn);
 /* The core finalize, shared by gpuinst_finalize and the MPI_Finalize
  * interception; `by_mpi` says which. */
 GPUINST_PRIVATE int gpuinstFinalize(int by_mpi);
+/* Counts an API call made before gpuinst_init (/ranks before_init); if
+ * gpuinst_init never comes, one line at exit says how many (src/core.c).
+ * Returns GPUINST_ERROR_NOT_INITIALIZED (a tail call on the hot paths'
+ * cold branch, so their disabled path keeps its shape). */
+GPUINST_PRIVATE int gpuinstCountBeforeInit(void)
+#if defined(__GNUC__)
+    __attribute__((noinline, cold))
+#endif
+    ;
 
 #endif /* GPUINST_INT_H */
 /************** End of src/gpuinstInt.h **************/
@@ -5218,6 +5524,20 @@ GPUINST_PRIVATE int gpuinstFinalize(int by_mpi);
  * gpuinst never prints on the host application's stdout.  Every message is
  * one line on stderr prefixed "gpuinst[rank N]:"; callers use
  * gpuinstWarnOnce for causes that can repeat.
+ *
+ * Job-wide facts are said once (issue 13 §6).  A fact that every rank finds
+ * for itself at start-up ("cupti unavailable: no driver", a malformed
+ * GPUINST_* value) would otherwise be printed by every rank, also into the
+ * stderr of third-party programs under zero-code mode.  gpuinstWarnJob
+ * holds such a line while gpuinst starts in a job of several ranks; the
+ * collective gpuinst runs anyway at start-up (gpuinstDiagAgree, from
+ * gpuinst_init or the MPI_Init interception) gathers the held lines to rank
+ * 0, which prints each distinct line once with the ranks it applies to:
+ *   gpuinst[rank 0]: on all 4 ranks: cupti unavailable: ...
+ *   gpuinst[rank 0]: on 3 of 4 ranks (1-3): ...
+ * The /unavailable table keeps every rank's row.  A line still held when no
+ * collective is possible (process exit, MPI never initialised) is printed
+ * by its own rank (gpuinstDiagFlush): nothing held is ever lost.
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
@@ -5234,7 +5554,202 @@ GPUINST_PRIVATE void gpuinstWarn(const char *fmt, ...)
     fprintf(stderr, "gpuinst[rank %d]: %s\n", gpuinstG.rank, msg);
 }
 
-GPUINST_PRIVATE void gpuinstUnavailableAdd(const char *feature, const char *reason)
+/* ---- job-wide lines --------------------------------------------------------- */
+
+#define DIAG_MAX_HELD 32
+#define DIAG_LINE 512 /* bytes of a held line, NUL included (longer ones are cut) */
+static char held[DIAG_MAX_HELD][DIAG_LINE];
+static uint32_t nheld;
+static int holding;
+static pthread_mutex_t diagLock = PTHREAD_MUTEX_INITIALIZER;
+/* Hashes of the lines said or held so far: a line is said once per process
+ * (the environment is read at MPI_Init and again at gpuinst_init). */
+#define DIAG_MAX_SAID 64
+static uint64_t said[DIAG_MAX_SAID];
+static uint32_t nsaid;
+
+/* 1 if `msg` was said (or held) before; else remembers it (diagLock held). */
+static int saidBefore(const char *msg)
+{
+    uint64_t h = gpuinstHash(msg, strlen(msg));
+    uint32_t i;
+    for (i = 0; i < nsaid; i++)
+        if (said[i] == h) return 1;
+    if (nsaid < DIAG_MAX_SAID) said[nsaid++] = h;
+    return 0;
+}
+
+GPUINST_PRIVATE int gpuinstLaunchSize(void)
+{
+    /* What the launcher says before MPI_Init (Open MPI, MPICH/Hydra and
+     * PMI, PMIx, Slurm).  1 when run without a launcher. */
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS",
+                                       "SLURM_NTASKS"};
+    size_t i;
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        long n = v != NULL ? strtol(v, NULL, 10) : 0;
+        if (n > 1) return (int)(n > 1 << 30 ? 1 << 30 : n);
+    }
+    return 1;
+}
+
+GPUINST_PRIVATE void gpuinstDiagHold(void)
+{
+    if (gpuinstG.size > 1 || gpuinstLaunchSize() > 1) {
+        pthread_mutex_lock(&diagLock);
+        holding = 1;
+        pthread_mutex_unlock(&diagLock);
+    }
+}
+
+GPUINST_PRIVATE void gpuinstWarnJob(const char *fmt, ...)
+{
+    char msg[DIAG_LINE];
+    va_list ap;
+    int held_it = 0;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&diagLock);
+    if (saidBefore(msg)) {
+        held_it = 1; /* said already */
+    } else if (holding && nheld < DIAG_MAX_HELD) {
+        memcpy(held[nheld++], msg, sizeof msg);
+        held_it = 1;
+    }
+    pthread_mutex_unlock(&diagLock);
+    if (!held_it) gpuinstWarn("%s", msg);
+}
+
+GPUINST_PRIVATE void gpuinstDiagFlush(void)
+{
+    uint32_t i;
+    pthread_mutex_lock(&diagLock);
+    for (i = 0; i < nheld; i++) gpuinstWarn("%s", held[i]);
+    nheld = 0;
+    holding = 0;
+    pthread_mutex_unlock(&diagLock);
+}
+
+GPUINST_PRIVATE void gpuinstDiagRanks(const unsigned char *on, int n, char *out, size_t cap)
+{
+    size_t pos = 0;
+    int r = 0;
+    out[0] = '\0';
+    while (r < n) {
+        int a, b, w;
+        if (!on[r]) {
+            r++;
+            continue;
+        }
+        a = r;
+        while (r + 1 < n && on[r + 1]) r++;
+        b = r++;
+        w = a == b ? snprintf(out + pos, cap - pos, "%s%d", pos ? "," : "", a)
+                   : snprintf(out + pos, cap - pos, "%s%d-%d", pos ? "," : "", a, b);
+        if (w < 0 || (size_t)w >= cap - pos || pos + (size_t)w + 5 >= cap) {
+            snprintf(out + pos, cap - pos, "%s...", pos ? "," : "");
+            return;
+        }
+        pos += (size_t)w;
+    }
+}
+
+/* Rank 0: prints each distinct line of `all` (the held lines of every rank,
+ * counts[r] bytes from rank r, in rank order) once with its ranks. */
+static void sayGathered(const char *all, const uint64_t *counts, int size)
+{
+    unsigned char *on = (unsigned char *)calloc((size_t)size, 1);
+    char *done = NULL;
+    uint64_t total = 0, off, *start = (uint64_t *)calloc((size_t)size, sizeof *start);
+    int r;
+    if (on == NULL || start == NULL) {
+        free(on);
+        free(start);
+        return;
+    }
+    for (r = 0; r < size; r++) {
+        start[r] = total;
+        total += counts[r];
+    }
+    done = (char *)calloc((size_t)(total / DIAG_LINE) + 1, 1);
+    for (off = 0; done != NULL && off + DIAG_LINE <= total; off += DIAG_LINE) {
+        const char *line = all + off;
+        int nr = 0;
+        uint64_t o2;
+        char ranks[160];
+        if (done[off / DIAG_LINE]) continue;
+        memset(on, 0, (size_t)size);
+        for (o2 = off; o2 + DIAG_LINE <= total; o2 += DIAG_LINE) {
+            if (done[o2 / DIAG_LINE] || strncmp(all + o2, line, DIAG_LINE) != 0) continue;
+            done[o2 / DIAG_LINE] = 1;
+            for (r = size - 1; r > 0 && start[r] > o2; r--) {
+            }
+            if (!on[r]) nr++;
+            on[r] = 1;
+        }
+        if (nr == size) {
+            gpuinstWarn("on all %d ranks: %.*s", size, DIAG_LINE, line);
+        } else {
+            gpuinstDiagRanks(on, size, ranks, sizeof ranks);
+            gpuinstWarn("on %d of %d ranks (%s): %.*s", nr, size, ranks, DIAG_LINE, line);
+        }
+    }
+    free(done);
+    free(on);
+    free(start);
+}
+
+GPUINST_PRIVATE void gpuinstDiagAgree(void)
+{
+    uint64_t most;
+    uint64_t *counts = NULL, one = 0;
+    void *all = NULL;
+    char *mine = NULL;
+    uint32_t n, i;
+    if (!gpuinstCollActive() || gpuinstG.size <= 1) {
+        gpuinstDiagFlush();
+        return;
+    }
+    pthread_mutex_lock(&diagLock);
+    n = nheld;
+    holding = 0; /* from now on each rank says its own lines */
+    pthread_mutex_unlock(&diagLock);
+    most = n;
+    if (gpuinstCollMaxU64(&most, 1) != GPUINST_SUCCESS) {
+        gpuinstDiagFlush();
+        return;
+    }
+    if (most == 0) return;
+    mine = (char *)calloc(n ? n : 1, DIAG_LINE);
+    if (gpuinstG.rank == 0) counts = (uint64_t *)calloc((size_t)gpuinstG.size, sizeof *counts);
+    if (mine == NULL || (gpuinstG.rank == 0 && counts == NULL)) {
+        /* every rank must still take part in the gather: send nothing */
+        n = 0;
+    }
+    pthread_mutex_lock(&diagLock);
+    for (i = 0; i < n && mine != NULL; i++) memcpy(mine + (size_t)i * DIAG_LINE, held[i], DIAG_LINE);
+    pthread_mutex_unlock(&diagLock);
+    if (gpuinstCollGather(mine ? mine : "", (uint64_t)n * DIAG_LINE, &all,
+                          counts ? counts : &one) == GPUINST_SUCCESS) {
+        pthread_mutex_lock(&diagLock);
+        /* said (or, on a failed gather, said below); lines held after the copy stay */
+        memmove(held, held + n, (size_t)(nheld - n) * DIAG_LINE);
+        nheld -= n;
+        pthread_mutex_unlock(&diagLock);
+        if (gpuinstG.rank == 0 && all != NULL && counts != NULL)
+            sayGathered((const char *)all, counts, gpuinstG.size);
+    }
+    free(all);
+    free(mine);
+    free(counts);
+    gpuinstDiagFlush(); /* whatever could not be gathered */
+}
+
+/* ---- /unavailable ------------------------------------------------------------ */
+
+GPUINST_PRIVATE void gpuinstUnavailableNote(const char *feature, const char *reason, int say)
 {
     uint32_t i;
     int found = 0;
@@ -5247,7 +5762,12 @@ GPUINST_PRIVATE void gpuinstUnavailableAdd(const char *feature, const char *reas
         snprintf(u->reason, sizeof u->reason, "%s", reason);
     }
     pthread_mutex_unlock(&gpuinstG.lock);
-    if (!found) gpuinstWarn("%s unavailable: %s", feature, reason);
+    if (!found && say) gpuinstWarnJob("%s unavailable: %s", feature, reason);
+}
+
+GPUINST_PRIVATE void gpuinstUnavailableAdd(const char *feature, const char *reason)
+{
+    gpuinstUnavailableNote(feature, reason, 1);
 }
 /************** End of src/diag.c **************/
 /************** Begin file src/clock.c **************/
@@ -5734,10 +6254,35 @@ GPUINST_PRIVATE void gpuinstClockTableRegister(void)
  * Read once, in gpuinst_init (never on a hot path).  Every value is length
  * checked: an over-long value is refused with a message naming the variable,
  * and the default is kept.
+ *
+ * One parser per kind of value, used for every variable (issue 20):
+ *  - on/off (gpuinstEnvFlag): on is 1, on, yes, true, y; off is 0, off, no,
+ *    false, n (any case); unset or empty is the default; anything else is
+ *    refused with a message and the default is kept.  GPUINST_ENABLE,
+ *    GPUINST_OVERWRITE, GPUINST_COLLECTIVE_IO, GPUINST_AUTO_INIT and
+ *    GPUINST_PROFILE_PRELOAD are read with it, in the MPI layer too.
+ *  - whole numbers (gpuinstEnvU64): decimal digits only, in a range.
+ *
+ * Agreement across ranks (gpuinstConfigAgree, issue 20).  Some settings
+ * must be the same on every rank, or gpuinst's collectives do not match and
+ * the job hangs.  In the collective gpuinst runs at start-up (the MPI_Init
+ * interception, or gpuinst_init after MPI_Init) rank 0 gathers every rank's
+ * values and decides:
+ *  - GPUINST_AUTO_INIT, GPUINST_COLLECTIVE_IO: rank 0's value, for all;
+ *  - GPUINST_OVERWRITE: 1 only if every rank says 1 (replacing a file needs
+ *    every rank's consent; one rank's 1 must not destroy a file);
+ *  - GPUINST_ENABLE stays per rank: a rank with 0 records nothing, but while
+ *    some rank records it still takes part in gpuinst's collectives (clock
+ *    alignment, the shared file: its /ranks row and an /unavailable row
+ *    "recording"), so "instrument rank 0 only" (GPUINST_ENABLE=0 on the
+ *    other ranks) works.  With 0 on every rank nothing is written.
+ * When values differ, rank 0 says once which ranks differed and what every
+ * rank uses.
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
 #include <errno.h>
+#include <strings.h>
 
 static void cfgString(const char *var, char *dst, size_t cap, const char *dflt)
 {
@@ -5747,15 +6292,15 @@ static void cfgString(const char *var, char *dst, size_t cap, const char *dflt)
         return;
     }
     if (strlen(v) >= cap) {
-        gpuinstWarn("%s is %zu bytes long (limit %zu); using the default \"%s\"", var, strlen(v),
-                    cap - 1, dflt);
+        gpuinstWarnJob("%s is %zu bytes long (limit %zu); using the default \"%s\"", var, strlen(v), cap - 1,
+                       dflt);
         snprintf(dst, cap, "%s", dflt);
         return;
     }
     memcpy(dst, v, strlen(v) + 1);
 }
 
-static uint64_t cfgUnsigned(const char *var, uint64_t dflt, uint64_t max)
+GPUINST_PRIVATE uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
 {
     const char *v = getenv(var);
     char *end = NULL;
@@ -5763,9 +6308,9 @@ static uint64_t cfgUnsigned(const char *var, uint64_t dflt, uint64_t max)
     if (v == NULL || v[0] == '\0') return dflt;
     errno = 0;
     x = strtoull(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || v[0] == '-' || x > max) {
-        gpuinstWarn("%s=\"%.64s\" is not a whole number in 0..%llu; using %llu", var, v,
-                    (unsigned long long)max, (unsigned long long)dflt);
+    if (errno != 0 || end == v || *end != '\0' || v[0] < '0' || v[0] > '9' || x < lo || x > hi) {
+        gpuinstWarnJob("%s=\"%.64s\" is not a whole number in %llu..%llu; using %llu", var, v,
+                       (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)dflt);
         return dflt;
     }
     return (uint64_t)x;
@@ -5793,19 +6338,160 @@ static int cfgMode(void)
     return mode ? mode : GPUINST_MODE_TRACE;
 }
 
+/* 1 on, 0 off, -1 neither. */
+static int flagWord(const char *v)
+{
+    static const char *const on[] = {"1", "on", "yes", "true", "y"};
+    static const char *const off[] = {"0", "off", "no", "false", "n"};
+    size_t i;
+    for (i = 0; i < sizeof on / sizeof on[0]; i++)
+        if (strcasecmp(v, on[i]) == 0) return 1;
+    for (i = 0; i < sizeof off / sizeof off[0]; i++)
+        if (strcasecmp(v, off[i]) == 0) return 0;
+    return -1;
+}
+
+GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt)
+{
+    const char *v = getenv(var);
+    int f;
+    if (v == NULL || v[0] == '\0') return dflt;
+    f = flagWord(v);
+    if (f < 0) {
+        gpuinstWarnJob("%s=\"%.64s\" is neither on (1, on, yes, true) nor off (0, off, no, false); using %d", var,
+                       v, dflt);
+        return dflt;
+    }
+    return f;
+}
+
+/* ---- agreement across ranks --------------------------------------------------- */
+
+static gpuinstAgreed agreed;   /* valid once agreed.done */
+
+/* What this rank asks for, one byte each (gathered to rank 0). */
+enum { AG_ENABLE, AG_AUTO_INIT, AG_OVERWRITE, AG_COLLECTIVE_IO, AG_N };
+static const char *const agNames[AG_N] = {"GPUINST_ENABLE", "GPUINST_AUTO_INIT", "GPUINST_OVERWRITE",
+                                          "GPUINST_COLLECTIVE_IO"};
+
+static void localValues(unsigned char v[AG_N])
+{
+    v[AG_ENABLE] = (unsigned char)gpuinstEnvFlag("GPUINST_ENABLE", 1);
+    v[AG_AUTO_INIT] = (unsigned char)gpuinstEnvFlag("GPUINST_AUTO_INIT", 0);
+    v[AG_OVERWRITE] = (unsigned char)gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
+    v[AG_COLLECTIVE_IO] = (unsigned char)gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);
+}
+
+/* Rank 0: one line per setting whose value differs between ranks. */
+static void sayDifferences(const unsigned char *all, int size)
+{
+    unsigned char *on = (unsigned char *)calloc((size_t)size, 1);
+    int k, r;
+    if (on == NULL) return;
+    for (k = 0; k < AG_N; k++) {
+        int nd = 0, non = 0;
+        char ranks[160];
+        for (r = 0; r < size; r++) {
+            on[r] = all[(size_t)r * AG_N + k] != all[k];
+            nd += on[r];
+            non += all[(size_t)r * AG_N + k] != 0;
+        }
+        if (nd == 0) continue;
+        if (k == AG_ENABLE) {
+            /* list the ranks that record nothing */
+            for (r = 0; r < size; r++) on[r] = all[(size_t)r * AG_N + k] == 0;
+            gpuinstDiagRanks(on, size, ranks, sizeof ranks);
+            gpuinstWarn("GPUINST_ENABLE is off on %d of %d ranks (%s): they record nothing but take part in the "
+                        "shared file (their /ranks row, /unavailable \"recording\")",
+                        size - non, size, ranks);
+            continue;
+        }
+        gpuinstDiagRanks(on, size, ranks, sizeof ranks);
+        if (k == AG_OVERWRITE)
+            gpuinstWarn("GPUINST_OVERWRITE differs from rank 0's on %d of %d ranks (%s): no existing file is "
+                        "replaced (that takes GPUINST_OVERWRITE=1 on every rank)",
+                        nd, size, ranks);
+        else
+            gpuinstWarn("%s differs from rank 0's on %d of %d ranks (%s); every rank uses rank 0's value (%s)",
+                        agNames[k], nd, size, ranks, all[k] ? "on" : "off");
+    }
+    free(on);
+}
+
+GPUINST_PRIVATE int gpuinstConfigAgree(void)
+{
+    unsigned char mine[AG_N], decided[4];
+    void *all = NULL;
+    uint64_t *counts = NULL, one = 0;
+    int size = gpuinstG.size, rc;
+    if (agreed.done) return GPUINST_SUCCESS;
+    localValues(mine);
+    if (!gpuinstCollActive() || size <= 1) {
+        agreed.auto_init = mine[AG_AUTO_INIT];
+        agreed.overwrite = mine[AG_OVERWRITE];
+        agreed.collective_io = mine[AG_COLLECTIVE_IO];
+        agreed.any_enabled = mine[AG_ENABLE];
+        agreed.done = 1;
+        return GPUINST_SUCCESS;
+    }
+    if (gpuinstG.rank == 0) counts = (uint64_t *)calloc((size_t)size, sizeof *counts);
+    rc = gpuinstCollGather(mine, AG_N, &all, counts ? counts : &one);
+    memcpy(decided, mine, sizeof decided);
+    decided[AG_ENABLE] = mine[AG_ENABLE];
+    if (gpuinstG.rank == 0 && rc == GPUINST_SUCCESS && all != NULL && counts != NULL) {
+        const unsigned char *v = (const unsigned char *)all;
+        int r, ok = 1;
+        for (r = 0; r < size; r++) ok &= counts[r] == AG_N;
+        if (ok) {
+            decided[AG_ENABLE] = 0;
+            for (r = 0; r < size; r++) {
+                decided[AG_ENABLE] |= v[(size_t)r * AG_N + AG_ENABLE];
+                decided[AG_OVERWRITE] &= v[(size_t)r * AG_N + AG_OVERWRITE];
+            }
+            sayDifferences(v, size);
+        }
+    }
+    free(all);
+    free(counts);
+    /* rank 0's decision (AG_ENABLE: "some rank records"); rank 0 alone
+     * decides even after a failed gather, so every rank gets one answer */
+    if (rc == GPUINST_SUCCESS) rc = gpuinstCollBcast(decided, sizeof decided);
+    agreed.auto_init = decided[AG_AUTO_INIT];
+    agreed.overwrite = decided[AG_OVERWRITE];
+    agreed.collective_io = decided[AG_COLLECTIVE_IO];
+    agreed.any_enabled = decided[AG_ENABLE];
+    agreed.done = 1;
+    gpuinstConfigApplyAgreed(&gpuinstG.cfg);
+    return rc;
+}
+
+GPUINST_PRIVATE const gpuinstAgreed *gpuinstConfigAgreed(void)
+{
+    return &agreed;
+}
+
+GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg)
+{
+    if (!agreed.done || !cfg->loaded) return;
+    cfg->overwrite = agreed.overwrite;
+    cfg->collective_io = agreed.collective_io;
+}
+
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
 {
     cfg->mode = cfgMode();
     cfgString("GPUINST_OUTPUT", cfg->output, sizeof cfg->output, "gpuinst.h5");
-    cfg->enable = (int)cfgUnsigned("GPUINST_ENABLE", 1, 1);
-    cfg->verbose = (int)cfgUnsigned("GPUINST_VERBOSE", 0, 9);
+    cfg->enable = gpuinstEnvFlag("GPUINST_ENABLE", 1);
+    cfg->verbose = (int)gpuinstEnvU64("GPUINST_VERBOSE", 0, 0, 9);
     cfgString("GPUINST_TRACE", cfg->trace, sizeof cfg->trace, "default");
     cfgString("GPUINST_METRICS", cfg->metrics, sizeof cfg->metrics, "");
     cfgString("GPUINST_COUNTERS", cfg->counters, sizeof cfg->counters, "");
     cfgString("GPUINST_CUPTI_LIB", cfg->cupti_lib, sizeof cfg->cupti_lib, "");
-    cfg->buffer_mb = cfgUnsigned("GPUINST_BUFFER_MB", 0, (uint64_t)1 << 30);
-    cfg->overwrite = (int)cfgUnsigned("GPUINST_OVERWRITE", 0, 1);
-    cfg->collective_io = (int)cfgUnsigned("GPUINST_COLLECTIVE_IO", 0, 1);
+    cfg->buffer_mb = gpuinstEnvU64("GPUINST_BUFFER_MB", 0, 0, (uint64_t)1 << 30);
+    cfg->overwrite = gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
+    cfg->collective_io = gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);
+    cfg->loaded = 1;
+    gpuinstConfigApplyAgreed(cfg);
 }
 /************** End of src/config.c **************/
 /************** Begin file src/output.c **************/
@@ -5821,9 +6507,16 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
  * An existing file is not overwritten unless GPUINST_OVERWRITE=1: the
  * first free "<stem>.1<ext>", "<stem>.2<ext>", ... is used instead (ext is
  * ".h5" when the name ends so, else empty) and the choice is said once on
- * stderr, so running the same command twice keeps both files.  The file is
- * then created with H5F_ACC_EXCL, so a name taken between the check and the
- * create is not clobbered either (the writer falls back, see h5_writer.c).
+ * stderr, so running the same command twice keeps both files.  The finished
+ * file is renamed to it without replacing anything (RENAME_NOREPLACE), so a
+ * name taken between the check and the rename is not clobbered either (the
+ * writer takes the next free name, see h5_writer.c).
+ *
+ * The writer writes each file under a temporary name in the same
+ * directory, ".<name>.tmp.<pid>[.<k>]", and renames it when complete; the
+ * fallback of an output that cannot be written is
+ * "$TMPDIR/gpuinst-<pid>-<name>".  Both cut <name> (its start and its last
+ * 40 bytes kept) to the file system's limit per name (NAME_MAX, 255).
  *
  * Nothing here runs a shell or interprets the path beyond the escapes
  * above; lengths are checked against the caller's buffer.
@@ -5940,6 +6633,75 @@ GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t ca
     }
     return GPUINST_ERROR_LIMIT;
 }
+
+/* ---- temporary and fallback names (issue 13 §3, issue 20; src/h5_writer.c) ---- */
+
+GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL) {
+        snprintf(dir, dcap, ".");
+        *base = path;
+    } else if (slash == path) {
+        snprintf(dir, dcap, "/");
+        *base = slash + 1;
+    } else {
+        snprintf(dir, dcap, "%.*s", (int)(slash - path), path);
+        *base = slash + 1;
+    }
+}
+
+GPUINST_PRIVATE size_t gpuinstOutputNameMax(const char *dir)
+{
+    long n = pathconf(dir, _PC_NAME_MAX);
+    return n > 16 && n < 4096 ? (size_t)n : 255;
+}
+
+/* `base` cut to at most max bytes: its start, "~", and its last 40 bytes
+ * (the ".h5" and ".rank<N>" endings), never inside a UTF-8 character. */
+static void cutName(const char *base, size_t max, char *out, size_t cap)
+{
+    size_t len = strlen(base), head, tail = 40;
+    if (len <= max || max < tail + 8) {
+        snprintf(out, cap, "%.*s", (int)(len < max ? len : max), base);
+        return;
+    }
+    head = max - tail - 1;
+    while (head > 0 && ((unsigned char)base[head] & 0xC0u) == 0x80u) head--;
+    while (tail > 0 && ((unsigned char)base[len - tail] & 0xC0u) == 0x80u) tail--;
+    snprintf(out, cap, "%.*s~%s", (int)head, base, base + len - tail);
+}
+
+GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, char *out, size_t cap)
+{
+    char dir[4400], suffix[48], cut[512];
+    const char *base;
+    size_t max;
+    gpuinstOutputSplit(final, dir, sizeof dir, &base);
+    if (k == 0)
+        snprintf(suffix, sizeof suffix, ".tmp.%d", pid);
+    else
+        snprintf(suffix, sizeof suffix, ".tmp.%d.%d", pid, k);
+    max = gpuinstOutputNameMax(dir) - 1 - strlen(suffix);
+    cutName(base[0] ? base : "gpuinst.h5", max < sizeof cut - 1 ? max : sizeof cut - 1, cut, sizeof cut);
+    if (strcmp(dir, "/") == 0) dir[0] = '\0';
+    snprintf(out, cap, "%s/.%s%s", dir, cut, suffix);
+}
+
+GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, const char *target, char *out, size_t cap)
+{
+    char tmp[4400], head[64], cut[512];
+    const char *base = strrchr(target, '/');
+    size_t max;
+    base = base ? base + 1 : target;
+    if (base[0] == '\0') base = "gpuinst.h5";
+    if (tmpdir == NULL || tmpdir[0] == '\0' || strlen(tmpdir) > 2048) tmpdir = "/tmp";
+    snprintf(head, sizeof head, "gpuinst-%d-", pid);
+    max = gpuinstOutputNameMax(tmpdir) - strlen(head) - 8; /* room for the first free ".N" */
+    cutName(base, max < sizeof cut - 1 ? max : sizeof cut - 1, cut, sizeof cut);
+    snprintf(tmp, sizeof tmp, "%s/%s%s", tmpdir, head, cut);
+    if (gpuinstOutputFreeName(tmp, out, cap) != GPUINST_SUCCESS) snprintf(out, cap, "%.*s", (int)(cap ? cap - 1 : 0), tmp);
+}
 /************** End of src/output.c **************/
 /************** Begin file src/buf.c **************/
 /*
@@ -5970,6 +6732,7 @@ GPUINST_PRIVATE void gpuinstBufInit(gpuinstBuf *b, uint32_t recsize)
     b->nspill = b->capspill = 0;
     b->spill = NULL;
     b->spilled = 0;
+    b->spare = NULL;
 }
 
 /* ---- bounded memory (GPUINST_BUFFER_MB, issue 8) --------------------------
@@ -6025,13 +6788,17 @@ static void *hugeChunk(void)
 /* Under a cap, the chunks of spillable buffers are mapped (mmap) with one
  * fixed size (malloc'd 4 MiB blocks freed and allocated again left the heap
  * fragmented and RSS 36 MiB above a 64 MiB cap at 10^8 ranges).  Spilled
- * chunks stay mapped on a per-thread list for the thread's next chunks and
+ * chunks stay mapped on the buffer's spare list for its next chunks and
  * stay counted, so the memory held stays under the cap and no page is
  * faulted in twice (bench/RESULTS.md, "Bounded memory").  A buffer's choice
- * is made at its first chunk and kept (SPILL_MAPPED in spill_tag). */
+ * is made at its first chunk and kept (SPILL_MAPPED in spill_tag).
+ * The size is cap/16 (64 KiB .. 4 MiB, a power of two): every recording
+ * thread holds at least one chunk per buffer, and that floor counts
+ * against the cap (issue 20: 8 MiB with a thread per task reached 797 MiB
+ * when each thread mapped 4 MiB chunks and kept them after it exited). */
 #define SPILL_MAPPED 0x80000000u
-#define MAPLEN ((size_t)GPUINST_CHUNK_MAX + 4096u)
-static GPUINST_TLS gpuinstChunk *spareChunk;
+static size_t mapData = GPUINST_CHUNK_MAX; /* record bytes of a mapped chunk (gpuinstBufSetCap) */
+#define MAPLEN (mapData + 4096u)
 
 static gpuinstChunk *mapChunk(void)
 {
@@ -6055,9 +6822,28 @@ static void chunkFree(const gpuinstBuf *b, gpuinstChunk *c)
     }
 }
 
+/* Unmaps b's spare chunks. */
+static void freeSpares(gpuinstBuf *b)
+{
+    while (b->spare != NULL) {
+        gpuinstChunk *c = b->spare;
+        b->spare = c->next;
+        chunkFree(b, c);
+    }
+}
+
+GPUINST_PRIVATE void gpuinstBufAccount(int64_t bytes)
+{
+    GPUINST_ADD_RLX(&bufHeld, (uint64_t)bytes);
+}
+
 GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes)
 {
     bufCap = cap_bytes;
+    if (cap_bytes != 0) {
+        mapData = GPUINST_CHUNK_MIN;
+        while (mapData < GPUINST_CHUNK_MAX && (uint64_t)mapData * 2 * 16 <= cap_bytes) mapData *= 2;
+    }
 }
 
 GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag)
@@ -6071,12 +6857,17 @@ GPUINST_PRIVATE uint64_t gpuinstBufBytes(void)
 }
 
 /* Opens the spill file (spillLock held): "<output>.spill.<pid>", else
- * "$TMPDIR/gpuinst-<pid>.spill"; created exclusively, mode 0600. */
+ * "$TMPDIR/gpuinst-<pid>.spill", else a fresh "$TMPDIR/gpuinst-<pid>-
+ * XXXXXX.spill" (mkostemps); created exclusively, never through a link
+ * (O_EXCL, O_NOFOLLOW), mode 0600: a name another user made first (a file
+ * or a link) is passed over (issue 20). */
 static int spillOpen(void)
 {
     char out[4200];
     gpuinstOutputVars v;
+    gpuinstSpillBlock h;
     const char *tmp = getenv("TMPDIR");
+    int err = 0, k;
     if (spillFd >= 0) return 0;
     if (spillBroken) return -1;
     v.rank = gpuinstG.rank;
@@ -6084,37 +6875,41 @@ static int spillOpen(void)
     v.wall_ns = gpuinstG.start_wall_ns;
     v.job = gpuinstOutputJobId();
     v.host = gpuinstG.hostname;
-    if (gpuinstOutputExpand(gpuinstG.cfg.output, &v, out, sizeof out) == GPUINST_SUCCESS) {
-        snprintf(spillPath, sizeof spillPath, "%s.spill.%d", out, gpuinstG.pid);
-        spillFd = open(spillPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    }
-    if (spillFd < 0) {
-        if (tmp == NULL || tmp[0] == '\0' || strlen(tmp) > 2048) tmp = "/tmp";
-        snprintf(spillPath, sizeof spillPath, "%s/gpuinst-%d.spill", tmp, gpuinstG.pid);
-        spillFd = open(spillPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (tmp == NULL || tmp[0] == '\0' || strlen(tmp) > 2048) tmp = "/tmp";
+    memset(&h, 0, sizeof h);
+    h.magic = GPUINST_SPILL_MAGIC;
+    h.tag = GPUINST_SPILL_HEADER;
+    h.pad_[0] = (uint64_t)gpuinstG.rank;
+    h.pad_[1] = (uint64_t)gpuinstG.pid;
+    for (k = 0; k < 3 && spillFd < 0; k++) {
+        if (k == 0) {
+            if (gpuinstOutputExpand(gpuinstG.cfg.output, &v, out, sizeof out) != GPUINST_SUCCESS) continue;
+            snprintf(spillPath, sizeof spillPath, "%s.spill.%d", out, gpuinstG.pid);
+        } else if (k == 1) {
+            snprintf(spillPath, sizeof spillPath, "%s/gpuinst-%d.spill", tmp, gpuinstG.pid);
+        } else {
+            snprintf(spillPath, sizeof spillPath, "%s/gpuinst-%d-XXXXXX.spill", tmp, gpuinstG.pid);
+        }
+        spillFd = k < 2 ? open(spillPath, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)
+                        : mkostemps(spillPath, 6, O_CLOEXEC);
+        if (spillFd < 0) {
+            err = errno;
+            continue;
+        }
+        if (pwrite(spillFd, &h, sizeof h, 0) != (ssize_t)sizeof h) { /* a full disk: the next place */
+            err = errno;
+            close(spillFd);
+            unlink(spillPath);
+            spillFd = -1;
+        }
     }
     if (spillFd < 0) {
         spillBroken = 1;
         gpuinstWarn("GPUINST_BUFFER_MB: cannot create a spill file (%s: %s); records stay in memory, "
-                    "over the cap", spillPath, strerror(errno));
+                    "over the cap", spillPath, strerror(err));
         return -1;
     }
-    {
-        gpuinstSpillBlock h;
-        memset(&h, 0, sizeof h);
-        h.magic = GPUINST_SPILL_MAGIC;
-        h.tag = GPUINST_SPILL_HEADER;
-        h.pad_[0] = (uint64_t)gpuinstG.rank;
-        h.pad_[1] = (uint64_t)gpuinstG.pid;
-        if (pwrite(spillFd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
-            close(spillFd);
-            unlink(spillPath);
-            spillFd = -1;
-            spillBroken = 1;
-            return -1;
-        }
-        spillEnd = sizeof h;
-    }
+    spillEnd = sizeof h;
     return 0;
 }
 
@@ -6233,8 +7028,8 @@ static void spillChunks(gpuinstBuf *b)
         b->nspill++;
         b->spilled += c->count;
         if (b->spill_tag & SPILL_MAPPED) {
-            c->next = spareChunk; /* kept for reuse, still counted in bufHeld */
-            spareChunk = c;
+            c->next = b->spare; /* kept for reuse, still counted in bufHeld */
+            b->spare = c;
         } else {
             chunkFree(b, c);
         }
@@ -6277,15 +7072,15 @@ GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b)
     }
     if (bytes < b->recsize) bytes = b->recsize;
     if (b->spill_tag != 0 && bufCap != 0 && b->head == NULL && b->nspill == 0) b->spill_tag |= SPILL_MAPPED;
-    if (b->spill_tag & SPILL_MAPPED) bytes = (GPUINST_CHUNK_MAX / b->recsize) * b->recsize;
+    if (b->spill_tag & SPILL_MAPPED) bytes = (mapData / b->recsize) * b->recsize;
     if (b->spill_tag != 0 && bufCap != 0 && b->head != NULL && !spillBroken &&
         GPUINST_LOAD_RLX(&bufHeld) + bytes > bufCap &&
         GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING)
         spillChunks(b);
     if (b->spill_tag & SPILL_MAPPED) {
-        if (spareChunk != NULL) {
-            c = spareChunk; /* already counted in bufHeld */
-            spareChunk = c->next;
+        if (b->spare != NULL) {
+            c = b->spare; /* already counted in bufHeld */
+            b->spare = c->next;
         } else {
             c = mapChunk();
             if (c == NULL) return NULL;
@@ -6309,6 +7104,19 @@ GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b)
         GPUINST_STORE_REL(&b->tail->next, c);
     b->tail = c;
     return GPUINST_CHUNK_DATA(c);
+}
+
+GPUINST_PRIVATE void gpuinstBufHandOver(gpuinstBuf *b)
+{
+    /* Over the cap, a buffer whose thread exited spills every record (the
+     * partly filled last chunk too: its owner is the calling thread) and
+     * gives its memory back; under the cap the next owner of the slot goes
+     * on filling its chunk. */
+    if (bufCap == 0 || b->spill_tag == 0 || spillBroken || b->head == NULL ||
+        GPUINST_LOAD_RLX(&bufHeld) <= bufCap)
+        return;
+    spillChunks(b);
+    freeSpares(b);
 }
 
 GPUINST_PRIVATE uint64_t gpuinstBufCount(const gpuinstBuf *b)
@@ -6467,6 +7275,7 @@ GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b)
         c = next;
     }
     b->head = b->tail = NULL;
+    freeSpares(b);
     b->total = 0;
     free(b->spill);
     b->spill = NULL;
@@ -6487,6 +7296,9 @@ GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b)
  * the file is written), so cached pointers stay valid for the whole run.
  */
 /* #include "gpuinstInt.h" -- already inlined */
+
+#include <dlfcn.h>
+#include <link.h>
 
 typedef struct StrEntry {
     char *text;
@@ -6619,6 +7431,77 @@ GPUINST_PRIVATE void gpuinstStringsReset(void)
     strCount = strCap = strSlotCap = 0;
     pthread_mutex_unlock(&strLock);
 }
+
+/* ---- immutable texts (the name cache's fast path, src/nvtx.c) -------------
+ * A name passed again from the same address is the same text if that
+ * address lies in memory the program cannot change: a read-only PT_LOAD
+ * segment (string literals, .rodata) of the program or of a shared object
+ * that stays loaded.  The program and the objects loaded at start never
+ * unload; an object loaded with dlopen could be unloaded and another
+ * mapped at the same address, so it is pinned (dlopen RTLD_NOLOAD |
+ * RTLD_NODELETE: it stays loaded after dlclose) before its segments count.
+ * Segments found are kept (up to IMM_MAX) so later checks need no loader
+ * walk.  Writing to a string literal is undefined behaviour, so for a
+ * valid program the pointer alone identifies the text: no strcmp. */
+#define IMM_MAX 64
+typedef struct ImmRange {
+    uintptr_t lo, hi;
+} ImmRange;
+static ImmRange immRanges[IMM_MAX];
+static uint32_t nimm;                 /* release/acquire: entries below are complete */
+static pthread_mutex_t immLock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct ImmFind {
+    uintptr_t addr;
+    uintptr_t lo, hi;                 /* the read-only segment holding addr */
+    const char *object;               /* its object's path ("" the program) */
+    int found;
+} ImmFind;
+
+static int immWalk(struct dl_phdr_info *info, size_t size, void *data)
+{
+    ImmFind *f = (ImmFind *)data;
+    int i;
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = (uintptr_t)info->dlpi_addr + (uintptr_t)ph->p_vaddr, hi = lo + (uintptr_t)ph->p_memsz;
+        if (ph->p_type != PT_LOAD || f->addr < lo || f->addr >= hi) continue;
+        if (ph->p_flags & PF_W) return 1; /* writable: not immutable; stop */
+        f->lo = lo;
+        f->hi = hi;
+        f->object = info->dlpi_name ? info->dlpi_name : "";
+        f->found = 1;
+        return 1;
+    }
+    return 0;
+}
+
+GPUINST_PRIVATE int gpuinstStringImmutable(const void *p, size_t len)
+{
+    uintptr_t a = (uintptr_t)p;
+    uint32_t i, n = GPUINST_LOAD_ACQ(&nimm);
+    ImmFind f;
+    for (i = 0; i < n; i++)
+        if (a >= immRanges[i].lo && a + len < immRanges[i].hi) return 1;
+    memset(&f, 0, sizeof f);
+    f.addr = a;
+    dl_iterate_phdr(immWalk, &f);
+    if (!f.found || a + len >= f.hi) return 0;
+    if (f.object[0] != '\0' && strncmp(f.object, "linux-vdso", 10) != 0 && strncmp(f.object, "linux-gate", 10) != 0) {
+        void *h = dlopen(f.object, RTLD_NOLOAD | RTLD_NODELETE | RTLD_LAZY);
+        if (h == NULL) return 0; /* could not pin it: compare the text each time */
+        /* the reference is kept: the object stays loaded */
+    }
+    pthread_mutex_lock(&immLock);
+    if (nimm < IMM_MAX) {
+        immRanges[nimm].lo = f.lo;
+        immRanges[nimm].hi = f.hi;
+        GPUINST_STORE_REL(&nimm, nimm + 1);
+    }
+    pthread_mutex_unlock(&immLock);
+    return 1;
+}
 /************** End of src/strings.c **************/
 /************** Begin file src/tables.c **************/
 /*
@@ -6707,7 +7590,8 @@ static const gpuinstField rankFields[] = {
 static int collectRanks(const gpuinstTable *tb, void **out, uint64_t *count)
 {
     gpuinstRankRec *r = (gpuinstRankRec *)calloc(1, sizeof *r);
-    gpuinstThread *t;
+    gpuinstThreadLife *lv = NULL;
+    uint64_t nl = 0;
     gpuinst_counts c;
     (void)tb;
     if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
@@ -6715,7 +7599,8 @@ static int collectRanks(const gpuinstTable *tb, void **out, uint64_t *count)
     r->rank = (uint32_t)gpuinstG.rank;
     r->size = (uint32_t)gpuinstG.size;
     r->pid = gpuinstG.pid;
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) r->nthreads++;
+    if (gpuinstThreadLives(&lv, &nl) == GPUINST_SUCCESS) r->nthreads = (uint32_t)nl;
+    free(lv);
     r->node_rank = gpuinstG.node_rank;
     r->node_size = gpuinstG.node_size;
     r->finalized_by = gpuinstG.finalized_by;
@@ -6822,6 +7707,8 @@ static const gpuinstTable marksTable = {
 
 typedef struct ThreadRec {
     int64_t os_tid;
+    uint64_t start_ns;
+    uint64_t end_ns;
     uint32_t rank;
     uint32_t name;
     uint16_t thread;
@@ -6830,35 +7717,54 @@ typedef struct ThreadRec {
 
 static const gpuinstField threadFields[] = {
     F(ThreadRec, os_tid, GPUINST_FT_I64, 0, "", "OS thread id (gettid)"),
+    F(ThreadRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first recording call of this thread"),
+    F(ThreadRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
+      "thread exit; finalize time for a thread alive then"),
     F(ThreadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
     F(ThreadRec, name, GPUINST_FT_U32, 0, "", "name given by gpuinst_thread_name: id in /strings, 0 = none"),
-    F(ThreadRec, thread, GPUINST_FT_U16, 0, "", "thread index used by the other tables"),
+    F(ThreadRec, thread, GPUINST_FT_U16, 0, "",
+      "thread index used by the other tables; reused by a later thread after this one exited "
+      "(rows of one index: tell them apart by start_ns..end_ns)"),
 };
 
+static int lifeOrder(const void *a, const void *b)
+{
+    const gpuinstThreadLife *x = (const gpuinstThreadLife *)a, *y = (const gpuinstThreadLife *)b;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+/* One row per thread lifetime, by thread index, then start. */
 static int collectThreads(const gpuinstTable *tb, void **out, uint64_t *count)
 {
-    uint64_t n = 0;
-    gpuinstThread *t;
+    gpuinstThreadLife *lv = NULL;
+    uint64_t n = 0, k;
     ThreadRec *rows;
+    int rc;
     (void)tb;
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) n++;
+    rc = gpuinstThreadLives(&lv, &n);
+    if (rc != GPUINST_SUCCESS) return rc;
+    qsort(lv, (size_t)n, sizeof *lv, lifeOrder);
     rows = (ThreadRec *)calloc(n ? (size_t)n : 1, sizeof *rows);
-    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
-        ThreadRec *r;
-        if (t->index >= n) continue; /* registered after the count: not written */
-        r = &rows[t->index];
-        r->os_tid = t->os_tid;
-        r->name = t->name;
-        r->thread = t->index;
+    if (rows == NULL) {
+        free(lv);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
     }
+    for (k = 0; k < n; k++) {
+        rows[k].os_tid = lv[k].os_tid;
+        rows[k].start_ns = lv[k].start_ns;
+        rows[k].end_ns = lv[k].end_ns ? lv[k].end_ns : gpuinstG.end_ns;
+        rows[k].name = lv[k].name;
+        rows[k].thread = lv[k].index;
+    }
+    free(lv);
     *out = rows;
     *count = n;
     return GPUINST_SUCCESS;
 }
 
 static const gpuinstTable threadsTable = {
-    "/threads", "threads that recorded, per rank",
+    "/threads", "threads that recorded, one row per thread lifetime, per rank",
     sizeof(ThreadRec), NFIELDS(threadFields), threadFields, collectThreads, NULL, NULL};
 
 typedef struct DomainRec {
@@ -7685,6 +8591,21 @@ static void loadCupti(LibSlot *L)
             return;
         }
     }
+    /* CUPTI 13.2 and newer (they have cuptiProfilerHostGetSinglePassSets)
+     * need the NVIDIA driver for any call, cuptiGetVersion included: without
+     * libcuda.so.1, 13.2.86 recurses until its stack overflows (SIGSEGV) and
+     * 13.4.92 answers CUPTI_ERROR_UNKNOWN (measured on a machine without the
+     * driver).  Such a libcupti is refused there, before it is called. */
+    if (dlsym(h, "cuptiProfilerHostGetSinglePassSets") != NULL &&
+        dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL) == NULL) { /* kept open if found: gpuinst opens it later */
+        snprintf(L->why, sizeof L->why,
+                 "%.300s is CUPTI 13.2 or newer, which needs the NVIDIA driver (libcuda.so.1) even for its host "
+                 "API, and there is none here; on a machine without a GPU use the CUPTI of CUDA 13.0 or 13.1 "
+                 "(GPUINST_CUPTI_LIB)",
+                 L->path);
+        dlclose(h);
+        return;
+    }
     dlerror();
     sym = dlsym(h, "cuptiGetVersion");
     memcpy(&getVersion, &sym, sizeof getVersion);
@@ -7852,7 +8773,9 @@ GPUINST_PRIVATE void *gpuinstCudaSym(const char *name)
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
+#include <sched.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #if defined(__GNUC__)
@@ -7861,7 +8784,15 @@ GPUINST_PRIVATE void *gpuinstCudaSym(const char *name)
 #define GPUINST_NOINLINE
 #endif
 
-/* ---- threads ----------------------------------------------------------- */
+/* ---- threads -----------------------------------------------------------
+ * A thread gets a slot (gpuinstThread) at its first recording call.  When
+ * it exits (a pthread key destructor, on the exiting thread) its open push
+ * ranges are written as UNTERMINATED rows ending at the exit, its buffers
+ * are handed over (src/buf.c: spilled when over GPUINST_BUFFER_MB), its
+ * lifetime becomes a /threads row, and the slot goes to a free list for the
+ * next new thread.  So the number of slots is the number of threads alive
+ * at once (at most 65,535, the file's u16), not the number over the
+ * process's life, and the records of exited threads stay (issue 20). */
 
 #if !defined(GPUINST_AMALGAMATION)
 __attribute__((visibility("hidden"))) GPUINST_TLS gpuinstThread *gpuinstThreadSelf;
@@ -7869,27 +8800,56 @@ __attribute__((visibility("hidden"))) GPUINST_TLS gpuinstThread *gpuinstThreadSe
 
 static gpuinstThread *threadsHead; /* prepend-only list (release/acquire) */
 static uint32_t threadsCount;
+static gpuinstThread *freeSlots;   /* slots of exited threads (gpuinstG.lock) */
+static gpuinstThreadLife *lives;   /* ended lifetimes (gpuinstG.lock) */
+static uint64_t nlives, caplives;
+static pthread_key_t exitKey;
+static int exitKeyMade;            /* 1 made, -1 failed (no reuse then) */
+
+static void threadExit(void *arg);
 
 GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
 {
-    gpuinstThread *t;
+    static int warned;
+    gpuinstThread *t = NULL;
+    int fresh = 0;
     pthread_mutex_lock(&gpuinstG.lock);
-    if (threadsCount >= GPUINST_MAX_THREADS) {
-        pthread_mutex_unlock(&gpuinstG.lock);
-        return NULL;
+    if (exitKeyMade == 0) exitKeyMade = pthread_key_create(&exitKey, threadExit) == 0 ? 1 : -1;
+    if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_FINALIZED) {
+        /* the writer may be reading the slots: none is handed out now */
+    } else if (freeSlots != NULL) {
+        t = freeSlots;
+        freeSlots = t->free_next;
+        t->free_next = NULL;
+    } else if (threadsCount < GPUINST_MAX_THREADS) {
+        t = (gpuinstThread *)calloc(1, sizeof *t);
+        if (t != NULL) {
+            fresh = 1;
+            t->index = (uint16_t)threadsCount++;
+            gpuinstBufInit(&t->ranges, sizeof(gpuinstRangeRec));
+            gpuinstBufInit(&t->marks, sizeof(gpuinstMarkRec));
+            /* GPUINST_BUFFER_MB: these may spill to disk (src/buf.c, issue 8) */
+            gpuinstBufSetSpill(&t->ranges, GPUINST_SPILL_RANGES);
+            gpuinstBufSetSpill(&t->marks, GPUINST_SPILL_MARKS);
+            gpuinstBufAccount((int64_t)sizeof *t); /* the per-thread floor counts against the cap */
+        }
+    } else {
+        gpuinstWarnOnce(&warned, "%d threads are recording at once (the limit): calls of further threads "
+                                 "record nothing (counted as lost in /ranks) until one exits",
+                        GPUINST_MAX_THREADS);
     }
-    t = (gpuinstThread *)calloc(1, sizeof *t);
     if (t != NULL) {
-        t->index = (uint16_t)threadsCount++;
         t->os_tid = (int64_t)syscall(SYS_gettid);
-        gpuinstBufInit(&t->ranges, sizeof(gpuinstRangeRec));
-        gpuinstBufInit(&t->marks, sizeof(gpuinstMarkRec));
-        /* GPUINST_BUFFER_MB: these may spill to disk (src/buf.c, issue 8) */
-        gpuinstBufSetSpill(&t->ranges, GPUINST_SPILL_RANGES);
-        gpuinstBufSetSpill(&t->marks, GPUINST_SPILL_MARKS);
-        t->next = threadsHead;
-        GPUINST_STORE_REL(&threadsHead, t);
+        t->name = 0;
+        t->mode = (uint8_t)gpuinstG.cfg.mode;
+        t->life_start_ns = gpuinstClockNs();
+        t->life++;
+        if (fresh) {
+            t->next = threadsHead;
+            GPUINST_STORE_REL(&threadsHead, t);
+        }
         gpuinstThreadSelf = t;
+        if (exitKeyMade == 1) pthread_setspecific(exitKey, t);
     }
     pthread_mutex_unlock(&gpuinstG.lock);
     return t;
@@ -7898,6 +8858,194 @@ GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
 GPUINST_PRIVATE gpuinstThread *gpuinstThreadsHead(void)
 {
     return GPUINST_LOAD_ACQ(&threadsHead);
+}
+
+GPUINST_PRIVATE int gpuinstThreadLives(gpuinstThreadLife **out, uint64_t *n)
+{
+    gpuinstThread *t;
+    uint64_t k;
+    pthread_mutex_lock(&gpuinstG.lock);
+    *out = (gpuinstThreadLife *)malloc((size_t)(nlives + threadsCount + 1) * sizeof **out);
+    if (*out == NULL) {
+        pthread_mutex_unlock(&gpuinstG.lock);
+        *n = 0;
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    if (nlives) memcpy(*out, lives, (size_t)nlives * sizeof *lives);
+    k = nlives;
+    for (t = threadsHead; t != NULL; t = t->next) {
+        if (t->life_start_ns == 0) continue; /* free: its lifetimes are above */
+        (*out)[k].os_tid = t->os_tid;
+        (*out)[k].start_ns = t->life_start_ns;
+        (*out)[k].end_ns = 0;
+        (*out)[k].name = t->name;
+        (*out)[k].index = t->index;
+        k++;
+    }
+    pthread_mutex_unlock(&gpuinstG.lock);
+    *n = k;
+    return GPUINST_SUCCESS;
+}
+
+/* ---- calls in flight at finalize (issue 20) -----------------------------
+ * Finalize must not read a thread's stack or buffer while that thread is
+ * inside a recording call that read state RUNNING just before finalize
+ * (a push may realloc its stack, a grow may spill and reuse chunks: a
+ * use-after-free, 2-5 crashes in 30 runs of exit(0) from main while workers
+ * push).  Each slot has an in-call word, set and cleared by its owner with
+ * plain stores around the recording half of each call, with the state read
+ * again after it is set.  (A flag, not a count: gpuinst's calls are not
+ * async-signal-safe, so a call never nests inside another on one thread.)  Finalize publishes FINALIZED, then runs an
+ * asymmetric barrier (membarrier(2): every running thread of the process
+ * executes a full memory barrier), then waits until every other slot's
+ * word is 0.  After the barrier a thread either had its word visible
+ * (finalize waits for it to clear) or reads FINALIZED (and records
+ * nothing): the hot path gets two stores and one load, no fence
+ * (bench/RESULTS.md, "Annotation overhead"). */
+static inline void callEnter(gpuinstThread *t)
+{
+    GPUINST_STORE_RLX(&t->incall, 1u);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the compiler keeps the state load after it */
+}
+static inline void callLeave(gpuinstThread *t)
+{
+    GPUINST_STORE_REL(&t->incall, 0u);
+}
+
+#if defined(SYS_membarrier)
+static int membarrierPrivate; /* registered for MEMBARRIER_CMD_PRIVATE_EXPEDITED */
+#endif
+static void barrierRegister(void)
+{
+#if defined(SYS_membarrier)
+    /* 16 = MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED (Linux 4.14) */
+    if (!membarrierPrivate && syscall(SYS_membarrier, 16, 0) == 0) membarrierPrivate = 1;
+#endif
+}
+
+/* A full memory barrier on every thread of the process. */
+static void heavyBarrier(void)
+{
+#if defined(SYS_membarrier)
+    /* 8 = MEMBARRIER_CMD_PRIVATE_EXPEDITED; 1 = MEMBARRIER_CMD_GLOBAL (Linux 4.3) */
+    if (membarrierPrivate && syscall(SYS_membarrier, 8, 0) == 0) return;
+    if (syscall(SYS_membarrier, 1, 0) == 0) return;
+#endif
+    {
+        /* No membarrier (old kernel, seccomp): taking write access away
+         * from a page this process has written makes the kernel flush
+         * that mapping from every CPU running one of its threads (an
+         * inter-processor interrupt, serializing on x86). */
+        static char *page;
+        long ps = sysconf(_SC_PAGESIZE);
+        if (page == NULL) {
+            void *p = mmap(NULL, (size_t)ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            page = p == MAP_FAILED ? NULL : (char *)p;
+        }
+        if (page != NULL) {
+            mprotect(page, (size_t)ps, PROT_READ | PROT_WRITE);
+            GPUINST_STORE_RLX(page, (char)0);
+            mprotect(page, (size_t)ps, PROT_READ);
+        }
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    }
+}
+
+#define QUIESCE_WAIT_NS 10000000000ull /* a call longer than 10 s is stuck (a debugger, a hung disk) */
+
+GPUINST_PRIVATE void gpuinstNvtxQuiesce(void)
+{
+    gpuinstThread *t, *self = gpuinstThreadSelf;
+    uint64_t t0 = gpuinstClockNs();
+    heavyBarrier();
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
+        unsigned spins = 0;
+        if (t == self) continue; /* finalize from a signal handler inside a call of this thread */
+        while (GPUINST_LOAD_ACQ(&t->incall) != 0) {
+            if (gpuinstClockNs() - t0 > QUIESCE_WAIT_NS) {
+                t->busy_at_finalize = 1;
+                gpuinstWarn("thread %lld has been inside a gpuinst call for 10 s: its open ranges are not "
+                            "written", (long long)t->os_tid);
+                break;
+            }
+            if (++spins < 64) {
+                sched_yield();
+            } else {
+                struct timespec ts = {0, 100000};
+                nanosleep(&ts, NULL);
+            }
+        }
+    }
+}
+
+/* ---- open push ranges -> UNTERMINATED rows ------------------------------- */
+
+/* Writes t's open push ranges, innermost first, as rows ending at `now`
+ * with flag UNTERMINATED into dst's buffer (dst's owner calls this). */
+static void closeStacks(gpuinstThread *t, gpuinstThread *dst, uint64_t now, int reset)
+{
+    uint32_t d;
+    for (d = 0; d < GPUINST_MAX_DOMAINS; d++) {
+        gpuinstStack *s = GPUINST_LOAD_ACQ(&t->stacks[d]);
+        uint32_t k;
+        if (s == NULL) continue;
+        for (k = GPUINST_LOAD_ACQ(&s->depth); k > 0; k--) {
+            gpuinstOpen *o = &s->open[k - 1];
+            gpuinstRangeRec *r = dst != NULL ? (gpuinstRangeRec *)gpuinstBufSlot(&dst->ranges) : NULL;
+            if (r == NULL) {
+                GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+            } else {
+                *r = *o;
+                r->end_ns = now;
+                r->flags = (uint8_t)(o->flags | GPUINST_RANGE_FLAG_UNTERMINATED);
+                gpuinstBufCommit(&dst->ranges);
+            }
+        }
+        if (reset) GPUINST_STORE_REL(&s->depth, 0u);
+    }
+}
+
+/* The pthread key destructor: on the exiting thread. */
+static void threadExit(void *arg)
+{
+    gpuinstThread *t = (gpuinstThread *)arg;
+    uint64_t now;
+    int handed = 0;
+    if (t == NULL || gpuinstThreadSelf != t) return;
+    callEnter(t);
+    if (GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_RUNNING) {
+        now = gpuinstClockNs();
+        closeStacks(t, t, now, 1);
+        gpuinstProfCloseThread(t, now);
+        gpuinstBufHandOver(&t->ranges);
+        gpuinstBufHandOver(&t->marks);
+        handed = 1;
+    }
+    callLeave(t);
+    gpuinstThreadSelf = NULL;
+    if (!handed) return;
+    pthread_mutex_lock(&gpuinstG.lock);
+    if (nlives == caplives) {
+        uint64_t ncap = caplives ? caplives * 2 : 64;
+        gpuinstThreadLife *nl = (gpuinstThreadLife *)realloc(lives, (size_t)ncap * sizeof *nl);
+        if (nl == NULL) {
+            /* keep the slot (and its row) rather than lose the lifetime */
+            pthread_mutex_unlock(&gpuinstG.lock);
+            return;
+        }
+        lives = nl;
+        caplives = ncap;
+    }
+    lives[nlives].os_tid = t->os_tid;
+    lives[nlives].start_ns = t->life_start_ns;
+    lives[nlives].end_ns = now;
+    lives[nlives].name = t->name;
+    lives[nlives].index = t->index;
+    nlives++;
+    t->life_start_ns = 0;
+    t->free_next = freeSlots;
+    freeSlots = t;
+    pthread_mutex_unlock(&gpuinstG.lock);
 }
 
 /* ---- names ------------------------------------------------------------- */
@@ -7959,27 +9107,35 @@ static inline gpuinstNameKey *nameKeySlot(gpuinstThread *t, const char *name)
     return &t->keys[(p ^ (p >> 6) ^ (p >> 12)) & (GPUINST_NAME_CACHE - 1)];
 }
 
+/* The front cache's miss: interns `name` and takes the slot.  A name in
+ * immutable memory (a string literal: gpuinstStringImmutable) is marked so
+ * that its next lookups skip the strcmp; a truncated name never is (each
+ * use is counted in names_truncated). */
+static GPUINST_NOINLINE uint32_t nameIdFill(gpuinstThread *t, gpuinstNameKey *k, const char *name)
+{
+    uint32_t id = gpuinstNameId(t, name);
+    size_t len = 0;
+    const char *text = id != 0 ? gpuinstStringGet(id, &len) : NULL;
+    if (text != NULL) {
+        k->key = name;
+        k->text = text;
+        k->id = id;
+        k->ro = (uint32_t)(strnlen(name, (size_t)GPUINST_NAME_MAX + 1) == len && gpuinstStringImmutable(name, len));
+    }
+    return id;
+}
+
 /* gpuinstNameId for the hot paths (name non-NULL, non-empty): a name seen
- * before at the same address costs a pointer compare and a strcmp, which
- * reads `name` no further than its end.  The text is compared, not only the
- * pointer, because a caller may reuse a buffer for another name.  A
- * truncated name never matches (its interned copy is shorter) and takes the
- * hashed path every time, as before. */
+ * before at the same address costs a pointer compare, plus, where the
+ * caller's memory can change (a buffer it may reuse for another name), a
+ * strcmp against the interned copy, which reads `name` no further than its
+ * end.  A truncated name never matches (its interned copy is shorter) and
+ * takes the hashed path every time, as before. */
 static inline uint32_t nameIdFront(gpuinstThread *t, const char *name)
 {
     gpuinstNameKey *k = nameKeySlot(t, name);
-    uint32_t id;
-    if (GPUINST_LIKELY(k->key == name && strcmp(k->text, name) == 0)) return k->id;
-    id = gpuinstNameId(t, name);
-    if (id != 0) {
-        const char *text = gpuinstStringGet(id, NULL);
-        if (text != NULL) {
-            k->key = name;
-            k->text = text;
-            k->id = id;
-        }
-    }
-    return id;
+    if (GPUINST_LIKELY(k->key == name) && GPUINST_LIKELY(k->ro || strcmp(k->text, name) == 0)) return k->id;
+    return nameIdFill(t, k, name);
 }
 
 /* ---- registered strings and categories ---------------------------------- */
@@ -8006,10 +9162,7 @@ static uint32_t ncategories, capCategories;
 /* The answer for a call made while not RUNNING, counted. */
 static int notRunning(int st)
 {
-    if (st == GPUINST_STATE_UNINIT) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
-        return GPUINST_ERROR_NOT_INITIALIZED;
-    }
+    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
     if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_SUCCESS;
     GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
     return GPUINST_ERROR_FINALIZED;
@@ -8026,6 +9179,24 @@ static int lost(void)
     GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
     return GPUINST_ERROR_OUT_OF_MEMORY;
 }
+
+/* No thread slot: out of memory or slots while recording, else finalized. */
+static int noSlot(void)
+{
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    return st == GPUINST_STATE_RUNNING ? lost() : notRunning(st);
+}
+
+/* Enters a recording call on t (see callEnter): 1, or 0 (left again) if
+ * the state is no longer RUNNING. */
+static inline int callBegin(gpuinstThread *t)
+{
+    callEnter(t);
+    if (GPUINST_LIKELY(GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_RUNNING)) return 1;
+    callLeave(t);
+    return 0;
+}
+#define NOT_RUNNING_NOW() notRunning(GPUINST_LOAD_ACQ(&gpuinstG.state))
 
 static nvtxDomainHandle_t domainHandle(gpuinst_domain d)
 {
@@ -8177,11 +9348,118 @@ static inline void stackPush(gpuinstThread *t, gpuinstStack *s, gpuinst_domain d
     GPUINST_STORE_REL(&s->depth, depth);
 }
 
+/* ---- profile mode (GPUINST_MODE=profile; src/profile.c) ---------------------
+ * The same calls open and close frames of the thread's profile instead of
+ * (or, with "profile,trace", besides) the trace stack: push finds the path's
+ * node (a hash probe) before the NVTX call, pop folds the duration into it.
+ * GPU correlation and range-profiler hooks are made by the profile side
+ * only when no trace is kept (the trace's own calls make them otherwise). */
+
+/* Room for one frame on domain d's profile stack and the node it opens
+ * (*node); NULL without memory. */
+static inline gpuinstProfStack *profReserve(gpuinstThread *t, gpuinst_domain d, uint32_t name,
+                                             gpuinstProfRangeRec **node)
+{
+    gpuinstProf *p = t->prof;
+    gpuinstProfStack *s;
+    uint32_t depth;
+    if (GPUINST_UNLIKELY(p == NULL)) {
+        if (gpuinstProfThreadInit(t) != GPUINST_SUCCESS) return NULL;
+        p = t->prof;
+    }
+    s = p->stacks[d];
+    if (GPUINST_UNLIKELY(s == NULL) && (s = gpuinstProfStackNew(p, d)) == NULL) return NULL;
+    depth = s->depth;
+    if (GPUINST_UNLIKELY(depth == s->cap) && gpuinstProfStackGrow(s) != GPUINST_SUCCESS) return NULL;
+    *node = gpuinstProfNode(p, depth ? s->f[depth - 1].node->node : 0, name, (GPUINST_PROF_RANGE << 16) | d,
+                            (uint16_t)(depth + 1 > 65535 ? 65535 : depth + 1), t->index);
+    return *node != NULL ? s : NULL;
+}
+
+/* Opens the frame (room and node from profReserve); the clock last. */
+static inline void profPush(gpuinstThread *t, gpuinstProfStack *s, gpuinstProfRangeRec *n, int hooks)
+{
+    gpuinstProf *p = t->prof;
+    uint32_t depth = s->depth;
+    gpuinstProfFrame *f = &s->f[depth];
+    f->node = n;
+    f->child = 0;
+    f->prev = p->cur;
+    p->cur = n;
+    if (hooks) {
+        gpuinstGpuRangePush(GPUINST_PROF_CORR | (uint64_t)t->index << 32 | n->node);
+        gpuinstProfRangePush(n->name);
+    }
+    f->start = gpuinstClockNs(); /* last: gpuinst's own cost stays outside the range */
+    GPUINST_STORE_REL(&s->depth, depth + 1);
+}
+
+/* With both a trace and a profile: the frame starts when the trace's row
+ * does, so both give the same durations. */
+static inline void profSameStart(gpuinstProfStack *ps, const gpuinstStack *s)
+{
+    ps->f[ps->depth - 1].start = s->open[s->depth - 1].start_ns;
+}
+
+/* Closes domain d's innermost frame at `now` (read first). */
+static inline int profPop(gpuinstThread *t, gpuinst_domain d, uint64_t now, int hooks)
+{
+    gpuinstProf *p = t->prof;
+    gpuinstProfStack *s = p != NULL ? p->stacks[d] : NULL;
+    gpuinstProfFrame *f;
+    uint32_t depth;
+    uint64_t dur;
+    if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) return GPUINST_ERROR_STACK_EMPTY;
+    depth = s->depth - 1;
+    f = &s->f[depth];
+    dur = now > f->start ? now - f->start : 0;
+    gpuinstProfFold(f->node, dur, dur > f->child ? dur - f->child : 0);
+    if (depth > 0) s->f[depth - 1].child += dur;
+    p->cur = f->prev;
+    GPUINST_STORE_REL(&s->depth, depth);
+    if (hooks) {
+        gpuinstGpuRangePop();
+        gpuinstProfRangePop();
+    }
+    return GPUINST_SUCCESS;
+}
+
+/* A mark (count only) or an ended start/end range (duration d) folded into
+ * the node `kind` of `name` under domain d's innermost open range (marks)
+ * or at top level (start/end ranges: they may end on any thread).  0 or
+ * OUT_OF_MEMORY. */
+static int profEvent(gpuinstThread *t, gpuinst_domain d, uint32_t name, int kind, uint64_t dur, int unterminated)
+{
+    gpuinstProf *p;
+    gpuinstProfStack *s;
+    gpuinstProfRangeRec *n;
+    uint32_t depth = 0, parent = 0;
+    if (t->prof == NULL && gpuinstProfThreadInit(t) != GPUINST_SUCCESS) return GPUINST_ERROR_OUT_OF_MEMORY;
+    p = t->prof;
+    s = p->stacks[d];
+    if (kind == GPUINST_PROF_MARK && s != NULL && s->depth > 0) {
+        depth = s->depth;
+        parent = s->f[depth - 1].node->node;
+    }
+    n = gpuinstProfNode(p, parent, name, ((uint32_t)kind << 16) | d, (uint16_t)(depth + 1 > 65535 ? 65535 : depth + 1),
+                        t->index);
+    if (n == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    if (kind == GPUINST_PROF_MARK) {
+        n->count++;
+    } else {
+        gpuinstProfFold(n, dur, dur);
+        n->unterminated += (uint32_t)unterminated;
+    }
+    return GPUINST_SUCCESS;
+}
+
 int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst_attr *attr)
 {
     int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
     gpuinstThread *t;
     gpuinstStack *s;
+    gpuinstProfStack *ps = NULL;
+    gpuinstProfRangeRec *pn = NULL;
     Attr a;
     nvtxEventAttributes_t ea;
     if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) {
@@ -8191,15 +9469,26 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
     if (GPUINST_UNLIKELY(!domainValid(domain))) return invalid();
     if (GPUINST_UNLIKELY((rc = attrRead(domain, attr, &a)) != GPUINST_SUCCESS)) return invalid();
     t = gpuinstThreadGet();
-    if (GPUINST_UNLIKELY(t == NULL)) return lost();
+    if (GPUINST_UNLIKELY(t == NULL)) return noSlot();
+    if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
     rc = resolveName(t, name, &a);
-    if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS))
+    if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) {
+        callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
-    s = stackFor(t, domain);
-    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) return lost();
+    }
+    s = (t->mode & GPUINST_MODE_TRACE) ? stackFor(t, domain) : NULL;
+    if (t->mode & GPUINST_MODE_PROFILE) ps = profReserve(t, domain, a.name, &pn);
+    if (GPUINST_UNLIKELY(((t->mode & GPUINST_MODE_TRACE) && (s == NULL || stackReserve(s) != GPUINST_SUCCESS)) ||
+                         ((t->mode & GPUINST_MODE_PROFILE) && ps == NULL))) {
+        callLeave(t);
+        return lost();
+    }
     nvtxAttr(&ea, name, &a);
     nvtxDomainRangePushEx(domainHandle(domain), &ea);
-    stackPush(t, s, domain, &a);
+    if (ps != NULL) profPush(t, ps, pn, s == NULL);
+    if (s != NULL) stackPush(t, s, domain, &a);
+    if (ps != NULL && s != NULL) profSameStart(ps, s);
+    callLeave(t);
     return GPUINST_SUCCESS;
 }
 
@@ -8211,7 +9500,8 @@ static GPUINST_NOINLINE int pushRecordDefault(const char *name)
     Attr a;
     if (GPUINST_UNLIKELY(name == NULL || name[0] == '\0')) return invalid();
     t = gpuinstThreadGet();
-    if (GPUINST_UNLIKELY(t == NULL)) return lost();
+    if (GPUINST_UNLIKELY(t == NULL)) return noSlot();
+    if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
     /* field by field: a memset of the struct is a library call here */
     a.color = 0;
     a.category = 0;
@@ -8219,11 +9509,40 @@ static GPUINST_NOINLINE int pushRecordDefault(const char *name)
     a.payload = 0;
     a.reg = NULL;
     a.name = nameIdFront(t, name);
-    if (GPUINST_UNLIKELY(a.name == 0)) return lost();
-    s = stackFor(t, GPUINST_DOMAIN_DEFAULT);
-    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) return lost();
+    if (t->mode == GPUINST_MODE_PROFILE) { /* profile only */
+        gpuinstProfRangeRec *pn;
+        gpuinstProfStack *ps = a.name != 0 ? profReserve(t, GPUINST_DOMAIN_DEFAULT, a.name, &pn) : NULL;
+        if (GPUINST_UNLIKELY(ps == NULL)) {
+            callLeave(t);
+            return lost();
+        }
+        nvtxRangePushA(name);
+        profPush(t, ps, pn, 1);
+        callLeave(t);
+        return GPUINST_SUCCESS;
+    }
+    s = a.name != 0 ? stackFor(t, GPUINST_DOMAIN_DEFAULT) : NULL;
+    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) {
+        callLeave(t);
+        return lost();
+    }
+    if (GPUINST_UNLIKELY(t->mode & GPUINST_MODE_PROFILE)) { /* both */
+        gpuinstProfRangeRec *pn;
+        gpuinstProfStack *ps = profReserve(t, GPUINST_DOMAIN_DEFAULT, a.name, &pn);
+        if (ps == NULL) {
+            callLeave(t);
+            return lost();
+        }
+        nvtxRangePushA(name);
+        profPush(t, ps, pn, 0);
+        stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
+        profSameStart(ps, s);
+        callLeave(t);
+        return GPUINST_SUCCESS;
+    }
     nvtxRangePushA(name);
     stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
+    callLeave(t);
     return GPUINST_SUCCESS;
 }
 
@@ -8238,17 +9557,34 @@ int gpuinst_range_push(const char *name)
     return notRunning(st);
 }
 
+#define POP_NOT_RUNNING (-1) /* popRecord: finalize came first */
+
 /* The recording half of a pop (state RUNNING, domain valid); `now` was read
  * first so gpuinst's own cost stays outside the range.  The NVTX call is
  * the caller's, and is not made on STACK_EMPTY. */
 static inline int popRecord(gpuinst_domain domain, uint64_t now)
 {
     gpuinstThread *t = gpuinstThreadSelf;
-    gpuinstStack *s = t != NULL ? t->stacks[domain] : NULL;
+    gpuinstStack *s;
     gpuinstOpen *o;
     gpuinstRangeRec *r;
     uint32_t depth;
+    if (GPUINST_UNLIKELY(t == NULL)) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+        return GPUINST_ERROR_STACK_EMPTY;
+    }
+    if (GPUINST_UNLIKELY(!callBegin(t))) return POP_NOT_RUNNING;
+    if (GPUINST_UNLIKELY(t->mode & GPUINST_MODE_PROFILE)) {
+        int rc = profPop(t, domain, now, !(t->mode & GPUINST_MODE_TRACE));
+        if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) { /* profile only, or nothing open */
+            callLeave(t);
+            if (rc == GPUINST_ERROR_STACK_EMPTY) GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+            return rc;
+        }
+    }
+    s = t->stacks[domain];
     if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) {
+        callLeave(t);
         GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
         return GPUINST_ERROR_STACK_EMPTY;
     }
@@ -8263,6 +9599,7 @@ static inline int popRecord(gpuinst_domain domain, uint64_t now)
     GPUINST_STORE_REL(&s->depth, depth - 1);
     gpuinstGpuRangePop();
     gpuinstProfRangePop(); /* range profiling (one branch when off) */
+    callLeave(t);
     return r != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
 }
 
@@ -8278,6 +9615,7 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
     now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
     if (GPUINST_UNLIKELY(!domainValid(domain))) return invalid();
     rc = popRecord(domain, now);
+    if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     nvtxDomainRangePop(domainHandle(domain));
     return rc == GPUINST_SUCCESS ? rc : lost();
@@ -8288,6 +9626,7 @@ static GPUINST_NOINLINE int popRecordDefault(void)
 {
     uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
     int rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
+    if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     nvtxRangePop();
     return rc == GPUINST_SUCCESS ? rc : lost();
@@ -8309,6 +9648,10 @@ int gpuinst_range_depth(gpuinst_domain domain)
     gpuinstThread *t = gpuinstThreadSelf;
     gpuinstStack *s;
     if (t == NULL || domain >= GPUINST_MAX_DOMAINS) return 0;
+    if (t->mode == GPUINST_MODE_PROFILE) {
+        gpuinstProfStack *ps = t->prof != NULL ? t->prof->stacks[domain] : NULL;
+        return ps != NULL ? (int)ps->depth : 0;
+    }
     s = t->stacks[domain];
     return s != NULL ? (int)s->depth : 0;
 }
@@ -8324,6 +9667,7 @@ typedef struct OpenRange {
     uint64_t start_ns;
     int64_t payload;
     uint32_t name, color;
+    uint32_t life;      /* the starting thread's slot owner (gpuinstThread.life) */
     uint16_t domain, category, thread;
     uint8_t flags;
 } OpenRange;
@@ -8351,11 +9695,14 @@ int gpuinst_range_start_ex(gpuinst_domain domain, const char *name, const gpuins
     if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) return notRunning(st);
     if (!domainValid(domain) || attrRead(domain, attr, &a) != GPUINST_SUCCESS) return invalid();
     t = gpuinstThreadGet();
-    if (t == NULL) return lost();
+    if (t == NULL) return noSlot();
+    if (!callBegin(t)) return NOT_RUNNING_NOW();
     rc = resolveName(t, name, &a);
-    if (rc != GPUINST_SUCCESS) return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
-    o = (OpenRange *)malloc(sizeof *o);
-    if (o == NULL) return lost();
+    o = rc == GPUINST_SUCCESS ? (OpenRange *)malloc(sizeof *o) : NULL;
+    if (o == NULL) {
+        callLeave(t);
+        return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
+    }
     nvtxAttr(&ea, name, &a);
     o->id = ((gpuinst_range_id)t->index << 32) | t->seq++;
     o->nvtx = nvtxDomainRangeStartEx(domainHandle(domain), &ea);
@@ -8365,14 +9712,16 @@ int gpuinst_range_start_ex(gpuinst_domain domain, const char *name, const gpuins
     o->domain = (uint16_t)domain;
     o->category = (uint16_t)a.category;
     o->thread = t->index;
+    o->life = t->life;
     o->flags = a.ptype;
     b = openBucket(o->id);
     o->start_ns = gpuinstClockNs();
     pthread_mutex_lock(&openLock);
     o->next = openTable[b];
     openTable[b] = o;
-    pthread_mutex_unlock(&openLock);
     *id = o->id;
+    pthread_mutex_unlock(&openLock);
+    callLeave(t);
     return GPUINST_SUCCESS;
 }
 
@@ -8381,10 +9730,20 @@ int gpuinst_range_start(const char *name, gpuinst_range_id *id)
     return gpuinst_range_start_ex(GPUINST_DOMAIN_DEFAULT, name, NULL, id);
 }
 
-/* Appends an ended start/end range to thread t's buffer; frees o. */
+/* Appends an ended start/end range to thread t's buffer (trace) and folds
+ * it into t's profile (profile); frees o. */
 static int openRangeRecord(gpuinstThread *t, OpenRange *o, uint64_t end, uint8_t extra)
 {
-    gpuinstRangeRec *r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
+    gpuinstRangeRec *r;
+    if (t->mode & GPUINST_MODE_PROFILE) {
+        int rc = profEvent(t, o->domain, o->name, GPUINST_PROF_STARTEND, end > o->start_ns ? end - o->start_ns : 0,
+                           (extra & GPUINST_RANGE_FLAG_UNTERMINATED) != 0);
+        if (!(t->mode & GPUINST_MODE_TRACE)) {
+            free(o);
+            return rc == GPUINST_SUCCESS ? rc : lost();
+        }
+    }
+    r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
     if (r != NULL) {
         r->start_ns = o->start_ns;
         r->end_ns = end;
@@ -8406,11 +9765,16 @@ static int openRangeRecord(gpuinstThread *t, OpenRange *o, uint64_t end, uint8_t
 
 int gpuinst_range_end(gpuinst_range_id id)
 {
-    int st = GPUINST_LOAD_RLX(&gpuinstG.state);
+    int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
     uint64_t now = gpuinstClockNs();
     gpuinstThread *t;
     OpenRange **pp, *o = NULL;
     if (st != GPUINST_STATE_RUNNING) return notRunning(st);
+    t = gpuinstThreadGet();
+    if (t == NULL) return noSlot();
+    /* in the call before the range leaves the table: finalize either waits
+     * for this call, or closes the range itself (UNTERMINATED) */
+    if (!callBegin(t)) return NOT_RUNNING_NOW();
     pthread_mutex_lock(&openLock);
     for (pp = &openTable[openBucket(id)]; *pp != NULL; pp = &(*pp)->next) {
         if ((*pp)->id == id) {
@@ -8421,16 +9785,15 @@ int gpuinst_range_end(gpuinst_range_id id)
     }
     pthread_mutex_unlock(&openLock);
     if (o == NULL) {
+        callLeave(t);
         GPUINST_ADD_RLX(&gpuinstG.counts.range_not_open, 1);
         return GPUINST_ERROR_RANGE_NOT_OPEN;
     }
     nvtxDomainRangeEnd(domainHandle(o->domain), o->nvtx);
-    t = gpuinstThreadGet();
-    if (t == NULL) {
-        free(o);
-        return lost();
-    }
-    return openRangeRecord(t, o, now, t->index != o->thread ? GPUINST_RANGE_FLAG_CROSS_THREAD : 0);
+    rc = openRangeRecord(t, o, now,
+                         t->index != o->thread || t->life != o->life ? GPUINST_RANGE_FLAG_CROSS_THREAD : 0);
+    callLeave(t);
+    return rc;
 }
 
 /* ---- marks ------------------------------------------------------------------ */
@@ -8442,8 +9805,8 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
     gpuinstMarkRec *m;
     Attr a;
     nvtxEventAttributes_t ea;
-    uint64_t now = gpuinstClockNs();
-    if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) {
+    uint64_t now;
+    if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) { /* no clock read: nothing is recorded */
         if (st == GPUINST_STATE_NVTX_ONLY && domainValid(domain) &&
             attrRead(domain, attr, &a) == GPUINST_SUCCESS && (name != NULL || a.reg != NULL)) {
             nvtxAttr(&ea, name, &a);
@@ -8451,15 +9814,30 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
         }
         return notRunning(st);
     }
+    now = gpuinstClockNs();
     if (!domainValid(domain) || attrRead(domain, attr, &a) != GPUINST_SUCCESS) return invalid();
     t = gpuinstThreadGet();
-    if (t == NULL) return lost();
+    if (t == NULL) return noSlot();
+    if (!callBegin(t)) return NOT_RUNNING_NOW();
     rc = resolveName(t, name, &a);
-    if (rc != GPUINST_SUCCESS) return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
+    if (rc != GPUINST_SUCCESS) {
+        callLeave(t);
+        return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
+    }
     nvtxAttr(&ea, name, &a);
     nvtxDomainMarkEx(domainHandle(domain), &ea);
+    if (t->mode & GPUINST_MODE_PROFILE) { /* a count on its path */
+        rc = profEvent(t, domain, a.name, GPUINST_PROF_MARK, 0, 0);
+        if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) {
+            callLeave(t);
+            return rc == GPUINST_SUCCESS ? rc : lost();
+        }
+    }
     m = (gpuinstMarkRec *)gpuinstBufSlot(&t->marks);
-    if (m == NULL) return lost();
+    if (m == NULL) {
+        callLeave(t);
+        return lost();
+    }
     memset(m, 0, sizeof *m);
     m->time_ns = now;
     m->payload = a.payload;
@@ -8470,11 +9848,18 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
     m->category = (uint16_t)a.category;
     m->flags = a.ptype;
     gpuinstBufCommit(&t->marks);
+    callLeave(t);
     return GPUINST_SUCCESS;
 }
 
+/* As gpuinst_range_push: disabled, the state test and NVTX's own call. */
 int gpuinst_mark(const char *name)
 {
+    int st = GPUINST_LOAD_RLX(&gpuinstG.state);
+    if (GPUINST_UNLIKELY(st == GPUINST_STATE_NVTX_ONLY)) {
+        if (name != NULL) nvtxMarkA(name);
+        return GPUINST_SUCCESS;
+    }
     return gpuinst_mark_ex(GPUINST_DOMAIN_DEFAULT, name, NULL);
 }
 
@@ -8633,38 +10018,23 @@ GPUINST_PRIVATE void gpuinstNvtxInit(void)
     t = gpuinstThreadGet();
     gpuinstG.domain_names[0] = t != NULL ? gpuinstNameId(t, "default") : 0;
     GPUINST_STORE_REL(&gpuinstG.ndomains, 1u);
+    barrierRegister(); /* for gpuinstNvtxQuiesce */
 }
 
 GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now)
 {
     gpuinstThread *t, *self = gpuinstThreadGet();
     unsigned b;
-    /* The rows go to the finalizing thread's own buffer, never to another
-     * thread's: that thread may still be inside a push or pop (a call that
-     * read state RUNNING just before finalize), and a buffer has one writer
-     * (issue 8: two writers corrupted the chunk list, found by TSan in
-     * hardening_finalize_race).  Other threads' stacks are only read. */
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
-        uint32_t d;
-        for (d = 0; d < GPUINST_MAX_DOMAINS; d++) {
-            gpuinstStack *s = GPUINST_LOAD_ACQ(&t->stacks[d]);
-            uint32_t k;
-            if (s == NULL) continue;
-            for (k = GPUINST_LOAD_ACQ(&s->depth); k > 0; k--) {
-                gpuinstOpen *o = &s->open[k - 1];
-                gpuinstRangeRec *r = self != NULL ? (gpuinstRangeRec *)gpuinstBufSlot(&self->ranges) : NULL;
-                if (r == NULL) {
-                    GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
-                } else {
-                    *r = *o;
-                    r->end_ns = now;
-                    r->flags = (uint8_t)(o->flags | GPUINST_RANGE_FLAG_UNTERMINATED);
-                    gpuinstBufCommit(&self->ranges);
-                }
-            }
-            if (t == self) GPUINST_STORE_REL(&s->depth, 0u);
+    /* After gpuinstNvtxQuiesce no other thread is inside a call.  The rows
+     * go to the finalizing thread's own buffer, never to another thread's
+     * (a buffer has one writer: issue 8, found by TSan in
+     * hardening_finalize_race).  A thread still inside a call after the
+     * wait (busy_at_finalize) is not read at all. */
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
+        if (!t->busy_at_finalize) {
+            closeStacks(t, self, now, t == self);
+            gpuinstProfCloseThread(t, now); /* profile frames: folded on their own node (src/profile.c) */
         }
-    }
     t = self;
     pthread_mutex_lock(&openLock);
     for (b = 0; b < OPEN_BUCKETS; b++) {
@@ -8704,6 +10074,329 @@ GPUINST_PRIVATE int gpuinstCollectCategories(const gpuinstTable *tb, void **out,
     return GPUINST_SUCCESS;
 }
 /************** End of src/nvtx.c **************/
+/************** Begin file src/profile.c **************/
+/*
+ * profile.c -- the aggregated profile (GPUINST_MODE=profile, issue 19):
+ * per rank, thread and domain one row per distinct range path instead of
+ * one row per range, so memory and file grow with the paths of a program,
+ * not with how long it runs.
+ *
+ * A thread's profile (gpuinstProf, gpuinstInt.h) is a set of nodes, one
+ * per path (domain, parent path, name, kind), found by an open-addressing
+ * hash on (parent, name, kind << 16 | domain) and stored in chunks that
+ * never move (frames point at them).  The hot paths are in src/nvtx.c
+ * (push: find the node, open a frame; pop: fold the frame into its node);
+ * this file holds the slow halves, the end of the run and the tables:
+ *   /profile/ranges   one row per (rank, thread, path): push/pop ranges,
+ *                     marks (count only), start/end ranges (top level, on
+ *                     the thread that ended them);
+ *   /profile/kernels  one row per (rank, launching thread, path, kernel)
+ *                     when GPU tracing is on: count and GPU time.
+ * /profile/mpi (per path, MPI call and communicator) is the MPI layer's
+ * (mpi/mpi_trace.c).  Owner thread only: a node is written by its thread;
+ * the writer reads after gpuinstNvtxQuiesce.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+
+#define NFIELDS(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
+/* ---- nodes -------------------------------------------------------------- */
+
+static int profGrowSlots(gpuinstProf *p)
+{
+    uint32_t ncap = p->slots ? (p->mask + 1) * 2 : 64, i, j;
+    gpuinstProfSlot *n = (gpuinstProfSlot *)calloc(ncap, sizeof *n), *o = p->slots;
+    if (n == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (i = 0; o != NULL && i <= p->mask; i++) {
+        uint64_t key = o[i].key;
+        uint32_t kd = o[i].kd;
+        if (o[i].node == NULL) continue;
+        for (j = (uint32_t)(((key ^ ((uint64_t)kd << 19)) * 0x9E3779B97F4A7C15ull) >> 40) & (ncap - 1);
+             n[j].node != NULL; j = (j + 1) & (ncap - 1)) {
+        }
+        n[j] = o[i];
+    }
+    free(o);
+    p->slots = n;
+    p->mask = ncap - 1;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE gpuinstProfRangeRec *gpuinstProfNodeNew(gpuinstProf *p, uint32_t parent, uint32_t name,
+                                                        uint32_t kd, uint16_t depth, uint16_t thread)
+{
+    uint64_t key = (uint64_t)parent | (uint64_t)name << 32;
+    uint32_t id = p->nnodes + 1, i;
+    gpuinstProfRangeRec *n;
+    /* room: a chunk for the node, and the table at most half full */
+    if ((id - 1) / GPUINST_PROF_CHUNK >= p->nchunks) {
+        if (p->nchunks == p->capchunks) {
+            uint32_t nc = p->capchunks ? p->capchunks * 2 : 8;
+            gpuinstProfRangeRec **c = (gpuinstProfRangeRec **)realloc(p->chunks, nc * sizeof *c);
+            if (c == NULL) return NULL;
+            p->chunks = c;
+            p->capchunks = nc;
+        }
+        p->chunks[p->nchunks] =
+            (gpuinstProfRangeRec *)calloc(GPUINST_PROF_CHUNK, sizeof(gpuinstProfRangeRec));
+        if (p->chunks[p->nchunks] == NULL) return NULL;
+        gpuinstBufAccount((int64_t)(GPUINST_PROF_CHUNK * sizeof(gpuinstProfRangeRec)));
+        p->nchunks++;
+    }
+    if ((uint64_t)id * 2 > (uint64_t)p->mask + 1 && profGrowSlots(p) != GPUINST_SUCCESS) return NULL;
+    n = &p->chunks[(id - 1) / GPUINST_PROF_CHUNK][(id - 1) % GPUINST_PROF_CHUNK];
+    n->node = id;
+    n->parent = parent;
+    n->name = name;
+    n->domain = (uint16_t)(kd & 0xFFFF);
+    n->kind = (uint8_t)(kd >> 16);
+    n->depth = depth;
+    n->thread = thread;
+    n->incl_min_ns = n->excl_min_ns = UINT64_MAX;
+    for (i = (uint32_t)(((key ^ ((uint64_t)kd << 19)) * 0x9E3779B97F4A7C15ull) >> 40) & p->mask;
+         p->slots[i].node != NULL; i = (i + 1) & p->mask) {
+    }
+    p->slots[i].key = key;
+    p->slots[i].kd = kd;
+    GPUINST_STORE_REL(&p->slots[i].node, n);
+    GPUINST_STORE_REL(&p->nnodes, id);
+    return n;
+}
+
+GPUINST_PRIVATE int gpuinstProfThreadInit(gpuinstThread *t)
+{
+    gpuinstProf *p;
+    if (t->prof != NULL) return GPUINST_SUCCESS;
+    p = (gpuinstProf *)calloc(1, sizeof *p);
+    if (p == NULL || profGrowSlots(p) != GPUINST_SUCCESS) {
+        free(p);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    gpuinstBufAccount((int64_t)(sizeof *p + (p->mask + 1) * sizeof(gpuinstProfSlot)));
+    GPUINST_STORE_REL(&t->prof, p);
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE gpuinstProfStack *gpuinstProfStackNew(gpuinstProf *p, uint32_t domain)
+{
+    gpuinstProfStack *s = (gpuinstProfStack *)calloc(1, sizeof *s);
+    if (s != NULL) GPUINST_STORE_REL(&p->stacks[domain], s);
+    return s;
+}
+
+GPUINST_PRIVATE int gpuinstProfStackGrow(gpuinstProfStack *s)
+{
+    uint32_t ncap = s->cap ? s->cap * 2 : 16;
+    gpuinstProfFrame *f = (gpuinstProfFrame *)realloc(s->f, ncap * sizeof *f);
+    if (f == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    s->f = f;
+    s->cap = ncap;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE uint64_t gpuinstProfCurrent(void)
+{
+    gpuinstThread *t = gpuinstThreadSelf;
+    gpuinstProf *p = t != NULL ? t->prof : NULL;
+    if (p == NULL || p->cur == NULL) return 0;
+    return (uint64_t)t->index << 32 | p->cur->node;
+}
+
+/* Folds t's open frames as ranges that ended `now`, counted in
+ * `unterminated`, innermost first (so parents get their children's time),
+ * as trace mode writes such ranges with the UNTERMINATED flag: at
+ * finalize (after gpuinstNvtxQuiesce: no thread is in a call) and on the
+ * exiting thread itself (its slot is reused). */
+GPUINST_PRIVATE void gpuinstProfCloseThread(gpuinstThread *t, uint64_t now)
+{
+    gpuinstProf *p = GPUINST_LOAD_ACQ(&t->prof);
+    uint32_t d;
+    if (p == NULL) return;
+    for (d = 0; d < GPUINST_MAX_DOMAINS; d++) {
+        gpuinstProfStack *s = GPUINST_LOAD_ACQ(&p->stacks[d]);
+        uint32_t k;
+        if (s == NULL) continue;
+        for (k = GPUINST_LOAD_ACQ(&s->depth); k > 0; k--) {
+            gpuinstProfFrame *f = &s->f[k - 1];
+            uint64_t dur = now > f->start ? now - f->start : 0;
+            gpuinstProfFold(f->node, dur, dur > f->child ? dur - f->child : 0);
+            f->node->unterminated++;
+            if (k > 1) s->f[k - 2].child += dur;
+        }
+        GPUINST_STORE_REL(&s->depth, 0u);
+    }
+    p->cur = NULL;
+}
+
+/* ---- kernels --------------------------------------------------------------
+ * Folded where the decoder joins a kernel to its launching range
+ * (src/activity.c, one decoder thread at a time under its lock): kept
+ * here, not in the launching thread's profile, by (thread, node, name). */
+typedef struct ProfKernelRec {   /* /profile/kernels, 72 bytes */
+    uint64_t count;
+    uint64_t gpu_ns, gpu_min_ns, gpu_max_ns;
+    double gpu_sq_ns2;
+    uint32_t node;               /* the launching path (/profile/ranges node, same rank and thread) */
+    uint32_t name;               /* kernel (mangled), /strings */
+    uint32_t demangled;
+    uint32_t rank;
+    uint16_t thread;
+    uint8_t pad_[6];
+} ProfKernelRec;
+
+static ProfKernelRec *profKern;
+static uint32_t nprofKern, capProfKern;
+static pthread_mutex_t profKernLock = PTHREAD_MUTEX_INITIALIZER;
+
+GPUINST_PRIVATE void gpuinstProfKernel(uint64_t corr, uint32_t name, uint32_t demangled, uint64_t gpu_ns)
+{
+    uint32_t node = (uint32_t)corr, i;
+    uint16_t thread = (uint16_t)(corr >> 32);
+    ProfKernelRec *k = NULL;
+    pthread_mutex_lock(&profKernLock);
+    /* few distinct (path, kernel) pairs: a scan from the most recent */
+    for (i = nprofKern; i > 0; i--)
+        if (profKern[i - 1].node == node && profKern[i - 1].thread == thread && profKern[i - 1].name == name) {
+            k = &profKern[i - 1];
+            break;
+        }
+    if (k == NULL) {
+        if (nprofKern == capProfKern) {
+            uint32_t nc = capProfKern ? capProfKern * 2 : 64;
+            ProfKernelRec *n = (ProfKernelRec *)realloc(profKern, nc * sizeof *n);
+            if (n == NULL) {
+                pthread_mutex_unlock(&profKernLock);
+                GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+                return;
+            }
+            profKern = n;
+            capProfKern = nc;
+        }
+        k = &profKern[nprofKern++];
+        memset(k, 0, sizeof *k);
+        k->node = node;
+        k->thread = thread;
+        k->name = name;
+        k->demangled = demangled;
+        k->gpu_min_ns = UINT64_MAX;
+    }
+    k->count++;
+    k->gpu_ns += gpu_ns;
+    if (gpu_ns < k->gpu_min_ns) k->gpu_min_ns = gpu_ns;
+    if (gpu_ns > k->gpu_max_ns) k->gpu_max_ns = gpu_ns;
+    k->gpu_sq_ns2 += (double)gpu_ns * (double)gpu_ns;
+    pthread_mutex_unlock(&profKernLock);
+}
+
+/* ---- tables ---------------------------------------------------------------- */
+
+#define F(rec, member, type, flags, unit, doc) \
+    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
+#define D GPUINST_FIELD_DURATION
+
+static const gpuinstField profRangeFields[] = {
+    F(gpuinstProfRangeRec, count, GPUINST_FT_U64, 0, "count",
+      "ranges of this path closed (marks: marks made; start/end ranges: ended), unterminated ones included"),
+    F(gpuinstProfRangeRec, incl_ns, GPUINST_FT_U64, D, "ns", "inclusive time, total (end - start summed)"),
+    F(gpuinstProfRangeRec, incl_min_ns, GPUINST_FT_U64, D, "ns", "inclusive time, shortest (0 for marks)"),
+    F(gpuinstProfRangeRec, incl_max_ns, GPUINST_FT_U64, D, "ns", "inclusive time, longest"),
+    F(gpuinstProfRangeRec, excl_ns, GPUINST_FT_U64, D, "ns",
+      "exclusive time, total: inclusive minus the inclusive time of the child ranges of the same domain"),
+    F(gpuinstProfRangeRec, excl_min_ns, GPUINST_FT_U64, D, "ns", "exclusive time, shortest"),
+    F(gpuinstProfRangeRec, excl_max_ns, GPUINST_FT_U64, D, "ns", "exclusive time, longest"),
+    F(gpuinstProfRangeRec, incl_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2",
+      "sum of squared inclusive times (variance = incl_sq_ns2 / count - (incl_ns / count)^2)"),
+    F(gpuinstProfRangeRec, excl_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2",
+      "sum of squared exclusive times"),
+    F(gpuinstProfRangeRec, node, GPUINST_FT_U32, 0, "", "this path's id within (rank, thread), 1.."),
+    F(gpuinstProfRangeRec, parent, GPUINST_FT_U32, 0, "",
+      "node of the enclosing path (same rank, thread and domain); 0 top level"),
+    F(gpuinstProfRangeRec, name, GPUINST_FT_U32, 0, "", "name of the path's last range: id in /strings (same rank)"),
+    F(gpuinstProfRangeRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(gpuinstProfRangeRec, unterminated, GPUINST_FT_U32, 0, "count",
+      "of count: ranges still open at finalize, counted as ending there"),
+    F(gpuinstProfRangeRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+    F(gpuinstProfRangeRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains"),
+    F(gpuinstProfRangeRec, depth, GPUINST_FT_U16, 0, "", "nesting depth in its domain: 1 top level"),
+    F(gpuinstProfRangeRec, kind, GPUINST_FT_U8, 0, "",
+      "0 push/pop range; 1 mark (count only, times 0); 2 start/end range (top level, on the thread that ended it)"),
+};
+
+static const gpuinstField profKernelFields[] = {
+    F(ProfKernelRec, count, GPUINST_FT_U64, 0, "count", "kernels of this name launched inside the path"),
+    F(ProfKernelRec, gpu_ns, GPUINST_FT_U64, D, "ns", "GPU time (end - start of each kernel) summed"),
+    F(ProfKernelRec, gpu_min_ns, GPUINST_FT_U64, D, "ns", "shortest kernel"),
+    F(ProfKernelRec, gpu_max_ns, GPUINST_FT_U64, D, "ns", "longest kernel"),
+    F(ProfKernelRec, gpu_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2", "sum of squared kernel times"),
+    F(ProfKernelRec, node, GPUINST_FT_U32, 0, "",
+      "the launching range's path: node in /profile/ranges (same rank and thread); 0 outside any range"),
+    F(ProfKernelRec, name, GPUINST_FT_U32, 0, "", "kernel name as CUPTI gives it (mangled): id in /strings"),
+    F(ProfKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings"),
+    F(ProfKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(ProfKernelRec, thread, GPUINST_FT_U16, 0, "", "launching thread: index in /threads"),
+};
+#undef D
+
+static int collectProfRanges(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    gpuinstThread *t;
+    uint64_t n = 0, k = 0;
+    gpuinstProfRangeRec *rows;
+    (void)tb;
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
+        gpuinstProf *p = GPUINST_LOAD_ACQ(&t->prof);
+        if (p != NULL) n += GPUINST_LOAD_ACQ(&p->nnodes);
+    }
+    rows = (gpuinstProfRangeRec *)malloc((n ? n : 1) * sizeof *rows);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
+        gpuinstProf *p = GPUINST_LOAD_ACQ(&t->prof);
+        uint32_t i, m;
+        if (p == NULL) continue;
+        m = GPUINST_LOAD_ACQ(&p->nnodes);
+        for (i = 0; i < m && k < n; i++) {
+            gpuinstProfRangeRec *r = &rows[k++];
+            *r = p->chunks[i / GPUINST_PROF_CHUNK][i % GPUINST_PROF_CHUNK];
+            if (r->count == 0 || r->kind == GPUINST_PROF_MARK) r->incl_min_ns = r->excl_min_ns = 0;
+            r->pad_ = 0;
+        }
+    }
+    *out = rows;
+    *count = k;
+    return GPUINST_SUCCESS;
+}
+
+static int collectProfKernels(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    ProfKernelRec *rows;
+    (void)tb;
+    pthread_mutex_lock(&profKernLock);
+    rows = (ProfKernelRec *)malloc((nprofKern ? nprofKern : 1) * sizeof *rows);
+    if (rows != NULL && nprofKern) memcpy(rows, profKern, nprofKern * sizeof *rows);
+    *count = rows != NULL ? nprofKern : 0;
+    pthread_mutex_unlock(&profKernLock);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    *out = rows;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable profRangesTable = {
+    "/profile/ranges",
+    "aggregated profile (GPUINST_MODE=profile): one row per rank, thread and distinct range path; times on "
+    "rank 0's clock rate",
+    sizeof(gpuinstProfRangeRec), NFIELDS(profRangeFields), profRangeFields, collectProfRanges, NULL, NULL};
+static const gpuinstTable profKernelsTable = {
+    "/profile/kernels",
+    "aggregated profile: per rank, launching thread, range path and kernel name, the kernels and their GPU time "
+    "(with GPU tracing)",
+    sizeof(ProfKernelRec), NFIELDS(profKernelFields), profKernelFields, collectProfKernels, NULL, NULL};
+
+GPUINST_PRIVATE void gpuinstProfTablesRegister(void)
+{
+    gpuinstTableRegister(&profRangesTable);
+    gpuinstTableRegister(&profKernelsTable);
+}
+/************** End of src/profile.c **************/
 /************** Begin file src/core.c **************/
 /*
  * core.c -- lifecycle (init, finalize, exit), status strings, version and
@@ -8805,6 +10498,39 @@ static void atExit(void)
     if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) gpuinstFinalize(2);
 }
 
+/* Calls made before gpuinst_init (issue 13 §6).  They return
+ * NOT_INITIALIZED and are counted; once gpuinst_init runs, the count is in
+ * /ranks (before_init).  A program that never calls gpuinst_init writes no
+ * file, so at exit one line says how many calls recorded nothing and what
+ * to do.  The rank comes from the launcher's environment (gpuinst never
+ * learnt it). */
+static void uninitReport(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+    uint64_t n = GPUINST_LOAD_RLX(&gpuinstG.counts.before_init);
+    size_t i;
+    if (GPUINST_LOAD_ACQ(&gpuinstG.state) != GPUINST_STATE_UNINIT || n == 0) return;
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v != NULL && v[0] >= '0' && v[0] <= '9') {
+            gpuinstG.rank = (int)strtol(v, NULL, 10);
+            break;
+        }
+    }
+    gpuinstWarn("%llu gpuinst call%s made without gpuinst_init() recorded nothing and no file was written; "
+                "call gpuinst_init() first (in an MPI program: on every rank, before or after MPI_Init), or "
+                "run with LD_PRELOAD=libgpuinst.so GPUINST_AUTO_INIT=1",
+                (unsigned long long)n, n == 1 ? "" : "s");
+}
+
+GPUINST_PRIVATE int gpuinstCountBeforeInit(void)
+{
+    static int installed;
+    GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
+    if (!__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) atexit(uninitReport);
+    return GPUINST_ERROR_NOT_INITIALIZED;
+}
+
 /* fork() (issue 8, docs/RELIABILITY.md): the child inherits a copy of the
  * parent's records and, without this, its exit would write them to the
  * parent's output.  The child is made a non-recording process instead:
@@ -8846,17 +10572,31 @@ int gpuinst_init(void)
     gpuinstG.clock.ref_ns = gpuinstG.start_ns;
     if (gethostname(gpuinstG.hostname, sizeof gpuinstG.hostname - 1) != 0)
         snprintf(gpuinstG.hostname, sizeof gpuinstG.hostname, "unknown");
-    gpuinstMpiAttach(); /* learns the rank if MPI is already initialised */
+    gpuinstDiagHold();  /* job-wide lines are said once, at the next collective (src/diag.c) */
+    gpuinstMpiAttach(); /* learns the rank if MPI is already initialised; agrees settings (src/config.c) */
+    gpuinstDiagHold();
     gpuinstConfigLoad(&gpuinstG.cfg);
     gpuinstBufSetCap(gpuinstG.cfg.buffer_mb << 20); /* bounded memory (src/buf.c, issue 8) */
     gpuinstNvtxInit();
     if (!gpuinstG.cfg.enable) {
+        /* GPUINST_ENABLE=0 on this rank: nothing is recorded here.  While
+         * other ranks record, this one still takes part in the collectives
+         * (clock alignment, the shared file with its /ranks row): see
+         * gpuinstFinalize and src/config.c. */
+        gpuinstG.disabled = 1;
+        gpuinstCoreTablesRegister();
+        gpuinstUnavailableNote("recording", "GPUINST_ENABLE is off on this rank: nothing was recorded here "
+                                            "(annotations reached NVTX only)", 0);
         GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_NVTX_ONLY);
+        if (gpuinstCollActive()) gpuinstDiagAgree();
         return GPUINST_ERROR_DISABLED;
     }
     gpuinstCoreTablesRegister();
     gpuinstActivityInit(); /* GPU tracing (src/activity.c): before any NVTX call of gpuinst's own */
     gpuinstCountersInit(); /* built-in counter groups of GPUINST_COUNTERS (src/counters.c) */
+    /* GPUINST_PROFILE set: finalize says what it named that never ran, also
+     * when no region ever calls gpuinst_profile_begin (src/range_profiler.c) */
+    if (getenv("GPUINST_PROFILE") != NULL) gpuinstProfilerInit();
 #if !GPUINST_WITH_HDF5
     gpuinstUnavailableAdd("hdf5", "gpuinst was built without HDF5, so no file is written; "
                                   "compile gpuinst.c with h5pcc (or add the HDF5 include and library flags)");
@@ -8867,9 +10607,21 @@ int gpuinst_init(void)
         pthread_atfork(forkPrepare, forkParent, forkChild);
     }
     gpuinstClockTableRegister();
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstProfTablesRegister(); /* src/profile.c */
     gpuinstClockStart(); /* a (TSC, CLOCK_MONOTONIC) sample per second */
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_RUNNING);
+    /* after MPI_Init gpuinst_init is collective: the lines held so far are
+     * said once for the job (before MPI_Init, the MPI_Init interception does it) */
+    if (gpuinstCollActive()) gpuinstDiagAgree();
     return GPUINST_SUCCESS;
+}
+
+/* A rank with GPUINST_ENABLE=0 takes part in the shared write while another
+ * rank records (src/config.c). */
+static int joinsSharedWrite(void)
+{
+    return gpuinstG.disabled && gpuinstConfigAgreed()->done && gpuinstConfigAgreed()->any_enabled &&
+           gpuinstCollActive();
 }
 
 GPUINST_PRIVATE int gpuinstFinalize(int by)
@@ -8877,19 +10629,25 @@ GPUINST_PRIVATE int gpuinstFinalize(int by)
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state), i, rc;
     if (st == GPUINST_STATE_UNINIT) return GPUINST_ERROR_NOT_INITIALIZED;
     if (st == GPUINST_STATE_FINALIZED) return GPUINST_ERROR_FINALIZED;
-    if (st == GPUINST_STATE_NVTX_ONLY) {
+    if (st == GPUINST_STATE_NVTX_ONLY && !(by != 2 && joinsSharedWrite())) {
         GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
+        gpuinstDiagFlush();
         return GPUINST_SUCCESS;
     }
     for (i = 0; i < nflushHooks; i++) flushHooks[i]();
     gpuinstG.finalized_by = by;
     gpuinstG.end_ns = gpuinstClockNs();
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
+    gpuinstNvtxQuiesce(); /* no thread is inside a recording call from here on (src/nvtx.c) */
     gpuinstClockFinish(); /* the map of gpuinst's clock to CLOCK_MONOTONIC */
     gpuinstNvtxCloseOpen(gpuinstG.end_ns);
+    gpuinstDiagAgree(); /* collective in a shared write; else says what is held (src/diag.c) */
     gpuinstMpiFinalizePrepare();
     rc = gpuinstWriteFile(gpuinstG.cfg.output);
-    gpuinstBufSpillClose(rc == GPUINST_ERROR_IO); /* kept (and named) if the write went wrong */
+    /* the spill file is removed once its records are in a file (wherever),
+     * else kept and named for tools/gpuinst-recover */
+    gpuinstBufSpillClose(!gpuinstG.file_written);
+    gpuinstDiagFlush();
     return rc;
 }
 
@@ -8924,6 +10682,18 @@ int gpuinst_finalize(void)
  * and synchronization record is joined on correlationId to its API record
  * (launching thread) and to those ids.  Id "none" is all ones
  * (GPUINST_GPU_NO_ID) since 0 is a valid range id.
+ *
+ * Range-profiler sessions (issue 13): CUPTI's kernel activity instruments
+ * every kernel launched while it is enabled, and under a range profiler
+ * session that makes every SASS-based metric read 0 and adds 8 instructions
+ * per warp.  The range profiler (src/range_profiler.c) therefore pauses the
+ * kernel kind around each session (gpuinstActivityPause/Resume: context
+ * synchronize, flush, cuptiActivityDisable(CONCURRENT_KERNEL) ...
+ * cuptiActivityEnable); the copy, API, marker and other kinds stay on (they
+ * do not touch the SMs' code).  Each pause is a /gpu/paused row; at resolve
+ * it gets the number of kernel launch calls (API records) made in it that
+ * have no kernel record, and the kernel records inside it that no CUDA API
+ * call launched (CUPTI's own kernels, e.g. WaitNs: /gpu/kernels.tool = 1).
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
@@ -8950,7 +10720,7 @@ __attribute__((visibility("hidden"))) int gpuinstGpuOn;
 
 /* ---- the rows of the /gpu tables ---------------------------------------- */
 
-typedef struct GpuKernelRec {      /* /gpu/kernels, 112 bytes */
+typedef struct GpuKernelRec {      /* /gpu/kernels, 120 bytes */
     uint64_t start_ns, end_ns;
     uint64_t range_id;             /* innermost gpuinst range open at launch; all ones: none */
     uint64_t mpi_call_id;          /* enclosing MPI call; all ones: none */
@@ -8966,6 +10736,8 @@ typedef struct GpuKernelRec {      /* /gpu/kernels, 112 bytes */
     int32_t static_smem, dynamic_smem;
     uint32_t registers;
     uint32_t graph_id;
+    uint32_t tool;                 /* 1: launched by CUPTI itself, not by the application (set at resolve) */
+    uint32_t pad_;
 } GpuKernelRec;
 
 enum { GPU_OP_MEMCPY = 1, GPU_OP_MEMSET = 2, GPU_OP_MEMCPY_PEER = 3 };
@@ -9065,6 +10837,17 @@ typedef struct GpuStatsRec {       /* /gpu/stats, one row per rank */
     uint64_t decode_ns;
     char kinds[160];
 } GpuStatsRec;
+
+typedef struct GpuPausedRec {      /* /gpu/paused, 56 bytes: kernel tracing paused for a profiler session */
+    uint64_t start_ns, end_ns;     /* cuptiActivityDisable / cuptiActivityEnable of the kernel kind */
+    int64_t launches;              /* kernel launch calls in it without a kernel record; -1: unknown (no API records) */
+    uint64_t tool_kernels;         /* kernel records in it that no CUDA API call launched (tool = 1) */
+    uint64_t occurrence;           /* the profiled region's occurrence (/profiler/regions) */
+    uint32_t rank;
+    uint32_t region;               /* /strings id of the profiled region */
+    uint32_t resumed;              /* 1 kernel tracing resumed at end_ns; 0 not (finalize came first, or the enable failed) */
+    uint32_t pad_;
+} GpuPausedRec;
 
 /* ---- state ------------------------------------------------------------------ */
 
@@ -9182,6 +10965,12 @@ static struct {
     gpuinstActivityStats st;      /* counters (decode side under dlock; others atomics) */
     uint64_t decode_ns, late_buffers;
     int warnedPush;
+
+    /* kernel tracing paused for range-profiler sessions (dlock) */
+    GpuPausedRec *paused;
+    uint32_t npaused, cappaused;
+    int pauseOpen;                /* index of the open pause + 1; 0: none */
+    int warnedResume;
 } A;
 
 static pthread_once_t lockOnce = PTHREAD_ONCE_INIT;
@@ -9339,13 +11128,31 @@ static void lostOne(void)
     GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
 }
 
+/* Profile mode (src/profile.c): a kernel launched inside a profile path
+ * (its external correlation known: it is decoded before the kernel in
+ * practice) is folded into /profile/kernels and keeps no row; 1 if done.
+ * Kernels whose correlation comes later are folded at resolve. */
+static int profileKernel(uint32_t correlation, const char *mangled, uint64_t start, uint64_t end)
+{
+    Corr *c = corrFind(correlation, 0);
+    uint32_t name, dem;
+    if (c == NULL || c->range_id == GPUINST_GPU_NO_ID || !(c->range_id & GPUINST_PROF_CORR)) return 0;
+    kernelNames(mangled, &name, &dem);
+    gpuinstProfKernel(c->range_id, name, dem, end > start ? end - start : 0);
+    A.st.kernels++;
+    return 1;
+}
+
 static void decodeOne(const CUpti_Activity *r)
 {
     switch (r->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)r;
-        GpuKernelRec *o = SLOT(kernels, GpuKernelRec);
+        GpuKernelRec *o;
+        if (gpuinstG.cfg.mode == GPUINST_MODE_PROFILE && profileKernel(k->correlationId, k->name, k->start, k->end))
+            break; /* folded into /profile/kernels: no row */
+        o = SLOT(kernels, GpuKernelRec);
         if (o == NULL) { lostOne(); break; }
         memset(o, 0, sizeof *o);
         o->start_ns = ts(k->start);
@@ -9628,6 +11435,176 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
         }                                                                         \
     } while (0)
 
+/* ---- pauses of kernel tracing (dlock held) ------------------------------------------
+ * A pause is [start_ns, end_ns] (end 0: still open).  Pauses never overlap
+ * (one profiled occurrence per process at a time) and are appended in time
+ * order, so the one holding time t is found by binary search. */
+
+static int pausedAt(uint64_t t)
+{
+    uint32_t lo = 0, hi = A.npaused;
+    while (lo < hi) { /* first pause starting after t */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (A.paused[mid].start_ns <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return -1;
+    lo--;
+    return (A.paused[lo].end_ns == 0 || t <= A.paused[lo].end_ns) ? (int)lo : -1;
+}
+
+/* CUDA API calls that launch kernels (one kernel, or a graph's). */
+static int isLaunch(int driver, uint32_t cbid)
+{
+    static const uint32_t rt[] = {
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000};
+    static const uint32_t dr[] = {
+        CUPTI_DRIVER_TRACE_CBID_cuLaunch, CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid, CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz};
+    const uint32_t *l = driver ? dr : rt;
+    size_t i, n = driver ? sizeof dr / sizeof dr[0] : sizeof rt / sizeof rt[0];
+    for (i = 0; i < n; i++)
+        if (l[i] == cbid) return 1;
+    return 0;
+}
+
+typedef struct Launch {
+    uint32_t pause, tid;
+    uint64_t start, end;
+    int driver;
+} Launch;
+
+static int launchCmp(const void *x, const void *y)
+{
+    const Launch *a = (const Launch *)x, *b = (const Launch *)y;
+    if (a->pause != b->pause) return a->pause < b->pause ? -1 : 1;
+    if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
+    if (a->end != b->end) return a->end > b->end ? -1 : 1; /* the outer call first */
+    return a->driver - b->driver;                           /* then runtime before driver */
+}
+
+/* Per pause: the kernel records inside it that no CUDA API call launched
+ * (flagged tool; when no API records were collected, every kernel record
+ * inside a pause: the application's own launches there are not traced),
+ * and the launch calls made in it that have no kernel record.  A launch
+ * call made inside another of the same thread (the driver call a runtime
+ * launch makes) is the same launch.  Recomputed from scratch on every
+ * resolve. */
+static void resolvePaused(int apiTraced)
+{
+    gpuinstChunk *ch;
+    Launch *l = NULL;
+    size_t nl = 0, cap = 0, i, outer = 0;
+    uint32_t k;
+    for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+        GpuKernelRec *r = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
+        for (k = 0; k < ch->count; k++) {
+            Corr *c = corrFind(r[k].correlation, 0);
+            if (c != NULL) c->used |= 4u; /* has a kernel record */
+        }
+    }
+    for (k = 0; k < A.npaused; k++) {
+        A.paused[k].tool_kernels = 0;
+        A.paused[k].launches = apiTraced ? 0 : -1;
+    }
+    for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+        GpuKernelRec *r = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
+        for (k = 0; k < ch->count; k++) {
+            int w = A.npaused ? pausedAt(r[k].start_ns) : -1;
+            Corr *c;
+            r[k].tool = 0;
+            if (w < 0) continue;
+            c = corrFind(r[k].correlation, 0);
+            if (!apiTraced || c == NULL || !(c->used & 2u)) {
+                r[k].tool = 1;
+                A.paused[w].tool_kernels++;
+            }
+        }
+    }
+    if (!apiTraced || A.npaused == 0) return;
+    for (ch = A.api.head; ch != NULL; ch = ch->next) {
+        const GpuApiRec *r = (const GpuApiRec *)(const void *)GPUINST_CHUNK_DATA(ch);
+        for (k = 0; k < ch->count; k++) {
+            int w = pausedAt(r[k].start_ns);
+            Corr *c;
+            if (w < 0 || !isLaunch(r[k].domain == 2, r[k].cbid)) continue;
+            c = corrFind(r[k].correlation, 0);
+            if (c != NULL && (c->used & 4u)) continue; /* traced after all (another thread, at the edge) */
+            if (nl == cap) {
+                size_t nc = cap ? cap * 2 : 256;
+                Launch *nn = (Launch *)realloc(l, nc * sizeof *nn);
+                if (nn == NULL) { /* counts stay unknown rather than wrong */
+                    for (w = 0; w < (int)A.npaused; w++) A.paused[w].launches = -1;
+                    free(l);
+                    return;
+                }
+                l = nn;
+                cap = nc;
+            }
+            l[nl].pause = (uint32_t)w;
+            l[nl].tid = r[k].api_tid;
+            l[nl].start = r[k].start_ns;
+            l[nl].end = r[k].end_ns;
+            l[nl].driver = r[k].domain == 2;
+            nl++;
+        }
+    }
+    if (nl > 1) qsort(l, nl, sizeof *l, launchCmp);
+    for (i = 0; i < nl; i++) {
+        /* a launch call made inside another one of the same thread (the
+         * driver's cuLaunchKernel inside cudaLaunchKernel, a runtime entry
+         * point inside another) is the same launch: calls of one thread do
+         * not overlap otherwise */
+        if (i > 0 && l[outer].pause == l[i].pause && l[outer].tid == l[i].tid &&
+            l[outer].start <= l[i].start && l[outer].end >= l[i].end)
+            continue;
+        outer = i;
+        A.paused[l[i].pause].launches++;
+    }
+    free(l);
+}
+
+GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
+                                              uint64_t occurrence)
+{
+    GpuPausedRec *r;
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&A.dlock);
+    if (A.npaused == A.cappaused) {
+        uint32_t nc = A.cappaused ? A.cappaused * 2 : 16;
+        GpuPausedRec *n = (GpuPausedRec *)realloc(A.paused, nc * sizeof *n);
+        if (n == NULL) {
+            pthread_mutex_unlock(&A.dlock);
+            lostOne();
+            return;
+        }
+        A.paused = n;
+        A.cappaused = nc;
+    }
+    r = &A.paused[A.npaused++];
+    memset(r, 0, sizeof *r);
+    r->start_ns = start_ns;
+    r->end_ns = end_ns;
+    r->region = region;
+    r->occurrence = occurrence;
+    r->launches = -1;
+    r->resumed = end_ns != 0;
+    if (end_ns == 0) A.pauseOpen = (int)A.npaused;
+    pthread_mutex_unlock(&A.dlock);
+}
+
 GPUINST_PRIVATE void gpuinstActivityResolve(void)
 {
     int counted;
@@ -9639,7 +11616,22 @@ GPUINST_PRIVATE void gpuinstActivityResolve(void)
      * records were collected at all. */
     counted = (A.kinds & (K_RUNTIME | K_DRIVER)) != 0 || A.st.api > 0;
     FILL(kernels, GpuKernelRec);
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) { /* kernels of profile paths kept as rows: folded once */
+        static uint64_t folded; /* rows looked at by an earlier resolve */
+        gpuinstChunk *ch;
+        uint64_t n = 0;
+        for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+            GpuKernelRec *row = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
+            uint32_t i;
+            for (i = 0; i < ch->count; i++, n++)
+                if (n >= folded && row[i].range_id != GPUINST_GPU_NO_ID && (row[i].range_id & GPUINST_PROF_CORR))
+                    gpuinstProfKernel(row[i].range_id, row[i].name, row[i].demangled,
+                                      row[i].end_ns > row[i].start_ns ? row[i].end_ns - row[i].start_ns : 0);
+        }
+        folded = n;
+    }
     FILL(copies, GpuCopyRec);
+    resolvePaused(counted);
     counted = 0;
     FILL(api, GpuApiRec);
     FILL(sync, GpuSyncRec);
@@ -9757,6 +11749,73 @@ GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void)
     (void)A.c.ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, &last);
 }
 
+/* ---- kernel tracing paused for range-profiler sessions ----------------------------------- */
+
+GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap)
+{
+    CUcontext ctx = NULL;
+    CUptiResult rc;
+    uint64_t t0;
+    int open;
+    pthread_once(&lockOnce, initLocks);
+    if (!GPUINST_LOAD_ACQ(&gpuinstGpuOn) || !(A.kinds & K_KERNEL)) return 0; /* no kernel tracing to pause */
+    pthread_mutex_lock(&A.dlock);
+    open = A.pauseOpen;
+    pthread_mutex_unlock(&A.dlock);
+    if (open) return 1; /* still paused (an occurrence that ended without resuming) */
+    /* Kernels launched so far run to completion traced, and their buffers
+     * go to the decoder, before the kind is switched off. */
+    if (A.d.CtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) (void)A.d.CtxSynchronize();
+    (void)A.c.ActivityFlushAll(0);
+    t0 = gpuinstClockNs();
+    rc = A.c.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (rc != CUPTI_SUCCESS) {
+        snprintf(why, cap,
+                 "CUPTI kernel tracing could not be paused for the range profiler (cuptiActivityDisable: %s); "
+                 "under kernel tracing every SASS-based metric reads 0 and instruction counts gain 8 per warp, "
+                 "so profiled regions run once, unprofiled; to profile, set GPUINST_TRACE without \"kernel\" "
+                 "(e.g. runtime,memcpy,memset)",
+                 cuptiErr(rc));
+        return -1;
+    }
+    gpuinstActivityPausedAdd(t0, 0, region, occurrence);
+    gpuinstUnavailableAdd("kernel_trace_paused",
+                          "CUPTI kernel tracing is paused while a region is range-profiled (it would make SASS "
+                          "metrics read 0 and add 8 instructions per warp): kernels launched in profiled regions "
+                          "have no /gpu/kernels row; /gpu/paused has each pause and the launches it did not trace");
+    return 1;
+}
+
+GPUINST_PRIVATE void gpuinstActivityResume(void)
+{
+    int idx, ok = 0, closed;
+    CUptiResult rc = CUPTI_SUCCESS;
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&A.dlock);
+    idx = A.pauseOpen;
+    A.pauseOpen = 0;
+    pthread_mutex_unlock(&A.dlock);
+    if (idx == 0) return;
+    pthread_mutex_lock(&A.qlock);
+    closed = A.closed;
+    pthread_mutex_unlock(&A.qlock);
+    /* after finalize's flush nothing is traced any more; no lock held across
+     * the CUPTI call (it may ask for a buffer: bufferRequested takes qlock) */
+    if (!closed && A.c.ActivityEnable != NULL) {
+        rc = A.c.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        ok = rc == CUPTI_SUCCESS;
+    }
+    if (!ok && rc != CUPTI_SUCCESS)
+        gpuinstWarnOnce(&A.warnedResume, "CUPTI kernel tracing could not be resumed after a profiled region "
+                                         "(cuptiActivityEnable: %s): later kernels have no /gpu/kernels row "
+                                         "(/gpu/paused.resumed = 0)",
+                        cuptiErr(rc));
+    pthread_mutex_lock(&A.dlock);
+    A.paused[idx - 1].end_ns = gpuinstClockNs();
+    A.paused[idx - 1].resumed = (uint32_t)ok;
+    pthread_mutex_unlock(&A.dlock);
+}
+
 /* ---- tables ------------------------------------------------------------------------------ */
 
 #define F(rec, member, type, flags, unit, doc) \
@@ -9790,6 +11849,7 @@ static const gpuinstField kernelFields[] = {
     F(GpuKernelRec, dynamic_smem, GPUINST_FT_I32, 0, "bytes", "dynamic shared memory per block"),
     F(GpuKernelRec, registers, GPUINST_FT_U32, 0, "count", "registers per thread"),
     F(GpuKernelRec, graph_id, GPUINST_FT_U32, 0, "", "CUDA graph id (0: not in a graph)"),
+    F(GpuKernelRec, tool, GPUINST_FT_U32, 0, "", "1: a tool kernel, launched by CUPTI itself during a range-profiler session (no CUDA API call of the application launched it; see /gpu/paused), 0: the application's"),
 };
 
 static const gpuinstField copyFields[] = {
@@ -9913,6 +11973,17 @@ static const gpuinstField statsFields[] = {
     FS(GpuStatsRec, kinds, "activity kinds enabled (GPUINST_TRACE)"),
 };
 
+static const gpuinstField pausedFields[] = {
+    F(GpuPausedRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel tracing paused (cuptiActivityDisable of the kernel kind), before the range profiler's session"),
+    F(GpuPausedRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel tracing resumed (cuptiActivityEnable), after the session's cuptiRangeProfilerDisable"),
+    F(GpuPausedRec, launches, GPUINST_FT_I64, 0, "count", "kernel launch calls (/gpu/api records, a graph launch counts once) made in the pause: kernels with no /gpu/kernels row; -1 unknown (no runtime or driver API records)"),
+    F(GpuPausedRec, tool_kernels, GPUINST_FT_U64, 0, "count", "kernel records inside the pause that no CUDA API call launched (CUPTI's own: /gpu/kernels.tool = 1)"),
+    F(GpuPausedRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the profiled region: joins /profiler/regions (rank, region, occurrence)"),
+    F(GpuPausedRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(GpuPausedRec, region, GPUINST_FT_U32, 0, "", "profiled region: id in /strings"),
+    F(GpuPausedRec, resumed, GPUINST_FT_U32, 0, "", "1 kernel tracing resumed at end_ns; 0 it was not (finalize inside the region, or cuptiActivityEnable failed: no kernel records after start_ns)"),
+};
+
 /* Streams one activity buffer: its count is fixed under the decode lock
  * (a late buffer may still be decoded into it); the rows up to that count
  * never change, so they are read without the lock. */
@@ -10030,6 +12101,23 @@ static int collectStats(const gpuinstTable *tb, void **out, uint64_t *count)
     return GPUINST_SUCCESS;
 }
 
+static int collectPaused(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    GpuPausedRec *rows;
+    (void)tb;
+    pthread_mutex_lock(&A.dlock);
+    rows = (GpuPausedRec *)calloc(A.npaused ? A.npaused : 1, sizeof *rows);
+    if (rows == NULL) {
+        pthread_mutex_unlock(&A.dlock);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    if (A.npaused) memcpy(rows, A.paused, A.npaused * sizeof *rows);
+    *count = A.npaused;
+    pthread_mutex_unlock(&A.dlock);
+    *out = rows;
+    return GPUINST_SUCCESS;
+}
+
 static const gpuinstTable kernelsTable = {
     "/gpu/kernels", "GPU kernels (CUPTI concurrent kernel records), with their rank, range and MPI call",
     sizeof(GpuKernelRec), NF(kernelFields), kernelFields, NULL, &A.kernels, rowsBuf};
@@ -10054,6 +12142,9 @@ static const gpuinstTable overheadTable = {
 static const gpuinstTable devicesTable = {
     "/gpu/devices", "CUDA devices visible to each rank (driver API), with the rank's record counts",
     sizeof(GpuDeviceRec), NF(deviceFields), deviceFields, collectDevices, NULL, NULL};
+static const gpuinstTable pausedTable = {
+    "/gpu/paused", "intervals in which CUPTI kernel tracing was paused for a range-profiler session (kernels launched in them have no /gpu/kernels row)",
+    sizeof(GpuPausedRec), NF(pausedFields), pausedFields, collectPaused, NULL, NULL};
 static const gpuinstTable statsTable = {
     "/gpu/stats", "GPU tracing per rank: kinds, buffers, record counts, dropped records, clock",
     sizeof(GpuStatsRec), NF(statsFields), statsFields, collectStats, NULL, NULL};
@@ -10073,6 +12164,7 @@ GPUINST_PRIVATE void gpuinstActivityTablesRegister(void)
     gpuinstTableRegister(&overheadTable);
     gpuinstTableRegister(&devicesTable);
     gpuinstTableRegister(&statsTable);
+    gpuinstTableRegister(&pausedTable);
 }
 
 /* ---- GPUINST_TRACE --------------------------------------------------------------------- */
@@ -10440,6 +12532,12 @@ static void activityFlush(void)
     pthread_mutex_lock(&A.qlock);
     A.closed = 1;
     pthread_mutex_unlock(&A.qlock);
+    pthread_mutex_lock(&A.dlock);
+    if (A.pauseOpen) { /* finalize inside a profiled region: the pause ends with tracing */
+        A.paused[A.pauseOpen - 1].end_ns = gpuinstClockNs();
+        A.pauseOpen = 0;
+    }
+    pthread_mutex_unlock(&A.dlock);
     gpuinstActivityResolve();
     readDevices();
     pthread_mutex_lock(&A.dlock);
@@ -10482,6 +12580,23 @@ GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s)
     memset(s, 0, sizeof *s);
 }
 GPUINST_PRIVATE void gpuinstActivityTablesRegister(void) {}
+GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap)
+{
+    (void)region;
+    (void)occurrence;
+    (void)why;
+    (void)cap;
+    return 0;
+}
+GPUINST_PRIVATE void gpuinstActivityResume(void) {}
+GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
+                                              uint64_t occurrence)
+{
+    (void)start_ns;
+    (void)end_ns;
+    (void)region;
+    (void)occurrence;
+}
 
 #endif /* GPUINST_WITH_CUPTI */
 /************** End of src/activity.c **************/
@@ -13924,10 +16039,7 @@ static int cntStateCheck(int *rec)
     }
     *rec = 0;
     if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_SUCCESS;
-    if (st == GPUINST_STATE_UNINIT) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
-        return GPUINST_ERROR_NOT_INITIALIZED;
-    }
+    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
     GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
     return GPUINST_ERROR_FINALIZED;
 }
@@ -15475,10 +17587,7 @@ static int pmStateCheck(void)
 {
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     if (st == GPUINST_STATE_RUNNING) return GPUINST_SUCCESS;
-    if (st == GPUINST_STATE_UNINIT) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
-        return GPUINST_ERROR_NOT_INITIALIZED;
-    }
+    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
     if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_ERROR_DISABLED;
     GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
     return GPUINST_ERROR_FINALIZED;
@@ -16610,7 +18719,10 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
  * The parsers and the edit distance below need no CUPTI and are compiled in
  * every configuration (tests/profiler/ uses them); the CUPTI part exists
  * only when GPUINST_WITH_CUPTI is on, and gpuinstPhostCreate answers
- * GPUINST_ERROR_UNAVAILABLE otherwise.
+ * GPUINST_ERROR_UNAVAILABLE otherwise.  Every raw call of the host API is
+ * made here: the range profiler's host objects (chip + metric list) and
+ * the bare queries the metric discovery API (src/metrics.c) caches
+ * (supported chips, base and sub-metrics, properties, single-pass sets).
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
@@ -16619,17 +18731,23 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
 #if GPUINST_WITH_CUPTI
 #include <cuda.h>
 #include <cupti_result.h>
+#include <dlfcn.h>
+#include <unistd.h>
 /************** Begin file src/profiler_decls.h **************/
 /*
  * profiler_decls.h -- gpuinst's own C declarations of the parts of
  * cupti_profiler_host.h and cupti_checkpoint.h that the range profiler uses.
  *
- * Why: cupti_profiler_host.h includes <string> and cupti_checkpoint.h is
- * C++ only (namespace NV::Cupti::Checkpoint, nullptr in its size macro), so
- * neither can be included from C.  The structs, enums and STRUCT_SIZE
- * values below are the CUDA 13.0 ones, member for member;
- * tests/profiler/test_decls.cpp compiles them beside the real headers and
- * checks every size, offset, enum value and function type.
+ * Why: cupti_profiler_host.h includes <string> (up to CUDA 13.1) and
+ * cupti_checkpoint.h is C++ only (namespace NV::Cupti::Checkpoint, nullptr
+ * in its size macro), so neither can be included from C.  The structs,
+ * enums and STRUCT_SIZE values below are the CUDA 13.0 ones, member for
+ * member, plus what later CUPTIs added that gpuinst uses, each marked with
+ * the CUPTI that has it (CUPTI_API_VERSION; an older libcupti refuses the
+ * larger struct size or lacks the function, which the callers handle);
+ * tests/profiler/test_decls.cpp compiles them beside the real headers (the
+ * toolkit's, and a newer CUPTI's where one is installed) and checks every
+ * size, offset, enum value and function type the header it sees has.
  *
  * The STRUCT_SIZE macros carry a GPUINST_ prefix so that both sets can be
  * seen in one translation unit (the test).
@@ -16654,6 +18772,13 @@ typedef enum CUpti_MetricType {
     CUPTI_METRIC_TYPE_THROUGHPUT,
     CUPTI_METRIC_TYPE__COUNT
 } CUpti_MetricType;
+
+/* CUPTI 13.1 (130100) and newer */
+typedef enum CUpti_MetricCollectionScope {
+    CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT = 0,
+    CUPTI_METRIC_COLLECTION_SCOPE_DEVICE,
+    CUPTI_METRIC_COLLECTION_SCOPE_INVALID
+} CUpti_MetricCollectionScope;
 
 typedef enum CUpti_ProfilerType {
     CUPTI_PROFILER_TYPE_RANGE_PROFILER,
@@ -16723,9 +18848,14 @@ typedef struct CUpti_Profiler_Host_GetMetricProperties_Params {
     const char *pHwUnit;                              /* [out] */
     const char *pDimUnit;                             /* [out] */
     CUpti_MetricType metricType;                      /* [out] */
+    CUpti_MetricCollectionScope metricCollectionScope; /* [out] CUPTI 13.1 and newer */
 } CUpti_Profiler_Host_GetMetricProperties_Params;
+/* CUDA 13.0's size (no collection scope) and 13.1's (with it): a 13.0
+ * libcupti answers CUPTI_ERROR_INVALID_PARAMETER to the larger one. */
 #define GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE \
     GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricProperties_Params, metricType)
+#define GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE_SCOPE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricProperties_Params, metricCollectionScope)
 
 typedef struct CUpti_Profiler_Host_GetRangeName_Params {
     size_t structSize;
@@ -16803,6 +18933,31 @@ typedef struct CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params {
 #define GPUINST_CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params_STRUCT_SIZE \
     GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params, maxMetricsPerPass)
 
+/* CUPTI 13.2 (130200) and newer: the single-pass metric sets of a chip
+ * (metrics that PM sampling collects together in one pass). */
+typedef struct CUpti_Profiler_Host_GetSinglePassSets_Params {
+    size_t structSize;
+    void *pPriv;
+    const char *pChipName;
+    size_t numOfSinglePassSets;                       /* [out] (NULL ppSinglePassSets: the count only) */
+    const char **ppSinglePassSets;                    /* [in] caller's array of numOfSinglePassSets, filled */
+} CUpti_Profiler_Host_GetSinglePassSets_Params;
+#define GPUINST_CUpti_Profiler_Host_GetSinglePassSets_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetSinglePassSets_Params, ppSinglePassSets)
+
+typedef struct CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params {
+    size_t structSize;
+    void *pPriv;
+    const char *pChipName;
+    const char *pSinglePassSetName;
+    size_t numOfMetricsInSinglePassSet;               /* [inout] */
+    size_t metricsBufferSize;                         /* [inout] */
+    size_t *pMetricsIndicesBuffer;                    /* [out] both NULL: query the two sizes */
+    uint8_t *pMetricsBuffer;                          /* [out] */
+} CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params;
+#define GPUINST_CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params, pMetricsBuffer)
+
 /* Function types of the host API, looked up in libcupti with dlsym. */
 typedef CUptiResult (*gpuinstCuptiHostInitializeFn)(CUpti_Profiler_Host_Initialize_Params *);
 typedef CUptiResult (*gpuinstCuptiHostDeinitializeFn)(CUpti_Profiler_Host_Deinitialize_Params *);
@@ -16818,6 +18973,9 @@ typedef CUptiResult (*gpuinstCuptiHostGetConfigImageFn)(CUpti_Profiler_Host_GetC
 typedef CUptiResult (*gpuinstCuptiHostGetNumOfPassesFn)(CUpti_Profiler_Host_GetNumOfPasses_Params *);
 typedef CUptiResult (*gpuinstCuptiHostGetMaxNumHardwareMetricsPerPassFn)(
     CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetSinglePassSetsFn)(CUpti_Profiler_Host_GetSinglePassSets_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetMetricsInSinglePassSetFn)(
+    CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params *);
 
 /* ---- cupti_checkpoint.h (libcheckpoint.so; C++ header, C linkage) -------- */
 
@@ -16841,6 +18999,9 @@ typedef CUptiResult (*gpuinstCuptiCheckpointFn)(CUpti_Checkpoint *const); /* Sav
 
 #endif /* GPUINST_PROFILER_DECLS_H */
 /************** End of src/profiler_decls.h **************/
+#ifndef RTLD_DEEPBIND
+#define RTLD_DEEPBIND 0
+#endif
 #endif
 
 /* ---- named metric sets ------------------------------------------------------
@@ -16972,6 +19133,19 @@ GPUINST_PRIVATE const char *gpuinstMetricSetNames(void)
     return "time, memory, instructions, roofline, throughput";
 }
 
+GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics)
+{
+    if (i >= NSETS) return GPUINST_ERROR_INVALID_ARGUMENT;
+    *name = metricSets[i].name;
+    *metrics = metricSets[i].metrics;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void)
+{
+    return (uint32_t)NSETS;
+}
+
 /* ---- nearest names ----------------------------------------------------------- */
 
 GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max)
@@ -17033,6 +19207,7 @@ static struct {
     int loaded; /* 0 not tried, 1 ok, -1 failed */
     gpuinstCuptiHostInitializeFn init;
     gpuinstCuptiHostDeinitializeFn deinit;
+    gpuinstCuptiHostGetSupportedChipsFn chips;
     gpuinstCuptiHostGetBaseMetricsFn baseMetrics;
     gpuinstCuptiHostGetSubMetricsFn subMetrics;
     gpuinstCuptiHostGetMetricPropertiesFn props;
@@ -17042,7 +19217,12 @@ static struct {
     gpuinstCuptiHostGetConfigImageSizeFn imageSize;
     gpuinstCuptiHostGetConfigImageFn image;
     gpuinstCuptiHostGetNumOfPassesFn passes;
+    gpuinstCuptiHostGetSinglePassSetsFn spSets;       /* CUPTI 13.2+; NULL before */
+    gpuinstCuptiHostGetMetricsInSinglePassSetFn spMetrics;
     CUptiResult (*resultString)(CUptiResult, const char **);
+    CUptiResult (*version)(uint32_t *);
+    uint32_t apiVersion;  /* cuptiGetVersion: 130001 for CUDA 13.0's CUPTI */
+    int scope;            /* collection scope: 0 not tried, 1 CUPTI reports it (13.1+), -1 not */
     char why[256];
 } H;
 static pthread_mutex_t hostLock = PTHREAD_MUTEX_INITIALIZER;
@@ -17054,6 +19234,30 @@ static pthread_mutex_t hostLock = PTHREAD_MUTEX_INITIALIZER;
         memcpy(&(dst), &s_, sizeof s_);                      \
         if (s_ == NULL) missing = name;                      \
     } while (0)
+
+/* libnvperf_host, which CUPTI opens by its soname at the first host call,
+ * from libcupti's own directory first, with CUPTI's flags (CUDA 13.0:
+ * RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND): CUPTI's dlopen then finds this
+ * one (the loader matches the soname of a loaded object).  Otherwise a
+ * libcupti from elsewhere (GPUINST_CUPTI_LIB, a PyPI wheel) would get the
+ * toolkit's libnvperf_host from the loader's cache, another version than
+ * its own.  Already loaded (the range profiler's helper thread): nothing. */
+static void nvperfNextToCupti(void)
+{
+    char path[4400];
+    const char *cupti = gpuinstLibPath(GPUINST_LIB_CUPTI), *slash = strrchr(cupti, '/');
+    void *h;
+    if (slash == NULL ||
+        snprintf(path, sizeof path, "%.*s/libnvperf_host.so", (int)(slash - cupti), cupti) >= (int)sizeof path ||
+        access(path, R_OK) != 0)
+        return;
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (h != NULL) {
+        dlclose(h);
+        return;
+    }
+    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND); /* never closed: CUPTI uses it; a failure is CUPTI's to report */
+}
 
 static int phostLoad(const char **why)
 {
@@ -17067,6 +19271,7 @@ static int phostLoad(const char **why)
         } else {
             HOST_SYM(H.init, "cuptiProfilerHostInitialize");
             HOST_SYM(H.deinit, "cuptiProfilerHostDeinitialize");
+            HOST_SYM(H.chips, "cuptiProfilerHostGetSupportedChips");
             HOST_SYM(H.baseMetrics, "cuptiProfilerHostGetBaseMetrics");
             HOST_SYM(H.subMetrics, "cuptiProfilerHostGetSubMetrics");
             HOST_SYM(H.props, "cuptiProfilerHostGetMetricProperties");
@@ -17077,12 +19282,20 @@ static int phostLoad(const char **why)
             HOST_SYM(H.image, "cuptiProfilerHostGetConfigImage");
             HOST_SYM(H.passes, "cuptiProfilerHostGetNumOfPasses");
             HOST_SYM(H.resultString, "cuptiGetResultString");
+            HOST_SYM(H.version, "cuptiGetVersion");
             if (missing != NULL) {
                 snprintf(H.why, sizeof H.why,
                          "libcupti has no %s: the range profiler needs the CUPTI of CUDA 13 or newer "
                          "(set GPUINST_CUPTI_LIB to its libcupti.so)", missing);
                 H.loaded = -1;
             } else {
+                /* optional: CUPTI 13.2 and newer */
+                void *s1 = gpuinstCuptiSym("cuptiProfilerHostGetSinglePassSets");
+                void *s2 = gpuinstCuptiSym("cuptiProfilerHostGetMetricsInSinglePassSet");
+                memcpy(&H.spSets, &s1, sizeof s1);
+                memcpy(&H.spMetrics, &s2, sizeof s2);
+                if (H.version(&H.apiVersion) != CUPTI_SUCCESS) H.apiVersion = 0;
+                nvperfNextToCupti();
                 H.loaded = 1;
             }
         }
@@ -17103,17 +19316,14 @@ GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
     return "unknown CUPTI error";
 }
 
-struct gpuinstPhost {
-    CUpti_Profiler_Host_Object *obj;
-    char chip[64];
-    gpuinstMetricList metrics;
-    uint8_t *config;
-    size_t config_size;
-    uint32_t passes;
-    /* properties per metric (CUPTI's strings, valid while obj lives) */
-    const char **desc, **unit, **hwunit;
-    int *type;
-};
+/* The host API loaded, or UNAVAILABLE with the reason in why. */
+static int phostReady(char *why, size_t cap)
+{
+    const char *lw = NULL;
+    if (phostLoad(&lw) == GPUINST_SUCCESS) return GPUINST_SUCCESS;
+    if (why != NULL) snprintf(why, cap, "%s", lw);
+    return GPUINST_ERROR_UNAVAILABLE;
+}
 
 static int hostWhy(char *why, size_t cap, const char *what, CUptiResult r)
 {
@@ -17121,64 +19331,345 @@ static int hostWhy(char *why, size_t cap, const char *what, CUptiResult r)
     return GPUINST_ERROR_UNAVAILABLE;
 }
 
-/* The base metrics of all types for the chip, for suggestions (CUPTI's
- * arrays, valid while the host object lives). */
-static void hostSuggest(gpuinstPhost *ph, const char *name, char *why, size_t cap)
+/* ---- host objects and queries (used here and by src/metrics.c) ----------------------- */
+
+GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_t *avail, void **obj, char *why,
+                                       size_t cap)
+{
+    CUpti_Profiler_Host_Initialize_Params ip;
+    CUptiResult r;
+    *obj = NULL;
+    if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = GPUINST_CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+    ip.profilerType = ptype == GPUINST_PROFILER_PM_SAMPLING ? CUPTI_PROFILER_TYPE_PM_SAMPLING
+                                                            : CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    ip.pChipName = chip;
+    ip.pCounterAvailabilityImage = avail;
+    r = H.init(&ip);
+    if (r != CUPTI_SUCCESS) {
+        if (why != NULL && r == CUPTI_ERROR_INVALID_PARAMETER)
+            snprintf(why, cap, "cuptiProfilerHostInitialize: chip \"%.60s\" is not supported by this CUPTI", chip);
+        else
+            hostWhy(why, cap, "cuptiProfilerHostInitialize", r);
+        return GPUINST_ERROR_UNAVAILABLE;
+    }
+    *obj = ip.pHostObject;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj)
+{
+    CUpti_Profiler_Host_Deinitialize_Params dp;
+    if (obj == NULL) return;
+    memset(&dp, 0, sizeof dp);
+    dp.structSize = GPUINST_CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
+    dp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
+    H.deinit(&dp);
+}
+
+GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap)
+{
+    CUpti_Profiler_Host_GetSupportedChips_Params cp;
+    CUptiResult r;
+    *names = NULL;
+    *n = 0;
+    if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
+    memset(&cp, 0, sizeof cp);
+    cp.structSize = GPUINST_CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE;
+    r = H.chips(&cp);
+    if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetSupportedChips", r);
+    *names = cp.ppChipNames;
+    *n = cp.numChips;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *const **names, size_t *n, char *why,
+                                            size_t cap)
+{
+    CUpti_Profiler_Host_GetBaseMetrics_Params bp;
+    CUptiResult r;
+    memset(&bp, 0, sizeof bp);
+    bp.structSize = GPUINST_CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE;
+    bp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
+    bp.metricType = (CUpti_MetricType)type;
+    r = H.baseMetrics(&bp);
+    *names = r == CUPTI_SUCCESS ? (const char *const *)bp.ppMetricNames : NULL;
+    *n = r == CUPTI_SUCCESS && bp.ppMetricNames != NULL ? bp.numMetrics : 0;
+    return r == CUPTI_SUCCESS ? GPUINST_SUCCESS : hostWhy(why, cap, "cuptiProfilerHostGetBaseMetrics", r);
+}
+
+GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metric, const char *const **subs,
+                                           size_t *n)
+{
+    CUpti_Profiler_Host_GetSubMetrics_Params sp;
+    CUptiResult r;
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = GPUINST_CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE;
+    sp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
+    sp.metricType = (CUpti_MetricType)type;
+    sp.pMetricName = metric;
+    r = H.subMetrics(&sp);
+    *subs = r == CUPTI_SUCCESS ? (const char *const *)sp.ppSubMetrics : NULL;
+    *n = r == CUPTI_SUCCESS && sp.ppSubMetrics != NULL ? sp.numOfSubmetrics : 0;
+    return r == CUPTI_SUCCESS ? GPUINST_SUCCESS
+           : r == CUPTI_ERROR_INVALID_METRIC_NAME || r == CUPTI_ERROR_INVALID_PARAMETER ? GPUINST_ERROR_INVALID_ARGUMENT
+                                                                                          : GPUINST_ERROR_UNAVAILABLE;
+}
+
+/* Properties of `metric`, with the collection scope where the CUPTI reports
+ * it: 13.1's larger struct is tried once; a 13.0 libcupti answers
+ * INVALID_PARAMETER to it, and from then on the 13.0 size is used and the
+ * scope is GPUINST_METRIC_SCOPE_UNKNOWN. */
+GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetricProps *out, char *why, size_t cap)
+{
+    CUpti_Profiler_Host_GetMetricProperties_Params pp;
+    CUptiResult r = CUPTI_ERROR_UNKNOWN;
+    int scope = GPUINST_LOAD_ACQ(&H.scope);
+    memset(out, 0, sizeof *out);
+    memset(&pp, 0, sizeof pp);
+    pp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
+    pp.pMetricName = metric;
+    if (scope >= 0) {
+        pp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE_SCOPE;
+        pp.metricCollectionScope = CUPTI_METRIC_COLLECTION_SCOPE_INVALID;
+        r = H.props(&pp);
+        if (scope == 0 && r == CUPTI_SUCCESS) GPUINST_STORE_REL(&H.scope, 1);
+    }
+    if (scope < 0 || (scope == 0 && r == CUPTI_ERROR_INVALID_PARAMETER)) {
+        CUptiResult r0;
+        pp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
+        pp.metricCollectionScope = CUPTI_METRIC_COLLECTION_SCOPE_INVALID;
+        r0 = H.props(&pp);
+        if (scope == 0 && r0 == CUPTI_SUCCESS) GPUINST_STORE_REL(&H.scope, -1); /* the larger struct was refused */
+        r = r0;
+    }
+    if (r == CUPTI_ERROR_INVALID_METRIC_NAME || r == CUPTI_ERROR_INVALID_PARAMETER) {
+        if (why != NULL) snprintf(why, cap, "unknown metric \"%.200s\"", metric);
+        return GPUINST_ERROR_INVALID_ARGUMENT;
+    }
+    if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetMetricProperties", r);
+    out->description = pp.pDescription ? pp.pDescription : "";
+    out->unit = pp.pDimUnit ? pp.pDimUnit : "";
+    out->hw_unit = pp.pHwUnit ? pp.pHwUnit : "";
+    out->type = (int32_t)pp.metricType;
+    out->scope = GPUINST_LOAD_ACQ(&H.scope) > 0 && (pp.metricCollectionScope == CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT ||
+                                                    pp.metricCollectionScope == CUPTI_METRIC_COLLECTION_SCOPE_DEVICE)
+                     ? (int32_t)pp.metricCollectionScope
+                     : GPUINST_METRIC_SCOPE_UNKNOWN;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void)
+{
+    return phostLoad(NULL) == GPUINST_SUCCESS ? H.apiVersion : 0;
+}
+
+/* A list of n strings as one allocation (pointers, then the texts), freed
+ * with one free(). */
+static char **strvPack(const char *const *src, size_t n)
+{
+    size_t i, bytes = (n + 1) * sizeof(char *);
+    char **v, *p;
+    for (i = 0; i < n; i++) bytes += strlen(src[i]) + 1;
+    v = (char **)malloc(bytes);
+    if (v == NULL) return NULL;
+    p = (char *)(v + n + 1);
+    for (i = 0; i < n; i++) {
+        size_t l = strlen(src[i]) + 1;
+        memcpy(p, src[i], l);
+        v[i] = p;
+        p += l;
+    }
+    v[n] = NULL;
+    return v;
+}
+
+static int spUnavailable(char *why, size_t cap)
+{
+    if (why != NULL)
+        snprintf(why, cap,
+                 "single-pass metric sets need CUPTI 13.2 or newer (cuptiProfilerHostGetSinglePassSets); the libcupti "
+                 "loaded (%.300s) is version %u: set GPUINST_CUPTI_LIB to a newer one",
+                 gpuinstLibPath(GPUINST_LIB_CUPTI), (unsigned)H.apiVersion);
+    return GPUINST_ERROR_UNAVAILABLE;
+}
+
+GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, size_t *n, char *why, size_t cap)
+{
+    CUpti_Profiler_Host_GetSinglePassSets_Params sp;
+    const char **tmp;
+    CUptiResult r;
+    *names = NULL;
+    *n = 0;
+    if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
+    if (H.spSets == NULL) return spUnavailable(why, cap);
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = GPUINST_CUpti_Profiler_Host_GetSinglePassSets_Params_STRUCT_SIZE;
+    sp.pChipName = chip;
+    r = H.spSets(&sp); /* the count */
+    if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetSinglePassSets", r);
+    if (sp.numOfSinglePassSets == 0) {
+        *names = strvPack(NULL, 0);
+        return *names != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    if (sp.numOfSinglePassSets > 100000) return hostWhy(why, cap, "cuptiProfilerHostGetSinglePassSets", CUPTI_ERROR_UNKNOWN);
+    tmp = (const char **)calloc(sp.numOfSinglePassSets, sizeof *tmp);
+    if (tmp == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    sp.ppSinglePassSets = tmp;
+    r = H.spSets(&sp);
+    if (r == CUPTI_SUCCESS) {
+        size_t i;
+        for (i = 0; i < sp.numOfSinglePassSets; i++)
+            if (tmp[i] == NULL) r = CUPTI_ERROR_UNKNOWN;
+    }
+    if (r == CUPTI_SUCCESS) {
+        *names = strvPack(tmp, sp.numOfSinglePassSets);
+        *n = sp.numOfSinglePassSets;
+    }
+    free((void *)tmp);
+    if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetSinglePassSets", r);
+    return *names != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
+}
+
+/* The metrics of a single-pass set.  CUPTI fills a buffer of names and one
+ * index per metric: the byte offset of its NUL-terminated name (checked:
+ * every offset inside the buffer, every name terminated inside it). */
+GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const char *set, char ***names, size_t *n,
+                                                     char *why, size_t cap)
+{
+    CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params mp;
+    size_t *idx = NULL, i, cnt;
+    uint8_t *buf = NULL;
+    const char **tmp = NULL;
+    CUptiResult r;
+    int rc = GPUINST_SUCCESS;
+    *names = NULL;
+    *n = 0;
+    if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
+    if (H.spMetrics == NULL) return spUnavailable(why, cap);
+    memset(&mp, 0, sizeof mp);
+    mp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params_STRUCT_SIZE;
+    mp.pChipName = chip;
+    mp.pSinglePassSetName = set;
+    r = H.spMetrics(&mp); /* query mode: both sizes */
+    if (r == CUPTI_ERROR_INVALID_PARAMETER) {
+        if (why != NULL) snprintf(why, cap, "no single-pass metric set \"%.100s\" on %s", set, chip);
+        return GPUINST_ERROR_INVALID_ARGUMENT;
+    }
+    if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetMetricsInSinglePassSet", r);
+    cnt = mp.numOfMetricsInSinglePassSet;
+    if (cnt > 100000 || mp.metricsBufferSize > ((size_t)64 << 20))
+        return hostWhy(why, cap, "cuptiProfilerHostGetMetricsInSinglePassSet", CUPTI_ERROR_UNKNOWN);
+    idx = (size_t *)calloc(cnt ? cnt : 1, sizeof *idx);
+    buf = (uint8_t *)calloc(mp.metricsBufferSize ? mp.metricsBufferSize : 1, 1);
+    tmp = (const char **)calloc(cnt ? cnt : 1, sizeof *tmp);
+    if (idx == NULL || buf == NULL || tmp == NULL) {
+        rc = GPUINST_ERROR_OUT_OF_MEMORY;
+        goto out;
+    }
+    mp.pMetricsIndicesBuffer = idx;
+    mp.pMetricsBuffer = buf;
+    r = H.spMetrics(&mp);
+    if (r != CUPTI_SUCCESS) {
+        rc = hostWhy(why, cap, "cuptiProfilerHostGetMetricsInSinglePassSet", r);
+        goto out;
+    }
+    for (i = 0; i < cnt; i++) {
+        if (idx[i] >= mp.metricsBufferSize || memchr(buf + idx[i], '\0', mp.metricsBufferSize - idx[i]) == NULL) {
+            if (why != NULL)
+                snprintf(why, cap, "cuptiProfilerHostGetMetricsInSinglePassSet returned a metric index outside its "
+                         "buffer (set \"%.100s\", %s): refused", set, chip);
+            rc = GPUINST_ERROR_UNAVAILABLE;
+            goto out;
+        }
+        tmp[i] = (const char *)buf + idx[i];
+    }
+    *names = strvPack(tmp, cnt);
+    *n = cnt;
+    if (*names == NULL) rc = GPUINST_ERROR_OUT_OF_MEMORY;
+out:
+    free(idx);
+    free(buf);
+    free((void *)tmp);
+    return rc;
+}
+
+/* Up to k full names nearest to `name` on the host object's chip, nearest
+ * first, into out + i * stride; bases[0..nbases) are the chip's base
+ * metrics.  If the base name (before the first '.') is one of them, the
+ * rollup/sub-metric part is what is wrong: the base with its nearest
+ * sub-metrics; else the nearest base names with the name's own suffix. */
+GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
+                                             char *out, size_t stride, uint32_t k)
 {
     const char *near[GPUINST_NEAREST_MAX];
-    char base[256], buf[600];
+    char base[256];
     const char *dot = strchr(name, '.');
     const char *suffix = dot != NULL ? dot : "";
-    size_t blen = dot != NULL ? (size_t)(dot - name) : strlen(name);
+    size_t blen = dot != NULL ? (size_t)(dot - name) : strlen(name), j;
     uint32_t nn = 0, i;
-    int t;
-    const char **all = NULL;
-    size_t nall = 0;
     if (blen >= sizeof base) blen = sizeof base - 1;
     memcpy(base, name, blen);
     base[blen] = '\0';
-    for (t = CUPTI_METRIC_TYPE_COUNTER; t < CUPTI_METRIC_TYPE__COUNT; t++) {
-        CUpti_Profiler_Host_GetBaseMetrics_Params bp;
-        memset(&bp, 0, sizeof bp);
-        bp.structSize = GPUINST_CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE;
-        bp.pHostObject = ph->obj;
-        bp.metricType = (CUpti_MetricType)t;
-        if (H.baseMetrics(&bp) == CUPTI_SUCCESS && bp.numMetrics > 0) {
-            const char **na = (const char **)realloc((void *)all, (nall + bp.numMetrics) * sizeof *na);
+    if (k > GPUINST_NEAREST_MAX) k = GPUINST_NEAREST_MAX;
+    for (j = 0; j < nbases; j++)
+        if (strcmp(bases[j], base) == 0) break;
+    if (j < nbases) {
+        gpuinstMetricProps p;
+        const char *const *subs;
+        size_t ns;
+        if (gpuinstPhostProps(obj, base, &p, NULL, 0) == GPUINST_SUCCESS &&
+            gpuinstPhostSubMetrics(obj, (int)p.type, base, &subs, &ns) == GPUINST_SUCCESS)
+            nn = gpuinstNearestNames(suffix, subs, ns, near, k);
+        for (i = 0; i < nn; i++) snprintf(out + i * stride, stride, "%s%s", base, near[i]);
+    } else {
+        nn = gpuinstNearestNames(base, bases, nbases, near, k);
+        for (i = 0; i < nn; i++) snprintf(out + i * stride, stride, "%s%s", near[i], suffix);
+    }
+    return nn;
+}
+
+struct gpuinstPhost {
+    CUpti_Profiler_Host_Object *obj;
+    char chip[64];
+    gpuinstMetricList metrics;
+    uint8_t *config;
+    size_t config_size;
+    uint32_t passes;
+    gpuinstMetricProps *props; /* per metric (CUPTI's strings, valid while obj lives) */
+};
+
+/* The "unknown metric" sentence, with the nearest valid names.  The base
+ * metrics are read here, once per host object: CUPTI 13.0 appends to its
+ * list at every cuptiProfilerHostGetBaseMetrics call on the same object
+ * (3389, 6778, 10167 counters for GH100), so a kept object must not be
+ * asked twice (src/metrics.c keeps its first answer). */
+static void hostSuggest(gpuinstPhost *ph, const char *name, char *why, size_t cap)
+{
+    char near[5][256], buf[600];
+    const char **all = NULL;
+    size_t nall = 0;
+    uint32_t nn, i;
+    int t;
+    for (t = GPUINST_METRIC_COUNTER; t <= GPUINST_METRIC_THROUGHPUT; t++) {
+        const char *const *names;
+        size_t n;
+        if (gpuinstPhostBaseMetrics(ph->obj, t, &names, &n, NULL, 0) == GPUINST_SUCCESS && n > 0) {
+            const char **na = (const char **)realloc((void *)all, (nall + n) * sizeof *na);
             if (na == NULL) break;
             all = na;
-            memcpy((void *)(all + nall), (const void *)bp.ppMetricNames, bp.numMetrics * sizeof *all);
-            nall += bp.numMetrics;
+            memcpy((void *)(all + nall), (const void *)names, n * sizeof *all);
+            nall += n;
         }
     }
-    for (i = 0; i < nall; i++)
-        if (strcmp(all[i], base) == 0) break;
-    buf[0] = '\0';
-    if (nall > 0 && i < nall) {
-        /* the base exists: the rollup/submetric part is wrong */
-        CUpti_Profiler_Host_GetSubMetrics_Params sp;
-        memset(&sp, 0, sizeof sp);
-        sp.structSize = GPUINST_CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE;
-        sp.pHostObject = ph->obj;
-        sp.pMetricName = base;
-        for (t = CUPTI_METRIC_TYPE_COUNTER; t < CUPTI_METRIC_TYPE__COUNT; t++) {
-            sp.metricType = (CUpti_MetricType)t;
-            if (H.subMetrics(&sp) == CUPTI_SUCCESS && sp.numOfSubmetrics > 0) break;
-        }
-        if (t < CUPTI_METRIC_TYPE__COUNT)
-            nn = gpuinstNearestNames(suffix, (const char *const *)sp.ppSubMetrics, sp.numOfSubmetrics, near, 5);
-        for (i = 0; i < nn; i++) {
-            size_t l = strlen(buf);
-            snprintf(buf + l, sizeof buf - l, "%s%s%s", i ? ", " : "", base, near[i]);
-        }
-    } else if (nall > 0) {
-        nn = gpuinstNearestNames(base, (const char *const *)all, nall, near, 5);
-        for (i = 0; i < nn; i++) {
-            size_t l = strlen(buf);
-            snprintf(buf + l, sizeof buf - l, "%s%s%s", i ? ", " : "", near[i], suffix);
-        }
-    }
+    nn = gpuinstPhostNearest(ph->obj, all, nall, name, near[0], sizeof near[0], 5);
     free((void *)all);
+    buf[0] = '\0';
+    for (i = 0; i < nn; i++) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", near[i]);
+    }
     if (why != NULL)
         snprintf(why, cap, "unknown metric \"%.100s\" on %s; nearest valid names: %s (metric sets: %s)", name,
                  ph->chip, buf[0] ? buf : "none close", gpuinstMetricSetNames());
@@ -17187,29 +19678,19 @@ static void hostSuggest(gpuinstPhost *ph, const char *name, char *why, size_t ca
 GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph)
 {
     if (ph == NULL) return;
-    if (ph->obj != NULL) {
-        CUpti_Profiler_Host_Deinitialize_Params dp;
-        memset(&dp, 0, sizeof dp);
-        dp.structSize = GPUINST_CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
-        dp.pHostObject = ph->obj;
-        H.deinit(&dp);
-    }
+    gpuinstPhostObjFree(ph->obj);
     gpuinstMetricListFree(&ph->metrics);
     free(ph->config);
-    free((void *)ph->desc);
-    free((void *)ph->unit);
-    free((void *)ph->hwunit);
-    free(ph->type);
+    free(ph->props);
     free(ph);
 }
 
-GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
-                                       gpuinstPhost **out, char *why, size_t cap)
+GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
+                                          gpuinstPhost **out, char *why, size_t cap)
 {
     gpuinstPhost *ph;
-    const char *lw = NULL;
+    void *obj = NULL;
     CUptiResult r;
-    CUpti_Profiler_Host_Initialize_Params ip;
     CUpti_Profiler_Host_ConfigAddMetrics_Params ap;
     CUpti_Profiler_Host_GetConfigImageSize_Params sp;
     CUpti_Profiler_Host_GetConfigImage_Params gp;
@@ -17217,62 +19698,29 @@ GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, c
     uint32_t i;
     int rc;
     *out = NULL;
-    if (phostLoad(&lw) != GPUINST_SUCCESS) {
-        if (why != NULL) snprintf(why, cap, "%s", lw);
-        return GPUINST_ERROR_UNAVAILABLE;
-    }
     ph = (gpuinstPhost *)calloc(1, sizeof *ph);
     if (ph == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     snprintf(ph->chip, sizeof ph->chip, "%s", chip);
     rc = gpuinstMetricsParse(spec, &ph->metrics, why, cap);
+    if (rc == GPUINST_SUCCESS) rc = gpuinstPhostObjNew(ph->chip, ptype, avail, &obj, why, cap);
+    ph->obj = (CUpti_Profiler_Host_Object *)obj;
     if (rc != GPUINST_SUCCESS) {
         gpuinstPhostFree(ph);
         return rc;
     }
-    memset(&ip, 0, sizeof ip);
-    ip.structSize = GPUINST_CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
-    ip.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    ip.pChipName = ph->chip;
-    ip.pCounterAvailabilityImage = avail;
-    r = H.init(&ip);
-    if (r != CUPTI_SUCCESS) {
-        rc = hostWhy(why, cap, "cuptiProfilerHostInitialize", r);
-        if (why != NULL && r == CUPTI_ERROR_INVALID_PARAMETER)
-            snprintf(why, cap, "cuptiProfilerHostInitialize: chip \"%.60s\" is not supported by this CUPTI", chip);
-        gpuinstPhostFree(ph);
-        return rc;
-    }
-    ph->obj = ip.pHostObject;
-    ph->desc = (const char **)calloc(ph->metrics.n, sizeof *ph->desc);
-    ph->unit = (const char **)calloc(ph->metrics.n, sizeof *ph->unit);
-    ph->hwunit = (const char **)calloc(ph->metrics.n, sizeof *ph->hwunit);
-    ph->type = (int *)calloc(ph->metrics.n, sizeof *ph->type);
-    if (!ph->desc || !ph->unit || !ph->hwunit || !ph->type) {
+    ph->props = (gpuinstMetricProps *)calloc(ph->metrics.n, sizeof *ph->props);
+    if (ph->props == NULL) {
         gpuinstPhostFree(ph);
         return GPUINST_ERROR_OUT_OF_MEMORY;
     }
     /* Validate each name first: one clear message per unknown name. */
     for (i = 0; i < ph->metrics.n; i++) {
-        CUpti_Profiler_Host_GetMetricProperties_Params pp;
-        memset(&pp, 0, sizeof pp);
-        pp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
-        pp.pHostObject = ph->obj;
-        pp.pMetricName = ph->metrics.names[i];
-        r = H.props(&pp);
-        if (r == CUPTI_ERROR_INVALID_METRIC_NAME || r == CUPTI_ERROR_INVALID_PARAMETER) {
-            hostSuggest(ph, ph->metrics.names[i], why, cap);
-            gpuinstPhostFree(ph);
-            return GPUINST_ERROR_INVALID_ARGUMENT;
-        }
-        if (r != CUPTI_SUCCESS) {
-            rc = hostWhy(why, cap, "cuptiProfilerHostGetMetricProperties", r);
+        rc = gpuinstPhostProps(ph->obj, ph->metrics.names[i], &ph->props[i], why, cap);
+        if (rc == GPUINST_ERROR_INVALID_ARGUMENT) hostSuggest(ph, ph->metrics.names[i], why, cap);
+        if (rc != GPUINST_SUCCESS) {
             gpuinstPhostFree(ph);
             return rc;
         }
-        ph->desc[i] = pp.pDescription ? pp.pDescription : "";
-        ph->unit[i] = pp.pDimUnit ? pp.pDimUnit : "";
-        ph->hwunit[i] = pp.pHwUnit ? pp.pHwUnit : "";
-        ph->type[i] = (int)pp.metricType;
     }
     memset(&ap, 0, sizeof ap);
     ap.structSize = GPUINST_CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
@@ -17326,6 +19774,12 @@ GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, c
     return GPUINST_SUCCESS;
 }
 
+GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
+                                       gpuinstPhost **out, char *why, size_t cap)
+{
+    return gpuinstPhostCreateFor(chip, GPUINST_PROFILER_RANGE, avail, spec, out, why, cap);
+}
+
 GPUINST_PRIVATE uint32_t gpuinstPhostPasses(const gpuinstPhost *ph)
 {
     return ph->passes;
@@ -17345,10 +19799,15 @@ GPUINST_PRIVATE const gpuinstMetricList *gpuinstPhostMetrics(const gpuinstPhost 
 GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, const char **desc,
                                             const char **unit, const char **hwunit, int *type)
 {
-    *desc = ph->desc[i];
-    *unit = ph->unit[i];
-    *hwunit = ph->hwunit[i];
-    *type = ph->type[i];
+    *desc = ph->props[i].description;
+    *unit = ph->props[i].unit;
+    *hwunit = ph->props[i].hw_unit;
+    *type = (int)ph->props[i].type;
+}
+
+GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i)
+{
+    return ph->props[i].scope;
 }
 
 GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
@@ -17403,6 +19862,1289 @@ GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
 
 #endif /* GPUINST_WITH_CUPTI */
 /************** End of src/profiler_host.c **************/
+/************** Begin file src/metrics.c **************/
+/*
+ * metrics.c -- metric discovery: the public gpuinst_metrics_* API (issue
+ * 21), what the CUPTI profiler host API knows about a chip's metrics,
+ * cached per chip and profiler type for the life of the process.
+ *
+ * Every raw host-API call is made in src/profiler_host.c (gpuinstPhost*);
+ * this file keeps what they answer:
+ *   - the supported chips (one list per process);
+ *   - per (chip, profiler type) an MxChip: its host object (kept: the
+ *     properties, sub-metrics and nearest names of names asked about later
+ *     are read from it), its base metrics by type (read once: CUPTI 13.0
+ *     appends to its list at each call on one object), and a map from each
+ *     metric name asked about to what is known of it (properties,
+ *     sub-metrics, nearest names), filled on first use;
+ *   - per (chip, profiler type, expanded list) a pass plan (the list's
+ *     passes from the same host-object code as the range profiler's, and
+ *     per metric its passes alone, whether it forces extra passes, and a
+ *     split into one-pass groups);
+ *   - the expanded metric lists (no chip) and the single-pass sets.
+ * Nothing is ever freed or moved: texts and arrays live in an arena of
+ * 64 KiB blocks, so every pointer handed out stays valid until the process
+ * exits (the public contract), and a later query is a hash lookup under
+ * one mutex.  The failure sentence of a call goes to a per-thread buffer
+ * (gpuinst_metrics_last_error); nothing is printed.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <strings.h>
+
+#if GPUINST_WITH_CUPTI
+#include <cuda.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+#include <cupti_profiler_target.h>
+#endif
+
+#define MX_WHY 1024
+
+/* ---- the calling thread's last failure ------------------------------------------- */
+
+static pthread_once_t mxKeyOnce = PTHREAD_ONCE_INIT;
+static pthread_key_t mxKey;
+static int mxKeyOk;
+
+static void mxKeyMake(void)
+{
+    mxKeyOk = pthread_key_create(&mxKey, free) == 0;
+}
+
+static char *mxErrBuf(void)
+{
+    char *b;
+    pthread_once(&mxKeyOnce, mxKeyMake);
+    if (!mxKeyOk) return NULL;
+    b = (char *)pthread_getspecific(mxKey);
+    if (b == NULL) {
+        b = (char *)calloc(1, MX_WHY);
+        if (b != NULL && pthread_setspecific(mxKey, b) != 0) {
+            free(b);
+            b = NULL;
+        }
+    }
+    return b;
+}
+
+/* Records the sentence and returns rc. */
+static int mxFail(int rc, const char *fmt, ...)
+{
+    char *b = mxErrBuf();
+    if (b != NULL) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(b, MX_WHY, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
+}
+
+const char *gpuinst_metrics_last_error(void)
+{
+    const char *b = mxErrBuf();
+    return b != NULL ? b : "";
+}
+
+/* ---- the arena and a map of names (under mxLock) --------------------------------- */
+
+static pthread_mutex_t mxLock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct MxBlock {
+    struct MxBlock *next;
+    size_t used, cap;
+} MxBlock;
+static MxBlock *mxArena;
+
+static void *mxAlloc(size_t n)
+{
+    void *p;
+    n = (n + 7) & ~(size_t)7;
+    if (mxArena == NULL || mxArena->used + n > mxArena->cap) {
+        size_t cap = n > 65536 - sizeof(MxBlock) ? n : 65536 - sizeof(MxBlock);
+        MxBlock *b = (MxBlock *)malloc(sizeof(MxBlock) + cap);
+        if (b == NULL) return NULL;
+        b->next = mxArena;
+        b->used = 0;
+        b->cap = cap;
+        mxArena = b;
+    }
+    p = (char *)(mxArena + 1) + mxArena->used;
+    mxArena->used += n;
+    return p;
+}
+
+static const char *mxStr(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = (char *)mxAlloc(n);
+    if (p != NULL) memcpy(p, s, n);
+    return p;
+}
+
+/* A copy of n strings: the pointer array and the texts in the arena. */
+static const char **mxStrv(const char *const *src, size_t n)
+{
+    const char **v = (const char **)mxAlloc((n + 1) * sizeof *v);
+    size_t i;
+    if (v == NULL) return NULL;
+    for (i = 0; i < n; i++)
+        if ((v[i] = mxStr(src[i] != NULL ? src[i] : "")) == NULL) return NULL;
+    v[n] = NULL;
+    return v;
+}
+
+/* Open addressing, string keys (copied into the arena), void * values. */
+typedef struct MxMap {
+    const char **keys;
+    uint64_t *hashes;
+    void **vals;
+    uint32_t n, cap; /* cap: power of two, or 0 */
+} MxMap;
+
+static void **mxMapSlot(MxMap *m, const char *key, int create)
+{
+    size_t len = strlen(key);
+    uint64_t h = gpuinstHash(key, len);
+    uint32_t i;
+    if (m->cap == 0 || (create && (m->n + 1) * 2 > m->cap)) {
+        uint32_t ncap = m->cap ? m->cap * 2 : 64, j;
+        const char **nk;
+        uint64_t *nh;
+        void **nv;
+        if (!create && m->cap == 0) return NULL;
+        nk = (const char **)calloc(ncap, sizeof *nk);
+        nh = (uint64_t *)calloc(ncap, sizeof *nh);
+        nv = (void **)calloc(ncap, sizeof *nv);
+        if (nk == NULL || nh == NULL || nv == NULL) {
+            free((void *)nk);
+            free(nh);
+            free(nv);
+            return NULL;
+        }
+        for (j = 0; j < m->cap; j++) {
+            uint32_t k;
+            if (m->keys[j] == NULL) continue;
+            for (k = (uint32_t)m->hashes[j] & (ncap - 1); nk[k] != NULL; k = (k + 1) & (ncap - 1)) {}
+            nk[k] = m->keys[j];
+            nh[k] = m->hashes[j];
+            nv[k] = m->vals[j];
+        }
+        free((void *)m->keys);
+        free(m->hashes);
+        free(m->vals);
+        m->keys = nk;
+        m->hashes = nh;
+        m->vals = nv;
+        m->cap = ncap;
+    }
+    for (i = (uint32_t)h & (m->cap - 1); m->keys[i] != NULL; i = (i + 1) & (m->cap - 1))
+        if (m->hashes[i] == h && strcmp(m->keys[i], key) == 0) return &m->vals[i];
+    if (!create) return NULL;
+    if ((m->keys[i] = mxStr(key)) == NULL) return NULL;
+    m->hashes[i] = h;
+    m->vals[i] = NULL;
+    m->n++;
+    return &m->vals[i];
+}
+
+/* ---- argument checks ----------------------------------------------------------------- */
+
+static int mxOut(const void *p, const char *what)
+{
+    return p != NULL ? GPUINST_SUCCESS
+                     : mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "%s must not be NULL", what);
+}
+
+static int mxIndex(int32_t index, int32_t n, const char *what)
+{
+    return index >= 0 && index < n
+               ? GPUINST_SUCCESS
+               : mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "%s index %d is out of range (0..%d)", what, (int)index,
+                        (int)n - 1);
+}
+
+/* ---- expanded metric lists (no CUPTI) ------------------------------------------------ */
+
+typedef struct MxList {
+    int32_t n;
+    const char **names;
+    const char *joined; /* "a,b,c": the key of the plans */
+} MxList;
+static MxMap mxLists;
+
+/* The expanded list of `spec` (cached), or NULL with the reason recorded. */
+static MxList *mxListGet(const char *spec, int *rc)
+{
+    void **slot;
+    MxList *l;
+    gpuinstMetricList ml;
+    char err[600];
+    size_t i, len = 0;
+    char *j;
+    if (spec == NULL) spec = "";
+    slot = mxMapSlot(&mxLists, spec, 1);
+    if (slot == NULL) {
+        *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    if (*slot != NULL) return (MxList *)*slot;
+    err[0] = '\0';
+    *rc = gpuinstMetricsParse(spec, &ml, err, sizeof err);
+    if (*rc != GPUINST_SUCCESS) {
+        mxFail(*rc, "%s", err[0] ? err : "bad metric list");
+        return NULL;
+    }
+    l = (MxList *)mxAlloc(sizeof *l);
+    for (i = 0; i < ml.n; i++) len += strlen(ml.names[i]) + 1;
+    j = (char *)mxAlloc(len + 1);
+    if (l == NULL || j == NULL || (l->names = mxStrv((const char *const *)ml.names, ml.n)) == NULL) {
+        gpuinstMetricListFree(&ml);
+        *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    l->n = (int32_t)ml.n;
+    j[0] = '\0';
+    for (i = 0, len = 0; i < ml.n; i++) {
+        size_t k = strlen(ml.names[i]);
+        if (i) j[len++] = ',';
+        memcpy(j + len, ml.names[i], k);
+        len += k;
+    }
+    j[len] = '\0';
+    l->joined = j;
+    gpuinstMetricListFree(&ml);
+    *slot = l;
+    return l;
+}
+
+int gpuinst_metrics_list_count(const char *metrics, int32_t *count)
+{
+    MxList *l;
+    int rc = mxOut(count, "count");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *count = 0;
+    pthread_mutex_lock(&mxLock);
+    l = mxListGet(metrics, &rc);
+    if (l != NULL) *count = l->n;
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_list_name(const char *metrics, int32_t index, const char **name)
+{
+    MxList *l;
+    int rc = mxOut(name, "name");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *name = "";
+    pthread_mutex_lock(&mxLock);
+    l = mxListGet(metrics, &rc);
+    if (l != NULL && (rc = mxIndex(index, l->n, "metric list")) == GPUINST_SUCCESS) *name = l->names[index];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+/* ---- gpuinst's named sets (no CUPTI) ------------------------------------------------- */
+
+static const char *mxSetJoined[32];
+
+int gpuinst_metrics_set_count(int32_t *count)
+{
+    int rc = mxOut(count, "count");
+    if (rc == GPUINST_SUCCESS) *count = (int32_t)gpuinstMetricSetCount();
+    return rc;
+}
+
+int gpuinst_metrics_set(int32_t index, const char **name, const char **metrics)
+{
+    const char *n = "";
+    const char *const *m = NULL;
+    int rc = mxIndex(index, (int32_t)gpuinstMetricSetCount(), "metric set");
+    if (name != NULL) *name = "";
+    if (metrics != NULL) *metrics = "";
+    if (rc != GPUINST_SUCCESS) return rc;
+    gpuinstMetricSet((uint32_t)index, &n, &m);
+    pthread_mutex_lock(&mxLock);
+    if (index < 32 && mxSetJoined[index] == NULL) {
+        MxList *l = mxListGet(n, &rc); /* the set's own name expands to its metrics */
+        if (l != NULL) mxSetJoined[index] = l->joined;
+    }
+    if (metrics != NULL && mxSetJoined[index] != NULL) *metrics = mxSetJoined[index];
+    pthread_mutex_unlock(&mxLock);
+    if (name != NULL) *name = n;
+    return rc;
+}
+
+#if GPUINST_WITH_CUPTI
+
+static int mxProfiler(int32_t profiler)
+{
+    return profiler == GPUINST_PROFILER_RANGE || profiler == GPUINST_PROFILER_PM_SAMPLING
+               ? GPUINST_SUCCESS
+               : mxFail(GPUINST_ERROR_INVALID_ARGUMENT,
+                        "profiler %d is neither GPUINST_PROFILER_RANGE (0) nor GPUINST_PROFILER_PM_SAMPLING (1)",
+                        (int)profiler);
+}
+
+static const char *mxProfilerName(int32_t profiler)
+{
+    return profiler == GPUINST_PROFILER_PM_SAMPLING ? "PM sampling" : "the range profiler";
+}
+
+/* ---- supported chips ------------------------------------------------------------------- */
+
+static const char **mxChipNames;
+static int32_t mxNChips;
+static int mxChipsState; /* 0 not asked, 1 ok, -1 failed (mxChipsWhy) */
+static char mxChipsWhy[600];
+static int mxChipsRc;
+
+static int mxChipsLoad(void)
+{
+    if (mxChipsState == 0) {
+        const char *const *names;
+        size_t n = 0;
+        mxChipsRc = gpuinstPhostChips(&names, &n, mxChipsWhy, sizeof mxChipsWhy);
+        if (mxChipsRc == GPUINST_SUCCESS && (mxChipNames = mxStrv(names, n)) == NULL) {
+            mxChipsRc = GPUINST_ERROR_OUT_OF_MEMORY;
+            snprintf(mxChipsWhy, sizeof mxChipsWhy, "out of memory");
+        }
+        if (mxChipsRc == GPUINST_SUCCESS) {
+            mxNChips = (int32_t)n;
+            mxChipsState = 1;
+        } else {
+            /* UNAVAILABLE stays; a lack of memory may pass: ask again next time */
+            if (mxChipsRc == GPUINST_ERROR_UNAVAILABLE) mxChipsState = -1;
+            return mxFail(mxChipsRc, "%s", mxChipsWhy);
+        }
+    }
+    return mxChipsState == 1 ? GPUINST_SUCCESS : mxFail(mxChipsRc, "%s", mxChipsWhy);
+}
+
+/* CUPTI's spelling of `chip` (any case), or NULL with the reason. */
+static const char *mxChipCanon(const char *chip, int *rc)
+{
+    int32_t i;
+    if (chip == NULL || chip[0] == '\0') {
+        *rc = mxFail(GPUINST_ERROR_INVALID_ARGUMENT,
+                     "no chip name given: name one of gpuinst_metrics_chip (gpuinst-metrics --chips), e.g. GH100");
+        return NULL;
+    }
+    if ((*rc = mxChipsLoad()) != GPUINST_SUCCESS) return NULL;
+    for (i = 0; i < mxNChips; i++)
+        if (strcasecmp(mxChipNames[i], chip) == 0) return mxChipNames[i];
+    {
+        char up[64], list[400];
+        const char *near[3];
+        uint32_t nn, k;
+        size_t l = strlen(chip);
+        if (l >= sizeof up) l = sizeof up - 1;
+        for (k = 0; k < l; k++) up[k] = (char)toupper((unsigned char)chip[k]);
+        up[l] = '\0';
+        nn = gpuinstNearestNames(up, mxChipNames, (size_t)mxNChips, near, 3);
+        list[0] = '\0';
+        for (k = 0; k < nn; k++) {
+            size_t ll = strlen(list);
+            snprintf(list + ll, sizeof list - ll, "%s%s", k ? ", " : "", near[k]);
+        }
+        *rc = mxFail(GPUINST_ERROR_INVALID_ARGUMENT,
+                     "chip \"%.60s\" is not supported by this CUPTI (%s); nearest: %s (all: gpuinst-metrics --chips)",
+                     chip, gpuinstLibPath(GPUINST_LIB_CUPTI), nn ? list : "none close");
+    }
+    return NULL;
+}
+
+int gpuinst_metrics_chip_count(int32_t *count)
+{
+    int rc = mxOut(count, "count");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *count = 0;
+    pthread_mutex_lock(&mxLock);
+    rc = mxChipsLoad();
+    if (rc == GPUINST_SUCCESS) *count = mxNChips;
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_chip(int32_t index, const char **chip)
+{
+    int rc = mxOut(chip, "chip");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *chip = "";
+    pthread_mutex_lock(&mxLock);
+    if ((rc = mxChipsLoad()) == GPUINST_SUCCESS && (rc = mxIndex(index, mxNChips, "chip")) == GPUINST_SUCCESS)
+        *chip = mxChipNames[index];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+/* ---- one chip and profiler type ---------------------------------------------------------- */
+
+typedef struct MxName {      /* a metric name asked about (base or full) */
+    int8_t props;            /* 0 not asked, 1 known, -1 unknown */
+    int8_t subs, nearDone;   /* 1 when filled */
+    int32_t type, scope;
+    const char *desc, *unit, *hw;
+    const char **sub;
+    int32_t nsub;
+    const char **nearv;
+    int32_t nnear;
+} MxName;
+
+typedef struct MxPlan {      /* one expanded list */
+    const MxList *list;
+    int32_t passes;          /* 0 not computed */
+    int done;                /* the per-metric part below is filled */
+    int32_t *group, *alone, *extra;
+} MxPlan;
+
+typedef struct MxChip {
+    const char *chip;        /* CUPTI's spelling */
+    int32_t profiler;
+    void *obj;               /* the host object (chip, type; no counter availability image) */
+    const char **base[4];    /* by type; [3]: all, counters first */
+    int32_t nbase[4];
+    MxMap names;             /* -> MxName */
+    MxMap plans;             /* expanded list -> MxPlan */
+    MxMap plansBySpec;       /* the list as asked ("roofline") -> MxPlan: one short hash when cached */
+} MxChip;
+
+#define MX_MAX_CHIPS 128
+static MxChip *mxChips[MX_MAX_CHIPS];
+static int mxNChipCache;
+
+/* The cache of (chip, profiler), built on first use, or NULL (reason). */
+static MxChip *mxChipGet(const char *chip, int32_t profiler, int *rc)
+{
+    const char *canon;
+    MxChip *c;
+    char why[600];
+    int i, t;
+    if ((*rc = mxProfiler(profiler)) != GPUINST_SUCCESS) return NULL;
+    for (i = 0; chip != NULL && i < mxNChipCache; i++) /* the chips asked about: a few */
+        if (mxChips[i]->profiler == profiler && strcasecmp(mxChips[i]->chip, chip) == 0) return mxChips[i];
+    if ((canon = mxChipCanon(chip, rc)) == NULL) return NULL;
+    if (mxNChipCache >= MX_MAX_CHIPS) {
+        *rc = mxFail(GPUINST_ERROR_LIMIT, "more than %d chip and profiler pairs asked about", MX_MAX_CHIPS);
+        return NULL;
+    }
+    c = (MxChip *)mxAlloc(sizeof *c);
+    if (c == NULL) {
+        *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    memset(c, 0, sizeof *c);
+    c->chip = canon;
+    c->profiler = profiler;
+    why[0] = '\0';
+    *rc = gpuinstPhostObjNew(canon, (int)profiler, NULL, &c->obj, why, sizeof why);
+    if (*rc != GPUINST_SUCCESS) {
+        mxFail(*rc, "%s", why);
+        return NULL;
+    }
+    for (t = GPUINST_METRIC_COUNTER; t <= GPUINST_METRIC_THROUGHPUT && *rc == GPUINST_SUCCESS; t++) {
+        const char *const *names;
+        size_t n = 0;
+        *rc = gpuinstPhostBaseMetrics(c->obj, t, &names, &n, why, sizeof why);
+        if (*rc != GPUINST_SUCCESS) {
+            mxFail(*rc, "%s", why);
+        } else if ((c->base[t] = mxStrv(names, n)) == NULL) {
+            *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        } else {
+            c->nbase[t] = (int32_t)n;
+        }
+    }
+    if (*rc == GPUINST_SUCCESS) {
+        int32_t all = c->nbase[0] + c->nbase[1] + c->nbase[2], k = 0;
+        c->base[3] = (const char **)mxAlloc(((size_t)all + 1) * sizeof(char *));
+        if (c->base[3] == NULL) *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (t = 0; t < 3 && c->base[3] != NULL; t++) {
+            memcpy((void *)(c->base[3] + k), (const void *)c->base[t], (size_t)c->nbase[t] * sizeof(char *));
+            k += c->nbase[t];
+        }
+        if (c->base[3] != NULL) c->base[3][all] = NULL;
+        c->nbase[3] = all;
+    }
+    if (*rc != GPUINST_SUCCESS) {
+        gpuinstPhostObjFree(c->obj); /* the arena keeps the rest: a few bytes */
+        return NULL;
+    }
+    mxChips[mxNChipCache++] = c;
+    return c;
+}
+
+/* What is known of `metric` (props loaded), or NULL with the reason;
+ * INVALID_ARGUMENT for a name the chip does not have. */
+static MxName *mxNameGet(MxChip *c, const char *metric, int *rc);
+
+static int mxNearestFill(MxChip *c, MxName *e, const char *name)
+{
+    char buf[GPUINST_NEAREST_MAX][256];
+    const char *ptrs[GPUINST_NEAREST_MAX];
+    uint32_t n, i;
+    if (e->nearDone) return GPUINST_SUCCESS;
+    n = gpuinstPhostNearest(c->obj, c->base[3], (size_t)c->nbase[3], name, buf[0], sizeof buf[0], GPUINST_NEAREST_MAX);
+    for (i = 0; i < n; i++) ptrs[i] = buf[i];
+    if ((e->nearv = mxStrv(ptrs, n)) == NULL) return mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+    e->nnear = (int32_t)n;
+    e->nearDone = 1;
+    return GPUINST_SUCCESS;
+}
+
+/* "unknown metric "x" on GH100 for the range profiler; nearest valid names: a, b" */
+static void mxUnknownSentence(MxChip *c, MxName *e, const char *name, char *out, size_t cap)
+{
+    int32_t i;
+    size_t l;
+    snprintf(out, cap, "unknown metric \"%.200s\" on %s for %s; nearest valid names: ", name, c->chip,
+             mxProfilerName(c->profiler));
+    if (mxNearestFill(c, e, name) != GPUINST_SUCCESS || e->nnear == 0) {
+        l = strlen(out);
+        snprintf(out + l, cap - l, "none close (all: gpuinst-metrics --chip %s --list)", c->chip);
+        return;
+    }
+    for (i = 0; i < e->nnear && i < 5; i++) {
+        l = strlen(out);
+        snprintf(out + l, cap - l, "%s%s", i ? ", " : "", e->nearv[i]);
+    }
+}
+
+static MxName *mxNameSlot(MxChip *c, const char *metric, int *rc)
+{
+    void **slot;
+    if (metric == NULL || metric[0] == '\0') {
+        *rc = mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "no metric name given");
+        return NULL;
+    }
+    if (strlen(metric) > 255) {
+        *rc = mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "metric name of %zu bytes is too long (limit 255)",
+                     strlen(metric));
+        return NULL;
+    }
+    slot = mxMapSlot(&c->names, metric, 1);
+    if (slot != NULL && *slot == NULL) {
+        MxName *e = (MxName *)mxAlloc(sizeof *e);
+        if (e != NULL) memset(e, 0, sizeof *e);
+        *slot = e;
+    }
+    if (slot == NULL || *slot == NULL) {
+        *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    *rc = GPUINST_SUCCESS;
+    return (MxName *)*slot;
+}
+
+static MxName *mxNameGet(MxChip *c, const char *metric, int *rc)
+{
+    MxName *e = mxNameSlot(c, metric, rc);
+    if (e == NULL) return NULL;
+    if (e->props == 0) {
+        gpuinstMetricProps p;
+        char why[600];
+        *rc = gpuinstPhostProps(c->obj, metric, &p, why, sizeof why);
+        if (*rc == GPUINST_ERROR_INVALID_ARGUMENT) {
+            e->props = -1;
+        } else if (*rc != GPUINST_SUCCESS) {
+            mxFail(*rc, "%s", why);
+            return NULL;
+        } else {
+            e->desc = mxStr(p.description);
+            e->unit = mxStr(p.unit);
+            e->hw = mxStr(p.hw_unit);
+            if (e->desc == NULL || e->unit == NULL || e->hw == NULL) {
+                *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+                return NULL;
+            }
+            e->type = p.type;
+            e->scope = p.scope;
+            e->props = 1;
+        }
+    }
+    if (e->props < 0) {
+        char why[MX_WHY];
+        mxUnknownSentence(c, e, metric, why, sizeof why);
+        *rc = mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "%s", why);
+        return NULL;
+    }
+    *rc = GPUINST_SUCCESS;
+    return e;
+}
+
+int gpuinst_metrics_count(const char *chip, int32_t profiler, int32_t type, int32_t *count)
+{
+    MxChip *c;
+    int rc = mxOut(count, "count");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *count = 0;
+    if (type < GPUINST_METRIC_COUNTER || type > GPUINST_METRIC_ANY)
+        return mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "metric type %d is not one of GPUINST_METRIC_COUNTER (0), "
+                      "RATIO (1), THROUGHPUT (2), ANY (3)", (int)type);
+    pthread_mutex_lock(&mxLock);
+    if ((c = mxChipGet(chip, profiler, &rc)) != NULL) *count = c->nbase[type];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_name(const char *chip, int32_t profiler, int32_t type, int32_t index, const char **name)
+{
+    MxChip *c;
+    int rc = mxOut(name, "name");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *name = "";
+    if (type < GPUINST_METRIC_COUNTER || type > GPUINST_METRIC_ANY)
+        return mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "metric type %d is not one of GPUINST_METRIC_COUNTER (0), "
+                      "RATIO (1), THROUGHPUT (2), ANY (3)", (int)type);
+    pthread_mutex_lock(&mxLock);
+    if ((c = mxChipGet(chip, profiler, &rc)) != NULL &&
+        (rc = mxIndex(index, c->nbase[type], "metric")) == GPUINST_SUCCESS)
+        *name = c->base[type][index];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_properties(const char *chip, int32_t profiler, const char *metric, const char **description,
+                               const char **unit, const char **hw_unit, int32_t *type, int32_t *scope)
+{
+    MxChip *c;
+    MxName *e = NULL;
+    int rc;
+    if (description != NULL) *description = "";
+    if (unit != NULL) *unit = "";
+    if (hw_unit != NULL) *hw_unit = "";
+    if (type != NULL) *type = 0;
+    if (scope != NULL) *scope = GPUINST_METRIC_SCOPE_UNKNOWN;
+    pthread_mutex_lock(&mxLock);
+    if ((c = mxChipGet(chip, profiler, &rc)) != NULL && (e = mxNameGet(c, metric, &rc)) != NULL) {
+        if (description != NULL) *description = e->desc;
+        if (unit != NULL) *unit = e->unit;
+        if (hw_unit != NULL) *hw_unit = e->hw;
+        if (type != NULL) *type = e->type;
+        if (scope != NULL) *scope = e->scope;
+    }
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+/* The sub-metrics of `metric` (filled on first use), or NULL. */
+static MxName *mxSubsGet(const char *chip, int32_t profiler, const char *metric, int *rc)
+{
+    MxChip *c = mxChipGet(chip, profiler, rc);
+    MxName *e = c != NULL ? mxNameGet(c, metric, rc) : NULL;
+    if (e != NULL && !e->subs) {
+        const char *const *subs;
+        size_t n = 0;
+        /* CUPTI takes the base or a full name; an error means none of this type */
+        if (gpuinstPhostSubMetrics(c->obj, (int)e->type, metric, &subs, &n) != GPUINST_SUCCESS) n = 0;
+        if ((e->sub = mxStrv(subs, n)) == NULL) {
+            *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+            return NULL;
+        }
+        e->nsub = (int32_t)n;
+        e->subs = 1;
+    }
+    return e;
+}
+
+int gpuinst_metrics_submetric_count(const char *chip, int32_t profiler, const char *metric, int32_t *count)
+{
+    MxName *e;
+    int rc = mxOut(count, "count");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *count = 0;
+    pthread_mutex_lock(&mxLock);
+    if ((e = mxSubsGet(chip, profiler, metric, &rc)) != NULL) *count = e->nsub;
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_submetric(const char *chip, int32_t profiler, const char *metric, int32_t index,
+                              const char **suffix)
+{
+    MxName *e;
+    int rc = mxOut(suffix, "suffix");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *suffix = "";
+    pthread_mutex_lock(&mxLock);
+    if ((e = mxSubsGet(chip, profiler, metric, &rc)) != NULL &&
+        (rc = mxIndex(index, e->nsub, "sub-metric")) == GPUINST_SUCCESS)
+        *suffix = e->sub[index];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+/* ---- nearest names, validation ---------------------------------------------------------- */
+
+static MxName *mxNearGet(const char *chip, int32_t profiler, const char *name, int *rc)
+{
+    MxChip *c = mxChipGet(chip, profiler, rc);
+    MxName *e = c != NULL ? mxNameSlot(c, name, rc) : NULL;
+    if (e != NULL && (*rc = mxNearestFill(c, e, name)) != GPUINST_SUCCESS) return NULL;
+    return e;
+}
+
+int gpuinst_metrics_nearest_count(const char *chip, int32_t profiler, const char *name, int32_t *count)
+{
+    MxName *e;
+    int rc = mxOut(count, "count");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *count = 0;
+    pthread_mutex_lock(&mxLock);
+    if ((e = mxNearGet(chip, profiler, name, &rc)) != NULL) *count = e->nnear;
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_nearest(const char *chip, int32_t profiler, const char *name, int32_t index, const char **nearest)
+{
+    MxName *e;
+    int rc = mxOut(nearest, "nearest");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *nearest = "";
+    pthread_mutex_lock(&mxLock);
+    if ((e = mxNearGet(chip, profiler, name, &rc)) != NULL &&
+        (rc = mxIndex(index, e->nnear, "nearest name")) == GPUINST_SUCCESS)
+        *nearest = e->nearv[index];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_validate(const char *chip, int32_t profiler, const char *metrics, int32_t *unknown)
+{
+    MxChip *c;
+    MxList *l;
+    int rc = mxOut(unknown, "unknown");
+    int32_t i, bad = 0;
+    char why[MX_WHY];
+    if (rc != GPUINST_SUCCESS) return rc;
+    *unknown = 0;
+    why[0] = '\0';
+    pthread_mutex_lock(&mxLock);
+    if ((l = mxListGet(metrics, &rc)) != NULL && (c = mxChipGet(chip, profiler, &rc)) != NULL) {
+        for (i = 0; i < l->n && rc == GPUINST_SUCCESS; i++) {
+            int r;
+            if (mxNameGet(c, l->names[i], &r) != NULL) continue;
+            if (r != GPUINST_ERROR_INVALID_ARGUMENT) {
+                rc = r; /* the reason is recorded */
+                break;
+            }
+            bad++;
+            {   /* one sentence per unknown name, "; "-separated */
+                size_t n = strlen(why);
+                snprintf(why + n, sizeof why - n, "%s%s", n ? "; " : "", gpuinst_metrics_last_error());
+            }
+        }
+        if (rc == GPUINST_SUCCESS && bad > 0) rc = mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "%s", why);
+        *unknown = bad;
+    }
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+/* ---- passes ----------------------------------------------------------------------------- */
+
+/* Passes of the names[0..n) of chip c through the range profiler's own
+ * host-object code (gpuinstPhostCreateFor: validation, ConfigAddMetrics of
+ * the whole list, config image, GetNumOfPasses); 0 with the reason on error. */
+static int32_t mxPassesOf(MxChip *c, const char *const *names, int32_t n, int *rc)
+{
+    gpuinstPhost *ph = NULL;
+    char why[MX_WHY], *spec;
+    size_t len = 1;
+    int32_t i, passes = 0;
+    for (i = 0; i < n; i++) len += strlen(names[i]) + 1;
+    spec = (char *)malloc(len);
+    if (spec == NULL) {
+        *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        return 0;
+    }
+    spec[0] = '\0';
+    for (i = 0, len = 0; i < n; i++) {
+        size_t k = strlen(names[i]);
+        if (i) spec[len++] = ',';
+        memcpy(spec + len, names[i], k + 1);
+        len += k;
+    }
+    why[0] = '\0';
+    *rc = gpuinstPhostCreateFor(c->chip, (int)c->profiler, NULL, spec, &ph, why, sizeof why);
+    free(spec);
+    if (*rc != GPUINST_SUCCESS) {
+        mxFail(*rc, "%s", why[0] ? why : "the host object could not be made");
+        return 0;
+    }
+    passes = (int32_t)gpuinstPhostPasses(ph);
+    gpuinstPhostFree(ph);
+    return passes;
+}
+
+/* The plan of `metrics` on (chip, profiler), its total filled; or NULL. */
+static MxPlan *mxPlanGet(const char *chip, int32_t profiler, const char *metrics, int *rc)
+{
+    MxChip *c = mxChipGet(chip, profiler, rc);
+    MxList *l;
+    MxPlan *p;
+    void **slot, **byspec;
+    int32_t i;
+    if (c == NULL) return NULL;
+    byspec = mxMapSlot(&c->plansBySpec, metrics != NULL ? metrics : "", 0);
+    if (byspec != NULL && *byspec != NULL && ((MxPlan *)*byspec)->passes > 0) {
+        *rc = GPUINST_SUCCESS;
+        return (MxPlan *)*byspec;
+    }
+    if ((l = mxListGet(metrics, rc)) == NULL) return NULL;
+    slot = mxMapSlot(&c->plans, l->joined, 1);
+    if (slot != NULL && *slot == NULL) {
+        p = (MxPlan *)mxAlloc(sizeof *p);
+        if (p != NULL) memset(p, 0, sizeof *p);
+        *slot = p;
+    }
+    if (slot == NULL || *slot == NULL) {
+        *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    p = (MxPlan *)*slot;
+    p->list = l;
+    if (p->passes == 0) {
+        /* unknown names first, each with its nearest valid names */
+        for (i = 0; i < l->n; i++)
+            if (mxNameGet(c, l->names[i], rc) == NULL) return NULL;
+        p->passes = mxPassesOf(c, l->names, l->n, rc);
+        if (p->passes == 0) return NULL;
+    }
+    if ((byspec = mxMapSlot(&c->plansBySpec, metrics != NULL ? metrics : "", 1)) != NULL) *byspec = p;
+    *rc = GPUINST_SUCCESS;
+    return p;
+}
+
+/* Per metric: passes alone, whether it forces extra passes, a one-pass
+ * group (first fit). */
+static int mxPlanFill(MxChip *c, MxPlan *p)
+{
+    const MxList *l = p->list;
+    const char **sub;
+    int32_t n = l->n, i, g, ngroups = 0, *gsize;
+    int32_t **gmembers;
+    int rc = GPUINST_SUCCESS;
+    if (p->done) return GPUINST_SUCCESS;
+    p->group = (int32_t *)mxAlloc((size_t)n * sizeof(int32_t));
+    p->alone = (int32_t *)mxAlloc((size_t)n * sizeof(int32_t));
+    p->extra = (int32_t *)mxAlloc((size_t)n * sizeof(int32_t));
+    sub = (const char **)calloc((size_t)n, sizeof *sub);
+    gsize = (int32_t *)calloc((size_t)n, sizeof *gsize);
+    gmembers = (int32_t **)calloc((size_t)n, sizeof *gmembers);
+    if (p->group == NULL || p->alone == NULL || p->extra == NULL || sub == NULL || gsize == NULL || gmembers == NULL) {
+        rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        goto out;
+    }
+    for (i = 0; i < n && rc == GPUINST_SUCCESS; i++) {
+        p->alone[i] = n == 1 ? p->passes : mxPassesOf(c, &l->names[i], 1, &rc);
+        p->extra[i] = n == 1 && p->passes > 1; /* without it: nothing to collect */
+    }
+    /* the list without metric i */
+    for (i = 0; i < n && rc == GPUINST_SUCCESS && p->passes > 1 && n > 1; i++) {
+        int32_t k, m = 0, without;
+        for (k = 0; k < n; k++)
+            if (k != i) sub[m++] = l->names[k];
+        without = mxPassesOf(c, sub, m, &rc);
+        p->extra[i] = rc == GPUINST_SUCCESS && without < p->passes;
+    }
+    /* first fit into groups of one pass; a metric of several passes alone
+     * gets a group of its own */
+    for (i = 0; i < n && rc == GPUINST_SUCCESS; i++) {
+        int32_t placed = -1;
+        if (p->passes == 1) {
+            p->group[i] = 0;
+            continue;
+        }
+        if (p->alone[i] == 1) {
+            for (g = 0; g < ngroups && placed < 0 && rc == GPUINST_SUCCESS; g++) {
+                int32_t k;
+                if (gsize[g] == 0 || p->alone[gmembers[g][0]] != 1) continue;
+                for (k = 0; k < gsize[g]; k++) sub[k] = l->names[gmembers[g][k]];
+                sub[gsize[g]] = l->names[i];
+                if (mxPassesOf(c, sub, gsize[g] + 1, &rc) == 1) placed = g;
+            }
+        }
+        if (rc != GPUINST_SUCCESS) break;
+        if (placed < 0) {
+            placed = ngroups++;
+            gmembers[placed] = (int32_t *)calloc((size_t)n, sizeof(int32_t));
+            if (gmembers[placed] == NULL) {
+                rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+                break;
+            }
+        }
+        gmembers[placed][gsize[placed]++] = i;
+        p->group[i] = placed;
+    }
+    if (rc == GPUINST_SUCCESS) p->done = 1;
+out:
+    for (g = 0; gmembers != NULL && g < ngroups; g++) free(gmembers[g]);
+    free(gmembers);
+    free(gsize);
+    free((void *)sub);
+    return rc;
+}
+
+int gpuinst_metrics_passes(const char *chip, int32_t profiler, const char *metrics, int32_t *passes)
+{
+    MxPlan *p;
+    int rc = mxOut(passes, "passes");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *passes = 0;
+    pthread_mutex_lock(&mxLock);
+    if ((p = mxPlanGet(chip, profiler, metrics, &rc)) != NULL) *passes = p->passes;
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_pass_plan(const char *chip, int32_t profiler, const char *metrics, int32_t index,
+                              int32_t *group, int32_t *alone, int32_t *extra)
+{
+    MxPlan *p;
+    int rc;
+    if (group != NULL) *group = 0;
+    if (alone != NULL) *alone = 0;
+    if (extra != NULL) *extra = 0;
+    pthread_mutex_lock(&mxLock);
+    if ((p = mxPlanGet(chip, profiler, metrics, &rc)) != NULL &&
+        (rc = mxIndex(index, p->list->n, "metric list")) == GPUINST_SUCCESS) {
+        MxChip *c = mxChipGet(chip, profiler, &rc); /* cached: mxPlanGet made it */
+        if (c != NULL && (rc = mxPlanFill(c, p)) == GPUINST_SUCCESS) {
+            if (group != NULL) *group = p->group[index];
+            if (alone != NULL) *alone = p->alone[index];
+            if (extra != NULL) *extra = p->extra[index];
+        }
+    }
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+/* ---- single-pass sets (CUPTI 13.2+) ----------------------------------------------------- */
+
+typedef struct MxSets {
+    const char **names;
+    int32_t n;
+    MxMap metrics; /* set -> MxList-like {n, names} */
+} MxSets;
+static MxMap mxSets; /* chip -> MxSets */
+
+static MxSets *mxSetsGet(const char *chip, int *rc)
+{
+    const char *canon = mxChipCanon(chip, rc);
+    void **slot;
+    MxSets *s;
+    if (canon == NULL) return NULL;
+    slot = mxMapSlot(&mxSets, canon, 1);
+    if (slot == NULL) {
+        *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    if (*slot == NULL) {
+        char **names = NULL, why[600];
+        size_t n = 0;
+        why[0] = '\0';
+        *rc = gpuinstPhostSinglePassSets(canon, &names, &n, why, sizeof why);
+        if (*rc != GPUINST_SUCCESS) {
+            mxFail(*rc, "%s", why);
+            return NULL;
+        }
+        s = (MxSets *)mxAlloc(sizeof *s);
+        if (s != NULL) {
+            memset(s, 0, sizeof *s);
+            s->names = mxStrv((const char *const *)names, n);
+            s->n = (int32_t)n;
+        }
+        free(names);
+        if (s == NULL || s->names == NULL) {
+            *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+            return NULL;
+        }
+        *slot = s;
+    }
+    *rc = GPUINST_SUCCESS;
+    return (MxSets *)*slot;
+}
+
+static MxList *mxSetMetricsGet(const char *chip, const char *set, int *rc)
+{
+    MxSets *s = mxSetsGet(chip, rc);
+    void **slot;
+    if (s == NULL) return NULL;
+    if (set == NULL || set[0] == '\0') {
+        *rc = mxFail(GPUINST_ERROR_INVALID_ARGUMENT, "no single-pass set name given");
+        return NULL;
+    }
+    slot = mxMapSlot(&s->metrics, set, 1);
+    if (slot == NULL) {
+        *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    if (*slot == NULL) {
+        char **names = NULL, why[600];
+        size_t n = 0;
+        MxList *l;
+        why[0] = '\0';
+        *rc = gpuinstPhostSinglePassSetMetrics(mxChipCanon(chip, rc), set, &names, &n, why, sizeof why);
+        if (*rc != GPUINST_SUCCESS) {
+            mxFail(*rc, "%s", why);
+            return NULL;
+        }
+        l = (MxList *)mxAlloc(sizeof *l);
+        if (l != NULL) {
+            l->names = mxStrv((const char *const *)names, n);
+            l->n = (int32_t)n;
+            l->joined = "";
+        }
+        free(names);
+        if (l == NULL || l->names == NULL) {
+            *rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+            return NULL;
+        }
+        *slot = l;
+    }
+    *rc = GPUINST_SUCCESS;
+    return (MxList *)*slot;
+}
+
+int gpuinst_metrics_single_pass_set_count(const char *chip, int32_t *count)
+{
+    MxSets *s;
+    int rc = mxOut(count, "count");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *count = 0;
+    pthread_mutex_lock(&mxLock);
+    if ((s = mxSetsGet(chip, &rc)) != NULL) *count = s->n;
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_single_pass_set(const char *chip, int32_t index, const char **name)
+{
+    MxSets *s;
+    int rc = mxOut(name, "name");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *name = "";
+    pthread_mutex_lock(&mxLock);
+    if ((s = mxSetsGet(chip, &rc)) != NULL && (rc = mxIndex(index, s->n, "single-pass set")) == GPUINST_SUCCESS)
+        *name = s->names[index];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_single_pass_set_metric_count(const char *chip, const char *set, int32_t *count)
+{
+    MxList *l;
+    int rc = mxOut(count, "count");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *count = 0;
+    pthread_mutex_lock(&mxLock);
+    if ((l = mxSetMetricsGet(chip, set, &rc)) != NULL) *count = l->n;
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_single_pass_set_metric(const char *chip, const char *set, int32_t index, const char **metric)
+{
+    MxList *l;
+    int rc = mxOut(metric, "metric");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *metric = "";
+    pthread_mutex_lock(&mxLock);
+    if ((l = mxSetMetricsGet(chip, set, &rc)) != NULL && (rc = mxIndex(index, l->n, "set metric")) == GPUINST_SUCCESS)
+        *metric = l->names[index];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+/* ---- devices of this node (the driver) -------------------------------------------------- */
+
+static struct {
+    int state;              /* 0 not asked, 1 ok, -1 failed (why) */
+    int rc;
+    char why[600];
+    int32_t count;
+    const char *chip[64];   /* per ordinal, filled on first use */
+} mxDev;
+
+static int mxDevLoad(void)
+{
+    if (mxDev.state == 0) {
+        const char *lw = NULL;
+        CUresult (*init)(unsigned int) = NULL;
+        CUresult (*count)(int *) = NULL;
+        int n = 0;
+        CUresult r;
+        mxDev.state = -1;
+        mxDev.rc = GPUINST_ERROR_UNAVAILABLE;
+        if (gpuinstLibLoad(GPUINST_LIB_CUDA, &lw) != GPUINST_SUCCESS) {
+            snprintf(mxDev.why, sizeof mxDev.why, "%s; metric queries for a named chip need no driver",
+                     lw ? lw : "no CUDA driver");
+            return mxFail(mxDev.rc, "%s", mxDev.why);
+        }
+        GPUINST_LIB_FN(init, GPUINST_LIB_CUDA, "cuInit");
+        GPUINST_LIB_FN(count, GPUINST_LIB_CUDA, "cuDeviceGetCount");
+        if (init == NULL || count == NULL) {
+            snprintf(mxDev.why, sizeof mxDev.why, "libcuda.so.1 (%s) has no cuInit/cuDeviceGetCount",
+                     gpuinstLibPath(GPUINST_LIB_CUDA));
+            return mxFail(mxDev.rc, "%s", mxDev.why);
+        }
+        r = init(0);
+        if (r == CUDA_ERROR_NO_DEVICE) {
+            n = 0;
+        } else if (r != CUDA_SUCCESS || count(&n) != CUDA_SUCCESS) {
+            snprintf(mxDev.why, sizeof mxDev.why, "cuInit failed (CUDA error %d): no usable GPU or driver here; "
+                     "metric queries for a named chip need neither", (int)r);
+            return mxFail(mxDev.rc, "%s", mxDev.why);
+        }
+        mxDev.count = n > 64 ? 64 : n;
+        mxDev.state = 1;
+        mxDev.rc = GPUINST_SUCCESS;
+    }
+    return mxDev.state == 1 ? GPUINST_SUCCESS : mxFail(mxDev.rc, "%s", mxDev.why);
+}
+
+int gpuinst_metrics_device_count(int32_t *count)
+{
+    int rc = mxOut(count, "count");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *count = 0;
+    pthread_mutex_lock(&mxLock);
+    if ((rc = mxDevLoad()) == GPUINST_SUCCESS) *count = mxDev.count;
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+int gpuinst_metrics_device_chip(int32_t device, const char **chip)
+{
+    int rc = mxOut(chip, "chip");
+    if (rc != GPUINST_SUCCESS) return rc;
+    *chip = "";
+    pthread_mutex_lock(&mxLock);
+    if ((rc = mxDevLoad()) == GPUINST_SUCCESS && (rc = mxIndex(device, mxDev.count, "device")) == GPUINST_SUCCESS &&
+        mxDev.chip[device] == NULL) {
+        CUptiResult (*pinit)(CUpti_Profiler_Initialize_Params *) = NULL;
+        CUptiResult (*name)(CUpti_Device_GetChipName_Params *) = NULL;
+        CUpti_Profiler_Initialize_Params ip;
+        CUpti_Device_GetChipName_Params cp;
+        const char *lw = NULL;
+        CUptiResult r;
+        if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &lw) != GPUINST_SUCCESS) {
+            rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "%s", lw ? lw : "libcupti could not be loaded");
+        } else {
+            GPUINST_LIB_FN(pinit, GPUINST_LIB_CUPTI, "cuptiProfilerInitialize");
+            GPUINST_LIB_FN(name, GPUINST_LIB_CUPTI, "cuptiDeviceGetChipName");
+            memset(&ip, 0, sizeof ip);
+            ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+            memset(&cp, 0, sizeof cp);
+            cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+            cp.deviceIndex = (size_t)device;
+            if (pinit == NULL || name == NULL) {
+                rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "libcupti (%s) has no cuptiProfilerInitialize/"
+                            "cuptiDeviceGetChipName", gpuinstLibPath(GPUINST_LIB_CUPTI));
+            } else if ((r = pinit(&ip)) != CUPTI_SUCCESS) {
+                rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "cuptiProfilerInitialize failed: %s (CUPTI %d)",
+                            gpuinstCuptiResultString((int)r), (int)r);
+            } else if ((r = name(&cp)) != CUPTI_SUCCESS || cp.pChipName == NULL) {
+                rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "cuptiDeviceGetChipName failed for device %d: %s (CUPTI %d)",
+                            (int)device, gpuinstCuptiResultString((int)r), (int)r);
+            } else if ((mxDev.chip[device] = mxStr(cp.pChipName)) == NULL) {
+                rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
+            }
+        }
+    }
+    if (rc == GPUINST_SUCCESS) *chip = mxDev.chip[device];
+    pthread_mutex_unlock(&mxLock);
+    return rc;
+}
+
+#else /* !GPUINST_WITH_CUPTI: the CUPTI queries answer UNAVAILABLE */
+
+static int mxNoCupti(void)
+{
+    return mxFail(GPUINST_ERROR_UNAVAILABLE, "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): "
+                  "metric discovery needs CUPTI; rebuild gpuinst.c with -I<cuda>/include");
+}
+
+#define MX_ZERO(p) \
+    do {           \
+        if (p) *p = 0; \
+    } while (0)
+#define MX_EMPTY(p) \
+    do {            \
+        if (p) *p = ""; \
+    } while (0)
+
+int gpuinst_metrics_chip_count(int32_t *count) { MX_ZERO(count); return mxNoCupti(); }
+int gpuinst_metrics_chip(int32_t index, const char **chip) { (void)index; MX_EMPTY(chip); return mxNoCupti(); }
+int gpuinst_metrics_device_count(int32_t *count) { MX_ZERO(count); return mxNoCupti(); }
+int gpuinst_metrics_device_chip(int32_t device, const char **chip) { (void)device; MX_EMPTY(chip); return mxNoCupti(); }
+int gpuinst_metrics_count(const char *chip, int32_t profiler, int32_t type, int32_t *count)
+{
+    (void)chip; (void)profiler; (void)type; MX_ZERO(count); return mxNoCupti();
+}
+int gpuinst_metrics_name(const char *chip, int32_t profiler, int32_t type, int32_t index, const char **name)
+{
+    (void)chip; (void)profiler; (void)type; (void)index; MX_EMPTY(name); return mxNoCupti();
+}
+int gpuinst_metrics_submetric_count(const char *chip, int32_t profiler, const char *metric, int32_t *count)
+{
+    (void)chip; (void)profiler; (void)metric; MX_ZERO(count); return mxNoCupti();
+}
+int gpuinst_metrics_submetric(const char *chip, int32_t profiler, const char *metric, int32_t index,
+                              const char **suffix)
+{
+    (void)chip; (void)profiler; (void)metric; (void)index; MX_EMPTY(suffix); return mxNoCupti();
+}
+int gpuinst_metrics_properties(const char *chip, int32_t profiler, const char *metric, const char **description,
+                               const char **unit, const char **hw_unit, int32_t *type, int32_t *scope)
+{
+    (void)chip; (void)profiler; (void)metric;
+    MX_EMPTY(description); MX_EMPTY(unit); MX_EMPTY(hw_unit); MX_ZERO(type);
+    if (scope) *scope = GPUINST_METRIC_SCOPE_UNKNOWN;
+    return mxNoCupti();
+}
+int gpuinst_metrics_single_pass_set_count(const char *chip, int32_t *count) { (void)chip; MX_ZERO(count); return mxNoCupti(); }
+int gpuinst_metrics_single_pass_set(const char *chip, int32_t index, const char **name)
+{
+    (void)chip; (void)index; MX_EMPTY(name); return mxNoCupti();
+}
+int gpuinst_metrics_single_pass_set_metric_count(const char *chip, const char *set, int32_t *count)
+{
+    (void)chip; (void)set; MX_ZERO(count); return mxNoCupti();
+}
+int gpuinst_metrics_single_pass_set_metric(const char *chip, const char *set, int32_t index, const char **metric)
+{
+    (void)chip; (void)set; (void)index; MX_EMPTY(metric); return mxNoCupti();
+}
+int gpuinst_metrics_validate(const char *chip, int32_t profiler, const char *metrics, int32_t *unknown)
+{
+    (void)chip; (void)profiler; (void)metrics; MX_ZERO(unknown); return mxNoCupti();
+}
+int gpuinst_metrics_nearest_count(const char *chip, int32_t profiler, const char *name, int32_t *count)
+{
+    (void)chip; (void)profiler; (void)name; MX_ZERO(count); return mxNoCupti();
+}
+int gpuinst_metrics_nearest(const char *chip, int32_t profiler, const char *name, int32_t index, const char **nearest)
+{
+    (void)chip; (void)profiler; (void)name; (void)index; MX_EMPTY(nearest); return mxNoCupti();
+}
+int gpuinst_metrics_passes(const char *chip, int32_t profiler, const char *metrics, int32_t *passes)
+{
+    (void)chip; (void)profiler; (void)metrics; MX_ZERO(passes); return mxNoCupti();
+}
+int gpuinst_metrics_pass_plan(const char *chip, int32_t profiler, const char *metrics, int32_t index,
+                              int32_t *group, int32_t *alone, int32_t *extra)
+{
+    (void)chip; (void)profiler; (void)metrics; (void)index; MX_ZERO(group); MX_ZERO(alone); MX_ZERO(extra);
+    return mxNoCupti();
+}
+
+#endif /* GPUINST_WITH_CUPTI */
+/************** End of src/metrics.c **************/
 /************** Begin file src/range_profiler.c **************/
 /*
  * range_profiler.c -- hardware metrics per user range: the public
@@ -17415,16 +21157,27 @@ GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
  * is src/profiler_host.c.  docs/PROFILING.md explains the design.
  *
  * One occurrence, profiled:
- *   first next_pass: libraries (then libnvperf_host on a helper thread, the
- *     first time) -> cuptiProfilerInitialize -> context -> device supported
- *     -> chip -> per-device lock -> counter availability (unless the host
- *     object is cached) -> enable -> counter data image -> host object
- *     (cached per chip + metric list) -> set config (user range, user
- *     replay) -> checkpoint save -> start -> push region -> body
- *   each later next_pass: pop -> stop; more passes? restore checkpoint ->
- *     host hook -> start -> push -> body; else decode -> evaluate each range
- *     -> record -> checkpoint free -> disable -> unlock.
+ *   first next_pass: [kernel tracing paused, the first time] -> libraries
+ *     (then libnvperf_host on a helper thread, the first time) ->
+ *     cuptiProfilerInitialize -> context -> device supported -> chip ->
+ *     per-device lock -> [kernel tracing paused, later times] -> counter
+ *     availability (unless the host object is cached) -> enable -> counter
+ *     data image -> host object (cached per chip + metric list) -> set
+ *     config (user range, user replay, GPUINST_PROFILE_DEPTH levels) ->
+ *     checkpoint save -> start -> push region -> body
+ *   each later next_pass: pop -> stop; more passes, and the next one at a
+ *     level the body has ranges at? restore checkpoint -> host hook ->
+ *     start -> push -> body; else decode -> evaluate every range -> record
+ *     -> checkpoint free -> disable -> kernel tracing resumed -> unlock.
  * Anything that fails leaves the body executed, in effect, exactly once.
+ * Kernel tracing is paused because CUPTI's kernel activity, under a range
+ * profiler session, makes SASS metrics read 0 and adds 8 instructions per
+ * warp (src/activity.c, gpuinstActivityPause); where it cannot be paused
+ * the occurrence is refused.  The levels: CUPTI needs them before the
+ * first pass; the body's depth is learnt in the first pass and the passes
+ * of deeper levels, which would profile nothing, are skipped (levelsDone).
+ * At finalize, a GPUINST_PROFILE rule that profiled nothing is said
+ * (selectionReport).
  *
  * Ranks sharing a GPU: one profiling session owns a GPU's counters at a
  * time (others get CUPTI_ERROR_HARDWARE_BUSY).  gpuinst serialises profiled
@@ -17564,10 +21317,18 @@ GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, cha
 
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ)
 {
+    int rule;
+    return gpuinstSelectDecide(sel, region, occ, &rule);
+}
+
+GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule)
+{
     uint32_t i, j;
+    *rule = -1;
     for (i = 0; i < sel->nrules; i++) {
         const gpuinstSelectRule *r = &sel->rules[i];
         if (fnmatch(r->pattern, region, 0) != 0) continue;
+        *rule = (int)i;
         for (j = 0; j < r->nitems; j++) {
             const gpuinstSelectItem *it = &r->items[j];
             switch (it->kind) {
@@ -17586,6 +21347,53 @@ GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *reg
         return 0; /* first matching rule decides */
     }
     return 0;
+}
+
+/* 1 if the rule can select an occurrence (an item other than "none"). */
+static int ruleSelects(const gpuinstSelectRule *r)
+{
+    uint32_t j;
+    for (j = 0; j < r->nitems; j++)
+        if (r->items[j].kind != 3) return 1;
+    return 0;
+}
+
+GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
+                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
+                                        uint32_t nregions, char *msg, size_t cap)
+{
+    size_t n = 0;
+    uint32_t i, said = 0;
+#define SAY(...)                                                                  \
+    do {                                                                          \
+        if (n < cap) n += (size_t)snprintf(msg + n, cap - n, __VA_ARGS__);       \
+    } while (0)
+    if (cap == 0) return 0;
+    msg[0] = '\0';
+    SAY("GPUINST_PROFILE=\"%.100s\" profiled nothing for", spec);
+    for (i = 0; i < sel->nrules; i++) {
+        const gpuinstSelectRule *r = &sel->rules[i];
+        if (!ruleSelects(r) || selected[i] > 0) continue;
+        if (decided[i] == 0)
+            SAY("%s rule %u \"%.60s\" (no region of that name called gpuinst_profile_begin)", said ? ";" : ":",
+                i + 1, r->pattern);
+        else
+            SAY("%s rule %u \"%.60s\" (selects none of the %llu occurrences it matched)", said ? ";" : ":", i + 1,
+                r->pattern, (unsigned long long)decided[i]);
+        said++;
+    }
+    if (said == 0) {
+        msg[0] = '\0';
+        return 0;
+    }
+    SAY("; regions that ran:");
+    for (i = 0; i < nregions && i < 8; i++) SAY(" %.40s (%llu)%s", regions[i], (unsigned long long)nocc[i],
+                                                 i + 1 < nregions ? "," : "");
+    if (nregions > 8) SAY(" and %u more", nregions - 8);
+    if (nregions == 0) SAY(" none");
+    SAY("; check the names and occurrence numbers (docs/PROFILING.md)");
+#undef SAY
+    return 1;
 }
 
 /* ---- records and tables ------------------------------------------------------ */
@@ -17617,13 +21425,15 @@ typedef struct ProfValueRec {   /* /profiler/values, 48 bytes */
     uint32_t pad_;
 } ProfValueRec;
 
-typedef struct ProfMetricRec {  /* /profiler/metrics, 24 bytes */
+typedef struct ProfMetricRec {  /* /profiler/metrics, 32 bytes */
     uint32_t rank;
     uint32_t name;
     uint32_t unit;
     uint32_t hw_unit;
     uint32_t description;
     uint32_t type;          /* 0 counter, 1 ratio, 2 throughput */
+    uint32_t chip;          /* /strings id of the chip the properties are of */
+    uint32_t scope;         /* 0 context, 1 device, 2 unknown (CUPTI before 13.1) */
 } ProfMetricRec;
 
 typedef struct ProfRegionRec {  /* /profiler/regions, 160 bytes */
@@ -17682,6 +21492,8 @@ static const gpuinstField metricFields[] = {
     PF(ProfMetricRec, hw_unit, GPUINST_FT_U32, 0, "", "hardware unit (dram, sm, lts...): id in /strings"),
     PF(ProfMetricRec, description, GPUINST_FT_U32, 0, "", "CUPTI's description: id in /strings"),
     PF(ProfMetricRec, type, GPUINST_FT_U32, 0, "", "0 counter, 1 ratio, 2 throughput"),
+    PF(ProfMetricRec, chip, GPUINST_FT_U32, 0, "", "chip the properties are of (GH100...): id in /strings"),
+    PF(ProfMetricRec, scope, GPUINST_FT_U32, 0, "", "collection scope: 0 context, 1 device, 2 unknown (CUPTI before 13.1)"),
 };
 static const gpuinstField regionFields[] = {
     PF(ProfRegionRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first gpuinst_profile_next_pass"),
@@ -17740,7 +21552,7 @@ static const gpuinstTable valuesTable = {
     "/profiler/values", "hardware metric values per rank, profiled occurrence, range path and metric",
     sizeof(ProfValueRec), PNF(valueFields), valueFields, profCollect, &valuesBuf, NULL};
 static const gpuinstTable metricsTable = {
-    "/profiler/metrics", "the metrics of /profiler/values: unit, hardware unit, description, type",
+    "/profiler/metrics", "the metrics of /profiler/values: unit, hardware unit, description, type, chip, scope",
     sizeof(ProfMetricRec), PNF(metricFields), metricFields, profCollect, &metricsBuf, NULL};
 static const gpuinstTable regionsTable = {
     "/profiler/regions", "one row per selected occurrence of a profiled region: passes, costs, status and reason",
@@ -17784,22 +21596,14 @@ static struct {
     int preload;             /* GPUINST_PROFILE_PRELOAD (default 1): host library on a helper thread */
     uint32_t *occ;           /* occurrences per region name id */
     uint32_t nocc;
+    char spec[4097];         /* GPUINST_PROFILE as set ("" unset or not parsed: nothing to report) */
+    uint64_t decided[GPUINST_SELECT_MAX_RULES], selected[GPUINST_SELECT_MAX_RULES];
 } C;
 
+/* The one parser of whole numbers (src/config.c). */
 static uint64_t profEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
 {
-    const char *v = getenv(var);
-    char *end = NULL;
-    unsigned long long x;
-    if (v == NULL || v[0] == '\0') return dflt;
-    errno = 0;
-    x = strtoull(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || v[0] == '-' || x < lo || x > hi) {
-        gpuinstWarn("%s=\"%.32s\" is not a whole number in %llu..%llu; using %llu", var, v,
-                    (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)dflt);
-        return dflt;
-    }
-    return (uint64_t)x;
+    return gpuinstEnvU64(var, dflt, lo, hi);
 }
 
 static void profFlushHook(void);
@@ -17816,14 +21620,16 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
         if (gpuinstSelectParse(spec, &C.sel, C.sel_err, sizeof C.sel_err) != GPUINST_SUCCESS) {
             gpuinstWarn("%s; profiling the first occurrence of every region instead", C.sel_err);
             gpuinstSelectParse(NULL, &C.sel, NULL, 0);
+        } else if (spec != NULL && spec[0] != '\0') {
+            snprintf(C.spec, sizeof C.spec, "%s", spec);
         }
         C.depth = (uint32_t)profEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
         C.max_ranges = (uint32_t)profEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
         C.reserve_dev_mb = profEnvU64("GPUINST_PROFILE_RESERVE_DEVICE_MB", 0, 0, (uint64_t)1 << 40);
         C.reserve_host_mb = profEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
-        C.transfer_opt = (int)profEnvU64("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0, 0, 1);
+        C.transfer_opt = gpuinstEnvFlag("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0);
         C.wait_ns = profEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400) * 1000000000ull;
-        C.preload = (int)profEnvU64("GPUINST_PROFILE_PRELOAD", 1, 0, 1);
+        C.preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
         gpuinstBufInit(&valuesBuf, sizeof(ProfValueRec));
         gpuinstBufInit(&metricsBuf, sizeof(ProfMetricRec));
         gpuinstBufInit(&regionsBuf, sizeof(ProfRegionRec));
@@ -17837,10 +21643,13 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
     gpuinstAddFlushHook(profFlushHook);
 }
 
-/* The occurrence number of region `id` (counted under the lock). */
-static uint64_t nextOccurrence(uint32_t id)
+/* The occurrence number of region `id` named `region` (counted under the
+ * lock), and whether GPUINST_PROFILE selects it (*selected; each rule's
+ * counts for the finalize report are kept under the same lock). */
+static uint64_t nextOccurrence(uint32_t id, const char *region, int *selected)
 {
     uint64_t occ = 0;
+    int rule;
     pthread_mutex_lock(&profLock);
     if (id >= C.nocc) {
         uint32_t n = C.nocc ? C.nocc : 64;
@@ -17854,6 +21663,11 @@ static uint64_t nextOccurrence(uint32_t id)
         }
     }
     if (id < C.nocc) occ = ++C.occ[id];
+    *selected = gpuinstSelectDecide(&C.sel, region, occ, &rule);
+    if (rule >= 0) {
+        C.decided[rule]++;
+        C.selected[rule] += (uint64_t)*selected;
+    }
     pthread_mutex_unlock(&profLock);
     return occ;
 }
@@ -17937,6 +21751,38 @@ GPUINST_PRIVATE void gpuinstProfUnlock(int fd)
         flock(fd, LOCK_UN);
         close(fd);
     }
+}
+
+GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
+                                          uint32_t reported)
+{
+    return depth < levels && per_level > 0 && passes >= per_level * depth && reported >= depth && reported <= levels;
+}
+
+/* At finalize: what GPUINST_PROFILE asked for that never ran. */
+static void selectionReport(void)
+{
+    const char **names = NULL;
+    uint64_t *n = NULL;
+    uint32_t i, k = 0;
+    char msg[480];
+    pthread_mutex_lock(&profLock);
+    if (C.ready && C.spec[0] != '\0') {
+        names = (const char **)calloc(C.nocc ? C.nocc : 1, sizeof *names);
+        n = (uint64_t *)calloc(C.nocc ? C.nocc : 1, sizeof *n);
+        for (i = 0; names != NULL && n != NULL && i < C.nocc; i++)
+            if (C.occ[i] > 0 && (names[k] = gpuinstStringGet(i, NULL)) != NULL) n[k++] = C.occ[i];
+        if (names != NULL && n != NULL &&
+            gpuinstSelectReport(C.spec, &C.sel, C.decided, C.selected, names, n, k, msg, sizeof msg)) {
+            pthread_mutex_unlock(&profLock);
+            gpuinstUnavailableAdd("profile_selection", msg);
+            pthread_mutex_lock(&profLock);
+        }
+        C.spec[0] = '\0'; /* said once */
+    }
+    pthread_mutex_unlock(&profLock);
+    free(names);
+    free(n);
 }
 
 #if GPUINST_WITH_CUPTI
@@ -18308,8 +22154,18 @@ typedef struct Prof {
     int running;                /* between start and stop */
     uint32_t fwd, skipped;      /* nested ranges forwarded to CUPTI / not (too deep) */
     uint64_t t_replay0;
+    int paused;                 /* kernel tracing paused for this occurrence (gpuinstActivityPause) */
+    uint32_t levels;            /* nesting levels configured (numNestingLevels) */
+    uint32_t depth_seen;        /* deepest level of gpuinst range the body opened (the region = 1) */
+    uint32_t next_level;        /* targetNestingLevel cuptiRangeProfilerStop reported last */
     char why[600];
 } Prof;
+
+/* Decoding after the passes of the levels the body has, before CUPTI's
+ * last pass (nextProfiled), failed once in this process: later
+ * occurrences run every pass. */
+static int earlyBroken;
+static int earlyWarned;
 
 static Prof *active;            /* the one profiled occurrence of this process (profLock) */
 
@@ -18319,7 +22175,8 @@ GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
     const char *name;
     CUpti_RangeProfiler_PushRange_Params pp;
     if (a == NULL || !a->running || !pthread_equal(a->owner, pthread_self())) return;
-    if (a->skipped > 0 || a->fwd + 1 >= C.depth || a->fwd + 1 >= C.max_ranges) {
+    if (a->fwd + a->skipped + 2 > a->depth_seen) a->depth_seen = a->fwd + a->skipped + 2;
+    if (a->skipped > 0 || a->fwd + 1 >= a->levels || a->fwd + 1 >= C.max_ranges) {
         a->skipped++; /* deeper than GPUINST_PROFILE_DEPTH: counted in its parent */
         return;
     }
@@ -18460,9 +22317,6 @@ static int hostBuild(Prof *a)
     pthread_mutex_unlock(&profLock);
     if (ph == NULL) return cuptiFail(a, PROF_CUPTI, "caching the host object", CUPTI_ERROR_OUT_OF_MEMORY);
     a->ph = ph;
-    if (gpuinstPhostPasses(ph) > 8)
-        gpuinstWarn("metric list \"%s\" needs %u passes on %s: each profiled occurrence runs its body %u times",
-                    a->spec, gpuinstPhostPasses(ph), chip, gpuinstPhostPasses(ph));
     return 0;
 }
 
@@ -18516,6 +22370,7 @@ static int endPass(Prof *a, int *all)
     r = L.stop(&tp);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerStop", r);
     *all = tp.isAllPassSubmitted != 0;
+    a->next_level = (uint32_t)tp.targetNestingLevel;
     a->rec.passes++;
     return 0;
 }
@@ -18543,11 +22398,15 @@ static void teardown(Prof *a)
         L.disable(&dp);
         a->rp = NULL;
     }
+    if (a->paused) {
+        gpuinstActivityResume();
+        a->paused = 0;
+    }
     unlockDevice(a);
     a->rec.teardown_ns += gpuinstClockNs() - t1;
 }
 
-static int profWarned;
+static int profWarned, passesWarned;
 
 /* Records the region row (and frees the occurrence). */
 static void finish(gpuinst_profile *p, Prof *a, int status)
@@ -18569,6 +22428,14 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
     profAppend(&regionsBuf, &a->rec, sizeof a->rec);
     if (status != PROF_OK && status != PROF_METRICS && status != PROF_UNAVAILABLE)
         gpuinstWarnOnce(&profWarned, "profile region \"%s\" not profiled: %s", a->region, a->why);
+    if (status == PROF_OK && a->rec.passes > 8 && a->ph != NULL) {
+        uint32_t per = gpuinstPhostPasses(a->ph);
+        gpuinstWarnOnce(&passesWarned,
+                        "profile region \"%s\" ran its body %u times: metric list \"%s\" needs %u passes per "
+                        "nesting level on %s, %u level(s) profiled (GPUINST_PROFILE_DEPTH=%u)",
+                        a->region, a->rec.passes, a->spec, per, L.chip[a->dev >= 0 && a->dev < MAX_DEVICES ? a->dev : 0],
+                        per ? (a->rec.passes + per - 1) / per : 0, C.depth);
+    }
     pthread_mutex_lock(&profLock);
     if (active == a) active = NULL;
     pthread_mutex_unlock(&profLock);
@@ -18580,6 +22447,21 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
     p->impl_ = NULL;
 }
 
+
+/* Pauses CUPTI's kernel tracing for the session (src/activity.c says why).
+ * 0, or PROF_UNAVAILABLE when kernel tracing runs and cannot be paused:
+ * profiling under it would write wrong values, so the occurrence is
+ * refused (/unavailable "profiler", one line on stderr). */
+static int pauseTrace(Prof *a)
+{
+    int r = gpuinstActivityPause(profIntern(a->region), a->rec.occurrence, a->why, sizeof a->why);
+    if (r < 0) {
+        gpuinstUnavailableAdd("profiler", a->why);
+        return PROF_UNAVAILABLE;
+    }
+    a->paused = r > 0;
+    return 0;
+}
 
 /* Everything up to the first body.  0 or a PROF_* (a->why). */
 static int setup(Prof *a)
@@ -18593,13 +22475,21 @@ static int setup(Prof *a)
     size_t cfgsize, free0 = 0, free1 = 0, total = 0;
     CUptiResult r;
     uint64_t t0, tl = gpuinstClockNs();
-    int rc;
+    int rc, first;
     if (gpuinstPmSamplingActive()) {
         snprintf(a->why, sizeof a->why,
                  "PM sampling runs in this process and holds the GPU's performance monitors; stop it "
                  "(gpuinst_pm_sampling_stop) before profiled regions, or do not start it");
         return PROF_BUSY;
     }
+    /* Kernel tracing is paused from before cuptiProfilerInitialize (the
+     * first session of the process: the arrangement checked on an H100) or
+     * before cuptiRangeProfilerEnable (later ones) to after
+     * cuptiRangeProfilerDisable (teardown). */
+    pthread_mutex_lock(&profLock);
+    first = L.state == 0;
+    pthread_mutex_unlock(&profLock);
+    if (first && (rc = pauseTrace(a)) != 0) return rc;
     if ((rc = libsLoad()) != 0) {
         snprintf(a->why, sizeof a->why, "%s", L.why);
         a->rec.cupti_result = L.cuptiResult;
@@ -18624,6 +22514,7 @@ static int setup(Prof *a)
     a->rec.device_uuid = profIntern(L.uuid[a->dev]);
     a->rec.load_ns = gpuinstClockNs() - tl;
     if ((rc = lockDevice(a)) != 0) return rc;
+    if (!a->paused && (rc = pauseTrace(a)) != 0) return rc;
     t0 = gpuinstClockNs();
     if ((rc = hostAvail(a)) != 0) return rc;
     if (a->ph != NULL) {
@@ -18685,7 +22576,7 @@ static int setup(Prof *a)
     cp.range = CUPTI_UserRange;
     cp.replayMode = CUPTI_UserReplay;
     cp.maxRangesPerPass = C.max_ranges;
-    cp.numNestingLevels = (uint16_t)C.depth;
+    cp.numNestingLevels = (uint16_t)a->levels;
     cp.minNestingLevel = 1;
     cp.passIndex = 0;
     cp.targetNestingLevel = 1; /* = minNestingLevel for in-process replay */
@@ -18727,23 +22618,37 @@ static int setup(Prof *a)
     return rc;
 }
 
-/* After the last pass: decode, evaluate each range, record. */
-static int decodeAll(Prof *a)
+#define DECODE_RETRY (-1) /* decodeAll(early): not decodable yet; run the remaining passes */
+
+/* After the last pass (or, `early`, after the passes of every level the
+ * body has): decode, evaluate every range, then record: nothing is recorded
+ * unless every range evaluated.  0, DECODE_RETRY (early only) or a PROF_*. */
+static int decodeAll(Prof *a, int early)
 {
     CUpti_RangeProfiler_DecodeData_Params dp;
     CUpti_RangeProfiler_GetCounterDataInfo_Params ip;
     const gpuinstMetricList *ml = gpuinstPhostMetrics(a->ph);
-    uint32_t *mid;
-    double *vals;
-    size_t i;
+    uint32_t *mid = NULL, *pid = NULL, region;
+    double *vals = NULL;
+    size_t i, nr;
     uint32_t m;
     CUptiResult r;
+    int rc = 0;
     uint64_t t0 = gpuinstClockNs();
     memset(&dp, 0, sizeof dp);
     dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
     dp.pRangeProfilerObject = a->rp;
     r = L.decode(&dp);
-    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerDecodeData", r);
+    if (r != CUPTI_SUCCESS) {
+        if (early) {
+            earlyBroken = 1;
+            gpuinstWarnOnce(&earlyWarned, "profile region \"%s\": decoding before CUPTI's last pass failed (%s); "
+                            "profiled regions run every pass (GPUINST_PROFILE_DEPTH levels) from now on",
+                            a->region, gpuinstCuptiResultString((int)r));
+            return DECODE_RETRY;
+        }
+        return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerDecodeData", r);
+    }
     a->rec.ranges_dropped = (uint32_t)dp.numOfRangeDropped;
     memset(&ip, 0, sizeof ip);
     ip.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
@@ -18751,24 +22656,58 @@ static int decodeAll(Prof *a)
     ip.counterDataImageSize = a->cdsize;
     r = L.cdInfo(&ip);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerGetCounterDataInfo", r);
+    nr = ip.numTotalRanges;
     mid = (uint32_t *)calloc(ml->n, sizeof *mid);
-    vals = (double *)calloc(ml->n, sizeof *vals);
-    if (mid == NULL || vals == NULL) {
-        free(mid);
-        free(vals);
-        return cuptiFail(a, PROF_CUPTI, "allocating metric values", CUPTI_ERROR_OUT_OF_MEMORY);
+    pid = (uint32_t *)calloc(nr ? nr : 1, sizeof *pid);
+    vals = (double *)calloc((nr ? nr : 1) * ml->n, sizeof *vals);
+    if (mid == NULL || pid == NULL || vals == NULL) {
+        rc = cuptiFail(a, PROF_CUPTI, "allocating metric values", CUPTI_ERROR_OUT_OF_MEMORY);
+        goto out;
+    }
+    /* every range evaluated first: a failure records no value at all */
+    for (i = 0; i < nr; i++) {
+        char path[1024];
+        if (gpuinstPhostEvaluate(a->ph, a->cd, a->cdsize, i, vals + i * ml->n, a->why, sizeof a->why) !=
+            GPUINST_SUCCESS) {
+            rc = PROF_CUPTI;
+            break;
+        }
+        for (m = 0; early && m < ml->n; m++)
+            if (vals[i * ml->n + m] != vals[i * ml->n + m]) { /* NaN: a range not fully collected */
+                snprintf(a->why, sizeof a->why, "range %zu's %s is NaN after %u passes", i, ml->names[m],
+                         a->rec.passes);
+                rc = PROF_CUPTI;
+            }
+        if (rc != 0) break;
+        gpuinstPhostRangeName(a->cd, a->cdsize, i, path, sizeof path);
+        pid[i] = profIntern(path);
+    }
+    if (rc != 0) {
+        if (early) {
+            /* the remaining passes then the final decode; not tried again in this process */
+            earlyBroken = 1;
+            gpuinstWarnOnce(&earlyWarned, "profile region \"%s\": values decoded before CUPTI's last pass were "
+                            "not complete (%s); profiled regions run every pass (GPUINST_PROFILE_DEPTH levels) "
+                            "from now on", a->region, a->why);
+            a->why[0] = '\0';
+            rc = DECODE_RETRY;
+        }
+        goto out;
     }
     for (m = 0; m < ml->n; m++) mid[m] = profIntern(ml->names[m]);
-    /* /profiler/metrics: once per metric name in this process */
+    /* /profiler/metrics: once per metric name and chip in this process */
     for (m = 0; m < ml->n; m++) {
-        static uint32_t seen[1024];
+        static uint32_t seen[1024][2];
         static uint32_t nseen;
         uint32_t k;
         int found = 0;
         pthread_mutex_lock(&profLock);
         for (k = 0; k < nseen; k++)
-            if (seen[k] == mid[m]) found = 1;
-        if (!found && nseen < 1024) seen[nseen++] = mid[m];
+            if (seen[k][0] == mid[m] && seen[k][1] == a->rec.chip) found = 1;
+        if (!found && nseen < 1024) {
+            seen[nseen][0] = mid[m];
+            seen[nseen++][1] = a->rec.chip;
+        }
         pthread_mutex_unlock(&profLock);
         if (!found) {
             ProfMetricRec mr;
@@ -18781,26 +22720,20 @@ static int decodeAll(Prof *a)
             mr.hw_unit = profIntern(hw);
             mr.description = profIntern(desc);
             mr.type = (uint32_t)type;
+            mr.chip = a->rec.chip;
+            mr.scope = (uint32_t)gpuinstPhostMetricScope(a->ph, m);
             profAppend(&metricsBuf, &mr, sizeof mr);
         }
     }
-    for (i = 0; i < ip.numTotalRanges; i++) {
-        char path[1024];
-        uint32_t pid;
-        if (gpuinstPhostEvaluate(a->ph, a->cd, a->cdsize, i, vals, a->why, sizeof a->why) != GPUINST_SUCCESS) {
-            free(mid);
-            free(vals);
-            return PROF_CUPTI;
-        }
-        gpuinstPhostRangeName(a->cd, a->cdsize, i, path, sizeof path);
-        pid = profIntern(path);
+    region = profIntern(a->region);
+    for (i = 0; i < nr; i++) {
         for (m = 0; m < ml->n; m++) {
             ProfValueRec v;
             memset(&v, 0, sizeof v);
-            v.value = vals[m];
+            v.value = vals[i * ml->n + m];
             v.start_ns = a->rec.start_ns;
-            v.region = profIntern(a->region);
-            v.path = pid;
+            v.region = region;
+            v.path = pid[i];
             v.metric = mid[m];
             v.occurrence = (uint32_t)a->rec.occurrence;
             v.range_index = (uint32_t)i;
@@ -18808,11 +22741,28 @@ static int decodeAll(Prof *a)
             profAppend(&valuesBuf, &v, sizeof v);
         }
     }
-    a->rec.ranges = (uint32_t)ip.numTotalRanges;
-    a->rec.decode_ns = gpuinstClockNs() - t0;
+    a->rec.ranges = (uint32_t)nr;
+out:
+    a->rec.decode_ns += gpuinstClockNs() - t0;
     free(mid);
+    free(pid);
     free(vals);
-    return 0;
+    return rc;
+}
+
+/* After a pass that was not CUPTI's last: are the values complete already?
+ * CUPTI collects each nesting level in passes of its own, the host object's
+ * pass count per level, levels in increasing order, GPUINST_PROFILE_DEPTH
+ * levels in all.  Once the passes of every level the body has ranges at are
+ * done (the body opens the same ranges in every pass), the remaining passes
+ * would profile nothing: a region without child ranges needs the passes of
+ * one level, not of two.  cuptiRangeProfilerStop's targetNestingLevel must
+ * agree: the level of the next pass (as cuptiProfilerEndPass documents it)
+ * or of the pass just done, it is then at least the body's depth. */
+static int levelsDone(const Prof *a)
+{
+    return !earlyBroken &&
+           gpuinstProfLevelsDone(gpuinstPhostPasses(a->ph), a->levels, a->depth_seen, a->rec.passes, a->next_level);
 }
 
 #define MAX_PASSES 512 /* a runaway replay is abandoned */
@@ -18846,6 +22796,18 @@ static int nextProfiled(gpuinst_profile *p)
         a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
         finish(p, a, PROF_INCOMPLETE);
         return finishOnce(p);
+    }
+    if (!all && levelsDone(a)) {
+        /* the levels the body has are collected: no more passes */
+        uint64_t t1 = gpuinstClockNs();
+        rc = decodeAll(a, 1);
+        if (rc != DECODE_RETRY) {
+            a->rec.replay_ns = t1 - a->t_replay0;
+            p->status = rc == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_UNAVAILABLE;
+            p->passes = (int32_t)a->rec.passes;
+            finish(p, a, rc == 0 ? PROF_OK : rc);
+            return finishOnce(p);
+        }
     }
     if (!all && a->rec.passes < MAX_PASSES) {
         uint64_t t0 = gpuinstClockNs();
@@ -18884,7 +22846,7 @@ static int nextProfiled(gpuinst_profile *p)
         finish(p, a, PROF_INCOMPLETE);
         return finishOnce(p);
     }
-    rc = decodeAll(a);
+    rc = decodeAll(a, 0);
     p->status = rc == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_UNAVAILABLE;
     p->passes = (int32_t)a->rec.passes;
     finish(p, a, rc == 0 ? PROF_OK : rc);
@@ -18895,6 +22857,7 @@ static void profFlushHook(void)
 {
     int i;
     Prof *a;
+    selectionReport();
     gpuinstProfPreloadWait(NULL); /* no helper thread inside dlopen while the process exits */
     pthread_mutex_lock(&profLock);
     a = active;
@@ -18975,7 +22938,10 @@ GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
     (void)name_id;
 }
 GPUINST_PRIVATE void gpuinstProfRangePopSlow(void) {}
-static void profFlushHook(void) {}
+static void profFlushHook(void)
+{
+    selectionReport();
+}
 
 static int nextProfiled(gpuinst_profile *p)
 {
@@ -19003,6 +22969,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     gpuinstThread *t;
     uint32_t id;
+    int sel;
     if (p == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
     memset(p, 0, sizeof *p);
     p->struct_size = (uint32_t)sizeof *p;
@@ -19026,9 +22993,9 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         p->status = GPUINST_ERROR_OUT_OF_MEMORY;
         return p->status;
     }
-    p->occurrence = nextOccurrence(id);
+    p->occurrence = nextOccurrence(id, region, &sel);
     p->reserved0_ = (int32_t)id;
-    if (!gpuinstSelectMatch(&C.sel, region, p->occurrence)) return GPUINST_SUCCESS; /* runs once, no CUPTI */
+    if (!sel) return GPUINST_SUCCESS; /* runs once, no CUPTI */
 #if GPUINST_WITH_CUPTI
     {
         Prof *a = (Prof *)calloc(1, sizeof *a);
@@ -19047,6 +23014,8 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         a->dev = -1;
         a->rec.device = -1;
         a->rec.occurrence = p->occurrence;
+        a->levels = C.depth;
+        a->depth_seen = 1;
         pthread_mutex_lock(&profLock);
         if (active != NULL) {
             pthread_mutex_unlock(&profLock);
@@ -19152,6 +23121,8 @@ typedef struct Writer {
     int detached;     /* the file's descriptor now points at /dev/null (detachFile) */
     FailedTable *skipped; /* tables not written into this file (writeBody resets) */
     uint32_t nskipped, capskipped;
+    int inplace;      /* written under its final name (an existing device with GPUINST_OVERWRITE=1) */
+    char tmp[4400];   /* the temporary name being written (rank 0's in a shared write) */
     uint64_t phase[PHASES]; /* ns spent per phase on this rank (root attributes phase_*_ns) */
 } Writer;
 
@@ -19329,7 +23300,8 @@ static void detachFile(Writer *w)
  * is closed and replaced by a scratch file opened with
  * MPI_MODE_DELETE_ON_CLOSE: the flush and close then succeed, and the
  * scratch file disappears with them.  Collective; all ranks call it once
- * the failure is agreed.  Scratch: /dev/shm, else $TMPDIR, else /tmp. */
+ * the failure is agreed.  Scratch: /dev/shm, else $TMPDIR, else /tmp,
+ * "gpuinst-<pid>-detached.<k>.tmp", created exclusively. */
 static void detachParallel(Writer *w)
 {
     MPI_File *fh = NULL;
@@ -19346,14 +23318,18 @@ static void detachParallel(Writer *w)
     dirs[0] = "/dev/shm";
     dirs[1] = getenv("TMPDIR");
     dirs[2] = "/tmp";
-    for (i = 0; i < 3 && !got; i++) {
+    /* MPI_MODE_EXCL: a name another user made first (a file, a link) is
+     * never opened; the next one is tried (issue 20) */
+    for (i = 0; i < 3 * 4 && !got; i++) {
         uint64_t bad;
-        if (dirs[i] == NULL || dirs[i][0] == '\0' || strlen(dirs[i]) > 2048) continue;
-        snprintf(scratch, sizeof scratch, "%s/gpuinst-%d-detached.tmp", dirs[i], gpuinstG.pid);
+        const char *dir = dirs[i / 4];
+        if (dir == NULL || dir[0] == '\0' || strlen(dir) > 2048) continue;
+        snprintf(scratch, sizeof scratch, "%s/gpuinst-%d-detached.%d.tmp", dir, gpuinstG.pid, i % 4);
         gpuinstCollBcast(scratch, sizeof scratch); /* one name: rank 0's */
+        *fh = MPI_FILE_NULL;
         bad = PMPI_File_open(gpuinstCollComm(), scratch,
-                             MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
-                             fh) == MPI_SUCCESS ? 0u : 1u;
+                             MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE,
+                             MPI_INFO_NULL, fh) == MPI_SUCCESS ? 0u : 1u;
         gpuinstCollMaxU64(&bad, 1);
         if (!bad) got = 1;
         else if (*fh != MPI_FILE_NULL) PMPI_File_close(fh);
@@ -19846,32 +23822,91 @@ static void phaseAttributes(Writer *w)
     }
 }
 
-/* Opens the output into w->file; 0 or -1 (on every rank alike).  In
- * parallel mode every rank calls H5Fcreate; the outcome is agreed with an
- * allreduce so no rank goes on alone.  Without
- * GPUINST_OVERWRITE=1 the file is created exclusively (H5F_ACC_EXCL): an
- * existing file is never replaced (issue 8). */
-static int createFile(Writer *w, const char *path)
+/* ---- the file's name: temporary, rename, fallback (issue 13 §3, issue 20) ----
+ * Every file is written under a temporary name in its own directory,
+ * "<dir>/.<name>.tmp.<pid>" (".<k>" added while that is taken; <name> cut
+ * to fit the file system's limit), created exclusively (O_EXCL: never
+ * through a link or someone else's file), and renamed to its final name
+ * once complete and closed: a file under the final name is always complete
+ * or absent, also when the writer is killed (mpirun ends the ranks of a
+ * program that returns without MPI_Finalize while they write their
+ * "<output>.rank<N>"; a killed writer leaves its hidden temporary and its
+ * spill file for tools/gpuinst-recover).  In a shared write rank 0 names
+ * the temporary, every rank writes into it, and rank 0 renames it after
+ * every rank closed it and the success was agreed.  Without
+ * GPUINST_OVERWRITE=1 the rename never replaces a name (renameat2
+ * RENAME_NOREPLACE, else link + unlink): a name taken meanwhile gets the
+ * next free "<stem>.N.h5".  With it, rename(2) replaces the name, and a
+ * symbolic link there is replaced, never written through.  An existing
+ * device or FIFO (GPUINST_OUTPUT=/dev/null) is written in place with
+ * GPUINST_OVERWRITE=1. */
+
+/* This rank names files and says what happened: rank 0 in a shared write. */
+static int sayer(const Writer *w)
 {
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
-    unsigned flags = gpuinstG.cfg.overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL;
-#if GPUINST_HDF5_PARALLEL
-    if (w->mode == MODE_PARALLEL) H5Pset_fapl_mpio(fapl, gpuinstCollComm(), MPI_INFO_NULL);
-#endif
-    if (w->io_rank) f = H5Fcreate(path, flags, H5P_DEFAULT, fapl);
-    H5Pclose(fapl);
-    w->file = f;
-    w->detached = 0;
-    if (w->mode != MODE_LOCAL) {
-        /* every rank learns the outcome: ranks that do no I/O (gathered
-         * mode) have no file id and must not take the fallback alone */
-        uint64_t bad = (w->io_rank && f < 0) ? 1u : 0u;
-        gpuinstCollMaxU64(&bad, 1);
-        if (bad && f >= 0) H5Fclose(f);
-        if (bad) w->file = -1;
-        return bad ? -1 : 0;
+    return w->mode == MODE_LOCAL || gpuinstG.rank == 0;
+}
+
+/* Broadcast from rank 0 in a shared write (no-op in local mode). */
+static void shareBytes(const Writer *w, void *buf, size_t n)
+{
+    if (w->mode != MODE_LOCAL) gpuinstCollBcast(buf, n);
+}
+
+/* Why a name cannot be created, from errno. */
+static void causeOf(int err, char *why, size_t cap)
+{
+    switch (err) {
+    case ENOENT: snprintf(why, cap, "its directory does not exist"); break;
+    case ENOTDIR: snprintf(why, cap, "a part of its directory path is not a directory"); break;
+    case EACCES:
+    case EPERM: snprintf(why, cap, "its directory is not writable (%s)", strerror(err)); break;
+    case EROFS: snprintf(why, cap, "its file system is read-only"); break;
+    case ENAMETOOLONG: snprintf(why, cap, "the path is too long for the file system"); break;
+    case ENOSPC:
+    case EDQUOT: snprintf(why, cap, "no space left (%s)", strerror(err)); break;
+    default: snprintf(why, cap, "%s", strerror(err)); break;
     }
-    return f >= 0 ? 0 : -1;
+}
+
+/* How `final` can be written: 0 through a temporary, 1 in place (an
+ * existing device or FIFO with GPUINST_OVERWRITE=1), -1 not at all (why). */
+static int planFor(const char *final, char *why, size_t cap)
+{
+    char dir[4400];
+    const char *base;
+    struct stat sb, tb;
+    gpuinstOutputSplit(final, dir, sizeof dir, &base);
+    if (base[0] == '\0') {
+        snprintf(why, cap, "it names a directory, not a file");
+        return -1;
+    }
+    if (strlen(base) > gpuinstOutputNameMax(dir)) {
+        snprintf(why, cap, "its file name is %zu bytes long and the file system allows %zu bytes per name",
+                 strlen(base), gpuinstOutputNameMax(dir));
+        return -1;
+    }
+    if (lstat(final, &sb) != 0) return 0;
+    if (S_ISDIR(sb.st_mode)) {
+        snprintf(why, cap, "it is a directory");
+        return -1;
+    }
+    if (S_ISLNK(sb.st_mode)) {
+        /* replaced by the rename, never followed; unless it leads to a
+         * device or a directory, which a file must not replace */
+        if (stat(final, &tb) == 0 && !S_ISREG(tb.st_mode)) {
+            snprintf(why, cap, "it is a symbolic link to a %s, which gpuinst does not replace",
+                     S_ISDIR(tb.st_mode) ? "directory" : "device or FIFO");
+            return -1;
+        }
+        return 0;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        if (gpuinstG.cfg.overwrite) return 1;
+        snprintf(why, cap, "it is a device or FIFO (GPUINST_OVERWRITE=1 writes into it)");
+        return -1;
+    }
+    return 0;
 }
 
 /* The name to write to (issue 8, src/output.c): GPUINST_OUTPUT expanded,
@@ -19912,28 +23947,14 @@ static void chooseName(const Writer *w, const char *pattern, char *out, size_t c
 }
 
 /* Where the records go when the chosen file cannot be created or written:
- * $TMPDIR (else /tmp) "/gpuinst-<pid>-<basename>", first free name.  Rank
- * 0's name in a shared write. */
+ * $TMPDIR (else /tmp) "/gpuinst-<pid>-<basename>", first free name, the
+ * basename cut (its start and end kept) so that the name fits the file
+ * system's limit (issue 20: a 255-byte output name made a longer fallback
+ * name, and nothing was written).  Rank 0's name in a shared write. */
 static void fallbackName(const Writer *w, const char *target, char *out, size_t cap)
 {
-    if (w->mode == MODE_LOCAL || gpuinstG.rank == 0) {
-        char tmp[4400];
-        const char *dir = getenv("TMPDIR");
-        const char *base = strrchr(target, '/');
-        base = base ? base + 1 : target;
-        if (dir == NULL || dir[0] == '\0' || strlen(dir) > 2048) dir = "/tmp";
-        snprintf(tmp, sizeof tmp, "%s/gpuinst-%d-%.1024s", dir, gpuinstG.pid, base);
-        if (gpuinstOutputFreeName(tmp, out, cap) != GPUINST_SUCCESS) snprintf(out, cap, "%s", tmp);
-    }
-    if (w->mode != MODE_LOCAL) gpuinstCollBcast(out, cap);
-}
-
-/* Removes a partial file left by a failed write: only a regular file
- * (GPUINST_OUTPUT may name a device). */
-static void removePartial(const char *path)
-{
-    struct stat sb;
-    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path);
+    if (sayer(w)) gpuinstOutputFallbackName(getenv("TMPDIR"), gpuinstG.pid, target, out, cap);
+    shareBytes(w, out, cap);
 }
 
 /* The file is created with mode 0666 & ~umask (HDF5's open(2)); with a
@@ -19944,6 +23965,152 @@ static void notWorldWritable(const char *path)
     struct stat sb;
     if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & S_IWOTH))
         chmod(path, (mode_t)(sb.st_mode & 07777 & ~(mode_t)S_IWOTH));
+}
+
+/* Creates `path` as the output into w->file with `flags`; 0 or -1 on every
+ * rank alike.  In parallel mode every rank calls H5Fcreate and the outcome
+ * is agreed with an allreduce, so no rank goes on alone. */
+static int createFile(Writer *w, const char *path, unsigned flags)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
+#if GPUINST_HDF5_PARALLEL
+    if (w->mode == MODE_PARALLEL) H5Pset_fapl_mpio(fapl, gpuinstCollComm(), MPI_INFO_NULL);
+#endif
+    if (w->io_rank) f = H5Fcreate(path, flags, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    w->file = f;
+    w->detached = 0;
+    if (w->mode != MODE_LOCAL) {
+        /* every rank learns the outcome: ranks that do no I/O (gathered
+         * mode) have no file id and must not take the fallback alone */
+        uint64_t bad = (w->io_rank && f < 0) ? 1u : 0u;
+        gpuinstCollMaxU64(&bad, 1);
+        if (bad && f >= 0) H5Fclose(f);
+        if (bad) w->file = -1;
+        return bad ? -1 : 0;
+    }
+    return f >= 0 ? 0 : -1;
+}
+
+/* Removes the temporary of a failed write (ours: created exclusively). */
+static void discardTemp(Writer *w)
+{
+    struct stat sb;
+    if (!w->inplace && sayer(w) && w->tmp[0] && lstat(w->tmp, &sb) == 0 && S_ISREG(sb.st_mode)) unlink(w->tmp);
+    w->tmp[0] = '\0';
+}
+
+/* Opens `final` for writing into w->file: its temporary (w->tmp), or the
+ * name itself (w->inplace).  0, or -1 with the cause in why (rank 0's).
+ * Collective in a shared write. */
+static int openOutput(Writer *w, const char *final, char *why, size_t cap)
+{
+    int32_t plan = 0, err = 0;
+    int k, hdf5Failed = 0;
+    w->inplace = 0;
+    w->tmp[0] = '\0';
+    why[0] = '\0';
+    if (sayer(w)) plan = planFor(final, why, cap);
+    shareBytes(w, &plan, sizeof plan);
+    if (plan < 0) return -1;
+    if (plan == 1) {
+        w->inplace = 1;
+        snprintf(w->tmp, sizeof w->tmp, "%s", final);
+        if (createFile(w, final, H5F_ACC_TRUNC) == 0) return 0;
+        snprintf(why, cap, "HDF5 could not open it (H5Fcreate)");
+        return -1;
+    }
+    for (k = 0; k < 100; k++) {
+        if (sayer(w)) {
+            /* probe: learns why a name cannot be made (errno), that nobody
+             * (no link, no other user's file) holds it, and that a first
+             * block can be written: HDF5 1.10's H5Fcreate on a full disk
+             * fails half way, leaves its file and an object it cannot
+             * close ("infinite loop closing library" at exit; issue 20) */
+            static const char zeros[4096] = {0};
+            int fd;
+            gpuinstOutputTempName(final, gpuinstG.pid, k, w->tmp, sizeof w->tmp);
+            fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+            err = fd < 0 ? errno : 0;
+            if (fd >= 0) {
+                ssize_t n;
+                do {
+                    n = write(fd, zeros, sizeof zeros);
+                } while (n < 0 && errno == EINTR);
+                if (n != (ssize_t)sizeof zeros) err = n < 0 ? errno : ENOSPC;
+                close(fd);
+                unlink(w->tmp);
+            }
+        }
+        shareBytes(w, &err, sizeof err);
+        if (err == EEXIST || err == ELOOP) continue; /* taken: the next name */
+        if (err != 0) {
+            causeOf(err, why, cap);
+            return -1;
+        }
+        shareBytes(w, w->tmp, sizeof w->tmp);
+        /* H5F_ACC_EXCL: a name taken between the probe and here fails */
+        if (createFile(w, w->tmp, H5F_ACC_EXCL) == 0) return 0;
+        hdf5Failed = 1;
+        discardTemp(w); /* what the failed H5Fcreate left (the name was free a moment ago) */
+        break;
+    }
+    snprintf(why, cap, hdf5Failed ? "HDF5 could not create a file there (H5Fcreate)"
+                                  : "no free temporary name (.<name>.tmp.<pid>.<k>) in its directory");
+    return -1;
+}
+
+/* rename(2) that never replaces `to`: -1 with errno EEXIST if taken. */
+static int renameNoReplace(const char *from, const char *to)
+{
+#if defined(RENAME_NOREPLACE)
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) return -1;
+#endif
+    /* the file system has no RENAME_NOREPLACE: link(2) fails on a taken name */
+    if (link(from, to) == 0) {
+        unlink(from);
+        return 0;
+    }
+    return -1;
+}
+
+/* The file is complete and closed: its temporary gets the final name
+ * (rank 0 in a shared write; the outcome and the name, which may change
+ * when it was taken meanwhile, reach every rank).  0, or -1 when the
+ * rename failed (the complete file then keeps its temporary name, said on
+ * stderr, and *target names it). */
+static int commitOutput(Writer *w, char *target, size_t cap)
+{
+    int32_t rc = 0;
+    if (w->inplace) return 0;
+    if (sayer(w)) {
+        int tries, replace = gpuinstG.cfg.overwrite;
+        notWorldWritable(w->tmp);
+        for (tries = 0; tries < 100; tries++) {
+            int r = replace ? rename(w->tmp, target) : renameNoReplace(w->tmp, target), err = errno;
+            char next[4400], why[256];
+            if (r == 0) break;
+            snprintf(why, sizeof why, "%s", strerror(err));
+            if ((err == EEXIST || replace) && gpuinstOutputFreeName(target, next, sizeof next) == GPUINST_SUCCESS) {
+                if (replace)
+                    gpuinstWarn("cannot replace %s (%s); the file is %s", target, why, next);
+                else
+                    gpuinstWarn("%s was created by someone else meanwhile and is kept; the file is %s", target, next);
+                replace = 0;
+                snprintf(target, cap, "%s", next);
+                continue;
+            }
+            gpuinstWarn("the complete file is %s: giving it the name %s failed (%s)", w->tmp, target, why);
+            snprintf(target, cap, "%s", w->tmp);
+            rc = -1;
+            break;
+        }
+    }
+    shareBytes(w, &rc, sizeof rc);
+    shareBytes(w, target, cap);
+    w->tmp[0] = '\0';
+    return rc;
 }
 
 /* Writes the attributes, every agreed table, /strings, /strings_text and
@@ -20102,7 +24269,7 @@ static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
 GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
 {
     Writer w;
-    char target[4400], fallback[4400];
+    char target[4400], fallback[4400], why[512];
     H5E_auto2_t oldfunc = NULL;
     void *olddata = NULL;
     uint64_t t0 = gpuinstClockNs();
@@ -20111,6 +24278,7 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     int xfsz_changed = 0, on_fallback = 0;
 
     memset(&w, 0, sizeof w);
+    gpuinstG.file_written = 0;
     if (!gpuinstCollActive()) {
         w.mode = MODE_LOCAL;
     } else {
@@ -20144,14 +24312,13 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
     chooseName(&w, path, target, sizeof target);
-    if (createFile(&w, target) != 0) {
+    if (openOutput(&w, target, why, sizeof why) != 0) {
         fallbackName(&w, target, fallback, sizeof fallback);
-        if (w.io_rank)
-            gpuinstWarn("cannot create %s (directory missing or not writable, or the name was taken); "
-                        "writing to %s instead; set GPUINST_OUTPUT to a writable path",
-                        target, fallback);
-        if (createFile(&w, fallback) != 0) {
-            if (w.io_rank) gpuinstWarn("cannot create %s either: no file written", fallback);
+        if (sayer(&w))
+            gpuinstWarn("cannot create %s: %s; writing to %s instead (set GPUINST_OUTPUT to a writable path)", target,
+                        why, fallback);
+        if (openOutput(&w, fallback, why, sizeof why) != 0) {
+            if (sayer(&w)) gpuinstWarn("cannot create %s either (%s): no file written", fallback, why);
             H5Pclose(w.dxpl);
             H5Eset_auto2(H5E_DEFAULT, oldfunc, olddata);
             if (xfsz_changed) sigaction(SIGXFSZ, &oldxfsz, NULL);
@@ -20165,37 +24332,41 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     w.phase[PH_AGREE] = gpuinstClockNs();
     gpuinstTablesAgree(&agreed);
     w.phase[PH_AGREE] = gpuinstClockNs() - w.phase[PH_AGREE];
-    if (writeBody(&w, &agreed, t0)) {
-        /* Failed midway (disk full, quota, file-size limit): the partial
-         * file is removed and everything is written again elsewhere; the
-         * records are still in memory, so nothing is lost. */
-        if (w.io_rank && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) removePartial(target);
+    if (!writeBody(&w, &agreed, t0)) {
+        if (commitOutput(&w, target, sizeof target) != 0) w.failed = GPUINST_ERROR_IO;
+        gpuinstG.file_written = 1; /* complete, under its name or (said) its temporary */
+    } else {
+        /* Failed midway (disk full, quota, file-size limit): the temporary
+         * is removed (nothing was ever under the final name) and everything
+         * is written again elsewhere; the records are still in memory (or
+         * in the spill file), so nothing is lost. */
+        discardTemp(&w);
         if (!on_fallback) {
-            fallbackName(&w, target, fallback, sizeof fallback);
-            if (w.io_rank && (w.mode == MODE_LOCAL || gpuinstG.rank == 0))
-                gpuinstWarn("writing %s failed midway (disk full, quota or file-size limit?): removed it and "
-                            "writing everything to %s instead",
-                            target, fallback);
             int created;
+            fallbackName(&w, target, fallback, sizeof fallback);
+            if (sayer(&w))
+                gpuinstWarn("writing %s failed midway (disk full, quota or file-size limit?): writing everything "
+                            "to %s instead",
+                            target, fallback);
             w.io_failed = 0;
-            created = createFile(&w, fallback) == 0;
+            created = openOutput(&w, fallback, why, sizeof why) == 0;
             if (created && !writeBody(&w, &agreed, t0)) {
                 snprintf(target, sizeof target, "%s", fallback);
+                commitOutput(&w, target, sizeof target); /* complete either way (said if renaming failed) */
+                gpuinstG.file_written = 1;
+            } else if (!created) {
+                if (sayer(&w)) gpuinstWarn("cannot create %s either (%s): no file written", fallback, why);
             } else {
-                if (!created && w.io_rank) gpuinstWarn("cannot create %s either: no file written", fallback);
-                else if (w.io_rank && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) {
-                    gpuinstWarn("writing %s failed as well: no file written", fallback);
-                    removePartial(fallback);
-                }
+                if (sayer(&w)) gpuinstWarn("writing %s failed as well: no file written", fallback);
+                discardTemp(&w);
             }
-        } else if (w.io_rank) {
+        } else if (sayer(&w)) {
             gpuinstWarn("writing %s failed midway as well: no file written", target);
         }
         w.failed = GPUINST_ERROR_IO;
     }
     gpuinstTableListFree(&agreed);
     free(w.skipped);
-    if (!w.io_failed && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) notWorldWritable(target);
     H5Pclose(w.dxpl);
     H5Eset_auto2(H5E_DEFAULT, oldfunc, olddata);
     if (xfsz_changed) sigaction(SIGXFSZ, &oldxfsz, NULL);
@@ -20995,6 +25166,7 @@ struct gpuinstMpiThread {
     uint64_t bytes[3];         /* sent, received, -: totals by gpuinstMpiDir (owner writes, the
                                   counter sampler reads relaxed) */
     gpuinstMpiRec scratch;     /* the row of a call not kept as a row (profile mode, no memory) */
+    void *prof;                /* profile mode: this thread's /profile/mpi entries (mpi/mpi_trace.c) */
     uint64_t local[GPUINST_MPI_NCALLS]; /* local calls counted (gpuinstMpiCount), read at collect */
 };
 GPUINST_SHARED_DATA GPUINST_TLS gpuinstMpiThread *gpuinstMpiSelf;
@@ -21009,6 +25181,7 @@ typedef struct gpuinstMpiCall {
     gpuinstMpiObj *ci;     /* the call's communicator, once looked up (requests keep it) */
     uint64_t freeing;      /* key of the object a *_free call frees (gpuinstMpiObjFreeing) */
     gpuinstMpiRec *r;
+    void *agg;             /* profile mode: the call's /profile/mpi entry once found (NULL before) */
 } gpuinstMpiCall;
 
 /* Host clock of the MPI layer: gpuinst's clock.  Under the test hook
@@ -21102,6 +25275,7 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
     c->t = t;
     c->ci = NULL; /* (freeing is set by gpuinstMpiObjFreeing, the only call before its reader) */
     c->r = r;
+    c->agg = NULL;
     gpuinstMpiRowInit(r, call, id, t->thread);
     /* CUDA work inside the call links to it (src/activity.c); the call's
      * NVTX range, where a tool listens: one test for both when neither */
@@ -21386,13 +25560,6 @@ static int learnRank(void)
     return 1;
 }
 
-static int envFlag(const char *name, int dflt)
-{
-    const char *v = getenv(name);
-    if (v == NULL || v[0] == '\0') return dflt;
-    return !(v[0] == '0' || v[0] == 'n' || v[0] == 'N' || v[0] == 'f' || v[0] == 'F');
-}
-
 GPUINST_PRIVATE int gpuinstMpiEnsureComm(void)
 {
     if (gpuinstComm != MPI_COMM_NULL) return 1;
@@ -21415,22 +25582,31 @@ GPUINST_PRIVATE void gpuinstMpiAttach(void)
     gpuinstMpiTraceSetup(have);
     gpuinstMpiClockTableRegister();
     gpuinstMpiTopologyTableRegister();
-    if (have && !clockInitDone && envFlag("GPUINST_ENABLE", 1)) {
+    /* settings that must match on every rank (src/config.c; once) */
+    if (have && gpuinstMpiEnsureComm()) gpuinstConfigAgree();
+    /* ranks with GPUINST_ENABLE=0 align clocks too while another rank records */
+    if (have && !clockInitDone && gpuinstConfigAgreed()->any_enabled) {
         clockInitDone = 1;
         if (gpuinstMpiEnsureComm()) gpuinstMpiClockSync(gpuinstComm, 0);
     }
 }
 
+/* From the MPI_Init interception, on every rank: agrees the settings that
+ * must match (GPUINST_AUTO_INIT among them, so no rank starts gpuinst
+ * alone), then starts or attaches gpuinst, then says the held job-wide
+ * lines once (src/diag.c).  Collective. */
 GPUINST_PRIVATE void gpuinstMpiAfterInit(void)
 {
     int st;
     if (!learnRank()) return;
+    gpuinstDiagHold();
+    if (gpuinstMpiEnsureComm()) gpuinstConfigAgree();
     st = GPUINST_LOAD_ACQ(&gpuinstG.state);
-    if (st == GPUINST_STATE_UNINIT && envFlag("GPUINST_AUTO_INIT", 0)) {
+    if (st == GPUINST_STATE_UNINIT && gpuinstConfigAgreed()->auto_init)
         gpuinst_init(); /* calls gpuinstMpiAttach */
-        return;
-    }
-    if (st == GPUINST_STATE_RUNNING) gpuinstMpiAttach();
+    else if (st == GPUINST_STATE_RUNNING || (st == GPUINST_STATE_NVTX_ONLY && gpuinstG.disabled))
+        gpuinstMpiAttach();
+    gpuinstDiagAgree();
 }
 
 GPUINST_PRIVATE int gpuinstCollActive(void)
@@ -21873,6 +26049,7 @@ GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
     c->ci = NULL;
     c->freeing = 0;
     c->r = r;
+    c->agg = NULL;
     gpuinstMpiRowInit(r, call, id, t->thread);
     gpuinstGpuMpiEnter(id);
     if (nvtxReady) gpuinstMpiNvtxPush(call);
@@ -22529,6 +26706,122 @@ GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI
     c->r->bytes = bytes;
 }
 
+/* ---- profile mode ------------------------------------------------------------------
+ * GPUINST_MODE=profile keeps no row per call: each call is folded into the
+ * entry of (range path, call, communicator) of its thread -- the path
+ * being the innermost open range of the thread (src/profile.c) -- in a
+ * per-thread open-addressing table.  The last entry used per call number
+ * is tried first (a loop calls the same MPI functions from the same
+ * ranges).  Receives started by a nonblocking call get the bytes their
+ * completion reports, as their rows do in a trace (gpuinstMpiReqDone). */
+typedef struct MpiProfRec {     /* /profile/mpi, 80 bytes */
+    uint64_t count;
+    uint64_t time_ns, time_min_ns, time_max_ns;
+    uint64_t bytes;
+    uint64_t comm;              /* communicator id (/mpi/comms), GPUINST_MPI_NO_COMM none */
+    uint32_t node;              /* the path: /profile/ranges node of (rank, thread); 0 outside any range */
+    uint32_t rank;
+    uint32_t name;              /* "MPI_Send": /strings id, filled at collect */
+    uint16_t call;
+    uint16_t thread;
+    uint64_t next_;             /* not written: the entries of a thread form a list (collect) */
+} MpiProfRec;
+
+typedef struct MpiProf {
+    MpiProfRec **slots;         /* open addressing on (node, call, comm) */
+    uint32_t mask, used;
+    MpiProfRec *last[GPUINST_MPI_NCALLS]; /* the entry used last per call */
+    MpiProfRec *head;           /* every entry, newest first (through next_) */
+} MpiProf;
+
+static MpiProf *profOf(gpuinstMpiThread *t)
+{
+    return (MpiProf *)t->prof;
+}
+
+static uint32_t mpiProfHome(uint32_t node, uint32_t call, uint64_t comm, uint32_t mask)
+{
+    uint64_t k = ((uint64_t)node << 16 | call) * 0x9E3779B97F4A7C15ull ^ comm * 0xC2B2AE3D27D4EB4Full;
+    return (uint32_t)(k >> 40) & mask;
+}
+
+static MpiProfRec *mpiProfEntry(gpuinstMpiThread *t, uint32_t node, uint16_t call, uint64_t comm, uint16_t thread)
+{
+    MpiProf *p = profOf(t);
+    MpiProfRec *e;
+    uint32_t i;
+    if (p == NULL) {
+        p = (MpiProf *)calloc(1, sizeof *p);
+        if (p == NULL) return NULL;
+        t->prof = p;
+    }
+    e = p->last[call];
+    if (e != NULL && e->node == node && e->comm == comm) return e;
+    if (p->slots != NULL)
+        for (i = mpiProfHome(node, call, comm, p->mask); p->slots[i] != NULL; i = (i + 1) & p->mask) {
+            e = p->slots[i];
+            if (e->node == node && e->call == call && e->comm == comm) return p->last[call] = e;
+        }
+    if (p->slots == NULL || (p->used + 1) * 2 > p->mask + 1) { /* grow, rehash */
+        uint32_t ncap = p->slots ? (p->mask + 1) * 2 : 64, j;
+        MpiProfRec **n = (MpiProfRec **)calloc(ncap, sizeof *n);
+        if (n == NULL) return NULL;
+        for (j = 0; p->slots != NULL && j <= p->mask; j++) {
+            MpiProfRec *x = p->slots[j];
+            uint32_t k;
+            if (x == NULL) continue;
+            for (k = mpiProfHome(x->node, x->call, x->comm, ncap - 1); n[k] != NULL; k = (k + 1) & (ncap - 1)) {
+            }
+            n[k] = x;
+        }
+        free(p->slots);
+        p->slots = n;
+        p->mask = ncap - 1;
+    }
+    e = (MpiProfRec *)calloc(1, sizeof *e);
+    if (e == NULL) return NULL;
+    e->node = node;
+    e->call = call;
+    e->comm = comm;
+    e->thread = thread;
+    e->time_min_ns = UINT64_MAX;
+    for (i = mpiProfHome(node, call, comm, p->mask); p->slots[i] != NULL; i = (i + 1) & p->mask) {
+    }
+    p->slots[i] = e;
+    p->used++;
+    e->next_ = (uint64_t)(uintptr_t)p->head;
+    GPUINST_STORE_REL(&p->head, e);
+    return p->last[call] = e;
+}
+
+/* The call's entry, found once per call (gpuinstMpiReqStart needs it
+ * before gpuinstMpiEnd folds the call). */
+static MpiProfRec *callEntry(gpuinstMpiCall *c)
+{
+    if (c->agg == NULL) {
+        uint64_t cur = gpuinstProfCurrent();
+        c->agg = mpiProfEntry(c->t, (uint32_t)cur, c->r->call, c->r->comm, c->r->thread);
+    }
+    return (MpiProfRec *)c->agg;
+}
+
+GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c)
+{
+    const gpuinstMpiRec *r = c->r;
+    MpiProfRec *e = callEntry(c);
+    uint64_t d = r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0;
+    if (e == NULL) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+        return;
+    }
+    e->count++;
+    e->time_ns += d;
+    if (d < e->time_min_ns) e->time_min_ns = d;
+    if (d > e->time_max_ns) e->time_max_ns = d;
+    /* completions may add to bytes from another thread (gpuinstMpiReqDone) */
+    GPUINST_ADD_RLX(&e->bytes, r->bytes);
+}
+
 /* ---- requests -------------------------------------------------------------------
  * Open addressing (linear probing, backward-shift deletion, a
  * multiplicative hash of the handle) under a spin lock (held for a few
@@ -22540,7 +26833,8 @@ typedef struct ReqEntry {
     uint64_t id;               /* current request id */
     uint64_t stamp;            /* insertion order (reqFindLocked) */
     CommInfo *comm;
-    uint64_t bytes;            /* persistent: the *_init's bytes */
+    void *agg;                 /* profile mode: a receive's /profile/mpi entry (bytes fixed at completion) */
+    uint64_t bytes;            /* the starting call's bytes (persistent: the *_init's) */
     int32_t peer, tag;         /* persistent: the *_init's peer/tag */
     uint8_t recv, persistent, message;
     uint16_t call;             /* persistent: the *_init call */
@@ -22649,14 +26943,17 @@ static void reqRemoveLocked(ReqEntry *e)
 GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int recv, int persistent)
 {
     ReqEntry *e;
+    void *agg;
     if (c->r->result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
     c->r->request = c->r->call_id;
     c->r->flags |= persistent ? GPUINST_MPI_FLAG_PERSISTENT : GPUINST_MPI_FLAG_STARTS;
+    agg = c->t->profile && recv ? callEntry(c) : NULL; /* a receive's bytes come at completion */
     reqLock();
     e = reqInsertLocked(REQ_KEY(req));
     if (e != NULL) {
         e->id = persistent ? 0 : c->r->call_id; /* persistent: inactive until MPI_Start */
         e->comm = c->ci;
+        e->agg = agg;
         e->recv = (uint8_t)recv;
         e->persistent = (uint8_t)persistent;
         e->message = 0;
@@ -22690,6 +26987,7 @@ GPUINST_PRIVATE void gpuinstMpiMsgNew(gpuinstMpiCall *c, MPI_Comm comm, MPI_Mess
     e = reqInsertLocked(key);
     if (e != NULL) {
         e->message = 1;
+        e->agg = NULL;
         e->recv = e->persistent = 0;
         e->comm = c->ci;
         e->id = c->r->call_id;
@@ -22728,8 +27026,13 @@ GPUINST_PRIVATE void gpuinstMpiMsgRecv(gpuinstMpiCall *c, MPI_Message msg, const
 GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_Request *rq)
 {
     int i;
+    void *agg;
     c->r->count = n > 0 ? (uint32_t)n : 0;
     if (c->r->result != MPI_SUCCESS) return;
+    /* profile: the Start call's entry gets the bytes of the requests it
+     * starts, and (receives) what their completions report, as the
+     * per-request rows do in a trace */
+    agg = c->t->profile ? callEntry(c) : NULL;
     for (i = 0; i < n; i++) {
         gpuinstMpiRec row = *c->r;
         ReqEntry *e;
@@ -22742,6 +27045,7 @@ GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_R
         e = reqFindLocked(REQ_KEY(rq[i]));
         if (e != NULL) {
             e->id = row.call_id;
+            if (agg != NULL) e->agg = e->recv ? agg : NULL;
             row.comm = e->comm ? e->comm->id : GPUINST_MPI_NO_COMM;
             row.peer = e->peer;
             row.tag = e->tag;
@@ -22750,6 +27054,7 @@ GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_R
         }
         reqUnlock();
         if (!found) continue; /* made before recording began */
+        if (agg != NULL) GPUINST_ADD_RLX(&((MpiProfRec *)agg)->bytes, row.bytes); /* one entry, the requests' bytes */
         row.request = row.call_id;
         row.count = 1;
         row.flags |= GPUINST_MPI_FLAG_STARTS;
@@ -22762,8 +27067,9 @@ GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const
     ReqEntry *e;
     Completion *done;
     CommInfo *ci;
+    void *agg;
     int src = 0, tag = 0, recv;
-    uint64_t bytes = 0, id;
+    uint64_t bytes = 0, id, posted;
     if (req == MPI_REQUEST_NULL) return;
     c->r->count++;
     reqLock();
@@ -22775,10 +27081,19 @@ GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const
     id = e->id;
     recv = e->recv;
     ci = e->comm;
+    agg = e->agg;
+    posted = e->bytes;
     if (e->persistent) e->id = 0; /* inactive until the next MPI_Start */
     else reqRemoveLocked(e);
     reqUnlock();
     c->r->request = c->r->count == 1 ? id : 0; /* a single completion: named */
+    if (c->t->profile) { /* no rows to join: the receive's bytes are fixed in its entry now */
+        if (recv && statusMessage(st, &src, &tag, &bytes)) {
+            GPUINST_STORE_RLX(&c->t->bytes[1], c->t->bytes[1] + bytes);
+            if (agg != NULL) GPUINST_ADD_RLX(&((MpiProfRec *)agg)->bytes, bytes - posted);
+        }
+        if (!c->t->rows) return;
+    }
     done = (Completion *)gpuinstBufSlot(&c->t->completions);
     if (GPUINST_UNLIKELY(done == NULL)) {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
@@ -22793,7 +27108,7 @@ GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const
         done->source = gpuinstMpiWorldRank(ci, src);
         done->tag = tag;
         done->bytes = bytes;
-        GPUINST_STORE_RLX(&c->t->bytes[1], c->t->bytes[1] + bytes);
+        if (!c->t->profile) GPUINST_STORE_RLX(&c->t->bytes[1], c->t->bytes[1] + bytes);
     }
     gpuinstBufCommit(&c->t->completions);
 }
@@ -23019,6 +27334,20 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
         gpuinstRowIterEnd(&it);
         free(r);
     }
+    {
+        /* profile mode without rows: the calls are in the /profile/mpi entries */
+        gpuinstMpiThread *t;
+        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
+            MpiProfRec *e;
+            if (t->rows || profOf(t) == NULL) continue;
+            for (e = GPUINST_LOAD_ACQ(&profOf(t)->head); e != NULL; e = (MpiProfRec *)(uintptr_t)e->next_)
+                if (e->call < GPUINST_MPI_NCALLS) {
+                    acc[e->call].count += e->count;
+                    acc[e->call].time_ns += e->time_ns;
+                    acc[e->call].bytes += e->bytes;
+                }
+        }
+    }
     for (i = 0; i < GPUINST_MPI_NCALLS; i++) acc[i].timed = acc[i].count > 0;
     {
         gpuinstMpiThread *t;
@@ -23104,6 +27433,57 @@ static const gpuinstTable commsTable = {
     "/mpi/comms", "communicators, one row per member rank; id is the same on every member",
     sizeof(CommRec), NFIELDS(commFields), commFields, collectComms, NULL, NULL};
 
+/* ---- profile mode: the table ---------------------------------------------------- */
+
+static const gpuinstField profFields[] = {
+    F(MpiProfRec, count, GPUINST_FT_U64, 0, "count", "calls"),
+    F(MpiProfRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "time inside the calls, total"),
+    F(MpiProfRec, time_min_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "shortest call"),
+    F(MpiProfRec, time_max_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "longest call"),
+    F(MpiProfRec, bytes, GPUINST_FT_U64, 0, "bytes",
+      "bytes, as /mpi/calls counts them (receives started by a nonblocking call: as their completion reports); "
+      "Start/Startall: the bytes of the requests started"),
+    F(MpiProfRec, comm, GPUINST_FT_U64, 0, "", "communicator id (/mpi/comms); 2^64-1 none"),
+    F(MpiProfRec, node, GPUINST_FT_U32, 0, "",
+      "the range path the calls were made in: node in /profile/ranges (same rank and thread); 0 outside any range"),
+    F(MpiProfRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(MpiProfRec, name, GPUINST_FT_U32, 0, "", "call name (\"MPI_Send\"): id in /strings (same rank)"),
+    F(MpiProfRec, call, GPUINST_FT_U16, 0, "", "call number, as /mpi/calls call"),
+    F(MpiProfRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+};
+
+static int collectProf(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    gpuinstMpiThread *t;
+    uint64_t n = 0, k = 0;
+    MpiProfRec *rows, *e;
+    (void)tb;
+    internNames();
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next)
+        if (profOf(t) != NULL)
+            for (e = GPUINST_LOAD_ACQ(&profOf(t)->head); e != NULL; e = (MpiProfRec *)(uintptr_t)e->next_) n++;
+    rows = (MpiProfRec *)malloc((n ? n : 1) * sizeof *rows);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next)
+        if (profOf(t) != NULL)
+            for (e = GPUINST_LOAD_ACQ(&profOf(t)->head); e != NULL && k < n; e = (MpiProfRec *)(uintptr_t)e->next_) {
+                rows[k] = *e;
+                rows[k].name = e->call < GPUINST_MPI_NCALLS ? nameIds[e->call] : 0;
+                if (rows[k].count == 0) rows[k].time_min_ns = 0;
+                rows[k].next_ = 0;
+                k++;
+            }
+    *out = rows;
+    *count = k;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable profTable = {
+    "/profile/mpi",
+    "aggregated profile (GPUINST_MODE=profile): per rank, thread, range path, MPI call and communicator: calls, "
+    "time, bytes",
+    sizeof(MpiProfRec), NFIELDS(profFields), profFields, collectProf, NULL, NULL};
+
 /* Called from gpuinstMpiAttach (gpuinst_init, and MPI_Init once gpuinst
  * runs): tables, communicators (needs the rank). */
 GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank)
@@ -23111,18 +27491,12 @@ GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank)
     gpuinstTableRegister(&callsTable);
     gpuinstTableRegister(&summaryTable);
     gpuinstTableRegister(&commsTable);
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstTableRegister(&profTable);
     gpuinstCountersSetMpiBytesFn(mpiBytesTotals);
     if (have_rank) {
         skewSetup();
         commsSetup();
     }
-}
-
-/* ---- profile mode ---------------------------------------------------------------- */
-
-GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c)
-{
-    (void)c; /* PROFILE-TODO */
 }
 
 #else /* !GPUINST_WITH_MPI */

@@ -1,6 +1,12 @@
 // bench_profiler.cu -- cost of a profiled region: gpuinst_profile_* against
 // the minimal bare CUPTI loop doing the same work (range profiler, user
 // range, user replay, checkpoint), side by side in one process, alternating.
+// The region has no child range, so the bare loop asks CUPTI for one nesting
+// level (9 passes); gpuinst sets GPUINST_PROFILE_DEPTH (2) levels and skips
+// the passes of the level the body lacks (issue 13: it ran 18 before).  The
+// warm-up of the bare loop asks for 2 levels once and prints what
+// cuptiRangeProfilerStop reported after each pass (passIndex,
+// targetNestingLevel): the ground truth for that skip.
 // Run on the GPU machine by tests/gpu/profiler.sh (bench/RESULTS.md, "Range
 // profiling").  Goal: gpuinst within 1.1x of the bare loop.
 //
@@ -133,7 +139,9 @@ static void bare_setup(Bare &b)
     CU(cuptiProfilerHostGetConfigImage(&ci));
 }
 
-static void bare_region(Bare &b, Work &w)
+// One profiled occurrence, `levels` nesting levels; `trace`: print what
+// each cuptiRangeProfilerStop reported.
+static void bare_region(Bare &b, Work &w, uint16_t levels = 1, bool trace = false)
 {
     CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     en.ctx = b.ctx;
@@ -162,7 +170,7 @@ static void bare_region(Bare &b, Work &w)
     sc.range = CUPTI_UserRange;
     sc.replayMode = CUPTI_UserReplay;
     sc.maxRangesPerPass = 64;
-    sc.numNestingLevels = 2;
+    sc.numNestingLevels = levels;
     sc.minNestingLevel = 1;
     sc.passIndex = 0;
     sc.targetNestingLevel = 1;
@@ -195,8 +203,13 @@ static void bare_region(Bare &b, Work &w)
         st.pRangeProfilerObject = rp;
         CU(cuptiRangeProfilerStop(&st));
         pass++;
+        if (trace)
+            printf("%s(%zu,%zu%s)%s", pass == 1 ? "bench_profiler: bare loop, 2 levels: cuptiRangeProfilerStop "
+                                                  "reported (passIndex,targetNestingLevel) after each pass: " : "",
+                   st.passIndex, st.targetNestingLevel, st.isAllPassSubmitted ? ",all" : "",
+                   st.isAllPassSubmitted ? "\n" : " ");
     } while (!st.isAllPassSubmitted);
-    b.passes_run = pass;
+    if (!trace) b.passes_run = pass;
     CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dd.pRangeProfilerObject = rp;
     CU(cuptiRangeProfilerDecodeData(&dd));
@@ -257,7 +270,8 @@ int main(int argc, char **argv)
     Bare b = {};
     bare_setup(b);
     double bare_setup_ms = now_ms() - t0;
-    bare_region(b, w); // warm-up
+    bare_region(b, w, 2, true); // warm-up, 2 levels: what Stop reports
+    bare_region(b, w);          // warm-up
     int32_t gp_passes = 0;
     t0 = now_ms();
     {
@@ -282,8 +296,8 @@ int main(int argc, char **argv)
         tg.push_back(now_ms() - t0);
     }
     double mb = median(tb), mg = median(tg);
-    printf("bench_profiler: %zu MiB x 4 arrays, %zu metrics, passes bare %zu gpuinst %d, reps %d\n", mib, kNm,
-           b.passes_run, gp_passes, reps);
+    printf("bench_profiler: %zu MiB x 4 arrays, %zu metrics, passes bare (1 level) %zu gpuinst %d, reps %d\n", mib,
+           kNm, b.passes_run, gp_passes, reps);
     printf("bench_profiler: body unprofiled median %.3f ms\n", median(tp));
     printf("bench_profiler: first occurrence: bare setup %.1f ms (host init + config image, once); gpuinst %.1f ms "
            "(setup included)\n", bare_setup_ms, gp_first_ms);

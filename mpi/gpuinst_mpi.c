@@ -55,13 +55,6 @@ static int learnRank(void)
     return 1;
 }
 
-static int envFlag(const char *name, int dflt)
-{
-    const char *v = getenv(name);
-    if (v == NULL || v[0] == '\0') return dflt;
-    return !(v[0] == '0' || v[0] == 'n' || v[0] == 'N' || v[0] == 'f' || v[0] == 'F');
-}
-
 GPUINST_PRIVATE int gpuinstMpiEnsureComm(void)
 {
     if (gpuinstComm != MPI_COMM_NULL) return 1;
@@ -84,22 +77,31 @@ GPUINST_PRIVATE void gpuinstMpiAttach(void)
     gpuinstMpiTraceSetup(have);
     gpuinstMpiClockTableRegister();
     gpuinstMpiTopologyTableRegister();
-    if (have && !clockInitDone && envFlag("GPUINST_ENABLE", 1)) {
+    /* settings that must match on every rank (src/config.c; once) */
+    if (have && gpuinstMpiEnsureComm()) gpuinstConfigAgree();
+    /* ranks with GPUINST_ENABLE=0 align clocks too while another rank records */
+    if (have && !clockInitDone && gpuinstConfigAgreed()->any_enabled) {
         clockInitDone = 1;
         if (gpuinstMpiEnsureComm()) gpuinstMpiClockSync(gpuinstComm, 0);
     }
 }
 
+/* From the MPI_Init interception, on every rank: agrees the settings that
+ * must match (GPUINST_AUTO_INIT among them, so no rank starts gpuinst
+ * alone), then starts or attaches gpuinst, then says the held job-wide
+ * lines once (src/diag.c).  Collective. */
 GPUINST_PRIVATE void gpuinstMpiAfterInit(void)
 {
     int st;
     if (!learnRank()) return;
+    gpuinstDiagHold();
+    if (gpuinstMpiEnsureComm()) gpuinstConfigAgree();
     st = GPUINST_LOAD_ACQ(&gpuinstG.state);
-    if (st == GPUINST_STATE_UNINIT && envFlag("GPUINST_AUTO_INIT", 0)) {
+    if (st == GPUINST_STATE_UNINIT && gpuinstConfigAgreed()->auto_init)
         gpuinst_init(); /* calls gpuinstMpiAttach */
-        return;
-    }
-    if (st == GPUINST_STATE_RUNNING) gpuinstMpiAttach();
+    else if (st == GPUINST_STATE_RUNNING || (st == GPUINST_STATE_NVTX_ONLY && gpuinstG.disabled))
+        gpuinstMpiAttach();
+    gpuinstDiagAgree();
 }
 
 GPUINST_PRIVATE int gpuinstCollActive(void)

@@ -147,6 +147,7 @@ struct gpuinstMpiThread {
     uint64_t bytes[3];         /* sent, received, -: totals by gpuinstMpiDir (owner writes, the
                                   counter sampler reads relaxed) */
     gpuinstMpiRec scratch;     /* the row of a call not kept as a row (profile mode, no memory) */
+    void *prof;                /* profile mode: this thread's /profile/mpi entries (mpi/mpi_trace.c) */
     uint64_t local[GPUINST_MPI_NCALLS]; /* local calls counted (gpuinstMpiCount), read at collect */
 };
 GPUINST_SHARED_DATA GPUINST_TLS gpuinstMpiThread *gpuinstMpiSelf;
@@ -161,6 +162,7 @@ typedef struct gpuinstMpiCall {
     gpuinstMpiObj *ci;     /* the call's communicator, once looked up (requests keep it) */
     uint64_t freeing;      /* key of the object a *_free call frees (gpuinstMpiObjFreeing) */
     gpuinstMpiRec *r;
+    void *agg;             /* profile mode: the call's /profile/mpi entry once found (NULL before) */
 } gpuinstMpiCall;
 
 /* Host clock of the MPI layer: gpuinst's clock.  Under the test hook
@@ -254,6 +256,7 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
     c->t = t;
     c->ci = NULL; /* (freeing is set by gpuinstMpiObjFreeing, the only call before its reader) */
     c->r = r;
+    c->agg = NULL;
     gpuinstMpiRowInit(r, call, id, t->thread);
     /* CUDA work inside the call links to it (src/activity.c); the call's
      * NVTX range, where a tool listens: one test for both when neither */

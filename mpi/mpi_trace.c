@@ -235,6 +235,7 @@ GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
     c->ci = NULL;
     c->freeing = 0;
     c->r = r;
+    c->agg = NULL;
     gpuinstMpiRowInit(r, call, id, t->thread);
     gpuinstGpuMpiEnter(id);
     if (nvtxReady) gpuinstMpiNvtxPush(call);
@@ -891,6 +892,122 @@ GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI
     c->r->bytes = bytes;
 }
 
+/* ---- profile mode ------------------------------------------------------------------
+ * GPUINST_MODE=profile keeps no row per call: each call is folded into the
+ * entry of (range path, call, communicator) of its thread -- the path
+ * being the innermost open range of the thread (src/profile.c) -- in a
+ * per-thread open-addressing table.  The last entry used per call number
+ * is tried first (a loop calls the same MPI functions from the same
+ * ranges).  Receives started by a nonblocking call get the bytes their
+ * completion reports, as their rows do in a trace (gpuinstMpiReqDone). */
+typedef struct MpiProfRec {     /* /profile/mpi, 80 bytes */
+    uint64_t count;
+    uint64_t time_ns, time_min_ns, time_max_ns;
+    uint64_t bytes;
+    uint64_t comm;              /* communicator id (/mpi/comms), GPUINST_MPI_NO_COMM none */
+    uint32_t node;              /* the path: /profile/ranges node of (rank, thread); 0 outside any range */
+    uint32_t rank;
+    uint32_t name;              /* "MPI_Send": /strings id, filled at collect */
+    uint16_t call;
+    uint16_t thread;
+    uint64_t next_;             /* not written: the entries of a thread form a list (collect) */
+} MpiProfRec;
+
+typedef struct MpiProf {
+    MpiProfRec **slots;         /* open addressing on (node, call, comm) */
+    uint32_t mask, used;
+    MpiProfRec *last[GPUINST_MPI_NCALLS]; /* the entry used last per call */
+    MpiProfRec *head;           /* every entry, newest first (through next_) */
+} MpiProf;
+
+static MpiProf *profOf(gpuinstMpiThread *t)
+{
+    return (MpiProf *)t->prof;
+}
+
+static uint32_t mpiProfHome(uint32_t node, uint32_t call, uint64_t comm, uint32_t mask)
+{
+    uint64_t k = ((uint64_t)node << 16 | call) * 0x9E3779B97F4A7C15ull ^ comm * 0xC2B2AE3D27D4EB4Full;
+    return (uint32_t)(k >> 40) & mask;
+}
+
+static MpiProfRec *mpiProfEntry(gpuinstMpiThread *t, uint32_t node, uint16_t call, uint64_t comm, uint16_t thread)
+{
+    MpiProf *p = profOf(t);
+    MpiProfRec *e;
+    uint32_t i;
+    if (p == NULL) {
+        p = (MpiProf *)calloc(1, sizeof *p);
+        if (p == NULL) return NULL;
+        t->prof = p;
+    }
+    e = p->last[call];
+    if (e != NULL && e->node == node && e->comm == comm) return e;
+    if (p->slots != NULL)
+        for (i = mpiProfHome(node, call, comm, p->mask); p->slots[i] != NULL; i = (i + 1) & p->mask) {
+            e = p->slots[i];
+            if (e->node == node && e->call == call && e->comm == comm) return p->last[call] = e;
+        }
+    if (p->slots == NULL || (p->used + 1) * 2 > p->mask + 1) { /* grow, rehash */
+        uint32_t ncap = p->slots ? (p->mask + 1) * 2 : 64, j;
+        MpiProfRec **n = (MpiProfRec **)calloc(ncap, sizeof *n);
+        if (n == NULL) return NULL;
+        for (j = 0; p->slots != NULL && j <= p->mask; j++) {
+            MpiProfRec *x = p->slots[j];
+            uint32_t k;
+            if (x == NULL) continue;
+            for (k = mpiProfHome(x->node, x->call, x->comm, ncap - 1); n[k] != NULL; k = (k + 1) & (ncap - 1)) {
+            }
+            n[k] = x;
+        }
+        free(p->slots);
+        p->slots = n;
+        p->mask = ncap - 1;
+    }
+    e = (MpiProfRec *)calloc(1, sizeof *e);
+    if (e == NULL) return NULL;
+    e->node = node;
+    e->call = call;
+    e->comm = comm;
+    e->thread = thread;
+    e->time_min_ns = UINT64_MAX;
+    for (i = mpiProfHome(node, call, comm, p->mask); p->slots[i] != NULL; i = (i + 1) & p->mask) {
+    }
+    p->slots[i] = e;
+    p->used++;
+    e->next_ = (uint64_t)(uintptr_t)p->head;
+    GPUINST_STORE_REL(&p->head, e);
+    return p->last[call] = e;
+}
+
+/* The call's entry, found once per call (gpuinstMpiReqStart needs it
+ * before gpuinstMpiEnd folds the call). */
+static MpiProfRec *callEntry(gpuinstMpiCall *c)
+{
+    if (c->agg == NULL) {
+        uint64_t cur = gpuinstProfCurrent();
+        c->agg = mpiProfEntry(c->t, (uint32_t)cur, c->r->call, c->r->comm, c->r->thread);
+    }
+    return (MpiProfRec *)c->agg;
+}
+
+GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c)
+{
+    const gpuinstMpiRec *r = c->r;
+    MpiProfRec *e = callEntry(c);
+    uint64_t d = r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0;
+    if (e == NULL) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+        return;
+    }
+    e->count++;
+    e->time_ns += d;
+    if (d < e->time_min_ns) e->time_min_ns = d;
+    if (d > e->time_max_ns) e->time_max_ns = d;
+    /* completions may add to bytes from another thread (gpuinstMpiReqDone) */
+    GPUINST_ADD_RLX(&e->bytes, r->bytes);
+}
+
 /* ---- requests -------------------------------------------------------------------
  * Open addressing (linear probing, backward-shift deletion, a
  * multiplicative hash of the handle) under a spin lock (held for a few
@@ -902,7 +1019,8 @@ typedef struct ReqEntry {
     uint64_t id;               /* current request id */
     uint64_t stamp;            /* insertion order (reqFindLocked) */
     CommInfo *comm;
-    uint64_t bytes;            /* persistent: the *_init's bytes */
+    void *agg;                 /* profile mode: a receive's /profile/mpi entry (bytes fixed at completion) */
+    uint64_t bytes;            /* the starting call's bytes (persistent: the *_init's) */
     int32_t peer, tag;         /* persistent: the *_init's peer/tag */
     uint8_t recv, persistent, message;
     uint16_t call;             /* persistent: the *_init call */
@@ -1011,14 +1129,17 @@ static void reqRemoveLocked(ReqEntry *e)
 GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int recv, int persistent)
 {
     ReqEntry *e;
+    void *agg;
     if (c->r->result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
     c->r->request = c->r->call_id;
     c->r->flags |= persistent ? GPUINST_MPI_FLAG_PERSISTENT : GPUINST_MPI_FLAG_STARTS;
+    agg = c->t->profile && recv ? callEntry(c) : NULL; /* a receive's bytes come at completion */
     reqLock();
     e = reqInsertLocked(REQ_KEY(req));
     if (e != NULL) {
         e->id = persistent ? 0 : c->r->call_id; /* persistent: inactive until MPI_Start */
         e->comm = c->ci;
+        e->agg = agg;
         e->recv = (uint8_t)recv;
         e->persistent = (uint8_t)persistent;
         e->message = 0;
@@ -1052,6 +1173,7 @@ GPUINST_PRIVATE void gpuinstMpiMsgNew(gpuinstMpiCall *c, MPI_Comm comm, MPI_Mess
     e = reqInsertLocked(key);
     if (e != NULL) {
         e->message = 1;
+        e->agg = NULL;
         e->recv = e->persistent = 0;
         e->comm = c->ci;
         e->id = c->r->call_id;
@@ -1090,8 +1212,13 @@ GPUINST_PRIVATE void gpuinstMpiMsgRecv(gpuinstMpiCall *c, MPI_Message msg, const
 GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_Request *rq)
 {
     int i;
+    void *agg;
     c->r->count = n > 0 ? (uint32_t)n : 0;
     if (c->r->result != MPI_SUCCESS) return;
+    /* profile: the Start call's entry gets the bytes of the requests it
+     * starts, and (receives) what their completions report, as the
+     * per-request rows do in a trace */
+    agg = c->t->profile ? callEntry(c) : NULL;
     for (i = 0; i < n; i++) {
         gpuinstMpiRec row = *c->r;
         ReqEntry *e;
@@ -1104,6 +1231,7 @@ GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_R
         e = reqFindLocked(REQ_KEY(rq[i]));
         if (e != NULL) {
             e->id = row.call_id;
+            if (agg != NULL) e->agg = e->recv ? agg : NULL;
             row.comm = e->comm ? e->comm->id : GPUINST_MPI_NO_COMM;
             row.peer = e->peer;
             row.tag = e->tag;
@@ -1112,6 +1240,7 @@ GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_R
         }
         reqUnlock();
         if (!found) continue; /* made before recording began */
+        if (agg != NULL) GPUINST_ADD_RLX(&((MpiProfRec *)agg)->bytes, row.bytes); /* one entry, the requests' bytes */
         row.request = row.call_id;
         row.count = 1;
         row.flags |= GPUINST_MPI_FLAG_STARTS;
@@ -1124,8 +1253,9 @@ GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const
     ReqEntry *e;
     Completion *done;
     CommInfo *ci;
+    void *agg;
     int src = 0, tag = 0, recv;
-    uint64_t bytes = 0, id;
+    uint64_t bytes = 0, id, posted;
     if (req == MPI_REQUEST_NULL) return;
     c->r->count++;
     reqLock();
@@ -1137,10 +1267,19 @@ GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const
     id = e->id;
     recv = e->recv;
     ci = e->comm;
+    agg = e->agg;
+    posted = e->bytes;
     if (e->persistent) e->id = 0; /* inactive until the next MPI_Start */
     else reqRemoveLocked(e);
     reqUnlock();
     c->r->request = c->r->count == 1 ? id : 0; /* a single completion: named */
+    if (c->t->profile) { /* no rows to join: the receive's bytes are fixed in its entry now */
+        if (recv && statusMessage(st, &src, &tag, &bytes)) {
+            GPUINST_STORE_RLX(&c->t->bytes[1], c->t->bytes[1] + bytes);
+            if (agg != NULL) GPUINST_ADD_RLX(&((MpiProfRec *)agg)->bytes, bytes - posted);
+        }
+        if (!c->t->rows) return;
+    }
     done = (Completion *)gpuinstBufSlot(&c->t->completions);
     if (GPUINST_UNLIKELY(done == NULL)) {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
@@ -1155,7 +1294,7 @@ GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const
         done->source = gpuinstMpiWorldRank(ci, src);
         done->tag = tag;
         done->bytes = bytes;
-        GPUINST_STORE_RLX(&c->t->bytes[1], c->t->bytes[1] + bytes);
+        if (!c->t->profile) GPUINST_STORE_RLX(&c->t->bytes[1], c->t->bytes[1] + bytes);
     }
     gpuinstBufCommit(&c->t->completions);
 }
@@ -1381,6 +1520,20 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
         gpuinstRowIterEnd(&it);
         free(r);
     }
+    {
+        /* profile mode without rows: the calls are in the /profile/mpi entries */
+        gpuinstMpiThread *t;
+        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
+            MpiProfRec *e;
+            if (t->rows || profOf(t) == NULL) continue;
+            for (e = GPUINST_LOAD_ACQ(&profOf(t)->head); e != NULL; e = (MpiProfRec *)(uintptr_t)e->next_)
+                if (e->call < GPUINST_MPI_NCALLS) {
+                    acc[e->call].count += e->count;
+                    acc[e->call].time_ns += e->time_ns;
+                    acc[e->call].bytes += e->bytes;
+                }
+        }
+    }
     for (i = 0; i < GPUINST_MPI_NCALLS; i++) acc[i].timed = acc[i].count > 0;
     {
         gpuinstMpiThread *t;
@@ -1466,6 +1619,57 @@ static const gpuinstTable commsTable = {
     "/mpi/comms", "communicators, one row per member rank; id is the same on every member",
     sizeof(CommRec), NFIELDS(commFields), commFields, collectComms, NULL, NULL};
 
+/* ---- profile mode: the table ---------------------------------------------------- */
+
+static const gpuinstField profFields[] = {
+    F(MpiProfRec, count, GPUINST_FT_U64, 0, "count", "calls"),
+    F(MpiProfRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "time inside the calls, total"),
+    F(MpiProfRec, time_min_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "shortest call"),
+    F(MpiProfRec, time_max_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "longest call"),
+    F(MpiProfRec, bytes, GPUINST_FT_U64, 0, "bytes",
+      "bytes, as /mpi/calls counts them (receives started by a nonblocking call: as their completion reports); "
+      "Start/Startall: the bytes of the requests started"),
+    F(MpiProfRec, comm, GPUINST_FT_U64, 0, "", "communicator id (/mpi/comms); 2^64-1 none"),
+    F(MpiProfRec, node, GPUINST_FT_U32, 0, "",
+      "the range path the calls were made in: node in /profile/ranges (same rank and thread); 0 outside any range"),
+    F(MpiProfRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(MpiProfRec, name, GPUINST_FT_U32, 0, "", "call name (\"MPI_Send\"): id in /strings (same rank)"),
+    F(MpiProfRec, call, GPUINST_FT_U16, 0, "", "call number, as /mpi/calls call"),
+    F(MpiProfRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+};
+
+static int collectProf(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    gpuinstMpiThread *t;
+    uint64_t n = 0, k = 0;
+    MpiProfRec *rows, *e;
+    (void)tb;
+    internNames();
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next)
+        if (profOf(t) != NULL)
+            for (e = GPUINST_LOAD_ACQ(&profOf(t)->head); e != NULL; e = (MpiProfRec *)(uintptr_t)e->next_) n++;
+    rows = (MpiProfRec *)malloc((n ? n : 1) * sizeof *rows);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next)
+        if (profOf(t) != NULL)
+            for (e = GPUINST_LOAD_ACQ(&profOf(t)->head); e != NULL && k < n; e = (MpiProfRec *)(uintptr_t)e->next_) {
+                rows[k] = *e;
+                rows[k].name = e->call < GPUINST_MPI_NCALLS ? nameIds[e->call] : 0;
+                if (rows[k].count == 0) rows[k].time_min_ns = 0;
+                rows[k].next_ = 0;
+                k++;
+            }
+    *out = rows;
+    *count = k;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable profTable = {
+    "/profile/mpi",
+    "aggregated profile (GPUINST_MODE=profile): per rank, thread, range path, MPI call and communicator: calls, "
+    "time, bytes",
+    sizeof(MpiProfRec), NFIELDS(profFields), profFields, collectProf, NULL, NULL};
+
 /* Called from gpuinstMpiAttach (gpuinst_init, and MPI_Init once gpuinst
  * runs): tables, communicators (needs the rank). */
 GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank)
@@ -1473,18 +1677,12 @@ GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank)
     gpuinstTableRegister(&callsTable);
     gpuinstTableRegister(&summaryTable);
     gpuinstTableRegister(&commsTable);
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstTableRegister(&profTable);
     gpuinstCountersSetMpiBytesFn(mpiBytesTotals);
     if (have_rank) {
         skewSetup();
         commsSetup();
     }
-}
-
-/* ---- profile mode ---------------------------------------------------------------- */
-
-GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c)
-{
-    (void)c; /* PROFILE-TODO */
 }
 
 #else /* !GPUINST_WITH_MPI */

@@ -23,6 +23,18 @@
  * and synchronization record is joined on correlationId to its API record
  * (launching thread) and to those ids.  Id "none" is all ones
  * (GPUINST_GPU_NO_ID) since 0 is a valid range id.
+ *
+ * Range-profiler sessions (issue 13): CUPTI's kernel activity instruments
+ * every kernel launched while it is enabled, and under a range profiler
+ * session that makes every SASS-based metric read 0 and adds 8 instructions
+ * per warp.  The range profiler (src/range_profiler.c) therefore pauses the
+ * kernel kind around each session (gpuinstActivityPause/Resume: context
+ * synchronize, flush, cuptiActivityDisable(CONCURRENT_KERNEL) ...
+ * cuptiActivityEnable); the copy, API, marker and other kinds stay on (they
+ * do not touch the SMs' code).  Each pause is a /gpu/paused row; at resolve
+ * it gets the number of kernel launch calls (API records) made in it that
+ * have no kernel record, and the kernel records inside it that no CUDA API
+ * call launched (CUPTI's own kernels, e.g. WaitNs: /gpu/kernels.tool = 1).
  */
 #include "gpuinstInt.h"
 
@@ -49,7 +61,7 @@ __attribute__((visibility("hidden"))) int gpuinstGpuOn;
 
 /* ---- the rows of the /gpu tables ---------------------------------------- */
 
-typedef struct GpuKernelRec {      /* /gpu/kernels, 112 bytes */
+typedef struct GpuKernelRec {      /* /gpu/kernels, 120 bytes */
     uint64_t start_ns, end_ns;
     uint64_t range_id;             /* innermost gpuinst range open at launch; all ones: none */
     uint64_t mpi_call_id;          /* enclosing MPI call; all ones: none */
@@ -65,6 +77,8 @@ typedef struct GpuKernelRec {      /* /gpu/kernels, 112 bytes */
     int32_t static_smem, dynamic_smem;
     uint32_t registers;
     uint32_t graph_id;
+    uint32_t tool;                 /* 1: launched by CUPTI itself, not by the application (set at resolve) */
+    uint32_t pad_;
 } GpuKernelRec;
 
 enum { GPU_OP_MEMCPY = 1, GPU_OP_MEMSET = 2, GPU_OP_MEMCPY_PEER = 3 };
@@ -164,6 +178,17 @@ typedef struct GpuStatsRec {       /* /gpu/stats, one row per rank */
     uint64_t decode_ns;
     char kinds[160];
 } GpuStatsRec;
+
+typedef struct GpuPausedRec {      /* /gpu/paused, 56 bytes: kernel tracing paused for a profiler session */
+    uint64_t start_ns, end_ns;     /* cuptiActivityDisable / cuptiActivityEnable of the kernel kind */
+    int64_t launches;              /* kernel launch calls in it without a kernel record; -1: unknown (no API records) */
+    uint64_t tool_kernels;         /* kernel records in it that no CUDA API call launched (tool = 1) */
+    uint64_t occurrence;           /* the profiled region's occurrence (/profiler/regions) */
+    uint32_t rank;
+    uint32_t region;               /* /strings id of the profiled region */
+    uint32_t resumed;              /* 1 kernel tracing resumed at end_ns; 0 not (finalize came first, or the enable failed) */
+    uint32_t pad_;
+} GpuPausedRec;
 
 /* ---- state ------------------------------------------------------------------ */
 
@@ -281,6 +306,12 @@ static struct {
     gpuinstActivityStats st;      /* counters (decode side under dlock; others atomics) */
     uint64_t decode_ns, late_buffers;
     int warnedPush;
+
+    /* kernel tracing paused for range-profiler sessions (dlock) */
+    GpuPausedRec *paused;
+    uint32_t npaused, cappaused;
+    int pauseOpen;                /* index of the open pause + 1; 0: none */
+    int warnedResume;
 } A;
 
 static pthread_once_t lockOnce = PTHREAD_ONCE_INIT;
@@ -438,13 +469,31 @@ static void lostOne(void)
     GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
 }
 
+/* Profile mode (src/profile.c): a kernel launched inside a profile path
+ * (its external correlation known: it is decoded before the kernel in
+ * practice) is folded into /profile/kernels and keeps no row; 1 if done.
+ * Kernels whose correlation comes later are folded at resolve. */
+static int profileKernel(uint32_t correlation, const char *mangled, uint64_t start, uint64_t end)
+{
+    Corr *c = corrFind(correlation, 0);
+    uint32_t name, dem;
+    if (c == NULL || c->range_id == GPUINST_GPU_NO_ID || !(c->range_id & GPUINST_PROF_CORR)) return 0;
+    kernelNames(mangled, &name, &dem);
+    gpuinstProfKernel(c->range_id, name, dem, end > start ? end - start : 0);
+    A.st.kernels++;
+    return 1;
+}
+
 static void decodeOne(const CUpti_Activity *r)
 {
     switch (r->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)r;
-        GpuKernelRec *o = SLOT(kernels, GpuKernelRec);
+        GpuKernelRec *o;
+        if (gpuinstG.cfg.mode == GPUINST_MODE_PROFILE && profileKernel(k->correlationId, k->name, k->start, k->end))
+            break; /* folded into /profile/kernels: no row */
+        o = SLOT(kernels, GpuKernelRec);
         if (o == NULL) { lostOne(); break; }
         memset(o, 0, sizeof *o);
         o->start_ns = ts(k->start);
@@ -727,6 +776,176 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
         }                                                                         \
     } while (0)
 
+/* ---- pauses of kernel tracing (dlock held) ------------------------------------------
+ * A pause is [start_ns, end_ns] (end 0: still open).  Pauses never overlap
+ * (one profiled occurrence per process at a time) and are appended in time
+ * order, so the one holding time t is found by binary search. */
+
+static int pausedAt(uint64_t t)
+{
+    uint32_t lo = 0, hi = A.npaused;
+    while (lo < hi) { /* first pause starting after t */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (A.paused[mid].start_ns <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return -1;
+    lo--;
+    return (A.paused[lo].end_ns == 0 || t <= A.paused[lo].end_ns) ? (int)lo : -1;
+}
+
+/* CUDA API calls that launch kernels (one kernel, or a graph's). */
+static int isLaunch(int driver, uint32_t cbid)
+{
+    static const uint32_t rt[] = {
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000};
+    static const uint32_t dr[] = {
+        CUPTI_DRIVER_TRACE_CBID_cuLaunch, CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid, CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz};
+    const uint32_t *l = driver ? dr : rt;
+    size_t i, n = driver ? sizeof dr / sizeof dr[0] : sizeof rt / sizeof rt[0];
+    for (i = 0; i < n; i++)
+        if (l[i] == cbid) return 1;
+    return 0;
+}
+
+typedef struct Launch {
+    uint32_t pause, tid;
+    uint64_t start, end;
+    int driver;
+} Launch;
+
+static int launchCmp(const void *x, const void *y)
+{
+    const Launch *a = (const Launch *)x, *b = (const Launch *)y;
+    if (a->pause != b->pause) return a->pause < b->pause ? -1 : 1;
+    if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
+    if (a->end != b->end) return a->end > b->end ? -1 : 1; /* the outer call first */
+    return a->driver - b->driver;                           /* then runtime before driver */
+}
+
+/* Per pause: the kernel records inside it that no CUDA API call launched
+ * (flagged tool; when no API records were collected, every kernel record
+ * inside a pause: the application's own launches there are not traced),
+ * and the launch calls made in it that have no kernel record.  A launch
+ * call made inside another of the same thread (the driver call a runtime
+ * launch makes) is the same launch.  Recomputed from scratch on every
+ * resolve. */
+static void resolvePaused(int apiTraced)
+{
+    gpuinstChunk *ch;
+    Launch *l = NULL;
+    size_t nl = 0, cap = 0, i, outer = 0;
+    uint32_t k;
+    for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+        GpuKernelRec *r = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
+        for (k = 0; k < ch->count; k++) {
+            Corr *c = corrFind(r[k].correlation, 0);
+            if (c != NULL) c->used |= 4u; /* has a kernel record */
+        }
+    }
+    for (k = 0; k < A.npaused; k++) {
+        A.paused[k].tool_kernels = 0;
+        A.paused[k].launches = apiTraced ? 0 : -1;
+    }
+    for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+        GpuKernelRec *r = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
+        for (k = 0; k < ch->count; k++) {
+            int w = A.npaused ? pausedAt(r[k].start_ns) : -1;
+            Corr *c;
+            r[k].tool = 0;
+            if (w < 0) continue;
+            c = corrFind(r[k].correlation, 0);
+            if (!apiTraced || c == NULL || !(c->used & 2u)) {
+                r[k].tool = 1;
+                A.paused[w].tool_kernels++;
+            }
+        }
+    }
+    if (!apiTraced || A.npaused == 0) return;
+    for (ch = A.api.head; ch != NULL; ch = ch->next) {
+        const GpuApiRec *r = (const GpuApiRec *)(const void *)GPUINST_CHUNK_DATA(ch);
+        for (k = 0; k < ch->count; k++) {
+            int w = pausedAt(r[k].start_ns);
+            Corr *c;
+            if (w < 0 || !isLaunch(r[k].domain == 2, r[k].cbid)) continue;
+            c = corrFind(r[k].correlation, 0);
+            if (c != NULL && (c->used & 4u)) continue; /* traced after all (another thread, at the edge) */
+            if (nl == cap) {
+                size_t nc = cap ? cap * 2 : 256;
+                Launch *nn = (Launch *)realloc(l, nc * sizeof *nn);
+                if (nn == NULL) { /* counts stay unknown rather than wrong */
+                    for (w = 0; w < (int)A.npaused; w++) A.paused[w].launches = -1;
+                    free(l);
+                    return;
+                }
+                l = nn;
+                cap = nc;
+            }
+            l[nl].pause = (uint32_t)w;
+            l[nl].tid = r[k].api_tid;
+            l[nl].start = r[k].start_ns;
+            l[nl].end = r[k].end_ns;
+            l[nl].driver = r[k].domain == 2;
+            nl++;
+        }
+    }
+    if (nl > 1) qsort(l, nl, sizeof *l, launchCmp);
+    for (i = 0; i < nl; i++) {
+        /* a launch call made inside another one of the same thread (the
+         * driver's cuLaunchKernel inside cudaLaunchKernel, a runtime entry
+         * point inside another) is the same launch: calls of one thread do
+         * not overlap otherwise */
+        if (i > 0 && l[outer].pause == l[i].pause && l[outer].tid == l[i].tid &&
+            l[outer].start <= l[i].start && l[outer].end >= l[i].end)
+            continue;
+        outer = i;
+        A.paused[l[i].pause].launches++;
+    }
+    free(l);
+}
+
+GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
+                                              uint64_t occurrence)
+{
+    GpuPausedRec *r;
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&A.dlock);
+    if (A.npaused == A.cappaused) {
+        uint32_t nc = A.cappaused ? A.cappaused * 2 : 16;
+        GpuPausedRec *n = (GpuPausedRec *)realloc(A.paused, nc * sizeof *n);
+        if (n == NULL) {
+            pthread_mutex_unlock(&A.dlock);
+            lostOne();
+            return;
+        }
+        A.paused = n;
+        A.cappaused = nc;
+    }
+    r = &A.paused[A.npaused++];
+    memset(r, 0, sizeof *r);
+    r->start_ns = start_ns;
+    r->end_ns = end_ns;
+    r->region = region;
+    r->occurrence = occurrence;
+    r->launches = -1;
+    r->resumed = end_ns != 0;
+    if (end_ns == 0) A.pauseOpen = (int)A.npaused;
+    pthread_mutex_unlock(&A.dlock);
+}
+
 GPUINST_PRIVATE void gpuinstActivityResolve(void)
 {
     int counted;
@@ -738,7 +957,22 @@ GPUINST_PRIVATE void gpuinstActivityResolve(void)
      * records were collected at all. */
     counted = (A.kinds & (K_RUNTIME | K_DRIVER)) != 0 || A.st.api > 0;
     FILL(kernels, GpuKernelRec);
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) { /* kernels of profile paths kept as rows: folded once */
+        static uint64_t folded; /* rows looked at by an earlier resolve */
+        gpuinstChunk *ch;
+        uint64_t n = 0;
+        for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+            GpuKernelRec *row = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
+            uint32_t i;
+            for (i = 0; i < ch->count; i++, n++)
+                if (n >= folded && row[i].range_id != GPUINST_GPU_NO_ID && (row[i].range_id & GPUINST_PROF_CORR))
+                    gpuinstProfKernel(row[i].range_id, row[i].name, row[i].demangled,
+                                      row[i].end_ns > row[i].start_ns ? row[i].end_ns - row[i].start_ns : 0);
+        }
+        folded = n;
+    }
     FILL(copies, GpuCopyRec);
+    resolvePaused(counted);
     counted = 0;
     FILL(api, GpuApiRec);
     FILL(sync, GpuSyncRec);
@@ -856,6 +1090,73 @@ GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void)
     (void)A.c.ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, &last);
 }
 
+/* ---- kernel tracing paused for range-profiler sessions ----------------------------------- */
+
+GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap)
+{
+    CUcontext ctx = NULL;
+    CUptiResult rc;
+    uint64_t t0;
+    int open;
+    pthread_once(&lockOnce, initLocks);
+    if (!GPUINST_LOAD_ACQ(&gpuinstGpuOn) || !(A.kinds & K_KERNEL)) return 0; /* no kernel tracing to pause */
+    pthread_mutex_lock(&A.dlock);
+    open = A.pauseOpen;
+    pthread_mutex_unlock(&A.dlock);
+    if (open) return 1; /* still paused (an occurrence that ended without resuming) */
+    /* Kernels launched so far run to completion traced, and their buffers
+     * go to the decoder, before the kind is switched off. */
+    if (A.d.CtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) (void)A.d.CtxSynchronize();
+    (void)A.c.ActivityFlushAll(0);
+    t0 = gpuinstClockNs();
+    rc = A.c.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (rc != CUPTI_SUCCESS) {
+        snprintf(why, cap,
+                 "CUPTI kernel tracing could not be paused for the range profiler (cuptiActivityDisable: %s); "
+                 "under kernel tracing every SASS-based metric reads 0 and instruction counts gain 8 per warp, "
+                 "so profiled regions run once, unprofiled; to profile, set GPUINST_TRACE without \"kernel\" "
+                 "(e.g. runtime,memcpy,memset)",
+                 cuptiErr(rc));
+        return -1;
+    }
+    gpuinstActivityPausedAdd(t0, 0, region, occurrence);
+    gpuinstUnavailableAdd("kernel_trace_paused",
+                          "CUPTI kernel tracing is paused while a region is range-profiled (it would make SASS "
+                          "metrics read 0 and add 8 instructions per warp): kernels launched in profiled regions "
+                          "have no /gpu/kernels row; /gpu/paused has each pause and the launches it did not trace");
+    return 1;
+}
+
+GPUINST_PRIVATE void gpuinstActivityResume(void)
+{
+    int idx, ok = 0, closed;
+    CUptiResult rc = CUPTI_SUCCESS;
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&A.dlock);
+    idx = A.pauseOpen;
+    A.pauseOpen = 0;
+    pthread_mutex_unlock(&A.dlock);
+    if (idx == 0) return;
+    pthread_mutex_lock(&A.qlock);
+    closed = A.closed;
+    pthread_mutex_unlock(&A.qlock);
+    /* after finalize's flush nothing is traced any more; no lock held across
+     * the CUPTI call (it may ask for a buffer: bufferRequested takes qlock) */
+    if (!closed && A.c.ActivityEnable != NULL) {
+        rc = A.c.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        ok = rc == CUPTI_SUCCESS;
+    }
+    if (!ok && rc != CUPTI_SUCCESS)
+        gpuinstWarnOnce(&A.warnedResume, "CUPTI kernel tracing could not be resumed after a profiled region "
+                                         "(cuptiActivityEnable: %s): later kernels have no /gpu/kernels row "
+                                         "(/gpu/paused.resumed = 0)",
+                        cuptiErr(rc));
+    pthread_mutex_lock(&A.dlock);
+    A.paused[idx - 1].end_ns = gpuinstClockNs();
+    A.paused[idx - 1].resumed = (uint32_t)ok;
+    pthread_mutex_unlock(&A.dlock);
+}
+
 /* ---- tables ------------------------------------------------------------------------------ */
 
 #define F(rec, member, type, flags, unit, doc) \
@@ -889,6 +1190,7 @@ static const gpuinstField kernelFields[] = {
     F(GpuKernelRec, dynamic_smem, GPUINST_FT_I32, 0, "bytes", "dynamic shared memory per block"),
     F(GpuKernelRec, registers, GPUINST_FT_U32, 0, "count", "registers per thread"),
     F(GpuKernelRec, graph_id, GPUINST_FT_U32, 0, "", "CUDA graph id (0: not in a graph)"),
+    F(GpuKernelRec, tool, GPUINST_FT_U32, 0, "", "1: a tool kernel, launched by CUPTI itself during a range-profiler session (no CUDA API call of the application launched it; see /gpu/paused), 0: the application's"),
 };
 
 static const gpuinstField copyFields[] = {
@@ -1012,6 +1314,17 @@ static const gpuinstField statsFields[] = {
     FS(GpuStatsRec, kinds, "activity kinds enabled (GPUINST_TRACE)"),
 };
 
+static const gpuinstField pausedFields[] = {
+    F(GpuPausedRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel tracing paused (cuptiActivityDisable of the kernel kind), before the range profiler's session"),
+    F(GpuPausedRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel tracing resumed (cuptiActivityEnable), after the session's cuptiRangeProfilerDisable"),
+    F(GpuPausedRec, launches, GPUINST_FT_I64, 0, "count", "kernel launch calls (/gpu/api records, a graph launch counts once) made in the pause: kernels with no /gpu/kernels row; -1 unknown (no runtime or driver API records)"),
+    F(GpuPausedRec, tool_kernels, GPUINST_FT_U64, 0, "count", "kernel records inside the pause that no CUDA API call launched (CUPTI's own: /gpu/kernels.tool = 1)"),
+    F(GpuPausedRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the profiled region: joins /profiler/regions (rank, region, occurrence)"),
+    F(GpuPausedRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(GpuPausedRec, region, GPUINST_FT_U32, 0, "", "profiled region: id in /strings"),
+    F(GpuPausedRec, resumed, GPUINST_FT_U32, 0, "", "1 kernel tracing resumed at end_ns; 0 it was not (finalize inside the region, or cuptiActivityEnable failed: no kernel records after start_ns)"),
+};
+
 /* Streams one activity buffer: its count is fixed under the decode lock
  * (a late buffer may still be decoded into it); the rows up to that count
  * never change, so they are read without the lock. */
@@ -1129,6 +1442,23 @@ static int collectStats(const gpuinstTable *tb, void **out, uint64_t *count)
     return GPUINST_SUCCESS;
 }
 
+static int collectPaused(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    GpuPausedRec *rows;
+    (void)tb;
+    pthread_mutex_lock(&A.dlock);
+    rows = (GpuPausedRec *)calloc(A.npaused ? A.npaused : 1, sizeof *rows);
+    if (rows == NULL) {
+        pthread_mutex_unlock(&A.dlock);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    if (A.npaused) memcpy(rows, A.paused, A.npaused * sizeof *rows);
+    *count = A.npaused;
+    pthread_mutex_unlock(&A.dlock);
+    *out = rows;
+    return GPUINST_SUCCESS;
+}
+
 static const gpuinstTable kernelsTable = {
     "/gpu/kernels", "GPU kernels (CUPTI concurrent kernel records), with their rank, range and MPI call",
     sizeof(GpuKernelRec), NF(kernelFields), kernelFields, NULL, &A.kernels, rowsBuf};
@@ -1153,6 +1483,9 @@ static const gpuinstTable overheadTable = {
 static const gpuinstTable devicesTable = {
     "/gpu/devices", "CUDA devices visible to each rank (driver API), with the rank's record counts",
     sizeof(GpuDeviceRec), NF(deviceFields), deviceFields, collectDevices, NULL, NULL};
+static const gpuinstTable pausedTable = {
+    "/gpu/paused", "intervals in which CUPTI kernel tracing was paused for a range-profiler session (kernels launched in them have no /gpu/kernels row)",
+    sizeof(GpuPausedRec), NF(pausedFields), pausedFields, collectPaused, NULL, NULL};
 static const gpuinstTable statsTable = {
     "/gpu/stats", "GPU tracing per rank: kinds, buffers, record counts, dropped records, clock",
     sizeof(GpuStatsRec), NF(statsFields), statsFields, collectStats, NULL, NULL};
@@ -1172,6 +1505,7 @@ GPUINST_PRIVATE void gpuinstActivityTablesRegister(void)
     gpuinstTableRegister(&overheadTable);
     gpuinstTableRegister(&devicesTable);
     gpuinstTableRegister(&statsTable);
+    gpuinstTableRegister(&pausedTable);
 }
 
 /* ---- GPUINST_TRACE --------------------------------------------------------------------- */
@@ -1539,6 +1873,12 @@ static void activityFlush(void)
     pthread_mutex_lock(&A.qlock);
     A.closed = 1;
     pthread_mutex_unlock(&A.qlock);
+    pthread_mutex_lock(&A.dlock);
+    if (A.pauseOpen) { /* finalize inside a profiled region: the pause ends with tracing */
+        A.paused[A.pauseOpen - 1].end_ns = gpuinstClockNs();
+        A.pauseOpen = 0;
+    }
+    pthread_mutex_unlock(&A.dlock);
     gpuinstActivityResolve();
     readDevices();
     pthread_mutex_lock(&A.dlock);
@@ -1581,5 +1921,22 @@ GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s)
     memset(s, 0, sizeof *s);
 }
 GPUINST_PRIVATE void gpuinstActivityTablesRegister(void) {}
+GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap)
+{
+    (void)region;
+    (void)occurrence;
+    (void)why;
+    (void)cap;
+    return 0;
+}
+GPUINST_PRIVATE void gpuinstActivityResume(void) {}
+GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
+                                              uint64_t occurrence)
+{
+    (void)start_ns;
+    (void)end_ns;
+    (void)region;
+    (void)occurrence;
+}
 
 #endif /* GPUINST_WITH_CUPTI */

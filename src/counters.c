@@ -145,10 +145,7 @@ static int cntStateCheck(int *rec)
     }
     *rec = 0;
     if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_SUCCESS;
-    if (st == GPUINST_STATE_UNINIT) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
-        return GPUINST_ERROR_NOT_INITIALIZED;
-    }
+    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
     GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
     return GPUINST_ERROR_FINALIZED;
 }

@@ -270,6 +270,26 @@ GPUINST_PRIVATE void gpuinstWarn(const char *fmt, ...)
     do {                                                                   \
         if (!__atomic_exchange_n((flagp), 1, __ATOMIC_RELAXED)) gpuinstWarn(__VA_ARGS__); \
     } while (0)
+/* A job-wide fact (issue 13 §6; src/diag.c): every rank finds it for itself
+ * at start-up, so it is said once, by rank 0, with the ranks it applies to.
+ * While gpuinst starts in a job of several ranks (gpuinstDiagHold), the line
+ * is held; gpuinstDiagAgree (collective: gpuinst_init after MPI_Init, the
+ * MPI_Init interception, finalize) gathers the held lines to rank 0, which
+ * says each distinct one once ("on all 4 ranks: ..."); gpuinstDiagFlush
+ * says what is still held on its own rank (no collective possible).  Each
+ * distinct line is said once per process.  Otherwise as gpuinstWarn. */
+GPUINST_PRIVATE void gpuinstWarnJob(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+GPUINST_PRIVATE void gpuinstDiagHold(void);
+GPUINST_PRIVATE void gpuinstDiagAgree(void);
+GPUINST_PRIVATE void gpuinstDiagFlush(void);
+/* "1-3,5,9-12" for the flagged ranks of on[0..n), cut with "..." to fit cap. */
+GPUINST_PRIVATE void gpuinstDiagRanks(const unsigned char *on, int n, char *out, size_t cap);
+/* Ranks of the job as the launcher says before MPI_Init (1 without one). */
+GPUINST_PRIVATE int gpuinstLaunchSize(void);
 
 /* ---- chunked record buffers ---------------------------------------------
  * Append-only storage of fixed-size records, written by one thread and read
@@ -300,6 +320,7 @@ typedef struct gpuinstBuf {
     uint32_t nspill, capspill;
     gpuinstSpillExt *spill;
     uint64_t spilled;       /* records in the spill file */
+    gpuinstChunk *spare;    /* spilled mapped chunks kept for this buffer's next chunks (owner only) */
 } gpuinstBuf;
 
 GPUINST_PRIVATE void gpuinstBufInit(gpuinstBuf *b, uint32_t recsize);
@@ -377,6 +398,12 @@ GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes);
 GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag);
 /* Chunk bytes held in memory now, all buffers. */
 GPUINST_PRIVATE uint64_t gpuinstBufBytes(void);
+/* Counts other per-thread memory (thread slots) against the cap. */
+GPUINST_PRIVATE void gpuinstBufAccount(int64_t bytes);
+/* The buffer's thread exited (called on that thread, recording): over the
+ * cap its records all go to the spill file and its chunks are freed, so a
+ * thread-per-task program stays under the cap (issue 20). */
+GPUINST_PRIVATE void gpuinstBufHandOver(gpuinstBuf *b);
 /* Bytes written to the spill file so far (records, names, block headers). */
 GPUINST_PRIVATE uint64_t gpuinstBufSpillBytes(void);
 /* Closes the spill file after the output was written: removed if `keep`
@@ -393,6 +420,10 @@ GPUINST_PRIVATE uint32_t gpuinstStringIntern(const char *s, size_t len);
 /* The interned text of `id` (NUL-terminated) or NULL; len in *len if non-NULL. */
 GPUINST_PRIVATE const char *gpuinstStringGet(uint32_t id, size_t *len);
 GPUINST_PRIVATE uint32_t gpuinstStringCount(void); /* highest id in use */
+/* 1 if the len + 1 bytes at p lie in memory the program cannot change (a
+ * read-only segment of the program or of a shared object that stays
+ * loaded: string literals), so a pointer seen again is the same text. */
+GPUINST_PRIVATE int gpuinstStringImmutable(const void *p, size_t len);
 GPUINST_PRIVATE void gpuinstStringsReset(void);
 /* Bytes of the valid UTF-8 character (RFC 3629: no overlong forms, no
  * surrogates, at most U+10FFFF) that starts at s, 1..4; 0 if s does not
@@ -482,23 +513,145 @@ typedef struct gpuinstNameSlot {
 } gpuinstNameSlot;
 /* Front of the name cache (src/nvtx.c, nameIdFront): the same name passed
  * again from the same address (a string literal, the common case) is found
- * by its pointer and checked with strcmp, without strnlen and hashing. */
+ * by its pointer: in immutable memory that is all (a pointer compare),
+ * elsewhere the text is checked with strcmp, without strnlen and hashing. */
 typedef struct gpuinstNameKey {
     const char *key;      /* the caller's pointer last seen in this slot */
     const char *text;     /* the interned copy (NUL-terminated) */
     uint32_t id;
-    uint32_t pad_;
+    uint32_t ro;          /* key points into immutable memory (gpuinstStringImmutable): no strcmp */
 } gpuinstNameKey;
 
+struct gpuinstThread;
+/* ==== profile mode (GPUINST_MODE=profile; issue 19; src/profile.c) ======
+ * Per thread, one node per distinct range path: (domain, parent path,
+ * name, kind).  A node is also its /profile/ranges row.  Push finds the
+ * node (a hash probe) and opens a frame; pop folds the frame's duration
+ * into its node (count, inclusive and exclusive time: total, min, max, sum
+ * of squares) and its parent frame's child time.  Memory grows with the
+ * distinct paths, not with the events. */
+typedef struct gpuinstProfRangeRec { /* /profile/ranges, 104 bytes */
+    uint64_t count;           /* ranges closed (marks: marks) */
+    uint64_t incl_ns, incl_min_ns, incl_max_ns;
+    uint64_t excl_ns, excl_min_ns, excl_max_ns;
+    double incl_sq_ns2, excl_sq_ns2;
+    uint32_t node;            /* this path's id in (rank, thread), 1.. */
+    uint32_t parent;          /* the enclosing path's node, 0 top level */
+    uint32_t name;            /* /strings id */
+    uint32_t rank;            /* filled by the writer */
+    uint32_t unterminated;    /* of count: still open at finalize (ended there) */
+    uint16_t thread;
+    uint16_t domain;
+    uint16_t depth;           /* 1 top level */
+    uint8_t kind;             /* GPUINST_PROF_* */
+    uint8_t pad_;
+} gpuinstProfRangeRec;
+enum { GPUINST_PROF_RANGE = 0, GPUINST_PROF_MARK = 1, GPUINST_PROF_STARTEND = 2 };
+
+typedef struct gpuinstProfFrame {   /* an open range */
+    gpuinstProfRangeRec *node;
+    uint64_t start;                 /* gpuinst's clock */
+    uint64_t child;                 /* inclusive time of its children closed so far (same domain) */
+    gpuinstProfRangeRec *prev;      /* the thread's innermost open range before this one */
+} gpuinstProfFrame;
+
+typedef struct gpuinstProfStack {
+    gpuinstProfFrame *f;
+    uint32_t depth;                 /* published with release (finalize closes open frames) */
+    uint32_t cap;
+} gpuinstProfStack;
+
+typedef struct gpuinstProfSlot {    /* (parent, name, kind << 16 | domain) -> node */
+    uint64_t key;                   /* parent | name << 32 */
+    uint32_t kd;
+    uint32_t pad_;
+    gpuinstProfRangeRec *node;      /* NULL: empty */
+} gpuinstProfSlot;
+
+#define GPUINST_PROF_CHUNK 256      /* nodes per chunk (nodes never move) */
+typedef struct gpuinstProf {
+    gpuinstProfSlot *slots;
+    uint32_t mask;                  /* slots - 1 (a power of 2 minus 1) */
+    uint32_t nnodes;                /* node ids 1..nnodes */
+    gpuinstProfRangeRec **chunks;
+    uint32_t nchunks, capchunks;
+    gpuinstProfRangeRec *cur;       /* the innermost open range of the thread, any domain (MPI calls
+                                       and kernels are attributed to it); NULL: none */
+    gpuinstProfStack *stacks[GPUINST_MAX_DOMAINS];
+} gpuinstProf;
+
+/* The node of (parent, name, kind, domain): a new one from the slow half. */
+GPUINST_PRIVATE gpuinstProfRangeRec *gpuinstProfNodeNew(gpuinstProf *p, uint32_t parent, uint32_t name,
+                                                        uint32_t kd, uint16_t depth, uint16_t thread);
+static GPUINST_INLINE gpuinstProfRangeRec *gpuinstProfNode(gpuinstProf *p, uint32_t parent, uint32_t name,
+                                                           uint32_t kd, uint16_t depth, uint16_t thread)
+{
+    uint64_t key = (uint64_t)parent | (uint64_t)name << 32;
+    uint32_t i = (uint32_t)(((key ^ ((uint64_t)kd << 19)) * 0x9E3779B97F4A7C15ull) >> 40) & p->mask;
+    for (;; i = (i + 1) & p->mask) {
+        gpuinstProfSlot *s = &p->slots[i];
+        if (GPUINST_LIKELY(s->key == key && s->kd == kd && s->node != NULL)) return s->node;
+        if (s->node == NULL) return gpuinstProfNodeNew(p, parent, name, kd, depth, thread);
+    }
+}
+/* Folds one closed range (duration d, exclusive e) into its node. */
+static GPUINST_INLINE void gpuinstProfFold(gpuinstProfRangeRec *n, uint64_t d, uint64_t e)
+{
+    n->count++;
+    n->incl_ns += d;
+    if (d < n->incl_min_ns) n->incl_min_ns = d;
+    if (d > n->incl_max_ns) n->incl_max_ns = d;
+    n->incl_sq_ns2 += (double)d * (double)d;
+    n->excl_ns += e;
+    if (e < n->excl_min_ns) n->excl_min_ns = e;
+    if (e > n->excl_max_ns) n->excl_max_ns = e;
+    n->excl_sq_ns2 += (double)e * (double)e;
+}
+/* Extern-correlation id of a profile path (CUPTI): top bit set, then the
+ * thread index and the node, so the decoder can fold a kernel into
+ * /profile/kernels (src/activity.c). */
+#define GPUINST_PROF_CORR ((uint64_t)1 << 63)
+/* Slow helpers (src/profile.c): the thread's profile (0 or OUT_OF_MEMORY),
+ * a domain's stack, room for one more frame. */
+GPUINST_PRIVATE int gpuinstProfThreadInit(struct gpuinstThread *t);
+GPUINST_PRIVATE gpuinstProfStack *gpuinstProfStackNew(gpuinstProf *p, uint32_t domain);
+GPUINST_PRIVATE int gpuinstProfStackGrow(gpuinstProfStack *s);
+/* Closes the thread's open frames at `now` (unterminated): at finalize,
+ * after gpuinstNvtxQuiesce, and when the thread exits.  Registers the
+ * /profile tables. */
+GPUINST_PRIVATE void gpuinstProfCloseThread(struct gpuinstThread *t, uint64_t now);
+GPUINST_PRIVATE void gpuinstProfTablesRegister(void);
+/* The innermost open range of the calling thread as (thread index << 32 |
+ * node), for the MPI layer's /profile/mpi; 0 outside any range or not
+ * recording a profile. */
+GPUINST_PRIVATE uint64_t gpuinstProfCurrent(void);
+/* Kernels (src/activity.c): one launched inside profile path `corr`
+ * (GPUINST_PROF_CORR | thread << 32 | node), its names and GPU time. */
+GPUINST_PRIVATE void gpuinstProfKernel(uint64_t corr, uint32_t name, uint32_t demangled, uint64_t gpu_ns);
+/* ==== end profile mode ==================================================== */
+
+/* A thread slot.  Slots are never freed before the file is written; the
+ * slot of a thread that exited goes back to a free list once its open
+ * ranges are closed and its records handed over (src/nvtx.c), and a new
+ * thread takes it: its index (u16 in the file), buffers (the records of the
+ * earlier threads stay, in order) and sequence numbers (range ids stay
+ * unique).  /threads has one row per thread lifetime. */
 typedef struct gpuinstThread {
     struct gpuinstThread *next;   /* global list (gpuinstThreads) */
     uint16_t index;               /* /threads index */
+    uint32_t incall;              /* 1 while the owner is inside a recording call (finalize waits: src/nvtx.c) */
     int64_t os_tid;               /* gettid() */
     uint32_t name;                /* thread name id (gpuinst_thread_name), 0 = none */
     uint32_t seq;                 /* next range sequence number */
+    uint64_t life_start_ns;       /* when the current owner took the slot */
+    uint32_t life;                /* how many owners the slot has had (CROSS_THREAD compares it too) */
+    struct gpuinstThread *free_next; /* free list of slots of exited threads */
+    uint32_t busy_at_finalize;    /* still inside a call when finalize stopped waiting: not read */
     gpuinstBuf ranges;            /* gpuinstRangeRec */
     gpuinstBuf marks;             /* gpuinstMarkRec */
     gpuinstStack *stacks[GPUINST_MAX_DOMAINS]; /* lazily allocated per domain */
+    uint8_t mode;                 /* GPUINST_MODE_* of this slot (gpuinstG.cfg.mode when made) */
+    gpuinstProf *prof;            /* profile mode: the thread's paths (src/profile.c) */
     gpuinstNameSlot cache[GPUINST_NAME_CACHE];
     gpuinstNameKey keys[GPUINST_NAME_CACHE];   /* front of `cache`, keyed by the caller's pointer */
 } gpuinstThread;
@@ -514,6 +667,17 @@ static inline gpuinstThread *gpuinstThreadGet(void)
 }
 /* Head of the list of every thread that recorded (acquire). */
 GPUINST_PRIVATE gpuinstThread *gpuinstThreadsHead(void);
+/* One thread lifetime (a /threads row): the slot `index` was used by OS
+ * thread os_tid from start_ns to end_ns (0: still alive). */
+typedef struct gpuinstThreadLife {
+    int64_t os_tid;
+    uint64_t start_ns, end_ns;
+    uint32_t name;
+    uint16_t index;
+} gpuinstThreadLife;
+/* Every lifetime so far (ended ones, then the live owner of each slot), as
+ * a malloc'd array in *out (free()); 0 or OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstThreadLives(gpuinstThreadLife **out, uint64_t *n);
 /* Intern `name` through the thread's cache. 0 on error (invalid or OOM). */
 GPUINST_PRIVATE uint32_t gpuinstNameId(gpuinstThread *t, const char *name);
 
@@ -538,6 +702,7 @@ typedef struct gpuinstConfig {
     int overwrite;            /* GPUINST_OVERWRITE (default 0: never replace an existing file; issue 8) */
     int collective_io;        /* GPUINST_COLLECTIVE_IO (default 0: each rank writes its hyperslab independently) */
     int mode;                 /* GPUINST_MODE: GPUINST_MODE_TRACE and/or GPUINST_MODE_PROFILE */
+    int loaded;               /* gpuinstConfigLoad ran */
 } gpuinstConfig;
 #define GPUINST_MODE_TRACE 0x1    /* keep every event (/ranges, /marks, /mpi/calls ...) */
 #define GPUINST_MODE_PROFILE 0x2  /* aggregate per range path (/profile/...; issue 19) */
@@ -574,14 +739,39 @@ typedef struct gpuinstGlobal {
     gpuinstUnavailable unavailable[GPUINST_MAX_UNAVAILABLE];
     uint32_t nunavailable;
     char hostname[256];
+    int disabled;                /* GPUINST_ENABLE=0 on this rank (state NVTX_ONLY; src/config.c) */
+    int file_written;            /* the writer put every record in a complete file (spill no longer needed) */
 } gpuinstGlobal;
 
 GPUINST_SHARED_DATA gpuinstGlobal gpuinstG;
 
-/* Records that `feature` is off in this run and why; also said once on stderr. */
+/* Records that `feature` is off in this run and why (a /unavailable row of
+ * this rank); also said on stderr, once for the job (gpuinstWarnJob). */
 GPUINST_PRIVATE void gpuinstUnavailableAdd(const char *feature, const char *reason);
-/* Reads the GPUINST_* environment into *cfg (lengths checked). */
+/* The same; `say` 0 records the row without a line on stderr. */
+GPUINST_PRIVATE void gpuinstUnavailableNote(const char *feature, const char *reason, int say);
+/* Reads the GPUINST_* environment into *cfg (lengths checked); values
+ * agreed across ranks (gpuinstConfigAgree) replace this rank's. */
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg);
+/* The one parser of each kind of GPUINST_* value (src/config.c): on/off
+ * words (1 on yes true y / 0 off no false n, any case) and whole numbers in
+ * lo..hi; unset or empty gives dflt, a bad value a message and dflt. */
+GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt);
+GPUINST_PRIVATE uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi);
+/* Settings agreed across ranks (issue 20; src/config.c): collective, once,
+ * in the first collective of gpuinst (the MPI_Init interception, or
+ * gpuinst_init after MPI_Init); without several ranks, this rank's values.
+ * Rank 0 says which ranks differed. */
+typedef struct gpuinstAgreed {
+    int done;
+    int auto_init;       /* GPUINST_AUTO_INIT: rank 0's */
+    int overwrite;       /* GPUINST_OVERWRITE: 1 only if 1 on every rank */
+    int collective_io;   /* GPUINST_COLLECTIVE_IO: rank 0's */
+    int any_enabled;     /* GPUINST_ENABLE is on on some rank: the ranks with 0 take part in the collectives */
+} gpuinstAgreed;
+GPUINST_PRIVATE int gpuinstConfigAgree(void);
+GPUINST_PRIVATE const gpuinstAgreed *gpuinstConfigAgreed(void);
+GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg);
 
 /* ---- tables (what the writer writes) -------------------------------------
  * A table descriptor names a record's fields once; the writer builds the
@@ -673,6 +863,10 @@ GPUINST_PRIVATE void gpuinstCoreTablesRegister(void);
 /* ---- NVTX side ---------------------------------------------------------- */
 GPUINST_PRIVATE int gpuinstCollectCategories(const gpuinstTable *t, void **out, uint64_t *count);
 GPUINST_PRIVATE void gpuinstNvtxInit(void);
+/* Waits, after the state left RUNNING, until no thread is inside a
+ * recording call (src/nvtx.c): from then on only finalize touches the
+ * threads' stacks and buffers. */
+GPUINST_PRIVATE void gpuinstNvtxQuiesce(void);
 /* Closes every open range (flag UNTERMINATED, end = now) before writing. */
 GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now);
 
@@ -722,6 +916,16 @@ GPUINST_PRIVATE int gpuinstOutputExpand(const char *pattern, const gpuinstOutput
 /* `path` if no file exists there, else the first free "<stem>.N<ext>".
  * Returns 0 or LIMIT. */
 GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t cap);
+/* "dir" (".": no '/'; "/") and the base name of a path. */
+GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap, const char **base);
+/* The longest file name dir's file system takes (pathconf NAME_MAX; 255). */
+GPUINST_PRIVATE size_t gpuinstOutputNameMax(const char *dir);
+/* The k-th temporary name of `final` (k = 0, 1, ...): "<dir>/.<base>.tmp.<pid>"
+ * (".<k>" appended for k > 0), base cut to fit NAME_MAX. */
+GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, char *out, size_t cap);
+/* The fallback of `target`: the first free "<tmpdir>/gpuinst-<pid>-<base>"
+ * (tmpdir NULL or empty: /tmp), base cut to fit NAME_MAX. */
+GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, const char *target, char *out, size_t cap);
 /* ==== end output naming ================================================== */
 
 /* ---- writer (src/h5_writer.c) ------------------------------------------- */
@@ -836,6 +1040,29 @@ GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
 /* Registers the /gpu tables without starting CUPTI (tests that feed
  * synthetic buffers). */
 GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
+/* Kernel tracing and range-profiler sessions (issue 13).  CUPTI's kernel
+ * activity instruments every kernel launched while it is on; under a range
+ * profiler session that makes SASS-based metrics read 0 and adds 8
+ * instructions per warp.  The range profiler calls gpuinstActivityPause
+ * before its session (before cuptiProfilerInitialize on the first one, else
+ * before cuptiRangeProfilerEnable) and gpuinstActivityResume after
+ * cuptiRangeProfilerDisable.  Pause synchronizes the calling thread's
+ * context, flushes (cuptiActivityFlushAll(0)) and disables
+ * CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL only (copies, sets, API records stay
+ * traced); it returns 1 (paused: a /gpu/paused row, an /unavailable note
+ * "kernel_trace_paused" said once), 0 (no kernel tracing to pause) or -1
+ * with a sentence in why (kernel tracing on and not pausable: the caller
+ * must not profile).  Resume re-enables the kind (nothing after finalize's
+ * flush) and closes the row; a no-op when nothing is paused.  Not
+ * thread-safe against each other (one profiled occurrence at a time).
+ * gpuinstActivityPausedAdd records a pause [start_ns, end_ns] (end 0: open)
+ * without calling CUPTI: Pause uses it; tests feed it with synthetic
+ * buffers.  At resolve each pause gets its untraced launches and the kernel
+ * records inside it that no API call launched (tool kernels). */
+GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstActivityResume(void);
+GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
+                                              uint64_t occurrence);
 /* ==== end GPU tracing ==================================================== */
 
 /* ==== counters, counter groups, PM sampling, table agreement (issue 6;
@@ -954,6 +1181,11 @@ GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out
 GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
 GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
 GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
+/* gpuinst's named set i (0 <= i < gpuinstMetricSetCount()): its name and
+ * NULL-terminated metric names (static storage).  INVALID_ARGUMENT past
+ * the end. */
+GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void);
+GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics);
 /* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
 GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
 /* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
@@ -978,6 +1210,45 @@ GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, 
 GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
                                          double *values, char *why, size_t cap);
 GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
+/* The same for a profiler type (GPUINST_PROFILER_RANGE / _PM_SAMPLING):
+ * gpuinstPhostCreate is this with GPUINST_PROFILER_RANGE. */
+GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
+                                          gpuinstPhost **out, char *why, size_t cap);
+/* Collection scope of metric i (GPUINST_METRIC_SCOPE_*). */
+GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i);
+/* Bare host-API queries (metric discovery, src/metrics.c).  A host object
+ * is a CUpti_Profiler_Host_Object * as void *.  Strings and arrays handed
+ * back are CUPTI's, valid until the next call on the same object: copy
+ * them.  Each returns a gpuinst status; *why a sentence where given. */
+typedef struct gpuinstMetricProps {
+    const char *description, *unit, *hw_unit; /* "" where CUPTI has none */
+    int32_t type;                             /* GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT */
+    int32_t scope;                            /* GPUINST_METRIC_SCOPE_* (UNKNOWN before CUPTI 13.1) */
+} gpuinstMetricProps;
+GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_t *avail, void **obj, char *why,
+                                       size_t cap);
+GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj);
+GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *const **names, size_t *n, char *why,
+                                            size_t cap);
+/* INVALID_ARGUMENT: no such metric of that type. */
+GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metric, const char *const **subs,
+                                           size_t *n);
+/* INVALID_ARGUMENT: unknown metric (for this chip and profiler type). */
+GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetricProps *out, char *why, size_t cap);
+/* Single-pass sets (CUPTI 13.2+; UNAVAILABLE before): *names is one
+ * malloc'ed block (n pointers, NULL, the texts): free(*names). */
+GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const char *set, char ***names, size_t *n,
+                                                     char *why, size_t cap);
+/* Up to k (<= GPUINST_NEAREST_MAX) valid full names nearest to `name`,
+ * into out + i * stride, given the chip's base metrics; returns how many.
+ * Base metrics: CUPTI 13.0 appends to the list at each GetBaseMetrics
+ * call on one object, so read them once per object. */
+GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
+                                             char *out, size_t stride, uint32_t k);
+/* cuptiGetVersion of the libcupti loaded (130001 for CUDA 13.0's), 0 if none. */
+GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void);
 /* libnvperf_host (what the host object needs; ~60-150 ms to open, under
  * the loader's lock) opened on a detached helper thread, once per process,
  * from libcupti's directory with CUPTI's flags, so that it overlaps the
@@ -1013,6 +1284,31 @@ typedef struct gpuinstSelect {
 GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
 /* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
+/* The same, and *rule = the index of the rule that decided (-1: none
+ * matched the name). */
+GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule);
+/* What GPUINST_PROFILE selected, said at finalize (also without CUPTI): a
+ * rule that matched no region that ran, or selected none of the
+ * occurrences that ran, is an /unavailable row "profile_selection" and one
+ * line on stderr.  `regions` lists the region names that ran, `nocc` how
+ * many occurrences each had; decided[r] / selected[r] count the occurrences
+ * rule r decided / selected; returns 1 and a sentence in msg if there is
+ * something to say.  Pure (tests call it). */
+GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
+                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
+                                        uint32_t nregions, char *msg, size_t cap);
+
+/* After a pass that was not CUPTI's last: 1 if the values are complete
+ * already, so the remaining passes can be skipped.  per_level: the metric
+ * list's passes per nesting level (host object); levels: nesting levels
+ * configured (GPUINST_PROFILE_DEPTH); depth: the deepest level of gpuinst
+ * range the body opened (the region = 1); passes: passes done; reported:
+ * cuptiRangeProfilerStop's targetNestingLevel after the last of them (the
+ * next pass's level, as cuptiProfilerEndPass documents it, or the one just
+ * done: both give a right answer when CUPTI runs the levels in increasing
+ * order).  Pure (tests simulate CUPTI's pass sequences). */
+GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
+                                          uint32_t reported);
 
 /* The per-device lock that serialises profiling across processes: an
  * exclusive flock on `path` waited for at most wait_ns.  Returns the fd
@@ -1024,8 +1320,9 @@ GPUINST_PRIVATE void gpuinstProfUnlock(int fd);
  * only while a profiled pass runs, so the cost in gpuinst_range_push/pop
  * when nothing is profiled is one load and one predictable branch. */
 /* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
- * Run lazily by the first gpuinst_profile_begin; gpuinst_init may call it
- * so that every rank registers the tables up front. */
+ * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
+ * GPUINST_PROFILE is set (so that finalize can say what it named that never
+ * ran). */
 GPUINST_PRIVATE void gpuinstProfilerInit(void);
 GPUINST_SHARED_DATA int gpuinstProfOn;
 GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id);
@@ -1049,5 +1346,14 @@ GPUINST_PRIVATE int gpuinstAddFlushHook(gpuinstFlushFn fn);
 /* The core finalize, shared by gpuinst_finalize and the MPI_Finalize
  * interception; `by_mpi` says which. */
 GPUINST_PRIVATE int gpuinstFinalize(int by_mpi);
+/* Counts an API call made before gpuinst_init (/ranks before_init); if
+ * gpuinst_init never comes, one line at exit says how many (src/core.c).
+ * Returns GPUINST_ERROR_NOT_INITIALIZED (a tail call on the hot paths'
+ * cold branch, so their disabled path keeps its shape). */
+GPUINST_PRIVATE int gpuinstCountBeforeInit(void)
+#if defined(__GNUC__)
+    __attribute__((noinline, cold))
+#endif
+    ;
 
 #endif /* GPUINST_INT_H */

@@ -55,6 +55,8 @@ typedef struct Writer {
     int detached;     /* the file's descriptor now points at /dev/null (detachFile) */
     FailedTable *skipped; /* tables not written into this file (writeBody resets) */
     uint32_t nskipped, capskipped;
+    int inplace;      /* written under its final name (an existing device with GPUINST_OVERWRITE=1) */
+    char tmp[4400];   /* the temporary name being written (rank 0's in a shared write) */
     uint64_t phase[PHASES]; /* ns spent per phase on this rank (root attributes phase_*_ns) */
 } Writer;
 
@@ -232,7 +234,8 @@ static void detachFile(Writer *w)
  * is closed and replaced by a scratch file opened with
  * MPI_MODE_DELETE_ON_CLOSE: the flush and close then succeed, and the
  * scratch file disappears with them.  Collective; all ranks call it once
- * the failure is agreed.  Scratch: /dev/shm, else $TMPDIR, else /tmp. */
+ * the failure is agreed.  Scratch: /dev/shm, else $TMPDIR, else /tmp,
+ * "gpuinst-<pid>-detached.<k>.tmp", created exclusively. */
 static void detachParallel(Writer *w)
 {
     MPI_File *fh = NULL;
@@ -249,14 +252,18 @@ static void detachParallel(Writer *w)
     dirs[0] = "/dev/shm";
     dirs[1] = getenv("TMPDIR");
     dirs[2] = "/tmp";
-    for (i = 0; i < 3 && !got; i++) {
+    /* MPI_MODE_EXCL: a name another user made first (a file, a link) is
+     * never opened; the next one is tried (issue 20) */
+    for (i = 0; i < 3 * 4 && !got; i++) {
         uint64_t bad;
-        if (dirs[i] == NULL || dirs[i][0] == '\0' || strlen(dirs[i]) > 2048) continue;
-        snprintf(scratch, sizeof scratch, "%s/gpuinst-%d-detached.tmp", dirs[i], gpuinstG.pid);
+        const char *dir = dirs[i / 4];
+        if (dir == NULL || dir[0] == '\0' || strlen(dir) > 2048) continue;
+        snprintf(scratch, sizeof scratch, "%s/gpuinst-%d-detached.%d.tmp", dir, gpuinstG.pid, i % 4);
         gpuinstCollBcast(scratch, sizeof scratch); /* one name: rank 0's */
+        *fh = MPI_FILE_NULL;
         bad = PMPI_File_open(gpuinstCollComm(), scratch,
-                             MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
-                             fh) == MPI_SUCCESS ? 0u : 1u;
+                             MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE,
+                             MPI_INFO_NULL, fh) == MPI_SUCCESS ? 0u : 1u;
         gpuinstCollMaxU64(&bad, 1);
         if (!bad) got = 1;
         else if (*fh != MPI_FILE_NULL) PMPI_File_close(fh);
@@ -749,32 +756,91 @@ static void phaseAttributes(Writer *w)
     }
 }
 
-/* Opens the output into w->file; 0 or -1 (on every rank alike).  In
- * parallel mode every rank calls H5Fcreate; the outcome is agreed with an
- * allreduce so no rank goes on alone.  Without
- * GPUINST_OVERWRITE=1 the file is created exclusively (H5F_ACC_EXCL): an
- * existing file is never replaced (issue 8). */
-static int createFile(Writer *w, const char *path)
+/* ---- the file's name: temporary, rename, fallback (issue 13 §3, issue 20) ----
+ * Every file is written under a temporary name in its own directory,
+ * "<dir>/.<name>.tmp.<pid>" (".<k>" added while that is taken; <name> cut
+ * to fit the file system's limit), created exclusively (O_EXCL: never
+ * through a link or someone else's file), and renamed to its final name
+ * once complete and closed: a file under the final name is always complete
+ * or absent, also when the writer is killed (mpirun ends the ranks of a
+ * program that returns without MPI_Finalize while they write their
+ * "<output>.rank<N>"; a killed writer leaves its hidden temporary and its
+ * spill file for tools/gpuinst-recover).  In a shared write rank 0 names
+ * the temporary, every rank writes into it, and rank 0 renames it after
+ * every rank closed it and the success was agreed.  Without
+ * GPUINST_OVERWRITE=1 the rename never replaces a name (renameat2
+ * RENAME_NOREPLACE, else link + unlink): a name taken meanwhile gets the
+ * next free "<stem>.N.h5".  With it, rename(2) replaces the name, and a
+ * symbolic link there is replaced, never written through.  An existing
+ * device or FIFO (GPUINST_OUTPUT=/dev/null) is written in place with
+ * GPUINST_OVERWRITE=1. */
+
+/* This rank names files and says what happened: rank 0 in a shared write. */
+static int sayer(const Writer *w)
 {
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
-    unsigned flags = gpuinstG.cfg.overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL;
-#if GPUINST_HDF5_PARALLEL
-    if (w->mode == MODE_PARALLEL) H5Pset_fapl_mpio(fapl, gpuinstCollComm(), MPI_INFO_NULL);
-#endif
-    if (w->io_rank) f = H5Fcreate(path, flags, H5P_DEFAULT, fapl);
-    H5Pclose(fapl);
-    w->file = f;
-    w->detached = 0;
-    if (w->mode != MODE_LOCAL) {
-        /* every rank learns the outcome: ranks that do no I/O (gathered
-         * mode) have no file id and must not take the fallback alone */
-        uint64_t bad = (w->io_rank && f < 0) ? 1u : 0u;
-        gpuinstCollMaxU64(&bad, 1);
-        if (bad && f >= 0) H5Fclose(f);
-        if (bad) w->file = -1;
-        return bad ? -1 : 0;
+    return w->mode == MODE_LOCAL || gpuinstG.rank == 0;
+}
+
+/* Broadcast from rank 0 in a shared write (no-op in local mode). */
+static void shareBytes(const Writer *w, void *buf, size_t n)
+{
+    if (w->mode != MODE_LOCAL) gpuinstCollBcast(buf, n);
+}
+
+/* Why a name cannot be created, from errno. */
+static void causeOf(int err, char *why, size_t cap)
+{
+    switch (err) {
+    case ENOENT: snprintf(why, cap, "its directory does not exist"); break;
+    case ENOTDIR: snprintf(why, cap, "a part of its directory path is not a directory"); break;
+    case EACCES:
+    case EPERM: snprintf(why, cap, "its directory is not writable (%s)", strerror(err)); break;
+    case EROFS: snprintf(why, cap, "its file system is read-only"); break;
+    case ENAMETOOLONG: snprintf(why, cap, "the path is too long for the file system"); break;
+    case ENOSPC:
+    case EDQUOT: snprintf(why, cap, "no space left (%s)", strerror(err)); break;
+    default: snprintf(why, cap, "%s", strerror(err)); break;
     }
-    return f >= 0 ? 0 : -1;
+}
+
+/* How `final` can be written: 0 through a temporary, 1 in place (an
+ * existing device or FIFO with GPUINST_OVERWRITE=1), -1 not at all (why). */
+static int planFor(const char *final, char *why, size_t cap)
+{
+    char dir[4400];
+    const char *base;
+    struct stat sb, tb;
+    gpuinstOutputSplit(final, dir, sizeof dir, &base);
+    if (base[0] == '\0') {
+        snprintf(why, cap, "it names a directory, not a file");
+        return -1;
+    }
+    if (strlen(base) > gpuinstOutputNameMax(dir)) {
+        snprintf(why, cap, "its file name is %zu bytes long and the file system allows %zu bytes per name",
+                 strlen(base), gpuinstOutputNameMax(dir));
+        return -1;
+    }
+    if (lstat(final, &sb) != 0) return 0;
+    if (S_ISDIR(sb.st_mode)) {
+        snprintf(why, cap, "it is a directory");
+        return -1;
+    }
+    if (S_ISLNK(sb.st_mode)) {
+        /* replaced by the rename, never followed; unless it leads to a
+         * device or a directory, which a file must not replace */
+        if (stat(final, &tb) == 0 && !S_ISREG(tb.st_mode)) {
+            snprintf(why, cap, "it is a symbolic link to a %s, which gpuinst does not replace",
+                     S_ISDIR(tb.st_mode) ? "directory" : "device or FIFO");
+            return -1;
+        }
+        return 0;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        if (gpuinstG.cfg.overwrite) return 1;
+        snprintf(why, cap, "it is a device or FIFO (GPUINST_OVERWRITE=1 writes into it)");
+        return -1;
+    }
+    return 0;
 }
 
 /* The name to write to (issue 8, src/output.c): GPUINST_OUTPUT expanded,
@@ -815,28 +881,14 @@ static void chooseName(const Writer *w, const char *pattern, char *out, size_t c
 }
 
 /* Where the records go when the chosen file cannot be created or written:
- * $TMPDIR (else /tmp) "/gpuinst-<pid>-<basename>", first free name.  Rank
- * 0's name in a shared write. */
+ * $TMPDIR (else /tmp) "/gpuinst-<pid>-<basename>", first free name, the
+ * basename cut (its start and end kept) so that the name fits the file
+ * system's limit (issue 20: a 255-byte output name made a longer fallback
+ * name, and nothing was written).  Rank 0's name in a shared write. */
 static void fallbackName(const Writer *w, const char *target, char *out, size_t cap)
 {
-    if (w->mode == MODE_LOCAL || gpuinstG.rank == 0) {
-        char tmp[4400];
-        const char *dir = getenv("TMPDIR");
-        const char *base = strrchr(target, '/');
-        base = base ? base + 1 : target;
-        if (dir == NULL || dir[0] == '\0' || strlen(dir) > 2048) dir = "/tmp";
-        snprintf(tmp, sizeof tmp, "%s/gpuinst-%d-%.1024s", dir, gpuinstG.pid, base);
-        if (gpuinstOutputFreeName(tmp, out, cap) != GPUINST_SUCCESS) snprintf(out, cap, "%s", tmp);
-    }
-    if (w->mode != MODE_LOCAL) gpuinstCollBcast(out, cap);
-}
-
-/* Removes a partial file left by a failed write: only a regular file
- * (GPUINST_OUTPUT may name a device). */
-static void removePartial(const char *path)
-{
-    struct stat sb;
-    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path);
+    if (sayer(w)) gpuinstOutputFallbackName(getenv("TMPDIR"), gpuinstG.pid, target, out, cap);
+    shareBytes(w, out, cap);
 }
 
 /* The file is created with mode 0666 & ~umask (HDF5's open(2)); with a
@@ -847,6 +899,152 @@ static void notWorldWritable(const char *path)
     struct stat sb;
     if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & S_IWOTH))
         chmod(path, (mode_t)(sb.st_mode & 07777 & ~(mode_t)S_IWOTH));
+}
+
+/* Creates `path` as the output into w->file with `flags`; 0 or -1 on every
+ * rank alike.  In parallel mode every rank calls H5Fcreate and the outcome
+ * is agreed with an allreduce, so no rank goes on alone. */
+static int createFile(Writer *w, const char *path, unsigned flags)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
+#if GPUINST_HDF5_PARALLEL
+    if (w->mode == MODE_PARALLEL) H5Pset_fapl_mpio(fapl, gpuinstCollComm(), MPI_INFO_NULL);
+#endif
+    if (w->io_rank) f = H5Fcreate(path, flags, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    w->file = f;
+    w->detached = 0;
+    if (w->mode != MODE_LOCAL) {
+        /* every rank learns the outcome: ranks that do no I/O (gathered
+         * mode) have no file id and must not take the fallback alone */
+        uint64_t bad = (w->io_rank && f < 0) ? 1u : 0u;
+        gpuinstCollMaxU64(&bad, 1);
+        if (bad && f >= 0) H5Fclose(f);
+        if (bad) w->file = -1;
+        return bad ? -1 : 0;
+    }
+    return f >= 0 ? 0 : -1;
+}
+
+/* Removes the temporary of a failed write (ours: created exclusively). */
+static void discardTemp(Writer *w)
+{
+    struct stat sb;
+    if (!w->inplace && sayer(w) && w->tmp[0] && lstat(w->tmp, &sb) == 0 && S_ISREG(sb.st_mode)) unlink(w->tmp);
+    w->tmp[0] = '\0';
+}
+
+/* Opens `final` for writing into w->file: its temporary (w->tmp), or the
+ * name itself (w->inplace).  0, or -1 with the cause in why (rank 0's).
+ * Collective in a shared write. */
+static int openOutput(Writer *w, const char *final, char *why, size_t cap)
+{
+    int32_t plan = 0, err = 0;
+    int k, hdf5Failed = 0;
+    w->inplace = 0;
+    w->tmp[0] = '\0';
+    why[0] = '\0';
+    if (sayer(w)) plan = planFor(final, why, cap);
+    shareBytes(w, &plan, sizeof plan);
+    if (plan < 0) return -1;
+    if (plan == 1) {
+        w->inplace = 1;
+        snprintf(w->tmp, sizeof w->tmp, "%s", final);
+        if (createFile(w, final, H5F_ACC_TRUNC) == 0) return 0;
+        snprintf(why, cap, "HDF5 could not open it (H5Fcreate)");
+        return -1;
+    }
+    for (k = 0; k < 100; k++) {
+        if (sayer(w)) {
+            /* probe: learns why a name cannot be made (errno), that nobody
+             * (no link, no other user's file) holds it, and that a first
+             * block can be written: HDF5 1.10's H5Fcreate on a full disk
+             * fails half way, leaves its file and an object it cannot
+             * close ("infinite loop closing library" at exit; issue 20) */
+            static const char zeros[4096] = {0};
+            int fd;
+            gpuinstOutputTempName(final, gpuinstG.pid, k, w->tmp, sizeof w->tmp);
+            fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+            err = fd < 0 ? errno : 0;
+            if (fd >= 0) {
+                ssize_t n;
+                do {
+                    n = write(fd, zeros, sizeof zeros);
+                } while (n < 0 && errno == EINTR);
+                if (n != (ssize_t)sizeof zeros) err = n < 0 ? errno : ENOSPC;
+                close(fd);
+                unlink(w->tmp);
+            }
+        }
+        shareBytes(w, &err, sizeof err);
+        if (err == EEXIST || err == ELOOP) continue; /* taken: the next name */
+        if (err != 0) {
+            causeOf(err, why, cap);
+            return -1;
+        }
+        shareBytes(w, w->tmp, sizeof w->tmp);
+        /* H5F_ACC_EXCL: a name taken between the probe and here fails */
+        if (createFile(w, w->tmp, H5F_ACC_EXCL) == 0) return 0;
+        hdf5Failed = 1;
+        discardTemp(w); /* what the failed H5Fcreate left (the name was free a moment ago) */
+        break;
+    }
+    snprintf(why, cap, hdf5Failed ? "HDF5 could not create a file there (H5Fcreate)"
+                                  : "no free temporary name (.<name>.tmp.<pid>.<k>) in its directory");
+    return -1;
+}
+
+/* rename(2) that never replaces `to`: -1 with errno EEXIST if taken. */
+static int renameNoReplace(const char *from, const char *to)
+{
+#if defined(RENAME_NOREPLACE)
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) return -1;
+#endif
+    /* the file system has no RENAME_NOREPLACE: link(2) fails on a taken name */
+    if (link(from, to) == 0) {
+        unlink(from);
+        return 0;
+    }
+    return -1;
+}
+
+/* The file is complete and closed: its temporary gets the final name
+ * (rank 0 in a shared write; the outcome and the name, which may change
+ * when it was taken meanwhile, reach every rank).  0, or -1 when the
+ * rename failed (the complete file then keeps its temporary name, said on
+ * stderr, and *target names it). */
+static int commitOutput(Writer *w, char *target, size_t cap)
+{
+    int32_t rc = 0;
+    if (w->inplace) return 0;
+    if (sayer(w)) {
+        int tries, replace = gpuinstG.cfg.overwrite;
+        notWorldWritable(w->tmp);
+        for (tries = 0; tries < 100; tries++) {
+            int r = replace ? rename(w->tmp, target) : renameNoReplace(w->tmp, target), err = errno;
+            char next[4400], why[256];
+            if (r == 0) break;
+            snprintf(why, sizeof why, "%s", strerror(err));
+            if ((err == EEXIST || replace) && gpuinstOutputFreeName(target, next, sizeof next) == GPUINST_SUCCESS) {
+                if (replace)
+                    gpuinstWarn("cannot replace %s (%s); the file is %s", target, why, next);
+                else
+                    gpuinstWarn("%s was created by someone else meanwhile and is kept; the file is %s", target, next);
+                replace = 0;
+                snprintf(target, cap, "%s", next);
+                continue;
+            }
+            gpuinstWarn("the complete file is %s: giving it the name %s failed (%s)", w->tmp, target, why);
+            snprintf(target, cap, "%s", w->tmp);
+            rc = -1;
+            break;
+        }
+    }
+    shareBytes(w, &rc, sizeof rc);
+    shareBytes(w, target, cap);
+    w->tmp[0] = '\0';
+    return rc;
 }
 
 /* Writes the attributes, every agreed table, /strings, /strings_text and
@@ -1005,7 +1203,7 @@ static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
 GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
 {
     Writer w;
-    char target[4400], fallback[4400];
+    char target[4400], fallback[4400], why[512];
     H5E_auto2_t oldfunc = NULL;
     void *olddata = NULL;
     uint64_t t0 = gpuinstClockNs();
@@ -1014,6 +1212,7 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     int xfsz_changed = 0, on_fallback = 0;
 
     memset(&w, 0, sizeof w);
+    gpuinstG.file_written = 0;
     if (!gpuinstCollActive()) {
         w.mode = MODE_LOCAL;
     } else {
@@ -1047,14 +1246,13 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
     chooseName(&w, path, target, sizeof target);
-    if (createFile(&w, target) != 0) {
+    if (openOutput(&w, target, why, sizeof why) != 0) {
         fallbackName(&w, target, fallback, sizeof fallback);
-        if (w.io_rank)
-            gpuinstWarn("cannot create %s (directory missing or not writable, or the name was taken); "
-                        "writing to %s instead; set GPUINST_OUTPUT to a writable path",
-                        target, fallback);
-        if (createFile(&w, fallback) != 0) {
-            if (w.io_rank) gpuinstWarn("cannot create %s either: no file written", fallback);
+        if (sayer(&w))
+            gpuinstWarn("cannot create %s: %s; writing to %s instead (set GPUINST_OUTPUT to a writable path)", target,
+                        why, fallback);
+        if (openOutput(&w, fallback, why, sizeof why) != 0) {
+            if (sayer(&w)) gpuinstWarn("cannot create %s either (%s): no file written", fallback, why);
             H5Pclose(w.dxpl);
             H5Eset_auto2(H5E_DEFAULT, oldfunc, olddata);
             if (xfsz_changed) sigaction(SIGXFSZ, &oldxfsz, NULL);
@@ -1068,37 +1266,41 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     w.phase[PH_AGREE] = gpuinstClockNs();
     gpuinstTablesAgree(&agreed);
     w.phase[PH_AGREE] = gpuinstClockNs() - w.phase[PH_AGREE];
-    if (writeBody(&w, &agreed, t0)) {
-        /* Failed midway (disk full, quota, file-size limit): the partial
-         * file is removed and everything is written again elsewhere; the
-         * records are still in memory, so nothing is lost. */
-        if (w.io_rank && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) removePartial(target);
+    if (!writeBody(&w, &agreed, t0)) {
+        if (commitOutput(&w, target, sizeof target) != 0) w.failed = GPUINST_ERROR_IO;
+        gpuinstG.file_written = 1; /* complete, under its name or (said) its temporary */
+    } else {
+        /* Failed midway (disk full, quota, file-size limit): the temporary
+         * is removed (nothing was ever under the final name) and everything
+         * is written again elsewhere; the records are still in memory (or
+         * in the spill file), so nothing is lost. */
+        discardTemp(&w);
         if (!on_fallback) {
-            fallbackName(&w, target, fallback, sizeof fallback);
-            if (w.io_rank && (w.mode == MODE_LOCAL || gpuinstG.rank == 0))
-                gpuinstWarn("writing %s failed midway (disk full, quota or file-size limit?): removed it and "
-                            "writing everything to %s instead",
-                            target, fallback);
             int created;
+            fallbackName(&w, target, fallback, sizeof fallback);
+            if (sayer(&w))
+                gpuinstWarn("writing %s failed midway (disk full, quota or file-size limit?): writing everything "
+                            "to %s instead",
+                            target, fallback);
             w.io_failed = 0;
-            created = createFile(&w, fallback) == 0;
+            created = openOutput(&w, fallback, why, sizeof why) == 0;
             if (created && !writeBody(&w, &agreed, t0)) {
                 snprintf(target, sizeof target, "%s", fallback);
+                commitOutput(&w, target, sizeof target); /* complete either way (said if renaming failed) */
+                gpuinstG.file_written = 1;
+            } else if (!created) {
+                if (sayer(&w)) gpuinstWarn("cannot create %s either (%s): no file written", fallback, why);
             } else {
-                if (!created && w.io_rank) gpuinstWarn("cannot create %s either: no file written", fallback);
-                else if (w.io_rank && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) {
-                    gpuinstWarn("writing %s failed as well: no file written", fallback);
-                    removePartial(fallback);
-                }
+                if (sayer(&w)) gpuinstWarn("writing %s failed as well: no file written", fallback);
+                discardTemp(&w);
             }
-        } else if (w.io_rank) {
+        } else if (sayer(&w)) {
             gpuinstWarn("writing %s failed midway as well: no file written", target);
         }
         w.failed = GPUINST_ERROR_IO;
     }
     gpuinstTableListFree(&agreed);
     free(w.skipped);
-    if (!w.io_failed && (w.mode == MODE_LOCAL || gpuinstG.rank == 0)) notWorldWritable(target);
     H5Pclose(w.dxpl);
     H5Eset_auto2(H5E_DEFAULT, oldfunc, olddata);
     if (xfsz_changed) sigaction(SIGXFSZ, &oldxfsz, NULL);

@@ -9,16 +9,27 @@
  * is src/profiler_host.c.  docs/PROFILING.md explains the design.
  *
  * One occurrence, profiled:
- *   first next_pass: libraries (then libnvperf_host on a helper thread, the
- *     first time) -> cuptiProfilerInitialize -> context -> device supported
- *     -> chip -> per-device lock -> counter availability (unless the host
- *     object is cached) -> enable -> counter data image -> host object
- *     (cached per chip + metric list) -> set config (user range, user
- *     replay) -> checkpoint save -> start -> push region -> body
- *   each later next_pass: pop -> stop; more passes? restore checkpoint ->
- *     host hook -> start -> push -> body; else decode -> evaluate each range
- *     -> record -> checkpoint free -> disable -> unlock.
+ *   first next_pass: [kernel tracing paused, the first time] -> libraries
+ *     (then libnvperf_host on a helper thread, the first time) ->
+ *     cuptiProfilerInitialize -> context -> device supported -> chip ->
+ *     per-device lock -> [kernel tracing paused, later times] -> counter
+ *     availability (unless the host object is cached) -> enable -> counter
+ *     data image -> host object (cached per chip + metric list) -> set
+ *     config (user range, user replay, GPUINST_PROFILE_DEPTH levels) ->
+ *     checkpoint save -> start -> push region -> body
+ *   each later next_pass: pop -> stop; more passes, and the next one at a
+ *     level the body has ranges at? restore checkpoint -> host hook ->
+ *     start -> push -> body; else decode -> evaluate every range -> record
+ *     -> checkpoint free -> disable -> kernel tracing resumed -> unlock.
  * Anything that fails leaves the body executed, in effect, exactly once.
+ * Kernel tracing is paused because CUPTI's kernel activity, under a range
+ * profiler session, makes SASS metrics read 0 and adds 8 instructions per
+ * warp (src/activity.c, gpuinstActivityPause); where it cannot be paused
+ * the occurrence is refused.  The levels: CUPTI needs them before the
+ * first pass; the body's depth is learnt in the first pass and the passes
+ * of deeper levels, which would profile nothing, are skipped (levelsDone).
+ * At finalize, a GPUINST_PROFILE rule that profiled nothing is said
+ * (selectionReport).
  *
  * Ranks sharing a GPU: one profiling session owns a GPU's counters at a
  * time (others get CUPTI_ERROR_HARDWARE_BUSY).  gpuinst serialises profiled
@@ -158,10 +169,18 @@ GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, cha
 
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ)
 {
+    int rule;
+    return gpuinstSelectDecide(sel, region, occ, &rule);
+}
+
+GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule)
+{
     uint32_t i, j;
+    *rule = -1;
     for (i = 0; i < sel->nrules; i++) {
         const gpuinstSelectRule *r = &sel->rules[i];
         if (fnmatch(r->pattern, region, 0) != 0) continue;
+        *rule = (int)i;
         for (j = 0; j < r->nitems; j++) {
             const gpuinstSelectItem *it = &r->items[j];
             switch (it->kind) {
@@ -180,6 +199,53 @@ GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *reg
         return 0; /* first matching rule decides */
     }
     return 0;
+}
+
+/* 1 if the rule can select an occurrence (an item other than "none"). */
+static int ruleSelects(const gpuinstSelectRule *r)
+{
+    uint32_t j;
+    for (j = 0; j < r->nitems; j++)
+        if (r->items[j].kind != 3) return 1;
+    return 0;
+}
+
+GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
+                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
+                                        uint32_t nregions, char *msg, size_t cap)
+{
+    size_t n = 0;
+    uint32_t i, said = 0;
+#define SAY(...)                                                                  \
+    do {                                                                          \
+        if (n < cap) n += (size_t)snprintf(msg + n, cap - n, __VA_ARGS__);       \
+    } while (0)
+    if (cap == 0) return 0;
+    msg[0] = '\0';
+    SAY("GPUINST_PROFILE=\"%.100s\" profiled nothing for", spec);
+    for (i = 0; i < sel->nrules; i++) {
+        const gpuinstSelectRule *r = &sel->rules[i];
+        if (!ruleSelects(r) || selected[i] > 0) continue;
+        if (decided[i] == 0)
+            SAY("%s rule %u \"%.60s\" (no region of that name called gpuinst_profile_begin)", said ? ";" : ":",
+                i + 1, r->pattern);
+        else
+            SAY("%s rule %u \"%.60s\" (selects none of the %llu occurrences it matched)", said ? ";" : ":", i + 1,
+                r->pattern, (unsigned long long)decided[i]);
+        said++;
+    }
+    if (said == 0) {
+        msg[0] = '\0';
+        return 0;
+    }
+    SAY("; regions that ran:");
+    for (i = 0; i < nregions && i < 8; i++) SAY(" %.40s (%llu)%s", regions[i], (unsigned long long)nocc[i],
+                                                 i + 1 < nregions ? "," : "");
+    if (nregions > 8) SAY(" and %u more", nregions - 8);
+    if (nregions == 0) SAY(" none");
+    SAY("; check the names and occurrence numbers (docs/PROFILING.md)");
+#undef SAY
+    return 1;
 }
 
 /* ---- records and tables ------------------------------------------------------ */
@@ -211,13 +277,15 @@ typedef struct ProfValueRec {   /* /profiler/values, 48 bytes */
     uint32_t pad_;
 } ProfValueRec;
 
-typedef struct ProfMetricRec {  /* /profiler/metrics, 24 bytes */
+typedef struct ProfMetricRec {  /* /profiler/metrics, 32 bytes */
     uint32_t rank;
     uint32_t name;
     uint32_t unit;
     uint32_t hw_unit;
     uint32_t description;
     uint32_t type;          /* 0 counter, 1 ratio, 2 throughput */
+    uint32_t chip;          /* /strings id of the chip the properties are of */
+    uint32_t scope;         /* 0 context, 1 device, 2 unknown (CUPTI before 13.1) */
 } ProfMetricRec;
 
 typedef struct ProfRegionRec {  /* /profiler/regions, 160 bytes */
@@ -276,6 +344,8 @@ static const gpuinstField metricFields[] = {
     PF(ProfMetricRec, hw_unit, GPUINST_FT_U32, 0, "", "hardware unit (dram, sm, lts...): id in /strings"),
     PF(ProfMetricRec, description, GPUINST_FT_U32, 0, "", "CUPTI's description: id in /strings"),
     PF(ProfMetricRec, type, GPUINST_FT_U32, 0, "", "0 counter, 1 ratio, 2 throughput"),
+    PF(ProfMetricRec, chip, GPUINST_FT_U32, 0, "", "chip the properties are of (GH100...): id in /strings"),
+    PF(ProfMetricRec, scope, GPUINST_FT_U32, 0, "", "collection scope: 0 context, 1 device, 2 unknown (CUPTI before 13.1)"),
 };
 static const gpuinstField regionFields[] = {
     PF(ProfRegionRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first gpuinst_profile_next_pass"),
@@ -334,7 +404,7 @@ static const gpuinstTable valuesTable = {
     "/profiler/values", "hardware metric values per rank, profiled occurrence, range path and metric",
     sizeof(ProfValueRec), PNF(valueFields), valueFields, profCollect, &valuesBuf, NULL};
 static const gpuinstTable metricsTable = {
-    "/profiler/metrics", "the metrics of /profiler/values: unit, hardware unit, description, type",
+    "/profiler/metrics", "the metrics of /profiler/values: unit, hardware unit, description, type, chip, scope",
     sizeof(ProfMetricRec), PNF(metricFields), metricFields, profCollect, &metricsBuf, NULL};
 static const gpuinstTable regionsTable = {
     "/profiler/regions", "one row per selected occurrence of a profiled region: passes, costs, status and reason",
@@ -378,22 +448,14 @@ static struct {
     int preload;             /* GPUINST_PROFILE_PRELOAD (default 1): host library on a helper thread */
     uint32_t *occ;           /* occurrences per region name id */
     uint32_t nocc;
+    char spec[4097];         /* GPUINST_PROFILE as set ("" unset or not parsed: nothing to report) */
+    uint64_t decided[GPUINST_SELECT_MAX_RULES], selected[GPUINST_SELECT_MAX_RULES];
 } C;
 
+/* The one parser of whole numbers (src/config.c). */
 static uint64_t profEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
 {
-    const char *v = getenv(var);
-    char *end = NULL;
-    unsigned long long x;
-    if (v == NULL || v[0] == '\0') return dflt;
-    errno = 0;
-    x = strtoull(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || v[0] == '-' || x < lo || x > hi) {
-        gpuinstWarn("%s=\"%.32s\" is not a whole number in %llu..%llu; using %llu", var, v,
-                    (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)dflt);
-        return dflt;
-    }
-    return (uint64_t)x;
+    return gpuinstEnvU64(var, dflt, lo, hi);
 }
 
 static void profFlushHook(void);
@@ -410,14 +472,16 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
         if (gpuinstSelectParse(spec, &C.sel, C.sel_err, sizeof C.sel_err) != GPUINST_SUCCESS) {
             gpuinstWarn("%s; profiling the first occurrence of every region instead", C.sel_err);
             gpuinstSelectParse(NULL, &C.sel, NULL, 0);
+        } else if (spec != NULL && spec[0] != '\0') {
+            snprintf(C.spec, sizeof C.spec, "%s", spec);
         }
         C.depth = (uint32_t)profEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
         C.max_ranges = (uint32_t)profEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
         C.reserve_dev_mb = profEnvU64("GPUINST_PROFILE_RESERVE_DEVICE_MB", 0, 0, (uint64_t)1 << 40);
         C.reserve_host_mb = profEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
-        C.transfer_opt = (int)profEnvU64("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0, 0, 1);
+        C.transfer_opt = gpuinstEnvFlag("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0);
         C.wait_ns = profEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400) * 1000000000ull;
-        C.preload = (int)profEnvU64("GPUINST_PROFILE_PRELOAD", 1, 0, 1);
+        C.preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
         gpuinstBufInit(&valuesBuf, sizeof(ProfValueRec));
         gpuinstBufInit(&metricsBuf, sizeof(ProfMetricRec));
         gpuinstBufInit(&regionsBuf, sizeof(ProfRegionRec));
@@ -431,10 +495,13 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
     gpuinstAddFlushHook(profFlushHook);
 }
 
-/* The occurrence number of region `id` (counted under the lock). */
-static uint64_t nextOccurrence(uint32_t id)
+/* The occurrence number of region `id` named `region` (counted under the
+ * lock), and whether GPUINST_PROFILE selects it (*selected; each rule's
+ * counts for the finalize report are kept under the same lock). */
+static uint64_t nextOccurrence(uint32_t id, const char *region, int *selected)
 {
     uint64_t occ = 0;
+    int rule;
     pthread_mutex_lock(&profLock);
     if (id >= C.nocc) {
         uint32_t n = C.nocc ? C.nocc : 64;
@@ -448,6 +515,11 @@ static uint64_t nextOccurrence(uint32_t id)
         }
     }
     if (id < C.nocc) occ = ++C.occ[id];
+    *selected = gpuinstSelectDecide(&C.sel, region, occ, &rule);
+    if (rule >= 0) {
+        C.decided[rule]++;
+        C.selected[rule] += (uint64_t)*selected;
+    }
     pthread_mutex_unlock(&profLock);
     return occ;
 }
@@ -531,6 +603,38 @@ GPUINST_PRIVATE void gpuinstProfUnlock(int fd)
         flock(fd, LOCK_UN);
         close(fd);
     }
+}
+
+GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
+                                          uint32_t reported)
+{
+    return depth < levels && per_level > 0 && passes >= per_level * depth && reported >= depth && reported <= levels;
+}
+
+/* At finalize: what GPUINST_PROFILE asked for that never ran. */
+static void selectionReport(void)
+{
+    const char **names = NULL;
+    uint64_t *n = NULL;
+    uint32_t i, k = 0;
+    char msg[480];
+    pthread_mutex_lock(&profLock);
+    if (C.ready && C.spec[0] != '\0') {
+        names = (const char **)calloc(C.nocc ? C.nocc : 1, sizeof *names);
+        n = (uint64_t *)calloc(C.nocc ? C.nocc : 1, sizeof *n);
+        for (i = 0; names != NULL && n != NULL && i < C.nocc; i++)
+            if (C.occ[i] > 0 && (names[k] = gpuinstStringGet(i, NULL)) != NULL) n[k++] = C.occ[i];
+        if (names != NULL && n != NULL &&
+            gpuinstSelectReport(C.spec, &C.sel, C.decided, C.selected, names, n, k, msg, sizeof msg)) {
+            pthread_mutex_unlock(&profLock);
+            gpuinstUnavailableAdd("profile_selection", msg);
+            pthread_mutex_lock(&profLock);
+        }
+        C.spec[0] = '\0'; /* said once */
+    }
+    pthread_mutex_unlock(&profLock);
+    free(names);
+    free(n);
 }
 
 #if GPUINST_WITH_CUPTI
@@ -902,8 +1006,18 @@ typedef struct Prof {
     int running;                /* between start and stop */
     uint32_t fwd, skipped;      /* nested ranges forwarded to CUPTI / not (too deep) */
     uint64_t t_replay0;
+    int paused;                 /* kernel tracing paused for this occurrence (gpuinstActivityPause) */
+    uint32_t levels;            /* nesting levels configured (numNestingLevels) */
+    uint32_t depth_seen;        /* deepest level of gpuinst range the body opened (the region = 1) */
+    uint32_t next_level;        /* targetNestingLevel cuptiRangeProfilerStop reported last */
     char why[600];
 } Prof;
+
+/* Decoding after the passes of the levels the body has, before CUPTI's
+ * last pass (nextProfiled), failed once in this process: later
+ * occurrences run every pass. */
+static int earlyBroken;
+static int earlyWarned;
 
 static Prof *active;            /* the one profiled occurrence of this process (profLock) */
 
@@ -913,7 +1027,8 @@ GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
     const char *name;
     CUpti_RangeProfiler_PushRange_Params pp;
     if (a == NULL || !a->running || !pthread_equal(a->owner, pthread_self())) return;
-    if (a->skipped > 0 || a->fwd + 1 >= C.depth || a->fwd + 1 >= C.max_ranges) {
+    if (a->fwd + a->skipped + 2 > a->depth_seen) a->depth_seen = a->fwd + a->skipped + 2;
+    if (a->skipped > 0 || a->fwd + 1 >= a->levels || a->fwd + 1 >= C.max_ranges) {
         a->skipped++; /* deeper than GPUINST_PROFILE_DEPTH: counted in its parent */
         return;
     }
@@ -1054,9 +1169,6 @@ static int hostBuild(Prof *a)
     pthread_mutex_unlock(&profLock);
     if (ph == NULL) return cuptiFail(a, PROF_CUPTI, "caching the host object", CUPTI_ERROR_OUT_OF_MEMORY);
     a->ph = ph;
-    if (gpuinstPhostPasses(ph) > 8)
-        gpuinstWarn("metric list \"%s\" needs %u passes on %s: each profiled occurrence runs its body %u times",
-                    a->spec, gpuinstPhostPasses(ph), chip, gpuinstPhostPasses(ph));
     return 0;
 }
 
@@ -1110,6 +1222,7 @@ static int endPass(Prof *a, int *all)
     r = L.stop(&tp);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerStop", r);
     *all = tp.isAllPassSubmitted != 0;
+    a->next_level = (uint32_t)tp.targetNestingLevel;
     a->rec.passes++;
     return 0;
 }
@@ -1137,11 +1250,15 @@ static void teardown(Prof *a)
         L.disable(&dp);
         a->rp = NULL;
     }
+    if (a->paused) {
+        gpuinstActivityResume();
+        a->paused = 0;
+    }
     unlockDevice(a);
     a->rec.teardown_ns += gpuinstClockNs() - t1;
 }
 
-static int profWarned;
+static int profWarned, passesWarned;
 
 /* Records the region row (and frees the occurrence). */
 static void finish(gpuinst_profile *p, Prof *a, int status)
@@ -1163,6 +1280,14 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
     profAppend(&regionsBuf, &a->rec, sizeof a->rec);
     if (status != PROF_OK && status != PROF_METRICS && status != PROF_UNAVAILABLE)
         gpuinstWarnOnce(&profWarned, "profile region \"%s\" not profiled: %s", a->region, a->why);
+    if (status == PROF_OK && a->rec.passes > 8 && a->ph != NULL) {
+        uint32_t per = gpuinstPhostPasses(a->ph);
+        gpuinstWarnOnce(&passesWarned,
+                        "profile region \"%s\" ran its body %u times: metric list \"%s\" needs %u passes per "
+                        "nesting level on %s, %u level(s) profiled (GPUINST_PROFILE_DEPTH=%u)",
+                        a->region, a->rec.passes, a->spec, per, L.chip[a->dev >= 0 && a->dev < MAX_DEVICES ? a->dev : 0],
+                        per ? (a->rec.passes + per - 1) / per : 0, C.depth);
+    }
     pthread_mutex_lock(&profLock);
     if (active == a) active = NULL;
     pthread_mutex_unlock(&profLock);
@@ -1174,6 +1299,21 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
     p->impl_ = NULL;
 }
 
+
+/* Pauses CUPTI's kernel tracing for the session (src/activity.c says why).
+ * 0, or PROF_UNAVAILABLE when kernel tracing runs and cannot be paused:
+ * profiling under it would write wrong values, so the occurrence is
+ * refused (/unavailable "profiler", one line on stderr). */
+static int pauseTrace(Prof *a)
+{
+    int r = gpuinstActivityPause(profIntern(a->region), a->rec.occurrence, a->why, sizeof a->why);
+    if (r < 0) {
+        gpuinstUnavailableAdd("profiler", a->why);
+        return PROF_UNAVAILABLE;
+    }
+    a->paused = r > 0;
+    return 0;
+}
 
 /* Everything up to the first body.  0 or a PROF_* (a->why). */
 static int setup(Prof *a)
@@ -1187,13 +1327,21 @@ static int setup(Prof *a)
     size_t cfgsize, free0 = 0, free1 = 0, total = 0;
     CUptiResult r;
     uint64_t t0, tl = gpuinstClockNs();
-    int rc;
+    int rc, first;
     if (gpuinstPmSamplingActive()) {
         snprintf(a->why, sizeof a->why,
                  "PM sampling runs in this process and holds the GPU's performance monitors; stop it "
                  "(gpuinst_pm_sampling_stop) before profiled regions, or do not start it");
         return PROF_BUSY;
     }
+    /* Kernel tracing is paused from before cuptiProfilerInitialize (the
+     * first session of the process: the arrangement checked on an H100) or
+     * before cuptiRangeProfilerEnable (later ones) to after
+     * cuptiRangeProfilerDisable (teardown). */
+    pthread_mutex_lock(&profLock);
+    first = L.state == 0;
+    pthread_mutex_unlock(&profLock);
+    if (first && (rc = pauseTrace(a)) != 0) return rc;
     if ((rc = libsLoad()) != 0) {
         snprintf(a->why, sizeof a->why, "%s", L.why);
         a->rec.cupti_result = L.cuptiResult;
@@ -1218,6 +1366,7 @@ static int setup(Prof *a)
     a->rec.device_uuid = profIntern(L.uuid[a->dev]);
     a->rec.load_ns = gpuinstClockNs() - tl;
     if ((rc = lockDevice(a)) != 0) return rc;
+    if (!a->paused && (rc = pauseTrace(a)) != 0) return rc;
     t0 = gpuinstClockNs();
     if ((rc = hostAvail(a)) != 0) return rc;
     if (a->ph != NULL) {
@@ -1279,7 +1428,7 @@ static int setup(Prof *a)
     cp.range = CUPTI_UserRange;
     cp.replayMode = CUPTI_UserReplay;
     cp.maxRangesPerPass = C.max_ranges;
-    cp.numNestingLevels = (uint16_t)C.depth;
+    cp.numNestingLevels = (uint16_t)a->levels;
     cp.minNestingLevel = 1;
     cp.passIndex = 0;
     cp.targetNestingLevel = 1; /* = minNestingLevel for in-process replay */
@@ -1321,23 +1470,37 @@ static int setup(Prof *a)
     return rc;
 }
 
-/* After the last pass: decode, evaluate each range, record. */
-static int decodeAll(Prof *a)
+#define DECODE_RETRY (-1) /* decodeAll(early): not decodable yet; run the remaining passes */
+
+/* After the last pass (or, `early`, after the passes of every level the
+ * body has): decode, evaluate every range, then record: nothing is recorded
+ * unless every range evaluated.  0, DECODE_RETRY (early only) or a PROF_*. */
+static int decodeAll(Prof *a, int early)
 {
     CUpti_RangeProfiler_DecodeData_Params dp;
     CUpti_RangeProfiler_GetCounterDataInfo_Params ip;
     const gpuinstMetricList *ml = gpuinstPhostMetrics(a->ph);
-    uint32_t *mid;
-    double *vals;
-    size_t i;
+    uint32_t *mid = NULL, *pid = NULL, region;
+    double *vals = NULL;
+    size_t i, nr;
     uint32_t m;
     CUptiResult r;
+    int rc = 0;
     uint64_t t0 = gpuinstClockNs();
     memset(&dp, 0, sizeof dp);
     dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
     dp.pRangeProfilerObject = a->rp;
     r = L.decode(&dp);
-    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerDecodeData", r);
+    if (r != CUPTI_SUCCESS) {
+        if (early) {
+            earlyBroken = 1;
+            gpuinstWarnOnce(&earlyWarned, "profile region \"%s\": decoding before CUPTI's last pass failed (%s); "
+                            "profiled regions run every pass (GPUINST_PROFILE_DEPTH levels) from now on",
+                            a->region, gpuinstCuptiResultString((int)r));
+            return DECODE_RETRY;
+        }
+        return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerDecodeData", r);
+    }
     a->rec.ranges_dropped = (uint32_t)dp.numOfRangeDropped;
     memset(&ip, 0, sizeof ip);
     ip.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
@@ -1345,24 +1508,58 @@ static int decodeAll(Prof *a)
     ip.counterDataImageSize = a->cdsize;
     r = L.cdInfo(&ip);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerGetCounterDataInfo", r);
+    nr = ip.numTotalRanges;
     mid = (uint32_t *)calloc(ml->n, sizeof *mid);
-    vals = (double *)calloc(ml->n, sizeof *vals);
-    if (mid == NULL || vals == NULL) {
-        free(mid);
-        free(vals);
-        return cuptiFail(a, PROF_CUPTI, "allocating metric values", CUPTI_ERROR_OUT_OF_MEMORY);
+    pid = (uint32_t *)calloc(nr ? nr : 1, sizeof *pid);
+    vals = (double *)calloc((nr ? nr : 1) * ml->n, sizeof *vals);
+    if (mid == NULL || pid == NULL || vals == NULL) {
+        rc = cuptiFail(a, PROF_CUPTI, "allocating metric values", CUPTI_ERROR_OUT_OF_MEMORY);
+        goto out;
+    }
+    /* every range evaluated first: a failure records no value at all */
+    for (i = 0; i < nr; i++) {
+        char path[1024];
+        if (gpuinstPhostEvaluate(a->ph, a->cd, a->cdsize, i, vals + i * ml->n, a->why, sizeof a->why) !=
+            GPUINST_SUCCESS) {
+            rc = PROF_CUPTI;
+            break;
+        }
+        for (m = 0; early && m < ml->n; m++)
+            if (vals[i * ml->n + m] != vals[i * ml->n + m]) { /* NaN: a range not fully collected */
+                snprintf(a->why, sizeof a->why, "range %zu's %s is NaN after %u passes", i, ml->names[m],
+                         a->rec.passes);
+                rc = PROF_CUPTI;
+            }
+        if (rc != 0) break;
+        gpuinstPhostRangeName(a->cd, a->cdsize, i, path, sizeof path);
+        pid[i] = profIntern(path);
+    }
+    if (rc != 0) {
+        if (early) {
+            /* the remaining passes then the final decode; not tried again in this process */
+            earlyBroken = 1;
+            gpuinstWarnOnce(&earlyWarned, "profile region \"%s\": values decoded before CUPTI's last pass were "
+                            "not complete (%s); profiled regions run every pass (GPUINST_PROFILE_DEPTH levels) "
+                            "from now on", a->region, a->why);
+            a->why[0] = '\0';
+            rc = DECODE_RETRY;
+        }
+        goto out;
     }
     for (m = 0; m < ml->n; m++) mid[m] = profIntern(ml->names[m]);
-    /* /profiler/metrics: once per metric name in this process */
+    /* /profiler/metrics: once per metric name and chip in this process */
     for (m = 0; m < ml->n; m++) {
-        static uint32_t seen[1024];
+        static uint32_t seen[1024][2];
         static uint32_t nseen;
         uint32_t k;
         int found = 0;
         pthread_mutex_lock(&profLock);
         for (k = 0; k < nseen; k++)
-            if (seen[k] == mid[m]) found = 1;
-        if (!found && nseen < 1024) seen[nseen++] = mid[m];
+            if (seen[k][0] == mid[m] && seen[k][1] == a->rec.chip) found = 1;
+        if (!found && nseen < 1024) {
+            seen[nseen][0] = mid[m];
+            seen[nseen++][1] = a->rec.chip;
+        }
         pthread_mutex_unlock(&profLock);
         if (!found) {
             ProfMetricRec mr;
@@ -1375,26 +1572,20 @@ static int decodeAll(Prof *a)
             mr.hw_unit = profIntern(hw);
             mr.description = profIntern(desc);
             mr.type = (uint32_t)type;
+            mr.chip = a->rec.chip;
+            mr.scope = (uint32_t)gpuinstPhostMetricScope(a->ph, m);
             profAppend(&metricsBuf, &mr, sizeof mr);
         }
     }
-    for (i = 0; i < ip.numTotalRanges; i++) {
-        char path[1024];
-        uint32_t pid;
-        if (gpuinstPhostEvaluate(a->ph, a->cd, a->cdsize, i, vals, a->why, sizeof a->why) != GPUINST_SUCCESS) {
-            free(mid);
-            free(vals);
-            return PROF_CUPTI;
-        }
-        gpuinstPhostRangeName(a->cd, a->cdsize, i, path, sizeof path);
-        pid = profIntern(path);
+    region = profIntern(a->region);
+    for (i = 0; i < nr; i++) {
         for (m = 0; m < ml->n; m++) {
             ProfValueRec v;
             memset(&v, 0, sizeof v);
-            v.value = vals[m];
+            v.value = vals[i * ml->n + m];
             v.start_ns = a->rec.start_ns;
-            v.region = profIntern(a->region);
-            v.path = pid;
+            v.region = region;
+            v.path = pid[i];
             v.metric = mid[m];
             v.occurrence = (uint32_t)a->rec.occurrence;
             v.range_index = (uint32_t)i;
@@ -1402,11 +1593,28 @@ static int decodeAll(Prof *a)
             profAppend(&valuesBuf, &v, sizeof v);
         }
     }
-    a->rec.ranges = (uint32_t)ip.numTotalRanges;
-    a->rec.decode_ns = gpuinstClockNs() - t0;
+    a->rec.ranges = (uint32_t)nr;
+out:
+    a->rec.decode_ns += gpuinstClockNs() - t0;
     free(mid);
+    free(pid);
     free(vals);
-    return 0;
+    return rc;
+}
+
+/* After a pass that was not CUPTI's last: are the values complete already?
+ * CUPTI collects each nesting level in passes of its own, the host object's
+ * pass count per level, levels in increasing order, GPUINST_PROFILE_DEPTH
+ * levels in all.  Once the passes of every level the body has ranges at are
+ * done (the body opens the same ranges in every pass), the remaining passes
+ * would profile nothing: a region without child ranges needs the passes of
+ * one level, not of two.  cuptiRangeProfilerStop's targetNestingLevel must
+ * agree: the level of the next pass (as cuptiProfilerEndPass documents it)
+ * or of the pass just done, it is then at least the body's depth. */
+static int levelsDone(const Prof *a)
+{
+    return !earlyBroken &&
+           gpuinstProfLevelsDone(gpuinstPhostPasses(a->ph), a->levels, a->depth_seen, a->rec.passes, a->next_level);
 }
 
 #define MAX_PASSES 512 /* a runaway replay is abandoned */
@@ -1440,6 +1648,18 @@ static int nextProfiled(gpuinst_profile *p)
         a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
         finish(p, a, PROF_INCOMPLETE);
         return finishOnce(p);
+    }
+    if (!all && levelsDone(a)) {
+        /* the levels the body has are collected: no more passes */
+        uint64_t t1 = gpuinstClockNs();
+        rc = decodeAll(a, 1);
+        if (rc != DECODE_RETRY) {
+            a->rec.replay_ns = t1 - a->t_replay0;
+            p->status = rc == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_UNAVAILABLE;
+            p->passes = (int32_t)a->rec.passes;
+            finish(p, a, rc == 0 ? PROF_OK : rc);
+            return finishOnce(p);
+        }
     }
     if (!all && a->rec.passes < MAX_PASSES) {
         uint64_t t0 = gpuinstClockNs();
@@ -1478,7 +1698,7 @@ static int nextProfiled(gpuinst_profile *p)
         finish(p, a, PROF_INCOMPLETE);
         return finishOnce(p);
     }
-    rc = decodeAll(a);
+    rc = decodeAll(a, 0);
     p->status = rc == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_UNAVAILABLE;
     p->passes = (int32_t)a->rec.passes;
     finish(p, a, rc == 0 ? PROF_OK : rc);
@@ -1489,6 +1709,7 @@ static void profFlushHook(void)
 {
     int i;
     Prof *a;
+    selectionReport();
     gpuinstProfPreloadWait(NULL); /* no helper thread inside dlopen while the process exits */
     pthread_mutex_lock(&profLock);
     a = active;
@@ -1569,7 +1790,10 @@ GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
     (void)name_id;
 }
 GPUINST_PRIVATE void gpuinstProfRangePopSlow(void) {}
-static void profFlushHook(void) {}
+static void profFlushHook(void)
+{
+    selectionReport();
+}
 
 static int nextProfiled(gpuinst_profile *p)
 {
@@ -1597,6 +1821,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     gpuinstThread *t;
     uint32_t id;
+    int sel;
     if (p == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
     memset(p, 0, sizeof *p);
     p->struct_size = (uint32_t)sizeof *p;
@@ -1620,9 +1845,9 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         p->status = GPUINST_ERROR_OUT_OF_MEMORY;
         return p->status;
     }
-    p->occurrence = nextOccurrence(id);
+    p->occurrence = nextOccurrence(id, region, &sel);
     p->reserved0_ = (int32_t)id;
-    if (!gpuinstSelectMatch(&C.sel, region, p->occurrence)) return GPUINST_SUCCESS; /* runs once, no CUPTI */
+    if (!sel) return GPUINST_SUCCESS; /* runs once, no CUPTI */
 #if GPUINST_WITH_CUPTI
     {
         Prof *a = (Prof *)calloc(1, sizeof *a);
@@ -1641,6 +1866,8 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         a->dev = -1;
         a->rec.device = -1;
         a->rec.occurrence = p->occurrence;
+        a->levels = C.depth;
+        a->depth_seen = 1;
         pthread_mutex_lock(&profLock);
         if (active != NULL) {
             pthread_mutex_unlock(&profLock);

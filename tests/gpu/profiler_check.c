@@ -9,6 +9,12 @@
  *   V <rank> <path> <metric> <value>
  *   U <rank> <feature> | <reason>
  *   G <rank> <range name> <depth> <duration_ns>     (the gpuinst ranges, /ranges)
+ *   W <rank> <occurrence> <path> <metric> <value>   (/profiler/values with the occurrence)
+ *   K <rank> <tool> <count> <kernel>                (/gpu/kernels per rank, tool flag and name,
+ *                                                    the demangled name up to its '(')
+ *   P <rank> <region> <occurrence> <launches> <tool_kernels> <resumed> <end_ns - start_ns>
+ *                                                   (/gpu/paused: kernel tracing paused)
+ *   M <rank> <metric> <chip> <scope> <type> <unit> <hw_unit> | <description>  (/profiler/metrics)
  * Exit status 2 if the file cannot be opened, else 0.
  */
 #include "prof_h5.h"
@@ -39,10 +45,55 @@ int main(int argc, char **argv)
         printf("V %u %s %s %.17g\n", v->rank, ph_s(&g, v->rank, v->path), ph_s(&g, v->rank, v->metric), v->value);
     }
     for (i = 0; i < g.nunavail; i++) printf("U %u %s | %s\n", g.unavail[i].rank, g.unavail[i].feature, g.unavail[i].reason);
+    for (i = 0; i < g.nmetrics; i++) {
+        const phMetric *m = &g.metrics[i];
+        printf("M %u %s %s %u %u %s %s | %s\n", m->rank, ph_s(&g, m->rank, m->name), ph_s(&g, m->rank, m->chip),
+               m->scope, m->type, m->unit ? ph_s(&g, m->rank, m->unit) : "-", ph_s(&g, m->rank, m->hw_unit),
+               ph_s(&g, m->rank, m->description));
+    }
     for (i = 0; i < g.nranges; i++) {
         const phRange *r = &g.ranges[i];
         printf("G %u %s %u %llu\n", r->rank, ph_s(&g, r->rank, r->name), (unsigned)r->depth,
                (unsigned long long)(r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0));
+    }
+    for (i = 0; i < g.nvalues; i++) {
+        const phValue *v = &g.values[i];
+        printf("W %u %u %s %s %.17g\n", v->rank, v->occurrence, ph_s(&g, v->rank, v->path),
+               ph_s(&g, v->rank, v->metric), v->value);
+    }
+    {   /* kernels counted per (rank, tool, name id) */
+        typedef struct KC {
+            uint32_t rank, tool, name;
+            uint64_t n;
+        } KC;
+        KC *kc = (KC *)calloc(g.nkernels ? g.nkernels : 1, sizeof *kc);
+        size_t nk = 0, j;
+        for (i = 0; kc != NULL && i < g.nkernels; i++) {
+            const phKernel *k = &g.kernels[i];
+            uint32_t id = k->demangled ? k->demangled : k->name;
+            for (j = 0; j < nk; j++)
+                if (kc[j].rank == k->rank && kc[j].tool == k->tool && kc[j].name == id) break;
+            if (j == nk) {
+                kc[nk].rank = k->rank;
+                kc[nk].tool = k->tool;
+                kc[nk].name = id;
+                nk++;
+            }
+            kc[j].n++;
+        }
+        for (j = 0; j < nk; j++) {
+            const char *nm = ph_s(&g, kc[j].rank, kc[j].name);
+            int len = (int)strcspn(nm, "( ");
+            printf("K %u %u %llu %.*s\n", kc[j].rank, kc[j].tool, (unsigned long long)kc[j].n, len > 0 ? len : 1,
+                   len > 0 ? nm : "?");
+        }
+        free(kc);
+    }
+    for (i = 0; i < g.npaused; i++) {
+        const phPaused *q = &g.paused[i];
+        printf("P %u %s %llu %lld %llu %u %llu\n", q->rank, ph_s(&g, q->rank, q->region),
+               (unsigned long long)q->occurrence, (long long)q->launches, (unsigned long long)q->tool_kernels,
+               q->resumed, (unsigned long long)(q->end_ns > q->start_ns ? q->end_ns - q->start_ns : 0));
     }
     ph_close(&g);
     return 0;

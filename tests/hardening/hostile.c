@@ -23,6 +23,13 @@
  *   hostile buffer [N]    GPUINST_BUFFER_MB (set by CTest): N ranges on 2
  *                         threads stay under the cap (RSS), spill to disk,
  *                         and all come back in order (records in = out)
+ *   hostile exit_race [R] R child processes call exit(0) while workers push
+ *                         deep ranges on fresh threads: no crash, a file each
+ *   hostile noinit        calls without gpuinst_init: one line at exit
+ *   hostile thread_lives [N [C [P]]]  N threads, C at once, P ranges and marks
+ *                         each: all recorded past 65,535 threads; RSS under
+ *                         GPUINST_BUFFER_MB
+ *   hostile finalize_kill [N]  N ranges, finalize (run_kill_finalize.sh kills it)
  *
  * Each case checks return codes, then reads $GPUINST_OUTPUT back with the
  * HDF5 C API (tests/unit/gi_h5.h) and asserts exact record counts and the
@@ -33,6 +40,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -388,6 +396,11 @@ static void caseLongStrings(long n)
 /* ---- 64 threads at once ------------------------------------------------------ */
 #define T64 64
 #define T64_ITERS 2000
+static int cmpU64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
 static pthread_barrier_t t64Barrier;
 
 static void *t64Main(void *arg)
@@ -429,20 +442,21 @@ static void caseThreads64(void)
     GI_CHECK(g.nthreads == T64 + 1, "%zu threads (64 + main)", g.nthreads);
     GI_CHECK(g.nranks == 1 && g.ranks[0].stack_empty == T64, "stack_empty");
     {
-        /* per thread: seq numbers 0..2*ITERS-1 each exactly once */
+        /* every range id (thread, seq) exactly once.  A thread that exits
+         * hands its slot (index and sequence) to a later thread, so a
+         * thread's seq need not start at 0, but ids never repeat */
         size_t k;
-        unsigned *seen = (unsigned *)calloc((size_t)(T64 + 1) * 2 * T64_ITERS, sizeof *seen);
+        uint64_t *ids = (uint64_t *)calloc(g.nranges ? g.nranges : 1, sizeof *ids);
         size_t dup = 0;
-        for (k = 0; k < g.nranges && seen; k++) {
+        for (k = 0; k < g.nranges && ids; k++) {
             const giRange *r = &g.ranges[k];
-            if (r->thread <= T64 && r->seq < 2 * T64_ITERS) {
-                if (seen[(size_t)r->thread * 2 * T64_ITERS + r->seq]++) dup++;
-            } else {
-                dup++;
-            }
+            ids[k] = ((uint64_t)r->thread << 32) | r->seq;
+            if (r->thread > T64) dup++;
         }
+        if (ids) qsort(ids, g.nranges, sizeof *ids, cmpU64);
+        for (k = 1; k < g.nranges && ids; k++) dup += ids[k] == ids[k - 1];
+        free(ids);
         GI_CHECK(dup == 0, "%zu duplicate or out-of-range (thread, seq)", dup);
-        free(seen);
     }
     gi_close(&g);
 }
@@ -786,6 +800,204 @@ static void caseKill9(long n)
     raise(SIGKILL); /* no finalize, no atexit: what survives is in the spill file */
 }
 
+
+/* ---- exit(0) from main while workers push ranges (issue 20) ---------------------
+ * Each run is a fresh process: 4 workers run tasks on fresh threads (each
+ * task pushes 1000..21000 nested ranges, so its range stack keeps growing by
+ * realloc), and main calls exit(0) after 2..13 ms.  finalize (at exit) must
+ * not read a stack that an in-flight push is reallocating: before the fix
+ * 2 of 40 runs died with SIGSEGV (ASan: heap-use-after-free in
+ * gpuinstNvtxCloseOpen).  The parent checks every child's exit status and
+ * file; the child sets its own GPUINST_OUTPUT. */
+static void *exitTask(void *arg)
+{
+    unsigned seed = (unsigned)(uintptr_t)arg;
+    int depth = 1000 + (int)(rand_r(&seed) % 20000), i;
+    for (i = 0; i < depth; i++) gpuinst_range_push("deep");
+    for (i = 0; i < depth; i++) gpuinst_range_pop();
+    return NULL;
+}
+static void *exitWorker(void *arg)
+{
+    uintptr_t k = (uintptr_t)arg * 1000003u;
+    for (;;) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, exitTask, (void *)k++) == 0) pthread_join(t, NULL);
+    }
+    return NULL;
+}
+/* One run (a fresh process: `hostile exit_race_child MS`). */
+static void caseExitRaceChild(long ms)
+{
+    pthread_t th;
+    int i;
+    struct timespec ts = {0, ms * 1000000L};
+    /* a fixed mmap threshold: a grown range stack is an mmap'd block that
+     * realloc moves (mremap), so a stale read faults instead of reading
+     * freed heap quietly */
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    gpuinst_init();
+    for (i = 0; i < 4; i++) pthread_create(&th, NULL, exitWorker, (void *)(intptr_t)i);
+    nanosleep(&ts, NULL);
+    exit(0);
+}
+
+static void caseExitRace(long runs)
+{
+    long r, bad = 0, crashed = 0;
+    char path[4400], ms[16];
+    for (r = 0; r < runs; r++) {
+        pid_t pid;
+        int st = 0;
+        snprintf(path, sizeof path, "%s.run%ld", outputPath(), r % 4);
+        snprintf(ms, sizeof ms, "%ld", 2 + r % 12);
+        unlink(path);
+        pid = fork();
+        if (pid == 0) {
+            char *args[] = {(char *)"hostile", (char *)"exit_race_child", ms, NULL};
+            char tsan[1024];
+            setenv("GPUINST_OUTPUT", path, 1);
+            setenv("GPUINST_OVERWRITE", "1", 1);
+            /* the workers are left running on purpose (the TSan build would
+             * report them as leaked threads) */
+            snprintf(tsan, sizeof tsan, "%s:report_thread_leaks=0", getenv("TSAN_OPTIONS") ? getenv("TSAN_OPTIONS") : "");
+            setenv("TSAN_OPTIONS", tsan, 1);
+            execv("/proc/self/exe", args);
+            _exit(127);
+        }
+        if (pid < 0 || waitpid(pid, &st, 0) != pid) {
+            GI_CHECK(0, "fork/waitpid failed");
+            return;
+        }
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            crashed++;
+            fprintf(stderr, "exit_race: run %ld ended with %s %d\n", r, WIFSIGNALED(st) ? "signal" : "status",
+                    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+            continue;
+        }
+        {
+            hid_t f;
+            H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+            f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+            if (f < 0 || rankMember(f, "finalized_by") != 2) bad++;
+            if (f >= 0) H5Fclose(f);
+        }
+    }
+    fprintf(stderr, "exit_race: %ld runs, %ld crashed, %ld without a good file\n", runs, crashed, bad);
+    GI_CHECK(crashed == 0, "%ld of %ld runs crashed", crashed, runs);
+    GI_CHECK(bad == 0, "%ld of %ld runs left no readable file", bad, runs);
+}
+
+/* ---- calls without gpuinst_init (issue 13 §6) -------------------------------------
+ * Five calls, no init: each returns NOT_INITIALIZED, no file is written,
+ * and at exit one line says so (CTest matches it). */
+static void caseNoInit(void)
+{
+    EXPECT(gpuinst_range_push("never"), GPUINST_ERROR_NOT_INITIALIZED);
+    EXPECT(gpuinst_range_pop(), GPUINST_ERROR_NOT_INITIALIZED);
+    EXPECT(gpuinst_mark("never"), GPUINST_ERROR_NOT_INITIALIZED);
+    EXPECT(gpuinst_mark_int64("never", 3), GPUINST_ERROR_NOT_INITIALIZED);
+    EXPECT(gpuinst_range_push("never"), GPUINST_ERROR_NOT_INITIALIZED);
+    GI_CHECK(access(outputPath(), F_OK) != 0, "a file was written");
+}
+
+/* ---- more threads over the life of the process than 65,535 (issue 20) -------------
+ * N threads, at most `conc` alive at once, each records `per` push/pop
+ * pairs and `per` marks.  Every record must be in the file (before the fix
+ * the 65,536th thread and all later ones recorded nothing), /threads has a
+ * row per thread, and under GPUINST_BUFFER_MB the memory stays near the cap
+ * (before: 8 MiB cap, 20000 threads, RSS +450 MiB: every thread kept a
+ * mapped chunk per buffer after it exited). */
+static long lifePer;
+static void *lifeTask(void *arg)
+{
+    long i;
+    (void)arg;
+    for (i = 0; i < lifePer; i++) {
+        if (gpuinst_range_push("task") != GPUINST_SUCCESS) return (void *)1;
+        if (gpuinst_mark("task-mark") != GPUINST_SUCCESS) return (void *)1;
+        if (gpuinst_range_pop() != GPUINST_SUCCESS) return (void *)1;
+    }
+    return NULL;
+}
+static void caseThreadLives(long n, long conc, long per)
+{
+    const char *cap = getenv("GPUINST_BUFFER_MB");
+    uint64_t capb = (uint64_t)(cap ? atol(cap) : 0) << 20, rss0, peak = 0, r;
+    pthread_t th[64];
+    long i, k, failed = 0;
+    giFile g;
+    double t0 = nowSec();
+    if (conc > 64) conc = 64;
+    lifePer = per;
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    rss0 = rssBytes();
+    for (i = 0; i < n; i += conc) {
+        long m = n - i < conc ? n - i : conc;
+        for (k = 0; k < m; k++)
+            if (pthread_create(&th[k], NULL, lifeTask, NULL) != 0) th[k] = 0, failed++;
+        for (k = 0; k < m; k++) {
+            void *ret = NULL;
+            if (th[k] != 0) pthread_join(th[k], &ret);
+            failed += ret != NULL;
+        }
+        if ((i / conc) % 64 == 0 && (r = rssBytes()) > peak) peak = r;
+    }
+    if ((r = rssBytes()) > peak) peak = r;
+    fprintf(stderr, "thread_lives: %ld threads (%ld at once) x %ld ranges + marks in %.2f s, cap %llu MiB, RSS "
+            "growth %.1f MiB\n", n, conc, per, nowSec() - t0, (unsigned long long)(capb >> 20),
+            (double)(peak - rss0) / 1048576.0);
+    GI_CHECK(failed == 0, "%ld threads saw a call fail", failed);
+    if (capb)
+        GI_CHECK(HOSTILE_NO_RSS || peak - rss0 < capb + (24u << 20), "RSS grew %.1f MiB with a cap of %llu MiB",
+                 (double)(peak - rss0) / 1048576.0, (unsigned long long)(capb >> 20));
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+    if (gi_open(&g, outputPath()) != 0) return;
+    GI_CHECK(g.nranges == (size_t)(n * per), "%zu ranges, expected %ld", g.nranges, n * per);
+    GI_CHECK(g.nmarks == (size_t)(n * per), "%zu marks, expected %ld", g.nmarks, n * per);
+    GI_CHECK(g.nthreads == (size_t)n + 1, "%zu /threads rows, expected %ld (one per thread + main)", g.nthreads,
+             n + 1);
+    GI_CHECK(g.nranks == 1 && g.ranks[0].lost == 0, "lost %llu", (unsigned long long)(g.nranks ? g.ranks[0].lost : 0));
+    {
+        /* range ids unique; every range's thread index has a /threads row
+         * whose lifetime holds the range */
+        size_t j, bad = 0, dup = 0;
+        uint64_t *ids = (uint64_t *)calloc(g.nranges ? g.nranges : 1, sizeof *ids);
+        for (j = 0; j < g.nranges && ids; j++) ids[j] = ((uint64_t)g.ranges[j].thread << 32) | g.ranges[j].seq;
+        if (ids) qsort(ids, g.nranges, sizeof *ids, cmpU64);
+        for (j = 1; j < g.nranges && ids; j++) dup += ids[j] == ids[j - 1];
+        free(ids);
+        for (j = 0; j < g.nranges; j += 97) {
+            size_t t;
+            int found = 0;
+            for (t = 0; t < g.nthreads && !found; t++)
+                found = g.threads[t].thread == g.ranges[j].thread && g.threads[t].start_ns <= g.ranges[j].start_ns &&
+                        g.ranges[j].end_ns <= g.threads[t].end_ns;
+            bad += !found;
+        }
+        GI_CHECK(dup == 0, "%zu duplicate range ids", dup);
+        GI_CHECK(bad == 0, "%zu sampled ranges fall in no /threads lifetime of their index", bad);
+    }
+    gi_close(&g);
+}
+
+/* ---- SIGKILL while the file is written (issue 13 §3): run_kill_finalize.sh ---------
+ * N ranges, then gpuinst_finalize; the script kills the process while the
+ * temporary file grows and checks that nothing is left under the final name. */
+static void caseFinalizeKill(long n)
+{
+    long i;
+    char name[32];
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    for (i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "k%ld", i % 50); /* as kill9: check_recovered.py */
+        gpuinst_range_push(name);
+        gpuinst_range_pop();
+    }
+    fprintf(stderr, "finalize_kill: %ld ranges recorded, finalizing\n", n);
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 1 ? argv[1] : "";
@@ -803,6 +1015,12 @@ int main(int argc, char **argv)
     else if (strcmp(c, "finalize_race") == 0) caseFinalizeRace();
     else if (strcmp(c, "kill9") == 0) caseKill9(argc > 2 ? atol(argv[2]) : 1000000L);
     else if (strcmp(c, "buffer") == 0) caseBuffer(argc > 2 ? atol(argv[2]) : 3000000L);
+    else if (strcmp(c, "exit_race") == 0) caseExitRace(argc > 2 ? atol(argv[2]) : 150L);
+    else if (strcmp(c, "exit_race_child") == 0) caseExitRaceChild(argc > 2 ? atol(argv[2]) : 10L);
+    else if (strcmp(c, "noinit") == 0) caseNoInit();
+    else if (strcmp(c, "thread_lives") == 0)
+        caseThreadLives(argc > 2 ? atol(argv[2]) : 70000L, argc > 3 ? atol(argv[3]) : 8L, argc > 4 ? atol(argv[4]) : 1L);
+    else if (strcmp(c, "finalize_kill") == 0) caseFinalizeKill(argc > 2 ? atol(argv[2]) : 3000000L);
     else {
         fprintf(stderr, "usage: hostile unbalanced|end_ids|names|million [N]|long_strings [N]|threads64|"
                         "cross_thread|lifecycle|fork|signal|finalize_race|kill9 [N]|buffer [N]\n");

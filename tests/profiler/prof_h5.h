@@ -36,7 +36,22 @@ typedef struct phRange { /* /ranges: the gpuinst ranges (wall time of a region a
     uint8_t depth;
 } phRange;
 
+typedef struct phKernel { /* /gpu/kernels: what the checks count */
+    uint64_t start_ns;
+    uint32_t rank, name, demangled, tool, correlation;
+} phKernel;
+
+typedef struct phPaused { /* /gpu/paused (files before issue 13 have none) */
+    uint64_t start_ns, end_ns, tool_kernels, occurrence;
+    int64_t launches;
+    uint32_t rank, region, resumed;
+} phPaused;
+
 typedef giStr phString; /* gi_strings.h: rank, id, length, name */
+typedef struct phMetric { /* /profiler/metrics (chip, scope: 0 in files written before they existed) */
+    uint32_t rank, name, unit, hw_unit, description, type, chip, scope;
+} phMetric;
+
 
 typedef struct phUnavail {
     uint32_t rank;
@@ -57,6 +72,12 @@ typedef struct phFile {
     size_t nunavail;
     phRange *ranges;
     size_t nranges;
+    phKernel *kernels;
+    size_t nkernels;
+    phPaused *paused;
+    size_t npaused;
+    phMetric *metrics;
+    size_t nmetrics;
 } phFile;
 
 static void *ph_read(hid_t f, const char *path, hid_t mt, size_t rs, size_t *n)
@@ -88,6 +109,22 @@ static hid_t ph_str(size_t n)
 }
 
 #define PH_M(ct, T, m, ht) H5Tinsert(ct, #m, offsetof(T, m), ht)
+
+/* /gpu/kernels, with its tool member or without (older files). */
+static phKernel *ph_kernels(hid_t f, int tool, size_t *n)
+{
+    phKernel *k;
+    hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof(phKernel));
+    PH_M(ct, phKernel, start_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phKernel, rank, H5T_NATIVE_UINT32);
+    PH_M(ct, phKernel, name, H5T_NATIVE_UINT32);
+    PH_M(ct, phKernel, demangled, H5T_NATIVE_UINT32);
+    PH_M(ct, phKernel, correlation, H5T_NATIVE_UINT32);
+    if (tool) PH_M(ct, phKernel, tool, H5T_NATIVE_UINT32);
+    k = (phKernel *)ph_read(f, "/gpu/kernels", ct, sizeof(phKernel), n);
+    H5Tclose(ct);
+    return k;
+}
 
 static int ph_open(phFile *g, const char *path)
 {
@@ -153,6 +190,33 @@ static int ph_open(phFile *g, const char *path)
     PH_M(ct, phRange, depth, H5T_NATIVE_UINT8);
     g->ranges = (phRange *)ph_read(g->f, "/ranges", ct, sizeof(phRange), &g->nranges);
     H5Tclose(ct);
+    g->kernels = ph_kernels(g->f, 1, &g->nkernels);
+    if (g->kernels == NULL || (g->nkernels == 0 && H5Lexists(g->f, "/gpu/kernels", H5P_DEFAULT) > 0)) {
+        free(g->kernels); /* a file without the tool member (before issue 13): the rest */
+        g->kernels = ph_kernels(g->f, 0, &g->nkernels);
+    }
+    ct = H5Tcreate(H5T_COMPOUND, sizeof(phPaused));
+    PH_M(ct, phPaused, start_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phPaused, end_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phPaused, tool_kernels, H5T_NATIVE_UINT64);
+    PH_M(ct, phPaused, occurrence, H5T_NATIVE_UINT64);
+    PH_M(ct, phPaused, launches, H5T_NATIVE_INT64);
+    PH_M(ct, phPaused, rank, H5T_NATIVE_UINT32);
+    PH_M(ct, phPaused, region, H5T_NATIVE_UINT32);
+    PH_M(ct, phPaused, resumed, H5T_NATIVE_UINT32);
+    g->paused = (phPaused *)ph_read(g->f, "/gpu/paused", ct, sizeof(phPaused), &g->npaused);
+    H5Tclose(ct);
+    ct = H5Tcreate(H5T_COMPOUND, sizeof(phMetric));
+    PH_M(ct, phMetric, rank, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, name, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, unit, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, hw_unit, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, description, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, type, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, chip, H5T_NATIVE_UINT32);
+    PH_M(ct, phMetric, scope, H5T_NATIVE_UINT32);
+    g->metrics = (phMetric *)ph_read(g->f, "/profiler/metrics", ct, sizeof(phMetric), &g->nmetrics);
+    H5Tclose(ct);
     return 0;
 }
 
@@ -173,6 +237,9 @@ static void ph_close(phFile *g)
     free(g->strtext);
     free(g->unavail);
     free(g->ranges);
+    free(g->kernels);
+    free(g->paused);
+    free(g->metrics);
     if (g->f >= 0) H5Fclose(g->f);
 }
 

@@ -1,7 +1,8 @@
 /*
  * test_parse.c -- the range profiler's parsers, no CUPTI needed:
- * GPUINST_PROFILE selection (syntax, errors, matching), metric lists and
- * named sets, edit distance and nearest-name suggestions.
+ * GPUINST_PROFILE selection (syntax, errors, matching, what finalize says
+ * about rules that never selected anything), metric lists and named sets,
+ * edit distance and nearest-name suggestions.
  */
 #include "gpuinstInt.h"
 
@@ -97,6 +98,91 @@ int main(void)
         sel_bad(big, "more than 32 rules");
         strcpy(big, "r@1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17");
         sel_bad(big, "more than 16 items");
+    }
+
+    /* ---- finalize: rules that selected nothing ---- */
+    {
+        /* "stepp" is a typo; "halo@10" outlives the 3 halos; "solve" never
+         * ran; "*@none" is an exclusion (never reported); "step" selected */
+        const char *spec = "stepp@1;halo@10;solve;step@2;*@none";
+        const char *names[] = {"step", "halo"};
+        uint64_t nocc[] = {5, 3}, dec[GPUINST_SELECT_MAX_RULES], selc[GPUINST_SELECT_MAX_RULES];
+        char msg[480];
+        int rule, k, r;
+        memset(dec, 0, sizeof dec);
+        memset(selc, 0, sizeof selc);
+        CHECK(gpuinstSelectParse(spec, &sel, NULL, 0) == GPUINST_SUCCESS, "parse %s", spec);
+        for (k = 0; k < 2; k++) {
+            uint64_t o;
+            for (o = 1; o <= nocc[k]; o++) {
+                r = gpuinstSelectDecide(&sel, names[k], o, &rule);
+                CHECK(rule >= 0, "%s decided by no rule", names[k]);
+                if (rule >= 0) {
+                    dec[rule]++;
+                    selc[rule] += (uint64_t)r;
+                }
+            }
+        }
+        CHECK(dec[1] == 3 && selc[1] == 0 && dec[3] == 5 && selc[3] == 1 && dec[0] == 0 && dec[2] == 0,
+              "decided %llu %llu %llu %llu", (unsigned long long)dec[0], (unsigned long long)dec[1],
+              (unsigned long long)dec[2], (unsigned long long)dec[3]);
+        CHECK(gpuinstSelectDecide(&sel, "other", 1, &rule) == 0 && rule == 4, "exclusion rule decides: %d", rule);
+        r = gpuinstSelectReport(spec, &sel, dec, selc, names, nocc, 2, msg, sizeof msg);
+        CHECK(r == 1, "nothing reported");
+        CHECK(strstr(msg, "rule 1 \"stepp\" (no region of that name") != NULL, "typo not named: %s", msg);
+        CHECK(strstr(msg, "rule 2 \"halo\" (selects none of the 3 occurrences") != NULL, "halo@10: %s", msg);
+        CHECK(strstr(msg, "rule 3 \"solve\"") != NULL, "solve: %s", msg);
+        CHECK(strstr(msg, "rule 4") == NULL && strstr(msg, "rule 5") == NULL, "a rule that selected, or an "
+              "exclusion, reported: %s", msg);
+        CHECK(strstr(msg, "step (5), halo (3)") != NULL, "regions that ran: %s", msg);
+        /* everything selected something: nothing to say */
+        CHECK(gpuinstSelectParse("step@2;*@none", &sel, NULL, 0) == GPUINST_SUCCESS, "parse");
+        memset(dec, 0, sizeof dec);
+        memset(selc, 0, sizeof selc);
+        dec[0] = 5;
+        selc[0] = 1;
+        CHECK(gpuinstSelectReport("step@2;*@none", &sel, dec, selc, names, nocc, 1, msg, sizeof msg) == 0 &&
+                  msg[0] == '\0',
+              "false report: %s", msg);
+        /* no region ran at all */
+        memset(dec, 0, sizeof dec);
+        memset(selc, 0, sizeof selc);
+        CHECK(gpuinstSelectReport("step@2;*@none", &sel, dec, selc, names, nocc, 0, msg, sizeof msg) == 1 &&
+                  strstr(msg, "regions that ran: none") != NULL,
+              "no region: %s", msg);
+        /* a tiny buffer is cut, never overrun */
+        CHECK(gpuinstSelectReport("step@2;*@none", &sel, dec, selc, names, nocc, 0, msg, 8) == 1 &&
+                  strlen(msg) == 7,
+              "cut: %s", msg);
+    }
+
+    /* ---- the passes of levels the body lacks are skipped ----
+     * CUPTI's user replay simulated: P passes per nesting level, levels in
+     * increasing order; cuptiRangeProfilerStop reports the next pass's
+     * level (next = 1) or the one just done (next = 0).  A body of depth d
+     * (d < L) needs the P x d passes of its levels: never fewer (values
+     * incomplete), with "next" exactly those, with "done" one more at most;
+     * d >= L runs every pass (P x L). */
+    {
+        uint32_t P, L, d, next;
+        for (next = 0; next <= 1; next++)
+            for (P = 1; P <= 9; P++)
+                for (L = 1; L <= 4; L++)
+                    for (d = 1; d <= 5; d++) {
+                        uint32_t k, ran = 0, need = P * (d < L ? d : L);
+                        for (k = 1; k <= P * L; k++) { /* pass k just ended */
+                            uint32_t done_level = (k - 1) / P + 1, reported = next ? k / P + 1 : done_level;
+                            ran = k;
+                            if (k == P * L) break; /* CUPTI's last pass */
+                            if (gpuinstProfLevelsDone(P, L, d, k, reported)) break;
+                        }
+                        CHECK(ran >= need && ran <= need + (next ? 0 : 1),
+                              "P=%u L=%u depth %u (%s): %u passes, need %u", P, L, d,
+                              next ? "next level reported" : "level done reported", ran, need);
+                    }
+        CHECK(!gpuinstProfLevelsDone(2, 2, 1, 1, 1), "stopped inside level 1");
+        CHECK(!gpuinstProfLevelsDone(2, 2, 1, 2, 0), "reported level 0 (unknown) must not stop");
+        CHECK(!gpuinstProfLevelsDone(0, 2, 1, 2, 2), "no pass count: no stop");
     }
 
     /* ---- metric lists ---- */

@@ -67,6 +67,7 @@ typedef giStr giString; /* gi_strings.h: rank, id, length, name */
 
 typedef struct giThread {
     int64_t os_tid;
+    uint64_t start_ns, end_ns;
     uint32_t rank, name;
     uint16_t thread;
 } giThread;
@@ -226,6 +227,8 @@ static inline int gi_open(giFile *g, const char *path)
 
     ct = H5Tcreate(H5T_COMPOUND, sizeof(giThread));
     GI_M(ct, giThread, os_tid, H5T_NATIVE_INT64);
+    GI_M(ct, giThread, start_ns, H5T_NATIVE_UINT64);
+    GI_M(ct, giThread, end_ns, H5T_NATIVE_UINT64);
     GI_M(ct, giThread, rank, H5T_NATIVE_UINT32);
     GI_M(ct, giThread, name, H5T_NATIVE_UINT32);
     GI_M(ct, giThread, thread, H5T_NATIVE_UINT16);

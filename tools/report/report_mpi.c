@@ -53,9 +53,10 @@ RTab *sectionMpi(Ctx *c)
     if (summary) {
         readU64Any(&d, ccount, &cn);
         readU64Any(&d, ctime, &tm);
-    } else {
-        readU64Any(&d, C_START, &st);
-        readU64Any(&d, C_END, &en);
+    } else if (readU64Any(&d, C_START, &st) == NULL || readU64Any(&d, C_END, &en) == NULL) {
+        reportProblem("/mpi/calls", "no usable start_ns/end_ns member: ignored");
+        rtabNote(t, "/mpi/calls cannot be used (no usable start_ns/end_ns member).");
+        goto out;
     }
     if (readNames(c, &d, h5tabPick(&d, ccall), rk, &nm) != 0) nm.v = NULL;
     for (i = 0; i < d.n; i++) strIndex(&calls, nm.v ? nm.v[i] : "?");
@@ -64,7 +65,9 @@ RTab *sectionMpi(Ctx *c)
     count = (double *)calloc((calls.n + 1) * R, sizeof *count);
     if (!time || !bytes || !count) goto out;
     for (i = 0; i < d.n; i++) {
-        size_t k = strIndex(&calls, nm.v ? nm.v[i] : "?") * R + (rk[i] < R ? rk[i] : 0);
+        size_t k;
+        if (!rankOk(c, rk[i])) continue;
+        k = strIndex(&calls, nm.v ? nm.v[i] : "?") * R + rk[i];
         if (summary) {
             time[k] += (double)tm[i];
             count[k] += (double)cn[i];
@@ -74,8 +77,9 @@ RTab *sectionMpi(Ctx *c)
         }
         bytes[k] += (double)by[i];
         if (c->rankMpiNs)
-            c->rankMpiNs[rk[i] < R ? rk[i] : 0] += summary ? (double)tm[i] : (en[i] > st[i] ? (double)(en[i] - st[i]) : 0);
+            c->rankMpiNs[rk[i]] += summary ? (double)tm[i] : (en[i] > st[i] ? (double)(en[i] - st[i]) : 0);
     }
+    rankSummary(c, summary ? "/mpi/summary" : "/mpi/calls");
     if (!summary) { /* the local calls' counts */
         static const char *const ctimed[] = {"timed", NULL};
         h5tab ds;
@@ -83,8 +87,8 @@ RTab *sectionMpi(Ctx *c)
         Names snm;
         memset(&snm, 0, sizeof snm);
         if (h5tabOpen(c->file, "/mpi/summary", &ds) == 0) {
-            if (readU64Any(&ds, ctimed, &stm) == 0 && readU64Any(&ds, C_RANK, &srk) == 0 &&
-                readU64Any(&ds, ccount, &scn) == 0 && readNames(c, &ds, h5tabPick(&ds, ccall), srk, &snm) == 0) {
+            if (readU64Any(&ds, ctimed, &stm) != NULL && readU64Any(&ds, C_RANK, &srk) != NULL &&
+                readU64Any(&ds, ccount, &scn) != NULL && readNames(c, &ds, h5tabPick(&ds, ccall), srk, &snm) == 0) {
                 size_t n0 = calls.n;
                 int grown = 1;
                 for (i = 0; i < ds.n; i++)

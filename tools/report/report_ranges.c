@@ -51,7 +51,7 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
     h5tab dt;
     size_t i, n, *order = NULL, *stack = NULL;
     RRow *rows = NULL;
-    double *incl, *excl;
+    double *incl = NULL, *excl = NULL;
     KeyAgg a;
     uint32_t R = c->nranks;
     char onedom[256];
@@ -60,6 +60,9 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
 
     memset(&domNames, 0, sizeof domNames);
     memset(&a, 0, sizeof a);
+    memset(&nm, 0, sizeof nm);
+    memset(&dn, 0, sizeof dn);
+    dt.ds = dt.ftype = -1;
     *across = t;
     *byrank = p;
     p->text_hidden = 1;
@@ -95,8 +98,13 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
     {
         static const char *const cth[] = {"thread", NULL}, *const cdm[] = {"domain", NULL},
                                 *const cdp[] = {"depth", NULL}, *const csq[] = {"seq", NULL};
-        readU64Any(&d, C_START, &st);
-        readU64Any(&d, C_END, &en);
+        if (readU64Any(&d, C_START, &st) == NULL || readU64Any(&d, C_END, &en) == NULL) {
+            /* without both times a range has no duration: none is made up */
+            reportProblem("/ranges", "no usable start_ns/end_ns member: ignored");
+            rtabNote(t, "/ranges cannot be used (no usable start_ns/end_ns member).");
+            rtabNote(p, "/ranges cannot be used.");
+            goto done;
+        }
         readU64Any(&d, C_RANK, &rk);
         readU64Any(&d, cth, &th);
         readU64Any(&d, cdm, &dm);
@@ -113,18 +121,37 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
         readU64Any(&dt, C_RANK, &drk);
         readU64Any(&dt, cdid, &did);
         if (readNames(c, &dt, "name", drk, &dn) == 0)
-            for (i = 0; i < dt.n; i++) u64Put(&domNames, (drk[i] << 16) | (did[i] & 0xffff), i);
+            for (i = 0; i < dt.n; i++)
+                if (drk[i] < c->nranks && did[i] <= 0xffff) u64Put(&domNames, (drk[i] << 16) | did[i], i);
         free(drk);
         free(did);
     }
-    rows = (RRow *)calloc(n, sizeof *rows);
-    order = (size_t *)malloc(n * sizeof *order);
-    stack = (size_t *)malloc(n * sizeof *stack);
-    incl = (double *)calloc(n, sizeof *incl);
-    excl = (double *)calloc(n, sizeof *excl);
-    if (!rows || !order || !stack || !incl || !excl) {
-        rtabNote(t, "out of memory reading /ranges.");
-        goto done;
+    rows = (RRow *)xcalloc(n, sizeof *rows, "/ranges");
+    order = (size_t *)xcalloc(n, sizeof *order, "/ranges");
+    stack = (size_t *)xcalloc(n, sizeof *stack, "/ranges");
+    incl = (double *)xcalloc(n, sizeof *incl, "/ranges");
+    excl = (double *)xcalloc(n, sizeof *excl, "/ranges");
+    {
+        size_t ended = 0;
+        for (i = 0; i < n; i++) ended += en[i] < st[i];
+        if (ended) reportProblem("/ranges", "%zu rows end before they start: counted as 0 ns long", ended);
+    }
+    {
+        size_t m = 0; /* rows of ranks the file has */
+        for (i = 0; i < n; i++) {
+            if (!rankOk(c, rk[i])) continue;
+            st[m] = st[i];
+            en[m] = en[i];
+            rk[m] = rk[i];
+            th[m] = th[i];
+            dm[m] = dm[i];
+            dp[m] = dp[i];
+            if (sq) sq[m] = sq[i];
+            if (nm.v) nm.v[m] = nm.v[i];
+            m++;
+        }
+        rankSummary(c, "/ranges");
+        n = m;
     }
     for (i = 0; i < n; i++) {
         char key[1024], dbuf[64];
@@ -169,17 +196,19 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
         }
     }
     one = oneDomain(&c->rkeys, onedom, sizeof onedom);
-    a.count = (double *)calloc(c->rkeys.n * R, sizeof(double));
-    a.incl = (double *)calloc(c->rkeys.n * R, sizeof(double));
-    a.excl = (double *)calloc(c->rkeys.n * R, sizeof(double));
-    c->rgpu = (double *)calloc(c->rkeys.n * R, sizeof(double));
-    c->rgpuN = (double *)calloc(c->rkeys.n * R, sizeof(double));
-    if (!a.count || !a.incl || !a.excl || !c->rgpu || !c->rgpuN) {
-        rtabNote(t, "out of memory.");
+    if ((double)c->rkeys.n * R * 5 * sizeof(double) > (double)h5tabMemLimit()) {
+        reportProblem("/ranges", "%zu range names x %u ranks need %.0f MiB, over the memory limit: the ranges "
+                                 "tables left out", c->rkeys.n, R, (double)c->rkeys.n * R * 40 / 1048576.0);
+        rtabNote(t, "too many range names x ranks for this machine's memory.");
         goto done;
     }
+    a.count = (double *)xcalloc(c->rkeys.n * R, sizeof(double), "ranges per rank");
+    a.incl = (double *)xcalloc(c->rkeys.n * R, sizeof(double), "ranges per rank");
+    a.excl = (double *)xcalloc(c->rkeys.n * R, sizeof(double), "ranges per rank");
+    c->rgpu = (double *)xcalloc(c->rkeys.n * R, sizeof(double), "ranges per rank");
+    c->rgpuN = (double *)xcalloc(c->rkeys.n * R, sizeof(double), "ranges per rank");
     for (i = 0; i < n; i++) {
-        size_t k = (size_t)rows[i].key * R + (rows[i].rank < R ? rows[i].rank : 0);
+        size_t k = (size_t)rows[i].key * R + rows[i].rank;
         a.count[k] += 1;
         a.incl[k] += incl[i];
         a.excl[k] += excl[i];

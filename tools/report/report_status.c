@@ -47,22 +47,32 @@ RTab *sectionRun(Ctx *c)
     return t;
 }
 
+#define MAX_RANKS (1u << 20)
+
 void countRanks(Ctx *c)
 {
     h5tab t;
     double v;
     uint64_t *rk = NULL;
     size_t i;
+    size_t big = 0;
     c->nranks = 0;
+    /* Ranks are indices into per-rank arrays: the largest a file may name is
+     * bounded (MAX_RANKS); rows of other ranks are left out, and said. */
     if (h5tabOpen(c->file, "/ranks", &t) == 0) {
-        if (h5tabU64(&t, "rank", &rk) == 0)
-            for (i = 0; i < t.n; i++)
-                if (rk[i] + 1 > c->nranks && rk[i] < (1u << 24)) c->nranks = (uint32_t)rk[i] + 1;
+        if (h5tabIsNumeric(&t, "rank") && h5tabU64(&t, "rank", &rk) == 0)
+            for (i = 0; i < t.n; i++) {
+                if (rk[i] >= MAX_RANKS) big++;
+                else if (rk[i] + 1 > c->nranks) c->nranks = (uint32_t)rk[i] + 1;
+            }
         free(rk);
         h5tabClose(&t);
     }
-    if (c->nranks == 0 && h5AttrF64(c->file, "nranks", &v) == 0 && v >= 1 && v < (1 << 24))
-        c->nranks = (uint32_t)v;
+    if (big) reportProblem("/ranks", "%zu rows name a rank of %u or more: left out", big, MAX_RANKS);
+    if (c->nranks == 0 && h5AttrF64(c->file, "nranks", &v) == 0 && v >= 1) {
+        if (v <= MAX_RANKS) c->nranks = (uint32_t)v;
+        else reportProblem("/", "attribute nranks = %.0f and no /ranks rows: taken as 1 rank", v);
+    }
     if (c->nranks == 0) c->nranks = 1;
 }
 
@@ -206,7 +216,7 @@ RTab *sectionUnavailable(Ctx *c)
             if (!fk[i]) continue;
             sep = strchr(fk[i], '\x1e');
             r = (uint32_t)strtoul(fk[i], NULL, 10);
-            flags[strIndex(&keys, sep + 1) * R + (r < R ? r : 0)] = 1;
+            if (rankOk(c, r)) flags[strIndex(&keys, sep + 1) * R + r] = 1;
             free(fk[i]);
         }
         free(fk);
@@ -216,6 +226,7 @@ RTab *sectionUnavailable(Ctx *c)
         if (prs.v) namesFree(&prs);
         h5tabClose(&pr);
     }
+    rankSummary(c, "/unavailable");
     for (j = 0; flags && j < keys.n; j++) {
         char rl[512], f[256];
         size_t row = rtabRow(t);
@@ -275,7 +286,7 @@ RTab *sectionLosses(Ctx *c)
                 char rl[512] = "";
                 for (i = 0; i < d.n; i++) {
                     tot += (double)v[i];
-                    if (f && v[i]) f[rk[i] < R ? rk[i] : 0] = 1;
+                    if (f && v[i] && rk[i] < R) f[rk[i]] = 1;
                 }
                 if (f) rankList(f, R, rl, sizeof rl);
                 row = rtabRow(t);
