@@ -4749,7 +4749,8 @@ static GPUINST_INLINE gpuinstProfRangeRec *gpuinstProfNode(gpuinstProf *p, uint3
     uint32_t i = (uint32_t)(((key ^ ((uint64_t)kd << 19)) * 0x9E3779B97F4A7C15ull) >> 40) & p->mask;
     for (;; i = (i + 1) & p->mask) {
         gpuinstProfSlot *s = &p->slots[i];
-        if (GPUINST_LIKELY(s->key == key && s->kd == kd && s->node != NULL)) return s->node;
+        /* an empty slot's key is 0, which no used key is (names are never 0) */
+        if (GPUINST_LIKELY(s->key == key && s->kd == kd)) return s->node;
         if (s->node == NULL) return gpuinstProfNodeNew(p, parent, name, kd, depth, thread);
     }
 }
@@ -4760,11 +4761,11 @@ static GPUINST_INLINE void gpuinstProfFold(gpuinstProfRangeRec *n, uint64_t d, u
     n->incl_ns += d;
     if (d < n->incl_min_ns) n->incl_min_ns = d;
     if (d > n->incl_max_ns) n->incl_max_ns = d;
-    n->incl_sq_ns2 += (double)d * (double)d;
+    n->incl_sq_ns2 += (double)(int64_t)d * (double)(int64_t)d; /* (signed: one conversion, durations < 2^63) */
     n->excl_ns += e;
     if (e < n->excl_min_ns) n->excl_min_ns = e;
     if (e > n->excl_max_ns) n->excl_max_ns = e;
-    n->excl_sq_ns2 += (double)e * (double)e;
+    n->excl_sq_ns2 += (double)(int64_t)e * (double)(int64_t)e;
 }
 /* Extern-correlation id of a profile path (CUPTI): top bit set, then the
  * thread index and the node, so the decoder can fold a kernel into
@@ -9218,8 +9219,14 @@ typedef struct Attr {
 
 static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
 {
-    memset(out, 0, sizeof *out);
-    if (a == NULL) return GPUINST_SUCCESS;
+    out->name = 0;
+    out->reg = NULL;
+    if (a == NULL) { /* member by member: a memset is a library call here */
+        out->color = out->category = 0;
+        out->ptype = GPUINST_PAYLOAD_NONE;
+        out->payload = 0;
+        return GPUINST_SUCCESS;
+    }
     if (a->struct_size < sizeof(gpuinst_attr) || a->payload_type < 0 ||
         a->payload_type > GPUINST_PAYLOAD_DOUBLE || a->category > GPUINST_MAX_CATEGORY)
         return GPUINST_ERROR_INVALID_ARGUMENT;
@@ -9235,6 +9242,16 @@ static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
         out->reg = r[a->name - 1].handle;
     }
     return GPUINST_SUCCESS;
+}
+
+/* 1 unless NVTX is initialised and no tool listens: then every NVTX call
+ * is a test of a NULL pointer, and gpuinst need not build the event
+ * attributes for it (nvtxAttr is ~30 instructions).  Before NVTX's first
+ * call its entry points hold its initialiser, so this says 1 and the call
+ * is made (and initialises NVTX). */
+static inline int nvtxListens(void)
+{
+    return NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainRangePushEx_impl_fnptr != NVTX_NULLPTR;
 }
 
 /* The NVTX event attributes for a record. */
@@ -9401,8 +9418,10 @@ static inline void profSameStart(gpuinstProfStack *ps, const gpuinstStack *s)
     ps->f[ps->depth - 1].start = s->open[s->depth - 1].start_ns;
 }
 
-/* Closes domain d's innermost frame at `now` (read first). */
-static inline int profPop(gpuinstThread *t, gpuinst_domain d, uint64_t now, int hooks)
+/* Closes domain d's innermost frame at `now` (read first); the caller
+ * makes the GPU/profiler hooks' pop (profHooksPop) where profPush made
+ * their push. */
+static GPUINST_INLINE int profPop(gpuinstThread *t, gpuinst_domain d, uint64_t now)
 {
     gpuinstProf *p = t->prof;
     gpuinstProfStack *s = p != NULL ? p->stacks[d] : NULL;
@@ -9417,11 +9436,13 @@ static inline int profPop(gpuinstThread *t, gpuinst_domain d, uint64_t now, int 
     if (depth > 0) s->f[depth - 1].child += dur;
     p->cur = f->prev;
     GPUINST_STORE_REL(&s->depth, depth);
-    if (hooks) {
-        gpuinstGpuRangePop();
-        gpuinstProfRangePop();
-    }
     return GPUINST_SUCCESS;
+}
+
+static inline void profHooksPop(void)
+{
+    gpuinstGpuRangePop();
+    gpuinstProfRangePop();
 }
 
 /* A mark (count only) or an ended start/end range (duration d) folded into
@@ -9483,8 +9504,10 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
         callLeave(t);
         return lost();
     }
-    nvtxAttr(&ea, name, &a);
-    nvtxDomainRangePushEx(domainHandle(domain), &ea);
+    if (nvtxListens()) {
+        nvtxAttr(&ea, name, &a);
+        nvtxDomainRangePushEx(domainHandle(domain), &ea);
+    }
     if (ps != NULL) profPush(t, ps, pn, s == NULL);
     if (s != NULL) stackPush(t, s, domain, &a);
     if (ps != NULL && s != NULL) profSameStart(ps, s);
@@ -9575,7 +9598,8 @@ static inline int popRecord(gpuinst_domain domain, uint64_t now)
     }
     if (GPUINST_UNLIKELY(!callBegin(t))) return POP_NOT_RUNNING;
     if (GPUINST_UNLIKELY(t->mode & GPUINST_MODE_PROFILE)) {
-        int rc = profPop(t, domain, now, !(t->mode & GPUINST_MODE_TRACE));
+        int rc = profPop(t, domain, now);
+        if (rc == GPUINST_SUCCESS && !(t->mode & GPUINST_MODE_TRACE)) profHooksPop();
         if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) { /* profile only, or nothing open */
             callLeave(t);
             if (rc == GPUINST_ERROR_STACK_EMPTY) GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
@@ -9625,7 +9649,22 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
 static GPUINST_NOINLINE int popRecordDefault(void)
 {
     uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
-    int rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
+    gpuinstThread *t = gpuinstThreadSelf;
+    int rc;
+    if (GPUINST_LIKELY(t != NULL) && t->mode == GPUINST_MODE_PROFILE) { /* profile only: a frame folded */
+        if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
+        rc = profPop(t, GPUINST_DOMAIN_DEFAULT, now);
+        if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) {
+            callLeave(t);
+            GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+            return rc;
+        }
+        profHooksPop();
+        callLeave(t);
+        nvtxRangePop();
+        return GPUINST_SUCCESS;
+    }
+    rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
     if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     nvtxRangePop();
@@ -9824,8 +9863,10 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
         callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     }
-    nvtxAttr(&ea, name, &a);
-    nvtxDomainMarkEx(domainHandle(domain), &ea);
+    if (nvtxListens()) {
+        nvtxAttr(&ea, name, &a);
+        nvtxDomainMarkEx(domainHandle(domain), &ea);
+    }
     if (t->mode & GPUINST_MODE_PROFILE) { /* a count on its path */
         rc = profEvent(t, domain, a.name, GPUINST_PROF_MARK, 0, 0);
         if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) {
@@ -15998,9 +16039,25 @@ static uint32_t cntNcounters;        /* published with release after cntCounters
 static pthread_mutex_t cntLock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Per-thread buffers, one per counter, created on the first sample. */
+/* Profile mode (GPUINST_MODE=profile, issue 19): samples are not kept but
+ * folded, per thread, counter and field, into count, min, max, sum and sum
+ * of squares (/profile/counters; /counters/stats uses them as it uses rows). */
+typedef struct CntFieldStat {
+    uint64_t samples;             /* values folded (a no-value "zero" is 0, "unchanged" the last value) */
+    uint64_t unavailable;         /* samples without a value (NaN, no-value "unavailable") */
+    double min, max, sum, sum_sq;
+} CntFieldStat;
+typedef struct CntStat {
+    unsigned char last[8 * 64];   /* the last values (no-value "unchanged" repeats them) */
+    int have_last;
+    CntFieldStat f[1];            /* nfields of them */
+} CntStat;
+
 typedef struct CntTls {
     struct CntTls *next;
     gpuinstBuf *bufs[GPUINST_MAX_COUNTERS];
+    CntStat *stats[GPUINST_MAX_COUNTERS]; /* profile mode */
+    uint16_t thread;                      /* /threads index of the owner */
 } CntTls;
 static GPUINST_TLS CntTls *cntTls;
 static CntTls *cntTlsHead;        /* prepend-only list (release/acquire) */
@@ -16504,13 +16561,71 @@ static const unsigned char *cntLastValues(const gpuinstBuf *b)
     return (const unsigned char *)GPUINST_CHUNK_DATA(ch) + (size_t)(ch->count - 1) * b->recsize + CNT_HDR;
 }
 
+/* Profile mode: folds one sample into this thread's statistics of c. */
+static int cntFold(cntCounter *c, uint16_t thread, const unsigned char *vals, int reason)
+{
+    CntTls *t = cntTls;
+    CntStat *st;
+    uint32_t f;
+    if (GPUINST_UNLIKELY(t == NULL) && (t = cntTlsSlow()) == NULL) return cntLostEvent();
+    st = t->stats[c->id - 1];
+    if (GPUINST_UNLIKELY(st == NULL)) {
+        st = (CntStat *)calloc(1, sizeof *st + (c->nfields ? c->nfields - 1 : 0) * sizeof(CntFieldStat));
+        if (st == NULL) return cntLostEvent();
+        t->thread = thread;
+        GPUINST_STORE_REL(&t->stats[c->id - 1], st);
+    }
+    if (reason == GPUINST_COUNTER_NOVALUE_UNCHANGED) {
+        if (!st->have_last) reason = GPUINST_COUNTER_NOVALUE_ZERO; /* nothing before: as a row would hold, 0 */
+        else vals = st->last;
+    } else if (reason < 0 && vals != NULL) {
+        memcpy(st->last, vals, 8u * c->nfields);
+        st->have_last = 1;
+    }
+    for (f = 0; f < c->nfields; f++) {
+        CntFieldStat *s = &st->f[f];
+        double v = 0;
+        if (reason == GPUINST_COUNTER_NOVALUE_UNAVAILABLE) {
+            s->unavailable++;
+            continue;
+        }
+        if (reason != GPUINST_COUNTER_NOVALUE_ZERO && vals != NULL) {
+            if (c->ftype[f] == GPUINST_COUNTER_INT64) {
+                int64_t x;
+                memcpy(&x, vals + 8 * f, 8);
+                v = (double)x;
+            } else {
+                memcpy(&v, vals + 8 * f, 8);
+            }
+        }
+        if (v != v) {
+            s->unavailable++;
+            continue;
+        }
+        if (s->samples == 0 || v < s->min) s->min = v;
+        if (s->samples == 0 || v > s->max) s->max = v;
+        s->samples++;
+        s->sum += v;
+        s->sum_sq += v * v;
+    }
+    if (reason == GPUINST_COUNTER_NOVALUE_ZERO) {
+        memset(st->last, 0, 8u * c->nfields);
+        st->have_last = 1;
+    }
+    return GPUINST_SUCCESS;
+}
+
 /* Appends one sample; vals = 8 * nfields bytes (ignored for no-value
- * samples, reason >= 0). */
+ * samples, reason >= 0).  Profile mode: folded instead (cntFold). */
 static int cntRecordOne(cntCounter *c, gpuinstBuf *b, uint16_t thread, uint64_t t, const unsigned char *vals, int reason)
 {
     unsigned char *slot;
     CntHdr h;
     const unsigned char *prev = NULL;
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) {
+        int rc = cntFold(c, thread, vals, reason);
+        if (!(gpuinstG.cfg.mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) return rc;
+    }
     if (reason == GPUINST_COUNTER_NOVALUE_UNCHANGED) prev = cntLastValues(b); /* before the slot moves the tail */
     slot = (unsigned char *)gpuinstBufSlot(b);
     if (slot == NULL) return cntLostEvent();
@@ -16998,7 +17113,13 @@ static cntStatIn *cntLocalStats(const gpuinstTableList *agreed, uint32_t *nout)
         memset(cnt, 0, sizeof cnt);
         for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next) {
             gpuinstBuf *b = GPUINST_LOAD_ACQ(&tl->bufs[i]);
+            const CntStat *st = GPUINST_LOAD_ACQ(&tl->stats[i]);
             const gpuinstChunk *ch;
+            for (f = 0; st != NULL && !(gpuinstG.cfg.mode & GPUINST_MODE_TRACE) && f < c->nfields; f++) {
+                /* profile only: the samples are folded, not kept */
+                sum[f] += st->f[f].sum;
+                cnt[f] += st->f[f].samples;
+            }
             if (b == NULL) continue;
             for (ch = GPUINST_LOAD_ACQ(&b->head); ch != NULL; ch = GPUINST_LOAD_ACQ(&ch->next)) {
                 uint32_t k, m = GPUINST_LOAD_ACQ(&ch->count);
@@ -17136,6 +17257,76 @@ GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList 
     if (gpuinstCollBcast(&have, sizeof have) != GPUINST_SUCCESS) have = 0;
     return have ? &cntStatsTable : NULL;
 }
+
+/* ---- /profile/counters (profile mode) ------------------------------------------------ */
+
+typedef struct ProfCntRec {   /* one row per rank, thread, counter and field, 64 bytes */
+    uint64_t samples, unavailable;
+    double min, max, sum, sum_sq;
+    uint32_t counter;         /* the counter's name as given: /strings id */
+    uint32_t field;           /* the field's name: /strings id */
+    uint32_t rank;
+    uint16_t thread;
+    uint16_t pad_;
+} ProfCntRec;
+
+#define PF(member, type, unit, doc) { #member, type, (uint32_t)offsetof(ProfCntRec, member), 0, 0, unit, doc }
+static const gpuinstField profCntFields[] = {
+    PF(samples, GPUINST_FT_U64, "count",
+       "samples with a value (a no-value sample \"zero\" counts as 0, \"unchanged\" as the value before)"),
+    PF(unavailable, GPUINST_FT_U64, "count", "samples without a value (\"unavailable\", NaN)"),
+    PF(min, GPUINST_FT_F64, "", "smallest value (the counter's unit: /counters/<name> attributes)"),
+    PF(max, GPUINST_FT_F64, "", "largest value"),
+    PF(sum, GPUINST_FT_F64, "", "sum of the values (mean = sum / samples)"),
+    PF(sum_sq, GPUINST_FT_F64, "", "sum of the squared values (variance = sum_sq / samples - mean^2)"),
+    PF(counter, GPUINST_FT_U32, "", "the counter's name as given (its dataset: /counters/<encoded name>): /strings id"),
+    PF(field, GPUINST_FT_U32, "", "the field: /strings id (\"value\" for a single counter)"),
+    {"rank", GPUINST_FT_U32, (uint32_t)offsetof(ProfCntRec, rank), 0, GPUINST_FIELD_RANK, "", "rank"},
+    PF(thread, GPUINST_FT_U16, "", "sampling thread: index in /threads"),
+};
+#undef PF
+
+static int cntCollectProfile(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    uint32_t nc = GPUINST_LOAD_ACQ(&cntNcounters), i, f;
+    uint64_t n = 0, k = 0;
+    CntTls *tl;
+    ProfCntRec *rows;
+    (void)tb;
+    for (i = 0; i < nc; i++)
+        for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next)
+            if (GPUINST_LOAD_ACQ(&tl->stats[i]) != NULL) n += cntCounters[i]->nfields;
+    rows = (ProfCntRec *)calloc(n ? (size_t)n : 1, sizeof *rows);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (i = 0; i < nc; i++) {
+        cntCounter *c = cntCounters[i];
+        uint32_t cid = gpuinstStringIntern(c->name, strlen(c->name));
+        for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next) {
+            const CntStat *st = GPUINST_LOAD_ACQ(&tl->stats[i]);
+            for (f = 0; st != NULL && f < c->nfields && k < n; f++) {
+                ProfCntRec *r = &rows[k++];
+                r->samples = st->f[f].samples;
+                r->unavailable = st->f[f].unavailable;
+                r->min = st->f[f].min;
+                r->max = st->f[f].max;
+                r->sum = st->f[f].sum;
+                r->sum_sq = st->f[f].sum_sq;
+                r->counter = cid;
+                r->field = gpuinstStringIntern(c->fname[f], strlen(c->fname[f]));
+                r->thread = tl->thread;
+            }
+        }
+    }
+    *out = rows;
+    *count = k;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable cntProfileTable = {
+    "/profile/counters",
+    "aggregated profile (GPUINST_MODE=profile): per rank, thread, counter and field, the samples' statistics "
+    "(the samples are not kept)",
+    sizeof(ProfCntRec), sizeof profCntFields / sizeof profCntFields[0], profCntFields, cntCollectProfile, NULL, NULL};
 
 /* ---- built-in groups ------------------------------------------------------------------ */
 
@@ -17423,6 +17614,7 @@ static int cntBiParse(const char *text, int want[BI_COUNT], uint64_t *period_ms)
 GPUINST_PRIVATE void gpuinstCountersInit(void)
 {
     int want[BI_COUNT], i;
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstTableRegister(&cntProfileTable);
     pthread_mutex_lock(&cntBiLock);
     if (cntBiInitDone) {
         pthread_mutex_unlock(&cntBiLock);
@@ -26091,21 +26283,6 @@ GPUINST_PRIVATE void gpuinstMpiAppend(gpuinstMpiCall *c, const gpuinstMpiRec *r)
     *c->r = keep;
 }
 
-/* gpuinstMpiEnd's slow half: the row is the scratch row (profile mode, or
- * no memory for it). */
-GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c)
-{
-    gpuinstMpiThread *t = c->t;
-    if (gpuinstMpiSkewOn) {
-        c->r->start_ns = gpuinstMpiSkew(c->r->start_ns);
-        c->r->end_ns = gpuinstMpiSkew(c->r->end_ns);
-    }
-    if (t->profile) gpuinstMpiProfileAdd(c);
-    if (c->r != &t->scratch) gpuinstBufCommit(&t->calls);
-    else if (t->rows) GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
-    t->slow = (uint8_t)(t->profile || gpuinstMpiSkewOn);
-}
-
 GPUINST_PRIVATE void gpuinstMpiCountSlow(int call)
 {
     gpuinstMpiThread *t = gpuinstMpiSelf;
@@ -26795,12 +26972,19 @@ static MpiProfRec *mpiProfEntry(gpuinstMpiThread *t, uint32_t node, uint16_t cal
 }
 
 /* The call's entry, found once per call (gpuinstMpiReqStart needs it
- * before gpuinstMpiEnd folds the call). */
-static MpiProfRec *callEntry(gpuinstMpiCall *c)
+ * before gpuinstMpiEnd folds the call): the last one of this call number
+ * if it is for the same path and communicator, else the table's.  The
+ * path is the innermost open range of the thread (src/profile.c). */
+static inline MpiProfRec *callEntry(gpuinstMpiCall *c)
 {
     if (c->agg == NULL) {
-        uint64_t cur = gpuinstProfCurrent();
-        c->agg = mpiProfEntry(c->t, (uint32_t)cur, c->r->call, c->r->comm, c->r->thread);
+        gpuinstThread *ct = gpuinstThreadSelf;
+        gpuinstProf *pp = ct != NULL ? ct->prof : NULL;
+        uint32_t node = pp != NULL && pp->cur != NULL ? pp->cur->node : 0;
+        MpiProf *p = profOf(c->t);
+        MpiProfRec *e = p != NULL ? p->last[c->r->call] : NULL;
+        if (GPUINST_LIKELY(e != NULL && e->node == node && e->comm == c->r->comm)) c->agg = e;
+        else c->agg = mpiProfEntry(c->t, node, c->r->call, c->r->comm, c->r->thread);
     }
     return (MpiProfRec *)c->agg;
 }
@@ -26809,11 +26993,12 @@ GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c)
 {
     const gpuinstMpiRec *r = c->r;
     MpiProfRec *e = callEntry(c);
-    uint64_t d = r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0;
-    if (e == NULL) {
+    uint64_t d = r->end_ns - r->start_ns;
+    if (GPUINST_UNLIKELY(e == NULL)) {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
         return;
     }
+    if (GPUINST_UNLIKELY(r->end_ns < r->start_ns)) d = 0;
     e->count++;
     e->time_ns += d;
     if (d < e->time_min_ns) e->time_min_ns = d;
@@ -26945,6 +27130,9 @@ GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int 
     ReqEntry *e;
     void *agg;
     if (c->r->result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
+    /* profile only: a send's bytes are known now (a persistent one's are
+     * needed by MPI_Start); nothing to learn at its completion */
+    if (!c->t->rows && !recv && !persistent) return;
     c->r->request = c->r->call_id;
     c->r->flags |= persistent ? GPUINST_MPI_FLAG_PERSISTENT : GPUINST_MPI_FLAG_STARTS;
     agg = c->t->profile && recv ? callEntry(c) : NULL; /* a receive's bytes come at completion */
@@ -27432,6 +27620,25 @@ static int collectComms(const gpuinstTable *tb, void **out, uint64_t *count)
 static const gpuinstTable commsTable = {
     "/mpi/comms", "communicators, one row per member rank; id is the same on every member",
     sizeof(CommRec), NFIELDS(commFields), commFields, collectComms, NULL, NULL};
+
+/* gpuinstMpiEnd's slow half: the row is the scratch row (profile mode, or
+ * no memory for it). */
+GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c)
+{
+    gpuinstMpiThread *t = c->t;
+    if (GPUINST_LIKELY(!t->rows && !gpuinstMpiSkewOn)) { /* profile only: the common case here */
+        gpuinstMpiProfileAdd(c);
+        return;
+    }
+    if (gpuinstMpiSkewOn) {
+        c->r->start_ns = gpuinstMpiSkew(c->r->start_ns);
+        c->r->end_ns = gpuinstMpiSkew(c->r->end_ns);
+    }
+    if (t->profile) gpuinstMpiProfileAdd(c);
+    if (c->r != &t->scratch) gpuinstBufCommit(&t->calls);
+    else if (t->rows) GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+    t->slow = (uint8_t)(t->profile || gpuinstMpiSkewOn);
+}
 
 /* ---- profile mode: the table ---------------------------------------------------- */
 

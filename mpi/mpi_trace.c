@@ -277,21 +277,6 @@ GPUINST_PRIVATE void gpuinstMpiAppend(gpuinstMpiCall *c, const gpuinstMpiRec *r)
     *c->r = keep;
 }
 
-/* gpuinstMpiEnd's slow half: the row is the scratch row (profile mode, or
- * no memory for it). */
-GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c)
-{
-    gpuinstMpiThread *t = c->t;
-    if (gpuinstMpiSkewOn) {
-        c->r->start_ns = gpuinstMpiSkew(c->r->start_ns);
-        c->r->end_ns = gpuinstMpiSkew(c->r->end_ns);
-    }
-    if (t->profile) gpuinstMpiProfileAdd(c);
-    if (c->r != &t->scratch) gpuinstBufCommit(&t->calls);
-    else if (t->rows) GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
-    t->slow = (uint8_t)(t->profile || gpuinstMpiSkewOn);
-}
-
 GPUINST_PRIVATE void gpuinstMpiCountSlow(int call)
 {
     gpuinstMpiThread *t = gpuinstMpiSelf;
@@ -981,12 +966,19 @@ static MpiProfRec *mpiProfEntry(gpuinstMpiThread *t, uint32_t node, uint16_t cal
 }
 
 /* The call's entry, found once per call (gpuinstMpiReqStart needs it
- * before gpuinstMpiEnd folds the call). */
-static MpiProfRec *callEntry(gpuinstMpiCall *c)
+ * before gpuinstMpiEnd folds the call): the last one of this call number
+ * if it is for the same path and communicator, else the table's.  The
+ * path is the innermost open range of the thread (src/profile.c). */
+static inline MpiProfRec *callEntry(gpuinstMpiCall *c)
 {
     if (c->agg == NULL) {
-        uint64_t cur = gpuinstProfCurrent();
-        c->agg = mpiProfEntry(c->t, (uint32_t)cur, c->r->call, c->r->comm, c->r->thread);
+        gpuinstThread *ct = gpuinstThreadSelf;
+        gpuinstProf *pp = ct != NULL ? ct->prof : NULL;
+        uint32_t node = pp != NULL && pp->cur != NULL ? pp->cur->node : 0;
+        MpiProf *p = profOf(c->t);
+        MpiProfRec *e = p != NULL ? p->last[c->r->call] : NULL;
+        if (GPUINST_LIKELY(e != NULL && e->node == node && e->comm == c->r->comm)) c->agg = e;
+        else c->agg = mpiProfEntry(c->t, node, c->r->call, c->r->comm, c->r->thread);
     }
     return (MpiProfRec *)c->agg;
 }
@@ -995,11 +987,12 @@ GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c)
 {
     const gpuinstMpiRec *r = c->r;
     MpiProfRec *e = callEntry(c);
-    uint64_t d = r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0;
-    if (e == NULL) {
+    uint64_t d = r->end_ns - r->start_ns;
+    if (GPUINST_UNLIKELY(e == NULL)) {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
         return;
     }
+    if (GPUINST_UNLIKELY(r->end_ns < r->start_ns)) d = 0;
     e->count++;
     e->time_ns += d;
     if (d < e->time_min_ns) e->time_min_ns = d;
@@ -1131,6 +1124,9 @@ GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int 
     ReqEntry *e;
     void *agg;
     if (c->r->result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
+    /* profile only: a send's bytes are known now (a persistent one's are
+     * needed by MPI_Start); nothing to learn at its completion */
+    if (!c->t->rows && !recv && !persistent) return;
     c->r->request = c->r->call_id;
     c->r->flags |= persistent ? GPUINST_MPI_FLAG_PERSISTENT : GPUINST_MPI_FLAG_STARTS;
     agg = c->t->profile && recv ? callEntry(c) : NULL; /* a receive's bytes come at completion */
@@ -1618,6 +1614,25 @@ static int collectComms(const gpuinstTable *tb, void **out, uint64_t *count)
 static const gpuinstTable commsTable = {
     "/mpi/comms", "communicators, one row per member rank; id is the same on every member",
     sizeof(CommRec), NFIELDS(commFields), commFields, collectComms, NULL, NULL};
+
+/* gpuinstMpiEnd's slow half: the row is the scratch row (profile mode, or
+ * no memory for it). */
+GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c)
+{
+    gpuinstMpiThread *t = c->t;
+    if (GPUINST_LIKELY(!t->rows && !gpuinstMpiSkewOn)) { /* profile only: the common case here */
+        gpuinstMpiProfileAdd(c);
+        return;
+    }
+    if (gpuinstMpiSkewOn) {
+        c->r->start_ns = gpuinstMpiSkew(c->r->start_ns);
+        c->r->end_ns = gpuinstMpiSkew(c->r->end_ns);
+    }
+    if (t->profile) gpuinstMpiProfileAdd(c);
+    if (c->r != &t->scratch) gpuinstBufCommit(&t->calls);
+    else if (t->rows) GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+    t->slow = (uint8_t)(t->profile || gpuinstMpiSkewOn);
+}
 
 /* ---- profile mode: the table ---------------------------------------------------- */
 

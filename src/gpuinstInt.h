@@ -590,7 +590,8 @@ static GPUINST_INLINE gpuinstProfRangeRec *gpuinstProfNode(gpuinstProf *p, uint3
     uint32_t i = (uint32_t)(((key ^ ((uint64_t)kd << 19)) * 0x9E3779B97F4A7C15ull) >> 40) & p->mask;
     for (;; i = (i + 1) & p->mask) {
         gpuinstProfSlot *s = &p->slots[i];
-        if (GPUINST_LIKELY(s->key == key && s->kd == kd && s->node != NULL)) return s->node;
+        /* an empty slot's key is 0, which no used key is (names are never 0) */
+        if (GPUINST_LIKELY(s->key == key && s->kd == kd)) return s->node;
         if (s->node == NULL) return gpuinstProfNodeNew(p, parent, name, kd, depth, thread);
     }
 }
@@ -601,11 +602,11 @@ static GPUINST_INLINE void gpuinstProfFold(gpuinstProfRangeRec *n, uint64_t d, u
     n->incl_ns += d;
     if (d < n->incl_min_ns) n->incl_min_ns = d;
     if (d > n->incl_max_ns) n->incl_max_ns = d;
-    n->incl_sq_ns2 += (double)d * (double)d;
+    n->incl_sq_ns2 += (double)(int64_t)d * (double)(int64_t)d; /* (signed: one conversion, durations < 2^63) */
     n->excl_ns += e;
     if (e < n->excl_min_ns) n->excl_min_ns = e;
     if (e > n->excl_max_ns) n->excl_max_ns = e;
-    n->excl_sq_ns2 += (double)e * (double)e;
+    n->excl_sq_ns2 += (double)(int64_t)e * (double)(int64_t)e;
 }
 /* Extern-correlation id of a profile path (CUPTI): top bit set, then the
  * thread index and the node, so the decoder can fold a kernel into

@@ -454,8 +454,14 @@ typedef struct Attr {
 
 static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
 {
-    memset(out, 0, sizeof *out);
-    if (a == NULL) return GPUINST_SUCCESS;
+    out->name = 0;
+    out->reg = NULL;
+    if (a == NULL) { /* member by member: a memset is a library call here */
+        out->color = out->category = 0;
+        out->ptype = GPUINST_PAYLOAD_NONE;
+        out->payload = 0;
+        return GPUINST_SUCCESS;
+    }
     if (a->struct_size < sizeof(gpuinst_attr) || a->payload_type < 0 ||
         a->payload_type > GPUINST_PAYLOAD_DOUBLE || a->category > GPUINST_MAX_CATEGORY)
         return GPUINST_ERROR_INVALID_ARGUMENT;
@@ -471,6 +477,16 @@ static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
         out->reg = r[a->name - 1].handle;
     }
     return GPUINST_SUCCESS;
+}
+
+/* 1 unless NVTX is initialised and no tool listens: then every NVTX call
+ * is a test of a NULL pointer, and gpuinst need not build the event
+ * attributes for it (nvtxAttr is ~30 instructions).  Before NVTX's first
+ * call its entry points hold its initialiser, so this says 1 and the call
+ * is made (and initialises NVTX). */
+static inline int nvtxListens(void)
+{
+    return NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainRangePushEx_impl_fnptr != NVTX_NULLPTR;
 }
 
 /* The NVTX event attributes for a record. */
@@ -637,8 +653,10 @@ static inline void profSameStart(gpuinstProfStack *ps, const gpuinstStack *s)
     ps->f[ps->depth - 1].start = s->open[s->depth - 1].start_ns;
 }
 
-/* Closes domain d's innermost frame at `now` (read first). */
-static inline int profPop(gpuinstThread *t, gpuinst_domain d, uint64_t now, int hooks)
+/* Closes domain d's innermost frame at `now` (read first); the caller
+ * makes the GPU/profiler hooks' pop (profHooksPop) where profPush made
+ * their push. */
+static GPUINST_INLINE int profPop(gpuinstThread *t, gpuinst_domain d, uint64_t now)
 {
     gpuinstProf *p = t->prof;
     gpuinstProfStack *s = p != NULL ? p->stacks[d] : NULL;
@@ -653,11 +671,13 @@ static inline int profPop(gpuinstThread *t, gpuinst_domain d, uint64_t now, int 
     if (depth > 0) s->f[depth - 1].child += dur;
     p->cur = f->prev;
     GPUINST_STORE_REL(&s->depth, depth);
-    if (hooks) {
-        gpuinstGpuRangePop();
-        gpuinstProfRangePop();
-    }
     return GPUINST_SUCCESS;
+}
+
+static inline void profHooksPop(void)
+{
+    gpuinstGpuRangePop();
+    gpuinstProfRangePop();
 }
 
 /* A mark (count only) or an ended start/end range (duration d) folded into
@@ -719,8 +739,10 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
         callLeave(t);
         return lost();
     }
-    nvtxAttr(&ea, name, &a);
-    nvtxDomainRangePushEx(domainHandle(domain), &ea);
+    if (nvtxListens()) {
+        nvtxAttr(&ea, name, &a);
+        nvtxDomainRangePushEx(domainHandle(domain), &ea);
+    }
     if (ps != NULL) profPush(t, ps, pn, s == NULL);
     if (s != NULL) stackPush(t, s, domain, &a);
     if (ps != NULL && s != NULL) profSameStart(ps, s);
@@ -811,7 +833,8 @@ static inline int popRecord(gpuinst_domain domain, uint64_t now)
     }
     if (GPUINST_UNLIKELY(!callBegin(t))) return POP_NOT_RUNNING;
     if (GPUINST_UNLIKELY(t->mode & GPUINST_MODE_PROFILE)) {
-        int rc = profPop(t, domain, now, !(t->mode & GPUINST_MODE_TRACE));
+        int rc = profPop(t, domain, now);
+        if (rc == GPUINST_SUCCESS && !(t->mode & GPUINST_MODE_TRACE)) profHooksPop();
         if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) { /* profile only, or nothing open */
             callLeave(t);
             if (rc == GPUINST_ERROR_STACK_EMPTY) GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
@@ -861,7 +884,22 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
 static GPUINST_NOINLINE int popRecordDefault(void)
 {
     uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
-    int rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
+    gpuinstThread *t = gpuinstThreadSelf;
+    int rc;
+    if (GPUINST_LIKELY(t != NULL) && t->mode == GPUINST_MODE_PROFILE) { /* profile only: a frame folded */
+        if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
+        rc = profPop(t, GPUINST_DOMAIN_DEFAULT, now);
+        if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) {
+            callLeave(t);
+            GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+            return rc;
+        }
+        profHooksPop();
+        callLeave(t);
+        nvtxRangePop();
+        return GPUINST_SUCCESS;
+    }
+    rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
     if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     nvtxRangePop();
@@ -1060,8 +1098,10 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
         callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     }
-    nvtxAttr(&ea, name, &a);
-    nvtxDomainMarkEx(domainHandle(domain), &ea);
+    if (nvtxListens()) {
+        nvtxAttr(&ea, name, &a);
+        nvtxDomainMarkEx(domainHandle(domain), &ea);
+    }
     if (t->mode & GPUINST_MODE_PROFILE) { /* a count on its path */
         rc = profEvent(t, domain, a.name, GPUINST_PROF_MARK, 0, 0);
         if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) {

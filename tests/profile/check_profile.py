@@ -8,6 +8,11 @@
       are recomputed from /ranges and /marks, and /profile/mpi's calls,
       times and bytes from /mpi/calls, key by key: every count and byte
       total must be equal, every time within the clock maps' rounding.
+  check_profile.py report REPORT_EXE PROFILE BOTH --ranks N
+      gpuinst-report works on both modes: its ranges and MPI tables of the
+      profile-only file (PROFILE) have the counts of those of the trace
+      (BOTH read through /ranges and /mpi/calls), range by range and call by
+      call (the same program and iterations: deterministic counts).
   check_profile.py only SMALL LARGE BOTH --ranks N
       SMALL and LARGE were written with GPUINST_MODE=profile and 10x apart
       in iterations: no trace rows, the same tables and rows (the file does
@@ -223,6 +228,40 @@ def compare_mpi(f, spans):
                                                        sum(v[2] for v in prof.values())))
 
 
+def compare_counters(f):
+    """/profile/counters against the samples kept in /counters/<name>."""
+    s = raw_strings(f)
+    prof = {}
+    for r in f["/profile/counters"][()]:
+        rank = int(r["rank"])
+        prof[(rank, int(r["thread"]), s[(rank, int(r["counter"]))], s[(rank, int(r["field"]))])] = r
+    check(len(prof) > 0, "counters: /profile/counters has rows")
+    bad = n = 0
+    for name, ds in f["/counters"].items():
+        if name == "stats":
+            continue
+        cname = ds.attrs["counter_name"]
+        cname = cname.decode() if isinstance(cname, bytes) else str(cname)
+        rows = ds[()]
+        fields = [x for x in rows.dtype.names if x not in ("time_ns", "rank", "thread", "no_value")]
+        for (rank, thread) in set(zip(rows["rank"].tolist(), rows["thread"].tolist())):
+            sel = rows[(rows["rank"] == rank) & (rows["thread"] == thread)]
+            for fld in fields:
+                v = sel[fld].astype(np.float64)[sel["no_value"] != 3]  # 3 = unavailable + 1
+                v = v[~np.isnan(v)]
+                p = prof.get((rank, thread, cname, fld))
+                n += 1
+                ok = p is not None and int(p["samples"]) == len(v) and \
+                    np.isclose(float(p["sum"]), v.sum(), rtol=1e-12, atol=1e-9) and \
+                    np.isclose(float(p["sum_sq"]), (v * v).sum(), rtol=1e-12, atol=1e-9) and \
+                    (len(v) == 0 or (float(p["min"]) == v.min() and float(p["max"]) == v.max()))
+                if not ok:
+                    bad += 1
+                    print("  counter differs:", (rank, thread, cname, fld), p, len(v))
+    check(bad == 0 and n > 0, "counters: %d of %d (rank, thread, counter, field) differ" % (bad, n))
+    print("counters: %d (rank, thread, counter, field) statistics equal the samples" % n)
+
+
 def counts(f):
     prof, _ = profile_table(f)
     out = {k: (v["count"], v["unterminated"]) for k, v in prof.items()}
@@ -233,19 +272,45 @@ def counts(f):
         key = ("mpi", rank, thread, paths[(rank, thread, node)][:2] if node else None, names.get(int(r["call"])),
                int(r["comm"]))
         out[key] = (int(r["count"]), int(r["bytes"]))
+    for r in f["/profile/counters"][()]:
+        out[("counter", int(r["rank"]), int(r["thread"]), int(r["counter"]), int(r["field"]))] = \
+            (int(r["samples"]), float(r["sum"]))
     return out
+
+
+def report_counts(exe, path):
+    import json
+    import subprocess
+    out = subprocess.run([exe, "--json", "--top", "0", path], capture_output=True, text=True, check=True).stdout
+    t = json.loads(out)["tables"]
+
+    def rows(tab, key_cols, val):
+        return {tuple(r[k] for k in key_cols): r[val] for r in t[tab]["rows"]}
+
+    return rows("ranges", ("domain", "name"), "count"), rows("mpi", ("call",), "count"), t
 
 
 def main():
     mode = sys.argv[1]
     ranks = int(sys.argv[sys.argv.index("--ranks") + 1])
-    if mode == "both":
+    if mode == "report":
+        pr, pm, tp = report_counts(sys.argv[2], sys.argv[3])
+        tr, tm, tt = report_counts(sys.argv[2], sys.argv[4])
+        check("profile" in tp["ranges"]["note"], "the report says its ranges come from the profile")
+        check(pr == tr, "report: range counts of the profile equal the trace's: %s" %
+              {k: (pr.get(k), tr.get(k)) for k in set(pr) | set(tr) if pr.get(k) != tr.get(k)})
+        check(pm == tm, "report: MPI call counts of the profile equal the trace's: %s" %
+              {k: (pm.get(k), tm.get(k)) for k in set(pm) | set(tm) if pm.get(k) != tm.get(k)})
+        print("report: %d ranges and %d MPI calls, the same counts from the profile and the trace" %
+              (len(pr), len(pm)))
+    elif mode == "both":
         f = h5py.File(sys.argv[2], "r")
         check(int(f.attrs["nranks"]) == ranks, "nranks %d" % int(f.attrs["nranks"]))
         check(len(f["/ranges"]) > 0 and len(f["/profile/ranges"]) > 0, "both the trace and the profile were kept")
         check(set(np.unique(f["/profile/ranges"]["rank"])) == set(range(ranks)), "every rank has a profile")
         spans = compare_ranges(f)
         compare_mpi(f, spans)
+        compare_counters(f)
     else:
         small, large, both = (h5py.File(p, "r") for p in sys.argv[2:5])
         for f, what in ((small, "small"), (large, "large")):

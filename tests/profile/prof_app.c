@@ -11,7 +11,9 @@
  *     MPI_Waitall, MPI_Allreduce on a duplicated communicator,
  *     MPI_Send_init/MPI_Recv_init + MPI_Startall, MPI calls outside any
  *     range;
- *   - a range still open at finalize (unterminated).
+ *   - a range still open at finalize (unterminated);
+ *   - a counter and a counter group sampled each iteration (with no-value
+ *     samples), whose samples profile mode keeps as statistics.
  *   prof_app ITERS
  * Run with GPUINST_MODE=profile,trace, the file holds the trace and the
  * profile of the same events (check_profile.py compares them path by
@@ -51,6 +53,9 @@ int main(int argc, char **argv)
     gpuinst_range_id rid;
     pthread_t th;
     gpuinst_attr a = GPUINST_ATTR_INIT;
+    gpuinst_counter resid, group;
+    const int32_t types[2] = {GPUINST_COUNTER_INT64, GPUINST_COUNTER_DOUBLE};
+    double vals[2];
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -67,6 +72,8 @@ int main(int argc, char **argv)
     MPI_Send_init(pbuf, 8, MPI_DOUBLE, peer, 9, MPI_COMM_WORLD, &prq[0]);
     MPI_Recv_init(prbuf, 8, MPI_DOUBLE, peer, 9, MPI_COMM_WORLD, &prq[1]);
 
+    gpuinst_counter_create("residual", GPUINST_COUNTER_DOUBLE, &resid);
+    gpuinst_counter_group_create("halo", "sent,waits", types, 2, &group);
     gpuinst_range_start("cross", &crossId);
     pthread_create(&th, NULL, worker, &iters);
     gpuinst_range_push("main");
@@ -80,6 +87,11 @@ int main(int argc, char **argv)
         MPI_Isend(sbuf, rank % 2 ? 8 : 16, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD, &rq[1]);
         MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
         gpuinst_range_pop();
+        gpuinst_counter_sample_double(resid, 1.0 / (double)(i + 1));
+        vals[0] = (double)(i * 128);
+        vals[1] = (double)(i % 3);
+        gpuinst_counter_sample_values(group, vals, 2);
+        if (i % 7 == 3) gpuinst_counter_sample_novalue(resid, GPUINST_COUNTER_NOVALUE_UNCHANGED);
         gpuinst_range_push("compute");
         gpuinst_mark_int64("it", i);
         gpuinst_range_push("exchange"); /* same name, another path */
