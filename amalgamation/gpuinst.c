@@ -4742,11 +4742,16 @@ typedef struct gpuinstProf {
 /* The node of (parent, name, kind, domain): a new one from the slow half. */
 GPUINST_PRIVATE gpuinstProfRangeRec *gpuinstProfNodeNew(gpuinstProf *p, uint32_t parent, uint32_t name,
                                                         uint32_t kd, uint16_t depth, uint16_t thread);
+/* The first slot of a key (parent | name << 32, kind << 16 | domain). */
+static GPUINST_INLINE uint32_t gpuinstProfHome(uint64_t key, uint32_t kd, uint32_t mask)
+{
+    return (uint32_t)(((key ^ ((uint64_t)kd << 19)) * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+}
 static GPUINST_INLINE gpuinstProfRangeRec *gpuinstProfNode(gpuinstProf *p, uint32_t parent, uint32_t name,
                                                            uint32_t kd, uint16_t depth, uint16_t thread)
 {
     uint64_t key = (uint64_t)parent | (uint64_t)name << 32;
-    uint32_t i = (uint32_t)(((key ^ ((uint64_t)kd << 19)) * 0x9E3779B97F4A7C15ull) >> 40) & p->mask;
+    uint32_t i = gpuinstProfHome(key, kd, p->mask);
     for (;; i = (i + 1) & p->mask) {
         gpuinstProfSlot *s = &p->slots[i];
         /* an empty slot's key is 0, which no used key is (names are never 0) */
@@ -10152,8 +10157,7 @@ static int profGrowSlots(gpuinstProf *p)
         uint64_t key = o[i].key;
         uint32_t kd = o[i].kd;
         if (o[i].node == NULL) continue;
-        for (j = (uint32_t)(((key ^ ((uint64_t)kd << 19)) * 0x9E3779B97F4A7C15ull) >> 40) & (ncap - 1);
-             n[j].node != NULL; j = (j + 1) & (ncap - 1)) {
+        for (j = gpuinstProfHome(key, kd, ncap - 1); n[j].node != NULL; j = (j + 1) & (ncap - 1)) {
         }
         n[j] = o[i];
     }
@@ -10194,8 +10198,7 @@ GPUINST_PRIVATE gpuinstProfRangeRec *gpuinstProfNodeNew(gpuinstProf *p, uint32_t
     n->depth = depth;
     n->thread = thread;
     n->incl_min_ns = n->excl_min_ns = UINT64_MAX;
-    for (i = (uint32_t)(((key ^ ((uint64_t)kd << 19)) * 0x9E3779B97F4A7C15ull) >> 40) & p->mask;
-         p->slots[i].node != NULL; i = (i + 1) & p->mask) {
+    for (i = gpuinstProfHome(key, kd, p->mask); p->slots[i].node != NULL; i = (i + 1) & p->mask) {
     }
     p->slots[i].key = key;
     p->slots[i].kd = kd;
@@ -23836,6 +23839,13 @@ static void writeTableTimed(Writer *w, const gpuinstTable *tb, char *rows, gpuin
             H5Dclose(dset);
         }
     }
+    /* The ranks finish a large table at different times: those done wait
+     * without spinning, so they leave the cores to the others (the next
+     * collective would busy-poll: docs/SCALING.md).  Decided from what all
+     * ranks agree on (the total and the agreed row size), never from this
+     * rank's rows or whether it streams them: a rank that records nothing
+     * (GPUINST_ENABLE=0) holds placeholders, not streams. */
+    if (w->mode == MODE_PARALLEL && total * tb->record_size > PIECE_BYTES) gpuinstCollBarrier();
     H5Sclose(fspace);
     H5Tclose(type);
     free(gathered);
@@ -23994,8 +24004,15 @@ static void rootAttributes(Writer *w)
     snprintf(clock, sizeof clock, "CLOCK_MONOTONIC ns of rank 0%s",
              w->mode == MODE_LOCAL && gpuinstG.size > 1 ? " (not aligned: this rank wrote alone)" : "");
     attrString(w->file, "clock", clock);
-    /* what rank 0 read on its hot paths (every rank's: /clock) */
-    attrString(w->file, "clock_source", gpuinstClk.tsc ? "tsc" : "clock_monotonic");
+    /* what rank 0 read on its hot paths (every rank's: /clock); rank 0's
+     * value on every rank: parallel HDF5 needs the same attribute everywhere,
+     * and a rank that records nothing (GPUINST_ENABLE=0) or lacks an
+     * invariant TSC reads the other clock */
+    {
+        uint64_t tsc = gpuinstClk.tsc ? 1 : 0;
+        if (w->mode == MODE_PARALLEL) gpuinstCollBcast(&tsc, sizeof tsc);
+        attrString(w->file, "clock_source", tsc ? "tsc" : "clock_monotonic");
+    }
     attrU64(w->file, "nranks", w->mode == MODE_LOCAL ? 1u : (uint64_t)gpuinstG.size);
     attrU64(w->file, "complete", gpuinstG.finalized_by == 2 ? 0u : 1u);
 }
@@ -24503,6 +24520,7 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     H5Eget_auto2(H5E_DEFAULT, &oldfunc, &olddata);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
+    if (w.mode != MODE_LOCAL) gpuinstCollBarrier(); /* ranks arrive at different times: wait without spinning */
     chooseName(&w, path, target, sizeof target);
     if (openOutput(&w, target, why, sizeof why) != 0) {
         fallbackName(&w, target, fallback, sizeof fallback);
@@ -25712,6 +25730,8 @@ GPUINST_PRIVATE void gpuinstMpiFortranGeneratedLink(void);
 /* Clock alignment (mpi/mpi_clock.c): phase 0 at init, 1 at finalize;
  * collective over gpuinst's private communicator; fills gpuinstG.clock. */
 GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase);
+/* A barrier over comm that yields the core while it waits (mpi/gpuinst_mpi.c). */
+GPUINST_PRIVATE int gpuinstMpiYieldBarrier(MPI_Comm comm);
 /* Frees the alignment's node/leader communicators (before PMPI_Finalize). */
 GPUINST_PRIVATE void gpuinstMpiClockRelease(void);
 /* 1 when GPUINST_TEST_CLOCK_SKEW is in effect (mpi/mpi_trace.c). */
@@ -25724,6 +25744,8 @@ GPUINST_PRIVATE void gpuinstMpiTopologyMeasure(MPI_Comm comm);
 #endif /* GPUINST_WITH_MPI */
 #endif /* GPUINST_MPI_INT_H */
 /************** End of mpi/mpiInt.h **************/
+
+#include <sched.h>
 
 #if GPUINST_WITH_MPI
 
@@ -25858,10 +25880,36 @@ GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes)
                                                                                 : GPUINST_ERROR_MPI;
 }
 
+/* A barrier that waits without spinning: MPI_Ibarrier, then MPI_Test with
+ * sched_yield between tests (a 20 us sleep after the first 100).  MPI's
+ * blocking collectives busy-poll by default: on a node with more ranks than
+ * cores the ranks that arrive first spin in the next collective and take
+ * the cores from those still writing (8 ranks on 2 cores: the writer took
+ * 2.5 s busy-polling, 0.2 s yielding; docs/SCALING.md).  Called where the
+ * ranks arrive at different times (the writer's start, the end of each
+ * large table, the clock alignment). */
+GPUINST_PRIVATE int gpuinstMpiYieldBarrier(MPI_Comm comm)
+{
+    MPI_Request rq = MPI_REQUEST_NULL;
+    int done = 0, k = 0;
+    if (PMPI_Ibarrier(comm, &rq) != MPI_SUCCESS) return PMPI_Barrier(comm) == MPI_SUCCESS ? 0 : -1;
+    while (!done) {
+        if (PMPI_Test(&rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
+        if (done) break;
+        if (++k < 100) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return 0;
+}
+
 GPUINST_PRIVATE int gpuinstCollBarrier(void)
 {
     if (!gpuinstCollActive()) return GPUINST_SUCCESS;
-    return PMPI_Barrier(gpuinstComm) == MPI_SUCCESS ? GPUINST_SUCCESS : GPUINST_ERROR_MPI;
+    return gpuinstMpiYieldBarrier(gpuinstComm) == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_MPI;
 }
 
 /* Gathers variable-size byte blocks to rank 0 in pieces of at most 1 GiB
@@ -27860,8 +27908,9 @@ GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase)
     uint64_t t0;
     ClockRec m;
     if (phase < 0 || phase > 1 || comm == MPI_COMM_NULL) return;
-    /* cost_ns counts the alignment, not the wait for ranks still computing */
-    PMPI_Barrier(comm);
+    /* cost_ns counts the alignment, not the wait for ranks still computing
+     * (waited for without spinning: gpuinstMpiYieldBarrier) */
+    gpuinstMpiYieldBarrier(comm);
     t0 = gpuinstClockNs();
     clockComms(comm);
     memset(&m, 0, sizeof m);

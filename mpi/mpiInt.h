@@ -501,6 +501,8 @@ GPUINST_PRIVATE void gpuinstMpiFortranGeneratedLink(void);
 /* Clock alignment (mpi/mpi_clock.c): phase 0 at init, 1 at finalize;
  * collective over gpuinst's private communicator; fills gpuinstG.clock. */
 GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase);
+/* A barrier over comm that yields the core while it waits (mpi/gpuinst_mpi.c). */
+GPUINST_PRIVATE int gpuinstMpiYieldBarrier(MPI_Comm comm);
 /* Frees the alignment's node/leader communicators (before PMPI_Finalize). */
 GPUINST_PRIVATE void gpuinstMpiClockRelease(void);
 /* 1 when GPUINST_TEST_CLOCK_SKEW is in effect (mpi/mpi_trace.c). */

@@ -145,8 +145,9 @@ GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase)
     uint64_t t0;
     ClockRec m;
     if (phase < 0 || phase > 1 || comm == MPI_COMM_NULL) return;
-    /* cost_ns counts the alignment, not the wait for ranks still computing */
-    PMPI_Barrier(comm);
+    /* cost_ns counts the alignment, not the wait for ranks still computing
+     * (waited for without spinning: gpuinstMpiYieldBarrier) */
+    gpuinstMpiYieldBarrier(comm);
     t0 = gpuinstClockNs();
     clockComms(comm);
     memset(&m, 0, sizeof m);

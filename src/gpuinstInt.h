@@ -583,11 +583,16 @@ typedef struct gpuinstProf {
 /* The node of (parent, name, kind, domain): a new one from the slow half. */
 GPUINST_PRIVATE gpuinstProfRangeRec *gpuinstProfNodeNew(gpuinstProf *p, uint32_t parent, uint32_t name,
                                                         uint32_t kd, uint16_t depth, uint16_t thread);
+/* The first slot of a key (parent | name << 32, kind << 16 | domain). */
+static GPUINST_INLINE uint32_t gpuinstProfHome(uint64_t key, uint32_t kd, uint32_t mask)
+{
+    return (uint32_t)(((key ^ ((uint64_t)kd << 19)) * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+}
 static GPUINST_INLINE gpuinstProfRangeRec *gpuinstProfNode(gpuinstProf *p, uint32_t parent, uint32_t name,
                                                            uint32_t kd, uint16_t depth, uint16_t thread)
 {
     uint64_t key = (uint64_t)parent | (uint64_t)name << 32;
-    uint32_t i = (uint32_t)(((key ^ ((uint64_t)kd << 19)) * 0x9E3779B97F4A7C15ull) >> 40) & p->mask;
+    uint32_t i = gpuinstProfHome(key, kd, p->mask);
     for (;; i = (i + 1) & p->mask) {
         gpuinstProfSlot *s = &p->slots[i];
         /* an empty slot's key is 0, which no used key is (names are never 0) */

@@ -578,6 +578,13 @@ static void writeTableTimed(Writer *w, const gpuinstTable *tb, char *rows, gpuin
             H5Dclose(dset);
         }
     }
+    /* The ranks finish a large table at different times: those done wait
+     * without spinning, so they leave the cores to the others (the next
+     * collective would busy-poll: docs/SCALING.md).  Decided from what all
+     * ranks agree on (the total and the agreed row size), never from this
+     * rank's rows or whether it streams them: a rank that records nothing
+     * (GPUINST_ENABLE=0) holds placeholders, not streams. */
+    if (w->mode == MODE_PARALLEL && total * tb->record_size > PIECE_BYTES) gpuinstCollBarrier();
     H5Sclose(fspace);
     H5Tclose(type);
     free(gathered);
@@ -736,8 +743,15 @@ static void rootAttributes(Writer *w)
     snprintf(clock, sizeof clock, "CLOCK_MONOTONIC ns of rank 0%s",
              w->mode == MODE_LOCAL && gpuinstG.size > 1 ? " (not aligned: this rank wrote alone)" : "");
     attrString(w->file, "clock", clock);
-    /* what rank 0 read on its hot paths (every rank's: /clock) */
-    attrString(w->file, "clock_source", gpuinstClk.tsc ? "tsc" : "clock_monotonic");
+    /* what rank 0 read on its hot paths (every rank's: /clock); rank 0's
+     * value on every rank: parallel HDF5 needs the same attribute everywhere,
+     * and a rank that records nothing (GPUINST_ENABLE=0) or lacks an
+     * invariant TSC reads the other clock */
+    {
+        uint64_t tsc = gpuinstClk.tsc ? 1 : 0;
+        if (w->mode == MODE_PARALLEL) gpuinstCollBcast(&tsc, sizeof tsc);
+        attrString(w->file, "clock_source", tsc ? "tsc" : "clock_monotonic");
+    }
     attrU64(w->file, "nranks", w->mode == MODE_LOCAL ? 1u : (uint64_t)gpuinstG.size);
     attrU64(w->file, "complete", gpuinstG.finalized_by == 2 ? 0u : 1u);
 }
@@ -1245,6 +1259,7 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     H5Eget_auto2(H5E_DEFAULT, &oldfunc, &olddata);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
+    if (w.mode != MODE_LOCAL) gpuinstCollBarrier(); /* ranks arrive at different times: wait without spinning */
     chooseName(&w, path, target, sizeof target);
     if (openOutput(&w, target, why, sizeof why) != 0) {
         fallbackName(&w, target, fallback, sizeof fallback);

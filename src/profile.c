@@ -34,8 +34,7 @@ static int profGrowSlots(gpuinstProf *p)
         uint64_t key = o[i].key;
         uint32_t kd = o[i].kd;
         if (o[i].node == NULL) continue;
-        for (j = (uint32_t)(((key ^ ((uint64_t)kd << 19)) * 0x9E3779B97F4A7C15ull) >> 40) & (ncap - 1);
-             n[j].node != NULL; j = (j + 1) & (ncap - 1)) {
+        for (j = gpuinstProfHome(key, kd, ncap - 1); n[j].node != NULL; j = (j + 1) & (ncap - 1)) {
         }
         n[j] = o[i];
     }
@@ -76,8 +75,7 @@ GPUINST_PRIVATE gpuinstProfRangeRec *gpuinstProfNodeNew(gpuinstProf *p, uint32_t
     n->depth = depth;
     n->thread = thread;
     n->incl_min_ns = n->excl_min_ns = UINT64_MAX;
-    for (i = (uint32_t)(((key ^ ((uint64_t)kd << 19)) * 0x9E3779B97F4A7C15ull) >> 40) & p->mask;
-         p->slots[i].node != NULL; i = (i + 1) & p->mask) {
+    for (i = gpuinstProfHome(key, kd, p->mask); p->slots[i].node != NULL; i = (i + 1) & p->mask) {
     }
     p->slots[i].key = key;
     p->slots[i].kd = kd;
