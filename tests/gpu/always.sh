@@ -78,10 +78,10 @@ ls -l "$ft" "$fp" >>"$D/profile.log" 2>&1
 
 # 4: costs on this host (figures)
 {
-  echo "== bench_ranges (10^7 pairs x 5, CPU ns per pair), GPU tracing default then none"
+  echo "== bench_ranges (10^6 pairs x 3, CPU ns per pair), GPU tracing default then none"
   for t in default none; do
     echo "-- GPUINST_TRACE=$t"
-    GPUINST_TRACE=$t "$B/bench/bench_ranges" -n 10000000 -r 5 -o "$D/br.h5" 2>/dev/null | grep -E "^(floor|floor_tsc|record|profile|disabled|nvtx|issue)"
+    GPUINST_TRACE=$t "$B/bench/bench_ranges" -n 1000000 -r 3 -o "$D/br.h5" 2>/dev/null | grep -E "^(floor|floor_tsc|record|profile|disabled|nvtx|issue)"
   done
   echo "== bench_mpi, 2 ranks (ns per call: PMPI, wrapped, added)"
   for m in trace profile; do for t in default none; do
