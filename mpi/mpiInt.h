@@ -479,6 +479,7 @@ GPUINST_PRIVATE MPI_Fint gpuinstMpiFMissing(const char *call);
 /* The private duplicate of MPI_COMM_WORLD, made at init if it can be
  * (mpi/gpuinst_mpi.c); MPI_COMM_NULL before. */
 GPUINST_PRIVATE int gpuinstMpiEnsureComm(void);
+GPUINST_PRIVATE int gpuinstMpiMpmdLocal(void);
 /* After MPI_Init(_thread) (C or Fortran) returned: rank, auto-init,
  * clock alignment at init. */
 GPUINST_PRIVATE void gpuinstMpiAfterInit(void);

@@ -730,6 +730,7 @@ typedef struct gpuinstGlobal {
     int state;                   /* GPUINST_STATE_* (acquire/release) */
     int rank, size;              /* MPI_COMM_WORLD (0/1 without MPI) */
     int mpi_active;              /* MPI was initialised when gpuinst learnt the rank */
+    int mpmd_local;              /* an MPMD job: no collective of gpuinst's (GPUINST_MPMD, mpi/) */
     int finalized_by;            /* 0 gpuinst_finalize, 1 MPI_Finalize interception, 2 exit */
     int node_rank, node_size;    /* set by the MPI layer; -1 unknown */
     int pid;
