@@ -123,6 +123,7 @@ typedef struct gpuinst_counts {
 #define GPUINST_RANGE_FLAG_PAYLOAD_MASK 0x03u /* gpuinst_payload_type */
 #define GPUINST_RANGE_FLAG_UNTERMINATED 0x04u /* still open at finalize: end_ns is the finalize time */
 #define GPUINST_RANGE_FLAG_CROSS_THREAD 0x08u /* start/end range ended on another thread */
+#define GPUINST_RANGE_FLAG_CAPTURE_WINDOW 0x10u /* this range opened a capture window (GPUINST_CAPTURE) */
 
 /* ==== Counters: types and constants (see the "Counters" section below) ==== */
 /* A counter or counter group handle (1, 2, ...; 0 = none). */

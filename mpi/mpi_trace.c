@@ -152,7 +152,10 @@ static void nvtxSetup(void)
 {
     int i;
     pthread_mutex_lock(&mpiLock);
-    if (nvtxReady) {
+    if (nvtxReady || !GPUINST_NVTX_EMIT()) {
+        /* gpuinst is the NVTX tool of its own code (src/nvtx_inject.c): MPI
+         * ranges would come back to its collector as /ranges; /mpi/calls
+         * has them already */
         pthread_mutex_unlock(&mpiLock);
         return;
     }
@@ -184,6 +187,7 @@ GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
         if (t == NULL) return 0;
     }
     if (t->depth != 0) return 0; /* inside a recorded call (MPI calling MPI, Fortran -> C) */
+    if (gpuinstCaptureSkip()) return 0; /* outside every capture window (src/capture.c) */
     t->depth = 1;
     c->t = t;
     c->ci = NULL;
@@ -228,7 +232,7 @@ GPUINST_PRIVATE void gpuinstMpiCountSlow(int call)
         t = threadSlow();
         if (t == NULL) return;
     }
-    if (t->depth == 0) t->local[call]++;
+    if (t->depth == 0 && !gpuinstCaptureSkip()) t->local[call]++;
 }
 
 static void mpiBytesTotals(uint64_t *sent, uint64_t *recvd)

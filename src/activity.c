@@ -1260,6 +1260,8 @@ static void CUPTIAPI probeCallback(void *userdata, CUpti_CallbackDomain domain, 
 }
 
 static int symsOk;
+static CUpti_ActivityKind capKinds[16]; /* kinds capture windows switch (gpuinstActivityCapture) */
+static int capN, capWarned;
 #define CSYM(field, name) GPUINST_LIB_FN(A.c.field, GPUINST_LIB_CUPTI, name); if (A.c.field == NULL) symsOk = 0
 #define DSYM(field, name) GPUINST_LIB_FN(A.d.field, GPUINST_LIB_CUDA, name); if (A.d.field == NULL) symsOk = 0
 
@@ -1442,17 +1444,19 @@ GPUINST_PRIVATE void gpuinstActivityInit(void)
         A.freeList[A.nfree++] = A.pool[i];
     }
 
-    /* NVTX markers of every library reach CUPTI through NVTX injection,
-     * which each NVTX copy reads at its first call: set it now (gpuinst has
-     * made no NVTX call yet), unless a tool already owns it. */
+    /* NVTX markers: gpuinst's NVTX collector (src/nvtx_inject.c) records
+     * every library's NVTX as first-class /ranges and /marks (payloads,
+     * categories, colors, GPU correlation), which CUPTI's MARKER records
+     * lack, at less cost (bench/RESULTS.md, "NVTX collector").  CUPTI only
+     * sees NVTX when it is the process's NVTX tool, so the MARKER kind is
+     * enabled only when the user made it so (NVTX_INJECTION64_PATH naming
+     * libcupti); the collector then stands aside (/unavailable "nvtx"). */
     if (kinds & K_MARKER) {
         const char *cur = getenv("NVTX_INJECTION64_PATH");
-        if (cur == NULL || cur[0] == '\0') {
-            setenv("NVTX_INJECTION64_PATH", gpuinstLibPath(GPUINST_LIB_CUPTI), 1);
-        } else if (strcmp(cur, gpuinstLibPath(GPUINST_LIB_CUPTI)) != 0) {
-            gpuinstWarn("NVTX_INJECTION64_PATH is already set (%.200s): NVTX markers go there, not to "
-                        "/gpu/markers",
-                        cur);
+        if (cur == NULL || strstr(cur, "libcupti") == NULL) {
+            kinds &= ~(unsigned)K_MARKER;
+            A.kinds = kinds;
+            kindsText(kinds, A.kindsText, sizeof A.kindsText);
         }
     }
 
@@ -1505,7 +1509,27 @@ GPUINST_PRIVATE void gpuinstActivityInit(void)
         return;
     }
     A.on = 1;
+    /* capture windows (src/capture.c): activity runs only inside one */
+    for (i = 0; i < (uint32_t)nen && i < sizeof capKinds / sizeof capKinds[0]; i++)
+        if (en[i] != CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) capKinds[capN++] = en[i];
+    if (GPUINST_LOAD_RLX(&gpuinstCaptureOn) && !gpuinstCaptureOpen()) gpuinstActivityCapture(0);
     GPUINST_STORE_REL(&gpuinstGpuOn, 1);
+}
+
+/* Capture windows: the activity kinds gpuinst enabled, off while no window
+ * is open (the external-correlation kind stays on: it costs nothing when no
+ * range pushes an id, and ranges outside windows push none).  Called with
+ * src/capture.c's lock held, so transitions do not cross. */
+GPUINST_PRIVATE void gpuinstActivityCapture(int on)
+{
+    int i;
+    if (!A.on) return;
+    for (i = 0; i < capN; i++) {
+        CUptiResult rc = on ? A.c.ActivityEnable(capKinds[i]) : A.c.ActivityDisable(capKinds[i]);
+        if (rc != CUPTI_SUCCESS)
+            gpuinstWarnOnce(&capWarned, "capture window: cuptiActivity%s(kind %d) failed (%s)", on ? "Enable" : "Disable",
+                            (int)capKinds[i], cuptiErr(rc));
+    }
 }
 
 /* Finalize: synchronize, flush, drain, join, resolve, devices. */
@@ -1565,6 +1589,7 @@ GPUINST_PRIVATE void gpuinstActivityInit(void)
     gpuinstUnavailableAdd("cupti", "GPU tracing off: gpuinst was built without the CUDA headers "
                                    "(GPUINST_WITH_CUPTI=0); rebuild with -I<cuda>/include");
 }
+GPUINST_PRIVATE void gpuinstActivityCapture(int on) { (void)on; }
 GPUINST_PRIVATE void gpuinstGpuRangePushSlow(uint64_t range_id) { (void)range_id; }
 GPUINST_PRIVATE void gpuinstGpuRangePopSlow(void) {}
 GPUINST_PRIVATE void gpuinstGpuMpiEnterSlow(uint64_t call_id) { (void)call_id; }

@@ -53,4 +53,15 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     cfg->buffer_mb = cfgUnsigned("GPUINST_BUFFER_MB", 0, (uint64_t)1 << 30);
     cfg->overwrite = (int)cfgUnsigned("GPUINST_OVERWRITE", 0, 1);
     cfg->collective_io = (int)cfgUnsigned("GPUINST_COLLECTIVE_IO", 0, 1);
+    cfgString("GPUINST_NVTX_DOMAINS", cfg->nvtx_domains, sizeof cfg->nvtx_domains, "");
+    cfgString("GPUINST_CAPTURE", cfg->capture, sizeof cfg->capture, "");
+}
+
+/* The NVTX collector may be asked to attach before gpuinst_init (a library's
+ * first NVTX call): it reads the two variables that decide whether it
+ * attaches at all, with the same rules, ahead of gpuinstConfigLoad. */
+GPUINST_PRIVATE void gpuinstConfigLoadNvtx(gpuinstConfig *cfg)
+{
+    cfg->enable = (int)cfgUnsigned("GPUINST_ENABLE", 1, 1);
+    cfgString("GPUINST_NVTX_DOMAINS", cfg->nvtx_domains, sizeof cfg->nvtx_domains, "");
 }

@@ -147,7 +147,9 @@ int gpuinst_init(void)
         return GPUINST_ERROR_DISABLED;
     }
     gpuinstCoreTablesRegister();
+    gpuinstCaptureInit();  /* capture windows (src/capture.c): before CUPTI starts, which they switch */
     gpuinstActivityInit(); /* GPU tracing (src/activity.c): before any NVTX call of gpuinst's own */
+    gpuinstNvtxCollectorInit(); /* NVTX collector (src/nvtx_inject.c): whether the API's NVTX calls come back */
     gpuinstCountersInit(); /* built-in counter groups of GPUINST_COUNTERS (src/counters.c) */
 #if !GPUINST_WITH_HDF5
     gpuinstUnavailableAdd("hdf5", "gpuinst was built without HDF5, so no file is written; "

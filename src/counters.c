@@ -309,6 +309,9 @@ static int cntCreateCore(const char *name, int scalar, const char *fields, const
     }
     c = (cntCounter *)calloc(1, sizeof *c);
     if (c == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    /* gpuinst is the NVTX tool of its own NVTX copy: an NVTX counter call
+     * would come back to its collector and be recorded twice (src/nvtx_inject.c) */
+    if (!GPUINST_NVTX_EMIT()) flags |= CNT_NO_NVTX;
     snprintf(c->name, sizeof c->name, "%s", name);
     snprintf(c->path, sizeof c->path, "/counters/%s", name);
     c->scalar = scalar;
@@ -571,6 +574,8 @@ static int cntRecordOne(cntCounter *c, gpuinstBuf *b, uint16_t thread, uint64_t 
     unsigned char *slot;
     CntHdr h;
     const unsigned char *prev = NULL;
+    /* capture windows (src/capture.c): a sample is kept if its time falls in one */
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstCaptureOn)) && !gpuinstCaptureContains(t)) return GPUINST_SUCCESS;
     if (reason == GPUINST_COUNTER_NOVALUE_UNCHANGED) prev = cntLastValues(b); /* before the slot moves the tail */
     slot = (unsigned char *)gpuinstBufSlot(b);
     if (slot == NULL) return cntLostEvent();
@@ -654,6 +659,12 @@ GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fiel
                                               gpuinst_counter *group)
 {
     return cntCreateCore(name, 0, fields, types, nfields, units, (flags & CNT_NO_NVTX) | CNT_INTERNAL, group);
+}
+
+GPUINST_PRIVATE int gpuinstCounterCreateNvtx(const char *name, int scalar, const char *fields, const int32_t *types,
+                                             int32_t nfields, const char *const *units, gpuinst_counter *counter)
+{
+    return cntCreateCore(name, scalar, fields, types, nfields, units, CNT_NO_NVTX, counter);
 }
 
 static int cntSemanticsCore(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags, double min,

@@ -2,6 +2,10 @@
  * nvtx.c -- annotations: ranges, marks, domains, categories, registered
  * strings and thread names.  Each call emits the real NVTX3 call (so Nsight
  * tools see it) and records the event in the calling thread's buffers.
+ * The recording half (gpuinstRecord*) is also the NVTX collector's
+ * (src/nvtx_inject.c): an annotation made through NVTX becomes the same row.
+ * When gpuinst is itself the NVTX tool of its own NVTX copy
+ * (gpuinstNvtxSelf), the API makes no NVTX call: it would come back here.
  *
  * Hot path (push/pop, mark): one state check, the thread's state from TLS,
  * a cached name lookup, one clock read, a store into the thread's stack or
@@ -127,6 +131,11 @@ static inline uint32_t nameIdFront(gpuinstThread *t, const char *name)
     return id;
 }
 
+GPUINST_PRIVATE uint32_t gpuinstNameIdFront(gpuinstThread *t, const char *name)
+{
+    return nameIdFront(t, name);
+}
+
 /* ---- registered strings and categories ---------------------------------- */
 
 typedef struct Registered {
@@ -182,13 +191,8 @@ static int domainValid(gpuinst_domain d)
     return d < GPUINST_LOAD_ACQ(&gpuinstG.ndomains);
 }
 
-/* Validated view of the optional attributes. */
-typedef struct Attr {
-    uint32_t color, category, name;
-    uint8_t ptype;
-    int64_t payload;
-    nvtxStringHandle_t reg;
-} Attr;
+/* Validated view of the optional attributes: the record path's event. */
+typedef gpuinstEvent Attr;
 
 static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
 {
@@ -313,11 +317,14 @@ static inline void stackPush(gpuinstThread *t, gpuinstStack *s, gpuinst_domain d
     o->domain = (uint16_t)domain;
     o->category = (uint16_t)a->category;
     o->depth = (uint8_t)(depth > 255 ? 255 : depth);
-    o->flags = a->ptype;
-    /* GPU tracing: this range is the launching context of CUDA work until its pop (one branch when off) */
-    gpuinstGpuRangePush(((uint64_t)t->index << 32) | o->seq);
-    /* range profiling: a nested profiler range while a profiled pass runs (one branch when off) */
-    gpuinstProfRangePush(a->name);
+    /* capture windows (src/capture.c): one branch when GPUINST_CAPTURE is unset */
+    o->flags = (uint8_t)(a->ptype | gpuinstCapturePush(a->name, domain));
+    if (GPUINST_LIKELY(!(o->flags & GPUINST_RANGE_FLAG_SKIP_))) {
+        /* GPU tracing: this range is the launching context of CUDA work until its pop (one branch when off) */
+        gpuinstGpuRangePush(((uint64_t)t->index << 32) | o->seq);
+        /* range profiling: a nested profiler range while a profiled pass runs (one branch when off) */
+        gpuinstProfRangePush(a->name);
+    }
     o->start_ns = gpuinstClockNs(); /* last: gpuinst's own cost stays outside the range */
     GPUINST_STORE_REL(&s->depth, depth);
 }
@@ -342,10 +349,23 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     s = stackFor(t, domain);
     if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) return lost();
-    nvtxAttr(&ea, name, &a);
-    nvtxDomainRangePushEx(domainHandle(domain), &ea);
+    if (GPUINST_NVTX_EMIT()) {
+        nvtxAttr(&ea, name, &a);
+        nvtxDomainRangePushEx(domainHandle(domain), &ea);
+    }
     stackPush(t, s, domain, &a);
     return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e)
+{
+    gpuinstStack *s = stackFor(t, d);
+    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) {
+        lost();
+        return -1;
+    }
+    stackPush(t, s, d, e);
+    return (int)s->depth - 1;
 }
 
 /* The recording half of gpuinst_range_push (state RUNNING). */
@@ -367,7 +387,7 @@ static GPUINST_NOINLINE int pushRecordDefault(const char *name)
     if (GPUINST_UNLIKELY(a.name == 0)) return lost();
     s = stackFor(t, GPUINST_DOMAIN_DEFAULT);
     if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) return lost();
-    nvtxRangePushA(name);
+    if (GPUINST_NVTX_EMIT()) nvtxRangePushA(name);
     stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
     return GPUINST_SUCCESS;
 }
@@ -381,6 +401,29 @@ int gpuinst_range_push(const char *name)
         return GPUINST_SUCCESS;
     }
     return notRunning(st);
+}
+
+/* A pop of a range that capture windows concern (src/capture.c): one
+ * outside every window is dropped (it pushed nothing to CUPTI or the
+ * profiler); one that opened a window is written and closes it. */
+static GPUINST_NOINLINE int popCaptured(gpuinstThread *t, gpuinstStack *s, gpuinstOpen *o, uint32_t depth, uint64_t now)
+{
+    gpuinstRangeRec *r;
+    if (o->flags & GPUINST_RANGE_FLAG_SKIP_) {
+        GPUINST_STORE_REL(&s->depth, depth - 1);
+        return GPUINST_SUCCESS;
+    }
+    r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
+    if (r != NULL) {
+        *r = *o;
+        r->end_ns = now;
+        gpuinstBufCommit(&t->ranges);
+    }
+    GPUINST_STORE_REL(&s->depth, depth - 1);
+    gpuinstGpuRangePop();
+    gpuinstProfRangePop();
+    gpuinstCaptureClose(o->name, o->domain, now);
+    return r != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
 }
 
 /* The recording half of a pop (state RUNNING, domain valid); `now` was read
@@ -399,6 +442,8 @@ static inline int popRecord(gpuinst_domain domain, uint64_t now)
     }
     depth = s->depth;
     o = &s->open[depth - 1];
+    if (GPUINST_UNLIKELY(o->flags & (GPUINST_RANGE_FLAG_SKIP_ | GPUINST_RANGE_FLAG_CAPTURE_WINDOW)))
+        return popCaptured(t, s, o, depth, now);
     r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
     if (GPUINST_LIKELY(r != NULL)) {
         *r = *o;
@@ -424,8 +469,18 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
     if (GPUINST_UNLIKELY(!domainValid(domain))) return invalid();
     rc = popRecord(domain, now);
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
-    nvtxDomainRangePop(domainHandle(domain));
+    if (GPUINST_NVTX_EMIT()) nvtxDomainRangePop(domainHandle(domain));
     return rc == GPUINST_SUCCESS ? rc : lost();
+}
+
+GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d)
+{
+    uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
+    gpuinstThread *t = gpuinstThreadSelf;
+    int level = t != NULL && t->stacks[d] != NULL ? (int)t->stacks[d]->depth - 1 : -1;
+    int rc = popRecord(d, now);
+    if (rc == GPUINST_ERROR_OUT_OF_MEMORY) lost();
+    return rc == GPUINST_SUCCESS ? level : -1;
 }
 
 /* The recording half of gpuinst_range_pop (state RUNNING). */
@@ -434,7 +489,7 @@ static GPUINST_NOINLINE int popRecordDefault(void)
     uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
     int rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
-    nvtxRangePop();
+    if (GPUINST_NVTX_EMIT()) nvtxRangePop();
     return rc == GPUINST_SUCCESS ? rc : lost();
 }
 
@@ -482,6 +537,33 @@ static unsigned openBucket(gpuinst_range_id id)
     return (unsigned)((id * 0x9E3779B97F4A7C15ull) >> 54) & (OPEN_BUCKETS - 1);
 }
 
+/* Opens start/end range o (filled but for id, start and the capture flags). */
+static void openInsert(gpuinstThread *t, OpenRange *o, gpuinst_range_id *id)
+{
+    unsigned b;
+    o->id = ((gpuinst_range_id)t->index << 32) | t->seq++;
+    o->thread = t->index;
+    o->flags = (uint8_t)(o->flags | gpuinstCapturePush(o->name, o->domain)); /* capture windows */
+    b = openBucket(o->id);
+    o->start_ns = gpuinstClockNs();
+    pthread_mutex_lock(&openLock);
+    o->next = openTable[b];
+    openTable[b] = o;
+    pthread_mutex_unlock(&openLock);
+    *id = o->id;
+}
+
+static void openFill(OpenRange *o, gpuinst_domain domain, const Attr *a)
+{
+    o->nvtx = 0;
+    o->payload = a->payload;
+    o->name = a->name;
+    o->color = a->color;
+    o->domain = (uint16_t)domain;
+    o->category = (uint16_t)a->category;
+    o->flags = a->ptype;
+}
+
 int gpuinst_range_start_ex(gpuinst_domain domain, const char *name, const gpuinst_attr *attr,
                            gpuinst_range_id *id)
 {
@@ -490,7 +572,6 @@ int gpuinst_range_start_ex(gpuinst_domain domain, const char *name, const gpuins
     OpenRange *o;
     Attr a;
     nvtxEventAttributes_t ea;
-    unsigned b;
     if (id == NULL) return st == GPUINST_STATE_RUNNING ? invalid() : notRunning(st);
     *id = 0;
     if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) return notRunning(st);
@@ -501,23 +582,22 @@ int gpuinst_range_start_ex(gpuinst_domain domain, const char *name, const gpuins
     if (rc != GPUINST_SUCCESS) return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     o = (OpenRange *)malloc(sizeof *o);
     if (o == NULL) return lost();
-    nvtxAttr(&ea, name, &a);
-    o->id = ((gpuinst_range_id)t->index << 32) | t->seq++;
-    o->nvtx = nvtxDomainRangeStartEx(domainHandle(domain), &ea);
-    o->payload = a.payload;
-    o->name = a.name;
-    o->color = a.color;
-    o->domain = (uint16_t)domain;
-    o->category = (uint16_t)a.category;
-    o->thread = t->index;
-    o->flags = a.ptype;
-    b = openBucket(o->id);
-    o->start_ns = gpuinstClockNs();
-    pthread_mutex_lock(&openLock);
-    o->next = openTable[b];
-    openTable[b] = o;
-    pthread_mutex_unlock(&openLock);
-    *id = o->id;
+    openFill(o, domain, &a);
+    if (GPUINST_NVTX_EMIT()) {
+        nvtxAttr(&ea, name, &a);
+        o->nvtx = nvtxDomainRangeStartEx(domainHandle(domain), &ea);
+    }
+    openInsert(t, o, id);
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE int gpuinstRecordStart(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e, gpuinst_range_id *id)
+{
+    OpenRange *o = (OpenRange *)malloc(sizeof *o);
+    *id = 0;
+    if (o == NULL) return lost();
+    openFill(o, d, e);
+    openInsert(t, o, id);
     return GPUINST_SUCCESS;
 }
 
@@ -526,10 +606,18 @@ int gpuinst_range_start(const char *name, gpuinst_range_id *id)
     return gpuinst_range_start_ex(GPUINST_DOMAIN_DEFAULT, name, NULL, id);
 }
 
-/* Appends an ended start/end range to thread t's buffer; frees o. */
+/* Appends an ended start/end range to thread t's buffer; frees o.  A range
+ * outside every capture window is dropped; one that opened a window closes it. */
 static int openRangeRecord(gpuinstThread *t, OpenRange *o, uint64_t end, uint8_t extra)
 {
-    gpuinstRangeRec *r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
+    gpuinstRangeRec *r;
+    int window = (o->flags & GPUINST_RANGE_FLAG_CAPTURE_WINDOW) != 0;
+    uint32_t name = o->name, domain = o->domain;
+    if (GPUINST_UNLIKELY(o->flags & GPUINST_RANGE_FLAG_SKIP_)) {
+        free(o);
+        return GPUINST_SUCCESS;
+    }
+    r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
     if (r != NULL) {
         r->start_ns = o->start_ns;
         r->end_ns = end;
@@ -546,16 +634,14 @@ static int openRangeRecord(gpuinstThread *t, OpenRange *o, uint64_t end, uint8_t
         gpuinstBufCommit(&t->ranges);
     }
     free(o);
+    if (window) gpuinstCaptureClose(name, domain, end);
     return r != NULL ? GPUINST_SUCCESS : lost();
 }
 
-int gpuinst_range_end(gpuinst_range_id id)
+/* Takes open range `id` out of the table (NULL, counted, if not open). */
+static OpenRange *openTake(gpuinst_range_id id)
 {
-    int st = GPUINST_LOAD_RLX(&gpuinstG.state);
-    uint64_t now = gpuinstClockNs();
-    gpuinstThread *t;
     OpenRange **pp, *o = NULL;
-    if (st != GPUINST_STATE_RUNNING) return notRunning(st);
     pthread_mutex_lock(&openLock);
     for (pp = &openTable[openBucket(id)]; *pp != NULL; pp = &(*pp)->next) {
         if ((*pp)->id == id) {
@@ -565,17 +651,37 @@ int gpuinst_range_end(gpuinst_range_id id)
         }
     }
     pthread_mutex_unlock(&openLock);
-    if (o == NULL) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.range_not_open, 1);
-        return GPUINST_ERROR_RANGE_NOT_OPEN;
-    }
-    nvtxDomainRangeEnd(domainHandle(o->domain), o->nvtx);
-    t = gpuinstThreadGet();
+    if (o == NULL) GPUINST_ADD_RLX(&gpuinstG.counts.range_not_open, 1);
+    return o;
+}
+
+/* Records taken range o as ended now by the calling thread. */
+static int openFinish(OpenRange *o, uint64_t now)
+{
+    gpuinstThread *t = gpuinstThreadGet();
     if (t == NULL) {
         free(o);
         return lost();
     }
     return openRangeRecord(t, o, now, t->index != o->thread ? GPUINST_RANGE_FLAG_CROSS_THREAD : 0);
+}
+
+int gpuinst_range_end(gpuinst_range_id id)
+{
+    int st = GPUINST_LOAD_RLX(&gpuinstG.state);
+    uint64_t now = gpuinstClockNs();
+    OpenRange *o;
+    if (st != GPUINST_STATE_RUNNING) return notRunning(st);
+    o = openTake(id);
+    if (o == NULL) return GPUINST_ERROR_RANGE_NOT_OPEN;
+    if (GPUINST_NVTX_EMIT()) nvtxDomainRangeEnd(domainHandle(o->domain), o->nvtx);
+    return openFinish(o, now);
+}
+
+GPUINST_PRIVATE int gpuinstRecordEnd(gpuinst_range_id id, uint64_t now)
+{
+    OpenRange *o = openTake(id);
+    return o != NULL ? openFinish(o, now) : GPUINST_ERROR_RANGE_NOT_OPEN;
 }
 
 /* ---- marks ------------------------------------------------------------------ */
@@ -584,7 +690,6 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
 {
     int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
     gpuinstThread *t;
-    gpuinstMarkRec *m;
     Attr a;
     nvtxEventAttributes_t ea;
     uint64_t now = gpuinstClockNs();
@@ -601,19 +706,28 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
     if (t == NULL) return lost();
     rc = resolveName(t, name, &a);
     if (rc != GPUINST_SUCCESS) return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
-    nvtxAttr(&ea, name, &a);
-    nvtxDomainMarkEx(domainHandle(domain), &ea);
+    if (GPUINST_NVTX_EMIT()) {
+        nvtxAttr(&ea, name, &a);
+        nvtxDomainMarkEx(domainHandle(domain), &ea);
+    }
+    return gpuinstRecordMark(t, domain, &a, now);
+}
+
+GPUINST_PRIVATE int gpuinstRecordMark(gpuinstThread *t, gpuinst_domain domain, const gpuinstEvent *a, uint64_t now)
+{
+    gpuinstMarkRec *m;
+    if (gpuinstCaptureSkip()) return GPUINST_SUCCESS; /* outside every capture window */
     m = (gpuinstMarkRec *)gpuinstBufSlot(&t->marks);
     if (m == NULL) return lost();
     memset(m, 0, sizeof *m);
     m->time_ns = now;
-    m->payload = a.payload;
-    m->name = a.name;
-    m->color = a.color;
+    m->payload = a->payload;
+    m->name = a->name;
+    m->color = a->color;
     m->thread = t->index;
     m->domain = (uint16_t)domain;
-    m->category = (uint16_t)a.category;
-    m->flags = a.ptype;
+    m->category = (uint16_t)a->category;
+    m->flags = a->ptype;
     gpuinstBufCommit(&t->marks);
     return GPUINST_SUCCESS;
 }
@@ -641,17 +755,30 @@ static int slowEntry(void)
     return notRunning(st);
 }
 
-int gpuinst_domain_create(const char *name, gpuinst_domain *domain)
+/* Domain 0, NVTX's default domain (handle NULL): ranges a user pushes
+ * through gpuinst look in Nsight like any nvtxRangePush.  Made by init, or
+ * earlier by the first domain the NVTX collector learns.  Under the lock;
+ * `name` is the id of "default" (interned before: interning a name may make
+ * the thread's state, which takes the same lock). */
+static void defaultDomainLocked(uint32_t name)
 {
-    int rc = slowEntry();
-    uint32_t id, i;
-    gpuinstThread *t;
-    if (rc != GPUINST_SUCCESS) return rc;
-    if (name == NULL || name[0] == '\0' || domain == NULL) return invalid();
-    t = gpuinstThreadGet();
-    id = t != NULL ? gpuinstNameId(t, name) : 0;
-    if (id == 0) return lost();
+    if (gpuinstG.ndomains != 0) return;
+    gpuinstG.domains[0] = NULL;
+    gpuinstG.domain_names[0] = name;
+    GPUINST_STORE_REL(&gpuinstG.ndomains, 1u);
+}
+
+static uint32_t defaultName(void)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    return t != NULL ? gpuinstNameId(t, "default") : 0;
+}
+
+GPUINST_PRIVATE int gpuinstDomainGet(uint32_t id, const char *name, int emit, gpuinst_domain *domain)
+{
+    uint32_t i, def = GPUINST_LOAD_ACQ(&gpuinstG.ndomains) == 0 ? defaultName() : 0;
     pthread_mutex_lock(&gpuinstG.lock);
+    defaultDomainLocked(def);
     for (i = 1; i < gpuinstG.ndomains; i++) {
         if (gpuinstG.domain_names[i] == id) {
             *domain = i;
@@ -665,7 +792,7 @@ int gpuinst_domain_create(const char *name, gpuinst_domain *domain)
         return GPUINST_ERROR_LIMIT;
     }
     i = gpuinstG.ndomains;
-    gpuinstG.domains[i] = nvtxDomainCreateA(name);
+    gpuinstG.domains[i] = emit ? nvtxDomainCreateA(name) : NULL;
     gpuinstG.domain_names[i] = id;
     GPUINST_STORE_REL(&gpuinstG.ndomains, i + 1);
     pthread_mutex_unlock(&gpuinstG.lock);
@@ -673,10 +800,23 @@ int gpuinst_domain_create(const char *name, gpuinst_domain *domain)
     return GPUINST_SUCCESS;
 }
 
+int gpuinst_domain_create(const char *name, gpuinst_domain *domain)
+{
+    int rc = slowEntry();
+    uint32_t id;
+    gpuinstThread *t;
+    if (rc != GPUINST_SUCCESS) return rc;
+    if (name == NULL || name[0] == '\0' || domain == NULL) return invalid();
+    t = gpuinstThreadGet();
+    id = t != NULL ? gpuinstNameId(t, name) : 0;
+    if (id == 0) return lost();
+    return gpuinstDomainGet(id, name, GPUINST_NVTX_EMIT(), domain);
+}
+
 int gpuinst_category_name(gpuinst_domain domain, uint32_t category, const char *name)
 {
     int rc = slowEntry();
-    uint32_t id, i;
+    uint32_t id;
     gpuinstThread *t;
     if (rc != GPUINST_SUCCESS) return rc;
     if (!domainValid(domain) || category == 0 || category > GPUINST_MAX_CATEGORY || name == NULL ||
@@ -685,7 +825,13 @@ int gpuinst_category_name(gpuinst_domain domain, uint32_t category, const char *
     t = gpuinstThreadGet();
     id = t != NULL ? gpuinstNameId(t, name) : 0;
     if (id == 0) return lost();
-    nvtxDomainNameCategoryA(domainHandle(domain), category, name);
+    if (GPUINST_NVTX_EMIT()) nvtxDomainNameCategoryA(domainHandle(domain), category, name);
+    return gpuinstCategorySet(domain, category, id);
+}
+
+GPUINST_PRIVATE int gpuinstCategorySet(gpuinst_domain domain, uint32_t category, uint32_t id)
+{
+    uint32_t i;
     pthread_mutex_lock(&gpuinstG.lock);
     for (i = 0; i < ncategories; i++) {
         if (categories[i].domain == domain && categories[i].category == category) {
@@ -744,7 +890,7 @@ int gpuinst_string_register(gpuinst_domain domain, const char *text, gpuinst_str
     }
     registered[nregistered].name = id;
     registered[nregistered].domain = (uint16_t)domain;
-    registered[nregistered].handle = nvtxDomainRegisterStringA(domainHandle(domain), text);
+    registered[nregistered].handle = GPUINST_NVTX_EMIT() ? nvtxDomainRegisterStringA(domainHandle(domain), text) : NULL;
     GPUINST_STORE_REL(&nregistered, nregistered + 1);
     *handle = nregistered;
     pthread_mutex_unlock(&gpuinstG.lock);
@@ -763,7 +909,7 @@ int gpuinst_thread_name(const char *name)
     id = gpuinstNameId(t, name);
     if (id == 0) return lost();
     t->name = id;
-    nvtxNameOsThreadA((uint32_t)t->os_tid, name);
+    if (GPUINST_NVTX_EMIT()) nvtxNameOsThreadA((uint32_t)t->os_tid, name);
     return GPUINST_SUCCESS;
 }
 
@@ -771,13 +917,11 @@ int gpuinst_thread_name(const char *name)
 
 GPUINST_PRIVATE void gpuinstNvtxInit(void)
 {
-    gpuinstThread *t;
-    /* Domain 0 is NVTX's default domain (handle NULL): ranges a user pushes
-     * through gpuinst look in Nsight like any nvtxRangePush. */
-    gpuinstG.domains[0] = NULL;
-    t = gpuinstThreadGet();
-    gpuinstG.domain_names[0] = t != NULL ? gpuinstNameId(t, "default") : 0;
-    GPUINST_STORE_REL(&gpuinstG.ndomains, 1u);
+    /* the NVTX collector may have made domains (and domain 0) already */
+    uint32_t def = defaultName();
+    pthread_mutex_lock(&gpuinstG.lock);
+    defaultDomainLocked(def);
+    pthread_mutex_unlock(&gpuinstG.lock);
 }
 
 GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now)
@@ -797,7 +941,9 @@ GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now)
             if (s == NULL) continue;
             for (k = GPUINST_LOAD_ACQ(&s->depth); k > 0; k--) {
                 gpuinstOpen *o = &s->open[k - 1];
-                gpuinstRangeRec *r = self != NULL ? (gpuinstRangeRec *)gpuinstBufSlot(&self->ranges) : NULL;
+                gpuinstRangeRec *r;
+                if (o->flags & GPUINST_RANGE_FLAG_SKIP_) continue; /* outside every capture window */
+                r = self != NULL ? (gpuinstRangeRec *)gpuinstBufSlot(&self->ranges) : NULL;
                 if (r == NULL) {
                     GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
                 } else {
