@@ -27,6 +27,7 @@ with open(out) as f:
         if line.startswith("ts "):
             ts = [int(x) for x in line.split()[1:]]
 check(ts is not None, "the program printed its batch timestamps")
+check("counter registered" in open(out).read(), "nvtxCounterRegister gave an id")
 
 h = h5py.File(path, "r")
 S = {int(r["id"]): r["name"].decode() for r in h["/strings"][...]}
