@@ -4804,8 +4804,11 @@ GPUINST_PRIVATE uint32_t gpuinstNameIdFront(gpuinstThread *t, const char *name);
 /* Opens a push/pop range on t's stack of domain d: its 0-based level, or -1
  * (out of memory: counted as lost). */
 GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e);
-/* Closes the calling thread's innermost range of d: the level it had, or -1
- * (nothing open: counted as stack_empty; or lost). */
+/* The same for a range with a name (the calling thread's state, the name's
+ * id from the front cache; NULL/"": no name) and no other attribute. */
+GPUINST_PRIVATE int gpuinstRecordPushName(gpuinst_domain d, const char *name);
+/* Closes the calling thread's innermost range of d: the level it had; -2 if
+ * none is open (not counted: the caller decides), -1 lost (counted). */
 GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d);
 /* A mark at `now`.  0 or OUT_OF_MEMORY (counted). */
 GPUINST_PRIVATE int gpuinstRecordMark(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e, uint64_t now);
@@ -7397,8 +7400,14 @@ GPUINST_PRIVATE void *gpuinstCudaSym(const char *name)
 
 #if defined(__GNUC__)
 #define GPUINST_NOINLINE __attribute__((noinline))
+/* The hot path's helpers are shared by the API and the NVTX collector; with
+ * several callers the compiler may keep them out of line (in the
+ * amalgamation: +58 instructions per push/pop pair, measured), so they are
+ * forced inline. */
+#define GPUINST_HOT_INLINE inline __attribute__((always_inline))
 #else
 #define GPUINST_NOINLINE
+#define GPUINST_HOT_INLINE inline
 #endif
 
 /* ---- threads ----------------------------------------------------------- */
@@ -7493,7 +7502,7 @@ static inline gpuinstNameKey *nameKeySlot(gpuinstThread *t, const char *name)
  * pointer, because a caller may reuse a buffer for another name.  A
  * truncated name never matches (its interned copy is shorter) and takes the
  * hashed path every time, as before. */
-static inline uint32_t nameIdFront(gpuinstThread *t, const char *name)
+static GPUINST_HOT_INLINE uint32_t nameIdFront(gpuinstThread *t, const char *name)
 {
     gpuinstNameKey *k = nameKeySlot(t, name);
     uint32_t id;
@@ -7683,7 +7692,7 @@ static inline int stackReserve(gpuinstStack *s)
 
 /* Opens the range on s (room reserved); called after the NVTX call.  The
  * stack entry is the final /ranges row but for end_ns (see popRecord). */
-static inline void stackPush(gpuinstThread *t, gpuinstStack *s, gpuinst_domain domain, const Attr *a)
+static GPUINST_HOT_INLINE void stackPush(gpuinstThread *t, gpuinstStack *s, gpuinst_domain domain, const Attr *a)
 {
     gpuinstOpen *o = &s->open[s->depth];
     uint32_t depth = s->depth + 1;
@@ -7734,6 +7743,34 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
     }
     stackPush(t, s, domain, &a);
     return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE int gpuinstRecordPushName(gpuinst_domain d, const char *name)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    gpuinstStack *s;
+    Attr a;
+    if (GPUINST_UNLIKELY(t == NULL)) {
+        lost();
+        return -1;
+    }
+    a.color = 0;
+    a.category = 0;
+    a.ptype = GPUINST_PAYLOAD_NONE;
+    a.payload = 0;
+    a.reg = NULL;
+    a.name = 0;
+    if (name != NULL && name[0] != '\0' && GPUINST_UNLIKELY((a.name = nameIdFront(t, name)) == 0)) {
+        lost();
+        return -1;
+    }
+    s = stackFor(t, d);
+    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) {
+        lost();
+        return -1;
+    }
+    stackPush(t, s, d, &a);
+    return (int)s->depth - 1;
 }
 
 GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e)
@@ -7808,18 +7845,11 @@ static GPUINST_NOINLINE int popCaptured(gpuinstThread *t, gpuinstStack *s, gpuin
 /* The recording half of a pop (state RUNNING, domain valid); `now` was read
  * first so gpuinst's own cost stays outside the range.  The NVTX call is
  * the caller's, and is not made on STACK_EMPTY. */
-static inline int popRecord(gpuinst_domain domain, uint64_t now)
+static GPUINST_HOT_INLINE int popStack(gpuinstThread *t, gpuinstStack *s, uint64_t now)
 {
-    gpuinstThread *t = gpuinstThreadSelf;
-    gpuinstStack *s = t != NULL ? t->stacks[domain] : NULL;
     gpuinstOpen *o;
     gpuinstRangeRec *r;
-    uint32_t depth;
-    if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
-        return GPUINST_ERROR_STACK_EMPTY;
-    }
-    depth = s->depth;
+    uint32_t depth = s->depth;
     o = &s->open[depth - 1];
     if (GPUINST_UNLIKELY(o->flags & (GPUINST_RANGE_FLAG_SKIP_ | GPUINST_RANGE_FLAG_CAPTURE_WINDOW)))
         return popCaptured(t, s, o, depth, now);
@@ -7833,6 +7863,17 @@ static inline int popRecord(gpuinst_domain domain, uint64_t now)
     gpuinstGpuRangePop();
     gpuinstProfRangePop(); /* range profiling (one branch when off) */
     return r != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
+}
+
+static inline int popRecord(gpuinst_domain domain, uint64_t now)
+{
+    gpuinstThread *t = gpuinstThreadSelf;
+    gpuinstStack *s = t != NULL ? t->stacks[domain] : NULL;
+    if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+        return GPUINST_ERROR_STACK_EMPTY;
+    }
+    return popStack(t, s, now);
 }
 
 int gpuinst_range_pop_domain(gpuinst_domain domain)
@@ -7856,10 +7897,14 @@ GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d)
 {
     uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
     gpuinstThread *t = gpuinstThreadSelf;
-    int level = t != NULL && t->stacks[d] != NULL ? (int)t->stacks[d]->depth - 1 : -1;
-    int rc = popRecord(d, now);
-    if (rc == GPUINST_ERROR_OUT_OF_MEMORY) lost();
-    return rc == GPUINST_SUCCESS ? level : -1;
+    gpuinstStack *s = t != NULL ? t->stacks[d] : NULL;
+    uint32_t depth;
+    if (GPUINST_UNLIKELY(s == NULL || (depth = s->depth) == 0)) return -2; /* the caller decides */
+    if (GPUINST_UNLIKELY(popStack(t, s, now) != GPUINST_SUCCESS)) {
+        lost();
+        return -1;
+    }
+    return (int)depth - 1;
 }
 
 /* The recording half of gpuinst_range_pop (state RUNNING). */
@@ -8785,14 +8830,17 @@ GPUINST_PRIVATE void gpuinstCaptureInit(void)
  * InitializeInjectionNvtx2_fnptr.  The payload and counters extensions
  * (nvToolsExtPayload.h, nvToolsExtCounters.h) look the same way for
  * InitializeInjectionNvtxExtension.  gpuinst provides all four, so
- *  - under zero-code mode (libgpuinst.so preloaded, GPUINST_AUTO_INIT=1) the
- *    library's constructor sets NVTX_INJECTION64_PATH to itself (unless a
- *    tool already did) and every module in the process reports to gpuinst;
+ *  - when libgpuinst.so is loaded (zero-code mode preloads it) its
+ *    constructor sets NVTX_INJECTION64_PATH to itself (unless a tool already
+ *    did) and every module in the process reports to gpuinst;
  *  - an executable built with the amalgamation (or libgpuinst.a) defines the
  *    static entry points: its own NVTX calls, and those of the shared
  *    libraries it links, report to gpuinst with no environment variable;
- *  - gpuinst_init sets NVTX_INJECTION64_PATH when gpuinst lives in a shared
- *    object and none is set, for modules that start NVTX later.
+ *    NVTX3 keeps the static route private to each library, so for the NVTX
+ *    of shared libraries the executable exports the entry point (-rdynamic)
+ *    and the same constructor points NVTX_INJECTION64_PATH at it ("": glibc's
+ *    dlopen("") is the executable);
+ *  - gpuinst_init does the same again if the variable was unset since.
  * NVTX_INJECTION64_PATH always wins: under Nsight Systems (or any tool that
  * sets it) NVTX goes to that tool, gpuinst's own API still records, and
  * /unavailable "nvtx" says the collector stood aside.
@@ -12738,14 +12786,11 @@ static int nvWarnedFilter, nvWarnedPayload, nvWarnedCalls, nvWarnedCounter, nvWa
 
 static int nvExcluded(const char *name);
 
-static void nvDecide(void)
+/* GPUINST_NVTX_DOMAINS -> N.filters (N.wanted = 0 for none/off). */
+static void nvParseFilters(const char *p)
 {
-    gpuinstConfig *cfg = (gpuinstConfig *)calloc(1, sizeof *cfg);
-    const char *p;
-    if (cfg == NULL) return; /* wanted stays 0: no memory, no collector */
-    gpuinstConfigLoadNvtx(cfg);
-    N.wanted = cfg->enable != 0;
-    p = cfg->nvtx_domains;
+    N.nfilters = 0;
+    N.any_include = 0;
     if (strcmp(p, "none") == 0 || strcmp(p, "off") == 0 || strcmp(p, "0") == 0) N.wanted = 0;
     while (N.wanted && *p) {
         const char *e = strchr(p, ',');
@@ -12774,6 +12819,15 @@ static void nvDecide(void)
         if (e == NULL) break;
         p = e + 1;
     }
+}
+
+static void nvDecide(void)
+{
+    gpuinstConfig *cfg = (gpuinstConfig *)calloc(1, sizeof *cfg);
+    if (cfg == NULL) return; /* wanted stays 0: no memory, no collector */
+    gpuinstConfigLoadNvtx(cfg);
+    N.wanted = cfg->enable != 0;
+    nvParseFilters(cfg->nvtx_domains);
     free(cfg);
     /* NVTX's default domain (gpuinst's domain 0, "default") exists before any library asks about it */
     if (N.wanted && nvExcluded("default")) {
@@ -12918,11 +12972,14 @@ static uint32_t nvNameW(gpuinstThread *t, const wchar_t *w)
     return buf[0] != '\0' ? gpuinstNameId(t, buf) : 0;
 }
 
-/* A registered string handle is its /strings id. */
+/* A registered string handle is its /strings id; nvMaxRegistered is the
+ * highest handed out (a handle above it was not made by gpuinst). */
+static uint32_t nvMaxRegistered;
+
 static uint32_t nvRegistered(nvtxStringHandle_t h)
 {
     uintptr_t v = (uintptr_t)h;
-    if (v != 0 && v <= gpuinstStringCount()) return (uint32_t)v;
+    if (GPUINST_LIKELY(v != 0 && v <= GPUINST_LOAD_RLX(&nvMaxRegistered))) return (uint32_t)v;
     if (v != 0) nvCount(&N.st.invalid);
     return 0;
 }
@@ -13301,21 +13358,24 @@ static GPUINST_NOINLINE_NV int nvPopIdle(uint32_t d)
     return NV_NO_TRACKING;
 }
 
+/* A pop with nothing open: of a range pushed before gpuinst_init, or a misuse. */
+static GPUINST_NOINLINE_NV int nvPopEmpty(uint32_t d)
+{
+    uint32_t *u = nvUntracked(d, 0);
+    if (u != NULL && *u > 0) {
+        (*u)--;
+        return NV_NO_TRACKING;
+    }
+    GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+    return -1;
+}
+
 static inline int nvPop(uint32_t d)
 {
-    gpuinstThread *t;
-    gpuinstStack *s;
+    int level;
     if (GPUINST_UNLIKELY(!nvRunning() || domOff[d])) return nvPopIdle(d);
-    t = gpuinstThreadSelf;
-    s = t != NULL ? t->stacks[d] : NULL;
-    if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) {
-        uint32_t *u = nvUntracked(d, 0);
-        if (u != NULL && *u > 0) { /* pushed before gpuinst_init */
-            (*u)--;
-            return NV_NO_TRACKING;
-        }
-    }
-    return gpuinstRecordPop(d);
+    level = gpuinstRecordPop(d);
+    return GPUINST_LIKELY(level != -2) ? level : nvPopEmpty(d);
 }
 
 static inline int nvPushEx(uint32_t d, const nvtxEventAttributes_t *ea)
@@ -13335,18 +13395,9 @@ static inline int nvPushEx(uint32_t d, const nvtxEventAttributes_t *ea)
 
 static int NVTX_API hRangePushA(const char *m)
 {
-    gpuinstThread *t;
-    gpuinstEvent e;
     if (GPUINST_UNLIKELY(!nvRunning())) return nvPushIdle(0);
     if (GPUINST_UNLIKELY(domOff[0])) return NV_NO_TRACKING;
-    t = gpuinstThreadGet();
-    if (GPUINST_UNLIKELY(t == NULL)) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
-        return -1;
-    }
-    nvEventClear(&e);
-    e.name = nvNameA(t, m);
-    return gpuinstRecordPush(t, 0, &e);
+    return gpuinstRecordPushName(0, m);
 }
 
 static int NVTX_API hRangePushW(const wchar_t *m)
@@ -13484,6 +13535,9 @@ static void NVTX_API hInitialize(const void *reserved) { (void)reserved; }
 
 static nvtxStringHandle_t nvRegister(uint32_t id)
 {
+    uint32_t cur = GPUINST_LOAD_RLX(&nvMaxRegistered);
+    while (id > cur && !__atomic_compare_exchange_n(&nvMaxRegistered, &cur, id, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
     return (nvtxStringHandle_t)(uintptr_t)id;
 }
 static nvtxStringHandle_t NVTX_API hRegisterStringA(nvtxDomainHandle_t h, const char *s)
@@ -14410,17 +14464,16 @@ static void nvSetEnv(void)
     }
 }
 
-#if defined(GPUINST_BUILD_SHARED)
-/* Zero-code mode (libgpuinst.so preloaded, GPUINST_AUTO_INIT=1): every NVTX
- * copy that starts after this constructor finds gpuinst, also those that
- * start before MPI_Init (Python modules at import). */
-__attribute__((constructor)) static void nvZeroCode(void)
+/* At load time (before main, for a preloaded or linked libgpuinst.so, or an
+ * executable carrying gpuinst and exporting its entry point): every NVTX
+ * copy that starts after this finds gpuinst, also those that start before
+ * gpuinst_init (a library's static initialisers, a Python module imported
+ * before MPI_Init in zero-code mode).  Nothing when gpuinst is off
+ * (GPUINST_ENABLE=0, GPUINST_NVTX_DOMAINS=none) or a tool is already set. */
+__attribute__((constructor)) static void nvAtLoad(void)
 {
-    const char *v = getenv("GPUINST_AUTO_INIT");
-    if (v == NULL || v[0] == '\0' || v[0] == '0' || v[0] == 'n' || v[0] == 'N' || v[0] == 'f' || v[0] == 'F') return;
     nvSetEnv();
 }
-#endif
 
 /* ---- tables ---------------------------------------------------------------------------------- */
 

@@ -5,7 +5,15 @@
  * colors, payloads, registered strings, thread names), MPI calls, CUDA activity
  * and hardware metrics per rank, and writes every rank's records into one
  * shared HDF5 file (layout: docs/FORMAT.md).  Each annotation is also emitted
- * as the real NVTX3 call, so Nsight tools see it.
+ * as the real NVTX3 call, so Nsight tools see it -- except when gpuinst is
+ * itself the process's NVTX tool (then that call would only come back to it).
+ *
+ * gpuinst is an NVTX tool (NVTX's injection interface): the NVTX calls of any
+ * library or language (NVTX3 C/C++, nvtx3.hpp, the Python nvtx package, ...)
+ * are recorded as if made through this API, with their domains, categories,
+ * colors, payloads and counters.  It exports InitializeInjectionNvtx2 and
+ * InitializeInjectionNvtxExtension (and their _fnptr variables for NVTX's
+ * static route) for that; README "NVTX" says how a process finds it.
  *
  * Conventions that hold for every function below unless its comment says
  * otherwise:
@@ -202,12 +210,17 @@ typedef struct gpuinst_profile {
  * MPI_COMM_WORLD for gpuinst's own traffic and aligns clocks (ping-pongs,
  * mpi/mpi_clock.c); before MPI_Init, the MPI_Init interception does that.
  * With GPUINST_AUTO_INIT=1 the MPI_Init interception calls it (zero-code).
+ * It makes gpuinst's own NVTX copy look for its tool now (nvtxInitialize) and,
+ * when no NVTX_INJECTION64_PATH is set and gpuinst lives in a shared object
+ * (or in an executable that exports InitializeInjectionNvtx2), sets that
+ * variable (setenv: call it before starting threads that read the
+ * environment) so that libraries starting NVTX later report to gpuinst.
  * Errors: GPUINST_ERROR_ALREADY_INITIALIZED (second call; harmless),
  *   GPUINST_ERROR_FINALIZED (after gpuinst_finalize: gpuinst does not restart),
  *   GPUINST_ERROR_DISABLED (GPUINST_ENABLE=0: annotations still reach NVTX,
  *   nothing is recorded or written), GPUINST_ERROR_OUT_OF_MEMORY.
  * Thread-safety: call once, from one thread.
- * Rests on: nvtxDomainCreateA, nvtxInitialize; MPI_Initialized, MPI_Comm_rank,
+ * Rests on: nvtxInitialize, setenv; MPI_Initialized, MPI_Comm_rank,
  *   (after MPI_Init) MPI_Comm_dup, MPI_Comm_split(_type), MPI_Send/Recv, MPI_Bcast.
  */
 int gpuinst_init(void);

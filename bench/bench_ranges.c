@@ -183,6 +183,9 @@ static int child(const char *mode, long n, const char *outfile)
         fprintf(stderr, "bench_ranges: unknown mode %s\n", mode);
         return 2;
     }
+    /* raw NVTX with no tool: gpuinst, linked in, would otherwise be the
+     * executable's NVTX tool (src/nvtx_inject.c); bench_nvtx measures that */
+    if (strcmp(mode, "nvtx") == 0) setenv("GPUINST_NVTX_DOMAINS", "none", 1);
     if (uses) {
         setenv("GPUINST_ENABLE", disabledRt ? "0" : "1", 1);
         setenv("GPUINST_OUTPUT", outfile, 1);

@@ -645,8 +645,11 @@ GPUINST_PRIVATE uint32_t gpuinstNameIdFront(gpuinstThread *t, const char *name);
 /* Opens a push/pop range on t's stack of domain d: its 0-based level, or -1
  * (out of memory: counted as lost). */
 GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e);
-/* Closes the calling thread's innermost range of d: the level it had, or -1
- * (nothing open: counted as stack_empty; or lost). */
+/* The same for a range with a name (the calling thread's state, the name's
+ * id from the front cache; NULL/"": no name) and no other attribute. */
+GPUINST_PRIVATE int gpuinstRecordPushName(gpuinst_domain d, const char *name);
+/* Closes the calling thread's innermost range of d: the level it had; -2 if
+ * none is open (not counted: the caller decides), -1 lost (counted). */
 GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d);
 /* A mark at `now`.  0 or OUT_OF_MEMORY (counted). */
 GPUINST_PRIVATE int gpuinstRecordMark(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e, uint64_t now);

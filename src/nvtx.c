@@ -18,8 +18,14 @@
 
 #if defined(__GNUC__)
 #define GPUINST_NOINLINE __attribute__((noinline))
+/* The hot path's helpers are shared by the API and the NVTX collector; with
+ * several callers the compiler may keep them out of line (in the
+ * amalgamation: +58 instructions per push/pop pair, measured), so they are
+ * forced inline. */
+#define GPUINST_HOT_INLINE inline __attribute__((always_inline))
 #else
 #define GPUINST_NOINLINE
+#define GPUINST_HOT_INLINE inline
 #endif
 
 /* ---- threads ----------------------------------------------------------- */
@@ -114,7 +120,7 @@ static inline gpuinstNameKey *nameKeySlot(gpuinstThread *t, const char *name)
  * pointer, because a caller may reuse a buffer for another name.  A
  * truncated name never matches (its interned copy is shorter) and takes the
  * hashed path every time, as before. */
-static inline uint32_t nameIdFront(gpuinstThread *t, const char *name)
+static GPUINST_HOT_INLINE uint32_t nameIdFront(gpuinstThread *t, const char *name)
 {
     gpuinstNameKey *k = nameKeySlot(t, name);
     uint32_t id;
@@ -304,7 +310,7 @@ static inline int stackReserve(gpuinstStack *s)
 
 /* Opens the range on s (room reserved); called after the NVTX call.  The
  * stack entry is the final /ranges row but for end_ns (see popRecord). */
-static inline void stackPush(gpuinstThread *t, gpuinstStack *s, gpuinst_domain domain, const Attr *a)
+static GPUINST_HOT_INLINE void stackPush(gpuinstThread *t, gpuinstStack *s, gpuinst_domain domain, const Attr *a)
 {
     gpuinstOpen *o = &s->open[s->depth];
     uint32_t depth = s->depth + 1;
@@ -355,6 +361,34 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
     }
     stackPush(t, s, domain, &a);
     return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE int gpuinstRecordPushName(gpuinst_domain d, const char *name)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    gpuinstStack *s;
+    Attr a;
+    if (GPUINST_UNLIKELY(t == NULL)) {
+        lost();
+        return -1;
+    }
+    a.color = 0;
+    a.category = 0;
+    a.ptype = GPUINST_PAYLOAD_NONE;
+    a.payload = 0;
+    a.reg = NULL;
+    a.name = 0;
+    if (name != NULL && name[0] != '\0' && GPUINST_UNLIKELY((a.name = nameIdFront(t, name)) == 0)) {
+        lost();
+        return -1;
+    }
+    s = stackFor(t, d);
+    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) {
+        lost();
+        return -1;
+    }
+    stackPush(t, s, d, &a);
+    return (int)s->depth - 1;
 }
 
 GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e)
@@ -429,18 +463,11 @@ static GPUINST_NOINLINE int popCaptured(gpuinstThread *t, gpuinstStack *s, gpuin
 /* The recording half of a pop (state RUNNING, domain valid); `now` was read
  * first so gpuinst's own cost stays outside the range.  The NVTX call is
  * the caller's, and is not made on STACK_EMPTY. */
-static inline int popRecord(gpuinst_domain domain, uint64_t now)
+static GPUINST_HOT_INLINE int popStack(gpuinstThread *t, gpuinstStack *s, uint64_t now)
 {
-    gpuinstThread *t = gpuinstThreadSelf;
-    gpuinstStack *s = t != NULL ? t->stacks[domain] : NULL;
     gpuinstOpen *o;
     gpuinstRangeRec *r;
-    uint32_t depth;
-    if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
-        return GPUINST_ERROR_STACK_EMPTY;
-    }
-    depth = s->depth;
+    uint32_t depth = s->depth;
     o = &s->open[depth - 1];
     if (GPUINST_UNLIKELY(o->flags & (GPUINST_RANGE_FLAG_SKIP_ | GPUINST_RANGE_FLAG_CAPTURE_WINDOW)))
         return popCaptured(t, s, o, depth, now);
@@ -454,6 +481,17 @@ static inline int popRecord(gpuinst_domain domain, uint64_t now)
     gpuinstGpuRangePop();
     gpuinstProfRangePop(); /* range profiling (one branch when off) */
     return r != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
+}
+
+static inline int popRecord(gpuinst_domain domain, uint64_t now)
+{
+    gpuinstThread *t = gpuinstThreadSelf;
+    gpuinstStack *s = t != NULL ? t->stacks[domain] : NULL;
+    if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+        return GPUINST_ERROR_STACK_EMPTY;
+    }
+    return popStack(t, s, now);
 }
 
 int gpuinst_range_pop_domain(gpuinst_domain domain)
@@ -477,10 +515,14 @@ GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d)
 {
     uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
     gpuinstThread *t = gpuinstThreadSelf;
-    int level = t != NULL && t->stacks[d] != NULL ? (int)t->stacks[d]->depth - 1 : -1;
-    int rc = popRecord(d, now);
-    if (rc == GPUINST_ERROR_OUT_OF_MEMORY) lost();
-    return rc == GPUINST_SUCCESS ? level : -1;
+    gpuinstStack *s = t != NULL ? t->stacks[d] : NULL;
+    uint32_t depth;
+    if (GPUINST_UNLIKELY(s == NULL || (depth = s->depth) == 0)) return -2; /* the caller decides */
+    if (GPUINST_UNLIKELY(popStack(t, s, now) != GPUINST_SUCCESS)) {
+        lost();
+        return -1;
+    }
+    return (int)depth - 1;
 }
 
 /* The recording half of gpuinst_range_pop (state RUNNING). */

@@ -8,14 +8,17 @@
  * InitializeInjectionNvtx2_fnptr.  The payload and counters extensions
  * (nvToolsExtPayload.h, nvToolsExtCounters.h) look the same way for
  * InitializeInjectionNvtxExtension.  gpuinst provides all four, so
- *  - under zero-code mode (libgpuinst.so preloaded, GPUINST_AUTO_INIT=1) the
- *    library's constructor sets NVTX_INJECTION64_PATH to itself (unless a
- *    tool already did) and every module in the process reports to gpuinst;
+ *  - when libgpuinst.so is loaded (zero-code mode preloads it) its
+ *    constructor sets NVTX_INJECTION64_PATH to itself (unless a tool already
+ *    did) and every module in the process reports to gpuinst;
  *  - an executable built with the amalgamation (or libgpuinst.a) defines the
  *    static entry points: its own NVTX calls, and those of the shared
  *    libraries it links, report to gpuinst with no environment variable;
- *  - gpuinst_init sets NVTX_INJECTION64_PATH when gpuinst lives in a shared
- *    object and none is set, for modules that start NVTX later.
+ *    NVTX3 keeps the static route private to each library, so for the NVTX
+ *    of shared libraries the executable exports the entry point (-rdynamic)
+ *    and the same constructor points NVTX_INJECTION64_PATH at it ("": glibc's
+ *    dlopen("") is the executable);
+ *  - gpuinst_init does the same again if the variable was unset since.
  * NVTX_INJECTION64_PATH always wins: under Nsight Systems (or any tool that
  * sets it) NVTX goes to that tool, gpuinst's own API still records, and
  * /unavailable "nvtx" says the collector stood aside.
@@ -138,14 +141,11 @@ static int nvWarnedFilter, nvWarnedPayload, nvWarnedCalls, nvWarnedCounter, nvWa
 
 static int nvExcluded(const char *name);
 
-static void nvDecide(void)
+/* GPUINST_NVTX_DOMAINS -> N.filters (N.wanted = 0 for none/off). */
+static void nvParseFilters(const char *p)
 {
-    gpuinstConfig *cfg = (gpuinstConfig *)calloc(1, sizeof *cfg);
-    const char *p;
-    if (cfg == NULL) return; /* wanted stays 0: no memory, no collector */
-    gpuinstConfigLoadNvtx(cfg);
-    N.wanted = cfg->enable != 0;
-    p = cfg->nvtx_domains;
+    N.nfilters = 0;
+    N.any_include = 0;
     if (strcmp(p, "none") == 0 || strcmp(p, "off") == 0 || strcmp(p, "0") == 0) N.wanted = 0;
     while (N.wanted && *p) {
         const char *e = strchr(p, ',');
@@ -174,6 +174,15 @@ static void nvDecide(void)
         if (e == NULL) break;
         p = e + 1;
     }
+}
+
+static void nvDecide(void)
+{
+    gpuinstConfig *cfg = (gpuinstConfig *)calloc(1, sizeof *cfg);
+    if (cfg == NULL) return; /* wanted stays 0: no memory, no collector */
+    gpuinstConfigLoadNvtx(cfg);
+    N.wanted = cfg->enable != 0;
+    nvParseFilters(cfg->nvtx_domains);
     free(cfg);
     /* NVTX's default domain (gpuinst's domain 0, "default") exists before any library asks about it */
     if (N.wanted && nvExcluded("default")) {
@@ -318,11 +327,14 @@ static uint32_t nvNameW(gpuinstThread *t, const wchar_t *w)
     return buf[0] != '\0' ? gpuinstNameId(t, buf) : 0;
 }
 
-/* A registered string handle is its /strings id. */
+/* A registered string handle is its /strings id; nvMaxRegistered is the
+ * highest handed out (a handle above it was not made by gpuinst). */
+static uint32_t nvMaxRegistered;
+
 static uint32_t nvRegistered(nvtxStringHandle_t h)
 {
     uintptr_t v = (uintptr_t)h;
-    if (v != 0 && v <= gpuinstStringCount()) return (uint32_t)v;
+    if (GPUINST_LIKELY(v != 0 && v <= GPUINST_LOAD_RLX(&nvMaxRegistered))) return (uint32_t)v;
     if (v != 0) nvCount(&N.st.invalid);
     return 0;
 }
@@ -701,21 +713,24 @@ static GPUINST_NOINLINE_NV int nvPopIdle(uint32_t d)
     return NV_NO_TRACKING;
 }
 
+/* A pop with nothing open: of a range pushed before gpuinst_init, or a misuse. */
+static GPUINST_NOINLINE_NV int nvPopEmpty(uint32_t d)
+{
+    uint32_t *u = nvUntracked(d, 0);
+    if (u != NULL && *u > 0) {
+        (*u)--;
+        return NV_NO_TRACKING;
+    }
+    GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+    return -1;
+}
+
 static inline int nvPop(uint32_t d)
 {
-    gpuinstThread *t;
-    gpuinstStack *s;
+    int level;
     if (GPUINST_UNLIKELY(!nvRunning() || domOff[d])) return nvPopIdle(d);
-    t = gpuinstThreadSelf;
-    s = t != NULL ? t->stacks[d] : NULL;
-    if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) {
-        uint32_t *u = nvUntracked(d, 0);
-        if (u != NULL && *u > 0) { /* pushed before gpuinst_init */
-            (*u)--;
-            return NV_NO_TRACKING;
-        }
-    }
-    return gpuinstRecordPop(d);
+    level = gpuinstRecordPop(d);
+    return GPUINST_LIKELY(level != -2) ? level : nvPopEmpty(d);
 }
 
 static inline int nvPushEx(uint32_t d, const nvtxEventAttributes_t *ea)
@@ -735,18 +750,9 @@ static inline int nvPushEx(uint32_t d, const nvtxEventAttributes_t *ea)
 
 static int NVTX_API hRangePushA(const char *m)
 {
-    gpuinstThread *t;
-    gpuinstEvent e;
     if (GPUINST_UNLIKELY(!nvRunning())) return nvPushIdle(0);
     if (GPUINST_UNLIKELY(domOff[0])) return NV_NO_TRACKING;
-    t = gpuinstThreadGet();
-    if (GPUINST_UNLIKELY(t == NULL)) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
-        return -1;
-    }
-    nvEventClear(&e);
-    e.name = nvNameA(t, m);
-    return gpuinstRecordPush(t, 0, &e);
+    return gpuinstRecordPushName(0, m);
 }
 
 static int NVTX_API hRangePushW(const wchar_t *m)
@@ -884,6 +890,9 @@ static void NVTX_API hInitialize(const void *reserved) { (void)reserved; }
 
 static nvtxStringHandle_t nvRegister(uint32_t id)
 {
+    uint32_t cur = GPUINST_LOAD_RLX(&nvMaxRegistered);
+    while (id > cur && !__atomic_compare_exchange_n(&nvMaxRegistered, &cur, id, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
     return (nvtxStringHandle_t)(uintptr_t)id;
 }
 static nvtxStringHandle_t NVTX_API hRegisterStringA(nvtxDomainHandle_t h, const char *s)
@@ -1810,17 +1819,16 @@ static void nvSetEnv(void)
     }
 }
 
-#if defined(GPUINST_BUILD_SHARED)
-/* Zero-code mode (libgpuinst.so preloaded, GPUINST_AUTO_INIT=1): every NVTX
- * copy that starts after this constructor finds gpuinst, also those that
- * start before MPI_Init (Python modules at import). */
-__attribute__((constructor)) static void nvZeroCode(void)
+/* At load time (before main, for a preloaded or linked libgpuinst.so, or an
+ * executable carrying gpuinst and exporting its entry point): every NVTX
+ * copy that starts after this finds gpuinst, also those that start before
+ * gpuinst_init (a library's static initialisers, a Python module imported
+ * before MPI_Init in zero-code mode).  Nothing when gpuinst is off
+ * (GPUINST_ENABLE=0, GPUINST_NVTX_DOMAINS=none) or a tool is already set. */
+__attribute__((constructor)) static void nvAtLoad(void)
 {
-    const char *v = getenv("GPUINST_AUTO_INIT");
-    if (v == NULL || v[0] == '\0' || v[0] == '0' || v[0] == 'n' || v[0] == 'N' || v[0] == 'f' || v[0] == 'F') return;
     nvSetEnv();
 }
-#endif
 
 /* ---- tables ---------------------------------------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /*
  * nvtx_c_main.c -- runs the raw-NVTX library (nvtx_lib.c) under gpuinst.
- *   nvtx_c_main [nvtx|api] [dlopen LIB]
+ *   nvtx_c_main [nvtx|api|hostile] [dlopen LIB]
  * nvtx:   gpuinst_init / gpuinst_finalize only; every annotation comes from
  *         the library's NVTX calls (the static route when linked with the
  *         static library or the amalgamation: no environment variable).
@@ -11,6 +11,9 @@
  * dlopen: the library is loaded with dlopen after gpuinst_init (built
  *         against libgpuinst.so: gpuinst_init points NVTX_INJECTION64_PATH
  *         at it, so a library loaded later still reports to gpuinst).
+ * hostile: a range pushed through NVTX before gpuinst_init and popped after
+ *         (not recorded, no misuse), then the library's misuse
+ *         (nvtxlib_hostile): every bad call dropped or cut and counted.
  * Prints "ts T0 T1 T2", the counter batch's timestamps.
  */
 #include "gpuinst.h"
@@ -22,6 +25,9 @@
 
 int nvtxlib_run(void);
 int nvtxlib_counter(int64_t ts[3]);
+int nvtxlib_hostile(void);
+void nvtxlib_pre_init_push(void);
+void nvtxlib_pre_init_pop(void);
 
 typedef int (*RunFn)(void);
 typedef int (*CounterFn)(int64_t *);
@@ -29,6 +35,15 @@ typedef int (*CounterFn)(int64_t *);
 int main(int argc, char **argv)
 {
     int api = argc > 1 && strcmp(argv[1], "api") == 0;
+#if !defined(NVTXTEST_DLOPEN_ONLY)
+    if (argc > 1 && strcmp(argv[1], "hostile") == 0) {
+        nvtxlib_pre_init_push(); /* before gpuinst_init: not recorded */
+        if (gpuinst_init() != GPUINST_SUCCESS) return 1;
+        nvtxlib_pre_init_pop();  /* its pop: absorbed, not a misuse */
+        nvtxlib_hostile();
+        return gpuinst_finalize() == GPUINST_SUCCESS ? 0 : 1;
+    }
+#endif
     const char *dl = argc > 3 && strcmp(argv[2], "dlopen") == 0 ? argv[3] : NULL;
     RunFn run = NULL;
     CounterFn counter = NULL;

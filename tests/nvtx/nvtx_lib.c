@@ -188,3 +188,40 @@ int nvtxlib_counter(int64_t ts[3])
     nvtxCounterBatchSubmit(d, &b);
     return id != NVTX_COUNTER_ID_NONE ? 0 : 1;
 }
+
+/* Misuse, as a buggy library would: a domain handle and a registered string
+ * gpuinst never made, an attribute struct of size 0, a category over 65535,
+ * an end of an id never started, a pop with nothing open.  Each is dropped
+ * (or recorded without the bad part) and counted, nothing crashes. */
+int nvtxlib_hostile(void)
+{
+    nvtxEventAttributes_t a = attr();
+    nvtxEventAttributes_t bad;
+    a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    a.message.ascii = "hostile.ok";
+    nvtxDomainRangePushEx((nvtxDomainHandle_t)(uintptr_t)0x123456, &a); /* unknown domain: dropped */
+    nvtxDomainRangePop((nvtxDomainHandle_t)(uintptr_t)0x123456);
+    memset(&bad, 0, sizeof bad); /* size 0: no attributes are read */
+    nvtxMarkEx(&bad);
+    a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+    a.message.registered = (nvtxStringHandle_t)(uintptr_t)0x7FFFFFFF; /* never registered: no name */
+    nvtxMarkEx(&a);
+    a = attr();
+    a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    a.message.ascii = "hostile.category";
+    a.category = 70000; /* over 65535: recorded with category 0 */
+    nvtxMarkEx(&a);
+    nvtxRangeEnd(12345);
+    nvtxRangePop();
+    return 0;
+}
+
+void nvtxlib_pre_init_push(void)
+{
+    nvtxRangePushA("pre.init");
+}
+
+void nvtxlib_pre_init_pop(void)
+{
+    nvtxRangePop();
+}
