@@ -4505,6 +4505,21 @@ GPUINST_PRIVATE uint64_t gpuinstBufSpillBytes(void);
 GPUINST_PRIVATE void gpuinstBufSpillClose(int keep);
 /* ==== end bounded memory ================================================= */
 
+/* A growable array with room for one more element: `arr` (n elements of
+ * `elem` bytes in room for *cap) if it has room, else a realloc'd copy with
+ * twice the room (at least `first`) and *cap updated; NULL without memory
+ * (arr and *cap unchanged). */
+static inline GPUINST_UNUSED void *gpuinstArrayRoom(void *arr, uint32_t n, uint32_t *cap, size_t elem, uint32_t first)
+{
+    uint32_t ncap;
+    void *p;
+    if (n < *cap) return arr;
+    ncap = *cap ? *cap * 2 : first;
+    p = realloc(arr, (size_t)ncap * elem);
+    if (p != NULL) *cap = ncap;
+    return p;
+}
+
 /* ---- strings -------------------------------------------------------------
  * Names are interned per process: each distinct string gets an id (1..);
  * records carry ids; the writer writes /strings.  Interning takes a lock;
@@ -8657,17 +8672,13 @@ static void capOpenWindow(uint32_t name, uint32_t domain, uint32_t rule, uint64_
 {
     uint64_t now = gpuinstClockNs();
     int first;
+    CapWindowRec *nw;
     pthread_mutex_lock(&capLock);
-    if (capNwin == capCapWin) {
-        uint32_t ncap = capCapWin ? capCapWin * 2 : 64;
-        CapWindowRec *nw = (CapWindowRec *)realloc(capWin, ncap * sizeof *nw);
-        if (nw != NULL) {
-            capWin = nw;
-            capCapWin = ncap;
-        }
-    }
-    if (capNwin < capCapWin) {
-        CapWindowRec *w = &capWin[capNwin++];
+    nw = (CapWindowRec *)gpuinstArrayRoom(capWin, capNwin, &capCapWin, sizeof *nw, 64);
+    if (nw != NULL) {
+        CapWindowRec *w;
+        capWin = nw;
+        w = &capWin[capNwin++];
         memset(w, 0, sizeof *w);
         w->start_ns = now;
         w->occurrence = occ;
@@ -8681,8 +8692,8 @@ static void capOpenWindow(uint32_t name, uint32_t domain, uint32_t rule, uint64_
     first = capDepth == 0;
     if (first) capSpanStart = now;
     GPUINST_STORE_REL(&capDepth, capDepth + 1);
+    if (first) gpuinstActivityCapture(1); /* under the lock: transitions in order */
     pthread_mutex_unlock(&capLock);
-    if (first) gpuinstActivityCapture(1);
 }
 
 GPUINST_PRIVATE uint8_t gpuinstCapturePushSlow(uint32_t name, uint32_t domain)
@@ -8714,24 +8725,18 @@ GPUINST_PRIVATE void gpuinstCaptureClose(uint32_t name, uint32_t domain, uint64_
     if (capDepth > 0) {
         GPUINST_STORE_REL(&capDepth, capDepth - 1);
         if (capDepth == 0) {
+            CapSpan *ns = (CapSpan *)gpuinstArrayRoom(capSpans, capNspans, &capCapSpans, sizeof *ns, 64);
             last = 1;
-            if (capNspans == capCapSpans) {
-                uint32_t ncap = capCapSpans ? capCapSpans * 2 : 64;
-                CapSpan *ns = (CapSpan *)realloc(capSpans, ncap * sizeof *ns);
-                if (ns != NULL) {
-                    capSpans = ns;
-                    capCapSpans = ncap;
-                }
-            }
-            if (capNspans < capCapSpans) {
+            if (ns != NULL) {
+                capSpans = ns;
                 capSpans[capNspans].start = capSpanStart;
                 capSpans[capNspans].end = now;
                 capNspans++;
             }
         }
     }
-    pthread_mutex_unlock(&capLock);
     if (last) gpuinstActivityCapture(0);
+    pthread_mutex_unlock(&capLock);
 }
 
 GPUINST_PRIVATE int gpuinstCaptureOpen(void)
@@ -12770,8 +12775,10 @@ static struct {
     NvStats st;
 } N = {PTHREAD_ONCE_INIT, 0, 0, 0, {{"", 0}}, 0, 0, 0, 0, {0, 0, 0, 0, 0}};
 
-/* 1 for domains GPUINST_NVTX_DOMAINS excludes (index = gpuinst domain). */
-static uint8_t domOff[GPUINST_MAX_DOMAINS];
+/* 1 for domains GPUINST_NVTX_DOMAINS excludes (index = gpuinst domain);
+ * set once when the domain is made, read by every thread (relaxed). */
+static uint8_t domOffV[GPUINST_MAX_DOMAINS];
+#define domOff(d) GPUINST_LOAD_RLX(&domOffV[(d)])
 
 static pthread_mutex_t nvLock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -12831,7 +12838,7 @@ static void nvDecide(void)
     free(cfg);
     /* NVTX's default domain (gpuinst's domain 0, "default") exists before any library asks about it */
     if (N.wanted && nvExcluded("default")) {
-        domOff[0] = 1;
+        GPUINST_STORE_RLX(&domOffV[0], 1);
         N.domains_excluded++;
     }
 }
@@ -12856,8 +12863,8 @@ static int nvExcluded(const char *name)
 
 static void nvFilterDomain(gpuinst_domain d, const char *name)
 {
-    if (d >= GPUINST_MAX_DOMAINS || domOff[d] || !nvExcluded(name)) return;
-    domOff[d] = 1;
+    if (d >= GPUINST_MAX_DOMAINS || domOff(d) || !nvExcluded(name)) return;
+    GPUINST_STORE_RLX(&domOffV[d], 1);
     GPUINST_ADD_RLX(&N.domains_excluded, 1);
 }
 
@@ -13175,7 +13182,7 @@ static NvSchema *nvSchemaFind(uint64_t id)
 
 static uint64_t NVTX_API hSchemaRegister(nvtxDomainHandle_t domain, const nvtxPayloadSchemaAttr_t *a)
 {
-    NvSchema *s;
+    NvSchema *s, **ns;
     uint64_t end = 0;
     uint32_t i;
     int d = nvDomain(domain);
@@ -13209,17 +13216,13 @@ static uint64_t NVTX_API hSchemaRegister(nvtxDomainHandle_t domain, const nvtxPa
     }
     s->size = (a->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_STATIC_SIZE) ? a->payloadStaticSize : end;
     pthread_mutex_lock(&nvLock);
-    if (nvNschemas == nvCapSchemas) {
-        uint32_t ncap = nvCapSchemas ? nvCapSchemas * 2 : 32;
-        NvSchema **ns = (NvSchema **)realloc(nvSchemas, ncap * sizeof *ns);
-        if (ns == NULL) {
-            pthread_mutex_unlock(&nvLock);
-            free(s);
-            return 0;
-        }
-        nvSchemas = ns;
-        nvCapSchemas = ncap;
+    ns = (NvSchema **)gpuinstArrayRoom(nvSchemas, nvNschemas, &nvCapSchemas, sizeof *ns, 32);
+    if (ns == NULL) {
+        pthread_mutex_unlock(&nvLock);
+        free(s);
+        return 0;
     }
+    nvSchemas = ns;
     s->id = (a->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_SCHEMA_ID) && a->schemaId != 0
                 ? a->schemaId
                 : NVTX_PAYLOAD_SCHEMA_ID_DYNAMIC_START + nvNschemas;
@@ -13373,7 +13376,7 @@ static GPUINST_NOINLINE_NV int nvPopEmpty(uint32_t d)
 static inline int nvPop(uint32_t d)
 {
     int level;
-    if (GPUINST_UNLIKELY(!nvRunning() || domOff[d])) return nvPopIdle(d);
+    if (GPUINST_UNLIKELY(!nvRunning() || domOff(d))) return nvPopIdle(d);
     level = gpuinstRecordPop(d);
     return GPUINST_LIKELY(level != -2) ? level : nvPopEmpty(d);
 }
@@ -13383,7 +13386,7 @@ static inline int nvPushEx(uint32_t d, const nvtxEventAttributes_t *ea)
     gpuinstThread *t;
     gpuinstEvent e;
     if (GPUINST_UNLIKELY(!nvRunning())) return nvPushIdle(d);
-    if (GPUINST_UNLIKELY(domOff[d])) return NV_NO_TRACKING;
+    if (GPUINST_UNLIKELY(domOff(d))) return NV_NO_TRACKING;
     t = gpuinstThreadGet();
     if (GPUINST_UNLIKELY(t == NULL)) {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
@@ -13396,7 +13399,7 @@ static inline int nvPushEx(uint32_t d, const nvtxEventAttributes_t *ea)
 static int NVTX_API hRangePushA(const char *m)
 {
     if (GPUINST_UNLIKELY(!nvRunning())) return nvPushIdle(0);
-    if (GPUINST_UNLIKELY(domOff[0])) return NV_NO_TRACKING;
+    if (GPUINST_UNLIKELY(domOff(0))) return NV_NO_TRACKING;
     return gpuinstRecordPushName(0, m);
 }
 
@@ -13405,7 +13408,7 @@ static int NVTX_API hRangePushW(const wchar_t *m)
     gpuinstThread *t;
     gpuinstEvent e;
     if (!nvRunning()) return nvPushIdle(0);
-    if (domOff[0]) return NV_NO_TRACKING;
+    if (domOff(0)) return NV_NO_TRACKING;
     t = gpuinstThreadGet();
     if (t == NULL) return -1;
     nvEventClear(&e);
@@ -13438,7 +13441,7 @@ static void nvMark(int d, const nvtxEventAttributes_t *ea, const char *a, const 
         if (GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_UNINIT) nvCount(&N.st.before_init);
         return;
     }
-    if (d < 0 || domOff[d]) return;
+    if (d < 0 || domOff(d)) return;
     t = gpuinstThreadGet();
     if (t == NULL) {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
@@ -13468,7 +13471,7 @@ static nvtxRangeId_t nvStart(int d, const nvtxEventAttributes_t *ea, const char 
         if (GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_UNINIT) nvCount(&N.st.before_init);
         return 0;
     }
-    if (d < 0 || domOff[d]) return 0;
+    if (d < 0 || domOff(d)) return 0;
     t = gpuinstThreadGet();
     if (t == NULL) {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
@@ -13608,18 +13611,14 @@ static uint32_t nvNnames, nvCapNames;
 static uint32_t nvNameRow(uint16_t kind, uint64_t handle, uint32_t name, int domain, uint32_t type)
 {
     uint32_t r = 0;
+    NvNameRec *nn;
     if (name == 0 || domain < 0) return 0;
     pthread_mutex_lock(&nvLock);
-    if (nvNnames == nvCapNames) {
-        uint32_t ncap = nvCapNames ? nvCapNames * 2 : 64;
-        NvNameRec *nn = (NvNameRec *)realloc(nvNames, ncap * sizeof *nn);
-        if (nn != NULL) {
-            nvNames = nn;
-            nvCapNames = ncap;
-        }
-    }
-    if (nvNnames < nvCapNames) {
-        NvNameRec *n = &nvNames[nvNnames++];
+    nn = (NvNameRec *)gpuinstArrayRoom(nvNames, nvNnames, &nvCapNames, sizeof *nn, 64);
+    if (nn != NULL) {
+        NvNameRec *n;
+        nvNames = nn;
+        n = &nvNames[nvNnames++];
         memset(n, 0, sizeof *n);
         n->handle = handle;
         n->name = name;
@@ -13738,7 +13737,7 @@ static void nvSyncMark(const NvSync *s, int64_t outcome)
     uint64_t now = gpuinstClockNs();
     gpuinstThread *t;
     gpuinstEvent e;
-    if (s == NULL || !nvRunning() || domOff[s->domain] || (t = gpuinstThreadGet()) == NULL) return;
+    if (s == NULL || !nvRunning() || domOff(s->domain) || (t = gpuinstThreadGet()) == NULL) return;
     nvEventClear(&e);
     e.name = s->name;
     e.ptype = GPUINST_PAYLOAD_INT64;
@@ -13754,7 +13753,7 @@ static void NVTX_API hSyncAcquireStart(nvtxSyncUser_t h)
     gpuinstEvent e;
     gpuinst_range_id id = 0;
     uint32_t i;
-    if (s == NULL || !nvRunning() || domOff[s->domain] || (t = gpuinstThreadGet()) == NULL || (nt = nvThread()) == NULL)
+    if (s == NULL || !nvRunning() || domOff(s->domain) || (t = gpuinstThreadGet()) == NULL || (nt = nvThread()) == NULL)
         return;
     nvEventClear(&e);
     e.name = s->name;
@@ -13831,7 +13830,7 @@ static void nvCounterMakeLocked(NvCounter *c)
     size_t len = 0;
     uint32_t i;
     int rc;
-    if (c->made != 0 || domOff[c->domain]) return; /* made, refused, or in a domain filtered out */
+    if (c->made != 0 || domOff(c->domain)) return; /* made, refused, or in a domain filtered out */
     fields[0] = '\0';
     for (i = 0; i < c->nfields; i++) {
         int w = snprintf(fields + len, sizeof fields - len, "%s%s", i ? "," : "", c->fname[i]);
@@ -13980,7 +13979,7 @@ static NvCounter *nvCounterFor(nvtxDomainHandle_t h, uint64_t id)
         if (GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_UNINIT) nvCount(&N.st.before_init);
         return NULL;
     }
-    if (domOff[c->domain]) return NULL;
+    if (domOff(c->domain)) return NULL;
     made = GPUINST_LOAD_ACQ(&c->made);
     if (GPUINST_UNLIKELY(made == 0)) {
         pthread_mutex_lock(&nvCntLock);
@@ -14136,7 +14135,7 @@ static uint8_t NVTX_API hDomainIsEnabled(nvtxDomainHandle_t h)
 {
     uintptr_t v = (uintptr_t)h;
     if (v >= GPUINST_MAX_DOMAINS) return 0;
-    return domOff[v] ? 0 : 1;
+    return domOff(v) ? 0 : 1;
 }
 
 static int64_t NVTX_API hTimestampGet(void)
@@ -14192,7 +14191,7 @@ static void NVTX_API hMarkPayload(nvtxDomainHandle_t h, const nvtxPayloadData_t 
     int d = nvDomain(h);
     gpuinstThread *t;
     gpuinstEvent e;
-    if (!nvRunning() || d < 0 || domOff[d] || (t = gpuinstThreadGet()) == NULL) return;
+    if (!nvRunning() || d < 0 || domOff(d) || (t = gpuinstThreadGet()) == NULL) return;
     nvPayloadEvent(t, pd, n, &e);
     gpuinstRecordMark(t, (gpuinst_domain)d, &e, now);
 }
@@ -14204,7 +14203,7 @@ static int NVTX_API hRangePushPayload(nvtxDomainHandle_t h, const nvtxPayloadDat
     gpuinstEvent e;
     if (d < 0) return NV_NO_TRACKING;
     if (!nvRunning()) return nvPushIdle((uint32_t)d);
-    if (domOff[d] || (t = gpuinstThreadGet()) == NULL) return NV_NO_TRACKING;
+    if (domOff(d) || (t = gpuinstThreadGet()) == NULL) return NV_NO_TRACKING;
     nvPayloadEvent(t, pd, n, &e);
     return gpuinstRecordPush(t, (gpuinst_domain)d, &e);
 }
@@ -14223,7 +14222,7 @@ static nvtxRangeId_t NVTX_API hRangeStartPayload(nvtxDomainHandle_t h, const nvt
     gpuinstThread *t;
     gpuinstEvent e;
     gpuinst_range_id id = 0;
-    if (!nvRunning() || d < 0 || domOff[d] || (t = gpuinstThreadGet()) == NULL) return 0;
+    if (!nvRunning() || d < 0 || domOff(d) || (t = gpuinstThreadGet()) == NULL) return 0;
     nvPayloadEvent(t, pd, n, &e);
     gpuinstRecordStart(t, (gpuinst_domain)d, &e, &id);
     return id;

@@ -6,7 +6,8 @@
  * Modes:
  *   floor        two clock_gettime(CLOCK_MONOTONIC) reads (what recording needs)
  *   nvtx_notool  nvtxRangePushA / nvtxRangePop with no NVTX tool
- *                (GPUINST_NVTX_DOMAINS=none: gpuinst declines to be the tool)
+ *                (GPUINST_NVTX_DOMAINS=none, in the child's environment from
+ *                its start: gpuinst declines to be the tool)
  *   api          gpuinst_range_push / gpuinst_range_pop, recording
  *   inject       nvtxRangePushA / nvtxRangePop recorded by the collector
  *                (gpuinst is the executable's NVTX tool: the static route)
@@ -127,7 +128,6 @@ static int child(const char *mode, long n, const char *outfile)
     nvtxEventAttributes_t na;
     uint64_t t0, t1, c0, c1;
     int rec = strcmp(mode, "floor") != 0 && strcmp(mode, "nvtx_notool") != 0, rc = 0, k;
-    if (strcmp(mode, "nvtx_notool") == 0) setenv("GPUINST_NVTX_DOMAINS", "none", 1);
     if (rec) {
         setenv("GPUINST_OUTPUT", outfile, 1);
         if (gpuinst_init() != GPUINST_SUCCESS) return 1;
@@ -218,6 +218,7 @@ int main(int argc, char **argv)
             if (pid == 0) {
                 dup2(pfd[1], 1);
                 close(pfd[0]);
+                if (strcmp(modes[mm], "nvtx_notool") == 0) setenv("GPUINST_NVTX_DOMAINS", "none", 1);
                 execl("/proc/self/exe", argv[0], "--child", modes[mm], nbuf, out, (char *)NULL);
                 _exit(127);
             }

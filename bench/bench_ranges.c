@@ -183,9 +183,6 @@ static int child(const char *mode, long n, const char *outfile)
         fprintf(stderr, "bench_ranges: unknown mode %s\n", mode);
         return 2;
     }
-    /* raw NVTX with no tool: gpuinst, linked in, would otherwise be the
-     * executable's NVTX tool (src/nvtx_inject.c); bench_nvtx measures that */
-    if (strcmp(mode, "nvtx") == 0) setenv("GPUINST_NVTX_DOMAINS", "none", 1);
     if (uses) {
         setenv("GPUINST_ENABLE", disabledRt ? "0" : "1", 1);
         setenv("GPUINST_OUTPUT", outfile, 1);
@@ -291,6 +288,12 @@ static int runChild(const Mode *m, long n, const char *outfile, int raw, Result 
         argv[3] = nbuf;
         argv[4] = (char *)outfile;
         argv[5] = NULL;
+        /* raw NVTX with no tool: gpuinst, linked in, is otherwise the
+         * executable's NVTX tool from load time on (src/nvtx_inject.c;
+         * bench_nvtx measures that) */
+        if (strcmp(m->name, "nvtx") == 0) setenv("GPUINST_NVTX_DOMAINS", "none", 1);
+        /* GPUINST_ENABLE=0 as a user sets it: in the environment from the start */
+        if (strncmp(m->name, "disabled", 8) == 0) setenv("GPUINST_ENABLE", "0", 1);
         execv(m->exe, argv);
         fprintf(stderr, "bench_ranges: exec %s: %s\n", m->exe, strerror(errno));
         _exit(127);

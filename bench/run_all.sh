@@ -80,7 +80,10 @@ echo "     per pair = (Ir at 2N - Ir at N) / N, N = $CG_PAIRS, so one-time costs
 if command -v valgrind >/dev/null; then
   cg() { # exe mode n -> total Ir of the loops
     local f="$OUT/cg.$2.$3.out"
-    valgrind --tool=callgrind --toggle-collect='benchLoop*' --callgrind-out-file="$f" \
+    local dom="" en=1
+    [[ $2 == nvtx ]] && dom=none # raw NVTX with no tool (bench_ranges.c)
+    [[ $2 == disabled* ]] && en=0
+    GPUINST_ENABLE=$en GPUINST_NVTX_DOMAINS=$dom valgrind --tool=callgrind --toggle-collect='benchLoop*' --callgrind-out-file="$f" \
       "$1" --child "$2" "$3" "$OUT/cg.h5" >/dev/null 2>"$f.err"
     sed -n 's/^\(summary\|totals\): *//p' "$f" | head -1
   }
@@ -187,7 +190,8 @@ if command -v valgrind >/dev/null; then
       ir=()
       for n in "$CG_PAIRS" $((2 * CG_PAIRS)); do
         f="$OUT/cgn.$exe.$m.$n.out"
-        valgrind --tool=callgrind --toggle-collect='benchLoop*' --callgrind-out-file="$f" \
+        dom=""; [[ $m == nvtx_notool ]] && dom=none
+        GPUINST_NVTX_DOMAINS=$dom valgrind --tool=callgrind --toggle-collect='benchLoop*' --callgrind-out-file="$f" \
           "$B/$exe" --child "$m" "$n" "$OUT/cgn.h5" >/dev/null 2>"$f.err"
         ir+=("$(sed -n 's/^\(summary\|totals\): *//p' "$f" | head -1)")
       done

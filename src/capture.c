@@ -235,17 +235,13 @@ static void capOpenWindow(uint32_t name, uint32_t domain, uint32_t rule, uint64_
 {
     uint64_t now = gpuinstClockNs();
     int first;
+    CapWindowRec *nw;
     pthread_mutex_lock(&capLock);
-    if (capNwin == capCapWin) {
-        uint32_t ncap = capCapWin ? capCapWin * 2 : 64;
-        CapWindowRec *nw = (CapWindowRec *)realloc(capWin, ncap * sizeof *nw);
-        if (nw != NULL) {
-            capWin = nw;
-            capCapWin = ncap;
-        }
-    }
-    if (capNwin < capCapWin) {
-        CapWindowRec *w = &capWin[capNwin++];
+    nw = (CapWindowRec *)gpuinstArrayRoom(capWin, capNwin, &capCapWin, sizeof *nw, 64);
+    if (nw != NULL) {
+        CapWindowRec *w;
+        capWin = nw;
+        w = &capWin[capNwin++];
         memset(w, 0, sizeof *w);
         w->start_ns = now;
         w->occurrence = occ;
@@ -259,8 +255,8 @@ static void capOpenWindow(uint32_t name, uint32_t domain, uint32_t rule, uint64_
     first = capDepth == 0;
     if (first) capSpanStart = now;
     GPUINST_STORE_REL(&capDepth, capDepth + 1);
+    if (first) gpuinstActivityCapture(1); /* under the lock: transitions in order */
     pthread_mutex_unlock(&capLock);
-    if (first) gpuinstActivityCapture(1);
 }
 
 GPUINST_PRIVATE uint8_t gpuinstCapturePushSlow(uint32_t name, uint32_t domain)
@@ -292,24 +288,18 @@ GPUINST_PRIVATE void gpuinstCaptureClose(uint32_t name, uint32_t domain, uint64_
     if (capDepth > 0) {
         GPUINST_STORE_REL(&capDepth, capDepth - 1);
         if (capDepth == 0) {
+            CapSpan *ns = (CapSpan *)gpuinstArrayRoom(capSpans, capNspans, &capCapSpans, sizeof *ns, 64);
             last = 1;
-            if (capNspans == capCapSpans) {
-                uint32_t ncap = capCapSpans ? capCapSpans * 2 : 64;
-                CapSpan *ns = (CapSpan *)realloc(capSpans, ncap * sizeof *ns);
-                if (ns != NULL) {
-                    capSpans = ns;
-                    capCapSpans = ncap;
-                }
-            }
-            if (capNspans < capCapSpans) {
+            if (ns != NULL) {
+                capSpans = ns;
                 capSpans[capNspans].start = capSpanStart;
                 capSpans[capNspans].end = now;
                 capNspans++;
             }
         }
     }
-    pthread_mutex_unlock(&capLock);
     if (last) gpuinstActivityCapture(0);
+    pthread_mutex_unlock(&capLock);
 }
 
 GPUINST_PRIVATE int gpuinstCaptureOpen(void)

@@ -346,6 +346,21 @@ GPUINST_PRIVATE uint64_t gpuinstBufSpillBytes(void);
 GPUINST_PRIVATE void gpuinstBufSpillClose(int keep);
 /* ==== end bounded memory ================================================= */
 
+/* A growable array with room for one more element: `arr` (n elements of
+ * `elem` bytes in room for *cap) if it has room, else a realloc'd copy with
+ * twice the room (at least `first`) and *cap updated; NULL without memory
+ * (arr and *cap unchanged). */
+static inline GPUINST_UNUSED void *gpuinstArrayRoom(void *arr, uint32_t n, uint32_t *cap, size_t elem, uint32_t first)
+{
+    uint32_t ncap;
+    void *p;
+    if (n < *cap) return arr;
+    ncap = *cap ? *cap * 2 : first;
+    p = realloc(arr, (size_t)ncap * elem);
+    if (p != NULL) *cap = ncap;
+    return p;
+}
+
 /* ---- strings -------------------------------------------------------------
  * Names are interned per process: each distinct string gets an id (1..);
  * records carry ids; the writer writes /strings.  Interning takes a lock;

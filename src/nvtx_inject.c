@@ -125,8 +125,10 @@ static struct {
     NvStats st;
 } N = {PTHREAD_ONCE_INIT, 0, 0, 0, {{"", 0}}, 0, 0, 0, 0, {0, 0, 0, 0, 0}};
 
-/* 1 for domains GPUINST_NVTX_DOMAINS excludes (index = gpuinst domain). */
-static uint8_t domOff[GPUINST_MAX_DOMAINS];
+/* 1 for domains GPUINST_NVTX_DOMAINS excludes (index = gpuinst domain);
+ * set once when the domain is made, read by every thread (relaxed). */
+static uint8_t domOffV[GPUINST_MAX_DOMAINS];
+#define domOff(d) GPUINST_LOAD_RLX(&domOffV[(d)])
 
 static pthread_mutex_t nvLock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -186,7 +188,7 @@ static void nvDecide(void)
     free(cfg);
     /* NVTX's default domain (gpuinst's domain 0, "default") exists before any library asks about it */
     if (N.wanted && nvExcluded("default")) {
-        domOff[0] = 1;
+        GPUINST_STORE_RLX(&domOffV[0], 1);
         N.domains_excluded++;
     }
 }
@@ -211,8 +213,8 @@ static int nvExcluded(const char *name)
 
 static void nvFilterDomain(gpuinst_domain d, const char *name)
 {
-    if (d >= GPUINST_MAX_DOMAINS || domOff[d] || !nvExcluded(name)) return;
-    domOff[d] = 1;
+    if (d >= GPUINST_MAX_DOMAINS || domOff(d) || !nvExcluded(name)) return;
+    GPUINST_STORE_RLX(&domOffV[d], 1);
     GPUINST_ADD_RLX(&N.domains_excluded, 1);
 }
 
@@ -530,7 +532,7 @@ static NvSchema *nvSchemaFind(uint64_t id)
 
 static uint64_t NVTX_API hSchemaRegister(nvtxDomainHandle_t domain, const nvtxPayloadSchemaAttr_t *a)
 {
-    NvSchema *s;
+    NvSchema *s, **ns;
     uint64_t end = 0;
     uint32_t i;
     int d = nvDomain(domain);
@@ -564,17 +566,13 @@ static uint64_t NVTX_API hSchemaRegister(nvtxDomainHandle_t domain, const nvtxPa
     }
     s->size = (a->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_STATIC_SIZE) ? a->payloadStaticSize : end;
     pthread_mutex_lock(&nvLock);
-    if (nvNschemas == nvCapSchemas) {
-        uint32_t ncap = nvCapSchemas ? nvCapSchemas * 2 : 32;
-        NvSchema **ns = (NvSchema **)realloc(nvSchemas, ncap * sizeof *ns);
-        if (ns == NULL) {
-            pthread_mutex_unlock(&nvLock);
-            free(s);
-            return 0;
-        }
-        nvSchemas = ns;
-        nvCapSchemas = ncap;
+    ns = (NvSchema **)gpuinstArrayRoom(nvSchemas, nvNschemas, &nvCapSchemas, sizeof *ns, 32);
+    if (ns == NULL) {
+        pthread_mutex_unlock(&nvLock);
+        free(s);
+        return 0;
     }
+    nvSchemas = ns;
     s->id = (a->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_SCHEMA_ID) && a->schemaId != 0
                 ? a->schemaId
                 : NVTX_PAYLOAD_SCHEMA_ID_DYNAMIC_START + nvNschemas;
@@ -728,7 +726,7 @@ static GPUINST_NOINLINE_NV int nvPopEmpty(uint32_t d)
 static inline int nvPop(uint32_t d)
 {
     int level;
-    if (GPUINST_UNLIKELY(!nvRunning() || domOff[d])) return nvPopIdle(d);
+    if (GPUINST_UNLIKELY(!nvRunning() || domOff(d))) return nvPopIdle(d);
     level = gpuinstRecordPop(d);
     return GPUINST_LIKELY(level != -2) ? level : nvPopEmpty(d);
 }
@@ -738,7 +736,7 @@ static inline int nvPushEx(uint32_t d, const nvtxEventAttributes_t *ea)
     gpuinstThread *t;
     gpuinstEvent e;
     if (GPUINST_UNLIKELY(!nvRunning())) return nvPushIdle(d);
-    if (GPUINST_UNLIKELY(domOff[d])) return NV_NO_TRACKING;
+    if (GPUINST_UNLIKELY(domOff(d))) return NV_NO_TRACKING;
     t = gpuinstThreadGet();
     if (GPUINST_UNLIKELY(t == NULL)) {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
@@ -751,7 +749,7 @@ static inline int nvPushEx(uint32_t d, const nvtxEventAttributes_t *ea)
 static int NVTX_API hRangePushA(const char *m)
 {
     if (GPUINST_UNLIKELY(!nvRunning())) return nvPushIdle(0);
-    if (GPUINST_UNLIKELY(domOff[0])) return NV_NO_TRACKING;
+    if (GPUINST_UNLIKELY(domOff(0))) return NV_NO_TRACKING;
     return gpuinstRecordPushName(0, m);
 }
 
@@ -760,7 +758,7 @@ static int NVTX_API hRangePushW(const wchar_t *m)
     gpuinstThread *t;
     gpuinstEvent e;
     if (!nvRunning()) return nvPushIdle(0);
-    if (domOff[0]) return NV_NO_TRACKING;
+    if (domOff(0)) return NV_NO_TRACKING;
     t = gpuinstThreadGet();
     if (t == NULL) return -1;
     nvEventClear(&e);
@@ -793,7 +791,7 @@ static void nvMark(int d, const nvtxEventAttributes_t *ea, const char *a, const 
         if (GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_UNINIT) nvCount(&N.st.before_init);
         return;
     }
-    if (d < 0 || domOff[d]) return;
+    if (d < 0 || domOff(d)) return;
     t = gpuinstThreadGet();
     if (t == NULL) {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
@@ -823,7 +821,7 @@ static nvtxRangeId_t nvStart(int d, const nvtxEventAttributes_t *ea, const char 
         if (GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_UNINIT) nvCount(&N.st.before_init);
         return 0;
     }
-    if (d < 0 || domOff[d]) return 0;
+    if (d < 0 || domOff(d)) return 0;
     t = gpuinstThreadGet();
     if (t == NULL) {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
@@ -963,18 +961,14 @@ static uint32_t nvNnames, nvCapNames;
 static uint32_t nvNameRow(uint16_t kind, uint64_t handle, uint32_t name, int domain, uint32_t type)
 {
     uint32_t r = 0;
+    NvNameRec *nn;
     if (name == 0 || domain < 0) return 0;
     pthread_mutex_lock(&nvLock);
-    if (nvNnames == nvCapNames) {
-        uint32_t ncap = nvCapNames ? nvCapNames * 2 : 64;
-        NvNameRec *nn = (NvNameRec *)realloc(nvNames, ncap * sizeof *nn);
-        if (nn != NULL) {
-            nvNames = nn;
-            nvCapNames = ncap;
-        }
-    }
-    if (nvNnames < nvCapNames) {
-        NvNameRec *n = &nvNames[nvNnames++];
+    nn = (NvNameRec *)gpuinstArrayRoom(nvNames, nvNnames, &nvCapNames, sizeof *nn, 64);
+    if (nn != NULL) {
+        NvNameRec *n;
+        nvNames = nn;
+        n = &nvNames[nvNnames++];
         memset(n, 0, sizeof *n);
         n->handle = handle;
         n->name = name;
@@ -1093,7 +1087,7 @@ static void nvSyncMark(const NvSync *s, int64_t outcome)
     uint64_t now = gpuinstClockNs();
     gpuinstThread *t;
     gpuinstEvent e;
-    if (s == NULL || !nvRunning() || domOff[s->domain] || (t = gpuinstThreadGet()) == NULL) return;
+    if (s == NULL || !nvRunning() || domOff(s->domain) || (t = gpuinstThreadGet()) == NULL) return;
     nvEventClear(&e);
     e.name = s->name;
     e.ptype = GPUINST_PAYLOAD_INT64;
@@ -1109,7 +1103,7 @@ static void NVTX_API hSyncAcquireStart(nvtxSyncUser_t h)
     gpuinstEvent e;
     gpuinst_range_id id = 0;
     uint32_t i;
-    if (s == NULL || !nvRunning() || domOff[s->domain] || (t = gpuinstThreadGet()) == NULL || (nt = nvThread()) == NULL)
+    if (s == NULL || !nvRunning() || domOff(s->domain) || (t = gpuinstThreadGet()) == NULL || (nt = nvThread()) == NULL)
         return;
     nvEventClear(&e);
     e.name = s->name;
@@ -1186,7 +1180,7 @@ static void nvCounterMakeLocked(NvCounter *c)
     size_t len = 0;
     uint32_t i;
     int rc;
-    if (c->made != 0 || domOff[c->domain]) return; /* made, refused, or in a domain filtered out */
+    if (c->made != 0 || domOff(c->domain)) return; /* made, refused, or in a domain filtered out */
     fields[0] = '\0';
     for (i = 0; i < c->nfields; i++) {
         int w = snprintf(fields + len, sizeof fields - len, "%s%s", i ? "," : "", c->fname[i]);
@@ -1335,7 +1329,7 @@ static NvCounter *nvCounterFor(nvtxDomainHandle_t h, uint64_t id)
         if (GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_UNINIT) nvCount(&N.st.before_init);
         return NULL;
     }
-    if (domOff[c->domain]) return NULL;
+    if (domOff(c->domain)) return NULL;
     made = GPUINST_LOAD_ACQ(&c->made);
     if (GPUINST_UNLIKELY(made == 0)) {
         pthread_mutex_lock(&nvCntLock);
@@ -1491,7 +1485,7 @@ static uint8_t NVTX_API hDomainIsEnabled(nvtxDomainHandle_t h)
 {
     uintptr_t v = (uintptr_t)h;
     if (v >= GPUINST_MAX_DOMAINS) return 0;
-    return domOff[v] ? 0 : 1;
+    return domOff(v) ? 0 : 1;
 }
 
 static int64_t NVTX_API hTimestampGet(void)
@@ -1547,7 +1541,7 @@ static void NVTX_API hMarkPayload(nvtxDomainHandle_t h, const nvtxPayloadData_t 
     int d = nvDomain(h);
     gpuinstThread *t;
     gpuinstEvent e;
-    if (!nvRunning() || d < 0 || domOff[d] || (t = gpuinstThreadGet()) == NULL) return;
+    if (!nvRunning() || d < 0 || domOff(d) || (t = gpuinstThreadGet()) == NULL) return;
     nvPayloadEvent(t, pd, n, &e);
     gpuinstRecordMark(t, (gpuinst_domain)d, &e, now);
 }
@@ -1559,7 +1553,7 @@ static int NVTX_API hRangePushPayload(nvtxDomainHandle_t h, const nvtxPayloadDat
     gpuinstEvent e;
     if (d < 0) return NV_NO_TRACKING;
     if (!nvRunning()) return nvPushIdle((uint32_t)d);
-    if (domOff[d] || (t = gpuinstThreadGet()) == NULL) return NV_NO_TRACKING;
+    if (domOff(d) || (t = gpuinstThreadGet()) == NULL) return NV_NO_TRACKING;
     nvPayloadEvent(t, pd, n, &e);
     return gpuinstRecordPush(t, (gpuinst_domain)d, &e);
 }
@@ -1578,7 +1572,7 @@ static nvtxRangeId_t NVTX_API hRangeStartPayload(nvtxDomainHandle_t h, const nvt
     gpuinstThread *t;
     gpuinstEvent e;
     gpuinst_range_id id = 0;
-    if (!nvRunning() || d < 0 || domOff[d] || (t = gpuinstThreadGet()) == NULL) return 0;
+    if (!nvRunning() || d < 0 || domOff(d) || (t = gpuinstThreadGet()) == NULL) return 0;
     nvPayloadEvent(t, pd, n, &e);
     gpuinstRecordStart(t, (gpuinst_domain)d, &e, &id);
     return id;

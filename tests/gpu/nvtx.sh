@@ -197,6 +197,35 @@ PY
 then ok jacobi_capture; else ko jacobi_capture; fi
 grep -h "^rank 0" "$D/jacobi_capture.log"
 
+# timings LOG UNIT RULE MODE...: LOG holds "MODE RUN VALUE" lines; prints each
+# mode's median and runs and exits 0 when every mode has 3 values and RULE holds:
+#   near_none   the last mode's median within max(3 %, the first mode's spread) of the first's
+#   below_full  the last mode's overhead over the first is below the second's
+#   ran         (nothing more)
+timings() {
+  $PY - "$@" <<'PY'
+import collections, statistics, sys
+log, unit, rule, modes = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+t = collections.defaultdict(list)
+for ln in open(log):
+    p = ln.split()
+    if len(p) == 3:
+        t[p[0]].append(float(p[2]))
+if any(len(t[m]) != 3 for m in modes):
+    print("FAIL: a run did not print its time", dict(t)); sys.exit(1)
+med = {m: statistics.median(t[m]) for m in modes}
+base = med[modes[0]]
+for m in modes:
+    print(f"{m:16s} {unit}: median {med[m]:10.3f}  runs {t[m]}  vs {modes[0]} {100 * (med[m] / base - 1):+.2f} %")
+if rule == "near_none":
+    lim = max(0.03, (max(t[modes[0]]) - min(t[modes[0]])) / base)
+    print(f"{modes[-1]} / {modes[0]} = {med[modes[-1]] / base:.3f} (limit 1 + {lim:.3f}: 3 % or the spread of {modes[0]})")
+    sys.exit(0 if med[modes[-1]] / base <= 1 + lim else 1)
+if rule == "below_full":
+    sys.exit(0 if med[modes[-1]] - base < med[modes[1]] - base else 1)
+PY
+}
+
 # ---- 5: cost outside the window --------------------------------------------------------------
 jtime() { # log -> the multi-rank solve time (s) the Jacobi printed
   sed -n 's/.* GPUs: *\([0-9.]*\) s, speedup.*/\1/p' "$1" | tail -1
@@ -213,24 +242,7 @@ for r in 1 2 3; do
     echo "$m $r $(jtime "$D/cost_$m.$r.log")" >>"$D/jacobi_cost.log"
   done
 done
-if $PY - "$D/jacobi_cost.log" >>"$D/jacobi_cost.log" 2>&1 <<'PY'
-import collections, statistics, sys
-t = collections.defaultdict(list)
-for ln in open(sys.argv[1]):
-    p = ln.split()
-    if len(p) == 3 and p[2]:
-        t[p[0]].append(float(p[2]))
-if any(len(t[m]) != 3 for m in ("none", "full", "capture")):
-    print("FAIL: a run did not print its solve time", dict(t)); sys.exit(1)
-med = {m: statistics.median(v) for m, v in t.items()}
-spread = (max(t["none"]) - min(t["none"])) / med["none"]
-for m in ("none", "full", "capture"):
-    print(f"{m:8s} solve s: median {med[m]:.4f}  runs {t[m]}  vs none {med[m] / med['none']:.3f}")
-lim = max(0.03, spread)
-print(f"capture / none = {med['capture'] / med['none']:.3f} (limit 1 + {lim:.3f}: 3 % or the no-tool spread)")
-sys.exit(0 if med["capture"] / med["none"] <= 1 + lim else 1)
-PY
-then ok jacobi_cost; else ko jacobi_cost; fi
+timings "$D/jacobi_cost.log" "solve s" near_none none full capture >>"$D/jacobi_cost.log" 2>&1 && ok jacobi_cost || ko jacobi_cost
 tail -n 4 "$D/jacobi_cost.log"
 
 # ---- 6: fine-grained loop ----------------------------------------------------------------------
@@ -246,27 +258,12 @@ for r in 1 2 3; do
     echo "$m $r $(sed -n 's/^rank 0 us_per_iter //p' "$D/loop_$m.$r.log")" >>"$D/loop_cost.log"
   done
 done
-if $PY - "$D/loop_cost.log" >>"$D/loop_cost.log" 2>&1 <<'PY'
-import collections, statistics, sys
-t = collections.defaultdict(list)
-for ln in open(sys.argv[1]):
-    p = ln.split()
-    if len(p) == 3:
-        t[p[0]].append(float(p[2]))
-if any(len(t[m]) != 3 for m in ("none", "always", "capture1pct")):
-    print("FAIL: a run did not print its time", dict(t)); sys.exit(1)
-med = {m: statistics.median(v) for m, v in t.items()}
-for m in ("none", "always", "capture1pct"):
-    print(f"{m:12s} us/iter: median {med[m]:.3f}  runs {t[m]}  overhead {100 * (med[m] / med['none'] - 1):+.2f} %")
-sys.exit(0 if med["capture1pct"] - med["none"] < med["always"] - med["none"] else 1)
-PY
-then ok loop_cost; else ko loop_cost; fi
+timings "$D/loop_cost.log" "us/iter" below_full none always capture1pct >>"$D/loop_cost.log" 2>&1 && ok loop_cost || ko loop_cost
 tail -n 3 "$D/loop_cost.log"
 
 # ---- 7: host cost per NVTX pair: collector vs CUPTI markers -------------------------------------
 CUPTI_SO=${GPUINST_CUPTI_LIB:-$(ls "$CUDA"/extras/CUPTI/lib64/libcupti.so "$CUDA"/lib64/libcupti.so 2>/dev/null | head -1)}
 : >"$D/marker_cost.log"
-mk=0
 for r in 1 2 3; do
   for m in none collector collector_cupti cupti_marker; do
     case $m in
@@ -281,26 +278,14 @@ for r in 1 2 3; do
     echo "$m $r $(sed -n 's/^rank 0 ns_per_pair //p' "$D/mk_$m.$r.log")" >>"$D/marker_cost.log"
   done
 done
-$PY - "$D/mk_marker.h5" >>"$D/marker_cost.log" 2>&1 <<'PY' && mk=1
+if $PY - "$D/mk_marker.h5" >>"$D/marker_cost.log" 2>&1 <<'PY' &&
 import sys, h5py
 f = h5py.File(sys.argv[1], "r")
 n = len(f["/gpu/markers"])
 print(f"/gpu/markers rows with CUPTI as the NVTX tool: {n} (want >= 2000000: a start and an end per pair)")
 sys.exit(0 if n >= 2000000 else 1)
 PY
-if [ $mk = 1 ] && $PY - "$D/marker_cost.log" >>"$D/marker_cost.log" 2>&1 <<'PY'
-import collections, statistics, sys
-t = collections.defaultdict(list)
-for ln in open(sys.argv[1]):
-    p = ln.split()
-    if len(p) == 3:
-        t[p[0]].append(float(p[2]))
-ms = ("none", "collector", "collector_cupti", "cupti_marker")
-if any(len(t[m]) != 3 for m in ms):
-    print("FAIL: a run did not print its time", dict(t)); sys.exit(1)
-for m in ms:
-    print(f"{m:16s} ns per NVTX push/pop pair: median {statistics.median(t[m]):8.1f}  runs {t[m]}")
-PY
+   timings "$D/marker_cost.log" "ns per NVTX pair" ran none collector collector_cupti cupti_marker >>"$D/marker_cost.log" 2>&1
 then ok marker_cost; else ko marker_cost; fi
 tail -n 5 "$D/marker_cost.log"
 
