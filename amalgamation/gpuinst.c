@@ -13403,6 +13403,22 @@ static int NVTX_API hRangePushA(const char *m)
     return gpuinstRecordPushName(0, m);
 }
 
+/* The hottest pair when NVTX's default domain is recorded (decided before
+ * any handler is installed, so the domain test is left out). */
+static int NVTX_API hRangePushAFast(const char *m)
+{
+    if (GPUINST_UNLIKELY(!nvRunning())) return nvPushIdle(0);
+    return gpuinstRecordPushName(0, m);
+}
+
+static int NVTX_API hRangePopFast(void)
+{
+    int level;
+    if (GPUINST_UNLIKELY(!nvRunning())) return nvPopIdle(0);
+    level = gpuinstRecordPop(0);
+    return GPUINST_LIKELY(level != -2) ? level : nvPopEmpty(0);
+}
+
 static int NVTX_API hRangePushW(const wchar_t *m)
 {
     gpuinstThread *t;
@@ -14367,8 +14383,11 @@ NV_EXPORT int NVTX_API InitializeInjectionNvtx2(NvtxGetExportTableFunc_t getExpo
         NvtxFunctionTable table = NULL;
         unsigned int size = 0;
         const NvSlot *sl = &nvCoreSlots[i];
+        NvtxFunctionPointer fn = sl->fn;
         if (!cb->GetModuleFunctionTable((NvtxCallbackModule)sl->module, &table, &size) || table == NULL) continue;
-        if ((unsigned)sl->cbid < size && table[sl->cbid] != NULL) *table[sl->cbid] = sl->fn;
+        if (!domOff(0) && fn == NV_FN(hRangePushA)) fn = NV_FN(hRangePushAFast);
+        if (!domOff(0) && fn == NV_FN(hRangePop)) fn = NV_FN(hRangePopFast);
+        if ((unsigned)sl->cbid < size && table[sl->cbid] != NULL) *table[sl->cbid] = fn;
     }
     if (getExportTable == NVTX_VERSIONED_IDENTIFIER(nvtxGetExportTable)) GPUINST_STORE_REL(&N.own, 1);
     GPUINST_ADD_RLX(&N.modules, 1);
