@@ -54,7 +54,8 @@
 !>
 !> Sections: lifecycle; domains, categories, registered strings, thread
 !> names; push/pop ranges; start/end ranges; marks; counters; range
-!> profiling; introspection; gpuinst_attr and color helpers.
+!> profiling; metric discovery; introspection; gpuinst_attr and color
+!> helpers.
 !>
 !> MPI: call gpuinst_finalize() before MPI_Finalize.  Whether gpuinst
 !> intercepts Fortran's MPI_Finalize depends on the MPI library and on how
@@ -75,7 +76,7 @@ module gpuinst
   !> The version this module was written against; gpuinst_version() gives
   !> the linked library's.
   character(len=*), parameter, public :: GPUINST_VERSION_STRING = "0.1.0"
-  character(len=*), parameter, public :: GPUINST_FORMAT_VERSION = "1.0"
+  character(len=*), parameter, public :: GPUINST_FORMAT_VERSION = "2.0"
 
   ! ---- status codes (enum gpuinst_status) ----
   integer(c_int), parameter, public :: GPUINST_SUCCESS = 0
@@ -98,6 +99,17 @@ module gpuinst
   integer(c_int32_t), parameter, public :: GPUINST_PAYLOAD_INT64 = 1
   integer(c_int32_t), parameter, public :: GPUINST_PAYLOAD_UINT64 = 2
   integer(c_int32_t), parameter, public :: GPUINST_PAYLOAD_DOUBLE = 3
+
+  ! ---- metric discovery: profiler types, metric types, collection scopes ----
+  integer(c_int32_t), parameter, public :: GPUINST_PROFILER_RANGE = 0
+  integer(c_int32_t), parameter, public :: GPUINST_PROFILER_PM_SAMPLING = 1
+  integer(c_int32_t), parameter, public :: GPUINST_METRIC_COUNTER = 0
+  integer(c_int32_t), parameter, public :: GPUINST_METRIC_RATIO = 1
+  integer(c_int32_t), parameter, public :: GPUINST_METRIC_THROUGHPUT = 2
+  integer(c_int32_t), parameter, public :: GPUINST_METRIC_ANY = 3
+  integer(c_int32_t), parameter, public :: GPUINST_METRIC_SCOPE_CONTEXT = 0
+  integer(c_int32_t), parameter, public :: GPUINST_METRIC_SCOPE_DEVICE = 1
+  integer(c_int32_t), parameter, public :: GPUINST_METRIC_SCOPE_UNKNOWN = 2
 
   ! ---- kinds of the handle types (C: uint32_t / uint64_t typedefs) ----
   integer, parameter, public :: GPUINST_DOMAIN_KIND = c_int32_t   !< gpuinst_domain
@@ -214,6 +226,15 @@ module gpuinst
   public :: gpuinst_pm_sampling_start, gpuinst_pm_sampling_stop
   public :: gpuinst_profile_begin, gpuinst_profile_next_pass, gpuinst_profile_set_restore_hook
   public :: gpuinst_profile_passes
+  public :: gpuinst_metrics_last_error, gpuinst_metrics_chip_count, gpuinst_metrics_chip
+  public :: gpuinst_metrics_device_count, gpuinst_metrics_device_chip
+  public :: gpuinst_metrics_count, gpuinst_metrics_name, gpuinst_metrics_submetric_count
+  public :: gpuinst_metrics_submetric, gpuinst_metrics_properties
+  public :: gpuinst_metrics_single_pass_set_count, gpuinst_metrics_single_pass_set
+  public :: gpuinst_metrics_single_pass_set_metric_count, gpuinst_metrics_single_pass_set_metric
+  public :: gpuinst_metrics_set_count, gpuinst_metrics_set, gpuinst_metrics_list_count, gpuinst_metrics_list_name
+  public :: gpuinst_metrics_validate, gpuinst_metrics_nearest_count, gpuinst_metrics_nearest
+  public :: gpuinst_metrics_passes, gpuinst_metrics_pass_plan
 
   !> gpuinst_mark_int64(name, payload [, status]): payload of any of the
   !> kinds int32 or int64 (widened to int64).
@@ -528,6 +549,185 @@ module gpuinst
        integer(c_int32_t), intent(out) :: passes
        integer(c_int) :: rc
      end function c_profile_passes
+
+     ! ---- metric discovery ----
+     function c_metrics_last_error() bind(C, name="gpuinst_metrics_last_error") result(p)
+       import :: c_ptr
+       type(c_ptr) :: p
+     end function c_metrics_last_error
+
+     function c_metrics_chip_count(count) bind(C, name="gpuinst_metrics_chip_count") result(rc)
+       import :: c_int, c_int32_t
+       integer(c_int32_t), intent(out) :: count
+       integer(c_int) :: rc
+     end function c_metrics_chip_count
+
+     function c_metrics_chip(index, chip) bind(C, name="gpuinst_metrics_chip") result(rc)
+       import :: c_int, c_int32_t, c_ptr
+       integer(c_int32_t), value :: index
+       type(c_ptr), intent(out) :: chip
+       integer(c_int) :: rc
+     end function c_metrics_chip
+
+     function c_metrics_device_count(count) bind(C, name="gpuinst_metrics_device_count") result(rc)
+       import :: c_int, c_int32_t
+       integer(c_int32_t), intent(out) :: count
+       integer(c_int) :: rc
+     end function c_metrics_device_count
+
+     function c_metrics_device_chip(device, chip) bind(C, name="gpuinst_metrics_device_chip") result(rc)
+       import :: c_int, c_int32_t, c_ptr
+       integer(c_int32_t), value :: device
+       type(c_ptr), intent(out) :: chip
+       integer(c_int) :: rc
+     end function c_metrics_device_chip
+
+     function c_metrics_count(chip, profiler, type, count) bind(C, name="gpuinst_metrics_count") result(rc)
+       import :: c_int, c_char, c_int32_t
+       character(kind=c_char), intent(in) :: chip(*)
+       integer(c_int32_t), value :: profiler, type
+       integer(c_int32_t), intent(out) :: count
+       integer(c_int) :: rc
+     end function c_metrics_count
+
+     function c_metrics_name(chip, profiler, type, index, name) bind(C, name="gpuinst_metrics_name") result(rc)
+       import :: c_int, c_char, c_int32_t, c_ptr
+       character(kind=c_char), intent(in) :: chip(*)
+       integer(c_int32_t), value :: profiler, type, index
+       type(c_ptr), intent(out) :: name
+       integer(c_int) :: rc
+     end function c_metrics_name
+
+     function c_metrics_submetric_count(chip, profiler, metric, count) &
+          bind(C, name="gpuinst_metrics_submetric_count") result(rc)
+       import :: c_int, c_char, c_int32_t
+       character(kind=c_char), intent(in) :: chip(*), metric(*)
+       integer(c_int32_t), value :: profiler
+       integer(c_int32_t), intent(out) :: count
+       integer(c_int) :: rc
+     end function c_metrics_submetric_count
+
+     function c_metrics_submetric(chip, profiler, metric, index, suffix) &
+          bind(C, name="gpuinst_metrics_submetric") result(rc)
+       import :: c_int, c_char, c_int32_t, c_ptr
+       character(kind=c_char), intent(in) :: chip(*), metric(*)
+       integer(c_int32_t), value :: profiler, index
+       type(c_ptr), intent(out) :: suffix
+       integer(c_int) :: rc
+     end function c_metrics_submetric
+
+     function c_metrics_properties(chip, profiler, metric, description, unit, hw_unit, type, scope) &
+          bind(C, name="gpuinst_metrics_properties") result(rc)
+       import :: c_int, c_char, c_int32_t, c_ptr
+       character(kind=c_char), intent(in) :: chip(*), metric(*)
+       integer(c_int32_t), value :: profiler
+       type(c_ptr), intent(out) :: description, unit, hw_unit
+       integer(c_int32_t), intent(out) :: type, scope
+       integer(c_int) :: rc
+     end function c_metrics_properties
+
+     function c_metrics_single_pass_set_count(chip, count) &
+          bind(C, name="gpuinst_metrics_single_pass_set_count") result(rc)
+       import :: c_int, c_char, c_int32_t
+       character(kind=c_char), intent(in) :: chip(*)
+       integer(c_int32_t), intent(out) :: count
+       integer(c_int) :: rc
+     end function c_metrics_single_pass_set_count
+
+     function c_metrics_single_pass_set(chip, index, name) bind(C, name="gpuinst_metrics_single_pass_set") result(rc)
+       import :: c_int, c_char, c_int32_t, c_ptr
+       character(kind=c_char), intent(in) :: chip(*)
+       integer(c_int32_t), value :: index
+       type(c_ptr), intent(out) :: name
+       integer(c_int) :: rc
+     end function c_metrics_single_pass_set
+
+     function c_metrics_single_pass_set_metric_count(chip, set, count) &
+          bind(C, name="gpuinst_metrics_single_pass_set_metric_count") result(rc)
+       import :: c_int, c_char, c_int32_t
+       character(kind=c_char), intent(in) :: chip(*), set(*)
+       integer(c_int32_t), intent(out) :: count
+       integer(c_int) :: rc
+     end function c_metrics_single_pass_set_metric_count
+
+     function c_metrics_single_pass_set_metric(chip, set, index, metric) &
+          bind(C, name="gpuinst_metrics_single_pass_set_metric") result(rc)
+       import :: c_int, c_char, c_int32_t, c_ptr
+       character(kind=c_char), intent(in) :: chip(*), set(*)
+       integer(c_int32_t), value :: index
+       type(c_ptr), intent(out) :: metric
+       integer(c_int) :: rc
+     end function c_metrics_single_pass_set_metric
+
+     function c_metrics_set_count(count) bind(C, name="gpuinst_metrics_set_count") result(rc)
+       import :: c_int, c_int32_t
+       integer(c_int32_t), intent(out) :: count
+       integer(c_int) :: rc
+     end function c_metrics_set_count
+
+     function c_metrics_set(index, name, metrics) bind(C, name="gpuinst_metrics_set") result(rc)
+       import :: c_int, c_int32_t, c_ptr
+       integer(c_int32_t), value :: index
+       type(c_ptr), intent(out) :: name, metrics
+       integer(c_int) :: rc
+     end function c_metrics_set
+
+     function c_metrics_list_count(metrics, count) bind(C, name="gpuinst_metrics_list_count") result(rc)
+       import :: c_int, c_char, c_int32_t
+       character(kind=c_char), intent(in) :: metrics(*)
+       integer(c_int32_t), intent(out) :: count
+       integer(c_int) :: rc
+     end function c_metrics_list_count
+
+     function c_metrics_list_name(metrics, index, name) bind(C, name="gpuinst_metrics_list_name") result(rc)
+       import :: c_int, c_char, c_int32_t, c_ptr
+       character(kind=c_char), intent(in) :: metrics(*)
+       integer(c_int32_t), value :: index
+       type(c_ptr), intent(out) :: name
+       integer(c_int) :: rc
+     end function c_metrics_list_name
+
+     function c_metrics_validate(chip, profiler, metrics, unknown) bind(C, name="gpuinst_metrics_validate") result(rc)
+       import :: c_int, c_char, c_int32_t
+       character(kind=c_char), intent(in) :: chip(*), metrics(*)
+       integer(c_int32_t), value :: profiler
+       integer(c_int32_t), intent(out) :: unknown
+       integer(c_int) :: rc
+     end function c_metrics_validate
+
+     function c_metrics_nearest_count(chip, profiler, name, count) &
+          bind(C, name="gpuinst_metrics_nearest_count") result(rc)
+       import :: c_int, c_char, c_int32_t
+       character(kind=c_char), intent(in) :: chip(*), name(*)
+       integer(c_int32_t), value :: profiler
+       integer(c_int32_t), intent(out) :: count
+       integer(c_int) :: rc
+     end function c_metrics_nearest_count
+
+     function c_metrics_nearest(chip, profiler, name, index, nearest) bind(C, name="gpuinst_metrics_nearest") result(rc)
+       import :: c_int, c_char, c_int32_t, c_ptr
+       character(kind=c_char), intent(in) :: chip(*), name(*)
+       integer(c_int32_t), value :: profiler, index
+       type(c_ptr), intent(out) :: nearest
+       integer(c_int) :: rc
+     end function c_metrics_nearest
+
+     function c_metrics_passes(chip, profiler, metrics, passes) bind(C, name="gpuinst_metrics_passes") result(rc)
+       import :: c_int, c_char, c_int32_t
+       character(kind=c_char), intent(in) :: chip(*), metrics(*)
+       integer(c_int32_t), value :: profiler
+       integer(c_int32_t), intent(out) :: passes
+       integer(c_int) :: rc
+     end function c_metrics_passes
+
+     function c_metrics_pass_plan(chip, profiler, metrics, index, group, alone, extra) &
+          bind(C, name="gpuinst_metrics_pass_plan") result(rc)
+       import :: c_int, c_char, c_int32_t
+       character(kind=c_char), intent(in) :: chip(*), metrics(*)
+       integer(c_int32_t), value :: profiler, index
+       integer(c_int32_t), intent(out) :: group, alone, extra
+       integer(c_int) :: rc
+     end function c_metrics_pass_plan
 
      ! The C library's strlen, to size a Fortran copy of a returned string.
      function c_strlen(s) bind(C, name="strlen") result(n)
@@ -1298,6 +1498,340 @@ contains
     passes = 0
     call put(c_profile_passes(cmetrics, cchip, passes), status)
   end subroutine gpuinst_profile_passes
+
+  ! ==== metric discovery ====
+  ! The C functions of src/gpuinst.h "Metric discovery", one wrapper each:
+  ! the same arguments in the same order, names in `character(len=*)`,
+  ! strings handed back as `character(len=:), allocatable` copies, indices
+  ! 0-based as in C (do i = 0, count - 1).  No GPU needed given a chip name;
+  ! status as everywhere, the reason of a failure in
+  ! gpuinst_metrics_last_error().
+
+  !> The reason of this thread's last failed gpuinst_metrics_* call ("" if none).
+  !> Wraps: gpuinst_metrics_last_error().
+  function gpuinst_metrics_last_error() result(s)
+    character(len=:), allocatable :: s
+    s = from_c(c_metrics_last_error())
+  end function gpuinst_metrics_last_error
+
+  !> The chips this CUPTI supports: their number.
+  !> Wraps: gpuinst_metrics_chip_count() (cuptiProfilerHostGetSupportedChips).
+  subroutine gpuinst_metrics_chip_count(count, status)
+    integer(c_int32_t), intent(out) :: count
+    integer, intent(out), optional :: status
+    count = 0
+    call put(c_metrics_chip_count(count), status)
+  end subroutine gpuinst_metrics_chip_count
+
+  !> Supported chip `index` (0-based).  Wraps: gpuinst_metrics_chip().
+  subroutine gpuinst_metrics_chip(index, chip, status)
+    integer(c_int32_t), intent(in) :: index
+    character(len=:), allocatable, intent(out) :: chip
+    integer, intent(out), optional :: status
+    type(c_ptr) :: p
+    p = c_null_ptr
+    call put(c_metrics_chip(index, p), status)
+    chip = from_c(p)
+  end subroutine gpuinst_metrics_chip
+
+  !> The CUDA devices of this node (needs the driver).
+  !> Wraps: gpuinst_metrics_device_count() (cuInit, cuDeviceGetCount).
+  subroutine gpuinst_metrics_device_count(count, status)
+    integer(c_int32_t), intent(out) :: count
+    integer, intent(out), optional :: status
+    count = 0
+    call put(c_metrics_device_count(count), status)
+  end subroutine gpuinst_metrics_device_count
+
+  !> The chip of CUDA device `device` (ordinal).
+  !> Wraps: gpuinst_metrics_device_chip() (cuptiDeviceGetChipName).
+  subroutine gpuinst_metrics_device_chip(device, chip, status)
+    integer(c_int32_t), intent(in) :: device
+    character(len=:), allocatable, intent(out) :: chip
+    integer, intent(out), optional :: status
+    type(c_ptr) :: p
+    p = c_null_ptr
+    call put(c_metrics_device_chip(device, p), status)
+    chip = from_c(p)
+  end subroutine gpuinst_metrics_device_chip
+
+  !> The base metrics of `type` (GPUINST_METRIC_*) that `profiler`
+  !> (GPUINST_PROFILER_*) collects on `chip`: their number.
+  !> Wraps: gpuinst_metrics_count() (cuptiProfilerHostGetBaseMetrics).
+  subroutine gpuinst_metrics_count(chip, profiler, type, count, status)
+    character(len=*), intent(in) :: chip
+    integer(c_int32_t), intent(in) :: profiler, type
+    integer(c_int32_t), intent(out) :: count
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(chip)+1) :: cchip
+    call to_c(chip, cchip)
+    count = 0
+    call put(c_metrics_count(cchip, profiler, type, count), status)
+  end subroutine gpuinst_metrics_count
+
+  !> Base metric `index` (0-based) of the list above.  Wraps: gpuinst_metrics_name().
+  subroutine gpuinst_metrics_name(chip, profiler, type, index, name, status)
+    character(len=*), intent(in) :: chip
+    integer(c_int32_t), intent(in) :: profiler, type, index
+    character(len=:), allocatable, intent(out) :: name
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(chip)+1) :: cchip
+    type(c_ptr) :: p
+    call to_c(chip, cchip)
+    p = c_null_ptr
+    call put(c_metrics_name(cchip, profiler, type, index, p), status)
+    name = from_c(p)
+  end subroutine gpuinst_metrics_name
+
+  !> The sub-metric suffixes of `metric`: their number.
+  !> Wraps: gpuinst_metrics_submetric_count() (cuptiProfilerHostGetSubMetrics).
+  subroutine gpuinst_metrics_submetric_count(chip, profiler, metric, count, status)
+    character(len=*), intent(in) :: chip, metric
+    integer(c_int32_t), intent(in) :: profiler
+    integer(c_int32_t), intent(out) :: count
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(chip)+1) :: cchip
+    character(kind=c_char, len=len(metric)+1) :: cmetric
+    call to_c(chip, cchip)
+    call to_c(metric, cmetric)
+    count = 0
+    call put(c_metrics_submetric_count(cchip, profiler, cmetric, count), status)
+  end subroutine gpuinst_metrics_submetric_count
+
+  !> Sub-metric suffix `index` (0-based) of `metric` (".sum", ...).
+  !> Wraps: gpuinst_metrics_submetric().
+  subroutine gpuinst_metrics_submetric(chip, profiler, metric, index, suffix, status)
+    character(len=*), intent(in) :: chip, metric
+    integer(c_int32_t), intent(in) :: profiler, index
+    character(len=:), allocatable, intent(out) :: suffix
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(chip)+1) :: cchip
+    character(kind=c_char, len=len(metric)+1) :: cmetric
+    type(c_ptr) :: p
+    call to_c(chip, cchip)
+    call to_c(metric, cmetric)
+    p = c_null_ptr
+    call put(c_metrics_submetric(cchip, profiler, cmetric, index, p), status)
+    suffix = from_c(p)
+  end subroutine gpuinst_metrics_submetric
+
+  !> Properties of `metric`: description, dimension unit, hardware unit,
+  !> type (GPUINST_METRIC_*), collection scope (GPUINST_METRIC_SCOPE_*);
+  !> each optional.  Wraps: gpuinst_metrics_properties()
+  !> (cuptiProfilerHostGetMetricProperties).
+  subroutine gpuinst_metrics_properties(chip, profiler, metric, description, unit, hw_unit, type, scope, status)
+    character(len=*), intent(in) :: chip, metric
+    integer(c_int32_t), intent(in) :: profiler
+    character(len=:), allocatable, intent(out), optional :: description, unit, hw_unit
+    integer(c_int32_t), intent(out), optional :: type, scope
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(chip)+1) :: cchip
+    character(kind=c_char, len=len(metric)+1) :: cmetric
+    type(c_ptr) :: pd, pu, ph
+    integer(c_int32_t) :: t, sc
+    call to_c(chip, cchip)
+    call to_c(metric, cmetric)
+    pd = c_null_ptr
+    pu = c_null_ptr
+    ph = c_null_ptr
+    t = 0
+    sc = GPUINST_METRIC_SCOPE_UNKNOWN
+    call put(c_metrics_properties(cchip, profiler, cmetric, pd, pu, ph, t, sc), status)
+    if (present(description)) description = from_c(pd)
+    if (present(unit)) unit = from_c(pu)
+    if (present(hw_unit)) hw_unit = from_c(ph)
+    if (present(type)) type = t
+    if (present(scope)) scope = sc
+  end subroutine gpuinst_metrics_properties
+
+  !> CUPTI's single-pass metric sets of `chip` (CUPTI 13.2+): their number.
+  !> Wraps: gpuinst_metrics_single_pass_set_count() (cuptiProfilerHostGetSinglePassSets).
+  subroutine gpuinst_metrics_single_pass_set_count(chip, count, status)
+    character(len=*), intent(in) :: chip
+    integer(c_int32_t), intent(out) :: count
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(chip)+1) :: cchip
+    call to_c(chip, cchip)
+    count = 0
+    call put(c_metrics_single_pass_set_count(cchip, count), status)
+  end subroutine gpuinst_metrics_single_pass_set_count
+
+  !> Single-pass set `index` (0-based).  Wraps: gpuinst_metrics_single_pass_set().
+  subroutine gpuinst_metrics_single_pass_set(chip, index, name, status)
+    character(len=*), intent(in) :: chip
+    integer(c_int32_t), intent(in) :: index
+    character(len=:), allocatable, intent(out) :: name
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(chip)+1) :: cchip
+    type(c_ptr) :: p
+    call to_c(chip, cchip)
+    p = c_null_ptr
+    call put(c_metrics_single_pass_set(cchip, index, p), status)
+    name = from_c(p)
+  end subroutine gpuinst_metrics_single_pass_set
+
+  !> The metrics of single-pass set `set`: their number.
+  !> Wraps: gpuinst_metrics_single_pass_set_metric_count()
+  !> (cuptiProfilerHostGetMetricsInSinglePassSet).
+  subroutine gpuinst_metrics_single_pass_set_metric_count(chip, set, count, status)
+    character(len=*), intent(in) :: chip, set
+    integer(c_int32_t), intent(out) :: count
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(chip)+1) :: cchip
+    character(kind=c_char, len=len(set)+1) :: cset
+    call to_c(chip, cchip)
+    call to_c(set, cset)
+    count = 0
+    call put(c_metrics_single_pass_set_metric_count(cchip, cset, count), status)
+  end subroutine gpuinst_metrics_single_pass_set_metric_count
+
+  !> Metric `index` (0-based) of single-pass set `set`.
+  !> Wraps: gpuinst_metrics_single_pass_set_metric().
+  subroutine gpuinst_metrics_single_pass_set_metric(chip, set, index, metric, status)
+    character(len=*), intent(in) :: chip, set
+    integer(c_int32_t), intent(in) :: index
+    character(len=:), allocatable, intent(out) :: metric
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(chip)+1) :: cchip
+    character(kind=c_char, len=len(set)+1) :: cset
+    type(c_ptr) :: p
+    call to_c(chip, cchip)
+    call to_c(set, cset)
+    p = c_null_ptr
+    call put(c_metrics_single_pass_set_metric(cchip, cset, index, p), status)
+    metric = from_c(p)
+  end subroutine gpuinst_metrics_single_pass_set_metric
+
+  !> gpuinst's named metric sets (time, memory, ...): their number.
+  !> Wraps: gpuinst_metrics_set_count().
+  subroutine gpuinst_metrics_set_count(count, status)
+    integer(c_int32_t), intent(out) :: count
+    integer, intent(out), optional :: status
+    count = 0
+    call put(c_metrics_set_count(count), status)
+  end subroutine gpuinst_metrics_set_count
+
+  !> Named set `index` (0-based): its name and metrics (comma-separated).
+  !> Wraps: gpuinst_metrics_set().
+  subroutine gpuinst_metrics_set(index, name, metrics, status)
+    integer(c_int32_t), intent(in) :: index
+    character(len=:), allocatable, intent(out) :: name, metrics
+    integer, intent(out), optional :: status
+    type(c_ptr) :: pn, pm
+    pn = c_null_ptr
+    pm = c_null_ptr
+    call put(c_metrics_set(index, pn, pm), status)
+    name = from_c(pn)
+    metrics = from_c(pm)
+  end subroutine gpuinst_metrics_set
+
+  !> The metrics of the list `metrics` (names and sets, comma-separated;
+  !> "" = the default list), sets expanded: their number.
+  !> Wraps: gpuinst_metrics_list_count().
+  subroutine gpuinst_metrics_list_count(metrics, count, status)
+    character(len=*), intent(in) :: metrics
+    integer(c_int32_t), intent(out) :: count
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(metrics)+1) :: cmetrics
+    call to_c(metrics, cmetrics)
+    count = 0
+    call put(c_metrics_list_count(cmetrics, count), status)
+  end subroutine gpuinst_metrics_list_count
+
+  !> Metric `index` (0-based) of the expanded list.  Wraps: gpuinst_metrics_list_name().
+  subroutine gpuinst_metrics_list_name(metrics, index, name, status)
+    character(len=*), intent(in) :: metrics
+    integer(c_int32_t), intent(in) :: index
+    character(len=:), allocatable, intent(out) :: name
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(metrics)+1) :: cmetrics
+    type(c_ptr) :: p
+    call to_c(metrics, cmetrics)
+    p = c_null_ptr
+    call put(c_metrics_list_name(cmetrics, index, p), status)
+    name = from_c(p)
+  end subroutine gpuinst_metrics_list_name
+
+  !> How many names of the list `metrics` `chip` lacks for `profiler`
+  !> (status INVALID_ARGUMENT when some; the reason names the nearest).
+  !> Wraps: gpuinst_metrics_validate().
+  subroutine gpuinst_metrics_validate(chip, profiler, metrics, unknown, status)
+    character(len=*), intent(in) :: chip, metrics
+    integer(c_int32_t), intent(in) :: profiler
+    integer(c_int32_t), intent(out) :: unknown
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(chip)+1) :: cchip
+    character(kind=c_char, len=len(metrics)+1) :: cmetrics
+    call to_c(chip, cchip)
+    call to_c(metrics, cmetrics)
+    unknown = 0
+    call put(c_metrics_validate(cchip, profiler, cmetrics, unknown), status)
+  end subroutine gpuinst_metrics_validate
+
+  !> The valid names nearest to `name`: their number (at most 8).
+  !> Wraps: gpuinst_metrics_nearest_count().
+  subroutine gpuinst_metrics_nearest_count(chip, profiler, name, count, status)
+    character(len=*), intent(in) :: chip, name
+    integer(c_int32_t), intent(in) :: profiler
+    integer(c_int32_t), intent(out) :: count
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(chip)+1) :: cchip
+    character(kind=c_char, len=len(name)+1) :: cname
+    call to_c(chip, cchip)
+    call to_c(name, cname)
+    count = 0
+    call put(c_metrics_nearest_count(cchip, profiler, cname, count), status)
+  end subroutine gpuinst_metrics_nearest_count
+
+  !> Nearest valid name `index` (0-based, nearest first).
+  !> Wraps: gpuinst_metrics_nearest().
+  subroutine gpuinst_metrics_nearest(chip, profiler, name, index, nearest, status)
+    character(len=*), intent(in) :: chip, name
+    integer(c_int32_t), intent(in) :: profiler, index
+    character(len=:), allocatable, intent(out) :: nearest
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(chip)+1) :: cchip
+    character(kind=c_char, len=len(name)+1) :: cname
+    type(c_ptr) :: p
+    call to_c(chip, cchip)
+    call to_c(name, cname)
+    p = c_null_ptr
+    call put(c_metrics_nearest(cchip, profiler, cname, index, p), status)
+    nearest = from_c(p)
+  end subroutine gpuinst_metrics_nearest
+
+  !> The passes `profiler` needs on `chip` for the list `metrics`.
+  !> Wraps: gpuinst_metrics_passes() (cuptiProfilerHostGetNumOfPasses).
+  subroutine gpuinst_metrics_passes(chip, profiler, metrics, passes, status)
+    character(len=*), intent(in) :: chip, metrics
+    integer(c_int32_t), intent(in) :: profiler
+    integer(c_int32_t), intent(out) :: passes
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(chip)+1) :: cchip
+    character(kind=c_char, len=len(metrics)+1) :: cmetrics
+    call to_c(chip, cchip)
+    call to_c(metrics, cmetrics)
+    passes = 0
+    call put(c_metrics_passes(cchip, profiler, cmetrics, passes), status)
+  end subroutine gpuinst_metrics_passes
+
+  !> For metric `index` (0-based) of the expanded list: its one-pass group,
+  !> its passes alone, and 1 if it forces extra passes.
+  !> Wraps: gpuinst_metrics_pass_plan().
+  subroutine gpuinst_metrics_pass_plan(chip, profiler, metrics, index, group, alone, extra, status)
+    character(len=*), intent(in) :: chip, metrics
+    integer(c_int32_t), intent(in) :: profiler, index
+    integer(c_int32_t), intent(out) :: group, alone, extra
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(chip)+1) :: cchip
+    character(kind=c_char, len=len(metrics)+1) :: cmetrics
+    call to_c(chip, cchip)
+    call to_c(metrics, cmetrics)
+    group = 0
+    alone = 0
+    extra = 0
+    call put(c_metrics_pass_plan(cchip, profiler, cmetrics, index, group, alone, extra), status)
+  end subroutine gpuinst_metrics_pass_plan
 
   ! ==== gpuinst_attr helpers ====
 

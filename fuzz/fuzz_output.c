@@ -1,7 +1,50 @@
 /* fuzz_output: GPUINST_OUTPUT patterns -> gpuinstOutputExpand (buffers of
  * several sizes: the result never overruns, always NUL-terminated) and
- * gpuinstOutputFreeName (lstat only: creates nothing). */
+ * gpuinstOutputFreeName (lstat only: creates nothing); then the names the
+ * writer derives from the expanded name (issue 20): the temporary
+ * ".<name>.tmp.<pid>[.<k>]" and the fallback "$TMPDIR/gpuinst-<pid>-<name>"
+ * (gpuinstOutputTempName, gpuinstOutputFallbackName): never overrun, every
+ * derived file name fits NAME_MAX (255 bytes) and keeps its form, whatever
+ * the name's length, slashes or UTF-8. */
 #include "fuzz_common.h"
+
+/* The last component of path and its length. */
+static const char *lastName(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static void derived(const char *name, const char *tmpdir, size_t cap)
+{
+    char *tmp = (char *)malloc(cap), *fb = (char *)malloc(cap), head[64];
+    int k;
+    if (tmp == NULL || fb == NULL) {
+        free(tmp);
+        free(fb);
+        return;
+    }
+    for (k = 0; k < 3; k++) {
+        const char *base;
+        char suffix[48];
+        gpuinstOutputTempName(name, 999999, k * 7, tmp, cap);
+        if (strlen(tmp) >= cap) abort();
+        if (cap < 4200) continue; /* cut short by a small buffer: form not checked */
+        base = lastName(tmp);
+        if (strlen(base) > 255 || base[0] != '.') abort();
+        snprintf(suffix, sizeof suffix, k ? ".tmp.999999.%d" : ".tmp.999999", k * 7);
+        if (strlen(base) < strlen(suffix) || strcmp(base + strlen(base) - strlen(suffix), suffix) != 0) abort();
+    }
+    gpuinstOutputFallbackName(tmpdir, 999999, name, fb, cap);
+    if (strlen(fb) >= cap) abort();
+    if (cap >= 4200) {
+        const char *base = lastName(fb);
+        snprintf(head, sizeof head, "gpuinst-999999-");
+        if (strlen(base) > 255 || strncmp(base, head, strlen(head)) != 0) abort();
+    }
+    free(tmp);
+    free(fb);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,6 +67,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (strchr(out, '\n') != NULL && strchr(pat, '\n') == NULL) abort(); /* env text is cleaned */
             if (freeName != NULL && caps[i] == 300) gpuinstOutputFreeName(out, freeName, caps[i] + 16);
             free(freeName);
+            if (caps[i] == 4200) {
+                derived(out, size % 5 ? "/nonexistent-fuzz-dir" : NULL, 4400);
+                derived(out, "/nonexistent-fuzz-dir", 40);
+            }
         }
         free(out);
     }

@@ -28,6 +28,8 @@
  */
 #include "mpiInt.h"
 
+#include <sched.h>
+
 #if GPUINST_WITH_MPI
 
 static MPI_Comm gpuinstComm = MPI_COMM_NULL;
@@ -55,13 +57,6 @@ static int learnRank(void)
     return 1;
 }
 
-static int envFlag(const char *name, int dflt)
-{
-    const char *v = getenv(name);
-    if (v == NULL || v[0] == '\0') return dflt;
-    return !(v[0] == '0' || v[0] == 'n' || v[0] == 'N' || v[0] == 'f' || v[0] == 'F');
-}
-
 GPUINST_PRIVATE int gpuinstMpiEnsureComm(void)
 {
     if (gpuinstComm != MPI_COMM_NULL) return 1;
@@ -84,22 +79,31 @@ GPUINST_PRIVATE void gpuinstMpiAttach(void)
     gpuinstMpiTraceSetup(have);
     gpuinstMpiClockTableRegister();
     gpuinstMpiTopologyTableRegister();
-    if (have && !clockInitDone && envFlag("GPUINST_ENABLE", 1)) {
+    /* settings that must match on every rank (src/config.c; once) */
+    if (have && gpuinstMpiEnsureComm()) gpuinstConfigAgree();
+    /* ranks with GPUINST_ENABLE=0 align clocks too while another rank records */
+    if (have && !clockInitDone && gpuinstConfigAgreed()->any_enabled) {
         clockInitDone = 1;
         if (gpuinstMpiEnsureComm()) gpuinstMpiClockSync(gpuinstComm, 0);
     }
 }
 
+/* From the MPI_Init interception, on every rank: agrees the settings that
+ * must match (GPUINST_AUTO_INIT among them, so no rank starts gpuinst
+ * alone), then starts or attaches gpuinst, then says the held job-wide
+ * lines once (src/diag.c).  Collective. */
 GPUINST_PRIVATE void gpuinstMpiAfterInit(void)
 {
     int st;
     if (!learnRank()) return;
+    gpuinstDiagHold();
+    if (gpuinstMpiEnsureComm()) gpuinstConfigAgree();
     st = GPUINST_LOAD_ACQ(&gpuinstG.state);
-    if (st == GPUINST_STATE_UNINIT && envFlag("GPUINST_AUTO_INIT", 0)) {
+    if (st == GPUINST_STATE_UNINIT && gpuinstConfigAgreed()->auto_init)
         gpuinst_init(); /* calls gpuinstMpiAttach */
-        return;
-    }
-    if (st == GPUINST_STATE_RUNNING) gpuinstMpiAttach();
+    else if (st == GPUINST_STATE_RUNNING || (st == GPUINST_STATE_NVTX_ONLY && gpuinstG.disabled))
+        gpuinstMpiAttach();
+    gpuinstDiagAgree();
 }
 
 GPUINST_PRIVATE int gpuinstCollActive(void)
@@ -159,10 +163,36 @@ GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes)
                                                                                 : GPUINST_ERROR_MPI;
 }
 
+/* A barrier that waits without spinning: MPI_Ibarrier, then MPI_Test with
+ * sched_yield between tests (a 20 us sleep after the first 100).  MPI's
+ * blocking collectives busy-poll by default: on a node with more ranks than
+ * cores the ranks that arrive first spin in the next collective and take
+ * the cores from those still writing (8 ranks on 2 cores: the writer took
+ * 2.5 s busy-polling, 0.2 s yielding; docs/SCALING.md).  Called where the
+ * ranks arrive at different times (the writer's start, the end of each
+ * large table, the clock alignment). */
+GPUINST_PRIVATE int gpuinstMpiYieldBarrier(MPI_Comm comm)
+{
+    MPI_Request rq = MPI_REQUEST_NULL;
+    int done = 0, k = 0;
+    if (PMPI_Ibarrier(comm, &rq) != MPI_SUCCESS) return PMPI_Barrier(comm) == MPI_SUCCESS ? 0 : -1;
+    while (!done) {
+        if (PMPI_Test(&rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
+        if (done) break;
+        if (++k < 100) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return 0;
+}
+
 GPUINST_PRIVATE int gpuinstCollBarrier(void)
 {
     if (!gpuinstCollActive()) return GPUINST_SUCCESS;
-    return PMPI_Barrier(gpuinstComm) == MPI_SUCCESS ? GPUINST_SUCCESS : GPUINST_ERROR_MPI;
+    return gpuinstMpiYieldBarrier(gpuinstComm) == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_MPI;
 }
 
 /* Gathers variable-size byte blocks to rank 0 in pieces of at most 1 GiB

@@ -26,6 +26,7 @@ GPUINST_PRIVATE void gpuinstBufInit(gpuinstBuf *b, uint32_t recsize)
     b->nspill = b->capspill = 0;
     b->spill = NULL;
     b->spilled = 0;
+    b->spare = NULL;
 }
 
 /* ---- bounded memory (GPUINST_BUFFER_MB, issue 8) --------------------------
@@ -81,13 +82,17 @@ static void *hugeChunk(void)
 /* Under a cap, the chunks of spillable buffers are mapped (mmap) with one
  * fixed size (malloc'd 4 MiB blocks freed and allocated again left the heap
  * fragmented and RSS 36 MiB above a 64 MiB cap at 10^8 ranges).  Spilled
- * chunks stay mapped on a per-thread list for the thread's next chunks and
+ * chunks stay mapped on the buffer's spare list for its next chunks and
  * stay counted, so the memory held stays under the cap and no page is
  * faulted in twice (bench/RESULTS.md, "Bounded memory").  A buffer's choice
- * is made at its first chunk and kept (SPILL_MAPPED in spill_tag). */
+ * is made at its first chunk and kept (SPILL_MAPPED in spill_tag).
+ * The size is cap/16 (64 KiB .. 4 MiB, a power of two): every recording
+ * thread holds at least one chunk per buffer, and that floor counts
+ * against the cap (issue 20: 8 MiB with a thread per task reached 797 MiB
+ * when each thread mapped 4 MiB chunks and kept them after it exited). */
 #define SPILL_MAPPED 0x80000000u
-#define MAPLEN ((size_t)GPUINST_CHUNK_MAX + 4096u)
-static GPUINST_TLS gpuinstChunk *spareChunk;
+static size_t mapData = GPUINST_CHUNK_MAX; /* record bytes of a mapped chunk (gpuinstBufSetCap) */
+#define MAPLEN (mapData + 4096u)
 
 static gpuinstChunk *mapChunk(void)
 {
@@ -111,9 +116,28 @@ static void chunkFree(const gpuinstBuf *b, gpuinstChunk *c)
     }
 }
 
+/* Unmaps b's spare chunks. */
+static void freeSpares(gpuinstBuf *b)
+{
+    while (b->spare != NULL) {
+        gpuinstChunk *c = b->spare;
+        b->spare = c->next;
+        chunkFree(b, c);
+    }
+}
+
+GPUINST_PRIVATE void gpuinstBufAccount(int64_t bytes)
+{
+    GPUINST_ADD_RLX(&bufHeld, (uint64_t)bytes);
+}
+
 GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes)
 {
     bufCap = cap_bytes;
+    if (cap_bytes != 0) {
+        mapData = GPUINST_CHUNK_MIN;
+        while (mapData < GPUINST_CHUNK_MAX && (uint64_t)mapData * 2 * 16 <= cap_bytes) mapData *= 2;
+    }
 }
 
 GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag)
@@ -127,12 +151,17 @@ GPUINST_PRIVATE uint64_t gpuinstBufBytes(void)
 }
 
 /* Opens the spill file (spillLock held): "<output>.spill.<pid>", else
- * "$TMPDIR/gpuinst-<pid>.spill"; created exclusively, mode 0600. */
+ * "$TMPDIR/gpuinst-<pid>.spill", else a fresh "$TMPDIR/gpuinst-<pid>-
+ * XXXXXX.spill" (mkostemps); created exclusively, never through a link
+ * (O_EXCL, O_NOFOLLOW), mode 0600: a name another user made first (a file
+ * or a link) is passed over (issue 20). */
 static int spillOpen(void)
 {
     char out[4200];
     gpuinstOutputVars v;
+    gpuinstSpillBlock h;
     const char *tmp = getenv("TMPDIR");
+    int err = 0, k;
     if (spillFd >= 0) return 0;
     if (spillBroken) return -1;
     v.rank = gpuinstG.rank;
@@ -140,37 +169,41 @@ static int spillOpen(void)
     v.wall_ns = gpuinstG.start_wall_ns;
     v.job = gpuinstOutputJobId();
     v.host = gpuinstG.hostname;
-    if (gpuinstOutputExpand(gpuinstG.cfg.output, &v, out, sizeof out) == GPUINST_SUCCESS) {
-        snprintf(spillPath, sizeof spillPath, "%s.spill.%d", out, gpuinstG.pid);
-        spillFd = open(spillPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    }
-    if (spillFd < 0) {
-        if (tmp == NULL || tmp[0] == '\0' || strlen(tmp) > 2048) tmp = "/tmp";
-        snprintf(spillPath, sizeof spillPath, "%s/gpuinst-%d.spill", tmp, gpuinstG.pid);
-        spillFd = open(spillPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (tmp == NULL || tmp[0] == '\0' || strlen(tmp) > 2048) tmp = "/tmp";
+    memset(&h, 0, sizeof h);
+    h.magic = GPUINST_SPILL_MAGIC;
+    h.tag = GPUINST_SPILL_HEADER;
+    h.pad_[0] = (uint64_t)gpuinstG.rank;
+    h.pad_[1] = (uint64_t)gpuinstG.pid;
+    for (k = 0; k < 3 && spillFd < 0; k++) {
+        if (k == 0) {
+            if (gpuinstOutputExpand(gpuinstG.cfg.output, &v, out, sizeof out) != GPUINST_SUCCESS) continue;
+            snprintf(spillPath, sizeof spillPath, "%s.spill.%d", out, gpuinstG.pid);
+        } else if (k == 1) {
+            snprintf(spillPath, sizeof spillPath, "%s/gpuinst-%d.spill", tmp, gpuinstG.pid);
+        } else {
+            snprintf(spillPath, sizeof spillPath, "%s/gpuinst-%d-XXXXXX.spill", tmp, gpuinstG.pid);
+        }
+        spillFd = k < 2 ? open(spillPath, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)
+                        : mkostemps(spillPath, 6, O_CLOEXEC);
+        if (spillFd < 0) {
+            err = errno;
+            continue;
+        }
+        if (pwrite(spillFd, &h, sizeof h, 0) != (ssize_t)sizeof h) { /* a full disk: the next place */
+            err = errno;
+            close(spillFd);
+            unlink(spillPath);
+            spillFd = -1;
+        }
     }
     if (spillFd < 0) {
         spillBroken = 1;
         gpuinstWarn("GPUINST_BUFFER_MB: cannot create a spill file (%s: %s); records stay in memory, "
-                    "over the cap", spillPath, strerror(errno));
+                    "over the cap", spillPath, strerror(err));
         return -1;
     }
-    {
-        gpuinstSpillBlock h;
-        memset(&h, 0, sizeof h);
-        h.magic = GPUINST_SPILL_MAGIC;
-        h.tag = GPUINST_SPILL_HEADER;
-        h.pad_[0] = (uint64_t)gpuinstG.rank;
-        h.pad_[1] = (uint64_t)gpuinstG.pid;
-        if (pwrite(spillFd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
-            close(spillFd);
-            unlink(spillPath);
-            spillFd = -1;
-            spillBroken = 1;
-            return -1;
-        }
-        spillEnd = sizeof h;
-    }
+    spillEnd = sizeof h;
     return 0;
 }
 
@@ -289,8 +322,8 @@ static void spillChunks(gpuinstBuf *b)
         b->nspill++;
         b->spilled += c->count;
         if (b->spill_tag & SPILL_MAPPED) {
-            c->next = spareChunk; /* kept for reuse, still counted in bufHeld */
-            spareChunk = c;
+            c->next = b->spare; /* kept for reuse, still counted in bufHeld */
+            b->spare = c;
         } else {
             chunkFree(b, c);
         }
@@ -333,15 +366,15 @@ GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b)
     }
     if (bytes < b->recsize) bytes = b->recsize;
     if (b->spill_tag != 0 && bufCap != 0 && b->head == NULL && b->nspill == 0) b->spill_tag |= SPILL_MAPPED;
-    if (b->spill_tag & SPILL_MAPPED) bytes = (GPUINST_CHUNK_MAX / b->recsize) * b->recsize;
+    if (b->spill_tag & SPILL_MAPPED) bytes = (mapData / b->recsize) * b->recsize;
     if (b->spill_tag != 0 && bufCap != 0 && b->head != NULL && !spillBroken &&
         GPUINST_LOAD_RLX(&bufHeld) + bytes > bufCap &&
         GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING)
         spillChunks(b);
     if (b->spill_tag & SPILL_MAPPED) {
-        if (spareChunk != NULL) {
-            c = spareChunk; /* already counted in bufHeld */
-            spareChunk = c->next;
+        if (b->spare != NULL) {
+            c = b->spare; /* already counted in bufHeld */
+            b->spare = c->next;
         } else {
             c = mapChunk();
             if (c == NULL) return NULL;
@@ -365,6 +398,19 @@ GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b)
         GPUINST_STORE_REL(&b->tail->next, c);
     b->tail = c;
     return GPUINST_CHUNK_DATA(c);
+}
+
+GPUINST_PRIVATE void gpuinstBufHandOver(gpuinstBuf *b)
+{
+    /* Over the cap, a buffer whose thread exited spills every record (the
+     * partly filled last chunk too: its owner is the calling thread) and
+     * gives its memory back; under the cap the next owner of the slot goes
+     * on filling its chunk. */
+    if (bufCap == 0 || b->spill_tag == 0 || spillBroken || b->head == NULL ||
+        GPUINST_LOAD_RLX(&bufHeld) <= bufCap)
+        return;
+    spillChunks(b);
+    freeSpares(b);
 }
 
 GPUINST_PRIVATE uint64_t gpuinstBufCount(const gpuinstBuf *b)
@@ -523,6 +569,7 @@ GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b)
         c = next;
     }
     b->head = b->tail = NULL;
+    freeSpares(b);
     b->total = 0;
     free(b->spill);
     b->spill = NULL;

@@ -84,6 +84,9 @@ typedef struct CapCacheSlot {
     int16_t rule;                 /* -1: slot empty */
 } CapCacheSlot;
 static GPUINST_TLS CapCacheSlot *capCache;
+static int capInited;             /* gpuinstCaptureInit ran */
+static int capLooked;             /* a range was looked at: the rules may no longer change */
+static char capSpec[GPUINST_CFG_TEXT]; /* the text the rules came from (/captures' spec) */
 
 /* ---- parsing --------------------------------------------------------------- */
 
@@ -261,7 +264,13 @@ static void capOpenWindow(uint32_t name, uint32_t domain, uint32_t rule, uint64_
 
 GPUINST_PRIVATE uint8_t gpuinstCapturePushSlow(uint32_t name, uint32_t domain)
 {
-    int r = capCachedRule(name, domain);
+    int r;
+    if (GPUINST_UNLIKELY(!GPUINST_LOAD_RLX(&capLooked))) { /* the rules are fixed from now on */
+        pthread_mutex_lock(&capLock);
+        GPUINST_STORE_RLX(&capLooked, 1);
+        pthread_mutex_unlock(&capLock);
+    }
+    r = capCachedRule(name, domain);
     if (r >= 0) {
         uint64_t occ = GPUINST_ADD_RLX(&capRules[r].occ, 1) + 1;
         if (capSelected(&capRules[r].sel, occ)) {
@@ -367,22 +376,64 @@ static const gpuinstTable capTable = {
 
 static gpuinstTableAttr capAttrs[1];
 
-GPUINST_PRIVATE void gpuinstCaptureInit(void)
+/* Rules from `spec` ("" = none); under capLock, before any range was looked
+ * at.  1 if capture windows are on. */
+static int capApply(const char *spec)
 {
     char err[512];
-    gpuinstTableRegister(&capTable);
-    capAttrs[0].name = "spec";
-    capAttrs[0].kind = GPUINST_TATTR_STR;
-    capAttrs[0].s = gpuinstG.cfg.capture; /* "" when unset */
-    gpuinstTableSetAttrs(&capTable, capAttrs, 1);
-    if (gpuinstG.cfg.capture[0] == '\0') return;
-    if (capParse(gpuinstG.cfg.capture, err, sizeof err) != GPUINST_SUCCESS) {
+    snprintf(capSpec, sizeof capSpec, "%s", spec);
+    capNrules = 0;
+    if (spec[0] == '\0') return 0;
+    if (!(gpuinstG.cfg.mode & GPUINST_MODE_TRACE)) {
+        gpuinstUnavailableAdd("capture", "GPUINST_CAPTURE limits a trace to its windows, and GPUINST_MODE=profile "
+                                         "keeps no trace: everything is profiled (use GPUINST_MODE=profile,trace "
+                                         "for windows in the trace)");
+        return 0;
+    }
+    if (capParse(spec, err, sizeof err) != GPUINST_SUCCESS) {
         char why[480];
         capNrules = 0;
         snprintf(why, sizeof why, "%.300s; everything is recorded (no capture window). Syntax: RANGE[@DOMAIN][@N|N-M|every N|all]"
                  ", rules separated by ';'", err);
         gpuinstUnavailableAdd("capture", why);
+        return 0;
+    }
+    return 1;
+}
+
+GPUINST_PRIVATE void gpuinstCaptureInit(void)
+{
+    int on;
+    gpuinstTableRegister(&capTable);
+    pthread_mutex_lock(&capLock);
+    on = capApply(gpuinstG.cfg.capture);
+    capInited = 1;
+    pthread_mutex_unlock(&capLock);
+    capAttrs[0].name = "spec";
+    capAttrs[0].kind = GPUINST_TATTR_STR;
+    capAttrs[0].s = capSpec; /* "" when unset */
+    gpuinstTableSetAttrs(&capTable, capAttrs, 1);
+    if (on) GPUINST_STORE_REL(&gpuinstCaptureOn, 1);
+}
+
+GPUINST_PRIVATE void gpuinstCaptureAgreed(const char *spec)
+{
+    int was, on;
+    pthread_mutex_lock(&capLock);
+    if (!capInited || strcmp(spec, capSpec) == 0) { /* not started yet: gpuinstCaptureInit takes rank 0's */
+        pthread_mutex_unlock(&capLock);
         return;
     }
-    GPUINST_STORE_REL(&gpuinstCaptureOn, 1);
+    if (capLooked) {
+        pthread_mutex_unlock(&capLock);
+        gpuinstWarn("GPUINST_CAPTURE=\"%.200s\" here, rank 0 has \"%.200s\": this rank had started using its own "
+                    "before MPI_Init and keeps it (set the same GPUINST_CAPTURE on every rank)", capSpec, spec);
+        return;
+    }
+    was = GPUINST_LOAD_RLX(&gpuinstCaptureOn);
+    on = capApply(spec);
+    GPUINST_STORE_REL(&gpuinstCaptureOn, on);
+    /* no range was looked at, so no window is open: activity follows */
+    if (was != on) gpuinstActivityCapture(!on);
+    pthread_mutex_unlock(&capLock);
 }

@@ -4,10 +4,39 @@
  * Read once, in gpuinst_init (never on a hot path).  Every value is length
  * checked: an over-long value is refused with a message naming the variable,
  * and the default is kept.
+ *
+ * One parser per kind of value, used for every variable (issue 20):
+ *  - on/off (gpuinstEnvFlag): on is 1, on, yes, true, y; off is 0, off, no,
+ *    false, n (any case); unset or empty is the default; anything else is
+ *    refused with a message and the default is kept.  GPUINST_ENABLE,
+ *    GPUINST_OVERWRITE, GPUINST_COLLECTIVE_IO, GPUINST_AUTO_INIT and
+ *    GPUINST_PROFILE_PRELOAD are read with it, in the MPI layer too.
+ *  - whole numbers (gpuinstEnvU64): decimal digits only, in a range.
+ *
+ * Agreement across ranks (gpuinstConfigAgree, issue 20).  Some settings
+ * must be the same on every rank, or gpuinst's collectives do not match and
+ * the job hangs.  In the collective gpuinst runs at start-up (the MPI_Init
+ * interception, or gpuinst_init after MPI_Init) rank 0 gathers every rank's
+ * values and decides:
+ *  - GPUINST_AUTO_INIT, GPUINST_COLLECTIVE_IO: rank 0's value, for all;
+ *  - GPUINST_CAPTURE, GPUINST_NVTX_DOMAINS (texts): rank 0's text, for all
+ *    (a window or a domain filter of one rank only would leave ranks with
+ *    different tables and different spans of MPI calls); rank 0's texts are
+ *    broadcast first, each rank tells whether its own differed;
+ *  - GPUINST_OVERWRITE: 1 only if every rank says 1 (replacing a file needs
+ *    every rank's consent; one rank's 1 must not destroy a file);
+ *  - GPUINST_ENABLE stays per rank: a rank with 0 records nothing, but while
+ *    some rank records it still takes part in gpuinst's collectives (clock
+ *    alignment, the shared file: its /ranks row and an /unavailable row
+ *    "recording"), so "instrument rank 0 only" (GPUINST_ENABLE=0 on the
+ *    other ranks) works.  With 0 on every rank nothing is written.
+ * When values differ, rank 0 says once which ranks differed and what every
+ * rank uses.
  */
 #include "gpuinstInt.h"
 
 #include <errno.h>
+#include <strings.h>
 
 static void cfgString(const char *var, char *dst, size_t cap, const char *dflt)
 {
@@ -17,15 +46,15 @@ static void cfgString(const char *var, char *dst, size_t cap, const char *dflt)
         return;
     }
     if (strlen(v) >= cap) {
-        gpuinstWarn("%s is %zu bytes long (limit %zu); using the default \"%s\"", var, strlen(v),
-                    cap - 1, dflt);
+        gpuinstWarnJob("%s is %zu bytes long (limit %zu); using the default \"%s\"", var, strlen(v), cap - 1,
+                       dflt);
         snprintf(dst, cap, "%s", dflt);
         return;
     }
     memcpy(dst, v, strlen(v) + 1);
 }
 
-static uint64_t cfgUnsigned(const char *var, uint64_t dflt, uint64_t max)
+GPUINST_PRIVATE uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
 {
     const char *v = getenv(var);
     char *end = NULL;
@@ -33,35 +62,239 @@ static uint64_t cfgUnsigned(const char *var, uint64_t dflt, uint64_t max)
     if (v == NULL || v[0] == '\0') return dflt;
     errno = 0;
     x = strtoull(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || v[0] == '-' || x > max) {
-        gpuinstWarn("%s=\"%.64s\" is not a whole number in 0..%llu; using %llu", var, v,
-                    (unsigned long long)max, (unsigned long long)dflt);
+    if (errno != 0 || end == v || *end != '\0' || v[0] < '0' || v[0] > '9' || x < lo || x > hi) {
+        gpuinstWarnJob("%s=\"%.64s\" is not a whole number in %llu..%llu; using %llu", var, v,
+                       (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)dflt);
         return dflt;
     }
     return (uint64_t)x;
 }
 
+/* GPUINST_MODE: "trace" (default), "profile", or both ("profile,trace");
+ * `quiet`: no message for a bad value (said when the configuration loads). */
+static int cfgMode(int quiet)
+{
+    const char *v = getenv("GPUINST_MODE");
+    int mode = 0;
+    const char *p;
+    if (v == NULL || v[0] == '\0') return GPUINST_MODE_TRACE;
+    for (p = v; *p != '\0';) {
+        size_t n = strcspn(p, ",");
+        if (n == 5 && strncmp(p, "trace", 5) == 0) mode |= GPUINST_MODE_TRACE;
+        else if (n == 7 && strncmp(p, "profile", 7) == 0) mode |= GPUINST_MODE_PROFILE;
+        else {
+            if (!quiet)
+                gpuinstWarn("GPUINST_MODE=\"%.64s\": \"%.*s\" is not a mode (trace, profile, or "
+                        "profile,trace for both); recording a trace", v, (int)(n < 64 ? n : 64), p);
+            return GPUINST_MODE_TRACE;
+        }
+        p += n;
+        if (*p == ',') p++;
+    }
+    return mode ? mode : GPUINST_MODE_TRACE;
+}
+
+/* 1 on, 0 off, -1 neither. */
+static int flagWord(const char *v)
+{
+    static const char *const on[] = {"1", "on", "yes", "true", "y"};
+    static const char *const off[] = {"0", "off", "no", "false", "n"};
+    size_t i;
+    for (i = 0; i < sizeof on / sizeof on[0]; i++)
+        if (strcasecmp(v, on[i]) == 0) return 1;
+    for (i = 0; i < sizeof off / sizeof off[0]; i++)
+        if (strcasecmp(v, off[i]) == 0) return 0;
+    return -1;
+}
+
+GPUINST_PRIVATE int gpuinstConfigMode(void)
+{
+    return gpuinstG.cfg.loaded ? gpuinstG.cfg.mode : cfgMode(1);
+}
+
+GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt)
+{
+    const char *v = getenv(var);
+    int f;
+    if (v == NULL || v[0] == '\0') return dflt;
+    f = flagWord(v);
+    if (f < 0) {
+        gpuinstWarnJob("%s=\"%.64s\" is neither on (1, on, yes, true) nor off (0, off, no, false); using %d", var,
+                       v, dflt);
+        return dflt;
+    }
+    return f;
+}
+
+/* ---- agreement across ranks --------------------------------------------------- */
+
+static gpuinstAgreed agreed;   /* valid once agreed.done */
+
+/* What this rank asks for, one byte each (gathered to rank 0); for the
+ * texts, whether this rank's differs from rank 0's. */
+enum { AG_ENABLE, AG_AUTO_INIT, AG_OVERWRITE, AG_COLLECTIVE_IO, AG_CAPTURE, AG_NVTX_DOMAINS, AG_N };
+static const char *const agNames[AG_N] = {"GPUINST_ENABLE", "GPUINST_AUTO_INIT", "GPUINST_OVERWRITE",
+                                          "GPUINST_COLLECTIVE_IO", "GPUINST_CAPTURE", "GPUINST_NVTX_DOMAINS"};
+
+/* The texts agreed (rank 0's), read with the same rules as gpuinstConfigLoad. */
+static void localTexts(char capture[GPUINST_CFG_TEXT], char domains[GPUINST_CFG_TEXT])
+{
+    cfgString("GPUINST_CAPTURE", capture, GPUINST_CFG_TEXT, "");
+    cfgString("GPUINST_NVTX_DOMAINS", domains, GPUINST_CFG_TEXT, "");
+}
+
+static void localValues(unsigned char v[AG_N])
+{
+    v[AG_ENABLE] = (unsigned char)gpuinstEnvFlag("GPUINST_ENABLE", 1);
+    v[AG_AUTO_INIT] = (unsigned char)gpuinstEnvFlag("GPUINST_AUTO_INIT", 0);
+    v[AG_OVERWRITE] = (unsigned char)gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
+    v[AG_COLLECTIVE_IO] = (unsigned char)gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);
+    v[AG_CAPTURE] = v[AG_NVTX_DOMAINS] = 0; /* 1 where this rank's text differs from rank 0's */
+}
+
+/* Rank 0: one line per setting whose value differs between ranks. */
+static void sayDifferences(const unsigned char *all, int size)
+{
+    unsigned char *on = (unsigned char *)calloc((size_t)size, 1);
+    int k, r;
+    if (on == NULL) return;
+    for (k = 0; k < AG_N; k++) {
+        int nd = 0, non = 0;
+        char ranks[160];
+        for (r = 0; r < size; r++) {
+            on[r] = all[(size_t)r * AG_N + k] != all[k];
+            nd += on[r];
+            non += all[(size_t)r * AG_N + k] != 0;
+        }
+        if (nd == 0) continue;
+        if (k == AG_ENABLE) {
+            /* list the ranks that record nothing */
+            for (r = 0; r < size; r++) on[r] = all[(size_t)r * AG_N + k] == 0;
+            gpuinstDiagRanks(on, size, ranks, sizeof ranks);
+            gpuinstWarn("GPUINST_ENABLE is off on %d of %d ranks (%s): they record nothing but take part in the "
+                        "shared file (their /ranks row, /unavailable \"recording\")",
+                        size - non, size, ranks);
+            continue;
+        }
+        gpuinstDiagRanks(on, size, ranks, sizeof ranks);
+        if (k == AG_CAPTURE || k == AG_NVTX_DOMAINS)
+            gpuinstWarn("%s differs from rank 0's on %d of %d ranks (%s); every rank uses rank 0's (\"%.200s\")",
+                        agNames[k], nd, size, ranks, k == AG_CAPTURE ? agreed.capture : agreed.nvtx_domains);
+        else if (k == AG_OVERWRITE)
+            gpuinstWarn("GPUINST_OVERWRITE differs from rank 0's on %d of %d ranks (%s): no existing file is "
+                        "replaced (that takes GPUINST_OVERWRITE=1 on every rank)",
+                        nd, size, ranks);
+        else
+            gpuinstWarn("%s differs from rank 0's on %d of %d ranks (%s); every rank uses rank 0's value (%s)",
+                        agNames[k], nd, size, ranks, all[k] ? "on" : "off");
+    }
+    free(on);
+}
+
+GPUINST_PRIVATE int gpuinstConfigAgree(void)
+{
+    unsigned char mine[AG_N], decided[4];
+    char texts[2 * GPUINST_CFG_TEXT], own[2 * GPUINST_CFG_TEXT];
+    void *all = NULL;
+    uint64_t *counts = NULL, one = 0;
+    int size = gpuinstG.size, rc;
+    if (agreed.done) return GPUINST_SUCCESS;
+    localValues(mine);
+    localTexts(own, own + GPUINST_CFG_TEXT);
+    memcpy(texts, own, sizeof texts);
+    if (!gpuinstCollActive() || size <= 1) {
+        memcpy(agreed.capture, own, GPUINST_CFG_TEXT);
+        memcpy(agreed.nvtx_domains, own + GPUINST_CFG_TEXT, GPUINST_CFG_TEXT);
+        agreed.auto_init = mine[AG_AUTO_INIT];
+        agreed.overwrite = mine[AG_OVERWRITE];
+        agreed.collective_io = mine[AG_COLLECTIVE_IO];
+        agreed.any_enabled = mine[AG_ENABLE];
+        agreed.done = 1;
+        return GPUINST_SUCCESS;
+    }
+    /* rank 0's texts first, so that each rank can say whether its own differed */
+    rc = gpuinstCollBcast(texts, sizeof texts);
+    if (rc != GPUINST_SUCCESS) memcpy(texts, own, sizeof texts);
+    texts[GPUINST_CFG_TEXT - 1] = texts[2 * GPUINST_CFG_TEXT - 1] = '\0';
+    memcpy(agreed.capture, texts, GPUINST_CFG_TEXT);
+    memcpy(agreed.nvtx_domains, texts + GPUINST_CFG_TEXT, GPUINST_CFG_TEXT);
+    mine[AG_CAPTURE] = (unsigned char)(strcmp(own, texts) != 0);
+    mine[AG_NVTX_DOMAINS] = (unsigned char)(strcmp(own + GPUINST_CFG_TEXT, texts + GPUINST_CFG_TEXT) != 0);
+    if (gpuinstG.rank == 0) counts = (uint64_t *)calloc((size_t)size, sizeof *counts);
+    if (rc == GPUINST_SUCCESS) rc = gpuinstCollGather(mine, AG_N, &all, counts ? counts : &one);
+    memcpy(decided, mine, sizeof decided);
+    decided[AG_ENABLE] = mine[AG_ENABLE];
+    if (gpuinstG.rank == 0 && rc == GPUINST_SUCCESS && all != NULL && counts != NULL) {
+        const unsigned char *v = (const unsigned char *)all;
+        int r, ok = 1;
+        for (r = 0; r < size; r++) ok &= counts[r] == AG_N;
+        if (ok) {
+            decided[AG_ENABLE] = 0;
+            for (r = 0; r < size; r++) {
+                decided[AG_ENABLE] |= v[(size_t)r * AG_N + AG_ENABLE];
+                decided[AG_OVERWRITE] &= v[(size_t)r * AG_N + AG_OVERWRITE];
+            }
+            sayDifferences(v, size);
+        }
+    }
+    free(all);
+    free(counts);
+    /* rank 0's decision (AG_ENABLE: "some rank records"); rank 0 alone
+     * decides even after a failed gather, so every rank gets one answer */
+    if (rc == GPUINST_SUCCESS) rc = gpuinstCollBcast(decided, sizeof decided);
+    agreed.auto_init = decided[AG_AUTO_INIT];
+    agreed.overwrite = decided[AG_OVERWRITE];
+    agreed.collective_io = decided[AG_COLLECTIVE_IO];
+    agreed.any_enabled = decided[AG_ENABLE];
+    agreed.done = 1;
+    gpuinstConfigApplyAgreed(&gpuinstG.cfg);
+    /* parts that read their text before the agreement (gpuinst_init before
+     * MPI_Init; the NVTX collector before gpuinst_init) take rank 0's now */
+    gpuinstCaptureAgreed(agreed.capture);
+    gpuinstNvtxDomainsAgreed(agreed.nvtx_domains);
+    return rc;
+}
+
+GPUINST_PRIVATE const gpuinstAgreed *gpuinstConfigAgreed(void)
+{
+    return &agreed;
+}
+
+GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg)
+{
+    if (!agreed.done || !cfg->loaded) return;
+    cfg->overwrite = agreed.overwrite;
+    cfg->collective_io = agreed.collective_io;
+    memcpy(cfg->capture, agreed.capture, sizeof cfg->capture);
+    memcpy(cfg->nvtx_domains, agreed.nvtx_domains, sizeof cfg->nvtx_domains);
+}
+
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
 {
+    cfg->mode = cfgMode(0);
     cfgString("GPUINST_OUTPUT", cfg->output, sizeof cfg->output, "gpuinst.h5");
-    cfg->enable = (int)cfgUnsigned("GPUINST_ENABLE", 1, 1);
-    cfg->verbose = (int)cfgUnsigned("GPUINST_VERBOSE", 0, 9);
+    cfg->enable = gpuinstEnvFlag("GPUINST_ENABLE", 1);
+    cfg->verbose = (int)gpuinstEnvU64("GPUINST_VERBOSE", 0, 0, 9);
     cfgString("GPUINST_TRACE", cfg->trace, sizeof cfg->trace, "default");
     cfgString("GPUINST_METRICS", cfg->metrics, sizeof cfg->metrics, "");
     cfgString("GPUINST_COUNTERS", cfg->counters, sizeof cfg->counters, "");
     cfgString("GPUINST_CUPTI_LIB", cfg->cupti_lib, sizeof cfg->cupti_lib, "");
-    cfg->buffer_mb = cfgUnsigned("GPUINST_BUFFER_MB", 0, (uint64_t)1 << 30);
-    cfg->overwrite = (int)cfgUnsigned("GPUINST_OVERWRITE", 0, 1);
-    cfg->collective_io = (int)cfgUnsigned("GPUINST_COLLECTIVE_IO", 0, 1);
+    cfg->buffer_mb = gpuinstEnvU64("GPUINST_BUFFER_MB", 0, 0, (uint64_t)1 << 30);
+    cfg->overwrite = gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
+    cfg->collective_io = gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);
     cfgString("GPUINST_NVTX_DOMAINS", cfg->nvtx_domains, sizeof cfg->nvtx_domains, "");
     cfgString("GPUINST_CAPTURE", cfg->capture, sizeof cfg->capture, "");
+    cfg->loaded = 1;
+    gpuinstConfigApplyAgreed(cfg);
 }
 
 /* The NVTX collector may be asked to attach before gpuinst_init (a library's
  * first NVTX call): it reads the two variables that decide whether it
- * attaches at all, with the same rules, ahead of gpuinstConfigLoad. */
+ * attaches at all, with the same rules (and rank 0's domain filter when
+ * the agreement came first), ahead of gpuinstConfigLoad. */
 GPUINST_PRIVATE void gpuinstConfigLoadNvtx(gpuinstConfig *cfg)
 {
-    cfg->enable = (int)cfgUnsigned("GPUINST_ENABLE", 1, 1);
+    cfg->enable = gpuinstEnvFlag("GPUINST_ENABLE", 1);
     cfgString("GPUINST_NVTX_DOMAINS", cfg->nvtx_domains, sizeof cfg->nvtx_domains, "");
+    if (agreed.done) memcpy(cfg->nvtx_domains, agreed.nvtx_domains, sizeof cfg->nvtx_domains);
 }

@@ -98,6 +98,39 @@ static void atExit(void)
     if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) gpuinstFinalize(2);
 }
 
+/* Calls made before gpuinst_init (issue 13 §6).  They return
+ * NOT_INITIALIZED and are counted; once gpuinst_init runs, the count is in
+ * /ranks (before_init).  A program that never calls gpuinst_init writes no
+ * file, so at exit one line says how many calls recorded nothing and what
+ * to do.  The rank comes from the launcher's environment (gpuinst never
+ * learnt it). */
+static void uninitReport(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+    uint64_t n = GPUINST_LOAD_RLX(&gpuinstG.counts.before_init);
+    size_t i;
+    if (GPUINST_LOAD_ACQ(&gpuinstG.state) != GPUINST_STATE_UNINIT || n == 0) return;
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v != NULL && v[0] >= '0' && v[0] <= '9') {
+            gpuinstG.rank = (int)strtol(v, NULL, 10);
+            break;
+        }
+    }
+    gpuinstWarn("%llu gpuinst call%s made without gpuinst_init() recorded nothing and no file was written; "
+                "call gpuinst_init() first (in an MPI program: on every rank, before or after MPI_Init), or "
+                "run with LD_PRELOAD=libgpuinst.so GPUINST_AUTO_INIT=1",
+                (unsigned long long)n, n == 1 ? "" : "s");
+}
+
+GPUINST_PRIVATE int gpuinstCountBeforeInit(void)
+{
+    static int installed;
+    GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
+    if (!__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) atexit(uninitReport);
+    return GPUINST_ERROR_NOT_INITIALIZED;
+}
+
 /* fork() (issue 8, docs/RELIABILITY.md): the child inherits a copy of the
  * parent's records and, without this, its exit would write them to the
  * parent's output.  The child is made a non-recording process instead:
@@ -133,17 +166,29 @@ int gpuinst_init(void)
     gpuinstG.size = 1;
     gpuinstG.node_rank = gpuinstG.node_size = -1;
     gpuinstG.pid = (int)getpid();
+    gpuinstClockInit(); /* the TSC or CLOCK_MONOTONIC (src/clock.c) */
     gpuinstG.start_ns = gpuinstClockNs();
     gpuinstG.start_wall_ns = gpuinstWallNs();
     gpuinstG.clock.ref_ns = gpuinstG.start_ns;
     if (gethostname(gpuinstG.hostname, sizeof gpuinstG.hostname - 1) != 0)
         snprintf(gpuinstG.hostname, sizeof gpuinstG.hostname, "unknown");
-    gpuinstMpiAttach(); /* learns the rank if MPI is already initialised */
+    gpuinstDiagHold();  /* job-wide lines are said once, at the next collective (src/diag.c) */
+    gpuinstMpiAttach(); /* learns the rank if MPI is already initialised; agrees settings (src/config.c) */
+    gpuinstDiagHold();
     gpuinstConfigLoad(&gpuinstG.cfg);
     gpuinstBufSetCap(gpuinstG.cfg.buffer_mb << 20); /* bounded memory (src/buf.c, issue 8) */
     gpuinstNvtxInit();
     if (!gpuinstG.cfg.enable) {
+        /* GPUINST_ENABLE=0 on this rank: nothing is recorded here.  While
+         * other ranks record, this one still takes part in the collectives
+         * (clock alignment, the shared file with its /ranks row): see
+         * gpuinstFinalize and src/config.c. */
+        gpuinstG.disabled = 1;
+        gpuinstCoreTablesRegister();
+        gpuinstUnavailableNote("recording", "GPUINST_ENABLE is off on this rank: nothing was recorded here "
+                                            "(annotations reached NVTX only)", 0);
         GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_NVTX_ONLY);
+        if (gpuinstCollActive()) gpuinstDiagAgree();
         return GPUINST_ERROR_DISABLED;
     }
     gpuinstCoreTablesRegister();
@@ -151,6 +196,9 @@ int gpuinst_init(void)
     gpuinstActivityInit(); /* GPU tracing (src/activity.c): before any NVTX call of gpuinst's own */
     gpuinstNvtxCollectorInit(); /* NVTX collector (src/nvtx_inject.c): whether the API's NVTX calls come back */
     gpuinstCountersInit(); /* built-in counter groups of GPUINST_COUNTERS (src/counters.c) */
+    /* GPUINST_PROFILE set: finalize says what it named that never ran, also
+     * when no region ever calls gpuinst_profile_begin (src/range_profiler.c) */
+    if (getenv("GPUINST_PROFILE") != NULL) gpuinstProfilerInit();
 #if !GPUINST_WITH_HDF5
     gpuinstUnavailableAdd("hdf5", "gpuinst was built without HDF5, so no file is written; "
                                   "compile gpuinst.c with h5pcc (or add the HDF5 include and library flags)");
@@ -160,8 +208,22 @@ int gpuinst_init(void)
         atexit(atExit);
         pthread_atfork(forkPrepare, forkParent, forkChild);
     }
+    gpuinstClockTableRegister();
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstProfTablesRegister(); /* src/profile.c */
+    gpuinstClockStart(); /* a (TSC, CLOCK_MONOTONIC) sample per second */
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_RUNNING);
+    /* after MPI_Init gpuinst_init is collective: the lines held so far are
+     * said once for the job (before MPI_Init, the MPI_Init interception does it) */
+    if (gpuinstCollActive()) gpuinstDiagAgree();
     return GPUINST_SUCCESS;
+}
+
+/* A rank with GPUINST_ENABLE=0 takes part in the shared write while another
+ * rank records (src/config.c). */
+static int joinsSharedWrite(void)
+{
+    return gpuinstG.disabled && gpuinstConfigAgreed()->done && gpuinstConfigAgreed()->any_enabled &&
+           gpuinstCollActive();
 }
 
 GPUINST_PRIVATE int gpuinstFinalize(int by)
@@ -169,18 +231,25 @@ GPUINST_PRIVATE int gpuinstFinalize(int by)
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state), i, rc;
     if (st == GPUINST_STATE_UNINIT) return GPUINST_ERROR_NOT_INITIALIZED;
     if (st == GPUINST_STATE_FINALIZED) return GPUINST_ERROR_FINALIZED;
-    if (st == GPUINST_STATE_NVTX_ONLY) {
+    if (st == GPUINST_STATE_NVTX_ONLY && !(by != 2 && joinsSharedWrite())) {
         GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
+        gpuinstDiagFlush();
         return GPUINST_SUCCESS;
     }
     for (i = 0; i < nflushHooks; i++) flushHooks[i]();
     gpuinstG.finalized_by = by;
     gpuinstG.end_ns = gpuinstClockNs();
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
+    gpuinstNvtxQuiesce(); /* no thread is inside a recording call from here on (src/nvtx.c) */
+    gpuinstClockFinish(); /* the map of gpuinst's clock to CLOCK_MONOTONIC */
     gpuinstNvtxCloseOpen(gpuinstG.end_ns);
+    gpuinstDiagAgree(); /* collective in a shared write; else says what is held (src/diag.c) */
     gpuinstMpiFinalizePrepare();
     rc = gpuinstWriteFile(gpuinstG.cfg.output);
-    gpuinstBufSpillClose(rc == GPUINST_ERROR_IO); /* kept (and named) if the write went wrong */
+    /* the spill file is removed once its records are in a file (wherever),
+     * else kept and named for tools/gpuinst-recover */
+    gpuinstBufSpillClose(!gpuinstG.file_written);
+    gpuinstDiagFlush();
     return rc;
 }
 

@@ -17,11 +17,17 @@
  * thread's buffer for it from a thread-local table, one clock read, a store,
  * the NVTX call.  No lock, no allocation in the common case.
  *
- * Statistics: at finalize (gpuinstCountersCollective, run by the writer's
- * table agreement on every rank) each rank reduces each counter field to one
- * figure (the mean of its samples, or their sum for DELTA counters), rank 0
- * gathers them and writes min, mean, max and imbalance = max / mean over the
- * ranks that sampled the field.
+ * Dataset names: /counters/<name> with '/', '%', '~', control bytes, bytes
+ * outside valid UTF-8 and a leading '.' written as "%XX" (cntLinkName), so
+ * two valid names never make one path a dataset and a group at once.  The
+ * name as given is the dataset's counter_name attribute.
+ *
+ * Statistics: at finalize (gpuinstCountersStats, run by the writer's table
+ * agreement on every rank once the list of datasets is agreed) each rank
+ * reduces each counter field to one figure (the mean of its samples, or
+ * their sum for DELTA counters), rank 0 gathers them and writes min, mean,
+ * max and imbalance = max / mean over the ranks that sampled the field, one
+ * row per dataset and field.
  */
 #include "gpuinstInt.h"
 
@@ -47,6 +53,9 @@
 #define CNT_MAX_FIELDS 64
 #define CNT_FIELD_NAME 64
 #define CNT_NAME_MAX 200
+/* "/counters/" + a name of CNT_NAME_MAX bytes, each encoded in at most 3
+ * (cntLinkName), + the table agreement's "~k" + NUL */
+#define CNT_PATH_MAX (10 + 3 * CNT_NAME_MAX + 16)
 #define CNT_HDR 16                 /* time_ns, rank, thread, no_value, pad */
 #define CNT_NO_NVTX 0x1u           /* internal flag: record only */
 #define CNT_INTERNAL 0x2u          /* made by gpuinst itself: reserved names allowed */
@@ -74,7 +83,7 @@ typedef struct cntCounter {
     int sealed;                   /* registered with NVTX, semantics final (acquire/release) */
     uint64_t nvtx_id;
     char name[CNT_NAME_MAX + 1];
-    char path[CNT_NAME_MAX + 16];
+    char path[CNT_PATH_MAX];
     char fname[CNT_MAX_FIELDS][CNT_FIELD_NAME];
     int32_t ftype[CNT_MAX_FIELDS];
     CntSem sem[CNT_MAX_FIELDS];
@@ -95,9 +104,25 @@ static uint32_t cntNcounters;        /* published with release after cntCounters
 static pthread_mutex_t cntLock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Per-thread buffers, one per counter, created on the first sample. */
+/* Profile mode (GPUINST_MODE=profile, issue 19): samples are not kept but
+ * folded, per thread, counter and field, into count, min, max, sum and sum
+ * of squares (/profile/counters; /counters/stats uses them as it uses rows). */
+typedef struct CntFieldStat {
+    uint64_t samples;             /* values folded (a no-value "zero" is 0, "unchanged" the last value) */
+    uint64_t unavailable;         /* samples without a value (NaN, no-value "unavailable") */
+    double min, max, sum, sum_sq;
+} CntFieldStat;
+typedef struct CntStat {
+    unsigned char last[8 * 64];   /* the last values (no-value "unchanged" repeats them) */
+    int have_last;
+    CntFieldStat f[1];            /* nfields of them */
+} CntStat;
+
 typedef struct CntTls {
     struct CntTls *next;
     gpuinstBuf *bufs[GPUINST_MAX_COUNTERS];
+    CntStat *stats[GPUINST_MAX_COUNTERS]; /* profile mode */
+    uint16_t thread;                      /* /threads index of the owner */
 } CntTls;
 static GPUINST_TLS CntTls *cntTls;
 static CntTls *cntTlsHead;        /* prepend-only list (release/acquire) */
@@ -136,10 +161,7 @@ static int cntStateCheck(int *rec)
     }
     *rec = 0;
     if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_SUCCESS;
-    if (st == GPUINST_STATE_UNINIT) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
-        return GPUINST_ERROR_NOT_INITIALIZED;
-    }
+    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
     GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
     return GPUINST_ERROR_FINALIZED;
 }
@@ -183,6 +205,43 @@ static int cntNameValid(const char *name, int internal)
     if (strcmp(name, "stats") == 0 || strncmp(name, "stats/", 6) == 0) return 0;
     if (!internal && strncmp(name, "pm_sampling", 11) == 0) return 0;
     return 1;
+}
+
+/* The dataset of a counter is /counters/<link>, where <link> is the name
+ * as one HDF5 link name, never a path, so that no two valid names collide
+ * (issue 20: "solver" and "solver/residual", or "a" on one rank and "a/b" on
+ * another, made a dataset and a group of one name, and "." is the group
+ * itself).  Each of these bytes becomes "%XX" (two upper-case hex digits):
+ * '/', '%', '~' (the table agreement names variants "<path>~2"), control
+ * bytes (below 0x20, 0x7F), bytes that are not part of a valid UTF-8
+ * character, and a '.' in first place.  Every other byte stays as given,
+ * so most names read the same ("host_memory" -> /counters/host_memory).
+ * Decoding every "%XX" gives the name back: different names get different
+ * links.  out must hold 3 * strlen(name) + 1 bytes. */
+static void cntLinkName(const char *name, char *out)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    const unsigned char *p = (const unsigned char *)name;
+    size_t o = 0;
+    while (*p != '\0') {
+        int n = gpuinstUtf8Seq(p);
+        if (n > 1) { /* a valid multi-byte character: kept */
+            memcpy(out + o, p, (size_t)n);
+            o += (size_t)n;
+            p += n;
+            continue;
+        }
+        if (n == 0 || *p < 0x20 || *p == 0x7F || *p == '/' || *p == '%' || *p == '~' ||
+            (*p == '.' && p == (const unsigned char *)name)) {
+            out[o++] = '%';
+            out[o++] = hex[*p >> 4];
+            out[o++] = hex[*p & 15];
+        } else {
+            out[o++] = (char)*p;
+        }
+        p++;
+    }
+    out[o] = '\0';
 }
 
 static const char *const cntReservedFields[] = {"time_ns", "rank", "thread", "no_value"};
@@ -249,7 +308,8 @@ static void cntBuildTable(cntCounter *c)
     uint32_t i;
     gpuinstField *f = c->fields;
     f[0].name = "time_ns"; f[0].type = GPUINST_FT_U64; f[0].offset = 0; f[0].len = 0;
-    f[0].flags = GPUINST_FIELD_TIME; f[0].unit = "ns"; f[0].doc = "sample time (batch samples: their timestamp, converted)";
+    /* a caller's batch timestamp is CLOCK_MONOTONIC, not gpuinst's clock: tagged (cntBatchCore) */
+    f[0].flags = GPUINST_FIELD_TIME | GPUINST_FIELD_TIME_MONO_TAG; f[0].unit = "ns"; f[0].doc = "sample time (batch samples: their timestamp, converted)";
     f[1].name = "rank"; f[1].type = GPUINST_FT_U32; f[1].offset = 8; f[1].len = 0;
     f[1].flags = GPUINST_FIELD_RANK; f[1].unit = ""; f[1].doc = "rank";
     f[2].name = "thread"; f[2].type = GPUINST_FT_U16; f[2].offset = 12; f[2].len = 0;
@@ -313,7 +373,9 @@ static int cntCreateCore(const char *name, int scalar, const char *fields, const
      * would come back to its collector and be recorded twice (src/nvtx_inject.c) */
     if (!GPUINST_NVTX_EMIT()) flags |= CNT_NO_NVTX;
     snprintf(c->name, sizeof c->name, "%s", name);
-    snprintf(c->path, sizeof c->path, "/counters/%s", name);
+    memcpy(c->path, "/counters/", 10);
+    if (flags & CNT_INTERNAL) snprintf(c->path + 10, sizeof c->path - 10, "%s", name); /* pm_sampling/<bus id> */
+    else cntLinkName(name, c->path + 10);
     c->scalar = scalar;
     c->flags = flags;
     if (scalar) {
@@ -435,7 +497,7 @@ static void cntSealLocked(cntCounter *c)
     int anysem = 0;
     if (c->sealed) return;
     c->nattrs = 0;
-    cntAddAttr(c, NULL, "name", GPUINST_TATTR_STR, c->name, 0);
+    cntAddAttr(c, NULL, "counter_name", GPUINST_TATTR_STR, c->name, 0);
     cntAddAttr(c, NULL, "kind", GPUINST_TATTR_STR, c->scalar ? "counter" : "group", 0);
     for (i = 0; i < c->nfields; i++) {
         const CntSem *s = &c->sem[i];
@@ -567,14 +629,72 @@ static const unsigned char *cntLastValues(const gpuinstBuf *b)
     return (const unsigned char *)GPUINST_CHUNK_DATA(ch) + (size_t)(ch->count - 1) * b->recsize + CNT_HDR;
 }
 
+/* Profile mode: folds one sample into this thread's statistics of c. */
+static int cntFold(cntCounter *c, uint16_t thread, const unsigned char *vals, int reason)
+{
+    CntTls *t = cntTls;
+    CntStat *st;
+    uint32_t f;
+    if (GPUINST_UNLIKELY(t == NULL) && (t = cntTlsSlow()) == NULL) return cntLostEvent();
+    st = t->stats[c->id - 1];
+    if (GPUINST_UNLIKELY(st == NULL)) {
+        st = (CntStat *)calloc(1, sizeof *st + (c->nfields ? c->nfields - 1 : 0) * sizeof(CntFieldStat));
+        if (st == NULL) return cntLostEvent();
+        t->thread = thread;
+        GPUINST_STORE_REL(&t->stats[c->id - 1], st);
+    }
+    if (reason == GPUINST_COUNTER_NOVALUE_UNCHANGED) {
+        if (!st->have_last) reason = GPUINST_COUNTER_NOVALUE_ZERO; /* nothing before: as a row would hold, 0 */
+        else vals = st->last;
+    } else if (reason < 0 && vals != NULL) {
+        memcpy(st->last, vals, 8u * c->nfields);
+        st->have_last = 1;
+    }
+    for (f = 0; f < c->nfields; f++) {
+        CntFieldStat *s = &st->f[f];
+        double v = 0;
+        if (reason == GPUINST_COUNTER_NOVALUE_UNAVAILABLE) {
+            s->unavailable++;
+            continue;
+        }
+        if (reason != GPUINST_COUNTER_NOVALUE_ZERO && vals != NULL) {
+            if (c->ftype[f] == GPUINST_COUNTER_INT64) {
+                int64_t x;
+                memcpy(&x, vals + 8 * f, 8);
+                v = (double)x;
+            } else {
+                memcpy(&v, vals + 8 * f, 8);
+            }
+        }
+        if (v != v) {
+            s->unavailable++;
+            continue;
+        }
+        if (s->samples == 0 || v < s->min) s->min = v;
+        if (s->samples == 0 || v > s->max) s->max = v;
+        s->samples++;
+        s->sum += v;
+        s->sum_sq += v * v;
+    }
+    if (reason == GPUINST_COUNTER_NOVALUE_ZERO) {
+        memset(st->last, 0, 8u * c->nfields);
+        st->have_last = 1;
+    }
+    return GPUINST_SUCCESS;
+}
+
 /* Appends one sample; vals = 8 * nfields bytes (ignored for no-value
- * samples, reason >= 0). */
+ * samples, reason >= 0).  Profile mode: folded instead (cntFold). */
 static int cntRecordOne(cntCounter *c, gpuinstBuf *b, uint16_t thread, uint64_t t, const unsigned char *vals, int reason)
 {
     unsigned char *slot;
     CntHdr h;
     const unsigned char *prev = NULL;
-    /* capture windows (src/capture.c): a sample is kept if its time falls in one */
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) {
+        int rc = cntFold(c, thread, vals, reason);
+        if (!(gpuinstG.cfg.mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) return rc;
+    }
+    /* capture windows (src/capture.c): a sample is kept in the trace if its time falls in one */
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstCaptureOn)) && !gpuinstCaptureContains(t)) return GPUINST_SUCCESS;
     if (reason == GPUINST_COUNTER_NOVALUE_UNCHANGED) prev = cntLastValues(b); /* before the slot moves the tail */
     slot = (unsigned char *)gpuinstBufSlot(b);
@@ -847,15 +967,17 @@ static int cntBatchCore(cntCounter *c, int rec, int64_t nsamples, const unsigned
         }
         for (k = 0; k < m; k++) {
             uint64_t t = timestamps ? cntClockToNs(clock, timestamps[done + k]) : now;
+            uint64_t tag = timestamps ? GPUINST_TIME_MONO : 0;
             if (t == 0) {
                 GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
                 rc = GPUINST_ERROR_INVALID_ARGUMENT;
                 t = now;
+                tag = 0;
             }
             ts[k] = (int64_t)t;
             if (k > 0 && ts[k] < ts[k - 1]) sorted = 0;
-            if (rec) {
-                int r = cntRecordOne(c, b, thread, t, base + (size_t)k * rs, -1);
+            if (rec) { /* a timestamp given is CLOCK_MONOTONIC (GPUINST_FIELD_TIME_MONO_TAG) */
+                int r = cntRecordOne(c, b, thread, t | tag, base + (size_t)k * rs, -1);
                 if (r != GPUINST_SUCCESS && rc == GPUINST_SUCCESS) rc = r;
             }
         }
@@ -973,6 +1095,7 @@ static int cntRowsCounter(const gpuinstTable *t, gpuinstRowIter *it)
 
 typedef struct cntStatIn {          /* one rank's figure for one counter field */
     char counter[CNT_NAME_MAX + 8];
+    char dataset[CNT_PATH_MAX];     /* the key, with field: where the samples went */
     char field[CNT_FIELD_NAME];
     uint64_t samples;
     double value;
@@ -982,6 +1105,7 @@ typedef struct cntStatIn {          /* one rank's figure for one counter field *
 
 typedef struct cntStatRow {         /* /counters/stats */
     char counter[CNT_NAME_MAX + 8];
+    char dataset[CNT_PATH_MAX];
     char field[CNT_FIELD_NAME];
     char per_rank[8];
     uint32_t ranks;
@@ -998,8 +1122,9 @@ typedef struct cntStatRow {         /* /counters/stats */
     { #member, GPUINST_FT_STR, (uint32_t)offsetof(cntStatRow, member), \
       (uint32_t)sizeof(((cntStatRow *)0)->member), 0, "", doc }
 static const gpuinstField cntStatFields[] = {
-    cntSS(counter, "counter or group name (its dataset is /counters/<counter>)"),
-    cntSS(field, "field of the group (\"value\" for a scalar counter)"),
+    cntSS(counter, "counter or group name as given (the dataset's counter_name attribute)"),
+    cntSS(dataset, "the dataset that holds the samples (/counters/<name, encoded>, or its ~2, ~3 variant)"),
+    cntSS(field, "field of the group (\"value\" for a scalar counter): a member of dataset"),
     cntSS(per_rank, "each rank's figure: \"mean\" of its samples, or \"sum\" for DELTA counters"),
     cntSF(ranks, GPUINST_FT_U32, "count", "ranks with at least one sample with a value"),
     cntSF(rank_min, GPUINST_FT_U32, "", "a rank holding the minimum"),
@@ -1026,26 +1151,37 @@ static int cntCollectStats(const gpuinstTable *t, void **out, uint64_t *count)
 
 static const gpuinstTable cntStatsTable = {
     "/counters/stats",
-    "per counter and field, statistics over ranks of each rank's mean (sum for DELTA counters)",
+    "per counter dataset and field, statistics over ranks of each rank's mean (sum for DELTA counters)",
     sizeof(cntStatRow), (uint32_t)(sizeof cntStatFields / sizeof cntStatFields[0]), cntStatFields, cntCollectStats, NULL, NULL};
 
 static int cntStatCmp(const void *a, const void *b)
 {
     const cntStatIn *x = (const cntStatIn *)a, *y = (const cntStatIn *)b;
-    int c = strcmp(x->counter, y->counter);
+    int c = strcmp(x->dataset, y->dataset);
     if (c != 0) return c;
     c = strcmp(x->field, y->field);
     if (c != 0) return c;
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
+/* The dataset counter c's rows go to: its table's path in the agreed list
+ * (a variant is "<path>~2"...: src/table_agree.c), else its own path. */
+static const char *cntDatasetOf(const cntCounter *c, const gpuinstTableList *agreed)
+{
+    uint32_t i;
+    for (i = 0; agreed != NULL && i < agreed->n; i++)
+        if (agreed->tables[i]->ctx == c && agreed->tables[i]->rows == cntRowsCounter) return agreed->tables[i]->path;
+    return c->path;
+}
+
 /* This rank's figures, one per (counter, field) with samples. */
-static cntStatIn *cntLocalStats(uint32_t *nout)
+static cntStatIn *cntLocalStats(const gpuinstTableList *agreed, uint32_t *nout)
 {
     uint32_t nc = GPUINST_LOAD_ACQ(&cntNcounters), i, f, n = 0, cap = 0;
     cntStatIn *s = NULL;
     for (i = 0; i < nc; i++) {
         cntCounter *c = cntCounters[i];
+        const char *dataset = cntDatasetOf(c, agreed);
         double sum[CNT_MAX_FIELDS];
         uint64_t cnt[CNT_MAX_FIELDS];
         CntTls *tl;
@@ -1053,7 +1189,13 @@ static cntStatIn *cntLocalStats(uint32_t *nout)
         memset(cnt, 0, sizeof cnt);
         for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next) {
             gpuinstBuf *b = GPUINST_LOAD_ACQ(&tl->bufs[i]);
+            const CntStat *st = GPUINST_LOAD_ACQ(&tl->stats[i]);
             const gpuinstChunk *ch;
+            for (f = 0; st != NULL && !(gpuinstG.cfg.mode & GPUINST_MODE_TRACE) && f < c->nfields; f++) {
+                /* profile only: the samples are folded, not kept */
+                sum[f] += st->f[f].sum;
+                cnt[f] += st->f[f].samples;
+            }
             if (b == NULL) continue;
             for (ch = GPUINST_LOAD_ACQ(&b->head); ch != NULL; ch = GPUINST_LOAD_ACQ(&ch->next)) {
                 uint32_t k, m = GPUINST_LOAD_ACQ(&ch->count);
@@ -1093,6 +1235,7 @@ static cntStatIn *cntLocalStats(uint32_t *nout)
             }
             memset(&s[n], 0, sizeof s[n]);
             snprintf(s[n].counter, sizeof s[n].counter, "%s", c->name);
+            snprintf(s[n].dataset, sizeof s[n].dataset, "%s", dataset);
             snprintf(s[n].field, sizeof s[n].field, "%s", c->fname[f]);
             s[n].samples = cnt[f];
             s[n].value = delta ? sum[f] : sum[f] / (double)cnt[f];
@@ -1105,54 +1248,62 @@ static cntStatIn *cntLocalStats(uint32_t *nout)
     return s;
 }
 
-GPUINST_PRIVATE int gpuinstCountersCollective(void)
+GPUINST_PRIVATE void gpuinstCountersSeal(void)
 {
-    uint32_t nl = 0, i;
-    cntStatIn *mine, *all = NULL;
-    void *gathered = NULL;
-    uint64_t *counts = NULL, total = 0;
-    int rc;
+    uint32_t i;
     /* Semantics are final now: counters never sampled get their attributes. */
     pthread_mutex_lock(&cntLock);
     for (i = 0; i < cntNcounters; i++) cntSealLocked(cntCounters[i]);
     pthread_mutex_unlock(&cntLock);
-    mine = cntLocalStats(&nl);
+}
+
+/* Rank 0 gathers every rank's figures and makes one row per (dataset,
+ * field): the key is where the samples went, so a name that ranks define
+ * differently (written as <name> and <name>~2) gives a row per variant, and
+ * each row's field is a member of its dataset (issue 13: rows were keyed by
+ * name and mixed the variants). */
+GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList *agreed)
+{
+    uint32_t nl = 0, i;
+    cntStatIn *mine, *all = NULL;
+    void *gathered = NULL;
+    uint64_t *counts = NULL, total = 0, have = 0;
+    int rc;
+    mine = cntLocalStats(agreed, &nl);
     counts = (uint64_t *)calloc((size_t)(gpuinstG.size > 0 ? gpuinstG.size : 1), sizeof *counts);
     if (counts == NULL) {
         free(mine);
-        return GPUINST_ERROR_OUT_OF_MEMORY; /* gpuinstCollGather below would desynchronise: see report */
+        gpuinstWarn("no memory for /counters/stats (a few bytes per rank)");
+        return NULL; /* the gather below would desynchronise: a few bytes, cannot happen in practice */
     }
-    rc = gpuinstCollGather(mine ? (const void *)mine : (const void *)"", (uint64_t)nl * sizeof(cntStatIn), &gathered,
-                           counts);
+    rc = gpuinstCollGather(mine ? (const void *)mine : (const void *)"", (uint64_t)nl * sizeof(cntStatIn),
+                           &gathered, counts);
     free(mine);
-    if (rc != GPUINST_SUCCESS || gathered == NULL) { /* ranks other than 0 end here */
-        free(counts);
+    if (rc == GPUINST_SUCCESS && gathered != NULL) { /* rank 0 (or a process alone) */
+        for (i = 0; i < (uint32_t)(gpuinstCollActive() ? gpuinstG.size : 1); i++) total += counts[i];
+        all = (cntStatIn *)gathered;
+        total /= sizeof(cntStatIn);
+    } else {
         free(gathered);
-        return rc;
+        total = 0;
     }
-    for (i = 0; i < (uint32_t)(gpuinstCollActive() ? gpuinstG.size : 1); i++) total += counts[i];
     free(counts);
-    all = (cntStatIn *)gathered;
-    total /= sizeof(cntStatIn);
     if (total > 0) {
         uint64_t k = 0, j;
         cntStatRow *rows;
         qsort(all, (size_t)total, sizeof *all, cntStatCmp);
         rows = (cntStatRow *)calloc((size_t)total, sizeof *rows);
-        if (rows == NULL) {
-            free(all);
-            return GPUINST_ERROR_OUT_OF_MEMORY;
-        }
-        for (j = 0; j < total;) {
+        for (j = 0; rows != NULL && j < total;) {
             uint64_t e = j;
             cntStatRow *r = &rows[k++];
             double s = 0;
             memcpy(r->counter, all[j].counter, sizeof r->counter);
+            memcpy(r->dataset, all[j].dataset, sizeof r->dataset);
             memcpy(r->field, all[j].field, sizeof r->field);
             snprintf(r->per_rank, sizeof r->per_rank, "%s", all[j].sum ? "sum" : "mean");
             r->min = r->max = all[j].value;
             r->rank_min = r->rank_max = (uint32_t)all[j].rank;
-            while (e < total && strcmp(all[e].counter, all[j].counter) == 0 &&
+            while (e < total && strcmp(all[e].dataset, all[j].dataset) == 0 &&
                    strcmp(all[e].field, all[j].field) == 0) {
                 if (all[e].value < r->min) {
                     r->min = all[e].value;
@@ -1171,14 +1322,87 @@ GPUINST_PRIVATE int gpuinstCountersCollective(void)
             r->imbalance = r->mean != 0 ? r->max / r->mean : 0;
             j = e;
         }
+        if (rows == NULL) gpuinstWarn("no memory for /counters/stats: not written");
         free(cntStatRows);
         cntStatRows = rows;
-        cntNstatRows = k;
-        gpuinstTableRegister(&cntStatsTable);
+        cntNstatRows = rows != NULL ? k : 0;
+        have = rows != NULL;
     }
     free(all);
+    /* the table is written on every rank or on none: rank 0 decides */
+    if (gpuinstCollBcast(&have, sizeof have) != GPUINST_SUCCESS) have = 0;
+    return have ? &cntStatsTable : NULL;
+}
+
+/* ---- /profile/counters (profile mode) ------------------------------------------------ */
+
+typedef struct ProfCntRec {   /* one row per rank, thread, counter and field, 64 bytes */
+    uint64_t samples, unavailable;
+    double min, max, sum, sum_sq;
+    uint32_t counter;         /* the counter's name as given: /strings id */
+    uint32_t field;           /* the field's name: /strings id */
+    uint32_t rank;
+    uint16_t thread;
+    uint16_t pad_;
+} ProfCntRec;
+
+#define PF(member, type, unit, doc) { #member, type, (uint32_t)offsetof(ProfCntRec, member), 0, 0, unit, doc }
+static const gpuinstField profCntFields[] = {
+    PF(samples, GPUINST_FT_U64, "count",
+       "samples with a value (a no-value sample \"zero\" counts as 0, \"unchanged\" as the value before)"),
+    PF(unavailable, GPUINST_FT_U64, "count", "samples without a value (\"unavailable\", NaN)"),
+    PF(min, GPUINST_FT_F64, "", "smallest value (the counter's unit: /counters/<name> attributes)"),
+    PF(max, GPUINST_FT_F64, "", "largest value"),
+    PF(sum, GPUINST_FT_F64, "", "sum of the values (mean = sum / samples)"),
+    PF(sum_sq, GPUINST_FT_F64, "", "sum of the squared values (variance = sum_sq / samples - mean^2)"),
+    PF(counter, GPUINST_FT_U32, "", "the counter's name as given (its dataset: /counters/<encoded name>): /strings id"),
+    PF(field, GPUINST_FT_U32, "", "the field: /strings id (\"value\" for a single counter)"),
+    {"rank", GPUINST_FT_U32, (uint32_t)offsetof(ProfCntRec, rank), 0, GPUINST_FIELD_RANK, "", "rank"},
+    PF(thread, GPUINST_FT_U16, "", "sampling thread: index in /threads"),
+};
+#undef PF
+
+static int cntCollectProfile(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    uint32_t nc = GPUINST_LOAD_ACQ(&cntNcounters), i, f;
+    uint64_t n = 0, k = 0;
+    CntTls *tl;
+    ProfCntRec *rows;
+    (void)tb;
+    for (i = 0; i < nc; i++)
+        for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next)
+            if (GPUINST_LOAD_ACQ(&tl->stats[i]) != NULL) n += cntCounters[i]->nfields;
+    rows = (ProfCntRec *)calloc(n ? (size_t)n : 1, sizeof *rows);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (i = 0; i < nc; i++) {
+        cntCounter *c = cntCounters[i];
+        uint32_t cid = gpuinstStringIntern(c->name, strlen(c->name));
+        for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next) {
+            const CntStat *st = GPUINST_LOAD_ACQ(&tl->stats[i]);
+            for (f = 0; st != NULL && f < c->nfields && k < n; f++) {
+                ProfCntRec *r = &rows[k++];
+                r->samples = st->f[f].samples;
+                r->unavailable = st->f[f].unavailable;
+                r->min = st->f[f].min;
+                r->max = st->f[f].max;
+                r->sum = st->f[f].sum;
+                r->sum_sq = st->f[f].sum_sq;
+                r->counter = cid;
+                r->field = gpuinstStringIntern(c->fname[f], strlen(c->fname[f]));
+                r->thread = tl->thread;
+            }
+        }
+    }
+    *out = rows;
+    *count = k;
     return GPUINST_SUCCESS;
 }
+
+static const gpuinstTable cntProfileTable = {
+    "/profile/counters",
+    "aggregated profile (GPUINST_MODE=profile): per rank, thread, counter and field, the samples' statistics "
+    "(the samples are not kept)",
+    sizeof(ProfCntRec), sizeof profCntFields / sizeof profCntFields[0], profCntFields, cntCollectProfile, NULL, NULL};
 
 /* ---- built-in groups ------------------------------------------------------------------ */
 
@@ -1466,6 +1690,7 @@ static int cntBiParse(const char *text, int want[BI_COUNT], uint64_t *period_ms)
 GPUINST_PRIVATE void gpuinstCountersInit(void)
 {
     int want[BI_COUNT], i;
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstTableRegister(&cntProfileTable);
     pthread_mutex_lock(&cntBiLock);
     if (cntBiInitDone) {
         pthread_mutex_unlock(&cntBiLock);

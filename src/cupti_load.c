@@ -150,6 +150,21 @@ static void loadCupti(LibSlot *L)
             return;
         }
     }
+    /* CUPTI 13.2 and newer (they have cuptiProfilerHostGetSinglePassSets)
+     * need the NVIDIA driver for any call, cuptiGetVersion included: without
+     * libcuda.so.1, 13.2.86 recurses until its stack overflows (SIGSEGV) and
+     * 13.4.92 answers CUPTI_ERROR_UNKNOWN (measured on a machine without the
+     * driver).  Such a libcupti is refused there, before it is called. */
+    if (dlsym(h, "cuptiProfilerHostGetSinglePassSets") != NULL &&
+        dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL) == NULL) { /* kept open if found: gpuinst opens it later */
+        snprintf(L->why, sizeof L->why,
+                 "%.300s is CUPTI 13.2 or newer, which needs the NVIDIA driver (libcuda.so.1) even for its host "
+                 "API, and there is none here; on a machine without a GPU use the CUPTI of CUDA 13.0 or 13.1 "
+                 "(GPUINST_CUPTI_LIB)",
+                 L->path);
+        dlclose(h);
+        return;
+    }
     dlerror();
     sym = dlsym(h, "cuptiGetVersion");
     memcpy(&getVersion, &sym, sizeof getVersion);

@@ -26,7 +26,10 @@
  *    Both are counted and the counts are written to the file (/ranks).
  *  - Names are NUL-terminated UTF-8 strings, copied (interned) by gpuinst; the
  *    caller may free or reuse the buffer as soon as the call returns.  NULL or
- *    empty names return GPUINST_ERROR_INVALID_ARGUMENT.
+ *    empty names return GPUINST_ERROR_INVALID_ARGUMENT.  Bytes are stored as
+ *    given (encodings are not checked); a name over 4095 bytes is cut to
+ *    4095, or up to 3 bytes less so that a valid UTF-8 character is not
+ *    split, and counted in /ranks names_truncated.
  *  - Timestamps are nanoseconds on CLOCK_MONOTONIC, mapped at finalize onto
  *    rank 0's timeline.  Sizes are bytes.
  *  - Thread-safety: every function may be called from any thread at the same
@@ -53,7 +56,7 @@ extern "C" {
 #define GPUINST_VERSION_PATCH 0
 #define GPUINST_VERSION_STRING "0.1.0"
 /* Format version of the HDF5 file (root attribute format_version). */
-#define GPUINST_FORMAT_VERSION "1.0"
+#define GPUINST_FORMAT_VERSION "2.1"
 
 /* Every status code a gpuinst function can return. */
 typedef enum gpuinst_status {
@@ -185,7 +188,10 @@ typedef struct gpuinst_profile {
     int32_t status;           /* gpuinst_status of the last call on this region */
     int32_t profiled;         /* 1: this occurrence runs under the range profiler; 0: the body runs once */
     int32_t pass;             /* the pass the body runs now (0-based); -1 before the first next_pass */
-    int32_t passes;           /* passes this occurrence takes: 1 when not profiled; set at the first next_pass */
+    int32_t passes;           /* bodies this occurrence runs: 1 when not profiled; set at the first
+                                 next_pass (the passes of the levels configured), exact after the
+                                 first body (the body's depth known), final at the end
+                                 (= /profiler/regions passes) */
     int32_t reserved0_;
     uint64_t occurrence;      /* 1-based count of gpuinst_profile_begin calls with this region name */
     gpuinst_profile_restore_fn restore; /* set with gpuinst_profile_set_restore_hook; NULL = none */
@@ -210,6 +216,12 @@ typedef struct gpuinst_profile {
  * MPI_COMM_WORLD for gpuinst's own traffic and aligns clocks (ping-pongs,
  * mpi/mpi_clock.c); before MPI_Init, the MPI_Init interception does that.
  * With GPUINST_AUTO_INIT=1 the MPI_Init interception calls it (zero-code).
+ * In that first collective the settings that must match across ranks are
+ * agreed (GPUINST_AUTO_INIT, GPUINST_COLLECTIVE_IO, GPUINST_CAPTURE and
+ * GPUINST_NVTX_DOMAINS: rank 0's value;
+ * GPUINST_OVERWRITE: on only if on every rank; rank 0 says which ranks
+ * differed), and the lines every rank would print at start-up ("cupti
+ * unavailable", ...) are said once by rank 0.
  * It makes gpuinst's own NVTX copy look for its tool now (nvtxInitialize) and,
  * when no NVTX_INJECTION64_PATH is set and gpuinst lives in a shared object
  * (or in an executable that exports InitializeInjectionNvtx2), sets that
@@ -217,11 +229,17 @@ typedef struct gpuinst_profile {
  * environment) so that libraries starting NVTX later report to gpuinst.
  * Errors: GPUINST_ERROR_ALREADY_INITIALIZED (second call; harmless),
  *   GPUINST_ERROR_FINALIZED (after gpuinst_finalize: gpuinst does not restart),
- *   GPUINST_ERROR_DISABLED (GPUINST_ENABLE=0: annotations still reach NVTX,
- *   nothing is recorded or written), GPUINST_ERROR_OUT_OF_MEMORY.
+ *   GPUINST_ERROR_DISABLED (GPUINST_ENABLE=0 on this rank: annotations still
+ *   reach NVTX, nothing is recorded here; with MPI, while another rank
+ *   records, this rank still takes part in gpuinst's collectives and has its
+ *   /ranks row in the shared file), GPUINST_ERROR_OUT_OF_MEMORY.
+ * Calls of the API before gpuinst_init return GPUINST_ERROR_NOT_INITIALIZED
+ * and are counted (/ranks before_init); if gpuinst_init never comes, one
+ * line on stderr at exit says how many.
  * Thread-safety: call once, from one thread.
- * Rests on: nvtxInitialize, setenv; MPI_Initialized, MPI_Comm_rank,
- *   (after MPI_Init) MPI_Comm_dup, MPI_Comm_split(_type), MPI_Send/Recv, MPI_Bcast.
+ * Rests on: nvtxDomainCreateA, nvtxInitialize, setenv; MPI_Initialized, MPI_Comm_rank,
+ *   (after MPI_Init) MPI_Comm_dup, MPI_Comm_split(_type), MPI_Send/Recv, MPI_Bcast,
+ *   MPI_Gather(v), MPI_Allreduce.
  */
 int gpuinst_init(void);
 
@@ -231,16 +249,22 @@ int gpuinst_init(void);
  * MPI_COMM_WORLD and must run while MPI is usable: call it before
  * MPI_Finalize, or let gpuinst's MPI_Finalize interception call it.  Ranges
  * still open are written with their end at finalize and flag
- * GPUINST_RANGE_FLAG_UNTERMINATED.  Without HDF5, nothing is written (said
- * once on stderr).
+ * GPUINST_RANGE_FLAG_UNTERMINATED.  The file is written under a temporary
+ * name in its directory (".<name>.tmp.<pid>") and renamed when complete, so
+ * a file under the final name is always complete.  Calls of other threads
+ * in flight when finalize starts are waited for (at most 10 s each); later
+ * ones return GPUINST_ERROR_FINALIZED.  Without HDF5, nothing is written
+ * (said once on stderr).
  * Errors: GPUINST_ERROR_NOT_INITIALIZED, GPUINST_ERROR_FINALIZED (second
  *   call; the first one already wrote the file), GPUINST_ERROR_IO (the file
  *   could not be written: stderr names the cause and the fallback path),
  *   GPUINST_ERROR_UNAVAILABLE (built without HDF5: nothing to write with),
  *   GPUINST_ERROR_MPI.
- * Thread-safety: call once, from one thread, while no other thread records.
+ * Thread-safety: call once, from one thread; other threads may still be
+ *   recording (their calls in flight are waited for, later ones are refused).
  * Rests on: MPI_Allreduce, MPI_Exscan; H5Fcreate (H5Pset_fapl_mpio),
- *   H5Dcreate2, H5Sselect_hyperslab, H5Dwrite (H5FD_MPIO_INDEPENDENT; COLLECTIVE with GPUINST_COLLECTIVE_IO=1).
+ *   H5Dcreate2, H5Sselect_hyperslab, H5Dwrite (H5FD_MPIO_INDEPENDENT; COLLECTIVE with GPUINST_COLLECTIVE_IO=1),
+ *   H5Fclose; rename(2) / renameat2(RENAME_NOREPLACE); membarrier(2).
  */
 int gpuinst_finalize(void);
 
@@ -379,9 +403,13 @@ int gpuinst_mark_int64(const char *name, int64_t payload);
  * whose rows are time_ns, rank, thread, no_value and the fields (8 bytes
  * each, in order); units, bounds, interpolation and value type are
  * attributes; /counters/stats holds min/mean/max/imbalance over ranks per
- * counter and field (docs/FORMAT.md).  Counters may be created on some ranks
- * only.  Names: as elsewhere; "/" in a counter name makes HDF5 subgroups
- * ("solver/residual" -> /counters/solver/residual); "stats" is reserved.
+ * counter dataset and field (docs/FORMAT.md).  Counters may be created on some ranks
+ * only.  Names: as elsewhere, 1..200 bytes, not starting or ending with
+ * "/", no "//", not "stats", "stats/..." or "pm_sampling...".  The dataset
+ * is one link per name: "/", "%", "~", control bytes, bytes outside valid
+ * UTF-8 and a leading "." are written as "%XX" ("solver/residual" ->
+ * /counters/solver%2Fresidual), so no two names collide; the name as given
+ * is the dataset's counter_name attribute.
  * Thread-safety: create/semantics take a lock; sampling is lock-free in the
  * common case (a per-thread buffer per counter), from any thread.
  * ------------------------------------------------------------------------- */
@@ -619,15 +647,23 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
  * Not profiled: 1 at the first call, 0 at the second.  Profiled: the first
  * call sets up (counter availability, config image, enable, counter data,
  * set config, checkpoint save, start, push); each later call ends the pass
- * (pop, stop) and, while CUPTI wants more passes, restores the checkpoint,
- * calls the restore hook and starts the next pass; after the last pass it
- * decodes, evaluates every range and records the values.  If anything fails
- * part way, the profile is abandoned, the reason recorded, and the body runs
- * so that it has run, in effect, exactly once.  p->status says how it went.
- * Call it on the thread that called gpuinst_profile_begin.
+ * (pop, stop) and, while more passes are needed for the nesting levels the
+ * body has, restores the checkpoint, calls the restore hook and starts the
+ * next pass; after the first body it may set the session up again for the
+ * levels the body has (that body's counters are then discarded: one body
+ * more, P x levels fewer; docs/PROFILING.md); after the last pass it
+ * decodes, evaluates every range and records the values.  While it runs,
+ * CUPTI kernel, memcpy and memset tracing (GPUINST_TRACE) are paused: they
+ * would corrupt the values (docs/PROFILING.md); where they cannot be paused
+ * the occurrence is refused (UNAVAILABLE, the body runs once).  If anything fails part way, the profile is abandoned, the reason
+ * recorded, and the body runs so that it has run, in effect, exactly once.
+ * p->status says how it went.  Call it on the thread that called
+ * gpuinst_profile_begin.
  * Rests on: cuptiProfilerGetCounterAvailability, cuptiProfilerHost*,
- *   cuptiRangeProfilerEnable/SetConfig/Start/PushRange/PopRange/Stop/
- *   DecodeData/GetCounterDataInfo, cuptiCheckpointSave/Restore/Free.
+ *   cuptiRangeProfilerEnable/Disable/SetConfig/Start/PushRange/PopRange/Stop/
+ *   DecodeData/GetCounterDataInfo/CounterDataImageInitialize,
+ *   cuptiCheckpointSave/Restore/Free, cuptiActivityFlushAll/Disable/Enable
+ *   (the kernel, memcpy and memset kinds, when traced).
  */
 int gpuinst_profile_next_pass(gpuinst_profile *p);
 
@@ -643,7 +679,7 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
 
 /*
  * How many passes the metric list `metrics` (as gpuinst_profile_begin)
- * takes on chip `chip` (e.g. "GH100"; NULL: the device of the calling
+ * takes per nesting level on chip `chip` (e.g. "GH100"; NULL: the device of the calling
  * thread's current CUDA context).  Works without a GPU when chip is given.
  * Stores the count in *passes.  Errors: INVALID_ARGUMENT (NULL passes, bad
  * list, or an unknown metric: stderr names the nearest valid names),
@@ -653,6 +689,217 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
  */
 int gpuinst_profile_passes(const char *metrics, const char *chip, int32_t *passes);
 /* ==== end Range profiling ================================================= */
+
+/* ==== Metric discovery (issue 21; src/metrics.c; tool: gpuinst-metrics) ======
+ * What the CUPTI profiler host API (cupti_profiler_host.h) knows about the
+ * metrics of a chip: the supported chips, the base metrics by type, their
+ * sub-metrics and properties, the passes a metric list takes, the nearest
+ * valid names of an unknown one.  Given a chip name ("GH100", "GB100"...)
+ * every query works on a machine without a GPU, with the CUDA toolkit's
+ * libcupti and libnvperf_host (found as for GPU tracing: GPUINST_CUPTI_LIB,
+ * CUDA_HOME, /usr/local/cuda...).
+ *
+ * Conventions of this section (they hold for every function below):
+ *  - chip: a name gpuinst_metrics_chip lists, in any case ("gh100" is
+ *    GH100).  profiler: GPUINST_PROFILER_RANGE (the range profiler,
+ *    gpuinst_profile_*) or GPUINST_PROFILER_PM_SAMPLING
+ *    (gpuinst_pm_sampling_start): the two offer different metric lists.
+ *  - Lists are read by index: a *_count function gives n, the function of
+ *    the same name without _count gives item i, 0 <= i < n (0-based, from
+ *    Fortran too).
+ *  - Strings handed back through `const char **` are gpuinst's:
+ *    NUL-terminated, never to be freed, unchanged and valid until the
+ *    process exits (the same query gives the same pointer).  Any such out
+ *    argument may be NULL when not wanted.
+ *  - Results are cached per chip and profiler type for the life of the
+ *    process: the first query of a chip builds a CUPTI host object and reads
+ *    its lists (the first of the process also loads libnvperf_host: 0.1-0.3 s);
+ *    every later query is a table lookup (bench/RESULTS.md, "Metric
+ *    discovery").  Each distinct metric name or list asked about is kept
+ *    (a few hundred bytes each).
+ *  - Nothing is printed: gpuinst_metrics_last_error() is the reason of the
+ *    calling thread's last failed call of this section.
+ *  - Neither gpuinst_init nor MPI is needed; callable before, during and
+ *    after a recording, also with GPUINST_ENABLE=0.
+ *  - Thread-safe: one mutex, held across the CUPTI calls of a first query.
+ *  - Errors every function may return: INVALID_ARGUMENT (NULL required
+ *    argument, index out of range, bad profiler or type value, chip not
+ *    supported by this CUPTI: the reason names the nearest supported ones),
+ *    UNAVAILABLE (built without the CUDA headers, libcupti or
+ *    libnvperf_host not found or not CUDA 13's: the reason names the
+ *    library and the way out), OUT_OF_MEMORY.
+ * ------------------------------------------------------------------------- */
+/* Profiler types (CUpti_ProfilerType). */
+#define GPUINST_PROFILER_RANGE 0        /* CUPTI_PROFILER_TYPE_RANGE_PROFILER */
+#define GPUINST_PROFILER_PM_SAMPLING 1  /* CUPTI_PROFILER_TYPE_PM_SAMPLING */
+/* Metric types (CUpti_MetricType), and all three at once. */
+#define GPUINST_METRIC_COUNTER 0        /* a raw count (bytes, instructions, cycles...) */
+#define GPUINST_METRIC_RATIO 1          /* a ratio of two counters */
+#define GPUINST_METRIC_THROUGHPUT 2     /* percent of a unit's peak */
+#define GPUINST_METRIC_ANY 3            /* counters, then ratios, then throughputs */
+/* Collection scope (CUpti_MetricCollectionScope, reported by CUPTI 13.1
+ * and newer; UNKNOWN with an older libcupti). */
+#define GPUINST_METRIC_SCOPE_CONTEXT 0  /* attributable to one CUDA context */
+#define GPUINST_METRIC_SCOPE_DEVICE 1   /* device-wide: every context's work */
+#define GPUINST_METRIC_SCOPE_UNKNOWN 2  /* this CUPTI does not say */
+
+/* The reason of the calling thread's last failed gpuinst_metrics_* call
+ * ("" if none failed yet); thread-local storage, overwritten by the next
+ * failure on this thread.  Never NULL.  Rests on: nothing. */
+const char *gpuinst_metrics_last_error(void);
+
+/*
+ * The chips this libcupti's profiler host API supports ("GV100", ...,
+ * "GH100", "GB100"...), in CUPTI's order.
+ * Rests on: cuptiProfilerHostGetSupportedChips.
+ */
+int gpuinst_metrics_chip_count(int32_t *count);
+int gpuinst_metrics_chip(int32_t index, const char **chip);
+
+/*
+ * The CUDA devices of this node (*count = 0 on a machine with the driver
+ * but no GPU), and the chip of device `device` (ordinal, 0 <= device <
+ * count).  These two, unlike the rest of the section, need the NVIDIA
+ * driver: UNAVAILABLE without libcuda.so.1 (the reason says so) or when
+ * cuInit fails otherwise; the chip needs a device CUPTI can profile.
+ * Rests on: cuInit, cuDeviceGetCount; cuptiProfilerInitialize,
+ *   cuptiDeviceGetChipName.
+ */
+int gpuinst_metrics_device_count(int32_t *count);
+int gpuinst_metrics_device_chip(int32_t device, const char **chip);
+
+/*
+ * The base metrics (names without a rollup or sub-metric suffix, e.g.
+ * "dram__bytes") of type `type` (GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT,
+ * or GPUINST_METRIC_ANY for all, counters first) that `profiler` can
+ * collect on `chip`, in CUPTI's order.
+ * Rests on: cuptiProfilerHostInitialize, cuptiProfilerHostGetBaseMetrics.
+ */
+int gpuinst_metrics_count(const char *chip, int32_t profiler, int32_t type, int32_t *count);
+int gpuinst_metrics_name(const char *chip, int32_t profiler, int32_t type, int32_t index, const char **name);
+
+/*
+ * The sub-metric suffixes of `metric` (a base name or a full one, whose
+ * base is taken): for a counter the rollups and their derived forms
+ * (".sum", ".avg", ".max", ".sum.per_second", ".sum.pct_of_peak_sustained_
+ * elapsed", ...), for a ratio ".pct", ".ratio", ".max_rate", for a
+ * throughput ".avg.pct_of_peak_sustained_elapsed", ...; a full metric name
+ * is metric + suffix.
+ * Errors: INVALID_ARGUMENT also for a name this chip and profiler do not
+ *   have (the reason gives the nearest valid names).
+ * Rests on: cuptiProfilerHostGetMetricProperties (its type),
+ *   cuptiProfilerHostGetSubMetrics.
+ */
+int gpuinst_metrics_submetric_count(const char *chip, int32_t profiler, const char *metric, int32_t *count);
+int gpuinst_metrics_submetric(const char *chip, int32_t profiler, const char *metric, int32_t index,
+                              const char **suffix);
+
+/*
+ * Properties of `metric` (a base or a full name) on `chip` for `profiler`:
+ * CUPTI's one-line description, the dimension unit of its values ("byte",
+ * "nanosecond", "byte/second", "percent", "" for a plain number...), the
+ * hardware unit it is counted in ("dram", "sm", "lts", "gpu"...), its type
+ * (GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT) and collection scope
+ * (GPUINST_METRIC_SCOPE_*).  Each out argument may be NULL.
+ * Errors: INVALID_ARGUMENT also for a name this chip and profiler do not
+ *   have (the reason gives the nearest valid names).
+ * Rests on: cuptiProfilerHostGetMetricProperties (13.1's struct with
+ *   metricCollectionScope where the libcupti takes it).
+ */
+int gpuinst_metrics_properties(const char *chip, int32_t profiler, const char *metric, const char **description,
+                               const char **unit, const char **hw_unit, int32_t *type, int32_t *scope);
+
+/*
+ * CUPTI's single-pass metric sets of `chip` (sets whose metrics PM
+ * sampling collects together in one pass) and the metrics of set `set`.
+ * UNAVAILABLE before CUPTI 13.2 (CUDA 13.2), which introduced them: the
+ * reason names the libcupti loaded and its version.
+ * Errors: INVALID_ARGUMENT also for a set the chip does not have.
+ * Rests on: cuptiProfilerHostGetSinglePassSets,
+ *   cuptiProfilerHostGetMetricsInSinglePassSet.
+ */
+int gpuinst_metrics_single_pass_set_count(const char *chip, int32_t *count);
+int gpuinst_metrics_single_pass_set(const char *chip, int32_t index, const char **name);
+int gpuinst_metrics_single_pass_set_metric_count(const char *chip, const char *set, int32_t *count);
+int gpuinst_metrics_single_pass_set_metric(const char *chip, const char *set, int32_t index, const char **metric);
+
+/*
+ * gpuinst's named metric sets, the names GPUINST_METRICS and the `metrics`
+ * argument of gpuinst_profile_begin accept besides metric names ("time",
+ * "memory", "instructions", "roofline", "throughput"): set `index`'s name
+ * and its metrics, comma-separated.  No CUPTI call; chip-independent (a
+ * set's pass count is per chip: gpuinst_metrics_passes).
+ */
+int gpuinst_metrics_set_count(int32_t *count);
+int gpuinst_metrics_set(int32_t index, const char **name, const char **metrics);
+
+/*
+ * A metric list as gpuinst_profile_begin reads it (names and set names
+ * separated by commas; NULL or "" is GPUINST_METRICS's default,
+ * "time,memory,instructions"), expanded: sets replaced by their metrics,
+ * duplicates dropped, order kept; at most 64 metrics.  No CUPTI call.
+ * Errors: INVALID_ARGUMENT (a token that is not a metric name, an empty
+ *   list), LIMIT (more than 64 metrics).
+ */
+int gpuinst_metrics_list_count(const char *metrics, int32_t *count);
+int gpuinst_metrics_list_name(const char *metrics, int32_t index, const char **name);
+
+/*
+ * Checks every name of the expanded list `metrics` on `chip` for
+ * `profiler`.  *unknown: how many it does not have.  SUCCESS when all are
+ * known; INVALID_ARGUMENT when some are not (or the list is malformed):
+ * the reason then says, for each unknown name, its nearest valid names.
+ * Rests on: cuptiProfilerHostGetMetricProperties,
+ *   cuptiProfilerHostGetBaseMetrics/GetSubMetrics (nearest names).
+ */
+int gpuinst_metrics_validate(const char *chip, int32_t profiler, const char *metrics, int32_t *unknown);
+
+/*
+ * The valid metric names nearest to `name` on `chip` for `profiler`
+ * (Levenshtein distance; at most 8, nearest first; none when nothing is
+ * close): when the base before the first '.' exists, the base with its
+ * nearest sub-metric suffixes, else the nearest base names with `name`'s
+ * own suffix.  A valid name is its own nearest.
+ * Rests on: cuptiProfilerHostGetBaseMetrics, cuptiProfilerHostGetSubMetrics.
+ */
+int gpuinst_metrics_nearest_count(const char *chip, int32_t profiler, const char *name, int32_t *count);
+int gpuinst_metrics_nearest(const char *chip, int32_t profiler, const char *name, int32_t index, const char **nearest);
+
+/*
+ * The number of passes `profiler` needs on `chip` to collect the metric
+ * list `metrics` (as gpuinst_metrics_list_count reads it): what
+ * cuptiProfilerHostGetNumOfPasses answers for the config image of the
+ * whole list, built by the same code as the range profiler's (one
+ * ConfigAddMetrics of the list).  The range profiler collects each nesting
+ * level in its own passes: a region with nested ranges profiled with
+ * GPUINST_PROFILE_DEPTH = D runs up to D x this many passes.  PM sampling
+ * takes only lists of one pass.
+ * Errors: INVALID_ARGUMENT also for an unknown metric (the reason gives the
+ *   nearest valid names), LIMIT (more than 64 metrics).
+ * Rests on: cuptiProfilerHostInitialize, ConfigAddMetrics,
+ *   GetConfigImageSize, GetConfigImage, GetNumOfPasses.
+ */
+int gpuinst_metrics_passes(const char *chip, int32_t profiler, const char *metrics, int32_t *passes);
+
+/*
+ * Where the passes of `metrics` come from, for metric `index` of the
+ * expanded list (0 <= index < gpuinst_metrics_list_count):
+ *  - *alone: the passes the metric takes by itself;
+ *  - *extra: 1 when the list without this metric takes fewer passes than
+ *    the whole list (it forces extra passes), else 0;
+ *  - *group: a split of the list into groups that each take one pass
+ *    (first fit, in list order, each group checked with the host API; a
+ *    metric that alone takes several passes has a group to itself):
+ *    profiling the groups one by one costs sum(group passes) >= the
+ *    list's passes, but each group fits PM sampling or a 1-pass region.
+ * Computed once per chip, profiler and list (1 + up to 2n + n x groups
+ * config images: ~0.1-2 s for a long list), then cached.
+ * Errors: as gpuinst_metrics_passes.
+ * Rests on: as gpuinst_metrics_passes.
+ */
+int gpuinst_metrics_pass_plan(const char *chip, int32_t profiler, const char *metrics, int32_t index,
+                              int32_t *group, int32_t *alone, int32_t *extra);
+/* ==== end Metric discovery ================================================= */
 
 /* ----------------------------------------------------------------------------
  * Introspection (used by tests and tools; cheap)
@@ -715,6 +962,31 @@ static inline int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_p
 static inline int gpuinst_profile_passes(const char *m, const char *c, int32_t *n) { (void)m; (void)c; if (n) *n = 1; return 0; }
 /* ==== end Range profiling stubs ==== */
 
+/* ==== Metric discovery stubs ==== */
+static inline const char *gpuinst_metrics_last_error(void) { return "gpuinst compiled out (GPUINST_DISABLE)"; }
+static inline int gpuinst_metrics_chip_count(int32_t *n) { if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_chip(int32_t i, const char **c) { (void)i; if (c) *c = ""; return 0; }
+static inline int gpuinst_metrics_device_count(int32_t *n) { if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_device_chip(int32_t d, const char **c) { (void)d; if (c) *c = ""; return 0; }
+static inline int gpuinst_metrics_count(const char *c, int32_t p, int32_t t, int32_t *n) { (void)c; (void)p; (void)t; if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_name(const char *c, int32_t p, int32_t t, int32_t i, const char **s) { (void)c; (void)p; (void)t; (void)i; if (s) *s = ""; return 0; }
+static inline int gpuinst_metrics_submetric_count(const char *c, int32_t p, const char *m, int32_t *n) { (void)c; (void)p; (void)m; if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_submetric(const char *c, int32_t p, const char *m, int32_t i, const char **s) { (void)c; (void)p; (void)m; (void)i; if (s) *s = ""; return 0; }
+static inline int gpuinst_metrics_properties(const char *c, int32_t p, const char *m, const char **d, const char **u, const char **h, int32_t *t, int32_t *s) { (void)c; (void)p; (void)m; if (d) *d = ""; if (u) *u = ""; if (h) *h = ""; if (t) *t = 0; if (s) *s = 2; return 0; }
+static inline int gpuinst_metrics_single_pass_set_count(const char *c, int32_t *n) { (void)c; if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_single_pass_set(const char *c, int32_t i, const char **s) { (void)c; (void)i; if (s) *s = ""; return 0; }
+static inline int gpuinst_metrics_single_pass_set_metric_count(const char *c, const char *s, int32_t *n) { (void)c; (void)s; if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_single_pass_set_metric(const char *c, const char *s, int32_t i, const char **m) { (void)c; (void)s; (void)i; if (m) *m = ""; return 0; }
+static inline int gpuinst_metrics_set_count(int32_t *n) { if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_set(int32_t i, const char **n, const char **m) { (void)i; if (n) *n = ""; if (m) *m = ""; return 0; }
+static inline int gpuinst_metrics_list_count(const char *m, int32_t *n) { (void)m; if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_list_name(const char *m, int32_t i, const char **s) { (void)m; (void)i; if (s) *s = ""; return 0; }
+static inline int gpuinst_metrics_validate(const char *c, int32_t p, const char *m, int32_t *u) { (void)c; (void)p; (void)m; if (u) *u = 0; return 0; }
+static inline int gpuinst_metrics_nearest_count(const char *c, int32_t p, const char *m, int32_t *n) { (void)c; (void)p; (void)m; if (n) *n = 0; return 0; }
+static inline int gpuinst_metrics_nearest(const char *c, int32_t p, const char *m, int32_t i, const char **s) { (void)c; (void)p; (void)m; (void)i; if (s) *s = ""; return 0; }
+static inline int gpuinst_metrics_passes(const char *c, int32_t p, const char *m, int32_t *n) { (void)c; (void)p; (void)m; if (n) *n = 1; return 0; }
+static inline int gpuinst_metrics_pass_plan(const char *c, int32_t p, const char *m, int32_t i, int32_t *g, int32_t *a, int32_t *e) { (void)c; (void)p; (void)m; (void)i; if (g) *g = 0; if (a) *a = 1; if (e) *e = 0; return 0; }
+/* ==== end Metric discovery stubs ==== */
 #endif /* GPUINST_DISABLE */
 
 #ifdef __cplusplus

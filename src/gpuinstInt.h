@@ -67,11 +67,14 @@
  * keeps for libraries loaded later (dlopen of libgpuinst.so works). */
 #define GPUINST_TLS __thread __attribute__((tls_model("initial-exec")))
 #define GPUINST_UNUSED __attribute__((unused))
+/* inline in every caller, whatever the unit's size (the MPI wrappers' hot path) */
+#define GPUINST_INLINE inline __attribute__((always_inline))
 #else
 #define GPUINST_LIKELY(x) (x)
 #define GPUINST_UNLIKELY(x) (x)
 #define GPUINST_TLS _Thread_local
 #define GPUINST_UNUSED
+#define GPUINST_INLINE inline
 #endif
 
 /* Atomics through the GCC/Clang builtins: the same spelling compiles as C11
@@ -197,15 +200,84 @@ extern GPUINST_NVTX_FNPTR_VIS int (*InitializeInjectionNvtxExtension_fnptr)(stru
 #define GPUINST_MAX_THREADS 65535     /* threads recorded per process (u16 in the file) */
 
 /* ---- clock -------------------------------------------------------------- */
-/* Host timestamps: CLOCK_MONOTONIC in ns (vDSO, no syscall).  Every host
- * record uses this clock; CUPTI's timestamps are mapped onto it; finalize
- * maps each rank onto rank 0's timeline (gpuinstClockMap). */
-static inline uint64_t gpuinstClockNs(void)
+/* Host timestamps (src/clock.c): gpuinst's clock, in ns.  With an
+ * invariant TSC that the kernel also uses, the TSC scaled to ns (no call:
+ * ~10 instructions); else CLOCK_MONOTONIC.  Every host record uses this
+ * clock; CUPTI's timestamps come from it (timestamp callback); the writer
+ * maps every GPUINST_FIELD_TIME member onto CLOCK_MONOTONIC (from paired
+ * samples) and then onto rank 0's timeline (gpuinstClockToFile). */
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define GPUINST_HAVE_TSC 1
+#else
+#define GPUINST_HAVE_TSC 0
+#endif
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef __int128 gpuinst_i128;
+__extension__ typedef unsigned __int128 gpuinst_u128;
+#else
+#error "gpuinst needs a compiler with __int128 (GCC, Clang)"
+#endif
+typedef struct gpuinstClockSrc {
+    int tsc;              /* 1: the TSC (acquire/release; 0 until gpuinstClockInit chose it) */
+    uint64_t mult;        /* ns per tick, 32.32 fixed point */
+    uint64_t base;        /* ns = base + tsc * mult / 2^32 (mod 2^64): CLOCK_MONOTONIC at calibration */
+    double hz;            /* TSC ticks per second, as calibrated */
+} gpuinstClockSrc;
+GPUINST_SHARED_DATA gpuinstClockSrc gpuinstClk;
+
+static GPUINST_INLINE uint64_t gpuinstClockMonoNs(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+/* gpuinst's clock for a TSC value: a 64 x 64 -> 128-bit multiply, a
+ * shift and an add (the TSC's ~2^60 ticks at most times a 2^32-scaled
+ * rate fit in 128 bits). */
+static GPUINST_INLINE uint64_t gpuinstClockFromTsc(uint64_t tsc)
+{
+    return gpuinstClk.base + (uint64_t)(((gpuinst_u128)tsc * gpuinstClk.mult) >> 32);
+}
+static GPUINST_INLINE uint64_t gpuinstClockNs(void)
+{
+#if GPUINST_HAVE_TSC && defined(__SIZEOF_INT128__)
+    if (GPUINST_LIKELY(gpuinstClk.tsc)) return gpuinstClockFromTsc(__builtin_ia32_rdtsc());
+#endif
+    return gpuinstClockMonoNs();
+}
+/* Chooses the clock (GPUINST_CLOCK: auto, tsc, monotonic) and calibrates
+ * the TSC (1 ms); first thing in gpuinst_init.  Start: the sampler thread
+ * (a paired sample per second) once recording starts.  Sample: one pair
+ * now (any thread).  Finish: stops the thread, takes a last pair, builds
+ * the map; at finalize, before the writer. */
+GPUINST_PRIVATE void gpuinstClockInit(void);
+GPUINST_PRIVATE void gpuinstClockStart(void);
+GPUINST_PRIVATE void gpuinstClockSample(void);
+GPUINST_PRIVATE void gpuinstClockFinish(void);
+/* gpuinst's clock -> CLOCK_MONOTONIC (identity without the TSC), and on to
+ * rank 0's timeline (the file's); 0 stays 0 ("no time"). */
+GPUINST_PRIVATE uint64_t gpuinstClockToMono(uint64_t t);
+GPUINST_PRIVATE uint64_t gpuinstClockToFile(uint64_t t);
+/* Maps the u64 members at `offsets` of n rows (recsize bytes each) in
+ * place, as gpuinstClockToFile (within 1 ns); with `tagged`, values with
+ * GPUINST_TIME_MONO set are CLOCK_MONOTONIC (GPUINST_FIELD_TIME_MONO_TAG). */
+GPUINST_PRIVATE void gpuinstClockRows(char *rows, uint64_t n, uint32_t recsize, const uint32_t *offsets,
+                                      uint32_t noff, int tagged);
+/* File ns per gpuinst-clock ns, for durations (GPUINST_FIELD_DURATION). */
+GPUINST_PRIVATE double gpuinstClockDurationScale(void);
+/* /clock: one row per rank. */
+typedef struct gpuinstClockInfoRec {
+    double tsc_hz;          /* TSC ticks per second (calibrated); 0 without the TSC */
+    double map_error_ns;    /* estimated error of the map to CLOCK_MONOTONIC */
+    double rate;            /* CLOCK_MONOTONIC ns per gpuinst-clock ns over the run */
+    uint32_t samples;       /* paired samples the map was made of */
+    uint32_t rank;          /* filled by the writer */
+    uint8_t source;         /* 0 CLOCK_MONOTONIC, 1 TSC */
+    uint8_t pad_[7];
+    char fallback[200];     /* why not the TSC ("" with it) */
+} gpuinstClockInfoRec;
+GPUINST_PRIVATE void gpuinstClockInfo(gpuinstClockInfoRec *r);
+GPUINST_PRIVATE void gpuinstClockTableRegister(void);
 /* Wall-clock (CLOCK_REALTIME) ns since the Unix epoch, for metadata. */
 GPUINST_PRIVATE uint64_t gpuinstWallNs(void);
 
@@ -232,6 +304,26 @@ GPUINST_PRIVATE void gpuinstWarn(const char *fmt, ...)
     do {                                                                   \
         if (!__atomic_exchange_n((flagp), 1, __ATOMIC_RELAXED)) gpuinstWarn(__VA_ARGS__); \
     } while (0)
+/* A job-wide fact (issue 13 §6; src/diag.c): every rank finds it for itself
+ * at start-up, so it is said once, by rank 0, with the ranks it applies to.
+ * While gpuinst starts in a job of several ranks (gpuinstDiagHold), the line
+ * is held; gpuinstDiagAgree (collective: gpuinst_init after MPI_Init, the
+ * MPI_Init interception, finalize) gathers the held lines to rank 0, which
+ * says each distinct one once ("on all 4 ranks: ..."); gpuinstDiagFlush
+ * says what is still held on its own rank (no collective possible).  Each
+ * distinct line is said once per process.  Otherwise as gpuinstWarn. */
+GPUINST_PRIVATE void gpuinstWarnJob(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+GPUINST_PRIVATE void gpuinstDiagHold(void);
+GPUINST_PRIVATE void gpuinstDiagAgree(void);
+GPUINST_PRIVATE void gpuinstDiagFlush(void);
+/* "1-3,5,9-12" for the flagged ranks of on[0..n), cut with "..." to fit cap. */
+GPUINST_PRIVATE void gpuinstDiagRanks(const unsigned char *on, int n, char *out, size_t cap);
+/* Ranks of the job as the launcher says before MPI_Init (1 without one). */
+GPUINST_PRIVATE int gpuinstLaunchSize(void);
 
 /* ---- chunked record buffers ---------------------------------------------
  * Append-only storage of fixed-size records, written by one thread and read
@@ -262,6 +354,7 @@ typedef struct gpuinstBuf {
     uint32_t nspill, capspill;
     gpuinstSpillExt *spill;
     uint64_t spilled;       /* records in the spill file */
+    gpuinstChunk *spare;    /* spilled mapped chunks kept for this buffer's next chunks (owner only) */
 } gpuinstBuf;
 
 GPUINST_PRIVATE void gpuinstBufInit(gpuinstBuf *b, uint32_t recsize);
@@ -279,7 +372,7 @@ static inline void *gpuinstBufSlot(gpuinstBuf *b)
         return GPUINST_CHUNK_DATA(c) + (size_t)c->count * b->recsize;
     return gpuinstBufGrow(b);
 }
-static inline void gpuinstBufCommit(gpuinstBuf *b)
+static GPUINST_INLINE void gpuinstBufCommit(gpuinstBuf *b)
 {
     gpuinstChunk *c = b->tail;
     GPUINST_STORE_REL(&c->count, c->count + 1);
@@ -339,6 +432,12 @@ GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes);
 GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag);
 /* Chunk bytes held in memory now, all buffers. */
 GPUINST_PRIVATE uint64_t gpuinstBufBytes(void);
+/* Counts other per-thread memory (thread slots) against the cap. */
+GPUINST_PRIVATE void gpuinstBufAccount(int64_t bytes);
+/* The buffer's thread exited (called on that thread, recording): over the
+ * cap its records all go to the spill file and its chunks are freed, so a
+ * thread-per-task program stays under the cap (issue 20). */
+GPUINST_PRIVATE void gpuinstBufHandOver(gpuinstBuf *b);
 /* Bytes written to the spill file so far (records, names, block headers). */
 GPUINST_PRIVATE uint64_t gpuinstBufSpillBytes(void);
 /* Closes the spill file after the output was written: removed if `keep`
@@ -370,7 +469,17 @@ GPUINST_PRIVATE uint32_t gpuinstStringIntern(const char *s, size_t len);
 /* The interned text of `id` (NUL-terminated) or NULL; len in *len if non-NULL. */
 GPUINST_PRIVATE const char *gpuinstStringGet(uint32_t id, size_t *len);
 GPUINST_PRIVATE uint32_t gpuinstStringCount(void); /* highest id in use */
+/* 1 if the len + 1 bytes at p lie in memory the program cannot change (a
+ * read-only segment of the program or of a shared object that stays
+ * loaded: string literals), so a pointer seen again is the same text. */
+GPUINST_PRIVATE int gpuinstStringImmutable(const void *p, size_t len);
 GPUINST_PRIVATE void gpuinstStringsReset(void);
+/* Bytes of the valid UTF-8 character (RFC 3629: no overlong forms, no
+ * surrogates, at most U+10FFFF) that starts at s, 1..4; 0 if s does not
+ * start one (a stray continuation byte, a bad lead, a short sequence).
+ * Reads no further than the first byte that breaks the sequence, so a
+ * NUL-terminated string is never overrun. */
+GPUINST_PRIVATE int gpuinstUtf8Seq(const unsigned char *s);
 
 /* ---- records ------------------------------------------------------------
  * The in-memory record IS the file's row: the writer writes these bytes
@@ -453,23 +562,151 @@ typedef struct gpuinstNameSlot {
 } gpuinstNameSlot;
 /* Front of the name cache (src/nvtx.c, nameIdFront): the same name passed
  * again from the same address (a string literal, the common case) is found
- * by its pointer and checked with strcmp, without strnlen and hashing. */
+ * by its pointer: in immutable memory that is all (a pointer compare),
+ * elsewhere the text is checked with strcmp, without strnlen and hashing. */
 typedef struct gpuinstNameKey {
     const char *key;      /* the caller's pointer last seen in this slot */
     const char *text;     /* the interned copy (NUL-terminated) */
     uint32_t id;
-    uint32_t pad_;
+    uint32_t ro;          /* key points into immutable memory (gpuinstStringImmutable): no strcmp */
 } gpuinstNameKey;
 
+struct gpuinstThread;
+/* ==== profile mode (GPUINST_MODE=profile; issue 19; src/profile.c) ======
+ * Per thread, one node per distinct range path: (domain, parent path,
+ * name, kind).  A node is also its /profile/ranges row.  Push finds the
+ * node (a hash probe) and opens a frame; pop folds the frame's duration
+ * into its node (count, inclusive and exclusive time: total, min, max, sum
+ * of squares) and its parent frame's child time.  Memory grows with the
+ * distinct paths, not with the events. */
+typedef struct gpuinstProfRangeRec { /* /profile/ranges, 104 bytes */
+    uint64_t count;           /* ranges closed (marks: marks) */
+    uint64_t incl_ns, incl_min_ns, incl_max_ns;
+    uint64_t excl_ns, excl_min_ns, excl_max_ns;
+    double incl_sq_ns2, excl_sq_ns2;
+    uint32_t node;            /* this path's id in (rank, thread), 1.. */
+    uint32_t parent;          /* the enclosing path's node, 0 top level */
+    uint32_t name;            /* /strings id */
+    uint32_t rank;            /* filled by the writer */
+    uint32_t unterminated;    /* of count: still open at finalize (ended there) */
+    uint16_t thread;
+    uint16_t domain;
+    uint16_t depth;           /* 1 top level */
+    uint8_t kind;             /* GPUINST_PROF_* */
+    uint8_t pad_;
+} gpuinstProfRangeRec;
+enum { GPUINST_PROF_RANGE = 0, GPUINST_PROF_MARK = 1, GPUINST_PROF_STARTEND = 2 };
+
+typedef struct gpuinstProfFrame {   /* an open range */
+    gpuinstProfRangeRec *node;
+    uint64_t start;                 /* gpuinst's clock */
+    uint64_t child;                 /* inclusive time of its children closed so far (same domain) */
+    gpuinstProfRangeRec *prev;      /* the thread's innermost open range before this one */
+} gpuinstProfFrame;
+
+typedef struct gpuinstProfStack {
+    gpuinstProfFrame *f;
+    uint32_t depth;                 /* published with release (finalize closes open frames) */
+    uint32_t cap;
+} gpuinstProfStack;
+
+typedef struct gpuinstProfSlot {    /* (parent, name, kind << 16 | domain) -> node */
+    uint64_t key;                   /* parent | name << 32 */
+    uint32_t kd;
+    uint32_t pad_;
+    gpuinstProfRangeRec *node;      /* NULL: empty */
+} gpuinstProfSlot;
+
+#define GPUINST_PROF_CHUNK 256      /* nodes per chunk (nodes never move) */
+typedef struct gpuinstProf {
+    gpuinstProfSlot *slots;
+    uint32_t mask;                  /* slots - 1 (a power of 2 minus 1) */
+    uint32_t nnodes;                /* node ids 1..nnodes */
+    gpuinstProfRangeRec **chunks;
+    uint32_t nchunks, capchunks;
+    gpuinstProfRangeRec *cur;       /* the innermost open range of the thread, any domain (MPI calls
+                                       and kernels are attributed to it); NULL: none */
+    gpuinstProfStack *stacks[GPUINST_MAX_DOMAINS];
+} gpuinstProf;
+
+/* The node of (parent, name, kind, domain): a new one from the slow half. */
+GPUINST_PRIVATE gpuinstProfRangeRec *gpuinstProfNodeNew(gpuinstProf *p, uint32_t parent, uint32_t name,
+                                                        uint32_t kd, uint16_t depth, uint16_t thread);
+/* The first slot of a key (parent | name << 32, kind << 16 | domain). */
+static GPUINST_INLINE uint32_t gpuinstProfHome(uint64_t key, uint32_t kd, uint32_t mask)
+{
+    return (uint32_t)(((key ^ ((uint64_t)kd << 19)) * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+}
+static GPUINST_INLINE gpuinstProfRangeRec *gpuinstProfNode(gpuinstProf *p, uint32_t parent, uint32_t name,
+                                                           uint32_t kd, uint16_t depth, uint16_t thread)
+{
+    uint64_t key = (uint64_t)parent | (uint64_t)name << 32;
+    uint32_t i = gpuinstProfHome(key, kd, p->mask);
+    for (;; i = (i + 1) & p->mask) {
+        gpuinstProfSlot *s = &p->slots[i];
+        /* an empty slot's key is 0, which no used key is (names are never 0) */
+        if (GPUINST_LIKELY(s->key == key && s->kd == kd)) return s->node;
+        if (s->node == NULL) return gpuinstProfNodeNew(p, parent, name, kd, depth, thread);
+    }
+}
+/* Folds one closed range (duration d, exclusive e) into its node. */
+static GPUINST_INLINE void gpuinstProfFold(gpuinstProfRangeRec *n, uint64_t d, uint64_t e)
+{
+    n->count++;
+    n->incl_ns += d;
+    if (d < n->incl_min_ns) n->incl_min_ns = d;
+    if (d > n->incl_max_ns) n->incl_max_ns = d;
+    n->incl_sq_ns2 += (double)(int64_t)d * (double)(int64_t)d; /* (signed: one conversion, durations < 2^63) */
+    n->excl_ns += e;
+    if (e < n->excl_min_ns) n->excl_min_ns = e;
+    if (e > n->excl_max_ns) n->excl_max_ns = e;
+    n->excl_sq_ns2 += (double)(int64_t)e * (double)(int64_t)e;
+}
+/* Extern-correlation id of a profile path (CUPTI): top bit set, then the
+ * thread index and the node, so the decoder can fold a kernel into
+ * /profile/kernels (src/activity.c). */
+#define GPUINST_PROF_CORR ((uint64_t)1 << 63)
+/* Slow helpers (src/profile.c): the thread's profile (0 or OUT_OF_MEMORY),
+ * a domain's stack, room for one more frame. */
+GPUINST_PRIVATE int gpuinstProfThreadInit(struct gpuinstThread *t);
+GPUINST_PRIVATE gpuinstProfStack *gpuinstProfStackNew(gpuinstProf *p, uint32_t domain);
+GPUINST_PRIVATE int gpuinstProfStackGrow(gpuinstProfStack *s);
+/* Closes the thread's open frames at `now` (unterminated): at finalize,
+ * after gpuinstNvtxQuiesce, and when the thread exits.  Registers the
+ * /profile tables. */
+GPUINST_PRIVATE void gpuinstProfCloseThread(struct gpuinstThread *t, uint64_t now);
+GPUINST_PRIVATE void gpuinstProfTablesRegister(void);
+/* The innermost open range of the calling thread as (thread index << 32 |
+ * node), for the MPI layer's /profile/mpi; 0 outside any range or not
+ * recording a profile. */
+GPUINST_PRIVATE uint64_t gpuinstProfCurrent(void);
+/* Kernels (src/activity.c): one launched inside profile path `corr`
+ * (GPUINST_PROF_CORR | thread << 32 | node), its names and GPU time. */
+GPUINST_PRIVATE void gpuinstProfKernel(uint64_t corr, uint32_t name, uint32_t demangled, uint64_t gpu_ns);
+/* ==== end profile mode ==================================================== */
+
+/* A thread slot.  Slots are never freed before the file is written; the
+ * slot of a thread that exited goes back to a free list once its open
+ * ranges are closed and its records handed over (src/nvtx.c), and a new
+ * thread takes it: its index (u16 in the file), buffers (the records of the
+ * earlier threads stay, in order) and sequence numbers (range ids stay
+ * unique).  /threads has one row per thread lifetime. */
 typedef struct gpuinstThread {
     struct gpuinstThread *next;   /* global list (gpuinstThreads) */
     uint16_t index;               /* /threads index */
+    uint32_t incall;              /* 1 while the owner is inside a recording call (finalize waits: src/nvtx.c) */
     int64_t os_tid;               /* gettid() */
     uint32_t name;                /* thread name id (gpuinst_thread_name), 0 = none */
     uint32_t seq;                 /* next range sequence number */
+    uint64_t life_start_ns;       /* when the current owner took the slot */
+    uint32_t life;                /* how many owners the slot has had (CROSS_THREAD compares it too) */
+    struct gpuinstThread *free_next; /* free list of slots of exited threads */
+    uint32_t busy_at_finalize;    /* still inside a call when finalize stopped waiting: not read */
     gpuinstBuf ranges;            /* gpuinstRangeRec */
     gpuinstBuf marks;             /* gpuinstMarkRec */
     gpuinstStack *stacks[GPUINST_MAX_DOMAINS]; /* lazily allocated per domain */
+    uint8_t mode;                 /* GPUINST_MODE_* of this slot (gpuinstG.cfg.mode when made) */
+    gpuinstProf *prof;            /* profile mode: the thread's paths (src/profile.c) */
     gpuinstNameSlot cache[GPUINST_NAME_CACHE];
     gpuinstNameKey keys[GPUINST_NAME_CACHE];   /* front of `cache`, keyed by the caller's pointer */
 } gpuinstThread;
@@ -485,6 +722,17 @@ static inline gpuinstThread *gpuinstThreadGet(void)
 }
 /* Head of the list of every thread that recorded (acquire). */
 GPUINST_PRIVATE gpuinstThread *gpuinstThreadsHead(void);
+/* One thread lifetime (a /threads row): the slot `index` was used by OS
+ * thread os_tid from start_ns to end_ns (0: still alive). */
+typedef struct gpuinstThreadLife {
+    int64_t os_tid;
+    uint64_t start_ns, end_ns;
+    uint32_t name;
+    uint16_t index;
+} gpuinstThreadLife;
+/* Every lifetime so far (ended ones, then the live owner of each slot), as
+ * a malloc'd array in *out (free()); 0 or OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstThreadLives(gpuinstThreadLife **out, uint64_t *n);
 /* Intern `name` through the thread's cache. 0 on error (invalid or OOM). */
 GPUINST_PRIVATE uint32_t gpuinstNameId(gpuinstThread *t, const char *name);
 
@@ -497,6 +745,7 @@ enum {
 };
 
 /* Configuration from GPUINST_* environment variables (src/config.c). */
+#define GPUINST_CFG_TEXT 1024 /* the longest GPUINST_CAPTURE / GPUINST_NVTX_DOMAINS + 1 */
 typedef struct gpuinstConfig {
     char output[4096];        /* GPUINST_OUTPUT (default "gpuinst.h5") */
     int enable;               /* GPUINST_ENABLE (default 1) */
@@ -508,9 +757,13 @@ typedef struct gpuinstConfig {
     uint64_t buffer_mb;       /* GPUINST_BUFFER_MB (0 = no cap) */
     int overwrite;            /* GPUINST_OVERWRITE (default 0: never replace an existing file; issue 8) */
     int collective_io;        /* GPUINST_COLLECTIVE_IO (default 0: each rank writes its hyperslab independently) */
-    char nvtx_domains[1024];  /* GPUINST_NVTX_DOMAINS (NVTX collector's domain filter; src/nvtx_inject.c) */
-    char capture[1024];       /* GPUINST_CAPTURE (capture windows; src/capture.c) */
+    int mode;                 /* GPUINST_MODE: GPUINST_MODE_TRACE and/or GPUINST_MODE_PROFILE */
+    int loaded;               /* gpuinstConfigLoad ran */
+    char nvtx_domains[GPUINST_CFG_TEXT]; /* GPUINST_NVTX_DOMAINS (NVTX collector's domain filter; src/nvtx_inject.c) */
+    char capture[GPUINST_CFG_TEXT];      /* GPUINST_CAPTURE (capture windows; src/capture.c) */
 } gpuinstConfig;
+#define GPUINST_MODE_TRACE 0x1    /* keep every event (/ranges, /marks, /mpi/calls ...) */
+#define GPUINST_MODE_PROFILE 0x2  /* aggregate per range path (/profile/...; issue 19) */
 
 /* Misuse/loss counters (relaxed atomics; written to /ranks). */
 typedef struct gpuinstCounters {
@@ -544,14 +797,44 @@ typedef struct gpuinstGlobal {
     gpuinstUnavailable unavailable[GPUINST_MAX_UNAVAILABLE];
     uint32_t nunavailable;
     char hostname[256];
+    int disabled;                /* GPUINST_ENABLE=0 on this rank (state NVTX_ONLY; src/config.c) */
+    int file_written;            /* the writer put every record in a complete file (spill no longer needed) */
 } gpuinstGlobal;
 
 GPUINST_SHARED_DATA gpuinstGlobal gpuinstG;
 
-/* Records that `feature` is off in this run and why; also said once on stderr. */
+/* Records that `feature` is off in this run and why (a /unavailable row of
+ * this rank); also said on stderr, once for the job (gpuinstWarnJob). */
 GPUINST_PRIVATE void gpuinstUnavailableAdd(const char *feature, const char *reason);
-/* Reads the GPUINST_* environment into *cfg (lengths checked). */
+/* The same; `say` 0 records the row without a line on stderr. */
+GPUINST_PRIVATE void gpuinstUnavailableNote(const char *feature, const char *reason, int say);
+/* Reads the GPUINST_* environment into *cfg (lengths checked); values
+ * agreed across ranks (gpuinstConfigAgree) replace this rank's. */
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg);
+/* The one parser of each kind of GPUINST_* value (src/config.c): on/off
+ * words (1 on yes true y / 0 off no false n, any case) and whole numbers in
+ * lo..hi; unset or empty gives dflt, a bad value a message and dflt. */
+GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt);
+GPUINST_PRIVATE uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi);
+/* Settings agreed across ranks (issue 20; src/config.c): collective, once,
+ * in the first collective of gpuinst (the MPI_Init interception, or
+ * gpuinst_init after MPI_Init); without several ranks, this rank's values.
+ * Rank 0 says which ranks differed. */
+typedef struct gpuinstAgreed {
+    int done;
+    int auto_init;       /* GPUINST_AUTO_INIT: rank 0's */
+    int overwrite;       /* GPUINST_OVERWRITE: 1 only if 1 on every rank */
+    int collective_io;   /* GPUINST_COLLECTIVE_IO: rank 0's */
+    int any_enabled;     /* GPUINST_ENABLE is on on some rank: the ranks with 0 take part in the collectives */
+    char capture[GPUINST_CFG_TEXT];      /* GPUINST_CAPTURE: rank 0's */
+    char nvtx_domains[GPUINST_CFG_TEXT]; /* GPUINST_NVTX_DOMAINS: rank 0's */
+} gpuinstAgreed;
+GPUINST_PRIVATE int gpuinstConfigAgree(void);
+GPUINST_PRIVATE const gpuinstAgreed *gpuinstConfigAgreed(void);
+GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg);
+/* GPUINST_MODE before gpuinstConfigLoad too (a thread slot the NVTX
+ * collector makes before gpuinst_init takes the mode it will record in). */
+GPUINST_PRIVATE int gpuinstConfigMode(void);
 /* Only GPUINST_ENABLE and GPUINST_NVTX_DOMAINS (the NVTX collector, before init). */
 GPUINST_PRIVATE void gpuinstConfigLoadNvtx(gpuinstConfig *cfg);
 
@@ -566,8 +849,14 @@ typedef enum gpuinstFieldType {
     GPUINST_FT_STR            /* fixed-length NUL-padded char[len] */
 } gpuinstFieldType;
 
-#define GPUINST_FIELD_TIME 0x1u   /* a host-clock timestamp: mapped onto rank 0's timeline */
+#define GPUINST_FIELD_TIME 0x1u   /* a host-clock timestamp (u64): mapped onto rank 0's timeline */
 #define GPUINST_FIELD_RANK 0x2u   /* filled with the rank by the writer */
+#define GPUINST_FIELD_DURATION 0x4u    /* a duration on gpuinst's clock (u64 or f64): scaled to file ns */
+#define GPUINST_FIELD_DURATION_SQ 0x8u /* a sum of squared durations (f64, ns^2): scaled by the scale^2 */
+#define GPUINST_FIELD_TIME_MONO_TAG 0x10u /* with TIME: a value with GPUINST_TIME_MONO set is CLOCK_MONOTONIC
+                                              already (a caller's timestamp): the bit is cleared and the value
+                                              mapped onto rank 0 only */
+#define GPUINST_TIME_MONO ((uint64_t)1 << 63)
 
 typedef struct gpuinstField {
     const char *name;
@@ -639,6 +928,10 @@ GPUINST_PRIVATE void gpuinstCoreTablesRegister(void);
 /* ---- NVTX side ---------------------------------------------------------- */
 GPUINST_PRIVATE int gpuinstCollectCategories(const gpuinstTable *t, void **out, uint64_t *count);
 GPUINST_PRIVATE void gpuinstNvtxInit(void);
+/* Waits, after the state left RUNNING, until no thread is inside a
+ * recording call (src/nvtx.c): from then on only finalize touches the
+ * threads' stacks and buffers. */
+GPUINST_PRIVATE void gpuinstNvtxQuiesce(void);
 /* Closes every open range (flag UNTERMINATED, end = now) before writing. */
 GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now);
 
@@ -695,6 +988,10 @@ GPUINST_SHARED_DATA int gpuinstNvtxSelf;
  * tool interface (/unavailable "nvtx" when another tool does), applies
  * GPUINST_NVTX_DOMAINS to domains made before init, registers the tables. */
 GPUINST_PRIVATE void gpuinstNvtxCollectorInit(void);
+/* Rank 0's GPUINST_NVTX_DOMAINS (src/config.c's agreement): the filter is
+ * parsed again and applied to the domains made so far, if the collector had
+ * decided already with this rank's own text. */
+GPUINST_PRIVATE void gpuinstNvtxDomainsAgreed(const char *spec);
 
 /* ==== capture windows (issue 14; src/capture.c) ============================
  * GPUINST_CAPTURE names ranges (any domain, API or NVTX) and occurrences;
@@ -704,6 +1001,10 @@ GPUINST_PRIVATE void gpuinstNvtxCollectorInit(void);
  * one load and a branch per push, mark and counter sample. */
 #define GPUINST_RANGE_FLAG_SKIP_ 0x80u /* internal: an open range outside every window, never written */
 GPUINST_SHARED_DATA int gpuinstCaptureOn;
+/* Rank 0's GPUINST_CAPTURE (src/config.c's agreement), when gpuinst_init
+ * parsed this rank's own text first (gpuinst_init before MPI_Init): taken
+ * if no range was yet looked at, else said (this rank keeps its own). */
+GPUINST_PRIVATE void gpuinstCaptureAgreed(const char *spec);
 /* At a push or start: 0 (record, no window opened), GPUINST_RANGE_FLAG_SKIP_
  * (outside every window: do not record) or GPUINST_RANGE_FLAG_CAPTURE_WINDOW
  * (this range opens a window: record it and call gpuinstCaptureClose at its end). */
@@ -776,6 +1077,16 @@ GPUINST_PRIVATE int gpuinstOutputExpand(const char *pattern, const gpuinstOutput
 /* `path` if no file exists there, else the first free "<stem>.N<ext>".
  * Returns 0 or LIMIT. */
 GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t cap);
+/* "dir" (".": no '/'; "/") and the base name of a path. */
+GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap, const char **base);
+/* The longest file name dir's file system takes (pathconf NAME_MAX; 255). */
+GPUINST_PRIVATE size_t gpuinstOutputNameMax(const char *dir);
+/* The k-th temporary name of `final` (k = 0, 1, ...): "<dir>/.<base>.tmp.<pid>"
+ * (".<k>" appended for k > 0), base cut to fit NAME_MAX. */
+GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, char *out, size_t cap);
+/* The fallback of `target`: the first free "<tmpdir>/gpuinst-<pid>-<base>"
+ * (tmpdir NULL or empty: /tmp), base cut to fit NAME_MAX. */
+GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, const char *target, char *out, size_t cap);
 /* ==== end output naming ================================================== */
 
 /* ---- writer (src/h5_writer.c) ------------------------------------------- */
@@ -852,19 +1163,19 @@ static inline GPUINST_UNUSED void gpuinstGpuRangePop(void)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuRangePopSlow();
 }
-static inline GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id)
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiEnterSlow(call_id);
 }
-static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void)
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiExit(void)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiExitSlow();
 }
 #else
 static inline GPUINST_UNUSED void gpuinstGpuRangePush(uint64_t range_id) { (void)range_id; }
 static inline GPUINST_UNUSED void gpuinstGpuRangePop(void) {}
-static inline GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
-static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void) {}
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiExit(void) {}
 #endif
 
 /* The decoder, exposed for tests and the decode benchmark: decodes one
@@ -890,6 +1201,34 @@ GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
 /* Registers the /gpu tables without starting CUPTI (tests that feed
  * synthetic buffers). */
 GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
+/* Tracing and range-profiler sessions (issue 13).  CUPTI's activity kinds
+ * that time work on the SMs instrument the device code: under a range
+ * profiler session the kernel kind makes SASS-based metrics read 0 and adds
+ * 8 instructions per warp, the memcpy and memset kinds add 8 instructions
+ * per warp to the kernels of device-to-device copies and sets.  The range
+ * profiler calls gpuinstActivityPause before its session (before
+ * cuptiProfilerInitialize on the first one, else before
+ * cuptiRangeProfilerEnable) and gpuinstActivityResume after
+ * cuptiRangeProfilerDisable.  Pause synchronizes the calling thread's
+ * context, flushes (cuptiActivityFlushAll(0)) and disables each enabled
+ * kind of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET (API, marker,
+ * synchronization, memory and overhead records stay on); it returns 1
+ * (paused: a /gpu/paused row with the kinds, an /unavailable note
+ * "gpu_trace_paused" said once), 0 (none of those kinds on) or -1 with a
+ * sentence in why (one of them would not switch off; those switched off
+ * are on again: the caller must not profile).  Resume re-enables the kinds
+ * paused (nothing after finalize's flush) and closes the row; a no-op when
+ * nothing is paused.  Not thread-safe against each other (one profiled
+ * occurrence at a time).  gpuinstActivityPausedAdd records a pause
+ * [start_ns, end_ns] (end 0: open) of the kinds GPUINST_PAUSED_* without
+ * calling CUPTI: Pause uses it; tests feed it with synthetic buffers.  At
+ * resolve each pause gets its untraced launch calls and copy/set calls and
+ * the kernel records inside it that no API call launched (tool kernels). */
+enum { GPUINST_PAUSED_KERNEL = 1u, GPUINST_PAUSED_MEMCPY = 2u, GPUINST_PAUSED_MEMSET = 4u }; /* = GPUINST_TRACE's bits */
+GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstActivityResume(void);
+GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
+                                              uint64_t occurrence, unsigned kinds);
 /* ==== end GPU tracing ==================================================== */
 
 /* ==== counters, counter groups, PM sampling, table agreement (issue 6;
@@ -931,10 +1270,14 @@ GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list);
 
 /* Counters (src/counters.c).  gpuinstCountersInit runs from gpuinst_init
  * (reads GPUINST_COUNTERS, starts the periodic sampler of the built-in
- * groups); gpuinstCountersCollective runs inside gpuinstTablesAgree on every
- * rank (cross-rank statistics -> /counters/stats). */
+ * groups).  Inside gpuinstTablesAgree, on every rank: gpuinstCountersSeal
+ * before the descriptors are compared (semantics final, attributes set),
+ * then gpuinstCountersStats with the agreed list (collective: rank 0
+ * computes the cross-rank statistics per dataset and field) returns the
+ * /counters/stats table to add to the list, or NULL on every rank. */
 GPUINST_PRIVATE void gpuinstCountersInit(void);
-GPUINST_PRIVATE int gpuinstCountersCollective(void);
+GPUINST_PRIVATE void gpuinstCountersSeal(void);
+GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList *agreed);
 /* The MPI layer offers its byte totals (bytes sent/received by this rank
  * so far, monotonic) for the built-in group "mpi_bytes"; without it that
  * group is not offered. */
@@ -1010,6 +1353,11 @@ GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out
 GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
 GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
 GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
+/* gpuinst's named set i (0 <= i < gpuinstMetricSetCount()): its name and
+ * NULL-terminated metric names (static storage).  INVALID_ARGUMENT past
+ * the end. */
+GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void);
+GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics);
 /* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
 GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
 /* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
@@ -1034,6 +1382,45 @@ GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, 
 GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
                                          double *values, char *why, size_t cap);
 GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
+/* The same for a profiler type (GPUINST_PROFILER_RANGE / _PM_SAMPLING):
+ * gpuinstPhostCreate is this with GPUINST_PROFILER_RANGE. */
+GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
+                                          gpuinstPhost **out, char *why, size_t cap);
+/* Collection scope of metric i (GPUINST_METRIC_SCOPE_*). */
+GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i);
+/* Bare host-API queries (metric discovery, src/metrics.c).  A host object
+ * is a CUpti_Profiler_Host_Object * as void *.  Strings and arrays handed
+ * back are CUPTI's, valid until the next call on the same object: copy
+ * them.  Each returns a gpuinst status; *why a sentence where given. */
+typedef struct gpuinstMetricProps {
+    const char *description, *unit, *hw_unit; /* "" where CUPTI has none */
+    int32_t type;                             /* GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT */
+    int32_t scope;                            /* GPUINST_METRIC_SCOPE_* (UNKNOWN before CUPTI 13.1) */
+} gpuinstMetricProps;
+GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_t *avail, void **obj, char *why,
+                                       size_t cap);
+GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj);
+GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *const **names, size_t *n, char *why,
+                                            size_t cap);
+/* INVALID_ARGUMENT: no such metric of that type. */
+GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metric, const char *const **subs,
+                                           size_t *n);
+/* INVALID_ARGUMENT: unknown metric (for this chip and profiler type). */
+GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetricProps *out, char *why, size_t cap);
+/* Single-pass sets (CUPTI 13.2+; UNAVAILABLE before): *names is one
+ * malloc'ed block (n pointers, NULL, the texts): free(*names). */
+GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const char *set, char ***names, size_t *n,
+                                                     char *why, size_t cap);
+/* Up to k (<= GPUINST_NEAREST_MAX) valid full names nearest to `name`,
+ * into out + i * stride, given the chip's base metrics; returns how many.
+ * Base metrics: CUPTI 13.0 appends to the list at each GetBaseMetrics
+ * call on one object, so read them once per object. */
+GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
+                                             char *out, size_t stride, uint32_t k);
+/* cuptiGetVersion of the libcupti loaded (130001 for CUDA 13.0's), 0 if none. */
+GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void);
 /* libnvperf_host (what the host object needs; ~60-150 ms to open, under
  * the loader's lock) opened on a detached helper thread, once per process,
  * from libcupti's directory with CUPTI's flags, so that it overlaps the
@@ -1069,6 +1456,72 @@ typedef struct gpuinstSelect {
 GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
 /* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
+/* The same, and *rule = the index of the rule that decided (-1: none
+ * matched the name). */
+GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule);
+/* What GPUINST_PROFILE selected, said at finalize (also without CUPTI): a
+ * rule that matched no region that ran, or selected none of the
+ * occurrences that ran, is an /unavailable row "profile_selection" and one
+ * line on stderr.  `regions` lists the region names that ran, `nocc` how
+ * many occurrences each had; decided[r] / selected[r] count the occurrences
+ * rule r decided / selected; returns 1 and a sentence in msg if there is
+ * something to say.  Pure (tests call it). */
+GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
+                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
+                                        uint32_t nregions, char *msg, size_t cap);
+
+/* The pass plan of one profiled occurrence (issue 13 §2).  CUPTI needs the
+ * nesting levels before the first pass, gpuinst learns the body's depth in
+ * it.  With user replay CUPTI runs P passes (the host object's count) for
+ * each of L levels, the level fastest: cuptiRangeProfilerStop reports the
+ * pass it wants next, (pass, level) = (k / L, k % L + 1) after k bodies,
+ * and isAllPassSubmitted after P x L (seen on an H100, bench_profiler: (0,2)
+ * (1,1) (1,2) ... (8,2) (0,1,all) for P = 9, L = 2).  So the values of the
+ * first d < L levels are complete only after (P - 1) x L + d bodies.  After
+ * the first body of the first configuration, with want = min(depth,
+ * max_levels): want == L goes on; want < L stops early after (P - 1) x L +
+ * want bodies when that is no more than setting up again (1 + P x want)
+ * and every Stop so far said what the model says, else sets the session
+ * up again with want levels (passes from 0, the first body's data thrown
+ * away); want > L (a level hint from an earlier occurrence was too low)
+ * sets up again.  A configuration set up again on the same session
+ * (cuptiRangeProfilerSetConfig once more) must then follow the model from
+ * its first pass; if it does not, CUPTI did not start over: set up again in
+ * a new session (verify = 0 then: its values are CUPTI's, whatever the
+ * order).  gpuinstPassPlanStep is called after every body with what Stop
+ * reported and returns what to do next.  Pure (tests drive it with a
+ * simulated CUPTI). */
+typedef struct gpuinstPassPlan {
+    uint32_t per_level;  /* P: passes per nesting level (host object) */
+    uint32_t max_levels; /* GPUINST_PROFILE_DEPTH */
+    uint32_t levels;     /* numNestingLevels of the current configuration */
+    uint32_t want;       /* levels the values need: min(the body's depth, max_levels) */
+    uint32_t bodies;     /* bodies run in the current configuration */
+    uint32_t total;      /* bodies run in all (/profiler/regions passes) */
+    uint32_t discarded;  /* bodies of configurations given up (their data thrown away) */
+    uint32_t stop_at;    /* stop after this many bodies of the configuration; 0: at CUPTI's last pass */
+    uint32_t expect;     /* bodies the occurrence takes in all, as far as known now */
+    uint32_t setups;     /* configurations set up: 1 + the times it was set up again */
+    int in_order;        /* every Stop of this configuration reported what the model says */
+    int verify;          /* this configuration was set up again on the same session: it must follow the model */
+    int early_ok;        /* stopping early allowed (not after an early decode came out incomplete) */
+    int fresh;           /* with GPUINST_PASS_RESETUP: set up in a new session (not on the same one) */
+} gpuinstPassPlan;
+enum {
+    GPUINST_PASS_NEXT = 0,        /* restore, run the body again */
+    GPUINST_PASS_DECODE = 1,      /* CUPTI's last pass: decode, evaluate, record */
+    GPUINST_PASS_DECODE_EARLY = 2,/* the levels the body has are complete: decode (NaN: gpuinstPassPlanEarlyFailed) */
+    GPUINST_PASS_RESETUP = 3,     /* set the session up again for `want` levels (fresh: a new session), then
+                                     gpuinstPassPlanResetup, restore, run the body */
+    GPUINST_PASS_ABANDON = 4      /* more than max_bodies: give up, record nothing */
+};
+GPUINST_PRIVATE void gpuinstPassPlanInit(gpuinstPassPlan *s, uint32_t per_level, uint32_t levels, uint32_t max_levels,
+                                         int early_ok);
+GPUINST_PRIVATE void gpuinstPassPlanModel(uint32_t levels, uint32_t k, uint32_t *pass, uint32_t *level);
+GPUINST_PRIVATE int gpuinstPassPlanStep(gpuinstPassPlan *s, uint32_t depth, uint64_t rep_pass, uint64_t rep_level,
+                                        int all, uint32_t max_bodies);
+GPUINST_PRIVATE void gpuinstPassPlanResetup(gpuinstPassPlan *s, int same_session);
+GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s);
 
 /* The per-device lock that serialises profiling across processes: an
  * exclusive flock on `path` waited for at most wait_ns.  Returns the fd
@@ -1080,8 +1533,9 @@ GPUINST_PRIVATE void gpuinstProfUnlock(int fd);
  * only while a profiled pass runs, so the cost in gpuinst_range_push/pop
  * when nothing is profiled is one load and one predictable branch. */
 /* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
- * Run lazily by the first gpuinst_profile_begin; gpuinst_init may call it
- * so that every rank registers the tables up front. */
+ * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
+ * GPUINST_PROFILE is set (so that finalize can say what it named that never
+ * ran). */
 GPUINST_PRIVATE void gpuinstProfilerInit(void);
 GPUINST_SHARED_DATA int gpuinstProfOn;
 GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id);
@@ -1105,5 +1559,14 @@ GPUINST_PRIVATE int gpuinstAddFlushHook(gpuinstFlushFn fn);
 /* The core finalize, shared by gpuinst_finalize and the MPI_Finalize
  * interception; `by_mpi` says which. */
 GPUINST_PRIVATE int gpuinstFinalize(int by_mpi);
+/* Counts an API call made before gpuinst_init (/ranks before_init); if
+ * gpuinst_init never comes, one line at exit says how many (src/core.c).
+ * Returns GPUINST_ERROR_NOT_INITIALIZED (a tail call on the hot paths'
+ * cold branch, so their disabled path keeps its shape). */
+GPUINST_PRIVATE int gpuinstCountBeforeInit(void)
+#if defined(__GNUC__)
+    __attribute__((noinline, cold))
+#endif
+    ;
 
 #endif /* GPUINST_INT_H */

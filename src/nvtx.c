@@ -3,8 +3,9 @@
  * strings and thread names.  Each call emits the real NVTX3 call (so Nsight
  * tools see it) and records the event in the calling thread's buffers.
  * The recording half (gpuinstRecord*) is also the NVTX collector's
- * (src/nvtx_inject.c): an annotation made through NVTX becomes the same row.
- * When gpuinst is itself the NVTX tool of its own NVTX copy
+ * (src/nvtx_inject.c): an annotation made through NVTX becomes the same row,
+ * with the same in-call word, thread slot, profile-mode frames and capture
+ * windows.  When gpuinst is itself the NVTX tool of its own NVTX copy
  * (gpuinstNvtxSelf), the API makes no NVTX call: it would come back here.
  *
  * Hot path (push/pop, mark): one state check, the thread's state from TLS,
@@ -13,7 +14,9 @@
  */
 #include "gpuinstInt.h"
 
+#include <sched.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #if defined(__GNUC__)
@@ -28,7 +31,15 @@
 #define GPUINST_HOT_INLINE inline
 #endif
 
-/* ---- threads ----------------------------------------------------------- */
+/* ---- threads -----------------------------------------------------------
+ * A thread gets a slot (gpuinstThread) at its first recording call.  When
+ * it exits (a pthread key destructor, on the exiting thread) its open push
+ * ranges are written as UNTERMINATED rows ending at the exit, its buffers
+ * are handed over (src/buf.c: spilled when over GPUINST_BUFFER_MB), its
+ * lifetime becomes a /threads row, and the slot goes to a free list for the
+ * next new thread.  So the number of slots is the number of threads alive
+ * at once (at most 65,535, the file's u16), not the number over the
+ * process's life, and the records of exited threads stay (issue 20). */
 
 #if !defined(GPUINST_AMALGAMATION)
 __attribute__((visibility("hidden"))) GPUINST_TLS gpuinstThread *gpuinstThreadSelf;
@@ -36,27 +47,56 @@ __attribute__((visibility("hidden"))) GPUINST_TLS gpuinstThread *gpuinstThreadSe
 
 static gpuinstThread *threadsHead; /* prepend-only list (release/acquire) */
 static uint32_t threadsCount;
+static gpuinstThread *freeSlots;   /* slots of exited threads (gpuinstG.lock) */
+static gpuinstThreadLife *lives;   /* ended lifetimes (gpuinstG.lock) */
+static uint64_t nlives, caplives;
+static pthread_key_t exitKey;
+static int exitKeyMade;            /* 1 made, -1 failed (no reuse then) */
+
+static void threadExit(void *arg);
 
 GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
 {
-    gpuinstThread *t;
+    static int warned;
+    gpuinstThread *t = NULL;
+    int fresh = 0;
     pthread_mutex_lock(&gpuinstG.lock);
-    if (threadsCount >= GPUINST_MAX_THREADS) {
-        pthread_mutex_unlock(&gpuinstG.lock);
-        return NULL;
+    if (exitKeyMade == 0) exitKeyMade = pthread_key_create(&exitKey, threadExit) == 0 ? 1 : -1;
+    if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_FINALIZED) {
+        /* the writer may be reading the slots: none is handed out now */
+    } else if (freeSlots != NULL) {
+        t = freeSlots;
+        freeSlots = t->free_next;
+        t->free_next = NULL;
+    } else if (threadsCount < GPUINST_MAX_THREADS) {
+        t = (gpuinstThread *)calloc(1, sizeof *t);
+        if (t != NULL) {
+            fresh = 1;
+            t->index = (uint16_t)threadsCount++;
+            gpuinstBufInit(&t->ranges, sizeof(gpuinstRangeRec));
+            gpuinstBufInit(&t->marks, sizeof(gpuinstMarkRec));
+            /* GPUINST_BUFFER_MB: these may spill to disk (src/buf.c, issue 8) */
+            gpuinstBufSetSpill(&t->ranges, GPUINST_SPILL_RANGES);
+            gpuinstBufSetSpill(&t->marks, GPUINST_SPILL_MARKS);
+            gpuinstBufAccount((int64_t)sizeof *t); /* the per-thread floor counts against the cap */
+        }
+    } else {
+        gpuinstWarnOnce(&warned, "%d threads are recording at once (the limit): calls of further threads "
+                                 "record nothing (counted as lost in /ranks) until one exits",
+                        GPUINST_MAX_THREADS);
     }
-    t = (gpuinstThread *)calloc(1, sizeof *t);
     if (t != NULL) {
-        t->index = (uint16_t)threadsCount++;
         t->os_tid = (int64_t)syscall(SYS_gettid);
-        gpuinstBufInit(&t->ranges, sizeof(gpuinstRangeRec));
-        gpuinstBufInit(&t->marks, sizeof(gpuinstMarkRec));
-        /* GPUINST_BUFFER_MB: these may spill to disk (src/buf.c, issue 8) */
-        gpuinstBufSetSpill(&t->ranges, GPUINST_SPILL_RANGES);
-        gpuinstBufSetSpill(&t->marks, GPUINST_SPILL_MARKS);
-        t->next = threadsHead;
-        GPUINST_STORE_REL(&threadsHead, t);
+        t->name = 0;
+        t->mode = (uint8_t)gpuinstConfigMode(); /* also for a slot the NVTX collector makes before init */
+        t->life_start_ns = gpuinstClockNs();
+        t->life++;
+        if (fresh) {
+            t->next = threadsHead;
+            GPUINST_STORE_REL(&threadsHead, t);
+        }
         gpuinstThreadSelf = t;
+        if (exitKeyMade == 1) pthread_setspecific(exitKey, t);
     }
     pthread_mutex_unlock(&gpuinstG.lock);
     return t;
@@ -67,17 +107,223 @@ GPUINST_PRIVATE gpuinstThread *gpuinstThreadsHead(void)
     return GPUINST_LOAD_ACQ(&threadsHead);
 }
 
+GPUINST_PRIVATE int gpuinstThreadLives(gpuinstThreadLife **out, uint64_t *n)
+{
+    gpuinstThread *t;
+    uint64_t k;
+    pthread_mutex_lock(&gpuinstG.lock);
+    *out = (gpuinstThreadLife *)malloc((size_t)(nlives + threadsCount + 1) * sizeof **out);
+    if (*out == NULL) {
+        pthread_mutex_unlock(&gpuinstG.lock);
+        *n = 0;
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    if (nlives) memcpy(*out, lives, (size_t)nlives * sizeof *lives);
+    k = nlives;
+    for (t = threadsHead; t != NULL; t = t->next) {
+        if (t->life_start_ns == 0) continue; /* free: its lifetimes are above */
+        (*out)[k].os_tid = t->os_tid;
+        (*out)[k].start_ns = t->life_start_ns;
+        (*out)[k].end_ns = 0;
+        (*out)[k].name = t->name;
+        (*out)[k].index = t->index;
+        k++;
+    }
+    pthread_mutex_unlock(&gpuinstG.lock);
+    *n = k;
+    return GPUINST_SUCCESS;
+}
+
+/* ---- calls in flight at finalize (issue 20) -----------------------------
+ * Finalize must not read a thread's stack or buffer while that thread is
+ * inside a recording call that read state RUNNING just before finalize
+ * (a push may realloc its stack, a grow may spill and reuse chunks: a
+ * use-after-free, 2-5 crashes in 30 runs of exit(0) from main while workers
+ * push).  Each slot has an in-call word, set and cleared by its owner with
+ * plain stores around the recording half of each call, with the state read
+ * again after it is set.  (A flag, not a count: gpuinst's calls are not
+ * async-signal-safe, so a call never nests inside another on one thread.)  Finalize publishes FINALIZED, then runs an
+ * asymmetric barrier (membarrier(2): every running thread of the process
+ * executes a full memory barrier), then waits until every other slot's
+ * word is 0.  After the barrier a thread either had its word visible
+ * (finalize waits for it to clear) or reads FINALIZED (and records
+ * nothing): the hot path gets two stores and one load, no fence
+ * (bench/RESULTS.md, "Annotation overhead"). */
+static inline void callEnter(gpuinstThread *t)
+{
+    GPUINST_STORE_RLX(&t->incall, 1u);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the compiler keeps the state load after it */
+}
+static inline void callLeave(gpuinstThread *t)
+{
+    GPUINST_STORE_REL(&t->incall, 0u);
+}
+
+#if defined(SYS_membarrier)
+static int membarrierPrivate; /* registered for MEMBARRIER_CMD_PRIVATE_EXPEDITED */
+#endif
+static void barrierRegister(void)
+{
+#if defined(SYS_membarrier)
+    /* 16 = MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED (Linux 4.14) */
+    if (!membarrierPrivate && syscall(SYS_membarrier, 16, 0) == 0) membarrierPrivate = 1;
+#endif
+}
+
+/* A full memory barrier on every thread of the process. */
+static void heavyBarrier(void)
+{
+#if defined(SYS_membarrier)
+    /* 8 = MEMBARRIER_CMD_PRIVATE_EXPEDITED; 1 = MEMBARRIER_CMD_GLOBAL (Linux 4.3) */
+    if (membarrierPrivate && syscall(SYS_membarrier, 8, 0) == 0) return;
+    if (syscall(SYS_membarrier, 1, 0) == 0) return;
+#endif
+    {
+        /* No membarrier (old kernel, seccomp): taking write access away
+         * from a page this process has written makes the kernel flush
+         * that mapping from every CPU running one of its threads (an
+         * inter-processor interrupt, serializing on x86). */
+        static char *page;
+        long ps = sysconf(_SC_PAGESIZE);
+        if (page == NULL) {
+            void *p = mmap(NULL, (size_t)ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            page = p == MAP_FAILED ? NULL : (char *)p;
+        }
+        if (page != NULL) {
+            mprotect(page, (size_t)ps, PROT_READ | PROT_WRITE);
+            GPUINST_STORE_RLX(page, (char)0);
+            mprotect(page, (size_t)ps, PROT_READ);
+        }
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    }
+}
+
+#define QUIESCE_WAIT_NS 10000000000ull /* a call longer than 10 s is stuck (a debugger, a hung disk) */
+
+GPUINST_PRIVATE void gpuinstNvtxQuiesce(void)
+{
+    gpuinstThread *t, *self = gpuinstThreadSelf;
+    uint64_t t0 = gpuinstClockNs();
+    heavyBarrier();
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
+        unsigned spins = 0;
+        if (t == self) continue; /* finalize from a signal handler inside a call of this thread */
+        while (GPUINST_LOAD_ACQ(&t->incall) != 0) {
+            if (gpuinstClockNs() - t0 > QUIESCE_WAIT_NS) {
+                t->busy_at_finalize = 1;
+                gpuinstWarn("thread %lld has been inside a gpuinst call for 10 s: its open ranges are not "
+                            "written", (long long)t->os_tid);
+                break;
+            }
+            if (++spins < 64) {
+                sched_yield();
+            } else {
+                struct timespec ts = {0, 100000};
+                nanosleep(&ts, NULL);
+            }
+        }
+    }
+}
+
+/* ---- open push ranges -> UNTERMINATED rows ------------------------------- */
+
+/* Writes t's open push ranges, innermost first, as rows ending at `now`
+ * with flag UNTERMINATED into dst's buffer (dst's owner calls this). */
+static void closeStacks(gpuinstThread *t, gpuinstThread *dst, uint64_t now, int reset)
+{
+    uint32_t d;
+    for (d = 0; d < GPUINST_MAX_DOMAINS; d++) {
+        gpuinstStack *s = GPUINST_LOAD_ACQ(&t->stacks[d]);
+        uint32_t k;
+        if (s == NULL) continue;
+        for (k = GPUINST_LOAD_ACQ(&s->depth); k > 0; k--) {
+            gpuinstOpen *o = &s->open[k - 1];
+            gpuinstRangeRec *r;
+            if (o->flags & GPUINST_RANGE_FLAG_SKIP_) continue; /* outside every capture window */
+            r = dst != NULL ? (gpuinstRangeRec *)gpuinstBufSlot(&dst->ranges) : NULL;
+            /* a window this range opened ends with it (a thread's exit; at
+             * finalize the writer ends open windows itself) */
+            if ((o->flags & GPUINST_RANGE_FLAG_CAPTURE_WINDOW) && GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_RUNNING)
+                gpuinstCaptureClose(o->name, o->domain, now);
+            if (r == NULL) {
+                GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+            } else {
+                *r = *o;
+                r->end_ns = now;
+                r->flags = (uint8_t)(o->flags | GPUINST_RANGE_FLAG_UNTERMINATED);
+                gpuinstBufCommit(&dst->ranges);
+            }
+        }
+        if (reset) GPUINST_STORE_REL(&s->depth, 0u);
+    }
+}
+
+/* The pthread key destructor: on the exiting thread. */
+static void threadExit(void *arg)
+{
+    gpuinstThread *t = (gpuinstThread *)arg;
+    uint64_t now;
+    int handed = 0;
+    if (t == NULL || gpuinstThreadSelf != t) return;
+    callEnter(t);
+    if (GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_RUNNING) {
+        now = gpuinstClockNs();
+        closeStacks(t, t, now, 1);
+        gpuinstProfCloseThread(t, now);
+        gpuinstBufHandOver(&t->ranges);
+        gpuinstBufHandOver(&t->marks);
+        handed = 1;
+    }
+    callLeave(t);
+    gpuinstThreadSelf = NULL;
+    if (!handed) return;
+    pthread_mutex_lock(&gpuinstG.lock);
+    if (nlives == caplives) {
+        uint64_t ncap = caplives ? caplives * 2 : 64;
+        gpuinstThreadLife *nl = (gpuinstThreadLife *)realloc(lives, (size_t)ncap * sizeof *nl);
+        if (nl == NULL) {
+            /* keep the slot (and its row) rather than lose the lifetime */
+            pthread_mutex_unlock(&gpuinstG.lock);
+            return;
+        }
+        lives = nl;
+        caplives = ncap;
+    }
+    lives[nlives].os_tid = t->os_tid;
+    lives[nlives].start_ns = t->life_start_ns;
+    lives[nlives].end_ns = now;
+    lives[nlives].name = t->name;
+    lives[nlives].index = t->index;
+    nlives++;
+    t->life_start_ns = 0;
+    t->free_next = freeSlots;
+    freeSlots = t;
+    pthread_mutex_unlock(&gpuinstG.lock);
+}
+
 /* ---- names ------------------------------------------------------------- */
 
-/* Length of `s` up to GPUINST_NAME_MAX, cut back to a UTF-8 character
- * boundary; *cut is set when the name was longer. */
+/* Length of `s` up to GPUINST_NAME_MAX; *cut is set when the name was
+ * longer.  The cut never splits a valid UTF-8 character: it steps back to
+ * that character's first byte (at most 3 bytes).  Bytes that belong to no
+ * valid character are kept as they are (names are stored byte for byte;
+ * gpuinst does not validate encodings), so a long name of invalid bytes is
+ * cut at exactly GPUINST_NAME_MAX bytes.  (It used to step back over every
+ * byte of the form 10xxxxxx, and a long run of them became an empty name.) */
 static size_t nameLength(const char *s, int *cut)
 {
-    size_t n = strnlen(s, (size_t)GPUINST_NAME_MAX + 1);
+    size_t n = strnlen(s, (size_t)GPUINST_NAME_MAX + 1), p;
     *cut = 0;
     if (n > GPUINST_NAME_MAX) {
         n = GPUINST_NAME_MAX;
-        while (n > 0 && ((unsigned char)s[n] & 0xC0u) == 0x80u) n--; /* continuation byte */
+        for (p = n; p > 0 && n - p < 3;) {
+            p--;
+            if (((unsigned char)s[p] & 0xC0u) != 0x80u) { /* the last byte that can start a character */
+                int len = gpuinstUtf8Seq((const unsigned char *)s + p);
+                if (len > 0 && p + (size_t)len > n) n = p; /* a valid character across the cut */
+                break;
+            }
+        }
         *cut = 1;
     }
     return n;
@@ -114,27 +360,35 @@ static inline gpuinstNameKey *nameKeySlot(gpuinstThread *t, const char *name)
     return &t->keys[(p ^ (p >> 6) ^ (p >> 12)) & (GPUINST_NAME_CACHE - 1)];
 }
 
+/* The front cache's miss: interns `name` and takes the slot.  A name in
+ * immutable memory (a string literal: gpuinstStringImmutable) is marked so
+ * that its next lookups skip the strcmp; a truncated name never is (each
+ * use is counted in names_truncated). */
+static GPUINST_NOINLINE uint32_t nameIdFill(gpuinstThread *t, gpuinstNameKey *k, const char *name)
+{
+    uint32_t id = gpuinstNameId(t, name);
+    size_t len = 0;
+    const char *text = id != 0 ? gpuinstStringGet(id, &len) : NULL;
+    if (text != NULL) {
+        k->key = name;
+        k->text = text;
+        k->id = id;
+        k->ro = (uint32_t)(strnlen(name, (size_t)GPUINST_NAME_MAX + 1) == len && gpuinstStringImmutable(name, len));
+    }
+    return id;
+}
+
 /* gpuinstNameId for the hot paths (name non-NULL, non-empty): a name seen
- * before at the same address costs a pointer compare and a strcmp, which
- * reads `name` no further than its end.  The text is compared, not only the
- * pointer, because a caller may reuse a buffer for another name.  A
- * truncated name never matches (its interned copy is shorter) and takes the
- * hashed path every time, as before. */
+ * before at the same address costs a pointer compare, plus, where the
+ * caller's memory can change (a buffer it may reuse for another name), a
+ * strcmp against the interned copy, which reads `name` no further than its
+ * end.  A truncated name never matches (its interned copy is shorter) and
+ * takes the hashed path every time, as before. */
 static GPUINST_HOT_INLINE uint32_t nameIdFront(gpuinstThread *t, const char *name)
 {
     gpuinstNameKey *k = nameKeySlot(t, name);
-    uint32_t id;
-    if (GPUINST_LIKELY(k->key == name && strcmp(k->text, name) == 0)) return k->id;
-    id = gpuinstNameId(t, name);
-    if (id != 0) {
-        const char *text = gpuinstStringGet(id, NULL);
-        if (text != NULL) {
-            k->key = name;
-            k->text = text;
-            k->id = id;
-        }
-    }
-    return id;
+    if (GPUINST_LIKELY(k->key == name) && GPUINST_LIKELY(k->ro || strcmp(k->text, name) == 0)) return k->id;
+    return nameIdFill(t, k, name);
 }
 
 GPUINST_PRIVATE uint32_t gpuinstNameIdFront(gpuinstThread *t, const char *name)
@@ -166,10 +420,7 @@ static uint32_t ncategories, capCategories;
 /* The answer for a call made while not RUNNING, counted. */
 static int notRunning(int st)
 {
-    if (st == GPUINST_STATE_UNINIT) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
-        return GPUINST_ERROR_NOT_INITIALIZED;
-    }
+    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
     if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_SUCCESS;
     GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
     return GPUINST_ERROR_FINALIZED;
@@ -187,6 +438,24 @@ static int lost(void)
     return GPUINST_ERROR_OUT_OF_MEMORY;
 }
 
+/* No thread slot: out of memory or slots while recording, else finalized. */
+static int noSlot(void)
+{
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    return st == GPUINST_STATE_RUNNING ? lost() : notRunning(st);
+}
+
+/* Enters a recording call on t (see callEnter): 1, or 0 (left again) if
+ * the state is no longer RUNNING. */
+static inline int callBegin(gpuinstThread *t)
+{
+    callEnter(t);
+    if (GPUINST_LIKELY(GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_RUNNING)) return 1;
+    callLeave(t);
+    return 0;
+}
+#define NOT_RUNNING_NOW() notRunning(GPUINST_LOAD_ACQ(&gpuinstG.state))
+
 static nvtxDomainHandle_t domainHandle(gpuinst_domain d)
 {
     return gpuinstG.domains[d];
@@ -202,8 +471,14 @@ typedef gpuinstEvent Attr;
 
 static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
 {
-    memset(out, 0, sizeof *out);
-    if (a == NULL) return GPUINST_SUCCESS;
+    out->name = 0;
+    out->reg = NULL;
+    if (a == NULL) { /* member by member: a memset is a library call here */
+        out->color = out->category = 0;
+        out->ptype = GPUINST_PAYLOAD_NONE;
+        out->payload = 0;
+        return GPUINST_SUCCESS;
+    }
     if (a->struct_size < sizeof(gpuinst_attr) || a->payload_type < 0 ||
         a->payload_type > GPUINST_PAYLOAD_DOUBLE || a->category > GPUINST_MAX_CATEGORY)
         return GPUINST_ERROR_INVALID_ARGUMENT;
@@ -219,6 +494,18 @@ static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
         out->reg = r[a->name - 1].handle;
     }
     return GPUINST_SUCCESS;
+}
+
+/* 0 when gpuinst is its own NVTX tool (the call would come back to the
+ * collector: GPUINST_NVTX_EMIT), else 1 unless NVTX is initialised and no
+ * tool listens: then every NVTX call
+ * is a test of a NULL pointer, and gpuinst need not build the event
+ * attributes for it (nvtxAttr is ~30 instructions).  Before NVTX's first
+ * call its entry points hold its initialiser, so this says 1 and the call
+ * is made (and initialises NVTX). */
+static inline int nvtxListens(void)
+{
+    return GPUINST_NVTX_EMIT() && NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainRangePushEx_impl_fnptr != NVTX_NULLPTR;
 }
 
 /* The NVTX event attributes for a record. */
@@ -335,13 +622,148 @@ static GPUINST_HOT_INLINE void stackPush(gpuinstThread *t, gpuinstStack *s, gpui
     GPUINST_STORE_REL(&s->depth, depth);
 }
 
+/* ---- profile mode (GPUINST_MODE=profile; src/profile.c) ---------------------
+ * The same calls open and close frames of the thread's profile instead of
+ * (or, with "profile,trace", besides) the trace stack: push finds the path's
+ * node (a hash probe) before the NVTX call, pop folds the duration into it.
+ * GPU correlation and range-profiler hooks are made by the profile side
+ * only when no trace is kept (the trace's own calls make them otherwise). */
+
+/* Room for one frame on domain d's profile stack and the node it opens
+ * (*node); NULL without memory. */
+static inline gpuinstProfStack *profReserve(gpuinstThread *t, gpuinst_domain d, uint32_t name,
+                                             gpuinstProfRangeRec **node)
+{
+    gpuinstProf *p = t->prof;
+    gpuinstProfStack *s;
+    uint32_t depth;
+    if (GPUINST_UNLIKELY(p == NULL)) {
+        if (gpuinstProfThreadInit(t) != GPUINST_SUCCESS) return NULL;
+        p = t->prof;
+    }
+    s = p->stacks[d];
+    if (GPUINST_UNLIKELY(s == NULL) && (s = gpuinstProfStackNew(p, d)) == NULL) return NULL;
+    depth = s->depth;
+    if (GPUINST_UNLIKELY(depth == s->cap) && gpuinstProfStackGrow(s) != GPUINST_SUCCESS) return NULL;
+    *node = gpuinstProfNode(p, depth ? s->f[depth - 1].node->node : 0, name, (GPUINST_PROF_RANGE << 16) | d,
+                            (uint16_t)(depth + 1 > 65535 ? 65535 : depth + 1), t->index);
+    return *node != NULL ? s : NULL;
+}
+
+/* Opens the frame (room and node from profReserve); the clock last. */
+static inline void profPush(gpuinstThread *t, gpuinstProfStack *s, gpuinstProfRangeRec *n, int hooks)
+{
+    gpuinstProf *p = t->prof;
+    uint32_t depth = s->depth;
+    gpuinstProfFrame *f = &s->f[depth];
+    f->node = n;
+    f->child = 0;
+    f->prev = p->cur;
+    p->cur = n;
+    if (hooks) {
+        gpuinstGpuRangePush(GPUINST_PROF_CORR | (uint64_t)t->index << 32 | n->node);
+        gpuinstProfRangePush(n->name);
+    }
+    f->start = gpuinstClockNs(); /* last: gpuinst's own cost stays outside the range */
+    GPUINST_STORE_REL(&s->depth, depth + 1);
+}
+
+/* With both a trace and a profile: the frame starts when the trace's row
+ * does, so both give the same durations. */
+static inline void profSameStart(gpuinstProfStack *ps, const gpuinstStack *s)
+{
+    ps->f[ps->depth - 1].start = s->open[s->depth - 1].start_ns;
+}
+
+/* Closes domain d's innermost frame at `now` (read first); the caller
+ * makes the GPU/profiler hooks' pop (profHooksPop) where profPush made
+ * their push. */
+static GPUINST_INLINE int profPop(gpuinstThread *t, gpuinst_domain d, uint64_t now)
+{
+    gpuinstProf *p = t->prof;
+    gpuinstProfStack *s = p != NULL ? p->stacks[d] : NULL;
+    gpuinstProfFrame *f;
+    uint32_t depth;
+    uint64_t dur;
+    if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) return GPUINST_ERROR_STACK_EMPTY;
+    depth = s->depth - 1;
+    f = &s->f[depth];
+    dur = now > f->start ? now - f->start : 0;
+    gpuinstProfFold(f->node, dur, dur > f->child ? dur - f->child : 0);
+    if (depth > 0) s->f[depth - 1].child += dur;
+    p->cur = f->prev;
+    GPUINST_STORE_REL(&s->depth, depth);
+    return GPUINST_SUCCESS;
+}
+
+static inline void profHooksPop(void)
+{
+    gpuinstGpuRangePop();
+    gpuinstProfRangePop();
+}
+
+/* A mark (count only) or an ended start/end range (duration d) folded into
+ * the node `kind` of `name` under domain d's innermost open range (marks)
+ * or at top level (start/end ranges: they may end on any thread).  0 or
+ * OUT_OF_MEMORY. */
+static int profEvent(gpuinstThread *t, gpuinst_domain d, uint32_t name, int kind, uint64_t dur, int unterminated)
+{
+    gpuinstProf *p;
+    gpuinstProfStack *s;
+    gpuinstProfRangeRec *n;
+    uint32_t depth = 0, parent = 0;
+    if (t->prof == NULL && gpuinstProfThreadInit(t) != GPUINST_SUCCESS) return GPUINST_ERROR_OUT_OF_MEMORY;
+    p = t->prof;
+    s = p->stacks[d];
+    if (kind == GPUINST_PROF_MARK && s != NULL && s->depth > 0) {
+        depth = s->depth;
+        parent = s->f[depth - 1].node->node;
+    }
+    n = gpuinstProfNode(p, parent, name, ((uint32_t)kind << 16) | d, (uint16_t)(depth + 1 > 65535 ? 65535 : depth + 1),
+                        t->index);
+    if (n == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    if (kind == GPUINST_PROF_MARK) {
+        n->count++;
+    } else {
+        gpuinstProfFold(n, dur, dur);
+        n->unterminated += (uint32_t)unterminated;
+    }
+    return GPUINST_SUCCESS;
+}
+
+/* The recording half of a push with attributes, inside a call on t (see
+ * callBegin; left here) with a's name resolved: the trace stack's row
+ * and/or the profile's frame; with `emit` NVTX's call too (the API's; the
+ * collector's events came from NVTX). */
+static GPUINST_HOT_INLINE int pushOpen(gpuinstThread *t, gpuinst_domain domain, const Attr *a, const char *name,
+                                       int emit)
+{
+    gpuinstStack *s = (t->mode & GPUINST_MODE_TRACE) ? stackFor(t, domain) : NULL;
+    gpuinstProfStack *ps = NULL;
+    gpuinstProfRangeRec *pn = NULL;
+    nvtxEventAttributes_t ea;
+    if (t->mode & GPUINST_MODE_PROFILE) ps = profReserve(t, domain, a->name, &pn);
+    if (GPUINST_UNLIKELY(((t->mode & GPUINST_MODE_TRACE) && (s == NULL || stackReserve(s) != GPUINST_SUCCESS)) ||
+                         ((t->mode & GPUINST_MODE_PROFILE) && ps == NULL))) {
+        callLeave(t);
+        return lost();
+    }
+    if (emit) {
+        nvtxAttr(&ea, name, a);
+        nvtxDomainRangePushEx(domainHandle(domain), &ea);
+    }
+    if (ps != NULL) profPush(t, ps, pn, s == NULL);
+    if (s != NULL) stackPush(t, s, domain, a);
+    if (ps != NULL && s != NULL) profSameStart(ps, s);
+    callLeave(t);
+    return GPUINST_SUCCESS;
+}
+
 int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst_attr *attr)
 {
     int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
     gpuinstThread *t;
-    gpuinstStack *s;
     Attr a;
-    nvtxEventAttributes_t ea;
     if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) {
         if (st == GPUINST_STATE_NVTX_ONLY) nvtxOnlyPush(domain, name, attr);
         return notRunning(st);
@@ -349,81 +771,107 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
     if (GPUINST_UNLIKELY(!domainValid(domain))) return invalid();
     if (GPUINST_UNLIKELY((rc = attrRead(domain, attr, &a)) != GPUINST_SUCCESS)) return invalid();
     t = gpuinstThreadGet();
-    if (GPUINST_UNLIKELY(t == NULL)) return lost();
+    if (GPUINST_UNLIKELY(t == NULL)) return noSlot();
+    if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
     rc = resolveName(t, name, &a);
-    if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS))
+    if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) {
+        callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
-    s = stackFor(t, domain);
-    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) return lost();
-    if (GPUINST_NVTX_EMIT()) {
-        nvtxAttr(&ea, name, &a);
-        nvtxDomainRangePushEx(domainHandle(domain), &ea);
     }
-    stackPush(t, s, domain, &a);
-    return GPUINST_SUCCESS;
+    return pushOpen(t, domain, &a, name, nvtxListens());
 }
 
-GPUINST_PRIVATE int gpuinstRecordPushName(gpuinst_domain d, const char *name)
+/* The 0-based level of t's innermost open range of domain d (-1: none). */
+static int levelOf(gpuinstThread *t, gpuinst_domain d)
 {
-    gpuinstThread *t = gpuinstThreadGet();
-    gpuinstStack *s;
-    Attr a;
-    if (GPUINST_UNLIKELY(t == NULL)) {
-        lost();
-        return -1;
+    if (t->mode & GPUINST_MODE_TRACE) {
+        gpuinstStack *s = t->stacks[d];
+        return s != NULL ? (int)s->depth - 1 : -1;
+    } else {
+        gpuinstProfStack *ps = t->prof != NULL ? t->prof->stacks[d] : NULL;
+        return ps != NULL ? (int)ps->depth - 1 : -1;
     }
-    a.color = 0;
-    a.category = 0;
-    a.ptype = GPUINST_PAYLOAD_NONE;
-    a.payload = 0;
-    a.reg = NULL;
-    a.name = 0;
-    if (name != NULL && name[0] != '\0' && GPUINST_UNLIKELY((a.name = nameIdFront(t, name)) == 0)) {
-        lost();
-        return -1;
-    }
-    s = stackFor(t, d);
-    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) {
-        lost();
-        return -1;
-    }
-    stackPush(t, s, d, &a);
-    return (int)s->depth - 1;
 }
 
 GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e)
 {
-    gpuinstStack *s = stackFor(t, d);
-    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) {
-        lost();
-        return -1;
-    }
-    stackPush(t, s, d, e);
-    return (int)s->depth - 1;
+    if (GPUINST_UNLIKELY(!callBegin(t))) return -1;
+    if (GPUINST_UNLIKELY(pushOpen(t, d, e, NULL, 0) != GPUINST_SUCCESS)) return -1;
+    return levelOf(t, d);
 }
 
-/* The recording half of gpuinst_range_push (state RUNNING). */
-static GPUINST_NOINLINE int pushRecordDefault(const char *name)
+/* A push in the default domain with a name and no attributes (state
+ * RUNNING): gpuinst_range_push's recording half, and NVTX's nvtxRangePushA
+ * through the collector (`emit` 0; there a NULL or empty name is a range
+ * without a name). */
+static GPUINST_HOT_INLINE int pushDefault(const char *name, int emit)
 {
     gpuinstThread *t;
     gpuinstStack *s;
     Attr a;
-    if (GPUINST_UNLIKELY(name == NULL || name[0] == '\0')) return invalid();
     t = gpuinstThreadGet();
-    if (GPUINST_UNLIKELY(t == NULL)) return lost();
+    if (GPUINST_UNLIKELY(t == NULL)) return noSlot();
+    if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
     /* field by field: a memset of the struct is a library call here */
     a.color = 0;
     a.category = 0;
     a.ptype = GPUINST_PAYLOAD_NONE;
     a.payload = 0;
     a.reg = NULL;
-    a.name = nameIdFront(t, name);
-    if (GPUINST_UNLIKELY(a.name == 0)) return lost();
+    a.name = 0;
+    if (GPUINST_LIKELY(name != NULL && name[0] != '\0') && GPUINST_UNLIKELY((a.name = nameIdFront(t, name)) == 0)) {
+        callLeave(t);
+        return lost();
+    }
+    if (t->mode == GPUINST_MODE_PROFILE) { /* profile only */
+        gpuinstProfRangeRec *pn;
+        gpuinstProfStack *ps = profReserve(t, GPUINST_DOMAIN_DEFAULT, a.name, &pn);
+        if (GPUINST_UNLIKELY(ps == NULL)) {
+            callLeave(t);
+            return lost();
+        }
+        if (emit) nvtxRangePushA(name);
+        profPush(t, ps, pn, 1);
+        callLeave(t);
+        return GPUINST_SUCCESS;
+    }
     s = stackFor(t, GPUINST_DOMAIN_DEFAULT);
-    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) return lost();
-    if (GPUINST_NVTX_EMIT()) nvtxRangePushA(name);
+    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) {
+        callLeave(t);
+        return lost();
+    }
+    if (GPUINST_UNLIKELY(t->mode & GPUINST_MODE_PROFILE)) { /* both */
+        gpuinstProfRangeRec *pn;
+        gpuinstProfStack *ps = profReserve(t, GPUINST_DOMAIN_DEFAULT, a.name, &pn);
+        if (ps == NULL) {
+            callLeave(t);
+            return lost();
+        }
+        if (emit) nvtxRangePushA(name);
+        profPush(t, ps, pn, 0);
+        stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
+        profSameStart(ps, s);
+        callLeave(t);
+        return GPUINST_SUCCESS;
+    }
+    if (emit) nvtxRangePushA(name);
     stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
+    callLeave(t);
     return GPUINST_SUCCESS;
+}
+
+/* The recording half of gpuinst_range_push (state RUNNING). */
+static GPUINST_NOINLINE int pushRecordDefault(const char *name)
+{
+    if (GPUINST_UNLIKELY(name == NULL || name[0] == '\0')) return invalid();
+    return pushDefault(name, GPUINST_NVTX_EMIT());
+}
+
+GPUINST_PRIVATE int gpuinstRecordPushName(gpuinst_domain d, const char *name)
+{
+    (void)d; /* the default domain: the collector's nvtxRangePushA */
+    if (GPUINST_UNLIKELY(pushDefault(name, 0) != GPUINST_SUCCESS)) return -1;
+    return levelOf(gpuinstThreadSelf, GPUINST_DOMAIN_DEFAULT);
 }
 
 int gpuinst_range_push(const char *name)
@@ -437,9 +885,11 @@ int gpuinst_range_push(const char *name)
     return notRunning(st);
 }
 
-/* A pop of a range that capture windows concern (src/capture.c): one
- * outside every window is dropped (it pushed nothing to CUPTI or the
- * profiler); one that opened a window is written and closes it. */
+#define POP_NOT_RUNNING (-1) /* popRecord: finalize came first */
+
+/* A pop of a range that capture windows concern (src/capture.c), inside a
+ * call: one outside every window is dropped (it pushed nothing to CUPTI or
+ * the profiler); one that opened a window is written and closes it. */
 static GPUINST_NOINLINE int popCaptured(gpuinstThread *t, gpuinstStack *s, gpuinstOpen *o, uint32_t depth, uint64_t now)
 {
     gpuinstRangeRec *r;
@@ -463,14 +913,40 @@ static GPUINST_NOINLINE int popCaptured(gpuinstThread *t, gpuinstStack *s, gpuin
 /* The recording half of a pop (state RUNNING, domain valid); `now` was read
  * first so gpuinst's own cost stays outside the range.  The NVTX call is
  * the caller's, and is not made on STACK_EMPTY. */
-static GPUINST_HOT_INLINE int popStack(gpuinstThread *t, gpuinstStack *s, uint64_t now)
+static GPUINST_HOT_INLINE int popRecord(gpuinst_domain domain, uint64_t now)
 {
+    gpuinstThread *t = gpuinstThreadSelf;
+    gpuinstStack *s;
     gpuinstOpen *o;
     gpuinstRangeRec *r;
-    uint32_t depth = s->depth;
+    uint32_t depth;
+    if (GPUINST_UNLIKELY(t == NULL)) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+        return GPUINST_ERROR_STACK_EMPTY;
+    }
+    if (GPUINST_UNLIKELY(!callBegin(t))) return POP_NOT_RUNNING;
+    if (GPUINST_UNLIKELY(t->mode & GPUINST_MODE_PROFILE)) {
+        int rc = profPop(t, domain, now);
+        if (rc == GPUINST_SUCCESS && !(t->mode & GPUINST_MODE_TRACE)) profHooksPop();
+        if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) { /* profile only, or nothing open */
+            callLeave(t);
+            if (rc == GPUINST_ERROR_STACK_EMPTY) GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+            return rc;
+        }
+    }
+    s = t->stacks[domain];
+    if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) {
+        callLeave(t);
+        GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+        return GPUINST_ERROR_STACK_EMPTY;
+    }
+    depth = s->depth;
     o = &s->open[depth - 1];
-    if (GPUINST_UNLIKELY(o->flags & (GPUINST_RANGE_FLAG_SKIP_ | GPUINST_RANGE_FLAG_CAPTURE_WINDOW)))
-        return popCaptured(t, s, o, depth, now);
+    if (GPUINST_UNLIKELY(o->flags & (GPUINST_RANGE_FLAG_SKIP_ | GPUINST_RANGE_FLAG_CAPTURE_WINDOW))) {
+        int rc = popCaptured(t, s, o, depth, now);
+        callLeave(t);
+        return rc;
+    }
     r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
     if (GPUINST_LIKELY(r != NULL)) {
         *r = *o;
@@ -480,18 +956,8 @@ static GPUINST_HOT_INLINE int popStack(gpuinstThread *t, gpuinstStack *s, uint64
     GPUINST_STORE_REL(&s->depth, depth - 1);
     gpuinstGpuRangePop();
     gpuinstProfRangePop(); /* range profiling (one branch when off) */
+    callLeave(t);
     return r != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
-}
-
-static inline int popRecord(gpuinst_domain domain, uint64_t now)
-{
-    gpuinstThread *t = gpuinstThreadSelf;
-    gpuinstStack *s = t != NULL ? t->stacks[domain] : NULL;
-    if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
-        return GPUINST_ERROR_STACK_EMPTY;
-    }
-    return popStack(t, s, now);
 }
 
 int gpuinst_range_pop_domain(gpuinst_domain domain)
@@ -506,6 +972,7 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
     now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
     if (GPUINST_UNLIKELY(!domainValid(domain))) return invalid();
     rc = popRecord(domain, now);
+    if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     if (GPUINST_NVTX_EMIT()) nvtxDomainRangePop(domainHandle(domain));
     return rc == GPUINST_SUCCESS ? rc : lost();
@@ -513,23 +980,38 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
 
 GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d)
 {
-    uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
     gpuinstThread *t = gpuinstThreadSelf;
-    gpuinstStack *s = t != NULL ? t->stacks[d] : NULL;
-    uint32_t depth;
-    if (GPUINST_UNLIKELY(s == NULL || (depth = s->depth) == 0)) return -2; /* the caller decides */
-    if (GPUINST_UNLIKELY(popStack(t, s, now) != GPUINST_SUCCESS)) {
-        lost();
-        return -1;
-    }
-    return (int)depth - 1;
+    int level, rc;
+    /* nothing open: the caller decides (a range pushed before init, or a
+     * misuse it counts); no clock read */
+    if (GPUINST_UNLIKELY(t == NULL || (level = levelOf(t, d)) < 0)) return -2;
+    rc = popRecord(d, gpuinstClockNs());
+    if (GPUINST_LIKELY(rc == GPUINST_SUCCESS)) return level;
+    if (rc == GPUINST_ERROR_OUT_OF_MEMORY) lost();
+    return -1;
 }
 
 /* The recording half of gpuinst_range_pop (state RUNNING). */
 static GPUINST_NOINLINE int popRecordDefault(void)
 {
     uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
-    int rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
+    gpuinstThread *t = gpuinstThreadSelf;
+    int rc;
+    if (GPUINST_LIKELY(t != NULL) && t->mode == GPUINST_MODE_PROFILE) { /* profile only: a frame folded */
+        if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
+        rc = profPop(t, GPUINST_DOMAIN_DEFAULT, now);
+        if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) {
+            callLeave(t);
+            GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+            return rc;
+        }
+        profHooksPop();
+        callLeave(t);
+        if (GPUINST_NVTX_EMIT()) nvtxRangePop();
+        return GPUINST_SUCCESS;
+    }
+    rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
+    if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     if (GPUINST_NVTX_EMIT()) nvtxRangePop();
     return rc == GPUINST_SUCCESS ? rc : lost();
@@ -551,6 +1033,10 @@ int gpuinst_range_depth(gpuinst_domain domain)
     gpuinstThread *t = gpuinstThreadSelf;
     gpuinstStack *s;
     if (t == NULL || domain >= GPUINST_MAX_DOMAINS) return 0;
+    if (t->mode == GPUINST_MODE_PROFILE) {
+        gpuinstProfStack *ps = t->prof != NULL ? t->prof->stacks[domain] : NULL;
+        return ps != NULL ? (int)ps->depth : 0;
+    }
     s = t->stacks[domain];
     return s != NULL ? (int)s->depth : 0;
 }
@@ -566,6 +1052,7 @@ typedef struct OpenRange {
     uint64_t start_ns;
     int64_t payload;
     uint32_t name, color;
+    uint32_t life;      /* the starting thread's slot owner (gpuinstThread.life) */
     uint16_t domain, category, thread;
     uint8_t flags;
 } OpenRange;
@@ -579,20 +1066,23 @@ static unsigned openBucket(gpuinst_range_id id)
     return (unsigned)((id * 0x9E3779B97F4A7C15ull) >> 54) & (OPEN_BUCKETS - 1);
 }
 
-/* Opens start/end range o (filled but for id, start and the capture flags). */
+/* Opens start/end range o (filled but for id, start and the capture flags),
+ * inside a call on t; *id is set under the lock (another thread may end
+ * the range as soon as it is in the table). */
 static void openInsert(gpuinstThread *t, OpenRange *o, gpuinst_range_id *id)
 {
     unsigned b;
     o->id = ((gpuinst_range_id)t->index << 32) | t->seq++;
     o->thread = t->index;
+    o->life = t->life;
     o->flags = (uint8_t)(o->flags | gpuinstCapturePush(o->name, o->domain)); /* capture windows */
     b = openBucket(o->id);
     o->start_ns = gpuinstClockNs();
     pthread_mutex_lock(&openLock);
     o->next = openTable[b];
     openTable[b] = o;
-    pthread_mutex_unlock(&openLock);
     *id = o->id;
+    pthread_mutex_unlock(&openLock);
 }
 
 static void openFill(OpenRange *o, gpuinst_domain domain, const Attr *a)
@@ -619,27 +1109,37 @@ int gpuinst_range_start_ex(gpuinst_domain domain, const char *name, const gpuins
     if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) return notRunning(st);
     if (!domainValid(domain) || attrRead(domain, attr, &a) != GPUINST_SUCCESS) return invalid();
     t = gpuinstThreadGet();
-    if (t == NULL) return lost();
+    if (t == NULL) return noSlot();
+    if (!callBegin(t)) return NOT_RUNNING_NOW();
     rc = resolveName(t, name, &a);
-    if (rc != GPUINST_SUCCESS) return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
-    o = (OpenRange *)malloc(sizeof *o);
-    if (o == NULL) return lost();
+    o = rc == GPUINST_SUCCESS ? (OpenRange *)malloc(sizeof *o) : NULL;
+    if (o == NULL) {
+        callLeave(t);
+        return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
+    }
     openFill(o, domain, &a);
     if (GPUINST_NVTX_EMIT()) {
         nvtxAttr(&ea, name, &a);
         o->nvtx = nvtxDomainRangeStartEx(domainHandle(domain), &ea);
     }
     openInsert(t, o, id);
+    callLeave(t);
     return GPUINST_SUCCESS;
 }
 
 GPUINST_PRIVATE int gpuinstRecordStart(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e, gpuinst_range_id *id)
 {
-    OpenRange *o = (OpenRange *)malloc(sizeof *o);
+    OpenRange *o;
     *id = 0;
-    if (o == NULL) return lost();
+    if (!callBegin(t)) return NOT_RUNNING_NOW();
+    o = (OpenRange *)malloc(sizeof *o);
+    if (o == NULL) {
+        callLeave(t);
+        return lost();
+    }
     openFill(o, d, e);
     openInsert(t, o, id);
+    callLeave(t);
     return GPUINST_SUCCESS;
 }
 
@@ -648,13 +1148,22 @@ int gpuinst_range_start(const char *name, gpuinst_range_id *id)
     return gpuinst_range_start_ex(GPUINST_DOMAIN_DEFAULT, name, NULL, id);
 }
 
-/* Appends an ended start/end range to thread t's buffer; frees o.  A range
- * outside every capture window is dropped; one that opened a window closes it. */
+/* Appends an ended start/end range to thread t's buffer (trace) and folds
+ * it into t's profile (profile); frees o.  A range outside every capture
+ * window is not written; one that opened a window closes it. */
 static int openRangeRecord(gpuinstThread *t, OpenRange *o, uint64_t end, uint8_t extra)
 {
     gpuinstRangeRec *r;
     int window = (o->flags & GPUINST_RANGE_FLAG_CAPTURE_WINDOW) != 0;
     uint32_t name = o->name, domain = o->domain;
+    if (t->mode & GPUINST_MODE_PROFILE) {
+        int rc = profEvent(t, o->domain, o->name, GPUINST_PROF_STARTEND, end > o->start_ns ? end - o->start_ns : 0,
+                           (extra & GPUINST_RANGE_FLAG_UNTERMINATED) != 0);
+        if (!(t->mode & GPUINST_MODE_TRACE)) {
+            free(o);
+            return rc == GPUINST_SUCCESS ? rc : lost();
+        }
+    }
     if (GPUINST_UNLIKELY(o->flags & GPUINST_RANGE_FLAG_SKIP_)) {
         free(o);
         return GPUINST_SUCCESS;
@@ -680,10 +1189,17 @@ static int openRangeRecord(gpuinstThread *t, OpenRange *o, uint64_t end, uint8_t
     return r != NULL ? GPUINST_SUCCESS : lost();
 }
 
-/* Takes open range `id` out of the table (NULL, counted, if not open). */
-static OpenRange *openTake(gpuinst_range_id id)
+/* Ends start/end range `id` at `now` on the calling thread (state was
+ * RUNNING); with `emit` NVTX's nvtxDomainRangeEnd too (the API's). */
+static int endRange(gpuinst_range_id id, uint64_t now, int emit)
 {
+    gpuinstThread *t = gpuinstThreadGet();
     OpenRange **pp, *o = NULL;
+    int rc;
+    if (t == NULL) return noSlot();
+    /* in the call before the range leaves the table: finalize either waits
+     * for this call, or closes the range itself (UNTERMINATED) */
+    if (!callBegin(t)) return NOT_RUNNING_NOW();
     pthread_mutex_lock(&openLock);
     for (pp = &openTable[openBucket(id)]; *pp != NULL; pp = &(*pp)->next) {
         if ((*pp)->id == id) {
@@ -693,74 +1209,52 @@ static OpenRange *openTake(gpuinst_range_id id)
         }
     }
     pthread_mutex_unlock(&openLock);
-    if (o == NULL) GPUINST_ADD_RLX(&gpuinstG.counts.range_not_open, 1);
-    return o;
-}
-
-/* Records taken range o as ended now by the calling thread. */
-static int openFinish(OpenRange *o, uint64_t now)
-{
-    gpuinstThread *t = gpuinstThreadGet();
-    if (t == NULL) {
-        free(o);
-        return lost();
+    if (o == NULL) {
+        callLeave(t);
+        GPUINST_ADD_RLX(&gpuinstG.counts.range_not_open, 1);
+        return GPUINST_ERROR_RANGE_NOT_OPEN;
     }
-    return openRangeRecord(t, o, now, t->index != o->thread ? GPUINST_RANGE_FLAG_CROSS_THREAD : 0);
+    if (emit) nvtxDomainRangeEnd(domainHandle(o->domain), o->nvtx);
+    rc = openRangeRecord(t, o, now,
+                         t->index != o->thread || t->life != o->life ? GPUINST_RANGE_FLAG_CROSS_THREAD : 0);
+    callLeave(t);
+    return rc;
 }
 
 int gpuinst_range_end(gpuinst_range_id id)
 {
     int st = GPUINST_LOAD_RLX(&gpuinstG.state);
-    uint64_t now = gpuinstClockNs();
-    OpenRange *o;
-    if (st != GPUINST_STATE_RUNNING) return notRunning(st);
-    o = openTake(id);
-    if (o == NULL) return GPUINST_ERROR_RANGE_NOT_OPEN;
-    if (GPUINST_NVTX_EMIT()) nvtxDomainRangeEnd(domainHandle(o->domain), o->nvtx);
-    return openFinish(o, now);
+    if (st != GPUINST_STATE_RUNNING) return notRunning(st); /* no clock read: nothing is recorded */
+    return endRange(id, gpuinstClockNs(), GPUINST_NVTX_EMIT());
 }
 
 GPUINST_PRIVATE int gpuinstRecordEnd(gpuinst_range_id id, uint64_t now)
 {
-    OpenRange *o = openTake(id);
-    return o != NULL ? openFinish(o, now) : GPUINST_ERROR_RANGE_NOT_OPEN;
+    return endRange(id, now, 0);
 }
 
 /* ---- marks ------------------------------------------------------------------ */
 
-int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr *attr)
-{
-    int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
-    gpuinstThread *t;
-    Attr a;
-    nvtxEventAttributes_t ea;
-    uint64_t now = gpuinstClockNs();
-    if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) {
-        if (st == GPUINST_STATE_NVTX_ONLY && domainValid(domain) &&
-            attrRead(domain, attr, &a) == GPUINST_SUCCESS && (name != NULL || a.reg != NULL)) {
-            nvtxAttr(&ea, name, &a);
-            nvtxDomainMarkEx(domainHandle(domain), &ea);
-        }
-        return notRunning(st);
-    }
-    if (!domainValid(domain) || attrRead(domain, attr, &a) != GPUINST_SUCCESS) return invalid();
-    t = gpuinstThreadGet();
-    if (t == NULL) return lost();
-    rc = resolveName(t, name, &a);
-    if (rc != GPUINST_SUCCESS) return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
-    if (GPUINST_NVTX_EMIT()) {
-        nvtxAttr(&ea, name, &a);
-        nvtxDomainMarkEx(domainHandle(domain), &ea);
-    }
-    return gpuinstRecordMark(t, domain, &a, now);
-}
-
-GPUINST_PRIVATE int gpuinstRecordMark(gpuinstThread *t, gpuinst_domain domain, const gpuinstEvent *a, uint64_t now)
+/* The recording half of a mark, inside a call on t (left here). */
+static int markRecord(gpuinstThread *t, gpuinst_domain domain, const Attr *a, uint64_t now)
 {
     gpuinstMarkRec *m;
-    if (gpuinstCaptureSkip()) return GPUINST_SUCCESS; /* outside every capture window */
+    if (t->mode & GPUINST_MODE_PROFILE) { /* a count on its path */
+        int rc = profEvent(t, domain, a->name, GPUINST_PROF_MARK, 0, 0);
+        if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) {
+            callLeave(t);
+            return rc == GPUINST_SUCCESS ? rc : lost();
+        }
+    }
+    if (gpuinstCaptureSkip()) { /* outside every capture window */
+        callLeave(t);
+        return GPUINST_SUCCESS;
+    }
     m = (gpuinstMarkRec *)gpuinstBufSlot(&t->marks);
-    if (m == NULL) return lost();
+    if (m == NULL) {
+        callLeave(t);
+        return lost();
+    }
     memset(m, 0, sizeof *m);
     m->time_ns = now;
     m->payload = a->payload;
@@ -771,11 +1265,56 @@ GPUINST_PRIVATE int gpuinstRecordMark(gpuinstThread *t, gpuinst_domain domain, c
     m->category = (uint16_t)a->category;
     m->flags = a->ptype;
     gpuinstBufCommit(&t->marks);
+    callLeave(t);
     return GPUINST_SUCCESS;
 }
 
+int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr *attr)
+{
+    int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
+    gpuinstThread *t;
+    Attr a;
+    nvtxEventAttributes_t ea;
+    uint64_t now;
+    if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) { /* no clock read: nothing is recorded */
+        if (st == GPUINST_STATE_NVTX_ONLY && domainValid(domain) &&
+            attrRead(domain, attr, &a) == GPUINST_SUCCESS && (name != NULL || a.reg != NULL)) {
+            nvtxAttr(&ea, name, &a);
+            nvtxDomainMarkEx(domainHandle(domain), &ea);
+        }
+        return notRunning(st);
+    }
+    now = gpuinstClockNs();
+    if (!domainValid(domain) || attrRead(domain, attr, &a) != GPUINST_SUCCESS) return invalid();
+    t = gpuinstThreadGet();
+    if (t == NULL) return noSlot();
+    if (!callBegin(t)) return NOT_RUNNING_NOW();
+    rc = resolveName(t, name, &a);
+    if (rc != GPUINST_SUCCESS) {
+        callLeave(t);
+        return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
+    }
+    if (nvtxListens()) {
+        nvtxAttr(&ea, name, &a);
+        nvtxDomainMarkEx(domainHandle(domain), &ea);
+    }
+    return markRecord(t, domain, &a, now);
+}
+
+GPUINST_PRIVATE int gpuinstRecordMark(gpuinstThread *t, gpuinst_domain domain, const gpuinstEvent *a, uint64_t now)
+{
+    if (!callBegin(t)) return NOT_RUNNING_NOW();
+    return markRecord(t, domain, a, now);
+}
+
+/* As gpuinst_range_push: disabled, the state test and NVTX's own call. */
 int gpuinst_mark(const char *name)
 {
+    int st = GPUINST_LOAD_RLX(&gpuinstG.state);
+    if (GPUINST_UNLIKELY(st == GPUINST_STATE_NVTX_ONLY)) {
+        if (name != NULL) nvtxMarkA(name);
+        return GPUINST_SUCCESS;
+    }
     return gpuinst_mark_ex(GPUINST_DOMAIN_DEFAULT, name, NULL);
 }
 
@@ -964,40 +1503,23 @@ GPUINST_PRIVATE void gpuinstNvtxInit(void)
     pthread_mutex_lock(&gpuinstG.lock);
     defaultDomainLocked(def);
     pthread_mutex_unlock(&gpuinstG.lock);
+    barrierRegister(); /* for gpuinstNvtxQuiesce */
 }
 
 GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now)
 {
     gpuinstThread *t, *self = gpuinstThreadGet();
     unsigned b;
-    /* The rows go to the finalizing thread's own buffer, never to another
-     * thread's: that thread may still be inside a push or pop (a call that
-     * read state RUNNING just before finalize), and a buffer has one writer
-     * (issue 8: two writers corrupted the chunk list, found by TSan in
-     * hardening_finalize_race).  Other threads' stacks are only read. */
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
-        uint32_t d;
-        for (d = 0; d < GPUINST_MAX_DOMAINS; d++) {
-            gpuinstStack *s = GPUINST_LOAD_ACQ(&t->stacks[d]);
-            uint32_t k;
-            if (s == NULL) continue;
-            for (k = GPUINST_LOAD_ACQ(&s->depth); k > 0; k--) {
-                gpuinstOpen *o = &s->open[k - 1];
-                gpuinstRangeRec *r;
-                if (o->flags & GPUINST_RANGE_FLAG_SKIP_) continue; /* outside every capture window */
-                r = self != NULL ? (gpuinstRangeRec *)gpuinstBufSlot(&self->ranges) : NULL;
-                if (r == NULL) {
-                    GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
-                } else {
-                    *r = *o;
-                    r->end_ns = now;
-                    r->flags = (uint8_t)(o->flags | GPUINST_RANGE_FLAG_UNTERMINATED);
-                    gpuinstBufCommit(&self->ranges);
-                }
-            }
-            if (t == self) GPUINST_STORE_REL(&s->depth, 0u);
+    /* After gpuinstNvtxQuiesce no other thread is inside a call.  The rows
+     * go to the finalizing thread's own buffer, never to another thread's
+     * (a buffer has one writer: issue 8, found by TSan in
+     * hardening_finalize_race).  A thread still inside a call after the
+     * wait (busy_at_finalize) is not read at all. */
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
+        if (!t->busy_at_finalize) {
+            closeStacks(t, self, now, t == self);
+            gpuinstProfCloseThread(t, now); /* profile frames: folded on their own node (src/profile.c) */
         }
-    }
     t = self;
     pthread_mutex_lock(&openLock);
     for (b = 0; b < OPEN_BUCKETS; b++) {

@@ -123,7 +123,8 @@ static struct {
     int own;                      /* gpuinst's own NVTX copy reports here */
     uint32_t domains_excluded;
     NvStats st;
-} N = {PTHREAD_ONCE_INIT, 0, 0, 0, {{"", 0}}, 0, 0, 0, 0, {0, 0, 0, 0, 0}};
+    char spec[GPUINST_CFG_TEXT];  /* the GPUINST_NVTX_DOMAINS text decided with */
+} N = {PTHREAD_ONCE_INIT, 0, 0, 0, {{"", 0}}, 0, 0, 0, 0, {0, 0, 0, 0, 0}, ""};
 
 /* 1 for domains GPUINST_NVTX_DOMAINS excludes (index = gpuinst domain);
  * set once when the domain is made, read by every thread (relaxed). */
@@ -184,6 +185,7 @@ static void nvDecide(void)
     if (cfg == NULL) return; /* wanted stays 0: no memory, no collector */
     gpuinstConfigLoadNvtx(cfg);
     N.wanted = cfg->enable != 0;
+    snprintf(N.spec, sizeof N.spec, "%s", cfg->nvtx_domains);
     nvParseFilters(cfg->nvtx_domains);
     free(cfg);
     /* NVTX's default domain (gpuinst's domain 0, "default") exists before any library asks about it */
@@ -213,9 +215,39 @@ static int nvExcluded(const char *name)
 
 static void nvFilterDomain(gpuinst_domain d, const char *name)
 {
-    if (d >= GPUINST_MAX_DOMAINS || domOff(d) || !nvExcluded(name)) return;
+    if (d >= GPUINST_MAX_DOMAINS || domOff(d) || (N.wanted && !nvExcluded(name))) return;
     GPUINST_STORE_RLX(&domOffV[d], 1);
     GPUINST_ADD_RLX(&N.domains_excluded, 1);
+}
+
+/* Rank 0's filter, when the collector decided with this rank's own text
+ * (its first NVTX call before MPI_Init): every domain made so far is
+ * decided again; "none" after attaching excludes every domain. */
+GPUINST_PRIVATE void gpuinstNvtxDomainsAgreed(const char *spec)
+{
+    uint32_t d, n, off = 0;
+    if (pthread_once(&N.once, nvDecide) != 0 || strcmp(N.spec, spec) == 0) return; /* decided with rank 0's */
+    pthread_mutex_lock(&nvLock);
+    snprintf(N.spec, sizeof N.spec, "%s", spec);
+    if (!N.wanted) { /* this rank's own text turned the collector off: NVTX copies may have found no tool */
+        pthread_mutex_unlock(&nvLock);
+        gpuinstWarn("GPUINST_NVTX_DOMAINS: this rank's own value turned the NVTX collector off before the "
+                    "settings were agreed; it stays off here although rank 0 has \"%.200s\"", spec);
+        return;
+    }
+    nvParseFilters(spec); /* N.wanted = 0 for "none" */
+    n = GPUINST_LOAD_ACQ(&gpuinstG.ndomains);
+    if (n == 0) n = 1; /* NVTX's default domain exists before any library asks about it */
+    for (d = 0; d < n && d < GPUINST_MAX_DOMAINS; d++) {
+        const char *name = d == 0 ? "default" : gpuinstStringGet(gpuinstG.domain_names[d], NULL);
+        uint8_t x = (uint8_t)(!N.wanted || (name != NULL && nvExcluded(name)));
+        GPUINST_STORE_RLX(&domOffV[d], x);
+        off += x;
+    }
+    GPUINST_STORE_RLX(&N.domains_excluded, off);
+    /* attached: the handlers stay installed; "none" excludes every domain,
+     * the ones made later too (nvFilterDomain) */
+    pthread_mutex_unlock(&nvLock);
 }
 
 /* ---- per-thread state -------------------------------------------------------- */
@@ -231,13 +263,29 @@ typedef struct NvThread {
     gpuinst_range_id syncId[NV_UNTRACKED];
 } NvThread;
 static GPUINST_TLS NvThread *nvSelf;
+static pthread_key_t nvThreadKey;
+static pthread_once_t nvThreadKeyOnce = PTHREAD_ONCE_INIT;
+static int nvThreadKeyMade;
+
+static void nvThreadExit(void *p)
+{
+    nvSelf = NULL;
+    free(p);
+}
+
+static void nvThreadKeyMake(void)
+{
+    nvThreadKeyMade = pthread_key_create(&nvThreadKey, nvThreadExit) == 0;
+}
 
 static NvThread *nvThread(void)
 {
     NvThread *t = nvSelf;
     if (GPUINST_LIKELY(t != NULL)) return t;
-    t = (NvThread *)calloc(1, sizeof *t); /* kept for the thread's life */
+    pthread_once(&nvThreadKeyOnce, nvThreadKeyMake);
+    t = (NvThread *)calloc(1, sizeof *t); /* freed when the thread exits (as its gpuinst slot is reused) */
     nvSelf = t;
+    if (t != NULL && nvThreadKeyMade) pthread_setspecific(nvThreadKey, t);
     return t;
 }
 
@@ -753,22 +801,6 @@ static int NVTX_API hRangePushA(const char *m)
     return gpuinstRecordPushName(0, m);
 }
 
-/* The hottest pair when NVTX's default domain is recorded (decided before
- * any handler is installed, so the domain test is left out). */
-static int NVTX_API hRangePushAFast(const char *m)
-{
-    if (GPUINST_UNLIKELY(!nvRunning())) return nvPushIdle(0);
-    return gpuinstRecordPushName(0, m);
-}
-
-static int NVTX_API hRangePopFast(void)
-{
-    int level;
-    if (GPUINST_UNLIKELY(!nvRunning())) return nvPopIdle(0);
-    level = gpuinstRecordPop(0);
-    return GPUINST_LIKELY(level != -2) ? level : nvPopEmpty(0);
-}
-
 static int NVTX_API hRangePushW(const wchar_t *m)
 {
     gpuinstThread *t;
@@ -800,7 +832,7 @@ static int NVTX_API hDomainRangePop(nvtxDomainHandle_t h)
 /* Marks: the clock is read first, as the API does. */
 static void nvMark(int d, const nvtxEventAttributes_t *ea, const char *a, const wchar_t *w)
 {
-    uint64_t now = gpuinstClockNs();
+    uint64_t now;
     gpuinstThread *t;
     gpuinstEvent e;
     if (!nvRunning()) {
@@ -808,6 +840,7 @@ static void nvMark(int d, const nvtxEventAttributes_t *ea, const char *a, const 
         return;
     }
     if (d < 0 || domOff(d)) return;
+    now = gpuinstClockNs(); /* recorded: the clock first, as the API does */
     t = gpuinstThreadGet();
     if (t == NULL) {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
@@ -855,9 +888,8 @@ static nvtxRangeId_t nvStart(int d, const nvtxEventAttributes_t *ea, const char 
 
 static void nvEnd(nvtxRangeId_t id)
 {
-    uint64_t now = gpuinstClockNs();
-    if (id == 0 || !nvRunning()) return; /* started while not recording (or filtered) */
-    gpuinstRecordEnd(id, now);
+    if (id == 0 || !nvRunning()) return; /* started while not recording (or filtered): no clock read */
+    gpuinstRecordEnd(id, gpuinstClockNs());
 }
 
 static nvtxRangeId_t NVTX_API hRangeStartEx(const nvtxEventAttributes_t *ea) { return nvStart(0, ea, NULL, NULL); }
@@ -1100,10 +1132,12 @@ static void NVTX_API hSyncUserDestroy(nvtxSyncUser_t h) { (void)h; }
 
 static void nvSyncMark(const NvSync *s, int64_t outcome)
 {
-    uint64_t now = gpuinstClockNs();
+    uint64_t now;
     gpuinstThread *t;
     gpuinstEvent e;
-    if (s == NULL || !nvRunning() || domOff(s->domain) || (t = gpuinstThreadGet()) == NULL) return;
+    if (s == NULL || !nvRunning() || domOff(s->domain)) return;
+    now = gpuinstClockNs();
+    if ((t = gpuinstThreadGet()) == NULL) return;
     nvEventClear(&e);
     e.name = s->name;
     e.ptype = GPUINST_PAYLOAD_INT64;
@@ -1135,12 +1169,11 @@ static void nvSyncAcquired(nvtxSyncUser_t h, int64_t outcome)
 {
     NvThread *nt = nvSelf;
     uint32_t i;
-    uint64_t now = gpuinstClockNs();
     if (nt == NULL || h == NULL) return;
     for (i = 0; i < NV_UNTRACKED; i++)
         if (nt->sync[i] == (const void *)h) {
             nt->sync[i] = NULL;
-            if (nvRunning() && nt->syncId[i] != 0) gpuinstRecordEnd(nt->syncId[i], now);
+            if (nvRunning() && nt->syncId[i] != 0) gpuinstRecordEnd(nt->syncId[i], gpuinstClockNs());
             break;
         }
     nvSyncMark((const NvSync *)h, outcome);
@@ -1553,11 +1586,13 @@ static void nvPayloadEvent(gpuinstThread *t, const nvtxPayloadData_t *pd, size_t
 
 static void NVTX_API hMarkPayload(nvtxDomainHandle_t h, const nvtxPayloadData_t *pd, size_t n)
 {
-    uint64_t now = gpuinstClockNs();
+    uint64_t now;
     int d = nvDomain(h);
     gpuinstThread *t;
     gpuinstEvent e;
-    if (!nvRunning() || d < 0 || domOff(d) || (t = gpuinstThreadGet()) == NULL) return;
+    if (!nvRunning() || d < 0 || domOff(d)) return;
+    now = gpuinstClockNs();
+    if ((t = gpuinstThreadGet()) == NULL) return;
     nvPayloadEvent(t, pd, n, &e);
     gpuinstRecordMark(t, (gpuinst_domain)d, &e, now);
 }
@@ -1735,8 +1770,6 @@ NV_EXPORT int NVTX_API InitializeInjectionNvtx2(NvtxGetExportTableFunc_t getExpo
         const NvSlot *sl = &nvCoreSlots[i];
         NvtxFunctionPointer fn = sl->fn;
         if (!cb->GetModuleFunctionTable((NvtxCallbackModule)sl->module, &table, &size) || table == NULL) continue;
-        if (!domOff(0) && fn == NV_FN(hRangePushA)) fn = NV_FN(hRangePushAFast);
-        if (!domOff(0) && fn == NV_FN(hRangePop)) fn = NV_FN(hRangePopFast);
         if ((unsigned)sl->cbid < size && table[sl->cbid] != NULL) *table[sl->cbid] = fn;
     }
     if (getExportTable == NVTX_VERSIONED_IDENTIFIER(nvtxGetExportTable)) GPUINST_STORE_REL(&N.own, 1);

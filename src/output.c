@@ -10,9 +10,16 @@
  * An existing file is not overwritten unless GPUINST_OVERWRITE=1: the
  * first free "<stem>.1<ext>", "<stem>.2<ext>", ... is used instead (ext is
  * ".h5" when the name ends so, else empty) and the choice is said once on
- * stderr, so running the same command twice keeps both files.  The file is
- * then created with H5F_ACC_EXCL, so a name taken between the check and the
- * create is not clobbered either (the writer falls back, see h5_writer.c).
+ * stderr, so running the same command twice keeps both files.  The finished
+ * file is renamed to it without replacing anything (RENAME_NOREPLACE), so a
+ * name taken between the check and the rename is not clobbered either (the
+ * writer takes the next free name, see h5_writer.c).
+ *
+ * The writer writes each file under a temporary name in the same
+ * directory, ".<name>.tmp.<pid>[.<k>]", and renames it when complete; the
+ * fallback of an output that cannot be written is
+ * "$TMPDIR/gpuinst-<pid>-<name>".  Both cut <name> (its start and its last
+ * 40 bytes kept) to the file system's limit per name (NAME_MAX, 255).
  *
  * Nothing here runs a shell or interprets the path beyond the escapes
  * above; lengths are checked against the caller's buffer.
@@ -128,4 +135,73 @@ GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t ca
         if (!exists(out)) return GPUINST_SUCCESS;
     }
     return GPUINST_ERROR_LIMIT;
+}
+
+/* ---- temporary and fallback names (issue 13 §3, issue 20; src/h5_writer.c) ---- */
+
+GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL) {
+        snprintf(dir, dcap, ".");
+        *base = path;
+    } else if (slash == path) {
+        snprintf(dir, dcap, "/");
+        *base = slash + 1;
+    } else {
+        snprintf(dir, dcap, "%.*s", (int)(slash - path), path);
+        *base = slash + 1;
+    }
+}
+
+GPUINST_PRIVATE size_t gpuinstOutputNameMax(const char *dir)
+{
+    long n = pathconf(dir, _PC_NAME_MAX);
+    return n > 16 && n < 4096 ? (size_t)n : 255;
+}
+
+/* `base` cut to at most max bytes: its start, "~", and its last 40 bytes
+ * (the ".h5" and ".rank<N>" endings), never inside a UTF-8 character. */
+static void cutName(const char *base, size_t max, char *out, size_t cap)
+{
+    size_t len = strlen(base), head, tail = 40;
+    if (len <= max || max < tail + 8) {
+        snprintf(out, cap, "%.*s", (int)(len < max ? len : max), base);
+        return;
+    }
+    head = max - tail - 1;
+    while (head > 0 && ((unsigned char)base[head] & 0xC0u) == 0x80u) head--;
+    while (tail > 0 && ((unsigned char)base[len - tail] & 0xC0u) == 0x80u) tail--;
+    snprintf(out, cap, "%.*s~%s", (int)head, base, base + len - tail);
+}
+
+GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, char *out, size_t cap)
+{
+    char dir[4400], suffix[48], cut[512];
+    const char *base;
+    size_t max;
+    gpuinstOutputSplit(final, dir, sizeof dir, &base);
+    if (k == 0)
+        snprintf(suffix, sizeof suffix, ".tmp.%d", pid);
+    else
+        snprintf(suffix, sizeof suffix, ".tmp.%d.%d", pid, k);
+    max = gpuinstOutputNameMax(dir) - 1 - strlen(suffix);
+    cutName(base[0] ? base : "gpuinst.h5", max < sizeof cut - 1 ? max : sizeof cut - 1, cut, sizeof cut);
+    if (strcmp(dir, "/") == 0) dir[0] = '\0';
+    snprintf(out, cap, "%s/.%s%s", dir, cut, suffix);
+}
+
+GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, const char *target, char *out, size_t cap)
+{
+    char tmp[4400], head[64], cut[512];
+    const char *base = strrchr(target, '/');
+    size_t max;
+    base = base ? base + 1 : target;
+    if (base[0] == '\0') base = "gpuinst.h5";
+    if (tmpdir == NULL || tmpdir[0] == '\0' || strlen(tmpdir) > 2048) tmpdir = "/tmp";
+    snprintf(head, sizeof head, "gpuinst-%d-", pid);
+    max = gpuinstOutputNameMax(tmpdir) - strlen(head) - 8; /* room for the first free ".N" */
+    cutName(base, max < sizeof cut - 1 ? max : sizeof cut - 1, cut, sizeof cut);
+    snprintf(tmp, sizeof tmp, "%s/%s%s", tmpdir, head, cut);
+    if (gpuinstOutputFreeName(tmp, out, cap) != GPUINST_SUCCESS) snprintf(out, cap, "%.*s", (int)(cap ? cap - 1 : 0), tmp);
 }

@@ -2,12 +2,16 @@
  * profiler_decls.h -- gpuinst's own C declarations of the parts of
  * cupti_profiler_host.h and cupti_checkpoint.h that the range profiler uses.
  *
- * Why: cupti_profiler_host.h includes <string> and cupti_checkpoint.h is
- * C++ only (namespace NV::Cupti::Checkpoint, nullptr in its size macro), so
- * neither can be included from C.  The structs, enums and STRUCT_SIZE
- * values below are the CUDA 13.0 ones, member for member;
- * tests/profiler/test_decls.cpp compiles them beside the real headers and
- * checks every size, offset, enum value and function type.
+ * Why: cupti_profiler_host.h includes <string> (up to CUDA 13.1) and
+ * cupti_checkpoint.h is C++ only (namespace NV::Cupti::Checkpoint, nullptr
+ * in its size macro), so neither can be included from C.  The structs,
+ * enums and STRUCT_SIZE values below are the CUDA 13.0 ones, member for
+ * member, plus what later CUPTIs added that gpuinst uses, each marked with
+ * the CUPTI that has it (CUPTI_API_VERSION; an older libcupti refuses the
+ * larger struct size or lacks the function, which the callers handle);
+ * tests/profiler/test_decls.cpp compiles them beside the real headers (the
+ * toolkit's, and a newer CUPTI's where one is installed) and checks every
+ * size, offset, enum value and function type the header it sees has.
  *
  * The STRUCT_SIZE macros carry a GPUINST_ prefix so that both sets can be
  * seen in one translation unit (the test).
@@ -32,6 +36,13 @@ typedef enum CUpti_MetricType {
     CUPTI_METRIC_TYPE_THROUGHPUT,
     CUPTI_METRIC_TYPE__COUNT
 } CUpti_MetricType;
+
+/* CUPTI 13.1 (130100) and newer */
+typedef enum CUpti_MetricCollectionScope {
+    CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT = 0,
+    CUPTI_METRIC_COLLECTION_SCOPE_DEVICE,
+    CUPTI_METRIC_COLLECTION_SCOPE_INVALID
+} CUpti_MetricCollectionScope;
 
 typedef enum CUpti_ProfilerType {
     CUPTI_PROFILER_TYPE_RANGE_PROFILER,
@@ -101,9 +112,14 @@ typedef struct CUpti_Profiler_Host_GetMetricProperties_Params {
     const char *pHwUnit;                              /* [out] */
     const char *pDimUnit;                             /* [out] */
     CUpti_MetricType metricType;                      /* [out] */
+    CUpti_MetricCollectionScope metricCollectionScope; /* [out] CUPTI 13.1 and newer */
 } CUpti_Profiler_Host_GetMetricProperties_Params;
+/* CUDA 13.0's size (no collection scope) and 13.1's (with it): a 13.0
+ * libcupti answers CUPTI_ERROR_INVALID_PARAMETER to the larger one. */
 #define GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE \
     GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricProperties_Params, metricType)
+#define GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE_SCOPE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricProperties_Params, metricCollectionScope)
 
 typedef struct CUpti_Profiler_Host_GetRangeName_Params {
     size_t structSize;
@@ -181,6 +197,31 @@ typedef struct CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params {
 #define GPUINST_CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params_STRUCT_SIZE \
     GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params, maxMetricsPerPass)
 
+/* CUPTI 13.2 (130200) and newer: the single-pass metric sets of a chip
+ * (metrics that PM sampling collects together in one pass). */
+typedef struct CUpti_Profiler_Host_GetSinglePassSets_Params {
+    size_t structSize;
+    void *pPriv;
+    const char *pChipName;
+    size_t numOfSinglePassSets;                       /* [out] (NULL ppSinglePassSets: the count only) */
+    const char **ppSinglePassSets;                    /* [in] caller's array of numOfSinglePassSets, filled */
+} CUpti_Profiler_Host_GetSinglePassSets_Params;
+#define GPUINST_CUpti_Profiler_Host_GetSinglePassSets_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetSinglePassSets_Params, ppSinglePassSets)
+
+typedef struct CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params {
+    size_t structSize;
+    void *pPriv;
+    const char *pChipName;
+    const char *pSinglePassSetName;
+    size_t numOfMetricsInSinglePassSet;               /* [inout] */
+    size_t metricsBufferSize;                         /* [inout] */
+    size_t *pMetricsIndicesBuffer;                    /* [out] both NULL: query the two sizes */
+    uint8_t *pMetricsBuffer;                          /* [out] */
+} CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params;
+#define GPUINST_CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params, pMetricsBuffer)
+
 /* Function types of the host API, looked up in libcupti with dlsym. */
 typedef CUptiResult (*gpuinstCuptiHostInitializeFn)(CUpti_Profiler_Host_Initialize_Params *);
 typedef CUptiResult (*gpuinstCuptiHostDeinitializeFn)(CUpti_Profiler_Host_Deinitialize_Params *);
@@ -196,6 +237,9 @@ typedef CUptiResult (*gpuinstCuptiHostGetConfigImageFn)(CUpti_Profiler_Host_GetC
 typedef CUptiResult (*gpuinstCuptiHostGetNumOfPassesFn)(CUpti_Profiler_Host_GetNumOfPasses_Params *);
 typedef CUptiResult (*gpuinstCuptiHostGetMaxNumHardwareMetricsPerPassFn)(
     CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetSinglePassSetsFn)(CUpti_Profiler_Host_GetSinglePassSets_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetMetricsInSinglePassSetFn)(
+    CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params *);
 
 /* ---- cupti_checkpoint.h (libcheckpoint.so; C++ header, C linkage) -------- */
 

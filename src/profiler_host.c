@@ -8,7 +8,10 @@
  * The parsers and the edit distance below need no CUPTI and are compiled in
  * every configuration (tests/profiler/ uses them); the CUPTI part exists
  * only when GPUINST_WITH_CUPTI is on, and gpuinstPhostCreate answers
- * GPUINST_ERROR_UNAVAILABLE otherwise.
+ * GPUINST_ERROR_UNAVAILABLE otherwise.  Every raw call of the host API is
+ * made here: the range profiler's host objects (chip + metric list) and
+ * the bare queries the metric discovery API (src/metrics.c) caches
+ * (supported chips, base and sub-metrics, properties, single-pass sets).
  */
 #include "gpuinstInt.h"
 
@@ -17,7 +20,12 @@
 #if GPUINST_WITH_CUPTI
 #include <cuda.h>
 #include <cupti_result.h>
+#include <dlfcn.h>
+#include <unistd.h>
 #include "profiler_decls.h"
+#ifndef RTLD_DEEPBIND
+#define RTLD_DEEPBIND 0
+#endif
 #endif
 
 /* ---- named metric sets ------------------------------------------------------
@@ -149,6 +157,19 @@ GPUINST_PRIVATE const char *gpuinstMetricSetNames(void)
     return "time, memory, instructions, roofline, throughput";
 }
 
+GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics)
+{
+    if (i >= NSETS) return GPUINST_ERROR_INVALID_ARGUMENT;
+    *name = metricSets[i].name;
+    *metrics = metricSets[i].metrics;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void)
+{
+    return (uint32_t)NSETS;
+}
+
 /* ---- nearest names ----------------------------------------------------------- */
 
 GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max)
@@ -210,6 +231,7 @@ static struct {
     int loaded; /* 0 not tried, 1 ok, -1 failed */
     gpuinstCuptiHostInitializeFn init;
     gpuinstCuptiHostDeinitializeFn deinit;
+    gpuinstCuptiHostGetSupportedChipsFn chips;
     gpuinstCuptiHostGetBaseMetricsFn baseMetrics;
     gpuinstCuptiHostGetSubMetricsFn subMetrics;
     gpuinstCuptiHostGetMetricPropertiesFn props;
@@ -219,7 +241,12 @@ static struct {
     gpuinstCuptiHostGetConfigImageSizeFn imageSize;
     gpuinstCuptiHostGetConfigImageFn image;
     gpuinstCuptiHostGetNumOfPassesFn passes;
+    gpuinstCuptiHostGetSinglePassSetsFn spSets;       /* CUPTI 13.2+; NULL before */
+    gpuinstCuptiHostGetMetricsInSinglePassSetFn spMetrics;
     CUptiResult (*resultString)(CUptiResult, const char **);
+    CUptiResult (*version)(uint32_t *);
+    uint32_t apiVersion;  /* cuptiGetVersion: 130001 for CUDA 13.0's CUPTI */
+    int scope;            /* collection scope: 0 not tried, 1 CUPTI reports it (13.1+), -1 not */
     char why[256];
 } H;
 static pthread_mutex_t hostLock = PTHREAD_MUTEX_INITIALIZER;
@@ -231,6 +258,30 @@ static pthread_mutex_t hostLock = PTHREAD_MUTEX_INITIALIZER;
         memcpy(&(dst), &s_, sizeof s_);                      \
         if (s_ == NULL) missing = name;                      \
     } while (0)
+
+/* libnvperf_host, which CUPTI opens by its soname at the first host call,
+ * from libcupti's own directory first, with CUPTI's flags (CUDA 13.0:
+ * RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND): CUPTI's dlopen then finds this
+ * one (the loader matches the soname of a loaded object).  Otherwise a
+ * libcupti from elsewhere (GPUINST_CUPTI_LIB, a PyPI wheel) would get the
+ * toolkit's libnvperf_host from the loader's cache, another version than
+ * its own.  Already loaded (the range profiler's helper thread): nothing. */
+static void nvperfNextToCupti(void)
+{
+    char path[4400];
+    const char *cupti = gpuinstLibPath(GPUINST_LIB_CUPTI), *slash = strrchr(cupti, '/');
+    void *h;
+    if (slash == NULL ||
+        snprintf(path, sizeof path, "%.*s/libnvperf_host.so", (int)(slash - cupti), cupti) >= (int)sizeof path ||
+        access(path, R_OK) != 0)
+        return;
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (h != NULL) {
+        dlclose(h);
+        return;
+    }
+    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND); /* never closed: CUPTI uses it; a failure is CUPTI's to report */
+}
 
 static int phostLoad(const char **why)
 {
@@ -244,6 +295,7 @@ static int phostLoad(const char **why)
         } else {
             HOST_SYM(H.init, "cuptiProfilerHostInitialize");
             HOST_SYM(H.deinit, "cuptiProfilerHostDeinitialize");
+            HOST_SYM(H.chips, "cuptiProfilerHostGetSupportedChips");
             HOST_SYM(H.baseMetrics, "cuptiProfilerHostGetBaseMetrics");
             HOST_SYM(H.subMetrics, "cuptiProfilerHostGetSubMetrics");
             HOST_SYM(H.props, "cuptiProfilerHostGetMetricProperties");
@@ -254,12 +306,20 @@ static int phostLoad(const char **why)
             HOST_SYM(H.image, "cuptiProfilerHostGetConfigImage");
             HOST_SYM(H.passes, "cuptiProfilerHostGetNumOfPasses");
             HOST_SYM(H.resultString, "cuptiGetResultString");
+            HOST_SYM(H.version, "cuptiGetVersion");
             if (missing != NULL) {
                 snprintf(H.why, sizeof H.why,
                          "libcupti has no %s: the range profiler needs the CUPTI of CUDA 13 or newer "
                          "(set GPUINST_CUPTI_LIB to its libcupti.so)", missing);
                 H.loaded = -1;
             } else {
+                /* optional: CUPTI 13.2 and newer */
+                void *s1 = gpuinstCuptiSym("cuptiProfilerHostGetSinglePassSets");
+                void *s2 = gpuinstCuptiSym("cuptiProfilerHostGetMetricsInSinglePassSet");
+                memcpy(&H.spSets, &s1, sizeof s1);
+                memcpy(&H.spMetrics, &s2, sizeof s2);
+                if (H.version(&H.apiVersion) != CUPTI_SUCCESS) H.apiVersion = 0;
+                nvperfNextToCupti();
                 H.loaded = 1;
             }
         }
@@ -280,17 +340,14 @@ GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
     return "unknown CUPTI error";
 }
 
-struct gpuinstPhost {
-    CUpti_Profiler_Host_Object *obj;
-    char chip[64];
-    gpuinstMetricList metrics;
-    uint8_t *config;
-    size_t config_size;
-    uint32_t passes;
-    /* properties per metric (CUPTI's strings, valid while obj lives) */
-    const char **desc, **unit, **hwunit;
-    int *type;
-};
+/* The host API loaded, or UNAVAILABLE with the reason in why. */
+static int phostReady(char *why, size_t cap)
+{
+    const char *lw = NULL;
+    if (phostLoad(&lw) == GPUINST_SUCCESS) return GPUINST_SUCCESS;
+    if (why != NULL) snprintf(why, cap, "%s", lw);
+    return GPUINST_ERROR_UNAVAILABLE;
+}
 
 static int hostWhy(char *why, size_t cap, const char *what, CUptiResult r)
 {
@@ -298,64 +355,345 @@ static int hostWhy(char *why, size_t cap, const char *what, CUptiResult r)
     return GPUINST_ERROR_UNAVAILABLE;
 }
 
-/* The base metrics of all types for the chip, for suggestions (CUPTI's
- * arrays, valid while the host object lives). */
-static void hostSuggest(gpuinstPhost *ph, const char *name, char *why, size_t cap)
+/* ---- host objects and queries (used here and by src/metrics.c) ----------------------- */
+
+GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_t *avail, void **obj, char *why,
+                                       size_t cap)
+{
+    CUpti_Profiler_Host_Initialize_Params ip;
+    CUptiResult r;
+    *obj = NULL;
+    if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = GPUINST_CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+    ip.profilerType = ptype == GPUINST_PROFILER_PM_SAMPLING ? CUPTI_PROFILER_TYPE_PM_SAMPLING
+                                                            : CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    ip.pChipName = chip;
+    ip.pCounterAvailabilityImage = avail;
+    r = H.init(&ip);
+    if (r != CUPTI_SUCCESS) {
+        if (why != NULL && r == CUPTI_ERROR_INVALID_PARAMETER)
+            snprintf(why, cap, "cuptiProfilerHostInitialize: chip \"%.60s\" is not supported by this CUPTI", chip);
+        else
+            hostWhy(why, cap, "cuptiProfilerHostInitialize", r);
+        return GPUINST_ERROR_UNAVAILABLE;
+    }
+    *obj = ip.pHostObject;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj)
+{
+    CUpti_Profiler_Host_Deinitialize_Params dp;
+    if (obj == NULL) return;
+    memset(&dp, 0, sizeof dp);
+    dp.structSize = GPUINST_CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
+    dp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
+    H.deinit(&dp);
+}
+
+GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap)
+{
+    CUpti_Profiler_Host_GetSupportedChips_Params cp;
+    CUptiResult r;
+    *names = NULL;
+    *n = 0;
+    if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
+    memset(&cp, 0, sizeof cp);
+    cp.structSize = GPUINST_CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE;
+    r = H.chips(&cp);
+    if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetSupportedChips", r);
+    *names = cp.ppChipNames;
+    *n = cp.numChips;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *const **names, size_t *n, char *why,
+                                            size_t cap)
+{
+    CUpti_Profiler_Host_GetBaseMetrics_Params bp;
+    CUptiResult r;
+    memset(&bp, 0, sizeof bp);
+    bp.structSize = GPUINST_CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE;
+    bp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
+    bp.metricType = (CUpti_MetricType)type;
+    r = H.baseMetrics(&bp);
+    *names = r == CUPTI_SUCCESS ? (const char *const *)bp.ppMetricNames : NULL;
+    *n = r == CUPTI_SUCCESS && bp.ppMetricNames != NULL ? bp.numMetrics : 0;
+    return r == CUPTI_SUCCESS ? GPUINST_SUCCESS : hostWhy(why, cap, "cuptiProfilerHostGetBaseMetrics", r);
+}
+
+GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metric, const char *const **subs,
+                                           size_t *n)
+{
+    CUpti_Profiler_Host_GetSubMetrics_Params sp;
+    CUptiResult r;
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = GPUINST_CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE;
+    sp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
+    sp.metricType = (CUpti_MetricType)type;
+    sp.pMetricName = metric;
+    r = H.subMetrics(&sp);
+    *subs = r == CUPTI_SUCCESS ? (const char *const *)sp.ppSubMetrics : NULL;
+    *n = r == CUPTI_SUCCESS && sp.ppSubMetrics != NULL ? sp.numOfSubmetrics : 0;
+    return r == CUPTI_SUCCESS ? GPUINST_SUCCESS
+           : r == CUPTI_ERROR_INVALID_METRIC_NAME || r == CUPTI_ERROR_INVALID_PARAMETER ? GPUINST_ERROR_INVALID_ARGUMENT
+                                                                                          : GPUINST_ERROR_UNAVAILABLE;
+}
+
+/* Properties of `metric`, with the collection scope where the CUPTI reports
+ * it: 13.1's larger struct is tried once; a 13.0 libcupti answers
+ * INVALID_PARAMETER to it, and from then on the 13.0 size is used and the
+ * scope is GPUINST_METRIC_SCOPE_UNKNOWN. */
+GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetricProps *out, char *why, size_t cap)
+{
+    CUpti_Profiler_Host_GetMetricProperties_Params pp;
+    CUptiResult r = CUPTI_ERROR_UNKNOWN;
+    int scope = GPUINST_LOAD_ACQ(&H.scope);
+    memset(out, 0, sizeof *out);
+    memset(&pp, 0, sizeof pp);
+    pp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
+    pp.pMetricName = metric;
+    if (scope >= 0) {
+        pp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE_SCOPE;
+        pp.metricCollectionScope = CUPTI_METRIC_COLLECTION_SCOPE_INVALID;
+        r = H.props(&pp);
+        if (scope == 0 && r == CUPTI_SUCCESS) GPUINST_STORE_REL(&H.scope, 1);
+    }
+    if (scope < 0 || (scope == 0 && r == CUPTI_ERROR_INVALID_PARAMETER)) {
+        CUptiResult r0;
+        pp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
+        pp.metricCollectionScope = CUPTI_METRIC_COLLECTION_SCOPE_INVALID;
+        r0 = H.props(&pp);
+        if (scope == 0 && r0 == CUPTI_SUCCESS) GPUINST_STORE_REL(&H.scope, -1); /* the larger struct was refused */
+        r = r0;
+    }
+    if (r == CUPTI_ERROR_INVALID_METRIC_NAME || r == CUPTI_ERROR_INVALID_PARAMETER) {
+        if (why != NULL) snprintf(why, cap, "unknown metric \"%.200s\"", metric);
+        return GPUINST_ERROR_INVALID_ARGUMENT;
+    }
+    if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetMetricProperties", r);
+    out->description = pp.pDescription ? pp.pDescription : "";
+    out->unit = pp.pDimUnit ? pp.pDimUnit : "";
+    out->hw_unit = pp.pHwUnit ? pp.pHwUnit : "";
+    out->type = (int32_t)pp.metricType;
+    out->scope = GPUINST_LOAD_ACQ(&H.scope) > 0 && (pp.metricCollectionScope == CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT ||
+                                                    pp.metricCollectionScope == CUPTI_METRIC_COLLECTION_SCOPE_DEVICE)
+                     ? (int32_t)pp.metricCollectionScope
+                     : GPUINST_METRIC_SCOPE_UNKNOWN;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void)
+{
+    return phostLoad(NULL) == GPUINST_SUCCESS ? H.apiVersion : 0;
+}
+
+/* A list of n strings as one allocation (pointers, then the texts), freed
+ * with one free(). */
+static char **strvPack(const char *const *src, size_t n)
+{
+    size_t i, bytes = (n + 1) * sizeof(char *);
+    char **v, *p;
+    for (i = 0; i < n; i++) bytes += strlen(src[i]) + 1;
+    v = (char **)malloc(bytes);
+    if (v == NULL) return NULL;
+    p = (char *)(v + n + 1);
+    for (i = 0; i < n; i++) {
+        size_t l = strlen(src[i]) + 1;
+        memcpy(p, src[i], l);
+        v[i] = p;
+        p += l;
+    }
+    v[n] = NULL;
+    return v;
+}
+
+static int spUnavailable(char *why, size_t cap)
+{
+    if (why != NULL)
+        snprintf(why, cap,
+                 "single-pass metric sets need CUPTI 13.2 or newer (cuptiProfilerHostGetSinglePassSets); the libcupti "
+                 "loaded (%.300s) is version %u: set GPUINST_CUPTI_LIB to a newer one",
+                 gpuinstLibPath(GPUINST_LIB_CUPTI), (unsigned)H.apiVersion);
+    return GPUINST_ERROR_UNAVAILABLE;
+}
+
+GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, size_t *n, char *why, size_t cap)
+{
+    CUpti_Profiler_Host_GetSinglePassSets_Params sp;
+    const char **tmp;
+    CUptiResult r;
+    *names = NULL;
+    *n = 0;
+    if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
+    if (H.spSets == NULL) return spUnavailable(why, cap);
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = GPUINST_CUpti_Profiler_Host_GetSinglePassSets_Params_STRUCT_SIZE;
+    sp.pChipName = chip;
+    r = H.spSets(&sp); /* the count */
+    if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetSinglePassSets", r);
+    if (sp.numOfSinglePassSets == 0) {
+        *names = strvPack(NULL, 0);
+        return *names != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    if (sp.numOfSinglePassSets > 100000) return hostWhy(why, cap, "cuptiProfilerHostGetSinglePassSets", CUPTI_ERROR_UNKNOWN);
+    tmp = (const char **)calloc(sp.numOfSinglePassSets, sizeof *tmp);
+    if (tmp == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    sp.ppSinglePassSets = tmp;
+    r = H.spSets(&sp);
+    if (r == CUPTI_SUCCESS) {
+        size_t i;
+        for (i = 0; i < sp.numOfSinglePassSets; i++)
+            if (tmp[i] == NULL) r = CUPTI_ERROR_UNKNOWN;
+    }
+    if (r == CUPTI_SUCCESS) {
+        *names = strvPack(tmp, sp.numOfSinglePassSets);
+        *n = sp.numOfSinglePassSets;
+    }
+    free((void *)tmp);
+    if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetSinglePassSets", r);
+    return *names != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
+}
+
+/* The metrics of a single-pass set.  CUPTI fills a buffer of names and one
+ * index per metric: the byte offset of its NUL-terminated name (checked:
+ * every offset inside the buffer, every name terminated inside it). */
+GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const char *set, char ***names, size_t *n,
+                                                     char *why, size_t cap)
+{
+    CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params mp;
+    size_t *idx = NULL, i, cnt;
+    uint8_t *buf = NULL;
+    const char **tmp = NULL;
+    CUptiResult r;
+    int rc = GPUINST_SUCCESS;
+    *names = NULL;
+    *n = 0;
+    if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
+    if (H.spMetrics == NULL) return spUnavailable(why, cap);
+    memset(&mp, 0, sizeof mp);
+    mp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params_STRUCT_SIZE;
+    mp.pChipName = chip;
+    mp.pSinglePassSetName = set;
+    r = H.spMetrics(&mp); /* query mode: both sizes */
+    if (r == CUPTI_ERROR_INVALID_PARAMETER) {
+        if (why != NULL) snprintf(why, cap, "no single-pass metric set \"%.100s\" on %s", set, chip);
+        return GPUINST_ERROR_INVALID_ARGUMENT;
+    }
+    if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetMetricsInSinglePassSet", r);
+    cnt = mp.numOfMetricsInSinglePassSet;
+    if (cnt > 100000 || mp.metricsBufferSize > ((size_t)64 << 20))
+        return hostWhy(why, cap, "cuptiProfilerHostGetMetricsInSinglePassSet", CUPTI_ERROR_UNKNOWN);
+    idx = (size_t *)calloc(cnt ? cnt : 1, sizeof *idx);
+    buf = (uint8_t *)calloc(mp.metricsBufferSize ? mp.metricsBufferSize : 1, 1);
+    tmp = (const char **)calloc(cnt ? cnt : 1, sizeof *tmp);
+    if (idx == NULL || buf == NULL || tmp == NULL) {
+        rc = GPUINST_ERROR_OUT_OF_MEMORY;
+        goto out;
+    }
+    mp.pMetricsIndicesBuffer = idx;
+    mp.pMetricsBuffer = buf;
+    r = H.spMetrics(&mp);
+    if (r != CUPTI_SUCCESS) {
+        rc = hostWhy(why, cap, "cuptiProfilerHostGetMetricsInSinglePassSet", r);
+        goto out;
+    }
+    for (i = 0; i < cnt; i++) {
+        if (idx[i] >= mp.metricsBufferSize || memchr(buf + idx[i], '\0', mp.metricsBufferSize - idx[i]) == NULL) {
+            if (why != NULL)
+                snprintf(why, cap, "cuptiProfilerHostGetMetricsInSinglePassSet returned a metric index outside its "
+                         "buffer (set \"%.100s\", %s): refused", set, chip);
+            rc = GPUINST_ERROR_UNAVAILABLE;
+            goto out;
+        }
+        tmp[i] = (const char *)buf + idx[i];
+    }
+    *names = strvPack(tmp, cnt);
+    *n = cnt;
+    if (*names == NULL) rc = GPUINST_ERROR_OUT_OF_MEMORY;
+out:
+    free(idx);
+    free(buf);
+    free((void *)tmp);
+    return rc;
+}
+
+/* Up to k full names nearest to `name` on the host object's chip, nearest
+ * first, into out + i * stride; bases[0..nbases) are the chip's base
+ * metrics.  If the base name (before the first '.') is one of them, the
+ * rollup/sub-metric part is what is wrong: the base with its nearest
+ * sub-metrics; else the nearest base names with the name's own suffix. */
+GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
+                                             char *out, size_t stride, uint32_t k)
 {
     const char *near[GPUINST_NEAREST_MAX];
-    char base[256], buf[600];
+    char base[256];
     const char *dot = strchr(name, '.');
     const char *suffix = dot != NULL ? dot : "";
-    size_t blen = dot != NULL ? (size_t)(dot - name) : strlen(name);
+    size_t blen = dot != NULL ? (size_t)(dot - name) : strlen(name), j;
     uint32_t nn = 0, i;
-    int t;
-    const char **all = NULL;
-    size_t nall = 0;
     if (blen >= sizeof base) blen = sizeof base - 1;
     memcpy(base, name, blen);
     base[blen] = '\0';
-    for (t = CUPTI_METRIC_TYPE_COUNTER; t < CUPTI_METRIC_TYPE__COUNT; t++) {
-        CUpti_Profiler_Host_GetBaseMetrics_Params bp;
-        memset(&bp, 0, sizeof bp);
-        bp.structSize = GPUINST_CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE;
-        bp.pHostObject = ph->obj;
-        bp.metricType = (CUpti_MetricType)t;
-        if (H.baseMetrics(&bp) == CUPTI_SUCCESS && bp.numMetrics > 0) {
-            const char **na = (const char **)realloc((void *)all, (nall + bp.numMetrics) * sizeof *na);
+    if (k > GPUINST_NEAREST_MAX) k = GPUINST_NEAREST_MAX;
+    for (j = 0; j < nbases; j++)
+        if (strcmp(bases[j], base) == 0) break;
+    if (j < nbases) {
+        gpuinstMetricProps p;
+        const char *const *subs;
+        size_t ns;
+        if (gpuinstPhostProps(obj, base, &p, NULL, 0) == GPUINST_SUCCESS &&
+            gpuinstPhostSubMetrics(obj, (int)p.type, base, &subs, &ns) == GPUINST_SUCCESS)
+            nn = gpuinstNearestNames(suffix, subs, ns, near, k);
+        for (i = 0; i < nn; i++) snprintf(out + i * stride, stride, "%s%s", base, near[i]);
+    } else {
+        nn = gpuinstNearestNames(base, bases, nbases, near, k);
+        for (i = 0; i < nn; i++) snprintf(out + i * stride, stride, "%s%s", near[i], suffix);
+    }
+    return nn;
+}
+
+struct gpuinstPhost {
+    CUpti_Profiler_Host_Object *obj;
+    char chip[64];
+    gpuinstMetricList metrics;
+    uint8_t *config;
+    size_t config_size;
+    uint32_t passes;
+    gpuinstMetricProps *props; /* per metric (CUPTI's strings, valid while obj lives) */
+};
+
+/* The "unknown metric" sentence, with the nearest valid names.  The base
+ * metrics are read here, once per host object: CUPTI 13.0 appends to its
+ * list at every cuptiProfilerHostGetBaseMetrics call on the same object
+ * (3389, 6778, 10167 counters for GH100), so a kept object must not be
+ * asked twice (src/metrics.c keeps its first answer). */
+static void hostSuggest(gpuinstPhost *ph, const char *name, char *why, size_t cap)
+{
+    char near[5][256], buf[600];
+    const char **all = NULL;
+    size_t nall = 0;
+    uint32_t nn, i;
+    int t;
+    for (t = GPUINST_METRIC_COUNTER; t <= GPUINST_METRIC_THROUGHPUT; t++) {
+        const char *const *names;
+        size_t n;
+        if (gpuinstPhostBaseMetrics(ph->obj, t, &names, &n, NULL, 0) == GPUINST_SUCCESS && n > 0) {
+            const char **na = (const char **)realloc((void *)all, (nall + n) * sizeof *na);
             if (na == NULL) break;
             all = na;
-            memcpy((void *)(all + nall), (const void *)bp.ppMetricNames, bp.numMetrics * sizeof *all);
-            nall += bp.numMetrics;
+            memcpy((void *)(all + nall), (const void *)names, n * sizeof *all);
+            nall += n;
         }
     }
-    for (i = 0; i < nall; i++)
-        if (strcmp(all[i], base) == 0) break;
-    buf[0] = '\0';
-    if (nall > 0 && i < nall) {
-        /* the base exists: the rollup/submetric part is wrong */
-        CUpti_Profiler_Host_GetSubMetrics_Params sp;
-        memset(&sp, 0, sizeof sp);
-        sp.structSize = GPUINST_CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE;
-        sp.pHostObject = ph->obj;
-        sp.pMetricName = base;
-        for (t = CUPTI_METRIC_TYPE_COUNTER; t < CUPTI_METRIC_TYPE__COUNT; t++) {
-            sp.metricType = (CUpti_MetricType)t;
-            if (H.subMetrics(&sp) == CUPTI_SUCCESS && sp.numOfSubmetrics > 0) break;
-        }
-        if (t < CUPTI_METRIC_TYPE__COUNT)
-            nn = gpuinstNearestNames(suffix, (const char *const *)sp.ppSubMetrics, sp.numOfSubmetrics, near, 5);
-        for (i = 0; i < nn; i++) {
-            size_t l = strlen(buf);
-            snprintf(buf + l, sizeof buf - l, "%s%s%s", i ? ", " : "", base, near[i]);
-        }
-    } else if (nall > 0) {
-        nn = gpuinstNearestNames(base, (const char *const *)all, nall, near, 5);
-        for (i = 0; i < nn; i++) {
-            size_t l = strlen(buf);
-            snprintf(buf + l, sizeof buf - l, "%s%s%s", i ? ", " : "", near[i], suffix);
-        }
-    }
+    nn = gpuinstPhostNearest(ph->obj, all, nall, name, near[0], sizeof near[0], 5);
     free((void *)all);
+    buf[0] = '\0';
+    for (i = 0; i < nn; i++) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", near[i]);
+    }
     if (why != NULL)
         snprintf(why, cap, "unknown metric \"%.100s\" on %s; nearest valid names: %s (metric sets: %s)", name,
                  ph->chip, buf[0] ? buf : "none close", gpuinstMetricSetNames());
@@ -364,29 +702,19 @@ static void hostSuggest(gpuinstPhost *ph, const char *name, char *why, size_t ca
 GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph)
 {
     if (ph == NULL) return;
-    if (ph->obj != NULL) {
-        CUpti_Profiler_Host_Deinitialize_Params dp;
-        memset(&dp, 0, sizeof dp);
-        dp.structSize = GPUINST_CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
-        dp.pHostObject = ph->obj;
-        H.deinit(&dp);
-    }
+    gpuinstPhostObjFree(ph->obj);
     gpuinstMetricListFree(&ph->metrics);
     free(ph->config);
-    free((void *)ph->desc);
-    free((void *)ph->unit);
-    free((void *)ph->hwunit);
-    free(ph->type);
+    free(ph->props);
     free(ph);
 }
 
-GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
-                                       gpuinstPhost **out, char *why, size_t cap)
+GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
+                                          gpuinstPhost **out, char *why, size_t cap)
 {
     gpuinstPhost *ph;
-    const char *lw = NULL;
+    void *obj = NULL;
     CUptiResult r;
-    CUpti_Profiler_Host_Initialize_Params ip;
     CUpti_Profiler_Host_ConfigAddMetrics_Params ap;
     CUpti_Profiler_Host_GetConfigImageSize_Params sp;
     CUpti_Profiler_Host_GetConfigImage_Params gp;
@@ -394,62 +722,29 @@ GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, c
     uint32_t i;
     int rc;
     *out = NULL;
-    if (phostLoad(&lw) != GPUINST_SUCCESS) {
-        if (why != NULL) snprintf(why, cap, "%s", lw);
-        return GPUINST_ERROR_UNAVAILABLE;
-    }
     ph = (gpuinstPhost *)calloc(1, sizeof *ph);
     if (ph == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     snprintf(ph->chip, sizeof ph->chip, "%s", chip);
     rc = gpuinstMetricsParse(spec, &ph->metrics, why, cap);
+    if (rc == GPUINST_SUCCESS) rc = gpuinstPhostObjNew(ph->chip, ptype, avail, &obj, why, cap);
+    ph->obj = (CUpti_Profiler_Host_Object *)obj;
     if (rc != GPUINST_SUCCESS) {
         gpuinstPhostFree(ph);
         return rc;
     }
-    memset(&ip, 0, sizeof ip);
-    ip.structSize = GPUINST_CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
-    ip.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    ip.pChipName = ph->chip;
-    ip.pCounterAvailabilityImage = avail;
-    r = H.init(&ip);
-    if (r != CUPTI_SUCCESS) {
-        rc = hostWhy(why, cap, "cuptiProfilerHostInitialize", r);
-        if (why != NULL && r == CUPTI_ERROR_INVALID_PARAMETER)
-            snprintf(why, cap, "cuptiProfilerHostInitialize: chip \"%.60s\" is not supported by this CUPTI", chip);
-        gpuinstPhostFree(ph);
-        return rc;
-    }
-    ph->obj = ip.pHostObject;
-    ph->desc = (const char **)calloc(ph->metrics.n, sizeof *ph->desc);
-    ph->unit = (const char **)calloc(ph->metrics.n, sizeof *ph->unit);
-    ph->hwunit = (const char **)calloc(ph->metrics.n, sizeof *ph->hwunit);
-    ph->type = (int *)calloc(ph->metrics.n, sizeof *ph->type);
-    if (!ph->desc || !ph->unit || !ph->hwunit || !ph->type) {
+    ph->props = (gpuinstMetricProps *)calloc(ph->metrics.n, sizeof *ph->props);
+    if (ph->props == NULL) {
         gpuinstPhostFree(ph);
         return GPUINST_ERROR_OUT_OF_MEMORY;
     }
     /* Validate each name first: one clear message per unknown name. */
     for (i = 0; i < ph->metrics.n; i++) {
-        CUpti_Profiler_Host_GetMetricProperties_Params pp;
-        memset(&pp, 0, sizeof pp);
-        pp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
-        pp.pHostObject = ph->obj;
-        pp.pMetricName = ph->metrics.names[i];
-        r = H.props(&pp);
-        if (r == CUPTI_ERROR_INVALID_METRIC_NAME || r == CUPTI_ERROR_INVALID_PARAMETER) {
-            hostSuggest(ph, ph->metrics.names[i], why, cap);
-            gpuinstPhostFree(ph);
-            return GPUINST_ERROR_INVALID_ARGUMENT;
-        }
-        if (r != CUPTI_SUCCESS) {
-            rc = hostWhy(why, cap, "cuptiProfilerHostGetMetricProperties", r);
+        rc = gpuinstPhostProps(ph->obj, ph->metrics.names[i], &ph->props[i], why, cap);
+        if (rc == GPUINST_ERROR_INVALID_ARGUMENT) hostSuggest(ph, ph->metrics.names[i], why, cap);
+        if (rc != GPUINST_SUCCESS) {
             gpuinstPhostFree(ph);
             return rc;
         }
-        ph->desc[i] = pp.pDescription ? pp.pDescription : "";
-        ph->unit[i] = pp.pDimUnit ? pp.pDimUnit : "";
-        ph->hwunit[i] = pp.pHwUnit ? pp.pHwUnit : "";
-        ph->type[i] = (int)pp.metricType;
     }
     memset(&ap, 0, sizeof ap);
     ap.structSize = GPUINST_CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
@@ -503,6 +798,12 @@ GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, c
     return GPUINST_SUCCESS;
 }
 
+GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
+                                       gpuinstPhost **out, char *why, size_t cap)
+{
+    return gpuinstPhostCreateFor(chip, GPUINST_PROFILER_RANGE, avail, spec, out, why, cap);
+}
+
 GPUINST_PRIVATE uint32_t gpuinstPhostPasses(const gpuinstPhost *ph)
 {
     return ph->passes;
@@ -522,10 +823,15 @@ GPUINST_PRIVATE const gpuinstMetricList *gpuinstPhostMetrics(const gpuinstPhost 
 GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, const char **desc,
                                             const char **unit, const char **hwunit, int *type)
 {
-    *desc = ph->desc[i];
-    *unit = ph->unit[i];
-    *hwunit = ph->hwunit[i];
-    *type = ph->type[i];
+    *desc = ph->props[i].description;
+    *unit = ph->props[i].unit;
+    *hwunit = ph->props[i].hw_unit;
+    *type = (int)ph->props[i].type;
+}
+
+GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i)
+{
+    return ph->props[i].scope;
 }
 
 GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,

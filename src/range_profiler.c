@@ -9,16 +9,33 @@
  * is src/profiler_host.c.  docs/PROFILING.md explains the design.
  *
  * One occurrence, profiled:
- *   first next_pass: libraries (then libnvperf_host on a helper thread, the
- *     first time) -> cuptiProfilerInitialize -> context -> device supported
- *     -> chip -> per-device lock -> counter availability (unless the host
- *     object is cached) -> enable -> counter data image -> host object
- *     (cached per chip + metric list) -> set config (user range, user
- *     replay) -> checkpoint save -> start -> push region -> body
- *   each later next_pass: pop -> stop; more passes? restore checkpoint ->
- *     host hook -> start -> push -> body; else decode -> evaluate each range
- *     -> record -> checkpoint free -> disable -> unlock.
+ *   first next_pass: [tracing paused, the first time] -> libraries
+ *     (then libnvperf_host on a helper thread, the first time) ->
+ *     cuptiProfilerInitialize -> context -> device supported -> chip ->
+ *     per-device lock -> [tracing paused, later times] -> counter
+ *     availability (unless the host object is cached) -> enable -> counter
+ *     data image -> host object (cached per chip + metric list) -> set
+ *     config (user range, user replay, the levels the region had last time
+ *     in this process, else GPUINST_PROFILE_DEPTH) -> checkpoint save ->
+ *     start -> push region -> body
+ *   each later next_pass: pop -> stop -> the pass plan (gpuinstPassPlanStep)
+ *     says: another pass (restore checkpoint -> host hook -> start -> push
+ *     -> body); or, after the first body, set the session up again for the
+ *     levels the body has (resetupSession), then another pass; or decode
+ *     (CUPTI's last pass, or the levels the body has are complete) ->
+ *     evaluate every range -> record -> checkpoint free -> disable ->
+ *     tracing resumed -> unlock.
  * Anything that fails leaves the body executed, in effect, exactly once.
+ * Kernel, memcpy and memset tracing are paused because CUPTI's activity for
+ * them, under a range profiler session, makes SASS metrics read 0 and adds
+ * 8 instructions per warp (src/activity.c, gpuinstActivityPause); where
+ * they cannot be paused the occurrence is refused.  The levels: CUPTI
+ * needs them before the first pass and runs the level fastest; the pass
+ * plan (src/gpuinstInt.h) learns the body's depth in the first body and
+ * either stops once the levels it has are complete or sets the session up
+ * again for them, whichever takes fewer bodies.
+ * At finalize, a GPUINST_PROFILE rule that profiled nothing is said
+ * (selectionReport).
  *
  * Ranks sharing a GPU: one profiling session owns a GPU's counters at a
  * time (others get CUPTI_ERROR_HARDWARE_BUSY).  gpuinst serialises profiled
@@ -158,10 +175,18 @@ GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, cha
 
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ)
 {
+    int rule;
+    return gpuinstSelectDecide(sel, region, occ, &rule);
+}
+
+GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule)
+{
     uint32_t i, j;
+    *rule = -1;
     for (i = 0; i < sel->nrules; i++) {
         const gpuinstSelectRule *r = &sel->rules[i];
         if (fnmatch(r->pattern, region, 0) != 0) continue;
+        *rule = (int)i;
         for (j = 0; j < r->nitems; j++) {
             const gpuinstSelectItem *it = &r->items[j];
             switch (it->kind) {
@@ -180,6 +205,53 @@ GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *reg
         return 0; /* first matching rule decides */
     }
     return 0;
+}
+
+/* 1 if the rule can select an occurrence (an item other than "none"). */
+static int ruleSelects(const gpuinstSelectRule *r)
+{
+    uint32_t j;
+    for (j = 0; j < r->nitems; j++)
+        if (r->items[j].kind != 3) return 1;
+    return 0;
+}
+
+GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
+                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
+                                        uint32_t nregions, char *msg, size_t cap)
+{
+    size_t n = 0;
+    uint32_t i, said = 0;
+#define SAY(...)                                                                  \
+    do {                                                                          \
+        if (n < cap) n += (size_t)snprintf(msg + n, cap - n, __VA_ARGS__);       \
+    } while (0)
+    if (cap == 0) return 0;
+    msg[0] = '\0';
+    SAY("GPUINST_PROFILE=\"%.100s\" profiled nothing for", spec);
+    for (i = 0; i < sel->nrules; i++) {
+        const gpuinstSelectRule *r = &sel->rules[i];
+        if (!ruleSelects(r) || selected[i] > 0) continue;
+        if (decided[i] == 0)
+            SAY("%s rule %u \"%.60s\" (no region of that name called gpuinst_profile_begin)", said ? ";" : ":",
+                i + 1, r->pattern);
+        else
+            SAY("%s rule %u \"%.60s\" (selects none of the %llu occurrences it matched)", said ? ";" : ":", i + 1,
+                r->pattern, (unsigned long long)decided[i]);
+        said++;
+    }
+    if (said == 0) {
+        msg[0] = '\0';
+        return 0;
+    }
+    SAY("; regions that ran:");
+    for (i = 0; i < nregions && i < 8; i++) SAY(" %.40s (%llu)%s", regions[i], (unsigned long long)nocc[i],
+                                                 i + 1 < nregions ? "," : "");
+    if (nregions > 8) SAY(" and %u more", nregions - 8);
+    if (nregions == 0) SAY(" none");
+    SAY("; check the names and occurrence numbers (docs/PROFILING.md)");
+#undef SAY
+    return 1;
 }
 
 /* ---- records and tables ------------------------------------------------------ */
@@ -211,16 +283,18 @@ typedef struct ProfValueRec {   /* /profiler/values, 48 bytes */
     uint32_t pad_;
 } ProfValueRec;
 
-typedef struct ProfMetricRec {  /* /profiler/metrics, 24 bytes */
+typedef struct ProfMetricRec {  /* /profiler/metrics, 32 bytes */
     uint32_t rank;
     uint32_t name;
     uint32_t unit;
     uint32_t hw_unit;
     uint32_t description;
     uint32_t type;          /* 0 counter, 1 ratio, 2 throughput */
+    uint32_t chip;          /* /strings id of the chip the properties are of */
+    uint32_t scope;         /* 0 context, 1 device, 2 unknown (CUPTI before 13.1) */
 } ProfMetricRec;
 
-typedef struct ProfRegionRec {  /* /profiler/regions, 160 bytes */
+typedef struct ProfRegionRec {  /* /profiler/regions, 192 bytes */
     uint64_t start_ns, end_ns;
     uint64_t setup_ns;       /* counter availability, host object, enable, counter data, set config */
     uint64_t lock_wait_ns;   /* waiting for the device's counters (other ranks) */
@@ -237,6 +311,7 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 160 bytes */
     uint64_t first_start_ns; /* part of replay: the first cuptiRangeProfilerStart + push of the region */
     uint64_t teardown_ns;    /* checkpoint free, disable, unlock */
     uint64_t preload_ns;     /* libnvperf_host loaded on a helper thread while setup went on (0: not here) */
+    uint64_t resetup_ns;     /* part of replay: setting the session up again for the body's real depth, its first start included */
     uint64_t occurrence;
     uint32_t rank;
     uint32_t region;
@@ -247,10 +322,14 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 160 bytes */
     int32_t status;          /* PROF_* */
     int32_t cupti_result;    /* the CUPTI result behind a failure, 0 = none */
     int32_t device;          /* CUDA device ordinal, -1 unknown */
-    uint32_t passes;
+    uint32_t passes;         /* bodies executed under the profiler */
     uint32_t ranges;
     uint32_t ranges_dropped;
     uint32_t busy_retries;
+    uint32_t levels;         /* nesting levels with values: the body's depth, at most GPUINST_PROFILE_DEPTH */
+    uint32_t passes_per_level; /* the metric list's passes per nesting level (host object) */
+    uint32_t passes_discarded; /* bodies whose counters were thrown away (a configuration given up) */
+    uint32_t resetup;        /* 0 no; 1 set up again on the same session; 2 in a new session */
     uint32_t pad_;
 } ProfRegionRec;
 
@@ -276,6 +355,8 @@ static const gpuinstField metricFields[] = {
     PF(ProfMetricRec, hw_unit, GPUINST_FT_U32, 0, "", "hardware unit (dram, sm, lts...): id in /strings"),
     PF(ProfMetricRec, description, GPUINST_FT_U32, 0, "", "CUPTI's description: id in /strings"),
     PF(ProfMetricRec, type, GPUINST_FT_U32, 0, "", "0 counter, 1 ratio, 2 throughput"),
+    PF(ProfMetricRec, chip, GPUINST_FT_U32, 0, "", "chip the properties are of (GH100...): id in /strings"),
+    PF(ProfMetricRec, scope, GPUINST_FT_U32, 0, "", "collection scope: 0 context, 1 device, 2 unknown (CUPTI before 13.1)"),
 };
 static const gpuinstField regionFields[] = {
     PF(ProfRegionRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first gpuinst_profile_next_pass"),
@@ -291,6 +372,7 @@ static const gpuinstField regionFields[] = {
     PF(ProfRegionRec, first_start_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: the first cuptiRangeProfilerStart and push of the region"),
     PF(ProfRegionRec, teardown_ns, GPUINST_FT_U64, 0, "ns", "checkpoint free, profiler disable, device unlock"),
     PF(ProfRegionRec, preload_ns, GPUINST_FT_U64, 0, "ns", "libnvperf_host loaded on a helper thread during setup (0: not loaded by this occurrence)"),
+    PF(ProfRegionRec, resetup_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: setting the session up again for the levels the body has, its first start included (0: not needed)"),
     PF(ProfRegionRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the region (1-based)"),
     PF(ProfRegionRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
     PF(ProfRegionRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings"),
@@ -301,10 +383,14 @@ static const gpuinstField regionFields[] = {
     PF(ProfRegionRec, status, GPUINST_FT_I32, 0, "", "0 profiled; 1 unavailable, 2 counters busy, 3 privileges, 4 device unsupported, 5 checkpoint, 6 metrics, 7 CUPTI error, 8 concurrent, 9 abandoned part way"),
     PF(ProfRegionRec, cupti_result, GPUINST_FT_I32, 0, "", "CUptiResult behind a failure, 0 none"),
     PF(ProfRegionRec, device, GPUINST_FT_I32, 0, "", "CUDA device ordinal, -1 unknown"),
-    PF(ProfRegionRec, passes, GPUINST_FT_U32, 0, "count", "passes run (bodies executed under the profiler)"),
+    PF(ProfRegionRec, passes, GPUINST_FT_U32, 0, "count", "passes run: bodies executed under the profiler (passes_discarded included)"),
     PF(ProfRegionRec, ranges, GPUINST_FT_U32, 0, "count", "ranges decoded"),
     PF(ProfRegionRec, ranges_dropped, GPUINST_FT_U32, 0, "count", "ranges CUPTI dropped (more than GPUINST_PROFILE_MAX_RANGES)"),
     PF(ProfRegionRec, busy_retries, GPUINST_FT_U32, 0, "count", "CUPTI_ERROR_HARDWARE_BUSY answers retried"),
+    PF(ProfRegionRec, levels, GPUINST_FT_U32, 0, "count", "nesting levels with values: the body's depth (region = 1), at most GPUINST_PROFILE_DEPTH"),
+    PF(ProfRegionRec, passes_per_level, GPUINST_FT_U32, 0, "count", "passes the metric list takes per nesting level (host object; gpuinst-metrics --passes)"),
+    PF(ProfRegionRec, passes_discarded, GPUINST_FT_U32, 0, "count", "bodies whose counters were thrown away: the configuration of the first was given up for the body's real depth"),
+    PF(ProfRegionRec, resetup, GPUINST_FT_U32, 0, "", "0 one configuration; 1 set up again on the same session (cuptiRangeProfilerSetConfig) for the levels the body has; 2 in a new session (disable, enable)"),
 };
 
 static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
@@ -334,7 +420,7 @@ static const gpuinstTable valuesTable = {
     "/profiler/values", "hardware metric values per rank, profiled occurrence, range path and metric",
     sizeof(ProfValueRec), PNF(valueFields), valueFields, profCollect, &valuesBuf, NULL};
 static const gpuinstTable metricsTable = {
-    "/profiler/metrics", "the metrics of /profiler/values: unit, hardware unit, description, type",
+    "/profiler/metrics", "the metrics of /profiler/values: unit, hardware unit, description, type, chip, scope",
     sizeof(ProfMetricRec), PNF(metricFields), metricFields, profCollect, &metricsBuf, NULL};
 static const gpuinstTable regionsTable = {
     "/profiler/regions", "one row per selected occurrence of a profiled region: passes, costs, status and reason",
@@ -377,23 +463,16 @@ static struct {
     uint64_t wait_ns;        /* GPUINST_PROFILE_WAIT_S (default 120) */
     int preload;             /* GPUINST_PROFILE_PRELOAD (default 1): host library on a helper thread */
     uint32_t *occ;           /* occurrences per region name id */
+    uint8_t *hint;           /* per region name id: nesting levels its last profiled occurrence had (0 unknown) */
     uint32_t nocc;
+    char spec[4097];         /* GPUINST_PROFILE as set ("" unset or not parsed: nothing to report) */
+    uint64_t decided[GPUINST_SELECT_MAX_RULES], selected[GPUINST_SELECT_MAX_RULES];
 } C;
 
+/* The one parser of whole numbers (src/config.c). */
 static uint64_t profEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
 {
-    const char *v = getenv(var);
-    char *end = NULL;
-    unsigned long long x;
-    if (v == NULL || v[0] == '\0') return dflt;
-    errno = 0;
-    x = strtoull(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || v[0] == '-' || x < lo || x > hi) {
-        gpuinstWarn("%s=\"%.32s\" is not a whole number in %llu..%llu; using %llu", var, v,
-                    (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)dflt);
-        return dflt;
-    }
-    return (uint64_t)x;
+    return gpuinstEnvU64(var, dflt, lo, hi);
 }
 
 static void profFlushHook(void);
@@ -410,14 +489,16 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
         if (gpuinstSelectParse(spec, &C.sel, C.sel_err, sizeof C.sel_err) != GPUINST_SUCCESS) {
             gpuinstWarn("%s; profiling the first occurrence of every region instead", C.sel_err);
             gpuinstSelectParse(NULL, &C.sel, NULL, 0);
+        } else if (spec != NULL && spec[0] != '\0') {
+            snprintf(C.spec, sizeof C.spec, "%s", spec);
         }
         C.depth = (uint32_t)profEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
         C.max_ranges = (uint32_t)profEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
         C.reserve_dev_mb = profEnvU64("GPUINST_PROFILE_RESERVE_DEVICE_MB", 0, 0, (uint64_t)1 << 40);
         C.reserve_host_mb = profEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
-        C.transfer_opt = (int)profEnvU64("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0, 0, 1);
+        C.transfer_opt = gpuinstEnvFlag("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0);
         C.wait_ns = profEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400) * 1000000000ull;
-        C.preload = (int)profEnvU64("GPUINST_PROFILE_PRELOAD", 1, 0, 1);
+        C.preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
         gpuinstBufInit(&valuesBuf, sizeof(ProfValueRec));
         gpuinstBufInit(&metricsBuf, sizeof(ProfMetricRec));
         gpuinstBufInit(&regionsBuf, sizeof(ProfRegionRec));
@@ -431,23 +512,37 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
     gpuinstAddFlushHook(profFlushHook);
 }
 
-/* The occurrence number of region `id` (counted under the lock). */
-static uint64_t nextOccurrence(uint32_t id)
+/* The occurrence number of region `id` named `region` (counted under the
+ * lock), whether GPUINST_PROFILE selects it (*selected; each rule's counts
+ * for the finalize report are kept under the same lock), and the nesting
+ * levels its last profiled occurrence had (*hint, 0 unknown). */
+static uint64_t nextOccurrence(uint32_t id, const char *region, int *selected, uint32_t *hint)
 {
     uint64_t occ = 0;
+    int rule;
     pthread_mutex_lock(&profLock);
     if (id >= C.nocc) {
         uint32_t n = C.nocc ? C.nocc : 64;
         uint32_t *no;
+        uint8_t *nh;
         while (n <= id) n *= 2;
         no = (uint32_t *)realloc(C.occ, n * sizeof *no);
-        if (no != NULL) {
-            memset(no + C.nocc, 0, (n - C.nocc) * sizeof *no);
-            C.occ = no;
+        if (no != NULL) C.occ = no;
+        nh = no != NULL ? (uint8_t *)realloc(C.hint, n * sizeof *nh) : NULL;
+        if (nh != NULL) {
+            C.hint = nh;
+            memset(C.occ + C.nocc, 0, (n - C.nocc) * sizeof *no);
+            memset(C.hint + C.nocc, 0, (n - C.nocc) * sizeof *nh);
             C.nocc = n;
         }
     }
     if (id < C.nocc) occ = ++C.occ[id];
+    *hint = id < C.nocc ? C.hint[id] : 0;
+    *selected = gpuinstSelectDecide(&C.sel, region, occ, &rule);
+    if (rule >= 0) {
+        C.decided[rule]++;
+        C.selected[rule] += (uint64_t)*selected;
+    }
     pthread_mutex_unlock(&profLock);
     return occ;
 }
@@ -531,6 +626,120 @@ GPUINST_PRIVATE void gpuinstProfUnlock(int fd)
         flock(fd, LOCK_UN);
         close(fd);
     }
+}
+
+/* ---- the pass plan (gpuinstInt.h says what it decides and why) ---------------------- */
+
+GPUINST_PRIVATE void gpuinstPassPlanInit(gpuinstPassPlan *s, uint32_t per_level, uint32_t levels, uint32_t max_levels,
+                                         int early_ok)
+{
+    memset(s, 0, sizeof *s);
+    s->per_level = per_level > 0 ? per_level : 1;
+    s->max_levels = max_levels > 0 ? max_levels : 1;
+    s->levels = levels > 0 ? levels : 1;
+    s->want = s->levels;
+    s->expect = s->per_level * s->levels;
+    s->setups = 1;
+    s->in_order = 1;
+    s->early_ok = early_ok;
+}
+
+GPUINST_PRIVATE void gpuinstPassPlanModel(uint32_t levels, uint32_t k, uint32_t *pass, uint32_t *level)
+{
+    if (levels == 0) levels = 1;
+    *pass = k / levels;
+    *level = k % levels + 1;
+}
+
+static int planResetup(gpuinstPassPlan *s, uint32_t want, int fresh)
+{
+    if (want > s->want || s->setups == 1) s->want = want;
+    s->fresh = fresh;
+    s->expect = s->total + s->per_level * s->want;
+    return GPUINST_PASS_RESETUP;
+}
+
+GPUINST_PRIVATE int gpuinstPassPlanStep(gpuinstPassPlan *s, uint32_t depth, uint64_t rep_pass, uint64_t rep_level,
+                                        int all, uint32_t max_bodies)
+{
+    uint32_t P = s->per_level, L = s->levels, want, mp, ml;
+    s->bodies++;
+    s->total++;
+    want = depth < 1 ? 1 : depth > s->max_levels ? s->max_levels : depth;
+    gpuinstPassPlanModel(L, s->bodies, &mp, &ml);
+    if (all ? s->bodies != P * L : (s->bodies >= P * L || rep_pass != mp || rep_level != ml)) s->in_order = 0;
+    if (s->verify && !s->in_order) /* set up again on the same session, CUPTI did not start over */
+        return s->total >= max_bodies ? GPUINST_PASS_ABANDON : planResetup(s, want, 1);
+    if (s->bodies == 1 && s->setups == 1) { /* the first body: the depth is known */
+        uint32_t early = (P - 1) * L + want, again = 1 + P * want, full = P * L;
+        s->want = want;
+        if (want > L) return planResetup(s, want, 0); /* the levels configured were too few */
+        if (want < L && !all) {
+            if (s->in_order && s->early_ok && early <= again) {
+                s->stop_at = early;
+                s->expect = early;
+            } else if (again < full) {
+                return planResetup(s, want, 0);
+            }
+        }
+    }
+    if (all) return GPUINST_PASS_DECODE;
+    if (s->total >= max_bodies) return GPUINST_PASS_ABANDON;
+    if (s->stop_at != 0) {
+        if (!s->in_order || want > s->want) { /* not as the model says, or deeper now: CUPTI's passes */
+            s->stop_at = 0;
+            s->expect = s->discarded + P * L;
+        } else if (s->bodies >= s->stop_at) {
+            return GPUINST_PASS_DECODE_EARLY;
+        }
+    }
+    return GPUINST_PASS_NEXT;
+}
+
+GPUINST_PRIVATE void gpuinstPassPlanResetup(gpuinstPassPlan *s, int same_session)
+{
+    s->discarded += s->bodies;
+    s->bodies = 0;
+    s->levels = s->want;
+    s->stop_at = 0;
+    s->setups++;
+    s->in_order = 1;
+    s->verify = same_session;
+    s->fresh = 0;
+    s->expect = s->total + s->per_level * s->levels;
+}
+
+GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s)
+{
+    s->stop_at = 0;
+    s->early_ok = 0;
+    s->expect = s->discarded + s->per_level * s->levels;
+}
+
+/* At finalize: what GPUINST_PROFILE asked for that never ran. */
+static void selectionReport(void)
+{
+    const char **names = NULL;
+    uint64_t *n = NULL;
+    uint32_t i, k = 0;
+    char msg[480];
+    pthread_mutex_lock(&profLock);
+    if (C.ready && C.spec[0] != '\0') {
+        names = (const char **)calloc(C.nocc ? C.nocc : 1, sizeof *names);
+        n = (uint64_t *)calloc(C.nocc ? C.nocc : 1, sizeof *n);
+        for (i = 0; names != NULL && n != NULL && i < C.nocc; i++)
+            if (C.occ[i] > 0 && (names[k] = gpuinstStringGet(i, NULL)) != NULL) n[k++] = C.occ[i];
+        if (names != NULL && n != NULL &&
+            gpuinstSelectReport(C.spec, &C.sel, C.decided, C.selected, names, n, k, msg, sizeof msg)) {
+            pthread_mutex_unlock(&profLock);
+            gpuinstUnavailableAdd("profile_selection", msg);
+            pthread_mutex_lock(&profLock);
+        }
+        C.spec[0] = '\0'; /* said once */
+    }
+    pthread_mutex_unlock(&profLock);
+    free(names);
+    free(n);
 }
 
 #if GPUINST_WITH_CUPTI
@@ -902,8 +1111,29 @@ typedef struct Prof {
     int running;                /* between start and stop */
     uint32_t fwd, skipped;      /* nested ranges forwarded to CUPTI / not (too deep) */
     uint64_t t_replay0;
+    int paused;                 /* tracing paused for this occurrence (gpuinstActivityPause) */
+    uint32_t name_id;           /* the region's name id (its level hint) */
+    uint32_t levels;            /* nesting levels configured (numNestingLevels) */
+    uint32_t depth_seen;        /* deepest level of gpuinst range the body opened (the region = 1) */
+    size_t rep_pass, rep_level; /* what cuptiRangeProfilerStop reported last: the pass CUPTI wants next */
+    gpuinstPassPlan plan;       /* passes, levels, early stop, setting up again (gpuinstPassPlanStep) */
     char why[600];
 } Prof;
+
+/* An early decode (the levels the body has complete before CUPTI's last
+ * pass) came out incomplete once in this process: later occurrences run
+ * CUPTI's passes to the end. */
+static int earlyBroken;
+static int earlyWarned;
+
+/* Remembers the nesting levels a profiled occurrence of region `id` had. */
+static void levelsHint(uint32_t id, uint32_t levels)
+{
+    pthread_mutex_lock(&profLock);
+    if (id < C.nocc) C.hint[id] = (uint8_t)(levels > 255 ? 255 : levels);
+    pthread_mutex_unlock(&profLock);
+}
+
 
 static Prof *active;            /* the one profiled occurrence of this process (profLock) */
 
@@ -913,7 +1143,8 @@ GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
     const char *name;
     CUpti_RangeProfiler_PushRange_Params pp;
     if (a == NULL || !a->running || !pthread_equal(a->owner, pthread_self())) return;
-    if (a->skipped > 0 || a->fwd + 1 >= C.depth || a->fwd + 1 >= C.max_ranges) {
+    if (a->fwd + a->skipped + 2 > a->depth_seen) a->depth_seen = a->fwd + a->skipped + 2;
+    if (a->skipped > 0 || a->fwd + 1 >= a->levels || a->fwd + 1 >= C.max_ranges) {
         a->skipped++; /* deeper than GPUINST_PROFILE_DEPTH: counted in its parent */
         return;
     }
@@ -1054,9 +1285,6 @@ static int hostBuild(Prof *a)
     pthread_mutex_unlock(&profLock);
     if (ph == NULL) return cuptiFail(a, PROF_CUPTI, "caching the host object", CUPTI_ERROR_OUT_OF_MEMORY);
     a->ph = ph;
-    if (gpuinstPhostPasses(ph) > 8)
-        gpuinstWarn("metric list \"%s\" needs %u passes on %s: each profiled occurrence runs its body %u times",
-                    a->spec, gpuinstPhostPasses(ph), chip, gpuinstPhostPasses(ph));
     return 0;
 }
 
@@ -1110,9 +1338,13 @@ static int endPass(Prof *a, int *all)
     r = L.stop(&tp);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerStop", r);
     *all = tp.isAllPassSubmitted != 0;
+    a->rep_pass = tp.passIndex;
+    a->rep_level = tp.targetNestingLevel;
     a->rec.passes++;
     return 0;
 }
+
+static void sessionDisable(Prof *a);
 
 /* Frees the checkpoint, disables the profiler, unlocks; idempotent. */
 static void teardown(Prof *a)
@@ -1129,19 +1361,16 @@ static void teardown(Prof *a)
         a->ck_saved = 0;
         a->rec.checkpoint_ns += gpuinstClockNs() - t0;
     }
-    if (a->rp != NULL) {
-        CUpti_RangeProfiler_Disable_Params dp;
-        memset(&dp, 0, sizeof dp);
-        dp.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
-        dp.pRangeProfilerObject = a->rp;
-        L.disable(&dp);
-        a->rp = NULL;
+    sessionDisable(a);
+    if (a->paused) {
+        gpuinstActivityResume();
+        a->paused = 0;
     }
     unlockDevice(a);
     a->rec.teardown_ns += gpuinstClockNs() - t1;
 }
 
-static int profWarned;
+static int profWarned, passesWarned;
 
 /* Records the region row (and frees the occurrence). */
 static void finish(gpuinst_profile *p, Prof *a, int status)
@@ -1160,9 +1389,33 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
     a->rec.region = profIntern(a->region);
     a->rec.metrics = profIntern(list[0] ? list : a->spec);
     a->rec.reason = status != PROF_OK ? profIntern(a->why) : 0;
+    if (a->ph != NULL) {
+        uint32_t d = a->depth_seen < C.depth ? a->depth_seen : C.depth;
+        a->rec.levels = d < a->levels ? d : a->levels;
+        a->rec.passes_per_level = gpuinstPhostPasses(a->ph);
+        a->rec.passes_discarded = a->plan.discarded;
+        if (status == PROF_OK) levelsHint(a->name_id, a->rec.levels);
+    }
     profAppend(&regionsBuf, &a->rec, sizeof a->rec);
     if (status != PROF_OK && status != PROF_METRICS && status != PROF_UNAVAILABLE)
         gpuinstWarnOnce(&profWarned, "profile region \"%s\" not profiled: %s", a->region, a->why);
+    if (status == PROF_OK && a->rec.passes > 8 && a->ph != NULL) {
+        char how[200];
+        how[0] = '\0';
+        if (a->rec.passes_discarded > 0)
+            snprintf(how, sizeof how, "; %u of them learnt the body's depth and were discarded (set up again %s "
+                     "for %u level(s))", a->rec.passes_discarded,
+                     a->rec.resetup == 1 ? "on the same session" : "in a new session", a->levels);
+        else if (a->plan.stop_at > 0)
+            snprintf(how, sizeof how, "; stopped once the level(s) the body has were complete (CUPTI runs the %u "
+                     "levels configured in turn within each pass)", a->levels);
+        gpuinstWarnOnce(&passesWarned,
+                        "profile region \"%s\" ran its body %u times: metric list \"%s\" needs %u passes per "
+                        "nesting level on %s; %u level(s) profiled (the body's depth %u, GPUINST_PROFILE_DEPTH=%u)%s",
+                        a->region, a->rec.passes, a->spec, a->rec.passes_per_level,
+                        L.chip[a->dev >= 0 && a->dev < MAX_DEVICES ? a->dev : 0], a->rec.levels, a->depth_seen,
+                        C.depth, how);
+    }
     pthread_mutex_lock(&profLock);
     if (active == a) active = NULL;
     pthread_mutex_unlock(&profLock);
@@ -1175,25 +1428,194 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
 }
 
 
+/* cuptiRangeProfilerEnable on the occurrence's context: a->rp.
+ * HARDWARE_BUSY is retried within the wait budget.  0 or a PROF_*. */
+static int sessionEnable(Prof *a)
+{
+    CUpti_RangeProfiler_Enable_Params ep;
+    CUptiResult r;
+    memset(&ep, 0, sizeof ep);
+    ep.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
+    ep.ctx = a->ctx;
+    BUSY_RETRY(a, r, L.enable(&ep));
+    if (r == CUPTI_ERROR_HARDWARE_BUSY) {
+        cuptiFail(a, PROF_BUSY, "cuptiRangeProfilerEnable", r);
+        snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
+                 "; the GPU's counters stayed busy for %llu s (another profiler: ncu, nsys, DCGM?)",
+                 (unsigned long long)(C.wait_ns / 1000000000ull));
+        return PROF_BUSY;
+    }
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerEnable", r);
+    a->rp = ep.pRangeProfilerObject;
+    return 0;
+}
+
+/* cuptiRangeProfilerDisable; idempotent. */
+static void sessionDisable(Prof *a)
+{
+    CUpti_RangeProfiler_Disable_Params dp;
+    if (a->rp == NULL) return;
+    memset(&dp, 0, sizeof dp);
+    dp.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
+    dp.pRangeProfilerObject = a->rp;
+    L.disable(&dp);
+    a->rp = NULL;
+}
+
+/* The session's counter data image, sized for the metric list and
+ * GPUINST_PROFILE_MAX_RANGES (the buffer is kept when the size is the
+ * same), zeroed and initialised.  CUPTI_SUCCESS, or the failing call in
+ * *what and its result. */
+static CUptiResult counterData(Prof *a, const gpuinstMetricList *ml, const char **what)
+{
+    CUpti_RangeProfiler_GetCounterDataSize_Params zp;
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip;
+    CUptiResult r;
+    memset(&zp, 0, sizeof zp);
+    zp.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+    zp.pRangeProfilerObject = a->rp;
+    zp.pMetricNames = (const char **)ml->names;
+    zp.numMetrics = ml->n;
+    zp.maxNumOfRanges = C.max_ranges;
+    zp.maxNumRangeTreeNodes = C.max_ranges;
+    r = L.cdSize(&zp);
+    if (r != CUPTI_SUCCESS) {
+        *what = "cuptiRangeProfilerGetCounterDataSize";
+        return r;
+    }
+    if (a->cd == NULL || a->cdsize != zp.counterDataSize) {
+        free(a->cd);
+        a->cdsize = zp.counterDataSize;
+        a->cd = (uint8_t *)calloc(1, a->cdsize ? a->cdsize : 1);
+        if (a->cd == NULL) {
+            *what = "allocating the counter data image";
+            return CUPTI_ERROR_OUT_OF_MEMORY;
+        }
+    } else {
+        memset(a->cd, 0, a->cdsize);
+    }
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+    ip.pRangeProfilerObject = a->rp;
+    ip.counterDataSize = a->cdsize;
+    ip.pCounterData = a->cd;
+    r = L.cdInit(&ip);
+    *what = "cuptiRangeProfilerCounterDataImageInitialize";
+    return r;
+}
+
+/* cuptiRangeProfilerSetConfig: the host object's config image, the counter
+ * data image, user range, user replay, `levels` nesting levels from the
+ * region's, from pass 0. */
+static CUptiResult setConfig(Prof *a, uint32_t levels)
+{
+    CUpti_RangeProfiler_SetConfig_Params cp;
+    size_t cfgsize = 0;
+    const uint8_t *cfg = gpuinstPhostConfig(a->ph, &cfgsize);
+    memset(&cp, 0, sizeof cp);
+    cp.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+    cp.pRangeProfilerObject = a->rp;
+    cp.configSize = cfgsize;
+    cp.pConfig = cfg;
+    cp.counterDataImageSize = a->cdsize;
+    cp.pCounterDataImage = a->cd;
+    cp.range = CUPTI_UserRange;
+    cp.replayMode = CUPTI_UserReplay;
+    cp.maxRangesPerPass = C.max_ranges;
+    cp.numNestingLevels = (uint16_t)levels;
+    cp.minNestingLevel = 1;
+    cp.passIndex = 0;
+    cp.targetNestingLevel = 1; /* = minNestingLevel for in-process replay */
+    return L.setConfig(&cp);
+}
+
+/* After the first body: the session set up again for the levels the body
+ * has (a->plan.want), passes from 0, the first body's counters thrown away
+ * (gpuinstPassPlanStep decided; src/gpuinstInt.h says why).  Unless the
+ * plan asks for a new session: on the same one, the first body's counters
+ * decoded out of the hardware's buffer, the image initialised again and
+ * cuptiRangeProfilerSetConfig called once more (the plan then checks that
+ * CUPTI starts over); if any of that fails, or with plan.fresh: disable,
+ * enable, a new image, set config, as a new occurrence does.  Kernel
+ * tracing stays paused, the device lock held, the checkpoint kept.  0 or a
+ * PROF_* (a->why). */
+static int resetupSession(Prof *a)
+{
+    const gpuinstMetricList *ml = gpuinstPhostMetrics(a->ph);
+    uint32_t levels = a->plan.want;
+    uint64_t t0 = gpuinstClockNs();
+    const char *what = "";
+    int same = 0, rc;
+    CUptiResult r;
+    if (!a->plan.fresh) {
+        CUpti_RangeProfiler_DecodeData_Params dp;
+        memset(&dp, 0, sizeof dp);
+        dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+        dp.pRangeProfilerObject = a->rp;
+        same = L.decode(&dp) == CUPTI_SUCCESS && counterData(a, ml, &what) == CUPTI_SUCCESS &&
+               setConfig(a, levels) == CUPTI_SUCCESS;
+    }
+    if (!same) {
+        sessionDisable(a);
+        if ((rc = sessionEnable(a)) != 0) {
+            a->rec.resetup_ns += gpuinstClockNs() - t0;
+            return rc;
+        }
+        r = counterData(a, ml, &what);
+        if (r == CUPTI_SUCCESS) {
+            r = setConfig(a, levels);
+            what = "cuptiRangeProfilerSetConfig";
+        }
+        if (r != CUPTI_SUCCESS) {
+            a->rec.resetup_ns += gpuinstClockNs() - t0;
+            return cuptiFail(a, PROF_CUPTI, what, r);
+        }
+    }
+    a->levels = levels;
+    a->rec.resetup = same ? 1 : 2;
+    gpuinstPassPlanResetup(&a->plan, same);
+    a->rec.resetup_ns += gpuinstClockNs() - t0;
+    return 0;
+}
+
+/* Pauses CUPTI's kernel, memcpy and memset tracing for the session
+ * (src/activity.c says why).  0, or PROF_UNAVAILABLE when one of them runs
+ * and cannot be paused: profiling under it would write wrong values, so the
+ * occurrence is refused (/unavailable "profiler", one line on stderr). */
+static int pauseTrace(Prof *a)
+{
+    int r = gpuinstActivityPause(profIntern(a->region), a->rec.occurrence, a->why, sizeof a->why);
+    if (r < 0) {
+        gpuinstUnavailableAdd("profiler", a->why);
+        return PROF_UNAVAILABLE;
+    }
+    a->paused = r > 0;
+    return 0;
+}
+
 /* Everything up to the first body.  0 or a PROF_* (a->why). */
 static int setup(Prof *a)
 {
-    CUpti_RangeProfiler_Enable_Params ep;
-    CUpti_RangeProfiler_GetCounterDataSize_Params zp;
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip;
-    CUpti_RangeProfiler_SetConfig_Params cp;
     const gpuinstMetricList *ml;
-    const uint8_t *cfg;
-    size_t cfgsize, free0 = 0, free1 = 0, total = 0;
+    const char *what = "";
+    size_t free0 = 0, free1 = 0, total = 0;
     CUptiResult r;
     uint64_t t0, tl = gpuinstClockNs();
-    int rc;
+    int rc, first;
     if (gpuinstPmSamplingActive()) {
         snprintf(a->why, sizeof a->why,
                  "PM sampling runs in this process and holds the GPU's performance monitors; stop it "
                  "(gpuinst_pm_sampling_stop) before profiled regions, or do not start it");
         return PROF_BUSY;
     }
+    /* Kernel, memcpy and memset tracing are paused from before
+     * cuptiProfilerInitialize (the first session of the process: the
+     * arrangement checked on an H100) or before cuptiRangeProfilerEnable
+     * (later ones) to after cuptiRangeProfilerDisable (teardown). */
+    pthread_mutex_lock(&profLock);
+    first = L.state == 0;
+    pthread_mutex_unlock(&profLock);
+    if (first && (rc = pauseTrace(a)) != 0) return rc;
     if ((rc = libsLoad()) != 0) {
         snprintf(a->why, sizeof a->why, "%s", L.why);
         a->rec.cupti_result = L.cuptiResult;
@@ -1218,6 +1640,7 @@ static int setup(Prof *a)
     a->rec.device_uuid = profIntern(L.uuid[a->dev]);
     a->rec.load_ns = gpuinstClockNs() - tl;
     if ((rc = lockDevice(a)) != 0) return rc;
+    if (!a->paused && (rc = pauseTrace(a)) != 0) return rc;
     t0 = gpuinstClockNs();
     if ((rc = hostAvail(a)) != 0) return rc;
     if (a->ph != NULL) {
@@ -1231,59 +1654,15 @@ static int setup(Prof *a)
         }
         ml = &a->names;
     }
-    memset(&ep, 0, sizeof ep);
-    ep.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
-    ep.ctx = a->ctx;
-    BUSY_RETRY(a, r, L.enable(&ep));
-    if (r == CUPTI_ERROR_HARDWARE_BUSY) {
-        cuptiFail(a, PROF_BUSY, "cuptiRangeProfilerEnable", r);
-        snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
-                 "; the GPU's counters stayed busy for %llu s (another profiler: ncu, nsys, DCGM?)",
-                 (unsigned long long)(C.wait_ns / 1000000000ull));
-        return PROF_BUSY;
-    }
-    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerEnable", r);
-    a->rp = ep.pRangeProfilerObject;
-    memset(&zp, 0, sizeof zp);
-    zp.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
-    zp.pRangeProfilerObject = a->rp;
-    zp.pMetricNames = (const char **)ml->names;
-    zp.numMetrics = ml->n;
-    zp.maxNumOfRanges = C.max_ranges;
-    zp.maxNumRangeTreeNodes = C.max_ranges;
-    r = L.cdSize(&zp);
+    if ((rc = sessionEnable(a)) != 0) return rc;
+    r = counterData(a, ml, &what);
     if (r != CUPTI_SUCCESS) {
         /* an unknown name: the host object says which, with the nearest valid ones */
-        if (a->ph == NULL && (rc = hostBuild(a)) != 0) return rc;
-        return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerGetCounterDataSize", r);
+        if (a->cd == NULL && a->ph == NULL && (rc = hostBuild(a)) != 0) return rc;
+        return cuptiFail(a, PROF_CUPTI, what, r);
     }
-    a->cdsize = zp.counterDataSize;
-    a->cd = (uint8_t *)calloc(1, a->cdsize ? a->cdsize : 1);
-    if (a->cd == NULL) return cuptiFail(a, PROF_CUPTI, "allocating the counter data image", CUPTI_ERROR_OUT_OF_MEMORY);
-    memset(&ip, 0, sizeof ip);
-    ip.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
-    ip.pRangeProfilerObject = a->rp;
-    ip.counterDataSize = a->cdsize;
-    ip.pCounterData = a->cd;
-    r = L.cdInit(&ip);
-    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerCounterDataImageInitialize", r);
     if ((rc = hostBuild(a)) != 0) return rc;
-    cfg = gpuinstPhostConfig(a->ph, &cfgsize);
-    memset(&cp, 0, sizeof cp);
-    cp.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
-    cp.pRangeProfilerObject = a->rp;
-    cp.configSize = cfgsize;
-    cp.pConfig = cfg;
-    cp.counterDataImageSize = a->cdsize;
-    cp.pCounterDataImage = a->cd;
-    cp.range = CUPTI_UserRange;
-    cp.replayMode = CUPTI_UserReplay;
-    cp.maxRangesPerPass = C.max_ranges;
-    cp.numNestingLevels = (uint16_t)C.depth;
-    cp.minNestingLevel = 1;
-    cp.passIndex = 0;
-    cp.targetNestingLevel = 1; /* = minNestingLevel for in-process replay */
-    r = L.setConfig(&cp);
+    r = setConfig(a, a->levels);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerSetConfig", r);
     a->rec.setup_ns = gpuinstClockNs() - t0;
     /* Checkpoint: what device memory looked like before the first body. */
@@ -1321,23 +1700,39 @@ static int setup(Prof *a)
     return rc;
 }
 
-/* After the last pass: decode, evaluate each range, record. */
-static int decodeAll(Prof *a)
+#define DECODE_RETRY (-1) /* decodeAll(early): not decodable yet; run the remaining passes */
+
+/* After CUPTI's last pass (or, `early`, after the passes of every level the
+ * body has: GPUINST_PASS_DECODE_EARLY): decode, evaluate every range, then
+ * record: nothing is recorded unless every range evaluated (early: and no
+ * value is NaN, a range CUPTI had not collected in full).  0, DECODE_RETRY
+ * (early only) or a PROF_*. */
+static int decodeAll(Prof *a, int early)
 {
     CUpti_RangeProfiler_DecodeData_Params dp;
     CUpti_RangeProfiler_GetCounterDataInfo_Params ip;
     const gpuinstMetricList *ml = gpuinstPhostMetrics(a->ph);
-    uint32_t *mid;
-    double *vals;
-    size_t i;
+    uint32_t *mid = NULL, *pid = NULL, region;
+    double *vals = NULL;
+    size_t i, nr;
     uint32_t m;
     CUptiResult r;
+    int rc = 0;
     uint64_t t0 = gpuinstClockNs();
     memset(&dp, 0, sizeof dp);
     dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
     dp.pRangeProfilerObject = a->rp;
     r = L.decode(&dp);
-    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerDecodeData", r);
+    if (r != CUPTI_SUCCESS) {
+        if (early) {
+            earlyBroken = 1;
+            gpuinstWarnOnce(&earlyWarned, "profile region \"%s\": decoding before CUPTI's last pass failed (%s); "
+                            "profiled regions run CUPTI's passes to the end from now on",
+                            a->region, gpuinstCuptiResultString((int)r));
+            return DECODE_RETRY;
+        }
+        return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerDecodeData", r);
+    }
     a->rec.ranges_dropped = (uint32_t)dp.numOfRangeDropped;
     memset(&ip, 0, sizeof ip);
     ip.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
@@ -1345,24 +1740,58 @@ static int decodeAll(Prof *a)
     ip.counterDataImageSize = a->cdsize;
     r = L.cdInfo(&ip);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerGetCounterDataInfo", r);
+    nr = ip.numTotalRanges;
     mid = (uint32_t *)calloc(ml->n, sizeof *mid);
-    vals = (double *)calloc(ml->n, sizeof *vals);
-    if (mid == NULL || vals == NULL) {
-        free(mid);
-        free(vals);
-        return cuptiFail(a, PROF_CUPTI, "allocating metric values", CUPTI_ERROR_OUT_OF_MEMORY);
+    pid = (uint32_t *)calloc(nr ? nr : 1, sizeof *pid);
+    vals = (double *)calloc((nr ? nr : 1) * ml->n, sizeof *vals);
+    if (mid == NULL || pid == NULL || vals == NULL) {
+        rc = cuptiFail(a, PROF_CUPTI, "allocating metric values", CUPTI_ERROR_OUT_OF_MEMORY);
+        goto out;
+    }
+    /* every range evaluated first: a failure records no value at all */
+    for (i = 0; i < nr; i++) {
+        char path[1024];
+        if (gpuinstPhostEvaluate(a->ph, a->cd, a->cdsize, i, vals + i * ml->n, a->why, sizeof a->why) !=
+            GPUINST_SUCCESS) {
+            rc = PROF_CUPTI;
+            break;
+        }
+        for (m = 0; early && m < ml->n; m++)
+            if (vals[i * ml->n + m] != vals[i * ml->n + m]) { /* NaN: a range not fully collected */
+                snprintf(a->why, sizeof a->why, "range %zu's %s is NaN after %u passes", i, ml->names[m],
+                         a->rec.passes);
+                rc = PROF_CUPTI;
+            }
+        if (rc != 0) break;
+        gpuinstPhostRangeName(a->cd, a->cdsize, i, path, sizeof path);
+        pid[i] = profIntern(path);
+    }
+    if (rc != 0) {
+        if (early) {
+            /* the remaining passes then the final decode; not tried again in this process */
+            earlyBroken = 1;
+            gpuinstWarnOnce(&earlyWarned, "profile region \"%s\": values decoded before CUPTI's last pass were "
+                            "not complete (%s); profiled regions run CUPTI's passes to the end from now on",
+                            a->region, a->why);
+            a->why[0] = '\0';
+            rc = DECODE_RETRY;
+        }
+        goto out;
     }
     for (m = 0; m < ml->n; m++) mid[m] = profIntern(ml->names[m]);
-    /* /profiler/metrics: once per metric name in this process */
+    /* /profiler/metrics: once per metric name and chip in this process */
     for (m = 0; m < ml->n; m++) {
-        static uint32_t seen[1024];
+        static uint32_t seen[1024][2];
         static uint32_t nseen;
         uint32_t k;
         int found = 0;
         pthread_mutex_lock(&profLock);
         for (k = 0; k < nseen; k++)
-            if (seen[k] == mid[m]) found = 1;
-        if (!found && nseen < 1024) seen[nseen++] = mid[m];
+            if (seen[k][0] == mid[m] && seen[k][1] == a->rec.chip) found = 1;
+        if (!found && nseen < 1024) {
+            seen[nseen][0] = mid[m];
+            seen[nseen++][1] = a->rec.chip;
+        }
         pthread_mutex_unlock(&profLock);
         if (!found) {
             ProfMetricRec mr;
@@ -1375,26 +1804,20 @@ static int decodeAll(Prof *a)
             mr.hw_unit = profIntern(hw);
             mr.description = profIntern(desc);
             mr.type = (uint32_t)type;
+            mr.chip = a->rec.chip;
+            mr.scope = (uint32_t)gpuinstPhostMetricScope(a->ph, m);
             profAppend(&metricsBuf, &mr, sizeof mr);
         }
     }
-    for (i = 0; i < ip.numTotalRanges; i++) {
-        char path[1024];
-        uint32_t pid;
-        if (gpuinstPhostEvaluate(a->ph, a->cd, a->cdsize, i, vals, a->why, sizeof a->why) != GPUINST_SUCCESS) {
-            free(mid);
-            free(vals);
-            return PROF_CUPTI;
-        }
-        gpuinstPhostRangeName(a->cd, a->cdsize, i, path, sizeof path);
-        pid = profIntern(path);
+    region = profIntern(a->region);
+    for (i = 0; i < nr; i++) {
         for (m = 0; m < ml->n; m++) {
             ProfValueRec v;
             memset(&v, 0, sizeof v);
-            v.value = vals[m];
+            v.value = vals[i * ml->n + m];
             v.start_ns = a->rec.start_ns;
-            v.region = profIntern(a->region);
-            v.path = pid;
+            v.region = region;
+            v.path = pid[i];
             v.metric = mid[m];
             v.occurrence = (uint32_t)a->rec.occurrence;
             v.range_index = (uint32_t)i;
@@ -1402,11 +1825,13 @@ static int decodeAll(Prof *a)
             profAppend(&valuesBuf, &v, sizeof v);
         }
     }
-    a->rec.ranges = (uint32_t)ip.numTotalRanges;
-    a->rec.decode_ns = gpuinstClockNs() - t0;
+    a->rec.ranges = (uint32_t)nr;
+out:
+    a->rec.decode_ns += gpuinstClockNs() - t0;
     free(mid);
+    free(pid);
     free(vals);
-    return 0;
+    return rc;
 }
 
 #define MAX_PASSES 512 /* a runaway replay is abandoned */
@@ -1415,7 +1840,7 @@ static int decodeAll(Prof *a)
 static int nextProfiled(gpuinst_profile *p)
 {
     Prof *a = (Prof *)p->impl_;
-    int rc, all = 0;
+    int rc, all = 0, step;
     if (p->pass < 0) { /* first call */
         p->pass = 0;
         a->rec.start_ns = gpuinstClockNs();
@@ -1429,7 +1854,8 @@ static int nextProfiled(gpuinst_profile *p)
             finish(p, a, rc);
             return 1;
         }
-        p->passes = (int32_t)gpuinstPhostPasses(a->ph);
+        gpuinstPassPlanInit(&a->plan, gpuinstPhostPasses(a->ph), a->levels, C.depth, !earlyBroken);
+        p->passes = (int32_t)a->plan.expect;
         return 1;
     }
     /* a body just ran under the profiler */
@@ -1441,7 +1867,29 @@ static int nextProfiled(gpuinst_profile *p)
         finish(p, a, PROF_INCOMPLETE);
         return finishOnce(p);
     }
-    if (!all && a->rec.passes < MAX_PASSES) {
+    step = gpuinstPassPlanStep(&a->plan, a->depth_seen, a->rep_pass, a->rep_level, all, MAX_PASSES);
+    if (step == GPUINST_PASS_DECODE_EARLY) {
+        /* the levels the body has are complete: no more passes */
+        uint64_t t1 = gpuinstClockNs();
+        rc = decodeAll(a, 1);
+        if (rc != DECODE_RETRY) {
+            a->rec.replay_ns = t1 - a->t_replay0;
+            p->status = rc == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_UNAVAILABLE;
+            p->passes = (int32_t)a->rec.passes;
+            finish(p, a, rc == 0 ? PROF_OK : rc);
+            return finishOnce(p);
+        }
+        gpuinstPassPlanEarlyFailed(&a->plan); /* CUPTI's remaining passes, then the final decode */
+        step = GPUINST_PASS_NEXT;
+    }
+    if (step == GPUINST_PASS_RESETUP && (rc = resetupSession(a)) != 0) {
+        /* device memory holds one execution: the body that just ran */
+        p->status = GPUINST_ERROR_UNAVAILABLE;
+        a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
+        finish(p, a, PROF_INCOMPLETE);
+        return finishOnce(p);
+    }
+    if (step == GPUINST_PASS_NEXT || step == GPUINST_PASS_RESETUP) {
         uint64_t t0 = gpuinstClockNs();
         CUptiResult r;
         L.ctxSync();
@@ -1457,7 +1905,9 @@ static int nextProfiled(gpuinst_profile *p)
         }
         p->pass++;
         if (p->restore != NULL) p->restore(p->restore_user, p->pass);
+        t0 = gpuinstClockNs();
         rc = startPass(a);
+        if (step == GPUINST_PASS_RESETUP) a->rec.resetup_ns += gpuinstClockNs() - t0; /* its first start */
         if (rc != 0) {
             /* memory was restored: run the body once more, unprofiled */
             p->status = GPUINST_ERROR_UNAVAILABLE;
@@ -1467,18 +1917,19 @@ static int nextProfiled(gpuinst_profile *p)
             p->passes = p->pass + 1; /* this is the last run */
             return 1;
         }
-        if (p->pass + 1 > p->passes) p->passes = p->pass + 1; /* nesting levels add passes */
+        /* what the occurrence takes in all, as far as known now */
+        p->passes = (int32_t)a->plan.expect > p->pass + 1 ? (int32_t)a->plan.expect : p->pass + 1;
         return 1;
     }
     a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
-    if (!all) {
+    if (step == GPUINST_PASS_ABANDON) {
         snprintf(a->why, sizeof a->why, "CUPTI still wanted passes after %d; abandoned (values not recorded)",
                  MAX_PASSES);
         p->status = GPUINST_ERROR_UNAVAILABLE;
         finish(p, a, PROF_INCOMPLETE);
         return finishOnce(p);
     }
-    rc = decodeAll(a);
+    rc = decodeAll(a, 0);
     p->status = rc == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_UNAVAILABLE;
     p->passes = (int32_t)a->rec.passes;
     finish(p, a, rc == 0 ? PROF_OK : rc);
@@ -1489,6 +1940,7 @@ static void profFlushHook(void)
 {
     int i;
     Prof *a;
+    selectionReport();
     gpuinstProfPreloadWait(NULL); /* no helper thread inside dlopen while the process exits */
     pthread_mutex_lock(&profLock);
     a = active;
@@ -1569,7 +2021,10 @@ GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
     (void)name_id;
 }
 GPUINST_PRIVATE void gpuinstProfRangePopSlow(void) {}
-static void profFlushHook(void) {}
+static void profFlushHook(void)
+{
+    selectionReport();
+}
 
 static int nextProfiled(gpuinst_profile *p)
 {
@@ -1596,7 +2051,8 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
 {
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     gpuinstThread *t;
-    uint32_t id;
+    uint32_t id, hint = 0;
+    int sel;
     if (p == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
     memset(p, 0, sizeof *p);
     p->struct_size = (uint32_t)sizeof *p;
@@ -1620,9 +2076,9 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         p->status = GPUINST_ERROR_OUT_OF_MEMORY;
         return p->status;
     }
-    p->occurrence = nextOccurrence(id);
+    p->occurrence = nextOccurrence(id, region, &sel, &hint);
     p->reserved0_ = (int32_t)id;
-    if (!gpuinstSelectMatch(&C.sel, region, p->occurrence)) return GPUINST_SUCCESS; /* runs once, no CUPTI */
+    if (!sel) return GPUINST_SUCCESS; /* runs once, no CUPTI */
 #if GPUINST_WITH_CUPTI
     {
         Prof *a = (Prof *)calloc(1, sizeof *a);
@@ -1641,6 +2097,10 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         a->dev = -1;
         a->rec.device = -1;
         a->rec.occurrence = p->occurrence;
+        a->name_id = id;
+        /* the levels the region's last profiled occurrence had, else GPUINST_PROFILE_DEPTH */
+        a->levels = hint > 0 && hint <= C.depth ? hint : C.depth;
+        a->depth_seen = 1;
         pthread_mutex_lock(&profLock);
         if (active != NULL) {
             pthread_mutex_unlock(&profLock);

@@ -17,7 +17,9 @@
  *     different descriptors gets a second entry "<path>~2" (and so on), so
  *     no rank's rows are dropped or written with the wrong type;
  *  3. a rank writes its own table where it has one, else a placeholder with
- *     the same descriptor and no rows.
+ *     the same descriptor and no rows;
+ *  4. then /counters/stats, keyed by the agreed dataset of each counter, is
+ *     added at the end of the list (src/counters.c).
  * It also holds the extra attributes of tables (gpuinstTableSetAttrs):
  * bounds and interpolation of counters, written by the writer next to the
  * units.  Cost of the slow path: one gather + one broadcast of a few KiB per
@@ -359,7 +361,7 @@ typedef struct taEntry {
     const char *path;        /* agreed path (d->path or "<path>~k") */
 } taEntry;
 
-GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list)
+static int taAgree(gpuinstTableList *list)
 {
     taOut o;
     uint64_t h[2], total = 0, *counts = NULL;
@@ -370,7 +372,6 @@ GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list)
     taOwned *ow = NULL;
     int rc;
 
-    gpuinstCountersCollective(); /* may register /counters/stats: before the list is taken */
     rc = taLocalList(list);
     if (rc != GPUINST_SUCCESS || !gpuinstCollActive() || gpuinstG.size <= 1) return rc;
 
@@ -530,6 +531,27 @@ GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list)
     free(ent);
     if (ow != NULL) {
         list->owned_ = ow; /* freed with the list */
+    }
+    return rc;
+}
+
+GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list)
+{
+    const gpuinstTable *stats;
+    int rc;
+    gpuinstCountersSeal(); /* counter attributes are part of the descriptors compared */
+    rc = taAgree(list);
+    /* /counters/stats is keyed by the agreed datasets, so it comes after
+     * them; the same descriptor on every rank, rows on rank 0 */
+    stats = gpuinstCountersStats(list);
+    if (stats != NULL) { /* non-NULL on every rank alike */
+        const gpuinstTable **t = (const gpuinstTable **)realloc((void *)list->tables,
+                                                                (list->n + 1) * sizeof *t);
+        uint64_t bad = t == NULL;
+        if (t != NULL) list->tables = t;
+        gpuinstCollMaxU64(&bad, 1); /* all ranks add it, or none */
+        if (!bad) list->tables[list->n++] = stats;
+        else gpuinstWarn("no memory to add /counters/stats to the list of tables: not written");
     }
     return rc;
 }

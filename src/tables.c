@@ -84,7 +84,8 @@ static const gpuinstField rankFields[] = {
 static int collectRanks(const gpuinstTable *tb, void **out, uint64_t *count)
 {
     gpuinstRankRec *r = (gpuinstRankRec *)calloc(1, sizeof *r);
-    gpuinstThread *t;
+    gpuinstThreadLife *lv = NULL;
+    uint64_t nl = 0;
     gpuinst_counts c;
     (void)tb;
     if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
@@ -92,7 +93,8 @@ static int collectRanks(const gpuinstTable *tb, void **out, uint64_t *count)
     r->rank = (uint32_t)gpuinstG.rank;
     r->size = (uint32_t)gpuinstG.size;
     r->pid = gpuinstG.pid;
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) r->nthreads++;
+    if (gpuinstThreadLives(&lv, &nl) == GPUINST_SUCCESS) r->nthreads = (uint32_t)nl;
+    free(lv);
     r->node_rank = gpuinstG.node_rank;
     r->node_size = gpuinstG.node_size;
     r->finalized_by = gpuinstG.finalized_by;
@@ -199,6 +201,8 @@ static const gpuinstTable marksTable = {
 
 typedef struct ThreadRec {
     int64_t os_tid;
+    uint64_t start_ns;
+    uint64_t end_ns;
     uint32_t rank;
     uint32_t name;
     uint16_t thread;
@@ -207,35 +211,54 @@ typedef struct ThreadRec {
 
 static const gpuinstField threadFields[] = {
     F(ThreadRec, os_tid, GPUINST_FT_I64, 0, "", "OS thread id (gettid)"),
+    F(ThreadRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first recording call of this thread"),
+    F(ThreadRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
+      "thread exit; finalize time for a thread alive then"),
     F(ThreadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
     F(ThreadRec, name, GPUINST_FT_U32, 0, "", "name given by gpuinst_thread_name: id in /strings, 0 = none"),
-    F(ThreadRec, thread, GPUINST_FT_U16, 0, "", "thread index used by the other tables"),
+    F(ThreadRec, thread, GPUINST_FT_U16, 0, "",
+      "thread index used by the other tables; reused by a later thread after this one exited "
+      "(rows of one index: tell them apart by start_ns..end_ns)"),
 };
 
+static int lifeOrder(const void *a, const void *b)
+{
+    const gpuinstThreadLife *x = (const gpuinstThreadLife *)a, *y = (const gpuinstThreadLife *)b;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+/* One row per thread lifetime, by thread index, then start. */
 static int collectThreads(const gpuinstTable *tb, void **out, uint64_t *count)
 {
-    uint64_t n = 0;
-    gpuinstThread *t;
+    gpuinstThreadLife *lv = NULL;
+    uint64_t n = 0, k;
     ThreadRec *rows;
+    int rc;
     (void)tb;
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) n++;
+    rc = gpuinstThreadLives(&lv, &n);
+    if (rc != GPUINST_SUCCESS) return rc;
+    qsort(lv, (size_t)n, sizeof *lv, lifeOrder);
     rows = (ThreadRec *)calloc(n ? (size_t)n : 1, sizeof *rows);
-    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
-        ThreadRec *r;
-        if (t->index >= n) continue; /* registered after the count: not written */
-        r = &rows[t->index];
-        r->os_tid = t->os_tid;
-        r->name = t->name;
-        r->thread = t->index;
+    if (rows == NULL) {
+        free(lv);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
     }
+    for (k = 0; k < n; k++) {
+        rows[k].os_tid = lv[k].os_tid;
+        rows[k].start_ns = lv[k].start_ns;
+        rows[k].end_ns = lv[k].end_ns ? lv[k].end_ns : gpuinstG.end_ns;
+        rows[k].name = lv[k].name;
+        rows[k].thread = lv[k].index;
+    }
+    free(lv);
     *out = rows;
     *count = n;
     return GPUINST_SUCCESS;
 }
 
 static const gpuinstTable threadsTable = {
-    "/threads", "threads that recorded, per rank",
+    "/threads", "threads that recorded, one row per thread lifetime, per rank",
     sizeof(ThreadRec), NFIELDS(threadFields), threadFields, collectThreads, NULL, NULL};
 
 typedef struct DomainRec {

@@ -52,7 +52,7 @@ with h5py.File(path, "r") as h:
     check(attr(ds, "value_min") == 0.0 and attr(ds, "value_max") == 1000.0, "iterations bounds")
     check(attr(ds, "value_interpolation") == "point", "iterations interpolation")
     check(attr(ds, "value_value_type") == "absolute", "iterations value type")
-    check(attr(ds, "kind") == "counter" and attr(ds, "name") == "iterations", "iterations kind/name")
+    check(attr(ds, "kind") == "counter" and attr(ds, "counter_name") == "iterations", "iterations kind/name")
 
     r = c["residual"][()]
     check(r["value"].dtype == np.float64, "residual is double")
@@ -60,8 +60,8 @@ with h5py.File(path, "r") as h:
     check(attr(c["residual"], "value_interpolation") == "linear", "residual interpolation")
     check("value_min" not in c["residual"].attrs, "residual has no bounds")
 
-    # group: "/" in the name made a subgroup
-    fl = h["counters/solver/flux"]
+    # group: "/" in the name is encoded ("%2F"): one dataset, never a subgroup
+    fl = h["counters/solver%2Fflux"]
     rows = fl[()]
     check(list(rows.dtype.names) == ["time_ns", "rank", "thread", "no_value", "cells", "mass", "steps"], "flux members")
     check(list(rows["cells"]) == [1000, 1001, 1002, 1003, 1004, 2000], "flux cells")
@@ -70,7 +70,7 @@ with h5py.File(path, "r") as h:
     check(attr(fl, "mass_unit") == "kg" and attr(fl, "mass_min") == -1.5 and "mass_max" not in fl.attrs, "flux mass attrs")
     check(attr(fl, "mass_interpolation") == "since_last", "flux mass interpolation")
     check(attr(fl, "steps_value_type") == "delta", "flux steps value type")
-    check(attr(fl, "kind") == "group" and attr(fl, "name") == "solver/flux", "flux kind/name")
+    check(attr(fl, "kind") == "group" and attr(fl, "counter_name") == "solver/flux", "flux kind/name")
 
     # no-value samples
     nv = c["novalue"][()]
@@ -110,9 +110,8 @@ with h5py.File(path, "r") as h:
     if "mpi_bytes" not in c:
         check("counters:mpi_bytes" in feats, "mpi_bytes absent and listed in /unavailable: %s" % feats)
     threads = h["threads"][()]
-    names = set()
-    for row in h["strings"][()]:
-        names.add(row["name"].decode())
+    s, text = h["strings"][()], h["strings_text"][()].tobytes()
+    names = {text[int(o):int(o) + int(n)].decode() for o, n in zip(s["offset"], s["length"])}
     check("gpuinst counters" in names, "the sampler thread is named")
 
     # statistics of this one rank: per-rank figure = mean (sum for DELTA)
@@ -127,6 +126,7 @@ with h5py.File(path, "r") as h:
         check(r["per_rank"].decode() == "mean", "stats iterations per_rank")
     r = rows.get(("solver/flux", "steps"))
     check(r is not None and r["per_rank"].decode() == "sum" and r["mean"] == 17.0, "stats flux steps (DELTA: sum)")
+    check(r is not None and r["dataset"].decode() == "/counters/solver%2Fflux", "stats flux names its dataset")
     r = rows.get(("novalue", "a"))
     check(r is not None and r["samples"] == 3 and abs(r["mean"] - 28.0) < 1e-12,
           "stats novalue a: unavailable left out (42, 42, 0)")

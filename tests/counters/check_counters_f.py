@@ -16,7 +16,9 @@ def check(cond, what):
 
 
 with h5py.File(sys.argv[1], "r") as h:
-    t = h["counters/fortran/temps"]
+    # one dataset per counter, named by counter_name ("/" is encoded: fortran%2Ftemps)
+    by_name = {bytes(d.attrs["counter_name"]).decode(): d for k, d in h["counters"].items() if "counter_name" in d.attrs}
+    t = by_name["fortran/temps"]
     r = t[()]
     check(list(r.dtype.names)[4:] == ["t_in", "t_out", "n"], "temps fields")
     check(r["t_in"].dtype == np.float64 and r["n"].dtype == np.int64, "temps types")
@@ -28,8 +30,8 @@ with h5py.File(sys.argv[1], "r") as h:
     u = t.attrs["t_in_unit"]
     check((u.decode() if isinstance(u, bytes) else u) == "K", "t_in unit")
     check(t.attrs["t_in_min"] == 0.0, "t_in min")
-    check("fortran" in h["counters"] and "bad" not in h["counters/fortran"], "the array group was refused")
-    it = h["counters/fortran/iter"][()]
+    check("fortran/temps" in by_name and "fortran/bad" not in by_name, "the array group was refused")
+    it = by_name["fortran/iter"][()]
     check(list(it["value"]) == [1, 4, 9, 16, 25], "iter values")
 print("check_counters_f: %d failures" % len(fails))
 sys.exit(1 if fails else 0)

@@ -27,10 +27,25 @@ def attr(ds, name):
 path, n = sys.argv[1], int(sys.argv[2])
 with h5py.File(path, "r") as h:
     c = h["counters"]
-    st = {(r["counter"].decode(), r["field"].decode()): r for r in c["stats"][()]}
+    stats = c["stats"][()]
+    check("dataset" in stats.dtype.names, "/counters/stats has a dataset member")
+    # keyed by the dataset the samples went to (issue 13): one row per
+    # (dataset, field); the dataset exists, holds the field, and is the counter's
+    st = {}
+    for r in stats:
+        ds = r["dataset"].decode() if "dataset" in stats.dtype.names else "/counters/" + r["counter"].decode()
+        key = (ds, r["field"].decode())
+        check(key not in st, "one stats row per dataset and field: %s twice" % (key,))
+        st[key] = r
+        check(ds in h and r["field"].decode() in h[ds].dtype.names,
+              "stats row %s: field %s is a member of %s" % (r["counter"], r["field"], ds))
+        if ds in h:
+            check(attr(h[ds], "counter_name") == r["counter"].decode(),
+                  "stats row %s: %s is that counter's dataset (counter_name %s)"
+                  % (r["counter"], ds, attr(h[ds], "counter_name")))
 
-    def expect_stats(counter, field, per_rank_values, samples, kind):
-        r = st.get((counter, field))
+    def expect_stats(counter, field, per_rank_values, samples, kind, dataset=None):
+        r = st.get((dataset or "/counters/" + counter, field))
         check(r is not None, "stats row %s/%s" % (counter, field))
         if r is None:
             return
@@ -91,6 +106,18 @@ with h5py.File(path, "r") as h:
         check(sorted(c2["rank"]) == list(range(1, n)), "clash~2 rows from ranks 1..n-1")
         check((c2["x"] == 0.5).all() and (c2["y"] == 3).all(), "clash~2 values")
 
+    # twin: an int64 counter on rank 0, a double one elsewhere: two datasets,
+    # two stats rows, neither mixing the other's samples
+    check(list(c["twin"][()]["rank"]) == [0] and list(c["twin"][()]["value"]) == [1000], "twin: rank 0's counter")
+    expect_stats("twin", "value", {0: 1000.0}, 1, "mean")
+    if n > 1:
+        t2 = c["twin~2"][()]
+        check(sorted(set(t2["rank"])) == list(range(1, n)) and len(t2) == 2 * (n - 1), "twin~2 rows from ranks 1..n-1")
+        expect_stats("twin", "value", {rk: rk + 0.125 for rk in range(1, n)}, 2 * (n - 1), "mean", "/counters/twin~2")
+        # clash: the group's fields are counted where they are, in clash~2
+        expect_stats("clash", "x", {rk: 0.5 for rk in range(1, n)}, n - 1, "mean", "/counters/clash~2")
+    expect_stats("clash", "value", {0: 7.0}, 1, "mean")
+
     # mpi_bytes: per rank, the sum of the per-interval amounts is what the test exchanged
     mb = c["mpi_bytes"][()]
     for rk in range(n):
@@ -101,7 +128,7 @@ with h5py.File(path, "r") as h:
         check(len(rows) >= 2 and sent == want_s and recv == want_r,
               "mpi_bytes rank %d: sent %d recv %d, expected %d %d" % (rk, sent, recv, want_s, want_r))
     check(attr(c["mpi_bytes"], "sent_bytes_value_type") == "delta", "mpi_bytes is a delta group")
-    r = st.get(("mpi_bytes", "sent_bytes"))
+    r = st.get(("/counters/mpi_bytes", "sent_bytes"))
     check(r is not None and r["per_rank"].decode() == "sum", "mpi_bytes stats use per-rank sums")
 
 print("check_counters_mpi: %d failures" % len(fails))

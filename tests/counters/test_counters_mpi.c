@@ -1,8 +1,10 @@
 /*
  * test_counters_mpi.c -- counters across ranks (run with 4): per-rank
  * values for /counters/stats, a group created on odd ranks only, groups
- * created in a different order per rank, and a name defined differently
- * on rank 0 than elsewhere.  check_counters_mpi.py checks the file.
+ * created in a different order per rank, and names defined differently
+ * on rank 0 than elsewhere (other fields: clash; the same field, another
+ * type: twin, whose /counters/stats rows must not mix the two datasets).
+ * check_counters_mpi.py checks the file.
  */
 #include "gpuinst.h"
 
@@ -21,7 +23,7 @@ static int failures;
 int main(int argc, char **argv)
 {
     int rank = 0, size = 1, k, total = 0;
-    gpuinst_counter load, bytes, odd, a, z, clash;
+    gpuinst_counter load, bytes, odd, a, z, clash, twin;
     int32_t t2[2] = {GPUINST_COUNTER_DOUBLE, GPUINST_COUNTER_INT64};
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -69,6 +71,16 @@ int main(int argc, char **argv)
             double v[2] = {0.5, 3};
             EXPECT(gpuinst_counter_sample_values(clash, v, 2) == GPUINST_SUCCESS);
         }
+    }
+
+    /* the same name and field, another type on rank 0: twin and twin~2,
+     * each with its own /counters/stats row (issue 13: one row mixed them) */
+    if (rank == 0) {
+        EXPECT(gpuinst_counter_create("twin", GPUINST_COUNTER_INT64, &twin) == GPUINST_SUCCESS);
+        EXPECT(gpuinst_counter_sample_int64(twin, 1000) == GPUINST_SUCCESS);
+    } else {
+        EXPECT(gpuinst_counter_create("twin", GPUINST_COUNTER_DOUBLE, &twin) == GPUINST_SUCCESS);
+        for (k = 0; k < 2; k++) EXPECT(gpuinst_counter_sample_double(twin, rank + 0.25 * k) == GPUINST_SUCCESS);
     }
 
     /* mpi_bytes (GPUINST_COUNTERS=mpi_bytes): between two samples, even

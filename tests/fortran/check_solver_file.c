@@ -11,8 +11,8 @@
  *
  * Tables are read member by member, by name (HDF5 converts each member to
  * the memory type), so the checker does not depend on member order, offsets
- * or added members: it needs rank and name in /ranges and /marks; rank, id
- * and name (a fixed-length string) in /strings.  Layout: docs/FORMAT.md.
+ * or added members: it needs rank and name in /ranges and /marks, and
+ * /strings with /strings_text (gi_strings.h).  Layout: docs/FORMAT.md.
  * Exit status 0 if every check passes, 1 otherwise (each failure on stderr).
  */
 #include <hdf5.h>
@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../unit/gi_strings.h"
 
 static int failures = 0;
 
@@ -90,42 +92,19 @@ static int read_member_u64(hid_t file, const char *path, const char *member, uin
     return 0;
 }
 
-/* /strings: (rank, id) -> text, as parallel arrays. */
+/* /strings + /strings_text: (rank, id) -> text (gi_strings.h). */
 typedef struct strings {
-    size_t n, width;
-    uint64_t *rank, *id;
-    char *text; /* n rows of `width` bytes, NUL-terminated */
+    size_t n;
+    giStr *str;
+    char *text;
 } strings;
 
 static int read_strings(hid_t file, strings *s)
 {
     memset(s, 0, sizeof *s);
-    if (read_member_u64(file, "/strings", "rank", &s->rank, &s->n)) return 1;
-    if (read_member_u64(file, "/strings", "id", &s->id, &s->n)) return 1;
-    hid_t d = H5Dopen2(file, "/strings", H5P_DEFAULT);
-    hid_t ft = H5Dget_type(d);
-    hid_t st = H5Tget_member_type(ft, (unsigned)H5Tget_member_index(ft, "name"));
-    int fixed = st >= 0 && H5Tget_class(st) == H5T_STRING && !H5Tis_variable_str(st);
-    s->width = fixed ? H5Tget_size(st) + 1 : 0; /* +1: room for a NUL even if NULLPAD */
-    if (st >= 0) H5Tclose(st);
-    H5Tclose(ft);
-    if (!fixed) {
-        fail("/strings.name is not a fixed-length string");
-        H5Dclose(d);
-        return 1;
-    }
-    hid_t str = H5Tcopy(H5T_C_S1);
-    H5Tset_size(str, s->width);
-    H5Tset_strpad(str, H5T_STR_NULLTERM);
-    hid_t mt = H5Tcreate(H5T_COMPOUND, s->width);
-    H5Tinsert(mt, "name", 0, str);
-    s->text = calloc(s->n ? s->n : 1, s->width);
-    herr_t rc = s->text ? H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, s->text) : -1;
-    H5Tclose(mt);
-    H5Tclose(str);
-    H5Dclose(d);
-    if (rc < 0) {
-        fail("cannot read /strings.name");
+    s->str = gi_strings_load(file, &s->n, &s->text);
+    if (s->str == NULL) {
+        fail("cannot read /strings and /strings_text");
         return 1;
     }
     return 0;
@@ -134,7 +113,7 @@ static int read_strings(hid_t file, strings *s)
 static const char *string_of(const strings *s, uint64_t rank, uint64_t id)
 {
     for (size_t i = 0; i < s->n; ++i)
-        if (s->rank[i] == rank && s->id[i] == id) return s->text + i * s->width;
+        if (s->str[i].rank == rank && s->str[i].id == id) return s->str[i].name;
     return NULL;
 }
 
@@ -237,8 +216,7 @@ int main(int argc, char **argv)
         }
         free(per_rank);
     }
-    free(s.rank);
-    free(s.id);
+    free(s.str);
     free(s.text);
     H5Fclose(file);
     printf("check_solver_file: %s: %s\n", path, failures ? "FAILED" : "ok");

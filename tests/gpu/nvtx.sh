@@ -36,6 +36,8 @@
 #                    default), gpuinst with the capture window of check 4.
 #                    Asserted: capture's median within max(3 %, the no-tool
 #                    spread) of no tool's median.  All printed.
+#  8 capture_pause  (after 7) a capture window inside a range-profiler pause:
+#                    kernel tracing stays off (one activity state; see below).
 #  6 loop_cost       nvtx_loop gpu (1 rank per GPU, $LOOP_N iterations of a
 #                    ~25 us kernel + sync in an NVTX range): us per iteration,
 #                    3 alternating rounds of no gpuinst / always on / a 1 %
@@ -99,14 +101,15 @@ JARGS=(-niter "$JNITER" -nx "$JSIZE" -ny "$JSIZE")
 
 # jacobi_file FILE NITER: the checks of 2 on a written file
 jacobi_check() {
-  $PY - "$@" <<'PY'
+  PYTHONPATH=tests $PY - "$@" <<'PY'
 import collections, sys
 import h5py
+from gi_strings import raw_strings
 path, niter, nx = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 f = h5py.File(path, "r")
 S = collections.defaultdict(dict)
-for r in f["/strings"][...]:
-    S[int(r["rank"])][int(r["id"])] = r["name"].decode()
+for (rk, i), t in raw_strings(f).items():
+    S[rk][i] = t
 bad = []
 R = f["/ranges"][...]
 K = f["/gpu/kernels"][...]
@@ -165,13 +168,14 @@ cp /dev/null "$D/jacobi_capture.log"
 if env GPUINST_OUTPUT="$D/capture.h5" GPUINST_CAPTURE="$CAP" $MPIRUN -n 4 "${ZC[@]}" -x GPUINST_CAPTURE \
      "$JAC" "${JARGS[@]}" >"$D/capture_run.log" 2>&1 && grep -q "Num GPUs: 4" "$D/capture_run.log" ||
    { cat "$D/capture_run.log" >"$D/jacobi_capture.log"; false; } &&
-   $PY - "$D/capture.h5" "$JSIZE" >"$D/jacobi_capture.log" 2>&1 <<'PY'
+   PYTHONPATH=tests $PY - "$D/capture.h5" "$JSIZE" >"$D/jacobi_capture.log" 2>&1 <<'PY'
 import collections, sys
 import h5py
+from gi_strings import raw_strings
 f = h5py.File(sys.argv[1], "r"); nx = int(sys.argv[2])
 S = collections.defaultdict(dict)
-for r in f["/strings"][...]:
-    S[int(r["rank"])][int(r["id"])] = r["name"].decode()
+for (rk, i), t in raw_strings(f).items():
+    S[rk][i] = t
 bad = []
 W, M, C, R, K = (f[p][...] for p in ("/captures", "/mpi/calls", "/gpu/copies", "/ranges", "/gpu/kernels"))
 print("spec:", f["/captures"].attrs["spec"])
@@ -203,7 +207,7 @@ grep -h "^rank 0" "$D/jacobi_capture.log"
 #   below_full  the last mode's overhead over the first is below the second's
 #   ran         (nothing more)
 timings() {
-  $PY - "$@" <<'PY'
+  PYTHONPATH=tests $PY - "$@" <<'PY'
 import collections, statistics, sys
 log, unit, rule, modes = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 t = collections.defaultdict(list)
@@ -288,5 +292,35 @@ PY
    timings "$D/marker_cost.log" "ns per NVTX pair" ran none collector collector_cupti cupti_marker >>"$D/marker_cost.log" 2>&1
 then ok marker_cost; else ko marker_cost; fi
 tail -n 5 "$D/marker_cost.log"
+
+# ---- 8: capture window inside a profiler pause: one activity state -------------------------------
+# profiler_app matrix (tests/gpu/matrix.sh) with kernel tracing, regions "mx" profiled in steps 1-2
+# (each pauses kernel tracing) and GPUINST_CAPTURE on the nested range "axpb", occurrence 2: the
+# window opens and closes inside step 2's pause.  Kernel tracing must stay off everywhere: the
+# window's start must not turn it on inside the pause (the profiler's SASS metrics would read 0) and
+# the pause's end, outside every window, must not turn it on either.  Asserted: no tick_kernel row
+# (it runs outside every region and window, each step), one /captures row, /gpu/paused rows, and
+# the profiled values exist.
+APP=$B/tests/profiler/profiler_app
+rm -f "$D/capture_pause.h5"
+if [ -x "$APP" ] && GPUINST_TRACE=kernel GPUINST_METRICS=instructions GPUINST_PROFILE="mx@1,2;flat@1,2" \
+     GPUINST_PROFILE_WAIT_S=60 GPUINST_CAPTURE='axpb@*@2' GPUINST_OUTPUT="$D/capture_pause.h5" \
+     timeout 120 mpirun --oversubscribe --bind-to none -n 1 -x GPUINST_TRACE -x GPUINST_METRICS -x GPUINST_PROFILE \
+     -x GPUINST_PROFILE_WAIT_S -x GPUINST_CAPTURE -x GPUINST_OUTPUT "$APP" matrix >"$D/capture_pause.log" 2>&1 &&
+   PYTHONPATH=tests $PY - "$D/capture_pause.h5" >>"$D/capture_pause.log" 2>&1 <<'PY'
+import sys, h5py
+from gi_strings import raw_strings
+f = h5py.File(sys.argv[1], "r")
+S = raw_strings(f)
+names = [S.get((int(r["rank"]), int(r["name"])), "") for r in f["/gpu/kernels"][...]] if "/gpu/kernels" in f else []
+tick = sum(1 for n in names if "tick_kernel" in n)
+caps = len(f["/captures"]) if "/captures" in f else -1
+paused = len(f["/gpu/paused"]) if "/gpu/paused" in f else 0
+vals = len(f["/profiler/values"]) if "/profiler/values" in f else 0
+print(f"kernel rows {len(names)} (tick_kernel {tick}), /captures {caps}, /gpu/paused {paused}, /profiler/values {vals}")
+sys.exit(0 if tick == 0 and caps == 1 and paused >= 1 and vals > 0 else 1)
+PY
+then ok capture_pause; else ko capture_pause; fi
+tail -n 1 "$D/capture_pause.log"
 
 echo "GPU nvtx: $pass passed, $fail failed"

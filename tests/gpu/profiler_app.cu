@@ -15,6 +15,16 @@
 //                              known), "fadd" (FADD count known); with
 //                              --no-profile the same launches without
 //                              gpuinst_profile (for ncu).
+//   profiler_app matrix [--no-profile]
+//                              issue 13's matrix (tests/gpu/matrix.sh): 3
+//                              steps, each: tick_kernel (outside any
+//                              region), region "mx" = scrub, "axpb" (one
+//                              FFMA per element), scrub, "dstep" (one DFMA,
+//                              DADD, DMUL per element), "copy" (a D2D copy
+//                              and a memset: no FLOP); scrub (outside);
+//                              region "flat" = one axpb, no child range.
+//                              Metrics: GPUINST_METRICS.  --no-profile: one
+//                              step, plain ranges (for ncu's kernel replay).
 //   profiler_app iter [--no-profile] [REPS] [K]
 //                              one "solver iteration": region "iter" with K
 //                              (default 5) nested ranges k1..kK, range k
@@ -87,6 +97,30 @@ __global__ void scrub_kernel(const float *__restrict__ s, size_t n, float *sink)
     float a = 0.0f;
     for (; i < n; i += st) a += s[i];
     if (a != a) *sink = a;
+}
+
+// ---- the matrix's kernels: FLOP counts known from the code ----
+// One FFMA per element (fmaf); nothing else in floating point.
+__global__ void axpb_kernel(const float *__restrict__ x, float *__restrict__ y, size_t n, float a, float b)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = fmaf(a, x[i], b);
+}
+
+// One DFMA, one DADD, one DMUL per element ((v + e) * f cannot contract).
+__global__ void dstep_kernel(double *z, size_t n, double c, double d, double e, double f)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) {
+        double v = fma(z[i], c, d);
+        v = v + e;
+        z[i] = v * f;
+    }
+}
+
+__global__ void tick_kernel(unsigned *c)
+{
+    atomicAdd(c, 1u);
 }
 
 static unsigned blocks(size_t n, unsigned t)
@@ -239,6 +273,120 @@ static int mode_kernels(int profile)
     return rc;
 }
 
+// ---- the matrix (issue 13): the same profiled work under every GPUINST_TRACE ----
+// The kernels compared with ncu write 512 MiB each, 10x the L2 (50 MB on an
+// H100/H200): a kernel's DRAM write bytes depend on the dirty lines L2 holds
+// at its start and end (ncu flushes caches before each replay, gpuinst
+// measures in the application's cache state), a difference bounded by the L2
+// and a few MB in practice (GPU run 9: 2.6 MB of 128 MiB, 2.2 %; at 512 MiB
+// about 0.5 %).  Device memory: 1.75 GiB, twice that with the checkpoint.
+static const size_t MXF = (size_t)128 << 20; // floats of x and y: 512 MiB each
+static const size_t MXD = (size_t)64 << 20;  // doubles of z: 512 MiB
+static const size_t MXC = (size_t)64 << 20;  // bytes copied and set
+static const size_t MXS = (size_t)32 << 20;  // floats the scrub reads: 128 MiB (> L2)
+
+struct MxData {
+    float *x, *y;
+    double *z;
+    char *c0, *c1;
+    unsigned *ticks;
+};
+
+static void mx_body(const MxData &m, float *sink)
+{
+    const unsigned t = 256;
+    scrub_kernel<<<2048, 256>>>(scratch, MXS, sink);
+    gpuinst_range_push("axpb");
+    axpb_kernel<<<(unsigned)(MXF / t), t>>>(m.x, m.y, MXF, 1.5f, 0.25f);
+    CK(cudaDeviceSynchronize());
+    gpuinst_range_pop();
+    scrub_kernel<<<2048, 256>>>(scratch, MXS, sink);
+    gpuinst_range_push("dstep");
+    dstep_kernel<<<(unsigned)(MXD / t), t>>>(m.z, MXD, 1.0000001, 0.5, 0.25, 0.999999);
+    CK(cudaDeviceSynchronize());
+    gpuinst_range_pop();
+    gpuinst_range_push("copy");
+    CK(cudaMemcpyAsync(m.c1, m.c0, MXC, cudaMemcpyDeviceToDevice, 0));
+    CK(cudaMemsetAsync(m.c0, 7, MXC, 0));
+    CK(cudaDeviceSynchronize());
+    gpuinst_range_pop();
+}
+
+static void flat_body(const MxData &m)
+{
+    const unsigned t = 256;
+    axpb_kernel<<<(unsigned)(MXF / t), t>>>(m.x, m.y, MXF, 1.5f, 0.25f);
+    CK(cudaDeviceSynchronize());
+}
+
+static int mode_matrix(int profile)
+{
+    MxData m;
+    float *sink;
+    CK(cudaMalloc(&m.x, MXF * sizeof(float)));
+    CK(cudaMalloc(&m.y, MXF * sizeof(float)));
+    CK(cudaMalloc(&m.z, MXD * sizeof(double)));
+    CK(cudaMalloc(&m.c0, MXC));
+    CK(cudaMalloc(&m.c1, MXC));
+    CK(cudaMalloc(&m.ticks, sizeof(unsigned)));
+    CK(cudaMalloc(&scratch, MXS * sizeof(float)));
+    CK(cudaMalloc(&sink, sizeof(float)));
+    CK(cudaMemset(m.x, 0, MXF * sizeof(float)));
+    CK(cudaMemset(m.y, 0, MXF * sizeof(float)));
+    CK(cudaMemset(m.z, 0, MXD * sizeof(double)));
+    CK(cudaMemset(m.c0, 1, MXC));
+    CK(cudaMemset(m.ticks, 0, sizeof(unsigned)));
+    CK(cudaMemset(scratch, 0, MXS * sizeof(float)));
+    CK(cudaDeviceSynchronize());
+    int steps = profile ? 3 : 1, rc = 0;
+    for (int s = 0; s < steps; s++) {
+        tick_kernel<<<1, 1>>>(m.ticks);
+        CK(cudaDeviceSynchronize());
+        if (profile) {
+            gpuinst_profile p;
+            gpuinst_profile_begin(&p, "mx", NULL);
+            while (gpuinst_profile_next_pass(&p)) mx_body(m, sink);
+            printf("matrix rank %d step %d: mx profiled=%d passes=%d status=%d\n", rank_, s + 1, p.profiled,
+                   p.passes, p.status);
+            scrub_kernel<<<2048, 256>>>(scratch, MXS, sink);
+            CK(cudaDeviceSynchronize());
+            gpuinst_profile_begin(&p, "flat", NULL);
+            while (gpuinst_profile_next_pass(&p)) flat_body(m);
+            printf("matrix rank %d step %d: flat profiled=%d passes=%d status=%d\n", rank_, s + 1, p.profiled,
+                   p.passes, p.status);
+        } else {
+            gpuinst_range_push("mx");
+            mx_body(m, sink);
+            gpuinst_range_pop();
+            scrub_kernel<<<2048, 256>>>(scratch, MXS, sink);
+            CK(cudaDeviceSynchronize());
+            gpuinst_range_push("flat");
+            flat_body(m);
+            gpuinst_range_pop();
+        }
+    }
+    // one execution per step of every body, whatever the passes: y = 1.5 x + 0.25 with x = 0
+    float y0 = 0;
+    unsigned ticks = 0;
+    CK(cudaMemcpy(&y0, m.y, sizeof y0, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(&ticks, m.ticks, sizeof ticks, cudaMemcpyDeviceToHost));
+    if (y0 != 0.25f || ticks != (unsigned)steps) {
+        fprintf(stderr, "matrix rank %d: y[0] %g (want 0.25), ticks %u (want %d)\n", rank_, y0, ticks, steps);
+        rc = 1;
+    }
+    printf("matrix expected: axpb ffma %zu warps %zu; dstep dfma=dadd=dmul %zu warps %zu; scrub fadd %zu\n", MXF,
+           MXF / 32, MXD, MXD / 32, MXS);
+    CK(cudaFree(m.x));
+    CK(cudaFree(m.y));
+    CK(cudaFree(m.z));
+    CK(cudaFree(m.c0));
+    CK(cudaFree(m.c1));
+    CK(cudaFree(m.ticks));
+    CK(cudaFree(scratch));
+    CK(cudaFree(sink));
+    return rc;
+}
+
 // ---- one solver-like iteration with K nested ranges ----
 static int mode_iter(int profile, int reps, int nr)
 {
@@ -293,6 +441,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "replay") == 0) rc = mode_replay(argc > 2 ? (size_t)strtoull(argv[2], 0, 10) : (size_t)1 << 24);
     else if (strcmp(mode, "nested") == 0) rc = mode_nested();
     else if (strcmp(mode, "kernels") == 0) rc = mode_kernels(!noprof);
+    else if (strcmp(mode, "matrix") == 0) rc = mode_matrix(!noprof);
     else if (strcmp(mode, "iter") == 0) rc = mode_iter(!noprof, argc > 3 ? atoi(argv[3]) : 1, argc > 4 ? atoi(argv[4]) : 5);
     else fprintf(stderr, "profiler_app: unknown mode %s\n", mode);
     int all = rc;

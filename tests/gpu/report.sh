@@ -14,7 +14,13 @@
 #
 # Checks
 #  1 run       examples/solver --profile, 8 ranks sharing the GPU(s), CUDA
-#              backend, default tracing, GPUINST_METRICS=roofline: exit 0.
+#              backend, default tracing, GPUINST_METRICS=roofline: exit 0,
+#              and the profiled sweep's FLOP count (the roofline set's
+#              SASS metrics) > 0 on every rank (issue 13: it was 0 while
+#              kernel tracing ran under the profiler).
+# The committed fixture tests/gpu/results/solver_gpu.h5 is this file from
+#     REPORT_SOLVER_ARGS="-n 8" bash tests/gpu/device_run.sh report
+# (CTest report.gpu_fixture checks it, tests/report/check_flops.py included).
 #  2 report    gpuinst-report text, --json and --csv all exit 0; the JSON has
 #              rows in kernels, copies, gpu_ranges (kernels attributed to the
 #              solver's ranges), mpi and metrics, and every text line fits
@@ -28,6 +34,14 @@
 #              flows, otf2-print counts.          (needs h5py, python3-otf2)
 #  5 pictures  timeline (full and 2 ms mid-run, GPU stream rows), metrics,
 #              roofline (H100/H200 peaks given) as PNG.   (needs matplotlib)
+#  6 html      gpuinst-report --html writes a page with every table section.
+#  7 package   the gpuinst Python package on the file: tests/readers/
+#              check_package.py (row counts, names, joins against the raw
+#              datasets), check_hatchet.py (Hatchet tree totals = the report's)
+#              and check_html.py (both HTML pages in headless Chromium) where
+#              pandas / llnl-hatchet / chromium are installed (--post on the
+#              build machine: tools/install-deps.sh installs them).
+# Checks 4, 5 and 7 need pandas (the tools are built on python/gpuinst).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 [ -f .devdeps/env.sh ] && [ -z "${OMPI_ALLOW_RUN_AS_ROOT:-}" ] && . .devdeps/env.sh
@@ -61,7 +75,18 @@ if [ $POST -eq 0 ]; then
     # ---- 1 the run ---------------------------------------------------------------
     if GPUINST_OUTPUT=$F GPUINST_METRICS=${GPUINST_METRICS:-roofline} \
         timeout 180 mpirun --oversubscribe -n 8 "$SOLVER" --backend cuda --profile ${REPORT_SOLVER_ARGS:-} > "$D/run.log" 2>&1; then
-        ok "1 run"
+        # the sweep does double-precision work: its FLOP count must show it on all 8 ranks
+        timeout 60 "$B/tests/profiler/profiler_check" "$F" > "$D/profile.txt" 2>&1
+        flops=$(awk '$1=="V" && $3=="sweep" && $4 ~ /^sm__sass_thread_inst_executed_op_[dfh](add|mul|fma)_pred_on[.]sum$/ {
+                       f[$2] += $5; r[$2] = 1 }
+                     END { for (k in r) { n++; if (f[k] > 0) good++; printf "rank %s %.0f; ", k, f[k] }
+                           printf "| %d of %d ranks > 0\n", good, n }' "$D/profile.txt")
+        echo "sweep FLOP instructions: $flops" >> "$D/run.log"
+        if echo "$flops" | grep -q "| 8 of 8 ranks > 0"; then
+            ok "1 run (sweep FLOPs: $flops)"
+        else
+            ko "1 run" "sweep FLOP counts: $flops"
+        fi
     else
         ko "1 run" "solver exit $?"
     fi
@@ -83,6 +108,13 @@ print(" ".join("%s=%d" % (k, len(t[k]["rows"])) for k in ("kernels", "copies", "
     else
         ko "2 report" "gpuinst-report failed"
     fi
+    # ---- 6 the HTML page, with the C tool ---------------------------------------------
+    if "$REPORT" --html "$D/solver_gpu.html" "$F" 2> "$D/html.log" &&
+        [ "$(grep -c '<section id="table-' "$D/solver_gpu.html")" -ge 12 ]; then
+        ok "6 html ($(grep -c '<section id=' "$D/solver_gpu.html") sections)"
+    else
+        ko "6 html"
+    fi
 fi
 
 # ---- 3-5 with Python (h5py, otf2, matplotlib) --------------------------------------
@@ -97,7 +129,9 @@ else
     rm -rf "$D/otf2"
     otf=()
     "$PY" -c "import otf2" 2>/dev/null && command -v otf2-print > /dev/null && otf=(--otf2 "$D/otf2")
-    if "$PY" tools/gpuinst_export.py "$F" --chrome "$D/solver_gpu.json" "${otf[@]}" > "$D/export.log" 2>&1 &&
+    if ! "$PY" -c "import pandas" 2>/dev/null; then
+        sk "4 export" "no pandas here: run tests/gpu/report.sh --post $F on the build machine"
+    elif "$PY" tools/gpuinst_export.py "$F" --chrome "$D/solver_gpu.json" "${otf[@]}" > "$D/export.log" 2>&1 &&
         "$PY" tests/report/check_export.py "$F" "$D/solver_gpu.json" ${otf[1]:-} >> "$D/export.log" 2>&1; then
         ok "4 export ($(grep -h '^JSON:' "$D/export.log" | cut -c1-120))"
     else
@@ -105,7 +139,9 @@ else
     fi
     IMG=$D
     [ $POST -eq 1 ] && IMG=docs/img
-    if "$PY" tools/gpuinst_plot.py "$F" --timeline "$IMG/solver_gpu_timeline.png" \
+    if ! "$PY" -c "import pandas, matplotlib" 2>/dev/null; then
+        sk "5 pictures" "no pandas or matplotlib here"
+    elif "$PY" tools/gpuinst_plot.py "$F" --timeline "$IMG/solver_gpu_timeline.png" \
             --title "examples/solver, 8 ranks on the GPU" > "$D/pictures.log" 2>&1 &&
         "$PY" tools/gpuinst_plot.py "$F" --timeline "$IMG/solver_gpu_timeline_zoom.png" --window mid:2 \
             --title "examples/solver, 8 ranks on the GPU: 2 ms" >> "$D/pictures.log" 2>&1 &&
@@ -118,6 +154,25 @@ else
         ok "5 pictures (in $IMG)"
     else
         ko "5 pictures"
+    fi
+    # ---- 7 the Python package ---------------------------------------------------------
+    if ! "$PY" -c "import pandas" 2>/dev/null; then
+        sk "7 package" "no pandas here"
+    else
+        "$PY" tests/readers/make_files.py "$D/readers" > "$D/package.log" 2>&1
+        r=0
+        "$PY" tests/readers/check_package.py "$D/readers" "$F" >> "$D/package.log" 2>&1 || r=1
+        "$PY" tests/readers/check_hatchet.py "$REPORT" "$F" >> "$D/package.log" 2>&1
+        h=$?
+        [ $h -eq 0 ] || [ $h -eq 77 ] || r=1
+        "$PY" tests/readers/check_html.py "$REPORT" "$D/html" "$F" >> "$D/package.log" 2>&1
+        h=$?
+        [ $h -eq 0 ] || [ $h -eq 77 ] || r=1
+        if [ $r -eq 0 ]; then
+            ok "7 package ($(grep -c '^SKIP' "$D/package.log") parts skipped; $(grep -E 'passed, [0-9]+ failed' "$D/package.log" | tr '\n' ' '))"
+        else
+            ko "7 package" "$(grep -m3 FAIL "$D/package.log")"
+        fi
     fi
 fi
 echo "GPU report: $pass passed, $fail failed, $skip skipped"

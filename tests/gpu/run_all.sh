@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 export OUT=${OUT:-/tmp/gpuinst-gpu-out}
 mkdir -p "$OUT"
 areas=("$@")
-if [ ${#areas[@]} -eq 0 ]; then areas=(trace profiler pmsampling report topology); fi
+if [ ${#areas[@]} -eq 0 ]; then areas=(trace profiler matrix pmsampling report topology); fi
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1

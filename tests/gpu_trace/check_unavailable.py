@@ -7,7 +7,8 @@ usage: check_unavailable.py FILE STDERR NRANKS PATTERN [PATTERN...]
   - /gpu/stats has one row per rank with enabled == 0, and the /gpu tables
     exist and are empty;
   - the host records are there (/ranges: 2 per rank);
-  - stderr holds exactly one "cupti unavailable" line per rank.
+  - stderr holds exactly one "cupti unavailable" line, said by rank 0 for
+    the job ("on all N ranks: ..." with several ranks; issue 13 §6).
 CHECK_KINDS (environment), if set: /gpu/stats.kinds of every rank.
 PATTERN "-" means: no cupti row is expected at all (GPUINST_TRACE=none).
 """
@@ -50,9 +51,11 @@ with h5py.File(path, "r") as f:
         fails.append("/ranges has %d rows, want %d" % (nr, 2 * nranks))
 with open(errpath, errors="replace") as e:
     lines = [ln for ln in e if "cupti unavailable" in ln]
-want = 0 if pats == ["-"] else nranks
+want = 0 if pats == ["-"] else 1
 if len(lines) != want:
     fails.append("%d 'cupti unavailable' lines on stderr, want %d: %r" % (len(lines), want, lines))
+elif want and nranks > 1 and not lines[0].startswith("gpuinst[rank 0]: on all %d ranks: " % nranks):
+    fails.append("the line does not say it is rank 0's for all %d ranks: %r" % (nranks, lines[0]))
 for m in fails:
     print("FAIL:", m)
 print("check_unavailable: %s" % ("FAILED" if fails else "ok"))

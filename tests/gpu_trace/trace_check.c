@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../unit/gi_strings.h"
+
 #define NONE UINT64_MAX
 
 static int failures;
@@ -109,12 +111,12 @@ static char *strColumn(hid_t f, const char *path, const char *member, size_t w, 
 
 /* /strings as (rank, id) -> text, indexed [rank][id]; base names cached. */
 typedef struct Strings {
-    char *text;
+    char *text;            /* gi_strings.h's copies of the texts */
+    giStr *rows;
     uint64_t nranks, maxid;
     const char **byId;     /* nranks * (maxid + 1) */
     char **baseById;       /* the same, cut at '(' */
 } Strings;
-#define SW 512
 
 /* "name(args)" -> "name" (a copy); "ns::name<T>(...)" keeps "ns::name<T>". */
 static char *baseDup(const char *s)
@@ -128,23 +130,20 @@ static char *baseDup(const char *s)
 
 static void stringsLoad(hid_t f, Strings *s)
 {
-    size_t a, b, c, i;
-    uint64_t *rank = column(f, "/strings", "rank", &a), *id = column(f, "/strings", "id", &b);
-    s->text = strColumn(f, "/strings", "name", SW, &c);
+    size_t a = 0, i;
+    s->rows = gi_strings_load(f, &a, &s->text);
     s->nranks = 1;
     s->maxid = 0;
     for (i = 0; i < a; i++) {
-        if (rank[i] + 1 > s->nranks) s->nranks = rank[i] + 1;
-        if (id[i] > s->maxid) s->maxid = id[i];
+        if (s->rows[i].rank + 1 > s->nranks) s->nranks = s->rows[i].rank + 1;
+        if (s->rows[i].id > s->maxid) s->maxid = s->rows[i].id;
     }
     s->byId = (const char **)calloc((size_t)(s->nranks * (s->maxid + 1)), sizeof *s->byId);
     s->baseById = (char **)calloc((size_t)(s->nranks * (s->maxid + 1)), sizeof *s->baseById);
-    for (i = 0; i < a && s->text != NULL; i++) {
-        s->byId[rank[i] * (s->maxid + 1) + id[i]] = s->text + i * SW;
-        s->baseById[rank[i] * (s->maxid + 1) + id[i]] = baseDup(s->text + i * SW);
+    for (i = 0; i < a; i++) {
+        s->byId[s->rows[i].rank * (s->maxid + 1) + s->rows[i].id] = s->rows[i].name;
+        s->baseById[s->rows[i].rank * (s->maxid + 1) + s->rows[i].id] = baseDup(s->rows[i].name);
     }
-    free(rank);
-    free(id);
 }
 
 static const char *str(const Strings *s, uint64_t rank, uint64_t id)

@@ -4,6 +4,9 @@
 import sys
 import h5py
 import numpy as np
+import os as _os, sys as _sys
+_sys.path.insert(0, _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), ".."))
+from gi_strings import raw_strings  # noqa: E402
 
 path, n, max_lost = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 bad = 0
@@ -11,7 +14,7 @@ with h5py.File(path, "r") as f:
     r = f["ranges"][...]
     s = f["strings"][...]
     assert f.attrs["complete"] == 0 and f.attrs["writer_mode"] == b"recovered"
-names = {int(i): bytes(t).decode() for i, t in zip(s["id"], s["name"])}
+    names = {i: t for (_r, i), t in raw_strings(f).items()}
 got = len(r)
 print("check_recovered: %d of %d ranges recovered (%d lost, allowed %d)" % (got, n, n - got, max_lost))
 if got == 0 or got > n or n - got > max_lost:

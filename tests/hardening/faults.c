@@ -17,6 +17,14 @@
  *   faults fsize       RLIMIT_FSIZE (ulimit -f) too small for any file:
  *                      SIGXFSZ does not kill the application, finalize
  *                      returns GPUINST_ERROR_IO
+ *   faults longname    a 303-byte file name: the fallback's name is cut to
+ *                      fit, stderr names the cause, records in = out
+ *   faults symlink     GPUINST_OVERWRITE=1, the output name is a symbolic
+ *                      link: the link is replaced, its target untouched
+ *   faults dangling    the same with a dangling link: nothing is created
+ *                      where it points
+ *   faults fullcap     disk full with GPUINST_BUFFER_MB (run_full.sh)
+ *   faults shared      run by run_two_users.sh as a second user
  */
 #define _GNU_SOURCE 1
 #include "gpuinst.h"
@@ -275,6 +283,150 @@ static void caseFsize(void)
     }
 }
 
+
+/* A file name over the file system's 255 bytes (issue 20): the fallback in
+ * $TMPDIR gets a name cut to fit, stderr names the real cause, all records
+ * are there.  Before: the fallback name was longer still, nothing was
+ * written, and the message blamed the directory. */
+static void caseLongName(void)
+{
+    char out[4400], name[320], fb[4400];
+    DIR *d;
+    struct dirent *e;
+    int found = 0;
+    long n = 777;
+    memset(name, 'a', 300);
+    strcpy(name + 300, ".h5");
+    snprintf(out, sizeof out, "%s/%s", env("TMPDIR"), name);
+    setenv("GPUINST_OUTPUT", out, 1);
+    captureStderr();
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    record(n);
+    EXPECT(gpuinst_finalize(), GPUINST_ERROR_IO);
+    GI_CHECK(stderrHas("file name is 303 bytes long"), "stderr does not name the cause (the name's length)");
+    snprintf(fb, sizeof fb, "gpuinst-%d-aaaa", (int)getpid());
+    d = opendir(env("TMPDIR"));
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, fb, strlen(fb)) == 0) {
+            char full[4400];
+            snprintf(full, sizeof full, "%s/%s", env("TMPDIR"), e->d_name);
+            GI_CHECK(strlen(e->d_name) <= 255, "fallback name is %zu bytes", strlen(e->d_name));
+            GI_CHECK(strcmp(e->d_name + strlen(e->d_name) - 3, ".h5") == 0, "fallback name lost its .h5: %s",
+                     e->d_name);
+            GI_CHECK(stderrHas(e->d_name), "stderr does not name the fallback %s", e->d_name);
+            GI_CHECK(rangesIn(full) == n, "%s: %ld ranges, expected %ld", full, rangesIn(full), n);
+            unlink(full);
+            found = 1;
+        }
+    }
+    if (d) closedir(d);
+    GI_CHECK(found, "no fallback file %s... in %s", fb, env("TMPDIR"));
+}
+
+/* GPUINST_OVERWRITE=1 and a symbolic link at the output name (issue 20):
+ * the link is replaced by the file, its target is never written (before:
+ * the target was overwritten).  `dangling`: the link leads nowhere; no file
+ * appears where it points (before: one did). */
+static void caseSymlink(int dangling)
+{
+    const char *out = env("GPUINST_OUTPUT");
+    char target[4400];
+    struct stat sb;
+    snprintf(target, sizeof target, "%s.link-target", out);
+    unlink(out);
+    unlink(target);
+    if (!dangling) writeText(target, "the link's target");
+    GI_CHECK(symlink(target, out) == 0, "symlink %s -> %s", out, target);
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    record(5);
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+    GI_CHECK(lstat(out, &sb) == 0 && S_ISREG(sb.st_mode), "%s is not a regular file now", out);
+    GI_CHECK(rangesIn(out) == 5, "%s: %ld ranges", out, rangesIn(out));
+    if (dangling)
+        GI_CHECK(lstat(target, &sb) != 0, "a file appeared where the dangling link pointed (%s)", target);
+    else
+        GI_CHECK(hasText(target, "the link's target"), "the link's target %s was written", target);
+    unlink(target);
+}
+
+/* Disk full under GPUINST_BUFFER_MB (issue 20; run_full.sh mounts the
+ * tmpfs): the spill file fills the device first.  All records reach the
+ * fallback, nothing (not even an empty file) is left at the output name,
+ * and the spill file is not claimed to hold records (run_full.sh checks
+ * stderr, HDF5's "infinite loop closing library" included). */
+static void caseFullCap(void)
+{
+    char fb[4400], dir[4400];
+    const char *out = env("GPUINST_OUTPUT"), *slash = strrchr(out, '/');
+    long n = 300000;
+    struct stat sb;
+    DIR *d;
+    struct dirent *e;
+    fallbackPath(fb, sizeof fb);
+    unlink(fb);
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    record(n);
+    EXPECT(gpuinst_finalize(), GPUINST_ERROR_IO);
+    GI_CHECK(rangesIn(fb) == n, "fallback %s: %ld ranges, expected %ld", fb, rangesIn(fb), n);
+    GI_CHECK(stat(out, &sb) != 0, "a file (%lld bytes) was left at the output name %s", (long long)sb.st_size, out);
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) : 1, slash ? out : ".");
+    d = opendir(dir);
+    while (d != NULL && (e = readdir(d)) != NULL)
+        GI_CHECK(e->d_name[0] == '.' && (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')),
+                 "%s left in the full directory", e->d_name);
+    if (d) closedir(d);
+    unlink(fb);
+}
+
+/* Two users on one node (issue 20; run_two_users.sh runs this as the
+ * second user after the first one planted files and links at every name
+ * this process will try): announces its pid, waits for "go", records N
+ * ranges (spilling under GPUINST_BUFFER_MB), finalizes, and checks that
+ * its records are in exactly one file it owns: the output, a free
+ * "<stem>.N.h5", or a $TMPDIR fallback. */
+static void caseShared(void)
+{
+    const char *out = env("GPUINST_OUTPUT"), *tmpdir = env("TMPDIR");
+    char stem[4096], cand[4400], pfx[64];
+    long n = 200000, got = 0;
+    int i, waited;
+    FILE *f = fopen(env("FAULTS_PIDFILE"), "w");
+    DIR *d;
+    struct dirent *e;
+    if (f) {
+        fprintf(f, "%d\n", (int)getpid());
+        fclose(f);
+    }
+    for (waited = 0; access(env("FAULTS_GOFILE"), F_OK) != 0 && waited < 3000; waited++) usleep(10000);
+    GI_CHECK(waited < 3000, "no go file");
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    record(n);
+    gpuinst_finalize();
+    stemOf(out, stem, sizeof stem);
+    for (i = 0; i < 10; i++) {
+        struct stat sb;
+        if (i == 0) snprintf(cand, sizeof cand, "%s", out);
+        else snprintf(cand, sizeof cand, "%s.%d.h5", stem, i);
+        if (lstat(cand, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == getuid() && rangesIn(cand) == n) {
+            printf("shared: records in %s\n", cand);
+            got++;
+        }
+    }
+    snprintf(pfx, sizeof pfx, "gpuinst-%d-", (int)getpid());
+    d = opendir(tmpdir);
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        struct stat sb;
+        if (strncmp(e->d_name, pfx, strlen(pfx)) != 0) continue;
+        snprintf(cand, sizeof cand, "%s/%s", tmpdir, e->d_name);
+        if (lstat(cand, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == getuid() && rangesIn(cand) == n) {
+            printf("shared: records in %s\n", cand);
+            got++;
+        }
+    }
+    if (d) closedir(d);
+    GI_CHECK(got == 1, "%ld files of mine hold the %ld ranges (expected 1)", got, n);
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 1 ? argv[1] : "";
@@ -286,8 +438,14 @@ int main(int argc, char **argv)
     else if (strcmp(c, "unwritable") == 0) caseUnwritable();
     else if (strcmp(c, "full") == 0) caseFull();
     else if (strcmp(c, "fsize") == 0) caseFsize();
+    else if (strcmp(c, "longname") == 0) caseLongName();
+    else if (strcmp(c, "symlink") == 0) caseSymlink(0);
+    else if (strcmp(c, "dangling") == 0) caseSymlink(1);
+    else if (strcmp(c, "fullcap") == 0) caseFullCap();
+    else if (strcmp(c, "shared") == 0) caseShared();
     else {
-        fprintf(stderr, "usage: faults noclobber|overwrite|pattern DIR|umask|umask027|unwritable|full|fsize\n");
+        fprintf(stderr, "usage: faults noclobber|overwrite|pattern DIR|umask|umask027|unwritable|full|fsize|"
+                        "longname|symlink|dangling|fullcap|shared\n");
         return 2;
     }
     if (gi_failures) {

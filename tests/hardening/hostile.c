@@ -6,6 +6,9 @@
  *   hostile end_ids       ending unknown and already-ended range ids
  *   hostile names         NULL, empty, 10 MB and invalid-UTF-8 names
  *   hostile million [N]   N (default 10^6) distinct names: time, memory
+ *   hostile long_strings [N]  one 4095-byte name and N (default 10^6) short
+ *                         ones: the file grows with the total of the texts
+ *                         (issue 20: not N x the longest)
  *   hostile threads64     64 threads pushing/popping/marking at once
  *   hostile cross_thread  start on one thread, end on others
  *   hostile lifecycle     calls before init and after finalize, double
@@ -24,6 +27,13 @@
  *   hostile buffer [N]    GPUINST_BUFFER_MB (set by CTest): N ranges on 2
  *                         threads stay under the cap (RSS), spill to disk,
  *                         and all come back in order (records in = out)
+ *   hostile exit_race [R] R child processes call exit(0) while workers push
+ *                         deep ranges on fresh threads: no crash, a file each
+ *   hostile noinit        calls without gpuinst_init: one line at exit
+ *   hostile thread_lives [N [C [P]]]  N threads, C at once, P ranges and marks
+ *                         each: all recorded past 65,535 threads; RSS under
+ *                         GPUINST_BUFFER_MB
+ *   hostile finalize_kill [N]  N ranges, finalize (run_kill_finalize.sh kills it)
  *
  * Each case checks return codes, then reads $GPUINST_OUTPUT back with the
  * HDF5 C API (tests/unit/gi_h5.h) and asserts exact record counts and the
@@ -34,6 +44,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -218,13 +229,32 @@ static void caseNames(void)
     char *huge = (char *)malloc(big + 1);
     /* 0xff 0xfe are never valid UTF-8; 0xc3 alone is a cut sequence */
     static const char bad[] = "bad\xff\xfe\xc3name";
-    hid_t f, d, ct, st;
-    char (*names)[4200];
-    uint32_t *ids;
-    hssize_t n, i;
-    size_t longest = 0;
+    /* long names cut at 4095 bytes (issue 20: a long run of 10xxxxxx bytes
+     * was stepped over to nothing and stored as an empty name):
+     * [0] 6000 bytes 0x80 (no character at all) -> 4095 bytes, as given;
+     * [1] a 3-byte character at 4093..4095 -> cut before it, 4093 bytes;
+     * [2] 0xC3 at 4094 then 'y': a lead without its continuation, not a
+     *     character -> kept, 4095 bytes;
+     * [3] 0xF0 0x9F 0x98 at 4092..4094 then 'z': a 4-byte lead cut short,
+     *     not a character -> kept, 4095 bytes */
+    static const size_t want[4] = {4095, 4093, 4095, 4095};
+    char *longs[4];
+    int found[4] = {0, 0, 0, 0};
+    size_t i, k, longest = 0;
     int found_bad = 0;
     giFile g;
+    for (k = 0; k < 4; k++) {
+        longs[k] = (char *)malloc(6001);
+        if (longs[k] == NULL) {
+            GI_CHECK(0, "malloc");
+            return;
+        }
+        memset(longs[k], "\x80xyz"[k], 6000);
+        longs[k][6000] = '\0';
+    }
+    memcpy(longs[1] + 4093, "\xe2\x82\xac", 3);
+    longs[2][4094] = (char)0xc3;
+    memcpy(longs[3] + 4092, "\xf0\x9f\x98", 3);
     if (huge == NULL) {
         GI_CHECK(0, "malloc");
         return;
@@ -249,38 +279,36 @@ static void caseNames(void)
     EXPECT(gpuinst_mark(bad), GPUINST_SUCCESS);
     EXPECT(gpuinst_range_push(bad), GPUINST_SUCCESS);
     EXPECT(gpuinst_range_pop(), GPUINST_SUCCESS);
+    for (k = 0; k < 4; k++) EXPECT(gpuinst_mark(longs[k]), GPUINST_SUCCESS);
     EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
     free(huge);
 
     if (gi_open(&g, outputPath()) != 0) return;
-    GI_CHECK(g.nranges == 3 && g.nmarks == 1, "%zu ranges %zu marks", g.nranges, g.nmarks);
+    GI_CHECK(g.nranges == 3 && g.nmarks == 5, "%zu ranges %zu marks", g.nranges, g.nmarks);
+    for (i = 0; i < g.nmarks; i++) {
+        const char *t = gi_str(&g, 0, g.marks[i].name);
+        for (k = 0; t != NULL && k < 4; k++)
+            if (strlen(t) == want[k] && memcmp(t, longs[k], want[k]) == 0) found[k] = 1;
+    }
+    for (k = 0; k < 4; k++) {
+        GI_CHECK(found[k], "long name %zu: not stored as its first %zu bytes", k, want[k]);
+        free(longs[k]);
+    }
     GI_CHECK(g.nranks == 1 && g.ranks[0].invalid_argument == 7, "invalid_argument %llu",
              g.nranks ? (unsigned long long)g.ranks[0].invalid_argument : 0ull);
     GI_CHECK(g.nranges == 3 && g.ranges[0].name == g.ranges[1].name, "the huge name has one id");
     GI_CHECK(rankMember(g.f, "names_truncated") >= 1, "names_truncated %llu",
              (unsigned long long)rankMember(g.f, "names_truncated"));
-    f = g.f;
-    d = H5Dopen2(f, "/strings", H5P_DEFAULT);
-    n = H5Sget_simple_extent_npoints(H5Dget_space(d));
-    names = (char (*)[4200])calloc((size_t)(n > 0 ? n : 1), sizeof *names);
-    ids = (uint32_t *)calloc((size_t)(n > 0 ? n : 1), sizeof *ids);
-    ct = H5Tcreate(H5T_COMPOUND, sizeof *names);
-    st = gi_str_type(sizeof *names);
-    H5Tinsert(ct, "name", 0, st);
-    GI_CHECK(H5Dread(d, ct, H5S_ALL, H5S_ALL, H5P_DEFAULT, names) >= 0, "read /strings");
-    for (i = 0; i < n; i++) {
-        size_t len = strlen(names[i]);
-        if (len > longest) longest = len;
-        if (strcmp(names[i], bad) == 0) found_bad = 1;
+    for (i = 0; i < g.nstrings; i++) {
+        const char *t = g.strings[i].name;
+        GI_CHECK(g.strings[i].length > 0 && strlen(t) == g.strings[i].length, "string %u: length %u, text %zu bytes",
+                 g.strings[i].id, g.strings[i].length, strlen(t));
+        if (t[0] == 'x' && g.strings[i].length > longest) longest = g.strings[i].length;
+        if (strcmp(t, bad) == 0) found_bad = 1;
     }
     /* 4095 bytes would split the 2-byte character at 4094..4095: cut to 4094 */
-    GI_CHECK(longest == 4094, "longest stored name %zu bytes, expected 4094", longest);
+    GI_CHECK(longest == 4094, "longest stored 'x' name %zu bytes, expected 4094", longest);
     GI_CHECK(found_bad, "invalid UTF-8 name stored byte for byte");
-    H5Tclose(st);
-    H5Tclose(ct);
-    H5Dclose(d);
-    free(names);
-    free(ids);
     gi_close(&g);
 }
 
@@ -324,9 +352,68 @@ static void caseMillion(long n)
     H5Fclose(f);
 }
 
+/* ---- one long name among many short ones ------------------------------------- */
+static void caseLongStrings(long n)
+{
+    char name[64], *longest = (char *)malloc(4096);
+    long i;
+    uint64_t texts = 4095;
+    double t1, t2;
+    struct stat sb;
+    giFile g;
+    size_t k;
+    int seen = 0;
+    if (longest == NULL) {
+        GI_CHECK(0, "malloc");
+        return;
+    }
+    memset(longest, 'L', 4095);
+    longest[4095] = '\0';
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    EXPECT(gpuinst_mark(longest), GPUINST_SUCCESS);
+    for (i = 0; i < n; i++) {
+        int len = snprintf(name, sizeof name, "distinct-name-%ld", i);
+        texts += (uint64_t)len;
+        if (gpuinst_range_push(name) != GPUINST_SUCCESS || gpuinst_range_pop() != GPUINST_SUCCESS) {
+            GI_CHECK(0, "push/pop %ld failed", i);
+            break;
+        }
+    }
+    t1 = nowSec();
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+    t2 = nowSec();
+    GI_CHECK(stat(outputPath(), &sb) == 0, "no file %s", outputPath());
+    fprintf(stderr, "long_strings: 1 name of 4095 bytes + %ld short ones (%llu bytes of text): file %.1f MB, "
+            "finalize %.2f s\n", n, (unsigned long long)texts, (double)sb.st_size / 1e6, t2 - t1);
+    /* Rows of /ranges (48 bytes) and /strings (20 bytes) plus the texts,
+     * plus 4 MiB of everything else; format 1 made n x 4104 bytes. */
+    GI_CHECK((uint64_t)sb.st_size < (uint64_t)n * (48 + 24) + texts + (4u << 20),
+             "file %lld bytes for %ld names and %llu bytes of text", (long long)sb.st_size, n,
+             (unsigned long long)texts);
+    if (gi_open(&g, outputPath()) != 0) {
+        free(longest);
+        return;
+    }
+    GI_CHECK(g.nranges == (size_t)n && g.nmarks == 1, "%zu ranges, %zu marks", g.nranges, g.nmarks);
+    GI_CHECK(g.nmarks == 1 && gi_is(&g, 0, g.marks[0].name, longest), "the long name reads back");
+    for (k = 0; k < g.nranges; k += (size_t)(n / 97 + 1)) { /* a sample of the short ones */
+        snprintf(name, sizeof name, "distinct-name-%zu", k);
+        if (gi_is(&g, 0, g.ranges[k].name, name)) seen++;
+        else GI_CHECK(0, "range %zu is not named %s", k, name);
+    }
+    GI_CHECK(seen > 0, "no short name read back");
+    gi_close(&g);
+    free(longest);
+}
+
 /* ---- 64 threads at once ------------------------------------------------------ */
 #define T64 64
 #define T64_ITERS 2000
+static int cmpU64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
 static pthread_barrier_t t64Barrier;
 
 static void *t64Main(void *arg)
@@ -368,20 +455,21 @@ static void caseThreads64(void)
     GI_CHECK(g.nthreads == T64 + 1, "%zu threads (64 + main)", g.nthreads);
     GI_CHECK(g.nranks == 1 && g.ranks[0].stack_empty == T64, "stack_empty");
     {
-        /* per thread: seq numbers 0..2*ITERS-1 each exactly once */
+        /* every range id (thread, seq) exactly once.  A thread that exits
+         * hands its slot (index and sequence) to a later thread, so a
+         * thread's seq need not start at 0, but ids never repeat */
         size_t k;
-        unsigned *seen = (unsigned *)calloc((size_t)(T64 + 1) * 2 * T64_ITERS, sizeof *seen);
+        uint64_t *ids = (uint64_t *)calloc(g.nranges ? g.nranges : 1, sizeof *ids);
         size_t dup = 0;
-        for (k = 0; k < g.nranges && seen; k++) {
+        for (k = 0; k < g.nranges && ids; k++) {
             const giRange *r = &g.ranges[k];
-            if (r->thread <= T64 && r->seq < 2 * T64_ITERS) {
-                if (seen[(size_t)r->thread * 2 * T64_ITERS + r->seq]++) dup++;
-            } else {
-                dup++;
-            }
+            ids[k] = ((uint64_t)r->thread << 32) | r->seq;
+            if (r->thread > T64) dup++;
         }
+        if (ids) qsort(ids, g.nranges, sizeof *ids, cmpU64);
+        for (k = 1; k < g.nranges && ids; k++) dup += ids[k] == ids[k - 1];
+        free(ids);
         GI_CHECK(dup == 0, "%zu duplicate or out-of-range (thread, seq)", dup);
-        free(seen);
     }
     gi_close(&g);
 }
@@ -789,6 +877,204 @@ static void caseKill9(long n)
     raise(SIGKILL); /* no finalize, no atexit: what survives is in the spill file */
 }
 
+
+/* ---- exit(0) from main while workers push ranges (issue 20) ---------------------
+ * Each run is a fresh process: 4 workers run tasks on fresh threads (each
+ * task pushes 1000..21000 nested ranges, so its range stack keeps growing by
+ * realloc), and main calls exit(0) after 2..13 ms.  finalize (at exit) must
+ * not read a stack that an in-flight push is reallocating: before the fix
+ * 2 of 40 runs died with SIGSEGV (ASan: heap-use-after-free in
+ * gpuinstNvtxCloseOpen).  The parent checks every child's exit status and
+ * file; the child sets its own GPUINST_OUTPUT. */
+static void *exitTask(void *arg)
+{
+    unsigned seed = (unsigned)(uintptr_t)arg;
+    int depth = 1000 + (int)(rand_r(&seed) % 20000), i;
+    for (i = 0; i < depth; i++) gpuinst_range_push("deep");
+    for (i = 0; i < depth; i++) gpuinst_range_pop();
+    return NULL;
+}
+static void *exitWorker(void *arg)
+{
+    uintptr_t k = (uintptr_t)arg * 1000003u;
+    for (;;) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, exitTask, (void *)k++) == 0) pthread_join(t, NULL);
+    }
+    return NULL;
+}
+/* One run (a fresh process: `hostile exit_race_child MS`). */
+static void caseExitRaceChild(long ms)
+{
+    pthread_t th;
+    int i;
+    struct timespec ts = {0, ms * 1000000L};
+    /* a fixed mmap threshold: a grown range stack is an mmap'd block that
+     * realloc moves (mremap), so a stale read faults instead of reading
+     * freed heap quietly */
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    gpuinst_init();
+    for (i = 0; i < 4; i++) pthread_create(&th, NULL, exitWorker, (void *)(intptr_t)i);
+    nanosleep(&ts, NULL);
+    exit(0);
+}
+
+static void caseExitRace(long runs)
+{
+    long r, bad = 0, crashed = 0;
+    char path[4400], ms[16];
+    for (r = 0; r < runs; r++) {
+        pid_t pid;
+        int st = 0;
+        snprintf(path, sizeof path, "%s.run%ld", outputPath(), r % 4);
+        snprintf(ms, sizeof ms, "%ld", 2 + r % 12);
+        unlink(path);
+        pid = fork();
+        if (pid == 0) {
+            char *args[] = {(char *)"hostile", (char *)"exit_race_child", ms, NULL};
+            char tsan[1024];
+            setenv("GPUINST_OUTPUT", path, 1);
+            setenv("GPUINST_OVERWRITE", "1", 1);
+            /* the workers are left running on purpose (the TSan build would
+             * report them as leaked threads) */
+            snprintf(tsan, sizeof tsan, "%s:report_thread_leaks=0", getenv("TSAN_OPTIONS") ? getenv("TSAN_OPTIONS") : "");
+            setenv("TSAN_OPTIONS", tsan, 1);
+            execv("/proc/self/exe", args);
+            _exit(127);
+        }
+        if (pid < 0 || waitpid(pid, &st, 0) != pid) {
+            GI_CHECK(0, "fork/waitpid failed");
+            return;
+        }
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            crashed++;
+            fprintf(stderr, "exit_race: run %ld ended with %s %d\n", r, WIFSIGNALED(st) ? "signal" : "status",
+                    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+            continue;
+        }
+        {
+            hid_t f;
+            H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+            f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+            if (f < 0 || rankMember(f, "finalized_by") != 2) bad++;
+            if (f >= 0) H5Fclose(f);
+        }
+    }
+    fprintf(stderr, "exit_race: %ld runs, %ld crashed, %ld without a good file\n", runs, crashed, bad);
+    GI_CHECK(crashed == 0, "%ld of %ld runs crashed", crashed, runs);
+    GI_CHECK(bad == 0, "%ld of %ld runs left no readable file", bad, runs);
+}
+
+/* ---- calls without gpuinst_init (issue 13 §6) -------------------------------------
+ * Five calls, no init: each returns NOT_INITIALIZED, no file is written,
+ * and at exit one line says so (CTest matches it). */
+static void caseNoInit(void)
+{
+    EXPECT(gpuinst_range_push("never"), GPUINST_ERROR_NOT_INITIALIZED);
+    EXPECT(gpuinst_range_pop(), GPUINST_ERROR_NOT_INITIALIZED);
+    EXPECT(gpuinst_mark("never"), GPUINST_ERROR_NOT_INITIALIZED);
+    EXPECT(gpuinst_mark_int64("never", 3), GPUINST_ERROR_NOT_INITIALIZED);
+    EXPECT(gpuinst_range_push("never"), GPUINST_ERROR_NOT_INITIALIZED);
+    GI_CHECK(access(outputPath(), F_OK) != 0, "a file was written");
+}
+
+/* ---- more threads over the life of the process than 65,535 (issue 20) -------------
+ * N threads, at most `conc` alive at once, each records `per` push/pop
+ * pairs and `per` marks.  Every record must be in the file (before the fix
+ * the 65,536th thread and all later ones recorded nothing), /threads has a
+ * row per thread, and under GPUINST_BUFFER_MB the memory stays near the cap
+ * (before: 8 MiB cap, 20000 threads, RSS +450 MiB: every thread kept a
+ * mapped chunk per buffer after it exited). */
+static long lifePer;
+static void *lifeTask(void *arg)
+{
+    long i;
+    (void)arg;
+    for (i = 0; i < lifePer; i++) {
+        if (gpuinst_range_push("task") != GPUINST_SUCCESS) return (void *)1;
+        if (gpuinst_mark("task-mark") != GPUINST_SUCCESS) return (void *)1;
+        if (gpuinst_range_pop() != GPUINST_SUCCESS) return (void *)1;
+    }
+    return NULL;
+}
+static void caseThreadLives(long n, long conc, long per)
+{
+    const char *cap = getenv("GPUINST_BUFFER_MB");
+    uint64_t capb = (uint64_t)(cap ? atol(cap) : 0) << 20, rss0, peak = 0, r;
+    pthread_t th[64];
+    long i, k, failed = 0;
+    giFile g;
+    double t0 = nowSec();
+    if (conc > 64) conc = 64;
+    lifePer = per;
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    rss0 = rssBytes();
+    for (i = 0; i < n; i += conc) {
+        long m = n - i < conc ? n - i : conc;
+        for (k = 0; k < m; k++)
+            if (pthread_create(&th[k], NULL, lifeTask, NULL) != 0) th[k] = 0, failed++;
+        for (k = 0; k < m; k++) {
+            void *ret = NULL;
+            if (th[k] != 0) pthread_join(th[k], &ret);
+            failed += ret != NULL;
+        }
+        if ((i / conc) % 64 == 0 && (r = rssBytes()) > peak) peak = r;
+    }
+    if ((r = rssBytes()) > peak) peak = r;
+    fprintf(stderr, "thread_lives: %ld threads (%ld at once) x %ld ranges + marks in %.2f s, cap %llu MiB, RSS "
+            "growth %.1f MiB\n", n, conc, per, nowSec() - t0, (unsigned long long)(capb >> 20),
+            (double)(peak - rss0) / 1048576.0);
+    GI_CHECK(failed == 0, "%ld threads saw a call fail", failed);
+    if (capb)
+        GI_CHECK(HOSTILE_NO_RSS || peak - rss0 < capb + (24u << 20), "RSS grew %.1f MiB with a cap of %llu MiB",
+                 (double)(peak - rss0) / 1048576.0, (unsigned long long)(capb >> 20));
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+    if (gi_open(&g, outputPath()) != 0) return;
+    GI_CHECK(g.nranges == (size_t)(n * per), "%zu ranges, expected %ld", g.nranges, n * per);
+    GI_CHECK(g.nmarks == (size_t)(n * per), "%zu marks, expected %ld", g.nmarks, n * per);
+    GI_CHECK(g.nthreads == (size_t)n + 1, "%zu /threads rows, expected %ld (one per thread + main)", g.nthreads,
+             n + 1);
+    GI_CHECK(g.nranks == 1 && g.ranks[0].lost == 0, "lost %llu", (unsigned long long)(g.nranks ? g.ranks[0].lost : 0));
+    {
+        /* range ids unique; every range's thread index has a /threads row
+         * whose lifetime holds the range */
+        size_t j, bad = 0, dup = 0;
+        uint64_t *ids = (uint64_t *)calloc(g.nranges ? g.nranges : 1, sizeof *ids);
+        for (j = 0; j < g.nranges && ids; j++) ids[j] = ((uint64_t)g.ranges[j].thread << 32) | g.ranges[j].seq;
+        if (ids) qsort(ids, g.nranges, sizeof *ids, cmpU64);
+        for (j = 1; j < g.nranges && ids; j++) dup += ids[j] == ids[j - 1];
+        free(ids);
+        for (j = 0; j < g.nranges; j += 97) {
+            size_t t;
+            int found = 0;
+            for (t = 0; t < g.nthreads && !found; t++)
+                found = g.threads[t].thread == g.ranges[j].thread && g.threads[t].start_ns <= g.ranges[j].start_ns &&
+                        g.ranges[j].end_ns <= g.threads[t].end_ns;
+            bad += !found;
+        }
+        GI_CHECK(dup == 0, "%zu duplicate range ids", dup);
+        GI_CHECK(bad == 0, "%zu sampled ranges fall in no /threads lifetime of their index", bad);
+    }
+    gi_close(&g);
+}
+
+/* ---- SIGKILL while the file is written (issue 13 §3): run_kill_finalize.sh ---------
+ * N ranges, then gpuinst_finalize; the script kills the process while the
+ * temporary file grows and checks that nothing is left under the final name. */
+static void caseFinalizeKill(long n)
+{
+    long i;
+    char name[32];
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    for (i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "k%ld", i % 50); /* as kill9: check_recovered.py */
+        gpuinst_range_push(name);
+        gpuinst_range_pop();
+    }
+    fprintf(stderr, "finalize_kill: %ld ranges recorded, finalizing\n", n);
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 1 ? argv[1] : "";
@@ -797,6 +1083,7 @@ int main(int argc, char **argv)
     else if (strcmp(c, "end_ids") == 0) caseEndIds();
     else if (strcmp(c, "names") == 0) caseNames();
     else if (strcmp(c, "million") == 0) caseMillion(argc > 2 ? atol(argv[2]) : 1000000L);
+    else if (strcmp(c, "long_strings") == 0) caseLongStrings(argc > 2 ? atol(argv[2]) : 1000000L);
     else if (strcmp(c, "threads64") == 0) caseThreads64();
     else if (strcmp(c, "cross_thread") == 0) caseCrossThread();
     else if (strcmp(c, "lifecycle") == 0) caseLifecycle();
@@ -806,9 +1093,15 @@ int main(int argc, char **argv)
     else if (strcmp(c, "nvtx_threads") == 0) caseNvtxThreads();
     else if (strcmp(c, "kill9") == 0) caseKill9(argc > 2 ? atol(argv[2]) : 1000000L);
     else if (strcmp(c, "buffer") == 0) caseBuffer(argc > 2 ? atol(argv[2]) : 3000000L);
+    else if (strcmp(c, "exit_race") == 0) caseExitRace(argc > 2 ? atol(argv[2]) : 150L);
+    else if (strcmp(c, "exit_race_child") == 0) caseExitRaceChild(argc > 2 ? atol(argv[2]) : 10L);
+    else if (strcmp(c, "noinit") == 0) caseNoInit();
+    else if (strcmp(c, "thread_lives") == 0)
+        caseThreadLives(argc > 2 ? atol(argv[2]) : 70000L, argc > 3 ? atol(argv[3]) : 8L, argc > 4 ? atol(argv[4]) : 1L);
+    else if (strcmp(c, "finalize_kill") == 0) caseFinalizeKill(argc > 2 ? atol(argv[2]) : 3000000L);
     else {
-        fprintf(stderr, "usage: hostile unbalanced|end_ids|names|million [N]|threads64|cross_thread|"
-                        "lifecycle|fork|signal\n");
+        fprintf(stderr, "usage: hostile unbalanced|end_ids|names|million [N]|long_strings [N]|threads64|"
+                        "cross_thread|lifecycle|fork|signal|finalize_race|kill9 [N]|buffer [N]\n");
         return 2;
     }
     if (gi_failures) fprintf(stderr, "hostile %s: %d check(s) failed\n", c, gi_failures);

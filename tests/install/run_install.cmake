@@ -1,4 +1,4 @@
-# cmake -DSRC=<source dir> -DWORK=<scratch> -DCC=<C compiler> -DMPI=0|1 -DHDF5=0|1 -P run_install.cmake
+# cmake -DSRC=<source dir> -DWORK=<scratch> -DCC=<C compiler> -DMPI=0|1 -DHDF5=0|1 [-DPY=<python>] -P run_install.cmake
 # Configures and builds gpuinst (no tests, no Fortran), `cmake --install`s it into WORK/prefix,
 # then builds tests/install/consumer against it with find_package(gpuinst)
 # and runs the consumer (static and shared library).
@@ -30,4 +30,29 @@ foreach(exe consumer consumer_shared)
     message(FATAL_ERROR "${exe} wrote no file")
   endif()
 endforeach()
-message(STATUS "installed gpuinst found by find_package; consumers built and ran")
+# The readers a user runs are in bin/ and run from there (the Python tools find
+# the package under share/gpuinst/python).
+foreach(tool gpuinst_plot.py gpuinst_export.py gpuinst-recover)
+  if(NOT EXISTS ${WORK}/prefix/bin/${tool})
+    message(FATAL_ERROR "install did not put ${tool} in ${WORK}/prefix/bin")
+  endif()
+endforeach()
+if(NOT EXISTS ${WORK}/prefix/share/gpuinst/python/gpuinst/__init__.py)
+  message(FATAL_ERROR "install did not put the gpuinst Python package in ${WORK}/prefix/share/gpuinst/python")
+endif()
+if(HDF5)
+  if(NOT EXISTS ${WORK}/prefix/bin/gpuinst-report)
+    message(FATAL_ERROR "install did not put gpuinst-report in ${WORK}/prefix/bin")
+  endif()
+  step("installed gpuinst-report" ${WORK}/prefix/bin/gpuinst-report --html ${WORK}/consumer.html ${WORK}/consumer.h5)
+  if(PY)
+    execute_process(COMMAND ${PY} -c "import pandas, matplotlib" RESULT_VARIABLE pdrc OUTPUT_QUIET ERROR_QUIET)
+    if(pdrc EQUAL 0)
+      step("installed gpuinst_plot.py" ${PY} ${WORK}/prefix/bin/gpuinst_plot.py ${WORK}/consumer.h5
+           --timeline ${WORK}/consumer.png)
+      step("installed gpuinst_export.py" ${PY} ${WORK}/prefix/bin/gpuinst_export.py ${WORK}/consumer.h5
+           --chrome ${WORK}/consumer.json --quiet)
+    endif()
+  endif()
+endif()
+message(STATUS "installed gpuinst found by find_package; consumers built and ran; the readers run from bin/")

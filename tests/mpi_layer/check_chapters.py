@@ -14,6 +14,9 @@ import sys
 
 import h5py
 import numpy as np
+import os as _os, sys as _sys
+_sys.path.insert(0, _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), ".."))
+from gi_strings import raw_strings  # noqa: E402
 
 fails = []
 NONE = -1
@@ -221,7 +224,7 @@ def main():
     f = h5py.File(a.file, "r")
     P = int(f["/ranks"].shape[0])
     check(P == 4, f"{P} ranks, expected 4")
-    strings = {(int(s["rank"]), int(s["id"])): s["name"].decode() for s in f["/strings"][...]}
+    strings = raw_strings(f)
     calls = f["/mpi/calls"][...]
     summ = f["/mpi/summary"][...]
     objs = collections.defaultdict(set)

@@ -33,6 +33,9 @@ import sys
 
 import h5py
 import numpy as np
+import os as _os, sys as _sys
+_sys.path.insert(0, _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), ".."))
+from gi_strings import raw_strings  # noqa: E402
 
 fails = []
 
@@ -44,8 +47,7 @@ def check(cond, msg):
 
 
 def strings_of(f):
-    s = f["/strings"][...]
-    return {(int(r["rank"]), int(r["id"])): r["name"].decode() for r in s}
+    return raw_strings(f)
 
 
 def main():

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../unit/gi_strings.h"
+
 typedef struct Topo {
     uint32_t rank;
     int32_t node_rank, node_id, cuda_device;
@@ -32,10 +34,7 @@ typedef struct Call {
     uint32_t rank, name;
 } Call;
 
-typedef struct Str {
-    uint32_t rank, id;
-    char name[256];
-} Str;
+typedef giStr Str; /* gi_strings.h */
 
 typedef struct Smi {
     char uuid[64], bus[64];
@@ -96,6 +95,7 @@ int main(int argc, char **argv)
     Topo *t;
     Call *c;
     Str *s;
+    char *stext = NULL;
     if (argc < 4) {
         fprintf(stderr, "usage: gpu_topology_check FILE SMI_CSV NP\n");
         return 2;
@@ -146,14 +146,7 @@ int main(int argc, char **argv)
     M(ct, Call, name, H5T_NATIVE_UINT32);
     c = (Call *)readAll(f, "/mpi/calls", ct, sizeof(Call), &nc);
     H5Tclose(ct);
-    ct = H5Tcreate(H5T_COMPOUND, sizeof(Str));
-    M(ct, Str, rank, H5T_NATIVE_UINT32);
-    M(ct, Str, id, H5T_NATIVE_UINT32);
-    st = strType(256);
-    H5Tinsert(ct, "name", offsetof(Str, name), st);
-    H5Tclose(st);
-    s = (Str *)readAll(f, "/strings", ct, sizeof(Str), &ns);
-    H5Tclose(ct);
+    s = gi_strings_load(f, &ns, &stext);
     H5Fclose(f);
     for (i = 0; i < nt; i++) {
         const Topo *r = &t[i];
@@ -216,5 +209,6 @@ int main(int argc, char **argv)
     free(t);
     free(c);
     free(s);
+    free(stext);
     return bad ? 1 : 0;
 }

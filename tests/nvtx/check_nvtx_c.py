@@ -5,10 +5,13 @@ through gpuinst's API): every range, mark, payload, category, color, name
 and counter sample once, nothing twice, nothing lost."""
 import collections
 import struct
+import os
 import sys
 
 import h5py
 import numpy as np
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from gi_strings import raw_strings  # noqa: E402 (format 2.0 /strings + /strings_text, or 1.x)
 
 path, out, mode = sys.argv[1], sys.argv[2], sys.argv[3]
 api = mode == "api"
@@ -30,7 +33,7 @@ check(ts is not None, "the program printed its batch timestamps")
 check("counter registered" in open(out).read(), "nvtxCounterRegister gave an id")
 
 h = h5py.File(path, "r")
-S = {int(r["id"]): r["name"].decode() for r in h["/strings"][...]}
+S = {i: t for (_r, i), t in raw_strings(h).items()}
 D = {int(r["domain"]): S.get(int(r["name"]), "") for r in h["/domains"][...]}
 ranges = h["/ranges"][...]
 marks = h["/marks"][...]

@@ -4,9 +4,12 @@ of what nvtx_capture.c recorded under one GPUINST_NVTX_DOMAINS /
 GPUINST_CAPTURE setting (CASE), and that every row recorded under a
 capture lies inside a window of its rank."""
 import collections
+import os
 import sys
 
 import h5py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from gi_strings import raw_strings  # noqa: E402 (format 2.0 /strings + /strings_text, or 1.x)
 
 path, case, nranks = sys.argv[1], sys.argv[3], int(sys.argv[4])
 ALL = list(range(1, 11))
@@ -37,8 +40,8 @@ def check(cond, what):
 
 h = h5py.File(path, "r")
 S = collections.defaultdict(dict)
-for r in h["/strings"][...]:
-    S[int(r["rank"])][int(r["id"])] = r["name"].decode()
+for (rk, i), t in raw_strings(h).items():
+    S[rk][i] = t
 Dn = collections.defaultdict(dict)
 for r in h["/domains"][...]:
     Dn[int(r["rank"])][int(r["domain"])] = S[int(r["rank"])][int(r["name"])]

@@ -4,9 +4,12 @@ NVTX (NVTX_INJECTION64_PATH): gpuinst's collector stood aside and said so,
 gpuinst's own API was still recorded (once), the library's raw NVTX was not
 recorded by gpuinst, and the other tool received both the library's NVTX
 and the API's annotations."""
+import os
 import sys
 
 import h5py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from gi_strings import raw_strings  # noqa: E402 (format 2.0 /strings + /strings_text, or 1.x)
 
 path, _out, tool = sys.argv[1], sys.argv[2], sys.argv[3]
 fails = []
@@ -25,7 +28,7 @@ with open(tool) as f:
         seen[k] = int(v)
 print("other tool saw:", seen)
 h = h5py.File(path, "r")
-S = {int(r["id"]): r["name"].decode() for r in h["/strings"][...]}
+S = {i: t for (_r, i), t in raw_strings(h).items()}
 rn = sorted(S[int(r["name"])] for r in h["/ranges"][...])
 mn = sorted(S[int(r["name"])] for r in h["/marks"][...])
 check(rn == ["api.in.libdom", "api.outer"], f"/ranges holds the API's ranges only: {rn}")

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """check_nvtx_cxx.py FILE STDOUT -- nvtx_cxx.cpp's nvtx3.hpp annotations, each once."""
 import struct
+import os
 import sys
 
 import h5py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from gi_strings import raw_strings  # noqa: E402 (format 2.0 /strings + /strings_text, or 1.x)
 
 h = h5py.File(sys.argv[1], "r")
-S = {int(r["id"]): r["name"].decode() for r in h["/strings"][...]}
+S = {i: t for (_r, i), t in raw_strings(h).items()}
 D = {int(r["domain"]): S[int(r["name"])] for r in h["/domains"][...]}
 R, M = h["/ranges"][...], h["/marks"][...]
 fails = []

@@ -2,12 +2,15 @@
 """check_nvtx_hostile.py FILE STDOUT -- nvtx_c_main hostile: a range pushed
 before gpuinst_init and popped after is neither recorded nor a misuse; the
 library's bad NVTX calls are dropped or cut, and counted."""
+import os
 import sys
 
 import h5py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from gi_strings import raw_strings  # noqa: E402 (format 2.0 /strings + /strings_text, or 1.x)
 
 h = h5py.File(sys.argv[1], "r")
-S = {int(r["id"]): r["name"].decode() for r in h["/strings"][...]}
+S = {i: t for (_r, i), t in raw_strings(h).items()}
 fails = []
 
 

@@ -5,10 +5,13 @@ counter values, units, bounds and batch timestamps; nothing twice."""
 import collections
 import json
 import struct
+import os
 import sys
 
 import h5py
 from nvtx.colors import color_to_hex
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from gi_strings import raw_strings  # noqa: E402 (format 2.0 /strings + /strings_text, or 1.x)
 
 path, outdir, nranks = sys.argv[1], sys.argv[3], int(sys.argv[4])
 fails = []
@@ -26,8 +29,8 @@ def dbl(raw):
 
 h = h5py.File(path, "r")
 S = collections.defaultdict(dict)
-for r in h["/strings"][...]:
-    S[int(r["rank"])][int(r["id"])] = r["name"].decode()
+for (rk, i), t in raw_strings(h).items():
+    S[rk][i] = t
 D = collections.defaultdict(dict)
 for r in h["/domains"][...]:
     D[int(r["rank"])][int(r["domain"])] = S[int(r["rank"])][int(r["name"])]
@@ -73,8 +76,13 @@ for rank in range(nranks):
     check(len(cross) == 1 and int(cross[0]["depth"]) == 0 and int(cross[0]["flags"]) == (8 | 1) and
           int(cross[0]["payload"]) == rank, f"rank {rank}: start_range/end_range on another thread (flag 8), payload rank")
     wk = sel(rr, "worker", "pyapp")
-    check(sorted(int(r["payload"]) for r in wk) == [0, 1, 2] and len({int(r["thread"]) for r in wk}) == 3,
-          f"rank {rank}: 3 'worker' ranges on 3 threads")
+    # a thread index is reused after its thread exits: the OS thread of a
+    # range is the /threads lifetime of its index that holds the range
+    T = [t for t in h["/threads"][...] if int(t["rank"]) == rank]
+    tids = {int(t["os_tid"]) for r in wk for t in T
+            if int(t["thread"]) == int(r["thread"]) and int(t["start_ns"]) <= int(r["start_ns"]) <= int(t["end_ns"])}
+    check(sorted(int(r["payload"]) for r in wk) == [0, 1, 2] and len(tids) == 3,
+          f"rank {rank}: 3 'worker' ranges on 3 OS threads")
     pp = sel(rr, "pushpop", "pyapp")
     check(len(pp) == 1 and int(pp[0]["category"]) == ccat[0], f"rank {rank}: push_range/pop_range")
     check(th[rank] >= 5, f"rank {rank}: {th[rank]} threads recorded (main, cross end, 3 workers)")

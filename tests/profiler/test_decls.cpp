@@ -9,8 +9,15 @@
 // NV::Cupti::Checkpoint.  A function type is "the same" when the return
 // types are identical and each parameter is a pointer to a struct whose
 // layout is checked member by member below.
+//
+// Built against the toolkit's headers (CUDA 13.0 in CI), and, where a newer
+// CUPTI is installed (tools/install-deps.sh: PyPI's nvidia-cuda-cupti), a
+// second time against its headers: what later CUPTIs added (collection
+// scope: 13.1; single-pass sets: 13.2) is checked where the header has it
+// (CUPTI_API_VERSION).
 #include <cuda.h>
 #include <cupti_result.h>
+#include <cupti_version.h>
 #include <cupti_profiler_host.h>
 #include <cupti_checkpoint.h>
 #include <cstddef>
@@ -57,6 +64,9 @@ constexpr size_t ss_chips = GPUINST_CUpti_Profiler_Host_GetSupportedChips_Params
 constexpr size_t ss_base = GPUINST_CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE;
 constexpr size_t ss_sub = GPUINST_CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE;
 constexpr size_t ss_props = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
+constexpr size_t ss_props_scope = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE_SCOPE;
+constexpr size_t ss_sps = GPUINST_CUpti_Profiler_Host_GetSinglePassSets_Params_STRUCT_SIZE;
+constexpr size_t ss_spm = GPUINST_CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params_STRUCT_SIZE;
 constexpr size_t ss_rname = GPUINST_CUpti_Profiler_Host_GetRangeName_Params_STRUCT_SIZE;
 constexpr size_t ss_eval = GPUINST_CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
 constexpr size_t ss_add = GPUINST_CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
@@ -67,12 +77,22 @@ constexpr size_t ss_maxpp = GPUINST_CUpti_Profiler_Host_GetMaxNumHardwareMetrics
 constexpr size_t ss_ck = GPUINST_CUpti_Checkpoint_STRUCT_SIZE;
 }  // namespace mine
 
+#if CUPTI_API_VERSION < 130200 /* 13.2 appended pSinglePassMetricSetName, which gpuinst does not set */
 static_assert(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE == mine::ss_init, "ss init");
+#endif
 static_assert(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE == mine::ss_deinit, "ss deinit");
 static_assert(CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE == mine::ss_chips, "ss chips");
 static_assert(CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE == mine::ss_base, "ss base");
 static_assert(CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE == mine::ss_sub, "ss sub");
+#if CUPTI_API_VERSION >= 130100
+static_assert(CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE == mine::ss_props_scope, "ss props 13.1");
+#else
 static_assert(CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE == mine::ss_props, "ss props");
+#endif
+#if CUPTI_API_VERSION >= 130200
+static_assert(CUpti_Profiler_Host_GetSinglePassSets_Params_STRUCT_SIZE == mine::ss_sps, "ss single-pass sets");
+static_assert(CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params_STRUCT_SIZE == mine::ss_spm, "ss set metrics");
+#endif
 static_assert(CUpti_Profiler_Host_GetRangeName_Params_STRUCT_SIZE == mine::ss_rname, "ss rname");
 static_assert(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE == mine::ss_eval, "ss eval");
 static_assert(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE == mine::ss_add, "ss add");
@@ -96,9 +116,17 @@ static_assert((int)real_ck::CUPTI_CHECKPOINT_OPT_NONE == (int)mine::CUPTI_CHECKP
 static_assert((int)real_ck::CUPTI_CHECKPOINT_OPT_TRANSFER == (int)mine::CUPTI_CHECKPOINT_OPT_TRANSFER, "enum");
 static_assert(sizeof(::CUpti_MetricType) == sizeof(mine::CUpti_MetricType), "enum size");
 static_assert(sizeof(::CUpti_ProfilerType) == sizeof(mine::CUpti_ProfilerType), "enum size");
+#if CUPTI_API_VERSION >= 130100
+static_assert((int)::CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT == (int)mine::CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT, "enum");
+static_assert((int)::CUPTI_METRIC_COLLECTION_SCOPE_DEVICE == (int)mine::CUPTI_METRIC_COLLECTION_SCOPE_DEVICE, "enum");
+static_assert((int)::CUPTI_METRIC_COLLECTION_SCOPE_INVALID == (int)mine::CUPTI_METRIC_COLLECTION_SCOPE_INVALID, "enum");
+static_assert(sizeof(::CUpti_MetricCollectionScope) == sizeof(mine::CUpti_MetricCollectionScope), "enum size");
+#endif
 
 // structs, member by member
+#if CUPTI_API_VERSION < 130200
 SAME_SIZE(CUpti_Profiler_Host_Initialize_Params);
+#endif
 SAME_OFF(CUpti_Profiler_Host_Initialize_Params, structSize);
 SAME_OFF(CUpti_Profiler_Host_Initialize_Params, pPriv);
 SAME_OFF(CUpti_Profiler_Host_Initialize_Params, profilerType);
@@ -143,6 +171,28 @@ SAME_OFF(CUpti_Profiler_Host_GetMetricProperties_Params, pDescription);
 SAME_OFF(CUpti_Profiler_Host_GetMetricProperties_Params, pHwUnit);
 SAME_OFF(CUpti_Profiler_Host_GetMetricProperties_Params, pDimUnit);
 SAME_OFF(CUpti_Profiler_Host_GetMetricProperties_Params, metricType);
+#if CUPTI_API_VERSION >= 130100
+SAME_OFF(CUpti_Profiler_Host_GetMetricProperties_Params, metricCollectionScope);
+#endif
+
+#if CUPTI_API_VERSION >= 130200
+SAME_SIZE(CUpti_Profiler_Host_GetSinglePassSets_Params);
+SAME_OFF(CUpti_Profiler_Host_GetSinglePassSets_Params, structSize);
+SAME_OFF(CUpti_Profiler_Host_GetSinglePassSets_Params, pPriv);
+SAME_OFF(CUpti_Profiler_Host_GetSinglePassSets_Params, pChipName);
+SAME_OFF(CUpti_Profiler_Host_GetSinglePassSets_Params, numOfSinglePassSets);
+SAME_OFF(CUpti_Profiler_Host_GetSinglePassSets_Params, ppSinglePassSets);
+
+SAME_SIZE(CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params);
+SAME_OFF(CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params, structSize);
+SAME_OFF(CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params, pPriv);
+SAME_OFF(CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params, pChipName);
+SAME_OFF(CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params, pSinglePassSetName);
+SAME_OFF(CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params, numOfMetricsInSinglePassSet);
+SAME_OFF(CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params, metricsBufferSize);
+SAME_OFF(CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params, pMetricsIndicesBuffer);
+SAME_OFF(CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params, pMetricsBuffer);
+#endif
 
 SAME_SIZE(CUpti_Profiler_Host_GetRangeName_Params);
 SAME_OFF(CUpti_Profiler_Host_GetRangeName_Params, structSize);
@@ -214,7 +264,9 @@ CK_OFF(optimizations);
 CK_OFF(pPriv);
 
 // function types
+#if CUPTI_API_VERSION < 130200 /* the struct grew (above); its members gpuinst sets are checked */
 SAME_FN(cuptiProfilerHostInitialize, gpuinstCuptiHostInitializeFn);
+#endif
 SAME_FN(cuptiProfilerHostDeinitialize, gpuinstCuptiHostDeinitializeFn);
 SAME_FN(cuptiProfilerHostGetSupportedChips, gpuinstCuptiHostGetSupportedChipsFn);
 SAME_FN(cuptiProfilerHostGetBaseMetrics, gpuinstCuptiHostGetBaseMetricsFn);
@@ -227,12 +279,17 @@ SAME_FN(cuptiProfilerHostGetConfigImageSize, gpuinstCuptiHostGetConfigImageSizeF
 SAME_FN(cuptiProfilerHostGetConfigImage, gpuinstCuptiHostGetConfigImageFn);
 SAME_FN(cuptiProfilerHostGetNumOfPasses, gpuinstCuptiHostGetNumOfPassesFn);
 SAME_FN(cuptiProfilerHostGetMaxNumHardwareMetricsPerPass, gpuinstCuptiHostGetMaxNumHardwareMetricsPerPassFn);
+#if CUPTI_API_VERSION >= 130200
+SAME_FN(cuptiProfilerHostGetSinglePassSets, gpuinstCuptiHostGetSinglePassSetsFn);
+SAME_FN(cuptiProfilerHostGetMetricsInSinglePassSet, gpuinstCuptiHostGetMetricsInSinglePassSetFn);
+#endif
 static_assert(sameSig<decltype(&real_ck::cuptiCheckpointSave), mine::gpuinstCuptiCheckpointFn>(), "cuptiCheckpointSave");
 static_assert(sameSig<decltype(&real_ck::cuptiCheckpointRestore), mine::gpuinstCuptiCheckpointFn>(), "cuptiCheckpointRestore");
 static_assert(sameSig<decltype(&real_ck::cuptiCheckpointFree), mine::gpuinstCuptiCheckpointFn>(), "cuptiCheckpointFree");
 
 int main()
 {
-    std::printf("profiler_decls.h matches cupti_profiler_host.h and cupti_checkpoint.h (CUDA %d)\n", CUDA_VERSION);
+    std::printf("profiler_decls.h matches cupti_profiler_host.h and cupti_checkpoint.h (CUDA %d, CUPTI_API_VERSION %d)\n",
+                CUDA_VERSION, (int)CUPTI_API_VERSION);
     return 0;
 }

@@ -19,6 +19,10 @@ import subprocess
 import sys
 
 import h5py
+import numpy as np
+import os as _os, sys as _sys
+_sys.path.insert(0, _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), ".."))
+from gi_strings import raw_strings  # noqa: E402
 
 FAILS = []
 
@@ -54,7 +58,7 @@ def main():
         if not isinstance(e.get("pid"), int) or not isinstance(e.get("tid"), int):
             fail("pid/tid not integers: %s" % e)
         ph = e.get("ph")
-        if ph not in ("X", "M", "i", "s", "f", "b", "e"):
+        if ph not in ("X", "M", "i", "s", "f", "b", "e", "C"):
             fail("unexpected ph %r" % ph)
         phs[ph] += 1
         if ph == "M":
@@ -80,6 +84,9 @@ def main():
                 fail("flow end without bp=e: %s" % e)
         if ph in ("b", "e"):
             asyncs[(e.get("cat"), e.get("id"))].append(ph)
+        if ph == "C" and (len(e.get("args", {})) != 1 or
+                          not all(isinstance(v, (int, float)) for v in e["args"].values())):
+            fail("counter event without one numeric value: %s" % e)
         if ph == "i" and e.get("s") not in ("t", "p", "g"):
             fail("instant without scope: %s" % e)
     for k, v in flows.items():
@@ -101,6 +108,8 @@ def main():
     n_se = int((rg["depth"] == 0).sum()) if rg is not None else 0
     n_marks = len(rows(f, "marks")) if "marks" in f else 0
     mc, kr, cp, api = rows(f, "mpi/calls"), rows(f, "gpu/kernels"), rows(f, "gpu/copies"), rows(f, "gpu/api")
+    if kr is not None and "tool" in kr.dtype.names:
+        kr = kr[kr["tool"] == 0]  # kernels CUPTI launched itself are not the application's: not exported
     n_mpi = len(mc) if mc is not None else 0
     n_k = len(kr) if kr is not None else 0
     n_c = len(cp) if cp is not None else 0
@@ -116,7 +125,7 @@ def main():
             n_launch += sum(1 for r, c in zip(t["rank"], t[cm]) if (int(r), int(c)) in apis)
     n_msg = 0
     if mc is not None:
-        strings = {(int(r), int(i)): n.decode() for r, i, n in zip(f["strings"]["rank"], f["strings"]["id"], f["strings"]["name"])}
+        strings = raw_strings(f)
         nm = [strings.get((int(r), int(i)), "") for r, i in zip(mc["rank"], mc["name"])] if "name" in mc.dtype.names else []
         sends, recvs = collections.Counter(), collections.Counter()
         for i, n in enumerate(nm):
@@ -129,7 +138,23 @@ def main():
             if re.search(r"_I?recv$", n, re.I):
                 recvs[key_r] += 1
         n_msg = sum(min(v, recvs[k]) for k, v in sends.items())
-    want = {("X", "range"): n_push, ("b", "range"): n_se, ("e", "range"): n_se, ("i", "mark"): n_marks,
+    # counter samples: every field of every sample with a (finite) value, per series under /counters
+    n_counter = 0
+    if "counters" in f:
+        def visit(name, o):
+            nonlocal n_counter
+            if not isinstance(o, h5py.Dataset) or o.dtype.names is None or name in ("stats", "ranks") \
+                    or name.endswith("pm_sampling/ranks"):
+                return
+            a = o[()]
+            ok = a["no_value"] == 0 if "no_value" in a.dtype.names else np.ones(len(a), bool)
+            for m in a.dtype.names:
+                if m in ("time_ns", "rank", "thread", "no_value", "device", "gpu_start_ns", "gpu_end_ns") \
+                        or a[m].dtype.kind not in "iuf":
+                    continue
+                n_counter += int((ok & np.isfinite(a[m].astype(float))).sum())
+        f["counters"].visititems(visit)
+    want = {("C", "counter"): n_counter, ("X", "range"): n_push, ("b", "range"): n_se, ("e", "range"): n_se, ("i", "mark"): n_marks,
             ("X", "mpi"): n_mpi, ("X", "kernel"): n_k, ("X", "memcpy"): n_c, ("X", "cuda_api"): n_api,
             ("s", "launch"): n_launch, ("f", "launch"): n_launch,
             ("s", "mpi_message"): n_msg, ("f", "mpi_message"): n_msg}
@@ -139,8 +164,8 @@ def main():
     nranks = int(f["ranks"]["rank"].max()) + 1 if "ranks" in f else 1
     if len(named_procs) < nranks:
         fail("JSON: %d processes named, %d ranks" % (len(named_procs), nranks))
-    print("JSON: %d events checked (%d ranges, %d MPI, %d kernels, %d copies, %d launch flows, %d message flows)" %
-          (len(ev), n_push + n_se, n_mpi, n_k, n_c, n_launch, n_msg))
+    print("JSON: %d events checked (%d ranges, %d MPI, %d kernels, %d copies, %d launch flows, %d message flows, "
+          "%d counter samples)" % (len(ev), n_push + n_se, n_mpi, n_k, n_c, n_launch, n_msg, n_counter))
 
     if otf:
         p = subprocess.run(["otf2-print", otf + "/traces.otf2"], capture_output=True, text=True)
@@ -148,17 +173,19 @@ def main():
             fail("otf2-print failed: %s" % p.stderr[-2000:])
         else:
             c = collections.Counter(ln.split()[0] for ln in p.stdout.splitlines()
-                                    if ln and ln.split()[0] in ("ENTER", "LEAVE", "MPI_SEND", "MPI_RECV"))
+                                    if ln and ln.split()[0] in ("ENTER", "LEAVE", "MPI_SEND", "MPI_RECV",
+                                                                "PARAMETER_STRING"))
             n_int = n_push + n_se + n_mpi + n_k + n_c + n_api
-            for k, v in (("ENTER", n_int), ("LEAVE", n_int), ("MPI_SEND", n_msg), ("MPI_RECV", n_msg)):
+            for k, v in (("ENTER", n_int), ("LEAVE", n_int), ("MPI_SEND", n_msg), ("MPI_RECV", n_msg),
+                         ("PARAMETER_STRING", n_marks)):
                 if c.get(k, 0) != v:
                     fail("OTF2 %s: %d, expected %d" % (k, c.get(k, 0), v))
             d = subprocess.run(["otf2-print", "-G", otf + "/traces.otf2"], capture_output=True, text=True)
             nloc = len(re.findall(r"^LOCATION\s", d.stdout, re.M))
             if d.returncode != 0 or nloc < nranks:
                 fail("OTF2 definitions: %d locations for %d ranks (rc %d)" % (nloc, nranks, d.returncode))
-            print("OTF2: %d ENTER, %d LEAVE, %d MPI_SEND, %d MPI_RECV, %d locations" %
-                  (c["ENTER"], c["LEAVE"], c["MPI_SEND"], c["MPI_RECV"], nloc))
+            print("OTF2: %d ENTER, %d LEAVE, %d MPI_SEND, %d MPI_RECV, %d marks, %d locations" %
+                  (c["ENTER"], c["LEAVE"], c["MPI_SEND"], c["MPI_RECV"], c["PARAMETER_STRING"], nloc))
     print("%d failures" % len(FAILS))
     return 1 if FAILS else 0
 

@@ -23,6 +23,9 @@ from collections import defaultdict
 
 import h5py
 import numpy as np
+import os as _os, sys as _sys
+_sys.path.insert(0, _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), ".."))
+from gi_strings import raw_strings  # noqa: E402
 
 FAILS = []
 
@@ -59,11 +62,7 @@ def col(d, *names):
 class File:
     def __init__(self, path):
         self.f = h5py.File(path, "r")
-        self.strings = {}
-        if "strings" in self.f:
-            s = self.f["strings"][()]
-            for r, i, n in zip(s["rank"], s["id"], s["name"]):
-                self.strings[(int(r), int(i))] = n.decode()
+        self.strings = raw_strings(self.f)
         self.nranks = 1
         if "ranks" in self.f:
             self.nranks = int(self.f["ranks"]["rank"].max()) + 1
@@ -192,6 +191,9 @@ def main():
                 nm = ["memset" if int(o) == 2 else n for n, o in zip(nm, d["op"])]
         else:
             nm = F.names(path, "name", d["rank"])
+            if "tool" in d.dtype.names:  # kernels CUPTI launched itself are not the application's (FORMAT.md)
+                app = d["tool"] == 0
+                d, nm = d[app], [n for n, a in zip(nm, app) if a]
         return d, nm
 
     gpu_rank = defaultdict(float)
@@ -206,9 +208,9 @@ def main():
         for i in range(len(d)):
             r = int(d["rank"][i])
             gpu_rank[r] += dur[i]
-            rid = int(d["range_id"][i]) if "range_id" in d.dtype.names else 0
+            rid = int(d["range_id"][i]) if "range_id" in d.dtype.names else 2**64 - 1
             k = range_key.get((r, rid >> 32, rid & 0xffffffff))
-            if rid and rid != 2**64 - 1 and k:
+            if rid != 2**64 - 1 and k:  # 0 is thread 0's first range (docs/FORMAT.md)
                 gpu_range[(r,) + k][0] += dur[i]
                 gpu_range[(r,) + k][1] += 1
     for gpath, copies, table in (("gpu/kernels", False, "kernels"), ("gpu/copies", True, "copies")):
@@ -251,6 +253,17 @@ def main():
             b[(nm[i], r)] += float(mc["bytes"][i])
             c[(nm[i], r)] += 1
             mpi_rank[r] += dur[i]
+        sm = F.get("mpi/summary")
+        if sm is not None and "timed" in sm.dtype.names:
+            # local calls (MPI_Comm_rank, ...): counted in /mpi/summary (timed 0), no rows, no time
+            snm = F.names("/mpi/summary", "name" if "name" in sm.dtype.names else "call", sm["rank"])
+            for i in range(len(sm)):
+                if int(sm["timed"][i]) == 0:
+                    key = (snm[i], int(sm["rank"][i]))
+                    t[key] += 0.0
+                    b[key] += 0.0
+                    c[key] += int(sm["count"][i])
+            nm = list(nm) + [snm[i] for i in range(len(sm)) if int(sm["timed"][i]) == 0]
         want = {}
         for n in set(nm):
             st = stats({r: t[(n, r)] for r in range(R) if (n, r) in t}, R)

@@ -43,7 +43,7 @@ def main():
             "pack_kernel", "MPI_Isend", "MPI_Irecv", "MPI_Waitall", "MPI_Allreduce",
             "cudaLaunchKernel", "cudaMemcpyAsync", "step/compute", "dram__bytes.sum",
             "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", "gpu__time_duration.sum",
-            "byte", "inst", "nsecond", "main"]
+            "byte", "inst", "nsecond", "main", "WaitNs", "step/halo"]
     for r in range(NRANKS):
         order = base if r == 0 else base[::-1]
         for i, s in enumerate(order):
@@ -80,9 +80,12 @@ def main():
                 launch = c0 + 1000
                 arows.append((sid(r, "cudaLaunchKernel"), corr, launch, launch + 5000, r, 0))
                 kstart = launch + 8000
-                krows.append((kstart + dur, kstart, sid(r, kname), corr, r, 0, 7, (0 << 32) | comp_seq, 99))
+                krows.append((kstart + dur, kstart, sid(r, kname), corr, r, 0, 7, (0 << 32) | comp_seq, 99, 0))
                 corr += 1
                 c0 = kstart + dur
+            if it == 0:  # a kernel CUPTI launched itself during profiling: not the application's
+                krows.append((c0 + 40_000, c0, sid(r, "WaitNs"), corr, r, 0, 6, (0 << 32) | comp_seq, 16, 1))
+                corr += 1
             # one copy DtoH in compute
             arows.append((sid(r, "cudaMemcpyAsync"), corr, c0, c0 + 3000, r, 0))
             crows.append((r, c0 + 4000, c0 + 4000 + 50_000, 2, 1 << 20, corr, 7, (0 << 32) | comp_seq))
@@ -111,9 +114,13 @@ def main():
     f.create_group("gpu")
     ds(f, "/gpu/kernels", krows,
        [("end_ns", "<u8"), ("start_ns", "<u8"), ("name", "<u4"), ("correlation_id", "<u4"), ("rank", "<u4"),
-        ("device", "<u4"), ("stream", "<u4"), ("range_id", "<u8"), ("registers", "<u4")],
+        ("device", "<u4"), ("stream", "<u4"), ("range_id", "<u8"), ("registers", "<u4"), ("tool", "<u4")],
        {"name_description": "kernel name: id in /strings (same rank)",
         "range_id_description": "innermost gpuinst range (thread << 32 | seq)"})
+    # kernel tracing paused for a profiler session on each rank (src/activity.c)
+    ds(f, "/gpu/paused", [(900_000, 990_000, 4, 1, 1, r, sid(r, "main"), 1) for r in range(NRANKS)],
+       [("start_ns", "<u8"), ("end_ns", "<u8"), ("launches", "<i8"), ("tool_kernels", "<u8"),
+        ("occurrence", "<u8"), ("rank", "<u4"), ("region", "<u4"), ("resumed", "<u4")])
     ds(f, "/gpu/copies", crows,
        [("rank", "<u4"), ("start_ns", "<u8"), ("end_ns", "<u8"), ("kind", "u1"), ("bytes", "<u8"),
         ("correlation_id", "<u4"), ("stream", "<u4"), ("range_id", "<u8")],
@@ -138,9 +145,12 @@ def main():
     ds(f, "/profiler/metrics", [(r, sid(r, n), sid(r, u), 0) for r in range(NRANKS) for n, u in mets],
        [("rank", "<u4"), ("name", "<u4"), ("unit", "<u4"), ("type", "<u4")],
        {"name_description": "metric name: id in /strings", "unit_description": "dimension unit: id in /strings"})
-    ds(f, "/profiler/values", [(v, 1_000_000, r, sid(r, "main"), sid(r, "step/compute"), sid(r, n), 1, 3)
+    # step/halo: a range whose FLOP count is 0 (tests/report/check_flops.py must say so)
+    ds(f, "/profiler/values", [(v, 1_000_000, r, sid(r, "main"), sid(r, p), sid(r, n), 1, 3)
                                for r in range(NRANKS)
-                               for (n, _), v in zip(mets, [4.0e8 * (r + 1), 1.0e9 * (r + 1), 2.0e5 * (r + 1)])],
+                               for p, scale in (("step/compute", 1.0), ("step/halo", 0.0))
+                               for (n, _), v in zip(mets, [4.0e8 * (r + 1), 1.0e9 * (r + 1) * scale,
+                                                           2.0e5 * (r + 1)])],
        [("value", "<f8"), ("start_ns", "<u8"), ("rank", "<u4"), ("region", "<u4"), ("path", "<u4"),
         ("metric", "<u4"), ("occurrence", "<u4"), ("passes", "<u4")],
        {"region_description": "region name: id in /strings (same rank)",

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gi_strings.h"
+
 static int gi_failures;
 
 #define GI_CHECK(cond, ...)                                                  \
@@ -61,13 +63,11 @@ typedef struct giRank {
     char compile_options[128];
 } giRank;
 
-typedef struct giString {
-    uint32_t rank, id;
-    char name[512];
-} giString;
+typedef giStr giString; /* gi_strings.h: rank, id, length, name */
 
 typedef struct giThread {
     int64_t os_tid;
+    uint64_t start_ns, end_ns;
     uint32_t rank, name;
     uint16_t thread;
 } giThread;
@@ -93,6 +93,7 @@ typedef struct giFile {
     size_t nmarks;
     giString *strings;
     size_t nstrings;
+    char *strtext;       /* the texts strings[i].name point into */
     giThread *threads;
     size_t nthreads;
     giDomain *domains;
@@ -143,6 +144,7 @@ static inline void gi_close(giFile *g)
     free(g->ranges);
     free(g->marks);
     free(g->strings);
+    free(g->strtext);
     free(g->threads);
     free(g->domains);
     free(g->categories);
@@ -220,17 +222,13 @@ static inline int gi_open(giFile *g, const char *path)
     g->marks = (giMark *)gi_read(g->f, "/marks", ct, sizeof(giMark), &g->nmarks);
     H5Tclose(ct);
 
-    ct = H5Tcreate(H5T_COMPOUND, sizeof(giString));
-    GI_M(ct, giString, rank, H5T_NATIVE_UINT32);
-    GI_M(ct, giString, id, H5T_NATIVE_UINT32);
-    st = gi_str_type(sizeof(((giString *)0)->name));
-    GI_M(ct, giString, name, st);
-    H5Tclose(st);
-    g->strings = (giString *)gi_read(g->f, "/strings", ct, sizeof(giString), &g->nstrings);
-    H5Tclose(ct);
+    g->strings = gi_strings_load(g->f, &g->nstrings, &g->strtext);
+    GI_CHECK(g->strings != NULL, "/strings and /strings_text missing or inconsistent");
 
     ct = H5Tcreate(H5T_COMPOUND, sizeof(giThread));
     GI_M(ct, giThread, os_tid, H5T_NATIVE_INT64);
+    GI_M(ct, giThread, start_ns, H5T_NATIVE_UINT64);
+    GI_M(ct, giThread, end_ns, H5T_NATIVE_UINT64);
     GI_M(ct, giThread, rank, H5T_NATIVE_UINT32);
     GI_M(ct, giThread, name, H5T_NATIVE_UINT32);
     GI_M(ct, giThread, thread, H5T_NATIVE_UINT16);

@@ -2,7 +2,7 @@
  * gpuinst_report.c -- gpuinst-report: the answers a gpuinst file holds,
  * per rank and across ranks, without writing code.
  *
- *   gpuinst-report [--json | --csv] [--table ID] [--top N] [--per-rank]
+ *   gpuinst-report [--json | --csv | --html OUT] [--table ID] [--top N] [--per-rank]
  *                  [--sort incl|excl|count|name] [--width W] FILE
  *
  * Sections (docs/REPORT.md says what every number means): the run, ranks,
@@ -31,6 +31,11 @@
 
 /* ---- main --------------------------------------------------------------------------- */
 
+static void tabProblem(const char *dataset, const char *msg)
+{
+    reportProblem(dataset, "%s", msg);
+}
+
 static void usage(FILE *o)
 {
     fprintf(o,
@@ -40,6 +45,7 @@ static void usage(FILE *o)
             "unavailable and what was lost.  docs/REPORT.md explains every number.\n"
             "  --json            all tables as one JSON object (values in ns, bytes, counts)\n"
             "  --csv             all tables as CSV blocks ('# id: title' line, header, rows)\n"
+            "  --html OUT        one self-contained HTML page (tables and charts) to OUT ('-': stdout)\n"
             "  --table ID        only table ID (with --csv: plain CSV); IDs: run ranks ranges\n"
             "                    ranges_by_rank gpu_ranges kernels copies mpi metrics counters\n"
             "                    unavailable losses\n"
@@ -54,7 +60,7 @@ int main(int argc, char **argv)
 {
     Ctx c;
     int fmt = OUT_TEXT, width = 100, perrank = 0, i, nt = 0, rc = 0;
-    const char *only = NULL, *path = NULL;
+    const char *only = NULL, *path = NULL, *html = NULL;
     RTab *tabs[16];
     RTab *ranges = NULL, *byrank = NULL, *granges = NULL, *kern = NULL, *copy = NULL, *mpi = NULL;
     memset(&c, 0, sizeof c);
@@ -72,6 +78,9 @@ int main(int argc, char **argv)
             printf("gpuinst-report %s (HDF5 %d.%d.%d)\n", REPORT_VERSION, H5_VERS_MAJOR, H5_VERS_MINOR,
                    H5_VERS_RELEASE);
             return 0;
+        } else if (strcmp(a, "--html") == 0 && v) {
+            html = v;
+            i++;
         } else if (strcmp(a, "--table") == 0 && v) {
             only = v;
             i++;
@@ -119,6 +128,8 @@ int main(int argc, char **argv)
         }
     }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    reportFile = path;
+    h5tabProblem = tabProblem;
     c.path = path;
     c.file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (c.file < 0) {
@@ -131,10 +142,21 @@ int main(int argc, char **argv)
         H5Fclose(c.file);
         return 1;
     }
+    {
+        char *fv = h5AttrStr(c.file, "format_version");
+        if (fv != NULL && fv[0] != '1' && fv[0] != '2') {
+            fprintf(stderr, "gpuinst-report: %s: format_version %s: this gpuinst-report reads versions 1.x and 2.x\n",
+                    path, fv);
+            free(fv);
+            H5Fclose(c.file);
+            return 1;
+        }
+        free(fv);
+    }
     loadStrings(&c);
     countRanks(&c);
-    c.rankMpiNs = (double *)calloc(c.nranks, sizeof(double));
-    c.rankGpuNs = (double *)calloc(c.nranks, sizeof(double));
+    c.rankMpiNs = (double *)xcalloc(c.nranks, sizeof(double), "per-rank totals");
+    c.rankGpuNs = (double *)xcalloc(c.nranks, sizeof(double), "per-rank totals");
     sectionRanges(&c, &ranges, &byrank);
     mpi = sectionMpi(&c);
     sectionGpu(&c, &granges, &kern, &copy);
@@ -152,14 +174,27 @@ int main(int argc, char **argv)
     tabs[nt++] = sectionCounters(&c);
     tabs[nt++] = sectionUnavailable(&c);
     tabs[nt++] = sectionLosses(&c);
-    if (rc == 0) reportPrint(stdout, fmt, tabs, nt, only, width, path);
+    if (html) {
+        FILE *ho = strcmp(html, "-") == 0 ? stdout : fopen(html, "w");
+        if (ho == NULL) {
+            fprintf(stderr, "gpuinst-report: cannot write %s\n", html);
+            rc = 1;
+        } else {
+            reportHtml(ho, tabs, nt, path);
+            if (ho != stdout && fclose(ho) != 0) {
+                fprintf(stderr, "gpuinst-report: cannot write %s\n", html);
+                rc = 1;
+            }
+        }
+    } else if (rc == 0) {
+        reportPrint(stdout, fmt, tabs, nt, only, width, path);
+    }
     for (i = 0; i < nt; i++) rtabFree(tabs[i]);
     free(c.rankMpiNs);
     free(c.rankGpuNs);
     free(c.rgpu);
     free(c.rgpuN);
-    free(c.strtext);
-    u64Free(&c.strs);
+    freeStrings(&c);
     u64Free(&c.rangeId);
     strFree(&c.rkeys);
     H5Fclose(c.file);

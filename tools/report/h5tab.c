@@ -7,50 +7,185 @@
  * compound's fields, and it survives any reordering or growth of the
  * records gpuinst writes.
  */
+#define _POSIX_C_SOURCE 200809L /* sysconf */
 #include "h5tab.h"
 
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+void (*h5tabProblem)(const char *path, const char *msg);
+
+static void problem(const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void problem(const char *path, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    if (h5tabProblem == NULL) return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    h5tabProblem(path, msg);
+}
+
+size_t h5tabMemLimit(void)
+{
+    static size_t limit;
+    const char *v;
+    long pages, psz;
+    if (limit) return limit;
+    v = getenv("GPUINST_READ_MAX_MB");
+    pages = sysconf(_SC_PHYS_PAGES);
+    psz = sysconf(_SC_PAGESIZE);
+    if (v && atol(v) > 0) limit = (size_t)atol(v) << 20;
+    else if (pages > 0 && psz > 0) limit = (size_t)pages * (size_t)psz / 2;
+    else limit = (size_t)8 << 30;
+    return limit;
+}
+
+/* 1 if `path` names an object; 0 if absent (said nothing), -1 if a link of
+ * that name exists but leads nowhere (said so).  H5Lexists fails instead of
+ * saying 0 when a parent group is missing: walk the path one link at a time. */
+static int objectExists(hid_t file, const char *path)
+{
+    char buf[1024];
+    char *p;
+    if (strlen(path) >= sizeof buf) return 0;
+    snprintf(buf, sizeof buf, "%s", path);
+    for (p = strchr(buf + 1, '/');; p = strchr(p + 1, '/')) {
+        if (p) *p = '\0';
+        if (H5Lexists(file, buf, H5P_DEFAULT) <= 0) return 0;
+        if (H5Oexists_by_name(file, buf, H5P_DEFAULT) <= 0) {
+            problem(buf, "a link that does not resolve (dangling soft link or external file missing): ignored");
+            return -1;
+        }
+        if (!p) break;
+        *p = '/';
+    }
+    return 1;
+}
+
+/* The checks every dataset passes before a row is read (h5tab.h). */
+static int checkStorage(hid_t ds, const char *path, size_t n, size_t rowsize)
+{
+    hid_t dcpl = H5Dget_create_plist(ds);
+    H5D_layout_t lay = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+    int ext = dcpl >= 0 ? H5Pget_external_count(dcpl) : 0;
+    hsize_t stored = H5Dget_storage_size(ds);
+    double need = (double)n * (double)rowsize;
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (need == 0) return 0;
+    if (ext > 0) {
+        problem(path, "stored in an external file: ignored");
+        return -1;
+    }
+    if (lay == H5D_CONTIGUOUS || lay == H5D_COMPACT) {
+        if ((double)stored < need) {
+            problem(path, "declares %zu rows (%.0f bytes) but stores %llu bytes: ignored", n, need,
+                    (unsigned long long)stored);
+            return -1;
+        }
+    } else if (need > 64.0 * (double)stored + 1048576.0) {
+        problem(path, "declares %zu rows (%.0f bytes) but stores only %llu bytes: ignored", n, need,
+                (unsigned long long)stored);
+        return -1;
+    }
+    if (need > (double)h5tabMemLimit()) {
+        problem(path, "%zu rows need %.0f MiB, over the limit of %zu MiB (GPUINST_READ_MAX_MB): ignored", n,
+                need / 1048576.0, h5tabMemLimit() >> 20);
+        return -1;
+    }
+    return 0;
+}
 
 int h5tabOpen(hid_t file, const char *path, h5tab *t)
 {
     hid_t sp;
     hsize_t dims[1] = {0};
+    int nd;
     t->ds = -1;
     t->ftype = -1;
     t->n = 0;
     snprintf(t->path, sizeof t->path, "%s", path);
-    /* H5Lexists fails (instead of saying 0) if a parent group is missing:
-     * walk the path one link at a time. */
+    if (objectExists(file, path) <= 0) return -1;
     {
-        char buf[256];
-        char *p;
-        snprintf(buf, sizeof buf, "%s", path);
-        for (p = strchr(buf + 1, '/');; p = strchr(p + 1, '/')) {
-            if (p) *p = '\0';
-            if (H5Lexists(file, buf, H5P_DEFAULT) <= 0) return -1;
-            if (!p) break;
-            *p = '/';
+        H5O_info_t oi;
+#if H5_VERSION_GE(1, 12, 0)
+        if (H5Oget_info_by_name3(file, path, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0) return -1;
+#else
+        if (H5Oget_info_by_name2(file, path, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0) return -1;
+#endif
+        if (oi.type != H5O_TYPE_DATASET) {
+            problem(path, "is not a dataset (a group or a named type): ignored");
+            return -1;
         }
     }
-    if (H5Oexists_by_name(file, path, H5P_DEFAULT) <= 0) return -1;
     t->ds = H5Dopen2(file, path, H5P_DEFAULT);
-    if (t->ds < 0) return -1;
+    if (t->ds < 0) {
+        problem(path, "cannot be opened: ignored");
+        return -1;
+    }
     t->ftype = H5Dget_type(t->ds);
     if (t->ftype < 0 || H5Tget_class(t->ftype) != H5T_COMPOUND) {
+        problem(path, "not a compound (table) dataset: ignored");
         h5tabClose(t);
         return -1;
     }
     sp = H5Dget_space(t->ds);
-    if (sp < 0 || H5Sget_simple_extent_ndims(sp) != 1) {
+    nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+    if (nd != 1) {
+        problem(path, "has %d dimensions, expected one: ignored", nd);
         if (sp >= 0) H5Sclose(sp);
         h5tabClose(t);
         return -1;
     }
     H5Sget_simple_extent_dims(sp, dims, NULL);
     H5Sclose(sp);
+    if (dims[0] > (hsize_t)(SIZE_MAX / 64) ||
+        checkStorage(t->ds, path, (size_t)dims[0], H5Tget_size(t->ftype)) != 0) {
+        if (dims[0] > (hsize_t)(SIZE_MAX / 64)) problem(path, "declares %llu rows: ignored", (unsigned long long)dims[0]);
+        h5tabClose(t);
+        return -1;
+    }
     t->n = (size_t)dims[0];
+    return 0;
+}
+
+int h5tabOpenArray(hid_t file, const char *path, hid_t *ds, size_t *n)
+{
+    hid_t sp, ft;
+    hsize_t dims[1] = {0};
+    int ok;
+    *ds = -1;
+    *n = 0;
+    if (objectExists(file, path) <= 0) return -1;
+    *ds = H5Dopen2(file, path, H5P_DEFAULT);
+    if (*ds < 0) {
+        problem(path, "is not a dataset: ignored");
+        return -1;
+    }
+    ft = H5Dget_type(*ds);
+    sp = H5Dget_space(*ds);
+    ok = ft >= 0 && H5Tget_class(ft) == H5T_INTEGER && H5Tget_size(ft) == 1 && sp >= 0 &&
+         H5Sget_simple_extent_ndims(sp) == 1;
+    if (ok) H5Sget_simple_extent_dims(sp, dims, NULL);
+    if (!ok) problem(path, "not a 1-D array of bytes (u8): ignored");
+    else if (checkStorage(*ds, path, (size_t)dims[0], 1) != 0) ok = 0;
+    if (ft >= 0) H5Tclose(ft);
+    if (sp >= 0) H5Sclose(sp);
+    if (!ok) {
+        H5Dclose(*ds);
+        *ds = -1;
+        return -1;
+    }
+    *n = (size_t)dims[0];
     return 0;
 }
 
@@ -89,6 +224,7 @@ static int readAs(const h5tab *t, const char *name, hid_t native, size_t sz, voi
     herr_t rc;
     *out = NULL;
     if (!h5tabHas(t, name)) return -1;
+    if (sz == 0 || t->n > SIZE_MAX / sz) return -1;
     buf = malloc(t->n ? t->n * sz : 1);
     if (buf == NULL) return -1;
     if (t->n == 0) {
@@ -112,7 +248,13 @@ static int readAs(const h5tab *t, const char *name, hid_t native, size_t sz, voi
 static int readEnum(const h5tab *t, const char *name, hid_t ft, uint64_t **out, int sign)
 {
     hid_t base = H5Tget_super(ft), nat = H5Tget_native_type(base, H5T_DIR_ASCEND);
-    hid_t mem = H5Tenum_create(nat);
+    hid_t mem;
+    if (H5Tget_size(base) > 8 || H5Tget_size(nat) > 8) { /* val[16] below holds at most 8 */
+        H5Tclose(nat);
+        H5Tclose(base);
+        return -1;
+    }
+    mem = H5Tenum_create(nat);
     size_t sz = H5Tget_size(nat), i;
     unsigned char *raw = NULL;
     int rc = -1;
@@ -237,6 +379,7 @@ const char *h5tabEnumName(const h5tab *t, const char *name, uint64_t v)
         int nm = H5Tget_nmembers(ft), k;
         hid_t base = H5Tget_super(ft);
         nat = H5Tget_native_type(base, H5T_DIR_ASCEND);
+        if (H5Tget_size(base) > 8 || H5Tget_size(nat) > 8) nm = 0; /* val[16] holds at most 8 */
         for (k = 0; k < nm && res == NULL; k++) {
             unsigned char val[16];
             uint64_t x = 0;

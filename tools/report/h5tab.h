@@ -23,8 +23,21 @@ typedef struct h5tab {
 } h5tab;
 
 /* Opens dataset `path` of `file`; returns 0 and fills *t, or -1 (t->ds = -1)
- * when it is absent or not a 1-D compound dataset. */
+ * when it is absent or cannot be used: a link that does not resolve, not a
+ * dataset, not a 1-D compound, or rows the file does not hold (a contiguous
+ * dataset storing fewer bytes than rows x row size, a chunked one declaring
+ * more than 64 x what it stores, or more than the memory limit).  Each of
+ * these is said once through h5tabProblem; absence is silent. */
 int h5tabOpen(hid_t file, const char *path, h5tab *t);
+/* Opens a 1-D dataset of integers (e.g. /strings_text) with the same checks;
+ * returns its element count in *n or -1. */
+int h5tabOpenArray(hid_t file, const char *path, hid_t *ds, size_t *n);
+/* Called once per problem with the dataset path and a one-line reason;
+ * set by the program (default: none). */
+extern void (*h5tabProblem)(const char *path, const char *msg);
+/* Bytes one table may take in memory: GPUINST_READ_MAX_MB, else half of the
+ * physical memory. */
+size_t h5tabMemLimit(void);
 void h5tabClose(h5tab *t);
 
 /* 1 if the table has member `name`. */

@@ -54,6 +54,15 @@ void rtabNote(RTab *t, const char *fmt, ...)
     ;
 void rtabFree(RTab *t);
 
+/* A cell as the text rendering shows it (values scaled per column), and
+ * the column's unit in that rendering ("" none): report_out.c. */
+void rtabCellText(const RTab *t, size_t row, int col, char *buf, size_t n);
+const char *rtabColUnit(const RTab *t, int col);
+
+/* One self-contained HTML page: every table and inline SVG charts
+ * (report_html.c). */
+void reportHtml(FILE *out, RTab **tables, int n, const char *file);
+
 enum { OUT_TEXT = 0, OUT_JSON, OUT_CSV };
 /* Prints tables[0..n) in the chosen format; `only` (or NULL) keeps one
  * table id; `width` is the text line width. */

@@ -11,7 +11,10 @@
  * Kernel and copy records (/gpu/kernels, /gpu/copies, /gpu/memsets when
  * present).  A record's range is the innermost gpuinst range open on the
  * launching thread (its range_id = thread << 32 | seq, /ranges); GPU time
- * per range is therefore exclusive of the GPU time of nested ranges. */
+ * per range is therefore exclusive of the GPU time of nested ranges.
+ * Kernels that CUPTI launched itself (/gpu/kernels.tool = 1, e.g. WaitNs
+ * during a range-profiler session) are not the application's work: they
+ * are left out of every statistic here, and counted in a note. */
 
 static const char *const C_RANGEID[] = {"range_id", "range", NULL};
 
@@ -19,6 +22,7 @@ typedef struct GpuRecs {
     size_t n;
     uint64_t *rk, *st, *en, *rid, *bytes;
     int has_rid;
+    size_t tool;  /* kernels left out: launched by CUPTI itself (`tool` member) */
     Names name;   /* kernel name or copy kind */
 } GpuRecs;
 
@@ -30,6 +34,69 @@ static const char *copyKindName(uint64_t k)
     return k < sizeof names / sizeof names[0] ? names[k] : NULL;
 }
 
+/* A note on the kernels CUPTI kernel tracing did not record: paused for
+ * range-profiler sessions (/gpu/paused), and the tool kernels left out. */
+static void pausedNote(Ctx *c, RTab *t, size_t ntool)
+{
+    static const char *const cl[] = {"launches", NULL};
+    h5tab p;
+    if (h5tabOpen(c->file, "/gpu/paused", &p) == 0) {
+        uint64_t *l = NULL;
+        size_t i, unknown = 0;
+        double sum = 0;
+        if (p.n > 0 && readU64Any(&p, cl, &l) != NULL) {
+            for (i = 0; i < p.n; i++) {
+                if ((int64_t)l[i] < 0) unknown++;
+                else sum += (double)l[i];
+            }
+            if (unknown == p.n)
+                rtabNote(t, "Kernel tracing was paused during %zu range-profiler sessions (/gpu/paused): the "
+                            "kernels launched in them (the profiled passes) are not listed; how many is unknown "
+                            "(no API records).", p.n);
+            else
+                rtabNote(t, "Kernel tracing was paused during %zu range-profiler sessions (/gpu/paused): %.0f "
+                            "kernel launches in them (the profiled passes) are not listed%s.", p.n, sum,
+                         unknown ? ", more in sessions without API records" : "");
+        }
+        free(l);
+        h5tabClose(&p);
+    }
+    if (ntool > 0)
+        rtabNote(t, "%zu tool kernels (launched by CUPTI itself during profiling, /gpu/kernels.tool = 1) left out.",
+                 ntool);
+}
+
+/* Leaves out the rows of ranks the file does not have, and kernels CUPTI
+ * launched itself during profiler replay (a nonzero `tool` member): they are
+ * not the application's. */
+static void keepRows(Ctx *c, const h5tab *t, GpuRecs *g)
+{
+    uint64_t *tool = NULL;
+    size_t i, m = 0, ntool = 0;
+    if (h5tabHas(t, "tool")) {
+        if (!h5tabIsNumeric(t, "tool") || h5tabU64(t, "tool", &tool) != 0)
+            reportProblem(t->path, "member tool is not an integer: every kernel counted as the application's");
+    }
+    for (i = 0; i < g->n; i++) {
+        if (!rankOk(c, g->rk[i])) continue;
+        if (tool && tool[i]) {
+            ntool++;
+            continue;
+        }
+        g->rk[m] = g->rk[i];
+        g->st[m] = g->st[i];
+        g->en[m] = g->en[i];
+        g->rid[m] = g->rid[i];
+        g->bytes[m] = g->bytes[i];
+        if (g->name.v) g->name.v[m] = g->name.v[i];
+        m++;
+    }
+    rankSummary(c, t->path);
+    g->n = m;
+    g->tool = ntool;
+    free(tool);
+}
+
 static int loadGpu(Ctx *c, const char *path, GpuRecs *g, int copies)
 {
     h5tab t;
@@ -37,8 +104,15 @@ static int loadGpu(Ctx *c, const char *path, GpuRecs *g, int copies)
     if (h5tabOpen(c->file, path, &t) != 0) return -1;
     g->n = t.n;
     readU64Any(&t, C_RANK, &g->rk);
-    readU64Any(&t, C_START, &g->st);
-    readU64Any(&t, C_END, &g->en);
+    if (readU64Any(&t, C_START, &g->st) == NULL || readU64Any(&t, C_END, &g->en) == NULL) {
+        reportProblem(path, "no usable start_ns/end_ns member: ignored");
+        free(g->rk);
+        free(g->st);
+        free(g->en);
+        memset(g, 0, sizeof *g);
+        h5tabClose(&t);
+        return -1;
+    }
     g->has_rid = readU64Any(&t, C_RANGEID, &g->rid) != NULL;
     readU64Any(&t, C_BYTES, &g->bytes);
     if (copies) {
@@ -66,6 +140,7 @@ static int loadGpu(Ctx *c, const char *path, GpuRecs *g, int copies)
     } else {
         readNames(c, &t, h5tabPick(&t, C_NAME), g->rk, &g->name);
     }
+    keepRows(c, &t, g);
     h5tabClose(&t);
     return 0;
 }
@@ -87,9 +162,10 @@ static void attribute(Ctx *c, const GpuRecs *g)
     uint32_t R = c->nranks;
     for (i = 0; i < g->n; i++) {
         double dur = g->en[i] > g->st[i] ? (double)(g->en[i] - g->st[i]) : 0;
-        uint32_t r = g->rk[i] < R ? (uint32_t)g->rk[i] : 0;
+        uint32_t r = (uint32_t)g->rk[i]; /* < R: keepRows */
         if (c->rankGpuNs) c->rankGpuNs[r] += dur;
-        if (!g->has_rid || g->rid[i] == 0 || g->rid[i] == UINT64_MAX || c->rgpu == NULL) continue;
+        /* range id 0 is thread 0's first range (docs/FORMAT.md); all ones is none */
+        if (!g->has_rid || g->rid[i] == UINT64_MAX || c->rgpu == NULL) continue;
         if (u64Get(&c->rangeId, ((uint64_t)r << 48) | (g->rid[i] & 0xffffffffffffull), &k)) {
             c->rgpu[k * R + r] += dur;
             c->rgpuN[k * R + r] += 1;
@@ -137,7 +213,7 @@ static RTab *gpuByName(Ctx *c, const GpuRecs *g, const char *id, const char *tit
         if (dur < mn[j]) mn[j] = dur;
         if (dur > mx[j]) mx[j] = dur;
         by[j] += (double)g->bytes[i];
-        rk[j * R + (g->rk[i] < R ? g->rk[i] : 0)] = 1;
+        rk[j * R + g->rk[i]] = 1;
     }
     ko = sortedKeys(&names, tot);
     for (j = 0; ko && j < names.n; j++) {
@@ -203,6 +279,7 @@ void sectionGpu(Ctx *c, RTab **granges, RTab **kern, RTab **copy)
     } else {
         *kern = gpuByName(c, &k, "kernels", "Top kernels, by total time over all ranks", 0);
         if (k.n == 0) rtabNote(*kern, "no kernels were recorded (a CPU run, or tracing unavailable: see Unavailable).");
+        pausedNote(c, *kern, k.tool);
     }
     if (!hc && !hm) {
         *copy = rtabNew("copies", "Copies and memsets");

@@ -39,9 +39,9 @@ typedef struct Ctx {
     hid_t file;
     const char *path;
     uint32_t nranks;
-    U64Map strs;       /* (rank << 32 | id) -> index in strtext */
-    char *strtext;     /* /strings name column */
-    size_t strwidth;
+    U64Map strs;       /* (rank << 32 | id) -> index in strv */
+    const char **strv; /* the texts of /strings, by row (NULL: unusable row) */
+    char *strbuf;      /* their storage */
     int top;           /* rows in "top" tables (0: all) */
     int sort;          /* ranges: 0 incl, 1 excl, 2 count, 3 name */
     /* ranges, filled by sectionRanges and used by the GPU section */
@@ -52,12 +52,34 @@ typedef struct Ctx {
     int have_gpu_attr;
     /* per rank totals for the ranks table */
     double *rankMpiNs, *rankGpuNs;
+    size_t badRank;   /* rows of the current table whose rank is not the file's (rankOk) */
+    uint64_t badRankValue;
 } Ctx;
 
 /* The text of string id `id` of `rank` (/strings), "" for 0, NULL if unknown. */
 const char *strLookup(const Ctx *c, uint32_t rank, uint64_t id);
+/* Reads /strings in either layout: format 1 {rank, id, name str[W]}, format 2
+ * {rank, id, length, offset} + /strings_text (u8), every offset and length
+ * checked against /strings_text. */
 void loadStrings(Ctx *c);
 void countRanks(Ctx *c);
+void freeStrings(Ctx *c);
+
+/* ---- problems with the file ------------------------------------------------------
+ * One line on stderr per problem ("gpuinst-report: FILE: /dataset: what"),
+ * each said once. */
+extern const char *reportFile;
+void reportProblem(const char *dataset, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* 1 if rank r is a rank of the file (r < c->nranks); else counts the row,
+ * said once per dataset (call rankSummary after the loop). */
+int rankOk(Ctx *c, uint64_t r);
+void rankSummary(Ctx *c, const char *dataset);
+/* calloc that ends the program with one line when memory runs out. */
+void *xcalloc(size_t n, size_t size, const char *what);
 
 /* A naming member read for every row: a fixed string, a /strings id (when the
  * member's description says so), an enum name, else "member#value". */

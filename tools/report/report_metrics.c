@@ -93,6 +93,7 @@ RTab *sectionMetrics(Ctx *c)
         for (i = 0; i < d.n; i++) {
             char key[2048];
             const char *metric = mn.v[i], *u = hv ? vunit.v[i] : (aunit ? aunit : "");
+            if (!rankOk(c, rk[i])) continue;
             const char *h = strchr(metric, '#');
             size_t mi;
             if (h && mname.v) {
@@ -116,10 +117,11 @@ RTab *sectionMetrics(Ctx *c)
             if (n[j] == 0 || val[i] > mxv[j]) mxv[j] = val[i];
             n[j]++;
             sum[j] += val[i];
-            ranks[j * R + (rk[i] < R ? rk[i] : 0)] = 1;
+            ranks[j * R + rk[i]] = 1;
         }
         if (hv) namesFree(&vunit);
         free(aunit);
+        rankSummary(c, "/profiler/values");
     }
     {
         size_t *ko = sortedKeys(&keys, NULL);
@@ -206,7 +208,8 @@ RTab *sectionCounters(Ctx *c)
         int nm, k;
         uint64_t *rk = NULL, *okv = NULL;
         const char *base = strrchr(l.p[di], '/');
-        int okzero = 0;
+        int okzero = 0, fields = 0;
+        char *cname = NULL;
         base = base ? base + 1 : l.p[di];
         /* statistics and per-rank metadata tables are not sample groups */
         if (strcmp(base, "stats") == 0 || strcmp(base, "ranks") == 0) continue;
@@ -217,6 +220,12 @@ RTab *sectionCounters(Ctx *c)
         else if (h5tabHas(&d, "valid") && h5tabU64(&d, "valid", &okv) == 0) okzero = 0;
         else if (h5tabHas(&d, "status") && h5tabU64(&d, "status", &okv) == 0) okzero = 1;
         nm = h5tabMembers(&d, mem, 128);
+        /* the user's exact name (datasets may be renamed to avoid collisions) */
+        cname = h5AttrStr(d.ds, "counter_name");
+        if (cname && strlen(cname) > 256) {
+            reportProblem(l.p[di], "counter_name of %zu bytes: shown cut to 256", strlen(cname));
+            strcpy(cname + 250, "...");
+        }
         for (k = 0; k < nm; k++) {
             double *v = NULL, *rsum = NULL, *rn = NULL;
             if (!bookkeeping(mem[k]) && h5tabIsNumeric(&d, mem[k]) && h5tabF64(&d, mem[k], &v) == 0) {
@@ -231,19 +240,21 @@ RTab *sectionCounters(Ctx *c)
                 rmean = (double *)calloc(R + 1, sizeof *rmean);
                 for (i = 0; rsum && rn && i < d.n; i++) {
                     if (okv && (okzero ? okv[i] != 0 : okv[i] == 0)) continue;
-                    if (isnan(v[i])) continue;
+                    if (isnan(v[i]) || !rankOk(c, rk[i])) continue;
                     ns++;
-                    rsum[rk[i] < R ? rk[i] : 0] += v[i];
-                    rn[rk[i] < R ? rk[i] : 0] += 1;
+                    rsum[rk[i]] += v[i];
+                    rn[rk[i]] += 1;
                 }
+                rankSummary(c, l.p[di]);
                 for (r = 0; rsum && rn && rmean && r < R; r++)
                     if (rn[r]) rmean[nr++] = rsum[r] / rn[r];
                 st = statRanks(rmean, NULL, nr);
                 snprintf(an, sizeof an, "%s_unit", mem[k]);
                 u = h5AttrStr(d.ds, an);
                 row = rtabRow(t);
-                rtabS(t, row, 0, l.p[di]);
+                rtabS(t, row, 0, cname ? cname : l.p[di]);
                 rtabS(t, row, 1, mem[k]);
+                fields++;
                 rtabS(t, row, 2, u ? u : "");
                 rtabV(t, row, 3, nr);
                 rtabV(t, row, 4, ns);
@@ -259,6 +270,8 @@ RTab *sectionCounters(Ctx *c)
             free(rn);
             free(mem[k]);
         }
+        if (fields == 0) reportProblem(l.p[di], "no numeric field: not a counter series");
+        free(cname);
         free(rk);
         free(okv);
         h5tabClose(&d);

@@ -22,7 +22,7 @@ RTab *sectionMpi(Ctx *c)
     static const char *const ctime[] = {"time_ns", "total_ns", "duration_ns", NULL};
     h5tab d;
     int summary = 0;
-    uint64_t *rk = NULL, *st = NULL, *en = NULL, *by = NULL, *cn = NULL, *tm = NULL;
+    uint64_t *rk = NULL, *st = NULL, *en = NULL, *by = NULL, *cn = NULL, *tm = NULL, *fl = NULL;
     Names nm;
     StrMap calls;
     double *time = NULL, *bytes = NULL, *count = NULL;
@@ -40,7 +40,9 @@ RTab *sectionMpi(Ctx *c)
     rtabCol(t, "time_imbalance", "imb", RK_RATIO);
     rtabCol(t, "bytes_total", "bytes", RK_BYTES);
     rtabCol(t, "bytes_max_rank", "max bytes", RK_BYTES);
-    if (h5tabOpen(c->file, "/mpi/calls", &d) != 0) {
+    if (h5tabOpen(c->file, "/mpi/calls", &d) != 0 || d.n == 0) {
+        /* no rows: a profile (GPUINST_MODE=profile) keeps the totals in /mpi/summary */
+        h5tabClose(&d);
         if (h5tabOpen(c->file, "/mpi/summary", &d) != 0) {
             rtabNote(t, "no MPI records (no /mpi/calls or /mpi/summary: MPI interception off, or a "
                         "file from a build without it).");
@@ -53,29 +55,42 @@ RTab *sectionMpi(Ctx *c)
     if (summary) {
         readU64Any(&d, ccount, &cn);
         readU64Any(&d, ctime, &tm);
-    } else {
-        readU64Any(&d, C_START, &st);
-        readU64Any(&d, C_END, &en);
+    } else if (readU64Any(&d, C_START, &st) == NULL || readU64Any(&d, C_END, &en) == NULL) {
+        reportProblem("/mpi/calls", "no usable start_ns/end_ns member: ignored");
+        rtabNote(t, "/mpi/calls cannot be used (no usable start_ns/end_ns member).");
+        goto out;
     }
     if (readNames(c, &d, h5tabPick(&d, ccall), rk, &nm) != 0) nm.v = NULL;
+    if (!summary) {
+        static const char *const cfl[] = {"flags", NULL};
+        readU64Any(&d, cfl, &fl);
+    }
     for (i = 0; i < d.n; i++) strIndex(&calls, nm.v ? nm.v[i] : "?");
     time = (double *)calloc((calls.n + 1) * R, sizeof *time);
     bytes = (double *)calloc((calls.n + 1) * R, sizeof *bytes);
     count = (double *)calloc((calls.n + 1) * R, sizeof *count);
     if (!time || !bytes || !count) goto out;
     for (i = 0; i < d.n; i++) {
-        size_t k = strIndex(&calls, nm.v ? nm.v[i] : "?") * R + (rk[i] < R ? rk[i] : 0);
+        size_t k;
+        if (!rankOk(c, rk[i])) continue;
+        k = strIndex(&calls, nm.v ? nm.v[i] : "?") * R + rk[i];
         if (summary) {
             time[k] += (double)tm[i];
             count[k] += (double)cn[i];
+        } else if (fl != NULL && (fl[i] & 2u) && nm.v != NULL &&
+                   (strcmp(nm.v[i], "MPI_Start") == 0 || strcmp(nm.v[i], "MPI_Startall") == 0)) {
+            /* a row per request started: the call itself is its own row (as /mpi/summary counts it) */
+            bytes[k] += (double)by[i];
+            continue;
         } else {
             time[k] += en[i] > st[i] ? (double)(en[i] - st[i]) : 0;
             count[k] += 1;
         }
         bytes[k] += (double)by[i];
         if (c->rankMpiNs)
-            c->rankMpiNs[rk[i] < R ? rk[i] : 0] += summary ? (double)tm[i] : (en[i] > st[i] ? (double)(en[i] - st[i]) : 0);
+            c->rankMpiNs[rk[i]] += summary ? (double)tm[i] : (en[i] > st[i] ? (double)(en[i] - st[i]) : 0);
     }
+    rankSummary(c, summary ? "/mpi/summary" : "/mpi/calls");
     if (!summary) { /* the local calls' counts */
         static const char *const ctimed[] = {"timed", NULL};
         h5tab ds;
@@ -83,8 +98,8 @@ RTab *sectionMpi(Ctx *c)
         Names snm;
         memset(&snm, 0, sizeof snm);
         if (h5tabOpen(c->file, "/mpi/summary", &ds) == 0) {
-            if (readU64Any(&ds, ctimed, &stm) == 0 && readU64Any(&ds, C_RANK, &srk) == 0 &&
-                readU64Any(&ds, ccount, &scn) == 0 && readNames(c, &ds, h5tabPick(&ds, ccall), srk, &snm) == 0) {
+            if (readU64Any(&ds, ctimed, &stm) != NULL && readU64Any(&ds, C_RANK, &srk) != NULL &&
+                readU64Any(&ds, ccount, &scn) != NULL && readNames(c, &ds, h5tabPick(&ds, ccall), srk, &snm) == 0) {
                 size_t n0 = calls.n;
                 int grown = 1;
                 for (i = 0; i < ds.n; i++)
@@ -155,6 +170,7 @@ out:
     free(st);
     free(en);
     free(by);
+    free(fl);
     free(cn);
     free(tm);
     if (nm.v) namesFree(&nm);

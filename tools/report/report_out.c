@@ -147,6 +147,16 @@ static void fmtCell(const RTab *t, size_t r, int c, Scale sc, char *buf, size_t 
     else snprintf(buf, n, "%.3f", v);
 }
 
+void rtabCellText(const RTab *t, size_t row, int col, char *buf, size_t n)
+{
+    fmtCell(t, row, col, colScale(t, col), buf, n);
+}
+
+const char *rtabColUnit(const RTab *t, int col)
+{
+    return colScale(t, col).unit;
+}
+
 /* Width in characters of UTF-8 text (counts code points). */
 static size_t u8len(const char *s)
 {

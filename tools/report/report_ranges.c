@@ -51,15 +51,21 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
     h5tab dt;
     size_t i, n, *order = NULL, *stack = NULL;
     RRow *rows = NULL;
-    double *incl, *excl;
+    double *incl = NULL, *excl = NULL;
     KeyAgg a;
     uint32_t R = c->nranks;
+    int prof = 0;           /* from /profile/ranges (GPUINST_MODE=profile) */
+    uint64_t *pcnt = NULL;  /* its count member */
+    double *pw = NULL;      /* occurrences per kept row (1 for a /ranges row) */
     char onedom[256];
     int one;
     Names dn;
 
     memset(&domNames, 0, sizeof domNames);
     memset(&a, 0, sizeof a);
+    memset(&nm, 0, sizeof nm);
+    memset(&dn, 0, sizeof dn);
+    dt.ds = dt.ftype = -1;
     *across = t;
     *byrank = p;
     p->text_hidden = 1;
@@ -86,17 +92,47 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
     rtabCol(p, "gpu_records", "GPU recs", RK_INT);
 
     if (h5tabOpen(c->file, "/ranges", &d) != 0 || d.n == 0) {
-        rtabNote(t, "no ranges in the file (no /ranges rows).");
-        rtabNote(p, "no ranges in the file.");
+        /* a profile (GPUINST_MODE=profile): one row per path, with its totals */
         h5tabClose(&d);
-        return;
+        if (h5tabOpen(c->file, "/profile/ranges", &d) != 0 || d.n == 0) {
+            rtabNote(t, "no ranges in the file (no /ranges or /profile/ranges rows).");
+            rtabNote(p, "no ranges in the file.");
+            h5tabClose(&d);
+            return;
+        }
+        prof = 1;
     }
     n = d.n;
-    {
+    if (prof) {
+        static const char *const cth[] = {"thread", NULL}, *const cdm[] = {"domain", NULL},
+                                *const ccn[] = {"count", NULL}, *const cin[] = {"incl_ns", NULL},
+                                *const cex[] = {"excl_ns", NULL}, *const ckd[] = {"kind", NULL};
+        uint64_t *kd = NULL;
+        if (readU64Any(&d, ccn, &pcnt) == NULL || readU64Any(&d, cin, &st) == NULL ||
+            readU64Any(&d, cex, &en) == NULL) {
+            reportProblem("/profile/ranges", "no usable count/incl_ns/excl_ns member: ignored");
+            rtabNote(t, "/profile/ranges cannot be used (no usable count/incl_ns/excl_ns member).");
+            rtabNote(p, "/profile/ranges cannot be used.");
+            goto done;
+        }
+        readU64Any(&d, C_RANK, &rk);
+        readU64Any(&d, cth, &th);
+        readU64Any(&d, cdm, &dm);
+        readU64Any(&d, ckd, &kd);
+        dp = (uint64_t *)xcalloc(n, sizeof *dp, "/profile/ranges");
+        for (i = 0; i < n; i++) dp[i] = kd != NULL && kd[i] == 1 ? 1 : 0; /* 1: a mark, left out below */
+        free(kd);
+        rtabNote(t, "From the profile (GPUINST_MODE=profile): totals per path, summed per range name.");
+    } else {
         static const char *const cth[] = {"thread", NULL}, *const cdm[] = {"domain", NULL},
                                 *const cdp[] = {"depth", NULL}, *const csq[] = {"seq", NULL};
-        readU64Any(&d, C_START, &st);
-        readU64Any(&d, C_END, &en);
+        if (readU64Any(&d, C_START, &st) == NULL || readU64Any(&d, C_END, &en) == NULL) {
+            /* without both times a range has no duration: none is made up */
+            reportProblem("/ranges", "no usable start_ns/end_ns member: ignored");
+            rtabNote(t, "/ranges cannot be used (no usable start_ns/end_ns member).");
+            rtabNote(p, "/ranges cannot be used.");
+            goto done;
+        }
         readU64Any(&d, C_RANK, &rk);
         readU64Any(&d, cth, &th);
         readU64Any(&d, cdm, &dm);
@@ -105,6 +141,7 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
         if (readU64Any(&d, csq, &sq) == NULL) sq = NULL;
     }
     if (readNames(c, &d, h5tabPick(&d, C_NAME), rk, &nm) != 0) nm.v = NULL;
+    if (prof) pw = (double *)xcalloc(n, sizeof *pw, "/profile/ranges");
     /* domain names: /domains (rank, domain) -> name */
     memset(&dn, 0, sizeof dn);
     if (h5tabOpen(c->file, "/domains", &dt) == 0) {
@@ -113,18 +150,41 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
         readU64Any(&dt, C_RANK, &drk);
         readU64Any(&dt, cdid, &did);
         if (readNames(c, &dt, "name", drk, &dn) == 0)
-            for (i = 0; i < dt.n; i++) u64Put(&domNames, (drk[i] << 16) | (did[i] & 0xffff), i);
+            for (i = 0; i < dt.n; i++)
+                if (drk[i] < c->nranks && did[i] <= 0xffff) u64Put(&domNames, (drk[i] << 16) | did[i], i);
         free(drk);
         free(did);
     }
-    rows = (RRow *)calloc(n, sizeof *rows);
-    order = (size_t *)malloc(n * sizeof *order);
-    stack = (size_t *)malloc(n * sizeof *stack);
-    incl = (double *)calloc(n, sizeof *incl);
-    excl = (double *)calloc(n, sizeof *excl);
-    if (!rows || !order || !stack || !incl || !excl) {
-        rtabNote(t, "out of memory reading /ranges.");
-        goto done;
+    rows = (RRow *)xcalloc(n, sizeof *rows, "/ranges");
+    order = (size_t *)xcalloc(n, sizeof *order, "/ranges");
+    stack = (size_t *)xcalloc(n, sizeof *stack, "/ranges");
+    incl = (double *)xcalloc(n, sizeof *incl, "/ranges");
+    excl = (double *)xcalloc(n, sizeof *excl, "/ranges");
+    if (!prof) {
+        size_t ended = 0;
+        for (i = 0; i < n; i++) ended += en[i] < st[i];
+        if (ended) reportProblem("/ranges", "%zu rows end before they start: counted as 0 ns long", ended);
+    }
+    {
+        size_t m = 0; /* rows of ranks the file has (profile: not the marks) */
+        for (i = 0; i < n; i++) {
+            if (!rankOk(c, rk[i]) || (prof && dp[i] != 0)) continue;
+            if (prof) {
+                pw[m] = (double)pcnt[i];
+                dp[i] = 0;
+            }
+            st[m] = st[i];
+            en[m] = en[i];
+            rk[m] = rk[i];
+            th[m] = th[i];
+            dm[m] = dm[i];
+            dp[m] = dp[i];
+            if (sq) sq[m] = sq[i];
+            if (nm.v) nm.v[m] = nm.v[i];
+            m++;
+        }
+        rankSummary(c, prof ? "/profile/ranges" : "/ranges");
+        n = m;
     }
     for (i = 0; i < n; i++) {
         char key[1024], dbuf[64];
@@ -138,6 +198,7 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
         snprintf(key, sizeof key, "%s\x1f%s", dname, nm.v ? nm.v[i] : "?");
         rows[i].start = st[i];
         rows[i].end = en[i] >= st[i] ? en[i] : st[i];
+        if (prof) rows[i].start = rows[i].end = 0; /* no times: the totals below */
         rows[i].rank = (uint32_t)rk[i];
         rows[i].thread = (uint16_t)th[i];
         rows[i].domain = (uint16_t)dm[i];
@@ -147,6 +208,10 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
                        rows[i].key);
         order[i] = i;
         incl[i] = excl[i] = (double)(rows[i].end - rows[i].start);
+        if (prof) {
+            incl[i] = (double)st[i]; /* incl_ns */
+            excl[i] = (double)en[i]; /* excl_ns */
+        }
     }
     sortRows = rows;
     qsort(order, n, sizeof *order, cmpRows);
@@ -169,18 +234,20 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
         }
     }
     one = oneDomain(&c->rkeys, onedom, sizeof onedom);
-    a.count = (double *)calloc(c->rkeys.n * R, sizeof(double));
-    a.incl = (double *)calloc(c->rkeys.n * R, sizeof(double));
-    a.excl = (double *)calloc(c->rkeys.n * R, sizeof(double));
-    c->rgpu = (double *)calloc(c->rkeys.n * R, sizeof(double));
-    c->rgpuN = (double *)calloc(c->rkeys.n * R, sizeof(double));
-    if (!a.count || !a.incl || !a.excl || !c->rgpu || !c->rgpuN) {
-        rtabNote(t, "out of memory.");
+    if ((double)c->rkeys.n * R * 5 * sizeof(double) > (double)h5tabMemLimit()) {
+        reportProblem("/ranges", "%zu range names x %u ranks need %.0f MiB, over the memory limit: the ranges "
+                                 "tables left out", c->rkeys.n, R, (double)c->rkeys.n * R * 40 / 1048576.0);
+        rtabNote(t, "too many range names x ranks for this machine's memory.");
         goto done;
     }
+    a.count = (double *)xcalloc(c->rkeys.n * R, sizeof(double), "ranges per rank");
+    a.incl = (double *)xcalloc(c->rkeys.n * R, sizeof(double), "ranges per rank");
+    a.excl = (double *)xcalloc(c->rkeys.n * R, sizeof(double), "ranges per rank");
+    c->rgpu = (double *)xcalloc(c->rkeys.n * R, sizeof(double), "ranges per rank");
+    c->rgpuN = (double *)xcalloc(c->rkeys.n * R, sizeof(double), "ranges per rank");
     for (i = 0; i < n; i++) {
-        size_t k = (size_t)rows[i].key * R + (rows[i].rank < R ? rows[i].rank : 0);
-        a.count[k] += 1;
+        size_t k = (size_t)rows[i].key * R + rows[i].rank;
+        a.count[k] += prof ? pw[i] : 1;
         a.incl[k] += incl[i];
         a.excl[k] += excl[i];
     }
@@ -265,6 +332,8 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
         free(ko);
     }
 done:
+    free(pcnt);
+    free(pw);
     free(a.count);
     free(a.incl);
     free(a.excl);

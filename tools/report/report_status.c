@@ -47,23 +47,67 @@ RTab *sectionRun(Ctx *c)
     return t;
 }
 
+#define MAX_RANKS (1u << 20)
+
 void countRanks(Ctx *c)
 {
     h5tab t;
     double v;
     uint64_t *rk = NULL;
     size_t i;
+    size_t big = 0;
     c->nranks = 0;
+    /* Ranks are indices into per-rank arrays: the largest a file may name is
+     * bounded (MAX_RANKS); rows of other ranks are left out, and said. */
     if (h5tabOpen(c->file, "/ranks", &t) == 0) {
-        if (h5tabU64(&t, "rank", &rk) == 0)
-            for (i = 0; i < t.n; i++)
-                if (rk[i] + 1 > c->nranks && rk[i] < (1u << 24)) c->nranks = (uint32_t)rk[i] + 1;
+        if (h5tabIsNumeric(&t, "rank") && h5tabU64(&t, "rank", &rk) == 0)
+            for (i = 0; i < t.n; i++) {
+                if (rk[i] >= MAX_RANKS) big++;
+                else if (rk[i] + 1 > c->nranks) c->nranks = (uint32_t)rk[i] + 1;
+            }
         free(rk);
         h5tabClose(&t);
     }
-    if (c->nranks == 0 && h5AttrF64(c->file, "nranks", &v) == 0 && v >= 1 && v < (1 << 24))
-        c->nranks = (uint32_t)v;
+    if (big) reportProblem("/ranks", "%zu rows name a rank of %u or more: left out", big, MAX_RANKS);
+    if (c->nranks == 0 && h5AttrF64(c->file, "nranks", &v) == 0 && v >= 1) {
+        if (v <= MAX_RANKS) c->nranks = (uint32_t)v;
+        else reportProblem("/", "attribute nranks = %.0f and no /ranks rows: taken as 1 rank", v);
+    }
     if (c->nranks == 0) c->nranks = 1;
+}
+
+/* A profile (GPUINST_MODE=profile) writes no /ranges or /marks rows, so /ranks counts 0 of
+ * each: the columns then show what /profile/ranges counted (kind 1: marks; 0 and 2: ranges). */
+static void profileRankCounts(Ctx *c, RTab *t)
+{
+    static const char *const ccn[] = {"count", NULL}, *const ckd[] = {"kind", NULL};
+    h5tab d;
+    uint64_t *rk = NULL, *cn = NULL, *kd = NULL;
+    double *sum;
+    size_t i, r;
+    uint32_t R = c->nranks;
+    for (r = 0; r < t->nrows; r++)
+        if (t->cells[r * RTAB_MAXCOLS + 3].v != 0 || t->cells[r * RTAB_MAXCOLS + 4].v != 0) return; /* a trace: its own counts */
+    if (t->nrows == 0 || h5tabOpen(c->file, "/profile/ranges", &d) != 0) return;
+    sum = (double *)calloc(2 * (size_t)R, sizeof *sum);
+    if (sum != NULL && readU64Any(&d, C_RANK, &rk) != NULL && readU64Any(&d, ccn, &cn) != NULL) {
+        readU64Any(&d, ckd, &kd);
+        for (i = 0; i < d.n; i++)
+            if (rk[i] < R) sum[2 * rk[i] + (kd != NULL && kd[i] == 1)] += (double)cn[i];
+        for (r = 0; r < t->nrows; r++) {
+            double k = t->cells[r * RTAB_MAXCOLS + 0].v;
+            if (k >= 0 && k < R) {
+                rtabV(t, r, 3, sum[2 * (size_t)k]);
+                rtabV(t, r, 4, sum[2 * (size_t)k + 1]);
+            }
+        }
+        rtabNote(t, "ranges and marks: counted by the profile (/profile/ranges).");
+    }
+    free(sum);
+    free(rk);
+    free(cn);
+    free(kd);
+    h5tabClose(&d);
 }
 
 RTab *sectionRanks(Ctx *c)
@@ -130,6 +174,7 @@ RTab *sectionRanks(Ctx *c)
     rtabNote(t, "duration: gpuinst_init to finalize; MPI time: sum of intercepted calls; GPU time: "
                 "sum of kernel, copy and memset durations; clock err: estimated error of the "
                 "alignment onto rank 0's clock.");
+    profileRankCounts(c, t);
     return t;
 }
 
@@ -206,7 +251,7 @@ RTab *sectionUnavailable(Ctx *c)
             if (!fk[i]) continue;
             sep = strchr(fk[i], '\x1e');
             r = (uint32_t)strtoul(fk[i], NULL, 10);
-            flags[strIndex(&keys, sep + 1) * R + (r < R ? r : 0)] = 1;
+            if (rankOk(c, r)) flags[strIndex(&keys, sep + 1) * R + r] = 1;
             free(fk[i]);
         }
         free(fk);
@@ -216,6 +261,7 @@ RTab *sectionUnavailable(Ctx *c)
         if (prs.v) namesFree(&prs);
         h5tabClose(&pr);
     }
+    rankSummary(c, "/unavailable");
     for (j = 0; flags && j < keys.n; j++) {
         char rl[512], f[256];
         size_t row = rtabRow(t);
@@ -275,7 +321,7 @@ RTab *sectionLosses(Ctx *c)
                 char rl[512] = "";
                 for (i = 0; i < d.n; i++) {
                     tot += (double)v[i];
-                    if (f && v[i]) f[rk[i] < R ? rk[i] : 0] = 1;
+                    if (f && v[i] && rk[i] < R) f[rk[i]] = 1;
                 }
                 if (f) rankList(f, R, rl, sizeof rl);
                 row = rtabRow(t);

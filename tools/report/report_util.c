@@ -5,6 +5,8 @@
 #include "report_int.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,25 +135,160 @@ void strFree(StrMap *m)
 
 /* ---- the file -------------------------------------------------------------- */
 
+const char *reportFile = "";
+
+void reportProblem(const char *dataset, const char *fmt, ...)
+{
+    static StrMap said;
+    char msg[700];
+    size_t before;
+    va_list ap;
+    int n = snprintf(msg, sizeof msg, "%s: ", dataset);
+    va_start(ap, fmt);
+    if (n > 0 && (size_t)n < sizeof msg) vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+    va_end(ap);
+    before = said.n;
+    if (strIndex(&said, msg) < before) return; /* said already */
+    fprintf(stderr, "gpuinst-report: %s: %s\n", reportFile, msg);
+}
+
+void *xcalloc(size_t n, size_t size, const char *what)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (p == NULL) {
+        fprintf(stderr, "gpuinst-report: %s: out of memory for %s (%zu x %zu bytes): raise the memory limit or "
+                        "read the file on a larger machine\n", reportFile, what, n, size);
+        exit(1);
+    }
+    return p;
+}
+
+int rankOk(Ctx *c, uint64_t r)
+{
+    if (r < c->nranks) return 1;
+    if (c->badRank++ == 0) c->badRankValue = r;
+    return 0;
+}
+
+void rankSummary(Ctx *c, const char *dataset)
+{
+    if (c->badRank)
+        reportProblem(dataset, "%zu rows name a rank that is not in the file (e.g. %llu; ranks 0-%u): left out",
+                      c->badRank, (unsigned long long)c->badRankValue, c->nranks - 1);
+    c->badRank = 0;
+}
+
 const char *strLookup(const Ctx *c, uint32_t rank, uint64_t id)
 {
     size_t v;
     if (id == 0) return "";
-    if (c->strtext && u64Get(&c->strs, ((uint64_t)rank << 32) | (id & 0xffffffffu), &v))
-        return c->strtext + v * c->strwidth;
+    if (c->strv && id <= 0xffffffffu && u64Get(&c->strs, ((uint64_t)rank << 32) | id, &v)) return c->strv[v];
     return NULL;
+}
+
+void freeStrings(Ctx *c)
+{
+    free(c->strv);
+    free(c->strbuf);
+    c->strv = NULL;
+    c->strbuf = NULL;
+    u64Free(&c->strs);
+}
+
+/* Format 2: texts at (offset, length) in /strings_text, copied NUL-terminated. */
+static int loadStringsText(Ctx *c, const h5tab *t, const uint64_t *rk, const uint64_t *id)
+{
+    hid_t ds;
+    size_t nt, i, bad = 0, total = 0, o = 0;
+    uint64_t *off = NULL, *len = NULL;
+    unsigned char *text;
+    if (!h5tabHas(t, "offset") || !h5tabHas(t, "length") || h5tabU64(t, "offset", &off) != 0 ||
+        h5tabU64(t, "length", &len) != 0 || h5tabIsNumeric(t, "offset") == 0) {
+        reportProblem("/strings", "format 2 (/strings_text present) without usable offset/length members: "
+                                  "names shown as #id");
+        free(off);
+        free(len);
+        return -1;
+    }
+    if (h5tabOpenArray(c->file, "/strings_text", &ds, &nt) != 0) {
+        if (H5Lexists(c->file, "/strings_text", H5P_DEFAULT) <= 0)
+            reportProblem("/strings_text", "absent while /strings has offsets: names shown as #id");
+        free(off);
+        free(len);
+        return -1;
+    }
+    text = (unsigned char *)xcalloc(nt + 1, 1, "/strings_text");
+    if (nt && H5Dread(ds, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, text) < 0) {
+        reportProblem("/strings_text", "cannot be read: names shown as #id");
+        H5Dclose(ds);
+        free(text);
+        free(off);
+        free(len);
+        return -1;
+    }
+    H5Dclose(ds);
+    /* signed members read as uint64 wrap to huge values: refused like any out-of-range offset */
+    for (i = 0; i < t->n; i++)
+        if (off[i] <= nt && len[i] <= nt - off[i]) total += len[i] + 1;
+    c->strbuf = (char *)xcalloc(total + 1, 1, "/strings");
+    c->strv = (const char **)xcalloc(t->n, sizeof *c->strv, "/strings");
+    for (i = 0; i < t->n; i++) {
+        if (!(off[i] <= nt && len[i] <= nt - off[i])) {
+            bad++;
+            continue;
+        }
+        memcpy(c->strbuf + o, text + off[i], len[i]);
+        c->strbuf[o + len[i]] = '\0';
+        c->strv[i] = c->strbuf + o;
+        o += len[i] + 1;
+    }
+    if (bad)
+        reportProblem("/strings", "%zu rows point outside /strings_text (%zu bytes): their names shown as #id", bad, nt);
+    (void)rk;
+    (void)id;
+    free(text);
+    free(off);
+    free(len);
+    return 0;
 }
 
 void loadStrings(Ctx *c)
 {
     h5tab t;
     uint64_t *rk = NULL, *id = NULL;
-    size_t i;
-    if (h5tabOpen(c->file, "/strings", &t) != 0) return;
-    if (h5tabU64(&t, "rank", &rk) == 0 && h5tabU64(&t, "id", &id) == 0 &&
-        h5tabStr(&t, "name", &c->strtext, &c->strwidth) == 0) {
-        for (i = 0; i < t.n; i++) u64Put(&c->strs, (rk[i] << 32) | (id[i] & 0xffffffffu), i);
+    size_t i, w = 0, dup = 0, badkey = 0;
+    int v2 = H5Lexists(c->file, "/strings_text", H5P_DEFAULT) > 0;
+    if (h5tabOpen(c->file, "/strings", &t) != 0) {
+        if (H5Lexists(c->file, "/strings", H5P_DEFAULT) <= 0) reportProblem("/strings", "absent: names shown as #id");
+        return;
     }
+    v2 = v2 || h5tabHas(&t, "offset");
+    if (h5tabU64(&t, "rank", &rk) != 0 || h5tabU64(&t, "id", &id) != 0 || !h5tabIsNumeric(&t, "rank") ||
+        !h5tabIsNumeric(&t, "id")) {
+        reportProblem("/strings", "lacks a usable rank or id member: names shown as #id");
+    } else if (v2) {
+        loadStringsText(c, &t, rk, id);
+    } else if (h5tabStr(&t, "name", &c->strbuf, &w) == 0) {
+        c->strv = (const char **)xcalloc(t.n, sizeof *c->strv, "/strings");
+        for (i = 0; i < t.n; i++) c->strv[i] = c->strbuf + i * w;
+    } else {
+        reportProblem("/strings", "no fixed-length string member name (format 1) and no /strings_text (format 2): "
+                                  "names shown as #id");
+    }
+    for (i = 0; c->strv && i < t.n; i++) {
+        size_t prev;
+        uint64_t key;
+        if (c->strv[i] == NULL) continue;
+        if (rk[i] > 0xffffffffu || id[i] > 0xffffffffu) {
+            badkey++;
+            continue;
+        }
+        key = (rk[i] << 32) | id[i];
+        if (u64Get(&c->strs, key, &prev)) dup++;
+        else u64Put(&c->strs, key, i);
+    }
+    if (badkey) reportProblem("/strings", "%zu rows have a rank or id outside 0..2^32-1: skipped", badkey);
+    if (dup) reportProblem("/strings", "%zu duplicate (rank, id) rows: the first of each kept", dup);
     free(rk);
     free(id);
     h5tabClose(&t);
@@ -220,15 +357,17 @@ void namesFree(Names *n)
 const char *readU64Any(const h5tab *t, const char *const *cands, uint64_t **out)
 {
     const char *m = h5tabPick(t, cands);
-    if (m != NULL && h5tabU64(t, m, out) == 0) return m;
-    *out = (uint64_t *)calloc(t->n ? t->n : 1, sizeof **out);
+    if (m != NULL && h5tabIsNumeric(t, m) && h5tabU64(t, m, out) == 0) return m;
+    if (m != NULL) reportProblem(t->path, "member %s is not a number that can be read: ignored", m);
+    *out = (uint64_t *)xcalloc(t->n, sizeof **out, t->path);
     return NULL;
 }
 
 const char *readF64Any(const h5tab *t, const char *const *cands, double **out)
 {
     const char *m = h5tabPick(t, cands);
-    if (m != NULL && h5tabF64(t, m, out) == 0) return m;
+    if (m != NULL && h5tabIsNumeric(t, m) && h5tabF64(t, m, out) == 0) return m;
+    if (m != NULL) reportProblem(t->path, "member %s is not a number that can be read: ignored", m);
     *out = NULL;
     return NULL;
 }
