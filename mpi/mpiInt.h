@@ -242,6 +242,7 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
     t = gpuinstMpiSelf;
     if (GPUINST_UNLIKELY(t == NULL)) return gpuinstMpiBeginSlow(c, call);
     if (t->current != 0) return 0;
+    if (gpuinstCaptureSkip()) return 0; /* outside every capture window (src/capture.c) */
     id = t->next_id;
     if (GPUINST_UNLIKELY(id == t->end_id)) return gpuinstMpiBeginSlow(c, call);
     if (!t->rows) {

@@ -170,7 +170,10 @@ static void nvtxSetup(void)
 {
     int i;
     pthread_mutex_lock(&mpiLock);
-    if (nvtxDone) {
+    if (nvtxDone || !GPUINST_NVTX_EMIT()) {
+        /* (!EMIT: gpuinst is the NVTX tool of its own code, src/nvtx_inject.c:
+         * MPI ranges would come back to its collector as /ranges; /mpi/calls
+         * has them already) */
         pthread_mutex_unlock(&mpiLock);
         return;
     }
@@ -221,6 +224,7 @@ GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
         if (t == NULL) return 0;
     }
     if (t->current != 0) return 0; /* inside a recorded call (MPI calling MPI, Fortran -> C) */
+    if (gpuinstCaptureSkip()) return 0; /* outside every capture window (src/capture.c) */
     id = t->next_id;
     if (id == t->end_id) id = callIdBlock(t);
     t->next_id = id + 1;
@@ -284,7 +288,7 @@ GPUINST_PRIVATE void gpuinstMpiCountSlow(int call)
         t = threadSlow();
         if (t == NULL) return;
     }
-    if (t->current == 0) t->local[call]++;
+    if (t->current == 0 && !gpuinstCaptureSkip()) t->local[call]++;
 }
 
 static void mpiBytesTotals(uint64_t *sent, uint64_t *recvd)

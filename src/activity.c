@@ -326,9 +326,29 @@ static struct {
     int warnedResume;
     CUpti_ActivityKind enabled[16]; /* the kinds enabled at init (set once, before tracing starts) */
     int nenabled;
-    CUpti_ActivityKind off[4];    /* the kinds the open pause disabled (one profiled occurrence at a time) */
+    CUpti_ActivityKind off[4];    /* the kinds the open pause holds off (one profiled occurrence at a time; enLock) */
     int noff;
 } A;
+
+/* One enable state per activity kind, for the two reasons a kind is off:
+ * capture windows (src/capture.c: no window open, capClosed) and a
+ * range-profiler pause (A.off).  A kind is enabled only when neither holds
+ * it off, so a window that closes and opens again inside a pause does not
+ * turn on a kind the pause holds off, and a pause that ends outside every
+ * window does not turn on what the windows keep off.  enLock is held
+ * across the CUPTI enable/disable calls (never across a flush or a
+ * synchronize; CUPTI's callbacks do not take it). */
+static pthread_mutex_t enLock = PTHREAD_MUTEX_INITIALIZER;
+static int capClosed;
+
+/* 1 if the open pause holds kind k off (enLock). */
+static int pauseHolds(CUpti_ActivityKind k)
+{
+    int i;
+    for (i = 0; i < A.noff; i++)
+        if (A.off[i] == k) return 1;
+    return 0;
+}
 
 static pthread_once_t lockOnce = PTHREAD_ONCE_INIT;
 static void initLocks(void)
@@ -1251,10 +1271,12 @@ GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, c
     if (A.d.CtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) (void)A.d.CtxSynchronize();
     (void)A.c.ActivityFlushAll(0);
     t0 = gpuinstClockNs();
+    pthread_mutex_lock(&enLock);
     for (i = 0; i < A.nenabled && rc == CUPTI_SUCCESS; i++)
         for (j = 0; j < (int)(sizeof devKinds / sizeof devKinds[0]); j++) {
             if (A.enabled[i] != devKinds[j].kind) continue;
-            rc = A.c.ActivityDisable(A.enabled[i]);
+            /* off already while no capture window is open: held off by both */
+            rc = capClosed ? CUPTI_SUCCESS : A.c.ActivityDisable(A.enabled[i]);
             if (rc != CUPTI_SUCCESS) {
                 snprintf(why, cap,
                          "CUPTI tracing could not be paused for the range profiler (cuptiActivityDisable(%s): %s); "
@@ -1267,11 +1289,14 @@ GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, c
             off[noff++] = A.enabled[i];
         }
     if (rc != CUPTI_SUCCESS) {
-        for (i = 0; i < noff; i++) (void)A.c.ActivityEnable(off[i]); /* as it was */
+        if (!capClosed)
+            for (i = 0; i < noff; i++) (void)A.c.ActivityEnable(off[i]); /* as it was */
+        pthread_mutex_unlock(&enLock);
         return -1;
     }
     memcpy(A.off, off, (size_t)noff * sizeof off[0]);
     A.noff = noff;
+    pthread_mutex_unlock(&enLock);
     gpuinstActivityPausedAdd(t0, 0, region, occurrence, bits);
     gpuinstUnavailableAdd("gpu_trace_paused",
                           "CUPTI kernel, memcpy and memset tracing is paused while a region is range-profiled (it "
@@ -1297,8 +1322,11 @@ GPUINST_PRIVATE void gpuinstActivityResume(void)
     pthread_mutex_unlock(&A.qlock);
     /* after finalize's flush nothing is traced any more; no lock held across
      * the CUPTI call (it may ask for a buffer: bufferRequested takes qlock) */
+    pthread_mutex_lock(&enLock);
     if (closed || A.c.ActivityEnable == NULL || A.noff == 0) ok = 0;
-    for (i = 0; ok && i < A.noff; i++) {
+    /* kinds the capture windows keep off (none open) stay off: the next
+     * window to open turns them on */
+    for (i = 0; ok && !capClosed && i < A.noff; i++) {
         rc = A.c.ActivityEnable(A.off[i]);
         if (rc != CUPTI_SUCCESS && bad == CUPTI_SUCCESS) {
             bad = rc;
@@ -1313,6 +1341,7 @@ GPUINST_PRIVATE void gpuinstActivityResume(void)
                         badKind, cuptiErr(bad));
     }
     A.noff = 0;
+    pthread_mutex_unlock(&enLock);
     pthread_mutex_lock(&A.dlock);
     A.paused[idx - 1].end_ns = gpuinstClockNs();
     A.paused[idx - 1].resumed = (uint32_t)ok;
@@ -1758,6 +1787,8 @@ static void CUPTIAPI probeCallback(void *userdata, CUpti_CallbackDomain domain, 
 }
 
 static int symsOk;
+static CUpti_ActivityKind capKinds[16]; /* kinds capture windows switch (gpuinstActivityCapture) */
+static int capN, capWarned;
 #define CSYM(field, name) GPUINST_LIB_FN(A.c.field, GPUINST_LIB_CUPTI, name); if (A.c.field == NULL) symsOk = 0
 #define DSYM(field, name) GPUINST_LIB_FN(A.d.field, GPUINST_LIB_CUDA, name); if (A.d.field == NULL) symsOk = 0
 
@@ -1940,17 +1971,19 @@ GPUINST_PRIVATE void gpuinstActivityInit(void)
         A.freeList[A.nfree++] = A.pool[i];
     }
 
-    /* NVTX markers of every library reach CUPTI through NVTX injection,
-     * which each NVTX copy reads at its first call: set it now (gpuinst has
-     * made no NVTX call yet), unless a tool already owns it. */
+    /* NVTX markers: gpuinst's NVTX collector (src/nvtx_inject.c) records
+     * every library's NVTX as first-class /ranges and /marks (payloads,
+     * categories, colors, GPU correlation), which CUPTI's MARKER records
+     * lack, at less cost (bench/RESULTS.md, "NVTX collector").  CUPTI only
+     * sees NVTX when it is the process's NVTX tool, so the MARKER kind is
+     * enabled only when the user made it so (NVTX_INJECTION64_PATH naming
+     * libcupti); the collector then stands aside (/unavailable "nvtx"). */
     if (kinds & K_MARKER) {
         const char *cur = getenv("NVTX_INJECTION64_PATH");
-        if (cur == NULL || cur[0] == '\0') {
-            setenv("NVTX_INJECTION64_PATH", gpuinstLibPath(GPUINST_LIB_CUPTI), 1);
-        } else if (strcmp(cur, gpuinstLibPath(GPUINST_LIB_CUPTI)) != 0) {
-            gpuinstWarn("NVTX_INJECTION64_PATH is already set (%.200s): NVTX markers go there, not to "
-                        "/gpu/markers",
-                        cur);
+        if (cur == NULL || strstr(cur, "libcupti") == NULL) {
+            kinds &= ~(unsigned)K_MARKER;
+            A.kinds = kinds;
+            kindsText(kinds, A.kindsText, sizeof A.kindsText);
         }
     }
 
@@ -2005,7 +2038,33 @@ GPUINST_PRIVATE void gpuinstActivityInit(void)
         return;
     }
     A.on = 1;
+    /* capture windows (src/capture.c): activity runs only inside one */
+    for (i = 0; i < (uint32_t)nen && i < sizeof capKinds / sizeof capKinds[0]; i++)
+        if (en[i] != CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) capKinds[capN++] = en[i];
+    if (GPUINST_LOAD_RLX(&gpuinstCaptureOn) && !gpuinstCaptureOpen()) gpuinstActivityCapture(0);
     GPUINST_STORE_REL(&gpuinstGpuOn, 1);
+}
+
+/* Capture windows: the activity kinds gpuinst enabled, off while no window
+ * is open (the external-correlation kind stays on: it costs nothing when no
+ * range pushes an id, and ranges outside windows push none).  Called with
+ * src/capture.c's lock held, so transitions do not cross; a kind a
+ * range-profiler pause holds off is left as it is (enLock). */
+GPUINST_PRIVATE void gpuinstActivityCapture(int on)
+{
+    int i;
+    if (!A.on) return;
+    pthread_mutex_lock(&enLock);
+    capClosed = !on;
+    for (i = 0; i < capN; i++) {
+        CUptiResult rc;
+        if (pauseHolds(capKinds[i])) continue; /* off for the pause, turned on when it ends */
+        rc = on ? A.c.ActivityEnable(capKinds[i]) : A.c.ActivityDisable(capKinds[i]);
+        if (rc != CUPTI_SUCCESS)
+            gpuinstWarnOnce(&capWarned, "capture window: cuptiActivity%s(kind %d) failed (%s)", on ? "Enable" : "Disable",
+                            (int)capKinds[i], cuptiErr(rc));
+    }
+    pthread_mutex_unlock(&enLock);
 }
 
 /* Finalize: synchronize, flush, drain, join, resolve, devices. */
@@ -2071,6 +2130,7 @@ GPUINST_PRIVATE void gpuinstActivityInit(void)
     gpuinstUnavailableAdd("cupti", "GPU tracing off: gpuinst was built without the CUDA headers "
                                    "(GPUINST_WITH_CUPTI=0); rebuild with -I<cuda>/include");
 }
+GPUINST_PRIVATE void gpuinstActivityCapture(int on) { (void)on; }
 GPUINST_PRIVATE void gpuinstGpuRangePushSlow(uint64_t range_id) { (void)range_id; }
 GPUINST_PRIVATE void gpuinstGpuRangePopSlow(void) {}
 GPUINST_PRIVATE void gpuinstGpuMpiEnterSlow(uint64_t call_id) { (void)call_id; }

@@ -192,7 +192,9 @@ int gpuinst_init(void)
         return GPUINST_ERROR_DISABLED;
     }
     gpuinstCoreTablesRegister();
+    gpuinstCaptureInit();  /* capture windows (src/capture.c): before CUPTI starts, which they switch */
     gpuinstActivityInit(); /* GPU tracing (src/activity.c): before any NVTX call of gpuinst's own */
+    gpuinstNvtxCollectorInit(); /* NVTX collector (src/nvtx_inject.c): whether the API's NVTX calls come back */
     gpuinstCountersInit(); /* built-in counter groups of GPUINST_COUNTERS (src/counters.c) */
     /* GPUINST_PROFILE set: finalize says what it named that never ran, also
      * when no region ever calls gpuinst_profile_begin (src/range_profiler.c) */
