@@ -736,7 +736,7 @@ static int profEvent(gpuinstThread *t, gpuinst_domain d, uint32_t name, int kind
  * and/or the profile's frame; with `emit` NVTX's call too (the API's; the
  * collector's events came from NVTX). */
 static GPUINST_HOT_INLINE int pushOpen(gpuinstThread *t, gpuinst_domain domain, const Attr *a, const char *name,
-                                       int emit)
+                                       int emit, int *level)
 {
     gpuinstStack *s = (t->mode & GPUINST_MODE_TRACE) ? stackFor(t, domain) : NULL;
     gpuinstProfStack *ps = NULL;
@@ -755,6 +755,7 @@ static GPUINST_HOT_INLINE int pushOpen(gpuinstThread *t, gpuinst_domain domain, 
     if (ps != NULL) profPush(t, ps, pn, s == NULL);
     if (s != NULL) stackPush(t, s, domain, a);
     if (ps != NULL && s != NULL) profSameStart(ps, s);
+    if (level != NULL) *level = s != NULL ? (int)s->depth - 1 : (int)ps->depth - 1; /* NVTX's return value */
     callLeave(t);
     return GPUINST_SUCCESS;
 }
@@ -778,7 +779,7 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
         callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     }
-    return pushOpen(t, domain, &a, name, nvtxListens());
+    return pushOpen(t, domain, &a, name, nvtxListens(), NULL);
 }
 
 /* The 0-based level of t's innermost open range of domain d (-1: none). */
@@ -795,16 +796,19 @@ static int levelOf(gpuinstThread *t, gpuinst_domain d)
 
 GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e)
 {
+    int level = -1;
     if (GPUINST_UNLIKELY(!callBegin(t))) return -1;
-    if (GPUINST_UNLIKELY(pushOpen(t, d, e, NULL, 0) != GPUINST_SUCCESS)) return -1;
-    return levelOf(t, d);
+    if (GPUINST_UNLIKELY(pushOpen(t, d, e, NULL, 0, &level) != GPUINST_SUCCESS)) return -1;
+    return level;
 }
 
 /* A push in the default domain with a name and no attributes (state
  * RUNNING): gpuinst_range_push's recording half, and NVTX's nvtxRangePushA
  * through the collector (`emit` 0; there a NULL or empty name is a range
- * without a name). */
-static GPUINST_HOT_INLINE int pushDefault(const char *name, int emit)
+ * without a name).  `level` (the collector's, NULL for the API): the new
+ * range's 0-based nesting level, NVTX's return value, known here without
+ * reading the stack again. */
+static GPUINST_HOT_INLINE int pushDefault(const char *name, int emit, int *level)
 {
     gpuinstThread *t;
     gpuinstStack *s;
@@ -832,6 +836,7 @@ static GPUINST_HOT_INLINE int pushDefault(const char *name, int emit)
         }
         if (emit) nvtxRangePushA(name);
         profPush(t, ps, pn, 1);
+        if (level != NULL) *level = (int)ps->depth - 1;
         callLeave(t);
         return GPUINST_SUCCESS;
     }
@@ -851,11 +856,13 @@ static GPUINST_HOT_INLINE int pushDefault(const char *name, int emit)
         profPush(t, ps, pn, 0);
         stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
         profSameStart(ps, s);
+        if (level != NULL) *level = (int)s->depth - 1;
         callLeave(t);
         return GPUINST_SUCCESS;
     }
     if (emit) nvtxRangePushA(name);
     stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
+    if (level != NULL) *level = (int)s->depth - 1;
     callLeave(t);
     return GPUINST_SUCCESS;
 }
@@ -864,14 +871,15 @@ static GPUINST_HOT_INLINE int pushDefault(const char *name, int emit)
 static GPUINST_NOINLINE int pushRecordDefault(const char *name)
 {
     if (GPUINST_UNLIKELY(name == NULL || name[0] == '\0')) return invalid();
-    return pushDefault(name, GPUINST_NVTX_EMIT());
+    return pushDefault(name, GPUINST_NVTX_EMIT(), NULL);
 }
 
 GPUINST_PRIVATE int gpuinstRecordPushName(gpuinst_domain d, const char *name)
 {
+    int level = -1;
     (void)d; /* the default domain: the collector's nvtxRangePushA */
-    if (GPUINST_UNLIKELY(pushDefault(name, 0) != GPUINST_SUCCESS)) return -1;
-    return levelOf(gpuinstThreadSelf, GPUINST_DOMAIN_DEFAULT);
+    if (GPUINST_UNLIKELY(pushDefault(name, 0, &level) != GPUINST_SUCCESS)) return -1;
+    return level;
 }
 
 int gpuinst_range_push(const char *name)
@@ -913,9 +921,8 @@ static GPUINST_NOINLINE int popCaptured(gpuinstThread *t, gpuinstStack *s, gpuin
 /* The recording half of a pop (state RUNNING, domain valid); `now` was read
  * first so gpuinst's own cost stays outside the range.  The NVTX call is
  * the caller's, and is not made on STACK_EMPTY. */
-static GPUINST_HOT_INLINE int popRecord(gpuinst_domain domain, uint64_t now)
+static GPUINST_HOT_INLINE int popRecord(gpuinstThread *t, gpuinst_domain domain, uint64_t now)
 {
-    gpuinstThread *t = gpuinstThreadSelf;
     gpuinstStack *s;
     gpuinstOpen *o;
     gpuinstRangeRec *r;
@@ -971,7 +978,7 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
     }
     now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
     if (GPUINST_UNLIKELY(!domainValid(domain))) return invalid();
-    rc = popRecord(domain, now);
+    rc = popRecord(gpuinstThreadSelf, domain, now);
     if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     if (GPUINST_NVTX_EMIT()) nvtxDomainRangePop(domainHandle(domain));
@@ -985,7 +992,7 @@ GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d)
     /* nothing open: the caller decides (a range pushed before init, or a
      * misuse it counts); no clock read */
     if (GPUINST_UNLIKELY(t == NULL || (level = levelOf(t, d)) < 0)) return -2;
-    rc = popRecord(d, gpuinstClockNs());
+    rc = popRecord(t, d, gpuinstClockNs()); /* t: read once */
     if (GPUINST_LIKELY(rc == GPUINST_SUCCESS)) return level;
     if (rc == GPUINST_ERROR_OUT_OF_MEMORY) lost();
     return -1;
@@ -1010,7 +1017,7 @@ static GPUINST_NOINLINE int popRecordDefault(void)
         if (GPUINST_NVTX_EMIT()) nvtxRangePop();
         return GPUINST_SUCCESS;
     }
-    rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
+    rc = popRecord(t, GPUINST_DOMAIN_DEFAULT, now);
     if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     if (GPUINST_NVTX_EMIT()) nvtxRangePop();
