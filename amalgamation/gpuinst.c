@@ -4895,52 +4895,7 @@ GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, cons
 /* Writes every registered table plus /strings into the file.  Collective. */
 GPUINST_PRIVATE int gpuinstWriteFile(const char *path);
 
-/* ---- CUDA / CUPTI libraries, opened at run time (src/cupti_load.c) ------
- * Nothing of CUDA is linked.  gpuinstCuptiLoad opens libcupti once, in
- * this order: GPUINST_CUPTI_LIB, $CUDA_HOME / $CUDA_PATH (extras/CUPTI/lib64,
- * lib64), /usr/local/cuda/extras/CUPTI/lib64, /usr/local/cuda/lib64, then the
- * loader's default path; it checks cuptiGetVersion against CUPTI_API_VERSION.
- * On failure it returns a gpuinst_status and sets *why to a sentence (static
- * storage) naming the cause and the way out; the caller records it with
- * gpuinstUnavailableAdd.  The same for libcuda (driver API) and for
- * libcheckpoint / libnvperf_host as the parts that need them ask. */
-GPUINST_PRIVATE int gpuinstCuptiLoad(const char **why);
-GPUINST_PRIVATE void *gpuinstCuptiSym(const char *name);   /* NULL if absent */
-GPUINST_PRIVATE int gpuinstCudaLoad(const char **why);
-GPUINST_PRIVATE void *gpuinstCudaSym(const char *name);    /* from libcuda.so.1 */
-
-/* ==== GPU tracing: libraries and activity hooks (issue 4; src/cupti_load.c,
- * src/activity.c) ========================================================== */
-/* The four libraries the CUPTI-based parts open.  gpuinstLibLoad(lib, &why)
- * opens one once (thread-safe; later calls return the first outcome) and
- * returns 0 or GPUINST_ERROR_UNAVAILABLE with *why a sentence (static
- * storage).  libnvperf_host and libcheckpoint are looked for in the
- * directory libcupti came from first, then the same search as libcupti.
- * gpuinstLibSym returns NULL if the library is not loaded or lacks `name`.
- * Cast the result with GPUINST_LIB_FN (memcpy: no object-to-function
- * pointer cast, which ISO C forbids). */
-enum {
-    GPUINST_LIB_CUPTI = 0,
-    GPUINST_LIB_CUDA = 1,        /* libcuda.so.1, the driver API */
-    GPUINST_LIB_NVPERF_HOST = 2,
-    GPUINST_LIB_CHECKPOINT = 3,
-    GPUINST_LIB_COUNT_ = 4
-};
-GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why);
-GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name);
-/* The path a library was opened from ("" if not loaded). */
-GPUINST_PRIVATE const char *gpuinstLibPath(int lib);
-#define GPUINST_LIB_FN(fnptr, lib, name)                       \
-    do {                                                       \
-        void *gpuinst_sym_ = gpuinstLibSym((lib), (name));     \
-        memcpy(&(fnptr), &gpuinst_sym_, sizeof(fnptr));        \
-    } while (0)
-
-/* CUPTI activity tracing (src/activity.c).  gpuinstActivityInit runs from
- * gpuinst_init: it reads GPUINST_TRACE, opens CUPTI, enables the kinds and
- * registers the /gpu tables and a flush hook; on any failure it records
- * /unavailable "cupti" and leaves everything off.  No-op when compiled out. */
-GPUINST_PRIVATE void gpuinstActivityInit(void);
+/* ---- hot-path hooks of the GPU parts ------------------------------------ */
 
 /* External correlation hooks.  gpuinstGpuOn is 1 only while activity
  * tracing runs, so the disabled cost at a call site is one load and one
@@ -4980,56 +4935,8 @@ static inline GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id) { (void)c
 static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void) {}
 #endif
 
-/* The decoder, exposed for tests and the decode benchmark: decodes one
- * buffer of CUPTI activity records (as cuptiActivityGetNextRecord walks
- * it) into the /gpu tables' pending rows; gpuinstActivityResolve joins GPU
- * records to API and external-correlation records (done at collect time
- * anyway); gpuinstActivityStats reports counts.  `buf` need not come from
- * CUPTI: records are walked with the library's iterator when loaded, else
- * with gpuinst's own walk of the same layout (8-byte aligned records whose
- * size follows from their kind; an unknown kind ends the walk of that
- * buffer, counted). */
-typedef struct gpuinstActivityStats {
-    uint64_t kernels, copies, api, markers, ext_corr, overhead, memory, sync, devices;
-    uint64_t unknown;        /* records of kinds gpuinst does not decode (skipped) */
-    uint64_t dropped;        /* CUPTI's dropped-record count (cuptiActivityGetNumDroppedRecords) */
-    uint64_t no_buffer;      /* buffer requests refused: the pool was empty */
-    uint64_t buffers;        /* buffers decoded */
-    uint64_t unresolved;     /* GPU records whose API record was not found */
-} gpuinstActivityStats;
-GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid);
-GPUINST_PRIVATE void gpuinstActivityResolve(void);
-GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
-/* Registers the /gpu tables without starting CUPTI (tests that feed
- * synthetic buffers). */
-GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
-/* Kernel tracing and range-profiler sessions (issue 13).  CUPTI's kernel
- * activity instruments every kernel launched while it is on; under a range
- * profiler session that makes SASS-based metrics read 0 and adds 8
- * instructions per warp.  The range profiler calls gpuinstActivityPause
- * before its session (before cuptiProfilerInitialize on the first one, else
- * before cuptiRangeProfilerEnable) and gpuinstActivityResume after
- * cuptiRangeProfilerDisable.  Pause synchronizes the calling thread's
- * context, flushes (cuptiActivityFlushAll(0)) and disables
- * CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL only (copies, sets, API records stay
- * traced); it returns 1 (paused: a /gpu/paused row, an /unavailable note
- * "kernel_trace_paused" said once), 0 (no kernel tracing to pause) or -1
- * with a sentence in why (kernel tracing on and not pausable: the caller
- * must not profile).  Resume re-enables the kind (nothing after finalize's
- * flush) and closes the row; a no-op when nothing is paused.  Not
- * thread-safe against each other (one profiled occurrence at a time).
- * gpuinstActivityPausedAdd records a pause [start_ns, end_ns] (end 0: open)
- * without calling CUPTI: Pause uses it; tests feed it with synthetic
- * buffers.  At resolve each pause gets its untraced launches and the kernel
- * records inside it that no API call launched (tool kernels). */
-GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
-GPUINST_PRIVATE void gpuinstActivityResume(void);
-GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
-                                              uint64_t occurrence);
-/* ==== end GPU tracing ==================================================== */
-
-/* ==== counters, counter groups, PM sampling, table agreement (issue 6;
- * src/counters.c, src/table_agree.c, src/pm_sampling.c) =================== */
+/* ---- tables: extra attributes, agreement across ranks (src/tables.c,
+ * src/table_agree.c) ------------------------------------------------------ */
 /* Extra attributes of a dataset beyond each member's unit/description
  * (counter bounds, interpolation...), keyed by the table.  The writer writes
  * them after the descriptions; in a shared file they must have the same
@@ -5065,228 +4972,9 @@ typedef struct gpuinstTableList {
 GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list);
 GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list);
 
-/* Counters (src/counters.c).  gpuinstCountersInit runs from gpuinst_init
- * (reads GPUINST_COUNTERS, starts the periodic sampler of the built-in
- * groups).  Inside gpuinstTablesAgree, on every rank: gpuinstCountersSeal
- * before the descriptors are compared (semantics final, attributes set),
- * then gpuinstCountersStats with the agreed list (collective: rank 0
- * computes the cross-rank statistics per dataset and field) returns the
- * /counters/stats table to add to the list, or NULL on every rank. */
-GPUINST_PRIVATE void gpuinstCountersInit(void);
-GPUINST_PRIVATE void gpuinstCountersSeal(void);
-GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList *agreed);
-/* The MPI layer offers its byte totals (bytes sent/received by this rank
- * so far, monotonic) for the built-in group "mpi_bytes"; without it that
- * group is not offered. */
-typedef void (*gpuinstMpiBytesFn)(uint64_t *sent, uint64_t *recv);
-GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn);
-/* Counter groups made by gpuinst itself (PM sampling): as the public
- * gpuinst_counter_group_create, with per-field units, and a flag 0x1 for
- * "no NVTX counter" when the samples are only recorded. */
-GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
-                                              int32_t nfields, const char *const *units, uint32_t flags,
-                                              gpuinst_counter *group);
-/* Records nsamples samples of such a group: values nsamples x fields
- * (sample-major), times_ns on gpuinst's clock; no state check.  Returns 0,
- * INVALID_ARGUMENT or OUT_OF_MEMORY. */
-GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter group, int64_t nsamples, const double *values,
-                                               const uint64_t *times_ns);
-/* The same from packed records (8 bytes per field: int64 or double as the
- * field's type), exact for int64 values of any size. */
-GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter group, int64_t nsamples, const void *records,
-                                            const uint64_t *times_ns);
-
-/* PM sampling (src/pm_sampling.c): 1 while a PM sampler of this process
- * runs, so that the range profiler can refuse to start with a clear
- * message (both need the GPU's performance monitors). */
-GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
-/* The metric list PM sampling would use on `chip` (e.g. "GH100") for
- * `metrics` (NULL = the default set), host side only: the profiler host API
- * evaluates a chip by name, without a GPU.  Writes the names, comma
- * separated, to out; returns 0 or GPUINST_ERROR_UNAVAILABLE with the reason
- * in why.  For tests and tools; not while PM sampling runs. */
-GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
-                                           size_t whycap);
-/* The election of one PM sampler per GPU among the processes of a node
- * (src/pm_sampling.c; POSIX, in every build): a POSIX lock on a file named
- * after `key` (the GPU's PCI bus id; tests pass any string) in /dev/shm.
- * Returns 1 if this process won (it samples, and holds the lock until
- * gpuinstPmElectRelease), 0 if another holds it; e->pid/e->rank name the
- * sampler in both cases (pid 0 / rank -1 when it cannot be learned: the
- * holder is in another pid namespace and never wrote its line).  A loser
- * waits up to 2 s for the holder's "pid rank host" line to name the pid
- * the kernel reports for the lock, so every process sharing the GPU
- * records the same sampler.  write_delay_us: 0, except in tests (a pause
- * between taking the lock and writing the line). */
-typedef struct gpuinstPmElection {
-    int fd;              /* the lock file, held while elected (-1 none) */
-    int elected;         /* 1: this process samples */
-    int32_t pid, rank;   /* the sampler */
-} gpuinstPmElection;
-GPUINST_PRIVATE int gpuinstPmElect(const char *key, uint32_t write_delay_us, gpuinstPmElection *e);
-GPUINST_PRIVATE void gpuinstPmElectRelease(gpuinstPmElection *e);
-/* ==== end counters ======================================================== */
-
-/* ==== range profiling (issue 5; src/profiler_host.c, src/range_profiler.c,
- * src/profiler_decls.h) ==================================================== */
-#define GPUINST_PROFILE_MAX_METRICS 64 /* metrics per list */
-#define GPUINST_NEAREST_MAX 8          /* suggestions per unknown name */
-
-/* A metric list: names expanded from "name,set,..." (sets: time, memory,
- * instructions, roofline, throughput), duplicates removed, order kept. */
-typedef struct gpuinstMetricList {
-    char **names;
-    uint32_t n;
-} gpuinstMetricList;
-/* Parses `spec` (NULL/empty: gpuinstMetricsDefault()).  On error returns
- * INVALID_ARGUMENT or LIMIT with a sentence in err.  No CUPTI call. */
-GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out, char *err, size_t errcap);
-GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
-GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
-GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
-/* gpuinst's named set i (0 <= i < gpuinstMetricSetCount()): its name and
- * NULL-terminated metric names (static storage).  INVALID_ARGUMENT past
- * the end. */
-GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void);
-GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics);
-/* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
-GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
-/* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
- * first (ties: earlier candidate first); too distant ones are left out. */
-GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const *cands, size_t n,
-                                             const char **out, uint32_t k);
-GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res);
-
-/* Host object: chip + metric list -> properties, config image, passes,
- * evaluation (CUPTI profiler host API; works without a GPU).  Only with
- * GPUINST_WITH_CUPTI. */
-typedef struct gpuinstPhost gpuinstPhost;
-#if GPUINST_WITH_CUPTI
-GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
-                                       gpuinstPhost **out, char *why, size_t cap);
-GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph);
-GPUINST_PRIVATE uint32_t gpuinstPhostPasses(const gpuinstPhost *ph);
-GPUINST_PRIVATE const uint8_t *gpuinstPhostConfig(const gpuinstPhost *ph, size_t *size);
-GPUINST_PRIVATE const gpuinstMetricList *gpuinstPhostMetrics(const gpuinstPhost *ph);
-GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, const char **desc,
-                                            const char **unit, const char **hwunit, int *type);
-GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
-                                         double *values, char *why, size_t cap);
-GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
-/* The same for a profiler type (GPUINST_PROFILER_RANGE / _PM_SAMPLING):
- * gpuinstPhostCreate is this with GPUINST_PROFILER_RANGE. */
-GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
-                                          gpuinstPhost **out, char *why, size_t cap);
-/* Collection scope of metric i (GPUINST_METRIC_SCOPE_*). */
-GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i);
-/* Bare host-API queries (metric discovery, src/metrics.c).  A host object
- * is a CUpti_Profiler_Host_Object * as void *.  Strings and arrays handed
- * back are CUPTI's, valid until the next call on the same object: copy
- * them.  Each returns a gpuinst status; *why a sentence where given. */
-typedef struct gpuinstMetricProps {
-    const char *description, *unit, *hw_unit; /* "" where CUPTI has none */
-    int32_t type;                             /* GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT */
-    int32_t scope;                            /* GPUINST_METRIC_SCOPE_* (UNKNOWN before CUPTI 13.1) */
-} gpuinstMetricProps;
-GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_t *avail, void **obj, char *why,
-                                       size_t cap);
-GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj);
-GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap);
-GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *const **names, size_t *n, char *why,
-                                            size_t cap);
-/* INVALID_ARGUMENT: no such metric of that type. */
-GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metric, const char *const **subs,
-                                           size_t *n);
-/* INVALID_ARGUMENT: unknown metric (for this chip and profiler type). */
-GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetricProps *out, char *why, size_t cap);
-/* Single-pass sets (CUPTI 13.2+; UNAVAILABLE before): *names is one
- * malloc'ed block (n pointers, NULL, the texts): free(*names). */
-GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, size_t *n, char *why, size_t cap);
-GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const char *set, char ***names, size_t *n,
-                                                     char *why, size_t cap);
-/* Up to k (<= GPUINST_NEAREST_MAX) valid full names nearest to `name`,
- * into out + i * stride, given the chip's base metrics; returns how many.
- * Base metrics: CUPTI 13.0 appends to the list at each GetBaseMetrics
- * call on one object, so read them once per object. */
-GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
-                                             char *out, size_t stride, uint32_t k);
-/* cuptiGetVersion of the libcupti loaded (130001 for CUDA 13.0's), 0 if none. */
-GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void);
-/* libnvperf_host (what the host object needs; ~60-150 ms to open, under
- * the loader's lock) opened on a detached helper thread, once per process,
- * from libcupti's directory with CUPTI's flags, so that it overlaps the
- * target-side setup (src/range_profiler.c): Start is called once gpuinst's
- * own dlopen/dlsym calls are done (needs libcupti loaded and
- * gpuinstProfilerInit run; GPUINST_PROFILE_PRELOAD=0: no-op);
- * Wait blocks until the file is in (at most 60 s) and, the first time,
- * stores how long the load took in *ns (NULL: not wanted). */
-GPUINST_PRIVATE void gpuinstProfPreloadStart(void);
-GPUINST_PRIVATE void gpuinstProfPreloadWait(uint64_t *ns);
-#endif
-
-/* Which occurrences of a region are profiled (GPUINST_PROFILE; syntax in
- * docs/PROFILING.md): rules "pattern[@sel]" separated by ';', the first
- * rule whose glob matches the region name decides. */
-#define GPUINST_SELECT_MAX_RULES 32
-#define GPUINST_SELECT_MAX_ITEMS 16
-typedef struct gpuinstSelectItem {
-    uint8_t kind;          /* 0 list/range lo..hi, 1 every N-th (N, 2N...), 2 all, 3 none */
-    uint64_t lo, hi;       /* kind 0: lo..hi inclusive; kind 1: lo = N */
-} gpuinstSelectItem;
-typedef struct gpuinstSelectRule {
-    char pattern[128];
-    uint32_t nitems;
-    gpuinstSelectItem items[GPUINST_SELECT_MAX_ITEMS];
-} gpuinstSelectRule;
-typedef struct gpuinstSelect {
-    uint32_t nrules;
-    gpuinstSelectRule rules[GPUINST_SELECT_MAX_RULES];
-} gpuinstSelect;
-/* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
- * INVALID_ARGUMENT with a sentence in err on a syntax error. */
-GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
-/* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
-GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
-/* The same, and *rule = the index of the rule that decided (-1: none
- * matched the name). */
-GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule);
-/* What GPUINST_PROFILE selected, said at finalize (also without CUPTI): a
- * rule that matched no region that ran, or selected none of the
- * occurrences that ran, is an /unavailable row "profile_selection" and one
- * line on stderr.  `regions` lists the region names that ran, `nocc` how
- * many occurrences each had; decided[r] / selected[r] count the occurrences
- * rule r decided / selected; returns 1 and a sentence in msg if there is
- * something to say.  Pure (tests call it). */
-GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
-                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
-                                        uint32_t nregions, char *msg, size_t cap);
-
-/* After a pass that was not CUPTI's last: 1 if the values are complete
- * already, so the remaining passes can be skipped.  per_level: the metric
- * list's passes per nesting level (host object); levels: nesting levels
- * configured (GPUINST_PROFILE_DEPTH); depth: the deepest level of gpuinst
- * range the body opened (the region = 1); passes: passes done; reported:
- * cuptiRangeProfilerStop's targetNestingLevel after the last of them (the
- * next pass's level, as cuptiProfilerEndPass documents it, or the one just
- * done: both give a right answer when CUPTI runs the levels in increasing
- * order).  Pure (tests simulate CUPTI's pass sequences). */
-GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
-                                          uint32_t reported);
-
-/* The per-device lock that serialises profiling across processes: an
- * exclusive flock on `path` waited for at most wait_ns.  Returns the fd
- * (>= 0), -1 (cannot lock here: go on), -2 (timeout); *waited in ns. */
-GPUINST_PRIVATE int gpuinstProfLock(const char *path, uint64_t wait_ns, uint64_t *waited);
-GPUINST_PRIVATE void gpuinstProfUnlock(int fd);
-
 /* Nested gpuinst ranges -> nested profiler ranges.  gpuinstProfOn is 1
  * only while a profiled pass runs, so the cost in gpuinst_range_push/pop
  * when nothing is profiled is one load and one predictable branch. */
-/* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
- * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
- * GPUINST_PROFILE is set (so that finalize can say what it named that never
- * ran). */
-GPUINST_PRIVATE void gpuinstProfilerInit(void);
 GPUINST_SHARED_DATA int gpuinstProfOn;
 GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id);
 GPUINST_PRIVATE void gpuinstProfRangePopSlow(void);
@@ -5298,7 +4986,6 @@ static inline void gpuinstProfRangePop(void)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstProfOn))) gpuinstProfRangePopSlow();
 }
-/* ==== end range profiling ================================================== */
 
 /* ---- finalize hooks of the optional parts --------------------------------
  * Parts that hold data outside the core tables (CUPTI activity, profiler)
@@ -7148,6 +6835,132 @@ GPUINST_PRIVATE void gpuinstCoreTablesRegister(void)
  * rank, once, at finalize.
  */
 /* #include "gpuinstInt.h" -- already inlined */
+/************** Begin file src/countersInt.h **************/
+/*
+ * countersInt.h -- counters, counter groups and PM sampling (src/counters.c,
+ * src/pm_sampling.c): what the core, the MPI layer and the tests call.
+ */
+#ifndef GPUINST_COUNTERS_INT_H
+#define GPUINST_COUNTERS_INT_H
+
+/************** Begin file src/cudaInt.h **************/
+/*
+ * cudaInt.h -- the GPU foundation shared by the CUPTI parts: the CUDA
+ * tool libraries opened at run time (src/cupti_load.c).
+ */
+#ifndef GPUINST_CUDA_INT_H
+#define GPUINST_CUDA_INT_H
+
+/* #include "gpuinstInt.h" -- already inlined */
+
+/* ---- CUDA / CUPTI libraries, opened at run time (src/cupti_load.c) ------
+ * Nothing of CUDA is linked.  gpuinstCuptiLoad opens libcupti once, in
+ * this order: GPUINST_CUPTI_LIB, $CUDA_HOME / $CUDA_PATH (extras/CUPTI/lib64,
+ * lib64), /usr/local/cuda/extras/CUPTI/lib64, /usr/local/cuda/lib64, then the
+ * loader's default path; it checks cuptiGetVersion against CUPTI_API_VERSION.
+ * On failure it returns a gpuinst_status and sets *why to a sentence (static
+ * storage) naming the cause and the way out; the caller records it with
+ * gpuinstUnavailableAdd.  The same for libcuda (driver API) and for
+ * libcheckpoint / libnvperf_host as the parts that need them ask. */
+GPUINST_PRIVATE int gpuinstCuptiLoad(const char **why);
+GPUINST_PRIVATE void *gpuinstCuptiSym(const char *name);   /* NULL if absent */
+GPUINST_PRIVATE int gpuinstCudaLoad(const char **why);
+GPUINST_PRIVATE void *gpuinstCudaSym(const char *name);    /* from libcuda.so.1 */
+
+/* ==== GPU tracing: libraries and activity hooks (issue 4; src/cupti_load.c,
+ * src/activity.c) ========================================================== */
+/* The four libraries the CUPTI-based parts open.  gpuinstLibLoad(lib, &why)
+ * opens one once (thread-safe; later calls return the first outcome) and
+ * returns 0 or GPUINST_ERROR_UNAVAILABLE with *why a sentence (static
+ * storage).  libnvperf_host and libcheckpoint are looked for in the
+ * directory libcupti came from first, then the same search as libcupti.
+ * gpuinstLibSym returns NULL if the library is not loaded or lacks `name`.
+ * Cast the result with GPUINST_LIB_FN (memcpy: no object-to-function
+ * pointer cast, which ISO C forbids). */
+enum {
+    GPUINST_LIB_CUPTI = 0,
+    GPUINST_LIB_CUDA = 1,        /* libcuda.so.1, the driver API */
+    GPUINST_LIB_NVPERF_HOST = 2,
+    GPUINST_LIB_CHECKPOINT = 3,
+    GPUINST_LIB_COUNT_ = 4
+};
+GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why);
+GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name);
+/* The path a library was opened from ("" if not loaded). */
+GPUINST_PRIVATE const char *gpuinstLibPath(int lib);
+#define GPUINST_LIB_FN(fnptr, lib, name)                       \
+    do {                                                       \
+        void *gpuinst_sym_ = gpuinstLibSym((lib), (name));     \
+        memcpy(&(fnptr), &gpuinst_sym_, sizeof(fnptr));        \
+    } while (0)
+
+#endif /* GPUINST_CUDA_INT_H */
+/************** End of src/cudaInt.h **************/
+
+/* Counters (src/counters.c).  gpuinstCountersInit runs from gpuinst_init
+ * (reads GPUINST_COUNTERS, starts the periodic sampler of the built-in
+ * groups).  Inside gpuinstTablesAgree, on every rank: gpuinstCountersSeal
+ * before the descriptors are compared (semantics final, attributes set),
+ * then gpuinstCountersStats with the agreed list (collective: rank 0
+ * computes the cross-rank statistics per dataset and field) returns the
+ * /counters/stats table to add to the list, or NULL on every rank. */
+GPUINST_PRIVATE void gpuinstCountersInit(void);
+GPUINST_PRIVATE void gpuinstCountersSeal(void);
+GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList *agreed);
+/* The MPI layer offers its byte totals (bytes sent/received by this rank
+ * so far, monotonic) for the built-in group "mpi_bytes"; without it that
+ * group is not offered. */
+typedef void (*gpuinstMpiBytesFn)(uint64_t *sent, uint64_t *recv);
+GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn);
+/* Counter groups made by gpuinst itself (PM sampling): as the public
+ * gpuinst_counter_group_create, with per-field units, and a flag 0x1 for
+ * "no NVTX counter" when the samples are only recorded. */
+GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
+                                              int32_t nfields, const char *const *units, uint32_t flags,
+                                              gpuinst_counter *group);
+/* Records nsamples samples of such a group: values nsamples x fields
+ * (sample-major), times_ns on gpuinst's clock; no state check.  Returns 0,
+ * INVALID_ARGUMENT or OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter group, int64_t nsamples, const double *values,
+                                               const uint64_t *times_ns);
+/* The same from packed records (8 bytes per field: int64 or double as the
+ * field's type), exact for int64 values of any size. */
+GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter group, int64_t nsamples, const void *records,
+                                            const uint64_t *times_ns);
+
+/* PM sampling (src/pm_sampling.c): 1 while a PM sampler of this process
+ * runs, so that the range profiler can refuse to start with a clear
+ * message (both need the GPU's performance monitors). */
+GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
+/* The metric list PM sampling would use on `chip` (e.g. "GH100") for
+ * `metrics` (NULL = the default set), host side only: the profiler host API
+ * evaluates a chip by name, without a GPU.  Writes the names, comma
+ * separated, to out; returns 0 or GPUINST_ERROR_UNAVAILABLE with the reason
+ * in why.  For tests and tools; not while PM sampling runs. */
+GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
+                                           size_t whycap);
+/* The election of one PM sampler per GPU among the processes of a node
+ * (src/pm_sampling.c; POSIX, in every build): a POSIX lock on a file named
+ * after `key` (the GPU's PCI bus id; tests pass any string) in /dev/shm.
+ * Returns 1 if this process won (it samples, and holds the lock until
+ * gpuinstPmElectRelease), 0 if another holds it; e->pid/e->rank name the
+ * sampler in both cases (pid 0 / rank -1 when it cannot be learned: the
+ * holder is in another pid namespace and never wrote its line).  A loser
+ * waits up to 2 s for the holder's "pid rank host" line to name the pid
+ * the kernel reports for the lock, so every process sharing the GPU
+ * records the same sampler.  write_delay_us: 0, except in tests (a pause
+ * between taking the lock and writing the line). */
+typedef struct gpuinstPmElection {
+    int fd;              /* the lock file, held while elected (-1 none) */
+    int elected;         /* 1: this process samples */
+    int32_t pid, rank;   /* the sampler */
+} gpuinstPmElection;
+GPUINST_PRIVATE int gpuinstPmElect(const char *key, uint32_t write_delay_us, gpuinstPmElection *e);
+GPUINST_PRIVATE void gpuinstPmElectRelease(gpuinstPmElection *e);
+/* ==== end counters ======================================================== */
+
+#endif /* GPUINST_COUNTERS_INT_H */
+/************** End of src/countersInt.h **************/
 
 /* ---- extra attributes ------------------------------------------------------ */
 
@@ -7719,6 +7532,7 @@ GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list)
  * it records it with gpuinstUnavailableAdd.  Nothing here prints.
  */
 /* #include "gpuinstInt.h" -- already inlined */
+/* #include "cudaInt.h" -- already inlined */
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -9159,6 +8973,245 @@ GPUINST_PRIVATE int gpuinstCollectCategories(const gpuinstTable *tb, void **out,
  * ranks may be gone and no collective is safe).
  */
 /* #include "gpuinstInt.h" -- already inlined */
+/************** Begin file src/activityInt.h **************/
+/*
+ * activityInt.h -- CUPTI activity tracing (src/activity.c): what the core,
+ * the range profiler, the counters and the tests call.
+ */
+#ifndef GPUINST_ACTIVITY_INT_H
+#define GPUINST_ACTIVITY_INT_H
+
+/* #include "cudaInt.h" -- already inlined */
+
+/* CUPTI activity tracing (src/activity.c).  gpuinstActivityInit runs from
+ * gpuinst_init: it reads GPUINST_TRACE, opens CUPTI, enables the kinds and
+ * registers the /gpu tables and a flush hook; on any failure it records
+ * /unavailable "cupti" and leaves everything off.  No-op when compiled out. */
+GPUINST_PRIVATE void gpuinstActivityInit(void);
+
+/* The decoder, exposed for tests and the decode benchmark: decodes one
+ * buffer of CUPTI activity records (as cuptiActivityGetNextRecord walks
+ * it) into the /gpu tables' pending rows; gpuinstActivityResolve joins GPU
+ * records to API and external-correlation records (done at collect time
+ * anyway); gpuinstActivityStats reports counts.  `buf` need not come from
+ * CUPTI: records are walked with the library's iterator when loaded, else
+ * with gpuinst's own walk of the same layout (8-byte aligned records whose
+ * size follows from their kind; an unknown kind ends the walk of that
+ * buffer, counted). */
+typedef struct gpuinstActivityStats {
+    uint64_t kernels, copies, api, markers, ext_corr, overhead, memory, sync, devices;
+    uint64_t unknown;        /* records of kinds gpuinst does not decode (skipped) */
+    uint64_t dropped;        /* CUPTI's dropped-record count (cuptiActivityGetNumDroppedRecords) */
+    uint64_t no_buffer;      /* buffer requests refused: the pool was empty */
+    uint64_t buffers;        /* buffers decoded */
+    uint64_t unresolved;     /* GPU records whose API record was not found */
+} gpuinstActivityStats;
+GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid);
+GPUINST_PRIVATE void gpuinstActivityResolve(void);
+GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
+/* Registers the /gpu tables without starting CUPTI (tests that feed
+ * synthetic buffers). */
+GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
+/* Kernel tracing and range-profiler sessions (issue 13).  CUPTI's kernel
+ * activity instruments every kernel launched while it is on; under a range
+ * profiler session that makes SASS-based metrics read 0 and adds 8
+ * instructions per warp.  The range profiler calls gpuinstActivityPause
+ * before its session (before cuptiProfilerInitialize on the first one, else
+ * before cuptiRangeProfilerEnable) and gpuinstActivityResume after
+ * cuptiRangeProfilerDisable.  Pause synchronizes the calling thread's
+ * context, flushes (cuptiActivityFlushAll(0)) and disables
+ * CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL only (copies, sets, API records stay
+ * traced); it returns 1 (paused: a /gpu/paused row, an /unavailable note
+ * "kernel_trace_paused" said once), 0 (no kernel tracing to pause) or -1
+ * with a sentence in why (kernel tracing on and not pausable: the caller
+ * must not profile).  Resume re-enables the kind (nothing after finalize's
+ * flush) and closes the row; a no-op when nothing is paused.  Not
+ * thread-safe against each other (one profiled occurrence at a time).
+ * gpuinstActivityPausedAdd records a pause [start_ns, end_ns] (end 0: open)
+ * without calling CUPTI: Pause uses it; tests feed it with synthetic
+ * buffers.  At resolve each pause gets its untraced launches and the kernel
+ * records inside it that no API call launched (tool kernels). */
+GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstActivityResume(void);
+GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
+                                              uint64_t occurrence);
+/* ==== end GPU tracing ==================================================== */
+
+#endif /* GPUINST_ACTIVITY_INT_H */
+/************** End of src/activityInt.h **************/
+/* #include "countersInt.h" -- already inlined */
+/************** Begin file src/profilerInt.h **************/
+/*
+ * profilerInt.h -- range profiling (src/profiler_host.c, src/metrics.c,
+ * src/range_profiler.c): metric lists, host objects, the GPUINST_PROFILE
+ * selection, the per-device lock.
+ */
+#ifndef GPUINST_PROFILER_INT_H
+#define GPUINST_PROFILER_INT_H
+
+/* #include "cudaInt.h" -- already inlined */
+
+/* ==== range profiling (issue 5; src/profiler_host.c, src/range_profiler.c,
+ * src/profiler_decls.h) ==================================================== */
+#define GPUINST_PROFILE_MAX_METRICS 64 /* metrics per list */
+#define GPUINST_NEAREST_MAX 8          /* suggestions per unknown name */
+
+/* A metric list: names expanded from "name,set,..." (sets: time, memory,
+ * instructions, roofline, throughput), duplicates removed, order kept. */
+typedef struct gpuinstMetricList {
+    char **names;
+    uint32_t n;
+} gpuinstMetricList;
+/* Parses `spec` (NULL/empty: gpuinstMetricsDefault()).  On error returns
+ * INVALID_ARGUMENT or LIMIT with a sentence in err.  No CUPTI call. */
+GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out, char *err, size_t errcap);
+GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
+GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
+GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
+/* gpuinst's named set i (0 <= i < gpuinstMetricSetCount()): its name and
+ * NULL-terminated metric names (static storage).  INVALID_ARGUMENT past
+ * the end. */
+GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void);
+GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics);
+/* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
+GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
+/* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
+ * first (ties: earlier candidate first); too distant ones are left out. */
+GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const *cands, size_t n,
+                                             const char **out, uint32_t k);
+GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res);
+
+/* Host object: chip + metric list -> properties, config image, passes,
+ * evaluation (CUPTI profiler host API; works without a GPU).  Only with
+ * GPUINST_WITH_CUPTI. */
+typedef struct gpuinstPhost gpuinstPhost;
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
+                                       gpuinstPhost **out, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph);
+GPUINST_PRIVATE uint32_t gpuinstPhostPasses(const gpuinstPhost *ph);
+GPUINST_PRIVATE const uint8_t *gpuinstPhostConfig(const gpuinstPhost *ph, size_t *size);
+GPUINST_PRIVATE const gpuinstMetricList *gpuinstPhostMetrics(const gpuinstPhost *ph);
+GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, const char **desc,
+                                            const char **unit, const char **hwunit, int *type);
+GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
+                                         double *values, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
+/* The same for a profiler type (GPUINST_PROFILER_RANGE / _PM_SAMPLING):
+ * gpuinstPhostCreate is this with GPUINST_PROFILER_RANGE. */
+GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
+                                          gpuinstPhost **out, char *why, size_t cap);
+/* Collection scope of metric i (GPUINST_METRIC_SCOPE_*). */
+GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i);
+/* Bare host-API queries (metric discovery, src/metrics.c).  A host object
+ * is a CUpti_Profiler_Host_Object * as void *.  Strings and arrays handed
+ * back are CUPTI's, valid until the next call on the same object: copy
+ * them.  Each returns a gpuinst status; *why a sentence where given. */
+typedef struct gpuinstMetricProps {
+    const char *description, *unit, *hw_unit; /* "" where CUPTI has none */
+    int32_t type;                             /* GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT */
+    int32_t scope;                            /* GPUINST_METRIC_SCOPE_* (UNKNOWN before CUPTI 13.1) */
+} gpuinstMetricProps;
+GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_t *avail, void **obj, char *why,
+                                       size_t cap);
+GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj);
+GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *const **names, size_t *n, char *why,
+                                            size_t cap);
+/* INVALID_ARGUMENT: no such metric of that type. */
+GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metric, const char *const **subs,
+                                           size_t *n);
+/* INVALID_ARGUMENT: unknown metric (for this chip and profiler type). */
+GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetricProps *out, char *why, size_t cap);
+/* Single-pass sets (CUPTI 13.2+; UNAVAILABLE before): *names is one
+ * malloc'ed block (n pointers, NULL, the texts): free(*names). */
+GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const char *set, char ***names, size_t *n,
+                                                     char *why, size_t cap);
+/* Up to k (<= GPUINST_NEAREST_MAX) valid full names nearest to `name`,
+ * into out + i * stride, given the chip's base metrics; returns how many.
+ * Base metrics: CUPTI 13.0 appends to the list at each GetBaseMetrics
+ * call on one object, so read them once per object. */
+GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
+                                             char *out, size_t stride, uint32_t k);
+/* cuptiGetVersion of the libcupti loaded (130001 for CUDA 13.0's), 0 if none. */
+GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void);
+/* libnvperf_host (what the host object needs; ~60-150 ms to open, under
+ * the loader's lock) opened on a detached helper thread, once per process,
+ * from libcupti's directory with CUPTI's flags, so that it overlaps the
+ * target-side setup (src/range_profiler.c): Start is called once gpuinst's
+ * own dlopen/dlsym calls are done (needs libcupti loaded and
+ * gpuinstProfilerInit run; GPUINST_PROFILE_PRELOAD=0: no-op);
+ * Wait blocks until the file is in (at most 60 s) and, the first time,
+ * stores how long the load took in *ns (NULL: not wanted). */
+GPUINST_PRIVATE void gpuinstProfPreloadStart(void);
+GPUINST_PRIVATE void gpuinstProfPreloadWait(uint64_t *ns);
+#endif
+
+/* Which occurrences of a region are profiled (GPUINST_PROFILE; syntax in
+ * docs/PROFILING.md): rules "pattern[@sel]" separated by ';', the first
+ * rule whose glob matches the region name decides. */
+#define GPUINST_SELECT_MAX_RULES 32
+#define GPUINST_SELECT_MAX_ITEMS 16
+typedef struct gpuinstSelectItem {
+    uint8_t kind;          /* 0 list/range lo..hi, 1 every N-th (N, 2N...), 2 all, 3 none */
+    uint64_t lo, hi;       /* kind 0: lo..hi inclusive; kind 1: lo = N */
+} gpuinstSelectItem;
+typedef struct gpuinstSelectRule {
+    char pattern[128];
+    uint32_t nitems;
+    gpuinstSelectItem items[GPUINST_SELECT_MAX_ITEMS];
+} gpuinstSelectRule;
+typedef struct gpuinstSelect {
+    uint32_t nrules;
+    gpuinstSelectRule rules[GPUINST_SELECT_MAX_RULES];
+} gpuinstSelect;
+/* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
+ * INVALID_ARGUMENT with a sentence in err on a syntax error. */
+GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
+/* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
+GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
+/* The same, and *rule = the index of the rule that decided (-1: none
+ * matched the name). */
+GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule);
+/* What GPUINST_PROFILE selected, said at finalize (also without CUPTI): a
+ * rule that matched no region that ran, or selected none of the
+ * occurrences that ran, is an /unavailable row "profile_selection" and one
+ * line on stderr.  `regions` lists the region names that ran, `nocc` how
+ * many occurrences each had; decided[r] / selected[r] count the occurrences
+ * rule r decided / selected; returns 1 and a sentence in msg if there is
+ * something to say.  Pure (tests call it). */
+GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
+                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
+                                        uint32_t nregions, char *msg, size_t cap);
+
+/* After a pass that was not CUPTI's last: 1 if the values are complete
+ * already, so the remaining passes can be skipped.  per_level: the metric
+ * list's passes per nesting level (host object); levels: nesting levels
+ * configured (GPUINST_PROFILE_DEPTH); depth: the deepest level of gpuinst
+ * range the body opened (the region = 1); passes: passes done; reported:
+ * cuptiRangeProfilerStop's targetNestingLevel after the last of them (the
+ * next pass's level, as cuptiProfilerEndPass documents it, or the one just
+ * done: both give a right answer when CUPTI runs the levels in increasing
+ * order).  Pure (tests simulate CUPTI's pass sequences). */
+GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
+                                          uint32_t reported);
+
+/* The per-device lock that serialises profiling across processes: an
+ * exclusive flock on `path` waited for at most wait_ns.  Returns the fd
+ * (>= 0), -1 (cannot lock here: go on), -2 (timeout); *waited in ns. */
+GPUINST_PRIVATE int gpuinstProfLock(const char *path, uint64_t wait_ns, uint64_t *waited);
+GPUINST_PRIVATE void gpuinstProfUnlock(int fd);
+
+
+/* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
+ * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
+ * GPUINST_PROFILE is set (so that finalize can say what it named that never
+ * ran). */
+GPUINST_PRIVATE void gpuinstProfilerInit(void);
+
+#endif /* GPUINST_PROFILER_INT_H */
+/************** End of src/profilerInt.h **************/
 
 #include <unistd.h>
 
@@ -9440,6 +9493,7 @@ int gpuinst_finalize(void)
  * call launched (CUPTI's own kernels, e.g. WaitNs: /gpu/kernels.tool = 1).
  */
 /* #include "gpuinstInt.h" -- already inlined */
+/* #include "activityInt.h" -- already inlined */
 
 #if !defined(GPUINST_AMALGAMATION)
 __attribute__((visibility("hidden"))) int gpuinstGpuOn;
@@ -11345,6 +11399,8 @@ GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns
  * row per dataset and field.
  */
 /* #include "gpuinstInt.h" -- already inlined */
+/* #include "countersInt.h" -- already inlined */
+/* #include "activityInt.h" -- already inlined */
 
 #include <math.h>
 #include <unistd.h>
@@ -16208,6 +16264,7 @@ int gpuinst_counters_sample_builtin(void)
  * layout, and the functions are taken from libcupti with dlsym.
  */
 /* #include "gpuinstInt.h" -- already inlined */
+/* #include "countersInt.h" -- already inlined */
 
 /* ---- /counters/pm_sampling/ranks (also without CUPTI: who asked, and why not) ---- */
 
@@ -17434,6 +17491,7 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
  * (supported chips, base and sub-metrics, properties, single-pass sets).
  */
 /* #include "gpuinstInt.h" -- already inlined */
+/* #include "profilerInt.h" -- already inlined */
 
 #include <ctype.h>
 
@@ -18598,6 +18656,7 @@ GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
  * (gpuinst_metrics_last_error); nothing is printed.
  */
 /* #include "gpuinstInt.h" -- already inlined */
+/* #include "profilerInt.h" -- already inlined */
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -19897,6 +19956,9 @@ int gpuinst_metrics_pass_plan(const char *chip, int32_t profiler, const char *me
  * kernel drops the lock of a process that dies, so nothing stays locked.
  */
 /* #include "gpuinstInt.h" -- already inlined */
+/* #include "profilerInt.h" -- already inlined */
+/* #include "activityInt.h" -- already inlined */
+/* #include "countersInt.h" -- already inlined */
 
 #include <ctype.h>
 #include <dlfcn.h>
@@ -24161,6 +24223,7 @@ GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **al
  * until MPI_Request_free; each MPI_Start gives it a new request id.
  */
 /* #include "mpiInt.h" -- already inlined */
+/* #include "countersInt.h" -- already inlined */
 
 #if GPUINST_WITH_MPI
 

@@ -23,6 +23,7 @@
  * library, 77 without libcupti.
  */
 #include "gpuinstInt.h"
+#include "profilerInt.h"
 
 #include <dlfcn.h>
 #include <unistd.h>

@@ -30,6 +30,7 @@
  * until MPI_Request_free; each MPI_Start gives it a new request id.
  */
 #include "mpiInt.h"
+#include "countersInt.h"
 
 #if GPUINST_WITH_MPI
 

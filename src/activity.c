@@ -37,6 +37,7 @@
  * call launched (CUPTI's own kernels, e.g. WaitNs: /gpu/kernels.tool = 1).
  */
 #include "gpuinstInt.h"
+#include "activityInt.h"
 
 #if !defined(GPUINST_AMALGAMATION)
 __attribute__((visibility("hidden"))) int gpuinstGpuOn;

@@ -10,6 +10,9 @@
  * ranks may be gone and no collective is safe).
  */
 #include "gpuinstInt.h"
+#include "activityInt.h"
+#include "countersInt.h"
+#include "profilerInt.h"
 
 #include <unistd.h>
 

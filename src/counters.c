@@ -30,6 +30,8 @@
  * row per dataset and field.
  */
 #include "gpuinstInt.h"
+#include "countersInt.h"
+#include "activityInt.h"
 
 #include <math.h>
 #include <unistd.h>

@@ -20,6 +20,7 @@
  * it records it with gpuinstUnavailableAdd.  Nothing here prints.
  */
 #include "gpuinstInt.h"
+#include "cudaInt.h"
 
 #include <dlfcn.h>
 #include <sys/stat.h>

@@ -24,6 +24,7 @@
  * (gpuinst_metrics_last_error); nothing is printed.
  */
 #include "gpuinstInt.h"
+#include "profilerInt.h"
 
 #include <ctype.h>
 #include <stdarg.h>

@@ -34,6 +34,7 @@
  * layout, and the functions are taken from libcupti with dlsym.
  */
 #include "gpuinstInt.h"
+#include "countersInt.h"
 
 /* ---- /counters/pm_sampling/ranks (also without CUPTI: who asked, and why not) ---- */
 

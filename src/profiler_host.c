@@ -14,6 +14,7 @@
  * (supported chips, base and sub-metrics, properties, single-pass sets).
  */
 #include "gpuinstInt.h"
+#include "profilerInt.h"
 
 #include <ctype.h>
 

@@ -40,6 +40,9 @@
  * kernel drops the lock of a process that dies, so nothing stays locked.
  */
 #include "gpuinstInt.h"
+#include "profilerInt.h"
+#include "activityInt.h"
+#include "countersInt.h"
 
 #include <ctype.h>
 #include <dlfcn.h>

@@ -26,6 +26,7 @@
  * rank, once, at finalize.
  */
 #include "gpuinstInt.h"
+#include "countersInt.h"
 
 /* ---- extra attributes ------------------------------------------------------ */
 

@@ -16,6 +16,7 @@
  * Exit status 0 when every assertion holds.
  */
 #include "gpuinstInt.h"
+#include "countersInt.h"
 
 #include <mpi.h>
 #include <stdio.h>

@@ -24,6 +24,7 @@
  * or one outside every pause is the application's.
  */
 #include "gpuinstInt.h"
+#include "activityInt.h"
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic push

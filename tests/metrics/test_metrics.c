@@ -12,6 +12,7 @@
  * cannot be opened.
  */
 #include "gpuinstInt.h"
+#include "profilerInt.h"
 
 #include <cuda.h>
 #include <cupti_result.h>

@@ -5,6 +5,7 @@
  * (77) when libcupti cannot be opened.
  */
 #include "gpuinstInt.h"
+#include "profilerInt.h"
 
 static int failures;
 #define CHECK(c, ...)                                                                  \

@@ -5,6 +5,7 @@
  * it, and gets it at once when the holder is killed (no stale lock).
  */
 #include "gpuinstInt.h"
+#include "profilerInt.h"
 
 #include <signal.h>
 #include <sys/wait.h>

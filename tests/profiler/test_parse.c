@@ -5,6 +5,7 @@
  * edit distance and nearest-name suggestions.
  */
 #include "gpuinstInt.h"
+#include "profilerInt.h"
 
 static int failures;
 #define CHECK(c, ...)                                                                  \

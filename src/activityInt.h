@@ -1,0 +1,64 @@
+/*
+ * activityInt.h -- CUPTI activity tracing (src/activity.c): what the core,
+ * the range profiler, the counters and the tests call.
+ */
+#ifndef GPUINST_ACTIVITY_INT_H
+#define GPUINST_ACTIVITY_INT_H
+
+#include "cudaInt.h"
+
+/* CUPTI activity tracing (src/activity.c).  gpuinstActivityInit runs from
+ * gpuinst_init: it reads GPUINST_TRACE, opens CUPTI, enables the kinds and
+ * registers the /gpu tables and a flush hook; on any failure it records
+ * /unavailable "cupti" and leaves everything off.  No-op when compiled out. */
+GPUINST_PRIVATE void gpuinstActivityInit(void);
+
+/* The decoder, exposed for tests and the decode benchmark: decodes one
+ * buffer of CUPTI activity records (as cuptiActivityGetNextRecord walks
+ * it) into the /gpu tables' pending rows; gpuinstActivityResolve joins GPU
+ * records to API and external-correlation records (done at collect time
+ * anyway); gpuinstActivityStats reports counts.  `buf` need not come from
+ * CUPTI: records are walked with the library's iterator when loaded, else
+ * with gpuinst's own walk of the same layout (8-byte aligned records whose
+ * size follows from their kind; an unknown kind ends the walk of that
+ * buffer, counted). */
+typedef struct gpuinstActivityStats {
+    uint64_t kernels, copies, api, markers, ext_corr, overhead, memory, sync, devices;
+    uint64_t unknown;        /* records of kinds gpuinst does not decode (skipped) */
+    uint64_t dropped;        /* CUPTI's dropped-record count (cuptiActivityGetNumDroppedRecords) */
+    uint64_t no_buffer;      /* buffer requests refused: the pool was empty */
+    uint64_t buffers;        /* buffers decoded */
+    uint64_t unresolved;     /* GPU records whose API record was not found */
+} gpuinstActivityStats;
+GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid);
+GPUINST_PRIVATE void gpuinstActivityResolve(void);
+GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
+/* Registers the /gpu tables without starting CUPTI (tests that feed
+ * synthetic buffers). */
+GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
+/* Kernel tracing and range-profiler sessions (issue 13).  CUPTI's kernel
+ * activity instruments every kernel launched while it is on; under a range
+ * profiler session that makes SASS-based metrics read 0 and adds 8
+ * instructions per warp.  The range profiler calls gpuinstActivityPause
+ * before its session (before cuptiProfilerInitialize on the first one, else
+ * before cuptiRangeProfilerEnable) and gpuinstActivityResume after
+ * cuptiRangeProfilerDisable.  Pause synchronizes the calling thread's
+ * context, flushes (cuptiActivityFlushAll(0)) and disables
+ * CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL only (copies, sets, API records stay
+ * traced); it returns 1 (paused: a /gpu/paused row, an /unavailable note
+ * "kernel_trace_paused" said once), 0 (no kernel tracing to pause) or -1
+ * with a sentence in why (kernel tracing on and not pausable: the caller
+ * must not profile).  Resume re-enables the kind (nothing after finalize's
+ * flush) and closes the row; a no-op when nothing is paused.  Not
+ * thread-safe against each other (one profiled occurrence at a time).
+ * gpuinstActivityPausedAdd records a pause [start_ns, end_ns] (end 0: open)
+ * without calling CUPTI: Pause uses it; tests feed it with synthetic
+ * buffers.  At resolve each pause gets its untraced launches and the kernel
+ * records inside it that no API call launched (tool kernels). */
+GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstActivityResume(void);
+GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
+                                              uint64_t occurrence);
+/* ==== end GPU tracing ==================================================== */
+
+#endif /* GPUINST_ACTIVITY_INT_H */

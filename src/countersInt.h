@@ -1,0 +1,72 @@
+/*
+ * countersInt.h -- counters, counter groups and PM sampling (src/counters.c,
+ * src/pm_sampling.c): what the core, the MPI layer and the tests call.
+ */
+#ifndef GPUINST_COUNTERS_INT_H
+#define GPUINST_COUNTERS_INT_H
+
+#include "cudaInt.h"
+
+/* Counters (src/counters.c).  gpuinstCountersInit runs from gpuinst_init
+ * (reads GPUINST_COUNTERS, starts the periodic sampler of the built-in
+ * groups).  Inside gpuinstTablesAgree, on every rank: gpuinstCountersSeal
+ * before the descriptors are compared (semantics final, attributes set),
+ * then gpuinstCountersStats with the agreed list (collective: rank 0
+ * computes the cross-rank statistics per dataset and field) returns the
+ * /counters/stats table to add to the list, or NULL on every rank. */
+GPUINST_PRIVATE void gpuinstCountersInit(void);
+GPUINST_PRIVATE void gpuinstCountersSeal(void);
+GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList *agreed);
+/* The MPI layer offers its byte totals (bytes sent/received by this rank
+ * so far, monotonic) for the built-in group "mpi_bytes"; without it that
+ * group is not offered. */
+typedef void (*gpuinstMpiBytesFn)(uint64_t *sent, uint64_t *recv);
+GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn);
+/* Counter groups made by gpuinst itself (PM sampling): as the public
+ * gpuinst_counter_group_create, with per-field units, and a flag 0x1 for
+ * "no NVTX counter" when the samples are only recorded. */
+GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
+                                              int32_t nfields, const char *const *units, uint32_t flags,
+                                              gpuinst_counter *group);
+/* Records nsamples samples of such a group: values nsamples x fields
+ * (sample-major), times_ns on gpuinst's clock; no state check.  Returns 0,
+ * INVALID_ARGUMENT or OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter group, int64_t nsamples, const double *values,
+                                               const uint64_t *times_ns);
+/* The same from packed records (8 bytes per field: int64 or double as the
+ * field's type), exact for int64 values of any size. */
+GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter group, int64_t nsamples, const void *records,
+                                            const uint64_t *times_ns);
+
+/* PM sampling (src/pm_sampling.c): 1 while a PM sampler of this process
+ * runs, so that the range profiler can refuse to start with a clear
+ * message (both need the GPU's performance monitors). */
+GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
+/* The metric list PM sampling would use on `chip` (e.g. "GH100") for
+ * `metrics` (NULL = the default set), host side only: the profiler host API
+ * evaluates a chip by name, without a GPU.  Writes the names, comma
+ * separated, to out; returns 0 or GPUINST_ERROR_UNAVAILABLE with the reason
+ * in why.  For tests and tools; not while PM sampling runs. */
+GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
+                                           size_t whycap);
+/* The election of one PM sampler per GPU among the processes of a node
+ * (src/pm_sampling.c; POSIX, in every build): a POSIX lock on a file named
+ * after `key` (the GPU's PCI bus id; tests pass any string) in /dev/shm.
+ * Returns 1 if this process won (it samples, and holds the lock until
+ * gpuinstPmElectRelease), 0 if another holds it; e->pid/e->rank name the
+ * sampler in both cases (pid 0 / rank -1 when it cannot be learned: the
+ * holder is in another pid namespace and never wrote its line).  A loser
+ * waits up to 2 s for the holder's "pid rank host" line to name the pid
+ * the kernel reports for the lock, so every process sharing the GPU
+ * records the same sampler.  write_delay_us: 0, except in tests (a pause
+ * between taking the lock and writing the line). */
+typedef struct gpuinstPmElection {
+    int fd;              /* the lock file, held while elected (-1 none) */
+    int elected;         /* 1: this process samples */
+    int32_t pid, rank;   /* the sampler */
+} gpuinstPmElection;
+GPUINST_PRIVATE int gpuinstPmElect(const char *key, uint32_t write_delay_us, gpuinstPmElection *e);
+GPUINST_PRIVATE void gpuinstPmElectRelease(gpuinstPmElection *e);
+/* ==== end counters ======================================================== */
+
+#endif /* GPUINST_COUNTERS_INT_H */
