@@ -7509,7 +7509,7 @@ GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list)
     list->owned_ = NULL;
 }
 /************** End of src/table_agree.c **************/
-/************** Begin file src/cupti_load.c **************/
+/************** Begin file src/cuda.c **************/
 /*
  * cupti_load.c -- opens the CUDA tool libraries at run time (dlopen), so a
  * binary built with gpuinst runs where CUDA is absent.
@@ -7832,7 +7832,7 @@ GPUINST_PRIVATE void *gpuinstCudaSym(const char *name)
 {
     return gpuinstLibSym(GPUINST_LIB_CUDA, name);
 }
-/************** End of src/cupti_load.c **************/
+/************** End of src/cuda.c **************/
 /************** Begin file src/nvtx.c **************/
 /*
  * nvtx.c -- annotations: ranges, marks, domains, categories, registered
