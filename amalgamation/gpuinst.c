@@ -4722,6 +4722,8 @@ GPUINST_PRIVATE void gpuinstUnavailableNote(const char *feature, const char *rea
 /* Reads the GPUINST_* environment into *cfg (lengths checked); values
  * agreed across ranks (gpuinstConfigAgree) replace this rank's. */
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg);
+/* GPUINST_CUPTI_LIB ("" unset), also before gpuinst_init. */
+GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void);
 /* The one parser of each kind of GPUINST_* value (src/config.c): on/off
  * words (1 on yes true y / 0 off no false n, any case) and whole numbers in
  * lo..hi; unset or empty gives dflt, a bad value a message and dflt. */
@@ -5509,8 +5511,24 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     cfg->buffer_mb = gpuinstEnvU64("GPUINST_BUFFER_MB", 0, 0, (uint64_t)1 << 30);
     cfg->overwrite = gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
     cfg->collective_io = gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);
-    cfg->loaded = 1;
+    GPUINST_STORE_REL(&cfg->loaded, 1);
     gpuinstConfigApplyAgreed(cfg);
+}
+
+/* GPUINST_CUPTI_LIB: the loaded configuration's, or, before gpuinst_init
+ * (the metric discovery API needs no init), read once by the same rule. */
+static char earlyCuptiLib[sizeof gpuinstG.cfg.cupti_lib];
+static pthread_once_t earlyCuptiOnce = PTHREAD_ONCE_INIT;
+static void earlyCuptiRead(void)
+{
+    cfgString("GPUINST_CUPTI_LIB", earlyCuptiLib, sizeof earlyCuptiLib, "");
+}
+
+GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void)
+{
+    if (GPUINST_LOAD_ACQ(&gpuinstG.cfg.loaded)) return gpuinstG.cfg.cupti_lib;
+    pthread_once(&earlyCuptiOnce, earlyCuptiRead);
+    return earlyCuptiLib;
 }
 /************** End of src/config.c **************/
 /************** Begin file src/output.c **************/
@@ -6845,49 +6863,603 @@ GPUINST_PRIVATE void gpuinstCoreTablesRegister(void)
 
 /************** Begin file src/cudaInt.h **************/
 /*
- * cudaInt.h -- the GPU foundation shared by the CUPTI parts: the CUDA
- * tool libraries opened at run time (src/cupti_load.c).
+ * cudaInt.h -- the GPU foundation under the CUPTI parts (src/cuda.c,
+ * src/gpu_lease.c): the CUDA tool libraries opened at run time, every
+ * driver, CUPTI and checkpoint entry point gpuinst calls in one table, the
+ * one CUPTI (and driver) error string, the one device identity, and the one
+ * node-wide lease of a GPU's performance monitors.
+ *
+ * Design (NVTX3's nvtxGlobals_t, HPCToolkit's CUPTI dispatch struct): each
+ * entry point is declared once, in the X-macro lists below, with its
+ * library, the parts that cannot run without it (0: optional, the caller
+ * tests the pointer), its type and, for a versioned symbol, an older name
+ * to fall back to.  When gpuinstLibLoad opens a library it resolves every
+ * entry of that library into gpuinstCu, once, under one lock; a caller
+ * loads the library (acquire), asks gpuinstCudaMissing(its part) once, then
+ * calls gpuinstCu.<name>(...) directly.  Nothing of CUDA is linked: a
+ * binary built with gpuinst runs where CUDA is absent, and every part says
+ * why it is off (/unavailable) instead.
+ *
+ * The driver list exists in every build (/topology needs only the driver,
+ * also in a build without the CUDA headers: then the few driver types are
+ * declared here); the CUPTI lists only with GPUINST_WITH_CUPTI.
  */
 #ifndef GPUINST_CUDA_INT_H
 #define GPUINST_CUDA_INT_H
 
 /* #include "gpuinstInt.h" -- already inlined */
 
-/* ---- CUDA / CUPTI libraries, opened at run time (src/cupti_load.c) ------
- * Nothing of CUDA is linked.  gpuinstCuptiLoad opens libcupti once, in
- * this order: GPUINST_CUPTI_LIB, $CUDA_HOME / $CUDA_PATH (extras/CUPTI/lib64,
- * lib64), /usr/local/cuda/extras/CUPTI/lib64, /usr/local/cuda/lib64, then the
- * loader's default path; it checks cuptiGetVersion against CUPTI_API_VERSION.
- * On failure it returns a gpuinst_status and sets *why to a sentence (static
- * storage) naming the cause and the way out; the caller records it with
- * gpuinstUnavailableAdd.  The same for libcuda (driver API) and for
- * libcheckpoint / libnvperf_host as the parts that need them ask. */
-GPUINST_PRIVATE int gpuinstCuptiLoad(const char **why);
-GPUINST_PRIVATE void *gpuinstCuptiSym(const char *name);   /* NULL if absent */
-GPUINST_PRIVATE int gpuinstCudaLoad(const char **why);
-GPUINST_PRIVATE void *gpuinstCudaSym(const char *name);    /* from libcuda.so.1 */
+/* ---- the headers (or, without them, the driver types gpuinst uses) ------- */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic" /* an enumerator of 0x80000000 in cupti_activity.h */
+#endif
+#if GPUINST_WITH_CUPTI
+#include <cuda.h>
+#include <cupti.h>
+#include <cupti_target.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_pmsampling.h>
+#define GPUINST_HAVE_CUDA_H 1
+#elif defined(__has_include)
+#if __has_include(<cuda.h>)
+#include <cuda.h>
+#define GPUINST_HAVE_CUDA_H 1
+#endif
+#endif
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+#if !defined(GPUINST_HAVE_CUDA_H)
+/* cuda.h's types of the driver calls below, by value as the ABI has them. */
+#define GPUINST_HAVE_CUDA_H 0
+typedef int CUresult;
+typedef int CUdevice;
+typedef int CUdevice_attribute;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUuuid_st {
+    char bytes[16];
+} CUuuid;
+#define CUDA_SUCCESS 0
+#define CUDA_ERROR_NO_DEVICE 100
+#define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+#endif
+#if GPUINST_WITH_CUPTI
+/************** Begin file src/profiler_decls.h **************/
+/*
+ * profiler_decls.h -- gpuinst's own C declarations of the parts of
+ * cupti_profiler_host.h and cupti_checkpoint.h that the range profiler uses.
+ *
+ * Why: cupti_profiler_host.h includes <string> (up to CUDA 13.1) and
+ * cupti_checkpoint.h is C++ only (namespace NV::Cupti::Checkpoint, nullptr
+ * in its size macro), so neither can be included from C.  The structs,
+ * enums and STRUCT_SIZE values below are the CUDA 13.0 ones, member for
+ * member, plus what later CUPTIs added that gpuinst uses, each marked with
+ * the CUPTI that has it (CUPTI_API_VERSION; an older libcupti refuses the
+ * larger struct size or lacks the function, which the callers handle);
+ * tests/profiler/test_decls.cpp compiles them beside the real headers (the
+ * toolkit's, and a newer CUPTI's where one is installed) and checks every
+ * size, offset, enum value and function type the header it sees has.
+ *
+ * The STRUCT_SIZE macros carry a GPUINST_ prefix so that both sets can be
+ * seen in one translation unit (the test).
+ *
+ * Include after <cuda.h> and <cupti_result.h> (CUcontext, CUptiResult).
+ * This header includes nothing itself, so that the C++ test can wrap it in
+ * a namespace.  Only used when GPUINST_WITH_CUPTI is on.
+ */
+#ifndef GPUINST_PROFILER_DECLS_H
+#define GPUINST_PROFILER_DECLS_H
 
-/* ==== GPU tracing: libraries and activity hooks (issue 4; src/cupti_load.c,
- * src/activity.c) ========================================================== */
-/* The four libraries the CUPTI-based parts open.  gpuinstLibLoad(lib, &why)
- * opens one once (thread-safe; later calls return the first outcome) and
- * returns 0 or GPUINST_ERROR_UNAVAILABLE with *why a sentence (static
- * storage).  libnvperf_host and libcheckpoint are looked for in the
- * directory libcupti came from first, then the same search as libcupti.
- * gpuinstLibSym returns NULL if the library is not loaded or lacks `name`.
- * Cast the result with GPUINST_LIB_FN (memcpy: no object-to-function
- * pointer cast, which ISO C forbids). */
+/* The struct-size rule of the CUPTI profiler headers: bytes up to and
+ * including the last member the caller knows of. */
+#define GPUINST_CUPTI_STRUCT_SIZE(type_, last_) \
+    (offsetof(type_, last_) + sizeof(((type_ *)0)->last_))
+
+/* ---- cupti_profiler_host.h (libcupti.so.13) ------------------------------ */
+
+typedef enum CUpti_MetricType {
+    CUPTI_METRIC_TYPE_COUNTER = 0,
+    CUPTI_METRIC_TYPE_RATIO,
+    CUPTI_METRIC_TYPE_THROUGHPUT,
+    CUPTI_METRIC_TYPE__COUNT
+} CUpti_MetricType;
+
+/* CUPTI 13.1 (130100) and newer */
+typedef enum CUpti_MetricCollectionScope {
+    CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT = 0,
+    CUPTI_METRIC_COLLECTION_SCOPE_DEVICE,
+    CUPTI_METRIC_COLLECTION_SCOPE_INVALID
+} CUpti_MetricCollectionScope;
+
+typedef enum CUpti_ProfilerType {
+    CUPTI_PROFILER_TYPE_RANGE_PROFILER,
+    CUPTI_PROFILER_TYPE_PM_SAMPLING,
+    CUPTI_PROFILER_TYPE_PROFILER_INVALID
+} CUpti_ProfilerType;
+
+typedef struct CUpti_Profiler_Host_Object CUpti_Profiler_Host_Object;
+
+typedef struct CUpti_Profiler_Host_Initialize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_ProfilerType profilerType;
+    const char *pChipName;
+    const uint8_t *pCounterAvailabilityImage;
+    CUpti_Profiler_Host_Object *pHostObject;          /* [out] */
+} CUpti_Profiler_Host_Initialize_Params;
+#define GPUINST_CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_Initialize_Params, pHostObject)
+
+typedef struct CUpti_Profiler_Host_Deinitialize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+} CUpti_Profiler_Host_Deinitialize_Params;
+#define GPUINST_CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_Deinitialize_Params, pHostObject)
+
+typedef struct CUpti_Profiler_Host_GetSupportedChips_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t numChips;                                  /* [out] */
+    const char *const *ppChipNames;                   /* [out] */
+} CUpti_Profiler_Host_GetSupportedChips_Params;
+#define GPUINST_CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetSupportedChips_Params, ppChipNames)
+
+typedef struct CUpti_Profiler_Host_GetBaseMetrics_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    CUpti_MetricType metricType;
+    const char **ppMetricNames;                       /* [out] */
+    size_t numMetrics;                                /* [out] */
+} CUpti_Profiler_Host_GetBaseMetrics_Params;
+#define GPUINST_CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetBaseMetrics_Params, numMetrics)
+
+typedef struct CUpti_Profiler_Host_GetSubMetrics_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    CUpti_MetricType metricType;
+    const char *pMetricName;
+    size_t numOfSubmetrics;                           /* [out] */
+    const char **ppSubMetrics;                        /* [out] */
+} CUpti_Profiler_Host_GetSubMetrics_Params;
+#define GPUINST_CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetSubMetrics_Params, ppSubMetrics)
+
+typedef struct CUpti_Profiler_Host_GetMetricProperties_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    const char *pMetricName;
+    const char *pDescription;                         /* [out] */
+    const char *pHwUnit;                              /* [out] */
+    const char *pDimUnit;                             /* [out] */
+    CUpti_MetricType metricType;                      /* [out] */
+    CUpti_MetricCollectionScope metricCollectionScope; /* [out] CUPTI 13.1 and newer */
+} CUpti_Profiler_Host_GetMetricProperties_Params;
+/* CUDA 13.0's size (no collection scope) and 13.1's (with it): a 13.0
+ * libcupti answers CUPTI_ERROR_INVALID_PARAMETER to the larger one. */
+#define GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricProperties_Params, metricType)
+#define GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE_SCOPE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricProperties_Params, metricCollectionScope)
+
+typedef struct CUpti_Profiler_Host_GetRangeName_Params {
+    size_t structSize;
+    void *pPriv;
+    const uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    size_t rangeIndex;
+    const char *delimiter;
+    const char *pRangeName;                           /* [out] allocated by CUPTI */
+} CUpti_Profiler_Host_GetRangeName_Params;
+#define GPUINST_CUpti_Profiler_Host_GetRangeName_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetRangeName_Params, pRangeName)
+
+typedef struct CUpti_Profiler_Host_EvaluateToGpuValues_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    const uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    size_t rangeIndex;
+    const char **ppMetricNames;
+    size_t numMetrics;
+    double *pMetricValues;                            /* [out] numMetrics values */
+} CUpti_Profiler_Host_EvaluateToGpuValues_Params;
+#define GPUINST_CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_EvaluateToGpuValues_Params, pMetricValues)
+
+typedef struct CUpti_Profiler_Host_ConfigAddMetrics_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    const char **ppMetricNames;
+    size_t numMetrics;
+} CUpti_Profiler_Host_ConfigAddMetrics_Params;
+#define GPUINST_CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_ConfigAddMetrics_Params, numMetrics)
+
+typedef struct CUpti_Profiler_Host_GetConfigImageSize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    size_t configImageSize;                           /* [out] */
+} CUpti_Profiler_Host_GetConfigImageSize_Params;
+#define GPUINST_CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetConfigImageSize_Params, configImageSize)
+
+typedef struct CUpti_Profiler_Host_GetConfigImage_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    size_t configImageSize;
+    uint8_t *pConfigImage;                            /* [out] configImageSize bytes */
+} CUpti_Profiler_Host_GetConfigImage_Params;
+#define GPUINST_CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetConfigImage_Params, pConfigImage)
+
+typedef struct CUpti_Profiler_Host_GetNumOfPasses_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t configImageSize;
+    uint8_t *pConfigImage;
+    size_t numOfPasses;                               /* [out] */
+} CUpti_Profiler_Host_GetNumOfPasses_Params;
+#define GPUINST_CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetNumOfPasses_Params, numOfPasses)
+
+typedef struct CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_ProfilerType profilerType;
+    const char *pChipName;
+    uint8_t *pCounterAvailabilityImage;
+    size_t maxMetricsPerPass;                         /* [out] */
+} CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params;
+#define GPUINST_CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params, maxMetricsPerPass)
+
+/* CUPTI 13.2 (130200) and newer: the single-pass metric sets of a chip
+ * (metrics that PM sampling collects together in one pass). */
+typedef struct CUpti_Profiler_Host_GetSinglePassSets_Params {
+    size_t structSize;
+    void *pPriv;
+    const char *pChipName;
+    size_t numOfSinglePassSets;                       /* [out] (NULL ppSinglePassSets: the count only) */
+    const char **ppSinglePassSets;                    /* [in] caller's array of numOfSinglePassSets, filled */
+} CUpti_Profiler_Host_GetSinglePassSets_Params;
+#define GPUINST_CUpti_Profiler_Host_GetSinglePassSets_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetSinglePassSets_Params, ppSinglePassSets)
+
+typedef struct CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params {
+    size_t structSize;
+    void *pPriv;
+    const char *pChipName;
+    const char *pSinglePassSetName;
+    size_t numOfMetricsInSinglePassSet;               /* [inout] */
+    size_t metricsBufferSize;                         /* [inout] */
+    size_t *pMetricsIndicesBuffer;                    /* [out] both NULL: query the two sizes */
+    uint8_t *pMetricsBuffer;                          /* [out] */
+} CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params;
+#define GPUINST_CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params, pMetricsBuffer)
+
+/* Function types of the host API, looked up in libcupti with dlsym. */
+typedef CUptiResult (*gpuinstCuptiHostInitializeFn)(CUpti_Profiler_Host_Initialize_Params *);
+typedef CUptiResult (*gpuinstCuptiHostDeinitializeFn)(CUpti_Profiler_Host_Deinitialize_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetSupportedChipsFn)(CUpti_Profiler_Host_GetSupportedChips_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetBaseMetricsFn)(CUpti_Profiler_Host_GetBaseMetrics_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetSubMetricsFn)(CUpti_Profiler_Host_GetSubMetrics_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetMetricPropertiesFn)(CUpti_Profiler_Host_GetMetricProperties_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetRangeNameFn)(CUpti_Profiler_Host_GetRangeName_Params *);
+typedef CUptiResult (*gpuinstCuptiHostEvaluateToGpuValuesFn)(CUpti_Profiler_Host_EvaluateToGpuValues_Params *);
+typedef CUptiResult (*gpuinstCuptiHostConfigAddMetricsFn)(CUpti_Profiler_Host_ConfigAddMetrics_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetConfigImageSizeFn)(CUpti_Profiler_Host_GetConfigImageSize_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetConfigImageFn)(CUpti_Profiler_Host_GetConfigImage_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetNumOfPassesFn)(CUpti_Profiler_Host_GetNumOfPasses_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetMaxNumHardwareMetricsPerPassFn)(
+    CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetSinglePassSetsFn)(CUpti_Profiler_Host_GetSinglePassSets_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetMetricsInSinglePassSetFn)(
+    CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params *);
+
+/* ---- cupti_checkpoint.h (libcheckpoint.so; C++ header, C linkage) -------- */
+
+typedef enum {
+    CUPTI_CHECKPOINT_OPT_NONE = 0,
+    CUPTI_CHECKPOINT_OPT_TRANSFER = 1  /* restore only blocks that changed (cached: restore at the same point) */
+} CUpti_CheckpointOptimizations;
+
+typedef struct {
+    size_t structSize;       /* GPUINST_CUpti_Checkpoint_STRUCT_SIZE */
+    CUcontext ctx;           /* context to save; NULL = current */
+    size_t reserveDeviceMB;  /* keep the last N MB of device memory free ((size_t)-1: use none) */
+    size_t reserveHostMB;    /* keep the last N MB of host memory free ((size_t)-1: use none) */
+    uint8_t allowOverwrite;
+    uint8_t optimizations;   /* CUpti_CheckpointOptimizations mask */
+    void *pPriv;
+} CUpti_Checkpoint;
+#define GPUINST_CUpti_Checkpoint_STRUCT_SIZE GPUINST_CUPTI_STRUCT_SIZE(CUpti_Checkpoint, pPriv)
+
+typedef CUptiResult (*gpuinstCuptiCheckpointFn)(CUpti_Checkpoint *const); /* Save, Restore, Free */
+
+#endif /* GPUINST_PROFILER_DECLS_H */
+/************** End of src/profiler_decls.h **************/
+#endif
+
+/* ---- the libraries ----------------------------------------------------------
+ * gpuinstLibLoad(lib, &why) opens one once (thread-safe; later calls return
+ * the first outcome), resolves its entry points into gpuinstCu, and returns
+ * 0 or GPUINST_ERROR_UNAVAILABLE with *why a sentence (static storage)
+ * naming the cause and the way out; the caller records it with
+ * gpuinstUnavailableAdd.  Where each is looked for (src/cuda.c):
+ *   libcupti        GPUINST_CUPTI_LIB (alone when set), $CUDA_HOME and
+ *                   $CUDA_PATH (extras/CUPTI/lib64, lib64),
+ *                   /usr/local/cuda/extras/CUPTI/lib64, /usr/local/cuda/lib64,
+ *                   the loader's path; its major version must be the one
+ *                   compiled against (CUPTI_API_VERSION);
+ *   libcuda.so.1    the loader's path only (never a toolkit stub);
+ *   libnvperf_host, libcheckpoint
+ *                   the directory libcupti came from, then libcupti's search.
+ * Without GPUINST_WITH_CUPTI only libcuda can be opened. */
 enum {
     GPUINST_LIB_CUPTI = 0,
     GPUINST_LIB_CUDA = 1,        /* libcuda.so.1, the driver API */
-    GPUINST_LIB_NVPERF_HOST = 2,
+    GPUINST_LIB_NVPERF_HOST = 2, /* opened ahead of CUPTI (src/range_profiler.c); no entry points */
     GPUINST_LIB_CHECKPOINT = 3,
     GPUINST_LIB_COUNT_ = 4
 };
 GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why);
-GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name);
 /* The path a library was opened from ("" if not loaded). */
 GPUINST_PRIVATE const char *gpuinstLibPath(int lib);
+/* 1 if libcuda.so.1 is in the process already (the application loaded it),
+ * without loading it: for /topology, which never brings CUDA in. */
+GPUINST_PRIVATE int gpuinstCudaDriverPresent(void);
+
+/* ---- the entry points ----------------------------------------------------------
+ * The parts that need an entry point (a bit set; 0: optional). */
+#define GPUINST_NEED_TRACE 0x01u   /* activity tracing (src/activity.c) */
+#define GPUINST_NEED_HOST 0x02u    /* the profiler host API (src/profiler_host.c) */
+#define GPUINST_NEED_RANGE 0x04u   /* the range profiler's target side (src/range_profiler.c) */
+#define GPUINST_NEED_PM 0x08u      /* PM sampling's target side (src/pm_sampling.c) */
+#define GPUINST_NEED_MEMORY 0x10u  /* the gpu_memory counter group (src/counters_builtin.c) */
+#define GPUINST_NEED_DEVICES 0x20u /* counting the devices (src/metrics.c) */
+#define GPUINST_NEED_CHIP 0x40u    /* a device's chip name (src/metrics.c) */
+#define GPUINST_NEED_CONTEXT 0x80u /* the calling thread's device (/topology, gpuinstCudaCurrentDevice) */
+
+/* X(lib, need, return type, name, older name or 0, parameter types).  The
+ * name is the exported symbol (cuda.h maps cuMemGetInfo to cuMemGetInfo_v2:
+ * the table uses the versioned name itself). */
+#define GPUINST_CU_DRIVER_API(X)                                                                                      \
+    X(CUDA, GPUINST_NEED_TRACE | GPUINST_NEED_PM | GPUINST_NEED_MEMORY | GPUINST_NEED_DEVICES, CUresult, cuInit, 0,    \
+      (unsigned int))                                                                                                 \
+    X(CUDA, GPUINST_NEED_TRACE | GPUINST_NEED_MEMORY | GPUINST_NEED_DEVICES, CUresult, cuDeviceGetCount, 0, (int *))   \
+    X(CUDA, GPUINST_NEED_TRACE, CUresult, cuDeviceGet, 0, (CUdevice *, int))                                          \
+    X(CUDA, 0, CUresult, cuDeviceGetName, 0, (char *, int, CUdevice))                                                 \
+    X(CUDA, 0, CUresult, cuDeviceGetUuid_v2, "cuDeviceGetUuid", (CUuuid *, CUdevice))                                 \
+    X(CUDA, GPUINST_NEED_PM, CUresult, cuDeviceGetPCIBusId, 0, (char *, int, CUdevice))                               \
+    X(CUDA, 0, CUresult, cuDeviceTotalMem_v2, 0, (size_t *, CUdevice))                                                \
+    X(CUDA, 0, CUresult, cuDeviceGetAttribute, 0, (int *, CUdevice_attribute, CUdevice))                              \
+    X(CUDA, GPUINST_NEED_TRACE | GPUINST_NEED_RANGE | GPUINST_NEED_CONTEXT, CUresult, cuCtxGetCurrent, 0,             \
+      (CUcontext *))                                                                                                  \
+    X(CUDA, GPUINST_NEED_RANGE | GPUINST_NEED_PM | GPUINST_NEED_CONTEXT, CUresult, cuCtxGetDevice, 0, (CUdevice *))    \
+    X(CUDA, GPUINST_NEED_TRACE | GPUINST_NEED_RANGE, CUresult, cuCtxSynchronize, 0, (void))                           \
+    X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuDevicePrimaryCtxGetState, 0, (CUdevice, unsigned int *, int *))          \
+    X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuDevicePrimaryCtxRetain, 0, (CUcontext *, CUdevice))                      \
+    X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuDevicePrimaryCtxRelease_v2, 0, (CUdevice))                               \
+    X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuCtxPushCurrent_v2, 0, (CUcontext))                                       \
+    X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuCtxPopCurrent_v2, 0, (CUcontext *))                                      \
+    X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuMemGetInfo_v2, 0, (size_t *, size_t *))                                  \
+    X(CUDA, 0, CUresult, cuGetErrorName, 0, (CUresult, const char **))
+
+#if GPUINST_WITH_CUPTI
+/* CUPTI entry points its own headers declare (checked against them in src/cuda.c). */
+#define GPUINST_CU_CUPTI_API(X)                                                                                       \
+    X(CUPTI, GPUINST_NEED_TRACE | GPUINST_NEED_HOST, CUptiResult, cuptiGetResultString, 0, (CUptiResult, const char **)) \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiGetVersion, 0, (uint32_t *))                                        \
+    X(CUPTI, GPUINST_NEED_TRACE | GPUINST_NEED_PM, CUptiResult, cuptiGetTimestamp, 0, (uint64_t *))                   \
+    X(CUPTI, 0, CUptiResult, cuptiGetCallbackName, 0, (CUpti_CallbackDomain, uint32_t, const char **))                \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiSubscribe, 0, (CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *)) \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiUnsubscribe, 0, (CUpti_SubscriberHandle))                          \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityRegisterCallbacks, 0,                                      \
+      (CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc))                                          \
+    X(CUPTI, 0, CUptiResult, cuptiActivityRegisterTimestampCallback, 0, (CUpti_TimestampCallbackFunc))                \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityEnable, 0, (CUpti_ActivityKind))                           \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityDisable, 0, (CUpti_ActivityKind))                          \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityFlushAll, 0, (uint32_t))                                   \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityGetNextRecord, 0, (uint8_t *, size_t, CUpti_Activity **))  \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityGetNumDroppedRecords, 0, (CUcontext, uint32_t, size_t *))  \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityPushExternalCorrelationId, 0,                              \
+      (CUpti_ExternalCorrelationKind, uint64_t))                                                                      \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityPopExternalCorrelationId, 0,                               \
+      (CUpti_ExternalCorrelationKind, uint64_t *))                                                                    \
+    X(CUPTI, GPUINST_NEED_RANGE | GPUINST_NEED_PM | GPUINST_NEED_CHIP, CUptiResult, cuptiProfilerInitialize, 0,       \
+      (CUpti_Profiler_Initialize_Params *))                                                                           \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiProfilerDeInitialize, 0, (CUpti_Profiler_DeInitialize_Params *))   \
+    X(CUPTI, GPUINST_NEED_RANGE | GPUINST_NEED_PM, CUptiResult, cuptiProfilerDeviceSupported, 0,                      \
+      (CUpti_Profiler_DeviceSupported_Params *))                                                                      \
+    X(CUPTI, GPUINST_NEED_RANGE | GPUINST_NEED_PM | GPUINST_NEED_CHIP, CUptiResult, cuptiDeviceGetChipName, 0,        \
+      (CUpti_Device_GetChipName_Params *))                                                                            \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiProfilerGetCounterAvailability, 0,                                 \
+      (CUpti_Profiler_GetCounterAvailability_Params *))                                                               \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerEnable, 0, (CUpti_RangeProfiler_Enable_Params *))     \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerDisable, 0, (CUpti_RangeProfiler_Disable_Params *))   \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerSetConfig, 0,                                         \
+      (CUpti_RangeProfiler_SetConfig_Params *))                                                                       \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerStart, 0, (CUpti_RangeProfiler_Start_Params *))       \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerStop, 0, (CUpti_RangeProfiler_Stop_Params *))         \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerPushRange, 0,                                         \
+      (CUpti_RangeProfiler_PushRange_Params *))                                                                       \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerPopRange, 0, (CUpti_RangeProfiler_PopRange_Params *)) \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerDecodeData, 0,                                        \
+      (CUpti_RangeProfiler_DecodeData_Params *))                                                                      \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerGetCounterDataSize, 0,                                \
+      (CUpti_RangeProfiler_GetCounterDataSize_Params *))                                                              \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerCounterDataImageInitialize, 0,                        \
+      (CUpti_RangeProfiler_CounterDataImage_Initialize_Params *))                                                     \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerGetCounterDataInfo, 0,                                \
+      (CUpti_RangeProfiler_GetCounterDataInfo_Params *))                                                              \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingGetCounterAvailability, 0,                                  \
+      (CUpti_PmSampling_GetCounterAvailability_Params *))                                                             \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingEnable, 0, (CUpti_PmSampling_Enable_Params *))              \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingDisable, 0, (CUpti_PmSampling_Disable_Params *))            \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingSetConfig, 0, (CUpti_PmSampling_SetConfig_Params *))        \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingStart, 0, (CUpti_PmSampling_Start_Params *))                \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingStop, 0, (CUpti_PmSampling_Stop_Params *))                  \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingDecodeData, 0, (CUpti_PmSampling_DecodeData_Params *))      \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingGetCounterDataSize, 0,                                      \
+      (CUpti_PmSampling_GetCounterDataSize_Params *))                                                                 \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingCounterDataImageInitialize, 0,                              \
+      (CUpti_PmSampling_CounterDataImage_Initialize_Params *))                                                        \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingGetCounterDataInfo, 0,                                      \
+      (CUpti_PmSampling_GetCounterDataInfo_Params *))                                                                 \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingCounterDataGetSampleInfo, 0,                                \
+      (CUpti_PmSampling_CounterData_GetSampleInfo_Params *))
+
+/* The profiler host API (libcupti) and the checkpoint API (libcheckpoint),
+ * whose headers are C++ only: their types are gpuinst's (profiler_decls.h,
+ * checked by tests/profiler/test_decls.cpp). */
+#define GPUINST_CU_CUPTI_HOST_API(X)                                                                                  \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostInitialize, 0, (CUpti_Profiler_Host_Initialize_Params *)) \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostDeinitialize, 0,                                        \
+      (CUpti_Profiler_Host_Deinitialize_Params *))                                                                    \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostGetSupportedChips, 0,                                   \
+      (CUpti_Profiler_Host_GetSupportedChips_Params *))                                                               \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostGetBaseMetrics, 0,                                      \
+      (CUpti_Profiler_Host_GetBaseMetrics_Params *))                                                                  \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostGetSubMetrics, 0,                                       \
+      (CUpti_Profiler_Host_GetSubMetrics_Params *))                                                                   \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostGetMetricProperties, 0,                                 \
+      (CUpti_Profiler_Host_GetMetricProperties_Params *))                                                             \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostGetRangeName, 0,                                        \
+      (CUpti_Profiler_Host_GetRangeName_Params *))                                                                    \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostEvaluateToGpuValues, 0,                                 \
+      (CUpti_Profiler_Host_EvaluateToGpuValues_Params *))                                                             \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostConfigAddMetrics, 0,                                    \
+      (CUpti_Profiler_Host_ConfigAddMetrics_Params *))                                                                \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostGetConfigImageSize, 0,                                  \
+      (CUpti_Profiler_Host_GetConfigImageSize_Params *))                                                              \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostGetConfigImage, 0,                                      \
+      (CUpti_Profiler_Host_GetConfigImage_Params *))                                                                  \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostGetNumOfPasses, 0,                                      \
+      (CUpti_Profiler_Host_GetNumOfPasses_Params *))                                                                  \
+    X(CUPTI, 0, CUptiResult, cuptiProfilerHostGetSinglePassSets, 0, (CUpti_Profiler_Host_GetSinglePassSets_Params *)) \
+    X(CUPTI, 0, CUptiResult, cuptiProfilerHostGetMetricsInSinglePassSet, 0,                                           \
+      (CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params *))                                                       \
+    X(CHECKPOINT, GPUINST_NEED_RANGE, CUptiResult, cuptiCheckpointSave, 0, (CUpti_Checkpoint *const))                 \
+    X(CHECKPOINT, GPUINST_NEED_RANGE, CUptiResult, cuptiCheckpointRestore, 0, (CUpti_Checkpoint *const))              \
+    X(CHECKPOINT, GPUINST_NEED_RANGE, CUptiResult, cuptiCheckpointFree, 0, (CUpti_Checkpoint *const))
+#else
+#define GPUINST_CU_CUPTI_API(X)
+#define GPUINST_CU_CUPTI_HOST_API(X)
+#endif
+
+#define GPUINST_CU_ALL_API(X) GPUINST_CU_DRIVER_API(X) GPUINST_CU_CUPTI_API(X) GPUINST_CU_CUPTI_HOST_API(X)
+
+/* The one table: a pointer per entry point, NULL until its library is
+ * loaded (and where the library lacks it).  Written once per library under
+ * the loader's lock before its state is published (release); read after
+ * gpuinstLibLoad returned 0 (acquire). */
+typedef struct gpuinstCudaApi {
+#define GPUINST_CU_FIELD_(lib, need, ret, name, alt, params) ret(*name) params;
+    GPUINST_CU_ALL_API(GPUINST_CU_FIELD_)
+#undef GPUINST_CU_FIELD_
+    char end_; /* C wants a member when every list is empty */
+} gpuinstCudaApi;
+GPUINST_SHARED_DATA gpuinstCudaApi gpuinstCu;
+
+/* The first entry point that one of the parts in `need` cannot do without
+ * and that is NULL (its library not loaded, or too old), or NULL when all
+ * are there. */
+GPUINST_PRIVATE const char *gpuinstCudaMissing(unsigned need);
+
+/* ---- error strings ------------------------------------------------------------
+ * The one string of a CUptiResult ("unknown CUPTI error" when libcupti is
+ * not loaded or does not know it) and of a CUresult (cuGetErrorName, else
+ * "unknown CUDA error"). */
+GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res);
+GPUINST_PRIVATE const char *gpuinstCudaResultString(int res);
+
+/* ---- device identity ---------------------------------------------------------
+ * One description of a device, used by /gpu/devices, /topology, /profiler
+ * and PM sampling.  gpuinstCudaDeviceGet fills what the driver tells (it
+ * never calls cuInit: the caller made sure the driver is initialised, or
+ * the calls fail and the members stay unknown) and caches it per ordinal.
+ * The chip name needs CUPTI's profiler initialised (cuptiProfilerInitialize,
+ * the caller's) and is cached too.  Returns 0, or GPUINST_ERROR_UNAVAILABLE
+ * when the ordinal is out of range or the driver is not loaded. */
+#define GPUINST_CUDA_MAX_DEVICES 64
+typedef struct gpuinstCudaDevice {
+    int32_t ordinal;         /* CUDA device ordinal as this process sees it */
+    uint32_t sm_count;       /* streaming multiprocessors (0: unknown) */
+    uint32_t cc_major, cc_minor;
+    uint64_t global_memory;  /* bytes (0: unknown) */
+    char uuid[48];           /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" ("": unknown) */
+    char pci_bus_id[32];     /* "0000:3b:00.0" ("": unknown) */
+    char name[96];           /* cuDeviceGetName ("unknown") */
+} gpuinstCudaDevice;
+GPUINST_PRIVATE int gpuinstCudaDeviceGet(int ordinal, gpuinstCudaDevice *d);
+/* The chip name of `ordinal` ("GH100") into chip: 0, or the CUptiResult of
+ * cuptiDeviceGetChipName that failed (-1 without CUPTI or an ordinal out of
+ * range). */
+GPUINST_PRIVATE int gpuinstCudaDeviceChip(int ordinal, char *chip, size_t cap);
+/* The ordinal of the calling thread's current context, or -1 (no context,
+ * or the application has not loaded the driver: it is never loaded here). */
+GPUINST_PRIVATE int gpuinstCudaCurrentDevice(void);
+/* The one UUID formatter: 16 bytes -> "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+ * (nvidia-smi's spelling). */
+GPUINST_PRIVATE void gpuinstCudaUuidString(const void *bytes16, char *out, size_t cap);
+
+/* ---- the lease of a GPU's performance monitors (src/gpu_lease.c) ------------
+ * The range profiler and PM sampling both program a GPU's performance
+ * monitors; one process of a node may do so at a time.  The lease is a
+ * POSIX write lock (fcntl) on <dir>/gpuinst-gpu-<key>.lock (key: the GPU's
+ * UUID; dir /dev/shm, else $TMPDIR, else /tmp); the holder writes
+ * "pid rank host use" into it and clears it before it lets go.  The kernel
+ * drops the lock of a process that dies.
+ * gpuinstLeaseTake tries for up to wait_ns (0: once; 1 ms polls, then 10
+ * ms).  It returns
+ *   GPUINST_LEASE_HELD   this process holds the lease (release it);
+ *   GPUINST_LEASE_BUSY   another process holds it: l->pid, rank and use name
+ *                        the holder, as the kernel and its line say (pid 0 /
+ *                        rank -1 when they cannot be learnt: the holder is in
+ *                        another pid namespace and never wrote its line; a
+ *                        taker waits up to 2 s for the line to name the pid
+ *                        the kernel reports, so every process sharing the
+ *                        GPU names the same holder);
+ *   GPUINST_LEASE_NONE   no lease can be had here (the file cannot be opened
+ *                        or locked: another user's file, a file system
+ *                        without locks): the caller goes on unleased and
+ *                        CUPTI's own refusal (HARDWARE_BUSY) is the guard.
+ * Within one process the lease is held at most once per GPU: a second take
+ * is BUSY naming this process.  *waited (may be NULL): ns spent.
+ * write_delay_us: 0, except in tests (a pause between taking the lock and
+ * writing the line). */
+enum { GPUINST_LEASE_NONE = -1, GPUINST_LEASE_BUSY = 0, GPUINST_LEASE_HELD = 1 };
+typedef struct gpuinstLease {
+    int fd;              /* the lock file while held (-1: not held) */
+    int held;            /* 1 while this process holds it */
+    int32_t pid, rank;   /* the holder */
+    char use[24];        /* what the holder uses the monitors for ("profiler", "pm_sampling"; "" unknown) */
+    char key[64];        /* the GPU (while held) */
+} gpuinstLease;
+GPUINST_PRIVATE int gpuinstLeaseTake(const char *key, const char *use, uint64_t wait_ns, uint32_t write_delay_us,
+                                     gpuinstLease *l, uint64_t *waited);
+GPUINST_PRIVATE void gpuinstLeaseRelease(gpuinstLease *l);
+/* The lock file of `key` ('/' and ':' made '_'), for tests. */
+GPUINST_PRIVATE void gpuinstLeasePath(const char *key, char *path, size_t cap);
+
+/* ---- until src/activity.c and src/range_profiler.c use the table ----------- */
+GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name);
 #define GPUINST_LIB_FN(fnptr, lib, name)                       \
     do {                                                       \
         void *gpuinst_sym_ = gpuinstLibSym((lib), (name));     \
@@ -6939,24 +7511,6 @@ GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
  * in why.  For tests and tools; not while PM sampling runs. */
 GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
                                            size_t whycap);
-/* The election of one PM sampler per GPU among the processes of a node
- * (src/pm_sampling.c; POSIX, in every build): a POSIX lock on a file named
- * after `key` (the GPU's PCI bus id; tests pass any string) in /dev/shm.
- * Returns 1 if this process won (it samples, and holds the lock until
- * gpuinstPmElectRelease), 0 if another holds it; e->pid/e->rank name the
- * sampler in both cases (pid 0 / rank -1 when it cannot be learned: the
- * holder is in another pid namespace and never wrote its line).  A loser
- * waits up to 2 s for the holder's "pid rank host" line to name the pid
- * the kernel reports for the lock, so every process sharing the GPU
- * records the same sampler.  write_delay_us: 0, except in tests (a pause
- * between taking the lock and writing the line). */
-typedef struct gpuinstPmElection {
-    int fd;              /* the lock file, held while elected (-1 none) */
-    int elected;         /* 1: this process samples */
-    int32_t pid, rank;   /* the sampler */
-} gpuinstPmElection;
-GPUINST_PRIVATE int gpuinstPmElect(const char *key, uint32_t write_delay_us, gpuinstPmElection *e);
-GPUINST_PRIVATE void gpuinstPmElectRelease(gpuinstPmElection *e);
 /* ==== end counters ======================================================== */
 
 #endif /* GPUINST_COUNTERS_INT_H */
@@ -7511,8 +8065,11 @@ GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list)
 /************** End of src/table_agree.c **************/
 /************** Begin file src/cuda.c **************/
 /*
- * cupti_load.c -- opens the CUDA tool libraries at run time (dlopen), so a
- * binary built with gpuinst runs where CUDA is absent.
+ * cuda.c -- the GPU foundation: the CUDA tool libraries opened at run time
+ * (dlopen), so a binary built with gpuinst runs where CUDA is absent; every
+ * entry point gpuinst calls resolved once into one table (gpuinstCu,
+ * declared in src/cudaInt.h); the one CUPTI and driver error string; the one
+ * device identity and UUID formatter.
  *
  * Four libraries, each opened once (thread-safe, first outcome kept):
  *   libcupti        GPUINST_CUPTI_LIB, then $CUDA_HOME and $CUDA_PATH
@@ -7528,25 +8085,23 @@ GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list)
  *   libnvperf_host, libcheckpoint
  *                   the directory libcupti came from first, then libcupti's
  *                   search (without GPUINST_CUPTI_LIB's exclusivity).
- * On failure the caller gets a sentence naming the cause and the way out;
- * it records it with gpuinstUnavailableAdd.  Nothing here prints.
+ * When a library is in, each of its entry points in the lists of cudaInt.h
+ * is looked up (dlsym; a versioned one falls back to its older name) into
+ * gpuinstCu before the library's state is published.  On failure the
+ * caller gets a sentence naming the cause and the way out; it records it
+ * with gpuinstUnavailableAdd.  Nothing here prints.
  */
-/* #include "gpuinstInt.h" -- already inlined */
 /* #include "cudaInt.h" -- already inlined */
 
 #include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if GPUINST_WITH_CUPTI
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic" /* an enumerator of 0x80000000 in cupti_activity.h */
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) gpuinstCudaApi gpuinstCu;
 #endif
-#include <cupti.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
+
+/* ---- the libraries ------------------------------------------------------------ */
 
 typedef struct LibSlot {
     void *handle;
@@ -7558,8 +8113,6 @@ typedef struct LibSlot {
 static LibSlot libs[GPUINST_LIB_COUNT_];
 static pthread_mutex_t libLock = PTHREAD_MUTEX_INITIALIZER;
 
-static const char *const libBase[GPUINST_LIB_COUNT_] = {"libcupti", "libcuda", "libnvperf_host",
-                                                        "libcheckpoint"};
 /* The file names tried in a directory (or on the loader's path), in order. */
 static const char *const libNames[GPUINST_LIB_COUNT_][3] = {
     {"libcupti.so.13", "libcupti.so", NULL},
@@ -7567,12 +8120,6 @@ static const char *const libNames[GPUINST_LIB_COUNT_][3] = {
     {"libnvperf_host.so", NULL, NULL},
     {"libcheckpoint.so", NULL, NULL},
 };
-
-static int isDir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 /* dlopen of one candidate; remembers the last dlerror in err. */
 static void *tryOpen(const char *path, char *err, size_t errcap)
@@ -7605,6 +8152,91 @@ static void *openIn(int lib, const char *dir, char *path, size_t pathcap, char *
     return NULL;
 }
 
+/* Every entry point of `lib` into gpuinstCu (h NULL: cleared).  dlsym's
+ * object pointer becomes a function pointer through memcpy: POSIX makes it
+ * work, ISO C forbids the cast. */
+static void resolve(int lib, void *h)
+{
+#define GPUINST_CU_RESOLVE_(lib_, need, ret, name, alt, params)                                  \
+    if (GPUINST_LIB_##lib_ == lib) {                                                             \
+        void *sym_ = h != NULL ? dlsym(h, #name) : NULL;                                         \
+        const char *alt_ = alt;                                                                  \
+        if (sym_ == NULL && h != NULL && alt_ != NULL) sym_ = dlsym(h, alt_);                    \
+        memcpy(&gpuinstCu.name, &sym_, sizeof sym_);                                             \
+    }
+    GPUINST_CU_ALL_API(GPUINST_CU_RESOLVE_)
+#undef GPUINST_CU_RESOLVE_
+}
+
+GPUINST_PRIVATE const char *gpuinstCudaMissing(unsigned need)
+{
+#define GPUINST_CU_MISSING_(lib, need_, ret, name, alt, params) \
+    if (((need_) & need) != 0 && gpuinstCu.name == NULL) return #name;
+    GPUINST_CU_ALL_API(GPUINST_CU_MISSING_)
+#undef GPUINST_CU_MISSING_
+    return NULL;
+}
+
+#if GPUINST_WITH_CUPTI
+/* The table's types are the headers' (C warns, C++ refuses a comparison of
+ * distinct pointer types; sizeof evaluates nothing, so nothing is linked). */
+static void checkTypes(void)
+{
+#define GPUINST_CU_CHECK_(lib, need, ret, name, alt, params) (void)sizeof(&name == gpuinstCu.name);
+    GPUINST_CU_DRIVER_API(GPUINST_CU_CHECK_)
+    GPUINST_CU_CUPTI_API(GPUINST_CU_CHECK_)
+#undef GPUINST_CU_CHECK_
+    /* the host and checkpoint APIs: profiler_decls.h's function types, which
+     * tests/profiler/test_decls.cpp checks against CUPTI's C++ headers */
+#define GPUINST_CU_HOST_(name, type) (void)sizeof(gpuinstCu.name == (type)0);
+    GPUINST_CU_HOST_(cuptiProfilerHostInitialize, gpuinstCuptiHostInitializeFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostDeinitialize, gpuinstCuptiHostDeinitializeFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetSupportedChips, gpuinstCuptiHostGetSupportedChipsFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetBaseMetrics, gpuinstCuptiHostGetBaseMetricsFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetSubMetrics, gpuinstCuptiHostGetSubMetricsFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetMetricProperties, gpuinstCuptiHostGetMetricPropertiesFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetRangeName, gpuinstCuptiHostGetRangeNameFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostEvaluateToGpuValues, gpuinstCuptiHostEvaluateToGpuValuesFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostConfigAddMetrics, gpuinstCuptiHostConfigAddMetricsFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetConfigImageSize, gpuinstCuptiHostGetConfigImageSizeFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetConfigImage, gpuinstCuptiHostGetConfigImageFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetNumOfPasses, gpuinstCuptiHostGetNumOfPassesFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetSinglePassSets, gpuinstCuptiHostGetSinglePassSetsFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetMetricsInSinglePassSet, gpuinstCuptiHostGetMetricsInSinglePassSetFn)
+    GPUINST_CU_HOST_(cuptiCheckpointSave, gpuinstCuptiCheckpointFn)
+    GPUINST_CU_HOST_(cuptiCheckpointRestore, gpuinstCuptiCheckpointFn)
+    GPUINST_CU_HOST_(cuptiCheckpointFree, gpuinstCuptiCheckpointFn)
+#undef GPUINST_CU_HOST_
+}
+#endif
+
+static void loadDriver(LibSlot *L)
+{
+    char err[512] = "not found";
+    void *h = openIn(GPUINST_LIB_CUDA, NULL, L->path, sizeof L->path, err, sizeof err);
+    if (h == NULL) {
+        snprintf(L->why, sizeof L->why,
+                 "no CUDA driver: libcuda.so.1 could not be opened (%.200s); GPU features need the "
+                 "NVIDIA driver (run on a GPU node)",
+                 err);
+        return;
+    }
+    resolve(GPUINST_LIB_CUDA, h);
+    L->handle = h;
+    L->state = 1;
+}
+
+#if GPUINST_WITH_CUPTI
+
+static const char *const libBase[GPUINST_LIB_COUNT_] = {"libcupti", "libcuda", "libnvperf_host",
+                                                        "libcheckpoint"};
+
+static int isDir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* The toolkit directories searched after GPUINST_CUPTI_LIB. */
 static void *openSearch(int lib, char *path, size_t pathcap, char *err, size_t errcap)
 {
@@ -7626,19 +8258,21 @@ static void *openSearch(int lib, char *path, size_t pathcap, char *err, size_t e
     return openIn(lib, NULL, path, pathcap, err, errcap);
 }
 
-typedef CUptiResult(CUPTIAPI *GetVersionFn)(uint32_t *);
+/* GPUINST_CUPTI_LIB (read with the configuration, src/config.c). */
+static const char *explicitCupti(void)
+{
+    return gpuinstConfigCuptiLib();
+}
 
 /* Opens libcupti (lock held). */
 static void loadCupti(LibSlot *L)
 {
-    const char *explicitLib = gpuinstG.cfg.cupti_lib[0] ? gpuinstG.cfg.cupti_lib : getenv("GPUINST_CUPTI_LIB");
+    const char *explicitLib = explicitCupti();
     char err[512] = "not found";
     void *h;
-    GetVersionFn getVersion;
-    void *sym;
     uint32_t v = 0;
     CUptiResult rc;
-    if (explicitLib != NULL && explicitLib[0] != '\0') {
+    if (explicitLib[0] != '\0') {
         if (isDir(explicitLib))
             h = openIn(GPUINST_LIB_CUPTI, explicitLib, L->path, sizeof L->path, err, sizeof err);
         else {
@@ -7663,32 +8297,32 @@ static void loadCupti(LibSlot *L)
             return;
         }
     }
+    resolve(GPUINST_LIB_CUPTI, h);
     /* CUPTI 13.2 and newer (they have cuptiProfilerHostGetSinglePassSets)
      * need the NVIDIA driver for any call, cuptiGetVersion included: without
      * libcuda.so.1, 13.2.86 recurses until its stack overflows (SIGSEGV) and
      * 13.4.92 answers CUPTI_ERROR_UNKNOWN (measured on a machine without the
      * driver).  Such a libcupti is refused there, before it is called. */
-    if (dlsym(h, "cuptiProfilerHostGetSinglePassSets") != NULL &&
+    if (gpuinstCu.cuptiProfilerHostGetSinglePassSets != NULL &&
         dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL) == NULL) { /* kept open if found: gpuinst opens it later */
         snprintf(L->why, sizeof L->why,
                  "%.300s is CUPTI 13.2 or newer, which needs the NVIDIA driver (libcuda.so.1) even for its host "
                  "API, and there is none here; on a machine without a GPU use the CUPTI of CUDA 13.0 or 13.1 "
                  "(GPUINST_CUPTI_LIB)",
                  L->path);
+        resolve(GPUINST_LIB_CUPTI, NULL);
         dlclose(h);
         return;
     }
-    dlerror();
-    sym = dlsym(h, "cuptiGetVersion");
-    memcpy(&getVersion, &sym, sizeof getVersion);
-    if (getVersion == NULL) {
+    if (gpuinstCu.cuptiGetVersion == NULL) {
         snprintf(L->why, sizeof L->why,
                  "%.300s is not a CUPTI library (no cuptiGetVersion); set GPUINST_CUPTI_LIB to libcupti.so",
                  L->path);
+        resolve(GPUINST_LIB_CUPTI, NULL);
         dlclose(h);
         return;
     }
-    rc = getVersion(&v);
+    rc = gpuinstCu.cuptiGetVersion(&v);
     /* From CUDA 13 the version is xxyyzz (major xx); before, a small counter. */
     if (rc != CUPTI_SUCCESS || v < 10000 || v / 10000 != CUPTI_API_VERSION / 10000) {
         snprintf(L->why, sizeof L->why,
@@ -7696,6 +8330,7 @@ static void loadCupti(LibSlot *L)
                  "layouts differ; use the CUPTI of CUDA %d (GPUINST_CUPTI_LIB) or rebuild gpuinst",
                  L->path, (unsigned)v, CUPTI_API_VERSION, CUPTI_API_VERSION / 10000,
                  CUPTI_API_VERSION / 10000);
+        resolve(GPUINST_LIB_CUPTI, NULL);
         dlclose(h);
         return;
     }
@@ -7713,40 +8348,59 @@ static void dirOf(const char *path, char *dir, size_t cap)
     dir[n] = '\0';
 }
 
-static void loadOther(int lib, LibSlot *L)
+/* libnvperf_host, libcheckpoint: next to libcupti first. */
+static void loadBeside(int lib, LibSlot *L)
 {
     char err[512] = "not found";
+    char dir[4352];
+    const char *explicitLib = explicitCupti();
     void *h = NULL;
+    if (libs[GPUINST_LIB_CUPTI].state == 1) {
+        dirOf(libs[GPUINST_LIB_CUPTI].path, dir, sizeof dir);
+        if (dir[0]) h = openIn(lib, dir, L->path, sizeof L->path, err, sizeof err);
+    }
+    if (h == NULL && explicitLib[0] != '\0') {
+        if (isDir(explicitLib)) snprintf(dir, sizeof dir, "%.4095s", explicitLib);
+        else dirOf(explicitLib, dir, sizeof dir);
+        if (dir[0]) h = openIn(lib, dir, L->path, sizeof L->path, err, sizeof err);
+    }
+    if (h == NULL) h = openSearch(lib, L->path, sizeof L->path, err, sizeof err);
+    if (h == NULL) {
+        snprintf(L->why, sizeof L->why,
+                 "%s was not found next to libcupti, in CUDA_HOME/CUDA_PATH, /usr/local/cuda or the "
+                 "loader path (last error: %.200s); install the CUDA %d toolkit's CUPTI",
+                 libBase[lib], err, CUPTI_API_VERSION / 10000);
+        return;
+    }
+    resolve(lib, h);
+    L->handle = h;
+    L->state = 1;
+}
+
+#endif /* GPUINST_WITH_CUPTI */
+
+/* Opens `lib` (lock held). */
+static void loadLocked(int lib)
+{
+    LibSlot *L = &libs[lib];
+#if GPUINST_WITH_CUPTI
+    (void)checkTypes;
+#endif
     if (lib == GPUINST_LIB_CUDA) {
-        h = openIn(lib, NULL, L->path, sizeof L->path, err, sizeof err);
-        if (h == NULL)
-            snprintf(L->why, sizeof L->why,
-                     "no CUDA driver: libcuda.so.1 could not be opened (%.200s); GPU features need the "
-                     "NVIDIA driver (run on a GPU node)",
-                     err);
+        loadDriver(L);
     } else {
-        char dir[4352];
-        const char *explicitLib = gpuinstG.cfg.cupti_lib[0] ? gpuinstG.cfg.cupti_lib : getenv("GPUINST_CUPTI_LIB");
-        if (libs[GPUINST_LIB_CUPTI].state == 1) {
-            dirOf(libs[GPUINST_LIB_CUPTI].path, dir, sizeof dir);
-            if (dir[0]) h = openIn(lib, dir, L->path, sizeof L->path, err, sizeof err);
-        }
-        if (h == NULL && explicitLib != NULL && explicitLib[0] != '\0') {
-            if (isDir(explicitLib)) snprintf(dir, sizeof dir, "%.4095s", explicitLib);
-            else dirOf(explicitLib, dir, sizeof dir);
-            if (dir[0]) h = openIn(lib, dir, L->path, sizeof L->path, err, sizeof err);
-        }
-        if (h == NULL) h = openSearch(lib, L->path, sizeof L->path, err, sizeof err);
-        if (h == NULL)
-            snprintf(L->why, sizeof L->why,
-                     "%s was not found next to libcupti, in CUDA_HOME/CUDA_PATH, /usr/local/cuda or the "
-                     "loader path (last error: %.200s); install the CUDA %d toolkit's CUPTI",
-                     libBase[lib], err, CUPTI_API_VERSION / 10000);
+#if GPUINST_WITH_CUPTI
+        /* nvperf/checkpoint are looked for next to libcupti: open it first */
+        if (lib != GPUINST_LIB_CUPTI && libs[GPUINST_LIB_CUPTI].state == 0) loadLocked(GPUINST_LIB_CUPTI);
+        if (lib == GPUINST_LIB_CUPTI) loadCupti(L);
+        else loadBeside(lib, L);
+#else
+        snprintf(L->why, sizeof L->why, "%s",
+                 "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0); rebuild with "
+                 "-I<cuda>/include to enable GPU features");
+#endif
     }
-    if (h != NULL) {
-        L->handle = h;
-        L->state = 1;
-    }
+    GPUINST_STORE_REL(&L->state, L->state == 1 ? 1 : 2);
 }
 
 GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why)
@@ -7761,16 +8415,7 @@ GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why)
     st = GPUINST_LOAD_ACQ(&L->state);
     if (st == 0) {
         pthread_mutex_lock(&libLock);
-        if (L->state == 0) {
-            /* nvperf/checkpoint are looked for next to libcupti: open it first */
-            if (lib != GPUINST_LIB_CUPTI && lib != GPUINST_LIB_CUDA && libs[GPUINST_LIB_CUPTI].state == 0) {
-                loadCupti(&libs[GPUINST_LIB_CUPTI]);
-                GPUINST_STORE_REL(&libs[GPUINST_LIB_CUPTI].state, libs[GPUINST_LIB_CUPTI].state == 1 ? 1 : 2);
-            }
-            if (lib == GPUINST_LIB_CUPTI) loadCupti(L);
-            else loadOther(lib, L);
-            GPUINST_STORE_REL(&L->state, L->state == 1 ? 1 : 2);
-        }
+        if (L->state == 0) loadLocked(lib);
         pthread_mutex_unlock(&libLock);
         st = GPUINST_LOAD_ACQ(&L->state);
     }
@@ -7791,48 +8436,373 @@ GPUINST_PRIVATE const char *gpuinstLibPath(int lib)
     return libs[lib].path;
 }
 
-#else /* !GPUINST_WITH_CUPTI: nothing to open */
-
-GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why)
+GPUINST_PRIVATE int gpuinstCudaDriverPresent(void)
 {
-    (void)lib;
-    if (why)
-        *why = "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0); rebuild with "
-               "-I<cuda>/include to enable GPU features";
-    return GPUINST_ERROR_UNAVAILABLE;
-}
-GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name)
-{
-    (void)lib;
-    (void)name;
-    return NULL;
-}
-GPUINST_PRIVATE const char *gpuinstLibPath(int lib)
-{
-    (void)lib;
-    return "";
+    void *h;
+    if (GPUINST_LOAD_ACQ(&libs[GPUINST_LIB_CUDA].state) == 1) return 1;
+    h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (h == NULL) return 0;
+    dlclose(h);
+    return 1;
 }
 
-#endif /* GPUINST_WITH_CUPTI */
+/* ---- error strings ------------------------------------------------------------------ */
 
-/* The loader interface declared earlier in gpuinstInt.h, on top of the above. */
-GPUINST_PRIVATE int gpuinstCuptiLoad(const char **why)
+GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
 {
-    return gpuinstLibLoad(GPUINST_LIB_CUPTI, why);
+#if GPUINST_WITH_CUPTI
+    const char *s = NULL;
+    if (GPUINST_LOAD_ACQ(&libs[GPUINST_LIB_CUPTI].state) == 1 && gpuinstCu.cuptiGetResultString != NULL &&
+        gpuinstCu.cuptiGetResultString((CUptiResult)res, &s) == CUPTI_SUCCESS && s != NULL)
+        return s;
+    return "unknown CUPTI error";
+#else
+    (void)res;
+    return "CUPTI not compiled in";
+#endif
 }
-GPUINST_PRIVATE void *gpuinstCuptiSym(const char *name)
+
+GPUINST_PRIVATE const char *gpuinstCudaResultString(int res)
 {
-    return gpuinstLibSym(GPUINST_LIB_CUPTI, name);
+    const char *s = NULL;
+    if (GPUINST_LOAD_ACQ(&libs[GPUINST_LIB_CUDA].state) == 1 && gpuinstCu.cuGetErrorName != NULL &&
+        gpuinstCu.cuGetErrorName((CUresult)res, &s) == CUDA_SUCCESS && s != NULL)
+        return s;
+    return "unknown CUDA error";
 }
-GPUINST_PRIVATE int gpuinstCudaLoad(const char **why)
+
+/* ---- device identity ---------------------------------------------------------------- */
+
+GPUINST_PRIVATE void gpuinstCudaUuidString(const void *bytes16, char *out, size_t cap)
 {
-    return gpuinstLibLoad(GPUINST_LIB_CUDA, why);
+    const unsigned char *b = (const unsigned char *)bytes16;
+    snprintf(out, cap, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+             b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
-GPUINST_PRIVATE void *gpuinstCudaSym(const char *name)
+
+/* Per ordinal, filled once (devLock). */
+static struct {
+    int state;                  /* 0 not asked, 1 known */
+    gpuinstCudaDevice d;
+    char chip[32];              /* "" until asked */
+} devices[GPUINST_CUDA_MAX_DEVICES];
+static pthread_mutex_t devLock = PTHREAD_MUTEX_INITIALIZER;
+
+static void deviceRead(int ordinal, gpuinstCudaDevice *d)
 {
-    return gpuinstLibSym(GPUINST_LIB_CUDA, name);
+    CUdevice dev = (CUdevice)ordinal;
+    CUuuid u;
+    size_t mem = 0;
+    int v = 0;
+    memset(d, 0, sizeof *d);
+    d->ordinal = ordinal;
+    if (gpuinstCu.cuDeviceGet != NULL && gpuinstCu.cuDeviceGet(&dev, ordinal) != CUDA_SUCCESS) dev = (CUdevice)ordinal;
+    if (gpuinstCu.cuDeviceGetName == NULL || gpuinstCu.cuDeviceGetName(d->name, (int)sizeof d->name - 1, dev) != CUDA_SUCCESS)
+        snprintf(d->name, sizeof d->name, "unknown");
+    if (gpuinstCu.cuDeviceGetUuid_v2 != NULL && gpuinstCu.cuDeviceGetUuid_v2(&u, dev) == CUDA_SUCCESS)
+        gpuinstCudaUuidString(u.bytes, d->uuid, sizeof d->uuid);
+    if (gpuinstCu.cuDeviceGetPCIBusId == NULL ||
+        gpuinstCu.cuDeviceGetPCIBusId(d->pci_bus_id, (int)sizeof d->pci_bus_id, dev) != CUDA_SUCCESS)
+        d->pci_bus_id[0] = '\0';
+    if (gpuinstCu.cuDeviceTotalMem_v2 != NULL && gpuinstCu.cuDeviceTotalMem_v2(&mem, dev) == CUDA_SUCCESS)
+        d->global_memory = mem;
+    if (gpuinstCu.cuDeviceGetAttribute != NULL) {
+        if (gpuinstCu.cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) == CUDA_SUCCESS)
+            d->sm_count = (uint32_t)v;
+        if (gpuinstCu.cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == CUDA_SUCCESS)
+            d->cc_major = (uint32_t)v;
+        if (gpuinstCu.cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == CUDA_SUCCESS)
+            d->cc_minor = (uint32_t)v;
+    }
+}
+
+GPUINST_PRIVATE int gpuinstCudaDeviceGet(int ordinal, gpuinstCudaDevice *d)
+{
+    memset(d, 0, sizeof *d);
+    d->ordinal = ordinal;
+    if (ordinal < 0 || ordinal >= GPUINST_CUDA_MAX_DEVICES ||
+        GPUINST_LOAD_ACQ(&libs[GPUINST_LIB_CUDA].state) != 1)
+        return GPUINST_ERROR_UNAVAILABLE;
+    pthread_mutex_lock(&devLock);
+    /* a device whose UUID could not be read (the driver not initialised
+     * yet) is asked again next time */
+    if (devices[ordinal].state == 0 || devices[ordinal].d.uuid[0] == '\0') {
+        deviceRead(ordinal, &devices[ordinal].d);
+        devices[ordinal].state = 1;
+    }
+    *d = devices[ordinal].d;
+    pthread_mutex_unlock(&devLock);
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE int gpuinstCudaDeviceChip(int ordinal, char *chip, size_t cap)
+{
+    int rc = -1;
+    if (cap > 0) chip[0] = '\0';
+    if (ordinal < 0 || ordinal >= GPUINST_CUDA_MAX_DEVICES) return -1;
+#if GPUINST_WITH_CUPTI
+    pthread_mutex_lock(&devLock);
+    if (devices[ordinal].chip[0] != '\0') {
+        rc = 0;
+    } else if (GPUINST_LOAD_ACQ(&libs[GPUINST_LIB_CUPTI].state) == 1 && gpuinstCu.cuptiDeviceGetChipName != NULL) {
+        CUpti_Device_GetChipName_Params cp;
+        memset(&cp, 0, sizeof cp);
+        cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+        cp.deviceIndex = (size_t)ordinal;
+        rc = (int)gpuinstCu.cuptiDeviceGetChipName(&cp);
+        if (rc == CUPTI_SUCCESS && cp.pChipName == NULL) rc = CUPTI_ERROR_UNKNOWN;
+        if (rc == CUPTI_SUCCESS)
+            snprintf(devices[ordinal].chip, sizeof devices[ordinal].chip, "%s", cp.pChipName);
+    }
+    if (rc == 0) snprintf(chip, cap, "%s", devices[ordinal].chip);
+    pthread_mutex_unlock(&devLock);
+#endif
+    return rc;
+}
+
+GPUINST_PRIVATE int gpuinstCudaCurrentDevice(void)
+{
+    CUcontext ctx = NULL;
+    CUdevice dev = -1;
+    if (!gpuinstCudaDriverPresent()) return -1; /* the program does not use CUDA (or not through the driver yet) */
+    if (gpuinstLibLoad(GPUINST_LIB_CUDA, NULL) != GPUINST_SUCCESS || gpuinstCudaMissing(GPUINST_NEED_CONTEXT) != NULL)
+        return -1;
+    if (gpuinstCu.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL || gpuinstCu.cuCtxGetDevice(&dev) != CUDA_SUCCESS)
+        return -1;
+    return (int)dev;
 }
 /************** End of src/cuda.c **************/
+/************** Begin file src/gpu_lease.c **************/
+/*
+ * gpu_lease.c -- one node-wide lease of a GPU's performance monitors.
+ *
+ * The range profiler (one profiled occurrence at a time) and PM sampling
+ * (a whole sampling session) both program a GPU's performance monitors,
+ * and the hardware takes one session at a time: a second one gets
+ * CUPTI_ERROR_HARDWARE_BUSY, or worse, values of another process's
+ * configuration.  The processes of a node that share a GPU therefore take
+ * a lease first: a POSIX write lock (fcntl F_SETLK on the whole file) on
+ * <dir>/gpuinst-gpu-<UUID>.lock (dir: /dev/shm, else $TMPDIR, else /tmp).
+ *
+ * The holder writes "pid rank host use" into the file, line first, length
+ * after, and clears it before it lets go.  Another process must name the
+ * holder, not whatever the file held a moment earlier: on the GPU (run 2,
+ * 4 ranks on one H200) the losers of PM sampling's election read the file
+ * while the winner was still truncating it (pid 0), or before it had
+ * written (the pid of the previous run's sampler, left in the file).  So a
+ * taker that finds the lock held asks the kernel who holds it (F_GETLK
+ * gives its pid) and re-reads the file until the line names that pid
+ * (bounded: LEASE_LINE_WAIT_NS).  The kernel drops the lock of a process
+ * that dies, so nothing stays leased.
+ *
+ * fcntl locks belong to the process: a second descriptor of the same file
+ * in the same process would take the lock "again", and closing it would
+ * drop the first one.  So the lease is taken at most once per GPU and
+ * process (the table below), and only this file opens lease files.
+ * POSIX only, in every build (tests run it without a GPU).
+ */
+/* #include "cudaInt.h" -- already inlined */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#define LEASE_LINE_WAIT_NS 2000000000ull /* longest wait for the holder's line */
+#define LEASE_MAX_HELD 16                /* GPUs leased by one process at once */
+
+static pthread_mutex_t leaseLock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    char key[64];
+    char use[24];
+} leaseHeld[LEASE_MAX_HELD];
+static int leaseWarned, leaseWarnedOpen;
+
+GPUINST_PRIVATE void gpuinstLeasePath(const char *key, char *path, size_t cap)
+{
+    char safe[64];
+    const char *tmp = getenv("TMPDIR");
+    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (tmp != NULL && tmp[0] ? tmp : "/tmp");
+    size_t i;
+    for (i = 0; key[i] && i < sizeof safe - 1; i++) safe[i] = (key[i] == ':' || key[i] == '/') ? '_' : key[i];
+    safe[i] = '\0';
+    snprintf(path, cap, "%s/gpuinst-gpu-%s.lock", dir, safe);
+}
+
+static int lockWhole(int fd, int cmd, struct flock *lk)
+{
+    memset(lk, 0, sizeof *lk);
+    lk->l_type = F_WRLCK;
+    lk->l_whence = SEEK_SET;
+    lk->l_start = 0;
+    lk->l_len = 0; /* the whole file */
+    return fcntl(fd, cmd, lk);
+}
+
+static void sleepNs(long ns)
+{
+    struct timespec ts;
+    ts.tv_sec = ns / 1000000000L;
+    ts.tv_nsec = ns % 1000000000L;
+    nanosleep(&ts, NULL);
+}
+
+/* This process's entry for `key` (lock held), or -1. */
+static int heldIndex(const char *key)
+{
+    int i;
+    for (i = 0; i < LEASE_MAX_HELD; i++)
+        if (leaseHeld[i].key[0] != '\0' && strcmp(leaseHeld[i].key, key) == 0) return i;
+    return -1;
+}
+
+/* The holder named by the line of the lock file: 1 when it names the
+ * process the kernel says holds the lock (holder > 0), or a live process
+ * when the kernel cannot tell (holder 0: another pid namespace). */
+static int readHolder(int fd, int holder, gpuinstLease *l)
+{
+    char line[160], use[24];
+    ssize_t n = pread(fd, line, sizeof line - 1, 0);
+    int pid = 0, rank = -1;
+    if (n <= 0) return 0;
+    line[n] = '\0';
+    use[0] = '\0';
+    if (sscanf(line, "%d %d %*s %23s", &pid, &rank, use) < 2) return 0;
+    if (pid <= 0 || (holder > 0 ? pid != holder : !(kill((pid_t)pid, 0) == 0 || errno == EPERM))) return 0;
+    l->pid = pid;
+    l->rank = rank;
+    snprintf(l->use, sizeof l->use, "%s", use);
+    return 1;
+}
+
+/* Another process holds the lock of fd: name it in *l (waiting at most
+ * LEASE_LINE_WAIT_NS for its line); *free_ = 1 if the lock went free. */
+static void nameHolder(int fd, const char *key, const char *path, gpuinstLease *l, int *free_)
+{
+    uint64_t deadline = gpuinstClockNs() + LEASE_LINE_WAIT_NS;
+    int holder = 0;
+    *free_ = 0;
+    for (;;) {
+        struct flock lk;
+        if (lockWhole(fd, F_GETLK, &lk) != 0) return;
+        if (lk.l_type == F_UNLCK) { /* the holder has just let go */
+            *free_ = 1;
+            return;
+        }
+        holder = (int)lk.l_pid; /* 0: in another pid namespace */
+        if (readHolder(fd, holder, l)) return;
+        if (gpuinstClockNs() > deadline) {
+            /* The holder never wrote its line: name it by pid if the kernel told. */
+            l->pid = holder;
+            l->rank = -1;
+            gpuinstWarnOnce(&leaseWarned, "the process holding GPU %s's performance monitors (pid %d) did not "
+                            "write %s in %.1f s: its rank is recorded as -1", key, holder, path,
+                            LEASE_LINE_WAIT_NS * 1e-9);
+            return;
+        }
+        sleepNs(1000000); /* 1 ms */
+    }
+}
+
+GPUINST_PRIVATE int gpuinstLeaseTake(const char *key, const char *use, uint64_t wait_ns, uint32_t write_delay_us,
+                                     gpuinstLease *l, uint64_t *waited)
+{
+    char path[320], line[160];
+    uint64_t t0 = gpuinstClockNs(), polls = 0;
+    int fd, slot, i;
+    memset(l, 0, sizeof *l);
+    l->fd = -1;
+    l->rank = -1;
+    if (waited != NULL) *waited = 0;
+    pthread_mutex_lock(&leaseLock);
+    if ((i = heldIndex(key)) >= 0) { /* this process holds it already (another part, another thread) */
+        l->pid = (int32_t)getpid();
+        l->rank = gpuinstG.rank;
+        snprintf(l->use, sizeof l->use, "%s", leaseHeld[i].use);
+        pthread_mutex_unlock(&leaseLock);
+        return GPUINST_LEASE_BUSY;
+    }
+    for (slot = 0; slot < LEASE_MAX_HELD && leaseHeld[slot].key[0] != '\0'; slot++) {
+    }
+    if (slot == LEASE_MAX_HELD) {
+        pthread_mutex_unlock(&leaseLock);
+        return GPUINST_LEASE_NONE;
+    }
+    snprintf(leaseHeld[slot].key, sizeof leaseHeld[slot].key, "%s", key); /* reserved while trying */
+    snprintf(leaseHeld[slot].use, sizeof leaseHeld[slot].use, "%s", use);
+    pthread_mutex_unlock(&leaseLock);
+
+    gpuinstLeasePath(key, path, sizeof path);
+    /* O_NOFOLLOW: never through a link another user planted at the name */
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd < 0) {
+        gpuinstWarnOnce(&leaseWarnedOpen, "cannot open %s (%s): the processes sharing GPU %s do not take turns "
+                        "with its performance monitors (CUPTI refuses a second session itself)", path,
+                        strerror(errno), key);
+        goto none;
+    }
+    for (;;) {
+        struct flock lk;
+        int free_ = 0;
+        if (lockWhole(fd, F_SETLK, &lk) == 0) {
+            int len = snprintf(line, sizeof line, "%d %d %.64s %s\n", (int32_t)getpid(), gpuinstG.rank,
+                               gpuinstG.hostname[0] ? gpuinstG.hostname : "-", use);
+            if (write_delay_us > 0) sleepNs((long)write_delay_us * 1000L); /* tests: a late line */
+            /* The line first, then the length: a reader sees this pid or no match. */
+            if (len > 0 && pwrite(fd, line, (size_t)len, 0) == (ssize_t)len && ftruncate(fd, len) == 0) {
+            }
+            l->fd = fd;
+            l->held = 1;
+            l->pid = (int32_t)getpid();
+            l->rank = gpuinstG.rank;
+            snprintf(l->use, sizeof l->use, "%s", use);
+            snprintf(l->key, sizeof l->key, "%s", key);
+            if (waited != NULL) *waited = gpuinstClockNs() - t0;
+            return GPUINST_LEASE_HELD;
+        }
+        if (errno != EACCES && errno != EAGAIN) { /* this file system takes no locks */
+            gpuinstWarnOnce(&leaseWarnedOpen, "cannot lock %s (%s): the processes sharing GPU %s do not take "
+                            "turns with its performance monitors (CUPTI refuses a second session itself)", path,
+                            strerror(errno), key);
+            close(fd);
+            goto none;
+        }
+        if (gpuinstClockNs() - t0 >= wait_ns) {
+            nameHolder(fd, key, path, l, &free_);
+            if (free_ && gpuinstClockNs() - t0 < wait_ns + LEASE_LINE_WAIT_NS) continue; /* it let go: try again */
+            break;
+        }
+        sleepNs(polls++ < 100 ? 1000000L : 10000000L);
+    }
+    close(fd);
+    pthread_mutex_lock(&leaseLock);
+    leaseHeld[slot].key[0] = '\0';
+    pthread_mutex_unlock(&leaseLock);
+    if (waited != NULL) *waited = gpuinstClockNs() - t0;
+    return GPUINST_LEASE_BUSY;
+none:
+    pthread_mutex_lock(&leaseLock);
+    leaseHeld[slot].key[0] = '\0';
+    pthread_mutex_unlock(&leaseLock);
+    if (waited != NULL) *waited = gpuinstClockNs() - t0;
+    return GPUINST_LEASE_NONE;
+}
+
+GPUINST_PRIVATE void gpuinstLeaseRelease(gpuinstLease *l)
+{
+    int i;
+    if (l->fd >= 0) {
+        if (ftruncate(l->fd, 0) != 0) { /* the line goes first: nobody names a holder that let go */
+        }
+        close(l->fd); /* releases the lock */
+        pthread_mutex_lock(&leaseLock);
+        if ((i = heldIndex(l->key)) >= 0) leaseHeld[i].key[0] = '\0';
+        pthread_mutex_unlock(&leaseLock);
+    }
+    l->fd = -1;
+    l->held = 0;
+}
+/************** End of src/gpu_lease.c **************/
 /************** Begin file src/nvtx.c **************/
 /*
  * nvtx.c -- annotations: ranges, marks, domains, categories, registered
@@ -9079,7 +10049,6 @@ GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
  * first (ties: earlier candidate first); too distant ones are left out. */
 GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const *cands, size_t n,
                                              const char **out, uint32_t k);
-GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res);
 
 /* Host object: chip + metric list -> properties, config image, passes,
  * evaluation (CUPTI profiler host API; works without a GPU).  Only with
@@ -9101,6 +10070,11 @@ GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size
  * gpuinstPhostCreate is this with GPUINST_PROFILER_RANGE. */
 GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
                                           gpuinstPhost **out, char *why, size_t cap);
+/* The same for a list of metric names as given (no sets; duplicates
+ * dropped): PM sampling's host objects. */
+GPUINST_PRIVATE int gpuinstPhostCreateList(const char *chip, int ptype, const uint8_t *avail,
+                                           const char *const *names, uint32_t n, gpuinstPhost **out, char *why,
+                                           size_t cap);
 /* Collection scope of metric i (GPUINST_METRIC_SCOPE_*). */
 GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i);
 /* Bare host-API queries (metric discovery, src/metrics.c).  A host object
@@ -15926,42 +16900,14 @@ GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn)
 }
 
 #if GPUINST_WITH_CUPTI
-/* Driver API entry points used by gpu_memory (plain C types: no cuda.h). */
-typedef int (*cntCuInitFn)(unsigned int);
-typedef int (*cntCuDeviceGetCountFn)(int *);
-typedef int (*cntCuPrimaryStateFn)(int, unsigned int *, int *);
-typedef int (*cntCuPrimaryRetainFn)(void **, int);
-typedef int (*cntCuPrimaryReleaseFn)(int);
-typedef int (*cntCuCtxPushFn)(void *);
-typedef int (*cntCuCtxPopFn)(void **);
-typedef int (*cntCuMemGetInfoFn)(size_t *, size_t *);
-static struct {
-    cntCuInitFn init;
-    cntCuDeviceGetCountFn count;
-    cntCuPrimaryStateFn state;
-    cntCuPrimaryRetainFn retain;
-    cntCuPrimaryReleaseFn release;
-    cntCuCtxPushFn push;
-    cntCuCtxPopFn pop;
-    cntCuMemGetInfoFn meminfo;
-} cntCu;
-
 static const char *cntGpuMemoryOpen(void)
 {
     const char *why = NULL;
     if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS)
         return why ? why : "libcuda.so.1 could not be opened";
-    GPUINST_LIB_FN(cntCu.init, GPUINST_LIB_CUDA, "cuInit");
-    GPUINST_LIB_FN(cntCu.count, GPUINST_LIB_CUDA, "cuDeviceGetCount");
-    GPUINST_LIB_FN(cntCu.state, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxGetState");
-    GPUINST_LIB_FN(cntCu.retain, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxRetain");
-    GPUINST_LIB_FN(cntCu.release, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxRelease_v2");
-    GPUINST_LIB_FN(cntCu.push, GPUINST_LIB_CUDA, "cuCtxPushCurrent_v2");
-    GPUINST_LIB_FN(cntCu.pop, GPUINST_LIB_CUDA, "cuCtxPopCurrent_v2");
-    GPUINST_LIB_FN(cntCu.meminfo, GPUINST_LIB_CUDA, "cuMemGetInfo_v2");
-    if (!cntCu.init || !cntCu.count || !cntCu.state || !cntCu.retain || !cntCu.release || !cntCu.push || !cntCu.pop || !cntCu.meminfo)
+    if (gpuinstCudaMissing(GPUINST_NEED_MEMORY) != NULL)
         return "libcuda.so.1 lacks cuDevicePrimaryCtx*/cuCtxPushCurrent_v2/cuMemGetInfo_v2 (driver too old?)";
-    if (cntCu.init(0) != 0) return "cuInit failed: no usable GPU or driver on this node";
+    if (gpuinstCu.cuInit(0) != CUDA_SUCCESS) return "cuInit failed: no usable GPU or driver on this node";
     return NULL;
 }
 
@@ -15970,16 +16916,16 @@ static const char *cntGpuMemoryOpen(void)
 static void cntSampleGpuMemory(gpuinst_counter g)
 {
     int n = 0, d, any = 0;
-    if (cntCu.count == NULL || cntCu.count(&n) != 0) n = 0;
+    if (gpuinstCu.cuDeviceGetCount == NULL || gpuinstCu.cuDeviceGetCount(&n) != CUDA_SUCCESS) n = 0;
     for (d = 0; d < n; d++) {
         unsigned int flags = 0;
         int active = 0;
-        void *ctx = NULL, *popped = NULL;
+        CUcontext ctx = NULL, popped = NULL;
         size_t fr = 0, tot = 0;
-        if (cntCu.state(d, &flags, &active) != 0 || !active) continue;
-        if (cntCu.retain(&ctx, d) != 0) continue;
-        if (cntCu.push(ctx) == 0) {
-            if (cntCu.meminfo(&fr, &tot) == 0) {
+        if (gpuinstCu.cuDevicePrimaryCtxGetState(d, &flags, &active) != CUDA_SUCCESS || !active) continue;
+        if (gpuinstCu.cuDevicePrimaryCtxRetain(&ctx, d) != CUDA_SUCCESS) continue;
+        if (gpuinstCu.cuCtxPushCurrent_v2(ctx) == CUDA_SUCCESS) {
+            if (gpuinstCu.cuMemGetInfo_v2(&fr, &tot) == CUDA_SUCCESS) {
                 double v[4];
                 v[0] = (double)d;
                 v[1] = (double)(tot - fr);
@@ -15988,9 +16934,9 @@ static void cntSampleGpuMemory(gpuinst_counter g)
                 gpuinst_counter_sample_values(g, v, 4);
                 any = 1;
             }
-            cntCu.pop(&popped);
+            gpuinstCu.cuCtxPopCurrent_v2(&popped);
         }
-        cntCu.release(d);
+        gpuinstCu.cuDevicePrimaryCtxRelease_v2(d);
     }
     if (!any) gpuinst_counter_sample_novalue(g, GPUINST_COUNTER_NOVALUE_UNAVAILABLE);
 }
@@ -16235,13 +17181,14 @@ int gpuinst_counters_sample_builtin(void)
  * gpuinst_pm_sampling_start(device, interval_ns, metrics):
  *   refuse if the range profiler is asked for (GPUINST_METRICS): both program
  *   the GPU's performance monitors -> elect one sampler per GPU among the
- *   processes sharing it (a POSIX lock on /dev/shm/gpuinst-pmsampling-<pci
- *   bus id>.lock; the holder writes "pid rank host" in it, the others wait
- *   until it names the holder: gpuinstPmElect) -> cuptiProfilerInitialize
+ *   processes sharing it: the holder of the GPU's lease (src/gpu_lease.c,
+ *   keyed by its UUID; the others name the holder, and a GPU leased by
+ *   another process's range profiler is refused) -> cuptiProfilerInitialize
  *   -> cuptiProfilerDeviceSupported(PM_SAMPLING) -> chip name -> counter
- *   availability -> profiler host (PM_SAMPLING): add metrics, config image,
- *   passes == 1 (single-pass sets only; the default set drops metrics the
- *   chip refuses or that need a second pass) -> cuptiPmSamplingEnable ->
+ *   availability -> a host object of type PM_SAMPLING (src/profiler_host.c:
+ *   metrics, config image, passes == 1: single-pass sets only; the default
+ *   set drops metrics the chip refuses or that need a second pass) ->
+ *   cuptiPmSamplingEnable ->
  *   counter data image -> SetConfig (GPU time interval trigger) -> Start ->
  *   a decode thread: every decode period DecodeData, GetCounterDataInfo, for
  *   each completed sample GetSampleInfo + EvaluateToGpuValues, then the
@@ -16257,14 +17204,11 @@ int gpuinst_counters_sample_builtin(void)
  * one row of /counters/pm_sampling/ranks (device, bus id, whether it samples,
  * the sampling process, and the sampler's true bounds of the series:
  * sampling_start_ns / sampling_stop_ns), which attributes the series to the
- * ranks sharing the GPU.
- *
- * cupti_profiler_host.h is C++ only (<string>): the few profiler host
- * structs are declared here under gpuinst's own names with the header's
- * layout, and the functions are taken from libcupti with dlsym.
+ * ranks sharing the GPU.  Every CUPTI and driver call goes through the
+ * foundation's table (gpuinstCu, src/cuda.c).
  */
-/* #include "gpuinstInt.h" -- already inlined */
 /* #include "countersInt.h" -- already inlined */
+/* #include "profilerInt.h" -- already inlined */
 
 /* ---- /counters/pm_sampling/ranks (also without CUPTI: who asked, and why not) ---- */
 
@@ -16380,286 +17324,7 @@ static int pmProfilerConflict(void)
                          "and GPUINST_PROFILE, or do not start PM sampling");
 }
 
-/* ---- the election of one sampler per GPU (POSIX only, in every build) ----
- *
- * The processes of a node that share a GPU elect one sampler: the holder of
- * a POSIX write lock (fcntl F_SETLK) on <dir>/gpuinst-pmsampling-<key>.lock
- * (key: the GPU's PCI bus id; dir: /dev/shm, else $TMPDIR, else /tmp).  The
- * holder writes "pid rank host" into the file.  The others must name the
- * holder, not whatever the file held a moment earlier: on the GPU (run 2,
- * 4 ranks on one H200) the losers read the file while the winner was still
- * truncating it (pid 0) or before it had written (the pid of the previous
- * run's sampler, left in the file).  So a loser asks the kernel who holds
- * the lock (F_GETLK gives its pid) and re-reads the file until the line
- * names that pid (bounded: PM_ELECT_WAIT_NS); the holder clears the line
- * before it lets the lock go. */
-#include <fcntl.h>
-#include <unistd.h>
-#include <errno.h>
-#include <signal.h>
-
-#define PM_ELECT_WAIT_NS 2000000000ull /* longest wait of a loser for the holder's line */
-
-static int pmWarnedElect;
-
-/* The lock file's path for `key` ('/' and ':' made '_'). */
-static void pmElectPath(const char *key, char *path, size_t cap)
-{
-    char safe[64];
-    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    size_t i;
-    for (i = 0; key[i] && i < sizeof safe - 1; i++) safe[i] = (key[i] == ':' || key[i] == '/') ? '_' : key[i];
-    safe[i] = '\0';
-    snprintf(path, cap, "%s/gpuinst-pmsampling-%s.lock", dir, safe);
-}
-
-static int pmLockWhole(int fd, int cmd, struct flock *lk)
-{
-    memset(lk, 0, sizeof *lk);
-    lk->l_type = F_WRLCK;
-    lk->l_whence = SEEK_SET;
-    lk->l_start = 0;
-    lk->l_len = 0; /* the whole file */
-    return fcntl(fd, cmd, lk);
-}
-
-/* gpuinstInt.h: elects the sampler of the GPU named `key`. */
-GPUINST_PRIVATE int gpuinstPmElect(const char *key, uint32_t write_delay_us, gpuinstPmElection *e)
-{
-    char path[320], line[160];
-    uint64_t deadline = gpuinstClockNs() + PM_ELECT_WAIT_NS;
-    int fd, holder = 0;
-    e->fd = -1;
-    e->pid = 0;
-    e->rank = -1;
-    e->elected = 0;
-    pmElectPath(key, path, sizeof path);
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        /* No lock possible: try to sample; CUPTI refuses a second sampler itself. */
-        gpuinstWarnOnce(&pmWarnedElect, "PM sampling: cannot open %s (%s): no election among the processes "
-                        "sharing the GPU", path, strerror(errno));
-        e->elected = 1;
-        e->pid = gpuinstG.pid;
-        e->rank = gpuinstG.rank;
-        return 1;
-    }
-    for (;;) {
-        struct flock lk;
-        ssize_t n;
-        int pid = 0, rank = -1;
-        if (pmLockWhole(fd, F_SETLK, &lk) == 0) {
-            int len = snprintf(line, sizeof line, "%d %d %.64s\n", gpuinstG.pid, gpuinstG.rank, gpuinstG.hostname);
-            if (write_delay_us > 0) { /* tests: widen the window in which the others must wait */
-                struct timespec ts;
-                ts.tv_sec = (time_t)(write_delay_us / 1000000u);
-                ts.tv_nsec = (long)(write_delay_us % 1000000u) * 1000L;
-                nanosleep(&ts, NULL);
-            }
-            /* The line first, then the length: a reader sees this pid or no match. */
-            if (len > 0 && pwrite(fd, line, (size_t)len, 0) == (ssize_t)len && ftruncate(fd, len) == 0) {}
-            e->fd = fd;
-            e->pid = gpuinstG.pid;
-            e->rank = gpuinstG.rank;
-            e->elected = 1;
-            return 1;
-        }
-        if (errno != EACCES && errno != EAGAIN) {
-            /* This file system takes no locks: sample; CUPTI refuses a second sampler itself. */
-            gpuinstWarnOnce(&pmWarnedElect, "PM sampling: cannot lock %s (%s): no election among the processes "
-                            "sharing the GPU", path, strerror(errno));
-            close(fd);
-            e->elected = 1;
-            e->pid = gpuinstG.pid;
-            e->rank = gpuinstG.rank;
-            return 1;
-        }
-        if (pmLockWhole(fd, F_GETLK, &lk) != 0) break;
-        if (lk.l_type == F_UNLCK) { /* the holder has just let go: try again */
-            if (gpuinstClockNs() < deadline) continue;
-            break;
-        }
-        holder = (int)lk.l_pid;              /* 0: in another pid namespace */
-        n = pread(fd, line, sizeof line - 1, 0);
-        if (n > 0) {
-            line[n] = '\0';
-            if (sscanf(line, "%d %d", &pid, &rank) != 2) pid = 0;
-        }
-        if (pid > 0 && (holder > 0 ? pid == holder : (kill((pid_t)pid, 0) == 0 || errno == EPERM))) {
-            e->pid = pid;
-            e->rank = rank;
-            break;
-        }
-        if (gpuinstClockNs() > deadline) {
-            /* The holder never wrote its line: name it by pid if the kernel told. */
-            e->pid = holder;
-            e->rank = -1;
-            gpuinstWarnOnce(&pmWarnedElect, "PM sampling: the sampler of GPU %s (pid %d) did not write %s in "
-                            "%.1f s: its rank is recorded as -1", key, holder, path, PM_ELECT_WAIT_NS * 1e-9);
-            break;
-        }
-        {
-            struct timespec ts = {0, 1000000}; /* 1 ms */
-            nanosleep(&ts, NULL);
-        }
-    }
-    close(fd);
-    return 0;
-}
-
-/* gpuinstInt.h: the sampler lets the GPU go (its line cleared first). */
-GPUINST_PRIVATE void gpuinstPmElectRelease(gpuinstPmElection *e)
-{
-    if (e->fd >= 0) {
-        if (ftruncate(e->fd, 0) != 0) {}
-        close(e->fd); /* releases the lock */
-    }
-    e->fd = -1;
-    e->elected = 0;
-}
-
 #if GPUINST_WITH_CUPTI
-
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic"
-#endif
-#include <cupti_result.h>
-#include <cupti_target.h>
-#include <cupti_profiler_target.h>
-#include <cupti_pmsampling.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
-
-/************** Begin file src/pm_host_decls.h **************/
-/*
- * pm_host_decls.h -- the few structs of CUPTI's profiler host API that PM
- * sampling needs (src/pm_sampling.c), under gpuinst's own names.
- *
- * cupti_profiler_host.h is C++ only (it includes <string>), and gpuinst is
- * C; these copies have the header's layout (CUDA 13.0), field by field, and
- * tests/counters/test_pm_decls.cpp checks that with static_asserts against
- * the real header.  The functions are looked up in libcupti by name.
- */
-#ifndef GPUINST_PM_HOST_DECLS_H
-#define GPUINST_PM_HOST_DECLS_H
-
-#include <stddef.h>
-#include <stdint.h>
-
-enum { PM_PROFILER_TYPE_PM_SAMPLING = 1 }; /* CUPTI_PROFILER_TYPE_PM_SAMPLING */
-typedef struct PmHostInit {
-    size_t structSize;
-    void *pPriv;
-    int profilerType;        /* CUpti_ProfilerType */
-    const char *pChipName;
-    const uint8_t *pCounterAvailabilityImage;
-    void *pHostObject;
-} PmHostInit;
-typedef struct PmHostDeinit {
-    size_t structSize;
-    void *pPriv;
-    void *pHostObject;
-} PmHostDeinit;
-typedef struct PmHostAddMetrics {
-    size_t structSize;
-    void *pPriv;
-    void *pHostObject;
-    const char **ppMetricNames;
-    size_t numMetrics;
-} PmHostAddMetrics;
-typedef struct PmHostConfigSize {
-    size_t structSize;
-    void *pPriv;
-    void *pHostObject;
-    size_t configImageSize;
-} PmHostConfigSize;
-typedef struct PmHostConfig {
-    size_t structSize;
-    void *pPriv;
-    void *pHostObject;
-    size_t configImageSize;
-    uint8_t *pConfigImage;
-} PmHostConfig;
-typedef struct PmHostPasses {
-    size_t structSize;
-    void *pPriv;
-    size_t configImageSize;
-    uint8_t *pConfigImage;
-    size_t numOfPasses;
-} PmHostPasses;
-typedef struct PmHostEval {
-    size_t structSize;
-    void *pPriv;
-    void *pHostObject;
-    const uint8_t *pCounterDataImage;
-    size_t counterDataImageSize;
-    size_t rangeIndex;
-    const char **ppMetricNames;
-    size_t numMetrics;
-    double *pMetricValues;
-} PmHostEval;
-
-#endif /* GPUINST_PM_HOST_DECLS_H */
-/************** End of src/pm_host_decls.h **************/
-
-#define PM_FN(type, name) typedef CUptiResult (*name##Fn)(type *)
-PM_FN(CUpti_Profiler_Initialize_Params, pmProfilerInitialize);
-PM_FN(CUpti_Profiler_DeviceSupported_Params, pmDeviceSupported);
-PM_FN(CUpti_Device_GetChipName_Params, pmGetChipName);
-PM_FN(CUpti_PmSampling_GetCounterAvailability_Params, pmGetAvail);
-PM_FN(PmHostInit, pmHostInit);
-PM_FN(PmHostDeinit, pmHostDeinit);
-PM_FN(PmHostAddMetrics, pmHostAdd);
-PM_FN(PmHostConfigSize, pmHostConfigSize);
-PM_FN(PmHostConfig, pmHostConfig);
-PM_FN(PmHostPasses, pmHostPasses);
-PM_FN(PmHostEval, pmHostEval);
-PM_FN(CUpti_PmSampling_Enable_Params, pmEnable);
-PM_FN(CUpti_PmSampling_Disable_Params, pmDisable);
-PM_FN(CUpti_PmSampling_SetConfig_Params, pmSetConfig);
-PM_FN(CUpti_PmSampling_Start_Params, pmStart);
-PM_FN(CUpti_PmSampling_Stop_Params, pmStop);
-PM_FN(CUpti_PmSampling_DecodeData_Params, pmDecode);
-PM_FN(CUpti_PmSampling_GetCounterDataSize_Params, pmDataSize);
-PM_FN(CUpti_PmSampling_CounterDataImage_Initialize_Params, pmDataInit);
-PM_FN(CUpti_PmSampling_GetCounterDataInfo_Params, pmDataInfo);
-PM_FN(CUpti_PmSampling_CounterData_GetSampleInfo_Params, pmSampleInfo);
-typedef CUptiResult (*pmResultStringFn)(CUptiResult, const char **);
-typedef CUptiResult (*pmTimestampFn)(uint64_t *);
-typedef int (*pmCuCtxGetDeviceFn)(int *);
-typedef int (*pmCuPciBusIdFn)(char *, int, int);
-typedef int (*pmCuInitFn)(unsigned int);
-
-static struct {
-    pmProfilerInitializeFn profilerInitialize;
-    pmDeviceSupportedFn deviceSupported;
-    pmGetChipNameFn chipName;
-    pmGetAvailFn avail;
-    pmHostInitFn hostInit;
-    pmHostDeinitFn hostDeinit;
-    pmHostAddFn hostAdd;
-    pmHostConfigSizeFn hostConfigSize;
-    pmHostConfigFn hostConfig;
-    pmHostPassesFn hostPasses;
-    pmHostEvalFn hostEval;
-    pmEnableFn enable;
-    pmDisableFn disable;
-    pmSetConfigFn setConfig;
-    pmStartFn start;
-    pmStopFn stop;
-    pmDecodeFn decode;
-    pmDataSizeFn dataSize;
-    pmDataInitFn dataInit;
-    pmDataInfoFn dataInfo;
-    pmSampleInfoFn sampleInfo;
-    pmResultStringFn resultString;
-    pmTimestampFn timestamp;
-    pmCuInitFn cuInit;
-    pmCuCtxGetDeviceFn cuCtxGetDevice;
-    pmCuPciBusIdFn cuPciBusId;
-} pmf;
 
 #define PM_MAX_METRICS 32
 #define PM_MAX_SAMPLES 4096          /* per counter data image (decode pass) */
@@ -16688,14 +17353,12 @@ typedef struct PmState {
     const char *metrics[PM_MAX_METRICS];
     size_t nmetrics;
     uint8_t *avail;
-    uint8_t *config;
-    size_t config_size;
+    gpuinstPhost *ph;                     /* host object: config image, evaluation (src/profiler_host.c) */
     uint8_t *data, *data_clean;
     size_t data_size;
-    void *host;
     CUpti_PmSampling_Object *obj;
     gpuinst_counter group;
-    gpuinstPmElection elect;
+    gpuinstLease lease;                   /* the GPU's performance monitors (src/gpu_lease.c) */
     int hw_running;                        /* between Start and Stop (pmHwLock) */
     pthread_t thread;
     int thread_running;
@@ -16722,9 +17385,7 @@ static int pmJoined; /* start succeeded as a non-sampler (another process sample
 
 static const char *pmErr(CUptiResult r)
 {
-    const char *s = NULL;
-    if (pmf.resultString == NULL || pmf.resultString(r, &s) != CUPTI_SUCCESS || s == NULL) return "unknown CUPTI error";
-    return s;
+    return gpuinstCuptiResultString((int)r);
 }
 
 static const char *pmLoad(void)
@@ -16732,95 +17393,25 @@ static const char *pmLoad(void)
     const char *why = NULL;
     if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) return why ? why : "libcupti could not be opened";
     if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS) return why ? why : "libcuda.so.1 could not be opened";
-    GPUINST_LIB_FN(pmf.profilerInitialize, GPUINST_LIB_CUPTI, "cuptiProfilerInitialize");
-    GPUINST_LIB_FN(pmf.deviceSupported, GPUINST_LIB_CUPTI, "cuptiProfilerDeviceSupported");
-    GPUINST_LIB_FN(pmf.chipName, GPUINST_LIB_CUPTI, "cuptiDeviceGetChipName");
-    GPUINST_LIB_FN(pmf.avail, GPUINST_LIB_CUPTI, "cuptiPmSamplingGetCounterAvailability");
-    GPUINST_LIB_FN(pmf.hostInit, GPUINST_LIB_CUPTI, "cuptiProfilerHostInitialize");
-    GPUINST_LIB_FN(pmf.hostDeinit, GPUINST_LIB_CUPTI, "cuptiProfilerHostDeinitialize");
-    GPUINST_LIB_FN(pmf.hostAdd, GPUINST_LIB_CUPTI, "cuptiProfilerHostConfigAddMetrics");
-    GPUINST_LIB_FN(pmf.hostConfigSize, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImageSize");
-    GPUINST_LIB_FN(pmf.hostConfig, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImage");
-    GPUINST_LIB_FN(pmf.hostPasses, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetNumOfPasses");
-    GPUINST_LIB_FN(pmf.hostEval, GPUINST_LIB_CUPTI, "cuptiProfilerHostEvaluateToGpuValues");
-    GPUINST_LIB_FN(pmf.enable, GPUINST_LIB_CUPTI, "cuptiPmSamplingEnable");
-    GPUINST_LIB_FN(pmf.disable, GPUINST_LIB_CUPTI, "cuptiPmSamplingDisable");
-    GPUINST_LIB_FN(pmf.setConfig, GPUINST_LIB_CUPTI, "cuptiPmSamplingSetConfig");
-    GPUINST_LIB_FN(pmf.start, GPUINST_LIB_CUPTI, "cuptiPmSamplingStart");
-    GPUINST_LIB_FN(pmf.stop, GPUINST_LIB_CUPTI, "cuptiPmSamplingStop");
-    GPUINST_LIB_FN(pmf.decode, GPUINST_LIB_CUPTI, "cuptiPmSamplingDecodeData");
-    GPUINST_LIB_FN(pmf.dataSize, GPUINST_LIB_CUPTI, "cuptiPmSamplingGetCounterDataSize");
-    GPUINST_LIB_FN(pmf.dataInit, GPUINST_LIB_CUPTI, "cuptiPmSamplingCounterDataImageInitialize");
-    GPUINST_LIB_FN(pmf.dataInfo, GPUINST_LIB_CUPTI, "cuptiPmSamplingGetCounterDataInfo");
-    GPUINST_LIB_FN(pmf.sampleInfo, GPUINST_LIB_CUPTI, "cuptiPmSamplingCounterDataGetSampleInfo");
-    GPUINST_LIB_FN(pmf.resultString, GPUINST_LIB_CUPTI, "cuptiGetResultString");
-    GPUINST_LIB_FN(pmf.timestamp, GPUINST_LIB_CUPTI, "cuptiGetTimestamp");
-    GPUINST_LIB_FN(pmf.cuInit, GPUINST_LIB_CUDA, "cuInit");
-    GPUINST_LIB_FN(pmf.cuCtxGetDevice, GPUINST_LIB_CUDA, "cuCtxGetDevice");
-    GPUINST_LIB_FN(pmf.cuPciBusId, GPUINST_LIB_CUDA, "cuDeviceGetPCIBusId");
-    if (!pmf.profilerInitialize || !pmf.deviceSupported || !pmf.chipName || !pmf.avail || !pmf.hostInit ||
-        !pmf.hostDeinit || !pmf.hostAdd || !pmf.hostConfigSize || !pmf.hostConfig || !pmf.hostPasses ||
-        !pmf.hostEval || !pmf.enable || !pmf.disable || !pmf.setConfig || !pmf.start || !pmf.stop || !pmf.decode ||
-        !pmf.dataSize || !pmf.dataInit || !pmf.dataInfo || !pmf.sampleInfo || !pmf.timestamp || !pmf.cuInit ||
-        !pmf.cuCtxGetDevice || !pmf.cuPciBusId)
+    if (gpuinstCudaMissing(GPUINST_NEED_PM | GPUINST_NEED_HOST) != NULL)
         return "this libcupti lacks the PM sampling or profiler host API (CUDA 12.6 or later is needed): "
                "point GPUINST_CUPTI_LIB at a newer CUPTI";
-    if (pmf.cuInit(0) != 0) return "cuInit failed: no usable GPU or driver on this node";
+    if (gpuinstCu.cuInit(0) != CUDA_SUCCESS) return "cuInit failed: no usable GPU or driver on this node";
     return NULL;
 }
 
-/* Builds a host object, adds `names`, makes the config image; *passes out. */
-static CUptiResult pmConfigure(const char **names, size_t n, size_t *passes)
+/* The host object for `names` on pm.chip (src/profiler_host.c), replacing
+ * the one held; its number of passes in *passes.  0 or a gpuinst status
+ * with the reason in why. */
+static int pmConfigure(const char *const *names, size_t n, size_t *passes, char *why, size_t cap)
 {
-    PmHostInit hi;
-    PmHostAddMetrics am;
-    PmHostConfigSize cs;
-    PmHostConfig cf;
-    PmHostPasses np;
-    CUptiResult r;
-    if (pm.host != NULL) {
-        PmHostDeinit d;
-        memset(&d, 0, sizeof d);
-        d.structSize = sizeof d;
-        d.pHostObject = pm.host;
-        pmf.hostDeinit(&d);
-        pm.host = NULL;
-    }
-    free(pm.config);
-    pm.config = NULL;
-    memset(&hi, 0, sizeof hi);
-    hi.structSize = sizeof hi;
-    hi.profilerType = PM_PROFILER_TYPE_PM_SAMPLING;
-    hi.pChipName = pm.chip;
-    hi.pCounterAvailabilityImage = pm.avail;
-    if ((r = pmf.hostInit(&hi)) != CUPTI_SUCCESS) return r;
-    pm.host = hi.pHostObject;
-    memset(&am, 0, sizeof am);
-    am.structSize = sizeof am;
-    am.pHostObject = pm.host;
-    am.ppMetricNames = names;
-    am.numMetrics = n;
-    if ((r = pmf.hostAdd(&am)) != CUPTI_SUCCESS) return r;
-    memset(&cs, 0, sizeof cs);
-    cs.structSize = sizeof cs;
-    cs.pHostObject = pm.host;
-    if ((r = pmf.hostConfigSize(&cs)) != CUPTI_SUCCESS) return r;
-    pm.config = (uint8_t *)malloc(cs.configImageSize ? cs.configImageSize : 1);
-    if (pm.config == NULL) return CUPTI_ERROR_OUT_OF_MEMORY;
-    pm.config_size = cs.configImageSize;
-    memset(&cf, 0, sizeof cf);
-    cf.structSize = sizeof cf;
-    cf.pHostObject = pm.host;
-    cf.configImageSize = pm.config_size;
-    cf.pConfigImage = pm.config;
-    if ((r = pmf.hostConfig(&cf)) != CUPTI_SUCCESS) return r;
-    memset(&np, 0, sizeof np);
-    np.structSize = sizeof np;
-    np.configImageSize = pm.config_size;
-    np.pConfigImage = pm.config;
-    if ((r = pmf.hostPasses(&np)) != CUPTI_SUCCESS) return r;
-    *passes = np.numOfPasses;
-    return CUPTI_SUCCESS;
+    int rc;
+    gpuinstPhostFree(pm.ph);
+    pm.ph = NULL;
+    rc = gpuinstPhostCreateList(pm.chip, GPUINST_PROFILER_PM_SAMPLING, pm.avail, names, (uint32_t)n, &pm.ph, why,
+                                cap);
+    *passes = rc == GPUINST_SUCCESS ? gpuinstPhostPasses(pm.ph) : 0;
+    return rc;
 }
 
 static uint64_t pmToHost(uint64_t cupti_ns)
@@ -16833,7 +17424,7 @@ static uint64_t pmToHost(uint64_t cupti_ns)
 static void pmClockPair(uint64_t *host, uint64_t *cupti)
 {
     uint64_t a = gpuinstClockNs(), c = 0, b;
-    pmf.timestamp(&c);
+    gpuinstCu.cuptiGetTimestamp(&c);
     b = gpuinstClockNs();
     *host = a + (b - a) / 2;
     *cupti = c;
@@ -16855,7 +17446,7 @@ static int pmDecodeOnce(void)
     dp.pPmSamplingObject = pm.obj;
     dp.pCounterDataImage = pm.data;
     dp.counterDataImageSize = pm.data_size;
-    r = pmf.decode(&dp);
+    r = gpuinstCu.cuptiPmSamplingDecodeData(&dp);
     if (r != CUPTI_SUCCESS) {
         pm.decode_errors++;
         if (r == CUPTI_ERROR_OUT_OF_MEMORY) pm.overflows++;
@@ -16870,7 +17461,7 @@ static int pmDecodeOnce(void)
     ip.structSize = CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE;
     ip.pCounterDataImage = pm.data;
     ip.counterDataImageSize = pm.data_size;
-    if (pmf.dataInfo(&ip) != CUPTI_SUCCESS || ip.numCompletedSamples == 0) return end;
+    if (gpuinstCu.cuptiPmSamplingGetCounterDataInfo(&ip) != CUPTI_SUCCESS || ip.numCompletedSamples == 0) return end;
     /* one packed record per sample: device, gpu_start_ns, gpu_end_ns as
      * int64 (exact), then one double per metric */
     recs = (unsigned char *)calloc(ip.numCompletedSamples * nm, 8);
@@ -16882,7 +17473,6 @@ static int pmDecodeOnce(void)
         if (c1 > pm.cupti0 + 1000000u) pm.slope = (double)(h1 - pm.host0) / (double)(c1 - pm.cupti0);
         for (i = 0; i < ip.numCompletedSamples; i++) {
             CUpti_PmSampling_CounterData_GetSampleInfo_Params sp;
-            PmHostEval ev;
             unsigned char *row = recs + k * nm * 8;
             double mv[PM_MAX_METRICS];
             int64_t hdr[3];
@@ -16892,7 +17482,7 @@ static int pmDecodeOnce(void)
             sp.pCounterDataImage = pm.data;
             sp.counterDataImageSize = pm.data_size;
             sp.sampleIndex = i;
-            if (pmf.sampleInfo(&sp) != CUPTI_SUCCESS) {
+            if (gpuinstCu.cuptiPmSamplingCounterDataGetSampleInfo(&sp) != CUPTI_SUCCESS) {
                 pm.decode_errors++;
                 continue;
             }
@@ -16909,16 +17499,7 @@ static int pmDecodeOnce(void)
                 gpuinstWarnOnce(&pmWarnedClock, "PM sampling of GPU %s: a sample ends before the start "
                                 "(CUPTI's PM timestamps and cuptiGetTimestamp disagree): its times may be off",
                                 pm.bus);
-            memset(&ev, 0, sizeof ev);
-            ev.structSize = sizeof ev;
-            ev.pHostObject = pm.host;
-            ev.pCounterDataImage = pm.data;
-            ev.counterDataImageSize = pm.data_size;
-            ev.rangeIndex = i;
-            ev.ppMetricNames = pm.metrics;
-            ev.numMetrics = pm.nmetrics;
-            ev.pMetricValues = mv;
-            if (pmf.hostEval(&ev) != CUPTI_SUCCESS) {
+            if (gpuinstPhostEvaluate(pm.ph, pm.data, pm.data_size, i, mv, NULL, 0) != GPUINST_SUCCESS) {
                 pm.decode_errors++;
                 continue;
             }
@@ -16970,23 +17551,16 @@ static void pmTeardown(int disable)
         memset(&d, 0, sizeof d);
         d.structSize = CUpti_PmSampling_Disable_Params_STRUCT_SIZE;
         d.pPmSamplingObject = pm.obj;
-        pmf.disable(&d);
+        gpuinstCu.cuptiPmSamplingDisable(&d);
         pm.obj = NULL;
     }
-    if (pm.host != NULL) {
-        PmHostDeinit d;
-        memset(&d, 0, sizeof d);
-        d.structSize = sizeof d;
-        d.pHostObject = pm.host;
-        pmf.hostDeinit(&d);
-        pm.host = NULL;
-    }
+    gpuinstPhostFree(pm.ph);
+    pm.ph = NULL;
     free(pm.avail);
-    free(pm.config);
     free(pm.data);
     free(pm.data_clean);
-    pm.avail = pm.config = pm.data = pm.data_clean = NULL;
-    gpuinstPmElectRelease(&pm.elect); /* another process may sample this GPU now */
+    pm.avail = pm.data = pm.data_clean = NULL;
+    gpuinstLeaseRelease(&pm.lease); /* another process may sample this GPU now */
 }
 
 /* The metric list into pm.metrics: the user's as given (must be valid and
@@ -16995,8 +17569,9 @@ static void pmTeardown(int disable)
  * chosen list.  0, or -1 with the reason in why. */
 static int pmSelect(const char *metrics, char *why, size_t whycap)
 {
-    CUptiResult r;
+    char hw[400];
     size_t passes = 0, i;
+    int rc;
     pm.nmetrics = 0;
     if (metrics != NULL && metrics[0] != '\0') {
         char *p, *save = NULL;
@@ -17010,10 +17585,10 @@ static int pmSelect(const char *metrics, char *why, size_t whycap)
         for (p = strtok_r(pm.metric_text, ", ", &save); p != NULL && pm.nmetrics < PM_MAX_METRICS;
              p = strtok_r(NULL, ", ", &save))
             pm.metrics[pm.nmetrics++] = p;
-        r = pm.nmetrics ? pmConfigure(pm.metrics, pm.nmetrics, &passes) : CUPTI_ERROR_INVALID_PARAMETER;
-        if (r != CUPTI_SUCCESS) {
+        rc = pmConfigure(pm.metrics, pm.nmetrics, &passes, hw, sizeof hw);
+        if (rc != GPUINST_SUCCESS) {
             snprintf(why, whycap, "metrics \"%.200s\" refused for chip %s: %s (list the valid ones with: ncu "
-                     "--query-metrics-collection pmsampling --chip %s)", metrics, pm.chip, pmErr(r), pm.chip);
+                     "--query-metrics-collection pmsampling --chip %s)", metrics, pm.chip, hw, pm.chip);
             return -1;
         }
         if (passes != 1) {
@@ -17021,41 +17596,46 @@ static int pmSelect(const char *metrics, char *why, size_t whycap)
                      "only: sample fewer metrics", metrics, (unsigned)passes, pm.chip);
             return -1;
         }
-        return 0;
-    }
-    /* The whole default list in one config when the chip takes it (one host
-     * object: start costs ~50 ms less per metric than the greedy walk). */
-    for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) pm.metrics[i] = pmDefaultMetrics[i];
-    r = pmConfigure(pm.metrics, i, &passes);
-    if (r == CUPTI_SUCCESS && passes == 1) {
-        pm.nmetrics = i;
-        return 0;
-    }
-    {
-        char dropped[400];
-        dropped[0] = '\0';
-        for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) {
-            pm.metrics[pm.nmetrics] = pmDefaultMetrics[i];
-            r = pmConfigure(pm.metrics, pm.nmetrics + 1, &passes);
-            if (r == CUPTI_SUCCESS && passes == 1) {
-                pm.nmetrics++;
-            } else {
-                size_t l = strlen(dropped);
-                snprintf(dropped + l, sizeof dropped - l, "%s%s", l ? ", " : "", pmDefaultMetrics[i]);
+    } else {
+        /* The whole default list in one config when the chip takes it (one host
+         * object: start costs ~50 ms less per metric than the greedy walk). */
+        for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) pm.metrics[i] = pmDefaultMetrics[i];
+        rc = pmConfigure(pm.metrics, i, &passes, hw, sizeof hw);
+        if (rc == GPUINST_SUCCESS && passes == 1) {
+            pm.nmetrics = i;
+        } else {
+            char dropped[400];
+            dropped[0] = '\0';
+            for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) {
+                pm.metrics[pm.nmetrics] = pmDefaultMetrics[i];
+                rc = pmConfigure(pm.metrics, pm.nmetrics + 1, &passes, hw, sizeof hw);
+                if (rc == GPUINST_SUCCESS && passes == 1) {
+                    pm.nmetrics++;
+                } else {
+                    size_t l = strlen(dropped);
+                    snprintf(dropped + l, sizeof dropped - l, "%s%s", l ? ", " : "", pmDefaultMetrics[i]);
+                }
             }
+            if (pm.nmetrics == 0) {
+                snprintf(why, whycap, "no metric of gpuinst's default PM sampling set is available in one pass on %s",
+                         pm.chip);
+                return -1;
+            }
+            if ((rc = pmConfigure(pm.metrics, pm.nmetrics, &passes, hw, sizeof hw)) != GPUINST_SUCCESS ||
+                passes != 1) {
+                snprintf(why, whycap, "the PM sampling config image could not be made: %s",
+                         rc != GPUINST_SUCCESS ? hw : "more than one pass");
+                return -1;
+            }
+            if (dropped[0] && gpuinstG.cfg.verbose)
+                gpuinstWarnOnce(&pmWarnedDropped, "PM sampling on %s: default set without %s (not in the same pass)",
+                                pm.chip, dropped);
         }
-        if (pm.nmetrics == 0) {
-            snprintf(why, whycap, "no metric of gpuinst's default PM sampling set is available in one pass on %s",
-                     pm.chip);
-            return -1;
-        }
-        if ((r = pmConfigure(pm.metrics, pm.nmetrics, &passes)) != CUPTI_SUCCESS || passes != 1) {
-            snprintf(why, whycap, "the PM sampling config image could not be made: %s", pmErr(r));
-            return -1;
-        }
-        if (dropped[0] && gpuinstG.cfg.verbose)
-            gpuinstWarnOnce(&pmWarnedDropped, "PM sampling on %s: default set without %s (not in the same pass)",
-                            pm.chip, dropped);
+    }
+    {   /* the names as the host object holds them (a name given twice counts once) */
+        const gpuinstMetricList *ml = gpuinstPhostMetrics(pm.ph);
+        for (i = 0; i < ml->n && i < PM_MAX_METRICS; i++) pm.metrics[i] = ml->names[i];
+        pm.nmetrics = i;
     }
     return 0;
 }
@@ -17064,25 +17644,8 @@ static int pmSelect(const char *metrics, char *why, size_t whycap)
 GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
                                            size_t whycap)
 {
-    const char *e = NULL;
     size_t i;
     int rc = GPUINST_SUCCESS;
-    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &e) != GPUINST_SUCCESS) {
-        snprintf(why, whycap, "%s", e ? e : "libcupti could not be opened");
-        return GPUINST_ERROR_UNAVAILABLE;
-    }
-    GPUINST_LIB_FN(pmf.hostInit, GPUINST_LIB_CUPTI, "cuptiProfilerHostInitialize");
-    GPUINST_LIB_FN(pmf.hostDeinit, GPUINST_LIB_CUPTI, "cuptiProfilerHostDeinitialize");
-    GPUINST_LIB_FN(pmf.hostAdd, GPUINST_LIB_CUPTI, "cuptiProfilerHostConfigAddMetrics");
-    GPUINST_LIB_FN(pmf.hostConfigSize, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImageSize");
-    GPUINST_LIB_FN(pmf.hostConfig, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImage");
-    GPUINST_LIB_FN(pmf.hostPasses, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetNumOfPasses");
-    GPUINST_LIB_FN(pmf.resultString, GPUINST_LIB_CUPTI, "cuptiGetResultString");
-    if (!pmf.hostInit || !pmf.hostDeinit || !pmf.hostAdd || !pmf.hostConfigSize || !pmf.hostConfig ||
-        !pmf.hostPasses) {
-        snprintf(why, whycap, "this libcupti lacks the profiler host API");
-        return GPUINST_ERROR_UNAVAILABLE;
-    }
     pthread_mutex_lock(&pmLock);
     if (GPUINST_LOAD_ACQ(&pmActive)) {
         pthread_mutex_unlock(&pmLock);
@@ -17090,7 +17653,7 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
         return GPUINST_ERROR_UNAVAILABLE;
     }
     memset(&pm, 0, sizeof pm);
-    pm.elect.fd = -1;
+    pm.lease.fd = -1;
     snprintf(pm.chip, sizeof pm.chip, "%s", chip);
     if (pmSelect(metrics, why, whycap) != 0) rc = GPUINST_ERROR_UNAVAILABLE;
     out[0] = '\0';
@@ -17109,7 +17672,6 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
 {
     CUpti_Profiler_Initialize_Params pi;
     CUpti_Profiler_DeviceSupported_Params ds;
-    CUpti_Device_GetChipName_Params cn;
     CUpti_PmSampling_GetCounterAvailability_Params av;
     CUpti_PmSampling_Enable_Params en;
     CUpti_PmSampling_GetCounterDataSize_Params dsz;
@@ -17122,42 +17684,55 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     int32_t types[3 + PM_MAX_METRICS];
     const char *units[3 + PM_MAX_METRICS];
     size_t i;
-    int dev = device;
+    int dev = device, held;
+    gpuinstCudaDevice id;
 
     memset(&pm, 0, sizeof pm);
-    pm.elect.fd = -1;
+    pm.lease.fd = -1;
     if ((e = pmLoad()) != NULL) return pmUnavailable(e);
-    if (dev < 0 && pmf.cuCtxGetDevice(&dev) != 0)
+    if (dev < 0 && gpuinstCu.cuCtxGetDevice(&dev) != CUDA_SUCCESS)
         return pmUnavailable("gpuinst_pm_sampling_start(-1, ...): the calling thread has no current CUDA context; "
                              "call it after the first CUDA call, or pass the device ordinal");
-    if (pmf.cuPciBusId(pm.bus, (int)sizeof pm.bus, dev) != 0) {
+    if (gpuinstCudaDeviceGet(dev, &id) != GPUINST_SUCCESS || id.pci_bus_id[0] == '\0') {
         snprintf(why, sizeof why, "device %d: cuDeviceGetPCIBusId failed (no such device?)", dev);
         return pmUnavailable(why);
     }
+    snprintf(pm.bus, sizeof pm.bus, "%.23s", id.pci_bus_id);
     pm.device = dev;
     pm.interval_ns = interval_ns;
     pmRankRow.device = dev;
     snprintf(pmRankRow.pci_bus_id, sizeof pmRankRow.pci_bus_id, "%s", pm.bus);
     gpuinstTableRegister(&pmRanksTable);
     pmRankRowSet = 1;
-    if (!gpuinstPmElect(pm.bus, 0, &pm.elect)) {
+    /* one sampler per GPU among the processes sharing it: the holder of the
+     * GPU's lease (src/gpu_lease.c), keyed by its UUID */
+    held = gpuinstLeaseTake(id.uuid[0] ? id.uuid : pm.bus, "pm_sampling", 0, 0, &pm.lease, NULL);
+    if (held == GPUINST_LEASE_BUSY && strcmp(pm.lease.use, "profiler") == 0) {
+        snprintf(why, sizeof why, "the range profiler of process %d (rank %d) holds GPU %s's performance monitors; "
+                 "PM sampling and the range profiler cannot run on one GPU at once",
+                 (int)pm.lease.pid, (int)pm.lease.rank, pm.bus);
+        pmRankRow.sampler_rank = -1;
+        return pmUnavailable(why);
+    }
+    if (held == GPUINST_LEASE_BUSY) {
         /* Another process of this node samples this GPU: attribute, do not sample. */
         pmRankRow.sampler = 0;
-        pmRankRow.sampler_pid = pm.elect.pid;
-        pmRankRow.sampler_rank = pm.elect.rank;
+        pmRankRow.sampler_pid = pm.lease.pid;
+        pmRankRow.sampler_rank = pm.lease.rank;
         pmJoined = 1;
         if (gpuinstG.cfg.verbose)
-            gpuinstWarn("PM sampling of GPU %s is done by process %d (rank %d)", pm.bus, (int)pm.elect.pid,
-                        (int)pm.elect.rank);
+            gpuinstWarn("PM sampling of GPU %s is done by process %d (rank %d)", pm.bus, (int)pm.lease.pid,
+                        (int)pm.lease.rank);
         return GPUINST_SUCCESS;
     }
+    /* held, or no lease possible here (CUPTI refuses a second sampler itself) */
     pmRankRow.sampler = 1;
-    pmRankRow.sampler_pid = pm.elect.pid;
-    pmRankRow.sampler_rank = pm.elect.rank;
+    pmRankRow.sampler_pid = gpuinstG.pid;
+    pmRankRow.sampler_rank = gpuinstG.rank;
 
     memset(&pi, 0, sizeof pi);
     pi.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
-    if ((r = pmf.profilerInitialize(&pi)) != CUPTI_SUCCESS) {
+    if ((r = gpuinstCu.cuptiProfilerInitialize(&pi)) != CUPTI_SUCCESS) {
         snprintf(why, sizeof why, "cuptiProfilerInitialize failed: %s", pmErr(r));
         goto fail;
     }
@@ -17165,7 +17740,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     ds.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
     ds.cuDevice = dev;
     ds.api = CUPTI_PROFILER_PM_SAMPLING;
-    if ((r = pmf.deviceSupported(&ds)) != CUPTI_SUCCESS) {
+    if ((r = gpuinstCu.cuptiProfilerDeviceSupported(&ds)) != CUPTI_SUCCESS) {
         snprintf(why, sizeof why, "cuptiProfilerDeviceSupported failed: %s", pmErr(r));
         goto fail;
     }
@@ -17177,18 +17752,14 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
                  (int)ds.wsl);
         goto fail;
     }
-    memset(&cn, 0, sizeof cn);
-    cn.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
-    cn.deviceIndex = (size_t)dev;
-    if ((r = pmf.chipName(&cn)) != CUPTI_SUCCESS || cn.pChipName == NULL) {
+    if ((r = (CUptiResult)gpuinstCudaDeviceChip(dev, pm.chip, sizeof pm.chip)) != CUPTI_SUCCESS) {
         snprintf(why, sizeof why, "cuptiDeviceGetChipName failed: %s", pmErr(r));
         goto fail;
     }
-    snprintf(pm.chip, sizeof pm.chip, "%s", cn.pChipName);
     memset(&av, 0, sizeof av);
     av.structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE;
     av.deviceIndex = (size_t)dev;
-    if ((r = pmf.avail(&av)) != CUPTI_SUCCESS) {
+    if ((r = gpuinstCu.cuptiPmSamplingGetCounterAvailability(&av)) != CUPTI_SUCCESS) {
         snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s%s", pmErr(r),
                  r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
                      ? " (GPU performance counters are restricted to admin users: load the driver with "
@@ -17202,7 +17773,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
         goto fail;
     }
     av.pCounterAvailabilityImage = pm.avail;
-    if ((r = pmf.avail(&av)) != CUPTI_SUCCESS) {
+    if ((r = gpuinstCu.cuptiPmSamplingGetCounterAvailability(&av)) != CUPTI_SUCCESS) {
         snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s", pmErr(r));
         goto fail;
     }
@@ -17212,7 +17783,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     memset(&en, 0, sizeof en);
     en.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
     en.deviceIndex = (size_t)dev;
-    if ((r = pmf.enable(&en)) != CUPTI_SUCCESS) {
+    if ((r = gpuinstCu.cuptiPmSamplingEnable(&en)) != CUPTI_SUCCESS) {
         snprintf(why, sizeof why, "cuptiPmSamplingEnable failed: %s%s", pmErr(r),
                  r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
                      ? " (load the driver with NVreg_RestrictProfilingToAdminUsers=0)"
@@ -17226,7 +17797,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     dsz.pMetricNames = pm.metrics;
     dsz.numMetrics = pm.nmetrics;
     dsz.maxSamples = PM_MAX_SAMPLES;
-    if ((r = pmf.dataSize(&dsz)) != CUPTI_SUCCESS) {
+    if ((r = gpuinstCu.cuptiPmSamplingGetCounterDataSize(&dsz)) != CUPTI_SUCCESS) {
         snprintf(why, sizeof why, "cuptiPmSamplingGetCounterDataSize failed: %s", pmErr(r));
         goto fail;
     }
@@ -17242,7 +17813,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     di.pPmSamplingObject = pm.obj;
     di.counterDataSize = pm.data_size;
     di.pCounterData = pm.data;
-    if ((r = pmf.dataInit(&di)) != CUPTI_SUCCESS) {
+    if ((r = gpuinstCu.cuptiPmSamplingCounterDataImageInitialize(&di)) != CUPTI_SUCCESS) {
         snprintf(why, sizeof why, "cuptiPmSamplingCounterDataImageInitialize failed: %s", pmErr(r));
         goto fail;
     }
@@ -17250,13 +17821,12 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     memset(&sc, 0, sizeof sc);
     sc.structSize = CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE;
     sc.pPmSamplingObject = pm.obj;
-    sc.configSize = pm.config_size;
-    sc.pConfig = pm.config;
+    sc.pConfig = gpuinstPhostConfig(pm.ph, &sc.configSize);
     sc.hardwareBufferSize = PM_HW_BUFFER;
     sc.samplingInterval = interval_ns;
     sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
     sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
-    if ((r = pmf.setConfig(&sc)) != CUPTI_SUCCESS) {
+    if ((r = gpuinstCu.cuptiPmSamplingSetConfig(&sc)) != CUPTI_SUCCESS) {
         snprintf(why, sizeof why, "cuptiPmSamplingSetConfig failed: %s (interval %llu ns; the GPU time trigger "
                  "needs Ampere GA10x or later)", pmErr(r), (unsigned long long)interval_ns);
         goto fail;
@@ -17290,7 +17860,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     memset(&st, 0, sizeof st);
     st.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE;
     st.pPmSamplingObject = pm.obj;
-    if ((r = pmf.start(&st)) != CUPTI_SUCCESS) {
+    if ((r = gpuinstCu.cuptiPmSamplingStart(&st)) != CUPTI_SUCCESS) {
         snprintf(why, sizeof why, "cuptiPmSamplingStart failed: %s", pmErr(r));
         goto fail;
     }
@@ -17331,7 +17901,7 @@ static int pmHwStop(void)
         memset(&sp, 0, sizeof sp);
         sp.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
         sp.pPmSamplingObject = pm.obj;
-        if ((r = pmf.stop(&sp)) != CUPTI_SUCCESS)
+        if ((r = gpuinstCu.cuptiPmSamplingStop(&sp)) != CUPTI_SUCCESS)
             gpuinstWarn("PM sampling of GPU %s: cuptiPmSamplingStop failed (%s)", pm.bus, pmErr(r));
         pm.hw_running = 0;
         pmRankRow.sampling_stop_ns = gpuinstClockNs();
@@ -17496,276 +18066,8 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
 #include <ctype.h>
 
 #if GPUINST_WITH_CUPTI
-#include <cuda.h>
-#include <cupti_result.h>
 #include <dlfcn.h>
 #include <unistd.h>
-/************** Begin file src/profiler_decls.h **************/
-/*
- * profiler_decls.h -- gpuinst's own C declarations of the parts of
- * cupti_profiler_host.h and cupti_checkpoint.h that the range profiler uses.
- *
- * Why: cupti_profiler_host.h includes <string> (up to CUDA 13.1) and
- * cupti_checkpoint.h is C++ only (namespace NV::Cupti::Checkpoint, nullptr
- * in its size macro), so neither can be included from C.  The structs,
- * enums and STRUCT_SIZE values below are the CUDA 13.0 ones, member for
- * member, plus what later CUPTIs added that gpuinst uses, each marked with
- * the CUPTI that has it (CUPTI_API_VERSION; an older libcupti refuses the
- * larger struct size or lacks the function, which the callers handle);
- * tests/profiler/test_decls.cpp compiles them beside the real headers (the
- * toolkit's, and a newer CUPTI's where one is installed) and checks every
- * size, offset, enum value and function type the header it sees has.
- *
- * The STRUCT_SIZE macros carry a GPUINST_ prefix so that both sets can be
- * seen in one translation unit (the test).
- *
- * Include after <cuda.h> and <cupti_result.h> (CUcontext, CUptiResult).
- * This header includes nothing itself, so that the C++ test can wrap it in
- * a namespace.  Only used when GPUINST_WITH_CUPTI is on.
- */
-#ifndef GPUINST_PROFILER_DECLS_H
-#define GPUINST_PROFILER_DECLS_H
-
-/* The struct-size rule of the CUPTI profiler headers: bytes up to and
- * including the last member the caller knows of. */
-#define GPUINST_CUPTI_STRUCT_SIZE(type_, last_) \
-    (offsetof(type_, last_) + sizeof(((type_ *)0)->last_))
-
-/* ---- cupti_profiler_host.h (libcupti.so.13) ------------------------------ */
-
-typedef enum CUpti_MetricType {
-    CUPTI_METRIC_TYPE_COUNTER = 0,
-    CUPTI_METRIC_TYPE_RATIO,
-    CUPTI_METRIC_TYPE_THROUGHPUT,
-    CUPTI_METRIC_TYPE__COUNT
-} CUpti_MetricType;
-
-/* CUPTI 13.1 (130100) and newer */
-typedef enum CUpti_MetricCollectionScope {
-    CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT = 0,
-    CUPTI_METRIC_COLLECTION_SCOPE_DEVICE,
-    CUPTI_METRIC_COLLECTION_SCOPE_INVALID
-} CUpti_MetricCollectionScope;
-
-typedef enum CUpti_ProfilerType {
-    CUPTI_PROFILER_TYPE_RANGE_PROFILER,
-    CUPTI_PROFILER_TYPE_PM_SAMPLING,
-    CUPTI_PROFILER_TYPE_PROFILER_INVALID
-} CUpti_ProfilerType;
-
-typedef struct CUpti_Profiler_Host_Object CUpti_Profiler_Host_Object;
-
-typedef struct CUpti_Profiler_Host_Initialize_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_ProfilerType profilerType;
-    const char *pChipName;
-    const uint8_t *pCounterAvailabilityImage;
-    CUpti_Profiler_Host_Object *pHostObject;          /* [out] */
-} CUpti_Profiler_Host_Initialize_Params;
-#define GPUINST_CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_Initialize_Params, pHostObject)
-
-typedef struct CUpti_Profiler_Host_Deinitialize_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_Profiler_Host_Object *pHostObject;
-} CUpti_Profiler_Host_Deinitialize_Params;
-#define GPUINST_CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_Deinitialize_Params, pHostObject)
-
-typedef struct CUpti_Profiler_Host_GetSupportedChips_Params {
-    size_t structSize;
-    void *pPriv;
-    size_t numChips;                                  /* [out] */
-    const char *const *ppChipNames;                   /* [out] */
-} CUpti_Profiler_Host_GetSupportedChips_Params;
-#define GPUINST_CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetSupportedChips_Params, ppChipNames)
-
-typedef struct CUpti_Profiler_Host_GetBaseMetrics_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_Profiler_Host_Object *pHostObject;
-    CUpti_MetricType metricType;
-    const char **ppMetricNames;                       /* [out] */
-    size_t numMetrics;                                /* [out] */
-} CUpti_Profiler_Host_GetBaseMetrics_Params;
-#define GPUINST_CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetBaseMetrics_Params, numMetrics)
-
-typedef struct CUpti_Profiler_Host_GetSubMetrics_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_Profiler_Host_Object *pHostObject;
-    CUpti_MetricType metricType;
-    const char *pMetricName;
-    size_t numOfSubmetrics;                           /* [out] */
-    const char **ppSubMetrics;                        /* [out] */
-} CUpti_Profiler_Host_GetSubMetrics_Params;
-#define GPUINST_CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetSubMetrics_Params, ppSubMetrics)
-
-typedef struct CUpti_Profiler_Host_GetMetricProperties_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_Profiler_Host_Object *pHostObject;
-    const char *pMetricName;
-    const char *pDescription;                         /* [out] */
-    const char *pHwUnit;                              /* [out] */
-    const char *pDimUnit;                             /* [out] */
-    CUpti_MetricType metricType;                      /* [out] */
-    CUpti_MetricCollectionScope metricCollectionScope; /* [out] CUPTI 13.1 and newer */
-} CUpti_Profiler_Host_GetMetricProperties_Params;
-/* CUDA 13.0's size (no collection scope) and 13.1's (with it): a 13.0
- * libcupti answers CUPTI_ERROR_INVALID_PARAMETER to the larger one. */
-#define GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricProperties_Params, metricType)
-#define GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE_SCOPE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricProperties_Params, metricCollectionScope)
-
-typedef struct CUpti_Profiler_Host_GetRangeName_Params {
-    size_t structSize;
-    void *pPriv;
-    const uint8_t *pCounterDataImage;
-    size_t counterDataImageSize;
-    size_t rangeIndex;
-    const char *delimiter;
-    const char *pRangeName;                           /* [out] allocated by CUPTI */
-} CUpti_Profiler_Host_GetRangeName_Params;
-#define GPUINST_CUpti_Profiler_Host_GetRangeName_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetRangeName_Params, pRangeName)
-
-typedef struct CUpti_Profiler_Host_EvaluateToGpuValues_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_Profiler_Host_Object *pHostObject;
-    const uint8_t *pCounterDataImage;
-    size_t counterDataImageSize;
-    size_t rangeIndex;
-    const char **ppMetricNames;
-    size_t numMetrics;
-    double *pMetricValues;                            /* [out] numMetrics values */
-} CUpti_Profiler_Host_EvaluateToGpuValues_Params;
-#define GPUINST_CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_EvaluateToGpuValues_Params, pMetricValues)
-
-typedef struct CUpti_Profiler_Host_ConfigAddMetrics_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_Profiler_Host_Object *pHostObject;
-    const char **ppMetricNames;
-    size_t numMetrics;
-} CUpti_Profiler_Host_ConfigAddMetrics_Params;
-#define GPUINST_CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_ConfigAddMetrics_Params, numMetrics)
-
-typedef struct CUpti_Profiler_Host_GetConfigImageSize_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_Profiler_Host_Object *pHostObject;
-    size_t configImageSize;                           /* [out] */
-} CUpti_Profiler_Host_GetConfigImageSize_Params;
-#define GPUINST_CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetConfigImageSize_Params, configImageSize)
-
-typedef struct CUpti_Profiler_Host_GetConfigImage_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_Profiler_Host_Object *pHostObject;
-    size_t configImageSize;
-    uint8_t *pConfigImage;                            /* [out] configImageSize bytes */
-} CUpti_Profiler_Host_GetConfigImage_Params;
-#define GPUINST_CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetConfigImage_Params, pConfigImage)
-
-typedef struct CUpti_Profiler_Host_GetNumOfPasses_Params {
-    size_t structSize;
-    void *pPriv;
-    size_t configImageSize;
-    uint8_t *pConfigImage;
-    size_t numOfPasses;                               /* [out] */
-} CUpti_Profiler_Host_GetNumOfPasses_Params;
-#define GPUINST_CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetNumOfPasses_Params, numOfPasses)
-
-typedef struct CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_ProfilerType profilerType;
-    const char *pChipName;
-    uint8_t *pCounterAvailabilityImage;
-    size_t maxMetricsPerPass;                         /* [out] */
-} CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params;
-#define GPUINST_CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params, maxMetricsPerPass)
-
-/* CUPTI 13.2 (130200) and newer: the single-pass metric sets of a chip
- * (metrics that PM sampling collects together in one pass). */
-typedef struct CUpti_Profiler_Host_GetSinglePassSets_Params {
-    size_t structSize;
-    void *pPriv;
-    const char *pChipName;
-    size_t numOfSinglePassSets;                       /* [out] (NULL ppSinglePassSets: the count only) */
-    const char **ppSinglePassSets;                    /* [in] caller's array of numOfSinglePassSets, filled */
-} CUpti_Profiler_Host_GetSinglePassSets_Params;
-#define GPUINST_CUpti_Profiler_Host_GetSinglePassSets_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetSinglePassSets_Params, ppSinglePassSets)
-
-typedef struct CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params {
-    size_t structSize;
-    void *pPriv;
-    const char *pChipName;
-    const char *pSinglePassSetName;
-    size_t numOfMetricsInSinglePassSet;               /* [inout] */
-    size_t metricsBufferSize;                         /* [inout] */
-    size_t *pMetricsIndicesBuffer;                    /* [out] both NULL: query the two sizes */
-    uint8_t *pMetricsBuffer;                          /* [out] */
-} CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params;
-#define GPUINST_CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params, pMetricsBuffer)
-
-/* Function types of the host API, looked up in libcupti with dlsym. */
-typedef CUptiResult (*gpuinstCuptiHostInitializeFn)(CUpti_Profiler_Host_Initialize_Params *);
-typedef CUptiResult (*gpuinstCuptiHostDeinitializeFn)(CUpti_Profiler_Host_Deinitialize_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetSupportedChipsFn)(CUpti_Profiler_Host_GetSupportedChips_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetBaseMetricsFn)(CUpti_Profiler_Host_GetBaseMetrics_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetSubMetricsFn)(CUpti_Profiler_Host_GetSubMetrics_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetMetricPropertiesFn)(CUpti_Profiler_Host_GetMetricProperties_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetRangeNameFn)(CUpti_Profiler_Host_GetRangeName_Params *);
-typedef CUptiResult (*gpuinstCuptiHostEvaluateToGpuValuesFn)(CUpti_Profiler_Host_EvaluateToGpuValues_Params *);
-typedef CUptiResult (*gpuinstCuptiHostConfigAddMetricsFn)(CUpti_Profiler_Host_ConfigAddMetrics_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetConfigImageSizeFn)(CUpti_Profiler_Host_GetConfigImageSize_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetConfigImageFn)(CUpti_Profiler_Host_GetConfigImage_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetNumOfPassesFn)(CUpti_Profiler_Host_GetNumOfPasses_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetMaxNumHardwareMetricsPerPassFn)(
-    CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetSinglePassSetsFn)(CUpti_Profiler_Host_GetSinglePassSets_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetMetricsInSinglePassSetFn)(
-    CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params *);
-
-/* ---- cupti_checkpoint.h (libcheckpoint.so; C++ header, C linkage) -------- */
-
-typedef enum {
-    CUPTI_CHECKPOINT_OPT_NONE = 0,
-    CUPTI_CHECKPOINT_OPT_TRANSFER = 1  /* restore only blocks that changed (cached: restore at the same point) */
-} CUpti_CheckpointOptimizations;
-
-typedef struct {
-    size_t structSize;       /* GPUINST_CUpti_Checkpoint_STRUCT_SIZE */
-    CUcontext ctx;           /* context to save; NULL = current */
-    size_t reserveDeviceMB;  /* keep the last N MB of device memory free ((size_t)-1: use none) */
-    size_t reserveHostMB;    /* keep the last N MB of host memory free ((size_t)-1: use none) */
-    uint8_t allowOverwrite;
-    uint8_t optimizations;   /* CUpti_CheckpointOptimizations mask */
-    void *pPriv;
-} CUpti_Checkpoint;
-#define GPUINST_CUpti_Checkpoint_STRUCT_SIZE GPUINST_CUPTI_STRUCT_SIZE(CUpti_Checkpoint, pPriv)
-
-typedef CUptiResult (*gpuinstCuptiCheckpointFn)(CUpti_Checkpoint *const); /* Save, Restore, Free */
-
-#endif /* GPUINST_PROFILER_DECLS_H */
-/************** End of src/profiler_decls.h **************/
 #ifndef RTLD_DEEPBIND
 #define RTLD_DEEPBIND 0
 #endif
@@ -17970,37 +18272,14 @@ GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const
 
 /* ---- the CUPTI host API -------------------------------------------------------- */
 
+/* The host API's state: its entry points are in gpuinstCu (src/cuda.c). */
 static struct {
-    int loaded; /* 0 not tried, 1 ok, -1 failed */
-    gpuinstCuptiHostInitializeFn init;
-    gpuinstCuptiHostDeinitializeFn deinit;
-    gpuinstCuptiHostGetSupportedChipsFn chips;
-    gpuinstCuptiHostGetBaseMetricsFn baseMetrics;
-    gpuinstCuptiHostGetSubMetricsFn subMetrics;
-    gpuinstCuptiHostGetMetricPropertiesFn props;
-    gpuinstCuptiHostGetRangeNameFn rangeName;
-    gpuinstCuptiHostEvaluateToGpuValuesFn evaluate;
-    gpuinstCuptiHostConfigAddMetricsFn addMetrics;
-    gpuinstCuptiHostGetConfigImageSizeFn imageSize;
-    gpuinstCuptiHostGetConfigImageFn image;
-    gpuinstCuptiHostGetNumOfPassesFn passes;
-    gpuinstCuptiHostGetSinglePassSetsFn spSets;       /* CUPTI 13.2+; NULL before */
-    gpuinstCuptiHostGetMetricsInSinglePassSetFn spMetrics;
-    CUptiResult (*resultString)(CUptiResult, const char **);
-    CUptiResult (*version)(uint32_t *);
+    int loaded;           /* 0 not tried, 1 ok, -1 failed */
     uint32_t apiVersion;  /* cuptiGetVersion: 130001 for CUDA 13.0's CUPTI */
     int scope;            /* collection scope: 0 not tried, 1 CUPTI reports it (13.1+), -1 not */
     char why[256];
-} H;
+} hostApi;
 static pthread_mutex_t hostLock = PTHREAD_MUTEX_INITIALIZER;
-
-/* dlsym's object pointer to a function pointer (POSIX guarantees it works). */
-#define HOST_SYM(dst, name)                                  \
-    do {                                                     \
-        void *s_ = gpuinstCuptiSym(name);                    \
-        memcpy(&(dst), &s_, sizeof s_);                      \
-        if (s_ == NULL) missing = name;                      \
-    } while (0)
 
 /* libnvperf_host, which CUPTI opens by its soname at the first host call,
  * from libcupti's own directory first, with CUPTI's flags (CUDA 13.0:
@@ -18030,57 +18309,28 @@ static int phostLoad(const char **why)
 {
     int rc = GPUINST_SUCCESS;
     pthread_mutex_lock(&hostLock);
-    if (H.loaded == 0) {
-        const char *lw = NULL, *missing = NULL;
-        if (gpuinstCuptiLoad(&lw) != GPUINST_SUCCESS) {
-            snprintf(H.why, sizeof H.why, "%s", lw != NULL ? lw : "libcupti could not be loaded");
-            H.loaded = -1;
+    if (hostApi.loaded == 0) {
+        const char *lw = NULL, *missing;
+        if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &lw) != GPUINST_SUCCESS) {
+            snprintf(hostApi.why, sizeof hostApi.why, "%s", lw != NULL ? lw : "libcupti could not be loaded");
+            hostApi.loaded = -1;
+        } else if ((missing = gpuinstCudaMissing(GPUINST_NEED_HOST)) != NULL) {
+            snprintf(hostApi.why, sizeof hostApi.why,
+                     "libcupti has no %s: the range profiler needs the CUPTI of CUDA 13 or newer "
+                     "(set GPUINST_CUPTI_LIB to its libcupti.so)", missing);
+            hostApi.loaded = -1;
         } else {
-            HOST_SYM(H.init, "cuptiProfilerHostInitialize");
-            HOST_SYM(H.deinit, "cuptiProfilerHostDeinitialize");
-            HOST_SYM(H.chips, "cuptiProfilerHostGetSupportedChips");
-            HOST_SYM(H.baseMetrics, "cuptiProfilerHostGetBaseMetrics");
-            HOST_SYM(H.subMetrics, "cuptiProfilerHostGetSubMetrics");
-            HOST_SYM(H.props, "cuptiProfilerHostGetMetricProperties");
-            HOST_SYM(H.rangeName, "cuptiProfilerHostGetRangeName");
-            HOST_SYM(H.evaluate, "cuptiProfilerHostEvaluateToGpuValues");
-            HOST_SYM(H.addMetrics, "cuptiProfilerHostConfigAddMetrics");
-            HOST_SYM(H.imageSize, "cuptiProfilerHostGetConfigImageSize");
-            HOST_SYM(H.image, "cuptiProfilerHostGetConfigImage");
-            HOST_SYM(H.passes, "cuptiProfilerHostGetNumOfPasses");
-            HOST_SYM(H.resultString, "cuptiGetResultString");
-            HOST_SYM(H.version, "cuptiGetVersion");
-            if (missing != NULL) {
-                snprintf(H.why, sizeof H.why,
-                         "libcupti has no %s: the range profiler needs the CUPTI of CUDA 13 or newer "
-                         "(set GPUINST_CUPTI_LIB to its libcupti.so)", missing);
-                H.loaded = -1;
-            } else {
-                /* optional: CUPTI 13.2 and newer */
-                void *s1 = gpuinstCuptiSym("cuptiProfilerHostGetSinglePassSets");
-                void *s2 = gpuinstCuptiSym("cuptiProfilerHostGetMetricsInSinglePassSet");
-                memcpy(&H.spSets, &s1, sizeof s1);
-                memcpy(&H.spMetrics, &s2, sizeof s2);
-                if (H.version(&H.apiVersion) != CUPTI_SUCCESS) H.apiVersion = 0;
-                nvperfNextToCupti();
-                H.loaded = 1;
-            }
+            if (gpuinstCu.cuptiGetVersion(&hostApi.apiVersion) != CUPTI_SUCCESS) hostApi.apiVersion = 0;
+            nvperfNextToCupti();
+            hostApi.loaded = 1;
         }
     }
-    if (H.loaded < 0) {
+    if (hostApi.loaded < 0) {
         rc = GPUINST_ERROR_UNAVAILABLE;
-        if (why != NULL) *why = H.why;
+        if (why != NULL) *why = hostApi.why;
     }
     pthread_mutex_unlock(&hostLock);
     return rc;
-}
-
-GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
-{
-    const char *s = NULL;
-    if (H.loaded == 1 && H.resultString != NULL && H.resultString((CUptiResult)res, &s) == CUPTI_SUCCESS && s)
-        return s;
-    return "unknown CUPTI error";
 }
 
 /* The host API loaded, or UNAVAILABLE with the reason in why. */
@@ -18113,7 +18363,7 @@ GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_
                                                             : CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     ip.pChipName = chip;
     ip.pCounterAvailabilityImage = avail;
-    r = H.init(&ip);
+    r = gpuinstCu.cuptiProfilerHostInitialize(&ip);
     if (r != CUPTI_SUCCESS) {
         if (why != NULL && r == CUPTI_ERROR_INVALID_PARAMETER)
             snprintf(why, cap, "cuptiProfilerHostInitialize: chip \"%.60s\" is not supported by this CUPTI", chip);
@@ -18132,7 +18382,7 @@ GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj)
     memset(&dp, 0, sizeof dp);
     dp.structSize = GPUINST_CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
     dp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
-    H.deinit(&dp);
+    gpuinstCu.cuptiProfilerHostDeinitialize(&dp);
 }
 
 GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap)
@@ -18144,7 +18394,7 @@ GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char
     if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
     memset(&cp, 0, sizeof cp);
     cp.structSize = GPUINST_CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE;
-    r = H.chips(&cp);
+    r = gpuinstCu.cuptiProfilerHostGetSupportedChips(&cp);
     if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetSupportedChips", r);
     *names = cp.ppChipNames;
     *n = cp.numChips;
@@ -18160,7 +18410,7 @@ GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *con
     bp.structSize = GPUINST_CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE;
     bp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
     bp.metricType = (CUpti_MetricType)type;
-    r = H.baseMetrics(&bp);
+    r = gpuinstCu.cuptiProfilerHostGetBaseMetrics(&bp);
     *names = r == CUPTI_SUCCESS ? (const char *const *)bp.ppMetricNames : NULL;
     *n = r == CUPTI_SUCCESS && bp.ppMetricNames != NULL ? bp.numMetrics : 0;
     return r == CUPTI_SUCCESS ? GPUINST_SUCCESS : hostWhy(why, cap, "cuptiProfilerHostGetBaseMetrics", r);
@@ -18176,7 +18426,7 @@ GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metr
     sp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
     sp.metricType = (CUpti_MetricType)type;
     sp.pMetricName = metric;
-    r = H.subMetrics(&sp);
+    r = gpuinstCu.cuptiProfilerHostGetSubMetrics(&sp);
     *subs = r == CUPTI_SUCCESS ? (const char *const *)sp.ppSubMetrics : NULL;
     *n = r == CUPTI_SUCCESS && sp.ppSubMetrics != NULL ? sp.numOfSubmetrics : 0;
     return r == CUPTI_SUCCESS ? GPUINST_SUCCESS
@@ -18192,7 +18442,7 @@ GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetr
 {
     CUpti_Profiler_Host_GetMetricProperties_Params pp;
     CUptiResult r = CUPTI_ERROR_UNKNOWN;
-    int scope = GPUINST_LOAD_ACQ(&H.scope);
+    int scope = GPUINST_LOAD_ACQ(&hostApi.scope);
     memset(out, 0, sizeof *out);
     memset(&pp, 0, sizeof pp);
     pp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
@@ -18200,15 +18450,15 @@ GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetr
     if (scope >= 0) {
         pp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE_SCOPE;
         pp.metricCollectionScope = CUPTI_METRIC_COLLECTION_SCOPE_INVALID;
-        r = H.props(&pp);
-        if (scope == 0 && r == CUPTI_SUCCESS) GPUINST_STORE_REL(&H.scope, 1);
+        r = gpuinstCu.cuptiProfilerHostGetMetricProperties(&pp);
+        if (scope == 0 && r == CUPTI_SUCCESS) GPUINST_STORE_REL(&hostApi.scope, 1);
     }
     if (scope < 0 || (scope == 0 && r == CUPTI_ERROR_INVALID_PARAMETER)) {
         CUptiResult r0;
         pp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
         pp.metricCollectionScope = CUPTI_METRIC_COLLECTION_SCOPE_INVALID;
-        r0 = H.props(&pp);
-        if (scope == 0 && r0 == CUPTI_SUCCESS) GPUINST_STORE_REL(&H.scope, -1); /* the larger struct was refused */
+        r0 = gpuinstCu.cuptiProfilerHostGetMetricProperties(&pp);
+        if (scope == 0 && r0 == CUPTI_SUCCESS) GPUINST_STORE_REL(&hostApi.scope, -1); /* the larger struct was refused */
         r = r0;
     }
     if (r == CUPTI_ERROR_INVALID_METRIC_NAME || r == CUPTI_ERROR_INVALID_PARAMETER) {
@@ -18220,7 +18470,7 @@ GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetr
     out->unit = pp.pDimUnit ? pp.pDimUnit : "";
     out->hw_unit = pp.pHwUnit ? pp.pHwUnit : "";
     out->type = (int32_t)pp.metricType;
-    out->scope = GPUINST_LOAD_ACQ(&H.scope) > 0 && (pp.metricCollectionScope == CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT ||
+    out->scope = GPUINST_LOAD_ACQ(&hostApi.scope) > 0 && (pp.metricCollectionScope == CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT ||
                                                     pp.metricCollectionScope == CUPTI_METRIC_COLLECTION_SCOPE_DEVICE)
                      ? (int32_t)pp.metricCollectionScope
                      : GPUINST_METRIC_SCOPE_UNKNOWN;
@@ -18229,7 +18479,7 @@ GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetr
 
 GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void)
 {
-    return phostLoad(NULL) == GPUINST_SUCCESS ? H.apiVersion : 0;
+    return phostLoad(NULL) == GPUINST_SUCCESS ? hostApi.apiVersion : 0;
 }
 
 /* A list of n strings as one allocation (pointers, then the texts), freed
@@ -18258,7 +18508,7 @@ static int spUnavailable(char *why, size_t cap)
         snprintf(why, cap,
                  "single-pass metric sets need CUPTI 13.2 or newer (cuptiProfilerHostGetSinglePassSets); the libcupti "
                  "loaded (%.300s) is version %u: set GPUINST_CUPTI_LIB to a newer one",
-                 gpuinstLibPath(GPUINST_LIB_CUPTI), (unsigned)H.apiVersion);
+                 gpuinstLibPath(GPUINST_LIB_CUPTI), (unsigned)hostApi.apiVersion);
     return GPUINST_ERROR_UNAVAILABLE;
 }
 
@@ -18270,11 +18520,11 @@ GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, 
     *names = NULL;
     *n = 0;
     if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
-    if (H.spSets == NULL) return spUnavailable(why, cap);
+    if (gpuinstCu.cuptiProfilerHostGetSinglePassSets == NULL) return spUnavailable(why, cap);
     memset(&sp, 0, sizeof sp);
     sp.structSize = GPUINST_CUpti_Profiler_Host_GetSinglePassSets_Params_STRUCT_SIZE;
     sp.pChipName = chip;
-    r = H.spSets(&sp); /* the count */
+    r = gpuinstCu.cuptiProfilerHostGetSinglePassSets(&sp); /* the count */
     if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetSinglePassSets", r);
     if (sp.numOfSinglePassSets == 0) {
         *names = strvPack(NULL, 0);
@@ -18284,7 +18534,7 @@ GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, 
     tmp = (const char **)calloc(sp.numOfSinglePassSets, sizeof *tmp);
     if (tmp == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     sp.ppSinglePassSets = tmp;
-    r = H.spSets(&sp);
+    r = gpuinstCu.cuptiProfilerHostGetSinglePassSets(&sp);
     if (r == CUPTI_SUCCESS) {
         size_t i;
         for (i = 0; i < sp.numOfSinglePassSets; i++)
@@ -18314,12 +18564,12 @@ GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const cha
     *names = NULL;
     *n = 0;
     if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
-    if (H.spMetrics == NULL) return spUnavailable(why, cap);
+    if (gpuinstCu.cuptiProfilerHostGetMetricsInSinglePassSet == NULL) return spUnavailable(why, cap);
     memset(&mp, 0, sizeof mp);
     mp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params_STRUCT_SIZE;
     mp.pChipName = chip;
     mp.pSinglePassSetName = set;
-    r = H.spMetrics(&mp); /* query mode: both sizes */
+    r = gpuinstCu.cuptiProfilerHostGetMetricsInSinglePassSet(&mp); /* query mode: both sizes */
     if (r == CUPTI_ERROR_INVALID_PARAMETER) {
         if (why != NULL) snprintf(why, cap, "no single-pass metric set \"%.100s\" on %s", set, chip);
         return GPUINST_ERROR_INVALID_ARGUMENT;
@@ -18337,7 +18587,7 @@ GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const cha
     }
     mp.pMetricsIndicesBuffer = idx;
     mp.pMetricsBuffer = buf;
-    r = H.spMetrics(&mp);
+    r = gpuinstCu.cuptiProfilerHostGetMetricsInSinglePassSet(&mp);
     if (r != CUPTI_SUCCESS) {
         rc = hostWhy(why, cap, "cuptiProfilerHostGetMetricsInSinglePassSet", r);
         goto out;
@@ -18399,6 +18649,7 @@ GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases
 
 struct gpuinstPhost {
     CUpti_Profiler_Host_Object *obj;
+    int ptype;                 /* GPUINST_PROFILER_RANGE / _PM_SAMPLING */
     char chip[64];
     gpuinstMetricList metrics;
     uint8_t *config;
@@ -18437,9 +18688,12 @@ static void hostSuggest(gpuinstPhost *ph, const char *name, char *why, size_t ca
         size_t l = strlen(buf);
         snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", near[i]);
     }
-    if (why != NULL)
+    if (why != NULL && ph->ptype == GPUINST_PROFILER_RANGE)
         snprintf(why, cap, "unknown metric \"%.100s\" on %s; nearest valid names: %s (metric sets: %s)", name,
                  ph->chip, buf[0] ? buf : "none close", gpuinstMetricSetNames());
+    else if (why != NULL)
+        snprintf(why, cap, "unknown metric \"%.100s\" on %s; nearest valid names: %s", name, ph->chip,
+                 buf[0] ? buf : "none close");
 }
 
 GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph)
@@ -18452,10 +18706,10 @@ GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph)
     free(ph);
 }
 
-GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
-                                          gpuinstPhost **out, char *why, size_t cap)
+/* The host object of ph->metrics (set) for ph->chip: each name validated,
+ * config image, passes.  Frees ph on failure. */
+static int phostBuild(gpuinstPhost *ph, const uint8_t *avail, gpuinstPhost **out, char *why, size_t cap)
 {
-    gpuinstPhost *ph;
     void *obj = NULL;
     CUptiResult r;
     CUpti_Profiler_Host_ConfigAddMetrics_Params ap;
@@ -18463,13 +18717,8 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     CUpti_Profiler_Host_GetConfigImage_Params gp;
     CUpti_Profiler_Host_GetNumOfPasses_Params np;
     uint32_t i;
-    int rc;
+    int rc = gpuinstPhostObjNew(ph->chip, ph->ptype, avail, &obj, why, cap);
     *out = NULL;
-    ph = (gpuinstPhost *)calloc(1, sizeof *ph);
-    if (ph == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    snprintf(ph->chip, sizeof ph->chip, "%s", chip);
-    rc = gpuinstMetricsParse(spec, &ph->metrics, why, cap);
-    if (rc == GPUINST_SUCCESS) rc = gpuinstPhostObjNew(ph->chip, ptype, avail, &obj, why, cap);
     ph->obj = (CUpti_Profiler_Host_Object *)obj;
     if (rc != GPUINST_SUCCESS) {
         gpuinstPhostFree(ph);
@@ -18494,7 +18743,7 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     ap.pHostObject = ph->obj;
     ap.ppMetricNames = (const char **)ph->metrics.names;
     ap.numMetrics = ph->metrics.n;
-    r = H.addMetrics(&ap);
+    r = gpuinstCu.cuptiProfilerHostConfigAddMetrics(&ap);
     if (r != CUPTI_SUCCESS) {
         rc = hostWhy(why, cap, "cuptiProfilerHostConfigAddMetrics", r);
         gpuinstPhostFree(ph);
@@ -18503,7 +18752,7 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     memset(&sp, 0, sizeof sp);
     sp.structSize = GPUINST_CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
     sp.pHostObject = ph->obj;
-    r = H.imageSize(&sp);
+    r = gpuinstCu.cuptiProfilerHostGetConfigImageSize(&sp);
     if (r != CUPTI_SUCCESS || sp.configImageSize == 0) {
         rc = hostWhy(why, cap, "cuptiProfilerHostGetConfigImageSize", r);
         gpuinstPhostFree(ph);
@@ -18520,7 +18769,7 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     gp.pHostObject = ph->obj;
     gp.configImageSize = ph->config_size;
     gp.pConfigImage = ph->config;
-    r = H.image(&gp);
+    r = gpuinstCu.cuptiProfilerHostGetConfigImage(&gp);
     if (r != CUPTI_SUCCESS) {
         rc = hostWhy(why, cap, "cuptiProfilerHostGetConfigImage", r);
         gpuinstPhostFree(ph);
@@ -18530,7 +18779,7 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     np.structSize = GPUINST_CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
     np.configImageSize = ph->config_size;
     np.pConfigImage = ph->config;
-    r = H.passes(&np);
+    r = gpuinstCu.cuptiProfilerHostGetNumOfPasses(&np);
     if (r != CUPTI_SUCCESS || np.numOfPasses == 0) {
         rc = hostWhy(why, cap, "cuptiProfilerHostGetNumOfPasses", r);
         gpuinstPhostFree(ph);
@@ -18539,6 +18788,53 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     ph->passes = (uint32_t)np.numOfPasses;
     *out = ph;
     return GPUINST_SUCCESS;
+}
+
+static gpuinstPhost *phostNew(const char *chip, int ptype)
+{
+    gpuinstPhost *ph = (gpuinstPhost *)calloc(1, sizeof *ph);
+    if (ph == NULL) return NULL;
+    ph->ptype = ptype;
+    snprintf(ph->chip, sizeof ph->chip, "%s", chip);
+    return ph;
+}
+
+GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
+                                          gpuinstPhost **out, char *why, size_t cap)
+{
+    gpuinstPhost *ph = phostNew(chip, ptype);
+    int rc;
+    *out = NULL;
+    if (ph == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    rc = gpuinstMetricsParse(spec, &ph->metrics, why, cap);
+    if (rc != GPUINST_SUCCESS) {
+        gpuinstPhostFree(ph);
+        return rc;
+    }
+    return phostBuild(ph, avail, out, why, cap);
+}
+
+GPUINST_PRIVATE int gpuinstPhostCreateList(const char *chip, int ptype, const uint8_t *avail,
+                                           const char *const *names, uint32_t n, gpuinstPhost **out, char *why,
+                                           size_t cap)
+{
+    gpuinstPhost *ph = phostNew(chip, ptype);
+    uint32_t i;
+    int rc = GPUINST_SUCCESS;
+    *out = NULL;
+    if (ph == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (i = 0; i < n && rc == GPUINST_SUCCESS; i++) rc = metricListAdd(&ph->metrics, names[i], strlen(names[i]));
+    if (rc == GPUINST_SUCCESS && ph->metrics.n == 0) {
+        if (why != NULL) snprintf(why, cap, "no metric named");
+        rc = GPUINST_ERROR_INVALID_ARGUMENT;
+    }
+    if (rc != GPUINST_SUCCESS) {
+        if (rc == GPUINST_ERROR_LIMIT && why != NULL)
+            snprintf(why, cap, "more than %d metrics", GPUINST_PROFILE_MAX_METRICS);
+        gpuinstPhostFree(ph);
+        return rc;
+    }
+    return phostBuild(ph, avail, out, why, cap);
 }
 
 GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
@@ -18591,7 +18887,7 @@ GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *
     ep.ppMetricNames = (const char **)ph->metrics.names;
     ep.numMetrics = ph->metrics.n;
     ep.pMetricValues = values;
-    r = H.evaluate(&ep);
+    r = gpuinstCu.cuptiProfilerHostEvaluateToGpuValues(&ep);
     return r == CUPTI_SUCCESS ? GPUINST_SUCCESS : hostWhy(why, cap, "cuptiProfilerHostEvaluateToGpuValues", r);
 }
 
@@ -18605,7 +18901,7 @@ GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size
     rp.counterDataImageSize = cdsize;
     rp.rangeIndex = range;
     rp.delimiter = "/";
-    r = H.rangeName(&rp);
+    r = gpuinstCu.cuptiProfilerHostGetRangeName(&rp);
     if (r != CUPTI_SUCCESS || rp.pRangeName == NULL) {
         snprintf(out, cap, "range%zu", range);
         return GPUINST_ERROR_UNAVAILABLE;
@@ -18617,14 +18913,6 @@ GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size
      * wrong allocator would crash the host application, a leak of a few
      * bytes per range and profiled occurrence cannot: leave it. */
     return GPUINST_SUCCESS;
-}
-
-#else /* !GPUINST_WITH_CUPTI */
-
-GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
-{
-    (void)res;
-    return "CUPTI not compiled in";
 }
 
 #endif /* GPUINST_WITH_CUPTI */
@@ -18661,13 +18949,6 @@ GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
 #include <ctype.h>
 #include <stdarg.h>
 #include <strings.h>
-
-#if GPUINST_WITH_CUPTI
-#include <cuda.h>
-#include <cupti_result.h>
-#include <cupti_target.h>
-#include <cupti_profiler_target.h>
-#endif
 
 #define MX_WHY 1024
 
@@ -19742,8 +20023,6 @@ static int mxDevLoad(void)
 {
     if (mxDev.state == 0) {
         const char *lw = NULL;
-        CUresult (*init)(unsigned int) = NULL;
-        CUresult (*count)(int *) = NULL;
         int n = 0;
         CUresult r;
         mxDev.state = -1;
@@ -19753,17 +20032,15 @@ static int mxDevLoad(void)
                      lw ? lw : "no CUDA driver");
             return mxFail(mxDev.rc, "%s", mxDev.why);
         }
-        GPUINST_LIB_FN(init, GPUINST_LIB_CUDA, "cuInit");
-        GPUINST_LIB_FN(count, GPUINST_LIB_CUDA, "cuDeviceGetCount");
-        if (init == NULL || count == NULL) {
+        if (gpuinstCudaMissing(GPUINST_NEED_DEVICES) != NULL) {
             snprintf(mxDev.why, sizeof mxDev.why, "libcuda.so.1 (%s) has no cuInit/cuDeviceGetCount",
                      gpuinstLibPath(GPUINST_LIB_CUDA));
             return mxFail(mxDev.rc, "%s", mxDev.why);
         }
-        r = init(0);
+        r = gpuinstCu.cuInit(0);
         if (r == CUDA_ERROR_NO_DEVICE) {
             n = 0;
-        } else if (r != CUDA_SUCCESS || count(&n) != CUDA_SUCCESS) {
+        } else if (r != CUDA_SUCCESS || gpuinstCu.cuDeviceGetCount(&n) != CUDA_SUCCESS) {
             snprintf(mxDev.why, sizeof mxDev.why, "cuInit failed (CUDA error %d): no usable GPU or driver here; "
                      "metric queries for a named chip need neither", (int)r);
             return mxFail(mxDev.rc, "%s", mxDev.why);
@@ -19794,32 +20071,25 @@ int gpuinst_metrics_device_chip(int32_t device, const char **chip)
     pthread_mutex_lock(&mxLock);
     if ((rc = mxDevLoad()) == GPUINST_SUCCESS && (rc = mxIndex(device, mxDev.count, "device")) == GPUINST_SUCCESS &&
         mxDev.chip[device] == NULL) {
-        CUptiResult (*pinit)(CUpti_Profiler_Initialize_Params *) = NULL;
-        CUptiResult (*name)(CUpti_Device_GetChipName_Params *) = NULL;
         CUpti_Profiler_Initialize_Params ip;
-        CUpti_Device_GetChipName_Params cp;
         const char *lw = NULL;
+        char name[64];
         CUptiResult r;
         if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &lw) != GPUINST_SUCCESS) {
             rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "%s", lw ? lw : "libcupti could not be loaded");
+        } else if (gpuinstCudaMissing(GPUINST_NEED_CHIP) != NULL) {
+            rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "libcupti (%s) has no cuptiProfilerInitialize/"
+                        "cuptiDeviceGetChipName", gpuinstLibPath(GPUINST_LIB_CUPTI));
         } else {
-            GPUINST_LIB_FN(pinit, GPUINST_LIB_CUPTI, "cuptiProfilerInitialize");
-            GPUINST_LIB_FN(name, GPUINST_LIB_CUPTI, "cuptiDeviceGetChipName");
             memset(&ip, 0, sizeof ip);
             ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
-            memset(&cp, 0, sizeof cp);
-            cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
-            cp.deviceIndex = (size_t)device;
-            if (pinit == NULL || name == NULL) {
-                rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "libcupti (%s) has no cuptiProfilerInitialize/"
-                            "cuptiDeviceGetChipName", gpuinstLibPath(GPUINST_LIB_CUPTI));
-            } else if ((r = pinit(&ip)) != CUPTI_SUCCESS) {
+            if ((r = gpuinstCu.cuptiProfilerInitialize(&ip)) != CUPTI_SUCCESS) {
                 rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "cuptiProfilerInitialize failed: %s (CUPTI %d)",
                             gpuinstCuptiResultString((int)r), (int)r);
-            } else if ((r = name(&cp)) != CUPTI_SUCCESS || cp.pChipName == NULL) {
+            } else if ((r = (CUptiResult)gpuinstCudaDeviceChip(device, name, sizeof name)) != CUPTI_SUCCESS) {
                 rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "cuptiDeviceGetChipName failed for device %d: %s (CUPTI %d)",
                             (int)device, gpuinstCuptiResultString((int)r), (int)r);
-            } else if ((mxDev.chip[device] = mxStr(cp.pChipName)) == NULL) {
+            } else if ((mxDev.chip[device] = mxStr(name)) == NULL) {
                 rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
             }
         }
@@ -25816,15 +26086,16 @@ GPUINST_PRIVATE void gpuinstMpiClockTableRegister(void)
  * shared), a node id equal on every rank of the node (its lowest world
  * rank), and the CUDA device the rank's current context uses (ordinal,
  * UUID, PCI bus id), measured at finalize.  The CUDA query lives in
- * cudaQuery() alone: it only asks a driver the process has already loaded
- * (dlopen RTLD_NOLOAD), never initialises CUDA or makes a context, and
- * says "unknown" otherwise.
+ * cudaQuery() alone: the device identity of the GPU foundation
+ * (src/cuda.c), asked only of a driver the process has already loaded;
+ * it never initialises CUDA or makes a context, and says "unknown"
+ * otherwise.
  */
 /* #include "mpiInt.h" -- already inlined */
+/* #include "cudaInt.h" -- already inlined */
 
 #if GPUINST_WITH_MPI
 
-#include <dlfcn.h>
 #include <stddef.h>
 
 typedef struct TopoRec {
@@ -25842,48 +26113,16 @@ typedef struct TopoRec {
 static TopoRec topo;
 static int topoDone;
 
-/* The driver API entry points used here, declared without cuda.h so that
- * this builds with or without the CUDA headers. */
-typedef int (*CuCtxGetCurrentFn)(void **ctx);
-typedef int (*CuCtxGetDeviceFn)(int *dev);
-typedef int (*CuDeviceGetUuidFn)(unsigned char uuid[16], int dev);
-typedef int (*CuDeviceGetPCIBusIdFn)(char *id, int len, int dev);
-
-static void *symbol(void *lib, const char *name, void *fnptr, size_t size)
-{
-    void *s = dlsym(lib, name);
-    memcpy(fnptr, &s, size); /* object -> function pointer without a cast ISO C forbids */
-    return s;
-}
-
 static void cudaQuery(TopoRec *r)
 {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    CuCtxGetCurrentFn getCurrent = NULL;
-    CuCtxGetDeviceFn getDevice = NULL;
-    CuDeviceGetUuidFn getUuid = NULL;
-    CuDeviceGetPCIBusIdFn getBus = NULL;
-    void *ctx = NULL;
-    int dev = -1;
-    unsigned char u[16];
-    r->cuda_device = -1;
+    gpuinstCudaDevice d;
+    int dev = gpuinstCudaCurrentDevice();
+    r->cuda_device = dev;
     snprintf(r->gpu_uuid, sizeof r->gpu_uuid, "unknown");
     snprintf(r->pci_bus_id, sizeof r->pci_bus_id, "unknown");
-    if (lib == NULL) return; /* the program does not use CUDA (or not through the driver yet) */
-    symbol(lib, "cuCtxGetCurrent", &getCurrent, sizeof getCurrent);
-    symbol(lib, "cuCtxGetDevice", &getDevice, sizeof getDevice);
-    if (symbol(lib, "cuDeviceGetUuid_v2", &getUuid, sizeof getUuid) == NULL)
-        symbol(lib, "cuDeviceGetUuid", &getUuid, sizeof getUuid);
-    symbol(lib, "cuDeviceGetPCIBusId", &getBus, sizeof getBus);
-    if (getCurrent && getDevice && getCurrent(&ctx) == 0 && ctx != NULL && getDevice(&dev) == 0) {
-        r->cuda_device = dev;
-        if (getUuid && getUuid(u, dev) == 0)
-            snprintf(r->gpu_uuid, sizeof r->gpu_uuid,
-                     "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
-                     u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-        if (getBus) getBus(r->pci_bus_id, (int)sizeof r->pci_bus_id, dev);
-    }
-    dlclose(lib);
+    if (dev < 0 || gpuinstCudaDeviceGet(dev, &d) != GPUINST_SUCCESS) return;
+    if (d.uuid[0] != '\0') snprintf(r->gpu_uuid, sizeof r->gpu_uuid, "%s", d.uuid);
+    if (d.pci_bus_id[0] != '\0') snprintf(r->pci_bus_id, sizeof r->pci_bus_id, "%s", d.pci_bus_id);
 }
 
 GPUINST_PRIVATE void gpuinstMpiTopologyMeasure(MPI_Comm comm)

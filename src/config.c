@@ -217,6 +217,22 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     cfg->buffer_mb = gpuinstEnvU64("GPUINST_BUFFER_MB", 0, 0, (uint64_t)1 << 30);
     cfg->overwrite = gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
     cfg->collective_io = gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);
-    cfg->loaded = 1;
+    GPUINST_STORE_REL(&cfg->loaded, 1);
     gpuinstConfigApplyAgreed(cfg);
+}
+
+/* GPUINST_CUPTI_LIB: the loaded configuration's, or, before gpuinst_init
+ * (the metric discovery API needs no init), read once by the same rule. */
+static char earlyCuptiLib[sizeof gpuinstG.cfg.cupti_lib];
+static pthread_once_t earlyCuptiOnce = PTHREAD_ONCE_INIT;
+static void earlyCuptiRead(void)
+{
+    cfgString("GPUINST_CUPTI_LIB", earlyCuptiLib, sizeof earlyCuptiLib, "");
+}
+
+GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void)
+{
+    if (GPUINST_LOAD_ACQ(&gpuinstG.cfg.loaded)) return gpuinstG.cfg.cupti_lib;
+    pthread_once(&earlyCuptiOnce, earlyCuptiRead);
+    return earlyCuptiLib;
 }

@@ -1266,42 +1266,14 @@ GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn)
 }
 
 #if GPUINST_WITH_CUPTI
-/* Driver API entry points used by gpu_memory (plain C types: no cuda.h). */
-typedef int (*cntCuInitFn)(unsigned int);
-typedef int (*cntCuDeviceGetCountFn)(int *);
-typedef int (*cntCuPrimaryStateFn)(int, unsigned int *, int *);
-typedef int (*cntCuPrimaryRetainFn)(void **, int);
-typedef int (*cntCuPrimaryReleaseFn)(int);
-typedef int (*cntCuCtxPushFn)(void *);
-typedef int (*cntCuCtxPopFn)(void **);
-typedef int (*cntCuMemGetInfoFn)(size_t *, size_t *);
-static struct {
-    cntCuInitFn init;
-    cntCuDeviceGetCountFn count;
-    cntCuPrimaryStateFn state;
-    cntCuPrimaryRetainFn retain;
-    cntCuPrimaryReleaseFn release;
-    cntCuCtxPushFn push;
-    cntCuCtxPopFn pop;
-    cntCuMemGetInfoFn meminfo;
-} cntCu;
-
 static const char *cntGpuMemoryOpen(void)
 {
     const char *why = NULL;
     if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS)
         return why ? why : "libcuda.so.1 could not be opened";
-    GPUINST_LIB_FN(cntCu.init, GPUINST_LIB_CUDA, "cuInit");
-    GPUINST_LIB_FN(cntCu.count, GPUINST_LIB_CUDA, "cuDeviceGetCount");
-    GPUINST_LIB_FN(cntCu.state, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxGetState");
-    GPUINST_LIB_FN(cntCu.retain, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxRetain");
-    GPUINST_LIB_FN(cntCu.release, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxRelease_v2");
-    GPUINST_LIB_FN(cntCu.push, GPUINST_LIB_CUDA, "cuCtxPushCurrent_v2");
-    GPUINST_LIB_FN(cntCu.pop, GPUINST_LIB_CUDA, "cuCtxPopCurrent_v2");
-    GPUINST_LIB_FN(cntCu.meminfo, GPUINST_LIB_CUDA, "cuMemGetInfo_v2");
-    if (!cntCu.init || !cntCu.count || !cntCu.state || !cntCu.retain || !cntCu.release || !cntCu.push || !cntCu.pop || !cntCu.meminfo)
+    if (gpuinstCudaMissing(GPUINST_NEED_MEMORY) != NULL)
         return "libcuda.so.1 lacks cuDevicePrimaryCtx*/cuCtxPushCurrent_v2/cuMemGetInfo_v2 (driver too old?)";
-    if (cntCu.init(0) != 0) return "cuInit failed: no usable GPU or driver on this node";
+    if (gpuinstCu.cuInit(0) != CUDA_SUCCESS) return "cuInit failed: no usable GPU or driver on this node";
     return NULL;
 }
 
@@ -1310,16 +1282,16 @@ static const char *cntGpuMemoryOpen(void)
 static void cntSampleGpuMemory(gpuinst_counter g)
 {
     int n = 0, d, any = 0;
-    if (cntCu.count == NULL || cntCu.count(&n) != 0) n = 0;
+    if (gpuinstCu.cuDeviceGetCount == NULL || gpuinstCu.cuDeviceGetCount(&n) != CUDA_SUCCESS) n = 0;
     for (d = 0; d < n; d++) {
         unsigned int flags = 0;
         int active = 0;
-        void *ctx = NULL, *popped = NULL;
+        CUcontext ctx = NULL, popped = NULL;
         size_t fr = 0, tot = 0;
-        if (cntCu.state(d, &flags, &active) != 0 || !active) continue;
-        if (cntCu.retain(&ctx, d) != 0) continue;
-        if (cntCu.push(ctx) == 0) {
-            if (cntCu.meminfo(&fr, &tot) == 0) {
+        if (gpuinstCu.cuDevicePrimaryCtxGetState(d, &flags, &active) != CUDA_SUCCESS || !active) continue;
+        if (gpuinstCu.cuDevicePrimaryCtxRetain(&ctx, d) != CUDA_SUCCESS) continue;
+        if (gpuinstCu.cuCtxPushCurrent_v2(ctx) == CUDA_SUCCESS) {
+            if (gpuinstCu.cuMemGetInfo_v2(&fr, &tot) == CUDA_SUCCESS) {
                 double v[4];
                 v[0] = (double)d;
                 v[1] = (double)(tot - fr);
@@ -1328,9 +1300,9 @@ static void cntSampleGpuMemory(gpuinst_counter g)
                 gpuinst_counter_sample_values(g, v, 4);
                 any = 1;
             }
-            cntCu.pop(&popped);
+            gpuinstCu.cuCtxPopCurrent_v2(&popped);
         }
-        cntCu.release(d);
+        gpuinstCu.cuDevicePrimaryCtxRelease_v2(d);
     }
     if (!any) gpuinst_counter_sample_novalue(g, GPUINST_COUNTER_NOVALUE_UNAVAILABLE);
 }

@@ -49,24 +49,6 @@ GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
  * in why.  For tests and tools; not while PM sampling runs. */
 GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
                                            size_t whycap);
-/* The election of one PM sampler per GPU among the processes of a node
- * (src/pm_sampling.c; POSIX, in every build): a POSIX lock on a file named
- * after `key` (the GPU's PCI bus id; tests pass any string) in /dev/shm.
- * Returns 1 if this process won (it samples, and holds the lock until
- * gpuinstPmElectRelease), 0 if another holds it; e->pid/e->rank name the
- * sampler in both cases (pid 0 / rank -1 when it cannot be learned: the
- * holder is in another pid namespace and never wrote its line).  A loser
- * waits up to 2 s for the holder's "pid rank host" line to name the pid
- * the kernel reports for the lock, so every process sharing the GPU
- * records the same sampler.  write_delay_us: 0, except in tests (a pause
- * between taking the lock and writing the line). */
-typedef struct gpuinstPmElection {
-    int fd;              /* the lock file, held while elected (-1 none) */
-    int elected;         /* 1: this process samples */
-    int32_t pid, rank;   /* the sampler */
-} gpuinstPmElection;
-GPUINST_PRIVATE int gpuinstPmElect(const char *key, uint32_t write_delay_us, gpuinstPmElection *e);
-GPUINST_PRIVATE void gpuinstPmElectRelease(gpuinstPmElection *e);
 /* ==== end counters ======================================================== */
 
 #endif /* GPUINST_COUNTERS_INT_H */

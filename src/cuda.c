@@ -1,6 +1,9 @@
 /*
- * cupti_load.c -- opens the CUDA tool libraries at run time (dlopen), so a
- * binary built with gpuinst runs where CUDA is absent.
+ * cuda.c -- the GPU foundation: the CUDA tool libraries opened at run time
+ * (dlopen), so a binary built with gpuinst runs where CUDA is absent; every
+ * entry point gpuinst calls resolved once into one table (gpuinstCu,
+ * declared in src/cudaInt.h); the one CUPTI and driver error string; the one
+ * device identity and UUID formatter.
  *
  * Four libraries, each opened once (thread-safe, first outcome kept):
  *   libcupti        GPUINST_CUPTI_LIB, then $CUDA_HOME and $CUDA_PATH
@@ -16,25 +19,23 @@
  *   libnvperf_host, libcheckpoint
  *                   the directory libcupti came from first, then libcupti's
  *                   search (without GPUINST_CUPTI_LIB's exclusivity).
- * On failure the caller gets a sentence naming the cause and the way out;
- * it records it with gpuinstUnavailableAdd.  Nothing here prints.
+ * When a library is in, each of its entry points in the lists of cudaInt.h
+ * is looked up (dlsym; a versioned one falls back to its older name) into
+ * gpuinstCu before the library's state is published.  On failure the
+ * caller gets a sentence naming the cause and the way out; it records it
+ * with gpuinstUnavailableAdd.  Nothing here prints.
  */
-#include "gpuinstInt.h"
 #include "cudaInt.h"
 
 #include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if GPUINST_WITH_CUPTI
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic" /* an enumerator of 0x80000000 in cupti_activity.h */
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) gpuinstCudaApi gpuinstCu;
 #endif
-#include <cupti.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
+
+/* ---- the libraries ------------------------------------------------------------ */
 
 typedef struct LibSlot {
     void *handle;
@@ -46,8 +47,6 @@ typedef struct LibSlot {
 static LibSlot libs[GPUINST_LIB_COUNT_];
 static pthread_mutex_t libLock = PTHREAD_MUTEX_INITIALIZER;
 
-static const char *const libBase[GPUINST_LIB_COUNT_] = {"libcupti", "libcuda", "libnvperf_host",
-                                                        "libcheckpoint"};
 /* The file names tried in a directory (or on the loader's path), in order. */
 static const char *const libNames[GPUINST_LIB_COUNT_][3] = {
     {"libcupti.so.13", "libcupti.so", NULL},
@@ -55,12 +54,6 @@ static const char *const libNames[GPUINST_LIB_COUNT_][3] = {
     {"libnvperf_host.so", NULL, NULL},
     {"libcheckpoint.so", NULL, NULL},
 };
-
-static int isDir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 /* dlopen of one candidate; remembers the last dlerror in err. */
 static void *tryOpen(const char *path, char *err, size_t errcap)
@@ -93,6 +86,91 @@ static void *openIn(int lib, const char *dir, char *path, size_t pathcap, char *
     return NULL;
 }
 
+/* Every entry point of `lib` into gpuinstCu (h NULL: cleared).  dlsym's
+ * object pointer becomes a function pointer through memcpy: POSIX makes it
+ * work, ISO C forbids the cast. */
+static void resolve(int lib, void *h)
+{
+#define GPUINST_CU_RESOLVE_(lib_, need, ret, name, alt, params)                                  \
+    if (GPUINST_LIB_##lib_ == lib) {                                                             \
+        void *sym_ = h != NULL ? dlsym(h, #name) : NULL;                                         \
+        const char *alt_ = alt;                                                                  \
+        if (sym_ == NULL && h != NULL && alt_ != NULL) sym_ = dlsym(h, alt_);                    \
+        memcpy(&gpuinstCu.name, &sym_, sizeof sym_);                                             \
+    }
+    GPUINST_CU_ALL_API(GPUINST_CU_RESOLVE_)
+#undef GPUINST_CU_RESOLVE_
+}
+
+GPUINST_PRIVATE const char *gpuinstCudaMissing(unsigned need)
+{
+#define GPUINST_CU_MISSING_(lib, need_, ret, name, alt, params) \
+    if (((need_) & need) != 0 && gpuinstCu.name == NULL) return #name;
+    GPUINST_CU_ALL_API(GPUINST_CU_MISSING_)
+#undef GPUINST_CU_MISSING_
+    return NULL;
+}
+
+#if GPUINST_WITH_CUPTI
+/* The table's types are the headers' (C warns, C++ refuses a comparison of
+ * distinct pointer types; sizeof evaluates nothing, so nothing is linked). */
+static void checkTypes(void)
+{
+#define GPUINST_CU_CHECK_(lib, need, ret, name, alt, params) (void)sizeof(&name == gpuinstCu.name);
+    GPUINST_CU_DRIVER_API(GPUINST_CU_CHECK_)
+    GPUINST_CU_CUPTI_API(GPUINST_CU_CHECK_)
+#undef GPUINST_CU_CHECK_
+    /* the host and checkpoint APIs: profiler_decls.h's function types, which
+     * tests/profiler/test_decls.cpp checks against CUPTI's C++ headers */
+#define GPUINST_CU_HOST_(name, type) (void)sizeof(gpuinstCu.name == (type)0);
+    GPUINST_CU_HOST_(cuptiProfilerHostInitialize, gpuinstCuptiHostInitializeFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostDeinitialize, gpuinstCuptiHostDeinitializeFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetSupportedChips, gpuinstCuptiHostGetSupportedChipsFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetBaseMetrics, gpuinstCuptiHostGetBaseMetricsFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetSubMetrics, gpuinstCuptiHostGetSubMetricsFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetMetricProperties, gpuinstCuptiHostGetMetricPropertiesFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetRangeName, gpuinstCuptiHostGetRangeNameFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostEvaluateToGpuValues, gpuinstCuptiHostEvaluateToGpuValuesFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostConfigAddMetrics, gpuinstCuptiHostConfigAddMetricsFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetConfigImageSize, gpuinstCuptiHostGetConfigImageSizeFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetConfigImage, gpuinstCuptiHostGetConfigImageFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetNumOfPasses, gpuinstCuptiHostGetNumOfPassesFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetSinglePassSets, gpuinstCuptiHostGetSinglePassSetsFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetMetricsInSinglePassSet, gpuinstCuptiHostGetMetricsInSinglePassSetFn)
+    GPUINST_CU_HOST_(cuptiCheckpointSave, gpuinstCuptiCheckpointFn)
+    GPUINST_CU_HOST_(cuptiCheckpointRestore, gpuinstCuptiCheckpointFn)
+    GPUINST_CU_HOST_(cuptiCheckpointFree, gpuinstCuptiCheckpointFn)
+#undef GPUINST_CU_HOST_
+}
+#endif
+
+static void loadDriver(LibSlot *L)
+{
+    char err[512] = "not found";
+    void *h = openIn(GPUINST_LIB_CUDA, NULL, L->path, sizeof L->path, err, sizeof err);
+    if (h == NULL) {
+        snprintf(L->why, sizeof L->why,
+                 "no CUDA driver: libcuda.so.1 could not be opened (%.200s); GPU features need the "
+                 "NVIDIA driver (run on a GPU node)",
+                 err);
+        return;
+    }
+    resolve(GPUINST_LIB_CUDA, h);
+    L->handle = h;
+    L->state = 1;
+}
+
+#if GPUINST_WITH_CUPTI
+
+static const char *const libBase[GPUINST_LIB_COUNT_] = {"libcupti", "libcuda", "libnvperf_host",
+                                                        "libcheckpoint"};
+
+static int isDir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* The toolkit directories searched after GPUINST_CUPTI_LIB. */
 static void *openSearch(int lib, char *path, size_t pathcap, char *err, size_t errcap)
 {
@@ -114,19 +192,21 @@ static void *openSearch(int lib, char *path, size_t pathcap, char *err, size_t e
     return openIn(lib, NULL, path, pathcap, err, errcap);
 }
 
-typedef CUptiResult(CUPTIAPI *GetVersionFn)(uint32_t *);
+/* GPUINST_CUPTI_LIB (read with the configuration, src/config.c). */
+static const char *explicitCupti(void)
+{
+    return gpuinstConfigCuptiLib();
+}
 
 /* Opens libcupti (lock held). */
 static void loadCupti(LibSlot *L)
 {
-    const char *explicitLib = gpuinstG.cfg.cupti_lib[0] ? gpuinstG.cfg.cupti_lib : getenv("GPUINST_CUPTI_LIB");
+    const char *explicitLib = explicitCupti();
     char err[512] = "not found";
     void *h;
-    GetVersionFn getVersion;
-    void *sym;
     uint32_t v = 0;
     CUptiResult rc;
-    if (explicitLib != NULL && explicitLib[0] != '\0') {
+    if (explicitLib[0] != '\0') {
         if (isDir(explicitLib))
             h = openIn(GPUINST_LIB_CUPTI, explicitLib, L->path, sizeof L->path, err, sizeof err);
         else {
@@ -151,32 +231,32 @@ static void loadCupti(LibSlot *L)
             return;
         }
     }
+    resolve(GPUINST_LIB_CUPTI, h);
     /* CUPTI 13.2 and newer (they have cuptiProfilerHostGetSinglePassSets)
      * need the NVIDIA driver for any call, cuptiGetVersion included: without
      * libcuda.so.1, 13.2.86 recurses until its stack overflows (SIGSEGV) and
      * 13.4.92 answers CUPTI_ERROR_UNKNOWN (measured on a machine without the
      * driver).  Such a libcupti is refused there, before it is called. */
-    if (dlsym(h, "cuptiProfilerHostGetSinglePassSets") != NULL &&
+    if (gpuinstCu.cuptiProfilerHostGetSinglePassSets != NULL &&
         dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL) == NULL) { /* kept open if found: gpuinst opens it later */
         snprintf(L->why, sizeof L->why,
                  "%.300s is CUPTI 13.2 or newer, which needs the NVIDIA driver (libcuda.so.1) even for its host "
                  "API, and there is none here; on a machine without a GPU use the CUPTI of CUDA 13.0 or 13.1 "
                  "(GPUINST_CUPTI_LIB)",
                  L->path);
+        resolve(GPUINST_LIB_CUPTI, NULL);
         dlclose(h);
         return;
     }
-    dlerror();
-    sym = dlsym(h, "cuptiGetVersion");
-    memcpy(&getVersion, &sym, sizeof getVersion);
-    if (getVersion == NULL) {
+    if (gpuinstCu.cuptiGetVersion == NULL) {
         snprintf(L->why, sizeof L->why,
                  "%.300s is not a CUPTI library (no cuptiGetVersion); set GPUINST_CUPTI_LIB to libcupti.so",
                  L->path);
+        resolve(GPUINST_LIB_CUPTI, NULL);
         dlclose(h);
         return;
     }
-    rc = getVersion(&v);
+    rc = gpuinstCu.cuptiGetVersion(&v);
     /* From CUDA 13 the version is xxyyzz (major xx); before, a small counter. */
     if (rc != CUPTI_SUCCESS || v < 10000 || v / 10000 != CUPTI_API_VERSION / 10000) {
         snprintf(L->why, sizeof L->why,
@@ -184,6 +264,7 @@ static void loadCupti(LibSlot *L)
                  "layouts differ; use the CUPTI of CUDA %d (GPUINST_CUPTI_LIB) or rebuild gpuinst",
                  L->path, (unsigned)v, CUPTI_API_VERSION, CUPTI_API_VERSION / 10000,
                  CUPTI_API_VERSION / 10000);
+        resolve(GPUINST_LIB_CUPTI, NULL);
         dlclose(h);
         return;
     }
@@ -201,40 +282,59 @@ static void dirOf(const char *path, char *dir, size_t cap)
     dir[n] = '\0';
 }
 
-static void loadOther(int lib, LibSlot *L)
+/* libnvperf_host, libcheckpoint: next to libcupti first. */
+static void loadBeside(int lib, LibSlot *L)
 {
     char err[512] = "not found";
+    char dir[4352];
+    const char *explicitLib = explicitCupti();
     void *h = NULL;
+    if (libs[GPUINST_LIB_CUPTI].state == 1) {
+        dirOf(libs[GPUINST_LIB_CUPTI].path, dir, sizeof dir);
+        if (dir[0]) h = openIn(lib, dir, L->path, sizeof L->path, err, sizeof err);
+    }
+    if (h == NULL && explicitLib[0] != '\0') {
+        if (isDir(explicitLib)) snprintf(dir, sizeof dir, "%.4095s", explicitLib);
+        else dirOf(explicitLib, dir, sizeof dir);
+        if (dir[0]) h = openIn(lib, dir, L->path, sizeof L->path, err, sizeof err);
+    }
+    if (h == NULL) h = openSearch(lib, L->path, sizeof L->path, err, sizeof err);
+    if (h == NULL) {
+        snprintf(L->why, sizeof L->why,
+                 "%s was not found next to libcupti, in CUDA_HOME/CUDA_PATH, /usr/local/cuda or the "
+                 "loader path (last error: %.200s); install the CUDA %d toolkit's CUPTI",
+                 libBase[lib], err, CUPTI_API_VERSION / 10000);
+        return;
+    }
+    resolve(lib, h);
+    L->handle = h;
+    L->state = 1;
+}
+
+#endif /* GPUINST_WITH_CUPTI */
+
+/* Opens `lib` (lock held). */
+static void loadLocked(int lib)
+{
+    LibSlot *L = &libs[lib];
+#if GPUINST_WITH_CUPTI
+    (void)checkTypes;
+#endif
     if (lib == GPUINST_LIB_CUDA) {
-        h = openIn(lib, NULL, L->path, sizeof L->path, err, sizeof err);
-        if (h == NULL)
-            snprintf(L->why, sizeof L->why,
-                     "no CUDA driver: libcuda.so.1 could not be opened (%.200s); GPU features need the "
-                     "NVIDIA driver (run on a GPU node)",
-                     err);
+        loadDriver(L);
     } else {
-        char dir[4352];
-        const char *explicitLib = gpuinstG.cfg.cupti_lib[0] ? gpuinstG.cfg.cupti_lib : getenv("GPUINST_CUPTI_LIB");
-        if (libs[GPUINST_LIB_CUPTI].state == 1) {
-            dirOf(libs[GPUINST_LIB_CUPTI].path, dir, sizeof dir);
-            if (dir[0]) h = openIn(lib, dir, L->path, sizeof L->path, err, sizeof err);
-        }
-        if (h == NULL && explicitLib != NULL && explicitLib[0] != '\0') {
-            if (isDir(explicitLib)) snprintf(dir, sizeof dir, "%.4095s", explicitLib);
-            else dirOf(explicitLib, dir, sizeof dir);
-            if (dir[0]) h = openIn(lib, dir, L->path, sizeof L->path, err, sizeof err);
-        }
-        if (h == NULL) h = openSearch(lib, L->path, sizeof L->path, err, sizeof err);
-        if (h == NULL)
-            snprintf(L->why, sizeof L->why,
-                     "%s was not found next to libcupti, in CUDA_HOME/CUDA_PATH, /usr/local/cuda or the "
-                     "loader path (last error: %.200s); install the CUDA %d toolkit's CUPTI",
-                     libBase[lib], err, CUPTI_API_VERSION / 10000);
+#if GPUINST_WITH_CUPTI
+        /* nvperf/checkpoint are looked for next to libcupti: open it first */
+        if (lib != GPUINST_LIB_CUPTI && libs[GPUINST_LIB_CUPTI].state == 0) loadLocked(GPUINST_LIB_CUPTI);
+        if (lib == GPUINST_LIB_CUPTI) loadCupti(L);
+        else loadBeside(lib, L);
+#else
+        snprintf(L->why, sizeof L->why, "%s",
+                 "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0); rebuild with "
+                 "-I<cuda>/include to enable GPU features");
+#endif
     }
-    if (h != NULL) {
-        L->handle = h;
-        L->state = 1;
-    }
+    GPUINST_STORE_REL(&L->state, L->state == 1 ? 1 : 2);
 }
 
 GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why)
@@ -249,16 +349,7 @@ GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why)
     st = GPUINST_LOAD_ACQ(&L->state);
     if (st == 0) {
         pthread_mutex_lock(&libLock);
-        if (L->state == 0) {
-            /* nvperf/checkpoint are looked for next to libcupti: open it first */
-            if (lib != GPUINST_LIB_CUPTI && lib != GPUINST_LIB_CUDA && libs[GPUINST_LIB_CUPTI].state == 0) {
-                loadCupti(&libs[GPUINST_LIB_CUPTI]);
-                GPUINST_STORE_REL(&libs[GPUINST_LIB_CUPTI].state, libs[GPUINST_LIB_CUPTI].state == 1 ? 1 : 2);
-            }
-            if (lib == GPUINST_LIB_CUPTI) loadCupti(L);
-            else loadOther(lib, L);
-            GPUINST_STORE_REL(&L->state, L->state == 1 ? 1 : 2);
-        }
+        if (L->state == 0) loadLocked(lib);
         pthread_mutex_unlock(&libLock);
         st = GPUINST_LOAD_ACQ(&L->state);
     }
@@ -279,44 +370,138 @@ GPUINST_PRIVATE const char *gpuinstLibPath(int lib)
     return libs[lib].path;
 }
 
-#else /* !GPUINST_WITH_CUPTI: nothing to open */
-
-GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why)
+GPUINST_PRIVATE int gpuinstCudaDriverPresent(void)
 {
-    (void)lib;
-    if (why)
-        *why = "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0); rebuild with "
-               "-I<cuda>/include to enable GPU features";
-    return GPUINST_ERROR_UNAVAILABLE;
-}
-GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name)
-{
-    (void)lib;
-    (void)name;
-    return NULL;
-}
-GPUINST_PRIVATE const char *gpuinstLibPath(int lib)
-{
-    (void)lib;
-    return "";
+    void *h;
+    if (GPUINST_LOAD_ACQ(&libs[GPUINST_LIB_CUDA].state) == 1) return 1;
+    h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (h == NULL) return 0;
+    dlclose(h);
+    return 1;
 }
 
-#endif /* GPUINST_WITH_CUPTI */
+/* ---- error strings ------------------------------------------------------------------ */
 
-/* The loader interface declared earlier in gpuinstInt.h, on top of the above. */
-GPUINST_PRIVATE int gpuinstCuptiLoad(const char **why)
+GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
 {
-    return gpuinstLibLoad(GPUINST_LIB_CUPTI, why);
+#if GPUINST_WITH_CUPTI
+    const char *s = NULL;
+    if (GPUINST_LOAD_ACQ(&libs[GPUINST_LIB_CUPTI].state) == 1 && gpuinstCu.cuptiGetResultString != NULL &&
+        gpuinstCu.cuptiGetResultString((CUptiResult)res, &s) == CUPTI_SUCCESS && s != NULL)
+        return s;
+    return "unknown CUPTI error";
+#else
+    (void)res;
+    return "CUPTI not compiled in";
+#endif
 }
-GPUINST_PRIVATE void *gpuinstCuptiSym(const char *name)
+
+GPUINST_PRIVATE const char *gpuinstCudaResultString(int res)
 {
-    return gpuinstLibSym(GPUINST_LIB_CUPTI, name);
+    const char *s = NULL;
+    if (GPUINST_LOAD_ACQ(&libs[GPUINST_LIB_CUDA].state) == 1 && gpuinstCu.cuGetErrorName != NULL &&
+        gpuinstCu.cuGetErrorName((CUresult)res, &s) == CUDA_SUCCESS && s != NULL)
+        return s;
+    return "unknown CUDA error";
 }
-GPUINST_PRIVATE int gpuinstCudaLoad(const char **why)
+
+/* ---- device identity ---------------------------------------------------------------- */
+
+GPUINST_PRIVATE void gpuinstCudaUuidString(const void *bytes16, char *out, size_t cap)
 {
-    return gpuinstLibLoad(GPUINST_LIB_CUDA, why);
+    const unsigned char *b = (const unsigned char *)bytes16;
+    snprintf(out, cap, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+             b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
-GPUINST_PRIVATE void *gpuinstCudaSym(const char *name)
+
+/* Per ordinal, filled once (devLock). */
+static struct {
+    int state;                  /* 0 not asked, 1 known */
+    gpuinstCudaDevice d;
+    char chip[32];              /* "" until asked */
+} devices[GPUINST_CUDA_MAX_DEVICES];
+static pthread_mutex_t devLock = PTHREAD_MUTEX_INITIALIZER;
+
+static void deviceRead(int ordinal, gpuinstCudaDevice *d)
 {
-    return gpuinstLibSym(GPUINST_LIB_CUDA, name);
+    CUdevice dev = (CUdevice)ordinal;
+    CUuuid u;
+    size_t mem = 0;
+    int v = 0;
+    memset(d, 0, sizeof *d);
+    d->ordinal = ordinal;
+    if (gpuinstCu.cuDeviceGet != NULL && gpuinstCu.cuDeviceGet(&dev, ordinal) != CUDA_SUCCESS) dev = (CUdevice)ordinal;
+    if (gpuinstCu.cuDeviceGetName == NULL || gpuinstCu.cuDeviceGetName(d->name, (int)sizeof d->name - 1, dev) != CUDA_SUCCESS)
+        snprintf(d->name, sizeof d->name, "unknown");
+    if (gpuinstCu.cuDeviceGetUuid_v2 != NULL && gpuinstCu.cuDeviceGetUuid_v2(&u, dev) == CUDA_SUCCESS)
+        gpuinstCudaUuidString(u.bytes, d->uuid, sizeof d->uuid);
+    if (gpuinstCu.cuDeviceGetPCIBusId == NULL ||
+        gpuinstCu.cuDeviceGetPCIBusId(d->pci_bus_id, (int)sizeof d->pci_bus_id, dev) != CUDA_SUCCESS)
+        d->pci_bus_id[0] = '\0';
+    if (gpuinstCu.cuDeviceTotalMem_v2 != NULL && gpuinstCu.cuDeviceTotalMem_v2(&mem, dev) == CUDA_SUCCESS)
+        d->global_memory = mem;
+    if (gpuinstCu.cuDeviceGetAttribute != NULL) {
+        if (gpuinstCu.cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) == CUDA_SUCCESS)
+            d->sm_count = (uint32_t)v;
+        if (gpuinstCu.cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == CUDA_SUCCESS)
+            d->cc_major = (uint32_t)v;
+        if (gpuinstCu.cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == CUDA_SUCCESS)
+            d->cc_minor = (uint32_t)v;
+    }
+}
+
+GPUINST_PRIVATE int gpuinstCudaDeviceGet(int ordinal, gpuinstCudaDevice *d)
+{
+    memset(d, 0, sizeof *d);
+    d->ordinal = ordinal;
+    if (ordinal < 0 || ordinal >= GPUINST_CUDA_MAX_DEVICES ||
+        GPUINST_LOAD_ACQ(&libs[GPUINST_LIB_CUDA].state) != 1)
+        return GPUINST_ERROR_UNAVAILABLE;
+    pthread_mutex_lock(&devLock);
+    /* a device whose UUID could not be read (the driver not initialised
+     * yet) is asked again next time */
+    if (devices[ordinal].state == 0 || devices[ordinal].d.uuid[0] == '\0') {
+        deviceRead(ordinal, &devices[ordinal].d);
+        devices[ordinal].state = 1;
+    }
+    *d = devices[ordinal].d;
+    pthread_mutex_unlock(&devLock);
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE int gpuinstCudaDeviceChip(int ordinal, char *chip, size_t cap)
+{
+    int rc = -1;
+    if (cap > 0) chip[0] = '\0';
+    if (ordinal < 0 || ordinal >= GPUINST_CUDA_MAX_DEVICES) return -1;
+#if GPUINST_WITH_CUPTI
+    pthread_mutex_lock(&devLock);
+    if (devices[ordinal].chip[0] != '\0') {
+        rc = 0;
+    } else if (GPUINST_LOAD_ACQ(&libs[GPUINST_LIB_CUPTI].state) == 1 && gpuinstCu.cuptiDeviceGetChipName != NULL) {
+        CUpti_Device_GetChipName_Params cp;
+        memset(&cp, 0, sizeof cp);
+        cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+        cp.deviceIndex = (size_t)ordinal;
+        rc = (int)gpuinstCu.cuptiDeviceGetChipName(&cp);
+        if (rc == CUPTI_SUCCESS && cp.pChipName == NULL) rc = CUPTI_ERROR_UNKNOWN;
+        if (rc == CUPTI_SUCCESS)
+            snprintf(devices[ordinal].chip, sizeof devices[ordinal].chip, "%s", cp.pChipName);
+    }
+    if (rc == 0) snprintf(chip, cap, "%s", devices[ordinal].chip);
+    pthread_mutex_unlock(&devLock);
+#endif
+    return rc;
+}
+
+GPUINST_PRIVATE int gpuinstCudaCurrentDevice(void)
+{
+    CUcontext ctx = NULL;
+    CUdevice dev = -1;
+    if (!gpuinstCudaDriverPresent()) return -1; /* the program does not use CUDA (or not through the driver yet) */
+    if (gpuinstLibLoad(GPUINST_LIB_CUDA, NULL) != GPUINST_SUCCESS || gpuinstCudaMissing(GPUINST_NEED_CONTEXT) != NULL)
+        return -1;
+    if (gpuinstCu.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL || gpuinstCu.cuCtxGetDevice(&dev) != CUDA_SUCCESS)
+        return -1;
+    return (int)dev;
 }

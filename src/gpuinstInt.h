@@ -563,6 +563,8 @@ GPUINST_PRIVATE void gpuinstUnavailableNote(const char *feature, const char *rea
 /* Reads the GPUINST_* environment into *cfg (lengths checked); values
  * agreed across ranks (gpuinstConfigAgree) replace this rank's. */
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg);
+/* GPUINST_CUPTI_LIB ("" unset), also before gpuinst_init. */
+GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void);
 /* The one parser of each kind of GPUINST_* value (src/config.c): on/off
  * words (1 on yes true y / 0 off no false n, any case) and whole numbers in
  * lo..hi; unset or empty gives dflt, a bad value a message and dflt. */

@@ -36,7 +36,6 @@ GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
  * first (ties: earlier candidate first); too distant ones are left out. */
 GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const *cands, size_t n,
                                              const char **out, uint32_t k);
-GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res);
 
 /* Host object: chip + metric list -> properties, config image, passes,
  * evaluation (CUPTI profiler host API; works without a GPU).  Only with
@@ -58,6 +57,11 @@ GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size
  * gpuinstPhostCreate is this with GPUINST_PROFILER_RANGE. */
 GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
                                           gpuinstPhost **out, char *why, size_t cap);
+/* The same for a list of metric names as given (no sets; duplicates
+ * dropped): PM sampling's host objects. */
+GPUINST_PRIVATE int gpuinstPhostCreateList(const char *chip, int ptype, const uint8_t *avail,
+                                           const char *const *names, uint32_t n, gpuinstPhost **out, char *why,
+                                           size_t cap);
 /* Collection scope of metric i (GPUINST_METRIC_SCOPE_*). */
 GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i);
 /* Bare host-API queries (metric discovery, src/metrics.c).  A host object

@@ -498,7 +498,7 @@ int main(int argc, char **argv)
         nchips = 2;
     }
     checkListsNoCupti();
-    if (gpuinstCuptiLoad(&why) != GPUINST_SUCCESS) {
+    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
         printf("test_metrics: skipped: %s\n", why ? why : "no libcupti");
         return 77;
     }

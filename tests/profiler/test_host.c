@@ -43,7 +43,7 @@ int main(void)
     size_t i;
     int32_t passes = -1;
     int rc;
-    if (gpuinstCuptiLoad(&why) != GPUINST_SUCCESS) {
+    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
         printf("test_host: skipped: %s\n", why ? why : "no libcupti");
         return 77;
     }
