@@ -4670,6 +4670,7 @@ typedef struct gpuinstConfig {
     char metrics[4096];       /* GPUINST_METRICS (range profiler) */
     char counters[256];       /* GPUINST_COUNTERS (built-in counter groups) */
     char cupti_lib[4096];     /* GPUINST_CUPTI_LIB */
+    int profile_set;          /* GPUINST_PROFILE is in the environment (even empty) */
     uint64_t buffer_mb;       /* GPUINST_BUFFER_MB (0 = no cap) */
     int overwrite;            /* GPUINST_OVERWRITE (default 0: never replace an existing file; issue 8) */
     int collective_io;        /* GPUINST_COLLECTIVE_IO (default 0: each rank writes its hyperslab independently) */
@@ -4835,8 +4836,18 @@ GPUINST_PRIVATE void gpuinstNvtxQuiesce(void);
 /* Closes every open range (flag UNTERMINATED, end = now) before writing. */
 GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now);
 
-/* ---- collectives (mpi/gpuinst_mpi.c; single-process versions without MPI) */
-/* True when MPI is initialised and not finalised (so collectives may run). */
+/* ---- ranks and collectives (src/coll.c; one-process versions without MPI) --
+ * On gpuinst's private duplicate of MPI_COMM_WORLD, through PMPI only. */
+/* Learns rank and size (gpuinstG) if MPI is usable; 1 if it did. */
+GPUINST_PRIVATE int gpuinstCollLearnRank(void);
+/* Makes the private communicator if MPI is usable; 1 if there is one. */
+GPUINST_PRIVATE int gpuinstCollEnsureComm(void);
+/* Frees it (before PMPI_Finalize). */
+GPUINST_PRIVATE void gpuinstCollRelease(void);
+/* MPI is initialised and not finalised. */
+GPUINST_PRIVATE int gpuinstCollUsable(void);
+/* True when collectives may run: the communicator exists, MPI is usable,
+ * and this is not the exit path (other ranks may be gone). */
 GPUINST_PRIVATE int gpuinstCollActive(void);
 /* Exclusive prefix sum and total over ranks of n counters. */
 GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n);
@@ -4845,24 +4856,18 @@ GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n);
  * rank order) and per-rank sizes in counts[size]; other ranks get NULL. */
 GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts);
 GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes);
-GPUINST_PRIVATE int gpuinstCollBarrier(void);
 #if GPUINST_WITH_MPI
 GPUINST_PRIVATE MPI_Comm gpuinstCollComm(void); /* gpuinst's private dup of MPI_COMM_WORLD */
 #endif
-/* Learns rank/size when MPI is (or becomes) initialised. */
-GPUINST_PRIVATE void gpuinstMpiAttach(void);
-/* Clock alignment and the per-rank topology, run at finalize before writing. */
-GPUINST_PRIVATE void gpuinstMpiFinalizePrepare(void);
+/* gpuinst_init (before the configuration is read) and the MPI_Init
+ * interception: learns the rank when MPI is (or becomes) usable, agrees
+ * the settings across ranks, runs the parts' attach step.  Collective when
+ * MPI is usable. */
+GPUINST_PRIVATE void gpuinstCollAttach(void);
+/* Finalize, after the ranges are closed: the parts' before-write step
+ * (clock alignment, topology) while MPI is usable; nothing at exit. */
+GPUINST_PRIVATE void gpuinstCollBeforeWrite(void);
 
-/* ---- MPI layer: interception records (mpi/, issue 3) ------------------------
- * External correlation id of the intercepted MPI call the calling thread is
- * inside: (rank << 40) | per-rank call sequence, also stored in /mpi/calls
- * (call_id); 0 outside any call or when not recording.  The CUPTI part
- * pushes it as an external correlation id of a custom kind, so CUDA work
- * done inside an MPI call (CUDA-aware MPI) links back to it.  Lock-free
- * (a thread-local read); 0 in builds without MPI. */
-GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void);
-/* ---- end MPI layer ---------------------------------------------------------- */
 
 /* ==== output naming (issue 8; src/output.c, docs/RELIABILITY.md) ========== */
 /* The values GPUINST_OUTPUT's escapes expand to (%r %p %t %j %h). */
@@ -4988,6 +4993,41 @@ static inline void gpuinstProfRangePop(void)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstProfOn))) gpuinstProfRangePopSlow();
 }
+
+/* ---- the parts (src/parts.c) ------------------------------------------------------
+ * The optional parts join the core through one list, the shape of Caliper's
+ * services list in miniature: each part names the steps it takes at the
+ * core's points, and the core runs a step in every part, in list order,
+ * naming none.  A NULL step is skipped. */
+typedef struct gpuinstPart {
+    const char *name;
+    /* The rank is known or has just been learnt (gpuinst_init, then the
+     * MPI_Init interception while gpuinst runs): register tables, set up
+     * what needs the rank.  have_rank: MPI is usable (collective then). */
+    void (*attach)(int have_rank);
+    /* gpuinst_init, on a recording rank, after the core tables: start. */
+    void (*init)(void);
+    /* First thing in finalize, before any table is read: flush buffers,
+     * stop threads.  Runs whether or not the part started. */
+    void (*flush)(void);
+    /* Finalize, the ranges closed, MPI usable (not at exit): clock
+     * alignment, topology.  Collective. */
+    void (*before_write)(void);
+    /* The writer's table agreement (src/table_agree.c), on every rank:
+     * seal before the descriptors are compared; after the agreement,
+     * `agreed` may return one table to add (collective: non-NULL on every
+     * rank alike, or NULL on every rank). */
+    void (*seal)(void);
+    const gpuinstTable *(*agreed)(const gpuinstTableList *list);
+} gpuinstPart;
+GPUINST_PRIVATE void gpuinstPartsAttach(int have_rank);
+GPUINST_PRIVATE void gpuinstPartsInit(void);
+GPUINST_PRIVATE void gpuinstPartsFlush(void);
+GPUINST_PRIVATE void gpuinstPartsBeforeWrite(void);
+GPUINST_PRIVATE void gpuinstPartsSeal(void);
+/* Runs `agreed` of every part; the tables returned, in list order, go to
+ * out[0..cap); returns how many. */
+GPUINST_PRIVATE uint32_t gpuinstPartsAgreed(const gpuinstTableList *list, const gpuinstTable **out, uint32_t cap);
 
 /* ---- finalize hooks of the optional parts --------------------------------
  * Parts that hold data outside the core tables (CUPTI activity, profiler)
@@ -5508,6 +5548,7 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     cfgString("GPUINST_METRICS", cfg->metrics, sizeof cfg->metrics, "");
     cfgString("GPUINST_COUNTERS", cfg->counters, sizeof cfg->counters, "");
     cfgString("GPUINST_CUPTI_LIB", cfg->cupti_lib, sizeof cfg->cupti_lib, "");
+    cfg->profile_set = getenv("GPUINST_PROFILE") != NULL;
     cfg->buffer_mb = gpuinstEnvU64("GPUINST_BUFFER_MB", 0, 0, (uint64_t)1 << 30);
     cfg->overwrite = gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
     cfg->collective_io = gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);
@@ -5531,6 +5572,243 @@ GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void)
     return earlyCuptiLib;
 }
 /************** End of src/config.c **************/
+/************** Begin file src/coll.c **************/
+/*
+ * coll.c -- rank discovery and gpuinst's own collectives (the core's: the
+ * writer, the table agreement, the settings agreement and the job-wide
+ * lines use them; no part is named here).
+ *
+ * gpuinst talks to MPI only through PMPI_* and only on a private duplicate
+ * of MPI_COMM_WORLD, so its traffic never matches the application's
+ * messages.  The duplicate is made as soon as MPI and gpuinst both run (the
+ * MPI_Init interception, or gpuinst_init if MPI came first), because the
+ * settings agreement and the clock alignment at init need it; otherwise at
+ * finalize.  It is freed before PMPI_Finalize (gpuinstCollRelease).
+ * Without MPI (GPUINST_WITH_MPI=0), and whenever MPI is not usable (before
+ * MPI_Init, after MPI_Finalize, at process exit when other ranks may be
+ * gone), every collective below is its one-process version.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+
+#if GPUINST_WITH_MPI
+
+static MPI_Comm gpuinstComm = MPI_COMM_NULL;
+
+/* MPI is initialised and not finalised. */
+static int mpiUsable(void)
+{
+    int init = 0, fin = 0;
+    if (PMPI_Initialized(&init) != MPI_SUCCESS || !init) return 0;
+    if (PMPI_Finalized(&fin) != MPI_SUCCESS || fin) return 0;
+    return 1;
+}
+
+GPUINST_PRIVATE int gpuinstCollLearnRank(void)
+{
+    int rank = 0, size = 1;
+    if (!mpiUsable()) return 0;
+    if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS ||
+        PMPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS)
+        return 0;
+    gpuinstG.rank = rank;
+    gpuinstG.size = size;
+    gpuinstG.mpi_active = 1;
+    return 1;
+}
+
+GPUINST_PRIVATE int gpuinstCollEnsureComm(void)
+{
+    if (gpuinstComm != MPI_COMM_NULL) return 1;
+    if (!mpiUsable()) return 0;
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &gpuinstComm) != MPI_SUCCESS) {
+        gpuinstComm = MPI_COMM_NULL;
+        return 0;
+    }
+    return 1;
+}
+
+GPUINST_PRIVATE void gpuinstCollRelease(void)
+{
+    if (!mpiUsable()) return;
+    if (gpuinstComm != MPI_COMM_NULL) PMPI_Comm_free(&gpuinstComm);
+    gpuinstComm = MPI_COMM_NULL;
+}
+
+GPUINST_PRIVATE int gpuinstCollUsable(void)
+{
+    return mpiUsable();
+}
+
+GPUINST_PRIVATE int gpuinstCollActive(void)
+{
+    /* At process exit other ranks may be gone: no collective is safe. */
+    return gpuinstG.finalized_by != 2 && gpuinstComm != MPI_COMM_NULL && mpiUsable();
+}
+
+GPUINST_PRIVATE MPI_Comm gpuinstCollComm(void)
+{
+    return gpuinstComm;
+}
+
+GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
+{
+    int i;
+    if (!gpuinstCollActive()) {
+        for (i = 0; i < n; i++) {
+            offset[i] = 0;
+            total[i] = in[i];
+        }
+        return GPUINST_SUCCESS;
+    }
+    if (PMPI_Exscan(in, offset, n, MPI_UINT64_T, MPI_SUM, gpuinstComm) != MPI_SUCCESS) return GPUINST_ERROR_MPI;
+    if (gpuinstG.rank == 0) /* MPI_Exscan leaves rank 0's output undefined */
+        for (i = 0; i < n; i++) offset[i] = 0;
+    if (PMPI_Allreduce(in, total, n, MPI_UINT64_T, MPI_SUM, gpuinstComm) != MPI_SUCCESS) return GPUINST_ERROR_MPI;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n)
+{
+    if (!gpuinstCollActive()) return GPUINST_SUCCESS;
+    return PMPI_Allreduce(MPI_IN_PLACE, inout, n, MPI_UINT64_T, MPI_MAX, gpuinstComm) == MPI_SUCCESS
+               ? GPUINST_SUCCESS
+               : GPUINST_ERROR_MPI;
+}
+
+GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes)
+{
+    if (!gpuinstCollActive()) return GPUINST_SUCCESS;
+    if (bytes > (uint64_t)INT32_MAX) return GPUINST_ERROR_LIMIT;
+    return PMPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, gpuinstComm) == MPI_SUCCESS ? GPUINST_SUCCESS
+                                                                                : GPUINST_ERROR_MPI;
+}
+
+/* Gathers variable-size byte blocks to rank 0 in pieces of at most 1 GiB
+ * per rank per round, so that int counts never overflow. */
+GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts)
+{
+    int size = gpuinstG.size, rank = gpuinstG.rank, r;
+    uint64_t total = 0, done = 0, maxb = bytes;
+    const uint64_t piece = (uint64_t)1 << 30;
+    int *rc = NULL, *displ = NULL;
+    uint64_t *off = NULL;
+    char *out = NULL;
+    int status = GPUINST_SUCCESS;
+    *all = NULL;
+    if (!gpuinstCollActive()) {
+        out = (char *)malloc(bytes ? (size_t)bytes : 1);
+        if (out == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+        memcpy(out, buf, (size_t)bytes);
+        counts[0] = bytes;
+        *all = out;
+        return GPUINST_SUCCESS;
+    }
+    if (PMPI_Gather(&bytes, 1, MPI_UINT64_T, counts, 1, MPI_UINT64_T, 0, gpuinstComm) != MPI_SUCCESS)
+        return GPUINST_ERROR_MPI;
+    if (gpuinstCollMaxU64(&maxb, 1) != GPUINST_SUCCESS) return GPUINST_ERROR_MPI;
+    if (rank == 0) {
+        rc = (int *)calloc((size_t)size, sizeof *rc);
+        displ = (int *)calloc((size_t)size, sizeof *displ);
+        off = (uint64_t *)calloc((size_t)size, sizeof *off);
+        for (r = 0; r < size; r++) total += counts[r];
+        out = (char *)malloc(total ? (size_t)total : 1);
+        if (rc == NULL || displ == NULL || off == NULL || out == NULL) status = GPUINST_ERROR_OUT_OF_MEMORY;
+        for (r = 1; off != NULL && r < size; r++) off[r] = off[r - 1] + counts[r - 1];
+    }
+    /* Every rank must take part in every round, even after a failure. */
+    for (done = 0; done < maxb || done == 0; done += piece) {
+        uint64_t mine = bytes > done ? bytes - done : 0;
+        char *tmp = NULL;
+        int me = (int)(mine < piece ? mine : piece), rsum = 0;
+        if (rank == 0 && status == GPUINST_SUCCESS) {
+            for (r = 0; r < size; r++) {
+                uint64_t left = counts[r] > done ? counts[r] - done : 0;
+                rc[r] = (int)(left < piece ? left : piece);
+                displ[r] = rsum;
+                rsum += rc[r];
+            }
+            tmp = (char *)malloc(rsum ? (size_t)rsum : 1);
+            if (tmp == NULL) status = GPUINST_ERROR_OUT_OF_MEMORY;
+        }
+        if (PMPI_Gatherv((const char *)buf + (bytes > done ? done : 0), me, MPI_BYTE, tmp,
+                         rank == 0 && tmp ? rc : NULL, rank == 0 && tmp ? displ : NULL, MPI_BYTE, 0,
+                         gpuinstComm) != MPI_SUCCESS)
+            status = GPUINST_ERROR_MPI;
+        if (rank == 0 && tmp != NULL && status == GPUINST_SUCCESS)
+            for (r = 0; r < size; r++) memcpy(out + off[r] + done, tmp + displ[r], (size_t)rc[r]);
+        free(tmp);
+        if (maxb == 0) break;
+    }
+    free(rc);
+    free(displ);
+    free(off);
+    if (status != GPUINST_SUCCESS) {
+        free(out);
+        return status;
+    }
+    *all = out;
+    return GPUINST_SUCCESS;
+}
+
+#else /* !GPUINST_WITH_MPI: one process */
+
+GPUINST_PRIVATE int gpuinstCollLearnRank(void) { return 0; }
+GPUINST_PRIVATE int gpuinstCollEnsureComm(void) { return 0; }
+GPUINST_PRIVATE void gpuinstCollRelease(void) {}
+GPUINST_PRIVATE int gpuinstCollUsable(void) { return 0; }
+GPUINST_PRIVATE int gpuinstCollActive(void) { return 0; }
+GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        offset[i] = 0;
+        total[i] = in[i];
+    }
+    return GPUINST_SUCCESS;
+}
+GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n)
+{
+    (void)inout;
+    (void)n;
+    return GPUINST_SUCCESS;
+}
+GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes)
+{
+    (void)buf;
+    (void)bytes;
+    return GPUINST_SUCCESS;
+}
+GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts)
+{
+    char *out = (char *)malloc(bytes ? (size_t)bytes : 1);
+    if (out == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    memcpy(out, buf, (size_t)bytes);
+    counts[0] = bytes;
+    *all = out;
+    return GPUINST_SUCCESS;
+}
+
+#endif /* GPUINST_WITH_MPI */
+
+/* ---- where the parts meet the ranks -------------------------------------------- */
+
+GPUINST_PRIVATE void gpuinstCollAttach(void)
+{
+    int have = gpuinstCollLearnRank();
+    /* settings that must match on every rank (src/config.c; once) */
+    if (have && gpuinstCollEnsureComm()) gpuinstConfigAgree();
+    gpuinstPartsAttach(have);
+}
+
+GPUINST_PRIVATE void gpuinstCollBeforeWrite(void)
+{
+    if (gpuinstG.finalized_by == 2 || !gpuinstCollUsable()) return;
+    /* gpuinst_init may have run before an MPI_Init that was not intercepted */
+    gpuinstCollLearnRank();
+    if (!gpuinstCollEnsureComm()) gpuinstWarn("MPI_Comm_dup failed: each rank writes its own file");
+    gpuinstPartsBeforeWrite();
+}
+/************** End of src/coll.c **************/
 /************** Begin file src/output.c **************/
 /*
  * output.c -- the output file's name (issue 8; docs/RELIABILITY.md).
@@ -6853,14 +7131,583 @@ GPUINST_PRIVATE void gpuinstCoreTablesRegister(void)
  * rank, once, at finalize.
  */
 /* #include "gpuinstInt.h" -- already inlined */
-/************** Begin file src/countersInt.h **************/
-/*
- * countersInt.h -- counters, counter groups and PM sampling (src/counters.c,
- * src/pm_sampling.c): what the core, the MPI layer and the tests call.
- */
-#ifndef GPUINST_COUNTERS_INT_H
-#define GPUINST_COUNTERS_INT_H
 
+/* ---- extra attributes ------------------------------------------------------ */
+
+#define GPUINST_MAX_TABLE_ATTRS 1024
+typedef struct taAttrEntry {
+    const gpuinstTable *t;
+    const gpuinstTableAttr *a;
+    uint32_t n;
+} taAttrEntry;
+static taAttrEntry taAttrEntries[GPUINST_MAX_TABLE_ATTRS];
+static uint32_t taNattrEntries;
+static pthread_mutex_t taAttrLock = PTHREAD_MUTEX_INITIALIZER;
+
+GPUINST_PRIVATE int gpuinstTableSetAttrs(const gpuinstTable *t, const gpuinstTableAttr *attrs, uint32_t n)
+{
+    uint32_t i;
+    int rc = GPUINST_SUCCESS;
+    pthread_mutex_lock(&taAttrLock);
+    for (i = 0; i < taNattrEntries; i++)
+        if (taAttrEntries[i].t == t) break;
+    if (i == taNattrEntries) {
+        if (taNattrEntries >= GPUINST_MAX_TABLE_ATTRS) rc = GPUINST_ERROR_LIMIT;
+        else taNattrEntries++;
+    }
+    if (rc == GPUINST_SUCCESS) {
+        taAttrEntries[i].t = t;
+        taAttrEntries[i].a = attrs;
+        taAttrEntries[i].n = attrs ? n : 0;
+    }
+    pthread_mutex_unlock(&taAttrLock);
+    return rc;
+}
+
+GPUINST_PRIVATE uint32_t gpuinstTableAttrs(const gpuinstTable *t, const gpuinstTableAttr **attrs)
+{
+    uint32_t i, n = 0;
+    *attrs = NULL;
+    pthread_mutex_lock(&taAttrLock);
+    for (i = 0; i < taNattrEntries; i++)
+        if (taAttrEntries[i].t == t) {
+            *attrs = taAttrEntries[i].a;
+            n = taAttrEntries[i].n;
+            break;
+        }
+    pthread_mutex_unlock(&taAttrLock);
+    return n;
+}
+
+static void taAttrsForget(const gpuinstTable *t)
+{
+    uint32_t i;
+    pthread_mutex_lock(&taAttrLock);
+    for (i = 0; i < taNattrEntries; i++)
+        if (taAttrEntries[i].t == t) {
+            taAttrEntries[i] = taAttrEntries[--taNattrEntries];
+            break;
+        }
+    pthread_mutex_unlock(&taAttrLock);
+}
+
+/* ---- serialisation ------------------------------------------------------------ */
+
+typedef struct taOut {
+    char *p;
+    size_t len, cap;
+    int oom;
+} taOut;
+
+static void taPut(taOut *o, const void *src, size_t n)
+{
+    if (o->oom) return;
+    if (o->len + n > o->cap) {
+        size_t nc = o->cap ? o->cap * 2 : 4096;
+        char *np;
+        while (nc < o->len + n) nc *= 2;
+        np = (char *)realloc(o->p, nc);
+        if (np == NULL) {
+            o->oom = 1;
+            return;
+        }
+        o->p = np;
+        o->cap = nc;
+    }
+    memcpy(o->p + o->len, src, n);
+    o->len += n;
+}
+static void taPutU32(taOut *o, uint32_t v) { taPut(o, &v, sizeof v); }
+static void taPutStr(taOut *o, const char *s)
+{
+    if (s == NULL) s = "";
+    taPut(o, s, strlen(s) + 1);
+}
+
+/* One table: u32 bytes-that-follow, then the descriptor. */
+static void taPutTable(taOut *o, const gpuinstTable *t)
+{
+    const gpuinstTableAttr *a;
+    uint32_t na = gpuinstTableAttrs(t, &a), i;
+    size_t start = o->len;
+    taPutU32(o, 0); /* patched below */
+    taPutStr(o, t->path);
+    taPutStr(o, t->doc);
+    taPutU32(o, t->record_size);
+    taPutU32(o, t->nfields);
+    for (i = 0; i < t->nfields; i++) {
+        const gpuinstField *f = &t->fields[i];
+        taPutStr(o, f->name);
+        taPutU32(o, (uint32_t)f->type);
+        taPutU32(o, f->offset);
+        taPutU32(o, f->len);
+        taPutU32(o, f->flags);
+        taPutStr(o, f->unit);
+        taPutStr(o, f->doc);
+    }
+    taPutU32(o, na);
+    for (i = 0; i < na; i++) {
+        taPutStr(o, a[i].name);
+        taPutU32(o, (uint32_t)a[i].kind);
+        taPutStr(o, a[i].kind == GPUINST_TATTR_STR ? a[i].s : "");
+        taPut(o, &a[i].i, sizeof a[i].i);
+        taPut(o, &a[i].f, sizeof a[i].f);
+    }
+    if (!o->oom) {
+        uint32_t n = (uint32_t)(o->len - start - sizeof(uint32_t));
+        memcpy(o->p + start, &n, sizeof n);
+    }
+}
+
+/* A parsed descriptor; strings point into the buffer it was read from. */
+typedef struct taDesc {
+    const char *path;
+    uint64_t hash;           /* of everything after the path */
+    const char *body;        /* descriptor bytes (for the placeholder) */
+    uint32_t body_len;
+} taDesc;
+
+typedef struct taIn {
+    const char *p, *end;
+    int bad;
+} taIn;
+
+static uint32_t taGetU32(taIn *in)
+{
+    uint32_t v = 0;
+    if (in->end - in->p < (ptrdiff_t)sizeof v) {
+        in->bad = 1;
+        return 0;
+    }
+    memcpy(&v, in->p, sizeof v);
+    in->p += sizeof v;
+    return v;
+}
+static const char *taGetStr(taIn *in)
+{
+    const char *s = in->p;
+    const char *z = in->bad ? NULL : (const char *)memchr(in->p, 0, (size_t)(in->end - in->p));
+    if (z == NULL) {
+        in->bad = 1;
+        return "";
+    }
+    in->p = z + 1;
+    return s;
+}
+static void taGetBytes(taIn *in, void *dst, size_t n)
+{
+    if (in->bad || in->end - in->p < (ptrdiff_t)n) {
+        in->bad = 1;
+        memset(dst, 0, n);
+        return;
+    }
+    memcpy(dst, in->p, n);
+    in->p += n;
+}
+
+/* ---- the agreed list ---------------------------------------------------------- */
+
+typedef struct taOwned {
+    char *gathered;          /* every rank's serialised list */
+    void **allocs;           /* placeholder tables, fields, attrs, copies, paths */
+    uint32_t nallocs, capallocs;
+    const gpuinstTable **registered; /* tables whose attrs were registered here */
+    uint32_t nregistered;
+} taOwned;
+
+static void *taOwnAlloc(taOwned *ow, size_t n)
+{
+    void *p;
+    if (ow->nallocs == ow->capallocs) {
+        uint32_t nc = ow->capallocs ? ow->capallocs * 2 : 64;
+        void **na = (void **)realloc(ow->allocs, nc * sizeof *na);
+        if (na == NULL) return NULL;
+        ow->allocs = na;
+        ow->capallocs = nc;
+    }
+    p = calloc(1, n ? n : 1);
+    if (p != NULL) ow->allocs[ow->nallocs++] = p;
+    return p;
+}
+
+static int taCollectNone(const gpuinstTable *t, void **out, uint64_t *count)
+{
+    (void)t;
+    *out = NULL;
+    *count = 0;
+    return GPUINST_SUCCESS;
+}
+
+/* Builds a placeholder table (no rows) from a serialised descriptor. */
+static const gpuinstTable *taPlaceholder(taOwned *ow, const taDesc *d, const char *path)
+{
+    taIn in;
+    gpuinstTable *t;
+    gpuinstField *f;
+    gpuinstTableAttr *a = NULL;
+    uint32_t nf, na, i;
+    in.p = d->body;
+    in.end = d->body + d->body_len;
+    in.bad = 0;
+    (void)taGetStr(&in); /* path (the agreed one is `path`) */
+    t = (gpuinstTable *)taOwnAlloc(ow, sizeof *t);
+    if (t == NULL) return NULL;
+    t->path = path;
+    t->doc = taGetStr(&in);
+    t->record_size = taGetU32(&in);
+    nf = taGetU32(&in);
+    if (in.bad || nf > 4096) return NULL;
+    f = (gpuinstField *)taOwnAlloc(ow, (size_t)nf * sizeof *f);
+    if (f == NULL) return NULL;
+    for (i = 0; i < nf; i++) {
+        f[i].name = taGetStr(&in);
+        f[i].type = (gpuinstFieldType)taGetU32(&in);
+        f[i].offset = taGetU32(&in);
+        f[i].len = taGetU32(&in);
+        f[i].flags = taGetU32(&in);
+        f[i].unit = taGetStr(&in);
+        f[i].doc = taGetStr(&in);
+    }
+    na = taGetU32(&in);
+    if (in.bad || na > 4096) return NULL;
+    if (na > 0) {
+        a = (gpuinstTableAttr *)taOwnAlloc(ow, (size_t)na * sizeof *a);
+        if (a == NULL) return NULL;
+        for (i = 0; i < na; i++) {
+            a[i].name = taGetStr(&in);
+            a[i].kind = (int)taGetU32(&in);
+            a[i].s = taGetStr(&in);
+            taGetBytes(&in, &a[i].i, sizeof a[i].i);
+            taGetBytes(&in, &a[i].f, sizeof a[i].f);
+        }
+    }
+    if (in.bad) return NULL;
+    t->nfields = nf;
+    t->fields = f;
+    t->collect = taCollectNone;
+    t->rows = NULL;
+    t->ctx = NULL;
+    if (na > 0 && gpuinstTableSetAttrs(t, a, na) == GPUINST_SUCCESS) {
+        const gpuinstTable **r = (const gpuinstTable **)realloc(
+            (void *)ow->registered, (ow->nregistered + 1) * sizeof *r);
+        if (r != NULL) {
+            ow->registered = r;
+            r[ow->nregistered++] = t;
+        }
+    }
+    return t;
+}
+
+/* A copy of local table `src` under another path (same collect, ctx, attrs). */
+static const gpuinstTable *taRenamed(taOwned *ow, const gpuinstTable *src, const char *path)
+{
+    gpuinstTable *t = (gpuinstTable *)taOwnAlloc(ow, sizeof *t);
+    const gpuinstTableAttr *a;
+    uint32_t na;
+    if (t == NULL) return NULL;
+    *t = *src;
+    t->path = path;
+    na = gpuinstTableAttrs(src, &a);
+    if (na > 0 && gpuinstTableSetAttrs(t, a, na) == GPUINST_SUCCESS) {
+        const gpuinstTable **r = (const gpuinstTable **)realloc(
+            (void *)ow->registered, (ow->nregistered + 1) * sizeof *r);
+        if (r != NULL) {
+            ow->registered = r;
+            r[ow->nregistered++] = t;
+        }
+    }
+    return t;
+}
+
+/* Parses one rank's list (u32 ntables, then tables) into descs. */
+static int taParseList(taIn *in, taDesc **descs, uint32_t *n, uint32_t *cap)
+{
+    uint32_t nt = taGetU32(in), k;
+    for (k = 0; k < nt && !in->bad; k++) {
+        uint32_t len = taGetU32(in);
+        taIn one;
+        taDesc d;
+        if (in->bad || in->end - in->p < (ptrdiff_t)len) return -1;
+        one.p = in->p;
+        one.end = in->p + len;
+        one.bad = 0;
+        d.body = in->p;
+        d.body_len = len;
+        d.path = taGetStr(&one);
+        if (one.bad) return -1;
+        d.hash = gpuinstHash(one.p, (size_t)(one.end - one.p));
+        in->p += len;
+        if (*n == *cap) {
+            uint32_t nc = *cap ? *cap * 2 : 64;
+            taDesc *nd = (taDesc *)realloc(*descs, nc * sizeof *nd);
+            if (nd == NULL) return -1;
+            *descs = nd;
+            *cap = nc;
+        }
+        (*descs)[(*n)++] = d;
+    }
+    return in->bad ? -1 : 0;
+}
+
+static int taLocalList(gpuinstTableList *list)
+{
+    uint32_t n = gpuinstTableCount(), i;
+    list->tables = (const gpuinstTable **)calloc(n ? n : 1, sizeof *list->tables);
+    list->n = 0;
+    list->owned_ = NULL;
+    if (list->tables == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (i = 0; i < n; i++) list->tables[list->n++] = gpuinstTableAt(i);
+    return GPUINST_SUCCESS;
+}
+
+/* The union, in rank order.  entry = (original path, hash) -> agreed path. */
+typedef struct taEntry {
+    const taDesc *d;
+    const char *path;        /* agreed path (d->path or "<path>~k") */
+} taEntry;
+
+static int taAgree(gpuinstTableList *list)
+{
+    taOut o;
+    uint64_t h[2], total = 0, *counts = NULL;
+    uint32_t nlocal, i, ndesc = 0, capdesc = 0, nent = 0;
+    void *all = NULL;
+    taDesc *descs = NULL;
+    taEntry *ent = NULL;
+    taOwned *ow = NULL;
+    int rc;
+
+    rc = taLocalList(list);
+    if (rc != GPUINST_SUCCESS || !gpuinstCollActive() || gpuinstG.size <= 1) return rc;
+
+    memset(&o, 0, sizeof o);
+    nlocal = list->n;
+    taPutU32(&o, nlocal);
+    for (i = 0; i < nlocal; i++) taPutTable(&o, list->tables[i]);
+    h[0] = o.oom ? 0 : gpuinstHash(o.p, o.len);
+    h[1] = ~h[0];
+    if (gpuinstCollMaxU64(h, 2) != GPUINST_SUCCESS) {
+        free(o.p);
+        return GPUINST_ERROR_MPI;
+    }
+    if (h[0] == ~h[1] && !o.oom) { /* max == min: every rank has this very list */
+        free(o.p);
+        return GPUINST_SUCCESS;
+    }
+
+    /* Slow path: everyone learns every rank's list. */
+    /* (a failed allocation here could not be survived without leaving the
+     * collectives: it is a few bytes per rank) */
+    counts = (uint64_t *)calloc((size_t)gpuinstG.size, sizeof *counts);
+    if (counts == NULL) {
+        free(o.p);
+        gpuinstWarn("out of memory before agreeing on the list of tables");
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    if (o.oom) o.len = 0; /* still take part in the collectives; contribute nothing */
+    rc = gpuinstCollGather(o.p ? o.p : "", o.len, &all, counts);
+    free(o.p);
+    if (gpuinstG.rank == 0 && rc == GPUINST_SUCCESS)
+        for (i = 0; i < (uint32_t)gpuinstG.size; i++) total += counts[i];
+    {
+        /* every rank must reach both broadcasts, whatever happened above */
+        uint64_t t = rc == GPUINST_SUCCESS ? total : 0;
+        int rb = gpuinstCollBcast(&t, sizeof t);
+        if (gpuinstG.rank != 0) {
+            free(all);
+            all = malloc(t ? (size_t)t : 1);
+            if (all == NULL) rc = GPUINST_ERROR_OUT_OF_MEMORY;
+        }
+        if (rb == GPUINST_SUCCESS && all != NULL) rb = gpuinstCollBcast(all, t);
+        else if (rb == GPUINST_SUCCESS) {
+            /* no buffer: receive into a scratch area so the collective completes */
+            char *scratch = (char *)malloc(t ? (size_t)t : 1);
+            if (scratch != NULL) gpuinstCollBcast(scratch, t);
+            free(scratch);
+        }
+        if (rb != GPUINST_SUCCESS && rc == GPUINST_SUCCESS) rc = rb;
+        total = t;
+    }
+    free(counts);
+    if (rc != GPUINST_SUCCESS || total == 0) {
+        gpuinstWarn("could not agree on the list of tables with the other ranks (%s): writing the local list",
+                    gpuinst_status_string(rc ? rc : GPUINST_ERROR_OUT_OF_MEMORY));
+        free(all);
+        return rc ? rc : GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+
+    {
+        taIn in;
+        int r;
+        in.p = (const char *)all;
+        in.end = (const char *)all + total;
+        in.bad = 0;
+        for (r = 0; r < gpuinstG.size && !in.bad; r++)
+            if (taParseList(&in, &descs, &ndesc, &capdesc) != 0) in.bad = 1;
+        if (in.bad) rc = GPUINST_ERROR_MPI;
+    }
+    ow = (taOwned *)calloc(1, sizeof *ow);
+    ent = (taEntry *)calloc(ndesc ? ndesc : 1, sizeof *ent);
+    if (rc == GPUINST_SUCCESS && (ow == NULL || ent == NULL)) rc = GPUINST_ERROR_OUT_OF_MEMORY;
+    if (rc != GPUINST_SUCCESS) {
+        gpuinstWarn("could not agree on the list of tables with the other ranks (%s): writing the local list",
+                    gpuinst_status_string(rc));
+        free(all);
+        free(descs);
+        free(ent);
+        free(ow);
+        return rc;
+    }
+    ow->gathered = (char *)all;
+
+    /* The union: same input on every rank -> same output on every rank. */
+    for (i = 0; i < ndesc; i++) {
+        uint32_t k, variants = 0, found = 0;
+        for (k = 0; k < nent; k++) {
+            if (strcmp(ent[k].d->path, descs[i].path) != 0) continue;
+            variants++;
+            if (ent[k].d->hash == descs[i].hash) found = 1;
+        }
+        if (found) continue;
+        ent[nent].d = &descs[i];
+        ent[nent].path = descs[i].path;
+        if (variants > 0) {
+            size_t len = strlen(descs[i].path) + 16;
+            char *p = (char *)taOwnAlloc(ow, len);
+            if (p != NULL) {
+                snprintf(p, len, "%s~%u", descs[i].path, variants + 1);
+                ent[nent].path = p;
+                if (gpuinstG.rank == 0)
+                    gpuinstWarn("ranks registered %s with different fields: the variant that differs from "
+                                "rank 0's is written as %s",
+                                descs[i].path, p);
+            }
+        }
+        nent++;
+    }
+
+    {
+        const gpuinstTable **tabs = (const gpuinstTable **)calloc(nent ? nent : 1, sizeof *tabs);
+        uint32_t k;
+        if (tabs == NULL) rc = GPUINST_ERROR_OUT_OF_MEMORY;
+        for (k = 0; tabs != NULL && k < nent; k++) {
+            const gpuinstTable *mine = NULL;
+            /* this rank's table for the entry: same path and same descriptor */
+            for (i = 0; i < nlocal; i++) {
+                const gpuinstTable *t = list->tables[i];
+                if (strcmp(t->path, ent[k].d->path) == 0) {
+                    taOut one;
+                    memset(&one, 0, sizeof one);
+                    taPutTable(&one, t);
+                    if (!one.oom) {
+                        taIn in;
+                        in.p = one.p + sizeof(uint32_t);
+                        in.end = one.p + one.len;
+                        in.bad = 0;
+                        (void)taGetStr(&in);
+                        if (gpuinstHash(in.p, (size_t)(in.end - in.p)) == ent[k].d->hash) mine = t;
+                    }
+                    free(one.p);
+                    if (mine) break;
+                }
+            }
+            if (mine != NULL && ent[k].path != ent[k].d->path) mine = taRenamed(ow, mine, ent[k].path);
+            else if (mine == NULL) mine = taPlaceholder(ow, ent[k].d, ent[k].path);
+            if (mine == NULL) {
+                rc = GPUINST_ERROR_OUT_OF_MEMORY;
+                break;
+            }
+            tabs[k] = mine;
+        }
+        if (rc != GPUINST_SUCCESS) {
+            /* Cannot build the agreed list here: others will create datasets
+             * this rank does not.  Nothing safe is left but the local list. */
+            gpuinstWarn("out of memory while agreeing on the list of tables: writing the local list");
+            free((void *)tabs);
+        } else {
+            free((void *)list->tables);
+            list->tables = tabs;
+            list->n = nent;
+            list->owned_ = ow;
+            ow = NULL;
+        }
+    }
+    free(descs);
+    free(ent);
+    if (ow != NULL) {
+        list->owned_ = ow; /* freed with the list */
+    }
+    return rc;
+}
+
+GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list)
+{
+    const gpuinstTable *extra[8];
+    uint32_t n, k;
+    int rc;
+    gpuinstPartsSeal(); /* e.g. counter attributes: part of the descriptors compared */
+    rc = taAgree(list);
+    /* tables keyed by the agreed ones (/counters/stats) come after them; the
+     * same descriptors on every rank (src/parts.c) */
+    n = gpuinstPartsAgreed(list, extra, 8);
+    for (k = 0; k < n; k++) {
+        const gpuinstTable **t = (const gpuinstTable **)realloc((void *)list->tables,
+                                                                (list->n + 1) * sizeof *t);
+        uint64_t bad = t == NULL;
+        if (t != NULL) list->tables = t;
+        gpuinstCollMaxU64(&bad, 1); /* all ranks add it, or none */
+        if (!bad) list->tables[list->n++] = extra[k];
+        else gpuinstWarn("no memory to add %s to the list of tables: not written", extra[k]->path);
+    }
+    return rc;
+}
+
+GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list)
+{
+    taOwned *ow = (taOwned *)list->owned_;
+    uint32_t i;
+    if (ow != NULL) {
+        for (i = 0; i < ow->nregistered; i++) taAttrsForget(ow->registered[i]);
+        free((void *)ow->registered);
+        for (i = 0; i < ow->nallocs; i++) free(ow->allocs[i]);
+        free((void *)ow->allocs);
+        free(ow->gathered);
+        free(ow);
+    }
+    free((void *)list->tables);
+    list->tables = NULL;
+    list->n = 0;
+    list->owned_ = NULL;
+}
+/************** End of src/table_agree.c **************/
+/************** Begin file src/cuda.c **************/
+/*
+ * cuda.c -- the GPU foundation: the CUDA tool libraries opened at run time
+ * (dlopen), so a binary built with gpuinst runs where CUDA is absent; every
+ * entry point gpuinst calls resolved once into one table (gpuinstCu,
+ * declared in src/cudaInt.h); the one CUPTI and driver error string; the one
+ * device identity and UUID formatter.
+ *
+ * Four libraries, each opened once (thread-safe, first outcome kept):
+ *   libcupti        GPUINST_CUPTI_LIB, then $CUDA_HOME and $CUDA_PATH
+ *                   (extras/CUPTI/lib64, lib64), /usr/local/cuda/extras/CUPTI/lib64,
+ *                   /usr/local/cuda/lib64, then the loader's default path.
+ *                   GPUINST_CUPTI_LIB, when set, is the only place looked at
+ *                   (a file, or a directory holding libcupti.so*): an explicit
+ *                   choice that fails must not silently load another CUPTI.
+ *                   cuptiGetVersion must report the major version compiled
+ *                   against (record layouts change between majors).
+ *   libcuda.so.1    the driver, from the loader's default path only (never a
+ *                   toolkit stub: the stub's cuInit fails, which callers see).
+ *   libnvperf_host, libcheckpoint
+ *                   the directory libcupti came from first, then libcupti's
+ *                   search (without GPUINST_CUPTI_LIB's exclusivity).
+ * When a library is in, each of its entry points in the lists of cudaInt.h
+ * is looked up (dlsym; a versioned one falls back to its older name) into
+ * gpuinstCu before the library's state is published.  On failure the
+ * caller gets a sentence naming the cause and the way out; it records it
+ * with gpuinstUnavailableAdd.  Nothing here prints.
+ */
 /************** Begin file src/cudaInt.h **************/
 /*
  * cudaInt.h -- the GPU foundation under the CUPTI parts (src/cuda.c,
@@ -7468,630 +8315,6 @@ GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name);
 
 #endif /* GPUINST_CUDA_INT_H */
 /************** End of src/cudaInt.h **************/
-
-/* Counters (src/counters.c).  gpuinstCountersInit runs from gpuinst_init
- * (reads GPUINST_COUNTERS, starts the periodic sampler of the built-in
- * groups).  Inside gpuinstTablesAgree, on every rank: gpuinstCountersSeal
- * before the descriptors are compared (semantics final, attributes set),
- * then gpuinstCountersStats with the agreed list (collective: rank 0
- * computes the cross-rank statistics per dataset and field) returns the
- * /counters/stats table to add to the list, or NULL on every rank. */
-GPUINST_PRIVATE void gpuinstCountersInit(void);
-GPUINST_PRIVATE void gpuinstCountersSeal(void);
-GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList *agreed);
-/* The MPI layer offers its byte totals (bytes sent/received by this rank
- * so far, monotonic) for the built-in group "mpi_bytes"; without it that
- * group is not offered. */
-typedef void (*gpuinstMpiBytesFn)(uint64_t *sent, uint64_t *recv);
-GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn);
-/* Counter groups made by gpuinst itself (PM sampling): as the public
- * gpuinst_counter_group_create, with per-field units, and a flag 0x1 for
- * "no NVTX counter" when the samples are only recorded. */
-GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
-                                              int32_t nfields, const char *const *units, uint32_t flags,
-                                              gpuinst_counter *group);
-/* Records nsamples samples of such a group: values nsamples x fields
- * (sample-major), times_ns on gpuinst's clock; no state check.  Returns 0,
- * INVALID_ARGUMENT or OUT_OF_MEMORY. */
-GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter group, int64_t nsamples, const double *values,
-                                               const uint64_t *times_ns);
-/* The same from packed records (8 bytes per field: int64 or double as the
- * field's type), exact for int64 values of any size. */
-GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter group, int64_t nsamples, const void *records,
-                                            const uint64_t *times_ns);
-
-/* PM sampling (src/pm_sampling.c): 1 while a PM sampler of this process
- * runs, so that the range profiler can refuse to start with a clear
- * message (both need the GPU's performance monitors). */
-GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
-/* The metric list PM sampling would use on `chip` (e.g. "GH100") for
- * `metrics` (NULL = the default set), host side only: the profiler host API
- * evaluates a chip by name, without a GPU.  Writes the names, comma
- * separated, to out; returns 0 or GPUINST_ERROR_UNAVAILABLE with the reason
- * in why.  For tests and tools; not while PM sampling runs. */
-GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
-                                           size_t whycap);
-/* ==== end counters ======================================================== */
-
-#endif /* GPUINST_COUNTERS_INT_H */
-/************** End of src/countersInt.h **************/
-
-/* ---- extra attributes ------------------------------------------------------ */
-
-#define GPUINST_MAX_TABLE_ATTRS 1024
-typedef struct taAttrEntry {
-    const gpuinstTable *t;
-    const gpuinstTableAttr *a;
-    uint32_t n;
-} taAttrEntry;
-static taAttrEntry taAttrEntries[GPUINST_MAX_TABLE_ATTRS];
-static uint32_t taNattrEntries;
-static pthread_mutex_t taAttrLock = PTHREAD_MUTEX_INITIALIZER;
-
-GPUINST_PRIVATE int gpuinstTableSetAttrs(const gpuinstTable *t, const gpuinstTableAttr *attrs, uint32_t n)
-{
-    uint32_t i;
-    int rc = GPUINST_SUCCESS;
-    pthread_mutex_lock(&taAttrLock);
-    for (i = 0; i < taNattrEntries; i++)
-        if (taAttrEntries[i].t == t) break;
-    if (i == taNattrEntries) {
-        if (taNattrEntries >= GPUINST_MAX_TABLE_ATTRS) rc = GPUINST_ERROR_LIMIT;
-        else taNattrEntries++;
-    }
-    if (rc == GPUINST_SUCCESS) {
-        taAttrEntries[i].t = t;
-        taAttrEntries[i].a = attrs;
-        taAttrEntries[i].n = attrs ? n : 0;
-    }
-    pthread_mutex_unlock(&taAttrLock);
-    return rc;
-}
-
-GPUINST_PRIVATE uint32_t gpuinstTableAttrs(const gpuinstTable *t, const gpuinstTableAttr **attrs)
-{
-    uint32_t i, n = 0;
-    *attrs = NULL;
-    pthread_mutex_lock(&taAttrLock);
-    for (i = 0; i < taNattrEntries; i++)
-        if (taAttrEntries[i].t == t) {
-            *attrs = taAttrEntries[i].a;
-            n = taAttrEntries[i].n;
-            break;
-        }
-    pthread_mutex_unlock(&taAttrLock);
-    return n;
-}
-
-static void taAttrsForget(const gpuinstTable *t)
-{
-    uint32_t i;
-    pthread_mutex_lock(&taAttrLock);
-    for (i = 0; i < taNattrEntries; i++)
-        if (taAttrEntries[i].t == t) {
-            taAttrEntries[i] = taAttrEntries[--taNattrEntries];
-            break;
-        }
-    pthread_mutex_unlock(&taAttrLock);
-}
-
-/* ---- serialisation ------------------------------------------------------------ */
-
-typedef struct taOut {
-    char *p;
-    size_t len, cap;
-    int oom;
-} taOut;
-
-static void taPut(taOut *o, const void *src, size_t n)
-{
-    if (o->oom) return;
-    if (o->len + n > o->cap) {
-        size_t nc = o->cap ? o->cap * 2 : 4096;
-        char *np;
-        while (nc < o->len + n) nc *= 2;
-        np = (char *)realloc(o->p, nc);
-        if (np == NULL) {
-            o->oom = 1;
-            return;
-        }
-        o->p = np;
-        o->cap = nc;
-    }
-    memcpy(o->p + o->len, src, n);
-    o->len += n;
-}
-static void taPutU32(taOut *o, uint32_t v) { taPut(o, &v, sizeof v); }
-static void taPutStr(taOut *o, const char *s)
-{
-    if (s == NULL) s = "";
-    taPut(o, s, strlen(s) + 1);
-}
-
-/* One table: u32 bytes-that-follow, then the descriptor. */
-static void taPutTable(taOut *o, const gpuinstTable *t)
-{
-    const gpuinstTableAttr *a;
-    uint32_t na = gpuinstTableAttrs(t, &a), i;
-    size_t start = o->len;
-    taPutU32(o, 0); /* patched below */
-    taPutStr(o, t->path);
-    taPutStr(o, t->doc);
-    taPutU32(o, t->record_size);
-    taPutU32(o, t->nfields);
-    for (i = 0; i < t->nfields; i++) {
-        const gpuinstField *f = &t->fields[i];
-        taPutStr(o, f->name);
-        taPutU32(o, (uint32_t)f->type);
-        taPutU32(o, f->offset);
-        taPutU32(o, f->len);
-        taPutU32(o, f->flags);
-        taPutStr(o, f->unit);
-        taPutStr(o, f->doc);
-    }
-    taPutU32(o, na);
-    for (i = 0; i < na; i++) {
-        taPutStr(o, a[i].name);
-        taPutU32(o, (uint32_t)a[i].kind);
-        taPutStr(o, a[i].kind == GPUINST_TATTR_STR ? a[i].s : "");
-        taPut(o, &a[i].i, sizeof a[i].i);
-        taPut(o, &a[i].f, sizeof a[i].f);
-    }
-    if (!o->oom) {
-        uint32_t n = (uint32_t)(o->len - start - sizeof(uint32_t));
-        memcpy(o->p + start, &n, sizeof n);
-    }
-}
-
-/* A parsed descriptor; strings point into the buffer it was read from. */
-typedef struct taDesc {
-    const char *path;
-    uint64_t hash;           /* of everything after the path */
-    const char *body;        /* descriptor bytes (for the placeholder) */
-    uint32_t body_len;
-} taDesc;
-
-typedef struct taIn {
-    const char *p, *end;
-    int bad;
-} taIn;
-
-static uint32_t taGetU32(taIn *in)
-{
-    uint32_t v = 0;
-    if (in->end - in->p < (ptrdiff_t)sizeof v) {
-        in->bad = 1;
-        return 0;
-    }
-    memcpy(&v, in->p, sizeof v);
-    in->p += sizeof v;
-    return v;
-}
-static const char *taGetStr(taIn *in)
-{
-    const char *s = in->p;
-    const char *z = in->bad ? NULL : (const char *)memchr(in->p, 0, (size_t)(in->end - in->p));
-    if (z == NULL) {
-        in->bad = 1;
-        return "";
-    }
-    in->p = z + 1;
-    return s;
-}
-static void taGetBytes(taIn *in, void *dst, size_t n)
-{
-    if (in->bad || in->end - in->p < (ptrdiff_t)n) {
-        in->bad = 1;
-        memset(dst, 0, n);
-        return;
-    }
-    memcpy(dst, in->p, n);
-    in->p += n;
-}
-
-/* ---- the agreed list ---------------------------------------------------------- */
-
-typedef struct taOwned {
-    char *gathered;          /* every rank's serialised list */
-    void **allocs;           /* placeholder tables, fields, attrs, copies, paths */
-    uint32_t nallocs, capallocs;
-    const gpuinstTable **registered; /* tables whose attrs were registered here */
-    uint32_t nregistered;
-} taOwned;
-
-static void *taOwnAlloc(taOwned *ow, size_t n)
-{
-    void *p;
-    if (ow->nallocs == ow->capallocs) {
-        uint32_t nc = ow->capallocs ? ow->capallocs * 2 : 64;
-        void **na = (void **)realloc(ow->allocs, nc * sizeof *na);
-        if (na == NULL) return NULL;
-        ow->allocs = na;
-        ow->capallocs = nc;
-    }
-    p = calloc(1, n ? n : 1);
-    if (p != NULL) ow->allocs[ow->nallocs++] = p;
-    return p;
-}
-
-static int taCollectNone(const gpuinstTable *t, void **out, uint64_t *count)
-{
-    (void)t;
-    *out = NULL;
-    *count = 0;
-    return GPUINST_SUCCESS;
-}
-
-/* Builds a placeholder table (no rows) from a serialised descriptor. */
-static const gpuinstTable *taPlaceholder(taOwned *ow, const taDesc *d, const char *path)
-{
-    taIn in;
-    gpuinstTable *t;
-    gpuinstField *f;
-    gpuinstTableAttr *a = NULL;
-    uint32_t nf, na, i;
-    in.p = d->body;
-    in.end = d->body + d->body_len;
-    in.bad = 0;
-    (void)taGetStr(&in); /* path (the agreed one is `path`) */
-    t = (gpuinstTable *)taOwnAlloc(ow, sizeof *t);
-    if (t == NULL) return NULL;
-    t->path = path;
-    t->doc = taGetStr(&in);
-    t->record_size = taGetU32(&in);
-    nf = taGetU32(&in);
-    if (in.bad || nf > 4096) return NULL;
-    f = (gpuinstField *)taOwnAlloc(ow, (size_t)nf * sizeof *f);
-    if (f == NULL) return NULL;
-    for (i = 0; i < nf; i++) {
-        f[i].name = taGetStr(&in);
-        f[i].type = (gpuinstFieldType)taGetU32(&in);
-        f[i].offset = taGetU32(&in);
-        f[i].len = taGetU32(&in);
-        f[i].flags = taGetU32(&in);
-        f[i].unit = taGetStr(&in);
-        f[i].doc = taGetStr(&in);
-    }
-    na = taGetU32(&in);
-    if (in.bad || na > 4096) return NULL;
-    if (na > 0) {
-        a = (gpuinstTableAttr *)taOwnAlloc(ow, (size_t)na * sizeof *a);
-        if (a == NULL) return NULL;
-        for (i = 0; i < na; i++) {
-            a[i].name = taGetStr(&in);
-            a[i].kind = (int)taGetU32(&in);
-            a[i].s = taGetStr(&in);
-            taGetBytes(&in, &a[i].i, sizeof a[i].i);
-            taGetBytes(&in, &a[i].f, sizeof a[i].f);
-        }
-    }
-    if (in.bad) return NULL;
-    t->nfields = nf;
-    t->fields = f;
-    t->collect = taCollectNone;
-    t->rows = NULL;
-    t->ctx = NULL;
-    if (na > 0 && gpuinstTableSetAttrs(t, a, na) == GPUINST_SUCCESS) {
-        const gpuinstTable **r = (const gpuinstTable **)realloc(
-            (void *)ow->registered, (ow->nregistered + 1) * sizeof *r);
-        if (r != NULL) {
-            ow->registered = r;
-            r[ow->nregistered++] = t;
-        }
-    }
-    return t;
-}
-
-/* A copy of local table `src` under another path (same collect, ctx, attrs). */
-static const gpuinstTable *taRenamed(taOwned *ow, const gpuinstTable *src, const char *path)
-{
-    gpuinstTable *t = (gpuinstTable *)taOwnAlloc(ow, sizeof *t);
-    const gpuinstTableAttr *a;
-    uint32_t na;
-    if (t == NULL) return NULL;
-    *t = *src;
-    t->path = path;
-    na = gpuinstTableAttrs(src, &a);
-    if (na > 0 && gpuinstTableSetAttrs(t, a, na) == GPUINST_SUCCESS) {
-        const gpuinstTable **r = (const gpuinstTable **)realloc(
-            (void *)ow->registered, (ow->nregistered + 1) * sizeof *r);
-        if (r != NULL) {
-            ow->registered = r;
-            r[ow->nregistered++] = t;
-        }
-    }
-    return t;
-}
-
-/* Parses one rank's list (u32 ntables, then tables) into descs. */
-static int taParseList(taIn *in, taDesc **descs, uint32_t *n, uint32_t *cap)
-{
-    uint32_t nt = taGetU32(in), k;
-    for (k = 0; k < nt && !in->bad; k++) {
-        uint32_t len = taGetU32(in);
-        taIn one;
-        taDesc d;
-        if (in->bad || in->end - in->p < (ptrdiff_t)len) return -1;
-        one.p = in->p;
-        one.end = in->p + len;
-        one.bad = 0;
-        d.body = in->p;
-        d.body_len = len;
-        d.path = taGetStr(&one);
-        if (one.bad) return -1;
-        d.hash = gpuinstHash(one.p, (size_t)(one.end - one.p));
-        in->p += len;
-        if (*n == *cap) {
-            uint32_t nc = *cap ? *cap * 2 : 64;
-            taDesc *nd = (taDesc *)realloc(*descs, nc * sizeof *nd);
-            if (nd == NULL) return -1;
-            *descs = nd;
-            *cap = nc;
-        }
-        (*descs)[(*n)++] = d;
-    }
-    return in->bad ? -1 : 0;
-}
-
-static int taLocalList(gpuinstTableList *list)
-{
-    uint32_t n = gpuinstTableCount(), i;
-    list->tables = (const gpuinstTable **)calloc(n ? n : 1, sizeof *list->tables);
-    list->n = 0;
-    list->owned_ = NULL;
-    if (list->tables == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    for (i = 0; i < n; i++) list->tables[list->n++] = gpuinstTableAt(i);
-    return GPUINST_SUCCESS;
-}
-
-/* The union, in rank order.  entry = (original path, hash) -> agreed path. */
-typedef struct taEntry {
-    const taDesc *d;
-    const char *path;        /* agreed path (d->path or "<path>~k") */
-} taEntry;
-
-static int taAgree(gpuinstTableList *list)
-{
-    taOut o;
-    uint64_t h[2], total = 0, *counts = NULL;
-    uint32_t nlocal, i, ndesc = 0, capdesc = 0, nent = 0;
-    void *all = NULL;
-    taDesc *descs = NULL;
-    taEntry *ent = NULL;
-    taOwned *ow = NULL;
-    int rc;
-
-    rc = taLocalList(list);
-    if (rc != GPUINST_SUCCESS || !gpuinstCollActive() || gpuinstG.size <= 1) return rc;
-
-    memset(&o, 0, sizeof o);
-    nlocal = list->n;
-    taPutU32(&o, nlocal);
-    for (i = 0; i < nlocal; i++) taPutTable(&o, list->tables[i]);
-    h[0] = o.oom ? 0 : gpuinstHash(o.p, o.len);
-    h[1] = ~h[0];
-    if (gpuinstCollMaxU64(h, 2) != GPUINST_SUCCESS) {
-        free(o.p);
-        return GPUINST_ERROR_MPI;
-    }
-    if (h[0] == ~h[1] && !o.oom) { /* max == min: every rank has this very list */
-        free(o.p);
-        return GPUINST_SUCCESS;
-    }
-
-    /* Slow path: everyone learns every rank's list. */
-    /* (a failed allocation here could not be survived without leaving the
-     * collectives: it is a few bytes per rank) */
-    counts = (uint64_t *)calloc((size_t)gpuinstG.size, sizeof *counts);
-    if (counts == NULL) {
-        free(o.p);
-        gpuinstWarn("out of memory before agreeing on the list of tables");
-        return GPUINST_ERROR_OUT_OF_MEMORY;
-    }
-    if (o.oom) o.len = 0; /* still take part in the collectives; contribute nothing */
-    rc = gpuinstCollGather(o.p ? o.p : "", o.len, &all, counts);
-    free(o.p);
-    if (gpuinstG.rank == 0 && rc == GPUINST_SUCCESS)
-        for (i = 0; i < (uint32_t)gpuinstG.size; i++) total += counts[i];
-    {
-        /* every rank must reach both broadcasts, whatever happened above */
-        uint64_t t = rc == GPUINST_SUCCESS ? total : 0;
-        int rb = gpuinstCollBcast(&t, sizeof t);
-        if (gpuinstG.rank != 0) {
-            free(all);
-            all = malloc(t ? (size_t)t : 1);
-            if (all == NULL) rc = GPUINST_ERROR_OUT_OF_MEMORY;
-        }
-        if (rb == GPUINST_SUCCESS && all != NULL) rb = gpuinstCollBcast(all, t);
-        else if (rb == GPUINST_SUCCESS) {
-            /* no buffer: receive into a scratch area so the collective completes */
-            char *scratch = (char *)malloc(t ? (size_t)t : 1);
-            if (scratch != NULL) gpuinstCollBcast(scratch, t);
-            free(scratch);
-        }
-        if (rb != GPUINST_SUCCESS && rc == GPUINST_SUCCESS) rc = rb;
-        total = t;
-    }
-    free(counts);
-    if (rc != GPUINST_SUCCESS || total == 0) {
-        gpuinstWarn("could not agree on the list of tables with the other ranks (%s): writing the local list",
-                    gpuinst_status_string(rc ? rc : GPUINST_ERROR_OUT_OF_MEMORY));
-        free(all);
-        return rc ? rc : GPUINST_ERROR_OUT_OF_MEMORY;
-    }
-
-    {
-        taIn in;
-        int r;
-        in.p = (const char *)all;
-        in.end = (const char *)all + total;
-        in.bad = 0;
-        for (r = 0; r < gpuinstG.size && !in.bad; r++)
-            if (taParseList(&in, &descs, &ndesc, &capdesc) != 0) in.bad = 1;
-        if (in.bad) rc = GPUINST_ERROR_MPI;
-    }
-    ow = (taOwned *)calloc(1, sizeof *ow);
-    ent = (taEntry *)calloc(ndesc ? ndesc : 1, sizeof *ent);
-    if (rc == GPUINST_SUCCESS && (ow == NULL || ent == NULL)) rc = GPUINST_ERROR_OUT_OF_MEMORY;
-    if (rc != GPUINST_SUCCESS) {
-        gpuinstWarn("could not agree on the list of tables with the other ranks (%s): writing the local list",
-                    gpuinst_status_string(rc));
-        free(all);
-        free(descs);
-        free(ent);
-        free(ow);
-        return rc;
-    }
-    ow->gathered = (char *)all;
-
-    /* The union: same input on every rank -> same output on every rank. */
-    for (i = 0; i < ndesc; i++) {
-        uint32_t k, variants = 0, found = 0;
-        for (k = 0; k < nent; k++) {
-            if (strcmp(ent[k].d->path, descs[i].path) != 0) continue;
-            variants++;
-            if (ent[k].d->hash == descs[i].hash) found = 1;
-        }
-        if (found) continue;
-        ent[nent].d = &descs[i];
-        ent[nent].path = descs[i].path;
-        if (variants > 0) {
-            size_t len = strlen(descs[i].path) + 16;
-            char *p = (char *)taOwnAlloc(ow, len);
-            if (p != NULL) {
-                snprintf(p, len, "%s~%u", descs[i].path, variants + 1);
-                ent[nent].path = p;
-                if (gpuinstG.rank == 0)
-                    gpuinstWarn("ranks registered %s with different fields: the variant that differs from "
-                                "rank 0's is written as %s",
-                                descs[i].path, p);
-            }
-        }
-        nent++;
-    }
-
-    {
-        const gpuinstTable **tabs = (const gpuinstTable **)calloc(nent ? nent : 1, sizeof *tabs);
-        uint32_t k;
-        if (tabs == NULL) rc = GPUINST_ERROR_OUT_OF_MEMORY;
-        for (k = 0; tabs != NULL && k < nent; k++) {
-            const gpuinstTable *mine = NULL;
-            /* this rank's table for the entry: same path and same descriptor */
-            for (i = 0; i < nlocal; i++) {
-                const gpuinstTable *t = list->tables[i];
-                if (strcmp(t->path, ent[k].d->path) == 0) {
-                    taOut one;
-                    memset(&one, 0, sizeof one);
-                    taPutTable(&one, t);
-                    if (!one.oom) {
-                        taIn in;
-                        in.p = one.p + sizeof(uint32_t);
-                        in.end = one.p + one.len;
-                        in.bad = 0;
-                        (void)taGetStr(&in);
-                        if (gpuinstHash(in.p, (size_t)(in.end - in.p)) == ent[k].d->hash) mine = t;
-                    }
-                    free(one.p);
-                    if (mine) break;
-                }
-            }
-            if (mine != NULL && ent[k].path != ent[k].d->path) mine = taRenamed(ow, mine, ent[k].path);
-            else if (mine == NULL) mine = taPlaceholder(ow, ent[k].d, ent[k].path);
-            if (mine == NULL) {
-                rc = GPUINST_ERROR_OUT_OF_MEMORY;
-                break;
-            }
-            tabs[k] = mine;
-        }
-        if (rc != GPUINST_SUCCESS) {
-            /* Cannot build the agreed list here: others will create datasets
-             * this rank does not.  Nothing safe is left but the local list. */
-            gpuinstWarn("out of memory while agreeing on the list of tables: writing the local list");
-            free((void *)tabs);
-        } else {
-            free((void *)list->tables);
-            list->tables = tabs;
-            list->n = nent;
-            list->owned_ = ow;
-            ow = NULL;
-        }
-    }
-    free(descs);
-    free(ent);
-    if (ow != NULL) {
-        list->owned_ = ow; /* freed with the list */
-    }
-    return rc;
-}
-
-GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list)
-{
-    const gpuinstTable *stats;
-    int rc;
-    gpuinstCountersSeal(); /* counter attributes are part of the descriptors compared */
-    rc = taAgree(list);
-    /* /counters/stats is keyed by the agreed datasets, so it comes after
-     * them; the same descriptor on every rank, rows on rank 0 */
-    stats = gpuinstCountersStats(list);
-    if (stats != NULL) { /* non-NULL on every rank alike */
-        const gpuinstTable **t = (const gpuinstTable **)realloc((void *)list->tables,
-                                                                (list->n + 1) * sizeof *t);
-        uint64_t bad = t == NULL;
-        if (t != NULL) list->tables = t;
-        gpuinstCollMaxU64(&bad, 1); /* all ranks add it, or none */
-        if (!bad) list->tables[list->n++] = stats;
-        else gpuinstWarn("no memory to add /counters/stats to the list of tables: not written");
-    }
-    return rc;
-}
-
-GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list)
-{
-    taOwned *ow = (taOwned *)list->owned_;
-    uint32_t i;
-    if (ow != NULL) {
-        for (i = 0; i < ow->nregistered; i++) taAttrsForget(ow->registered[i]);
-        free((void *)ow->registered);
-        for (i = 0; i < ow->nallocs; i++) free(ow->allocs[i]);
-        free((void *)ow->allocs);
-        free(ow->gathered);
-        free(ow);
-    }
-    free((void *)list->tables);
-    list->tables = NULL;
-    list->n = 0;
-    list->owned_ = NULL;
-}
-/************** End of src/table_agree.c **************/
-/************** Begin file src/cuda.c **************/
-/*
- * cuda.c -- the GPU foundation: the CUDA tool libraries opened at run time
- * (dlopen), so a binary built with gpuinst runs where CUDA is absent; every
- * entry point gpuinst calls resolved once into one table (gpuinstCu,
- * declared in src/cudaInt.h); the one CUPTI and driver error string; the one
- * device identity and UUID formatter.
- *
- * Four libraries, each opened once (thread-safe, first outcome kept):
- *   libcupti        GPUINST_CUPTI_LIB, then $CUDA_HOME and $CUDA_PATH
- *                   (extras/CUPTI/lib64, lib64), /usr/local/cuda/extras/CUPTI/lib64,
- *                   /usr/local/cuda/lib64, then the loader's default path.
- *                   GPUINST_CUPTI_LIB, when set, is the only place looked at
- *                   (a file, or a directory holding libcupti.so*): an explicit
- *                   choice that fails must not silently load another CUPTI.
- *                   cuptiGetVersion must report the major version compiled
- *                   against (record layouts change between majors).
- *   libcuda.so.1    the driver, from the loader's default path only (never a
- *                   toolkit stub: the stub's cuInit fails, which callers see).
- *   libnvperf_host, libcheckpoint
- *                   the directory libcupti came from first, then libcupti's
- *                   search (without GPUINST_CUPTI_LIB's exclusivity).
- * When a library is in, each of its entry points in the lists of cudaInt.h
- * is looked up (dlsym; a versioned one falls back to its older name) into
- * gpuinstCu before the library's state is published.  On failure the
- * caller gets a sentence naming the cause and the way out; it records it
- * with gpuinstUnavailableAdd.  Nothing here prints.
- */
-/* #include "cudaInt.h" -- already inlined */
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -9935,257 +10158,14 @@ GPUINST_PRIVATE int gpuinstCollectCategories(const gpuinstTable *tb, void **out,
  * core.c -- lifecycle (init, finalize, exit), status strings, version and
  * compile options.
  *
- * Finalize order: flush hooks of the optional parts (CUPTI buffers...) ->
- * close ranges still open -> MPI layer (clock alignment, topology) -> the
- * writer.  It runs once, from gpuinst_finalize, from the MPI_Finalize
+ * Finalize order: the parts' flush steps (CUPTI buffers...; src/parts.c) ->
+ * close ranges still open -> the parts' before-write steps (clock
+ * alignment, topology) -> the writer.  It runs once, from gpuinst_finalize, from the MPI_Finalize
  * interception (while MPI still works), or at process exit for a program
  * that called neither (then each rank writes its own file, since other
  * ranks may be gone and no collective is safe).
  */
 /* #include "gpuinstInt.h" -- already inlined */
-/************** Begin file src/activityInt.h **************/
-/*
- * activityInt.h -- CUPTI activity tracing (src/activity.c): what the core,
- * the range profiler, the counters and the tests call.
- */
-#ifndef GPUINST_ACTIVITY_INT_H
-#define GPUINST_ACTIVITY_INT_H
-
-/* #include "cudaInt.h" -- already inlined */
-
-/* CUPTI activity tracing (src/activity.c).  gpuinstActivityInit runs from
- * gpuinst_init: it reads GPUINST_TRACE, opens CUPTI, enables the kinds and
- * registers the /gpu tables and a flush hook; on any failure it records
- * /unavailable "cupti" and leaves everything off.  No-op when compiled out. */
-GPUINST_PRIVATE void gpuinstActivityInit(void);
-
-/* The decoder, exposed for tests and the decode benchmark: decodes one
- * buffer of CUPTI activity records (as cuptiActivityGetNextRecord walks
- * it) into the /gpu tables' pending rows; gpuinstActivityResolve joins GPU
- * records to API and external-correlation records (done at collect time
- * anyway); gpuinstActivityStats reports counts.  `buf` need not come from
- * CUPTI: records are walked with the library's iterator when loaded, else
- * with gpuinst's own walk of the same layout (8-byte aligned records whose
- * size follows from their kind; an unknown kind ends the walk of that
- * buffer, counted). */
-typedef struct gpuinstActivityStats {
-    uint64_t kernels, copies, api, markers, ext_corr, overhead, memory, sync, devices;
-    uint64_t unknown;        /* records of kinds gpuinst does not decode (skipped) */
-    uint64_t dropped;        /* CUPTI's dropped-record count (cuptiActivityGetNumDroppedRecords) */
-    uint64_t no_buffer;      /* buffer requests refused: the pool was empty */
-    uint64_t buffers;        /* buffers decoded */
-    uint64_t unresolved;     /* GPU records whose API record was not found */
-} gpuinstActivityStats;
-GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid);
-GPUINST_PRIVATE void gpuinstActivityResolve(void);
-GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
-/* Registers the /gpu tables without starting CUPTI (tests that feed
- * synthetic buffers). */
-GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
-/* Kernel tracing and range-profiler sessions (issue 13).  CUPTI's kernel
- * activity instruments every kernel launched while it is on; under a range
- * profiler session that makes SASS-based metrics read 0 and adds 8
- * instructions per warp.  The range profiler calls gpuinstActivityPause
- * before its session (before cuptiProfilerInitialize on the first one, else
- * before cuptiRangeProfilerEnable) and gpuinstActivityResume after
- * cuptiRangeProfilerDisable.  Pause synchronizes the calling thread's
- * context, flushes (cuptiActivityFlushAll(0)) and disables
- * CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL only (copies, sets, API records stay
- * traced); it returns 1 (paused: a /gpu/paused row, an /unavailable note
- * "kernel_trace_paused" said once), 0 (no kernel tracing to pause) or -1
- * with a sentence in why (kernel tracing on and not pausable: the caller
- * must not profile).  Resume re-enables the kind (nothing after finalize's
- * flush) and closes the row; a no-op when nothing is paused.  Not
- * thread-safe against each other (one profiled occurrence at a time).
- * gpuinstActivityPausedAdd records a pause [start_ns, end_ns] (end 0: open)
- * without calling CUPTI: Pause uses it; tests feed it with synthetic
- * buffers.  At resolve each pause gets its untraced launches and the kernel
- * records inside it that no API call launched (tool kernels). */
-GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
-GPUINST_PRIVATE void gpuinstActivityResume(void);
-GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
-                                              uint64_t occurrence);
-/* ==== end GPU tracing ==================================================== */
-
-#endif /* GPUINST_ACTIVITY_INT_H */
-/************** End of src/activityInt.h **************/
-/* #include "countersInt.h" -- already inlined */
-/************** Begin file src/profilerInt.h **************/
-/*
- * profilerInt.h -- range profiling (src/profiler_host.c, src/metrics.c,
- * src/range_profiler.c): metric lists, host objects, the GPUINST_PROFILE
- * selection, the per-device lock.
- */
-#ifndef GPUINST_PROFILER_INT_H
-#define GPUINST_PROFILER_INT_H
-
-/* #include "cudaInt.h" -- already inlined */
-
-/* ==== range profiling (issue 5; src/profiler_host.c, src/range_profiler.c,
- * src/profiler_decls.h) ==================================================== */
-#define GPUINST_PROFILE_MAX_METRICS 64 /* metrics per list */
-#define GPUINST_NEAREST_MAX 8          /* suggestions per unknown name */
-
-/* A metric list: names expanded from "name,set,..." (sets: time, memory,
- * instructions, roofline, throughput), duplicates removed, order kept. */
-typedef struct gpuinstMetricList {
-    char **names;
-    uint32_t n;
-} gpuinstMetricList;
-/* Parses `spec` (NULL/empty: gpuinstMetricsDefault()).  On error returns
- * INVALID_ARGUMENT or LIMIT with a sentence in err.  No CUPTI call. */
-GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out, char *err, size_t errcap);
-GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
-GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
-GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
-/* gpuinst's named set i (0 <= i < gpuinstMetricSetCount()): its name and
- * NULL-terminated metric names (static storage).  INVALID_ARGUMENT past
- * the end. */
-GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void);
-GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics);
-/* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
-GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
-/* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
- * first (ties: earlier candidate first); too distant ones are left out. */
-GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const *cands, size_t n,
-                                             const char **out, uint32_t k);
-
-/* Host object: chip + metric list -> properties, config image, passes,
- * evaluation (CUPTI profiler host API; works without a GPU).  Only with
- * GPUINST_WITH_CUPTI. */
-typedef struct gpuinstPhost gpuinstPhost;
-#if GPUINST_WITH_CUPTI
-GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
-                                       gpuinstPhost **out, char *why, size_t cap);
-GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph);
-GPUINST_PRIVATE uint32_t gpuinstPhostPasses(const gpuinstPhost *ph);
-GPUINST_PRIVATE const uint8_t *gpuinstPhostConfig(const gpuinstPhost *ph, size_t *size);
-GPUINST_PRIVATE const gpuinstMetricList *gpuinstPhostMetrics(const gpuinstPhost *ph);
-GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, const char **desc,
-                                            const char **unit, const char **hwunit, int *type);
-GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
-                                         double *values, char *why, size_t cap);
-GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
-/* The same for a profiler type (GPUINST_PROFILER_RANGE / _PM_SAMPLING):
- * gpuinstPhostCreate is this with GPUINST_PROFILER_RANGE. */
-GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
-                                          gpuinstPhost **out, char *why, size_t cap);
-/* The same for a list of metric names as given (no sets; duplicates
- * dropped): PM sampling's host objects. */
-GPUINST_PRIVATE int gpuinstPhostCreateList(const char *chip, int ptype, const uint8_t *avail,
-                                           const char *const *names, uint32_t n, gpuinstPhost **out, char *why,
-                                           size_t cap);
-/* Collection scope of metric i (GPUINST_METRIC_SCOPE_*). */
-GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i);
-/* Bare host-API queries (metric discovery, src/metrics.c).  A host object
- * is a CUpti_Profiler_Host_Object * as void *.  Strings and arrays handed
- * back are CUPTI's, valid until the next call on the same object: copy
- * them.  Each returns a gpuinst status; *why a sentence where given. */
-typedef struct gpuinstMetricProps {
-    const char *description, *unit, *hw_unit; /* "" where CUPTI has none */
-    int32_t type;                             /* GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT */
-    int32_t scope;                            /* GPUINST_METRIC_SCOPE_* (UNKNOWN before CUPTI 13.1) */
-} gpuinstMetricProps;
-GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_t *avail, void **obj, char *why,
-                                       size_t cap);
-GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj);
-GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap);
-GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *const **names, size_t *n, char *why,
-                                            size_t cap);
-/* INVALID_ARGUMENT: no such metric of that type. */
-GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metric, const char *const **subs,
-                                           size_t *n);
-/* INVALID_ARGUMENT: unknown metric (for this chip and profiler type). */
-GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetricProps *out, char *why, size_t cap);
-/* Single-pass sets (CUPTI 13.2+; UNAVAILABLE before): *names is one
- * malloc'ed block (n pointers, NULL, the texts): free(*names). */
-GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, size_t *n, char *why, size_t cap);
-GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const char *set, char ***names, size_t *n,
-                                                     char *why, size_t cap);
-/* Up to k (<= GPUINST_NEAREST_MAX) valid full names nearest to `name`,
- * into out + i * stride, given the chip's base metrics; returns how many.
- * Base metrics: CUPTI 13.0 appends to the list at each GetBaseMetrics
- * call on one object, so read them once per object. */
-GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
-                                             char *out, size_t stride, uint32_t k);
-/* cuptiGetVersion of the libcupti loaded (130001 for CUDA 13.0's), 0 if none. */
-GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void);
-/* libnvperf_host (what the host object needs; ~60-150 ms to open, under
- * the loader's lock) opened on a detached helper thread, once per process,
- * from libcupti's directory with CUPTI's flags, so that it overlaps the
- * target-side setup (src/range_profiler.c): Start is called once gpuinst's
- * own dlopen/dlsym calls are done (needs libcupti loaded and
- * gpuinstProfilerInit run; GPUINST_PROFILE_PRELOAD=0: no-op);
- * Wait blocks until the file is in (at most 60 s) and, the first time,
- * stores how long the load took in *ns (NULL: not wanted). */
-GPUINST_PRIVATE void gpuinstProfPreloadStart(void);
-GPUINST_PRIVATE void gpuinstProfPreloadWait(uint64_t *ns);
-#endif
-
-/* Which occurrences of a region are profiled (GPUINST_PROFILE; syntax in
- * docs/PROFILING.md): rules "pattern[@sel]" separated by ';', the first
- * rule whose glob matches the region name decides. */
-#define GPUINST_SELECT_MAX_RULES 32
-#define GPUINST_SELECT_MAX_ITEMS 16
-typedef struct gpuinstSelectItem {
-    uint8_t kind;          /* 0 list/range lo..hi, 1 every N-th (N, 2N...), 2 all, 3 none */
-    uint64_t lo, hi;       /* kind 0: lo..hi inclusive; kind 1: lo = N */
-} gpuinstSelectItem;
-typedef struct gpuinstSelectRule {
-    char pattern[128];
-    uint32_t nitems;
-    gpuinstSelectItem items[GPUINST_SELECT_MAX_ITEMS];
-} gpuinstSelectRule;
-typedef struct gpuinstSelect {
-    uint32_t nrules;
-    gpuinstSelectRule rules[GPUINST_SELECT_MAX_RULES];
-} gpuinstSelect;
-/* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
- * INVALID_ARGUMENT with a sentence in err on a syntax error. */
-GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
-/* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
-GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
-/* The same, and *rule = the index of the rule that decided (-1: none
- * matched the name). */
-GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule);
-/* What GPUINST_PROFILE selected, said at finalize (also without CUPTI): a
- * rule that matched no region that ran, or selected none of the
- * occurrences that ran, is an /unavailable row "profile_selection" and one
- * line on stderr.  `regions` lists the region names that ran, `nocc` how
- * many occurrences each had; decided[r] / selected[r] count the occurrences
- * rule r decided / selected; returns 1 and a sentence in msg if there is
- * something to say.  Pure (tests call it). */
-GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
-                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
-                                        uint32_t nregions, char *msg, size_t cap);
-
-/* After a pass that was not CUPTI's last: 1 if the values are complete
- * already, so the remaining passes can be skipped.  per_level: the metric
- * list's passes per nesting level (host object); levels: nesting levels
- * configured (GPUINST_PROFILE_DEPTH); depth: the deepest level of gpuinst
- * range the body opened (the region = 1); passes: passes done; reported:
- * cuptiRangeProfilerStop's targetNestingLevel after the last of them (the
- * next pass's level, as cuptiProfilerEndPass documents it, or the one just
- * done: both give a right answer when CUPTI runs the levels in increasing
- * order).  Pure (tests simulate CUPTI's pass sequences). */
-GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
-                                          uint32_t reported);
-
-/* The per-device lock that serialises profiling across processes: an
- * exclusive flock on `path` waited for at most wait_ns.  Returns the fd
- * (>= 0), -1 (cannot lock here: go on), -2 (timeout); *waited in ns. */
-GPUINST_PRIVATE int gpuinstProfLock(const char *path, uint64_t wait_ns, uint64_t *waited);
-GPUINST_PRIVATE void gpuinstProfUnlock(int fd);
-
-
-/* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
- * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
- * GPUINST_PROFILE is set (so that finalize can say what it named that never
- * ran). */
-GPUINST_PRIVATE void gpuinstProfilerInit(void);
-
-#endif /* GPUINST_PROFILER_INT_H */
-/************** End of src/profilerInt.h **************/
 
 #include <unistd.h>
 
@@ -10348,7 +10328,7 @@ int gpuinst_init(void)
     if (gethostname(gpuinstG.hostname, sizeof gpuinstG.hostname - 1) != 0)
         snprintf(gpuinstG.hostname, sizeof gpuinstG.hostname, "unknown");
     gpuinstDiagHold();  /* job-wide lines are said once, at the next collective (src/diag.c) */
-    gpuinstMpiAttach(); /* learns the rank if MPI is already initialised; agrees settings (src/config.c) */
+    gpuinstCollAttach(); /* learns the rank if MPI is already initialised; agrees settings (src/coll.c) */
     gpuinstDiagHold();
     gpuinstConfigLoad(&gpuinstG.cfg);
     gpuinstBufSetCap(gpuinstG.cfg.buffer_mb << 20); /* bounded memory (src/buf.c, issue 8) */
@@ -10367,11 +10347,9 @@ int gpuinst_init(void)
         return GPUINST_ERROR_DISABLED;
     }
     gpuinstCoreTablesRegister();
-    gpuinstActivityInit(); /* GPU tracing (src/activity.c): before any NVTX call of gpuinst's own */
-    gpuinstCountersInit(); /* built-in counter groups of GPUINST_COUNTERS (src/counters.c) */
-    /* GPUINST_PROFILE set: finalize says what it named that never ran, also
-     * when no region ever calls gpuinst_profile_begin (src/range_profiler.c) */
-    if (getenv("GPUINST_PROFILE") != NULL) gpuinstProfilerInit();
+    /* the parts' init steps (src/parts.c), GPU tracing first: before any
+     * NVTX call of gpuinst's own */
+    gpuinstPartsInit();
 #if !GPUINST_WITH_HDF5
     gpuinstUnavailableAdd("hdf5", "gpuinst was built without HDF5, so no file is written; "
                                   "compile gpuinst.c with h5pcc (or add the HDF5 include and library flags)");
@@ -10407,13 +10385,14 @@ GPUINST_PRIVATE int gpuinstFinalize(int by)
         return GPUINST_SUCCESS;
     }
     for (i = 0; i < nflushHooks; i++) flushHooks[i]();
+    gpuinstPartsFlush();
     gpuinstG.finalized_by = by;
     gpuinstG.end_ns = gpuinstClockNs();
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
     gpuinstNvtxQuiesce(); /* no thread is inside a recording call from here on (src/nvtx.c) */
     gpuinstNvtxCloseOpen(gpuinstG.end_ns);
     gpuinstDiagAgree(); /* collective in a shared write; else says what is held (src/diag.c) */
-    gpuinstMpiFinalizePrepare();
+    gpuinstCollBeforeWrite(); /* the parts' before-write steps: clock alignment, topology */
     rc = gpuinstWriteFile(gpuinstG.cfg.output);
     /* the spill file is removed once its records are in a file (wherever),
      * else kept and named for tools/gpuinst-recover */
@@ -10467,7 +10446,72 @@ int gpuinst_finalize(void)
  * call launched (CUPTI's own kernels, e.g. WaitNs: /gpu/kernels.tool = 1).
  */
 /* #include "gpuinstInt.h" -- already inlined */
-/* #include "activityInt.h" -- already inlined */
+/************** Begin file src/activityInt.h **************/
+/*
+ * activityInt.h -- CUPTI activity tracing (src/activity.c): what the core,
+ * the range profiler, the counters and the tests call.
+ */
+#ifndef GPUINST_ACTIVITY_INT_H
+#define GPUINST_ACTIVITY_INT_H
+
+/* #include "cudaInt.h" -- already inlined */
+
+/* CUPTI activity tracing (src/activity.c).  gpuinstActivityInit runs from
+ * gpuinst_init: it reads GPUINST_TRACE, opens CUPTI, enables the kinds and
+ * registers the /gpu tables and a flush hook; on any failure it records
+ * /unavailable "cupti" and leaves everything off.  No-op when compiled out. */
+GPUINST_PRIVATE void gpuinstActivityInit(void);
+
+/* The decoder, exposed for tests and the decode benchmark: decodes one
+ * buffer of CUPTI activity records (as cuptiActivityGetNextRecord walks
+ * it) into the /gpu tables' pending rows; gpuinstActivityResolve joins GPU
+ * records to API and external-correlation records (done at collect time
+ * anyway); gpuinstActivityStats reports counts.  `buf` need not come from
+ * CUPTI: records are walked with the library's iterator when loaded, else
+ * with gpuinst's own walk of the same layout (8-byte aligned records whose
+ * size follows from their kind; an unknown kind ends the walk of that
+ * buffer, counted). */
+typedef struct gpuinstActivityStats {
+    uint64_t kernels, copies, api, markers, ext_corr, overhead, memory, sync, devices;
+    uint64_t unknown;        /* records of kinds gpuinst does not decode (skipped) */
+    uint64_t dropped;        /* CUPTI's dropped-record count (cuptiActivityGetNumDroppedRecords) */
+    uint64_t no_buffer;      /* buffer requests refused: the pool was empty */
+    uint64_t buffers;        /* buffers decoded */
+    uint64_t unresolved;     /* GPU records whose API record was not found */
+} gpuinstActivityStats;
+GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid);
+GPUINST_PRIVATE void gpuinstActivityResolve(void);
+GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
+/* Registers the /gpu tables without starting CUPTI (tests that feed
+ * synthetic buffers). */
+GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
+/* Kernel tracing and range-profiler sessions (issue 13).  CUPTI's kernel
+ * activity instruments every kernel launched while it is on; under a range
+ * profiler session that makes SASS-based metrics read 0 and adds 8
+ * instructions per warp.  The range profiler calls gpuinstActivityPause
+ * before its session (before cuptiProfilerInitialize on the first one, else
+ * before cuptiRangeProfilerEnable) and gpuinstActivityResume after
+ * cuptiRangeProfilerDisable.  Pause synchronizes the calling thread's
+ * context, flushes (cuptiActivityFlushAll(0)) and disables
+ * CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL only (copies, sets, API records stay
+ * traced); it returns 1 (paused: a /gpu/paused row, an /unavailable note
+ * "kernel_trace_paused" said once), 0 (no kernel tracing to pause) or -1
+ * with a sentence in why (kernel tracing on and not pausable: the caller
+ * must not profile).  Resume re-enables the kind (nothing after finalize's
+ * flush) and closes the row; a no-op when nothing is paused.  Not
+ * thread-safe against each other (one profiled occurrence at a time).
+ * gpuinstActivityPausedAdd records a pause [start_ns, end_ns] (end 0: open)
+ * without calling CUPTI: Pause uses it; tests feed it with synthetic
+ * buffers.  At resolve each pause gets its untraced launches and the kernel
+ * records inside it that no API call launched (tool kernels). */
+GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstActivityResume(void);
+GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
+                                              uint64_t occurrence);
+/* ==== end GPU tracing ==================================================== */
+
+#endif /* GPUINST_ACTIVITY_INT_H */
+/************** End of src/activityInt.h **************/
 
 #if !defined(GPUINST_AMALGAMATION)
 __attribute__((visibility("hidden"))) int gpuinstGpuOn;
@@ -12373,7 +12417,66 @@ GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns
  * row per dataset and field.
  */
 /* #include "gpuinstInt.h" -- already inlined */
-/* #include "countersInt.h" -- already inlined */
+/************** Begin file src/countersInt.h **************/
+/*
+ * countersInt.h -- counters, counter groups and PM sampling (src/counters.c,
+ * src/pm_sampling.c): what the core, the MPI layer and the tests call.
+ */
+#ifndef GPUINST_COUNTERS_INT_H
+#define GPUINST_COUNTERS_INT_H
+
+/* #include "cudaInt.h" -- already inlined */
+
+/* Counters (src/counters.c).  gpuinstCountersInit runs from gpuinst_init
+ * (reads GPUINST_COUNTERS, starts the periodic sampler of the built-in
+ * groups).  Inside gpuinstTablesAgree, on every rank: gpuinstCountersSeal
+ * before the descriptors are compared (semantics final, attributes set),
+ * then gpuinstCountersStats with the agreed list (collective: rank 0
+ * computes the cross-rank statistics per dataset and field) returns the
+ * /counters/stats table to add to the list, or NULL on every rank. */
+GPUINST_PRIVATE void gpuinstCountersInit(void);
+GPUINST_PRIVATE void gpuinstCountersSeal(void);
+/* Finalize: one last sample of the built-in groups, the sampler stopped. */
+GPUINST_PRIVATE void gpuinstCountersFlush(void);
+GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList *agreed);
+/* The MPI layer offers its byte totals (bytes sent/received by this rank
+ * so far, monotonic) for the built-in group "mpi_bytes"; without it that
+ * group is not offered. */
+typedef void (*gpuinstMpiBytesFn)(uint64_t *sent, uint64_t *recv);
+GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn);
+/* Counter groups made by gpuinst itself (PM sampling): as the public
+ * gpuinst_counter_group_create, with per-field units, and a flag 0x1 for
+ * "no NVTX counter" when the samples are only recorded. */
+GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
+                                              int32_t nfields, const char *const *units, uint32_t flags,
+                                              gpuinst_counter *group);
+/* Records nsamples samples of such a group: values nsamples x fields
+ * (sample-major), times_ns on gpuinst's clock; no state check.  Returns 0,
+ * INVALID_ARGUMENT or OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter group, int64_t nsamples, const double *values,
+                                               const uint64_t *times_ns);
+/* The same from packed records (8 bytes per field: int64 or double as the
+ * field's type), exact for int64 values of any size. */
+GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter group, int64_t nsamples, const void *records,
+                                            const uint64_t *times_ns);
+
+/* PM sampling (src/pm_sampling.c): 1 while a PM sampler of this process
+ * runs, so that the range profiler can refuse to start with a clear
+ * message (both need the GPU's performance monitors). */
+GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
+/* Finalize: a running sampler stopped, its last samples decoded. */
+GPUINST_PRIVATE void gpuinstPmSamplingFlush(void);
+/* The metric list PM sampling would use on `chip` (e.g. "GH100") for
+ * `metrics` (NULL = the default set), host side only: the profiler host API
+ * evaluates a chip by name, without a GPU.  Writes the names, comma
+ * separated, to out; returns 0 or GPUINST_ERROR_UNAVAILABLE with the reason
+ * in why.  For tests and tools; not while PM sampling runs. */
+GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
+                                           size_t whycap);
+/* ==== end counters ======================================================== */
+
+#endif /* GPUINST_COUNTERS_INT_H */
+/************** End of src/countersInt.h **************/
 /* #include "activityInt.h" -- already inlined */
 
 #include <math.h>
@@ -17073,8 +17176,9 @@ static void *cntBiThreadMain(void *arg)
     return NULL;
 }
 
-/* Flush hook: one last sample, then stop the sampler thread. */
-static void cntBiFlush(void)
+/* The counters part's flush step (src/parts.c): one last sample, then stop
+ * the sampler thread. */
+GPUINST_PRIVATE void gpuinstCountersFlush(void)
 {
     if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING && cntBiSelected) cntBiSampleAll();
     if (!cntBiThreadRunning) return;
@@ -17148,7 +17252,6 @@ GPUINST_PRIVATE void gpuinstCountersInit(void)
             if (cntBiGroup[i]) cntBiSelected = 1;
         }
     if (!cntBiSelected) return;
-    gpuinstAddFlushHook(cntBiFlush);
     if (cntBiPeriodMs > 0) {
         pthread_condattr_t ca;
         pthread_condattr_init(&ca);
@@ -17208,7 +17311,184 @@ int gpuinst_counters_sample_builtin(void)
  * foundation's table (gpuinstCu, src/cuda.c).
  */
 /* #include "countersInt.h" -- already inlined */
-/* #include "profilerInt.h" -- already inlined */
+/************** Begin file src/profilerInt.h **************/
+/*
+ * profilerInt.h -- range profiling (src/profiler_host.c, src/metrics.c,
+ * src/range_profiler.c): metric lists, host objects, the GPUINST_PROFILE
+ * selection, the per-device lock.
+ */
+#ifndef GPUINST_PROFILER_INT_H
+#define GPUINST_PROFILER_INT_H
+
+/* #include "cudaInt.h" -- already inlined */
+
+/* ==== range profiling (issue 5; src/profiler_host.c, src/range_profiler.c,
+ * src/profiler_decls.h) ==================================================== */
+#define GPUINST_PROFILE_MAX_METRICS 64 /* metrics per list */
+#define GPUINST_NEAREST_MAX 8          /* suggestions per unknown name */
+
+/* A metric list: names expanded from "name,set,..." (sets: time, memory,
+ * instructions, roofline, throughput), duplicates removed, order kept. */
+typedef struct gpuinstMetricList {
+    char **names;
+    uint32_t n;
+} gpuinstMetricList;
+/* Parses `spec` (NULL/empty: gpuinstMetricsDefault()).  On error returns
+ * INVALID_ARGUMENT or LIMIT with a sentence in err.  No CUPTI call. */
+GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out, char *err, size_t errcap);
+GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
+GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
+GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
+/* gpuinst's named set i (0 <= i < gpuinstMetricSetCount()): its name and
+ * NULL-terminated metric names (static storage).  INVALID_ARGUMENT past
+ * the end. */
+GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void);
+GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics);
+/* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
+GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
+/* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
+ * first (ties: earlier candidate first); too distant ones are left out. */
+GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const *cands, size_t n,
+                                             const char **out, uint32_t k);
+
+/* Host object: chip + metric list -> properties, config image, passes,
+ * evaluation (CUPTI profiler host API; works without a GPU).  Only with
+ * GPUINST_WITH_CUPTI. */
+typedef struct gpuinstPhost gpuinstPhost;
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
+                                       gpuinstPhost **out, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph);
+GPUINST_PRIVATE uint32_t gpuinstPhostPasses(const gpuinstPhost *ph);
+GPUINST_PRIVATE const uint8_t *gpuinstPhostConfig(const gpuinstPhost *ph, size_t *size);
+GPUINST_PRIVATE const gpuinstMetricList *gpuinstPhostMetrics(const gpuinstPhost *ph);
+GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, const char **desc,
+                                            const char **unit, const char **hwunit, int *type);
+GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
+                                         double *values, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
+/* The same for a profiler type (GPUINST_PROFILER_RANGE / _PM_SAMPLING):
+ * gpuinstPhostCreate is this with GPUINST_PROFILER_RANGE. */
+GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
+                                          gpuinstPhost **out, char *why, size_t cap);
+/* The same for a list of metric names as given (no sets; duplicates
+ * dropped): PM sampling's host objects. */
+GPUINST_PRIVATE int gpuinstPhostCreateList(const char *chip, int ptype, const uint8_t *avail,
+                                           const char *const *names, uint32_t n, gpuinstPhost **out, char *why,
+                                           size_t cap);
+/* Collection scope of metric i (GPUINST_METRIC_SCOPE_*). */
+GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i);
+/* Bare host-API queries (metric discovery, src/metrics.c).  A host object
+ * is a CUpti_Profiler_Host_Object * as void *.  Strings and arrays handed
+ * back are CUPTI's, valid until the next call on the same object: copy
+ * them.  Each returns a gpuinst status; *why a sentence where given. */
+typedef struct gpuinstMetricProps {
+    const char *description, *unit, *hw_unit; /* "" where CUPTI has none */
+    int32_t type;                             /* GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT */
+    int32_t scope;                            /* GPUINST_METRIC_SCOPE_* (UNKNOWN before CUPTI 13.1) */
+} gpuinstMetricProps;
+GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_t *avail, void **obj, char *why,
+                                       size_t cap);
+GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj);
+GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *const **names, size_t *n, char *why,
+                                            size_t cap);
+/* INVALID_ARGUMENT: no such metric of that type. */
+GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metric, const char *const **subs,
+                                           size_t *n);
+/* INVALID_ARGUMENT: unknown metric (for this chip and profiler type). */
+GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetricProps *out, char *why, size_t cap);
+/* Single-pass sets (CUPTI 13.2+; UNAVAILABLE before): *names is one
+ * malloc'ed block (n pointers, NULL, the texts): free(*names). */
+GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const char *set, char ***names, size_t *n,
+                                                     char *why, size_t cap);
+/* Up to k (<= GPUINST_NEAREST_MAX) valid full names nearest to `name`,
+ * into out + i * stride, given the chip's base metrics; returns how many.
+ * Base metrics: CUPTI 13.0 appends to the list at each GetBaseMetrics
+ * call on one object, so read them once per object. */
+GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
+                                             char *out, size_t stride, uint32_t k);
+/* cuptiGetVersion of the libcupti loaded (130001 for CUDA 13.0's), 0 if none. */
+GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void);
+/* libnvperf_host (what the host object needs; ~60-150 ms to open, under
+ * the loader's lock) opened on a detached helper thread, once per process,
+ * from libcupti's directory with CUPTI's flags, so that it overlaps the
+ * target-side setup (src/range_profiler.c): Start is called once gpuinst's
+ * own dlopen/dlsym calls are done (needs libcupti loaded and
+ * gpuinstProfilerInit run; GPUINST_PROFILE_PRELOAD=0: no-op);
+ * Wait blocks until the file is in (at most 60 s) and, the first time,
+ * stores how long the load took in *ns (NULL: not wanted). */
+GPUINST_PRIVATE void gpuinstProfPreloadStart(void);
+GPUINST_PRIVATE void gpuinstProfPreloadWait(uint64_t *ns);
+#endif
+
+/* Which occurrences of a region are profiled (GPUINST_PROFILE; syntax in
+ * docs/PROFILING.md): rules "pattern[@sel]" separated by ';', the first
+ * rule whose glob matches the region name decides. */
+#define GPUINST_SELECT_MAX_RULES 32
+#define GPUINST_SELECT_MAX_ITEMS 16
+typedef struct gpuinstSelectItem {
+    uint8_t kind;          /* 0 list/range lo..hi, 1 every N-th (N, 2N...), 2 all, 3 none */
+    uint64_t lo, hi;       /* kind 0: lo..hi inclusive; kind 1: lo = N */
+} gpuinstSelectItem;
+typedef struct gpuinstSelectRule {
+    char pattern[128];
+    uint32_t nitems;
+    gpuinstSelectItem items[GPUINST_SELECT_MAX_ITEMS];
+} gpuinstSelectRule;
+typedef struct gpuinstSelect {
+    uint32_t nrules;
+    gpuinstSelectRule rules[GPUINST_SELECT_MAX_RULES];
+} gpuinstSelect;
+/* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
+ * INVALID_ARGUMENT with a sentence in err on a syntax error. */
+GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
+/* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
+GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
+/* The same, and *rule = the index of the rule that decided (-1: none
+ * matched the name). */
+GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule);
+/* What GPUINST_PROFILE selected, said at finalize (also without CUPTI): a
+ * rule that matched no region that ran, or selected none of the
+ * occurrences that ran, is an /unavailable row "profile_selection" and one
+ * line on stderr.  `regions` lists the region names that ran, `nocc` how
+ * many occurrences each had; decided[r] / selected[r] count the occurrences
+ * rule r decided / selected; returns 1 and a sentence in msg if there is
+ * something to say.  Pure (tests call it). */
+GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
+                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
+                                        uint32_t nregions, char *msg, size_t cap);
+
+/* After a pass that was not CUPTI's last: 1 if the values are complete
+ * already, so the remaining passes can be skipped.  per_level: the metric
+ * list's passes per nesting level (host object); levels: nesting levels
+ * configured (GPUINST_PROFILE_DEPTH); depth: the deepest level of gpuinst
+ * range the body opened (the region = 1); passes: passes done; reported:
+ * cuptiRangeProfilerStop's targetNestingLevel after the last of them (the
+ * next pass's level, as cuptiProfilerEndPass documents it, or the one just
+ * done: both give a right answer when CUPTI runs the levels in increasing
+ * order).  Pure (tests simulate CUPTI's pass sequences). */
+GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
+                                          uint32_t reported);
+
+/* The per-device lock that serialises profiling across processes: an
+ * exclusive flock on `path` waited for at most wait_ns.  Returns the fd
+ * (>= 0), -1 (cannot lock here: go on), -2 (timeout); *waited in ns. */
+GPUINST_PRIVATE int gpuinstProfLock(const char *path, uint64_t wait_ns, uint64_t *waited);
+GPUINST_PRIVATE void gpuinstProfUnlock(int fd);
+
+
+/* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
+ * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
+ * GPUINST_PROFILE is set (so that finalize can say what it named that never
+ * ran). */
+GPUINST_PRIVATE void gpuinstProfilerInit(void);
+/* gpuinst_init: gpuinstProfilerInit when GPUINST_PROFILE is set. */
+GPUINST_PRIVATE void gpuinstProfilerPartInit(void);
+
+#endif /* GPUINST_PROFILER_INT_H */
+/************** End of src/profilerInt.h **************/
 
 /* ---- /counters/pm_sampling/ranks (also without CUPTI: who asked, and why not) ---- */
 
@@ -17965,7 +18245,9 @@ static int pmStop(int final)
     return rc;
 }
 
-static void pmFlush(void)
+/* The PM sampling part's flush step (src/parts.c): stops a running sampler
+ * and decodes what is left (after the activity part flushed CUPTI). */
+GPUINST_PRIVATE void gpuinstPmSamplingFlush(void)
 {
     pmStop(1);
 }
@@ -17997,7 +18279,6 @@ int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *
     rc = pmStartLocked(device, interval_ns, metrics);
     pmRankRow.start_returned_ns = gpuinstClockNs();
     pthread_mutex_unlock(&pmLock);
-    if (rc == GPUINST_SUCCESS) gpuinstAddFlushHook(pmFlush);
     return rc;
 }
 
@@ -18031,6 +18312,8 @@ int gpuinst_pm_sampling_stop(void)
     if (rc != GPUINST_SUCCESS) return rc;
     return GPUINST_ERROR_UNAVAILABLE;
 }
+
+GPUINST_PRIVATE void gpuinstPmSamplingFlush(void) {}
 
 GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
                                            size_t whycap)
@@ -22096,6 +22379,14 @@ int gpuinst_profile_next_pass(gpuinst_profile *p)
     return finishOnce(p);
 }
 
+/* The profiler part's init step (src/parts.c): with GPUINST_PROFILE set,
+ * finalize says what it named that never ran, also when no region ever
+ * calls gpuinst_profile_begin. */
+GPUINST_PRIVATE void gpuinstProfilerPartInit(void)
+{
+    if (gpuinstG.cfg.profile_set) gpuinstProfilerInit();
+}
+
 int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore_fn fn, void *user)
 {
     if (p == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
@@ -23254,17 +23545,10 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
 /************** End of src/h5_writer.c **************/
 /************** Begin file mpi/gpuinst_mpi.c **************/
 /*
- * gpuinst_mpi.c -- the MPI side of gpuinst: rank discovery, the collectives
- * the writer needs, and the MPI_Init / MPI_Finalize / MPI_Abort
- * interception (PMPI).
- *
- * gpuinst talks to MPI only through PMPI_* and only on a private duplicate
- * of MPI_COMM_WORLD, so its traffic never matches the application's
- * messages.  The duplicate is made as soon as MPI and gpuinst both run (in
- * MPI_Init, or in gpuinst_init if MPI came first), because the clock
- * alignment at init needs it; otherwise at finalize.  Without MPI
- * (GPUINST_WITH_MPI=0) the collectives below are their one-process
- * versions.
+ * gpuinst_mpi.c -- the MPI layer as a part of gpuinst: its steps in the
+ * parts list (src/parts.c) and the MPI_Init / MPI_Finalize interception
+ * (PMPI).  Rank discovery and gpuinst's own collectives are the core's
+ * (src/coll.c).
  *
  * Lifecycle, in every order a program can take:
  *  - gpuinst_init, then MPI_Init: the MPI_Init wrapper learns the rank,
@@ -23286,9 +23570,10 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
  * mpiInt.h -- declarations shared by the MPI layer's files only (the .c files in mpi/):
  * the MPI call record, the per-call state a wrapper carries, and the
  * helpers the generated wrappers call.  What other parts of gpuinst use
- * (gpuinstMpiCurrentCallId, the collectives) is in src/gpuinstInt.h.
+ * (gpuinstMpiCurrentCallId) is in src/gpuinstInt.h; the collectives are
+ * the core's (src/coll.c).
  *
- * Files: gpuinst_mpi.c (ranks, collectives, MPI_Init/Finalize),
+ * Files: gpuinst_mpi.c (the part's steps, MPI_Init/Finalize),
  * mpi_trace.c (records, communicators, windows, files, requests, tables),
  * pmpi_calls.h (the list of wrapped calls), pmpi_generated.c and
  * pmpi_fortran_generated.c (the C and Fortran wrappers, generated by
@@ -24144,14 +24429,20 @@ GPUINST_PRIVATE MPI_Fint gpuinstMpiFMissing(const char *call);
 #define GPUINST_FWEAK77 __attribute__((weak))
 #endif
 
-/* The private duplicate of MPI_COMM_WORLD, made at init if it can be
- * (mpi/gpuinst_mpi.c); MPI_COMM_NULL before. */
-GPUINST_PRIVATE int gpuinstMpiEnsureComm(void);
 /* After MPI_Init(_thread) (C or Fortran) returned: rank, auto-init,
  * clock alignment at init. */
 GPUINST_PRIVATE void gpuinstMpiAfterInit(void);
 /* Before PMPI_Finalize (C or Fortran): write the file, free gpuinst's comm. */
 GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void);
+/* External correlation id of the intercepted MPI call the calling thread is
+ * inside: (rank << 40) | per-rank call sequence, also stored in /mpi/calls
+ * (call_id); 0 outside any call or when not recording.  Lock-free (a
+ * thread-local read).  (No caller today: the wrappers pass the id to the
+ * GPU hook themselves.) */
+GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void);
+/* The MPI part's steps (src/parts.c; mpi/gpuinst_mpi.c). */
+GPUINST_PRIVATE void gpuinstMpiPartAttach(int have_rank);
+GPUINST_PRIVATE void gpuinstMpiPartBeforeWrite(void);
 /* Before PMPI_Abort: record the call and write this rank's own file. */
 GPUINST_PRIVATE void gpuinstMpiBeforeAbort(MPI_Comm comm, int errorcode, int fortran);
 
@@ -24184,60 +24475,33 @@ GPUINST_PRIVATE void gpuinstMpiTopologyMeasure(MPI_Comm comm);
 
 #if GPUINST_WITH_MPI
 
-static MPI_Comm gpuinstComm = MPI_COMM_NULL;
 static int clockInitDone;
 
-static int mpiUsable(void)
+/* The part's attach step (gpuinst_init, and MPI_Init once gpuinst runs):
+ * its tables, the call records' setup, the clock alignment at init.
+ * Collective when MPI is initialised: every rank must call gpuinst_init. */
+GPUINST_PRIVATE void gpuinstMpiPartAttach(int have_rank)
 {
-    int init = 0, fin = 0;
-    if (PMPI_Initialized(&init) != MPI_SUCCESS || !init) return 0;
-    if (PMPI_Finalized(&fin) != MPI_SUCCESS || fin) return 0;
-    return 1;
-}
-
-/* Rank and size in MPI_COMM_WORLD; 0 if MPI is not usable (yet). */
-static int learnRank(void)
-{
-    int rank = 0, size = 1;
-    if (!mpiUsable()) return 0;
-    if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS ||
-        PMPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS)
-        return 0;
-    gpuinstG.rank = rank;
-    gpuinstG.size = size;
-    gpuinstG.mpi_active = 1;
-    return 1;
-}
-
-GPUINST_PRIVATE int gpuinstMpiEnsureComm(void)
-{
-    if (gpuinstComm != MPI_COMM_NULL) return 1;
-    if (!mpiUsable()) return 0;
-    if (PMPI_Comm_dup(MPI_COMM_WORLD, &gpuinstComm) != MPI_SUCCESS) {
-        gpuinstComm = MPI_COMM_NULL;
-        return 0;
-    }
-    return 1;
-}
-
-/* From gpuinst_init (before it loads the configuration) and from MPI_Init
- * once gpuinst runs.  Collective when MPI is initialised (clock alignment):
- * every rank must call gpuinst_init. */
-GPUINST_PRIVATE void gpuinstMpiAttach(void)
-{
-    int have = learnRank();
     gpuinstMpiWrappersLink();
     gpuinstMpiFortranLink();
-    gpuinstMpiTraceSetup(have);
+    gpuinstMpiTraceSetup(have_rank);
     gpuinstMpiClockTableRegister();
     gpuinstMpiTopologyTableRegister();
-    /* settings that must match on every rank (src/config.c; once) */
-    if (have && gpuinstMpiEnsureComm()) gpuinstConfigAgree();
     /* ranks with GPUINST_ENABLE=0 align clocks too while another rank records */
-    if (have && !clockInitDone && gpuinstConfigAgreed()->any_enabled) {
+    if (have_rank && !clockInitDone && gpuinstConfigAgreed()->any_enabled) {
         clockInitDone = 1;
-        if (gpuinstMpiEnsureComm()) gpuinstMpiClockSync(gpuinstComm, 0);
+        if (gpuinstCollEnsureComm()) gpuinstMpiClockSync(gpuinstCollComm(), 0);
     }
+}
+
+/* The part's step before the writer (finalize, MPI usable): topology and
+ * the clock alignment at finalize, on gpuinst's communicator. */
+GPUINST_PRIVATE void gpuinstMpiPartBeforeWrite(void)
+{
+    gpuinstMpiTraceSetup(1);
+    if (gpuinstCollComm() == MPI_COMM_NULL) return; /* each rank writes its own file */
+    gpuinstMpiTopologyMeasure(gpuinstCollComm());
+    gpuinstMpiClockSync(gpuinstCollComm(), 1);
 }
 
 /* From the MPI_Init interception, on every rank: agrees the settings that
@@ -24247,145 +24511,15 @@ GPUINST_PRIVATE void gpuinstMpiAttach(void)
 GPUINST_PRIVATE void gpuinstMpiAfterInit(void)
 {
     int st;
-    if (!learnRank()) return;
+    if (!gpuinstCollLearnRank()) return;
     gpuinstDiagHold();
-    if (gpuinstMpiEnsureComm()) gpuinstConfigAgree();
+    if (gpuinstCollEnsureComm()) gpuinstConfigAgree();
     st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     if (st == GPUINST_STATE_UNINIT && gpuinstConfigAgreed()->auto_init)
-        gpuinst_init(); /* calls gpuinstMpiAttach */
+        gpuinst_init(); /* attaches */
     else if (st == GPUINST_STATE_RUNNING || (st == GPUINST_STATE_NVTX_ONLY && gpuinstG.disabled))
-        gpuinstMpiAttach();
+        gpuinstCollAttach();
     gpuinstDiagAgree();
-}
-
-GPUINST_PRIVATE int gpuinstCollActive(void)
-{
-    /* At process exit other ranks may be gone: no collective is safe. */
-    return gpuinstG.finalized_by != 2 && gpuinstComm != MPI_COMM_NULL && mpiUsable();
-}
-
-GPUINST_PRIVATE MPI_Comm gpuinstCollComm(void)
-{
-    return gpuinstComm;
-}
-
-GPUINST_PRIVATE void gpuinstMpiFinalizePrepare(void)
-{
-    if (gpuinstG.finalized_by == 2 || !mpiUsable()) return;
-    /* gpuinst_init may have run before an MPI_Init that was not intercepted */
-    gpuinstMpiTraceSetup(learnRank());
-    if (!gpuinstMpiEnsureComm()) {
-        gpuinstWarn("MPI_Comm_dup failed: each rank writes its own file");
-        return;
-    }
-    gpuinstMpiTopologyMeasure(gpuinstComm);
-    gpuinstMpiClockSync(gpuinstComm, 1);
-}
-
-GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
-{
-    int i;
-    if (!gpuinstCollActive()) {
-        for (i = 0; i < n; i++) {
-            offset[i] = 0;
-            total[i] = in[i];
-        }
-        return GPUINST_SUCCESS;
-    }
-    if (PMPI_Exscan(in, offset, n, MPI_UINT64_T, MPI_SUM, gpuinstComm) != MPI_SUCCESS) return GPUINST_ERROR_MPI;
-    if (gpuinstG.rank == 0) /* MPI_Exscan leaves rank 0's output undefined */
-        for (i = 0; i < n; i++) offset[i] = 0;
-    if (PMPI_Allreduce(in, total, n, MPI_UINT64_T, MPI_SUM, gpuinstComm) != MPI_SUCCESS) return GPUINST_ERROR_MPI;
-    return GPUINST_SUCCESS;
-}
-
-GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n)
-{
-    if (!gpuinstCollActive()) return GPUINST_SUCCESS;
-    return PMPI_Allreduce(MPI_IN_PLACE, inout, n, MPI_UINT64_T, MPI_MAX, gpuinstComm) == MPI_SUCCESS
-               ? GPUINST_SUCCESS
-               : GPUINST_ERROR_MPI;
-}
-
-GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes)
-{
-    if (!gpuinstCollActive()) return GPUINST_SUCCESS;
-    if (bytes > (uint64_t)INT32_MAX) return GPUINST_ERROR_LIMIT;
-    return PMPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, gpuinstComm) == MPI_SUCCESS ? GPUINST_SUCCESS
-                                                                                : GPUINST_ERROR_MPI;
-}
-
-GPUINST_PRIVATE int gpuinstCollBarrier(void)
-{
-    if (!gpuinstCollActive()) return GPUINST_SUCCESS;
-    return PMPI_Barrier(gpuinstComm) == MPI_SUCCESS ? GPUINST_SUCCESS : GPUINST_ERROR_MPI;
-}
-
-/* Gathers variable-size byte blocks to rank 0 in pieces of at most 1 GiB
- * per rank per round, so that int counts never overflow. */
-GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts)
-{
-    int size = gpuinstG.size, rank = gpuinstG.rank, r;
-    uint64_t total = 0, done = 0, maxb = bytes;
-    const uint64_t piece = (uint64_t)1 << 30;
-    int *rc = NULL, *displ = NULL;
-    uint64_t *off = NULL;
-    char *out = NULL;
-    int status = GPUINST_SUCCESS;
-    *all = NULL;
-    if (!gpuinstCollActive()) {
-        out = (char *)malloc(bytes ? (size_t)bytes : 1);
-        if (out == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-        memcpy(out, buf, (size_t)bytes);
-        counts[0] = bytes;
-        *all = out;
-        return GPUINST_SUCCESS;
-    }
-    if (PMPI_Gather(&bytes, 1, MPI_UINT64_T, counts, 1, MPI_UINT64_T, 0, gpuinstComm) != MPI_SUCCESS)
-        return GPUINST_ERROR_MPI;
-    if (gpuinstCollMaxU64(&maxb, 1) != GPUINST_SUCCESS) return GPUINST_ERROR_MPI;
-    if (rank == 0) {
-        rc = (int *)calloc((size_t)size, sizeof *rc);
-        displ = (int *)calloc((size_t)size, sizeof *displ);
-        off = (uint64_t *)calloc((size_t)size, sizeof *off);
-        for (r = 0; r < size; r++) total += counts[r];
-        out = (char *)malloc(total ? (size_t)total : 1);
-        if (rc == NULL || displ == NULL || off == NULL || out == NULL) status = GPUINST_ERROR_OUT_OF_MEMORY;
-        for (r = 1; off != NULL && r < size; r++) off[r] = off[r - 1] + counts[r - 1];
-    }
-    /* Every rank must take part in every round, even after a failure. */
-    for (done = 0; done < maxb || done == 0; done += piece) {
-        uint64_t mine = bytes > done ? bytes - done : 0;
-        char *tmp = NULL;
-        int me = (int)(mine < piece ? mine : piece), rsum = 0;
-        if (rank == 0 && status == GPUINST_SUCCESS) {
-            for (r = 0; r < size; r++) {
-                uint64_t left = counts[r] > done ? counts[r] - done : 0;
-                rc[r] = (int)(left < piece ? left : piece);
-                displ[r] = rsum;
-                rsum += rc[r];
-            }
-            tmp = (char *)malloc(rsum ? (size_t)rsum : 1);
-            if (tmp == NULL) status = GPUINST_ERROR_OUT_OF_MEMORY;
-        }
-        if (PMPI_Gatherv((const char *)buf + (bytes > done ? done : 0), me, MPI_BYTE, tmp,
-                         rank == 0 && tmp ? rc : NULL, rank == 0 && tmp ? displ : NULL, MPI_BYTE, 0,
-                         gpuinstComm) != MPI_SUCCESS)
-            status = GPUINST_ERROR_MPI;
-        if (rank == 0 && tmp != NULL && status == GPUINST_SUCCESS)
-            for (r = 0; r < size; r++) memcpy(out + off[r] + done, tmp + displ[r], (size_t)rc[r]);
-        free(tmp);
-        if (maxb == 0) break;
-    }
-    free(rc);
-    free(displ);
-    free(off);
-    if (status != GPUINST_SUCCESS) {
-        free(out);
-        return status;
-    }
-    *all = out;
-    return GPUINST_SUCCESS;
 }
 
 /* ---- interception ---------------------------------------------------------- */
@@ -24409,53 +24543,15 @@ GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void)
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     /* Write while MPI still works: tools that finalise after MPI_Finalize lose output. */
     if (st == GPUINST_STATE_RUNNING || st == GPUINST_STATE_NVTX_ONLY) gpuinstFinalize(1);
-    if (!mpiUsable()) return;
+    if (!gpuinstCollUsable()) return;
     gpuinstMpiClockRelease();
-    if (gpuinstComm != MPI_COMM_NULL) PMPI_Comm_free(&gpuinstComm);
-    gpuinstComm = MPI_COMM_NULL;
+    gpuinstCollRelease();
 }
 
 int MPI_Finalize(void)
 {
     gpuinstMpiBeforeFinalize();
     return PMPI_Finalize();
-}
-
-#else /* !GPUINST_WITH_MPI: one process */
-
-GPUINST_PRIVATE void gpuinstMpiAttach(void) {}
-GPUINST_PRIVATE void gpuinstMpiFinalizePrepare(void) {}
-GPUINST_PRIVATE int gpuinstCollActive(void) { return 0; }
-GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
-{
-    int i;
-    for (i = 0; i < n; i++) {
-        offset[i] = 0;
-        total[i] = in[i];
-    }
-    return GPUINST_SUCCESS;
-}
-GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n)
-{
-    (void)inout;
-    (void)n;
-    return GPUINST_SUCCESS;
-}
-GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes)
-{
-    (void)buf;
-    (void)bytes;
-    return GPUINST_SUCCESS;
-}
-GPUINST_PRIVATE int gpuinstCollBarrier(void) { return GPUINST_SUCCESS; }
-GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts)
-{
-    char *out = (char *)malloc(bytes ? (size_t)bytes : 1);
-    if (out == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    memcpy(out, buf, (size_t)bytes);
-    counts[0] = bytes;
-    *all = out;
-    return GPUINST_SUCCESS;
 }
 
 #endif /* GPUINST_WITH_MPI */
@@ -42430,3 +42526,79 @@ GPUINST_PRIVATE void gpuinstMpiFortranGeneratedLink(void) {}
 
 #endif /* GPUINST_WITH_MPI */
 /************** End of mpi/pmpi_fortran_generated.c **************/
+/************** Begin file src/parts.c **************/
+/*
+ * parts.c -- the list of gpuinst's optional parts and the steps each takes
+ * at the core's points (gpuinstPart, src/gpuinstInt.h).  The core runs a
+ * step in every part, in this order, and names none; a new part is a row
+ * here (docs/ADDING.md).  Last in tools/sources.txt: it names them all.
+ *
+ * Order matters for one step: flush.  CUPTI activity buffers are flushed
+ * first, so that the parts after it (PM sampling disabling its session)
+ * find CUPTI quiet.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+/* #include "activityInt.h" -- already inlined */
+/* #include "countersInt.h" -- already inlined */
+/* #include "profilerInt.h" -- already inlined */
+/* #include "mpiInt.h" -- already inlined */
+
+static const gpuinstPart parts[] = {
+    /* name           attach                 init                      flush                    before_write
+     *                seal                   agreed */
+    {"activity", NULL, gpuinstActivityInit, NULL, NULL, NULL, NULL},
+    {"counters", NULL, gpuinstCountersInit, gpuinstCountersFlush, NULL, gpuinstCountersSeal, gpuinstCountersStats},
+    {"profiler", NULL, gpuinstProfilerPartInit, NULL, NULL, NULL, NULL},
+    {"pm_sampling", NULL, NULL, gpuinstPmSamplingFlush, NULL, NULL, NULL},
+#if GPUINST_WITH_MPI
+    {"mpi", gpuinstMpiPartAttach, NULL, NULL, gpuinstMpiPartBeforeWrite, NULL, NULL},
+#endif
+};
+#define NPARTS (sizeof parts / sizeof parts[0])
+
+GPUINST_PRIVATE void gpuinstPartsAttach(int have_rank)
+{
+    size_t i;
+    for (i = 0; i < NPARTS; i++)
+        if (parts[i].attach != NULL) parts[i].attach(have_rank);
+}
+
+GPUINST_PRIVATE void gpuinstPartsInit(void)
+{
+    size_t i;
+    for (i = 0; i < NPARTS; i++)
+        if (parts[i].init != NULL) parts[i].init();
+}
+
+GPUINST_PRIVATE void gpuinstPartsFlush(void)
+{
+    size_t i;
+    for (i = 0; i < NPARTS; i++)
+        if (parts[i].flush != NULL) parts[i].flush();
+}
+
+GPUINST_PRIVATE void gpuinstPartsBeforeWrite(void)
+{
+    size_t i;
+    for (i = 0; i < NPARTS; i++)
+        if (parts[i].before_write != NULL) parts[i].before_write();
+}
+
+GPUINST_PRIVATE void gpuinstPartsSeal(void)
+{
+    size_t i;
+    for (i = 0; i < NPARTS; i++)
+        if (parts[i].seal != NULL) parts[i].seal();
+}
+
+GPUINST_PRIVATE uint32_t gpuinstPartsAgreed(const gpuinstTableList *list, const gpuinstTable **out, uint32_t cap)
+{
+    size_t i;
+    uint32_t n = 0;
+    for (i = 0; i < NPARTS; i++) {
+        const gpuinstTable *t = parts[i].agreed != NULL ? parts[i].agreed(list) : NULL;
+        if (t != NULL && n < cap) out[n++] = t;
+    }
+    return n;
+}
+/************** End of src/parts.c **************/

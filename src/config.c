@@ -214,6 +214,7 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     cfgString("GPUINST_METRICS", cfg->metrics, sizeof cfg->metrics, "");
     cfgString("GPUINST_COUNTERS", cfg->counters, sizeof cfg->counters, "");
     cfgString("GPUINST_CUPTI_LIB", cfg->cupti_lib, sizeof cfg->cupti_lib, "");
+    cfg->profile_set = getenv("GPUINST_PROFILE") != NULL;
     cfg->buffer_mb = gpuinstEnvU64("GPUINST_BUFFER_MB", 0, 0, (uint64_t)1 << 30);
     cfg->overwrite = gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
     cfg->collective_io = gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);

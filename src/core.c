@@ -2,17 +2,14 @@
  * core.c -- lifecycle (init, finalize, exit), status strings, version and
  * compile options.
  *
- * Finalize order: flush hooks of the optional parts (CUPTI buffers...) ->
- * close ranges still open -> MPI layer (clock alignment, topology) -> the
- * writer.  It runs once, from gpuinst_finalize, from the MPI_Finalize
+ * Finalize order: the parts' flush steps (CUPTI buffers...; src/parts.c) ->
+ * close ranges still open -> the parts' before-write steps (clock
+ * alignment, topology) -> the writer.  It runs once, from gpuinst_finalize, from the MPI_Finalize
  * interception (while MPI still works), or at process exit for a program
  * that called neither (then each rank writes its own file, since other
  * ranks may be gone and no collective is safe).
  */
 #include "gpuinstInt.h"
-#include "activityInt.h"
-#include "countersInt.h"
-#include "profilerInt.h"
 
 #include <unistd.h>
 
@@ -175,7 +172,7 @@ int gpuinst_init(void)
     if (gethostname(gpuinstG.hostname, sizeof gpuinstG.hostname - 1) != 0)
         snprintf(gpuinstG.hostname, sizeof gpuinstG.hostname, "unknown");
     gpuinstDiagHold();  /* job-wide lines are said once, at the next collective (src/diag.c) */
-    gpuinstMpiAttach(); /* learns the rank if MPI is already initialised; agrees settings (src/config.c) */
+    gpuinstCollAttach(); /* learns the rank if MPI is already initialised; agrees settings (src/coll.c) */
     gpuinstDiagHold();
     gpuinstConfigLoad(&gpuinstG.cfg);
     gpuinstBufSetCap(gpuinstG.cfg.buffer_mb << 20); /* bounded memory (src/buf.c, issue 8) */
@@ -194,11 +191,9 @@ int gpuinst_init(void)
         return GPUINST_ERROR_DISABLED;
     }
     gpuinstCoreTablesRegister();
-    gpuinstActivityInit(); /* GPU tracing (src/activity.c): before any NVTX call of gpuinst's own */
-    gpuinstCountersInit(); /* built-in counter groups of GPUINST_COUNTERS (src/counters.c) */
-    /* GPUINST_PROFILE set: finalize says what it named that never ran, also
-     * when no region ever calls gpuinst_profile_begin (src/range_profiler.c) */
-    if (getenv("GPUINST_PROFILE") != NULL) gpuinstProfilerInit();
+    /* the parts' init steps (src/parts.c), GPU tracing first: before any
+     * NVTX call of gpuinst's own */
+    gpuinstPartsInit();
 #if !GPUINST_WITH_HDF5
     gpuinstUnavailableAdd("hdf5", "gpuinst was built without HDF5, so no file is written; "
                                   "compile gpuinst.c with h5pcc (or add the HDF5 include and library flags)");
@@ -234,13 +229,14 @@ GPUINST_PRIVATE int gpuinstFinalize(int by)
         return GPUINST_SUCCESS;
     }
     for (i = 0; i < nflushHooks; i++) flushHooks[i]();
+    gpuinstPartsFlush();
     gpuinstG.finalized_by = by;
     gpuinstG.end_ns = gpuinstClockNs();
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
     gpuinstNvtxQuiesce(); /* no thread is inside a recording call from here on (src/nvtx.c) */
     gpuinstNvtxCloseOpen(gpuinstG.end_ns);
     gpuinstDiagAgree(); /* collective in a shared write; else says what is held (src/diag.c) */
-    gpuinstMpiFinalizePrepare();
+    gpuinstCollBeforeWrite(); /* the parts' before-write steps: clock alignment, topology */
     rc = gpuinstWriteFile(gpuinstG.cfg.output);
     /* the spill file is removed once its records are in a file (wherever),
      * else kept and named for tools/gpuinst-recover */

@@ -1439,8 +1439,9 @@ static void *cntBiThreadMain(void *arg)
     return NULL;
 }
 
-/* Flush hook: one last sample, then stop the sampler thread. */
-static void cntBiFlush(void)
+/* The counters part's flush step (src/parts.c): one last sample, then stop
+ * the sampler thread. */
+GPUINST_PRIVATE void gpuinstCountersFlush(void)
 {
     if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING && cntBiSelected) cntBiSampleAll();
     if (!cntBiThreadRunning) return;
@@ -1514,7 +1515,6 @@ GPUINST_PRIVATE void gpuinstCountersInit(void)
             if (cntBiGroup[i]) cntBiSelected = 1;
         }
     if (!cntBiSelected) return;
-    gpuinstAddFlushHook(cntBiFlush);
     if (cntBiPeriodMs > 0) {
         pthread_condattr_t ca;
         pthread_condattr_init(&ca);

@@ -16,6 +16,8 @@
  * /counters/stats table to add to the list, or NULL on every rank. */
 GPUINST_PRIVATE void gpuinstCountersInit(void);
 GPUINST_PRIVATE void gpuinstCountersSeal(void);
+/* Finalize: one last sample of the built-in groups, the sampler stopped. */
+GPUINST_PRIVATE void gpuinstCountersFlush(void);
 GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList *agreed);
 /* The MPI layer offers its byte totals (bytes sent/received by this rank
  * so far, monotonic) for the built-in group "mpi_bytes"; without it that
@@ -42,6 +44,8 @@ GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter group, int64_t nsamp
  * runs, so that the range profiler can refuse to start with a clear
  * message (both need the GPU's performance monitors). */
 GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
+/* Finalize: a running sampler stopped, its last samples decoded. */
+GPUINST_PRIVATE void gpuinstPmSamplingFlush(void);
 /* The metric list PM sampling would use on `chip` (e.g. "GH100") for
  * `metrics` (NULL = the default set), host side only: the profiler host API
  * evaluates a chip by name, without a GPU.  Writes the names, comma

@@ -511,6 +511,7 @@ typedef struct gpuinstConfig {
     char metrics[4096];       /* GPUINST_METRICS (range profiler) */
     char counters[256];       /* GPUINST_COUNTERS (built-in counter groups) */
     char cupti_lib[4096];     /* GPUINST_CUPTI_LIB */
+    int profile_set;          /* GPUINST_PROFILE is in the environment (even empty) */
     uint64_t buffer_mb;       /* GPUINST_BUFFER_MB (0 = no cap) */
     int overwrite;            /* GPUINST_OVERWRITE (default 0: never replace an existing file; issue 8) */
     int collective_io;        /* GPUINST_COLLECTIVE_IO (default 0: each rank writes its hyperslab independently) */
@@ -676,8 +677,18 @@ GPUINST_PRIVATE void gpuinstNvtxQuiesce(void);
 /* Closes every open range (flag UNTERMINATED, end = now) before writing. */
 GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now);
 
-/* ---- collectives (mpi/gpuinst_mpi.c; single-process versions without MPI) */
-/* True when MPI is initialised and not finalised (so collectives may run). */
+/* ---- ranks and collectives (src/coll.c; one-process versions without MPI) --
+ * On gpuinst's private duplicate of MPI_COMM_WORLD, through PMPI only. */
+/* Learns rank and size (gpuinstG) if MPI is usable; 1 if it did. */
+GPUINST_PRIVATE int gpuinstCollLearnRank(void);
+/* Makes the private communicator if MPI is usable; 1 if there is one. */
+GPUINST_PRIVATE int gpuinstCollEnsureComm(void);
+/* Frees it (before PMPI_Finalize). */
+GPUINST_PRIVATE void gpuinstCollRelease(void);
+/* MPI is initialised and not finalised. */
+GPUINST_PRIVATE int gpuinstCollUsable(void);
+/* True when collectives may run: the communicator exists, MPI is usable,
+ * and this is not the exit path (other ranks may be gone). */
 GPUINST_PRIVATE int gpuinstCollActive(void);
 /* Exclusive prefix sum and total over ranks of n counters. */
 GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n);
@@ -686,24 +697,18 @@ GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n);
  * rank order) and per-rank sizes in counts[size]; other ranks get NULL. */
 GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts);
 GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes);
-GPUINST_PRIVATE int gpuinstCollBarrier(void);
 #if GPUINST_WITH_MPI
 GPUINST_PRIVATE MPI_Comm gpuinstCollComm(void); /* gpuinst's private dup of MPI_COMM_WORLD */
 #endif
-/* Learns rank/size when MPI is (or becomes) initialised. */
-GPUINST_PRIVATE void gpuinstMpiAttach(void);
-/* Clock alignment and the per-rank topology, run at finalize before writing. */
-GPUINST_PRIVATE void gpuinstMpiFinalizePrepare(void);
+/* gpuinst_init (before the configuration is read) and the MPI_Init
+ * interception: learns the rank when MPI is (or becomes) usable, agrees
+ * the settings across ranks, runs the parts' attach step.  Collective when
+ * MPI is usable. */
+GPUINST_PRIVATE void gpuinstCollAttach(void);
+/* Finalize, after the ranges are closed: the parts' before-write step
+ * (clock alignment, topology) while MPI is usable; nothing at exit. */
+GPUINST_PRIVATE void gpuinstCollBeforeWrite(void);
 
-/* ---- MPI layer: interception records (mpi/, issue 3) ------------------------
- * External correlation id of the intercepted MPI call the calling thread is
- * inside: (rank << 40) | per-rank call sequence, also stored in /mpi/calls
- * (call_id); 0 outside any call or when not recording.  The CUPTI part
- * pushes it as an external correlation id of a custom kind, so CUDA work
- * done inside an MPI call (CUDA-aware MPI) links back to it.  Lock-free
- * (a thread-local read); 0 in builds without MPI. */
-GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void);
-/* ---- end MPI layer ---------------------------------------------------------- */
 
 /* ==== output naming (issue 8; src/output.c, docs/RELIABILITY.md) ========== */
 /* The values GPUINST_OUTPUT's escapes expand to (%r %p %t %j %h). */
@@ -829,6 +834,41 @@ static inline void gpuinstProfRangePop(void)
 {
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstProfOn))) gpuinstProfRangePopSlow();
 }
+
+/* ---- the parts (src/parts.c) ------------------------------------------------------
+ * The optional parts join the core through one list, the shape of Caliper's
+ * services list in miniature: each part names the steps it takes at the
+ * core's points, and the core runs a step in every part, in list order,
+ * naming none.  A NULL step is skipped. */
+typedef struct gpuinstPart {
+    const char *name;
+    /* The rank is known or has just been learnt (gpuinst_init, then the
+     * MPI_Init interception while gpuinst runs): register tables, set up
+     * what needs the rank.  have_rank: MPI is usable (collective then). */
+    void (*attach)(int have_rank);
+    /* gpuinst_init, on a recording rank, after the core tables: start. */
+    void (*init)(void);
+    /* First thing in finalize, before any table is read: flush buffers,
+     * stop threads.  Runs whether or not the part started. */
+    void (*flush)(void);
+    /* Finalize, the ranges closed, MPI usable (not at exit): clock
+     * alignment, topology.  Collective. */
+    void (*before_write)(void);
+    /* The writer's table agreement (src/table_agree.c), on every rank:
+     * seal before the descriptors are compared; after the agreement,
+     * `agreed` may return one table to add (collective: non-NULL on every
+     * rank alike, or NULL on every rank). */
+    void (*seal)(void);
+    const gpuinstTable *(*agreed)(const gpuinstTableList *list);
+} gpuinstPart;
+GPUINST_PRIVATE void gpuinstPartsAttach(int have_rank);
+GPUINST_PRIVATE void gpuinstPartsInit(void);
+GPUINST_PRIVATE void gpuinstPartsFlush(void);
+GPUINST_PRIVATE void gpuinstPartsBeforeWrite(void);
+GPUINST_PRIVATE void gpuinstPartsSeal(void);
+/* Runs `agreed` of every part; the tables returned, in list order, go to
+ * out[0..cap); returns how many. */
+GPUINST_PRIVATE uint32_t gpuinstPartsAgreed(const gpuinstTableList *list, const gpuinstTable **out, uint32_t cap);
 
 /* ---- finalize hooks of the optional parts --------------------------------
  * Parts that hold data outside the core tables (CUPTI activity, profiler)

@@ -789,7 +789,9 @@ static int pmStop(int final)
     return rc;
 }
 
-static void pmFlush(void)
+/* The PM sampling part's flush step (src/parts.c): stops a running sampler
+ * and decodes what is left (after the activity part flushed CUPTI). */
+GPUINST_PRIVATE void gpuinstPmSamplingFlush(void)
 {
     pmStop(1);
 }
@@ -821,7 +823,6 @@ int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *
     rc = pmStartLocked(device, interval_ns, metrics);
     pmRankRow.start_returned_ns = gpuinstClockNs();
     pthread_mutex_unlock(&pmLock);
-    if (rc == GPUINST_SUCCESS) gpuinstAddFlushHook(pmFlush);
     return rc;
 }
 
@@ -855,6 +856,8 @@ int gpuinst_pm_sampling_stop(void)
     if (rc != GPUINST_SUCCESS) return rc;
     return GPUINST_ERROR_UNAVAILABLE;
 }
+
+GPUINST_PRIVATE void gpuinstPmSamplingFlush(void) {}
 
 GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
                                            size_t whycap)

@@ -170,5 +170,7 @@ GPUINST_PRIVATE void gpuinstProfUnlock(int fd);
  * GPUINST_PROFILE is set (so that finalize can say what it named that never
  * ran). */
 GPUINST_PRIVATE void gpuinstProfilerInit(void);
+/* gpuinst_init: gpuinstProfilerInit when GPUINST_PROFILE is set. */
+GPUINST_PRIVATE void gpuinstProfilerPartInit(void);
 
 #endif /* GPUINST_PROFILER_INT_H */

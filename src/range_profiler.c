@@ -1910,6 +1910,14 @@ int gpuinst_profile_next_pass(gpuinst_profile *p)
     return finishOnce(p);
 }
 
+/* The profiler part's init step (src/parts.c): with GPUINST_PROFILE set,
+ * finalize says what it named that never ran, also when no region ever
+ * calls gpuinst_profile_begin. */
+GPUINST_PRIVATE void gpuinstProfilerPartInit(void)
+{
+    if (gpuinstG.cfg.profile_set) gpuinstProfilerInit();
+}
+
 int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore_fn fn, void *user)
 {
     if (p == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
