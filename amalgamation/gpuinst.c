@@ -5048,6 +5048,25 @@ GPUINST_PRIVATE int gpuinstCountBeforeInit(void)
 #endif
     ;
 
+/* The one state check of the public API.  A call made while not
+ * recording gets: before gpuinst_init, NOT_INITIALIZED, counted (/ranks
+ * before_init); after finalize, FINALIZED, counted (/ranks after_finalize);
+ * with GPUINST_ENABLE=0 (NVTX_ONLY), `nvtx_only`: GPUINST_SUCCESS for the
+ * calls that pass through to NVTX, GPUINST_ERROR_DISABLED for those that
+ * do nothing then.  gpuinstNotRunning is the cold half (st != RUNNING). */
+static inline int gpuinstNotRunning(int st, int nvtx_only)
+{
+    if (st == GPUINST_STATE_NVTX_ONLY) return nvtx_only;
+    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
+    GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
+    return GPUINST_ERROR_FINALIZED;
+}
+static inline int gpuinstStateCheck(int nvtx_only)
+{
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    return GPUINST_LIKELY(st == GPUINST_STATE_RUNNING) ? GPUINST_SUCCESS : gpuinstNotRunning(st, nvtx_only);
+}
+
 #endif /* GPUINST_INT_H */
 /************** End of src/gpuinstInt.h **************/
 /************** Begin file src/diag.c **************/
@@ -9414,13 +9433,11 @@ static uint32_t ncategories, capCategories;
 
 /* ---- state checks --------------------------------------------------------- */
 
-/* The answer for a call made while not RUNNING, counted. */
+/* The answer for a call made while not RUNNING, counted (the one state
+ * check, src/gpuinstInt.h); annotations pass through to NVTX when disabled. */
 static int notRunning(int st)
 {
-    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
-    if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_SUCCESS;
-    GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
-    return GPUINST_ERROR_FINALIZED;
+    return gpuinstNotRunning(st, GPUINST_SUCCESS);
 }
 
 static int invalid(void)
@@ -12386,8 +12403,8 @@ GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns
 /************** End of src/activity.c **************/
 /************** Begin file src/counters.c **************/
 /*
- * counters.c -- NVTX counters and counter groups, built-in counter groups,
- * and the cross-rank statistics of /counters/stats.
+ * counters.c -- NVTX counters and counter groups, and the cross-rank
+ * statistics of /counters/stats.
  *
  * A counter (one field "value") or a counter group (1..64 int64/double
  * fields) is a run-time table descriptor: /counters/<name>, rows of
@@ -12408,6 +12425,9 @@ GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns
  * outside valid UTF-8 and a leading '.' written as "%XX" (cntLinkName), so
  * two valid names never make one path a dataset and a group at once.  The
  * name as given is the dataset's counter_name attribute.
+ *
+ * The built-in groups (GPUINST_COUNTERS) and their sampler thread are
+ * src/counters_builtin.c.
  *
  * Statistics: at finalize (gpuinstCountersStats, run by the writer's table
  * agreement on every rank once the list of datasets is agreed) each rank
@@ -12450,6 +12470,13 @@ GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn);
 GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
                                               int32_t nfields, const char *const *units, uint32_t flags,
                                               gpuinst_counter *group);
+/* A counter group made by gpuinst (the built-in groups of
+ * src/counters_builtin.c), and its semantics, as the public calls without
+ * their state check. */
+GPUINST_PRIVATE int gpuinstCounterCreate(const char *name, const char *fields, const int32_t *types, int32_t nfields,
+                                         gpuinst_counter *group);
+GPUINST_PRIVATE int gpuinstCounterSemantics(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags,
+                                            double min, double max);
 /* Records nsamples samples of such a group: values nsamples x fields
  * (sample-major), times_ns on gpuinst's clock; no state check.  Returns 0,
  * INVALID_ARGUMENT or OUT_OF_MEMORY. */
@@ -12477,7 +12504,6 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
 
 #endif /* GPUINST_COUNTERS_INT_H */
 /************** End of src/countersInt.h **************/
-/* #include "activityInt.h" -- already inlined */
 
 #include <math.h>
 #include <unistd.h>
@@ -15883,10 +15909,7 @@ static int cntStateCheck(int *rec)
         return GPUINST_SUCCESS;
     }
     *rec = 0;
-    if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_SUCCESS;
-    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
-    GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
-    return GPUINST_ERROR_FINALIZED;
+    return gpuinstNotRunning(st, GPUINST_SUCCESS); /* NVTX-only: the NVTX counter calls still run */
 }
 
 static cntCounter *cntCounterGet(gpuinst_counter h)
@@ -16441,6 +16464,21 @@ GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fiel
 }
 
 static int cntSemanticsCore(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags, double min,
+                         double max);
+
+GPUINST_PRIVATE int gpuinstCounterCreate(const char *name, const char *fields, const int32_t *types, int32_t nfields,
+                                         gpuinst_counter *group)
+{
+    return cntCreateCore(name, 0, fields, types, nfields, NULL, 0, group);
+}
+
+GPUINST_PRIVATE int gpuinstCounterSemantics(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags,
+                                            double min, double max)
+{
+    return cntSemanticsCore(counter, field, unit, flags, min, max);
+}
+
+static int cntSemanticsCore(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags, double min,
                          double max)
 {
     cntCounter *c;
@@ -16978,6 +17016,22 @@ GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList 
     if (gpuinstCollBcast(&have, sizeof have) != GPUINST_SUCCESS) have = 0;
     return have ? &cntStatsTable : NULL;
 }
+/************** End of src/counters.c **************/
+/************** Begin file src/counters_builtin.c **************/
+/*
+ * counters_builtin.c -- the built-in counter groups (GPUINST_COUNTERS):
+ * host_memory (/proc/self/statm), mpi_bytes (the MPI layer's byte totals),
+ * gpu_memory (cuMemGetInfo per device whose primary context is active; the
+ * driver through the foundation's table), activity_dropped (CUPTI's
+ * dropped records and refused buffer requests), sampled by a thread every
+ * period_ms and at finalize (the counters part's flush step), or when the
+ * application calls gpuinst_counters_sample_builtin.  Each group is an
+ * ordinary counter group (src/counters.c).
+ */
+/* #include "countersInt.h" -- already inlined */
+/* #include "activityInt.h" -- already inlined */
+
+#include <unistd.h>
 
 /* ---- built-in groups ------------------------------------------------------------------ */
 
@@ -17060,8 +17114,8 @@ static void cntBiCreate(int which)
             why = "/proc/self/statm is not readable (not Linux?): host memory cannot be sampled";
             break;
         }
-        if (cntCreateCore("host_memory", 0, "rss_bytes,vm_bytes", t2, 2, NULL, 0, &g) == GPUINST_SUCCESS) {
-            cntSemanticsCore(g, -1, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST
+        if (gpuinstCounterCreate("host_memory", "rss_bytes,vm_bytes", t2, 2, &g) == GPUINST_SUCCESS) {
+            gpuinstCounterSemantics(g, -1, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST
                                       | GPUINST_COUNTER_LIMIT_MIN, 0, 0);
         }
         break;
@@ -17071,19 +17125,19 @@ static void cntBiCreate(int which)
                   "use a build whose MPI interception counts them";
             break;
         }
-        if (cntCreateCore("mpi_bytes", 0, "sent_bytes,recv_bytes", t2, 2, NULL, 0, &g) == GPUINST_SUCCESS)
-            cntSemanticsCore(g, -1, "bytes", GPUINST_COUNTER_VALUE_DELTA | GPUINST_COUNTER_INTERP_SINCE_LAST
+        if (gpuinstCounterCreate("mpi_bytes", "sent_bytes,recv_bytes", t2, 2, &g) == GPUINST_SUCCESS)
+            gpuinstCounterSemantics(g, -1, "bytes", GPUINST_COUNTER_VALUE_DELTA | GPUINST_COUNTER_INTERP_SINCE_LAST
                                       | GPUINST_COUNTER_LIMIT_MIN, 0, 0);
         break;
     case BI_GPU_MEMORY:
 #if GPUINST_WITH_CUPTI
         why = cntGpuMemoryOpen();
         if (why == NULL &&
-            cntCreateCore("gpu_memory", 0, "device,used_bytes,free_bytes,total_bytes", t4, 4, NULL, 0, &g) ==
+            gpuinstCounterCreate("gpu_memory", "device,used_bytes,free_bytes,total_bytes", t4, 4, &g) ==
                 GPUINST_SUCCESS) {
-            cntSemanticsCore(g, 1, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
-            cntSemanticsCore(g, 2, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
-            cntSemanticsCore(g, 3, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE, 0, 0);
+            gpuinstCounterSemantics(g, 1, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
+            gpuinstCounterSemantics(g, 2, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
+            gpuinstCounterSemantics(g, 3, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE, 0, 0);
         }
 #else
         why = "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): rebuild with them to sample GPU memory";
@@ -17091,8 +17145,8 @@ static void cntBiCreate(int which)
         break;
     case BI_ACTIVITY_DROPPED:
 #if GPUINST_WITH_CUPTI
-        if (cntCreateCore("activity_dropped", 0, "dropped,no_buffer", t2, 2, NULL, 0, &g) == GPUINST_SUCCESS)
-            cntSemanticsCore(g, -1, "count", GPUINST_COUNTER_VALUE_DELTA_SINCE_START | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
+        if (gpuinstCounterCreate("activity_dropped", "dropped,no_buffer", t2, 2, &g) == GPUINST_SUCCESS)
+            gpuinstCounterSemantics(g, -1, "count", GPUINST_COUNTER_VALUE_DELTA_SINCE_START | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
 #else
         why = "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): there is no activity tracing";
 #endif
@@ -17267,15 +17321,14 @@ GPUINST_PRIVATE void gpuinstCountersInit(void)
 
 int gpuinst_counters_sample_builtin(void)
 {
-    int rec, rc = cntStateCheck(&rec);
-    if (rc != GPUINST_SUCCESS) return rc;
-    if (!rec) return GPUINST_SUCCESS;
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    if (st != GPUINST_STATE_RUNNING) return gpuinstNotRunning(st, GPUINST_SUCCESS);
     gpuinstCountersInit();
     if (!cntBiSelected) return GPUINST_ERROR_UNAVAILABLE;
     cntBiSampleAll();
     return GPUINST_SUCCESS;
 }
-/************** End of src/counters.c **************/
+/************** End of src/counters_builtin.c **************/
 /************** Begin file src/pm_sampling.c **************/
 /*
  * pm_sampling.c -- GPU PM sampling (CUPTI cupti_pmsampling.h): a time series
@@ -17575,12 +17628,7 @@ GPUINST_PRIVATE int gpuinstPmSamplingActive(void)
 
 static int pmStateCheck(void)
 {
-    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
-    if (st == GPUINST_STATE_RUNNING) return GPUINST_SUCCESS;
-    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
-    if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_ERROR_DISABLED;
-    GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
-    return GPUINST_ERROR_FINALIZED;
+    return gpuinstStateCheck(GPUINST_ERROR_DISABLED);
 }
 
 static int pmUnavailable(const char *reason)

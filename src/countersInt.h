@@ -30,6 +30,13 @@ GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn);
 GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
                                               int32_t nfields, const char *const *units, uint32_t flags,
                                               gpuinst_counter *group);
+/* A counter group made by gpuinst (the built-in groups of
+ * src/counters_builtin.c), and its semantics, as the public calls without
+ * their state check. */
+GPUINST_PRIVATE int gpuinstCounterCreate(const char *name, const char *fields, const int32_t *types, int32_t nfields,
+                                         gpuinst_counter *group);
+GPUINST_PRIVATE int gpuinstCounterSemantics(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags,
+                                            double min, double max);
 /* Records nsamples samples of such a group: values nsamples x fields
  * (sample-major), times_ns on gpuinst's clock; no state check.  Returns 0,
  * INVALID_ARGUMENT or OUT_OF_MEMORY. */

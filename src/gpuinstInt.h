@@ -889,4 +889,23 @@ GPUINST_PRIVATE int gpuinstCountBeforeInit(void)
 #endif
     ;
 
+/* The one state check of the public API.  A call made while not
+ * recording gets: before gpuinst_init, NOT_INITIALIZED, counted (/ranks
+ * before_init); after finalize, FINALIZED, counted (/ranks after_finalize);
+ * with GPUINST_ENABLE=0 (NVTX_ONLY), `nvtx_only`: GPUINST_SUCCESS for the
+ * calls that pass through to NVTX, GPUINST_ERROR_DISABLED for those that
+ * do nothing then.  gpuinstNotRunning is the cold half (st != RUNNING). */
+static inline int gpuinstNotRunning(int st, int nvtx_only)
+{
+    if (st == GPUINST_STATE_NVTX_ONLY) return nvtx_only;
+    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
+    GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
+    return GPUINST_ERROR_FINALIZED;
+}
+static inline int gpuinstStateCheck(int nvtx_only)
+{
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    return GPUINST_LIKELY(st == GPUINST_STATE_RUNNING) ? GPUINST_SUCCESS : gpuinstNotRunning(st, nvtx_only);
+}
+
 #endif /* GPUINST_INT_H */

@@ -119,12 +119,7 @@ GPUINST_PRIVATE int gpuinstPmSamplingActive(void)
 
 static int pmStateCheck(void)
 {
-    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
-    if (st == GPUINST_STATE_RUNNING) return GPUINST_SUCCESS;
-    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
-    if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_ERROR_DISABLED;
-    GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
-    return GPUINST_ERROR_FINALIZED;
+    return gpuinstStateCheck(GPUINST_ERROR_DISABLED);
 }
 
 static int pmUnavailable(const char *reason)
