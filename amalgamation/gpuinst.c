@@ -4769,6 +4769,15 @@ typedef struct gpuinstField {
     const char *doc;
 } gpuinstField;
 
+/* The one way to name a field: GPUINST_FIELD(record type, member, GPUINST_FT_*,
+ * GPUINST_FIELD_* flags, unit, description); the member's name is the
+ * file's member name, a GPUINST_FT_STR member's length its array size.
+ * GPUINST_NFIELDS(array) counts them. */
+#define GPUINST_FIELD(rec, member, type, flags, unit, doc)                                                         \
+    { #member, type, (uint32_t)offsetof(rec, member),                                                             \
+      (type) == GPUINST_FT_STR ? (uint32_t)sizeof(((rec *)0)->member) : 0u, flags, unit, doc }
+#define GPUINST_NFIELDS(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
 typedef struct gpuinstTable gpuinstTable;
 /* Produces this rank's records as one malloc'd contiguous array (*out, owned
  * by the writer, which frees it) and their number (*count).  Return 0 or a
@@ -6807,44 +6816,38 @@ GPUINST_PRIVATE void gpuinstTablesReset(void)
     ntables = 0;
 }
 
-#define F(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
-#define FS(rec, member, doc) \
-    { #member, GPUINST_FT_STR, (uint32_t)offsetof(rec, member), \
-      (uint32_t)sizeof(((rec *)0)->member), 0, "", doc }
-#define NFIELDS(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
 /* ---- /ranks ----------------------------------------------------------------- */
 
 static const gpuinstField rankFields[] = {
-    F(gpuinstRankRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank in MPI_COMM_WORLD"),
-    F(gpuinstRankRec, size, GPUINST_FT_U32, 0, "count", "ranks in MPI_COMM_WORLD"),
-    F(gpuinstRankRec, pid, GPUINST_FT_I32, 0, "", "process id"),
-    F(gpuinstRankRec, nthreads, GPUINST_FT_U32, 0, "count", "threads that recorded (rows of /threads)"),
-    F(gpuinstRankRec, node_rank, GPUINST_FT_I32, 0, "", "rank among the ranks of its node (-1: unknown)"),
-    F(gpuinstRankRec, node_size, GPUINST_FT_I32, 0, "count", "ranks on its node (-1: unknown)"),
-    F(gpuinstRankRec, finalized_by, GPUINST_FT_I32, 0, "",
+    GPUINST_FIELD(gpuinstRankRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank in MPI_COMM_WORLD"),
+    GPUINST_FIELD(gpuinstRankRec, size, GPUINST_FT_U32, 0, "count", "ranks in MPI_COMM_WORLD"),
+    GPUINST_FIELD(gpuinstRankRec, pid, GPUINST_FT_I32, 0, "", "process id"),
+    GPUINST_FIELD(gpuinstRankRec, nthreads, GPUINST_FT_U32, 0, "count", "threads that recorded (rows of /threads)"),
+    GPUINST_FIELD(gpuinstRankRec, node_rank, GPUINST_FT_I32, 0, "", "rank among the ranks of its node (-1: unknown)"),
+    GPUINST_FIELD(gpuinstRankRec, node_size, GPUINST_FT_I32, 0, "count", "ranks on its node (-1: unknown)"),
+    GPUINST_FIELD(gpuinstRankRec, finalized_by, GPUINST_FT_I32, 0, "",
       "who wrote the file: 0 gpuinst_finalize, 1 MPI_Finalize interception, 2 process exit"),
-    F(gpuinstRankRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_init time"),
-    F(gpuinstRankRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "finalize time"),
-    F(gpuinstRankRec, start_unix_ns, GPUINST_FT_U64, 0, "ns", "CLOCK_REALTIME at gpuinst_init (ns since 1970-01-01 UTC)"),
-    F(gpuinstRankRec, clock_offset_ns, GPUINST_FT_I64, 0, "ns", "rank 0 clock minus this rank's clock at clock reference"),
-    F(gpuinstRankRec, clock_drift, GPUINST_FT_F64, 0, "", "drift of this rank's clock against rank 0's (ns/ns)"),
-    F(gpuinstRankRec, clock_error_ns, GPUINST_FT_F64, 0, "ns", "estimated error of the clock alignment"),
-    F(gpuinstRankRec, ranges, GPUINST_FT_U64, 0, "count", "rows of /ranges from this rank"),
-    F(gpuinstRankRec, marks, GPUINST_FT_U64, 0, "count", "rows of /marks from this rank"),
-    F(gpuinstRankRec, before_init, GPUINST_FT_U64, 0, "count", "API calls before gpuinst_init"),
-    F(gpuinstRankRec, after_finalize, GPUINST_FT_U64, 0, "count", "API calls after finalize (until the file was written)"),
-    F(gpuinstRankRec, invalid_argument, GPUINST_FT_U64, 0, "count", "calls rejected: NULL/empty name, bad domain/attribute"),
-    F(gpuinstRankRec, stack_empty, GPUINST_FT_U64, 0, "count", "pops with no open range"),
-    F(gpuinstRankRec, range_not_open, GPUINST_FT_U64, 0, "count", "ends of unknown or already-ended range ids"),
-    F(gpuinstRankRec, lost, GPUINST_FT_U64, 0, "count", "events dropped for lack of memory"),
-    F(gpuinstRankRec, names_truncated, GPUINST_FT_U64, 0, "count", "names cut to 4095 bytes"),
-    F(gpuinstRankRec, spilled_bytes, GPUINST_FT_U64, 0, "bytes",
+    GPUINST_FIELD(gpuinstRankRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_init time"),
+    GPUINST_FIELD(gpuinstRankRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "finalize time"),
+    GPUINST_FIELD(gpuinstRankRec, start_unix_ns, GPUINST_FT_U64, 0, "ns", "CLOCK_REALTIME at gpuinst_init (ns since 1970-01-01 UTC)"),
+    GPUINST_FIELD(gpuinstRankRec, clock_offset_ns, GPUINST_FT_I64, 0, "ns", "rank 0 clock minus this rank's clock at clock reference"),
+    GPUINST_FIELD(gpuinstRankRec, clock_drift, GPUINST_FT_F64, 0, "", "drift of this rank's clock against rank 0's (ns/ns)"),
+    GPUINST_FIELD(gpuinstRankRec, clock_error_ns, GPUINST_FT_F64, 0, "ns", "estimated error of the clock alignment"),
+    GPUINST_FIELD(gpuinstRankRec, ranges, GPUINST_FT_U64, 0, "count", "rows of /ranges from this rank"),
+    GPUINST_FIELD(gpuinstRankRec, marks, GPUINST_FT_U64, 0, "count", "rows of /marks from this rank"),
+    GPUINST_FIELD(gpuinstRankRec, before_init, GPUINST_FT_U64, 0, "count", "API calls before gpuinst_init"),
+    GPUINST_FIELD(gpuinstRankRec, after_finalize, GPUINST_FT_U64, 0, "count", "API calls after finalize (until the file was written)"),
+    GPUINST_FIELD(gpuinstRankRec, invalid_argument, GPUINST_FT_U64, 0, "count", "calls rejected: NULL/empty name, bad domain/attribute"),
+    GPUINST_FIELD(gpuinstRankRec, stack_empty, GPUINST_FT_U64, 0, "count", "pops with no open range"),
+    GPUINST_FIELD(gpuinstRankRec, range_not_open, GPUINST_FT_U64, 0, "count", "ends of unknown or already-ended range ids"),
+    GPUINST_FIELD(gpuinstRankRec, lost, GPUINST_FT_U64, 0, "count", "events dropped for lack of memory"),
+    GPUINST_FIELD(gpuinstRankRec, names_truncated, GPUINST_FT_U64, 0, "count", "names cut to 4095 bytes"),
+    GPUINST_FIELD(gpuinstRankRec, spilled_bytes, GPUINST_FT_U64, 0, "bytes",
       "bytes written to the spill file under GPUINST_BUFFER_MB (records, names, block headers; 0: no spill)"),
-    FS(gpuinstRankRec, hostname, "host name (gethostname)"),
-    FS(gpuinstRankRec, version, "gpuinst version"),
-    FS(gpuinstRankRec, compile_options, "gpuinst_compile_options() of this build"),
+    GPUINST_FIELD(gpuinstRankRec, hostname, GPUINST_FT_STR, 0, "", "host name (gethostname)"),
+    GPUINST_FIELD(gpuinstRankRec, version, GPUINST_FT_STR, 0, "", "gpuinst version"),
+    GPUINST_FIELD(gpuinstRankRec, compile_options, GPUINST_FT_STR, 0, "", "gpuinst_compile_options() of this build"),
 };
 
 static int collectRanks(const gpuinstTable *tb, void **out, uint64_t *count)
@@ -6890,35 +6893,35 @@ static int collectRanks(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable ranksTable = {
     "/ranks", "one row per rank: identity, clock alignment, record and misuse counts",
-    sizeof(gpuinstRankRec), NFIELDS(rankFields), rankFields, collectRanks, NULL, NULL};
+    sizeof(gpuinstRankRec), GPUINST_NFIELDS(rankFields), rankFields, collectRanks, NULL, NULL};
 
 /* ---- /ranges and /marks (per-thread buffers) ----------------------------------- */
 
 static const gpuinstField rangeFields[] = {
-    F(gpuinstRangeRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "range start"),
-    F(gpuinstRangeRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "range end"),
-    F(gpuinstRangeRec, payload, GPUINST_FT_I64, 0, "", "payload bits; flags & 3 gives the type (0 none, 1 int64, 2 uint64, 3 double)"),
-    F(gpuinstRangeRec, name, GPUINST_FT_U32, 0, "", "name: id in /strings (same rank)"),
-    F(gpuinstRangeRec, color, GPUINST_FT_U32, 0, "", "ARGB color, 0 = none"),
-    F(gpuinstRangeRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(gpuinstRangeRec, seq, GPUINST_FT_U32, 0, "", "per-thread sequence number; range id = (thread << 32) | seq"),
-    F(gpuinstRangeRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads (same rank)"),
-    F(gpuinstRangeRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains (same rank)"),
-    F(gpuinstRangeRec, category, GPUINST_FT_U16, 0, "", "category (0 = none; names in /categories)"),
-    F(gpuinstRangeRec, depth, GPUINST_FT_U8, 0, "", "push/pop nesting depth, 1 = outermost (saturates at 255); 0 = start/end range"),
-    F(gpuinstRangeRec, flags, GPUINST_FT_U8, 0, "", "bits 0-1 payload type; 4 unterminated (closed at finalize); 8 ended on another thread"),
+    GPUINST_FIELD(gpuinstRangeRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "range start"),
+    GPUINST_FIELD(gpuinstRangeRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "range end"),
+    GPUINST_FIELD(gpuinstRangeRec, payload, GPUINST_FT_I64, 0, "", "payload bits; flags & 3 gives the type (0 none, 1 int64, 2 uint64, 3 double)"),
+    GPUINST_FIELD(gpuinstRangeRec, name, GPUINST_FT_U32, 0, "", "name: id in /strings (same rank)"),
+    GPUINST_FIELD(gpuinstRangeRec, color, GPUINST_FT_U32, 0, "", "ARGB color, 0 = none"),
+    GPUINST_FIELD(gpuinstRangeRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstRangeRec, seq, GPUINST_FT_U32, 0, "", "per-thread sequence number; range id = (thread << 32) | seq"),
+    GPUINST_FIELD(gpuinstRangeRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads (same rank)"),
+    GPUINST_FIELD(gpuinstRangeRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains (same rank)"),
+    GPUINST_FIELD(gpuinstRangeRec, category, GPUINST_FT_U16, 0, "", "category (0 = none; names in /categories)"),
+    GPUINST_FIELD(gpuinstRangeRec, depth, GPUINST_FT_U8, 0, "", "push/pop nesting depth, 1 = outermost (saturates at 255); 0 = start/end range"),
+    GPUINST_FIELD(gpuinstRangeRec, flags, GPUINST_FT_U8, 0, "", "bits 0-1 payload type; 4 unterminated (closed at finalize); 8 ended on another thread"),
 };
 
 static const gpuinstField markFields[] = {
-    F(gpuinstMarkRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "mark time"),
-    F(gpuinstMarkRec, payload, GPUINST_FT_I64, 0, "", "payload bits; flags gives the type (0 none, 1 int64, 2 uint64, 3 double)"),
-    F(gpuinstMarkRec, name, GPUINST_FT_U32, 0, "", "name: id in /strings (same rank)"),
-    F(gpuinstMarkRec, color, GPUINST_FT_U32, 0, "", "ARGB color, 0 = none"),
-    F(gpuinstMarkRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(gpuinstMarkRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
-    F(gpuinstMarkRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains"),
-    F(gpuinstMarkRec, category, GPUINST_FT_U16, 0, "", "category (0 = none)"),
-    F(gpuinstMarkRec, flags, GPUINST_FT_U8, 0, "", "payload type (0 none, 1 int64, 2 uint64, 3 double)"),
+    GPUINST_FIELD(gpuinstMarkRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "mark time"),
+    GPUINST_FIELD(gpuinstMarkRec, payload, GPUINST_FT_I64, 0, "", "payload bits; flags gives the type (0 none, 1 int64, 2 uint64, 3 double)"),
+    GPUINST_FIELD(gpuinstMarkRec, name, GPUINST_FT_U32, 0, "", "name: id in /strings (same rank)"),
+    GPUINST_FIELD(gpuinstMarkRec, color, GPUINST_FT_U32, 0, "", "ARGB color, 0 = none"),
+    GPUINST_FIELD(gpuinstMarkRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstMarkRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+    GPUINST_FIELD(gpuinstMarkRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains"),
+    GPUINST_FIELD(gpuinstMarkRec, category, GPUINST_FT_U16, 0, "", "category (0 = none)"),
+    GPUINST_FIELD(gpuinstMarkRec, flags, GPUINST_FT_U8, 0, "", "payload type (0 none, 1 int64, 2 uint64, 3 double)"),
 };
 
 /* Streams one gpuinstBuf per thread (at byte offset ctx in gpuinstThread),
@@ -6956,11 +6959,11 @@ GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint6
 
 static const gpuinstTable rangesTable = {
     "/ranges", "ended ranges (push/pop and start/end), one row each",
-    sizeof(gpuinstRangeRec), NFIELDS(rangeFields), rangeFields, NULL,
+    sizeof(gpuinstRangeRec), GPUINST_NFIELDS(rangeFields), rangeFields, NULL,
     (void *)(uintptr_t)offsetof(gpuinstThread, ranges), rowsThreadBufs};
 static const gpuinstTable marksTable = {
     "/marks", "instantaneous marks, one row each",
-    sizeof(gpuinstMarkRec), NFIELDS(markFields), markFields, NULL,
+    sizeof(gpuinstMarkRec), GPUINST_NFIELDS(markFields), markFields, NULL,
     (void *)(uintptr_t)offsetof(gpuinstThread, marks), rowsThreadBufs};
 
 /* ---- /threads, /domains, /categories ------------------------------------------- */
@@ -6976,13 +6979,13 @@ typedef struct ThreadRec {
 } ThreadRec;
 
 static const gpuinstField threadFields[] = {
-    F(ThreadRec, os_tid, GPUINST_FT_I64, 0, "", "OS thread id (gettid)"),
-    F(ThreadRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first recording call of this thread"),
-    F(ThreadRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
+    GPUINST_FIELD(ThreadRec, os_tid, GPUINST_FT_I64, 0, "", "OS thread id (gettid)"),
+    GPUINST_FIELD(ThreadRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first recording call of this thread"),
+    GPUINST_FIELD(ThreadRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
       "thread exit; finalize time for a thread alive then"),
-    F(ThreadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(ThreadRec, name, GPUINST_FT_U32, 0, "", "name given by gpuinst_thread_name: id in /strings, 0 = none"),
-    F(ThreadRec, thread, GPUINST_FT_U16, 0, "",
+    GPUINST_FIELD(ThreadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ThreadRec, name, GPUINST_FT_U32, 0, "", "name given by gpuinst_thread_name: id in /strings, 0 = none"),
+    GPUINST_FIELD(ThreadRec, thread, GPUINST_FT_U16, 0, "",
       "thread index used by the other tables; reused by a later thread after this one exited "
       "(rows of one index: tell them apart by start_ns..end_ns)"),
 };
@@ -7025,7 +7028,7 @@ static int collectThreads(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable threadsTable = {
     "/threads", "threads that recorded, one row per thread lifetime, per rank",
-    sizeof(ThreadRec), NFIELDS(threadFields), threadFields, collectThreads, NULL, NULL};
+    sizeof(ThreadRec), GPUINST_NFIELDS(threadFields), threadFields, collectThreads, NULL, NULL};
 
 typedef struct DomainRec {
     uint32_t rank;
@@ -7035,9 +7038,9 @@ typedef struct DomainRec {
 } DomainRec;
 
 static const gpuinstField domainFields[] = {
-    F(DomainRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(DomainRec, name, GPUINST_FT_U32, 0, "", "domain name: id in /strings (0 is NVTX's default domain, named \"default\")"),
-    F(DomainRec, domain, GPUINST_FT_U16, 0, "", "domain id used by the other tables"),
+    GPUINST_FIELD(DomainRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(DomainRec, name, GPUINST_FT_U32, 0, "", "domain name: id in /strings (0 is NVTX's default domain, named \"default\")"),
+    GPUINST_FIELD(DomainRec, domain, GPUINST_FT_U16, 0, "", "domain id used by the other tables"),
 };
 
 static int collectDomains(const gpuinstTable *tb, void **out, uint64_t *count)
@@ -7057,18 +7060,18 @@ static int collectDomains(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable domainsTable = {
     "/domains", "NVTX domains, per rank",
-    sizeof(DomainRec), NFIELDS(domainFields), domainFields, collectDomains, NULL, NULL};
+    sizeof(DomainRec), GPUINST_NFIELDS(domainFields), domainFields, collectDomains, NULL, NULL};
 
 static const gpuinstField categoryFields[] = {
-    F(gpuinstCategoryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(gpuinstCategoryRec, name, GPUINST_FT_U32, 0, "", "category name: id in /strings"),
-    F(gpuinstCategoryRec, domain, GPUINST_FT_U16, 0, "", "domain id"),
-    F(gpuinstCategoryRec, category, GPUINST_FT_U16, 0, "", "category number"),
+    GPUINST_FIELD(gpuinstCategoryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstCategoryRec, name, GPUINST_FT_U32, 0, "", "category name: id in /strings"),
+    GPUINST_FIELD(gpuinstCategoryRec, domain, GPUINST_FT_U16, 0, "", "domain id"),
+    GPUINST_FIELD(gpuinstCategoryRec, category, GPUINST_FT_U16, 0, "", "category number"),
 };
 
 static const gpuinstTable categoriesTable = {
     "/categories", "named categories (nvtxDomainNameCategory), per rank",
-    sizeof(gpuinstCategoryRec), NFIELDS(categoryFields), categoryFields, gpuinstCollectCategories, NULL, NULL};
+    sizeof(gpuinstCategoryRec), GPUINST_NFIELDS(categoryFields), categoryFields, gpuinstCollectCategories, NULL, NULL};
 
 /* ---- /unavailable --------------------------------------------------------------- */
 
@@ -7080,9 +7083,9 @@ typedef struct UnavailRec {
 } UnavailRec;
 
 static const gpuinstField unavailFields[] = {
-    F(UnavailRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    FS(UnavailRec, feature, "feature that did not run (e.g. hdf5, cupti, profiler)"),
-    FS(UnavailRec, reason, "why, and what to do about it"),
+    GPUINST_FIELD(UnavailRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(UnavailRec, feature, GPUINST_FT_STR, 0, "", "feature that did not run (e.g. hdf5, cupti, profiler)"),
+    GPUINST_FIELD(UnavailRec, reason, GPUINST_FT_STR, 0, "", "why, and what to do about it"),
 };
 
 static int collectUnavailable(const gpuinstTable *tb, void **out, uint64_t *count)
@@ -7108,7 +7111,7 @@ static int collectUnavailable(const gpuinstTable *tb, void **out, uint64_t *coun
 
 static const gpuinstTable unavailTable = {
     "/unavailable", "features that did not run on a rank, with the reason",
-    sizeof(UnavailRec), NFIELDS(unavailFields), unavailFields, collectUnavailable, NULL, NULL};
+    sizeof(UnavailRec), GPUINST_NFIELDS(unavailFields), unavailFields, collectUnavailable, NULL, NULL};
 
 GPUINST_PRIVATE void gpuinstCoreTablesRegister(void)
 {
@@ -16805,24 +16808,19 @@ typedef struct cntStatRow {         /* /counters/stats */
     double min, mean, max, imbalance;
 } cntStatRow;
 
-#define cntSF(member, type, unit, doc) \
-    { #member, type, (uint32_t)offsetof(cntStatRow, member), 0, 0, unit, doc }
-#define cntSS(member, doc) \
-    { #member, GPUINST_FT_STR, (uint32_t)offsetof(cntStatRow, member), \
-      (uint32_t)sizeof(((cntStatRow *)0)->member), 0, "", doc }
 static const gpuinstField cntStatFields[] = {
-    cntSS(counter, "counter or group name as given (the dataset's counter_name attribute)"),
-    cntSS(dataset, "the dataset that holds the samples (/counters/<name, encoded>, or its ~2, ~3 variant)"),
-    cntSS(field, "field of the group (\"value\" for a scalar counter): a member of dataset"),
-    cntSS(per_rank, "each rank's figure: \"mean\" of its samples, or \"sum\" for DELTA counters"),
-    cntSF(ranks, GPUINST_FT_U32, "count", "ranks with at least one sample with a value"),
-    cntSF(rank_min, GPUINST_FT_U32, "", "a rank holding the minimum"),
-    cntSF(rank_max, GPUINST_FT_U32, "", "a rank holding the maximum"),
-    cntSF(samples, GPUINST_FT_U64, "count", "samples with a value, all ranks"),
-    cntSF(min, GPUINST_FT_F64, "", "minimum over ranks of the per-rank figure (the field's unit)"),
-    cntSF(mean, GPUINST_FT_F64, "", "mean over ranks of the per-rank figure"),
-    cntSF(max, GPUINST_FT_F64, "", "maximum over ranks of the per-rank figure"),
-    cntSF(imbalance, GPUINST_FT_F64, "", "max / mean (1 = balanced; 0 when the mean is 0)"),
+    GPUINST_FIELD(cntStatRow, counter, GPUINST_FT_STR, 0, "", "counter or group name as given (the dataset's counter_name attribute)"),
+    GPUINST_FIELD(cntStatRow, dataset, GPUINST_FT_STR, 0, "", "the dataset that holds the samples (/counters/<name, encoded>, or its ~2, ~3 variant)"),
+    GPUINST_FIELD(cntStatRow, field, GPUINST_FT_STR, 0, "", "field of the group (\"value\" for a scalar counter): a member of dataset"),
+    GPUINST_FIELD(cntStatRow, per_rank, GPUINST_FT_STR, 0, "", "each rank's figure: \"mean\" of its samples, or \"sum\" for DELTA counters"),
+    GPUINST_FIELD(cntStatRow, ranks, GPUINST_FT_U32, 0, "count", "ranks with at least one sample with a value"),
+    GPUINST_FIELD(cntStatRow, rank_min, GPUINST_FT_U32, 0, "", "a rank holding the minimum"),
+    GPUINST_FIELD(cntStatRow, rank_max, GPUINST_FT_U32, 0, "", "a rank holding the maximum"),
+    GPUINST_FIELD(cntStatRow, samples, GPUINST_FT_U64, 0, "count", "samples with a value, all ranks"),
+    GPUINST_FIELD(cntStatRow, min, GPUINST_FT_F64, 0, "", "minimum over ranks of the per-rank figure (the field's unit)"),
+    GPUINST_FIELD(cntStatRow, mean, GPUINST_FT_F64, 0, "", "mean over ranks of the per-rank figure"),
+    GPUINST_FIELD(cntStatRow, max, GPUINST_FT_F64, 0, "", "maximum over ranks of the per-rank figure"),
+    GPUINST_FIELD(cntStatRow, imbalance, GPUINST_FT_F64, 0, "", "max / mean (1 = balanced; 0 when the mean is 0)"),
 };
 
 static cntStatRow *cntStatRows;
@@ -17571,33 +17569,26 @@ typedef struct PmRankRec {
     char hostname[64];
 } PmRankRec;
 
-#define PMF(member, type, unit, doc) \
-    { #member, type, (uint32_t)offsetof(PmRankRec, member), 0, 0, unit, doc }
-#define PMT(member, doc) \
-    { #member, GPUINST_FT_U64, (uint32_t)offsetof(PmRankRec, member), 0, GPUINST_FIELD_TIME, "ns", doc }
-#define PMS(member, doc) \
-    { #member, GPUINST_FT_STR, (uint32_t)offsetof(PmRankRec, member), \
-      (uint32_t)sizeof(((PmRankRec *)0)->member), 0, "", doc }
 static const gpuinstField pmRankFields[] = {
-    {"rank", GPUINST_FT_U32, (uint32_t)offsetof(PmRankRec, rank), 0, GPUINST_FIELD_RANK, "", "rank"},
-    PMF(device, GPUINST_FT_I32, "", "CUDA device ordinal of the rank (-1: unknown)"),
-    PMF(sampler_pid, GPUINST_FT_I32, "", "process id of the sampler of this GPU (0: unknown)"),
-    PMF(sampler_rank, GPUINST_FT_I32, "", "rank of the sampler of this GPU (-1: unknown)"),
-    PMF(sampler, GPUINST_FT_U8, "", "1 if this rank samples the GPU (its rows are in /counters/pm_sampling/<pci_bus_id>)"),
-    PMF(interval_ns, GPUINST_FT_U64, "ns", "sampling interval asked for"),
-    PMT(start_called_ns, "gpuinst_pm_sampling_start entered"),
-    PMT(sampling_start_ns, "cuptiPmSamplingStart called (sampler only): no sample starts before it"),
-    PMT(start_returned_ns, "gpuinst_pm_sampling_start returned"),
-    PMT(stop_called_ns, "gpuinst_pm_sampling_stop (or finalize) entered"),
-    PMT(sampling_stop_ns, "cuptiPmSamplingStop returned (sampler only): no sample ends after it"),
-    PMT(stop_returned_ns, "last samples decoded, gpuinst_pm_sampling_stop returned"),
-    PMF(samples, GPUINST_FT_U64, "", "rows this rank wrote to the series"),
-    PMF(pre_start, GPUINST_FT_U64, "", "records dropped because they began before cuptiPmSamplingStart "
+    GPUINST_FIELD(PmRankRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(PmRankRec, device, GPUINST_FT_I32, 0, "", "CUDA device ordinal of the rank (-1: unknown)"),
+    GPUINST_FIELD(PmRankRec, sampler_pid, GPUINST_FT_I32, 0, "", "process id of the sampler of this GPU (0: unknown)"),
+    GPUINST_FIELD(PmRankRec, sampler_rank, GPUINST_FT_I32, 0, "", "rank of the sampler of this GPU (-1: unknown)"),
+    GPUINST_FIELD(PmRankRec, sampler, GPUINST_FT_U8, 0, "", "1 if this rank samples the GPU (its rows are in /counters/pm_sampling/<pci_bus_id>)"),
+    GPUINST_FIELD(PmRankRec, interval_ns, GPUINST_FT_U64, 0, "ns", "sampling interval asked for"),
+    GPUINST_FIELD(PmRankRec, start_called_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_pm_sampling_start entered"),
+    GPUINST_FIELD(PmRankRec, sampling_start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "cuptiPmSamplingStart called (sampler only): no sample starts before it"),
+    GPUINST_FIELD(PmRankRec, start_returned_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_pm_sampling_start returned"),
+    GPUINST_FIELD(PmRankRec, stop_called_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_pm_sampling_stop (or finalize) entered"),
+    GPUINST_FIELD(PmRankRec, sampling_stop_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "cuptiPmSamplingStop returned (sampler only): no sample ends after it"),
+    GPUINST_FIELD(PmRankRec, stop_returned_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "last samples decoded, gpuinst_pm_sampling_stop returned"),
+    GPUINST_FIELD(PmRankRec, samples, GPUINST_FT_U64, 0, "", "rows this rank wrote to the series"),
+    GPUINST_FIELD(PmRankRec, pre_start, GPUINST_FT_U64, 0, "", "records dropped because they began before cuptiPmSamplingStart "
                                        "(the first record spans from an earlier PM reset to the start)"),
-    PMF(overflows, GPUINST_FT_U64, "", "hardware buffer overflows (samples lost: use a longer interval)"),
-    PMF(decode_errors, GPUINST_FT_U64, "", "samples that CUPTI could not decode or evaluate"),
-    PMS(pci_bus_id, "PCI bus id of the GPU (names the series' dataset)"),
-    PMS(hostname, "host name"),
+    GPUINST_FIELD(PmRankRec, overflows, GPUINST_FT_U64, 0, "", "hardware buffer overflows (samples lost: use a longer interval)"),
+    GPUINST_FIELD(PmRankRec, decode_errors, GPUINST_FT_U64, 0, "", "samples that CUPTI could not decode or evaluate"),
+    GPUINST_FIELD(PmRankRec, pci_bus_id, GPUINST_FT_STR, 0, "", "PCI bus id of the GPU (names the series' dataset)"),
+    GPUINST_FIELD(PmRankRec, hostname, GPUINST_FT_STR, 0, "", "host name"),
 };
 
 static PmRankRec pmRankRow;
@@ -23027,6 +23018,8 @@ static uint64_t strTextNext(gpuinstRowIter *it, void *dst, uint64_t max)
     return k;
 }
 
+/* The /strings rows are packed by the writer itself (STR_* offsets, no
+ * record struct), so their fields are spelled out. */
 static const gpuinstField strRowFields[] = {
     {"rank", GPUINST_FT_U32, STR_RANK, 0, GPUINST_FIELD_RANK, "", "rank"},
     {"id", GPUINST_FT_U32, STR_ID, 0, 0, "", "string id used by the other tables of the same rank"},
@@ -23082,10 +23075,8 @@ static void writeStrings(Writer *w)
  * why (rank 0's list in a shared write; every rank meets the same
  * failures).  Always written, 0 rows when all went well. */
 static const gpuinstField failedFields[] = {
-    {"table", GPUINST_FT_STR, (uint32_t)offsetof(FailedTable, table), (uint32_t)sizeof(((FailedTable *)0)->table), 0,
-     "", "dataset path that is missing from this file"},
-    {"reason", GPUINST_FT_STR, (uint32_t)offsetof(FailedTable, reason), (uint32_t)sizeof(((FailedTable *)0)->reason),
-     0, "", "why it could not be written"},
+    GPUINST_FIELD(FailedTable, table, GPUINST_FT_STR, 0, "", "dataset path that is missing from this file"),
+    GPUINST_FIELD(FailedTable, reason, GPUINST_FT_STR, 0, "", "why it could not be written"),
 };
 static const gpuinstTable failedTable = {
     "/failed_tables", "tables that could not be written into this file (skipped; the others are complete), with the reason",
@@ -25661,41 +25652,38 @@ GPUINST_PRIVATE void gpuinstMpiReqForget(MPI_Request req)
 
 /* ---- tables ---------------------------------------------------------------------- */
 
-#define F(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
-#define NFIELDS(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
 static const gpuinstField callFields[] = {
-    F(gpuinstMpiRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "call entry"),
-    F(gpuinstMpiRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "call return"),
-    F(gpuinstMpiRec, complete_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
+    GPUINST_FIELD(gpuinstMpiRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "call entry"),
+    GPUINST_FIELD(gpuinstMpiRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "call return"),
+    GPUINST_FIELD(gpuinstMpiRec, complete_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
       "rows that start a request (flags & 2): return of the Wait/Test call that completed it; 0 = not seen"),
-    F(gpuinstMpiRec, bytes, GPUINST_FT_U64, 0, "bytes",
+    GPUINST_FIELD(gpuinstMpiRec, bytes, GPUINST_FT_U64, 0, "bytes",
       "count x MPI_Type_size: sent (sends), received (receives: from the status), sent + received "
       "(Sendrecv), this rank's part of a collective, put/got (one-sided), read or written (MPI-IO); "
       "0 to or from MPI_PROC_NULL"),
-    F(gpuinstMpiRec, comm, GPUINST_FT_U64, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, comm, GPUINST_FT_U64, 0, "",
       "communicator id, the same on every member (/mpi/comms; 0 MPI_COMM_WORLD); 2^64-1 none"),
-    F(gpuinstMpiRec, object, GPUINST_FT_U64, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, object, GPUINST_FT_U64, 0, "",
       "window id (one-sided), file id (MPI-IO) or new communicator id, the same on every member; 2^64-1 none"),
-    F(gpuinstMpiRec, offset, GPUINST_FT_I64, 0, "bytes",
+    GPUINST_FIELD(gpuinstMpiRec, offset, GPUINST_FT_I64, 0, "bytes",
       "MPI-IO: file offset of the access; one-sided: target_disp x disp_unit; -1 none or unknown"),
-    F(gpuinstMpiRec, call_id, GPUINST_FT_U64, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, call_id, GPUINST_FT_U64, 0, "",
       "external correlation id of the call: rank << 40 | per-rank sequence (CUPTI custom kind)"),
-    F(gpuinstMpiRec, request, GPUINST_FT_U64, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, request, GPUINST_FT_U64, 0, "",
       "request id = call_id of the row that started it: set on rows that start one (flags & 2) and on "
       "Wait/Test rows that completed exactly one; 0 none"),
-    F(gpuinstMpiRec, peer, GPUINST_FT_I32, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, peer, GPUINST_FT_I32, 0, "",
       "peer as a rank of MPI_COMM_WORLD (dest, source, root); -1 none, -2 MPI_ANY_SOURCE unresolved, -3 unknown"),
-    F(gpuinstMpiRec, tag, GPUINST_FT_I32, 0, "", "message tag (-1: none or MPI_ANY_TAG)"),
-    F(gpuinstMpiRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(gpuinstMpiRec, name, GPUINST_FT_U32, 0, "", "call name (\"MPI_Send\"): id in /strings (same rank)"),
-    F(gpuinstMpiRec, count, GPUINST_FT_U32, 0, "count",
+    GPUINST_FIELD(gpuinstMpiRec, tag, GPUINST_FT_I32, 0, "", "message tag (-1: none or MPI_ANY_TAG)"),
+    GPUINST_FIELD(gpuinstMpiRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstMpiRec, name, GPUINST_FT_U32, 0, "", "call name (\"MPI_Send\"): id in /strings (same rank)"),
+    GPUINST_FIELD(gpuinstMpiRec, count, GPUINST_FT_U32, 0, "count",
       "requests completed (Wait/Test*), started (Start/Startall), ranks of a new communicator"),
-    F(gpuinstMpiRec, result, GPUINST_FT_I32, 0, "", "MPI return code (0 MPI_SUCCESS)"),
-    F(gpuinstMpiRec, call, GPUINST_FT_U16, 0, "", "call number (names: /mpi/summary or the name column)"),
-    F(gpuinstMpiRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
-    F(gpuinstMpiRec, flags, GPUINST_FT_U8, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, result, GPUINST_FT_I32, 0, "", "MPI return code (0 MPI_SUCCESS)"),
+    GPUINST_FIELD(gpuinstMpiRec, call, GPUINST_FT_U16, 0, "", "call number (names: /mpi/summary or the name column)"),
+    GPUINST_FIELD(gpuinstMpiRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+    GPUINST_FIELD(gpuinstMpiRec, flags, GPUINST_FT_U8, 0, "",
       "1 called from Fortran; 2 starts request `request`; 4 failed; 8 creates a persistent request"),
 };
 
@@ -25808,7 +25796,7 @@ static int rowsCalls(const gpuinstTable *tb, gpuinstRowIter *it)
 
 static const gpuinstTable callsTable = {
     "/mpi/calls", "intercepted MPI calls, one row each (nonblocking: with the completion time of the request)",
-    sizeof(gpuinstMpiRec), NFIELDS(callFields), callFields, NULL, NULL, rowsCalls};
+    sizeof(gpuinstMpiRec), GPUINST_NFIELDS(callFields), callFields, NULL, NULL, rowsCalls};
 
 /* /mpi/summary: per rank, per call kind seen: count, time, bytes. */
 typedef struct SummaryRec {
@@ -25823,13 +25811,13 @@ typedef struct SummaryRec {
 } SummaryRec;
 
 static const gpuinstField summaryFields[] = {
-    F(SummaryRec, count, GPUINST_FT_U64, 0, "count", "calls"),
-    F(SummaryRec, time_ns, GPUINST_FT_U64, 0, "ns", "total time inside the calls (end_ns - start_ns summed)"),
-    F(SummaryRec, bytes, GPUINST_FT_U64, 0, "bytes", "total bytes (as /mpi/calls bytes)"),
-    F(SummaryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(SummaryRec, name, GPUINST_FT_U32, 0, "", "call name: id in /strings (same rank)"),
-    F(SummaryRec, call, GPUINST_FT_U16, 0, "", "call number, as /mpi/calls call"),
-    F(SummaryRec, timed, GPUINST_FT_U8, 0, "",
+    GPUINST_FIELD(SummaryRec, count, GPUINST_FT_U64, 0, "count", "calls"),
+    GPUINST_FIELD(SummaryRec, time_ns, GPUINST_FT_U64, 0, "ns", "total time inside the calls (end_ns - start_ns summed)"),
+    GPUINST_FIELD(SummaryRec, bytes, GPUINST_FT_U64, 0, "bytes", "total bytes (as /mpi/calls bytes)"),
+    GPUINST_FIELD(SummaryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(SummaryRec, name, GPUINST_FT_U32, 0, "", "call name: id in /strings (same rank)"),
+    GPUINST_FIELD(SummaryRec, call, GPUINST_FT_U16, 0, "", "call number, as /mpi/calls call"),
+    GPUINST_FIELD(SummaryRec, timed, GPUINST_FT_U8, 0, "",
       "1 recorded call (rows in /mpi/calls, timed); 0 local call, counted only (time_ns and bytes 0)"),
 };
 
@@ -25891,7 +25879,7 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable summaryTable = {
     "/mpi/summary", "per rank and MPI call: calls, time inside them, bytes",
-    sizeof(SummaryRec), NFIELDS(summaryFields), summaryFields, collectSummary, NULL, NULL};
+    sizeof(SummaryRec), GPUINST_NFIELDS(summaryFields), summaryFields, collectSummary, NULL, NULL};
 
 /* /mpi/comms: one row per communicator per member rank. */
 typedef struct CommRec {
@@ -25906,18 +25894,18 @@ typedef struct CommRec {
 } CommRec;
 
 static const gpuinstField commFields[] = {
-    F(CommRec, id, GPUINST_FT_U64, 0, "", "communicator id, the same on every member rank (0 world, 1 self)"),
-    F(CommRec, parent, GPUINST_FT_U64, 0, "", "id of the communicator it was made from; 2^64-1 none/unknown"),
-    F(CommRec, created_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "when this rank made it (or first saw it)"),
-    F(CommRec, freed_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "MPI_Comm_free on this rank; 0 = never"),
-    F(CommRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank (in MPI_COMM_WORLD)"),
-    F(CommRec, size, GPUINST_FT_I32, 0, "count", "ranks in the communicator (local group)"),
-    F(CommRec, comm_rank, GPUINST_FT_I32, 0, "", "this rank's rank in the communicator"),
-    F(CommRec, kind, GPUINST_FT_U16, 0, "",
+    GPUINST_FIELD(CommRec, id, GPUINST_FT_U64, 0, "", "communicator id, the same on every member rank (0 world, 1 self)"),
+    GPUINST_FIELD(CommRec, parent, GPUINST_FT_U64, 0, "", "id of the communicator it was made from; 2^64-1 none/unknown"),
+    GPUINST_FIELD(CommRec, created_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "when this rank made it (or first saw it)"),
+    GPUINST_FIELD(CommRec, freed_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "MPI_Comm_free on this rank; 0 = never"),
+    GPUINST_FIELD(CommRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank (in MPI_COMM_WORLD)"),
+    GPUINST_FIELD(CommRec, size, GPUINST_FT_I32, 0, "count", "ranks in the communicator (local group)"),
+    GPUINST_FIELD(CommRec, comm_rank, GPUINST_FT_I32, 0, "", "this rank's rank in the communicator"),
+    GPUINST_FIELD(CommRec, kind, GPUINST_FT_U16, 0, "",
       "0 world, 1 self, 2 dup, 3 split, 4 split_type, 5 create, 6 create_group, 7 cart_create, 8 cart_sub, "
       "9 foreign (first seen in a call; id = 2^62 | hash of its group), 10 graph, 11 dist_graph, "
       "12 intercomm_create, 13 intercomm_merge, 14 spawn, 15 accept/connect, 16 join, 17 create_from_group"),
-    F(CommRec, inter, GPUINST_FT_U8, 0, "", "1 intercommunicator"),
+    GPUINST_FIELD(CommRec, inter, GPUINST_FT_U8, 0, "", "1 intercommunicator"),
 };
 
 static int collectComms(const gpuinstTable *tb, void **out, uint64_t *count)
@@ -25953,7 +25941,7 @@ static int collectComms(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable commsTable = {
     "/mpi/comms", "communicators, one row per member rank; id is the same on every member",
-    sizeof(CommRec), NFIELDS(commFields), commFields, collectComms, NULL, NULL};
+    sizeof(CommRec), GPUINST_NFIELDS(commFields), commFields, collectComms, NULL, NULL};
 
 /* Called from gpuinstMpiAttach (gpuinst_init, and MPI_Init once gpuinst
  * runs): tables, communicators (needs the rank). */
@@ -26179,21 +26167,19 @@ GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase)
     }
 }
 
-#define F(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
 
 static const gpuinstField clockFields[] = {
-    F(ClockRec, ref_ns, GPUINST_FT_U64, 0, "ns", "this rank's own clock at the measurement (not mapped)"),
-    F(ClockRec, offset_ns, GPUINST_FT_I64, 0, "ns", "rank 0's clock minus this rank's at ref_ns"),
-    F(ClockRec, error_ns, GPUINST_FT_F64, 0, "ns", "error bound: half round trips summed along the tree path"),
-    F(ClockRec, min_rtt_ns, GPUINST_FT_U64, 0, "ns", "smallest of the ping-pong round trips to the parent"),
-    F(ClockRec, cost_ns, GPUINST_FT_U64, 0, "ns",
+    GPUINST_FIELD(ClockRec, ref_ns, GPUINST_FT_U64, 0, "ns", "this rank's own clock at the measurement (not mapped)"),
+    GPUINST_FIELD(ClockRec, offset_ns, GPUINST_FT_I64, 0, "ns", "rank 0's clock minus this rank's at ref_ns"),
+    GPUINST_FIELD(ClockRec, error_ns, GPUINST_FT_F64, 0, "ns", "error bound: half round trips summed along the tree path"),
+    GPUINST_FIELD(ClockRec, min_rtt_ns, GPUINST_FT_U64, 0, "ns", "smallest of the ping-pong round trips to the parent"),
+    GPUINST_FIELD(ClockRec, cost_ns, GPUINST_FT_U64, 0, "ns",
       "time this rank spent in the alignment (after a barrier; phase 0 includes making the node and leader communicators)"),
-    F(ClockRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(ClockRec, parent, GPUINST_FT_I32, 0, "", "rank it was measured against (-1: rank 0 itself)"),
-    F(ClockRec, phase, GPUINST_FT_U32, 0, "", "0 at init (MPI_Init / gpuinst_init), 1 at finalize"),
-    F(ClockRec, depth, GPUINST_FT_U32, 0, "count", "ping-pong hops from rank 0"),
-    F(ClockRec, copied, GPUINST_FT_U32, 0, "",
+    GPUINST_FIELD(ClockRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ClockRec, parent, GPUINST_FT_I32, 0, "", "rank it was measured against (-1: rank 0 itself)"),
+    GPUINST_FIELD(ClockRec, phase, GPUINST_FT_U32, 0, "", "0 at init (MPI_Init / gpuinst_init), 1 at finalize"),
+    GPUINST_FIELD(ClockRec, depth, GPUINST_FT_U32, 0, "count", "ping-pong hops from rank 0"),
+    GPUINST_FIELD(ClockRec, copied, GPUINST_FT_U32, 0, "",
       "1: this rank shares its node leader's clock and copied its result (parent = the leader's parent)"),
 };
 
@@ -26291,23 +26277,18 @@ GPUINST_PRIVATE void gpuinstMpiTopologyMeasure(MPI_Comm comm)
     topoDone = 1;
 }
 
-#define F(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
-#define FS(rec, member, doc) \
-    { #member, GPUINST_FT_STR, (uint32_t)offsetof(rec, member), \
-      (uint32_t)sizeof(((rec *)0)->member), 0, "", doc }
 
 static const gpuinstField topoFields[] = {
-    F(TopoRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank in MPI_COMM_WORLD"),
-    F(TopoRec, node_rank, GPUINST_FT_I32, 0, "", "rank among the ranks of its node (MPI_COMM_TYPE_SHARED); -1 unknown"),
-    F(TopoRec, node_size, GPUINST_FT_I32, 0, "count", "ranks on its node; -1 unknown"),
-    F(TopoRec, node_id, GPUINST_FT_I32, 0, "", "node id: the lowest world rank on the node (equal for ranks sharing it)"),
-    F(TopoRec, cuda_device, GPUINST_FT_I32, 0, "",
+    GPUINST_FIELD(TopoRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank in MPI_COMM_WORLD"),
+    GPUINST_FIELD(TopoRec, node_rank, GPUINST_FT_I32, 0, "", "rank among the ranks of its node (MPI_COMM_TYPE_SHARED); -1 unknown"),
+    GPUINST_FIELD(TopoRec, node_size, GPUINST_FT_I32, 0, "count", "ranks on its node; -1 unknown"),
+    GPUINST_FIELD(TopoRec, node_id, GPUINST_FT_I32, 0, "", "node id: the lowest world rank on the node (equal for ranks sharing it)"),
+    GPUINST_FIELD(TopoRec, cuda_device, GPUINST_FT_I32, 0, "",
       "CUDA device ordinal of the rank's current context at finalize; -1 none or unknown"),
-    FS(TopoRec, hostname, "host name (gethostname)"),
-    FS(TopoRec, gpu_uuid, "UUID of that device (GPU-...), \"unknown\" without a CUDA context"),
-    FS(TopoRec, pci_bus_id, "PCI bus id of that device (domain:bus:device.function), \"unknown\" without one"),
-    FS(TopoRec, cuda_visible_devices, "CUDA_VISIBLE_DEVICES of the rank (empty: unset)"),
+    GPUINST_FIELD(TopoRec, hostname, GPUINST_FT_STR, 0, "", "host name (gethostname)"),
+    GPUINST_FIELD(TopoRec, gpu_uuid, GPUINST_FT_STR, 0, "", "UUID of that device (GPU-...), \"unknown\" without a CUDA context"),
+    GPUINST_FIELD(TopoRec, pci_bus_id, GPUINST_FT_STR, 0, "", "PCI bus id of that device (domain:bus:device.function), \"unknown\" without one"),
+    GPUINST_FIELD(TopoRec, cuda_visible_devices, GPUINST_FT_STR, 0, "", "CUDA_VISIBLE_DEVICES of the rank (empty: unset)"),
 };
 
 static int collectTopo(const gpuinstTable *tb, void **out, uint64_t *count)

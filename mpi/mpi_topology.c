@@ -66,23 +66,18 @@ GPUINST_PRIVATE void gpuinstMpiTopologyMeasure(MPI_Comm comm)
     topoDone = 1;
 }
 
-#define F(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
-#define FS(rec, member, doc) \
-    { #member, GPUINST_FT_STR, (uint32_t)offsetof(rec, member), \
-      (uint32_t)sizeof(((rec *)0)->member), 0, "", doc }
 
 static const gpuinstField topoFields[] = {
-    F(TopoRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank in MPI_COMM_WORLD"),
-    F(TopoRec, node_rank, GPUINST_FT_I32, 0, "", "rank among the ranks of its node (MPI_COMM_TYPE_SHARED); -1 unknown"),
-    F(TopoRec, node_size, GPUINST_FT_I32, 0, "count", "ranks on its node; -1 unknown"),
-    F(TopoRec, node_id, GPUINST_FT_I32, 0, "", "node id: the lowest world rank on the node (equal for ranks sharing it)"),
-    F(TopoRec, cuda_device, GPUINST_FT_I32, 0, "",
+    GPUINST_FIELD(TopoRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank in MPI_COMM_WORLD"),
+    GPUINST_FIELD(TopoRec, node_rank, GPUINST_FT_I32, 0, "", "rank among the ranks of its node (MPI_COMM_TYPE_SHARED); -1 unknown"),
+    GPUINST_FIELD(TopoRec, node_size, GPUINST_FT_I32, 0, "count", "ranks on its node; -1 unknown"),
+    GPUINST_FIELD(TopoRec, node_id, GPUINST_FT_I32, 0, "", "node id: the lowest world rank on the node (equal for ranks sharing it)"),
+    GPUINST_FIELD(TopoRec, cuda_device, GPUINST_FT_I32, 0, "",
       "CUDA device ordinal of the rank's current context at finalize; -1 none or unknown"),
-    FS(TopoRec, hostname, "host name (gethostname)"),
-    FS(TopoRec, gpu_uuid, "UUID of that device (GPU-...), \"unknown\" without a CUDA context"),
-    FS(TopoRec, pci_bus_id, "PCI bus id of that device (domain:bus:device.function), \"unknown\" without one"),
-    FS(TopoRec, cuda_visible_devices, "CUDA_VISIBLE_DEVICES of the rank (empty: unset)"),
+    GPUINST_FIELD(TopoRec, hostname, GPUINST_FT_STR, 0, "", "host name (gethostname)"),
+    GPUINST_FIELD(TopoRec, gpu_uuid, GPUINST_FT_STR, 0, "", "UUID of that device (GPU-...), \"unknown\" without a CUDA context"),
+    GPUINST_FIELD(TopoRec, pci_bus_id, GPUINST_FT_STR, 0, "", "PCI bus id of that device (domain:bus:device.function), \"unknown\" without one"),
+    GPUINST_FIELD(TopoRec, cuda_visible_devices, GPUINST_FT_STR, 0, "", "CUDA_VISIBLE_DEVICES of the rank (empty: unset)"),
 };
 
 static int collectTopo(const gpuinstTable *tb, void **out, uint64_t *count)

@@ -1044,24 +1044,19 @@ typedef struct cntStatRow {         /* /counters/stats */
     double min, mean, max, imbalance;
 } cntStatRow;
 
-#define cntSF(member, type, unit, doc) \
-    { #member, type, (uint32_t)offsetof(cntStatRow, member), 0, 0, unit, doc }
-#define cntSS(member, doc) \
-    { #member, GPUINST_FT_STR, (uint32_t)offsetof(cntStatRow, member), \
-      (uint32_t)sizeof(((cntStatRow *)0)->member), 0, "", doc }
 static const gpuinstField cntStatFields[] = {
-    cntSS(counter, "counter or group name as given (the dataset's counter_name attribute)"),
-    cntSS(dataset, "the dataset that holds the samples (/counters/<name, encoded>, or its ~2, ~3 variant)"),
-    cntSS(field, "field of the group (\"value\" for a scalar counter): a member of dataset"),
-    cntSS(per_rank, "each rank's figure: \"mean\" of its samples, or \"sum\" for DELTA counters"),
-    cntSF(ranks, GPUINST_FT_U32, "count", "ranks with at least one sample with a value"),
-    cntSF(rank_min, GPUINST_FT_U32, "", "a rank holding the minimum"),
-    cntSF(rank_max, GPUINST_FT_U32, "", "a rank holding the maximum"),
-    cntSF(samples, GPUINST_FT_U64, "count", "samples with a value, all ranks"),
-    cntSF(min, GPUINST_FT_F64, "", "minimum over ranks of the per-rank figure (the field's unit)"),
-    cntSF(mean, GPUINST_FT_F64, "", "mean over ranks of the per-rank figure"),
-    cntSF(max, GPUINST_FT_F64, "", "maximum over ranks of the per-rank figure"),
-    cntSF(imbalance, GPUINST_FT_F64, "", "max / mean (1 = balanced; 0 when the mean is 0)"),
+    GPUINST_FIELD(cntStatRow, counter, GPUINST_FT_STR, 0, "", "counter or group name as given (the dataset's counter_name attribute)"),
+    GPUINST_FIELD(cntStatRow, dataset, GPUINST_FT_STR, 0, "", "the dataset that holds the samples (/counters/<name, encoded>, or its ~2, ~3 variant)"),
+    GPUINST_FIELD(cntStatRow, field, GPUINST_FT_STR, 0, "", "field of the group (\"value\" for a scalar counter): a member of dataset"),
+    GPUINST_FIELD(cntStatRow, per_rank, GPUINST_FT_STR, 0, "", "each rank's figure: \"mean\" of its samples, or \"sum\" for DELTA counters"),
+    GPUINST_FIELD(cntStatRow, ranks, GPUINST_FT_U32, 0, "count", "ranks with at least one sample with a value"),
+    GPUINST_FIELD(cntStatRow, rank_min, GPUINST_FT_U32, 0, "", "a rank holding the minimum"),
+    GPUINST_FIELD(cntStatRow, rank_max, GPUINST_FT_U32, 0, "", "a rank holding the maximum"),
+    GPUINST_FIELD(cntStatRow, samples, GPUINST_FT_U64, 0, "count", "samples with a value, all ranks"),
+    GPUINST_FIELD(cntStatRow, min, GPUINST_FT_F64, 0, "", "minimum over ranks of the per-rank figure (the field's unit)"),
+    GPUINST_FIELD(cntStatRow, mean, GPUINST_FT_F64, 0, "", "mean over ranks of the per-rank figure"),
+    GPUINST_FIELD(cntStatRow, max, GPUINST_FT_F64, 0, "", "maximum over ranks of the per-rank figure"),
+    GPUINST_FIELD(cntStatRow, imbalance, GPUINST_FT_F64, 0, "", "max / mean (1 = balanced; 0 when the mean is 0)"),
 };
 
 static cntStatRow *cntStatRows;

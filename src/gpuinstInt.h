@@ -610,6 +610,15 @@ typedef struct gpuinstField {
     const char *doc;
 } gpuinstField;
 
+/* The one way to name a field: GPUINST_FIELD(record type, member, GPUINST_FT_*,
+ * GPUINST_FIELD_* flags, unit, description); the member's name is the
+ * file's member name, a GPUINST_FT_STR member's length its array size.
+ * GPUINST_NFIELDS(array) counts them. */
+#define GPUINST_FIELD(rec, member, type, flags, unit, doc)                                                         \
+    { #member, type, (uint32_t)offsetof(rec, member),                                                             \
+      (type) == GPUINST_FT_STR ? (uint32_t)sizeof(((rec *)0)->member) : 0u, flags, unit, doc }
+#define GPUINST_NFIELDS(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
 typedef struct gpuinstTable gpuinstTable;
 /* Produces this rank's records as one malloc'd contiguous array (*out, owned
  * by the writer, which frees it) and their number (*count).  Return 0 or a

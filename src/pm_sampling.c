@@ -62,33 +62,26 @@ typedef struct PmRankRec {
     char hostname[64];
 } PmRankRec;
 
-#define PMF(member, type, unit, doc) \
-    { #member, type, (uint32_t)offsetof(PmRankRec, member), 0, 0, unit, doc }
-#define PMT(member, doc) \
-    { #member, GPUINST_FT_U64, (uint32_t)offsetof(PmRankRec, member), 0, GPUINST_FIELD_TIME, "ns", doc }
-#define PMS(member, doc) \
-    { #member, GPUINST_FT_STR, (uint32_t)offsetof(PmRankRec, member), \
-      (uint32_t)sizeof(((PmRankRec *)0)->member), 0, "", doc }
 static const gpuinstField pmRankFields[] = {
-    {"rank", GPUINST_FT_U32, (uint32_t)offsetof(PmRankRec, rank), 0, GPUINST_FIELD_RANK, "", "rank"},
-    PMF(device, GPUINST_FT_I32, "", "CUDA device ordinal of the rank (-1: unknown)"),
-    PMF(sampler_pid, GPUINST_FT_I32, "", "process id of the sampler of this GPU (0: unknown)"),
-    PMF(sampler_rank, GPUINST_FT_I32, "", "rank of the sampler of this GPU (-1: unknown)"),
-    PMF(sampler, GPUINST_FT_U8, "", "1 if this rank samples the GPU (its rows are in /counters/pm_sampling/<pci_bus_id>)"),
-    PMF(interval_ns, GPUINST_FT_U64, "ns", "sampling interval asked for"),
-    PMT(start_called_ns, "gpuinst_pm_sampling_start entered"),
-    PMT(sampling_start_ns, "cuptiPmSamplingStart called (sampler only): no sample starts before it"),
-    PMT(start_returned_ns, "gpuinst_pm_sampling_start returned"),
-    PMT(stop_called_ns, "gpuinst_pm_sampling_stop (or finalize) entered"),
-    PMT(sampling_stop_ns, "cuptiPmSamplingStop returned (sampler only): no sample ends after it"),
-    PMT(stop_returned_ns, "last samples decoded, gpuinst_pm_sampling_stop returned"),
-    PMF(samples, GPUINST_FT_U64, "", "rows this rank wrote to the series"),
-    PMF(pre_start, GPUINST_FT_U64, "", "records dropped because they began before cuptiPmSamplingStart "
+    GPUINST_FIELD(PmRankRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(PmRankRec, device, GPUINST_FT_I32, 0, "", "CUDA device ordinal of the rank (-1: unknown)"),
+    GPUINST_FIELD(PmRankRec, sampler_pid, GPUINST_FT_I32, 0, "", "process id of the sampler of this GPU (0: unknown)"),
+    GPUINST_FIELD(PmRankRec, sampler_rank, GPUINST_FT_I32, 0, "", "rank of the sampler of this GPU (-1: unknown)"),
+    GPUINST_FIELD(PmRankRec, sampler, GPUINST_FT_U8, 0, "", "1 if this rank samples the GPU (its rows are in /counters/pm_sampling/<pci_bus_id>)"),
+    GPUINST_FIELD(PmRankRec, interval_ns, GPUINST_FT_U64, 0, "ns", "sampling interval asked for"),
+    GPUINST_FIELD(PmRankRec, start_called_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_pm_sampling_start entered"),
+    GPUINST_FIELD(PmRankRec, sampling_start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "cuptiPmSamplingStart called (sampler only): no sample starts before it"),
+    GPUINST_FIELD(PmRankRec, start_returned_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_pm_sampling_start returned"),
+    GPUINST_FIELD(PmRankRec, stop_called_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_pm_sampling_stop (or finalize) entered"),
+    GPUINST_FIELD(PmRankRec, sampling_stop_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "cuptiPmSamplingStop returned (sampler only): no sample ends after it"),
+    GPUINST_FIELD(PmRankRec, stop_returned_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "last samples decoded, gpuinst_pm_sampling_stop returned"),
+    GPUINST_FIELD(PmRankRec, samples, GPUINST_FT_U64, 0, "", "rows this rank wrote to the series"),
+    GPUINST_FIELD(PmRankRec, pre_start, GPUINST_FT_U64, 0, "", "records dropped because they began before cuptiPmSamplingStart "
                                        "(the first record spans from an earlier PM reset to the start)"),
-    PMF(overflows, GPUINST_FT_U64, "", "hardware buffer overflows (samples lost: use a longer interval)"),
-    PMF(decode_errors, GPUINST_FT_U64, "", "samples that CUPTI could not decode or evaluate"),
-    PMS(pci_bus_id, "PCI bus id of the GPU (names the series' dataset)"),
-    PMS(hostname, "host name"),
+    GPUINST_FIELD(PmRankRec, overflows, GPUINST_FT_U64, 0, "", "hardware buffer overflows (samples lost: use a longer interval)"),
+    GPUINST_FIELD(PmRankRec, decode_errors, GPUINST_FT_U64, 0, "", "samples that CUPTI could not decode or evaluate"),
+    GPUINST_FIELD(PmRankRec, pci_bus_id, GPUINST_FT_STR, 0, "", "PCI bus id of the GPU (names the series' dataset)"),
+    GPUINST_FIELD(PmRankRec, hostname, GPUINST_FT_STR, 0, "", "host name"),
 };
 
 static PmRankRec pmRankRow;
