@@ -64,6 +64,14 @@
 #define GPUINST_PRIVATE __attribute__((visibility("hidden")))
 #endif
 #endif
+/* Internal functions that only tests, fuzz targets and benchmarks call: in
+ * the split library (tests link it), and in the amalgamation only with
+ * -DGPUINST_TEST (fuzz/), as SQLite's SQLITE_TEST. */
+#if !defined(GPUINST_AMALGAMATION) || defined(GPUINST_TEST)
+#define GPUINST_WITH_TEST_API 1
+#else
+#define GPUINST_WITH_TEST_API 0
+#endif
 /* Data shared across files.  The amalgamation is one translation unit, so
  * the declaration here is the (zero-initialised, static) definition; in the
  * split build it is an extern declaration, defined once in src/core.c.
@@ -4436,7 +4444,6 @@ GPUINST_PRIVATE uint64_t gpuinstBufCount(const gpuinstBuf *b);
 /* Copies up to `max` published records into dst (contiguous); returns how
  * many were copied. */
 GPUINST_PRIVATE uint64_t gpuinstBufCopy(const gpuinstBuf *b, void *dst, uint64_t max);
-GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b);
 /* A reading position in one buffer: its first `limit` records, oldest
  * first (spilled ones, then those in memory), read piece by piece. */
 typedef struct gpuinstBufCursor {
@@ -4483,8 +4490,6 @@ typedef struct gpuinstSpillBlock {
 } gpuinstSpillBlock;
 GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes);
 GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag);
-/* Chunk bytes held in memory now, all buffers. */
-GPUINST_PRIVATE uint64_t gpuinstBufBytes(void);
 /* Counts other per-thread memory (thread slots) against the cap. */
 GPUINST_PRIVATE void gpuinstBufAccount(int64_t bytes);
 /* The buffer's thread exited (called on that thread, recording): over the
@@ -4507,7 +4512,6 @@ GPUINST_PRIVATE uint32_t gpuinstStringIntern(const char *s, size_t len);
 /* The interned text of `id` (NUL-terminated) or NULL; len in *len if non-NULL. */
 GPUINST_PRIVATE const char *gpuinstStringGet(uint32_t id, size_t *len);
 GPUINST_PRIVATE uint32_t gpuinstStringCount(void); /* highest id in use */
-GPUINST_PRIVATE void gpuinstStringsReset(void);
 /* Bytes of the valid UTF-8 character (RFC 3629: no overlong forms, no
  * surrogates, at most U+10FFFF) that starts at s, 1..4; 0 if s does not
  * start one (a stray continuation byte, a bad lead, a short sequence).
@@ -4724,7 +4728,9 @@ GPUINST_PRIVATE void gpuinstUnavailableNote(const char *feature, const char *rea
  * agreed across ranks (gpuinstConfigAgree) replace this rank's. */
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg);
 /* GPUINST_CUPTI_LIB ("" unset), also before gpuinst_init. */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void);
+#endif
 /* The one parser of each kind of GPUINST_* value (src/config.c): on/off
  * words (1 on yes true y / 0 off no false n, any case) and whole numbers in
  * lo..hi; unset or empty gives dflt, a bad value a message and dflt. */
@@ -4816,21 +4822,30 @@ struct gpuinstTable {
  * GPUINST_ERROR_OUT_OF_MEMORY. */
 GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *const *bufs, uint32_t n);
 /* Runs it->end if set and clears *it. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_MPI
 GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it);
+#endif
 /* The iterator's remaining rows (at most it->total) as one gpuinstBigAlloc'd
  * array (free()), their number in *n; NULL without memory. */
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, uint64_t *n);
+#endif
 /* This rank's rows of `t` as one malloc'd array, through collect or rows
  * (the gathered writer and tests).  0 or a gpuinst_status. */
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint64_t *count);
+#endif
 
 /* Adds a table to the writer's list (same order on every rank).  Tables
  * registered by gpuinst itself are static; callers keep `t` alive until
  * finalize.  Returns 0 or GPUINST_ERROR_LIMIT. */
 GPUINST_PRIVATE int gpuinstTableRegister(const gpuinstTable *t);
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstTableCount(void);
+#endif
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE const gpuinstTable *gpuinstTableAt(uint32_t i);
-GPUINST_PRIVATE void gpuinstTablesReset(void);
+#endif
 /* Registers the core tables (/ranks, /ranges, /marks, /threads, /domains,
  * /categories); /strings is written by the writer itself. */
 GPUINST_PRIVATE void gpuinstCoreTablesRegister(void);
@@ -4852,14 +4867,18 @@ GPUINST_PRIVATE int gpuinstCollLearnRank(void);
 /* Makes the private communicator if MPI is usable; 1 if there is one. */
 GPUINST_PRIVATE int gpuinstCollEnsureComm(void);
 /* Frees it (before PMPI_Finalize). */
+#if GPUINST_WITH_MPI
 GPUINST_PRIVATE void gpuinstCollRelease(void);
+#endif
 /* MPI is initialised and not finalised. */
 GPUINST_PRIVATE int gpuinstCollUsable(void);
 /* True when collectives may run: the communicator exists, MPI is usable,
  * and this is not the exit path (other ranks may be gone). */
 GPUINST_PRIVATE int gpuinstCollActive(void);
 /* Exclusive prefix sum and total over ranks of n counters. */
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n);
+#endif
 GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n);
 /* Gathers each rank's `bytes` bytes to rank 0: on rank 0 *all (malloc'd,
  * rank order) and per-rank sizes in counts[size]; other ranks get NULL. */
@@ -4894,17 +4913,27 @@ GPUINST_PRIVATE const char *gpuinstOutputJobId(void);
 GPUINST_PRIVATE int gpuinstOutputExpand(const char *pattern, const gpuinstOutputVars *v, char *out, size_t cap);
 /* `path` if no file exists there, else the first free "<stem>.N<ext>".
  * Returns 0 or LIMIT. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t cap);
+#endif
 /* "dir" (".": no '/'; "/") and the base name of a path. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap, const char **base);
+#endif
 /* The longest file name dir's file system takes (pathconf NAME_MAX; 255). */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE size_t gpuinstOutputNameMax(const char *dir);
+#endif
 /* The k-th temporary name of `final` (k = 0, 1, ...): "<dir>/.<base>.tmp.<pid>"
  * (".<k>" appended for k > 0), base cut to fit NAME_MAX. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, char *out, size_t cap);
+#endif
 /* The fallback of `target`: the first free "<tmpdir>/gpuinst-<pid>-<base>"
  * (tmpdir NULL or empty: /tmp), base cut to fit NAME_MAX. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, const char *target, char *out, size_t cap);
+#endif
 /* ==== end output naming ================================================== */
 
 /* ---- writer (src/h5_writer.c) ------------------------------------------- */
@@ -4968,7 +4997,9 @@ typedef struct gpuinstTableAttr {
 } gpuinstTableAttr;
 GPUINST_PRIVATE int gpuinstTableSetAttrs(const gpuinstTable *t, const gpuinstTableAttr *attrs, uint32_t n);
 /* The extra attributes of `t` (0 and *attrs = NULL if none). */
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstTableAttrs(const gpuinstTable *t, const gpuinstTableAttr **attrs);
+#endif
 
 /* The tables to write, agreed by all ranks (collective, called by the
  * writer before it writes any table).  Parallel HDF5 needs every rank to
@@ -4985,8 +5016,12 @@ typedef struct gpuinstTableList {
     uint32_t n;
     void *owned_;          /* placeholders and copies, freed by gpuinstTableListFree */
 } gpuinstTableList;
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list);
+#endif
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list);
+#endif
 
 /* Nested gpuinst ranges -> nested profiler ranges.  gpuinstProfOn is 1
  * only while a profiled pass runs, so the cost in gpuinst_range_push/pop
@@ -5033,10 +5068,14 @@ GPUINST_PRIVATE void gpuinstPartsAttach(int have_rank);
 GPUINST_PRIVATE void gpuinstPartsInit(void);
 GPUINST_PRIVATE void gpuinstPartsFlush(void);
 GPUINST_PRIVATE void gpuinstPartsBeforeWrite(void);
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE void gpuinstPartsSeal(void);
+#endif
 /* Runs `agreed` of every part; the tables returned, in list order, go to
  * out[0..cap); returns how many. */
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstPartsAgreed(const gpuinstTableList *list, const gpuinstTable **out, uint32_t cap);
+#endif
 
 /* ---- finalize hooks of the optional parts --------------------------------
  * Parts that hold data outside the core tables (CUPTI activity, profiler)
@@ -5584,6 +5623,7 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     gpuinstConfigApplyAgreed(cfg);
 }
 
+#if GPUINST_WITH_CUPTI
 /* GPUINST_CUPTI_LIB: the loaded configuration's, or, before gpuinst_init
  * (the metric discovery API needs no init), read once by the same rule. */
 static char earlyCuptiLib[sizeof gpuinstG.cfg.cupti_lib];
@@ -5599,6 +5639,7 @@ GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void)
     pthread_once(&earlyCuptiOnce, earlyCuptiRead);
     return earlyCuptiLib;
 }
+#endif
 /************** End of src/config.c **************/
 /************** Begin file src/coll.c **************/
 /*
@@ -5678,6 +5719,7 @@ GPUINST_PRIVATE MPI_Comm gpuinstCollComm(void)
     return gpuinstComm;
 }
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
 {
     int i;
@@ -5694,6 +5736,7 @@ GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint
     if (PMPI_Allreduce(in, total, n, MPI_UINT64_T, MPI_SUM, gpuinstComm) != MPI_SUCCESS) return GPUINST_ERROR_MPI;
     return GPUINST_SUCCESS;
 }
+#endif
 
 GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n)
 {
@@ -5782,9 +5825,9 @@ GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **al
 
 GPUINST_PRIVATE int gpuinstCollLearnRank(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollEnsureComm(void) { return 0; }
-GPUINST_PRIVATE void gpuinstCollRelease(void) {}
 GPUINST_PRIVATE int gpuinstCollUsable(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollActive(void) { return 0; }
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
 {
     int i;
@@ -5794,6 +5837,7 @@ GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint
     }
     return GPUINST_SUCCESS;
 }
+#endif
 GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n)
 {
     (void)inout;
@@ -5949,12 +5993,15 @@ GPUINST_PRIVATE int gpuinstOutputExpand(const char *pattern, const gpuinstOutput
     return GPUINST_SUCCESS;
 }
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 static int exists(const char *path)
 {
     struct stat sb;
     return lstat(path, &sb) == 0;
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t cap)
 {
     size_t len = strlen(path), stem = len;
@@ -5976,9 +6023,11 @@ GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t ca
     }
     return GPUINST_ERROR_LIMIT;
 }
+#endif
 
 /* ---- temporary and fallback names (issue 13 §3, issue 20; src/h5_writer.c) ---- */
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap, const char **base)
 {
     const char *slash = strrchr(path, '/');
@@ -5993,13 +6042,17 @@ GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap
         *base = slash + 1;
     }
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE size_t gpuinstOutputNameMax(const char *dir)
 {
     long n = pathconf(dir, _PC_NAME_MAX);
     return n > 16 && n < 4096 ? (size_t)n : 255;
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 /* `base` cut to at most max bytes: its start, "~", and its last 40 bytes
  * (the ".h5" and ".rank<N>" endings), never inside a UTF-8 character. */
 static void cutName(const char *base, size_t max, char *out, size_t cap)
@@ -6014,7 +6067,9 @@ static void cutName(const char *base, size_t max, char *out, size_t cap)
     while (tail > 0 && ((unsigned char)base[len - tail] & 0xC0u) == 0x80u) tail--;
     snprintf(out, cap, "%.*s~%s", (int)head, base, base + len - tail);
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, char *out, size_t cap)
 {
     char dir[4400], suffix[48], cut[512];
@@ -6030,7 +6085,9 @@ GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, ch
     if (strcmp(dir, "/") == 0) dir[0] = '\0';
     snprintf(out, cap, "%s/.%s%s", dir, cut, suffix);
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, const char *target, char *out, size_t cap)
 {
     char tmp[4400], head[64], cut[512];
@@ -6045,6 +6102,7 @@ GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, cons
     snprintf(tmp, sizeof tmp, "%s/%s%s", tmpdir, head, cut);
     if (gpuinstOutputFreeName(tmp, out, cap) != GPUINST_SUCCESS) snprintf(out, cap, "%.*s", (int)(cap ? cap - 1 : 0), tmp);
 }
+#endif
 /************** End of src/output.c **************/
 /************** Begin file src/buf.c **************/
 /*
@@ -6192,11 +6250,6 @@ GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes)
 GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag)
 {
     b->spill_tag = tag;
-}
-
-GPUINST_PRIVATE uint64_t gpuinstBufBytes(void)
-{
-    return GPUINST_LOAD_RLX(&bufHeld);
 }
 
 /* Opens the spill file (spillLock held): "<output>.spill.<pid>", else
@@ -6595,6 +6648,7 @@ GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *con
     return GPUINST_SUCCESS;
 }
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, uint64_t *n)
 {
     char *rows = (char *)gpuinstBigAlloc((size_t)(it->total ? it->total * recsize : 1));
@@ -6602,29 +6656,16 @@ GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, ui
     if (rows != NULL && it->total > 0) *n = it->next(it, rows, it->total);
     return rows;
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_MPI
 GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it)
 {
     if (it->end != NULL) it->end(it);
     memset(it, 0, sizeof *it);
 }
+#endif
 
-GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b)
-{
-    gpuinstChunk *c = b->head;
-    while (c != NULL) {
-        gpuinstChunk *next = c->next;
-        chunkFree(b, c);
-        c = next;
-    }
-    b->head = b->tail = NULL;
-    freeSpares(b);
-    b->total = 0;
-    free(b->spill);
-    b->spill = NULL;
-    b->nspill = b->capspill = 0;
-    b->spilled = 0;
-}
 /************** End of src/buf.c **************/
 /************** Begin file src/strings.c **************/
 /*
@@ -6635,8 +6676,8 @@ GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b)
  * (1, 2, ...; 0 means "none").  The writer turns the table into /strings.
  * Interning takes a mutex; hot paths go through each thread's cache
  * (gpuinstNameId in src/nvtx.c), so a name seen before costs a hash and a
- * memcmp, no lock.  Interned texts live until gpuinstStringsReset (after
- * the file is written), so cached pointers stay valid for the whole run.
+ * memcmp, no lock.  Interned texts are never freed, so cached pointers
+ * stay valid for the whole run.
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
@@ -6759,18 +6800,6 @@ GPUINST_PRIVATE uint32_t gpuinstStringCount(void)
     return n;
 }
 
-GPUINST_PRIVATE void gpuinstStringsReset(void)
-{
-    uint32_t id;
-    pthread_mutex_lock(&strLock);
-    for (id = 1; id <= strCount; id++) free(strEntries[id].text);
-    free(strEntries);
-    free(strSlots);
-    strEntries = NULL;
-    strSlots = NULL;
-    strCount = strCap = strSlotCap = 0;
-    pthread_mutex_unlock(&strLock);
-}
 /************** End of src/strings.c **************/
 /************** Begin file src/tables.c **************/
 /*
@@ -6801,20 +6830,19 @@ GPUINST_PRIVATE int gpuinstTableRegister(const gpuinstTable *t)
     return GPUINST_SUCCESS;
 }
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstTableCount(void)
 {
     return ntables;
 }
+#endif
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE const gpuinstTable *gpuinstTableAt(uint32_t i)
 {
     return i < ntables ? tables[i] : NULL;
 }
-
-GPUINST_PRIVATE void gpuinstTablesReset(void)
-{
-    ntables = 0;
-}
+#endif
 
 
 /* ---- /ranks ----------------------------------------------------------------- */
@@ -6943,6 +6971,7 @@ static int rowsThreadBufs(const gpuinstTable *tb, gpuinstRowIter *it)
     return rc;
 }
 
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint64_t *count)
 {
     gpuinstRowIter it;
@@ -6956,6 +6985,7 @@ GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint6
     gpuinstRowIterEnd(&it);
     return *out != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
 }
+#endif
 
 static const gpuinstTable rangesTable = {
     "/ranges", "ended ranges (push/pop and start/end), one row each",
@@ -7154,6 +7184,7 @@ GPUINST_PRIVATE void gpuinstCoreTablesRegister(void)
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
+
 /* ---- extra attributes ------------------------------------------------------ */
 
 #define GPUINST_MAX_TABLE_ATTRS 1024
@@ -7186,6 +7217,7 @@ GPUINST_PRIVATE int gpuinstTableSetAttrs(const gpuinstTable *t, const gpuinstTab
     return rc;
 }
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstTableAttrs(const gpuinstTable *t, const gpuinstTableAttr **attrs)
 {
     uint32_t i, n = 0;
@@ -7200,6 +7232,9 @@ GPUINST_PRIVATE uint32_t gpuinstTableAttrs(const gpuinstTable *t, const gpuinstT
     pthread_mutex_unlock(&taAttrLock);
     return n;
 }
+#endif
+
+#if GPUINST_WITH_HDF5 /* the agreement is the writer's step */
 
 static void taAttrsForget(const gpuinstTable *t)
 {
@@ -7701,6 +7736,8 @@ GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list)
     list->n = 0;
     list->owned_ = NULL;
 }
+
+#endif /* GPUINST_WITH_HDF5 */
 /************** End of src/table_agree.c **************/
 /************** Begin file src/cuda.c **************/
 /*
@@ -8087,12 +8124,18 @@ enum {
     GPUINST_LIB_CHECKPOINT = 3,
     GPUINST_LIB_COUNT_ = 4
 };
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why);
+#endif
 /* The path a library was opened from ("" if not loaded). */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstLibPath(int lib);
+#endif
 /* 1 if libcuda.so.1 is in the process already (the application loaded it),
  * without loading it: for /topology, which never brings CUDA in. */
+#if GPUINST_WITH_MPI
 GPUINST_PRIVATE int gpuinstCudaDriverPresent(void);
+#endif
 
 /* ---- the entry points ----------------------------------------------------------
  * The parts that need an entry point (a bit set; 0: optional). */
@@ -8244,19 +8287,27 @@ typedef struct gpuinstCudaApi {
 #undef GPUINST_CU_FIELD_
     char end_; /* C wants a member when every list is empty */
 } gpuinstCudaApi;
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
 GPUINST_SHARED_DATA gpuinstCudaApi gpuinstCu;
+#endif
 
 /* The first entry point that one of the parts in `need` cannot do without
  * and that is NULL (its library not loaded, or too old), or NULL when all
  * are there. */
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstCudaMissing(unsigned need);
+#endif
 
 /* ---- error strings ------------------------------------------------------------
  * The one string of a CUptiResult ("unknown CUPTI error" when libcupti is
  * not loaded or does not know it) and of a CUresult (cuGetErrorName, else
  * "unknown CUDA error"). */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res);
+#endif
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstCudaResultString(int res);
+#endif
 
 /* ---- device identity ---------------------------------------------------------
  * One description of a device, used by /gpu/devices, /topology, /profiler
@@ -8276,17 +8327,25 @@ typedef struct gpuinstCudaDevice {
     char pci_bus_id[32];     /* "0000:3b:00.0" ("": unknown) */
     char name[96];           /* cuDeviceGetName ("unknown") */
 } gpuinstCudaDevice;
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCudaDeviceGet(int ordinal, gpuinstCudaDevice *d);
+#endif
 /* The chip name of `ordinal` ("GH100") into chip: 0, or the CUptiResult of
  * cuptiDeviceGetChipName that failed (-1 without CUPTI or an ordinal out of
  * range). */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCudaDeviceChip(int ordinal, char *chip, size_t cap);
+#endif
 /* The ordinal of the calling thread's current context, or -1 (no context,
  * or the application has not loaded the driver: it is never loaded here). */
+#if GPUINST_WITH_MPI
 GPUINST_PRIVATE int gpuinstCudaCurrentDevice(void);
+#endif
 /* The one UUID formatter: 16 bytes -> "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
  * (nvidia-smi's spelling). */
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
 GPUINST_PRIVATE void gpuinstCudaUuidString(const void *bytes16, char *out, size_t cap);
+#endif
 
 /* ---- the lease of a GPU's performance monitors (src/gpu_lease.c) ------------
  * The range profiler and PM sampling both program a GPU's performance
@@ -8321,14 +8380,22 @@ typedef struct gpuinstLease {
     char use[24];        /* what the holder uses the monitors for ("profiler", "pm_sampling"; "" unknown) */
     char key[64];        /* the GPU (while held) */
 } gpuinstLease;
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstLeaseTake(const char *key, const char *use, uint64_t wait_ns, uint32_t write_delay_us,
                                      gpuinstLease *l, uint64_t *waited);
+#endif
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstLeaseRelease(gpuinstLease *l);
+#endif
 /* The lock file of `key` ('/' and ':' made '_'), for tests. */
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstLeasePath(const char *key, char *path, size_t cap);
+#endif
 
 /* ---- until src/activity.c and src/range_profiler.c use the table ----------- */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name);
+#endif
 #define GPUINST_LIB_FN(fnptr, lib, name)                       \
     do {                                                       \
         void *gpuinst_sym_ = gpuinstLibSym((lib), (name));     \
@@ -8342,9 +8409,13 @@ GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name);
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if !defined(GPUINST_AMALGAMATION)
+#if !defined(GPUINST_AMALGAMATION) && (GPUINST_WITH_MPI || GPUINST_WITH_CUPTI)
 __attribute__((visibility("hidden"))) gpuinstCudaApi gpuinstCu;
 #endif
+
+/* The driver is used by /topology (MPI) and the CUPTI parts; a build with
+ * neither opens nothing. */
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
 
 /* ---- the libraries ------------------------------------------------------------ */
 
@@ -8669,18 +8740,23 @@ GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why)
     return GPUINST_ERROR_UNAVAILABLE;
 }
 
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name)
 {
     if (lib < 0 || lib >= GPUINST_LIB_COUNT_ || GPUINST_LOAD_ACQ(&libs[lib].state) != 1) return NULL;
     return dlsym(libs[lib].handle, name);
 }
+#endif
 
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstLibPath(int lib)
 {
     if (lib < 0 || lib >= GPUINST_LIB_COUNT_ || GPUINST_LOAD_ACQ(&libs[lib].state) != 1) return "";
     return libs[lib].path;
 }
+#endif
 
+#if GPUINST_WITH_MPI
 GPUINST_PRIVATE int gpuinstCudaDriverPresent(void)
 {
     void *h;
@@ -8690,23 +8766,22 @@ GPUINST_PRIVATE int gpuinstCudaDriverPresent(void)
     dlclose(h);
     return 1;
 }
+#endif
 
 /* ---- error strings ------------------------------------------------------------------ */
 
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
 {
-#if GPUINST_WITH_CUPTI
     const char *s = NULL;
     if (GPUINST_LOAD_ACQ(&libs[GPUINST_LIB_CUPTI].state) == 1 && gpuinstCu.cuptiGetResultString != NULL &&
         gpuinstCu.cuptiGetResultString((CUptiResult)res, &s) == CUPTI_SUCCESS && s != NULL)
         return s;
     return "unknown CUPTI error";
-#else
-    (void)res;
-    return "CUPTI not compiled in";
-#endif
 }
+#endif
 
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstCudaResultString(int res)
 {
     const char *s = NULL;
@@ -8715,6 +8790,7 @@ GPUINST_PRIVATE const char *gpuinstCudaResultString(int res)
         return s;
     return "unknown CUDA error";
 }
+#endif
 
 /* ---- device identity ---------------------------------------------------------------- */
 
@@ -8780,12 +8856,13 @@ GPUINST_PRIVATE int gpuinstCudaDeviceGet(int ordinal, gpuinstCudaDevice *d)
     return GPUINST_SUCCESS;
 }
 
+
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCudaDeviceChip(int ordinal, char *chip, size_t cap)
 {
     int rc = -1;
     if (cap > 0) chip[0] = '\0';
     if (ordinal < 0 || ordinal >= GPUINST_CUDA_MAX_DEVICES) return -1;
-#if GPUINST_WITH_CUPTI
     pthread_mutex_lock(&devLock);
     if (devices[ordinal].chip[0] != '\0') {
         rc = 0;
@@ -8801,10 +8878,11 @@ GPUINST_PRIVATE int gpuinstCudaDeviceChip(int ordinal, char *chip, size_t cap)
     }
     if (rc == 0) snprintf(chip, cap, "%s", devices[ordinal].chip);
     pthread_mutex_unlock(&devLock);
-#endif
     return rc;
 }
+#endif
 
+#if GPUINST_WITH_MPI
 GPUINST_PRIVATE int gpuinstCudaCurrentDevice(void)
 {
     CUcontext ctx = NULL;
@@ -8816,6 +8894,9 @@ GPUINST_PRIVATE int gpuinstCudaCurrentDevice(void)
         return -1;
     return (int)dev;
 }
+#endif
+
+#endif /* GPUINST_WITH_MPI || GPUINST_WITH_CUPTI */
 /************** End of src/cuda.c **************/
 /************** Begin file src/gpu_lease.c **************/
 /*
@@ -8847,6 +8928,8 @@ GPUINST_PRIVATE int gpuinstCudaCurrentDevice(void)
  * POSIX only, in every build (tests run it without a GPU).
  */
 /* #include "cudaInt.h" -- already inlined */
+
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9047,6 +9130,8 @@ GPUINST_PRIVATE void gpuinstLeaseRelease(gpuinstLease *l)
     l->fd = -1;
     l->held = 0;
 }
+
+#endif /* GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API */
 /************** End of src/gpu_lease.c **************/
 /************** Begin file src/nvtx.c **************/
 /*
@@ -12466,13 +12551,17 @@ GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList 
  * so far, monotonic) for the built-in group "mpi_bytes"; without it that
  * group is not offered. */
 typedef void (*gpuinstMpiBytesFn)(uint64_t *sent, uint64_t *recv);
+#if GPUINST_WITH_MPI
 GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn);
+#endif
 /* Counter groups made by gpuinst itself (PM sampling): as the public
  * gpuinst_counter_group_create, with per-field units, and a flag 0x1 for
  * "no NVTX counter" when the samples are only recorded. */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
                                               int32_t nfields, const char *const *units, uint32_t flags,
                                               gpuinst_counter *group);
+#endif
 /* A counter group made by gpuinst (the built-in groups of
  * src/counters_builtin.c), and its semantics, as the public calls without
  * their state check. */
@@ -12480,20 +12569,21 @@ GPUINST_PRIVATE int gpuinstCounterCreate(const char *name, const char *fields, c
                                          gpuinst_counter *group);
 GPUINST_PRIVATE int gpuinstCounterSemantics(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags,
                                             double min, double max);
-/* Records nsamples samples of such a group: values nsamples x fields
- * (sample-major), times_ns on gpuinst's clock; no state check.  Returns 0,
+/* Records nsamples samples of such a group from packed records (8 bytes
+ * per field: int64 or double as the field's type, exact for int64 values of
+ * any size), times_ns on gpuinst's clock; no state check.  Returns 0,
  * INVALID_ARGUMENT or OUT_OF_MEMORY. */
-GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter group, int64_t nsamples, const double *values,
-                                               const uint64_t *times_ns);
-/* The same from packed records (8 bytes per field: int64 or double as the
- * field's type), exact for int64 values of any size. */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter group, int64_t nsamples, const void *records,
                                             const uint64_t *times_ns);
+#endif
 
 /* PM sampling (src/pm_sampling.c): 1 while a PM sampler of this process
  * runs, so that the range profiler can refuse to start with a clear
  * message (both need the GPU's performance monitors). */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
+#endif
 /* Finalize: a running sampler stopped, its last samples decoded. */
 GPUINST_PRIVATE void gpuinstPmSamplingFlush(void);
 /* The metric list PM sampling would use on `chip` (e.g. "GH100") for
@@ -12501,8 +12591,10 @@ GPUINST_PRIVATE void gpuinstPmSamplingFlush(void);
  * evaluates a chip by name, without a GPU.  Writes the names, comma
  * separated, to out; returns 0 or GPUINST_ERROR_UNAVAILABLE with the reason
  * in why.  For tests and tools; not while PM sampling runs. */
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
                                            size_t whycap);
+#endif
 /* ==== end counters ======================================================== */
 
 #endif /* GPUINST_COUNTERS_INT_H */
@@ -16459,12 +16551,14 @@ int gpuinst_counter_group_create(const char *name, const char *fields, const int
     return cntCreateCore(name, 0, fields, types, nfields, NULL, 0, group);
 }
 
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
                                               int32_t nfields, const char *const *units, uint32_t flags,
                                               gpuinst_counter *group)
 {
     return cntCreateCore(name, 0, fields, types, nfields, units, (flags & CNT_NO_NVTX) | CNT_INTERNAL, group);
 }
+#endif
 
 static int cntSemanticsCore(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags, double min,
                          double max);
@@ -16719,28 +16813,7 @@ int gpuinst_counter_submit_values(gpuinst_counter counter, int64_t nsamples, con
     return cntBatchCore(c, rec, nsamples, NULL, values, timestamps, clock);
 }
 
-/* Internal batch for gpuinst's own groups (PM sampling): no state check. */
-GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter counter, int64_t nsamples, const double *values,
-                                               const uint64_t *times_ns)
-{
-    cntCounter *c = cntCounterGet(counter);
-    int64_t k;
-    int rc = GPUINST_SUCCESS;
-    gpuinstBuf *b;
-    uint16_t thread;
-    unsigned char v[8 * CNT_MAX_FIELDS];
-    if (c == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
-    if (!GPUINST_LOAD_ACQ(&c->sealed)) cntSeal(c);
-    if ((b = cntBufFor(c)) == NULL) return cntLostEvent();
-    thread = cntThreadIndex();
-    for (k = 0; k < nsamples; k++) {
-        cntPackValues(c, values + (size_t)k * c->nfields, v);
-        if (cntRecordOne(c, b, thread, times_ns[k], v, -1) != GPUINST_SUCCESS) rc = GPUINST_ERROR_OUT_OF_MEMORY;
-        if (!(c->flags & CNT_NO_NVTX)) nvtxCounterSample(NULL, c->nvtx_id, v, 8u * c->nfields);
-    }
-    return rc;
-}
-
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter counter, int64_t nsamples, const void *records,
                                             const uint64_t *times_ns)
 {
@@ -16761,6 +16834,7 @@ GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter counter, int64_t nsa
     }
     return rc;
 }
+#endif
 
 /* ---- collect -------------------------------------------------------------------- */
 
@@ -17049,10 +17123,12 @@ static int cntBiStop;
 static pthread_cond_t cntBiCond;
 static int cntBiWarnedToken;
 
+#if GPUINST_WITH_MPI
 GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn)
 {
     cntMpiBytesFn = fn;
 }
+#endif
 
 #if GPUINST_WITH_CUPTI
 static const char *cntGpuMemoryOpen(void)
@@ -17389,18 +17465,24 @@ typedef struct gpuinstMetricList {
 GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out, char *err, size_t errcap);
 GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
 GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
+#endif
 /* gpuinst's named set i (0 <= i < gpuinstMetricSetCount()): its name and
  * NULL-terminated metric names (static storage).  INVALID_ARGUMENT past
  * the end. */
 GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void);
 GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics);
 /* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
+#endif
 /* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
  * first (ties: earlier candidate first); too distant ones are left out. */
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const *cands, size_t n,
                                              const char **out, uint32_t k);
+#endif
 
 /* Host object: chip + metric list -> properties, config image, passes,
  * evaluation (CUPTI profiler host API; works without a GPU).  Only with
@@ -17461,7 +17543,9 @@ GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const cha
 GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
                                              char *out, size_t stride, uint32_t k);
 /* cuptiGetVersion of the libcupti loaded (130001 for CUDA 13.0's), 0 if none. */
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void);
+#endif
 /* libnvperf_host (what the host object needs; ~60-150 ms to open, under
  * the loader's lock) opened on a detached helper thread, once per process,
  * from libcupti's directory with CUPTI's flags, so that it overlaps the
@@ -17610,12 +17694,16 @@ static const gpuinstTable pmRanksTable = {
     "PM sampling: per rank that asked for it, its GPU and the process that samples that GPU",
     sizeof(PmRankRec), (uint32_t)(sizeof pmRankFields / sizeof pmRankFields[0]), pmRankFields, pmCollectRanks, NULL, NULL};
 
-static int pmActive;
+#if GPUINST_WITH_CUPTI
+static int pmActive; /* a sampler of this process runs */
+#endif
 
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstPmSamplingActive(void)
 {
     return GPUINST_LOAD_ACQ(&pmActive);
 }
+#endif
 
 static int pmStateCheck(void)
 {
@@ -17959,6 +18047,7 @@ static int pmSelect(const char *metrics, char *why, size_t whycap)
     return 0;
 }
 
+#if GPUINST_WITH_TEST_API
 /* gpuinstInt.h: the metric list PM sampling would use on `chip`, without a GPU. */
 GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
                                            size_t whycap)
@@ -17986,6 +18075,7 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
     pthread_mutex_unlock(&pmLock);
     return rc;
 }
+#endif
 
 static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metrics)
 {
@@ -18354,6 +18444,7 @@ int gpuinst_pm_sampling_stop(void)
 
 GPUINST_PRIVATE void gpuinstPmSamplingFlush(void) {}
 
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
                                            size_t whycap)
 {
@@ -18363,6 +18454,7 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
     snprintf(why, whycap, "built without the CUDA headers (GPUINST_WITH_CUPTI=0)");
     return GPUINST_ERROR_UNAVAILABLE;
 }
+#endif
 
 #endif /* GPUINST_WITH_CUPTI */
 /************** End of src/pm_sampling.c **************/
@@ -18519,10 +18611,12 @@ GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out
     return rc;
 }
 
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE const char *gpuinstMetricSetNames(void)
 {
     return "time, memory, instructions, roofline, throughput";
 }
+#endif
 
 GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics)
 {
@@ -18537,6 +18631,7 @@ GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void)
     return (uint32_t)NSETS;
 }
 
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 /* ---- nearest names ----------------------------------------------------------- */
 
 GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max)
@@ -18589,6 +18684,7 @@ GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const
     }
     return have;
 }
+#endif
 
 #if GPUINST_WITH_CUPTI
 
@@ -18799,10 +18895,12 @@ GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetr
     return GPUINST_SUCCESS;
 }
 
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void)
 {
     return phostLoad(NULL) == GPUINST_SUCCESS ? hostApi.apiVersion : 0;
 }
+#endif
 
 /* A list of n strings as one allocation (pointers, then the texts), freed
  * with one free(). */
@@ -42613,13 +42711,16 @@ GPUINST_PRIVATE void gpuinstPartsBeforeWrite(void)
         if (parts[i].before_write != NULL) parts[i].before_write();
 }
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE void gpuinstPartsSeal(void)
 {
     size_t i;
     for (i = 0; i < NPARTS; i++)
         if (parts[i].seal != NULL) parts[i].seal();
 }
+#endif
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstPartsAgreed(const gpuinstTableList *list, const gpuinstTable **out, uint32_t cap)
 {
     size_t i;
@@ -42630,4 +42731,5 @@ GPUINST_PRIVATE uint32_t gpuinstPartsAgreed(const gpuinstTableList *list, const 
     }
     return n;
 }
+#endif
 /************** End of src/parts.c **************/

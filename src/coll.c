@@ -75,6 +75,7 @@ GPUINST_PRIVATE MPI_Comm gpuinstCollComm(void)
     return gpuinstComm;
 }
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
 {
     int i;
@@ -91,6 +92,7 @@ GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint
     if (PMPI_Allreduce(in, total, n, MPI_UINT64_T, MPI_SUM, gpuinstComm) != MPI_SUCCESS) return GPUINST_ERROR_MPI;
     return GPUINST_SUCCESS;
 }
+#endif
 
 GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n)
 {
@@ -179,9 +181,9 @@ GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **al
 
 GPUINST_PRIVATE int gpuinstCollLearnRank(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollEnsureComm(void) { return 0; }
-GPUINST_PRIVATE void gpuinstCollRelease(void) {}
 GPUINST_PRIVATE int gpuinstCollUsable(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollActive(void) { return 0; }
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
 {
     int i;
@@ -191,6 +193,7 @@ GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint
     }
     return GPUINST_SUCCESS;
 }
+#endif
 GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n)
 {
     (void)inout;

@@ -222,6 +222,7 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     gpuinstConfigApplyAgreed(cfg);
 }
 
+#if GPUINST_WITH_CUPTI
 /* GPUINST_CUPTI_LIB: the loaded configuration's, or, before gpuinst_init
  * (the metric discovery API needs no init), read once by the same rule. */
 static char earlyCuptiLib[sizeof gpuinstG.cfg.cupti_lib];
@@ -237,3 +238,4 @@ GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void)
     pthread_once(&earlyCuptiOnce, earlyCuptiRead);
     return earlyCuptiLib;
 }
+#endif

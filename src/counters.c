@@ -695,12 +695,14 @@ int gpuinst_counter_group_create(const char *name, const char *fields, const int
     return cntCreateCore(name, 0, fields, types, nfields, NULL, 0, group);
 }
 
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
                                               int32_t nfields, const char *const *units, uint32_t flags,
                                               gpuinst_counter *group)
 {
     return cntCreateCore(name, 0, fields, types, nfields, units, (flags & CNT_NO_NVTX) | CNT_INTERNAL, group);
 }
+#endif
 
 static int cntSemanticsCore(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags, double min,
                          double max);
@@ -955,28 +957,7 @@ int gpuinst_counter_submit_values(gpuinst_counter counter, int64_t nsamples, con
     return cntBatchCore(c, rec, nsamples, NULL, values, timestamps, clock);
 }
 
-/* Internal batch for gpuinst's own groups (PM sampling): no state check. */
-GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter counter, int64_t nsamples, const double *values,
-                                               const uint64_t *times_ns)
-{
-    cntCounter *c = cntCounterGet(counter);
-    int64_t k;
-    int rc = GPUINST_SUCCESS;
-    gpuinstBuf *b;
-    uint16_t thread;
-    unsigned char v[8 * CNT_MAX_FIELDS];
-    if (c == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
-    if (!GPUINST_LOAD_ACQ(&c->sealed)) cntSeal(c);
-    if ((b = cntBufFor(c)) == NULL) return cntLostEvent();
-    thread = cntThreadIndex();
-    for (k = 0; k < nsamples; k++) {
-        cntPackValues(c, values + (size_t)k * c->nfields, v);
-        if (cntRecordOne(c, b, thread, times_ns[k], v, -1) != GPUINST_SUCCESS) rc = GPUINST_ERROR_OUT_OF_MEMORY;
-        if (!(c->flags & CNT_NO_NVTX)) nvtxCounterSample(NULL, c->nvtx_id, v, 8u * c->nfields);
-    }
-    return rc;
-}
-
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter counter, int64_t nsamples, const void *records,
                                             const uint64_t *times_ns)
 {
@@ -997,6 +978,7 @@ GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter counter, int64_t nsa
     }
     return rc;
 }
+#endif
 
 /* ---- collect -------------------------------------------------------------------- */
 

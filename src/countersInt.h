@@ -23,13 +23,17 @@ GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList 
  * so far, monotonic) for the built-in group "mpi_bytes"; without it that
  * group is not offered. */
 typedef void (*gpuinstMpiBytesFn)(uint64_t *sent, uint64_t *recv);
+#if GPUINST_WITH_MPI
 GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn);
+#endif
 /* Counter groups made by gpuinst itself (PM sampling): as the public
  * gpuinst_counter_group_create, with per-field units, and a flag 0x1 for
  * "no NVTX counter" when the samples are only recorded. */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
                                               int32_t nfields, const char *const *units, uint32_t flags,
                                               gpuinst_counter *group);
+#endif
 /* A counter group made by gpuinst (the built-in groups of
  * src/counters_builtin.c), and its semantics, as the public calls without
  * their state check. */
@@ -37,20 +41,21 @@ GPUINST_PRIVATE int gpuinstCounterCreate(const char *name, const char *fields, c
                                          gpuinst_counter *group);
 GPUINST_PRIVATE int gpuinstCounterSemantics(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags,
                                             double min, double max);
-/* Records nsamples samples of such a group: values nsamples x fields
- * (sample-major), times_ns on gpuinst's clock; no state check.  Returns 0,
+/* Records nsamples samples of such a group from packed records (8 bytes
+ * per field: int64 or double as the field's type, exact for int64 values of
+ * any size), times_ns on gpuinst's clock; no state check.  Returns 0,
  * INVALID_ARGUMENT or OUT_OF_MEMORY. */
-GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter group, int64_t nsamples, const double *values,
-                                               const uint64_t *times_ns);
-/* The same from packed records (8 bytes per field: int64 or double as the
- * field's type), exact for int64 values of any size. */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter group, int64_t nsamples, const void *records,
                                             const uint64_t *times_ns);
+#endif
 
 /* PM sampling (src/pm_sampling.c): 1 while a PM sampler of this process
  * runs, so that the range profiler can refuse to start with a clear
  * message (both need the GPU's performance monitors). */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
+#endif
 /* Finalize: a running sampler stopped, its last samples decoded. */
 GPUINST_PRIVATE void gpuinstPmSamplingFlush(void);
 /* The metric list PM sampling would use on `chip` (e.g. "GH100") for
@@ -58,8 +63,10 @@ GPUINST_PRIVATE void gpuinstPmSamplingFlush(void);
  * evaluates a chip by name, without a GPU.  Writes the names, comma
  * separated, to out; returns 0 or GPUINST_ERROR_UNAVAILABLE with the reason
  * in why.  For tests and tools; not while PM sampling runs. */
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
                                            size_t whycap);
+#endif
 /* ==== end counters ======================================================== */
 
 #endif /* GPUINST_COUNTERS_INT_H */

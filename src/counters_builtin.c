@@ -31,10 +31,12 @@ static int cntBiStop;
 static pthread_cond_t cntBiCond;
 static int cntBiWarnedToken;
 
+#if GPUINST_WITH_MPI
 GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn)
 {
     cntMpiBytesFn = fn;
 }
+#endif
 
 #if GPUINST_WITH_CUPTI
 static const char *cntGpuMemoryOpen(void)

@@ -31,9 +31,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if !defined(GPUINST_AMALGAMATION)
+#if !defined(GPUINST_AMALGAMATION) && (GPUINST_WITH_MPI || GPUINST_WITH_CUPTI)
 __attribute__((visibility("hidden"))) gpuinstCudaApi gpuinstCu;
 #endif
+
+/* The driver is used by /topology (MPI) and the CUPTI parts; a build with
+ * neither opens nothing. */
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
 
 /* ---- the libraries ------------------------------------------------------------ */
 
@@ -358,18 +362,23 @@ GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why)
     return GPUINST_ERROR_UNAVAILABLE;
 }
 
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name)
 {
     if (lib < 0 || lib >= GPUINST_LIB_COUNT_ || GPUINST_LOAD_ACQ(&libs[lib].state) != 1) return NULL;
     return dlsym(libs[lib].handle, name);
 }
+#endif
 
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstLibPath(int lib)
 {
     if (lib < 0 || lib >= GPUINST_LIB_COUNT_ || GPUINST_LOAD_ACQ(&libs[lib].state) != 1) return "";
     return libs[lib].path;
 }
+#endif
 
+#if GPUINST_WITH_MPI
 GPUINST_PRIVATE int gpuinstCudaDriverPresent(void)
 {
     void *h;
@@ -379,23 +388,22 @@ GPUINST_PRIVATE int gpuinstCudaDriverPresent(void)
     dlclose(h);
     return 1;
 }
+#endif
 
 /* ---- error strings ------------------------------------------------------------------ */
 
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
 {
-#if GPUINST_WITH_CUPTI
     const char *s = NULL;
     if (GPUINST_LOAD_ACQ(&libs[GPUINST_LIB_CUPTI].state) == 1 && gpuinstCu.cuptiGetResultString != NULL &&
         gpuinstCu.cuptiGetResultString((CUptiResult)res, &s) == CUPTI_SUCCESS && s != NULL)
         return s;
     return "unknown CUPTI error";
-#else
-    (void)res;
-    return "CUPTI not compiled in";
-#endif
 }
+#endif
 
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstCudaResultString(int res)
 {
     const char *s = NULL;
@@ -404,6 +412,7 @@ GPUINST_PRIVATE const char *gpuinstCudaResultString(int res)
         return s;
     return "unknown CUDA error";
 }
+#endif
 
 /* ---- device identity ---------------------------------------------------------------- */
 
@@ -469,12 +478,13 @@ GPUINST_PRIVATE int gpuinstCudaDeviceGet(int ordinal, gpuinstCudaDevice *d)
     return GPUINST_SUCCESS;
 }
 
+
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCudaDeviceChip(int ordinal, char *chip, size_t cap)
 {
     int rc = -1;
     if (cap > 0) chip[0] = '\0';
     if (ordinal < 0 || ordinal >= GPUINST_CUDA_MAX_DEVICES) return -1;
-#if GPUINST_WITH_CUPTI
     pthread_mutex_lock(&devLock);
     if (devices[ordinal].chip[0] != '\0') {
         rc = 0;
@@ -490,10 +500,11 @@ GPUINST_PRIVATE int gpuinstCudaDeviceChip(int ordinal, char *chip, size_t cap)
     }
     if (rc == 0) snprintf(chip, cap, "%s", devices[ordinal].chip);
     pthread_mutex_unlock(&devLock);
-#endif
     return rc;
 }
+#endif
 
+#if GPUINST_WITH_MPI
 GPUINST_PRIVATE int gpuinstCudaCurrentDevice(void)
 {
     CUcontext ctx = NULL;
@@ -505,3 +516,6 @@ GPUINST_PRIVATE int gpuinstCudaCurrentDevice(void)
         return -1;
     return (int)dev;
 }
+#endif
+
+#endif /* GPUINST_WITH_MPI || GPUINST_WITH_CUPTI */

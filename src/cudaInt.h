@@ -89,12 +89,18 @@ enum {
     GPUINST_LIB_CHECKPOINT = 3,
     GPUINST_LIB_COUNT_ = 4
 };
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why);
+#endif
 /* The path a library was opened from ("" if not loaded). */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstLibPath(int lib);
+#endif
 /* 1 if libcuda.so.1 is in the process already (the application loaded it),
  * without loading it: for /topology, which never brings CUDA in. */
+#if GPUINST_WITH_MPI
 GPUINST_PRIVATE int gpuinstCudaDriverPresent(void);
+#endif
 
 /* ---- the entry points ----------------------------------------------------------
  * The parts that need an entry point (a bit set; 0: optional). */
@@ -246,19 +252,27 @@ typedef struct gpuinstCudaApi {
 #undef GPUINST_CU_FIELD_
     char end_; /* C wants a member when every list is empty */
 } gpuinstCudaApi;
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
 GPUINST_SHARED_DATA gpuinstCudaApi gpuinstCu;
+#endif
 
 /* The first entry point that one of the parts in `need` cannot do without
  * and that is NULL (its library not loaded, or too old), or NULL when all
  * are there. */
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstCudaMissing(unsigned need);
+#endif
 
 /* ---- error strings ------------------------------------------------------------
  * The one string of a CUptiResult ("unknown CUPTI error" when libcupti is
  * not loaded or does not know it) and of a CUresult (cuGetErrorName, else
  * "unknown CUDA error"). */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res);
+#endif
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstCudaResultString(int res);
+#endif
 
 /* ---- device identity ---------------------------------------------------------
  * One description of a device, used by /gpu/devices, /topology, /profiler
@@ -278,17 +292,25 @@ typedef struct gpuinstCudaDevice {
     char pci_bus_id[32];     /* "0000:3b:00.0" ("": unknown) */
     char name[96];           /* cuDeviceGetName ("unknown") */
 } gpuinstCudaDevice;
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCudaDeviceGet(int ordinal, gpuinstCudaDevice *d);
+#endif
 /* The chip name of `ordinal` ("GH100") into chip: 0, or the CUptiResult of
  * cuptiDeviceGetChipName that failed (-1 without CUPTI or an ordinal out of
  * range). */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCudaDeviceChip(int ordinal, char *chip, size_t cap);
+#endif
 /* The ordinal of the calling thread's current context, or -1 (no context,
  * or the application has not loaded the driver: it is never loaded here). */
+#if GPUINST_WITH_MPI
 GPUINST_PRIVATE int gpuinstCudaCurrentDevice(void);
+#endif
 /* The one UUID formatter: 16 bytes -> "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
  * (nvidia-smi's spelling). */
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
 GPUINST_PRIVATE void gpuinstCudaUuidString(const void *bytes16, char *out, size_t cap);
+#endif
 
 /* ---- the lease of a GPU's performance monitors (src/gpu_lease.c) ------------
  * The range profiler and PM sampling both program a GPU's performance
@@ -323,14 +345,22 @@ typedef struct gpuinstLease {
     char use[24];        /* what the holder uses the monitors for ("profiler", "pm_sampling"; "" unknown) */
     char key[64];        /* the GPU (while held) */
 } gpuinstLease;
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstLeaseTake(const char *key, const char *use, uint64_t wait_ns, uint32_t write_delay_us,
                                      gpuinstLease *l, uint64_t *waited);
+#endif
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstLeaseRelease(gpuinstLease *l);
+#endif
 /* The lock file of `key` ('/' and ':' made '_'), for tests. */
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstLeasePath(const char *key, char *path, size_t cap);
+#endif
 
 /* ---- until src/activity.c and src/range_profiler.c use the table ----------- */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name);
+#endif
 #define GPUINST_LIB_FN(fnptr, lib, name)                       \
     do {                                                       \
         void *gpuinst_sym_ = gpuinstLibSym((lib), (name));     \

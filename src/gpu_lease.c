@@ -28,6 +28,8 @@
  */
 #include "cudaInt.h"
 
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -227,3 +229,5 @@ GPUINST_PRIVATE void gpuinstLeaseRelease(gpuinstLease *l)
     l->fd = -1;
     l->held = 0;
 }
+
+#endif /* GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API */

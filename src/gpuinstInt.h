@@ -49,6 +49,14 @@
 #define GPUINST_PRIVATE __attribute__((visibility("hidden")))
 #endif
 #endif
+/* Internal functions that only tests, fuzz targets and benchmarks call: in
+ * the split library (tests link it), and in the amalgamation only with
+ * -DGPUINST_TEST (fuzz/), as SQLite's SQLITE_TEST. */
+#if !defined(GPUINST_AMALGAMATION) || defined(GPUINST_TEST)
+#define GPUINST_WITH_TEST_API 1
+#else
+#define GPUINST_WITH_TEST_API 0
+#endif
 /* Data shared across files.  The amalgamation is one translation unit, so
  * the declaration here is the (zero-initialised, static) definition; in the
  * split build it is an extern declaration, defined once in src/core.c.
@@ -277,7 +285,6 @@ GPUINST_PRIVATE uint64_t gpuinstBufCount(const gpuinstBuf *b);
 /* Copies up to `max` published records into dst (contiguous); returns how
  * many were copied. */
 GPUINST_PRIVATE uint64_t gpuinstBufCopy(const gpuinstBuf *b, void *dst, uint64_t max);
-GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b);
 /* A reading position in one buffer: its first `limit` records, oldest
  * first (spilled ones, then those in memory), read piece by piece. */
 typedef struct gpuinstBufCursor {
@@ -324,8 +331,6 @@ typedef struct gpuinstSpillBlock {
 } gpuinstSpillBlock;
 GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes);
 GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag);
-/* Chunk bytes held in memory now, all buffers. */
-GPUINST_PRIVATE uint64_t gpuinstBufBytes(void);
 /* Counts other per-thread memory (thread slots) against the cap. */
 GPUINST_PRIVATE void gpuinstBufAccount(int64_t bytes);
 /* The buffer's thread exited (called on that thread, recording): over the
@@ -348,7 +353,6 @@ GPUINST_PRIVATE uint32_t gpuinstStringIntern(const char *s, size_t len);
 /* The interned text of `id` (NUL-terminated) or NULL; len in *len if non-NULL. */
 GPUINST_PRIVATE const char *gpuinstStringGet(uint32_t id, size_t *len);
 GPUINST_PRIVATE uint32_t gpuinstStringCount(void); /* highest id in use */
-GPUINST_PRIVATE void gpuinstStringsReset(void);
 /* Bytes of the valid UTF-8 character (RFC 3629: no overlong forms, no
  * surrogates, at most U+10FFFF) that starts at s, 1..4; 0 if s does not
  * start one (a stray continuation byte, a bad lead, a short sequence).
@@ -565,7 +569,9 @@ GPUINST_PRIVATE void gpuinstUnavailableNote(const char *feature, const char *rea
  * agreed across ranks (gpuinstConfigAgree) replace this rank's. */
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg);
 /* GPUINST_CUPTI_LIB ("" unset), also before gpuinst_init. */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void);
+#endif
 /* The one parser of each kind of GPUINST_* value (src/config.c): on/off
  * words (1 on yes true y / 0 off no false n, any case) and whole numbers in
  * lo..hi; unset or empty gives dflt, a bad value a message and dflt. */
@@ -657,21 +663,30 @@ struct gpuinstTable {
  * GPUINST_ERROR_OUT_OF_MEMORY. */
 GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *const *bufs, uint32_t n);
 /* Runs it->end if set and clears *it. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_MPI
 GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it);
+#endif
 /* The iterator's remaining rows (at most it->total) as one gpuinstBigAlloc'd
  * array (free()), their number in *n; NULL without memory. */
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, uint64_t *n);
+#endif
 /* This rank's rows of `t` as one malloc'd array, through collect or rows
  * (the gathered writer and tests).  0 or a gpuinst_status. */
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint64_t *count);
+#endif
 
 /* Adds a table to the writer's list (same order on every rank).  Tables
  * registered by gpuinst itself are static; callers keep `t` alive until
  * finalize.  Returns 0 or GPUINST_ERROR_LIMIT. */
 GPUINST_PRIVATE int gpuinstTableRegister(const gpuinstTable *t);
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstTableCount(void);
+#endif
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE const gpuinstTable *gpuinstTableAt(uint32_t i);
-GPUINST_PRIVATE void gpuinstTablesReset(void);
+#endif
 /* Registers the core tables (/ranks, /ranges, /marks, /threads, /domains,
  * /categories); /strings is written by the writer itself. */
 GPUINST_PRIVATE void gpuinstCoreTablesRegister(void);
@@ -693,14 +708,18 @@ GPUINST_PRIVATE int gpuinstCollLearnRank(void);
 /* Makes the private communicator if MPI is usable; 1 if there is one. */
 GPUINST_PRIVATE int gpuinstCollEnsureComm(void);
 /* Frees it (before PMPI_Finalize). */
+#if GPUINST_WITH_MPI
 GPUINST_PRIVATE void gpuinstCollRelease(void);
+#endif
 /* MPI is initialised and not finalised. */
 GPUINST_PRIVATE int gpuinstCollUsable(void);
 /* True when collectives may run: the communicator exists, MPI is usable,
  * and this is not the exit path (other ranks may be gone). */
 GPUINST_PRIVATE int gpuinstCollActive(void);
 /* Exclusive prefix sum and total over ranks of n counters. */
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n);
+#endif
 GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n);
 /* Gathers each rank's `bytes` bytes to rank 0: on rank 0 *all (malloc'd,
  * rank order) and per-rank sizes in counts[size]; other ranks get NULL. */
@@ -735,17 +754,27 @@ GPUINST_PRIVATE const char *gpuinstOutputJobId(void);
 GPUINST_PRIVATE int gpuinstOutputExpand(const char *pattern, const gpuinstOutputVars *v, char *out, size_t cap);
 /* `path` if no file exists there, else the first free "<stem>.N<ext>".
  * Returns 0 or LIMIT. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t cap);
+#endif
 /* "dir" (".": no '/'; "/") and the base name of a path. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap, const char **base);
+#endif
 /* The longest file name dir's file system takes (pathconf NAME_MAX; 255). */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE size_t gpuinstOutputNameMax(const char *dir);
+#endif
 /* The k-th temporary name of `final` (k = 0, 1, ...): "<dir>/.<base>.tmp.<pid>"
  * (".<k>" appended for k > 0), base cut to fit NAME_MAX. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, char *out, size_t cap);
+#endif
 /* The fallback of `target`: the first free "<tmpdir>/gpuinst-<pid>-<base>"
  * (tmpdir NULL or empty: /tmp), base cut to fit NAME_MAX. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, const char *target, char *out, size_t cap);
+#endif
 /* ==== end output naming ================================================== */
 
 /* ---- writer (src/h5_writer.c) ------------------------------------------- */
@@ -809,7 +838,9 @@ typedef struct gpuinstTableAttr {
 } gpuinstTableAttr;
 GPUINST_PRIVATE int gpuinstTableSetAttrs(const gpuinstTable *t, const gpuinstTableAttr *attrs, uint32_t n);
 /* The extra attributes of `t` (0 and *attrs = NULL if none). */
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstTableAttrs(const gpuinstTable *t, const gpuinstTableAttr **attrs);
+#endif
 
 /* The tables to write, agreed by all ranks (collective, called by the
  * writer before it writes any table).  Parallel HDF5 needs every rank to
@@ -826,8 +857,12 @@ typedef struct gpuinstTableList {
     uint32_t n;
     void *owned_;          /* placeholders and copies, freed by gpuinstTableListFree */
 } gpuinstTableList;
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list);
+#endif
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list);
+#endif
 
 /* Nested gpuinst ranges -> nested profiler ranges.  gpuinstProfOn is 1
  * only while a profiled pass runs, so the cost in gpuinst_range_push/pop
@@ -874,10 +909,14 @@ GPUINST_PRIVATE void gpuinstPartsAttach(int have_rank);
 GPUINST_PRIVATE void gpuinstPartsInit(void);
 GPUINST_PRIVATE void gpuinstPartsFlush(void);
 GPUINST_PRIVATE void gpuinstPartsBeforeWrite(void);
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE void gpuinstPartsSeal(void);
+#endif
 /* Runs `agreed` of every part; the tables returned, in list order, go to
  * out[0..cap); returns how many. */
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstPartsAgreed(const gpuinstTableList *list, const gpuinstTable **out, uint32_t cap);
+#endif
 
 /* ---- finalize hooks of the optional parts --------------------------------
  * Parts that hold data outside the core tables (CUPTI activity, profiler)

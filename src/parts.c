@@ -55,13 +55,16 @@ GPUINST_PRIVATE void gpuinstPartsBeforeWrite(void)
         if (parts[i].before_write != NULL) parts[i].before_write();
 }
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE void gpuinstPartsSeal(void)
 {
     size_t i;
     for (i = 0; i < NPARTS; i++)
         if (parts[i].seal != NULL) parts[i].seal();
 }
+#endif
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstPartsAgreed(const gpuinstTableList *list, const gpuinstTable **out, uint32_t cap)
 {
     size_t i;
@@ -72,3 +75,4 @@ GPUINST_PRIVATE uint32_t gpuinstPartsAgreed(const gpuinstTableList *list, const 
     }
     return n;
 }
+#endif

@@ -103,12 +103,16 @@ static const gpuinstTable pmRanksTable = {
     "PM sampling: per rank that asked for it, its GPU and the process that samples that GPU",
     sizeof(PmRankRec), (uint32_t)(sizeof pmRankFields / sizeof pmRankFields[0]), pmRankFields, pmCollectRanks, NULL, NULL};
 
-static int pmActive;
+#if GPUINST_WITH_CUPTI
+static int pmActive; /* a sampler of this process runs */
+#endif
 
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstPmSamplingActive(void)
 {
     return GPUINST_LOAD_ACQ(&pmActive);
 }
+#endif
 
 static int pmStateCheck(void)
 {
@@ -452,6 +456,7 @@ static int pmSelect(const char *metrics, char *why, size_t whycap)
     return 0;
 }
 
+#if GPUINST_WITH_TEST_API
 /* gpuinstInt.h: the metric list PM sampling would use on `chip`, without a GPU. */
 GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
                                            size_t whycap)
@@ -479,6 +484,7 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
     pthread_mutex_unlock(&pmLock);
     return rc;
 }
+#endif
 
 static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metrics)
 {
@@ -847,6 +853,7 @@ int gpuinst_pm_sampling_stop(void)
 
 GPUINST_PRIVATE void gpuinstPmSamplingFlush(void) {}
 
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
                                            size_t whycap)
 {
@@ -856,5 +863,6 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
     snprintf(why, whycap, "built without the CUDA headers (GPUINST_WITH_CUPTI=0)");
     return GPUINST_ERROR_UNAVAILABLE;
 }
+#endif
 
 #endif /* GPUINST_WITH_CUPTI */

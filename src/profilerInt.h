@@ -24,18 +24,24 @@ typedef struct gpuinstMetricList {
 GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out, char *err, size_t errcap);
 GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
 GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
+#endif
 /* gpuinst's named set i (0 <= i < gpuinstMetricSetCount()): its name and
  * NULL-terminated metric names (static storage).  INVALID_ARGUMENT past
  * the end. */
 GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void);
 GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics);
 /* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
+#endif
 /* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
  * first (ties: earlier candidate first); too distant ones are left out. */
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const *cands, size_t n,
                                              const char **out, uint32_t k);
+#endif
 
 /* Host object: chip + metric list -> properties, config image, passes,
  * evaluation (CUPTI profiler host API; works without a GPU).  Only with
@@ -96,7 +102,9 @@ GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const cha
 GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
                                              char *out, size_t stride, uint32_t k);
 /* cuptiGetVersion of the libcupti loaded (130001 for CUDA 13.0's), 0 if none. */
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void);
+#endif
 /* libnvperf_host (what the host object needs; ~60-150 ms to open, under
  * the loader's lock) opened on a detached helper thread, once per process,
  * from libcupti's directory with CUPTI's flags, so that it overlaps the

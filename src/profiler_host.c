@@ -150,10 +150,12 @@ GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out
     return rc;
 }
 
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE const char *gpuinstMetricSetNames(void)
 {
     return "time, memory, instructions, roofline, throughput";
 }
+#endif
 
 GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics)
 {
@@ -168,6 +170,7 @@ GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void)
     return (uint32_t)NSETS;
 }
 
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 /* ---- nearest names ----------------------------------------------------------- */
 
 GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max)
@@ -220,6 +223,7 @@ GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const
     }
     return have;
 }
+#endif
 
 #if GPUINST_WITH_CUPTI
 
@@ -430,10 +434,12 @@ GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetr
     return GPUINST_SUCCESS;
 }
 
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void)
 {
     return phostLoad(NULL) == GPUINST_SUCCESS ? hostApi.apiVersion : 0;
 }
+#endif
 
 /* A list of n strings as one allocation (pointers, then the texts), freed
  * with one free(). */

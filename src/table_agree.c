@@ -27,6 +27,7 @@
  */
 #include "gpuinstInt.h"
 
+
 /* ---- extra attributes ------------------------------------------------------ */
 
 #define GPUINST_MAX_TABLE_ATTRS 1024
@@ -59,6 +60,7 @@ GPUINST_PRIVATE int gpuinstTableSetAttrs(const gpuinstTable *t, const gpuinstTab
     return rc;
 }
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstTableAttrs(const gpuinstTable *t, const gpuinstTableAttr **attrs)
 {
     uint32_t i, n = 0;
@@ -73,6 +75,9 @@ GPUINST_PRIVATE uint32_t gpuinstTableAttrs(const gpuinstTable *t, const gpuinstT
     pthread_mutex_unlock(&taAttrLock);
     return n;
 }
+#endif
+
+#if GPUINST_WITH_HDF5 /* the agreement is the writer's step */
 
 static void taAttrsForget(const gpuinstTable *t)
 {
@@ -574,3 +579,5 @@ GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list)
     list->n = 0;
     list->owned_ = NULL;
 }
+
+#endif /* GPUINST_WITH_HDF5 */

@@ -26,20 +26,19 @@ GPUINST_PRIVATE int gpuinstTableRegister(const gpuinstTable *t)
     return GPUINST_SUCCESS;
 }
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstTableCount(void)
 {
     return ntables;
 }
+#endif
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE const gpuinstTable *gpuinstTableAt(uint32_t i)
 {
     return i < ntables ? tables[i] : NULL;
 }
-
-GPUINST_PRIVATE void gpuinstTablesReset(void)
-{
-    ntables = 0;
-}
+#endif
 
 
 /* ---- /ranks ----------------------------------------------------------------- */
@@ -168,6 +167,7 @@ static int rowsThreadBufs(const gpuinstTable *tb, gpuinstRowIter *it)
     return rc;
 }
 
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint64_t *count)
 {
     gpuinstRowIter it;
@@ -181,6 +181,7 @@ GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint6
     gpuinstRowIterEnd(&it);
     return *out != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
 }
+#endif
 
 static const gpuinstTable rangesTable = {
     "/ranges", "ended ranges (push/pop and start/end), one row each",
