@@ -10538,17 +10538,23 @@ int gpuinst_finalize(void)
  * (launching thread) and to those ids.  Id "none" is all ones
  * (GPUINST_GPU_NO_ID) since 0 is a valid range id.
  *
- * Range-profiler sessions (issue 13): CUPTI's kernel activity instruments
- * every kernel launched while it is enabled, and under a range profiler
- * session that makes every SASS-based metric read 0 and adds 8 instructions
- * per warp.  The range profiler (src/range_profiler.c) therefore pauses the
- * kernel kind around each session (gpuinstActivityPause/Resume: context
- * synchronize, flush, cuptiActivityDisable(CONCURRENT_KERNEL) ...
- * cuptiActivityEnable); the copy, API, marker and other kinds stay on (they
- * do not touch the SMs' code).  Each pause is a /gpu/paused row; at resolve
- * it gets the number of kernel launch calls (API records) made in it that
- * have no kernel record, and the kernel records inside it that no CUDA API
- * call launched (CUPTI's own kernels, e.g. WaitNs: /gpu/kernels.tool = 1).
+ * Range-profiler sessions (issue 13): CUPTI's activity kinds that time
+ * work on the SMs instrument the device code they time, and under a range
+ * profiler session that changes what the profiler counts: the kernel kind
+ * makes every SASS-based metric read 0 and adds 8 instructions per warp;
+ * the memcpy and memset kinds add 8 instructions per warp to the kernels
+ * CUDA runs device-to-device copies and sets with (seen on an H100 with
+ * GPUINST_TRACE=memcpy,memset).  The range profiler (src/range_profiler.c)
+ * therefore pauses every enabled kind of that family around each session
+ * (gpuinstActivityPause/Resume: context synchronize, flush,
+ * cuptiActivityDisable of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET ...
+ * cuptiActivityEnable of the same); the API, marker, synchronization,
+ * memory (allocation) and overhead kinds are recorded on the host and stay
+ * on.  Each pause is a /gpu/paused row naming the kinds paused; at resolve
+ * it gets the kernel launch calls and the copy/set calls (API records) made
+ * in it that have no activity record, and the kernel records inside it that
+ * no CUDA API call launched (CUPTI's own kernels, e.g. WaitNs:
+ * /gpu/kernels.tool = 1).
  */
 /* #include "gpuinstInt.h" -- already inlined */
 /************** Begin file src/activityInt.h **************/
@@ -10590,29 +10596,34 @@ GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
 /* Registers the /gpu tables without starting CUPTI (tests that feed
  * synthetic buffers). */
 GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
-/* Kernel tracing and range-profiler sessions (issue 13).  CUPTI's kernel
- * activity instruments every kernel launched while it is on; under a range
- * profiler session that makes SASS-based metrics read 0 and adds 8
- * instructions per warp.  The range profiler calls gpuinstActivityPause
- * before its session (before cuptiProfilerInitialize on the first one, else
- * before cuptiRangeProfilerEnable) and gpuinstActivityResume after
+/* Tracing and range-profiler sessions (issue 13).  CUPTI's activity kinds
+ * that time work on the SMs instrument the device code: under a range
+ * profiler session the kernel kind makes SASS-based metrics read 0 and adds
+ * 8 instructions per warp, the memcpy and memset kinds add 8 instructions
+ * per warp to the kernels of device-to-device copies and sets.  The range
+ * profiler calls gpuinstActivityPause before its session (before
+ * cuptiProfilerInitialize on the first one, else before
+ * cuptiRangeProfilerEnable) and gpuinstActivityResume after
  * cuptiRangeProfilerDisable.  Pause synchronizes the calling thread's
- * context, flushes (cuptiActivityFlushAll(0)) and disables
- * CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL only (copies, sets, API records stay
- * traced); it returns 1 (paused: a /gpu/paused row, an /unavailable note
- * "kernel_trace_paused" said once), 0 (no kernel tracing to pause) or -1
- * with a sentence in why (kernel tracing on and not pausable: the caller
- * must not profile).  Resume re-enables the kind (nothing after finalize's
- * flush) and closes the row; a no-op when nothing is paused.  Not
- * thread-safe against each other (one profiled occurrence at a time).
- * gpuinstActivityPausedAdd records a pause [start_ns, end_ns] (end 0: open)
- * without calling CUPTI: Pause uses it; tests feed it with synthetic
- * buffers.  At resolve each pause gets its untraced launches and the kernel
- * records inside it that no API call launched (tool kernels). */
+ * context, flushes (cuptiActivityFlushAll(0)) and disables each enabled
+ * kind of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET (API, marker,
+ * synchronization, memory and overhead records stay on); it returns 1
+ * (paused: a /gpu/paused row with the kinds, an /unavailable note
+ * "gpu_trace_paused" said once), 0 (none of those kinds on) or -1 with a
+ * sentence in why (one of them would not switch off; those switched off
+ * are on again: the caller must not profile).  Resume re-enables the kinds
+ * paused (nothing after finalize's flush) and closes the row; a no-op when
+ * nothing is paused.  Not thread-safe against each other (one profiled
+ * occurrence at a time).  gpuinstActivityPausedAdd records a pause
+ * [start_ns, end_ns] (end 0: open) of the kinds GPUINST_PAUSED_* without
+ * calling CUPTI: Pause uses it; tests feed it with synthetic buffers.  At
+ * resolve each pause gets its untraced launch calls and copy/set calls and
+ * the kernel records inside it that no API call launched (tool kernels). */
+enum { GPUINST_PAUSED_KERNEL = 1u, GPUINST_PAUSED_MEMCPY = 2u, GPUINST_PAUSED_MEMSET = 4u }; /* = GPUINST_TRACE's bits */
 GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
 GPUINST_PRIVATE void gpuinstActivityResume(void);
 GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
-                                              uint64_t occurrence);
+                                              uint64_t occurrence, unsigned kinds);
 /* ==== end GPU tracing ==================================================== */
 
 #endif /* GPUINST_ACTIVITY_INT_H */
@@ -10759,15 +10770,16 @@ typedef struct GpuStatsRec {       /* /gpu/stats, one row per rank */
     char kinds[160];
 } GpuStatsRec;
 
-typedef struct GpuPausedRec {      /* /gpu/paused, 56 bytes: kernel tracing paused for a profiler session */
-    uint64_t start_ns, end_ns;     /* cuptiActivityDisable / cuptiActivityEnable of the kernel kind */
+typedef struct GpuPausedRec {      /* /gpu/paused, 64 bytes: tracing paused for a profiler session */
+    uint64_t start_ns, end_ns;     /* cuptiActivityDisable / cuptiActivityEnable of the kinds paused */
     int64_t launches;              /* kernel launch calls in it without a kernel record; -1: unknown (no API records) */
+    int64_t copies;                /* copy and set calls in it without a /gpu/copies row; -1: unknown (no API records) */
     uint64_t tool_kernels;         /* kernel records in it that no CUDA API call launched (tool = 1) */
     uint64_t occurrence;           /* the profiled region's occurrence (/profiler/regions) */
     uint32_t rank;
     uint32_t region;               /* /strings id of the profiled region */
-    uint32_t resumed;              /* 1 kernel tracing resumed at end_ns; 0 not (finalize came first, or the enable failed) */
-    uint32_t pad_;
+    uint32_t kinds;                /* /strings id: the GPUINST_TRACE kinds paused ("kernel,memcpy,memset") */
+    uint32_t resumed;              /* 1 tracing resumed at end_ns; 0 not (finalize came first, or an enable failed) */
 } GpuPausedRec;
 
 /* ---- state ------------------------------------------------------------------ */
@@ -10785,6 +10797,10 @@ enum {
     K_DRIVER = 1u << 4, K_SYNC = 1u << 5, K_MARKER = 1u << 6, K_MEMORY = 1u << 7,
     K_OVERHEAD = 1u << 8
 };
+/* /gpu/paused's kinds use these bits (gpuinstInt.h) */
+typedef char gpuinstPausedBitsAreTraceBits[((unsigned)GPUINST_PAUSED_KERNEL == (unsigned)K_KERNEL &&
+                                            (unsigned)GPUINST_PAUSED_MEMCPY == (unsigned)K_MEMCPY &&
+                                            (unsigned)GPUINST_PAUSED_MEMSET == (unsigned)K_MEMSET) ? 1 : -1];
 #define K_DEFAULT (K_KERNEL | K_MEMCPY | K_MEMSET | K_RUNTIME | K_OVERHEAD)
 #define K_ALL (K_DEFAULT | K_DRIVER | K_SYNC | K_MARKER | K_MEMORY)
 
@@ -10887,11 +10903,16 @@ static struct {
     uint64_t decode_ns, late_buffers;
     int warnedPush;
 
-    /* kernel tracing paused for range-profiler sessions (dlock) */
+    /* tracing paused for range-profiler sessions (dlock) */
     GpuPausedRec *paused;
+    uint32_t *pausedKinds;        /* per pause: the GPUINST_PAUSED_* kinds paused */
     uint32_t npaused, cappaused;
     int pauseOpen;                /* index of the open pause + 1; 0: none */
     int warnedResume;
+    CUpti_ActivityKind enabled[16]; /* the kinds enabled at init (set once, before tracing starts) */
+    int nenabled;
+    CUpti_ActivityKind off[4];    /* the kinds the open pause disabled (one profiled occurrence at a time) */
+    int noff;
 } A;
 
 static pthread_once_t lockOnce = PTHREAD_ONCE_INIT;
@@ -11338,7 +11359,7 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
         }                                                                         \
     } while (0)
 
-/* ---- pauses of kernel tracing (dlock held) ------------------------------------------
+/* ---- pauses of tracing (dlock held) ----------------------------------------------------
  * A pause is [start_ns, end_ns] (end 0: still open).  Pauses never overlap
  * (one profiled occurrence per process at a time) and are appended in time
  * order, so the one holding time t is found by binary search. */
@@ -11354,6 +11375,14 @@ static int pausedAt(uint64_t t)
     if (lo == 0) return -1;
     lo--;
     return (A.paused[lo].end_ns == 0 || t <= A.paused[lo].end_ns) ? (int)lo : -1;
+}
+
+static int inList(const uint32_t *l, size_t n, uint32_t cbid)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (l[i] == cbid) return 1;
+    return 0;
 }
 
 /* CUDA API calls that launch kernels (one kernel, or a graph's). */
@@ -11375,22 +11404,83 @@ static int isLaunch(int driver, uint32_t cbid)
         CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
         CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz};
-    const uint32_t *l = driver ? dr : rt;
-    size_t i, n = driver ? sizeof dr / sizeof dr[0] : sizeof rt / sizeof rt[0];
-    for (i = 0; i < n; i++)
-        if (l[i] == cbid) return 1;
-    return 0;
+    return driver ? inList(dr, sizeof dr / sizeof dr[0], cbid) : inList(rt, sizeof rt / sizeof rt[0], cbid);
 }
 
-typedef struct Launch {
+/* CUDA API calls that copy or set memory (a MEMCPY, MEMCPY2 or MEMSET
+ * record each): every cudaMemcpy and cudaMemset entry point of
+ * cupti_runtime_cbid.h and every cuMemcpy and cuMemset one of
+ * cupti_driver_cbid.h (CUDA 13.0). */
+#define CR(n) CUPTI_RUNTIME_TRACE_CBID_##n
+#define CD(n) CUPTI_DRIVER_TRACE_CBID_##n
+static int isCopy(int driver, uint32_t cbid)
+{
+    static const uint32_t rt[] = {
+        CR(cudaMemcpy2DArrayToArray_ptds_v7000), CR(cudaMemcpy2DArrayToArray_v3020),
+        CR(cudaMemcpy2DAsync_ptsz_v7000), CR(cudaMemcpy2DAsync_v3020), CR(cudaMemcpy2DFromArrayAsync_ptsz_v7000),
+        CR(cudaMemcpy2DFromArrayAsync_v3020), CR(cudaMemcpy2DFromArray_ptds_v7000), CR(cudaMemcpy2DFromArray_v3020),
+        CR(cudaMemcpy2DToArrayAsync_ptsz_v7000), CR(cudaMemcpy2DToArrayAsync_v3020),
+        CR(cudaMemcpy2DToArray_ptds_v7000), CR(cudaMemcpy2DToArray_v3020), CR(cudaMemcpy2D_ptds_v7000),
+        CR(cudaMemcpy2D_v3020), CR(cudaMemcpy3DAsync_ptsz_v7000), CR(cudaMemcpy3DAsync_v3020),
+        CR(cudaMemcpy3DBatchAsync_ptsz_v12080), CR(cudaMemcpy3DBatchAsync_ptsz_v13000),
+        CR(cudaMemcpy3DBatchAsync_v12080), CR(cudaMemcpy3DBatchAsync_v13000), CR(cudaMemcpy3DPeerAsync_ptsz_v7000),
+        CR(cudaMemcpy3DPeerAsync_v4000), CR(cudaMemcpy3DPeer_ptds_v7000), CR(cudaMemcpy3DPeer_v4000),
+        CR(cudaMemcpy3D_ptds_v7000), CR(cudaMemcpy3D_v3020), CR(cudaMemcpyArrayToArray_ptds_v7000),
+        CR(cudaMemcpyArrayToArray_v3020), CR(cudaMemcpyAsync_ptsz_v7000), CR(cudaMemcpyAsync_v3020),
+        CR(cudaMemcpyBatchAsync_ptsz_v12080), CR(cudaMemcpyBatchAsync_ptsz_v13000), CR(cudaMemcpyBatchAsync_v12080),
+        CR(cudaMemcpyBatchAsync_v13000), CR(cudaMemcpyFromArrayAsync_ptsz_v7000), CR(cudaMemcpyFromArrayAsync_v3020),
+        CR(cudaMemcpyFromArray_ptds_v7000), CR(cudaMemcpyFromArray_v3020), CR(cudaMemcpyFromSymbolAsync_ptsz_v7000),
+        CR(cudaMemcpyFromSymbolAsync_v3020), CR(cudaMemcpyFromSymbol_ptds_v7000), CR(cudaMemcpyFromSymbol_v3020),
+        CR(cudaMemcpyPeerAsync_v4000), CR(cudaMemcpyPeer_v4000), CR(cudaMemcpyToArrayAsync_ptsz_v7000),
+        CR(cudaMemcpyToArrayAsync_v3020), CR(cudaMemcpyToArray_ptds_v7000), CR(cudaMemcpyToArray_v3020),
+        CR(cudaMemcpyToSymbolAsync_ptsz_v7000), CR(cudaMemcpyToSymbolAsync_v3020), CR(cudaMemcpyToSymbol_ptds_v7000),
+        CR(cudaMemcpyToSymbol_v3020), CR(cudaMemcpy_ptds_v7000), CR(cudaMemcpy_v3020),
+        CR(cudaMemset2DAsync_ptsz_v7000), CR(cudaMemset2DAsync_v3020), CR(cudaMemset2D_ptds_v7000),
+        CR(cudaMemset2D_v3020), CR(cudaMemset3DAsync_ptsz_v7000), CR(cudaMemset3DAsync_v3020),
+        CR(cudaMemset3D_ptds_v7000), CR(cudaMemset3D_v3020), CR(cudaMemsetAsync_ptsz_v7000),
+        CR(cudaMemsetAsync_v3020), CR(cudaMemset_ptds_v7000), CR(cudaMemset_v3020)};
+    static const uint32_t dr[] = {
+        CD(cuMemcpy), CD(cuMemcpy2D), CD(cuMemcpy2DAsync), CD(cuMemcpy2DAsync_v2), CD(cuMemcpy2DAsync_v2_ptsz),
+        CD(cuMemcpy2DUnaligned), CD(cuMemcpy2DUnaligned_v2), CD(cuMemcpy2DUnaligned_v2_ptds), CD(cuMemcpy2D_v2),
+        CD(cuMemcpy2D_v2_ptds), CD(cuMemcpy3D), CD(cuMemcpy3DAsync), CD(cuMemcpy3DAsync_v2),
+        CD(cuMemcpy3DAsync_v2_ptsz), CD(cuMemcpy3DBatchAsync), CD(cuMemcpy3DBatchAsync_ptsz),
+        CD(cuMemcpy3DBatchAsync_v2), CD(cuMemcpy3DBatchAsync_v2_ptsz), CD(cuMemcpy3DPeer), CD(cuMemcpy3DPeerAsync),
+        CD(cuMemcpy3DPeerAsync_ptsz), CD(cuMemcpy3DPeer_ptds), CD(cuMemcpy3D_v2), CD(cuMemcpy3D_v2_ptds),
+        CD(cuMemcpyAsync), CD(cuMemcpyAsync_ptsz), CD(cuMemcpyAtoA), CD(cuMemcpyAtoA_v2), CD(cuMemcpyAtoA_v2_ptds),
+        CD(cuMemcpyAtoD), CD(cuMemcpyAtoD_v2), CD(cuMemcpyAtoD_v2_ptds), CD(cuMemcpyAtoH), CD(cuMemcpyAtoHAsync),
+        CD(cuMemcpyAtoHAsync_v2), CD(cuMemcpyAtoHAsync_v2_ptsz), CD(cuMemcpyAtoH_v2), CD(cuMemcpyAtoH_v2_ptds),
+        CD(cuMemcpyBatchAsync), CD(cuMemcpyBatchAsync_ptsz), CD(cuMemcpyBatchAsync_v2),
+        CD(cuMemcpyBatchAsync_v2_ptsz), CD(cuMemcpyDtoA), CD(cuMemcpyDtoA_v2), CD(cuMemcpyDtoA_v2_ptds),
+        CD(cuMemcpyDtoD), CD(cuMemcpyDtoDAsync), CD(cuMemcpyDtoDAsync_v2), CD(cuMemcpyDtoDAsync_v2_ptsz),
+        CD(cuMemcpyDtoD_v2), CD(cuMemcpyDtoD_v2_ptds), CD(cuMemcpyDtoH), CD(cuMemcpyDtoHAsync),
+        CD(cuMemcpyDtoHAsync_v2), CD(cuMemcpyDtoHAsync_v2_ptsz), CD(cuMemcpyDtoH_v2), CD(cuMemcpyDtoH_v2_ptds),
+        CD(cuMemcpyHtoA), CD(cuMemcpyHtoAAsync), CD(cuMemcpyHtoAAsync_v2), CD(cuMemcpyHtoAAsync_v2_ptsz),
+        CD(cuMemcpyHtoA_v2), CD(cuMemcpyHtoA_v2_ptds), CD(cuMemcpyHtoD), CD(cuMemcpyHtoDAsync),
+        CD(cuMemcpyHtoDAsync_v2), CD(cuMemcpyHtoDAsync_v2_ptsz), CD(cuMemcpyHtoD_v2), CD(cuMemcpyHtoD_v2_ptds),
+        CD(cuMemcpyPeer), CD(cuMemcpyPeerAsync), CD(cuMemcpyPeerAsync_ptsz), CD(cuMemcpyPeer_ptds),
+        CD(cuMemcpy_ptds), CD(cuMemcpy_v2), CD(cuMemsetD16), CD(cuMemsetD16Async), CD(cuMemsetD16Async_ptsz),
+        CD(cuMemsetD16_v2), CD(cuMemsetD16_v2_ptds), CD(cuMemsetD2D16), CD(cuMemsetD2D16Async),
+        CD(cuMemsetD2D16Async_ptsz), CD(cuMemsetD2D16_v2), CD(cuMemsetD2D16_v2_ptds), CD(cuMemsetD2D32),
+        CD(cuMemsetD2D32Async), CD(cuMemsetD2D32Async_ptsz), CD(cuMemsetD2D32_v2), CD(cuMemsetD2D32_v2_ptds),
+        CD(cuMemsetD2D8), CD(cuMemsetD2D8Async), CD(cuMemsetD2D8Async_ptsz), CD(cuMemsetD2D8_v2),
+        CD(cuMemsetD2D8_v2_ptds), CD(cuMemsetD32), CD(cuMemsetD32Async), CD(cuMemsetD32Async_ptsz),
+        CD(cuMemsetD32_v2), CD(cuMemsetD32_v2_ptds), CD(cuMemsetD8), CD(cuMemsetD8Async), CD(cuMemsetD8Async_ptsz),
+        CD(cuMemsetD8_v2), CD(cuMemsetD8_v2_ptds)};
+    return driver ? inList(dr, sizeof dr / sizeof dr[0], cbid) : inList(rt, sizeof rt / sizeof rt[0], cbid);
+}
+#undef CR
+#undef CD
+
+typedef struct Untraced {
     uint32_t pause, tid;
     uint64_t start, end;
     int driver;
-} Launch;
+    int copy;                     /* 1 a copy or set call, 0 a launch call */
+} Untraced;
 
-static int launchCmp(const void *x, const void *y)
+static int untracedCmp(const void *x, const void *y)
 {
-    const Launch *a = (const Launch *)x, *b = (const Launch *)y;
+    const Untraced *a = (const Untraced *)x, *b = (const Untraced *)y;
     if (a->pause != b->pause) return a->pause < b->pause ? -1 : 1;
     if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
     if (a->start != b->start) return a->start < b->start ? -1 : 1;
@@ -11401,14 +11491,16 @@ static int launchCmp(const void *x, const void *y)
 /* Per pause: the kernel records inside it that no CUDA API call launched
  * (flagged tool; when no API records were collected, every kernel record
  * inside a pause: the application's own launches there are not traced),
- * and the launch calls made in it that have no kernel record.  A launch
- * call made inside another of the same thread (the driver call a runtime
- * launch makes) is the same launch.  Recomputed from scratch on every
- * resolve. */
+ * the launch calls made in it that have no kernel record (kernel tracing
+ * paused) and the copy and set calls made in it that have no copy record
+ * (memcpy/memset tracing paused).  A call made inside another of the same
+ * thread (the driver call a runtime launch or copy makes) is the same
+ * operation, counted once as the outer call's.  A count of a kind that was
+ * not paused is 0.  Recomputed from scratch on every resolve. */
 static void resolvePaused(int apiTraced)
 {
     gpuinstChunk *ch;
-    Launch *l = NULL;
+    Untraced *l = NULL;
     size_t nl = 0, cap = 0, i, outer = 0;
     uint32_t k;
     for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
@@ -11418,9 +11510,18 @@ static void resolvePaused(int apiTraced)
             if (c != NULL) c->used |= 4u; /* has a kernel record */
         }
     }
+    for (ch = A.copies.head; ch != NULL; ch = ch->next) {
+        GpuCopyRec *r = (GpuCopyRec *)(void *)GPUINST_CHUNK_DATA(ch);
+        for (k = 0; k < ch->count; k++) {
+            Corr *c = corrFind(r[k].correlation, 0);
+            if (c != NULL) c->used |= 8u; /* has a copy or set record */
+        }
+    }
     for (k = 0; k < A.npaused; k++) {
         A.paused[k].tool_kernels = 0;
-        A.paused[k].launches = apiTraced ? 0 : -1;
+        A.paused[k].launches = !(A.pausedKinds[k] & GPUINST_PAUSED_KERNEL) ? 0 : apiTraced ? 0 : -1;
+        A.paused[k].copies = !(A.pausedKinds[k] & (GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET)) ? 0
+                             : apiTraced ? 0 : -1;
     }
     for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
         GpuKernelRec *r = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
@@ -11440,16 +11541,19 @@ static void resolvePaused(int apiTraced)
     for (ch = A.api.head; ch != NULL; ch = ch->next) {
         const GpuApiRec *r = (const GpuApiRec *)(const void *)GPUINST_CHUNK_DATA(ch);
         for (k = 0; k < ch->count; k++) {
-            int w = pausedAt(r[k].start_ns);
+            int w = pausedAt(r[k].start_ns), driver = r[k].domain == 2, copy;
             Corr *c;
-            if (w < 0 || !isLaunch(r[k].domain == 2, r[k].cbid)) continue;
+            if (w < 0) continue;
+            if (isLaunch(driver, r[k].cbid)) copy = 0;
+            else if (isCopy(driver, r[k].cbid)) copy = 1;
+            else continue;
             c = corrFind(r[k].correlation, 0);
-            if (c != NULL && (c->used & 4u)) continue; /* traced after all (another thread, at the edge) */
+            if (c != NULL && (c->used & (copy ? 8u : 4u))) continue; /* traced after all (at the edge) */
             if (nl == cap) {
                 size_t nc = cap ? cap * 2 : 256;
-                Launch *nn = (Launch *)realloc(l, nc * sizeof *nn);
+                Untraced *nn = (Untraced *)realloc(l, nc * sizeof *nn);
                 if (nn == NULL) { /* counts stay unknown rather than wrong */
-                    for (w = 0; w < (int)A.npaused; w++) A.paused[w].launches = -1;
+                    for (w = 0; w < (int)A.npaused; w++) A.paused[w].launches = A.paused[w].copies = -1;
                     free(l);
                     return;
                 }
@@ -11460,49 +11564,64 @@ static void resolvePaused(int apiTraced)
             l[nl].tid = r[k].api_tid;
             l[nl].start = r[k].start_ns;
             l[nl].end = r[k].end_ns;
-            l[nl].driver = r[k].domain == 2;
+            l[nl].driver = driver;
+            l[nl].copy = copy;
             nl++;
         }
     }
-    if (nl > 1) qsort(l, nl, sizeof *l, launchCmp);
+    if (nl > 1) qsort(l, nl, sizeof *l, untracedCmp);
     for (i = 0; i < nl; i++) {
-        /* a launch call made inside another one of the same thread (the
-         * driver's cuLaunchKernel inside cudaLaunchKernel, a runtime entry
-         * point inside another) is the same launch: calls of one thread do
-         * not overlap otherwise */
+        GpuPausedRec *p = &A.paused[l[i].pause];
+        /* a call made inside another one of the same thread (the driver's
+         * cuLaunchKernel inside cudaLaunchKernel, cuMemcpyAsync inside
+         * cudaMemcpyAsync, a runtime entry point inside another) is the
+         * same operation: calls of one thread do not overlap otherwise */
         if (i > 0 && l[outer].pause == l[i].pause && l[outer].tid == l[i].tid &&
             l[outer].start <= l[i].start && l[outer].end >= l[i].end)
             continue;
         outer = i;
-        A.paused[l[i].pause].launches++;
+        if (l[i].copy && (A.pausedKinds[l[i].pause] & (GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET)))
+            p->copies++;
+        else if (!l[i].copy && (A.pausedKinds[l[i].pause] & GPUINST_PAUSED_KERNEL))
+            p->launches++;
     }
     free(l);
 }
 
+static void kindsText(unsigned kinds, char *out, size_t cap);
+
 GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
-                                              uint64_t occurrence)
+                                              uint64_t occurrence, unsigned kinds)
 {
     GpuPausedRec *r;
+    char text[64];
+    uint32_t kid;
     pthread_once(&lockOnce, initLocks);
+    kindsText(kinds, text, sizeof text);
+    kid = gpuinstStringIntern(text, strlen(text)); /* before dlock: interning takes its own lock */
     pthread_mutex_lock(&A.dlock);
     if (A.npaused == A.cappaused) {
         uint32_t nc = A.cappaused ? A.cappaused * 2 : 16;
         GpuPausedRec *n = (GpuPausedRec *)realloc(A.paused, nc * sizeof *n);
-        if (n == NULL) {
+        uint32_t *nk = n != NULL ? (uint32_t *)realloc(A.pausedKinds, nc * sizeof *nk) : NULL;
+        if (n != NULL) A.paused = n;
+        if (nk == NULL) {
             pthread_mutex_unlock(&A.dlock);
             lostOne();
             return;
         }
-        A.paused = n;
+        A.pausedKinds = nk;
         A.cappaused = nc;
     }
+    A.pausedKinds[A.npaused] = kinds;
     r = &A.paused[A.npaused++];
     memset(r, 0, sizeof *r);
     r->start_ns = start_ns;
     r->end_ns = end_ns;
     r->region = region;
     r->occurrence = occurrence;
-    r->launches = -1;
+    r->kinds = kid;
+    r->launches = r->copies = -1;
     r->resumed = end_ns != 0;
     if (end_ns == 0) A.pauseOpen = (int)A.npaused;
     pthread_mutex_unlock(&A.dlock);
@@ -11638,47 +11757,88 @@ GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void)
     (void)A.c.ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, &last);
 }
 
-/* ---- kernel tracing paused for range-profiler sessions ----------------------------------- */
+/* ---- tracing paused for range-profiler sessions ------------------------------------------- */
+
+/* The activity kinds that time work on the SMs by instrumenting the device
+ * code (kernels; the kernels CUDA runs copies and sets with), with the
+ * GPUINST_TRACE kind each belongs to. */
+static const struct {
+    CUpti_ActivityKind kind;
+    unsigned bit;
+} devKinds[] = {
+    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, GPUINST_PAUSED_KERNEL},
+    {CUPTI_ACTIVITY_KIND_MEMCPY, GPUINST_PAUSED_MEMCPY},
+    {CUPTI_ACTIVITY_KIND_MEMCPY2, GPUINST_PAUSED_MEMCPY},
+    {CUPTI_ACTIVITY_KIND_MEMSET, GPUINST_PAUSED_MEMSET},
+};
+
+static const char *kindName(CUpti_ActivityKind k)
+{
+    return k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ? "CONCURRENT_KERNEL"
+           : k == CUPTI_ACTIVITY_KIND_MEMCPY          ? "MEMCPY"
+           : k == CUPTI_ACTIVITY_KIND_MEMCPY2         ? "MEMCPY2"
+           : k == CUPTI_ACTIVITY_KIND_MEMSET          ? "MEMSET"
+                                                      : "?";
+}
 
 GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap)
 {
     CUcontext ctx = NULL;
-    CUptiResult rc;
+    CUpti_ActivityKind off[4];
+    CUptiResult rc = CUPTI_SUCCESS;
     uint64_t t0;
-    int open;
+    unsigned bits = 0;
+    int open, noff = 0, i, j;
     pthread_once(&lockOnce, initLocks);
-    if (!GPUINST_LOAD_ACQ(&gpuinstGpuOn) || !(A.kinds & K_KERNEL)) return 0; /* no kernel tracing to pause */
+    if (!GPUINST_LOAD_ACQ(&gpuinstGpuOn)) return 0;
+    for (i = 0; i < A.nenabled; i++)
+        for (j = 0; j < (int)(sizeof devKinds / sizeof devKinds[0]); j++)
+            if (A.enabled[i] == devKinds[j].kind) bits |= devKinds[j].bit;
+    if (bits == 0) return 0; /* nothing enabled that instruments device code */
     pthread_mutex_lock(&A.dlock);
     open = A.pauseOpen;
     pthread_mutex_unlock(&A.dlock);
     if (open) return 1; /* still paused (an occurrence that ended without resuming) */
-    /* Kernels launched so far run to completion traced, and their buffers
-     * go to the decoder, before the kind is switched off. */
+    /* Work launched so far runs to completion traced, and its buffers go to
+     * the decoder, before the kinds are switched off. */
     if (A.d.CtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) (void)A.d.CtxSynchronize();
     (void)A.c.ActivityFlushAll(0);
     t0 = gpuinstClockNs();
-    rc = A.c.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    for (i = 0; i < A.nenabled && rc == CUPTI_SUCCESS; i++)
+        for (j = 0; j < (int)(sizeof devKinds / sizeof devKinds[0]); j++) {
+            if (A.enabled[i] != devKinds[j].kind) continue;
+            rc = A.c.ActivityDisable(A.enabled[i]);
+            if (rc != CUPTI_SUCCESS) {
+                snprintf(why, cap,
+                         "CUPTI tracing could not be paused for the range profiler (cuptiActivityDisable(%s): %s); "
+                         "under kernel, memcpy or memset tracing the profiler's SASS metrics read 0 and instruction "
+                         "counts gain 8 per warp, so profiled regions run once, unprofiled; to profile, set "
+                         "GPUINST_TRACE without kernel, memcpy and memset (e.g. runtime)",
+                         kindName(A.enabled[i]), cuptiErr(rc));
+                break;
+            }
+            off[noff++] = A.enabled[i];
+        }
     if (rc != CUPTI_SUCCESS) {
-        snprintf(why, cap,
-                 "CUPTI kernel tracing could not be paused for the range profiler (cuptiActivityDisable: %s); "
-                 "under kernel tracing every SASS-based metric reads 0 and instruction counts gain 8 per warp, "
-                 "so profiled regions run once, unprofiled; to profile, set GPUINST_TRACE without \"kernel\" "
-                 "(e.g. runtime,memcpy,memset)",
-                 cuptiErr(rc));
+        for (i = 0; i < noff; i++) (void)A.c.ActivityEnable(off[i]); /* as it was */
         return -1;
     }
-    gpuinstActivityPausedAdd(t0, 0, region, occurrence);
-    gpuinstUnavailableAdd("kernel_trace_paused",
-                          "CUPTI kernel tracing is paused while a region is range-profiled (it would make SASS "
-                          "metrics read 0 and add 8 instructions per warp): kernels launched in profiled regions "
-                          "have no /gpu/kernels row; /gpu/paused has each pause and the launches it did not trace");
+    memcpy(A.off, off, (size_t)noff * sizeof off[0]);
+    A.noff = noff;
+    gpuinstActivityPausedAdd(t0, 0, region, occurrence, bits);
+    gpuinstUnavailableAdd("gpu_trace_paused",
+                          "CUPTI kernel, memcpy and memset tracing is paused while a region is range-profiled (it "
+                          "would make SASS metrics read 0 and add 8 instructions per warp): kernels, copies and sets "
+                          "launched in profiled regions have no /gpu/kernels or /gpu/copies row; /gpu/paused has "
+                          "each pause, the kinds paused and the calls it did not trace");
     return 1;
 }
 
 GPUINST_PRIVATE void gpuinstActivityResume(void)
 {
-    int idx, ok = 0, closed;
-    CUptiResult rc = CUPTI_SUCCESS;
+    int idx, ok = 1, closed, i;
+    CUptiResult rc = CUPTI_SUCCESS, bad = CUPTI_SUCCESS;
+    const char *badKind = "";
     pthread_once(&lockOnce, initLocks);
     pthread_mutex_lock(&A.dlock);
     idx = A.pauseOpen;
@@ -11690,15 +11850,22 @@ GPUINST_PRIVATE void gpuinstActivityResume(void)
     pthread_mutex_unlock(&A.qlock);
     /* after finalize's flush nothing is traced any more; no lock held across
      * the CUPTI call (it may ask for a buffer: bufferRequested takes qlock) */
-    if (!closed && A.c.ActivityEnable != NULL) {
-        rc = A.c.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-        ok = rc == CUPTI_SUCCESS;
+    if (closed || A.c.ActivityEnable == NULL || A.noff == 0) ok = 0;
+    for (i = 0; ok && i < A.noff; i++) {
+        rc = A.c.ActivityEnable(A.off[i]);
+        if (rc != CUPTI_SUCCESS && bad == CUPTI_SUCCESS) {
+            bad = rc;
+            badKind = kindName(A.off[i]);
+        }
     }
-    if (!ok && rc != CUPTI_SUCCESS)
-        gpuinstWarnOnce(&A.warnedResume, "CUPTI kernel tracing could not be resumed after a profiled region "
-                                         "(cuptiActivityEnable: %s): later kernels have no /gpu/kernels row "
-                                         "(/gpu/paused.resumed = 0)",
-                        cuptiErr(rc));
+    if (bad != CUPTI_SUCCESS) {
+        ok = 0;
+        gpuinstWarnOnce(&A.warnedResume, "CUPTI tracing could not be resumed after a profiled region "
+                                         "(cuptiActivityEnable(%s): %s): later kernels, copies or sets have no "
+                                         "/gpu/kernels or /gpu/copies row (/gpu/paused.resumed = 0)",
+                        badKind, cuptiErr(bad));
+    }
+    A.noff = 0;
     pthread_mutex_lock(&A.dlock);
     A.paused[idx - 1].end_ns = gpuinstClockNs();
     A.paused[idx - 1].resumed = (uint32_t)ok;
@@ -11863,14 +12030,16 @@ static const gpuinstField statsFields[] = {
 };
 
 static const gpuinstField pausedFields[] = {
-    F(GpuPausedRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel tracing paused (cuptiActivityDisable of the kernel kind), before the range profiler's session"),
-    F(GpuPausedRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel tracing resumed (cuptiActivityEnable), after the session's cuptiRangeProfilerDisable"),
-    F(GpuPausedRec, launches, GPUINST_FT_I64, 0, "count", "kernel launch calls (/gpu/api records, a graph launch counts once) made in the pause: kernels with no /gpu/kernels row; -1 unknown (no runtime or driver API records)"),
+    F(GpuPausedRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "tracing paused (cuptiActivityDisable of the kinds paused), before the range profiler's session"),
+    F(GpuPausedRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "tracing resumed (cuptiActivityEnable), after the session's cuptiRangeProfilerDisable"),
+    F(GpuPausedRec, launches, GPUINST_FT_I64, 0, "count", "kernel launch calls (/gpu/api records, a graph launch counts once) made in the pause: kernels with no /gpu/kernels row; 0 when kernel tracing was not paused; -1 unknown (no runtime or driver API records)"),
+    F(GpuPausedRec, copies, GPUINST_FT_I64, 0, "count", "copy and set calls (/gpu/api records: cudaMemcpy*, cudaMemset*, cuMemcpy*, cuMemset*) made in the pause: copies and sets with no /gpu/copies row; 0 when memcpy/memset tracing was not paused; -1 unknown (no runtime or driver API records)"),
     F(GpuPausedRec, tool_kernels, GPUINST_FT_U64, 0, "count", "kernel records inside the pause that no CUDA API call launched (CUPTI's own: /gpu/kernels.tool = 1)"),
     F(GpuPausedRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the profiled region: joins /profiler/regions (rank, region, occurrence)"),
     F(GpuPausedRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
     F(GpuPausedRec, region, GPUINST_FT_U32, 0, "", "profiled region: id in /strings"),
-    F(GpuPausedRec, resumed, GPUINST_FT_U32, 0, "", "1 kernel tracing resumed at end_ns; 0 it was not (finalize inside the region, or cuptiActivityEnable failed: no kernel records after start_ns)"),
+    F(GpuPausedRec, kinds, GPUINST_FT_U32, 0, "", "the GPUINST_TRACE kinds paused (\"kernel,memcpy,memset\": those enabled of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET): id in /strings"),
+    F(GpuPausedRec, resumed, GPUINST_FT_U32, 0, "", "1 tracing resumed at end_ns; 0 it was not (finalize inside the region, or cuptiActivityEnable failed: no records of the paused kinds after start_ns)"),
 };
 
 /* Streams one activity buffer: its count is fixed under the decode lock
@@ -12032,7 +12201,7 @@ static const gpuinstTable devicesTable = {
     "/gpu/devices", "CUDA devices visible to each rank (driver API), with the rank's record counts",
     sizeof(GpuDeviceRec), NF(deviceFields), deviceFields, collectDevices, NULL, NULL};
 static const gpuinstTable pausedTable = {
-    "/gpu/paused", "intervals in which CUPTI kernel tracing was paused for a range-profiler session (kernels launched in them have no /gpu/kernels row)",
+    "/gpu/paused", "intervals in which CUPTI kernel, memcpy and memset tracing was paused for a range-profiler session (kernels, copies and sets launched in them have no /gpu/kernels or /gpu/copies row)",
     sizeof(GpuPausedRec), NF(pausedFields), pausedFields, collectPaused, NULL, NULL};
 static const gpuinstTable statsTable = {
     "/gpu/stats", "GPU tracing per rank: kinds, buffers, record counts, dropped records, clock",
@@ -12366,6 +12535,8 @@ GPUINST_PRIVATE void gpuinstActivityInit(void)
                     cuptiErr(rc));
     }
 
+    memcpy(A.enabled, en, (size_t)nen * sizeof en[0]); /* the kinds a profiler session may pause */
+    A.nenabled = nen;
     A.use_cupti_walk = 1;
     A.stop = 0;
     if (pthread_create(&A.worker, NULL, decodeThread, NULL) != 0) {
@@ -12479,12 +12650,13 @@ GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, c
 }
 GPUINST_PRIVATE void gpuinstActivityResume(void) {}
 GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
-                                              uint64_t occurrence)
+                                              uint64_t occurrence, unsigned kinds)
 {
     (void)start_ns;
     (void)end_ns;
     (void)region;
     (void)occurrence;
+    (void)kinds;
 }
 
 #endif /* GPUINST_WITH_CUPTI */
@@ -17595,17 +17767,58 @@ GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *s
                                         const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
                                         uint32_t nregions, char *msg, size_t cap);
 
-/* After a pass that was not CUPTI's last: 1 if the values are complete
- * already, so the remaining passes can be skipped.  per_level: the metric
- * list's passes per nesting level (host object); levels: nesting levels
- * configured (GPUINST_PROFILE_DEPTH); depth: the deepest level of gpuinst
- * range the body opened (the region = 1); passes: passes done; reported:
- * cuptiRangeProfilerStop's targetNestingLevel after the last of them (the
- * next pass's level, as cuptiProfilerEndPass documents it, or the one just
- * done: both give a right answer when CUPTI runs the levels in increasing
- * order).  Pure (tests simulate CUPTI's pass sequences). */
-GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
-                                          uint32_t reported);
+/* The pass plan of one profiled occurrence (issue 13 §2).  CUPTI needs the
+ * nesting levels before the first pass, gpuinst learns the body's depth in
+ * it.  With user replay CUPTI runs P passes (the host object's count) for
+ * each of L levels, the level fastest: cuptiRangeProfilerStop reports the
+ * pass it wants next, (pass, level) = (k / L, k % L + 1) after k bodies,
+ * and isAllPassSubmitted after P x L (seen on an H100, bench_profiler: (0,2)
+ * (1,1) (1,2) ... (8,2) (0,1,all) for P = 9, L = 2).  So the values of the
+ * first d < L levels are complete only after (P - 1) x L + d bodies.  After
+ * the first body of the first configuration, with want = min(depth,
+ * max_levels): want == L goes on; want < L stops early after (P - 1) x L +
+ * want bodies when that is no more than setting up again (1 + P x want)
+ * and every Stop so far said what the model says, else sets the session
+ * up again with want levels (passes from 0, the first body's data thrown
+ * away); want > L (a level hint from an earlier occurrence was too low)
+ * sets up again.  A configuration set up again on the same session
+ * (cuptiRangeProfilerSetConfig once more) must then follow the model from
+ * its first pass; if it does not, CUPTI did not start over: set up again in
+ * a new session (verify = 0 then: its values are CUPTI's, whatever the
+ * order).  gpuinstPassPlanStep is called after every body with what Stop
+ * reported and returns what to do next.  Pure (tests drive it with a
+ * simulated CUPTI). */
+typedef struct gpuinstPassPlan {
+    uint32_t per_level;  /* P: passes per nesting level (host object) */
+    uint32_t max_levels; /* GPUINST_PROFILE_DEPTH */
+    uint32_t levels;     /* numNestingLevels of the current configuration */
+    uint32_t want;       /* levels the values need: min(the body's depth, max_levels) */
+    uint32_t bodies;     /* bodies run in the current configuration */
+    uint32_t total;      /* bodies run in all (/profiler/regions passes) */
+    uint32_t discarded;  /* bodies of configurations given up (their data thrown away) */
+    uint32_t stop_at;    /* stop after this many bodies of the configuration; 0: at CUPTI's last pass */
+    uint32_t expect;     /* bodies the occurrence takes in all, as far as known now */
+    uint32_t setups;     /* configurations set up: 1 + the times it was set up again */
+    int in_order;        /* every Stop of this configuration reported what the model says */
+    int verify;          /* this configuration was set up again on the same session: it must follow the model */
+    int early_ok;        /* stopping early allowed (not after an early decode came out incomplete) */
+    int fresh;           /* with GPUINST_PASS_RESETUP: set up in a new session (not on the same one) */
+} gpuinstPassPlan;
+enum {
+    GPUINST_PASS_NEXT = 0,        /* restore, run the body again */
+    GPUINST_PASS_DECODE = 1,      /* CUPTI's last pass: decode, evaluate, record */
+    GPUINST_PASS_DECODE_EARLY = 2,/* the levels the body has are complete: decode (NaN: gpuinstPassPlanEarlyFailed) */
+    GPUINST_PASS_RESETUP = 3,     /* set the session up again for `want` levels (fresh: a new session), then
+                                     gpuinstPassPlanResetup, restore, run the body */
+    GPUINST_PASS_ABANDON = 4      /* more than max_bodies: give up, record nothing */
+};
+GPUINST_PRIVATE void gpuinstPassPlanInit(gpuinstPassPlan *s, uint32_t per_level, uint32_t levels, uint32_t max_levels,
+                                         int early_ok);
+GPUINST_PRIVATE void gpuinstPassPlanModel(uint32_t levels, uint32_t k, uint32_t *pass, uint32_t *level);
+GPUINST_PRIVATE int gpuinstPassPlanStep(gpuinstPassPlan *s, uint32_t depth, uint64_t rep_pass, uint64_t rep_level,
+                                        int all, uint32_t max_bodies);
+GPUINST_PRIVATE void gpuinstPassPlanResetup(gpuinstPassPlan *s, int same_session);
+GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s);
 
 /* The per-device lock that serialises profiling across processes: an
  * exclusive flock on `path` waited for at most wait_ns.  Returns the fd
@@ -20615,25 +20828,31 @@ int gpuinst_metrics_pass_plan(const char *chip, int32_t profiler, const char *me
  * is src/profiler_host.c.  docs/PROFILING.md explains the design.
  *
  * One occurrence, profiled:
- *   first next_pass: [kernel tracing paused, the first time] -> libraries
+ *   first next_pass: [tracing paused, the first time] -> libraries
  *     (then libnvperf_host on a helper thread, the first time) ->
  *     cuptiProfilerInitialize -> context -> device supported -> chip ->
- *     per-device lock -> [kernel tracing paused, later times] -> counter
+ *     per-device lock -> [tracing paused, later times] -> counter
  *     availability (unless the host object is cached) -> enable -> counter
  *     data image -> host object (cached per chip + metric list) -> set
- *     config (user range, user replay, GPUINST_PROFILE_DEPTH levels) ->
- *     checkpoint save -> start -> push region -> body
- *   each later next_pass: pop -> stop; more passes, and the next one at a
- *     level the body has ranges at? restore checkpoint -> host hook ->
- *     start -> push -> body; else decode -> evaluate every range -> record
- *     -> checkpoint free -> disable -> kernel tracing resumed -> unlock.
+ *     config (user range, user replay, the levels the region had last time
+ *     in this process, else GPUINST_PROFILE_DEPTH) -> checkpoint save ->
+ *     start -> push region -> body
+ *   each later next_pass: pop -> stop -> the pass plan (gpuinstPassPlanStep)
+ *     says: another pass (restore checkpoint -> host hook -> start -> push
+ *     -> body); or, after the first body, set the session up again for the
+ *     levels the body has (resetupSession), then another pass; or decode
+ *     (CUPTI's last pass, or the levels the body has are complete) ->
+ *     evaluate every range -> record -> checkpoint free -> disable ->
+ *     tracing resumed -> unlock.
  * Anything that fails leaves the body executed, in effect, exactly once.
- * Kernel tracing is paused because CUPTI's kernel activity, under a range
- * profiler session, makes SASS metrics read 0 and adds 8 instructions per
- * warp (src/activity.c, gpuinstActivityPause); where it cannot be paused
- * the occurrence is refused.  The levels: CUPTI needs them before the
- * first pass; the body's depth is learnt in the first pass and the passes
- * of deeper levels, which would profile nothing, are skipped (levelsDone).
+ * Kernel, memcpy and memset tracing are paused because CUPTI's activity for
+ * them, under a range profiler session, makes SASS metrics read 0 and adds
+ * 8 instructions per warp (src/activity.c, gpuinstActivityPause); where
+ * they cannot be paused the occurrence is refused.  The levels: CUPTI
+ * needs them before the first pass and runs the level fastest; the pass
+ * plan (src/gpuinstInt.h) learns the body's depth in the first body and
+ * either stops once the levels it has are complete or sets the session up
+ * again for them, whichever takes fewer bodies.
  * At finalize, a GPUINST_PROFILE rule that profiled nothing is said
  * (selectionReport).
  *
@@ -20897,7 +21116,7 @@ typedef struct ProfMetricRec {  /* /profiler/metrics, 32 bytes */
     uint32_t scope;         /* 0 context, 1 device, 2 unknown (CUPTI before 13.1) */
 } ProfMetricRec;
 
-typedef struct ProfRegionRec {  /* /profiler/regions, 160 bytes */
+typedef struct ProfRegionRec {  /* /profiler/regions, 192 bytes */
     uint64_t start_ns, end_ns;
     uint64_t setup_ns;       /* counter availability, host object, enable, counter data, set config */
     uint64_t lock_wait_ns;   /* waiting for the device's counters (other ranks) */
@@ -20914,6 +21133,7 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 160 bytes */
     uint64_t first_start_ns; /* part of replay: the first cuptiRangeProfilerStart + push of the region */
     uint64_t teardown_ns;    /* checkpoint free, disable, unlock */
     uint64_t preload_ns;     /* libnvperf_host loaded on a helper thread while setup went on (0: not here) */
+    uint64_t resetup_ns;     /* part of replay: setting the session up again for the body's real depth, its first start included */
     uint64_t occurrence;
     uint32_t rank;
     uint32_t region;
@@ -20924,10 +21144,14 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 160 bytes */
     int32_t status;          /* PROF_* */
     int32_t cupti_result;    /* the CUPTI result behind a failure, 0 = none */
     int32_t device;          /* CUDA device ordinal, -1 unknown */
-    uint32_t passes;
+    uint32_t passes;         /* bodies executed under the profiler */
     uint32_t ranges;
     uint32_t ranges_dropped;
     uint32_t busy_retries;
+    uint32_t levels;         /* nesting levels with values: the body's depth, at most GPUINST_PROFILE_DEPTH */
+    uint32_t passes_per_level; /* the metric list's passes per nesting level (host object) */
+    uint32_t passes_discarded; /* bodies whose counters were thrown away (a configuration given up) */
+    uint32_t resetup;        /* 0 no; 1 set up again on the same session; 2 in a new session */
     uint32_t pad_;
 } ProfRegionRec;
 
@@ -20970,6 +21194,7 @@ static const gpuinstField regionFields[] = {
     PF(ProfRegionRec, first_start_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: the first cuptiRangeProfilerStart and push of the region"),
     PF(ProfRegionRec, teardown_ns, GPUINST_FT_U64, 0, "ns", "checkpoint free, profiler disable, device unlock"),
     PF(ProfRegionRec, preload_ns, GPUINST_FT_U64, 0, "ns", "libnvperf_host loaded on a helper thread during setup (0: not loaded by this occurrence)"),
+    PF(ProfRegionRec, resetup_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: setting the session up again for the levels the body has, its first start included (0: not needed)"),
     PF(ProfRegionRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the region (1-based)"),
     PF(ProfRegionRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
     PF(ProfRegionRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings"),
@@ -20980,10 +21205,14 @@ static const gpuinstField regionFields[] = {
     PF(ProfRegionRec, status, GPUINST_FT_I32, 0, "", "0 profiled; 1 unavailable, 2 counters busy, 3 privileges, 4 device unsupported, 5 checkpoint, 6 metrics, 7 CUPTI error, 8 concurrent, 9 abandoned part way"),
     PF(ProfRegionRec, cupti_result, GPUINST_FT_I32, 0, "", "CUptiResult behind a failure, 0 none"),
     PF(ProfRegionRec, device, GPUINST_FT_I32, 0, "", "CUDA device ordinal, -1 unknown"),
-    PF(ProfRegionRec, passes, GPUINST_FT_U32, 0, "count", "passes run (bodies executed under the profiler)"),
+    PF(ProfRegionRec, passes, GPUINST_FT_U32, 0, "count", "passes run: bodies executed under the profiler (passes_discarded included)"),
     PF(ProfRegionRec, ranges, GPUINST_FT_U32, 0, "count", "ranges decoded"),
     PF(ProfRegionRec, ranges_dropped, GPUINST_FT_U32, 0, "count", "ranges CUPTI dropped (more than GPUINST_PROFILE_MAX_RANGES)"),
     PF(ProfRegionRec, busy_retries, GPUINST_FT_U32, 0, "count", "CUPTI_ERROR_HARDWARE_BUSY answers retried"),
+    PF(ProfRegionRec, levels, GPUINST_FT_U32, 0, "count", "nesting levels with values: the body's depth (region = 1), at most GPUINST_PROFILE_DEPTH"),
+    PF(ProfRegionRec, passes_per_level, GPUINST_FT_U32, 0, "count", "passes the metric list takes per nesting level (host object; gpuinst-metrics --passes)"),
+    PF(ProfRegionRec, passes_discarded, GPUINST_FT_U32, 0, "count", "bodies whose counters were thrown away: the configuration of the first was given up for the body's real depth"),
+    PF(ProfRegionRec, resetup, GPUINST_FT_U32, 0, "", "0 one configuration; 1 set up again on the same session (cuptiRangeProfilerSetConfig) for the levels the body has; 2 in a new session (disable, enable)"),
 };
 
 static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
@@ -21056,6 +21285,7 @@ static struct {
     uint64_t wait_ns;        /* GPUINST_PROFILE_WAIT_S (default 120) */
     int preload;             /* GPUINST_PROFILE_PRELOAD (default 1): host library on a helper thread */
     uint32_t *occ;           /* occurrences per region name id */
+    uint8_t *hint;           /* per region name id: nesting levels its last profiled occurrence had (0 unknown) */
     uint32_t nocc;
     char spec[4097];         /* GPUINST_PROFILE as set ("" unset or not parsed: nothing to report) */
     uint64_t decided[GPUINST_SELECT_MAX_RULES], selected[GPUINST_SELECT_MAX_RULES];
@@ -21105,9 +21335,10 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
 }
 
 /* The occurrence number of region `id` named `region` (counted under the
- * lock), and whether GPUINST_PROFILE selects it (*selected; each rule's
- * counts for the finalize report are kept under the same lock). */
-static uint64_t nextOccurrence(uint32_t id, const char *region, int *selected)
+ * lock), whether GPUINST_PROFILE selects it (*selected; each rule's counts
+ * for the finalize report are kept under the same lock), and the nesting
+ * levels its last profiled occurrence had (*hint, 0 unknown). */
+static uint64_t nextOccurrence(uint32_t id, const char *region, int *selected, uint32_t *hint)
 {
     uint64_t occ = 0;
     int rule;
@@ -21115,15 +21346,20 @@ static uint64_t nextOccurrence(uint32_t id, const char *region, int *selected)
     if (id >= C.nocc) {
         uint32_t n = C.nocc ? C.nocc : 64;
         uint32_t *no;
+        uint8_t *nh;
         while (n <= id) n *= 2;
         no = (uint32_t *)realloc(C.occ, n * sizeof *no);
-        if (no != NULL) {
-            memset(no + C.nocc, 0, (n - C.nocc) * sizeof *no);
-            C.occ = no;
+        if (no != NULL) C.occ = no;
+        nh = no != NULL ? (uint8_t *)realloc(C.hint, n * sizeof *nh) : NULL;
+        if (nh != NULL) {
+            C.hint = nh;
+            memset(C.occ + C.nocc, 0, (n - C.nocc) * sizeof *no);
+            memset(C.hint + C.nocc, 0, (n - C.nocc) * sizeof *nh);
             C.nocc = n;
         }
     }
     if (id < C.nocc) occ = ++C.occ[id];
+    *hint = id < C.nocc ? C.hint[id] : 0;
     *selected = gpuinstSelectDecide(&C.sel, region, occ, &rule);
     if (rule >= 0) {
         C.decided[rule]++;
@@ -21214,10 +21450,92 @@ GPUINST_PRIVATE void gpuinstProfUnlock(int fd)
     }
 }
 
-GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
-                                          uint32_t reported)
+/* ---- the pass plan (gpuinstInt.h says what it decides and why) ---------------------- */
+
+GPUINST_PRIVATE void gpuinstPassPlanInit(gpuinstPassPlan *s, uint32_t per_level, uint32_t levels, uint32_t max_levels,
+                                         int early_ok)
 {
-    return depth < levels && per_level > 0 && passes >= per_level * depth && reported >= depth && reported <= levels;
+    memset(s, 0, sizeof *s);
+    s->per_level = per_level > 0 ? per_level : 1;
+    s->max_levels = max_levels > 0 ? max_levels : 1;
+    s->levels = levels > 0 ? levels : 1;
+    s->want = s->levels;
+    s->expect = s->per_level * s->levels;
+    s->setups = 1;
+    s->in_order = 1;
+    s->early_ok = early_ok;
+}
+
+GPUINST_PRIVATE void gpuinstPassPlanModel(uint32_t levels, uint32_t k, uint32_t *pass, uint32_t *level)
+{
+    if (levels == 0) levels = 1;
+    *pass = k / levels;
+    *level = k % levels + 1;
+}
+
+static int planResetup(gpuinstPassPlan *s, uint32_t want, int fresh)
+{
+    if (want > s->want || s->setups == 1) s->want = want;
+    s->fresh = fresh;
+    s->expect = s->total + s->per_level * s->want;
+    return GPUINST_PASS_RESETUP;
+}
+
+GPUINST_PRIVATE int gpuinstPassPlanStep(gpuinstPassPlan *s, uint32_t depth, uint64_t rep_pass, uint64_t rep_level,
+                                        int all, uint32_t max_bodies)
+{
+    uint32_t P = s->per_level, L = s->levels, want, mp, ml;
+    s->bodies++;
+    s->total++;
+    want = depth < 1 ? 1 : depth > s->max_levels ? s->max_levels : depth;
+    gpuinstPassPlanModel(L, s->bodies, &mp, &ml);
+    if (all ? s->bodies != P * L : (s->bodies >= P * L || rep_pass != mp || rep_level != ml)) s->in_order = 0;
+    if (s->verify && !s->in_order) /* set up again on the same session, CUPTI did not start over */
+        return s->total >= max_bodies ? GPUINST_PASS_ABANDON : planResetup(s, want, 1);
+    if (s->bodies == 1 && s->setups == 1) { /* the first body: the depth is known */
+        uint32_t early = (P - 1) * L + want, again = 1 + P * want, full = P * L;
+        s->want = want;
+        if (want > L) return planResetup(s, want, 0); /* the levels configured were too few */
+        if (want < L && !all) {
+            if (s->in_order && s->early_ok && early <= again) {
+                s->stop_at = early;
+                s->expect = early;
+            } else if (again < full) {
+                return planResetup(s, want, 0);
+            }
+        }
+    }
+    if (all) return GPUINST_PASS_DECODE;
+    if (s->total >= max_bodies) return GPUINST_PASS_ABANDON;
+    if (s->stop_at != 0) {
+        if (!s->in_order || want > s->want) { /* not as the model says, or deeper now: CUPTI's passes */
+            s->stop_at = 0;
+            s->expect = s->discarded + P * L;
+        } else if (s->bodies >= s->stop_at) {
+            return GPUINST_PASS_DECODE_EARLY;
+        }
+    }
+    return GPUINST_PASS_NEXT;
+}
+
+GPUINST_PRIVATE void gpuinstPassPlanResetup(gpuinstPassPlan *s, int same_session)
+{
+    s->discarded += s->bodies;
+    s->bodies = 0;
+    s->levels = s->want;
+    s->stop_at = 0;
+    s->setups++;
+    s->in_order = 1;
+    s->verify = same_session;
+    s->fresh = 0;
+    s->expect = s->total + s->per_level * s->levels;
+}
+
+GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s)
+{
+    s->stop_at = 0;
+    s->early_ok = 0;
+    s->expect = s->discarded + s->per_level * s->levels;
 }
 
 /* At finalize: what GPUINST_PROFILE asked for that never ran. */
@@ -21615,18 +21933,29 @@ typedef struct Prof {
     int running;                /* between start and stop */
     uint32_t fwd, skipped;      /* nested ranges forwarded to CUPTI / not (too deep) */
     uint64_t t_replay0;
-    int paused;                 /* kernel tracing paused for this occurrence (gpuinstActivityPause) */
+    int paused;                 /* tracing paused for this occurrence (gpuinstActivityPause) */
+    uint32_t name_id;           /* the region's name id (its level hint) */
     uint32_t levels;            /* nesting levels configured (numNestingLevels) */
     uint32_t depth_seen;        /* deepest level of gpuinst range the body opened (the region = 1) */
-    uint32_t next_level;        /* targetNestingLevel cuptiRangeProfilerStop reported last */
+    size_t rep_pass, rep_level; /* what cuptiRangeProfilerStop reported last: the pass CUPTI wants next */
+    gpuinstPassPlan plan;       /* passes, levels, early stop, setting up again (gpuinstPassPlanStep) */
     char why[600];
 } Prof;
 
-/* Decoding after the passes of the levels the body has, before CUPTI's
- * last pass (nextProfiled), failed once in this process: later
- * occurrences run every pass. */
+/* An early decode (the levels the body has complete before CUPTI's last
+ * pass) came out incomplete once in this process: later occurrences run
+ * CUPTI's passes to the end. */
 static int earlyBroken;
 static int earlyWarned;
+
+/* Remembers the nesting levels a profiled occurrence of region `id` had. */
+static void levelsHint(uint32_t id, uint32_t levels)
+{
+    pthread_mutex_lock(&profLock);
+    if (id < C.nocc) C.hint[id] = (uint8_t)(levels > 255 ? 255 : levels);
+    pthread_mutex_unlock(&profLock);
+}
+
 
 static Prof *active;            /* the one profiled occurrence of this process (profLock) */
 
@@ -21831,10 +22160,13 @@ static int endPass(Prof *a, int *all)
     r = L.stop(&tp);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerStop", r);
     *all = tp.isAllPassSubmitted != 0;
-    a->next_level = (uint32_t)tp.targetNestingLevel;
+    a->rep_pass = tp.passIndex;
+    a->rep_level = tp.targetNestingLevel;
     a->rec.passes++;
     return 0;
 }
+
+static void sessionDisable(Prof *a);
 
 /* Frees the checkpoint, disables the profiler, unlocks; idempotent. */
 static void teardown(Prof *a)
@@ -21851,14 +22183,7 @@ static void teardown(Prof *a)
         a->ck_saved = 0;
         a->rec.checkpoint_ns += gpuinstClockNs() - t0;
     }
-    if (a->rp != NULL) {
-        CUpti_RangeProfiler_Disable_Params dp;
-        memset(&dp, 0, sizeof dp);
-        dp.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
-        dp.pRangeProfilerObject = a->rp;
-        L.disable(&dp);
-        a->rp = NULL;
-    }
+    sessionDisable(a);
     if (a->paused) {
         gpuinstActivityResume();
         a->paused = 0;
@@ -21886,16 +22211,32 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
     a->rec.region = profIntern(a->region);
     a->rec.metrics = profIntern(list[0] ? list : a->spec);
     a->rec.reason = status != PROF_OK ? profIntern(a->why) : 0;
+    if (a->ph != NULL) {
+        uint32_t d = a->depth_seen < C.depth ? a->depth_seen : C.depth;
+        a->rec.levels = d < a->levels ? d : a->levels;
+        a->rec.passes_per_level = gpuinstPhostPasses(a->ph);
+        a->rec.passes_discarded = a->plan.discarded;
+        if (status == PROF_OK) levelsHint(a->name_id, a->rec.levels);
+    }
     profAppend(&regionsBuf, &a->rec, sizeof a->rec);
     if (status != PROF_OK && status != PROF_METRICS && status != PROF_UNAVAILABLE)
         gpuinstWarnOnce(&profWarned, "profile region \"%s\" not profiled: %s", a->region, a->why);
     if (status == PROF_OK && a->rec.passes > 8 && a->ph != NULL) {
-        uint32_t per = gpuinstPhostPasses(a->ph);
+        char how[200];
+        how[0] = '\0';
+        if (a->rec.passes_discarded > 0)
+            snprintf(how, sizeof how, "; %u of them learnt the body's depth and were discarded (set up again %s "
+                     "for %u level(s))", a->rec.passes_discarded,
+                     a->rec.resetup == 1 ? "on the same session" : "in a new session", a->levels);
+        else if (a->plan.stop_at > 0)
+            snprintf(how, sizeof how, "; stopped once the level(s) the body has were complete (CUPTI runs the %u "
+                     "levels configured in turn within each pass)", a->levels);
         gpuinstWarnOnce(&passesWarned,
                         "profile region \"%s\" ran its body %u times: metric list \"%s\" needs %u passes per "
-                        "nesting level on %s, %u level(s) profiled (GPUINST_PROFILE_DEPTH=%u)",
-                        a->region, a->rec.passes, a->spec, per, L.chip[a->dev >= 0 && a->dev < MAX_DEVICES ? a->dev : 0],
-                        per ? (a->rec.passes + per - 1) / per : 0, C.depth);
+                        "nesting level on %s; %u level(s) profiled (the body's depth %u, GPUINST_PROFILE_DEPTH=%u)%s",
+                        a->region, a->rec.passes, a->spec, a->rec.passes_per_level,
+                        L.chip[a->dev >= 0 && a->dev < MAX_DEVICES ? a->dev : 0], a->rec.levels, a->depth_seen,
+                        C.depth, how);
     }
     pthread_mutex_lock(&profLock);
     if (active == a) active = NULL;
@@ -21909,10 +22250,160 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
 }
 
 
-/* Pauses CUPTI's kernel tracing for the session (src/activity.c says why).
- * 0, or PROF_UNAVAILABLE when kernel tracing runs and cannot be paused:
- * profiling under it would write wrong values, so the occurrence is
- * refused (/unavailable "profiler", one line on stderr). */
+/* cuptiRangeProfilerEnable on the occurrence's context: a->rp.
+ * HARDWARE_BUSY is retried within the wait budget.  0 or a PROF_*. */
+static int sessionEnable(Prof *a)
+{
+    CUpti_RangeProfiler_Enable_Params ep;
+    CUptiResult r;
+    memset(&ep, 0, sizeof ep);
+    ep.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
+    ep.ctx = a->ctx;
+    BUSY_RETRY(a, r, L.enable(&ep));
+    if (r == CUPTI_ERROR_HARDWARE_BUSY) {
+        cuptiFail(a, PROF_BUSY, "cuptiRangeProfilerEnable", r);
+        snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
+                 "; the GPU's counters stayed busy for %llu s (another profiler: ncu, nsys, DCGM?)",
+                 (unsigned long long)(C.wait_ns / 1000000000ull));
+        return PROF_BUSY;
+    }
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerEnable", r);
+    a->rp = ep.pRangeProfilerObject;
+    return 0;
+}
+
+/* cuptiRangeProfilerDisable; idempotent. */
+static void sessionDisable(Prof *a)
+{
+    CUpti_RangeProfiler_Disable_Params dp;
+    if (a->rp == NULL) return;
+    memset(&dp, 0, sizeof dp);
+    dp.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
+    dp.pRangeProfilerObject = a->rp;
+    L.disable(&dp);
+    a->rp = NULL;
+}
+
+/* The session's counter data image, sized for the metric list and
+ * GPUINST_PROFILE_MAX_RANGES (the buffer is kept when the size is the
+ * same), zeroed and initialised.  CUPTI_SUCCESS, or the failing call in
+ * *what and its result. */
+static CUptiResult counterData(Prof *a, const gpuinstMetricList *ml, const char **what)
+{
+    CUpti_RangeProfiler_GetCounterDataSize_Params zp;
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip;
+    CUptiResult r;
+    memset(&zp, 0, sizeof zp);
+    zp.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+    zp.pRangeProfilerObject = a->rp;
+    zp.pMetricNames = (const char **)ml->names;
+    zp.numMetrics = ml->n;
+    zp.maxNumOfRanges = C.max_ranges;
+    zp.maxNumRangeTreeNodes = C.max_ranges;
+    r = L.cdSize(&zp);
+    if (r != CUPTI_SUCCESS) {
+        *what = "cuptiRangeProfilerGetCounterDataSize";
+        return r;
+    }
+    if (a->cd == NULL || a->cdsize != zp.counterDataSize) {
+        free(a->cd);
+        a->cdsize = zp.counterDataSize;
+        a->cd = (uint8_t *)calloc(1, a->cdsize ? a->cdsize : 1);
+        if (a->cd == NULL) {
+            *what = "allocating the counter data image";
+            return CUPTI_ERROR_OUT_OF_MEMORY;
+        }
+    } else {
+        memset(a->cd, 0, a->cdsize);
+    }
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+    ip.pRangeProfilerObject = a->rp;
+    ip.counterDataSize = a->cdsize;
+    ip.pCounterData = a->cd;
+    r = L.cdInit(&ip);
+    *what = "cuptiRangeProfilerCounterDataImageInitialize";
+    return r;
+}
+
+/* cuptiRangeProfilerSetConfig: the host object's config image, the counter
+ * data image, user range, user replay, `levels` nesting levels from the
+ * region's, from pass 0. */
+static CUptiResult setConfig(Prof *a, uint32_t levels)
+{
+    CUpti_RangeProfiler_SetConfig_Params cp;
+    size_t cfgsize = 0;
+    const uint8_t *cfg = gpuinstPhostConfig(a->ph, &cfgsize);
+    memset(&cp, 0, sizeof cp);
+    cp.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+    cp.pRangeProfilerObject = a->rp;
+    cp.configSize = cfgsize;
+    cp.pConfig = cfg;
+    cp.counterDataImageSize = a->cdsize;
+    cp.pCounterDataImage = a->cd;
+    cp.range = CUPTI_UserRange;
+    cp.replayMode = CUPTI_UserReplay;
+    cp.maxRangesPerPass = C.max_ranges;
+    cp.numNestingLevels = (uint16_t)levels;
+    cp.minNestingLevel = 1;
+    cp.passIndex = 0;
+    cp.targetNestingLevel = 1; /* = minNestingLevel for in-process replay */
+    return L.setConfig(&cp);
+}
+
+/* After the first body: the session set up again for the levels the body
+ * has (a->plan.want), passes from 0, the first body's counters thrown away
+ * (gpuinstPassPlanStep decided; src/gpuinstInt.h says why).  Unless the
+ * plan asks for a new session: on the same one, the first body's counters
+ * decoded out of the hardware's buffer, the image initialised again and
+ * cuptiRangeProfilerSetConfig called once more (the plan then checks that
+ * CUPTI starts over); if any of that fails, or with plan.fresh: disable,
+ * enable, a new image, set config, as a new occurrence does.  Kernel
+ * tracing stays paused, the device lock held, the checkpoint kept.  0 or a
+ * PROF_* (a->why). */
+static int resetupSession(Prof *a)
+{
+    const gpuinstMetricList *ml = gpuinstPhostMetrics(a->ph);
+    uint32_t levels = a->plan.want;
+    uint64_t t0 = gpuinstClockNs();
+    const char *what = "";
+    int same = 0, rc;
+    CUptiResult r;
+    if (!a->plan.fresh) {
+        CUpti_RangeProfiler_DecodeData_Params dp;
+        memset(&dp, 0, sizeof dp);
+        dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+        dp.pRangeProfilerObject = a->rp;
+        same = L.decode(&dp) == CUPTI_SUCCESS && counterData(a, ml, &what) == CUPTI_SUCCESS &&
+               setConfig(a, levels) == CUPTI_SUCCESS;
+    }
+    if (!same) {
+        sessionDisable(a);
+        if ((rc = sessionEnable(a)) != 0) {
+            a->rec.resetup_ns += gpuinstClockNs() - t0;
+            return rc;
+        }
+        r = counterData(a, ml, &what);
+        if (r == CUPTI_SUCCESS) {
+            r = setConfig(a, levels);
+            what = "cuptiRangeProfilerSetConfig";
+        }
+        if (r != CUPTI_SUCCESS) {
+            a->rec.resetup_ns += gpuinstClockNs() - t0;
+            return cuptiFail(a, PROF_CUPTI, what, r);
+        }
+    }
+    a->levels = levels;
+    a->rec.resetup = same ? 1 : 2;
+    gpuinstPassPlanResetup(&a->plan, same);
+    a->rec.resetup_ns += gpuinstClockNs() - t0;
+    return 0;
+}
+
+/* Pauses CUPTI's kernel, memcpy and memset tracing for the session
+ * (src/activity.c says why).  0, or PROF_UNAVAILABLE when one of them runs
+ * and cannot be paused: profiling under it would write wrong values, so the
+ * occurrence is refused (/unavailable "profiler", one line on stderr). */
 static int pauseTrace(Prof *a)
 {
     int r = gpuinstActivityPause(profIntern(a->region), a->rec.occurrence, a->why, sizeof a->why);
@@ -21927,13 +22418,9 @@ static int pauseTrace(Prof *a)
 /* Everything up to the first body.  0 or a PROF_* (a->why). */
 static int setup(Prof *a)
 {
-    CUpti_RangeProfiler_Enable_Params ep;
-    CUpti_RangeProfiler_GetCounterDataSize_Params zp;
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip;
-    CUpti_RangeProfiler_SetConfig_Params cp;
     const gpuinstMetricList *ml;
-    const uint8_t *cfg;
-    size_t cfgsize, free0 = 0, free1 = 0, total = 0;
+    const char *what = "";
+    size_t free0 = 0, free1 = 0, total = 0;
     CUptiResult r;
     uint64_t t0, tl = gpuinstClockNs();
     int rc, first;
@@ -21943,10 +22430,10 @@ static int setup(Prof *a)
                  "(gpuinst_pm_sampling_stop) before profiled regions, or do not start it");
         return PROF_BUSY;
     }
-    /* Kernel tracing is paused from before cuptiProfilerInitialize (the
-     * first session of the process: the arrangement checked on an H100) or
-     * before cuptiRangeProfilerEnable (later ones) to after
-     * cuptiRangeProfilerDisable (teardown). */
+    /* Kernel, memcpy and memset tracing are paused from before
+     * cuptiProfilerInitialize (the first session of the process: the
+     * arrangement checked on an H100) or before cuptiRangeProfilerEnable
+     * (later ones) to after cuptiRangeProfilerDisable (teardown). */
     pthread_mutex_lock(&profLock);
     first = L.state == 0;
     pthread_mutex_unlock(&profLock);
@@ -21989,59 +22476,15 @@ static int setup(Prof *a)
         }
         ml = &a->names;
     }
-    memset(&ep, 0, sizeof ep);
-    ep.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
-    ep.ctx = a->ctx;
-    BUSY_RETRY(a, r, L.enable(&ep));
-    if (r == CUPTI_ERROR_HARDWARE_BUSY) {
-        cuptiFail(a, PROF_BUSY, "cuptiRangeProfilerEnable", r);
-        snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
-                 "; the GPU's counters stayed busy for %llu s (another profiler: ncu, nsys, DCGM?)",
-                 (unsigned long long)(C.wait_ns / 1000000000ull));
-        return PROF_BUSY;
-    }
-    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerEnable", r);
-    a->rp = ep.pRangeProfilerObject;
-    memset(&zp, 0, sizeof zp);
-    zp.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
-    zp.pRangeProfilerObject = a->rp;
-    zp.pMetricNames = (const char **)ml->names;
-    zp.numMetrics = ml->n;
-    zp.maxNumOfRanges = C.max_ranges;
-    zp.maxNumRangeTreeNodes = C.max_ranges;
-    r = L.cdSize(&zp);
+    if ((rc = sessionEnable(a)) != 0) return rc;
+    r = counterData(a, ml, &what);
     if (r != CUPTI_SUCCESS) {
         /* an unknown name: the host object says which, with the nearest valid ones */
-        if (a->ph == NULL && (rc = hostBuild(a)) != 0) return rc;
-        return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerGetCounterDataSize", r);
+        if (a->cd == NULL && a->ph == NULL && (rc = hostBuild(a)) != 0) return rc;
+        return cuptiFail(a, PROF_CUPTI, what, r);
     }
-    a->cdsize = zp.counterDataSize;
-    a->cd = (uint8_t *)calloc(1, a->cdsize ? a->cdsize : 1);
-    if (a->cd == NULL) return cuptiFail(a, PROF_CUPTI, "allocating the counter data image", CUPTI_ERROR_OUT_OF_MEMORY);
-    memset(&ip, 0, sizeof ip);
-    ip.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
-    ip.pRangeProfilerObject = a->rp;
-    ip.counterDataSize = a->cdsize;
-    ip.pCounterData = a->cd;
-    r = L.cdInit(&ip);
-    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerCounterDataImageInitialize", r);
     if ((rc = hostBuild(a)) != 0) return rc;
-    cfg = gpuinstPhostConfig(a->ph, &cfgsize);
-    memset(&cp, 0, sizeof cp);
-    cp.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
-    cp.pRangeProfilerObject = a->rp;
-    cp.configSize = cfgsize;
-    cp.pConfig = cfg;
-    cp.counterDataImageSize = a->cdsize;
-    cp.pCounterDataImage = a->cd;
-    cp.range = CUPTI_UserRange;
-    cp.replayMode = CUPTI_UserReplay;
-    cp.maxRangesPerPass = C.max_ranges;
-    cp.numNestingLevels = (uint16_t)a->levels;
-    cp.minNestingLevel = 1;
-    cp.passIndex = 0;
-    cp.targetNestingLevel = 1; /* = minNestingLevel for in-process replay */
-    r = L.setConfig(&cp);
+    r = setConfig(a, a->levels);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerSetConfig", r);
     a->rec.setup_ns = gpuinstClockNs() - t0;
     /* Checkpoint: what device memory looked like before the first body. */
@@ -22081,9 +22524,11 @@ static int setup(Prof *a)
 
 #define DECODE_RETRY (-1) /* decodeAll(early): not decodable yet; run the remaining passes */
 
-/* After the last pass (or, `early`, after the passes of every level the
- * body has): decode, evaluate every range, then record: nothing is recorded
- * unless every range evaluated.  0, DECODE_RETRY (early only) or a PROF_*. */
+/* After CUPTI's last pass (or, `early`, after the passes of every level the
+ * body has: GPUINST_PASS_DECODE_EARLY): decode, evaluate every range, then
+ * record: nothing is recorded unless every range evaluated (early: and no
+ * value is NaN, a range CUPTI had not collected in full).  0, DECODE_RETRY
+ * (early only) or a PROF_*. */
 static int decodeAll(Prof *a, int early)
 {
     CUpti_RangeProfiler_DecodeData_Params dp;
@@ -22104,7 +22549,7 @@ static int decodeAll(Prof *a, int early)
         if (early) {
             earlyBroken = 1;
             gpuinstWarnOnce(&earlyWarned, "profile region \"%s\": decoding before CUPTI's last pass failed (%s); "
-                            "profiled regions run every pass (GPUINST_PROFILE_DEPTH levels) from now on",
+                            "profiled regions run CUPTI's passes to the end from now on",
                             a->region, gpuinstCuptiResultString((int)r));
             return DECODE_RETRY;
         }
@@ -22148,8 +22593,8 @@ static int decodeAll(Prof *a, int early)
             /* the remaining passes then the final decode; not tried again in this process */
             earlyBroken = 1;
             gpuinstWarnOnce(&earlyWarned, "profile region \"%s\": values decoded before CUPTI's last pass were "
-                            "not complete (%s); profiled regions run every pass (GPUINST_PROFILE_DEPTH levels) "
-                            "from now on", a->region, a->why);
+                            "not complete (%s); profiled regions run CUPTI's passes to the end from now on",
+                            a->region, a->why);
             a->why[0] = '\0';
             rc = DECODE_RETRY;
         }
@@ -22211,28 +22656,13 @@ out:
     return rc;
 }
 
-/* After a pass that was not CUPTI's last: are the values complete already?
- * CUPTI collects each nesting level in passes of its own, the host object's
- * pass count per level, levels in increasing order, GPUINST_PROFILE_DEPTH
- * levels in all.  Once the passes of every level the body has ranges at are
- * done (the body opens the same ranges in every pass), the remaining passes
- * would profile nothing: a region without child ranges needs the passes of
- * one level, not of two.  cuptiRangeProfilerStop's targetNestingLevel must
- * agree: the level of the next pass (as cuptiProfilerEndPass documents it)
- * or of the pass just done, it is then at least the body's depth. */
-static int levelsDone(const Prof *a)
-{
-    return !earlyBroken &&
-           gpuinstProfLevelsDone(gpuinstPhostPasses(a->ph), a->levels, a->depth_seen, a->rec.passes, a->next_level);
-}
-
 #define MAX_PASSES 512 /* a runaway replay is abandoned */
 
 /* The profiled part of gpuinst_profile_next_pass. */
 static int nextProfiled(gpuinst_profile *p)
 {
     Prof *a = (Prof *)p->impl_;
-    int rc, all = 0;
+    int rc, all = 0, step;
     if (p->pass < 0) { /* first call */
         p->pass = 0;
         a->rec.start_ns = gpuinstClockNs();
@@ -22246,7 +22676,8 @@ static int nextProfiled(gpuinst_profile *p)
             finish(p, a, rc);
             return 1;
         }
-        p->passes = (int32_t)gpuinstPhostPasses(a->ph);
+        gpuinstPassPlanInit(&a->plan, gpuinstPhostPasses(a->ph), a->levels, C.depth, !earlyBroken);
+        p->passes = (int32_t)a->plan.expect;
         return 1;
     }
     /* a body just ran under the profiler */
@@ -22258,8 +22689,9 @@ static int nextProfiled(gpuinst_profile *p)
         finish(p, a, PROF_INCOMPLETE);
         return finishOnce(p);
     }
-    if (!all && levelsDone(a)) {
-        /* the levels the body has are collected: no more passes */
+    step = gpuinstPassPlanStep(&a->plan, a->depth_seen, a->rep_pass, a->rep_level, all, MAX_PASSES);
+    if (step == GPUINST_PASS_DECODE_EARLY) {
+        /* the levels the body has are complete: no more passes */
         uint64_t t1 = gpuinstClockNs();
         rc = decodeAll(a, 1);
         if (rc != DECODE_RETRY) {
@@ -22269,8 +22701,17 @@ static int nextProfiled(gpuinst_profile *p)
             finish(p, a, rc == 0 ? PROF_OK : rc);
             return finishOnce(p);
         }
+        gpuinstPassPlanEarlyFailed(&a->plan); /* CUPTI's remaining passes, then the final decode */
+        step = GPUINST_PASS_NEXT;
     }
-    if (!all && a->rec.passes < MAX_PASSES) {
+    if (step == GPUINST_PASS_RESETUP && (rc = resetupSession(a)) != 0) {
+        /* device memory holds one execution: the body that just ran */
+        p->status = GPUINST_ERROR_UNAVAILABLE;
+        a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
+        finish(p, a, PROF_INCOMPLETE);
+        return finishOnce(p);
+    }
+    if (step == GPUINST_PASS_NEXT || step == GPUINST_PASS_RESETUP) {
         uint64_t t0 = gpuinstClockNs();
         CUptiResult r;
         L.ctxSync();
@@ -22286,7 +22727,9 @@ static int nextProfiled(gpuinst_profile *p)
         }
         p->pass++;
         if (p->restore != NULL) p->restore(p->restore_user, p->pass);
+        t0 = gpuinstClockNs();
         rc = startPass(a);
+        if (step == GPUINST_PASS_RESETUP) a->rec.resetup_ns += gpuinstClockNs() - t0; /* its first start */
         if (rc != 0) {
             /* memory was restored: run the body once more, unprofiled */
             p->status = GPUINST_ERROR_UNAVAILABLE;
@@ -22296,11 +22739,12 @@ static int nextProfiled(gpuinst_profile *p)
             p->passes = p->pass + 1; /* this is the last run */
             return 1;
         }
-        if (p->pass + 1 > p->passes) p->passes = p->pass + 1; /* nesting levels add passes */
+        /* what the occurrence takes in all, as far as known now */
+        p->passes = (int32_t)a->plan.expect > p->pass + 1 ? (int32_t)a->plan.expect : p->pass + 1;
         return 1;
     }
     a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
-    if (!all) {
+    if (step == GPUINST_PASS_ABANDON) {
         snprintf(a->why, sizeof a->why, "CUPTI still wanted passes after %d; abandoned (values not recorded)",
                  MAX_PASSES);
         p->status = GPUINST_ERROR_UNAVAILABLE;
@@ -22429,7 +22873,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
 {
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     gpuinstThread *t;
-    uint32_t id;
+    uint32_t id, hint = 0;
     int sel;
     if (p == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
     memset(p, 0, sizeof *p);
@@ -22454,7 +22898,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         p->status = GPUINST_ERROR_OUT_OF_MEMORY;
         return p->status;
     }
-    p->occurrence = nextOccurrence(id, region, &sel);
+    p->occurrence = nextOccurrence(id, region, &sel, &hint);
     p->reserved0_ = (int32_t)id;
     if (!sel) return GPUINST_SUCCESS; /* runs once, no CUPTI */
 #if GPUINST_WITH_CUPTI
@@ -22475,7 +22919,9 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         a->dev = -1;
         a->rec.device = -1;
         a->rec.occurrence = p->occurrence;
-        a->levels = C.depth;
+        a->name_id = id;
+        /* the levels the region's last profiled occurrence had, else GPUINST_PROFILE_DEPTH */
+        a->levels = hint > 0 && hint <= C.depth ? hint : C.depth;
         a->depth_seen = 1;
         pthread_mutex_lock(&profLock);
         if (active != NULL) {

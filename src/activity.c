@@ -24,17 +24,23 @@
  * (launching thread) and to those ids.  Id "none" is all ones
  * (GPUINST_GPU_NO_ID) since 0 is a valid range id.
  *
- * Range-profiler sessions (issue 13): CUPTI's kernel activity instruments
- * every kernel launched while it is enabled, and under a range profiler
- * session that makes every SASS-based metric read 0 and adds 8 instructions
- * per warp.  The range profiler (src/range_profiler.c) therefore pauses the
- * kernel kind around each session (gpuinstActivityPause/Resume: context
- * synchronize, flush, cuptiActivityDisable(CONCURRENT_KERNEL) ...
- * cuptiActivityEnable); the copy, API, marker and other kinds stay on (they
- * do not touch the SMs' code).  Each pause is a /gpu/paused row; at resolve
- * it gets the number of kernel launch calls (API records) made in it that
- * have no kernel record, and the kernel records inside it that no CUDA API
- * call launched (CUPTI's own kernels, e.g. WaitNs: /gpu/kernels.tool = 1).
+ * Range-profiler sessions (issue 13): CUPTI's activity kinds that time
+ * work on the SMs instrument the device code they time, and under a range
+ * profiler session that changes what the profiler counts: the kernel kind
+ * makes every SASS-based metric read 0 and adds 8 instructions per warp;
+ * the memcpy and memset kinds add 8 instructions per warp to the kernels
+ * CUDA runs device-to-device copies and sets with (seen on an H100 with
+ * GPUINST_TRACE=memcpy,memset).  The range profiler (src/range_profiler.c)
+ * therefore pauses every enabled kind of that family around each session
+ * (gpuinstActivityPause/Resume: context synchronize, flush,
+ * cuptiActivityDisable of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET ...
+ * cuptiActivityEnable of the same); the API, marker, synchronization,
+ * memory (allocation) and overhead kinds are recorded on the host and stay
+ * on.  Each pause is a /gpu/paused row naming the kinds paused; at resolve
+ * it gets the kernel launch calls and the copy/set calls (API records) made
+ * in it that have no activity record, and the kernel records inside it that
+ * no CUDA API call launched (CUPTI's own kernels, e.g. WaitNs:
+ * /gpu/kernels.tool = 1).
  */
 #include "gpuinstInt.h"
 #include "activityInt.h"
@@ -180,15 +186,16 @@ typedef struct GpuStatsRec {       /* /gpu/stats, one row per rank */
     char kinds[160];
 } GpuStatsRec;
 
-typedef struct GpuPausedRec {      /* /gpu/paused, 56 bytes: kernel tracing paused for a profiler session */
-    uint64_t start_ns, end_ns;     /* cuptiActivityDisable / cuptiActivityEnable of the kernel kind */
+typedef struct GpuPausedRec {      /* /gpu/paused, 64 bytes: tracing paused for a profiler session */
+    uint64_t start_ns, end_ns;     /* cuptiActivityDisable / cuptiActivityEnable of the kinds paused */
     int64_t launches;              /* kernel launch calls in it without a kernel record; -1: unknown (no API records) */
+    int64_t copies;                /* copy and set calls in it without a /gpu/copies row; -1: unknown (no API records) */
     uint64_t tool_kernels;         /* kernel records in it that no CUDA API call launched (tool = 1) */
     uint64_t occurrence;           /* the profiled region's occurrence (/profiler/regions) */
     uint32_t rank;
     uint32_t region;               /* /strings id of the profiled region */
-    uint32_t resumed;              /* 1 kernel tracing resumed at end_ns; 0 not (finalize came first, or the enable failed) */
-    uint32_t pad_;
+    uint32_t kinds;                /* /strings id: the GPUINST_TRACE kinds paused ("kernel,memcpy,memset") */
+    uint32_t resumed;              /* 1 tracing resumed at end_ns; 0 not (finalize came first, or an enable failed) */
 } GpuPausedRec;
 
 /* ---- state ------------------------------------------------------------------ */
@@ -206,6 +213,10 @@ enum {
     K_DRIVER = 1u << 4, K_SYNC = 1u << 5, K_MARKER = 1u << 6, K_MEMORY = 1u << 7,
     K_OVERHEAD = 1u << 8
 };
+/* /gpu/paused's kinds use these bits (gpuinstInt.h) */
+typedef char gpuinstPausedBitsAreTraceBits[((unsigned)GPUINST_PAUSED_KERNEL == (unsigned)K_KERNEL &&
+                                            (unsigned)GPUINST_PAUSED_MEMCPY == (unsigned)K_MEMCPY &&
+                                            (unsigned)GPUINST_PAUSED_MEMSET == (unsigned)K_MEMSET) ? 1 : -1];
 #define K_DEFAULT (K_KERNEL | K_MEMCPY | K_MEMSET | K_RUNTIME | K_OVERHEAD)
 #define K_ALL (K_DEFAULT | K_DRIVER | K_SYNC | K_MARKER | K_MEMORY)
 
@@ -308,11 +319,16 @@ static struct {
     uint64_t decode_ns, late_buffers;
     int warnedPush;
 
-    /* kernel tracing paused for range-profiler sessions (dlock) */
+    /* tracing paused for range-profiler sessions (dlock) */
     GpuPausedRec *paused;
+    uint32_t *pausedKinds;        /* per pause: the GPUINST_PAUSED_* kinds paused */
     uint32_t npaused, cappaused;
     int pauseOpen;                /* index of the open pause + 1; 0: none */
     int warnedResume;
+    CUpti_ActivityKind enabled[16]; /* the kinds enabled at init (set once, before tracing starts) */
+    int nenabled;
+    CUpti_ActivityKind off[4];    /* the kinds the open pause disabled (one profiled occurrence at a time) */
+    int noff;
 } A;
 
 static pthread_once_t lockOnce = PTHREAD_ONCE_INIT;
@@ -759,7 +775,7 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
         }                                                                         \
     } while (0)
 
-/* ---- pauses of kernel tracing (dlock held) ------------------------------------------
+/* ---- pauses of tracing (dlock held) ----------------------------------------------------
  * A pause is [start_ns, end_ns] (end 0: still open).  Pauses never overlap
  * (one profiled occurrence per process at a time) and are appended in time
  * order, so the one holding time t is found by binary search. */
@@ -775,6 +791,14 @@ static int pausedAt(uint64_t t)
     if (lo == 0) return -1;
     lo--;
     return (A.paused[lo].end_ns == 0 || t <= A.paused[lo].end_ns) ? (int)lo : -1;
+}
+
+static int inList(const uint32_t *l, size_t n, uint32_t cbid)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (l[i] == cbid) return 1;
+    return 0;
 }
 
 /* CUDA API calls that launch kernels (one kernel, or a graph's). */
@@ -796,22 +820,83 @@ static int isLaunch(int driver, uint32_t cbid)
         CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
         CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz};
-    const uint32_t *l = driver ? dr : rt;
-    size_t i, n = driver ? sizeof dr / sizeof dr[0] : sizeof rt / sizeof rt[0];
-    for (i = 0; i < n; i++)
-        if (l[i] == cbid) return 1;
-    return 0;
+    return driver ? inList(dr, sizeof dr / sizeof dr[0], cbid) : inList(rt, sizeof rt / sizeof rt[0], cbid);
 }
 
-typedef struct Launch {
+/* CUDA API calls that copy or set memory (a MEMCPY, MEMCPY2 or MEMSET
+ * record each): every cudaMemcpy and cudaMemset entry point of
+ * cupti_runtime_cbid.h and every cuMemcpy and cuMemset one of
+ * cupti_driver_cbid.h (CUDA 13.0). */
+#define CR(n) CUPTI_RUNTIME_TRACE_CBID_##n
+#define CD(n) CUPTI_DRIVER_TRACE_CBID_##n
+static int isCopy(int driver, uint32_t cbid)
+{
+    static const uint32_t rt[] = {
+        CR(cudaMemcpy2DArrayToArray_ptds_v7000), CR(cudaMemcpy2DArrayToArray_v3020),
+        CR(cudaMemcpy2DAsync_ptsz_v7000), CR(cudaMemcpy2DAsync_v3020), CR(cudaMemcpy2DFromArrayAsync_ptsz_v7000),
+        CR(cudaMemcpy2DFromArrayAsync_v3020), CR(cudaMemcpy2DFromArray_ptds_v7000), CR(cudaMemcpy2DFromArray_v3020),
+        CR(cudaMemcpy2DToArrayAsync_ptsz_v7000), CR(cudaMemcpy2DToArrayAsync_v3020),
+        CR(cudaMemcpy2DToArray_ptds_v7000), CR(cudaMemcpy2DToArray_v3020), CR(cudaMemcpy2D_ptds_v7000),
+        CR(cudaMemcpy2D_v3020), CR(cudaMemcpy3DAsync_ptsz_v7000), CR(cudaMemcpy3DAsync_v3020),
+        CR(cudaMemcpy3DBatchAsync_ptsz_v12080), CR(cudaMemcpy3DBatchAsync_ptsz_v13000),
+        CR(cudaMemcpy3DBatchAsync_v12080), CR(cudaMemcpy3DBatchAsync_v13000), CR(cudaMemcpy3DPeerAsync_ptsz_v7000),
+        CR(cudaMemcpy3DPeerAsync_v4000), CR(cudaMemcpy3DPeer_ptds_v7000), CR(cudaMemcpy3DPeer_v4000),
+        CR(cudaMemcpy3D_ptds_v7000), CR(cudaMemcpy3D_v3020), CR(cudaMemcpyArrayToArray_ptds_v7000),
+        CR(cudaMemcpyArrayToArray_v3020), CR(cudaMemcpyAsync_ptsz_v7000), CR(cudaMemcpyAsync_v3020),
+        CR(cudaMemcpyBatchAsync_ptsz_v12080), CR(cudaMemcpyBatchAsync_ptsz_v13000), CR(cudaMemcpyBatchAsync_v12080),
+        CR(cudaMemcpyBatchAsync_v13000), CR(cudaMemcpyFromArrayAsync_ptsz_v7000), CR(cudaMemcpyFromArrayAsync_v3020),
+        CR(cudaMemcpyFromArray_ptds_v7000), CR(cudaMemcpyFromArray_v3020), CR(cudaMemcpyFromSymbolAsync_ptsz_v7000),
+        CR(cudaMemcpyFromSymbolAsync_v3020), CR(cudaMemcpyFromSymbol_ptds_v7000), CR(cudaMemcpyFromSymbol_v3020),
+        CR(cudaMemcpyPeerAsync_v4000), CR(cudaMemcpyPeer_v4000), CR(cudaMemcpyToArrayAsync_ptsz_v7000),
+        CR(cudaMemcpyToArrayAsync_v3020), CR(cudaMemcpyToArray_ptds_v7000), CR(cudaMemcpyToArray_v3020),
+        CR(cudaMemcpyToSymbolAsync_ptsz_v7000), CR(cudaMemcpyToSymbolAsync_v3020), CR(cudaMemcpyToSymbol_ptds_v7000),
+        CR(cudaMemcpyToSymbol_v3020), CR(cudaMemcpy_ptds_v7000), CR(cudaMemcpy_v3020),
+        CR(cudaMemset2DAsync_ptsz_v7000), CR(cudaMemset2DAsync_v3020), CR(cudaMemset2D_ptds_v7000),
+        CR(cudaMemset2D_v3020), CR(cudaMemset3DAsync_ptsz_v7000), CR(cudaMemset3DAsync_v3020),
+        CR(cudaMemset3D_ptds_v7000), CR(cudaMemset3D_v3020), CR(cudaMemsetAsync_ptsz_v7000),
+        CR(cudaMemsetAsync_v3020), CR(cudaMemset_ptds_v7000), CR(cudaMemset_v3020)};
+    static const uint32_t dr[] = {
+        CD(cuMemcpy), CD(cuMemcpy2D), CD(cuMemcpy2DAsync), CD(cuMemcpy2DAsync_v2), CD(cuMemcpy2DAsync_v2_ptsz),
+        CD(cuMemcpy2DUnaligned), CD(cuMemcpy2DUnaligned_v2), CD(cuMemcpy2DUnaligned_v2_ptds), CD(cuMemcpy2D_v2),
+        CD(cuMemcpy2D_v2_ptds), CD(cuMemcpy3D), CD(cuMemcpy3DAsync), CD(cuMemcpy3DAsync_v2),
+        CD(cuMemcpy3DAsync_v2_ptsz), CD(cuMemcpy3DBatchAsync), CD(cuMemcpy3DBatchAsync_ptsz),
+        CD(cuMemcpy3DBatchAsync_v2), CD(cuMemcpy3DBatchAsync_v2_ptsz), CD(cuMemcpy3DPeer), CD(cuMemcpy3DPeerAsync),
+        CD(cuMemcpy3DPeerAsync_ptsz), CD(cuMemcpy3DPeer_ptds), CD(cuMemcpy3D_v2), CD(cuMemcpy3D_v2_ptds),
+        CD(cuMemcpyAsync), CD(cuMemcpyAsync_ptsz), CD(cuMemcpyAtoA), CD(cuMemcpyAtoA_v2), CD(cuMemcpyAtoA_v2_ptds),
+        CD(cuMemcpyAtoD), CD(cuMemcpyAtoD_v2), CD(cuMemcpyAtoD_v2_ptds), CD(cuMemcpyAtoH), CD(cuMemcpyAtoHAsync),
+        CD(cuMemcpyAtoHAsync_v2), CD(cuMemcpyAtoHAsync_v2_ptsz), CD(cuMemcpyAtoH_v2), CD(cuMemcpyAtoH_v2_ptds),
+        CD(cuMemcpyBatchAsync), CD(cuMemcpyBatchAsync_ptsz), CD(cuMemcpyBatchAsync_v2),
+        CD(cuMemcpyBatchAsync_v2_ptsz), CD(cuMemcpyDtoA), CD(cuMemcpyDtoA_v2), CD(cuMemcpyDtoA_v2_ptds),
+        CD(cuMemcpyDtoD), CD(cuMemcpyDtoDAsync), CD(cuMemcpyDtoDAsync_v2), CD(cuMemcpyDtoDAsync_v2_ptsz),
+        CD(cuMemcpyDtoD_v2), CD(cuMemcpyDtoD_v2_ptds), CD(cuMemcpyDtoH), CD(cuMemcpyDtoHAsync),
+        CD(cuMemcpyDtoHAsync_v2), CD(cuMemcpyDtoHAsync_v2_ptsz), CD(cuMemcpyDtoH_v2), CD(cuMemcpyDtoH_v2_ptds),
+        CD(cuMemcpyHtoA), CD(cuMemcpyHtoAAsync), CD(cuMemcpyHtoAAsync_v2), CD(cuMemcpyHtoAAsync_v2_ptsz),
+        CD(cuMemcpyHtoA_v2), CD(cuMemcpyHtoA_v2_ptds), CD(cuMemcpyHtoD), CD(cuMemcpyHtoDAsync),
+        CD(cuMemcpyHtoDAsync_v2), CD(cuMemcpyHtoDAsync_v2_ptsz), CD(cuMemcpyHtoD_v2), CD(cuMemcpyHtoD_v2_ptds),
+        CD(cuMemcpyPeer), CD(cuMemcpyPeerAsync), CD(cuMemcpyPeerAsync_ptsz), CD(cuMemcpyPeer_ptds),
+        CD(cuMemcpy_ptds), CD(cuMemcpy_v2), CD(cuMemsetD16), CD(cuMemsetD16Async), CD(cuMemsetD16Async_ptsz),
+        CD(cuMemsetD16_v2), CD(cuMemsetD16_v2_ptds), CD(cuMemsetD2D16), CD(cuMemsetD2D16Async),
+        CD(cuMemsetD2D16Async_ptsz), CD(cuMemsetD2D16_v2), CD(cuMemsetD2D16_v2_ptds), CD(cuMemsetD2D32),
+        CD(cuMemsetD2D32Async), CD(cuMemsetD2D32Async_ptsz), CD(cuMemsetD2D32_v2), CD(cuMemsetD2D32_v2_ptds),
+        CD(cuMemsetD2D8), CD(cuMemsetD2D8Async), CD(cuMemsetD2D8Async_ptsz), CD(cuMemsetD2D8_v2),
+        CD(cuMemsetD2D8_v2_ptds), CD(cuMemsetD32), CD(cuMemsetD32Async), CD(cuMemsetD32Async_ptsz),
+        CD(cuMemsetD32_v2), CD(cuMemsetD32_v2_ptds), CD(cuMemsetD8), CD(cuMemsetD8Async), CD(cuMemsetD8Async_ptsz),
+        CD(cuMemsetD8_v2), CD(cuMemsetD8_v2_ptds)};
+    return driver ? inList(dr, sizeof dr / sizeof dr[0], cbid) : inList(rt, sizeof rt / sizeof rt[0], cbid);
+}
+#undef CR
+#undef CD
+
+typedef struct Untraced {
     uint32_t pause, tid;
     uint64_t start, end;
     int driver;
-} Launch;
+    int copy;                     /* 1 a copy or set call, 0 a launch call */
+} Untraced;
 
-static int launchCmp(const void *x, const void *y)
+static int untracedCmp(const void *x, const void *y)
 {
-    const Launch *a = (const Launch *)x, *b = (const Launch *)y;
+    const Untraced *a = (const Untraced *)x, *b = (const Untraced *)y;
     if (a->pause != b->pause) return a->pause < b->pause ? -1 : 1;
     if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
     if (a->start != b->start) return a->start < b->start ? -1 : 1;
@@ -822,14 +907,16 @@ static int launchCmp(const void *x, const void *y)
 /* Per pause: the kernel records inside it that no CUDA API call launched
  * (flagged tool; when no API records were collected, every kernel record
  * inside a pause: the application's own launches there are not traced),
- * and the launch calls made in it that have no kernel record.  A launch
- * call made inside another of the same thread (the driver call a runtime
- * launch makes) is the same launch.  Recomputed from scratch on every
- * resolve. */
+ * the launch calls made in it that have no kernel record (kernel tracing
+ * paused) and the copy and set calls made in it that have no copy record
+ * (memcpy/memset tracing paused).  A call made inside another of the same
+ * thread (the driver call a runtime launch or copy makes) is the same
+ * operation, counted once as the outer call's.  A count of a kind that was
+ * not paused is 0.  Recomputed from scratch on every resolve. */
 static void resolvePaused(int apiTraced)
 {
     gpuinstChunk *ch;
-    Launch *l = NULL;
+    Untraced *l = NULL;
     size_t nl = 0, cap = 0, i, outer = 0;
     uint32_t k;
     for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
@@ -839,9 +926,18 @@ static void resolvePaused(int apiTraced)
             if (c != NULL) c->used |= 4u; /* has a kernel record */
         }
     }
+    for (ch = A.copies.head; ch != NULL; ch = ch->next) {
+        GpuCopyRec *r = (GpuCopyRec *)(void *)GPUINST_CHUNK_DATA(ch);
+        for (k = 0; k < ch->count; k++) {
+            Corr *c = corrFind(r[k].correlation, 0);
+            if (c != NULL) c->used |= 8u; /* has a copy or set record */
+        }
+    }
     for (k = 0; k < A.npaused; k++) {
         A.paused[k].tool_kernels = 0;
-        A.paused[k].launches = apiTraced ? 0 : -1;
+        A.paused[k].launches = !(A.pausedKinds[k] & GPUINST_PAUSED_KERNEL) ? 0 : apiTraced ? 0 : -1;
+        A.paused[k].copies = !(A.pausedKinds[k] & (GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET)) ? 0
+                             : apiTraced ? 0 : -1;
     }
     for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
         GpuKernelRec *r = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
@@ -861,16 +957,19 @@ static void resolvePaused(int apiTraced)
     for (ch = A.api.head; ch != NULL; ch = ch->next) {
         const GpuApiRec *r = (const GpuApiRec *)(const void *)GPUINST_CHUNK_DATA(ch);
         for (k = 0; k < ch->count; k++) {
-            int w = pausedAt(r[k].start_ns);
+            int w = pausedAt(r[k].start_ns), driver = r[k].domain == 2, copy;
             Corr *c;
-            if (w < 0 || !isLaunch(r[k].domain == 2, r[k].cbid)) continue;
+            if (w < 0) continue;
+            if (isLaunch(driver, r[k].cbid)) copy = 0;
+            else if (isCopy(driver, r[k].cbid)) copy = 1;
+            else continue;
             c = corrFind(r[k].correlation, 0);
-            if (c != NULL && (c->used & 4u)) continue; /* traced after all (another thread, at the edge) */
+            if (c != NULL && (c->used & (copy ? 8u : 4u))) continue; /* traced after all (at the edge) */
             if (nl == cap) {
                 size_t nc = cap ? cap * 2 : 256;
-                Launch *nn = (Launch *)realloc(l, nc * sizeof *nn);
+                Untraced *nn = (Untraced *)realloc(l, nc * sizeof *nn);
                 if (nn == NULL) { /* counts stay unknown rather than wrong */
-                    for (w = 0; w < (int)A.npaused; w++) A.paused[w].launches = -1;
+                    for (w = 0; w < (int)A.npaused; w++) A.paused[w].launches = A.paused[w].copies = -1;
                     free(l);
                     return;
                 }
@@ -881,49 +980,64 @@ static void resolvePaused(int apiTraced)
             l[nl].tid = r[k].api_tid;
             l[nl].start = r[k].start_ns;
             l[nl].end = r[k].end_ns;
-            l[nl].driver = r[k].domain == 2;
+            l[nl].driver = driver;
+            l[nl].copy = copy;
             nl++;
         }
     }
-    if (nl > 1) qsort(l, nl, sizeof *l, launchCmp);
+    if (nl > 1) qsort(l, nl, sizeof *l, untracedCmp);
     for (i = 0; i < nl; i++) {
-        /* a launch call made inside another one of the same thread (the
-         * driver's cuLaunchKernel inside cudaLaunchKernel, a runtime entry
-         * point inside another) is the same launch: calls of one thread do
-         * not overlap otherwise */
+        GpuPausedRec *p = &A.paused[l[i].pause];
+        /* a call made inside another one of the same thread (the driver's
+         * cuLaunchKernel inside cudaLaunchKernel, cuMemcpyAsync inside
+         * cudaMemcpyAsync, a runtime entry point inside another) is the
+         * same operation: calls of one thread do not overlap otherwise */
         if (i > 0 && l[outer].pause == l[i].pause && l[outer].tid == l[i].tid &&
             l[outer].start <= l[i].start && l[outer].end >= l[i].end)
             continue;
         outer = i;
-        A.paused[l[i].pause].launches++;
+        if (l[i].copy && (A.pausedKinds[l[i].pause] & (GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET)))
+            p->copies++;
+        else if (!l[i].copy && (A.pausedKinds[l[i].pause] & GPUINST_PAUSED_KERNEL))
+            p->launches++;
     }
     free(l);
 }
 
+static void kindsText(unsigned kinds, char *out, size_t cap);
+
 GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
-                                              uint64_t occurrence)
+                                              uint64_t occurrence, unsigned kinds)
 {
     GpuPausedRec *r;
+    char text[64];
+    uint32_t kid;
     pthread_once(&lockOnce, initLocks);
+    kindsText(kinds, text, sizeof text);
+    kid = gpuinstStringIntern(text, strlen(text)); /* before dlock: interning takes its own lock */
     pthread_mutex_lock(&A.dlock);
     if (A.npaused == A.cappaused) {
         uint32_t nc = A.cappaused ? A.cappaused * 2 : 16;
         GpuPausedRec *n = (GpuPausedRec *)realloc(A.paused, nc * sizeof *n);
-        if (n == NULL) {
+        uint32_t *nk = n != NULL ? (uint32_t *)realloc(A.pausedKinds, nc * sizeof *nk) : NULL;
+        if (n != NULL) A.paused = n;
+        if (nk == NULL) {
             pthread_mutex_unlock(&A.dlock);
             lostOne();
             return;
         }
-        A.paused = n;
+        A.pausedKinds = nk;
         A.cappaused = nc;
     }
+    A.pausedKinds[A.npaused] = kinds;
     r = &A.paused[A.npaused++];
     memset(r, 0, sizeof *r);
     r->start_ns = start_ns;
     r->end_ns = end_ns;
     r->region = region;
     r->occurrence = occurrence;
-    r->launches = -1;
+    r->kinds = kid;
+    r->launches = r->copies = -1;
     r->resumed = end_ns != 0;
     if (end_ns == 0) A.pauseOpen = (int)A.npaused;
     pthread_mutex_unlock(&A.dlock);
@@ -1059,47 +1173,88 @@ GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void)
     (void)A.c.ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, &last);
 }
 
-/* ---- kernel tracing paused for range-profiler sessions ----------------------------------- */
+/* ---- tracing paused for range-profiler sessions ------------------------------------------- */
+
+/* The activity kinds that time work on the SMs by instrumenting the device
+ * code (kernels; the kernels CUDA runs copies and sets with), with the
+ * GPUINST_TRACE kind each belongs to. */
+static const struct {
+    CUpti_ActivityKind kind;
+    unsigned bit;
+} devKinds[] = {
+    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, GPUINST_PAUSED_KERNEL},
+    {CUPTI_ACTIVITY_KIND_MEMCPY, GPUINST_PAUSED_MEMCPY},
+    {CUPTI_ACTIVITY_KIND_MEMCPY2, GPUINST_PAUSED_MEMCPY},
+    {CUPTI_ACTIVITY_KIND_MEMSET, GPUINST_PAUSED_MEMSET},
+};
+
+static const char *kindName(CUpti_ActivityKind k)
+{
+    return k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ? "CONCURRENT_KERNEL"
+           : k == CUPTI_ACTIVITY_KIND_MEMCPY          ? "MEMCPY"
+           : k == CUPTI_ACTIVITY_KIND_MEMCPY2         ? "MEMCPY2"
+           : k == CUPTI_ACTIVITY_KIND_MEMSET          ? "MEMSET"
+                                                      : "?";
+}
 
 GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap)
 {
     CUcontext ctx = NULL;
-    CUptiResult rc;
+    CUpti_ActivityKind off[4];
+    CUptiResult rc = CUPTI_SUCCESS;
     uint64_t t0;
-    int open;
+    unsigned bits = 0;
+    int open, noff = 0, i, j;
     pthread_once(&lockOnce, initLocks);
-    if (!GPUINST_LOAD_ACQ(&gpuinstGpuOn) || !(A.kinds & K_KERNEL)) return 0; /* no kernel tracing to pause */
+    if (!GPUINST_LOAD_ACQ(&gpuinstGpuOn)) return 0;
+    for (i = 0; i < A.nenabled; i++)
+        for (j = 0; j < (int)(sizeof devKinds / sizeof devKinds[0]); j++)
+            if (A.enabled[i] == devKinds[j].kind) bits |= devKinds[j].bit;
+    if (bits == 0) return 0; /* nothing enabled that instruments device code */
     pthread_mutex_lock(&A.dlock);
     open = A.pauseOpen;
     pthread_mutex_unlock(&A.dlock);
     if (open) return 1; /* still paused (an occurrence that ended without resuming) */
-    /* Kernels launched so far run to completion traced, and their buffers
-     * go to the decoder, before the kind is switched off. */
+    /* Work launched so far runs to completion traced, and its buffers go to
+     * the decoder, before the kinds are switched off. */
     if (A.d.CtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) (void)A.d.CtxSynchronize();
     (void)A.c.ActivityFlushAll(0);
     t0 = gpuinstClockNs();
-    rc = A.c.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    for (i = 0; i < A.nenabled && rc == CUPTI_SUCCESS; i++)
+        for (j = 0; j < (int)(sizeof devKinds / sizeof devKinds[0]); j++) {
+            if (A.enabled[i] != devKinds[j].kind) continue;
+            rc = A.c.ActivityDisable(A.enabled[i]);
+            if (rc != CUPTI_SUCCESS) {
+                snprintf(why, cap,
+                         "CUPTI tracing could not be paused for the range profiler (cuptiActivityDisable(%s): %s); "
+                         "under kernel, memcpy or memset tracing the profiler's SASS metrics read 0 and instruction "
+                         "counts gain 8 per warp, so profiled regions run once, unprofiled; to profile, set "
+                         "GPUINST_TRACE without kernel, memcpy and memset (e.g. runtime)",
+                         kindName(A.enabled[i]), cuptiErr(rc));
+                break;
+            }
+            off[noff++] = A.enabled[i];
+        }
     if (rc != CUPTI_SUCCESS) {
-        snprintf(why, cap,
-                 "CUPTI kernel tracing could not be paused for the range profiler (cuptiActivityDisable: %s); "
-                 "under kernel tracing every SASS-based metric reads 0 and instruction counts gain 8 per warp, "
-                 "so profiled regions run once, unprofiled; to profile, set GPUINST_TRACE without \"kernel\" "
-                 "(e.g. runtime,memcpy,memset)",
-                 cuptiErr(rc));
+        for (i = 0; i < noff; i++) (void)A.c.ActivityEnable(off[i]); /* as it was */
         return -1;
     }
-    gpuinstActivityPausedAdd(t0, 0, region, occurrence);
-    gpuinstUnavailableAdd("kernel_trace_paused",
-                          "CUPTI kernel tracing is paused while a region is range-profiled (it would make SASS "
-                          "metrics read 0 and add 8 instructions per warp): kernels launched in profiled regions "
-                          "have no /gpu/kernels row; /gpu/paused has each pause and the launches it did not trace");
+    memcpy(A.off, off, (size_t)noff * sizeof off[0]);
+    A.noff = noff;
+    gpuinstActivityPausedAdd(t0, 0, region, occurrence, bits);
+    gpuinstUnavailableAdd("gpu_trace_paused",
+                          "CUPTI kernel, memcpy and memset tracing is paused while a region is range-profiled (it "
+                          "would make SASS metrics read 0 and add 8 instructions per warp): kernels, copies and sets "
+                          "launched in profiled regions have no /gpu/kernels or /gpu/copies row; /gpu/paused has "
+                          "each pause, the kinds paused and the calls it did not trace");
     return 1;
 }
 
 GPUINST_PRIVATE void gpuinstActivityResume(void)
 {
-    int idx, ok = 0, closed;
-    CUptiResult rc = CUPTI_SUCCESS;
+    int idx, ok = 1, closed, i;
+    CUptiResult rc = CUPTI_SUCCESS, bad = CUPTI_SUCCESS;
+    const char *badKind = "";
     pthread_once(&lockOnce, initLocks);
     pthread_mutex_lock(&A.dlock);
     idx = A.pauseOpen;
@@ -1111,15 +1266,22 @@ GPUINST_PRIVATE void gpuinstActivityResume(void)
     pthread_mutex_unlock(&A.qlock);
     /* after finalize's flush nothing is traced any more; no lock held across
      * the CUPTI call (it may ask for a buffer: bufferRequested takes qlock) */
-    if (!closed && A.c.ActivityEnable != NULL) {
-        rc = A.c.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-        ok = rc == CUPTI_SUCCESS;
+    if (closed || A.c.ActivityEnable == NULL || A.noff == 0) ok = 0;
+    for (i = 0; ok && i < A.noff; i++) {
+        rc = A.c.ActivityEnable(A.off[i]);
+        if (rc != CUPTI_SUCCESS && bad == CUPTI_SUCCESS) {
+            bad = rc;
+            badKind = kindName(A.off[i]);
+        }
     }
-    if (!ok && rc != CUPTI_SUCCESS)
-        gpuinstWarnOnce(&A.warnedResume, "CUPTI kernel tracing could not be resumed after a profiled region "
-                                         "(cuptiActivityEnable: %s): later kernels have no /gpu/kernels row "
-                                         "(/gpu/paused.resumed = 0)",
-                        cuptiErr(rc));
+    if (bad != CUPTI_SUCCESS) {
+        ok = 0;
+        gpuinstWarnOnce(&A.warnedResume, "CUPTI tracing could not be resumed after a profiled region "
+                                         "(cuptiActivityEnable(%s): %s): later kernels, copies or sets have no "
+                                         "/gpu/kernels or /gpu/copies row (/gpu/paused.resumed = 0)",
+                        badKind, cuptiErr(bad));
+    }
+    A.noff = 0;
     pthread_mutex_lock(&A.dlock);
     A.paused[idx - 1].end_ns = gpuinstClockNs();
     A.paused[idx - 1].resumed = (uint32_t)ok;
@@ -1284,14 +1446,16 @@ static const gpuinstField statsFields[] = {
 };
 
 static const gpuinstField pausedFields[] = {
-    F(GpuPausedRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel tracing paused (cuptiActivityDisable of the kernel kind), before the range profiler's session"),
-    F(GpuPausedRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel tracing resumed (cuptiActivityEnable), after the session's cuptiRangeProfilerDisable"),
-    F(GpuPausedRec, launches, GPUINST_FT_I64, 0, "count", "kernel launch calls (/gpu/api records, a graph launch counts once) made in the pause: kernels with no /gpu/kernels row; -1 unknown (no runtime or driver API records)"),
+    F(GpuPausedRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "tracing paused (cuptiActivityDisable of the kinds paused), before the range profiler's session"),
+    F(GpuPausedRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "tracing resumed (cuptiActivityEnable), after the session's cuptiRangeProfilerDisable"),
+    F(GpuPausedRec, launches, GPUINST_FT_I64, 0, "count", "kernel launch calls (/gpu/api records, a graph launch counts once) made in the pause: kernels with no /gpu/kernels row; 0 when kernel tracing was not paused; -1 unknown (no runtime or driver API records)"),
+    F(GpuPausedRec, copies, GPUINST_FT_I64, 0, "count", "copy and set calls (/gpu/api records: cudaMemcpy*, cudaMemset*, cuMemcpy*, cuMemset*) made in the pause: copies and sets with no /gpu/copies row; 0 when memcpy/memset tracing was not paused; -1 unknown (no runtime or driver API records)"),
     F(GpuPausedRec, tool_kernels, GPUINST_FT_U64, 0, "count", "kernel records inside the pause that no CUDA API call launched (CUPTI's own: /gpu/kernels.tool = 1)"),
     F(GpuPausedRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the profiled region: joins /profiler/regions (rank, region, occurrence)"),
     F(GpuPausedRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
     F(GpuPausedRec, region, GPUINST_FT_U32, 0, "", "profiled region: id in /strings"),
-    F(GpuPausedRec, resumed, GPUINST_FT_U32, 0, "", "1 kernel tracing resumed at end_ns; 0 it was not (finalize inside the region, or cuptiActivityEnable failed: no kernel records after start_ns)"),
+    F(GpuPausedRec, kinds, GPUINST_FT_U32, 0, "", "the GPUINST_TRACE kinds paused (\"kernel,memcpy,memset\": those enabled of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET): id in /strings"),
+    F(GpuPausedRec, resumed, GPUINST_FT_U32, 0, "", "1 tracing resumed at end_ns; 0 it was not (finalize inside the region, or cuptiActivityEnable failed: no records of the paused kinds after start_ns)"),
 };
 
 /* Streams one activity buffer: its count is fixed under the decode lock
@@ -1453,7 +1617,7 @@ static const gpuinstTable devicesTable = {
     "/gpu/devices", "CUDA devices visible to each rank (driver API), with the rank's record counts",
     sizeof(GpuDeviceRec), NF(deviceFields), deviceFields, collectDevices, NULL, NULL};
 static const gpuinstTable pausedTable = {
-    "/gpu/paused", "intervals in which CUPTI kernel tracing was paused for a range-profiler session (kernels launched in them have no /gpu/kernels row)",
+    "/gpu/paused", "intervals in which CUPTI kernel, memcpy and memset tracing was paused for a range-profiler session (kernels, copies and sets launched in them have no /gpu/kernels or /gpu/copies row)",
     sizeof(GpuPausedRec), NF(pausedFields), pausedFields, collectPaused, NULL, NULL};
 static const gpuinstTable statsTable = {
     "/gpu/stats", "GPU tracing per rank: kinds, buffers, record counts, dropped records, clock",
@@ -1787,6 +1951,8 @@ GPUINST_PRIVATE void gpuinstActivityInit(void)
                     cuptiErr(rc));
     }
 
+    memcpy(A.enabled, en, (size_t)nen * sizeof en[0]); /* the kinds a profiler session may pause */
+    A.nenabled = nen;
     A.use_cupti_walk = 1;
     A.stop = 0;
     if (pthread_create(&A.worker, NULL, decodeThread, NULL) != 0) {
@@ -1900,12 +2066,13 @@ GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, c
 }
 GPUINST_PRIVATE void gpuinstActivityResume(void) {}
 GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
-                                              uint64_t occurrence)
+                                              uint64_t occurrence, unsigned kinds)
 {
     (void)start_ns;
     (void)end_ns;
     (void)region;
     (void)occurrence;
+    (void)kinds;
 }
 
 #endif /* GPUINST_WITH_CUPTI */

@@ -36,29 +36,34 @@ GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
 /* Registers the /gpu tables without starting CUPTI (tests that feed
  * synthetic buffers). */
 GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
-/* Kernel tracing and range-profiler sessions (issue 13).  CUPTI's kernel
- * activity instruments every kernel launched while it is on; under a range
- * profiler session that makes SASS-based metrics read 0 and adds 8
- * instructions per warp.  The range profiler calls gpuinstActivityPause
- * before its session (before cuptiProfilerInitialize on the first one, else
- * before cuptiRangeProfilerEnable) and gpuinstActivityResume after
+/* Tracing and range-profiler sessions (issue 13).  CUPTI's activity kinds
+ * that time work on the SMs instrument the device code: under a range
+ * profiler session the kernel kind makes SASS-based metrics read 0 and adds
+ * 8 instructions per warp, the memcpy and memset kinds add 8 instructions
+ * per warp to the kernels of device-to-device copies and sets.  The range
+ * profiler calls gpuinstActivityPause before its session (before
+ * cuptiProfilerInitialize on the first one, else before
+ * cuptiRangeProfilerEnable) and gpuinstActivityResume after
  * cuptiRangeProfilerDisable.  Pause synchronizes the calling thread's
- * context, flushes (cuptiActivityFlushAll(0)) and disables
- * CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL only (copies, sets, API records stay
- * traced); it returns 1 (paused: a /gpu/paused row, an /unavailable note
- * "kernel_trace_paused" said once), 0 (no kernel tracing to pause) or -1
- * with a sentence in why (kernel tracing on and not pausable: the caller
- * must not profile).  Resume re-enables the kind (nothing after finalize's
- * flush) and closes the row; a no-op when nothing is paused.  Not
- * thread-safe against each other (one profiled occurrence at a time).
- * gpuinstActivityPausedAdd records a pause [start_ns, end_ns] (end 0: open)
- * without calling CUPTI: Pause uses it; tests feed it with synthetic
- * buffers.  At resolve each pause gets its untraced launches and the kernel
- * records inside it that no API call launched (tool kernels). */
+ * context, flushes (cuptiActivityFlushAll(0)) and disables each enabled
+ * kind of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET (API, marker,
+ * synchronization, memory and overhead records stay on); it returns 1
+ * (paused: a /gpu/paused row with the kinds, an /unavailable note
+ * "gpu_trace_paused" said once), 0 (none of those kinds on) or -1 with a
+ * sentence in why (one of them would not switch off; those switched off
+ * are on again: the caller must not profile).  Resume re-enables the kinds
+ * paused (nothing after finalize's flush) and closes the row; a no-op when
+ * nothing is paused.  Not thread-safe against each other (one profiled
+ * occurrence at a time).  gpuinstActivityPausedAdd records a pause
+ * [start_ns, end_ns] (end 0: open) of the kinds GPUINST_PAUSED_* without
+ * calling CUPTI: Pause uses it; tests feed it with synthetic buffers.  At
+ * resolve each pause gets its untraced launch calls and copy/set calls and
+ * the kernel records inside it that no API call launched (tool kernels). */
+enum { GPUINST_PAUSED_KERNEL = 1u, GPUINST_PAUSED_MEMCPY = 2u, GPUINST_PAUSED_MEMSET = 4u }; /* = GPUINST_TRACE's bits */
 GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
 GPUINST_PRIVATE void gpuinstActivityResume(void);
 GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
-                                              uint64_t occurrence);
+                                              uint64_t occurrence, unsigned kinds);
 /* ==== end GPU tracing ==================================================== */
 
 #endif /* GPUINST_ACTIVITY_INT_H */

@@ -179,8 +179,10 @@ typedef struct gpuinst_profile {
     int32_t status;           /* gpuinst_status of the last call on this region */
     int32_t profiled;         /* 1: this occurrence runs under the range profiler; 0: the body runs once */
     int32_t pass;             /* the pass the body runs now (0-based); -1 before the first next_pass */
-    int32_t passes;           /* passes this occurrence takes: 1 when not profiled; set at the first
-                                 next_pass (one nesting level's), grows as passes run, final at the end */
+    int32_t passes;           /* bodies this occurrence runs: 1 when not profiled; set at the first
+                                 next_pass (the passes of the levels configured), exact after the
+                                 first body (the body's depth known), final at the end
+                                 (= /profiler/regions passes) */
     int32_t reserved0_;
     uint64_t occurrence;      /* 1-based count of gpuinst_profile_begin calls with this region name */
     gpuinst_profile_restore_fn restore; /* set with gpuinst_profile_set_restore_hook; NULL = none */
@@ -632,20 +634,23 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
  * Not profiled: 1 at the first call, 0 at the second.  Profiled: the first
  * call sets up (counter availability, config image, enable, counter data,
  * set config, checkpoint save, start, push); each later call ends the pass
- * (pop, stop) and, while CUPTI wants more passes at nesting levels the body
- * has ranges at, restores the checkpoint, calls the restore hook and starts
- * the next pass; after the last pass it decodes, evaluates every range and
- * records the values.  While it runs, CUPTI kernel tracing (GPUINST_TRACE)
- * is paused: it would corrupt the values (docs/PROFILING.md); where it
- * cannot be paused the occurrence is refused (UNAVAILABLE, the body runs
- * once).  If anything fails part way, the profile is abandoned, the reason
+ * (pop, stop) and, while more passes are needed for the nesting levels the
+ * body has, restores the checkpoint, calls the restore hook and starts the
+ * next pass; after the first body it may set the session up again for the
+ * levels the body has (that body's counters are then discarded: one body
+ * more, P x levels fewer; docs/PROFILING.md); after the last pass it
+ * decodes, evaluates every range and records the values.  While it runs,
+ * CUPTI kernel, memcpy and memset tracing (GPUINST_TRACE) are paused: they
+ * would corrupt the values (docs/PROFILING.md); where they cannot be paused
+ * the occurrence is refused (UNAVAILABLE, the body runs once).  If anything fails part way, the profile is abandoned, the reason
  * recorded, and the body runs so that it has run, in effect, exactly once.
  * p->status says how it went.  Call it on the thread that called
  * gpuinst_profile_begin.
  * Rests on: cuptiProfilerGetCounterAvailability, cuptiProfilerHost*,
- *   cuptiRangeProfilerEnable/SetConfig/Start/PushRange/PopRange/Stop/
- *   DecodeData/GetCounterDataInfo, cuptiCheckpointSave/Restore/Free,
- *   cuptiActivityFlushAll/Disable/Enable (the kernel kind, when traced).
+ *   cuptiRangeProfilerEnable/Disable/SetConfig/Start/PushRange/PopRange/Stop/
+ *   DecodeData/GetCounterDataInfo/CounterDataImageInitialize,
+ *   cuptiCheckpointSave/Restore/Free, cuptiActivityFlushAll/Disable/Enable
+ *   (the kernel, memcpy and memset kinds, when traced).
  */
 int gpuinst_profile_next_pass(gpuinst_profile *p);
 

@@ -154,17 +154,58 @@ GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *s
                                         const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
                                         uint32_t nregions, char *msg, size_t cap);
 
-/* After a pass that was not CUPTI's last: 1 if the values are complete
- * already, so the remaining passes can be skipped.  per_level: the metric
- * list's passes per nesting level (host object); levels: nesting levels
- * configured (GPUINST_PROFILE_DEPTH); depth: the deepest level of gpuinst
- * range the body opened (the region = 1); passes: passes done; reported:
- * cuptiRangeProfilerStop's targetNestingLevel after the last of them (the
- * next pass's level, as cuptiProfilerEndPass documents it, or the one just
- * done: both give a right answer when CUPTI runs the levels in increasing
- * order).  Pure (tests simulate CUPTI's pass sequences). */
-GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
-                                          uint32_t reported);
+/* The pass plan of one profiled occurrence (issue 13 §2).  CUPTI needs the
+ * nesting levels before the first pass, gpuinst learns the body's depth in
+ * it.  With user replay CUPTI runs P passes (the host object's count) for
+ * each of L levels, the level fastest: cuptiRangeProfilerStop reports the
+ * pass it wants next, (pass, level) = (k / L, k % L + 1) after k bodies,
+ * and isAllPassSubmitted after P x L (seen on an H100, bench_profiler: (0,2)
+ * (1,1) (1,2) ... (8,2) (0,1,all) for P = 9, L = 2).  So the values of the
+ * first d < L levels are complete only after (P - 1) x L + d bodies.  After
+ * the first body of the first configuration, with want = min(depth,
+ * max_levels): want == L goes on; want < L stops early after (P - 1) x L +
+ * want bodies when that is no more than setting up again (1 + P x want)
+ * and every Stop so far said what the model says, else sets the session
+ * up again with want levels (passes from 0, the first body's data thrown
+ * away); want > L (a level hint from an earlier occurrence was too low)
+ * sets up again.  A configuration set up again on the same session
+ * (cuptiRangeProfilerSetConfig once more) must then follow the model from
+ * its first pass; if it does not, CUPTI did not start over: set up again in
+ * a new session (verify = 0 then: its values are CUPTI's, whatever the
+ * order).  gpuinstPassPlanStep is called after every body with what Stop
+ * reported and returns what to do next.  Pure (tests drive it with a
+ * simulated CUPTI). */
+typedef struct gpuinstPassPlan {
+    uint32_t per_level;  /* P: passes per nesting level (host object) */
+    uint32_t max_levels; /* GPUINST_PROFILE_DEPTH */
+    uint32_t levels;     /* numNestingLevels of the current configuration */
+    uint32_t want;       /* levels the values need: min(the body's depth, max_levels) */
+    uint32_t bodies;     /* bodies run in the current configuration */
+    uint32_t total;      /* bodies run in all (/profiler/regions passes) */
+    uint32_t discarded;  /* bodies of configurations given up (their data thrown away) */
+    uint32_t stop_at;    /* stop after this many bodies of the configuration; 0: at CUPTI's last pass */
+    uint32_t expect;     /* bodies the occurrence takes in all, as far as known now */
+    uint32_t setups;     /* configurations set up: 1 + the times it was set up again */
+    int in_order;        /* every Stop of this configuration reported what the model says */
+    int verify;          /* this configuration was set up again on the same session: it must follow the model */
+    int early_ok;        /* stopping early allowed (not after an early decode came out incomplete) */
+    int fresh;           /* with GPUINST_PASS_RESETUP: set up in a new session (not on the same one) */
+} gpuinstPassPlan;
+enum {
+    GPUINST_PASS_NEXT = 0,        /* restore, run the body again */
+    GPUINST_PASS_DECODE = 1,      /* CUPTI's last pass: decode, evaluate, record */
+    GPUINST_PASS_DECODE_EARLY = 2,/* the levels the body has are complete: decode (NaN: gpuinstPassPlanEarlyFailed) */
+    GPUINST_PASS_RESETUP = 3,     /* set the session up again for `want` levels (fresh: a new session), then
+                                     gpuinstPassPlanResetup, restore, run the body */
+    GPUINST_PASS_ABANDON = 4      /* more than max_bodies: give up, record nothing */
+};
+GPUINST_PRIVATE void gpuinstPassPlanInit(gpuinstPassPlan *s, uint32_t per_level, uint32_t levels, uint32_t max_levels,
+                                         int early_ok);
+GPUINST_PRIVATE void gpuinstPassPlanModel(uint32_t levels, uint32_t k, uint32_t *pass, uint32_t *level);
+GPUINST_PRIVATE int gpuinstPassPlanStep(gpuinstPassPlan *s, uint32_t depth, uint64_t rep_pass, uint64_t rep_level,
+                                        int all, uint32_t max_bodies);
+GPUINST_PRIVATE void gpuinstPassPlanResetup(gpuinstPassPlan *s, int same_session);
+GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s);
 
 /* The per-device lock that serialises profiling across processes: an
  * exclusive flock on `path` waited for at most wait_ns.  Returns the fd

@@ -9,25 +9,31 @@
  * is src/profiler_host.c.  docs/PROFILING.md explains the design.
  *
  * One occurrence, profiled:
- *   first next_pass: [kernel tracing paused, the first time] -> libraries
+ *   first next_pass: [tracing paused, the first time] -> libraries
  *     (then libnvperf_host on a helper thread, the first time) ->
  *     cuptiProfilerInitialize -> context -> device supported -> chip ->
- *     per-device lock -> [kernel tracing paused, later times] -> counter
+ *     per-device lock -> [tracing paused, later times] -> counter
  *     availability (unless the host object is cached) -> enable -> counter
  *     data image -> host object (cached per chip + metric list) -> set
- *     config (user range, user replay, GPUINST_PROFILE_DEPTH levels) ->
- *     checkpoint save -> start -> push region -> body
- *   each later next_pass: pop -> stop; more passes, and the next one at a
- *     level the body has ranges at? restore checkpoint -> host hook ->
- *     start -> push -> body; else decode -> evaluate every range -> record
- *     -> checkpoint free -> disable -> kernel tracing resumed -> unlock.
+ *     config (user range, user replay, the levels the region had last time
+ *     in this process, else GPUINST_PROFILE_DEPTH) -> checkpoint save ->
+ *     start -> push region -> body
+ *   each later next_pass: pop -> stop -> the pass plan (gpuinstPassPlanStep)
+ *     says: another pass (restore checkpoint -> host hook -> start -> push
+ *     -> body); or, after the first body, set the session up again for the
+ *     levels the body has (resetupSession), then another pass; or decode
+ *     (CUPTI's last pass, or the levels the body has are complete) ->
+ *     evaluate every range -> record -> checkpoint free -> disable ->
+ *     tracing resumed -> unlock.
  * Anything that fails leaves the body executed, in effect, exactly once.
- * Kernel tracing is paused because CUPTI's kernel activity, under a range
- * profiler session, makes SASS metrics read 0 and adds 8 instructions per
- * warp (src/activity.c, gpuinstActivityPause); where it cannot be paused
- * the occurrence is refused.  The levels: CUPTI needs them before the
- * first pass; the body's depth is learnt in the first pass and the passes
- * of deeper levels, which would profile nothing, are skipped (levelsDone).
+ * Kernel, memcpy and memset tracing are paused because CUPTI's activity for
+ * them, under a range profiler session, makes SASS metrics read 0 and adds
+ * 8 instructions per warp (src/activity.c, gpuinstActivityPause); where
+ * they cannot be paused the occurrence is refused.  The levels: CUPTI
+ * needs them before the first pass and runs the level fastest; the pass
+ * plan (src/gpuinstInt.h) learns the body's depth in the first body and
+ * either stops once the levels it has are complete or sets the session up
+ * again for them, whichever takes fewer bodies.
  * At finalize, a GPUINST_PROFILE rule that profiled nothing is said
  * (selectionReport).
  *
@@ -291,7 +297,7 @@ typedef struct ProfMetricRec {  /* /profiler/metrics, 32 bytes */
     uint32_t scope;         /* 0 context, 1 device, 2 unknown (CUPTI before 13.1) */
 } ProfMetricRec;
 
-typedef struct ProfRegionRec {  /* /profiler/regions, 160 bytes */
+typedef struct ProfRegionRec {  /* /profiler/regions, 192 bytes */
     uint64_t start_ns, end_ns;
     uint64_t setup_ns;       /* counter availability, host object, enable, counter data, set config */
     uint64_t lock_wait_ns;   /* waiting for the device's counters (other ranks) */
@@ -308,6 +314,7 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 160 bytes */
     uint64_t first_start_ns; /* part of replay: the first cuptiRangeProfilerStart + push of the region */
     uint64_t teardown_ns;    /* checkpoint free, disable, unlock */
     uint64_t preload_ns;     /* libnvperf_host loaded on a helper thread while setup went on (0: not here) */
+    uint64_t resetup_ns;     /* part of replay: setting the session up again for the body's real depth, its first start included */
     uint64_t occurrence;
     uint32_t rank;
     uint32_t region;
@@ -318,10 +325,14 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 160 bytes */
     int32_t status;          /* PROF_* */
     int32_t cupti_result;    /* the CUPTI result behind a failure, 0 = none */
     int32_t device;          /* CUDA device ordinal, -1 unknown */
-    uint32_t passes;
+    uint32_t passes;         /* bodies executed under the profiler */
     uint32_t ranges;
     uint32_t ranges_dropped;
     uint32_t busy_retries;
+    uint32_t levels;         /* nesting levels with values: the body's depth, at most GPUINST_PROFILE_DEPTH */
+    uint32_t passes_per_level; /* the metric list's passes per nesting level (host object) */
+    uint32_t passes_discarded; /* bodies whose counters were thrown away (a configuration given up) */
+    uint32_t resetup;        /* 0 no; 1 set up again on the same session; 2 in a new session */
     uint32_t pad_;
 } ProfRegionRec;
 
@@ -364,6 +375,7 @@ static const gpuinstField regionFields[] = {
     PF(ProfRegionRec, first_start_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: the first cuptiRangeProfilerStart and push of the region"),
     PF(ProfRegionRec, teardown_ns, GPUINST_FT_U64, 0, "ns", "checkpoint free, profiler disable, device unlock"),
     PF(ProfRegionRec, preload_ns, GPUINST_FT_U64, 0, "ns", "libnvperf_host loaded on a helper thread during setup (0: not loaded by this occurrence)"),
+    PF(ProfRegionRec, resetup_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: setting the session up again for the levels the body has, its first start included (0: not needed)"),
     PF(ProfRegionRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the region (1-based)"),
     PF(ProfRegionRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
     PF(ProfRegionRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings"),
@@ -374,10 +386,14 @@ static const gpuinstField regionFields[] = {
     PF(ProfRegionRec, status, GPUINST_FT_I32, 0, "", "0 profiled; 1 unavailable, 2 counters busy, 3 privileges, 4 device unsupported, 5 checkpoint, 6 metrics, 7 CUPTI error, 8 concurrent, 9 abandoned part way"),
     PF(ProfRegionRec, cupti_result, GPUINST_FT_I32, 0, "", "CUptiResult behind a failure, 0 none"),
     PF(ProfRegionRec, device, GPUINST_FT_I32, 0, "", "CUDA device ordinal, -1 unknown"),
-    PF(ProfRegionRec, passes, GPUINST_FT_U32, 0, "count", "passes run (bodies executed under the profiler)"),
+    PF(ProfRegionRec, passes, GPUINST_FT_U32, 0, "count", "passes run: bodies executed under the profiler (passes_discarded included)"),
     PF(ProfRegionRec, ranges, GPUINST_FT_U32, 0, "count", "ranges decoded"),
     PF(ProfRegionRec, ranges_dropped, GPUINST_FT_U32, 0, "count", "ranges CUPTI dropped (more than GPUINST_PROFILE_MAX_RANGES)"),
     PF(ProfRegionRec, busy_retries, GPUINST_FT_U32, 0, "count", "CUPTI_ERROR_HARDWARE_BUSY answers retried"),
+    PF(ProfRegionRec, levels, GPUINST_FT_U32, 0, "count", "nesting levels with values: the body's depth (region = 1), at most GPUINST_PROFILE_DEPTH"),
+    PF(ProfRegionRec, passes_per_level, GPUINST_FT_U32, 0, "count", "passes the metric list takes per nesting level (host object; gpuinst-metrics --passes)"),
+    PF(ProfRegionRec, passes_discarded, GPUINST_FT_U32, 0, "count", "bodies whose counters were thrown away: the configuration of the first was given up for the body's real depth"),
+    PF(ProfRegionRec, resetup, GPUINST_FT_U32, 0, "", "0 one configuration; 1 set up again on the same session (cuptiRangeProfilerSetConfig) for the levels the body has; 2 in a new session (disable, enable)"),
 };
 
 static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
@@ -450,6 +466,7 @@ static struct {
     uint64_t wait_ns;        /* GPUINST_PROFILE_WAIT_S (default 120) */
     int preload;             /* GPUINST_PROFILE_PRELOAD (default 1): host library on a helper thread */
     uint32_t *occ;           /* occurrences per region name id */
+    uint8_t *hint;           /* per region name id: nesting levels its last profiled occurrence had (0 unknown) */
     uint32_t nocc;
     char spec[4097];         /* GPUINST_PROFILE as set ("" unset or not parsed: nothing to report) */
     uint64_t decided[GPUINST_SELECT_MAX_RULES], selected[GPUINST_SELECT_MAX_RULES];
@@ -499,9 +516,10 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
 }
 
 /* The occurrence number of region `id` named `region` (counted under the
- * lock), and whether GPUINST_PROFILE selects it (*selected; each rule's
- * counts for the finalize report are kept under the same lock). */
-static uint64_t nextOccurrence(uint32_t id, const char *region, int *selected)
+ * lock), whether GPUINST_PROFILE selects it (*selected; each rule's counts
+ * for the finalize report are kept under the same lock), and the nesting
+ * levels its last profiled occurrence had (*hint, 0 unknown). */
+static uint64_t nextOccurrence(uint32_t id, const char *region, int *selected, uint32_t *hint)
 {
     uint64_t occ = 0;
     int rule;
@@ -509,15 +527,20 @@ static uint64_t nextOccurrence(uint32_t id, const char *region, int *selected)
     if (id >= C.nocc) {
         uint32_t n = C.nocc ? C.nocc : 64;
         uint32_t *no;
+        uint8_t *nh;
         while (n <= id) n *= 2;
         no = (uint32_t *)realloc(C.occ, n * sizeof *no);
-        if (no != NULL) {
-            memset(no + C.nocc, 0, (n - C.nocc) * sizeof *no);
-            C.occ = no;
+        if (no != NULL) C.occ = no;
+        nh = no != NULL ? (uint8_t *)realloc(C.hint, n * sizeof *nh) : NULL;
+        if (nh != NULL) {
+            C.hint = nh;
+            memset(C.occ + C.nocc, 0, (n - C.nocc) * sizeof *no);
+            memset(C.hint + C.nocc, 0, (n - C.nocc) * sizeof *nh);
             C.nocc = n;
         }
     }
     if (id < C.nocc) occ = ++C.occ[id];
+    *hint = id < C.nocc ? C.hint[id] : 0;
     *selected = gpuinstSelectDecide(&C.sel, region, occ, &rule);
     if (rule >= 0) {
         C.decided[rule]++;
@@ -608,10 +631,92 @@ GPUINST_PRIVATE void gpuinstProfUnlock(int fd)
     }
 }
 
-GPUINST_PRIVATE int gpuinstProfLevelsDone(uint32_t per_level, uint32_t levels, uint32_t depth, uint32_t passes,
-                                          uint32_t reported)
+/* ---- the pass plan (gpuinstInt.h says what it decides and why) ---------------------- */
+
+GPUINST_PRIVATE void gpuinstPassPlanInit(gpuinstPassPlan *s, uint32_t per_level, uint32_t levels, uint32_t max_levels,
+                                         int early_ok)
 {
-    return depth < levels && per_level > 0 && passes >= per_level * depth && reported >= depth && reported <= levels;
+    memset(s, 0, sizeof *s);
+    s->per_level = per_level > 0 ? per_level : 1;
+    s->max_levels = max_levels > 0 ? max_levels : 1;
+    s->levels = levels > 0 ? levels : 1;
+    s->want = s->levels;
+    s->expect = s->per_level * s->levels;
+    s->setups = 1;
+    s->in_order = 1;
+    s->early_ok = early_ok;
+}
+
+GPUINST_PRIVATE void gpuinstPassPlanModel(uint32_t levels, uint32_t k, uint32_t *pass, uint32_t *level)
+{
+    if (levels == 0) levels = 1;
+    *pass = k / levels;
+    *level = k % levels + 1;
+}
+
+static int planResetup(gpuinstPassPlan *s, uint32_t want, int fresh)
+{
+    if (want > s->want || s->setups == 1) s->want = want;
+    s->fresh = fresh;
+    s->expect = s->total + s->per_level * s->want;
+    return GPUINST_PASS_RESETUP;
+}
+
+GPUINST_PRIVATE int gpuinstPassPlanStep(gpuinstPassPlan *s, uint32_t depth, uint64_t rep_pass, uint64_t rep_level,
+                                        int all, uint32_t max_bodies)
+{
+    uint32_t P = s->per_level, L = s->levels, want, mp, ml;
+    s->bodies++;
+    s->total++;
+    want = depth < 1 ? 1 : depth > s->max_levels ? s->max_levels : depth;
+    gpuinstPassPlanModel(L, s->bodies, &mp, &ml);
+    if (all ? s->bodies != P * L : (s->bodies >= P * L || rep_pass != mp || rep_level != ml)) s->in_order = 0;
+    if (s->verify && !s->in_order) /* set up again on the same session, CUPTI did not start over */
+        return s->total >= max_bodies ? GPUINST_PASS_ABANDON : planResetup(s, want, 1);
+    if (s->bodies == 1 && s->setups == 1) { /* the first body: the depth is known */
+        uint32_t early = (P - 1) * L + want, again = 1 + P * want, full = P * L;
+        s->want = want;
+        if (want > L) return planResetup(s, want, 0); /* the levels configured were too few */
+        if (want < L && !all) {
+            if (s->in_order && s->early_ok && early <= again) {
+                s->stop_at = early;
+                s->expect = early;
+            } else if (again < full) {
+                return planResetup(s, want, 0);
+            }
+        }
+    }
+    if (all) return GPUINST_PASS_DECODE;
+    if (s->total >= max_bodies) return GPUINST_PASS_ABANDON;
+    if (s->stop_at != 0) {
+        if (!s->in_order || want > s->want) { /* not as the model says, or deeper now: CUPTI's passes */
+            s->stop_at = 0;
+            s->expect = s->discarded + P * L;
+        } else if (s->bodies >= s->stop_at) {
+            return GPUINST_PASS_DECODE_EARLY;
+        }
+    }
+    return GPUINST_PASS_NEXT;
+}
+
+GPUINST_PRIVATE void gpuinstPassPlanResetup(gpuinstPassPlan *s, int same_session)
+{
+    s->discarded += s->bodies;
+    s->bodies = 0;
+    s->levels = s->want;
+    s->stop_at = 0;
+    s->setups++;
+    s->in_order = 1;
+    s->verify = same_session;
+    s->fresh = 0;
+    s->expect = s->total + s->per_level * s->levels;
+}
+
+GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s)
+{
+    s->stop_at = 0;
+    s->early_ok = 0;
+    s->expect = s->discarded + s->per_level * s->levels;
 }
 
 /* At finalize: what GPUINST_PROFILE asked for that never ran. */
@@ -1009,18 +1114,29 @@ typedef struct Prof {
     int running;                /* between start and stop */
     uint32_t fwd, skipped;      /* nested ranges forwarded to CUPTI / not (too deep) */
     uint64_t t_replay0;
-    int paused;                 /* kernel tracing paused for this occurrence (gpuinstActivityPause) */
+    int paused;                 /* tracing paused for this occurrence (gpuinstActivityPause) */
+    uint32_t name_id;           /* the region's name id (its level hint) */
     uint32_t levels;            /* nesting levels configured (numNestingLevels) */
     uint32_t depth_seen;        /* deepest level of gpuinst range the body opened (the region = 1) */
-    uint32_t next_level;        /* targetNestingLevel cuptiRangeProfilerStop reported last */
+    size_t rep_pass, rep_level; /* what cuptiRangeProfilerStop reported last: the pass CUPTI wants next */
+    gpuinstPassPlan plan;       /* passes, levels, early stop, setting up again (gpuinstPassPlanStep) */
     char why[600];
 } Prof;
 
-/* Decoding after the passes of the levels the body has, before CUPTI's
- * last pass (nextProfiled), failed once in this process: later
- * occurrences run every pass. */
+/* An early decode (the levels the body has complete before CUPTI's last
+ * pass) came out incomplete once in this process: later occurrences run
+ * CUPTI's passes to the end. */
 static int earlyBroken;
 static int earlyWarned;
+
+/* Remembers the nesting levels a profiled occurrence of region `id` had. */
+static void levelsHint(uint32_t id, uint32_t levels)
+{
+    pthread_mutex_lock(&profLock);
+    if (id < C.nocc) C.hint[id] = (uint8_t)(levels > 255 ? 255 : levels);
+    pthread_mutex_unlock(&profLock);
+}
+
 
 static Prof *active;            /* the one profiled occurrence of this process (profLock) */
 
@@ -1225,10 +1341,13 @@ static int endPass(Prof *a, int *all)
     r = L.stop(&tp);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerStop", r);
     *all = tp.isAllPassSubmitted != 0;
-    a->next_level = (uint32_t)tp.targetNestingLevel;
+    a->rep_pass = tp.passIndex;
+    a->rep_level = tp.targetNestingLevel;
     a->rec.passes++;
     return 0;
 }
+
+static void sessionDisable(Prof *a);
 
 /* Frees the checkpoint, disables the profiler, unlocks; idempotent. */
 static void teardown(Prof *a)
@@ -1245,14 +1364,7 @@ static void teardown(Prof *a)
         a->ck_saved = 0;
         a->rec.checkpoint_ns += gpuinstClockNs() - t0;
     }
-    if (a->rp != NULL) {
-        CUpti_RangeProfiler_Disable_Params dp;
-        memset(&dp, 0, sizeof dp);
-        dp.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
-        dp.pRangeProfilerObject = a->rp;
-        L.disable(&dp);
-        a->rp = NULL;
-    }
+    sessionDisable(a);
     if (a->paused) {
         gpuinstActivityResume();
         a->paused = 0;
@@ -1280,16 +1392,32 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
     a->rec.region = profIntern(a->region);
     a->rec.metrics = profIntern(list[0] ? list : a->spec);
     a->rec.reason = status != PROF_OK ? profIntern(a->why) : 0;
+    if (a->ph != NULL) {
+        uint32_t d = a->depth_seen < C.depth ? a->depth_seen : C.depth;
+        a->rec.levels = d < a->levels ? d : a->levels;
+        a->rec.passes_per_level = gpuinstPhostPasses(a->ph);
+        a->rec.passes_discarded = a->plan.discarded;
+        if (status == PROF_OK) levelsHint(a->name_id, a->rec.levels);
+    }
     profAppend(&regionsBuf, &a->rec, sizeof a->rec);
     if (status != PROF_OK && status != PROF_METRICS && status != PROF_UNAVAILABLE)
         gpuinstWarnOnce(&profWarned, "profile region \"%s\" not profiled: %s", a->region, a->why);
     if (status == PROF_OK && a->rec.passes > 8 && a->ph != NULL) {
-        uint32_t per = gpuinstPhostPasses(a->ph);
+        char how[200];
+        how[0] = '\0';
+        if (a->rec.passes_discarded > 0)
+            snprintf(how, sizeof how, "; %u of them learnt the body's depth and were discarded (set up again %s "
+                     "for %u level(s))", a->rec.passes_discarded,
+                     a->rec.resetup == 1 ? "on the same session" : "in a new session", a->levels);
+        else if (a->plan.stop_at > 0)
+            snprintf(how, sizeof how, "; stopped once the level(s) the body has were complete (CUPTI runs the %u "
+                     "levels configured in turn within each pass)", a->levels);
         gpuinstWarnOnce(&passesWarned,
                         "profile region \"%s\" ran its body %u times: metric list \"%s\" needs %u passes per "
-                        "nesting level on %s, %u level(s) profiled (GPUINST_PROFILE_DEPTH=%u)",
-                        a->region, a->rec.passes, a->spec, per, L.chip[a->dev >= 0 && a->dev < MAX_DEVICES ? a->dev : 0],
-                        per ? (a->rec.passes + per - 1) / per : 0, C.depth);
+                        "nesting level on %s; %u level(s) profiled (the body's depth %u, GPUINST_PROFILE_DEPTH=%u)%s",
+                        a->region, a->rec.passes, a->spec, a->rec.passes_per_level,
+                        L.chip[a->dev >= 0 && a->dev < MAX_DEVICES ? a->dev : 0], a->rec.levels, a->depth_seen,
+                        C.depth, how);
     }
     pthread_mutex_lock(&profLock);
     if (active == a) active = NULL;
@@ -1303,10 +1431,160 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
 }
 
 
-/* Pauses CUPTI's kernel tracing for the session (src/activity.c says why).
- * 0, or PROF_UNAVAILABLE when kernel tracing runs and cannot be paused:
- * profiling under it would write wrong values, so the occurrence is
- * refused (/unavailable "profiler", one line on stderr). */
+/* cuptiRangeProfilerEnable on the occurrence's context: a->rp.
+ * HARDWARE_BUSY is retried within the wait budget.  0 or a PROF_*. */
+static int sessionEnable(Prof *a)
+{
+    CUpti_RangeProfiler_Enable_Params ep;
+    CUptiResult r;
+    memset(&ep, 0, sizeof ep);
+    ep.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
+    ep.ctx = a->ctx;
+    BUSY_RETRY(a, r, L.enable(&ep));
+    if (r == CUPTI_ERROR_HARDWARE_BUSY) {
+        cuptiFail(a, PROF_BUSY, "cuptiRangeProfilerEnable", r);
+        snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
+                 "; the GPU's counters stayed busy for %llu s (another profiler: ncu, nsys, DCGM?)",
+                 (unsigned long long)(C.wait_ns / 1000000000ull));
+        return PROF_BUSY;
+    }
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerEnable", r);
+    a->rp = ep.pRangeProfilerObject;
+    return 0;
+}
+
+/* cuptiRangeProfilerDisable; idempotent. */
+static void sessionDisable(Prof *a)
+{
+    CUpti_RangeProfiler_Disable_Params dp;
+    if (a->rp == NULL) return;
+    memset(&dp, 0, sizeof dp);
+    dp.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
+    dp.pRangeProfilerObject = a->rp;
+    L.disable(&dp);
+    a->rp = NULL;
+}
+
+/* The session's counter data image, sized for the metric list and
+ * GPUINST_PROFILE_MAX_RANGES (the buffer is kept when the size is the
+ * same), zeroed and initialised.  CUPTI_SUCCESS, or the failing call in
+ * *what and its result. */
+static CUptiResult counterData(Prof *a, const gpuinstMetricList *ml, const char **what)
+{
+    CUpti_RangeProfiler_GetCounterDataSize_Params zp;
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip;
+    CUptiResult r;
+    memset(&zp, 0, sizeof zp);
+    zp.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+    zp.pRangeProfilerObject = a->rp;
+    zp.pMetricNames = (const char **)ml->names;
+    zp.numMetrics = ml->n;
+    zp.maxNumOfRanges = C.max_ranges;
+    zp.maxNumRangeTreeNodes = C.max_ranges;
+    r = L.cdSize(&zp);
+    if (r != CUPTI_SUCCESS) {
+        *what = "cuptiRangeProfilerGetCounterDataSize";
+        return r;
+    }
+    if (a->cd == NULL || a->cdsize != zp.counterDataSize) {
+        free(a->cd);
+        a->cdsize = zp.counterDataSize;
+        a->cd = (uint8_t *)calloc(1, a->cdsize ? a->cdsize : 1);
+        if (a->cd == NULL) {
+            *what = "allocating the counter data image";
+            return CUPTI_ERROR_OUT_OF_MEMORY;
+        }
+    } else {
+        memset(a->cd, 0, a->cdsize);
+    }
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+    ip.pRangeProfilerObject = a->rp;
+    ip.counterDataSize = a->cdsize;
+    ip.pCounterData = a->cd;
+    r = L.cdInit(&ip);
+    *what = "cuptiRangeProfilerCounterDataImageInitialize";
+    return r;
+}
+
+/* cuptiRangeProfilerSetConfig: the host object's config image, the counter
+ * data image, user range, user replay, `levels` nesting levels from the
+ * region's, from pass 0. */
+static CUptiResult setConfig(Prof *a, uint32_t levels)
+{
+    CUpti_RangeProfiler_SetConfig_Params cp;
+    size_t cfgsize = 0;
+    const uint8_t *cfg = gpuinstPhostConfig(a->ph, &cfgsize);
+    memset(&cp, 0, sizeof cp);
+    cp.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+    cp.pRangeProfilerObject = a->rp;
+    cp.configSize = cfgsize;
+    cp.pConfig = cfg;
+    cp.counterDataImageSize = a->cdsize;
+    cp.pCounterDataImage = a->cd;
+    cp.range = CUPTI_UserRange;
+    cp.replayMode = CUPTI_UserReplay;
+    cp.maxRangesPerPass = C.max_ranges;
+    cp.numNestingLevels = (uint16_t)levels;
+    cp.minNestingLevel = 1;
+    cp.passIndex = 0;
+    cp.targetNestingLevel = 1; /* = minNestingLevel for in-process replay */
+    return L.setConfig(&cp);
+}
+
+/* After the first body: the session set up again for the levels the body
+ * has (a->plan.want), passes from 0, the first body's counters thrown away
+ * (gpuinstPassPlanStep decided; src/gpuinstInt.h says why).  Unless the
+ * plan asks for a new session: on the same one, the first body's counters
+ * decoded out of the hardware's buffer, the image initialised again and
+ * cuptiRangeProfilerSetConfig called once more (the plan then checks that
+ * CUPTI starts over); if any of that fails, or with plan.fresh: disable,
+ * enable, a new image, set config, as a new occurrence does.  Kernel
+ * tracing stays paused, the device lock held, the checkpoint kept.  0 or a
+ * PROF_* (a->why). */
+static int resetupSession(Prof *a)
+{
+    const gpuinstMetricList *ml = gpuinstPhostMetrics(a->ph);
+    uint32_t levels = a->plan.want;
+    uint64_t t0 = gpuinstClockNs();
+    const char *what = "";
+    int same = 0, rc;
+    CUptiResult r;
+    if (!a->plan.fresh) {
+        CUpti_RangeProfiler_DecodeData_Params dp;
+        memset(&dp, 0, sizeof dp);
+        dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+        dp.pRangeProfilerObject = a->rp;
+        same = L.decode(&dp) == CUPTI_SUCCESS && counterData(a, ml, &what) == CUPTI_SUCCESS &&
+               setConfig(a, levels) == CUPTI_SUCCESS;
+    }
+    if (!same) {
+        sessionDisable(a);
+        if ((rc = sessionEnable(a)) != 0) {
+            a->rec.resetup_ns += gpuinstClockNs() - t0;
+            return rc;
+        }
+        r = counterData(a, ml, &what);
+        if (r == CUPTI_SUCCESS) {
+            r = setConfig(a, levels);
+            what = "cuptiRangeProfilerSetConfig";
+        }
+        if (r != CUPTI_SUCCESS) {
+            a->rec.resetup_ns += gpuinstClockNs() - t0;
+            return cuptiFail(a, PROF_CUPTI, what, r);
+        }
+    }
+    a->levels = levels;
+    a->rec.resetup = same ? 1 : 2;
+    gpuinstPassPlanResetup(&a->plan, same);
+    a->rec.resetup_ns += gpuinstClockNs() - t0;
+    return 0;
+}
+
+/* Pauses CUPTI's kernel, memcpy and memset tracing for the session
+ * (src/activity.c says why).  0, or PROF_UNAVAILABLE when one of them runs
+ * and cannot be paused: profiling under it would write wrong values, so the
+ * occurrence is refused (/unavailable "profiler", one line on stderr). */
 static int pauseTrace(Prof *a)
 {
     int r = gpuinstActivityPause(profIntern(a->region), a->rec.occurrence, a->why, sizeof a->why);
@@ -1321,13 +1599,9 @@ static int pauseTrace(Prof *a)
 /* Everything up to the first body.  0 or a PROF_* (a->why). */
 static int setup(Prof *a)
 {
-    CUpti_RangeProfiler_Enable_Params ep;
-    CUpti_RangeProfiler_GetCounterDataSize_Params zp;
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip;
-    CUpti_RangeProfiler_SetConfig_Params cp;
     const gpuinstMetricList *ml;
-    const uint8_t *cfg;
-    size_t cfgsize, free0 = 0, free1 = 0, total = 0;
+    const char *what = "";
+    size_t free0 = 0, free1 = 0, total = 0;
     CUptiResult r;
     uint64_t t0, tl = gpuinstClockNs();
     int rc, first;
@@ -1337,10 +1611,10 @@ static int setup(Prof *a)
                  "(gpuinst_pm_sampling_stop) before profiled regions, or do not start it");
         return PROF_BUSY;
     }
-    /* Kernel tracing is paused from before cuptiProfilerInitialize (the
-     * first session of the process: the arrangement checked on an H100) or
-     * before cuptiRangeProfilerEnable (later ones) to after
-     * cuptiRangeProfilerDisable (teardown). */
+    /* Kernel, memcpy and memset tracing are paused from before
+     * cuptiProfilerInitialize (the first session of the process: the
+     * arrangement checked on an H100) or before cuptiRangeProfilerEnable
+     * (later ones) to after cuptiRangeProfilerDisable (teardown). */
     pthread_mutex_lock(&profLock);
     first = L.state == 0;
     pthread_mutex_unlock(&profLock);
@@ -1383,59 +1657,15 @@ static int setup(Prof *a)
         }
         ml = &a->names;
     }
-    memset(&ep, 0, sizeof ep);
-    ep.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
-    ep.ctx = a->ctx;
-    BUSY_RETRY(a, r, L.enable(&ep));
-    if (r == CUPTI_ERROR_HARDWARE_BUSY) {
-        cuptiFail(a, PROF_BUSY, "cuptiRangeProfilerEnable", r);
-        snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
-                 "; the GPU's counters stayed busy for %llu s (another profiler: ncu, nsys, DCGM?)",
-                 (unsigned long long)(C.wait_ns / 1000000000ull));
-        return PROF_BUSY;
-    }
-    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerEnable", r);
-    a->rp = ep.pRangeProfilerObject;
-    memset(&zp, 0, sizeof zp);
-    zp.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
-    zp.pRangeProfilerObject = a->rp;
-    zp.pMetricNames = (const char **)ml->names;
-    zp.numMetrics = ml->n;
-    zp.maxNumOfRanges = C.max_ranges;
-    zp.maxNumRangeTreeNodes = C.max_ranges;
-    r = L.cdSize(&zp);
+    if ((rc = sessionEnable(a)) != 0) return rc;
+    r = counterData(a, ml, &what);
     if (r != CUPTI_SUCCESS) {
         /* an unknown name: the host object says which, with the nearest valid ones */
-        if (a->ph == NULL && (rc = hostBuild(a)) != 0) return rc;
-        return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerGetCounterDataSize", r);
+        if (a->cd == NULL && a->ph == NULL && (rc = hostBuild(a)) != 0) return rc;
+        return cuptiFail(a, PROF_CUPTI, what, r);
     }
-    a->cdsize = zp.counterDataSize;
-    a->cd = (uint8_t *)calloc(1, a->cdsize ? a->cdsize : 1);
-    if (a->cd == NULL) return cuptiFail(a, PROF_CUPTI, "allocating the counter data image", CUPTI_ERROR_OUT_OF_MEMORY);
-    memset(&ip, 0, sizeof ip);
-    ip.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
-    ip.pRangeProfilerObject = a->rp;
-    ip.counterDataSize = a->cdsize;
-    ip.pCounterData = a->cd;
-    r = L.cdInit(&ip);
-    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerCounterDataImageInitialize", r);
     if ((rc = hostBuild(a)) != 0) return rc;
-    cfg = gpuinstPhostConfig(a->ph, &cfgsize);
-    memset(&cp, 0, sizeof cp);
-    cp.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
-    cp.pRangeProfilerObject = a->rp;
-    cp.configSize = cfgsize;
-    cp.pConfig = cfg;
-    cp.counterDataImageSize = a->cdsize;
-    cp.pCounterDataImage = a->cd;
-    cp.range = CUPTI_UserRange;
-    cp.replayMode = CUPTI_UserReplay;
-    cp.maxRangesPerPass = C.max_ranges;
-    cp.numNestingLevels = (uint16_t)a->levels;
-    cp.minNestingLevel = 1;
-    cp.passIndex = 0;
-    cp.targetNestingLevel = 1; /* = minNestingLevel for in-process replay */
-    r = L.setConfig(&cp);
+    r = setConfig(a, a->levels);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerSetConfig", r);
     a->rec.setup_ns = gpuinstClockNs() - t0;
     /* Checkpoint: what device memory looked like before the first body. */
@@ -1475,9 +1705,11 @@ static int setup(Prof *a)
 
 #define DECODE_RETRY (-1) /* decodeAll(early): not decodable yet; run the remaining passes */
 
-/* After the last pass (or, `early`, after the passes of every level the
- * body has): decode, evaluate every range, then record: nothing is recorded
- * unless every range evaluated.  0, DECODE_RETRY (early only) or a PROF_*. */
+/* After CUPTI's last pass (or, `early`, after the passes of every level the
+ * body has: GPUINST_PASS_DECODE_EARLY): decode, evaluate every range, then
+ * record: nothing is recorded unless every range evaluated (early: and no
+ * value is NaN, a range CUPTI had not collected in full).  0, DECODE_RETRY
+ * (early only) or a PROF_*. */
 static int decodeAll(Prof *a, int early)
 {
     CUpti_RangeProfiler_DecodeData_Params dp;
@@ -1498,7 +1730,7 @@ static int decodeAll(Prof *a, int early)
         if (early) {
             earlyBroken = 1;
             gpuinstWarnOnce(&earlyWarned, "profile region \"%s\": decoding before CUPTI's last pass failed (%s); "
-                            "profiled regions run every pass (GPUINST_PROFILE_DEPTH levels) from now on",
+                            "profiled regions run CUPTI's passes to the end from now on",
                             a->region, gpuinstCuptiResultString((int)r));
             return DECODE_RETRY;
         }
@@ -1542,8 +1774,8 @@ static int decodeAll(Prof *a, int early)
             /* the remaining passes then the final decode; not tried again in this process */
             earlyBroken = 1;
             gpuinstWarnOnce(&earlyWarned, "profile region \"%s\": values decoded before CUPTI's last pass were "
-                            "not complete (%s); profiled regions run every pass (GPUINST_PROFILE_DEPTH levels) "
-                            "from now on", a->region, a->why);
+                            "not complete (%s); profiled regions run CUPTI's passes to the end from now on",
+                            a->region, a->why);
             a->why[0] = '\0';
             rc = DECODE_RETRY;
         }
@@ -1605,28 +1837,13 @@ out:
     return rc;
 }
 
-/* After a pass that was not CUPTI's last: are the values complete already?
- * CUPTI collects each nesting level in passes of its own, the host object's
- * pass count per level, levels in increasing order, GPUINST_PROFILE_DEPTH
- * levels in all.  Once the passes of every level the body has ranges at are
- * done (the body opens the same ranges in every pass), the remaining passes
- * would profile nothing: a region without child ranges needs the passes of
- * one level, not of two.  cuptiRangeProfilerStop's targetNestingLevel must
- * agree: the level of the next pass (as cuptiProfilerEndPass documents it)
- * or of the pass just done, it is then at least the body's depth. */
-static int levelsDone(const Prof *a)
-{
-    return !earlyBroken &&
-           gpuinstProfLevelsDone(gpuinstPhostPasses(a->ph), a->levels, a->depth_seen, a->rec.passes, a->next_level);
-}
-
 #define MAX_PASSES 512 /* a runaway replay is abandoned */
 
 /* The profiled part of gpuinst_profile_next_pass. */
 static int nextProfiled(gpuinst_profile *p)
 {
     Prof *a = (Prof *)p->impl_;
-    int rc, all = 0;
+    int rc, all = 0, step;
     if (p->pass < 0) { /* first call */
         p->pass = 0;
         a->rec.start_ns = gpuinstClockNs();
@@ -1640,7 +1857,8 @@ static int nextProfiled(gpuinst_profile *p)
             finish(p, a, rc);
             return 1;
         }
-        p->passes = (int32_t)gpuinstPhostPasses(a->ph);
+        gpuinstPassPlanInit(&a->plan, gpuinstPhostPasses(a->ph), a->levels, C.depth, !earlyBroken);
+        p->passes = (int32_t)a->plan.expect;
         return 1;
     }
     /* a body just ran under the profiler */
@@ -1652,8 +1870,9 @@ static int nextProfiled(gpuinst_profile *p)
         finish(p, a, PROF_INCOMPLETE);
         return finishOnce(p);
     }
-    if (!all && levelsDone(a)) {
-        /* the levels the body has are collected: no more passes */
+    step = gpuinstPassPlanStep(&a->plan, a->depth_seen, a->rep_pass, a->rep_level, all, MAX_PASSES);
+    if (step == GPUINST_PASS_DECODE_EARLY) {
+        /* the levels the body has are complete: no more passes */
         uint64_t t1 = gpuinstClockNs();
         rc = decodeAll(a, 1);
         if (rc != DECODE_RETRY) {
@@ -1663,8 +1882,17 @@ static int nextProfiled(gpuinst_profile *p)
             finish(p, a, rc == 0 ? PROF_OK : rc);
             return finishOnce(p);
         }
+        gpuinstPassPlanEarlyFailed(&a->plan); /* CUPTI's remaining passes, then the final decode */
+        step = GPUINST_PASS_NEXT;
     }
-    if (!all && a->rec.passes < MAX_PASSES) {
+    if (step == GPUINST_PASS_RESETUP && (rc = resetupSession(a)) != 0) {
+        /* device memory holds one execution: the body that just ran */
+        p->status = GPUINST_ERROR_UNAVAILABLE;
+        a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
+        finish(p, a, PROF_INCOMPLETE);
+        return finishOnce(p);
+    }
+    if (step == GPUINST_PASS_NEXT || step == GPUINST_PASS_RESETUP) {
         uint64_t t0 = gpuinstClockNs();
         CUptiResult r;
         L.ctxSync();
@@ -1680,7 +1908,9 @@ static int nextProfiled(gpuinst_profile *p)
         }
         p->pass++;
         if (p->restore != NULL) p->restore(p->restore_user, p->pass);
+        t0 = gpuinstClockNs();
         rc = startPass(a);
+        if (step == GPUINST_PASS_RESETUP) a->rec.resetup_ns += gpuinstClockNs() - t0; /* its first start */
         if (rc != 0) {
             /* memory was restored: run the body once more, unprofiled */
             p->status = GPUINST_ERROR_UNAVAILABLE;
@@ -1690,11 +1920,12 @@ static int nextProfiled(gpuinst_profile *p)
             p->passes = p->pass + 1; /* this is the last run */
             return 1;
         }
-        if (p->pass + 1 > p->passes) p->passes = p->pass + 1; /* nesting levels add passes */
+        /* what the occurrence takes in all, as far as known now */
+        p->passes = (int32_t)a->plan.expect > p->pass + 1 ? (int32_t)a->plan.expect : p->pass + 1;
         return 1;
     }
     a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
-    if (!all) {
+    if (step == GPUINST_PASS_ABANDON) {
         snprintf(a->why, sizeof a->why, "CUPTI still wanted passes after %d; abandoned (values not recorded)",
                  MAX_PASSES);
         p->status = GPUINST_ERROR_UNAVAILABLE;
@@ -1823,7 +2054,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
 {
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     gpuinstThread *t;
-    uint32_t id;
+    uint32_t id, hint = 0;
     int sel;
     if (p == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
     memset(p, 0, sizeof *p);
@@ -1848,7 +2079,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         p->status = GPUINST_ERROR_OUT_OF_MEMORY;
         return p->status;
     }
-    p->occurrence = nextOccurrence(id, region, &sel);
+    p->occurrence = nextOccurrence(id, region, &sel, &hint);
     p->reserved0_ = (int32_t)id;
     if (!sel) return GPUINST_SUCCESS; /* runs once, no CUPTI */
 #if GPUINST_WITH_CUPTI
@@ -1869,7 +2100,9 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         a->dev = -1;
         a->rec.device = -1;
         a->rec.occurrence = p->occurrence;
-        a->levels = C.depth;
+        a->name_id = id;
+        /* the levels the region's last profiled occurrence had, else GPUINST_PROFILE_DEPTH */
+        a->levels = hint > 0 && hint <= C.depth ? hint : C.depth;
         a->depth_seen = 1;
         pthread_mutex_lock(&profLock);
         if (active != NULL) {

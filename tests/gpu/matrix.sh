@@ -8,24 +8,31 @@
 # ncu on PATH (/usr/local/cuda/bin).  Logs and files go to "$OUT/matrix/".
 #
 # For every GPUINST_TRACE setting (none, runtime, kernel, default, all, and
-# memcpy,memset, column "copies": do copy and set records, which stay on
-# while kernel tracing is paused, leave the values alone?) and metric set
-# (instructions, memory, roofline), one process runs
+# memcpy,memset, column "copies": copy and set tracing alone, paused too
+# since GPU run 9 showed it adds 8 instructions per warp to the copy range)
+# and metric set (instructions, memory, roofline), one process runs
 # `profiler_app matrix`: 3 steps of region "mx" (kernels in nested ranges
 # axpb, dstep, and a copy + memset in "copy") and region "flat" (one kernel,
 # no child range), steps 1 and 2 profiled (GPUINST_PROFILE="mx@1,2;flat@1,2"),
-# step 3 not.  Then ncu's kernel replay of the same kernels (the union of
-# the three sets).  tests/gpu/matrix_check.py asserts (docs there):
+# step 3 not.  axpb and dstep write 512 MiB each (10x the L2, so that DRAM
+# write bytes compare with ncu's within 2 %).  Then ncu's kernel replay of
+# the same kernels (the union of the three sets), and once more with
+# --cache-control none for the DRAM/L2 bytes (shown beside, not asserted).
+# tests/gpu/matrix_check.py asserts (docs there):
 #   values T S  = the none column (counts exactly, bytes within 2 %) or a
 #               proper refusal; ncu S: none = ncu; code S: none = the counts
-#               the kernels' code implies; passes S: flat takes half of mx's
-#               passes (one nesting level); trace T: the trace beside it
-#               (kernels outside the profiled occurrences traced, one
-#               /gpu/paused row per profiled occurrence with its untraced
-#               launches, tool kernels only inside pauses).
+#               the kernels' code implies; passes S: mx 2P bodies, flat
+#               min(2P-1, P+1) at its first occurrence (stopped early, or set
+#               up again for one level) and P at its second (level hint);
+#               trace T: the trace beside it (kernels and copies outside the
+#               profiled occurrences traced, one /gpu/paused row per
+#               profiled occurrence with the kinds paused and its untraced
+#               launches and copies, tool kernels only inside pauses, no copy
+#               record inside a pause).
 # It prints a PASS/FAIL line per check, the summary table, and last
 #   GPU matrix: N passed, M failed
-# Time: 18 short processes and one ncu run, about 1-2 minutes on an H100.
+# Time: 18 short processes and two ncu runs, about 1-2 minutes on an H100;
+# device memory 1.75 GiB per process (3.5 GiB with the checkpoint).
 set -u
 ROOT=$(pwd)
 B=${GPUINST_BUILD_GPU:-$ROOT/build-gpu}
@@ -67,6 +74,13 @@ t1=$(ms)
 GPUINST_TRACE=none GPUINST_OUTPUT=$D/ncu_app.h5 timeout 240 "$NCU" --metrics "$M" --csv --print-units base \
     -k "regex:axpb_kernel|dstep_kernel" "$APP" matrix --no-profile > "$D/ncu.csv" 2> "$D/ncu.err"
 echo "ncu exit $? $(( ($(ms) - t1) / 1000000 )) ms" >> "$D/times.txt"
+# the second reference for bytes: caches not flushed before each replay (as gpuinst measures)
+MB="dram__bytes_read.sum,dram__bytes_write.sum,dram__bytes.sum,lts__t_bytes.sum,gpu__time_duration.sum"
+t1=$(ms)
+GPUINST_TRACE=none GPUINST_OUTPUT=$D/ncu_nocache_app.h5 timeout 240 "$NCU" --cache-control none --clock-control none \
+    --metrics "$MB" --csv --print-units base -k "regex:axpb_kernel|dstep_kernel" "$APP" matrix --no-profile \
+    > "$D/ncu_nocache.csv" 2> "$D/ncu_nocache.err"
+echo "ncu --cache-control none exit $? $(( ($(ms) - t1) / 1000000 )) ms" >> "$D/times.txt"
 python3 "$ROOT/tests/gpu/matrix_check.py" "$D" 2>&1 | tee "$D/summary.txt"
 rc=${PIPESTATUS[0]}
 echo "    total $(( ($(ms) - T0) / 1000000000 )) s; per run: $(tr '\n' ' ' < "$D/times.txt")"

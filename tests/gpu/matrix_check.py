@@ -8,12 +8,19 @@ runtime, copies = memcpy,memset, kernel, default, all) and metric set S (instruc
 roofline) the program's log T_S.log (its last line "exit N") and the
 profiler_check dump T_S.txt of its file; ncu.csv, ncu's kernel replay of
 the same kernels (`profiler_app matrix --no-profile`) with the union of the
-three sets.  The program (tests/gpu/profiler_app.cu, mode matrix) runs 3
-steps; GPUINST_PROFILE="mx@1,2;flat@1,2" profiles steps 1 and 2:
+three sets, and ncu_nocache.csv, the same with --cache-control none (DRAM
+and L2 bytes: the second reference).  The program (tests/gpu/profiler_app.cu,
+mode matrix) runs 3 steps; GPUINST_PROFILE="mx@1,2;flat@1,2" profiles steps
+1 and 2:
   mx   = scrub, "axpb" (one FFMA per element), scrub, "dstep" (one DFMA,
          DADD and DMUL per element), "copy" (a D2D copy and a memset)
   flat = one axpb kernel, no child range
-and prints the element counts ("matrix expected: ...").
+and prints the element counts ("matrix expected: ...").  axpb and dstep
+write 512 MiB each, 10x the L2: DRAM write bytes of a kernel depend on the
+L2's dirty lines at its start and end (ncu flushes caches before each
+replay; gpuinst measures in the application's cache state), a difference
+bounded by the L2 and a few MB in practice (docs/PROFILING.md, "Comparing
+with ncu").
 
 Checks (each a PASS or FAIL line):
   values T S   every value of T equals the `none` column (instruction, warp
@@ -22,20 +29,36 @@ Checks (each a PASS or FAIL line):
                the reason, an /unavailable "profiler" row, one stderr line,
                no value written.
   ncu S        `none` against ncu's kernel replay for mx/axpb and mx/dstep:
-               counts exactly, DRAM bytes within 2 %.
+               counts exactly, DRAM bytes within 2 % (ncu's default cache
+               control; the --cache-control none values are printed beside
+               them, not asserted).
   code S       `none` against the counts computed from the kernels' code
                (FLOPs per element, warps = elements / 32, the scrubs' FADDs
                in mx), and flat's counts equal to mx/axpb's (sets with
                counts: instructions, roofline).
-  passes S     flat (no child range) takes the passes of one nesting level:
-               half of mx's (two levels).
-  trace T      the trace beside it: no kernel records with tracing off;
-               with kernel tracing, every kernel outside the profiled
-               occurrences traced once (tick 3, axpb 2, dstep 1), one
-               /gpu/paused row per profiled occurrence, resumed, its
-               `launches` = bodies x launches per body (-1 without API
-               records), tool kernels only inside pauses, and the
-               /unavailable note "kernel_trace_paused".
+  passes S     with P = passes_per_level (the metric list's passes per
+               nesting level) and GPUINST_PROFILE_DEPTH 2: mx (two levels)
+               runs 2P bodies at both occurrences, levels 2; flat (no
+               child range) at its first occurrence min(2(P-1)+1, P+1)
+               bodies: 2P-1 stopping once level 1 is complete (P <= 2: 1
+               body for 1 pass, 3 for 2), else P+1 with the session set up
+               again for one level (passes_discarded 1, resetup 1 or 2);
+               at its second occurrence P (the level hint), levels 1.
+  trace T      the trace beside it: no kernel records and no pause with
+               none/runtime; with kernel, memcpy or memset tracing one
+               /gpu/paused row per profiled occurrence, resumed, naming the
+               kinds paused (copies: memcpy,memset; kernel: kernel;
+               default, all: kernel,memcpy,memset), its `launches` =
+               bodies x launches per body (0 when kernel tracing was not
+               paused, -1 without API records) and `copies` = bodies x
+               copy/set calls per body (mx 2, flat 0; 0 when memcpy/memset
+               were not paused, -1 without API records), the /unavailable
+               note "gpu_trace_paused"; with kernel tracing, every kernel
+               outside the profiled occurrences traced once (tick 3, axpb
+               2, dstep 1) and tool kernels only inside pauses; with
+               memcpy/memset tracing, no copy record inside a pause and at
+               least the 4 copies/sets outside them (step 3's copy and set,
+               the two read-backs).
 The summary table comes last, then "GPU matrix: N passed, M failed".
 Standard library only (the GPU machine has no h5py).
 """
@@ -54,6 +77,10 @@ EXACT = {"sm__inst_executed.sum", "smsp__thread_inst_executed.sum", "sm__warps_l
 BYTES = {"dram__bytes_read.sum", "dram__bytes_write.sum", "dram__bytes.sum", "lts__t_bytes.sum", "l1tex__t_bytes.sum"}
 DRAM = {"dram__bytes_read.sum", "dram__bytes_write.sum", "dram__bytes.sum"}
 LAUNCHES = {"mx": 4, "flat": 1}  # kernel launch calls per body: scrub, axpb, scrub, dstep / axpb
+COPIES = {"mx": 2, "flat": 0}  # copy and set calls per body: cudaMemcpyAsync, cudaMemsetAsync
+KINDS = {"copies": "memcpy,memset", "kernel": "kernel", "default": "kernel,memcpy,memset",
+         "all": "kernel,memcpy,memset"}  # the kinds each setting pauses
+NOAPI = {"copies", "kernel"}  # settings without runtime/driver API records
 TRACED = {"tick_kernel": 3, "axpb_kernel": 2, "dstep_kernel": 1}  # outside the profiled occurrences
 
 results = []
@@ -85,7 +112,7 @@ def same(a, b, t):
 
 def load(path):
     """A profiler_check dump (rank 0) -> dict of its line kinds."""
-    d = {"R": {}, "W": {}, "K": {}, "P": {}, "U": {}}
+    d = {"R": {}, "W": {}, "K": {}, "P": {}, "U": {}, "C": {}}
     if not os.path.exists(path):
         return None
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -95,16 +122,62 @@ def load(path):
                 continue
             if p[0] == "R" and len(p) >= 7:
                 reason = ln.split(" | ", 1)[1].strip() if " | " in ln else ""
-                d["R"][(p[2], int(p[3]))] = {"status": int(p[4]), "passes": int(p[5]), "reason": reason}
+                q = ln.split(" | ", 1)[0].split()
+                plan = [int(x) for x in q[21:26]] if len(q) >= 26 else [0] * 5
+                d["R"][(p[2], int(p[3]))] = {"status": int(p[4]), "passes": int(p[5]), "reason": reason,
+                                             "levels": plan[0], "per_level": plan[1], "discarded": plan[2],
+                                             "resetup": plan[3], "resetup_ns": plan[4]}
             elif p[0] == "W" and len(p) == 6:
                 d["W"][(int(p[2]), p[3], p[4])] = float(p[5])
             elif p[0] == "K" and len(p) >= 5:
                 d["K"][(p[4], int(p[2]))] = d["K"].get((p[4], int(p[2])), 0) + int(p[3])
             elif p[0] == "P" and len(p) >= 8:
-                d["P"][(p[2], int(p[3]))] = {"launches": int(p[4]), "tool": int(p[5]), "resumed": int(p[6])}
+                d["P"][(p[2], int(p[3]))] = {"launches": int(p[4]), "tool": int(p[5]), "resumed": int(p[6]),
+                                             "copies": int(p[8]) if len(p) >= 10 else -2,
+                                             "kinds": p[9] if len(p) >= 10 else "-"}
+            elif p[0] == "C" and len(p) == 4:
+                d["C"][int(p[2])] = int(p[3])
             elif p[0] == "U":
                 d["U"][p[2]] = ln.split(" | ", 1)[1].strip() if " | " in ln else ""
     return d
+
+
+def rel(a, b):
+    """a relative to b as a signed percentage."""
+    if a is None or b is None or b == 0:
+        return "-"
+    return "%+.2f %%" % (100.0 * (a - b) / b)
+
+
+def passes_check(R):
+    """(ok, detail) for the pass counts of mx and flat (docstring, passes S)."""
+    mx1, mx2, fl1, fl2 = (R.get(k) for k in (("mx", 1), ("mx", 2), ("flat", 1), ("flat", 2)))
+    if None in (mx1, mx2, fl1, fl2):
+        return False, "region rows missing"
+    P = mx1["per_level"]
+    if P < 1:
+        return False, "no passes_per_level in /profiler/regions"
+    early, again = 2 * (P - 1) + 1, P + 1
+    want1 = min(early, again)
+    bad = []
+    for name, r, bodies, levels, disc in (("mx@1", mx1, 2 * P, 2, 0), ("mx@2", mx2, 2 * P, 2, 0),
+                                           ("flat@1", fl1, want1, 1, 1 if again < early else 0),
+                                           ("flat@2", fl2, P, 1, 0)):
+        if (r["passes"], r["levels"], r["discarded"]) != (bodies, levels, disc) or r["per_level"] != P:
+            bad.append("%s: %d bodies, levels %d, discarded %d, %d per level (want %d, %d, %d, %d)"
+                       % (name, r["passes"], r["levels"], r["discarded"], r["per_level"], bodies, levels, disc, P))
+    if again < early and fl1["resetup"] not in (1, 2):
+        bad.append("flat@1: resetup %d (want 1 same session or 2 new session)" % fl1["resetup"])
+    if fl1["discarded"]:
+        how = "set up again %s, %.1f ms" % ({1: "on the same session", 2: "in a new session"}.get(
+            fl1["resetup"], "?"), fl1["resetup_ns"] / 1e6)
+    elif fl1["passes"] < 2 * P:
+        how = "stopped once level 1 was complete"
+    else:
+        how = "every pass"
+    detail = ("P = %d per level: mx %d/%d bodies (2 levels), flat %d (%s) then %d (level hint)"
+              % (P, mx1["passes"], mx2["passes"], fl1["passes"], how, fl2["passes"]))
+    return not bad, detail + ("; " + "; ".join(bad) if bad else "")
 
 
 def logtext(path):
@@ -150,11 +223,14 @@ def main():
         exp[("mx/dstep", "sm__warps_launched.sum")] = wd
     ncu, kind = ncu_values(os.path.join(D, "ncu.csv"))
     ncu_names = sorted({n for (n, _m) in ncu})
+    ncn, _kind = ncu_values(os.path.join(D, "ncu_nocache.csv")) if os.path.exists(
+        os.path.join(D, "ncu_nocache.csv")) else ({}, None)
 
-    def ncu_get(kernel, metric):
-        for n in ncu_names:
-            if n.startswith(kernel) and (n, metric) in ncu:
-                return ncu[(n, metric)]
+    def ncu_get(kernel, metric, src=None):
+        src = ncu if src is None else src
+        for n in sorted({n for (n, _m) in src}):
+            if n.startswith(kernel) and (n, metric) in src:
+                return src[(n, metric)]
         return None
 
     table = []  # (set, path, metric, cells...)
@@ -196,10 +272,8 @@ def main():
                         bad.append("%s %s occ %d: %s vs none %s" % (path, short(met), o, fmt(v), fmt(v0)))
             check(not bad, "values %s %s" % (t, s), "; ".join(bad[:4]) + (" ..." if len(bad) > 4 else ""))
         # ---- passes S ----
-        mxp = base["R"].get(("mx", 1), {}).get("passes")
-        flp = base["R"].get(("flat", 1), {}).get("passes")
-        check(mxp is not None and flp is not None and mxp % 2 == 0 and flp * 2 == mxp, "passes %s" % s,
-              "mx (two nesting levels) %s passes, flat (no child range) %s; want flat = mx / 2" % (mxp, flp))
+        ok, det = passes_check(base["R"])
+        check(ok, "passes %s" % s, det)
         # ---- ncu S ----
         bad, n = [], 0
         for kern, path in (("axpb_kernel", "mx/axpb"), ("dstep_kernel", "mx/dstep")):
@@ -215,6 +289,12 @@ def main():
                     if not same(g, c, tt):
                         bad.append("%s %s: gpuinst %s ncu %s" % (path, short(met), fmt(g), fmt(c)))
         check(not bad and n > 0, "ncu %s" % s, ("%d values" % n) if not bad else "; ".join(bad[:4]))
+        for kern, path in (("axpb_kernel", "mx/axpb"), ("dstep_kernel", "mx/dstep")):
+            for met in metrics:
+                if met in DRAM:
+                    g, c, cn = base["W"].get((1, path, met)), ncu_get(kern, met), ncu_get(kern, met, ncn)
+                    print("INFO ncu %s %s %s: gpuinst %s; ncu %s (%s); ncu --cache-control none %s (%s)"
+                          % (s, path, short(met), fmt(g), fmt(c), rel(g, c), fmt(cn), rel(g, cn)))
         # ---- code S (sets with counts the code determines) ----
         bad, n = [], 0
         if not any(met in EXACT for met in metrics):
@@ -259,6 +339,8 @@ def main():
                     row.append("=" if same(v0, c, tol(met)) else fmt(c) + "!")
                 else:
                     row.append(fmt(c))
+                cn = ncu_get(kern, met, ncn) if kern else None
+                row.append("-" if cn is None else fmt(cn))
                 e = (exp or {}).get((path, met))
                 row.append("-" if e is None else ("=" if v0 == e else "%d!" % e))
                 table.append(row)
@@ -276,37 +358,48 @@ def main():
                 bad.append("%s: program exit %s" % (s, rc[-1] if rc else "?"))
             app = {k: v for k, v in d["K"].items() if k[1] == 0}
             tools = sum(v for k, v in d["K"].items() if k[1] == 1)
-            if t in ("none", "runtime", "copies"):
-                if d["K"] or d["P"] or "kernel_trace_paused" in d["U"]:
-                    bad.append("%s: kernel records or pauses without kernel tracing" % s)
+            if t in ("none", "runtime"):
+                if d["K"] or d["P"] or "gpu_trace_paused" in d["U"]:
+                    bad.append("%s: kernel records or pauses without kernel, memcpy or memset tracing" % s)
                 continue
-            for kern, n in TRACED.items():
-                if app.get((kern, 0), 0) != n:
-                    bad.append("%s: %s traced %d times, want %d" % (s, kern, app.get((kern, 0), 0), n))
-            if "kernel_trace_paused" not in d["U"]:
-                bad.append("%s: no /unavailable kernel_trace_paused note" % s)
+            if "gpu_trace_paused" not in d["U"]:
+                bad.append("%s: no /unavailable gpu_trace_paused note" % s)
             profiled = [k for k, r in d["R"].items() if r["status"] == 0]
             if sorted(d["P"]) != sorted(profiled):
                 bad.append("%s: pauses %s, profiled occurrences %s" % (s, sorted(d["P"]), sorted(profiled)))
+            kern, cop = "kernel" in KINDS[t], "memcpy" in KINDS[t]
             for k in profiled:
                 p = d["P"].get(k)
                 if p is None:
                     continue
-                want = d["R"][k]["passes"] * LAUNCHES[k[0]] if t != "kernel" else -1
-                if p["launches"] != want or p["resumed"] != 1:
-                    bad.append("%s %s@%d: launches %d (want %d), resumed %d" % (s, k[0], k[1], p["launches"],
-                                                                              want, p["resumed"]))
-            if tools != sum(p["tool"] for p in d["P"].values()):
-                bad.append("%s: %d tool kernels, %d inside pauses" % (s, tools, sum(p["tool"] for p in d["P"].values())))
+                bodies = d["R"][k]["passes"]
+                wl = 0 if not kern else -1 if t in NOAPI else bodies * LAUNCHES[k[0]]
+                wc = 0 if not cop else -1 if t in NOAPI else bodies * COPIES[k[0]]
+                if p["launches"] != wl or p["copies"] != wc or p["resumed"] != 1 or p["kinds"] != KINDS[t]:
+                    bad.append("%s %s@%d: launches %d copies %d kinds %s resumed %d (want %d %d %s 1)"
+                               % (s, k[0], k[1], p["launches"], p["copies"], p["kinds"], p["resumed"], wl, wc,
+                                  KINDS[t]))
+            if kern:
+                for kn, n in TRACED.items():
+                    if app.get((kn, 0), 0) != n:
+                        bad.append("%s: %s traced %d times, want %d" % (s, kn, app.get((kn, 0), 0), n))
+                if tools != sum(p["tool"] for p in d["P"].values()):
+                    bad.append("%s: %d tool kernels, %d inside pauses" % (s, tools, sum(p["tool"] for p in d["P"].values())))
+            elif d["K"]:
+                bad.append("%s: kernel records without kernel tracing" % s)
+            if cop and (d["C"].get(1, 0) != 0 or d["C"].get(0, 0) < 4):
+                bad.append("%s: copy records inside pauses %d (want 0), outside %d (want >= 4)"
+                           % (s, d["C"].get(1, 0), d["C"].get(0, 0)))
         check(not bad, "trace %s" % t, "; ".join(bad[:4]))
 
     # ---- the table, last ----
-    head = ["set", "path", "metric"] + TRACES + ["ncu", "code"]
+    head = ["set", "path", "metric"] + TRACES + ["ncu", "ncu-nc", "code"]
     w = [max(len(str(r[i])) for r in table + [head]) for i in range(len(head))]
     print()
     print("Occurrence 1 of each profiled region; '=' equal to `none` (counts exactly, bytes within 2 %;"
           " durations are shown, not asserted), a value with '!' differs, REF refused; ncu: kernel replay"
-          " of mx/axpb and mx/dstep; code: the count computed from the kernels' code.")
+          " of mx/axpb and mx/dstep (caches flushed, '=' within 2 % for bytes); ncu-nc: the same with"
+          " --cache-control none, shown; code: the count computed from the kernels' code.")
     for r in [head] + table:
         print("  ".join(str(x).rjust(w[i]) if i >= 3 else str(x).ljust(w[i]) for i, x in enumerate(r)))
     npass = sum(1 for r in results if r)

@@ -20,9 +20,10 @@
 #  4 passes   for each list L (gpuinst's five sets, the default, and two
 #             more): `gpuinst-metrics --passes L` = the passes a region
 #             profiled with L really ran (profiler_app iter, 5 nested
-#             ranges, GPUINST_PROFILE_DEPTH=1); and at depth 2, for
-#             roofline, 2 x that (CUPTI collects each nesting level in its
-#             own passes).
+#             ranges, GPUINST_PROFILE_DEPTH=1) and its /profiler/regions
+#             passes_per_level; and at depth 2, for roofline (the region
+#             has child ranges: both levels), 2 x that (CUPTI collects each
+#             nesting level in its own passes).
 #  5 file     /profiler/metrics rows name the device's chip and a
 #             collection scope (0, 1, or 2 = unknown before CUPTI 13.1).
 set -u
@@ -107,7 +108,7 @@ run_region() { # list depth tag -> prints the passes the region ran (or nothing)
     GPUINST_METRICS="$1" GPUINST_PROFILE_DEPTH=$2 GPUINST_OUTPUT="$OUTD/region_$3.h5" \
         timeout 120 $MPIRUN -n 1 "$APP" iter 1 5 > "$OUTD/region_$3.log" 2>&1
     timeout 60 "$CHK" "$OUTD/region_$3.h5" > "$OUTD/region_$3.txt" 2>&1
-    awk '$1=="R" && $3=="iter" && $5==0 {print $6}' "$OUTD/region_$3.txt" | head -1
+    awk '$1=="R" && $3=="iter" && $5==0 {print $6, $23; exit}' "$OUTD/region_$3.txt"
 }
 i=0
 for L in time memory instructions roofline throughput "time,memory,instructions" \
@@ -117,16 +118,16 @@ for L in time memory instructions roofline throughput "time,memory,instructions"
     want=$(timeout 120 "$GM" --chip "$CHIP" --passes "$L" --json 2> "$OUTD/passes_$i.err" |
            python3 -c 'import json,sys; print(json.load(sys.stdin)["chips"][0]["passes"])' 2>/dev/null)
     got=$(run_region "$L" 1 "$i")
-    if [ -n "$want" ] && [ "$want" = "$got" ]; then
-        ok "4 passes $L: gpuinst-metrics $want = the region's $got"
+    if [ -n "$want" ] && [ "$want $want" = "$got" ]; then
+        ok "4 passes $L: gpuinst-metrics $want = the region's passes and passes_per_level ($got)"
     else
-        ko "4 passes $L" "gpuinst-metrics '$want', the region ran '$got' ($(grep -h 'status\|reason' "$OUTD/region_$i.log" | head -2 | tr '\n' ' '))"
+        ko "4 passes $L" "gpuinst-metrics '$want', the region ran (passes, per level) '$got' ($(grep -h 'status\|reason' "$OUTD/region_$i.log" | head -2 | tr '\n' ' '))"
     fi
 done
 want=$(timeout 120 "$GM" --chip "$CHIP" --passes roofline --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["chips"][0]["passes"])' 2>/dev/null)
 got=$(run_region roofline 2 depth2)
-if [ -n "$want" ] && [ "$got" = "$((2 * want))" ]; then
-    ok "4 passes roofline at depth 2: the region ran $got = 2 levels x $want"
+if [ -n "$want" ] && [ "$got" = "$((2 * want)) $want" ]; then
+    ok "4 passes roofline at depth 2: the region ran (passes, per level) $got = 2 levels x $want"
 else
     ko "4 passes roofline at depth 2" "gpuinst-metrics '$want' per level, the region ran '$got'"
 fi

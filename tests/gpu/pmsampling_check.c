@@ -43,10 +43,24 @@ static hid_t file;
 /* Reads member `m` of dataset `d` as doubles (HDF5 converts); NULL if absent. */
 static double *col(const char *d, const char *m, size_t *n)
 {
-    hid_t ds = H5Dopen2(file, d, H5P_DEFAULT), sp, mt;
+    hid_t ds = -1, sp, mt;
     hssize_t k;
     double *v = NULL;
     *n = 0;
+    if (H5Lexists(file, d, H5P_DEFAULT) > 0) {
+        ds = H5Dopen2(file, d, H5P_DEFAULT);
+    } else if (strncmp(d, "/counters/", 10) == 0) {
+        /* a user counter "app/x" is the dataset /counters/app%2Fx (format 2.0:
+         * one dataset per counter, '/' in its name encoded) */
+        char enc[512];
+        size_t o = 0, i;
+        for (i = 0; d[i] && o + 4 < sizeof enc; i++) {
+            if (i >= 10 && d[i] == '/') o += (size_t)snprintf(enc + o, sizeof enc - o, "%%2F");
+            else enc[o++] = d[i];
+        }
+        enc[o] = '\0';
+        if (H5Lexists(file, enc, H5P_DEFAULT) > 0) ds = H5Dopen2(file, enc, H5P_DEFAULT);
+    }
     if (ds < 0) return NULL;
     {
         hid_t ft = H5Dget_type(ds);

@@ -10,9 +10,14 @@
 # stays under 4 minutes.
 #
 # Checks (each a real assertion):
-#  1 replay   4 arrays x 4 streams, x += 1, metric list of >= 3 passes: the
-#             program compares device memory with one execution bitwise
-#             (exit 0) and the file has the region profiled with >= 3 passes.
+#  1 replay   4 arrays x 4 streams, x += 1, metric list of P >= 3 passes
+#             per nesting level, a region without child range: the program
+#             compares device memory with one execution bitwise (exit 0) and
+#             the file has the region profiled in P + 1 bodies: the first
+#             learnt the depth (passes_discarded 1, levels 1, resetup 1: set
+#             up again on the same session), P for the one level; or, if
+#             CUPTI did not start over on the same session, resetup 2 (a new
+#             session) with 1-3 bodies discarded (P + discarded bodies).
 #  2 ncu      deterministic kernels in nested ranges: instructions executed,
 #             FFMA and FADD counts equal ncu's exactly; DRAM bytes read and
 #             written by the streaming copy within 2 % of ncu's (ncu flushes
@@ -25,7 +30,12 @@
 #             on): it converges as without profiling (the replayed sweep
 #             leaves one sweep's result), and the shared file has a profiled
 #             "sweep" row and values for every rank.
-#  6 bench    bench_profiler: gpuinst vs the bare CUPTI loop, goal <= 1.1x.
+#  6 bench    bench_profiler: gpuinst vs the bare CUPTI loop (1 level, 9
+#             passes), goal <= 1.1x for a profiled occurrence (9 bodies: the
+#             region's level hint); a region's first profiled occurrence takes
+#             10 bodies (the depth learnt, set up again; its time is shown);
+#             gpuinst's instruction counts (every occurrence) equal the bare
+#             loop's, DRAM bytes read within 2 %.
 #  7 vs-ncu   one iteration with K nested ranges (K in $K7, default 5 10
 #             20): process wall time of
 #             gpuinst profiling it vs `ncu --replay-mode range --nvtx` with
@@ -70,10 +80,12 @@ if want 1; then
 F=$OUTD/replay.h5
 if GPUINST_OUTPUT=$F timeout 120 $MPIRUN -n 1 "$APP" replay > "$OUTD/replay.log" 2>&1 &&
    timeout 60 "$CHK" "$F" > "$OUTD/replay.txt" &&
-   awk '$1=="R" && $3=="replay" && $5==0 && $6>=3 {r=1} $1=="V" && $3=="replay" {v++} END {exit !(r && v>=3)}' "$OUTD/replay.txt"; then
-    ok "1 replay: $(grep -o 'passes=[0-9]* bodies=[0-9]*' "$OUTD/replay.log"), device memory = one execution (bitwise)"
+   awk '$1=="R" && $3=="replay" && $5==0 && $23>=3 && $6==$23+$24 && $22==1 &&
+        (($25==1 && $24==1) || ($25==2 && $24>=1 && $24<=3)) {r=1}
+        $1=="V" && $3=="replay" {v++} END {exit !(r && v>=3)}' "$OUTD/replay.txt"; then
+    ok "1 replay: $(grep -o 'passes=[0-9]* bodies=[0-9]*' "$OUTD/replay.log"), device memory = one execution (bitwise); $(awk '$1=="R" && $3=="replay" {printf "%d per level, %d body(ies) discarded (the depth learnt), set up again %s in %.1f ms", $23, $24, ($25==1 ? "on the same session" : "in a new session"), $26/1e6; exit}' "$OUTD/replay.txt")"
 else
-    ko "1 replay" "$(tail -3 "$OUTD/replay.log" | tr '\n' ' ')"
+    ko "1 replay" "$(tail -3 "$OUTD/replay.log" | tr '\n' ' ') $(awk '$1=="R" {printf "region row: status %s passes %s levels %s per level %s discarded %s resetup %s", $5, $6, $22, $23, $24, $25; exit}' "$OUTD/replay.txt" 2>/dev/null)"
 fi
 
 fi
@@ -160,11 +172,37 @@ fi
 # ---- 6 benchmark: gpuinst vs the bare CUPTI loop ---------------------------
 if want 6; then
 if [ -x "$BENCH" ]; then
-    GPUINST_OVERWRITE=1 GPUINST_OUTPUT=$OUTD/bench.h5 timeout 120 "$BENCH" 5 256 > "$OUTD/bench.log" 2>&1
+    GPUINST_OVERWRITE=1 GPUINST_OUTPUT=$OUTD/bench.h5 timeout 180 "$BENCH" 5 256 > "$OUTD/bench.log" 2>&1
     rc=$?
     sed 's/^/    /' "$OUTD/bench.log" | grep bench_profiler | tee -a "$SUMMARY" > /dev/null
-    if [ $rc -eq 0 ]; then ok "6 bench: $(grep -o 'ratio [0-9.]*' "$OUTD/bench.log")"
-    else ko "6 bench" "rc=$rc $(grep -o 'ratio [0-9.]*' "$OUTD/bench.log") $(tail -1 "$OUTD/bench.log")"; fi
+    timeout 60 "$CHK" "$OUTD/bench.h5" > "$OUTD/bench.txt" 2>&1
+    # gpuinst's values of every occurrence (first ones set up again, later ones not) = the bare loop's
+    vals=$(awk 'FNR==NR { if (/bare values/) for (i = 1; i <= NF; i++) if (split($i, kv, "=") == 2) bare[kv[1]] = kv[2]; next }
+        $1=="W" && $4 ~ /^bench/ && ($5 in bare) {
+            m = $5; g = $6 + 0; c = bare[m] + 0
+            if (m == "sm__inst_executed.sum" || m ~ /_pred_on\.sum$/) { n++; if (g != c) { bad++; if (!w) w = $4 "@" $3 " " m " " g " bare " c } }
+            else if (m == "dram__bytes_read.sum") { n++; d = g - c; if (d < 0) d = -d; if (d > 0.02 * c) { bad++; if (!w) w = $4 "@" $3 " " m " " g " bare " c } } }
+        END { printf "%d %d %s", n, bad, w }' "$OUTD/bench.log" "$OUTD/bench.txt")
+    set -- $vals
+    nv=${1:-0}; nbad=${2:-0}; shift 2 2>/dev/null; wbad="$*"
+    bp=$(grep -o 'passes bare (1 level) [0-9]*' "$OUTD/bench.log" | grep -o '[0-9]*$')
+    # the region rows: hinted occurrences (bench@2...) bp bodies, nothing set up again; first occurrences
+    # (bench@1, bench_new*@1) bp + discarded, set up again on the same session (1 discarded) or, if CUPTI
+    # did not start over there, in a new session (1-3 discarded)
+    rows=$(awk -v bp="${bp:-0}" '$1=="R" && $3 ~ /^bench/ {
+            n++; first = ($4 == 1)
+            good = $5 == 0 && $23 == bp && $6 == $23 + $24 && (first ? (($25 == 1 && $24 == 1) || ($25 == 2 && $24 >= 1 && $24 <= 3)) : ($25 == 0 && $24 == 0))
+            if (first) { f++; if ($25 == 1) same++ }
+            if (!good) { bad++; if (!w) w = $3 "@" $4 ": status " $5 ", " $6 " bodies, " $23 " per level, discarded " $24 ", resetup " $25 }
+        } END { printf "%d %d %d %d %s", n, f, same, bad, w }' "$OUTD/bench.txt")
+    set -- $rows
+    nr=${1:-0}; nf=${2:-0}; nsame=${3:-0}; rbad=${4:-0}; shift 4 2>/dev/null; wrow="$*"
+    if [ $rc -eq 0 ] && [ "$nv" -gt 0 ] && [ "$nbad" -eq 0 ] && [ -n "$bp" ] && [ "$nr" -gt "$nf" ] && [ "$nf" -ge 2 ] && [ "$rbad" -eq 0 ]; then
+        ok "6 bench: $(grep -o 'ratio [0-9.]*' "$OUTD/bench.log" | head -1) (goal 1.1), $bp bodies as the bare loop; a region's first occurrence: $(grep -o 'median: gpuinst [0-9.]* ms, ratio [0-9.]*' "$OUTD/bench.log") ($(grep -o 'depth learnt): [0-9]* (process.s first) and [0-9]*' "$OUTD/bench.log" | sed 's/depth learnt): //') bodies; set up again on the same session in $nsame of $nf); $nv values equal the bare loop's"
+    else
+        ko "6 bench" "rc=$rc $(grep -o 'ratio [0-9.]*' "$OUTD/bench.log" | head -1); region rows $nr, first occurrences $nf, $rbad not as designed ($wrow); $nbad of $nv values differ from the bare loop's: $wbad; $(tail -1 "$OUTD/bench.log")"
+    fi
+    note "    bench region rows: $(awk '$1=="R" {printf "%s@%s %d bodies (discarded %d, resetup %d %.1f ms) ", $3, $4, $6, $24, $25, $26/1e6}' "$OUTD/bench.txt" | head -c 600)"
 else
     ko "6 bench" "bench_profiler not built"
 fi

@@ -274,9 +274,16 @@ static int mode_kernels(int profile)
 }
 
 // ---- the matrix (issue 13): the same profiled work under every GPUINST_TRACE ----
-static const size_t MXF = (size_t)32 << 20; // floats of x and y: 128 MiB each (> L2)
-static const size_t MXD = (size_t)16 << 20; // doubles of z: 128 MiB
-static const size_t MXC = (size_t)64 << 20; // bytes copied and set
+// The kernels compared with ncu write 512 MiB each, 10x the L2 (50 MB on an
+// H100/H200): a kernel's DRAM write bytes depend on the dirty lines L2 holds
+// at its start and end (ncu flushes caches before each replay, gpuinst
+// measures in the application's cache state), a difference bounded by the L2
+// and a few MB in practice (GPU run 9: 2.6 MB of 128 MiB, 2.2 %; at 512 MiB
+// about 0.5 %).  Device memory: 1.75 GiB, twice that with the checkpoint.
+static const size_t MXF = (size_t)128 << 20; // floats of x and y: 512 MiB each
+static const size_t MXD = (size_t)64 << 20;  // doubles of z: 512 MiB
+static const size_t MXC = (size_t)64 << 20;  // bytes copied and set
+static const size_t MXS = (size_t)32 << 20;  // floats the scrub reads: 128 MiB (> L2)
 
 struct MxData {
     float *x, *y;
@@ -288,12 +295,12 @@ struct MxData {
 static void mx_body(const MxData &m, float *sink)
 {
     const unsigned t = 256;
-    scrub_kernel<<<2048, 256>>>(scratch, KS, sink);
+    scrub_kernel<<<2048, 256>>>(scratch, MXS, sink);
     gpuinst_range_push("axpb");
     axpb_kernel<<<(unsigned)(MXF / t), t>>>(m.x, m.y, MXF, 1.5f, 0.25f);
     CK(cudaDeviceSynchronize());
     gpuinst_range_pop();
-    scrub_kernel<<<2048, 256>>>(scratch, KS, sink);
+    scrub_kernel<<<2048, 256>>>(scratch, MXS, sink);
     gpuinst_range_push("dstep");
     dstep_kernel<<<(unsigned)(MXD / t), t>>>(m.z, MXD, 1.0000001, 0.5, 0.25, 0.999999);
     CK(cudaDeviceSynchronize());
@@ -322,14 +329,14 @@ static int mode_matrix(int profile)
     CK(cudaMalloc(&m.c0, MXC));
     CK(cudaMalloc(&m.c1, MXC));
     CK(cudaMalloc(&m.ticks, sizeof(unsigned)));
-    CK(cudaMalloc(&scratch, KS * sizeof(float)));
+    CK(cudaMalloc(&scratch, MXS * sizeof(float)));
     CK(cudaMalloc(&sink, sizeof(float)));
     CK(cudaMemset(m.x, 0, MXF * sizeof(float)));
     CK(cudaMemset(m.y, 0, MXF * sizeof(float)));
     CK(cudaMemset(m.z, 0, MXD * sizeof(double)));
     CK(cudaMemset(m.c0, 1, MXC));
     CK(cudaMemset(m.ticks, 0, sizeof(unsigned)));
-    CK(cudaMemset(scratch, 0, KS * sizeof(float)));
+    CK(cudaMemset(scratch, 0, MXS * sizeof(float)));
     CK(cudaDeviceSynchronize());
     int steps = profile ? 3 : 1, rc = 0;
     for (int s = 0; s < steps; s++) {
@@ -341,7 +348,7 @@ static int mode_matrix(int profile)
             while (gpuinst_profile_next_pass(&p)) mx_body(m, sink);
             printf("matrix rank %d step %d: mx profiled=%d passes=%d status=%d\n", rank_, s + 1, p.profiled,
                    p.passes, p.status);
-            scrub_kernel<<<2048, 256>>>(scratch, KS, sink);
+            scrub_kernel<<<2048, 256>>>(scratch, MXS, sink);
             CK(cudaDeviceSynchronize());
             gpuinst_profile_begin(&p, "flat", NULL);
             while (gpuinst_profile_next_pass(&p)) flat_body(m);
@@ -351,7 +358,7 @@ static int mode_matrix(int profile)
             gpuinst_range_push("mx");
             mx_body(m, sink);
             gpuinst_range_pop();
-            scrub_kernel<<<2048, 256>>>(scratch, KS, sink);
+            scrub_kernel<<<2048, 256>>>(scratch, MXS, sink);
             CK(cudaDeviceSynchronize());
             gpuinst_range_push("flat");
             flat_body(m);
@@ -368,7 +375,7 @@ static int mode_matrix(int profile)
         rc = 1;
     }
     printf("matrix expected: axpb ffma %zu warps %zu; dstep dfma=dadd=dmul %zu warps %zu; scrub fadd %zu\n", MXF,
-           MXF / 32, MXD, MXD / 32, KS);
+           MXF / 32, MXD, MXD / 32, MXS);
     CK(cudaFree(m.x));
     CK(cudaFree(m.y));
     CK(cudaFree(m.z));

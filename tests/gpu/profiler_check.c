@@ -3,17 +3,21 @@
  * lines for tests/gpu/profiler.sh to assert on (awk), strings resolved:
  *   R <rank> <region> <occurrence> <status> <passes> <ranges> <dropped>
  *     <checkpoint_bytes> <checkpoint_ns> <setup_ns> <replay_ns> <lock_wait_ns> <uuid>
- *     <total_ns> <load_ns> <host_ns> <first_start_ns> <decode_ns> <teardown_ns> <preload_ns> | <reason>
+ *     <total_ns> <load_ns> <host_ns> <first_start_ns> <decode_ns> <teardown_ns> <preload_ns>
+ *     <levels> <passes_per_level> <passes_discarded> <resetup> <resetup_ns> | <reason>
  *   (total_ns = end_ns - start_ns; fields 15-21, 0 in files older than the
- *   breakdown)
+ *   breakdown; fields 22-26, 0 in files older than the pass plan)
  *   V <rank> <path> <metric> <value>
  *   U <rank> <feature> | <reason>
  *   G <rank> <range name> <depth> <duration_ns>     (the gpuinst ranges, /ranges)
  *   W <rank> <occurrence> <path> <metric> <value>   (/profiler/values with the occurrence)
  *   K <rank> <tool> <count> <kernel>                (/gpu/kernels per rank, tool flag and name,
  *                                                    the demangled name up to its '(')
- *   P <rank> <region> <occurrence> <launches> <tool_kernels> <resumed> <end_ns - start_ns>
- *                                                   (/gpu/paused: kernel tracing paused)
+ *   P <rank> <region> <occurrence> <launches> <tool_kernels> <resumed> <end_ns - start_ns> <copies> <kinds>
+ *                                                   (/gpu/paused: tracing paused; copies -2 and
+ *                                                    kinds "-" in files older than them)
+ *   C <rank> <in_pause> <count>                     (/gpu/copies per rank: records that started
+ *                                                    inside a /gpu/paused interval of the rank, or not)
  *   M <rank> <metric> <chip> <scope> <type> <unit> <hw_unit> | <description>  (/profiler/metrics)
  * Exit status 2 if the file cannot be opened, else 0.
  */
@@ -29,7 +33,8 @@ int main(int argc, char **argv)
     }
     for (i = 0; i < g.nregions; i++) {
         const phRegion *r = &g.regions[i];
-        printf("R %u %s %llu %d %u %u %u %llu %llu %llu %llu %llu %s %llu %llu %llu %llu %llu %llu %llu | %s\n",
+        printf("R %u %s %llu %d %u %u %u %llu %llu %llu %llu %llu %s %llu %llu %llu %llu %llu %llu %llu %u %u %u %u "
+               "%llu | %s\n",
                r->rank, ph_s(&g, r->rank, r->region), (unsigned long long)r->occurrence, r->status, r->passes,
                r->ranges, r->ranges_dropped, (unsigned long long)r->checkpoint_bytes,
                (unsigned long long)r->checkpoint_ns, (unsigned long long)r->setup_ns,
@@ -38,7 +43,9 @@ int main(int argc, char **argv)
                (unsigned long long)(r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0),
                (unsigned long long)r->load_ns, (unsigned long long)r->host_ns,
                (unsigned long long)r->first_start_ns, (unsigned long long)r->decode_ns,
-               (unsigned long long)r->teardown_ns, (unsigned long long)r->preload_ns, ph_s(&g, r->rank, r->reason));
+               (unsigned long long)r->teardown_ns, (unsigned long long)r->preload_ns, r->levels,
+               r->passes_per_level, r->passes_discarded, r->resetup, (unsigned long long)r->resetup_ns,
+               ph_s(&g, r->rank, r->reason));
     }
     for (i = 0; i < g.nvalues; i++) {
         const phValue *v = &g.values[i];
@@ -91,9 +98,29 @@ int main(int argc, char **argv)
     }
     for (i = 0; i < g.npaused; i++) {
         const phPaused *q = &g.paused[i];
-        printf("P %u %s %llu %lld %llu %u %llu\n", q->rank, ph_s(&g, q->rank, q->region),
+        printf("P %u %s %llu %lld %llu %u %llu %lld %s\n", q->rank, ph_s(&g, q->rank, q->region),
                (unsigned long long)q->occurrence, (long long)q->launches, (unsigned long long)q->tool_kernels,
-               q->resumed, (unsigned long long)(q->end_ns > q->start_ns ? q->end_ns - q->start_ns : 0));
+               q->resumed, (unsigned long long)(q->end_ns > q->start_ns ? q->end_ns - q->start_ns : 0),
+               (long long)q->copies, q->kinds ? ph_s(&g, q->rank, q->kinds) : "-");
+    }
+    {   /* copy and set records per rank, inside a pause of that rank or not */
+        uint32_t maxr = 0;
+        uint64_t *cnt;
+        size_t j;
+        for (i = 0; i < g.ncopies; i++)
+            if (g.copies[i].rank > maxr) maxr = g.copies[i].rank;
+        cnt = (uint64_t *)calloc(2 * ((size_t)maxr + 1), sizeof *cnt);
+        for (i = 0; cnt != NULL && i < g.ncopies; i++) {
+            int in = 0;
+            for (j = 0; j < g.npaused && !in; j++)
+                in = g.paused[j].rank == g.copies[i].rank && g.copies[i].start_ns >= g.paused[j].start_ns &&
+                     (g.paused[j].end_ns == 0 || g.copies[i].start_ns <= g.paused[j].end_ns);
+            cnt[2 * (size_t)g.copies[i].rank + (size_t)in]++;
+        }
+        for (i = 0; cnt != NULL && g.ncopies > 0 && i <= maxr; i++)
+            printf("C %u 0 %llu\nC %u 1 %llu\n", (unsigned)i, (unsigned long long)cnt[2 * i], (unsigned)i,
+                   (unsigned long long)cnt[2 * i + 1]);
+        free(cnt);
     }
     ph_close(&g);
     return 0;

@@ -16,12 +16,15 @@
  * (skipped); an unknown kind (walk stops, counted); names interned and
  * demangled; peer copies; markers; overhead; stats.
  *
- * Then kernel tracing paused for range-profiler sessions (issue 13,
- * testPaused): the launch calls made in a pause without a kernel record
- * are counted (a driver launch inside a runtime launch of the same thread
- * once, a copy call not at all), kernel records inside a pause that no API
- * call launched are tool kernels (CUPTI's WaitNs), one with an API record
- * or one outside every pause is the application's.
+ * Then tracing paused for range-profiler sessions (issue 13, testPaused):
+ * the launch calls made in a pause without a kernel record are counted when
+ * kernel tracing was paused (a driver launch inside a runtime launch of the
+ * same thread once), the copy and set calls without a copy record when
+ * memcpy/memset tracing was paused (a driver set inside a runtime set
+ * once, a copy with a record not at all), each pause names the kinds it
+ * paused; kernel records inside a pause that no API call launched are tool
+ * kernels (CUPTI's WaitNs), one with an API record or one outside every
+ * pause is the application's.
  */
 #include "gpuinstInt.h"
 #include "activityInt.h"
@@ -217,9 +220,14 @@ static void testPaused(void)
     b.buf = (uint8_t *)aligned_alloc(8, b.cap);
     CHECK(tp != NULL, "no /gpu/paused table");
     if (tk == NULL || tp == NULL || b.buf == NULL) return;
-    /* two profiler sessions: [100000, 200000] and [400000, 500000] */
-    gpuinstActivityPausedAdd(100000, 200000, sweep, 1);
-    gpuinstActivityPausedAdd(400000, 0, sweep, 2); /* open: closed below */
+    /* three profiler sessions: [100000, 200000] with kernel, memcpy and
+     * memset tracing paused (GPUINST_TRACE=default), [250000, 290000] with
+     * memcpy and memset only (GPUINST_TRACE=memcpy,memset,runtime),
+     * [400000, ...) with kernel tracing only (GPUINST_TRACE=kernel,runtime) */
+    gpuinstActivityPausedAdd(100000, 200000, sweep, 1,
+                             GPUINST_PAUSED_KERNEL | GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET);
+    gpuinstActivityPausedAdd(250000, 290000, sweep, 2, GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET);
+    gpuinstActivityPausedAdd(400000, 0, sweep, 3, GPUINST_PAUSED_KERNEL); /* open: closed below */
     /* pause 1 */
     apiCb(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 101, 1001, 110000, 110500);
     apiCb(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 102, 1001, 120000, 120500);
@@ -229,43 +237,65 @@ static void testPaused(void)
           110400);
     apiCb(&b, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 104, 1002, 130000, 130300);
     apiCb(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, 105, 1001, 140000, 140300);
+    /* a set and the driver call it makes: one set; a copy with its record (traced at the edge): none */
+    apiCb(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020, 113, 1001, 141000, 141400);
+    apiCb(&b, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async, 114, 1001, 141100, 141300);
+    apiCb(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, 115, 1002, 142000, 142300);
+    memcpyRec(&b, 115, 64, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH);
     kernel(&b, 106, wait, 150000, 40000);                   /* CUPTI's own: no API record */
     apiCb(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 107, 1003, 101000, 101200);
     kernel(&b, 107, app, 102000, 500);                      /* another thread's, traced at the edge */
+    /* pause 2 (memcpy, memset): a launch (kernel tracing was not paused: not counted), a copy */
+    apiCb(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 117, 1001, 251000, 251200);
+    apiCb(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000, 118, 1001, 252000,
+          252300);
     /* outside: a driver-launched kernel under runtime-only tracing is the application's */
     kernel(&b, 108, app, 300000, 500);
-    /* pause 2: a graph launch */
+    /* pause 3 (kernel): a graph launch; a copy (memcpy tracing was not paused: not counted) */
     apiCb(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, 109, 1001, 410000, 410400);
+    apiCb(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, 116, 1001, 420000, 420300);
     /* between the pauses: a launch without a kernel record (dropped) is nobody's pause */
     apiCb(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 110, 1001, 300500, 300900);
-    kernel(&b, 111, wait, 450000, 100);                     /* inside the (then open) pause 2 */
+    kernel(&b, 111, wait, 450000, 100);                     /* inside the (then open) pause 3 */
     CHECK(gpuinstActivityDecode(b.buf, b.off) == GPUINST_SUCCESS, "decode pause buffer");
-    gpuinstActivityResolve(); /* pause 2 still open: it extends to the end */
+    gpuinstActivityResolve(); /* pause 3 still open: it extends to the end */
     if (gpuinstTableReadAll(tp, &rows, &n) == GPUINST_SUCCESS) {
-        CHECK(n == 2 && get(tp, rows, 1, "end_ns") == 0 && get(tp, rows, 1, "tool_kernels") == 1,
+        CHECK(n == 3 && get(tp, rows, 2, "end_ns") == 0 && get(tp, rows, 2, "tool_kernels") == 1,
               "open pause: rows %llu, tool kernels %llu", (unsigned long long)n,
-              (unsigned long long)(n == 2 ? get(tp, rows, 1, "tool_kernels") : 0));
+              (unsigned long long)(n == 3 ? get(tp, rows, 2, "tool_kernels") : 0));
         free(rows);
     }
     gpuinstActivityResume(); /* closes the open pause (no CUPTI here: not resumed) */
     gpuinstActivityResolve();
     if (gpuinstTableReadAll(tp, &rows, &n) == GPUINST_SUCCESS) {
-        CHECK(n == 2, "pause rows %llu", (unsigned long long)n);
-        for (i = 0; i < n && n == 2; i++) {
-            int64_t launches = (int64_t)get(tp, rows, i, "launches");
+        static const struct {
+            int64_t launches, copies;
+            uint64_t tool;
+            const char *kinds, *why;
+        } want[3] = {
+            {3, 2, 1, "kernel,memcpy,memset",
+             "launches 101 with 112 inside it, 102 with its driver call 103, 104, not the traced 107; copies 105 and "
+             "113 with its driver call 114, not the traced 115; the tool kernel 106"},
+            {0, 1, 0, "memcpy,memset", "no launch (kernel tracing not paused), the copy 118"},
+            {1, 0, 1, "kernel", "the graph launch 109, no copy (memcpy tracing not paused), the tool kernel 111"}};
+        CHECK(n == 3, "pause rows %llu", (unsigned long long)n);
+        for (i = 0; i < n && n == 3; i++) {
+            int64_t launches = (int64_t)get(tp, rows, i, "launches"), copies = (int64_t)get(tp, rows, i, "copies");
             uint64_t tool = get(tp, rows, i, "tool_kernels"), occ = get(tp, rows, i, "occurrence");
+            const char *kinds = str(get(tp, rows, i, "kinds"));
             CHECK(strcmp(str(get(tp, rows, i, "region")), "sweep") == 0 && occ == i + 1, "pause %llu region/occ",
                   (unsigned long long)i);
-            if (i == 0) {
-                CHECK(launches == 3 && tool == 1, "pause 1: launches %lld (want 3: 101 with 112 inside it, 102 with "
-                      "its driver call 103, 104; not the copy 105 nor the traced 107), tool kernels %llu (want 1)",
-                      (long long)launches, (unsigned long long)tool);
-                CHECK(get(tp, rows, i, "resumed") == 1, "pause 1 resumed");
+            CHECK(launches == want[i].launches && copies == want[i].copies && tool == want[i].tool &&
+                      strcmp(kinds, want[i].kinds) == 0,
+                  "pause %llu: launches %lld copies %lld tool kernels %llu kinds \"%s\"; want %lld %lld %llu \"%s\" "
+                  "(%s)", (unsigned long long)i + 1, (long long)launches, (long long)copies, (unsigned long long)tool,
+                  kinds, (long long)want[i].launches, (long long)want[i].copies, (unsigned long long)want[i].tool,
+                  want[i].kinds, want[i].why);
+            if (i < 2) {
+                CHECK(get(tp, rows, i, "resumed") == 1, "pause %llu resumed", (unsigned long long)i + 1);
             } else {
                 CHECK(get(tp, rows, i, "end_ns") >= 400000 && get(tp, rows, i, "resumed") == 0,
-                      "pause 2 closed, not resumed (no CUPTI): end %llu", (unsigned long long)get(tp, rows, i, "end_ns"));
-                CHECK(launches == 1 && tool == 1, "pause 2: launches %lld (the graph launch), tool kernels %llu",
-                      (long long)launches, (unsigned long long)tool);
+                      "pause 3 closed, not resumed (no CUPTI): end %llu", (unsigned long long)get(tp, rows, i, "end_ns"));
             }
         }
         free(rows);

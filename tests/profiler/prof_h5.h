@@ -22,6 +22,9 @@ typedef struct phRegion {
     uint64_t occurrence;
     uint32_t rank, region, reason, passes, ranges, ranges_dropped, device_uuid, chip;
     int32_t status, device;
+    /* the pass plan (issue 13; files written before it have 0 here) */
+    uint64_t resetup_ns;
+    uint32_t levels, passes_per_level, passes_discarded, resetup;
 } phRegion;
 
 typedef struct phValue {
@@ -41,11 +44,17 @@ typedef struct phKernel { /* /gpu/kernels: what the checks count */
     uint32_t rank, name, demangled, tool, correlation;
 } phKernel;
 
-typedef struct phPaused { /* /gpu/paused (files before issue 13 have none) */
+typedef struct phPaused { /* /gpu/paused (files before issue 13 have none; copies, kinds: -2, 0 before them) */
     uint64_t start_ns, end_ns, tool_kernels, occurrence;
-    int64_t launches;
-    uint32_t rank, region, resumed;
+    int64_t launches, copies;
+    uint32_t rank, region, resumed, kinds;
 } phPaused;
+
+typedef struct phCopy { /* /gpu/copies: what the checks count */
+    uint64_t start_ns;
+    uint32_t rank;
+    uint8_t op;
+} phCopy;
 
 typedef giStr phString; /* gi_strings.h: rank, id, length, name */
 typedef struct phMetric { /* /profiler/metrics (chip, scope: 0 in files written before they existed) */
@@ -76,6 +85,8 @@ typedef struct phFile {
     size_t nkernels;
     phPaused *paused;
     size_t npaused;
+    phCopy *copies;
+    size_t ncopies;
     phMetric *metrics;
     size_t nmetrics;
 } phFile;
@@ -126,14 +137,26 @@ static phKernel *ph_kernels(hid_t f, int tool, size_t *n)
     return k;
 }
 
-static int ph_open(phFile *g, const char *path)
+/* 1 if the compound dataset `path` has the member `name`. */
+static int ph_has_member(hid_t f, const char *path, const char *name)
 {
-    hid_t ct, st;
-    memset(g, 0, sizeof *g);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    g->f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (g->f < 0) return -1;
-    ct = H5Tcreate(H5T_COMPOUND, sizeof(phRegion));
+    hid_t d, t;
+    int has = 0;
+    if (H5Lexists(f, path, H5P_DEFAULT) <= 0 || (d = H5Dopen2(f, path, H5P_DEFAULT)) < 0) return 0;
+    t = H5Dget_type(d);
+    if (t >= 0) {
+        has = H5Tget_member_index(t, name) >= 0;
+        H5Tclose(t);
+    }
+    H5Dclose(d);
+    return has;
+}
+
+/* /profiler/regions (members a file lacks read as 0: HDF5 leaves them). */
+static phRegion *ph_regions(hid_t f, size_t *n)
+{
+    phRegion *r;
+    hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof(phRegion));
     PH_M(ct, phRegion, start_ns, H5T_NATIVE_UINT64);
     PH_M(ct, phRegion, checkpoint_bytes, H5T_NATIVE_UINT64);
     PH_M(ct, phRegion, checkpoint_ns, H5T_NATIVE_UINT64);
@@ -158,8 +181,47 @@ static int ph_open(phFile *g, const char *path)
     PH_M(ct, phRegion, chip, H5T_NATIVE_UINT32);
     PH_M(ct, phRegion, status, H5T_NATIVE_INT32);
     PH_M(ct, phRegion, device, H5T_NATIVE_INT32);
-    g->regions = (phRegion *)ph_read(g->f, "/profiler/regions", ct, sizeof(phRegion), &g->nregions);
+    PH_M(ct, phRegion, resetup_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, levels, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, passes_per_level, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, passes_discarded, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, resetup, H5T_NATIVE_UINT32);
+    r = (phRegion *)ph_read(f, "/profiler/regions", ct, sizeof(phRegion), n);
     H5Tclose(ct);
+    return r;
+}
+
+/* /gpu/paused (a file without the copies member: copies -2). */
+static phPaused *ph_paused(hid_t f, size_t *n)
+{
+    int copies = ph_has_member(f, "/gpu/paused", "copies");
+    phPaused *p;
+    size_t i;
+    hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof(phPaused));
+    PH_M(ct, phPaused, start_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phPaused, end_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phPaused, tool_kernels, H5T_NATIVE_UINT64);
+    PH_M(ct, phPaused, occurrence, H5T_NATIVE_UINT64);
+    PH_M(ct, phPaused, launches, H5T_NATIVE_INT64);
+    PH_M(ct, phPaused, rank, H5T_NATIVE_UINT32);
+    PH_M(ct, phPaused, region, H5T_NATIVE_UINT32);
+    PH_M(ct, phPaused, resumed, H5T_NATIVE_UINT32);
+    PH_M(ct, phPaused, copies, H5T_NATIVE_INT64);
+    PH_M(ct, phPaused, kinds, H5T_NATIVE_UINT32);
+    p = (phPaused *)ph_read(f, "/gpu/paused", ct, sizeof(phPaused), n);
+    for (i = 0; p != NULL && !copies && i < *n; i++) p[i].copies = -2;
+    H5Tclose(ct);
+    return p;
+}
+
+static int ph_open(phFile *g, const char *path)
+{
+    hid_t ct, st;
+    memset(g, 0, sizeof *g);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    g->f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (g->f < 0) return -1;
+    g->regions = ph_regions(g->f, &g->nregions);
     ct = H5Tcreate(H5T_COMPOUND, sizeof(phValue));
     PH_M(ct, phValue, value, H5T_NATIVE_DOUBLE);
     PH_M(ct, phValue, start_ns, H5T_NATIVE_UINT64);
@@ -195,16 +257,12 @@ static int ph_open(phFile *g, const char *path)
         free(g->kernels); /* a file without the tool member (before issue 13): the rest */
         g->kernels = ph_kernels(g->f, 0, &g->nkernels);
     }
-    ct = H5Tcreate(H5T_COMPOUND, sizeof(phPaused));
-    PH_M(ct, phPaused, start_ns, H5T_NATIVE_UINT64);
-    PH_M(ct, phPaused, end_ns, H5T_NATIVE_UINT64);
-    PH_M(ct, phPaused, tool_kernels, H5T_NATIVE_UINT64);
-    PH_M(ct, phPaused, occurrence, H5T_NATIVE_UINT64);
-    PH_M(ct, phPaused, launches, H5T_NATIVE_INT64);
-    PH_M(ct, phPaused, rank, H5T_NATIVE_UINT32);
-    PH_M(ct, phPaused, region, H5T_NATIVE_UINT32);
-    PH_M(ct, phPaused, resumed, H5T_NATIVE_UINT32);
-    g->paused = (phPaused *)ph_read(g->f, "/gpu/paused", ct, sizeof(phPaused), &g->npaused);
+    g->paused = ph_paused(g->f, &g->npaused);
+    ct = H5Tcreate(H5T_COMPOUND, sizeof(phCopy));
+    PH_M(ct, phCopy, start_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phCopy, rank, H5T_NATIVE_UINT32);
+    PH_M(ct, phCopy, op, H5T_NATIVE_UINT8);
+    g->copies = (phCopy *)ph_read(g->f, "/gpu/copies", ct, sizeof(phCopy), &g->ncopies);
     H5Tclose(ct);
     ct = H5Tcreate(H5T_COMPOUND, sizeof(phMetric));
     PH_M(ct, phMetric, rank, H5T_NATIVE_UINT32);
@@ -239,6 +297,7 @@ static void ph_close(phFile *g)
     free(g->ranges);
     free(g->kernels);
     free(g->paused);
+    free(g->copies);
     free(g->metrics);
     if (g->f >= 0) H5Fclose(g->f);
 }

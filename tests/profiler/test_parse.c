@@ -57,6 +57,197 @@ static void metrics_case(const char *spec, uint32_t n, const char *first, const 
     gpuinstMetricListFree(&l);
 }
 
+/* ---- the pass plan (gpuinstPassPlan*) against a simulated CUPTI ----------------------
+ * CUPTI's user replay as seen on the GPU: P passes per nesting level, the
+ * level fastest, cuptiRangeProfilerStop reporting the pass it wants next.
+ * GPU run 9 (H100, CUDA 13.0), bench_profiler's bare loop, P = 9, L = 2:
+ *   (0,2) (1,1) (1,2) (2,1) (2,2) (3,1) (3,2) (4,1) (4,2) (5,1) (5,2) (6,1)
+ *   (6,2) (7,1) (7,2) (8,1) (8,2) (0,1,all)
+ * The simulator builds its sequence with its own loops (not with
+ * gpuinstPassPlanModel) and is first checked against that line.  A second
+ * simulator runs the order the first version of this code assumed (all
+ * passes of a level, then the next level), and a third ignores a second
+ * cuptiRangeProfilerSetConfig on the same session (goes on with the old
+ * configuration): the plan must never decode values that are incomplete,
+ * whatever the order. */
+typedef struct SimCupti {
+    uint32_t P, L;           /* passes per level, levels of the current configuration */
+    int levelMajor;          /* 1: the wrong order (level outer, pass inner) */
+    int ignoreSameSession;   /* 1: a second SetConfig on the same session changes nothing */
+    uint32_t seq[2][512];    /* the passes in CUPTI's order: (pass, level) */
+    uint32_t n, k;           /* passes in the configuration, bodies run in it */
+    uint8_t done[64][8];     /* [pass][level]: collected in this configuration */
+} SimCupti;
+
+static void simConfig(SimCupti *c, uint32_t P, uint32_t L)
+{
+    uint32_t i, l;
+    c->P = P;
+    c->L = L;
+    c->n = c->k = 0;
+    memset(c->done, 0, sizeof c->done);
+    if (c->levelMajor) {
+        for (l = 1; l <= L; l++)
+            for (i = 0; i < P; i++) c->seq[0][c->n] = i, c->seq[1][c->n++] = l;
+    } else {
+        for (i = 0; i < P; i++)
+            for (l = 1; l <= L; l++) c->seq[0][c->n] = i, c->seq[1][c->n++] = l;
+    }
+}
+
+/* A body ran: what cuptiRangeProfilerStop reports. */
+static void simStop(SimCupti *c, uint64_t *pass, uint64_t *level, int *all)
+{
+    c->done[c->seq[0][c->k]][c->seq[1][c->k]] = 1;
+    c->k++;
+    *all = c->k >= c->n;
+    *pass = *all ? 0 : c->seq[0][c->k];
+    *level = *all ? 1 : c->seq[1][c->k];
+}
+
+/* The values of levels 1..d are complete. */
+static int simComplete(const SimCupti *c, uint32_t d)
+{
+    uint32_t i, l;
+    for (i = 0; i < c->P; i++)
+        for (l = 1; l <= d && l <= c->L; l++)
+            if (!c->done[i][l]) return 0;
+    return 1;
+}
+
+/* One profiled occurrence: P passes per level, L levels configured, D =
+ * GPUINST_PROFILE_DEPTH, a body of depth d.  Returns the bodies run (0: the
+ * plan decoded incomplete values or gave up); *resetups, *early: how. */
+static uint32_t simRun(SimCupti *c, uint32_t P, uint32_t L, uint32_t D, uint32_t d, int *resetups, int *early,
+                       uint32_t *predicted)
+{
+    gpuinstPassPlan s;
+    uint32_t want = d < D ? d : D;
+    *resetups = *early = 0;
+    *predicted = 0;
+    gpuinstPassPlanInit(&s, P, L, D, 1);
+    simConfig(c, P, L);
+    for (;;) {
+        uint64_t rp, rl;
+        int all, step;
+        simStop(c, &rp, &rl, &all);
+        step = gpuinstPassPlanStep(&s, d, rp, rl, all, 512);
+        if (s.total == 1 || (s.total == 2 && *resetups)) *predicted = s.expect;
+        if (step == GPUINST_PASS_DECODE || step == GPUINST_PASS_DECODE_EARLY) {
+            uint32_t levels = s.levels < want ? s.levels : want;
+            if (!simComplete(c, levels)) {
+                if (step == GPUINST_PASS_DECODE_EARLY) { /* NaN: decoded again at the end */
+                    gpuinstPassPlanEarlyFailed(&s);
+                    continue;
+                }
+                return 0;
+            }
+            *early = step == GPUINST_PASS_DECODE_EARLY;
+            return s.total;
+        }
+        if (step == GPUINST_PASS_ABANDON) return 0;
+        if (step == GPUINST_PASS_RESETUP) {
+            int same = !s.fresh;
+            (*resetups)++;
+            if (same && c->ignoreSameSession) {
+                memset(c->done, 0, sizeof c->done); /* the image was initialised again; CUPTI goes on */
+            } else {
+                simConfig(c, P, s.want);
+            }
+            gpuinstPassPlanResetup(&s, same);
+        }
+    }
+}
+
+static void passPlanTests(void)
+{
+    static const char *seen = "(0,2) (1,1) (1,2) (2,1) (2,2) (3,1) (3,2) (4,1) (4,2) (5,1) (5,2) (6,1) (6,2) (7,1) "
+                              "(7,2) (8,1) (8,2) (0,1,all)";
+    SimCupti c;
+    char got[512];
+    size_t n = 0;
+    uint32_t P, L, D, d, k;
+    memset(&c, 0, sizeof c);
+    /* the simulator says what the GPU said */
+    simConfig(&c, 9, 2);
+    for (k = 0; k < 18; k++) {
+        uint64_t rp, rl;
+        int all;
+        simStop(&c, &rp, &rl, &all);
+        n += (size_t)snprintf(got + n, sizeof got - n, "%s(%llu,%llu%s)", k ? " " : "", (unsigned long long)rp,
+                              (unsigned long long)rl, all ? ",all" : "");
+    }
+    CHECK(strcmp(got, seen) == 0, "the simulated Stop reports differ from GPU run 9's:\n  %s\n  %s", got, seen);
+    /* and so does the plan's model */
+    for (k = 1; k < 18; k++) {
+        uint32_t mp, ml;
+        gpuinstPassPlanModel(2, k, &mp, &ml);
+        CHECK(mp == c.seq[0][k] && ml == c.seq[1][k], "model after %u bodies: (%u,%u)", k, mp, ml);
+    }
+
+    /* every case: right values, and the bodies the design gives
+     *   want = min(d, D); want = L: P x L; want > L (a hint too low): 1 + P x want;
+     *   want < L: min((P - 1) x L + want (stop when the levels the body has are
+     *   complete), 1 + P x want (set up again)) */
+    for (P = 1; P <= 12; P++)
+        for (D = 1; D <= 4; D++)
+            for (L = 1; L <= D; L++)
+                for (d = 1; d <= 5; d++) {
+                    uint32_t want = d < D ? d : D, bodies, predicted, expect;
+                    int resetups, early;
+                    expect = want == L ? P * L : want > L ? 1 + P * want
+                           : ((P - 1) * L + want <= 1 + P * want ? (P - 1) * L + want : 1 + P * want);
+                    c.levelMajor = 0;
+                    c.ignoreSameSession = 0;
+                    bodies = simRun(&c, P, L, D, d, &resetups, &early, &predicted);
+                    CHECK(bodies == expect, "P=%u L=%u D=%u depth %u: %u bodies, want %u", P, L, D, d, bodies, expect);
+                    CHECK(predicted == expect, "P=%u L=%u D=%u depth %u: predicted %u bodies after the first, ran %u",
+                          P, L, D, d, predicted, bodies);
+                    CHECK(resetups == (want != L && expect == 1 + P * want && expect != (P - 1) * L + want),
+                          "P=%u L=%u D=%u depth %u: %d re-setups", P, L, D, d, resetups);
+                    /* CUPTI ignores a second SetConfig on the same session: its next report (the old
+                     * configuration's) differs from the model at once or one body later; then a new
+                     * session: one or two more bodies, right values */
+                    c.ignoreSameSession = 1;
+                    bodies = simRun(&c, P, L, D, d, &resetups, &early, &predicted);
+                    CHECK(bodies != 0 && (resetups == 0 ? bodies == expect
+                                                        : resetups == 2 && bodies > expect && bodies <= expect + 2),
+                          "P=%u L=%u D=%u depth %u, same-session SetConfig ignored: %u bodies (%d re-setups)", P, L,
+                          D, d, bodies, resetups);
+                    /* another order (the one assumed first): never incomplete values */
+                    c.ignoreSameSession = 0;
+                    c.levelMajor = 1;
+                    bodies = simRun(&c, P, L, D, d, &resetups, &early, &predicted);
+                    CHECK(bodies != 0 && bodies <= P * L + 1 + P * want,
+                          "P=%u L=%u D=%u depth %u, level-major order: %u bodies", P, L, D, d, bodies);
+                }
+    /* the bench region of issue 13: 9 passes, no child range, depth 2 configured: 10 bodies, not 18 */
+    {
+        uint32_t predicted;
+        int resetups, early;
+        c.levelMajor = 0;
+        c.ignoreSameSession = 0;
+        CHECK(simRun(&c, 9, 2, 2, 1, &resetups, &early, &predicted) == 10 && resetups == 1 && !early,
+              "9 passes, flat region: not 10 bodies");
+        CHECK(simRun(&c, 2, 2, 2, 1, &resetups, &early, &predicted) == 3 && resetups == 0 && early,
+              "roofline (2 passes), flat region: not 3 bodies stopping early");
+        CHECK(simRun(&c, 1, 2, 2, 1, &resetups, &early, &predicted) == 1 && early, "1 pass, flat: not 1 body");
+        CHECK(simRun(&c, 9, 1, 2, 1, &resetups, &early, &predicted) == 9 && resetups == 0,
+              "9 passes, flat, level hint 1: not 9 bodies");
+        CHECK(simRun(&c, 9, 1, 2, 2, &resetups, &early, &predicted) == 19 && resetups == 1,
+              "9 passes, hint 1 but 2 levels now: not 1 + 18 bodies");
+    }
+    /* a runaway configuration is abandoned */
+    {
+        gpuinstPassPlan s;
+        int step = GPUINST_PASS_NEXT;
+        uint32_t i;
+        gpuinstPassPlanInit(&s, 1000, 1, 1, 1);
+        for (i = 0; i < 600 && step == GPUINST_PASS_NEXT; i++) step = gpuinstPassPlanStep(&s, 1, i + 1, 1, 0, 512);
+        CHECK(step == GPUINST_PASS_ABANDON && s.total == 512, "runaway: step %d after %u bodies", step, s.total);
+    }
+}
+
 int main(void)
 {
     /* ---- selection ---- */
@@ -157,34 +348,7 @@ int main(void)
               "cut: %s", msg);
     }
 
-    /* ---- the passes of levels the body lacks are skipped ----
-     * CUPTI's user replay simulated: P passes per nesting level, levels in
-     * increasing order; cuptiRangeProfilerStop reports the next pass's
-     * level (next = 1) or the one just done (next = 0).  A body of depth d
-     * (d < L) needs the P x d passes of its levels: never fewer (values
-     * incomplete), with "next" exactly those, with "done" one more at most;
-     * d >= L runs every pass (P x L). */
-    {
-        uint32_t P, L, d, next;
-        for (next = 0; next <= 1; next++)
-            for (P = 1; P <= 9; P++)
-                for (L = 1; L <= 4; L++)
-                    for (d = 1; d <= 5; d++) {
-                        uint32_t k, ran = 0, need = P * (d < L ? d : L);
-                        for (k = 1; k <= P * L; k++) { /* pass k just ended */
-                            uint32_t done_level = (k - 1) / P + 1, reported = next ? k / P + 1 : done_level;
-                            ran = k;
-                            if (k == P * L) break; /* CUPTI's last pass */
-                            if (gpuinstProfLevelsDone(P, L, d, k, reported)) break;
-                        }
-                        CHECK(ran >= need && ran <= need + (next ? 0 : 1),
-                              "P=%u L=%u depth %u (%s): %u passes, need %u", P, L, d,
-                              next ? "next level reported" : "level done reported", ran, need);
-                    }
-        CHECK(!gpuinstProfLevelsDone(2, 2, 1, 1, 1), "stopped inside level 1");
-        CHECK(!gpuinstProfLevelsDone(2, 2, 1, 2, 0), "reported level 0 (unknown) must not stop");
-        CHECK(!gpuinstProfLevelsDone(0, 2, 1, 2, 2), "no pass count: no stop");
-    }
+    passPlanTests();
 
     /* ---- metric lists ---- */
     metrics_case(NULL, 10, "gpu__time_duration.sum", "sm__warps_launched.sum"); /* time,memory,instructions */
