@@ -20816,68 +20816,18 @@ int gpuinst_metrics_pass_plan(const char *chip, int32_t profiler, const char *me
 
 #endif /* GPUINST_WITH_CUPTI */
 /************** End of src/metrics.c **************/
-/************** Begin file src/range_profiler.c **************/
+/************** Begin file src/profile_select.c **************/
 /*
- * range_profiler.c -- hardware metrics per user range: the public
- * gpuinst_profile_* API, which occurrences are profiled (GPUINST_PROFILE),
- * the target side of CUPTI's range profiler (cupti_range_profiler.h: user
- * range, user replay) with device memory restored between passes by a CUPTI
- * checkpoint (libcheckpoint, opened at run time), nested gpuinst ranges as
- * nested profiler ranges, serialisation of ranks that share a GPU, and the
- * /profiler tables.  The host side (metric lists, config image, evaluation)
- * is src/profiler_host.c.  docs/PROFILING.md explains the design.
- *
- * One occurrence, profiled:
- *   first next_pass: [tracing paused, the first time] -> libraries
- *     (then libnvperf_host on a helper thread, the first time) ->
- *     cuptiProfilerInitialize -> context -> device supported -> chip ->
- *     per-device lock -> [tracing paused, later times] -> counter
- *     availability (unless the host object is cached) -> enable -> counter
- *     data image -> host object (cached per chip + metric list) -> set
- *     config (user range, user replay, the levels the region had last time
- *     in this process, else GPUINST_PROFILE_DEPTH) -> checkpoint save ->
- *     start -> push region -> body
- *   each later next_pass: pop -> stop -> the pass plan (gpuinstPassPlanStep)
- *     says: another pass (restore checkpoint -> host hook -> start -> push
- *     -> body); or, after the first body, set the session up again for the
- *     levels the body has (resetupSession), then another pass; or decode
- *     (CUPTI's last pass, or the levels the body has are complete) ->
- *     evaluate every range -> record -> checkpoint free -> disable ->
- *     tracing resumed -> unlock.
- * Anything that fails leaves the body executed, in effect, exactly once.
- * Kernel, memcpy and memset tracing are paused because CUPTI's activity for
- * them, under a range profiler session, makes SASS metrics read 0 and adds
- * 8 instructions per warp (src/activity.c, gpuinstActivityPause); where
- * they cannot be paused the occurrence is refused.  The levels: CUPTI
- * needs them before the first pass and runs the level fastest; the pass
- * plan (src/gpuinstInt.h) learns the body's depth in the first body and
- * either stops once the levels it has are complete or sets the session up
- * again for them, whichever takes fewer bodies.
- * At finalize, a GPUINST_PROFILE rule that profiled nothing is said
- * (selectionReport).
- *
- * Ranks sharing a GPU: one profiling session owns a GPU's counters at a
- * time (others get CUPTI_ERROR_HARDWARE_BUSY).  gpuinst serialises profiled
- * occurrences of all processes on a node that use the same device with an
- * flock() on /dev/shm/gpuinst-prof-<device UUID>.lock, waited for at most
- * GPUINST_PROFILE_WAIT_S seconds (default 120); HARDWARE_BUSY from a
- * process outside gpuinst (ncu...) is retried within the same budget.  The
- * kernel drops the lock of a process that dies, so nothing stays locked.
+ * profile_select.c -- the GPUINST_PROFILE grammar: which occurrences of a
+ * region the range profiler profiles (gpuinstSelectParse, Decide), and
+ * what the finalize report says about rules that profiled nothing
+ * (gpuinstSelectReport).  Pure: no CUPTI, no state (tests/profiler and
+ * fuzz/fuzz_profile.c call it).  docs/PROFILING.md documents the syntax.
  */
-/* #include "gpuinstInt.h" -- already inlined */
 /* #include "profilerInt.h" -- already inlined */
-/* #include "activityInt.h" -- already inlined */
-/* #include "countersInt.h" -- already inlined */
 
 #include <ctype.h>
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
-#include <signal.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* ---- selection (GPUINST_PROFILE) -------------------------------------------
  *   spec := rule { ';' rule }
@@ -21075,6 +21025,69 @@ GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *s
 #undef SAY
     return 1;
 }
+/************** End of src/profile_select.c **************/
+/************** Begin file src/range_profiler.c **************/
+/*
+ * range_profiler.c -- hardware metrics per user range: the public
+ * gpuinst_profile_* API, which occurrences are profiled (GPUINST_PROFILE),
+ * the target side of CUPTI's range profiler (cupti_range_profiler.h: user
+ * range, user replay) with device memory restored between passes by a CUPTI
+ * checkpoint (libcheckpoint, opened at run time), nested gpuinst ranges as
+ * nested profiler ranges, serialisation of ranks that share a GPU, and the
+ * /profiler tables.  The host side (metric lists, config image, evaluation)
+ * is src/profiler_host.c.  docs/PROFILING.md explains the design.
+ *
+ * One occurrence, profiled:
+ *   first next_pass: [tracing paused, the first time] -> libraries
+ *     (then libnvperf_host on a helper thread, the first time) ->
+ *     cuptiProfilerInitialize -> context -> device supported -> chip ->
+ *     per-device lock -> [tracing paused, later times] -> counter
+ *     availability (unless the host object is cached) -> enable -> counter
+ *     data image -> host object (cached per chip + metric list) -> set
+ *     config (user range, user replay, the levels the region had last time
+ *     in this process, else GPUINST_PROFILE_DEPTH) -> checkpoint save ->
+ *     start -> push region -> body
+ *   each later next_pass: pop -> stop -> the pass plan (gpuinstPassPlanStep)
+ *     says: another pass (restore checkpoint -> host hook -> start -> push
+ *     -> body); or, after the first body, set the session up again for the
+ *     levels the body has (resetupSession), then another pass; or decode
+ *     (CUPTI's last pass, or the levels the body has are complete) ->
+ *     evaluate every range -> record -> checkpoint free -> disable ->
+ *     tracing resumed -> unlock.
+ * Anything that fails leaves the body executed, in effect, exactly once.
+ * Kernel, memcpy and memset tracing are paused because CUPTI's activity for
+ * them, under a range profiler session, makes SASS metrics read 0 and adds
+ * 8 instructions per warp (src/activity.c, gpuinstActivityPause); where
+ * they cannot be paused the occurrence is refused.  The levels: CUPTI
+ * needs them before the first pass and runs the level fastest; the pass
+ * plan (src/gpuinstInt.h) learns the body's depth in the first body and
+ * either stops once the levels it has are complete or sets the session up
+ * again for them, whichever takes fewer bodies.
+ * At finalize, a GPUINST_PROFILE rule that profiled nothing is said
+ * (selectionReport).
+ *
+ * Ranks sharing a GPU: one profiling session owns a GPU's counters at a
+ * time (others get CUPTI_ERROR_HARDWARE_BUSY).  gpuinst serialises profiled
+ * occurrences of all processes on a node that use the same device with an
+ * flock() on /dev/shm/gpuinst-prof-<device UUID>.lock, waited for at most
+ * GPUINST_PROFILE_WAIT_S seconds (default 120); HARDWARE_BUSY from a
+ * process outside gpuinst (ncu...) is retried within the same budget.  The
+ * kernel drops the lock of a process that dies, so nothing stays locked.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+/* #include "profilerInt.h" -- already inlined */
+/* #include "activityInt.h" -- already inlined */
+/* #include "countersInt.h" -- already inlined */
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- records and tables ------------------------------------------------------ */
 
