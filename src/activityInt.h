@@ -7,11 +7,24 @@
 
 #include "cudaInt.h"
 
-/* CUPTI activity tracing (src/activity.c).  gpuinstActivityInit runs from
- * gpuinst_init: it reads GPUINST_TRACE, opens CUPTI, enables the kinds and
- * registers the /gpu tables and a flush hook; on any failure it records
- * /unavailable "cupti" and leaves everything off.  No-op when compiled out. */
+/* The part's steps (src/parts.c).  gpuinstActivityInit (gpuinst_init)
+ * reads GPUINST_TRACE, opens CUPTI, enables the kinds, registers the /gpu
+ * tables and publishes gpuinstGpuHooks; on any failure it records
+ * /unavailable "cupti" and leaves everything off (without the CUDA headers:
+ * that row only).  gpuinstActivityFlush (finalize) stops tracing and
+ * decodes what is left. */
 GPUINST_PRIVATE void gpuinstActivityInit(void);
+GPUINST_PRIVATE void gpuinstActivityFlush(void);
+/* The one switch of the activity kinds while tracing runs (capture windows,
+ * src/capture.c): every kind gpuinstActivityInit enabled, on (1) or off (0),
+ * but external correlation (it costs nothing when no range pushes an id).
+ * The caller serialises transitions (its own lock).  A failure is said
+ * once; no-op when tracing is off or compiled out. */
+GPUINST_PRIVATE void gpuinstActivityCapture(int on);
+
+#if GPUINST_WITH_CUPTI
+/* 1 while activity tracing runs (gpuinstGpuHooks set). */
+GPUINST_PRIVATE int gpuinstActivityRunning(void);
 
 /* The decoder, exposed for tests and the decode benchmark: decodes one
  * buffer of CUPTI activity records (as cuptiActivityGetNextRecord walks
@@ -64,6 +77,6 @@ GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, c
 GPUINST_PRIVATE void gpuinstActivityResume(void);
 GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
                                               uint64_t occurrence, unsigned kinds);
-/* ==== end GPU tracing ==================================================== */
+#endif /* GPUINST_WITH_CUPTI */
 
 #endif /* GPUINST_ACTIVITY_INT_H */

@@ -15,22 +15,10 @@
 
 #if !defined(GPUINST_AMALGAMATION)
 __attribute__((visibility("hidden"))) gpuinstGlobal gpuinstG;
+__attribute__((visibility("hidden"))) const gpuinstHooks *gpuinstGpuHooks, *gpuinstProfHooks;
 #endif
 
-#define GPUINST_MAX_FLUSH_HOOKS 16
-static gpuinstFlushFn flushHooks[GPUINST_MAX_FLUSH_HOOKS];
-static int nflushHooks;
 static int atexitInstalled;
-
-GPUINST_PRIVATE int gpuinstAddFlushHook(gpuinstFlushFn fn)
-{
-    int i;
-    for (i = 0; i < nflushHooks; i++)
-        if (flushHooks[i] == fn) return GPUINST_SUCCESS;
-    if (nflushHooks >= GPUINST_MAX_FLUSH_HOOKS) return GPUINST_ERROR_LIMIT;
-    flushHooks[nflushHooks++] = fn;
-    return GPUINST_SUCCESS;
-}
 
 const char *gpuinst_version(void)
 {
@@ -150,8 +138,8 @@ static void forkChild(void)
 {
     pthread_mutex_unlock(&gpuinstG.lock);
     if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) {
-        GPUINST_STORE_RLX(&gpuinstGpuOn, 0);
-        GPUINST_STORE_RLX(&gpuinstProfOn, 0);
+        GPUINST_STORE_RLX(&gpuinstGpuHooks, (const gpuinstHooks *)NULL);
+        GPUINST_STORE_RLX(&gpuinstProfHooks, (const gpuinstHooks *)NULL);
         gpuinstG.pid = (int)getpid();
         GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_NVTX_ONLY);
     }
@@ -220,7 +208,7 @@ static int joinsSharedWrite(void)
 
 GPUINST_PRIVATE int gpuinstFinalize(int by)
 {
-    int st = GPUINST_LOAD_ACQ(&gpuinstG.state), i, rc;
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state), rc;
     if (st == GPUINST_STATE_UNINIT) return GPUINST_ERROR_NOT_INITIALIZED;
     if (st == GPUINST_STATE_FINALIZED) return GPUINST_ERROR_FINALIZED;
     if (st == GPUINST_STATE_NVTX_ONLY && !(by != 2 && joinsSharedWrite())) {
@@ -228,7 +216,6 @@ GPUINST_PRIVATE int gpuinstFinalize(int by)
         gpuinstDiagFlush();
         return GPUINST_SUCCESS;
     }
-    for (i = 0; i < nflushHooks; i++) flushHooks[i]();
     gpuinstPartsFlush();
     gpuinstG.finalized_by = by;
     gpuinstG.end_ns = gpuinstClockNs();

@@ -363,14 +363,6 @@ GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why)
 }
 
 #if GPUINST_WITH_CUPTI
-GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name)
-{
-    if (lib < 0 || lib >= GPUINST_LIB_COUNT_ || GPUINST_LOAD_ACQ(&libs[lib].state) != 1) return NULL;
-    return dlsym(libs[lib].handle, name);
-}
-#endif
-
-#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstLibPath(int lib)
 {
     if (lib < 0 || lib >= GPUINST_LIB_COUNT_ || GPUINST_LOAD_ACQ(&libs[lib].state) != 1) return "";

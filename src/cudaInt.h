@@ -357,14 +357,4 @@ GPUINST_PRIVATE void gpuinstLeaseRelease(gpuinstLease *l);
 GPUINST_PRIVATE void gpuinstLeasePath(const char *key, char *path, size_t cap);
 #endif
 
-/* ---- until src/activity.c and src/range_profiler.c use the table ----------- */
-#if GPUINST_WITH_CUPTI
-GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name);
-#endif
-#define GPUINST_LIB_FN(fnptr, lib, name)                       \
-    do {                                                       \
-        void *gpuinst_sym_ = gpuinstLibSym((lib), (name));     \
-        memcpy(&(fnptr), &gpuinst_sym_, sizeof(fnptr));        \
-    } while (0)
-
 #endif /* GPUINST_CUDA_INT_H */

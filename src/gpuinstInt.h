@@ -781,38 +781,51 @@ GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, cons
 /* Writes every registered table plus /strings into the file.  Collective. */
 GPUINST_PRIVATE int gpuinstWriteFile(const char *path);
 
-/* ---- hot-path hooks of the GPU parts ------------------------------------ */
-
-/* External correlation hooks.  gpuinstGpuOn is 1 only while activity
- * tracing runs, so the disabled cost at a call site is one load and one
- * predictable branch.  Range push/pop (src/nvtx.c) pass the range id
- * ((thread << 32) | seq, as /ranges) -> CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0.
- * The MPI wrappers (mpi/, issue 3) call gpuinstGpuMpiEnter(call id) on entry
- * and gpuinstGpuMpiExit() on exit of each intercepted call ->
- * CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1; the id is the one stored in the
- * MPI call's record.  Each enter/push must be matched by exit/pop on the same
- * thread. */
-GPUINST_SHARED_DATA int gpuinstGpuOn;
-GPUINST_PRIVATE void gpuinstGpuRangePushSlow(uint64_t range_id);
-GPUINST_PRIVATE void gpuinstGpuRangePopSlow(void);
-GPUINST_PRIVATE void gpuinstGpuMpiEnterSlow(uint64_t call_id);
-GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void);
+/* ---- hot-path hooks (the core's points; src/core.c) -----------------------
+ * Where a running part joins range push/pop (src/nvtx.c) and the MPI
+ * wrappers (mpi/): a pointer to the part's hooks while it runs, NULL
+ * otherwise, so the cost at a call site when no part listens is one
+ * relaxed load and one predictable branch.  The hooks struct is the part's
+ * static constant; the part publishes the pointer (release) once its state
+ * is ready and clears it before tearing that state down.
+ *  - gpuinstGpuHooks: the CUPTI activity part while tracing runs
+ *    (src/activity.c).  Range push/pop pass the range id ((thread << 32) |
+ *    seq, as /ranges) -> external correlation CUSTOM0; the MPI wrappers
+ *    call gpuinstGpuMpiEnter(call id) on entry and gpuinstGpuMpiExit() on
+ *    exit of each intercepted call -> CUSTOM1 (the id of the MPI call's
+ *    record).  Without the CUPTI headers the calls compile to nothing.
+ *  - gpuinstProfHooks: the range profiler while a profiled pass runs
+ *    (src/range_profiler.c): nested gpuinst ranges -> nested profiler
+ *    ranges, by name id.
+ * Each push/enter must be matched by pop/exit on the same thread. */
+typedef struct gpuinstHooks {
+    void (*range_push)(uint64_t range_id, uint32_t name_id);
+    void (*range_pop)(void);
+    void (*mpi_enter)(uint64_t call_id); /* the activity part's only */
+    void (*mpi_exit)(void);
+} gpuinstHooks;
+GPUINST_SHARED_DATA const gpuinstHooks *gpuinstGpuHooks;
+GPUINST_SHARED_DATA const gpuinstHooks *gpuinstProfHooks;
 #if GPUINST_WITH_CUPTI
 static inline GPUINST_UNUSED void gpuinstGpuRangePush(uint64_t range_id)
 {
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuRangePushSlow(range_id);
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->range_push(range_id, 0);
 }
 static inline GPUINST_UNUSED void gpuinstGpuRangePop(void)
 {
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuRangePopSlow();
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->range_pop();
 }
 static inline GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id)
 {
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiEnterSlow(call_id);
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->mpi_enter(call_id);
 }
 static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void)
 {
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiExitSlow();
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->mpi_exit();
 }
 #else
 static inline GPUINST_UNUSED void gpuinstGpuRangePush(uint64_t range_id) { (void)range_id; }
@@ -820,6 +833,16 @@ static inline GPUINST_UNUSED void gpuinstGpuRangePop(void) {}
 static inline GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
 static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void) {}
 #endif
+static inline void gpuinstProfRangePush(uint32_t name_id)
+{
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstProfHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->range_push(0, name_id);
+}
+static inline void gpuinstProfRangePop(void)
+{
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstProfHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->range_pop();
+}
 
 /* ---- tables: extra attributes, agreement across ranks (src/tables.c,
  * src/table_agree.c) ------------------------------------------------------ */
@@ -864,21 +887,6 @@ GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list);
 GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list);
 #endif
 
-/* Nested gpuinst ranges -> nested profiler ranges.  gpuinstProfOn is 1
- * only while a profiled pass runs, so the cost in gpuinst_range_push/pop
- * when nothing is profiled is one load and one predictable branch. */
-GPUINST_SHARED_DATA int gpuinstProfOn;
-GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id);
-GPUINST_PRIVATE void gpuinstProfRangePopSlow(void);
-static inline void gpuinstProfRangePush(uint32_t name_id)
-{
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstProfOn))) gpuinstProfRangePushSlow(name_id);
-}
-static inline void gpuinstProfRangePop(void)
-{
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstProfOn))) gpuinstProfRangePopSlow();
-}
-
 /* ---- the parts (src/parts.c) ------------------------------------------------------
  * The optional parts join the core through one list, the shape of Caliper's
  * services list in miniature: each part names the steps it takes at the
@@ -917,12 +925,6 @@ GPUINST_PRIVATE void gpuinstPartsSeal(void);
 #if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstPartsAgreed(const gpuinstTableList *list, const gpuinstTable **out, uint32_t cap);
 #endif
-
-/* ---- finalize hooks of the optional parts --------------------------------
- * Parts that hold data outside the core tables (CUPTI activity, profiler)
- * register a flush function run at the start of finalize, before writing. */
-typedef void (*gpuinstFlushFn)(void);
-GPUINST_PRIVATE int gpuinstAddFlushHook(gpuinstFlushFn fn);
 
 /* The core finalize, shared by gpuinst_finalize and the MPI_Finalize
  * interception; `by_mpi` says which. */

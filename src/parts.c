@@ -5,8 +5,11 @@
  * here (docs/ADDING.md).  Last in tools/sources.txt: it names them all.
  *
  * Order matters for one step: flush.  CUPTI activity buffers are flushed
- * first, so that the parts after it (PM sampling disabling its session)
- * find CUPTI quiet.
+ * first, so that the parts after it find CUPTI quiet: a profiler session
+ * still open at finalize is given back after tracing stopped (its pause
+ * stays unresumed, /gpu/paused.resumed = 0), and PM sampling disables its
+ * session last.  The counters' last sample follows the profiler's
+ * teardown (its checkpoint memory freed).
  */
 #include "gpuinstInt.h"
 #include "activityInt.h"
@@ -17,9 +20,9 @@
 static const gpuinstPart parts[] = {
     /* name           attach                 init                      flush                    before_write
      *                seal                   agreed */
-    {"activity", NULL, gpuinstActivityInit, NULL, NULL, NULL, NULL},
+    {"activity", NULL, gpuinstActivityInit, gpuinstActivityFlush, NULL, NULL, NULL},
+    {"profiler", NULL, gpuinstProfilerPartInit, gpuinstProfilerFlush, NULL, NULL, NULL},
     {"counters", NULL, gpuinstCountersInit, gpuinstCountersFlush, NULL, gpuinstCountersSeal, gpuinstCountersStats},
-    {"profiler", NULL, gpuinstProfilerPartInit, NULL, NULL, NULL, NULL},
     {"pm_sampling", NULL, NULL, gpuinstPmSamplingFlush, NULL, NULL, NULL},
 #if GPUINST_WITH_MPI
     {"mpi", gpuinstMpiPartAttach, NULL, NULL, gpuinstMpiPartBeforeWrite, NULL, NULL},

@@ -33,6 +33,7 @@
  */
 #include "countersInt.h"
 #include "profilerInt.h"
+#include "activityInt.h"
 
 /* ---- /counters/pm_sampling/ranks (also without CUPTI: who asked, and why not) ---- */
 
@@ -752,7 +753,7 @@ static int pmStopLocked(int final)
     pmRankRow.pre_start = pm.pre_start;
     pmRankRow.overflows = pm.overflows;
     pmRankRow.decode_errors = pm.decode_errors;
-    pmTeardown(final || !GPUINST_LOAD_RLX(&gpuinstGpuOn));
+    pmTeardown(final || !gpuinstActivityRunning());
     free(pm.metric_text);
     pm.metric_text = NULL;
     GPUINST_STORE_REL(&pmActive, 0);

@@ -207,11 +207,6 @@ GPUINST_PRIVATE int gpuinstPassPlanStep(gpuinstPassPlan *s, uint32_t depth, uint
 GPUINST_PRIVATE void gpuinstPassPlanResetup(gpuinstPassPlan *s, int same_session);
 GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s);
 
-/* The per-device lock that serialises profiling across processes: an
- * exclusive flock on `path` waited for at most wait_ns.  Returns the fd
- * (>= 0), -1 (cannot lock here: go on), -2 (timeout); *waited in ns. */
-GPUINST_PRIVATE int gpuinstProfLock(const char *path, uint64_t wait_ns, uint64_t *waited);
-GPUINST_PRIVATE void gpuinstProfUnlock(int fd);
 
 
 /* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
@@ -221,5 +216,10 @@ GPUINST_PRIVATE void gpuinstProfUnlock(int fd);
 GPUINST_PRIVATE void gpuinstProfilerInit(void);
 /* gpuinst_init: gpuinstProfilerInit when GPUINST_PROFILE is set. */
 GPUINST_PRIVATE void gpuinstProfilerPartInit(void);
+/* finalize (after the activity part's flush): an occurrence still being
+ * profiled is torn down, GPUINST_PROFILE rules that selected nothing are
+ * said, the cached host objects freed.  Nothing if the profiler never
+ * started. */
+GPUINST_PRIVATE void gpuinstProfilerFlush(void);
 
 #endif /* GPUINST_PROFILER_INT_H */

@@ -39,11 +39,12 @@
  *
  * Ranks sharing a GPU: one profiling session owns a GPU's counters at a
  * time (others get CUPTI_ERROR_HARDWARE_BUSY).  gpuinst serialises profiled
- * occurrences of all processes on a node that use the same device with an
- * flock() on /dev/shm/gpuinst-prof-<device UUID>.lock, waited for at most
- * GPUINST_PROFILE_WAIT_S seconds (default 120); HARDWARE_BUSY from a
- * process outside gpuinst (ncu...) is retried within the same budget.  The
- * kernel drops the lock of a process that dies, so nothing stays locked.
+ * occurrences of all processes on a node that use the same device with the
+ * GPU's lease (src/gpu_lease.c, keyed by the device UUID, shared with PM
+ * sampling), waited for at most GPUINST_PROFILE_WAIT_S seconds (default
+ * 120); HARDWARE_BUSY from a process outside gpuinst (ncu...) is retried
+ * within the same budget.  The kernel drops the lock of a process that
+ * dies, so nothing stays locked.
  */
 #include "gpuinstInt.h"
 #include "profilerInt.h"
@@ -56,8 +57,6 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <signal.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- records and tables ------------------------------------------------------ */
@@ -281,7 +280,6 @@ static uint64_t profEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t
     return gpuinstEnvU64(var, dflt, lo, hi);
 }
 
-static void profFlushHook(void);
 
 /* Registers the /profiler tables and reads the GPUINST_PROFILE* variables;
  * idempotent.  Called from gpuinst_profile_begin (and may be called from
@@ -315,7 +313,6 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
     gpuinstTableRegister(&valuesTable);
     gpuinstTableRegister(&metricsTable);
     gpuinstTableRegister(&regionsTable);
-    gpuinstAddFlushHook(profFlushHook);
 }
 
 /* The occurrence number of region `id` named `region` (counted under the
@@ -355,10 +352,6 @@ static uint64_t nextOccurrence(uint32_t id, const char *region, int *selected, u
 
 /* ---- nested ranges -------------------------------------------------------------- */
 
-#if !defined(GPUINST_AMALGAMATION)
-__attribute__((visibility("hidden"))) int gpuinstProfOn;
-#endif
-
 /* A region row for an occurrence that was selected but not profiled. */
 static void recordNotProfiled(const char *region, uint64_t occ, uint64_t t0, int status, int cupti,
                               const char *reason)
@@ -394,44 +387,6 @@ static int finishOnce(gpuinst_profile *p)
         if (gpuinst_is_recording()) gpuinst_range_pop();
     }
     return 0;
-}
-
-/* ---- the per-device lock ---------------------------------------------------------
- * An exclusive flock() on `path`, waited for at most wait_ns (1 ms polls,
- * then 10 ms).  Returns the descriptor holding the lock (>= 0); -1 when the
- * file cannot be opened or locked here (another user's file, a file system
- * without locks: the caller goes on and relies on CUPTI's HARDWARE_BUSY);
- * -2 on timeout.  *waited: ns spent.  The kernel releases the lock of a
- * process that dies. */
-GPUINST_PRIVATE int gpuinstProfLock(const char *path, uint64_t wait_ns, uint64_t *waited)
-{
-    uint64_t t0 = gpuinstClockNs(), polls = 0;
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    *waited = 0;
-    if (fd < 0) return -1;
-    for (;;) {
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0) break;
-        if (errno != EWOULDBLOCK && errno != EINTR) {
-            close(fd);
-            return -1;
-        }
-        if (gpuinstClockNs() - t0 >= wait_ns) {
-            *waited = gpuinstClockNs() - t0;
-            close(fd);
-            return -2;
-        }
-        usleep(polls++ < 100 ? 1000 : 10000);
-    }
-    *waited = gpuinstClockNs() - t0;
-    return fd;
-}
-
-GPUINST_PRIVATE void gpuinstProfUnlock(int fd)
-{
-    if (fd >= 0) {
-        flock(fd, LOCK_UN);
-        close(fd);
-    }
 }
 
 /* ---- the pass plan (gpuinstInt.h says what it decides and why) ---------------------- */
@@ -565,33 +520,11 @@ static struct {
     int state;       /* 0 not tried, 1 ok, -1 unavailable (why) */
     char why[480];
     int cuptiResult;
-    CUptiResult (*profInit)(CUpti_Profiler_Initialize_Params *);
-    CUptiResult (*profDeinit)(CUpti_Profiler_DeInitialize_Params *);
-    CUptiResult (*supported)(CUpti_Profiler_DeviceSupported_Params *);
-    CUptiResult (*chipName)(CUpti_Device_GetChipName_Params *);
-    CUptiResult (*avail)(CUpti_Profiler_GetCounterAvailability_Params *);
-    CUptiResult (*enable)(CUpti_RangeProfiler_Enable_Params *);
-    CUptiResult (*disable)(CUpti_RangeProfiler_Disable_Params *);
-    CUptiResult (*setConfig)(CUpti_RangeProfiler_SetConfig_Params *);
-    CUptiResult (*start)(CUpti_RangeProfiler_Start_Params *);
-    CUptiResult (*stop)(CUpti_RangeProfiler_Stop_Params *);
-    CUptiResult (*push)(CUpti_RangeProfiler_PushRange_Params *);
-    CUptiResult (*pop)(CUpti_RangeProfiler_PopRange_Params *);
-    CUptiResult (*decode)(CUpti_RangeProfiler_DecodeData_Params *);
-    CUptiResult (*cdSize)(CUpti_RangeProfiler_GetCounterDataSize_Params *);
-    CUptiResult (*cdInit)(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *);
-    CUptiResult (*cdInfo)(CUpti_RangeProfiler_GetCounterDataInfo_Params *);
-    gpuinstCuptiCheckpointFn ckSave, ckRestore, ckFree;
-    CUresult (*ctxGetCurrent)(CUcontext *);
-    CUresult (*ctxGetDevice)(CUdevice *);
-    CUresult (*ctxSync)(void);
-    CUresult (*getUuid)(CUuuid *, CUdevice);
-    CUresult (*memInfo)(size_t *, size_t *);
     /* per device, filled on first use */
     int devState[MAX_DEVICES];           /* 0 unknown, 1 supported, -1 not (devWhy) */
     char devWhy[MAX_DEVICES][300];
-    char chip[MAX_DEVICES][32];
-    char uuid[MAX_DEVICES][48];
+    char chip[MAX_DEVICES][32];   /* the foundation's identity (src/cuda.c), copied once checked */
+    char uuid[MAX_DEVICES][48];   /* its UUID ("device<N>" when unknown): the key of the GPU's lease */
 } L;
 
 /* ---- the host library, opened ahead ---------------------------------------------
@@ -690,13 +623,6 @@ GPUINST_PRIVATE void gpuinstProfPreloadWait(uint64_t *ns)
     pthread_mutex_unlock(&Pre.mu);
 }
 
-#define SYM(lib, dst, name)                                                  \
-    do {                                                                     \
-        void *s_ = gpuinstLibSym((lib), (name));                             \
-        memcpy(&(dst), &s_, sizeof s_);                                      \
-        if (s_ == NULL && missing == NULL) missing = (name);                 \
-    } while (0)
-
 /* Opens libcupti, libcuda and libcheckpoint and initialises CUPTI's
  * profiler, once per process.  0 or PROF_UNAVAILABLE (L.why). */
 static int libsLoad(void)
@@ -716,35 +642,7 @@ static int libsLoad(void)
     } else if (gpuinstLibLoad(GPUINST_LIB_CHECKPOINT, &why) != GPUINST_SUCCESS) {
         snprintf(L.why, sizeof L.why, "replay needs libcheckpoint (CUPTI's checkpoint API): %s", why ? why : "");
     } else {
-        SYM(GPUINST_LIB_CUPTI, L.profInit, "cuptiProfilerInitialize");
-        SYM(GPUINST_LIB_CUPTI, L.profDeinit, "cuptiProfilerDeInitialize");
-        SYM(GPUINST_LIB_CUPTI, L.supported, "cuptiProfilerDeviceSupported");
-        SYM(GPUINST_LIB_CUPTI, L.chipName, "cuptiDeviceGetChipName");
-        SYM(GPUINST_LIB_CUPTI, L.avail, "cuptiProfilerGetCounterAvailability");
-        SYM(GPUINST_LIB_CUPTI, L.enable, "cuptiRangeProfilerEnable");
-        SYM(GPUINST_LIB_CUPTI, L.disable, "cuptiRangeProfilerDisable");
-        SYM(GPUINST_LIB_CUPTI, L.setConfig, "cuptiRangeProfilerSetConfig");
-        SYM(GPUINST_LIB_CUPTI, L.start, "cuptiRangeProfilerStart");
-        SYM(GPUINST_LIB_CUPTI, L.stop, "cuptiRangeProfilerStop");
-        SYM(GPUINST_LIB_CUPTI, L.push, "cuptiRangeProfilerPushRange");
-        SYM(GPUINST_LIB_CUPTI, L.pop, "cuptiRangeProfilerPopRange");
-        SYM(GPUINST_LIB_CUPTI, L.decode, "cuptiRangeProfilerDecodeData");
-        SYM(GPUINST_LIB_CUPTI, L.cdSize, "cuptiRangeProfilerGetCounterDataSize");
-        SYM(GPUINST_LIB_CUPTI, L.cdInit, "cuptiRangeProfilerCounterDataImageInitialize");
-        SYM(GPUINST_LIB_CUPTI, L.cdInfo, "cuptiRangeProfilerGetCounterDataInfo");
-        SYM(GPUINST_LIB_CHECKPOINT, L.ckSave, "cuptiCheckpointSave");
-        SYM(GPUINST_LIB_CHECKPOINT, L.ckRestore, "cuptiCheckpointRestore");
-        SYM(GPUINST_LIB_CHECKPOINT, L.ckFree, "cuptiCheckpointFree");
-        SYM(GPUINST_LIB_CUDA, L.ctxGetCurrent, "cuCtxGetCurrent");
-        SYM(GPUINST_LIB_CUDA, L.ctxGetDevice, "cuCtxGetDevice");
-        SYM(GPUINST_LIB_CUDA, L.ctxSync, "cuCtxSynchronize");
-        {   /* optional: the UUID names the lock file, free memory sizes the checkpoint */
-            void *u_ = gpuinstLibSym(GPUINST_LIB_CUDA, "cuDeviceGetUuid_v2");
-            void *m_ = gpuinstLibSym(GPUINST_LIB_CUDA, "cuMemGetInfo_v2");
-            if (u_ == NULL) u_ = gpuinstLibSym(GPUINST_LIB_CUDA, "cuDeviceGetUuid");
-            memcpy(&L.getUuid, &u_, sizeof u_);
-            memcpy(&L.memInfo, &m_, sizeof m_);
-        }
+        missing = gpuinstCudaMissing(GPUINST_NEED_RANGE);
         if (missing != NULL) {
             snprintf(L.why, sizeof L.why,
                      "%s is missing from the CUDA libraries found (%s, %s): the range profiler needs CUDA 13's "
@@ -756,7 +654,7 @@ static int libsLoad(void)
             gpuinstProfPreloadStart(); /* gpuinst's own dlopen/dlsym calls are done */
             memset(&ip, 0, sizeof ip);
             ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
-            r = L.profInit(&ip);
+            r = gpuinstCu.cuptiProfilerInitialize(&ip);
             if (r != CUPTI_SUCCESS) {
                 L.cuptiResult = (int)r;
                 snprintf(L.why, sizeof L.why, "cuptiProfilerInitialize failed: %s (CUPTI %d)",
@@ -793,10 +691,10 @@ static const char *supportName(int lvl)
 static int deviceCheck(CUdevice dev, int *cupti)
 {
     CUpti_Profiler_DeviceSupported_Params sp;
-    CUpti_Device_GetChipName_Params cp;
-    CUuuid u;
+    gpuinstCudaDevice id;
+    char chip[32];
     CUptiResult r;
-    int st;
+    int st, rc;
     if (dev < 0 || dev >= MAX_DEVICES) return PROF_UNSUPPORTED;
     pthread_mutex_lock(&profLock);
     st = L.devState[dev];
@@ -806,7 +704,7 @@ static int deviceCheck(CUdevice dev, int *cupti)
     sp.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
     sp.cuDevice = dev;
     sp.api = CUPTI_PROFILER_RANGE_PROFILING;
-    r = L.supported(&sp);
+    r = gpuinstCu.cuptiProfilerDeviceSupported(&sp);
     pthread_mutex_lock(&profLock);
     if (r != CUPTI_SUCCESS) {
         *cupti = (int)r;
@@ -833,27 +731,19 @@ static int deviceCheck(CUdevice dev, int *cupti)
     }
     pthread_mutex_unlock(&profLock);
     if (L.devState[dev] != 1) return PROF_UNSUPPORTED;
-    memset(&cp, 0, sizeof cp);
-    cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
-    cp.deviceIndex = (size_t)dev;
-    r = L.chipName(&cp);
+    rc = gpuinstCudaDeviceChip((int)dev, chip, sizeof chip);
+    if (gpuinstCudaDeviceGet((int)dev, &id) != GPUINST_SUCCESS) id.uuid[0] = '\0';
     pthread_mutex_lock(&profLock);
-    if (r != CUPTI_SUCCESS || cp.pChipName == NULL) {
-        *cupti = (int)r;
+    if (rc != 0) {
+        *cupti = rc;
         snprintf(L.devWhy[dev], sizeof L.devWhy[dev], "cuptiDeviceGetChipName failed for device %d: %s",
-                 (int)dev, gpuinstCuptiResultString((int)r));
+                 (int)dev, gpuinstCuptiResultString(rc));
         L.devState[dev] = -1;
     } else {
-        snprintf(L.chip[dev], sizeof L.chip[dev], "%s", cp.pChipName);
+        snprintf(L.chip[dev], sizeof L.chip[dev], "%s", chip);
     }
-    if (L.getUuid != NULL && L.getUuid(&u, dev) == CUDA_SUCCESS) {
-        const unsigned char *b = (const unsigned char *)u.bytes;
-        snprintf(L.uuid[dev], sizeof L.uuid[dev],
-                 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
-                 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-    } else {
-        snprintf(L.uuid[dev], sizeof L.uuid[dev], "device%d", (int)dev);
-    }
+    if (id.uuid[0] != '\0') snprintf(L.uuid[dev], sizeof L.uuid[dev], "%s", id.uuid);
+    else snprintf(L.uuid[dev], sizeof L.uuid[dev], "device%d", (int)dev);
     st = L.devState[dev];
     pthread_mutex_unlock(&profLock);
     return st == 1 ? 0 : PROF_UNSUPPORTED;
@@ -905,7 +795,7 @@ typedef struct Prof {
     pthread_t owner;
     CUcontext ctx;
     CUdevice dev;
-    int lockfd;                 /* -1: none */
+    gpuinstLease lease;         /* the GPU's performance monitors (src/gpu_lease.c; fd -1: not held) */
     gpuinstPhost *ph;           /* borrowed from the cache (profLock held while used: single active) */
     uint8_t *avail;             /* counter availability image until the host object is built */
     gpuinstMetricList names;    /* the list parsed for the counter data image before the host object exists */
@@ -943,11 +833,14 @@ static void levelsHint(uint32_t id, uint32_t levels)
 
 static Prof *active;            /* the one profiled occurrence of this process (profLock) */
 
-GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
+/* Nested gpuinst ranges -> nested profiler ranges (gpuinstProfHooks,
+ * published while a pass runs). */
+static void profHookPush(uint64_t range_id, uint32_t name_id)
 {
     Prof *a = active;
     const char *name;
     CUpti_RangeProfiler_PushRange_Params pp;
+    (void)range_id;
     if (a == NULL || !a->running || !pthread_equal(a->owner, pthread_self())) return;
     if (a->fwd + a->skipped + 2 > a->depth_seen) a->depth_seen = a->fwd + a->skipped + 2;
     if (a->skipped > 0 || a->fwd + 1 >= a->levels || a->fwd + 1 >= C.max_ranges) {
@@ -959,11 +852,11 @@ GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
     pp.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
     pp.pRangeProfilerObject = a->rp;
     pp.pRangeName = name != NULL ? name : "?";
-    if (L.push(&pp) == CUPTI_SUCCESS) a->fwd++;
+    if (gpuinstCu.cuptiRangeProfilerPushRange(&pp) == CUPTI_SUCCESS) a->fwd++;
     else a->skipped++;
 }
 
-GPUINST_PRIVATE void gpuinstProfRangePopSlow(void)
+static void profHookPop(void)
 {
     Prof *a = active;
     CUpti_RangeProfiler_PopRange_Params pp;
@@ -976,9 +869,11 @@ GPUINST_PRIVATE void gpuinstProfRangePopSlow(void)
     memset(&pp, 0, sizeof pp);
     pp.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
     pp.pRangeProfilerObject = a->rp;
-    L.pop(&pp);
+    gpuinstCu.cuptiRangeProfilerPopRange(&pp);
     a->fwd--;
 }
+
+static const gpuinstHooks profHooks = {profHookPush, profHookPop, NULL, NULL};
 
 static int cuptiFail(Prof *a, int status, const char *what, CUptiResult r)
 {
@@ -992,29 +887,26 @@ static int cuptiFail(Prof *a, int status, const char *what, CUptiResult r)
     return status;
 }
 
-/* The device's lock (other processes on this node and GPU).  0 or PROF_BUSY. */
+/* The GPU's lease (src/gpu_lease.c: other processes on this node and GPU,
+ * PM sampling included), waited for up to GPUINST_PROFILE_WAIT_S.  0 or
+ * PROF_BUSY. */
 static int lockDevice(Prof *a)
 {
-    char path[160];
-    struct stat st;
-    const char *dir = (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode)) ? "/dev/shm" : "/tmp";
-    snprintf(path, sizeof path, "%s/gpuinst-prof-%s.lock", dir, L.uuid[a->dev]);
-    a->lockfd = gpuinstProfLock(path, C.wait_ns, &a->rec.lock_wait_ns);
-    if (a->lockfd == -2) {
-        a->lockfd = -1;
+    int held = gpuinstLeaseTake(L.uuid[a->dev], "profiler", C.wait_ns, 0, &a->lease, &a->rec.lock_wait_ns);
+    if (held == GPUINST_LEASE_BUSY) {
         snprintf(a->why, sizeof a->why,
                  "the GPU's counters were held by another process on device %s for more than %llu s "
-                 "(GPUINST_PROFILE_WAIT_S); this occurrence ran once, unprofiled",
-                 L.uuid[a->dev], (unsigned long long)(C.wait_ns / 1000000000ull));
+                 "(GPUINST_PROFILE_WAIT_S; holder: pid %d, rank %d, %s); this occurrence ran once, unprofiled",
+                 L.uuid[a->dev], (unsigned long long)(C.wait_ns / 1000000000ull), (int)a->lease.pid,
+                 (int)a->lease.rank, a->lease.use[0] ? a->lease.use : "?");
         return PROF_BUSY;
     }
-    return 0; /* locked, or no locking possible here (-1): HARDWARE_BUSY retries remain */
+    return 0; /* held, or no lease possible here (NONE): HARDWARE_BUSY retries remain */
 }
 
 static void unlockDevice(Prof *a)
 {
-    gpuinstProfUnlock(a->lockfd);
-    a->lockfd = -1;
+    gpuinstLeaseRelease(&a->lease);
 }
 
 /* Retries `call` while it answers HARDWARE_BUSY, within the wait budget. */
@@ -1051,14 +943,14 @@ static int hostAvail(Prof *a)
     memset(&cp, 0, sizeof cp);
     cp.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
     cp.ctx = a->ctx;
-    BUSY_RETRY(a, r, L.avail(&cp));
+    BUSY_RETRY(a, r, gpuinstCu.cuptiProfilerGetCounterAvailability(&cp));
     if (r == CUPTI_ERROR_HARDWARE_BUSY) return cuptiFail(a, PROF_BUSY, "cuptiProfilerGetCounterAvailability", r);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiProfilerGetCounterAvailability", r);
     a->avail = (uint8_t *)calloc(1, cp.counterAvailabilityImageSize ? cp.counterAvailabilityImageSize : 1);
     if (a->avail == NULL)
         return cuptiFail(a, PROF_CUPTI, "allocating the counter availability image", CUPTI_ERROR_OUT_OF_MEMORY);
     cp.pCounterAvailabilityImage = a->avail;
-    BUSY_RETRY(a, r, L.avail(&cp));
+    BUSY_RETRY(a, r, gpuinstCu.cuptiProfilerGetCounterAvailability(&cp));
     a->rec.host_ns += gpuinstClockNs() - t0;
     if (r != CUPTI_SUCCESS)
         return cuptiFail(a, r == CUPTI_ERROR_HARDWARE_BUSY ? PROF_BUSY : PROF_CUPTI,
@@ -1102,24 +994,24 @@ static int startPass(Prof *a)
     memset(&sp, 0, sizeof sp);
     sp.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
     sp.pRangeProfilerObject = a->rp;
-    r = L.start(&sp);
+    r = gpuinstCu.cuptiRangeProfilerStart(&sp);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerStart", r);
     memset(&pp, 0, sizeof pp);
     pp.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
     pp.pRangeProfilerObject = a->rp;
     pp.pRangeName = a->region;
-    r = L.push(&pp);
+    r = gpuinstCu.cuptiRangeProfilerPushRange(&pp);
     if (r != CUPTI_SUCCESS) {
         CUpti_RangeProfiler_Stop_Params tp;
         memset(&tp, 0, sizeof tp);
         tp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
         tp.pRangeProfilerObject = a->rp;
-        L.stop(&tp);
+        gpuinstCu.cuptiRangeProfilerStop(&tp);
         return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerPushRange", r);
     }
     a->fwd = a->skipped = 0;
     a->running = 1;
-    GPUINST_STORE_REL(&gpuinstProfOn, 1);
+    GPUINST_STORE_REL(&gpuinstProfHooks, &profHooks);
     return 0;
 }
 
@@ -1130,18 +1022,18 @@ static int endPass(Prof *a, int *all)
     CUpti_RangeProfiler_PopRange_Params pp;
     CUpti_RangeProfiler_Stop_Params tp;
     CUptiResult r;
-    GPUINST_STORE_REL(&gpuinstProfOn, 0);
+    GPUINST_STORE_REL(&gpuinstProfHooks, (const gpuinstHooks *)NULL);
     a->running = 0;
     memset(&pp, 0, sizeof pp);
     pp.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
     pp.pRangeProfilerObject = a->rp;
-    for (; a->fwd > 0; a->fwd--) L.pop(&pp); /* unbalanced body: close its ranges */
-    r = L.pop(&pp);
+    for (; a->fwd > 0; a->fwd--) gpuinstCu.cuptiRangeProfilerPopRange(&pp); /* unbalanced body: close its ranges */
+    r = gpuinstCu.cuptiRangeProfilerPopRange(&pp);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerPopRange", r);
     memset(&tp, 0, sizeof tp);
     tp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
     tp.pRangeProfilerObject = a->rp;
-    r = L.stop(&tp);
+    r = gpuinstCu.cuptiRangeProfilerStop(&tp);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerStop", r);
     *all = tp.isAllPassSubmitted != 0;
     a->rep_pass = tp.passIndex;
@@ -1160,10 +1052,10 @@ static void teardown(Prof *a)
         int all;
         endPass(a, &all);
     }
-    GPUINST_STORE_REL(&gpuinstProfOn, 0);
+    GPUINST_STORE_REL(&gpuinstProfHooks, (const gpuinstHooks *)NULL);
     if (a->ck_saved) {
         uint64_t t0 = gpuinstClockNs();
-        L.ckFree(&a->ck);
+        gpuinstCu.cuptiCheckpointFree(&a->ck);
         a->ck_saved = 0;
         a->rec.checkpoint_ns += gpuinstClockNs() - t0;
     }
@@ -1243,7 +1135,7 @@ static int sessionEnable(Prof *a)
     memset(&ep, 0, sizeof ep);
     ep.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
     ep.ctx = a->ctx;
-    BUSY_RETRY(a, r, L.enable(&ep));
+    BUSY_RETRY(a, r, gpuinstCu.cuptiRangeProfilerEnable(&ep));
     if (r == CUPTI_ERROR_HARDWARE_BUSY) {
         cuptiFail(a, PROF_BUSY, "cuptiRangeProfilerEnable", r);
         snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
@@ -1264,7 +1156,7 @@ static void sessionDisable(Prof *a)
     memset(&dp, 0, sizeof dp);
     dp.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
     dp.pRangeProfilerObject = a->rp;
-    L.disable(&dp);
+    gpuinstCu.cuptiRangeProfilerDisable(&dp);
     a->rp = NULL;
 }
 
@@ -1284,7 +1176,7 @@ static CUptiResult counterData(Prof *a, const gpuinstMetricList *ml, const char 
     zp.numMetrics = ml->n;
     zp.maxNumOfRanges = C.max_ranges;
     zp.maxNumRangeTreeNodes = C.max_ranges;
-    r = L.cdSize(&zp);
+    r = gpuinstCu.cuptiRangeProfilerGetCounterDataSize(&zp);
     if (r != CUPTI_SUCCESS) {
         *what = "cuptiRangeProfilerGetCounterDataSize";
         return r;
@@ -1305,7 +1197,7 @@ static CUptiResult counterData(Prof *a, const gpuinstMetricList *ml, const char 
     ip.pRangeProfilerObject = a->rp;
     ip.counterDataSize = a->cdsize;
     ip.pCounterData = a->cd;
-    r = L.cdInit(&ip);
+    r = gpuinstCu.cuptiRangeProfilerCounterDataImageInitialize(&ip);
     *what = "cuptiRangeProfilerCounterDataImageInitialize";
     return r;
 }
@@ -1332,7 +1224,7 @@ static CUptiResult setConfig(Prof *a, uint32_t levels)
     cp.minNestingLevel = 1;
     cp.passIndex = 0;
     cp.targetNestingLevel = 1; /* = minNestingLevel for in-process replay */
-    return L.setConfig(&cp);
+    return gpuinstCu.cuptiRangeProfilerSetConfig(&cp);
 }
 
 /* After the first body: the session set up again for the levels the body
@@ -1358,7 +1250,7 @@ static int resetupSession(Prof *a)
         memset(&dp, 0, sizeof dp);
         dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
         dp.pRangeProfilerObject = a->rp;
-        same = L.decode(&dp) == CUPTI_SUCCESS && counterData(a, ml, &what) == CUPTI_SUCCESS &&
+        same = gpuinstCu.cuptiRangeProfilerDecodeData(&dp) == CUPTI_SUCCESS && counterData(a, ml, &what) == CUPTI_SUCCESS &&
                setConfig(a, levels) == CUPTI_SUCCESS;
     }
     if (!same) {
@@ -1427,13 +1319,13 @@ static int setup(Prof *a)
         a->rec.cupti_result = L.cuptiResult;
         return rc;
     }
-    if (L.ctxGetCurrent(&a->ctx) != CUDA_SUCCESS || a->ctx == NULL) {
+    if (gpuinstCu.cuCtxGetCurrent(&a->ctx) != CUDA_SUCCESS || a->ctx == NULL) {
         snprintf(a->why, sizeof a->why,
                  "no current CUDA context on the calling thread (make one, e.g. with cudaSetDevice/cudaFree(0), "
                  "before gpuinst_profile_next_pass)");
         return PROF_UNAVAILABLE;
     }
-    if (L.ctxGetDevice(&a->dev) != CUDA_SUCCESS) {
+    if (gpuinstCu.cuCtxGetDevice(&a->dev) != CUDA_SUCCESS) {
         snprintf(a->why, sizeof a->why, "cuCtxGetDevice failed for the current context");
         return PROF_UNAVAILABLE;
     }
@@ -1473,11 +1365,11 @@ static int setup(Prof *a)
     a->rec.setup_ns = gpuinstClockNs() - t0;
     /* Checkpoint: what device memory looked like before the first body. */
     t0 = gpuinstClockNs();
-    if (L.ctxSync() != CUDA_SUCCESS) {
+    if (gpuinstCu.cuCtxSynchronize() != CUDA_SUCCESS) {
         snprintf(a->why, sizeof a->why, "cuCtxSynchronize failed before the checkpoint");
         return PROF_CHECKPOINT;
     }
-    if (L.memInfo != NULL) L.memInfo(&free0, &total);
+    if (gpuinstCu.cuMemGetInfo_v2 != NULL) gpuinstCu.cuMemGetInfo_v2(&free0, &total);
     memset(&a->ck, 0, sizeof a->ck);
     a->ck.structSize = GPUINST_CUpti_Checkpoint_STRUCT_SIZE;
     a->ck.ctx = a->ctx;
@@ -1485,7 +1377,7 @@ static int setup(Prof *a)
     a->ck.reserveHostMB = (size_t)C.reserve_host_mb;
     a->ck.allowOverwrite = 0;
     a->ck.optimizations = C.transfer_opt ? CUPTI_CHECKPOINT_OPT_TRANSFER : CUPTI_CHECKPOINT_OPT_NONE;
-    r = L.ckSave(&a->ck);
+    r = gpuinstCu.cuptiCheckpointSave(&a->ck);
     a->rec.checkpoint_ns += gpuinstClockNs() - t0;
     if (r != CUPTI_SUCCESS) {
         rc = cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointSave", r);
@@ -1498,7 +1390,7 @@ static int setup(Prof *a)
         return rc == PROF_PRIVILEGES ? rc : PROF_CHECKPOINT;
     }
     a->ck_saved = 1;
-    if (L.memInfo != NULL) L.memInfo(&free1, &total);
+    if (gpuinstCu.cuMemGetInfo_v2 != NULL) gpuinstCu.cuMemGetInfo_v2(&free1, &total);
     a->rec.checkpoint_bytes = free0 > free1 ? (uint64_t)(free0 - free1) : 0;
     a->t_replay0 = gpuinstClockNs();
     rc = startPass(a);
@@ -1528,7 +1420,7 @@ static int decodeAll(Prof *a, int early)
     memset(&dp, 0, sizeof dp);
     dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
     dp.pRangeProfilerObject = a->rp;
-    r = L.decode(&dp);
+    r = gpuinstCu.cuptiRangeProfilerDecodeData(&dp);
     if (r != CUPTI_SUCCESS) {
         if (early) {
             earlyBroken = 1;
@@ -1544,7 +1436,7 @@ static int decodeAll(Prof *a, int early)
     ip.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
     ip.pCounterDataImage = a->cd;
     ip.counterDataImageSize = a->cdsize;
-    r = L.cdInfo(&ip);
+    r = gpuinstCu.cuptiRangeProfilerGetCounterDataInfo(&ip);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerGetCounterDataInfo", r);
     nr = ip.numTotalRanges;
     mid = (uint32_t *)calloc(ml->n, sizeof *mid);
@@ -1698,8 +1590,8 @@ static int nextProfiled(gpuinst_profile *p)
     if (step == GPUINST_PASS_NEXT || step == GPUINST_PASS_RESETUP) {
         uint64_t t0 = gpuinstClockNs();
         CUptiResult r;
-        L.ctxSync();
-        r = L.ckRestore(&a->ck);
+        gpuinstCu.cuCtxSynchronize();
+        r = gpuinstCu.cuptiCheckpointRestore(&a->ck);
         a->rec.checkpoint_ns += gpuinstClockNs() - t0;
         if (r != CUPTI_SUCCESS) {
             cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointRestore", r);
@@ -1775,7 +1667,7 @@ static int chipOfCurrent(char *chip, size_t cap, const char **why)
         *why = L.why;
         return GPUINST_ERROR_UNAVAILABLE;
     }
-    if (L.ctxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL || L.ctxGetDevice(&dev) != CUDA_SUCCESS) {
+    if (gpuinstCu.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL || gpuinstCu.cuCtxGetDevice(&dev) != CUDA_SUCCESS) {
         *why = "no current CUDA context on the calling thread";
         return GPUINST_ERROR_UNAVAILABLE;
     }
@@ -1822,11 +1714,6 @@ typedef struct Prof {
     char region[256];
 } Prof;
 
-GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
-{
-    (void)name_id;
-}
-GPUINST_PRIVATE void gpuinstProfRangePopSlow(void) {}
 static void profFlushHook(void)
 {
     selectionReport();
@@ -1899,7 +1786,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         memcpy(a->spec, spec, strlen(spec) + 1);
         snprintf(a->region, sizeof a->region, "%s", region);
         a->owner = pthread_self();
-        a->lockfd = -1;
+        a->lease.fd = -1;
         a->dev = -1;
         a->rec.device = -1;
         a->rec.occurrence = p->occurrence;
@@ -1952,6 +1839,18 @@ int gpuinst_profile_next_pass(gpuinst_profile *p)
 GPUINST_PRIVATE void gpuinstProfilerPartInit(void)
 {
     if (gpuinstG.cfg.profile_set) gpuinstProfilerInit();
+}
+
+/* The part's flush step: a session still open is given back, the rules
+ * that selected nothing are said; nothing when the profiler never started
+ * (gpuinstProfilerInit not called). */
+GPUINST_PRIVATE void gpuinstProfilerFlush(void)
+{
+    int ready;
+    pthread_mutex_lock(&profLock);
+    ready = C.ready;
+    pthread_mutex_unlock(&profLock);
+    if (ready) profFlushHook();
 }
 
 int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore_fn fn, void *user)
