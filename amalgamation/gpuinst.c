@@ -8133,6 +8133,19 @@ GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why);
 #if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstLibPath(int lib);
 #endif
+/* libnvperf_host, which CUPTI opens by its soname at its first host-API
+ * call, opened ahead from libcupti's own directory with CUPTI's flags
+ * (CUDA 13.0: RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND), so that CUPTI's
+ * dlopen finds the one shipped with it (not another version from the
+ * loader's cache) and, opened on a helper thread, its ~100 ms load
+ * overlaps other work (src/range_profiler.c).  gpuinstNvperfBeside: 1 and
+ * its path in `path` when libcupti is loaded, has one beside it and it is
+ * not loaded yet; else 0.  gpuinstNvperfOpen opens it (never closed; a
+ * failure is CUPTI's to report). */
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstNvperfBeside(char *path, size_t cap);
+GPUINST_PRIVATE void gpuinstNvperfOpen(const char *path);
+#endif
 /* 1 if libcuda.so.1 is in the process already (the application loaded it),
  * without loading it: for /topology, which never brings CUDA in. */
 #if GPUINST_WITH_MPI
@@ -8731,6 +8744,33 @@ GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why)
     if (why) *why = L->why;
     return GPUINST_ERROR_UNAVAILABLE;
 }
+
+#if GPUINST_WITH_CUPTI
+#ifndef RTLD_DEEPBIND
+#define RTLD_DEEPBIND 0
+#endif
+GPUINST_PRIVATE int gpuinstNvperfBeside(char *path, size_t cap)
+{
+    const char *cupti = gpuinstLibPath(GPUINST_LIB_CUPTI), *slash = strrchr(cupti, '/');
+    void *h;
+    if (slash == NULL ||
+        snprintf(path, cap, "%.*s/libnvperf_host.so", (int)(slash - cupti), cupti) >= (int)cap ||
+        access(path, R_OK) != 0)
+        return 0;
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (h != NULL) { /* already in (CUPTI's host API ran before): nothing to do */
+        dlclose(h);
+        return 0;
+    }
+    return 1;
+}
+
+GPUINST_PRIVATE void gpuinstNvperfOpen(const char *path)
+{
+    /* never closed: CUPTI goes on using it; a failure is CUPTI's to report, later */
+    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND);
+}
+#endif
 
 #if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstLibPath(int lib)
@@ -18629,11 +18669,7 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
 #include <ctype.h>
 
 #if GPUINST_WITH_CUPTI
-#include <dlfcn.h>
 #include <unistd.h>
-#ifndef RTLD_DEEPBIND
-#define RTLD_DEEPBIND 0
-#endif
 #endif
 
 /* ---- named metric sets ------------------------------------------------------
@@ -18858,18 +18894,7 @@ static pthread_mutex_t hostLock = PTHREAD_MUTEX_INITIALIZER;
 static void nvperfNextToCupti(void)
 {
     char path[4400];
-    const char *cupti = gpuinstLibPath(GPUINST_LIB_CUPTI), *slash = strrchr(cupti, '/');
-    void *h;
-    if (slash == NULL ||
-        snprintf(path, sizeof path, "%.*s/libnvperf_host.so", (int)(slash - cupti), cupti) >= (int)sizeof path ||
-        access(path, R_OK) != 0)
-        return;
-    h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-    if (h != NULL) {
-        dlclose(h);
-        return;
-    }
-    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND); /* never closed: CUPTI uses it; a failure is CUPTI's to report */
+    if (gpuinstNvperfBeside(path, sizeof path)) gpuinstNvperfOpen(path);
 }
 
 static int phostLoad(const char **why)
@@ -21017,7 +21042,6 @@ GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *s
 /* #include "countersInt.h" -- already inlined */
 
 #include <ctype.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -21517,16 +21541,11 @@ static struct {
     int claimed;     /* ns went into a region row */
 } Pre = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
 
-#ifndef RTLD_DEEPBIND
-#define RTLD_DEEPBIND 0
-#endif
-
 static void *preloadMain(void *arg)
 {
     uint64_t t0 = gpuinstClockNs();
     const char *path = (const char *)arg;
-    /* never closed: CUPTI goes on using it; a failure is CUPTI's to report, later */
-    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND);
+    gpuinstNvperfOpen(path);
     pthread_mutex_lock(&Pre.mu);
     Pre.ns = gpuinstClockNs() - t0;
     Pre.state = 2;
@@ -21542,29 +21561,19 @@ GPUINST_PRIVATE void gpuinstProfPreloadStart(void)
     static char path[4400];
     pthread_mutex_lock(&Pre.mu);
     if (Pre.state == 0) {
-        const char *cupti = gpuinstLibPath(GPUINST_LIB_CUPTI), *slash = strrchr(cupti, '/');
-        void *h;
         Pre.state = 2;
-        if (C.preload && slash != NULL &&
-            snprintf(path, sizeof path, "%.*s/libnvperf_host.so", (int)(slash - cupti), cupti) < (int)sizeof path &&
-            access(path, R_OK) == 0) {
-            /* already in (CUPTI's host API ran before): nothing to do */
-            h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-            if (h != NULL) {
-                dlclose(h);
-            } else {
-                pthread_attr_t at;
-                pthread_t th;
-                sigset_t all, old;
-                sigfillset(&all);
-                pthread_sigmask(SIG_SETMASK, &all, &old);
-                if (pthread_attr_init(&at) == 0) {
-                    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-                    if (pthread_create(&th, &at, preloadMain, path) == 0) Pre.state = 1;
-                    pthread_attr_destroy(&at);
-                }
-                pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (C.preload && gpuinstNvperfBeside(path, sizeof path)) {
+            pthread_attr_t at;
+            pthread_t th;
+            sigset_t all, old;
+            sigfillset(&all);
+            pthread_sigmask(SIG_SETMASK, &all, &old);
+            if (pthread_attr_init(&at) == 0) {
+                pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+                if (pthread_create(&th, &at, preloadMain, path) == 0) Pre.state = 1;
+                pthread_attr_destroy(&at);
             }
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
         }
     }
     pthread_mutex_unlock(&Pre.mu);

@@ -363,6 +363,33 @@ GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why)
 }
 
 #if GPUINST_WITH_CUPTI
+#ifndef RTLD_DEEPBIND
+#define RTLD_DEEPBIND 0
+#endif
+GPUINST_PRIVATE int gpuinstNvperfBeside(char *path, size_t cap)
+{
+    const char *cupti = gpuinstLibPath(GPUINST_LIB_CUPTI), *slash = strrchr(cupti, '/');
+    void *h;
+    if (slash == NULL ||
+        snprintf(path, cap, "%.*s/libnvperf_host.so", (int)(slash - cupti), cupti) >= (int)cap ||
+        access(path, R_OK) != 0)
+        return 0;
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (h != NULL) { /* already in (CUPTI's host API ran before): nothing to do */
+        dlclose(h);
+        return 0;
+    }
+    return 1;
+}
+
+GPUINST_PRIVATE void gpuinstNvperfOpen(const char *path)
+{
+    /* never closed: CUPTI goes on using it; a failure is CUPTI's to report, later */
+    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND);
+}
+#endif
+
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstLibPath(int lib)
 {
     if (lib < 0 || lib >= GPUINST_LIB_COUNT_ || GPUINST_LOAD_ACQ(&libs[lib].state) != 1) return "";

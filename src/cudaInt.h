@@ -96,6 +96,19 @@ GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why);
 #if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstLibPath(int lib);
 #endif
+/* libnvperf_host, which CUPTI opens by its soname at its first host-API
+ * call, opened ahead from libcupti's own directory with CUPTI's flags
+ * (CUDA 13.0: RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND), so that CUPTI's
+ * dlopen finds the one shipped with it (not another version from the
+ * loader's cache) and, opened on a helper thread, its ~100 ms load
+ * overlaps other work (src/range_profiler.c).  gpuinstNvperfBeside: 1 and
+ * its path in `path` when libcupti is loaded, has one beside it and it is
+ * not loaded yet; else 0.  gpuinstNvperfOpen opens it (never closed; a
+ * failure is CUPTI's to report). */
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstNvperfBeside(char *path, size_t cap);
+GPUINST_PRIVATE void gpuinstNvperfOpen(const char *path);
+#endif
 /* 1 if libcuda.so.1 is in the process already (the application loaded it),
  * without loading it: for /topology, which never brings CUDA in. */
 #if GPUINST_WITH_MPI

@@ -19,11 +19,7 @@
 #include <ctype.h>
 
 #if GPUINST_WITH_CUPTI
-#include <dlfcn.h>
 #include <unistd.h>
-#ifndef RTLD_DEEPBIND
-#define RTLD_DEEPBIND 0
-#endif
 #endif
 
 /* ---- named metric sets ------------------------------------------------------
@@ -248,18 +244,7 @@ static pthread_mutex_t hostLock = PTHREAD_MUTEX_INITIALIZER;
 static void nvperfNextToCupti(void)
 {
     char path[4400];
-    const char *cupti = gpuinstLibPath(GPUINST_LIB_CUPTI), *slash = strrchr(cupti, '/');
-    void *h;
-    if (slash == NULL ||
-        snprintf(path, sizeof path, "%.*s/libnvperf_host.so", (int)(slash - cupti), cupti) >= (int)sizeof path ||
-        access(path, R_OK) != 0)
-        return;
-    h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-    if (h != NULL) {
-        dlclose(h);
-        return;
-    }
-    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND); /* never closed: CUPTI uses it; a failure is CUPTI's to report */
+    if (gpuinstNvperfBeside(path, sizeof path)) gpuinstNvperfOpen(path);
 }
 
 static int phostLoad(const char **why)

@@ -52,7 +52,6 @@
 #include "countersInt.h"
 
 #include <ctype.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -552,16 +551,11 @@ static struct {
     int claimed;     /* ns went into a region row */
 } Pre = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
 
-#ifndef RTLD_DEEPBIND
-#define RTLD_DEEPBIND 0
-#endif
-
 static void *preloadMain(void *arg)
 {
     uint64_t t0 = gpuinstClockNs();
     const char *path = (const char *)arg;
-    /* never closed: CUPTI goes on using it; a failure is CUPTI's to report, later */
-    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND);
+    gpuinstNvperfOpen(path);
     pthread_mutex_lock(&Pre.mu);
     Pre.ns = gpuinstClockNs() - t0;
     Pre.state = 2;
@@ -577,29 +571,19 @@ GPUINST_PRIVATE void gpuinstProfPreloadStart(void)
     static char path[4400];
     pthread_mutex_lock(&Pre.mu);
     if (Pre.state == 0) {
-        const char *cupti = gpuinstLibPath(GPUINST_LIB_CUPTI), *slash = strrchr(cupti, '/');
-        void *h;
         Pre.state = 2;
-        if (C.preload && slash != NULL &&
-            snprintf(path, sizeof path, "%.*s/libnvperf_host.so", (int)(slash - cupti), cupti) < (int)sizeof path &&
-            access(path, R_OK) == 0) {
-            /* already in (CUPTI's host API ran before): nothing to do */
-            h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-            if (h != NULL) {
-                dlclose(h);
-            } else {
-                pthread_attr_t at;
-                pthread_t th;
-                sigset_t all, old;
-                sigfillset(&all);
-                pthread_sigmask(SIG_SETMASK, &all, &old);
-                if (pthread_attr_init(&at) == 0) {
-                    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-                    if (pthread_create(&th, &at, preloadMain, path) == 0) Pre.state = 1;
-                    pthread_attr_destroy(&at);
-                }
-                pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (C.preload && gpuinstNvperfBeside(path, sizeof path)) {
+            pthread_attr_t at;
+            pthread_t th;
+            sigset_t all, old;
+            sigfillset(&all);
+            pthread_sigmask(SIG_SETMASK, &all, &old);
+            if (pthread_attr_init(&at) == 0) {
+                pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+                if (pthread_create(&th, &at, preloadMain, path) == 0) Pre.state = 1;
+                pthread_attr_destroy(&at);
             }
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
         }
     }
     pthread_mutex_unlock(&Pre.mu);
