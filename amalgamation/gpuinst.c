@@ -17979,11 +17979,6 @@ static pthread_mutex_t pmHwLock = PTHREAD_MUTEX_INITIALIZER;
 static int pmWarnedDecode, pmWarnedDropped, pmWarnedClock;
 static int pmJoined; /* start succeeded as a non-sampler (another process samples the GPU) */
 
-static const char *pmErr(CUptiResult r)
-{
-    return gpuinstCuptiResultString((int)r);
-}
-
 static const char *pmLoad(void)
 {
     const char *why = NULL;
@@ -18046,7 +18041,7 @@ static int pmDecodeOnce(void)
     if (r != CUPTI_SUCCESS) {
         pm.decode_errors++;
         if (r == CUPTI_ERROR_OUT_OF_MEMORY) pm.overflows++;
-        gpuinstWarnOnce(&pmWarnedDecode, "PM sampling: cuptiPmSamplingDecodeData failed (%s)%s", pmErr(r),
+        gpuinstWarnOnce(&pmWarnedDecode, "PM sampling: cuptiPmSamplingDecodeData failed (%s)%s", gpuinstCuptiResultString((int)r),
                         r == CUPTI_ERROR_OUT_OF_MEMORY ? ": the hardware buffer overflowed, samples were lost; "
                                                          "use a longer interval" : "");
         return 1;
@@ -18331,7 +18326,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     memset(&pi, 0, sizeof pi);
     pi.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
     if ((r = gpuinstCu.cuptiProfilerInitialize(&pi)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiProfilerInitialize failed: %s", pmErr(r));
+        snprintf(why, sizeof why, "cuptiProfilerInitialize failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     memset(&ds, 0, sizeof ds);
@@ -18339,7 +18334,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     ds.cuDevice = dev;
     ds.api = CUPTI_PROFILER_PM_SAMPLING;
     if ((r = gpuinstCu.cuptiProfilerDeviceSupported(&ds)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiProfilerDeviceSupported failed: %s", pmErr(r));
+        snprintf(why, sizeof why, "cuptiProfilerDeviceSupported failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     if (ds.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
@@ -18351,14 +18346,14 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
         goto fail;
     }
     if ((r = (CUptiResult)gpuinstCudaDeviceChip(dev, pm.chip, sizeof pm.chip)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiDeviceGetChipName failed: %s", pmErr(r));
+        snprintf(why, sizeof why, "cuptiDeviceGetChipName failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     memset(&av, 0, sizeof av);
     av.structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE;
     av.deviceIndex = (size_t)dev;
     if ((r = gpuinstCu.cuptiPmSamplingGetCounterAvailability(&av)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s%s", pmErr(r),
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s%s", gpuinstCuptiResultString((int)r),
                  r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
                      ? " (GPU performance counters are restricted to admin users: load the driver with "
                        "NVreg_RestrictProfilingToAdminUsers=0)"
@@ -18372,7 +18367,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     }
     av.pCounterAvailabilityImage = pm.avail;
     if ((r = gpuinstCu.cuptiPmSamplingGetCounterAvailability(&av)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s", pmErr(r));
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
 
@@ -18382,7 +18377,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     en.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
     en.deviceIndex = (size_t)dev;
     if ((r = gpuinstCu.cuptiPmSamplingEnable(&en)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingEnable failed: %s%s", pmErr(r),
+        snprintf(why, sizeof why, "cuptiPmSamplingEnable failed: %s%s", gpuinstCuptiResultString((int)r),
                  r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
                      ? " (load the driver with NVreg_RestrictProfilingToAdminUsers=0)"
                      : " (another PM sampling or profiling session on this GPU, e.g. ncu or the range profiler?)");
@@ -18396,7 +18391,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     dsz.numMetrics = pm.nmetrics;
     dsz.maxSamples = PM_MAX_SAMPLES;
     if ((r = gpuinstCu.cuptiPmSamplingGetCounterDataSize(&dsz)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterDataSize failed: %s", pmErr(r));
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterDataSize failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     pm.data_size = dsz.counterDataSize;
@@ -18412,7 +18407,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     di.counterDataSize = pm.data_size;
     di.pCounterData = pm.data;
     if ((r = gpuinstCu.cuptiPmSamplingCounterDataImageInitialize(&di)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingCounterDataImageInitialize failed: %s", pmErr(r));
+        snprintf(why, sizeof why, "cuptiPmSamplingCounterDataImageInitialize failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     memcpy(pm.data_clean, pm.data, pm.data_size);
@@ -18426,7 +18421,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
     if ((r = gpuinstCu.cuptiPmSamplingSetConfig(&sc)) != CUPTI_SUCCESS) {
         snprintf(why, sizeof why, "cuptiPmSamplingSetConfig failed: %s (interval %llu ns; the GPU time trigger "
-                 "needs Ampere GA10x or later)", pmErr(r), (unsigned long long)interval_ns);
+                 "needs Ampere GA10x or later)", gpuinstCuptiResultString((int)r), (unsigned long long)interval_ns);
         goto fail;
     }
 
@@ -18459,7 +18454,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     st.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE;
     st.pPmSamplingObject = pm.obj;
     if ((r = gpuinstCu.cuptiPmSamplingStart(&st)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingStart failed: %s", pmErr(r));
+        snprintf(why, sizeof why, "cuptiPmSamplingStart failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     pthread_mutex_lock(&pmHwLock);
@@ -18500,7 +18495,7 @@ static int pmHwStop(void)
         sp.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
         sp.pPmSamplingObject = pm.obj;
         if ((r = gpuinstCu.cuptiPmSamplingStop(&sp)) != CUPTI_SUCCESS)
-            gpuinstWarn("PM sampling of GPU %s: cuptiPmSamplingStop failed (%s)", pm.bus, pmErr(r));
+            gpuinstWarn("PM sampling of GPU %s: cuptiPmSamplingStop failed (%s)", pm.bus, gpuinstCuptiResultString((int)r));
         pm.hw_running = 0;
         pmRankRow.sampling_stop_ns = gpuinstClockNs();
         stopped = 1;
@@ -21127,64 +21122,60 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 192 bytes */
     uint32_t pad_;
 } ProfRegionRec;
 
-#define PF(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
-#define PNF(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
-
 static const gpuinstField valueFields[] = {
-    PF(ProfValueRec, value, GPUINST_FT_F64, 0, "", "metric value (unit in /profiler/metrics)"),
-    PF(ProfValueRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start of the profiled occurrence (as /profiler/regions)"),
-    PF(ProfValueRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    PF(ProfValueRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings (same rank)"),
-    PF(ProfValueRec, path, GPUINST_FT_U32, 0, "", "range path \"region/child/...\": id in /strings (same rank)"),
-    PF(ProfValueRec, metric, GPUINST_FT_U32, 0, "", "metric name: id in /strings (same rank)"),
-    PF(ProfValueRec, occurrence, GPUINST_FT_U32, 0, "", "occurrence of the region (1-based)"),
-    PF(ProfValueRec, range_index, GPUINST_FT_U32, 0, "", "CUPTI range index in the counter data"),
-    PF(ProfValueRec, passes, GPUINST_FT_U32, 0, "count", "replay passes of the occurrence"),
+    GPUINST_FIELD(ProfValueRec, value, GPUINST_FT_F64, 0, "", "metric value (unit in /profiler/metrics)"),
+    GPUINST_FIELD(ProfValueRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start of the profiled occurrence (as /profiler/regions)"),
+    GPUINST_FIELD(ProfValueRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ProfValueRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings (same rank)"),
+    GPUINST_FIELD(ProfValueRec, path, GPUINST_FT_U32, 0, "", "range path \"region/child/...\": id in /strings (same rank)"),
+    GPUINST_FIELD(ProfValueRec, metric, GPUINST_FT_U32, 0, "", "metric name: id in /strings (same rank)"),
+    GPUINST_FIELD(ProfValueRec, occurrence, GPUINST_FT_U32, 0, "", "occurrence of the region (1-based)"),
+    GPUINST_FIELD(ProfValueRec, range_index, GPUINST_FT_U32, 0, "", "CUPTI range index in the counter data"),
+    GPUINST_FIELD(ProfValueRec, passes, GPUINST_FT_U32, 0, "count", "replay passes of the occurrence"),
 };
 static const gpuinstField metricFields[] = {
-    PF(ProfMetricRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    PF(ProfMetricRec, name, GPUINST_FT_U32, 0, "", "metric name: id in /strings"),
-    PF(ProfMetricRec, unit, GPUINST_FT_U32, 0, "", "dimension unit (byte, nanosecond, percent...): id in /strings"),
-    PF(ProfMetricRec, hw_unit, GPUINST_FT_U32, 0, "", "hardware unit (dram, sm, lts...): id in /strings"),
-    PF(ProfMetricRec, description, GPUINST_FT_U32, 0, "", "CUPTI's description: id in /strings"),
-    PF(ProfMetricRec, type, GPUINST_FT_U32, 0, "", "0 counter, 1 ratio, 2 throughput"),
-    PF(ProfMetricRec, chip, GPUINST_FT_U32, 0, "", "chip the properties are of (GH100...): id in /strings"),
-    PF(ProfMetricRec, scope, GPUINST_FT_U32, 0, "", "collection scope: 0 context, 1 device, 2 unknown (CUPTI before 13.1)"),
+    GPUINST_FIELD(ProfMetricRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ProfMetricRec, name, GPUINST_FT_U32, 0, "", "metric name: id in /strings"),
+    GPUINST_FIELD(ProfMetricRec, unit, GPUINST_FT_U32, 0, "", "dimension unit (byte, nanosecond, percent...): id in /strings"),
+    GPUINST_FIELD(ProfMetricRec, hw_unit, GPUINST_FT_U32, 0, "", "hardware unit (dram, sm, lts...): id in /strings"),
+    GPUINST_FIELD(ProfMetricRec, description, GPUINST_FT_U32, 0, "", "CUPTI's description: id in /strings"),
+    GPUINST_FIELD(ProfMetricRec, type, GPUINST_FT_U32, 0, "", "0 counter, 1 ratio, 2 throughput"),
+    GPUINST_FIELD(ProfMetricRec, chip, GPUINST_FT_U32, 0, "", "chip the properties are of (GH100...): id in /strings"),
+    GPUINST_FIELD(ProfMetricRec, scope, GPUINST_FT_U32, 0, "", "collection scope: 0 context, 1 device, 2 unknown (CUPTI before 13.1)"),
 };
 static const gpuinstField regionFields[] = {
-    PF(ProfRegionRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first gpuinst_profile_next_pass"),
-    PF(ProfRegionRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "last gpuinst_profile_next_pass"),
-    PF(ProfRegionRec, setup_ns, GPUINST_FT_U64, 0, "ns", "counter availability, host object, enable, counter data, set config"),
-    PF(ProfRegionRec, lock_wait_ns, GPUINST_FT_U64, 0, "ns", "time waited for the GPU's counters (other processes on the device)"),
-    PF(ProfRegionRec, checkpoint_ns, GPUINST_FT_U64, 0, "ns", "checkpoint save + restores + free"),
-    PF(ProfRegionRec, checkpoint_bytes, GPUINST_FT_U64, 0, "bytes", "device memory taken by the checkpoint (free memory before - after the save)"),
-    PF(ProfRegionRec, replay_ns, GPUINST_FT_U64, 0, "ns", "first start to last stop, bodies included"),
-    PF(ProfRegionRec, decode_ns, GPUINST_FT_U64, 0, "ns", "decode and evaluation"),
-    PF(ProfRegionRec, load_ns, GPUINST_FT_U64, 0, "ns", "libraries, cuptiProfilerInitialize, context and device checks (one-time part on the first occurrence)"),
-    PF(ProfRegionRec, host_ns, GPUINST_FT_U64, 0, "ns", "part of setup_ns: counter availability and host object (config image); 0 when cached"),
-    PF(ProfRegionRec, first_start_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: the first cuptiRangeProfilerStart and push of the region"),
-    PF(ProfRegionRec, teardown_ns, GPUINST_FT_U64, 0, "ns", "checkpoint free, profiler disable, device unlock"),
-    PF(ProfRegionRec, preload_ns, GPUINST_FT_U64, 0, "ns", "libnvperf_host loaded on a helper thread during setup (0: not loaded by this occurrence)"),
-    PF(ProfRegionRec, resetup_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: setting the session up again for the levels the body has, its first start included (0: not needed)"),
-    PF(ProfRegionRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the region (1-based)"),
-    PF(ProfRegionRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    PF(ProfRegionRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings"),
-    PF(ProfRegionRec, metrics, GPUINST_FT_U32, 0, "", "metric list as expanded: id in /strings"),
-    PF(ProfRegionRec, chip, GPUINST_FT_U32, 0, "", "chip name (GH100...): id in /strings, 0 unknown"),
-    PF(ProfRegionRec, device_uuid, GPUINST_FT_U32, 0, "", "device UUID: id in /strings, 0 unknown"),
-    PF(ProfRegionRec, reason, GPUINST_FT_U32, 0, "", "why not profiled / what went wrong: id in /strings, 0 none"),
-    PF(ProfRegionRec, status, GPUINST_FT_I32, 0, "", "0 profiled; 1 unavailable, 2 counters busy, 3 privileges, 4 device unsupported, 5 checkpoint, 6 metrics, 7 CUPTI error, 8 concurrent, 9 abandoned part way"),
-    PF(ProfRegionRec, cupti_result, GPUINST_FT_I32, 0, "", "CUptiResult behind a failure, 0 none"),
-    PF(ProfRegionRec, device, GPUINST_FT_I32, 0, "", "CUDA device ordinal, -1 unknown"),
-    PF(ProfRegionRec, passes, GPUINST_FT_U32, 0, "count", "passes run: bodies executed under the profiler (passes_discarded included)"),
-    PF(ProfRegionRec, ranges, GPUINST_FT_U32, 0, "count", "ranges decoded"),
-    PF(ProfRegionRec, ranges_dropped, GPUINST_FT_U32, 0, "count", "ranges CUPTI dropped (more than GPUINST_PROFILE_MAX_RANGES)"),
-    PF(ProfRegionRec, busy_retries, GPUINST_FT_U32, 0, "count", "CUPTI_ERROR_HARDWARE_BUSY answers retried"),
-    PF(ProfRegionRec, levels, GPUINST_FT_U32, 0, "count", "nesting levels with values: the body's depth (region = 1), at most GPUINST_PROFILE_DEPTH"),
-    PF(ProfRegionRec, passes_per_level, GPUINST_FT_U32, 0, "count", "passes the metric list takes per nesting level (host object; gpuinst-metrics --passes)"),
-    PF(ProfRegionRec, passes_discarded, GPUINST_FT_U32, 0, "count", "bodies whose counters were thrown away: the configuration of the first was given up for the body's real depth"),
-    PF(ProfRegionRec, resetup, GPUINST_FT_U32, 0, "", "0 one configuration; 1 set up again on the same session (cuptiRangeProfilerSetConfig) for the levels the body has; 2 in a new session (disable, enable)"),
+    GPUINST_FIELD(ProfRegionRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first gpuinst_profile_next_pass"),
+    GPUINST_FIELD(ProfRegionRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "last gpuinst_profile_next_pass"),
+    GPUINST_FIELD(ProfRegionRec, setup_ns, GPUINST_FT_U64, 0, "ns", "counter availability, host object, enable, counter data, set config"),
+    GPUINST_FIELD(ProfRegionRec, lock_wait_ns, GPUINST_FT_U64, 0, "ns", "time waited for the GPU's counters (other processes on the device)"),
+    GPUINST_FIELD(ProfRegionRec, checkpoint_ns, GPUINST_FT_U64, 0, "ns", "checkpoint save + restores + free"),
+    GPUINST_FIELD(ProfRegionRec, checkpoint_bytes, GPUINST_FT_U64, 0, "bytes", "device memory taken by the checkpoint (free memory before - after the save)"),
+    GPUINST_FIELD(ProfRegionRec, replay_ns, GPUINST_FT_U64, 0, "ns", "first start to last stop, bodies included"),
+    GPUINST_FIELD(ProfRegionRec, decode_ns, GPUINST_FT_U64, 0, "ns", "decode and evaluation"),
+    GPUINST_FIELD(ProfRegionRec, load_ns, GPUINST_FT_U64, 0, "ns", "libraries, cuptiProfilerInitialize, context and device checks (one-time part on the first occurrence)"),
+    GPUINST_FIELD(ProfRegionRec, host_ns, GPUINST_FT_U64, 0, "ns", "part of setup_ns: counter availability and host object (config image); 0 when cached"),
+    GPUINST_FIELD(ProfRegionRec, first_start_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: the first cuptiRangeProfilerStart and push of the region"),
+    GPUINST_FIELD(ProfRegionRec, teardown_ns, GPUINST_FT_U64, 0, "ns", "checkpoint free, profiler disable, device unlock"),
+    GPUINST_FIELD(ProfRegionRec, preload_ns, GPUINST_FT_U64, 0, "ns", "libnvperf_host loaded on a helper thread during setup (0: not loaded by this occurrence)"),
+    GPUINST_FIELD(ProfRegionRec, resetup_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: setting the session up again for the levels the body has, its first start included (0: not needed)"),
+    GPUINST_FIELD(ProfRegionRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the region (1-based)"),
+    GPUINST_FIELD(ProfRegionRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ProfRegionRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings"),
+    GPUINST_FIELD(ProfRegionRec, metrics, GPUINST_FT_U32, 0, "", "metric list as expanded: id in /strings"),
+    GPUINST_FIELD(ProfRegionRec, chip, GPUINST_FT_U32, 0, "", "chip name (GH100...): id in /strings, 0 unknown"),
+    GPUINST_FIELD(ProfRegionRec, device_uuid, GPUINST_FT_U32, 0, "", "device UUID: id in /strings, 0 unknown"),
+    GPUINST_FIELD(ProfRegionRec, reason, GPUINST_FT_U32, 0, "", "why not profiled / what went wrong: id in /strings, 0 none"),
+    GPUINST_FIELD(ProfRegionRec, status, GPUINST_FT_I32, 0, "", "0 profiled; 1 unavailable, 2 counters busy, 3 privileges, 4 device unsupported, 5 checkpoint, 6 metrics, 7 CUPTI error, 8 concurrent, 9 abandoned part way"),
+    GPUINST_FIELD(ProfRegionRec, cupti_result, GPUINST_FT_I32, 0, "", "CUptiResult behind a failure, 0 none"),
+    GPUINST_FIELD(ProfRegionRec, device, GPUINST_FT_I32, 0, "", "CUDA device ordinal, -1 unknown"),
+    GPUINST_FIELD(ProfRegionRec, passes, GPUINST_FT_U32, 0, "count", "passes run: bodies executed under the profiler (passes_discarded included)"),
+    GPUINST_FIELD(ProfRegionRec, ranges, GPUINST_FT_U32, 0, "count", "ranges decoded"),
+    GPUINST_FIELD(ProfRegionRec, ranges_dropped, GPUINST_FT_U32, 0, "count", "ranges CUPTI dropped (more than GPUINST_PROFILE_MAX_RANGES)"),
+    GPUINST_FIELD(ProfRegionRec, busy_retries, GPUINST_FT_U32, 0, "count", "CUPTI_ERROR_HARDWARE_BUSY answers retried"),
+    GPUINST_FIELD(ProfRegionRec, levels, GPUINST_FT_U32, 0, "count", "nesting levels with values: the body's depth (region = 1), at most GPUINST_PROFILE_DEPTH"),
+    GPUINST_FIELD(ProfRegionRec, passes_per_level, GPUINST_FT_U32, 0, "count", "passes the metric list takes per nesting level (host object; gpuinst-metrics --passes)"),
+    GPUINST_FIELD(ProfRegionRec, passes_discarded, GPUINST_FT_U32, 0, "count", "bodies whose counters were thrown away: the configuration of the first was given up for the body's real depth"),
+    GPUINST_FIELD(ProfRegionRec, resetup, GPUINST_FT_U32, 0, "", "0 one configuration; 1 set up again on the same session (cuptiRangeProfilerSetConfig) for the levels the body has; 2 in a new session (disable, enable)"),
 };
 
 static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
@@ -21212,13 +21203,13 @@ static int profCollect(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable valuesTable = {
     "/profiler/values", "hardware metric values per rank, profiled occurrence, range path and metric",
-    sizeof(ProfValueRec), PNF(valueFields), valueFields, profCollect, &valuesBuf, NULL};
+    sizeof(ProfValueRec), GPUINST_NFIELDS(valueFields), valueFields, profCollect, &valuesBuf, NULL};
 static const gpuinstTable metricsTable = {
     "/profiler/metrics", "the metrics of /profiler/values: unit, hardware unit, description, type, chip, scope",
-    sizeof(ProfMetricRec), PNF(metricFields), metricFields, profCollect, &metricsBuf, NULL};
+    sizeof(ProfMetricRec), GPUINST_NFIELDS(metricFields), metricFields, profCollect, &metricsBuf, NULL};
 static const gpuinstTable regionsTable = {
     "/profiler/regions", "one row per selected occurrence of a profiled region: passes, costs, status and reason",
-    sizeof(ProfRegionRec), PNF(regionFields), regionFields, profCollect, &regionsBuf, NULL};
+    sizeof(ProfRegionRec), GPUINST_NFIELDS(regionFields), regionFields, profCollect, &regionsBuf, NULL};
 
 static uint32_t profIntern(const char *s)
 {
@@ -22725,10 +22716,8 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
     p->struct_size = (uint32_t)sizeof *p;
     p->pass = -1;
     p->passes = 1;
-    if (st != GPUINST_STATE_RUNNING) {
-        p->status = st == GPUINST_STATE_UNINIT      ? GPUINST_ERROR_NOT_INITIALIZED
-                    : st == GPUINST_STATE_NVTX_ONLY ? GPUINST_ERROR_DISABLED
-                                                    : GPUINST_ERROR_FINALIZED;
+    if (st != GPUINST_STATE_RUNNING) { /* the one state check: counted before init and after finalize */
+        p->status = gpuinstNotRunning(st, GPUINST_ERROR_DISABLED);
         return p->status;
     }
     if (region == NULL || region[0] == '\0') {

@@ -200,11 +200,6 @@ static pthread_mutex_t pmHwLock = PTHREAD_MUTEX_INITIALIZER;
 static int pmWarnedDecode, pmWarnedDropped, pmWarnedClock;
 static int pmJoined; /* start succeeded as a non-sampler (another process samples the GPU) */
 
-static const char *pmErr(CUptiResult r)
-{
-    return gpuinstCuptiResultString((int)r);
-}
-
 static const char *pmLoad(void)
 {
     const char *why = NULL;
@@ -267,7 +262,7 @@ static int pmDecodeOnce(void)
     if (r != CUPTI_SUCCESS) {
         pm.decode_errors++;
         if (r == CUPTI_ERROR_OUT_OF_MEMORY) pm.overflows++;
-        gpuinstWarnOnce(&pmWarnedDecode, "PM sampling: cuptiPmSamplingDecodeData failed (%s)%s", pmErr(r),
+        gpuinstWarnOnce(&pmWarnedDecode, "PM sampling: cuptiPmSamplingDecodeData failed (%s)%s", gpuinstCuptiResultString((int)r),
                         r == CUPTI_ERROR_OUT_OF_MEMORY ? ": the hardware buffer overflowed, samples were lost; "
                                                          "use a longer interval" : "");
         return 1;
@@ -552,7 +547,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     memset(&pi, 0, sizeof pi);
     pi.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
     if ((r = gpuinstCu.cuptiProfilerInitialize(&pi)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiProfilerInitialize failed: %s", pmErr(r));
+        snprintf(why, sizeof why, "cuptiProfilerInitialize failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     memset(&ds, 0, sizeof ds);
@@ -560,7 +555,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     ds.cuDevice = dev;
     ds.api = CUPTI_PROFILER_PM_SAMPLING;
     if ((r = gpuinstCu.cuptiProfilerDeviceSupported(&ds)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiProfilerDeviceSupported failed: %s", pmErr(r));
+        snprintf(why, sizeof why, "cuptiProfilerDeviceSupported failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     if (ds.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
@@ -572,14 +567,14 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
         goto fail;
     }
     if ((r = (CUptiResult)gpuinstCudaDeviceChip(dev, pm.chip, sizeof pm.chip)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiDeviceGetChipName failed: %s", pmErr(r));
+        snprintf(why, sizeof why, "cuptiDeviceGetChipName failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     memset(&av, 0, sizeof av);
     av.structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE;
     av.deviceIndex = (size_t)dev;
     if ((r = gpuinstCu.cuptiPmSamplingGetCounterAvailability(&av)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s%s", pmErr(r),
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s%s", gpuinstCuptiResultString((int)r),
                  r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
                      ? " (GPU performance counters are restricted to admin users: load the driver with "
                        "NVreg_RestrictProfilingToAdminUsers=0)"
@@ -593,7 +588,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     }
     av.pCounterAvailabilityImage = pm.avail;
     if ((r = gpuinstCu.cuptiPmSamplingGetCounterAvailability(&av)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s", pmErr(r));
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
 
@@ -603,7 +598,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     en.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
     en.deviceIndex = (size_t)dev;
     if ((r = gpuinstCu.cuptiPmSamplingEnable(&en)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingEnable failed: %s%s", pmErr(r),
+        snprintf(why, sizeof why, "cuptiPmSamplingEnable failed: %s%s", gpuinstCuptiResultString((int)r),
                  r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
                      ? " (load the driver with NVreg_RestrictProfilingToAdminUsers=0)"
                      : " (another PM sampling or profiling session on this GPU, e.g. ncu or the range profiler?)");
@@ -617,7 +612,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     dsz.numMetrics = pm.nmetrics;
     dsz.maxSamples = PM_MAX_SAMPLES;
     if ((r = gpuinstCu.cuptiPmSamplingGetCounterDataSize(&dsz)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterDataSize failed: %s", pmErr(r));
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterDataSize failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     pm.data_size = dsz.counterDataSize;
@@ -633,7 +628,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     di.counterDataSize = pm.data_size;
     di.pCounterData = pm.data;
     if ((r = gpuinstCu.cuptiPmSamplingCounterDataImageInitialize(&di)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingCounterDataImageInitialize failed: %s", pmErr(r));
+        snprintf(why, sizeof why, "cuptiPmSamplingCounterDataImageInitialize failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     memcpy(pm.data_clean, pm.data, pm.data_size);
@@ -647,7 +642,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
     if ((r = gpuinstCu.cuptiPmSamplingSetConfig(&sc)) != CUPTI_SUCCESS) {
         snprintf(why, sizeof why, "cuptiPmSamplingSetConfig failed: %s (interval %llu ns; the GPU time trigger "
-                 "needs Ampere GA10x or later)", pmErr(r), (unsigned long long)interval_ns);
+                 "needs Ampere GA10x or later)", gpuinstCuptiResultString((int)r), (unsigned long long)interval_ns);
         goto fail;
     }
 
@@ -680,7 +675,7 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     st.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE;
     st.pPmSamplingObject = pm.obj;
     if ((r = gpuinstCu.cuptiPmSamplingStart(&st)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingStart failed: %s", pmErr(r));
+        snprintf(why, sizeof why, "cuptiPmSamplingStart failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     pthread_mutex_lock(&pmHwLock);
@@ -721,7 +716,7 @@ static int pmHwStop(void)
         sp.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
         sp.pPmSamplingObject = pm.obj;
         if ((r = gpuinstCu.cuptiPmSamplingStop(&sp)) != CUPTI_SUCCESS)
-            gpuinstWarn("PM sampling of GPU %s: cuptiPmSamplingStop failed (%s)", pm.bus, pmErr(r));
+            gpuinstWarn("PM sampling of GPU %s: cuptiPmSamplingStop failed (%s)", pm.bus, gpuinstCuptiResultString((int)r));
         pm.hw_running = 0;
         pmRankRow.sampling_stop_ns = gpuinstClockNs();
         stopped = 1;
