@@ -90,11 +90,14 @@
  * keeps for libraries loaded later (dlopen of libgpuinst.so works). */
 #define GPUINST_TLS __thread __attribute__((tls_model("initial-exec")))
 #define GPUINST_UNUSED __attribute__((unused))
+/* inline in every caller, whatever the unit's size (the MPI wrappers' hot path) */
+#define GPUINST_INLINE inline __attribute__((always_inline))
 #else
 #define GPUINST_LIKELY(x) (x)
 #define GPUINST_UNLIKELY(x) (x)
 #define GPUINST_TLS _Thread_local
 #define GPUINST_UNUSED
+#define GPUINST_INLINE inline
 #endif
 
 /* Atomics through the GCC/Clang builtins: the same spelling compiles as C11
@@ -4330,15 +4333,84 @@ NVTX_LINKONCE_DEFINE_FUNCTION void NVTX_VERSIONED_IDENTIFIER(nvtxInitOnce)(void)
 #define GPUINST_MAX_THREADS 65535     /* threads recorded per process (u16 in the file) */
 
 /* ---- clock -------------------------------------------------------------- */
-/* Host timestamps: CLOCK_MONOTONIC in ns (vDSO, no syscall).  Every host
- * record uses this clock; CUPTI's timestamps are mapped onto it; finalize
- * maps each rank onto rank 0's timeline (gpuinstClockMap). */
-static inline uint64_t gpuinstClockNs(void)
+/* Host timestamps (src/clock.c): gpuinst's clock, in ns.  With an
+ * invariant TSC that the kernel also uses, the TSC scaled to ns (no call:
+ * ~10 instructions); else CLOCK_MONOTONIC.  Every host record uses this
+ * clock; CUPTI's timestamps come from it (timestamp callback); the writer
+ * maps every GPUINST_FIELD_TIME member onto CLOCK_MONOTONIC (from paired
+ * samples) and then onto rank 0's timeline (gpuinstClockToFile). */
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define GPUINST_HAVE_TSC 1
+#else
+#define GPUINST_HAVE_TSC 0
+#endif
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef __int128 gpuinst_i128;
+__extension__ typedef unsigned __int128 gpuinst_u128;
+#else
+#error "gpuinst needs a compiler with __int128 (GCC, Clang)"
+#endif
+typedef struct gpuinstClockSrc {
+    int tsc;              /* 1: the TSC (acquire/release; 0 until gpuinstClockInit chose it) */
+    uint64_t mult;        /* ns per tick, 32.32 fixed point */
+    uint64_t base;        /* ns = base + tsc * mult / 2^32 (mod 2^64): CLOCK_MONOTONIC at calibration */
+    double hz;            /* TSC ticks per second, as calibrated */
+} gpuinstClockSrc;
+GPUINST_SHARED_DATA gpuinstClockSrc gpuinstClk;
+
+static GPUINST_INLINE uint64_t gpuinstClockMonoNs(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+/* gpuinst's clock for a TSC value: a 64 x 64 -> 128-bit multiply, a
+ * shift and an add (the TSC's ~2^60 ticks at most times a 2^32-scaled
+ * rate fit in 128 bits). */
+static GPUINST_INLINE uint64_t gpuinstClockFromTsc(uint64_t tsc)
+{
+    return gpuinstClk.base + (uint64_t)(((gpuinst_u128)tsc * gpuinstClk.mult) >> 32);
+}
+static GPUINST_INLINE uint64_t gpuinstClockNs(void)
+{
+#if GPUINST_HAVE_TSC && defined(__SIZEOF_INT128__)
+    if (GPUINST_LIKELY(gpuinstClk.tsc)) return gpuinstClockFromTsc(__builtin_ia32_rdtsc());
+#endif
+    return gpuinstClockMonoNs();
+}
+/* Chooses the clock (GPUINST_CLOCK: auto, tsc, monotonic) and calibrates
+ * the TSC (1 ms); first thing in gpuinst_init.  Start: the sampler thread
+ * (a paired sample per second) once recording starts.  Sample: one pair
+ * now (any thread).  Finish: stops the thread, takes a last pair, builds
+ * the map; at finalize, before the writer. */
+GPUINST_PRIVATE void gpuinstClockInit(void);
+GPUINST_PRIVATE void gpuinstClockStart(void);
+GPUINST_PRIVATE void gpuinstClockSample(void);
+GPUINST_PRIVATE void gpuinstClockFinish(void);
+/* gpuinst's clock -> CLOCK_MONOTONIC (identity without the TSC), and on to
+ * rank 0's timeline (the file's); 0 stays 0 ("no time"). */
+GPUINST_PRIVATE uint64_t gpuinstClockToMono(uint64_t t);
+GPUINST_PRIVATE uint64_t gpuinstClockToFile(uint64_t t);
+/* Maps the u64 members at `offsets` of n rows (recsize bytes each) in
+ * place, as gpuinstClockToFile (within 1 ns); with `tagged`, values with
+ * GPUINST_TIME_MONO set are CLOCK_MONOTONIC (GPUINST_FIELD_TIME_MONO_TAG). */
+GPUINST_PRIVATE void gpuinstClockRows(char *rows, uint64_t n, uint32_t recsize, const uint32_t *offsets,
+                                      uint32_t noff, int tagged);
+/* File ns per gpuinst-clock ns, for durations (GPUINST_FIELD_DURATION). */
+GPUINST_PRIVATE double gpuinstClockDurationScale(void);
+/* /clock: one row per rank. */
+typedef struct gpuinstClockInfoRec {
+    double tsc_hz;          /* TSC ticks per second (calibrated); 0 without the TSC */
+    double map_error_ns;    /* estimated error of the map to CLOCK_MONOTONIC */
+    double rate;            /* CLOCK_MONOTONIC ns per gpuinst-clock ns over the run */
+    uint32_t samples;       /* paired samples the map was made of */
+    uint32_t rank;          /* filled by the writer */
+    uint8_t source;         /* 0 CLOCK_MONOTONIC, 1 TSC */
+    uint8_t pad_[7];
+    char fallback[200];     /* why not the TSC ("" with it) */
+} gpuinstClockInfoRec;
+GPUINST_PRIVATE void gpuinstClockInfo(gpuinstClockInfoRec *r);
+GPUINST_PRIVATE void gpuinstClockTableRegister(void);
 /* Wall-clock (CLOCK_REALTIME) ns since the Unix epoch, for metadata. */
 GPUINST_PRIVATE uint64_t gpuinstWallNs(void);
 
@@ -4433,7 +4505,7 @@ static inline void *gpuinstBufSlot(gpuinstBuf *b)
         return GPUINST_CHUNK_DATA(c) + (size_t)c->count * b->recsize;
     return gpuinstBufGrow(b);
 }
-static inline void gpuinstBufCommit(gpuinstBuf *b)
+static GPUINST_INLINE void gpuinstBufCommit(gpuinstBuf *b)
 {
     gpuinstChunk *c = b->tail;
     GPUINST_STORE_REL(&c->count, c->count + 1);
@@ -4512,6 +4584,10 @@ GPUINST_PRIVATE uint32_t gpuinstStringIntern(const char *s, size_t len);
 /* The interned text of `id` (NUL-terminated) or NULL; len in *len if non-NULL. */
 GPUINST_PRIVATE const char *gpuinstStringGet(uint32_t id, size_t *len);
 GPUINST_PRIVATE uint32_t gpuinstStringCount(void); /* highest id in use */
+/* 1 if the len + 1 bytes at p lie in memory the program cannot change (a
+ * read-only segment of the program or of a shared object that stays
+ * loaded: string literals), so a pointer seen again is the same text. */
+GPUINST_PRIVATE int gpuinstStringImmutable(const void *p, size_t len);
 /* Bytes of the valid UTF-8 character (RFC 3629: no overlong forms, no
  * surrogates, at most U+10FFFF) that starts at s, 1..4; 0 if s does not
  * start one (a stray continuation byte, a bad lead, a short sequence).
@@ -4600,13 +4676,128 @@ typedef struct gpuinstNameSlot {
 } gpuinstNameSlot;
 /* Front of the name cache (src/nvtx.c, nameIdFront): the same name passed
  * again from the same address (a string literal, the common case) is found
- * by its pointer and checked with strcmp, without strnlen and hashing. */
+ * by its pointer: in immutable memory that is all (a pointer compare),
+ * elsewhere the text is checked with strcmp, without strnlen and hashing. */
 typedef struct gpuinstNameKey {
     const char *key;      /* the caller's pointer last seen in this slot */
     const char *text;     /* the interned copy (NUL-terminated) */
     uint32_t id;
-    uint32_t pad_;
+    uint32_t ro;          /* key points into immutable memory (gpuinstStringImmutable): no strcmp */
 } gpuinstNameKey;
+
+struct gpuinstThread;
+/* ==== profile mode (GPUINST_MODE=profile; issue 19; src/profile.c) ======
+ * Per thread, one node per distinct range path: (domain, parent path,
+ * name, kind).  A node is also its /profile/ranges row.  Push finds the
+ * node (a hash probe) and opens a frame; pop folds the frame's duration
+ * into its node (count, inclusive and exclusive time: total, min, max, sum
+ * of squares) and its parent frame's child time.  Memory grows with the
+ * distinct paths, not with the events. */
+typedef struct gpuinstProfRangeRec { /* /profile/ranges, 104 bytes */
+    uint64_t count;           /* ranges closed (marks: marks) */
+    uint64_t incl_ns, incl_min_ns, incl_max_ns;
+    uint64_t excl_ns, excl_min_ns, excl_max_ns;
+    double incl_sq_ns2, excl_sq_ns2;
+    uint32_t node;            /* this path's id in (rank, thread), 1.. */
+    uint32_t parent;          /* the enclosing path's node, 0 top level */
+    uint32_t name;            /* /strings id */
+    uint32_t rank;            /* filled by the writer */
+    uint32_t unterminated;    /* of count: still open at finalize (ended there) */
+    uint16_t thread;
+    uint16_t domain;
+    uint16_t depth;           /* 1 top level */
+    uint8_t kind;             /* GPUINST_PROF_* */
+    uint8_t pad_;
+} gpuinstProfRangeRec;
+enum { GPUINST_PROF_RANGE = 0, GPUINST_PROF_MARK = 1, GPUINST_PROF_STARTEND = 2 };
+
+typedef struct gpuinstProfFrame {   /* an open range */
+    gpuinstProfRangeRec *node;
+    uint64_t start;                 /* gpuinst's clock */
+    uint64_t child;                 /* inclusive time of its children closed so far (same domain) */
+    gpuinstProfRangeRec *prev;      /* the thread's innermost open range before this one */
+} gpuinstProfFrame;
+
+typedef struct gpuinstProfStack {
+    gpuinstProfFrame *f;
+    uint32_t depth;                 /* published with release (finalize closes open frames) */
+    uint32_t cap;
+} gpuinstProfStack;
+
+typedef struct gpuinstProfSlot {    /* (parent, name, kind << 16 | domain) -> node */
+    uint64_t key;                   /* parent | name << 32 */
+    uint32_t kd;
+    uint32_t pad_;
+    gpuinstProfRangeRec *node;      /* NULL: empty */
+} gpuinstProfSlot;
+
+#define GPUINST_PROF_CHUNK 256      /* nodes per chunk (nodes never move) */
+typedef struct gpuinstProf {
+    gpuinstProfSlot *slots;
+    uint32_t mask;                  /* slots - 1 (a power of 2 minus 1) */
+    uint32_t nnodes;                /* node ids 1..nnodes */
+    gpuinstProfRangeRec **chunks;
+    uint32_t nchunks, capchunks;
+    gpuinstProfRangeRec *cur;       /* the innermost open range of the thread, any domain (MPI calls
+                                       and kernels are attributed to it); NULL: none */
+    gpuinstProfStack *stacks[GPUINST_MAX_DOMAINS];
+} gpuinstProf;
+
+/* The node of (parent, name, kind, domain): a new one from the slow half. */
+GPUINST_PRIVATE gpuinstProfRangeRec *gpuinstProfNodeNew(gpuinstProf *p, uint32_t parent, uint32_t name,
+                                                        uint32_t kd, uint16_t depth, uint16_t thread);
+/* The first slot of a key (parent | name << 32, kind << 16 | domain). */
+static GPUINST_INLINE uint32_t gpuinstProfHome(uint64_t key, uint32_t kd, uint32_t mask)
+{
+    return (uint32_t)(((key ^ ((uint64_t)kd << 19)) * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+}
+static GPUINST_INLINE gpuinstProfRangeRec *gpuinstProfNode(gpuinstProf *p, uint32_t parent, uint32_t name,
+                                                           uint32_t kd, uint16_t depth, uint16_t thread)
+{
+    uint64_t key = (uint64_t)parent | (uint64_t)name << 32;
+    uint32_t i = gpuinstProfHome(key, kd, p->mask);
+    for (;; i = (i + 1) & p->mask) {
+        gpuinstProfSlot *s = &p->slots[i];
+        /* an empty slot's key is 0, which no used key is (names are never 0) */
+        if (GPUINST_LIKELY(s->key == key && s->kd == kd)) return s->node;
+        if (s->node == NULL) return gpuinstProfNodeNew(p, parent, name, kd, depth, thread);
+    }
+}
+/* Folds one closed range (duration d, exclusive e) into its node. */
+static GPUINST_INLINE void gpuinstProfFold(gpuinstProfRangeRec *n, uint64_t d, uint64_t e)
+{
+    n->count++;
+    n->incl_ns += d;
+    if (d < n->incl_min_ns) n->incl_min_ns = d;
+    if (d > n->incl_max_ns) n->incl_max_ns = d;
+    n->incl_sq_ns2 += (double)(int64_t)d * (double)(int64_t)d; /* (signed: one conversion, durations < 2^63) */
+    n->excl_ns += e;
+    if (e < n->excl_min_ns) n->excl_min_ns = e;
+    if (e > n->excl_max_ns) n->excl_max_ns = e;
+    n->excl_sq_ns2 += (double)(int64_t)e * (double)(int64_t)e;
+}
+/* Extern-correlation id of a profile path (CUPTI): top bit set, then the
+ * thread index and the node, so the decoder can fold a kernel into
+ * /profile/kernels (src/activity.c). */
+#define GPUINST_PROF_CORR ((uint64_t)1 << 63)
+/* Slow helpers (src/profile.c): the thread's profile (0 or OUT_OF_MEMORY),
+ * a domain's stack, room for one more frame. */
+GPUINST_PRIVATE int gpuinstProfThreadInit(struct gpuinstThread *t);
+GPUINST_PRIVATE gpuinstProfStack *gpuinstProfStackNew(gpuinstProf *p, uint32_t domain);
+GPUINST_PRIVATE int gpuinstProfStackGrow(gpuinstProfStack *s);
+/* Closes the thread's open frames at `now` (unterminated): at finalize,
+ * after gpuinstNvtxQuiesce, and when the thread exits.  Registers the
+ * /profile tables. */
+GPUINST_PRIVATE void gpuinstProfCloseThread(struct gpuinstThread *t, uint64_t now);
+GPUINST_PRIVATE void gpuinstProfTablesRegister(void);
+/* The innermost open range of the calling thread as (thread index << 32 |
+ * node), for the MPI layer's /profile/mpi; 0 outside any range or not
+ * recording a profile. */
+GPUINST_PRIVATE uint64_t gpuinstProfCurrent(void);
+/* Kernels (src/activity.c): one launched inside profile path `corr`
+ * (GPUINST_PROF_CORR | thread << 32 | node), its names and GPU time. */
+GPUINST_PRIVATE void gpuinstProfKernel(uint64_t corr, uint32_t name, uint32_t demangled, uint64_t gpu_ns);
+/* ==== end profile mode ==================================================== */
 
 /* A thread slot.  Slots are never freed before the file is written; the
  * slot of a thread that exited goes back to a free list once its open
@@ -4628,6 +4819,8 @@ typedef struct gpuinstThread {
     gpuinstBuf ranges;            /* gpuinstRangeRec */
     gpuinstBuf marks;             /* gpuinstMarkRec */
     gpuinstStack *stacks[GPUINST_MAX_DOMAINS]; /* lazily allocated per domain */
+    uint8_t mode;                 /* GPUINST_MODE_* of this slot (gpuinstG.cfg.mode when made) */
+    gpuinstProf *prof;            /* profile mode: the thread's paths (src/profile.c) */
     gpuinstNameSlot cache[GPUINST_NAME_CACHE];
     gpuinstNameKey keys[GPUINST_NAME_CACHE];   /* front of `cache`, keyed by the caller's pointer */
 } gpuinstThread;
@@ -4678,8 +4871,11 @@ typedef struct gpuinstConfig {
     uint64_t buffer_mb;       /* GPUINST_BUFFER_MB (0 = no cap) */
     int overwrite;            /* GPUINST_OVERWRITE (default 0: never replace an existing file; issue 8) */
     int collective_io;        /* GPUINST_COLLECTIVE_IO (default 0: each rank writes its hyperslab independently) */
+    int mode;                 /* GPUINST_MODE: GPUINST_MODE_TRACE and/or GPUINST_MODE_PROFILE */
     int loaded;               /* gpuinstConfigLoad ran */
 } gpuinstConfig;
+#define GPUINST_MODE_TRACE 0x1    /* keep every event (/ranges, /marks, /mpi/calls ...) */
+#define GPUINST_MODE_PROFILE 0x2  /* aggregate per range path (/profile/...; issue 19) */
 
 /* Misuse/loss counters (relaxed atomics; written to /ranks). */
 typedef struct gpuinstCounters {
@@ -4762,8 +4958,14 @@ typedef enum gpuinstFieldType {
     GPUINST_FT_STR            /* fixed-length NUL-padded char[len] */
 } gpuinstFieldType;
 
-#define GPUINST_FIELD_TIME 0x1u   /* a host-clock timestamp: mapped onto rank 0's timeline */
+#define GPUINST_FIELD_TIME 0x1u   /* a host-clock timestamp (u64): mapped onto rank 0's timeline */
 #define GPUINST_FIELD_RANK 0x2u   /* filled with the rank by the writer */
+#define GPUINST_FIELD_DURATION 0x4u    /* a duration on gpuinst's clock (u64 or f64): scaled to file ns */
+#define GPUINST_FIELD_DURATION_SQ 0x8u /* a sum of squared durations (f64, ns^2): scaled by the scale^2 */
+#define GPUINST_FIELD_TIME_MONO_TAG 0x10u /* with TIME: a value with GPUINST_TIME_MONO set is CLOCK_MONOTONIC
+                                              already (a caller's timestamp): the bit is cleared and the value
+                                              mapped onto rank 0 only */
+#define GPUINST_TIME_MONO ((uint64_t)1 << 63)
 
 typedef struct gpuinstField {
     const char *name;
@@ -4884,8 +5086,15 @@ GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n);
  * rank order) and per-rank sizes in counts[size]; other ranks get NULL. */
 GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts);
 GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes);
+/* A barrier of gpuinst's communicator that yields the core while it waits
+ * (ranks arriving at different times: the writer's start, the end of each
+ * large table); GPUINST_SUCCESS at once when no collective may run. */
+GPUINST_PRIVATE int gpuinstCollBarrier(void);
 #if GPUINST_WITH_MPI
 GPUINST_PRIVATE MPI_Comm gpuinstCollComm(void); /* gpuinst's private dup of MPI_COMM_WORLD */
+/* The same wait on any communicator (the clock alignment's, mpi/mpi_clock.c):
+ * MPI_Ibarrier + MPI_Test with sched_yield.  0 or -1. */
+GPUINST_PRIVATE int gpuinstCollYieldBarrier(MPI_Comm comm);
 #endif
 /* gpuinst_init (before the configuration is read) and the MPI_Init
  * interception: learns the rank when MPI is (or becomes) usable, agrees
@@ -4965,6 +5174,17 @@ typedef struct gpuinstHooks {
 } gpuinstHooks;
 GPUINST_SHARED_DATA const gpuinstHooks *gpuinstGpuHooks;
 GPUINST_SHARED_DATA const gpuinstHooks *gpuinstProfHooks;
+/* The GPU hooks now (NULL: tracing off; a constant NULL without the CUPTI
+ * headers), for call sites that fold this test into another one (the MPI
+ * wrappers' hot path, mpi/mpiInt.h). */
+static inline GPUINST_UNUSED const gpuinstHooks *gpuinstGpuHooksNow(void)
+{
+#if GPUINST_WITH_CUPTI
+    return GPUINST_LOAD_RLX(&gpuinstGpuHooks);
+#else
+    return NULL;
+#endif
+}
 #if GPUINST_WITH_CUPTI
 static inline GPUINST_UNUSED void gpuinstGpuRangePush(uint64_t range_id)
 {
@@ -4976,12 +5196,12 @@ static inline GPUINST_UNUSED void gpuinstGpuRangePop(void)
     const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
     if (GPUINST_UNLIKELY(h != NULL)) h->range_pop();
 }
-static inline GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id)
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id)
 {
     const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
     if (GPUINST_UNLIKELY(h != NULL)) h->mpi_enter(call_id);
 }
-static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void)
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiExit(void)
 {
     const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
     if (GPUINST_UNLIKELY(h != NULL)) h->mpi_exit();
@@ -4989,8 +5209,8 @@ static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void)
 #else
 static inline GPUINST_UNUSED void gpuinstGpuRangePush(uint64_t range_id) { (void)range_id; }
 static inline GPUINST_UNUSED void gpuinstGpuRangePop(void) {}
-static inline GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
-static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void) {}
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiExit(void) {}
 #endif
 static inline void gpuinstProfRangePush(uint32_t name_id)
 {
@@ -5374,14 +5594,47 @@ GPUINST_PRIVATE void gpuinstUnavailableAdd(const char *feature, const char *reas
 /************** End of src/diag.c **************/
 /************** Begin file src/clock.c **************/
 /*
- * clock.c -- host timestamps and the map onto rank 0's timeline.
+ * clock.c -- host timestamps: gpuinst's clock, its map onto
+ * CLOCK_MONOTONIC, and the map onto rank 0's timeline.
  *
- * Host records are stamped with gpuinstClockNs() (CLOCK_MONOTONIC, inline in
- * gpuinstInt.h so the hot path pays only the vDSO read).  At finalize the MPI
- * layer measures offset and drift to rank 0 and the writer maps every
- * GPUINST_FIELD_TIME field through gpuinstClockApply.
+ * gpuinst's clock (gpuinstClockNs, inline in gpuinstInt.h) is read on every
+ * hot path.  Where the CPU has an invariant TSC (the constant_tsc and
+ * nonstop_tsc flags: one rate, ticking in every power state) and the
+ * kernel itself keeps time with it (clocksource "tsc": it found the TSC
+ * synchronised across CPUs and stable), it is the TSC read with rdtsc and
+ * scaled to ns, base + tsc * mult / 2^32: a read, a multiply, a shift
+ * and an add, 6 instructions and no call (two clock_gettime calls cost
+ * 46 ns of a 59.5 ns range on the development VM; bench/RESULTS.md).
+ * Elsewhere (no TSC, a VM whose kernel keeps time with kvm-clock, another
+ * CPU architecture, GPUINST_CLOCK=monotonic) it is CLOCK_MONOTONIC
+ * through the vDSO.  The scale comes from a 1 ms calibration at init; it
+ * need not be exact, because nothing is written on gpuinst's clock:
+ *
+ * Map to CLOCK_MONOTONIC.  Paired samples (gpuinst clock, CLOCK_MONOTONIC)
+ * are taken at init, once a second by a sampler thread, and at finalize;
+ * each sample is the best of a few reads bracketed by two TSC reads.  At
+ * finalize the samples make a piecewise-linear map (one segment between
+ * two samples, the end segments extended), so the kernel's NTP slewing of
+ * CLOCK_MONOTONIC and the calibration's error are followed to within the
+ * interpolation error over one second (estimated from the samples and
+ * written to /clock; bench/bench_clock.c measures it over 10 minutes).
+ * Durations (profile tables) are scaled by the map's average rate.
+ *
+ * Map to rank 0 (gpuinstClockApply): the MPI layer measures each rank's
+ * CLOCK_MONOTONIC against rank 0's (offset and drift, mpi/mpi_clock.c).
+ * The writer maps every GPUINST_FIELD_TIME member through both
+ * (gpuinstClockToFile; gpuinstClockRows for whole pieces, in integer
+ * arithmetic per segment).
  */
 /* #include "gpuinstInt.h" -- already inlined */
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) gpuinstClockSrc gpuinstClk;
+#endif
 
 GPUINST_PRIVATE uint64_t gpuinstWallNs(void)
 {
@@ -5398,6 +5651,419 @@ GPUINST_PRIVATE uint64_t gpuinstClockApply(const gpuinstClockMap *m, uint64_t t)
     dt = (double)(int64_t)(t - m->ref_ns);
     v = (int64_t)t + m->offset_ns + (int64_t)(m->drift * dt);
     return v < 0 ? 0 : (uint64_t)v;
+}
+
+/* ---- TSC detection and calibration ------------------------------------ */
+
+/* 1 if the whitespace-separated word `w` is in s. */
+static int hasWord(const char *s, const char *w)
+{
+    size_t n = strlen(w);
+    const char *p;
+    for (p = strstr(s, w); p != NULL; p = strstr(p + 1, w))
+        if ((p == s || p[-1] == ' ' || p[-1] == '\t') && (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* The first line of `path` that starts with `prefix` (or the first line
+ * when prefix is ""), into out; 0 if none. */
+static int readLine(const char *path, const char *prefix, char *out, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = strlen(prefix);
+    int found = 0;
+    if (f == NULL) return 0;
+    while (!found && fgets(out, (int)cap, f) != NULL) found = strncmp(out, prefix, n) == 0;
+    fclose(f);
+    return found;
+}
+
+/* 1 if the TSC can be gpuinst's clock; else 0 and the reason in why. */
+static int tscUsable(int forced, char *why, size_t cap)
+{
+#if GPUINST_HAVE_TSC
+    static char line[8192];
+    char cs[64];
+    if (!readLine("/proc/cpuinfo", "flags", line, sizeof line)) {
+        snprintf(why, cap, "/proc/cpuinfo has no flags line: the TSC's invariance cannot be checked");
+        return 0;
+    }
+    if (!hasWord(line, "constant_tsc") || !hasWord(line, "nonstop_tsc")) {
+        snprintf(why, cap, "the CPU's TSC is not invariant (no constant_tsc/nonstop_tsc flag)");
+        return 0;
+    }
+    if (forced) return 1;
+    if (!readLine("/sys/devices/system/clocksource/clocksource0/current_clocksource", "", cs, sizeof cs)) {
+        snprintf(why, cap, "the kernel's clocksource is unknown (no /sys/devices/system/clocksource)");
+        return 0;
+    }
+    cs[strcspn(cs, "\n")] = '\0';
+    if (strcmp(cs, "tsc") != 0) {
+        snprintf(why, cap, "the kernel keeps time with \"%.40s\", not the TSC (GPUINST_CLOCK=tsc uses it anyway)", cs);
+        return 0;
+    }
+    return 1;
+#else
+    (void)forced;
+    snprintf(why, cap, "not an x86 CPU: no TSC");
+    return 0;
+#endif
+}
+
+/* One (TSC, CLOCK_MONOTONIC) pair: the best of `tries` reads of the
+ * monotonic clock each between two TSC reads (the narrowest bracket), the
+ * TSC value taken at the bracket's middle.  *width: the bracket, ticks. */
+static void tscPair(int tries, uint64_t *tsc, uint64_t *mono, uint64_t *width)
+{
+#if GPUINST_HAVE_TSC
+    uint64_t best = UINT64_MAX;
+    int i;
+    for (i = 0; i < tries; i++) {
+        uint64_t a = __builtin_ia32_rdtsc(), m = gpuinstClockMonoNs(), b = __builtin_ia32_rdtsc();
+        if (b >= a && b - a < best) {
+            best = b - a;
+            *tsc = a + (b - a) / 2;
+            *mono = m;
+        }
+    }
+    *width = best;
+#else
+    (void)tries;
+    *tsc = 0;
+    *mono = gpuinstClockMonoNs();
+    *width = 0;
+#endif
+}
+
+/* ---- samples and the sampler thread ------------------------------------- */
+
+typedef struct ClockSample {
+    uint64_t t;         /* gpuinst's clock */
+    uint64_t mono;      /* CLOCK_MONOTONIC */
+} ClockSample;
+
+#define SAMPLES_MAX 65536 /* then every other one is dropped and the period doubles */
+static ClockSample *samples;
+static uint32_t nsamples, capsamples;
+static uint64_t periodNs = 1000000000ull;
+static uint64_t widthMaxNs;            /* widest bracket of a kept sample, ns */
+static pthread_mutex_t sampleLock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sampleWake = PTHREAD_COND_INITIALIZER;
+static pthread_t sampler;
+static int samplerOn, samplerStop;
+static char fallbackWhy[200];
+
+/* Map (built by gpuinstClockFinish): segment i maps [seg[i].t, seg[i+1].t)
+ * as mono = seg[i].mono + (t - seg[i].t) * slope[i] / 2^32. */
+static ClockSample *seg;
+static uint64_t *slope;
+static uint32_t nseg;
+static double avgRate = 1.0;           /* d mono / d t over the whole run */
+static double mapErrorNs;              /* estimated interpolation error */
+
+static void sampleAdd(uint64_t t, uint64_t mono)
+{
+    pthread_mutex_lock(&sampleLock);
+    if (nsamples == capsamples) {
+        if (capsamples >= SAMPLES_MAX) { /* thin: keep every other one (the first and last stay) */
+            uint32_t i, k = 0;
+            for (i = 0; i < nsamples; i += 2) samples[k++] = samples[i];
+            nsamples = k;
+            periodNs *= 2;
+        } else {
+            uint32_t nc = capsamples ? capsamples * 2 : 256;
+            ClockSample *n = (ClockSample *)realloc(samples, nc * sizeof *n);
+            if (n == NULL) { /* keep what there is: the map interpolates over a longer span */
+                pthread_mutex_unlock(&sampleLock);
+                return;
+            }
+            samples = n;
+            capsamples = nc;
+        }
+    }
+    if (nsamples == 0 || t > samples[nsamples - 1].t) {
+        samples[nsamples].t = t;
+        samples[nsamples].mono = mono;
+        nsamples++;
+    }
+    pthread_mutex_unlock(&sampleLock);
+}
+
+/* gpuinst's clock for a TSC value (as gpuinstClockNs computes it). */
+static uint64_t tscToNs(uint64_t tsc)
+{
+    return gpuinstClockFromTsc(tsc);
+}
+
+GPUINST_PRIVATE void gpuinstClockSample(void)
+{
+    uint64_t tsc, mono, width;
+    if (!gpuinstClk.tsc) return;
+    tscPair(5, &tsc, &mono, &width);
+    if (width != UINT64_MAX) {
+        uint64_t wns = tscToNs(tsc + width) - tscToNs(tsc);
+        if (wns > widthMaxNs) widthMaxNs = wns;
+        sampleAdd(tscToNs(tsc), mono);
+    }
+}
+
+static void *samplerMain(void *arg)
+{
+    sigset_t all;
+    (void)arg;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL); /* the application's signals go to its own threads */
+    pthread_mutex_lock(&sampleLock);
+    while (!samplerStop) {
+        struct timespec until;
+        uint64_t p = periodNs;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += (time_t)(p / 1000000000ull);
+        until.tv_nsec += (long)(p % 1000000000ull);
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&sampleWake, &sampleLock, &until);
+        if (samplerStop) break;
+        pthread_mutex_unlock(&sampleLock);
+        gpuinstClockSample();
+        pthread_mutex_lock(&sampleLock);
+    }
+    pthread_mutex_unlock(&sampleLock);
+    return NULL;
+}
+
+/* ---- lifecycle ------------------------------------------------------------ */
+
+GPUINST_PRIVATE void gpuinstClockInit(void)
+{
+    const char *env = getenv("GPUINST_CLOCK");
+    int forced = 0, want = 1;
+    uint64_t t0, m0, w0, t1, m1, w1;
+    const char *en = getenv("GPUINST_ENABLE");
+    if (gpuinstClk.tsc || nsamples > 0) return; /* once per process */
+    if (en != NULL && strcmp(en, "0") == 0) return; /* disabled: nothing is timed */
+    if (env != NULL && env[0] != '\0') {
+        if (strcmp(env, "tsc") == 0) forced = 1;
+        else if (strcmp(env, "monotonic") == 0) want = 0;
+        else if (strcmp(env, "auto") != 0)
+            gpuinstWarn("GPUINST_CLOCK=\"%.32s\" is not auto, tsc or monotonic; using auto", env);
+    }
+    if (!want) {
+        snprintf(fallbackWhy, sizeof fallbackWhy, "GPUINST_CLOCK=monotonic");
+        return;
+    }
+    if (!tscUsable(forced, fallbackWhy, sizeof fallbackWhy)) return;
+    /* calibration: two pairs at least 1 ms apart */
+    tscPair(5, &t0, &m0, &w0);
+    do {
+        tscPair(5, &t1, &m1, &w1);
+    } while (m1 - m0 < 1000000ull && m1 >= m0);
+    if (t1 <= t0 || m1 <= m0 || w0 == UINT64_MAX || w1 == UINT64_MAX) {
+        snprintf(fallbackWhy, sizeof fallbackWhy, "the TSC did not advance during calibration");
+        return;
+    }
+    gpuinstClk.mult = (uint64_t)((double)(m1 - m0) / (double)(t1 - t0) * 4294967296.0 + 0.5);
+    gpuinstClk.base = m0 - (uint64_t)(((gpuinst_u128)t0 * gpuinstClk.mult) >> 32); /* t0 -> m0 */
+    gpuinstClk.hz = (double)(t1 - t0) * 1e9 / (double)(m1 - m0);
+    GPUINST_STORE_REL(&gpuinstClk.tsc, 1);
+    sampleAdd(tscToNs(t0), m0);
+    sampleAdd(tscToNs(t1), m1);
+}
+
+GPUINST_PRIVATE void gpuinstClockStart(void)
+{
+    if (!gpuinstClk.tsc || samplerOn) return;
+    samplerStop = 0;
+    if (pthread_create(&sampler, NULL, samplerMain, NULL) == 0) samplerOn = 1;
+    else gpuinstWarn("could not start the clock sampler thread: the TSC is mapped from the samples at init and "
+                     "finalize only");
+}
+
+/* Builds the map from the samples (after a last one). */
+GPUINST_PRIVATE void gpuinstClockFinish(void)
+{
+    uint32_t i;
+    if (samplerOn) {
+        pthread_mutex_lock(&sampleLock);
+        samplerStop = 1;
+        pthread_cond_signal(&sampleWake);
+        pthread_mutex_unlock(&sampleLock);
+        pthread_join(sampler, NULL);
+        samplerOn = 0;
+    }
+    if (!gpuinstClk.tsc) return;
+    gpuinstClockSample();
+    pthread_mutex_lock(&sampleLock);
+    free(seg);
+    free(slope);
+    nseg = 0;
+    seg = (ClockSample *)malloc((nsamples ? nsamples : 1) * sizeof *seg);
+    slope = (uint64_t *)malloc((nsamples ? nsamples : 1) * sizeof *slope);
+    if (seg != NULL && slope != NULL && nsamples > 0) {
+        memcpy(seg, samples, nsamples * sizeof *seg);
+        nseg = nsamples;
+        for (i = 0; i + 1 < nseg; i++) {
+            double r = (double)(seg[i + 1].mono - seg[i].mono) / (double)(seg[i + 1].t - seg[i].t);
+            slope[i] = (uint64_t)(r * 4294967296.0 + 0.5);
+        }
+        slope[nseg - 1] = nseg > 1 ? slope[nseg - 2] : (uint64_t)1 << 32;
+        if (nseg > 1)
+            avgRate = (double)(seg[nseg - 1].mono - seg[0].mono) / (double)(seg[nseg - 1].t - seg[0].t);
+        /* interpolation error, estimated: each inner sample against the
+         * line through its two neighbours (a span of two periods: an
+         * upper estimate for one), plus the widest read bracket */
+        mapErrorNs = 0;
+        for (i = 1; i + 1 < nseg; i++) {
+            double f = (double)(seg[i].t - seg[i - 1].t) / (double)(seg[i + 1].t - seg[i - 1].t);
+            double pred = (double)seg[i - 1].mono + f * (double)(seg[i + 1].mono - seg[i - 1].mono);
+            double e = pred - (double)seg[i].mono;
+            if (e < 0) e = -e;
+            if (e > mapErrorNs) mapErrorNs = e;
+        }
+        mapErrorNs += (double)widthMaxNs / 2;
+    } else {
+        free(seg);
+        free(slope);
+        seg = NULL;
+        slope = NULL;
+    }
+    pthread_mutex_unlock(&sampleLock);
+}
+
+/* ---- the maps ---------------------------------------------------------------- */
+
+/* The segment holding t: the last whose start is <= t (0 before the first). */
+static uint32_t segFind(uint64_t t)
+{
+    uint32_t lo = 0, hi = nseg;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (seg[mid].t <= t) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static uint64_t segApply(uint32_t i, uint64_t t)
+{
+    int64_t d = (int64_t)(t - seg[i].t);
+    gpuinst_i128 v = ((gpuinst_i128)d * (gpuinst_i128)slope[i]) >> 32;
+    return (uint64_t)((int64_t)seg[i].mono + (int64_t)v);
+}
+
+GPUINST_PRIVATE uint64_t gpuinstClockToMono(uint64_t t)
+{
+    if (t == 0 || nseg == 0) return t;
+    return segApply(segFind(t), t);
+}
+
+GPUINST_PRIVATE uint64_t gpuinstClockToFile(uint64_t t)
+{
+    if (t == 0) return 0;
+    return gpuinstClockApply(&gpuinstG.clock, gpuinstClockToMono(t));
+}
+
+GPUINST_PRIVATE double gpuinstClockDurationScale(void)
+{
+    return avgRate * (1.0 + gpuinstG.clock.drift);
+}
+
+/* Maps `n` rows' TIME members in place: per segment of the map, the two
+ * maps (to CLOCK_MONOTONIC, then to rank 0) are one line, evaluated in
+ * integer arithmetic; the segment is looked up only when a time leaves the
+ * last one (rows come mostly in time order). */
+GPUINST_PRIVATE void gpuinstClockRows(char *rows, uint64_t n, uint32_t recsize, const uint32_t *offsets,
+                                      uint32_t noff, int tagged)
+{
+    uint64_t k, lo = 1, hi = 0, a = 0, base = 0;
+    int64_t kq = 0; /* combined slope, 32.32 */
+    uint32_t j;
+    const gpuinstClockMap *m = &gpuinstG.clock;
+    for (k = 0; k < n; k++) {
+        char *row = rows + k * recsize;
+        for (j = 0; j < noff; j++) {
+            uint64_t t, v;
+            memcpy(&t, row + offsets[j], sizeof t);
+            if (t == 0) continue; /* no time */
+            if (tagged && (t & GPUINST_TIME_MONO)) { /* CLOCK_MONOTONIC already */
+                v = gpuinstClockApply(m, t & ~GPUINST_TIME_MONO);
+                memcpy(row + offsets[j], &v, sizeof v);
+                continue;
+            }
+            if (t < lo || t >= hi) { /* another segment: its bounds and combined line */
+                double s = 1.0;
+                if (nseg > 0) {
+                    uint32_t i = segFind(t);
+                    lo = i > 0 ? seg[i].t : 0;
+                    hi = i + 1 < nseg ? seg[i + 1].t : UINT64_MAX;
+                    a = seg[i].t;
+                    s = (double)slope[i] / 4294967296.0;
+                    base = gpuinstClockApply(m, seg[i].mono);
+                } else { /* gpuinst's clock is CLOCK_MONOTONIC */
+                    lo = 0;
+                    hi = UINT64_MAX;
+                    a = t;
+                    base = gpuinstClockApply(m, t);
+                }
+                kq = (int64_t)(s * (1.0 + m->drift) * 4294967296.0 + 0.5);
+            }
+            v = base + (uint64_t)(int64_t)(((gpuinst_i128)(int64_t)(t - a) * kq) >> 32);
+            if ((int64_t)v < 0) v = 0;
+            memcpy(row + offsets[j], &v, sizeof v);
+        }
+    }
+}
+
+GPUINST_PRIVATE void gpuinstClockInfo(gpuinstClockInfoRec *r)
+{
+    memset(r, 0, sizeof *r);
+    r->source = (uint8_t)(gpuinstClk.tsc ? 1 : 0);
+    r->tsc_hz = gpuinstClk.tsc ? gpuinstClk.hz : 0.0;
+    r->samples = nseg;
+    r->map_error_ns = mapErrorNs;
+    r->rate = avgRate;
+    snprintf(r->fallback, sizeof r->fallback, "%s", gpuinstClk.tsc ? "" : fallbackWhy);
+}
+
+/* ---- /clock ---------------------------------------------------------------------- */
+
+static const gpuinstField clkInfoFields[] = {
+    GPUINST_FIELD(gpuinstClockInfoRec, tsc_hz, GPUINST_FT_F64, 0, "Hz", "TSC ticks per second as calibrated at init; 0: the TSC was not used"),
+    GPUINST_FIELD(gpuinstClockInfoRec, map_error_ns, GPUINST_FT_F64, 0, "ns",
+      "estimated error of the map from gpuinst's clock to CLOCK_MONOTONIC (each sample against the line through "
+      "its neighbours, plus half the widest read); 0 without the TSC"),
+    GPUINST_FIELD(gpuinstClockInfoRec, rate, GPUINST_FT_F64, 0, "",
+      "CLOCK_MONOTONIC ns per gpuinst-clock ns over the run (durations are scaled by it); 1 without the TSC"),
+    GPUINST_FIELD(gpuinstClockInfoRec, samples, GPUINST_FT_U32, 0, "count",
+      "paired (TSC, CLOCK_MONOTONIC) samples the map was made of (init, one per second, finalize)"),
+    GPUINST_FIELD(gpuinstClockInfoRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstClockInfoRec, source, GPUINST_FT_U8, 0, "",
+      "what gpuinst's hot paths read: 1 the TSC (rdtsc, mapped to CLOCK_MONOTONIC at finalize), 0 CLOCK_MONOTONIC"),
+    GPUINST_FIELD(gpuinstClockInfoRec, fallback, GPUINST_FT_STR, 0, "",
+      "why the TSC was not used (\"\" when it was)"),
+};
+
+static int collectClkInfo(const gpuinstTable *t, void **out, uint64_t *count)
+{
+    gpuinstClockInfoRec *r = (gpuinstClockInfoRec *)malloc(sizeof *r);
+    (void)t;
+    if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    gpuinstClockInfo(r);
+    *out = r;
+    *count = 1;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable clkInfoTable = {
+    "/clock", "gpuinst's clock on each rank: the TSC or CLOCK_MONOTONIC, and the map of the TSC to CLOCK_MONOTONIC",
+    sizeof(gpuinstClockInfoRec), GPUINST_NFIELDS(clkInfoFields), clkInfoFields, collectClkInfo, NULL, NULL};
+
+GPUINST_PRIVATE void gpuinstClockTableRegister(void)
+{
+    gpuinstTableRegister(&clkInfoTable);
 }
 /************** End of src/clock.c **************/
 /************** Begin file src/config.c **************/
@@ -5467,6 +6133,28 @@ GPUINST_PRIVATE uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t 
         return dflt;
     }
     return (uint64_t)x;
+}
+
+/* GPUINST_MODE: "trace" (default), "profile", or both ("profile,trace"). */
+static int cfgMode(void)
+{
+    const char *v = getenv("GPUINST_MODE");
+    int mode = 0;
+    const char *p;
+    if (v == NULL || v[0] == '\0') return GPUINST_MODE_TRACE;
+    for (p = v; *p != '\0';) {
+        size_t n = strcspn(p, ",");
+        if (n == 5 && strncmp(p, "trace", 5) == 0) mode |= GPUINST_MODE_TRACE;
+        else if (n == 7 && strncmp(p, "profile", 7) == 0) mode |= GPUINST_MODE_PROFILE;
+        else {
+            gpuinstWarn("GPUINST_MODE=\"%.64s\": \"%.*s\" is not a mode (trace, profile, or "
+                        "profile,trace for both); recording a trace", v, (int)(n < 64 ? n : 64), p);
+            return GPUINST_MODE_TRACE;
+        }
+        p += n;
+        if (*p == ',') p++;
+    }
+    return mode ? mode : GPUINST_MODE_TRACE;
 }
 
 /* 1 on, 0 off, -1 neither. */
@@ -5610,6 +6298,7 @@ GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg)
 
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
 {
+    cfg->mode = cfgMode();
     cfgString("GPUINST_OUTPUT", cfg->output, sizeof cfg->output, "gpuinst.h5");
     cfg->enable = gpuinstEnvFlag("GPUINST_ENABLE", 1);
     cfg->verbose = (int)gpuinstEnvU64("GPUINST_VERBOSE", 0, 0, 9);
@@ -5662,6 +6351,8 @@ GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void)
 /* #include "gpuinstInt.h" -- already inlined */
 
 #if GPUINST_WITH_MPI
+
+#include <sched.h>
 
 static MPI_Comm gpuinstComm = MPI_COMM_NULL;
 
@@ -5756,6 +6447,38 @@ GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes)
                                                                                 : GPUINST_ERROR_MPI;
 }
 
+/* A barrier that waits without spinning: MPI_Ibarrier, then MPI_Test with
+ * sched_yield between tests (a 20 us sleep after the first 100).  MPI's
+ * blocking collectives busy-poll by default: on a node with more ranks than
+ * cores the ranks that arrive first spin in the next collective and take
+ * the cores from those still writing (8 ranks on 2 cores: the writer took
+ * 2.5 s busy-polling, 0.2 s yielding; docs/SCALING.md).  Called where the
+ * ranks arrive at different times (the writer's start, the end of each
+ * large table, the clock alignment). */
+GPUINST_PRIVATE int gpuinstCollYieldBarrier(MPI_Comm comm)
+{
+    MPI_Request rq = MPI_REQUEST_NULL;
+    int done = 0, k = 0;
+    if (PMPI_Ibarrier(comm, &rq) != MPI_SUCCESS) return PMPI_Barrier(comm) == MPI_SUCCESS ? 0 : -1;
+    while (!done) {
+        if (PMPI_Test(&rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
+        if (done) break;
+        if (++k < 100) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return 0;
+}
+
+GPUINST_PRIVATE int gpuinstCollBarrier(void)
+{
+    if (!gpuinstCollActive()) return GPUINST_SUCCESS;
+    return gpuinstCollYieldBarrier(gpuinstComm) == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_MPI;
+}
+
 /* Gathers variable-size byte blocks to rank 0 in pieces of at most 1 GiB
  * per rank per round, so that int counts never overflow. */
 GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts)
@@ -5829,6 +6552,7 @@ GPUINST_PRIVATE int gpuinstCollLearnRank(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollEnsureComm(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollUsable(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollActive(void) { return 0; }
+GPUINST_PRIVATE int gpuinstCollBarrier(void) { return GPUINST_SUCCESS; }
 #if GPUINST_WITH_HDF5
 GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
 {
@@ -6683,6 +7407,9 @@ GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it)
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
+#include <dlfcn.h>
+#include <link.h>
+
 typedef struct StrEntry {
     char *text;
     uint32_t len;
@@ -6802,6 +7529,76 @@ GPUINST_PRIVATE uint32_t gpuinstStringCount(void)
     return n;
 }
 
+/* ---- immutable texts (the name cache's fast path, src/nvtx.c) -------------
+ * A name passed again from the same address is the same text if that
+ * address lies in memory the program cannot change: a read-only PT_LOAD
+ * segment (string literals, .rodata) of the program or of a shared object
+ * that stays loaded.  The program and the objects loaded at start never
+ * unload; an object loaded with dlopen could be unloaded and another
+ * mapped at the same address, so it is pinned (dlopen RTLD_NOLOAD |
+ * RTLD_NODELETE: it stays loaded after dlclose) before its segments count.
+ * Segments found are kept (up to IMM_MAX) so later checks need no loader
+ * walk.  Writing to a string literal is undefined behaviour, so for a
+ * valid program the pointer alone identifies the text: no strcmp. */
+#define IMM_MAX 64
+typedef struct ImmRange {
+    uintptr_t lo, hi;
+} ImmRange;
+static ImmRange immRanges[IMM_MAX];
+static uint32_t nimm;                 /* release/acquire: entries below are complete */
+static pthread_mutex_t immLock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct ImmFind {
+    uintptr_t addr;
+    uintptr_t lo, hi;                 /* the read-only segment holding addr */
+    const char *object;               /* its object's path ("" the program) */
+    int found;
+} ImmFind;
+
+static int immWalk(struct dl_phdr_info *info, size_t size, void *data)
+{
+    ImmFind *f = (ImmFind *)data;
+    int i;
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = (uintptr_t)info->dlpi_addr + (uintptr_t)ph->p_vaddr, hi = lo + (uintptr_t)ph->p_memsz;
+        if (ph->p_type != PT_LOAD || f->addr < lo || f->addr >= hi) continue;
+        if (ph->p_flags & PF_W) return 1; /* writable: not immutable; stop */
+        f->lo = lo;
+        f->hi = hi;
+        f->object = info->dlpi_name ? info->dlpi_name : "";
+        f->found = 1;
+        return 1;
+    }
+    return 0;
+}
+
+GPUINST_PRIVATE int gpuinstStringImmutable(const void *p, size_t len)
+{
+    uintptr_t a = (uintptr_t)p;
+    uint32_t i, n = GPUINST_LOAD_ACQ(&nimm);
+    ImmFind f;
+    for (i = 0; i < n; i++)
+        if (a >= immRanges[i].lo && a + len < immRanges[i].hi) return 1;
+    memset(&f, 0, sizeof f);
+    f.addr = a;
+    dl_iterate_phdr(immWalk, &f);
+    if (!f.found || a + len >= f.hi) return 0;
+    if (f.object[0] != '\0' && strncmp(f.object, "linux-vdso", 10) != 0 && strncmp(f.object, "linux-gate", 10) != 0) {
+        void *h = dlopen(f.object, RTLD_NOLOAD | RTLD_NODELETE | RTLD_LAZY);
+        if (h == NULL) return 0; /* could not pin it: compare the text each time */
+        /* the reference is kept: the object stays loaded */
+    }
+    pthread_mutex_lock(&immLock);
+    if (nimm < IMM_MAX) {
+        immRanges[nimm].lo = f.lo;
+        immRanges[nimm].hi = f.hi;
+        GPUINST_STORE_REL(&nimm, nimm + 1);
+    }
+    pthread_mutex_unlock(&immLock);
+    return 1;
+}
 /************** End of src/strings.c **************/
 /************** Begin file src/tables.c **************/
 /*
@@ -9237,6 +10034,7 @@ GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
     if (t != NULL) {
         t->os_tid = (int64_t)syscall(SYS_gettid);
         t->name = 0;
+        t->mode = (uint8_t)gpuinstG.cfg.mode;
         t->life_start_ns = gpuinstClockNs();
         t->life++;
         if (fresh) {
@@ -9411,6 +10209,7 @@ static void threadExit(void *arg)
     if (GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_RUNNING) {
         now = gpuinstClockNs();
         closeStacks(t, t, now, 1);
+        gpuinstProfCloseThread(t, now);
         gpuinstBufHandOver(&t->ranges);
         gpuinstBufHandOver(&t->marks);
         handed = 1;
@@ -9501,27 +10300,35 @@ static inline gpuinstNameKey *nameKeySlot(gpuinstThread *t, const char *name)
     return &t->keys[(p ^ (p >> 6) ^ (p >> 12)) & (GPUINST_NAME_CACHE - 1)];
 }
 
+/* The front cache's miss: interns `name` and takes the slot.  A name in
+ * immutable memory (a string literal: gpuinstStringImmutable) is marked so
+ * that its next lookups skip the strcmp; a truncated name never is (each
+ * use is counted in names_truncated). */
+static GPUINST_NOINLINE uint32_t nameIdFill(gpuinstThread *t, gpuinstNameKey *k, const char *name)
+{
+    uint32_t id = gpuinstNameId(t, name);
+    size_t len = 0;
+    const char *text = id != 0 ? gpuinstStringGet(id, &len) : NULL;
+    if (text != NULL) {
+        k->key = name;
+        k->text = text;
+        k->id = id;
+        k->ro = (uint32_t)(strnlen(name, (size_t)GPUINST_NAME_MAX + 1) == len && gpuinstStringImmutable(name, len));
+    }
+    return id;
+}
+
 /* gpuinstNameId for the hot paths (name non-NULL, non-empty): a name seen
- * before at the same address costs a pointer compare and a strcmp, which
- * reads `name` no further than its end.  The text is compared, not only the
- * pointer, because a caller may reuse a buffer for another name.  A
- * truncated name never matches (its interned copy is shorter) and takes the
- * hashed path every time, as before. */
+ * before at the same address costs a pointer compare, plus, where the
+ * caller's memory can change (a buffer it may reuse for another name), a
+ * strcmp against the interned copy, which reads `name` no further than its
+ * end.  A truncated name never matches (its interned copy is shorter) and
+ * takes the hashed path every time, as before. */
 static inline uint32_t nameIdFront(gpuinstThread *t, const char *name)
 {
     gpuinstNameKey *k = nameKeySlot(t, name);
-    uint32_t id;
-    if (GPUINST_LIKELY(k->key == name && strcmp(k->text, name) == 0)) return k->id;
-    id = gpuinstNameId(t, name);
-    if (id != 0) {
-        const char *text = gpuinstStringGet(id, NULL);
-        if (text != NULL) {
-            k->key = name;
-            k->text = text;
-            k->id = id;
-        }
-    }
-    return id;
+    if (GPUINST_LIKELY(k->key == name) && GPUINST_LIKELY(k->ro || strcmp(k->text, name) == 0)) return k->id;
+    return nameIdFill(t, k, name);
 }
 
 /* ---- registered strings and categories ---------------------------------- */
@@ -9602,8 +10409,14 @@ typedef struct Attr {
 
 static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
 {
-    memset(out, 0, sizeof *out);
-    if (a == NULL) return GPUINST_SUCCESS;
+    out->name = 0;
+    out->reg = NULL;
+    if (a == NULL) { /* member by member: a memset is a library call here */
+        out->color = out->category = 0;
+        out->ptype = GPUINST_PAYLOAD_NONE;
+        out->payload = 0;
+        return GPUINST_SUCCESS;
+    }
     if (a->struct_size < sizeof(gpuinst_attr) || a->payload_type < 0 ||
         a->payload_type > GPUINST_PAYLOAD_DOUBLE || a->category > GPUINST_MAX_CATEGORY)
         return GPUINST_ERROR_INVALID_ARGUMENT;
@@ -9619,6 +10432,16 @@ static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
         out->reg = r[a->name - 1].handle;
     }
     return GPUINST_SUCCESS;
+}
+
+/* 1 unless NVTX is initialised and no tool listens: then every NVTX call
+ * is a test of a NULL pointer, and gpuinst need not build the event
+ * attributes for it (nvtxAttr is ~30 instructions).  Before NVTX's first
+ * call its entry points hold its initialiser, so this says 1 and the call
+ * is made (and initialises NVTX). */
+static inline int nvtxListens(void)
+{
+    return NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainRangePushEx_impl_fnptr != NVTX_NULLPTR;
 }
 
 /* The NVTX event attributes for a record. */
@@ -9732,11 +10555,122 @@ static inline void stackPush(gpuinstThread *t, gpuinstStack *s, gpuinst_domain d
     GPUINST_STORE_REL(&s->depth, depth);
 }
 
+/* ---- profile mode (GPUINST_MODE=profile; src/profile.c) ---------------------
+ * The same calls open and close frames of the thread's profile instead of
+ * (or, with "profile,trace", besides) the trace stack: push finds the path's
+ * node (a hash probe) before the NVTX call, pop folds the duration into it.
+ * GPU correlation and range-profiler hooks are made by the profile side
+ * only when no trace is kept (the trace's own calls make them otherwise). */
+
+/* Room for one frame on domain d's profile stack and the node it opens
+ * (*node); NULL without memory. */
+static inline gpuinstProfStack *profReserve(gpuinstThread *t, gpuinst_domain d, uint32_t name,
+                                             gpuinstProfRangeRec **node)
+{
+    gpuinstProf *p = t->prof;
+    gpuinstProfStack *s;
+    uint32_t depth;
+    if (GPUINST_UNLIKELY(p == NULL)) {
+        if (gpuinstProfThreadInit(t) != GPUINST_SUCCESS) return NULL;
+        p = t->prof;
+    }
+    s = p->stacks[d];
+    if (GPUINST_UNLIKELY(s == NULL) && (s = gpuinstProfStackNew(p, d)) == NULL) return NULL;
+    depth = s->depth;
+    if (GPUINST_UNLIKELY(depth == s->cap) && gpuinstProfStackGrow(s) != GPUINST_SUCCESS) return NULL;
+    *node = gpuinstProfNode(p, depth ? s->f[depth - 1].node->node : 0, name, (GPUINST_PROF_RANGE << 16) | d,
+                            (uint16_t)(depth + 1 > 65535 ? 65535 : depth + 1), t->index);
+    return *node != NULL ? s : NULL;
+}
+
+/* Opens the frame (room and node from profReserve); the clock last. */
+static inline void profPush(gpuinstThread *t, gpuinstProfStack *s, gpuinstProfRangeRec *n, int hooks)
+{
+    gpuinstProf *p = t->prof;
+    uint32_t depth = s->depth;
+    gpuinstProfFrame *f = &s->f[depth];
+    f->node = n;
+    f->child = 0;
+    f->prev = p->cur;
+    p->cur = n;
+    if (hooks) {
+        gpuinstGpuRangePush(GPUINST_PROF_CORR | (uint64_t)t->index << 32 | n->node);
+        gpuinstProfRangePush(n->name);
+    }
+    f->start = gpuinstClockNs(); /* last: gpuinst's own cost stays outside the range */
+    GPUINST_STORE_REL(&s->depth, depth + 1);
+}
+
+/* With both a trace and a profile: the frame starts when the trace's row
+ * does, so both give the same durations. */
+static inline void profSameStart(gpuinstProfStack *ps, const gpuinstStack *s)
+{
+    ps->f[ps->depth - 1].start = s->open[s->depth - 1].start_ns;
+}
+
+/* Closes domain d's innermost frame at `now` (read first); the caller
+ * makes the GPU/profiler hooks' pop (profHooksPop) where profPush made
+ * their push. */
+static GPUINST_INLINE int profPop(gpuinstThread *t, gpuinst_domain d, uint64_t now)
+{
+    gpuinstProf *p = t->prof;
+    gpuinstProfStack *s = p != NULL ? p->stacks[d] : NULL;
+    gpuinstProfFrame *f;
+    uint32_t depth;
+    uint64_t dur;
+    if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) return GPUINST_ERROR_STACK_EMPTY;
+    depth = s->depth - 1;
+    f = &s->f[depth];
+    dur = now > f->start ? now - f->start : 0;
+    gpuinstProfFold(f->node, dur, dur > f->child ? dur - f->child : 0);
+    if (depth > 0) s->f[depth - 1].child += dur;
+    p->cur = f->prev;
+    GPUINST_STORE_REL(&s->depth, depth);
+    return GPUINST_SUCCESS;
+}
+
+static inline void profHooksPop(void)
+{
+    gpuinstGpuRangePop();
+    gpuinstProfRangePop();
+}
+
+/* A mark (count only) or an ended start/end range (duration d) folded into
+ * the node `kind` of `name` under domain d's innermost open range (marks)
+ * or at top level (start/end ranges: they may end on any thread).  0 or
+ * OUT_OF_MEMORY. */
+static int profEvent(gpuinstThread *t, gpuinst_domain d, uint32_t name, int kind, uint64_t dur, int unterminated)
+{
+    gpuinstProf *p;
+    gpuinstProfStack *s;
+    gpuinstProfRangeRec *n;
+    uint32_t depth = 0, parent = 0;
+    if (t->prof == NULL && gpuinstProfThreadInit(t) != GPUINST_SUCCESS) return GPUINST_ERROR_OUT_OF_MEMORY;
+    p = t->prof;
+    s = p->stacks[d];
+    if (kind == GPUINST_PROF_MARK && s != NULL && s->depth > 0) {
+        depth = s->depth;
+        parent = s->f[depth - 1].node->node;
+    }
+    n = gpuinstProfNode(p, parent, name, ((uint32_t)kind << 16) | d, (uint16_t)(depth + 1 > 65535 ? 65535 : depth + 1),
+                        t->index);
+    if (n == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    if (kind == GPUINST_PROF_MARK) {
+        n->count++;
+    } else {
+        gpuinstProfFold(n, dur, dur);
+        n->unterminated += (uint32_t)unterminated;
+    }
+    return GPUINST_SUCCESS;
+}
+
 int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst_attr *attr)
 {
     int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
     gpuinstThread *t;
     gpuinstStack *s;
+    gpuinstProfStack *ps = NULL;
+    gpuinstProfRangeRec *pn = NULL;
     Attr a;
     nvtxEventAttributes_t ea;
     if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) {
@@ -9753,14 +10687,20 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
         callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     }
-    s = stackFor(t, domain);
-    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) {
+    s = (t->mode & GPUINST_MODE_TRACE) ? stackFor(t, domain) : NULL;
+    if (t->mode & GPUINST_MODE_PROFILE) ps = profReserve(t, domain, a.name, &pn);
+    if (GPUINST_UNLIKELY(((t->mode & GPUINST_MODE_TRACE) && (s == NULL || stackReserve(s) != GPUINST_SUCCESS)) ||
+                         ((t->mode & GPUINST_MODE_PROFILE) && ps == NULL))) {
         callLeave(t);
         return lost();
     }
-    nvtxAttr(&ea, name, &a);
-    nvtxDomainRangePushEx(domainHandle(domain), &ea);
-    stackPush(t, s, domain, &a);
+    if (nvtxListens()) {
+        nvtxAttr(&ea, name, &a);
+        nvtxDomainRangePushEx(domainHandle(domain), &ea);
+    }
+    if (ps != NULL) profPush(t, ps, pn, s == NULL);
+    if (s != NULL) stackPush(t, s, domain, &a);
+    if (ps != NULL && s != NULL) profSameStart(ps, s);
     callLeave(t);
     return GPUINST_SUCCESS;
 }
@@ -9782,10 +10722,36 @@ static GPUINST_NOINLINE int pushRecordDefault(const char *name)
     a.payload = 0;
     a.reg = NULL;
     a.name = nameIdFront(t, name);
+    if (t->mode == GPUINST_MODE_PROFILE) { /* profile only */
+        gpuinstProfRangeRec *pn;
+        gpuinstProfStack *ps = a.name != 0 ? profReserve(t, GPUINST_DOMAIN_DEFAULT, a.name, &pn) : NULL;
+        if (GPUINST_UNLIKELY(ps == NULL)) {
+            callLeave(t);
+            return lost();
+        }
+        nvtxRangePushA(name);
+        profPush(t, ps, pn, 1);
+        callLeave(t);
+        return GPUINST_SUCCESS;
+    }
     s = a.name != 0 ? stackFor(t, GPUINST_DOMAIN_DEFAULT) : NULL;
     if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) {
         callLeave(t);
         return lost();
+    }
+    if (GPUINST_UNLIKELY(t->mode & GPUINST_MODE_PROFILE)) { /* both */
+        gpuinstProfRangeRec *pn;
+        gpuinstProfStack *ps = profReserve(t, GPUINST_DOMAIN_DEFAULT, a.name, &pn);
+        if (ps == NULL) {
+            callLeave(t);
+            return lost();
+        }
+        nvtxRangePushA(name);
+        profPush(t, ps, pn, 0);
+        stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
+        profSameStart(ps, s);
+        callLeave(t);
+        return GPUINST_SUCCESS;
     }
     nvtxRangePushA(name);
     stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
@@ -9821,6 +10787,15 @@ static inline int popRecord(gpuinst_domain domain, uint64_t now)
         return GPUINST_ERROR_STACK_EMPTY;
     }
     if (GPUINST_UNLIKELY(!callBegin(t))) return POP_NOT_RUNNING;
+    if (GPUINST_UNLIKELY(t->mode & GPUINST_MODE_PROFILE)) {
+        int rc = profPop(t, domain, now);
+        if (rc == GPUINST_SUCCESS && !(t->mode & GPUINST_MODE_TRACE)) profHooksPop();
+        if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) { /* profile only, or nothing open */
+            callLeave(t);
+            if (rc == GPUINST_ERROR_STACK_EMPTY) GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+            return rc;
+        }
+    }
     s = t->stacks[domain];
     if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) {
         callLeave(t);
@@ -9864,7 +10839,22 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
 static GPUINST_NOINLINE int popRecordDefault(void)
 {
     uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
-    int rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
+    gpuinstThread *t = gpuinstThreadSelf;
+    int rc;
+    if (GPUINST_LIKELY(t != NULL) && t->mode == GPUINST_MODE_PROFILE) { /* profile only: a frame folded */
+        if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
+        rc = profPop(t, GPUINST_DOMAIN_DEFAULT, now);
+        if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) {
+            callLeave(t);
+            GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+            return rc;
+        }
+        profHooksPop();
+        callLeave(t);
+        nvtxRangePop();
+        return GPUINST_SUCCESS;
+    }
+    rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
     if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     nvtxRangePop();
@@ -9887,6 +10877,10 @@ int gpuinst_range_depth(gpuinst_domain domain)
     gpuinstThread *t = gpuinstThreadSelf;
     gpuinstStack *s;
     if (t == NULL || domain >= GPUINST_MAX_DOMAINS) return 0;
+    if (t->mode == GPUINST_MODE_PROFILE) {
+        gpuinstProfStack *ps = t->prof != NULL ? t->prof->stacks[domain] : NULL;
+        return ps != NULL ? (int)ps->depth : 0;
+    }
     s = t->stacks[domain];
     return s != NULL ? (int)s->depth : 0;
 }
@@ -9965,10 +10959,20 @@ int gpuinst_range_start(const char *name, gpuinst_range_id *id)
     return gpuinst_range_start_ex(GPUINST_DOMAIN_DEFAULT, name, NULL, id);
 }
 
-/* Appends an ended start/end range to thread t's buffer; frees o. */
+/* Appends an ended start/end range to thread t's buffer (trace) and folds
+ * it into t's profile (profile); frees o. */
 static int openRangeRecord(gpuinstThread *t, OpenRange *o, uint64_t end, uint8_t extra)
 {
-    gpuinstRangeRec *r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
+    gpuinstRangeRec *r;
+    if (t->mode & GPUINST_MODE_PROFILE) {
+        int rc = profEvent(t, o->domain, o->name, GPUINST_PROF_STARTEND, end > o->start_ns ? end - o->start_ns : 0,
+                           (extra & GPUINST_RANGE_FLAG_UNTERMINATED) != 0);
+        if (!(t->mode & GPUINST_MODE_TRACE)) {
+            free(o);
+            return rc == GPUINST_SUCCESS ? rc : lost();
+        }
+    }
+    r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
     if (r != NULL) {
         r->start_ns = o->start_ns;
         r->end_ns = end;
@@ -10030,8 +11034,8 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
     gpuinstMarkRec *m;
     Attr a;
     nvtxEventAttributes_t ea;
-    uint64_t now = gpuinstClockNs();
-    if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) {
+    uint64_t now;
+    if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) { /* no clock read: nothing is recorded */
         if (st == GPUINST_STATE_NVTX_ONLY && domainValid(domain) &&
             attrRead(domain, attr, &a) == GPUINST_SUCCESS && (name != NULL || a.reg != NULL)) {
             nvtxAttr(&ea, name, &a);
@@ -10039,6 +11043,7 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
         }
         return notRunning(st);
     }
+    now = gpuinstClockNs();
     if (!domainValid(domain) || attrRead(domain, attr, &a) != GPUINST_SUCCESS) return invalid();
     t = gpuinstThreadGet();
     if (t == NULL) return noSlot();
@@ -10048,8 +11053,17 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
         callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     }
-    nvtxAttr(&ea, name, &a);
-    nvtxDomainMarkEx(domainHandle(domain), &ea);
+    if (nvtxListens()) {
+        nvtxAttr(&ea, name, &a);
+        nvtxDomainMarkEx(domainHandle(domain), &ea);
+    }
+    if (t->mode & GPUINST_MODE_PROFILE) { /* a count on its path */
+        rc = profEvent(t, domain, a.name, GPUINST_PROF_MARK, 0, 0);
+        if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) {
+            callLeave(t);
+            return rc == GPUINST_SUCCESS ? rc : lost();
+        }
+    }
     m = (gpuinstMarkRec *)gpuinstBufSlot(&t->marks);
     if (m == NULL) {
         callLeave(t);
@@ -10069,8 +11083,14 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
     return GPUINST_SUCCESS;
 }
 
+/* As gpuinst_range_push: disabled, the state test and NVTX's own call. */
 int gpuinst_mark(const char *name)
 {
+    int st = GPUINST_LOAD_RLX(&gpuinstG.state);
+    if (GPUINST_UNLIKELY(st == GPUINST_STATE_NVTX_ONLY)) {
+        if (name != NULL) nvtxMarkA(name);
+        return GPUINST_SUCCESS;
+    }
     return gpuinst_mark_ex(GPUINST_DOMAIN_DEFAULT, name, NULL);
 }
 
@@ -10242,7 +11262,10 @@ GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now)
      * hardening_finalize_race).  A thread still inside a call after the
      * wait (busy_at_finalize) is not read at all. */
     for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
-        if (!t->busy_at_finalize) closeStacks(t, self, now, t == self);
+        if (!t->busy_at_finalize) {
+            closeStacks(t, self, now, t == self);
+            gpuinstProfCloseThread(t, now); /* profile frames: folded on their own node (src/profile.c) */
+        }
     t = self;
     pthread_mutex_lock(&openLock);
     for (b = 0; b < OPEN_BUCKETS; b++) {
@@ -10282,6 +11305,323 @@ GPUINST_PRIVATE int gpuinstCollectCategories(const gpuinstTable *tb, void **out,
     return GPUINST_SUCCESS;
 }
 /************** End of src/nvtx.c **************/
+/************** Begin file src/profile.c **************/
+/*
+ * profile.c -- the aggregated profile (GPUINST_MODE=profile, issue 19):
+ * per rank, thread and domain one row per distinct range path instead of
+ * one row per range, so memory and file grow with the paths of a program,
+ * not with how long it runs.
+ *
+ * A thread's profile (gpuinstProf, gpuinstInt.h) is a set of nodes, one
+ * per path (domain, parent path, name, kind), found by an open-addressing
+ * hash on (parent, name, kind << 16 | domain) and stored in chunks that
+ * never move (frames point at them).  The hot paths are in src/nvtx.c
+ * (push: find the node, open a frame; pop: fold the frame into its node);
+ * this file holds the slow halves, the end of the run and the tables:
+ *   /profile/ranges   one row per (rank, thread, path): push/pop ranges,
+ *                     marks (count only), start/end ranges (top level, on
+ *                     the thread that ended them);
+ *   /profile/kernels  one row per (rank, launching thread, path, kernel)
+ *                     when GPU tracing is on: count and GPU time.
+ * /profile/mpi (per path, MPI call and communicator) is the MPI layer's
+ * (mpi/mpi_trace.c).  Owner thread only: a node is written by its thread;
+ * the writer reads after gpuinstNvtxQuiesce.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+
+/* ---- nodes -------------------------------------------------------------- */
+
+static int profGrowSlots(gpuinstProf *p)
+{
+    uint32_t ncap = p->slots ? (p->mask + 1) * 2 : 64, i, j;
+    gpuinstProfSlot *n = (gpuinstProfSlot *)calloc(ncap, sizeof *n), *o = p->slots;
+    if (n == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (i = 0; o != NULL && i <= p->mask; i++) {
+        uint64_t key = o[i].key;
+        uint32_t kd = o[i].kd;
+        if (o[i].node == NULL) continue;
+        for (j = gpuinstProfHome(key, kd, ncap - 1); n[j].node != NULL; j = (j + 1) & (ncap - 1)) {
+        }
+        n[j] = o[i];
+    }
+    free(o);
+    p->slots = n;
+    p->mask = ncap - 1;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE gpuinstProfRangeRec *gpuinstProfNodeNew(gpuinstProf *p, uint32_t parent, uint32_t name,
+                                                        uint32_t kd, uint16_t depth, uint16_t thread)
+{
+    uint64_t key = (uint64_t)parent | (uint64_t)name << 32;
+    uint32_t id = p->nnodes + 1, i;
+    gpuinstProfRangeRec *n;
+    /* room: a chunk for the node, and the table at most half full */
+    if ((id - 1) / GPUINST_PROF_CHUNK >= p->nchunks) {
+        if (p->nchunks == p->capchunks) {
+            uint32_t nc = p->capchunks ? p->capchunks * 2 : 8;
+            gpuinstProfRangeRec **c = (gpuinstProfRangeRec **)realloc(p->chunks, nc * sizeof *c);
+            if (c == NULL) return NULL;
+            p->chunks = c;
+            p->capchunks = nc;
+        }
+        p->chunks[p->nchunks] =
+            (gpuinstProfRangeRec *)calloc(GPUINST_PROF_CHUNK, sizeof(gpuinstProfRangeRec));
+        if (p->chunks[p->nchunks] == NULL) return NULL;
+        gpuinstBufAccount((int64_t)(GPUINST_PROF_CHUNK * sizeof(gpuinstProfRangeRec)));
+        p->nchunks++;
+    }
+    if ((uint64_t)id * 2 > (uint64_t)p->mask + 1 && profGrowSlots(p) != GPUINST_SUCCESS) return NULL;
+    n = &p->chunks[(id - 1) / GPUINST_PROF_CHUNK][(id - 1) % GPUINST_PROF_CHUNK];
+    n->node = id;
+    n->parent = parent;
+    n->name = name;
+    n->domain = (uint16_t)(kd & 0xFFFF);
+    n->kind = (uint8_t)(kd >> 16);
+    n->depth = depth;
+    n->thread = thread;
+    n->incl_min_ns = n->excl_min_ns = UINT64_MAX;
+    for (i = gpuinstProfHome(key, kd, p->mask); p->slots[i].node != NULL; i = (i + 1) & p->mask) {
+    }
+    p->slots[i].key = key;
+    p->slots[i].kd = kd;
+    GPUINST_STORE_REL(&p->slots[i].node, n);
+    GPUINST_STORE_REL(&p->nnodes, id);
+    return n;
+}
+
+GPUINST_PRIVATE int gpuinstProfThreadInit(gpuinstThread *t)
+{
+    gpuinstProf *p;
+    if (t->prof != NULL) return GPUINST_SUCCESS;
+    p = (gpuinstProf *)calloc(1, sizeof *p);
+    if (p == NULL || profGrowSlots(p) != GPUINST_SUCCESS) {
+        free(p);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    gpuinstBufAccount((int64_t)(sizeof *p + (p->mask + 1) * sizeof(gpuinstProfSlot)));
+    GPUINST_STORE_REL(&t->prof, p);
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE gpuinstProfStack *gpuinstProfStackNew(gpuinstProf *p, uint32_t domain)
+{
+    gpuinstProfStack *s = (gpuinstProfStack *)calloc(1, sizeof *s);
+    if (s != NULL) GPUINST_STORE_REL(&p->stacks[domain], s);
+    return s;
+}
+
+GPUINST_PRIVATE int gpuinstProfStackGrow(gpuinstProfStack *s)
+{
+    uint32_t ncap = s->cap ? s->cap * 2 : 16;
+    gpuinstProfFrame *f = (gpuinstProfFrame *)realloc(s->f, ncap * sizeof *f);
+    if (f == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    s->f = f;
+    s->cap = ncap;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE uint64_t gpuinstProfCurrent(void)
+{
+    gpuinstThread *t = gpuinstThreadSelf;
+    gpuinstProf *p = t != NULL ? t->prof : NULL;
+    if (p == NULL || p->cur == NULL) return 0;
+    return (uint64_t)t->index << 32 | p->cur->node;
+}
+
+/* Folds t's open frames as ranges that ended `now`, counted in
+ * `unterminated`, innermost first (so parents get their children's time),
+ * as trace mode writes such ranges with the UNTERMINATED flag: at
+ * finalize (after gpuinstNvtxQuiesce: no thread is in a call) and on the
+ * exiting thread itself (its slot is reused). */
+GPUINST_PRIVATE void gpuinstProfCloseThread(gpuinstThread *t, uint64_t now)
+{
+    gpuinstProf *p = GPUINST_LOAD_ACQ(&t->prof);
+    uint32_t d;
+    if (p == NULL) return;
+    for (d = 0; d < GPUINST_MAX_DOMAINS; d++) {
+        gpuinstProfStack *s = GPUINST_LOAD_ACQ(&p->stacks[d]);
+        uint32_t k;
+        if (s == NULL) continue;
+        for (k = GPUINST_LOAD_ACQ(&s->depth); k > 0; k--) {
+            gpuinstProfFrame *f = &s->f[k - 1];
+            uint64_t dur = now > f->start ? now - f->start : 0;
+            gpuinstProfFold(f->node, dur, dur > f->child ? dur - f->child : 0);
+            f->node->unterminated++;
+            if (k > 1) s->f[k - 2].child += dur;
+        }
+        GPUINST_STORE_REL(&s->depth, 0u);
+    }
+    p->cur = NULL;
+}
+
+/* ---- kernels --------------------------------------------------------------
+ * Folded where the decoder joins a kernel to its launching range
+ * (src/activity.c, one decoder thread at a time under its lock): kept
+ * here, not in the launching thread's profile, by (thread, node, name). */
+typedef struct ProfKernelRec {   /* /profile/kernels, 72 bytes */
+    uint64_t count;
+    uint64_t gpu_ns, gpu_min_ns, gpu_max_ns;
+    double gpu_sq_ns2;
+    uint32_t node;               /* the launching path (/profile/ranges node, same rank and thread) */
+    uint32_t name;               /* kernel (mangled), /strings */
+    uint32_t demangled;
+    uint32_t rank;
+    uint16_t thread;
+    uint8_t pad_[6];
+} ProfKernelRec;
+
+static ProfKernelRec *profKern;
+static uint32_t nprofKern, capProfKern;
+static pthread_mutex_t profKernLock = PTHREAD_MUTEX_INITIALIZER;
+
+GPUINST_PRIVATE void gpuinstProfKernel(uint64_t corr, uint32_t name, uint32_t demangled, uint64_t gpu_ns)
+{
+    uint32_t node = (uint32_t)corr, i;
+    uint16_t thread = (uint16_t)(corr >> 32);
+    ProfKernelRec *k = NULL;
+    pthread_mutex_lock(&profKernLock);
+    /* few distinct (path, kernel) pairs: a scan from the most recent */
+    for (i = nprofKern; i > 0; i--)
+        if (profKern[i - 1].node == node && profKern[i - 1].thread == thread && profKern[i - 1].name == name) {
+            k = &profKern[i - 1];
+            break;
+        }
+    if (k == NULL) {
+        if (nprofKern == capProfKern) {
+            uint32_t nc = capProfKern ? capProfKern * 2 : 64;
+            ProfKernelRec *n = (ProfKernelRec *)realloc(profKern, nc * sizeof *n);
+            if (n == NULL) {
+                pthread_mutex_unlock(&profKernLock);
+                GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+                return;
+            }
+            profKern = n;
+            capProfKern = nc;
+        }
+        k = &profKern[nprofKern++];
+        memset(k, 0, sizeof *k);
+        k->node = node;
+        k->thread = thread;
+        k->name = name;
+        k->demangled = demangled;
+        k->gpu_min_ns = UINT64_MAX;
+    }
+    k->count++;
+    k->gpu_ns += gpu_ns;
+    if (gpu_ns < k->gpu_min_ns) k->gpu_min_ns = gpu_ns;
+    if (gpu_ns > k->gpu_max_ns) k->gpu_max_ns = gpu_ns;
+    k->gpu_sq_ns2 += (double)gpu_ns * (double)gpu_ns;
+    pthread_mutex_unlock(&profKernLock);
+}
+
+/* ---- tables ---------------------------------------------------------------- */
+
+#define D GPUINST_FIELD_DURATION
+
+static const gpuinstField profRangeFields[] = {
+    GPUINST_FIELD(gpuinstProfRangeRec, count, GPUINST_FT_U64, 0, "count",
+      "ranges of this path closed (marks: marks made; start/end ranges: ended), unterminated ones included"),
+    GPUINST_FIELD(gpuinstProfRangeRec, incl_ns, GPUINST_FT_U64, D, "ns", "inclusive time, total (end - start summed)"),
+    GPUINST_FIELD(gpuinstProfRangeRec, incl_min_ns, GPUINST_FT_U64, D, "ns", "inclusive time, shortest (0 for marks)"),
+    GPUINST_FIELD(gpuinstProfRangeRec, incl_max_ns, GPUINST_FT_U64, D, "ns", "inclusive time, longest"),
+    GPUINST_FIELD(gpuinstProfRangeRec, excl_ns, GPUINST_FT_U64, D, "ns",
+      "exclusive time, total: inclusive minus the inclusive time of the child ranges of the same domain"),
+    GPUINST_FIELD(gpuinstProfRangeRec, excl_min_ns, GPUINST_FT_U64, D, "ns", "exclusive time, shortest"),
+    GPUINST_FIELD(gpuinstProfRangeRec, excl_max_ns, GPUINST_FT_U64, D, "ns", "exclusive time, longest"),
+    GPUINST_FIELD(gpuinstProfRangeRec, incl_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2",
+      "sum of squared inclusive times (variance = incl_sq_ns2 / count - (incl_ns / count)^2)"),
+    GPUINST_FIELD(gpuinstProfRangeRec, excl_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2",
+      "sum of squared exclusive times"),
+    GPUINST_FIELD(gpuinstProfRangeRec, node, GPUINST_FT_U32, 0, "", "this path's id within (rank, thread), 1.."),
+    GPUINST_FIELD(gpuinstProfRangeRec, parent, GPUINST_FT_U32, 0, "",
+      "node of the enclosing path (same rank, thread and domain); 0 top level"),
+    GPUINST_FIELD(gpuinstProfRangeRec, name, GPUINST_FT_U32, 0, "", "name of the path's last range: id in /strings (same rank)"),
+    GPUINST_FIELD(gpuinstProfRangeRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstProfRangeRec, unterminated, GPUINST_FT_U32, 0, "count",
+      "of count: ranges still open at finalize, counted as ending there"),
+    GPUINST_FIELD(gpuinstProfRangeRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+    GPUINST_FIELD(gpuinstProfRangeRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains"),
+    GPUINST_FIELD(gpuinstProfRangeRec, depth, GPUINST_FT_U16, 0, "", "nesting depth in its domain: 1 top level"),
+    GPUINST_FIELD(gpuinstProfRangeRec, kind, GPUINST_FT_U8, 0, "",
+      "0 push/pop range; 1 mark (count only, times 0); 2 start/end range (top level, on the thread that ended it)"),
+};
+
+static const gpuinstField profKernelFields[] = {
+    GPUINST_FIELD(ProfKernelRec, count, GPUINST_FT_U64, 0, "count", "kernels of this name launched inside the path"),
+    GPUINST_FIELD(ProfKernelRec, gpu_ns, GPUINST_FT_U64, D, "ns", "GPU time (end - start of each kernel) summed"),
+    GPUINST_FIELD(ProfKernelRec, gpu_min_ns, GPUINST_FT_U64, D, "ns", "shortest kernel"),
+    GPUINST_FIELD(ProfKernelRec, gpu_max_ns, GPUINST_FT_U64, D, "ns", "longest kernel"),
+    GPUINST_FIELD(ProfKernelRec, gpu_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2", "sum of squared kernel times"),
+    GPUINST_FIELD(ProfKernelRec, node, GPUINST_FT_U32, 0, "",
+      "the launching range's path: node in /profile/ranges (same rank and thread); 0 outside any range"),
+    GPUINST_FIELD(ProfKernelRec, name, GPUINST_FT_U32, 0, "", "kernel name as CUPTI gives it (mangled): id in /strings"),
+    GPUINST_FIELD(ProfKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings"),
+    GPUINST_FIELD(ProfKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ProfKernelRec, thread, GPUINST_FT_U16, 0, "", "launching thread: index in /threads"),
+};
+#undef D
+
+static int collectProfRanges(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    gpuinstThread *t;
+    uint64_t n = 0, k = 0;
+    gpuinstProfRangeRec *rows;
+    (void)tb;
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
+        gpuinstProf *p = GPUINST_LOAD_ACQ(&t->prof);
+        if (p != NULL) n += GPUINST_LOAD_ACQ(&p->nnodes);
+    }
+    rows = (gpuinstProfRangeRec *)malloc((n ? n : 1) * sizeof *rows);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
+        gpuinstProf *p = GPUINST_LOAD_ACQ(&t->prof);
+        uint32_t i, m;
+        if (p == NULL) continue;
+        m = GPUINST_LOAD_ACQ(&p->nnodes);
+        for (i = 0; i < m && k < n; i++) {
+            gpuinstProfRangeRec *r = &rows[k++];
+            *r = p->chunks[i / GPUINST_PROF_CHUNK][i % GPUINST_PROF_CHUNK];
+            if (r->count == 0 || r->kind == GPUINST_PROF_MARK) r->incl_min_ns = r->excl_min_ns = 0;
+            r->pad_ = 0;
+        }
+    }
+    *out = rows;
+    *count = k;
+    return GPUINST_SUCCESS;
+}
+
+static int collectProfKernels(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    ProfKernelRec *rows;
+    (void)tb;
+    pthread_mutex_lock(&profKernLock);
+    rows = (ProfKernelRec *)malloc((nprofKern ? nprofKern : 1) * sizeof *rows);
+    if (rows != NULL && nprofKern) memcpy(rows, profKern, nprofKern * sizeof *rows);
+    *count = rows != NULL ? nprofKern : 0;
+    pthread_mutex_unlock(&profKernLock);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    *out = rows;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable profRangesTable = {
+    "/profile/ranges",
+    "aggregated profile (GPUINST_MODE=profile): one row per rank, thread and distinct range path; times on "
+    "rank 0's clock rate",
+    sizeof(gpuinstProfRangeRec), GPUINST_NFIELDS(profRangeFields), profRangeFields, collectProfRanges, NULL, NULL};
+static const gpuinstTable profKernelsTable = {
+    "/profile/kernels",
+    "aggregated profile: per rank, launching thread, range path and kernel name, the kernels and their GPU time "
+    "(with GPU tracing)",
+    sizeof(ProfKernelRec), GPUINST_NFIELDS(profKernelFields), profKernelFields, collectProfKernels, NULL, NULL};
+
+GPUINST_PRIVATE void gpuinstProfTablesRegister(void)
+{
+    gpuinstTableRegister(&profRangesTable);
+    gpuinstTableRegister(&profKernelsTable);
+}
+/************** End of src/profile.c **************/
 /************** Begin file src/core.c **************/
 /*
  * core.c -- lifecycle (init, finalize, exit), status strings, version and
@@ -10439,6 +11779,7 @@ int gpuinst_init(void)
     gpuinstG.size = 1;
     gpuinstG.node_rank = gpuinstG.node_size = -1;
     gpuinstG.pid = (int)getpid();
+    gpuinstClockInit(); /* the TSC or CLOCK_MONOTONIC (src/clock.c) */
     gpuinstG.start_ns = gpuinstClockNs();
     gpuinstG.start_wall_ns = gpuinstWallNs();
     gpuinstG.clock.ref_ns = gpuinstG.start_ns;
@@ -10476,6 +11817,9 @@ int gpuinst_init(void)
         atexit(atExit);
         pthread_atfork(forkPrepare, forkParent, forkChild);
     }
+    gpuinstClockTableRegister();
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstProfTablesRegister(); /* src/profile.c */
+    gpuinstClockStart(); /* a (TSC, CLOCK_MONOTONIC) sample per second */
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_RUNNING);
     /* after MPI_Init gpuinst_init is collective: the lines held so far are
      * said once for the job (before MPI_Init, the MPI_Init interception does it) */
@@ -10506,6 +11850,7 @@ GPUINST_PRIVATE int gpuinstFinalize(int by)
     gpuinstG.end_ns = gpuinstClockNs();
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
     gpuinstNvtxQuiesce(); /* no thread is inside a recording call from here on (src/nvtx.c) */
+    gpuinstClockFinish(); /* the map of gpuinst's clock to CLOCK_MONOTONIC */
     gpuinstNvtxCloseOpen(gpuinstG.end_ns);
     gpuinstDiagAgree(); /* collective in a shared write; else says what is held (src/diag.c) */
     gpuinstCollBeforeWrite(); /* the parts' before-write steps: clock alignment, topology */
@@ -11049,10 +12394,27 @@ static void lostOne(void)
 
 #define ROW(buf, T) ((T *)gpuinstBufSlot(&act.buf))
 
+/* Profile mode (src/profile.c): a kernel launched inside a profile path
+ * (its external correlation known: it is decoded before the kernel in
+ * practice) is folded into /profile/kernels and keeps no row; 1 if done.
+ * Kernels whose correlation comes later are folded at resolve. */
+static int profileKernel(uint32_t correlation, const char *mangled, uint64_t start, uint64_t end)
+{
+    Corr *c = corrFind(correlation, 0);
+    uint32_t name, dem;
+    if (c == NULL || c->range_id == GPUINST_GPU_NO_ID || !(c->range_id & GPUINST_PROF_CORR)) return 0;
+    kernelNames(mangled, &name, &dem);
+    gpuinstProfKernel(c->range_id, name, dem, end > start ? end - start : 0);
+    return 1;
+}
+
 static int decodeKernel(const CUpti_Activity *r)
 {
     const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)r;
-    GpuKernelRec *o = ROW(kernels, GpuKernelRec);
+    GpuKernelRec *o;
+    if (gpuinstG.cfg.mode == GPUINST_MODE_PROFILE && profileKernel(k->correlationId, k->name, k->start, k->end))
+        return 1; /* folded into /profile/kernels: no row (counted in /gpu/stats kernels) */
+    o = ROW(kernels, GpuKernelRec);
     if (o == NULL) return 0;
     memset(o, 0, sizeof *o);
     o->start_ns = ts(k->start);
@@ -11315,6 +12677,16 @@ static void kindIndexInit(void)
         if ((unsigned)kindRows[i].kind < KIND_INDEX_MAX) kindIndex[kindRows[i].kind] = &kindRows[i];
 }
 
+/* Size of a record of `kind` in a buffer, for gpuinst's own walk (0:
+ * unknown, the walk stops).  Kinds listed but not decoded are skipped. */
+static size_t kindSize(uint32_t kind)
+{
+    const KindRow *k;
+    pthread_once(&lockOnce, initLocks); /* kindIndex */
+    k = kindRow(kind);
+    return k != NULL ? k->size : 0;
+}
+
 static void decodeOne(const CUpti_Activity *r)
 {
     const KindRow *k = kindRow((uint32_t)r->kind);
@@ -11351,7 +12723,7 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
             uint32_t kind;
             size_t n;
             memcpy(&kind, buf + off, sizeof kind);
-            n = kindRow(kind) != NULL ? kindRow(kind)->size : 0;
+            n = kindSize(kind);
             if (n == 0 || off + n > valid) {
                 act.st.unknown++; /* cannot know its size: the rest of this buffer is skipped */
                 rc = GPUINST_ERROR_INVALID_ARGUMENT;
@@ -11673,6 +13045,20 @@ GPUINST_PRIVATE void gpuinstActivityResolve(void)
      * records were collected at all. */
     counted = (act.kinds & (K_RUNTIME | K_DRIVER)) != 0 || act.st.api > 0;
     FILL(kernels, GpuKernelRec);
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) { /* kernels of profile paths kept as rows: folded once */
+        static uint64_t folded; /* rows looked at by an earlier resolve */
+        gpuinstChunk *ch;
+        uint64_t n = 0;
+        for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
+            GpuKernelRec *row = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
+            uint32_t i;
+            for (i = 0; i < ch->count; i++, n++)
+                if (n >= folded && row[i].range_id != GPUINST_GPU_NO_ID && (row[i].range_id & GPUINST_PROF_CORR))
+                    gpuinstProfKernel(row[i].range_id, row[i].name, row[i].demangled,
+                                      row[i].end_ns > row[i].start_ns ? row[i].end_ns - row[i].start_ns : 0);
+        }
+        folded = n;
+    }
     FILL(copies, GpuCopyRec);
     resolvePaused(counted);
     counted = 0;
@@ -12693,6 +14079,10 @@ GPUINST_PRIVATE void gpuinstCountersInit(void);
 GPUINST_PRIVATE void gpuinstCountersSeal(void);
 /* Finalize: one last sample of the built-in groups, the sampler stopped. */
 GPUINST_PRIVATE void gpuinstCountersFlush(void);
+/* Profile mode (GPUINST_MODE=profile): registers /profile/counters, the
+ * samples' statistics per rank, thread, counter and field (src/counters.c);
+ * from the part's init step. */
+GPUINST_PRIVATE void gpuinstCountersProfileRegister(void);
 GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList *agreed);
 /* The MPI layer offers its byte totals (bytes sent/received by this rank
  * so far, monotonic) for the built-in group "mpi_bytes"; without it that
@@ -16111,9 +17501,25 @@ static uint32_t cntNcounters;        /* published with release after cntCounters
 static pthread_mutex_t cntLock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Per-thread buffers, one per counter, created on the first sample. */
+/* Profile mode (GPUINST_MODE=profile, issue 19): samples are not kept but
+ * folded, per thread, counter and field, into count, min, max, sum and sum
+ * of squares (/profile/counters; /counters/stats uses them as it uses rows). */
+typedef struct CntFieldStat {
+    uint64_t samples;             /* values folded (a no-value "zero" is 0, "unchanged" the last value) */
+    uint64_t unavailable;         /* samples without a value (NaN, no-value "unavailable") */
+    double min, max, sum, sum_sq;
+} CntFieldStat;
+typedef struct CntStat {
+    unsigned char last[8 * 64];   /* the last values (no-value "unchanged" repeats them) */
+    int have_last;
+    CntFieldStat f[1];            /* nfields of them */
+} CntStat;
+
 typedef struct CntTls {
     struct CntTls *next;
     gpuinstBuf *bufs[GPUINST_MAX_COUNTERS];
+    CntStat *stats[GPUINST_MAX_COUNTERS]; /* profile mode */
+    uint16_t thread;                      /* /threads index of the owner */
 } CntTls;
 static GPUINST_TLS CntTls *cntTls;
 static CntTls *cntTlsHead;        /* prepend-only list (release/acquire) */
@@ -16296,7 +17702,8 @@ static void cntBuildTable(cntCounter *c)
     uint32_t i;
     gpuinstField *f = c->fields;
     f[0].name = "time_ns"; f[0].type = GPUINST_FT_U64; f[0].offset = 0; f[0].len = 0;
-    f[0].flags = GPUINST_FIELD_TIME; f[0].unit = "ns"; f[0].doc = "sample time (batch samples: their timestamp, converted)";
+    /* a caller's batch timestamp is CLOCK_MONOTONIC, not gpuinst's clock: tagged (cntBatchCore) */
+    f[0].flags = GPUINST_FIELD_TIME | GPUINST_FIELD_TIME_MONO_TAG; f[0].unit = "ns"; f[0].doc = "sample time (batch samples: their timestamp, converted)";
     f[1].name = "rank"; f[1].type = GPUINST_FT_U32; f[1].offset = 8; f[1].len = 0;
     f[1].flags = GPUINST_FIELD_RANK; f[1].unit = ""; f[1].doc = "rank";
     f[2].name = "thread"; f[2].type = GPUINST_FT_U16; f[2].offset = 12; f[2].len = 0;
@@ -16613,13 +18020,71 @@ static const unsigned char *cntLastValues(const gpuinstBuf *b)
     return (const unsigned char *)GPUINST_CHUNK_DATA(ch) + (size_t)(ch->count - 1) * b->recsize + CNT_HDR;
 }
 
+/* Profile mode: folds one sample into this thread's statistics of c. */
+static int cntFold(cntCounter *c, uint16_t thread, const unsigned char *vals, int reason)
+{
+    CntTls *t = cntTls;
+    CntStat *st;
+    uint32_t f;
+    if (GPUINST_UNLIKELY(t == NULL) && (t = cntTlsSlow()) == NULL) return cntLostEvent();
+    st = t->stats[c->id - 1];
+    if (GPUINST_UNLIKELY(st == NULL)) {
+        st = (CntStat *)calloc(1, sizeof *st + (c->nfields ? c->nfields - 1 : 0) * sizeof(CntFieldStat));
+        if (st == NULL) return cntLostEvent();
+        t->thread = thread;
+        GPUINST_STORE_REL(&t->stats[c->id - 1], st);
+    }
+    if (reason == GPUINST_COUNTER_NOVALUE_UNCHANGED) {
+        if (!st->have_last) reason = GPUINST_COUNTER_NOVALUE_ZERO; /* nothing before: as a row would hold, 0 */
+        else vals = st->last;
+    } else if (reason < 0 && vals != NULL) {
+        memcpy(st->last, vals, 8u * c->nfields);
+        st->have_last = 1;
+    }
+    for (f = 0; f < c->nfields; f++) {
+        CntFieldStat *s = &st->f[f];
+        double v = 0;
+        if (reason == GPUINST_COUNTER_NOVALUE_UNAVAILABLE) {
+            s->unavailable++;
+            continue;
+        }
+        if (reason != GPUINST_COUNTER_NOVALUE_ZERO && vals != NULL) {
+            if (c->ftype[f] == GPUINST_COUNTER_INT64) {
+                int64_t x;
+                memcpy(&x, vals + 8 * f, 8);
+                v = (double)x;
+            } else {
+                memcpy(&v, vals + 8 * f, 8);
+            }
+        }
+        if (v != v) {
+            s->unavailable++;
+            continue;
+        }
+        if (s->samples == 0 || v < s->min) s->min = v;
+        if (s->samples == 0 || v > s->max) s->max = v;
+        s->samples++;
+        s->sum += v;
+        s->sum_sq += v * v;
+    }
+    if (reason == GPUINST_COUNTER_NOVALUE_ZERO) {
+        memset(st->last, 0, 8u * c->nfields);
+        st->have_last = 1;
+    }
+    return GPUINST_SUCCESS;
+}
+
 /* Appends one sample; vals = 8 * nfields bytes (ignored for no-value
- * samples, reason >= 0). */
+ * samples, reason >= 0).  Profile mode: folded instead (cntFold). */
 static int cntRecordOne(cntCounter *c, gpuinstBuf *b, uint16_t thread, uint64_t t, const unsigned char *vals, int reason)
 {
     unsigned char *slot;
     CntHdr h;
     const unsigned char *prev = NULL;
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) {
+        int rc = cntFold(c, thread, vals, reason);
+        if (!(gpuinstG.cfg.mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) return rc;
+    }
     if (reason == GPUINST_COUNTER_NOVALUE_UNCHANGED) prev = cntLastValues(b); /* before the slot moves the tail */
     slot = (unsigned char *)gpuinstBufSlot(b);
     if (slot == NULL) return cntLostEvent();
@@ -16902,15 +18367,17 @@ static int cntBatchCore(cntCounter *c, int rec, int64_t nsamples, const unsigned
         }
         for (k = 0; k < m; k++) {
             uint64_t t = timestamps ? cntClockToNs(clock, timestamps[done + k]) : now;
+            uint64_t tag = timestamps ? GPUINST_TIME_MONO : 0;
             if (t == 0) {
                 GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
                 rc = GPUINST_ERROR_INVALID_ARGUMENT;
                 t = now;
+                tag = 0;
             }
             ts[k] = (int64_t)t;
             if (k > 0 && ts[k] < ts[k - 1]) sorted = 0;
-            if (rec) {
-                int r = cntRecordOne(c, b, thread, t, base + (size_t)k * rs, -1);
+            if (rec) { /* a timestamp given is CLOCK_MONOTONIC (GPUINST_FIELD_TIME_MONO_TAG) */
+                int r = cntRecordOne(c, b, thread, t | tag, base + (size_t)k * rs, -1);
                 if (r != GPUINST_SUCCESS && rc == GPUINST_SUCCESS) rc = r;
             }
         }
@@ -17097,7 +18564,13 @@ static cntStatIn *cntLocalStats(const gpuinstTableList *agreed, uint32_t *nout)
         memset(cnt, 0, sizeof cnt);
         for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next) {
             gpuinstBuf *b = GPUINST_LOAD_ACQ(&tl->bufs[i]);
+            const CntStat *st = GPUINST_LOAD_ACQ(&tl->stats[i]);
             const gpuinstChunk *ch;
+            for (f = 0; st != NULL && !(gpuinstG.cfg.mode & GPUINST_MODE_TRACE) && f < c->nfields; f++) {
+                /* profile only: the samples are folded, not kept */
+                sum[f] += st->f[f].sum;
+                cnt[f] += st->f[f].samples;
+            }
             if (b == NULL) continue;
             for (ch = GPUINST_LOAD_ACQ(&b->head); ch != NULL; ch = GPUINST_LOAD_ACQ(&ch->next)) {
                 uint32_t k, m = GPUINST_LOAD_ACQ(&ch->count);
@@ -17235,6 +18708,80 @@ GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList 
     if (gpuinstCollBcast(&have, sizeof have) != GPUINST_SUCCESS) have = 0;
     return have ? &cntStatsTable : NULL;
 }
+
+/* ---- /profile/counters (profile mode) ------------------------------------------------ */
+
+typedef struct ProfCntRec {   /* one row per rank, thread, counter and field, 64 bytes */
+    uint64_t samples, unavailable;
+    double min, max, sum, sum_sq;
+    uint32_t counter;         /* the counter's name as given: /strings id */
+    uint32_t field;           /* the field's name: /strings id */
+    uint32_t rank;
+    uint16_t thread;
+    uint16_t pad_;
+} ProfCntRec;
+
+static const gpuinstField profCntFields[] = {
+    GPUINST_FIELD(ProfCntRec, samples, GPUINST_FT_U64, 0, "count",
+                  "samples with a value (a no-value sample \"zero\" counts as 0, \"unchanged\" as the value before)"),
+    GPUINST_FIELD(ProfCntRec, unavailable, GPUINST_FT_U64, 0, "count", "samples without a value (\"unavailable\", NaN)"),
+    GPUINST_FIELD(ProfCntRec, min, GPUINST_FT_F64, 0, "", "smallest value (the counter's unit: /counters/<name> attributes)"),
+    GPUINST_FIELD(ProfCntRec, max, GPUINST_FT_F64, 0, "", "largest value"),
+    GPUINST_FIELD(ProfCntRec, sum, GPUINST_FT_F64, 0, "", "sum of the values (mean = sum / samples)"),
+    GPUINST_FIELD(ProfCntRec, sum_sq, GPUINST_FT_F64, 0, "", "sum of the squared values (variance = sum_sq / samples - mean^2)"),
+    GPUINST_FIELD(ProfCntRec, counter, GPUINST_FT_U32, 0, "", "the counter's name as given (its dataset: /counters/<encoded name>): /strings id"),
+    GPUINST_FIELD(ProfCntRec, field, GPUINST_FT_U32, 0, "", "the field: /strings id (\"value\" for a single counter)"),
+    GPUINST_FIELD(ProfCntRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ProfCntRec, thread, GPUINST_FT_U16, 0, "", "sampling thread: index in /threads"),
+};
+
+static int cntCollectProfile(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    uint32_t nc = GPUINST_LOAD_ACQ(&cntNcounters), i, f;
+    uint64_t n = 0, k = 0;
+    CntTls *tl;
+    ProfCntRec *rows;
+    (void)tb;
+    for (i = 0; i < nc; i++)
+        for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next)
+            if (GPUINST_LOAD_ACQ(&tl->stats[i]) != NULL) n += cntCounters[i]->nfields;
+    rows = (ProfCntRec *)calloc(n ? (size_t)n : 1, sizeof *rows);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (i = 0; i < nc; i++) {
+        cntCounter *c = cntCounters[i];
+        uint32_t cid = gpuinstStringIntern(c->name, strlen(c->name));
+        for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next) {
+            const CntStat *st = GPUINST_LOAD_ACQ(&tl->stats[i]);
+            for (f = 0; st != NULL && f < c->nfields && k < n; f++) {
+                ProfCntRec *r = &rows[k++];
+                r->samples = st->f[f].samples;
+                r->unavailable = st->f[f].unavailable;
+                r->min = st->f[f].min;
+                r->max = st->f[f].max;
+                r->sum = st->f[f].sum;
+                r->sum_sq = st->f[f].sum_sq;
+                r->counter = cid;
+                r->field = gpuinstStringIntern(c->fname[f], strlen(c->fname[f]));
+                r->thread = tl->thread;
+            }
+        }
+    }
+    *out = rows;
+    *count = k;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable cntProfileTable = {
+    "/profile/counters",
+    "aggregated profile (GPUINST_MODE=profile): per rank, thread, counter and field, the samples' statistics "
+    "(the samples are not kept)",
+    sizeof(ProfCntRec), GPUINST_NFIELDS(profCntFields), profCntFields, cntCollectProfile, NULL, NULL};
+
+GPUINST_PRIVATE void gpuinstCountersProfileRegister(void)
+{
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstTableRegister(&cntProfileTable);
+}
+
 /************** End of src/counters.c **************/
 /************** Begin file src/counters_builtin.c **************/
 /*
@@ -17513,6 +19060,7 @@ static int cntBiParse(const char *text, int want[BI_COUNT], uint64_t *period_ms)
 GPUINST_PRIVATE void gpuinstCountersInit(void)
 {
     int want[BI_COUNT], i;
+    gpuinstCountersProfileRegister(); /* /profile/counters (profile mode) */
     pthread_mutex_lock(&cntBiLock);
     if (cntBiInitDone) {
         pthread_mutex_unlock(&cntBiLock);
@@ -22853,6 +24401,16 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
 #include <unistd.h>
 
 enum { MODE_LOCAL = 0, MODE_GATHERED = 1, MODE_PARALLEL = 2 };
+
+/* Where the writer's time goes, per rank (docs/SCALING.md): written as root
+ * attributes phase_<name>_ns, the largest value over the ranks.  open: from
+ * the writer's start to the file being open (name, create, agreed by all);
+ * agree: the table agreement (src/table_agree.c); collect: tables' collect
+ * and rows functions; meta: row offsets (MPI_Exscan), dataset creation and
+ * attributes (every table, /strings included); data: rows read, mapped and
+ * written (H5Dwrite). */
+enum { PH_OPEN, PH_AGREE, PH_COLLECT, PH_META, PH_DATA, PHASES };
+static const char *const phaseNames[PHASES] = {"open", "agree", "collect", "meta", "data"};
 static const char *const modeNames[] = {"local", "gathered", "parallel"};
 
 /* A table that could not be written (its dataset could not be created):
@@ -22874,6 +24432,7 @@ typedef struct Writer {
     uint32_t nskipped, capskipped;
     int inplace;      /* written under its final name (an existing device with GPUINST_OVERWRITE=1) */
     char tmp[4400];   /* the temporary name being written (rank 0's in a shared write) */
+    uint64_t phase[PHASES]; /* ns spent per phase on this rank (root attributes phase_*_ns) */
 } Writer;
 
 static hid_t fieldType(const gpuinstField *f)
@@ -22981,26 +24540,44 @@ static void makeParents(hid_t file, const char *path)
     }
 }
 
-/* Fills rank fields and maps timestamps onto rank 0's timeline. */
+/* Fills rank members, maps timestamps onto rank 0's timeline (row by row,
+ * per segment of the clock map in integer arithmetic: gpuinstClockRows)
+ * and scales durations. */
 static void fixRows(const gpuinstTable *tb, char *rows, uint64_t n)
 {
-    uint32_t i;
+    uint32_t i, times[64], nt = 0;
     uint64_t k;
+    double scale = gpuinstClockDurationScale();
     for (i = 0; i < tb->nfields; i++) {
         const gpuinstField *f = &tb->fields[i];
+        char *p = rows + f->offset;
         if (f->flags & GPUINST_FIELD_RANK) {
             uint32_t r = (uint32_t)gpuinstG.rank;
-            for (k = 0; k < n; k++) memcpy(rows + k * tb->record_size + f->offset, &r, sizeof r);
+            for (k = 0; k < n; k++) memcpy(p + k * tb->record_size, &r, sizeof r);
         }
         if ((f->flags & GPUINST_FIELD_TIME) && f->type == GPUINST_FT_U64) {
-            for (k = 0; k < n; k++) {
-                uint64_t t;
-                memcpy(&t, rows + k * tb->record_size + f->offset, sizeof t);
-                t = gpuinstClockApply(&gpuinstG.clock, t);
-                memcpy(rows + k * tb->record_size + f->offset, &t, sizeof t);
+            int tg = (f->flags & GPUINST_FIELD_TIME_MONO_TAG) != 0;
+            if (nt < 64 && !tg) times[nt++] = f->offset;
+            else gpuinstClockRows(rows, n, tb->record_size, &f->offset, 1, tg);
+        }
+        if ((f->flags & (GPUINST_FIELD_DURATION | GPUINST_FIELD_DURATION_SQ)) && scale != 1.0) {
+            double sc = (f->flags & GPUINST_FIELD_DURATION_SQ) ? scale * scale : scale;
+            for (k = 0; k < n; k++, p += tb->record_size) {
+                if (f->type == GPUINST_FT_U64) {
+                    uint64_t v;
+                    memcpy(&v, p, sizeof v);
+                    v = (uint64_t)((double)v * sc + 0.5);
+                    memcpy(p, &v, sizeof v);
+                } else if (f->type == GPUINST_FT_F64) {
+                    double v;
+                    memcpy(&v, p, sizeof v);
+                    v *= sc;
+                    memcpy(p, &v, sizeof v);
+                }
             }
         }
     }
+    if (nt > 0) gpuinstClockRows(rows, n, tb->record_size, times, nt, 0);
 }
 
 /* After a failed write (disk full, file-size limit), HDF5 1.10 cannot
@@ -23212,7 +24789,7 @@ static void writeRows(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t type,
 static void writePieces(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t type, hid_t fspace, uint64_t total,
                         uint64_t off, uint64_t n, gpuinstRowIter *it)
 {
-    uint64_t per = PIECE_BYTES / tb->record_size, npieces, p, done = 0;
+    uint64_t per = PIECE_BYTES / tb->record_size, npieces, p, done = 0, t0;
     char *piece;
     if (per == 0) per = 1;
     npieces = (n + per - 1) / per;
@@ -23231,6 +24808,7 @@ static void writePieces(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t typ
         for (p = npieces; p < most; p++) writeRows(w, tb, dset, type, fspace, total, 0, 0, NULL);
     }
 #endif
+    t0 = gpuinstClockNs();
     for (p = 0; p < npieces; p++) {
         uint64_t want = n - done < per ? n - done : per;
         uint64_t got = it->next(it, piece, want);
@@ -23244,13 +24822,33 @@ static void writePieces(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t typ
         writeRows(w, tb, dset, type, fspace, total, off + done, want, piece);
         done += want;
     }
+    w->phase[PH_DATA] += gpuinstClockNs() - t0;
     free(piece);
 }
 
 /* Writes one table: `n` local rows, either in `rows` (one array, the
  * writer may change it) or streamed from `it`.  All ranks call this
  * together. */
-static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRowIter *it, uint64_t n)
+/* Where this rank's rows of a table go: `off` its first row in the
+ * dataset, `total` the dataset's rows (parallel mode; the same on every
+ * rank).  From one MPI_Exscan for all tables (writeBody), or -- placed
+ * NULL -- from one for this table alone. */
+typedef struct Place {
+    uint64_t off, total;
+} Place;
+
+static void writeTableTimed(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRowIter *it, uint64_t n,
+                            const Place *pl);
+static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRowIter *it, uint64_t n,
+                       const Place *pl)
+{
+    uint64_t t0 = gpuinstClockNs(), d0 = w->phase[PH_DATA];
+    writeTableTimed(w, tb, rows, it, n, pl);
+    w->phase[PH_META] += gpuinstClockNs() - t0 - (w->phase[PH_DATA] - d0);
+}
+
+static void writeTableTimed(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRowIter *it, uint64_t n,
+                            const Place *pl)
 {
     uint64_t off = 0, total = n;
     const char *data = rows;
@@ -23273,8 +24871,15 @@ static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRow
         data = rows;
         it = NULL;
     }
-    if (it == NULL) fixRows(tb, rows, n);
-    if (w->mode == MODE_PARALLEL) {
+    if (it == NULL) {
+        uint64_t t1 = gpuinstClockNs();
+        fixRows(tb, rows, n);
+        w->phase[PH_DATA] += gpuinstClockNs() - t1;
+    }
+    if (w->mode == MODE_PARALLEL && pl != NULL) {
+        off = pl->off;
+        total = pl->total;
+    } else if (w->mode == MODE_PARALLEL) {
         rc = gpuinstCollExscan(&n, &off, &total, 1);
         if (rc != GPUINST_SUCCESS) {
             if (!w->failed) w->failed = rc;
@@ -23315,8 +24920,13 @@ static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRow
         createCause(w->file, tb->path, why, sizeof why);
         tableFailed(w, tb->path, why);
     } else {
-        if (it != NULL) writePieces(w, tb, dset, type, fspace, total, off, n, it);
-        else writeRows(w, tb, dset, type, fspace, total, off, n, data);
+        if (it != NULL) {
+            writePieces(w, tb, dset, type, fspace, total, off, n, it);
+        } else {
+            uint64_t t1 = gpuinstClockNs();
+            writeRows(w, tb, dset, type, fspace, total, off, n, data);
+            w->phase[PH_DATA] += gpuinstClockNs() - t1;
+        }
         attrString(dset, "description", tb->doc);
         for (i = 0; i < tb->nfields && !plainTable(tb); i++) {
             char an[128];
@@ -23343,6 +24953,13 @@ static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRow
             H5Dclose(dset);
         }
     }
+    /* The ranks finish a large table at different times: those done wait
+     * without spinning, so they leave the cores to the others (the next
+     * collective would busy-poll: docs/SCALING.md).  Decided from what all
+     * ranks agree on (the total and the agreed row size), never from this
+     * rank's rows or whether it streams them: a rank that records nothing
+     * (GPUINST_ENABLE=0) holds placeholders, not streams. */
+    if (w->mode == MODE_PARALLEL && total * tb->record_size > PIECE_BYTES) gpuinstCollBarrier();
     H5Sclose(fspace);
     H5Tclose(type);
     free(gathered);
@@ -23427,38 +25044,44 @@ static const gpuinstTable strTextTable = {
     "/strings_text", "the texts of /strings, all ranks, concatenated in row order (UTF-8 by convention, no separators)",
     1, 1, strTextField, NULL, NULL, NULL};
 
-static void writeStrings(Writer *w)
+/* This rank's strings: rows (ids 1..count) and text bytes. */
+static void stringsCount(uint64_t *rows, uint64_t *bytes)
 {
-    uint32_t id;
-    uint64_t bytes = 0, base = 0, all = 0;
+    uint32_t id, n = gpuinstStringCount();
+    *rows = n;
+    *bytes = 0;
+    for (id = 1; id <= n; id++) {
+        size_t len = 0;
+        if (gpuinstStringGet(id, &len) != NULL) *bytes += len;
+    }
+}
+
+/* pl[0]: the /strings rows, pl[1]: the /strings_text bytes (pl[1].off:
+ * this rank's texts start after those of the ranks before it; gathered
+ * and local modes included, where the rows are concatenated in rank
+ * order). */
+static void writeStrings(Writer *w, const Place *pl)
+{
+    uint64_t rows, bytes;
     StrIter st;
     gpuinstRowIter it;
+    stringsCount(&rows, &bytes);
     memset(&st, 0, sizeof st);
-    st.count = gpuinstStringCount();
-    for (id = 1; id <= st.count; id++) {
-        size_t len = 0;
-        if (gpuinstStringGet(id, &len) != NULL) bytes += len;
-    }
-    /* this rank's texts start after those of the ranks before it (gathered
-     * and local modes included: the rows are concatenated in rank order) */
-    if (gpuinstCollExscan(&bytes, &base, &all, 1) != GPUINST_SUCCESS) {
-        if (!w->failed) w->failed = GPUINST_ERROR_MPI;
-        base = 0;
-    }
+    st.count = (uint32_t)rows;
     memset(&it, 0, sizeof it);
     it.total = st.count;
     it.next = strRowsNext;
     it.state = &st;
     st.next_id = 1;
-    st.offset = base;
-    writeTable(w, &strRowsTable, NULL, &it, st.count);
+    st.offset = pl[1].off;
+    writeTable(w, &strRowsTable, NULL, &it, st.count, &pl[0]);
     memset(&it, 0, sizeof it);
     it.total = bytes;
     it.next = strTextNext;
     it.state = &st;
     st.next_id = 1;
     st.pos = 0;
-    writeTable(w, &strTextTable, NULL, &it, bytes);
+    writeTable(w, &strTextTable, NULL, &it, bytes, &pl[1]);
 }
 
 /* /failed_tables: the tables of this file that could not be written, and
@@ -23480,7 +25103,7 @@ static void writeFailedTables(Writer *w)
     rows = (char *)malloc(n ? (size_t)n * sizeof(FailedTable) : 1);
     if (rows == NULL) n = 0;
     else if (n) memcpy(rows, w->skipped, (size_t)n * sizeof(FailedTable));
-    writeTable(w, &failedTable, rows, NULL, n);
+    writeTable(w, &failedTable, rows, NULL, n, NULL);
     free(rows);
 }
 
@@ -23495,8 +25118,31 @@ static void rootAttributes(Writer *w)
     snprintf(clock, sizeof clock, "CLOCK_MONOTONIC ns of rank 0%s",
              w->mode == MODE_LOCAL && gpuinstG.size > 1 ? " (not aligned: this rank wrote alone)" : "");
     attrString(w->file, "clock", clock);
+    /* what rank 0 read on its hot paths (every rank's: /clock); rank 0's
+     * value on every rank: parallel HDF5 needs the same attribute everywhere,
+     * and a rank that records nothing (GPUINST_ENABLE=0) or lacks an
+     * invariant TSC reads the other clock */
+    {
+        uint64_t tsc = gpuinstClk.tsc ? 1 : 0;
+        if (w->mode == MODE_PARALLEL) gpuinstCollBcast(&tsc, sizeof tsc);
+        attrString(w->file, "clock_source", tsc ? "tsc" : "clock_monotonic");
+    }
     attrU64(w->file, "nranks", w->mode == MODE_LOCAL ? 1u : (uint64_t)gpuinstG.size);
     attrU64(w->file, "complete", gpuinstG.finalized_by == 2 ? 0u : 1u);
+}
+
+/* The phase times (largest over the ranks): root attributes phase_*_ns. */
+static void phaseAttributes(Writer *w)
+{
+    uint64_t v[PHASES];
+    int i;
+    char name[64];
+    memcpy(v, w->phase, sizeof v);
+    if (w->mode == MODE_PARALLEL) gpuinstCollMaxU64(v, PHASES);
+    for (i = 0; i < PHASES; i++) {
+        snprintf(name, sizeof name, "phase_%s_ns", phaseNames[i]);
+        attrU64(w->file, name, v[i]);
+    }
 }
 
 /* ---- the file's name: temporary, rename, fallback (issue 13 §3, issue 20) ----
@@ -23794,36 +25440,126 @@ static int commitOutput(Writer *w, char *target, size_t cap)
  * /failed_tables, and closes the file.  Returns 1 if a write or the close
  * failed (disk full, quota, I/O error), agreed over all ranks in a shared
  * write. */
-static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
+/* A table between its collect (or the start of its stream) and its write. */
+typedef struct PendingTable {
+    void *rows;            /* collect: this rank's rows (freed after the write) */
+    gpuinstRowIter it;     /* streamed */
+    uint64_t n;
+    int streamed;
+} PendingTable;
+
+/* writeBody's tables one by one, each placed by its own MPI_Exscan (when
+ * there is no memory for the lists that place all in one). */
+static void writeEach(Writer *w, const gpuinstTableList *agreed)
 {
     uint32_t i;
-    uint64_t bad;
-    w->nskipped = 0;
-    rootAttributes(w);
+    PendingTable pt;
+    Place sp[2];
+    uint64_t c[2], o[2], t[2];
     for (i = 0; i < agreed->n; i++) {
         const gpuinstTable *tb = agreed->tables[i];
-        void *rows = NULL;
-        uint64_t n = 0;
-        gpuinstRowIter it;
-        int rc, streamed = tb->rows != NULL;
-        memset(&it, 0, sizeof it);
-        rc = streamed ? tb->rows(tb, &it) : tb->collect(tb, &rows, &n);
+        int rc;
+        memset(&pt, 0, sizeof pt);
+        pt.streamed = tb->rows != NULL;
+        rc = pt.streamed ? tb->rows(tb, &pt.it) : tb->collect(tb, &pt.rows, &pt.n);
+        if (rc != GPUINST_SUCCESS) {
+            if (!w->failed) w->failed = rc;
+            memset(&pt, 0, sizeof pt);
+        }
+        if (pt.streamed) {
+            writeTable(w, tb, NULL, &pt.it, pt.it.total, NULL);
+            gpuinstRowIterEnd(&pt.it);
+        } else {
+            writeTable(w, tb, (char *)pt.rows, NULL, pt.n, NULL);
+            free(pt.rows);
+        }
+    }
+    stringsCount(&c[0], &c[1]);
+    if (gpuinstCollExscan(c, o, t, 2) != GPUINST_SUCCESS) {
+        o[0] = o[1] = 0;
+        t[0] = c[0];
+        t[1] = c[1];
+    }
+    sp[0].off = o[0];
+    sp[0].total = t[0];
+    sp[1].off = o[1];
+    sp[1].total = t[1];
+    writeStrings(w, sp);
+}
+
+static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
+{
+    uint32_t i, nt;
+    uint64_t bad, tc, *cnt;
+    PendingTable *tabs;
+    w->nskipped = 0;
+    w->phase[PH_OPEN] = gpuinstClockNs() - t0 - w->phase[PH_AGREE];
+    w->phase[PH_COLLECT] = w->phase[PH_META] = w->phase[PH_DATA] = 0;
+    rootAttributes(w);
+    /* Every table's rows first (collect, or the start of a stream), so that
+     * one MPI_Exscan places all of them (and /strings): two collectives
+     * for the whole file instead of two per table. */
+    nt = agreed->n;
+    tabs = (PendingTable *)calloc((size_t)nt + 1, sizeof *tabs);
+    cnt = (uint64_t *)calloc((size_t)(nt + 2) * 3, sizeof *cnt);
+    if (tabs == NULL || cnt == NULL) { /* no memory for the lists: one table at a time */
+        free(tabs);
+        free(cnt);
+        tabs = NULL;
+        cnt = NULL;
+        writeEach(w, agreed);
+    }
+    for (i = 0; tabs != NULL && i < nt; i++) {
+        const gpuinstTable *tb = agreed->tables[i];
+        PendingTable *pt = &tabs[i];
+        int rc;
+        pt->streamed = tb->rows != NULL;
+        tc = gpuinstClockNs();
+        rc = pt->streamed ? tb->rows(tb, &pt->it) : tb->collect(tb, &pt->rows, &pt->n);
+        w->phase[PH_COLLECT] += gpuinstClockNs() - tc;
         if (rc != GPUINST_SUCCESS) {
             gpuinstWarn("could not collect %s (%s): written empty", tb->path, gpuinst_status_string(rc));
             if (!w->failed) w->failed = rc;
-            rows = NULL;
-            n = 0;
-            streamed = 0;
+            memset(pt, 0, sizeof *pt);
         }
-        if (streamed) {
-            writeTable(w, tb, NULL, &it, it.total);
-            gpuinstRowIterEnd(&it);
+        if (pt->streamed) pt->n = pt->it.total;
+        cnt[i] = pt->n;
+    }
+    if (tabs != NULL) {
+        stringsCount(&cnt[nt], &cnt[nt + 1]);
+        tc = gpuinstClockNs();
+        if (gpuinstCollExscan(cnt, cnt + nt + 2, cnt + 2 * (nt + 2), (int)nt + 2) != GPUINST_SUCCESS) {
+            if (!w->failed) w->failed = GPUINST_ERROR_MPI;
+            for (i = 0; i < nt + 2; i++) { /* as if alone: the rows of other ranks are lost */
+                cnt[nt + 2 + i] = 0;
+                cnt[2 * (nt + 2) + i] = cnt[i];
+            }
+        }
+        w->phase[PH_META] += gpuinstClockNs() - tc;
+    }
+    for (i = 0; tabs != NULL && i < nt; i++) {
+        PendingTable *pt = &tabs[i];
+        Place pl;
+        pl.off = cnt[nt + 2 + i];
+        pl.total = cnt[2 * (nt + 2) + i];
+        if (pt->streamed) {
+            writeTable(w, agreed->tables[i], NULL, &pt->it, pt->n, &pl);
+            gpuinstRowIterEnd(&pt->it);
         } else {
-            writeTable(w, tb, (char *)rows, NULL, n);
-            free(rows);
+            writeTable(w, agreed->tables[i], (char *)pt->rows, NULL, pt->n, &pl);
+            free(pt->rows);
         }
     }
-    writeStrings(w);
+    if (tabs != NULL) {
+        Place sp[2];
+        sp[0].off = cnt[2 * nt + 2];
+        sp[0].total = cnt[2 * (nt + 2) + nt];
+        sp[1].off = cnt[2 * nt + 3];
+        sp[1].total = cnt[2 * (nt + 2) + nt + 1];
+        writeStrings(w, sp);
+    }
+    free(tabs);
+    free(cnt);
     writeFailedTables(w);
 #if GPUINST_HDF5_PARALLEL
     if (w->mode == MODE_PARALLEL) {
@@ -23843,6 +25579,7 @@ static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
         /* attributes are written collectively with one value: rank 0's clock */
         if (w->mode == MODE_PARALLEL) gpuinstCollBcast(&wns, sizeof wns);
         attrU64(w->file, "write_ns", wns);
+        phaseAttributes(w);
         if (H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0) ioFailed(w);
         if (H5Fclose(w->file) < 0) w->io_failed = 1;
     }
@@ -23897,6 +25634,7 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     H5Eget_auto2(H5E_DEFAULT, &oldfunc, &olddata);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
+    if (w.mode != MODE_LOCAL) gpuinstCollBarrier(); /* ranks arrive at different times: wait without spinning */
     chooseName(&w, path, target, sizeof target);
     if (openOutput(&w, target, why, sizeof why) != 0) {
         fallbackName(&w, target, fallback, sizeof fallback);
@@ -23915,7 +25653,9 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
         on_fallback = 1;
     }
     /* The same tables on every rank, in one order (src/table_agree.c). */
+    w.phase[PH_AGREE] = gpuinstClockNs();
     gpuinstTablesAgree(&agreed);
+    w.phase[PH_AGREE] = gpuinstClockNs() - w.phase[PH_AGREE];
     if (!writeBody(&w, &agreed, t0)) {
         if (commitOutput(&w, target, sizeof target) != 0) w.failed = GPUINST_ERROR_IO;
         gpuinstG.file_written = 1; /* complete, under its name or (said) its temporary */
@@ -24690,33 +26430,208 @@ typedef struct gpuinstMpiRec {
 } gpuinstMpiRec;
 
 typedef struct gpuinstMpiThread gpuinstMpiThread;
-typedef struct gpuinstMpiObj gpuinstMpiObj;
 
-/* What a wrapper carries through one call. */
+/* An MPI object whose id is the same on every member (mpi/mpi_trace.c):
+ * a communicator, window or file. */
+typedef struct gpuinstMpiObj {
+    struct gpuinstMpiObj *next;   /* every object seen, creation order */
+    uint64_t id, parent;
+    uint64_t created_ns, freed_ns;
+    uint32_t children;            /* objects made from this communicator (atomic) */
+    int objkind;                  /* GPUINST_MPI_OBJ_* */
+    int size, myrank, kind, inter;
+    int *world;                   /* world rank of each (remote, for intercomms) rank; NULL: identity */
+    int nworld;
+    int disp_unit;                /* windows */
+    struct gpuinstMpiObj *comm;   /* windows and files: their communicator */
+    int nout;                     /* neighborhood collectives: out-neighbours (-1 not yet known) */
+    uint8_t *outreal;             /* per out-neighbour: 0 = MPI_PROC_NULL (Cartesian edge) */
+} gpuinstMpiObj;
+
+/* Where a call's bytes go in the "mpi_bytes" counters (index of
+ * gpuinstMpiThread.bytes): 0 sent (every call with bytes but those below),
+ * 1 received (receives with a status, one-sided gets, MPI-IO reads;
+ * nonblocking receives count at completion), 2 not counted (persistent
+ * *_init, probes, Start rows). */
+#define GPUINST_MPI_DIR_S 0
+#define GPUINST_MPI_DIR_R 1
+#define GPUINST_MPI_DIR_N 2
+#define GPUINST_MPI_DIR_L 2
+#define GPUINST_MPI_DIR_H 2
+static const uint8_t gpuinstMpiDir[GPUINST_MPI_NCALLS + 1] = {
+#define GPUINST_MPI_DIR_(NAME, RULE) GPUINST_MPI_DIR_##RULE,
+    GPUINST_MPI_CALLS(GPUINST_MPI_DIR_) 2
+#undef GPUINST_MPI_DIR_
+};
+
+/* A thread's MPI state (mpi/mpi_trace.c; here because the inline hot path
+ * of every wrapper reads it). */
+struct gpuinstMpiThread {
+    struct gpuinstMpiThread *next;
+    gpuinstBuf calls;          /* gpuinstMpiRec */
+    gpuinstBuf completions;    /* Completion (mpi/mpi_trace.c) */
+    uint64_t current;          /* call id of the recorded call in progress, 0 outside one: the
+                                  re-entry guard (nested MPI calls pass through) and
+                                  gpuinstMpiCurrentCallId */
+    uint64_t next_id, end_id;  /* this thread's block of call ids: [next_id, end_id) */
+    uint8_t rows;              /* keep a row per call (GPUINST_MODE trace, the default) */
+    uint8_t profile;           /* fold each call into the profile (GPUINST_MODE profile) */
+    uint8_t slow;              /* gpuinstMpiEnd takes its slow half: profile, the test skew (both
+                                  for the run), or no memory for this call's row (this call) */
+    uint16_t thread;
+    MPI_Comm comm_handle;      /* the communicator looked up last, and its object (one-entry cache; */
+    gpuinstMpiObj *comm_info;  /* any MPI_Comm_free clears every thread's handle) */
+    uint64_t bytes[3];         /* sent, received, -: totals by gpuinstMpiDir (owner writes, the
+                                  counter sampler reads relaxed) */
+    gpuinstMpiRec scratch;     /* the row of a call not kept as a row (profile mode, no memory) */
+    void *prof;                /* profile mode: this thread's /profile/mpi entries (mpi/mpi_trace.c) */
+    uint64_t local[GPUINST_MPI_NCALLS]; /* local calls counted (gpuinstMpiCount), read at collect */
+};
+GPUINST_SHARED_DATA GPUINST_TLS gpuinstMpiThread *gpuinstMpiSelf;
+
+/* What a wrapper carries through one call.  `r` is the row being filled:
+ * in trace mode a slot reserved in the thread's /mpi/calls buffer (filled
+ * in place, published by gpuinstMpiEnd: no copy), else (profile mode, or
+ * no memory) the thread's scratch row, which gpuinstMpiEnd folds into the
+ * profile or drops. */
 typedef struct gpuinstMpiCall {
     gpuinstMpiThread *t;
     gpuinstMpiObj *ci;     /* the call's communicator, once looked up (requests keep it) */
     uint64_t freeing;      /* key of the object a *_free call frees (gpuinstMpiObjFreeing) */
-    gpuinstMpiRec r;
+    gpuinstMpiRec *r;
+    void *agg;             /* profile mode: the call's /profile/mpi entry once found (NULL before) */
 } gpuinstMpiCall;
 
-/* Host clock of the MPI layer: gpuinstClockNs(), plus a made-up skew and
- * drift per rank when GPUINST_TEST_CLOCK_SKEW is set (tests only). */
-GPUINST_PRIVATE uint64_t gpuinstMpiNow(void);
-
-/* Slow part of gpuinstMpiBegin: thread state, re-entry guard, call id,
- * NVTX push.  0: do not record (pass straight through). */
-GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call);
-/* Starts recording one call: 0 when gpuinst is not recording (the caller
- * then calls PMPI directly: one load and one branch). */
-static inline int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
+/* Host clock of the MPI layer: gpuinst's clock.  Under the test hook
+ * GPUINST_TEST_CLOCK_SKEW each rank's MPI times get a made-up offset and
+ * drift (gpuinstMpiSkew): the rows' start/end by gpuinstMpiEnd's slow half,
+ * other times (communicators, completions, the alignment's ping-pongs)
+ * where they are taken. */
+GPUINST_PRIVATE uint64_t gpuinstMpiSkew(uint64_t t);
+GPUINST_SHARED_DATA int gpuinstMpiSkewOn;
+static GPUINST_INLINE uint64_t gpuinstMpiNow(void)
 {
-    if (GPUINST_LOAD_ACQ(&gpuinstG.state) != GPUINST_STATE_RUNNING) return 0;
-    return gpuinstMpiBeginSlow(c, call);
+    return gpuinstClockNs();
 }
-/* Appends the record, pops the NVTX range, clears the thread's call id.
- * Returns rc. */
-GPUINST_PRIVATE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc);
+static GPUINST_INLINE uint64_t gpuinstMpiNowSkewed(void)
+{
+    if (GPUINST_LIKELY(!gpuinstMpiSkewOn)) return gpuinstClockNs();
+    return gpuinstMpiSkew(gpuinstClockNs());
+}
+/* CLOCK_MONOTONIC (+ the test skew): the clock alignment measures ranks'
+ * CLOCK_MONOTONIC against each other (processes of a node share it),
+ * while records carry gpuinst's clock, mapped to CLOCK_MONOTONIC first
+ * (src/clock.c). */
+static GPUINST_INLINE uint64_t gpuinstMpiMonoNow(void)
+{
+    if (GPUINST_LIKELY(!gpuinstMpiSkewOn)) return gpuinstClockMonoNs();
+    return gpuinstMpiSkew(gpuinstClockMonoNs());
+}
+
+/* The NVTX "MPI" domain: a range per recorded call, named as Nsight
+ * Systems names MPI ranges.  gpuinstMpiNvtxOn is 1 once the domain is set
+ * up (the first recorded call). */
+GPUINST_SHARED_DATA int gpuinstMpiNvtxOn;
+GPUINST_PRIVATE void gpuinstMpiNvtxPush(int call);
+GPUINST_PRIVATE void gpuinstMpiNvtxPop(void);
+
+/* The hot path of a recorded call is inline in every wrapper (one function
+ * prologue, no call into gpuinst in the common case): gpuinstMpiBegin,
+ * the wrapper's two clock reads around the PMPI call, a record helper
+ * (gpuinstMpiP2P ...), gpuinstMpiEnd.  The slow halves handle the first
+ * call of a thread, a new block of call ids, a full buffer chunk, and the
+ * profile. */
+GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call);
+GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c);
+/* Profile mode: adds the call to its (range path, call, communicator)
+ * entry (mpi/mpi_trace.c). */
+GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c);
+
+static GPUINST_INLINE void gpuinstMpiRowInit(gpuinstMpiRec *r, int call, uint64_t id, uint16_t thread)
+{
+    /* member by member; start_ns, end_ns and result are the wrapper's,
+     * complete_ns and name are filled when /mpi/calls is read (callsNext),
+     * rank by the writer */
+    r->bytes = 0;
+    r->comm = GPUINST_MPI_NO_COMM;
+    r->object = GPUINST_MPI_NO_COMM;
+    r->offset = -1;
+    r->call_id = id;
+    r->request = 0;
+    r->peer = GPUINST_MPI_PEER_NONE;
+    r->tag = -1;
+    r->count = 0;
+    r->call = (uint16_t)call;
+    r->thread = thread;
+    r->flags = 0;
+}
+
+/* Starts recording one call: thread state, re-entry guard, call id, the
+ * row, NVTX push.  0 when gpuinst is not recording (one load and one
+ * branch) or the thread is already inside a recorded call (MPI calling
+ * MPI, Fortran -> C): the caller then calls PMPI directly. */
+static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
+{
+    gpuinstMpiThread *t;
+    gpuinstMpiRec *r;
+    uint64_t id;
+    if (GPUINST_LOAD_RLX(&gpuinstG.state) != GPUINST_STATE_RUNNING) return 0;
+    t = gpuinstMpiSelf;
+    if (GPUINST_UNLIKELY(t == NULL)) return gpuinstMpiBeginSlow(c, call);
+    if (t->current != 0) return 0;
+    id = t->next_id;
+    if (GPUINST_UNLIKELY(id == t->end_id)) return gpuinstMpiBeginSlow(c, call);
+    if (!t->rows) {
+        r = &t->scratch;
+    } else {
+        gpuinstChunk *k = t->calls.tail;
+        if (GPUINST_UNLIKELY(k == NULL || k->count >= k->cap)) return gpuinstMpiBeginSlow(c, call);
+        r = (gpuinstMpiRec *)(void *)GPUINST_CHUNK_DATA(k) + k->count;
+    }
+    t->next_id = id + 1;
+    t->current = id;
+    c->t = t;
+    c->ci = NULL; /* (freeing is set by gpuinstMpiObjFreeing, the only call before its reader) */
+    c->r = r;
+    c->agg = NULL;
+    gpuinstMpiRowInit(r, call, id, t->thread);
+    /* CUDA work inside the call links to it (src/activity.c); the call's
+     * NVTX range, where a tool listens: one test for both when neither */
+    {
+        const gpuinstHooks *gh = gpuinstGpuHooksNow();
+        if (GPUINST_UNLIKELY((gh != NULL) | gpuinstMpiNvtxOn)) {
+            if (gh != NULL) gh->mpi_enter(id);
+            if (gpuinstMpiNvtxOn) gpuinstMpiNvtxPush(call);
+        }
+    }
+    return 1;
+}
+
+/* Publishes the row (or folds it into the profile), pops the NVTX range,
+ * clears the thread's call id.  `call` is the wrapper's constant (so the
+ * byte total it counts into is known at compile time).  Returns rc. */
+static GPUINST_INLINE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc, int call)
+{
+    gpuinstMpiThread *t = c->t;
+    gpuinstMpiRec *r = c->r;
+    unsigned d = gpuinstMpiDir[call];
+    const gpuinstHooks *gh = gpuinstGpuHooksNow();
+    if (GPUINST_UNLIKELY((gh != NULL) | gpuinstMpiNvtxOn)) {
+        if (gpuinstMpiNvtxOn) gpuinstMpiNvtxPop();
+        if (gh != NULL) gh->mpi_exit();
+    }
+    r->result = rc;
+    if (GPUINST_LIKELY(rc == MPI_SUCCESS)) {
+        if (d < 2) GPUINST_STORE_RLX(&t->bytes[d], t->bytes[d] + r->bytes);
+    } else {
+        r->flags |= GPUINST_MPI_FLAG_FAILED;
+    }
+    /* slow: profile mode, the test skew, or this call's row is the scratch row */
+    if (GPUINST_LIKELY(!t->slow)) gpuinstBufCommit(&t->calls);
+    else gpuinstMpiEndSlow(c);
+    t->current = 0;
+    return rc;
+}
 
 /* A local call (no communication): counted per thread (/mpi/summary), no
  * row.  One load and one branch when gpuinst is not recording. */
@@ -24729,12 +26644,56 @@ static inline void gpuinstMpiCount(int call)
 /* ---- record helpers (mpi/mpi_trace.c, mpi/pmpi_wrappers.c), called by the
  * generated wrappers (mpi/pmpi_generated.c, mpi/pmpi_fortran_generated.c)
  * with C values (the Fortran wrappers convert their handles first). */
-/* count x MPI_Type_size(dt); 0 for count <= 0 or MPI_DATATYPE_NULL */
-GPUINST_PRIVATE uint64_t gpuinstMpiBytes(int64_t count, MPI_Datatype dt);
+/* count x MPI_Type_size(dt); 0 for count <= 0 or MPI_DATATYPE_NULL.
+ * Predefined types' sizes come from a direct-mapped cache of
+ * (handle << 8 | size) words (one load and a compare instead of
+ * PMPI_Type_size); see gpuinstMpiBytesSlow. */
+#define GPUINST_MPI_TYPE_CACHE 64
+GPUINST_SHARED_DATA uint64_t gpuinstMpiTypeCache[GPUINST_MPI_TYPE_CACHE];
+GPUINST_PRIVATE uint64_t gpuinstMpiBytesSlow(int64_t count, MPI_Datatype dt);
+static GPUINST_INLINE uint64_t gpuinstMpiBytes(int64_t count, MPI_Datatype dt)
+{
+    uint64_t h = 0, w;
+    if (count <= 0 || dt == MPI_DATATYPE_NULL) return 0;
+    memcpy(&h, &dt, sizeof dt < sizeof h ? sizeof dt : sizeof h);
+    w = GPUINST_LOAD_RLX(&gpuinstMpiTypeCache[(h * 0x9E3779B97F4A7C15ull) >> 58]);
+    if (GPUINST_LIKELY(w >> 8 == h && h != 0)) return (uint64_t)count * (w & 0xFF);
+    return gpuinstMpiBytesSlow(count, dt);
+}
 /* bytes, or 0 when peer is MPI_PROC_NULL (no data moves to or from it) */
 GPUINST_PRIVATE uint64_t gpuinstMpiPeerBytes(int peer, uint64_t bytes);
+/* MPI_COMM_WORLD's object (id 0). */
+GPUINST_SHARED_DATA gpuinstMpiObj gpuinstMpiWorldObj;
+/* A communicator's object through the thread's one-entry cache; the slow
+ * half finds it (lock-free), or describes one made outside the wrappers. */
+GPUINST_PRIVATE gpuinstMpiObj *gpuinstMpiCommSlow(gpuinstMpiThread *t, MPI_Comm comm);
+static GPUINST_INLINE gpuinstMpiObj *gpuinstMpiCommOf(gpuinstMpiThread *t, MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD) return &gpuinstMpiWorldObj;
+    if (GPUINST_LIKELY(comm == t->comm_handle && t->comm_info != NULL)) return t->comm_info;
+    return gpuinstMpiCommSlow(t, comm);
+}
+/* Rank r of the communicator ci as a rank of MPI_COMM_WORLD, or GPUINST_MPI_PEER_*. */
+static GPUINST_INLINE int32_t gpuinstMpiWorldRank(const gpuinstMpiObj *ci, int r)
+{
+    if (r == MPI_PROC_NULL || r == MPI_ROOT) return GPUINST_MPI_PEER_NONE;
+    if (r == MPI_ANY_SOURCE) return GPUINST_MPI_PEER_ANY;
+    if (ci == NULL || r < 0) return GPUINST_MPI_PEER_UNKNOWN;
+    if (ci->world == NULL) return ci == &gpuinstMpiWorldObj ? r : GPUINST_MPI_PEER_UNKNOWN;
+    if (r >= ci->nworld || ci->world[r] == MPI_UNDEFINED) return GPUINST_MPI_PEER_UNKNOWN;
+    return ci->world[r];
+}
 /* Point to point: communicator, peer (world rank), tag, bytes (0 to MPI_PROC_NULL). */
-GPUINST_PRIVATE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int peer, int tag, uint64_t bytes);
+static GPUINST_INLINE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int peer, int tag, uint64_t bytes)
+{
+    gpuinstMpiObj *ci = gpuinstMpiCommOf(c->t, comm);
+    gpuinstMpiRec *r = c->r;
+    c->ci = ci;
+    r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    r->peer = gpuinstMpiWorldRank(ci, peer);
+    r->tag = tag;
+    r->bytes = peer == MPI_PROC_NULL ? 0 : bytes; /* no data moves to or from MPI_PROC_NULL */
+}
 /* Collective without root semantics (root -1): communicator, bytes. */
 GPUINST_PRIVATE void gpuinstMpiColl(gpuinstMpiCall *c, MPI_Comm comm, int root, uint64_t bytes);
 /* Rooted collective whose every taking part rank moves `bytes` (Bcast, Reduce):
@@ -25023,6 +26982,13 @@ int MPI_Finalize(void)
 #if GPUINST_WITH_MPI
 
 #include <stddef.h>
+#include <sched.h>
+
+#if defined(__GNUC__)
+#define NOINLINE_ __attribute__((noinline))
+#else
+#define NOINLINE_
+#endif
 
 /* ---- clock of the MPI layer --------------------------------------------- */
 
@@ -25032,21 +26998,28 @@ int MPI_Finalize(void)
  * that a test can check that clock alignment undoes it.  MPI records and
  * the alignment's ping-pongs use this clock; other tables do not (so only
  * /mpi tables are meaningful under the hook).  Off (0) normally. */
+static gpuinstMpiThread *mpiThreads;       /* prepend-only (release/acquire) */
 static int64_t skewOffset;
 static double skewDrift;
 static uint64_t skewBase;
-static int skewOn;
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) int gpuinstMpiSkewOn;
+#endif
 
-GPUINST_PRIVATE uint64_t gpuinstMpiNow(void)
+GPUINST_PRIVATE uint64_t gpuinstMpiSkew(uint64_t t)
 {
-    uint64_t t = gpuinstClockNs();
-    if (GPUINST_LIKELY(!skewOn)) return t;
     return (uint64_t)((int64_t)t + skewOffset + (int64_t)(skewDrift * (double)(int64_t)(t - skewBase)));
+}
+
+/* The call's end time as its row will have it (test skew included). */
+static uint64_t rowEnd(const gpuinstMpiCall *c)
+{
+    return gpuinstMpiSkewOn ? gpuinstMpiSkew(c->r->end_ns) : c->r->end_ns;
 }
 
 GPUINST_PRIVATE int gpuinstMpiSkewed(void)
 {
-    return skewOn;
+    return gpuinstMpiSkewOn;
 }
 
 static void skewSetup(void)
@@ -25054,12 +27027,16 @@ static void skewSetup(void)
     const char *s = getenv("GPUINST_TEST_CLOCK_SKEW");
     double off = 0, ppm = 0;
     int r = gpuinstG.rank, sign = (r % 2) ? 1 : -1;
-    if (s == NULL || s[0] == '\0' || skewOn) return;
+    if (s == NULL || s[0] == '\0' || gpuinstMpiSkewOn) return;
     if (sscanf(s, "%lf,%lf", &off, &ppm) < 1) return;
     skewOffset = (int64_t)(sign * r * off);
     skewDrift = sign * r * ppm * 1e-6;
     skewBase = gpuinstClockNs();
-    skewOn = 1;
+    gpuinstMpiSkewOn = 1;
+    {
+        gpuinstMpiThread *t;
+        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) t->slow = 1;
+    }
 }
 
 /* ---- per-thread state ------------------------------------------------------ */
@@ -25073,21 +27050,26 @@ typedef struct Completion {
     int32_t tag;
 } Completion;
 
-struct gpuinstMpiThread {
-    struct gpuinstMpiThread *next;
-    gpuinstBuf calls;          /* gpuinstMpiRec */
-    gpuinstBuf completions;    /* Completion */
-    uint64_t current;          /* call id of the call in progress (gpuinstMpiCurrentCallId) */
-    int depth;                 /* >0 inside a recorded call: nested MPI calls pass through */
-    uint16_t thread;
-    uint64_t sent, recvd;      /* byte totals (owner writes, the counter sampler reads relaxed) */
-    uint64_t local[GPUINST_MPI_NCALLS]; /* local calls counted (gpuinstMpiCount), read at collect */
-};
-
-static GPUINST_TLS gpuinstMpiThread *mpiSelf;
-static gpuinstMpiThread *mpiThreads;       /* prepend-only (release/acquire) */
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) GPUINST_TLS gpuinstMpiThread *gpuinstMpiSelf;
+__attribute__((visibility("hidden"))) int gpuinstMpiNvtxOn;
+#endif
 static pthread_mutex_t mpiLock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t callSeq;                   /* per-rank call sequence (relaxed atomic) */
+static uint64_t callSeq;                   /* per-rank call ids handed out (relaxed atomic) */
+
+/* Call ids: rank << 40 | a per-rank number, unique in the rank; a thread
+ * takes them CALL_ID_BLOCK at a time (one atomic add per block, none per
+ * call), so they increase along each thread, not across threads. */
+#define CALL_ID_BLOCK 4096u
+static uint64_t callIdBlock(gpuinstMpiThread *t)
+{
+    uint64_t base = GPUINST_ADD_RLX(&callSeq, CALL_ID_BLOCK) + 1; /* never 0 */
+    uint64_t hi = (uint64_t)(uint32_t)gpuinstG.rank << 40;
+    t->next_id = hi | (base & 0xFFFFFFFFFFull);
+    t->end_id = hi | ((base + CALL_ID_BLOCK) & 0xFFFFFFFFFFull);
+    if (t->end_id < t->next_id) t->end_id = hi | 0xFFFFFFFFFFull; /* wrapped: a shorter block */
+    return t->next_id;
+}
 
 static gpuinstMpiThread *threadSlow(void)
 {
@@ -25098,17 +27080,21 @@ static gpuinstMpiThread *threadSlow(void)
     gpuinstBufSetSpill(&t->calls, GPUINST_SPILL_MPI_CALLS); /* GPUINST_BUFFER_MB (issue 8) */
     gpuinstBufInit(&t->completions, sizeof(Completion));
     t->thread = core ? core->index : 0xFFFFu;
+    t->comm_handle = MPI_COMM_NULL;
+    t->rows = (gpuinstG.cfg.mode & GPUINST_MODE_TRACE) != 0;
+    t->profile = (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) != 0;
+    t->slow = (uint8_t)(t->profile || gpuinstMpiSkewOn);
     pthread_mutex_lock(&mpiLock);
     t->next = mpiThreads;
     GPUINST_STORE_REL(&mpiThreads, t);
     pthread_mutex_unlock(&mpiLock);
-    mpiSelf = t;
+    gpuinstMpiSelf = t;
     return t;
 }
 
 GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void)
 {
-    gpuinstMpiThread *t = mpiSelf;
+    gpuinstMpiThread *t = gpuinstMpiSelf;
     return t ? t->current : 0;
 }
 
@@ -25120,19 +27106,10 @@ static const char *const callNames[GPUINST_MPI_NCALLS] = {
 #undef NAME_
 };
 
-/* Where a call's bytes go in the "mpi_bytes" counters: R (received: receives
- * with a status, one-sided gets, MPI-IO reads; nonblocking receives count at
- * completion), N (not counted: persistent *_init, probes, Start rows), S
- * (sent: every other call with bytes). */
-static const char callDir[GPUINST_MPI_NCALLS + 1] =
-#define DIR_(NAME, RULE) #RULE
-    GPUINST_MPI_CALLS(DIR_)
-#undef DIR_
-    ;
-
 static nvtxDomainHandle_t mpiDomain;
 static nvtxEventAttributes_t callAttr[GPUINST_MPI_NCALLS];
-static int nvtxReady;
+#define nvtxReady gpuinstMpiNvtxOn /* set up and a tool listens */
+static int nvtxDone;                 /* set up (under mpiLock) */
 
 /* The "MPI" domain and one registered string per call, as Nsight Systems
  * names MPI ranges.  Once, at the first recorded call: not in gpuinst_init,
@@ -25141,7 +27118,7 @@ static void nvtxSetup(void)
 {
     int i;
     pthread_mutex_lock(&mpiLock);
-    if (nvtxReady) {
+    if (nvtxDone) {
         pthread_mutex_unlock(&mpiLock);
         return;
     }
@@ -25158,66 +27135,104 @@ static void nvtxSetup(void)
             a->message.ascii = callNames[i];
         }
     }
-    GPUINST_STORE_REL(&nvtxReady, 1);
+    /* The ranges are pushed only where a tool listens: after the calls
+     * above NVTX has initialised, and without a tool its entry points are
+     * NULL (each call would be a call and a test of that pointer). */
+    nvtxDone = 1;
+    GPUINST_STORE_REL(&nvtxReady,
+                      NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainRangePushEx_impl_fnptr != NVTX_NULLPTR);
     pthread_mutex_unlock(&mpiLock);
 }
 
 /* ---- begin / end ------------------------------------------------------------ */
 
+GPUINST_PRIVATE void gpuinstMpiNvtxPush(int call)
+{
+    nvtxDomainRangePushEx(mpiDomain, &callAttr[call]);
+}
+
+GPUINST_PRIVATE void gpuinstMpiNvtxPop(void)
+{
+    nvtxDomainRangePop(mpiDomain);
+}
+
+/* gpuinstMpiBegin's slow half: the thread's first call (its state, the
+ * NVTX domain), a new block of call ids, a new chunk of the row buffer. */
 GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
 {
-    gpuinstMpiThread *t = mpiSelf;
-    if (GPUINST_UNLIKELY(t == NULL)) {
-        if (!GPUINST_LOAD_ACQ(&nvtxReady)) nvtxSetup();
+    gpuinstMpiThread *t = gpuinstMpiSelf;
+    gpuinstMpiRec *r;
+    uint64_t id;
+    if (t == NULL) {
+        nvtxSetup();
         t = threadSlow();
         if (t == NULL) return 0;
     }
-    if (t->depth != 0) return 0; /* inside a recorded call (MPI calling MPI, Fortran -> C) */
-    t->depth = 1;
+    if (t->current != 0) return 0; /* inside a recorded call (MPI calling MPI, Fortran -> C) */
+    id = t->next_id;
+    if (id == t->end_id) id = callIdBlock(t);
+    t->next_id = id + 1;
+    t->current = id;
+    /* a NULL slot (no memory) fills the scratch row; gpuinstMpiEnd counts it lost */
+    r = t->rows ? (gpuinstMpiRec *)gpuinstBufSlot(&t->calls) : NULL;
+    if (r == NULL) {
+        r = &t->scratch;
+        t->slow = 1; /* gpuinstMpiEndSlow drops (or profiles) it */
+    }
     c->t = t;
     c->ci = NULL;
     c->freeing = 0;
-    memset(&c->r, 0, sizeof c->r);
-    c->r.call = (uint16_t)call;
-    c->r.thread = t->thread;
-    c->r.comm = GPUINST_MPI_NO_COMM;
-    c->r.object = GPUINST_MPI_NO_COMM;
-    c->r.offset = -1;
-    c->r.peer = GPUINST_MPI_PEER_NONE;
-    c->r.tag = -1;
-    c->r.call_id = ((uint64_t)(uint32_t)gpuinstG.rank << 40) | ((GPUINST_ADD_RLX(&callSeq, 1) + 1) & 0xFFFFFFFFFFull);
-    t->current = c->r.call_id;
-    gpuinstGpuMpiEnter(c->r.call_id); /* CUDA work inside the call links to it (src/activity.c) */
-    if (nvtxReady) nvtxDomainRangePushEx(mpiDomain, &callAttr[call]);
+    c->r = r;
+    c->agg = NULL;
+    gpuinstMpiRowInit(r, call, id, t->thread);
+    gpuinstGpuMpiEnter(id);
+    if (nvtxReady) gpuinstMpiNvtxPush(call);
     return 1;
 }
 
+/* Appends an extra row (Start/Startall, one per request) ahead of the
+ * call's own row, whose reserved slot it takes: the call's row moves to the
+ * next slot, so rows stay in the order they were appended before. */
 GPUINST_PRIVATE void gpuinstMpiAppend(gpuinstMpiCall *c, const gpuinstMpiRec *r)
 {
-    gpuinstMpiRec *slot = (gpuinstMpiRec *)gpuinstBufSlot(&c->t->calls);
-    if (GPUINST_UNLIKELY(slot == NULL)) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+    gpuinstBuf *b = &c->t->calls;
+    gpuinstMpiRec *own = c->r, keep, sk;
+    if (!c->t->rows) return; /* the profile counts the call, not its requests */
+    if (gpuinstMpiSkewOn) { /* the call's own row gets it in gpuinstMpiEndSlow */
+        sk = *r;
+        sk.start_ns = gpuinstMpiSkew(sk.start_ns);
+        sk.end_ns = gpuinstMpiSkew(sk.end_ns);
+        r = &sk;
+    }
+    if (own == &c->t->scratch) { /* the call's row is not in the buffer */
+        gpuinstMpiRec *slot = (gpuinstMpiRec *)gpuinstBufSlot(b);
+        if (GPUINST_UNLIKELY(slot == NULL)) {
+            GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+            return;
+        }
+        *slot = *r;
+        gpuinstBufCommit(b);
         return;
     }
-    *slot = *r;
-    gpuinstBufCommit(&c->t->calls);
-}
-
-static void countBytes(gpuinstMpiThread *t, const gpuinstMpiRec *r)
-{
-    char d = r->call < GPUINST_MPI_NCALLS ? callDir[r->call] : 'N';
-    if (d == 'R') GPUINST_STORE_RLX(&t->recvd, t->recvd + r->bytes);
-    else if (d == 'S') GPUINST_STORE_RLX(&t->sent, t->sent + r->bytes);
+    keep = *own;
+    *own = *r;
+    gpuinstBufCommit(b);
+    c->r = (gpuinstMpiRec *)gpuinstBufSlot(b);
+    if (GPUINST_UNLIKELY(c->r == NULL)) {
+        c->r = &c->t->scratch;
+        c->t->slow = 1;
+    }
+    *c->r = keep;
 }
 
 GPUINST_PRIVATE void gpuinstMpiCountSlow(int call)
 {
-    gpuinstMpiThread *t = mpiSelf;
+    gpuinstMpiThread *t = gpuinstMpiSelf;
     if (GPUINST_UNLIKELY(t == NULL)) {
         t = threadSlow();
         if (t == NULL) return;
     }
-    if (t->depth == 0) t->local[call]++;
+    if (t->current == 0) t->local[call]++;
 }
 
 static void mpiBytesTotals(uint64_t *sent, uint64_t *recvd)
@@ -25225,23 +27240,9 @@ static void mpiBytesTotals(uint64_t *sent, uint64_t *recvd)
     gpuinstMpiThread *t;
     *sent = *recvd = 0;
     for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
-        *sent += GPUINST_LOAD_RLX(&t->sent);
-        *recvd += GPUINST_LOAD_RLX(&t->recvd);
+        *sent += GPUINST_LOAD_RLX(&t->bytes[0]);
+        *recvd += GPUINST_LOAD_RLX(&t->bytes[1]);
     }
-}
-
-GPUINST_PRIVATE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc)
-{
-    gpuinstMpiThread *t = c->t;
-    if (nvtxReady) nvtxDomainRangePop(mpiDomain);
-    gpuinstGpuMpiExit();
-    c->r.result = rc;
-    if (rc != MPI_SUCCESS) c->r.flags |= GPUINST_MPI_FLAG_FAILED;
-    else if (c->r.bytes) countBytes(t, &c->r);
-    gpuinstMpiAppend(c, &c->r);
-    t->current = 0;
-    t->depth = 0;
-    return rc;
 }
 
 /* ---- communicators, windows, files -------------------------------------------
@@ -25254,20 +27255,6 @@ GPUINST_PRIVATE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc)
  * in one: at most as much again as the newest).  Key: the handle's bits
  * with the object kind in the top bits, never 0. */
 
-struct gpuinstMpiObj {
-    struct gpuinstMpiObj *next;   /* every object seen, creation order */
-    uint64_t id, parent;
-    uint64_t created_ns, freed_ns;
-    uint32_t children;            /* objects made from this communicator (atomic) */
-    int objkind;                  /* GPUINST_MPI_OBJ_* */
-    int size, myrank, kind, inter;
-    int *world;                   /* world rank of each (remote, for intercomms) rank; NULL: identity */
-    int nworld;
-    int disp_unit;                /* windows */
-    struct gpuinstMpiObj *comm;   /* windows and files: their communicator */
-    int nout;                     /* neighborhood collectives: out-neighbours (-1 not yet known) */
-    uint8_t *outreal;             /* per out-neighbour: 0 = MPI_PROC_NULL (Cartesian edge) */
-};
 typedef gpuinstMpiObj CommInfo;
 
 typedef struct ObjSlot {
@@ -25277,10 +27264,15 @@ typedef struct ObjSlot {
 typedef struct ObjTable {
     struct ObjTable *older;       /* kept until exit (readers) */
     uint64_t cap, used;           /* used: keys set, live or freed */
+    unsigned shift;               /* 64 - log2(cap): objHome */
     ObjSlot *slots;               /* cap slots, in the same allocation */
 } ObjTable;
 static ObjTable *objTab;          /* release/acquire */
-static CommInfo worldInfo, selfInfo;
+static CommInfo selfInfo;
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) gpuinstMpiObj gpuinstMpiWorldObj;
+__attribute__((visibility("hidden"))) uint64_t gpuinstMpiTypeCache[GPUINST_MPI_TYPE_CACHE];
+#endif
 static CommInfo *commList, *commTail;
 static int commsReady;
 
@@ -25308,12 +27300,19 @@ static uint64_t mix64(uint64_t h, uint64_t v)
     return h;
 }
 
+/* A handle's first slot: a multiplicative hash (handles are pointers or
+ * small integers; the top bits of the product mix them all). */
+static uint64_t objHome(const ObjTable *t, uint64_t key)
+{
+    return (key * 0x9E3779B97F4A7C15ull) >> t->shift;
+}
+
 static ObjSlot *objFind(uint64_t key)
 {
     ObjTable *t = GPUINST_LOAD_ACQ(&objTab);
     uint64_t i, n;
     if (t == NULL) return NULL;
-    for (i = mix64(0, key) & (t->cap - 1), n = 0; n < t->cap; n++, i = (i + 1) & (t->cap - 1)) {
+    for (i = objHome(t, key), n = 0; n < t->cap; n++, i = (i + 1) & (t->cap - 1)) {
         uint64_t k = GPUINST_LOAD_ACQ(&t->slots[i].key);
         if (k == key) return &t->slots[i];
         if (k == 0) return NULL;
@@ -25338,7 +27337,7 @@ static void commListAdd(CommInfo *ci)
 static void objPutLocked(ObjTable *t, uint64_t key, CommInfo *ci)
 {
     uint64_t i;
-    for (i = mix64(0, key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+    for (i = objHome(t, key);; i = (i + 1) & (t->cap - 1)) {
         uint64_t k = t->slots[i].key;
         if (k == key || k == 0) {
             GPUINST_STORE_REL(&t->slots[i].info, ci);
@@ -25373,6 +27372,7 @@ static void objMapLocked(uint64_t key, CommInfo *ci)
         return;
     }
     n->cap = cap;
+    for (n->shift = 64; ((uint64_t)1 << (64 - n->shift)) < cap;) n->shift--;
     n->slots = (ObjSlot *)(void *)(n + 1);
     for (i = 0; t != NULL && i < t->cap; i++)
         if (t->slots[i].info != NULL) objPutLocked(n, t->slots[i].key, t->slots[i].info);
@@ -25390,7 +27390,7 @@ static CommInfo *commDescribe(MPI_Comm comm)
     if (ci == NULL) return NULL;
     ci->objkind = GPUINST_MPI_OBJ_COMM;
     ci->nout = -1;
-    ci->created_ns = gpuinstMpiNow();
+    ci->created_ns = gpuinstMpiNowSkewed();
     PMPI_Comm_test_inter(comm, &ci->inter);
     PMPI_Comm_rank(comm, &ci->myrank);
     PMPI_Comm_size(comm, &ci->size);
@@ -25420,14 +27420,14 @@ static CommInfo *commDescribe(MPI_Comm comm)
 static void commsSetup(void)
 {
     if (commsReady) return;
-    worldInfo.objkind = selfInfo.objkind = GPUINST_MPI_OBJ_COMM;
-    worldInfo.nout = selfInfo.nout = -1;
-    worldInfo.id = 0;
-    worldInfo.parent = GPUINST_MPI_NO_COMM;
-    worldInfo.kind = GPUINST_MPI_COMM_WORLD;
-    worldInfo.size = gpuinstG.size;
-    worldInfo.myrank = gpuinstG.rank;
-    worldInfo.created_ns = gpuinstMpiNow();
+    gpuinstMpiWorldObj.objkind = selfInfo.objkind = GPUINST_MPI_OBJ_COMM;
+    gpuinstMpiWorldObj.nout = selfInfo.nout = -1;
+    gpuinstMpiWorldObj.id = 0;
+    gpuinstMpiWorldObj.parent = GPUINST_MPI_NO_COMM;
+    gpuinstMpiWorldObj.kind = GPUINST_MPI_COMM_WORLD;
+    gpuinstMpiWorldObj.size = gpuinstG.size;
+    gpuinstMpiWorldObj.myrank = gpuinstG.rank;
+    gpuinstMpiWorldObj.created_ns = gpuinstMpiNowSkewed();
     selfInfo.id = 1;
     selfInfo.parent = GPUINST_MPI_NO_COMM;
     selfInfo.kind = GPUINST_MPI_COMM_SELF;
@@ -25438,21 +27438,42 @@ static void commsSetup(void)
         selfInfo.world[0] = gpuinstG.rank;
         selfInfo.nworld = 1;
     }
-    selfInfo.created_ns = worldInfo.created_ns;
+    selfInfo.created_ns = gpuinstMpiWorldObj.created_ns;
     pthread_mutex_lock(&mpiLock);
-    commListAdd(&worldInfo);
+    commListAdd(&gpuinstMpiWorldObj);
     commListAdd(&selfInfo);
     pthread_mutex_unlock(&mpiLock);
     commsReady = 1;
 }
 
+static CommInfo *commFind(MPI_Comm comm);
+
+/* The slow half of gpuinstMpiCommOf: finds the object, caches it. */
+GPUINST_PRIVATE gpuinstMpiObj *gpuinstMpiCommSlow(gpuinstMpiThread *t, MPI_Comm comm)
+{
+    CommInfo *ci;
+    if (comm == MPI_COMM_WORLD) return &gpuinstMpiWorldObj;
+    ci = commFind(comm);
+    if (t != NULL && ci != NULL) {
+        t->comm_info = ci;
+        GPUINST_STORE_RLX(&t->comm_handle, comm);
+    }
+    return ci;
+}
+
+/* The communicator's object, through the calling thread's cache. */
 static CommInfo *commLookup(MPI_Comm comm)
+{
+    gpuinstMpiThread *t = gpuinstMpiSelf;
+    return t != NULL ? gpuinstMpiCommOf(t, comm) : gpuinstMpiCommSlow(NULL, comm);
+}
+
+static NOINLINE_ CommInfo *commFind(MPI_Comm comm)
 {
     ObjSlot *s;
     CommInfo *ci;
     uint64_t key, h;
     int i;
-    if (comm == MPI_COMM_WORLD) return &worldInfo;
     if (comm == MPI_COMM_SELF) return &selfInfo;
     if (comm == MPI_COMM_NULL) return NULL;
     key = COMM_KEY(comm);
@@ -25479,16 +27500,6 @@ static CommInfo *commLookup(MPI_Comm comm)
     commListAdd(ci);
     pthread_mutex_unlock(&mpiLock);
     return ci;
-}
-
-static int32_t worldRank(const CommInfo *ci, int r)
-{
-    if (r == MPI_PROC_NULL || r == MPI_ROOT) return GPUINST_MPI_PEER_NONE;
-    if (r == MPI_ANY_SOURCE) return GPUINST_MPI_PEER_ANY;
-    if (ci == NULL || r < 0) return GPUINST_MPI_PEER_UNKNOWN;
-    if (ci->world == NULL) return ci == &worldInfo ? r : GPUINST_MPI_PEER_UNKNOWN;
-    if (r >= ci->nworld || ci->world[r] == MPI_UNDEFINED) return GPUINST_MPI_PEER_UNKNOWN;
-    return ci->world[r];
 }
 
 /* Lowest world rank of `comm`'s local group (intercommunicators). */
@@ -25520,8 +27531,8 @@ GPUINST_PRIVATE void gpuinstMpiCommNew(gpuinstMpiCall *c, int kind, MPI_Comm par
     uint64_t cand, id, pid = p ? p->id : GPUINST_MPI_NO_COMM;
     uint32_t k = 0;
     int i, minw = INT32_MAX;
-    c->r.comm = pid;
-    if (c->r.result != MPI_SUCCESS) return;
+    c->r->comm = pid;
+    if (c->r->result != MPI_SUCCESS) return;
     /* Comm_create_group is collective over the new group only: the
      * parent's counter would differ between ranks, so it is not counted. */
     if (p != NULL && kind != GPUINST_MPI_COMM_CREATE_GROUP) k = GPUINST_ADD_RLX(&p->children, 1);
@@ -25552,8 +27563,8 @@ GPUINST_PRIVATE void gpuinstMpiCommNew(gpuinstMpiCall *c, int kind, MPI_Comm par
     ci->id = id;
     ci->parent = pid;
     ci->kind = kind;
-    c->r.count = (uint32_t)ci->size;
-    c->r.object = id;
+    c->r->count = (uint32_t)ci->size;
+    c->r->object = id;
     pthread_mutex_lock(&mpiLock);
     objMapLocked(COMM_KEY(*newcomm), ci);
     commListAdd(ci);
@@ -25568,8 +27579,8 @@ static CommInfo *objNew(gpuinstMpiCall *c, int objkind, MPI_Comm comm, uint64_t 
     CommInfo *p = commLookup(comm), *o;
     uint32_t k;
     c->ci = p;
-    c->r.comm = p ? p->id : GPUINST_MPI_NO_COMM;
-    if (c->r.result != MPI_SUCCESS || p == NULL) return NULL;
+    c->r->comm = p ? p->id : GPUINST_MPI_NO_COMM;
+    if (c->r->result != MPI_SUCCESS || p == NULL) return NULL;
     k = GPUINST_ADD_RLX(&p->children, 1);
     o = (CommInfo *)calloc(1, sizeof *o);
     if (o == NULL) return NULL;
@@ -25577,11 +27588,11 @@ static CommInfo *objNew(gpuinstMpiCall *c, int objkind, MPI_Comm comm, uint64_t 
     o->comm = p;
     o->parent = p->id;
     o->id = mix64(mix64(mix64(0x6f626a656374ull, p->id), k), (uint64_t)objkind) & (((uint64_t)1 << 62) - 1);
-    o->created_ns = c->r.end_ns;
+    o->created_ns = rowEnd(c);
     o->size = p->size;
     o->myrank = p->myrank;
     o->disp_unit = 1;
-    c->r.object = o->id;
+    c->r->object = o->id;
     pthread_mutex_lock(&mpiLock);
     objMapLocked(key, o);
     commListAdd(o);
@@ -25606,24 +27617,24 @@ static CommInfo *objOf(gpuinstMpiCall *c, int objkind, const void *h)
     CommInfo *o = objGet(objKey(objkind, h));
     if (o == NULL) return NULL;
     c->ci = o->comm;
-    c->r.comm = o->comm ? o->comm->id : GPUINST_MPI_NO_COMM;
-    c->r.object = o->id;
+    c->r->comm = o->comm ? o->comm->id : GPUINST_MPI_NO_COMM;
+    c->r->object = o->id;
     return o;
 }
 
 GPUINST_PRIVATE void gpuinstMpiRma(gpuinstMpiCall *c, MPI_Win win, int target, int64_t disp, uint64_t bytes)
 {
     CommInfo *o = objOf(c, GPUINST_MPI_OBJ_WIN, &win);
-    c->r.peer = worldRank(o ? o->comm : NULL, target);
+    c->r->peer = gpuinstMpiWorldRank(o ? o->comm : NULL, target);
     /* MPI_PROC_NULL as target: the call does nothing */
-    c->r.bytes = target == MPI_PROC_NULL ? 0 : bytes;
-    if (target != MPI_PROC_NULL) c->r.offset = disp * (o ? o->disp_unit : 1);
+    c->r->bytes = target == MPI_PROC_NULL ? 0 : bytes;
+    if (target != MPI_PROC_NULL) c->r->offset = disp * (o ? o->disp_unit : 1);
 }
 
 GPUINST_PRIVATE void gpuinstMpiWinOp(gpuinstMpiCall *c, MPI_Win win, int rank)
 {
     CommInfo *o = objOf(c, GPUINST_MPI_OBJ_WIN, &win);
-    if (rank != GPUINST_MPI_NO_RANK) c->r.peer = worldRank(o ? o->comm : NULL, rank);
+    if (rank != GPUINST_MPI_NO_RANK) c->r->peer = gpuinstMpiWorldRank(o ? o->comm : NULL, rank);
 }
 
 GPUINST_PRIVATE void gpuinstMpiFileOp(gpuinstMpiCall *c, MPI_File fh)
@@ -25634,8 +27645,8 @@ GPUINST_PRIVATE void gpuinstMpiFileOp(gpuinstMpiCall *c, MPI_File fh)
 GPUINST_PRIVATE void gpuinstMpiIo(gpuinstMpiCall *c, MPI_File fh, int64_t offset, uint64_t bytes)
 {
     objOf(c, GPUINST_MPI_OBJ_FILE, &fh);
-    c->r.offset = offset;
-    c->r.bytes = bytes;
+    c->r->offset = offset;
+    c->r->bytes = bytes;
 }
 
 GPUINST_PRIVATE int64_t gpuinstMpiFileByteOffset(MPI_File fh, MPI_Offset offset)
@@ -25656,23 +27667,28 @@ GPUINST_PRIVATE void gpuinstMpiObjFreeing(gpuinstMpiCall *c, int objkind, const 
     CommInfo *o;
     if (objkind == GPUINST_MPI_OBJ_COMM) {
         o = commLookup(*(const MPI_Comm *)handle);
-        c->r.comm = o ? o->id : GPUINST_MPI_NO_COMM;
+        c->r->comm = o ? o->id : GPUINST_MPI_NO_COMM;
     } else {
         o = objOf(c, objkind, handle);
     }
-    if (o != NULL) c->r.object = o->id;
+    if (o != NULL) c->r->object = o->id;
     c->freeing = objKey(objkind, handle);
 }
 
 GPUINST_PRIVATE void gpuinstMpiObjFreed(gpuinstMpiCall *c)
 {
     ObjSlot *s;
-    if (c->r.result != MPI_SUCCESS || c->freeing == 0) return;
+    if (c->r->result != MPI_SUCCESS || c->freeing == 0) return;
     pthread_mutex_lock(&mpiLock);
     s = objFind(c->freeing);
-    if (s != NULL && s->info != NULL && s->info != &worldInfo && s->info != &selfInfo) {
-        s->info->freed_ns = c->r.end_ns;
+    if (s != NULL && s->info != NULL && s->info != &gpuinstMpiWorldObj && s->info != &selfInfo) {
+        gpuinstMpiThread *t;
+        s->info->freed_ns = rowEnd(c);
         GPUINST_STORE_REL(&s->info, (CommInfo *)NULL);
+        /* the handle may come back for another communicator: no thread's
+         * cache may keep it (a thread using the freed one is erroneous) */
+        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next)
+            GPUINST_STORE_RLX(&t->comm_handle, MPI_COMM_NULL);
     }
     pthread_mutex_unlock(&mpiLock);
 }
@@ -25720,11 +27736,24 @@ static int commNeighbors(CommInfo *ci, MPI_Comm comm, const uint8_t **outreal)
 
 /* ---- record helpers ----------------------------------------------------------- */
 
-GPUINST_PRIVATE uint64_t gpuinstMpiBytes(int64_t count, MPI_Datatype dt)
+static unsigned typeSlot(uint64_t h)
 {
-    int sz = 0;
-    if (count <= 0 || dt == MPI_DATATYPE_NULL) return 0;
+    return (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 58); /* GPUINST_MPI_TYPE_CACHE = 64 slots */
+}
+
+/* gpuinstMpiBytes when the type is not in the cache: asks MPI, and caches
+ * a predefined type (MPI_Type_get_envelope's combiner MPI_COMBINER_NAMED):
+ * its handle means the same type for the whole run, while a derived type's
+ * handle can be freed and reused. */
+GPUINST_PRIVATE uint64_t gpuinstMpiBytesSlow(int64_t count, MPI_Datatype dt)
+{
+    int sz = 0, ni = 0, na = 0, nd = 0, comb = MPI_UNDEFINED;
+    uint64_t h = 0;
+    memcpy(&h, &dt, sizeof dt < sizeof h ? sizeof dt : sizeof h);
     if (PMPI_Type_size(dt, &sz) != MPI_SUCCESS || sz < 0) return 0;
+    if (h != 0 && h < ((uint64_t)1 << 56) && sz < 256 &&
+        PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED)
+        GPUINST_STORE_RLX(&gpuinstMpiTypeCache[typeSlot(h)], (h << 8) | (uint64_t)sz);
     return (uint64_t)count * (uint64_t)sz;
 }
 
@@ -25733,23 +27762,13 @@ GPUINST_PRIVATE uint64_t gpuinstMpiPeerBytes(int peer, uint64_t bytes)
     return peer == MPI_PROC_NULL ? 0 : bytes;
 }
 
-GPUINST_PRIVATE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int peer, int tag, uint64_t bytes)
-{
-    CommInfo *ci = commLookup(comm);
-    c->ci = ci;
-    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
-    c->r.peer = worldRank(ci, peer);
-    c->r.tag = tag;
-    c->r.bytes = peer == MPI_PROC_NULL ? 0 : bytes; /* no data moves to or from MPI_PROC_NULL */
-}
-
 GPUINST_PRIVATE void gpuinstMpiColl(gpuinstMpiCall *c, MPI_Comm comm, int root, uint64_t bytes)
 {
     CommInfo *ci = commLookup(comm);
     c->ci = ci;
-    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
-    c->r.peer = root < 0 && root != MPI_ROOT ? GPUINST_MPI_PEER_NONE : worldRank(ci, root);
-    c->r.bytes = bytes;
+    c->r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r->peer = root < 0 && root != MPI_ROOT ? GPUINST_MPI_PEER_NONE : gpuinstMpiWorldRank(ci, root);
+    c->r->bytes = bytes;
 }
 
 /* The communicator facts the collective helpers need (mpi/pmpi_wrappers.c). */
@@ -25757,7 +27776,7 @@ GPUINST_PRIVATE void gpuinstMpiCommFacts(gpuinstMpiCall *c, MPI_Comm comm, int *
 {
     CommInfo *ci = commLookup(comm);
     c->ci = ci;
-    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
     *myrank = ci ? ci->myrank : 0;
     *inter = ci ? ci->inter : 0;
     /* the group data goes to: the remote group of an intercommunicator */
@@ -25768,7 +27787,7 @@ GPUINST_PRIVATE int gpuinstMpiCommNeighbors(gpuinstMpiCall *c, MPI_Comm comm, co
 {
     CommInfo *ci = commLookup(comm);
     c->ci = ci;
-    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
     *outreal = NULL;
     return ci ? commNeighbors(ci, comm, outreal) : 0;
 }
@@ -25796,74 +27815,237 @@ GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI
     int src, tag;
     uint64_t bytes;
     (void)comm;
-    if (c->r.result != MPI_SUCCESS || !statusMessage(st, &src, &tag, &bytes)) return;
+    if (c->r->result != MPI_SUCCESS || !statusMessage(st, &src, &tag, &bytes)) return;
     if (add) {
-        c->r.bytes += bytes;
+        c->r->bytes += bytes;
         return;
     }
-    c->r.peer = worldRank(c->ci, src);
-    c->r.tag = tag;
-    c->r.bytes = bytes;
+    c->r->peer = gpuinstMpiWorldRank(c->ci, src);
+    c->r->tag = tag;
+    c->r->bytes = bytes;
+}
+
+/* ---- profile mode ------------------------------------------------------------------
+ * GPUINST_MODE=profile keeps no row per call: each call is folded into the
+ * entry of (range path, call, communicator) of its thread -- the path
+ * being the innermost open range of the thread (src/profile.c) -- in a
+ * per-thread open-addressing table.  The last entry used per call number
+ * is tried first (a loop calls the same MPI functions from the same
+ * ranges).  Receives started by a nonblocking call get the bytes their
+ * completion reports, as their rows do in a trace (gpuinstMpiReqDone). */
+typedef struct MpiProfRec {     /* /profile/mpi, 80 bytes */
+    uint64_t count;
+    uint64_t time_ns, time_min_ns, time_max_ns;
+    uint64_t bytes;
+    uint64_t comm;              /* communicator id (/mpi/comms), GPUINST_MPI_NO_COMM none */
+    uint32_t node;              /* the path: /profile/ranges node of (rank, thread); 0 outside any range */
+    uint32_t rank;
+    uint32_t name;              /* "MPI_Send": /strings id, filled at collect */
+    uint16_t call;
+    uint16_t thread;
+    uint64_t next_;             /* not written: the entries of a thread form a list (collect) */
+} MpiProfRec;
+
+typedef struct MpiProf {
+    MpiProfRec **slots;         /* open addressing on (node, call, comm) */
+    uint32_t mask, used;
+    MpiProfRec *last[GPUINST_MPI_NCALLS]; /* the entry used last per call */
+    MpiProfRec *head;           /* every entry, newest first (through next_) */
+} MpiProf;
+
+static MpiProf *profOf(gpuinstMpiThread *t)
+{
+    return (MpiProf *)t->prof;
+}
+
+static uint32_t mpiProfHome(uint32_t node, uint32_t call, uint64_t comm, uint32_t mask)
+{
+    uint64_t k = ((uint64_t)node << 16 | call) * 0x9E3779B97F4A7C15ull ^ comm * 0xC2B2AE3D27D4EB4Full;
+    return (uint32_t)(k >> 40) & mask;
+}
+
+static MpiProfRec *mpiProfEntry(gpuinstMpiThread *t, uint32_t node, uint16_t call, uint64_t comm, uint16_t thread)
+{
+    MpiProf *p = profOf(t);
+    MpiProfRec *e;
+    uint32_t i;
+    if (p == NULL) {
+        p = (MpiProf *)calloc(1, sizeof *p);
+        if (p == NULL) return NULL;
+        t->prof = p;
+    }
+    e = p->last[call];
+    if (e != NULL && e->node == node && e->comm == comm) return e;
+    if (p->slots != NULL)
+        for (i = mpiProfHome(node, call, comm, p->mask); p->slots[i] != NULL; i = (i + 1) & p->mask) {
+            e = p->slots[i];
+            if (e->node == node && e->call == call && e->comm == comm) return p->last[call] = e;
+        }
+    if (p->slots == NULL || (p->used + 1) * 2 > p->mask + 1) { /* grow, rehash */
+        uint32_t ncap = p->slots ? (p->mask + 1) * 2 : 64, j;
+        MpiProfRec **n = (MpiProfRec **)calloc(ncap, sizeof *n);
+        if (n == NULL) return NULL;
+        for (j = 0; p->slots != NULL && j <= p->mask; j++) {
+            MpiProfRec *x = p->slots[j];
+            uint32_t k;
+            if (x == NULL) continue;
+            for (k = mpiProfHome(x->node, x->call, x->comm, ncap - 1); n[k] != NULL; k = (k + 1) & (ncap - 1)) {
+            }
+            n[k] = x;
+        }
+        free(p->slots);
+        p->slots = n;
+        p->mask = ncap - 1;
+    }
+    e = (MpiProfRec *)calloc(1, sizeof *e);
+    if (e == NULL) return NULL;
+    e->node = node;
+    e->call = call;
+    e->comm = comm;
+    e->thread = thread;
+    e->time_min_ns = UINT64_MAX;
+    for (i = mpiProfHome(node, call, comm, p->mask); p->slots[i] != NULL; i = (i + 1) & p->mask) {
+    }
+    p->slots[i] = e;
+    p->used++;
+    e->next_ = (uint64_t)(uintptr_t)p->head;
+    GPUINST_STORE_REL(&p->head, e);
+    return p->last[call] = e;
+}
+
+/* The call's entry, found once per call (gpuinstMpiReqStart needs it
+ * before gpuinstMpiEnd folds the call): the last one of this call number
+ * if it is for the same path and communicator, else the table's.  The
+ * path is the innermost open range of the thread (src/profile.c). */
+static inline MpiProfRec *callEntry(gpuinstMpiCall *c)
+{
+    if (c->agg == NULL) {
+        gpuinstThread *ct = gpuinstThreadSelf;
+        gpuinstProf *pp = ct != NULL ? ct->prof : NULL;
+        uint32_t node = pp != NULL && pp->cur != NULL ? pp->cur->node : 0;
+        MpiProf *p = profOf(c->t);
+        MpiProfRec *e = p != NULL ? p->last[c->r->call] : NULL;
+        if (GPUINST_LIKELY(e != NULL && e->node == node && e->comm == c->r->comm)) c->agg = e;
+        else c->agg = mpiProfEntry(c->t, node, c->r->call, c->r->comm, c->r->thread);
+    }
+    return (MpiProfRec *)c->agg;
+}
+
+GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c)
+{
+    const gpuinstMpiRec *r = c->r;
+    MpiProfRec *e = callEntry(c);
+    uint64_t d = r->end_ns - r->start_ns;
+    if (GPUINST_UNLIKELY(e == NULL)) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+        return;
+    }
+    if (GPUINST_UNLIKELY(r->end_ns < r->start_ns)) d = 0;
+    e->count++;
+    e->time_ns += d;
+    if (d < e->time_min_ns) e->time_min_ns = d;
+    if (d > e->time_max_ns) e->time_max_ns = d;
+    /* completions may add to bytes from another thread (gpuinstMpiReqDone) */
+    GPUINST_ADD_RLX(&e->bytes, r->bytes);
 }
 
 /* ---- requests -------------------------------------------------------------------
- * Open addressing (linear probing, backward-shift deletion) under mpiLock:
+ * Open addressing (linear probing, backward-shift deletion, a
+ * multiplicative hash of the handle) under a spin lock (held for a few
+ * dozen instructions: a mutex's lock and unlock cost more than the work):
  * handle -> request id and what a completion needs.  Matched-probe messages
  * (MPI_Mprobe -> MPI_Mrecv) are kept here too, keyed by the message handle. */
 typedef struct ReqEntry {
     uint64_t key;              /* 0 empty */
     uint64_t id;               /* current request id */
+    uint64_t stamp;            /* insertion order (reqFindLocked) */
     CommInfo *comm;
-    uint64_t bytes;            /* persistent: the *_init's bytes */
+    void *agg;                 /* profile mode: a receive's /profile/mpi entry (bytes fixed at completion) */
+    uint64_t bytes;            /* the starting call's bytes (persistent: the *_init's) */
     int32_t peer, tag;         /* persistent: the *_init's peer/tag */
     uint8_t recv, persistent, message;
     uint16_t call;             /* persistent: the *_init call */
 } ReqEntry;
 static ReqEntry *reqs;
-static uint64_t reqCap, reqCount;
+static uint64_t reqCap, reqCount, reqStamp;
+static unsigned reqShift = 64;     /* 64 - log2(reqCap) */
+static int reqLockWord;
 
-/* The entry of `key` with the highest request id: a handle can be mapped
- * more than once, as Open MPI returns the same handle
- * (ompi_request_empty) for every send it completed at once, and a
- * request completed outside the wrappers leaves a stale entry behind. */
+static NOINLINE_ void reqLockWait(void)
+{
+    int spins = 0;
+    while (__atomic_exchange_n(&reqLockWord, 1, __ATOMIC_ACQUIRE)) {
+        while (GPUINST_LOAD_RLX(&reqLockWord))
+            if (++spins > 100) { /* the holder may be descheduled (oversubscribed node) */
+                sched_yield();
+                spins = 0;
+            }
+    }
+}
+
+static inline void reqLock(void)
+{
+    if (GPUINST_UNLIKELY(__atomic_exchange_n(&reqLockWord, 1, __ATOMIC_ACQUIRE))) reqLockWait();
+}
+
+static inline void reqUnlock(void)
+{
+    GPUINST_STORE_REL(&reqLockWord, 0);
+}
+
+static uint64_t reqHome(uint64_t key)
+{
+    return (key * 0x9E3779B97F4A7C15ull) >> reqShift;
+}
+
+/* The entry of `key` inserted last: a handle can be mapped more than once,
+ * as Open MPI returns the same handle (ompi_request_empty) for every send
+ * it completed at once, and a request completed outside the wrappers
+ * leaves a stale entry behind. */
 static ReqEntry *reqFindLocked(uint64_t key)
 {
     uint64_t i;
     ReqEntry *best = NULL;
     if (reqs == NULL || key == 0) return NULL;
-    for (i = mix64(0, key) & (reqCap - 1); reqs[i].key != 0; i = (i + 1) & (reqCap - 1))
-        if (reqs[i].key == key && (best == NULL || reqs[i].id > best->id)) best = &reqs[i];
+    for (i = reqHome(key); reqs[i].key != 0; i = (i + 1) & (reqCap - 1))
+        if (reqs[i].key == key && (best == NULL || reqs[i].stamp > best->stamp)) best = &reqs[i];
     return best;
 }
 
 static int reqGrowLocked(void)
 {
-    uint64_t ncap = reqCap ? reqCap * 2 : 1024, i, j;
-    ReqEntry *n = (ReqEntry *)calloc((size_t)ncap, sizeof *n);
+    uint64_t ncap = reqCap ? reqCap * 2 : 1024, i, j, ocap = reqCap;
+    ReqEntry *n = (ReqEntry *)calloc((size_t)ncap, sizeof *n), *o = reqs;
     if (n == NULL) return 0;
-    for (i = 0; i < reqCap; i++) {
-        if (reqs[i].key == 0) continue;
-        for (j = mix64(0, reqs[i].key) & (ncap - 1); n[j].key != 0; j = (j + 1) & (ncap - 1)) {
-        }
-        n[j] = reqs[i];
-    }
-    free(reqs);
     reqs = n;
     reqCap = ncap;
+    for (reqShift = 64; ((uint64_t)1 << (64 - reqShift)) < ncap;) reqShift--;
+    for (i = 0; i < ocap; i++) {
+        if (o[i].key == 0) continue;
+        for (j = reqHome(o[i].key); n[j].key != 0; j = (j + 1) & (ncap - 1)) {
+        }
+        n[j] = o[i];
+    }
+    free(o);
     return 1;
 }
 
+/* A new entry for key (its key and stamp set; the caller sets every other
+ * member), or NULL. */
 static ReqEntry *reqInsertLocked(uint64_t key)
 {
-    uint64_t i;
+    uint64_t i, mask;
+    ReqEntry *e;
     if (key == 0) return NULL;
-    if ((reqCount + 1) * 2 > reqCap && !reqGrowLocked()) return NULL;
-    for (i = mix64(0, key) & (reqCap - 1); reqs[i].key != 0; i = (i + 1) & (reqCap - 1)) {
+    if (GPUINST_UNLIKELY((reqCount + 1) * 2 > reqCap) && !reqGrowLocked()) return NULL;
+    mask = reqCap - 1;
+    for (i = reqHome(key); reqs[i].key != 0; i = (i + 1) & mask) {
     }
-    memset(&reqs[i], 0, sizeof reqs[i]);
-    reqs[i].key = key;
+    e = &reqs[i];
+    e->key = key;
+    e->stamp = ++reqStamp;
     reqCount++;
-    return &reqs[i];
+    return e;
 }
 
 static void reqRemoveLocked(ReqEntry *e)
@@ -25875,7 +28057,7 @@ static void reqRemoveLocked(ReqEntry *e)
         uint64_t home;
         j = (j + 1) & (reqCap - 1);
         if (reqs[j].key == 0) return;
-        home = mix64(0, reqs[j].key) & (reqCap - 1);
+        home = reqHome(reqs[j].key);
         /* move j to i if home is cyclically outside (i, j] */
         if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
             reqs[i] = reqs[j];
@@ -25888,34 +28070,41 @@ static void reqRemoveLocked(ReqEntry *e)
 GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int recv, int persistent)
 {
     ReqEntry *e;
-    if (c->r.result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
-    c->r.request = c->r.call_id;
-    c->r.flags |= persistent ? GPUINST_MPI_FLAG_PERSISTENT : GPUINST_MPI_FLAG_STARTS;
-    pthread_mutex_lock(&mpiLock);
+    void *agg;
+    if (c->r->result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
+    /* profile only: a send's bytes are known now (a persistent one's are
+     * needed by MPI_Start); nothing to learn at its completion */
+    if (!c->t->rows && !recv && !persistent) return;
+    c->r->request = c->r->call_id;
+    c->r->flags |= persistent ? GPUINST_MPI_FLAG_PERSISTENT : GPUINST_MPI_FLAG_STARTS;
+    agg = c->t->profile && recv ? callEntry(c) : NULL; /* a receive's bytes come at completion */
+    reqLock();
     e = reqInsertLocked(REQ_KEY(req));
     if (e != NULL) {
-        e->id = persistent ? 0 : c->r.call_id; /* persistent: inactive until MPI_Start */
+        e->id = persistent ? 0 : c->r->call_id; /* persistent: inactive until MPI_Start */
         e->comm = c->ci;
+        e->agg = agg;
         e->recv = (uint8_t)recv;
         e->persistent = (uint8_t)persistent;
-        e->peer = c->r.peer;
-        e->tag = c->r.tag;
-        e->bytes = c->r.bytes;
-        e->call = c->r.call;
+        e->message = 0;
+        e->peer = c->r->peer;
+        e->tag = c->r->tag;
+        e->bytes = c->r->bytes;
+        e->call = c->r->call;
     }
-    pthread_mutex_unlock(&mpiLock);
+    reqUnlock();
 }
 
 GPUINST_PRIVATE void gpuinstMpiReqCancel(gpuinstMpiCall *c, MPI_Request req)
 {
     ReqEntry *e;
-    pthread_mutex_lock(&mpiLock);
+    reqLock();
     e = reqFindLocked(REQ_KEY(req));
     if (e != NULL && !e->message) {
-        c->r.request = e->id;
-        c->r.comm = e->comm ? e->comm->id : GPUINST_MPI_NO_COMM;
+        c->r->request = e->id;
+        c->r->comm = e->comm ? e->comm->id : GPUINST_MPI_NO_COMM;
     }
-    pthread_mutex_unlock(&mpiLock);
+    reqUnlock();
 }
 
 GPUINST_PRIVATE void gpuinstMpiMsgNew(gpuinstMpiCall *c, MPI_Comm comm, MPI_Message msg)
@@ -25923,15 +28112,20 @@ GPUINST_PRIVATE void gpuinstMpiMsgNew(gpuinstMpiCall *c, MPI_Comm comm, MPI_Mess
     ReqEntry *e;
     uint64_t key = handleKey(&msg, sizeof msg);
     (void)comm;
-    if (c->r.result != MPI_SUCCESS || msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC) return;
-    pthread_mutex_lock(&mpiLock);
+    if (c->r->result != MPI_SUCCESS || msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC) return;
+    reqLock();
     e = reqInsertLocked(key);
     if (e != NULL) {
         e->message = 1;
+        e->agg = NULL;
+        e->recv = e->persistent = 0;
         e->comm = c->ci;
-        e->id = c->r.call_id;
+        e->id = c->r->call_id;
+        e->bytes = 0;
+        e->peer = e->tag = 0;
+        e->call = c->r->call;
     }
-    pthread_mutex_unlock(&mpiLock);
+    reqUnlock();
 }
 
 GPUINST_PRIVATE void gpuinstMpiMsgRecv(gpuinstMpiCall *c, MPI_Message msg, const MPI_Status *st, uint64_t bytes,
@@ -25941,20 +28135,20 @@ GPUINST_PRIVATE void gpuinstMpiMsgRecv(gpuinstMpiCall *c, MPI_Message msg, const
     uint64_t key = handleKey(&msg, sizeof msg);
     CommInfo *ci = NULL;
     if (msg == MPI_MESSAGE_NO_PROC) { /* a probe matched MPI_PROC_NULL: nothing received */
-        c->r.peer = GPUINST_MPI_PEER_NONE;
+        c->r->peer = GPUINST_MPI_PEER_NONE;
         return;
     }
-    pthread_mutex_lock(&mpiLock);
+    reqLock();
     e = reqFindLocked(key);
     if (e != NULL && e->message) {
         ci = e->comm;
         reqRemoveLocked(e);
     }
-    pthread_mutex_unlock(&mpiLock);
+    reqUnlock();
     c->ci = ci;
-    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
-    c->r.peer = GPUINST_MPI_PEER_ANY;
-    c->r.bytes = bytes;
+    c->r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r->peer = GPUINST_MPI_PEER_ANY;
+    c->r->bytes = bytes;
     if (st != NULL) gpuinstMpiRecvd(c, MPI_COMM_NULL, st, 0);
     if (req != NULL) gpuinstMpiReqStart(c, *req, 1, 0);
 }
@@ -25962,27 +28156,35 @@ GPUINST_PRIVATE void gpuinstMpiMsgRecv(gpuinstMpiCall *c, MPI_Message msg, const
 GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_Request *rq)
 {
     int i;
-    c->r.count = n > 0 ? (uint32_t)n : 0;
-    if (c->r.result != MPI_SUCCESS) return;
+    void *agg;
+    c->r->count = n > 0 ? (uint32_t)n : 0;
+    if (c->r->result != MPI_SUCCESS) return;
+    /* profile: the Start call's entry gets the bytes of the requests it
+     * starts, and (receives) what their completions report, as the
+     * per-request rows do in a trace */
+    agg = c->t->profile ? callEntry(c) : NULL;
     for (i = 0; i < n; i++) {
-        gpuinstMpiRec row = c->r;
+        gpuinstMpiRec row = *c->r;
         ReqEntry *e;
         int found = 0;
         /* each started request is a row of its own, with a new id */
-        row.call_id = ((uint64_t)(uint32_t)gpuinstG.rank << 40) |
-                      ((GPUINST_ADD_RLX(&callSeq, 1) + 1) & 0xFFFFFFFFFFull);
-        pthread_mutex_lock(&mpiLock);
+        row.call_id = c->t->next_id;
+        if (GPUINST_UNLIKELY(row.call_id == c->t->end_id)) row.call_id = callIdBlock(c->t);
+        c->t->next_id = row.call_id + 1;
+        reqLock();
         e = reqFindLocked(REQ_KEY(rq[i]));
         if (e != NULL) {
             e->id = row.call_id;
+            if (agg != NULL) e->agg = e->recv ? agg : NULL;
             row.comm = e->comm ? e->comm->id : GPUINST_MPI_NO_COMM;
             row.peer = e->peer;
             row.tag = e->tag;
             row.bytes = e->bytes;
             found = 1;
         }
-        pthread_mutex_unlock(&mpiLock);
+        reqUnlock();
         if (!found) continue; /* made before recording began */
+        if (agg != NULL) GPUINST_ADD_RLX(&((MpiProfRec *)agg)->bytes, row.bytes); /* one entry, the requests' bytes */
         row.request = row.call_id;
         row.count = 1;
         row.flags |= GPUINST_MPI_FLAG_STARTS;
@@ -25993,51 +28195,61 @@ GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_R
 GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const MPI_Status *st)
 {
     ReqEntry *e;
-    Completion done;
-    int src = 0, tag = 0, found = 0;
-    uint64_t bytes = 0;
+    Completion *done;
+    CommInfo *ci;
+    void *agg;
+    int src = 0, tag = 0, recv;
+    uint64_t bytes = 0, id, posted;
     if (req == MPI_REQUEST_NULL) return;
-    c->r.count++;
-    memset(&done, 0, sizeof done);
-    done.bytes = UINT64_MAX;
-    done.source = GPUINST_MPI_PEER_NONE;
-    pthread_mutex_lock(&mpiLock);
+    c->r->count++;
+    reqLock();
     e = reqFindLocked(REQ_KEY(req));
-    if (e != NULL && e->id != 0 && !e->message) {
-        found = 1;
-        done.request = e->id;
-        if (e->recv && statusMessage(st, &src, &tag, &bytes)) {
-            done.source = worldRank(e->comm, src);
-            done.tag = tag;
-            done.bytes = bytes;
-        }
-        if (e->persistent) e->id = 0; /* inactive until the next MPI_Start */
-        else reqRemoveLocked(e);
+    if (e == NULL || e->id == 0 || e->message) {
+        reqUnlock();
+        return;
     }
-    pthread_mutex_unlock(&mpiLock);
-    if (!found) return;
-    if (done.bytes != UINT64_MAX) GPUINST_STORE_RLX(&c->t->recvd, c->t->recvd + done.bytes);
-    if (c->r.count == 1) c->r.request = done.request; /* single completion: name it */
-    else c->r.request = 0;
-    done.time_ns = c->r.end_ns;
-    {
-        Completion *slot = (Completion *)gpuinstBufSlot(&c->t->completions);
-        if (slot == NULL) {
-            GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
-            return;
+    id = e->id;
+    recv = e->recv;
+    ci = e->comm;
+    agg = e->agg;
+    posted = e->bytes;
+    if (e->persistent) e->id = 0; /* inactive until the next MPI_Start */
+    else reqRemoveLocked(e);
+    reqUnlock();
+    c->r->request = c->r->count == 1 ? id : 0; /* a single completion: named */
+    if (c->t->profile) { /* no rows to join: the receive's bytes are fixed in its entry now */
+        if (recv && statusMessage(st, &src, &tag, &bytes)) {
+            GPUINST_STORE_RLX(&c->t->bytes[1], c->t->bytes[1] + bytes);
+            if (agg != NULL) GPUINST_ADD_RLX(&((MpiProfRec *)agg)->bytes, bytes - posted);
         }
-        *slot = done;
-        gpuinstBufCommit(&c->t->completions);
+        if (!c->t->rows) return;
     }
+    done = (Completion *)gpuinstBufSlot(&c->t->completions);
+    if (GPUINST_UNLIKELY(done == NULL)) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+        return;
+    }
+    done->request = id;
+    done->time_ns = rowEnd(c); /* the row's own: gpuinstMpiEndSlow */
+    done->bytes = UINT64_MAX;
+    done->source = GPUINST_MPI_PEER_NONE;
+    done->tag = 0;
+    if (recv && statusMessage(st, &src, &tag, &bytes)) {
+        done->source = gpuinstMpiWorldRank(ci, src);
+        done->tag = tag;
+        done->bytes = bytes;
+        if (!c->t->profile) GPUINST_STORE_RLX(&c->t->bytes[1], c->t->bytes[1] + bytes);
+    }
+    gpuinstBufCommit(&c->t->completions);
 }
 
 GPUINST_PRIVATE void gpuinstMpiReqForget(MPI_Request req)
 {
     ReqEntry *e;
-    pthread_mutex_lock(&mpiLock);
+    reqLock();
     e = reqFindLocked(REQ_KEY(req));
     if (e != NULL) reqRemoveLocked(e);
-    pthread_mutex_unlock(&mpiLock);
+    reqUnlock();
 }
 
 /* ---- tables ---------------------------------------------------------------------- */
@@ -26126,7 +28338,8 @@ static uint64_t callsNext(gpuinstRowIter *it, void *dst, uint64_t max)
     uint64_t k = s->inner.next(&s->inner, dst, max), i;
     for (i = 0; i < k; i++) {
         gpuinstMpiRec *r = &rows[i];
-        if (r->call < GPUINST_MPI_NCALLS) r->name = nameIds[r->call];
+        r->name = r->call < GPUINST_MPI_NCALLS ? nameIds[r->call] : 0;
+        r->complete_ns = 0; /* not set when recorded */
         if (s->done != NULL && (r->flags & GPUINST_MPI_FLAG_STARTS) && r->request != 0) {
             Completion key, *d;
             key.request = r->request;
@@ -26191,7 +28404,7 @@ static const gpuinstTable callsTable = {
 /* /mpi/summary: per rank, per call kind seen: count, time, bytes. */
 typedef struct SummaryRec {
     uint64_t count;
-    uint64_t time_ns;      /* a duration: not mapped */
+    uint64_t time_ns;      /* a duration: scaled to file ns (GPUINST_FIELD_DURATION) */
     uint64_t bytes;
     uint32_t rank;
     uint32_t name;
@@ -26202,7 +28415,7 @@ typedef struct SummaryRec {
 
 static const gpuinstField summaryFields[] = {
     GPUINST_FIELD(SummaryRec, count, GPUINST_FT_U64, 0, "count", "calls"),
-    GPUINST_FIELD(SummaryRec, time_ns, GPUINST_FT_U64, 0, "ns", "total time inside the calls (end_ns - start_ns summed)"),
+    GPUINST_FIELD(SummaryRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "total time inside the calls (end_ns - start_ns summed)"),
     GPUINST_FIELD(SummaryRec, bytes, GPUINST_FT_U64, 0, "bytes", "total bytes (as /mpi/calls bytes)"),
     GPUINST_FIELD(SummaryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
     GPUINST_FIELD(SummaryRec, name, GPUINST_FT_U32, 0, "", "call name: id in /strings (same rank)"),
@@ -26247,6 +28460,20 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
         }
         gpuinstRowIterEnd(&it);
         free(r);
+    }
+    {
+        /* profile mode without rows: the calls are in the /profile/mpi entries */
+        gpuinstMpiThread *t;
+        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
+            MpiProfRec *e;
+            if (t->rows || profOf(t) == NULL) continue;
+            for (e = GPUINST_LOAD_ACQ(&profOf(t)->head); e != NULL; e = (MpiProfRec *)(uintptr_t)e->next_)
+                if (e->call < GPUINST_MPI_NCALLS) {
+                    acc[e->call].count += e->count;
+                    acc[e->call].time_ns += e->time_ns;
+                    acc[e->call].bytes += e->bytes;
+                }
+        }
     }
     for (i = 0; i < GPUINST_MPI_NCALLS; i++) acc[i].timed = acc[i].count > 0;
     {
@@ -26333,6 +28560,76 @@ static const gpuinstTable commsTable = {
     "/mpi/comms", "communicators, one row per member rank; id is the same on every member",
     sizeof(CommRec), GPUINST_NFIELDS(commFields), commFields, collectComms, NULL, NULL};
 
+/* gpuinstMpiEnd's slow half: the row is the scratch row (profile mode, or
+ * no memory for it). */
+GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c)
+{
+    gpuinstMpiThread *t = c->t;
+    if (GPUINST_LIKELY(!t->rows && !gpuinstMpiSkewOn)) { /* profile only: the common case here */
+        gpuinstMpiProfileAdd(c);
+        return;
+    }
+    if (gpuinstMpiSkewOn) {
+        c->r->start_ns = gpuinstMpiSkew(c->r->start_ns);
+        c->r->end_ns = gpuinstMpiSkew(c->r->end_ns);
+    }
+    if (t->profile) gpuinstMpiProfileAdd(c);
+    if (c->r != &t->scratch) gpuinstBufCommit(&t->calls);
+    else if (t->rows) GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+    t->slow = (uint8_t)(t->profile || gpuinstMpiSkewOn);
+}
+
+/* ---- profile mode: the table ---------------------------------------------------- */
+
+static const gpuinstField profFields[] = {
+    GPUINST_FIELD(MpiProfRec, count, GPUINST_FT_U64, 0, "count", "calls"),
+    GPUINST_FIELD(MpiProfRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "time inside the calls, total"),
+    GPUINST_FIELD(MpiProfRec, time_min_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "shortest call"),
+    GPUINST_FIELD(MpiProfRec, time_max_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "longest call"),
+    GPUINST_FIELD(MpiProfRec, bytes, GPUINST_FT_U64, 0, "bytes",
+      "bytes, as /mpi/calls counts them (receives started by a nonblocking call: as their completion reports); "
+      "Start/Startall: the bytes of the requests started"),
+    GPUINST_FIELD(MpiProfRec, comm, GPUINST_FT_U64, 0, "", "communicator id (/mpi/comms); 2^64-1 none"),
+    GPUINST_FIELD(MpiProfRec, node, GPUINST_FT_U32, 0, "",
+      "the range path the calls were made in: node in /profile/ranges (same rank and thread); 0 outside any range"),
+    GPUINST_FIELD(MpiProfRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(MpiProfRec, name, GPUINST_FT_U32, 0, "", "call name (\"MPI_Send\"): id in /strings (same rank)"),
+    GPUINST_FIELD(MpiProfRec, call, GPUINST_FT_U16, 0, "", "call number, as /mpi/calls call"),
+    GPUINST_FIELD(MpiProfRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+};
+
+static int collectProf(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    gpuinstMpiThread *t;
+    uint64_t n = 0, k = 0;
+    MpiProfRec *rows, *e;
+    (void)tb;
+    internNames();
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next)
+        if (profOf(t) != NULL)
+            for (e = GPUINST_LOAD_ACQ(&profOf(t)->head); e != NULL; e = (MpiProfRec *)(uintptr_t)e->next_) n++;
+    rows = (MpiProfRec *)malloc((n ? n : 1) * sizeof *rows);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next)
+        if (profOf(t) != NULL)
+            for (e = GPUINST_LOAD_ACQ(&profOf(t)->head); e != NULL && k < n; e = (MpiProfRec *)(uintptr_t)e->next_) {
+                rows[k] = *e;
+                rows[k].name = e->call < GPUINST_MPI_NCALLS ? nameIds[e->call] : 0;
+                if (rows[k].count == 0) rows[k].time_min_ns = 0;
+                rows[k].next_ = 0;
+                k++;
+            }
+    *out = rows;
+    *count = k;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable profTable = {
+    "/profile/mpi",
+    "aggregated profile (GPUINST_MODE=profile): per rank, thread, range path, MPI call and communicator: calls, "
+    "time, bytes",
+    sizeof(MpiProfRec), GPUINST_NFIELDS(profFields), profFields, collectProf, NULL, NULL};
+
 /* Called from gpuinstMpiAttach (gpuinst_init, and MPI_Init once gpuinst
  * runs): tables, communicators (needs the rank). */
 GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank)
@@ -26340,6 +28637,7 @@ GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank)
     gpuinstTableRegister(&callsTable);
     gpuinstTableRegister(&summaryTable);
     gpuinstTableRegister(&commsTable);
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstTableRegister(&profTable);
     gpuinstCountersSetMpiBytesFn(mpiBytesTotals);
     if (have_rank) {
         skewSetup();
@@ -26449,10 +28747,10 @@ static void pingChild(MPI_Comm comm, int parent, ClockRec *m)
     uint64_t ref = 0;
     int i;
     for (i = 0; i < CLOCK_ROUNDS; i++) {
-        t1 = gpuinstMpiNow();
+        t1 = gpuinstMpiMonoNow();
         if (PMPI_Send(&dummy, 1, MPI_UINT64_T, parent, CLOCK_TAG, comm) != MPI_SUCCESS) return;
         if (PMPI_Recv(&tp, 1, MPI_UINT64_T, parent, CLOCK_TAG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) return;
-        t2 = gpuinstMpiNow();
+        t2 = gpuinstMpiMonoNow();
         if (t2 - t1 < best) {
             best = t2 - t1;
             ref = t1 + (t2 - t1) / 2;
@@ -26476,7 +28774,7 @@ static void pingParent(MPI_Comm comm, int child, const ClockRec *m)
     int i;
     for (i = 0; i < CLOCK_ROUNDS; i++) {
         if (PMPI_Recv(&dummy, 1, MPI_UINT64_T, child, CLOCK_TAG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) return;
-        tp = gpuinstMpiNow();
+        tp = gpuinstMpiMonoNow();
         if (PMPI_Send(&tp, 1, MPI_UINT64_T, child, CLOCK_TAG, comm) != MPI_SUCCESS) return;
     }
     info[0] = m->offset_ns;
@@ -26501,14 +28799,15 @@ GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase)
     uint64_t t0;
     ClockRec m;
     if (phase < 0 || phase > 1 || comm == MPI_COMM_NULL) return;
-    /* cost_ns counts the alignment, not the wait for ranks still computing */
-    PMPI_Barrier(comm);
+    /* cost_ns counts the alignment, not the wait for ranks still computing
+     * (waited for without spinning: gpuinstCollYieldBarrier) */
+    gpuinstCollYieldBarrier(comm);
     t0 = gpuinstClockNs();
     clockComms(comm);
     memset(&m, 0, sizeof m);
     m.parent = -1;
     m.phase = (uint32_t)phase;
-    m.ref_ns = gpuinstMpiNow();
+    m.ref_ns = gpuinstMpiMonoNow();
     if (leaderComm != MPI_COMM_NULL) clockTree(leaderComm, &m);
     if (nodeComm != MPI_COMM_NULL) {
         /* node members take the leader's map: same kernel clock */
@@ -26859,7 +29158,7 @@ GPUINST_PRIVATE void gpuinstMpiCollNeighbor(gpuinstMpiCall *c, MPI_Comm comm, in
         else b += gpuinstMpiBytes(scounts ? countAt(scounts, esz, i) : scount, stype);
     }
     gpuinstMpiColl(c, comm, -1, b);
-    c->r.count = (uint32_t)n;
+    c->r->count = (uint32_t)n;
 }
 
 /* ---- request arrays ------------------------------------------------------------ */
@@ -26877,8 +29176,10 @@ static void reqSaveInit(gpuinstReqSave *s, int n)
 GPUINST_PRIVATE void gpuinstMpiReqSaveC(gpuinstReqSave *s, int n, const MPI_Request *reqs, MPI_Status **stsp,
                                         int single)
 {
+    int i;
     reqSaveInit(s, n);
-    if (s->rq != NULL && s->n > 0) memcpy(s->rq, reqs, (size_t)s->n * sizeof(MPI_Request));
+    if (s->rq != NULL) /* a loop: the arrays are short, a memcpy call costs more */
+        for (i = 0; i < s->n; i++) s->rq[i] = reqs[i];
     if (stsp == NULL) return;
     if (single ? *stsp == MPI_STATUS_IGNORE : *stsp == MPI_STATUSES_IGNORE) {
         int k = single ? 1 : s->n;
@@ -26930,7 +29231,7 @@ GPUINST_PRIVATE void gpuinstMpiReqActivateSaved(gpuinstMpiCall *c, gpuinstReqSav
 GPUINST_PRIVATE void gpuinstMpiReqDoneAny(gpuinstMpiCall *c, gpuinstReqSave *s, int flag, int idx)
 {
     MPI_Status tmp;
-    if (c->r.result == MPI_SUCCESS && flag && s->rq != NULL && idx != MPI_UNDEFINED) {
+    if (c->r->result == MPI_SUCCESS && flag && s->rq != NULL && idx != MPI_UNDEFINED) {
         idx -= s->base;
         if (idx >= 0 && idx < s->n) gpuinstMpiReqDone(c, s->rq[idx], statusAt(s, 0, &tmp));
     }
@@ -26941,7 +29242,7 @@ GPUINST_PRIVATE void gpuinstMpiReqDoneAll(gpuinstMpiCall *c, gpuinstReqSave *s, 
 {
     MPI_Status tmp;
     int i;
-    if (c->r.result == MPI_SUCCESS && flag && s->rq != NULL)
+    if (c->r->result == MPI_SUCCESS && flag && s->rq != NULL)
         for (i = 0; i < s->n; i++) gpuinstMpiReqDone(c, s->rq[i], statusAt(s, i, &tmp));
     reqRelease(s);
 }
@@ -26950,7 +29251,7 @@ GPUINST_PRIVATE void gpuinstMpiReqDoneSome(gpuinstMpiCall *c, gpuinstReqSave *s,
 {
     MPI_Status tmp;
     int i;
-    if (c->r.result == MPI_SUCCESS && s->rq != NULL && n != MPI_UNDEFINED)
+    if (c->r->result == MPI_SUCCESS && s->rq != NULL && n != MPI_UNDEFINED)
         for (i = 0; i < n; i++) {
             int k = (s->base ? (int)((const MPI_Fint *)idx)[i] : ((const int *)idx)[i]) - s->base;
             if (k >= 0 && k < s->n) gpuinstMpiReqDone(c, s->rq[k], statusAt(s, i, &tmp));
@@ -26977,22 +29278,22 @@ int MPI_Pcontrol(const int level, ...)
 {
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Pcontrol)) return PMPI_Pcontrol(level);
-    c_.r.start_ns = gpuinstMpiNow();
-    c_.r.result = PMPI_Pcontrol(level);
-    c_.r.end_ns = gpuinstMpiNow();
-    c_.r.tag = level;
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    c_.r->start_ns = gpuinstMpiNow();
+    c_.r->result = PMPI_Pcontrol(level);
+    c_.r->end_ns = gpuinstMpiNow();
+    c_.r->tag = level;
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Pcontrol);
 }
 
 GPUINST_PRIVATE void gpuinstMpiBeforeAbort(MPI_Comm comm, int errorcode, int fortran)
 {
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Abort)) return;
-    c_.r.start_ns = c_.r.end_ns = gpuinstMpiNow();
+    c_.r->start_ns = c_.r->end_ns = gpuinstMpiNow();
     gpuinstMpiColl(&c_, comm, -1, 0);
-    c_.r.tag = errorcode; /* the error code given to MPI_Abort */
-    if (fortran) c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-    gpuinstMpiEnd(&c_, MPI_SUCCESS);
+    c_.r->tag = errorcode; /* the error code given to MPI_Abort */
+    if (fortran) c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+    gpuinstMpiEnd(&c_, MPI_SUCCESS, GPUINST_MPI_CALL_Abort);
     gpuinstWarn("MPI_Abort(errorcode %d): writing this rank's records alone; other ranks' are lost", errorcode);
     gpuinstFinalize(2); /* this rank's own file, complete=0: other ranks are about to be killed */
 }
@@ -27185,12 +29486,12 @@ int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origi
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Accumulate)) return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Accumulate);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27199,12 +29500,12 @@ int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Accumulate_c)) return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Accumulate_c);
 }
 #endif
 
@@ -27231,12 +29532,12 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather)) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27245,12 +29546,12 @@ int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_c)) return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather_c);
 }
 #endif
 
@@ -27260,13 +29561,13 @@ int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_init)) return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather_init);
 }
 #endif
 
@@ -27276,13 +29577,13 @@ int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_init_c)) return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather_init_c);
 }
 #endif
 
@@ -27291,12 +29592,12 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv)) return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27305,12 +29606,12 @@ int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_c)) return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv_c);
 }
 #endif
 
@@ -27320,13 +29621,13 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_init)) return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv_init);
 }
 #endif
 
@@ -27336,13 +29637,13 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_init_c)) return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv_init_c);
 }
 #endif
 
@@ -27357,12 +29658,12 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce)) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27371,12 +29672,12 @@ int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_c)) return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce_c);
 }
 #endif
 
@@ -27386,13 +29687,13 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_init)) return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce_init);
 }
 #endif
 
@@ -27402,13 +29703,13 @@ int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_init_c)) return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce_init_c);
 }
 #endif
 
@@ -27417,12 +29718,12 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall)) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27431,12 +29732,12 @@ int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_c)) return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall_c);
 }
 #endif
 
@@ -27446,13 +29747,13 @@ int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_init)) return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall_init);
 }
 #endif
 
@@ -27462,13 +29763,13 @@ int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_init_c)) return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall_init_c);
 }
 #endif
 
@@ -27477,12 +29778,12 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv)) return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(int));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27491,12 +29792,12 @@ int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_c)) return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(MPI_Count));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv_c);
 }
 #endif
 
@@ -27506,13 +29807,13 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_init)) return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(int));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv_init);
 }
 #endif
 
@@ -27522,13 +29823,13 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_init_c)) return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(MPI_Count));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv_init_c);
 }
 #endif
 
@@ -27537,12 +29838,12 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw)) return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(int));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27551,12 +29852,12 @@ int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_c)) return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(MPI_Count));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw_c);
 }
 #endif
 
@@ -27566,13 +29867,13 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_init)) return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(int));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw_init);
 }
 #endif
 
@@ -27582,13 +29883,13 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_init_c)) return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(MPI_Count));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw_init_c);
 }
 #endif
 
@@ -27615,12 +29916,12 @@ int MPI_Barrier(MPI_Comm comm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier)) return PMPI_Barrier(comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Barrier(comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Barrier(comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Barrier);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27629,13 +29930,13 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier_init)) return PMPI_Barrier_init(comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Barrier_init(comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Barrier_init(comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Barrier_init);
 }
 #endif
 
@@ -27644,12 +29945,12 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast)) return PMPI_Bcast(buffer, count, datatype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bcast(buffer, count, datatype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bcast(buffer, count, datatype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27658,12 +29959,12 @@ int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_c)) return PMPI_Bcast_c(buffer, count, datatype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bcast_c(buffer, count, datatype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bcast_c(buffer, count, datatype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast_c);
 }
 #endif
 
@@ -27673,13 +29974,13 @@ int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_init)) return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast_init);
 }
 #endif
 
@@ -27689,13 +29990,13 @@ int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int r
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_init_c)) return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast_init_c);
 }
 #endif
 
@@ -27704,12 +30005,12 @@ int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend)) return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27718,12 +30019,12 @@ int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_c)) return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend_c);
 }
 #endif
 
@@ -27732,13 +30033,13 @@ int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_init)) return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend_init);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -27747,13 +30048,13 @@ int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_init_c)) return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend_init_c);
 }
 #endif
 
@@ -27807,12 +30108,12 @@ int MPI_Cancel(MPI_Request* request)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cancel)) return PMPI_Cancel(request);
     {
         MPI_Request request_in_ = *request;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Cancel(request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Cancel(request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqCancel(&c_, request_in_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cancel);
 }
 
 int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
@@ -27826,12 +30127,12 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_create)) return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CART, comm_old, comm_cart, ndims);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cart_create);
 }
 
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
@@ -27863,12 +30164,12 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_sub)) return PMPI_Cart_sub(comm, remain_dims, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Cart_sub(comm, remain_dims, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Cart_sub(comm, remain_dims, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CART_SUB, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cart_sub);
 }
 
 int MPI_Cartdim_get(MPI_Comm comm, int* ndims)
@@ -27888,12 +30189,12 @@ int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm com
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_accept)) return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CONNECT, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_accept);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
@@ -27929,12 +30230,12 @@ int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm co
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_connect)) return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CONNECT, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_connect);
 }
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
@@ -27942,12 +30243,12 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create)) return PMPI_Comm_create(comm, group, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_create(comm, group, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_create(comm, group, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CREATE, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create);
 }
 
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler)
@@ -27962,12 +30263,12 @@ int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_from_group)) return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_FROM_GROUP, MPI_COMM_NULL, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create_from_group);
 }
 #endif
 
@@ -27976,12 +30277,12 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_group)) return PMPI_Comm_create_group(comm, group, tag, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_create_group(comm, group, tag, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_create_group(comm, group, tag, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CREATE_GROUP, comm, newcomm, tag);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create_group);
 }
 
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state)
@@ -28018,12 +30319,12 @@ int MPI_Comm_disconnect(MPI_Comm* comm)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_disconnect)) return PMPI_Comm_disconnect(comm);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, comm);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_disconnect(comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_disconnect(comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiObjFreed(&c_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_disconnect);
 }
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
@@ -28031,12 +30332,12 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup)) return PMPI_Comm_dup(comm, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_dup(comm, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_dup(comm, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DUP, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_dup);
 }
 
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
@@ -28044,12 +30345,12 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup_with_info)) return PMPI_Comm_dup_with_info(comm, info, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_dup_with_info(comm, info, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_dup_with_info(comm, info, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DUP, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_dup_with_info);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
@@ -28066,12 +30367,12 @@ int MPI_Comm_free(MPI_Comm* comm)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_free)) return PMPI_Comm_free(comm);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, comm);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_free(comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_free(comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiObjFreed(&c_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_free);
 }
 
 int MPI_Comm_free_keyval(int* comm_keyval)
@@ -28121,13 +30422,13 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup)) return PMPI_Comm_idup(comm, newcomm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_idup(comm, newcomm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_idup(comm, newcomm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_idup);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -28136,13 +30437,13 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup_with_info)) return PMPI_Comm_idup_with_info(comm, info, newcomm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_idup_with_info(comm, info, newcomm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_idup_with_info(comm, info, newcomm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_idup_with_info);
 }
 #endif
 
@@ -28159,12 +30460,12 @@ int MPI_Comm_join(int fd, MPI_Comm* intercomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_join)) return PMPI_Comm_join(fd, intercomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_join(fd, intercomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_join(fd, intercomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_JOIN, MPI_COMM_NULL, intercomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_join);
 }
 
 int MPI_Comm_rank(MPI_Comm comm, int* rank)
@@ -28220,12 +30521,12 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn)) return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPAWN, comm, intercomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_spawn);
 }
 
 int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
@@ -28233,12 +30534,12 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn_multiple)) return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPAWN, comm, intercomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_spawn_multiple);
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
@@ -28246,12 +30547,12 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split)) return PMPI_Comm_split(comm, color, key, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_split(comm, color, key, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_split(comm, color, key, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPLIT, comm, newcomm, color);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_split);
 }
 
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
@@ -28259,12 +30560,12 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split_type)) return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPLIT_TYPE, comm, newcomm, split_type);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_split_type);
 }
 
 int MPI_Comm_test_inter(MPI_Comm comm, int* flag)
@@ -28278,12 +30579,12 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Compare_and_swap)) return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(3, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Compare_and_swap);
 }
 
 int MPI_Dims_create(int nnodes, int ndims, int dims[])
@@ -28297,12 +30598,12 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create)) return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DIST_GRAPH, comm_old, comm_dist_graph, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Dist_graph_create);
 }
 
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
@@ -28310,12 +30611,12 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create_adjacent)) return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DIST_GRAPH, comm_old, comm_dist_graph, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Dist_graph_create_adjacent);
 }
 
 int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
@@ -28353,12 +30654,12 @@ int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan)) return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -28367,12 +30668,12 @@ int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_c)) return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan_c);
 }
 #endif
 
@@ -28382,13 +30683,13 @@ int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_init)) return PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan_init);
 }
 #endif
 
@@ -28398,13 +30699,13 @@ int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_init_c)) return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan_init_c);
 }
 #endif
 
@@ -28413,12 +30714,12 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Fetch_and_op)) return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(op == MPI_NO_OP ? 1 : 2, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Fetch_and_op);
 }
 
 int MPI_File_call_errhandler(MPI_File fh, int errorcode)
@@ -28433,12 +30734,12 @@ int MPI_File_close(MPI_File* fh)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_close)) return PMPI_File_close(fh);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_FILE, fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_close(fh);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_close(fh);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiObjFreed(&c_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_close);
 }
 
 int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler)
@@ -28452,11 +30753,11 @@ int MPI_File_delete(const char* filename, MPI_Info info)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_delete)) return PMPI_File_delete(filename, info);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_delete(filename, info);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_delete(filename, info);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_delete);
 }
 
 int MPI_File_get_amode(MPI_File fh, int* amode)
@@ -28539,13 +30840,13 @@ int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread)) return PMPI_File_iread(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread);
 }
 
 int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
@@ -28554,13 +30855,13 @@ int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_all)) return PMPI_File_iread_all(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_all(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_all(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_all);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -28570,13 +30871,13 @@ int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_all_c)) return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_all_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_all_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_all_c);
 }
 #endif
 
@@ -28585,13 +30886,13 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at)) return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at);
 }
 
 int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
@@ -28599,13 +30900,13 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at_all)) return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at_all);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -28614,13 +30915,13 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at_all_c)) return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at_all_c);
 }
 #endif
 
@@ -28630,13 +30931,13 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at_c)) return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at_c);
 }
 #endif
 
@@ -28647,13 +30948,13 @@ int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_c)) return PMPI_File_iread_c(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_c);
 }
 #endif
 
@@ -28662,13 +30963,13 @@ int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_shared)) return PMPI_File_iread_shared(fh, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_shared(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_shared(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_shared);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -28677,13 +30978,13 @@ int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_shared_c)) return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_shared_c);
 }
 #endif
 
@@ -28693,13 +30994,13 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite)) return PMPI_File_iwrite(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite);
 }
 
 int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
@@ -28708,13 +31009,13 @@ int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_all)) return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_all);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -28724,13 +31025,13 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_all_c)) return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_all_c);
 }
 #endif
 
@@ -28739,13 +31040,13 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at)) return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at);
 }
 
 int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
@@ -28753,13 +31054,13 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at_all)) return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at_all);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -28768,13 +31069,13 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at_all_c)) return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at_all_c);
 }
 #endif
 
@@ -28784,13 +31085,13 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at_c)) return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at_c);
 }
 #endif
 
@@ -28801,13 +31102,13 @@ int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_c)) return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_c);
 }
 #endif
 
@@ -28816,13 +31117,13 @@ int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_shared)) return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_shared);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -28831,13 +31132,13 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_shared_c)) return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_shared_c);
 }
 #endif
 
@@ -28846,12 +31147,12 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_open)) return PMPI_File_open(comm, filename, amode, info, fh);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_open(comm, filename, amode, info, fh);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_open(comm, filename, amode, info, fh);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileNew(&c_, comm, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_open);
 }
 
 int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
@@ -28859,12 +31160,12 @@ int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_preallocate)) return PMPI_File_preallocate(fh, size);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_preallocate(fh, size);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_preallocate(fh, size);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_preallocate);
 }
 
 int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -28874,12 +31175,12 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read);
 }
 
 int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -28889,12 +31190,12 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_all(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_all(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all);
 }
 
 int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
@@ -28903,12 +31204,12 @@ int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype data
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all_begin)) return PMPI_File_read_all_begin(fh, buf, count, datatype);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_all_begin(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_all_begin(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -28918,12 +31219,12 @@ int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datat
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all_begin_c)) return PMPI_File_read_all_begin_c(fh, buf, count, datatype);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_all_begin_c(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_all_begin_c(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_begin_c);
 }
 #endif
 
@@ -28935,12 +31236,12 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_all_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_all_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_c);
 }
 #endif
 
@@ -28950,12 +31251,12 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all_end)) return PMPI_File_read_all_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_all_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_all_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_end);
 }
 
 int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -28964,12 +31265,12 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at)) return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at);
 }
 
 int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -28978,12 +31279,12 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all)) return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all);
 }
 
 int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype)
@@ -28991,12 +31292,12 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int co
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_begin)) return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -29005,12 +31306,12 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_begin_c)) return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_begin_c);
 }
 #endif
 
@@ -29021,12 +31322,12 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_c)) return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_c);
 }
 #endif
 
@@ -29036,12 +31337,12 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_end)) return PMPI_File_read_at_all_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_all_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_all_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_end);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -29051,12 +31352,12 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_c)) return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_c);
 }
 #endif
 
@@ -29068,12 +31369,12 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_c);
 }
 #endif
 
@@ -29083,12 +31384,12 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered)) return PMPI_File_read_ordered(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_ordered(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_ordered(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered);
 }
 
 int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
@@ -29096,12 +31397,12 @@ int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_begin)) return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -29110,12 +31411,12 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_D
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_begin_c)) return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_begin_c);
 }
 #endif
 
@@ -29126,12 +31427,12 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_c)) return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_c);
 }
 #endif
 
@@ -29141,12 +31442,12 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_end)) return PMPI_File_read_ordered_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_ordered_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_ordered_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_end);
 }
 
 int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -29155,12 +31456,12 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_shared)) return PMPI_File_read_shared(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_shared(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_shared(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_shared);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -29170,12 +31471,12 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_shared_c)) return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_shared_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_shared_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_shared_c);
 }
 #endif
 
@@ -29190,12 +31491,12 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_seek_shared)) return PMPI_File_seek_shared(fh, offset, whence);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_seek_shared(fh, offset, whence);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_seek_shared(fh, offset, whence);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_seek_shared);
 }
 
 int MPI_File_set_atomicity(MPI_File fh, int flag)
@@ -29203,12 +31504,12 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_atomicity)) return PMPI_File_set_atomicity(fh, flag);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_set_atomicity(fh, flag);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_set_atomicity(fh, flag);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_atomicity);
 }
 
 int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
@@ -29222,12 +31523,12 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_info)) return PMPI_File_set_info(fh, info);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_set_info(fh, info);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_set_info(fh, info);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_info);
 }
 
 int MPI_File_set_size(MPI_File fh, MPI_Offset size)
@@ -29235,12 +31536,12 @@ int MPI_File_set_size(MPI_File fh, MPI_Offset size)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_size)) return PMPI_File_set_size(fh, size);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_set_size(fh, size);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_set_size(fh, size);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_size);
 }
 
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info)
@@ -29248,12 +31549,12 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_view)) return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_view);
 }
 
 int MPI_File_sync(MPI_File fh)
@@ -29261,12 +31562,12 @@ int MPI_File_sync(MPI_File fh)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_sync)) return PMPI_File_sync(fh);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_sync(fh);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_sync(fh);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_sync);
 }
 
 int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -29276,12 +31577,12 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write);
 }
 
 int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -29291,12 +31592,12 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_all(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_all(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all);
 }
 
 int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
@@ -29305,12 +31606,12 @@ int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Dataty
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all_begin)) return PMPI_File_write_all_begin(fh, buf, count, datatype);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_all_begin(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_all_begin(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -29320,12 +31621,12 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MP
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all_begin_c)) return PMPI_File_write_all_begin_c(fh, buf, count, datatype);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_all_begin_c(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_all_begin_c(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_begin_c);
 }
 #endif
 
@@ -29337,12 +31638,12 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_all_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_all_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_c);
 }
 #endif
 
@@ -29352,12 +31653,12 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all_end)) return PMPI_File_write_all_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_all_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_all_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_end);
 }
 
 int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -29366,12 +31667,12 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at)) return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at);
 }
 
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -29380,12 +31681,12 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all)) return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all);
 }
 
 int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype)
@@ -29393,12 +31694,12 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_begin)) return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -29407,12 +31708,12 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* bu
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_begin_c)) return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_begin_c);
 }
 #endif
 
@@ -29423,12 +31724,12 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_c)) return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_c);
 }
 #endif
 
@@ -29438,12 +31739,12 @@ int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_end)) return PMPI_File_write_at_all_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_all_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_all_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_end);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -29453,12 +31754,12 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_c)) return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_c);
 }
 #endif
 
@@ -29470,12 +31771,12 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_c);
 }
 #endif
 
@@ -29485,12 +31786,12 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered)) return PMPI_File_write_ordered(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_ordered(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_ordered(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered);
 }
 
 int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
@@ -29498,12 +31799,12 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_begin)) return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -29512,12 +31813,12 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_begin_c)) return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_begin_c);
 }
 #endif
 
@@ -29528,12 +31829,12 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_c)) return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_c);
 }
 #endif
 
@@ -29543,12 +31844,12 @@ int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_end)) return PMPI_File_write_ordered_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_ordered_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_ordered_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_end);
 }
 
 int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -29557,12 +31858,12 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_shared)) return PMPI_File_write_shared(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_shared(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_shared(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_shared);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -29572,12 +31873,12 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_shared_c)) return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_shared_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_shared_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_shared_c);
 }
 #endif
 
@@ -29598,12 +31899,12 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather)) return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -29612,12 +31913,12 @@ int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_c)) return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather_c);
 }
 #endif
 
@@ -29627,13 +31928,13 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_init)) return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather_init);
 }
 #endif
 
@@ -29643,13 +31944,13 @@ int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_init_c)) return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather_init_c);
 }
 #endif
 
@@ -29658,12 +31959,12 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv)) return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -29672,12 +31973,12 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_c)) return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv_c);
 }
 #endif
 
@@ -29687,13 +31988,13 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_init)) return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv_init);
 }
 #endif
 
@@ -29703,13 +32004,13 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_init_c)) return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv_init_c);
 }
 #endif
 
@@ -29718,12 +32019,12 @@ int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get)) return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get);
 }
 
 int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
@@ -29731,12 +32032,12 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get_accumulate)) return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, (op == MPI_NO_OP ? 0 : gpuinstMpiBytes(origin_count, origin_datatype)) + gpuinstMpiBytes(result_count, result_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get_accumulate);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -29745,12 +32046,12 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get_accumulate_c)) return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, (op == MPI_NO_OP ? 0 : gpuinstMpiBytes(origin_count, origin_datatype)) + gpuinstMpiBytes(result_count, result_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get_accumulate_c);
 }
 #endif
 
@@ -29766,12 +32067,12 @@ int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get_c)) return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get_c);
 }
 #endif
 
@@ -29840,12 +32141,12 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Graph_create)) return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_GRAPH, comm_old, comm_graph, nnodes);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Graph_create);
 }
 
 int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
@@ -29975,13 +32276,13 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgather)) return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -29990,13 +32291,13 @@ int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgather_c)) return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgather_c);
 }
 #endif
 
@@ -30005,13 +32306,13 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgatherv)) return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30020,13 +32321,13 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgatherv_c)) return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgatherv_c);
 }
 #endif
 
@@ -30035,13 +32336,13 @@ int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallreduce)) return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallreduce);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30050,13 +32351,13 @@ int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallreduce_c)) return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallreduce_c);
 }
 #endif
 
@@ -30065,13 +32366,13 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoall)) return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoall);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30080,13 +32381,13 @@ int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoall_c)) return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoall_c);
 }
 #endif
 
@@ -30095,13 +32396,13 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallv)) return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(int));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30110,13 +32411,13 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallv_c)) return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(MPI_Count));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallv_c);
 }
 #endif
 
@@ -30125,13 +32426,13 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallw)) return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(int));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallw);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30140,13 +32441,13 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallw_c)) return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(MPI_Count));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallw_c);
 }
 #endif
 
@@ -30155,13 +32456,13 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibarrier)) return PMPI_Ibarrier(comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ibarrier(comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ibarrier(comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibarrier);
 }
 
 int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
@@ -30169,13 +32470,13 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibcast)) return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibcast);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30184,13 +32485,13 @@ int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibcast_c)) return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibcast_c);
 }
 #endif
 
@@ -30199,13 +32500,13 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibsend)) return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibsend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30214,13 +32515,13 @@ int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibsend_c)) return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibsend_c);
 }
 #endif
 
@@ -30229,13 +32530,13 @@ int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iexscan)) return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iexscan);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30244,13 +32545,13 @@ int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iexscan_c)) return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iexscan_c);
 }
 #endif
 
@@ -30259,13 +32560,13 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igather)) return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30274,13 +32575,13 @@ int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igather_c)) return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igather_c);
 }
 #endif
 
@@ -30289,13 +32590,13 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igatherv)) return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30304,13 +32605,13 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igatherv_c)) return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igatherv_c);
 }
 #endif
 
@@ -30320,14 +32621,14 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Improbe)) return PMPI_Improbe(source, tag, comm, flag, message, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Improbe(source, tag, comm, flag, message, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Improbe(source, tag, comm, flag, message, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         if (*flag) gpuinstMpiRecvd(&c_, comm, status, 0);
         if (*flag) gpuinstMpiMsgNew(&c_, comm, *message);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Improbe);
 }
 
 int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
@@ -30336,12 +32637,12 @@ int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Imrecv)) return PMPI_Imrecv(buf, count, datatype, message, request);
     {
         MPI_Message message_in_ = *message;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Imrecv(buf, count, datatype, message, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Imrecv(buf, count, datatype, message, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiMsgRecv(&c_, message_in_, NULL, gpuinstMpiBytes(count, datatype), request);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Imrecv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30351,12 +32652,12 @@ int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message*
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Imrecv_c)) return PMPI_Imrecv_c(buf, count, datatype, message, request);
     {
         MPI_Message message_in_ = *message;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Imrecv_c(buf, count, datatype, message, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Imrecv_c(buf, count, datatype, message, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiMsgRecv(&c_, message_in_, NULL, gpuinstMpiBytes(count, datatype), request);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Imrecv_c);
 }
 #endif
 
@@ -30365,13 +32666,13 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgather)) return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30380,13 +32681,13 @@ int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgather_c)) return PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgather_c);
 }
 #endif
 
@@ -30395,13 +32696,13 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgatherv)) return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30410,13 +32711,13 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgatherv_c)) return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgatherv_c);
 }
 #endif
 
@@ -30425,13 +32726,13 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoall)) return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoall);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30440,13 +32741,13 @@ int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoall_c)) return PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoall_c);
 }
 #endif
 
@@ -30455,13 +32756,13 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallv)) return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30470,13 +32771,13 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallv_c)) return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallv_c);
 }
 #endif
 
@@ -30485,13 +32786,13 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallw)) return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), MPI_DATATYPE_NULL, sendtypes, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallw);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30500,13 +32801,13 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallw_c)) return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), MPI_DATATYPE_NULL, sendtypes, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallw_c);
 }
 #endif
 
@@ -30591,12 +32892,12 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create)) return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_INTERCOMM, local_comm, newintercomm, tag);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_create);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30605,12 +32906,12 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create_from_groups)) return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_INTERCOMM, MPI_COMM_NULL, newintercomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_create_from_groups);
 }
 #endif
 
@@ -30619,12 +32920,12 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_merge)) return PMPI_Intercomm_merge(intercomm, high, newintracomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Intercomm_merge(intercomm, high, newintracomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Intercomm_merge(intercomm, high, newintracomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_MERGE, intercomm, newintracomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_merge);
 }
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status)
@@ -30633,13 +32934,13 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iprobe)) return PMPI_Iprobe(source, tag, comm, flag, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iprobe(source, tag, comm, flag, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iprobe(source, tag, comm, flag, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         if (*flag) gpuinstMpiRecvd(&c_, comm, status, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iprobe);
 }
 
 int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
@@ -30647,13 +32948,13 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irecv)) return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 1, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irecv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30662,13 +32963,13 @@ int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irecv_c)) return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 1, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irecv_c);
 }
 #endif
 
@@ -30677,13 +32978,13 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce)) return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30692,13 +32993,13 @@ int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_c)) return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_c);
 }
 #endif
 
@@ -30707,13 +33008,13 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter)) return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(int), datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter);
 }
 
 int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
@@ -30721,13 +33022,13 @@ int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter_block)) return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter_block);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30736,13 +33037,13 @@ int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter_block_c)) return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter_block_c);
 }
 #endif
 
@@ -30752,13 +33053,13 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter_c)) return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(MPI_Count), datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter_c);
 }
 #endif
 
@@ -30767,13 +33068,13 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irsend)) return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irsend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30782,13 +33083,13 @@ int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irsend_c)) return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irsend_c);
 }
 #endif
 
@@ -30803,13 +33104,13 @@ int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscan)) return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscan);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30818,13 +33119,13 @@ int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscan_c)) return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscan_c);
 }
 #endif
 
@@ -30833,13 +33134,13 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatter)) return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatter);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30848,13 +33149,13 @@ int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatter_c)) return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatter_c);
 }
 #endif
 
@@ -30863,13 +33164,13 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatterv)) return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(int), sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatterv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30878,13 +33179,13 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatterv_c)) return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(MPI_Count), sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatterv_c);
 }
 #endif
 
@@ -30893,13 +33194,13 @@ int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isend)) return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -30908,13 +33209,13 @@ int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isend_c)) return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isend_c);
 }
 #endif
 
@@ -30924,14 +33225,14 @@ int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv)) return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(sendcount, sendtype));
-        c_.r.bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(recvcount, recvtype));
+        c_.r->bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(recvcount, recvtype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv);
 }
 #endif
 
@@ -30941,14 +33242,14 @@ int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv_c)) return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(sendcount, sendtype));
-        c_.r.bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(recvcount, recvtype));
+        c_.r->bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(recvcount, recvtype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv_c);
 }
 #endif
 
@@ -30958,14 +33259,14 @@ int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv_replace)) return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(count, datatype));
-        c_.r.bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(count, datatype));
+        c_.r->bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv_replace);
 }
 #endif
 
@@ -30975,14 +33276,14 @@ int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv_replace_c)) return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(count, datatype));
-        c_.r.bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(count, datatype));
+        c_.r->bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv_replace_c);
 }
 #endif
 
@@ -30991,13 +33292,13 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Issend)) return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Issend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -31006,13 +33307,13 @@ int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Issend_c)) return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Issend_c);
 }
 #endif
 
@@ -31040,14 +33341,14 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Sta
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Mprobe)) return PMPI_Mprobe(source, tag, comm, message, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Mprobe(source, tag, comm, message, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Mprobe(source, tag, comm, message, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         gpuinstMpiRecvd(&c_, comm, status, 0);
         gpuinstMpiMsgNew(&c_, comm, *message);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Mprobe);
 }
 
 int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
@@ -31057,12 +33358,12 @@ int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
     {
         MPI_Message message_in_ = *message;
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Mrecv(buf, count, datatype, message, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Mrecv(buf, count, datatype, message, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiMsgRecv(&c_, message_in_, status, gpuinstMpiBytes(count, datatype), NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Mrecv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -31073,12 +33374,12 @@ int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* 
     {
         MPI_Message message_in_ = *message;
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Mrecv_c(buf, count, datatype, message, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Mrecv_c(buf, count, datatype, message, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiMsgRecv(&c_, message_in_, status, gpuinstMpiBytes(count, datatype), NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Mrecv_c);
 }
 #endif
 
@@ -31087,12 +33388,12 @@ int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype send
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather)) return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -31101,12 +33402,12 @@ int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_c)) return PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather_c);
 }
 #endif
 
@@ -31116,13 +33417,13 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init)) return PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather_init);
 }
 #endif
 
@@ -31132,13 +33433,13 @@ int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init_c)) return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather_init_c);
 }
 #endif
 
@@ -31147,12 +33448,12 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv)) return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -31161,12 +33462,12 @@ int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_c)) return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv_c);
 }
 #endif
 
@@ -31176,13 +33477,13 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init)) return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv_init);
 }
 #endif
 
@@ -31192,13 +33493,13 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init_c)) return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv_init_c);
 }
 #endif
 
@@ -31207,12 +33508,12 @@ int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendt
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall)) return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -31221,12 +33522,12 @@ int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_c)) return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall_c);
 }
 #endif
 
@@ -31236,13 +33537,13 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init)) return PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall_init);
 }
 #endif
 
@@ -31252,13 +33553,13 @@ int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_D
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init_c)) return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall_init_c);
 }
 #endif
 
@@ -31267,12 +33568,12 @@ int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const in
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv)) return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -31281,12 +33582,12 @@ int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_c)) return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv_c);
 }
 #endif
 
@@ -31296,13 +33597,13 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init)) return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv_init);
 }
 #endif
 
@@ -31312,13 +33613,13 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init_c)) return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv_init_c);
 }
 #endif
 
@@ -31327,12 +33628,12 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw)) return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), MPI_DATATYPE_NULL, sendtypes, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -31341,12 +33642,12 @@ int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_c)) return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), MPI_DATATYPE_NULL, sendtypes, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw_c);
 }
 #endif
 
@@ -31356,13 +33657,13 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init)) return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), MPI_DATATYPE_NULL, sendtypes, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw_init);
 }
 #endif
 
@@ -31372,13 +33673,13 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init_c)) return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), MPI_DATATYPE_NULL, sendtypes, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw_init_c);
 }
 #endif
 
@@ -31508,13 +33809,13 @@ int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Precv_init)) return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype) * (uint64_t)(partitions > 0 ? partitions : 0));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 1, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Precv_init);
 }
 #endif
 
@@ -31524,13 +33825,13 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Probe)) return PMPI_Probe(source, tag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Probe(source, tag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Probe(source, tag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         gpuinstMpiRecvd(&c_, comm, status, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Probe);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -31539,13 +33840,13 @@ int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Psend_init)) return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype) * (uint64_t)(partitions > 0 ? partitions : 0));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Psend_init);
 }
 #endif
 
@@ -31560,12 +33861,12 @@ int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Put)) return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Put);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -31574,12 +33875,12 @@ int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype orig
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Put_c)) return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Put_c);
 }
 #endif
 
@@ -31594,13 +33895,13 @@ int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Raccumulate)) return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Raccumulate);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -31609,13 +33910,13 @@ int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Raccumulate_c)) return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Raccumulate_c);
 }
 #endif
 
@@ -31625,13 +33926,13 @@ int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, M
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv)) return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         gpuinstMpiRecvd(&c_, comm, status, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -31641,13 +33942,13 @@ int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, in
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_c)) return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         gpuinstMpiRecvd(&c_, comm, status, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv_c);
 }
 #endif
 
@@ -31656,13 +33957,13 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int t
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_init)) return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 1, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv_init);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -31671,13 +33972,13 @@ int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int sourc
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_init_c)) return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 1, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv_init_c);
 }
 #endif
 
@@ -31686,12 +33987,12 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce)) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -31700,12 +34001,12 @@ int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_c)) return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_c);
 }
 #endif
 
@@ -31715,13 +34016,13 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_init)) return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_init);
 }
 #endif
 
@@ -31731,13 +34032,13 @@ int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_init_c)) return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_init_c);
 }
 #endif
 
@@ -31760,12 +34061,12 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter)) return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(int), datatype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter);
 }
 
 int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -31773,12 +34074,12 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block)) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -31787,12 +34088,12 @@ int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count rec
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_c)) return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block_c);
 }
 #endif
 
@@ -31802,13 +34103,13 @@ int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init)) return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block_init);
 }
 #endif
 
@@ -31818,13 +34119,13 @@ int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Coun
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init_c)) return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block_init_c);
 }
 #endif
 
@@ -31834,12 +34135,12 @@ int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count rec
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_c)) return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(MPI_Count), datatype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_c);
 }
 #endif
 
@@ -31849,13 +34150,13 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_init)) return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(int), datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_init);
 }
 #endif
 
@@ -31865,13 +34166,13 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_init_c)) return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(MPI_Count), datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_init_c);
 }
 #endif
 
@@ -31919,12 +34220,12 @@ int MPI_Request_free(MPI_Request* request)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Request_free)) return PMPI_Request_free(request);
     {
         MPI_Request request_in_ = *request;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Request_free(request);
-        c_.r.end_ns = gpuinstMpiNow();
-        if (c_.r.result == MPI_SUCCESS) gpuinstMpiReqForget(request_in_);
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Request_free(request);
+        c_.r->end_ns = gpuinstMpiNow();
+        if (c_.r->result == MPI_SUCCESS) gpuinstMpiReqForget(request_in_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Request_free);
 }
 
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
@@ -31962,13 +34263,13 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget)) return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget);
 }
 
 int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
@@ -31976,13 +34277,13 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget_accumulate)) return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, (op == MPI_NO_OP ? 0 : gpuinstMpiBytes(origin_count, origin_datatype)) + gpuinstMpiBytes(result_count, result_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget_accumulate);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -31991,13 +34292,13 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget_accumulate_c)) return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, (op == MPI_NO_OP ? 0 : gpuinstMpiBytes(origin_count, origin_datatype)) + gpuinstMpiBytes(result_count, result_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget_accumulate_c);
 }
 #endif
 
@@ -32007,13 +34308,13 @@ int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget_c)) return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget_c);
 }
 #endif
 
@@ -32022,13 +34323,13 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rput)) return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rput);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -32037,13 +34338,13 @@ int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype ori
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rput_c)) return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rput_c);
 }
 #endif
 
@@ -32052,12 +34353,12 @@ int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend)) return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -32066,12 +34367,12 @@ int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_c)) return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend_c);
 }
 #endif
 
@@ -32080,13 +34381,13 @@ int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_init)) return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend_init);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -32095,13 +34396,13 @@ int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_init_c)) return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend_init_c);
 }
 #endif
 
@@ -32110,12 +34411,12 @@ int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan)) return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -32124,12 +34425,12 @@ int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_c)) return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan_c);
 }
 #endif
 
@@ -32139,13 +34440,13 @@ int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_init)) return PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan_init);
 }
 #endif
 
@@ -32155,13 +34456,13 @@ int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_init_c)) return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan_init_c);
 }
 #endif
 
@@ -32170,12 +34471,12 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter)) return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -32184,12 +34485,12 @@ int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_c)) return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter_c);
 }
 #endif
 
@@ -32199,13 +34500,13 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_init)) return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter_init);
 }
 #endif
 
@@ -32215,13 +34516,13 @@ int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_init_c)) return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter_init_c);
 }
 #endif
 
@@ -32230,12 +34531,12 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv)) return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(int), sendtype, recvcount, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -32244,12 +34545,12 @@ int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_c)) return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(MPI_Count), sendtype, recvcount, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv_c);
 }
 #endif
 
@@ -32259,13 +34560,13 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_init)) return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(int), sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv_init);
 }
 #endif
 
@@ -32275,13 +34576,13 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_init_c)) return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(MPI_Count), sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv_init_c);
 }
 #endif
 
@@ -32290,12 +34591,12 @@ int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int ta
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send)) return PMPI_Send(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Send(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Send(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -32304,12 +34605,12 @@ int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_c)) return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Send_c(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Send_c(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send_c);
 }
 #endif
 
@@ -32318,13 +34619,13 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_init)) return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send_init);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -32333,13 +34634,13 @@ int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_init_c)) return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send_init_c);
 }
 #endif
 
@@ -32349,13 +34650,13 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv)) return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(sendcount, sendtype));
         gpuinstMpiRecvd(&c_, comm, status, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -32365,13 +34666,13 @@ int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv_c)) return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(sendcount, sendtype));
         gpuinstMpiRecvd(&c_, comm, status, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv_c);
 }
 #endif
 
@@ -32381,13 +34682,13 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv_replace)) return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(count, datatype));
         gpuinstMpiRecvd(&c_, comm, status, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv_replace);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -32397,13 +34698,13 @@ int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, in
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv_replace_c)) return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(count, datatype));
         gpuinstMpiRecvd(&c_, comm, status, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv_replace_c);
 }
 #endif
 
@@ -32540,12 +34841,12 @@ int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend)) return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -32554,12 +34855,12 @@ int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_c)) return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend_c);
 }
 #endif
 
@@ -32568,13 +34869,13 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_init)) return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend_init);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -32583,13 +34884,13 @@ int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_init_c)) return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend_init_c);
 }
 #endif
 
@@ -32599,12 +34900,12 @@ int MPI_Start(MPI_Request* request)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Start)) return PMPI_Start(request);
     {
         MPI_Request request_in_ = *request;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Start(request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Start(request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqActivate(&c_, 1, &request_in_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Start);
 }
 
 int MPI_Startall(int count, MPI_Request array_of_requests[])
@@ -32613,12 +34914,12 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Startall)) return PMPI_Startall(count, array_of_requests);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, count, array_of_requests, NULL, 0);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Startall(count, array_of_requests);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Startall(count, array_of_requests);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqActivateSaved(&c_, &rs_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Startall);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
@@ -32702,12 +35003,12 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
     {
         MPI_Request request_in_ = *request;
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Test(request, flag, status);
-        c_.r.end_ns = gpuinstMpiNow();
-        if (*flag && c_.r.result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, status);
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Test(request, flag, status);
+        c_.r->end_ns = gpuinstMpiNow();
+        if (*flag && c_.r->result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, status);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Test);
 }
 
 int MPI_Test_cancelled(const MPI_Status* status, int* flag)
@@ -32722,12 +35023,12 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testall)) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, count, array_of_requests, &array_of_statuses, 0);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneAll(&c_, &rs_, *flag);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testall);
 }
 
 int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
@@ -32736,12 +35037,12 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testany)) return PMPI_Testany(count, array_of_requests, index, flag, status);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, count, array_of_requests, &status, 1);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Testany(count, array_of_requests, index, flag, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Testany(count, array_of_requests, index, flag, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneAny(&c_, &rs_, *flag, (int)*index);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testany);
 }
 
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
@@ -32750,12 +35051,12 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testsome)) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, incount, array_of_requests, &array_of_statuses, 0);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneSome(&c_, &rs_, (int)*outcount, array_of_indices);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testsome);
 }
 
 int MPI_Topo_test(MPI_Comm comm, int* status)
@@ -33139,12 +35440,12 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status)
     {
         MPI_Request request_in_ = *request;
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Wait(request, status);
-        c_.r.end_ns = gpuinstMpiNow();
-        if (c_.r.result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, status);
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Wait(request, status);
+        c_.r->end_ns = gpuinstMpiNow();
+        if (c_.r->result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, status);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Wait);
 }
 
 int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
@@ -33153,12 +35454,12 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitall)) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, count, array_of_requests, &array_of_statuses, 0);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Waitall(count, array_of_requests, array_of_statuses);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Waitall(count, array_of_requests, array_of_statuses);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneAll(&c_, &rs_, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitall);
 }
 
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
@@ -33167,12 +35468,12 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitany)) return PMPI_Waitany(count, array_of_requests, index, status);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, count, array_of_requests, &status, 1);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Waitany(count, array_of_requests, index, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Waitany(count, array_of_requests, index, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneAny(&c_, &rs_, 1, (int)*index);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitany);
 }
 
 int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
@@ -33181,12 +35482,12 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitsome)) return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, incount, array_of_requests, &array_of_statuses, 0);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneSome(&c_, &rs_, (int)*outcount, array_of_indices);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitsome);
 }
 
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
@@ -33194,12 +35495,12 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate)) return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -33208,12 +35509,12 @@ int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Com
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_c)) return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate_c);
 }
 #endif
 
@@ -33222,12 +35523,12 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_shared)) return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate_shared);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -33236,12 +35537,12 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_shared_c)) return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate_shared_c);
 }
 #endif
 
@@ -33262,12 +35563,12 @@ int MPI_Win_complete(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_complete)) return PMPI_Win_complete(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_complete(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_complete(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_complete);
 }
 
 int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
@@ -33275,12 +35576,12 @@ int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create)) return PMPI_Win_create(base, size, disp_unit, info, comm, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_create(base, size, disp_unit, info, comm, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_create(base, size, disp_unit, info, comm, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_create);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -33289,12 +35590,12 @@ int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create_c)) return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_create_c);
 }
 #endif
 
@@ -33303,12 +35604,12 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create_dynamic)) return PMPI_Win_create_dynamic(info, comm, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_create_dynamic(info, comm, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_create_dynamic(info, comm, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_create_dynamic);
 }
 
 int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler)
@@ -33340,12 +35641,12 @@ int MPI_Win_fence(int assert, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_fence)) return PMPI_Win_fence(assert, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_fence(assert, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_fence(assert, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_fence);
 }
 
 int MPI_Win_flush(int rank, MPI_Win win)
@@ -33353,12 +35654,12 @@ int MPI_Win_flush(int rank, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush)) return PMPI_Win_flush(rank, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_flush(rank, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_flush(rank, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, rank);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush);
 }
 
 int MPI_Win_flush_all(MPI_Win win)
@@ -33366,12 +35667,12 @@ int MPI_Win_flush_all(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_all)) return PMPI_Win_flush_all(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_flush_all(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_flush_all(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_all);
 }
 
 int MPI_Win_flush_local(int rank, MPI_Win win)
@@ -33379,12 +35680,12 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_local)) return PMPI_Win_flush_local(rank, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_flush_local(rank, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_flush_local(rank, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, rank);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_local);
 }
 
 int MPI_Win_flush_local_all(MPI_Win win)
@@ -33392,12 +35693,12 @@ int MPI_Win_flush_local_all(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_local_all)) return PMPI_Win_flush_local_all(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_flush_local_all(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_flush_local_all(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_local_all);
 }
 
 int MPI_Win_free(MPI_Win* win)
@@ -33406,12 +35707,12 @@ int MPI_Win_free(MPI_Win* win)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_free)) return PMPI_Win_free(win);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_WIN, win);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_free(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_free(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiObjFreed(&c_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_free);
 }
 
 int MPI_Win_free_keyval(int* win_keyval)
@@ -33455,12 +35756,12 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_lock)) return PMPI_Win_lock(lock_type, rank, assert, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_lock(lock_type, rank, assert, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_lock(lock_type, rank, assert, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, rank);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_lock);
 }
 
 int MPI_Win_lock_all(int assert, MPI_Win win)
@@ -33468,12 +35769,12 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_lock_all)) return PMPI_Win_lock_all(assert, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_lock_all(assert, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_lock_all(assert, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_lock_all);
 }
 
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
@@ -33481,12 +35782,12 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_post)) return PMPI_Win_post(group, assert, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_post(group, assert, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_post(group, assert, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_post);
 }
 
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
@@ -33532,12 +35833,12 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_start)) return PMPI_Win_start(group, assert, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_start(group, assert, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_start(group, assert, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_start);
 }
 
 int MPI_Win_sync(MPI_Win win)
@@ -33545,12 +35846,12 @@ int MPI_Win_sync(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_sync)) return PMPI_Win_sync(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_sync(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_sync(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_sync);
 }
 
 int MPI_Win_test(MPI_Win win, int* flag)
@@ -33558,12 +35859,12 @@ int MPI_Win_test(MPI_Win win, int* flag)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_test)) return PMPI_Win_test(win, flag);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_test(win, flag);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_test(win, flag);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_test);
 }
 
 int MPI_Win_unlock(int rank, MPI_Win win)
@@ -33571,12 +35872,12 @@ int MPI_Win_unlock(int rank, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_unlock)) return PMPI_Win_unlock(rank, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_unlock(rank, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_unlock(rank, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, rank);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_unlock);
 }
 
 int MPI_Win_unlock_all(MPI_Win win)
@@ -33584,12 +35885,12 @@ int MPI_Win_unlock_all(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_unlock_all)) return PMPI_Win_unlock_all(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_unlock_all(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_unlock_all(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_unlock_all);
 }
 
 int MPI_Win_wait(MPI_Win win)
@@ -33597,12 +35898,12 @@ int MPI_Win_wait(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_wait)) return PMPI_Win_wait(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_wait(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_wait(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_wait);
 }
 
 #pragma GCC diagnostic pop
@@ -33644,14 +35945,14 @@ static void fw_accumulate(ft_accumulate pmpi_, void *origin_addr, MPI_Fint *orig
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Accumulate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Accumulate)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Accumulate);
 }
 extern void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) { fw_accumulate(pmpi_accumulate_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror); }
@@ -33721,14 +36022,14 @@ static void fw_allgather(ft_allgather pmpi_, void *sendbuf, MPI_Fint *sendcount,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather);
 }
 extern void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_allgather(pmpi_allgather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); }
@@ -33748,16 +36049,16 @@ static void fw_allgather_init(ft_allgather_init pmpi_, void *sendbuf, MPI_Fint *
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgather_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather_init);
 }
 extern void pmpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_allgather_init(pmpi_allgather_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); }
@@ -33777,14 +36078,14 @@ static void fw_allgatherv(ft_allgatherv pmpi_, void *sendbuf, MPI_Fint *sendcoun
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv);
 }
 extern void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_allgatherv(pmpi_allgatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror); }
@@ -33804,16 +36105,16 @@ static void fw_allgatherv_init(ft_allgatherv_init pmpi_, void *sendbuf, MPI_Fint
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgatherv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv_init);
 }
 extern void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_allgatherv_init(pmpi_allgatherv_init_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); }
@@ -33855,14 +36156,14 @@ static void fw_allreduce(ft_allreduce pmpi_, void *sendbuf, void *recvbuf, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allreduce"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce);
 }
 extern void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) { fw_allreduce(pmpi_allreduce_, sendbuf, recvbuf, count, datatype, op, comm, ierror); }
@@ -33882,16 +36183,16 @@ static void fw_allreduce_init(ft_allreduce_init pmpi_, void *sendbuf, void *recv
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allreduce_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce_init);
 }
 extern void pmpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_allreduce_init(pmpi_allreduce_init_, sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); }
@@ -33911,14 +36212,14 @@ static void fw_alltoall(ft_alltoall pmpi_, void *sendbuf, MPI_Fint *sendcount, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoall"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, NULL, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, PMPI_Type_f2c(*recvtype), 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall);
 }
 extern void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_alltoall(pmpi_alltoall_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); }
@@ -33938,16 +36239,16 @@ static void fw_alltoall_init(ft_alltoall_init pmpi_, void *sendbuf, MPI_Fint *se
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoall_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, NULL, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, PMPI_Type_f2c(*recvtype), 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall_init);
 }
 extern void pmpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_alltoall_init(pmpi_alltoall_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); }
@@ -33967,14 +36268,14 @@ static void fw_alltoallv(ft_alltoallv pmpi_, void *sendbuf, MPI_Fint *sendcounts
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), 0, sendcounts, PMPI_Type_f2c(*sendtype), 0, recvcounts, PMPI_Type_f2c(*recvtype), sizeof(MPI_Fint));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv);
 }
 extern void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_alltoallv(pmpi_alltoallv_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror); }
@@ -33994,16 +36295,16 @@ static void fw_alltoallv_init(ft_alltoallv_init pmpi_, void *sendbuf, MPI_Fint *
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), 0, sendcounts, PMPI_Type_f2c(*sendtype), 0, recvcounts, PMPI_Type_f2c(*recvtype), sizeof(MPI_Fint));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv_init);
 }
 extern void pmpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_alltoallv_init(pmpi_alltoallv_init_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); }
@@ -34023,14 +36324,14 @@ static void fw_alltoallw(ft_alltoallw pmpi_, void *sendbuf, MPI_Fint *sendcounts
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallw"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollAlltoallw(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), sendcounts, NULL, sendtypes, recvcounts, NULL, recvtypes, sizeof(MPI_Fint));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw);
 }
 extern void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) { fw_alltoallw(pmpi_alltoallw_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror); }
@@ -34050,16 +36351,16 @@ static void fw_alltoallw_init(ft_alltoallw_init pmpi_, void *sendbuf, MPI_Fint *
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallw_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoallw(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), sendcounts, NULL, sendtypes, recvcounts, NULL, recvtypes, sizeof(MPI_Fint));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw_init);
 }
 extern void pmpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_alltoallw_init(pmpi_alltoallw_init_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); }
@@ -34124,14 +36425,14 @@ static void fw_barrier(ft_barrier pmpi_, MPI_Fint *comm, MPI_Fint *ierror)
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Barrier"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier)) { pmpi_(comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Barrier);
 }
 extern void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror) { fw_barrier(pmpi_barrier_, comm, ierror); }
@@ -34151,16 +36452,16 @@ static void fw_barrier_init(ft_barrier_init pmpi_, MPI_Fint *comm, MPI_Fint *inf
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Barrier_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier_init)) { pmpi_(comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Barrier_init);
 }
 extern void pmpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_barrier_init(pmpi_barrier_init_, comm, info, request, ierror); }
@@ -34180,14 +36481,14 @@ static void fw_bcast(ft_bcast pmpi_, void *buffer, MPI_Fint *count, MPI_Fint *da
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bcast"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast)) { pmpi_(buffer, count, datatype, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buffer, count, datatype, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast);
 }
 extern void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_bcast(pmpi_bcast_, buffer, count, datatype, root, comm, ierror); }
@@ -34207,16 +36508,16 @@ static void fw_bcast_init(ft_bcast_init pmpi_, void *buffer, MPI_Fint *count, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bcast_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_init)) { pmpi_(buffer, count, datatype, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buffer, count, datatype, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast_init);
 }
 extern void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_bcast_init(pmpi_bcast_init_, buffer, count, datatype, root, comm, info, request, ierror); }
@@ -34236,14 +36537,14 @@ static void fw_bsend(ft_bsend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bsend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend)) { pmpi_(buf, count, datatype, dest, tag, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend);
 }
 extern void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) { fw_bsend(pmpi_bsend_, buf, count, datatype, dest, tag, comm, ierror); }
@@ -34262,16 +36563,16 @@ static void fw_bsend_init(ft_bsend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bsend_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend_init);
 }
 extern void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_bsend_init(pmpi_bsend_init_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -34363,14 +36664,14 @@ static void fw_cancel(ft_cancel pmpi_, MPI_Fint *request, MPI_Fint *ierror)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cancel)) { pmpi_(request, ierror); return; }
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqCancel(&c_, request_in_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cancel);
 }
 extern void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_cancel_(MPI_Fint *request, MPI_Fint *ierror) { fw_cancel(pmpi_cancel_, request, ierror); }
@@ -34406,15 +36707,15 @@ static void fw_cart_create(ft_cart_create pmpi_, MPI_Fint *comm_old, MPI_Fint *n
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_create)) { pmpi_(comm_old, ndims, dims, periods, reorder, comm_cart, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm_old, ndims, dims, periods, reorder, comm_cart, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm comm_cart_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*comm_cart) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CART, PMPI_Comm_f2c(*comm_old), &comm_cart_c_, (int)*ndims);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cart_create);
 }
 extern void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror) { fw_cart_create(pmpi_cart_create_, comm_old, ndims, dims, periods, reorder, comm_cart, ierror); }
@@ -34501,15 +36802,15 @@ static void fw_cart_sub(ft_cart_sub pmpi_, MPI_Fint *comm, MPI_Fint *remain_dims
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_sub"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_sub)) { pmpi_(comm, remain_dims, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, remain_dims, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CART_SUB, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cart_sub);
 }
 extern void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_cart_sub(pmpi_cart_sub_, comm, remain_dims, newcomm, ierror); }
@@ -34562,15 +36863,15 @@ static void fw_comm_accept(ft_comm_accept pmpi_, char *port_name, MPI_Fint *info
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_accept"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_accept)) { pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CONNECT, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_accept);
 }
 extern void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len_) { fw_comm_accept(pmpi_comm_accept_, port_name, info, root, comm, newcomm, ierror, port_name_len_); }
@@ -34642,15 +36943,15 @@ static void fw_comm_connect(ft_comm_connect pmpi_, char *port_name, MPI_Fint *in
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_connect"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_connect)) { pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CONNECT, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_connect);
 }
 extern void pmpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len_) { fw_comm_connect(pmpi_comm_connect_, port_name, info, root, comm, newcomm, ierror, port_name_len_); }
@@ -34669,15 +36970,15 @@ static void fw_comm_create(ft_comm_create pmpi_, MPI_Fint *comm, MPI_Fint *group
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create)) { pmpi_(comm, group, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, group, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CREATE, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create);
 }
 extern void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_create(pmpi_comm_create_, comm, group, newcomm, ierror); }
@@ -34714,15 +37015,15 @@ static void fw_comm_create_from_group(ft_comm_create_from_group pmpi_, MPI_Fint 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_from_group"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_from_group)) { pmpi_(group, stringtag, info, errhandler, newcomm, ierror, stringtag_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(group, stringtag, info, errhandler, newcomm, ierror, stringtag_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_FROM_GROUP, MPI_COMM_NULL, &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create_from_group);
 }
 extern void pmpi_comm_create_from_group_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_create_from_group_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len_) { fw_comm_create_from_group(pmpi_comm_create_from_group_, group, stringtag, info, errhandler, newcomm, ierror, stringtag_len_); }
@@ -34742,15 +37043,15 @@ static void fw_comm_create_group(ft_comm_create_group pmpi_, MPI_Fint *comm, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_group"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_group)) { pmpi_(comm, group, tag, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, group, tag, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CREATE_GROUP, PMPI_Comm_f2c(*comm), &newcomm_c_, (int)*tag);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create_group);
 }
 extern void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_create_group(pmpi_comm_create_group_, comm, group, tag, newcomm, ierror); }
@@ -34823,14 +37124,14 @@ static void fw_comm_disconnect(ft_comm_disconnect pmpi_, MPI_Fint *comm, MPI_Fin
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_disconnect)) { pmpi_(comm, ierror); return; }
     {
         MPI_Comm comm_in_ = PMPI_Comm_f2c(*comm); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, &comm_in_);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiObjFreed(&c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_disconnect);
 }
 extern void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror) { fw_comm_disconnect(pmpi_comm_disconnect_, comm, ierror); }
@@ -34849,15 +37150,15 @@ static void fw_comm_dup(ft_comm_dup pmpi_, MPI_Fint *comm, MPI_Fint *newcomm, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_dup"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup)) { pmpi_(comm, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DUP, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_dup);
 }
 extern void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_dup(pmpi_comm_dup_, comm, newcomm, ierror); }
@@ -34876,15 +37177,15 @@ static void fw_comm_dup_with_info(ft_comm_dup_with_info pmpi_, MPI_Fint *comm, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_dup_with_info"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup_with_info)) { pmpi_(comm, info, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, info, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DUP, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_dup_with_info);
 }
 extern void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_dup_with_info(pmpi_comm_dup_with_info_, comm, info, newcomm, ierror); }
@@ -34923,14 +37224,14 @@ static void fw_comm_free(ft_comm_free pmpi_, MPI_Fint *comm, MPI_Fint *ierror)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_free)) { pmpi_(comm, ierror); return; }
     {
         MPI_Comm comm_in_ = PMPI_Comm_f2c(*comm); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, &comm_in_);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiObjFreed(&c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_free);
 }
 extern void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror) { fw_comm_free(pmpi_comm_free_, comm, ierror); }
@@ -35068,16 +37369,16 @@ static void fw_comm_idup(ft_comm_idup pmpi_, MPI_Fint *comm, MPI_Fint *newcomm, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_idup"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup)) { pmpi_(comm, newcomm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, newcomm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_idup);
 }
 extern void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) { fw_comm_idup(pmpi_comm_idup_, comm, newcomm, request, ierror); }
@@ -35097,16 +37398,16 @@ static void fw_comm_idup_with_info(ft_comm_idup_with_info pmpi_, MPI_Fint *comm,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_idup_with_info"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup_with_info)) { pmpi_(comm, info, newcomm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, info, newcomm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_idup_with_info);
 }
 extern void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) { fw_comm_idup_with_info(pmpi_comm_idup_with_info_, comm, info, newcomm, request, ierror); }
@@ -35145,15 +37446,15 @@ static void fw_comm_join(ft_comm_join pmpi_, MPI_Fint *fd, MPI_Fint *intercomm, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_join"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_join)) { pmpi_(fd, intercomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fd, intercomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm intercomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*intercomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_JOIN, MPI_COMM_NULL, &intercomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_join);
 }
 extern void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror) { fw_comm_join(pmpi_comm_join_, fd, intercomm, ierror); }
@@ -35308,15 +37609,15 @@ static void fw_comm_spawn(ft_comm_spawn pmpi_, char *command, char *argv, MPI_Fi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_spawn"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn)) { pmpi_(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror, command_len_, argv_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror, command_len_, argv_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm intercomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*intercomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPAWN, PMPI_Comm_f2c(*comm), &intercomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_spawn);
 }
 extern void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t command_len_, size_t argv_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t command_len_, size_t argv_len_) { fw_comm_spawn(pmpi_comm_spawn_, command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror, command_len_, argv_len_); }
@@ -35335,15 +37636,15 @@ static void fw_comm_spawn_multiple(ft_comm_spawn_multiple pmpi_, MPI_Fint *count
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_spawn_multiple"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn_multiple)) { pmpi_(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror, array_of_commands_len_, array_of_argv_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror, array_of_commands_len_, array_of_argv_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm intercomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*intercomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPAWN, PMPI_Comm_f2c(*comm), &intercomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_spawn_multiple);
 }
 extern void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *array_of_commands, char *array_of_argv, MPI_Fint *array_of_maxprocs, MPI_Fint *array_of_info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t array_of_commands_len_, size_t array_of_argv_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_spawn_multiple_(MPI_Fint *count, char *array_of_commands, char *array_of_argv, MPI_Fint *array_of_maxprocs, MPI_Fint *array_of_info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t array_of_commands_len_, size_t array_of_argv_len_) { fw_comm_spawn_multiple(pmpi_comm_spawn_multiple_, count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror, array_of_commands_len_, array_of_argv_len_); }
@@ -35362,15 +37663,15 @@ static void fw_comm_split(ft_comm_split pmpi_, MPI_Fint *comm, MPI_Fint *color, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_split"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split)) { pmpi_(comm, color, key, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, color, key, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPLIT, PMPI_Comm_f2c(*comm), &newcomm_c_, (int)*color);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_split);
 }
 extern void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_split(pmpi_comm_split_, comm, color, key, newcomm, ierror); }
@@ -35389,15 +37690,15 @@ static void fw_comm_split_type(ft_comm_split_type pmpi_, MPI_Fint *comm, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_split_type"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split_type)) { pmpi_(comm, split_type, key, info, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, split_type, key, info, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPLIT_TYPE, PMPI_Comm_f2c(*comm), &newcomm_c_, (int)*split_type);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_split_type);
 }
 extern void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_split_type(pmpi_comm_split_type_, comm, split_type, key, info, newcomm, ierror); }
@@ -35433,14 +37734,14 @@ static void fw_compare_and_swap(ft_compare_and_swap pmpi_, void *origin_addr, vo
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Compare_and_swap"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Compare_and_swap)) { pmpi_(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes(3, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Compare_and_swap);
 }
 extern void pmpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror) { fw_compare_and_swap(pmpi_compare_and_swap_, origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror); }
@@ -35476,15 +37777,15 @@ static void fw_dist_graph_create(ft_dist_graph_create pmpi_, MPI_Fint *comm_old,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create)) { pmpi_(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm comm_dist_graph_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*comm_dist_graph) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DIST_GRAPH, PMPI_Comm_f2c(*comm_old), &comm_dist_graph_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Dist_graph_create);
 }
 extern void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) { fw_dist_graph_create(pmpi_dist_graph_create_, comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror); }
@@ -35503,15 +37804,15 @@ static void fw_dist_graph_create_adjacent(ft_dist_graph_create_adjacent pmpi_, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_create_adjacent"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create_adjacent)) { pmpi_(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm comm_dist_graph_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*comm_dist_graph) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DIST_GRAPH, PMPI_Comm_f2c(*comm_old), &comm_dist_graph_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Dist_graph_create_adjacent);
 }
 extern void pmpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) { fw_dist_graph_create_adjacent(pmpi_dist_graph_create_adjacent_, comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror); }
@@ -35615,14 +37916,14 @@ static void fw_exscan(ft_exscan pmpi_, void *sendbuf, void *recvbuf, MPI_Fint *c
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Exscan"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan);
 }
 extern void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) { fw_exscan(pmpi_exscan_, sendbuf, recvbuf, count, datatype, op, comm, ierror); }
@@ -35642,16 +37943,16 @@ static void fw_exscan_init(ft_exscan_init pmpi_, void *sendbuf, void *recvbuf, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Exscan_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan_init);
 }
 extern void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_exscan_init(pmpi_exscan_init_, sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); }
@@ -35671,14 +37972,14 @@ static void fw_fetch_and_op(ft_fetch_and_op pmpi_, void *origin_addr, void *resu
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Fetch_and_op"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Fetch_and_op)) { pmpi_(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes(PMPI_Op_f2c(*op) == MPI_NO_OP ? 1 : 2, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Fetch_and_op);
 }
 extern void pmpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) { fw_fetch_and_op(pmpi_fetch_and_op_, origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror); }
@@ -35715,14 +38016,14 @@ static void fw_file_close(ft_file_close pmpi_, MPI_Fint *fh, MPI_Fint *ierror)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_close)) { pmpi_(fh, ierror); return; }
     {
         MPI_File fh_in_ = PMPI_File_f2c(*fh); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_FILE, &fh_in_);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiObjFreed(&c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_close);
 }
 extern void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror) { fw_file_close(pmpi_file_close_, fh, ierror); }
@@ -35758,13 +38059,13 @@ static void fw_file_delete(ft_file_delete pmpi_, char *filename, MPI_Fint *info,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_delete"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_delete)) { pmpi_(filename, info, ierror, filename_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(filename, info, ierror, filename_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_delete);
 }
 extern void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len_) { fw_file_delete(pmpi_file_delete_, filename, info, ierror, filename_len_); }
@@ -35971,16 +38272,16 @@ static void fw_file_iread(ft_file_iread pmpi_, MPI_Fint *fh, void *buf, MPI_Fint
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread);
 }
 extern void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iread(pmpi_file_iread_, fh, buf, count, datatype, request, ierror); }
@@ -36000,16 +38301,16 @@ static void fw_file_iread_all(ft_file_iread_all pmpi_, MPI_Fint *fh, void *buf, 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_all)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_all);
 }
 extern void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iread_all(pmpi_file_iread_all_, fh, buf, count, datatype, request, ierror); }
@@ -36028,16 +38329,16 @@ static void fw_file_iread_at(ft_file_iread_at pmpi_, MPI_Fint *fh, MPI_Offset *o
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread_at"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at)) { pmpi_(fh, offset, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at);
 }
 extern void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iread_at(pmpi_file_iread_at_, fh, offset, buf, count, datatype, request, ierror); }
@@ -36056,16 +38357,16 @@ static void fw_file_iread_at_all(ft_file_iread_at_all pmpi_, MPI_Fint *fh, MPI_O
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread_at_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at_all)) { pmpi_(fh, offset, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at_all);
 }
 extern void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iread_at_all(pmpi_file_iread_at_all_, fh, offset, buf, count, datatype, request, ierror); }
@@ -36084,16 +38385,16 @@ static void fw_file_iread_shared(ft_file_iread_shared pmpi_, MPI_Fint *fh, void 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread_shared"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_shared)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_shared);
 }
 extern void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iread_shared(pmpi_file_iread_shared_, fh, buf, count, datatype, request, ierror); }
@@ -36113,16 +38414,16 @@ static void fw_file_iwrite(ft_file_iwrite pmpi_, MPI_Fint *fh, void *buf, MPI_Fi
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite);
 }
 extern void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iwrite(pmpi_file_iwrite_, fh, buf, count, datatype, request, ierror); }
@@ -36142,16 +38443,16 @@ static void fw_file_iwrite_all(ft_file_iwrite_all pmpi_, MPI_Fint *fh, void *buf
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_all)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_all);
 }
 extern void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iwrite_all(pmpi_file_iwrite_all_, fh, buf, count, datatype, request, ierror); }
@@ -36170,16 +38471,16 @@ static void fw_file_iwrite_at(ft_file_iwrite_at pmpi_, MPI_Fint *fh, MPI_Offset 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite_at"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at)) { pmpi_(fh, offset, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at);
 }
 extern void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iwrite_at(pmpi_file_iwrite_at_, fh, offset, buf, count, datatype, request, ierror); }
@@ -36198,16 +38499,16 @@ static void fw_file_iwrite_at_all(ft_file_iwrite_at_all pmpi_, MPI_Fint *fh, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite_at_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at_all)) { pmpi_(fh, offset, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at_all);
 }
 extern void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iwrite_at_all(pmpi_file_iwrite_at_all_, fh, offset, buf, count, datatype, request, ierror); }
@@ -36226,16 +38527,16 @@ static void fw_file_iwrite_shared(ft_file_iwrite_shared pmpi_, MPI_Fint *fh, voi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite_shared"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_shared)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_shared);
 }
 extern void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iwrite_shared(pmpi_file_iwrite_shared_, fh, buf, count, datatype, request, ierror); }
@@ -36254,15 +38555,15 @@ static void fw_file_open(ft_file_open pmpi_, MPI_Fint *comm, char *filename, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_open"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_open)) { pmpi_(comm, filename, amode, info, fh, ierror, filename_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, filename, amode, info, fh, ierror, filename_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_File fh_c_ = *ierror == MPI_SUCCESS ? PMPI_File_f2c(*fh) : MPI_FILE_NULL;
         gpuinstMpiFileNew(&c_, PMPI_Comm_f2c(*comm), &fh_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_open);
 }
 extern void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len_) { fw_file_open(pmpi_file_open_, comm, filename, amode, info, fh, ierror, filename_len_); }
@@ -36281,14 +38582,14 @@ static void fw_file_preallocate(ft_file_preallocate pmpi_, MPI_Fint *fh, MPI_Off
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_preallocate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_preallocate)) { pmpi_(fh, size, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, size, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_preallocate);
 }
 extern void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) { fw_file_preallocate(pmpi_file_preallocate_, fh, size, ierror); }
@@ -36309,15 +38610,15 @@ static void fw_file_read(ft_file_read pmpi_, MPI_Fint *fh, void *buf, MPI_Fint *
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read);
 }
 extern void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read(pmpi_file_read_, fh, buf, count, datatype, status, ierror); }
@@ -36338,15 +38639,15 @@ static void fw_file_read_all(ft_file_read_all pmpi_, MPI_Fint *fh, void *buf, MP
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all);
 }
 extern void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_all(pmpi_file_read_all_, fh, buf, count, datatype, status, ierror); }
@@ -36366,14 +38667,14 @@ static void fw_file_read_all_begin(ft_file_read_all_begin pmpi_, MPI_Fint *fh, v
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all_begin)) { pmpi_(fh, buf, count, datatype, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_begin);
 }
 extern void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_read_all_begin(pmpi_file_read_all_begin_, fh, buf, count, datatype, ierror); }
@@ -36393,15 +38694,15 @@ static void fw_file_read_all_end(ft_file_read_all_end pmpi_, MPI_Fint *fh, void 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_end);
 }
 extern void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_all_end(pmpi_file_read_all_end_, fh, buf, status, ierror); }
@@ -36421,15 +38722,15 @@ static void fw_file_read_at(ft_file_read_at pmpi_, MPI_Fint *fh, MPI_Offset *off
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at)) { pmpi_(fh, offset, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at);
 }
 extern void pmpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_at(pmpi_file_read_at_, fh, offset, buf, count, datatype, status, ierror); }
@@ -36449,15 +38750,15 @@ static void fw_file_read_at_all(ft_file_read_at_all pmpi_, MPI_Fint *fh, MPI_Off
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all)) { pmpi_(fh, offset, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all);
 }
 extern void pmpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_at_all(pmpi_file_read_at_all_, fh, offset, buf, count, datatype, status, ierror); }
@@ -36476,14 +38777,14 @@ static void fw_file_read_at_all_begin(ft_file_read_at_all_begin pmpi_, MPI_Fint 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_at_all_begin"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_begin)) { pmpi_(fh, offset, buf, count, datatype, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_begin);
 }
 extern void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_read_at_all_begin(pmpi_file_read_at_all_begin_, fh, offset, buf, count, datatype, ierror); }
@@ -36503,15 +38804,15 @@ static void fw_file_read_at_all_end(ft_file_read_at_all_end pmpi_, MPI_Fint *fh,
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_end);
 }
 extern void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_at_all_end(pmpi_file_read_at_all_end_, fh, buf, status, ierror); }
@@ -36531,15 +38832,15 @@ static void fw_file_read_ordered(ft_file_read_ordered pmpi_, MPI_Fint *fh, void 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered);
 }
 extern void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_ordered(pmpi_file_read_ordered_, fh, buf, count, datatype, status, ierror); }
@@ -36558,14 +38859,14 @@ static void fw_file_read_ordered_begin(ft_file_read_ordered_begin pmpi_, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_ordered_begin"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_begin)) { pmpi_(fh, buf, count, datatype, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_begin);
 }
 extern void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_read_ordered_begin(pmpi_file_read_ordered_begin_, fh, buf, count, datatype, ierror); }
@@ -36585,15 +38886,15 @@ static void fw_file_read_ordered_end(ft_file_read_ordered_end pmpi_, MPI_Fint *f
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_end);
 }
 extern void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_ordered_end(pmpi_file_read_ordered_end_, fh, buf, status, ierror); }
@@ -36613,15 +38914,15 @@ static void fw_file_read_shared(ft_file_read_shared pmpi_, MPI_Fint *fh, void *b
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_shared)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_shared);
 }
 extern void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_shared(pmpi_file_read_shared_, fh, buf, count, datatype, status, ierror); }
@@ -36657,14 +38958,14 @@ static void fw_file_seek_shared(ft_file_seek_shared pmpi_, MPI_Fint *fh, MPI_Off
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_seek_shared"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_seek_shared)) { pmpi_(fh, offset, whence, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, whence, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_seek_shared);
 }
 extern void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror) { fw_file_seek_shared(pmpi_file_seek_shared_, fh, offset, whence, ierror); }
@@ -36683,14 +38984,14 @@ static void fw_file_set_atomicity(ft_file_set_atomicity pmpi_, MPI_Fint *fh, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_atomicity"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_atomicity)) { pmpi_(fh, flag, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, flag, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_atomicity);
 }
 extern void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror) { fw_file_set_atomicity(pmpi_file_set_atomicity_, fh, flag, ierror); }
@@ -36726,14 +39027,14 @@ static void fw_file_set_info(ft_file_set_info pmpi_, MPI_Fint *fh, MPI_Fint *inf
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_info"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_info)) { pmpi_(fh, info, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, info, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_info);
 }
 extern void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror) { fw_file_set_info(pmpi_file_set_info_, fh, info, ierror); }
@@ -36752,14 +39053,14 @@ static void fw_file_set_size(ft_file_set_size pmpi_, MPI_Fint *fh, MPI_Offset *s
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_size"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_size)) { pmpi_(fh, size, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, size, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_size);
 }
 extern void pmpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) { fw_file_set_size(pmpi_file_set_size_, fh, size, ierror); }
@@ -36778,14 +39079,14 @@ static void fw_file_set_view(ft_file_set_view pmpi_, MPI_Fint *fh, MPI_Offset *d
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_view"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_view)) { pmpi_(fh, disp, etype, filetype, datarep, info, ierror, datarep_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, disp, etype, filetype, datarep, info, ierror, datarep_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_view);
 }
 extern void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len_) { fw_file_set_view(pmpi_file_set_view_, fh, disp, etype, filetype, datarep, info, ierror, datarep_len_); }
@@ -36804,14 +39105,14 @@ static void fw_file_sync(ft_file_sync pmpi_, MPI_Fint *fh, MPI_Fint *ierror)
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_sync"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_sync)) { pmpi_(fh, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_sync);
 }
 extern void pmpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror) { fw_file_sync(pmpi_file_sync_, fh, ierror); }
@@ -36832,15 +39133,15 @@ static void fw_file_write(ft_file_write pmpi_, MPI_Fint *fh, void *buf, MPI_Fint
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write);
 }
 extern void pmpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write(pmpi_file_write_, fh, buf, count, datatype, status, ierror); }
@@ -36861,15 +39162,15 @@ static void fw_file_write_all(ft_file_write_all pmpi_, MPI_Fint *fh, void *buf, 
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all);
 }
 extern void pmpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_all(pmpi_file_write_all_, fh, buf, count, datatype, status, ierror); }
@@ -36889,14 +39190,14 @@ static void fw_file_write_all_begin(ft_file_write_all_begin pmpi_, MPI_Fint *fh,
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all_begin)) { pmpi_(fh, buf, count, datatype, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_begin);
 }
 extern void pmpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_write_all_begin(pmpi_file_write_all_begin_, fh, buf, count, datatype, ierror); }
@@ -36916,15 +39217,15 @@ static void fw_file_write_all_end(ft_file_write_all_end pmpi_, MPI_Fint *fh, voi
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_end);
 }
 extern void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_all_end(pmpi_file_write_all_end_, fh, buf, status, ierror); }
@@ -36944,15 +39245,15 @@ static void fw_file_write_at(ft_file_write_at pmpi_, MPI_Fint *fh, MPI_Offset *o
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at)) { pmpi_(fh, offset, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at);
 }
 extern void pmpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_at(pmpi_file_write_at_, fh, offset, buf, count, datatype, status, ierror); }
@@ -36972,15 +39273,15 @@ static void fw_file_write_at_all(ft_file_write_at_all pmpi_, MPI_Fint *fh, MPI_O
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all)) { pmpi_(fh, offset, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all);
 }
 extern void pmpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_at_all(pmpi_file_write_at_all_, fh, offset, buf, count, datatype, status, ierror); }
@@ -36999,14 +39300,14 @@ static void fw_file_write_at_all_begin(ft_file_write_at_all_begin pmpi_, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_at_all_begin"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_begin)) { pmpi_(fh, offset, buf, count, datatype, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_begin);
 }
 extern void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_write_at_all_begin(pmpi_file_write_at_all_begin_, fh, offset, buf, count, datatype, ierror); }
@@ -37026,15 +39327,15 @@ static void fw_file_write_at_all_end(ft_file_write_at_all_end pmpi_, MPI_Fint *f
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_end);
 }
 extern void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_at_all_end(pmpi_file_write_at_all_end_, fh, buf, status, ierror); }
@@ -37054,15 +39355,15 @@ static void fw_file_write_ordered(ft_file_write_ordered pmpi_, MPI_Fint *fh, voi
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered);
 }
 extern void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_ordered(pmpi_file_write_ordered_, fh, buf, count, datatype, status, ierror); }
@@ -37081,14 +39382,14 @@ static void fw_file_write_ordered_begin(ft_file_write_ordered_begin pmpi_, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_ordered_begin"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_begin)) { pmpi_(fh, buf, count, datatype, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_begin);
 }
 extern void pmpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_write_ordered_begin(pmpi_file_write_ordered_begin_, fh, buf, count, datatype, ierror); }
@@ -37108,15 +39409,15 @@ static void fw_file_write_ordered_end(ft_file_write_ordered_end pmpi_, MPI_Fint 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_end);
 }
 extern void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_ordered_end(pmpi_file_write_ordered_end_, fh, buf, status, ierror); }
@@ -37136,15 +39437,15 @@ static void fw_file_write_shared(ft_file_write_shared pmpi_, MPI_Fint *fh, void 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_shared)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_shared);
 }
 extern void pmpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_shared(pmpi_file_write_shared_, fh, buf, count, datatype, status, ierror); }
@@ -37197,14 +39498,14 @@ static void fw_gather(ft_gather pmpi_, void *sendbuf, MPI_Fint *sendcount, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather);
 }
 extern void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_gather(pmpi_gather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); }
@@ -37224,16 +39525,16 @@ static void fw_gather_init(ft_gather_init pmpi_, void *sendbuf, MPI_Fint *sendco
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gather_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather_init);
 }
 extern void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_gather_init(pmpi_gather_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); }
@@ -37253,14 +39554,14 @@ static void fw_gatherv(ft_gatherv pmpi_, void *sendbuf, MPI_Fint *sendcount, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv);
 }
 extern void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_gatherv(pmpi_gatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror); }
@@ -37280,16 +39581,16 @@ static void fw_gatherv_init(ft_gatherv_init pmpi_, void *sendbuf, MPI_Fint *send
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gatherv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv_init);
 }
 extern void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_gatherv_init(pmpi_gatherv_init_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror); }
@@ -37309,14 +39610,14 @@ static void fw_get(ft_get pmpi_, void *origin_addr, MPI_Fint *origin_count, MPI_
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get);
 }
 extern void pmpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) { fw_get(pmpi_get_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror); }
@@ -37335,14 +39636,14 @@ static void fw_get_accumulate(ft_get_accumulate pmpi_, void *origin_addr, MPI_Fi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_accumulate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get_accumulate)) { pmpi_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, (PMPI_Op_f2c(*op) == MPI_NO_OP ? 0 : gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype))) + gpuinstMpiBytes((int)*result_count, PMPI_Type_f2c(*result_datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get_accumulate);
 }
 extern void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) { fw_get_accumulate(pmpi_get_accumulate_, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror); }
@@ -37499,15 +39800,15 @@ static void fw_graph_create(ft_graph_create pmpi_, MPI_Fint *comm_old, MPI_Fint 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Graph_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Graph_create)) { pmpi_(comm_old, nnodes, index, edges, reorder, comm_graph, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm_old, nnodes, index, edges, reorder, comm_graph, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm comm_graph_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*comm_graph) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_GRAPH, PMPI_Comm_f2c(*comm_old), &comm_graph_c_, (int)*nnodes);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Graph_create);
 }
 extern void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror) { fw_graph_create(pmpi_graph_create_, comm_old, nnodes, index, edges, reorder, comm_graph, ierror); }
@@ -37868,16 +40169,16 @@ static void fw_iallgather(ft_iallgather pmpi_, void *sendbuf, MPI_Fint *sendcoun
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iallgather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgather);
 }
 extern void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iallgather(pmpi_iallgather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); }
@@ -37896,16 +40197,16 @@ static void fw_iallgatherv(ft_iallgatherv pmpi_, void *sendbuf, MPI_Fint *sendco
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iallgatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgatherv);
 }
 extern void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iallgatherv(pmpi_iallgatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror); }
@@ -37924,16 +40225,16 @@ static void fw_iallreduce(ft_iallreduce pmpi_, void *sendbuf, void *recvbuf, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iallreduce"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallreduce)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallreduce);
 }
 extern void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iallreduce(pmpi_iallreduce_, sendbuf, recvbuf, count, datatype, op, comm, request, ierror); }
@@ -37952,16 +40253,16 @@ static void fw_ialltoall(ft_ialltoall pmpi_, void *sendbuf, MPI_Fint *sendcount,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ialltoall"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoall)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, NULL, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, PMPI_Type_f2c(*recvtype), 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoall);
 }
 extern void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ialltoall(pmpi_ialltoall_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); }
@@ -37980,16 +40281,16 @@ static void fw_ialltoallv(ft_ialltoallv pmpi_, void *sendbuf, MPI_Fint *sendcoun
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ialltoallv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallv)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), 0, sendcounts, PMPI_Type_f2c(*sendtype), 0, recvcounts, PMPI_Type_f2c(*recvtype), sizeof(MPI_Fint));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallv);
 }
 extern void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ialltoallv(pmpi_ialltoallv_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror); }
@@ -38008,16 +40309,16 @@ static void fw_ialltoallw(ft_ialltoallw pmpi_, void *sendbuf, MPI_Fint *sendcoun
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ialltoallw"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallw)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoallw(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), sendcounts, NULL, sendtypes, recvcounts, NULL, recvtypes, sizeof(MPI_Fint));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallw);
 }
 extern void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ialltoallw(pmpi_ialltoallw_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror); }
@@ -38036,16 +40337,16 @@ static void fw_ibarrier(ft_ibarrier pmpi_, MPI_Fint *comm, MPI_Fint *request, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ibarrier"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibarrier)) { pmpi_(comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibarrier);
 }
 extern void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ibarrier(pmpi_ibarrier_, comm, request, ierror); }
@@ -38064,16 +40365,16 @@ static void fw_ibcast(ft_ibcast pmpi_, void *buffer, MPI_Fint *count, MPI_Fint *
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ibcast"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibcast)) { pmpi_(buffer, count, datatype, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buffer, count, datatype, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibcast);
 }
 extern void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ibcast(pmpi_ibcast_, buffer, count, datatype, root, comm, request, ierror); }
@@ -38092,16 +40393,16 @@ static void fw_ibsend(ft_ibsend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *dat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ibsend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibsend)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibsend);
 }
 extern void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ibsend(pmpi_ibsend_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -38120,16 +40421,16 @@ static void fw_iexscan(ft_iexscan pmpi_, void *sendbuf, void *recvbuf, MPI_Fint 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iexscan"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iexscan)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iexscan);
 }
 extern void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iexscan(pmpi_iexscan_, sendbuf, recvbuf, count, datatype, op, comm, request, ierror); }
@@ -38148,16 +40449,16 @@ static void fw_igather(ft_igather pmpi_, void *sendbuf, MPI_Fint *sendcount, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Igather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igather);
 }
 extern void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_igather(pmpi_igather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); }
@@ -38176,16 +40477,16 @@ static void fw_igatherv(ft_igatherv pmpi_, void *sendbuf, MPI_Fint *sendcount, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Igatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igatherv);
 }
 extern void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_igatherv(pmpi_igatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror); }
@@ -38205,18 +40506,18 @@ static void fw_improbe(ft_improbe pmpi_, MPI_Fint *source, MPI_Fint *tag, MPI_Fi
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Improbe)) { pmpi_(source, tag, comm, flag, message, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(source, tag, comm, flag, message, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         MPI_Message message_c_ = *ierror == MPI_SUCCESS ? PMPI_Message_f2c(*message) : MPI_MESSAGE_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, 0);
         if (*flag) gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 0);
         if (*flag) gpuinstMpiMsgNew(&c_, PMPI_Comm_f2c(*comm), *&message_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Improbe);
 }
 extern void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) { fw_improbe(pmpi_improbe_, source, tag, comm, flag, message, status, ierror); }
@@ -38236,15 +40537,15 @@ static void fw_imrecv(ft_imrecv pmpi_, void *buf, MPI_Fint *count, MPI_Fint *dat
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Imrecv)) { pmpi_(buf, count, datatype, message, request, ierror); return; }
     {
         MPI_Message message_in_ = PMPI_Message_f2c(*message);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buf, count, datatype, message, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiMsgRecv(&c_, message_in_, NULL, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)), &request_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Imrecv);
 }
 extern void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) { fw_imrecv(pmpi_imrecv_, buf, count, datatype, message, request, ierror); }
@@ -38263,16 +40564,16 @@ static void fw_ineighbor_allgather(ft_ineighbor_allgather pmpi_, void *sendbuf, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_allgather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgather);
 }
 extern void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ineighbor_allgather(pmpi_ineighbor_allgather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); }
@@ -38291,16 +40592,16 @@ static void fw_ineighbor_allgatherv(ft_ineighbor_allgatherv pmpi_, void *sendbuf
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_allgatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgatherv);
 }
 extern void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ineighbor_allgatherv(pmpi_ineighbor_allgatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror); }
@@ -38319,16 +40620,16 @@ static void fw_ineighbor_alltoall(ft_ineighbor_alltoall pmpi_, void *sendbuf, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_alltoall"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoall)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoall);
 }
 extern void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ineighbor_alltoall(pmpi_ineighbor_alltoall_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); }
@@ -38347,16 +40648,16 @@ static void fw_ineighbor_alltoallv(ft_ineighbor_alltoallv pmpi_, void *sendbuf, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_alltoallv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallv)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallv);
 }
 extern void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ineighbor_alltoallv(pmpi_ineighbor_alltoallv_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror); }
@@ -38375,16 +40676,16 @@ static void fw_ineighbor_alltoallw(ft_ineighbor_alltoallw pmpi_, void *sendbuf, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_alltoallw"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallw)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), MPI_DATATYPE_NULL, NULL, sendtypes);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallw);
 }
 extern void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ineighbor_alltoallw(pmpi_ineighbor_alltoallw_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror); }
@@ -38611,15 +40912,15 @@ static void fw_intercomm_create(ft_intercomm_create pmpi_, MPI_Fint *local_comm,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create)) { pmpi_(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newintercomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newintercomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_INTERCOMM, PMPI_Comm_f2c(*local_comm), &newintercomm_c_, (int)*tag);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_create);
 }
 extern void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror) { fw_intercomm_create(pmpi_intercomm_create_, local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror); }
@@ -38639,15 +40940,15 @@ static void fw_intercomm_create_from_groups(ft_intercomm_create_from_groups pmpi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_create_from_groups"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create_from_groups)) { pmpi_(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror, stringtag_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror, stringtag_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newintercomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newintercomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_INTERCOMM, MPI_COMM_NULL, &newintercomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_create_from_groups);
 }
 extern void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len_) { fw_intercomm_create_from_groups(pmpi_intercomm_create_from_groups_, local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror, stringtag_len_); }
@@ -38667,15 +40968,15 @@ static void fw_intercomm_merge(ft_intercomm_merge pmpi_, MPI_Fint *intercomm, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_merge"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_merge)) { pmpi_(intercomm, high, newintracomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(intercomm, high, newintracomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newintracomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newintracomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_MERGE, PMPI_Comm_f2c(*intercomm), &newintracomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_merge);
 }
 extern void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror) { fw_intercomm_merge(pmpi_intercomm_merge_, intercomm, high, newintracomm, ierror); }
@@ -38695,16 +40996,16 @@ static void fw_iprobe(ft_iprobe pmpi_, MPI_Fint *source, MPI_Fint *tag, MPI_Fint
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iprobe)) { pmpi_(source, tag, comm, flag, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(source, tag, comm, flag, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, 0);
         if (*flag) gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iprobe);
 }
 extern void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) { fw_iprobe(pmpi_iprobe_, source, tag, comm, flag, status, ierror); }
@@ -38723,16 +41024,16 @@ static void fw_irecv(ft_irecv pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Irecv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irecv)) { pmpi_(buf, count, datatype, source, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, source, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, source, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 1, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irecv);
 }
 extern void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_irecv(pmpi_irecv_, buf, count, datatype, source, tag, comm, request, ierror); }
@@ -38751,16 +41052,16 @@ static void fw_ireduce(ft_ireduce pmpi_, void *sendbuf, void *recvbuf, MPI_Fint 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ireduce"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce)) { pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce);
 }
 extern void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ireduce(pmpi_ireduce_, sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror); }
@@ -38779,16 +41080,16 @@ static void fw_ireduce_scatter(ft_ireduce_scatter pmpi_, void *sendbuf, void *re
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ireduce_scatter"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter)) { pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*datatype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter);
 }
 extern void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ireduce_scatter(pmpi_ireduce_scatter_, sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror); }
@@ -38807,16 +41108,16 @@ static void fw_ireduce_scatter_block(ft_ireduce_scatter_block pmpi_, void *sendb
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ireduce_scatter_block"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter_block)) { pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*datatype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter_block);
 }
 extern void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ireduce_scatter_block(pmpi_ireduce_scatter_block_, sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror); }
@@ -38835,16 +41136,16 @@ static void fw_irsend(ft_irsend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *dat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Irsend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irsend)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irsend);
 }
 extern void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_irsend(pmpi_irsend_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -38880,16 +41181,16 @@ static void fw_iscan(ft_iscan pmpi_, void *sendbuf, void *recvbuf, MPI_Fint *cou
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iscan"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscan)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscan);
 }
 extern void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iscan(pmpi_iscan_, sendbuf, recvbuf, count, datatype, op, comm, request, ierror); }
@@ -38908,16 +41209,16 @@ static void fw_iscatter(ft_iscatter pmpi_, void *sendbuf, MPI_Fint *sendcount, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iscatter"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatter)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatter);
 }
 extern void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iscatter(pmpi_iscatter_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); }
@@ -38936,16 +41237,16 @@ static void fw_iscatterv(ft_iscatterv pmpi_, void *sendbuf, MPI_Fint *sendcounts
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iscatterv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatterv)) { pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatterv);
 }
 extern void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iscatterv(pmpi_iscatterv_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); }
@@ -38964,16 +41265,16 @@ static void fw_isend(ft_isend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Isend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isend)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isend);
 }
 extern void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_isend(pmpi_isend_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -38993,17 +41294,17 @@ static void fw_isendrecv(ft_isendrecv pmpi_, void *sendbuf, MPI_Fint *sendcount,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Isendrecv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv)) { pmpi_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*sendtag, gpuinstMpiBytes((int)*sendcount, PMPI_Type_f2c(*sendtype)));
-        c_.r.bytes += gpuinstMpiPeerBytes((int)*source, gpuinstMpiBytes((int)*recvcount, PMPI_Type_f2c(*recvtype)));
+        c_.r->bytes += gpuinstMpiPeerBytes((int)*source, gpuinstMpiBytes((int)*recvcount, PMPI_Type_f2c(*recvtype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv);
 }
 extern void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_isendrecv(pmpi_isendrecv_, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror); }
@@ -39024,17 +41325,17 @@ static void fw_isendrecv_replace(ft_isendrecv_replace pmpi_, void *buf, MPI_Fint
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Isendrecv_replace"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv_replace)) { pmpi_(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*sendtag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
-        c_.r.bytes += gpuinstMpiPeerBytes((int)*source, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->bytes += gpuinstMpiPeerBytes((int)*source, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv_replace);
 }
 extern void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_isendrecv_replace(pmpi_isendrecv_replace_, buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror); }
@@ -39054,16 +41355,16 @@ static void fw_issend(ft_issend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *dat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Issend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Issend)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Issend);
 }
 extern void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_issend(pmpi_issend_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -39130,18 +41431,18 @@ static void fw_mprobe(ft_mprobe pmpi_, MPI_Fint *source, MPI_Fint *tag, MPI_Fint
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Mprobe)) { pmpi_(source, tag, comm, message, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(source, tag, comm, message, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         MPI_Message message_c_ = *ierror == MPI_SUCCESS ? PMPI_Message_f2c(*message) : MPI_MESSAGE_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, 0);
         gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 0);
         gpuinstMpiMsgNew(&c_, PMPI_Comm_f2c(*comm), *&message_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Mprobe);
 }
 extern void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) { fw_mprobe(pmpi_mprobe_, source, tag, comm, message, status, ierror); }
@@ -39162,15 +41463,15 @@ static void fw_mrecv(ft_mrecv pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     {
         MPI_Message message_in_ = PMPI_Message_f2c(*message);
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buf, count, datatype, message, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiMsgRecv(&c_, message_in_, &status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)), NULL);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Mrecv);
 }
 extern void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) { fw_mrecv(pmpi_mrecv_, buf, count, datatype, message, status, ierror); }
@@ -39189,14 +41490,14 @@ static void fw_neighbor_allgather(ft_neighbor_allgather pmpi_, void *sendbuf, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather);
 }
 extern void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_neighbor_allgather(pmpi_neighbor_allgather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); }
@@ -39216,16 +41517,16 @@ static void fw_neighbor_allgather_init(ft_neighbor_allgather_init pmpi_, void *s
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgather_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather_init);
 }
 extern void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_neighbor_allgather_init(pmpi_neighbor_allgather_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); }
@@ -39245,14 +41546,14 @@ static void fw_neighbor_allgatherv(ft_neighbor_allgatherv pmpi_, void *sendbuf, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv);
 }
 extern void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_neighbor_allgatherv(pmpi_neighbor_allgatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror); }
@@ -39272,16 +41573,16 @@ static void fw_neighbor_allgatherv_init(ft_neighbor_allgatherv_init pmpi_, void 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgatherv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv_init);
 }
 extern void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_neighbor_allgatherv_init(pmpi_neighbor_allgatherv_init_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); }
@@ -39301,14 +41602,14 @@ static void fw_neighbor_alltoall(ft_neighbor_alltoall pmpi_, void *sendbuf, MPI_
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoall"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall);
 }
 extern void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_neighbor_alltoall(pmpi_neighbor_alltoall_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); }
@@ -39328,16 +41629,16 @@ static void fw_neighbor_alltoall_init(ft_neighbor_alltoall_init pmpi_, void *sen
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoall_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall_init);
 }
 extern void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_neighbor_alltoall_init(pmpi_neighbor_alltoall_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); }
@@ -39357,14 +41658,14 @@ static void fw_neighbor_alltoallv(ft_neighbor_alltoallv pmpi_, void *sendbuf, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), NULL, NULL);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv);
 }
 extern void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_neighbor_alltoallv(pmpi_neighbor_alltoallv_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror); }
@@ -39384,16 +41685,16 @@ static void fw_neighbor_alltoallv_init(ft_neighbor_alltoallv_init pmpi_, void *s
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv_init);
 }
 extern void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_neighbor_alltoallv_init(pmpi_neighbor_alltoallv_init_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); }
@@ -39413,14 +41714,14 @@ static void fw_neighbor_alltoallw(ft_neighbor_alltoallw pmpi_, void *sendbuf, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallw"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), MPI_DATATYPE_NULL, NULL, sendtypes);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw);
 }
 extern void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) { fw_neighbor_alltoallw(pmpi_neighbor_alltoallw_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror); }
@@ -39440,16 +41741,16 @@ static void fw_neighbor_alltoallw_init(ft_neighbor_alltoallw_init pmpi_, void *s
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallw_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), MPI_DATATYPE_NULL, NULL, sendtypes);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw_init);
 }
 extern void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_neighbor_alltoallw_init(pmpi_neighbor_alltoallw_init_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); }
@@ -39682,16 +41983,16 @@ static void fw_precv_init(ft_precv_init pmpi_, void *buf, MPI_Fint *partitions, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Precv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Precv_init)) { pmpi_(buf, partitions, count, datatype, source, tag, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, partitions, count, datatype, source, tag, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, gpuinstMpiBytes(*count, PMPI_Type_f2c(*datatype)) * (uint64_t)((int)*partitions > 0 ? (int)*partitions : 0));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, partitions, count, datatype, source, tag, comm, info, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 1, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Precv_init);
 }
 extern void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_precv_init(pmpi_precv_init_, buf, partitions, count, datatype, source, tag, comm, info, request, ierror); }
@@ -39712,16 +42013,16 @@ static void fw_probe(ft_probe pmpi_, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Probe)) { pmpi_(source, tag, comm, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(source, tag, comm, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, 0);
         gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Probe);
 }
 extern void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) { fw_probe(pmpi_probe_, source, tag, comm, status, ierror); }
@@ -39741,16 +42042,16 @@ static void fw_psend_init(ft_psend_init pmpi_, void *buf, MPI_Fint *partitions, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Psend_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Psend_init)) { pmpi_(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes(*count, PMPI_Type_f2c(*datatype)) * (uint64_t)((int)*partitions > 0 ? (int)*partitions : 0));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Psend_init);
 }
 extern void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_psend_init(pmpi_psend_init_, buf, partitions, count, datatype, dest, tag, comm, info, request, ierror); }
@@ -39787,14 +42088,14 @@ static void fw_put(ft_put pmpi_, void *origin_addr, MPI_Fint *origin_count, MPI_
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Put"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Put)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Put);
 }
 extern void pmpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) { fw_put(pmpi_put_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror); }
@@ -39830,16 +42131,16 @@ static void fw_raccumulate(ft_raccumulate pmpi_, void *origin_addr, MPI_Fint *or
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Raccumulate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Raccumulate)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Raccumulate);
 }
 extern void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) { fw_raccumulate(pmpi_raccumulate_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror); }
@@ -39859,16 +42160,16 @@ static void fw_recv(ft_recv pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datatyp
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv)) { pmpi_(buf, count, datatype, source, tag, comm, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buf, count, datatype, source, tag, comm, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, 0);
         gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv);
 }
 extern void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) { fw_recv(pmpi_recv_, buf, count, datatype, source, tag, comm, status, ierror); }
@@ -39887,16 +42188,16 @@ static void fw_recv_init(ft_recv_init pmpi_, void *buf, MPI_Fint *count, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Recv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_init)) { pmpi_(buf, count, datatype, source, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, source, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, source, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 1, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv_init);
 }
 extern void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_recv_init(pmpi_recv_init_, buf, count, datatype, source, tag, comm, request, ierror); }
@@ -39915,14 +42216,14 @@ static void fw_reduce(ft_reduce pmpi_, void *sendbuf, void *recvbuf, MPI_Fint *c
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce)) { pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce);
 }
 extern void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_reduce(pmpi_reduce_, sendbuf, recvbuf, count, datatype, op, root, comm, ierror); }
@@ -39942,16 +42243,16 @@ static void fw_reduce_init(ft_reduce_init pmpi_, void *sendbuf, void *recvbuf, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_init);
 }
 extern void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_reduce_init(pmpi_reduce_init_, sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror); }
@@ -39988,14 +42289,14 @@ static void fw_reduce_scatter(ft_reduce_scatter pmpi_, void *sendbuf, void *recv
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter)) { pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*datatype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter);
 }
 extern void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) { fw_reduce_scatter(pmpi_reduce_scatter_, sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror); }
@@ -40014,14 +42315,14 @@ static void fw_reduce_scatter_block(ft_reduce_scatter_block pmpi_, void *sendbuf
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_block"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block)) { pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*datatype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block);
 }
 extern void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) { fw_reduce_scatter_block(pmpi_reduce_scatter_block_, sendbuf, recvbuf, recvcount, datatype, op, comm, ierror); }
@@ -40041,16 +42342,16 @@ static void fw_reduce_scatter_block_init(ft_reduce_scatter_block_init pmpi_, voi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_block_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init)) { pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*datatype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block_init);
 }
 extern void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_reduce_scatter_block_init(pmpi_reduce_scatter_block_init_, sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror); }
@@ -40071,16 +42372,16 @@ static void fw_reduce_scatter_init(ft_reduce_scatter_init pmpi_, void *sendbuf, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_init)) { pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*datatype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_init);
 }
 extern void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_reduce_scatter_init(pmpi_reduce_scatter_init_, sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror); }
@@ -40175,14 +42476,14 @@ static void fw_request_free(ft_request_free pmpi_, MPI_Fint *request, MPI_Fint *
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Request_free)) { pmpi_(request, ierror); return; }
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        if (c_.r.result == MPI_SUCCESS) gpuinstMpiReqForget(request_in_);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        if (c_.r->result == MPI_SUCCESS) gpuinstMpiReqForget(request_in_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Request_free);
 }
 extern void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_request_free_(MPI_Fint *request, MPI_Fint *ierror) { fw_request_free(pmpi_request_free_, request, ierror); }
@@ -40275,16 +42576,16 @@ static void fw_rget(ft_rget pmpi_, void *origin_addr, MPI_Fint *origin_count, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rget"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget);
 }
 extern void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) { fw_rget(pmpi_rget_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror); }
@@ -40303,16 +42604,16 @@ static void fw_rget_accumulate(ft_rget_accumulate pmpi_, void *origin_addr, MPI_
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rget_accumulate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget_accumulate)) { pmpi_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, (PMPI_Op_f2c(*op) == MPI_NO_OP ? 0 : gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype))) + gpuinstMpiBytes((int)*result_count, PMPI_Type_f2c(*result_datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget_accumulate);
 }
 extern void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) { fw_rget_accumulate(pmpi_rget_accumulate_, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror); }
@@ -40331,16 +42632,16 @@ static void fw_rput(ft_rput pmpi_, void *origin_addr, MPI_Fint *origin_count, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rput"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rput)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rput);
 }
 extern void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) { fw_rput(pmpi_rput_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror); }
@@ -40359,14 +42660,14 @@ static void fw_rsend(ft_rsend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rsend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend)) { pmpi_(buf, count, datatype, dest, tag, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend);
 }
 extern void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) { fw_rsend(pmpi_rsend_, buf, count, datatype, dest, tag, comm, ierror); }
@@ -40385,16 +42686,16 @@ static void fw_rsend_init(ft_rsend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rsend_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend_init);
 }
 extern void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_rsend_init(pmpi_rsend_init_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -40413,14 +42714,14 @@ static void fw_scan(ft_scan pmpi_, void *sendbuf, void *recvbuf, MPI_Fint *count
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scan"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan);
 }
 extern void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) { fw_scan(pmpi_scan_, sendbuf, recvbuf, count, datatype, op, comm, ierror); }
@@ -40440,16 +42741,16 @@ static void fw_scan_init(ft_scan_init pmpi_, void *sendbuf, void *recvbuf, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scan_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan_init);
 }
 extern void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_scan_init(pmpi_scan_init_, sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); }
@@ -40469,14 +42770,14 @@ static void fw_scatter(ft_scatter pmpi_, void *sendbuf, MPI_Fint *sendcount, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatter"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter);
 }
 extern void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_scatter(pmpi_scatter_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); }
@@ -40496,16 +42797,16 @@ static void fw_scatter_init(ft_scatter_init pmpi_, void *sendbuf, MPI_Fint *send
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatter_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter_init);
 }
 extern void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_scatter_init(pmpi_scatter_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); }
@@ -40525,14 +42826,14 @@ static void fw_scatterv(ft_scatterv pmpi_, void *sendbuf, MPI_Fint *sendcounts, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatterv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv)) { pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv);
 }
 extern void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_scatterv(pmpi_scatterv_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); }
@@ -40552,16 +42853,16 @@ static void fw_scatterv_init(ft_scatterv_init pmpi_, void *sendbuf, MPI_Fint *se
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatterv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_init)) { pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv_init);
 }
 extern void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_scatterv_init(pmpi_scatterv_init_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); }
@@ -40581,14 +42882,14 @@ static void fw_send(ft_send pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datatyp
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Send"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send)) { pmpi_(buf, count, datatype, dest, tag, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send);
 }
 extern void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) { fw_send(pmpi_send_, buf, count, datatype, dest, tag, comm, ierror); }
@@ -40607,16 +42908,16 @@ static void fw_send_init(ft_send_init pmpi_, void *buf, MPI_Fint *count, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Send_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send_init);
 }
 extern void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_send_init(pmpi_send_init_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -40636,16 +42937,16 @@ static void fw_sendrecv(ft_sendrecv pmpi_, void *sendbuf, MPI_Fint *sendcount, M
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv)) { pmpi_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*sendtag, gpuinstMpiBytes((int)*sendcount, PMPI_Type_f2c(*sendtype)));
         gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv);
 }
 extern void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) { fw_sendrecv(pmpi_sendrecv_, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror); }
@@ -40665,16 +42966,16 @@ static void fw_sendrecv_replace(ft_sendrecv_replace pmpi_, void *buf, MPI_Fint *
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv_replace)) { pmpi_(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*sendtag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv_replace);
 }
 extern void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) { fw_sendrecv_replace(pmpi_sendrecv_replace_, buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror); }
@@ -40959,14 +43260,14 @@ static void fw_ssend(ft_ssend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ssend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend)) { pmpi_(buf, count, datatype, dest, tag, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend);
 }
 extern void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) { fw_ssend(pmpi_ssend_, buf, count, datatype, dest, tag, comm, ierror); }
@@ -40985,16 +43286,16 @@ static void fw_ssend_init(ft_ssend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ssend_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend_init);
 }
 extern void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ssend_init(pmpi_ssend_init_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -41014,14 +43315,14 @@ static void fw_start(ft_start pmpi_, MPI_Fint *request, MPI_Fint *ierror)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Start)) { pmpi_(request, ierror); return; }
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqActivate(&c_, 1, &request_in_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Start);
 }
 extern void pmpi_start_(MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_start_(MPI_Fint *request, MPI_Fint *ierror) { fw_start(pmpi_start_, request, ierror); }
@@ -41041,14 +43342,14 @@ static void fw_startall(ft_startall pmpi_, MPI_Fint *count, MPI_Fint *array_of_r
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Startall)) { pmpi_(count, array_of_requests, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, NULL, 0);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_requests, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqActivateSaved(&c_, &rs_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Startall);
 }
 extern void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror) { fw_startall(pmpi_startall_, count, array_of_requests, ierror); }
@@ -41234,15 +43535,15 @@ static void fw_test(ft_test pmpi_, MPI_Fint *request, MPI_Fint *flag, MPI_Fint *
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(request, flag, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
-        if (*flag && c_.r.result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, &status_c_);
+        if (*flag && c_.r->result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, &status_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Test);
 }
 extern void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) { fw_test(pmpi_test_, request, flag, status, ierror); }
@@ -41279,14 +43580,14 @@ static void fw_testall(ft_testall pmpi_, MPI_Fint *count, MPI_Fint *array_of_req
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testall)) { pmpi_(count, array_of_requests, flag, array_of_statuses, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, &array_of_statuses, 0);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_requests, flag, array_of_statuses, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneAll(&c_, &rs_, *flag);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testall);
 }
 extern void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) { fw_testall(pmpi_testall_, count, array_of_requests, flag, array_of_statuses, ierror); }
@@ -41306,14 +43607,14 @@ static void fw_testany(ft_testany pmpi_, MPI_Fint *count, MPI_Fint *array_of_req
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testany)) { pmpi_(count, array_of_requests, index, flag, status, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, &status, 1);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_requests, index, flag, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneAny(&c_, &rs_, *flag, (int)*index);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testany);
 }
 extern void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) { fw_testany(pmpi_testany_, count, array_of_requests, index, flag, status, ierror); }
@@ -41333,14 +43634,14 @@ static void fw_testsome(ft_testsome pmpi_, MPI_Fint *incount, MPI_Fint *array_of
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testsome)) { pmpi_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*incount, array_of_requests, &array_of_statuses, 0);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneSome(&c_, &rs_, (int)*outcount, array_of_indices);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testsome);
 }
 extern void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) { fw_testsome(pmpi_testsome_, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror); }
@@ -42009,15 +44310,15 @@ static void fw_wait(ft_wait pmpi_, MPI_Fint *request, MPI_Fint *status, MPI_Fint
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(request, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
-        if (c_.r.result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, &status_c_);
+        if (c_.r->result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, &status_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Wait);
 }
 extern void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror) { fw_wait(pmpi_wait_, request, status, ierror); }
@@ -42037,14 +44338,14 @@ static void fw_waitall(ft_waitall pmpi_, MPI_Fint *count, MPI_Fint *array_of_req
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitall)) { pmpi_(count, array_of_requests, array_of_statuses, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, &array_of_statuses, 0);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_requests, array_of_statuses, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneAll(&c_, &rs_, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitall);
 }
 extern void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror) { fw_waitall(pmpi_waitall_, count, array_of_requests, array_of_statuses, ierror); }
@@ -42064,14 +44365,14 @@ static void fw_waitany(ft_waitany pmpi_, MPI_Fint *count, MPI_Fint *array_of_req
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitany)) { pmpi_(count, array_of_requests, index, status, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, &status, 1);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_requests, index, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneAny(&c_, &rs_, 1, (int)*index);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitany);
 }
 extern void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror) { fw_waitany(pmpi_waitany_, count, array_of_requests, index, status, ierror); }
@@ -42091,14 +44392,14 @@ static void fw_waitsome(ft_waitsome pmpi_, MPI_Fint *incount, MPI_Fint *array_of
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitsome)) { pmpi_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*incount, array_of_requests, &array_of_statuses, 0);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneSome(&c_, &rs_, (int)*outcount, array_of_indices);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitsome);
 }
 extern void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) { fw_waitsome(pmpi_waitsome_, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror); }
@@ -42117,15 +44418,15 @@ static void fw_win_allocate(ft_win_allocate pmpi_, MPI_Aint *size, MPI_Fint *dis
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_allocate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate)) { pmpi_(size, disp_unit, info, comm, baseptr, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(size, disp_unit, info, comm, baseptr, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Win win_c_ = *ierror == MPI_SUCCESS ? PMPI_Win_f2c(*win) : MPI_WIN_NULL;
         gpuinstMpiWinNew(&c_, PMPI_Comm_f2c(*comm), &win_c_, (int)*disp_unit);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate);
 }
 extern void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror) { fw_win_allocate(pmpi_win_allocate_, size, disp_unit, info, comm, baseptr, win, ierror); }
@@ -42149,15 +44450,15 @@ static void fw_win_allocate_shared(ft_win_allocate_shared pmpi_, MPI_Aint *size,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_allocate_shared"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_shared)) { pmpi_(size, disp_unit, info, comm, baseptr, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(size, disp_unit, info, comm, baseptr, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Win win_c_ = *ierror == MPI_SUCCESS ? PMPI_Win_f2c(*win) : MPI_WIN_NULL;
         gpuinstMpiWinNew(&c_, PMPI_Comm_f2c(*comm), &win_c_, (int)*disp_unit);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate_shared);
 }
 extern void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror) { fw_win_allocate_shared(pmpi_win_allocate_shared_, size, disp_unit, info, comm, baseptr, win, ierror); }
@@ -42215,14 +44516,14 @@ static void fw_win_complete(ft_win_complete pmpi_, MPI_Fint *win, MPI_Fint *ierr
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_complete"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_complete)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_complete);
 }
 extern void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_complete(pmpi_win_complete_, win, ierror); }
@@ -42241,15 +44542,15 @@ static void fw_win_create(ft_win_create pmpi_, void *base, MPI_Aint *size, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create)) { pmpi_(base, size, disp_unit, info, comm, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(base, size, disp_unit, info, comm, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Win win_c_ = *ierror == MPI_SUCCESS ? PMPI_Win_f2c(*win) : MPI_WIN_NULL;
         gpuinstMpiWinNew(&c_, PMPI_Comm_f2c(*comm), &win_c_, (int)*disp_unit);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_create);
 }
 extern void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) { fw_win_create(pmpi_win_create_, base, size, disp_unit, info, comm, win, ierror); }
@@ -42268,15 +44569,15 @@ static void fw_win_create_dynamic(ft_win_create_dynamic pmpi_, MPI_Fint *info, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create_dynamic"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create_dynamic)) { pmpi_(info, comm, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(info, comm, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Win win_c_ = *ierror == MPI_SUCCESS ? PMPI_Win_f2c(*win) : MPI_WIN_NULL;
         gpuinstMpiWinNew(&c_, PMPI_Comm_f2c(*comm), &win_c_, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_create_dynamic);
 }
 extern void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) { fw_win_create_dynamic(pmpi_win_create_dynamic_, info, comm, win, ierror); }
@@ -42363,14 +44664,14 @@ static void fw_win_fence(ft_win_fence pmpi_, MPI_Fint *assert, MPI_Fint *win, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_fence"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_fence)) { pmpi_(assert, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(assert, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_fence);
 }
 extern void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) { fw_win_fence(pmpi_win_fence_, assert, win, ierror); }
@@ -42389,14 +44690,14 @@ static void fw_win_flush(ft_win_flush pmpi_, MPI_Fint *rank, MPI_Fint *win, MPI_
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush)) { pmpi_(rank, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(rank, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), (int)*rank);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush);
 }
 extern void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) { fw_win_flush(pmpi_win_flush_, rank, win, ierror); }
@@ -42415,14 +44716,14 @@ static void fw_win_flush_all(ft_win_flush_all pmpi_, MPI_Fint *win, MPI_Fint *ie
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_all)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_all);
 }
 extern void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_flush_all(pmpi_win_flush_all_, win, ierror); }
@@ -42441,14 +44742,14 @@ static void fw_win_flush_local(ft_win_flush_local pmpi_, MPI_Fint *rank, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush_local"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_local)) { pmpi_(rank, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(rank, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), (int)*rank);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_local);
 }
 extern void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) { fw_win_flush_local(pmpi_win_flush_local_, rank, win, ierror); }
@@ -42467,14 +44768,14 @@ static void fw_win_flush_local_all(ft_win_flush_local_all pmpi_, MPI_Fint *win, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush_local_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_local_all)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_local_all);
 }
 extern void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_flush_local_all(pmpi_win_flush_local_all_, win, ierror); }
@@ -42494,14 +44795,14 @@ static void fw_win_free(ft_win_free pmpi_, MPI_Fint *win, MPI_Fint *ierror)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_free)) { pmpi_(win, ierror); return; }
     {
         MPI_Win win_in_ = PMPI_Win_f2c(*win); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_WIN, &win_in_);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiObjFreed(&c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_free);
 }
 extern void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_free_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_free(pmpi_win_free_, win, ierror); }
@@ -42622,14 +44923,14 @@ static void fw_win_lock(ft_win_lock pmpi_, MPI_Fint *lock_type, MPI_Fint *rank, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_lock"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_lock)) { pmpi_(lock_type, rank, assert, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(lock_type, rank, assert, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), (int)*rank);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_lock);
 }
 extern void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) { fw_win_lock(pmpi_win_lock_, lock_type, rank, assert, win, ierror); }
@@ -42648,14 +44949,14 @@ static void fw_win_lock_all(ft_win_lock_all pmpi_, MPI_Fint *assert, MPI_Fint *w
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_lock_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_lock_all)) { pmpi_(assert, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(assert, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_lock_all);
 }
 extern void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) { fw_win_lock_all(pmpi_win_lock_all_, assert, win, ierror); }
@@ -42674,14 +44975,14 @@ static void fw_win_post(ft_win_post pmpi_, MPI_Fint *group, MPI_Fint *assert, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_post"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_post)) { pmpi_(group, assert, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(group, assert, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_post);
 }
 extern void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) { fw_win_post(pmpi_win_post_, group, assert, win, ierror); }
@@ -42790,14 +45091,14 @@ static void fw_win_start(ft_win_start pmpi_, MPI_Fint *group, MPI_Fint *assert, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_start"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_start)) { pmpi_(group, assert, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(group, assert, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_start);
 }
 extern void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) { fw_win_start(pmpi_win_start_, group, assert, win, ierror); }
@@ -42816,14 +45117,14 @@ static void fw_win_sync(ft_win_sync pmpi_, MPI_Fint *win, MPI_Fint *ierror)
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_sync"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_sync)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_sync);
 }
 extern void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_sync(pmpi_win_sync_, win, ierror); }
@@ -42842,14 +45143,14 @@ static void fw_win_test(ft_win_test pmpi_, MPI_Fint *win, MPI_Fint *flag, MPI_Fi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_test"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_test)) { pmpi_(win, flag, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, flag, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_test);
 }
 extern void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror) { fw_win_test(pmpi_win_test_, win, flag, ierror); }
@@ -42868,14 +45169,14 @@ static void fw_win_unlock(ft_win_unlock pmpi_, MPI_Fint *rank, MPI_Fint *win, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_unlock"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_unlock)) { pmpi_(rank, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(rank, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), (int)*rank);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_unlock);
 }
 extern void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) { fw_win_unlock(pmpi_win_unlock_, rank, win, ierror); }
@@ -42894,14 +45195,14 @@ static void fw_win_unlock_all(ft_win_unlock_all pmpi_, MPI_Fint *win, MPI_Fint *
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_unlock_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_unlock_all)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_unlock_all);
 }
 extern void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_unlock_all(pmpi_win_unlock_all_, win, ierror); }
@@ -42920,14 +45221,14 @@ static void fw_win_wait(ft_win_wait pmpi_, MPI_Fint *win, MPI_Fint *ierror)
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_wait"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_wait)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_wait);
 }
 extern void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_wait(pmpi_win_wait_, win, ierror); }

@@ -10,7 +10,7 @@
  * reports, on one line of stdout:
  *   ranks P ranges_per_rank N file_bytes B write_ns W finalize_ns F
  *   finalize_max_ns FM fdatasync_ns S ranges_in_file R finalize_status FS rc RC
- *   rss_recorded_kb A hwm_recorded_kb H hwm_finalize_kb HF
+ *   rss_recorded_kb A hwm_recorded_kb H hwm_finalize_kb HF phase_open_ns ... phase_data_ns
  * where W is the file's root attribute write_ns (the writer's own time on
  * rank 0, from creating the file to closing it), F the wall time of
  * gpuinst_finalize on rank 0 (also clock alignment, topology, collecting
@@ -59,16 +59,32 @@ static long statusKb(const char *key)
     return v;
 }
 
-/* The root attribute write_ns of `path` (0 if absent) and the number of
- * rows of /ranges (-1 if absent), so the run checks what it timed. */
+/* The writer's phases (root attributes phase_<name>_ns, docs/FORMAT.md). */
+static const char *const phaseNames[] = {"open", "agree", "collect", "meta", "data"};
+#define NPHASES 5
+static unsigned long long phaseNs[NPHASES];
+
+/* The root attribute write_ns of `path` (0 if absent), the phases, and the
+ * number of rows of /ranges (-1 if absent), so the run checks what it timed. */
 static unsigned long long readFile(const char *path, long long *ranges)
 {
     unsigned long long v = 0;
     hid_t f, a, d;
+    int i;
     *ranges = -1;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) return 0;
+    for (i = 0; i < NPHASES; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "phase_%s_ns", phaseNames[i]);
+        phaseNs[i] = 0;
+        a = H5Aopen(f, name, H5P_DEFAULT);
+        if (a >= 0) {
+            if (H5Aread(a, H5T_NATIVE_ULLONG, &phaseNs[i]) < 0) phaseNs[i] = 0;
+            H5Aclose(a);
+        }
+    }
     a = H5Aopen(f, "write_ns", H5P_DEFAULT);
     if (a >= 0) {
         if (H5Aread(a, H5T_NATIVE_ULLONG, &v) < 0) v = 0;
@@ -138,9 +154,14 @@ int main(int argc, char **argv)
         if (inFile != (long long)n * size) rc = 1;
         printf("ranks %d ranges_per_rank %ld file_bytes %ld write_ns %llu finalize_ns %llu "
                "finalize_max_ns %llu fdatasync_ns %llu ranges_in_file %lld finalize_status %d rc %d "
-               "rss_recorded_kb %ld hwm_recorded_kb %ld hwm_finalize_kb %ld\n",
+               "rss_recorded_kb %ld hwm_recorded_kb %ld hwm_finalize_kb %ld",
                size, n, bytes, wns, (unsigned long long)fin, (unsigned long long)finMax,
                (unsigned long long)(s1 > s0 ? s1 - s0 : 0), inFile, frcMax, rc, rssRec, hwmRec, hwmFin);
+        {
+            int k;
+            for (k = 0; k < NPHASES; k++) printf(" phase_%s_ns %llu", phaseNames[k], phaseNs[k]);
+            printf("\n");
+        }
         fflush(stdout);
     }
     MPI_Finalize();

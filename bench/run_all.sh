@@ -3,7 +3,8 @@
 # build-bench/) and runs them all, printing the tables bench/RESULTS.md
 # records:
 #   1. ns per push/pop pair, every variant side by side (bench_ranges),
-#   2. callgrind instructions per pair of the same loops,
+#   2. callgrind instructions per pair of the same loops (and profile mode, the TSC
+#      floor, a disabled mark: issue 19),
 #   3. the writer: finalize at 1, 2, 4, 8 ranks against dd in the same run.
 #
 #   bench/run_all.sh                  # everything, the figures of RESULTS.md
@@ -83,7 +84,9 @@ if command -v valgrind >/dev/null; then
   declare -A IPP
   SPECS=(floor:$B/bench_ranges nvtx:$B/bench_ranges compiled_out:$B/bench_ranges
          disabled:$B/bench_ranges record:$B/bench_ranges
-         disabled_amalg:$B/bench_ranges_amalg record_amalg:$B/bench_ranges_amalg)
+         disabled_amalg:$B/bench_ranges_amalg record_amalg:$B/bench_ranges_amalg
+         profile:$B/bench_ranges floor_tsc:$B/bench_ranges nvtx_mark:$B/bench_ranges
+         mark_disabled:$B/bench_ranges)
   [[ -n "${ALT:-}" ]] && SPECS+=("disabled_${ALT%%:*}:${ALT#*:}" "record_${ALT%%:*}:${ALT#*:}")
   ORDER=()
   for spec in "${SPECS[@]}"; do
@@ -96,12 +99,17 @@ if command -v valgrind >/dev/null; then
   for m in "${ORDER[@]}"; do
     printf '%-16s %12s %14s\n' "$m" "${IPP[$m]}" "$($PY -c "print(f'{${IPP[$m]} - ${IPP[floor]}:.1f}')")"
   done
-  $PY - "${IPP[floor]}" "${IPP[nvtx]}" "${IPP[disabled]}" "${IPP[record]}" "${IPP[record_amalg]}" <<'EOF'
+  $PY - "${IPP[floor]}" "${IPP[nvtx]}" "${IPP[disabled]}" "${IPP[record]}" "${IPP[record_amalg]}" \
+      "${IPP[profile]}" "${IPP[floor_tsc]}" "${IPP[nvtx_mark]}" "${IPP[mark_disabled]}" <<'EOF'
 import sys
-fl, nv, di, rec, ra = map(float, sys.argv[1:])
+fl, nv, di, rec, ra, pr, ft, nm, md = map(float, sys.argv[1:])
 print(f"record - floor (clock reads excluded)       = {rec - fl:7.1f}  (goal < 300)")
 print(f"record_amalg - floor                        = {ra - fl:7.1f}  (goal < 300)")
 print(f"disabled - nvtx                             = {di - nv:7.1f}")
+print(f"issue 19: record {rec:.1f}, profile {pr:.1f} instructions/pair (goal: profile <= record; "
+      f"Caliper 2.14 runtime-report 2893: {2893 / pr:.1f}x, event-trace 3135: {3135 / rec:.1f}x)")
+print(f"issue 19: two rdtsc reads {ft:.1f} instructions (two clock_gettime under valgrind: {fl:.1f})")
+print(f"issue 19: a disabled mark {md:.1f} instructions, raw nvtxMarkA {nm:.1f}")
 EOF
   echo "-- where the record loop's instructions go (callgrind_annotate, self cost, N = $CG_PAIRS):"
   callgrind_annotate "$OUT/cg.record.$CG_PAIRS.out" 2>/dev/null |
@@ -146,7 +154,7 @@ for ln in open(sys.argv[1]):
     rows.setdefault(int(kv["ranks"]), []).append(kv)
 med = lambda rs, k: statistics.median(float(r[k]) for r in rs)
 print(f"{'ranks':>5} {'file MB':>8} {'B/range':>7} {'write ms':>9} {'final. ms':>9} {'max ms':>8} {'sync ms':>8}"
-      f" {'MB/s cache':>10} {'MB/s disk':>9} {'dd MB/s':>8} {'ratio':>6} {'status':>6}")
+      f" {'MB/s cache':>10} {'MB/s disk':>9} {'dd MB/s':>8} {'ratio':>6} {'status':>6}  open/meta/data ms")
 for p in sorted(rows):
     rs = rows[p]
     b = med(rs, "file_bytes"); w = med(rs, "write_ns") / 1e9; f = med(rs, "finalize_ns") / 1e9
@@ -157,10 +165,14 @@ for p in sorted(rows):
     st = ",".join(sorted({r["finalize_status"] for r in rs}))
     disk = b / 1e6 / (w + s); dd = ddb / 1e6 / dds
     print(f"{p:5d} {b/1e6:8.1f} {b/n:7.2f} {w*1e3:9.1f} {f*1e3:9.1f} {fm*1e3:8.1f} {s*1e3:8.1f}"
-          f" {b/1e6/w:10.1f} {disk:9.1f} {dd:8.1f} {disk/dd:6.2f} {st if ok else 'FAIL':>6}")
+          f" {b/1e6/w:10.1f} {disk:9.1f} {dd:8.1f} {disk/dd:6.2f} {st if ok else 'FAIL':>6}"
+          + ("  %.0f/%.0f/%.0f" % tuple(med(rs, k) / 1e6 for k in ("phase_open_ns", "phase_meta_ns", "phase_data_ns"))
+             if "phase_data_ns" in rs[0] else ""))
+    print(f"      runs (ratio): {' '.join('%.2f' % ((float(r['file_bytes']) / 1e6 / ((float(r['write_ns']) + float(r['fdatasync_ns'])) / 1e9)) / (float(r['dd_bytes']) / 1e6 / r['dd_s'])) for r in rs)}")
 print("write = root attribute write_ns (rank 0, file create .. close); final. = gpuinst_finalize wall on rank 0;")
 print("max = its maximum over ranks; sync = fdatasync of the finished file; MB/s cache = bytes / write;")
-print("MB/s disk = bytes / (write + sync); ratio = MB/s disk / dd MB/s (goal >= 0.5); status = finalize's return")
+print("MB/s disk = bytes / (write + sync); ratio = MB/s disk / dd MB/s (goal >= 0.7); status = finalize's return;")
+print("open/meta/data: the file's phase_*_ns attributes (the largest over the ranks), medians")
 print("(9 = GPUINST_ERROR_IO); a run whose file lacks any rank's ranges prints FAIL.")
 EOF
 echo

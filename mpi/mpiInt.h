@@ -94,33 +94,208 @@ typedef struct gpuinstMpiRec {
 } gpuinstMpiRec;
 
 typedef struct gpuinstMpiThread gpuinstMpiThread;
-typedef struct gpuinstMpiObj gpuinstMpiObj;
 
-/* What a wrapper carries through one call. */
+/* An MPI object whose id is the same on every member (mpi/mpi_trace.c):
+ * a communicator, window or file. */
+typedef struct gpuinstMpiObj {
+    struct gpuinstMpiObj *next;   /* every object seen, creation order */
+    uint64_t id, parent;
+    uint64_t created_ns, freed_ns;
+    uint32_t children;            /* objects made from this communicator (atomic) */
+    int objkind;                  /* GPUINST_MPI_OBJ_* */
+    int size, myrank, kind, inter;
+    int *world;                   /* world rank of each (remote, for intercomms) rank; NULL: identity */
+    int nworld;
+    int disp_unit;                /* windows */
+    struct gpuinstMpiObj *comm;   /* windows and files: their communicator */
+    int nout;                     /* neighborhood collectives: out-neighbours (-1 not yet known) */
+    uint8_t *outreal;             /* per out-neighbour: 0 = MPI_PROC_NULL (Cartesian edge) */
+} gpuinstMpiObj;
+
+/* Where a call's bytes go in the "mpi_bytes" counters (index of
+ * gpuinstMpiThread.bytes): 0 sent (every call with bytes but those below),
+ * 1 received (receives with a status, one-sided gets, MPI-IO reads;
+ * nonblocking receives count at completion), 2 not counted (persistent
+ * *_init, probes, Start rows). */
+#define GPUINST_MPI_DIR_S 0
+#define GPUINST_MPI_DIR_R 1
+#define GPUINST_MPI_DIR_N 2
+#define GPUINST_MPI_DIR_L 2
+#define GPUINST_MPI_DIR_H 2
+static const uint8_t gpuinstMpiDir[GPUINST_MPI_NCALLS + 1] = {
+#define GPUINST_MPI_DIR_(NAME, RULE) GPUINST_MPI_DIR_##RULE,
+    GPUINST_MPI_CALLS(GPUINST_MPI_DIR_) 2
+#undef GPUINST_MPI_DIR_
+};
+
+/* A thread's MPI state (mpi/mpi_trace.c; here because the inline hot path
+ * of every wrapper reads it). */
+struct gpuinstMpiThread {
+    struct gpuinstMpiThread *next;
+    gpuinstBuf calls;          /* gpuinstMpiRec */
+    gpuinstBuf completions;    /* Completion (mpi/mpi_trace.c) */
+    uint64_t current;          /* call id of the recorded call in progress, 0 outside one: the
+                                  re-entry guard (nested MPI calls pass through) and
+                                  gpuinstMpiCurrentCallId */
+    uint64_t next_id, end_id;  /* this thread's block of call ids: [next_id, end_id) */
+    uint8_t rows;              /* keep a row per call (GPUINST_MODE trace, the default) */
+    uint8_t profile;           /* fold each call into the profile (GPUINST_MODE profile) */
+    uint8_t slow;              /* gpuinstMpiEnd takes its slow half: profile, the test skew (both
+                                  for the run), or no memory for this call's row (this call) */
+    uint16_t thread;
+    MPI_Comm comm_handle;      /* the communicator looked up last, and its object (one-entry cache; */
+    gpuinstMpiObj *comm_info;  /* any MPI_Comm_free clears every thread's handle) */
+    uint64_t bytes[3];         /* sent, received, -: totals by gpuinstMpiDir (owner writes, the
+                                  counter sampler reads relaxed) */
+    gpuinstMpiRec scratch;     /* the row of a call not kept as a row (profile mode, no memory) */
+    void *prof;                /* profile mode: this thread's /profile/mpi entries (mpi/mpi_trace.c) */
+    uint64_t local[GPUINST_MPI_NCALLS]; /* local calls counted (gpuinstMpiCount), read at collect */
+};
+GPUINST_SHARED_DATA GPUINST_TLS gpuinstMpiThread *gpuinstMpiSelf;
+
+/* What a wrapper carries through one call.  `r` is the row being filled:
+ * in trace mode a slot reserved in the thread's /mpi/calls buffer (filled
+ * in place, published by gpuinstMpiEnd: no copy), else (profile mode, or
+ * no memory) the thread's scratch row, which gpuinstMpiEnd folds into the
+ * profile or drops. */
 typedef struct gpuinstMpiCall {
     gpuinstMpiThread *t;
     gpuinstMpiObj *ci;     /* the call's communicator, once looked up (requests keep it) */
     uint64_t freeing;      /* key of the object a *_free call frees (gpuinstMpiObjFreeing) */
-    gpuinstMpiRec r;
+    gpuinstMpiRec *r;
+    void *agg;             /* profile mode: the call's /profile/mpi entry once found (NULL before) */
 } gpuinstMpiCall;
 
-/* Host clock of the MPI layer: gpuinstClockNs(), plus a made-up skew and
- * drift per rank when GPUINST_TEST_CLOCK_SKEW is set (tests only). */
-GPUINST_PRIVATE uint64_t gpuinstMpiNow(void);
-
-/* Slow part of gpuinstMpiBegin: thread state, re-entry guard, call id,
- * NVTX push.  0: do not record (pass straight through). */
-GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call);
-/* Starts recording one call: 0 when gpuinst is not recording (the caller
- * then calls PMPI directly: one load and one branch). */
-static inline int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
+/* Host clock of the MPI layer: gpuinst's clock.  Under the test hook
+ * GPUINST_TEST_CLOCK_SKEW each rank's MPI times get a made-up offset and
+ * drift (gpuinstMpiSkew): the rows' start/end by gpuinstMpiEnd's slow half,
+ * other times (communicators, completions, the alignment's ping-pongs)
+ * where they are taken. */
+GPUINST_PRIVATE uint64_t gpuinstMpiSkew(uint64_t t);
+GPUINST_SHARED_DATA int gpuinstMpiSkewOn;
+static GPUINST_INLINE uint64_t gpuinstMpiNow(void)
 {
-    if (GPUINST_LOAD_ACQ(&gpuinstG.state) != GPUINST_STATE_RUNNING) return 0;
-    return gpuinstMpiBeginSlow(c, call);
+    return gpuinstClockNs();
 }
-/* Appends the record, pops the NVTX range, clears the thread's call id.
- * Returns rc. */
-GPUINST_PRIVATE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc);
+static GPUINST_INLINE uint64_t gpuinstMpiNowSkewed(void)
+{
+    if (GPUINST_LIKELY(!gpuinstMpiSkewOn)) return gpuinstClockNs();
+    return gpuinstMpiSkew(gpuinstClockNs());
+}
+/* CLOCK_MONOTONIC (+ the test skew): the clock alignment measures ranks'
+ * CLOCK_MONOTONIC against each other (processes of a node share it),
+ * while records carry gpuinst's clock, mapped to CLOCK_MONOTONIC first
+ * (src/clock.c). */
+static GPUINST_INLINE uint64_t gpuinstMpiMonoNow(void)
+{
+    if (GPUINST_LIKELY(!gpuinstMpiSkewOn)) return gpuinstClockMonoNs();
+    return gpuinstMpiSkew(gpuinstClockMonoNs());
+}
+
+/* The NVTX "MPI" domain: a range per recorded call, named as Nsight
+ * Systems names MPI ranges.  gpuinstMpiNvtxOn is 1 once the domain is set
+ * up (the first recorded call). */
+GPUINST_SHARED_DATA int gpuinstMpiNvtxOn;
+GPUINST_PRIVATE void gpuinstMpiNvtxPush(int call);
+GPUINST_PRIVATE void gpuinstMpiNvtxPop(void);
+
+/* The hot path of a recorded call is inline in every wrapper (one function
+ * prologue, no call into gpuinst in the common case): gpuinstMpiBegin,
+ * the wrapper's two clock reads around the PMPI call, a record helper
+ * (gpuinstMpiP2P ...), gpuinstMpiEnd.  The slow halves handle the first
+ * call of a thread, a new block of call ids, a full buffer chunk, and the
+ * profile. */
+GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call);
+GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c);
+/* Profile mode: adds the call to its (range path, call, communicator)
+ * entry (mpi/mpi_trace.c). */
+GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c);
+
+static GPUINST_INLINE void gpuinstMpiRowInit(gpuinstMpiRec *r, int call, uint64_t id, uint16_t thread)
+{
+    /* member by member; start_ns, end_ns and result are the wrapper's,
+     * complete_ns and name are filled when /mpi/calls is read (callsNext),
+     * rank by the writer */
+    r->bytes = 0;
+    r->comm = GPUINST_MPI_NO_COMM;
+    r->object = GPUINST_MPI_NO_COMM;
+    r->offset = -1;
+    r->call_id = id;
+    r->request = 0;
+    r->peer = GPUINST_MPI_PEER_NONE;
+    r->tag = -1;
+    r->count = 0;
+    r->call = (uint16_t)call;
+    r->thread = thread;
+    r->flags = 0;
+}
+
+/* Starts recording one call: thread state, re-entry guard, call id, the
+ * row, NVTX push.  0 when gpuinst is not recording (one load and one
+ * branch) or the thread is already inside a recorded call (MPI calling
+ * MPI, Fortran -> C): the caller then calls PMPI directly. */
+static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
+{
+    gpuinstMpiThread *t;
+    gpuinstMpiRec *r;
+    uint64_t id;
+    if (GPUINST_LOAD_RLX(&gpuinstG.state) != GPUINST_STATE_RUNNING) return 0;
+    t = gpuinstMpiSelf;
+    if (GPUINST_UNLIKELY(t == NULL)) return gpuinstMpiBeginSlow(c, call);
+    if (t->current != 0) return 0;
+    id = t->next_id;
+    if (GPUINST_UNLIKELY(id == t->end_id)) return gpuinstMpiBeginSlow(c, call);
+    if (!t->rows) {
+        r = &t->scratch;
+    } else {
+        gpuinstChunk *k = t->calls.tail;
+        if (GPUINST_UNLIKELY(k == NULL || k->count >= k->cap)) return gpuinstMpiBeginSlow(c, call);
+        r = (gpuinstMpiRec *)(void *)GPUINST_CHUNK_DATA(k) + k->count;
+    }
+    t->next_id = id + 1;
+    t->current = id;
+    c->t = t;
+    c->ci = NULL; /* (freeing is set by gpuinstMpiObjFreeing, the only call before its reader) */
+    c->r = r;
+    c->agg = NULL;
+    gpuinstMpiRowInit(r, call, id, t->thread);
+    /* CUDA work inside the call links to it (src/activity.c); the call's
+     * NVTX range, where a tool listens: one test for both when neither */
+    {
+        const gpuinstHooks *gh = gpuinstGpuHooksNow();
+        if (GPUINST_UNLIKELY((gh != NULL) | gpuinstMpiNvtxOn)) {
+            if (gh != NULL) gh->mpi_enter(id);
+            if (gpuinstMpiNvtxOn) gpuinstMpiNvtxPush(call);
+        }
+    }
+    return 1;
+}
+
+/* Publishes the row (or folds it into the profile), pops the NVTX range,
+ * clears the thread's call id.  `call` is the wrapper's constant (so the
+ * byte total it counts into is known at compile time).  Returns rc. */
+static GPUINST_INLINE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc, int call)
+{
+    gpuinstMpiThread *t = c->t;
+    gpuinstMpiRec *r = c->r;
+    unsigned d = gpuinstMpiDir[call];
+    const gpuinstHooks *gh = gpuinstGpuHooksNow();
+    if (GPUINST_UNLIKELY((gh != NULL) | gpuinstMpiNvtxOn)) {
+        if (gpuinstMpiNvtxOn) gpuinstMpiNvtxPop();
+        if (gh != NULL) gh->mpi_exit();
+    }
+    r->result = rc;
+    if (GPUINST_LIKELY(rc == MPI_SUCCESS)) {
+        if (d < 2) GPUINST_STORE_RLX(&t->bytes[d], t->bytes[d] + r->bytes);
+    } else {
+        r->flags |= GPUINST_MPI_FLAG_FAILED;
+    }
+    /* slow: profile mode, the test skew, or this call's row is the scratch row */
+    if (GPUINST_LIKELY(!t->slow)) gpuinstBufCommit(&t->calls);
+    else gpuinstMpiEndSlow(c);
+    t->current = 0;
+    return rc;
+}
 
 /* A local call (no communication): counted per thread (/mpi/summary), no
  * row.  One load and one branch when gpuinst is not recording. */
@@ -133,12 +308,56 @@ static inline void gpuinstMpiCount(int call)
 /* ---- record helpers (mpi/mpi_trace.c, mpi/pmpi_wrappers.c), called by the
  * generated wrappers (mpi/pmpi_generated.c, mpi/pmpi_fortran_generated.c)
  * with C values (the Fortran wrappers convert their handles first). */
-/* count x MPI_Type_size(dt); 0 for count <= 0 or MPI_DATATYPE_NULL */
-GPUINST_PRIVATE uint64_t gpuinstMpiBytes(int64_t count, MPI_Datatype dt);
+/* count x MPI_Type_size(dt); 0 for count <= 0 or MPI_DATATYPE_NULL.
+ * Predefined types' sizes come from a direct-mapped cache of
+ * (handle << 8 | size) words (one load and a compare instead of
+ * PMPI_Type_size); see gpuinstMpiBytesSlow. */
+#define GPUINST_MPI_TYPE_CACHE 64
+GPUINST_SHARED_DATA uint64_t gpuinstMpiTypeCache[GPUINST_MPI_TYPE_CACHE];
+GPUINST_PRIVATE uint64_t gpuinstMpiBytesSlow(int64_t count, MPI_Datatype dt);
+static GPUINST_INLINE uint64_t gpuinstMpiBytes(int64_t count, MPI_Datatype dt)
+{
+    uint64_t h = 0, w;
+    if (count <= 0 || dt == MPI_DATATYPE_NULL) return 0;
+    memcpy(&h, &dt, sizeof dt < sizeof h ? sizeof dt : sizeof h);
+    w = GPUINST_LOAD_RLX(&gpuinstMpiTypeCache[(h * 0x9E3779B97F4A7C15ull) >> 58]);
+    if (GPUINST_LIKELY(w >> 8 == h && h != 0)) return (uint64_t)count * (w & 0xFF);
+    return gpuinstMpiBytesSlow(count, dt);
+}
 /* bytes, or 0 when peer is MPI_PROC_NULL (no data moves to or from it) */
 GPUINST_PRIVATE uint64_t gpuinstMpiPeerBytes(int peer, uint64_t bytes);
+/* MPI_COMM_WORLD's object (id 0). */
+GPUINST_SHARED_DATA gpuinstMpiObj gpuinstMpiWorldObj;
+/* A communicator's object through the thread's one-entry cache; the slow
+ * half finds it (lock-free), or describes one made outside the wrappers. */
+GPUINST_PRIVATE gpuinstMpiObj *gpuinstMpiCommSlow(gpuinstMpiThread *t, MPI_Comm comm);
+static GPUINST_INLINE gpuinstMpiObj *gpuinstMpiCommOf(gpuinstMpiThread *t, MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD) return &gpuinstMpiWorldObj;
+    if (GPUINST_LIKELY(comm == t->comm_handle && t->comm_info != NULL)) return t->comm_info;
+    return gpuinstMpiCommSlow(t, comm);
+}
+/* Rank r of the communicator ci as a rank of MPI_COMM_WORLD, or GPUINST_MPI_PEER_*. */
+static GPUINST_INLINE int32_t gpuinstMpiWorldRank(const gpuinstMpiObj *ci, int r)
+{
+    if (r == MPI_PROC_NULL || r == MPI_ROOT) return GPUINST_MPI_PEER_NONE;
+    if (r == MPI_ANY_SOURCE) return GPUINST_MPI_PEER_ANY;
+    if (ci == NULL || r < 0) return GPUINST_MPI_PEER_UNKNOWN;
+    if (ci->world == NULL) return ci == &gpuinstMpiWorldObj ? r : GPUINST_MPI_PEER_UNKNOWN;
+    if (r >= ci->nworld || ci->world[r] == MPI_UNDEFINED) return GPUINST_MPI_PEER_UNKNOWN;
+    return ci->world[r];
+}
 /* Point to point: communicator, peer (world rank), tag, bytes (0 to MPI_PROC_NULL). */
-GPUINST_PRIVATE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int peer, int tag, uint64_t bytes);
+static GPUINST_INLINE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int peer, int tag, uint64_t bytes)
+{
+    gpuinstMpiObj *ci = gpuinstMpiCommOf(c->t, comm);
+    gpuinstMpiRec *r = c->r;
+    c->ci = ci;
+    r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    r->peer = gpuinstMpiWorldRank(ci, peer);
+    r->tag = tag;
+    r->bytes = peer == MPI_PROC_NULL ? 0 : bytes; /* no data moves to or from MPI_PROC_NULL */
+}
 /* Collective without root semantics (root -1): communicator, bytes. */
 GPUINST_PRIVATE void gpuinstMpiColl(gpuinstMpiCall *c, MPI_Comm comm, int root, uint64_t bytes);
 /* Rooted collective whose every taking part rank moves `bytes` (Bcast, Reduce):

@@ -93,10 +93,10 @@ static void pingChild(MPI_Comm comm, int parent, ClockRec *m)
     uint64_t ref = 0;
     int i;
     for (i = 0; i < CLOCK_ROUNDS; i++) {
-        t1 = gpuinstMpiNow();
+        t1 = gpuinstMpiMonoNow();
         if (PMPI_Send(&dummy, 1, MPI_UINT64_T, parent, CLOCK_TAG, comm) != MPI_SUCCESS) return;
         if (PMPI_Recv(&tp, 1, MPI_UINT64_T, parent, CLOCK_TAG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) return;
-        t2 = gpuinstMpiNow();
+        t2 = gpuinstMpiMonoNow();
         if (t2 - t1 < best) {
             best = t2 - t1;
             ref = t1 + (t2 - t1) / 2;
@@ -120,7 +120,7 @@ static void pingParent(MPI_Comm comm, int child, const ClockRec *m)
     int i;
     for (i = 0; i < CLOCK_ROUNDS; i++) {
         if (PMPI_Recv(&dummy, 1, MPI_UINT64_T, child, CLOCK_TAG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) return;
-        tp = gpuinstMpiNow();
+        tp = gpuinstMpiMonoNow();
         if (PMPI_Send(&tp, 1, MPI_UINT64_T, child, CLOCK_TAG, comm) != MPI_SUCCESS) return;
     }
     info[0] = m->offset_ns;
@@ -145,14 +145,15 @@ GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase)
     uint64_t t0;
     ClockRec m;
     if (phase < 0 || phase > 1 || comm == MPI_COMM_NULL) return;
-    /* cost_ns counts the alignment, not the wait for ranks still computing */
-    PMPI_Barrier(comm);
+    /* cost_ns counts the alignment, not the wait for ranks still computing
+     * (waited for without spinning: gpuinstCollYieldBarrier) */
+    gpuinstCollYieldBarrier(comm);
     t0 = gpuinstClockNs();
     clockComms(comm);
     memset(&m, 0, sizeof m);
     m.parent = -1;
     m.phase = (uint32_t)phase;
-    m.ref_ns = gpuinstMpiNow();
+    m.ref_ns = gpuinstMpiMonoNow();
     if (leaderComm != MPI_COMM_NULL) clockTree(leaderComm, &m);
     if (nodeComm != MPI_COMM_NULL) {
         /* node members take the leader's map: same kernel clock */

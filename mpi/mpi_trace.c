@@ -35,6 +35,13 @@
 #if GPUINST_WITH_MPI
 
 #include <stddef.h>
+#include <sched.h>
+
+#if defined(__GNUC__)
+#define NOINLINE_ __attribute__((noinline))
+#else
+#define NOINLINE_
+#endif
 
 /* ---- clock of the MPI layer --------------------------------------------- */
 
@@ -44,21 +51,28 @@
  * that a test can check that clock alignment undoes it.  MPI records and
  * the alignment's ping-pongs use this clock; other tables do not (so only
  * /mpi tables are meaningful under the hook).  Off (0) normally. */
+static gpuinstMpiThread *mpiThreads;       /* prepend-only (release/acquire) */
 static int64_t skewOffset;
 static double skewDrift;
 static uint64_t skewBase;
-static int skewOn;
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) int gpuinstMpiSkewOn;
+#endif
 
-GPUINST_PRIVATE uint64_t gpuinstMpiNow(void)
+GPUINST_PRIVATE uint64_t gpuinstMpiSkew(uint64_t t)
 {
-    uint64_t t = gpuinstClockNs();
-    if (GPUINST_LIKELY(!skewOn)) return t;
     return (uint64_t)((int64_t)t + skewOffset + (int64_t)(skewDrift * (double)(int64_t)(t - skewBase)));
+}
+
+/* The call's end time as its row will have it (test skew included). */
+static uint64_t rowEnd(const gpuinstMpiCall *c)
+{
+    return gpuinstMpiSkewOn ? gpuinstMpiSkew(c->r->end_ns) : c->r->end_ns;
 }
 
 GPUINST_PRIVATE int gpuinstMpiSkewed(void)
 {
-    return skewOn;
+    return gpuinstMpiSkewOn;
 }
 
 static void skewSetup(void)
@@ -66,12 +80,16 @@ static void skewSetup(void)
     const char *s = getenv("GPUINST_TEST_CLOCK_SKEW");
     double off = 0, ppm = 0;
     int r = gpuinstG.rank, sign = (r % 2) ? 1 : -1;
-    if (s == NULL || s[0] == '\0' || skewOn) return;
+    if (s == NULL || s[0] == '\0' || gpuinstMpiSkewOn) return;
     if (sscanf(s, "%lf,%lf", &off, &ppm) < 1) return;
     skewOffset = (int64_t)(sign * r * off);
     skewDrift = sign * r * ppm * 1e-6;
     skewBase = gpuinstClockNs();
-    skewOn = 1;
+    gpuinstMpiSkewOn = 1;
+    {
+        gpuinstMpiThread *t;
+        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) t->slow = 1;
+    }
 }
 
 /* ---- per-thread state ------------------------------------------------------ */
@@ -85,21 +103,26 @@ typedef struct Completion {
     int32_t tag;
 } Completion;
 
-struct gpuinstMpiThread {
-    struct gpuinstMpiThread *next;
-    gpuinstBuf calls;          /* gpuinstMpiRec */
-    gpuinstBuf completions;    /* Completion */
-    uint64_t current;          /* call id of the call in progress (gpuinstMpiCurrentCallId) */
-    int depth;                 /* >0 inside a recorded call: nested MPI calls pass through */
-    uint16_t thread;
-    uint64_t sent, recvd;      /* byte totals (owner writes, the counter sampler reads relaxed) */
-    uint64_t local[GPUINST_MPI_NCALLS]; /* local calls counted (gpuinstMpiCount), read at collect */
-};
-
-static GPUINST_TLS gpuinstMpiThread *mpiSelf;
-static gpuinstMpiThread *mpiThreads;       /* prepend-only (release/acquire) */
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) GPUINST_TLS gpuinstMpiThread *gpuinstMpiSelf;
+__attribute__((visibility("hidden"))) int gpuinstMpiNvtxOn;
+#endif
 static pthread_mutex_t mpiLock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t callSeq;                   /* per-rank call sequence (relaxed atomic) */
+static uint64_t callSeq;                   /* per-rank call ids handed out (relaxed atomic) */
+
+/* Call ids: rank << 40 | a per-rank number, unique in the rank; a thread
+ * takes them CALL_ID_BLOCK at a time (one atomic add per block, none per
+ * call), so they increase along each thread, not across threads. */
+#define CALL_ID_BLOCK 4096u
+static uint64_t callIdBlock(gpuinstMpiThread *t)
+{
+    uint64_t base = GPUINST_ADD_RLX(&callSeq, CALL_ID_BLOCK) + 1; /* never 0 */
+    uint64_t hi = (uint64_t)(uint32_t)gpuinstG.rank << 40;
+    t->next_id = hi | (base & 0xFFFFFFFFFFull);
+    t->end_id = hi | ((base + CALL_ID_BLOCK) & 0xFFFFFFFFFFull);
+    if (t->end_id < t->next_id) t->end_id = hi | 0xFFFFFFFFFFull; /* wrapped: a shorter block */
+    return t->next_id;
+}
 
 static gpuinstMpiThread *threadSlow(void)
 {
@@ -110,17 +133,21 @@ static gpuinstMpiThread *threadSlow(void)
     gpuinstBufSetSpill(&t->calls, GPUINST_SPILL_MPI_CALLS); /* GPUINST_BUFFER_MB (issue 8) */
     gpuinstBufInit(&t->completions, sizeof(Completion));
     t->thread = core ? core->index : 0xFFFFu;
+    t->comm_handle = MPI_COMM_NULL;
+    t->rows = (gpuinstG.cfg.mode & GPUINST_MODE_TRACE) != 0;
+    t->profile = (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) != 0;
+    t->slow = (uint8_t)(t->profile || gpuinstMpiSkewOn);
     pthread_mutex_lock(&mpiLock);
     t->next = mpiThreads;
     GPUINST_STORE_REL(&mpiThreads, t);
     pthread_mutex_unlock(&mpiLock);
-    mpiSelf = t;
+    gpuinstMpiSelf = t;
     return t;
 }
 
 GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void)
 {
-    gpuinstMpiThread *t = mpiSelf;
+    gpuinstMpiThread *t = gpuinstMpiSelf;
     return t ? t->current : 0;
 }
 
@@ -132,19 +159,10 @@ static const char *const callNames[GPUINST_MPI_NCALLS] = {
 #undef NAME_
 };
 
-/* Where a call's bytes go in the "mpi_bytes" counters: R (received: receives
- * with a status, one-sided gets, MPI-IO reads; nonblocking receives count at
- * completion), N (not counted: persistent *_init, probes, Start rows), S
- * (sent: every other call with bytes). */
-static const char callDir[GPUINST_MPI_NCALLS + 1] =
-#define DIR_(NAME, RULE) #RULE
-    GPUINST_MPI_CALLS(DIR_)
-#undef DIR_
-    ;
-
 static nvtxDomainHandle_t mpiDomain;
 static nvtxEventAttributes_t callAttr[GPUINST_MPI_NCALLS];
-static int nvtxReady;
+#define nvtxReady gpuinstMpiNvtxOn /* set up and a tool listens */
+static int nvtxDone;                 /* set up (under mpiLock) */
 
 /* The "MPI" domain and one registered string per call, as Nsight Systems
  * names MPI ranges.  Once, at the first recorded call: not in gpuinst_init,
@@ -153,7 +171,7 @@ static void nvtxSetup(void)
 {
     int i;
     pthread_mutex_lock(&mpiLock);
-    if (nvtxReady) {
+    if (nvtxDone) {
         pthread_mutex_unlock(&mpiLock);
         return;
     }
@@ -170,66 +188,104 @@ static void nvtxSetup(void)
             a->message.ascii = callNames[i];
         }
     }
-    GPUINST_STORE_REL(&nvtxReady, 1);
+    /* The ranges are pushed only where a tool listens: after the calls
+     * above NVTX has initialised, and without a tool its entry points are
+     * NULL (each call would be a call and a test of that pointer). */
+    nvtxDone = 1;
+    GPUINST_STORE_REL(&nvtxReady,
+                      NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainRangePushEx_impl_fnptr != NVTX_NULLPTR);
     pthread_mutex_unlock(&mpiLock);
 }
 
 /* ---- begin / end ------------------------------------------------------------ */
 
+GPUINST_PRIVATE void gpuinstMpiNvtxPush(int call)
+{
+    nvtxDomainRangePushEx(mpiDomain, &callAttr[call]);
+}
+
+GPUINST_PRIVATE void gpuinstMpiNvtxPop(void)
+{
+    nvtxDomainRangePop(mpiDomain);
+}
+
+/* gpuinstMpiBegin's slow half: the thread's first call (its state, the
+ * NVTX domain), a new block of call ids, a new chunk of the row buffer. */
 GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
 {
-    gpuinstMpiThread *t = mpiSelf;
-    if (GPUINST_UNLIKELY(t == NULL)) {
-        if (!GPUINST_LOAD_ACQ(&nvtxReady)) nvtxSetup();
+    gpuinstMpiThread *t = gpuinstMpiSelf;
+    gpuinstMpiRec *r;
+    uint64_t id;
+    if (t == NULL) {
+        nvtxSetup();
         t = threadSlow();
         if (t == NULL) return 0;
     }
-    if (t->depth != 0) return 0; /* inside a recorded call (MPI calling MPI, Fortran -> C) */
-    t->depth = 1;
+    if (t->current != 0) return 0; /* inside a recorded call (MPI calling MPI, Fortran -> C) */
+    id = t->next_id;
+    if (id == t->end_id) id = callIdBlock(t);
+    t->next_id = id + 1;
+    t->current = id;
+    /* a NULL slot (no memory) fills the scratch row; gpuinstMpiEnd counts it lost */
+    r = t->rows ? (gpuinstMpiRec *)gpuinstBufSlot(&t->calls) : NULL;
+    if (r == NULL) {
+        r = &t->scratch;
+        t->slow = 1; /* gpuinstMpiEndSlow drops (or profiles) it */
+    }
     c->t = t;
     c->ci = NULL;
     c->freeing = 0;
-    memset(&c->r, 0, sizeof c->r);
-    c->r.call = (uint16_t)call;
-    c->r.thread = t->thread;
-    c->r.comm = GPUINST_MPI_NO_COMM;
-    c->r.object = GPUINST_MPI_NO_COMM;
-    c->r.offset = -1;
-    c->r.peer = GPUINST_MPI_PEER_NONE;
-    c->r.tag = -1;
-    c->r.call_id = ((uint64_t)(uint32_t)gpuinstG.rank << 40) | ((GPUINST_ADD_RLX(&callSeq, 1) + 1) & 0xFFFFFFFFFFull);
-    t->current = c->r.call_id;
-    gpuinstGpuMpiEnter(c->r.call_id); /* CUDA work inside the call links to it (src/activity.c) */
-    if (nvtxReady) nvtxDomainRangePushEx(mpiDomain, &callAttr[call]);
+    c->r = r;
+    c->agg = NULL;
+    gpuinstMpiRowInit(r, call, id, t->thread);
+    gpuinstGpuMpiEnter(id);
+    if (nvtxReady) gpuinstMpiNvtxPush(call);
     return 1;
 }
 
+/* Appends an extra row (Start/Startall, one per request) ahead of the
+ * call's own row, whose reserved slot it takes: the call's row moves to the
+ * next slot, so rows stay in the order they were appended before. */
 GPUINST_PRIVATE void gpuinstMpiAppend(gpuinstMpiCall *c, const gpuinstMpiRec *r)
 {
-    gpuinstMpiRec *slot = (gpuinstMpiRec *)gpuinstBufSlot(&c->t->calls);
-    if (GPUINST_UNLIKELY(slot == NULL)) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+    gpuinstBuf *b = &c->t->calls;
+    gpuinstMpiRec *own = c->r, keep, sk;
+    if (!c->t->rows) return; /* the profile counts the call, not its requests */
+    if (gpuinstMpiSkewOn) { /* the call's own row gets it in gpuinstMpiEndSlow */
+        sk = *r;
+        sk.start_ns = gpuinstMpiSkew(sk.start_ns);
+        sk.end_ns = gpuinstMpiSkew(sk.end_ns);
+        r = &sk;
+    }
+    if (own == &c->t->scratch) { /* the call's row is not in the buffer */
+        gpuinstMpiRec *slot = (gpuinstMpiRec *)gpuinstBufSlot(b);
+        if (GPUINST_UNLIKELY(slot == NULL)) {
+            GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+            return;
+        }
+        *slot = *r;
+        gpuinstBufCommit(b);
         return;
     }
-    *slot = *r;
-    gpuinstBufCommit(&c->t->calls);
-}
-
-static void countBytes(gpuinstMpiThread *t, const gpuinstMpiRec *r)
-{
-    char d = r->call < GPUINST_MPI_NCALLS ? callDir[r->call] : 'N';
-    if (d == 'R') GPUINST_STORE_RLX(&t->recvd, t->recvd + r->bytes);
-    else if (d == 'S') GPUINST_STORE_RLX(&t->sent, t->sent + r->bytes);
+    keep = *own;
+    *own = *r;
+    gpuinstBufCommit(b);
+    c->r = (gpuinstMpiRec *)gpuinstBufSlot(b);
+    if (GPUINST_UNLIKELY(c->r == NULL)) {
+        c->r = &c->t->scratch;
+        c->t->slow = 1;
+    }
+    *c->r = keep;
 }
 
 GPUINST_PRIVATE void gpuinstMpiCountSlow(int call)
 {
-    gpuinstMpiThread *t = mpiSelf;
+    gpuinstMpiThread *t = gpuinstMpiSelf;
     if (GPUINST_UNLIKELY(t == NULL)) {
         t = threadSlow();
         if (t == NULL) return;
     }
-    if (t->depth == 0) t->local[call]++;
+    if (t->current == 0) t->local[call]++;
 }
 
 static void mpiBytesTotals(uint64_t *sent, uint64_t *recvd)
@@ -237,23 +293,9 @@ static void mpiBytesTotals(uint64_t *sent, uint64_t *recvd)
     gpuinstMpiThread *t;
     *sent = *recvd = 0;
     for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
-        *sent += GPUINST_LOAD_RLX(&t->sent);
-        *recvd += GPUINST_LOAD_RLX(&t->recvd);
+        *sent += GPUINST_LOAD_RLX(&t->bytes[0]);
+        *recvd += GPUINST_LOAD_RLX(&t->bytes[1]);
     }
-}
-
-GPUINST_PRIVATE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc)
-{
-    gpuinstMpiThread *t = c->t;
-    if (nvtxReady) nvtxDomainRangePop(mpiDomain);
-    gpuinstGpuMpiExit();
-    c->r.result = rc;
-    if (rc != MPI_SUCCESS) c->r.flags |= GPUINST_MPI_FLAG_FAILED;
-    else if (c->r.bytes) countBytes(t, &c->r);
-    gpuinstMpiAppend(c, &c->r);
-    t->current = 0;
-    t->depth = 0;
-    return rc;
 }
 
 /* ---- communicators, windows, files -------------------------------------------
@@ -266,20 +308,6 @@ GPUINST_PRIVATE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc)
  * in one: at most as much again as the newest).  Key: the handle's bits
  * with the object kind in the top bits, never 0. */
 
-struct gpuinstMpiObj {
-    struct gpuinstMpiObj *next;   /* every object seen, creation order */
-    uint64_t id, parent;
-    uint64_t created_ns, freed_ns;
-    uint32_t children;            /* objects made from this communicator (atomic) */
-    int objkind;                  /* GPUINST_MPI_OBJ_* */
-    int size, myrank, kind, inter;
-    int *world;                   /* world rank of each (remote, for intercomms) rank; NULL: identity */
-    int nworld;
-    int disp_unit;                /* windows */
-    struct gpuinstMpiObj *comm;   /* windows and files: their communicator */
-    int nout;                     /* neighborhood collectives: out-neighbours (-1 not yet known) */
-    uint8_t *outreal;             /* per out-neighbour: 0 = MPI_PROC_NULL (Cartesian edge) */
-};
 typedef gpuinstMpiObj CommInfo;
 
 typedef struct ObjSlot {
@@ -289,10 +317,15 @@ typedef struct ObjSlot {
 typedef struct ObjTable {
     struct ObjTable *older;       /* kept until exit (readers) */
     uint64_t cap, used;           /* used: keys set, live or freed */
+    unsigned shift;               /* 64 - log2(cap): objHome */
     ObjSlot *slots;               /* cap slots, in the same allocation */
 } ObjTable;
 static ObjTable *objTab;          /* release/acquire */
-static CommInfo worldInfo, selfInfo;
+static CommInfo selfInfo;
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) gpuinstMpiObj gpuinstMpiWorldObj;
+__attribute__((visibility("hidden"))) uint64_t gpuinstMpiTypeCache[GPUINST_MPI_TYPE_CACHE];
+#endif
 static CommInfo *commList, *commTail;
 static int commsReady;
 
@@ -320,12 +353,19 @@ static uint64_t mix64(uint64_t h, uint64_t v)
     return h;
 }
 
+/* A handle's first slot: a multiplicative hash (handles are pointers or
+ * small integers; the top bits of the product mix them all). */
+static uint64_t objHome(const ObjTable *t, uint64_t key)
+{
+    return (key * 0x9E3779B97F4A7C15ull) >> t->shift;
+}
+
 static ObjSlot *objFind(uint64_t key)
 {
     ObjTable *t = GPUINST_LOAD_ACQ(&objTab);
     uint64_t i, n;
     if (t == NULL) return NULL;
-    for (i = mix64(0, key) & (t->cap - 1), n = 0; n < t->cap; n++, i = (i + 1) & (t->cap - 1)) {
+    for (i = objHome(t, key), n = 0; n < t->cap; n++, i = (i + 1) & (t->cap - 1)) {
         uint64_t k = GPUINST_LOAD_ACQ(&t->slots[i].key);
         if (k == key) return &t->slots[i];
         if (k == 0) return NULL;
@@ -350,7 +390,7 @@ static void commListAdd(CommInfo *ci)
 static void objPutLocked(ObjTable *t, uint64_t key, CommInfo *ci)
 {
     uint64_t i;
-    for (i = mix64(0, key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+    for (i = objHome(t, key);; i = (i + 1) & (t->cap - 1)) {
         uint64_t k = t->slots[i].key;
         if (k == key || k == 0) {
             GPUINST_STORE_REL(&t->slots[i].info, ci);
@@ -385,6 +425,7 @@ static void objMapLocked(uint64_t key, CommInfo *ci)
         return;
     }
     n->cap = cap;
+    for (n->shift = 64; ((uint64_t)1 << (64 - n->shift)) < cap;) n->shift--;
     n->slots = (ObjSlot *)(void *)(n + 1);
     for (i = 0; t != NULL && i < t->cap; i++)
         if (t->slots[i].info != NULL) objPutLocked(n, t->slots[i].key, t->slots[i].info);
@@ -402,7 +443,7 @@ static CommInfo *commDescribe(MPI_Comm comm)
     if (ci == NULL) return NULL;
     ci->objkind = GPUINST_MPI_OBJ_COMM;
     ci->nout = -1;
-    ci->created_ns = gpuinstMpiNow();
+    ci->created_ns = gpuinstMpiNowSkewed();
     PMPI_Comm_test_inter(comm, &ci->inter);
     PMPI_Comm_rank(comm, &ci->myrank);
     PMPI_Comm_size(comm, &ci->size);
@@ -432,14 +473,14 @@ static CommInfo *commDescribe(MPI_Comm comm)
 static void commsSetup(void)
 {
     if (commsReady) return;
-    worldInfo.objkind = selfInfo.objkind = GPUINST_MPI_OBJ_COMM;
-    worldInfo.nout = selfInfo.nout = -1;
-    worldInfo.id = 0;
-    worldInfo.parent = GPUINST_MPI_NO_COMM;
-    worldInfo.kind = GPUINST_MPI_COMM_WORLD;
-    worldInfo.size = gpuinstG.size;
-    worldInfo.myrank = gpuinstG.rank;
-    worldInfo.created_ns = gpuinstMpiNow();
+    gpuinstMpiWorldObj.objkind = selfInfo.objkind = GPUINST_MPI_OBJ_COMM;
+    gpuinstMpiWorldObj.nout = selfInfo.nout = -1;
+    gpuinstMpiWorldObj.id = 0;
+    gpuinstMpiWorldObj.parent = GPUINST_MPI_NO_COMM;
+    gpuinstMpiWorldObj.kind = GPUINST_MPI_COMM_WORLD;
+    gpuinstMpiWorldObj.size = gpuinstG.size;
+    gpuinstMpiWorldObj.myrank = gpuinstG.rank;
+    gpuinstMpiWorldObj.created_ns = gpuinstMpiNowSkewed();
     selfInfo.id = 1;
     selfInfo.parent = GPUINST_MPI_NO_COMM;
     selfInfo.kind = GPUINST_MPI_COMM_SELF;
@@ -450,21 +491,42 @@ static void commsSetup(void)
         selfInfo.world[0] = gpuinstG.rank;
         selfInfo.nworld = 1;
     }
-    selfInfo.created_ns = worldInfo.created_ns;
+    selfInfo.created_ns = gpuinstMpiWorldObj.created_ns;
     pthread_mutex_lock(&mpiLock);
-    commListAdd(&worldInfo);
+    commListAdd(&gpuinstMpiWorldObj);
     commListAdd(&selfInfo);
     pthread_mutex_unlock(&mpiLock);
     commsReady = 1;
 }
 
+static CommInfo *commFind(MPI_Comm comm);
+
+/* The slow half of gpuinstMpiCommOf: finds the object, caches it. */
+GPUINST_PRIVATE gpuinstMpiObj *gpuinstMpiCommSlow(gpuinstMpiThread *t, MPI_Comm comm)
+{
+    CommInfo *ci;
+    if (comm == MPI_COMM_WORLD) return &gpuinstMpiWorldObj;
+    ci = commFind(comm);
+    if (t != NULL && ci != NULL) {
+        t->comm_info = ci;
+        GPUINST_STORE_RLX(&t->comm_handle, comm);
+    }
+    return ci;
+}
+
+/* The communicator's object, through the calling thread's cache. */
 static CommInfo *commLookup(MPI_Comm comm)
+{
+    gpuinstMpiThread *t = gpuinstMpiSelf;
+    return t != NULL ? gpuinstMpiCommOf(t, comm) : gpuinstMpiCommSlow(NULL, comm);
+}
+
+static NOINLINE_ CommInfo *commFind(MPI_Comm comm)
 {
     ObjSlot *s;
     CommInfo *ci;
     uint64_t key, h;
     int i;
-    if (comm == MPI_COMM_WORLD) return &worldInfo;
     if (comm == MPI_COMM_SELF) return &selfInfo;
     if (comm == MPI_COMM_NULL) return NULL;
     key = COMM_KEY(comm);
@@ -491,16 +553,6 @@ static CommInfo *commLookup(MPI_Comm comm)
     commListAdd(ci);
     pthread_mutex_unlock(&mpiLock);
     return ci;
-}
-
-static int32_t worldRank(const CommInfo *ci, int r)
-{
-    if (r == MPI_PROC_NULL || r == MPI_ROOT) return GPUINST_MPI_PEER_NONE;
-    if (r == MPI_ANY_SOURCE) return GPUINST_MPI_PEER_ANY;
-    if (ci == NULL || r < 0) return GPUINST_MPI_PEER_UNKNOWN;
-    if (ci->world == NULL) return ci == &worldInfo ? r : GPUINST_MPI_PEER_UNKNOWN;
-    if (r >= ci->nworld || ci->world[r] == MPI_UNDEFINED) return GPUINST_MPI_PEER_UNKNOWN;
-    return ci->world[r];
 }
 
 /* Lowest world rank of `comm`'s local group (intercommunicators). */
@@ -532,8 +584,8 @@ GPUINST_PRIVATE void gpuinstMpiCommNew(gpuinstMpiCall *c, int kind, MPI_Comm par
     uint64_t cand, id, pid = p ? p->id : GPUINST_MPI_NO_COMM;
     uint32_t k = 0;
     int i, minw = INT32_MAX;
-    c->r.comm = pid;
-    if (c->r.result != MPI_SUCCESS) return;
+    c->r->comm = pid;
+    if (c->r->result != MPI_SUCCESS) return;
     /* Comm_create_group is collective over the new group only: the
      * parent's counter would differ between ranks, so it is not counted. */
     if (p != NULL && kind != GPUINST_MPI_COMM_CREATE_GROUP) k = GPUINST_ADD_RLX(&p->children, 1);
@@ -564,8 +616,8 @@ GPUINST_PRIVATE void gpuinstMpiCommNew(gpuinstMpiCall *c, int kind, MPI_Comm par
     ci->id = id;
     ci->parent = pid;
     ci->kind = kind;
-    c->r.count = (uint32_t)ci->size;
-    c->r.object = id;
+    c->r->count = (uint32_t)ci->size;
+    c->r->object = id;
     pthread_mutex_lock(&mpiLock);
     objMapLocked(COMM_KEY(*newcomm), ci);
     commListAdd(ci);
@@ -580,8 +632,8 @@ static CommInfo *objNew(gpuinstMpiCall *c, int objkind, MPI_Comm comm, uint64_t 
     CommInfo *p = commLookup(comm), *o;
     uint32_t k;
     c->ci = p;
-    c->r.comm = p ? p->id : GPUINST_MPI_NO_COMM;
-    if (c->r.result != MPI_SUCCESS || p == NULL) return NULL;
+    c->r->comm = p ? p->id : GPUINST_MPI_NO_COMM;
+    if (c->r->result != MPI_SUCCESS || p == NULL) return NULL;
     k = GPUINST_ADD_RLX(&p->children, 1);
     o = (CommInfo *)calloc(1, sizeof *o);
     if (o == NULL) return NULL;
@@ -589,11 +641,11 @@ static CommInfo *objNew(gpuinstMpiCall *c, int objkind, MPI_Comm comm, uint64_t 
     o->comm = p;
     o->parent = p->id;
     o->id = mix64(mix64(mix64(0x6f626a656374ull, p->id), k), (uint64_t)objkind) & (((uint64_t)1 << 62) - 1);
-    o->created_ns = c->r.end_ns;
+    o->created_ns = rowEnd(c);
     o->size = p->size;
     o->myrank = p->myrank;
     o->disp_unit = 1;
-    c->r.object = o->id;
+    c->r->object = o->id;
     pthread_mutex_lock(&mpiLock);
     objMapLocked(key, o);
     commListAdd(o);
@@ -618,24 +670,24 @@ static CommInfo *objOf(gpuinstMpiCall *c, int objkind, const void *h)
     CommInfo *o = objGet(objKey(objkind, h));
     if (o == NULL) return NULL;
     c->ci = o->comm;
-    c->r.comm = o->comm ? o->comm->id : GPUINST_MPI_NO_COMM;
-    c->r.object = o->id;
+    c->r->comm = o->comm ? o->comm->id : GPUINST_MPI_NO_COMM;
+    c->r->object = o->id;
     return o;
 }
 
 GPUINST_PRIVATE void gpuinstMpiRma(gpuinstMpiCall *c, MPI_Win win, int target, int64_t disp, uint64_t bytes)
 {
     CommInfo *o = objOf(c, GPUINST_MPI_OBJ_WIN, &win);
-    c->r.peer = worldRank(o ? o->comm : NULL, target);
+    c->r->peer = gpuinstMpiWorldRank(o ? o->comm : NULL, target);
     /* MPI_PROC_NULL as target: the call does nothing */
-    c->r.bytes = target == MPI_PROC_NULL ? 0 : bytes;
-    if (target != MPI_PROC_NULL) c->r.offset = disp * (o ? o->disp_unit : 1);
+    c->r->bytes = target == MPI_PROC_NULL ? 0 : bytes;
+    if (target != MPI_PROC_NULL) c->r->offset = disp * (o ? o->disp_unit : 1);
 }
 
 GPUINST_PRIVATE void gpuinstMpiWinOp(gpuinstMpiCall *c, MPI_Win win, int rank)
 {
     CommInfo *o = objOf(c, GPUINST_MPI_OBJ_WIN, &win);
-    if (rank != GPUINST_MPI_NO_RANK) c->r.peer = worldRank(o ? o->comm : NULL, rank);
+    if (rank != GPUINST_MPI_NO_RANK) c->r->peer = gpuinstMpiWorldRank(o ? o->comm : NULL, rank);
 }
 
 GPUINST_PRIVATE void gpuinstMpiFileOp(gpuinstMpiCall *c, MPI_File fh)
@@ -646,8 +698,8 @@ GPUINST_PRIVATE void gpuinstMpiFileOp(gpuinstMpiCall *c, MPI_File fh)
 GPUINST_PRIVATE void gpuinstMpiIo(gpuinstMpiCall *c, MPI_File fh, int64_t offset, uint64_t bytes)
 {
     objOf(c, GPUINST_MPI_OBJ_FILE, &fh);
-    c->r.offset = offset;
-    c->r.bytes = bytes;
+    c->r->offset = offset;
+    c->r->bytes = bytes;
 }
 
 GPUINST_PRIVATE int64_t gpuinstMpiFileByteOffset(MPI_File fh, MPI_Offset offset)
@@ -668,23 +720,28 @@ GPUINST_PRIVATE void gpuinstMpiObjFreeing(gpuinstMpiCall *c, int objkind, const 
     CommInfo *o;
     if (objkind == GPUINST_MPI_OBJ_COMM) {
         o = commLookup(*(const MPI_Comm *)handle);
-        c->r.comm = o ? o->id : GPUINST_MPI_NO_COMM;
+        c->r->comm = o ? o->id : GPUINST_MPI_NO_COMM;
     } else {
         o = objOf(c, objkind, handle);
     }
-    if (o != NULL) c->r.object = o->id;
+    if (o != NULL) c->r->object = o->id;
     c->freeing = objKey(objkind, handle);
 }
 
 GPUINST_PRIVATE void gpuinstMpiObjFreed(gpuinstMpiCall *c)
 {
     ObjSlot *s;
-    if (c->r.result != MPI_SUCCESS || c->freeing == 0) return;
+    if (c->r->result != MPI_SUCCESS || c->freeing == 0) return;
     pthread_mutex_lock(&mpiLock);
     s = objFind(c->freeing);
-    if (s != NULL && s->info != NULL && s->info != &worldInfo && s->info != &selfInfo) {
-        s->info->freed_ns = c->r.end_ns;
+    if (s != NULL && s->info != NULL && s->info != &gpuinstMpiWorldObj && s->info != &selfInfo) {
+        gpuinstMpiThread *t;
+        s->info->freed_ns = rowEnd(c);
         GPUINST_STORE_REL(&s->info, (CommInfo *)NULL);
+        /* the handle may come back for another communicator: no thread's
+         * cache may keep it (a thread using the freed one is erroneous) */
+        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next)
+            GPUINST_STORE_RLX(&t->comm_handle, MPI_COMM_NULL);
     }
     pthread_mutex_unlock(&mpiLock);
 }
@@ -732,11 +789,24 @@ static int commNeighbors(CommInfo *ci, MPI_Comm comm, const uint8_t **outreal)
 
 /* ---- record helpers ----------------------------------------------------------- */
 
-GPUINST_PRIVATE uint64_t gpuinstMpiBytes(int64_t count, MPI_Datatype dt)
+static unsigned typeSlot(uint64_t h)
 {
-    int sz = 0;
-    if (count <= 0 || dt == MPI_DATATYPE_NULL) return 0;
+    return (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 58); /* GPUINST_MPI_TYPE_CACHE = 64 slots */
+}
+
+/* gpuinstMpiBytes when the type is not in the cache: asks MPI, and caches
+ * a predefined type (MPI_Type_get_envelope's combiner MPI_COMBINER_NAMED):
+ * its handle means the same type for the whole run, while a derived type's
+ * handle can be freed and reused. */
+GPUINST_PRIVATE uint64_t gpuinstMpiBytesSlow(int64_t count, MPI_Datatype dt)
+{
+    int sz = 0, ni = 0, na = 0, nd = 0, comb = MPI_UNDEFINED;
+    uint64_t h = 0;
+    memcpy(&h, &dt, sizeof dt < sizeof h ? sizeof dt : sizeof h);
     if (PMPI_Type_size(dt, &sz) != MPI_SUCCESS || sz < 0) return 0;
+    if (h != 0 && h < ((uint64_t)1 << 56) && sz < 256 &&
+        PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED)
+        GPUINST_STORE_RLX(&gpuinstMpiTypeCache[typeSlot(h)], (h << 8) | (uint64_t)sz);
     return (uint64_t)count * (uint64_t)sz;
 }
 
@@ -745,23 +815,13 @@ GPUINST_PRIVATE uint64_t gpuinstMpiPeerBytes(int peer, uint64_t bytes)
     return peer == MPI_PROC_NULL ? 0 : bytes;
 }
 
-GPUINST_PRIVATE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int peer, int tag, uint64_t bytes)
-{
-    CommInfo *ci = commLookup(comm);
-    c->ci = ci;
-    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
-    c->r.peer = worldRank(ci, peer);
-    c->r.tag = tag;
-    c->r.bytes = peer == MPI_PROC_NULL ? 0 : bytes; /* no data moves to or from MPI_PROC_NULL */
-}
-
 GPUINST_PRIVATE void gpuinstMpiColl(gpuinstMpiCall *c, MPI_Comm comm, int root, uint64_t bytes)
 {
     CommInfo *ci = commLookup(comm);
     c->ci = ci;
-    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
-    c->r.peer = root < 0 && root != MPI_ROOT ? GPUINST_MPI_PEER_NONE : worldRank(ci, root);
-    c->r.bytes = bytes;
+    c->r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r->peer = root < 0 && root != MPI_ROOT ? GPUINST_MPI_PEER_NONE : gpuinstMpiWorldRank(ci, root);
+    c->r->bytes = bytes;
 }
 
 /* The communicator facts the collective helpers need (mpi/pmpi_wrappers.c). */
@@ -769,7 +829,7 @@ GPUINST_PRIVATE void gpuinstMpiCommFacts(gpuinstMpiCall *c, MPI_Comm comm, int *
 {
     CommInfo *ci = commLookup(comm);
     c->ci = ci;
-    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
     *myrank = ci ? ci->myrank : 0;
     *inter = ci ? ci->inter : 0;
     /* the group data goes to: the remote group of an intercommunicator */
@@ -780,7 +840,7 @@ GPUINST_PRIVATE int gpuinstMpiCommNeighbors(gpuinstMpiCall *c, MPI_Comm comm, co
 {
     CommInfo *ci = commLookup(comm);
     c->ci = ci;
-    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
     *outreal = NULL;
     return ci ? commNeighbors(ci, comm, outreal) : 0;
 }
@@ -808,74 +868,237 @@ GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI
     int src, tag;
     uint64_t bytes;
     (void)comm;
-    if (c->r.result != MPI_SUCCESS || !statusMessage(st, &src, &tag, &bytes)) return;
+    if (c->r->result != MPI_SUCCESS || !statusMessage(st, &src, &tag, &bytes)) return;
     if (add) {
-        c->r.bytes += bytes;
+        c->r->bytes += bytes;
         return;
     }
-    c->r.peer = worldRank(c->ci, src);
-    c->r.tag = tag;
-    c->r.bytes = bytes;
+    c->r->peer = gpuinstMpiWorldRank(c->ci, src);
+    c->r->tag = tag;
+    c->r->bytes = bytes;
+}
+
+/* ---- profile mode ------------------------------------------------------------------
+ * GPUINST_MODE=profile keeps no row per call: each call is folded into the
+ * entry of (range path, call, communicator) of its thread -- the path
+ * being the innermost open range of the thread (src/profile.c) -- in a
+ * per-thread open-addressing table.  The last entry used per call number
+ * is tried first (a loop calls the same MPI functions from the same
+ * ranges).  Receives started by a nonblocking call get the bytes their
+ * completion reports, as their rows do in a trace (gpuinstMpiReqDone). */
+typedef struct MpiProfRec {     /* /profile/mpi, 80 bytes */
+    uint64_t count;
+    uint64_t time_ns, time_min_ns, time_max_ns;
+    uint64_t bytes;
+    uint64_t comm;              /* communicator id (/mpi/comms), GPUINST_MPI_NO_COMM none */
+    uint32_t node;              /* the path: /profile/ranges node of (rank, thread); 0 outside any range */
+    uint32_t rank;
+    uint32_t name;              /* "MPI_Send": /strings id, filled at collect */
+    uint16_t call;
+    uint16_t thread;
+    uint64_t next_;             /* not written: the entries of a thread form a list (collect) */
+} MpiProfRec;
+
+typedef struct MpiProf {
+    MpiProfRec **slots;         /* open addressing on (node, call, comm) */
+    uint32_t mask, used;
+    MpiProfRec *last[GPUINST_MPI_NCALLS]; /* the entry used last per call */
+    MpiProfRec *head;           /* every entry, newest first (through next_) */
+} MpiProf;
+
+static MpiProf *profOf(gpuinstMpiThread *t)
+{
+    return (MpiProf *)t->prof;
+}
+
+static uint32_t mpiProfHome(uint32_t node, uint32_t call, uint64_t comm, uint32_t mask)
+{
+    uint64_t k = ((uint64_t)node << 16 | call) * 0x9E3779B97F4A7C15ull ^ comm * 0xC2B2AE3D27D4EB4Full;
+    return (uint32_t)(k >> 40) & mask;
+}
+
+static MpiProfRec *mpiProfEntry(gpuinstMpiThread *t, uint32_t node, uint16_t call, uint64_t comm, uint16_t thread)
+{
+    MpiProf *p = profOf(t);
+    MpiProfRec *e;
+    uint32_t i;
+    if (p == NULL) {
+        p = (MpiProf *)calloc(1, sizeof *p);
+        if (p == NULL) return NULL;
+        t->prof = p;
+    }
+    e = p->last[call];
+    if (e != NULL && e->node == node && e->comm == comm) return e;
+    if (p->slots != NULL)
+        for (i = mpiProfHome(node, call, comm, p->mask); p->slots[i] != NULL; i = (i + 1) & p->mask) {
+            e = p->slots[i];
+            if (e->node == node && e->call == call && e->comm == comm) return p->last[call] = e;
+        }
+    if (p->slots == NULL || (p->used + 1) * 2 > p->mask + 1) { /* grow, rehash */
+        uint32_t ncap = p->slots ? (p->mask + 1) * 2 : 64, j;
+        MpiProfRec **n = (MpiProfRec **)calloc(ncap, sizeof *n);
+        if (n == NULL) return NULL;
+        for (j = 0; p->slots != NULL && j <= p->mask; j++) {
+            MpiProfRec *x = p->slots[j];
+            uint32_t k;
+            if (x == NULL) continue;
+            for (k = mpiProfHome(x->node, x->call, x->comm, ncap - 1); n[k] != NULL; k = (k + 1) & (ncap - 1)) {
+            }
+            n[k] = x;
+        }
+        free(p->slots);
+        p->slots = n;
+        p->mask = ncap - 1;
+    }
+    e = (MpiProfRec *)calloc(1, sizeof *e);
+    if (e == NULL) return NULL;
+    e->node = node;
+    e->call = call;
+    e->comm = comm;
+    e->thread = thread;
+    e->time_min_ns = UINT64_MAX;
+    for (i = mpiProfHome(node, call, comm, p->mask); p->slots[i] != NULL; i = (i + 1) & p->mask) {
+    }
+    p->slots[i] = e;
+    p->used++;
+    e->next_ = (uint64_t)(uintptr_t)p->head;
+    GPUINST_STORE_REL(&p->head, e);
+    return p->last[call] = e;
+}
+
+/* The call's entry, found once per call (gpuinstMpiReqStart needs it
+ * before gpuinstMpiEnd folds the call): the last one of this call number
+ * if it is for the same path and communicator, else the table's.  The
+ * path is the innermost open range of the thread (src/profile.c). */
+static inline MpiProfRec *callEntry(gpuinstMpiCall *c)
+{
+    if (c->agg == NULL) {
+        gpuinstThread *ct = gpuinstThreadSelf;
+        gpuinstProf *pp = ct != NULL ? ct->prof : NULL;
+        uint32_t node = pp != NULL && pp->cur != NULL ? pp->cur->node : 0;
+        MpiProf *p = profOf(c->t);
+        MpiProfRec *e = p != NULL ? p->last[c->r->call] : NULL;
+        if (GPUINST_LIKELY(e != NULL && e->node == node && e->comm == c->r->comm)) c->agg = e;
+        else c->agg = mpiProfEntry(c->t, node, c->r->call, c->r->comm, c->r->thread);
+    }
+    return (MpiProfRec *)c->agg;
+}
+
+GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c)
+{
+    const gpuinstMpiRec *r = c->r;
+    MpiProfRec *e = callEntry(c);
+    uint64_t d = r->end_ns - r->start_ns;
+    if (GPUINST_UNLIKELY(e == NULL)) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+        return;
+    }
+    if (GPUINST_UNLIKELY(r->end_ns < r->start_ns)) d = 0;
+    e->count++;
+    e->time_ns += d;
+    if (d < e->time_min_ns) e->time_min_ns = d;
+    if (d > e->time_max_ns) e->time_max_ns = d;
+    /* completions may add to bytes from another thread (gpuinstMpiReqDone) */
+    GPUINST_ADD_RLX(&e->bytes, r->bytes);
 }
 
 /* ---- requests -------------------------------------------------------------------
- * Open addressing (linear probing, backward-shift deletion) under mpiLock:
+ * Open addressing (linear probing, backward-shift deletion, a
+ * multiplicative hash of the handle) under a spin lock (held for a few
+ * dozen instructions: a mutex's lock and unlock cost more than the work):
  * handle -> request id and what a completion needs.  Matched-probe messages
  * (MPI_Mprobe -> MPI_Mrecv) are kept here too, keyed by the message handle. */
 typedef struct ReqEntry {
     uint64_t key;              /* 0 empty */
     uint64_t id;               /* current request id */
+    uint64_t stamp;            /* insertion order (reqFindLocked) */
     CommInfo *comm;
-    uint64_t bytes;            /* persistent: the *_init's bytes */
+    void *agg;                 /* profile mode: a receive's /profile/mpi entry (bytes fixed at completion) */
+    uint64_t bytes;            /* the starting call's bytes (persistent: the *_init's) */
     int32_t peer, tag;         /* persistent: the *_init's peer/tag */
     uint8_t recv, persistent, message;
     uint16_t call;             /* persistent: the *_init call */
 } ReqEntry;
 static ReqEntry *reqs;
-static uint64_t reqCap, reqCount;
+static uint64_t reqCap, reqCount, reqStamp;
+static unsigned reqShift = 64;     /* 64 - log2(reqCap) */
+static int reqLockWord;
 
-/* The entry of `key` with the highest request id: a handle can be mapped
- * more than once, as Open MPI returns the same handle
- * (ompi_request_empty) for every send it completed at once, and a
- * request completed outside the wrappers leaves a stale entry behind. */
+static NOINLINE_ void reqLockWait(void)
+{
+    int spins = 0;
+    while (__atomic_exchange_n(&reqLockWord, 1, __ATOMIC_ACQUIRE)) {
+        while (GPUINST_LOAD_RLX(&reqLockWord))
+            if (++spins > 100) { /* the holder may be descheduled (oversubscribed node) */
+                sched_yield();
+                spins = 0;
+            }
+    }
+}
+
+static inline void reqLock(void)
+{
+    if (GPUINST_UNLIKELY(__atomic_exchange_n(&reqLockWord, 1, __ATOMIC_ACQUIRE))) reqLockWait();
+}
+
+static inline void reqUnlock(void)
+{
+    GPUINST_STORE_REL(&reqLockWord, 0);
+}
+
+static uint64_t reqHome(uint64_t key)
+{
+    return (key * 0x9E3779B97F4A7C15ull) >> reqShift;
+}
+
+/* The entry of `key` inserted last: a handle can be mapped more than once,
+ * as Open MPI returns the same handle (ompi_request_empty) for every send
+ * it completed at once, and a request completed outside the wrappers
+ * leaves a stale entry behind. */
 static ReqEntry *reqFindLocked(uint64_t key)
 {
     uint64_t i;
     ReqEntry *best = NULL;
     if (reqs == NULL || key == 0) return NULL;
-    for (i = mix64(0, key) & (reqCap - 1); reqs[i].key != 0; i = (i + 1) & (reqCap - 1))
-        if (reqs[i].key == key && (best == NULL || reqs[i].id > best->id)) best = &reqs[i];
+    for (i = reqHome(key); reqs[i].key != 0; i = (i + 1) & (reqCap - 1))
+        if (reqs[i].key == key && (best == NULL || reqs[i].stamp > best->stamp)) best = &reqs[i];
     return best;
 }
 
 static int reqGrowLocked(void)
 {
-    uint64_t ncap = reqCap ? reqCap * 2 : 1024, i, j;
-    ReqEntry *n = (ReqEntry *)calloc((size_t)ncap, sizeof *n);
+    uint64_t ncap = reqCap ? reqCap * 2 : 1024, i, j, ocap = reqCap;
+    ReqEntry *n = (ReqEntry *)calloc((size_t)ncap, sizeof *n), *o = reqs;
     if (n == NULL) return 0;
-    for (i = 0; i < reqCap; i++) {
-        if (reqs[i].key == 0) continue;
-        for (j = mix64(0, reqs[i].key) & (ncap - 1); n[j].key != 0; j = (j + 1) & (ncap - 1)) {
-        }
-        n[j] = reqs[i];
-    }
-    free(reqs);
     reqs = n;
     reqCap = ncap;
+    for (reqShift = 64; ((uint64_t)1 << (64 - reqShift)) < ncap;) reqShift--;
+    for (i = 0; i < ocap; i++) {
+        if (o[i].key == 0) continue;
+        for (j = reqHome(o[i].key); n[j].key != 0; j = (j + 1) & (ncap - 1)) {
+        }
+        n[j] = o[i];
+    }
+    free(o);
     return 1;
 }
 
+/* A new entry for key (its key and stamp set; the caller sets every other
+ * member), or NULL. */
 static ReqEntry *reqInsertLocked(uint64_t key)
 {
-    uint64_t i;
+    uint64_t i, mask;
+    ReqEntry *e;
     if (key == 0) return NULL;
-    if ((reqCount + 1) * 2 > reqCap && !reqGrowLocked()) return NULL;
-    for (i = mix64(0, key) & (reqCap - 1); reqs[i].key != 0; i = (i + 1) & (reqCap - 1)) {
+    if (GPUINST_UNLIKELY((reqCount + 1) * 2 > reqCap) && !reqGrowLocked()) return NULL;
+    mask = reqCap - 1;
+    for (i = reqHome(key); reqs[i].key != 0; i = (i + 1) & mask) {
     }
-    memset(&reqs[i], 0, sizeof reqs[i]);
-    reqs[i].key = key;
+    e = &reqs[i];
+    e->key = key;
+    e->stamp = ++reqStamp;
     reqCount++;
-    return &reqs[i];
+    return e;
 }
 
 static void reqRemoveLocked(ReqEntry *e)
@@ -887,7 +1110,7 @@ static void reqRemoveLocked(ReqEntry *e)
         uint64_t home;
         j = (j + 1) & (reqCap - 1);
         if (reqs[j].key == 0) return;
-        home = mix64(0, reqs[j].key) & (reqCap - 1);
+        home = reqHome(reqs[j].key);
         /* move j to i if home is cyclically outside (i, j] */
         if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
             reqs[i] = reqs[j];
@@ -900,34 +1123,41 @@ static void reqRemoveLocked(ReqEntry *e)
 GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int recv, int persistent)
 {
     ReqEntry *e;
-    if (c->r.result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
-    c->r.request = c->r.call_id;
-    c->r.flags |= persistent ? GPUINST_MPI_FLAG_PERSISTENT : GPUINST_MPI_FLAG_STARTS;
-    pthread_mutex_lock(&mpiLock);
+    void *agg;
+    if (c->r->result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
+    /* profile only: a send's bytes are known now (a persistent one's are
+     * needed by MPI_Start); nothing to learn at its completion */
+    if (!c->t->rows && !recv && !persistent) return;
+    c->r->request = c->r->call_id;
+    c->r->flags |= persistent ? GPUINST_MPI_FLAG_PERSISTENT : GPUINST_MPI_FLAG_STARTS;
+    agg = c->t->profile && recv ? callEntry(c) : NULL; /* a receive's bytes come at completion */
+    reqLock();
     e = reqInsertLocked(REQ_KEY(req));
     if (e != NULL) {
-        e->id = persistent ? 0 : c->r.call_id; /* persistent: inactive until MPI_Start */
+        e->id = persistent ? 0 : c->r->call_id; /* persistent: inactive until MPI_Start */
         e->comm = c->ci;
+        e->agg = agg;
         e->recv = (uint8_t)recv;
         e->persistent = (uint8_t)persistent;
-        e->peer = c->r.peer;
-        e->tag = c->r.tag;
-        e->bytes = c->r.bytes;
-        e->call = c->r.call;
+        e->message = 0;
+        e->peer = c->r->peer;
+        e->tag = c->r->tag;
+        e->bytes = c->r->bytes;
+        e->call = c->r->call;
     }
-    pthread_mutex_unlock(&mpiLock);
+    reqUnlock();
 }
 
 GPUINST_PRIVATE void gpuinstMpiReqCancel(gpuinstMpiCall *c, MPI_Request req)
 {
     ReqEntry *e;
-    pthread_mutex_lock(&mpiLock);
+    reqLock();
     e = reqFindLocked(REQ_KEY(req));
     if (e != NULL && !e->message) {
-        c->r.request = e->id;
-        c->r.comm = e->comm ? e->comm->id : GPUINST_MPI_NO_COMM;
+        c->r->request = e->id;
+        c->r->comm = e->comm ? e->comm->id : GPUINST_MPI_NO_COMM;
     }
-    pthread_mutex_unlock(&mpiLock);
+    reqUnlock();
 }
 
 GPUINST_PRIVATE void gpuinstMpiMsgNew(gpuinstMpiCall *c, MPI_Comm comm, MPI_Message msg)
@@ -935,15 +1165,20 @@ GPUINST_PRIVATE void gpuinstMpiMsgNew(gpuinstMpiCall *c, MPI_Comm comm, MPI_Mess
     ReqEntry *e;
     uint64_t key = handleKey(&msg, sizeof msg);
     (void)comm;
-    if (c->r.result != MPI_SUCCESS || msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC) return;
-    pthread_mutex_lock(&mpiLock);
+    if (c->r->result != MPI_SUCCESS || msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC) return;
+    reqLock();
     e = reqInsertLocked(key);
     if (e != NULL) {
         e->message = 1;
+        e->agg = NULL;
+        e->recv = e->persistent = 0;
         e->comm = c->ci;
-        e->id = c->r.call_id;
+        e->id = c->r->call_id;
+        e->bytes = 0;
+        e->peer = e->tag = 0;
+        e->call = c->r->call;
     }
-    pthread_mutex_unlock(&mpiLock);
+    reqUnlock();
 }
 
 GPUINST_PRIVATE void gpuinstMpiMsgRecv(gpuinstMpiCall *c, MPI_Message msg, const MPI_Status *st, uint64_t bytes,
@@ -953,20 +1188,20 @@ GPUINST_PRIVATE void gpuinstMpiMsgRecv(gpuinstMpiCall *c, MPI_Message msg, const
     uint64_t key = handleKey(&msg, sizeof msg);
     CommInfo *ci = NULL;
     if (msg == MPI_MESSAGE_NO_PROC) { /* a probe matched MPI_PROC_NULL: nothing received */
-        c->r.peer = GPUINST_MPI_PEER_NONE;
+        c->r->peer = GPUINST_MPI_PEER_NONE;
         return;
     }
-    pthread_mutex_lock(&mpiLock);
+    reqLock();
     e = reqFindLocked(key);
     if (e != NULL && e->message) {
         ci = e->comm;
         reqRemoveLocked(e);
     }
-    pthread_mutex_unlock(&mpiLock);
+    reqUnlock();
     c->ci = ci;
-    c->r.comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
-    c->r.peer = GPUINST_MPI_PEER_ANY;
-    c->r.bytes = bytes;
+    c->r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
+    c->r->peer = GPUINST_MPI_PEER_ANY;
+    c->r->bytes = bytes;
     if (st != NULL) gpuinstMpiRecvd(c, MPI_COMM_NULL, st, 0);
     if (req != NULL) gpuinstMpiReqStart(c, *req, 1, 0);
 }
@@ -974,27 +1209,35 @@ GPUINST_PRIVATE void gpuinstMpiMsgRecv(gpuinstMpiCall *c, MPI_Message msg, const
 GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_Request *rq)
 {
     int i;
-    c->r.count = n > 0 ? (uint32_t)n : 0;
-    if (c->r.result != MPI_SUCCESS) return;
+    void *agg;
+    c->r->count = n > 0 ? (uint32_t)n : 0;
+    if (c->r->result != MPI_SUCCESS) return;
+    /* profile: the Start call's entry gets the bytes of the requests it
+     * starts, and (receives) what their completions report, as the
+     * per-request rows do in a trace */
+    agg = c->t->profile ? callEntry(c) : NULL;
     for (i = 0; i < n; i++) {
-        gpuinstMpiRec row = c->r;
+        gpuinstMpiRec row = *c->r;
         ReqEntry *e;
         int found = 0;
         /* each started request is a row of its own, with a new id */
-        row.call_id = ((uint64_t)(uint32_t)gpuinstG.rank << 40) |
-                      ((GPUINST_ADD_RLX(&callSeq, 1) + 1) & 0xFFFFFFFFFFull);
-        pthread_mutex_lock(&mpiLock);
+        row.call_id = c->t->next_id;
+        if (GPUINST_UNLIKELY(row.call_id == c->t->end_id)) row.call_id = callIdBlock(c->t);
+        c->t->next_id = row.call_id + 1;
+        reqLock();
         e = reqFindLocked(REQ_KEY(rq[i]));
         if (e != NULL) {
             e->id = row.call_id;
+            if (agg != NULL) e->agg = e->recv ? agg : NULL;
             row.comm = e->comm ? e->comm->id : GPUINST_MPI_NO_COMM;
             row.peer = e->peer;
             row.tag = e->tag;
             row.bytes = e->bytes;
             found = 1;
         }
-        pthread_mutex_unlock(&mpiLock);
+        reqUnlock();
         if (!found) continue; /* made before recording began */
+        if (agg != NULL) GPUINST_ADD_RLX(&((MpiProfRec *)agg)->bytes, row.bytes); /* one entry, the requests' bytes */
         row.request = row.call_id;
         row.count = 1;
         row.flags |= GPUINST_MPI_FLAG_STARTS;
@@ -1005,51 +1248,61 @@ GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_R
 GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const MPI_Status *st)
 {
     ReqEntry *e;
-    Completion done;
-    int src = 0, tag = 0, found = 0;
-    uint64_t bytes = 0;
+    Completion *done;
+    CommInfo *ci;
+    void *agg;
+    int src = 0, tag = 0, recv;
+    uint64_t bytes = 0, id, posted;
     if (req == MPI_REQUEST_NULL) return;
-    c->r.count++;
-    memset(&done, 0, sizeof done);
-    done.bytes = UINT64_MAX;
-    done.source = GPUINST_MPI_PEER_NONE;
-    pthread_mutex_lock(&mpiLock);
+    c->r->count++;
+    reqLock();
     e = reqFindLocked(REQ_KEY(req));
-    if (e != NULL && e->id != 0 && !e->message) {
-        found = 1;
-        done.request = e->id;
-        if (e->recv && statusMessage(st, &src, &tag, &bytes)) {
-            done.source = worldRank(e->comm, src);
-            done.tag = tag;
-            done.bytes = bytes;
-        }
-        if (e->persistent) e->id = 0; /* inactive until the next MPI_Start */
-        else reqRemoveLocked(e);
+    if (e == NULL || e->id == 0 || e->message) {
+        reqUnlock();
+        return;
     }
-    pthread_mutex_unlock(&mpiLock);
-    if (!found) return;
-    if (done.bytes != UINT64_MAX) GPUINST_STORE_RLX(&c->t->recvd, c->t->recvd + done.bytes);
-    if (c->r.count == 1) c->r.request = done.request; /* single completion: name it */
-    else c->r.request = 0;
-    done.time_ns = c->r.end_ns;
-    {
-        Completion *slot = (Completion *)gpuinstBufSlot(&c->t->completions);
-        if (slot == NULL) {
-            GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
-            return;
+    id = e->id;
+    recv = e->recv;
+    ci = e->comm;
+    agg = e->agg;
+    posted = e->bytes;
+    if (e->persistent) e->id = 0; /* inactive until the next MPI_Start */
+    else reqRemoveLocked(e);
+    reqUnlock();
+    c->r->request = c->r->count == 1 ? id : 0; /* a single completion: named */
+    if (c->t->profile) { /* no rows to join: the receive's bytes are fixed in its entry now */
+        if (recv && statusMessage(st, &src, &tag, &bytes)) {
+            GPUINST_STORE_RLX(&c->t->bytes[1], c->t->bytes[1] + bytes);
+            if (agg != NULL) GPUINST_ADD_RLX(&((MpiProfRec *)agg)->bytes, bytes - posted);
         }
-        *slot = done;
-        gpuinstBufCommit(&c->t->completions);
+        if (!c->t->rows) return;
     }
+    done = (Completion *)gpuinstBufSlot(&c->t->completions);
+    if (GPUINST_UNLIKELY(done == NULL)) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+        return;
+    }
+    done->request = id;
+    done->time_ns = rowEnd(c); /* the row's own: gpuinstMpiEndSlow */
+    done->bytes = UINT64_MAX;
+    done->source = GPUINST_MPI_PEER_NONE;
+    done->tag = 0;
+    if (recv && statusMessage(st, &src, &tag, &bytes)) {
+        done->source = gpuinstMpiWorldRank(ci, src);
+        done->tag = tag;
+        done->bytes = bytes;
+        if (!c->t->profile) GPUINST_STORE_RLX(&c->t->bytes[1], c->t->bytes[1] + bytes);
+    }
+    gpuinstBufCommit(&c->t->completions);
 }
 
 GPUINST_PRIVATE void gpuinstMpiReqForget(MPI_Request req)
 {
     ReqEntry *e;
-    pthread_mutex_lock(&mpiLock);
+    reqLock();
     e = reqFindLocked(REQ_KEY(req));
     if (e != NULL) reqRemoveLocked(e);
-    pthread_mutex_unlock(&mpiLock);
+    reqUnlock();
 }
 
 /* ---- tables ---------------------------------------------------------------------- */
@@ -1138,7 +1391,8 @@ static uint64_t callsNext(gpuinstRowIter *it, void *dst, uint64_t max)
     uint64_t k = s->inner.next(&s->inner, dst, max), i;
     for (i = 0; i < k; i++) {
         gpuinstMpiRec *r = &rows[i];
-        if (r->call < GPUINST_MPI_NCALLS) r->name = nameIds[r->call];
+        r->name = r->call < GPUINST_MPI_NCALLS ? nameIds[r->call] : 0;
+        r->complete_ns = 0; /* not set when recorded */
         if (s->done != NULL && (r->flags & GPUINST_MPI_FLAG_STARTS) && r->request != 0) {
             Completion key, *d;
             key.request = r->request;
@@ -1203,7 +1457,7 @@ static const gpuinstTable callsTable = {
 /* /mpi/summary: per rank, per call kind seen: count, time, bytes. */
 typedef struct SummaryRec {
     uint64_t count;
-    uint64_t time_ns;      /* a duration: not mapped */
+    uint64_t time_ns;      /* a duration: scaled to file ns (GPUINST_FIELD_DURATION) */
     uint64_t bytes;
     uint32_t rank;
     uint32_t name;
@@ -1214,7 +1468,7 @@ typedef struct SummaryRec {
 
 static const gpuinstField summaryFields[] = {
     GPUINST_FIELD(SummaryRec, count, GPUINST_FT_U64, 0, "count", "calls"),
-    GPUINST_FIELD(SummaryRec, time_ns, GPUINST_FT_U64, 0, "ns", "total time inside the calls (end_ns - start_ns summed)"),
+    GPUINST_FIELD(SummaryRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "total time inside the calls (end_ns - start_ns summed)"),
     GPUINST_FIELD(SummaryRec, bytes, GPUINST_FT_U64, 0, "bytes", "total bytes (as /mpi/calls bytes)"),
     GPUINST_FIELD(SummaryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
     GPUINST_FIELD(SummaryRec, name, GPUINST_FT_U32, 0, "", "call name: id in /strings (same rank)"),
@@ -1259,6 +1513,20 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
         }
         gpuinstRowIterEnd(&it);
         free(r);
+    }
+    {
+        /* profile mode without rows: the calls are in the /profile/mpi entries */
+        gpuinstMpiThread *t;
+        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
+            MpiProfRec *e;
+            if (t->rows || profOf(t) == NULL) continue;
+            for (e = GPUINST_LOAD_ACQ(&profOf(t)->head); e != NULL; e = (MpiProfRec *)(uintptr_t)e->next_)
+                if (e->call < GPUINST_MPI_NCALLS) {
+                    acc[e->call].count += e->count;
+                    acc[e->call].time_ns += e->time_ns;
+                    acc[e->call].bytes += e->bytes;
+                }
+        }
     }
     for (i = 0; i < GPUINST_MPI_NCALLS; i++) acc[i].timed = acc[i].count > 0;
     {
@@ -1345,6 +1613,76 @@ static const gpuinstTable commsTable = {
     "/mpi/comms", "communicators, one row per member rank; id is the same on every member",
     sizeof(CommRec), GPUINST_NFIELDS(commFields), commFields, collectComms, NULL, NULL};
 
+/* gpuinstMpiEnd's slow half: the row is the scratch row (profile mode, or
+ * no memory for it). */
+GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c)
+{
+    gpuinstMpiThread *t = c->t;
+    if (GPUINST_LIKELY(!t->rows && !gpuinstMpiSkewOn)) { /* profile only: the common case here */
+        gpuinstMpiProfileAdd(c);
+        return;
+    }
+    if (gpuinstMpiSkewOn) {
+        c->r->start_ns = gpuinstMpiSkew(c->r->start_ns);
+        c->r->end_ns = gpuinstMpiSkew(c->r->end_ns);
+    }
+    if (t->profile) gpuinstMpiProfileAdd(c);
+    if (c->r != &t->scratch) gpuinstBufCommit(&t->calls);
+    else if (t->rows) GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+    t->slow = (uint8_t)(t->profile || gpuinstMpiSkewOn);
+}
+
+/* ---- profile mode: the table ---------------------------------------------------- */
+
+static const gpuinstField profFields[] = {
+    GPUINST_FIELD(MpiProfRec, count, GPUINST_FT_U64, 0, "count", "calls"),
+    GPUINST_FIELD(MpiProfRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "time inside the calls, total"),
+    GPUINST_FIELD(MpiProfRec, time_min_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "shortest call"),
+    GPUINST_FIELD(MpiProfRec, time_max_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "longest call"),
+    GPUINST_FIELD(MpiProfRec, bytes, GPUINST_FT_U64, 0, "bytes",
+      "bytes, as /mpi/calls counts them (receives started by a nonblocking call: as their completion reports); "
+      "Start/Startall: the bytes of the requests started"),
+    GPUINST_FIELD(MpiProfRec, comm, GPUINST_FT_U64, 0, "", "communicator id (/mpi/comms); 2^64-1 none"),
+    GPUINST_FIELD(MpiProfRec, node, GPUINST_FT_U32, 0, "",
+      "the range path the calls were made in: node in /profile/ranges (same rank and thread); 0 outside any range"),
+    GPUINST_FIELD(MpiProfRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(MpiProfRec, name, GPUINST_FT_U32, 0, "", "call name (\"MPI_Send\"): id in /strings (same rank)"),
+    GPUINST_FIELD(MpiProfRec, call, GPUINST_FT_U16, 0, "", "call number, as /mpi/calls call"),
+    GPUINST_FIELD(MpiProfRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+};
+
+static int collectProf(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    gpuinstMpiThread *t;
+    uint64_t n = 0, k = 0;
+    MpiProfRec *rows, *e;
+    (void)tb;
+    internNames();
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next)
+        if (profOf(t) != NULL)
+            for (e = GPUINST_LOAD_ACQ(&profOf(t)->head); e != NULL; e = (MpiProfRec *)(uintptr_t)e->next_) n++;
+    rows = (MpiProfRec *)malloc((n ? n : 1) * sizeof *rows);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next)
+        if (profOf(t) != NULL)
+            for (e = GPUINST_LOAD_ACQ(&profOf(t)->head); e != NULL && k < n; e = (MpiProfRec *)(uintptr_t)e->next_) {
+                rows[k] = *e;
+                rows[k].name = e->call < GPUINST_MPI_NCALLS ? nameIds[e->call] : 0;
+                if (rows[k].count == 0) rows[k].time_min_ns = 0;
+                rows[k].next_ = 0;
+                k++;
+            }
+    *out = rows;
+    *count = k;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable profTable = {
+    "/profile/mpi",
+    "aggregated profile (GPUINST_MODE=profile): per rank, thread, range path, MPI call and communicator: calls, "
+    "time, bytes",
+    sizeof(MpiProfRec), GPUINST_NFIELDS(profFields), profFields, collectProf, NULL, NULL};
+
 /* Called from gpuinstMpiAttach (gpuinst_init, and MPI_Init once gpuinst
  * runs): tables, communicators (needs the rank). */
 GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank)
@@ -1352,6 +1690,7 @@ GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank)
     gpuinstTableRegister(&callsTable);
     gpuinstTableRegister(&summaryTable);
     gpuinstTableRegister(&commsTable);
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstTableRegister(&profTable);
     gpuinstCountersSetMpiBytesFn(mpiBytesTotals);
     if (have_rank) {
         skewSetup();

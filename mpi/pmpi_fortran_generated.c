@@ -30,14 +30,14 @@ static void fw_accumulate(ft_accumulate pmpi_, void *origin_addr, MPI_Fint *orig
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Accumulate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Accumulate)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Accumulate);
 }
 extern void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) { fw_accumulate(pmpi_accumulate_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror); }
@@ -107,14 +107,14 @@ static void fw_allgather(ft_allgather pmpi_, void *sendbuf, MPI_Fint *sendcount,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather);
 }
 extern void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_allgather(pmpi_allgather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); }
@@ -134,16 +134,16 @@ static void fw_allgather_init(ft_allgather_init pmpi_, void *sendbuf, MPI_Fint *
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgather_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather_init);
 }
 extern void pmpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_allgather_init(pmpi_allgather_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); }
@@ -163,14 +163,14 @@ static void fw_allgatherv(ft_allgatherv pmpi_, void *sendbuf, MPI_Fint *sendcoun
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv);
 }
 extern void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_allgatherv(pmpi_allgatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror); }
@@ -190,16 +190,16 @@ static void fw_allgatherv_init(ft_allgatherv_init pmpi_, void *sendbuf, MPI_Fint
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgatherv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv_init);
 }
 extern void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_allgatherv_init(pmpi_allgatherv_init_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); }
@@ -241,14 +241,14 @@ static void fw_allreduce(ft_allreduce pmpi_, void *sendbuf, void *recvbuf, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allreduce"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce);
 }
 extern void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) { fw_allreduce(pmpi_allreduce_, sendbuf, recvbuf, count, datatype, op, comm, ierror); }
@@ -268,16 +268,16 @@ static void fw_allreduce_init(ft_allreduce_init pmpi_, void *sendbuf, void *recv
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allreduce_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce_init);
 }
 extern void pmpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_allreduce_init(pmpi_allreduce_init_, sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); }
@@ -297,14 +297,14 @@ static void fw_alltoall(ft_alltoall pmpi_, void *sendbuf, MPI_Fint *sendcount, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoall"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, NULL, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, PMPI_Type_f2c(*recvtype), 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall);
 }
 extern void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_alltoall(pmpi_alltoall_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); }
@@ -324,16 +324,16 @@ static void fw_alltoall_init(ft_alltoall_init pmpi_, void *sendbuf, MPI_Fint *se
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoall_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, NULL, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, PMPI_Type_f2c(*recvtype), 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall_init);
 }
 extern void pmpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_alltoall_init(pmpi_alltoall_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); }
@@ -353,14 +353,14 @@ static void fw_alltoallv(ft_alltoallv pmpi_, void *sendbuf, MPI_Fint *sendcounts
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), 0, sendcounts, PMPI_Type_f2c(*sendtype), 0, recvcounts, PMPI_Type_f2c(*recvtype), sizeof(MPI_Fint));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv);
 }
 extern void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_alltoallv(pmpi_alltoallv_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror); }
@@ -380,16 +380,16 @@ static void fw_alltoallv_init(ft_alltoallv_init pmpi_, void *sendbuf, MPI_Fint *
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), 0, sendcounts, PMPI_Type_f2c(*sendtype), 0, recvcounts, PMPI_Type_f2c(*recvtype), sizeof(MPI_Fint));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv_init);
 }
 extern void pmpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_alltoallv_init(pmpi_alltoallv_init_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); }
@@ -409,14 +409,14 @@ static void fw_alltoallw(ft_alltoallw pmpi_, void *sendbuf, MPI_Fint *sendcounts
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallw"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollAlltoallw(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), sendcounts, NULL, sendtypes, recvcounts, NULL, recvtypes, sizeof(MPI_Fint));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw);
 }
 extern void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) { fw_alltoallw(pmpi_alltoallw_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror); }
@@ -436,16 +436,16 @@ static void fw_alltoallw_init(ft_alltoallw_init pmpi_, void *sendbuf, MPI_Fint *
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallw_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoallw(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), sendcounts, NULL, sendtypes, recvcounts, NULL, recvtypes, sizeof(MPI_Fint));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw_init);
 }
 extern void pmpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_alltoallw_init(pmpi_alltoallw_init_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); }
@@ -510,14 +510,14 @@ static void fw_barrier(ft_barrier pmpi_, MPI_Fint *comm, MPI_Fint *ierror)
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Barrier"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier)) { pmpi_(comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Barrier);
 }
 extern void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror) { fw_barrier(pmpi_barrier_, comm, ierror); }
@@ -537,16 +537,16 @@ static void fw_barrier_init(ft_barrier_init pmpi_, MPI_Fint *comm, MPI_Fint *inf
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Barrier_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier_init)) { pmpi_(comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Barrier_init);
 }
 extern void pmpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_barrier_init(pmpi_barrier_init_, comm, info, request, ierror); }
@@ -566,14 +566,14 @@ static void fw_bcast(ft_bcast pmpi_, void *buffer, MPI_Fint *count, MPI_Fint *da
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bcast"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast)) { pmpi_(buffer, count, datatype, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buffer, count, datatype, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast);
 }
 extern void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_bcast(pmpi_bcast_, buffer, count, datatype, root, comm, ierror); }
@@ -593,16 +593,16 @@ static void fw_bcast_init(ft_bcast_init pmpi_, void *buffer, MPI_Fint *count, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bcast_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_init)) { pmpi_(buffer, count, datatype, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buffer, count, datatype, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast_init);
 }
 extern void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_bcast_init(pmpi_bcast_init_, buffer, count, datatype, root, comm, info, request, ierror); }
@@ -622,14 +622,14 @@ static void fw_bsend(ft_bsend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bsend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend)) { pmpi_(buf, count, datatype, dest, tag, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend);
 }
 extern void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) { fw_bsend(pmpi_bsend_, buf, count, datatype, dest, tag, comm, ierror); }
@@ -648,16 +648,16 @@ static void fw_bsend_init(ft_bsend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bsend_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend_init);
 }
 extern void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_bsend_init(pmpi_bsend_init_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -749,14 +749,14 @@ static void fw_cancel(ft_cancel pmpi_, MPI_Fint *request, MPI_Fint *ierror)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cancel)) { pmpi_(request, ierror); return; }
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqCancel(&c_, request_in_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cancel);
 }
 extern void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_cancel_(MPI_Fint *request, MPI_Fint *ierror) { fw_cancel(pmpi_cancel_, request, ierror); }
@@ -792,15 +792,15 @@ static void fw_cart_create(ft_cart_create pmpi_, MPI_Fint *comm_old, MPI_Fint *n
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_create)) { pmpi_(comm_old, ndims, dims, periods, reorder, comm_cart, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm_old, ndims, dims, periods, reorder, comm_cart, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm comm_cart_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*comm_cart) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CART, PMPI_Comm_f2c(*comm_old), &comm_cart_c_, (int)*ndims);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cart_create);
 }
 extern void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror) { fw_cart_create(pmpi_cart_create_, comm_old, ndims, dims, periods, reorder, comm_cart, ierror); }
@@ -887,15 +887,15 @@ static void fw_cart_sub(ft_cart_sub pmpi_, MPI_Fint *comm, MPI_Fint *remain_dims
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_sub"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_sub)) { pmpi_(comm, remain_dims, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, remain_dims, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CART_SUB, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cart_sub);
 }
 extern void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_cart_sub(pmpi_cart_sub_, comm, remain_dims, newcomm, ierror); }
@@ -948,15 +948,15 @@ static void fw_comm_accept(ft_comm_accept pmpi_, char *port_name, MPI_Fint *info
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_accept"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_accept)) { pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CONNECT, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_accept);
 }
 extern void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len_) { fw_comm_accept(pmpi_comm_accept_, port_name, info, root, comm, newcomm, ierror, port_name_len_); }
@@ -1028,15 +1028,15 @@ static void fw_comm_connect(ft_comm_connect pmpi_, char *port_name, MPI_Fint *in
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_connect"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_connect)) { pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CONNECT, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_connect);
 }
 extern void pmpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len_) { fw_comm_connect(pmpi_comm_connect_, port_name, info, root, comm, newcomm, ierror, port_name_len_); }
@@ -1055,15 +1055,15 @@ static void fw_comm_create(ft_comm_create pmpi_, MPI_Fint *comm, MPI_Fint *group
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create)) { pmpi_(comm, group, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, group, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CREATE, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create);
 }
 extern void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_create(pmpi_comm_create_, comm, group, newcomm, ierror); }
@@ -1100,15 +1100,15 @@ static void fw_comm_create_from_group(ft_comm_create_from_group pmpi_, MPI_Fint 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_from_group"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_from_group)) { pmpi_(group, stringtag, info, errhandler, newcomm, ierror, stringtag_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(group, stringtag, info, errhandler, newcomm, ierror, stringtag_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_FROM_GROUP, MPI_COMM_NULL, &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create_from_group);
 }
 extern void pmpi_comm_create_from_group_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_create_from_group_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len_) { fw_comm_create_from_group(pmpi_comm_create_from_group_, group, stringtag, info, errhandler, newcomm, ierror, stringtag_len_); }
@@ -1128,15 +1128,15 @@ static void fw_comm_create_group(ft_comm_create_group pmpi_, MPI_Fint *comm, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_group"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_group)) { pmpi_(comm, group, tag, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, group, tag, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CREATE_GROUP, PMPI_Comm_f2c(*comm), &newcomm_c_, (int)*tag);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create_group);
 }
 extern void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_create_group(pmpi_comm_create_group_, comm, group, tag, newcomm, ierror); }
@@ -1209,14 +1209,14 @@ static void fw_comm_disconnect(ft_comm_disconnect pmpi_, MPI_Fint *comm, MPI_Fin
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_disconnect)) { pmpi_(comm, ierror); return; }
     {
         MPI_Comm comm_in_ = PMPI_Comm_f2c(*comm); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, &comm_in_);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiObjFreed(&c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_disconnect);
 }
 extern void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror) { fw_comm_disconnect(pmpi_comm_disconnect_, comm, ierror); }
@@ -1235,15 +1235,15 @@ static void fw_comm_dup(ft_comm_dup pmpi_, MPI_Fint *comm, MPI_Fint *newcomm, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_dup"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup)) { pmpi_(comm, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DUP, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_dup);
 }
 extern void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_dup(pmpi_comm_dup_, comm, newcomm, ierror); }
@@ -1262,15 +1262,15 @@ static void fw_comm_dup_with_info(ft_comm_dup_with_info pmpi_, MPI_Fint *comm, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_dup_with_info"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup_with_info)) { pmpi_(comm, info, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, info, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DUP, PMPI_Comm_f2c(*comm), &newcomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_dup_with_info);
 }
 extern void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_dup_with_info(pmpi_comm_dup_with_info_, comm, info, newcomm, ierror); }
@@ -1309,14 +1309,14 @@ static void fw_comm_free(ft_comm_free pmpi_, MPI_Fint *comm, MPI_Fint *ierror)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_free)) { pmpi_(comm, ierror); return; }
     {
         MPI_Comm comm_in_ = PMPI_Comm_f2c(*comm); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, &comm_in_);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiObjFreed(&c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_free);
 }
 extern void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror) { fw_comm_free(pmpi_comm_free_, comm, ierror); }
@@ -1454,16 +1454,16 @@ static void fw_comm_idup(ft_comm_idup pmpi_, MPI_Fint *comm, MPI_Fint *newcomm, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_idup"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup)) { pmpi_(comm, newcomm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, newcomm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_idup);
 }
 extern void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) { fw_comm_idup(pmpi_comm_idup_, comm, newcomm, request, ierror); }
@@ -1483,16 +1483,16 @@ static void fw_comm_idup_with_info(ft_comm_idup_with_info pmpi_, MPI_Fint *comm,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_idup_with_info"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup_with_info)) { pmpi_(comm, info, newcomm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, info, newcomm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_idup_with_info);
 }
 extern void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) { fw_comm_idup_with_info(pmpi_comm_idup_with_info_, comm, info, newcomm, request, ierror); }
@@ -1531,15 +1531,15 @@ static void fw_comm_join(ft_comm_join pmpi_, MPI_Fint *fd, MPI_Fint *intercomm, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_join"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_join)) { pmpi_(fd, intercomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fd, intercomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm intercomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*intercomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_JOIN, MPI_COMM_NULL, &intercomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_join);
 }
 extern void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror) { fw_comm_join(pmpi_comm_join_, fd, intercomm, ierror); }
@@ -1694,15 +1694,15 @@ static void fw_comm_spawn(ft_comm_spawn pmpi_, char *command, char *argv, MPI_Fi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_spawn"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn)) { pmpi_(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror, command_len_, argv_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror, command_len_, argv_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm intercomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*intercomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPAWN, PMPI_Comm_f2c(*comm), &intercomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_spawn);
 }
 extern void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t command_len_, size_t argv_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t command_len_, size_t argv_len_) { fw_comm_spawn(pmpi_comm_spawn_, command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror, command_len_, argv_len_); }
@@ -1721,15 +1721,15 @@ static void fw_comm_spawn_multiple(ft_comm_spawn_multiple pmpi_, MPI_Fint *count
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_spawn_multiple"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn_multiple)) { pmpi_(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror, array_of_commands_len_, array_of_argv_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror, array_of_commands_len_, array_of_argv_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm intercomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*intercomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPAWN, PMPI_Comm_f2c(*comm), &intercomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_spawn_multiple);
 }
 extern void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *array_of_commands, char *array_of_argv, MPI_Fint *array_of_maxprocs, MPI_Fint *array_of_info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t array_of_commands_len_, size_t array_of_argv_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_spawn_multiple_(MPI_Fint *count, char *array_of_commands, char *array_of_argv, MPI_Fint *array_of_maxprocs, MPI_Fint *array_of_info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t array_of_commands_len_, size_t array_of_argv_len_) { fw_comm_spawn_multiple(pmpi_comm_spawn_multiple_, count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror, array_of_commands_len_, array_of_argv_len_); }
@@ -1748,15 +1748,15 @@ static void fw_comm_split(ft_comm_split pmpi_, MPI_Fint *comm, MPI_Fint *color, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_split"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split)) { pmpi_(comm, color, key, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, color, key, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPLIT, PMPI_Comm_f2c(*comm), &newcomm_c_, (int)*color);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_split);
 }
 extern void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_split(pmpi_comm_split_, comm, color, key, newcomm, ierror); }
@@ -1775,15 +1775,15 @@ static void fw_comm_split_type(ft_comm_split_type pmpi_, MPI_Fint *comm, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_split_type"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split_type)) { pmpi_(comm, split_type, key, info, newcomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, split_type, key, info, newcomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newcomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newcomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPLIT_TYPE, PMPI_Comm_f2c(*comm), &newcomm_c_, (int)*split_type);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_split_type);
 }
 extern void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) { fw_comm_split_type(pmpi_comm_split_type_, comm, split_type, key, info, newcomm, ierror); }
@@ -1819,14 +1819,14 @@ static void fw_compare_and_swap(ft_compare_and_swap pmpi_, void *origin_addr, vo
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Compare_and_swap"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Compare_and_swap)) { pmpi_(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes(3, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Compare_and_swap);
 }
 extern void pmpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror) { fw_compare_and_swap(pmpi_compare_and_swap_, origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror); }
@@ -1862,15 +1862,15 @@ static void fw_dist_graph_create(ft_dist_graph_create pmpi_, MPI_Fint *comm_old,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create)) { pmpi_(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm comm_dist_graph_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*comm_dist_graph) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DIST_GRAPH, PMPI_Comm_f2c(*comm_old), &comm_dist_graph_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Dist_graph_create);
 }
 extern void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) { fw_dist_graph_create(pmpi_dist_graph_create_, comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror); }
@@ -1889,15 +1889,15 @@ static void fw_dist_graph_create_adjacent(ft_dist_graph_create_adjacent pmpi_, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_create_adjacent"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create_adjacent)) { pmpi_(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm comm_dist_graph_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*comm_dist_graph) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DIST_GRAPH, PMPI_Comm_f2c(*comm_old), &comm_dist_graph_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Dist_graph_create_adjacent);
 }
 extern void pmpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) { fw_dist_graph_create_adjacent(pmpi_dist_graph_create_adjacent_, comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror); }
@@ -2001,14 +2001,14 @@ static void fw_exscan(ft_exscan pmpi_, void *sendbuf, void *recvbuf, MPI_Fint *c
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Exscan"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan);
 }
 extern void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) { fw_exscan(pmpi_exscan_, sendbuf, recvbuf, count, datatype, op, comm, ierror); }
@@ -2028,16 +2028,16 @@ static void fw_exscan_init(ft_exscan_init pmpi_, void *sendbuf, void *recvbuf, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Exscan_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan_init);
 }
 extern void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_exscan_init(pmpi_exscan_init_, sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); }
@@ -2057,14 +2057,14 @@ static void fw_fetch_and_op(ft_fetch_and_op pmpi_, void *origin_addr, void *resu
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Fetch_and_op"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Fetch_and_op)) { pmpi_(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes(PMPI_Op_f2c(*op) == MPI_NO_OP ? 1 : 2, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Fetch_and_op);
 }
 extern void pmpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) { fw_fetch_and_op(pmpi_fetch_and_op_, origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror); }
@@ -2101,14 +2101,14 @@ static void fw_file_close(ft_file_close pmpi_, MPI_Fint *fh, MPI_Fint *ierror)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_close)) { pmpi_(fh, ierror); return; }
     {
         MPI_File fh_in_ = PMPI_File_f2c(*fh); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_FILE, &fh_in_);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiObjFreed(&c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_close);
 }
 extern void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror) { fw_file_close(pmpi_file_close_, fh, ierror); }
@@ -2144,13 +2144,13 @@ static void fw_file_delete(ft_file_delete pmpi_, char *filename, MPI_Fint *info,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_delete"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_delete)) { pmpi_(filename, info, ierror, filename_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(filename, info, ierror, filename_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_delete);
 }
 extern void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len_) { fw_file_delete(pmpi_file_delete_, filename, info, ierror, filename_len_); }
@@ -2357,16 +2357,16 @@ static void fw_file_iread(ft_file_iread pmpi_, MPI_Fint *fh, void *buf, MPI_Fint
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread);
 }
 extern void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iread(pmpi_file_iread_, fh, buf, count, datatype, request, ierror); }
@@ -2386,16 +2386,16 @@ static void fw_file_iread_all(ft_file_iread_all pmpi_, MPI_Fint *fh, void *buf, 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_all)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_all);
 }
 extern void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iread_all(pmpi_file_iread_all_, fh, buf, count, datatype, request, ierror); }
@@ -2414,16 +2414,16 @@ static void fw_file_iread_at(ft_file_iread_at pmpi_, MPI_Fint *fh, MPI_Offset *o
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread_at"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at)) { pmpi_(fh, offset, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at);
 }
 extern void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iread_at(pmpi_file_iread_at_, fh, offset, buf, count, datatype, request, ierror); }
@@ -2442,16 +2442,16 @@ static void fw_file_iread_at_all(ft_file_iread_at_all pmpi_, MPI_Fint *fh, MPI_O
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread_at_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at_all)) { pmpi_(fh, offset, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at_all);
 }
 extern void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iread_at_all(pmpi_file_iread_at_all_, fh, offset, buf, count, datatype, request, ierror); }
@@ -2470,16 +2470,16 @@ static void fw_file_iread_shared(ft_file_iread_shared pmpi_, MPI_Fint *fh, void 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread_shared"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_shared)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_shared);
 }
 extern void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iread_shared(pmpi_file_iread_shared_, fh, buf, count, datatype, request, ierror); }
@@ -2499,16 +2499,16 @@ static void fw_file_iwrite(ft_file_iwrite pmpi_, MPI_Fint *fh, void *buf, MPI_Fi
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite);
 }
 extern void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iwrite(pmpi_file_iwrite_, fh, buf, count, datatype, request, ierror); }
@@ -2528,16 +2528,16 @@ static void fw_file_iwrite_all(ft_file_iwrite_all pmpi_, MPI_Fint *fh, void *buf
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_all)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_all);
 }
 extern void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iwrite_all(pmpi_file_iwrite_all_, fh, buf, count, datatype, request, ierror); }
@@ -2556,16 +2556,16 @@ static void fw_file_iwrite_at(ft_file_iwrite_at pmpi_, MPI_Fint *fh, MPI_Offset 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite_at"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at)) { pmpi_(fh, offset, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at);
 }
 extern void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iwrite_at(pmpi_file_iwrite_at_, fh, offset, buf, count, datatype, request, ierror); }
@@ -2584,16 +2584,16 @@ static void fw_file_iwrite_at_all(ft_file_iwrite_at_all pmpi_, MPI_Fint *fh, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite_at_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at_all)) { pmpi_(fh, offset, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at_all);
 }
 extern void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iwrite_at_all(pmpi_file_iwrite_at_all_, fh, offset, buf, count, datatype, request, ierror); }
@@ -2612,16 +2612,16 @@ static void fw_file_iwrite_shared(ft_file_iwrite_shared pmpi_, MPI_Fint *fh, voi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite_shared"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_shared)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_shared);
 }
 extern void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) { fw_file_iwrite_shared(pmpi_file_iwrite_shared_, fh, buf, count, datatype, request, ierror); }
@@ -2640,15 +2640,15 @@ static void fw_file_open(ft_file_open pmpi_, MPI_Fint *comm, char *filename, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_open"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_open)) { pmpi_(comm, filename, amode, info, fh, ierror, filename_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, filename, amode, info, fh, ierror, filename_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_File fh_c_ = *ierror == MPI_SUCCESS ? PMPI_File_f2c(*fh) : MPI_FILE_NULL;
         gpuinstMpiFileNew(&c_, PMPI_Comm_f2c(*comm), &fh_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_open);
 }
 extern void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len_) { fw_file_open(pmpi_file_open_, comm, filename, amode, info, fh, ierror, filename_len_); }
@@ -2667,14 +2667,14 @@ static void fw_file_preallocate(ft_file_preallocate pmpi_, MPI_Fint *fh, MPI_Off
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_preallocate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_preallocate)) { pmpi_(fh, size, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, size, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_preallocate);
 }
 extern void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) { fw_file_preallocate(pmpi_file_preallocate_, fh, size, ierror); }
@@ -2695,15 +2695,15 @@ static void fw_file_read(ft_file_read pmpi_, MPI_Fint *fh, void *buf, MPI_Fint *
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read);
 }
 extern void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read(pmpi_file_read_, fh, buf, count, datatype, status, ierror); }
@@ -2724,15 +2724,15 @@ static void fw_file_read_all(ft_file_read_all pmpi_, MPI_Fint *fh, void *buf, MP
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all);
 }
 extern void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_all(pmpi_file_read_all_, fh, buf, count, datatype, status, ierror); }
@@ -2752,14 +2752,14 @@ static void fw_file_read_all_begin(ft_file_read_all_begin pmpi_, MPI_Fint *fh, v
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all_begin)) { pmpi_(fh, buf, count, datatype, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_begin);
 }
 extern void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_read_all_begin(pmpi_file_read_all_begin_, fh, buf, count, datatype, ierror); }
@@ -2779,15 +2779,15 @@ static void fw_file_read_all_end(ft_file_read_all_end pmpi_, MPI_Fint *fh, void 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_end);
 }
 extern void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_all_end(pmpi_file_read_all_end_, fh, buf, status, ierror); }
@@ -2807,15 +2807,15 @@ static void fw_file_read_at(ft_file_read_at pmpi_, MPI_Fint *fh, MPI_Offset *off
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at)) { pmpi_(fh, offset, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at);
 }
 extern void pmpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_at(pmpi_file_read_at_, fh, offset, buf, count, datatype, status, ierror); }
@@ -2835,15 +2835,15 @@ static void fw_file_read_at_all(ft_file_read_at_all pmpi_, MPI_Fint *fh, MPI_Off
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all)) { pmpi_(fh, offset, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all);
 }
 extern void pmpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_at_all(pmpi_file_read_at_all_, fh, offset, buf, count, datatype, status, ierror); }
@@ -2862,14 +2862,14 @@ static void fw_file_read_at_all_begin(ft_file_read_at_all_begin pmpi_, MPI_Fint 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_at_all_begin"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_begin)) { pmpi_(fh, offset, buf, count, datatype, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_begin);
 }
 extern void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_read_at_all_begin(pmpi_file_read_at_all_begin_, fh, offset, buf, count, datatype, ierror); }
@@ -2889,15 +2889,15 @@ static void fw_file_read_at_all_end(ft_file_read_at_all_end pmpi_, MPI_Fint *fh,
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_end);
 }
 extern void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_at_all_end(pmpi_file_read_at_all_end_, fh, buf, status, ierror); }
@@ -2917,15 +2917,15 @@ static void fw_file_read_ordered(ft_file_read_ordered pmpi_, MPI_Fint *fh, void 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered);
 }
 extern void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_ordered(pmpi_file_read_ordered_, fh, buf, count, datatype, status, ierror); }
@@ -2944,14 +2944,14 @@ static void fw_file_read_ordered_begin(ft_file_read_ordered_begin pmpi_, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_ordered_begin"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_begin)) { pmpi_(fh, buf, count, datatype, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_begin);
 }
 extern void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_read_ordered_begin(pmpi_file_read_ordered_begin_, fh, buf, count, datatype, ierror); }
@@ -2971,15 +2971,15 @@ static void fw_file_read_ordered_end(ft_file_read_ordered_end pmpi_, MPI_Fint *f
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_end);
 }
 extern void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_ordered_end(pmpi_file_read_ordered_end_, fh, buf, status, ierror); }
@@ -2999,15 +2999,15 @@ static void fw_file_read_shared(ft_file_read_shared pmpi_, MPI_Fint *fh, void *b
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_shared)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_shared);
 }
 extern void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_read_shared(pmpi_file_read_shared_, fh, buf, count, datatype, status, ierror); }
@@ -3043,14 +3043,14 @@ static void fw_file_seek_shared(ft_file_seek_shared pmpi_, MPI_Fint *fh, MPI_Off
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_seek_shared"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_seek_shared)) { pmpi_(fh, offset, whence, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, whence, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_seek_shared);
 }
 extern void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror) { fw_file_seek_shared(pmpi_file_seek_shared_, fh, offset, whence, ierror); }
@@ -3069,14 +3069,14 @@ static void fw_file_set_atomicity(ft_file_set_atomicity pmpi_, MPI_Fint *fh, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_atomicity"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_atomicity)) { pmpi_(fh, flag, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, flag, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_atomicity);
 }
 extern void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror) { fw_file_set_atomicity(pmpi_file_set_atomicity_, fh, flag, ierror); }
@@ -3112,14 +3112,14 @@ static void fw_file_set_info(ft_file_set_info pmpi_, MPI_Fint *fh, MPI_Fint *inf
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_info"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_info)) { pmpi_(fh, info, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, info, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_info);
 }
 extern void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror) { fw_file_set_info(pmpi_file_set_info_, fh, info, ierror); }
@@ -3138,14 +3138,14 @@ static void fw_file_set_size(ft_file_set_size pmpi_, MPI_Fint *fh, MPI_Offset *s
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_size"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_size)) { pmpi_(fh, size, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, size, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_size);
 }
 extern void pmpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) { fw_file_set_size(pmpi_file_set_size_, fh, size, ierror); }
@@ -3164,14 +3164,14 @@ static void fw_file_set_view(ft_file_set_view pmpi_, MPI_Fint *fh, MPI_Offset *d
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_view"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_view)) { pmpi_(fh, disp, etype, filetype, datarep, info, ierror, datarep_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, disp, etype, filetype, datarep, info, ierror, datarep_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_view);
 }
 extern void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len_) { fw_file_set_view(pmpi_file_set_view_, fh, disp, etype, filetype, datarep, info, ierror, datarep_len_); }
@@ -3190,14 +3190,14 @@ static void fw_file_sync(ft_file_sync pmpi_, MPI_Fint *fh, MPI_Fint *ierror)
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_sync"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_sync)) { pmpi_(fh, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiFileOp(&c_, PMPI_File_f2c(*fh));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_sync);
 }
 extern void pmpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror) { fw_file_sync(pmpi_file_sync_, fh, ierror); }
@@ -3218,15 +3218,15 @@ static void fw_file_write(ft_file_write pmpi_, MPI_Fint *fh, void *buf, MPI_Fint
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write);
 }
 extern void pmpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write(pmpi_file_write_, fh, buf, count, datatype, status, ierror); }
@@ -3247,15 +3247,15 @@ static void fw_file_write_all(ft_file_write_all pmpi_, MPI_Fint *fh, void *buf, 
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all);
 }
 extern void pmpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_all(pmpi_file_write_all_, fh, buf, count, datatype, status, ierror); }
@@ -3275,14 +3275,14 @@ static void fw_file_write_all_begin(ft_file_write_all_begin pmpi_, MPI_Fint *fh,
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all_begin)) { pmpi_(fh, buf, count, datatype, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_begin);
 }
 extern void pmpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_write_all_begin(pmpi_file_write_all_begin_, fh, buf, count, datatype, ierror); }
@@ -3302,15 +3302,15 @@ static void fw_file_write_all_end(ft_file_write_all_end pmpi_, MPI_Fint *fh, voi
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_end);
 }
 extern void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_all_end(pmpi_file_write_all_end_, fh, buf, status, ierror); }
@@ -3330,15 +3330,15 @@ static void fw_file_write_at(ft_file_write_at pmpi_, MPI_Fint *fh, MPI_Offset *o
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at)) { pmpi_(fh, offset, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at);
 }
 extern void pmpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_at(pmpi_file_write_at_, fh, offset, buf, count, datatype, status, ierror); }
@@ -3358,15 +3358,15 @@ static void fw_file_write_at_all(ft_file_write_at_all pmpi_, MPI_Fint *fh, MPI_O
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all)) { pmpi_(fh, offset, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all);
 }
 extern void pmpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_at_all(pmpi_file_write_at_all_, fh, offset, buf, count, datatype, status, ierror); }
@@ -3385,14 +3385,14 @@ static void fw_file_write_at_all_begin(ft_file_write_at_all_begin pmpi_, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_at_all_begin"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_begin)) { pmpi_(fh, offset, buf, count, datatype, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, offset, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_begin);
 }
 extern void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_write_at_all_begin(pmpi_file_write_at_all_begin_, fh, offset, buf, count, datatype, ierror); }
@@ -3412,15 +3412,15 @@ static void fw_file_write_at_all_end(ft_file_write_at_all_end pmpi_, MPI_Fint *f
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_end);
 }
 extern void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_at_all_end(pmpi_file_write_at_all_end_, fh, buf, status, ierror); }
@@ -3440,15 +3440,15 @@ static void fw_file_write_ordered(ft_file_write_ordered pmpi_, MPI_Fint *fh, voi
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered);
 }
 extern void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_ordered(pmpi_file_write_ordered_, fh, buf, count, datatype, status, ierror); }
@@ -3467,14 +3467,14 @@ static void fw_file_write_ordered_begin(ft_file_write_ordered_begin pmpi_, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_ordered_begin"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_begin)) { pmpi_(fh, buf, count, datatype, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_begin);
 }
 extern void pmpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) { fw_file_write_ordered_begin(pmpi_file_write_ordered_begin_, fh, buf, count, datatype, ierror); }
@@ -3494,15 +3494,15 @@ static void fw_file_write_ordered_end(ft_file_write_ordered_end pmpi_, MPI_Fint 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, 0));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_end);
 }
 extern void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_ordered_end(pmpi_file_write_ordered_end_, fh, buf, status, ierror); }
@@ -3522,15 +3522,15 @@ static void fw_file_write_shared(ft_file_write_shared pmpi_, MPI_Fint *fh, void 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_shared)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(fh, buf, count, datatype, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiStatusBytes(&status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype))));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_shared);
 }
 extern void pmpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) { fw_file_write_shared(pmpi_file_write_shared_, fh, buf, count, datatype, status, ierror); }
@@ -3583,14 +3583,14 @@ static void fw_gather(ft_gather pmpi_, void *sendbuf, MPI_Fint *sendcount, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather);
 }
 extern void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_gather(pmpi_gather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); }
@@ -3610,16 +3610,16 @@ static void fw_gather_init(ft_gather_init pmpi_, void *sendbuf, MPI_Fint *sendco
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gather_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather_init);
 }
 extern void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_gather_init(pmpi_gather_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); }
@@ -3639,14 +3639,14 @@ static void fw_gatherv(ft_gatherv pmpi_, void *sendbuf, MPI_Fint *sendcount, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv);
 }
 extern void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_gatherv(pmpi_gatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror); }
@@ -3666,16 +3666,16 @@ static void fw_gatherv_init(ft_gatherv_init pmpi_, void *sendbuf, MPI_Fint *send
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gatherv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv_init);
 }
 extern void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_gatherv_init(pmpi_gatherv_init_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror); }
@@ -3695,14 +3695,14 @@ static void fw_get(ft_get pmpi_, void *origin_addr, MPI_Fint *origin_count, MPI_
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get);
 }
 extern void pmpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) { fw_get(pmpi_get_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror); }
@@ -3721,14 +3721,14 @@ static void fw_get_accumulate(ft_get_accumulate pmpi_, void *origin_addr, MPI_Fi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_accumulate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get_accumulate)) { pmpi_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, (PMPI_Op_f2c(*op) == MPI_NO_OP ? 0 : gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype))) + gpuinstMpiBytes((int)*result_count, PMPI_Type_f2c(*result_datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get_accumulate);
 }
 extern void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) { fw_get_accumulate(pmpi_get_accumulate_, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror); }
@@ -3885,15 +3885,15 @@ static void fw_graph_create(ft_graph_create pmpi_, MPI_Fint *comm_old, MPI_Fint 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Graph_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Graph_create)) { pmpi_(comm_old, nnodes, index, edges, reorder, comm_graph, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm_old, nnodes, index, edges, reorder, comm_graph, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm comm_graph_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*comm_graph) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_GRAPH, PMPI_Comm_f2c(*comm_old), &comm_graph_c_, (int)*nnodes);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Graph_create);
 }
 extern void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror) { fw_graph_create(pmpi_graph_create_, comm_old, nnodes, index, edges, reorder, comm_graph, ierror); }
@@ -4254,16 +4254,16 @@ static void fw_iallgather(ft_iallgather pmpi_, void *sendbuf, MPI_Fint *sendcoun
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iallgather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgather);
 }
 extern void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iallgather(pmpi_iallgather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); }
@@ -4282,16 +4282,16 @@ static void fw_iallgatherv(ft_iallgatherv pmpi_, void *sendbuf, MPI_Fint *sendco
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iallgatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAllgather(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgatherv);
 }
 extern void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iallgatherv(pmpi_iallgatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror); }
@@ -4310,16 +4310,16 @@ static void fw_iallreduce(ft_iallreduce pmpi_, void *sendbuf, void *recvbuf, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iallreduce"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallreduce)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallreduce);
 }
 extern void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iallreduce(pmpi_iallreduce_, sendbuf, recvbuf, count, datatype, op, comm, request, ierror); }
@@ -4338,16 +4338,16 @@ static void fw_ialltoall(ft_ialltoall pmpi_, void *sendbuf, MPI_Fint *sendcount,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ialltoall"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoall)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), (int)*sendcount, NULL, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, PMPI_Type_f2c(*recvtype), 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoall);
 }
 extern void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ialltoall(pmpi_ialltoall_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); }
@@ -4366,16 +4366,16 @@ static void fw_ialltoallv(ft_ialltoallv pmpi_, void *sendbuf, MPI_Fint *sendcoun
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ialltoallv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallv)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoall(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), 0, sendcounts, PMPI_Type_f2c(*sendtype), 0, recvcounts, PMPI_Type_f2c(*recvtype), sizeof(MPI_Fint));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallv);
 }
 extern void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ialltoallv(pmpi_ialltoallv_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror); }
@@ -4394,16 +4394,16 @@ static void fw_ialltoallw(ft_ialltoallw pmpi_, void *sendbuf, MPI_Fint *sendcoun
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ialltoallw"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallw)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollAlltoallw(&c_, PMPI_Comm_f2c(*comm), gpuinstMpiFInPlace(sendbuf), sendcounts, NULL, sendtypes, recvcounts, NULL, recvtypes, sizeof(MPI_Fint));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallw);
 }
 extern void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ialltoallw(pmpi_ialltoallw_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror); }
@@ -4422,16 +4422,16 @@ static void fw_ibarrier(ft_ibarrier pmpi_, MPI_Fint *comm, MPI_Fint *request, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ibarrier"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibarrier)) { pmpi_(comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, 0);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibarrier);
 }
 extern void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ibarrier(pmpi_ibarrier_, comm, request, ierror); }
@@ -4450,16 +4450,16 @@ static void fw_ibcast(ft_ibcast pmpi_, void *buffer, MPI_Fint *count, MPI_Fint *
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ibcast"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibcast)) { pmpi_(buffer, count, datatype, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buffer, count, datatype, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibcast);
 }
 extern void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ibcast(pmpi_ibcast_, buffer, count, datatype, root, comm, request, ierror); }
@@ -4478,16 +4478,16 @@ static void fw_ibsend(ft_ibsend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *dat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ibsend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibsend)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibsend);
 }
 extern void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ibsend(pmpi_ibsend_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -4506,16 +4506,16 @@ static void fw_iexscan(ft_iexscan pmpi_, void *sendbuf, void *recvbuf, MPI_Fint 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iexscan"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iexscan)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iexscan);
 }
 extern void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iexscan(pmpi_iexscan_, sendbuf, recvbuf, count, datatype, op, comm, request, ierror); }
@@ -4534,16 +4534,16 @@ static void fw_igather(ft_igather pmpi_, void *sendbuf, MPI_Fint *sendcount, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Igather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igather);
 }
 extern void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_igather(pmpi_igather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); }
@@ -4562,16 +4562,16 @@ static void fw_igatherv(ft_igatherv pmpi_, void *sendbuf, MPI_Fint *sendcount, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Igatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollGather(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igatherv);
 }
 extern void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_igatherv(pmpi_igatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror); }
@@ -4591,18 +4591,18 @@ static void fw_improbe(ft_improbe pmpi_, MPI_Fint *source, MPI_Fint *tag, MPI_Fi
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Improbe)) { pmpi_(source, tag, comm, flag, message, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(source, tag, comm, flag, message, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         MPI_Message message_c_ = *ierror == MPI_SUCCESS ? PMPI_Message_f2c(*message) : MPI_MESSAGE_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, 0);
         if (*flag) gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 0);
         if (*flag) gpuinstMpiMsgNew(&c_, PMPI_Comm_f2c(*comm), *&message_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Improbe);
 }
 extern void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) { fw_improbe(pmpi_improbe_, source, tag, comm, flag, message, status, ierror); }
@@ -4622,15 +4622,15 @@ static void fw_imrecv(ft_imrecv pmpi_, void *buf, MPI_Fint *count, MPI_Fint *dat
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Imrecv)) { pmpi_(buf, count, datatype, message, request, ierror); return; }
     {
         MPI_Message message_in_ = PMPI_Message_f2c(*message);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buf, count, datatype, message, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiMsgRecv(&c_, message_in_, NULL, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)), &request_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Imrecv);
 }
 extern void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) { fw_imrecv(pmpi_imrecv_, buf, count, datatype, message, request, ierror); }
@@ -4649,16 +4649,16 @@ static void fw_ineighbor_allgather(ft_ineighbor_allgather pmpi_, void *sendbuf, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_allgather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgather);
 }
 extern void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ineighbor_allgather(pmpi_ineighbor_allgather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); }
@@ -4677,16 +4677,16 @@ static void fw_ineighbor_allgatherv(ft_ineighbor_allgatherv pmpi_, void *sendbuf
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_allgatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgatherv);
 }
 extern void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ineighbor_allgatherv(pmpi_ineighbor_allgatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror); }
@@ -4705,16 +4705,16 @@ static void fw_ineighbor_alltoall(ft_ineighbor_alltoall pmpi_, void *sendbuf, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_alltoall"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoall)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoall);
 }
 extern void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ineighbor_alltoall(pmpi_ineighbor_alltoall_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); }
@@ -4733,16 +4733,16 @@ static void fw_ineighbor_alltoallv(ft_ineighbor_alltoallv pmpi_, void *sendbuf, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_alltoallv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallv)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallv);
 }
 extern void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ineighbor_alltoallv(pmpi_ineighbor_alltoallv_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror); }
@@ -4761,16 +4761,16 @@ static void fw_ineighbor_alltoallw(ft_ineighbor_alltoallw pmpi_, void *sendbuf, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_alltoallw"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallw)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), MPI_DATATYPE_NULL, NULL, sendtypes);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallw);
 }
 extern void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ineighbor_alltoallw(pmpi_ineighbor_alltoallw_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror); }
@@ -4997,15 +4997,15 @@ static void fw_intercomm_create(ft_intercomm_create pmpi_, MPI_Fint *local_comm,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create)) { pmpi_(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newintercomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newintercomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_INTERCOMM, PMPI_Comm_f2c(*local_comm), &newintercomm_c_, (int)*tag);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_create);
 }
 extern void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror) { fw_intercomm_create(pmpi_intercomm_create_, local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror); }
@@ -5025,15 +5025,15 @@ static void fw_intercomm_create_from_groups(ft_intercomm_create_from_groups pmpi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_create_from_groups"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create_from_groups)) { pmpi_(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror, stringtag_len_); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror, stringtag_len_);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newintercomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newintercomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_INTERCOMM, MPI_COMM_NULL, &newintercomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_create_from_groups);
 }
 extern void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len_) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len_) { fw_intercomm_create_from_groups(pmpi_intercomm_create_from_groups_, local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror, stringtag_len_); }
@@ -5053,15 +5053,15 @@ static void fw_intercomm_merge(ft_intercomm_merge pmpi_, MPI_Fint *intercomm, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_merge"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_merge)) { pmpi_(intercomm, high, newintracomm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(intercomm, high, newintracomm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Comm newintracomm_c_ = *ierror == MPI_SUCCESS ? PMPI_Comm_f2c(*newintracomm) : MPI_COMM_NULL;
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_MERGE, PMPI_Comm_f2c(*intercomm), &newintracomm_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_merge);
 }
 extern void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror) { fw_intercomm_merge(pmpi_intercomm_merge_, intercomm, high, newintracomm, ierror); }
@@ -5081,16 +5081,16 @@ static void fw_iprobe(ft_iprobe pmpi_, MPI_Fint *source, MPI_Fint *tag, MPI_Fint
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iprobe)) { pmpi_(source, tag, comm, flag, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(source, tag, comm, flag, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, 0);
         if (*flag) gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iprobe);
 }
 extern void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) { fw_iprobe(pmpi_iprobe_, source, tag, comm, flag, status, ierror); }
@@ -5109,16 +5109,16 @@ static void fw_irecv(ft_irecv pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Irecv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irecv)) { pmpi_(buf, count, datatype, source, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, source, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, source, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 1, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irecv);
 }
 extern void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_irecv(pmpi_irecv_, buf, count, datatype, source, tag, comm, request, ierror); }
@@ -5137,16 +5137,16 @@ static void fw_ireduce(ft_ireduce pmpi_, void *sendbuf, void *recvbuf, MPI_Fint 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ireduce"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce)) { pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce);
 }
 extern void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ireduce(pmpi_ireduce_, sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror); }
@@ -5165,16 +5165,16 @@ static void fw_ireduce_scatter(ft_ireduce_scatter pmpi_, void *sendbuf, void *re
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ireduce_scatter"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter)) { pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*datatype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter);
 }
 extern void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ireduce_scatter(pmpi_ireduce_scatter_, sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror); }
@@ -5193,16 +5193,16 @@ static void fw_ireduce_scatter_block(ft_ireduce_scatter_block pmpi_, void *sendb
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ireduce_scatter_block"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter_block)) { pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*datatype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter_block);
 }
 extern void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ireduce_scatter_block(pmpi_ireduce_scatter_block_, sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror); }
@@ -5221,16 +5221,16 @@ static void fw_irsend(ft_irsend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *dat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Irsend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irsend)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irsend);
 }
 extern void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_irsend(pmpi_irsend_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -5266,16 +5266,16 @@ static void fw_iscan(ft_iscan pmpi_, void *sendbuf, void *recvbuf, MPI_Fint *cou
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iscan"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscan)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscan);
 }
 extern void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iscan(pmpi_iscan_, sendbuf, recvbuf, count, datatype, op, comm, request, ierror); }
@@ -5294,16 +5294,16 @@ static void fw_iscatter(ft_iscatter pmpi_, void *sendbuf, MPI_Fint *sendcount, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iscatter"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatter)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatter);
 }
 extern void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iscatter(pmpi_iscatter_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); }
@@ -5322,16 +5322,16 @@ static void fw_iscatterv(ft_iscatterv pmpi_, void *sendbuf, MPI_Fint *sendcounts
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iscatterv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatterv)) { pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatterv);
 }
 extern void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_iscatterv(pmpi_iscatterv_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); }
@@ -5350,16 +5350,16 @@ static void fw_isend(ft_isend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Isend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isend)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isend);
 }
 extern void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_isend(pmpi_isend_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -5379,17 +5379,17 @@ static void fw_isendrecv(ft_isendrecv pmpi_, void *sendbuf, MPI_Fint *sendcount,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Isendrecv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv)) { pmpi_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*sendtag, gpuinstMpiBytes((int)*sendcount, PMPI_Type_f2c(*sendtype)));
-        c_.r.bytes += gpuinstMpiPeerBytes((int)*source, gpuinstMpiBytes((int)*recvcount, PMPI_Type_f2c(*recvtype)));
+        c_.r->bytes += gpuinstMpiPeerBytes((int)*source, gpuinstMpiBytes((int)*recvcount, PMPI_Type_f2c(*recvtype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv);
 }
 extern void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_isendrecv(pmpi_isendrecv_, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror); }
@@ -5410,17 +5410,17 @@ static void fw_isendrecv_replace(ft_isendrecv_replace pmpi_, void *buf, MPI_Fint
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Isendrecv_replace"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv_replace)) { pmpi_(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*sendtag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
-        c_.r.bytes += gpuinstMpiPeerBytes((int)*source, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->bytes += gpuinstMpiPeerBytes((int)*source, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv_replace);
 }
 extern void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_isendrecv_replace(pmpi_isendrecv_replace_, buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror); }
@@ -5440,16 +5440,16 @@ static void fw_issend(ft_issend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *dat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Issend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Issend)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Issend);
 }
 extern void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_issend(pmpi_issend_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -5516,18 +5516,18 @@ static void fw_mprobe(ft_mprobe pmpi_, MPI_Fint *source, MPI_Fint *tag, MPI_Fint
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Mprobe)) { pmpi_(source, tag, comm, message, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(source, tag, comm, message, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         MPI_Message message_c_ = *ierror == MPI_SUCCESS ? PMPI_Message_f2c(*message) : MPI_MESSAGE_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, 0);
         gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 0);
         gpuinstMpiMsgNew(&c_, PMPI_Comm_f2c(*comm), *&message_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Mprobe);
 }
 extern void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) { fw_mprobe(pmpi_mprobe_, source, tag, comm, message, status, ierror); }
@@ -5548,15 +5548,15 @@ static void fw_mrecv(ft_mrecv pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     {
         MPI_Message message_in_ = PMPI_Message_f2c(*message);
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buf, count, datatype, message, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiMsgRecv(&c_, message_in_, &status_c_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)), NULL);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Mrecv);
 }
 extern void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) { fw_mrecv(pmpi_mrecv_, buf, count, datatype, message, status, ierror); }
@@ -5575,14 +5575,14 @@ static void fw_neighbor_allgather(ft_neighbor_allgather pmpi_, void *sendbuf, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgather"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather);
 }
 extern void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_neighbor_allgather(pmpi_neighbor_allgather_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); }
@@ -5602,16 +5602,16 @@ static void fw_neighbor_allgather_init(ft_neighbor_allgather_init pmpi_, void *s
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgather_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather_init);
 }
 extern void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_neighbor_allgather_init(pmpi_neighbor_allgather_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); }
@@ -5631,14 +5631,14 @@ static void fw_neighbor_allgatherv(ft_neighbor_allgatherv pmpi_, void *sendbuf, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgatherv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv);
 }
 extern void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_neighbor_allgatherv(pmpi_neighbor_allgatherv_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror); }
@@ -5658,16 +5658,16 @@ static void fw_neighbor_allgatherv_init(ft_neighbor_allgatherv_init pmpi_, void 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgatherv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv_init);
 }
 extern void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_neighbor_allgatherv_init(pmpi_neighbor_allgatherv_init_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); }
@@ -5687,14 +5687,14 @@ static void fw_neighbor_alltoall(ft_neighbor_alltoall pmpi_, void *sendbuf, MPI_
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoall"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall);
 }
 extern void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_neighbor_alltoall(pmpi_neighbor_alltoall_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); }
@@ -5714,16 +5714,16 @@ static void fw_neighbor_alltoall_init(ft_neighbor_alltoall_init pmpi_, void *sen
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoall_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall_init);
 }
 extern void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_neighbor_alltoall_init(pmpi_neighbor_alltoall_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); }
@@ -5743,14 +5743,14 @@ static void fw_neighbor_alltoallv(ft_neighbor_alltoallv pmpi_, void *sendbuf, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), NULL, NULL);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv);
 }
 extern void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) { fw_neighbor_alltoallv(pmpi_neighbor_alltoallv_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror); }
@@ -5770,16 +5770,16 @@ static void fw_neighbor_alltoallv_init(ft_neighbor_alltoallv_init pmpi_, void *s
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), NULL, NULL);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv_init);
 }
 extern void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_neighbor_alltoallv_init(pmpi_neighbor_alltoallv_init_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); }
@@ -5799,14 +5799,14 @@ static void fw_neighbor_alltoallw(ft_neighbor_alltoallw pmpi_, void *sendbuf, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallw"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), MPI_DATATYPE_NULL, NULL, sendtypes);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw);
 }
 extern void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) { fw_neighbor_alltoallw(pmpi_neighbor_alltoallw_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror); }
@@ -5826,16 +5826,16 @@ static void fw_neighbor_alltoallw_init(ft_neighbor_alltoallw_init pmpi_, void *s
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallw_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollNeighbor(&c_, PMPI_Comm_f2c(*comm), 0, sendcounts, sizeof(MPI_Fint), MPI_DATATYPE_NULL, NULL, sendtypes);
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw_init);
 }
 extern void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_neighbor_alltoallw_init(pmpi_neighbor_alltoallw_init_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); }
@@ -6068,16 +6068,16 @@ static void fw_precv_init(ft_precv_init pmpi_, void *buf, MPI_Fint *partitions, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Precv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Precv_init)) { pmpi_(buf, partitions, count, datatype, source, tag, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, partitions, count, datatype, source, tag, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, gpuinstMpiBytes(*count, PMPI_Type_f2c(*datatype)) * (uint64_t)((int)*partitions > 0 ? (int)*partitions : 0));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, partitions, count, datatype, source, tag, comm, info, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 1, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Precv_init);
 }
 extern void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_precv_init(pmpi_precv_init_, buf, partitions, count, datatype, source, tag, comm, info, request, ierror); }
@@ -6098,16 +6098,16 @@ static void fw_probe(ft_probe pmpi_, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Probe)) { pmpi_(source, tag, comm, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(source, tag, comm, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, 0);
         gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Probe);
 }
 extern void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) { fw_probe(pmpi_probe_, source, tag, comm, status, ierror); }
@@ -6127,16 +6127,16 @@ static void fw_psend_init(ft_psend_init pmpi_, void *buf, MPI_Fint *partitions, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Psend_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Psend_init)) { pmpi_(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes(*count, PMPI_Type_f2c(*datatype)) * (uint64_t)((int)*partitions > 0 ? (int)*partitions : 0));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Psend_init);
 }
 extern void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_psend_init(pmpi_psend_init_, buf, partitions, count, datatype, dest, tag, comm, info, request, ierror); }
@@ -6173,14 +6173,14 @@ static void fw_put(ft_put pmpi_, void *origin_addr, MPI_Fint *origin_count, MPI_
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Put"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Put)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Put);
 }
 extern void pmpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) { fw_put(pmpi_put_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror); }
@@ -6216,16 +6216,16 @@ static void fw_raccumulate(ft_raccumulate pmpi_, void *origin_addr, MPI_Fint *or
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Raccumulate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Raccumulate)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Raccumulate);
 }
 extern void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) { fw_raccumulate(pmpi_raccumulate_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror); }
@@ -6245,16 +6245,16 @@ static void fw_recv(ft_recv pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datatyp
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv)) { pmpi_(buf, count, datatype, source, tag, comm, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buf, count, datatype, source, tag, comm, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, 0);
         gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv);
 }
 extern void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) { fw_recv(pmpi_recv_, buf, count, datatype, source, tag, comm, status, ierror); }
@@ -6273,16 +6273,16 @@ static void fw_recv_init(ft_recv_init pmpi_, void *buf, MPI_Fint *count, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Recv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_init)) { pmpi_(buf, count, datatype, source, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, source, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, source, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 1, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv_init);
 }
 extern void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_recv_init(pmpi_recv_init_, buf, count, datatype, source, tag, comm, request, ierror); }
@@ -6301,14 +6301,14 @@ static void fw_reduce(ft_reduce pmpi_, void *sendbuf, void *recvbuf, MPI_Fint *c
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce)) { pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce);
 }
 extern void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_reduce(pmpi_reduce_, sendbuf, recvbuf, count, datatype, op, root, comm, ierror); }
@@ -6328,16 +6328,16 @@ static void fw_reduce_init(ft_reduce_init pmpi_, void *sendbuf, void *recvbuf, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollRooted(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_init);
 }
 extern void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_reduce_init(pmpi_reduce_init_, sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror); }
@@ -6374,14 +6374,14 @@ static void fw_reduce_scatter(ft_reduce_scatter pmpi_, void *sendbuf, void *recv
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter)) { pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*datatype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter);
 }
 extern void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) { fw_reduce_scatter(pmpi_reduce_scatter_, sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror); }
@@ -6400,14 +6400,14 @@ static void fw_reduce_scatter_block(ft_reduce_scatter_block pmpi_, void *sendbuf
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_block"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block)) { pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*datatype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block);
 }
 extern void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) { fw_reduce_scatter_block(pmpi_reduce_scatter_block_, sendbuf, recvbuf, recvcount, datatype, op, comm, ierror); }
@@ -6427,16 +6427,16 @@ static void fw_reduce_scatter_block_init(ft_reduce_scatter_block_init pmpi_, voi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_block_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init)) { pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), (int)*recvcount, NULL, 0, PMPI_Type_f2c(*datatype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block_init);
 }
 extern void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_reduce_scatter_block_init(pmpi_reduce_scatter_block_init_, sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror); }
@@ -6457,16 +6457,16 @@ static void fw_reduce_scatter_init(ft_reduce_scatter_init pmpi_, void *sendbuf, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_init)) { pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollReduceScatter(&c_, PMPI_Comm_f2c(*comm), 0, recvcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*datatype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_init);
 }
 extern void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_reduce_scatter_init(pmpi_reduce_scatter_init_, sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror); }
@@ -6561,14 +6561,14 @@ static void fw_request_free(ft_request_free pmpi_, MPI_Fint *request, MPI_Fint *
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Request_free)) { pmpi_(request, ierror); return; }
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        if (c_.r.result == MPI_SUCCESS) gpuinstMpiReqForget(request_in_);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        if (c_.r->result == MPI_SUCCESS) gpuinstMpiReqForget(request_in_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Request_free);
 }
 extern void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_request_free_(MPI_Fint *request, MPI_Fint *ierror) { fw_request_free(pmpi_request_free_, request, ierror); }
@@ -6661,16 +6661,16 @@ static void fw_rget(ft_rget pmpi_, void *origin_addr, MPI_Fint *origin_count, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rget"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget);
 }
 extern void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) { fw_rget(pmpi_rget_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror); }
@@ -6689,16 +6689,16 @@ static void fw_rget_accumulate(ft_rget_accumulate pmpi_, void *origin_addr, MPI_
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rget_accumulate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget_accumulate)) { pmpi_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, (PMPI_Op_f2c(*op) == MPI_NO_OP ? 0 : gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype))) + gpuinstMpiBytes((int)*result_count, PMPI_Type_f2c(*result_datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget_accumulate);
 }
 extern void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) { fw_rget_accumulate(pmpi_rget_accumulate_, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror); }
@@ -6717,16 +6717,16 @@ static void fw_rput(ft_rput pmpi_, void *origin_addr, MPI_Fint *origin_count, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rput"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rput)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiRma(&c_, PMPI_Win_f2c(*win), (int)*target_rank, (int64_t)*target_disp, gpuinstMpiBytes((int)*origin_count, PMPI_Type_f2c(*origin_datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 0);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rput);
 }
 extern void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) { fw_rput(pmpi_rput_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror); }
@@ -6745,14 +6745,14 @@ static void fw_rsend(ft_rsend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rsend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend)) { pmpi_(buf, count, datatype, dest, tag, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend);
 }
 extern void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) { fw_rsend(pmpi_rsend_, buf, count, datatype, dest, tag, comm, ierror); }
@@ -6771,16 +6771,16 @@ static void fw_rsend_init(ft_rsend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rsend_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend_init);
 }
 extern void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_rsend_init(pmpi_rsend_init_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -6799,14 +6799,14 @@ static void fw_scan(ft_scan pmpi_, void *sendbuf, void *recvbuf, MPI_Fint *count
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scan"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan);
 }
 extern void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) { fw_scan(pmpi_scan_, sendbuf, recvbuf, count, datatype, op, comm, ierror); }
@@ -6826,16 +6826,16 @@ static void fw_scan_init(ft_scan_init pmpi_, void *sendbuf, void *recvbuf, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scan_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiColl(&c_, PMPI_Comm_f2c(*comm), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan_init);
 }
 extern void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_scan_init(pmpi_scan_init_, sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); }
@@ -6855,14 +6855,14 @@ static void fw_scatter(ft_scatter pmpi_, void *sendbuf, MPI_Fint *sendcount, MPI
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatter"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter);
 }
 extern void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_scatter(pmpi_scatter_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); }
@@ -6882,16 +6882,16 @@ static void fw_scatter_init(ft_scatter_init pmpi_, void *sendbuf, MPI_Fint *send
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatter_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), (int)*sendcount, NULL, 0, PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter_init);
 }
 extern void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_scatter_init(pmpi_scatter_init_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); }
@@ -6911,14 +6911,14 @@ static void fw_scatterv(ft_scatterv pmpi_, void *sendbuf, MPI_Fint *sendcounts, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatterv"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv)) { pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv);
 }
 extern void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) { fw_scatterv(pmpi_scatterv_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); }
@@ -6938,16 +6938,16 @@ static void fw_scatterv_init(ft_scatterv_init pmpi_, void *sendbuf, MPI_Fint *se
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatterv_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_init)) { pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiCollScatter(&c_, PMPI_Comm_f2c(*comm), (int)*root, gpuinstMpiFInPlace(recvbuf), 0, sendcounts, sizeof(MPI_Fint), PMPI_Type_f2c(*sendtype), (int)*recvcount, PMPI_Type_f2c(*recvtype));
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv_init);
 }
 extern void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) { fw_scatterv_init(pmpi_scatterv_init_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); }
@@ -6967,14 +6967,14 @@ static void fw_send(ft_send pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datatyp
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Send"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send)) { pmpi_(buf, count, datatype, dest, tag, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send);
 }
 extern void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) { fw_send(pmpi_send_, buf, count, datatype, dest, tag, comm, ierror); }
@@ -6993,16 +6993,16 @@ static void fw_send_init(ft_send_init pmpi_, void *buf, MPI_Fint *count, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Send_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send_init);
 }
 extern void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_send_init(pmpi_send_init_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -7022,16 +7022,16 @@ static void fw_sendrecv(ft_sendrecv pmpi_, void *sendbuf, MPI_Fint *sendcount, M
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv)) { pmpi_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*sendtag, gpuinstMpiBytes((int)*sendcount, PMPI_Type_f2c(*sendtype)));
         gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv);
 }
 extern void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) { fw_sendrecv(pmpi_sendrecv_, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror); }
@@ -7051,16 +7051,16 @@ static void fw_sendrecv_replace(ft_sendrecv_replace pmpi_, void *buf, MPI_Fint *
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv_replace)) { pmpi_(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*sendtag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         gpuinstMpiRecvd(&c_, PMPI_Comm_f2c(*comm), &status_c_, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv_replace);
 }
 extern void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) { fw_sendrecv_replace(pmpi_sendrecv_replace_, buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror); }
@@ -7345,14 +7345,14 @@ static void fw_ssend(ft_ssend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ssend"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend)) { pmpi_(buf, count, datatype, dest, tag, comm, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend);
 }
 extern void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) { fw_ssend(pmpi_ssend_, buf, count, datatype, dest, tag, comm, ierror); }
@@ -7371,16 +7371,16 @@ static void fw_ssend_init(ft_ssend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ssend_init"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
-        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
-        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
+        pmpi_(buf, count, datatype, dest, tag, comm, request, ierror);
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
+        MPI_Request request_c_ = *ierror == MPI_SUCCESS ? PMPI_Request_f2c(*request) : MPI_REQUEST_NULL;
         gpuinstMpiReqStart(&c_, *&request_c_, 0, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend_init);
 }
 extern void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) { fw_ssend_init(pmpi_ssend_init_, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -7400,14 +7400,14 @@ static void fw_start(ft_start pmpi_, MPI_Fint *request, MPI_Fint *ierror)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Start)) { pmpi_(request, ierror); return; }
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(request, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqActivate(&c_, 1, &request_in_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Start);
 }
 extern void pmpi_start_(MPI_Fint *request, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_start_(MPI_Fint *request, MPI_Fint *ierror) { fw_start(pmpi_start_, request, ierror); }
@@ -7427,14 +7427,14 @@ static void fw_startall(ft_startall pmpi_, MPI_Fint *count, MPI_Fint *array_of_r
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Startall)) { pmpi_(count, array_of_requests, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, NULL, 0);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_requests, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqActivateSaved(&c_, &rs_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Startall);
 }
 extern void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror) { fw_startall(pmpi_startall_, count, array_of_requests, ierror); }
@@ -7620,15 +7620,15 @@ static void fw_test(ft_test pmpi_, MPI_Fint *request, MPI_Fint *flag, MPI_Fint *
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(request, flag, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
-        if (*flag && c_.r.result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, &status_c_);
+        if (*flag && c_.r->result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, &status_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Test);
 }
 extern void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) { fw_test(pmpi_test_, request, flag, status, ierror); }
@@ -7665,14 +7665,14 @@ static void fw_testall(ft_testall pmpi_, MPI_Fint *count, MPI_Fint *array_of_req
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testall)) { pmpi_(count, array_of_requests, flag, array_of_statuses, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, &array_of_statuses, 0);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_requests, flag, array_of_statuses, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneAll(&c_, &rs_, *flag);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testall);
 }
 extern void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) { fw_testall(pmpi_testall_, count, array_of_requests, flag, array_of_statuses, ierror); }
@@ -7692,14 +7692,14 @@ static void fw_testany(ft_testany pmpi_, MPI_Fint *count, MPI_Fint *array_of_req
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testany)) { pmpi_(count, array_of_requests, index, flag, status, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, &status, 1);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_requests, index, flag, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneAny(&c_, &rs_, *flag, (int)*index);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testany);
 }
 extern void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) { fw_testany(pmpi_testany_, count, array_of_requests, index, flag, status, ierror); }
@@ -7719,14 +7719,14 @@ static void fw_testsome(ft_testsome pmpi_, MPI_Fint *incount, MPI_Fint *array_of
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testsome)) { pmpi_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*incount, array_of_requests, &array_of_statuses, 0);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneSome(&c_, &rs_, (int)*outcount, array_of_indices);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testsome);
 }
 extern void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) { fw_testsome(pmpi_testsome_, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror); }
@@ -8395,15 +8395,15 @@ static void fw_wait(ft_wait pmpi_, MPI_Fint *request, MPI_Fint *status, MPI_Fint
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(request, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Status status_c_; gpuinstMpiFStatus(status, &status_c_);
-        if (c_.r.result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, &status_c_);
+        if (c_.r->result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, &status_c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Wait);
 }
 extern void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror) { fw_wait(pmpi_wait_, request, status, ierror); }
@@ -8423,14 +8423,14 @@ static void fw_waitall(ft_waitall pmpi_, MPI_Fint *count, MPI_Fint *array_of_req
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitall)) { pmpi_(count, array_of_requests, array_of_statuses, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, &array_of_statuses, 0);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_requests, array_of_statuses, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneAll(&c_, &rs_, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitall);
 }
 extern void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror) { fw_waitall(pmpi_waitall_, count, array_of_requests, array_of_statuses, ierror); }
@@ -8450,14 +8450,14 @@ static void fw_waitany(ft_waitany pmpi_, MPI_Fint *count, MPI_Fint *array_of_req
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitany)) { pmpi_(count, array_of_requests, index, status, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, &status, 1);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(count, array_of_requests, index, status, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneAny(&c_, &rs_, 1, (int)*index);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitany);
 }
 extern void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror) { fw_waitany(pmpi_waitany_, count, array_of_requests, index, status, ierror); }
@@ -8477,14 +8477,14 @@ static void fw_waitsome(ft_waitsome pmpi_, MPI_Fint *incount, MPI_Fint *array_of
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitsome)) { pmpi_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*incount, array_of_requests, &array_of_statuses, 0);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiReqDoneSome(&c_, &rs_, (int)*outcount, array_of_indices);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitsome);
 }
 extern void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) { fw_waitsome(pmpi_waitsome_, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror); }
@@ -8503,15 +8503,15 @@ static void fw_win_allocate(ft_win_allocate pmpi_, MPI_Aint *size, MPI_Fint *dis
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_allocate"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate)) { pmpi_(size, disp_unit, info, comm, baseptr, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(size, disp_unit, info, comm, baseptr, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Win win_c_ = *ierror == MPI_SUCCESS ? PMPI_Win_f2c(*win) : MPI_WIN_NULL;
         gpuinstMpiWinNew(&c_, PMPI_Comm_f2c(*comm), &win_c_, (int)*disp_unit);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate);
 }
 extern void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror) { fw_win_allocate(pmpi_win_allocate_, size, disp_unit, info, comm, baseptr, win, ierror); }
@@ -8535,15 +8535,15 @@ static void fw_win_allocate_shared(ft_win_allocate_shared pmpi_, MPI_Aint *size,
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_allocate_shared"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_shared)) { pmpi_(size, disp_unit, info, comm, baseptr, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(size, disp_unit, info, comm, baseptr, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Win win_c_ = *ierror == MPI_SUCCESS ? PMPI_Win_f2c(*win) : MPI_WIN_NULL;
         gpuinstMpiWinNew(&c_, PMPI_Comm_f2c(*comm), &win_c_, (int)*disp_unit);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate_shared);
 }
 extern void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror) { fw_win_allocate_shared(pmpi_win_allocate_shared_, size, disp_unit, info, comm, baseptr, win, ierror); }
@@ -8601,14 +8601,14 @@ static void fw_win_complete(ft_win_complete pmpi_, MPI_Fint *win, MPI_Fint *ierr
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_complete"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_complete)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_complete);
 }
 extern void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_complete(pmpi_win_complete_, win, ierror); }
@@ -8627,15 +8627,15 @@ static void fw_win_create(ft_win_create pmpi_, void *base, MPI_Aint *size, MPI_F
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create)) { pmpi_(base, size, disp_unit, info, comm, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(base, size, disp_unit, info, comm, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Win win_c_ = *ierror == MPI_SUCCESS ? PMPI_Win_f2c(*win) : MPI_WIN_NULL;
         gpuinstMpiWinNew(&c_, PMPI_Comm_f2c(*comm), &win_c_, (int)*disp_unit);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_create);
 }
 extern void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) { fw_win_create(pmpi_win_create_, base, size, disp_unit, info, comm, win, ierror); }
@@ -8654,15 +8654,15 @@ static void fw_win_create_dynamic(ft_win_create_dynamic pmpi_, MPI_Fint *info, M
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create_dynamic"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create_dynamic)) { pmpi_(info, comm, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(info, comm, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         MPI_Win win_c_ = *ierror == MPI_SUCCESS ? PMPI_Win_f2c(*win) : MPI_WIN_NULL;
         gpuinstMpiWinNew(&c_, PMPI_Comm_f2c(*comm), &win_c_, 1);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_create_dynamic);
 }
 extern void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) { fw_win_create_dynamic(pmpi_win_create_dynamic_, info, comm, win, ierror); }
@@ -8749,14 +8749,14 @@ static void fw_win_fence(ft_win_fence pmpi_, MPI_Fint *assert, MPI_Fint *win, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_fence"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_fence)) { pmpi_(assert, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(assert, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_fence);
 }
 extern void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) { fw_win_fence(pmpi_win_fence_, assert, win, ierror); }
@@ -8775,14 +8775,14 @@ static void fw_win_flush(ft_win_flush pmpi_, MPI_Fint *rank, MPI_Fint *win, MPI_
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush)) { pmpi_(rank, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(rank, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), (int)*rank);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush);
 }
 extern void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) { fw_win_flush(pmpi_win_flush_, rank, win, ierror); }
@@ -8801,14 +8801,14 @@ static void fw_win_flush_all(ft_win_flush_all pmpi_, MPI_Fint *win, MPI_Fint *ie
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_all)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_all);
 }
 extern void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_flush_all(pmpi_win_flush_all_, win, ierror); }
@@ -8827,14 +8827,14 @@ static void fw_win_flush_local(ft_win_flush_local pmpi_, MPI_Fint *rank, MPI_Fin
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush_local"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_local)) { pmpi_(rank, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(rank, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), (int)*rank);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_local);
 }
 extern void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) { fw_win_flush_local(pmpi_win_flush_local_, rank, win, ierror); }
@@ -8853,14 +8853,14 @@ static void fw_win_flush_local_all(ft_win_flush_local_all pmpi_, MPI_Fint *win, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush_local_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_local_all)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_local_all);
 }
 extern void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_flush_local_all(pmpi_win_flush_local_all_, win, ierror); }
@@ -8880,14 +8880,14 @@ static void fw_win_free(ft_win_free pmpi_, MPI_Fint *win, MPI_Fint *ierror)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_free)) { pmpi_(win, ierror); return; }
     {
         MPI_Win win_in_ = PMPI_Win_f2c(*win); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_WIN, &win_in_);
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiObjFreed(&c_);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_free);
 }
 extern void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_free_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_free(pmpi_win_free_, win, ierror); }
@@ -9008,14 +9008,14 @@ static void fw_win_lock(ft_win_lock pmpi_, MPI_Fint *lock_type, MPI_Fint *rank, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_lock"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_lock)) { pmpi_(lock_type, rank, assert, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(lock_type, rank, assert, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), (int)*rank);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_lock);
 }
 extern void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) { fw_win_lock(pmpi_win_lock_, lock_type, rank, assert, win, ierror); }
@@ -9034,14 +9034,14 @@ static void fw_win_lock_all(ft_win_lock_all pmpi_, MPI_Fint *assert, MPI_Fint *w
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_lock_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_lock_all)) { pmpi_(assert, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(assert, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_lock_all);
 }
 extern void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) { fw_win_lock_all(pmpi_win_lock_all_, assert, win, ierror); }
@@ -9060,14 +9060,14 @@ static void fw_win_post(ft_win_post pmpi_, MPI_Fint *group, MPI_Fint *assert, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_post"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_post)) { pmpi_(group, assert, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(group, assert, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_post);
 }
 extern void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) { fw_win_post(pmpi_win_post_, group, assert, win, ierror); }
@@ -9176,14 +9176,14 @@ static void fw_win_start(ft_win_start pmpi_, MPI_Fint *group, MPI_Fint *assert, 
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_start"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_start)) { pmpi_(group, assert, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(group, assert, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_start);
 }
 extern void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) { fw_win_start(pmpi_win_start_, group, assert, win, ierror); }
@@ -9202,14 +9202,14 @@ static void fw_win_sync(ft_win_sync pmpi_, MPI_Fint *win, MPI_Fint *ierror)
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_sync"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_sync)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_sync);
 }
 extern void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_sync(pmpi_win_sync_, win, ierror); }
@@ -9228,14 +9228,14 @@ static void fw_win_test(ft_win_test pmpi_, MPI_Fint *win, MPI_Fint *flag, MPI_Fi
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_test"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_test)) { pmpi_(win, flag, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, flag, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_test);
 }
 extern void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror) { fw_win_test(pmpi_win_test_, win, flag, ierror); }
@@ -9254,14 +9254,14 @@ static void fw_win_unlock(ft_win_unlock pmpi_, MPI_Fint *rank, MPI_Fint *win, MP
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_unlock"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_unlock)) { pmpi_(rank, win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(rank, win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), (int)*rank);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_unlock);
 }
 extern void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) { fw_win_unlock(pmpi_win_unlock_, rank, win, ierror); }
@@ -9280,14 +9280,14 @@ static void fw_win_unlock_all(ft_win_unlock_all pmpi_, MPI_Fint *win, MPI_Fint *
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_unlock_all"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_unlock_all)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_unlock_all);
 }
 extern void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_unlock_all(pmpi_win_unlock_all_, win, ierror); }
@@ -9306,14 +9306,14 @@ static void fw_win_wait(ft_win_wait pmpi_, MPI_Fint *win, MPI_Fint *ierror)
     if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_wait"); return; }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_wait)) { pmpi_(win, ierror); return; }
     {
-        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-        c_.r.start_ns = gpuinstMpiNow();
+        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        c_.r->start_ns = gpuinstMpiNow();
         pmpi_(win, ierror);
-        c_.r.end_ns = gpuinstMpiNow();
-        c_.r.result = (int)*ierror;
+        c_.r->end_ns = gpuinstMpiNow();
+        c_.r->result = (int)*ierror;
         gpuinstMpiWinOp(&c_, PMPI_Win_f2c(*win), GPUINST_MPI_NO_RANK);
     }
-    gpuinstMpiEnd(&c_, c_.r.result);
+    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_wait);
 }
 extern void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror) GPUINST_FWEAK77;
 GPUINST_FEXPORT void mpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror) { fw_win_wait(pmpi_win_wait_, win, ierror); }

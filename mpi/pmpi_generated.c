@@ -26,12 +26,12 @@ int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origi
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Accumulate)) return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Accumulate);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -40,12 +40,12 @@ int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Accumulate_c)) return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Accumulate_c);
 }
 #endif
 
@@ -72,12 +72,12 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather)) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -86,12 +86,12 @@ int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_c)) return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather_c);
 }
 #endif
 
@@ -101,13 +101,13 @@ int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_init)) return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather_init);
 }
 #endif
 
@@ -117,13 +117,13 @@ int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_init_c)) return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgather_init_c);
 }
 #endif
 
@@ -132,12 +132,12 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv)) return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -146,12 +146,12 @@ int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_c)) return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv_c);
 }
 #endif
 
@@ -161,13 +161,13 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_init)) return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv_init);
 }
 #endif
 
@@ -177,13 +177,13 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_init_c)) return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allgatherv_init_c);
 }
 #endif
 
@@ -198,12 +198,12 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce)) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -212,12 +212,12 @@ int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_c)) return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce_c);
 }
 #endif
 
@@ -227,13 +227,13 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_init)) return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce_init);
 }
 #endif
 
@@ -243,13 +243,13 @@ int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_init_c)) return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Allreduce_init_c);
 }
 #endif
 
@@ -258,12 +258,12 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall)) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -272,12 +272,12 @@ int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_c)) return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall_c);
 }
 #endif
 
@@ -287,13 +287,13 @@ int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_init)) return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall_init);
 }
 #endif
 
@@ -303,13 +303,13 @@ int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_init_c)) return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoall_init_c);
 }
 #endif
 
@@ -318,12 +318,12 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv)) return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(int));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -332,12 +332,12 @@ int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_c)) return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(MPI_Count));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv_c);
 }
 #endif
 
@@ -347,13 +347,13 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_init)) return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(int));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv_init);
 }
 #endif
 
@@ -363,13 +363,13 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_init_c)) return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(MPI_Count));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallv_init_c);
 }
 #endif
 
@@ -378,12 +378,12 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw)) return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(int));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -392,12 +392,12 @@ int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_c)) return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(MPI_Count));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw_c);
 }
 #endif
 
@@ -407,13 +407,13 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_init)) return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(int));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw_init);
 }
 #endif
 
@@ -423,13 +423,13 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_init_c)) return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(MPI_Count));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Alltoallw_init_c);
 }
 #endif
 
@@ -456,12 +456,12 @@ int MPI_Barrier(MPI_Comm comm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier)) return PMPI_Barrier(comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Barrier(comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Barrier(comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Barrier);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -470,13 +470,13 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier_init)) return PMPI_Barrier_init(comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Barrier_init(comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Barrier_init(comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Barrier_init);
 }
 #endif
 
@@ -485,12 +485,12 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast)) return PMPI_Bcast(buffer, count, datatype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bcast(buffer, count, datatype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bcast(buffer, count, datatype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -499,12 +499,12 @@ int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_c)) return PMPI_Bcast_c(buffer, count, datatype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bcast_c(buffer, count, datatype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bcast_c(buffer, count, datatype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast_c);
 }
 #endif
 
@@ -514,13 +514,13 @@ int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_init)) return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast_init);
 }
 #endif
 
@@ -530,13 +530,13 @@ int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int r
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_init_c)) return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bcast_init_c);
 }
 #endif
 
@@ -545,12 +545,12 @@ int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend)) return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -559,12 +559,12 @@ int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_c)) return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend_c);
 }
 #endif
 
@@ -573,13 +573,13 @@ int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_init)) return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend_init);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -588,13 +588,13 @@ int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_init_c)) return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Bsend_init_c);
 }
 #endif
 
@@ -648,12 +648,12 @@ int MPI_Cancel(MPI_Request* request)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cancel)) return PMPI_Cancel(request);
     {
         MPI_Request request_in_ = *request;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Cancel(request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Cancel(request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqCancel(&c_, request_in_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cancel);
 }
 
 int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
@@ -667,12 +667,12 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_create)) return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CART, comm_old, comm_cart, ndims);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cart_create);
 }
 
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
@@ -704,12 +704,12 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_sub)) return PMPI_Cart_sub(comm, remain_dims, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Cart_sub(comm, remain_dims, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Cart_sub(comm, remain_dims, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CART_SUB, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Cart_sub);
 }
 
 int MPI_Cartdim_get(MPI_Comm comm, int* ndims)
@@ -729,12 +729,12 @@ int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm com
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_accept)) return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CONNECT, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_accept);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
@@ -770,12 +770,12 @@ int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm co
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_connect)) return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CONNECT, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_connect);
 }
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
@@ -783,12 +783,12 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create)) return PMPI_Comm_create(comm, group, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_create(comm, group, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_create(comm, group, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CREATE, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create);
 }
 
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler)
@@ -803,12 +803,12 @@ int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_from_group)) return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_FROM_GROUP, MPI_COMM_NULL, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create_from_group);
 }
 #endif
 
@@ -817,12 +817,12 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_group)) return PMPI_Comm_create_group(comm, group, tag, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_create_group(comm, group, tag, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_create_group(comm, group, tag, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_CREATE_GROUP, comm, newcomm, tag);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_create_group);
 }
 
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state)
@@ -859,12 +859,12 @@ int MPI_Comm_disconnect(MPI_Comm* comm)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_disconnect)) return PMPI_Comm_disconnect(comm);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, comm);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_disconnect(comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_disconnect(comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiObjFreed(&c_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_disconnect);
 }
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
@@ -872,12 +872,12 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup)) return PMPI_Comm_dup(comm, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_dup(comm, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_dup(comm, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DUP, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_dup);
 }
 
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
@@ -885,12 +885,12 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup_with_info)) return PMPI_Comm_dup_with_info(comm, info, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_dup_with_info(comm, info, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_dup_with_info(comm, info, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DUP, comm, newcomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_dup_with_info);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
@@ -907,12 +907,12 @@ int MPI_Comm_free(MPI_Comm* comm)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_free)) return PMPI_Comm_free(comm);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, comm);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_free(comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_free(comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiObjFreed(&c_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_free);
 }
 
 int MPI_Comm_free_keyval(int* comm_keyval)
@@ -962,13 +962,13 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup)) return PMPI_Comm_idup(comm, newcomm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_idup(comm, newcomm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_idup(comm, newcomm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_idup);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -977,13 +977,13 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup_with_info)) return PMPI_Comm_idup_with_info(comm, info, newcomm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_idup_with_info(comm, info, newcomm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_idup_with_info(comm, info, newcomm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_idup_with_info);
 }
 #endif
 
@@ -1000,12 +1000,12 @@ int MPI_Comm_join(int fd, MPI_Comm* intercomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_join)) return PMPI_Comm_join(fd, intercomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_join(fd, intercomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_join(fd, intercomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_JOIN, MPI_COMM_NULL, intercomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_join);
 }
 
 int MPI_Comm_rank(MPI_Comm comm, int* rank)
@@ -1061,12 +1061,12 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn)) return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPAWN, comm, intercomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_spawn);
 }
 
 int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
@@ -1074,12 +1074,12 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn_multiple)) return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPAWN, comm, intercomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_spawn_multiple);
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
@@ -1087,12 +1087,12 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split)) return PMPI_Comm_split(comm, color, key, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_split(comm, color, key, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_split(comm, color, key, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPLIT, comm, newcomm, color);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_split);
 }
 
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
@@ -1100,12 +1100,12 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split_type)) return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_SPLIT_TYPE, comm, newcomm, split_type);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Comm_split_type);
 }
 
 int MPI_Comm_test_inter(MPI_Comm comm, int* flag)
@@ -1119,12 +1119,12 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Compare_and_swap)) return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(3, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Compare_and_swap);
 }
 
 int MPI_Dims_create(int nnodes, int ndims, int dims[])
@@ -1138,12 +1138,12 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create)) return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DIST_GRAPH, comm_old, comm_dist_graph, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Dist_graph_create);
 }
 
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
@@ -1151,12 +1151,12 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create_adjacent)) return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_DIST_GRAPH, comm_old, comm_dist_graph, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Dist_graph_create_adjacent);
 }
 
 int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
@@ -1194,12 +1194,12 @@ int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan)) return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -1208,12 +1208,12 @@ int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_c)) return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan_c);
 }
 #endif
 
@@ -1223,13 +1223,13 @@ int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_init)) return PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan_init);
 }
 #endif
 
@@ -1239,13 +1239,13 @@ int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_init_c)) return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Exscan_init_c);
 }
 #endif
 
@@ -1254,12 +1254,12 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Fetch_and_op)) return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(op == MPI_NO_OP ? 1 : 2, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Fetch_and_op);
 }
 
 int MPI_File_call_errhandler(MPI_File fh, int errorcode)
@@ -1274,12 +1274,12 @@ int MPI_File_close(MPI_File* fh)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_close)) return PMPI_File_close(fh);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_FILE, fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_close(fh);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_close(fh);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiObjFreed(&c_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_close);
 }
 
 int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler)
@@ -1293,11 +1293,11 @@ int MPI_File_delete(const char* filename, MPI_Info info)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_delete)) return PMPI_File_delete(filename, info);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_delete(filename, info);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_delete(filename, info);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_delete);
 }
 
 int MPI_File_get_amode(MPI_File fh, int* amode)
@@ -1380,13 +1380,13 @@ int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread)) return PMPI_File_iread(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread);
 }
 
 int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
@@ -1395,13 +1395,13 @@ int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_all)) return PMPI_File_iread_all(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_all(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_all(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_all);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -1411,13 +1411,13 @@ int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_all_c)) return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_all_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_all_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_all_c);
 }
 #endif
 
@@ -1426,13 +1426,13 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at)) return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at);
 }
 
 int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
@@ -1440,13 +1440,13 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at_all)) return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at_all);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -1455,13 +1455,13 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at_all_c)) return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at_all_c);
 }
 #endif
 
@@ -1471,13 +1471,13 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at_c)) return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_at_c);
 }
 #endif
 
@@ -1488,13 +1488,13 @@ int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_c)) return PMPI_File_iread_c(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_c);
 }
 #endif
 
@@ -1503,13 +1503,13 @@ int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_shared)) return PMPI_File_iread_shared(fh, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_shared(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_shared(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_shared);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -1518,13 +1518,13 @@ int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_shared_c)) return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iread_shared_c);
 }
 #endif
 
@@ -1534,13 +1534,13 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite)) return PMPI_File_iwrite(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite);
 }
 
 int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
@@ -1549,13 +1549,13 @@ int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_all)) return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_all);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -1565,13 +1565,13 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_all_c)) return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_all_c);
 }
 #endif
 
@@ -1580,13 +1580,13 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at)) return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at);
 }
 
 int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
@@ -1594,13 +1594,13 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at_all)) return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at_all);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -1609,13 +1609,13 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at_all_c)) return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at_all_c);
 }
 #endif
 
@@ -1625,13 +1625,13 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at_c)) return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_at_c);
 }
 #endif
 
@@ -1642,13 +1642,13 @@ int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_c)) return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_c);
 }
 #endif
 
@@ -1657,13 +1657,13 @@ int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_shared)) return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_shared);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -1672,13 +1672,13 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_shared_c)) return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_iwrite_shared_c);
 }
 #endif
 
@@ -1687,12 +1687,12 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_open)) return PMPI_File_open(comm, filename, amode, info, fh);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_open(comm, filename, amode, info, fh);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_open(comm, filename, amode, info, fh);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileNew(&c_, comm, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_open);
 }
 
 int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
@@ -1700,12 +1700,12 @@ int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_preallocate)) return PMPI_File_preallocate(fh, size);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_preallocate(fh, size);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_preallocate(fh, size);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_preallocate);
 }
 
 int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -1715,12 +1715,12 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read);
 }
 
 int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -1730,12 +1730,12 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_all(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_all(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all);
 }
 
 int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
@@ -1744,12 +1744,12 @@ int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype data
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all_begin)) return PMPI_File_read_all_begin(fh, buf, count, datatype);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_all_begin(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_all_begin(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -1759,12 +1759,12 @@ int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datat
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all_begin_c)) return PMPI_File_read_all_begin_c(fh, buf, count, datatype);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_all_begin_c(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_all_begin_c(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_begin_c);
 }
 #endif
 
@@ -1776,12 +1776,12 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_all_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_all_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_c);
 }
 #endif
 
@@ -1791,12 +1791,12 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all_end)) return PMPI_File_read_all_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_all_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_all_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_end);
 }
 
 int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -1805,12 +1805,12 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at)) return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at);
 }
 
 int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -1819,12 +1819,12 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all)) return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all);
 }
 
 int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype)
@@ -1832,12 +1832,12 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int co
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_begin)) return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -1846,12 +1846,12 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_begin_c)) return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_begin_c);
 }
 #endif
 
@@ -1862,12 +1862,12 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_c)) return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_c);
 }
 #endif
 
@@ -1877,12 +1877,12 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_end)) return PMPI_File_read_at_all_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_all_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_all_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_end);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -1892,12 +1892,12 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_c)) return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_c);
 }
 #endif
 
@@ -1909,12 +1909,12 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_c);
 }
 #endif
 
@@ -1924,12 +1924,12 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered)) return PMPI_File_read_ordered(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_ordered(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_ordered(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered);
 }
 
 int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
@@ -1937,12 +1937,12 @@ int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_begin)) return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -1951,12 +1951,12 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_D
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_begin_c)) return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_begin_c);
 }
 #endif
 
@@ -1967,12 +1967,12 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_c)) return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_c);
 }
 #endif
 
@@ -1982,12 +1982,12 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_end)) return PMPI_File_read_ordered_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_ordered_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_ordered_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_end);
 }
 
 int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -1996,12 +1996,12 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_shared)) return PMPI_File_read_shared(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_shared(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_shared(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_shared);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -2011,12 +2011,12 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_shared_c)) return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_read_shared_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_read_shared_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_shared_c);
 }
 #endif
 
@@ -2031,12 +2031,12 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_seek_shared)) return PMPI_File_seek_shared(fh, offset, whence);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_seek_shared(fh, offset, whence);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_seek_shared(fh, offset, whence);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_seek_shared);
 }
 
 int MPI_File_set_atomicity(MPI_File fh, int flag)
@@ -2044,12 +2044,12 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_atomicity)) return PMPI_File_set_atomicity(fh, flag);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_set_atomicity(fh, flag);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_set_atomicity(fh, flag);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_atomicity);
 }
 
 int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
@@ -2063,12 +2063,12 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_info)) return PMPI_File_set_info(fh, info);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_set_info(fh, info);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_set_info(fh, info);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_info);
 }
 
 int MPI_File_set_size(MPI_File fh, MPI_Offset size)
@@ -2076,12 +2076,12 @@ int MPI_File_set_size(MPI_File fh, MPI_Offset size)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_size)) return PMPI_File_set_size(fh, size);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_set_size(fh, size);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_set_size(fh, size);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_size);
 }
 
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info)
@@ -2089,12 +2089,12 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_view)) return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_set_view);
 }
 
 int MPI_File_sync(MPI_File fh)
@@ -2102,12 +2102,12 @@ int MPI_File_sync(MPI_File fh)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_sync)) return PMPI_File_sync(fh);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_sync(fh);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_sync(fh);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiFileOp(&c_, fh);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_sync);
 }
 
 int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -2117,12 +2117,12 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write);
 }
 
 int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -2132,12 +2132,12 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_all(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_all(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all);
 }
 
 int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
@@ -2146,12 +2146,12 @@ int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Dataty
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all_begin)) return PMPI_File_write_all_begin(fh, buf, count, datatype);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_all_begin(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_all_begin(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -2161,12 +2161,12 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MP
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all_begin_c)) return PMPI_File_write_all_begin_c(fh, buf, count, datatype);
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_all_begin_c(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_all_begin_c(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_begin_c);
 }
 #endif
 
@@ -2178,12 +2178,12 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_all_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_all_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_c);
 }
 #endif
 
@@ -2193,12 +2193,12 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all_end)) return PMPI_File_write_all_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_all_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_all_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_end);
 }
 
 int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -2207,12 +2207,12 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at)) return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at);
 }
 
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -2221,12 +2221,12 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all)) return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all);
 }
 
 int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype)
@@ -2234,12 +2234,12 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_begin)) return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -2248,12 +2248,12 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* bu
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_begin_c)) return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_begin_c);
 }
 #endif
 
@@ -2264,12 +2264,12 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_c)) return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_c);
 }
 #endif
 
@@ -2279,12 +2279,12 @@ int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_end)) return PMPI_File_write_at_all_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_all_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_all_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_end);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -2294,12 +2294,12 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_c)) return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_c);
 }
 #endif
 
@@ -2311,12 +2311,12 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(fh);
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_c);
 }
 #endif
 
@@ -2326,12 +2326,12 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered)) return PMPI_File_write_ordered(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_ordered(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_ordered(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered);
 }
 
 int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
@@ -2339,12 +2339,12 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_begin)) return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_begin);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -2353,12 +2353,12 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_begin_c)) return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_begin_c);
 }
 #endif
 
@@ -2369,12 +2369,12 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_c)) return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_c);
 }
 #endif
 
@@ -2384,12 +2384,12 @@ int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_end)) return PMPI_File_write_ordered_end(fh, buf, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_ordered_end(fh, buf, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_ordered_end(fh, buf, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, 0));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_end);
 }
 
 int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
@@ -2398,12 +2398,12 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_shared)) return PMPI_File_write_shared(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_shared(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_shared(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_shared);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -2413,12 +2413,12 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_shared_c)) return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_File_write_shared_c(fh, buf, count, datatype, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_File_write_shared_c(fh, buf, count, datatype, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiIo(&c_, fh, -1, gpuinstMpiStatusBytes(status, gpuinstMpiBytes(count, datatype)));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_shared_c);
 }
 #endif
 
@@ -2439,12 +2439,12 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather)) return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -2453,12 +2453,12 @@ int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_c)) return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather_c);
 }
 #endif
 
@@ -2468,13 +2468,13 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_init)) return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather_init);
 }
 #endif
 
@@ -2484,13 +2484,13 @@ int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_init_c)) return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gather_init_c);
 }
 #endif
 
@@ -2499,12 +2499,12 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv)) return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -2513,12 +2513,12 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_c)) return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv_c);
 }
 #endif
 
@@ -2528,13 +2528,13 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_init)) return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv_init);
 }
 #endif
 
@@ -2544,13 +2544,13 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_init_c)) return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Gatherv_init_c);
 }
 #endif
 
@@ -2559,12 +2559,12 @@ int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get)) return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get);
 }
 
 int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
@@ -2572,12 +2572,12 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get_accumulate)) return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, (op == MPI_NO_OP ? 0 : gpuinstMpiBytes(origin_count, origin_datatype)) + gpuinstMpiBytes(result_count, result_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get_accumulate);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -2586,12 +2586,12 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get_accumulate_c)) return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, (op == MPI_NO_OP ? 0 : gpuinstMpiBytes(origin_count, origin_datatype)) + gpuinstMpiBytes(result_count, result_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get_accumulate_c);
 }
 #endif
 
@@ -2607,12 +2607,12 @@ int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get_c)) return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Get_c);
 }
 #endif
 
@@ -2681,12 +2681,12 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Graph_create)) return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_GRAPH, comm_old, comm_graph, nnodes);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Graph_create);
 }
 
 int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
@@ -2816,13 +2816,13 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgather)) return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -2831,13 +2831,13 @@ int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgather_c)) return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgather_c);
 }
 #endif
 
@@ -2846,13 +2846,13 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgatherv)) return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -2861,13 +2861,13 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgatherv_c)) return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAllgather(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallgatherv_c);
 }
 #endif
 
@@ -2876,13 +2876,13 @@ int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallreduce)) return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallreduce);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -2891,13 +2891,13 @@ int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallreduce_c)) return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iallreduce_c);
 }
 #endif
 
@@ -2906,13 +2906,13 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoall)) return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoall);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -2921,13 +2921,13 @@ int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoall_c)) return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcount, NULL, sendtype, recvcount, NULL, recvtype, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoall_c);
 }
 #endif
 
@@ -2936,13 +2936,13 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallv)) return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(int));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -2951,13 +2951,13 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallv_c)) return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoall(&c_, comm, (sendbuf == MPI_IN_PLACE), 0, sendcounts, sendtype, 0, recvcounts, recvtype, sizeof(MPI_Count));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallv_c);
 }
 #endif
 
@@ -2966,13 +2966,13 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallw)) return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(int));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallw);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -2981,13 +2981,13 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallw_c)) return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollAlltoallw(&c_, comm, (sendbuf == MPI_IN_PLACE), sendcounts, sendtypes, NULL, recvcounts, recvtypes, NULL, sizeof(MPI_Count));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ialltoallw_c);
 }
 #endif
 
@@ -2996,13 +2996,13 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibarrier)) return PMPI_Ibarrier(comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ibarrier(comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ibarrier(comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, 0);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibarrier);
 }
 
 int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
@@ -3010,13 +3010,13 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibcast)) return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibcast);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3025,13 +3025,13 @@ int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibcast_c)) return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibcast_c);
 }
 #endif
 
@@ -3040,13 +3040,13 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibsend)) return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibsend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3055,13 +3055,13 @@ int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibsend_c)) return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ibsend_c);
 }
 #endif
 
@@ -3070,13 +3070,13 @@ int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iexscan)) return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iexscan);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3085,13 +3085,13 @@ int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iexscan_c)) return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iexscan_c);
 }
 #endif
 
@@ -3100,13 +3100,13 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igather)) return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3115,13 +3115,13 @@ int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igather_c)) return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, recvcount, NULL, 0, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igather_c);
 }
 #endif
 
@@ -3130,13 +3130,13 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igatherv)) return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(int), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3145,13 +3145,13 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igatherv_c)) return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollGather(&c_, comm, root, (sendbuf == MPI_IN_PLACE), sendcount, sendtype, 0, recvcounts, sizeof(MPI_Count), recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Igatherv_c);
 }
 #endif
 
@@ -3161,14 +3161,14 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Improbe)) return PMPI_Improbe(source, tag, comm, flag, message, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Improbe(source, tag, comm, flag, message, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Improbe(source, tag, comm, flag, message, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         if (*flag) gpuinstMpiRecvd(&c_, comm, status, 0);
         if (*flag) gpuinstMpiMsgNew(&c_, comm, *message);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Improbe);
 }
 
 int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
@@ -3177,12 +3177,12 @@ int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Imrecv)) return PMPI_Imrecv(buf, count, datatype, message, request);
     {
         MPI_Message message_in_ = *message;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Imrecv(buf, count, datatype, message, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Imrecv(buf, count, datatype, message, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiMsgRecv(&c_, message_in_, NULL, gpuinstMpiBytes(count, datatype), request);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Imrecv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3192,12 +3192,12 @@ int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message*
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Imrecv_c)) return PMPI_Imrecv_c(buf, count, datatype, message, request);
     {
         MPI_Message message_in_ = *message;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Imrecv_c(buf, count, datatype, message, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Imrecv_c(buf, count, datatype, message, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiMsgRecv(&c_, message_in_, NULL, gpuinstMpiBytes(count, datatype), request);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Imrecv_c);
 }
 #endif
 
@@ -3206,13 +3206,13 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgather)) return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3221,13 +3221,13 @@ int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgather_c)) return PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgather_c);
 }
 #endif
 
@@ -3236,13 +3236,13 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgatherv)) return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3251,13 +3251,13 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgatherv_c)) return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_allgatherv_c);
 }
 #endif
 
@@ -3266,13 +3266,13 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoall)) return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoall);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3281,13 +3281,13 @@ int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoall_c)) return PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoall_c);
 }
 #endif
 
@@ -3296,13 +3296,13 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallv)) return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3311,13 +3311,13 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallv_c)) return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallv_c);
 }
 #endif
 
@@ -3326,13 +3326,13 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallw)) return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), MPI_DATATYPE_NULL, sendtypes, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallw);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3341,13 +3341,13 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallw_c)) return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), MPI_DATATYPE_NULL, sendtypes, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ineighbor_alltoallw_c);
 }
 #endif
 
@@ -3432,12 +3432,12 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create)) return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_INTERCOMM, local_comm, newintercomm, tag);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_create);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3446,12 +3446,12 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create_from_groups)) return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_INTERCOMM, MPI_COMM_NULL, newintercomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_create_from_groups);
 }
 #endif
 
@@ -3460,12 +3460,12 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_merge)) return PMPI_Intercomm_merge(intercomm, high, newintracomm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Intercomm_merge(intercomm, high, newintracomm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Intercomm_merge(intercomm, high, newintracomm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCommNew(&c_, GPUINST_MPI_COMM_MERGE, intercomm, newintracomm, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Intercomm_merge);
 }
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status)
@@ -3474,13 +3474,13 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iprobe)) return PMPI_Iprobe(source, tag, comm, flag, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iprobe(source, tag, comm, flag, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iprobe(source, tag, comm, flag, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         if (*flag) gpuinstMpiRecvd(&c_, comm, status, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iprobe);
 }
 
 int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
@@ -3488,13 +3488,13 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irecv)) return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 1, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irecv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3503,13 +3503,13 @@ int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irecv_c)) return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 1, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irecv_c);
 }
 #endif
 
@@ -3518,13 +3518,13 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce)) return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3533,13 +3533,13 @@ int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_c)) return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_c);
 }
 #endif
 
@@ -3548,13 +3548,13 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter)) return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(int), datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter);
 }
 
 int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
@@ -3562,13 +3562,13 @@ int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter_block)) return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter_block);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3577,13 +3577,13 @@ int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter_block_c)) return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter_block_c);
 }
 #endif
 
@@ -3593,13 +3593,13 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter_c)) return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(MPI_Count), datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ireduce_scatter_c);
 }
 #endif
 
@@ -3608,13 +3608,13 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irsend)) return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irsend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3623,13 +3623,13 @@ int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irsend_c)) return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Irsend_c);
 }
 #endif
 
@@ -3644,13 +3644,13 @@ int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscan)) return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscan);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3659,13 +3659,13 @@ int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscan_c)) return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscan_c);
 }
 #endif
 
@@ -3674,13 +3674,13 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatter)) return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatter);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3689,13 +3689,13 @@ int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatter_c)) return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatter_c);
 }
 #endif
 
@@ -3704,13 +3704,13 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatterv)) return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(int), sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatterv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3719,13 +3719,13 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatterv_c)) return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(MPI_Count), sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Iscatterv_c);
 }
 #endif
 
@@ -3734,13 +3734,13 @@ int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isend)) return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3749,13 +3749,13 @@ int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isend_c)) return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isend_c);
 }
 #endif
 
@@ -3765,14 +3765,14 @@ int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv)) return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(sendcount, sendtype));
-        c_.r.bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(recvcount, recvtype));
+        c_.r->bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(recvcount, recvtype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv);
 }
 #endif
 
@@ -3782,14 +3782,14 @@ int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv_c)) return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(sendcount, sendtype));
-        c_.r.bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(recvcount, recvtype));
+        c_.r->bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(recvcount, recvtype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv_c);
 }
 #endif
 
@@ -3799,14 +3799,14 @@ int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv_replace)) return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(count, datatype));
-        c_.r.bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(count, datatype));
+        c_.r->bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv_replace);
 }
 #endif
 
@@ -3816,14 +3816,14 @@ int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv_replace_c)) return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(count, datatype));
-        c_.r.bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(count, datatype));
+        c_.r->bytes += gpuinstMpiPeerBytes(source, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Isendrecv_replace_c);
 }
 #endif
 
@@ -3832,13 +3832,13 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Issend)) return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Issend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3847,13 +3847,13 @@ int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Issend_c)) return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Issend_c);
 }
 #endif
 
@@ -3881,14 +3881,14 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Sta
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Mprobe)) return PMPI_Mprobe(source, tag, comm, message, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Mprobe(source, tag, comm, message, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Mprobe(source, tag, comm, message, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         gpuinstMpiRecvd(&c_, comm, status, 0);
         gpuinstMpiMsgNew(&c_, comm, *message);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Mprobe);
 }
 
 int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
@@ -3898,12 +3898,12 @@ int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
     {
         MPI_Message message_in_ = *message;
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Mrecv(buf, count, datatype, message, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Mrecv(buf, count, datatype, message, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiMsgRecv(&c_, message_in_, status, gpuinstMpiBytes(count, datatype), NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Mrecv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3914,12 +3914,12 @@ int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* 
     {
         MPI_Message message_in_ = *message;
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Mrecv_c(buf, count, datatype, message, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Mrecv_c(buf, count, datatype, message, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiMsgRecv(&c_, message_in_, status, gpuinstMpiBytes(count, datatype), NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Mrecv_c);
 }
 #endif
 
@@ -3928,12 +3928,12 @@ int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype send
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather)) return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -3942,12 +3942,12 @@ int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_c)) return PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather_c);
 }
 #endif
 
@@ -3957,13 +3957,13 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init)) return PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather_init);
 }
 #endif
 
@@ -3973,13 +3973,13 @@ int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init_c)) return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgather_init_c);
 }
 #endif
 
@@ -3988,12 +3988,12 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv)) return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -4002,12 +4002,12 @@ int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_c)) return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv_c);
 }
 #endif
 
@@ -4017,13 +4017,13 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init)) return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv_init);
 }
 #endif
 
@@ -4033,13 +4033,13 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init_c)) return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_allgatherv_init_c);
 }
 #endif
 
@@ -4048,12 +4048,12 @@ int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendt
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall)) return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -4062,12 +4062,12 @@ int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_c)) return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall_c);
 }
 #endif
 
@@ -4077,13 +4077,13 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init)) return PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall_init);
 }
 #endif
 
@@ -4093,13 +4093,13 @@ int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_D
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init_c)) return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, sendcount, NULL, 0, sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoall_init_c);
 }
 #endif
 
@@ -4108,12 +4108,12 @@ int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const in
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv)) return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -4122,12 +4122,12 @@ int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_c)) return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), sendtype, NULL, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv_c);
 }
 #endif
 
@@ -4137,13 +4137,13 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init)) return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv_init);
 }
 #endif
 
@@ -4153,13 +4153,13 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init_c)) return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), sendtype, NULL, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallv_init_c);
 }
 #endif
 
@@ -4168,12 +4168,12 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw)) return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), MPI_DATATYPE_NULL, sendtypes, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -4182,12 +4182,12 @@ int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_c)) return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), MPI_DATATYPE_NULL, sendtypes, NULL);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw_c);
 }
 #endif
 
@@ -4197,13 +4197,13 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init)) return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(int), MPI_DATATYPE_NULL, sendtypes, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw_init);
 }
 #endif
 
@@ -4213,13 +4213,13 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init_c)) return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollNeighbor(&c_, comm, 0, sendcounts, sizeof(MPI_Count), MPI_DATATYPE_NULL, sendtypes, NULL);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Neighbor_alltoallw_init_c);
 }
 #endif
 
@@ -4349,13 +4349,13 @@ int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Precv_init)) return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype) * (uint64_t)(partitions > 0 ? partitions : 0));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 1, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Precv_init);
 }
 #endif
 
@@ -4365,13 +4365,13 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Probe)) return PMPI_Probe(source, tag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Probe(source, tag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Probe(source, tag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         gpuinstMpiRecvd(&c_, comm, status, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Probe);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -4380,13 +4380,13 @@ int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Psend_init)) return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype) * (uint64_t)(partitions > 0 ? partitions : 0));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Psend_init);
 }
 #endif
 
@@ -4401,12 +4401,12 @@ int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Put)) return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Put);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -4415,12 +4415,12 @@ int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype orig
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Put_c)) return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Put_c);
 }
 #endif
 
@@ -4435,13 +4435,13 @@ int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Raccumulate)) return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Raccumulate);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -4450,13 +4450,13 @@ int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Raccumulate_c)) return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Raccumulate_c);
 }
 #endif
 
@@ -4466,13 +4466,13 @@ int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, M
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv)) return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         gpuinstMpiRecvd(&c_, comm, status, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -4482,13 +4482,13 @@ int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, in
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_c)) return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, 0);
         gpuinstMpiRecvd(&c_, comm, status, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv_c);
 }
 #endif
 
@@ -4497,13 +4497,13 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int t
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_init)) return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 1, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv_init);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -4512,13 +4512,13 @@ int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int sourc
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_init_c)) return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 1, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Recv_init_c);
 }
 #endif
 
@@ -4527,12 +4527,12 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce)) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -4541,12 +4541,12 @@ int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_c)) return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_c);
 }
 #endif
 
@@ -4556,13 +4556,13 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_init)) return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_init);
 }
 #endif
 
@@ -4572,13 +4572,13 @@ int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_init_c)) return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollRooted(&c_, comm, root, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_init_c);
 }
 #endif
 
@@ -4601,12 +4601,12 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter)) return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(int), datatype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter);
 }
 
 int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -4614,12 +4614,12 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block)) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -4628,12 +4628,12 @@ int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count rec
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_c)) return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block_c);
 }
 #endif
 
@@ -4643,13 +4643,13 @@ int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init)) return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block_init);
 }
 #endif
 
@@ -4659,13 +4659,13 @@ int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Coun
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init_c)) return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, recvcount, NULL, 0, datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_block_init_c);
 }
 #endif
 
@@ -4675,12 +4675,12 @@ int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count rec
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_c)) return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(MPI_Count), datatype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_c);
 }
 #endif
 
@@ -4690,13 +4690,13 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_init)) return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(int), datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_init);
 }
 #endif
 
@@ -4706,13 +4706,13 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_init_c)) return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollReduceScatter(&c_, comm, 0, recvcounts, sizeof(MPI_Count), datatype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Reduce_scatter_init_c);
 }
 #endif
 
@@ -4760,12 +4760,12 @@ int MPI_Request_free(MPI_Request* request)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Request_free)) return PMPI_Request_free(request);
     {
         MPI_Request request_in_ = *request;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Request_free(request);
-        c_.r.end_ns = gpuinstMpiNow();
-        if (c_.r.result == MPI_SUCCESS) gpuinstMpiReqForget(request_in_);
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Request_free(request);
+        c_.r->end_ns = gpuinstMpiNow();
+        if (c_.r->result == MPI_SUCCESS) gpuinstMpiReqForget(request_in_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Request_free);
 }
 
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
@@ -4803,13 +4803,13 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget)) return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget);
 }
 
 int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
@@ -4817,13 +4817,13 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget_accumulate)) return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, (op == MPI_NO_OP ? 0 : gpuinstMpiBytes(origin_count, origin_datatype)) + gpuinstMpiBytes(result_count, result_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget_accumulate);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -4832,13 +4832,13 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget_accumulate_c)) return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, (op == MPI_NO_OP ? 0 : gpuinstMpiBytes(origin_count, origin_datatype)) + gpuinstMpiBytes(result_count, result_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget_accumulate_c);
 }
 #endif
 
@@ -4848,13 +4848,13 @@ int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget_c)) return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rget_c);
 }
 #endif
 
@@ -4863,13 +4863,13 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rput)) return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rput);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -4878,13 +4878,13 @@ int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype ori
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rput_c)) return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiRma(&c_, win, target_rank, (int64_t)target_disp, gpuinstMpiBytes(origin_count, origin_datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 0);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rput_c);
 }
 #endif
 
@@ -4893,12 +4893,12 @@ int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend)) return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -4907,12 +4907,12 @@ int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_c)) return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend_c);
 }
 #endif
 
@@ -4921,13 +4921,13 @@ int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_init)) return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend_init);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -4936,13 +4936,13 @@ int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_init_c)) return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Rsend_init_c);
 }
 #endif
 
@@ -4951,12 +4951,12 @@ int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan)) return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -4965,12 +4965,12 @@ int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_c)) return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan_c);
 }
 #endif
 
@@ -4980,13 +4980,13 @@ int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_init)) return PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan_init);
 }
 #endif
 
@@ -4996,13 +4996,13 @@ int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_init_c)) return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiColl(&c_, comm, -1, gpuinstMpiBytes(count, datatype));
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scan_init_c);
 }
 #endif
 
@@ -5011,12 +5011,12 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter)) return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -5025,12 +5025,12 @@ int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_c)) return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter_c);
 }
 #endif
 
@@ -5040,13 +5040,13 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_init)) return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter_init);
 }
 #endif
 
@@ -5056,13 +5056,13 @@ int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_init_c)) return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), sendcount, NULL, 0, sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatter_init_c);
 }
 #endif
 
@@ -5071,12 +5071,12 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv)) return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(int), sendtype, recvcount, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -5085,12 +5085,12 @@ int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_c)) return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(MPI_Count), sendtype, recvcount, recvtype);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv_c);
 }
 #endif
 
@@ -5100,13 +5100,13 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_init)) return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(int), sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv_init);
 }
 #endif
 
@@ -5116,13 +5116,13 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_init_c)) return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiCollScatter(&c_, comm, root, (recvbuf == MPI_IN_PLACE), 0, sendcounts, sizeof(MPI_Count), sendtype, recvcount, recvtype);
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Scatterv_init_c);
 }
 #endif
 
@@ -5131,12 +5131,12 @@ int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int ta
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send)) return PMPI_Send(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Send(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Send(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -5145,12 +5145,12 @@ int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_c)) return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Send_c(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Send_c(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send_c);
 }
 #endif
 
@@ -5159,13 +5159,13 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, i
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_init)) return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send_init);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -5174,13 +5174,13 @@ int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_init_c)) return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Send_init_c);
 }
 #endif
 
@@ -5190,13 +5190,13 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv)) return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(sendcount, sendtype));
         gpuinstMpiRecvd(&c_, comm, status, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -5206,13 +5206,13 @@ int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv_c)) return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(sendcount, sendtype));
         gpuinstMpiRecvd(&c_, comm, status, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv_c);
 }
 #endif
 
@@ -5222,13 +5222,13 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv_replace)) return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(count, datatype));
         gpuinstMpiRecvd(&c_, comm, status, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv_replace);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -5238,13 +5238,13 @@ int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, in
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv_replace_c)) return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     {
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, sendtag, gpuinstMpiBytes(count, datatype));
         gpuinstMpiRecvd(&c_, comm, status, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Sendrecv_replace_c);
 }
 #endif
 
@@ -5381,12 +5381,12 @@ int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend)) return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -5395,12 +5395,12 @@ int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_c)) return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
+        c_.r->end_ns = gpuinstMpiNow();
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend_c);
 }
 #endif
 
@@ -5409,13 +5409,13 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_init)) return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend_init);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -5424,13 +5424,13 @@ int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_init_c)) return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
-        c_.r.end_ns = gpuinstMpiNow();
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqStart(&c_, *request, 0, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Ssend_init_c);
 }
 #endif
 
@@ -5440,12 +5440,12 @@ int MPI_Start(MPI_Request* request)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Start)) return PMPI_Start(request);
     {
         MPI_Request request_in_ = *request;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Start(request);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Start(request);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqActivate(&c_, 1, &request_in_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Start);
 }
 
 int MPI_Startall(int count, MPI_Request array_of_requests[])
@@ -5454,12 +5454,12 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Startall)) return PMPI_Startall(count, array_of_requests);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, count, array_of_requests, NULL, 0);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Startall(count, array_of_requests);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Startall(count, array_of_requests);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqActivateSaved(&c_, &rs_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Startall);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
@@ -5543,12 +5543,12 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
     {
         MPI_Request request_in_ = *request;
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Test(request, flag, status);
-        c_.r.end_ns = gpuinstMpiNow();
-        if (*flag && c_.r.result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, status);
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Test(request, flag, status);
+        c_.r->end_ns = gpuinstMpiNow();
+        if (*flag && c_.r->result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, status);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Test);
 }
 
 int MPI_Test_cancelled(const MPI_Status* status, int* flag)
@@ -5563,12 +5563,12 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testall)) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, count, array_of_requests, &array_of_statuses, 0);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneAll(&c_, &rs_, *flag);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testall);
 }
 
 int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
@@ -5577,12 +5577,12 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testany)) return PMPI_Testany(count, array_of_requests, index, flag, status);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, count, array_of_requests, &status, 1);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Testany(count, array_of_requests, index, flag, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Testany(count, array_of_requests, index, flag, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneAny(&c_, &rs_, *flag, (int)*index);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testany);
 }
 
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
@@ -5591,12 +5591,12 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testsome)) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, incount, array_of_requests, &array_of_statuses, 0);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneSome(&c_, &rs_, (int)*outcount, array_of_indices);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Testsome);
 }
 
 int MPI_Topo_test(MPI_Comm comm, int* status)
@@ -5980,12 +5980,12 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status)
     {
         MPI_Request request_in_ = *request;
         MPI_Status status_own_; if (status == MPI_STATUS_IGNORE) status = &status_own_;
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Wait(request, status);
-        c_.r.end_ns = gpuinstMpiNow();
-        if (c_.r.result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, status);
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Wait(request, status);
+        c_.r->end_ns = gpuinstMpiNow();
+        if (c_.r->result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, request_in_, status);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Wait);
 }
 
 int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
@@ -5994,12 +5994,12 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitall)) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, count, array_of_requests, &array_of_statuses, 0);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Waitall(count, array_of_requests, array_of_statuses);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Waitall(count, array_of_requests, array_of_statuses);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneAll(&c_, &rs_, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitall);
 }
 
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
@@ -6008,12 +6008,12 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitany)) return PMPI_Waitany(count, array_of_requests, index, status);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, count, array_of_requests, &status, 1);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Waitany(count, array_of_requests, index, status);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Waitany(count, array_of_requests, index, status);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneAny(&c_, &rs_, 1, (int)*index);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitany);
 }
 
 int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
@@ -6022,12 +6022,12 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitsome)) return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveC(&rs_, incount, array_of_requests, &array_of_statuses, 0);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiReqDoneSome(&c_, &rs_, (int)*outcount, array_of_indices);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Waitsome);
 }
 
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
@@ -6035,12 +6035,12 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate)) return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -6049,12 +6049,12 @@ int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Com
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_c)) return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate_c);
 }
 #endif
 
@@ -6063,12 +6063,12 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_shared)) return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate_shared);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -6077,12 +6077,12 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_shared_c)) return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_allocate_shared_c);
 }
 #endif
 
@@ -6103,12 +6103,12 @@ int MPI_Win_complete(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_complete)) return PMPI_Win_complete(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_complete(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_complete(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_complete);
 }
 
 int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
@@ -6116,12 +6116,12 @@ int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create)) return PMPI_Win_create(base, size, disp_unit, info, comm, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_create(base, size, disp_unit, info, comm, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_create(base, size, disp_unit, info, comm, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_create);
 }
 
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 0)
@@ -6130,12 +6130,12 @@ int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create_c)) return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, disp_unit);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_create_c);
 }
 #endif
 
@@ -6144,12 +6144,12 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create_dynamic)) return PMPI_Win_create_dynamic(info, comm, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_create_dynamic(info, comm, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_create_dynamic(info, comm, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinNew(&c_, comm, win, 1);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_create_dynamic);
 }
 
 int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler)
@@ -6181,12 +6181,12 @@ int MPI_Win_fence(int assert, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_fence)) return PMPI_Win_fence(assert, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_fence(assert, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_fence(assert, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_fence);
 }
 
 int MPI_Win_flush(int rank, MPI_Win win)
@@ -6194,12 +6194,12 @@ int MPI_Win_flush(int rank, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush)) return PMPI_Win_flush(rank, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_flush(rank, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_flush(rank, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, rank);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush);
 }
 
 int MPI_Win_flush_all(MPI_Win win)
@@ -6207,12 +6207,12 @@ int MPI_Win_flush_all(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_all)) return PMPI_Win_flush_all(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_flush_all(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_flush_all(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_all);
 }
 
 int MPI_Win_flush_local(int rank, MPI_Win win)
@@ -6220,12 +6220,12 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_local)) return PMPI_Win_flush_local(rank, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_flush_local(rank, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_flush_local(rank, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, rank);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_local);
 }
 
 int MPI_Win_flush_local_all(MPI_Win win)
@@ -6233,12 +6233,12 @@ int MPI_Win_flush_local_all(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_local_all)) return PMPI_Win_flush_local_all(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_flush_local_all(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_flush_local_all(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_flush_local_all);
 }
 
 int MPI_Win_free(MPI_Win* win)
@@ -6247,12 +6247,12 @@ int MPI_Win_free(MPI_Win* win)
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_free)) return PMPI_Win_free(win);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_WIN, win);
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_free(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_free(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiObjFreed(&c_);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_free);
 }
 
 int MPI_Win_free_keyval(int* win_keyval)
@@ -6296,12 +6296,12 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_lock)) return PMPI_Win_lock(lock_type, rank, assert, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_lock(lock_type, rank, assert, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_lock(lock_type, rank, assert, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, rank);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_lock);
 }
 
 int MPI_Win_lock_all(int assert, MPI_Win win)
@@ -6309,12 +6309,12 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_lock_all)) return PMPI_Win_lock_all(assert, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_lock_all(assert, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_lock_all(assert, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_lock_all);
 }
 
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
@@ -6322,12 +6322,12 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_post)) return PMPI_Win_post(group, assert, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_post(group, assert, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_post(group, assert, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_post);
 }
 
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
@@ -6373,12 +6373,12 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_start)) return PMPI_Win_start(group, assert, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_start(group, assert, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_start(group, assert, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_start);
 }
 
 int MPI_Win_sync(MPI_Win win)
@@ -6386,12 +6386,12 @@ int MPI_Win_sync(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_sync)) return PMPI_Win_sync(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_sync(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_sync(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_sync);
 }
 
 int MPI_Win_test(MPI_Win win, int* flag)
@@ -6399,12 +6399,12 @@ int MPI_Win_test(MPI_Win win, int* flag)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_test)) return PMPI_Win_test(win, flag);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_test(win, flag);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_test(win, flag);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_test);
 }
 
 int MPI_Win_unlock(int rank, MPI_Win win)
@@ -6412,12 +6412,12 @@ int MPI_Win_unlock(int rank, MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_unlock)) return PMPI_Win_unlock(rank, win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_unlock(rank, win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_unlock(rank, win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, rank);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_unlock);
 }
 
 int MPI_Win_unlock_all(MPI_Win win)
@@ -6425,12 +6425,12 @@ int MPI_Win_unlock_all(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_unlock_all)) return PMPI_Win_unlock_all(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_unlock_all(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_unlock_all(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_unlock_all);
 }
 
 int MPI_Win_wait(MPI_Win win)
@@ -6438,12 +6438,12 @@ int MPI_Win_wait(MPI_Win win)
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_wait)) return PMPI_Win_wait(win);
     {
-        c_.r.start_ns = gpuinstMpiNow();
-        c_.r.result = PMPI_Win_wait(win);
-        c_.r.end_ns = gpuinstMpiNow();
+        c_.r->start_ns = gpuinstMpiNow();
+        c_.r->result = PMPI_Win_wait(win);
+        c_.r->end_ns = gpuinstMpiNow();
         gpuinstMpiWinOp(&c_, win, GPUINST_MPI_NO_RANK);
     }
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Win_wait);
 }
 
 #pragma GCC diagnostic pop

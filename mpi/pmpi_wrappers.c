@@ -148,7 +148,7 @@ GPUINST_PRIVATE void gpuinstMpiCollNeighbor(gpuinstMpiCall *c, MPI_Comm comm, in
         else b += gpuinstMpiBytes(scounts ? countAt(scounts, esz, i) : scount, stype);
     }
     gpuinstMpiColl(c, comm, -1, b);
-    c->r.count = (uint32_t)n;
+    c->r->count = (uint32_t)n;
 }
 
 /* ---- request arrays ------------------------------------------------------------ */
@@ -166,8 +166,10 @@ static void reqSaveInit(gpuinstReqSave *s, int n)
 GPUINST_PRIVATE void gpuinstMpiReqSaveC(gpuinstReqSave *s, int n, const MPI_Request *reqs, MPI_Status **stsp,
                                         int single)
 {
+    int i;
     reqSaveInit(s, n);
-    if (s->rq != NULL && s->n > 0) memcpy(s->rq, reqs, (size_t)s->n * sizeof(MPI_Request));
+    if (s->rq != NULL) /* a loop: the arrays are short, a memcpy call costs more */
+        for (i = 0; i < s->n; i++) s->rq[i] = reqs[i];
     if (stsp == NULL) return;
     if (single ? *stsp == MPI_STATUS_IGNORE : *stsp == MPI_STATUSES_IGNORE) {
         int k = single ? 1 : s->n;
@@ -219,7 +221,7 @@ GPUINST_PRIVATE void gpuinstMpiReqActivateSaved(gpuinstMpiCall *c, gpuinstReqSav
 GPUINST_PRIVATE void gpuinstMpiReqDoneAny(gpuinstMpiCall *c, gpuinstReqSave *s, int flag, int idx)
 {
     MPI_Status tmp;
-    if (c->r.result == MPI_SUCCESS && flag && s->rq != NULL && idx != MPI_UNDEFINED) {
+    if (c->r->result == MPI_SUCCESS && flag && s->rq != NULL && idx != MPI_UNDEFINED) {
         idx -= s->base;
         if (idx >= 0 && idx < s->n) gpuinstMpiReqDone(c, s->rq[idx], statusAt(s, 0, &tmp));
     }
@@ -230,7 +232,7 @@ GPUINST_PRIVATE void gpuinstMpiReqDoneAll(gpuinstMpiCall *c, gpuinstReqSave *s, 
 {
     MPI_Status tmp;
     int i;
-    if (c->r.result == MPI_SUCCESS && flag && s->rq != NULL)
+    if (c->r->result == MPI_SUCCESS && flag && s->rq != NULL)
         for (i = 0; i < s->n; i++) gpuinstMpiReqDone(c, s->rq[i], statusAt(s, i, &tmp));
     reqRelease(s);
 }
@@ -239,7 +241,7 @@ GPUINST_PRIVATE void gpuinstMpiReqDoneSome(gpuinstMpiCall *c, gpuinstReqSave *s,
 {
     MPI_Status tmp;
     int i;
-    if (c->r.result == MPI_SUCCESS && s->rq != NULL && n != MPI_UNDEFINED)
+    if (c->r->result == MPI_SUCCESS && s->rq != NULL && n != MPI_UNDEFINED)
         for (i = 0; i < n; i++) {
             int k = (s->base ? (int)((const MPI_Fint *)idx)[i] : ((const int *)idx)[i]) - s->base;
             if (k >= 0 && k < s->n) gpuinstMpiReqDone(c, s->rq[k], statusAt(s, i, &tmp));
@@ -266,22 +268,22 @@ int MPI_Pcontrol(const int level, ...)
 {
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Pcontrol)) return PMPI_Pcontrol(level);
-    c_.r.start_ns = gpuinstMpiNow();
-    c_.r.result = PMPI_Pcontrol(level);
-    c_.r.end_ns = gpuinstMpiNow();
-    c_.r.tag = level;
-    return gpuinstMpiEnd(&c_, c_.r.result);
+    c_.r->start_ns = gpuinstMpiNow();
+    c_.r->result = PMPI_Pcontrol(level);
+    c_.r->end_ns = gpuinstMpiNow();
+    c_.r->tag = level;
+    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_Pcontrol);
 }
 
 GPUINST_PRIVATE void gpuinstMpiBeforeAbort(MPI_Comm comm, int errorcode, int fortran)
 {
     gpuinstMpiCall c_;
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Abort)) return;
-    c_.r.start_ns = c_.r.end_ns = gpuinstMpiNow();
+    c_.r->start_ns = c_.r->end_ns = gpuinstMpiNow();
     gpuinstMpiColl(&c_, comm, -1, 0);
-    c_.r.tag = errorcode; /* the error code given to MPI_Abort */
-    if (fortran) c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;
-    gpuinstMpiEnd(&c_, MPI_SUCCESS);
+    c_.r->tag = errorcode; /* the error code given to MPI_Abort */
+    if (fortran) c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+    gpuinstMpiEnd(&c_, MPI_SUCCESS, GPUINST_MPI_CALL_Abort);
     gpuinstWarn("MPI_Abort(errorcode %d): writing this rank's records alone; other ranks' are lost", errorcode);
     gpuinstFinalize(2); /* this rank's own file, complete=0: other ranks are about to be killed */
 }

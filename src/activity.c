@@ -441,10 +441,27 @@ static void lostOne(void)
 
 #define ROW(buf, T) ((T *)gpuinstBufSlot(&act.buf))
 
+/* Profile mode (src/profile.c): a kernel launched inside a profile path
+ * (its external correlation known: it is decoded before the kernel in
+ * practice) is folded into /profile/kernels and keeps no row; 1 if done.
+ * Kernels whose correlation comes later are folded at resolve. */
+static int profileKernel(uint32_t correlation, const char *mangled, uint64_t start, uint64_t end)
+{
+    Corr *c = corrFind(correlation, 0);
+    uint32_t name, dem;
+    if (c == NULL || c->range_id == GPUINST_GPU_NO_ID || !(c->range_id & GPUINST_PROF_CORR)) return 0;
+    kernelNames(mangled, &name, &dem);
+    gpuinstProfKernel(c->range_id, name, dem, end > start ? end - start : 0);
+    return 1;
+}
+
 static int decodeKernel(const CUpti_Activity *r)
 {
     const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)r;
-    GpuKernelRec *o = ROW(kernels, GpuKernelRec);
+    GpuKernelRec *o;
+    if (gpuinstG.cfg.mode == GPUINST_MODE_PROFILE && profileKernel(k->correlationId, k->name, k->start, k->end))
+        return 1; /* folded into /profile/kernels: no row (counted in /gpu/stats kernels) */
+    o = ROW(kernels, GpuKernelRec);
     if (o == NULL) return 0;
     memset(o, 0, sizeof *o);
     o->start_ns = ts(k->start);
@@ -707,6 +724,16 @@ static void kindIndexInit(void)
         if ((unsigned)kindRows[i].kind < KIND_INDEX_MAX) kindIndex[kindRows[i].kind] = &kindRows[i];
 }
 
+/* Size of a record of `kind` in a buffer, for gpuinst's own walk (0:
+ * unknown, the walk stops).  Kinds listed but not decoded are skipped. */
+static size_t kindSize(uint32_t kind)
+{
+    const KindRow *k;
+    pthread_once(&lockOnce, initLocks); /* kindIndex */
+    k = kindRow(kind);
+    return k != NULL ? k->size : 0;
+}
+
 static void decodeOne(const CUpti_Activity *r)
 {
     const KindRow *k = kindRow((uint32_t)r->kind);
@@ -743,7 +770,7 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
             uint32_t kind;
             size_t n;
             memcpy(&kind, buf + off, sizeof kind);
-            n = kindRow(kind) != NULL ? kindRow(kind)->size : 0;
+            n = kindSize(kind);
             if (n == 0 || off + n > valid) {
                 act.st.unknown++; /* cannot know its size: the rest of this buffer is skipped */
                 rc = GPUINST_ERROR_INVALID_ARGUMENT;
@@ -1065,6 +1092,20 @@ GPUINST_PRIVATE void gpuinstActivityResolve(void)
      * records were collected at all. */
     counted = (act.kinds & (K_RUNTIME | K_DRIVER)) != 0 || act.st.api > 0;
     FILL(kernels, GpuKernelRec);
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) { /* kernels of profile paths kept as rows: folded once */
+        static uint64_t folded; /* rows looked at by an earlier resolve */
+        gpuinstChunk *ch;
+        uint64_t n = 0;
+        for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
+            GpuKernelRec *row = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
+            uint32_t i;
+            for (i = 0; i < ch->count; i++, n++)
+                if (n >= folded && row[i].range_id != GPUINST_GPU_NO_ID && (row[i].range_id & GPUINST_PROF_CORR))
+                    gpuinstProfKernel(row[i].range_id, row[i].name, row[i].demangled,
+                                      row[i].end_ns > row[i].start_ns ? row[i].end_ns - row[i].start_ns : 0);
+        }
+        folded = n;
+    }
     FILL(copies, GpuCopyRec);
     resolvePaused(counted);
     counted = 0;

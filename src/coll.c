@@ -17,6 +17,8 @@
 
 #if GPUINST_WITH_MPI
 
+#include <sched.h>
+
 static MPI_Comm gpuinstComm = MPI_COMM_NULL;
 
 /* MPI is initialised and not finalised. */
@@ -110,6 +112,38 @@ GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes)
                                                                                 : GPUINST_ERROR_MPI;
 }
 
+/* A barrier that waits without spinning: MPI_Ibarrier, then MPI_Test with
+ * sched_yield between tests (a 20 us sleep after the first 100).  MPI's
+ * blocking collectives busy-poll by default: on a node with more ranks than
+ * cores the ranks that arrive first spin in the next collective and take
+ * the cores from those still writing (8 ranks on 2 cores: the writer took
+ * 2.5 s busy-polling, 0.2 s yielding; docs/SCALING.md).  Called where the
+ * ranks arrive at different times (the writer's start, the end of each
+ * large table, the clock alignment). */
+GPUINST_PRIVATE int gpuinstCollYieldBarrier(MPI_Comm comm)
+{
+    MPI_Request rq = MPI_REQUEST_NULL;
+    int done = 0, k = 0;
+    if (PMPI_Ibarrier(comm, &rq) != MPI_SUCCESS) return PMPI_Barrier(comm) == MPI_SUCCESS ? 0 : -1;
+    while (!done) {
+        if (PMPI_Test(&rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
+        if (done) break;
+        if (++k < 100) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return 0;
+}
+
+GPUINST_PRIVATE int gpuinstCollBarrier(void)
+{
+    if (!gpuinstCollActive()) return GPUINST_SUCCESS;
+    return gpuinstCollYieldBarrier(gpuinstComm) == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_MPI;
+}
+
 /* Gathers variable-size byte blocks to rank 0 in pieces of at most 1 GiB
  * per rank per round, so that int counts never overflow. */
 GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts)
@@ -183,6 +217,7 @@ GPUINST_PRIVATE int gpuinstCollLearnRank(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollEnsureComm(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollUsable(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollActive(void) { return 0; }
+GPUINST_PRIVATE int gpuinstCollBarrier(void) { return GPUINST_SUCCESS; }
 #if GPUINST_WITH_HDF5
 GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
 {

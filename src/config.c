@@ -66,6 +66,28 @@ GPUINST_PRIVATE uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t 
     return (uint64_t)x;
 }
 
+/* GPUINST_MODE: "trace" (default), "profile", or both ("profile,trace"). */
+static int cfgMode(void)
+{
+    const char *v = getenv("GPUINST_MODE");
+    int mode = 0;
+    const char *p;
+    if (v == NULL || v[0] == '\0') return GPUINST_MODE_TRACE;
+    for (p = v; *p != '\0';) {
+        size_t n = strcspn(p, ",");
+        if (n == 5 && strncmp(p, "trace", 5) == 0) mode |= GPUINST_MODE_TRACE;
+        else if (n == 7 && strncmp(p, "profile", 7) == 0) mode |= GPUINST_MODE_PROFILE;
+        else {
+            gpuinstWarn("GPUINST_MODE=\"%.64s\": \"%.*s\" is not a mode (trace, profile, or "
+                        "profile,trace for both); recording a trace", v, (int)(n < 64 ? n : 64), p);
+            return GPUINST_MODE_TRACE;
+        }
+        p += n;
+        if (*p == ',') p++;
+    }
+    return mode ? mode : GPUINST_MODE_TRACE;
+}
+
 /* 1 on, 0 off, -1 neither. */
 static int flagWord(const char *v)
 {
@@ -207,6 +229,7 @@ GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg)
 
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
 {
+    cfg->mode = cfgMode();
     cfgString("GPUINST_OUTPUT", cfg->output, sizeof cfg->output, "gpuinst.h5");
     cfg->enable = gpuinstEnvFlag("GPUINST_ENABLE", 1);
     cfg->verbose = (int)gpuinstEnvU64("GPUINST_VERBOSE", 0, 0, 9);

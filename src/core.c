@@ -154,6 +154,7 @@ int gpuinst_init(void)
     gpuinstG.size = 1;
     gpuinstG.node_rank = gpuinstG.node_size = -1;
     gpuinstG.pid = (int)getpid();
+    gpuinstClockInit(); /* the TSC or CLOCK_MONOTONIC (src/clock.c) */
     gpuinstG.start_ns = gpuinstClockNs();
     gpuinstG.start_wall_ns = gpuinstWallNs();
     gpuinstG.clock.ref_ns = gpuinstG.start_ns;
@@ -191,6 +192,9 @@ int gpuinst_init(void)
         atexit(atExit);
         pthread_atfork(forkPrepare, forkParent, forkChild);
     }
+    gpuinstClockTableRegister();
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstProfTablesRegister(); /* src/profile.c */
+    gpuinstClockStart(); /* a (TSC, CLOCK_MONOTONIC) sample per second */
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_RUNNING);
     /* after MPI_Init gpuinst_init is collective: the lines held so far are
      * said once for the job (before MPI_Init, the MPI_Init interception does it) */
@@ -221,6 +225,7 @@ GPUINST_PRIVATE int gpuinstFinalize(int by)
     gpuinstG.end_ns = gpuinstClockNs();
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
     gpuinstNvtxQuiesce(); /* no thread is inside a recording call from here on (src/nvtx.c) */
+    gpuinstClockFinish(); /* the map of gpuinst's clock to CLOCK_MONOTONIC */
     gpuinstNvtxCloseOpen(gpuinstG.end_ns);
     gpuinstDiagAgree(); /* collective in a shared write; else says what is held (src/diag.c) */
     gpuinstCollBeforeWrite(); /* the parts' before-write steps: clock alignment, topology */

@@ -108,9 +108,25 @@ static uint32_t cntNcounters;        /* published with release after cntCounters
 static pthread_mutex_t cntLock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Per-thread buffers, one per counter, created on the first sample. */
+/* Profile mode (GPUINST_MODE=profile, issue 19): samples are not kept but
+ * folded, per thread, counter and field, into count, min, max, sum and sum
+ * of squares (/profile/counters; /counters/stats uses them as it uses rows). */
+typedef struct CntFieldStat {
+    uint64_t samples;             /* values folded (a no-value "zero" is 0, "unchanged" the last value) */
+    uint64_t unavailable;         /* samples without a value (NaN, no-value "unavailable") */
+    double min, max, sum, sum_sq;
+} CntFieldStat;
+typedef struct CntStat {
+    unsigned char last[8 * 64];   /* the last values (no-value "unchanged" repeats them) */
+    int have_last;
+    CntFieldStat f[1];            /* nfields of them */
+} CntStat;
+
 typedef struct CntTls {
     struct CntTls *next;
     gpuinstBuf *bufs[GPUINST_MAX_COUNTERS];
+    CntStat *stats[GPUINST_MAX_COUNTERS]; /* profile mode */
+    uint16_t thread;                      /* /threads index of the owner */
 } CntTls;
 static GPUINST_TLS CntTls *cntTls;
 static CntTls *cntTlsHead;        /* prepend-only list (release/acquire) */
@@ -293,7 +309,8 @@ static void cntBuildTable(cntCounter *c)
     uint32_t i;
     gpuinstField *f = c->fields;
     f[0].name = "time_ns"; f[0].type = GPUINST_FT_U64; f[0].offset = 0; f[0].len = 0;
-    f[0].flags = GPUINST_FIELD_TIME; f[0].unit = "ns"; f[0].doc = "sample time (batch samples: their timestamp, converted)";
+    /* a caller's batch timestamp is CLOCK_MONOTONIC, not gpuinst's clock: tagged (cntBatchCore) */
+    f[0].flags = GPUINST_FIELD_TIME | GPUINST_FIELD_TIME_MONO_TAG; f[0].unit = "ns"; f[0].doc = "sample time (batch samples: their timestamp, converted)";
     f[1].name = "rank"; f[1].type = GPUINST_FT_U32; f[1].offset = 8; f[1].len = 0;
     f[1].flags = GPUINST_FIELD_RANK; f[1].unit = ""; f[1].doc = "rank";
     f[2].name = "thread"; f[2].type = GPUINST_FT_U16; f[2].offset = 12; f[2].len = 0;
@@ -610,13 +627,71 @@ static const unsigned char *cntLastValues(const gpuinstBuf *b)
     return (const unsigned char *)GPUINST_CHUNK_DATA(ch) + (size_t)(ch->count - 1) * b->recsize + CNT_HDR;
 }
 
+/* Profile mode: folds one sample into this thread's statistics of c. */
+static int cntFold(cntCounter *c, uint16_t thread, const unsigned char *vals, int reason)
+{
+    CntTls *t = cntTls;
+    CntStat *st;
+    uint32_t f;
+    if (GPUINST_UNLIKELY(t == NULL) && (t = cntTlsSlow()) == NULL) return cntLostEvent();
+    st = t->stats[c->id - 1];
+    if (GPUINST_UNLIKELY(st == NULL)) {
+        st = (CntStat *)calloc(1, sizeof *st + (c->nfields ? c->nfields - 1 : 0) * sizeof(CntFieldStat));
+        if (st == NULL) return cntLostEvent();
+        t->thread = thread;
+        GPUINST_STORE_REL(&t->stats[c->id - 1], st);
+    }
+    if (reason == GPUINST_COUNTER_NOVALUE_UNCHANGED) {
+        if (!st->have_last) reason = GPUINST_COUNTER_NOVALUE_ZERO; /* nothing before: as a row would hold, 0 */
+        else vals = st->last;
+    } else if (reason < 0 && vals != NULL) {
+        memcpy(st->last, vals, 8u * c->nfields);
+        st->have_last = 1;
+    }
+    for (f = 0; f < c->nfields; f++) {
+        CntFieldStat *s = &st->f[f];
+        double v = 0;
+        if (reason == GPUINST_COUNTER_NOVALUE_UNAVAILABLE) {
+            s->unavailable++;
+            continue;
+        }
+        if (reason != GPUINST_COUNTER_NOVALUE_ZERO && vals != NULL) {
+            if (c->ftype[f] == GPUINST_COUNTER_INT64) {
+                int64_t x;
+                memcpy(&x, vals + 8 * f, 8);
+                v = (double)x;
+            } else {
+                memcpy(&v, vals + 8 * f, 8);
+            }
+        }
+        if (v != v) {
+            s->unavailable++;
+            continue;
+        }
+        if (s->samples == 0 || v < s->min) s->min = v;
+        if (s->samples == 0 || v > s->max) s->max = v;
+        s->samples++;
+        s->sum += v;
+        s->sum_sq += v * v;
+    }
+    if (reason == GPUINST_COUNTER_NOVALUE_ZERO) {
+        memset(st->last, 0, 8u * c->nfields);
+        st->have_last = 1;
+    }
+    return GPUINST_SUCCESS;
+}
+
 /* Appends one sample; vals = 8 * nfields bytes (ignored for no-value
- * samples, reason >= 0). */
+ * samples, reason >= 0).  Profile mode: folded instead (cntFold). */
 static int cntRecordOne(cntCounter *c, gpuinstBuf *b, uint16_t thread, uint64_t t, const unsigned char *vals, int reason)
 {
     unsigned char *slot;
     CntHdr h;
     const unsigned char *prev = NULL;
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) {
+        int rc = cntFold(c, thread, vals, reason);
+        if (!(gpuinstG.cfg.mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) return rc;
+    }
     if (reason == GPUINST_COUNTER_NOVALUE_UNCHANGED) prev = cntLastValues(b); /* before the slot moves the tail */
     slot = (unsigned char *)gpuinstBufSlot(b);
     if (slot == NULL) return cntLostEvent();
@@ -899,15 +974,17 @@ static int cntBatchCore(cntCounter *c, int rec, int64_t nsamples, const unsigned
         }
         for (k = 0; k < m; k++) {
             uint64_t t = timestamps ? cntClockToNs(clock, timestamps[done + k]) : now;
+            uint64_t tag = timestamps ? GPUINST_TIME_MONO : 0;
             if (t == 0) {
                 GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
                 rc = GPUINST_ERROR_INVALID_ARGUMENT;
                 t = now;
+                tag = 0;
             }
             ts[k] = (int64_t)t;
             if (k > 0 && ts[k] < ts[k - 1]) sorted = 0;
-            if (rec) {
-                int r = cntRecordOne(c, b, thread, t, base + (size_t)k * rs, -1);
+            if (rec) { /* a timestamp given is CLOCK_MONOTONIC (GPUINST_FIELD_TIME_MONO_TAG) */
+                int r = cntRecordOne(c, b, thread, t | tag, base + (size_t)k * rs, -1);
                 if (r != GPUINST_SUCCESS && rc == GPUINST_SUCCESS) rc = r;
             }
         }
@@ -1094,7 +1171,13 @@ static cntStatIn *cntLocalStats(const gpuinstTableList *agreed, uint32_t *nout)
         memset(cnt, 0, sizeof cnt);
         for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next) {
             gpuinstBuf *b = GPUINST_LOAD_ACQ(&tl->bufs[i]);
+            const CntStat *st = GPUINST_LOAD_ACQ(&tl->stats[i]);
             const gpuinstChunk *ch;
+            for (f = 0; st != NULL && !(gpuinstG.cfg.mode & GPUINST_MODE_TRACE) && f < c->nfields; f++) {
+                /* profile only: the samples are folded, not kept */
+                sum[f] += st->f[f].sum;
+                cnt[f] += st->f[f].samples;
+            }
             if (b == NULL) continue;
             for (ch = GPUINST_LOAD_ACQ(&b->head); ch != NULL; ch = GPUINST_LOAD_ACQ(&ch->next)) {
                 uint32_t k, m = GPUINST_LOAD_ACQ(&ch->count);
@@ -1232,3 +1315,77 @@ GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList 
     if (gpuinstCollBcast(&have, sizeof have) != GPUINST_SUCCESS) have = 0;
     return have ? &cntStatsTable : NULL;
 }
+
+/* ---- /profile/counters (profile mode) ------------------------------------------------ */
+
+typedef struct ProfCntRec {   /* one row per rank, thread, counter and field, 64 bytes */
+    uint64_t samples, unavailable;
+    double min, max, sum, sum_sq;
+    uint32_t counter;         /* the counter's name as given: /strings id */
+    uint32_t field;           /* the field's name: /strings id */
+    uint32_t rank;
+    uint16_t thread;
+    uint16_t pad_;
+} ProfCntRec;
+
+static const gpuinstField profCntFields[] = {
+    GPUINST_FIELD(ProfCntRec, samples, GPUINST_FT_U64, 0, "count",
+                  "samples with a value (a no-value sample \"zero\" counts as 0, \"unchanged\" as the value before)"),
+    GPUINST_FIELD(ProfCntRec, unavailable, GPUINST_FT_U64, 0, "count", "samples without a value (\"unavailable\", NaN)"),
+    GPUINST_FIELD(ProfCntRec, min, GPUINST_FT_F64, 0, "", "smallest value (the counter's unit: /counters/<name> attributes)"),
+    GPUINST_FIELD(ProfCntRec, max, GPUINST_FT_F64, 0, "", "largest value"),
+    GPUINST_FIELD(ProfCntRec, sum, GPUINST_FT_F64, 0, "", "sum of the values (mean = sum / samples)"),
+    GPUINST_FIELD(ProfCntRec, sum_sq, GPUINST_FT_F64, 0, "", "sum of the squared values (variance = sum_sq / samples - mean^2)"),
+    GPUINST_FIELD(ProfCntRec, counter, GPUINST_FT_U32, 0, "", "the counter's name as given (its dataset: /counters/<encoded name>): /strings id"),
+    GPUINST_FIELD(ProfCntRec, field, GPUINST_FT_U32, 0, "", "the field: /strings id (\"value\" for a single counter)"),
+    GPUINST_FIELD(ProfCntRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ProfCntRec, thread, GPUINST_FT_U16, 0, "", "sampling thread: index in /threads"),
+};
+
+static int cntCollectProfile(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    uint32_t nc = GPUINST_LOAD_ACQ(&cntNcounters), i, f;
+    uint64_t n = 0, k = 0;
+    CntTls *tl;
+    ProfCntRec *rows;
+    (void)tb;
+    for (i = 0; i < nc; i++)
+        for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next)
+            if (GPUINST_LOAD_ACQ(&tl->stats[i]) != NULL) n += cntCounters[i]->nfields;
+    rows = (ProfCntRec *)calloc(n ? (size_t)n : 1, sizeof *rows);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (i = 0; i < nc; i++) {
+        cntCounter *c = cntCounters[i];
+        uint32_t cid = gpuinstStringIntern(c->name, strlen(c->name));
+        for (tl = GPUINST_LOAD_ACQ(&cntTlsHead); tl != NULL; tl = tl->next) {
+            const CntStat *st = GPUINST_LOAD_ACQ(&tl->stats[i]);
+            for (f = 0; st != NULL && f < c->nfields && k < n; f++) {
+                ProfCntRec *r = &rows[k++];
+                r->samples = st->f[f].samples;
+                r->unavailable = st->f[f].unavailable;
+                r->min = st->f[f].min;
+                r->max = st->f[f].max;
+                r->sum = st->f[f].sum;
+                r->sum_sq = st->f[f].sum_sq;
+                r->counter = cid;
+                r->field = gpuinstStringIntern(c->fname[f], strlen(c->fname[f]));
+                r->thread = tl->thread;
+            }
+        }
+    }
+    *out = rows;
+    *count = k;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable cntProfileTable = {
+    "/profile/counters",
+    "aggregated profile (GPUINST_MODE=profile): per rank, thread, counter and field, the samples' statistics "
+    "(the samples are not kept)",
+    sizeof(ProfCntRec), GPUINST_NFIELDS(profCntFields), profCntFields, cntCollectProfile, NULL, NULL};
+
+GPUINST_PRIVATE void gpuinstCountersProfileRegister(void)
+{
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstTableRegister(&cntProfileTable);
+}
+

@@ -18,6 +18,10 @@ GPUINST_PRIVATE void gpuinstCountersInit(void);
 GPUINST_PRIVATE void gpuinstCountersSeal(void);
 /* Finalize: one last sample of the built-in groups, the sampler stopped. */
 GPUINST_PRIVATE void gpuinstCountersFlush(void);
+/* Profile mode (GPUINST_MODE=profile): registers /profile/counters, the
+ * samples' statistics per rank, thread, counter and field (src/counters.c);
+ * from the part's init step. */
+GPUINST_PRIVATE void gpuinstCountersProfileRegister(void);
 GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList *agreed);
 /* The MPI layer offers its byte totals (bytes sent/received by this rank
  * so far, monotonic) for the built-in group "mpi_bytes"; without it that

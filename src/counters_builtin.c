@@ -274,6 +274,7 @@ static int cntBiParse(const char *text, int want[BI_COUNT], uint64_t *period_ms)
 GPUINST_PRIVATE void gpuinstCountersInit(void)
 {
     int want[BI_COUNT], i;
+    gpuinstCountersProfileRegister(); /* /profile/counters (profile mode) */
     pthread_mutex_lock(&cntBiLock);
     if (cntBiInitDone) {
         pthread_mutex_unlock(&cntBiLock);

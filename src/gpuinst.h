@@ -48,7 +48,7 @@ extern "C" {
 #define GPUINST_VERSION_PATCH 0
 #define GPUINST_VERSION_STRING "0.1.0"
 /* Format version of the HDF5 file (root attribute format_version). */
-#define GPUINST_FORMAT_VERSION "2.0"
+#define GPUINST_FORMAT_VERSION "2.1"
 
 /* Every status code a gpuinst function can return. */
 typedef enum gpuinst_status {

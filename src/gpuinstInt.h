@@ -75,11 +75,14 @@
  * keeps for libraries loaded later (dlopen of libgpuinst.so works). */
 #define GPUINST_TLS __thread __attribute__((tls_model("initial-exec")))
 #define GPUINST_UNUSED __attribute__((unused))
+/* inline in every caller, whatever the unit's size (the MPI wrappers' hot path) */
+#define GPUINST_INLINE inline __attribute__((always_inline))
 #else
 #define GPUINST_LIKELY(x) (x)
 #define GPUINST_UNLIKELY(x) (x)
 #define GPUINST_TLS _Thread_local
 #define GPUINST_UNUSED
+#define GPUINST_INLINE inline
 #endif
 
 /* Atomics through the GCC/Clang builtins: the same spelling compiles as C11
@@ -171,15 +174,84 @@
 #define GPUINST_MAX_THREADS 65535     /* threads recorded per process (u16 in the file) */
 
 /* ---- clock -------------------------------------------------------------- */
-/* Host timestamps: CLOCK_MONOTONIC in ns (vDSO, no syscall).  Every host
- * record uses this clock; CUPTI's timestamps are mapped onto it; finalize
- * maps each rank onto rank 0's timeline (gpuinstClockMap). */
-static inline uint64_t gpuinstClockNs(void)
+/* Host timestamps (src/clock.c): gpuinst's clock, in ns.  With an
+ * invariant TSC that the kernel also uses, the TSC scaled to ns (no call:
+ * ~10 instructions); else CLOCK_MONOTONIC.  Every host record uses this
+ * clock; CUPTI's timestamps come from it (timestamp callback); the writer
+ * maps every GPUINST_FIELD_TIME member onto CLOCK_MONOTONIC (from paired
+ * samples) and then onto rank 0's timeline (gpuinstClockToFile). */
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define GPUINST_HAVE_TSC 1
+#else
+#define GPUINST_HAVE_TSC 0
+#endif
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef __int128 gpuinst_i128;
+__extension__ typedef unsigned __int128 gpuinst_u128;
+#else
+#error "gpuinst needs a compiler with __int128 (GCC, Clang)"
+#endif
+typedef struct gpuinstClockSrc {
+    int tsc;              /* 1: the TSC (acquire/release; 0 until gpuinstClockInit chose it) */
+    uint64_t mult;        /* ns per tick, 32.32 fixed point */
+    uint64_t base;        /* ns = base + tsc * mult / 2^32 (mod 2^64): CLOCK_MONOTONIC at calibration */
+    double hz;            /* TSC ticks per second, as calibrated */
+} gpuinstClockSrc;
+GPUINST_SHARED_DATA gpuinstClockSrc gpuinstClk;
+
+static GPUINST_INLINE uint64_t gpuinstClockMonoNs(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+/* gpuinst's clock for a TSC value: a 64 x 64 -> 128-bit multiply, a
+ * shift and an add (the TSC's ~2^60 ticks at most times a 2^32-scaled
+ * rate fit in 128 bits). */
+static GPUINST_INLINE uint64_t gpuinstClockFromTsc(uint64_t tsc)
+{
+    return gpuinstClk.base + (uint64_t)(((gpuinst_u128)tsc * gpuinstClk.mult) >> 32);
+}
+static GPUINST_INLINE uint64_t gpuinstClockNs(void)
+{
+#if GPUINST_HAVE_TSC && defined(__SIZEOF_INT128__)
+    if (GPUINST_LIKELY(gpuinstClk.tsc)) return gpuinstClockFromTsc(__builtin_ia32_rdtsc());
+#endif
+    return gpuinstClockMonoNs();
+}
+/* Chooses the clock (GPUINST_CLOCK: auto, tsc, monotonic) and calibrates
+ * the TSC (1 ms); first thing in gpuinst_init.  Start: the sampler thread
+ * (a paired sample per second) once recording starts.  Sample: one pair
+ * now (any thread).  Finish: stops the thread, takes a last pair, builds
+ * the map; at finalize, before the writer. */
+GPUINST_PRIVATE void gpuinstClockInit(void);
+GPUINST_PRIVATE void gpuinstClockStart(void);
+GPUINST_PRIVATE void gpuinstClockSample(void);
+GPUINST_PRIVATE void gpuinstClockFinish(void);
+/* gpuinst's clock -> CLOCK_MONOTONIC (identity without the TSC), and on to
+ * rank 0's timeline (the file's); 0 stays 0 ("no time"). */
+GPUINST_PRIVATE uint64_t gpuinstClockToMono(uint64_t t);
+GPUINST_PRIVATE uint64_t gpuinstClockToFile(uint64_t t);
+/* Maps the u64 members at `offsets` of n rows (recsize bytes each) in
+ * place, as gpuinstClockToFile (within 1 ns); with `tagged`, values with
+ * GPUINST_TIME_MONO set are CLOCK_MONOTONIC (GPUINST_FIELD_TIME_MONO_TAG). */
+GPUINST_PRIVATE void gpuinstClockRows(char *rows, uint64_t n, uint32_t recsize, const uint32_t *offsets,
+                                      uint32_t noff, int tagged);
+/* File ns per gpuinst-clock ns, for durations (GPUINST_FIELD_DURATION). */
+GPUINST_PRIVATE double gpuinstClockDurationScale(void);
+/* /clock: one row per rank. */
+typedef struct gpuinstClockInfoRec {
+    double tsc_hz;          /* TSC ticks per second (calibrated); 0 without the TSC */
+    double map_error_ns;    /* estimated error of the map to CLOCK_MONOTONIC */
+    double rate;            /* CLOCK_MONOTONIC ns per gpuinst-clock ns over the run */
+    uint32_t samples;       /* paired samples the map was made of */
+    uint32_t rank;          /* filled by the writer */
+    uint8_t source;         /* 0 CLOCK_MONOTONIC, 1 TSC */
+    uint8_t pad_[7];
+    char fallback[200];     /* why not the TSC ("" with it) */
+} gpuinstClockInfoRec;
+GPUINST_PRIVATE void gpuinstClockInfo(gpuinstClockInfoRec *r);
+GPUINST_PRIVATE void gpuinstClockTableRegister(void);
 /* Wall-clock (CLOCK_REALTIME) ns since the Unix epoch, for metadata. */
 GPUINST_PRIVATE uint64_t gpuinstWallNs(void);
 
@@ -274,7 +346,7 @@ static inline void *gpuinstBufSlot(gpuinstBuf *b)
         return GPUINST_CHUNK_DATA(c) + (size_t)c->count * b->recsize;
     return gpuinstBufGrow(b);
 }
-static inline void gpuinstBufCommit(gpuinstBuf *b)
+static GPUINST_INLINE void gpuinstBufCommit(gpuinstBuf *b)
 {
     gpuinstChunk *c = b->tail;
     GPUINST_STORE_REL(&c->count, c->count + 1);
@@ -353,6 +425,10 @@ GPUINST_PRIVATE uint32_t gpuinstStringIntern(const char *s, size_t len);
 /* The interned text of `id` (NUL-terminated) or NULL; len in *len if non-NULL. */
 GPUINST_PRIVATE const char *gpuinstStringGet(uint32_t id, size_t *len);
 GPUINST_PRIVATE uint32_t gpuinstStringCount(void); /* highest id in use */
+/* 1 if the len + 1 bytes at p lie in memory the program cannot change (a
+ * read-only segment of the program or of a shared object that stays
+ * loaded: string literals), so a pointer seen again is the same text. */
+GPUINST_PRIVATE int gpuinstStringImmutable(const void *p, size_t len);
 /* Bytes of the valid UTF-8 character (RFC 3629: no overlong forms, no
  * surrogates, at most U+10FFFF) that starts at s, 1..4; 0 if s does not
  * start one (a stray continuation byte, a bad lead, a short sequence).
@@ -441,13 +517,128 @@ typedef struct gpuinstNameSlot {
 } gpuinstNameSlot;
 /* Front of the name cache (src/nvtx.c, nameIdFront): the same name passed
  * again from the same address (a string literal, the common case) is found
- * by its pointer and checked with strcmp, without strnlen and hashing. */
+ * by its pointer: in immutable memory that is all (a pointer compare),
+ * elsewhere the text is checked with strcmp, without strnlen and hashing. */
 typedef struct gpuinstNameKey {
     const char *key;      /* the caller's pointer last seen in this slot */
     const char *text;     /* the interned copy (NUL-terminated) */
     uint32_t id;
-    uint32_t pad_;
+    uint32_t ro;          /* key points into immutable memory (gpuinstStringImmutable): no strcmp */
 } gpuinstNameKey;
+
+struct gpuinstThread;
+/* ==== profile mode (GPUINST_MODE=profile; issue 19; src/profile.c) ======
+ * Per thread, one node per distinct range path: (domain, parent path,
+ * name, kind).  A node is also its /profile/ranges row.  Push finds the
+ * node (a hash probe) and opens a frame; pop folds the frame's duration
+ * into its node (count, inclusive and exclusive time: total, min, max, sum
+ * of squares) and its parent frame's child time.  Memory grows with the
+ * distinct paths, not with the events. */
+typedef struct gpuinstProfRangeRec { /* /profile/ranges, 104 bytes */
+    uint64_t count;           /* ranges closed (marks: marks) */
+    uint64_t incl_ns, incl_min_ns, incl_max_ns;
+    uint64_t excl_ns, excl_min_ns, excl_max_ns;
+    double incl_sq_ns2, excl_sq_ns2;
+    uint32_t node;            /* this path's id in (rank, thread), 1.. */
+    uint32_t parent;          /* the enclosing path's node, 0 top level */
+    uint32_t name;            /* /strings id */
+    uint32_t rank;            /* filled by the writer */
+    uint32_t unterminated;    /* of count: still open at finalize (ended there) */
+    uint16_t thread;
+    uint16_t domain;
+    uint16_t depth;           /* 1 top level */
+    uint8_t kind;             /* GPUINST_PROF_* */
+    uint8_t pad_;
+} gpuinstProfRangeRec;
+enum { GPUINST_PROF_RANGE = 0, GPUINST_PROF_MARK = 1, GPUINST_PROF_STARTEND = 2 };
+
+typedef struct gpuinstProfFrame {   /* an open range */
+    gpuinstProfRangeRec *node;
+    uint64_t start;                 /* gpuinst's clock */
+    uint64_t child;                 /* inclusive time of its children closed so far (same domain) */
+    gpuinstProfRangeRec *prev;      /* the thread's innermost open range before this one */
+} gpuinstProfFrame;
+
+typedef struct gpuinstProfStack {
+    gpuinstProfFrame *f;
+    uint32_t depth;                 /* published with release (finalize closes open frames) */
+    uint32_t cap;
+} gpuinstProfStack;
+
+typedef struct gpuinstProfSlot {    /* (parent, name, kind << 16 | domain) -> node */
+    uint64_t key;                   /* parent | name << 32 */
+    uint32_t kd;
+    uint32_t pad_;
+    gpuinstProfRangeRec *node;      /* NULL: empty */
+} gpuinstProfSlot;
+
+#define GPUINST_PROF_CHUNK 256      /* nodes per chunk (nodes never move) */
+typedef struct gpuinstProf {
+    gpuinstProfSlot *slots;
+    uint32_t mask;                  /* slots - 1 (a power of 2 minus 1) */
+    uint32_t nnodes;                /* node ids 1..nnodes */
+    gpuinstProfRangeRec **chunks;
+    uint32_t nchunks, capchunks;
+    gpuinstProfRangeRec *cur;       /* the innermost open range of the thread, any domain (MPI calls
+                                       and kernels are attributed to it); NULL: none */
+    gpuinstProfStack *stacks[GPUINST_MAX_DOMAINS];
+} gpuinstProf;
+
+/* The node of (parent, name, kind, domain): a new one from the slow half. */
+GPUINST_PRIVATE gpuinstProfRangeRec *gpuinstProfNodeNew(gpuinstProf *p, uint32_t parent, uint32_t name,
+                                                        uint32_t kd, uint16_t depth, uint16_t thread);
+/* The first slot of a key (parent | name << 32, kind << 16 | domain). */
+static GPUINST_INLINE uint32_t gpuinstProfHome(uint64_t key, uint32_t kd, uint32_t mask)
+{
+    return (uint32_t)(((key ^ ((uint64_t)kd << 19)) * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+}
+static GPUINST_INLINE gpuinstProfRangeRec *gpuinstProfNode(gpuinstProf *p, uint32_t parent, uint32_t name,
+                                                           uint32_t kd, uint16_t depth, uint16_t thread)
+{
+    uint64_t key = (uint64_t)parent | (uint64_t)name << 32;
+    uint32_t i = gpuinstProfHome(key, kd, p->mask);
+    for (;; i = (i + 1) & p->mask) {
+        gpuinstProfSlot *s = &p->slots[i];
+        /* an empty slot's key is 0, which no used key is (names are never 0) */
+        if (GPUINST_LIKELY(s->key == key && s->kd == kd)) return s->node;
+        if (s->node == NULL) return gpuinstProfNodeNew(p, parent, name, kd, depth, thread);
+    }
+}
+/* Folds one closed range (duration d, exclusive e) into its node. */
+static GPUINST_INLINE void gpuinstProfFold(gpuinstProfRangeRec *n, uint64_t d, uint64_t e)
+{
+    n->count++;
+    n->incl_ns += d;
+    if (d < n->incl_min_ns) n->incl_min_ns = d;
+    if (d > n->incl_max_ns) n->incl_max_ns = d;
+    n->incl_sq_ns2 += (double)(int64_t)d * (double)(int64_t)d; /* (signed: one conversion, durations < 2^63) */
+    n->excl_ns += e;
+    if (e < n->excl_min_ns) n->excl_min_ns = e;
+    if (e > n->excl_max_ns) n->excl_max_ns = e;
+    n->excl_sq_ns2 += (double)(int64_t)e * (double)(int64_t)e;
+}
+/* Extern-correlation id of a profile path (CUPTI): top bit set, then the
+ * thread index and the node, so the decoder can fold a kernel into
+ * /profile/kernels (src/activity.c). */
+#define GPUINST_PROF_CORR ((uint64_t)1 << 63)
+/* Slow helpers (src/profile.c): the thread's profile (0 or OUT_OF_MEMORY),
+ * a domain's stack, room for one more frame. */
+GPUINST_PRIVATE int gpuinstProfThreadInit(struct gpuinstThread *t);
+GPUINST_PRIVATE gpuinstProfStack *gpuinstProfStackNew(gpuinstProf *p, uint32_t domain);
+GPUINST_PRIVATE int gpuinstProfStackGrow(gpuinstProfStack *s);
+/* Closes the thread's open frames at `now` (unterminated): at finalize,
+ * after gpuinstNvtxQuiesce, and when the thread exits.  Registers the
+ * /profile tables. */
+GPUINST_PRIVATE void gpuinstProfCloseThread(struct gpuinstThread *t, uint64_t now);
+GPUINST_PRIVATE void gpuinstProfTablesRegister(void);
+/* The innermost open range of the calling thread as (thread index << 32 |
+ * node), for the MPI layer's /profile/mpi; 0 outside any range or not
+ * recording a profile. */
+GPUINST_PRIVATE uint64_t gpuinstProfCurrent(void);
+/* Kernels (src/activity.c): one launched inside profile path `corr`
+ * (GPUINST_PROF_CORR | thread << 32 | node), its names and GPU time. */
+GPUINST_PRIVATE void gpuinstProfKernel(uint64_t corr, uint32_t name, uint32_t demangled, uint64_t gpu_ns);
+/* ==== end profile mode ==================================================== */
 
 /* A thread slot.  Slots are never freed before the file is written; the
  * slot of a thread that exited goes back to a free list once its open
@@ -469,6 +660,8 @@ typedef struct gpuinstThread {
     gpuinstBuf ranges;            /* gpuinstRangeRec */
     gpuinstBuf marks;             /* gpuinstMarkRec */
     gpuinstStack *stacks[GPUINST_MAX_DOMAINS]; /* lazily allocated per domain */
+    uint8_t mode;                 /* GPUINST_MODE_* of this slot (gpuinstG.cfg.mode when made) */
+    gpuinstProf *prof;            /* profile mode: the thread's paths (src/profile.c) */
     gpuinstNameSlot cache[GPUINST_NAME_CACHE];
     gpuinstNameKey keys[GPUINST_NAME_CACHE];   /* front of `cache`, keyed by the caller's pointer */
 } gpuinstThread;
@@ -519,8 +712,11 @@ typedef struct gpuinstConfig {
     uint64_t buffer_mb;       /* GPUINST_BUFFER_MB (0 = no cap) */
     int overwrite;            /* GPUINST_OVERWRITE (default 0: never replace an existing file; issue 8) */
     int collective_io;        /* GPUINST_COLLECTIVE_IO (default 0: each rank writes its hyperslab independently) */
+    int mode;                 /* GPUINST_MODE: GPUINST_MODE_TRACE and/or GPUINST_MODE_PROFILE */
     int loaded;               /* gpuinstConfigLoad ran */
 } gpuinstConfig;
+#define GPUINST_MODE_TRACE 0x1    /* keep every event (/ranges, /marks, /mpi/calls ...) */
+#define GPUINST_MODE_PROFILE 0x2  /* aggregate per range path (/profile/...; issue 19) */
 
 /* Misuse/loss counters (relaxed atomics; written to /ranks). */
 typedef struct gpuinstCounters {
@@ -603,8 +799,14 @@ typedef enum gpuinstFieldType {
     GPUINST_FT_STR            /* fixed-length NUL-padded char[len] */
 } gpuinstFieldType;
 
-#define GPUINST_FIELD_TIME 0x1u   /* a host-clock timestamp: mapped onto rank 0's timeline */
+#define GPUINST_FIELD_TIME 0x1u   /* a host-clock timestamp (u64): mapped onto rank 0's timeline */
 #define GPUINST_FIELD_RANK 0x2u   /* filled with the rank by the writer */
+#define GPUINST_FIELD_DURATION 0x4u    /* a duration on gpuinst's clock (u64 or f64): scaled to file ns */
+#define GPUINST_FIELD_DURATION_SQ 0x8u /* a sum of squared durations (f64, ns^2): scaled by the scale^2 */
+#define GPUINST_FIELD_TIME_MONO_TAG 0x10u /* with TIME: a value with GPUINST_TIME_MONO set is CLOCK_MONOTONIC
+                                              already (a caller's timestamp): the bit is cleared and the value
+                                              mapped onto rank 0 only */
+#define GPUINST_TIME_MONO ((uint64_t)1 << 63)
 
 typedef struct gpuinstField {
     const char *name;
@@ -725,8 +927,15 @@ GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n);
  * rank order) and per-rank sizes in counts[size]; other ranks get NULL. */
 GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts);
 GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes);
+/* A barrier of gpuinst's communicator that yields the core while it waits
+ * (ranks arriving at different times: the writer's start, the end of each
+ * large table); GPUINST_SUCCESS at once when no collective may run. */
+GPUINST_PRIVATE int gpuinstCollBarrier(void);
 #if GPUINST_WITH_MPI
 GPUINST_PRIVATE MPI_Comm gpuinstCollComm(void); /* gpuinst's private dup of MPI_COMM_WORLD */
+/* The same wait on any communicator (the clock alignment's, mpi/mpi_clock.c):
+ * MPI_Ibarrier + MPI_Test with sched_yield.  0 or -1. */
+GPUINST_PRIVATE int gpuinstCollYieldBarrier(MPI_Comm comm);
 #endif
 /* gpuinst_init (before the configuration is read) and the MPI_Init
  * interception: learns the rank when MPI is (or becomes) usable, agrees
@@ -806,6 +1015,17 @@ typedef struct gpuinstHooks {
 } gpuinstHooks;
 GPUINST_SHARED_DATA const gpuinstHooks *gpuinstGpuHooks;
 GPUINST_SHARED_DATA const gpuinstHooks *gpuinstProfHooks;
+/* The GPU hooks now (NULL: tracing off; a constant NULL without the CUPTI
+ * headers), for call sites that fold this test into another one (the MPI
+ * wrappers' hot path, mpi/mpiInt.h). */
+static inline GPUINST_UNUSED const gpuinstHooks *gpuinstGpuHooksNow(void)
+{
+#if GPUINST_WITH_CUPTI
+    return GPUINST_LOAD_RLX(&gpuinstGpuHooks);
+#else
+    return NULL;
+#endif
+}
 #if GPUINST_WITH_CUPTI
 static inline GPUINST_UNUSED void gpuinstGpuRangePush(uint64_t range_id)
 {
@@ -817,12 +1037,12 @@ static inline GPUINST_UNUSED void gpuinstGpuRangePop(void)
     const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
     if (GPUINST_UNLIKELY(h != NULL)) h->range_pop();
 }
-static inline GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id)
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id)
 {
     const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
     if (GPUINST_UNLIKELY(h != NULL)) h->mpi_enter(call_id);
 }
-static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void)
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiExit(void)
 {
     const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
     if (GPUINST_UNLIKELY(h != NULL)) h->mpi_exit();
@@ -830,8 +1050,8 @@ static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void)
 #else
 static inline GPUINST_UNUSED void gpuinstGpuRangePush(uint64_t range_id) { (void)range_id; }
 static inline GPUINST_UNUSED void gpuinstGpuRangePop(void) {}
-static inline GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
-static inline GPUINST_UNUSED void gpuinstGpuMpiExit(void) {}
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiExit(void) {}
 #endif
 static inline void gpuinstProfRangePush(uint32_t name_id)
 {

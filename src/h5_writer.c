@@ -26,6 +26,16 @@
 #include <unistd.h>
 
 enum { MODE_LOCAL = 0, MODE_GATHERED = 1, MODE_PARALLEL = 2 };
+
+/* Where the writer's time goes, per rank (docs/SCALING.md): written as root
+ * attributes phase_<name>_ns, the largest value over the ranks.  open: from
+ * the writer's start to the file being open (name, create, agreed by all);
+ * agree: the table agreement (src/table_agree.c); collect: tables' collect
+ * and rows functions; meta: row offsets (MPI_Exscan), dataset creation and
+ * attributes (every table, /strings included); data: rows read, mapped and
+ * written (H5Dwrite). */
+enum { PH_OPEN, PH_AGREE, PH_COLLECT, PH_META, PH_DATA, PHASES };
+static const char *const phaseNames[PHASES] = {"open", "agree", "collect", "meta", "data"};
 static const char *const modeNames[] = {"local", "gathered", "parallel"};
 
 /* A table that could not be written (its dataset could not be created):
@@ -47,6 +57,7 @@ typedef struct Writer {
     uint32_t nskipped, capskipped;
     int inplace;      /* written under its final name (an existing device with GPUINST_OVERWRITE=1) */
     char tmp[4400];   /* the temporary name being written (rank 0's in a shared write) */
+    uint64_t phase[PHASES]; /* ns spent per phase on this rank (root attributes phase_*_ns) */
 } Writer;
 
 static hid_t fieldType(const gpuinstField *f)
@@ -154,26 +165,44 @@ static void makeParents(hid_t file, const char *path)
     }
 }
 
-/* Fills rank fields and maps timestamps onto rank 0's timeline. */
+/* Fills rank members, maps timestamps onto rank 0's timeline (row by row,
+ * per segment of the clock map in integer arithmetic: gpuinstClockRows)
+ * and scales durations. */
 static void fixRows(const gpuinstTable *tb, char *rows, uint64_t n)
 {
-    uint32_t i;
+    uint32_t i, times[64], nt = 0;
     uint64_t k;
+    double scale = gpuinstClockDurationScale();
     for (i = 0; i < tb->nfields; i++) {
         const gpuinstField *f = &tb->fields[i];
+        char *p = rows + f->offset;
         if (f->flags & GPUINST_FIELD_RANK) {
             uint32_t r = (uint32_t)gpuinstG.rank;
-            for (k = 0; k < n; k++) memcpy(rows + k * tb->record_size + f->offset, &r, sizeof r);
+            for (k = 0; k < n; k++) memcpy(p + k * tb->record_size, &r, sizeof r);
         }
         if ((f->flags & GPUINST_FIELD_TIME) && f->type == GPUINST_FT_U64) {
-            for (k = 0; k < n; k++) {
-                uint64_t t;
-                memcpy(&t, rows + k * tb->record_size + f->offset, sizeof t);
-                t = gpuinstClockApply(&gpuinstG.clock, t);
-                memcpy(rows + k * tb->record_size + f->offset, &t, sizeof t);
+            int tg = (f->flags & GPUINST_FIELD_TIME_MONO_TAG) != 0;
+            if (nt < 64 && !tg) times[nt++] = f->offset;
+            else gpuinstClockRows(rows, n, tb->record_size, &f->offset, 1, tg);
+        }
+        if ((f->flags & (GPUINST_FIELD_DURATION | GPUINST_FIELD_DURATION_SQ)) && scale != 1.0) {
+            double sc = (f->flags & GPUINST_FIELD_DURATION_SQ) ? scale * scale : scale;
+            for (k = 0; k < n; k++, p += tb->record_size) {
+                if (f->type == GPUINST_FT_U64) {
+                    uint64_t v;
+                    memcpy(&v, p, sizeof v);
+                    v = (uint64_t)((double)v * sc + 0.5);
+                    memcpy(p, &v, sizeof v);
+                } else if (f->type == GPUINST_FT_F64) {
+                    double v;
+                    memcpy(&v, p, sizeof v);
+                    v *= sc;
+                    memcpy(p, &v, sizeof v);
+                }
             }
         }
     }
+    if (nt > 0) gpuinstClockRows(rows, n, tb->record_size, times, nt, 0);
 }
 
 /* After a failed write (disk full, file-size limit), HDF5 1.10 cannot
@@ -385,7 +414,7 @@ static void writeRows(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t type,
 static void writePieces(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t type, hid_t fspace, uint64_t total,
                         uint64_t off, uint64_t n, gpuinstRowIter *it)
 {
-    uint64_t per = PIECE_BYTES / tb->record_size, npieces, p, done = 0;
+    uint64_t per = PIECE_BYTES / tb->record_size, npieces, p, done = 0, t0;
     char *piece;
     if (per == 0) per = 1;
     npieces = (n + per - 1) / per;
@@ -404,6 +433,7 @@ static void writePieces(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t typ
         for (p = npieces; p < most; p++) writeRows(w, tb, dset, type, fspace, total, 0, 0, NULL);
     }
 #endif
+    t0 = gpuinstClockNs();
     for (p = 0; p < npieces; p++) {
         uint64_t want = n - done < per ? n - done : per;
         uint64_t got = it->next(it, piece, want);
@@ -417,13 +447,33 @@ static void writePieces(Writer *w, const gpuinstTable *tb, hid_t dset, hid_t typ
         writeRows(w, tb, dset, type, fspace, total, off + done, want, piece);
         done += want;
     }
+    w->phase[PH_DATA] += gpuinstClockNs() - t0;
     free(piece);
 }
 
 /* Writes one table: `n` local rows, either in `rows` (one array, the
  * writer may change it) or streamed from `it`.  All ranks call this
  * together. */
-static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRowIter *it, uint64_t n)
+/* Where this rank's rows of a table go: `off` its first row in the
+ * dataset, `total` the dataset's rows (parallel mode; the same on every
+ * rank).  From one MPI_Exscan for all tables (writeBody), or -- placed
+ * NULL -- from one for this table alone. */
+typedef struct Place {
+    uint64_t off, total;
+} Place;
+
+static void writeTableTimed(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRowIter *it, uint64_t n,
+                            const Place *pl);
+static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRowIter *it, uint64_t n,
+                       const Place *pl)
+{
+    uint64_t t0 = gpuinstClockNs(), d0 = w->phase[PH_DATA];
+    writeTableTimed(w, tb, rows, it, n, pl);
+    w->phase[PH_META] += gpuinstClockNs() - t0 - (w->phase[PH_DATA] - d0);
+}
+
+static void writeTableTimed(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRowIter *it, uint64_t n,
+                            const Place *pl)
 {
     uint64_t off = 0, total = n;
     const char *data = rows;
@@ -446,8 +496,15 @@ static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRow
         data = rows;
         it = NULL;
     }
-    if (it == NULL) fixRows(tb, rows, n);
-    if (w->mode == MODE_PARALLEL) {
+    if (it == NULL) {
+        uint64_t t1 = gpuinstClockNs();
+        fixRows(tb, rows, n);
+        w->phase[PH_DATA] += gpuinstClockNs() - t1;
+    }
+    if (w->mode == MODE_PARALLEL && pl != NULL) {
+        off = pl->off;
+        total = pl->total;
+    } else if (w->mode == MODE_PARALLEL) {
         rc = gpuinstCollExscan(&n, &off, &total, 1);
         if (rc != GPUINST_SUCCESS) {
             if (!w->failed) w->failed = rc;
@@ -488,8 +545,13 @@ static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRow
         createCause(w->file, tb->path, why, sizeof why);
         tableFailed(w, tb->path, why);
     } else {
-        if (it != NULL) writePieces(w, tb, dset, type, fspace, total, off, n, it);
-        else writeRows(w, tb, dset, type, fspace, total, off, n, data);
+        if (it != NULL) {
+            writePieces(w, tb, dset, type, fspace, total, off, n, it);
+        } else {
+            uint64_t t1 = gpuinstClockNs();
+            writeRows(w, tb, dset, type, fspace, total, off, n, data);
+            w->phase[PH_DATA] += gpuinstClockNs() - t1;
+        }
         attrString(dset, "description", tb->doc);
         for (i = 0; i < tb->nfields && !plainTable(tb); i++) {
             char an[128];
@@ -516,6 +578,13 @@ static void writeTable(Writer *w, const gpuinstTable *tb, char *rows, gpuinstRow
             H5Dclose(dset);
         }
     }
+    /* The ranks finish a large table at different times: those done wait
+     * without spinning, so they leave the cores to the others (the next
+     * collective would busy-poll: docs/SCALING.md).  Decided from what all
+     * ranks agree on (the total and the agreed row size), never from this
+     * rank's rows or whether it streams them: a rank that records nothing
+     * (GPUINST_ENABLE=0) holds placeholders, not streams. */
+    if (w->mode == MODE_PARALLEL && total * tb->record_size > PIECE_BYTES) gpuinstCollBarrier();
     H5Sclose(fspace);
     H5Tclose(type);
     free(gathered);
@@ -600,38 +669,44 @@ static const gpuinstTable strTextTable = {
     "/strings_text", "the texts of /strings, all ranks, concatenated in row order (UTF-8 by convention, no separators)",
     1, 1, strTextField, NULL, NULL, NULL};
 
-static void writeStrings(Writer *w)
+/* This rank's strings: rows (ids 1..count) and text bytes. */
+static void stringsCount(uint64_t *rows, uint64_t *bytes)
 {
-    uint32_t id;
-    uint64_t bytes = 0, base = 0, all = 0;
+    uint32_t id, n = gpuinstStringCount();
+    *rows = n;
+    *bytes = 0;
+    for (id = 1; id <= n; id++) {
+        size_t len = 0;
+        if (gpuinstStringGet(id, &len) != NULL) *bytes += len;
+    }
+}
+
+/* pl[0]: the /strings rows, pl[1]: the /strings_text bytes (pl[1].off:
+ * this rank's texts start after those of the ranks before it; gathered
+ * and local modes included, where the rows are concatenated in rank
+ * order). */
+static void writeStrings(Writer *w, const Place *pl)
+{
+    uint64_t rows, bytes;
     StrIter st;
     gpuinstRowIter it;
+    stringsCount(&rows, &bytes);
     memset(&st, 0, sizeof st);
-    st.count = gpuinstStringCount();
-    for (id = 1; id <= st.count; id++) {
-        size_t len = 0;
-        if (gpuinstStringGet(id, &len) != NULL) bytes += len;
-    }
-    /* this rank's texts start after those of the ranks before it (gathered
-     * and local modes included: the rows are concatenated in rank order) */
-    if (gpuinstCollExscan(&bytes, &base, &all, 1) != GPUINST_SUCCESS) {
-        if (!w->failed) w->failed = GPUINST_ERROR_MPI;
-        base = 0;
-    }
+    st.count = (uint32_t)rows;
     memset(&it, 0, sizeof it);
     it.total = st.count;
     it.next = strRowsNext;
     it.state = &st;
     st.next_id = 1;
-    st.offset = base;
-    writeTable(w, &strRowsTable, NULL, &it, st.count);
+    st.offset = pl[1].off;
+    writeTable(w, &strRowsTable, NULL, &it, st.count, &pl[0]);
     memset(&it, 0, sizeof it);
     it.total = bytes;
     it.next = strTextNext;
     it.state = &st;
     st.next_id = 1;
     st.pos = 0;
-    writeTable(w, &strTextTable, NULL, &it, bytes);
+    writeTable(w, &strTextTable, NULL, &it, bytes, &pl[1]);
 }
 
 /* /failed_tables: the tables of this file that could not be written, and
@@ -653,7 +728,7 @@ static void writeFailedTables(Writer *w)
     rows = (char *)malloc(n ? (size_t)n * sizeof(FailedTable) : 1);
     if (rows == NULL) n = 0;
     else if (n) memcpy(rows, w->skipped, (size_t)n * sizeof(FailedTable));
-    writeTable(w, &failedTable, rows, NULL, n);
+    writeTable(w, &failedTable, rows, NULL, n, NULL);
     free(rows);
 }
 
@@ -668,8 +743,31 @@ static void rootAttributes(Writer *w)
     snprintf(clock, sizeof clock, "CLOCK_MONOTONIC ns of rank 0%s",
              w->mode == MODE_LOCAL && gpuinstG.size > 1 ? " (not aligned: this rank wrote alone)" : "");
     attrString(w->file, "clock", clock);
+    /* what rank 0 read on its hot paths (every rank's: /clock); rank 0's
+     * value on every rank: parallel HDF5 needs the same attribute everywhere,
+     * and a rank that records nothing (GPUINST_ENABLE=0) or lacks an
+     * invariant TSC reads the other clock */
+    {
+        uint64_t tsc = gpuinstClk.tsc ? 1 : 0;
+        if (w->mode == MODE_PARALLEL) gpuinstCollBcast(&tsc, sizeof tsc);
+        attrString(w->file, "clock_source", tsc ? "tsc" : "clock_monotonic");
+    }
     attrU64(w->file, "nranks", w->mode == MODE_LOCAL ? 1u : (uint64_t)gpuinstG.size);
     attrU64(w->file, "complete", gpuinstG.finalized_by == 2 ? 0u : 1u);
+}
+
+/* The phase times (largest over the ranks): root attributes phase_*_ns. */
+static void phaseAttributes(Writer *w)
+{
+    uint64_t v[PHASES];
+    int i;
+    char name[64];
+    memcpy(v, w->phase, sizeof v);
+    if (w->mode == MODE_PARALLEL) gpuinstCollMaxU64(v, PHASES);
+    for (i = 0; i < PHASES; i++) {
+        snprintf(name, sizeof name, "phase_%s_ns", phaseNames[i]);
+        attrU64(w->file, name, v[i]);
+    }
 }
 
 /* ---- the file's name: temporary, rename, fallback (issue 13 §3, issue 20) ----
@@ -967,36 +1065,126 @@ static int commitOutput(Writer *w, char *target, size_t cap)
  * /failed_tables, and closes the file.  Returns 1 if a write or the close
  * failed (disk full, quota, I/O error), agreed over all ranks in a shared
  * write. */
-static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
+/* A table between its collect (or the start of its stream) and its write. */
+typedef struct PendingTable {
+    void *rows;            /* collect: this rank's rows (freed after the write) */
+    gpuinstRowIter it;     /* streamed */
+    uint64_t n;
+    int streamed;
+} PendingTable;
+
+/* writeBody's tables one by one, each placed by its own MPI_Exscan (when
+ * there is no memory for the lists that place all in one). */
+static void writeEach(Writer *w, const gpuinstTableList *agreed)
 {
     uint32_t i;
-    uint64_t bad;
-    w->nskipped = 0;
-    rootAttributes(w);
+    PendingTable pt;
+    Place sp[2];
+    uint64_t c[2], o[2], t[2];
     for (i = 0; i < agreed->n; i++) {
         const gpuinstTable *tb = agreed->tables[i];
-        void *rows = NULL;
-        uint64_t n = 0;
-        gpuinstRowIter it;
-        int rc, streamed = tb->rows != NULL;
-        memset(&it, 0, sizeof it);
-        rc = streamed ? tb->rows(tb, &it) : tb->collect(tb, &rows, &n);
+        int rc;
+        memset(&pt, 0, sizeof pt);
+        pt.streamed = tb->rows != NULL;
+        rc = pt.streamed ? tb->rows(tb, &pt.it) : tb->collect(tb, &pt.rows, &pt.n);
+        if (rc != GPUINST_SUCCESS) {
+            if (!w->failed) w->failed = rc;
+            memset(&pt, 0, sizeof pt);
+        }
+        if (pt.streamed) {
+            writeTable(w, tb, NULL, &pt.it, pt.it.total, NULL);
+            gpuinstRowIterEnd(&pt.it);
+        } else {
+            writeTable(w, tb, (char *)pt.rows, NULL, pt.n, NULL);
+            free(pt.rows);
+        }
+    }
+    stringsCount(&c[0], &c[1]);
+    if (gpuinstCollExscan(c, o, t, 2) != GPUINST_SUCCESS) {
+        o[0] = o[1] = 0;
+        t[0] = c[0];
+        t[1] = c[1];
+    }
+    sp[0].off = o[0];
+    sp[0].total = t[0];
+    sp[1].off = o[1];
+    sp[1].total = t[1];
+    writeStrings(w, sp);
+}
+
+static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
+{
+    uint32_t i, nt;
+    uint64_t bad, tc, *cnt;
+    PendingTable *tabs;
+    w->nskipped = 0;
+    w->phase[PH_OPEN] = gpuinstClockNs() - t0 - w->phase[PH_AGREE];
+    w->phase[PH_COLLECT] = w->phase[PH_META] = w->phase[PH_DATA] = 0;
+    rootAttributes(w);
+    /* Every table's rows first (collect, or the start of a stream), so that
+     * one MPI_Exscan places all of them (and /strings): two collectives
+     * for the whole file instead of two per table. */
+    nt = agreed->n;
+    tabs = (PendingTable *)calloc((size_t)nt + 1, sizeof *tabs);
+    cnt = (uint64_t *)calloc((size_t)(nt + 2) * 3, sizeof *cnt);
+    if (tabs == NULL || cnt == NULL) { /* no memory for the lists: one table at a time */
+        free(tabs);
+        free(cnt);
+        tabs = NULL;
+        cnt = NULL;
+        writeEach(w, agreed);
+    }
+    for (i = 0; tabs != NULL && i < nt; i++) {
+        const gpuinstTable *tb = agreed->tables[i];
+        PendingTable *pt = &tabs[i];
+        int rc;
+        pt->streamed = tb->rows != NULL;
+        tc = gpuinstClockNs();
+        rc = pt->streamed ? tb->rows(tb, &pt->it) : tb->collect(tb, &pt->rows, &pt->n);
+        w->phase[PH_COLLECT] += gpuinstClockNs() - tc;
         if (rc != GPUINST_SUCCESS) {
             gpuinstWarn("could not collect %s (%s): written empty", tb->path, gpuinst_status_string(rc));
             if (!w->failed) w->failed = rc;
-            rows = NULL;
-            n = 0;
-            streamed = 0;
+            memset(pt, 0, sizeof *pt);
         }
-        if (streamed) {
-            writeTable(w, tb, NULL, &it, it.total);
-            gpuinstRowIterEnd(&it);
+        if (pt->streamed) pt->n = pt->it.total;
+        cnt[i] = pt->n;
+    }
+    if (tabs != NULL) {
+        stringsCount(&cnt[nt], &cnt[nt + 1]);
+        tc = gpuinstClockNs();
+        if (gpuinstCollExscan(cnt, cnt + nt + 2, cnt + 2 * (nt + 2), (int)nt + 2) != GPUINST_SUCCESS) {
+            if (!w->failed) w->failed = GPUINST_ERROR_MPI;
+            for (i = 0; i < nt + 2; i++) { /* as if alone: the rows of other ranks are lost */
+                cnt[nt + 2 + i] = 0;
+                cnt[2 * (nt + 2) + i] = cnt[i];
+            }
+        }
+        w->phase[PH_META] += gpuinstClockNs() - tc;
+    }
+    for (i = 0; tabs != NULL && i < nt; i++) {
+        PendingTable *pt = &tabs[i];
+        Place pl;
+        pl.off = cnt[nt + 2 + i];
+        pl.total = cnt[2 * (nt + 2) + i];
+        if (pt->streamed) {
+            writeTable(w, agreed->tables[i], NULL, &pt->it, pt->n, &pl);
+            gpuinstRowIterEnd(&pt->it);
         } else {
-            writeTable(w, tb, (char *)rows, NULL, n);
-            free(rows);
+            writeTable(w, agreed->tables[i], (char *)pt->rows, NULL, pt->n, &pl);
+            free(pt->rows);
         }
     }
-    writeStrings(w);
+    if (tabs != NULL) {
+        Place sp[2];
+        sp[0].off = cnt[2 * nt + 2];
+        sp[0].total = cnt[2 * (nt + 2) + nt];
+        sp[1].off = cnt[2 * nt + 3];
+        sp[1].total = cnt[2 * (nt + 2) + nt + 1];
+        writeStrings(w, sp);
+    }
+    free(tabs);
+    free(cnt);
     writeFailedTables(w);
 #if GPUINST_HDF5_PARALLEL
     if (w->mode == MODE_PARALLEL) {
@@ -1016,6 +1204,7 @@ static int writeBody(Writer *w, const gpuinstTableList *agreed, uint64_t t0)
         /* attributes are written collectively with one value: rank 0's clock */
         if (w->mode == MODE_PARALLEL) gpuinstCollBcast(&wns, sizeof wns);
         attrU64(w->file, "write_ns", wns);
+        phaseAttributes(w);
         if (H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0) ioFailed(w);
         if (H5Fclose(w->file) < 0) w->io_failed = 1;
     }
@@ -1070,6 +1259,7 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
     H5Eget_auto2(H5E_DEFAULT, &oldfunc, &olddata);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
+    if (w.mode != MODE_LOCAL) gpuinstCollBarrier(); /* ranks arrive at different times: wait without spinning */
     chooseName(&w, path, target, sizeof target);
     if (openOutput(&w, target, why, sizeof why) != 0) {
         fallbackName(&w, target, fallback, sizeof fallback);
@@ -1088,7 +1278,9 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
         on_fallback = 1;
     }
     /* The same tables on every rank, in one order (src/table_agree.c). */
+    w.phase[PH_AGREE] = gpuinstClockNs();
     gpuinstTablesAgree(&agreed);
+    w.phase[PH_AGREE] = gpuinstClockNs() - w.phase[PH_AGREE];
     if (!writeBody(&w, &agreed, t0)) {
         if (commitOutput(&w, target, sizeof target) != 0) w.failed = GPUINST_ERROR_IO;
         gpuinstG.file_written = 1; /* complete, under its name or (said) its temporary */

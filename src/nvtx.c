@@ -77,6 +77,7 @@ GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
     if (t != NULL) {
         t->os_tid = (int64_t)syscall(SYS_gettid);
         t->name = 0;
+        t->mode = (uint8_t)gpuinstG.cfg.mode;
         t->life_start_ns = gpuinstClockNs();
         t->life++;
         if (fresh) {
@@ -251,6 +252,7 @@ static void threadExit(void *arg)
     if (GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_RUNNING) {
         now = gpuinstClockNs();
         closeStacks(t, t, now, 1);
+        gpuinstProfCloseThread(t, now);
         gpuinstBufHandOver(&t->ranges);
         gpuinstBufHandOver(&t->marks);
         handed = 1;
@@ -341,27 +343,35 @@ static inline gpuinstNameKey *nameKeySlot(gpuinstThread *t, const char *name)
     return &t->keys[(p ^ (p >> 6) ^ (p >> 12)) & (GPUINST_NAME_CACHE - 1)];
 }
 
+/* The front cache's miss: interns `name` and takes the slot.  A name in
+ * immutable memory (a string literal: gpuinstStringImmutable) is marked so
+ * that its next lookups skip the strcmp; a truncated name never is (each
+ * use is counted in names_truncated). */
+static GPUINST_NOINLINE uint32_t nameIdFill(gpuinstThread *t, gpuinstNameKey *k, const char *name)
+{
+    uint32_t id = gpuinstNameId(t, name);
+    size_t len = 0;
+    const char *text = id != 0 ? gpuinstStringGet(id, &len) : NULL;
+    if (text != NULL) {
+        k->key = name;
+        k->text = text;
+        k->id = id;
+        k->ro = (uint32_t)(strnlen(name, (size_t)GPUINST_NAME_MAX + 1) == len && gpuinstStringImmutable(name, len));
+    }
+    return id;
+}
+
 /* gpuinstNameId for the hot paths (name non-NULL, non-empty): a name seen
- * before at the same address costs a pointer compare and a strcmp, which
- * reads `name` no further than its end.  The text is compared, not only the
- * pointer, because a caller may reuse a buffer for another name.  A
- * truncated name never matches (its interned copy is shorter) and takes the
- * hashed path every time, as before. */
+ * before at the same address costs a pointer compare, plus, where the
+ * caller's memory can change (a buffer it may reuse for another name), a
+ * strcmp against the interned copy, which reads `name` no further than its
+ * end.  A truncated name never matches (its interned copy is shorter) and
+ * takes the hashed path every time, as before. */
 static inline uint32_t nameIdFront(gpuinstThread *t, const char *name)
 {
     gpuinstNameKey *k = nameKeySlot(t, name);
-    uint32_t id;
-    if (GPUINST_LIKELY(k->key == name && strcmp(k->text, name) == 0)) return k->id;
-    id = gpuinstNameId(t, name);
-    if (id != 0) {
-        const char *text = gpuinstStringGet(id, NULL);
-        if (text != NULL) {
-            k->key = name;
-            k->text = text;
-            k->id = id;
-        }
-    }
-    return id;
+    if (GPUINST_LIKELY(k->key == name) && GPUINST_LIKELY(k->ro || strcmp(k->text, name) == 0)) return k->id;
+    return nameIdFill(t, k, name);
 }
 
 /* ---- registered strings and categories ---------------------------------- */
@@ -442,8 +452,14 @@ typedef struct Attr {
 
 static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
 {
-    memset(out, 0, sizeof *out);
-    if (a == NULL) return GPUINST_SUCCESS;
+    out->name = 0;
+    out->reg = NULL;
+    if (a == NULL) { /* member by member: a memset is a library call here */
+        out->color = out->category = 0;
+        out->ptype = GPUINST_PAYLOAD_NONE;
+        out->payload = 0;
+        return GPUINST_SUCCESS;
+    }
     if (a->struct_size < sizeof(gpuinst_attr) || a->payload_type < 0 ||
         a->payload_type > GPUINST_PAYLOAD_DOUBLE || a->category > GPUINST_MAX_CATEGORY)
         return GPUINST_ERROR_INVALID_ARGUMENT;
@@ -459,6 +475,16 @@ static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
         out->reg = r[a->name - 1].handle;
     }
     return GPUINST_SUCCESS;
+}
+
+/* 1 unless NVTX is initialised and no tool listens: then every NVTX call
+ * is a test of a NULL pointer, and gpuinst need not build the event
+ * attributes for it (nvtxAttr is ~30 instructions).  Before NVTX's first
+ * call its entry points hold its initialiser, so this says 1 and the call
+ * is made (and initialises NVTX). */
+static inline int nvtxListens(void)
+{
+    return NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainRangePushEx_impl_fnptr != NVTX_NULLPTR;
 }
 
 /* The NVTX event attributes for a record. */
@@ -572,11 +598,122 @@ static inline void stackPush(gpuinstThread *t, gpuinstStack *s, gpuinst_domain d
     GPUINST_STORE_REL(&s->depth, depth);
 }
 
+/* ---- profile mode (GPUINST_MODE=profile; src/profile.c) ---------------------
+ * The same calls open and close frames of the thread's profile instead of
+ * (or, with "profile,trace", besides) the trace stack: push finds the path's
+ * node (a hash probe) before the NVTX call, pop folds the duration into it.
+ * GPU correlation and range-profiler hooks are made by the profile side
+ * only when no trace is kept (the trace's own calls make them otherwise). */
+
+/* Room for one frame on domain d's profile stack and the node it opens
+ * (*node); NULL without memory. */
+static inline gpuinstProfStack *profReserve(gpuinstThread *t, gpuinst_domain d, uint32_t name,
+                                             gpuinstProfRangeRec **node)
+{
+    gpuinstProf *p = t->prof;
+    gpuinstProfStack *s;
+    uint32_t depth;
+    if (GPUINST_UNLIKELY(p == NULL)) {
+        if (gpuinstProfThreadInit(t) != GPUINST_SUCCESS) return NULL;
+        p = t->prof;
+    }
+    s = p->stacks[d];
+    if (GPUINST_UNLIKELY(s == NULL) && (s = gpuinstProfStackNew(p, d)) == NULL) return NULL;
+    depth = s->depth;
+    if (GPUINST_UNLIKELY(depth == s->cap) && gpuinstProfStackGrow(s) != GPUINST_SUCCESS) return NULL;
+    *node = gpuinstProfNode(p, depth ? s->f[depth - 1].node->node : 0, name, (GPUINST_PROF_RANGE << 16) | d,
+                            (uint16_t)(depth + 1 > 65535 ? 65535 : depth + 1), t->index);
+    return *node != NULL ? s : NULL;
+}
+
+/* Opens the frame (room and node from profReserve); the clock last. */
+static inline void profPush(gpuinstThread *t, gpuinstProfStack *s, gpuinstProfRangeRec *n, int hooks)
+{
+    gpuinstProf *p = t->prof;
+    uint32_t depth = s->depth;
+    gpuinstProfFrame *f = &s->f[depth];
+    f->node = n;
+    f->child = 0;
+    f->prev = p->cur;
+    p->cur = n;
+    if (hooks) {
+        gpuinstGpuRangePush(GPUINST_PROF_CORR | (uint64_t)t->index << 32 | n->node);
+        gpuinstProfRangePush(n->name);
+    }
+    f->start = gpuinstClockNs(); /* last: gpuinst's own cost stays outside the range */
+    GPUINST_STORE_REL(&s->depth, depth + 1);
+}
+
+/* With both a trace and a profile: the frame starts when the trace's row
+ * does, so both give the same durations. */
+static inline void profSameStart(gpuinstProfStack *ps, const gpuinstStack *s)
+{
+    ps->f[ps->depth - 1].start = s->open[s->depth - 1].start_ns;
+}
+
+/* Closes domain d's innermost frame at `now` (read first); the caller
+ * makes the GPU/profiler hooks' pop (profHooksPop) where profPush made
+ * their push. */
+static GPUINST_INLINE int profPop(gpuinstThread *t, gpuinst_domain d, uint64_t now)
+{
+    gpuinstProf *p = t->prof;
+    gpuinstProfStack *s = p != NULL ? p->stacks[d] : NULL;
+    gpuinstProfFrame *f;
+    uint32_t depth;
+    uint64_t dur;
+    if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) return GPUINST_ERROR_STACK_EMPTY;
+    depth = s->depth - 1;
+    f = &s->f[depth];
+    dur = now > f->start ? now - f->start : 0;
+    gpuinstProfFold(f->node, dur, dur > f->child ? dur - f->child : 0);
+    if (depth > 0) s->f[depth - 1].child += dur;
+    p->cur = f->prev;
+    GPUINST_STORE_REL(&s->depth, depth);
+    return GPUINST_SUCCESS;
+}
+
+static inline void profHooksPop(void)
+{
+    gpuinstGpuRangePop();
+    gpuinstProfRangePop();
+}
+
+/* A mark (count only) or an ended start/end range (duration d) folded into
+ * the node `kind` of `name` under domain d's innermost open range (marks)
+ * or at top level (start/end ranges: they may end on any thread).  0 or
+ * OUT_OF_MEMORY. */
+static int profEvent(gpuinstThread *t, gpuinst_domain d, uint32_t name, int kind, uint64_t dur, int unterminated)
+{
+    gpuinstProf *p;
+    gpuinstProfStack *s;
+    gpuinstProfRangeRec *n;
+    uint32_t depth = 0, parent = 0;
+    if (t->prof == NULL && gpuinstProfThreadInit(t) != GPUINST_SUCCESS) return GPUINST_ERROR_OUT_OF_MEMORY;
+    p = t->prof;
+    s = p->stacks[d];
+    if (kind == GPUINST_PROF_MARK && s != NULL && s->depth > 0) {
+        depth = s->depth;
+        parent = s->f[depth - 1].node->node;
+    }
+    n = gpuinstProfNode(p, parent, name, ((uint32_t)kind << 16) | d, (uint16_t)(depth + 1 > 65535 ? 65535 : depth + 1),
+                        t->index);
+    if (n == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    if (kind == GPUINST_PROF_MARK) {
+        n->count++;
+    } else {
+        gpuinstProfFold(n, dur, dur);
+        n->unterminated += (uint32_t)unterminated;
+    }
+    return GPUINST_SUCCESS;
+}
+
 int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst_attr *attr)
 {
     int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
     gpuinstThread *t;
     gpuinstStack *s;
+    gpuinstProfStack *ps = NULL;
+    gpuinstProfRangeRec *pn = NULL;
     Attr a;
     nvtxEventAttributes_t ea;
     if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) {
@@ -593,14 +730,20 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
         callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     }
-    s = stackFor(t, domain);
-    if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) {
+    s = (t->mode & GPUINST_MODE_TRACE) ? stackFor(t, domain) : NULL;
+    if (t->mode & GPUINST_MODE_PROFILE) ps = profReserve(t, domain, a.name, &pn);
+    if (GPUINST_UNLIKELY(((t->mode & GPUINST_MODE_TRACE) && (s == NULL || stackReserve(s) != GPUINST_SUCCESS)) ||
+                         ((t->mode & GPUINST_MODE_PROFILE) && ps == NULL))) {
         callLeave(t);
         return lost();
     }
-    nvtxAttr(&ea, name, &a);
-    nvtxDomainRangePushEx(domainHandle(domain), &ea);
-    stackPush(t, s, domain, &a);
+    if (nvtxListens()) {
+        nvtxAttr(&ea, name, &a);
+        nvtxDomainRangePushEx(domainHandle(domain), &ea);
+    }
+    if (ps != NULL) profPush(t, ps, pn, s == NULL);
+    if (s != NULL) stackPush(t, s, domain, &a);
+    if (ps != NULL && s != NULL) profSameStart(ps, s);
     callLeave(t);
     return GPUINST_SUCCESS;
 }
@@ -622,10 +765,36 @@ static GPUINST_NOINLINE int pushRecordDefault(const char *name)
     a.payload = 0;
     a.reg = NULL;
     a.name = nameIdFront(t, name);
+    if (t->mode == GPUINST_MODE_PROFILE) { /* profile only */
+        gpuinstProfRangeRec *pn;
+        gpuinstProfStack *ps = a.name != 0 ? profReserve(t, GPUINST_DOMAIN_DEFAULT, a.name, &pn) : NULL;
+        if (GPUINST_UNLIKELY(ps == NULL)) {
+            callLeave(t);
+            return lost();
+        }
+        nvtxRangePushA(name);
+        profPush(t, ps, pn, 1);
+        callLeave(t);
+        return GPUINST_SUCCESS;
+    }
     s = a.name != 0 ? stackFor(t, GPUINST_DOMAIN_DEFAULT) : NULL;
     if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) {
         callLeave(t);
         return lost();
+    }
+    if (GPUINST_UNLIKELY(t->mode & GPUINST_MODE_PROFILE)) { /* both */
+        gpuinstProfRangeRec *pn;
+        gpuinstProfStack *ps = profReserve(t, GPUINST_DOMAIN_DEFAULT, a.name, &pn);
+        if (ps == NULL) {
+            callLeave(t);
+            return lost();
+        }
+        nvtxRangePushA(name);
+        profPush(t, ps, pn, 0);
+        stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
+        profSameStart(ps, s);
+        callLeave(t);
+        return GPUINST_SUCCESS;
     }
     nvtxRangePushA(name);
     stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
@@ -661,6 +830,15 @@ static inline int popRecord(gpuinst_domain domain, uint64_t now)
         return GPUINST_ERROR_STACK_EMPTY;
     }
     if (GPUINST_UNLIKELY(!callBegin(t))) return POP_NOT_RUNNING;
+    if (GPUINST_UNLIKELY(t->mode & GPUINST_MODE_PROFILE)) {
+        int rc = profPop(t, domain, now);
+        if (rc == GPUINST_SUCCESS && !(t->mode & GPUINST_MODE_TRACE)) profHooksPop();
+        if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) { /* profile only, or nothing open */
+            callLeave(t);
+            if (rc == GPUINST_ERROR_STACK_EMPTY) GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+            return rc;
+        }
+    }
     s = t->stacks[domain];
     if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) {
         callLeave(t);
@@ -704,7 +882,22 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
 static GPUINST_NOINLINE int popRecordDefault(void)
 {
     uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
-    int rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
+    gpuinstThread *t = gpuinstThreadSelf;
+    int rc;
+    if (GPUINST_LIKELY(t != NULL) && t->mode == GPUINST_MODE_PROFILE) { /* profile only: a frame folded */
+        if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
+        rc = profPop(t, GPUINST_DOMAIN_DEFAULT, now);
+        if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) {
+            callLeave(t);
+            GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+            return rc;
+        }
+        profHooksPop();
+        callLeave(t);
+        nvtxRangePop();
+        return GPUINST_SUCCESS;
+    }
+    rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
     if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     nvtxRangePop();
@@ -727,6 +920,10 @@ int gpuinst_range_depth(gpuinst_domain domain)
     gpuinstThread *t = gpuinstThreadSelf;
     gpuinstStack *s;
     if (t == NULL || domain >= GPUINST_MAX_DOMAINS) return 0;
+    if (t->mode == GPUINST_MODE_PROFILE) {
+        gpuinstProfStack *ps = t->prof != NULL ? t->prof->stacks[domain] : NULL;
+        return ps != NULL ? (int)ps->depth : 0;
+    }
     s = t->stacks[domain];
     return s != NULL ? (int)s->depth : 0;
 }
@@ -805,10 +1002,20 @@ int gpuinst_range_start(const char *name, gpuinst_range_id *id)
     return gpuinst_range_start_ex(GPUINST_DOMAIN_DEFAULT, name, NULL, id);
 }
 
-/* Appends an ended start/end range to thread t's buffer; frees o. */
+/* Appends an ended start/end range to thread t's buffer (trace) and folds
+ * it into t's profile (profile); frees o. */
 static int openRangeRecord(gpuinstThread *t, OpenRange *o, uint64_t end, uint8_t extra)
 {
-    gpuinstRangeRec *r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
+    gpuinstRangeRec *r;
+    if (t->mode & GPUINST_MODE_PROFILE) {
+        int rc = profEvent(t, o->domain, o->name, GPUINST_PROF_STARTEND, end > o->start_ns ? end - o->start_ns : 0,
+                           (extra & GPUINST_RANGE_FLAG_UNTERMINATED) != 0);
+        if (!(t->mode & GPUINST_MODE_TRACE)) {
+            free(o);
+            return rc == GPUINST_SUCCESS ? rc : lost();
+        }
+    }
+    r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
     if (r != NULL) {
         r->start_ns = o->start_ns;
         r->end_ns = end;
@@ -870,8 +1077,8 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
     gpuinstMarkRec *m;
     Attr a;
     nvtxEventAttributes_t ea;
-    uint64_t now = gpuinstClockNs();
-    if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) {
+    uint64_t now;
+    if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) { /* no clock read: nothing is recorded */
         if (st == GPUINST_STATE_NVTX_ONLY && domainValid(domain) &&
             attrRead(domain, attr, &a) == GPUINST_SUCCESS && (name != NULL || a.reg != NULL)) {
             nvtxAttr(&ea, name, &a);
@@ -879,6 +1086,7 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
         }
         return notRunning(st);
     }
+    now = gpuinstClockNs();
     if (!domainValid(domain) || attrRead(domain, attr, &a) != GPUINST_SUCCESS) return invalid();
     t = gpuinstThreadGet();
     if (t == NULL) return noSlot();
@@ -888,8 +1096,17 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
         callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     }
-    nvtxAttr(&ea, name, &a);
-    nvtxDomainMarkEx(domainHandle(domain), &ea);
+    if (nvtxListens()) {
+        nvtxAttr(&ea, name, &a);
+        nvtxDomainMarkEx(domainHandle(domain), &ea);
+    }
+    if (t->mode & GPUINST_MODE_PROFILE) { /* a count on its path */
+        rc = profEvent(t, domain, a.name, GPUINST_PROF_MARK, 0, 0);
+        if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) {
+            callLeave(t);
+            return rc == GPUINST_SUCCESS ? rc : lost();
+        }
+    }
     m = (gpuinstMarkRec *)gpuinstBufSlot(&t->marks);
     if (m == NULL) {
         callLeave(t);
@@ -909,8 +1126,14 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
     return GPUINST_SUCCESS;
 }
 
+/* As gpuinst_range_push: disabled, the state test and NVTX's own call. */
 int gpuinst_mark(const char *name)
 {
+    int st = GPUINST_LOAD_RLX(&gpuinstG.state);
+    if (GPUINST_UNLIKELY(st == GPUINST_STATE_NVTX_ONLY)) {
+        if (name != NULL) nvtxMarkA(name);
+        return GPUINST_SUCCESS;
+    }
     return gpuinst_mark_ex(GPUINST_DOMAIN_DEFAULT, name, NULL);
 }
 
@@ -1082,7 +1305,10 @@ GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now)
      * hardening_finalize_race).  A thread still inside a call after the
      * wait (busy_at_finalize) is not read at all. */
     for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
-        if (!t->busy_at_finalize) closeStacks(t, self, now, t == self);
+        if (!t->busy_at_finalize) {
+            closeStacks(t, self, now, t == self);
+            gpuinstProfCloseThread(t, now); /* profile frames: folded on their own node (src/profile.c) */
+        }
     t = self;
     pthread_mutex_lock(&openLock);
     for (b = 0; b < OPEN_BUCKETS; b++) {

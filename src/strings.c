@@ -11,6 +11,9 @@
  */
 #include "gpuinstInt.h"
 
+#include <dlfcn.h>
+#include <link.h>
+
 typedef struct StrEntry {
     char *text;
     uint32_t len;
@@ -130,3 +133,73 @@ GPUINST_PRIVATE uint32_t gpuinstStringCount(void)
     return n;
 }
 
+/* ---- immutable texts (the name cache's fast path, src/nvtx.c) -------------
+ * A name passed again from the same address is the same text if that
+ * address lies in memory the program cannot change: a read-only PT_LOAD
+ * segment (string literals, .rodata) of the program or of a shared object
+ * that stays loaded.  The program and the objects loaded at start never
+ * unload; an object loaded with dlopen could be unloaded and another
+ * mapped at the same address, so it is pinned (dlopen RTLD_NOLOAD |
+ * RTLD_NODELETE: it stays loaded after dlclose) before its segments count.
+ * Segments found are kept (up to IMM_MAX) so later checks need no loader
+ * walk.  Writing to a string literal is undefined behaviour, so for a
+ * valid program the pointer alone identifies the text: no strcmp. */
+#define IMM_MAX 64
+typedef struct ImmRange {
+    uintptr_t lo, hi;
+} ImmRange;
+static ImmRange immRanges[IMM_MAX];
+static uint32_t nimm;                 /* release/acquire: entries below are complete */
+static pthread_mutex_t immLock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct ImmFind {
+    uintptr_t addr;
+    uintptr_t lo, hi;                 /* the read-only segment holding addr */
+    const char *object;               /* its object's path ("" the program) */
+    int found;
+} ImmFind;
+
+static int immWalk(struct dl_phdr_info *info, size_t size, void *data)
+{
+    ImmFind *f = (ImmFind *)data;
+    int i;
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = (uintptr_t)info->dlpi_addr + (uintptr_t)ph->p_vaddr, hi = lo + (uintptr_t)ph->p_memsz;
+        if (ph->p_type != PT_LOAD || f->addr < lo || f->addr >= hi) continue;
+        if (ph->p_flags & PF_W) return 1; /* writable: not immutable; stop */
+        f->lo = lo;
+        f->hi = hi;
+        f->object = info->dlpi_name ? info->dlpi_name : "";
+        f->found = 1;
+        return 1;
+    }
+    return 0;
+}
+
+GPUINST_PRIVATE int gpuinstStringImmutable(const void *p, size_t len)
+{
+    uintptr_t a = (uintptr_t)p;
+    uint32_t i, n = GPUINST_LOAD_ACQ(&nimm);
+    ImmFind f;
+    for (i = 0; i < n; i++)
+        if (a >= immRanges[i].lo && a + len < immRanges[i].hi) return 1;
+    memset(&f, 0, sizeof f);
+    f.addr = a;
+    dl_iterate_phdr(immWalk, &f);
+    if (!f.found || a + len >= f.hi) return 0;
+    if (f.object[0] != '\0' && strncmp(f.object, "linux-vdso", 10) != 0 && strncmp(f.object, "linux-gate", 10) != 0) {
+        void *h = dlopen(f.object, RTLD_NOLOAD | RTLD_NODELETE | RTLD_LAZY);
+        if (h == NULL) return 0; /* could not pin it: compare the text each time */
+        /* the reference is kept: the object stays loaded */
+    }
+    pthread_mutex_lock(&immLock);
+    if (nimm < IMM_MAX) {
+        immRanges[nimm].lo = f.lo;
+        immRanges[nimm].hi = f.hi;
+        GPUINST_STORE_REL(&nimm, nimm + 1);
+    }
+    pthread_mutex_unlock(&immLock);
+    return 1;
+}

@@ -205,8 +205,10 @@ def rule_send(L):
     n = bytes_of(L, "count", "datatype")
     if c.has("partitions"):
         n = f"{n} * (uint64_t)({L.v('partitions')} > 0 ? {L.v('partitions')} : 0)"
-    post = [f"gpuinstMpiP2P(&c_, {L.v('comm')}, {L.v('dest')}, {L.v('tag')}, {n});"]
-    return post + req_out(L, 0)
+    # before the PMPI call (before the start time): it reads only the
+    # arguments, and after the call only the row's pointer is live
+    L.pre.append(f"gpuinstMpiP2P(&c_, {L.v('comm')}, {L.v('dest')}, {L.v('tag')}, {n});")
+    return req_out(L, 0)
 
 
 def rule_recv(L):
@@ -219,7 +221,8 @@ def rule_recv(L):
     n = bytes_of(L, "count", "datatype")
     if c.has("partitions"):
         n = f"{n} * (uint64_t)({L.v('partitions')} > 0 ? {L.v('partitions')} : 0)"
-    return [f"gpuinstMpiP2P(&c_, {L.v('comm')}, {L.v(peer)}, {L.v('tag')}, {n});"] + req_out(L, 1)
+    L.pre.append(f"gpuinstMpiP2P(&c_, {L.v('comm')}, {L.v(peer)}, {L.v('tag')}, {n});")  # as rule_send
+    return req_out(L, 1)
 
 
 def rule_sendrecv(L):
@@ -234,7 +237,7 @@ def rule_sendrecv(L):
         st = L.status("status")
         post.append(f"gpuinstMpiRecvd(&c_, {L.v('comm')}, {st}, 1);")
     else:  # Isendrecv: the receive part as posted (its status is seen only at completion)
-        post.append(f"c_.r.bytes += gpuinstMpiPeerBytes({L.v('source')}, {expect});")
+        post.append(f"c_.r->bytes += gpuinstMpiPeerBytes({L.v('source')}, {expect});")
         post += req_out(L, 0)
     return post
 
@@ -279,7 +282,7 @@ def rule_complete(L):
         rq = L.saved("request")
         st = L.status("status")
         cond = f"{L.logical('flag')} && " if nm == "Test" else ""
-        return [f"if ({cond}c_.r.result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, {rq}, {st});"]
+        return [f"if ({cond}c_.r->result == MPI_SUCCESS) gpuinstMpiReqDone(&c_, {rq}, {st});"]
     n = L.v("count") if c.has("count") else L.v("incount")
     save = "gpuinstMpiReqSaveF" if L.fortran else "gpuinstMpiReqSaveC"
     single = 0 if c.has("array_of_statuses") else 1
@@ -296,7 +299,7 @@ def rule_complete(L):
 
 def rule_request_free(L):
     rq = L.saved("request")
-    return [f"if (c_.r.result == MPI_SUCCESS) gpuinstMpiReqForget({rq});"]
+    return [f"if (c_.r->result == MPI_SUCCESS) gpuinstMpiReqForget({rq});"]
 
 
 def rule_cancel(L):
@@ -507,11 +510,11 @@ def c_wrapper(c):
             f"    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_{c.name})) return {call};",
             "    {"]
     out += ["        " + s for s in L.pre]
-    out += ["        c_.r.start_ns = gpuinstMpiNow();",
-            f"        c_.r.result = {call};",
-            "        c_.r.end_ns = gpuinstMpiNow();"]
+    out += ["        c_.r->start_ns = gpuinstMpiNow();",
+            f"        c_.r->result = {call};",
+            "        c_.r->end_ns = gpuinstMpiNow();"]
     out += ["        " + s for s in L.prep + post]
-    out += ["    }", "    return gpuinstMpiEnd(&c_, c_.r.result);", "}"]
+    out += ["    }", f"    return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_{c.name});", "}"]
     return out
 
 
@@ -558,13 +561,13 @@ def f_wrapper(c):
         out += [f"    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_{c.name})) {{ pmpi_({args}); return; }}",
                 "    {"]
         out += ["        " + s for s in L.pre]
-        out += ["        c_.r.flags |= GPUINST_MPI_FLAG_FORTRAN;",
-                "        c_.r.start_ns = gpuinstMpiNow();",
+        out += ["        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;",
+                "        c_.r->start_ns = gpuinstMpiNow();",
                 f"        pmpi_({args});",
-                "        c_.r.end_ns = gpuinstMpiNow();",
-                "        c_.r.result = (int)*ierror;"]
+                "        c_.r->end_ns = gpuinstMpiNow();",
+                "        c_.r->result = (int)*ierror;"]
         out += ["        " + s for s in L.prep + post]
-        out += ["    }", "    gpuinstMpiEnd(&c_, c_.r.result);", "}"]
+        out += ["    }", f"    gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_{c.name});", "}"]
     names = [lower] + S.FORTRAN_ALIASES.get(c.name, [])
     for nm in names:
         out.append(f"extern void pmpi_{nm}_({params}) GPUINST_FWEAK77;")

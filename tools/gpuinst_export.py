@@ -50,6 +50,10 @@ def main(argv=None):
         print("gpuinst_export: %s" % e, file=sys.stderr)
         return 1
     rc = 0
+    pr, rg = f.raw("/profile/ranges"), f.raw("/ranges")
+    if pr is not None and len(pr) and (rg is None or not len(rg)) and not a.quiet:
+        print("gpuinst_export: %s is a profile (GPUINST_MODE=profile): totals per range path, no timeline to "
+              "export (gpuinst-report and gpuinst_plot.py --ranges show it)" % a.file, file=sys.stderr)
     if a.chrome:
         try:
             tr = E.write_chrome(f, a.chrome)

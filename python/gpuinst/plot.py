@@ -169,6 +169,9 @@ def timeline(f, out, window=None, ranks=None, title=None, width_px=2400, lod=Tru
         starts.append(mk["time_ns"].to_numpy())
         ends.append(mk["time_ns"].to_numpy())
     if not starts:
+        if is_profile(f):
+            raise ValueError("the file is a profile (GPUINST_MODE=profile): totals per range path, no timeline "
+                             "(--ranges draws them; record with GPUINST_MODE=trace for a timeline)")
         raise ValueError("no timed records in the file")
     t0 = min(int(s.min()) for s in starts)
     tend = max(int(e.max()) for e in ends)
@@ -419,14 +422,39 @@ def _minmax(x, v, lo, px):
     return x[k], v[k]
 
 
+def is_profile(f):
+    """True for a file written with GPUINST_MODE=profile only: /profile/ranges
+    rows, no /ranges rows."""
+    pr = f.raw("/profile/ranges")
+    rg = f.raw("/ranges")
+    return pr is not None and len(pr) > 0 and (rg is None or len(rg) == 0)
+
+
+def _profile_lanes(f):
+    """exclusive_lanes from /profile/ranges (a profile keeps the totals per
+    path: summed per name here; marks left out)."""
+    pr = f.table("/profile/ranges")
+    pr = pr[pr["kind"] != 1]
+    if not len(pr):
+        return pd.DataFrame()
+    se = (pr["kind"] == 2).to_numpy()
+    df = pd.DataFrame({"rank": pr["rank"].to_numpy(), "thread": np.where(se, -1, pr["thread"].to_numpy()),
+                       "domain_name": f._domain_text(pr["rank"].to_numpy(), pr["domain"].to_numpy()),
+                       "kind": np.where(se, "start/end", "push/pop"), "name": pr["name"].to_numpy(),
+                       "exclusive_ns": pr["excl_ns"].to_numpy()})
+    g = df.groupby(["rank", "thread", "domain_name", "kind", "name"], sort=False)["exclusive_ns"].sum()
+    return g.reset_index()
+
+
 def exclusive_lanes(f):
     """Exclusive time per (rank, thread, domain) and range name: a
     DataFrame rank, thread, domain_name, kind, name, exclusive_ns.  Start/end
     ranges (which may overlap) form their own lanes per (rank, domain),
-    thread -1.  Never summed across lanes."""
+    thread -1.  Never summed across lanes.  A profile's totals per path
+    (GPUINST_MODE=profile) give the same table."""
     rg = f.ranges()
     if not len(rg):
-        return rg
+        return _profile_lanes(f) if is_profile(f) else rg
     rg = rg.assign(lane_thread=np.where(rg["depth"] > 0, rg["thread"], -1))
     g = rg.groupby(["rank", "lane_thread", "domain_name", "kind", "name"], sort=False)["exclusive_ns"].sum()
     return g.reset_index().rename(columns={"lane_thread": "thread"})
@@ -445,8 +473,9 @@ def ranges_chart(f, out, title=None, dpi=110):
     names = ex.groupby("name")["exclusive_ns"].sum().sort_values(ascending=False).index.tolist()
     colors = {}
     rg = f.ranges(tree=False)
-    for n, c in rg[["name", "color"]].drop_duplicates("name").itertuples(index=False):
-        colors[n] = color_of(n, c)
+    if len(rg):  # (a profile keeps no colours)
+        for n, c in rg[["name", "color"]].drop_duplicates("name").itertuples(index=False):
+            colors[n] = color_of(n, c)
     idx = {l: i for i, l in enumerate(lanes)}
     fig, ax = plt.subplots(figsize=(11, 1.2 + 0.3 * len(lanes)))
     left = np.zeros(len(lanes))

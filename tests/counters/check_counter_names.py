@@ -25,7 +25,7 @@ NAMES = [b"solver", b"solver/residual", b".", b"a/.", b"..", b"clash~2", b"%2F",
 
 path, n = sys.argv[1], int(sys.argv[2])
 with h5py.File(path, "r") as h:
-    check(h.attrs["format_version"] == b"2.0", "format_version %s" % h.attrs["format_version"])
+    check(h.attrs["format_version"] == b"2.1", "format_version %s" % h.attrs["format_version"])
     c = h["counters"]
     by_name = {}
     for link in c:

@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     if (gi_open(&g, argv[1]) != 0) return 1;
 
     gi_attr_str(g.f, "format_version", buf, sizeof buf);
-    GI_CHECK(strcmp(buf, "2.0") == 0, "format_version \"%s\"", buf);
+    GI_CHECK(strcmp(buf, "2.1") == 0, "format_version \"%s\"", buf);
     gi_attr_str(g.f, "writer_mode", buf, sizeof buf);
     GI_CHECK(strcmp(buf, argv[4]) == 0, "writer_mode \"%s\", expected \"%s\"", buf, argv[4]);
     gi_attr_str(g.f, "gpuinst_version", buf, sizeof buf);

@@ -87,6 +87,10 @@ def run(kind, lib, work, mpirun, preload):
         cmd += ["-x", f"LD_PRELOAD={lib}", "-x", "GPUINST_AUTO_INIT=1", "-x", f"GPUINST_OUTPUT={out}",
                 "-x", "GPUINST_OVERWRITE=1"]
     if kind == "hpcc":
+        # hpcc appends to hpccoutf.txt: a file left by an earlier run (or one
+        # killed half way) would add its verdicts to this run's
+        if os.path.exists(os.path.join(work, "hpccoutf.txt")):
+            os.remove(os.path.join(work, "hpccoutf.txt"))
         with open(os.path.join(work, "hpccinf.txt"), "w") as f:
             f.write(HPCC_INPUT)
         cmd += ["hpcc"]

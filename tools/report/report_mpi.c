@@ -22,7 +22,7 @@ RTab *sectionMpi(Ctx *c)
     static const char *const ctime[] = {"time_ns", "total_ns", "duration_ns", NULL};
     h5tab d;
     int summary = 0;
-    uint64_t *rk = NULL, *st = NULL, *en = NULL, *by = NULL, *cn = NULL, *tm = NULL;
+    uint64_t *rk = NULL, *st = NULL, *en = NULL, *by = NULL, *cn = NULL, *tm = NULL, *fl = NULL;
     Names nm;
     StrMap calls;
     double *time = NULL, *bytes = NULL, *count = NULL;
@@ -40,7 +40,9 @@ RTab *sectionMpi(Ctx *c)
     rtabCol(t, "time_imbalance", "imb", RK_RATIO);
     rtabCol(t, "bytes_total", "bytes", RK_BYTES);
     rtabCol(t, "bytes_max_rank", "max bytes", RK_BYTES);
-    if (h5tabOpen(c->file, "/mpi/calls", &d) != 0) {
+    if (h5tabOpen(c->file, "/mpi/calls", &d) != 0 || d.n == 0) {
+        /* no rows: a profile (GPUINST_MODE=profile) keeps the totals in /mpi/summary */
+        h5tabClose(&d);
         if (h5tabOpen(c->file, "/mpi/summary", &d) != 0) {
             rtabNote(t, "no MPI records (no /mpi/calls or /mpi/summary: MPI interception off, or a "
                         "file from a build without it).");
@@ -59,6 +61,10 @@ RTab *sectionMpi(Ctx *c)
         goto out;
     }
     if (readNames(c, &d, h5tabPick(&d, ccall), rk, &nm) != 0) nm.v = NULL;
+    if (!summary) {
+        static const char *const cfl[] = {"flags", NULL};
+        readU64Any(&d, cfl, &fl);
+    }
     for (i = 0; i < d.n; i++) strIndex(&calls, nm.v ? nm.v[i] : "?");
     time = (double *)calloc((calls.n + 1) * R, sizeof *time);
     bytes = (double *)calloc((calls.n + 1) * R, sizeof *bytes);
@@ -71,6 +77,11 @@ RTab *sectionMpi(Ctx *c)
         if (summary) {
             time[k] += (double)tm[i];
             count[k] += (double)cn[i];
+        } else if (fl != NULL && (fl[i] & 2u) && nm.v != NULL &&
+                   (strcmp(nm.v[i], "MPI_Start") == 0 || strcmp(nm.v[i], "MPI_Startall") == 0)) {
+            /* a row per request started: the call itself is its own row (as /mpi/summary counts it) */
+            bytes[k] += (double)by[i];
+            continue;
         } else {
             time[k] += en[i] > st[i] ? (double)(en[i] - st[i]) : 0;
             count[k] += 1;
@@ -159,6 +170,7 @@ out:
     free(st);
     free(en);
     free(by);
+    free(fl);
     free(cn);
     free(tm);
     if (nm.v) namesFree(&nm);

@@ -54,6 +54,9 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
     double *incl = NULL, *excl = NULL;
     KeyAgg a;
     uint32_t R = c->nranks;
+    int prof = 0;           /* from /profile/ranges (GPUINST_MODE=profile) */
+    uint64_t *pcnt = NULL;  /* its count member */
+    double *pw = NULL;      /* occurrences per kept row (1 for a /ranges row) */
     char onedom[256];
     int one;
     Names dn;
@@ -89,13 +92,38 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
     rtabCol(p, "gpu_records", "GPU recs", RK_INT);
 
     if (h5tabOpen(c->file, "/ranges", &d) != 0 || d.n == 0) {
-        rtabNote(t, "no ranges in the file (no /ranges rows).");
-        rtabNote(p, "no ranges in the file.");
+        /* a profile (GPUINST_MODE=profile): one row per path, with its totals */
         h5tabClose(&d);
-        return;
+        if (h5tabOpen(c->file, "/profile/ranges", &d) != 0 || d.n == 0) {
+            rtabNote(t, "no ranges in the file (no /ranges or /profile/ranges rows).");
+            rtabNote(p, "no ranges in the file.");
+            h5tabClose(&d);
+            return;
+        }
+        prof = 1;
     }
     n = d.n;
-    {
+    if (prof) {
+        static const char *const cth[] = {"thread", NULL}, *const cdm[] = {"domain", NULL},
+                                *const ccn[] = {"count", NULL}, *const cin[] = {"incl_ns", NULL},
+                                *const cex[] = {"excl_ns", NULL}, *const ckd[] = {"kind", NULL};
+        uint64_t *kd = NULL;
+        if (readU64Any(&d, ccn, &pcnt) == NULL || readU64Any(&d, cin, &st) == NULL ||
+            readU64Any(&d, cex, &en) == NULL) {
+            reportProblem("/profile/ranges", "no usable count/incl_ns/excl_ns member: ignored");
+            rtabNote(t, "/profile/ranges cannot be used (no usable count/incl_ns/excl_ns member).");
+            rtabNote(p, "/profile/ranges cannot be used.");
+            goto done;
+        }
+        readU64Any(&d, C_RANK, &rk);
+        readU64Any(&d, cth, &th);
+        readU64Any(&d, cdm, &dm);
+        readU64Any(&d, ckd, &kd);
+        dp = (uint64_t *)xcalloc(n, sizeof *dp, "/profile/ranges");
+        for (i = 0; i < n; i++) dp[i] = kd != NULL && kd[i] == 1 ? 1 : 0; /* 1: a mark, left out below */
+        free(kd);
+        rtabNote(t, "From the profile (GPUINST_MODE=profile): totals per path, summed per range name.");
+    } else {
         static const char *const cth[] = {"thread", NULL}, *const cdm[] = {"domain", NULL},
                                 *const cdp[] = {"depth", NULL}, *const csq[] = {"seq", NULL};
         if (readU64Any(&d, C_START, &st) == NULL || readU64Any(&d, C_END, &en) == NULL) {
@@ -113,6 +141,7 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
         if (readU64Any(&d, csq, &sq) == NULL) sq = NULL;
     }
     if (readNames(c, &d, h5tabPick(&d, C_NAME), rk, &nm) != 0) nm.v = NULL;
+    if (prof) pw = (double *)xcalloc(n, sizeof *pw, "/profile/ranges");
     /* domain names: /domains (rank, domain) -> name */
     memset(&dn, 0, sizeof dn);
     if (h5tabOpen(c->file, "/domains", &dt) == 0) {
@@ -131,15 +160,19 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
     stack = (size_t *)xcalloc(n, sizeof *stack, "/ranges");
     incl = (double *)xcalloc(n, sizeof *incl, "/ranges");
     excl = (double *)xcalloc(n, sizeof *excl, "/ranges");
-    {
+    if (!prof) {
         size_t ended = 0;
         for (i = 0; i < n; i++) ended += en[i] < st[i];
         if (ended) reportProblem("/ranges", "%zu rows end before they start: counted as 0 ns long", ended);
     }
     {
-        size_t m = 0; /* rows of ranks the file has */
+        size_t m = 0; /* rows of ranks the file has (profile: not the marks) */
         for (i = 0; i < n; i++) {
-            if (!rankOk(c, rk[i])) continue;
+            if (!rankOk(c, rk[i]) || (prof && dp[i] != 0)) continue;
+            if (prof) {
+                pw[m] = (double)pcnt[i];
+                dp[i] = 0;
+            }
             st[m] = st[i];
             en[m] = en[i];
             rk[m] = rk[i];
@@ -150,7 +183,7 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
             if (nm.v) nm.v[m] = nm.v[i];
             m++;
         }
-        rankSummary(c, "/ranges");
+        rankSummary(c, prof ? "/profile/ranges" : "/ranges");
         n = m;
     }
     for (i = 0; i < n; i++) {
@@ -165,6 +198,7 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
         snprintf(key, sizeof key, "%s\x1f%s", dname, nm.v ? nm.v[i] : "?");
         rows[i].start = st[i];
         rows[i].end = en[i] >= st[i] ? en[i] : st[i];
+        if (prof) rows[i].start = rows[i].end = 0; /* no times: the totals below */
         rows[i].rank = (uint32_t)rk[i];
         rows[i].thread = (uint16_t)th[i];
         rows[i].domain = (uint16_t)dm[i];
@@ -174,6 +208,10 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
                        rows[i].key);
         order[i] = i;
         incl[i] = excl[i] = (double)(rows[i].end - rows[i].start);
+        if (prof) {
+            incl[i] = (double)st[i]; /* incl_ns */
+            excl[i] = (double)en[i]; /* excl_ns */
+        }
     }
     sortRows = rows;
     qsort(order, n, sizeof *order, cmpRows);
@@ -209,7 +247,7 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
     c->rgpuN = (double *)xcalloc(c->rkeys.n * R, sizeof(double), "ranges per rank");
     for (i = 0; i < n; i++) {
         size_t k = (size_t)rows[i].key * R + rows[i].rank;
-        a.count[k] += 1;
+        a.count[k] += prof ? pw[i] : 1;
         a.incl[k] += incl[i];
         a.excl[k] += excl[i];
     }
@@ -294,6 +332,8 @@ void sectionRanges(Ctx *c, RTab **across, RTab **byrank)
         free(ko);
     }
 done:
+    free(pcnt);
+    free(pw);
     free(a.count);
     free(a.incl);
     free(a.excl);

@@ -76,6 +76,40 @@ void countRanks(Ctx *c)
     if (c->nranks == 0) c->nranks = 1;
 }
 
+/* A profile (GPUINST_MODE=profile) writes no /ranges or /marks rows, so /ranks counts 0 of
+ * each: the columns then show what /profile/ranges counted (kind 1: marks; 0 and 2: ranges). */
+static void profileRankCounts(Ctx *c, RTab *t)
+{
+    static const char *const ccn[] = {"count", NULL}, *const ckd[] = {"kind", NULL};
+    h5tab d;
+    uint64_t *rk = NULL, *cn = NULL, *kd = NULL;
+    double *sum;
+    size_t i, r;
+    uint32_t R = c->nranks;
+    for (r = 0; r < t->nrows; r++)
+        if (t->cells[r * RTAB_MAXCOLS + 3].v != 0 || t->cells[r * RTAB_MAXCOLS + 4].v != 0) return; /* a trace: its own counts */
+    if (t->nrows == 0 || h5tabOpen(c->file, "/profile/ranges", &d) != 0) return;
+    sum = (double *)calloc(2 * (size_t)R, sizeof *sum);
+    if (sum != NULL && readU64Any(&d, C_RANK, &rk) != NULL && readU64Any(&d, ccn, &cn) != NULL) {
+        readU64Any(&d, ckd, &kd);
+        for (i = 0; i < d.n; i++)
+            if (rk[i] < R) sum[2 * rk[i] + (kd != NULL && kd[i] == 1)] += (double)cn[i];
+        for (r = 0; r < t->nrows; r++) {
+            double k = t->cells[r * RTAB_MAXCOLS + 0].v;
+            if (k >= 0 && k < R) {
+                rtabV(t, r, 3, sum[2 * (size_t)k]);
+                rtabV(t, r, 4, sum[2 * (size_t)k + 1]);
+            }
+        }
+        rtabNote(t, "ranges and marks: counted by the profile (/profile/ranges).");
+    }
+    free(sum);
+    free(rk);
+    free(cn);
+    free(kd);
+    h5tabClose(&d);
+}
+
 RTab *sectionRanks(Ctx *c)
 {
     RTab *t = rtabNew("ranks", "Ranks");
@@ -140,6 +174,7 @@ RTab *sectionRanks(Ctx *c)
     rtabNote(t, "duration: gpuinst_init to finalize; MPI time: sum of intercepted calls; GPU time: "
                 "sum of kernel, copy and memset durations; clock err: estimated error of the "
                 "alignment onto rank 0's clock.");
+    profileRankCounts(c, t);
     return t;
 }
 
