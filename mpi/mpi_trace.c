@@ -612,7 +612,9 @@ GPUINST_PRIVATE void gpuinstMpiCommNew(gpuinstMpiCall *c, int kind, MPI_Comm par
     /* Agree: the candidates are equal by construction on every member;
      * the allreduce makes it so even when ranks disagree.  Not on an
      * intercommunicator (its allreduce mixes the two groups). */
-    if (!ci->inter && PMPI_Allreduce(&cand, &id, 1, MPI_UINT64_T, MPI_MIN, *newcomm) != MPI_SUCCESS) id = cand;
+    if (!ci->inter && !gpuinstCollMpmdLocal() &&
+        PMPI_Allreduce(&cand, &id, 1, MPI_UINT64_T, MPI_MIN, *newcomm) != MPI_SUCCESS)
+        id = cand; /* (not in an MPMD job: the other program may not run gpuinst) */
     ci->id = id;
     ci->parent = pid;
     ci->kind = kind;

@@ -43,11 +43,85 @@ GPUINST_PRIVATE int gpuinstCollLearnRank(void)
     return 1;
 }
 
+/* An MPMD job (`mpirun -n 2 ./a : -n 6 ./b`) whose programs do not all
+ * link gpuinst hangs in gpuinst's first collective on MPI_COMM_WORLD (the
+ * communicator duplicate in MPI_Init): the other program never enters it.
+ * No rank can learn without communicating whether the other programs run
+ * gpuinst, and the same executable started with per-program settings
+ * (`mpirun -np 1 -x GPUINST_ENABLE=1 ./app : -np 7 ./app`, "instrument
+ * rank 0 only") is an MPMD job too, where one shared file is wanted.  So:
+ *  - GPUINST_MPMD=local: gpuinst makes no collective call of its own (on
+ *    MPI_COMM_WORLD or on the application's communicators) and each rank
+ *    writes "<output>.rank<N>" alone: a program without gpuinst cannot
+ *    hang.  Every program must be given it (`mpirun -x GPUINST_MPMD=local`).
+ *  - otherwise (auto, the default; shared): collectives as in an SPMD job.
+ *    In an Open MPI MPMD job (OMPI_NUM_APP_CTX > 1) a watchdog says after
+ *    10 s that gpuinst still waits in that first collective, and why. */
+GPUINST_PRIVATE int gpuinstCollMpmdLocal(void)
+{
+    static int v = -1;
+    const char *m;
+    if (v >= 0) return v;
+    m = getenv("GPUINST_MPMD");
+    v = m != NULL && strcmp(m, "local") == 0;
+    if (m != NULL && m[0] != '\0' && !v && strcmp(m, "auto") != 0 && strcmp(m, "shared") != 0)
+        gpuinstWarn("GPUINST_MPMD=\"%.40s\" is not one of auto, local, shared: using auto", m);
+    gpuinstG.mpmd_local = v;
+    if (v && gpuinstG.rank == 0)
+        gpuinstWarn("GPUINST_MPMD=local: gpuinst makes no collective call; each rank writes <output>.rank<N> "
+                    "with unaligned clocks");
+    return v;
+}
+
+static pthread_mutex_t dupLock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t dupCond = PTHREAD_COND_INITIALIZER;
+static int dupDone;
+
+static void *mpmdWatchdog(void *arg)
+{
+    int apps = *(int *)arg, late;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    pthread_mutex_lock(&dupLock);
+    while (!dupDone)
+        if (pthread_cond_timedwait(&dupCond, &dupLock, &until) != 0) break;
+    late = !dupDone;
+    pthread_mutex_unlock(&dupLock);
+    if (late)
+        gpuinstWarn("still waiting after 10 s in gpuinst's first collective on MPI_COMM_WORLD (MPI_Comm_dup) in "
+                    "this MPMD job of %d programs: if a program of the job does not link gpuinst, it never joins "
+                    "and the job hangs here; run every program with GPUINST_MPMD=local (mpirun -x "
+                    "GPUINST_MPMD=local ...): then gpuinst makes no collective call and each rank writes its own "
+                    "file", apps);
+    return NULL;
+}
+
 GPUINST_PRIVATE int gpuinstCollEnsureComm(void)
 {
+    static int apps;
+    const char *n, *m;
+    pthread_t wd;
+    int rc, watch = 0;
     if (gpuinstComm != MPI_COMM_NULL) return 1;
     if (!mpiUsable()) return 0;
-    if (PMPI_Comm_dup(MPI_COMM_WORLD, &gpuinstComm) != MPI_SUCCESS) {
+    if (gpuinstCollMpmdLocal()) return 0;
+    n = getenv("OMPI_NUM_APP_CTX");
+    m = getenv("GPUINST_MPMD");
+    apps = n != NULL ? atoi(n) : 1;
+    if (apps > 1 && (m == NULL || strcmp(m, "shared") != 0)) {
+        dupDone = 0;
+        if (pthread_create(&wd, NULL, mpmdWatchdog, &apps) == 0) watch = 1;
+    }
+    rc = PMPI_Comm_dup(MPI_COMM_WORLD, &gpuinstComm);
+    if (watch) {
+        pthread_mutex_lock(&dupLock);
+        dupDone = 1;
+        pthread_cond_signal(&dupCond);
+        pthread_mutex_unlock(&dupLock);
+        pthread_join(wd, NULL);
+    }
+    if (rc != MPI_SUCCESS) {
         gpuinstComm = MPI_COMM_NULL;
         return 0;
     }
@@ -217,6 +291,7 @@ GPUINST_PRIVATE int gpuinstCollLearnRank(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollEnsureComm(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollUsable(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollActive(void) { return 0; }
+GPUINST_PRIVATE int gpuinstCollMpmdLocal(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollBarrier(void) { return GPUINST_SUCCESS; }
 #if GPUINST_WITH_HDF5
 GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
@@ -268,6 +343,7 @@ GPUINST_PRIVATE void gpuinstCollBeforeWrite(void)
     if (gpuinstG.finalized_by == 2 || !gpuinstCollUsable()) return;
     /* gpuinst_init may have run before an MPI_Init that was not intercepted */
     gpuinstCollLearnRank();
-    if (!gpuinstCollEnsureComm()) gpuinstWarn("MPI_Comm_dup failed: each rank writes its own file");
+    if (!gpuinstCollEnsureComm() && !gpuinstCollMpmdLocal())
+        gpuinstWarn("MPI_Comm_dup failed: each rank writes its own file");
     gpuinstPartsBeforeWrite();
 }

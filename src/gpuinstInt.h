@@ -735,6 +735,7 @@ typedef struct gpuinstGlobal {
     int state;                   /* GPUINST_STATE_* (acquire/release) */
     int rank, size;              /* MPI_COMM_WORLD (0/1 without MPI) */
     int mpi_active;              /* MPI was initialised when gpuinst learnt the rank */
+    int mpmd_local;              /* an MPMD job: no collective of gpuinst's (GPUINST_MPMD, mpi/) */
     int finalized_by;            /* 0 gpuinst_finalize, 1 MPI_Finalize interception, 2 exit */
     int node_rank, node_size;    /* set by the MPI layer; -1 unknown */
     int pid;
@@ -915,6 +916,10 @@ GPUINST_PRIVATE void gpuinstCollRelease(void);
 #endif
 /* MPI is initialised and not finalised. */
 GPUINST_PRIVATE int gpuinstCollUsable(void);
+/* GPUINST_MPMD=local (an MPMD job whose programs may not all run gpuinst):
+ * gpuinst makes no collective call, each rank writes its own file
+ * (src/coll.c says why; sets gpuinstG.mpmd_local). */
+GPUINST_PRIVATE int gpuinstCollMpmdLocal(void);
 /* True when collectives may run: the communicator exists, MPI is usable,
  * and this is not the exit path (other ranks may be gone). */
 GPUINST_PRIVATE int gpuinstCollActive(void);

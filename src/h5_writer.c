@@ -879,8 +879,9 @@ static void chooseName(const Writer *w, const char *pattern, char *out, size_t c
         if (w->mode == MODE_LOCAL && gpuinstG.size > 1) {
             size_t n = strlen(expanded);
             snprintf(expanded + n, sizeof expanded - n, ".rank%d", gpuinstG.rank);
-            gpuinstWarn("writing this rank's records alone to %s (MPI was not usable for a shared write)",
-                        expanded);
+            if (!gpuinstG.mpmd_local) /* (an MPMD job said why already) */
+                gpuinstWarn("writing this rank's records alone to %s (MPI was not usable for a shared write)",
+                            expanded);
         }
         snprintf(out, cap, "%s", expanded);
         if (!gpuinstG.cfg.overwrite) {

@@ -21,6 +21,14 @@
 #                  "on all 4 ranks"
 #   zerocode       NPopenmpi (a third-party program) under LD_PRELOAD and
 #                  GPUINST_AUTO_INIT=1: "cupti unavailable" said once
+#   mpmd           an MPMD job of mpi_env_app (gpuinst) and $PLAIN_APP (no
+#                  gpuinst), each making a communicator by MPI_Comm_split:
+#                  with GPUINST_MPMD=local no hang, rank 0 writes
+#                  out.h5.rank0 (its 10 ranges), the plain program finishes;
+#                  without it (Open MPI only) gpuinst's first collective
+#                  waits for a program that never joins: the job is ended
+#                  after 14 s and stderr must hold the watchdog's line naming
+#                  GPUINST_MPMD=local (before: a silent hang)
 set -u
 case=$1 py=$2 dir=$3 mpirun=$4 app=$5
 np_prog=${6:-} lib=${7:-}
@@ -143,6 +151,23 @@ zerocode)
   expect_lines "cupti unavailable" 1 "$dir/err"
   expect_lines "^gpuinst\[rank 0\]: on all 2 ranks: cupti unavailable" 1 "$dir/err"
   check_file "$out" "rows('ranks') == 2" "ranks_of('unavailable', 'cupti') == [0, 1]"
+  ;;
+mpmd)
+  plain=${PLAIN_APP:-}
+  [ -x "$plain" ] || { echo "SKIP: no plain MPI program"; exit 77; }
+  run "$dir/local.err" -np 1 -x GPUINST_MPMD=local "$app" --split : -np 1 -x GPUINST_MPMD=local "$plain" \
+    || { echo "FAIL: exit status $rc"; fail=1; }
+  grep -q "plain done" "$dir/stdout" || { echo "FAIL: the program without gpuinst did not finish"; fail=1; }
+  expect_lines "GPUINST_MPMD=local: gpuinst makes no collective call" 1 "$dir/local.err"
+  check_file "$out.rank0" "rows('ranks') == 1" "rows('ranges') == 10" "f.attrs['writer_mode'] == b'local' or f.attrs['writer_mode'] == 'local'"
+  [ -e "$out.rank1" ] && { echo "FAIL: the program without gpuinst has a file"; fail=1; }
+  if "$mpirun" --version 2>/dev/null | grep -qi -e "open mpi" -e openrte -e open-mpi; then
+    timeout 14 "$mpirun" -np 1 "$app" --split : -np 1 "$plain" >/dev/null 2>"$dir/auto.err"
+    rc=$?
+    grep gpuinst "$dir/auto.err"
+    expect_lines "still waiting after 10 s in gpuinst's first collective on MPI_COMM_WORLD (MPI_Comm_dup) in this MPMD job of 2 programs.*GPUINST_MPMD=local" 1 "$dir/auto.err"
+    [ $rc -eq 124 ] || echo "note: the MPMD job without GPUINST_MPMD ended with status $rc"
+  fi
   ;;
 *)
   echo "unknown case $case"
