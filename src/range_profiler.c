@@ -26,6 +26,34 @@
  *     evaluate every range -> record -> checkpoint free -> disable ->
  *     tracing resumed -> unlock.
  * Anything that fails leaves the body executed, in effect, exactly once.
+ *
+ * The states of one profiled occurrence (a Prof; one per process at a time,
+ * `active`), and the function that moves it from each (as SQLite's pager.c
+ * opens with its states):
+ *
+ *   NONE      no occurrence: gpuinst_profile_begin makes one (Prof, the
+ *             region's gpuinst range pushed by the first next_pass) when
+ *             GPUINST_PROFILE selects it, else the body runs once, no CUPTI.
+ *   SETUP     first next_pass: setup() (libraries, device, the GPU's lease
+ *             (lockDevice), tracing paused (pauseTrace), enable, host
+ *             object, config, checkpoint save, startPass) -> PASS; any
+ *             failure -> DONE with the body run once, unprofiled.
+ *   PASS      a body runs under the profiler (a->running, gpuinstProfHooks
+ *             published: nested ranges become profiler ranges); the next
+ *             next_pass: endPass() -> BETWEEN.
+ *   BETWEEN   the pass plan (gpuinstPassPlanStep) chooses:
+ *               NEXT     checkpoint restore, host hook, startPass() -> PASS;
+ *               RESETUP  resetupSession() (the levels the body has), then
+ *                        as NEXT -> PASS;
+ *               DECODE / DECODE_EARLY  decodeAll() -> DONE (an early
+ *                        decode CUPTI refuses: back to NEXT);
+ *               ABANDON  -> DONE, nothing recorded.
+ *   DONE      finish(): the /profiler/regions row, teardown() (checkpoint
+ *             free, sessionDisable, tracing resumed, the lease released),
+ *             `active` cleared -> NONE.  gpuinstProfilerFlush (finalize
+ *             inside a region) forces teardown() from PASS or BETWEEN.
+ * nextProfiled() carries the occurrence through these states, one call per
+ * gpuinst_profile_next_pass.
  * Kernel, memcpy and memset tracing are paused because CUPTI's activity for
  * them, under a range profiler session, makes SASS metrics read 0 and adds
  * 8 instructions per warp (src/activity.c, gpuinstActivityPause); where
@@ -267,7 +295,7 @@ static struct {
     uint32_t nocc;
     char spec[4097];         /* GPUINST_PROFILE as set ("" unset or not parsed: nothing to report) */
     uint64_t decided[GPUINST_SELECT_MAX_RULES], selected[GPUINST_SELECT_MAX_RULES];
-} C;
+} profCfg;
 
 /* The one parser of whole numbers (src/config.c). */
 static uint64_t profEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
@@ -282,27 +310,27 @@ static uint64_t profEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t
 GPUINST_PRIVATE void gpuinstProfilerInit(void)
 {
     pthread_mutex_lock(&profLock);
-    if (!C.ready) {
+    if (!profCfg.ready) {
         const char *spec = getenv("GPUINST_PROFILE");
         if (spec != NULL && strlen(spec) > 4096) spec = NULL;
-        if (gpuinstSelectParse(spec, &C.sel, C.sel_err, sizeof C.sel_err) != GPUINST_SUCCESS) {
-            gpuinstWarn("%s; profiling the first occurrence of every region instead", C.sel_err);
-            gpuinstSelectParse(NULL, &C.sel, NULL, 0);
+        if (gpuinstSelectParse(spec, &profCfg.sel, profCfg.sel_err, sizeof profCfg.sel_err) != GPUINST_SUCCESS) {
+            gpuinstWarn("%s; profiling the first occurrence of every region instead", profCfg.sel_err);
+            gpuinstSelectParse(NULL, &profCfg.sel, NULL, 0);
         } else if (spec != NULL && spec[0] != '\0') {
-            snprintf(C.spec, sizeof C.spec, "%s", spec);
+            snprintf(profCfg.spec, sizeof profCfg.spec, "%s", spec);
         }
-        C.depth = (uint32_t)profEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
-        C.max_ranges = (uint32_t)profEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
-        C.reserve_dev_mb = profEnvU64("GPUINST_PROFILE_RESERVE_DEVICE_MB", 0, 0, (uint64_t)1 << 40);
-        C.reserve_host_mb = profEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
-        C.transfer_opt = gpuinstEnvFlag("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0);
-        C.wait_ns = profEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400) * 1000000000ull;
-        C.preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
+        profCfg.depth = (uint32_t)profEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
+        profCfg.max_ranges = (uint32_t)profEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
+        profCfg.reserve_dev_mb = profEnvU64("GPUINST_PROFILE_RESERVE_DEVICE_MB", 0, 0, (uint64_t)1 << 40);
+        profCfg.reserve_host_mb = profEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
+        profCfg.transfer_opt = gpuinstEnvFlag("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0);
+        profCfg.wait_ns = profEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400) * 1000000000ull;
+        profCfg.preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
         gpuinstBufInit(&valuesBuf, sizeof(ProfValueRec));
         gpuinstBufInit(&metricsBuf, sizeof(ProfMetricRec));
         gpuinstBufInit(&regionsBuf, sizeof(ProfRegionRec));
         tablesReady = 1;
-        C.ready = 1;
+        profCfg.ready = 1;
     }
     pthread_mutex_unlock(&profLock);
     gpuinstTableRegister(&valuesTable);
@@ -319,27 +347,27 @@ static uint64_t nextOccurrence(uint32_t id, const char *region, int *selected, u
     uint64_t occ = 0;
     int rule;
     pthread_mutex_lock(&profLock);
-    if (id >= C.nocc) {
-        uint32_t n = C.nocc ? C.nocc : 64;
+    if (id >= profCfg.nocc) {
+        uint32_t n = profCfg.nocc ? profCfg.nocc : 64;
         uint32_t *no;
         uint8_t *nh;
         while (n <= id) n *= 2;
-        no = (uint32_t *)realloc(C.occ, n * sizeof *no);
-        if (no != NULL) C.occ = no;
-        nh = no != NULL ? (uint8_t *)realloc(C.hint, n * sizeof *nh) : NULL;
+        no = (uint32_t *)realloc(profCfg.occ, n * sizeof *no);
+        if (no != NULL) profCfg.occ = no;
+        nh = no != NULL ? (uint8_t *)realloc(profCfg.hint, n * sizeof *nh) : NULL;
         if (nh != NULL) {
-            C.hint = nh;
-            memset(C.occ + C.nocc, 0, (n - C.nocc) * sizeof *no);
-            memset(C.hint + C.nocc, 0, (n - C.nocc) * sizeof *nh);
-            C.nocc = n;
+            profCfg.hint = nh;
+            memset(profCfg.occ + profCfg.nocc, 0, (n - profCfg.nocc) * sizeof *no);
+            memset(profCfg.hint + profCfg.nocc, 0, (n - profCfg.nocc) * sizeof *nh);
+            profCfg.nocc = n;
         }
     }
-    if (id < C.nocc) occ = ++C.occ[id];
-    *hint = id < C.nocc ? C.hint[id] : 0;
-    *selected = gpuinstSelectDecide(&C.sel, region, occ, &rule);
+    if (id < profCfg.nocc) occ = ++profCfg.occ[id];
+    *hint = id < profCfg.nocc ? profCfg.hint[id] : 0;
+    *selected = gpuinstSelectDecide(&profCfg.sel, region, occ, &rule);
     if (rule >= 0) {
-        C.decided[rule]++;
-        C.selected[rule] += (uint64_t)*selected;
+        profCfg.decided[rule]++;
+        profCfg.selected[rule] += (uint64_t)*selected;
     }
     pthread_mutex_unlock(&profLock);
     return occ;
@@ -480,18 +508,18 @@ static void selectionReport(void)
     uint32_t i, k = 0;
     char msg[480];
     pthread_mutex_lock(&profLock);
-    if (C.ready && C.spec[0] != '\0') {
-        names = (const char **)calloc(C.nocc ? C.nocc : 1, sizeof *names);
-        n = (uint64_t *)calloc(C.nocc ? C.nocc : 1, sizeof *n);
-        for (i = 0; names != NULL && n != NULL && i < C.nocc; i++)
-            if (C.occ[i] > 0 && (names[k] = gpuinstStringGet(i, NULL)) != NULL) n[k++] = C.occ[i];
+    if (profCfg.ready && profCfg.spec[0] != '\0') {
+        names = (const char **)calloc(profCfg.nocc ? profCfg.nocc : 1, sizeof *names);
+        n = (uint64_t *)calloc(profCfg.nocc ? profCfg.nocc : 1, sizeof *n);
+        for (i = 0; names != NULL && n != NULL && i < profCfg.nocc; i++)
+            if (profCfg.occ[i] > 0 && (names[k] = gpuinstStringGet(i, NULL)) != NULL) n[k++] = profCfg.occ[i];
         if (names != NULL && n != NULL &&
-            gpuinstSelectReport(C.spec, &C.sel, C.decided, C.selected, names, n, k, msg, sizeof msg)) {
+            gpuinstSelectReport(profCfg.spec, &profCfg.sel, profCfg.decided, profCfg.selected, names, n, k, msg, sizeof msg)) {
             pthread_mutex_unlock(&profLock);
             gpuinstUnavailableAdd("profile_selection", msg);
             pthread_mutex_lock(&profLock);
         }
-        C.spec[0] = '\0'; /* said once */
+        profCfg.spec[0] = '\0'; /* said once */
     }
     pthread_mutex_unlock(&profLock);
     free(names);
@@ -520,7 +548,7 @@ static struct {
     char devWhy[MAX_DEVICES][300];
     char chip[MAX_DEVICES][32];   /* the foundation's identity (src/cuda.c), copied once checked */
     char uuid[MAX_DEVICES][48];   /* its UUID ("device<N>" when unknown): the key of the GPU's lease */
-} L;
+} profLib;
 
 /* ---- the host library, opened ahead ---------------------------------------------
  * libnvperf_host (32 MB; CUPTI opens it at the first host-object call) takes
@@ -545,18 +573,18 @@ static struct {
     int state;       /* 0 not started, 1 loading, 2 done (or not needed) */
     uint64_t ns;     /* how long the load took on the helper thread */
     int claimed;     /* ns went into a region row */
-} Pre = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
+} nvperfPreload = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
 
 static void *preloadMain(void *arg)
 {
     uint64_t t0 = gpuinstClockNs();
     const char *path = (const char *)arg;
     gpuinstNvperfOpen(path);
-    pthread_mutex_lock(&Pre.mu);
-    Pre.ns = gpuinstClockNs() - t0;
-    Pre.state = 2;
-    pthread_cond_broadcast(&Pre.cv);
-    pthread_mutex_unlock(&Pre.mu);
+    pthread_mutex_lock(&nvperfPreload.mu);
+    nvperfPreload.ns = gpuinstClockNs() - t0;
+    nvperfPreload.state = 2;
+    pthread_cond_broadcast(&nvperfPreload.cv);
+    pthread_mutex_unlock(&nvperfPreload.mu);
     return NULL;
 }
 
@@ -565,10 +593,10 @@ static void *preloadMain(void *arg)
 GPUINST_PRIVATE void gpuinstProfPreloadStart(void)
 {
     static char path[4400];
-    pthread_mutex_lock(&Pre.mu);
-    if (Pre.state == 0) {
-        Pre.state = 2;
-        if (C.preload && gpuinstNvperfBeside(path, sizeof path)) {
+    pthread_mutex_lock(&nvperfPreload.mu);
+    if (nvperfPreload.state == 0) {
+        nvperfPreload.state = 2;
+        if (profCfg.preload && gpuinstNvperfBeside(path, sizeof path)) {
             pthread_attr_t at;
             pthread_t th;
             sigset_t all, old;
@@ -576,55 +604,55 @@ GPUINST_PRIVATE void gpuinstProfPreloadStart(void)
             pthread_sigmask(SIG_SETMASK, &all, &old);
             if (pthread_attr_init(&at) == 0) {
                 pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-                if (pthread_create(&th, &at, preloadMain, path) == 0) Pre.state = 1;
+                if (pthread_create(&th, &at, preloadMain, path) == 0) nvperfPreload.state = 1;
                 pthread_attr_destroy(&at);
             }
             pthread_sigmask(SIG_SETMASK, &old, NULL);
         }
     }
-    pthread_mutex_unlock(&Pre.mu);
+    pthread_mutex_unlock(&nvperfPreload.mu);
 }
 
 /* Waits (at most 60 s) for the load; *ns gets its duration the first time. */
 GPUINST_PRIVATE void gpuinstProfPreloadWait(uint64_t *ns)
 {
-    pthread_mutex_lock(&Pre.mu);
-    if (Pre.state == 1) {
+    pthread_mutex_lock(&nvperfPreload.mu);
+    if (nvperfPreload.state == 1) {
         struct timespec dl;
         clock_gettime(CLOCK_REALTIME, &dl);
         dl.tv_sec += 60;
-        while (Pre.state == 1)
-            if (pthread_cond_timedwait(&Pre.cv, &Pre.mu, &dl) == ETIMEDOUT) break;
+        while (nvperfPreload.state == 1)
+            if (pthread_cond_timedwait(&nvperfPreload.cv, &nvperfPreload.mu, &dl) == ETIMEDOUT) break;
     }
-    if (ns != NULL && Pre.state == 2 && !Pre.claimed && Pre.ns > 0) {
-        *ns = Pre.ns;
-        Pre.claimed = 1;
+    if (ns != NULL && nvperfPreload.state == 2 && !nvperfPreload.claimed && nvperfPreload.ns > 0) {
+        *ns = nvperfPreload.ns;
+        nvperfPreload.claimed = 1;
     }
-    pthread_mutex_unlock(&Pre.mu);
+    pthread_mutex_unlock(&nvperfPreload.mu);
 }
 
 /* Opens libcupti, libcuda and libcheckpoint and initialises CUPTI's
- * profiler, once per process.  0 or PROF_UNAVAILABLE (L.why). */
+ * profiler, once per process.  0 or PROF_UNAVAILABLE (profLib.why). */
 static int libsLoad(void)
 {
     const char *why = NULL, *missing = NULL;
     pthread_mutex_lock(&profLock);
-    if (L.state != 0) {
-        int st = L.state;
+    if (profLib.state != 0) {
+        int st = profLib.state;
         pthread_mutex_unlock(&profLock);
         return st == 1 ? 0 : PROF_UNAVAILABLE;
     }
-    L.state = -1;
+    profLib.state = -1;
     if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
-        snprintf(L.why, sizeof L.why, "%s", why ? why : "libcupti could not be loaded");
+        snprintf(profLib.why, sizeof profLib.why, "%s", why ? why : "libcupti could not be loaded");
     } else if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS) {
-        snprintf(L.why, sizeof L.why, "%s", why ? why : "no CUDA driver: libcuda.so.1 not found");
+        snprintf(profLib.why, sizeof profLib.why, "%s", why ? why : "no CUDA driver: libcuda.so.1 not found");
     } else if (gpuinstLibLoad(GPUINST_LIB_CHECKPOINT, &why) != GPUINST_SUCCESS) {
-        snprintf(L.why, sizeof L.why, "replay needs libcheckpoint (CUPTI's checkpoint API): %s", why ? why : "");
+        snprintf(profLib.why, sizeof profLib.why, "replay needs libcheckpoint (CUPTI's checkpoint API): %s", why ? why : "");
     } else {
         missing = gpuinstCudaMissing(GPUINST_NEED_RANGE);
         if (missing != NULL) {
-            snprintf(L.why, sizeof L.why,
+            snprintf(profLib.why, sizeof profLib.why,
                      "%s is missing from the CUDA libraries found (%s, %s): the range profiler needs CUDA 13's "
                      "CUPTI; set GPUINST_CUPTI_LIB to its libcupti.so", missing,
                      gpuinstLibPath(GPUINST_LIB_CUPTI), gpuinstLibPath(GPUINST_LIB_CHECKPOINT));
@@ -636,17 +664,17 @@ static int libsLoad(void)
             ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
             r = gpuinstCu.cuptiProfilerInitialize(&ip);
             if (r != CUPTI_SUCCESS) {
-                L.cuptiResult = (int)r;
-                snprintf(L.why, sizeof L.why, "cuptiProfilerInitialize failed: %s (CUPTI %d)",
+                profLib.cuptiResult = (int)r;
+                snprintf(profLib.why, sizeof profLib.why, "cuptiProfilerInitialize failed: %s (CUPTI %d)",
                          gpuinstCuptiResultString((int)r), (int)r);
             } else {
-                L.state = 1;
+                profLib.state = 1;
             }
         }
     }
     pthread_mutex_unlock(&profLock);
-    if (L.state != 1) {
-        gpuinstUnavailableAdd("profiler", L.why);
+    if (profLib.state != 1) {
+        gpuinstUnavailableAdd("profiler", profLib.why);
         return PROF_UNAVAILABLE;
     }
     return 0;
@@ -677,7 +705,7 @@ static int deviceCheck(CUdevice dev, int *cupti)
     int st, rc;
     if (dev < 0 || dev >= MAX_DEVICES) return PROF_UNSUPPORTED;
     pthread_mutex_lock(&profLock);
-    st = L.devState[dev];
+    st = profLib.devState[dev];
     pthread_mutex_unlock(&profLock);
     if (st != 0) return st == 1 ? 0 : PROF_UNSUPPORTED;
     memset(&sp, 0, sizeof sp);
@@ -688,12 +716,12 @@ static int deviceCheck(CUdevice dev, int *cupti)
     pthread_mutex_lock(&profLock);
     if (r != CUPTI_SUCCESS) {
         *cupti = (int)r;
-        snprintf(L.devWhy[dev], sizeof L.devWhy[dev], "cuptiProfilerDeviceSupported failed for device %d: %s",
+        snprintf(profLib.devWhy[dev], sizeof profLib.devWhy[dev], "cuptiProfilerDeviceSupported failed for device %d: %s",
                  (int)dev, gpuinstCuptiResultString((int)r));
-        L.devState[dev] = -1;
+        profLib.devState[dev] = -1;
     } else if (sp.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-        char *w = L.devWhy[dev];
-        size_t cap = sizeof L.devWhy[dev], n;
+        char *w = profLib.devWhy[dev];
+        size_t cap = sizeof profLib.devWhy[dev], n;
         n = (size_t)snprintf(w, cap, "device %d does not support range profiling:", (int)dev);
 #define WHY_FLAG(field, label)                                                                        \
         if (sp.field != CUPTI_PROFILER_CONFIGURATION_SUPPORTED && n < cap)                            \
@@ -705,26 +733,26 @@ static int deviceCheck(CUdevice dev, int *cupti)
         WHY_FLAG(cmp, "CMP");
         WHY_FLAG(wsl, "WSL");
 #undef WHY_FLAG
-        L.devState[dev] = -1;
+        profLib.devState[dev] = -1;
     } else {
-        L.devState[dev] = 1;
+        profLib.devState[dev] = 1;
     }
     pthread_mutex_unlock(&profLock);
-    if (L.devState[dev] != 1) return PROF_UNSUPPORTED;
+    if (profLib.devState[dev] != 1) return PROF_UNSUPPORTED;
     rc = gpuinstCudaDeviceChip((int)dev, chip, sizeof chip);
     if (gpuinstCudaDeviceGet((int)dev, &id) != GPUINST_SUCCESS) id.uuid[0] = '\0';
     pthread_mutex_lock(&profLock);
     if (rc != 0) {
         *cupti = rc;
-        snprintf(L.devWhy[dev], sizeof L.devWhy[dev], "cuptiDeviceGetChipName failed for device %d: %s",
+        snprintf(profLib.devWhy[dev], sizeof profLib.devWhy[dev], "cuptiDeviceGetChipName failed for device %d: %s",
                  (int)dev, gpuinstCuptiResultString(rc));
-        L.devState[dev] = -1;
+        profLib.devState[dev] = -1;
     } else {
-        snprintf(L.chip[dev], sizeof L.chip[dev], "%s", chip);
+        snprintf(profLib.chip[dev], sizeof profLib.chip[dev], "%s", chip);
     }
-    if (id.uuid[0] != '\0') snprintf(L.uuid[dev], sizeof L.uuid[dev], "%s", id.uuid);
-    else snprintf(L.uuid[dev], sizeof L.uuid[dev], "device%d", (int)dev);
-    st = L.devState[dev];
+    if (id.uuid[0] != '\0') snprintf(profLib.uuid[dev], sizeof profLib.uuid[dev], "%s", id.uuid);
+    else snprintf(profLib.uuid[dev], sizeof profLib.uuid[dev], "device%d", (int)dev);
+    st = profLib.devState[dev];
     pthread_mutex_unlock(&profLock);
     return st == 1 ? 0 : PROF_UNSUPPORTED;
 }
@@ -806,7 +834,7 @@ static int earlyWarned;
 static void levelsHint(uint32_t id, uint32_t levels)
 {
     pthread_mutex_lock(&profLock);
-    if (id < C.nocc) C.hint[id] = (uint8_t)(levels > 255 ? 255 : levels);
+    if (id < profCfg.nocc) profCfg.hint[id] = (uint8_t)(levels > 255 ? 255 : levels);
     pthread_mutex_unlock(&profLock);
 }
 
@@ -823,7 +851,7 @@ static void profHookPush(uint64_t range_id, uint32_t name_id)
     (void)range_id;
     if (a == NULL || !a->running || !pthread_equal(a->owner, pthread_self())) return;
     if (a->fwd + a->skipped + 2 > a->depth_seen) a->depth_seen = a->fwd + a->skipped + 2;
-    if (a->skipped > 0 || a->fwd + 1 >= a->levels || a->fwd + 1 >= C.max_ranges) {
+    if (a->skipped > 0 || a->fwd + 1 >= a->levels || a->fwd + 1 >= profCfg.max_ranges) {
         a->skipped++; /* deeper than GPUINST_PROFILE_DEPTH: counted in its parent */
         return;
     }
@@ -872,12 +900,12 @@ static int cuptiFail(Prof *a, int status, const char *what, CUptiResult r)
  * PROF_BUSY. */
 static int lockDevice(Prof *a)
 {
-    int held = gpuinstLeaseTake(L.uuid[a->dev], "profiler", C.wait_ns, 0, &a->lease, &a->rec.lock_wait_ns);
+    int held = gpuinstLeaseTake(profLib.uuid[a->dev], "profiler", profCfg.wait_ns, 0, &a->lease, &a->rec.lock_wait_ns);
     if (held == GPUINST_LEASE_BUSY) {
         snprintf(a->why, sizeof a->why,
                  "the GPU's counters were held by another process on device %s for more than %llu s "
                  "(GPUINST_PROFILE_WAIT_S; holder: pid %d, rank %d, %s); this occurrence ran once, unprofiled",
-                 L.uuid[a->dev], (unsigned long long)(C.wait_ns / 1000000000ull), (int)a->lease.pid,
+                 profLib.uuid[a->dev], (unsigned long long)(profCfg.wait_ns / 1000000000ull), (int)a->lease.pid,
                  (int)a->lease.rank, a->lease.use[0] ? a->lease.use : "?");
         return PROF_BUSY;
     }
@@ -895,7 +923,7 @@ static void unlockDevice(Prof *a)
         uint64_t t0_ = gpuinstClockNs();                                                \
         for (;;) {                                                                      \
             (r) = (call);                                                               \
-            if ((r) != CUPTI_ERROR_HARDWARE_BUSY || gpuinstClockNs() - t0_ >= C.wait_ns) \
+            if ((r) != CUPTI_ERROR_HARDWARE_BUSY || gpuinstClockNs() - t0_ >= profCfg.wait_ns) \
                 break;                                                                  \
             (a)->rec.busy_retries++;                                                    \
             usleep(10000);                                                              \
@@ -914,7 +942,7 @@ static int hostAvail(Prof *a)
     uint64_t t0 = gpuinstClockNs();
     gpuinstPhost *ph;
     pthread_mutex_lock(&profLock);
-    ph = hostFind(L.chip[a->dev], a->spec);
+    ph = hostFind(profLib.chip[a->dev], a->spec);
     pthread_mutex_unlock(&profLock);
     if (ph != NULL) {
         a->ph = ph;
@@ -940,7 +968,7 @@ static int hostAvail(Prof *a)
 
 static int hostBuild(Prof *a)
 {
-    const char *chip = L.chip[a->dev];
+    const char *chip = profLib.chip[a->dev];
     gpuinstPhost *ph = NULL;
     uint64_t t0 = gpuinstClockNs();
     int rc;
@@ -1068,7 +1096,7 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
     a->rec.metrics = profIntern(list[0] ? list : a->spec);
     a->rec.reason = status != PROF_OK ? profIntern(a->why) : 0;
     if (a->ph != NULL) {
-        uint32_t d = a->depth_seen < C.depth ? a->depth_seen : C.depth;
+        uint32_t d = a->depth_seen < profCfg.depth ? a->depth_seen : profCfg.depth;
         a->rec.levels = d < a->levels ? d : a->levels;
         a->rec.passes_per_level = gpuinstPhostPasses(a->ph);
         a->rec.passes_discarded = a->plan.discarded;
@@ -1091,8 +1119,8 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
                         "profile region \"%s\" ran its body %u times: metric list \"%s\" needs %u passes per "
                         "nesting level on %s; %u level(s) profiled (the body's depth %u, GPUINST_PROFILE_DEPTH=%u)%s",
                         a->region, a->rec.passes, a->spec, a->rec.passes_per_level,
-                        L.chip[a->dev >= 0 && a->dev < MAX_DEVICES ? a->dev : 0], a->rec.levels, a->depth_seen,
-                        C.depth, how);
+                        profLib.chip[a->dev >= 0 && a->dev < MAX_DEVICES ? a->dev : 0], a->rec.levels, a->depth_seen,
+                        profCfg.depth, how);
     }
     pthread_mutex_lock(&profLock);
     if (active == a) active = NULL;
@@ -1120,7 +1148,7 @@ static int sessionEnable(Prof *a)
         cuptiFail(a, PROF_BUSY, "cuptiRangeProfilerEnable", r);
         snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
                  "; the GPU's counters stayed busy for %llu s (another profiler: ncu, nsys, DCGM?)",
-                 (unsigned long long)(C.wait_ns / 1000000000ull));
+                 (unsigned long long)(profCfg.wait_ns / 1000000000ull));
         return PROF_BUSY;
     }
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerEnable", r);
@@ -1154,8 +1182,8 @@ static CUptiResult counterData(Prof *a, const gpuinstMetricList *ml, const char 
     zp.pRangeProfilerObject = a->rp;
     zp.pMetricNames = (const char **)ml->names;
     zp.numMetrics = ml->n;
-    zp.maxNumOfRanges = C.max_ranges;
-    zp.maxNumRangeTreeNodes = C.max_ranges;
+    zp.maxNumOfRanges = profCfg.max_ranges;
+    zp.maxNumRangeTreeNodes = profCfg.max_ranges;
     r = gpuinstCu.cuptiRangeProfilerGetCounterDataSize(&zp);
     if (r != CUPTI_SUCCESS) {
         *what = "cuptiRangeProfilerGetCounterDataSize";
@@ -1199,7 +1227,7 @@ static CUptiResult setConfig(Prof *a, uint32_t levels)
     cp.pCounterDataImage = a->cd;
     cp.range = CUPTI_UserRange;
     cp.replayMode = CUPTI_UserReplay;
-    cp.maxRangesPerPass = C.max_ranges;
+    cp.maxRangesPerPass = profCfg.max_ranges;
     cp.numNestingLevels = (uint16_t)levels;
     cp.minNestingLevel = 1;
     cp.passIndex = 0;
@@ -1291,12 +1319,12 @@ static int setup(Prof *a)
      * arrangement checked on an H100) or before cuptiRangeProfilerEnable
      * (later ones) to after cuptiRangeProfilerDisable (teardown). */
     pthread_mutex_lock(&profLock);
-    first = L.state == 0;
+    first = profLib.state == 0;
     pthread_mutex_unlock(&profLock);
     if (first && (rc = pauseTrace(a)) != 0) return rc;
     if ((rc = libsLoad()) != 0) {
-        snprintf(a->why, sizeof a->why, "%s", L.why);
-        a->rec.cupti_result = L.cuptiResult;
+        snprintf(a->why, sizeof a->why, "%s", profLib.why);
+        a->rec.cupti_result = profLib.cuptiResult;
         return rc;
     }
     if (gpuinstCu.cuCtxGetCurrent(&a->ctx) != CUDA_SUCCESS || a->ctx == NULL) {
@@ -1311,11 +1339,11 @@ static int setup(Prof *a)
     }
     a->rec.device = (int32_t)a->dev;
     if ((rc = deviceCheck(a->dev, &a->rec.cupti_result)) != 0) {
-        snprintf(a->why, sizeof a->why, "%s", L.devWhy[a->dev < MAX_DEVICES && a->dev >= 0 ? a->dev : 0]);
+        snprintf(a->why, sizeof a->why, "%s", profLib.devWhy[a->dev < MAX_DEVICES && a->dev >= 0 ? a->dev : 0]);
         return rc;
     }
-    a->rec.chip = profIntern(L.chip[a->dev]);
-    a->rec.device_uuid = profIntern(L.uuid[a->dev]);
+    a->rec.chip = profIntern(profLib.chip[a->dev]);
+    a->rec.device_uuid = profIntern(profLib.uuid[a->dev]);
     a->rec.load_ns = gpuinstClockNs() - tl;
     if ((rc = lockDevice(a)) != 0) return rc;
     if (!a->paused && (rc = pauseTrace(a)) != 0) return rc;
@@ -1353,10 +1381,10 @@ static int setup(Prof *a)
     memset(&a->ck, 0, sizeof a->ck);
     a->ck.structSize = GPUINST_CUpti_Checkpoint_STRUCT_SIZE;
     a->ck.ctx = a->ctx;
-    a->ck.reserveDeviceMB = (size_t)C.reserve_dev_mb;
-    a->ck.reserveHostMB = (size_t)C.reserve_host_mb;
+    a->ck.reserveDeviceMB = (size_t)profCfg.reserve_dev_mb;
+    a->ck.reserveHostMB = (size_t)profCfg.reserve_host_mb;
     a->ck.allowOverwrite = 0;
-    a->ck.optimizations = C.transfer_opt ? CUPTI_CHECKPOINT_OPT_TRANSFER : CUPTI_CHECKPOINT_OPT_NONE;
+    a->ck.optimizations = profCfg.transfer_opt ? CUPTI_CHECKPOINT_OPT_TRANSFER : CUPTI_CHECKPOINT_OPT_NONE;
     r = gpuinstCu.cuptiCheckpointSave(&a->ck);
     a->rec.checkpoint_ns += gpuinstClockNs() - t0;
     if (r != CUPTI_SUCCESS) {
@@ -1366,7 +1394,7 @@ static int setup(Prof *a)
                      ": the checkpoint copies this context's device memory into free device memory, then host "
                      "memory; free memory before the region, lower GPUINST_PROFILE_RESERVE_DEVICE_MB (%llu) / "
                      "GPUINST_PROFILE_RESERVE_HOST_MB (%llu), or profile a region that allocates less",
-                     (unsigned long long)C.reserve_dev_mb, (unsigned long long)C.reserve_host_mb);
+                     (unsigned long long)profCfg.reserve_dev_mb, (unsigned long long)profCfg.reserve_host_mb);
         return rc == PROF_PRIVILEGES ? rc : PROF_CHECKPOINT;
     }
     a->ck_saved = 1;
@@ -1532,7 +1560,7 @@ static int nextProfiled(gpuinst_profile *p)
             finish(p, a, rc);
             return 1;
         }
-        gpuinstPassPlanInit(&a->plan, gpuinstPhostPasses(a->ph), a->levels, C.depth, !earlyBroken);
+        gpuinstPassPlanInit(&a->plan, gpuinstPhostPasses(a->ph), a->levels, profCfg.depth, !earlyBroken);
         p->passes = (int32_t)a->plan.expect;
         return 1;
     }
@@ -1623,7 +1651,7 @@ static void profFlushHook(void)
     pthread_mutex_lock(&profLock);
     a = active;
     pthread_mutex_unlock(&profLock);
-    if (a != NULL && L.state == 1) {
+    if (a != NULL && profLib.state == 1) {
         /* finalize inside a profiled loop: give the counters back */
         teardown(a);
         snprintf(a->why, sizeof a->why, "gpuinst was finalised inside the profiled region");
@@ -1644,7 +1672,7 @@ static int chipOfCurrent(char *chip, size_t cap, const char **why)
     CUdevice dev;
     int cr = 0;
     if (libsLoad() != 0) {
-        *why = L.why;
+        *why = profLib.why;
         return GPUINST_ERROR_UNAVAILABLE;
     }
     if (gpuinstCu.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL || gpuinstCu.cuCtxGetDevice(&dev) != CUDA_SUCCESS) {
@@ -1652,10 +1680,10 @@ static int chipOfCurrent(char *chip, size_t cap, const char **why)
         return GPUINST_ERROR_UNAVAILABLE;
     }
     if (deviceCheck(dev, &cr) != 0) {
-        *why = L.devWhy[dev >= 0 && dev < MAX_DEVICES ? dev : 0];
+        *why = profLib.devWhy[dev >= 0 && dev < MAX_DEVICES ? dev : 0];
         return GPUINST_ERROR_UNAVAILABLE;
     }
-    snprintf(chip, cap, "%s", L.chip[dev]);
+    snprintf(chip, cap, "%s", profLib.chip[dev]);
     return GPUINST_SUCCESS;
 }
 
@@ -1740,7 +1768,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         p->status = GPUINST_ERROR_INVALID_ARGUMENT;
         return p->status;
     }
-    if (!GPUINST_LOAD_ACQ(&C.ready)) gpuinstProfilerInit();
+    if (!GPUINST_LOAD_ACQ(&profCfg.ready)) gpuinstProfilerInit();
     t = gpuinstThreadGet();
     id = t != NULL ? gpuinstNameId(t, region) : 0;
     if (id == 0) {
@@ -1770,7 +1798,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         a->rec.occurrence = p->occurrence;
         a->name_id = id;
         /* the levels the region's last profiled occurrence had, else GPUINST_PROFILE_DEPTH */
-        a->levels = hint > 0 && hint <= C.depth ? hint : C.depth;
+        a->levels = hint > 0 && hint <= profCfg.depth ? hint : profCfg.depth;
         a->depth_seen = 1;
         pthread_mutex_lock(&profLock);
         if (active != NULL) {
@@ -1826,7 +1854,7 @@ GPUINST_PRIVATE void gpuinstProfilerFlush(void)
 {
     int ready;
     pthread_mutex_lock(&profLock);
-    ready = C.ready;
+    ready = profCfg.ready;
     pthread_mutex_unlock(&profLock);
     if (ready) profFlushHook();
 }

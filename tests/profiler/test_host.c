@@ -7,16 +7,7 @@
 #include "gpuinstInt.h"
 #include "profilerInt.h"
 
-static int failures;
-#define CHECK(c, ...)                                                                  \
-    do {                                                                               \
-        if (!(c)) {                                                                    \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #c);      \
-            fprintf(stderr, __VA_ARGS__);                                              \
-            fprintf(stderr, "\n");                                                     \
-            failures++;                                                                \
-        }                                                                              \
-    } while (0)
+#include "../gi_check.h"
 
 /* Pass counts measured with cuptiProfilerHostGetNumOfPasses (CUDA 13.0) for
  * GH100; the 8-metric list is the one the issue measured on an H200
