@@ -12517,21 +12517,29 @@ static int decodeKernel(const CUpti_Activity *r)
     return 1;
 }
 
+/* The members every /gpu/copies row takes from its CUPTI record (m: a
+ * CUpti_ActivityMemcpy6, MemcpyPtoP4 or Memset4, which name them alike). */
+#define COPY_ROW(o, m, op_)                                   \
+    do {                                                      \
+        memset(o, 0, sizeof *o);                              \
+        o->start_ns = ts(m->start);                           \
+        o->end_ns = ts(m->end);                               \
+        o->bytes = m->bytes;                                  \
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;     \
+        o->correlation = m->correlationId;                    \
+        o->device = m->deviceId;                              \
+        o->context = m->contextId;                            \
+        o->stream = m->streamId;                              \
+        o->op = (op_);                                        \
+    } while (0)
+
 static int decodeMemcpy(const CUpti_Activity *r)
 {
     const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)r;
     GpuCopyRec *o = ROW(copies, GpuCopyRec);
     if (o == NULL) return 0;
-    memset(o, 0, sizeof *o);
-    o->start_ns = ts(m->start);
-    o->end_ns = ts(m->end);
-    o->bytes = m->bytes;
-    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-    o->correlation = m->correlationId;
-    o->device = o->src_device = o->dst_device = m->deviceId;
-    o->context = m->contextId;
-    o->stream = m->streamId;
-    o->op = GPU_OP_MEMCPY;
+    COPY_ROW(o, m, GPU_OP_MEMCPY);
+    o->src_device = o->dst_device = m->deviceId;
     o->copy_kind = m->copyKind;
     o->src_kind = m->srcKind;
     o->dst_kind = m->dstKind;
@@ -12544,18 +12552,9 @@ static int decodePeerCopy(const CUpti_Activity *r)
     const CUpti_ActivityMemcpyPtoP4 *m = (const CUpti_ActivityMemcpyPtoP4 *)(const void *)r;
     GpuCopyRec *o = ROW(copies, GpuCopyRec);
     if (o == NULL) return 0;
-    memset(o, 0, sizeof *o);
-    o->start_ns = ts(m->start);
-    o->end_ns = ts(m->end);
-    o->bytes = m->bytes;
-    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-    o->correlation = m->correlationId;
-    o->device = m->deviceId;
+    COPY_ROW(o, m, GPU_OP_MEMCPY_PEER);
     o->src_device = m->srcDeviceId;
     o->dst_device = m->dstDeviceId;
-    o->context = m->contextId;
-    o->stream = m->streamId;
-    o->op = GPU_OP_MEMCPY_PEER;
     o->copy_kind = m->copyKind;
     o->src_kind = m->srcKind;
     o->dst_kind = m->dstKind;
@@ -12568,17 +12567,9 @@ static int decodeMemset(const CUpti_Activity *r)
     const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)r;
     GpuCopyRec *o = ROW(copies, GpuCopyRec);
     if (o == NULL) return 0;
-    memset(o, 0, sizeof *o);
-    o->start_ns = ts(m->start);
-    o->end_ns = ts(m->end);
-    o->bytes = m->bytes;
-    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-    o->correlation = m->correlationId;
-    o->device = o->src_device = o->dst_device = m->deviceId;
-    o->context = m->contextId;
-    o->stream = m->streamId;
+    COPY_ROW(o, m, GPU_OP_MEMSET);
+    o->src_device = o->dst_device = m->deviceId;
     o->value = m->value;
-    o->op = GPU_OP_MEMSET;
     o->dst_kind = (uint8_t)m->memoryKind;
     gpuinstBufCommit(&act.copies);
     return 1;
@@ -12690,6 +12681,7 @@ static int decodeOverhead(const CUpti_Activity *r)
 }
 
 #undef ROW
+#undef COPY_ROW
 
 /* ---- the kinds table --------------------------------------------------------------------- */
 
