@@ -169,7 +169,41 @@
 
 /* NVTX3 (header-only; vendored under third_party/nvtx3 and inlined into the
  * amalgamation, so it builds without CUDA).  The core API only: the counters
- * extension is included by src/counters.c. */
+ * extension is included by src/counters.c.
+ *
+ * gpuinst is also an NVTX tool (src/nvtx_inject.c).  Its static route: NVTX's
+ * loader looks for a strong InitializeInjectionNvtx2_fnptr (and
+ * InitializeInjectionNvtxExtension_fnptr for the extensions) when no
+ * NVTX_INJECTION64_PATH is set; NVTX_STATIC_INJECTION_IMPL keeps NVTX's weak
+ * definitions out of gpuinst's own code, and these declarations (the types
+ * spelled out, since NVTX defines them later) stand in for them.  Defined in
+ * src/nvtx_inject.c: exported from the amalgamation and the static library
+ * (so shared libraries an executable links bind to it), hidden in
+ * libgpuinst.so (only its own NVTX copy: other modules reach it through
+ * NVTX_INJECTION64_PATH). */
+#if defined(GPUINST_BUILD_SHARED)
+#define GPUINST_NVTX_FNPTR_VIS __attribute__((visibility("hidden")))
+#else
+#define GPUINST_NVTX_FNPTR_VIS __attribute__((visibility("default")))
+#endif
+#if !defined(NVTX_STATIC_INJECTION_IMPL)
+#define NVTX_STATIC_INJECTION_IMPL 1
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(internal) /* as NVTX declares its extension types */
+#endif
+struct nvtxExtModuleInfo_t;
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern GPUINST_NVTX_FNPTR_VIS int (*InitializeInjectionNvtx2_fnptr)(const void *(*)(uint32_t));
+extern GPUINST_NVTX_FNPTR_VIS int (*InitializeInjectionNvtxExtension_fnptr)(struct nvtxExtModuleInfo_t *);
+#ifdef __cplusplus
+}
+#endif
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 /* NVTX's dlsym result is cast to a function pointer, as POSIX allows and
@@ -4575,6 +4609,21 @@ GPUINST_PRIVATE uint64_t gpuinstBufSpillBytes(void);
 GPUINST_PRIVATE void gpuinstBufSpillClose(int keep);
 /* ==== end bounded memory ================================================= */
 
+/* A growable array with room for one more element: `arr` (n elements of
+ * `elem` bytes in room for *cap) if it has room, else a realloc'd copy with
+ * twice the room (at least `first`) and *cap updated; NULL without memory
+ * (arr and *cap unchanged). */
+static inline GPUINST_UNUSED void *gpuinstArrayRoom(void *arr, uint32_t n, uint32_t *cap, size_t elem, uint32_t first)
+{
+    uint32_t ncap;
+    void *p;
+    if (n < *cap) return arr;
+    ncap = *cap ? *cap * 2 : first;
+    p = realloc(arr, (size_t)ncap * elem);
+    if (p != NULL) *cap = ncap;
+    return p;
+}
+
 /* ---- strings -------------------------------------------------------------
  * Names are interned per process: each distinct string gets an id (1..);
  * records carry ids; the writer writes /strings.  Interning takes a lock;
@@ -4859,6 +4908,7 @@ enum {
 };
 
 /* Configuration from GPUINST_* environment variables (src/config.c). */
+#define GPUINST_CFG_TEXT 1024 /* the longest GPUINST_CAPTURE / GPUINST_NVTX_DOMAINS + 1 */
 typedef struct gpuinstConfig {
     char output[4096];        /* GPUINST_OUTPUT (default "gpuinst.h5") */
     int enable;               /* GPUINST_ENABLE (default 1) */
@@ -4873,6 +4923,8 @@ typedef struct gpuinstConfig {
     int collective_io;        /* GPUINST_COLLECTIVE_IO (default 0: each rank writes its hyperslab independently) */
     int mode;                 /* GPUINST_MODE: GPUINST_MODE_TRACE and/or GPUINST_MODE_PROFILE */
     int loaded;               /* gpuinstConfigLoad ran */
+    char nvtx_domains[GPUINST_CFG_TEXT]; /* GPUINST_NVTX_DOMAINS (NVTX collector's domain filter; src/nvtx_inject.c) */
+    char capture[GPUINST_CFG_TEXT];      /* GPUINST_CAPTURE (capture windows; src/capture.c) */
 } gpuinstConfig;
 #define GPUINST_MODE_TRACE 0x1    /* keep every event (/ranges, /marks, /mpi/calls ...) */
 #define GPUINST_MODE_PROFILE 0x2  /* aggregate per range path (/profile/...; issue 19) */
@@ -4943,10 +4995,17 @@ typedef struct gpuinstAgreed {
     int overwrite;       /* GPUINST_OVERWRITE: 1 only if 1 on every rank */
     int collective_io;   /* GPUINST_COLLECTIVE_IO: rank 0's */
     int any_enabled;     /* GPUINST_ENABLE is on on some rank: the ranks with 0 take part in the collectives */
+    char capture[GPUINST_CFG_TEXT];      /* GPUINST_CAPTURE: rank 0's */
+    char nvtx_domains[GPUINST_CFG_TEXT]; /* GPUINST_NVTX_DOMAINS: rank 0's */
 } gpuinstAgreed;
 GPUINST_PRIVATE int gpuinstConfigAgree(void);
 GPUINST_PRIVATE const gpuinstAgreed *gpuinstConfigAgreed(void);
 GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg);
+/* GPUINST_MODE before gpuinstConfigLoad too (a thread slot the NVTX
+ * collector makes before gpuinst_init takes the mode it will record in). */
+GPUINST_PRIVATE int gpuinstConfigMode(void);
+/* Only GPUINST_ENABLE and GPUINST_NVTX_DOMAINS (the NVTX collector, before init). */
+GPUINST_PRIVATE void gpuinstConfigLoadNvtx(gpuinstConfig *cfg);
 
 /* ---- tables (what the writer writes) -------------------------------------
  * A table descriptor names a record's fields once; the writer builds the
@@ -5063,6 +5122,101 @@ GPUINST_PRIVATE void gpuinstNvtxQuiesce(void);
 /* Closes every open range (flag UNTERMINATED, end = now) before writing. */
 GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now);
 
+/* The record path (src/nvtx.c), one for the public API and for the NVTX
+ * collector (src/nvtx_inject.c): the API validates its arguments and makes
+ * its NVTX call, the collector decodes NVTX's, and both record through
+ * these.  No state check (callers check RUNNING), no NVTX call.  An event's
+ * attributes, resolved: */
+typedef struct gpuinstEvent {
+    uint32_t color;           /* ARGB, 0 = none */
+    uint32_t category;        /* 0 = none, <= GPUINST_MAX_CATEGORY */
+    uint32_t name;            /* /strings id; 0 = no message */
+    uint8_t ptype;            /* gpuinst_payload_type */
+    int64_t payload;          /* raw bits */
+    nvtxStringHandle_t reg;   /* the API's NVTX registered string to emit (NULL = none) */
+} gpuinstEvent;
+/* gpuinstNameId with a front cache keyed by the caller's pointer (name non-empty). */
+GPUINST_PRIVATE uint32_t gpuinstNameIdFront(gpuinstThread *t, const char *name);
+/* Opens a push/pop range on t's stack of domain d: its 0-based level, or -1
+ * (out of memory: counted as lost). */
+GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e);
+/* The same for a range with a name (the calling thread's state, the name's
+ * id from the front cache; NULL/"": no name) and no other attribute. */
+GPUINST_PRIVATE int gpuinstRecordPushName(gpuinst_domain d, const char *name);
+/* Closes the calling thread's innermost range of d: the level it had; -2 if
+ * none is open (not counted: the caller decides), -1 lost (counted). */
+GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d);
+/* A mark at `now`.  0 or OUT_OF_MEMORY (counted). */
+GPUINST_PRIVATE int gpuinstRecordMark(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e, uint64_t now);
+/* A start/end range: its id in *id (never 0).  0 or OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstRecordStart(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e, gpuinst_range_id *id);
+/* Ends start/end range `id` at `now`.  0, RANGE_NOT_OPEN (counted) or OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstRecordEnd(gpuinst_range_id id, uint64_t now);
+/* The domain named `name_id` (`name` its text), made if new, in *out; the
+ * NVTX domain is created too when `emit`.  Works before gpuinst_init (the
+ * collector learns domains whenever a library makes them).  0, LIMIT. */
+GPUINST_PRIVATE int gpuinstDomainGet(uint32_t name_id, const char *name, int emit, gpuinst_domain *out);
+/* Names category `category` of domain d (/categories).  0 or OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstCategorySet(gpuinst_domain d, uint32_t category, uint32_t name_id);
+
+/* ==== the NVTX collector (issue 14; src/nvtx_inject.c) ====================
+ * gpuinst is an NVTX tool: InitializeInjectionNvtx2 (and
+ * InitializeInjectionNvtxExtension for the payload and counters extensions)
+ * hand NVTX gpuinst's handlers, which record through the record path above
+ * and src/counters.c.  gpuinstNvtxSelf is 1 when gpuinst is also the tool
+ * of its own NVTX copy: gpuinst's own NVTX calls (made so that Nsight sees
+ * the API's annotations) would then come back to it and be recorded twice,
+ * so they are not made.  Learnt in gpuinst_init (before RUNNING) and never
+ * changed after. */
+GPUINST_SHARED_DATA int gpuinstNvtxSelf;
+#define GPUINST_NVTX_EMIT() (!GPUINST_LOAD_RLX(&gpuinstNvtxSelf))
+/* From gpuinst_init after the configuration: forces NVTX's initialisation of
+ * gpuinst's own copy (so gpuinstNvtxSelf is known), records who owns the
+ * tool interface (/unavailable "nvtx" when another tool does), applies
+ * GPUINST_NVTX_DOMAINS to domains made before init, registers the tables. */
+GPUINST_PRIVATE void gpuinstNvtxCollectorInit(void);
+/* Finalize (the part's flush step): names NVTX gave to OS threads from
+ * another thread go to /threads. */
+GPUINST_PRIVATE void gpuinstNvtxCollectorFlush(void);
+/* Rank 0's GPUINST_NVTX_DOMAINS (src/config.c's agreement): the filter is
+ * parsed again and applied to the domains made so far, if the collector had
+ * decided already with this rank's own text. */
+GPUINST_PRIVATE void gpuinstNvtxDomainsAgreed(const char *spec);
+
+/* ==== capture windows (issue 14; src/capture.c) ============================
+ * GPUINST_CAPTURE names ranges (any domain, API or NVTX) and occurrences;
+ * gpuinst records only inside those ranges (a window lasts from the
+ * selected range's start to its end) and CUPTI activity runs only there.
+ * gpuinstCaptureOn is 1 when GPUINST_CAPTURE is set: the cost when unset is
+ * one load and a branch per push, mark and counter sample. */
+#define GPUINST_RANGE_FLAG_SKIP_ 0x80u /* internal: an open range outside every window, never written */
+GPUINST_SHARED_DATA int gpuinstCaptureOn;
+/* Rank 0's GPUINST_CAPTURE (src/config.c's agreement), when gpuinst_init
+ * parsed this rank's own text first (gpuinst_init before MPI_Init): taken
+ * if no range was yet looked at, else said (this rank keeps its own). */
+GPUINST_PRIVATE void gpuinstCaptureAgreed(const char *spec);
+/* At a push or start: 0 (record, no window opened), GPUINST_RANGE_FLAG_SKIP_
+ * (outside every window: do not record) or GPUINST_RANGE_FLAG_CAPTURE_WINDOW
+ * (this range opens a window: record it and call gpuinstCaptureClose at its end). */
+GPUINST_PRIVATE uint8_t gpuinstCapturePushSlow(uint32_t name, uint32_t domain);
+static inline uint8_t gpuinstCapturePush(uint32_t name, uint32_t domain)
+{
+    return GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstCaptureOn)) ? gpuinstCapturePushSlow(name, domain) : 0;
+}
+/* The range (name, domain) that opened a window ended at `now`. */
+GPUINST_PRIVATE void gpuinstCaptureClose(uint32_t name, uint32_t domain, uint64_t now);
+/* 1 while a window is open (relaxed). */
+GPUINST_PRIVATE int gpuinstCaptureOpen(void);
+/* 1 if a record at time t (this process's clock) falls in a window, open or
+ * closed (counter batches carry past timestamps). */
+GPUINST_PRIVATE int gpuinstCaptureContains(uint64_t t);
+/* 1 when an event happening now is to be dropped: capture set, no window open. */
+static inline int gpuinstCaptureSkip(void)
+{
+    return GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstCaptureOn)) && !gpuinstCaptureOpen();
+}
+/* From gpuinst_init: parses GPUINST_CAPTURE, registers /captures. */
+GPUINST_PRIVATE void gpuinstCaptureInit(void);
 /* ---- ranks and collectives (src/coll.c; one-process versions without MPI) --
  * On gpuinst's private duplicate of MPI_COMM_WORLD, through PMPI only. */
 /* Learns rank and size (gpuinstG) if MPI is usable; 1 if it did. */
@@ -6093,6 +6247,10 @@ GPUINST_PRIVATE void gpuinstClockTableRegister(void)
  * interception, or gpuinst_init after MPI_Init) rank 0 gathers every rank's
  * values and decides:
  *  - GPUINST_AUTO_INIT, GPUINST_COLLECTIVE_IO: rank 0's value, for all;
+ *  - GPUINST_CAPTURE, GPUINST_NVTX_DOMAINS (texts): rank 0's text, for all
+ *    (a window or a domain filter of one rank only would leave ranks with
+ *    different tables and different spans of MPI calls); rank 0's texts are
+ *    broadcast first, each rank tells whether its own differed;
  *  - GPUINST_OVERWRITE: 1 only if every rank says 1 (replacing a file needs
  *    every rank's consent; one rank's 1 must not destroy a file);
  *  - GPUINST_ENABLE stays per rank: a rank with 0 records nothing, but while
@@ -6140,8 +6298,9 @@ GPUINST_PRIVATE uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t 
     return (uint64_t)x;
 }
 
-/* GPUINST_MODE: "trace" (default), "profile", or both ("profile,trace"). */
-static int cfgMode(void)
+/* GPUINST_MODE: "trace" (default), "profile", or both ("profile,trace");
+ * `quiet`: no message for a bad value (said when the configuration loads). */
+static int cfgMode(int quiet)
 {
     const char *v = getenv("GPUINST_MODE");
     int mode = 0;
@@ -6152,7 +6311,8 @@ static int cfgMode(void)
         if (n == 5 && strncmp(p, "trace", 5) == 0) mode |= GPUINST_MODE_TRACE;
         else if (n == 7 && strncmp(p, "profile", 7) == 0) mode |= GPUINST_MODE_PROFILE;
         else {
-            gpuinstWarn("GPUINST_MODE=\"%.64s\": \"%.*s\" is not a mode (trace, profile, or "
+            if (!quiet)
+                gpuinstWarn("GPUINST_MODE=\"%.64s\": \"%.*s\" is not a mode (trace, profile, or "
                         "profile,trace for both); recording a trace", v, (int)(n < 64 ? n : 64), p);
             return GPUINST_MODE_TRACE;
         }
@@ -6175,6 +6335,11 @@ static int flagWord(const char *v)
     return -1;
 }
 
+GPUINST_PRIVATE int gpuinstConfigMode(void)
+{
+    return GPUINST_LOAD_ACQ(&gpuinstG.cfg.loaded) ? gpuinstG.cfg.mode : cfgMode(1);
+}
+
 GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt)
 {
     const char *v = getenv(var);
@@ -6193,10 +6358,18 @@ GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt)
 
 static gpuinstAgreed agreed;   /* valid once agreed.done */
 
-/* What this rank asks for, one byte each (gathered to rank 0). */
-enum { AG_ENABLE, AG_AUTO_INIT, AG_OVERWRITE, AG_COLLECTIVE_IO, AG_N };
+/* What this rank asks for, one byte each (gathered to rank 0); for the
+ * texts, whether this rank's differs from rank 0's. */
+enum { AG_ENABLE, AG_AUTO_INIT, AG_OVERWRITE, AG_COLLECTIVE_IO, AG_CAPTURE, AG_NVTX_DOMAINS, AG_N };
 static const char *const agNames[AG_N] = {"GPUINST_ENABLE", "GPUINST_AUTO_INIT", "GPUINST_OVERWRITE",
-                                          "GPUINST_COLLECTIVE_IO"};
+                                          "GPUINST_COLLECTIVE_IO", "GPUINST_CAPTURE", "GPUINST_NVTX_DOMAINS"};
+
+/* The texts agreed (rank 0's), read with the same rules as gpuinstConfigLoad. */
+static void localTexts(char capture[GPUINST_CFG_TEXT], char domains[GPUINST_CFG_TEXT])
+{
+    cfgString("GPUINST_CAPTURE", capture, GPUINST_CFG_TEXT, "");
+    cfgString("GPUINST_NVTX_DOMAINS", domains, GPUINST_CFG_TEXT, "");
+}
 
 static void localValues(unsigned char v[AG_N])
 {
@@ -6204,6 +6377,7 @@ static void localValues(unsigned char v[AG_N])
     v[AG_AUTO_INIT] = (unsigned char)gpuinstEnvFlag("GPUINST_AUTO_INIT", 0);
     v[AG_OVERWRITE] = (unsigned char)gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
     v[AG_COLLECTIVE_IO] = (unsigned char)gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);
+    v[AG_CAPTURE] = v[AG_NVTX_DOMAINS] = 0; /* 1 where this rank's text differs from rank 0's */
 }
 
 /* Rank 0: one line per setting whose value differs between ranks. */
@@ -6231,7 +6405,10 @@ static void sayDifferences(const unsigned char *all, int size)
             continue;
         }
         gpuinstDiagRanks(on, size, ranks, sizeof ranks);
-        if (k == AG_OVERWRITE)
+        if (k == AG_CAPTURE || k == AG_NVTX_DOMAINS)
+            gpuinstWarn("%s differs from rank 0's on %d of %d ranks (%s); every rank uses rank 0's (\"%.200s\")",
+                        agNames[k], nd, size, ranks, k == AG_CAPTURE ? agreed.capture : agreed.nvtx_domains);
+        else if (k == AG_OVERWRITE)
             gpuinstWarn("GPUINST_OVERWRITE differs from rank 0's on %d of %d ranks (%s): no existing file is "
                         "replaced (that takes GPUINST_OVERWRITE=1 on every rank)",
                         nd, size, ranks);
@@ -6245,12 +6422,17 @@ static void sayDifferences(const unsigned char *all, int size)
 GPUINST_PRIVATE int gpuinstConfigAgree(void)
 {
     unsigned char mine[AG_N], decided[4];
+    char texts[2 * GPUINST_CFG_TEXT], own[2 * GPUINST_CFG_TEXT];
     void *all = NULL;
     uint64_t *counts = NULL, one = 0;
     int size = gpuinstG.size, rc;
     if (agreed.done) return GPUINST_SUCCESS;
     localValues(mine);
+    localTexts(own, own + GPUINST_CFG_TEXT);
+    memcpy(texts, own, sizeof texts);
     if (!gpuinstCollActive() || size <= 1) {
+        memcpy(agreed.capture, own, GPUINST_CFG_TEXT);
+        memcpy(agreed.nvtx_domains, own + GPUINST_CFG_TEXT, GPUINST_CFG_TEXT);
         agreed.auto_init = mine[AG_AUTO_INIT];
         agreed.overwrite = mine[AG_OVERWRITE];
         agreed.collective_io = mine[AG_COLLECTIVE_IO];
@@ -6258,8 +6440,16 @@ GPUINST_PRIVATE int gpuinstConfigAgree(void)
         agreed.done = 1;
         return GPUINST_SUCCESS;
     }
+    /* rank 0's texts first, so that each rank can say whether its own differed */
+    rc = gpuinstCollBcast(texts, sizeof texts);
+    if (rc != GPUINST_SUCCESS) memcpy(texts, own, sizeof texts);
+    texts[GPUINST_CFG_TEXT - 1] = texts[2 * GPUINST_CFG_TEXT - 1] = '\0';
+    memcpy(agreed.capture, texts, GPUINST_CFG_TEXT);
+    memcpy(agreed.nvtx_domains, texts + GPUINST_CFG_TEXT, GPUINST_CFG_TEXT);
+    mine[AG_CAPTURE] = (unsigned char)(strcmp(own, texts) != 0);
+    mine[AG_NVTX_DOMAINS] = (unsigned char)(strcmp(own + GPUINST_CFG_TEXT, texts + GPUINST_CFG_TEXT) != 0);
     if (gpuinstG.rank == 0) counts = (uint64_t *)calloc((size_t)size, sizeof *counts);
-    rc = gpuinstCollGather(mine, AG_N, &all, counts ? counts : &one);
+    if (rc == GPUINST_SUCCESS) rc = gpuinstCollGather(mine, AG_N, &all, counts ? counts : &one);
     memcpy(decided, mine, sizeof decided);
     decided[AG_ENABLE] = mine[AG_ENABLE];
     if (gpuinstG.rank == 0 && rc == GPUINST_SUCCESS && all != NULL && counts != NULL) {
@@ -6286,6 +6476,10 @@ GPUINST_PRIVATE int gpuinstConfigAgree(void)
     agreed.any_enabled = decided[AG_ENABLE];
     agreed.done = 1;
     gpuinstConfigApplyAgreed(&gpuinstG.cfg);
+    /* parts that read their text before the agreement (gpuinst_init before
+     * MPI_Init; the NVTX collector before gpuinst_init) take rank 0's now */
+    gpuinstCaptureAgreed(agreed.capture);
+    gpuinstNvtxDomainsAgreed(agreed.nvtx_domains);
     return rc;
 }
 
@@ -6299,11 +6493,13 @@ GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg)
     if (!agreed.done || !cfg->loaded) return;
     cfg->overwrite = agreed.overwrite;
     cfg->collective_io = agreed.collective_io;
+    memcpy(cfg->capture, agreed.capture, sizeof cfg->capture);
+    memcpy(cfg->nvtx_domains, agreed.nvtx_domains, sizeof cfg->nvtx_domains);
 }
 
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
 {
-    cfg->mode = cfgMode();
+    cfg->mode = cfgMode(0);
     cfgString("GPUINST_OUTPUT", cfg->output, sizeof cfg->output, "gpuinst.h5");
     cfg->enable = gpuinstEnvFlag("GPUINST_ENABLE", 1);
     cfg->verbose = (int)gpuinstEnvU64("GPUINST_VERBOSE", 0, 0, 9);
@@ -6315,6 +6511,8 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     cfg->buffer_mb = gpuinstEnvU64("GPUINST_BUFFER_MB", 0, 0, (uint64_t)1 << 30);
     cfg->overwrite = gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
     cfg->collective_io = gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);
+    cfgString("GPUINST_NVTX_DOMAINS", cfg->nvtx_domains, sizeof cfg->nvtx_domains, "");
+    cfgString("GPUINST_CAPTURE", cfg->capture, sizeof cfg->capture, "");
     GPUINST_STORE_REL(&cfg->loaded, 1);
     gpuinstConfigApplyAgreed(cfg);
 }
@@ -6336,6 +6534,17 @@ GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void)
     return earlyCuptiLib;
 }
 #endif
+
+/* The NVTX collector may be asked to attach before gpuinst_init (a library's
+ * first NVTX call): it reads the two variables that decide whether it
+ * attaches at all, with the same rules (and rank 0's domain filter when
+ * the agreement came first), ahead of gpuinstConfigLoad. */
+GPUINST_PRIVATE void gpuinstConfigLoadNvtx(gpuinstConfig *cfg)
+{
+    cfg->enable = gpuinstEnvFlag("GPUINST_ENABLE", 1);
+    cfgString("GPUINST_NVTX_DOMAINS", cfg->nvtx_domains, sizeof cfg->nvtx_domains, "");
+    if (agreed.done) memcpy(cfg->nvtx_domains, agreed.nvtx_domains, sizeof cfg->nvtx_domains);
+}
 /************** End of src/config.c **************/
 /************** Begin file src/coll.c **************/
 /*
@@ -10040,6 +10249,11 @@ GPUINST_PRIVATE void gpuinstLeaseRelease(gpuinstLease *l)
  * nvtx.c -- annotations: ranges, marks, domains, categories, registered
  * strings and thread names.  Each call emits the real NVTX3 call (so Nsight
  * tools see it) and records the event in the calling thread's buffers.
+ * The recording half (gpuinstRecord*) is also the NVTX collector's
+ * (src/nvtx_inject.c): an annotation made through NVTX becomes the same row,
+ * with the same in-call word, thread slot, profile-mode frames and capture
+ * windows.  When gpuinst is itself the NVTX tool of its own NVTX copy
+ * (gpuinstNvtxSelf), the API makes no NVTX call: it would come back here.
  *
  * Hot path (push/pop, mark): one state check, the thread's state from TLS,
  * a cached name lookup, one clock read, a store into the thread's stack or
@@ -10054,8 +10268,14 @@ GPUINST_PRIVATE void gpuinstLeaseRelease(gpuinstLease *l)
 
 #if defined(__GNUC__)
 #define GPUINST_NOINLINE __attribute__((noinline))
+/* The hot path's helpers are shared by the API and the NVTX collector; with
+ * several callers the compiler may keep them out of line (in the
+ * amalgamation: +58 instructions per push/pop pair, measured), so they are
+ * forced inline. */
+#define GPUINST_HOT_INLINE inline __attribute__((always_inline))
 #else
 #define GPUINST_NOINLINE
+#define GPUINST_HOT_INLINE inline
 #endif
 
 /* ---- threads -----------------------------------------------------------
@@ -10115,7 +10335,7 @@ GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
     if (t != NULL) {
         t->os_tid = (int64_t)syscall(SYS_gettid);
         t->name = 0;
-        t->mode = (uint8_t)gpuinstG.cfg.mode;
+        t->mode = (uint8_t)gpuinstConfigMode(); /* also for a slot the NVTX collector makes before init */
         t->life_start_ns = gpuinstClockNs();
         t->life++;
         if (fresh) {
@@ -10265,7 +10485,13 @@ static void closeStacks(gpuinstThread *t, gpuinstThread *dst, uint64_t now, int 
         if (s == NULL) continue;
         for (k = GPUINST_LOAD_ACQ(&s->depth); k > 0; k--) {
             gpuinstOpen *o = &s->open[k - 1];
-            gpuinstRangeRec *r = dst != NULL ? (gpuinstRangeRec *)gpuinstBufSlot(&dst->ranges) : NULL;
+            gpuinstRangeRec *r;
+            if (o->flags & GPUINST_RANGE_FLAG_SKIP_) continue; /* outside every capture window */
+            r = dst != NULL ? (gpuinstRangeRec *)gpuinstBufSlot(&dst->ranges) : NULL;
+            /* a window this range opened ends with it (a thread's exit; at
+             * finalize the writer ends open windows itself) */
+            if ((o->flags & GPUINST_RANGE_FLAG_CAPTURE_WINDOW) && GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_RUNNING)
+                gpuinstCaptureClose(o->name, o->domain, now);
             if (r == NULL) {
                 GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
             } else {
@@ -10405,11 +10631,16 @@ static GPUINST_NOINLINE uint32_t nameIdFill(gpuinstThread *t, gpuinstNameKey *k,
  * strcmp against the interned copy, which reads `name` no further than its
  * end.  A truncated name never matches (its interned copy is shorter) and
  * takes the hashed path every time, as before. */
-static inline uint32_t nameIdFront(gpuinstThread *t, const char *name)
+static GPUINST_HOT_INLINE uint32_t nameIdFront(gpuinstThread *t, const char *name)
 {
     gpuinstNameKey *k = nameKeySlot(t, name);
     if (GPUINST_LIKELY(k->key == name) && GPUINST_LIKELY(k->ro || strcmp(k->text, name) == 0)) return k->id;
     return nameIdFill(t, k, name);
+}
+
+GPUINST_PRIVATE uint32_t gpuinstNameIdFront(gpuinstThread *t, const char *name)
+{
+    return nameIdFront(t, name);
 }
 
 /* ---- registered strings and categories ---------------------------------- */
@@ -10480,13 +10711,8 @@ static int domainValid(gpuinst_domain d)
     return d < GPUINST_LOAD_ACQ(&gpuinstG.ndomains);
 }
 
-/* Validated view of the optional attributes. */
-typedef struct Attr {
-    uint32_t color, category, name;
-    uint8_t ptype;
-    int64_t payload;
-    nvtxStringHandle_t reg;
-} Attr;
+/* Validated view of the optional attributes: the record path's event. */
+typedef gpuinstEvent Attr;
 
 static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
 {
@@ -10515,14 +10741,16 @@ static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
     return GPUINST_SUCCESS;
 }
 
-/* 1 unless NVTX is initialised and no tool listens: then every NVTX call
+/* 0 when gpuinst is its own NVTX tool (the call would come back to the
+ * collector: GPUINST_NVTX_EMIT), else 1 unless NVTX is initialised and no
+ * tool listens: then every NVTX call
  * is a test of a NULL pointer, and gpuinst need not build the event
  * attributes for it (nvtxAttr is ~30 instructions).  Before NVTX's first
  * call its entry points hold its initialiser, so this says 1 and the call
  * is made (and initialises NVTX). */
 static inline int nvtxListens(void)
 {
-    return NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainRangePushEx_impl_fnptr != NVTX_NULLPTR;
+    return GPUINST_NVTX_EMIT() && NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainRangePushEx_impl_fnptr != NVTX_NULLPTR;
 }
 
 /* The NVTX event attributes for a record. */
@@ -10614,7 +10842,7 @@ static inline int stackReserve(gpuinstStack *s)
 
 /* Opens the range on s (room reserved); called after the NVTX call.  The
  * stack entry is the final /ranges row but for end_ns (see popRecord). */
-static inline void stackPush(gpuinstThread *t, gpuinstStack *s, gpuinst_domain domain, const Attr *a)
+static GPUINST_HOT_INLINE void stackPush(gpuinstThread *t, gpuinstStack *s, gpuinst_domain domain, const Attr *a)
 {
     gpuinstOpen *o = &s->open[s->depth];
     uint32_t depth = s->depth + 1;
@@ -10627,11 +10855,14 @@ static inline void stackPush(gpuinstThread *t, gpuinstStack *s, gpuinst_domain d
     o->domain = (uint16_t)domain;
     o->category = (uint16_t)a->category;
     o->depth = (uint8_t)(depth > 255 ? 255 : depth);
-    o->flags = a->ptype;
-    /* GPU tracing: this range is the launching context of CUDA work until its pop (one branch when off) */
-    gpuinstGpuRangePush(((uint64_t)t->index << 32) | o->seq);
-    /* range profiling: a nested profiler range while a profiled pass runs (one branch when off) */
-    gpuinstProfRangePush(a->name);
+    /* capture windows (src/capture.c): one branch when GPUINST_CAPTURE is unset */
+    o->flags = (uint8_t)(a->ptype | gpuinstCapturePush(a->name, domain));
+    if (GPUINST_LIKELY(!(o->flags & GPUINST_RANGE_FLAG_SKIP_))) {
+        /* GPU tracing: this range is the launching context of CUDA work until its pop (one branch when off) */
+        gpuinstGpuRangePush(((uint64_t)t->index << 32) | o->seq);
+        /* range profiling: a nested profiler range while a profiled pass runs (one branch when off) */
+        gpuinstProfRangePush(a->name);
+    }
     o->start_ns = gpuinstClockNs(); /* last: gpuinst's own cost stays outside the range */
     GPUINST_STORE_REL(&s->depth, depth);
 }
@@ -10745,15 +10976,39 @@ static int profEvent(gpuinstThread *t, gpuinst_domain d, uint32_t name, int kind
     return GPUINST_SUCCESS;
 }
 
+/* The recording half of a push with attributes, inside a call on t (see
+ * callBegin; left here) with a's name resolved: the trace stack's row
+ * and/or the profile's frame; with `emit` NVTX's call too (the API's; the
+ * collector's events came from NVTX). */
+static GPUINST_HOT_INLINE int pushOpen(gpuinstThread *t, gpuinst_domain domain, const Attr *a, const char *name,
+                                       int emit)
+{
+    gpuinstStack *s = (t->mode & GPUINST_MODE_TRACE) ? stackFor(t, domain) : NULL;
+    gpuinstProfStack *ps = NULL;
+    gpuinstProfRangeRec *pn = NULL;
+    nvtxEventAttributes_t ea;
+    if (t->mode & GPUINST_MODE_PROFILE) ps = profReserve(t, domain, a->name, &pn);
+    if (GPUINST_UNLIKELY(((t->mode & GPUINST_MODE_TRACE) && (s == NULL || stackReserve(s) != GPUINST_SUCCESS)) ||
+                         ((t->mode & GPUINST_MODE_PROFILE) && ps == NULL))) {
+        callLeave(t);
+        return lost();
+    }
+    if (emit) {
+        nvtxAttr(&ea, name, a);
+        nvtxDomainRangePushEx(domainHandle(domain), &ea);
+    }
+    if (ps != NULL) profPush(t, ps, pn, s == NULL);
+    if (s != NULL) stackPush(t, s, domain, a);
+    if (ps != NULL && s != NULL) profSameStart(ps, s);
+    callLeave(t);
+    return GPUINST_SUCCESS;
+}
+
 int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst_attr *attr)
 {
     int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
     gpuinstThread *t;
-    gpuinstStack *s;
-    gpuinstProfStack *ps = NULL;
-    gpuinstProfRangeRec *pn = NULL;
     Attr a;
-    nvtxEventAttributes_t ea;
     if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) {
         if (st == GPUINST_STATE_NVTX_ONLY) nvtxOnlyPush(domain, name, attr);
         return notRunning(st);
@@ -10768,31 +11023,37 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
         callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     }
-    s = (t->mode & GPUINST_MODE_TRACE) ? stackFor(t, domain) : NULL;
-    if (t->mode & GPUINST_MODE_PROFILE) ps = profReserve(t, domain, a.name, &pn);
-    if (GPUINST_UNLIKELY(((t->mode & GPUINST_MODE_TRACE) && (s == NULL || stackReserve(s) != GPUINST_SUCCESS)) ||
-                         ((t->mode & GPUINST_MODE_PROFILE) && ps == NULL))) {
-        callLeave(t);
-        return lost();
-    }
-    if (nvtxListens()) {
-        nvtxAttr(&ea, name, &a);
-        nvtxDomainRangePushEx(domainHandle(domain), &ea);
-    }
-    if (ps != NULL) profPush(t, ps, pn, s == NULL);
-    if (s != NULL) stackPush(t, s, domain, &a);
-    if (ps != NULL && s != NULL) profSameStart(ps, s);
-    callLeave(t);
-    return GPUINST_SUCCESS;
+    return pushOpen(t, domain, &a, name, nvtxListens());
 }
 
-/* The recording half of gpuinst_range_push (state RUNNING). */
-static GPUINST_NOINLINE int pushRecordDefault(const char *name)
+/* The 0-based level of t's innermost open range of domain d (-1: none). */
+static int levelOf(gpuinstThread *t, gpuinst_domain d)
+{
+    if (t->mode & GPUINST_MODE_TRACE) {
+        gpuinstStack *s = t->stacks[d];
+        return s != NULL ? (int)s->depth - 1 : -1;
+    } else {
+        gpuinstProfStack *ps = t->prof != NULL ? t->prof->stacks[d] : NULL;
+        return ps != NULL ? (int)ps->depth - 1 : -1;
+    }
+}
+
+GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e)
+{
+    if (GPUINST_UNLIKELY(!callBegin(t))) return -1;
+    if (GPUINST_UNLIKELY(pushOpen(t, d, e, NULL, 0) != GPUINST_SUCCESS)) return -1;
+    return levelOf(t, d);
+}
+
+/* A push in the default domain with a name and no attributes (state
+ * RUNNING): gpuinst_range_push's recording half, and NVTX's nvtxRangePushA
+ * through the collector (`emit` 0; there a NULL or empty name is a range
+ * without a name). */
+static GPUINST_HOT_INLINE int pushDefault(const char *name, int emit)
 {
     gpuinstThread *t;
     gpuinstStack *s;
     Attr a;
-    if (GPUINST_UNLIKELY(name == NULL || name[0] == '\0')) return invalid();
     t = gpuinstThreadGet();
     if (GPUINST_UNLIKELY(t == NULL)) return noSlot();
     if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
@@ -10802,20 +11063,24 @@ static GPUINST_NOINLINE int pushRecordDefault(const char *name)
     a.ptype = GPUINST_PAYLOAD_NONE;
     a.payload = 0;
     a.reg = NULL;
-    a.name = nameIdFront(t, name);
+    a.name = 0;
+    if (GPUINST_LIKELY(name != NULL && name[0] != '\0') && GPUINST_UNLIKELY((a.name = nameIdFront(t, name)) == 0)) {
+        callLeave(t);
+        return lost();
+    }
     if (t->mode == GPUINST_MODE_PROFILE) { /* profile only */
         gpuinstProfRangeRec *pn;
-        gpuinstProfStack *ps = a.name != 0 ? profReserve(t, GPUINST_DOMAIN_DEFAULT, a.name, &pn) : NULL;
+        gpuinstProfStack *ps = profReserve(t, GPUINST_DOMAIN_DEFAULT, a.name, &pn);
         if (GPUINST_UNLIKELY(ps == NULL)) {
             callLeave(t);
             return lost();
         }
-        nvtxRangePushA(name);
+        if (emit) nvtxRangePushA(name);
         profPush(t, ps, pn, 1);
         callLeave(t);
         return GPUINST_SUCCESS;
     }
-    s = a.name != 0 ? stackFor(t, GPUINST_DOMAIN_DEFAULT) : NULL;
+    s = stackFor(t, GPUINST_DOMAIN_DEFAULT);
     if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) {
         callLeave(t);
         return lost();
@@ -10827,17 +11092,31 @@ static GPUINST_NOINLINE int pushRecordDefault(const char *name)
             callLeave(t);
             return lost();
         }
-        nvtxRangePushA(name);
+        if (emit) nvtxRangePushA(name);
         profPush(t, ps, pn, 0);
         stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
         profSameStart(ps, s);
         callLeave(t);
         return GPUINST_SUCCESS;
     }
-    nvtxRangePushA(name);
+    if (emit) nvtxRangePushA(name);
     stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
     callLeave(t);
     return GPUINST_SUCCESS;
+}
+
+/* The recording half of gpuinst_range_push (state RUNNING). */
+static GPUINST_NOINLINE int pushRecordDefault(const char *name)
+{
+    if (GPUINST_UNLIKELY(name == NULL || name[0] == '\0')) return invalid();
+    return pushDefault(name, GPUINST_NVTX_EMIT());
+}
+
+GPUINST_PRIVATE int gpuinstRecordPushName(gpuinst_domain d, const char *name)
+{
+    (void)d; /* the default domain: the collector's nvtxRangePushA */
+    if (GPUINST_UNLIKELY(pushDefault(name, 0) != GPUINST_SUCCESS)) return -1;
+    return levelOf(gpuinstThreadSelf, GPUINST_DOMAIN_DEFAULT);
 }
 
 int gpuinst_range_push(const char *name)
@@ -10853,10 +11132,33 @@ int gpuinst_range_push(const char *name)
 
 #define POP_NOT_RUNNING (-1) /* popRecord: finalize came first */
 
+/* A pop of a range that capture windows concern (src/capture.c), inside a
+ * call: one outside every window is dropped (it pushed nothing to CUPTI or
+ * the profiler); one that opened a window is written and closes it. */
+static GPUINST_NOINLINE int popCaptured(gpuinstThread *t, gpuinstStack *s, gpuinstOpen *o, uint32_t depth, uint64_t now)
+{
+    gpuinstRangeRec *r;
+    if (o->flags & GPUINST_RANGE_FLAG_SKIP_) {
+        GPUINST_STORE_REL(&s->depth, depth - 1);
+        return GPUINST_SUCCESS;
+    }
+    r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
+    if (r != NULL) {
+        *r = *o;
+        r->end_ns = now;
+        gpuinstBufCommit(&t->ranges);
+    }
+    GPUINST_STORE_REL(&s->depth, depth - 1);
+    gpuinstGpuRangePop();
+    gpuinstProfRangePop();
+    gpuinstCaptureClose(o->name, o->domain, now);
+    return r != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
+}
+
 /* The recording half of a pop (state RUNNING, domain valid); `now` was read
  * first so gpuinst's own cost stays outside the range.  The NVTX call is
  * the caller's, and is not made on STACK_EMPTY. */
-static inline int popRecord(gpuinst_domain domain, uint64_t now)
+static GPUINST_HOT_INLINE int popRecord(gpuinst_domain domain, uint64_t now)
 {
     gpuinstThread *t = gpuinstThreadSelf;
     gpuinstStack *s;
@@ -10885,6 +11187,11 @@ static inline int popRecord(gpuinst_domain domain, uint64_t now)
     }
     depth = s->depth;
     o = &s->open[depth - 1];
+    if (GPUINST_UNLIKELY(o->flags & (GPUINST_RANGE_FLAG_SKIP_ | GPUINST_RANGE_FLAG_CAPTURE_WINDOW))) {
+        int rc = popCaptured(t, s, o, depth, now);
+        callLeave(t);
+        return rc;
+    }
     r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
     if (GPUINST_LIKELY(r != NULL)) {
         *r = *o;
@@ -10912,8 +11219,21 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
     rc = popRecord(domain, now);
     if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
-    nvtxDomainRangePop(domainHandle(domain));
+    if (GPUINST_NVTX_EMIT()) nvtxDomainRangePop(domainHandle(domain));
     return rc == GPUINST_SUCCESS ? rc : lost();
+}
+
+GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d)
+{
+    gpuinstThread *t = gpuinstThreadSelf;
+    int level, rc;
+    /* nothing open: the caller decides (a range pushed before init, or a
+     * misuse it counts); no clock read */
+    if (GPUINST_UNLIKELY(t == NULL || (level = levelOf(t, d)) < 0)) return -2;
+    rc = popRecord(d, gpuinstClockNs());
+    if (GPUINST_LIKELY(rc == GPUINST_SUCCESS)) return level;
+    if (rc == GPUINST_ERROR_OUT_OF_MEMORY) lost();
+    return -1;
 }
 
 /* The recording half of gpuinst_range_pop (state RUNNING). */
@@ -10932,13 +11252,13 @@ static GPUINST_NOINLINE int popRecordDefault(void)
         }
         profHooksPop();
         callLeave(t);
-        nvtxRangePop();
+        if (GPUINST_NVTX_EMIT()) nvtxRangePop();
         return GPUINST_SUCCESS;
     }
     rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
     if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
-    nvtxRangePop();
+    if (GPUINST_NVTX_EMIT()) nvtxRangePop();
     return rc == GPUINST_SUCCESS ? rc : lost();
 }
 
@@ -10991,6 +11311,36 @@ static unsigned openBucket(gpuinst_range_id id)
     return (unsigned)((id * 0x9E3779B97F4A7C15ull) >> 54) & (OPEN_BUCKETS - 1);
 }
 
+/* Opens start/end range o (filled but for id, start and the capture flags),
+ * inside a call on t; *id is set under the lock (another thread may end
+ * the range as soon as it is in the table). */
+static void openInsert(gpuinstThread *t, OpenRange *o, gpuinst_range_id *id)
+{
+    unsigned b;
+    o->id = ((gpuinst_range_id)t->index << 32) | t->seq++;
+    o->thread = t->index;
+    o->life = t->life;
+    o->flags = (uint8_t)(o->flags | gpuinstCapturePush(o->name, o->domain)); /* capture windows */
+    b = openBucket(o->id);
+    o->start_ns = gpuinstClockNs();
+    pthread_mutex_lock(&openLock);
+    o->next = openTable[b];
+    openTable[b] = o;
+    *id = o->id;
+    pthread_mutex_unlock(&openLock);
+}
+
+static void openFill(OpenRange *o, gpuinst_domain domain, const Attr *a)
+{
+    o->nvtx = 0;
+    o->payload = a->payload;
+    o->name = a->name;
+    o->color = a->color;
+    o->domain = (uint16_t)domain;
+    o->category = (uint16_t)a->category;
+    o->flags = a->ptype;
+}
+
 int gpuinst_range_start_ex(gpuinst_domain domain, const char *name, const gpuinst_attr *attr,
                            gpuinst_range_id *id)
 {
@@ -10999,7 +11349,6 @@ int gpuinst_range_start_ex(gpuinst_domain domain, const char *name, const gpuins
     OpenRange *o;
     Attr a;
     nvtxEventAttributes_t ea;
-    unsigned b;
     if (id == NULL) return st == GPUINST_STATE_RUNNING ? invalid() : notRunning(st);
     *id = 0;
     if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) return notRunning(st);
@@ -11013,24 +11362,28 @@ int gpuinst_range_start_ex(gpuinst_domain domain, const char *name, const gpuins
         callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     }
-    nvtxAttr(&ea, name, &a);
-    o->id = ((gpuinst_range_id)t->index << 32) | t->seq++;
-    o->nvtx = nvtxDomainRangeStartEx(domainHandle(domain), &ea);
-    o->payload = a.payload;
-    o->name = a.name;
-    o->color = a.color;
-    o->domain = (uint16_t)domain;
-    o->category = (uint16_t)a.category;
-    o->thread = t->index;
-    o->life = t->life;
-    o->flags = a.ptype;
-    b = openBucket(o->id);
-    o->start_ns = gpuinstClockNs();
-    pthread_mutex_lock(&openLock);
-    o->next = openTable[b];
-    openTable[b] = o;
-    *id = o->id;
-    pthread_mutex_unlock(&openLock);
+    openFill(o, domain, &a);
+    if (GPUINST_NVTX_EMIT()) {
+        nvtxAttr(&ea, name, &a);
+        o->nvtx = nvtxDomainRangeStartEx(domainHandle(domain), &ea);
+    }
+    openInsert(t, o, id);
+    callLeave(t);
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE int gpuinstRecordStart(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e, gpuinst_range_id *id)
+{
+    OpenRange *o;
+    *id = 0;
+    if (!callBegin(t)) return NOT_RUNNING_NOW();
+    o = (OpenRange *)malloc(sizeof *o);
+    if (o == NULL) {
+        callLeave(t);
+        return lost();
+    }
+    openFill(o, d, e);
+    openInsert(t, o, id);
     callLeave(t);
     return GPUINST_SUCCESS;
 }
@@ -11041,10 +11394,13 @@ int gpuinst_range_start(const char *name, gpuinst_range_id *id)
 }
 
 /* Appends an ended start/end range to thread t's buffer (trace) and folds
- * it into t's profile (profile); frees o. */
+ * it into t's profile (profile); frees o.  A range outside every capture
+ * window is not written; one that opened a window closes it. */
 static int openRangeRecord(gpuinstThread *t, OpenRange *o, uint64_t end, uint8_t extra)
 {
     gpuinstRangeRec *r;
+    int window = (o->flags & GPUINST_RANGE_FLAG_CAPTURE_WINDOW) != 0;
+    uint32_t name = o->name, domain = o->domain;
     if (t->mode & GPUINST_MODE_PROFILE) {
         int rc = profEvent(t, o->domain, o->name, GPUINST_PROF_STARTEND, end > o->start_ns ? end - o->start_ns : 0,
                            (extra & GPUINST_RANGE_FLAG_UNTERMINATED) != 0);
@@ -11052,6 +11408,10 @@ static int openRangeRecord(gpuinstThread *t, OpenRange *o, uint64_t end, uint8_t
             free(o);
             return rc == GPUINST_SUCCESS ? rc : lost();
         }
+    }
+    if (GPUINST_UNLIKELY(o->flags & GPUINST_RANGE_FLAG_SKIP_)) {
+        free(o);
+        return GPUINST_SUCCESS;
     }
     r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
     if (r != NULL) {
@@ -11070,17 +11430,17 @@ static int openRangeRecord(gpuinstThread *t, OpenRange *o, uint64_t end, uint8_t
         gpuinstBufCommit(&t->ranges);
     }
     free(o);
+    if (window) gpuinstCaptureClose(name, domain, end);
     return r != NULL ? GPUINST_SUCCESS : lost();
 }
 
-int gpuinst_range_end(gpuinst_range_id id)
+/* Ends start/end range `id` at `now` on the calling thread (state was
+ * RUNNING); with `emit` NVTX's nvtxDomainRangeEnd too (the API's). */
+static int endRange(gpuinst_range_id id, uint64_t now, int emit)
 {
-    int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
-    uint64_t now = gpuinstClockNs();
-    gpuinstThread *t;
+    gpuinstThread *t = gpuinstThreadGet();
     OpenRange **pp, *o = NULL;
-    if (st != GPUINST_STATE_RUNNING) return notRunning(st);
-    t = gpuinstThreadGet();
+    int rc;
     if (t == NULL) return noSlot();
     /* in the call before the range leaves the table: finalize either waits
      * for this call, or closes the range itself (UNTERMINATED) */
@@ -11099,20 +11459,65 @@ int gpuinst_range_end(gpuinst_range_id id)
         GPUINST_ADD_RLX(&gpuinstG.counts.range_not_open, 1);
         return GPUINST_ERROR_RANGE_NOT_OPEN;
     }
-    nvtxDomainRangeEnd(domainHandle(o->domain), o->nvtx);
+    if (emit) nvtxDomainRangeEnd(domainHandle(o->domain), o->nvtx);
     rc = openRangeRecord(t, o, now,
                          t->index != o->thread || t->life != o->life ? GPUINST_RANGE_FLAG_CROSS_THREAD : 0);
     callLeave(t);
     return rc;
 }
 
+int gpuinst_range_end(gpuinst_range_id id)
+{
+    int st = GPUINST_LOAD_RLX(&gpuinstG.state);
+    if (st != GPUINST_STATE_RUNNING) return notRunning(st); /* no clock read: nothing is recorded */
+    return endRange(id, gpuinstClockNs(), GPUINST_NVTX_EMIT());
+}
+
+GPUINST_PRIVATE int gpuinstRecordEnd(gpuinst_range_id id, uint64_t now)
+{
+    return endRange(id, now, 0);
+}
+
 /* ---- marks ------------------------------------------------------------------ */
+
+/* The recording half of a mark, inside a call on t (left here). */
+static int markRecord(gpuinstThread *t, gpuinst_domain domain, const Attr *a, uint64_t now)
+{
+    gpuinstMarkRec *m;
+    if (t->mode & GPUINST_MODE_PROFILE) { /* a count on its path */
+        int rc = profEvent(t, domain, a->name, GPUINST_PROF_MARK, 0, 0);
+        if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) {
+            callLeave(t);
+            return rc == GPUINST_SUCCESS ? rc : lost();
+        }
+    }
+    if (gpuinstCaptureSkip()) { /* outside every capture window */
+        callLeave(t);
+        return GPUINST_SUCCESS;
+    }
+    m = (gpuinstMarkRec *)gpuinstBufSlot(&t->marks);
+    if (m == NULL) {
+        callLeave(t);
+        return lost();
+    }
+    memset(m, 0, sizeof *m);
+    m->time_ns = now;
+    m->payload = a->payload;
+    m->name = a->name;
+    m->color = a->color;
+    m->thread = t->index;
+    m->domain = (uint16_t)domain;
+    m->category = (uint16_t)a->category;
+    m->flags = a->ptype;
+    gpuinstBufCommit(&t->marks);
+    callLeave(t);
+    return GPUINST_SUCCESS;
+}
 
 int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr *attr)
 {
     int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
     gpuinstThread *t;
-    gpuinstMarkRec *m;
     Attr a;
     nvtxEventAttributes_t ea;
     uint64_t now;
@@ -11138,30 +11543,13 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
         nvtxAttr(&ea, name, &a);
         nvtxDomainMarkEx(domainHandle(domain), &ea);
     }
-    if (t->mode & GPUINST_MODE_PROFILE) { /* a count on its path */
-        rc = profEvent(t, domain, a.name, GPUINST_PROF_MARK, 0, 0);
-        if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) {
-            callLeave(t);
-            return rc == GPUINST_SUCCESS ? rc : lost();
-        }
-    }
-    m = (gpuinstMarkRec *)gpuinstBufSlot(&t->marks);
-    if (m == NULL) {
-        callLeave(t);
-        return lost();
-    }
-    memset(m, 0, sizeof *m);
-    m->time_ns = now;
-    m->payload = a.payload;
-    m->name = a.name;
-    m->color = a.color;
-    m->thread = t->index;
-    m->domain = (uint16_t)domain;
-    m->category = (uint16_t)a.category;
-    m->flags = a.ptype;
-    gpuinstBufCommit(&t->marks);
-    callLeave(t);
-    return GPUINST_SUCCESS;
+    return markRecord(t, domain, &a, now);
+}
+
+GPUINST_PRIVATE int gpuinstRecordMark(gpuinstThread *t, gpuinst_domain domain, const gpuinstEvent *a, uint64_t now)
+{
+    if (!callBegin(t)) return NOT_RUNNING_NOW();
+    return markRecord(t, domain, a, now);
 }
 
 /* As gpuinst_range_push: disabled, the state test and NVTX's own call. */
@@ -11193,17 +11581,30 @@ static int slowEntry(void)
     return notRunning(st);
 }
 
-int gpuinst_domain_create(const char *name, gpuinst_domain *domain)
+/* Domain 0, NVTX's default domain (handle NULL): ranges a user pushes
+ * through gpuinst look in Nsight like any nvtxRangePush.  Made by init, or
+ * earlier by the first domain the NVTX collector learns.  Under the lock;
+ * `name` is the id of "default" (interned before: interning a name may make
+ * the thread's state, which takes the same lock). */
+static void defaultDomainLocked(uint32_t name)
 {
-    int rc = slowEntry();
-    uint32_t id, i;
-    gpuinstThread *t;
-    if (rc != GPUINST_SUCCESS) return rc;
-    if (name == NULL || name[0] == '\0' || domain == NULL) return invalid();
-    t = gpuinstThreadGet();
-    id = t != NULL ? gpuinstNameId(t, name) : 0;
-    if (id == 0) return lost();
+    if (gpuinstG.ndomains != 0) return;
+    gpuinstG.domains[0] = NULL;
+    gpuinstG.domain_names[0] = name;
+    GPUINST_STORE_REL(&gpuinstG.ndomains, 1u);
+}
+
+static uint32_t defaultName(void)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    return t != NULL ? gpuinstNameId(t, "default") : 0;
+}
+
+GPUINST_PRIVATE int gpuinstDomainGet(uint32_t id, const char *name, int emit, gpuinst_domain *domain)
+{
+    uint32_t i, def = GPUINST_LOAD_ACQ(&gpuinstG.ndomains) == 0 ? defaultName() : 0;
     pthread_mutex_lock(&gpuinstG.lock);
+    defaultDomainLocked(def);
     for (i = 1; i < gpuinstG.ndomains; i++) {
         if (gpuinstG.domain_names[i] == id) {
             *domain = i;
@@ -11217,7 +11618,7 @@ int gpuinst_domain_create(const char *name, gpuinst_domain *domain)
         return GPUINST_ERROR_LIMIT;
     }
     i = gpuinstG.ndomains;
-    gpuinstG.domains[i] = nvtxDomainCreateA(name);
+    gpuinstG.domains[i] = emit ? nvtxDomainCreateA(name) : NULL;
     gpuinstG.domain_names[i] = id;
     GPUINST_STORE_REL(&gpuinstG.ndomains, i + 1);
     pthread_mutex_unlock(&gpuinstG.lock);
@@ -11225,10 +11626,23 @@ int gpuinst_domain_create(const char *name, gpuinst_domain *domain)
     return GPUINST_SUCCESS;
 }
 
+int gpuinst_domain_create(const char *name, gpuinst_domain *domain)
+{
+    int rc = slowEntry();
+    uint32_t id;
+    gpuinstThread *t;
+    if (rc != GPUINST_SUCCESS) return rc;
+    if (name == NULL || name[0] == '\0' || domain == NULL) return invalid();
+    t = gpuinstThreadGet();
+    id = t != NULL ? gpuinstNameId(t, name) : 0;
+    if (id == 0) return lost();
+    return gpuinstDomainGet(id, name, GPUINST_NVTX_EMIT(), domain);
+}
+
 int gpuinst_category_name(gpuinst_domain domain, uint32_t category, const char *name)
 {
     int rc = slowEntry();
-    uint32_t id, i;
+    uint32_t id;
     gpuinstThread *t;
     if (rc != GPUINST_SUCCESS) return rc;
     if (!domainValid(domain) || category == 0 || category > GPUINST_MAX_CATEGORY || name == NULL ||
@@ -11237,7 +11651,13 @@ int gpuinst_category_name(gpuinst_domain domain, uint32_t category, const char *
     t = gpuinstThreadGet();
     id = t != NULL ? gpuinstNameId(t, name) : 0;
     if (id == 0) return lost();
-    nvtxDomainNameCategoryA(domainHandle(domain), category, name);
+    if (GPUINST_NVTX_EMIT()) nvtxDomainNameCategoryA(domainHandle(domain), category, name);
+    return gpuinstCategorySet(domain, category, id);
+}
+
+GPUINST_PRIVATE int gpuinstCategorySet(gpuinst_domain domain, uint32_t category, uint32_t id)
+{
+    uint32_t i;
     pthread_mutex_lock(&gpuinstG.lock);
     for (i = 0; i < ncategories; i++) {
         if (categories[i].domain == domain && categories[i].category == category) {
@@ -11296,7 +11716,7 @@ int gpuinst_string_register(gpuinst_domain domain, const char *text, gpuinst_str
     }
     registered[nregistered].name = id;
     registered[nregistered].domain = (uint16_t)domain;
-    registered[nregistered].handle = nvtxDomainRegisterStringA(domainHandle(domain), text);
+    registered[nregistered].handle = GPUINST_NVTX_EMIT() ? nvtxDomainRegisterStringA(domainHandle(domain), text) : NULL;
     GPUINST_STORE_REL(&nregistered, nregistered + 1);
     *handle = nregistered;
     pthread_mutex_unlock(&gpuinstG.lock);
@@ -11315,7 +11735,7 @@ int gpuinst_thread_name(const char *name)
     id = gpuinstNameId(t, name);
     if (id == 0) return lost();
     t->name = id;
-    nvtxNameOsThreadA((uint32_t)t->os_tid, name);
+    if (GPUINST_NVTX_EMIT()) nvtxNameOsThreadA((uint32_t)t->os_tid, name);
     return GPUINST_SUCCESS;
 }
 
@@ -11323,13 +11743,11 @@ int gpuinst_thread_name(const char *name)
 
 GPUINST_PRIVATE void gpuinstNvtxInit(void)
 {
-    gpuinstThread *t;
-    /* Domain 0 is NVTX's default domain (handle NULL): ranges a user pushes
-     * through gpuinst look in Nsight like any nvtxRangePush. */
-    gpuinstG.domains[0] = NULL;
-    t = gpuinstThreadGet();
-    gpuinstG.domain_names[0] = t != NULL ? gpuinstNameId(t, "default") : 0;
-    GPUINST_STORE_REL(&gpuinstG.ndomains, 1u);
+    /* the NVTX collector may have made domains (and domain 0) already */
+    uint32_t def = defaultName();
+    pthread_mutex_lock(&gpuinstG.lock);
+    defaultDomainLocked(def);
+    pthread_mutex_unlock(&gpuinstG.lock);
     barrierRegister(); /* for gpuinstNvtxQuiesce */
 }
 
@@ -11386,626 +11804,38 @@ GPUINST_PRIVATE int gpuinstCollectCategories(const gpuinstTable *tb, void **out,
     return GPUINST_SUCCESS;
 }
 /************** End of src/nvtx.c **************/
-/************** Begin file src/profile.c **************/
+/************** Begin file src/capture.c **************/
 /*
- * profile.c -- the aggregated profile (GPUINST_MODE=profile, issue 19):
- * per rank, thread and domain one row per distinct range path instead of
- * one row per range, so memory and file grow with the paths of a program,
- * not with how long it runs.
+ * capture.c -- capture windows (GPUINST_CAPTURE): record only inside chosen
+ * ranges, so a long run pays for tracing only where asked (as Nsight
+ * Systems' `-c nvtx -p RANGE@DOMAIN`).
  *
- * A thread's profile (gpuinstProf, gpuinstInt.h) is a set of nodes, one
- * per path (domain, parent path, name, kind), found by an open-addressing
- * hash on (parent, name, kind << 16 | domain) and stored in chunks that
- * never move (frames point at them).  The hot paths are in src/nvtx.c
- * (push: find the node, open a frame; pop: fold the frame into its node);
- * this file holds the slow halves, the end of the run and the tables:
- *   /profile/ranges   one row per (rank, thread, path): push/pop ranges,
- *                     marks (count only), start/end ranges (top level, on
- *                     the thread that ended them);
- *   /profile/kernels  one row per (rank, launching thread, path, kernel)
- *                     when GPU tracing is on: count and GPU time.
- * /profile/mpi (per path, MPI call and communicator) is the MPI layer's
- * (mpi/mpi_trace.c).  Owner thread only: a node is written by its thread;
- * the writer reads after gpuinstNvtxQuiesce.
+ *   GPUINST_CAPTURE := rule { ';' rule }
+ *   rule            := RANGE [ '@' DOMAIN ] [ '@' ITEMS ]
+ *   ITEMS           := item { ',' item }      (GPUINST_PROFILE's occurrence grammar)
+ *   item            := N | N-M | N:M | every N | %N | all | none
+ *
+ * RANGE and DOMAIN are globs (fnmatch); no DOMAIN means NVTX's default
+ * domain (gpuinst_range_push, nvtxRangePush), `*` any domain.  The part
+ * after the last '@' is ITEMS when it reads as such, else a DOMAIN; no
+ * ITEMS means every occurrence.  Occurrences are counted per rule and
+ * process: every range (push/pop or start/end, gpuinst's or any NVTX
+ * range) whose name and domain match is one; a selected occurrence opens
+ * a window at its start that closes at its end.
+ *
+ * Inside a window everything is recorded as usual.  Outside: ranges that
+ * start there, marks, counter samples (by their timestamp) and MPI calls
+ * are not recorded, and CUPTI activity is disabled (gpuinstActivityCapture).
+ * Windows may nest or overlap (several threads): recording is on while at
+ * least one is open.  Each window is a row of /captures.
+ *
+ * States: OFF (GPUINST_CAPTURE unset: gpuinstCaptureOn = 0, one branch per
+ * event) -> ARMED (set, no window open: events dropped) <-> OPEN (capDepth
+ * > 0).  ARMED -> OPEN in gpuinstCapturePushSlow (a selected occurrence
+ * starts); OPEN -> ARMED in gpuinstCaptureClose (the last open window
+ * ends).  Transitions take capLock; the check of an event reads capDepth.
  */
 /* #include "gpuinstInt.h" -- already inlined */
-
-/* ---- nodes -------------------------------------------------------------- */
-
-static int profGrowSlots(gpuinstProf *p)
-{
-    uint32_t ncap = p->slots ? (p->mask + 1) * 2 : 64, i, j;
-    gpuinstProfSlot *n = (gpuinstProfSlot *)calloc(ncap, sizeof *n), *o = p->slots;
-    if (n == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    for (i = 0; o != NULL && i <= p->mask; i++) {
-        uint64_t key = o[i].key;
-        uint32_t kd = o[i].kd;
-        if (o[i].node == NULL) continue;
-        for (j = gpuinstProfHome(key, kd, ncap - 1); n[j].node != NULL; j = (j + 1) & (ncap - 1)) {
-        }
-        n[j] = o[i];
-    }
-    free(o);
-    p->slots = n;
-    p->mask = ncap - 1;
-    return GPUINST_SUCCESS;
-}
-
-GPUINST_PRIVATE gpuinstProfRangeRec *gpuinstProfNodeNew(gpuinstProf *p, uint32_t parent, uint32_t name,
-                                                        uint32_t kd, uint16_t depth, uint16_t thread)
-{
-    uint64_t key = (uint64_t)parent | (uint64_t)name << 32;
-    uint32_t id = p->nnodes + 1, i;
-    gpuinstProfRangeRec *n;
-    /* room: a chunk for the node, and the table at most half full */
-    if ((id - 1) / GPUINST_PROF_CHUNK >= p->nchunks) {
-        if (p->nchunks == p->capchunks) {
-            uint32_t nc = p->capchunks ? p->capchunks * 2 : 8;
-            gpuinstProfRangeRec **c = (gpuinstProfRangeRec **)realloc(p->chunks, nc * sizeof *c);
-            if (c == NULL) return NULL;
-            p->chunks = c;
-            p->capchunks = nc;
-        }
-        p->chunks[p->nchunks] =
-            (gpuinstProfRangeRec *)calloc(GPUINST_PROF_CHUNK, sizeof(gpuinstProfRangeRec));
-        if (p->chunks[p->nchunks] == NULL) return NULL;
-        gpuinstBufAccount((int64_t)(GPUINST_PROF_CHUNK * sizeof(gpuinstProfRangeRec)));
-        p->nchunks++;
-    }
-    if ((uint64_t)id * 2 > (uint64_t)p->mask + 1 && profGrowSlots(p) != GPUINST_SUCCESS) return NULL;
-    n = &p->chunks[(id - 1) / GPUINST_PROF_CHUNK][(id - 1) % GPUINST_PROF_CHUNK];
-    n->node = id;
-    n->parent = parent;
-    n->name = name;
-    n->domain = (uint16_t)(kd & 0xFFFF);
-    n->kind = (uint8_t)(kd >> 16);
-    n->depth = depth;
-    n->thread = thread;
-    n->incl_min_ns = n->excl_min_ns = UINT64_MAX;
-    for (i = gpuinstProfHome(key, kd, p->mask); p->slots[i].node != NULL; i = (i + 1) & p->mask) {
-    }
-    p->slots[i].key = key;
-    p->slots[i].kd = kd;
-    GPUINST_STORE_REL(&p->slots[i].node, n);
-    GPUINST_STORE_REL(&p->nnodes, id);
-    return n;
-}
-
-GPUINST_PRIVATE int gpuinstProfThreadInit(gpuinstThread *t)
-{
-    gpuinstProf *p;
-    if (t->prof != NULL) return GPUINST_SUCCESS;
-    p = (gpuinstProf *)calloc(1, sizeof *p);
-    if (p == NULL || profGrowSlots(p) != GPUINST_SUCCESS) {
-        free(p);
-        return GPUINST_ERROR_OUT_OF_MEMORY;
-    }
-    gpuinstBufAccount((int64_t)(sizeof *p + (p->mask + 1) * sizeof(gpuinstProfSlot)));
-    GPUINST_STORE_REL(&t->prof, p);
-    return GPUINST_SUCCESS;
-}
-
-GPUINST_PRIVATE gpuinstProfStack *gpuinstProfStackNew(gpuinstProf *p, uint32_t domain)
-{
-    gpuinstProfStack *s = (gpuinstProfStack *)calloc(1, sizeof *s);
-    if (s != NULL) GPUINST_STORE_REL(&p->stacks[domain], s);
-    return s;
-}
-
-GPUINST_PRIVATE int gpuinstProfStackGrow(gpuinstProfStack *s)
-{
-    uint32_t ncap = s->cap ? s->cap * 2 : 16;
-    gpuinstProfFrame *f = (gpuinstProfFrame *)realloc(s->f, ncap * sizeof *f);
-    if (f == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    s->f = f;
-    s->cap = ncap;
-    return GPUINST_SUCCESS;
-}
-
-GPUINST_PRIVATE uint64_t gpuinstProfCurrent(void)
-{
-    gpuinstThread *t = gpuinstThreadSelf;
-    gpuinstProf *p = t != NULL ? t->prof : NULL;
-    if (p == NULL || p->cur == NULL) return 0;
-    return (uint64_t)t->index << 32 | p->cur->node;
-}
-
-/* Folds t's open frames as ranges that ended `now`, counted in
- * `unterminated`, innermost first (so parents get their children's time),
- * as trace mode writes such ranges with the UNTERMINATED flag: at
- * finalize (after gpuinstNvtxQuiesce: no thread is in a call) and on the
- * exiting thread itself (its slot is reused). */
-GPUINST_PRIVATE void gpuinstProfCloseThread(gpuinstThread *t, uint64_t now)
-{
-    gpuinstProf *p = GPUINST_LOAD_ACQ(&t->prof);
-    uint32_t d;
-    if (p == NULL) return;
-    for (d = 0; d < GPUINST_MAX_DOMAINS; d++) {
-        gpuinstProfStack *s = GPUINST_LOAD_ACQ(&p->stacks[d]);
-        uint32_t k;
-        if (s == NULL) continue;
-        for (k = GPUINST_LOAD_ACQ(&s->depth); k > 0; k--) {
-            gpuinstProfFrame *f = &s->f[k - 1];
-            uint64_t dur = now > f->start ? now - f->start : 0;
-            gpuinstProfFold(f->node, dur, dur > f->child ? dur - f->child : 0);
-            f->node->unterminated++;
-            if (k > 1) s->f[k - 2].child += dur;
-        }
-        GPUINST_STORE_REL(&s->depth, 0u);
-    }
-    p->cur = NULL;
-}
-
-/* ---- kernels --------------------------------------------------------------
- * Folded where the decoder joins a kernel to its launching range
- * (src/activity.c, one decoder thread at a time under its lock): kept
- * here, not in the launching thread's profile, by (thread, node, name). */
-typedef struct ProfKernelRec {   /* /profile/kernels, 72 bytes */
-    uint64_t count;
-    uint64_t gpu_ns, gpu_min_ns, gpu_max_ns;
-    double gpu_sq_ns2;
-    uint32_t node;               /* the launching path (/profile/ranges node, same rank and thread) */
-    uint32_t name;               /* kernel (mangled), /strings */
-    uint32_t demangled;
-    uint32_t rank;
-    uint16_t thread;
-    uint8_t pad_[6];
-} ProfKernelRec;
-
-static ProfKernelRec *profKern;
-static uint32_t nprofKern, capProfKern;
-static pthread_mutex_t profKernLock = PTHREAD_MUTEX_INITIALIZER;
-
-GPUINST_PRIVATE void gpuinstProfKernel(uint64_t corr, uint32_t name, uint32_t demangled, uint64_t gpu_ns)
-{
-    uint32_t node = (uint32_t)corr, i;
-    uint16_t thread = (uint16_t)(corr >> 32);
-    ProfKernelRec *k = NULL;
-    pthread_mutex_lock(&profKernLock);
-    /* few distinct (path, kernel) pairs: a scan from the most recent */
-    for (i = nprofKern; i > 0; i--)
-        if (profKern[i - 1].node == node && profKern[i - 1].thread == thread && profKern[i - 1].name == name) {
-            k = &profKern[i - 1];
-            break;
-        }
-    if (k == NULL) {
-        if (nprofKern == capProfKern) {
-            uint32_t nc = capProfKern ? capProfKern * 2 : 64;
-            ProfKernelRec *n = (ProfKernelRec *)realloc(profKern, nc * sizeof *n);
-            if (n == NULL) {
-                pthread_mutex_unlock(&profKernLock);
-                GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
-                return;
-            }
-            profKern = n;
-            capProfKern = nc;
-        }
-        k = &profKern[nprofKern++];
-        memset(k, 0, sizeof *k);
-        k->node = node;
-        k->thread = thread;
-        k->name = name;
-        k->demangled = demangled;
-        k->gpu_min_ns = UINT64_MAX;
-    }
-    k->count++;
-    k->gpu_ns += gpu_ns;
-    if (gpu_ns < k->gpu_min_ns) k->gpu_min_ns = gpu_ns;
-    if (gpu_ns > k->gpu_max_ns) k->gpu_max_ns = gpu_ns;
-    k->gpu_sq_ns2 += (double)gpu_ns * (double)gpu_ns;
-    pthread_mutex_unlock(&profKernLock);
-}
-
-/* ---- tables ---------------------------------------------------------------- */
-
-#define D GPUINST_FIELD_DURATION
-
-static const gpuinstField profRangeFields[] = {
-    GPUINST_FIELD(gpuinstProfRangeRec, count, GPUINST_FT_U64, 0, "count",
-      "ranges of this path closed (marks: marks made; start/end ranges: ended), unterminated ones included"),
-    GPUINST_FIELD(gpuinstProfRangeRec, incl_ns, GPUINST_FT_U64, D, "ns", "inclusive time, total (end - start summed)"),
-    GPUINST_FIELD(gpuinstProfRangeRec, incl_min_ns, GPUINST_FT_U64, D, "ns", "inclusive time, shortest (0 for marks)"),
-    GPUINST_FIELD(gpuinstProfRangeRec, incl_max_ns, GPUINST_FT_U64, D, "ns", "inclusive time, longest"),
-    GPUINST_FIELD(gpuinstProfRangeRec, excl_ns, GPUINST_FT_U64, D, "ns",
-      "exclusive time, total: inclusive minus the inclusive time of the child ranges of the same domain"),
-    GPUINST_FIELD(gpuinstProfRangeRec, excl_min_ns, GPUINST_FT_U64, D, "ns", "exclusive time, shortest"),
-    GPUINST_FIELD(gpuinstProfRangeRec, excl_max_ns, GPUINST_FT_U64, D, "ns", "exclusive time, longest"),
-    GPUINST_FIELD(gpuinstProfRangeRec, incl_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2",
-      "sum of squared inclusive times (variance = incl_sq_ns2 / count - (incl_ns / count)^2)"),
-    GPUINST_FIELD(gpuinstProfRangeRec, excl_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2",
-      "sum of squared exclusive times"),
-    GPUINST_FIELD(gpuinstProfRangeRec, node, GPUINST_FT_U32, 0, "", "this path's id within (rank, thread), 1.."),
-    GPUINST_FIELD(gpuinstProfRangeRec, parent, GPUINST_FT_U32, 0, "",
-      "node of the enclosing path (same rank, thread and domain); 0 top level"),
-    GPUINST_FIELD(gpuinstProfRangeRec, name, GPUINST_FT_U32, 0, "", "name of the path's last range: id in /strings (same rank)"),
-    GPUINST_FIELD(gpuinstProfRangeRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    GPUINST_FIELD(gpuinstProfRangeRec, unterminated, GPUINST_FT_U32, 0, "count",
-      "of count: ranges still open at finalize, counted as ending there"),
-    GPUINST_FIELD(gpuinstProfRangeRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
-    GPUINST_FIELD(gpuinstProfRangeRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains"),
-    GPUINST_FIELD(gpuinstProfRangeRec, depth, GPUINST_FT_U16, 0, "", "nesting depth in its domain: 1 top level"),
-    GPUINST_FIELD(gpuinstProfRangeRec, kind, GPUINST_FT_U8, 0, "",
-      "0 push/pop range; 1 mark (count only, times 0); 2 start/end range (top level, on the thread that ended it)"),
-};
-
-static const gpuinstField profKernelFields[] = {
-    GPUINST_FIELD(ProfKernelRec, count, GPUINST_FT_U64, 0, "count", "kernels of this name launched inside the path"),
-    GPUINST_FIELD(ProfKernelRec, gpu_ns, GPUINST_FT_U64, D, "ns", "GPU time (end - start of each kernel) summed"),
-    GPUINST_FIELD(ProfKernelRec, gpu_min_ns, GPUINST_FT_U64, D, "ns", "shortest kernel"),
-    GPUINST_FIELD(ProfKernelRec, gpu_max_ns, GPUINST_FT_U64, D, "ns", "longest kernel"),
-    GPUINST_FIELD(ProfKernelRec, gpu_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2", "sum of squared kernel times"),
-    GPUINST_FIELD(ProfKernelRec, node, GPUINST_FT_U32, 0, "",
-      "the launching range's path: node in /profile/ranges (same rank and thread); 0 outside any range"),
-    GPUINST_FIELD(ProfKernelRec, name, GPUINST_FT_U32, 0, "", "kernel name as CUPTI gives it (mangled): id in /strings"),
-    GPUINST_FIELD(ProfKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings"),
-    GPUINST_FIELD(ProfKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    GPUINST_FIELD(ProfKernelRec, thread, GPUINST_FT_U16, 0, "", "launching thread: index in /threads"),
-};
-#undef D
-
-static int collectProfRanges(const gpuinstTable *tb, void **out, uint64_t *count)
-{
-    gpuinstThread *t;
-    uint64_t n = 0, k = 0;
-    gpuinstProfRangeRec *rows;
-    (void)tb;
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
-        gpuinstProf *p = GPUINST_LOAD_ACQ(&t->prof);
-        if (p != NULL) n += GPUINST_LOAD_ACQ(&p->nnodes);
-    }
-    rows = (gpuinstProfRangeRec *)malloc((n ? n : 1) * sizeof *rows);
-    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
-        gpuinstProf *p = GPUINST_LOAD_ACQ(&t->prof);
-        uint32_t i, m;
-        if (p == NULL) continue;
-        m = GPUINST_LOAD_ACQ(&p->nnodes);
-        for (i = 0; i < m && k < n; i++) {
-            gpuinstProfRangeRec *r = &rows[k++];
-            *r = p->chunks[i / GPUINST_PROF_CHUNK][i % GPUINST_PROF_CHUNK];
-            if (r->count == 0 || r->kind == GPUINST_PROF_MARK) r->incl_min_ns = r->excl_min_ns = 0;
-            r->pad_ = 0;
-        }
-    }
-    *out = rows;
-    *count = k;
-    return GPUINST_SUCCESS;
-}
-
-static int collectProfKernels(const gpuinstTable *tb, void **out, uint64_t *count)
-{
-    ProfKernelRec *rows;
-    (void)tb;
-    pthread_mutex_lock(&profKernLock);
-    rows = (ProfKernelRec *)malloc((nprofKern ? nprofKern : 1) * sizeof *rows);
-    if (rows != NULL && nprofKern) memcpy(rows, profKern, nprofKern * sizeof *rows);
-    *count = rows != NULL ? nprofKern : 0;
-    pthread_mutex_unlock(&profKernLock);
-    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    *out = rows;
-    return GPUINST_SUCCESS;
-}
-
-static const gpuinstTable profRangesTable = {
-    "/profile/ranges",
-    "aggregated profile (GPUINST_MODE=profile): one row per rank, thread and distinct range path; times on "
-    "rank 0's clock rate",
-    sizeof(gpuinstProfRangeRec), GPUINST_NFIELDS(profRangeFields), profRangeFields, collectProfRanges, NULL, NULL};
-static const gpuinstTable profKernelsTable = {
-    "/profile/kernels",
-    "aggregated profile: per rank, launching thread, range path and kernel name, the kernels and their GPU time "
-    "(with GPU tracing)",
-    sizeof(ProfKernelRec), GPUINST_NFIELDS(profKernelFields), profKernelFields, collectProfKernels, NULL, NULL};
-
-GPUINST_PRIVATE void gpuinstProfTablesRegister(void)
-{
-    gpuinstTableRegister(&profRangesTable);
-    gpuinstTableRegister(&profKernelsTable);
-}
-/************** End of src/profile.c **************/
-/************** Begin file src/core.c **************/
-/*
- * core.c -- lifecycle (init, finalize, exit), status strings, version and
- * compile options.
- *
- * Finalize order: the parts' flush steps (CUPTI buffers...; src/parts.c) ->
- * close ranges still open -> the parts' before-write steps (clock
- * alignment, topology) -> the writer.  It runs once, from gpuinst_finalize, from the MPI_Finalize
- * interception (while MPI still works), or at process exit for a program
- * that called neither (then each rank writes its own file, since other
- * ranks may be gone and no collective is safe).
- */
-/* #include "gpuinstInt.h" -- already inlined */
-
-#include <unistd.h>
-
-#if !defined(GPUINST_AMALGAMATION)
-__attribute__((visibility("hidden"))) gpuinstGlobal gpuinstG;
-__attribute__((visibility("hidden"))) const gpuinstHooks *gpuinstGpuHooks, *gpuinstProfHooks;
-#endif
-
-static int atexitInstalled;
-
-const char *gpuinst_version(void)
-{
-    return GPUINST_VERSION_STRING;
-}
-
-#define GPUINST_STR2(x) #x
-#define GPUINST_STR(x) GPUINST_STR2(x)
-
-const char *gpuinst_compile_options(void)
-{
-    return "WITH_MPI=" GPUINST_STR(GPUINST_WITH_MPI) " WITH_HDF5=" GPUINST_STR(GPUINST_WITH_HDF5)
-           " HDF5_PARALLEL=" GPUINST_STR(GPUINST_HDF5_PARALLEL) " WITH_CUPTI=" GPUINST_STR(GPUINST_WITH_CUPTI)
-#if defined(GPUINST_AMALGAMATION)
-           " AMALGAMATION=1"
-#endif
-        ;
-}
-
-const char *gpuinst_status_string(int status)
-{
-    switch (status) {
-    case GPUINST_SUCCESS: return "success";
-    case GPUINST_ERROR_NOT_INITIALIZED: return "gpuinst is not initialised: call gpuinst_init() first";
-    case GPUINST_ERROR_FINALIZED: return "gpuinst is finalised: calls after gpuinst_finalize() (or MPI_Finalize) record nothing";
-    case GPUINST_ERROR_ALREADY_INITIALIZED: return "gpuinst_init() was already called; this call did nothing";
-    case GPUINST_ERROR_INVALID_ARGUMENT: return "invalid argument: NULL or empty name, NULL output pointer, unknown domain or registered string, or a bad gpuinst_attr (struct_size, payload_type, category > 65535)";
-    case GPUINST_ERROR_STACK_EMPTY: return "pop with no open push range on this thread and domain";
-    case GPUINST_ERROR_RANGE_NOT_OPEN: return "no open range with this id: it was never started here, or was already ended";
-    case GPUINST_ERROR_OUT_OF_MEMORY: return "out of memory: the event was not recorded (counted as lost in /ranks)";
-    case GPUINST_ERROR_LIMIT: return "a fixed limit was reached (domains, registered strings, threads)";
-    case GPUINST_ERROR_IO: return "the output file could not be written: see the message on stderr for the cause and the fallback file";
-    case GPUINST_ERROR_UNAVAILABLE: return "this feature is not available in this build or on this machine (see /unavailable in the file)";
-    case GPUINST_ERROR_DISABLED: return "gpuinst is disabled (GPUINST_ENABLE=0): annotations reach NVTX, nothing is recorded";
-    case GPUINST_ERROR_MPI: return "an MPI call made by gpuinst failed";
-    default: return "unknown gpuinst status code";
-    }
-}
-
-int gpuinst_is_recording(void)
-{
-    return GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING;
-}
-
-int gpuinst_get_counts(gpuinst_counts *c)
-{
-    gpuinstThread *t;
-    if (c == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
-    memset(c, 0, sizeof *c);
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
-        c->ranges += GPUINST_LOAD_RLX(&t->ranges.total);
-        c->marks += GPUINST_LOAD_RLX(&t->marks.total);
-    }
-    c->before_init = GPUINST_LOAD_RLX(&gpuinstG.counts.before_init);
-    c->after_finalize = GPUINST_LOAD_RLX(&gpuinstG.counts.after_finalize);
-    c->invalid_argument = GPUINST_LOAD_RLX(&gpuinstG.counts.invalid_argument);
-    c->stack_empty = GPUINST_LOAD_RLX(&gpuinstG.counts.stack_empty);
-    c->range_not_open = GPUINST_LOAD_RLX(&gpuinstG.counts.range_not_open);
-    c->lost = GPUINST_LOAD_RLX(&gpuinstG.counts.lost);
-    return GPUINST_SUCCESS;
-}
-
-static void atExit(void)
-{
-    if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) gpuinstFinalize(2);
-}
-
-/* Calls made before gpuinst_init (issue 13 §6).  They return
- * NOT_INITIALIZED and are counted; once gpuinst_init runs, the count is in
- * /ranks (before_init).  A program that never calls gpuinst_init writes no
- * file, so at exit one line says how many calls recorded nothing and what
- * to do.  The rank comes from the launcher's environment (gpuinst never
- * learnt it). */
-static void uninitReport(void)
-{
-    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
-    uint64_t n = GPUINST_LOAD_RLX(&gpuinstG.counts.before_init);
-    size_t i;
-    if (GPUINST_LOAD_ACQ(&gpuinstG.state) != GPUINST_STATE_UNINIT || n == 0) return;
-    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v != NULL && v[0] >= '0' && v[0] <= '9') {
-            gpuinstG.rank = (int)strtol(v, NULL, 10);
-            break;
-        }
-    }
-    gpuinstWarn("%llu gpuinst call%s made without gpuinst_init() recorded nothing and no file was written; "
-                "call gpuinst_init() first (in an MPI program: on every rank, before or after MPI_Init), or "
-                "run with LD_PRELOAD=libgpuinst.so GPUINST_AUTO_INIT=1",
-                (unsigned long long)n, n == 1 ? "" : "s");
-}
-
-GPUINST_PRIVATE int gpuinstCountBeforeInit(void)
-{
-    static int installed;
-    GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
-    if (!__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) atexit(uninitReport);
-    return GPUINST_ERROR_NOT_INITIALIZED;
-}
-
-/* fork() (issue 8, docs/RELIABILITY.md): the child inherits a copy of the
- * parent's records and, without this, its exit would write them to the
- * parent's output.  The child is made a non-recording process instead:
- * state NVTX_ONLY (annotations still reach NVTX, nothing is recorded, its
- * exit writes nothing, gpuinst_init answers ALREADY_INITIALIZED); the GPU
- * and profiler hooks are off (their threads do not exist in the child).
- * gpuinstG.lock is held across fork so the child never inherits it locked. */
-static void forkPrepare(void)
-{
-    pthread_mutex_lock(&gpuinstG.lock);
-}
-static void forkParent(void)
-{
-    pthread_mutex_unlock(&gpuinstG.lock);
-}
-static void forkChild(void)
-{
-    pthread_mutex_unlock(&gpuinstG.lock);
-    if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) {
-        GPUINST_STORE_RLX(&gpuinstGpuHooks, (const gpuinstHooks *)NULL);
-        GPUINST_STORE_RLX(&gpuinstProfHooks, (const gpuinstHooks *)NULL);
-        gpuinstG.pid = (int)getpid();
-        GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_NVTX_ONLY);
-    }
-}
-
-int gpuinst_init(void)
-{
-    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
-    if (st == GPUINST_STATE_RUNNING || st == GPUINST_STATE_NVTX_ONLY) return GPUINST_ERROR_ALREADY_INITIALIZED;
-    if (st == GPUINST_STATE_FINALIZED) return GPUINST_ERROR_FINALIZED;
-    gpuinstG.rank = 0;
-    gpuinstG.size = 1;
-    gpuinstG.node_rank = gpuinstG.node_size = -1;
-    gpuinstG.pid = (int)getpid();
-    gpuinstClockInit(); /* the TSC or CLOCK_MONOTONIC (src/clock.c) */
-    gpuinstG.start_ns = gpuinstClockNs();
-    gpuinstG.start_wall_ns = gpuinstWallNs();
-    gpuinstG.clock.ref_ns = gpuinstG.start_ns;
-    if (gethostname(gpuinstG.hostname, sizeof gpuinstG.hostname - 1) != 0)
-        snprintf(gpuinstG.hostname, sizeof gpuinstG.hostname, "unknown");
-    gpuinstDiagHold();  /* job-wide lines are said once, at the next collective (src/diag.c) */
-    gpuinstCollAttach(); /* learns the rank if MPI is already initialised; agrees settings (src/coll.c) */
-    gpuinstDiagHold();
-    gpuinstConfigLoad(&gpuinstG.cfg);
-    gpuinstBufSetCap(gpuinstG.cfg.buffer_mb << 20); /* bounded memory (src/buf.c, issue 8) */
-    gpuinstNvtxInit();
-    if (!gpuinstG.cfg.enable) {
-        /* GPUINST_ENABLE=0 on this rank: nothing is recorded here.  While
-         * other ranks record, this one still takes part in the collectives
-         * (clock alignment, the shared file with its /ranks row): see
-         * gpuinstFinalize and src/config.c. */
-        gpuinstG.disabled = 1;
-        gpuinstCoreTablesRegister();
-        gpuinstUnavailableNote("recording", "GPUINST_ENABLE is off on this rank: nothing was recorded here "
-                                            "(annotations reached NVTX only)", 0);
-        GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_NVTX_ONLY);
-        if (gpuinstCollActive()) gpuinstDiagAgree();
-        return GPUINST_ERROR_DISABLED;
-    }
-    gpuinstCoreTablesRegister();
-    /* the parts' init steps (src/parts.c), GPU tracing first: before any
-     * NVTX call of gpuinst's own */
-    gpuinstPartsInit();
-#if !GPUINST_WITH_HDF5
-    gpuinstUnavailableAdd("hdf5", "gpuinst was built without HDF5, so no file is written; "
-                                  "compile gpuinst.c with h5pcc (or add the HDF5 include and library flags)");
-#endif
-    if (!atexitInstalled) {
-        atexitInstalled = 1;
-        atexit(atExit);
-        pthread_atfork(forkPrepare, forkParent, forkChild);
-    }
-    gpuinstClockTableRegister();
-    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstProfTablesRegister(); /* src/profile.c */
-    gpuinstClockStart(); /* a (TSC, CLOCK_MONOTONIC) sample per second */
-    GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_RUNNING);
-    /* after MPI_Init gpuinst_init is collective: the lines held so far are
-     * said once for the job (before MPI_Init, the MPI_Init interception does it) */
-    if (gpuinstCollActive()) gpuinstDiagAgree();
-    return GPUINST_SUCCESS;
-}
-
-/* A rank with GPUINST_ENABLE=0 takes part in the shared write while another
- * rank records (src/config.c). */
-static int joinsSharedWrite(void)
-{
-    return gpuinstG.disabled && gpuinstConfigAgreed()->done && gpuinstConfigAgreed()->any_enabled &&
-           gpuinstCollActive();
-}
-
-GPUINST_PRIVATE int gpuinstFinalize(int by)
-{
-    int st = GPUINST_LOAD_ACQ(&gpuinstG.state), rc;
-    if (st == GPUINST_STATE_UNINIT) return GPUINST_ERROR_NOT_INITIALIZED;
-    if (st == GPUINST_STATE_FINALIZED) return GPUINST_ERROR_FINALIZED;
-    if (st == GPUINST_STATE_NVTX_ONLY && !(by != 2 && joinsSharedWrite())) {
-        GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
-        gpuinstDiagFlush();
-        return GPUINST_SUCCESS;
-    }
-    gpuinstPartsFlush();
-    gpuinstG.finalized_by = by;
-    gpuinstG.end_ns = gpuinstClockNs();
-    GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
-    gpuinstNvtxQuiesce(); /* no thread is inside a recording call from here on (src/nvtx.c) */
-    gpuinstClockFinish(); /* the map of gpuinst's clock to CLOCK_MONOTONIC */
-    gpuinstNvtxCloseOpen(gpuinstG.end_ns);
-    gpuinstDiagAgree(); /* collective in a shared write; else says what is held (src/diag.c) */
-    gpuinstCollBeforeWrite(); /* the parts' before-write steps: clock alignment, topology */
-    rc = gpuinstWriteFile(gpuinstG.cfg.output);
-    /* the spill file is removed once its records are in a file (wherever),
-     * else kept and named for tools/gpuinst-recover */
-    gpuinstBufSpillClose(!gpuinstG.file_written);
-    gpuinstDiagFlush();
-    return rc;
-}
-
-int gpuinst_finalize(void)
-{
-    return gpuinstFinalize(0);
-}
-/************** End of src/core.c **************/
-/************** Begin file src/activity.c **************/
-/*
- * activity.c -- CUPTI activity tracing: buffers, decode, external
- * correlation, and the /gpu tables.
- *
- * Flow (as Caliper's CUPTI trace service):
- *   gpuinst_init -> gpuinstActivityInit (the part's init step): parse
- *     GPUINST_TRACE, open libcupti and the driver, check that no tool owns
- *     CUPTI, put CUPTI's clock on gpuinstClockNs, register buffer
- *     callbacks, enable the kinds, start the decode thread, publish the
- *     hooks (gpuinstGpuHooks).
- *   CUPTI asks for a buffer -> one from a preallocated pool (none free: the
- *     request is refused and counted; CUPTI counts the records it drops).
- *   CUPTI completes a buffer -> it is queued, nothing else (short mutex +
- *     condition signal).
- *   decode thread -> walks queued buffers into per-table record buffers,
- *     returns them to the pool, reads CUPTI's dropped count.
- *   finalize (the part's flush step, gpuinstActivityFlush) -> device
- *     synchronize, forced flush, drain, join the thread, resolve the
- *     correlation join, fill /gpu/devices.
- *
- * One row per CUPTI activity kind (kindRows, below, HPCToolkit's
- * cupti-activity-translate.c in a table): the GPUINST_TRACE word that
- * enables it, whether tracing is off without it, its record size (for
- * gpuinst's own walk of a buffer), its decode function into a
- * GPU-independent row of one /gpu table, the /gpu/stats counter it counts
- * in, and whether a range-profiler session pauses it.  Enabling, the
- * finalize disable, the walk, the decode and the pauses all read the
- * table: a new kind is a row and a decode function (docs/ADDING.md).  Every
- * CUPTI and driver call goes through the foundation's table (gpuinstCu,
- * src/cuda.c).
- *
- * Correlation: range push/pop and MPI calls push/pop external correlation
- * ids (CUSTOM0 = gpuinst range id, CUSTOM1 = MPI call id).  CUPTI then emits
- * one EXTERNAL_CORRELATION record per CUDA API call and kind, carrying the
- * API call's correlationId.  At resolve, every kernel, copy, set, memory
- * and synchronization record is joined on correlationId to its API record
- * (launching thread) and to those ids.  Id "none" is all ones
- * (GPUINST_GPU_NO_ID) since 0 is a valid range id.
- *
- * Range-profiler sessions (issue 13): CUPTI's activity kinds that time
- * work on the SMs instrument the device code they time, and under a range
- * profiler session that changes what the profiler counts: the kernel kind
- * makes every SASS-based metric read 0 and adds 8 instructions per warp;
- * the memcpy and memset kinds add 8 instructions per warp to the kernels
- * CUDA runs device-to-device copies and sets with (seen on an H100 with
- * GPUINST_TRACE=memcpy,memset).  The range profiler (src/range_profiler.c)
- * therefore pauses every enabled kind of that family around each session
- * (gpuinstActivityPause/Resume: context synchronize, flush,
- * cuptiActivityDisable of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET ...
- * cuptiActivityEnable of the same); the API, marker, synchronization,
- * memory (allocation) and overhead kinds are recorded on the host and stay
- * on.  Each pause is a /gpu/paused row naming the kinds paused; at resolve
- * it gets the kernel launch calls and the copy/set calls (API records) made
- * in it that have no activity record, and the kernel records inside it that
- * no CUDA API call launched (CUPTI's own kernels, e.g. WaitNs:
- * /gpu/kernels.tool = 1).
- */
 /************** Begin file src/activityInt.h **************/
 /*
  * activityInt.h -- CUPTI activity tracing (src/activity.c): what the core,
@@ -12027,8 +11857,11 @@ GPUINST_PRIVATE void gpuinstActivityFlush(void);
 /* The one switch of the activity kinds while tracing runs (capture windows,
  * src/capture.c): every kind gpuinstActivityInit enabled, on (1) or off (0),
  * but external correlation (it costs nothing when no range pushes an id).
- * The caller serialises transitions (its own lock).  A failure is said
- * once; no-op when tracing is off or compiled out. */
+ * One enable state with gpuinstActivityPause/Resume: a kind is on only
+ * while a window is open (or GPUINST_CAPTURE is unset) and no profiled
+ * region holds it paused.  The caller serialises transitions (its own
+ * lock).  A failure is said once; no-op when tracing is off or compiled
+ * out. */
 GPUINST_PRIVATE void gpuinstActivityCapture(int on);
 
 #if GPUINST_WITH_CUPTI
@@ -12090,2045 +11923,695 @@ GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns
 
 #endif /* GPUINST_ACTIVITY_INT_H */
 /************** End of src/activityInt.h **************/
+/************** Begin file src/profilerInt.h **************/
+/*
+ * profilerInt.h -- range profiling (src/profiler_host.c, src/metrics.c,
+ * src/range_profiler.c): metric lists, host objects, the GPUINST_PROFILE
+ * selection, the per-device lock.
+ */
+#ifndef GPUINST_PROFILER_INT_H
+#define GPUINST_PROFILER_INT_H
 
+/* #include "cudaInt.h" -- already inlined */
+
+/* ==== range profiling (issue 5; src/profiler_host.c, src/range_profiler.c,
+ * src/profiler_decls.h) ==================================================== */
+#define GPUINST_PROFILE_MAX_METRICS 64 /* metrics per list */
+#define GPUINST_NEAREST_MAX 8          /* suggestions per unknown name */
+
+/* A metric list: names expanded from "name,set,..." (sets: time, memory,
+ * instructions, roofline, throughput), duplicates removed, order kept. */
+typedef struct gpuinstMetricList {
+    char **names;
+    uint32_t n;
+} gpuinstMetricList;
+/* Parses `spec` (NULL/empty: gpuinstMetricsDefault()).  On error returns
+ * INVALID_ARGUMENT or LIMIT with a sentence in err.  No CUPTI call. */
+GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out, char *err, size_t errcap);
+GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
+GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
+#endif
+/* gpuinst's named set i (0 <= i < gpuinstMetricSetCount()): its name and
+ * NULL-terminated metric names (static storage).  INVALID_ARGUMENT past
+ * the end. */
+GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void);
+GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics);
+/* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
+#endif
+/* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
+ * first (ties: earlier candidate first); too distant ones are left out. */
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const *cands, size_t n,
+                                             const char **out, uint32_t k);
+#endif
+
+/* Host object: chip + metric list -> properties, config image, passes,
+ * evaluation (CUPTI profiler host API; works without a GPU).  Only with
+ * GPUINST_WITH_CUPTI. */
+typedef struct gpuinstPhost gpuinstPhost;
 #if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
+                                       gpuinstPhost **out, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph);
+GPUINST_PRIVATE uint32_t gpuinstPhostPasses(const gpuinstPhost *ph);
+GPUINST_PRIVATE const uint8_t *gpuinstPhostConfig(const gpuinstPhost *ph, size_t *size);
+GPUINST_PRIVATE const gpuinstMetricList *gpuinstPhostMetrics(const gpuinstPhost *ph);
+GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, const char **desc,
+                                            const char **unit, const char **hwunit, int *type);
+GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
+                                         double *values, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
+/* The same for a profiler type (GPUINST_PROFILER_RANGE / _PM_SAMPLING):
+ * gpuinstPhostCreate is this with GPUINST_PROFILER_RANGE. */
+GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
+                                          gpuinstPhost **out, char *why, size_t cap);
+/* The same for a list of metric names as given (no sets; duplicates
+ * dropped): PM sampling's host objects. */
+GPUINST_PRIVATE int gpuinstPhostCreateList(const char *chip, int ptype, const uint8_t *avail,
+                                           const char *const *names, uint32_t n, gpuinstPhost **out, char *why,
+                                           size_t cap);
+/* Collection scope of metric i (GPUINST_METRIC_SCOPE_*). */
+GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i);
+/* Bare host-API queries (metric discovery, src/metrics.c).  A host object
+ * is a CUpti_Profiler_Host_Object * as void *.  Strings and arrays handed
+ * back are CUPTI's, valid until the next call on the same object: copy
+ * them.  Each returns a gpuinst status; *why a sentence where given. */
+typedef struct gpuinstMetricProps {
+    const char *description, *unit, *hw_unit; /* "" where CUPTI has none */
+    int32_t type;                             /* GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT */
+    int32_t scope;                            /* GPUINST_METRIC_SCOPE_* (UNKNOWN before CUPTI 13.1) */
+} gpuinstMetricProps;
+GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_t *avail, void **obj, char *why,
+                                       size_t cap);
+GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj);
+GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *const **names, size_t *n, char *why,
+                                            size_t cap);
+/* INVALID_ARGUMENT: no such metric of that type. */
+GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metric, const char *const **subs,
+                                           size_t *n);
+/* INVALID_ARGUMENT: unknown metric (for this chip and profiler type). */
+GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetricProps *out, char *why, size_t cap);
+/* Single-pass sets (CUPTI 13.2+; UNAVAILABLE before): *names is one
+ * malloc'ed block (n pointers, NULL, the texts): free(*names). */
+GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const char *set, char ***names, size_t *n,
+                                                     char *why, size_t cap);
+/* Up to k (<= GPUINST_NEAREST_MAX) valid full names nearest to `name`,
+ * into out + i * stride, given the chip's base metrics; returns how many.
+ * Base metrics: CUPTI 13.0 appends to the list at each GetBaseMetrics
+ * call on one object, so read them once per object. */
+GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
+                                             char *out, size_t stride, uint32_t k);
+/* cuptiGetVersion of the libcupti loaded (130001 for CUDA 13.0's), 0 if none. */
+#if GPUINST_WITH_TEST_API
+GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void);
+#endif
+/* libnvperf_host (what the host object needs; ~60-150 ms to open, under
+ * the loader's lock) opened on a detached helper thread, once per process,
+ * from libcupti's directory with CUPTI's flags, so that it overlaps the
+ * target-side setup (src/range_profiler.c): Start is called once gpuinst's
+ * own dlopen/dlsym calls are done (needs libcupti loaded and
+ * gpuinstProfilerInit run; GPUINST_PROFILE_PRELOAD=0: no-op);
+ * Wait blocks until the file is in (at most 60 s) and, the first time,
+ * stores how long the load took in *ns (NULL: not wanted). */
+GPUINST_PRIVATE void gpuinstProfPreloadStart(void);
+GPUINST_PRIVATE void gpuinstProfPreloadWait(uint64_t *ns);
+#endif
 
-#include <dlfcn.h>
-#include <stddef.h>
+/* Which occurrences of a region are profiled (GPUINST_PROFILE; syntax in
+ * docs/PROFILING.md): rules "pattern[@sel]" separated by ';', the first
+ * rule whose glob matches the region name decides. */
+#define GPUINST_SELECT_MAX_RULES 32
+#define GPUINST_SELECT_MAX_ITEMS 16
+typedef struct gpuinstSelectItem {
+    uint8_t kind;          /* 0 list/range lo..hi, 1 every N-th (N, 2N...), 2 all, 3 none */
+    uint64_t lo, hi;       /* kind 0: lo..hi inclusive; kind 1: lo = N */
+} gpuinstSelectItem;
+typedef struct gpuinstSelectRule {
+    char pattern[128];
+    uint32_t nitems;
+    gpuinstSelectItem items[GPUINST_SELECT_MAX_ITEMS];
+} gpuinstSelectRule;
+typedef struct gpuinstSelect {
+    uint32_t nrules;
+    gpuinstSelectRule rules[GPUINST_SELECT_MAX_RULES];
+} gpuinstSelect;
+/* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
+ * INVALID_ARGUMENT with a sentence in err on a syntax error. */
+GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
+/* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
+GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
+/* The same, and *rule = the index of the rule that decided (-1: none
+ * matched the name). */
+GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule);
+/* What GPUINST_PROFILE selected, said at finalize (also without CUPTI): a
+ * rule that matched no region that ran, or selected none of the
+ * occurrences that ran, is an /unavailable row "profile_selection" and one
+ * line on stderr.  `regions` lists the region names that ran, `nocc` how
+ * many occurrences each had; decided[r] / selected[r] count the occurrences
+ * rule r decided / selected; returns 1 and a sentence in msg if there is
+ * something to say.  Pure (tests call it). */
+GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
+                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
+                                        uint32_t nregions, char *msg, size_t cap);
 
-#define GPUINST_GPU_NO_ID UINT64_MAX
-
-/* ---- the rows of the /gpu tables ---------------------------------------- */
-
-typedef struct GpuKernelRec {      /* /gpu/kernels, 120 bytes */
-    uint64_t start_ns, end_ns;
-    uint64_t range_id;             /* innermost gpuinst range open at launch; all ones: none */
-    uint64_t mpi_call_id;          /* enclosing MPI call; all ones: none */
-    int64_t grid_id;
-    uint32_t name;                 /* mangled name (/strings) */
-    uint32_t demangled;            /* demangled name (/strings); = name if not mangled */
-    uint32_t correlation;
-    uint32_t device, context, stream;
-    uint32_t rank;
-    uint32_t api_tid;              /* thread id of the launching API call, as CUPTI gives it */
-    int32_t grid_x, grid_y, grid_z;
-    int32_t block_x, block_y, block_z;
-    int32_t static_smem, dynamic_smem;
-    uint32_t registers;
-    uint32_t graph_id;
-    uint32_t tool;                 /* 1: launched by CUPTI itself, not by the application (set at resolve) */
-    uint32_t pad_;
-} GpuKernelRec;
-
-enum { GPU_OP_MEMCPY = 1, GPU_OP_MEMSET = 2, GPU_OP_MEMCPY_PEER = 3 };
-
-typedef struct GpuCopyRec {        /* /gpu/copies, 80 bytes */
-    uint64_t start_ns, end_ns;
-    uint64_t bytes;
-    uint64_t range_id, mpi_call_id;
-    uint32_t correlation;
-    uint32_t device, context, stream;
-    uint32_t rank;
-    uint32_t api_tid;
-    uint32_t value;                /* memset value */
-    uint32_t src_device, dst_device;
-    uint8_t op;                    /* GPU_OP_* */
-    uint8_t copy_kind;             /* CUpti_ActivityMemcpyKind (0 for memset) */
-    uint8_t src_kind, dst_kind;    /* CUpti_ActivityMemoryKind; memset: dst_kind */
-} GpuCopyRec;
-
-typedef struct GpuApiRec {         /* /gpu/api, 64 bytes */
-    uint64_t start_ns, end_ns;
-    uint64_t range_id, mpi_call_id;
-    uint32_t correlation;
-    uint32_t cbid;
-    uint32_t name;
-    uint32_t api_tid;
-    uint32_t rank;
-    uint32_t return_value;
-    uint8_t domain;                /* 1 runtime, 2 driver */
-    uint8_t pad_[7];
-} GpuApiRec;
-
-typedef struct GpuMarkerRec {      /* /gpu/markers, 32 bytes */
-    uint64_t time_ns;
-    uint32_t id;
-    uint32_t flags;                /* CUPTI_ACTIVITY_FLAG_MARKER_*: 1 instant, 2 start, 4 end */
-    uint32_t name;
-    uint32_t domain;
-    uint32_t tid;
-    uint32_t rank;
-} GpuMarkerRec;
-
-typedef struct GpuSyncRec {        /* /gpu/sync, 56 bytes */
-    uint64_t start_ns, end_ns;
-    uint64_t range_id, mpi_call_id;
-    uint32_t correlation;
-    uint32_t type;                 /* CUpti_ActivitySynchronizationType */
-    uint32_t context, stream;
-    uint32_t rank;
-    uint32_t api_tid;
-} GpuSyncRec;
-
-typedef struct GpuMemoryRec {      /* /gpu/memory, 72 bytes */
-    uint64_t time_ns;
-    uint64_t address, bytes;
-    uint64_t range_id, mpi_call_id;
-    uint32_t correlation;
-    uint32_t operation;            /* CUpti_ActivityMemoryOperationType: 1 allocation, 2 release */
-    uint32_t memory_kind;
-    uint32_t device, context, stream;
-    uint32_t rank;
-    uint32_t api_tid;
-} GpuMemoryRec;
-
-typedef struct GpuOverheadRec {    /* /gpu/overhead, 40 bytes */
-    uint64_t start_ns, end_ns;
-    uint32_t overhead_kind;        /* CUpti_ActivityOverheadKind */
-    uint32_t object_kind;          /* CUpti_ActivityObjectKind */
-    uint32_t object_id;            /* thread id or device id, per object_kind */
-    uint32_t correlation;
-    uint32_t rank;
-    uint32_t pad_;
-} GpuOverheadRec;
-
-typedef struct GpuDeviceRec {      /* /gpu/devices, 184 bytes */
-    uint64_t global_memory;
-    uint64_t records;              /* kernels + copies of this rank on this device */
-    uint32_t rank;
-    uint32_t device;
-    uint32_t sm_count;
-    uint32_t cc_major, cc_minor;
-    uint32_t pad_;
-    char name[96];
-    char uuid[48];
-} GpuDeviceRec;
-
-typedef struct GpuStatsRec {       /* /gpu/stats, one row per rank */
-    uint32_t rank;
-    uint32_t enabled;              /* 1 if CUPTI activity tracing ran */
-    uint32_t nbuffers;
-    uint32_t buffer_bytes;
-    uint32_t clock_method;         /* 1 timestamp callback (gpuinstClockNs), 2 measured offset */
-    uint32_t pad_;
-    int64_t clock_offset_ns;       /* added to CUPTI times (method 2) */
-    uint64_t kernels, copies, api, markers, sync, memory, overhead, ext_corr;
-    uint64_t unknown, dropped, no_buffer, buffers, unresolved, late_buffers;
-    uint64_t decode_ns;
-    char kinds[160];
-} GpuStatsRec;
-
-typedef struct GpuPausedRec {      /* /gpu/paused, 64 bytes: tracing paused for a profiler session */
-    uint64_t start_ns, end_ns;     /* cuptiActivityDisable / cuptiActivityEnable of the kinds paused */
-    int64_t launches;              /* kernel launch calls in it without a kernel record; -1: unknown (no API records) */
-    int64_t copies;                /* copy and set calls in it without a /gpu/copies row; -1: unknown (no API records) */
-    uint64_t tool_kernels;         /* kernel records in it that no CUDA API call launched (tool = 1) */
-    uint64_t occurrence;           /* the profiled region's occurrence (/profiler/regions) */
-    uint32_t rank;
-    uint32_t region;               /* /strings id of the profiled region */
-    uint32_t kinds;                /* /strings id: the GPUINST_TRACE kinds paused ("kernel,memcpy,memset") */
-    uint32_t resumed;              /* 1 tracing resumed at end_ns; 0 not (finalize came first, or an enable failed) */
-} GpuPausedRec;
-
-/* ---- state ------------------------------------------------------------------ */
-
-typedef struct Pending {
-    uint8_t *buf;
-    size_t valid;
-    CUcontext ctx;
-    uint32_t stream;
-} Pending;
-
-/* The kinds GPUINST_TRACE can name. */
+/* The pass plan of one profiled occurrence (issue 13 §2).  CUPTI needs the
+ * nesting levels before the first pass, gpuinst learns the body's depth in
+ * it.  With user replay CUPTI runs P passes (the host object's count) for
+ * each of L levels, the level fastest: cuptiRangeProfilerStop reports the
+ * pass it wants next, (pass, level) = (k / L, k % L + 1) after k bodies,
+ * and isAllPassSubmitted after P x L (seen on an H100, bench_profiler: (0,2)
+ * (1,1) (1,2) ... (8,2) (0,1,all) for P = 9, L = 2).  So the values of the
+ * first d < L levels are complete only after (P - 1) x L + d bodies.  After
+ * the first body of the first configuration, with want = min(depth,
+ * max_levels): want == L goes on; want < L stops early after (P - 1) x L +
+ * want bodies when that is no more than setting up again (1 + P x want)
+ * and every Stop so far said what the model says, else sets the session
+ * up again with want levels (passes from 0, the first body's data thrown
+ * away); want > L (a level hint from an earlier occurrence was too low)
+ * sets up again.  A configuration set up again on the same session
+ * (cuptiRangeProfilerSetConfig once more) must then follow the model from
+ * its first pass; if it does not, CUPTI did not start over: set up again in
+ * a new session (verify = 0 then: its values are CUPTI's, whatever the
+ * order).  gpuinstPassPlanStep is called after every body with what Stop
+ * reported and returns what to do next.  Pure (tests drive it with a
+ * simulated CUPTI). */
+typedef struct gpuinstPassPlan {
+    uint32_t per_level;  /* P: passes per nesting level (host object) */
+    uint32_t max_levels; /* GPUINST_PROFILE_DEPTH */
+    uint32_t levels;     /* numNestingLevels of the current configuration */
+    uint32_t want;       /* levels the values need: min(the body's depth, max_levels) */
+    uint32_t bodies;     /* bodies run in the current configuration */
+    uint32_t total;      /* bodies run in all (/profiler/regions passes) */
+    uint32_t discarded;  /* bodies of configurations given up (their data thrown away) */
+    uint32_t stop_at;    /* stop after this many bodies of the configuration; 0: at CUPTI's last pass */
+    uint32_t expect;     /* bodies the occurrence takes in all, as far as known now */
+    uint32_t setups;     /* configurations set up: 1 + the times it was set up again */
+    int in_order;        /* every Stop of this configuration reported what the model says */
+    int verify;          /* this configuration was set up again on the same session: it must follow the model */
+    int early_ok;        /* stopping early allowed (not after an early decode came out incomplete) */
+    int fresh;           /* with GPUINST_PASS_RESETUP: set up in a new session (not on the same one) */
+} gpuinstPassPlan;
 enum {
-    K_KERNEL = 1u << 0, K_MEMCPY = 1u << 1, K_MEMSET = 1u << 2, K_RUNTIME = 1u << 3,
-    K_DRIVER = 1u << 4, K_SYNC = 1u << 5, K_MARKER = 1u << 6, K_MEMORY = 1u << 7,
-    K_OVERHEAD = 1u << 8
+    GPUINST_PASS_NEXT = 0,        /* restore, run the body again */
+    GPUINST_PASS_DECODE = 1,      /* CUPTI's last pass: decode, evaluate, record */
+    GPUINST_PASS_DECODE_EARLY = 2,/* the levels the body has are complete: decode (NaN: gpuinstPassPlanEarlyFailed) */
+    GPUINST_PASS_RESETUP = 3,     /* set the session up again for `want` levels (fresh: a new session), then
+                                     gpuinstPassPlanResetup, restore, run the body */
+    GPUINST_PASS_ABANDON = 4      /* more than max_bodies: give up, record nothing */
 };
-/* /gpu/paused's kinds use these bits (gpuinstInt.h) */
-typedef char gpuinstPausedBitsAreTraceBits[((unsigned)GPUINST_PAUSED_KERNEL == (unsigned)K_KERNEL &&
-                                            (unsigned)GPUINST_PAUSED_MEMCPY == (unsigned)K_MEMCPY &&
-                                            (unsigned)GPUINST_PAUSED_MEMSET == (unsigned)K_MEMSET) ? 1 : -1];
-#define K_DEFAULT (K_KERNEL | K_MEMCPY | K_MEMSET | K_RUNTIME | K_OVERHEAD)
-#define K_ALL (K_DEFAULT | K_DRIVER | K_SYNC | K_MARKER | K_MEMORY)
+GPUINST_PRIVATE void gpuinstPassPlanInit(gpuinstPassPlan *s, uint32_t per_level, uint32_t levels, uint32_t max_levels,
+                                         int early_ok);
+GPUINST_PRIVATE void gpuinstPassPlanModel(uint32_t levels, uint32_t k, uint32_t *pass, uint32_t *level);
+GPUINST_PRIVATE int gpuinstPassPlanStep(gpuinstPassPlan *s, uint32_t depth, uint64_t rep_pass, uint64_t rep_level,
+                                        int all, uint32_t max_bodies);
+GPUINST_PRIVATE void gpuinstPassPlanResetup(gpuinstPassPlan *s, int same_session);
+GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s);
 
-static const struct {
-    const char *name;
-    unsigned bit;
-} traceWords[] = {
-    {"kernel", K_KERNEL}, {"memcpy", K_MEMCPY}, {"memset", K_MEMSET}, {"runtime", K_RUNTIME},
-    {"driver", K_DRIVER}, {"sync", K_SYNC},     {"marker", K_MARKER}, {"memory", K_MEMORY},
-    {"overhead", K_OVERHEAD},
-};
 
-/* One correlation id's join data. */
-typedef struct Corr {
-    uint32_t key;
-    uint32_t used;               /* bit 0 slot used, bit 1 API seen */
-    uint32_t api_tid;
-    uint32_t pad_;
-    uint64_t range_id, mpi_call_id;
-} Corr;
 
-/* Name caches: kernel name pointer -> ids; API cbid -> id. */
-typedef struct NameSlot {
-    const char *ptr;
-    uint32_t name, demangled;
-} NameSlot;
-#define NAME_SLOTS 4096
-#define CBID_MAX 2048
+/* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
+ * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
+ * GPUINST_PROFILE is set (so that finalize can say what it named that never
+ * ran). */
+GPUINST_PRIVATE void gpuinstProfilerInit(void);
+/* gpuinst_init: gpuinstProfilerInit when GPUINST_PROFILE is set. */
+GPUINST_PRIVATE void gpuinstProfilerPartInit(void);
+/* finalize (after the activity part's flush): an occurrence still being
+ * profiled is torn down, GPUINST_PROFILE rules that selected nothing are
+ * said, the cached host objects freed.  Nothing if the profiler never
+ * started. */
+GPUINST_PRIVATE void gpuinstProfilerFlush(void);
 
-static struct {
-    int on;                       /* tracing started */
-    int closed;                   /* finalize flushed: late buffers go back unread */
-    unsigned kinds;
-    uint32_t nbuffers;
-    size_t bufsize;
-    int clock_method;
-    int64_t clock_offset;
-    char kindsText[160];
+#endif /* GPUINST_PROFILER_INT_H */
+/************** End of src/profilerInt.h **************/
 
-    int use_cupti_walk;           /* decode with cuptiActivityGetNextRecord */
+#include <ctype.h>
+#include <fnmatch.h>
 
-    /* pool and queue (qlock) */
-    pthread_mutex_t qlock;
-    pthread_cond_t qcond;
-    uint8_t **pool;               /* all buffers */
-    uint8_t **freeList;
-    uint32_t nfree;
-    Pending *queue;
-    uint32_t nqueue;
-    int stop;
-    pthread_t worker;
-    int worker_started;
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) int gpuinstCaptureOn;
+#endif
 
-    /* decode (dlock): record buffers, correlation map, name caches */
-    pthread_mutex_t dlock;
-    gpuinstBuf kernels, copies, api, markers, sync, memory, overhead;
-    Corr *corr;
-    uint64_t corrCap, corrCount;
-    NameSlot names[NAME_SLOTS];
-    uint32_t cbidName[2][CBID_MAX];
-    char *(*demangle)(const char *, char *, size_t *, int *);
-    int demangleTried;
-    int bufsInit;
+#define CAP_MAX_RULES 16
 
-    gpuinstActivityStats st;      /* counters (decode side under dlock; others atomics) */
-    uint64_t decode_ns, late_buffers;
-    int warnedPush;
+typedef struct CapRule {
+    char range[128];
+    char domain[128];             /* "" = NVTX's default domain */
+    gpuinstSelectRule sel;        /* items only (its pattern is unused) */
+    uint64_t occ;                 /* occurrences seen (atomic) */
+} CapRule;
 
-    /* tracing paused for range-profiler sessions (dlock) */
-    GpuPausedRec *paused;
-    uint32_t *pausedKinds;        /* per pause: the GPUINST_PAUSED_* kinds paused */
-    uint32_t npaused, cappaused;
-    int pauseOpen;                /* index of the open pause + 1; 0: none */
-    int warnedResume;
-    int warnedSwitch;
-    CUpti_ActivityKind enabled[16]; /* the kinds enabled at init (set once, before tracing starts) */
-    int nenabled;
-    CUpti_ActivityKind off[4];    /* the kinds the open pause disabled (one profiled occurrence at a time) */
-    int noff;
-} act;
+/* One window: a row of /captures (48 bytes). */
+typedef struct CapWindowRec {
+    uint64_t start_ns;
+    uint64_t end_ns;
+    uint64_t occurrence;
+    uint32_t rank;
+    uint32_t name;                /* /strings id of the range */
+    uint16_t domain;
+    uint16_t rule;                /* 0-based index of the rule in GPUINST_CAPTURE */
+    uint8_t open;                 /* 1: still open at finalize (end_ns = finalize time) */
+    uint8_t pad_[3];
+    uint64_t pad2_;
+} CapWindowRec;
 
-static pthread_once_t lockOnce = PTHREAD_ONCE_INIT;
-static void kindIndexInit(void);
-static void initLocks(void)
-{
-    kindIndexInit();
-    pthread_mutex_init(&act.qlock, NULL);
-    pthread_cond_init(&act.qcond, NULL);
-    pthread_mutex_init(&act.dlock, NULL);
-}
-
-static void bufsInit(void)
-{
-    if (act.bufsInit) return;
-    gpuinstBufInit(&act.kernels, sizeof(GpuKernelRec));
-    gpuinstBufInit(&act.copies, sizeof(GpuCopyRec));
-    gpuinstBufInit(&act.api, sizeof(GpuApiRec));
-    gpuinstBufInit(&act.markers, sizeof(GpuMarkerRec));
-    gpuinstBufInit(&act.sync, sizeof(GpuSyncRec));
-    gpuinstBufInit(&act.memory, sizeof(GpuMemoryRec));
-    gpuinstBufInit(&act.overhead, sizeof(GpuOverheadRec));
-    act.bufsInit = 1;
-}
-
-/* ---- correlation map (dlock held) -------------------------------------------- */
-
-static Corr *corrFind(uint32_t key, int create)
-{
-    uint64_t i, mask;
-    if (act.corrCap == 0 || (create && (act.corrCount + 1) * 2 > act.corrCap)) {
-        uint64_t ncap = act.corrCap ? act.corrCap * 2 : 4096, k;
-        Corr *n;
-        if (!create) return NULL;
-        n = (Corr *)calloc((size_t)ncap, sizeof *n);
-        if (n == NULL) return NULL;
-        for (k = 0; k < act.corrCap; k++) {
-            if (act.corr[k].used & 1u) {
-                uint64_t j = act.corr[k].key; /* ids are sequential: identity keeps neighbours together */
-                for (;; j++) {
-                    j &= ncap - 1;
-                    if (!(n[j].used & 1u)) break;
-                }
-                n[j] = act.corr[k];
-            }
-        }
-        free(act.corr);
-        act.corr = n;
-        act.corrCap = ncap;
-    }
-    mask = act.corrCap - 1;
-    for (i = key;; i++) {
-        Corr *c = &act.corr[i & mask];
-        if (!(c->used & 1u)) {
-            if (!create) return NULL;
-            c->key = key;
-            c->used = 1u;
-            c->range_id = c->mpi_call_id = GPUINST_GPU_NO_ID;
-            act.corrCount++;
-            return c;
-        }
-        if (c->key == key) return c;
-    }
-}
-
-/* ---- names (dlock held) --------------------------------------------------------- */
-
-static uint32_t intern(const char *s)
-{
-    size_t n;
-    if (s == NULL || s[0] == '\0') return 0;
-    n = strnlen(s, GPUINST_NAME_MAX);
-    return gpuinstStringIntern(s, n);
-}
-
-static void kernelNames(const char *mangled, uint32_t *name, uint32_t *dem)
-{
-    uint64_t h = ((uint64_t)(uintptr_t)mangled * 0x9E3779B97F4A7C15ull) >> 52;
-    NameSlot *s = &act.names[h & (NAME_SLOTS - 1)];
-    char *d = NULL;
-    int status = -1;
-    if (mangled == NULL) {
-        *name = *dem = 0;
-        return;
-    }
-    if (s->ptr == mangled) {
-        *name = s->name;
-        *dem = s->demangled;
-        return;
-    }
-    if (!act.demangleTried) {
-        /* __cxa_demangle from the C++ runtime, if the process has one. */
-        void *sym;
-        act.demangleTried = 1;
-        sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-        if (sym == NULL) {
-            void *h2 = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-            if (h2 != NULL) sym = dlsym(h2, "__cxa_demangle");
-        }
-        memcpy(&act.demangle, &sym, sizeof sym);
-    }
-    *name = intern(mangled);
-    if (act.demangle != NULL && mangled[0] == '_' && mangled[1] == 'Z') d = act.demangle(mangled, NULL, NULL, &status);
-    *dem = (d != NULL && status == 0) ? intern(d) : *name;
-    free(d);
-    s->ptr = mangled;
-    s->name = *name;
-    s->demangled = *dem;
-}
-
-static uint32_t apiName(int driver, uint32_t cbid)
-{
-    uint32_t *slot = cbid < CBID_MAX ? &act.cbidName[driver][cbid] : NULL;
-    const char *s = NULL;
-    char buf[48];
-    uint32_t id;
-    if (slot != NULL && *slot != 0) return *slot;
-    if (gpuinstCu.cuptiGetCallbackName == NULL ||
-        gpuinstCu.cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &s) !=
-            CUPTI_SUCCESS ||
-        s == NULL) {
-        snprintf(buf, sizeof buf, "%s_cbid_%u", driver ? "driver" : "runtime", (unsigned)cbid);
-        s = buf;
-    }
-    id = intern(s);
-    if (slot != NULL) *slot = id;
-    return id;
-}
-
-/* ---- decode (dlock held) ----------------------------------------------------------- */
-
-static uint64_t ts(uint64_t t)
-{
-    return t == 0 ? 0 : (uint64_t)((int64_t)t + act.clock_offset);
-}
-
-static void lostOne(void)
-{
-    GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
-}
-
-/* ---- one decode function per CUPTI record type (dlock held) ---------------------------
- * Each fills one row of its /gpu table from CUPTI's record and returns 1,
- * or 0 when the row could not be stored (counted as lost). */
-
-#define ROW(buf, T) ((T *)gpuinstBufSlot(&act.buf))
-
-/* Profile mode (src/profile.c): a kernel launched inside a profile path
- * (its external correlation known: it is decoded before the kernel in
- * practice) is folded into /profile/kernels and keeps no row; 1 if done.
- * Kernels whose correlation comes later are folded at resolve. */
-static int profileKernel(uint32_t correlation, const char *mangled, uint64_t start, uint64_t end)
-{
-    Corr *c = corrFind(correlation, 0);
-    uint32_t name, dem;
-    if (c == NULL || c->range_id == GPUINST_GPU_NO_ID || !(c->range_id & GPUINST_PROF_CORR)) return 0;
-    kernelNames(mangled, &name, &dem);
-    gpuinstProfKernel(c->range_id, name, dem, end > start ? end - start : 0);
-    return 1;
-}
-
-static int decodeKernel(const CUpti_Activity *r)
-{
-    const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)r;
-    GpuKernelRec *o;
-    if (gpuinstG.cfg.mode == GPUINST_MODE_PROFILE && profileKernel(k->correlationId, k->name, k->start, k->end))
-        return 1; /* folded into /profile/kernels: no row (counted in /gpu/stats kernels) */
-    o = ROW(kernels, GpuKernelRec);
-    if (o == NULL) return 0;
-    memset(o, 0, sizeof *o);
-    o->start_ns = ts(k->start);
-    o->end_ns = ts(k->end);
-    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-    o->grid_id = k->gridId;
-    kernelNames(k->name, &o->name, &o->demangled);
-    o->correlation = k->correlationId;
-    o->device = k->deviceId;
-    o->context = k->contextId;
-    o->stream = k->streamId;
-    o->grid_x = k->gridX; o->grid_y = k->gridY; o->grid_z = k->gridZ;
-    o->block_x = k->blockX; o->block_y = k->blockY; o->block_z = k->blockZ;
-    o->static_smem = k->staticSharedMemory;
-    o->dynamic_smem = k->dynamicSharedMemory;
-    o->registers = k->registersPerThread;
-    o->graph_id = k->graphId;
-    gpuinstBufCommit(&act.kernels);
-    return 1;
-}
-
-/* The members every /gpu/copies row takes from its CUPTI record (m: a
- * CUpti_ActivityMemcpy6, MemcpyPtoP4 or Memset4, which name them alike). */
-#define COPY_ROW(o, m, op_)                                   \
-    do {                                                      \
-        memset(o, 0, sizeof *o);                              \
-        o->start_ns = ts(m->start);                           \
-        o->end_ns = ts(m->end);                               \
-        o->bytes = m->bytes;                                  \
-        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;     \
-        o->correlation = m->correlationId;                    \
-        o->device = m->deviceId;                              \
-        o->context = m->contextId;                            \
-        o->stream = m->streamId;                              \
-        o->op = (op_);                                        \
-    } while (0)
-
-static int decodeMemcpy(const CUpti_Activity *r)
-{
-    const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)r;
-    GpuCopyRec *o = ROW(copies, GpuCopyRec);
-    if (o == NULL) return 0;
-    COPY_ROW(o, m, GPU_OP_MEMCPY);
-    o->src_device = o->dst_device = m->deviceId;
-    o->copy_kind = m->copyKind;
-    o->src_kind = m->srcKind;
-    o->dst_kind = m->dstKind;
-    gpuinstBufCommit(&act.copies);
-    return 1;
-}
-
-static int decodePeerCopy(const CUpti_Activity *r)
-{
-    const CUpti_ActivityMemcpyPtoP4 *m = (const CUpti_ActivityMemcpyPtoP4 *)(const void *)r;
-    GpuCopyRec *o = ROW(copies, GpuCopyRec);
-    if (o == NULL) return 0;
-    COPY_ROW(o, m, GPU_OP_MEMCPY_PEER);
-    o->src_device = m->srcDeviceId;
-    o->dst_device = m->dstDeviceId;
-    o->copy_kind = m->copyKind;
-    o->src_kind = m->srcKind;
-    o->dst_kind = m->dstKind;
-    gpuinstBufCommit(&act.copies);
-    return 1;
-}
-
-static int decodeMemset(const CUpti_Activity *r)
-{
-    const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)r;
-    GpuCopyRec *o = ROW(copies, GpuCopyRec);
-    if (o == NULL) return 0;
-    COPY_ROW(o, m, GPU_OP_MEMSET);
-    o->src_device = o->dst_device = m->deviceId;
-    o->value = m->value;
-    o->dst_kind = (uint8_t)m->memoryKind;
-    gpuinstBufCommit(&act.copies);
-    return 1;
-}
-
-static int decodeApi(const CUpti_Activity *r)
-{
-    const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)(const void *)r;
-    int driver = r->kind == CUPTI_ACTIVITY_KIND_DRIVER;
-    GpuApiRec *o = ROW(api, GpuApiRec);
-    Corr *c = corrFind(a->correlationId, 1);
-    if (c != NULL) {
-        c->used |= 2u;
-        c->api_tid = a->threadId;
-    }
-    if (o == NULL) return 0;
-    memset(o, 0, sizeof *o);
-    o->start_ns = ts(a->start);
-    o->end_ns = ts(a->end);
-    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-    o->correlation = a->correlationId;
-    o->cbid = (uint32_t)a->cbid;
-    o->name = apiName(driver, (uint32_t)a->cbid);
-    o->api_tid = a->threadId;
-    o->return_value = a->returnValue;
-    o->domain = (uint8_t)(driver ? 2 : 1);
-    gpuinstBufCommit(&act.api);
-    return 1;
-}
-
-/* No row: the ids join the API call's correlation id (resolve). */
-static int decodeExtCorr(const CUpti_Activity *r)
-{
-    const CUpti_ActivityExternalCorrelation *e = (const CUpti_ActivityExternalCorrelation *)(const void *)r;
-    Corr *c = corrFind(e->correlationId, 1);
-    if (c == NULL) return 0;
-    if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) c->range_id = e->externalId;
-    else if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1) c->mpi_call_id = e->externalId;
-    return 1;
-}
-
-static int decodeMarker(const CUpti_Activity *r)
-{
-    const CUpti_ActivityMarker2 *m = (const CUpti_ActivityMarker2 *)(const void *)r;
-    GpuMarkerRec *o = ROW(markers, GpuMarkerRec);
-    if (o == NULL) return 0;
-    memset(o, 0, sizeof *o);
-    o->time_ns = ts(m->timestamp);
-    o->id = m->id;
-    o->flags = (uint32_t)m->flags;
-    o->name = intern(m->name);
-    o->domain = intern(m->domain);
-    o->tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m->objectId.pt.threadId : 0;
-    gpuinstBufCommit(&act.markers);
-    return 1;
-}
-
-static int decodeSync(const CUpti_Activity *r)
-{
-    const CUpti_ActivitySynchronization2 *y = (const CUpti_ActivitySynchronization2 *)(const void *)r;
-    GpuSyncRec *o = ROW(sync, GpuSyncRec);
-    if (o == NULL) return 0;
-    memset(o, 0, sizeof *o);
-    o->start_ns = ts(y->start);
-    o->end_ns = ts(y->end);
-    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-    o->correlation = y->correlationId;
-    o->type = (uint32_t)y->type;
-    o->context = y->contextId;
-    o->stream = y->streamId;
-    gpuinstBufCommit(&act.sync);
-    return 1;
-}
-
-static int decodeMemory(const CUpti_Activity *r)
-{
-    const CUpti_ActivityMemory4 *m = (const CUpti_ActivityMemory4 *)(const void *)r;
-    GpuMemoryRec *o = ROW(memory, GpuMemoryRec);
-    if (o == NULL) return 0;
-    memset(o, 0, sizeof *o);
-    o->time_ns = ts(m->timestamp);
-    o->address = m->address;
-    o->bytes = m->bytes;
-    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-    o->correlation = m->correlationId;
-    o->operation = (uint32_t)m->memoryOperationType;
-    o->memory_kind = (uint32_t)m->memoryKind;
-    o->device = m->deviceId;
-    o->context = m->contextId;
-    o->stream = m->streamId;
-    gpuinstBufCommit(&act.memory);
-    return 1;
-}
-
-static int decodeOverhead(const CUpti_Activity *r)
-{
-    const CUpti_ActivityOverhead3 *v = (const CUpti_ActivityOverhead3 *)(const void *)r;
-    GpuOverheadRec *o = ROW(overhead, GpuOverheadRec);
-    if (o == NULL) return 0;
-    memset(o, 0, sizeof *o);
-    o->start_ns = ts(v->start);
-    o->end_ns = ts(v->end);
-    o->overhead_kind = (uint32_t)v->overheadKind;
-    o->object_kind = (uint32_t)v->objectKind;
-    o->object_id = v->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? v->objectId.pt.threadId : v->objectId.dcs.deviceId;
-    o->correlation = v->correlationId;
-    gpuinstBufCommit(&act.overhead);
-    return 1;
-}
-
-#undef ROW
-#undef COPY_ROW
-
-/* ---- the kinds table --------------------------------------------------------------------- */
-
-#define STAT(m) offsetof(gpuinstActivityStats, m)
-#define NOSTAT ((size_t)-1)
-typedef struct KindRow {
-    CUpti_ActivityKind kind;
-    const char *name;              /* CUPTI_ACTIVITY_KIND_<name> (messages) */
-    unsigned word;                 /* the GPUINST_TRACE word (K_*) that enables it; K_ANY: always; 0: never
-                                      enabled, decoded when a buffer holds one */
-    int required;                  /* tracing is off when it cannot be enabled */
-    size_t size;                   /* CUPTI's record (gpuinst's own walk of a buffer) */
-    int (*decode)(const CUpti_Activity *r); /* NULL: known, skipped */
-    size_t stat;                   /* its gpuinstActivityStats counter (NOSTAT: none) */
-    unsigned pause;                /* GPUINST_PAUSED_* when it instruments device code (a range-profiler
-                                      session pauses it), else 0 */
-} KindRow;
-#define K_ANY (~0u)
-
-/* In the order they are enabled (external correlation last: it must be on
- * before the first API record it correlates, CUPTI accepts either order). */
-static const KindRow kindRows[] = {
-    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", K_KERNEL, 1, sizeof(CUpti_ActivityKernel10),
-     decodeKernel, STAT(kernels), GPUINST_PAUSED_KERNEL},
-    {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", K_MEMCPY, 1, sizeof(CUpti_ActivityMemcpy6), decodeMemcpy, STAT(copies),
-     GPUINST_PAUSED_MEMCPY},
-    {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", K_MEMCPY, 0, sizeof(CUpti_ActivityMemcpyPtoP4), decodePeerCopy,
-     STAT(copies), GPUINST_PAUSED_MEMCPY},
-    {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", K_MEMSET, 1, sizeof(CUpti_ActivityMemset4), decodeMemset, STAT(copies),
-     GPUINST_PAUSED_MEMSET},
-    {CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", K_RUNTIME, 1, sizeof(CUpti_ActivityAPI), decodeApi, STAT(api), 0},
-    {CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", K_DRIVER, 1, sizeof(CUpti_ActivityAPI), decodeApi, STAT(api), 0},
-    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", K_SYNC, 0, sizeof(CUpti_ActivitySynchronization2),
-     decodeSync, STAT(sync), 0},
-    {CUPTI_ACTIVITY_KIND_MARKER, "MARKER", K_MARKER, 0, sizeof(CUpti_ActivityMarker2), decodeMarker, STAT(markers), 0},
-    {CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2", K_MEMORY, 0, sizeof(CUpti_ActivityMemory4), decodeMemory, STAT(memory),
-     0},
-    {CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD", K_OVERHEAD, 0, sizeof(CUpti_ActivityOverhead3), decodeOverhead,
-     STAT(overhead), 0},
-    {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION", K_ANY, 1,
-     sizeof(CUpti_ActivityExternalCorrelation), decodeExtCorr, STAT(ext_corr), 0},
-    /* never enabled by gpuinst; decoded or skipped when they appear */
-    {CUPTI_ACTIVITY_KIND_KERNEL, "KERNEL", 0, 0, sizeof(CUpti_ActivityKernel10), decodeKernel, STAT(kernels), 0},
-    {CUPTI_ACTIVITY_KIND_MARKER_DATA, "MARKER_DATA", 0, 0, sizeof(CUpti_ActivityMarkerData2), NULL, NOSTAT, 0},
-    {CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE", 0, 0, sizeof(CUpti_ActivityDevice5), NULL, NOSTAT, 0},
-    {CUPTI_ACTIVITY_KIND_CONTEXT, "CONTEXT", 0, 0, sizeof(CUpti_ActivityContext3), NULL, NOSTAT, 0},
-    {CUPTI_ACTIVITY_KIND_NAME, "NAME", 0, 0, sizeof(CUpti_ActivityName), NULL, NOSTAT, 0},
-};
-#define NKINDS (sizeof kindRows / sizeof kindRows[0])
-#undef STAT
-
-/* The row of a kind (NULL: unknown).  kindIndex is filled once
- * (initLocks); CUPTI's kinds are small numbers. */
-#define KIND_INDEX_MAX 256
-static const KindRow *kindIndex[KIND_INDEX_MAX];
-
-static const KindRow *kindRow(uint32_t kind)
-{
-    return kind < KIND_INDEX_MAX ? kindIndex[kind] : NULL;
-}
-
-static void kindIndexInit(void)
-{
-    size_t i;
-    for (i = 0; i < NKINDS; i++)
-        if ((unsigned)kindRows[i].kind < KIND_INDEX_MAX) kindIndex[kindRows[i].kind] = &kindRows[i];
-}
-
-/* Size of a record of `kind` in a buffer, for gpuinst's own walk (0:
- * unknown, the walk stops).  Kinds listed but not decoded are skipped. */
-static size_t kindSize(uint32_t kind)
-{
-    const KindRow *k;
-    pthread_once(&lockOnce, initLocks); /* kindIndex */
-    k = kindRow(kind);
-    return k != NULL ? k->size : 0;
-}
-
-static void decodeOne(const CUpti_Activity *r)
-{
-    const KindRow *k = kindRow((uint32_t)r->kind);
-    if (k == NULL || k->decode == NULL) { /* a kind gpuinst does not decode (skipped, counted) */
-        act.st.unknown++;
-        return;
-    }
-    if (!k->decode(r)) {
-        lostOne();
-        return;
-    }
-    if (k->stat != NOSTAT) (*(uint64_t *)(void *)((char *)&act.st + k->stat))++;
-}
-
-GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
-{
-    uint64_t t0 = gpuinstClockNs();
-    int rc = GPUINST_SUCCESS;
-    pthread_once(&lockOnce, initLocks);
-    pthread_mutex_lock(&act.dlock);
-    bufsInit();
-    if (act.use_cupti_walk && gpuinstCu.cuptiActivityGetNextRecord != NULL) {
-        CUpti_Activity *r = NULL;
-        CUptiResult st;
-        while ((st = gpuinstCu.cuptiActivityGetNextRecord((uint8_t *)(uintptr_t)buf, valid, &r)) == CUPTI_SUCCESS)
-            decodeOne(r);
-        if (st != CUPTI_ERROR_MAX_LIMIT_REACHED) {
-            act.st.unknown++;
-            rc = GPUINST_ERROR_INVALID_ARGUMENT;
-        }
-    } else {
-        size_t off = 0;
-        while (off + sizeof(CUpti_Activity) <= valid) {
-            uint32_t kind;
-            size_t n;
-            memcpy(&kind, buf + off, sizeof kind);
-            n = kindSize(kind);
-            if (n == 0 || off + n > valid) {
-                act.st.unknown++; /* cannot know its size: the rest of this buffer is skipped */
-                rc = GPUINST_ERROR_INVALID_ARGUMENT;
-                break;
-            }
-            if ((off & 7u) == 0) {
-                decodeOne((const CUpti_Activity *)(const void *)(buf + off));
-            } else { /* misaligned input (not from CUPTI): decode a copy */
-                uint64_t tmp[64];
-                if (n <= sizeof tmp) {
-                    memcpy(tmp, buf + off, n);
-                    decodeOne((const CUpti_Activity *)(const void *)tmp);
-                }
-            }
-            off += (n + 7u) & ~(size_t)7u;
-        }
-    }
-    act.st.buffers++;
-    act.decode_ns += gpuinstClockNs() - t0;
-    pthread_mutex_unlock(&act.dlock);
-    return rc;
-}
-
-/* Fills range/MPI ids and the launching thread into every correlated row. */
-#define FILL(buf, T)                                                              \
-    do {                                                                          \
-        gpuinstChunk *ch_;                                                        \
-        for (ch_ = act.buf.head; ch_ != NULL; ch_ = ch_->next) {                    \
-            T *row_ = (T *)(void *)GPUINST_CHUNK_DATA(ch_);                       \
-            uint32_t i_;                                                          \
-            for (i_ = 0; i_ < ch_->count; i_++) {                                 \
-                Corr *c_ = corrFind(row_[i_].correlation, 0);                     \
-                if (c_ != NULL) {                                                 \
-                    row_[i_].range_id = c_->range_id;                             \
-                    row_[i_].mpi_call_id = c_->mpi_call_id;                       \
-                    if (c_->used & 2u) row_[i_].api_tid = c_->api_tid;            \
-                }                                                                 \
-                if (counted && (c_ == NULL || !(c_->used & 2u))) act.st.unresolved++; \
-            }                                                                     \
-        }                                                                         \
-    } while (0)
-
-/* ---- pauses of tracing (dlock held) ----------------------------------------------------
- * A pause is [start_ns, end_ns] (end 0: still open).  Pauses never overlap
- * (one profiled occurrence per process at a time) and are appended in time
- * order, so the one holding time t is found by binary search. */
-
-static int pausedAt(uint64_t t)
-{
-    uint32_t lo = 0, hi = act.npaused;
-    while (lo < hi) { /* first pause starting after t */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (act.paused[mid].start_ns <= t) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo == 0) return -1;
-    lo--;
-    return (act.paused[lo].end_ns == 0 || t <= act.paused[lo].end_ns) ? (int)lo : -1;
-}
-
-static int inList(const uint32_t *l, size_t n, uint32_t cbid)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        if (l[i] == cbid) return 1;
-    return 0;
-}
-
-/* CUDA API calls that launch kernels (one kernel, or a graph's). */
-static int isLaunch(int driver, uint32_t cbid)
-{
-    static const uint32_t rt[] = {
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000};
-    static const uint32_t dr[] = {
-        CUPTI_DRIVER_TRACE_CBID_cuLaunch, CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid, CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz};
-    return driver ? inList(dr, sizeof dr / sizeof dr[0], cbid) : inList(rt, sizeof rt / sizeof rt[0], cbid);
-}
-
-/* CUDA API calls that copy or set memory (a MEMCPY, MEMCPY2 or MEMSET
- * record each): every cudaMemcpy and cudaMemset entry point of
- * cupti_runtime_cbid.h and every cuMemcpy and cuMemset one of
- * cupti_driver_cbid.h (CUDA 13.0). */
-#define CR(n) CUPTI_RUNTIME_TRACE_CBID_##n
-#define CD(n) CUPTI_DRIVER_TRACE_CBID_##n
-static int isCopy(int driver, uint32_t cbid)
-{
-    static const uint32_t rt[] = {
-        CR(cudaMemcpy2DArrayToArray_ptds_v7000), CR(cudaMemcpy2DArrayToArray_v3020),
-        CR(cudaMemcpy2DAsync_ptsz_v7000), CR(cudaMemcpy2DAsync_v3020), CR(cudaMemcpy2DFromArrayAsync_ptsz_v7000),
-        CR(cudaMemcpy2DFromArrayAsync_v3020), CR(cudaMemcpy2DFromArray_ptds_v7000), CR(cudaMemcpy2DFromArray_v3020),
-        CR(cudaMemcpy2DToArrayAsync_ptsz_v7000), CR(cudaMemcpy2DToArrayAsync_v3020),
-        CR(cudaMemcpy2DToArray_ptds_v7000), CR(cudaMemcpy2DToArray_v3020), CR(cudaMemcpy2D_ptds_v7000),
-        CR(cudaMemcpy2D_v3020), CR(cudaMemcpy3DAsync_ptsz_v7000), CR(cudaMemcpy3DAsync_v3020),
-        CR(cudaMemcpy3DBatchAsync_ptsz_v12080), CR(cudaMemcpy3DBatchAsync_ptsz_v13000),
-        CR(cudaMemcpy3DBatchAsync_v12080), CR(cudaMemcpy3DBatchAsync_v13000), CR(cudaMemcpy3DPeerAsync_ptsz_v7000),
-        CR(cudaMemcpy3DPeerAsync_v4000), CR(cudaMemcpy3DPeer_ptds_v7000), CR(cudaMemcpy3DPeer_v4000),
-        CR(cudaMemcpy3D_ptds_v7000), CR(cudaMemcpy3D_v3020), CR(cudaMemcpyArrayToArray_ptds_v7000),
-        CR(cudaMemcpyArrayToArray_v3020), CR(cudaMemcpyAsync_ptsz_v7000), CR(cudaMemcpyAsync_v3020),
-        CR(cudaMemcpyBatchAsync_ptsz_v12080), CR(cudaMemcpyBatchAsync_ptsz_v13000), CR(cudaMemcpyBatchAsync_v12080),
-        CR(cudaMemcpyBatchAsync_v13000), CR(cudaMemcpyFromArrayAsync_ptsz_v7000), CR(cudaMemcpyFromArrayAsync_v3020),
-        CR(cudaMemcpyFromArray_ptds_v7000), CR(cudaMemcpyFromArray_v3020), CR(cudaMemcpyFromSymbolAsync_ptsz_v7000),
-        CR(cudaMemcpyFromSymbolAsync_v3020), CR(cudaMemcpyFromSymbol_ptds_v7000), CR(cudaMemcpyFromSymbol_v3020),
-        CR(cudaMemcpyPeerAsync_v4000), CR(cudaMemcpyPeer_v4000), CR(cudaMemcpyToArrayAsync_ptsz_v7000),
-        CR(cudaMemcpyToArrayAsync_v3020), CR(cudaMemcpyToArray_ptds_v7000), CR(cudaMemcpyToArray_v3020),
-        CR(cudaMemcpyToSymbolAsync_ptsz_v7000), CR(cudaMemcpyToSymbolAsync_v3020), CR(cudaMemcpyToSymbol_ptds_v7000),
-        CR(cudaMemcpyToSymbol_v3020), CR(cudaMemcpy_ptds_v7000), CR(cudaMemcpy_v3020),
-        CR(cudaMemset2DAsync_ptsz_v7000), CR(cudaMemset2DAsync_v3020), CR(cudaMemset2D_ptds_v7000),
-        CR(cudaMemset2D_v3020), CR(cudaMemset3DAsync_ptsz_v7000), CR(cudaMemset3DAsync_v3020),
-        CR(cudaMemset3D_ptds_v7000), CR(cudaMemset3D_v3020), CR(cudaMemsetAsync_ptsz_v7000),
-        CR(cudaMemsetAsync_v3020), CR(cudaMemset_ptds_v7000), CR(cudaMemset_v3020)};
-    static const uint32_t dr[] = {
-        CD(cuMemcpy), CD(cuMemcpy2D), CD(cuMemcpy2DAsync), CD(cuMemcpy2DAsync_v2), CD(cuMemcpy2DAsync_v2_ptsz),
-        CD(cuMemcpy2DUnaligned), CD(cuMemcpy2DUnaligned_v2), CD(cuMemcpy2DUnaligned_v2_ptds), CD(cuMemcpy2D_v2),
-        CD(cuMemcpy2D_v2_ptds), CD(cuMemcpy3D), CD(cuMemcpy3DAsync), CD(cuMemcpy3DAsync_v2),
-        CD(cuMemcpy3DAsync_v2_ptsz), CD(cuMemcpy3DBatchAsync), CD(cuMemcpy3DBatchAsync_ptsz),
-        CD(cuMemcpy3DBatchAsync_v2), CD(cuMemcpy3DBatchAsync_v2_ptsz), CD(cuMemcpy3DPeer), CD(cuMemcpy3DPeerAsync),
-        CD(cuMemcpy3DPeerAsync_ptsz), CD(cuMemcpy3DPeer_ptds), CD(cuMemcpy3D_v2), CD(cuMemcpy3D_v2_ptds),
-        CD(cuMemcpyAsync), CD(cuMemcpyAsync_ptsz), CD(cuMemcpyAtoA), CD(cuMemcpyAtoA_v2), CD(cuMemcpyAtoA_v2_ptds),
-        CD(cuMemcpyAtoD), CD(cuMemcpyAtoD_v2), CD(cuMemcpyAtoD_v2_ptds), CD(cuMemcpyAtoH), CD(cuMemcpyAtoHAsync),
-        CD(cuMemcpyAtoHAsync_v2), CD(cuMemcpyAtoHAsync_v2_ptsz), CD(cuMemcpyAtoH_v2), CD(cuMemcpyAtoH_v2_ptds),
-        CD(cuMemcpyBatchAsync), CD(cuMemcpyBatchAsync_ptsz), CD(cuMemcpyBatchAsync_v2),
-        CD(cuMemcpyBatchAsync_v2_ptsz), CD(cuMemcpyDtoA), CD(cuMemcpyDtoA_v2), CD(cuMemcpyDtoA_v2_ptds),
-        CD(cuMemcpyDtoD), CD(cuMemcpyDtoDAsync), CD(cuMemcpyDtoDAsync_v2), CD(cuMemcpyDtoDAsync_v2_ptsz),
-        CD(cuMemcpyDtoD_v2), CD(cuMemcpyDtoD_v2_ptds), CD(cuMemcpyDtoH), CD(cuMemcpyDtoHAsync),
-        CD(cuMemcpyDtoHAsync_v2), CD(cuMemcpyDtoHAsync_v2_ptsz), CD(cuMemcpyDtoH_v2), CD(cuMemcpyDtoH_v2_ptds),
-        CD(cuMemcpyHtoA), CD(cuMemcpyHtoAAsync), CD(cuMemcpyHtoAAsync_v2), CD(cuMemcpyHtoAAsync_v2_ptsz),
-        CD(cuMemcpyHtoA_v2), CD(cuMemcpyHtoA_v2_ptds), CD(cuMemcpyHtoD), CD(cuMemcpyHtoDAsync),
-        CD(cuMemcpyHtoDAsync_v2), CD(cuMemcpyHtoDAsync_v2_ptsz), CD(cuMemcpyHtoD_v2), CD(cuMemcpyHtoD_v2_ptds),
-        CD(cuMemcpyPeer), CD(cuMemcpyPeerAsync), CD(cuMemcpyPeerAsync_ptsz), CD(cuMemcpyPeer_ptds),
-        CD(cuMemcpy_ptds), CD(cuMemcpy_v2), CD(cuMemsetD16), CD(cuMemsetD16Async), CD(cuMemsetD16Async_ptsz),
-        CD(cuMemsetD16_v2), CD(cuMemsetD16_v2_ptds), CD(cuMemsetD2D16), CD(cuMemsetD2D16Async),
-        CD(cuMemsetD2D16Async_ptsz), CD(cuMemsetD2D16_v2), CD(cuMemsetD2D16_v2_ptds), CD(cuMemsetD2D32),
-        CD(cuMemsetD2D32Async), CD(cuMemsetD2D32Async_ptsz), CD(cuMemsetD2D32_v2), CD(cuMemsetD2D32_v2_ptds),
-        CD(cuMemsetD2D8), CD(cuMemsetD2D8Async), CD(cuMemsetD2D8Async_ptsz), CD(cuMemsetD2D8_v2),
-        CD(cuMemsetD2D8_v2_ptds), CD(cuMemsetD32), CD(cuMemsetD32Async), CD(cuMemsetD32Async_ptsz),
-        CD(cuMemsetD32_v2), CD(cuMemsetD32_v2_ptds), CD(cuMemsetD8), CD(cuMemsetD8Async), CD(cuMemsetD8Async_ptsz),
-        CD(cuMemsetD8_v2), CD(cuMemsetD8_v2_ptds)};
-    return driver ? inList(dr, sizeof dr / sizeof dr[0], cbid) : inList(rt, sizeof rt / sizeof rt[0], cbid);
-}
-#undef CR
-#undef CD
-
-typedef struct Untraced {
-    uint32_t pause, tid;
+/* A span of time with at least one window open. */
+typedef struct CapSpan {
     uint64_t start, end;
-    int driver;
-    int copy;                     /* 1 a copy or set call, 0 a launch call */
-} Untraced;
+} CapSpan;
 
-static int untracedCmp(const void *x, const void *y)
-{
-    const Untraced *a = (const Untraced *)x, *b = (const Untraced *)y;
-    if (a->pause != b->pause) return a->pause < b->pause ? -1 : 1;
-    if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
-    if (a->start != b->start) return a->start < b->start ? -1 : 1;
-    if (a->end != b->end) return a->end > b->end ? -1 : 1; /* the outer call first */
-    return a->driver - b->driver;                           /* then runtime before driver */
-}
+static CapRule capRules[CAP_MAX_RULES];
+static uint32_t capNrules;
+static pthread_mutex_t capLock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t capDepth;         /* windows open now (relaxed reads) */
+static uint64_t capSpanStart;     /* start of the current span (capDepth > 0) */
+static CapSpan *capSpans;         /* closed spans, in time order */
+static uint32_t capNspans, capCapSpans;
+static CapWindowRec *capWin;
+static uint32_t capNwin, capCapWin;
 
-/* Per pause: the kernel records inside it that no CUDA API call launched
- * (flagged tool; when no API records were collected, every kernel record
- * inside a pause: the application's own launches there are not traced),
- * the launch calls made in it that have no kernel record (kernel tracing
- * paused) and the copy and set calls made in it that have no copy record
- * (memcpy/memset tracing paused).  A call made inside another of the same
- * thread (the driver call a runtime launch or copy makes) is the same
- * operation, counted once as the outer call's.  A count of a kind that was
- * not paused is 0.  Recomputed from scratch on every resolve. */
-static void resolvePaused(int apiTraced)
+/* Per-thread cache of the rule a (name, domain) matches: rule + 1, or 0 for
+ * none.  Direct-mapped; a miss does the globbing under the lock. */
+#define CAP_CACHE 64
+typedef struct CapCacheSlot {
+    uint32_t name;
+    uint16_t domain;
+    int16_t rule;                 /* -1: slot empty */
+} CapCacheSlot;
+static GPUINST_TLS CapCacheSlot *capCache;
+static int capInited;             /* gpuinstCaptureInit ran */
+static int capLooked;             /* a range was looked at: the rules may no longer change */
+static char capSpec[GPUINST_CFG_TEXT]; /* the text the rules came from (/captures' spec) */
+
+/* ---- parsing --------------------------------------------------------------- */
+
+/* ITEMS text -> sel; 0 if it does not read as items.  "N:M" is taken as
+ * "N-M" (the form Nsight users write). */
+static int capItems(const char *text, gpuinstSelectRule *out)
 {
-    gpuinstChunk *ch;
-    Untraced *l = NULL;
-    size_t nl = 0, cap = 0, i, outer = 0;
-    uint32_t k;
-    for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
-        GpuKernelRec *r = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
-        for (k = 0; k < ch->count; k++) {
-            Corr *c = corrFind(r[k].correlation, 0);
-            if (c != NULL) c->used |= 4u; /* has a kernel record */
-        }
+    char buf[300];
+    size_t i, n = strlen(text);
+    gpuinstSelect s;
+    if (n == 0 || n + 3 >= sizeof buf) return 0;
+    buf[0] = 'x';
+    buf[1] = '@';
+    for (i = 0; i < n; i++) {
+        char c = text[i];
+        if (c == ':' && i > 0 && isdigit((unsigned char)text[i - 1]) && isdigit((unsigned char)text[i + 1])) c = '-';
+        if (c == ';' || c == '@') return 0;
+        buf[2 + i] = c;
     }
-    for (ch = act.copies.head; ch != NULL; ch = ch->next) {
-        GpuCopyRec *r = (GpuCopyRec *)(void *)GPUINST_CHUNK_DATA(ch);
-        for (k = 0; k < ch->count; k++) {
-            Corr *c = corrFind(r[k].correlation, 0);
-            if (c != NULL) c->used |= 8u; /* has a copy or set record */
-        }
-    }
-    for (k = 0; k < act.npaused; k++) {
-        act.paused[k].tool_kernels = 0;
-        act.paused[k].launches = !(act.pausedKinds[k] & GPUINST_PAUSED_KERNEL) ? 0 : apiTraced ? 0 : -1;
-        act.paused[k].copies = !(act.pausedKinds[k] & (GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET)) ? 0
-                             : apiTraced ? 0 : -1;
-    }
-    for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
-        GpuKernelRec *r = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
-        for (k = 0; k < ch->count; k++) {
-            int w = act.npaused ? pausedAt(r[k].start_ns) : -1;
-            Corr *c;
-            r[k].tool = 0;
-            if (w < 0) continue;
-            c = corrFind(r[k].correlation, 0);
-            if (!apiTraced || c == NULL || !(c->used & 2u)) {
-                r[k].tool = 1;
-                act.paused[w].tool_kernels++;
-            }
-        }
-    }
-    if (!apiTraced || act.npaused == 0) return;
-    for (ch = act.api.head; ch != NULL; ch = ch->next) {
-        const GpuApiRec *r = (const GpuApiRec *)(const void *)GPUINST_CHUNK_DATA(ch);
-        for (k = 0; k < ch->count; k++) {
-            int w = pausedAt(r[k].start_ns), driver = r[k].domain == 2, copy;
-            Corr *c;
-            if (w < 0) continue;
-            if (isLaunch(driver, r[k].cbid)) copy = 0;
-            else if (isCopy(driver, r[k].cbid)) copy = 1;
-            else continue;
-            c = corrFind(r[k].correlation, 0);
-            if (c != NULL && (c->used & (copy ? 8u : 4u))) continue; /* traced after all (at the edge) */
-            if (nl == cap) {
-                size_t nc = cap ? cap * 2 : 256;
-                Untraced *nn = (Untraced *)realloc(l, nc * sizeof *nn);
-                if (nn == NULL) { /* counts stay unknown rather than wrong */
-                    for (w = 0; w < (int)act.npaused; w++) act.paused[w].launches = act.paused[w].copies = -1;
-                    free(l);
-                    return;
-                }
-                l = nn;
-                cap = nc;
-            }
-            l[nl].pause = (uint32_t)w;
-            l[nl].tid = r[k].api_tid;
-            l[nl].start = r[k].start_ns;
-            l[nl].end = r[k].end_ns;
-            l[nl].driver = driver;
-            l[nl].copy = copy;
-            nl++;
-        }
-    }
-    if (nl > 1) qsort(l, nl, sizeof *l, untracedCmp);
-    for (i = 0; i < nl; i++) {
-        GpuPausedRec *p = &act.paused[l[i].pause];
-        /* a call made inside another one of the same thread (the driver's
-         * cuLaunchKernel inside cudaLaunchKernel, cuMemcpyAsync inside
-         * cudaMemcpyAsync, a runtime entry point inside another) is the
-         * same operation: calls of one thread do not overlap otherwise */
-        if (i > 0 && l[outer].pause == l[i].pause && l[outer].tid == l[i].tid &&
-            l[outer].start <= l[i].start && l[outer].end >= l[i].end)
-            continue;
-        outer = i;
-        if (l[i].copy && (act.pausedKinds[l[i].pause] & (GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET)))
-            p->copies++;
-        else if (!l[i].copy && (act.pausedKinds[l[i].pause] & GPUINST_PAUSED_KERNEL))
-            p->launches++;
-    }
-    free(l);
-}
-
-static void kindsText(unsigned kinds, char *out, size_t cap);
-
-GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
-                                              uint64_t occurrence, unsigned kinds)
-{
-    GpuPausedRec *r;
-    char text[64];
-    uint32_t kid;
-    pthread_once(&lockOnce, initLocks);
-    kindsText(kinds, text, sizeof text);
-    kid = gpuinstStringIntern(text, strlen(text)); /* before dlock: interning takes its own lock */
-    pthread_mutex_lock(&act.dlock);
-    if (act.npaused == act.cappaused) {
-        uint32_t nc = act.cappaused ? act.cappaused * 2 : 16;
-        GpuPausedRec *n = (GpuPausedRec *)realloc(act.paused, nc * sizeof *n);
-        uint32_t *nk = n != NULL ? (uint32_t *)realloc(act.pausedKinds, nc * sizeof *nk) : NULL;
-        if (n != NULL) act.paused = n;
-        if (nk == NULL) {
-            pthread_mutex_unlock(&act.dlock);
-            lostOne();
-            return;
-        }
-        act.pausedKinds = nk;
-        act.cappaused = nc;
-    }
-    act.pausedKinds[act.npaused] = kinds;
-    r = &act.paused[act.npaused++];
-    memset(r, 0, sizeof *r);
-    r->start_ns = start_ns;
-    r->end_ns = end_ns;
-    r->region = region;
-    r->occurrence = occurrence;
-    r->kinds = kid;
-    r->launches = r->copies = -1;
-    r->resumed = end_ns != 0;
-    if (end_ns == 0) act.pauseOpen = (int)act.npaused;
-    pthread_mutex_unlock(&act.dlock);
-}
-
-GPUINST_PRIVATE void gpuinstActivityResolve(void)
-{
-    int counted;
-    pthread_once(&lockOnce, initLocks);
-    pthread_mutex_lock(&act.dlock);
-    bufsInit();
-    act.st.unresolved = 0;
-    /* Only GPU work needs its API record; count misses only when API
-     * records were collected at all. */
-    counted = (act.kinds & (K_RUNTIME | K_DRIVER)) != 0 || act.st.api > 0;
-    FILL(kernels, GpuKernelRec);
-    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) { /* kernels of profile paths kept as rows: folded once */
-        static uint64_t folded; /* rows looked at by an earlier resolve */
-        gpuinstChunk *ch;
-        uint64_t n = 0;
-        for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
-            GpuKernelRec *row = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
-            uint32_t i;
-            for (i = 0; i < ch->count; i++, n++)
-                if (n >= folded && row[i].range_id != GPUINST_GPU_NO_ID && (row[i].range_id & GPUINST_PROF_CORR))
-                    gpuinstProfKernel(row[i].range_id, row[i].name, row[i].demangled,
-                                      row[i].end_ns > row[i].start_ns ? row[i].end_ns - row[i].start_ns : 0);
-        }
-        folded = n;
-    }
-    FILL(copies, GpuCopyRec);
-    resolvePaused(counted);
-    counted = 0;
-    FILL(api, GpuApiRec);
-    FILL(sync, GpuSyncRec);
-    FILL(memory, GpuMemoryRec);
-    pthread_mutex_unlock(&act.dlock);
-}
-
-GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s)
-{
-    pthread_once(&lockOnce, initLocks);
-    pthread_mutex_lock(&act.dlock);
-    *s = act.st;
-    s->no_buffer = GPUINST_LOAD_RLX(&act.st.no_buffer);
-    pthread_mutex_unlock(&act.dlock);
-}
-
-/* ---- CUPTI buffer callbacks (keep them short) ------------------------------------------ */
-
-static void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size, size_t *maxNumRecords)
-{
-    uint8_t *b = NULL;
-    pthread_mutex_lock(&act.qlock);
-    if (act.nfree > 0) b = act.freeList[--act.nfree];
-    pthread_mutex_unlock(&act.qlock);
-    if (b == NULL) GPUINST_ADD_RLX(&act.st.no_buffer, 1);
-    *buffer = b;
-    *size = b != NULL ? act.bufsize : 0;
-    *maxNumRecords = 0;
-}
-
-static void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t *buffer, size_t size,
-                                     size_t validSize)
-{
-    (void)size;
-    if (buffer == NULL) return;
-    pthread_mutex_lock(&act.qlock);
-    if (act.closed) {
-        /* after finalize: nobody decodes any more; give the buffer back */
-        act.freeList[act.nfree++] = buffer;
-        act.late_buffers++;
-    } else {
-        Pending *p = &act.queue[act.nqueue++]; /* queue holds nbuffers entries: never overflows */
-        p->buf = buffer;
-        p->valid = validSize;
-        p->ctx = ctx;
-        p->stream = streamId;
-        pthread_cond_signal(&act.qcond);
-    }
-    pthread_mutex_unlock(&act.qlock);
-}
-
-static void addDropped(CUcontext ctx, uint32_t stream)
-{
-    size_t d = 0;
-    if (gpuinstCu.cuptiActivityGetNumDroppedRecords != NULL && gpuinstCu.cuptiActivityGetNumDroppedRecords(ctx, stream, &d) == CUPTI_SUCCESS)
-        GPUINST_ADD_RLX(&act.st.dropped, (uint64_t)d);
-}
-
-/* The decode thread: drains the queue, decodes, recycles buffers. */
-static void *decodeThread(void *arg)
-{
-    Pending local[64];
-    (void)arg;
-    pthread_mutex_lock(&act.qlock);
-    for (;;) {
-        uint32_t n, i;
-        while (act.nqueue == 0 && !act.stop) pthread_cond_wait(&act.qcond, &act.qlock);
-        if (act.nqueue == 0 && act.stop) break;
-        n = act.nqueue < 64 ? act.nqueue : 64;
-        memcpy(local, act.queue + (act.nqueue - n), n * sizeof *local);
-        act.nqueue -= n;
-        pthread_mutex_unlock(&act.qlock);
-        for (i = 0; i < n; i++) {
-            gpuinstActivityDecode(local[i].buf, local[i].valid);
-            addDropped(local[i].ctx, local[i].stream);
-        }
-        pthread_mutex_lock(&act.qlock);
-        for (i = 0; i < n; i++) act.freeList[act.nfree++] = local[i].buf;
-    }
-    pthread_mutex_unlock(&act.qlock);
-    return NULL;
-}
-
-/* ---- external correlation hooks --------------------------------------------------------- */
-
-static void corrFailed(CUptiResult rc)
-{
-    gpuinstWarnOnce(&act.warnedPush, "CUPTI external correlation push/pop failed (%s): some GPU records "
-                                   "will lack their range or MPI call",
-                    gpuinstCuptiResultString((int)rc));
-}
-
-static void hookRangePush(uint64_t range_id, uint32_t name_id)
-{
-    CUptiResult rc = gpuinstCu.cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, range_id);
-    (void)name_id;
-    if (GPUINST_UNLIKELY(rc != CUPTI_SUCCESS)) corrFailed(rc);
-}
-
-static void hookRangePop(void)
-{
-    uint64_t last = 0;
-    /* an empty stack (range pushed before tracing started) is not an error */
-    (void)gpuinstCu.cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
-}
-
-static void hookMpiEnter(uint64_t call_id)
-{
-    CUptiResult rc = gpuinstCu.cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, call_id);
-    if (GPUINST_UNLIKELY(rc != CUPTI_SUCCESS)) corrFailed(rc);
-}
-
-static void hookMpiExit(void)
-{
-    uint64_t last = 0;
-    (void)gpuinstCu.cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, &last);
-}
-
-/* Published in gpuinstGpuHooks while tracing runs (src/gpuinstInt.h). */
-static const gpuinstHooks activityHooks = {hookRangePush, hookRangePop, hookMpiEnter, hookMpiExit};
-
-GPUINST_PRIVATE int gpuinstActivityRunning(void)
-{
-    return GPUINST_LOAD_ACQ(&gpuinstGpuHooks) != NULL;
-}
-
-/* ---- tracing paused for range-profiler sessions ------------------------------------------- */
-
-GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap)
-{
-    CUcontext ctx = NULL;
-    CUpti_ActivityKind off[4];
-    CUptiResult rc = CUPTI_SUCCESS;
-    uint64_t t0;
-    unsigned bits = 0;
-    int open, noff = 0, i;
-    pthread_once(&lockOnce, initLocks);
-    if (!gpuinstActivityRunning()) return 0;
-    /* the kinds enabled that instrument device code (kindRows' pause bits) */
-    for (i = 0; i < act.nenabled; i++) bits |= kindRow((uint32_t)act.enabled[i])->pause;
-    if (bits == 0) return 0; /* nothing enabled that instruments device code */
-    pthread_mutex_lock(&act.dlock);
-    open = act.pauseOpen;
-    pthread_mutex_unlock(&act.dlock);
-    if (open) return 1; /* still paused (an occurrence that ended without resuming) */
-    /* Work launched so far runs to completion traced, and its buffers go to
-     * the decoder, before the kinds are switched off. */
-    if (gpuinstCu.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) (void)gpuinstCu.cuCtxSynchronize();
-    (void)gpuinstCu.cuptiActivityFlushAll(0);
-    t0 = gpuinstClockNs();
-    for (i = 0; i < act.nenabled && rc == CUPTI_SUCCESS; i++)
-        if (kindRow((uint32_t)act.enabled[i])->pause != 0) {
-            rc = gpuinstCu.cuptiActivityDisable(act.enabled[i]);
-            if (rc != CUPTI_SUCCESS) {
-                snprintf(why, cap,
-                         "CUPTI tracing could not be paused for the range profiler (cuptiActivityDisable(%s): %s); "
-                         "under kernel, memcpy or memset tracing the profiler's SASS metrics read 0 and instruction "
-                         "counts gain 8 per warp, so profiled regions run once, unprofiled; to profile, set "
-                         "GPUINST_TRACE without kernel, memcpy and memset (e.g. runtime)",
-                         kindRow((uint32_t)act.enabled[i])->name, gpuinstCuptiResultString((int)rc));
-                break;
-            }
-            off[noff++] = act.enabled[i];
-        }
-    if (rc != CUPTI_SUCCESS) {
-        for (i = 0; i < noff; i++) (void)gpuinstCu.cuptiActivityEnable(off[i]); /* as it was */
-        return -1;
-    }
-    memcpy(act.off, off, (size_t)noff * sizeof off[0]);
-    act.noff = noff;
-    gpuinstActivityPausedAdd(t0, 0, region, occurrence, bits);
-    gpuinstUnavailableAdd("gpu_trace_paused",
-                          "CUPTI kernel, memcpy and memset tracing is paused while a region is range-profiled (it "
-                          "would make SASS metrics read 0 and add 8 instructions per warp): kernels, copies and sets "
-                          "launched in profiled regions have no /gpu/kernels or /gpu/copies row; /gpu/paused has "
-                          "each pause, the kinds paused and the calls it did not trace");
+    buf[2 + n] = '\0';
+    if (gpuinstSelectParse(buf, &s, NULL, 0) != GPUINST_SUCCESS || s.nrules != 1) return 0;
+    *out = s.rules[0];
     return 1;
 }
 
-GPUINST_PRIVATE void gpuinstActivityResume(void)
+static int capErr(char *err, size_t cap, const char *what, const char *rule)
 {
-    int idx, ok = 1, closed, i;
-    CUptiResult rc = CUPTI_SUCCESS, bad = CUPTI_SUCCESS;
-    const char *badKind = "";
-    pthread_once(&lockOnce, initLocks);
-    pthread_mutex_lock(&act.dlock);
-    idx = act.pauseOpen;
-    act.pauseOpen = 0;
-    pthread_mutex_unlock(&act.dlock);
-    if (idx == 0) return;
-    pthread_mutex_lock(&act.qlock);
-    closed = act.closed;
-    pthread_mutex_unlock(&act.qlock);
-    /* after finalize's flush nothing is traced any more; no lock held across
-     * the CUPTI call (it may ask for a buffer: bufferRequested takes qlock) */
-    if (closed || gpuinstCu.cuptiActivityEnable == NULL || act.noff == 0) ok = 0;
-    for (i = 0; ok && i < act.noff; i++) {
-        rc = gpuinstCu.cuptiActivityEnable(act.off[i]);
-        if (rc != CUPTI_SUCCESS && bad == CUPTI_SUCCESS) {
-            bad = rc;
-            badKind = kindRow((uint32_t)act.off[i])->name;
-        }
-    }
-    if (bad != CUPTI_SUCCESS) {
-        ok = 0;
-        gpuinstWarnOnce(&act.warnedResume, "CUPTI tracing could not be resumed after a profiled region "
-                                         "(cuptiActivityEnable(%s): %s): later kernels, copies or sets have no "
-                                         "/gpu/kernels or /gpu/copies row (/gpu/paused.resumed = 0)",
-                        badKind, gpuinstCuptiResultString((int)bad));
-    }
-    act.noff = 0;
-    pthread_mutex_lock(&act.dlock);
-    act.paused[idx - 1].end_ns = gpuinstClockNs();
-    act.paused[idx - 1].resumed = (uint32_t)ok;
-    pthread_mutex_unlock(&act.dlock);
+    snprintf(err, cap, "GPUINST_CAPTURE: %s in \"%.200s\"", what, rule);
+    return GPUINST_ERROR_INVALID_ARGUMENT;
 }
 
-/* ---- the kinds switched on and off while tracing runs ------------------------------------- */
-
-GPUINST_PRIVATE void gpuinstActivityCapture(int on)
+static void capTrim(char *s)
 {
-    int i;
-    if (!gpuinstActivityRunning()) return;
-    for (i = 0; i < act.nenabled; i++) {
-        CUptiResult rc;
-        if (act.enabled[i] == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
-        rc = on ? gpuinstCu.cuptiActivityEnable(act.enabled[i]) : gpuinstCu.cuptiActivityDisable(act.enabled[i]);
-        if (rc != CUPTI_SUCCESS)
-            gpuinstWarnOnce(&act.warnedSwitch, "capture window: cuptiActivity%s(%s) failed (%s)",
-                            on ? "Enable" : "Disable", kindRow((uint32_t)act.enabled[i])->name,
-                            gpuinstCuptiResultString((int)rc));
-    }
+    size_t n = strlen(s), b = 0;
+    while (n > 0 && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
+    while (isspace((unsigned char)s[b])) b++;
+    if (b) memmove(s, s + b, n - b + 1);
 }
 
-/* ---- tables ------------------------------------------------------------------------------ */
-
-#define NOID_DOC " (18446744073709551615 = none)"
-
-static const gpuinstField kernelFields[] = {
-    GPUINST_FIELD(GpuKernelRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel start on the GPU"),
-    GPUINST_FIELD(GpuKernelRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel end on the GPU"),
-    GPUINST_FIELD(GpuKernelRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the launching thread: /ranges id = (thread << 32) | seq" NOID_DOC),
-    GPUINST_FIELD(GpuKernelRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the launch happened in (MPI layer's call id)" NOID_DOC),
-    GPUINST_FIELD(GpuKernelRec, grid_id, GPUINST_FT_I64, 0, "", "CUPTI grid id"),
-    GPUINST_FIELD(GpuKernelRec, name, GPUINST_FT_U32, 0, "", "mangled kernel name: id in /strings"),
-    GPUINST_FIELD(GpuKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings (= name when not mangled)"),
-    GPUINST_FIELD(GpuKernelRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id: joins /gpu/api"),
-    GPUINST_FIELD(GpuKernelRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal (/gpu/devices)"),
-    GPUINST_FIELD(GpuKernelRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
-    GPUINST_FIELD(GpuKernelRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
-    GPUINST_FIELD(GpuKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    GPUINST_FIELD(GpuKernelRec, api_tid, GPUINST_FT_U32, 0, "", "thread id of the launching API call (CUPTI threadId)"),
-    GPUINST_FIELD(GpuKernelRec, grid_x, GPUINST_FT_I32, 0, "count", "grid size x (blocks)"),
-    GPUINST_FIELD(GpuKernelRec, grid_y, GPUINST_FT_I32, 0, "count", "grid size y"),
-    GPUINST_FIELD(GpuKernelRec, grid_z, GPUINST_FT_I32, 0, "count", "grid size z"),
-    GPUINST_FIELD(GpuKernelRec, block_x, GPUINST_FT_I32, 0, "count", "block size x (threads)"),
-    GPUINST_FIELD(GpuKernelRec, block_y, GPUINST_FT_I32, 0, "count", "block size y"),
-    GPUINST_FIELD(GpuKernelRec, block_z, GPUINST_FT_I32, 0, "count", "block size z"),
-    GPUINST_FIELD(GpuKernelRec, static_smem, GPUINST_FT_I32, 0, "bytes", "static shared memory per block"),
-    GPUINST_FIELD(GpuKernelRec, dynamic_smem, GPUINST_FT_I32, 0, "bytes", "dynamic shared memory per block"),
-    GPUINST_FIELD(GpuKernelRec, registers, GPUINST_FT_U32, 0, "count", "registers per thread"),
-    GPUINST_FIELD(GpuKernelRec, graph_id, GPUINST_FT_U32, 0, "", "CUDA graph id (0: not in a graph)"),
-    GPUINST_FIELD(GpuKernelRec, tool, GPUINST_FT_U32, 0, "", "1: a tool kernel, launched by CUPTI itself during a range-profiler session (no CUDA API call of the application launched it; see /gpu/paused), 0: the application's"),
-};
-
-static const gpuinstField copyFields[] = {
-    GPUINST_FIELD(GpuCopyRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start on the GPU"),
-    GPUINST_FIELD(GpuCopyRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "end on the GPU"),
-    GPUINST_FIELD(GpuCopyRec, bytes, GPUINST_FT_U64, 0, "bytes", "bytes copied or set"),
-    GPUINST_FIELD(GpuCopyRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the calling thread" NOID_DOC),
-    GPUINST_FIELD(GpuCopyRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the copy was issued in" NOID_DOC),
-    GPUINST_FIELD(GpuCopyRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id: joins /gpu/api"),
-    GPUINST_FIELD(GpuCopyRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal"),
-    GPUINST_FIELD(GpuCopyRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
-    GPUINST_FIELD(GpuCopyRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
-    GPUINST_FIELD(GpuCopyRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    GPUINST_FIELD(GpuCopyRec, api_tid, GPUINST_FT_U32, 0, "", "thread id of the issuing API call"),
-    GPUINST_FIELD(GpuCopyRec, value, GPUINST_FT_U32, 0, "", "memset value (op 2)"),
-    GPUINST_FIELD(GpuCopyRec, src_device, GPUINST_FT_U32, 0, "", "source device (peer copies; else = device)"),
-    GPUINST_FIELD(GpuCopyRec, dst_device, GPUINST_FT_U32, 0, "", "destination device (peer copies; else = device)"),
-    GPUINST_FIELD(GpuCopyRec, op, GPUINST_FT_U8, 0, "", "1 memcpy, 2 memset, 3 peer memcpy"),
-    GPUINST_FIELD(GpuCopyRec, copy_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 3 HtoA, 4 AtoH, 5 AtoA, 6 AtoD, 7 DtoA, 8 DtoD, 9 HtoH, 10 PtoP"),
-    GPUINST_FIELD(GpuCopyRec, src_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemoryKind of the source: 1 pageable, 2 pinned, 3 device, 4 array, 5 managed, 6 device static, 7 managed static"),
-    GPUINST_FIELD(GpuCopyRec, dst_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemoryKind of the destination (memset: of the memory set)"),
-};
-
-static const gpuinstField apiFields[] = {
-    GPUINST_FIELD(GpuApiRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "API call entry"),
-    GPUINST_FIELD(GpuApiRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "API call exit"),
-    GPUINST_FIELD(GpuApiRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the calling thread" NOID_DOC),
-    GPUINST_FIELD(GpuApiRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the API call was made in" NOID_DOC),
-    GPUINST_FIELD(GpuApiRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
-    GPUINST_FIELD(GpuApiRec, cbid, GPUINST_FT_U32, 0, "", "CUPTI callback id (cupti_runtime_cbid.h / cupti_driver_cbid.h)"),
-    GPUINST_FIELD(GpuApiRec, name, GPUINST_FT_U32, 0, "", "function name: id in /strings"),
-    GPUINST_FIELD(GpuApiRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id (CUPTI threadId)"),
-    GPUINST_FIELD(GpuApiRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    GPUINST_FIELD(GpuApiRec, return_value, GPUINST_FT_U32, 0, "", "cudaError_t (runtime) or CUresult (driver)"),
-    GPUINST_FIELD(GpuApiRec, domain, GPUINST_FT_U8, 0, "", "1 runtime API, 2 driver API"),
-};
-
-static const gpuinstField markerFields[] = {
-    GPUINST_FIELD(GpuMarkerRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "marker time"),
-    GPUINST_FIELD(GpuMarkerRec, id, GPUINST_FT_U32, 0, "", "marker id: a start and its end share it"),
-    GPUINST_FIELD(GpuMarkerRec, flags, GPUINST_FT_U32, 0, "", "1 instantaneous, 2 range start, 4 range end (CUPTI_ACTIVITY_FLAG_MARKER_*)"),
-    GPUINST_FIELD(GpuMarkerRec, name, GPUINST_FT_U32, 0, "", "message: id in /strings (0 on range ends)"),
-    GPUINST_FIELD(GpuMarkerRec, domain, GPUINST_FT_U32, 0, "", "NVTX domain name: id in /strings (0 = default domain)"),
-    GPUINST_FIELD(GpuMarkerRec, tid, GPUINST_FT_U32, 0, "", "thread id (CUPTI)"),
-    GPUINST_FIELD(GpuMarkerRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-};
-
-static const gpuinstField syncFields[] = {
-    GPUINST_FIELD(GpuSyncRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "synchronization start"),
-    GPUINST_FIELD(GpuSyncRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "synchronization end"),
-    GPUINST_FIELD(GpuSyncRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range" NOID_DOC),
-    GPUINST_FIELD(GpuSyncRec, mpi_call_id, GPUINST_FT_U64, 0, "", "enclosing MPI call" NOID_DOC),
-    GPUINST_FIELD(GpuSyncRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
-    GPUINST_FIELD(GpuSyncRec, type, GPUINST_FT_U32, 0, "", "1 event synchronize, 2 stream wait event, 3 stream synchronize, 4 context synchronize"),
-    GPUINST_FIELD(GpuSyncRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
-    GPUINST_FIELD(GpuSyncRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
-    GPUINST_FIELD(GpuSyncRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    GPUINST_FIELD(GpuSyncRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id"),
-};
-
-static const gpuinstField memoryFields[] = {
-    GPUINST_FIELD(GpuMemoryRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "allocation or release time"),
-    GPUINST_FIELD(GpuMemoryRec, address, GPUINST_FT_U64, 0, "", "address"),
-    GPUINST_FIELD(GpuMemoryRec, bytes, GPUINST_FT_U64, 0, "bytes", "size"),
-    GPUINST_FIELD(GpuMemoryRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range" NOID_DOC),
-    GPUINST_FIELD(GpuMemoryRec, mpi_call_id, GPUINST_FT_U64, 0, "", "enclosing MPI call" NOID_DOC),
-    GPUINST_FIELD(GpuMemoryRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
-    GPUINST_FIELD(GpuMemoryRec, operation, GPUINST_FT_U32, 0, "", "1 allocation, 2 release"),
-    GPUINST_FIELD(GpuMemoryRec, memory_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityMemoryKind"),
-    GPUINST_FIELD(GpuMemoryRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal"),
-    GPUINST_FIELD(GpuMemoryRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
-    GPUINST_FIELD(GpuMemoryRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
-    GPUINST_FIELD(GpuMemoryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    GPUINST_FIELD(GpuMemoryRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id"),
-};
-
-static const gpuinstField overheadFields[] = {
-    GPUINST_FIELD(GpuOverheadRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "overhead start"),
-    GPUINST_FIELD(GpuOverheadRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "overhead end"),
-    GPUINST_FIELD(GpuOverheadRec, overhead_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityOverheadKind: 1 driver compiler, 65536 CUPTI buffer flush, 131072 CUPTI instrumentation, 196608 CUPTI resource, ..."),
-    GPUINST_FIELD(GpuOverheadRec, object_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityObjectKind: 1 process, 2 thread, 3 device, 4 context, 5 stream"),
-    GPUINST_FIELD(GpuOverheadRec, object_id, GPUINST_FT_U32, 0, "", "thread id (object_kind 2) or device id"),
-    GPUINST_FIELD(GpuOverheadRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id (0 if none)"),
-    GPUINST_FIELD(GpuOverheadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-};
-
-static const gpuinstField deviceFields[] = {
-    GPUINST_FIELD(GpuDeviceRec, global_memory, GPUINST_FT_U64, 0, "bytes", "global memory"),
-    GPUINST_FIELD(GpuDeviceRec, records, GPUINST_FT_U64, 0, "count", "kernels + copies this rank ran on the device"),
-    GPUINST_FIELD(GpuDeviceRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    GPUINST_FIELD(GpuDeviceRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal as this rank sees it"),
-    GPUINST_FIELD(GpuDeviceRec, sm_count, GPUINST_FT_U32, 0, "count", "streaming multiprocessors"),
-    GPUINST_FIELD(GpuDeviceRec, cc_major, GPUINST_FT_U32, 0, "", "compute capability major"),
-    GPUINST_FIELD(GpuDeviceRec, cc_minor, GPUINST_FT_U32, 0, "", "compute capability minor"),
-    GPUINST_FIELD(GpuDeviceRec, name, GPUINST_FT_STR, 0, "", "device name"),
-    GPUINST_FIELD(GpuDeviceRec, uuid, GPUINST_FT_STR, 0, "", "device UUID (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)"),
-};
-
-static const gpuinstField statsFields[] = {
-    GPUINST_FIELD(GpuStatsRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    GPUINST_FIELD(GpuStatsRec, enabled, GPUINST_FT_U32, 0, "", "1 if CUPTI activity tracing ran on this rank (else see /unavailable)"),
-    GPUINST_FIELD(GpuStatsRec, nbuffers, GPUINST_FT_U32, 0, "count", "activity buffers in the pool"),
-    GPUINST_FIELD(GpuStatsRec, buffer_bytes, GPUINST_FT_U32, 0, "bytes", "size of each activity buffer"),
-    GPUINST_FIELD(GpuStatsRec, clock_method, GPUINST_FT_U32, 0, "", "1 CUPTI timestamps from gpuinst's clock (timestamp callback), 2 measured offset"),
-    GPUINST_FIELD(GpuStatsRec, clock_offset_ns, GPUINST_FT_I64, 0, "ns", "offset added to CUPTI timestamps (method 2)"),
-    GPUINST_FIELD(GpuStatsRec, kernels, GPUINST_FT_U64, 0, "count", "kernel records"),
-    GPUINST_FIELD(GpuStatsRec, copies, GPUINST_FT_U64, 0, "count", "memcpy + memset records"),
-    GPUINST_FIELD(GpuStatsRec, api, GPUINST_FT_U64, 0, "count", "runtime + driver API records"),
-    GPUINST_FIELD(GpuStatsRec, markers, GPUINST_FT_U64, 0, "count", "NVTX marker records"),
-    GPUINST_FIELD(GpuStatsRec, sync, GPUINST_FT_U64, 0, "count", "synchronization records"),
-    GPUINST_FIELD(GpuStatsRec, memory, GPUINST_FT_U64, 0, "count", "memory allocation/release records"),
-    GPUINST_FIELD(GpuStatsRec, overhead, GPUINST_FT_U64, 0, "count", "overhead records"),
-    GPUINST_FIELD(GpuStatsRec, ext_corr, GPUINST_FT_U64, 0, "count", "external correlation records joined"),
-    GPUINST_FIELD(GpuStatsRec, unknown, GPUINST_FT_U64, 0, "count", "records of kinds not decoded (skipped)"),
-    GPUINST_FIELD(GpuStatsRec, dropped, GPUINST_FT_U64, 0, "count", "records CUPTI dropped (cuptiActivityGetNumDroppedRecords)"),
-    GPUINST_FIELD(GpuStatsRec, no_buffer, GPUINST_FT_U64, 0, "count", "buffer requests refused: pool empty (raise buffers= in GPUINST_TRACE)"),
-    GPUINST_FIELD(GpuStatsRec, buffers, GPUINST_FT_U64, 0, "count", "buffers decoded"),
-    GPUINST_FIELD(GpuStatsRec, unresolved, GPUINST_FT_U64, 0, "count", "kernels/copies whose API record was not found"),
-    GPUINST_FIELD(GpuStatsRec, late_buffers, GPUINST_FT_U64, 0, "count", "buffers completed after finalize (not decoded)"),
-    GPUINST_FIELD(GpuStatsRec, decode_ns, GPUINST_FT_U64, 0, "ns", "time spent decoding"),
-    GPUINST_FIELD(GpuStatsRec, kinds, GPUINST_FT_STR, 0, "", "activity kinds enabled (GPUINST_TRACE)"),
-};
-
-static const gpuinstField pausedFields[] = {
-    GPUINST_FIELD(GpuPausedRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "tracing paused (cuptiActivityDisable of the kinds paused), before the range profiler's session"),
-    GPUINST_FIELD(GpuPausedRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "tracing resumed (cuptiActivityEnable), after the session's cuptiRangeProfilerDisable"),
-    GPUINST_FIELD(GpuPausedRec, launches, GPUINST_FT_I64, 0, "count", "kernel launch calls (/gpu/api records, a graph launch counts once) made in the pause: kernels with no /gpu/kernels row; 0 when kernel tracing was not paused; -1 unknown (no runtime or driver API records)"),
-    GPUINST_FIELD(GpuPausedRec, copies, GPUINST_FT_I64, 0, "count", "copy and set calls (/gpu/api records: cudaMemcpy*, cudaMemset*, cuMemcpy*, cuMemset*) made in the pause: copies and sets with no /gpu/copies row; 0 when memcpy/memset tracing was not paused; -1 unknown (no runtime or driver API records)"),
-    GPUINST_FIELD(GpuPausedRec, tool_kernels, GPUINST_FT_U64, 0, "count", "kernel records inside the pause that no CUDA API call launched (CUPTI's own: /gpu/kernels.tool = 1)"),
-    GPUINST_FIELD(GpuPausedRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the profiled region: joins /profiler/regions (rank, region, occurrence)"),
-    GPUINST_FIELD(GpuPausedRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    GPUINST_FIELD(GpuPausedRec, region, GPUINST_FT_U32, 0, "", "profiled region: id in /strings"),
-    GPUINST_FIELD(GpuPausedRec, kinds, GPUINST_FT_U32, 0, "", "the GPUINST_TRACE kinds paused (\"kernel,memcpy,memset\": those enabled of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET): id in /strings"),
-    GPUINST_FIELD(GpuPausedRec, resumed, GPUINST_FT_U32, 0, "", "1 tracing resumed at end_ns; 0 it was not (finalize inside the region, or cuptiActivityEnable failed: no records of the paused kinds after start_ns)"),
-};
-
-/* Streams one activity buffer: its count is fixed under the decode lock
- * (a late buffer may still be decoded into it); the rows up to that count
- * never change, so they are read without the lock. */
-static int rowsBuf(const gpuinstTable *tb, gpuinstRowIter *it)
+/* Parses GPUINST_CAPTURE into capRules.  0 or INVALID_ARGUMENT with a
+ * sentence in err. */
+static int capParse(const char *spec, char *err, size_t errcap)
 {
-    const gpuinstBuf *b = (const gpuinstBuf *)tb->ctx;
-    int rc;
-    pthread_mutex_lock(&act.dlock);
-    bufsInit();
-    rc = gpuinstRowIterBufs(it, &b, 1);
-    pthread_mutex_unlock(&act.dlock);
-    return rc;
-}
-
-/* Devices as the driver reports them, with this rank's record counts. */
-static GpuDeviceRec *devRows;
-static uint64_t ndevRows;
-
-static void countRecordsPerDevice(void)
-{
-    gpuinstChunk *ch;
-    uint64_t i;
-    for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
-        const GpuKernelRec *r = (const GpuKernelRec *)(const void *)GPUINST_CHUNK_DATA(ch);
-        uint32_t k;
-        for (k = 0; k < ch->count; k++)
-            for (i = 0; i < ndevRows; i++)
-                if (devRows[i].device == r[k].device) devRows[i].records++;
-    }
-    for (ch = act.copies.head; ch != NULL; ch = ch->next) {
-        const GpuCopyRec *r = (const GpuCopyRec *)(const void *)GPUINST_CHUNK_DATA(ch);
-        uint32_t k;
-        for (k = 0; k < ch->count; k++)
-            for (i = 0; i < ndevRows; i++)
-                if (devRows[i].device == r[k].device) devRows[i].records++;
-    }
-}
-
-/* /gpu/devices: every device the driver sees, as the foundation describes
- * it (src/cuda.c, the identity /topology and /profiler use too). */
-static void readDevices(void)
-{
-    int n = 0, i;
-    if (gpuinstCu.cuDeviceGetCount == NULL || gpuinstCu.cuDeviceGetCount(&n) != CUDA_SUCCESS || n <= 0) return;
-    devRows = (GpuDeviceRec *)calloc((size_t)n, sizeof *devRows);
-    if (devRows == NULL) return;
-    for (i = 0; i < n; i++) {
-        GpuDeviceRec *r = &devRows[ndevRows];
-        gpuinstCudaDevice d;
-        CUdevice dev;
-        if (gpuinstCu.cuDeviceGet(&dev, i) != CUDA_SUCCESS) continue;
-        gpuinstCudaDeviceGet(i, &d);
-        r->device = (uint32_t)i;
-        snprintf(r->name, sizeof r->name, "%s", d.name);
-        snprintf(r->uuid, sizeof r->uuid, "%s", d.uuid);
-        r->global_memory = d.global_memory;
-        r->sm_count = d.sm_count;
-        r->cc_major = d.cc_major;
-        r->cc_minor = d.cc_minor;
-        ndevRows++;
-    }
-}
-
-static int collectDevices(const gpuinstTable *tb, void **out, uint64_t *count)
-{
-    GpuDeviceRec *rows = (GpuDeviceRec *)calloc(ndevRows ? (size_t)ndevRows : 1, sizeof *rows);
-    (void)tb;
-    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    if (ndevRows) memcpy(rows, devRows, (size_t)ndevRows * sizeof *rows);
-    *out = rows;
-    *count = ndevRows;
-    return GPUINST_SUCCESS;
-}
-
-static int collectStats(const gpuinstTable *tb, void **out, uint64_t *count)
-{
-    GpuStatsRec *r = (GpuStatsRec *)calloc(1, sizeof *r);
-    gpuinstActivityStats s;
-    (void)tb;
-    if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    gpuinstActivityGetStats(&s);
-    r->enabled = (uint32_t)act.on;
-    r->nbuffers = act.nbuffers;
-    r->buffer_bytes = (uint32_t)act.bufsize;
-    r->clock_method = (uint32_t)act.clock_method;
-    r->clock_offset_ns = act.clock_offset;
-    r->kernels = s.kernels;
-    r->copies = s.copies;
-    r->api = s.api;
-    r->markers = s.markers;
-    r->sync = s.sync;
-    r->memory = s.memory;
-    r->overhead = s.overhead;
-    r->ext_corr = s.ext_corr;
-    r->unknown = s.unknown;
-    r->dropped = s.dropped;
-    r->no_buffer = s.no_buffer;
-    r->buffers = s.buffers;
-    r->unresolved = s.unresolved;
-    r->late_buffers = act.late_buffers;
-    r->decode_ns = act.decode_ns;
-    snprintf(r->kinds, sizeof r->kinds, "%s", act.kindsText);
-    *out = r;
-    *count = 1;
-    return GPUINST_SUCCESS;
-}
-
-static int collectPaused(const gpuinstTable *tb, void **out, uint64_t *count)
-{
-    GpuPausedRec *rows;
-    (void)tb;
-    pthread_mutex_lock(&act.dlock);
-    rows = (GpuPausedRec *)calloc(act.npaused ? act.npaused : 1, sizeof *rows);
-    if (rows == NULL) {
-        pthread_mutex_unlock(&act.dlock);
-        return GPUINST_ERROR_OUT_OF_MEMORY;
-    }
-    if (act.npaused) memcpy(rows, act.paused, act.npaused * sizeof *rows);
-    *count = act.npaused;
-    pthread_mutex_unlock(&act.dlock);
-    *out = rows;
-    return GPUINST_SUCCESS;
-}
-
-static const gpuinstTable kernelsTable = {
-    "/gpu/kernels", "GPU kernels (CUPTI concurrent kernel records), with their rank, range and MPI call",
-    sizeof(GpuKernelRec), GPUINST_NFIELDS(kernelFields), kernelFields, NULL, &act.kernels, rowsBuf};
-static const gpuinstTable copiesTable = {
-    "/gpu/copies", "GPU memory copies and sets (CUPTI memcpy, peer memcpy, memset records)",
-    sizeof(GpuCopyRec), GPUINST_NFIELDS(copyFields), copyFields, NULL, &act.copies, rowsBuf};
-static const gpuinstTable apiTable = {
-    "/gpu/api", "CUDA runtime and driver API calls (CUPTI API records)",
-    sizeof(GpuApiRec), GPUINST_NFIELDS(apiFields), apiFields, NULL, &act.api, rowsBuf};
-static const gpuinstTable markersTable = {
-    "/gpu/markers", "NVTX markers and ranges of any library, as CUPTI saw them (GPUINST_TRACE=all)",
-    sizeof(GpuMarkerRec), GPUINST_NFIELDS(markerFields), markerFields, NULL, &act.markers, rowsBuf};
-static const gpuinstTable syncTable = {
-    "/gpu/sync", "CUDA synchronization calls (GPUINST_TRACE=all)",
-    sizeof(GpuSyncRec), GPUINST_NFIELDS(syncFields), syncFields, NULL, &act.sync, rowsBuf};
-static const gpuinstTable memoryTable = {
-    "/gpu/memory", "GPU memory allocations and releases (GPUINST_TRACE=all)",
-    sizeof(GpuMemoryRec), GPUINST_NFIELDS(memoryFields), memoryFields, NULL, &act.memory, rowsBuf};
-static const gpuinstTable overheadTable = {
-    "/gpu/overhead", "CUPTI and driver overhead intervals",
-    sizeof(GpuOverheadRec), GPUINST_NFIELDS(overheadFields), overheadFields, NULL, &act.overhead, rowsBuf};
-static const gpuinstTable devicesTable = {
-    "/gpu/devices", "CUDA devices visible to each rank (driver API), with the rank's record counts",
-    sizeof(GpuDeviceRec), GPUINST_NFIELDS(deviceFields), deviceFields, collectDevices, NULL, NULL};
-static const gpuinstTable pausedTable = {
-    "/gpu/paused", "intervals in which CUPTI kernel, memcpy and memset tracing was paused for a range-profiler session (kernels, copies and sets launched in them have no /gpu/kernels or /gpu/copies row)",
-    sizeof(GpuPausedRec), GPUINST_NFIELDS(pausedFields), pausedFields, collectPaused, NULL, NULL};
-static const gpuinstTable statsTable = {
-    "/gpu/stats", "GPU tracing per rank: kinds, buffers, record counts, dropped records, clock",
-    sizeof(GpuStatsRec), GPUINST_NFIELDS(statsFields), statsFields, collectStats, NULL, NULL};
-
-GPUINST_PRIVATE void gpuinstActivityTablesRegister(void)
-{
-    pthread_once(&lockOnce, initLocks);
-    pthread_mutex_lock(&act.dlock);
-    bufsInit();
-    pthread_mutex_unlock(&act.dlock);
-    gpuinstTableRegister(&kernelsTable);
-    gpuinstTableRegister(&copiesTable);
-    gpuinstTableRegister(&apiTable);
-    gpuinstTableRegister(&markersTable);
-    gpuinstTableRegister(&syncTable);
-    gpuinstTableRegister(&memoryTable);
-    gpuinstTableRegister(&overheadTable);
-    gpuinstTableRegister(&devicesTable);
-    gpuinstTableRegister(&statsTable);
-    gpuinstTableRegister(&pausedTable);
-}
-
-/* ---- GPUINST_TRACE --------------------------------------------------------------------- */
-
-/* Parses the kinds and buffer options; returns the kind mask (0: off). */
-static unsigned parseTrace(const char *spec, uint32_t *nbuf, size_t *bufsize)
-{
-    char tok[64];
     const char *p = spec;
-    unsigned kinds = 0;
-    int any = 0, off = 0;
+    capNrules = 0;
     while (*p) {
-        size_t n = 0;
-        unsigned long long v;
-        char *end;
-        while (*p == ',' || *p == ' ' || *p == '+') p++;
-        while (p[n] && p[n] != ',' && p[n] != ' ' && p[n] != '+') n++;
-        if (n == 0) break;
-        if (n >= sizeof tok) n = sizeof tok - 1;
-        memcpy(tok, p, n);
-        tok[n] = '\0';
-        p += n;
-        while (*p && *p != ',' && *p != ' ' && *p != '+') p++;
-        if (strcmp(tok, "default") == 0) { kinds |= K_DEFAULT; any = 1; continue; }
-        if (strcmp(tok, "all") == 0) { kinds |= K_ALL; any = 1; continue; }
-        if (strcmp(tok, "none") == 0 || strcmp(tok, "off") == 0 || strcmp(tok, "0") == 0) { off = 1; continue; }
-        if (strncmp(tok, "buffers=", 8) == 0) {
-            v = strtoull(tok + 8, &end, 10);
-            if (*end == '\0' && v >= 2 && v <= 1024) *nbuf = (uint32_t)v;
-            else gpuinstWarn("GPUINST_TRACE: %s: buffers must be 2..1024; keeping %u", tok, (unsigned)*nbuf);
-            continue;
-        }
-        if (strncmp(tok, "buffer_kb=", 10) == 0) {
-            v = strtoull(tok + 10, &end, 10);
-            if (*end == '\0' && v >= 64 && v <= 65536) *bufsize = (size_t)v * 1024u;
-            else gpuinstWarn("GPUINST_TRACE: %s: buffer_kb must be 64..65536; keeping %zu", tok, *bufsize / 1024u);
-            continue;
-        }
-        {
-            size_t i;
-            int found = 0;
-            for (i = 0; i < sizeof traceWords / sizeof traceWords[0]; i++)
-                if (strcmp(tok, traceWords[i].name) == 0) {
-                    kinds |= traceWords[i].bit;
-                    found = any = 1;
-                }
-            if (!found)
-                gpuinstWarn("GPUINST_TRACE: unknown word \"%s\" ignored (kinds: default, all, none, kernel, memcpy, "
-                            "memset, runtime, driver, sync, marker, memory, overhead; options buffers=N, buffer_kb=N)",
-                            tok);
-        }
-    }
-    if (off) return 0;
-    if (!any) kinds = K_DEFAULT;
-    return kinds;
-}
-
-static void kindsText(unsigned kinds, char *out, size_t cap)
-{
-    size_t i, len = 0;
-    out[0] = '\0';
-    for (i = 0; i < sizeof traceWords / sizeof traceWords[0]; i++) {
-        if (kinds & traceWords[i].bit) {
-            int w = snprintf(out + len, cap - len, "%s%s", len ? "," : "", traceWords[i].name);
-            if (w < 0 || (size_t)w >= cap - len) break;
-            len += (size_t)w;
-        }
-    }
-}
-
-/* ---- start and finish -------------------------------------------------------------------- */
-
-static uint64_t CUPTIAPI clockCallback(void)
-{
-    return gpuinstClockNs();
-}
-
-/* The subscriber probe enables no callback domain: this is never called. */
-static void CUPTIAPI probeCallback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                   const void *cbdata)
-{
-    (void)userdata;
-    (void)domain;
-    (void)cbid;
-    (void)cbdata;
-}
-
-static void disableAll(const CUpti_ActivityKind *en, int nen)
-{
-    int i;
-    for (i = 0; i < nen; i++) (void)gpuinstCu.cuptiActivityDisable(en[i]);
-}
-
-/* ---- start: gpuinstActivityInit and its steps ----------------------------------------------
- * Each step returns 0, or -1 with the sentence for /unavailable "cupti" in
- * msg (tracing stays off; what an earlier step started is undone). */
-
-/* GPUINST_TRACE -> act.kinds, the buffer pool's size; the /gpu tables are
- * registered on every rank, in the same order, whether or not tracing
- * starts (the writer's collectives depend on it): empty tables and the
- * /gpu/stats row say what happened.  1 if tracing is asked for. */
-static int startConfig(uint32_t *nbuf, size_t *bufsize)
-{
-    act.kinds = parseTrace(gpuinstG.cfg.trace, nbuf, bufsize);
-    kindsText(act.kinds, act.kindsText, sizeof act.kindsText);
-    gpuinstActivityTablesRegister();
-    return act.kinds != 0; /* GPUINST_TRACE=none: the user's choice, nothing to record */
-}
-
-/* libcupti and the driver, no tool injected, every entry point tracing needs. */
-static int startLibraries(char *msg, size_t cap)
-{
-    const char *why = NULL, *inj, *missing;
-    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
-        snprintf(msg, cap, "GPU tracing off: %s", why);
-        return -1;
-    }
-    /* A tool injected through CUDA_INJECTION64_PATH (Nsight Systems, Nsight
-     * Compute) owns CUPTI; it subscribes when the driver starts. */
-    inj = getenv("CUDA_INJECTION64_PATH");
-    if (inj != NULL && inj[0] != '\0') {
-        snprintf(msg, cap,
-                 "GPU tracing off: a CUDA tool is injected (CUDA_INJECTION64_PATH=%.200s) and owns CUPTI; "
-                 "NVTX ranges and host records are still recorded; run without the tool for GPU records",
-                 inj);
-        return -1;
-    }
-    if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS) {
-        snprintf(msg, cap, "GPU tracing off: %s", why);
-        return -1;
-    }
-    if ((missing = gpuinstCudaMissing(GPUINST_NEED_TRACE)) != NULL) {
-        snprintf(msg, cap, "GPU tracing off: %.200s or libcuda.so.1 lacks %s, which gpuinst needs; use the CUPTI "
-                           "and driver of CUDA %d or newer",
-                 gpuinstLibPath(GPUINST_LIB_CUPTI), missing, CUPTI_API_VERSION / 10000);
-        return -1;
-    }
-    return 0;
-}
-
-/* A driver that works and sees a device. */
-static int startDevices(char *msg, size_t cap)
-{
-    int ndev = 0;
-    CUresult cr = gpuinstCu.cuInit(0);
-    if (cr != CUDA_SUCCESS) {
-        snprintf(msg, cap, "GPU tracing off: cuInit failed (%s): no usable GPU or driver on this node; "
-                           "host records are still written",
-                 gpuinstCudaResultString((int)cr));
-        return -1;
-    }
-    cr = gpuinstCu.cuDeviceGetCount(&ndev);
-    if (cr != CUDA_SUCCESS || ndev <= 0) {
-        snprintf(msg, cap, "GPU tracing off: no CUDA device visible (cuDeviceGetCount: %s, %d devices); "
-                           "check CUDA_VISIBLE_DEVICES",
-                 gpuinstCudaResultString((int)cr), ndev);
-        return -1;
-    }
-    return 0;
-}
-
-/* Another CUPTI subscriber (a debugger or a tool attached some other way)
- * means CUPTI is taken.  The probe subscriber is released at once, so the
- * range profiler (or the tool) can still subscribe. */
-static int startProbe(char *msg, size_t cap)
-{
-    CUpti_SubscriberHandle sub = NULL;
-    CUptiResult rc = gpuinstCu.cuptiSubscribe(&sub, probeCallback, NULL);
-    if (rc != CUPTI_SUCCESS) {
-        snprintf(msg, cap, "GPU tracing off: CUPTI is in use by another tool (cuptiSubscribe: %s); "
-                           "NVTX and host records are still recorded",
-                 gpuinstCuptiResultString((int)rc));
-        return -1;
-    }
-    (void)gpuinstCu.cuptiUnsubscribe(sub);
-    return 0;
-}
-
-/* CUPTI's timestamps from gpuinstClockNs, else a measured offset. */
-static void startClock(void)
-{
-    act.clock_method = 2;
-    if (gpuinstCu.cuptiActivityRegisterTimestampCallback != NULL &&
-        gpuinstCu.cuptiActivityRegisterTimestampCallback(clockCallback) == CUPTI_SUCCESS) {
-        act.clock_method = 1;
-        act.clock_offset = 0;
-    } else {
-        int64_t best = INT64_MAX;
-        int k;
-        for (k = 0; k < 5; k++) {
-            uint64_t a = gpuinstClockNs(), c = 0, b;
-            if (gpuinstCu.cuptiGetTimestamp(&c) != CUPTI_SUCCESS) break;
-            b = gpuinstClockNs();
-            if ((int64_t)(b - a) < best) {
-                best = (int64_t)(b - a);
-                act.clock_offset = (int64_t)(a + (b - a) / 2) - (int64_t)c;
+        char rule[400], *parts[3];
+        int nparts = 0;
+        size_t len;
+        CapRule *r;
+        char *q;
+        const char *e = strchr(p, ';');
+        len = e ? (size_t)(e - p) : strlen(p);
+        if (len >= sizeof rule) return capErr(err, errcap, "a rule over 399 bytes", p);
+        memcpy(rule, p, len);
+        rule[len] = '\0';
+        p = e ? e + 1 : p + len;
+        capTrim(rule);
+        if (rule[0] == '\0') continue;
+        if (capNrules >= CAP_MAX_RULES) return capErr(err, errcap, "more than 16 rules", rule);
+        r = &capRules[capNrules];
+        memset(r, 0, sizeof *r);
+        parts[nparts++] = rule;
+        for (q = rule; *q; q++)
+            if (*q == '@') {
+                if (nparts == 3) return capErr(err, errcap, "more than two '@'", rule);
+                *q = '\0';
+                parts[nparts++] = q + 1;
+            }
+        for (int i = 0; i < nparts; i++) capTrim(parts[i]);
+        if (parts[0][0] == '\0') return capErr(err, errcap, "an empty range name", rule);
+        if (strlen(parts[0]) >= sizeof r->range) return capErr(err, errcap, "a range name over 127 bytes", rule);
+        snprintf(r->range, sizeof r->range, "%s", parts[0]);
+        r->sel.nitems = 1;
+        r->sel.items[0].kind = 2; /* all */
+        if (nparts == 3) {
+            if (!capItems(parts[2], &r->sel))
+                return capErr(err, errcap, "occurrences must be N, N-M, N:M, every N, %N, all or none", parts[2]);
+            if (parts[1][0] == '\0' || strlen(parts[1]) >= sizeof r->domain)
+                return capErr(err, errcap, "an empty domain or one over 127 bytes", rule);
+            snprintf(r->domain, sizeof r->domain, "%s", parts[1]);
+        } else if (nparts == 2) {
+            if (!capItems(parts[1], &r->sel)) {
+                if (parts[1][0] == '\0' || strlen(parts[1]) >= sizeof r->domain)
+                    return capErr(err, errcap, "an empty domain or one over 127 bytes", rule);
+                snprintf(r->domain, sizeof r->domain, "%s", parts[1]);
             }
         }
+        capNrules++;
     }
+    if (capNrules == 0) return capErr(err, errcap, "no rule", spec);
+    return GPUINST_SUCCESS;
 }
 
-/* The buffer pool and the queue (as many entries as buffers). */
-static int startBuffers(uint32_t nbuf, size_t bufsize, char *msg, size_t cap)
+/* ---- matching ----------------------------------------------------------------- */
+
+static int capSelected(const gpuinstSelectRule *r, uint64_t occ)
+{
+    uint32_t j;
+    for (j = 0; j < r->nitems; j++) {
+        const gpuinstSelectItem *it = &r->items[j];
+        if (it->kind == 0 && occ >= it->lo && occ <= it->hi) return 1;
+        if (it->kind == 1 && occ % it->lo == 0) return 1;
+        if (it->kind == 2) return 1;
+        if (it->kind == 3) return 0;
+    }
+    return 0;
+}
+
+/* The first rule matching (name, domain), or -1. */
+static int capRuleFor(uint32_t name, uint32_t domain)
+{
+    const char *nm = gpuinstStringGet(name, NULL), *dn;
+    uint32_t i;
+    if (nm == NULL) return -1;
+    dn = domain == 0 ? "" : gpuinstStringGet(domain < GPUINST_LOAD_ACQ(&gpuinstG.ndomains) ? gpuinstG.domain_names[domain] : 0, NULL);
+    if (dn == NULL) dn = "";
+    for (i = 0; i < capNrules; i++) {
+        const CapRule *r = &capRules[i];
+        if (fnmatch(r->range, nm, 0) != 0) continue;
+        if (r->domain[0] == '\0' ? domain != 0 : (strcmp(r->domain, "*") != 0 && fnmatch(r->domain, dn, 0) != 0))
+            continue;
+        return (int)i;
+    }
+    return -1;
+}
+
+static int capCachedRule(uint32_t name, uint32_t domain)
+{
+    CapCacheSlot *c = capCache, *s;
+    if (GPUINST_UNLIKELY(c == NULL)) {
+        uint32_t i;
+        c = (CapCacheSlot *)malloc(CAP_CACHE * sizeof *c);
+        if (c == NULL) return capRuleFor(name, domain);
+        for (i = 0; i < CAP_CACHE; i++) c[i].rule = -1;
+        capCache = c; /* one per thread, kept for the thread's life */
+    }
+    s = &c[(name * 0x9E3779B1u ^ domain) & (CAP_CACHE - 1)];
+    if (s->rule >= 0 && s->name == name && s->domain == domain) return s->rule - 1;
+    s->name = name;
+    s->domain = (uint16_t)domain;
+    s->rule = (int16_t)(capRuleFor(name, domain) + 1);
+    return s->rule - 1;
+}
+
+/* ---- windows --------------------------------------------------------------------- */
+
+static void capOpenWindow(uint32_t name, uint32_t domain, uint32_t rule, uint64_t occ)
+{
+    uint64_t now = gpuinstClockNs();
+    int first;
+    CapWindowRec *nw;
+    pthread_mutex_lock(&capLock);
+    nw = (CapWindowRec *)gpuinstArrayRoom(capWin, capNwin, &capCapWin, sizeof *nw, 64);
+    if (nw != NULL) {
+        CapWindowRec *w;
+        capWin = nw;
+        w = &capWin[capNwin++];
+        memset(w, 0, sizeof *w);
+        w->start_ns = now;
+        w->occurrence = occ;
+        w->name = name;
+        w->domain = (uint16_t)domain;
+        w->rule = (uint16_t)rule;
+        w->open = 1;
+    } else {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+    }
+    first = capDepth == 0;
+    if (first) capSpanStart = now;
+    GPUINST_STORE_REL(&capDepth, capDepth + 1);
+    if (first) gpuinstActivityCapture(1); /* under the lock: transitions in order */
+    pthread_mutex_unlock(&capLock);
+}
+
+GPUINST_PRIVATE uint8_t gpuinstCapturePushSlow(uint32_t name, uint32_t domain)
+{
+    int r;
+    if (GPUINST_UNLIKELY(!GPUINST_LOAD_RLX(&capLooked))) { /* the rules are fixed from now on */
+        pthread_mutex_lock(&capLock);
+        GPUINST_STORE_RLX(&capLooked, 1);
+        pthread_mutex_unlock(&capLock);
+    }
+    r = capCachedRule(name, domain);
+    if (r >= 0) {
+        uint64_t occ = GPUINST_ADD_RLX(&capRules[r].occ, 1) + 1;
+        if (capSelected(&capRules[r].sel, occ)) {
+            capOpenWindow(name, domain, (uint32_t)r, occ);
+            return GPUINST_RANGE_FLAG_CAPTURE_WINDOW;
+        }
+    }
+    return GPUINST_LOAD_RLX(&capDepth) > 0 ? 0 : GPUINST_RANGE_FLAG_SKIP_;
+}
+
+GPUINST_PRIVATE void gpuinstCaptureClose(uint32_t name, uint32_t domain, uint64_t now)
 {
     uint32_t i;
-    act.nbuffers = nbuf;
-    act.bufsize = bufsize;
-    act.pool = (uint8_t **)calloc(nbuf, sizeof *act.pool);
-    act.freeList = (uint8_t **)calloc(nbuf, sizeof *act.freeList);
-    act.queue = (Pending *)calloc(nbuf, sizeof *act.queue);
-    for (i = 0; act.pool != NULL && act.freeList != NULL && act.queue != NULL && i < nbuf; i++) {
-        void *p = NULL;
-        if (posix_memalign(&p, 8, bufsize) != 0 || p == NULL) break;
-        act.pool[i] = (uint8_t *)p;
-        act.freeList[act.nfree++] = act.pool[i];
-    }
-    if (i < nbuf) {
-        snprintf(msg, cap, "GPU tracing off: out of memory for the activity buffer pool; lower buffers= or "
-                           "buffer_kb= in GPUINST_TRACE");
-        return -1;
-    }
-    return 0;
-}
-
-/* NVTX markers of every library reach CUPTI through NVTX injection, which
- * each NVTX copy reads at its first call: set it now (gpuinst has made no
- * NVTX call yet), unless a tool already owns it. */
-static void startMarkers(void)
-{
-    const char *cur;
-    if (!(act.kinds & K_MARKER)) return;
-    cur = getenv("NVTX_INJECTION64_PATH");
-    if (cur == NULL || cur[0] == '\0') {
-        setenv("NVTX_INJECTION64_PATH", gpuinstLibPath(GPUINST_LIB_CUPTI), 1);
-    } else if (strcmp(cur, gpuinstLibPath(GPUINST_LIB_CUPTI)) != 0) {
-        gpuinstWarn("NVTX_INJECTION64_PATH is already set (%.200s): NVTX markers go there, not to /gpu/markers",
-                    cur);
-    }
-}
-
-/* The buffer callbacks, then every kind GPUINST_TRACE asks for (kindRows
- * in order): one that is required, or refused because another tool owns
- * CUPTI, turns tracing off; another that fails is said and left out. */
-static int startKinds(char *msg, size_t cap)
-{
-    CUptiResult rc = gpuinstCu.cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
-    size_t i;
-    int nen = 0;
-    if (rc != CUPTI_SUCCESS) {
-        snprintf(msg, cap, "GPU tracing off: cuptiActivityRegisterCallbacks failed (%s)",
-                 gpuinstCuptiResultString((int)rc));
-        return -1;
-    }
-    for (i = 0; i < NKINDS; i++) {
-        const KindRow *k = &kindRows[i];
-        if (k->word == 0 || !(k->word & act.kinds)) continue;
-        rc = gpuinstCu.cuptiActivityEnable(k->kind);
-        if (rc == CUPTI_SUCCESS) {
-            if (nen < (int)(sizeof act.enabled / sizeof act.enabled[0])) act.enabled[nen++] = k->kind;
-            continue;
+    int last = 0;
+    pthread_mutex_lock(&capLock);
+    for (i = capNwin; i > 0; i--) {
+        CapWindowRec *w = &capWin[i - 1];
+        if (w->open && w->name == name && w->domain == domain) {
+            w->end_ns = now;
+            w->open = 0;
+            break;
         }
-        if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || rc == CUPTI_ERROR_NOT_COMPATIBLE || k->required) {
-            disableAll(act.enabled, nen);
-            snprintf(msg, cap, "GPU tracing off: cuptiActivityEnable(kind %d) failed (%s)%s", (int)k->kind,
-                     gpuinstCuptiResultString((int)rc),
-                     rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || rc == CUPTI_ERROR_NOT_COMPATIBLE
-                         ? ": another tool owns CUPTI; NVTX and host records are still recorded"
-                         : "");
-            return -1;
+    }
+    if (capDepth > 0) {
+        GPUINST_STORE_REL(&capDepth, capDepth - 1);
+        if (capDepth == 0) {
+            CapSpan *ns = (CapSpan *)gpuinstArrayRoom(capSpans, capNspans, &capCapSpans, sizeof *ns, 64);
+            last = 1;
+            if (ns != NULL) {
+                capSpans = ns;
+                capSpans[capNspans].start = capSpanStart;
+                capSpans[capNspans].end = now;
+                capNspans++;
+            }
         }
-        gpuinstWarn("CUPTI activity kind %d not enabled (%s): its records are missing", (int)k->kind,
-                    gpuinstCuptiResultString((int)rc));
     }
-    act.nenabled = nen; /* the kinds a profiler session may pause */
-    return 0;
+    if (last) gpuinstActivityCapture(0);
+    pthread_mutex_unlock(&capLock);
 }
 
-/* The decode thread. */
-static int startWorker(char *msg, size_t cap)
+GPUINST_PRIVATE int gpuinstCaptureOpen(void)
 {
-    act.use_cupti_walk = 1;
-    act.stop = 0;
-    if (pthread_create(&act.worker, NULL, decodeThread, NULL) != 0) {
-        disableAll(act.enabled, act.nenabled);
-        snprintf(msg, cap, "GPU tracing off: could not start the decode thread (pthread_create failed)");
-        return -1;
-    }
-    act.worker_started = 1;
-    return 0;
+    return GPUINST_LOAD_RLX(&capDepth) > 0;
 }
 
-GPUINST_PRIVATE void gpuinstActivityInit(void)
+GPUINST_PRIVATE int gpuinstCaptureContains(uint64_t t)
 {
-    char msg[480];
-    uint32_t nbuf = 8;
-    size_t bufsize = (size_t)4 << 20;
-    pthread_once(&lockOnce, initLocks);
-    if (act.on) return;
-    if (!startConfig(&nbuf, &bufsize)) return;
-    if (startLibraries(msg, sizeof msg) != 0 || startDevices(msg, sizeof msg) != 0 || startProbe(msg, sizeof msg) != 0) {
-        gpuinstUnavailableAdd("cupti", msg);
+    uint32_t lo = 0, hi;
+    int in = 0;
+    if (!GPUINST_LOAD_RLX(&gpuinstCaptureOn)) return 1;
+    pthread_mutex_lock(&capLock);
+    if (capDepth > 0 && t >= capSpanStart) in = 1;
+    hi = capNspans;
+    while (!in && lo < hi) { /* the last span starting at or before t */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (capSpans[mid].start <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    if (!in && lo > 0 && t <= capSpans[lo - 1].end) in = 1;
+    pthread_mutex_unlock(&capLock);
+    return in;
+}
+
+/* ---- /captures -------------------------------------------------------------------- */
+
+#define F(rec, member, type, flags, unit, doc) \
+    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
+static const gpuinstField capFields[] = {
+    F(CapWindowRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "window start: start of the selected range"),
+    F(CapWindowRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "window end: end of the range (finalize time if open = 1)"),
+    F(CapWindowRec, occurrence, GPUINST_FT_U64, 0, "", "1-based occurrence of the rule's range on this rank"),
+    F(CapWindowRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(CapWindowRec, name, GPUINST_FT_U32, 0, "", "range name: id in /strings (same rank)"),
+    F(CapWindowRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains (same rank)"),
+    F(CapWindowRec, rule, GPUINST_FT_U16, 0, "", "0-based index of the rule in GPUINST_CAPTURE (the dataset's attribute spec)"),
+    F(CapWindowRec, open, GPUINST_FT_U8, 0, "", "1: the range was still open at finalize"),
+};
+#undef F
+
+static int capCollect(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    CapWindowRec *rows;
+    uint32_t i;
+    (void)tb;
+    pthread_mutex_lock(&capLock);
+    rows = (CapWindowRec *)calloc(capNwin ? capNwin : 1, sizeof *rows);
+    if (rows == NULL) {
+        pthread_mutex_unlock(&capLock);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    if (capNwin) memcpy(rows, capWin, capNwin * sizeof *rows);
+    *count = capNwin;
+    pthread_mutex_unlock(&capLock);
+    for (i = 0; i < *count; i++)
+        if (rows[i].open) rows[i].end_ns = gpuinstG.end_ns;
+    *out = rows;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable capTable = {
+    "/captures", "capture windows (GPUINST_CAPTURE): outside them nothing was recorded",
+    sizeof(CapWindowRec), (uint32_t)(sizeof capFields / sizeof capFields[0]), capFields, capCollect, NULL, NULL};
+
+static gpuinstTableAttr capAttrs[1];
+
+/* Rules from `spec` ("" = none); under capLock, before any range was looked
+ * at.  1 if capture windows are on. */
+static int capApply(const char *spec)
+{
+    char err[512];
+    snprintf(capSpec, sizeof capSpec, "%s", spec);
+    capNrules = 0;
+    if (spec[0] == '\0') return 0;
+    if (!(gpuinstG.cfg.mode & GPUINST_MODE_TRACE)) {
+        gpuinstUnavailableAdd("capture", "GPUINST_CAPTURE limits a trace to its windows, and GPUINST_MODE=profile "
+                                         "keeps no trace: everything is profiled (use GPUINST_MODE=profile,trace "
+                                         "for windows in the trace)");
+        return 0;
+    }
+    if (capParse(spec, err, sizeof err) != GPUINST_SUCCESS) {
+        char why[480];
+        capNrules = 0;
+        snprintf(why, sizeof why, "%.300s; everything is recorded (no capture window). Syntax: RANGE[@DOMAIN][@N|N-M|every N|all]"
+                 ", rules separated by ';'", err);
+        gpuinstUnavailableAdd("capture", why);
+        return 0;
+    }
+    return 1;
+}
+
+GPUINST_PRIVATE void gpuinstCaptureInit(void)
+{
+    int on;
+    gpuinstTableRegister(&capTable);
+    pthread_mutex_lock(&capLock);
+    on = capApply(gpuinstG.cfg.capture);
+    capInited = 1;
+    pthread_mutex_unlock(&capLock);
+    capAttrs[0].name = "spec";
+    capAttrs[0].kind = GPUINST_TATTR_STR;
+    capAttrs[0].s = capSpec; /* "" when unset */
+    gpuinstTableSetAttrs(&capTable, capAttrs, 1);
+    if (on) GPUINST_STORE_REL(&gpuinstCaptureOn, 1);
+}
+
+GPUINST_PRIVATE void gpuinstCaptureAgreed(const char *spec)
+{
+    int was, on;
+    pthread_mutex_lock(&capLock);
+    if (!capInited || strcmp(spec, capSpec) == 0) { /* not started yet: gpuinstCaptureInit takes rank 0's */
+        pthread_mutex_unlock(&capLock);
         return;
     }
-    startClock();
-    if (startBuffers(nbuf, bufsize, msg, sizeof msg) != 0) {
-        gpuinstUnavailableAdd("cupti", msg);
+    if (capLooked) {
+        pthread_mutex_unlock(&capLock);
+        gpuinstWarn("GPUINST_CAPTURE=\"%.200s\" here, rank 0 has \"%.200s\": this rank had started using its own "
+                    "before MPI_Init and keeps it (set the same GPUINST_CAPTURE on every rank)", capSpec, spec);
         return;
     }
-    startMarkers();
-    if (startKinds(msg, sizeof msg) != 0 || startWorker(msg, sizeof msg) != 0) {
-        gpuinstUnavailableAdd("cupti", msg);
-        return;
-    }
-    act.on = 1;
-    GPUINST_STORE_REL(&gpuinstGpuHooks, &activityHooks);
+    was = GPUINST_LOAD_RLX(&gpuinstCaptureOn);
+    on = capApply(spec);
+    GPUINST_STORE_REL(&gpuinstCaptureOn, on);
+    /* no range was looked at, so no window is open: activity follows */
+    if (was != on) gpuinstActivityCapture(!on);
+    pthread_mutex_unlock(&capLock);
 }
-
-/* The part's flush step (finalize): synchronize, flush, drain, join,
- * resolve, devices.  Nothing when tracing never started. */
-GPUINST_PRIVATE void gpuinstActivityFlush(void)
-{
-    CUcontext ctx = NULL;
-    CUptiResult rc;
-    CUpti_ActivityKind all[NKINDS];
-    int nall = 0;
-    size_t i;
-    if (!act.on) return;
-    GPUINST_STORE_REL(&gpuinstGpuHooks, (const gpuinstHooks *)NULL);
-    if (gpuinstCu.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) {
-        CUresult cr = gpuinstCu.cuCtxSynchronize();
-        if (cr != CUDA_SUCCESS)
-            gpuinstWarn("cuCtxSynchronize at finalize failed (%s): GPU work still running is not traced",
-                        gpuinstCudaResultString((int)cr));
-    }
-    rc = gpuinstCu.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    if (rc != CUPTI_SUCCESS)
-        gpuinstWarn("cuptiActivityFlushAll failed (%s): the last GPU records may be missing",
-                    gpuinstCuptiResultString((int)rc));
-    for (i = 0; i < NKINDS; i++) /* every kind gpuinst may have enabled */
-        if (kindRows[i].word != 0) all[nall++] = kindRows[i].kind;
-    disableAll(all, nall);
-    addDropped(NULL, 0);
-    if (ctx != NULL) addDropped(ctx, 0);
-    pthread_mutex_lock(&act.qlock);
-    act.stop = 1;
-    pthread_cond_signal(&act.qcond);
-    pthread_mutex_unlock(&act.qlock);
-    if (act.worker_started) pthread_join(act.worker, NULL);
-    act.worker_started = 0;
-    pthread_mutex_lock(&act.qlock);
-    act.closed = 1;
-    pthread_mutex_unlock(&act.qlock);
-    pthread_mutex_lock(&act.dlock);
-    if (act.pauseOpen) { /* finalize inside a profiled region: the pause ends with tracing */
-        act.paused[act.pauseOpen - 1].end_ns = gpuinstClockNs();
-        act.pauseOpen = 0;
-    }
-    pthread_mutex_unlock(&act.dlock);
-    gpuinstActivityResolve();
-    readDevices();
-    pthread_mutex_lock(&act.dlock);
-    countRecordsPerDevice();
-    pthread_mutex_unlock(&act.dlock);
-    {
-        gpuinstActivityStats s;
-        gpuinstActivityGetStats(&s);
-        if (s.dropped || s.no_buffer)
-            gpuinstWarn("GPU tracing lost records: %llu dropped by CUPTI, %llu buffer requests refused; raise "
-                        "buffers= or buffer_kb= in GPUINST_TRACE",
-                        (unsigned long long)s.dropped, (unsigned long long)s.no_buffer);
-    }
-}
-
-#else /* !GPUINST_WITH_CUPTI */
-
-GPUINST_PRIVATE void gpuinstActivityInit(void)
-{
-    if (strcmp(gpuinstG.cfg.trace, "none") == 0 || strcmp(gpuinstG.cfg.trace, "off") == 0 ||
-        strcmp(gpuinstG.cfg.trace, "0") == 0)
-        return;
-    gpuinstUnavailableAdd("cupti", "GPU tracing off: gpuinst was built without the CUDA headers "
-                                   "(GPUINST_WITH_CUPTI=0); rebuild with -I<cuda>/include");
-}
-GPUINST_PRIVATE void gpuinstActivityFlush(void) {}
-GPUINST_PRIVATE void gpuinstActivityCapture(int on)
-{
-    (void)on;
-}
-
-#endif /* GPUINST_WITH_CUPTI */
-/************** End of src/activity.c **************/
-/************** Begin file src/counters.c **************/
+/************** End of src/capture.c **************/
+/************** Begin file src/nvtx_inject.c **************/
 /*
- * counters.c -- NVTX counters and counter groups, and the cross-rank
- * statistics of /counters/stats.
+ * nvtx_inject.c -- gpuinst as the process's NVTX tool (the NVTX collector).
  *
- * A counter (one field "value") or a counter group (1..64 int64/double
- * fields) is a run-time table descriptor: /counters/<name>, rows of
- *   time_ns (u64, host clock -> aligned timeline), rank (u32), thread (u16),
- *   no_value (u8: 0 = values, 1 + NVTX_COUNTER_SAMPLE_* reason), pad,
- *   then 8 bytes per field (int64 or double), in the group's order,
- * so a sample is recorded as 16 + 8 * fields bytes, written by the writer
- * like any other table.  Each sample is also the real NVTX counter call
- * (nvToolsExtCounters.h), so Nsight Systems shows it: the counter is
- * registered with NVTX at its first sample, when its semantics (unit, bounds,
- * interpolation, value type) are final.
+ * NVTX3 is header-only: every library (module) that uses it carries its own
+ * copy, which at its first NVTX call looks for a tool (nvtxDetail/nvtxInit.h):
+ * the library named by NVTX_INJECTION64_PATH, exporting
+ * InitializeInjectionNvtx2, or else a statically linked tool's
+ * InitializeInjectionNvtx2_fnptr.  The payload and counters extensions
+ * (nvToolsExtPayload.h, nvToolsExtCounters.h) look the same way for
+ * InitializeInjectionNvtxExtension.  gpuinst provides all four, so
+ *  - when libgpuinst.so is loaded (zero-code mode preloads it) its
+ *    constructor sets NVTX_INJECTION64_PATH to itself (unless a tool already
+ *    did) and every module in the process reports to gpuinst;
+ *  - an executable built with the amalgamation (or libgpuinst.a) defines the
+ *    static entry points: its own NVTX calls, and those of the shared
+ *    libraries it links, report to gpuinst with no environment variable;
+ *    NVTX3 keeps the static route private to each library, so for the NVTX
+ *    of shared libraries the executable exports the entry point (-rdynamic)
+ *    and the same constructor points NVTX_INJECTION64_PATH at it ("": glibc's
+ *    dlopen("") is the executable);
+ *  - gpuinst_init does the same again if the variable was unset since.
+ * NVTX_INJECTION64_PATH always wins: under Nsight Systems (or any tool that
+ * sets it) NVTX goes to that tool, gpuinst's own API still records, and
+ * /unavailable "nvtx" says the collector stood aside.
  *
- * Hot path (sample): one state load, the counter from a fixed array, this
- * thread's buffer for it from a thread-local table, one clock read, a store,
- * the NVTX call.  No lock, no allocation in the common case.
+ * What NVTX hands over becomes the same record as gpuinst's API makes, on
+ * the same path (gpuinstRecord* in src/nvtx.c, the public counter API in
+ * src/counters.c): /ranges, /marks, /domains, /categories, /counters, with
+ * the range's GPU correlation (a push is the enclosing range of the kernels
+ * its thread launches), capture windows and profiler ranges.  NVTX handles
+ * are gpuinst's ids: a domain handle is its index in /domains (NULL, NVTX's
+ * default domain, is 0), a registered string handle its /strings id, so any
+ * module may use a handle another module made.
  *
- * Dataset names: /counters/<name> with '/', '%', '~', control bytes, bytes
- * outside valid UTF-8 and a leading '.' written as "%XX" (cntLinkName), so
- * two valid names never make one path a dataset and a group at once.  The
- * name as given is the dataset's counter_name attribute.
+ * Exactly once: when gpuinst is also the tool of its own NVTX copy
+ * (gpuinstNvtxSelf), gpuinst's API makes no NVTX call (src/nvtx.c,
+ * src/counters.c, mpi/mpi_trace.c), so an annotation made through the API is
+ * recorded by the API only, one made through NVTX by the collector only.
  *
- * The built-in groups (GPUINST_COUNTERS) and their sampler thread are
- * src/counters_builtin.c.
+ * Before gpuinst_init (a library may create domains, strings, categories and
+ * counters at load time) the collector keeps what it is told: domains,
+ * categories and registered strings are recorded at once, counters are made
+ * at init; events (ranges, marks, samples) are not recorded, and a range
+ * pushed before init and popped after is not counted as a misuse.
  *
- * Statistics: at finalize (gpuinstCountersStats, run by the writer's table
- * agreement on every rank once the list of datasets is agreed) each rank
- * reduces each counter field to one figure (the mean of its samples, or
- * their sum for DELTA counters), rank 0 gathers them and writes min, mean,
- * max and imbalance = max / mean over the ranks that sampled the field, one
- * row per dataset and field.
+ * GPUINST_NVTX_DOMAINS filters by domain name, as Nsight Systems'
+ * --nvtx-domain-include/exclude: a comma list of globs, `-glob` excludes,
+ * others include (if any is given, only those); "default" names NVTX's
+ * default domain; "none" (or "off") turns the collector off (NVTX's calls
+ * then cost what they cost with no tool).  An excluded domain answers 0 to
+ * nvtxDomainIsEnabled, so libraries that ask (the Python nvtx package) skip
+ * their calls.
  */
 /* #include "gpuinstInt.h" -- already inlined */
 /************** Begin file src/countersInt.h **************/
@@ -14172,6 +12655,12 @@ GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fiel
                                               int32_t nfields, const char *const *units, uint32_t flags,
                                               gpuinst_counter *group);
 #endif
+/* A counter (scalar: one field "value") or group made by the NVTX collector
+ * (src/nvtx_inject.c) for a counter a library registered with NVTX: as the
+ * public create, with per-field units; recorded only (its samples come from
+ * NVTX).  Then sampled through the public API. */
+GPUINST_PRIVATE int gpuinstCounterCreateNvtx(const char *name, int scalar, const char *fields, const int32_t *types,
+                                             int32_t nfields, const char *const *units, gpuinst_counter *counter);
 /* A counter group made by gpuinst (the built-in groups of
  * src/counters_builtin.c), and its semantics, as the public calls without
  * their state check. */
@@ -14210,48 +12699,11 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
 #endif /* GPUINST_COUNTERS_INT_H */
 /************** End of src/countersInt.h **************/
 
-#include <math.h>
-#include <unistd.h>
-
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
-/* NVTX's dlsym result is cast to a function pointer (see gpuinstInt.h). */
 #pragma GCC diagnostic ignored "-Wpedantic"
-/* The payload extension defines static inline functions gpuinst does not
- * call (clang warns about unused ones in the amalgamation's one file). */
 #pragma GCC diagnostic ignored "-Wunused-function"
 #endif
-/************** Begin file third_party/nvtx3/nvToolsExtCounters.h **************/
-/*
- * SPDX-FileCopyrightText: Copyright (c) 2024-2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
- * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
- *
- * Licensed under the Apache License, Version 2.0 (the "License");
- * you may not use this file except in compliance with the License.
- * You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- *
- * Licensed under the Apache License v2.0 with LLVM Exceptions.
- * See https://nvidia.github.io/NVTX/LICENSE.txt for license information.
- */
-
-#if defined(NVTX_AS_SYSTEM_HEADER)
-#if defined(__clang__)
-#pragma clang system_header
-#elif defined(__GNUC__) || defined(__NVCOMPILER)
-#pragma GCC system_header
-#elif defined(_MSC_VER)
-#pragma system_header
-#endif
-#endif
-
 /************** Begin file third_party/nvtx3/nvToolsExtPayload.h **************/
 /*
  * SPDX-FileCopyrightText: Copyright (c) 2021-2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
@@ -16882,6 +15334,38 @@ NVTX_EXT_PAYLOAD_IMPL_FN_V1(void, nvtxEventBatchSubmit, (nvtxDomainHandle_t doma
 }
 #endif /* __cplusplus */
 /************** End of third_party/nvtx3/nvToolsExtPayload.h **************/
+/************** Begin file third_party/nvtx3/nvToolsExtCounters.h **************/
+/*
+ * SPDX-FileCopyrightText: Copyright (c) 2024-2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ *
+ * Licensed under the Apache License v2.0 with LLVM Exceptions.
+ * See https://nvidia.github.io/NVTX/LICENSE.txt for license information.
+ */
+
+#if defined(NVTX_AS_SYSTEM_HEADER)
+#if defined(__clang__)
+#pragma clang system_header
+#elif defined(__GNUC__) || defined(__NVCOMPILER)
+#pragma GCC system_header
+#elif defined(_MSC_VER)
+#pragma system_header
+#endif
+#endif
+
+/* #include "nvToolsExtPayload.h" -- already inlined */
 
 /**
  * \brief The compatibility ID is used for versioning of this extension.
@@ -17515,6 +15999,5212 @@ typedef struct nvtxSemanticsTime_v1
 
 #endif /* NVTX_SEMANTIC_ID_TIME_V1 */
 /************** End of third_party/nvtx3/nvToolsExtSemanticsTime.h **************/
+/************** Begin file third_party/nvtx3/nvToolsExtSync.h **************/
+/*
+ * SPDX-FileCopyrightText: Copyright (c) 2009-2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ *
+ * Licensed under the Apache License v2.0 with LLVM Exceptions.
+ * See https://nvidia.github.io/NVTX/LICENSE.txt for license information.
+ */
+
+#if defined(NVTX_AS_SYSTEM_HEADER)
+#if defined(__clang__)
+#pragma clang system_header
+#elif defined(__GNUC__) || defined(__NVCOMPILER)
+#pragma GCC system_header
+#elif defined(_MSC_VER)
+#pragma system_header
+#endif
+#endif
+
+/* #include "nvToolsExt.h" -- already inlined */
+
+#ifndef NVTOOLSEXT_SYNC_V3
+#define NVTOOLSEXT_SYNC_V3
+
+#ifdef __cplusplus
+extern "C" {
+#endif /* __cplusplus */
+
+/* \cond SHOW_HIDDEN
+* \version NVTX_VERSION_2
+*/
+#define NVTX_SYNCUSER_ATTRIB_STRUCT_SIZE (NVTX_STATIC_CAST(uint16_t, sizeof(nvtxSyncUserAttributes_v0)))
+/** \endcond */
+
+
+/**
+* \page PAGE_SYNCHRONIZATION Synchronization
+*
+* This section covers a subset of the API that allow users to track additional
+* synchronization details of their application.   Naming OS synchronization primitives
+* may allow users to better understand the data collected by traced synchronization
+* APIs.  Additionally, a user defined synchronization object can allow the users to
+* to tell the tools when the user is building their own synchronization system
+* that do not rely on the OS to provide behaviors and instead use techniques like
+* atomic operations and spinlocks.
+*
+* See module \ref SYNCHRONIZATION for details.
+*
+* \par Example
+* Instrument a mutex class:
+* \code
+* class MyMutex
+* {
+*     volatile long bLocked;
+*     nvtxSyncUser_t hSync;
+* public:
+*     MyMutex(const char* name, nvtxDomainHandle_t d) {
+*          bLocked = 0;
+*
+*          nvtxSyncUserAttributes_t attribs = { 0 };
+*          attribs.version = NVTX_VERSION;
+*          attribs.size = NVTX_SYNCUSER_ATTRIB_STRUCT_SIZE;
+*          attribs.messageType = NVTX_MESSAGE_TYPE_ASCII;
+*          attribs.message.ascii = name;
+*          hSync = nvtxDomainSyncUserCreate(d, &attribs);
+*     }
+*
+*     ~MyMutex() {
+*          nvtxDomainSyncUserDestroy(hSync);
+*     }
+*
+*     bool Lock() {
+*          nvtxDomainSyncUserAcquireStart(hSync);
+*          bool acquired = __sync_bool_compare_and_swap(&bLocked, 0, 1); // atomic compiler intrinsic
+*
+*          if (acquired) {
+*              nvtxDomainSyncUserAcquireSuccess(hSync);
+*          }
+*          else {
+*              nvtxDomainSyncUserAcquireFailed(hSync);
+*          }
+*          return acquired;
+*     }
+*
+*     void Unlock() {
+*          nvtxDomainSyncUserReleasing(hSync);
+*          bLocked = false;
+*     }
+* };
+* \endcode
+*
+* \version NVTX_VERSION_2
+*/
+
+/*  ------------------------------------------------------------------------- */
+/* \cond SHOW_HIDDEN
+* \brief Used to build a non-colliding value for resource types separated class
+* \version NVTX_VERSION_2
+*/
+#define NVTX_RESOURCE_CLASS_SYNC_OS 2 /**< Synchronization objects that are OS specific. */
+#define NVTX_RESOURCE_CLASS_SYNC_PTHREAD 3 /**< Synchronization objects that are from the POSIX Threads API (pthread)*/
+/** \endcond */
+
+
+/*  ------------------------------------------------------------------------- */
+/** \defgroup SYNCHRONIZATION Synchronization
+* See page \ref PAGE_SYNCHRONIZATION.
+* @{
+*/
+
+/** \brief Resource type values for OSs with POSIX Thread API support
+ */
+typedef enum nvtxResourceSyncPosixThreadType_t
+{
+    NVTX_RESOURCE_TYPE_SYNC_PTHREAD_MUTEX = NVTX_RESOURCE_MAKE_TYPE(SYNC_PTHREAD, 1), /* pthread_mutex_t  */
+    NVTX_RESOURCE_TYPE_SYNC_PTHREAD_CONDITION = NVTX_RESOURCE_MAKE_TYPE(SYNC_PTHREAD, 2), /* pthread_cond_t  */
+    NVTX_RESOURCE_TYPE_SYNC_PTHREAD_RWLOCK = NVTX_RESOURCE_MAKE_TYPE(SYNC_PTHREAD, 3), /* pthread_rwlock_t  */
+    NVTX_RESOURCE_TYPE_SYNC_PTHREAD_BARRIER = NVTX_RESOURCE_MAKE_TYPE(SYNC_PTHREAD, 4), /* pthread_barrier_t  */
+    NVTX_RESOURCE_TYPE_SYNC_PTHREAD_SPINLOCK = NVTX_RESOURCE_MAKE_TYPE(SYNC_PTHREAD, 5), /* pthread_spinlock_t  */
+    NVTX_RESOURCE_TYPE_SYNC_PTHREAD_ONCE = NVTX_RESOURCE_MAKE_TYPE(SYNC_PTHREAD, 6) /* pthread_once_t  */
+} nvtxResourceSyncPosixThreadType_t;
+
+/** \brief Resource type values for Windows OSs
+*/
+typedef enum nvtxResourceSyncWindowsType_t
+{
+    NVTX_RESOURCE_TYPE_SYNC_WINDOWS_MUTEX = NVTX_RESOURCE_MAKE_TYPE(SYNC_OS, 1),
+    NVTX_RESOURCE_TYPE_SYNC_WINDOWS_SEMAPHORE = NVTX_RESOURCE_MAKE_TYPE(SYNC_OS, 2),
+    NVTX_RESOURCE_TYPE_SYNC_WINDOWS_EVENT = NVTX_RESOURCE_MAKE_TYPE(SYNC_OS, 3),
+    NVTX_RESOURCE_TYPE_SYNC_WINDOWS_CRITICAL_SECTION = NVTX_RESOURCE_MAKE_TYPE(SYNC_OS, 4),
+    NVTX_RESOURCE_TYPE_SYNC_WINDOWS_SRWLOCK = NVTX_RESOURCE_MAKE_TYPE(SYNC_OS, 5)
+} nvtxResourceSyncWindowsType_t;
+
+/** \brief Resource type values for Linux and Linux derived OSs such as Android
+* \sa
+* ::nvtxResourceSyncPosixThreadType_t
+*/
+typedef enum nvtxResourceSyncLinuxType_t
+{
+    NVTX_RESOURCE_TYPE_SYNC_LINUX_MUTEX = NVTX_RESOURCE_MAKE_TYPE(SYNC_OS, 1),
+    NVTX_RESOURCE_TYPE_SYNC_LINUX_FUTEX = NVTX_RESOURCE_MAKE_TYPE(SYNC_OS, 2),
+    NVTX_RESOURCE_TYPE_SYNC_LINUX_SEMAPHORE = NVTX_RESOURCE_MAKE_TYPE(SYNC_OS, 3),
+    NVTX_RESOURCE_TYPE_SYNC_LINUX_COMPLETION = NVTX_RESOURCE_MAKE_TYPE(SYNC_OS, 4),
+    NVTX_RESOURCE_TYPE_SYNC_LINUX_SPINLOCK = NVTX_RESOURCE_MAKE_TYPE(SYNC_OS, 5),
+    NVTX_RESOURCE_TYPE_SYNC_LINUX_SEQLOCK = NVTX_RESOURCE_MAKE_TYPE(SYNC_OS, 6),
+    NVTX_RESOURCE_TYPE_SYNC_LINUX_RCU = NVTX_RESOURCE_MAKE_TYPE(SYNC_OS, 7)
+} nvtxResourceSyncLinuxType_t;
+
+/** \brief Resource type values for Android come from Linux.
+* \sa
+* ::nvtxResourceSyncLinuxType_t
+* ::nvtxResourceSyncPosixThreadType_t
+*/
+typedef enum nvtxResourceSyncLinuxType_t nvtxResourceSyncAndroidType_t;
+
+/** \brief User Defined Synchronization Object Handle .
+* \anchor SYNCUSER_HANDLE_STRUCTURE
+*
+* This structure is opaque to the user and is used as a handle to reference
+* a user defined synchronization object.  The tools will return a pointer through the API for the application
+* to hold on its behalf to reference the string in the future.
+*
+*/
+typedef struct nvtxSyncUser* nvtxSyncUser_t;
+
+/** \brief User Defined Synchronization Object Attributes Structure.
+* \anchor USERDEF_SYNC_ATTRIBUTES_STRUCTURE
+*
+* This structure is used to describe the attributes of a user defined synchronization
+* object.  The layout of the structure is defined by a specific version of the tools
+* extension library and can change between different versions of the Tools Extension
+* library.
+*
+* \par Guidelines
+* The caller should always perform the following three tasks when using
+* attributes:
+* <ul>
+*    <li>Zero the structure
+*    <li>Set the version field
+*    <li>Set the size field
+* </ul>
+*
+* Zeroing the structure sets all the event attributes types and values
+* to the default value.
+*
+* The version and size field are used by the Tools Extension
+* implementation to handle multiple versions of the attributes structure.
+*
+* It is recommended that the caller use one of the following to methods
+* to initialize the event attributes structure:
+*
+* \par Method 1
+* Initializing nvtxEventAttributes for future compatibility:
+* \code
+* nvtxSyncUserAttributes_t attribs = {0};
+* attribs.version = NVTX_VERSION;
+* attribs.size = NVTX_SYNCUSER_ATTRIB_STRUCT_SIZE;
+* \endcode
+*
+* \par Method 2
+* Initializing nvtxSyncUserAttributes_t for a specific version:
+* \code
+* nvtxSyncUserAttributes_t attribs = {0};
+* attribs.version = 1;
+* attribs.size = (uint16_t)(sizeof(nvtxSyncUserAttributes_t));
+* \endcode
+*
+* If the caller uses Method 1 it is critical that the entire binary
+* layout of the structure be configured to 0 so that all fields
+* are initialized to the default value.
+*
+* The caller should either use both NVTX_VERSION and
+* NVTX_SYNCUSER_ATTRIB_STRUCT_SIZE (Method 1) or use explicit values
+* and a versioned type (Method 2).  Using a mix of the two methods
+* will likely cause either source level incompatibility or binary
+* incompatibility in the future.
+*
+* \par Example
+* Populate a sync attributes structure:
+* \code
+* // Initialize
+* nvtxSyncUserAttributes_t attribs = {0};
+* attribs.version = NVTX_VERSION;
+* attribs.size = NVTX_SYNCUSER_ATTRIB_STRUCT_SIZE;
+*
+* // Configure the Attributes
+* attribs.messageType = NVTX_MESSAGE_TYPE_ASCII;
+* attribs.message.ascii = "Example";
+* \endcode
+*
+* \sa
+* ::nvtxDomainSyncUserCreate
+*/
+typedef struct nvtxSyncUserAttributes_v0
+{
+    /**
+    * \brief Version flag of the structure.
+    *
+    * Needs to be set to NVTX_VERSION to indicate the version of NVTX APIs
+    * supported in this header file. This can optionally be overridden to
+    * another version of the tools extension library.
+    */
+    uint16_t version;
+
+    /**
+    * \brief Size of the structure.
+    *
+    * Needs to be set to the size in bytes of the event attribute
+    * structure used to specify the event.
+    */
+    uint16_t size;
+
+    /** \brief Message type specified in this attribute structure.
+    *
+    * Defines the message format of the attribute structure's \ref nvtxSyncUserAttributes_v0::message
+    * "message" field.
+    *
+    * Default Value is NVTX_MESSAGE_UNKNOWN
+    */
+    int32_t messageType;            /* nvtxMessageType_t */
+
+    /** \brief Message assigned to this attribute structure.
+    *
+    * The text message that is attached to an event.
+    */
+    nvtxMessageValue_t message;
+
+} nvtxSyncUserAttributes_v0;
+
+typedef struct nvtxSyncUserAttributes_v0 nvtxSyncUserAttributes_t;
+
+/* ------------------------------------------------------------------------- */
+/** \brief Create a user defined synchronization object
+* This is used to track non-OS synchronization working with spinlocks and atomics
+*
+* \param domain - Domain to own the resource
+* \param attribs - A structure to assign multiple attributes to the object.
+*
+* \return A handle that represents the newly created user defined synchronization object.
+*
+* \sa
+* ::nvtxDomainSyncUserCreate
+* ::nvtxDomainSyncUserDestroy
+* ::nvtxDomainSyncUserAcquireStart
+* ::nvtxDomainSyncUserAcquireFailed
+* ::nvtxDomainSyncUserAcquireSuccess
+* ::nvtxDomainSyncUserReleasing
+*
+* \version NVTX_VERSION_2
+*/
+NVTX_DECLSPEC nvtxSyncUser_t NVTX_API nvtxDomainSyncUserCreate(nvtxDomainHandle_t domain, const nvtxSyncUserAttributes_t* attribs);
+
+/* ------------------------------------------------------------------------- */
+/** \brief Destroy a user defined synchronization object
+* This is used to track non-OS synchronization working with spinlocks and atomics
+*
+* \param handle - A handle to the object to operate on.
+*
+* \sa
+* ::nvtxDomainSyncUserCreate
+* ::nvtxDomainSyncUserDestroy
+* ::nvtxDomainSyncUserAcquireStart
+* ::nvtxDomainSyncUserAcquireFailed
+* ::nvtxDomainSyncUserAcquireSuccess
+* ::nvtxDomainSyncUserReleasing
+*
+* \version NVTX_VERSION_2
+*/
+NVTX_DECLSPEC void NVTX_API nvtxDomainSyncUserDestroy(nvtxSyncUser_t handle);
+
+/* ------------------------------------------------------------------------- */
+/** \brief Signal to tools that an attempt to acquire a user defined synchronization object
+*
+* \param handle - A handle to the object to operate on.
+*
+* \sa
+* ::nvtxDomainSyncUserCreate
+* ::nvtxDomainSyncUserDestroy
+* ::nvtxDomainSyncUserAcquireStart
+* ::nvtxDomainSyncUserAcquireFailed
+* ::nvtxDomainSyncUserAcquireSuccess
+* ::nvtxDomainSyncUserReleasing
+*
+* \version NVTX_VERSION_2
+*/
+NVTX_DECLSPEC void NVTX_API nvtxDomainSyncUserAcquireStart(nvtxSyncUser_t handle);
+
+/* ------------------------------------------------------------------------- */
+/** \brief Signal to tools of failure in acquiring a user defined synchronization object
+* This should be called after \ref nvtxDomainSyncUserAcquireStart
+*
+* \param handle - A handle to the object to operate on.
+*
+* \sa
+* ::nvtxDomainSyncUserCreate
+* ::nvtxDomainSyncUserDestroy
+* ::nvtxDomainSyncUserAcquireStart
+* ::nvtxDomainSyncUserAcquireFailed
+* ::nvtxDomainSyncUserAcquireSuccess
+* ::nvtxDomainSyncUserReleasing
+*
+* \version NVTX_VERSION_2
+*/
+NVTX_DECLSPEC void NVTX_API nvtxDomainSyncUserAcquireFailed(nvtxSyncUser_t handle);
+
+/* ------------------------------------------------------------------------- */
+/** \brief Signal to tools of success in acquiring a user defined synchronization object
+* This should be called after \ref nvtxDomainSyncUserAcquireStart.
+*
+* \param handle - A handle to the object to operate on.
+*
+* \sa
+* ::nvtxDomainSyncUserCreate
+* ::nvtxDomainSyncUserDestroy
+* ::nvtxDomainSyncUserAcquireStart
+* ::nvtxDomainSyncUserAcquireFailed
+* ::nvtxDomainSyncUserAcquireSuccess
+* ::nvtxDomainSyncUserReleasing
+*
+* \version NVTX_VERSION_2
+*/
+NVTX_DECLSPEC void NVTX_API nvtxDomainSyncUserAcquireSuccess(nvtxSyncUser_t handle);
+
+/* ------------------------------------------------------------------------- */
+/** \brief Signal to tools of releasing a reservation on user defined synchronization object
+* This should be called after \ref nvtxDomainSyncUserAcquireSuccess.
+*
+* \param handle - A handle to the object to operate on.
+*
+* \sa
+* ::nvtxDomainSyncUserCreate
+* ::nvtxDomainSyncUserDestroy
+* ::nvtxDomainSyncUserAcquireStart
+* ::nvtxDomainSyncUserAcquireFailed
+* ::nvtxDomainSyncUserAcquireSuccess
+* ::nvtxDomainSyncUserReleasing
+*
+* \version NVTX_VERSION_2
+*/
+NVTX_DECLSPEC void NVTX_API nvtxDomainSyncUserReleasing(nvtxSyncUser_t handle);
+
+
+/** @} */ /*END defgroup*/
+
+#ifdef __cplusplus
+}
+#endif /* __cplusplus */
+
+#ifndef NVTX_NO_IMPL
+#define NVTX_IMPL_GUARD_SYNC /* Ensure other headers cannot be included directly */
+/************** Begin file third_party/nvtx3/nvtxDetail/nvtxImplSync_v3.h **************/
+/*
+ * SPDX-FileCopyrightText: Copyright (c) 2009-2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ *
+ * Licensed under the Apache License v2.0 with LLVM Exceptions.
+ * See https://nvidia.github.io/NVTX/LICENSE.txt for license information.
+ */
+
+#ifndef NVTX_IMPL_GUARD_SYNC
+#error Never include this file directly -- it is automatically included by nvToolsExtCuda.h (except when NVTX_NO_IMPL is defined).
+#endif
+
+#if defined(NVTX_AS_SYSTEM_HEADER)
+#if defined(__clang__)
+#pragma clang system_header
+#elif defined(__GNUC__) || defined(__NVCOMPILER)
+#pragma GCC system_header
+#elif defined(_MSC_VER)
+#pragma system_header
+#endif
+#endif
+
+
+#ifdef __cplusplus
+extern "C" {
+#endif /* __cplusplus */
+
+typedef nvtxSyncUser_t (NVTX_API * nvtxDomainSyncUserCreate_impl_fntype)(nvtxDomainHandle_t domain, const nvtxSyncUserAttributes_t* attribs);
+typedef void (NVTX_API * nvtxDomainSyncUserDestroy_impl_fntype)(nvtxSyncUser_t handle);
+typedef void (NVTX_API * nvtxDomainSyncUserAcquireStart_impl_fntype)(nvtxSyncUser_t handle);
+typedef void (NVTX_API * nvtxDomainSyncUserAcquireFailed_impl_fntype)(nvtxSyncUser_t handle);
+typedef void (NVTX_API * nvtxDomainSyncUserAcquireSuccess_impl_fntype)(nvtxSyncUser_t handle);
+typedef void (NVTX_API * nvtxDomainSyncUserReleasing_impl_fntype)(nvtxSyncUser_t handle);
+
+NVTX_DECLSPEC nvtxSyncUser_t NVTX_API nvtxDomainSyncUserCreate(nvtxDomainHandle_t domain, const nvtxSyncUserAttributes_t* attribs)
+{
+    NVTX_SET_NAME_MANGLING_OPTIONS
+#ifdef NVTX_DISABLE
+    (void)domain;
+    (void)attribs;
+#else /* NVTX_DISABLE */
+    nvtxDomainSyncUserCreate_impl_fntype local = NVTX_REINTERPRET_CAST(nvtxDomainSyncUserCreate_impl_fntype, NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainSyncUserCreate_impl_fnptr);
+    if (local != NVTX_NULLPTR)
+        return (*local)(domain, attribs);
+    else
+#endif /* NVTX_DISABLE */
+        return NVTX_NULLPTR;
+}
+
+NVTX_DECLSPEC void NVTX_API nvtxDomainSyncUserDestroy(nvtxSyncUser_t handle)
+{
+    NVTX_SET_NAME_MANGLING_OPTIONS
+#ifdef NVTX_DISABLE
+    (void)handle;
+#else /* NVTX_DISABLE */
+    nvtxDomainSyncUserDestroy_impl_fntype local = NVTX_REINTERPRET_CAST(nvtxDomainSyncUserDestroy_impl_fntype, NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainSyncUserDestroy_impl_fnptr);
+    if (local != NVTX_NULLPTR)
+        (*local)(handle);
+#endif /* NVTX_DISABLE */
+}
+
+NVTX_DECLSPEC void NVTX_API nvtxDomainSyncUserAcquireStart(nvtxSyncUser_t handle)
+{
+    NVTX_SET_NAME_MANGLING_OPTIONS
+#ifdef NVTX_DISABLE
+    (void)handle;
+#else /* NVTX_DISABLE */
+    nvtxDomainSyncUserAcquireStart_impl_fntype local = NVTX_REINTERPRET_CAST(nvtxDomainSyncUserAcquireStart_impl_fntype, NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainSyncUserAcquireStart_impl_fnptr);
+    if (local != NVTX_NULLPTR)
+        (*local)(handle);
+#endif /* NVTX_DISABLE */
+}
+
+NVTX_DECLSPEC void NVTX_API nvtxDomainSyncUserAcquireFailed(nvtxSyncUser_t handle)
+{
+    NVTX_SET_NAME_MANGLING_OPTIONS
+#ifdef NVTX_DISABLE
+    (void)handle;
+#else /* NVTX_DISABLE */
+    nvtxDomainSyncUserAcquireFailed_impl_fntype local = NVTX_REINTERPRET_CAST(nvtxDomainSyncUserAcquireFailed_impl_fntype, NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainSyncUserAcquireFailed_impl_fnptr);
+    if (local != NVTX_NULLPTR)
+        (*local)(handle);
+#endif /* NVTX_DISABLE */
+}
+
+NVTX_DECLSPEC void NVTX_API nvtxDomainSyncUserAcquireSuccess(nvtxSyncUser_t handle)
+{
+    NVTX_SET_NAME_MANGLING_OPTIONS
+#ifdef NVTX_DISABLE
+    (void)handle;
+#else /* NVTX_DISABLE */
+    nvtxDomainSyncUserAcquireSuccess_impl_fntype local = NVTX_REINTERPRET_CAST(nvtxDomainSyncUserAcquireSuccess_impl_fntype, NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainSyncUserAcquireSuccess_impl_fnptr);
+    if (local != NVTX_NULLPTR)
+        (*local)(handle);
+#endif /* NVTX_DISABLE */
+}
+
+NVTX_DECLSPEC void NVTX_API nvtxDomainSyncUserReleasing(nvtxSyncUser_t handle)
+{
+    NVTX_SET_NAME_MANGLING_OPTIONS
+#ifdef NVTX_DISABLE
+    (void)handle;
+#else /* NVTX_DISABLE */
+    nvtxDomainSyncUserReleasing_impl_fntype local = NVTX_REINTERPRET_CAST(nvtxDomainSyncUserReleasing_impl_fntype, NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainSyncUserReleasing_impl_fnptr);
+    if (local != NVTX_NULLPTR)
+        (*local)(handle);
+#endif /* NVTX_DISABLE */
+}
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif /* __cplusplus */
+/************** End of third_party/nvtx3/nvtxDetail/nvtxImplSync_v3.h **************/
+#undef NVTX_IMPL_GUARD_SYNC
+#endif /*NVTX_NO_IMPL*/
+
+#endif /* NVTOOLSEXT_SYNC_V3 */
+/************** End of third_party/nvtx3/nvToolsExtSync.h **************/
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+#include <dlfcn.h>
+#include <fnmatch.h>
+#include <unistd.h>
+#include <wchar.h>
+#include <sys/syscall.h>
+
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) int gpuinstNvtxSelf;
+#endif
+
+#if defined(__cplusplus)
+#define NV_EXTERN_C extern "C"
+#else
+#define NV_EXTERN_C
+#endif
+#define NV_EXPORT NV_EXTERN_C __attribute__((visibility("default")))
+#if defined(__GNUC__)
+#define GPUINST_NOINLINE_NV __attribute__((noinline))
+#else
+#define GPUINST_NOINLINE_NV
+#endif
+
+/* NVTX's "no push/pop tracking" answer (no tool, or not recorded). */
+#define NV_NO_TRACKING (-2)
+/* Counter batch timestamp layouts (nvToolsExtCounters.h writes them as
+ * `1 << 32`, an int overflow in C). */
+#define NV_BATCH_BEGIN_INTERVAL ((uint64_t)1 << 32)
+#define NV_BATCH_END_INTERVAL ((uint64_t)2 << 32)
+
+/* ---- state ------------------------------------------------------------------ */
+
+#define NV_MAX_FILTERS 32
+typedef struct NvFilter {
+    char glob[120];
+    int exclude;
+} NvFilter;
+
+/* Rare events, counted (relaxed atomics); the /nvtx/collector row. */
+typedef struct NvStats {
+    uint64_t before_init;         /* events before gpuinst_init (not recorded) */
+    uint64_t payload_unsupported; /* extended payloads not reducible to one scalar */
+    uint64_t calls_unsupported;   /* extension calls gpuinst does not record */
+    uint64_t invalid;             /* unknown handles, bad attribute structs */
+    uint64_t counter_samples_refused; /* samples of counters gpuinst could not make */
+} NvStats;
+
+static struct {
+    pthread_once_t once;
+    int wanted;                   /* 1: attach to NVTX; 0: decline (GPUINST_ENABLE=0, GPUINST_NVTX_DOMAINS=none) */
+    uint32_t nfilters;
+    int any_include;
+    NvFilter filters[NV_MAX_FILTERS];
+    uint32_t modules, ext_modules; /* NVTX copies / extension modules attached (atomic) */
+    int own;                      /* gpuinst's own NVTX copy reports here */
+    uint32_t domains_excluded;
+    NvStats st;
+    char spec[GPUINST_CFG_TEXT];  /* the GPUINST_NVTX_DOMAINS text decided with */
+} N = {PTHREAD_ONCE_INIT, 0, 0, 0, {{"", 0}}, 0, 0, 0, 0, {0, 0, 0, 0, 0}, ""};
+
+/* 1 for domains GPUINST_NVTX_DOMAINS excludes (index = gpuinst domain);
+ * set once when the domain is made, read by every thread (relaxed). */
+static uint8_t domOffV[GPUINST_MAX_DOMAINS];
+#define domOff(d) GPUINST_LOAD_RLX(&domOffV[(d)])
+
+static pthread_mutex_t nvLock = PTHREAD_MUTEX_INITIALIZER;
+
+static void nvCount(uint64_t *c)
+{
+    GPUINST_ADD_RLX(c, 1);
+}
+
+static int nvWarnedFilter, nvWarnedPayload, nvWarnedCalls, nvWarnedCounter, nvWarnedClock, nvWarnedInvalid;
+
+/* ---- configuration (before gpuinst_init: a library may start NVTX first) ------ */
+
+static int nvExcluded(const char *name);
+
+/* GPUINST_NVTX_DOMAINS -> N.filters (N.wanted = 0 for none/off). */
+static void nvParseFilters(const char *p)
+{
+    N.nfilters = 0;
+    N.any_include = 0;
+    if (strcmp(p, "none") == 0 || strcmp(p, "off") == 0 || strcmp(p, "0") == 0) N.wanted = 0;
+    while (N.wanted && *p) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        NvFilter *f;
+        while (len > 0 && (*p == ' ' || *p == '\t')) p++, len--;
+        while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t')) len--;
+        if (len > 0) {
+            int ex = 0;
+            if (*p == '-' || *p == '+') {
+                ex = *p == '-';
+                p++;
+                len--;
+            }
+            if (len == 0 || len >= sizeof N.filters[0].glob || N.nfilters >= NV_MAX_FILTERS) {
+                gpuinstWarnOnce(&nvWarnedFilter, "GPUINST_NVTX_DOMAINS: an empty entry, one over 119 bytes, or more "
+                                                  "than %d entries: ignored", NV_MAX_FILTERS);
+            } else if (!(len == 3 && memcmp(p, "all", 3) == 0) && !(len == 1 && *p == '*' && !ex)) {
+                f = &N.filters[N.nfilters++];
+                memcpy(f->glob, p, len);
+                f->glob[len] = '\0';
+                f->exclude = ex;
+                if (!ex) N.any_include = 1;
+            }
+        }
+        if (e == NULL) break;
+        p = e + 1;
+    }
+}
+
+static void nvDecide(void)
+{
+    gpuinstConfig *cfg = (gpuinstConfig *)calloc(1, sizeof *cfg);
+    if (cfg == NULL) return; /* wanted stays 0: no memory, no collector */
+    gpuinstConfigLoadNvtx(cfg);
+    N.wanted = cfg->enable != 0;
+    snprintf(N.spec, sizeof N.spec, "%s", cfg->nvtx_domains);
+    nvParseFilters(cfg->nvtx_domains);
+    free(cfg);
+    /* NVTX's default domain (gpuinst's domain 0, "default") exists before any library asks about it */
+    if (N.wanted && nvExcluded("default")) {
+        GPUINST_STORE_RLX(&domOffV[0], 1);
+        N.domains_excluded++;
+    }
+}
+
+static int nvWanted(void)
+{
+    pthread_once(&N.once, nvDecide);
+    return N.wanted;
+}
+
+/* 1 if domain `name` is excluded by GPUINST_NVTX_DOMAINS. */
+static int nvExcluded(const char *name)
+{
+    uint32_t i;
+    int in = !N.any_include;
+    for (i = 0; i < N.nfilters; i++)
+        if (!N.filters[i].exclude && fnmatch(N.filters[i].glob, name, 0) == 0) in = 1;
+    for (i = 0; i < N.nfilters; i++)
+        if (N.filters[i].exclude && fnmatch(N.filters[i].glob, name, 0) == 0) in = 0;
+    return !in;
+}
+
+static void nvFilterDomain(gpuinst_domain d, const char *name)
+{
+    if (d >= GPUINST_MAX_DOMAINS || domOff(d) || (N.wanted && !nvExcluded(name))) return;
+    GPUINST_STORE_RLX(&domOffV[d], 1);
+    GPUINST_ADD_RLX(&N.domains_excluded, 1);
+}
+
+/* Rank 0's filter, when the collector decided with this rank's own text
+ * (its first NVTX call before MPI_Init): every domain made so far is
+ * decided again; "none" after attaching excludes every domain. */
+GPUINST_PRIVATE void gpuinstNvtxDomainsAgreed(const char *spec)
+{
+    uint32_t d, n, off = 0;
+    if (pthread_once(&N.once, nvDecide) != 0 || strcmp(N.spec, spec) == 0) return; /* decided with rank 0's */
+    pthread_mutex_lock(&nvLock);
+    snprintf(N.spec, sizeof N.spec, "%s", spec);
+    if (!N.wanted) { /* this rank's own text turned the collector off: NVTX copies may have found no tool */
+        pthread_mutex_unlock(&nvLock);
+        gpuinstWarn("GPUINST_NVTX_DOMAINS: this rank's own value turned the NVTX collector off before the "
+                    "settings were agreed; it stays off here although rank 0 has \"%.200s\"", spec);
+        return;
+    }
+    nvParseFilters(spec); /* N.wanted = 0 for "none" */
+    n = GPUINST_LOAD_ACQ(&gpuinstG.ndomains);
+    if (n == 0) n = 1; /* NVTX's default domain exists before any library asks about it */
+    for (d = 0; d < n && d < GPUINST_MAX_DOMAINS; d++) {
+        const char *name = d == 0 ? "default" : gpuinstStringGet(gpuinstG.domain_names[d], NULL);
+        uint8_t x = (uint8_t)(!N.wanted || (name != NULL && nvExcluded(name)));
+        GPUINST_STORE_RLX(&domOffV[d], x);
+        off += x;
+    }
+    GPUINST_STORE_RLX(&N.domains_excluded, off);
+    /* attached: the handlers stay installed; "none" excludes every domain,
+     * the ones made later too (nvFilterDomain) */
+    pthread_mutex_unlock(&nvLock);
+}
+
+/* ---- per-thread state -------------------------------------------------------- */
+
+/* Push ranges a thread opened while gpuinst was not recording (before
+ * gpuinst_init), per domain: their pops are absorbed, not misuses. */
+#define NV_UNTRACKED 8
+typedef struct NvThread {
+    uint32_t dom[NV_UNTRACKED];
+    uint32_t depth[NV_UNTRACKED];
+    /* nvtxDomainSyncUserAcquireStart..Success/Failed ranges in flight */
+    const void *sync[NV_UNTRACKED];
+    gpuinst_range_id syncId[NV_UNTRACKED];
+} NvThread;
+static GPUINST_TLS NvThread *nvSelf;
+static pthread_key_t nvThreadKey;
+static pthread_once_t nvThreadKeyOnce = PTHREAD_ONCE_INIT;
+static int nvThreadKeyMade;
+
+static void nvThreadExit(void *p)
+{
+    nvSelf = NULL;
+    free(p);
+}
+
+static void nvThreadKeyMake(void)
+{
+    nvThreadKeyMade = pthread_key_create(&nvThreadKey, nvThreadExit) == 0;
+}
+
+static NvThread *nvThread(void)
+{
+    NvThread *t = nvSelf;
+    if (GPUINST_LIKELY(t != NULL)) return t;
+    pthread_once(&nvThreadKeyOnce, nvThreadKeyMake);
+    t = (NvThread *)calloc(1, sizeof *t); /* freed when the thread exits (as its gpuinst slot is reused) */
+    nvSelf = t;
+    if (t != NULL && nvThreadKeyMade) pthread_setspecific(nvThreadKey, t);
+    return t;
+}
+
+static uint32_t *nvUntracked(uint32_t d, int make)
+{
+    NvThread *t = make ? nvThread() : nvSelf;
+    uint32_t i;
+    if (t == NULL) return NULL;
+    for (i = 0; i < NV_UNTRACKED; i++)
+        if (t->depth[i] != 0 && t->dom[i] == d) return &t->depth[i];
+    if (!make) return NULL;
+    for (i = 0; i < NV_UNTRACKED; i++)
+        if (t->depth[i] == 0) {
+            t->dom[i] = d;
+            return &t->depth[i];
+        }
+    return NULL;
+}
+
+/* ---- handles ------------------------------------------------------------------ */
+
+static inline nvtxDomainHandle_t nvDomainHandle(gpuinst_domain d)
+{
+    return (nvtxDomainHandle_t)(uintptr_t)d;
+}
+
+/* The gpuinst domain of an NVTX domain handle; -1 if unknown (counted). */
+static inline int nvDomain(nvtxDomainHandle_t h)
+{
+    uintptr_t v = (uintptr_t)h;
+    if (GPUINST_LIKELY(v < GPUINST_LOAD_ACQ(&gpuinstG.ndomains))) return (int)v;
+    if (v == 0) return 0; /* the default domain, before anything made domain 0 */
+    nvCount(&N.st.invalid);
+    gpuinstWarnOnce(&nvWarnedInvalid, "an NVTX call passed a domain handle gpuinst did not make (%p): "
+                                      "ignored (counted in /nvtx/collector)", (void *)h);
+    return -1;
+}
+
+/* ---- names ---------------------------------------------------------------------- */
+
+/* wchar_t (UTF-32 on Linux) -> UTF-8, cut at GPUINST_NAME_MAX bytes. */
+static void nvUtf8(const wchar_t *w, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; w != NULL && *w != 0; w++) {
+        uint32_t c = (uint32_t)*w;
+        char b[4];
+        size_t k;
+        if (c < 0x80) {
+            b[0] = (char)c;
+            k = 1;
+        } else if (c < 0x800) {
+            b[0] = (char)(0xC0 | (c >> 6));
+            b[1] = (char)(0x80 | (c & 0x3F));
+            k = 2;
+        } else if (c < 0x10000) {
+            if (c >= 0xD800 && c <= 0xDFFF) c = 0xFFFD;
+            b[0] = (char)(0xE0 | (c >> 12));
+            b[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+            b[2] = (char)(0x80 | (c & 0x3F));
+            k = 3;
+        } else if (c < 0x110000) {
+            b[0] = (char)(0xF0 | (c >> 18));
+            b[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+            b[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+            b[3] = (char)(0x80 | (c & 0x3F));
+            k = 4;
+        } else {
+            b[0] = '?';
+            k = 1;
+        }
+        if (n + k >= cap) break;
+        memcpy(out + n, b, k);
+        n += k;
+    }
+    out[n] = '\0';
+}
+
+/* Name ids: 0 for NULL or "". */
+static uint32_t nvNameA(gpuinstThread *t, const char *s)
+{
+    return s != NULL && s[0] != '\0' ? gpuinstNameIdFront(t, s) : 0;
+}
+
+static uint32_t nvNameW(gpuinstThread *t, const wchar_t *w)
+{
+    char buf[GPUINST_NAME_MAX + 1];
+    nvUtf8(w, buf, sizeof buf);
+    return buf[0] != '\0' ? gpuinstNameId(t, buf) : 0;
+}
+
+/* A registered string handle is its /strings id; nvMaxRegistered is the
+ * highest handed out (a handle above it was not made by gpuinst). */
+static uint32_t nvMaxRegistered;
+
+static uint32_t nvRegistered(nvtxStringHandle_t h)
+{
+    uintptr_t v = (uintptr_t)h;
+    if (GPUINST_LIKELY(v != 0 && v <= GPUINST_LOAD_RLX(&nvMaxRegistered))) return (uint32_t)v;
+    if (v != 0) nvCount(&N.st.invalid);
+    return 0;
+}
+
+/* ---- payload schemas (nvToolsExtPayload.h) --------------------------------------- */
+
+#define NV_MAX_ENTRIES 64
+typedef struct NvSem {            /* counter semantics of an entry or a counter */
+    int set;
+    char unit[64];
+    int32_t flags;                /* GPUINST_COUNTER_* */
+    double min, max;
+} NvSem;
+
+typedef struct NvEntry {
+    uint64_t flags, type, offset, count;
+    char name[64];
+    NvSem sem;
+} NvEntry;
+
+typedef struct NvSchema {
+    uint64_t id;
+    uint16_t domain;
+    uint64_t flags, kind;         /* NVTX_PAYLOAD_SCHEMA_FLAG_*, _TYPE_* */
+    uint64_t size;                /* static size in bytes (0 unknown) */
+    char name[64];
+    uint32_t n;
+    NvEntry e[NV_MAX_ENTRIES];
+} NvSchema;
+
+static NvSchema **nvSchemas;
+static uint32_t nvNschemas, nvCapSchemas;
+static uint64_t nvNextScope = NVTX_SCOPE_ID_DYNAMIC_START, nvNextTimeDomain = NVTX_SCOPE_ID_DYNAMIC_START,
+                nvNextEnum = NVTX_PAYLOAD_SCHEMA_ID_DYNAMIC_START + ((uint64_t)1 << 31);
+
+/* Size and alignment of NVTX's predefined entry types on this ABI (LP64);
+ * 0: not a scalar gpuinst reads. */
+static uint32_t nvTypeSize(uint64_t t, int *isfloat, int *issigned)
+{
+    *isfloat = 0;
+    *issigned = 1;
+    switch (t) {
+    case NVTX_PAYLOAD_ENTRY_TYPE_CHAR: case NVTX_PAYLOAD_ENTRY_TYPE_INT8: return 1;
+    case NVTX_PAYLOAD_ENTRY_TYPE_UCHAR: case NVTX_PAYLOAD_ENTRY_TYPE_UINT8: case NVTX_PAYLOAD_ENTRY_TYPE_BYTE:
+    case NVTX_PAYLOAD_ENTRY_TYPE_CHAR8:
+        *issigned = 0; return 1;
+    case NVTX_PAYLOAD_ENTRY_TYPE_SHORT: case NVTX_PAYLOAD_ENTRY_TYPE_INT16: return 2;
+    case NVTX_PAYLOAD_ENTRY_TYPE_USHORT: case NVTX_PAYLOAD_ENTRY_TYPE_UINT16: case NVTX_PAYLOAD_ENTRY_TYPE_CHAR16:
+        *issigned = 0; return 2;
+    case NVTX_PAYLOAD_ENTRY_TYPE_INT: case NVTX_PAYLOAD_ENTRY_TYPE_INT32: case NVTX_PAYLOAD_ENTRY_TYPE_WCHAR: return 4;
+    case NVTX_PAYLOAD_ENTRY_TYPE_UINT: case NVTX_PAYLOAD_ENTRY_TYPE_UINT32: case NVTX_PAYLOAD_ENTRY_TYPE_CHAR32:
+    case NVTX_PAYLOAD_ENTRY_TYPE_CATEGORY: case NVTX_PAYLOAD_ENTRY_TYPE_COLOR_ARGB:
+    case NVTX_PAYLOAD_ENTRY_TYPE_PID_UINT32: case NVTX_PAYLOAD_ENTRY_TYPE_TID_UINT32:
+        *issigned = 0; return 4;
+    case NVTX_PAYLOAD_ENTRY_TYPE_LONG: case NVTX_PAYLOAD_ENTRY_TYPE_LONGLONG: case NVTX_PAYLOAD_ENTRY_TYPE_INT64:
+        return 8;
+    case NVTX_PAYLOAD_ENTRY_TYPE_ULONG: case NVTX_PAYLOAD_ENTRY_TYPE_ULONGLONG: case NVTX_PAYLOAD_ENTRY_TYPE_UINT64:
+    case NVTX_PAYLOAD_ENTRY_TYPE_SIZE: case NVTX_PAYLOAD_ENTRY_TYPE_ADDRESS: case NVTX_PAYLOAD_ENTRY_TYPE_SCOPE_ID:
+    case NVTX_PAYLOAD_ENTRY_TYPE_PID_UINT64: case NVTX_PAYLOAD_ENTRY_TYPE_TID_UINT64:
+        *issigned = 0; return 8;
+    case NVTX_PAYLOAD_ENTRY_TYPE_FLOAT: case NVTX_PAYLOAD_ENTRY_TYPE_FLOAT32: *isfloat = 1; return 4;
+    case NVTX_PAYLOAD_ENTRY_TYPE_DOUBLE: case NVTX_PAYLOAD_ENTRY_TYPE_FLOAT64: *isfloat = 1; return 8;
+    case NVTX_PAYLOAD_ENTRY_TYPE_LONGDOUBLE: *isfloat = 1; return (uint32_t)sizeof(long double);
+    case NVTX_PAYLOAD_ENTRY_TYPE_FLOAT16: case NVTX_PAYLOAD_ENTRY_TYPE_BF16: *isfloat = 1; return 2;
+    default: return 0;
+    }
+}
+
+/* IEEE half / bfloat16 -> double. */
+static double nvHalf(uint16_t h, int bf)
+{
+    if (bf) {
+        uint32_t u = (uint32_t)h << 16;
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    } else {
+        int s = h >> 15, e = (h >> 10) & 0x1F, m = h & 0x3FF;
+        double v;
+        if (e == 0) v = m / 1024.0 / 16384.0; /* subnormal: m * 2^-24 */
+        else if (e == 31) v = m ? 0.0 / 0.0 : 1.0 / 0.0;
+        else {
+            int k;
+            v = 1.0 + m / 1024.0;
+            for (k = e - 15; k > 0; k--) v *= 2;
+            for (k = e - 15; k < 0; k++) v /= 2;
+        }
+        return s ? -v : v;
+    }
+}
+
+/* Reads a scalar of entry type t at p: as int64 (*iv, *isf = 0) or double.
+ * 0 if t is not a numeric scalar.  Unsigned values over INT64_MAX are read
+ * as double, never wrapped. */
+static int nvReadScalar(uint64_t t, const unsigned char *p, int64_t *iv, double *dv, int *isf)
+{
+    int fl, sg;
+    uint32_t sz = nvTypeSize(t, &fl, &sg);
+    if (sz == 0) return 0;
+    *isf = fl;
+    if (fl) {
+        if (t == NVTX_PAYLOAD_ENTRY_TYPE_FLOAT16 || t == NVTX_PAYLOAD_ENTRY_TYPE_BF16) {
+            uint16_t h;
+            memcpy(&h, p, 2);
+            *dv = nvHalf(h, t == NVTX_PAYLOAD_ENTRY_TYPE_BF16);
+        } else if (sz == 4) {
+            float f;
+            memcpy(&f, p, 4);
+            *dv = f;
+        } else if (sz == 8) {
+            memcpy(dv, p, 8);
+        } else {
+            long double l;
+            memcpy(&l, p, sizeof l);
+            *dv = (double)l;
+        }
+        return 1;
+    }
+    if (sg) {
+        switch (sz) {
+        case 1: { int8_t x; memcpy(&x, p, 1); *iv = x; break; }
+        case 2: { int16_t x; memcpy(&x, p, 2); *iv = x; break; }
+        case 4: { int32_t x; memcpy(&x, p, 4); *iv = x; break; }
+        default: memcpy(iv, p, 8); break;
+        }
+    } else {
+        uint64_t u = 0;
+        switch (sz) {
+        case 1: { uint8_t x; memcpy(&x, p, 1); u = x; break; }
+        case 2: { uint16_t x; memcpy(&x, p, 2); u = x; break; }
+        case 4: { uint32_t x; memcpy(&x, p, 4); u = x; break; }
+        default: memcpy(&u, p, 8); break;
+        }
+        if (u > (uint64_t)INT64_MAX) {
+            *isf = 1;
+            *dv = (double)u;
+            return 1;
+        }
+        *iv = (int64_t)u;
+    }
+    return 1;
+}
+
+/* Counter semantics from an NVTX semantics chain into s; the time domain
+ * of a nvtxSemanticsTime_t into *timedom (unchanged if none). */
+static void nvSemantics(const nvtxSemanticsHeader_t *h, NvSem *s, uint64_t *timedom)
+{
+    int guard = 0;
+    for (; h != NULL && guard < 16; h = h->next, guard++) {
+        if (h->semanticId == NVTX_SEMANTIC_ID_COUNTERS_V1 && h->structSize >= sizeof(nvtxSemanticsCounter_t)) {
+            const nvtxSemanticsCounter_t *c = (const nvtxSemanticsCounter_t *)(const void *)h;
+            uint64_t f = c->flags;
+            s->set = 1;
+            s->flags = 0;
+            if (f & NVTX_COUNTER_FLAG_LIMIT_MIN) s->flags |= GPUINST_COUNTER_LIMIT_MIN;
+            if (f & NVTX_COUNTER_FLAG_LIMIT_MAX) s->flags |= GPUINST_COUNTER_LIMIT_MAX;
+            /* NVTX's value types 1..3 << 4 are gpuinst's << 8, interpolations 1..4 << 8 are << 4 */
+            if (((f >> 4) & 0xF) >= 1 && ((f >> 4) & 0xF) <= 3) s->flags |= (int32_t)(((f >> 4) & 0xF) << 8);
+            if (((f >> 8) & 0xF) >= 1 && ((f >> 8) & 0xF) <= 4) s->flags |= (int32_t)(((f >> 8) & 0xF) << 4);
+            s->unit[0] = '\0';
+            if (c->unit != NULL) {
+                if (c->unitScaleNumerator > 1 || c->unitScaleDenominator > 1)
+                    snprintf(s->unit, sizeof s->unit, "%.40s x %llu/%llu", c->unit,
+                             (unsigned long long)c->unitScaleNumerator, (unsigned long long)c->unitScaleDenominator);
+                else
+                    snprintf(s->unit, sizeof s->unit, "%s", c->unit);
+            }
+            switch (c->limitType) {
+            case NVTX_COUNTER_LIMIT_I64: s->min = (double)c->min.i64; s->max = (double)c->max.i64; break;
+            case NVTX_COUNTER_LIMIT_U64: s->min = (double)c->min.u64; s->max = (double)c->max.u64; break;
+            case NVTX_COUNTER_LIMIT_F64: s->min = c->min.f64; s->max = c->max.f64; break;
+            default: s->flags &= ~(GPUINST_COUNTER_LIMIT_MIN | GPUINST_COUNTER_LIMIT_MAX); break;
+            }
+        } else if (h->semanticId == NVTX_SEMANTIC_ID_TIME_V1 && h->structSize >= sizeof(nvtxSemanticsTime_t)) {
+            if (timedom != NULL) *timedom = ((const nvtxSemanticsTime_t *)(const void *)h)->timeDomainId;
+        }
+    }
+}
+
+static NvSchema *nvSchemaFind(uint64_t id)
+{
+    uint32_t i;
+    NvSchema *s = NULL;
+    pthread_mutex_lock(&nvLock);
+    for (i = 0; i < nvNschemas; i++)
+        if (nvSchemas[i]->id == id) {
+            s = nvSchemas[i];
+            break;
+        }
+    pthread_mutex_unlock(&nvLock);
+    return s;
+}
+
+static uint64_t NVTX_API hSchemaRegister(nvtxDomainHandle_t domain, const nvtxPayloadSchemaAttr_t *a)
+{
+    NvSchema *s, **ns;
+    uint64_t end = 0;
+    uint32_t i;
+    int d = nvDomain(domain);
+    if (a == NULL || d < 0 || !(a->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_ENTRIES) || a->entries == NULL) {
+        nvCount(&N.st.invalid);
+        return 0;
+    }
+    s = (NvSchema *)calloc(1, sizeof *s);
+    if (s == NULL) return 0;
+    s->domain = (uint16_t)d;
+    s->kind = (a->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_TYPE) ? a->type : NVTX_PAYLOAD_SCHEMA_TYPE_STATIC;
+    s->flags = (a->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_FLAGS) ? a->flags : 0;
+    if ((a->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NAME) && a->name != NULL)
+        snprintf(s->name, sizeof s->name, "%s", a->name);
+    s->n = (a->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NUM_ENTRIES) ? (uint32_t)a->numEntries : 0;
+    if (s->n > NV_MAX_ENTRIES) s->n = 0; /* not a layout gpuinst reads; kept as an id */
+    for (i = 0; i < s->n; i++) {
+        const nvtxPayloadSchemaEntry_t *in = &a->entries[i];
+        NvEntry *e = &s->e[i];
+        int fl, sg;
+        uint32_t sz = nvTypeSize(in->type, &fl, &sg);
+        e->flags = in->flags;
+        e->type = in->type;
+        e->count = NVTX_PAYLOAD_ENTRY_FLAG_IS_ARRAY & in->flags ? in->arrayOrUnionDetail : 1;
+        if (in->name != NULL) snprintf(e->name, sizeof e->name, "%s", in->name);
+        /* no offset given: natural alignment after the previous entry */
+        if (in->offset != 0 || i == 0 || sz == 0) e->offset = in->offset;
+        else e->offset = (end + sz - 1) / sz * sz;
+        if (sz) end = e->offset + (uint64_t)sz * (e->count ? e->count : 1);
+        nvSemantics(in->semantics, &e->sem, NULL);
+    }
+    s->size = (a->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_STATIC_SIZE) ? a->payloadStaticSize : end;
+    pthread_mutex_lock(&nvLock);
+    ns = (NvSchema **)gpuinstArrayRoom(nvSchemas, nvNschemas, &nvCapSchemas, sizeof *ns, 32);
+    if (ns == NULL) {
+        pthread_mutex_unlock(&nvLock);
+        free(s);
+        return 0;
+    }
+    nvSchemas = ns;
+    s->id = (a->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_SCHEMA_ID) && a->schemaId != 0
+                ? a->schemaId
+                : NVTX_PAYLOAD_SCHEMA_ID_DYNAMIC_START + nvNschemas;
+    nvSchemas[nvNschemas++] = s;
+    pthread_mutex_unlock(&nvLock);
+    return s->id;
+}
+
+
+static void nvSetPayload(gpuinstEvent *e, int isf, int64_t iv, double dv)
+{
+    if (isf) {
+        e->ptype = GPUINST_PAYLOAD_DOUBLE;
+        memcpy(&e->payload, &dv, sizeof dv);
+    } else {
+        e->ptype = GPUINST_PAYLOAD_INT64;
+        e->payload = iv;
+    }
+}
+
+/* One scalar from an extended payload (NVTX_PAYLOAD_TYPE_EXT, or a payload
+ * event of the payload extension): a predefined scalar type, or a static
+ * schema whose one entry is a scalar; its name (schema name) in *name_of.
+ * Anything else (arrays, structs) does not fit a /ranges payload: 0. */
+static int nvExtScalar(const nvtxPayloadData_t *pd, size_t n, gpuinstEvent *e, const char **name_of)
+{
+    int64_t iv = 0;
+    double dv = 0;
+    int isf = 0, fl, sg;
+    const unsigned char *p;
+    if (name_of != NULL) *name_of = NULL;
+    if (pd == NULL || n != 1 || pd->payload == NULL) return 0;
+    p = (const unsigned char *)pd->payload;
+    if (pd->schemaId < NVTX_PAYLOAD_SCHEMA_ID_STATIC_START) {
+        uint32_t sz = nvTypeSize(pd->schemaId, &fl, &sg);
+        if (sz == 0 || pd->size < sz) return 0;
+        if (!nvReadScalar(pd->schemaId, p, &iv, &dv, &isf)) return 0;
+    } else {
+        const NvSchema *s = nvSchemaFind(pd->schemaId);
+        const NvEntry *en;
+        if (s == NULL || s->kind != NVTX_PAYLOAD_SCHEMA_TYPE_STATIC || s->n != 1) return 0;
+        en = &s->e[0];
+        if ((en->flags & NVTX_PAYLOAD_ENTRY_FLAG_IS_ARRAY) || nvTypeSize(en->type, &fl, &sg) == 0 ||
+            pd->size < en->offset + nvTypeSize(en->type, &fl, &sg))
+            return 0;
+        if (!nvReadScalar(en->type, p + en->offset, &iv, &dv, &isf)) return 0;
+        if (name_of != NULL && s->name[0]) *name_of = s->name;
+    }
+    nvSetPayload(e, isf, iv, dv);
+    return 1;
+}
+
+/* ---- event attributes ------------------------------------------------------------ */
+
+static inline void nvEventClear(gpuinstEvent *e)
+{
+    e->color = 0;
+    e->category = 0;
+    e->name = 0;
+    e->ptype = GPUINST_PAYLOAD_NONE;
+    e->payload = 0;
+    e->reg = NULL;
+}
+
+/* nvtxEventAttributes_t -> the record path's event. */
+static void nvEvent(gpuinstThread *t, const nvtxEventAttributes_t *ea, gpuinstEvent *e)
+{
+    nvEventClear(e);
+    if (GPUINST_UNLIKELY(ea == NULL || ea->size < NVTX_EVENT_ATTRIB_STRUCT_SIZE)) {
+        nvCount(&N.st.invalid);
+        return;
+    }
+    if (ea->colorType == NVTX_COLOR_ARGB) e->color = ea->color;
+    if (GPUINST_LIKELY(ea->category <= GPUINST_MAX_CATEGORY)) e->category = ea->category;
+    else nvCount(&N.st.invalid);
+    switch (ea->payloadType) {
+    case NVTX_PAYLOAD_UNKNOWN: break;
+    case NVTX_PAYLOAD_TYPE_INT64: e->ptype = GPUINST_PAYLOAD_INT64; e->payload = ea->payload.llValue; break;
+    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT64:
+        e->ptype = GPUINST_PAYLOAD_UINT64;
+        memcpy(&e->payload, &ea->payload.ullValue, 8);
+        break;
+    case NVTX_PAYLOAD_TYPE_DOUBLE: e->ptype = GPUINST_PAYLOAD_DOUBLE; memcpy(&e->payload, &ea->payload.dValue, 8); break;
+    case NVTX_PAYLOAD_TYPE_INT32: e->ptype = GPUINST_PAYLOAD_INT64; e->payload = ea->payload.iValue; break;
+    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT32:
+        e->ptype = GPUINST_PAYLOAD_UINT64;
+        e->payload = (int64_t)(uint64_t)ea->payload.uiValue;
+        break;
+    case NVTX_PAYLOAD_TYPE_FLOAT: {
+        double d = ea->payload.fValue;
+        e->ptype = GPUINST_PAYLOAD_DOUBLE;
+        memcpy(&e->payload, &d, 8);
+        break;
+    }
+    default:
+        if (ea->payloadType == NVTX_PAYLOAD_TYPE_EXT &&
+            nvExtScalar((const nvtxPayloadData_t *)(uintptr_t)ea->payload.ullValue, (size_t)ea->reserved0, e, NULL))
+            break;
+        nvCount(&N.st.payload_unsupported);
+        gpuinstWarnOnce(&nvWarnedPayload, "an NVTX event carries a payload gpuinst cannot reduce to one number "
+                                          "(an array or struct of the payload extension, or payload type %d): "
+                                          "recorded without it (counted in /nvtx/collector)",
+                        (int)ea->payloadType);
+        break;
+    }
+    switch (ea->messageType) {
+    case NVTX_MESSAGE_TYPE_ASCII: e->name = nvNameA(t, ea->message.ascii); break;
+    case NVTX_MESSAGE_TYPE_UNICODE: e->name = nvNameW(t, ea->message.unicode); break;
+    case NVTX_MESSAGE_TYPE_REGISTERED: e->name = nvRegistered(ea->message.registered); break;
+    default: break;
+    }
+}
+
+/* ---- ranges and marks ---------------------------------------------------------------- */
+
+static inline int nvRunning(void)
+{
+    return GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_RUNNING;
+}
+
+/* A push while not recording: before gpuinst_init it is remembered, so its pop is no misuse. */
+static GPUINST_NOINLINE_NV int nvPushIdle(uint32_t d)
+{
+    if (GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_UNINIT) {
+        uint32_t *u = nvUntracked(d, 1);
+        nvCount(&N.st.before_init);
+        if (u != NULL) (*u)++;
+    }
+    return NV_NO_TRACKING;
+}
+
+static GPUINST_NOINLINE_NV int nvPopIdle(uint32_t d)
+{
+    uint32_t *u = nvUntracked(d, 0);
+    if (u != NULL && *u > 0) (*u)--;
+    return NV_NO_TRACKING;
+}
+
+/* A pop with nothing open: of a range pushed before gpuinst_init, or a misuse. */
+static GPUINST_NOINLINE_NV int nvPopEmpty(uint32_t d)
+{
+    uint32_t *u = nvUntracked(d, 0);
+    if (u != NULL && *u > 0) {
+        (*u)--;
+        return NV_NO_TRACKING;
+    }
+    GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
+    return -1;
+}
+
+static inline int nvPop(uint32_t d)
+{
+    int level;
+    if (GPUINST_UNLIKELY(!nvRunning() || domOff(d))) return nvPopIdle(d);
+    level = gpuinstRecordPop(d);
+    return GPUINST_LIKELY(level != -2) ? level : nvPopEmpty(d);
+}
+
+static inline int nvPushEx(uint32_t d, const nvtxEventAttributes_t *ea)
+{
+    gpuinstThread *t;
+    gpuinstEvent e;
+    if (GPUINST_UNLIKELY(!nvRunning())) return nvPushIdle(d);
+    if (GPUINST_UNLIKELY(domOff(d))) return NV_NO_TRACKING;
+    t = gpuinstThreadGet();
+    if (GPUINST_UNLIKELY(t == NULL)) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+        return -1;
+    }
+    nvEvent(t, ea, &e);
+    return gpuinstRecordPush(t, d, &e);
+}
+
+static int NVTX_API hRangePushA(const char *m)
+{
+    if (GPUINST_UNLIKELY(!nvRunning())) return nvPushIdle(0);
+    if (GPUINST_UNLIKELY(domOff(0))) return NV_NO_TRACKING;
+    return gpuinstRecordPushName(0, m);
+}
+
+static int NVTX_API hRangePushW(const wchar_t *m)
+{
+    gpuinstThread *t;
+    gpuinstEvent e;
+    if (!nvRunning()) return nvPushIdle(0);
+    if (domOff(0)) return NV_NO_TRACKING;
+    t = gpuinstThreadGet();
+    if (t == NULL) return -1;
+    nvEventClear(&e);
+    e.name = nvNameW(t, m);
+    return gpuinstRecordPush(t, 0, &e);
+}
+
+static int NVTX_API hRangePushEx(const nvtxEventAttributes_t *ea) { return nvPushEx(0, ea); }
+static int NVTX_API hRangePop(void) { return nvPop(0); }
+
+static int NVTX_API hDomainRangePushEx(nvtxDomainHandle_t h, const nvtxEventAttributes_t *ea)
+{
+    int d = nvDomain(h);
+    return d >= 0 ? nvPushEx((uint32_t)d, ea) : NV_NO_TRACKING;
+}
+
+static int NVTX_API hDomainRangePop(nvtxDomainHandle_t h)
+{
+    int d = nvDomain(h);
+    return d >= 0 ? nvPop((uint32_t)d) : NV_NO_TRACKING;
+}
+
+/* Marks: the clock is read first, as the API does. */
+static void nvMark(int d, const nvtxEventAttributes_t *ea, const char *a, const wchar_t *w)
+{
+    uint64_t now;
+    gpuinstThread *t;
+    gpuinstEvent e;
+    if (!nvRunning()) {
+        if (GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_UNINIT) nvCount(&N.st.before_init);
+        return;
+    }
+    if (d < 0 || domOff(d)) return;
+    now = gpuinstClockNs(); /* recorded: the clock first, as the API does */
+    t = gpuinstThreadGet();
+    if (t == NULL) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+        return;
+    }
+    if (ea != NULL) {
+        nvEvent(t, ea, &e);
+    } else {
+        nvEventClear(&e);
+        e.name = a != NULL ? nvNameA(t, a) : nvNameW(t, w);
+    }
+    gpuinstRecordMark(t, (gpuinst_domain)d, &e, now);
+}
+
+static void NVTX_API hMarkEx(const nvtxEventAttributes_t *ea) { nvMark(0, ea, NULL, NULL); }
+static void NVTX_API hMarkA(const char *m) { nvMark(0, NULL, m, NULL); }
+static void NVTX_API hMarkW(const wchar_t *m) { nvMark(0, NULL, NULL, m); }
+static void NVTX_API hDomainMarkEx(nvtxDomainHandle_t h, const nvtxEventAttributes_t *ea) { nvMark(nvDomain(h), ea, NULL, NULL); }
+
+/* Start/end: the NVTX range id is gpuinst's range id (never 0). */
+static nvtxRangeId_t nvStart(int d, const nvtxEventAttributes_t *ea, const char *a, const wchar_t *w)
+{
+    gpuinstThread *t;
+    gpuinstEvent e;
+    gpuinst_range_id id = 0;
+    if (!nvRunning()) {
+        if (GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_UNINIT) nvCount(&N.st.before_init);
+        return 0;
+    }
+    if (d < 0 || domOff(d)) return 0;
+    t = gpuinstThreadGet();
+    if (t == NULL) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+        return 0;
+    }
+    if (ea != NULL) {
+        nvEvent(t, ea, &e);
+    } else {
+        nvEventClear(&e);
+        e.name = a != NULL ? nvNameA(t, a) : nvNameW(t, w);
+    }
+    gpuinstRecordStart(t, (gpuinst_domain)d, &e, &id);
+    return id;
+}
+
+static void nvEnd(nvtxRangeId_t id)
+{
+    if (id == 0 || !nvRunning()) return; /* started while not recording (or filtered): no clock read */
+    gpuinstRecordEnd(id, gpuinstClockNs());
+}
+
+static nvtxRangeId_t NVTX_API hRangeStartEx(const nvtxEventAttributes_t *ea) { return nvStart(0, ea, NULL, NULL); }
+static nvtxRangeId_t NVTX_API hRangeStartA(const char *m) { return nvStart(0, NULL, m, NULL); }
+static nvtxRangeId_t NVTX_API hRangeStartW(const wchar_t *m) { return nvStart(0, NULL, NULL, m); }
+static void NVTX_API hRangeEnd(nvtxRangeId_t id) { nvEnd(id); }
+static nvtxRangeId_t NVTX_API hDomainRangeStartEx(nvtxDomainHandle_t h, const nvtxEventAttributes_t *ea)
+{
+    return nvStart(nvDomain(h), ea, NULL, NULL);
+}
+static void NVTX_API hDomainRangeEnd(nvtxDomainHandle_t h, nvtxRangeId_t id)
+{
+    (void)h;
+    nvEnd(id);
+}
+
+/* ---- domains, registered strings, categories ------------------------------------------ */
+
+static nvtxDomainHandle_t nvDomainCreate(const char *text)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    uint32_t id;
+    gpuinst_domain d;
+    if (text == NULL || text[0] == '\0') return NULL; /* NVTX's default domain */
+    id = t != NULL ? gpuinstNameId(t, text) : 0;
+    if (id == 0) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+        return nvDomainHandle(GPUINST_MAX_DOMAINS); /* unknown to nvDomain: its events are dropped, counted */
+    }
+    if (gpuinstDomainGet(id, text, 0, &d) != GPUINST_SUCCESS) return nvDomainHandle(GPUINST_MAX_DOMAINS);
+    nvFilterDomain(d, text);
+    return nvDomainHandle(d);
+}
+
+static nvtxDomainHandle_t NVTX_API hDomainCreateA(const char *name) { return nvDomainCreate(name); }
+static nvtxDomainHandle_t NVTX_API hDomainCreateW(const wchar_t *name)
+{
+    char buf[GPUINST_NAME_MAX + 1];
+    nvUtf8(name, buf, sizeof buf);
+    return nvDomainCreate(buf);
+}
+static void NVTX_API hDomainDestroy(nvtxDomainHandle_t h) { (void)h; /* kept: its rows refer to it */ }
+static void NVTX_API hInitialize(const void *reserved) { (void)reserved; }
+
+static nvtxStringHandle_t nvRegister(uint32_t id)
+{
+    uint32_t cur = GPUINST_LOAD_RLX(&nvMaxRegistered);
+    while (id > cur && !__atomic_compare_exchange_n(&nvMaxRegistered, &cur, id, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+    return (nvtxStringHandle_t)(uintptr_t)id;
+}
+static nvtxStringHandle_t NVTX_API hRegisterStringA(nvtxDomainHandle_t h, const char *s)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    (void)h;
+    return t != NULL ? nvRegister(nvNameA(t, s)) : NULL;
+}
+static nvtxStringHandle_t NVTX_API hRegisterStringW(nvtxDomainHandle_t h, const wchar_t *s)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    (void)h;
+    return t != NULL ? nvRegister(nvNameW(t, s)) : NULL;
+}
+
+static void nvCategory(int d, uint32_t category, uint32_t name)
+{
+    if (d < 0) return;
+    if (category == 0 || category > GPUINST_MAX_CATEGORY || name == 0) {
+        nvCount(&N.st.invalid);
+        return;
+    }
+    gpuinstCategorySet((gpuinst_domain)d, category, name);
+}
+static void NVTX_API hNameCategoryA(uint32_t c, const char *n)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    if (t != NULL) nvCategory(0, c, nvNameA(t, n));
+}
+static void NVTX_API hNameCategoryW(uint32_t c, const wchar_t *n)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    if (t != NULL) nvCategory(0, c, nvNameW(t, n));
+}
+static void NVTX_API hDomainNameCategoryA(nvtxDomainHandle_t h, uint32_t c, const char *n)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    if (t != NULL) nvCategory(nvDomain(h), c, nvNameA(t, n));
+}
+static void NVTX_API hDomainNameCategoryW(nvtxDomainHandle_t h, uint32_t c, const wchar_t *n)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    if (t != NULL) nvCategory(nvDomain(h), c, nvNameW(t, n));
+}
+
+/* ---- resource names (/nvtx/names) --------------------------------------------------------- */
+
+enum {
+    NV_RES_OS_THREAD = 1, NV_RES_CU_DEVICE, NV_RES_CU_CONTEXT, NV_RES_CU_STREAM, NV_RES_CU_EVENT,
+    NV_RES_CUDA_DEVICE, NV_RES_CUDA_STREAM, NV_RES_CUDA_EVENT, NV_RES_CL_DEVICE, NV_RES_CL_CONTEXT,
+    NV_RES_CL_QUEUE, NV_RES_CL_MEM, NV_RES_CL_SAMPLER, NV_RES_CL_PROGRAM, NV_RES_CL_EVENT,
+    NV_RES_RESOURCE, NV_RES_SYNC_USER
+};
+
+typedef struct NvNameRec {   /* /nvtx/names, 24 bytes */
+    uint64_t handle;
+    uint32_t rank;
+    uint32_t name;
+    uint16_t kind;
+    uint16_t domain;
+    uint32_t type;
+} NvNameRec;
+
+static NvNameRec *nvNames;
+static uint32_t nvNnames, nvCapNames;
+
+/* Records a name given to a resource; returns its row number + 1 (0 on failure). */
+static uint32_t nvNameRow(uint16_t kind, uint64_t handle, uint32_t name, int domain, uint32_t type)
+{
+    uint32_t r = 0;
+    NvNameRec *nn;
+    if (name == 0 || domain < 0) return 0;
+    pthread_mutex_lock(&nvLock);
+    nn = (NvNameRec *)gpuinstArrayRoom(nvNames, nvNnames, &nvCapNames, sizeof *nn, 64);
+    if (nn != NULL) {
+        NvNameRec *n;
+        nvNames = nn;
+        n = &nvNames[nvNnames++];
+        memset(n, 0, sizeof *n);
+        n->handle = handle;
+        n->name = name;
+        n->kind = kind;
+        n->domain = (uint16_t)domain;
+        n->type = type;
+        r = nvNnames;
+    } else {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+    }
+    pthread_mutex_unlock(&nvLock);
+    return r;
+}
+
+static void nvNameOsThread(uint32_t tid, uint32_t name)
+{
+    gpuinstThread *t = gpuinstThreadSelf;
+    nvNameRow(NV_RES_OS_THREAD, tid, name, 0, 0);
+    if (t != NULL && (uint32_t)t->os_tid == tid) t->name = name; /* the calling thread: at once */
+}
+static void NVTX_API hNameOsThreadA(uint32_t tid, const char *n)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    if (t != NULL) nvNameOsThread(tid, nvNameA(t, n));
+}
+static void NVTX_API hNameOsThreadW(uint32_t tid, const wchar_t *n)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    if (t != NULL) nvNameOsThread(tid, nvNameW(t, n));
+}
+
+/* The naming calls of the CUDA, CUDA runtime and OpenCL modules: a handle
+ * (pointer, or a device ordinal) and a name. */
+#define NV_NAME_FNS(fn, kind, htype, hconv)                                                       \
+    static void NVTX_API fn##A(htype h, const char *n)                                            \
+    {                                                                                             \
+        gpuinstThread *t = gpuinstThreadGet();                                                    \
+        if (t != NULL) nvNameRow(kind, hconv, nvNameA(t, n), 0, 0);                               \
+    }                                                                                             \
+    static void NVTX_API fn##W(htype h, const wchar_t *n)                                         \
+    {                                                                                             \
+        gpuinstThread *t = gpuinstThreadGet();                                                    \
+        if (t != NULL) nvNameRow(kind, hconv, nvNameW(t, n), 0, 0);                               \
+    }
+#define NV_PTR(h) ((uint64_t)(uintptr_t)(h))
+#define NV_ORD(h) ((uint64_t)(int64_t)(h))
+NV_NAME_FNS(hNameCuDevice, NV_RES_CU_DEVICE, nvtx_CUdevice, NV_ORD(h))
+NV_NAME_FNS(hNameCuContext, NV_RES_CU_CONTEXT, nvtx_CUcontext, NV_PTR(h))
+NV_NAME_FNS(hNameCuStream, NV_RES_CU_STREAM, nvtx_CUstream, NV_PTR(h))
+NV_NAME_FNS(hNameCuEvent, NV_RES_CU_EVENT, nvtx_CUevent, NV_PTR(h))
+NV_NAME_FNS(hNameCudaDevice, NV_RES_CUDA_DEVICE, int, NV_ORD(h))
+NV_NAME_FNS(hNameCudaStream, NV_RES_CUDA_STREAM, nvtx_cudaStream_t, NV_PTR(h))
+NV_NAME_FNS(hNameCudaEvent, NV_RES_CUDA_EVENT, nvtx_cudaEvent_t, NV_PTR(h))
+NV_NAME_FNS(hNameClDevice, NV_RES_CL_DEVICE, nvtx_cl_device_id, NV_PTR(h))
+NV_NAME_FNS(hNameClContext, NV_RES_CL_CONTEXT, nvtx_cl_context, NV_PTR(h))
+NV_NAME_FNS(hNameClCommandQueue, NV_RES_CL_QUEUE, nvtx_cl_command_queue, NV_PTR(h))
+NV_NAME_FNS(hNameClMemObject, NV_RES_CL_MEM, nvtx_cl_mem, NV_PTR(h))
+NV_NAME_FNS(hNameClSampler, NV_RES_CL_SAMPLER, nvtx_cl_sampler, NV_PTR(h))
+NV_NAME_FNS(hNameClProgram, NV_RES_CL_PROGRAM, nvtx_cl_program, NV_PTR(h))
+NV_NAME_FNS(hNameClEvent, NV_RES_CL_EVENT, nvtx_cl_event, NV_PTR(h))
+
+static uint32_t nvMessageName(gpuinstThread *t, int32_t type, nvtxMessageValue_t m)
+{
+    switch (type) {
+    case NVTX_MESSAGE_TYPE_ASCII: return nvNameA(t, m.ascii);
+    case NVTX_MESSAGE_TYPE_UNICODE: return nvNameW(t, m.unicode);
+    case NVTX_MESSAGE_TYPE_REGISTERED: return nvRegistered(m.registered);
+    default: return 0;
+    }
+}
+
+static nvtxResourceHandle_t NVTX_API hDomainResourceCreate(nvtxDomainHandle_t h, nvtxResourceAttributes_t *a)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    uint32_t row;
+    if (t == NULL || a == NULL || a->size < NVTX_RESOURCE_ATTRIB_STRUCT_SIZE) {
+        nvCount(&N.st.invalid);
+        return NULL;
+    }
+    row = nvNameRow(NV_RES_RESOURCE, a->identifier.ullValue, nvMessageName(t, a->messageType, a->message), nvDomain(h),
+                    (uint32_t)a->identifierType);
+    return (nvtxResourceHandle_t)(uintptr_t)row;
+}
+static void NVTX_API hDomainResourceDestroy(nvtxResourceHandle_t r) { (void)r; }
+
+/* ---- user synchronisation objects (nvToolsExtSync.h) ------------------------------------------
+ * The wait from AcquireStart to AcquireSuccess/AcquireFailed is a start/end
+ * range named after the object; its outcome is a mark of the same name with
+ * int64 payload 1 (acquired) or 0 (failed); Releasing is such a mark with
+ * payload -1. */
+typedef struct NvSync {
+    uint16_t domain;
+    uint32_t name;
+} NvSync;
+
+static nvtxSyncUser_t NVTX_API hSyncUserCreate(nvtxDomainHandle_t h, const nvtxSyncUserAttributes_t *a)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    int d = nvDomain(h);
+    NvSync *s;
+    if (t == NULL || d < 0 || a == NULL || a->size < NVTX_SYNCUSER_ATTRIB_STRUCT_SIZE) {
+        nvCount(&N.st.invalid);
+        return NULL;
+    }
+    s = (NvSync *)calloc(1, sizeof *s); /* kept: /nvtx/names holds its address */
+    if (s == NULL) return NULL;
+    s->domain = (uint16_t)d;
+    s->name = nvMessageName(t, a->messageType, a->message);
+    nvNameRow(NV_RES_SYNC_USER, (uint64_t)(uintptr_t)s, s->name, d, 0);
+    return (nvtxSyncUser_t)s;
+}
+static void NVTX_API hSyncUserDestroy(nvtxSyncUser_t h) { (void)h; }
+
+static void nvSyncMark(const NvSync *s, int64_t outcome)
+{
+    uint64_t now;
+    gpuinstThread *t;
+    gpuinstEvent e;
+    if (s == NULL || !nvRunning() || domOff(s->domain)) return;
+    now = gpuinstClockNs();
+    if ((t = gpuinstThreadGet()) == NULL) return;
+    nvEventClear(&e);
+    e.name = s->name;
+    e.ptype = GPUINST_PAYLOAD_INT64;
+    e.payload = outcome;
+    gpuinstRecordMark(t, s->domain, &e, now);
+}
+
+static void NVTX_API hSyncAcquireStart(nvtxSyncUser_t h)
+{
+    const NvSync *s = (const NvSync *)h;
+    NvThread *nt;
+    gpuinstThread *t;
+    gpuinstEvent e;
+    gpuinst_range_id id = 0;
+    uint32_t i;
+    if (s == NULL || !nvRunning() || domOff(s->domain) || (t = gpuinstThreadGet()) == NULL || (nt = nvThread()) == NULL)
+        return;
+    nvEventClear(&e);
+    e.name = s->name;
+    gpuinstRecordStart(t, s->domain, &e, &id);
+    for (i = 0; i < NV_UNTRACKED; i++)
+        if (nt->sync[i] == NULL) {
+            nt->sync[i] = s;
+            nt->syncId[i] = id;
+            return;
+        }
+}
+static void nvSyncAcquired(nvtxSyncUser_t h, int64_t outcome)
+{
+    NvThread *nt = nvSelf;
+    uint32_t i;
+    if (nt == NULL || h == NULL) return;
+    for (i = 0; i < NV_UNTRACKED; i++)
+        if (nt->sync[i] == (const void *)h) {
+            nt->sync[i] = NULL;
+            if (nvRunning() && nt->syncId[i] != 0) gpuinstRecordEnd(nt->syncId[i], gpuinstClockNs());
+            break;
+        }
+    nvSyncMark((const NvSync *)h, outcome);
+}
+static void NVTX_API hSyncAcquireFailed(nvtxSyncUser_t h) { nvSyncAcquired(h, 0); }
+static void NVTX_API hSyncAcquireSuccess(nvtxSyncUser_t h) { nvSyncAcquired(h, 1); }
+static void NVTX_API hSyncReleasing(nvtxSyncUser_t h) { nvSyncMark((const NvSync *)h, -1); }
+
+/* ---- counters (nvToolsExtCounters.h) -> /counters ----------------------------------------------
+ * An NVTX counter becomes a gpuinst counter (scalar: field "value") or
+ * counter group (a static schema's scalar entries, in order; int types as
+ * int64, floating types as double), with units, bounds, interpolation and
+ * value type from the counter's and the entries' semantics; its samples go
+ * through the public counter API, so they are stored, agreed and reduced
+ * (/counters/stats) exactly as gpuinst's own.  A counter registered before
+ * gpuinst_init is made at init.  Batch timestamps: the counter's time
+ * domain (nvtxSemanticsTime_t) must be gpuinst's clock (TOOL_PROVIDED, as
+ * nvtxTimestampGet gives, or CLOCK_MONOTONIC) or another clock_gettime clock
+ * (converted by its offset from CLOCK_MONOTONIC at registration). */
+
+#define NV_MAX_COUNTERS 192
+typedef struct NvCounter {
+    uint64_t id;                  /* the NVTX counter id handed out */
+    uint16_t domain;
+    int made;                     /* 0 not yet, 1 made, -1 refused (acquire/release) */
+    gpuinst_counter gc;
+    int scalar;
+    uint32_t nfields;
+    uint64_t size;                /* bytes per sample */
+    int64_t ts_off;               /* an embedded timestamp entry (batches without timestamps), -1 none */
+    uint64_t ts_type;
+    uint64_t timedom;
+    int32_t clock;                /* gpuinst clock of batch timestamps; -1 unsupported */
+    char name[201];
+    uint64_t ftype[NV_MAX_ENTRIES];
+    uint64_t foff[NV_MAX_ENTRIES];
+    int32_t gtype[NV_MAX_ENTRIES];
+    char fname[NV_MAX_ENTRIES][64];
+    NvSem sem[NV_MAX_ENTRIES];
+} NvCounter;
+
+static NvCounter *nvCounters[NV_MAX_COUNTERS];
+static uint32_t nvNcounters;      /* published with release */
+static uint32_t nvCountersMade;
+static pthread_mutex_t nvCntLock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Makes c's gpuinst counter (state RUNNING), under nvCntLock. */
+static void nvCounterMakeLocked(NvCounter *c)
+{
+    char fields[NV_MAX_ENTRIES * 64];
+    const char *units[NV_MAX_ENTRIES];
+    gpuinst_counter gc = 0;
+    size_t len = 0;
+    uint32_t i;
+    int rc;
+    if (c->made != 0 || domOff(c->domain)) return; /* made, refused, or in a domain filtered out */
+    fields[0] = '\0';
+    for (i = 0; i < c->nfields; i++) {
+        int w = snprintf(fields + len, sizeof fields - len, "%s%s", i ? "," : "", c->fname[i]);
+        if (w > 0) len += (size_t)w;
+        units[i] = c->sem[i].set && c->sem[i].unit[0] ? c->sem[i].unit : NULL;
+    }
+    rc = gpuinstCounterCreateNvtx(c->name, c->scalar, c->scalar ? NULL : fields, c->gtype, (int32_t)c->nfields, units,
+                                  &gc);
+    for (i = 0; rc == GPUINST_SUCCESS && i < c->nfields; i++)
+        if (c->sem[i].set && c->sem[i].flags != 0)
+            (void)gpuinst_counter_semantics(gc, (int32_t)i, NULL, c->sem[i].flags, c->sem[i].min, c->sem[i].max);
+    if (rc != GPUINST_SUCCESS) {
+        gpuinstWarnOnce(&nvWarnedCounter, "NVTX counter \"%.64s\" cannot be recorded: %s (a name gpuinst refuses, "
+                                          "one used with other fields, or too many counters)",
+                        c->name, gpuinst_status_string(rc));
+        GPUINST_STORE_REL(&c->made, -1);
+        return;
+    }
+    c->clock = GPUINST_CLOCK_GPUINST;
+    switch (c->timedom) {
+    case NVTX_TIMESTAMP_TYPE_NONE:
+    case NVTX_TIMESTAMP_TYPE_TOOL_PROVIDED:
+    case NVTX_TIMESTAMP_TYPE_CPU_CLOCK_GETTIME_MONOTONIC:
+        break;
+    case NVTX_TIMESTAMP_TYPE_CPU_CLOCK_GETTIME_REALTIME:
+    case NVTX_TIMESTAMP_TYPE_CPU_CLOCK_GETTIME_REALTIME_COARSE:
+    case NVTX_TIMESTAMP_TYPE_CPU_CLOCK_GETTIME_MONOTONIC_RAW:
+    case NVTX_TIMESTAMP_TYPE_CPU_CLOCK_GETTIME_MONOTONIC_COARSE:
+    case NVTX_TIMESTAMP_TYPE_CPU_CLOCK_GETTIME_BOOTTIME: {
+        static const clockid_t ids[] = {CLOCK_REALTIME, CLOCK_REALTIME_COARSE, CLOCK_MONOTONIC,
+                                        CLOCK_MONOTONIC_RAW, CLOCK_MONOTONIC_COARSE, CLOCK_BOOTTIME};
+        struct timespec ts;
+        int32_t k = -1;
+        uint64_t mono;
+        clock_gettime(ids[c->timedom - NVTX_TIMESTAMP_TYPE_CPU_CLOCK_GETTIME_REALTIME], &ts);
+        mono = gpuinstClockNs();
+        if (gpuinst_clock_declare(c->name, 1.0, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec, (int64_t)mono, &k) ==
+            GPUINST_SUCCESS)
+            c->clock = k;
+        else
+            c->clock = -1;
+        break;
+    }
+    default:
+        c->clock = -1;
+        break;
+    }
+    c->gc = gc;
+    GPUINST_ADD_RLX(&nvCountersMade, 1);
+    GPUINST_STORE_REL(&c->made, 1);
+}
+
+static uint64_t NVTX_API hCounterRegister(nvtxDomainHandle_t h, const nvtxCounterAttr_t *a)
+{
+    int d = nvDomain(h), fl, sg;
+    NvCounter *c;
+    NvSem whole;
+    uint64_t id;
+    uint32_t i;
+    if (d < 0 || a == NULL || a->structSize < sizeof *a || a->name == NULL || a->name[0] == '\0') {
+        nvCount(&N.st.invalid);
+        return NVTX_COUNTER_ID_NONE;
+    }
+    c = (NvCounter *)calloc(1, sizeof *c);
+    if (c == NULL) return NVTX_COUNTER_ID_NONE;
+    memset(&whole, 0, sizeof whole);
+    c->domain = (uint16_t)d;
+    c->timedom = NVTX_TIMESTAMP_TYPE_TOOL_PROVIDED;
+    c->ts_off = -1;
+    snprintf(c->name, sizeof c->name, "%s", a->name);
+    nvSemantics(a->semantics, &whole, &c->timedom);
+    if (a->schemaId < NVTX_PAYLOAD_SCHEMA_ID_STATIC_START) {
+        uint32_t sz = nvTypeSize(a->schemaId, &fl, &sg);
+        if (sz == 0) goto refuse;
+        c->scalar = 1;
+        c->nfields = 1;
+        c->ftype[0] = a->schemaId;
+        c->gtype[0] = fl ? GPUINST_COUNTER_DOUBLE : GPUINST_COUNTER_INT64;
+        snprintf(c->fname[0], sizeof c->fname[0], "value");
+        c->sem[0] = whole;
+        c->size = sz;
+    } else {
+        const NvSchema *s = nvSchemaFind(a->schemaId);
+        if (s == NULL || s->kind != NVTX_PAYLOAD_SCHEMA_TYPE_STATIC || s->n == 0) goto refuse;
+        for (i = 0; i < s->n; i++) {
+            const NvEntry *e = &s->e[i];
+            uint32_t sz = nvTypeSize(e->type, &fl, &sg);
+            if ((e->flags & NVTX_PAYLOAD_ENTRY_FLAG_TIMESTAMP) == NVTX_PAYLOAD_ENTRY_FLAG_TIMESTAMP &&
+                !(e->flags & NVTX_PAYLOAD_ENTRY_FLAG_COUNTER)) {
+                c->ts_off = (int64_t)e->offset;
+                c->ts_type = e->type;
+                continue;
+            }
+            if (sz == 0 || (e->flags & NVTX_PAYLOAD_ENTRY_FLAG_IS_ARRAY)) goto refuse; /* flat scalars only */
+            c->ftype[c->nfields] = e->type;
+            c->foff[c->nfields] = e->offset;
+            c->gtype[c->nfields] = fl ? GPUINST_COUNTER_DOUBLE : GPUINST_COUNTER_INT64;
+            if (e->name[0]) snprintf(c->fname[c->nfields], sizeof c->fname[0], "%s", e->name);
+            else snprintf(c->fname[c->nfields], sizeof c->fname[0], "field%u", (unsigned)i);
+            c->sem[c->nfields] = e->sem.set ? e->sem : whole;
+            c->nfields++;
+        }
+        if (c->nfields == 0) goto refuse;
+        c->size = s->size;
+    }
+    pthread_mutex_lock(&nvCntLock);
+    if (nvNcounters >= NV_MAX_COUNTERS) {
+        pthread_mutex_unlock(&nvCntLock);
+        free(c);
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+        return NVTX_COUNTER_ID_NONE;
+    }
+    id = a->counterId != NVTX_COUNTER_ID_NONE ? a->counterId : NVTX_COUNTER_ID_DYNAMIC_START + nvNcounters;
+    c->id = id;
+    nvCounters[nvNcounters] = c;
+    GPUINST_STORE_REL(&nvNcounters, nvNcounters + 1);
+    if (nvRunning()) nvCounterMakeLocked(c);
+    pthread_mutex_unlock(&nvCntLock);
+    return id;
+refuse:
+    gpuinstWarnOnce(&nvWarnedCounter, "NVTX counter \"%.64s\" cannot be recorded: its layout is not a flat record of "
+                                      "scalars (arrays, nested or unknown schemas)", a->name);
+    free(c);
+    nvCount(&N.st.calls_unsupported);
+    return NVTX_COUNTER_ID_NONE;
+}
+
+/* The counter of an NVTX id, when its samples are to be recorded now. */
+static NvCounter *nvCounterFor(nvtxDomainHandle_t h, uint64_t id)
+{
+    uint32_t n = GPUINST_LOAD_ACQ(&nvNcounters), i;
+    NvCounter *c = NULL;
+    int made;
+    (void)h;
+    if (id >= NVTX_COUNTER_ID_DYNAMIC_START && id - NVTX_COUNTER_ID_DYNAMIC_START < n) {
+        c = nvCounters[id - NVTX_COUNTER_ID_DYNAMIC_START];
+        if (c->id != id) c = NULL;
+    }
+    for (i = 0; c == NULL && i < n; i++)
+        if (nvCounters[i]->id == id) c = nvCounters[i];
+    if (c == NULL) {
+        nvCount(&N.st.invalid);
+        return NULL;
+    }
+    if (!nvRunning()) {
+        if (GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_UNINIT) nvCount(&N.st.before_init);
+        return NULL;
+    }
+    if (domOff(c->domain)) return NULL;
+    made = GPUINST_LOAD_ACQ(&c->made);
+    if (GPUINST_UNLIKELY(made == 0)) {
+        pthread_mutex_lock(&nvCntLock);
+        nvCounterMakeLocked(c);
+        pthread_mutex_unlock(&nvCntLock);
+        made = c->made;
+    }
+    if (made < 0) {
+        nvCount(&N.st.counter_samples_refused);
+        return NULL;
+    }
+    return c;
+}
+
+/* One sample's bytes -> 8 bytes per field (int64 or double as the field). */
+static int nvPack(const NvCounter *c, const unsigned char *src, unsigned char *dst)
+{
+    uint32_t i;
+    for (i = 0; i < c->nfields; i++) {
+        int64_t iv = 0;
+        double dv = 0;
+        int isf = 0;
+        if (!nvReadScalar(c->ftype[i], src + c->foff[i], &iv, &dv, &isf)) return 0;
+        if (c->gtype[i] == GPUINST_COUNTER_DOUBLE) {
+            if (!isf) dv = (double)iv;
+            memcpy(dst + 8 * i, &dv, 8);
+        } else {
+            if (isf) iv = dv >= 9223372036854775807.0 ? INT64_MAX : dv <= -9223372036854775808.0 ? INT64_MIN : (int64_t)dv;
+            memcpy(dst + 8 * i, &iv, 8);
+        }
+    }
+    return 1;
+}
+
+static void NVTX_API hCounterSampleInt64(nvtxDomainHandle_t h, uint64_t id, int64_t v)
+{
+    NvCounter *c = nvCounterFor(h, id);
+    if (c == NULL) return;
+    if (c->nfields != 1) {
+        nvCount(&N.st.invalid);
+        return;
+    }
+    gpuinst_counter_sample_int64(c->gc, v);
+}
+
+static void NVTX_API hCounterSampleFloat64(nvtxDomainHandle_t h, uint64_t id, double v)
+{
+    NvCounter *c = nvCounterFor(h, id);
+    if (c == NULL) return;
+    if (c->nfields != 1) {
+        nvCount(&N.st.invalid);
+        return;
+    }
+    gpuinst_counter_sample_double(c->gc, v);
+}
+
+static void NVTX_API hCounterSample(nvtxDomainHandle_t h, uint64_t id, const void *value, size_t size)
+{
+    NvCounter *c = nvCounterFor(h, id);
+    unsigned char packed[8 * NV_MAX_ENTRIES];
+    if (c == NULL) return;
+    if (value == NULL || size < c->size || !nvPack(c, (const unsigned char *)value, packed)) {
+        nvCount(&N.st.invalid);
+        return;
+    }
+    gpuinst_counter_sample_raw(c->gc, packed, (int64_t)(8 * c->nfields));
+}
+
+static void NVTX_API hCounterSampleNoValue(nvtxDomainHandle_t h, uint64_t id, uint8_t reason)
+{
+    NvCounter *c = nvCounterFor(h, id);
+    if (c != NULL) gpuinst_counter_sample_novalue(c->gc, reason);
+}
+
+static void NVTX_API hCounterBatchSubmit(nvtxDomainHandle_t h, const nvtxCounterBatch_t *b)
+{
+    NvCounter *c = nvCounterFor(h, b != NULL ? b->counterId : 0);
+    uint64_t n, done = 0, nts;
+    unsigned char *packed;
+    int64_t *ts;
+    const size_t chunk = 1024;
+    if (c == NULL) return;
+    if (c->size == 0 || b->counters == NULL || b->countersSize % c->size != 0) {
+        nvCount(&N.st.invalid);
+        return;
+    }
+    if (c->clock < 0) {
+        nvCount(&N.st.calls_unsupported);
+        gpuinstWarnOnce(&nvWarnedClock, "NVTX counter \"%.64s\": batch timestamps in time domain %llu, which gpuinst "
+                                        "cannot map onto its clock (use TOOL_PROVIDED / nvtxTimestampGet, or a "
+                                        "clock_gettime clock): batch not recorded",
+                        c->name, (unsigned long long)c->timedom);
+        return;
+    }
+    n = b->countersSize / c->size;
+    nts = b->timestamps != NULL ? b->timestampsSize / sizeof(int64_t) : 0;
+    if ((b->flags & (NV_BATCH_BEGIN_INTERVAL | NV_BATCH_END_INTERVAL)) ? nts < 2 : (nts != 0 && nts != n)) {
+        nvCount(&N.st.invalid);
+        return;
+    }
+    packed = (unsigned char *)malloc(chunk * 8 * c->nfields + chunk * sizeof(int64_t));
+    if (packed == NULL) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, n);
+        return;
+    }
+    ts = (int64_t *)(void *)(packed + chunk * 8 * c->nfields);
+    while (done < n) {
+        uint64_t m = n - done < chunk ? n - done : chunk, k;
+        int have_ts = 1;
+        for (k = 0; k < m; k++) {
+            uint64_t i = done + k;
+            const unsigned char *src = (const unsigned char *)b->counters + i * c->size;
+            if (!nvPack(c, src, packed + k * 8 * c->nfields)) {
+                nvCount(&N.st.invalid);
+                free(packed);
+                return;
+            }
+            if (b->flags & NV_BATCH_BEGIN_INTERVAL) {
+                ts[k] = b->timestamps[0] + (int64_t)i * b->timestamps[1];
+            } else if (b->flags & NV_BATCH_END_INTERVAL) {
+                ts[k] = b->timestamps[0] - (int64_t)(n - 1 - i) * b->timestamps[1];
+            } else if (nts != 0) {
+                ts[k] = b->timestamps[i];
+            } else if (c->ts_off >= 0) {
+                int64_t iv = 0;
+                double dv = 0;
+                int isf = 0;
+                nvReadScalar(c->ts_type, src + c->ts_off, &iv, &dv, &isf);
+                ts[k] = isf ? (int64_t)dv : iv;
+            } else {
+                have_ts = 0; /* no timestamps at all: the time of this call */
+            }
+        }
+        gpuinst_counter_submit_batch(c->gc, (int64_t)m, packed, have_ts ? ts : NULL, c->clock);
+        done += m;
+    }
+    free(packed);
+}
+
+/* Counters registered before gpuinst_init are made now. */
+static void nvCountersMakePending(void)
+{
+    uint32_t i, n;
+    pthread_mutex_lock(&nvCntLock);
+    n = nvNcounters;
+    for (i = 0; i < n; i++) nvCounterMakeLocked(nvCounters[i]);
+    pthread_mutex_unlock(&nvCntLock);
+}
+
+/* ---- the payload extension's other calls ------------------------------------------------------ */
+
+static uint8_t NVTX_API hDomainIsEnabled(nvtxDomainHandle_t h)
+{
+    uintptr_t v = (uintptr_t)h;
+    if (v >= GPUINST_MAX_DOMAINS) return 0;
+    return domOff(v) ? 0 : 1;
+}
+
+static int64_t NVTX_API hTimestampGet(void)
+{
+    return (int64_t)gpuinstClockNs();
+}
+
+static uint64_t NVTX_API hScopeRegister(nvtxDomainHandle_t h, const nvtxScopeAttr_t *a)
+{
+    (void)h;
+    if (a != NULL && a->scopeId != NVTX_SCOPE_NONE) return a->scopeId;
+    return GPUINST_ADD_RLX(&nvNextScope, 1);
+}
+
+static uint64_t NVTX_API hTimeDomainRegister(nvtxDomainHandle_t h, const nvtxTimeDomainAttr_t *a)
+{
+    (void)h;
+    (void)a;
+    return GPUINST_ADD_RLX(&nvNextTimeDomain, 1);
+}
+
+static uint64_t NVTX_API hEnumRegister(nvtxDomainHandle_t h, const nvtxPayloadEnumAttr_t *a)
+{
+    (void)h;
+    if (a != NULL && (a->fieldMask & NVTX_PAYLOAD_ENUM_ATTR_FIELD_SCHEMA_ID) && a->schemaId != 0) return a->schemaId;
+    return GPUINST_ADD_RLX(&nvNextEnum, 1);
+}
+
+static void nvUnsupported(const char *what)
+{
+    nvCount(&N.st.calls_unsupported);
+    gpuinstWarnOnce(&nvWarnedCalls, "NVTX %s is not recorded by gpuinst (deferred events and timer sources of the "
+                                    "payload extension; counted in /nvtx/collector)", what);
+}
+
+/* Payload events: a mark or range whose name is its schema's and whose
+ * payload is its one scalar (anything else: recorded without payload). */
+static void nvPayloadEvent(gpuinstThread *t, const nvtxPayloadData_t *pd, size_t n, gpuinstEvent *e)
+{
+    const char *nm = NULL;
+    nvEventClear(e);
+    if (!nvExtScalar(pd, n, e, &nm)) {
+        const NvSchema *s = pd != NULL && n > 0 ? nvSchemaFind(pd->schemaId) : NULL;
+        nm = s != NULL && s->name[0] ? s->name : NULL;
+        if (pd != NULL && n > 0) nvCount(&N.st.payload_unsupported);
+    }
+    if (nm != NULL) e->name = gpuinstNameId(t, nm);
+}
+
+static void NVTX_API hMarkPayload(nvtxDomainHandle_t h, const nvtxPayloadData_t *pd, size_t n)
+{
+    uint64_t now;
+    int d = nvDomain(h);
+    gpuinstThread *t;
+    gpuinstEvent e;
+    if (!nvRunning() || d < 0 || domOff(d)) return;
+    now = gpuinstClockNs();
+    if ((t = gpuinstThreadGet()) == NULL) return;
+    nvPayloadEvent(t, pd, n, &e);
+    gpuinstRecordMark(t, (gpuinst_domain)d, &e, now);
+}
+
+static int NVTX_API hRangePushPayload(nvtxDomainHandle_t h, const nvtxPayloadData_t *pd, size_t n)
+{
+    int d = nvDomain(h);
+    gpuinstThread *t;
+    gpuinstEvent e;
+    if (d < 0) return NV_NO_TRACKING;
+    if (!nvRunning()) return nvPushIdle((uint32_t)d);
+    if (domOff(d) || (t = gpuinstThreadGet()) == NULL) return NV_NO_TRACKING;
+    nvPayloadEvent(t, pd, n, &e);
+    return gpuinstRecordPush(t, (gpuinst_domain)d, &e);
+}
+
+static int NVTX_API hRangePopPayload(nvtxDomainHandle_t h, const nvtxPayloadData_t *pd, size_t n)
+{
+    int d = nvDomain(h);
+    (void)pd;
+    (void)n;
+    return d >= 0 ? nvPop((uint32_t)d) : NV_NO_TRACKING;
+}
+
+static nvtxRangeId_t NVTX_API hRangeStartPayload(nvtxDomainHandle_t h, const nvtxPayloadData_t *pd, size_t n)
+{
+    int d = nvDomain(h);
+    gpuinstThread *t;
+    gpuinstEvent e;
+    gpuinst_range_id id = 0;
+    if (!nvRunning() || d < 0 || domOff(d) || (t = gpuinstThreadGet()) == NULL) return 0;
+    nvPayloadEvent(t, pd, n, &e);
+    gpuinstRecordStart(t, (gpuinst_domain)d, &e, &id);
+    return id;
+}
+
+static void NVTX_API hRangeEndPayload(nvtxDomainHandle_t h, nvtxRangeId_t id, const nvtxPayloadData_t *pd, size_t n)
+{
+    (void)h;
+    (void)pd;
+    (void)n;
+    nvEnd(id);
+}
+
+static void NVTX_API hTimerSource(nvtxDomainHandle_t h, uint64_t td, uint64_t f, int64_t (*fn)(void))
+{
+    (void)h; (void)td; (void)f; (void)fn;
+    nvUnsupported("nvtxTimerSource");
+}
+static void NVTX_API hTimerSourceWithData(nvtxDomainHandle_t h, uint64_t td, uint64_t f, int64_t (*fn)(void *), void *dt)
+{
+    (void)h; (void)td; (void)f; (void)fn; (void)dt;
+    nvUnsupported("nvtxTimerSourceWithData");
+}
+static void NVTX_API hTimeSyncPoint(nvtxDomainHandle_t h, uint64_t a, uint64_t b, int64_t x, int64_t y)
+{
+    (void)h; (void)a; (void)b; (void)x; (void)y;
+    nvUnsupported("nvtxTimeSyncPoint");
+}
+static void NVTX_API hTimeSyncPointTable(nvtxDomainHandle_t h, uint64_t a, uint64_t b, const nvtxSyncPoint_t *p, size_t n)
+{
+    (void)h; (void)a; (void)b; (void)p; (void)n;
+    nvUnsupported("nvtxTimeSyncPointTable");
+}
+static void NVTX_API hTimestampConversionFactor(nvtxDomainHandle_t h, uint64_t a, uint64_t b, double s, int64_t x,
+                                                int64_t y)
+{
+    (void)h; (void)a; (void)b; (void)s; (void)x; (void)y;
+    nvUnsupported("nvtxTimestampConversionFactor");
+}
+static void NVTX_API hEventSubmit(nvtxDomainHandle_t h, const nvtxPayloadData_t *pd, size_t n)
+{
+    (void)h; (void)pd; (void)n;
+    nvUnsupported("nvtxEventSubmit");
+}
+static void NVTX_API hEventBatchSubmit(nvtxDomainHandle_t h, const nvtxEventBatch_t *b)
+{
+    (void)h; (void)b;
+    nvUnsupported("nvtxEventBatchSubmit");
+}
+
+/* ---- the tool entry points ---------------------------------------------------------------------- */
+
+typedef struct NvSlot {
+    int module;
+    int cbid;
+    NvtxFunctionPointer fn;
+} NvSlot;
+
+#define NV_FN(f) ((NvtxFunctionPointer)(f))
+static const NvSlot nvCoreSlots[] = {
+    {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_MarkEx, NV_FN(hMarkEx)},
+    {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_MarkA, NV_FN(hMarkA)},
+    {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_MarkW, NV_FN(hMarkW)},
+    {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangeStartEx, NV_FN(hRangeStartEx)},
+    {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangeStartA, NV_FN(hRangeStartA)},
+    {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangeStartW, NV_FN(hRangeStartW)},
+    {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangeEnd, NV_FN(hRangeEnd)},
+    {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangePushEx, NV_FN(hRangePushEx)},
+    {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangePushA, NV_FN(hRangePushA)},
+    {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangePushW, NV_FN(hRangePushW)},
+    {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangePop, NV_FN(hRangePop)},
+    {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_NameCategoryA, NV_FN(hNameCategoryA)},
+    {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_NameCategoryW, NV_FN(hNameCategoryW)},
+    {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_NameOsThreadA, NV_FN(hNameOsThreadA)},
+    {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_NameOsThreadW, NV_FN(hNameOsThreadW)},
+    {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainMarkEx, NV_FN(hDomainMarkEx)},
+    {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangeStartEx, NV_FN(hDomainRangeStartEx)},
+    {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangeEnd, NV_FN(hDomainRangeEnd)},
+    {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangePushEx, NV_FN(hDomainRangePushEx)},
+    {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangePop, NV_FN(hDomainRangePop)},
+    {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainResourceCreate, NV_FN(hDomainResourceCreate)},
+    {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainResourceDestroy, NV_FN(hDomainResourceDestroy)},
+    {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainNameCategoryA, NV_FN(hDomainNameCategoryA)},
+    {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainNameCategoryW, NV_FN(hDomainNameCategoryW)},
+    {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRegisterStringA, NV_FN(hRegisterStringA)},
+    {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRegisterStringW, NV_FN(hRegisterStringW)},
+    {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainCreateA, NV_FN(hDomainCreateA)},
+    {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainCreateW, NV_FN(hDomainCreateW)},
+    {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainDestroy, NV_FN(hDomainDestroy)},
+    {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_Initialize, NV_FN(hInitialize)},
+    {NVTX_CB_MODULE_CUDA, NVTX_CBID_CUDA_NameCuDeviceA, NV_FN(hNameCuDeviceA)},
+    {NVTX_CB_MODULE_CUDA, NVTX_CBID_CUDA_NameCuDeviceW, NV_FN(hNameCuDeviceW)},
+    {NVTX_CB_MODULE_CUDA, NVTX_CBID_CUDA_NameCuContextA, NV_FN(hNameCuContextA)},
+    {NVTX_CB_MODULE_CUDA, NVTX_CBID_CUDA_NameCuContextW, NV_FN(hNameCuContextW)},
+    {NVTX_CB_MODULE_CUDA, NVTX_CBID_CUDA_NameCuStreamA, NV_FN(hNameCuStreamA)},
+    {NVTX_CB_MODULE_CUDA, NVTX_CBID_CUDA_NameCuStreamW, NV_FN(hNameCuStreamW)},
+    {NVTX_CB_MODULE_CUDA, NVTX_CBID_CUDA_NameCuEventA, NV_FN(hNameCuEventA)},
+    {NVTX_CB_MODULE_CUDA, NVTX_CBID_CUDA_NameCuEventW, NV_FN(hNameCuEventW)},
+    {NVTX_CB_MODULE_CUDART, NVTX_CBID_CUDART_NameCudaDeviceA, NV_FN(hNameCudaDeviceA)},
+    {NVTX_CB_MODULE_CUDART, NVTX_CBID_CUDART_NameCudaDeviceW, NV_FN(hNameCudaDeviceW)},
+    {NVTX_CB_MODULE_CUDART, NVTX_CBID_CUDART_NameCudaStreamA, NV_FN(hNameCudaStreamA)},
+    {NVTX_CB_MODULE_CUDART, NVTX_CBID_CUDART_NameCudaStreamW, NV_FN(hNameCudaStreamW)},
+    {NVTX_CB_MODULE_CUDART, NVTX_CBID_CUDART_NameCudaEventA, NV_FN(hNameCudaEventA)},
+    {NVTX_CB_MODULE_CUDART, NVTX_CBID_CUDART_NameCudaEventW, NV_FN(hNameCudaEventW)},
+    {NVTX_CB_MODULE_OPENCL, NVTX_CBID_OPENCL_NameClDeviceA, NV_FN(hNameClDeviceA)},
+    {NVTX_CB_MODULE_OPENCL, NVTX_CBID_OPENCL_NameClDeviceW, NV_FN(hNameClDeviceW)},
+    {NVTX_CB_MODULE_OPENCL, NVTX_CBID_OPENCL_NameClContextA, NV_FN(hNameClContextA)},
+    {NVTX_CB_MODULE_OPENCL, NVTX_CBID_OPENCL_NameClContextW, NV_FN(hNameClContextW)},
+    {NVTX_CB_MODULE_OPENCL, NVTX_CBID_OPENCL_NameClCommandQueueA, NV_FN(hNameClCommandQueueA)},
+    {NVTX_CB_MODULE_OPENCL, NVTX_CBID_OPENCL_NameClCommandQueueW, NV_FN(hNameClCommandQueueW)},
+    {NVTX_CB_MODULE_OPENCL, NVTX_CBID_OPENCL_NameClMemObjectA, NV_FN(hNameClMemObjectA)},
+    {NVTX_CB_MODULE_OPENCL, NVTX_CBID_OPENCL_NameClMemObjectW, NV_FN(hNameClMemObjectW)},
+    {NVTX_CB_MODULE_OPENCL, NVTX_CBID_OPENCL_NameClSamplerA, NV_FN(hNameClSamplerA)},
+    {NVTX_CB_MODULE_OPENCL, NVTX_CBID_OPENCL_NameClSamplerW, NV_FN(hNameClSamplerW)},
+    {NVTX_CB_MODULE_OPENCL, NVTX_CBID_OPENCL_NameClProgramA, NV_FN(hNameClProgramA)},
+    {NVTX_CB_MODULE_OPENCL, NVTX_CBID_OPENCL_NameClProgramW, NV_FN(hNameClProgramW)},
+    {NVTX_CB_MODULE_OPENCL, NVTX_CBID_OPENCL_NameClEventA, NV_FN(hNameClEventA)},
+    {NVTX_CB_MODULE_OPENCL, NVTX_CBID_OPENCL_NameClEventW, NV_FN(hNameClEventW)},
+    {NVTX_CB_MODULE_SYNC, NVTX_CBID_SYNC_DomainSyncUserCreate, NV_FN(hSyncUserCreate)},
+    {NVTX_CB_MODULE_SYNC, NVTX_CBID_SYNC_DomainSyncUserDestroy, NV_FN(hSyncUserDestroy)},
+    {NVTX_CB_MODULE_SYNC, NVTX_CBID_SYNC_DomainSyncUserAcquireStart, NV_FN(hSyncAcquireStart)},
+    {NVTX_CB_MODULE_SYNC, NVTX_CBID_SYNC_DomainSyncUserAcquireFailed, NV_FN(hSyncAcquireFailed)},
+    {NVTX_CB_MODULE_SYNC, NVTX_CBID_SYNC_DomainSyncUserAcquireSuccess, NV_FN(hSyncAcquireSuccess)},
+    {NVTX_CB_MODULE_SYNC, NVTX_CBID_SYNC_DomainSyncUserReleasing, NV_FN(hSyncReleasing)},
+};
+
+/* Called by each NVTX copy (module) at its first NVTX call when gpuinst is
+ * its tool: fills that copy's function table with gpuinst's handlers.
+ * Returns 0 (NVTX then makes every call a no-op) when the collector is off. */
+NV_EXPORT int NVTX_API InitializeInjectionNvtx2(NvtxGetExportTableFunc_t getExportTable)
+{
+    const NvtxExportTableCallbacks *cb;
+    const NvtxExportTableVersionInfo *vi;
+    size_t i;
+    if (!nvWanted() || getExportTable == NULL) return 0;
+    cb = (const NvtxExportTableCallbacks *)getExportTable(NVTX_ETID_CALLBACKS);
+    if (cb == NULL || cb->struct_size < sizeof *cb || cb->GetModuleFunctionTable == NULL) return 0;
+    vi = (const NvtxExportTableVersionInfo *)getExportTable(NVTX_ETID_VERSIONINFO);
+    if (vi != NULL && vi->struct_size >= sizeof *vi && vi->SetInjectionNvtxVersion != NULL)
+        vi->SetInjectionNvtxVersion(NVTX_VERSION);
+    for (i = 0; i < sizeof nvCoreSlots / sizeof nvCoreSlots[0]; i++) {
+        NvtxFunctionTable table = NULL;
+        unsigned int size = 0;
+        const NvSlot *sl = &nvCoreSlots[i];
+        NvtxFunctionPointer fn = sl->fn;
+        if (!cb->GetModuleFunctionTable((NvtxCallbackModule)sl->module, &table, &size) || table == NULL) continue;
+        if ((unsigned)sl->cbid < size && table[sl->cbid] != NULL) *table[sl->cbid] = fn;
+    }
+    if (getExportTable == NVTX_VERSIONED_IDENTIFIER(nvtxGetExportTable)) GPUINST_STORE_REL(&N.own, 1);
+    GPUINST_ADD_RLX(&N.modules, 1);
+    return 1;
+}
+
+static void nvSetSlot(nvtxExtModuleInfo_t *m, size_t cbid, void (*fn)(void))
+{
+    nvtxExtModuleSegment_t *s = m->segments;
+    intptr_t v;
+    memcpy(&v, &fn, sizeof v);
+    if (s != NULL && s->functionSlots != NULL && cbid < s->slotCount) s->functionSlots[cbid] = v;
+}
+#define NV_EXT(m, cbid, fn) nvSetSlot((m), (cbid), (void (*)(void))(fn))
+
+/* Called by each copy of an NVTX extension module (payload, counters).  An
+ * unknown module or version gets no handler but a success, so that NVTX's
+ * nvtxDomainIsEnabled still answers 1 (a failure would answer 0 and make
+ * libraries like the Python nvtx package drop every event). */
+NV_EXPORT int NVTX_API InitializeInjectionNvtxExtension(nvtxExtModuleInfo_t *m)
+{
+    if (!nvWanted() || m == NULL || m->segmentsCount < 1 || m->segments == NULL) return 0;
+    if (m->moduleId == NVTX_EXT_PAYLOAD_MODULEID && m->compatId == NVTX_EXT_PAYLOAD_COMPATID) {
+        NV_EXT(m, NVTX3EXT_CBID_nvtxPayloadSchemaRegister, hSchemaRegister);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxPayloadEnumRegister, hEnumRegister);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxMarkPayload, hMarkPayload);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxRangePushPayload, hRangePushPayload);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxRangePopPayload, hRangePopPayload);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxRangeStartPayload, hRangeStartPayload);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxRangeEndPayload, hRangeEndPayload);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxDomainIsEnabled, hDomainIsEnabled);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxScopeRegister, hScopeRegister);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxTimestampGet, hTimestampGet);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxTimeDomainRegister, hTimeDomainRegister);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxTimerSource, hTimerSource);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxTimerSourceWithData, hTimerSourceWithData);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxTimeSyncPoint, hTimeSyncPoint);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxTimeSyncPointTable, hTimeSyncPointTable);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxTimestampConversionFactor, hTimestampConversionFactor);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxEventSubmit, hEventSubmit);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxEventBatchSubmit, hEventBatchSubmit);
+    } else if (m->moduleId == NVTX_EXT_COUNTERS_MODULEID && m->compatId == NVTX_EXT_COUNTERS_COMPATID) {
+        NV_EXT(m, NVTX3EXT_CBID_nvtxCounterRegister, hCounterRegister);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxCounterSampleInt64, hCounterSampleInt64);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxCounterSampleFloat64, hCounterSampleFloat64);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxCounterSample, hCounterSample);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxCounterSampleNoValue, hCounterSampleNoValue);
+        NV_EXT(m, NVTX3EXT_CBID_nvtxCounterBatchSubmit, hCounterBatchSubmit);
+    }
+    GPUINST_ADD_RLX(&N.ext_modules, 1);
+    return 1;
+}
+
+/* The static route (see gpuinstInt.h): NVTX's loader finds these when no
+ * NVTX_INJECTION64_PATH is set. */
+#if defined(__cplusplus)
+extern "C" {
+#endif
+GPUINST_NVTX_FNPTR_VIS int (*InitializeInjectionNvtx2_fnptr)(const void *(*)(uint32_t)) = InitializeInjectionNvtx2;
+GPUINST_NVTX_FNPTR_VIS int (*InitializeInjectionNvtxExtension_fnptr)(struct nvtxExtModuleInfo_t *) =
+    InitializeInjectionNvtxExtension;
+#if defined(__cplusplus)
+}
+#endif
+
+/* ---- where gpuinst lives; NVTX_INJECTION64_PATH ---------------------------------------------- */
+
+/* Points NVTX_INJECTION64_PATH at gpuinst for the NVTX copies that start
+ * later (shared libraries loaded or first used after this), when none is
+ * set: at the shared object gpuinst lives in; or, gpuinst being linked into
+ * the executable, at the executable itself when it exports gpuinst's entry
+ * point (linked with -rdynamic): NVTX's loader dlopens the variable's value,
+ * and glibc's dlopen("") is the executable.  Without the export, NVTX's
+ * static route serves the executable's own code (and static libraries)
+ * only: NVTX3 keeps its static-route symbol hidden in each library. */
+static void nvSetEnv(void)
+{
+    Dl_info info;
+    char path[4096];
+    const char *cur = getenv("NVTX_INJECTION64_PATH");
+    if ((cur != NULL && cur[0] != '\0') || !nvWanted()) return;
+    if (dladdr((const void *)&N, &info) == 0 || info.dli_fname == NULL) return;
+    if (strstr(info.dli_fname, ".so") != NULL) {
+        if (realpath(info.dli_fname, path) == NULL) snprintf(path, sizeof path, "%s", info.dli_fname);
+        setenv("NVTX_INJECTION64_PATH", path, 0);
+    } else {
+        int (*self)(NvtxGetExportTableFunc_t) = InitializeInjectionNvtx2;
+        void *h = dlopen(NULL, RTLD_LAZY), *sym = h != NULL ? dlsym(h, "InitializeInjectionNvtx2") : NULL, *mine;
+        memcpy(&mine, &self, sizeof mine);
+        if (sym != NULL && sym == mine) setenv("NVTX_INJECTION64_PATH", "", 0);
+        if (h != NULL) dlclose(h);
+    }
+}
+
+/* At load time (before main, for a preloaded or linked libgpuinst.so, or an
+ * executable carrying gpuinst and exporting its entry point): every NVTX
+ * copy that starts after this finds gpuinst, also those that start before
+ * gpuinst_init (a library's static initialisers, a Python module imported
+ * before MPI_Init in zero-code mode).  Nothing when gpuinst is off
+ * (GPUINST_ENABLE=0, GPUINST_NVTX_DOMAINS=none) or a tool is already set. */
+__attribute__((constructor)) static void nvAtLoad(void)
+{
+    nvSetEnv();
+}
+
+/* ---- tables ---------------------------------------------------------------------------------- */
+
+typedef struct NvStatsRec {      /* /nvtx/collector, one row per rank */
+    uint32_t rank;
+    uint32_t modules;
+    uint32_t ext_modules;
+    uint32_t counters;
+    uint32_t domains_excluded;
+    uint8_t self;
+    uint8_t active;
+    uint16_t pad_;
+    uint64_t before_init, payload_unsupported, calls_unsupported, invalid, counter_samples_refused;
+} NvStatsRec;
+
+#define F(rec, member, type, flags, unit, doc) \
+    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
+static const gpuinstField nvStatsFields[] = {
+    F(NvStatsRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(NvStatsRec, modules, GPUINST_FT_U32, 0, "count", "NVTX copies (libraries, executable) that made gpuinst their NVTX tool"),
+    F(NvStatsRec, ext_modules, GPUINST_FT_U32, 0, "count", "NVTX extension modules (payload, counters) attached"),
+    F(NvStatsRec, counters, GPUINST_FT_U32, 0, "count", "NVTX counters recorded under /counters"),
+    F(NvStatsRec, domains_excluded, GPUINST_FT_U32, 0, "count", "domains GPUINST_NVTX_DOMAINS excluded"),
+    F(NvStatsRec, self, GPUINST_FT_U8, 0, "", "1: gpuinst is the NVTX tool of its own code (its API then makes no NVTX call)"),
+    F(NvStatsRec, active, GPUINST_FT_U8, 0, "", "1: the collector was on (0: GPUINST_NVTX_DOMAINS=none, or another tool owns NVTX: see /unavailable)"),
+    F(NvStatsRec, before_init, GPUINST_FT_U64, 0, "count", "NVTX events before gpuinst_init (not recorded)"),
+    F(NvStatsRec, payload_unsupported, GPUINST_FT_U64, 0, "count", "events whose extended payload is no single number (recorded without payload)"),
+    F(NvStatsRec, calls_unsupported, GPUINST_FT_U64, 0, "count", "extension calls gpuinst does not record (deferred events, timer sources, counters that are not flat)"),
+    F(NvStatsRec, invalid, GPUINST_FT_U64, 0, "count", "calls with a handle gpuinst did not make or a bad attribute struct"),
+    F(NvStatsRec, counter_samples_refused, GPUINST_FT_U64, 0, "count", "samples of NVTX counters gpuinst could not make"),
+};
+static const gpuinstField nvNameFields[] = {
+    F(NvNameRec, handle, GPUINST_FT_U64, 0, "", "what was named: OS thread id, device ordinal, or the handle's value (pointer)"),
+    F(NvNameRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    F(NvNameRec, name, GPUINST_FT_U32, 0, "", "name: id in /strings (same rank)"),
+    F(NvNameRec, kind, GPUINST_FT_U16, 0, "", "1 OS thread, 2-5 CUDA driver device/context/stream/event, 6-8 CUDA runtime device/stream/event, 9-15 OpenCL device/context/queue/mem/sampler/program/event, 16 nvtxDomainResourceCreate, 17 nvtxDomainSyncUserCreate"),
+    F(NvNameRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains"),
+    F(NvNameRec, type, GPUINST_FT_U32, 0, "", "kind 16: NVTX's identifier type (nvtxResourceGenericType_t / _CUDA / _OS ...); else 0"),
+};
+#undef F
+
+static int nvCollectStats(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    NvStatsRec *r = (NvStatsRec *)calloc(1, sizeof *r);
+    (void)tb;
+    if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    r->modules = GPUINST_LOAD_RLX(&N.modules);
+    r->ext_modules = GPUINST_LOAD_RLX(&N.ext_modules);
+    r->counters = GPUINST_LOAD_RLX(&nvCountersMade);
+    r->domains_excluded = GPUINST_LOAD_RLX(&N.domains_excluded);
+    r->self = (uint8_t)GPUINST_LOAD_RLX(&gpuinstNvtxSelf);
+    r->active = (uint8_t)(N.wanted && r->modules > 0);
+    r->before_init = GPUINST_LOAD_RLX(&N.st.before_init);
+    r->payload_unsupported = GPUINST_LOAD_RLX(&N.st.payload_unsupported);
+    r->calls_unsupported = GPUINST_LOAD_RLX(&N.st.calls_unsupported);
+    r->invalid = GPUINST_LOAD_RLX(&N.st.invalid);
+    r->counter_samples_refused = GPUINST_LOAD_RLX(&N.st.counter_samples_refused);
+    *out = r;
+    *count = 1;
+    return GPUINST_SUCCESS;
+}
+
+static int nvCollectNames(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    NvNameRec *rows;
+    (void)tb;
+    pthread_mutex_lock(&nvLock);
+    rows = (NvNameRec *)malloc((nvNnames ? nvNnames : 1) * sizeof *rows);
+    if (rows != NULL && nvNnames) memcpy(rows, nvNames, nvNnames * sizeof *rows);
+    *count = rows != NULL ? nvNnames : 0;
+    pthread_mutex_unlock(&nvLock);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    *out = rows;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable nvStatsTable = {
+    "/nvtx/collector", "the NVTX collector on each rank: what attached, what it could not record",
+    sizeof(NvStatsRec), (uint32_t)(sizeof nvStatsFields / sizeof nvStatsFields[0]), nvStatsFields, nvCollectStats,
+    NULL, NULL};
+static const gpuinstTable nvNamesTable = {
+    "/nvtx/names", "names NVTX gave to threads, CUDA/OpenCL objects and resources (nvtxName*, nvtxDomainResourceCreate)",
+    sizeof(NvNameRec), (uint32_t)(sizeof nvNameFields / sizeof nvNameFields[0]), nvNameFields, nvCollectNames, NULL,
+    NULL};
+
+/* Finalize: names NVTX gave to OS threads from another thread go to
+ * /threads (a thread naming itself is named at once; a later name given by
+ * gpuinst_thread_name is kept). */
+GPUINST_PRIVATE void gpuinstNvtxCollectorFlush(void)
+{
+    uint32_t i;
+    pthread_mutex_lock(&nvLock);
+    for (i = 0; i < nvNnames; i++) {
+        gpuinstThread *t;
+        if (nvNames[i].kind != NV_RES_OS_THREAD) continue;
+        for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
+            if ((uint64_t)(uint32_t)t->os_tid == nvNames[i].handle && t->name == 0) t->name = nvNames[i].name;
+    }
+    pthread_mutex_unlock(&nvLock);
+}
+
+GPUINST_PRIVATE void gpuinstNvtxCollectorInit(void)
+{
+    gpuinstTableRegister(&nvStatsTable);
+    gpuinstTableRegister(&nvNamesTable);
+    if (!nvWanted()) return; /* GPUINST_NVTX_DOMAINS=none: the user's choice, nothing to say */
+    /* gpuinst's own NVTX copy looks for its tool now, so that the API knows
+     * whether its NVTX calls would come back here before it records anything */
+    nvtxInitialize(NULL);
+    if (GPUINST_LOAD_ACQ(&N.own)) {
+        GPUINST_STORE_REL(&gpuinstNvtxSelf, 1);
+    } else {
+        const char *p = getenv("NVTX_INJECTION64_PATH");
+        char why[480];
+        if (p != NULL && p[0] != '\0')
+            snprintf(why, sizeof why, "NVTX_INJECTION64_PATH=%.200s: another NVTX tool (Nsight Systems or the like) "
+                                      "owns NVTX in this process, so gpuinst records its own API's annotations (which "
+                                      "also reach that tool) but not other libraries' NVTX; run without the tool to "
+                                      "collect them", p);
+        else
+            snprintf(why, sizeof why, "gpuinst is not the NVTX tool of its own code (NVTX's static route bound "
+                                      "InitializeInjectionNvtx2_fnptr elsewhere): other libraries' NVTX is not "
+                                      "collected; set NVTX_INJECTION64_PATH to libgpuinst.so");
+        gpuinstUnavailableAdd("nvtx", why);
+    }
+    nvSetEnv();
+    nvCountersMakePending();
+}
+/************** End of src/nvtx_inject.c **************/
+/************** Begin file src/profile.c **************/
+/*
+ * profile.c -- the aggregated profile (GPUINST_MODE=profile, issue 19):
+ * per rank, thread and domain one row per distinct range path instead of
+ * one row per range, so memory and file grow with the paths of a program,
+ * not with how long it runs.
+ *
+ * A thread's profile (gpuinstProf, gpuinstInt.h) is a set of nodes, one
+ * per path (domain, parent path, name, kind), found by an open-addressing
+ * hash on (parent, name, kind << 16 | domain) and stored in chunks that
+ * never move (frames point at them).  The hot paths are in src/nvtx.c
+ * (push: find the node, open a frame; pop: fold the frame into its node);
+ * this file holds the slow halves, the end of the run and the tables:
+ *   /profile/ranges   one row per (rank, thread, path): push/pop ranges,
+ *                     marks (count only), start/end ranges (top level, on
+ *                     the thread that ended them);
+ *   /profile/kernels  one row per (rank, launching thread, path, kernel)
+ *                     when GPU tracing is on: count and GPU time.
+ * /profile/mpi (per path, MPI call and communicator) is the MPI layer's
+ * (mpi/mpi_trace.c).  Owner thread only: a node is written by its thread;
+ * the writer reads after gpuinstNvtxQuiesce.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+
+/* ---- nodes -------------------------------------------------------------- */
+
+static int profGrowSlots(gpuinstProf *p)
+{
+    uint32_t ncap = p->slots ? (p->mask + 1) * 2 : 64, i, j;
+    gpuinstProfSlot *n = (gpuinstProfSlot *)calloc(ncap, sizeof *n), *o = p->slots;
+    if (n == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (i = 0; o != NULL && i <= p->mask; i++) {
+        uint64_t key = o[i].key;
+        uint32_t kd = o[i].kd;
+        if (o[i].node == NULL) continue;
+        for (j = gpuinstProfHome(key, kd, ncap - 1); n[j].node != NULL; j = (j + 1) & (ncap - 1)) {
+        }
+        n[j] = o[i];
+    }
+    free(o);
+    p->slots = n;
+    p->mask = ncap - 1;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE gpuinstProfRangeRec *gpuinstProfNodeNew(gpuinstProf *p, uint32_t parent, uint32_t name,
+                                                        uint32_t kd, uint16_t depth, uint16_t thread)
+{
+    uint64_t key = (uint64_t)parent | (uint64_t)name << 32;
+    uint32_t id = p->nnodes + 1, i;
+    gpuinstProfRangeRec *n;
+    /* room: a chunk for the node, and the table at most half full */
+    if ((id - 1) / GPUINST_PROF_CHUNK >= p->nchunks) {
+        if (p->nchunks == p->capchunks) {
+            uint32_t nc = p->capchunks ? p->capchunks * 2 : 8;
+            gpuinstProfRangeRec **c = (gpuinstProfRangeRec **)realloc(p->chunks, nc * sizeof *c);
+            if (c == NULL) return NULL;
+            p->chunks = c;
+            p->capchunks = nc;
+        }
+        p->chunks[p->nchunks] =
+            (gpuinstProfRangeRec *)calloc(GPUINST_PROF_CHUNK, sizeof(gpuinstProfRangeRec));
+        if (p->chunks[p->nchunks] == NULL) return NULL;
+        gpuinstBufAccount((int64_t)(GPUINST_PROF_CHUNK * sizeof(gpuinstProfRangeRec)));
+        p->nchunks++;
+    }
+    if ((uint64_t)id * 2 > (uint64_t)p->mask + 1 && profGrowSlots(p) != GPUINST_SUCCESS) return NULL;
+    n = &p->chunks[(id - 1) / GPUINST_PROF_CHUNK][(id - 1) % GPUINST_PROF_CHUNK];
+    n->node = id;
+    n->parent = parent;
+    n->name = name;
+    n->domain = (uint16_t)(kd & 0xFFFF);
+    n->kind = (uint8_t)(kd >> 16);
+    n->depth = depth;
+    n->thread = thread;
+    n->incl_min_ns = n->excl_min_ns = UINT64_MAX;
+    for (i = gpuinstProfHome(key, kd, p->mask); p->slots[i].node != NULL; i = (i + 1) & p->mask) {
+    }
+    p->slots[i].key = key;
+    p->slots[i].kd = kd;
+    GPUINST_STORE_REL(&p->slots[i].node, n);
+    GPUINST_STORE_REL(&p->nnodes, id);
+    return n;
+}
+
+GPUINST_PRIVATE int gpuinstProfThreadInit(gpuinstThread *t)
+{
+    gpuinstProf *p;
+    if (t->prof != NULL) return GPUINST_SUCCESS;
+    p = (gpuinstProf *)calloc(1, sizeof *p);
+    if (p == NULL || profGrowSlots(p) != GPUINST_SUCCESS) {
+        free(p);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    gpuinstBufAccount((int64_t)(sizeof *p + (p->mask + 1) * sizeof(gpuinstProfSlot)));
+    GPUINST_STORE_REL(&t->prof, p);
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE gpuinstProfStack *gpuinstProfStackNew(gpuinstProf *p, uint32_t domain)
+{
+    gpuinstProfStack *s = (gpuinstProfStack *)calloc(1, sizeof *s);
+    if (s != NULL) GPUINST_STORE_REL(&p->stacks[domain], s);
+    return s;
+}
+
+GPUINST_PRIVATE int gpuinstProfStackGrow(gpuinstProfStack *s)
+{
+    uint32_t ncap = s->cap ? s->cap * 2 : 16;
+    gpuinstProfFrame *f = (gpuinstProfFrame *)realloc(s->f, ncap * sizeof *f);
+    if (f == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    s->f = f;
+    s->cap = ncap;
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE uint64_t gpuinstProfCurrent(void)
+{
+    gpuinstThread *t = gpuinstThreadSelf;
+    gpuinstProf *p = t != NULL ? t->prof : NULL;
+    if (p == NULL || p->cur == NULL) return 0;
+    return (uint64_t)t->index << 32 | p->cur->node;
+}
+
+/* Folds t's open frames as ranges that ended `now`, counted in
+ * `unterminated`, innermost first (so parents get their children's time),
+ * as trace mode writes such ranges with the UNTERMINATED flag: at
+ * finalize (after gpuinstNvtxQuiesce: no thread is in a call) and on the
+ * exiting thread itself (its slot is reused). */
+GPUINST_PRIVATE void gpuinstProfCloseThread(gpuinstThread *t, uint64_t now)
+{
+    gpuinstProf *p = GPUINST_LOAD_ACQ(&t->prof);
+    uint32_t d;
+    if (p == NULL) return;
+    for (d = 0; d < GPUINST_MAX_DOMAINS; d++) {
+        gpuinstProfStack *s = GPUINST_LOAD_ACQ(&p->stacks[d]);
+        uint32_t k;
+        if (s == NULL) continue;
+        for (k = GPUINST_LOAD_ACQ(&s->depth); k > 0; k--) {
+            gpuinstProfFrame *f = &s->f[k - 1];
+            uint64_t dur = now > f->start ? now - f->start : 0;
+            gpuinstProfFold(f->node, dur, dur > f->child ? dur - f->child : 0);
+            f->node->unterminated++;
+            if (k > 1) s->f[k - 2].child += dur;
+        }
+        GPUINST_STORE_REL(&s->depth, 0u);
+    }
+    p->cur = NULL;
+}
+
+/* ---- kernels --------------------------------------------------------------
+ * Folded where the decoder joins a kernel to its launching range
+ * (src/activity.c, one decoder thread at a time under its lock): kept
+ * here, not in the launching thread's profile, by (thread, node, name). */
+typedef struct ProfKernelRec {   /* /profile/kernels, 72 bytes */
+    uint64_t count;
+    uint64_t gpu_ns, gpu_min_ns, gpu_max_ns;
+    double gpu_sq_ns2;
+    uint32_t node;               /* the launching path (/profile/ranges node, same rank and thread) */
+    uint32_t name;               /* kernel (mangled), /strings */
+    uint32_t demangled;
+    uint32_t rank;
+    uint16_t thread;
+    uint8_t pad_[6];
+} ProfKernelRec;
+
+static ProfKernelRec *profKern;
+static uint32_t nprofKern, capProfKern;
+static pthread_mutex_t profKernLock = PTHREAD_MUTEX_INITIALIZER;
+
+GPUINST_PRIVATE void gpuinstProfKernel(uint64_t corr, uint32_t name, uint32_t demangled, uint64_t gpu_ns)
+{
+    uint32_t node = (uint32_t)corr, i;
+    uint16_t thread = (uint16_t)(corr >> 32);
+    ProfKernelRec *k = NULL;
+    pthread_mutex_lock(&profKernLock);
+    /* few distinct (path, kernel) pairs: a scan from the most recent */
+    for (i = nprofKern; i > 0; i--)
+        if (profKern[i - 1].node == node && profKern[i - 1].thread == thread && profKern[i - 1].name == name) {
+            k = &profKern[i - 1];
+            break;
+        }
+    if (k == NULL) {
+        if (nprofKern == capProfKern) {
+            uint32_t nc = capProfKern ? capProfKern * 2 : 64;
+            ProfKernelRec *n = (ProfKernelRec *)realloc(profKern, nc * sizeof *n);
+            if (n == NULL) {
+                pthread_mutex_unlock(&profKernLock);
+                GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+                return;
+            }
+            profKern = n;
+            capProfKern = nc;
+        }
+        k = &profKern[nprofKern++];
+        memset(k, 0, sizeof *k);
+        k->node = node;
+        k->thread = thread;
+        k->name = name;
+        k->demangled = demangled;
+        k->gpu_min_ns = UINT64_MAX;
+    }
+    k->count++;
+    k->gpu_ns += gpu_ns;
+    if (gpu_ns < k->gpu_min_ns) k->gpu_min_ns = gpu_ns;
+    if (gpu_ns > k->gpu_max_ns) k->gpu_max_ns = gpu_ns;
+    k->gpu_sq_ns2 += (double)gpu_ns * (double)gpu_ns;
+    pthread_mutex_unlock(&profKernLock);
+}
+
+/* ---- tables ---------------------------------------------------------------- */
+
+#define D GPUINST_FIELD_DURATION
+
+static const gpuinstField profRangeFields[] = {
+    GPUINST_FIELD(gpuinstProfRangeRec, count, GPUINST_FT_U64, 0, "count",
+      "ranges of this path closed (marks: marks made; start/end ranges: ended), unterminated ones included"),
+    GPUINST_FIELD(gpuinstProfRangeRec, incl_ns, GPUINST_FT_U64, D, "ns", "inclusive time, total (end - start summed)"),
+    GPUINST_FIELD(gpuinstProfRangeRec, incl_min_ns, GPUINST_FT_U64, D, "ns", "inclusive time, shortest (0 for marks)"),
+    GPUINST_FIELD(gpuinstProfRangeRec, incl_max_ns, GPUINST_FT_U64, D, "ns", "inclusive time, longest"),
+    GPUINST_FIELD(gpuinstProfRangeRec, excl_ns, GPUINST_FT_U64, D, "ns",
+      "exclusive time, total: inclusive minus the inclusive time of the child ranges of the same domain"),
+    GPUINST_FIELD(gpuinstProfRangeRec, excl_min_ns, GPUINST_FT_U64, D, "ns", "exclusive time, shortest"),
+    GPUINST_FIELD(gpuinstProfRangeRec, excl_max_ns, GPUINST_FT_U64, D, "ns", "exclusive time, longest"),
+    GPUINST_FIELD(gpuinstProfRangeRec, incl_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2",
+      "sum of squared inclusive times (variance = incl_sq_ns2 / count - (incl_ns / count)^2)"),
+    GPUINST_FIELD(gpuinstProfRangeRec, excl_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2",
+      "sum of squared exclusive times"),
+    GPUINST_FIELD(gpuinstProfRangeRec, node, GPUINST_FT_U32, 0, "", "this path's id within (rank, thread), 1.."),
+    GPUINST_FIELD(gpuinstProfRangeRec, parent, GPUINST_FT_U32, 0, "",
+      "node of the enclosing path (same rank, thread and domain); 0 top level"),
+    GPUINST_FIELD(gpuinstProfRangeRec, name, GPUINST_FT_U32, 0, "", "name of the path's last range: id in /strings (same rank)"),
+    GPUINST_FIELD(gpuinstProfRangeRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstProfRangeRec, unterminated, GPUINST_FT_U32, 0, "count",
+      "of count: ranges still open at finalize, counted as ending there"),
+    GPUINST_FIELD(gpuinstProfRangeRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+    GPUINST_FIELD(gpuinstProfRangeRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains"),
+    GPUINST_FIELD(gpuinstProfRangeRec, depth, GPUINST_FT_U16, 0, "", "nesting depth in its domain: 1 top level"),
+    GPUINST_FIELD(gpuinstProfRangeRec, kind, GPUINST_FT_U8, 0, "",
+      "0 push/pop range; 1 mark (count only, times 0); 2 start/end range (top level, on the thread that ended it)"),
+};
+
+static const gpuinstField profKernelFields[] = {
+    GPUINST_FIELD(ProfKernelRec, count, GPUINST_FT_U64, 0, "count", "kernels of this name launched inside the path"),
+    GPUINST_FIELD(ProfKernelRec, gpu_ns, GPUINST_FT_U64, D, "ns", "GPU time (end - start of each kernel) summed"),
+    GPUINST_FIELD(ProfKernelRec, gpu_min_ns, GPUINST_FT_U64, D, "ns", "shortest kernel"),
+    GPUINST_FIELD(ProfKernelRec, gpu_max_ns, GPUINST_FT_U64, D, "ns", "longest kernel"),
+    GPUINST_FIELD(ProfKernelRec, gpu_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2", "sum of squared kernel times"),
+    GPUINST_FIELD(ProfKernelRec, node, GPUINST_FT_U32, 0, "",
+      "the launching range's path: node in /profile/ranges (same rank and thread); 0 outside any range"),
+    GPUINST_FIELD(ProfKernelRec, name, GPUINST_FT_U32, 0, "", "kernel name as CUPTI gives it (mangled): id in /strings"),
+    GPUINST_FIELD(ProfKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings"),
+    GPUINST_FIELD(ProfKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ProfKernelRec, thread, GPUINST_FT_U16, 0, "", "launching thread: index in /threads"),
+};
+#undef D
+
+static int collectProfRanges(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    gpuinstThread *t;
+    uint64_t n = 0, k = 0;
+    gpuinstProfRangeRec *rows;
+    (void)tb;
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
+        gpuinstProf *p = GPUINST_LOAD_ACQ(&t->prof);
+        if (p != NULL) n += GPUINST_LOAD_ACQ(&p->nnodes);
+    }
+    rows = (gpuinstProfRangeRec *)malloc((n ? n : 1) * sizeof *rows);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
+        gpuinstProf *p = GPUINST_LOAD_ACQ(&t->prof);
+        uint32_t i, m;
+        if (p == NULL) continue;
+        m = GPUINST_LOAD_ACQ(&p->nnodes);
+        for (i = 0; i < m && k < n; i++) {
+            gpuinstProfRangeRec *r = &rows[k++];
+            *r = p->chunks[i / GPUINST_PROF_CHUNK][i % GPUINST_PROF_CHUNK];
+            if (r->count == 0 || r->kind == GPUINST_PROF_MARK) r->incl_min_ns = r->excl_min_ns = 0;
+            r->pad_ = 0;
+        }
+    }
+    *out = rows;
+    *count = k;
+    return GPUINST_SUCCESS;
+}
+
+static int collectProfKernels(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    ProfKernelRec *rows;
+    (void)tb;
+    pthread_mutex_lock(&profKernLock);
+    rows = (ProfKernelRec *)malloc((nprofKern ? nprofKern : 1) * sizeof *rows);
+    if (rows != NULL && nprofKern) memcpy(rows, profKern, nprofKern * sizeof *rows);
+    *count = rows != NULL ? nprofKern : 0;
+    pthread_mutex_unlock(&profKernLock);
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    *out = rows;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable profRangesTable = {
+    "/profile/ranges",
+    "aggregated profile (GPUINST_MODE=profile): one row per rank, thread and distinct range path; times on "
+    "rank 0's clock rate",
+    sizeof(gpuinstProfRangeRec), GPUINST_NFIELDS(profRangeFields), profRangeFields, collectProfRanges, NULL, NULL};
+static const gpuinstTable profKernelsTable = {
+    "/profile/kernels",
+    "aggregated profile: per rank, launching thread, range path and kernel name, the kernels and their GPU time "
+    "(with GPU tracing)",
+    sizeof(ProfKernelRec), GPUINST_NFIELDS(profKernelFields), profKernelFields, collectProfKernels, NULL, NULL};
+
+GPUINST_PRIVATE void gpuinstProfTablesRegister(void)
+{
+    gpuinstTableRegister(&profRangesTable);
+    gpuinstTableRegister(&profKernelsTable);
+}
+/************** End of src/profile.c **************/
+/************** Begin file src/core.c **************/
+/*
+ * core.c -- lifecycle (init, finalize, exit), status strings, version and
+ * compile options.
+ *
+ * Finalize order: the parts' flush steps (CUPTI buffers...; src/parts.c) ->
+ * close ranges still open -> the parts' before-write steps (clock
+ * alignment, topology) -> the writer.  It runs once, from gpuinst_finalize, from the MPI_Finalize
+ * interception (while MPI still works), or at process exit for a program
+ * that called neither (then each rank writes its own file, since other
+ * ranks may be gone and no collective is safe).
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+
+#include <unistd.h>
+
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) gpuinstGlobal gpuinstG;
+__attribute__((visibility("hidden"))) const gpuinstHooks *gpuinstGpuHooks, *gpuinstProfHooks;
+#endif
+
+static int atexitInstalled;
+
+const char *gpuinst_version(void)
+{
+    return GPUINST_VERSION_STRING;
+}
+
+#define GPUINST_STR2(x) #x
+#define GPUINST_STR(x) GPUINST_STR2(x)
+
+const char *gpuinst_compile_options(void)
+{
+    return "WITH_MPI=" GPUINST_STR(GPUINST_WITH_MPI) " WITH_HDF5=" GPUINST_STR(GPUINST_WITH_HDF5)
+           " HDF5_PARALLEL=" GPUINST_STR(GPUINST_HDF5_PARALLEL) " WITH_CUPTI=" GPUINST_STR(GPUINST_WITH_CUPTI)
+#if defined(GPUINST_AMALGAMATION)
+           " AMALGAMATION=1"
+#endif
+        ;
+}
+
+const char *gpuinst_status_string(int status)
+{
+    switch (status) {
+    case GPUINST_SUCCESS: return "success";
+    case GPUINST_ERROR_NOT_INITIALIZED: return "gpuinst is not initialised: call gpuinst_init() first";
+    case GPUINST_ERROR_FINALIZED: return "gpuinst is finalised: calls after gpuinst_finalize() (or MPI_Finalize) record nothing";
+    case GPUINST_ERROR_ALREADY_INITIALIZED: return "gpuinst_init() was already called; this call did nothing";
+    case GPUINST_ERROR_INVALID_ARGUMENT: return "invalid argument: NULL or empty name, NULL output pointer, unknown domain or registered string, or a bad gpuinst_attr (struct_size, payload_type, category > 65535)";
+    case GPUINST_ERROR_STACK_EMPTY: return "pop with no open push range on this thread and domain";
+    case GPUINST_ERROR_RANGE_NOT_OPEN: return "no open range with this id: it was never started here, or was already ended";
+    case GPUINST_ERROR_OUT_OF_MEMORY: return "out of memory: the event was not recorded (counted as lost in /ranks)";
+    case GPUINST_ERROR_LIMIT: return "a fixed limit was reached (domains, registered strings, threads)";
+    case GPUINST_ERROR_IO: return "the output file could not be written: see the message on stderr for the cause and the fallback file";
+    case GPUINST_ERROR_UNAVAILABLE: return "this feature is not available in this build or on this machine (see /unavailable in the file)";
+    case GPUINST_ERROR_DISABLED: return "gpuinst is disabled (GPUINST_ENABLE=0): annotations reach NVTX, nothing is recorded";
+    case GPUINST_ERROR_MPI: return "an MPI call made by gpuinst failed";
+    default: return "unknown gpuinst status code";
+    }
+}
+
+int gpuinst_is_recording(void)
+{
+    return GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING;
+}
+
+int gpuinst_get_counts(gpuinst_counts *c)
+{
+    gpuinstThread *t;
+    if (c == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
+    memset(c, 0, sizeof *c);
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
+        c->ranges += GPUINST_LOAD_RLX(&t->ranges.total);
+        c->marks += GPUINST_LOAD_RLX(&t->marks.total);
+    }
+    c->before_init = GPUINST_LOAD_RLX(&gpuinstG.counts.before_init);
+    c->after_finalize = GPUINST_LOAD_RLX(&gpuinstG.counts.after_finalize);
+    c->invalid_argument = GPUINST_LOAD_RLX(&gpuinstG.counts.invalid_argument);
+    c->stack_empty = GPUINST_LOAD_RLX(&gpuinstG.counts.stack_empty);
+    c->range_not_open = GPUINST_LOAD_RLX(&gpuinstG.counts.range_not_open);
+    c->lost = GPUINST_LOAD_RLX(&gpuinstG.counts.lost);
+    return GPUINST_SUCCESS;
+}
+
+static void atExit(void)
+{
+    if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) gpuinstFinalize(2);
+}
+
+/* Calls made before gpuinst_init (issue 13 §6).  They return
+ * NOT_INITIALIZED and are counted; once gpuinst_init runs, the count is in
+ * /ranks (before_init).  A program that never calls gpuinst_init writes no
+ * file, so at exit one line says how many calls recorded nothing and what
+ * to do.  The rank comes from the launcher's environment (gpuinst never
+ * learnt it). */
+static void uninitReport(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+    uint64_t n = GPUINST_LOAD_RLX(&gpuinstG.counts.before_init);
+    size_t i;
+    if (GPUINST_LOAD_ACQ(&gpuinstG.state) != GPUINST_STATE_UNINIT || n == 0) return;
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v != NULL && v[0] >= '0' && v[0] <= '9') {
+            gpuinstG.rank = (int)strtol(v, NULL, 10);
+            break;
+        }
+    }
+    gpuinstWarn("%llu gpuinst call%s made without gpuinst_init() recorded nothing and no file was written; "
+                "call gpuinst_init() first (in an MPI program: on every rank, before or after MPI_Init), or "
+                "run with LD_PRELOAD=libgpuinst.so GPUINST_AUTO_INIT=1",
+                (unsigned long long)n, n == 1 ? "" : "s");
+}
+
+GPUINST_PRIVATE int gpuinstCountBeforeInit(void)
+{
+    static int installed;
+    GPUINST_ADD_RLX(&gpuinstG.counts.before_init, 1);
+    if (!__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) atexit(uninitReport);
+    return GPUINST_ERROR_NOT_INITIALIZED;
+}
+
+/* fork() (issue 8, docs/RELIABILITY.md): the child inherits a copy of the
+ * parent's records and, without this, its exit would write them to the
+ * parent's output.  The child is made a non-recording process instead:
+ * state NVTX_ONLY (annotations still reach NVTX, nothing is recorded, its
+ * exit writes nothing, gpuinst_init answers ALREADY_INITIALIZED); the GPU
+ * and profiler hooks are off (their threads do not exist in the child).
+ * gpuinstG.lock is held across fork so the child never inherits it locked. */
+static void forkPrepare(void)
+{
+    pthread_mutex_lock(&gpuinstG.lock);
+}
+static void forkParent(void)
+{
+    pthread_mutex_unlock(&gpuinstG.lock);
+}
+static void forkChild(void)
+{
+    pthread_mutex_unlock(&gpuinstG.lock);
+    if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) {
+        GPUINST_STORE_RLX(&gpuinstGpuHooks, (const gpuinstHooks *)NULL);
+        GPUINST_STORE_RLX(&gpuinstProfHooks, (const gpuinstHooks *)NULL);
+        gpuinstG.pid = (int)getpid();
+        GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_NVTX_ONLY);
+    }
+}
+
+int gpuinst_init(void)
+{
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    if (st == GPUINST_STATE_RUNNING || st == GPUINST_STATE_NVTX_ONLY) return GPUINST_ERROR_ALREADY_INITIALIZED;
+    if (st == GPUINST_STATE_FINALIZED) return GPUINST_ERROR_FINALIZED;
+    gpuinstG.rank = 0;
+    gpuinstG.size = 1;
+    gpuinstG.node_rank = gpuinstG.node_size = -1;
+    gpuinstG.pid = (int)getpid();
+    gpuinstClockInit(); /* the TSC or CLOCK_MONOTONIC (src/clock.c) */
+    gpuinstG.start_ns = gpuinstClockNs();
+    gpuinstG.start_wall_ns = gpuinstWallNs();
+    gpuinstG.clock.ref_ns = gpuinstG.start_ns;
+    if (gethostname(gpuinstG.hostname, sizeof gpuinstG.hostname - 1) != 0)
+        snprintf(gpuinstG.hostname, sizeof gpuinstG.hostname, "unknown");
+    gpuinstDiagHold();  /* job-wide lines are said once, at the next collective (src/diag.c) */
+    gpuinstCollAttach(); /* learns the rank if MPI is already initialised; agrees settings (src/coll.c) */
+    gpuinstDiagHold();
+    gpuinstConfigLoad(&gpuinstG.cfg);
+    gpuinstBufSetCap(gpuinstG.cfg.buffer_mb << 20); /* bounded memory (src/buf.c, issue 8) */
+    gpuinstNvtxInit();
+    if (!gpuinstG.cfg.enable) {
+        /* GPUINST_ENABLE=0 on this rank: nothing is recorded here.  While
+         * other ranks record, this one still takes part in the collectives
+         * (clock alignment, the shared file with its /ranks row): see
+         * gpuinstFinalize and src/config.c. */
+        gpuinstG.disabled = 1;
+        gpuinstCoreTablesRegister();
+        gpuinstUnavailableNote("recording", "GPUINST_ENABLE is off on this rank: nothing was recorded here "
+                                            "(annotations reached NVTX only)", 0);
+        GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_NVTX_ONLY);
+        if (gpuinstCollActive()) gpuinstDiagAgree();
+        return GPUINST_ERROR_DISABLED;
+    }
+    gpuinstCoreTablesRegister();
+    /* the parts' init steps (src/parts.c): capture windows, then GPU
+     * tracing (before any NVTX call of gpuinst's own), then the NVTX
+     * collector, ... */
+    gpuinstPartsInit();
+#if !GPUINST_WITH_HDF5
+    gpuinstUnavailableAdd("hdf5", "gpuinst was built without HDF5, so no file is written; "
+                                  "compile gpuinst.c with h5pcc (or add the HDF5 include and library flags)");
+#endif
+    if (!atexitInstalled) {
+        atexitInstalled = 1;
+        atexit(atExit);
+        pthread_atfork(forkPrepare, forkParent, forkChild);
+    }
+    gpuinstClockTableRegister();
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstProfTablesRegister(); /* src/profile.c */
+    gpuinstClockStart(); /* a (TSC, CLOCK_MONOTONIC) sample per second */
+    GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_RUNNING);
+    /* after MPI_Init gpuinst_init is collective: the lines held so far are
+     * said once for the job (before MPI_Init, the MPI_Init interception does it) */
+    if (gpuinstCollActive()) gpuinstDiagAgree();
+    return GPUINST_SUCCESS;
+}
+
+/* A rank with GPUINST_ENABLE=0 takes part in the shared write while another
+ * rank records (src/config.c). */
+static int joinsSharedWrite(void)
+{
+    return gpuinstG.disabled && gpuinstConfigAgreed()->done && gpuinstConfigAgreed()->any_enabled &&
+           gpuinstCollActive();
+}
+
+GPUINST_PRIVATE int gpuinstFinalize(int by)
+{
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state), rc;
+    if (st == GPUINST_STATE_UNINIT) return GPUINST_ERROR_NOT_INITIALIZED;
+    if (st == GPUINST_STATE_FINALIZED) return GPUINST_ERROR_FINALIZED;
+    if (st == GPUINST_STATE_NVTX_ONLY && !(by != 2 && joinsSharedWrite())) {
+        GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
+        gpuinstDiagFlush();
+        return GPUINST_SUCCESS;
+    }
+    gpuinstPartsFlush();
+    gpuinstG.finalized_by = by;
+    gpuinstG.end_ns = gpuinstClockNs();
+    GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
+    gpuinstNvtxQuiesce(); /* no thread is inside a recording call from here on (src/nvtx.c) */
+    gpuinstClockFinish(); /* the map of gpuinst's clock to CLOCK_MONOTONIC */
+    gpuinstNvtxCloseOpen(gpuinstG.end_ns);
+    gpuinstDiagAgree(); /* collective in a shared write; else says what is held (src/diag.c) */
+    gpuinstCollBeforeWrite(); /* the parts' before-write steps: clock alignment, topology */
+    rc = gpuinstWriteFile(gpuinstG.cfg.output);
+    /* the spill file is removed once its records are in a file (wherever),
+     * else kept and named for tools/gpuinst-recover */
+    gpuinstBufSpillClose(!gpuinstG.file_written);
+    gpuinstDiagFlush();
+    return rc;
+}
+
+int gpuinst_finalize(void)
+{
+    return gpuinstFinalize(0);
+}
+/************** End of src/core.c **************/
+/************** Begin file src/activity.c **************/
+/*
+ * activity.c -- CUPTI activity tracing: buffers, decode, external
+ * correlation, and the /gpu tables.
+ *
+ * Flow (as Caliper's CUPTI trace service):
+ *   gpuinst_init -> gpuinstActivityInit (the part's init step): parse
+ *     GPUINST_TRACE, open libcupti and the driver, check that no tool owns
+ *     CUPTI, put CUPTI's clock on gpuinstClockNs, register buffer
+ *     callbacks, enable the kinds, start the decode thread, publish the
+ *     hooks (gpuinstGpuHooks).
+ *   CUPTI asks for a buffer -> one from a preallocated pool (none free: the
+ *     request is refused and counted; CUPTI counts the records it drops).
+ *   CUPTI completes a buffer -> it is queued, nothing else (short mutex +
+ *     condition signal).
+ *   decode thread -> walks queued buffers into per-table record buffers,
+ *     returns them to the pool, reads CUPTI's dropped count.
+ *   finalize (the part's flush step, gpuinstActivityFlush) -> device
+ *     synchronize, forced flush, drain, join the thread, resolve the
+ *     correlation join, fill /gpu/devices.
+ *
+ * One row per CUPTI activity kind (kindRows, below, HPCToolkit's
+ * cupti-activity-translate.c in a table): the GPUINST_TRACE word that
+ * enables it, whether tracing is off without it, its record size (for
+ * gpuinst's own walk of a buffer), its decode function into a
+ * GPU-independent row of one /gpu table, the /gpu/stats counter it counts
+ * in, and whether a range-profiler session pauses it.  Enabling, the
+ * finalize disable, the walk, the decode and the pauses all read the
+ * table: a new kind is a row and a decode function (docs/ADDING.md).  Every
+ * CUPTI and driver call goes through the foundation's table (gpuinstCu,
+ * src/cuda.c).
+ *
+ * Correlation: range push/pop and MPI calls push/pop external correlation
+ * ids (CUSTOM0 = gpuinst range id, CUSTOM1 = MPI call id).  CUPTI then emits
+ * one EXTERNAL_CORRELATION record per CUDA API call and kind, carrying the
+ * API call's correlationId.  At resolve, every kernel, copy, set, memory
+ * and synchronization record is joined on correlationId to its API record
+ * (launching thread) and to those ids.  Id "none" is all ones
+ * (GPUINST_GPU_NO_ID) since 0 is a valid range id.
+ *
+ * Range-profiler sessions (issue 13): CUPTI's activity kinds that time
+ * work on the SMs instrument the device code they time, and under a range
+ * profiler session that changes what the profiler counts: the kernel kind
+ * makes every SASS-based metric read 0 and adds 8 instructions per warp;
+ * the memcpy and memset kinds add 8 instructions per warp to the kernels
+ * CUDA runs device-to-device copies and sets with (seen on an H100 with
+ * GPUINST_TRACE=memcpy,memset).  The range profiler (src/range_profiler.c)
+ * therefore pauses every enabled kind of that family around each session
+ * (gpuinstActivityPause/Resume: context synchronize, flush,
+ * cuptiActivityDisable of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET ...
+ * cuptiActivityEnable of the same); the API, marker, synchronization,
+ * memory (allocation) and overhead kinds are recorded on the host and stay
+ * on.  Each pause is a /gpu/paused row naming the kinds paused; at resolve
+ * it gets the kernel launch calls and the copy/set calls (API records) made
+ * in it that have no activity record, and the kernel records inside it that
+ * no CUDA API call launched (CUPTI's own kernels, e.g. WaitNs:
+ * /gpu/kernels.tool = 1).
+ */
+/* #include "activityInt.h" -- already inlined */
+
+#if GPUINST_WITH_CUPTI
+
+#include <dlfcn.h>
+#include <stddef.h>
+
+#define GPUINST_GPU_NO_ID UINT64_MAX
+
+/* ---- the rows of the /gpu tables ---------------------------------------- */
+
+typedef struct GpuKernelRec {      /* /gpu/kernels, 120 bytes */
+    uint64_t start_ns, end_ns;
+    uint64_t range_id;             /* innermost gpuinst range open at launch; all ones: none */
+    uint64_t mpi_call_id;          /* enclosing MPI call; all ones: none */
+    int64_t grid_id;
+    uint32_t name;                 /* mangled name (/strings) */
+    uint32_t demangled;            /* demangled name (/strings); = name if not mangled */
+    uint32_t correlation;
+    uint32_t device, context, stream;
+    uint32_t rank;
+    uint32_t api_tid;              /* thread id of the launching API call, as CUPTI gives it */
+    int32_t grid_x, grid_y, grid_z;
+    int32_t block_x, block_y, block_z;
+    int32_t static_smem, dynamic_smem;
+    uint32_t registers;
+    uint32_t graph_id;
+    uint32_t tool;                 /* 1: launched by CUPTI itself, not by the application (set at resolve) */
+    uint32_t pad_;
+} GpuKernelRec;
+
+enum { GPU_OP_MEMCPY = 1, GPU_OP_MEMSET = 2, GPU_OP_MEMCPY_PEER = 3 };
+
+typedef struct GpuCopyRec {        /* /gpu/copies, 80 bytes */
+    uint64_t start_ns, end_ns;
+    uint64_t bytes;
+    uint64_t range_id, mpi_call_id;
+    uint32_t correlation;
+    uint32_t device, context, stream;
+    uint32_t rank;
+    uint32_t api_tid;
+    uint32_t value;                /* memset value */
+    uint32_t src_device, dst_device;
+    uint8_t op;                    /* GPU_OP_* */
+    uint8_t copy_kind;             /* CUpti_ActivityMemcpyKind (0 for memset) */
+    uint8_t src_kind, dst_kind;    /* CUpti_ActivityMemoryKind; memset: dst_kind */
+} GpuCopyRec;
+
+typedef struct GpuApiRec {         /* /gpu/api, 64 bytes */
+    uint64_t start_ns, end_ns;
+    uint64_t range_id, mpi_call_id;
+    uint32_t correlation;
+    uint32_t cbid;
+    uint32_t name;
+    uint32_t api_tid;
+    uint32_t rank;
+    uint32_t return_value;
+    uint8_t domain;                /* 1 runtime, 2 driver */
+    uint8_t pad_[7];
+} GpuApiRec;
+
+typedef struct GpuMarkerRec {      /* /gpu/markers, 32 bytes */
+    uint64_t time_ns;
+    uint32_t id;
+    uint32_t flags;                /* CUPTI_ACTIVITY_FLAG_MARKER_*: 1 instant, 2 start, 4 end */
+    uint32_t name;
+    uint32_t domain;
+    uint32_t tid;
+    uint32_t rank;
+} GpuMarkerRec;
+
+typedef struct GpuSyncRec {        /* /gpu/sync, 56 bytes */
+    uint64_t start_ns, end_ns;
+    uint64_t range_id, mpi_call_id;
+    uint32_t correlation;
+    uint32_t type;                 /* CUpti_ActivitySynchronizationType */
+    uint32_t context, stream;
+    uint32_t rank;
+    uint32_t api_tid;
+} GpuSyncRec;
+
+typedef struct GpuMemoryRec {      /* /gpu/memory, 72 bytes */
+    uint64_t time_ns;
+    uint64_t address, bytes;
+    uint64_t range_id, mpi_call_id;
+    uint32_t correlation;
+    uint32_t operation;            /* CUpti_ActivityMemoryOperationType: 1 allocation, 2 release */
+    uint32_t memory_kind;
+    uint32_t device, context, stream;
+    uint32_t rank;
+    uint32_t api_tid;
+} GpuMemoryRec;
+
+typedef struct GpuOverheadRec {    /* /gpu/overhead, 40 bytes */
+    uint64_t start_ns, end_ns;
+    uint32_t overhead_kind;        /* CUpti_ActivityOverheadKind */
+    uint32_t object_kind;          /* CUpti_ActivityObjectKind */
+    uint32_t object_id;            /* thread id or device id, per object_kind */
+    uint32_t correlation;
+    uint32_t rank;
+    uint32_t pad_;
+} GpuOverheadRec;
+
+typedef struct GpuDeviceRec {      /* /gpu/devices, 184 bytes */
+    uint64_t global_memory;
+    uint64_t records;              /* kernels + copies of this rank on this device */
+    uint32_t rank;
+    uint32_t device;
+    uint32_t sm_count;
+    uint32_t cc_major, cc_minor;
+    uint32_t pad_;
+    char name[96];
+    char uuid[48];
+} GpuDeviceRec;
+
+typedef struct GpuStatsRec {       /* /gpu/stats, one row per rank */
+    uint32_t rank;
+    uint32_t enabled;              /* 1 if CUPTI activity tracing ran */
+    uint32_t nbuffers;
+    uint32_t buffer_bytes;
+    uint32_t clock_method;         /* 1 timestamp callback (gpuinstClockNs), 2 measured offset */
+    uint32_t pad_;
+    int64_t clock_offset_ns;       /* added to CUPTI times (method 2) */
+    uint64_t kernels, copies, api, markers, sync, memory, overhead, ext_corr;
+    uint64_t unknown, dropped, no_buffer, buffers, unresolved, late_buffers;
+    uint64_t decode_ns;
+    char kinds[160];
+} GpuStatsRec;
+
+typedef struct GpuPausedRec {      /* /gpu/paused, 64 bytes: tracing paused for a profiler session */
+    uint64_t start_ns, end_ns;     /* cuptiActivityDisable / cuptiActivityEnable of the kinds paused */
+    int64_t launches;              /* kernel launch calls in it without a kernel record; -1: unknown (no API records) */
+    int64_t copies;                /* copy and set calls in it without a /gpu/copies row; -1: unknown (no API records) */
+    uint64_t tool_kernels;         /* kernel records in it that no CUDA API call launched (tool = 1) */
+    uint64_t occurrence;           /* the profiled region's occurrence (/profiler/regions) */
+    uint32_t rank;
+    uint32_t region;               /* /strings id of the profiled region */
+    uint32_t kinds;                /* /strings id: the GPUINST_TRACE kinds paused ("kernel,memcpy,memset") */
+    uint32_t resumed;              /* 1 tracing resumed at end_ns; 0 not (finalize came first, or an enable failed) */
+} GpuPausedRec;
+
+/* ---- state ------------------------------------------------------------------ */
+
+typedef struct Pending {
+    uint8_t *buf;
+    size_t valid;
+    CUcontext ctx;
+    uint32_t stream;
+} Pending;
+
+/* The kinds GPUINST_TRACE can name. */
+enum {
+    K_KERNEL = 1u << 0, K_MEMCPY = 1u << 1, K_MEMSET = 1u << 2, K_RUNTIME = 1u << 3,
+    K_DRIVER = 1u << 4, K_SYNC = 1u << 5, K_MARKER = 1u << 6, K_MEMORY = 1u << 7,
+    K_OVERHEAD = 1u << 8
+};
+/* /gpu/paused's kinds use these bits (gpuinstInt.h) */
+typedef char gpuinstPausedBitsAreTraceBits[((unsigned)GPUINST_PAUSED_KERNEL == (unsigned)K_KERNEL &&
+                                            (unsigned)GPUINST_PAUSED_MEMCPY == (unsigned)K_MEMCPY &&
+                                            (unsigned)GPUINST_PAUSED_MEMSET == (unsigned)K_MEMSET) ? 1 : -1];
+#define K_DEFAULT (K_KERNEL | K_MEMCPY | K_MEMSET | K_RUNTIME | K_OVERHEAD)
+#define K_ALL (K_DEFAULT | K_DRIVER | K_SYNC | K_MARKER | K_MEMORY)
+
+static const struct {
+    const char *name;
+    unsigned bit;
+} traceWords[] = {
+    {"kernel", K_KERNEL}, {"memcpy", K_MEMCPY}, {"memset", K_MEMSET}, {"runtime", K_RUNTIME},
+    {"driver", K_DRIVER}, {"sync", K_SYNC},     {"marker", K_MARKER}, {"memory", K_MEMORY},
+    {"overhead", K_OVERHEAD},
+};
+
+/* One correlation id's join data. */
+typedef struct Corr {
+    uint32_t key;
+    uint32_t used;               /* bit 0 slot used, bit 1 API seen */
+    uint32_t api_tid;
+    uint32_t pad_;
+    uint64_t range_id, mpi_call_id;
+} Corr;
+
+/* Name caches: kernel name pointer -> ids; API cbid -> id. */
+typedef struct NameSlot {
+    const char *ptr;
+    uint32_t name, demangled;
+} NameSlot;
+#define NAME_SLOTS 4096
+#define CBID_MAX 2048
+
+static struct {
+    int on;                       /* tracing started */
+    int closed;                   /* finalize flushed: late buffers go back unread */
+    unsigned kinds;
+    uint32_t nbuffers;
+    size_t bufsize;
+    int clock_method;
+    int64_t clock_offset;
+    char kindsText[160];
+
+    int use_cupti_walk;           /* decode with cuptiActivityGetNextRecord */
+
+    /* pool and queue (qlock) */
+    pthread_mutex_t qlock;
+    pthread_cond_t qcond;
+    uint8_t **pool;               /* all buffers */
+    uint8_t **freeList;
+    uint32_t nfree;
+    Pending *queue;
+    uint32_t nqueue;
+    int stop;
+    pthread_t worker;
+    int worker_started;
+
+    /* decode (dlock): record buffers, correlation map, name caches */
+    pthread_mutex_t dlock;
+    gpuinstBuf kernels, copies, api, markers, sync, memory, overhead;
+    Corr *corr;
+    uint64_t corrCap, corrCount;
+    NameSlot names[NAME_SLOTS];
+    uint32_t cbidName[2][CBID_MAX];
+    char *(*demangle)(const char *, char *, size_t *, int *);
+    int demangleTried;
+    int bufsInit;
+
+    gpuinstActivityStats st;      /* counters (decode side under dlock; others atomics) */
+    uint64_t decode_ns, late_buffers;
+    int warnedPush;
+
+    /* tracing paused for range-profiler sessions (dlock) */
+    GpuPausedRec *paused;
+    uint32_t *pausedKinds;        /* per pause: the GPUINST_PAUSED_* kinds paused */
+    uint32_t npaused, cappaused;
+    int pauseOpen;                /* index of the open pause + 1; 0: none */
+    int warnedResume;
+    int warnedSwitch;
+    CUpti_ActivityKind enabled[16]; /* the kinds enabled at init (set once, before tracing starts) */
+    int nenabled;
+    CUpti_ActivityKind off[4];    /* the kinds the open pause holds off (one profiled occurrence at a time; enLock) */
+    int noff;
+} act;
+
+/* One enable state per activity kind, for the two reasons a kind is off:
+ * capture windows (src/capture.c: no window open, capClosed) and a
+ * range-profiler pause (act.off).  A kind is enabled only when neither holds
+ * it off, so a window that closes and opens again inside a pause does not
+ * turn on a kind the pause holds off, and a pause that ends outside every
+ * window does not turn on what the windows keep off.  enLock is held
+ * across the CUPTI enable/disable calls (never across a flush or a
+ * synchronize; CUPTI's callbacks do not take it). */
+static pthread_mutex_t enLock = PTHREAD_MUTEX_INITIALIZER;
+static int capClosed;
+
+/* 1 if the open pause holds kind k off (enLock). */
+static int pauseHolds(CUpti_ActivityKind k)
+{
+    int i;
+    for (i = 0; i < act.noff; i++)
+        if (act.off[i] == k) return 1;
+    return 0;
+}
+
+static pthread_once_t lockOnce = PTHREAD_ONCE_INIT;
+static void kindIndexInit(void);
+static void initLocks(void)
+{
+    kindIndexInit();
+    pthread_mutex_init(&act.qlock, NULL);
+    pthread_cond_init(&act.qcond, NULL);
+    pthread_mutex_init(&act.dlock, NULL);
+}
+
+static void bufsInit(void)
+{
+    if (act.bufsInit) return;
+    gpuinstBufInit(&act.kernels, sizeof(GpuKernelRec));
+    gpuinstBufInit(&act.copies, sizeof(GpuCopyRec));
+    gpuinstBufInit(&act.api, sizeof(GpuApiRec));
+    gpuinstBufInit(&act.markers, sizeof(GpuMarkerRec));
+    gpuinstBufInit(&act.sync, sizeof(GpuSyncRec));
+    gpuinstBufInit(&act.memory, sizeof(GpuMemoryRec));
+    gpuinstBufInit(&act.overhead, sizeof(GpuOverheadRec));
+    act.bufsInit = 1;
+}
+
+/* ---- correlation map (dlock held) -------------------------------------------- */
+
+static Corr *corrFind(uint32_t key, int create)
+{
+    uint64_t i, mask;
+    if (act.corrCap == 0 || (create && (act.corrCount + 1) * 2 > act.corrCap)) {
+        uint64_t ncap = act.corrCap ? act.corrCap * 2 : 4096, k;
+        Corr *n;
+        if (!create) return NULL;
+        n = (Corr *)calloc((size_t)ncap, sizeof *n);
+        if (n == NULL) return NULL;
+        for (k = 0; k < act.corrCap; k++) {
+            if (act.corr[k].used & 1u) {
+                uint64_t j = act.corr[k].key; /* ids are sequential: identity keeps neighbours together */
+                for (;; j++) {
+                    j &= ncap - 1;
+                    if (!(n[j].used & 1u)) break;
+                }
+                n[j] = act.corr[k];
+            }
+        }
+        free(act.corr);
+        act.corr = n;
+        act.corrCap = ncap;
+    }
+    mask = act.corrCap - 1;
+    for (i = key;; i++) {
+        Corr *c = &act.corr[i & mask];
+        if (!(c->used & 1u)) {
+            if (!create) return NULL;
+            c->key = key;
+            c->used = 1u;
+            c->range_id = c->mpi_call_id = GPUINST_GPU_NO_ID;
+            act.corrCount++;
+            return c;
+        }
+        if (c->key == key) return c;
+    }
+}
+
+/* ---- names (dlock held) --------------------------------------------------------- */
+
+static uint32_t intern(const char *s)
+{
+    size_t n;
+    if (s == NULL || s[0] == '\0') return 0;
+    n = strnlen(s, GPUINST_NAME_MAX);
+    return gpuinstStringIntern(s, n);
+}
+
+static void kernelNames(const char *mangled, uint32_t *name, uint32_t *dem)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)mangled * 0x9E3779B97F4A7C15ull) >> 52;
+    NameSlot *s = &act.names[h & (NAME_SLOTS - 1)];
+    char *d = NULL;
+    int status = -1;
+    if (mangled == NULL) {
+        *name = *dem = 0;
+        return;
+    }
+    if (s->ptr == mangled) {
+        *name = s->name;
+        *dem = s->demangled;
+        return;
+    }
+    if (!act.demangleTried) {
+        /* __cxa_demangle from the C++ runtime, if the process has one. */
+        void *sym;
+        act.demangleTried = 1;
+        sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        if (sym == NULL) {
+            void *h2 = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+            if (h2 != NULL) sym = dlsym(h2, "__cxa_demangle");
+        }
+        memcpy(&act.demangle, &sym, sizeof sym);
+    }
+    *name = intern(mangled);
+    if (act.demangle != NULL && mangled[0] == '_' && mangled[1] == 'Z') d = act.demangle(mangled, NULL, NULL, &status);
+    *dem = (d != NULL && status == 0) ? intern(d) : *name;
+    free(d);
+    s->ptr = mangled;
+    s->name = *name;
+    s->demangled = *dem;
+}
+
+static uint32_t apiName(int driver, uint32_t cbid)
+{
+    uint32_t *slot = cbid < CBID_MAX ? &act.cbidName[driver][cbid] : NULL;
+    const char *s = NULL;
+    char buf[48];
+    uint32_t id;
+    if (slot != NULL && *slot != 0) return *slot;
+    if (gpuinstCu.cuptiGetCallbackName == NULL ||
+        gpuinstCu.cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &s) !=
+            CUPTI_SUCCESS ||
+        s == NULL) {
+        snprintf(buf, sizeof buf, "%s_cbid_%u", driver ? "driver" : "runtime", (unsigned)cbid);
+        s = buf;
+    }
+    id = intern(s);
+    if (slot != NULL) *slot = id;
+    return id;
+}
+
+/* ---- decode (dlock held) ----------------------------------------------------------- */
+
+static uint64_t ts(uint64_t t)
+{
+    return t == 0 ? 0 : (uint64_t)((int64_t)t + act.clock_offset);
+}
+
+static void lostOne(void)
+{
+    GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+}
+
+/* ---- one decode function per CUPTI record type (dlock held) ---------------------------
+ * Each fills one row of its /gpu table from CUPTI's record and returns 1,
+ * or 0 when the row could not be stored (counted as lost). */
+
+#define ROW(buf, T) ((T *)gpuinstBufSlot(&act.buf))
+
+/* Profile mode (src/profile.c): a kernel launched inside a profile path
+ * (its external correlation known: it is decoded before the kernel in
+ * practice) is folded into /profile/kernels and keeps no row; 1 if done.
+ * Kernels whose correlation comes later are folded at resolve. */
+static int profileKernel(uint32_t correlation, const char *mangled, uint64_t start, uint64_t end)
+{
+    Corr *c = corrFind(correlation, 0);
+    uint32_t name, dem;
+    if (c == NULL || c->range_id == GPUINST_GPU_NO_ID || !(c->range_id & GPUINST_PROF_CORR)) return 0;
+    kernelNames(mangled, &name, &dem);
+    gpuinstProfKernel(c->range_id, name, dem, end > start ? end - start : 0);
+    return 1;
+}
+
+static int decodeKernel(const CUpti_Activity *r)
+{
+    const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)r;
+    GpuKernelRec *o;
+    if (gpuinstG.cfg.mode == GPUINST_MODE_PROFILE && profileKernel(k->correlationId, k->name, k->start, k->end))
+        return 1; /* folded into /profile/kernels: no row (counted in /gpu/stats kernels) */
+    o = ROW(kernels, GpuKernelRec);
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->start_ns = ts(k->start);
+    o->end_ns = ts(k->end);
+    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+    o->grid_id = k->gridId;
+    kernelNames(k->name, &o->name, &o->demangled);
+    o->correlation = k->correlationId;
+    o->device = k->deviceId;
+    o->context = k->contextId;
+    o->stream = k->streamId;
+    o->grid_x = k->gridX; o->grid_y = k->gridY; o->grid_z = k->gridZ;
+    o->block_x = k->blockX; o->block_y = k->blockY; o->block_z = k->blockZ;
+    o->static_smem = k->staticSharedMemory;
+    o->dynamic_smem = k->dynamicSharedMemory;
+    o->registers = k->registersPerThread;
+    o->graph_id = k->graphId;
+    gpuinstBufCommit(&act.kernels);
+    return 1;
+}
+
+/* The members every /gpu/copies row takes from its CUPTI record (m: a
+ * CUpti_ActivityMemcpy6, MemcpyPtoP4 or Memset4, which name them alike). */
+#define COPY_ROW(o, m, op_)                                   \
+    do {                                                      \
+        memset(o, 0, sizeof *o);                              \
+        o->start_ns = ts(m->start);                           \
+        o->end_ns = ts(m->end);                               \
+        o->bytes = m->bytes;                                  \
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;     \
+        o->correlation = m->correlationId;                    \
+        o->device = m->deviceId;                              \
+        o->context = m->contextId;                            \
+        o->stream = m->streamId;                              \
+        o->op = (op_);                                        \
+    } while (0)
+
+static int decodeMemcpy(const CUpti_Activity *r)
+{
+    const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)r;
+    GpuCopyRec *o = ROW(copies, GpuCopyRec);
+    if (o == NULL) return 0;
+    COPY_ROW(o, m, GPU_OP_MEMCPY);
+    o->src_device = o->dst_device = m->deviceId;
+    o->copy_kind = m->copyKind;
+    o->src_kind = m->srcKind;
+    o->dst_kind = m->dstKind;
+    gpuinstBufCommit(&act.copies);
+    return 1;
+}
+
+static int decodePeerCopy(const CUpti_Activity *r)
+{
+    const CUpti_ActivityMemcpyPtoP4 *m = (const CUpti_ActivityMemcpyPtoP4 *)(const void *)r;
+    GpuCopyRec *o = ROW(copies, GpuCopyRec);
+    if (o == NULL) return 0;
+    COPY_ROW(o, m, GPU_OP_MEMCPY_PEER);
+    o->src_device = m->srcDeviceId;
+    o->dst_device = m->dstDeviceId;
+    o->copy_kind = m->copyKind;
+    o->src_kind = m->srcKind;
+    o->dst_kind = m->dstKind;
+    gpuinstBufCommit(&act.copies);
+    return 1;
+}
+
+static int decodeMemset(const CUpti_Activity *r)
+{
+    const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)r;
+    GpuCopyRec *o = ROW(copies, GpuCopyRec);
+    if (o == NULL) return 0;
+    COPY_ROW(o, m, GPU_OP_MEMSET);
+    o->src_device = o->dst_device = m->deviceId;
+    o->value = m->value;
+    o->dst_kind = (uint8_t)m->memoryKind;
+    gpuinstBufCommit(&act.copies);
+    return 1;
+}
+
+static int decodeApi(const CUpti_Activity *r)
+{
+    const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)(const void *)r;
+    int driver = r->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+    GpuApiRec *o = ROW(api, GpuApiRec);
+    Corr *c = corrFind(a->correlationId, 1);
+    if (c != NULL) {
+        c->used |= 2u;
+        c->api_tid = a->threadId;
+    }
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->start_ns = ts(a->start);
+    o->end_ns = ts(a->end);
+    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+    o->correlation = a->correlationId;
+    o->cbid = (uint32_t)a->cbid;
+    o->name = apiName(driver, (uint32_t)a->cbid);
+    o->api_tid = a->threadId;
+    o->return_value = a->returnValue;
+    o->domain = (uint8_t)(driver ? 2 : 1);
+    gpuinstBufCommit(&act.api);
+    return 1;
+}
+
+/* No row: the ids join the API call's correlation id (resolve). */
+static int decodeExtCorr(const CUpti_Activity *r)
+{
+    const CUpti_ActivityExternalCorrelation *e = (const CUpti_ActivityExternalCorrelation *)(const void *)r;
+    Corr *c = corrFind(e->correlationId, 1);
+    if (c == NULL) return 0;
+    if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) c->range_id = e->externalId;
+    else if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1) c->mpi_call_id = e->externalId;
+    return 1;
+}
+
+static int decodeMarker(const CUpti_Activity *r)
+{
+    const CUpti_ActivityMarker2 *m = (const CUpti_ActivityMarker2 *)(const void *)r;
+    GpuMarkerRec *o = ROW(markers, GpuMarkerRec);
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->time_ns = ts(m->timestamp);
+    o->id = m->id;
+    o->flags = (uint32_t)m->flags;
+    o->name = intern(m->name);
+    o->domain = intern(m->domain);
+    o->tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m->objectId.pt.threadId : 0;
+    gpuinstBufCommit(&act.markers);
+    return 1;
+}
+
+static int decodeSync(const CUpti_Activity *r)
+{
+    const CUpti_ActivitySynchronization2 *y = (const CUpti_ActivitySynchronization2 *)(const void *)r;
+    GpuSyncRec *o = ROW(sync, GpuSyncRec);
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->start_ns = ts(y->start);
+    o->end_ns = ts(y->end);
+    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+    o->correlation = y->correlationId;
+    o->type = (uint32_t)y->type;
+    o->context = y->contextId;
+    o->stream = y->streamId;
+    gpuinstBufCommit(&act.sync);
+    return 1;
+}
+
+static int decodeMemory(const CUpti_Activity *r)
+{
+    const CUpti_ActivityMemory4 *m = (const CUpti_ActivityMemory4 *)(const void *)r;
+    GpuMemoryRec *o = ROW(memory, GpuMemoryRec);
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->time_ns = ts(m->timestamp);
+    o->address = m->address;
+    o->bytes = m->bytes;
+    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+    o->correlation = m->correlationId;
+    o->operation = (uint32_t)m->memoryOperationType;
+    o->memory_kind = (uint32_t)m->memoryKind;
+    o->device = m->deviceId;
+    o->context = m->contextId;
+    o->stream = m->streamId;
+    gpuinstBufCommit(&act.memory);
+    return 1;
+}
+
+static int decodeOverhead(const CUpti_Activity *r)
+{
+    const CUpti_ActivityOverhead3 *v = (const CUpti_ActivityOverhead3 *)(const void *)r;
+    GpuOverheadRec *o = ROW(overhead, GpuOverheadRec);
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->start_ns = ts(v->start);
+    o->end_ns = ts(v->end);
+    o->overhead_kind = (uint32_t)v->overheadKind;
+    o->object_kind = (uint32_t)v->objectKind;
+    o->object_id = v->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? v->objectId.pt.threadId : v->objectId.dcs.deviceId;
+    o->correlation = v->correlationId;
+    gpuinstBufCommit(&act.overhead);
+    return 1;
+}
+
+#undef ROW
+#undef COPY_ROW
+
+/* ---- the kinds table --------------------------------------------------------------------- */
+
+#define STAT(m) offsetof(gpuinstActivityStats, m)
+#define NOSTAT ((size_t)-1)
+typedef struct KindRow {
+    CUpti_ActivityKind kind;
+    const char *name;              /* CUPTI_ACTIVITY_KIND_<name> (messages) */
+    unsigned word;                 /* the GPUINST_TRACE word (K_*) that enables it; K_ANY: always; 0: never
+                                      enabled, decoded when a buffer holds one */
+    int required;                  /* tracing is off when it cannot be enabled */
+    size_t size;                   /* CUPTI's record (gpuinst's own walk of a buffer) */
+    int (*decode)(const CUpti_Activity *r); /* NULL: known, skipped */
+    size_t stat;                   /* its gpuinstActivityStats counter (NOSTAT: none) */
+    unsigned pause;                /* GPUINST_PAUSED_* when it instruments device code (a range-profiler
+                                      session pauses it), else 0 */
+} KindRow;
+#define K_ANY (~0u)
+
+/* In the order they are enabled (external correlation last: it must be on
+ * before the first API record it correlates, CUPTI accepts either order). */
+static const KindRow kindRows[] = {
+    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", K_KERNEL, 1, sizeof(CUpti_ActivityKernel10),
+     decodeKernel, STAT(kernels), GPUINST_PAUSED_KERNEL},
+    {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", K_MEMCPY, 1, sizeof(CUpti_ActivityMemcpy6), decodeMemcpy, STAT(copies),
+     GPUINST_PAUSED_MEMCPY},
+    {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", K_MEMCPY, 0, sizeof(CUpti_ActivityMemcpyPtoP4), decodePeerCopy,
+     STAT(copies), GPUINST_PAUSED_MEMCPY},
+    {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", K_MEMSET, 1, sizeof(CUpti_ActivityMemset4), decodeMemset, STAT(copies),
+     GPUINST_PAUSED_MEMSET},
+    {CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", K_RUNTIME, 1, sizeof(CUpti_ActivityAPI), decodeApi, STAT(api), 0},
+    {CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", K_DRIVER, 1, sizeof(CUpti_ActivityAPI), decodeApi, STAT(api), 0},
+    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", K_SYNC, 0, sizeof(CUpti_ActivitySynchronization2),
+     decodeSync, STAT(sync), 0},
+    {CUPTI_ACTIVITY_KIND_MARKER, "MARKER", K_MARKER, 0, sizeof(CUpti_ActivityMarker2), decodeMarker, STAT(markers), 0},
+    {CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2", K_MEMORY, 0, sizeof(CUpti_ActivityMemory4), decodeMemory, STAT(memory),
+     0},
+    {CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD", K_OVERHEAD, 0, sizeof(CUpti_ActivityOverhead3), decodeOverhead,
+     STAT(overhead), 0},
+    {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION", K_ANY, 1,
+     sizeof(CUpti_ActivityExternalCorrelation), decodeExtCorr, STAT(ext_corr), 0},
+    /* never enabled by gpuinst; decoded or skipped when they appear */
+    {CUPTI_ACTIVITY_KIND_KERNEL, "KERNEL", 0, 0, sizeof(CUpti_ActivityKernel10), decodeKernel, STAT(kernels), 0},
+    {CUPTI_ACTIVITY_KIND_MARKER_DATA, "MARKER_DATA", 0, 0, sizeof(CUpti_ActivityMarkerData2), NULL, NOSTAT, 0},
+    {CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE", 0, 0, sizeof(CUpti_ActivityDevice5), NULL, NOSTAT, 0},
+    {CUPTI_ACTIVITY_KIND_CONTEXT, "CONTEXT", 0, 0, sizeof(CUpti_ActivityContext3), NULL, NOSTAT, 0},
+    {CUPTI_ACTIVITY_KIND_NAME, "NAME", 0, 0, sizeof(CUpti_ActivityName), NULL, NOSTAT, 0},
+};
+#define NKINDS (sizeof kindRows / sizeof kindRows[0])
+#undef STAT
+
+/* The row of a kind (NULL: unknown).  kindIndex is filled once
+ * (initLocks); CUPTI's kinds are small numbers. */
+#define KIND_INDEX_MAX 256
+static const KindRow *kindIndex[KIND_INDEX_MAX];
+
+static const KindRow *kindRow(uint32_t kind)
+{
+    return kind < KIND_INDEX_MAX ? kindIndex[kind] : NULL;
+}
+
+static void kindIndexInit(void)
+{
+    size_t i;
+    for (i = 0; i < NKINDS; i++)
+        if ((unsigned)kindRows[i].kind < KIND_INDEX_MAX) kindIndex[kindRows[i].kind] = &kindRows[i];
+}
+
+/* Size of a record of `kind` in a buffer, for gpuinst's own walk (0:
+ * unknown, the walk stops).  Kinds listed but not decoded are skipped. */
+static size_t kindSize(uint32_t kind)
+{
+    const KindRow *k;
+    pthread_once(&lockOnce, initLocks); /* kindIndex */
+    k = kindRow(kind);
+    return k != NULL ? k->size : 0;
+}
+
+static void decodeOne(const CUpti_Activity *r)
+{
+    const KindRow *k = kindRow((uint32_t)r->kind);
+    if (k == NULL || k->decode == NULL) { /* a kind gpuinst does not decode (skipped, counted) */
+        act.st.unknown++;
+        return;
+    }
+    if (!k->decode(r)) {
+        lostOne();
+        return;
+    }
+    if (k->stat != NOSTAT) (*(uint64_t *)(void *)((char *)&act.st + k->stat))++;
+}
+
+GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
+{
+    uint64_t t0 = gpuinstClockNs();
+    int rc = GPUINST_SUCCESS;
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&act.dlock);
+    bufsInit();
+    if (act.use_cupti_walk && gpuinstCu.cuptiActivityGetNextRecord != NULL) {
+        CUpti_Activity *r = NULL;
+        CUptiResult st;
+        while ((st = gpuinstCu.cuptiActivityGetNextRecord((uint8_t *)(uintptr_t)buf, valid, &r)) == CUPTI_SUCCESS)
+            decodeOne(r);
+        if (st != CUPTI_ERROR_MAX_LIMIT_REACHED) {
+            act.st.unknown++;
+            rc = GPUINST_ERROR_INVALID_ARGUMENT;
+        }
+    } else {
+        size_t off = 0;
+        while (off + sizeof(CUpti_Activity) <= valid) {
+            uint32_t kind;
+            size_t n;
+            memcpy(&kind, buf + off, sizeof kind);
+            n = kindSize(kind);
+            if (n == 0 || off + n > valid) {
+                act.st.unknown++; /* cannot know its size: the rest of this buffer is skipped */
+                rc = GPUINST_ERROR_INVALID_ARGUMENT;
+                break;
+            }
+            if ((off & 7u) == 0) {
+                decodeOne((const CUpti_Activity *)(const void *)(buf + off));
+            } else { /* misaligned input (not from CUPTI): decode a copy */
+                uint64_t tmp[64];
+                if (n <= sizeof tmp) {
+                    memcpy(tmp, buf + off, n);
+                    decodeOne((const CUpti_Activity *)(const void *)tmp);
+                }
+            }
+            off += (n + 7u) & ~(size_t)7u;
+        }
+    }
+    act.st.buffers++;
+    act.decode_ns += gpuinstClockNs() - t0;
+    pthread_mutex_unlock(&act.dlock);
+    return rc;
+}
+
+/* Fills range/MPI ids and the launching thread into every correlated row. */
+#define FILL(buf, T)                                                              \
+    do {                                                                          \
+        gpuinstChunk *ch_;                                                        \
+        for (ch_ = act.buf.head; ch_ != NULL; ch_ = ch_->next) {                    \
+            T *row_ = (T *)(void *)GPUINST_CHUNK_DATA(ch_);                       \
+            uint32_t i_;                                                          \
+            for (i_ = 0; i_ < ch_->count; i_++) {                                 \
+                Corr *c_ = corrFind(row_[i_].correlation, 0);                     \
+                if (c_ != NULL) {                                                 \
+                    row_[i_].range_id = c_->range_id;                             \
+                    row_[i_].mpi_call_id = c_->mpi_call_id;                       \
+                    if (c_->used & 2u) row_[i_].api_tid = c_->api_tid;            \
+                }                                                                 \
+                if (counted && (c_ == NULL || !(c_->used & 2u))) act.st.unresolved++; \
+            }                                                                     \
+        }                                                                         \
+    } while (0)
+
+/* ---- pauses of tracing (dlock held) ----------------------------------------------------
+ * A pause is [start_ns, end_ns] (end 0: still open).  Pauses never overlap
+ * (one profiled occurrence per process at a time) and are appended in time
+ * order, so the one holding time t is found by binary search. */
+
+static int pausedAt(uint64_t t)
+{
+    uint32_t lo = 0, hi = act.npaused;
+    while (lo < hi) { /* first pause starting after t */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (act.paused[mid].start_ns <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return -1;
+    lo--;
+    return (act.paused[lo].end_ns == 0 || t <= act.paused[lo].end_ns) ? (int)lo : -1;
+}
+
+static int inList(const uint32_t *l, size_t n, uint32_t cbid)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (l[i] == cbid) return 1;
+    return 0;
+}
+
+/* CUDA API calls that launch kernels (one kernel, or a graph's). */
+static int isLaunch(int driver, uint32_t cbid)
+{
+    static const uint32_t rt[] = {
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000};
+    static const uint32_t dr[] = {
+        CUPTI_DRIVER_TRACE_CBID_cuLaunch, CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid, CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz};
+    return driver ? inList(dr, sizeof dr / sizeof dr[0], cbid) : inList(rt, sizeof rt / sizeof rt[0], cbid);
+}
+
+/* CUDA API calls that copy or set memory (a MEMCPY, MEMCPY2 or MEMSET
+ * record each): every cudaMemcpy and cudaMemset entry point of
+ * cupti_runtime_cbid.h and every cuMemcpy and cuMemset one of
+ * cupti_driver_cbid.h (CUDA 13.0). */
+#define CR(n) CUPTI_RUNTIME_TRACE_CBID_##n
+#define CD(n) CUPTI_DRIVER_TRACE_CBID_##n
+static int isCopy(int driver, uint32_t cbid)
+{
+    static const uint32_t rt[] = {
+        CR(cudaMemcpy2DArrayToArray_ptds_v7000), CR(cudaMemcpy2DArrayToArray_v3020),
+        CR(cudaMemcpy2DAsync_ptsz_v7000), CR(cudaMemcpy2DAsync_v3020), CR(cudaMemcpy2DFromArrayAsync_ptsz_v7000),
+        CR(cudaMemcpy2DFromArrayAsync_v3020), CR(cudaMemcpy2DFromArray_ptds_v7000), CR(cudaMemcpy2DFromArray_v3020),
+        CR(cudaMemcpy2DToArrayAsync_ptsz_v7000), CR(cudaMemcpy2DToArrayAsync_v3020),
+        CR(cudaMemcpy2DToArray_ptds_v7000), CR(cudaMemcpy2DToArray_v3020), CR(cudaMemcpy2D_ptds_v7000),
+        CR(cudaMemcpy2D_v3020), CR(cudaMemcpy3DAsync_ptsz_v7000), CR(cudaMemcpy3DAsync_v3020),
+        CR(cudaMemcpy3DBatchAsync_ptsz_v12080), CR(cudaMemcpy3DBatchAsync_ptsz_v13000),
+        CR(cudaMemcpy3DBatchAsync_v12080), CR(cudaMemcpy3DBatchAsync_v13000), CR(cudaMemcpy3DPeerAsync_ptsz_v7000),
+        CR(cudaMemcpy3DPeerAsync_v4000), CR(cudaMemcpy3DPeer_ptds_v7000), CR(cudaMemcpy3DPeer_v4000),
+        CR(cudaMemcpy3D_ptds_v7000), CR(cudaMemcpy3D_v3020), CR(cudaMemcpyArrayToArray_ptds_v7000),
+        CR(cudaMemcpyArrayToArray_v3020), CR(cudaMemcpyAsync_ptsz_v7000), CR(cudaMemcpyAsync_v3020),
+        CR(cudaMemcpyBatchAsync_ptsz_v12080), CR(cudaMemcpyBatchAsync_ptsz_v13000), CR(cudaMemcpyBatchAsync_v12080),
+        CR(cudaMemcpyBatchAsync_v13000), CR(cudaMemcpyFromArrayAsync_ptsz_v7000), CR(cudaMemcpyFromArrayAsync_v3020),
+        CR(cudaMemcpyFromArray_ptds_v7000), CR(cudaMemcpyFromArray_v3020), CR(cudaMemcpyFromSymbolAsync_ptsz_v7000),
+        CR(cudaMemcpyFromSymbolAsync_v3020), CR(cudaMemcpyFromSymbol_ptds_v7000), CR(cudaMemcpyFromSymbol_v3020),
+        CR(cudaMemcpyPeerAsync_v4000), CR(cudaMemcpyPeer_v4000), CR(cudaMemcpyToArrayAsync_ptsz_v7000),
+        CR(cudaMemcpyToArrayAsync_v3020), CR(cudaMemcpyToArray_ptds_v7000), CR(cudaMemcpyToArray_v3020),
+        CR(cudaMemcpyToSymbolAsync_ptsz_v7000), CR(cudaMemcpyToSymbolAsync_v3020), CR(cudaMemcpyToSymbol_ptds_v7000),
+        CR(cudaMemcpyToSymbol_v3020), CR(cudaMemcpy_ptds_v7000), CR(cudaMemcpy_v3020),
+        CR(cudaMemset2DAsync_ptsz_v7000), CR(cudaMemset2DAsync_v3020), CR(cudaMemset2D_ptds_v7000),
+        CR(cudaMemset2D_v3020), CR(cudaMemset3DAsync_ptsz_v7000), CR(cudaMemset3DAsync_v3020),
+        CR(cudaMemset3D_ptds_v7000), CR(cudaMemset3D_v3020), CR(cudaMemsetAsync_ptsz_v7000),
+        CR(cudaMemsetAsync_v3020), CR(cudaMemset_ptds_v7000), CR(cudaMemset_v3020)};
+    static const uint32_t dr[] = {
+        CD(cuMemcpy), CD(cuMemcpy2D), CD(cuMemcpy2DAsync), CD(cuMemcpy2DAsync_v2), CD(cuMemcpy2DAsync_v2_ptsz),
+        CD(cuMemcpy2DUnaligned), CD(cuMemcpy2DUnaligned_v2), CD(cuMemcpy2DUnaligned_v2_ptds), CD(cuMemcpy2D_v2),
+        CD(cuMemcpy2D_v2_ptds), CD(cuMemcpy3D), CD(cuMemcpy3DAsync), CD(cuMemcpy3DAsync_v2),
+        CD(cuMemcpy3DAsync_v2_ptsz), CD(cuMemcpy3DBatchAsync), CD(cuMemcpy3DBatchAsync_ptsz),
+        CD(cuMemcpy3DBatchAsync_v2), CD(cuMemcpy3DBatchAsync_v2_ptsz), CD(cuMemcpy3DPeer), CD(cuMemcpy3DPeerAsync),
+        CD(cuMemcpy3DPeerAsync_ptsz), CD(cuMemcpy3DPeer_ptds), CD(cuMemcpy3D_v2), CD(cuMemcpy3D_v2_ptds),
+        CD(cuMemcpyAsync), CD(cuMemcpyAsync_ptsz), CD(cuMemcpyAtoA), CD(cuMemcpyAtoA_v2), CD(cuMemcpyAtoA_v2_ptds),
+        CD(cuMemcpyAtoD), CD(cuMemcpyAtoD_v2), CD(cuMemcpyAtoD_v2_ptds), CD(cuMemcpyAtoH), CD(cuMemcpyAtoHAsync),
+        CD(cuMemcpyAtoHAsync_v2), CD(cuMemcpyAtoHAsync_v2_ptsz), CD(cuMemcpyAtoH_v2), CD(cuMemcpyAtoH_v2_ptds),
+        CD(cuMemcpyBatchAsync), CD(cuMemcpyBatchAsync_ptsz), CD(cuMemcpyBatchAsync_v2),
+        CD(cuMemcpyBatchAsync_v2_ptsz), CD(cuMemcpyDtoA), CD(cuMemcpyDtoA_v2), CD(cuMemcpyDtoA_v2_ptds),
+        CD(cuMemcpyDtoD), CD(cuMemcpyDtoDAsync), CD(cuMemcpyDtoDAsync_v2), CD(cuMemcpyDtoDAsync_v2_ptsz),
+        CD(cuMemcpyDtoD_v2), CD(cuMemcpyDtoD_v2_ptds), CD(cuMemcpyDtoH), CD(cuMemcpyDtoHAsync),
+        CD(cuMemcpyDtoHAsync_v2), CD(cuMemcpyDtoHAsync_v2_ptsz), CD(cuMemcpyDtoH_v2), CD(cuMemcpyDtoH_v2_ptds),
+        CD(cuMemcpyHtoA), CD(cuMemcpyHtoAAsync), CD(cuMemcpyHtoAAsync_v2), CD(cuMemcpyHtoAAsync_v2_ptsz),
+        CD(cuMemcpyHtoA_v2), CD(cuMemcpyHtoA_v2_ptds), CD(cuMemcpyHtoD), CD(cuMemcpyHtoDAsync),
+        CD(cuMemcpyHtoDAsync_v2), CD(cuMemcpyHtoDAsync_v2_ptsz), CD(cuMemcpyHtoD_v2), CD(cuMemcpyHtoD_v2_ptds),
+        CD(cuMemcpyPeer), CD(cuMemcpyPeerAsync), CD(cuMemcpyPeerAsync_ptsz), CD(cuMemcpyPeer_ptds),
+        CD(cuMemcpy_ptds), CD(cuMemcpy_v2), CD(cuMemsetD16), CD(cuMemsetD16Async), CD(cuMemsetD16Async_ptsz),
+        CD(cuMemsetD16_v2), CD(cuMemsetD16_v2_ptds), CD(cuMemsetD2D16), CD(cuMemsetD2D16Async),
+        CD(cuMemsetD2D16Async_ptsz), CD(cuMemsetD2D16_v2), CD(cuMemsetD2D16_v2_ptds), CD(cuMemsetD2D32),
+        CD(cuMemsetD2D32Async), CD(cuMemsetD2D32Async_ptsz), CD(cuMemsetD2D32_v2), CD(cuMemsetD2D32_v2_ptds),
+        CD(cuMemsetD2D8), CD(cuMemsetD2D8Async), CD(cuMemsetD2D8Async_ptsz), CD(cuMemsetD2D8_v2),
+        CD(cuMemsetD2D8_v2_ptds), CD(cuMemsetD32), CD(cuMemsetD32Async), CD(cuMemsetD32Async_ptsz),
+        CD(cuMemsetD32_v2), CD(cuMemsetD32_v2_ptds), CD(cuMemsetD8), CD(cuMemsetD8Async), CD(cuMemsetD8Async_ptsz),
+        CD(cuMemsetD8_v2), CD(cuMemsetD8_v2_ptds)};
+    return driver ? inList(dr, sizeof dr / sizeof dr[0], cbid) : inList(rt, sizeof rt / sizeof rt[0], cbid);
+}
+#undef CR
+#undef CD
+
+typedef struct Untraced {
+    uint32_t pause, tid;
+    uint64_t start, end;
+    int driver;
+    int copy;                     /* 1 a copy or set call, 0 a launch call */
+} Untraced;
+
+static int untracedCmp(const void *x, const void *y)
+{
+    const Untraced *a = (const Untraced *)x, *b = (const Untraced *)y;
+    if (a->pause != b->pause) return a->pause < b->pause ? -1 : 1;
+    if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
+    if (a->end != b->end) return a->end > b->end ? -1 : 1; /* the outer call first */
+    return a->driver - b->driver;                           /* then runtime before driver */
+}
+
+/* Per pause: the kernel records inside it that no CUDA API call launched
+ * (flagged tool; when no API records were collected, every kernel record
+ * inside a pause: the application's own launches there are not traced),
+ * the launch calls made in it that have no kernel record (kernel tracing
+ * paused) and the copy and set calls made in it that have no copy record
+ * (memcpy/memset tracing paused).  A call made inside another of the same
+ * thread (the driver call a runtime launch or copy makes) is the same
+ * operation, counted once as the outer call's.  A count of a kind that was
+ * not paused is 0.  Recomputed from scratch on every resolve. */
+static void resolvePaused(int apiTraced)
+{
+    gpuinstChunk *ch;
+    Untraced *l = NULL;
+    size_t nl = 0, cap = 0, i, outer = 0;
+    uint32_t k;
+    for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
+        GpuKernelRec *r = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
+        for (k = 0; k < ch->count; k++) {
+            Corr *c = corrFind(r[k].correlation, 0);
+            if (c != NULL) c->used |= 4u; /* has a kernel record */
+        }
+    }
+    for (ch = act.copies.head; ch != NULL; ch = ch->next) {
+        GpuCopyRec *r = (GpuCopyRec *)(void *)GPUINST_CHUNK_DATA(ch);
+        for (k = 0; k < ch->count; k++) {
+            Corr *c = corrFind(r[k].correlation, 0);
+            if (c != NULL) c->used |= 8u; /* has a copy or set record */
+        }
+    }
+    for (k = 0; k < act.npaused; k++) {
+        act.paused[k].tool_kernels = 0;
+        act.paused[k].launches = !(act.pausedKinds[k] & GPUINST_PAUSED_KERNEL) ? 0 : apiTraced ? 0 : -1;
+        act.paused[k].copies = !(act.pausedKinds[k] & (GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET)) ? 0
+                             : apiTraced ? 0 : -1;
+    }
+    for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
+        GpuKernelRec *r = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
+        for (k = 0; k < ch->count; k++) {
+            int w = act.npaused ? pausedAt(r[k].start_ns) : -1;
+            Corr *c;
+            r[k].tool = 0;
+            if (w < 0) continue;
+            c = corrFind(r[k].correlation, 0);
+            if (!apiTraced || c == NULL || !(c->used & 2u)) {
+                r[k].tool = 1;
+                act.paused[w].tool_kernels++;
+            }
+        }
+    }
+    if (!apiTraced || act.npaused == 0) return;
+    for (ch = act.api.head; ch != NULL; ch = ch->next) {
+        const GpuApiRec *r = (const GpuApiRec *)(const void *)GPUINST_CHUNK_DATA(ch);
+        for (k = 0; k < ch->count; k++) {
+            int w = pausedAt(r[k].start_ns), driver = r[k].domain == 2, copy;
+            Corr *c;
+            if (w < 0) continue;
+            if (isLaunch(driver, r[k].cbid)) copy = 0;
+            else if (isCopy(driver, r[k].cbid)) copy = 1;
+            else continue;
+            c = corrFind(r[k].correlation, 0);
+            if (c != NULL && (c->used & (copy ? 8u : 4u))) continue; /* traced after all (at the edge) */
+            if (nl == cap) {
+                size_t nc = cap ? cap * 2 : 256;
+                Untraced *nn = (Untraced *)realloc(l, nc * sizeof *nn);
+                if (nn == NULL) { /* counts stay unknown rather than wrong */
+                    for (w = 0; w < (int)act.npaused; w++) act.paused[w].launches = act.paused[w].copies = -1;
+                    free(l);
+                    return;
+                }
+                l = nn;
+                cap = nc;
+            }
+            l[nl].pause = (uint32_t)w;
+            l[nl].tid = r[k].api_tid;
+            l[nl].start = r[k].start_ns;
+            l[nl].end = r[k].end_ns;
+            l[nl].driver = driver;
+            l[nl].copy = copy;
+            nl++;
+        }
+    }
+    if (nl > 1) qsort(l, nl, sizeof *l, untracedCmp);
+    for (i = 0; i < nl; i++) {
+        GpuPausedRec *p = &act.paused[l[i].pause];
+        /* a call made inside another one of the same thread (the driver's
+         * cuLaunchKernel inside cudaLaunchKernel, cuMemcpyAsync inside
+         * cudaMemcpyAsync, a runtime entry point inside another) is the
+         * same operation: calls of one thread do not overlap otherwise */
+        if (i > 0 && l[outer].pause == l[i].pause && l[outer].tid == l[i].tid &&
+            l[outer].start <= l[i].start && l[outer].end >= l[i].end)
+            continue;
+        outer = i;
+        if (l[i].copy && (act.pausedKinds[l[i].pause] & (GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET)))
+            p->copies++;
+        else if (!l[i].copy && (act.pausedKinds[l[i].pause] & GPUINST_PAUSED_KERNEL))
+            p->launches++;
+    }
+    free(l);
+}
+
+static void kindsText(unsigned kinds, char *out, size_t cap);
+
+GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
+                                              uint64_t occurrence, unsigned kinds)
+{
+    GpuPausedRec *r;
+    char text[64];
+    uint32_t kid;
+    pthread_once(&lockOnce, initLocks);
+    kindsText(kinds, text, sizeof text);
+    kid = gpuinstStringIntern(text, strlen(text)); /* before dlock: interning takes its own lock */
+    pthread_mutex_lock(&act.dlock);
+    if (act.npaused == act.cappaused) {
+        uint32_t nc = act.cappaused ? act.cappaused * 2 : 16;
+        GpuPausedRec *n = (GpuPausedRec *)realloc(act.paused, nc * sizeof *n);
+        uint32_t *nk = n != NULL ? (uint32_t *)realloc(act.pausedKinds, nc * sizeof *nk) : NULL;
+        if (n != NULL) act.paused = n;
+        if (nk == NULL) {
+            pthread_mutex_unlock(&act.dlock);
+            lostOne();
+            return;
+        }
+        act.pausedKinds = nk;
+        act.cappaused = nc;
+    }
+    act.pausedKinds[act.npaused] = kinds;
+    r = &act.paused[act.npaused++];
+    memset(r, 0, sizeof *r);
+    r->start_ns = start_ns;
+    r->end_ns = end_ns;
+    r->region = region;
+    r->occurrence = occurrence;
+    r->kinds = kid;
+    r->launches = r->copies = -1;
+    r->resumed = end_ns != 0;
+    if (end_ns == 0) act.pauseOpen = (int)act.npaused;
+    pthread_mutex_unlock(&act.dlock);
+}
+
+GPUINST_PRIVATE void gpuinstActivityResolve(void)
+{
+    int counted;
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&act.dlock);
+    bufsInit();
+    act.st.unresolved = 0;
+    /* Only GPU work needs its API record; count misses only when API
+     * records were collected at all. */
+    counted = (act.kinds & (K_RUNTIME | K_DRIVER)) != 0 || act.st.api > 0;
+    FILL(kernels, GpuKernelRec);
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) { /* kernels of profile paths kept as rows: folded once */
+        static uint64_t folded; /* rows looked at by an earlier resolve */
+        gpuinstChunk *ch;
+        uint64_t n = 0;
+        for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
+            GpuKernelRec *row = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
+            uint32_t i;
+            for (i = 0; i < ch->count; i++, n++)
+                if (n >= folded && row[i].range_id != GPUINST_GPU_NO_ID && (row[i].range_id & GPUINST_PROF_CORR))
+                    gpuinstProfKernel(row[i].range_id, row[i].name, row[i].demangled,
+                                      row[i].end_ns > row[i].start_ns ? row[i].end_ns - row[i].start_ns : 0);
+        }
+        folded = n;
+    }
+    FILL(copies, GpuCopyRec);
+    resolvePaused(counted);
+    counted = 0;
+    FILL(api, GpuApiRec);
+    FILL(sync, GpuSyncRec);
+    FILL(memory, GpuMemoryRec);
+    pthread_mutex_unlock(&act.dlock);
+}
+
+GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s)
+{
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&act.dlock);
+    *s = act.st;
+    s->no_buffer = GPUINST_LOAD_RLX(&act.st.no_buffer);
+    pthread_mutex_unlock(&act.dlock);
+}
+
+/* ---- CUPTI buffer callbacks (keep them short) ------------------------------------------ */
+
+static void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size, size_t *maxNumRecords)
+{
+    uint8_t *b = NULL;
+    pthread_mutex_lock(&act.qlock);
+    if (act.nfree > 0) b = act.freeList[--act.nfree];
+    pthread_mutex_unlock(&act.qlock);
+    if (b == NULL) GPUINST_ADD_RLX(&act.st.no_buffer, 1);
+    *buffer = b;
+    *size = b != NULL ? act.bufsize : 0;
+    *maxNumRecords = 0;
+}
+
+static void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t *buffer, size_t size,
+                                     size_t validSize)
+{
+    (void)size;
+    if (buffer == NULL) return;
+    pthread_mutex_lock(&act.qlock);
+    if (act.closed) {
+        /* after finalize: nobody decodes any more; give the buffer back */
+        act.freeList[act.nfree++] = buffer;
+        act.late_buffers++;
+    } else {
+        Pending *p = &act.queue[act.nqueue++]; /* queue holds nbuffers entries: never overflows */
+        p->buf = buffer;
+        p->valid = validSize;
+        p->ctx = ctx;
+        p->stream = streamId;
+        pthread_cond_signal(&act.qcond);
+    }
+    pthread_mutex_unlock(&act.qlock);
+}
+
+static void addDropped(CUcontext ctx, uint32_t stream)
+{
+    size_t d = 0;
+    if (gpuinstCu.cuptiActivityGetNumDroppedRecords != NULL && gpuinstCu.cuptiActivityGetNumDroppedRecords(ctx, stream, &d) == CUPTI_SUCCESS)
+        GPUINST_ADD_RLX(&act.st.dropped, (uint64_t)d);
+}
+
+/* The decode thread: drains the queue, decodes, recycles buffers. */
+static void *decodeThread(void *arg)
+{
+    Pending local[64];
+    (void)arg;
+    pthread_mutex_lock(&act.qlock);
+    for (;;) {
+        uint32_t n, i;
+        while (act.nqueue == 0 && !act.stop) pthread_cond_wait(&act.qcond, &act.qlock);
+        if (act.nqueue == 0 && act.stop) break;
+        n = act.nqueue < 64 ? act.nqueue : 64;
+        memcpy(local, act.queue + (act.nqueue - n), n * sizeof *local);
+        act.nqueue -= n;
+        pthread_mutex_unlock(&act.qlock);
+        for (i = 0; i < n; i++) {
+            gpuinstActivityDecode(local[i].buf, local[i].valid);
+            addDropped(local[i].ctx, local[i].stream);
+        }
+        pthread_mutex_lock(&act.qlock);
+        for (i = 0; i < n; i++) act.freeList[act.nfree++] = local[i].buf;
+    }
+    pthread_mutex_unlock(&act.qlock);
+    return NULL;
+}
+
+/* ---- external correlation hooks --------------------------------------------------------- */
+
+static void corrFailed(CUptiResult rc)
+{
+    gpuinstWarnOnce(&act.warnedPush, "CUPTI external correlation push/pop failed (%s): some GPU records "
+                                   "will lack their range or MPI call",
+                    gpuinstCuptiResultString((int)rc));
+}
+
+static void hookRangePush(uint64_t range_id, uint32_t name_id)
+{
+    CUptiResult rc = gpuinstCu.cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, range_id);
+    (void)name_id;
+    if (GPUINST_UNLIKELY(rc != CUPTI_SUCCESS)) corrFailed(rc);
+}
+
+static void hookRangePop(void)
+{
+    uint64_t last = 0;
+    /* an empty stack (range pushed before tracing started) is not an error */
+    (void)gpuinstCu.cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+}
+
+static void hookMpiEnter(uint64_t call_id)
+{
+    CUptiResult rc = gpuinstCu.cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, call_id);
+    if (GPUINST_UNLIKELY(rc != CUPTI_SUCCESS)) corrFailed(rc);
+}
+
+static void hookMpiExit(void)
+{
+    uint64_t last = 0;
+    (void)gpuinstCu.cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, &last);
+}
+
+/* Published in gpuinstGpuHooks while tracing runs (src/gpuinstInt.h). */
+static const gpuinstHooks activityHooks = {hookRangePush, hookRangePop, hookMpiEnter, hookMpiExit};
+
+GPUINST_PRIVATE int gpuinstActivityRunning(void)
+{
+    return GPUINST_LOAD_ACQ(&gpuinstGpuHooks) != NULL;
+}
+
+/* ---- tracing paused for range-profiler sessions ------------------------------------------- */
+
+GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap)
+{
+    CUcontext ctx = NULL;
+    CUpti_ActivityKind off[4];
+    CUptiResult rc = CUPTI_SUCCESS;
+    uint64_t t0;
+    unsigned bits = 0;
+    int open, noff = 0, i;
+    pthread_once(&lockOnce, initLocks);
+    if (!gpuinstActivityRunning()) return 0;
+    /* the kinds enabled that instrument device code (kindRows' pause bits) */
+    for (i = 0; i < act.nenabled; i++) bits |= kindRow((uint32_t)act.enabled[i])->pause;
+    if (bits == 0) return 0; /* nothing enabled that instruments device code */
+    pthread_mutex_lock(&act.dlock);
+    open = act.pauseOpen;
+    pthread_mutex_unlock(&act.dlock);
+    if (open) return 1; /* still paused (an occurrence that ended without resuming) */
+    /* Work launched so far runs to completion traced, and its buffers go to
+     * the decoder, before the kinds are switched off. */
+    if (gpuinstCu.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) (void)gpuinstCu.cuCtxSynchronize();
+    (void)gpuinstCu.cuptiActivityFlushAll(0);
+    t0 = gpuinstClockNs();
+    pthread_mutex_lock(&enLock);
+    for (i = 0; i < act.nenabled && rc == CUPTI_SUCCESS; i++)
+        if (kindRow((uint32_t)act.enabled[i])->pause != 0) {
+            /* off already while no capture window is open: held off by both */
+            rc = capClosed ? CUPTI_SUCCESS : gpuinstCu.cuptiActivityDisable(act.enabled[i]);
+            if (rc != CUPTI_SUCCESS) {
+                snprintf(why, cap,
+                         "CUPTI tracing could not be paused for the range profiler (cuptiActivityDisable(%s): %s); "
+                         "under kernel, memcpy or memset tracing the profiler's SASS metrics read 0 and instruction "
+                         "counts gain 8 per warp, so profiled regions run once, unprofiled; to profile, set "
+                         "GPUINST_TRACE without kernel, memcpy and memset (e.g. runtime)",
+                         kindRow((uint32_t)act.enabled[i])->name, gpuinstCuptiResultString((int)rc));
+                break;
+            }
+            off[noff++] = act.enabled[i];
+        }
+    if (rc != CUPTI_SUCCESS) {
+        if (!capClosed)
+            for (i = 0; i < noff; i++) (void)gpuinstCu.cuptiActivityEnable(off[i]); /* as it was */
+        pthread_mutex_unlock(&enLock);
+        return -1;
+    }
+    memcpy(act.off, off, (size_t)noff * sizeof off[0]);
+    act.noff = noff;
+    pthread_mutex_unlock(&enLock);
+    gpuinstActivityPausedAdd(t0, 0, region, occurrence, bits);
+    gpuinstUnavailableAdd("gpu_trace_paused",
+                          "CUPTI kernel, memcpy and memset tracing is paused while a region is range-profiled (it "
+                          "would make SASS metrics read 0 and add 8 instructions per warp): kernels, copies and sets "
+                          "launched in profiled regions have no /gpu/kernels or /gpu/copies row; /gpu/paused has "
+                          "each pause, the kinds paused and the calls it did not trace");
+    return 1;
+}
+
+GPUINST_PRIVATE void gpuinstActivityResume(void)
+{
+    int idx, ok = 1, closed, i;
+    CUptiResult rc = CUPTI_SUCCESS, bad = CUPTI_SUCCESS;
+    const char *badKind = "";
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&act.dlock);
+    idx = act.pauseOpen;
+    act.pauseOpen = 0;
+    pthread_mutex_unlock(&act.dlock);
+    if (idx == 0) return;
+    pthread_mutex_lock(&act.qlock);
+    closed = act.closed;
+    pthread_mutex_unlock(&act.qlock);
+    /* after finalize's flush nothing is traced any more; no lock held across
+     * the CUPTI call (it may ask for a buffer: bufferRequested takes qlock) */
+    pthread_mutex_lock(&enLock);
+    if (closed || gpuinstCu.cuptiActivityEnable == NULL || act.noff == 0) ok = 0;
+    /* kinds the capture windows keep off (none open) stay off: the next
+     * window to open turns them on */
+    for (i = 0; ok && !capClosed && i < act.noff; i++) {
+        rc = gpuinstCu.cuptiActivityEnable(act.off[i]);
+        if (rc != CUPTI_SUCCESS && bad == CUPTI_SUCCESS) {
+            bad = rc;
+            badKind = kindRow((uint32_t)act.off[i])->name;
+        }
+    }
+    if (bad != CUPTI_SUCCESS) {
+        ok = 0;
+        gpuinstWarnOnce(&act.warnedResume, "CUPTI tracing could not be resumed after a profiled region "
+                                         "(cuptiActivityEnable(%s): %s): later kernels, copies or sets have no "
+                                         "/gpu/kernels or /gpu/copies row (/gpu/paused.resumed = 0)",
+                        badKind, gpuinstCuptiResultString((int)bad));
+    }
+    act.noff = 0;
+    pthread_mutex_unlock(&enLock);
+    pthread_mutex_lock(&act.dlock);
+    act.paused[idx - 1].end_ns = gpuinstClockNs();
+    act.paused[idx - 1].resumed = (uint32_t)ok;
+    pthread_mutex_unlock(&act.dlock);
+}
+
+/* ---- the kinds switched on and off while tracing runs ------------------------------------- */
+
+/* Every kind enabled but external correlation, on or off for the capture
+ * windows (enLock held): a kind the open pause holds off is left off, and
+ * the pause's end turns it on only while a window is open (capClosed). */
+static void captureSwitch(int on)
+{
+    int i;
+    capClosed = !on;
+    for (i = 0; i < act.nenabled; i++) {
+        CUptiResult rc;
+        if (act.enabled[i] == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
+        if (pauseHolds(act.enabled[i])) continue; /* off for the pause, turned on when it ends */
+        rc = on ? gpuinstCu.cuptiActivityEnable(act.enabled[i]) : gpuinstCu.cuptiActivityDisable(act.enabled[i]);
+        if (rc != CUPTI_SUCCESS)
+            gpuinstWarnOnce(&act.warnedSwitch, "capture window: cuptiActivity%s(%s) failed (%s)",
+                            on ? "Enable" : "Disable", kindRow((uint32_t)act.enabled[i])->name,
+                            gpuinstCuptiResultString((int)rc));
+    }
+}
+
+/* Under enLock, so that a window that opens while finalize stops tracing
+ * (hooks withdrawn, then every kind disabled under enLock) turns nothing on
+ * after it. */
+GPUINST_PRIVATE void gpuinstActivityCapture(int on)
+{
+    pthread_mutex_lock(&enLock);
+    if (gpuinstActivityRunning()) captureSwitch(on);
+    pthread_mutex_unlock(&enLock);
+}
+
+/* ---- tables ------------------------------------------------------------------------------ */
+
+#define NOID_DOC " (18446744073709551615 = none)"
+
+static const gpuinstField kernelFields[] = {
+    GPUINST_FIELD(GpuKernelRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel start on the GPU"),
+    GPUINST_FIELD(GpuKernelRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel end on the GPU"),
+    GPUINST_FIELD(GpuKernelRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the launching thread: /ranges id = (thread << 32) | seq" NOID_DOC),
+    GPUINST_FIELD(GpuKernelRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the launch happened in (MPI layer's call id)" NOID_DOC),
+    GPUINST_FIELD(GpuKernelRec, grid_id, GPUINST_FT_I64, 0, "", "CUPTI grid id"),
+    GPUINST_FIELD(GpuKernelRec, name, GPUINST_FT_U32, 0, "", "mangled kernel name: id in /strings"),
+    GPUINST_FIELD(GpuKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings (= name when not mangled)"),
+    GPUINST_FIELD(GpuKernelRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id: joins /gpu/api"),
+    GPUINST_FIELD(GpuKernelRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal (/gpu/devices)"),
+    GPUINST_FIELD(GpuKernelRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    GPUINST_FIELD(GpuKernelRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    GPUINST_FIELD(GpuKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuKernelRec, api_tid, GPUINST_FT_U32, 0, "", "thread id of the launching API call (CUPTI threadId)"),
+    GPUINST_FIELD(GpuKernelRec, grid_x, GPUINST_FT_I32, 0, "count", "grid size x (blocks)"),
+    GPUINST_FIELD(GpuKernelRec, grid_y, GPUINST_FT_I32, 0, "count", "grid size y"),
+    GPUINST_FIELD(GpuKernelRec, grid_z, GPUINST_FT_I32, 0, "count", "grid size z"),
+    GPUINST_FIELD(GpuKernelRec, block_x, GPUINST_FT_I32, 0, "count", "block size x (threads)"),
+    GPUINST_FIELD(GpuKernelRec, block_y, GPUINST_FT_I32, 0, "count", "block size y"),
+    GPUINST_FIELD(GpuKernelRec, block_z, GPUINST_FT_I32, 0, "count", "block size z"),
+    GPUINST_FIELD(GpuKernelRec, static_smem, GPUINST_FT_I32, 0, "bytes", "static shared memory per block"),
+    GPUINST_FIELD(GpuKernelRec, dynamic_smem, GPUINST_FT_I32, 0, "bytes", "dynamic shared memory per block"),
+    GPUINST_FIELD(GpuKernelRec, registers, GPUINST_FT_U32, 0, "count", "registers per thread"),
+    GPUINST_FIELD(GpuKernelRec, graph_id, GPUINST_FT_U32, 0, "", "CUDA graph id (0: not in a graph)"),
+    GPUINST_FIELD(GpuKernelRec, tool, GPUINST_FT_U32, 0, "", "1: a tool kernel, launched by CUPTI itself during a range-profiler session (no CUDA API call of the application launched it; see /gpu/paused), 0: the application's"),
+};
+
+static const gpuinstField copyFields[] = {
+    GPUINST_FIELD(GpuCopyRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start on the GPU"),
+    GPUINST_FIELD(GpuCopyRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "end on the GPU"),
+    GPUINST_FIELD(GpuCopyRec, bytes, GPUINST_FT_U64, 0, "bytes", "bytes copied or set"),
+    GPUINST_FIELD(GpuCopyRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the calling thread" NOID_DOC),
+    GPUINST_FIELD(GpuCopyRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the copy was issued in" NOID_DOC),
+    GPUINST_FIELD(GpuCopyRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id: joins /gpu/api"),
+    GPUINST_FIELD(GpuCopyRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal"),
+    GPUINST_FIELD(GpuCopyRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    GPUINST_FIELD(GpuCopyRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    GPUINST_FIELD(GpuCopyRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuCopyRec, api_tid, GPUINST_FT_U32, 0, "", "thread id of the issuing API call"),
+    GPUINST_FIELD(GpuCopyRec, value, GPUINST_FT_U32, 0, "", "memset value (op 2)"),
+    GPUINST_FIELD(GpuCopyRec, src_device, GPUINST_FT_U32, 0, "", "source device (peer copies; else = device)"),
+    GPUINST_FIELD(GpuCopyRec, dst_device, GPUINST_FT_U32, 0, "", "destination device (peer copies; else = device)"),
+    GPUINST_FIELD(GpuCopyRec, op, GPUINST_FT_U8, 0, "", "1 memcpy, 2 memset, 3 peer memcpy"),
+    GPUINST_FIELD(GpuCopyRec, copy_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 3 HtoA, 4 AtoH, 5 AtoA, 6 AtoD, 7 DtoA, 8 DtoD, 9 HtoH, 10 PtoP"),
+    GPUINST_FIELD(GpuCopyRec, src_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemoryKind of the source: 1 pageable, 2 pinned, 3 device, 4 array, 5 managed, 6 device static, 7 managed static"),
+    GPUINST_FIELD(GpuCopyRec, dst_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemoryKind of the destination (memset: of the memory set)"),
+};
+
+static const gpuinstField apiFields[] = {
+    GPUINST_FIELD(GpuApiRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "API call entry"),
+    GPUINST_FIELD(GpuApiRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "API call exit"),
+    GPUINST_FIELD(GpuApiRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the calling thread" NOID_DOC),
+    GPUINST_FIELD(GpuApiRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the API call was made in" NOID_DOC),
+    GPUINST_FIELD(GpuApiRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
+    GPUINST_FIELD(GpuApiRec, cbid, GPUINST_FT_U32, 0, "", "CUPTI callback id (cupti_runtime_cbid.h / cupti_driver_cbid.h)"),
+    GPUINST_FIELD(GpuApiRec, name, GPUINST_FT_U32, 0, "", "function name: id in /strings"),
+    GPUINST_FIELD(GpuApiRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id (CUPTI threadId)"),
+    GPUINST_FIELD(GpuApiRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuApiRec, return_value, GPUINST_FT_U32, 0, "", "cudaError_t (runtime) or CUresult (driver)"),
+    GPUINST_FIELD(GpuApiRec, domain, GPUINST_FT_U8, 0, "", "1 runtime API, 2 driver API"),
+};
+
+static const gpuinstField markerFields[] = {
+    GPUINST_FIELD(GpuMarkerRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "marker time"),
+    GPUINST_FIELD(GpuMarkerRec, id, GPUINST_FT_U32, 0, "", "marker id: a start and its end share it"),
+    GPUINST_FIELD(GpuMarkerRec, flags, GPUINST_FT_U32, 0, "", "1 instantaneous, 2 range start, 4 range end (CUPTI_ACTIVITY_FLAG_MARKER_*)"),
+    GPUINST_FIELD(GpuMarkerRec, name, GPUINST_FT_U32, 0, "", "message: id in /strings (0 on range ends)"),
+    GPUINST_FIELD(GpuMarkerRec, domain, GPUINST_FT_U32, 0, "", "NVTX domain name: id in /strings (0 = default domain)"),
+    GPUINST_FIELD(GpuMarkerRec, tid, GPUINST_FT_U32, 0, "", "thread id (CUPTI)"),
+    GPUINST_FIELD(GpuMarkerRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+};
+
+static const gpuinstField syncFields[] = {
+    GPUINST_FIELD(GpuSyncRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "synchronization start"),
+    GPUINST_FIELD(GpuSyncRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "synchronization end"),
+    GPUINST_FIELD(GpuSyncRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range" NOID_DOC),
+    GPUINST_FIELD(GpuSyncRec, mpi_call_id, GPUINST_FT_U64, 0, "", "enclosing MPI call" NOID_DOC),
+    GPUINST_FIELD(GpuSyncRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
+    GPUINST_FIELD(GpuSyncRec, type, GPUINST_FT_U32, 0, "", "1 event synchronize, 2 stream wait event, 3 stream synchronize, 4 context synchronize"),
+    GPUINST_FIELD(GpuSyncRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    GPUINST_FIELD(GpuSyncRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    GPUINST_FIELD(GpuSyncRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuSyncRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id"),
+};
+
+static const gpuinstField memoryFields[] = {
+    GPUINST_FIELD(GpuMemoryRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "allocation or release time"),
+    GPUINST_FIELD(GpuMemoryRec, address, GPUINST_FT_U64, 0, "", "address"),
+    GPUINST_FIELD(GpuMemoryRec, bytes, GPUINST_FT_U64, 0, "bytes", "size"),
+    GPUINST_FIELD(GpuMemoryRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range" NOID_DOC),
+    GPUINST_FIELD(GpuMemoryRec, mpi_call_id, GPUINST_FT_U64, 0, "", "enclosing MPI call" NOID_DOC),
+    GPUINST_FIELD(GpuMemoryRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
+    GPUINST_FIELD(GpuMemoryRec, operation, GPUINST_FT_U32, 0, "", "1 allocation, 2 release"),
+    GPUINST_FIELD(GpuMemoryRec, memory_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityMemoryKind"),
+    GPUINST_FIELD(GpuMemoryRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal"),
+    GPUINST_FIELD(GpuMemoryRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    GPUINST_FIELD(GpuMemoryRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    GPUINST_FIELD(GpuMemoryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuMemoryRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id"),
+};
+
+static const gpuinstField overheadFields[] = {
+    GPUINST_FIELD(GpuOverheadRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "overhead start"),
+    GPUINST_FIELD(GpuOverheadRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "overhead end"),
+    GPUINST_FIELD(GpuOverheadRec, overhead_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityOverheadKind: 1 driver compiler, 65536 CUPTI buffer flush, 131072 CUPTI instrumentation, 196608 CUPTI resource, ..."),
+    GPUINST_FIELD(GpuOverheadRec, object_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityObjectKind: 1 process, 2 thread, 3 device, 4 context, 5 stream"),
+    GPUINST_FIELD(GpuOverheadRec, object_id, GPUINST_FT_U32, 0, "", "thread id (object_kind 2) or device id"),
+    GPUINST_FIELD(GpuOverheadRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id (0 if none)"),
+    GPUINST_FIELD(GpuOverheadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+};
+
+static const gpuinstField deviceFields[] = {
+    GPUINST_FIELD(GpuDeviceRec, global_memory, GPUINST_FT_U64, 0, "bytes", "global memory"),
+    GPUINST_FIELD(GpuDeviceRec, records, GPUINST_FT_U64, 0, "count", "kernels + copies this rank ran on the device"),
+    GPUINST_FIELD(GpuDeviceRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuDeviceRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal as this rank sees it"),
+    GPUINST_FIELD(GpuDeviceRec, sm_count, GPUINST_FT_U32, 0, "count", "streaming multiprocessors"),
+    GPUINST_FIELD(GpuDeviceRec, cc_major, GPUINST_FT_U32, 0, "", "compute capability major"),
+    GPUINST_FIELD(GpuDeviceRec, cc_minor, GPUINST_FT_U32, 0, "", "compute capability minor"),
+    GPUINST_FIELD(GpuDeviceRec, name, GPUINST_FT_STR, 0, "", "device name"),
+    GPUINST_FIELD(GpuDeviceRec, uuid, GPUINST_FT_STR, 0, "", "device UUID (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)"),
+};
+
+static const gpuinstField statsFields[] = {
+    GPUINST_FIELD(GpuStatsRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuStatsRec, enabled, GPUINST_FT_U32, 0, "", "1 if CUPTI activity tracing ran on this rank (else see /unavailable)"),
+    GPUINST_FIELD(GpuStatsRec, nbuffers, GPUINST_FT_U32, 0, "count", "activity buffers in the pool"),
+    GPUINST_FIELD(GpuStatsRec, buffer_bytes, GPUINST_FT_U32, 0, "bytes", "size of each activity buffer"),
+    GPUINST_FIELD(GpuStatsRec, clock_method, GPUINST_FT_U32, 0, "", "1 CUPTI timestamps from gpuinst's clock (timestamp callback), 2 measured offset"),
+    GPUINST_FIELD(GpuStatsRec, clock_offset_ns, GPUINST_FT_I64, 0, "ns", "offset added to CUPTI timestamps (method 2)"),
+    GPUINST_FIELD(GpuStatsRec, kernels, GPUINST_FT_U64, 0, "count", "kernel records"),
+    GPUINST_FIELD(GpuStatsRec, copies, GPUINST_FT_U64, 0, "count", "memcpy + memset records"),
+    GPUINST_FIELD(GpuStatsRec, api, GPUINST_FT_U64, 0, "count", "runtime + driver API records"),
+    GPUINST_FIELD(GpuStatsRec, markers, GPUINST_FT_U64, 0, "count", "NVTX marker records"),
+    GPUINST_FIELD(GpuStatsRec, sync, GPUINST_FT_U64, 0, "count", "synchronization records"),
+    GPUINST_FIELD(GpuStatsRec, memory, GPUINST_FT_U64, 0, "count", "memory allocation/release records"),
+    GPUINST_FIELD(GpuStatsRec, overhead, GPUINST_FT_U64, 0, "count", "overhead records"),
+    GPUINST_FIELD(GpuStatsRec, ext_corr, GPUINST_FT_U64, 0, "count", "external correlation records joined"),
+    GPUINST_FIELD(GpuStatsRec, unknown, GPUINST_FT_U64, 0, "count", "records of kinds not decoded (skipped)"),
+    GPUINST_FIELD(GpuStatsRec, dropped, GPUINST_FT_U64, 0, "count", "records CUPTI dropped (cuptiActivityGetNumDroppedRecords)"),
+    GPUINST_FIELD(GpuStatsRec, no_buffer, GPUINST_FT_U64, 0, "count", "buffer requests refused: pool empty (raise buffers= in GPUINST_TRACE)"),
+    GPUINST_FIELD(GpuStatsRec, buffers, GPUINST_FT_U64, 0, "count", "buffers decoded"),
+    GPUINST_FIELD(GpuStatsRec, unresolved, GPUINST_FT_U64, 0, "count", "kernels/copies whose API record was not found"),
+    GPUINST_FIELD(GpuStatsRec, late_buffers, GPUINST_FT_U64, 0, "count", "buffers completed after finalize (not decoded)"),
+    GPUINST_FIELD(GpuStatsRec, decode_ns, GPUINST_FT_U64, 0, "ns", "time spent decoding"),
+    GPUINST_FIELD(GpuStatsRec, kinds, GPUINST_FT_STR, 0, "", "activity kinds enabled (GPUINST_TRACE)"),
+};
+
+static const gpuinstField pausedFields[] = {
+    GPUINST_FIELD(GpuPausedRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "tracing paused (cuptiActivityDisable of the kinds paused), before the range profiler's session"),
+    GPUINST_FIELD(GpuPausedRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "tracing resumed (cuptiActivityEnable), after the session's cuptiRangeProfilerDisable"),
+    GPUINST_FIELD(GpuPausedRec, launches, GPUINST_FT_I64, 0, "count", "kernel launch calls (/gpu/api records, a graph launch counts once) made in the pause: kernels with no /gpu/kernels row; 0 when kernel tracing was not paused; -1 unknown (no runtime or driver API records)"),
+    GPUINST_FIELD(GpuPausedRec, copies, GPUINST_FT_I64, 0, "count", "copy and set calls (/gpu/api records: cudaMemcpy*, cudaMemset*, cuMemcpy*, cuMemset*) made in the pause: copies and sets with no /gpu/copies row; 0 when memcpy/memset tracing was not paused; -1 unknown (no runtime or driver API records)"),
+    GPUINST_FIELD(GpuPausedRec, tool_kernels, GPUINST_FT_U64, 0, "count", "kernel records inside the pause that no CUDA API call launched (CUPTI's own: /gpu/kernels.tool = 1)"),
+    GPUINST_FIELD(GpuPausedRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the profiled region: joins /profiler/regions (rank, region, occurrence)"),
+    GPUINST_FIELD(GpuPausedRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuPausedRec, region, GPUINST_FT_U32, 0, "", "profiled region: id in /strings"),
+    GPUINST_FIELD(GpuPausedRec, kinds, GPUINST_FT_U32, 0, "", "the GPUINST_TRACE kinds paused (\"kernel,memcpy,memset\": those enabled of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET): id in /strings"),
+    GPUINST_FIELD(GpuPausedRec, resumed, GPUINST_FT_U32, 0, "", "1 tracing resumed at end_ns; 0 it was not (finalize inside the region, or cuptiActivityEnable failed: no records of the paused kinds after start_ns)"),
+};
+
+/* Streams one activity buffer: its count is fixed under the decode lock
+ * (a late buffer may still be decoded into it); the rows up to that count
+ * never change, so they are read without the lock. */
+static int rowsBuf(const gpuinstTable *tb, gpuinstRowIter *it)
+{
+    const gpuinstBuf *b = (const gpuinstBuf *)tb->ctx;
+    int rc;
+    pthread_mutex_lock(&act.dlock);
+    bufsInit();
+    rc = gpuinstRowIterBufs(it, &b, 1);
+    pthread_mutex_unlock(&act.dlock);
+    return rc;
+}
+
+/* Devices as the driver reports them, with this rank's record counts. */
+static GpuDeviceRec *devRows;
+static uint64_t ndevRows;
+
+static void countRecordsPerDevice(void)
+{
+    gpuinstChunk *ch;
+    uint64_t i;
+    for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
+        const GpuKernelRec *r = (const GpuKernelRec *)(const void *)GPUINST_CHUNK_DATA(ch);
+        uint32_t k;
+        for (k = 0; k < ch->count; k++)
+            for (i = 0; i < ndevRows; i++)
+                if (devRows[i].device == r[k].device) devRows[i].records++;
+    }
+    for (ch = act.copies.head; ch != NULL; ch = ch->next) {
+        const GpuCopyRec *r = (const GpuCopyRec *)(const void *)GPUINST_CHUNK_DATA(ch);
+        uint32_t k;
+        for (k = 0; k < ch->count; k++)
+            for (i = 0; i < ndevRows; i++)
+                if (devRows[i].device == r[k].device) devRows[i].records++;
+    }
+}
+
+/* /gpu/devices: every device the driver sees, as the foundation describes
+ * it (src/cuda.c, the identity /topology and /profiler use too). */
+static void readDevices(void)
+{
+    int n = 0, i;
+    if (gpuinstCu.cuDeviceGetCount == NULL || gpuinstCu.cuDeviceGetCount(&n) != CUDA_SUCCESS || n <= 0) return;
+    devRows = (GpuDeviceRec *)calloc((size_t)n, sizeof *devRows);
+    if (devRows == NULL) return;
+    for (i = 0; i < n; i++) {
+        GpuDeviceRec *r = &devRows[ndevRows];
+        gpuinstCudaDevice d;
+        CUdevice dev;
+        if (gpuinstCu.cuDeviceGet(&dev, i) != CUDA_SUCCESS) continue;
+        gpuinstCudaDeviceGet(i, &d);
+        r->device = (uint32_t)i;
+        snprintf(r->name, sizeof r->name, "%s", d.name);
+        snprintf(r->uuid, sizeof r->uuid, "%s", d.uuid);
+        r->global_memory = d.global_memory;
+        r->sm_count = d.sm_count;
+        r->cc_major = d.cc_major;
+        r->cc_minor = d.cc_minor;
+        ndevRows++;
+    }
+}
+
+static int collectDevices(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    GpuDeviceRec *rows = (GpuDeviceRec *)calloc(ndevRows ? (size_t)ndevRows : 1, sizeof *rows);
+    (void)tb;
+    if (rows == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    if (ndevRows) memcpy(rows, devRows, (size_t)ndevRows * sizeof *rows);
+    *out = rows;
+    *count = ndevRows;
+    return GPUINST_SUCCESS;
+}
+
+static int collectStats(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    GpuStatsRec *r = (GpuStatsRec *)calloc(1, sizeof *r);
+    gpuinstActivityStats s;
+    (void)tb;
+    if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    gpuinstActivityGetStats(&s);
+    r->enabled = (uint32_t)act.on;
+    r->nbuffers = act.nbuffers;
+    r->buffer_bytes = (uint32_t)act.bufsize;
+    r->clock_method = (uint32_t)act.clock_method;
+    r->clock_offset_ns = act.clock_offset;
+    r->kernels = s.kernels;
+    r->copies = s.copies;
+    r->api = s.api;
+    r->markers = s.markers;
+    r->sync = s.sync;
+    r->memory = s.memory;
+    r->overhead = s.overhead;
+    r->ext_corr = s.ext_corr;
+    r->unknown = s.unknown;
+    r->dropped = s.dropped;
+    r->no_buffer = s.no_buffer;
+    r->buffers = s.buffers;
+    r->unresolved = s.unresolved;
+    r->late_buffers = act.late_buffers;
+    r->decode_ns = act.decode_ns;
+    snprintf(r->kinds, sizeof r->kinds, "%s", act.kindsText);
+    *out = r;
+    *count = 1;
+    return GPUINST_SUCCESS;
+}
+
+static int collectPaused(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    GpuPausedRec *rows;
+    (void)tb;
+    pthread_mutex_lock(&act.dlock);
+    rows = (GpuPausedRec *)calloc(act.npaused ? act.npaused : 1, sizeof *rows);
+    if (rows == NULL) {
+        pthread_mutex_unlock(&act.dlock);
+        return GPUINST_ERROR_OUT_OF_MEMORY;
+    }
+    if (act.npaused) memcpy(rows, act.paused, act.npaused * sizeof *rows);
+    *count = act.npaused;
+    pthread_mutex_unlock(&act.dlock);
+    *out = rows;
+    return GPUINST_SUCCESS;
+}
+
+static const gpuinstTable kernelsTable = {
+    "/gpu/kernels", "GPU kernels (CUPTI concurrent kernel records), with their rank, range and MPI call",
+    sizeof(GpuKernelRec), GPUINST_NFIELDS(kernelFields), kernelFields, NULL, &act.kernels, rowsBuf};
+static const gpuinstTable copiesTable = {
+    "/gpu/copies", "GPU memory copies and sets (CUPTI memcpy, peer memcpy, memset records)",
+    sizeof(GpuCopyRec), GPUINST_NFIELDS(copyFields), copyFields, NULL, &act.copies, rowsBuf};
+static const gpuinstTable apiTable = {
+    "/gpu/api", "CUDA runtime and driver API calls (CUPTI API records)",
+    sizeof(GpuApiRec), GPUINST_NFIELDS(apiFields), apiFields, NULL, &act.api, rowsBuf};
+static const gpuinstTable markersTable = {
+    "/gpu/markers", "NVTX markers and ranges of any library, as CUPTI saw them (GPUINST_TRACE=all)",
+    sizeof(GpuMarkerRec), GPUINST_NFIELDS(markerFields), markerFields, NULL, &act.markers, rowsBuf};
+static const gpuinstTable syncTable = {
+    "/gpu/sync", "CUDA synchronization calls (GPUINST_TRACE=all)",
+    sizeof(GpuSyncRec), GPUINST_NFIELDS(syncFields), syncFields, NULL, &act.sync, rowsBuf};
+static const gpuinstTable memoryTable = {
+    "/gpu/memory", "GPU memory allocations and releases (GPUINST_TRACE=all)",
+    sizeof(GpuMemoryRec), GPUINST_NFIELDS(memoryFields), memoryFields, NULL, &act.memory, rowsBuf};
+static const gpuinstTable overheadTable = {
+    "/gpu/overhead", "CUPTI and driver overhead intervals",
+    sizeof(GpuOverheadRec), GPUINST_NFIELDS(overheadFields), overheadFields, NULL, &act.overhead, rowsBuf};
+static const gpuinstTable devicesTable = {
+    "/gpu/devices", "CUDA devices visible to each rank (driver API), with the rank's record counts",
+    sizeof(GpuDeviceRec), GPUINST_NFIELDS(deviceFields), deviceFields, collectDevices, NULL, NULL};
+static const gpuinstTable pausedTable = {
+    "/gpu/paused", "intervals in which CUPTI kernel, memcpy and memset tracing was paused for a range-profiler session (kernels, copies and sets launched in them have no /gpu/kernels or /gpu/copies row)",
+    sizeof(GpuPausedRec), GPUINST_NFIELDS(pausedFields), pausedFields, collectPaused, NULL, NULL};
+static const gpuinstTable statsTable = {
+    "/gpu/stats", "GPU tracing per rank: kinds, buffers, record counts, dropped records, clock",
+    sizeof(GpuStatsRec), GPUINST_NFIELDS(statsFields), statsFields, collectStats, NULL, NULL};
+
+GPUINST_PRIVATE void gpuinstActivityTablesRegister(void)
+{
+    pthread_once(&lockOnce, initLocks);
+    pthread_mutex_lock(&act.dlock);
+    bufsInit();
+    pthread_mutex_unlock(&act.dlock);
+    gpuinstTableRegister(&kernelsTable);
+    gpuinstTableRegister(&copiesTable);
+    gpuinstTableRegister(&apiTable);
+    gpuinstTableRegister(&markersTable);
+    gpuinstTableRegister(&syncTable);
+    gpuinstTableRegister(&memoryTable);
+    gpuinstTableRegister(&overheadTable);
+    gpuinstTableRegister(&devicesTable);
+    gpuinstTableRegister(&statsTable);
+    gpuinstTableRegister(&pausedTable);
+}
+
+/* ---- GPUINST_TRACE --------------------------------------------------------------------- */
+
+/* Parses the kinds and buffer options; returns the kind mask (0: off). */
+static unsigned parseTrace(const char *spec, uint32_t *nbuf, size_t *bufsize)
+{
+    char tok[64];
+    const char *p = spec;
+    unsigned kinds = 0;
+    int any = 0, off = 0;
+    while (*p) {
+        size_t n = 0;
+        unsigned long long v;
+        char *end;
+        while (*p == ',' || *p == ' ' || *p == '+') p++;
+        while (p[n] && p[n] != ',' && p[n] != ' ' && p[n] != '+') n++;
+        if (n == 0) break;
+        if (n >= sizeof tok) n = sizeof tok - 1;
+        memcpy(tok, p, n);
+        tok[n] = '\0';
+        p += n;
+        while (*p && *p != ',' && *p != ' ' && *p != '+') p++;
+        if (strcmp(tok, "default") == 0) { kinds |= K_DEFAULT; any = 1; continue; }
+        if (strcmp(tok, "all") == 0) { kinds |= K_ALL; any = 1; continue; }
+        if (strcmp(tok, "none") == 0 || strcmp(tok, "off") == 0 || strcmp(tok, "0") == 0) { off = 1; continue; }
+        if (strncmp(tok, "buffers=", 8) == 0) {
+            v = strtoull(tok + 8, &end, 10);
+            if (*end == '\0' && v >= 2 && v <= 1024) *nbuf = (uint32_t)v;
+            else gpuinstWarn("GPUINST_TRACE: %s: buffers must be 2..1024; keeping %u", tok, (unsigned)*nbuf);
+            continue;
+        }
+        if (strncmp(tok, "buffer_kb=", 10) == 0) {
+            v = strtoull(tok + 10, &end, 10);
+            if (*end == '\0' && v >= 64 && v <= 65536) *bufsize = (size_t)v * 1024u;
+            else gpuinstWarn("GPUINST_TRACE: %s: buffer_kb must be 64..65536; keeping %zu", tok, *bufsize / 1024u);
+            continue;
+        }
+        {
+            size_t i;
+            int found = 0;
+            for (i = 0; i < sizeof traceWords / sizeof traceWords[0]; i++)
+                if (strcmp(tok, traceWords[i].name) == 0) {
+                    kinds |= traceWords[i].bit;
+                    found = any = 1;
+                }
+            if (!found)
+                gpuinstWarn("GPUINST_TRACE: unknown word \"%s\" ignored (kinds: default, all, none, kernel, memcpy, "
+                            "memset, runtime, driver, sync, marker, memory, overhead; options buffers=N, buffer_kb=N)",
+                            tok);
+        }
+    }
+    if (off) return 0;
+    if (!any) kinds = K_DEFAULT;
+    return kinds;
+}
+
+static void kindsText(unsigned kinds, char *out, size_t cap)
+{
+    size_t i, len = 0;
+    out[0] = '\0';
+    for (i = 0; i < sizeof traceWords / sizeof traceWords[0]; i++) {
+        if (kinds & traceWords[i].bit) {
+            int w = snprintf(out + len, cap - len, "%s%s", len ? "," : "", traceWords[i].name);
+            if (w < 0 || (size_t)w >= cap - len) break;
+            len += (size_t)w;
+        }
+    }
+}
+
+/* ---- start and finish -------------------------------------------------------------------- */
+
+static uint64_t CUPTIAPI clockCallback(void)
+{
+    return gpuinstClockNs();
+}
+
+/* The subscriber probe enables no callback domain: this is never called. */
+static void CUPTIAPI probeCallback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                   const void *cbdata)
+{
+    (void)userdata;
+    (void)domain;
+    (void)cbid;
+    (void)cbdata;
+}
+
+static void disableAll(const CUpti_ActivityKind *en, int nen)
+{
+    int i;
+    for (i = 0; i < nen; i++) (void)gpuinstCu.cuptiActivityDisable(en[i]);
+}
+
+/* ---- start: gpuinstActivityInit and its steps ----------------------------------------------
+ * Each step returns 0, or -1 with the sentence for /unavailable "cupti" in
+ * msg (tracing stays off; what an earlier step started is undone). */
+
+/* GPUINST_TRACE -> act.kinds, the buffer pool's size; the /gpu tables are
+ * registered on every rank, in the same order, whether or not tracing
+ * starts (the writer's collectives depend on it): empty tables and the
+ * /gpu/stats row say what happened.  1 if tracing is asked for. */
+static int startConfig(uint32_t *nbuf, size_t *bufsize)
+{
+    act.kinds = parseTrace(gpuinstG.cfg.trace, nbuf, bufsize);
+    kindsText(act.kinds, act.kindsText, sizeof act.kindsText);
+    gpuinstActivityTablesRegister();
+    return act.kinds != 0; /* GPUINST_TRACE=none: the user's choice, nothing to record */
+}
+
+/* libcupti and the driver, no tool injected, every entry point tracing needs. */
+static int startLibraries(char *msg, size_t cap)
+{
+    const char *why = NULL, *inj, *missing;
+    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
+        snprintf(msg, cap, "GPU tracing off: %s", why);
+        return -1;
+    }
+    /* A tool injected through CUDA_INJECTION64_PATH (Nsight Systems, Nsight
+     * Compute) owns CUPTI; it subscribes when the driver starts. */
+    inj = getenv("CUDA_INJECTION64_PATH");
+    if (inj != NULL && inj[0] != '\0') {
+        snprintf(msg, cap,
+                 "GPU tracing off: a CUDA tool is injected (CUDA_INJECTION64_PATH=%.200s) and owns CUPTI; "
+                 "NVTX ranges and host records are still recorded; run without the tool for GPU records",
+                 inj);
+        return -1;
+    }
+    if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS) {
+        snprintf(msg, cap, "GPU tracing off: %s", why);
+        return -1;
+    }
+    if ((missing = gpuinstCudaMissing(GPUINST_NEED_TRACE)) != NULL) {
+        snprintf(msg, cap, "GPU tracing off: %.200s or libcuda.so.1 lacks %s, which gpuinst needs; use the CUPTI "
+                           "and driver of CUDA %d or newer",
+                 gpuinstLibPath(GPUINST_LIB_CUPTI), missing, CUPTI_API_VERSION / 10000);
+        return -1;
+    }
+    return 0;
+}
+
+/* A driver that works and sees a device. */
+static int startDevices(char *msg, size_t cap)
+{
+    int ndev = 0;
+    CUresult cr = gpuinstCu.cuInit(0);
+    if (cr != CUDA_SUCCESS) {
+        snprintf(msg, cap, "GPU tracing off: cuInit failed (%s): no usable GPU or driver on this node; "
+                           "host records are still written",
+                 gpuinstCudaResultString((int)cr));
+        return -1;
+    }
+    cr = gpuinstCu.cuDeviceGetCount(&ndev);
+    if (cr != CUDA_SUCCESS || ndev <= 0) {
+        snprintf(msg, cap, "GPU tracing off: no CUDA device visible (cuDeviceGetCount: %s, %d devices); "
+                           "check CUDA_VISIBLE_DEVICES",
+                 gpuinstCudaResultString((int)cr), ndev);
+        return -1;
+    }
+    return 0;
+}
+
+/* Another CUPTI subscriber (a debugger or a tool attached some other way)
+ * means CUPTI is taken.  The probe subscriber is released at once, so the
+ * range profiler (or the tool) can still subscribe. */
+static int startProbe(char *msg, size_t cap)
+{
+    CUpti_SubscriberHandle sub = NULL;
+    CUptiResult rc = gpuinstCu.cuptiSubscribe(&sub, probeCallback, NULL);
+    if (rc != CUPTI_SUCCESS) {
+        snprintf(msg, cap, "GPU tracing off: CUPTI is in use by another tool (cuptiSubscribe: %s); "
+                           "NVTX and host records are still recorded",
+                 gpuinstCuptiResultString((int)rc));
+        return -1;
+    }
+    (void)gpuinstCu.cuptiUnsubscribe(sub);
+    return 0;
+}
+
+/* CUPTI's timestamps from gpuinstClockNs, else a measured offset. */
+static void startClock(void)
+{
+    act.clock_method = 2;
+    if (gpuinstCu.cuptiActivityRegisterTimestampCallback != NULL &&
+        gpuinstCu.cuptiActivityRegisterTimestampCallback(clockCallback) == CUPTI_SUCCESS) {
+        act.clock_method = 1;
+        act.clock_offset = 0;
+    } else {
+        int64_t best = INT64_MAX;
+        int k;
+        for (k = 0; k < 5; k++) {
+            uint64_t a = gpuinstClockNs(), c = 0, b;
+            if (gpuinstCu.cuptiGetTimestamp(&c) != CUPTI_SUCCESS) break;
+            b = gpuinstClockNs();
+            if ((int64_t)(b - a) < best) {
+                best = (int64_t)(b - a);
+                act.clock_offset = (int64_t)(a + (b - a) / 2) - (int64_t)c;
+            }
+        }
+    }
+}
+
+/* The buffer pool and the queue (as many entries as buffers). */
+static int startBuffers(uint32_t nbuf, size_t bufsize, char *msg, size_t cap)
+{
+    uint32_t i;
+    act.nbuffers = nbuf;
+    act.bufsize = bufsize;
+    act.pool = (uint8_t **)calloc(nbuf, sizeof *act.pool);
+    act.freeList = (uint8_t **)calloc(nbuf, sizeof *act.freeList);
+    act.queue = (Pending *)calloc(nbuf, sizeof *act.queue);
+    for (i = 0; act.pool != NULL && act.freeList != NULL && act.queue != NULL && i < nbuf; i++) {
+        void *p = NULL;
+        if (posix_memalign(&p, 8, bufsize) != 0 || p == NULL) break;
+        act.pool[i] = (uint8_t *)p;
+        act.freeList[act.nfree++] = act.pool[i];
+    }
+    if (i < nbuf) {
+        snprintf(msg, cap, "GPU tracing off: out of memory for the activity buffer pool; lower buffers= or "
+                           "buffer_kb= in GPUINST_TRACE");
+        return -1;
+    }
+    return 0;
+}
+
+/* NVTX markers: gpuinst's NVTX collector (src/nvtx_inject.c) records
+ * every library's NVTX as first-class /ranges and /marks (payloads,
+ * categories, colors, GPU correlation), which CUPTI's MARKER records
+ * lack, at less cost (bench/RESULTS.md, "NVTX collector").  CUPTI only
+ * sees NVTX when it is the process's NVTX tool, so the MARKER kind is
+ * enabled only when the user made it so (NVTX_INJECTION64_PATH naming
+ * libcupti); the collector then stands aside (/unavailable "nvtx"). */
+static void startMarkers(void)
+{
+    const char *cur;
+    if (!(act.kinds & K_MARKER)) return;
+    cur = getenv("NVTX_INJECTION64_PATH");
+    if (cur == NULL || strstr(cur, "libcupti") == NULL) {
+        act.kinds &= ~(unsigned)K_MARKER;
+        kindsText(act.kinds, act.kindsText, sizeof act.kindsText);
+    }
+}
+
+/* The buffer callbacks, then every kind GPUINST_TRACE asks for (kindRows
+ * in order): one that is required, or refused because another tool owns
+ * CUPTI, turns tracing off; another that fails is said and left out. */
+static int startKinds(char *msg, size_t cap)
+{
+    CUptiResult rc = gpuinstCu.cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+    size_t i;
+    int nen = 0;
+    if (rc != CUPTI_SUCCESS) {
+        snprintf(msg, cap, "GPU tracing off: cuptiActivityRegisterCallbacks failed (%s)",
+                 gpuinstCuptiResultString((int)rc));
+        return -1;
+    }
+    for (i = 0; i < NKINDS; i++) {
+        const KindRow *k = &kindRows[i];
+        if (k->word == 0 || !(k->word & act.kinds)) continue;
+        rc = gpuinstCu.cuptiActivityEnable(k->kind);
+        if (rc == CUPTI_SUCCESS) {
+            if (nen < (int)(sizeof act.enabled / sizeof act.enabled[0])) act.enabled[nen++] = k->kind;
+            continue;
+        }
+        if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || rc == CUPTI_ERROR_NOT_COMPATIBLE || k->required) {
+            disableAll(act.enabled, nen);
+            snprintf(msg, cap, "GPU tracing off: cuptiActivityEnable(kind %d) failed (%s)%s", (int)k->kind,
+                     gpuinstCuptiResultString((int)rc),
+                     rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || rc == CUPTI_ERROR_NOT_COMPATIBLE
+                         ? ": another tool owns CUPTI; NVTX and host records are still recorded"
+                         : "");
+            return -1;
+        }
+        gpuinstWarn("CUPTI activity kind %d not enabled (%s): its records are missing", (int)k->kind,
+                    gpuinstCuptiResultString((int)rc));
+    }
+    act.nenabled = nen; /* the kinds a profiler session may pause */
+    return 0;
+}
+
+/* The decode thread. */
+static int startWorker(char *msg, size_t cap)
+{
+    act.use_cupti_walk = 1;
+    act.stop = 0;
+    if (pthread_create(&act.worker, NULL, decodeThread, NULL) != 0) {
+        disableAll(act.enabled, act.nenabled);
+        snprintf(msg, cap, "GPU tracing off: could not start the decode thread (pthread_create failed)");
+        return -1;
+    }
+    act.worker_started = 1;
+    return 0;
+}
+
+GPUINST_PRIVATE void gpuinstActivityInit(void)
+{
+    char msg[480];
+    uint32_t nbuf = 8;
+    size_t bufsize = (size_t)4 << 20;
+    pthread_once(&lockOnce, initLocks);
+    if (act.on) return;
+    if (!startConfig(&nbuf, &bufsize)) return;
+    if (startLibraries(msg, sizeof msg) != 0 || startDevices(msg, sizeof msg) != 0 || startProbe(msg, sizeof msg) != 0) {
+        gpuinstUnavailableAdd("cupti", msg);
+        return;
+    }
+    startClock();
+    if (startBuffers(nbuf, bufsize, msg, sizeof msg) != 0) {
+        gpuinstUnavailableAdd("cupti", msg);
+        return;
+    }
+    startMarkers();
+    if (startKinds(msg, sizeof msg) != 0 || startWorker(msg, sizeof msg) != 0) {
+        gpuinstUnavailableAdd("cupti", msg);
+        return;
+    }
+    act.on = 1;
+    /* capture windows (src/capture.c): activity runs only inside one */
+    if (GPUINST_LOAD_RLX(&gpuinstCaptureOn) && !gpuinstCaptureOpen()) {
+        pthread_mutex_lock(&enLock);
+        captureSwitch(0);
+        pthread_mutex_unlock(&enLock);
+    }
+    GPUINST_STORE_REL(&gpuinstGpuHooks, &activityHooks);
+}
+
+/* The part's flush step (finalize): synchronize, flush, drain, join,
+ * resolve, devices.  Nothing when tracing never started. */
+GPUINST_PRIVATE void gpuinstActivityFlush(void)
+{
+    CUcontext ctx = NULL;
+    CUptiResult rc;
+    CUpti_ActivityKind all[NKINDS];
+    int nall = 0;
+    size_t i;
+    if (!act.on) return;
+    GPUINST_STORE_REL(&gpuinstGpuHooks, (const gpuinstHooks *)NULL);
+    if (gpuinstCu.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) {
+        CUresult cr = gpuinstCu.cuCtxSynchronize();
+        if (cr != CUDA_SUCCESS)
+            gpuinstWarn("cuCtxSynchronize at finalize failed (%s): GPU work still running is not traced",
+                        gpuinstCudaResultString((int)cr));
+    }
+    rc = gpuinstCu.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (rc != CUPTI_SUCCESS)
+        gpuinstWarn("cuptiActivityFlushAll failed (%s): the last GPU records may be missing",
+                    gpuinstCuptiResultString((int)rc));
+    for (i = 0; i < NKINDS; i++) /* every kind gpuinst may have enabled */
+        if (kindRows[i].word != 0) all[nall++] = kindRows[i].kind;
+    pthread_mutex_lock(&enLock); /* after it no capture window switches a kind on */
+    disableAll(all, nall);
+    pthread_mutex_unlock(&enLock);
+    addDropped(NULL, 0);
+    if (ctx != NULL) addDropped(ctx, 0);
+    pthread_mutex_lock(&act.qlock);
+    act.stop = 1;
+    pthread_cond_signal(&act.qcond);
+    pthread_mutex_unlock(&act.qlock);
+    if (act.worker_started) pthread_join(act.worker, NULL);
+    act.worker_started = 0;
+    pthread_mutex_lock(&act.qlock);
+    act.closed = 1;
+    pthread_mutex_unlock(&act.qlock);
+    pthread_mutex_lock(&act.dlock);
+    if (act.pauseOpen) { /* finalize inside a profiled region: the pause ends with tracing */
+        act.paused[act.pauseOpen - 1].end_ns = gpuinstClockNs();
+        act.pauseOpen = 0;
+    }
+    pthread_mutex_unlock(&act.dlock);
+    gpuinstActivityResolve();
+    readDevices();
+    pthread_mutex_lock(&act.dlock);
+    countRecordsPerDevice();
+    pthread_mutex_unlock(&act.dlock);
+    {
+        gpuinstActivityStats s;
+        gpuinstActivityGetStats(&s);
+        if (s.dropped || s.no_buffer)
+            gpuinstWarn("GPU tracing lost records: %llu dropped by CUPTI, %llu buffer requests refused; raise "
+                        "buffers= or buffer_kb= in GPUINST_TRACE",
+                        (unsigned long long)s.dropped, (unsigned long long)s.no_buffer);
+    }
+}
+
+#else /* !GPUINST_WITH_CUPTI */
+
+GPUINST_PRIVATE void gpuinstActivityInit(void)
+{
+    if (strcmp(gpuinstG.cfg.trace, "none") == 0 || strcmp(gpuinstG.cfg.trace, "off") == 0 ||
+        strcmp(gpuinstG.cfg.trace, "0") == 0)
+        return;
+    gpuinstUnavailableAdd("cupti", "GPU tracing off: gpuinst was built without the CUDA headers "
+                                   "(GPUINST_WITH_CUPTI=0); rebuild with -I<cuda>/include");
+}
+GPUINST_PRIVATE void gpuinstActivityFlush(void) {}
+GPUINST_PRIVATE void gpuinstActivityCapture(int on)
+{
+    (void)on;
+}
+
+#endif /* GPUINST_WITH_CUPTI */
+/************** End of src/activity.c **************/
+/************** Begin file src/counters.c **************/
+/*
+ * counters.c -- NVTX counters and counter groups, and the cross-rank
+ * statistics of /counters/stats.
+ *
+ * A counter (one field "value") or a counter group (1..64 int64/double
+ * fields) is a run-time table descriptor: /counters/<name>, rows of
+ *   time_ns (u64, host clock -> aligned timeline), rank (u32), thread (u16),
+ *   no_value (u8: 0 = values, 1 + NVTX_COUNTER_SAMPLE_* reason), pad,
+ *   then 8 bytes per field (int64 or double), in the group's order,
+ * so a sample is recorded as 16 + 8 * fields bytes, written by the writer
+ * like any other table.  Each sample is also the real NVTX counter call
+ * (nvToolsExtCounters.h), so Nsight Systems shows it: the counter is
+ * registered with NVTX at its first sample, when its semantics (unit, bounds,
+ * interpolation, value type) are final.
+ *
+ * Hot path (sample): one state load, the counter from a fixed array, this
+ * thread's buffer for it from a thread-local table, one clock read, a store,
+ * the NVTX call.  No lock, no allocation in the common case.
+ *
+ * Dataset names: /counters/<name> with '/', '%', '~', control bytes, bytes
+ * outside valid UTF-8 and a leading '.' written as "%XX" (cntLinkName), so
+ * two valid names never make one path a dataset and a group at once.  The
+ * name as given is the dataset's counter_name attribute.
+ *
+ * The built-in groups (GPUINST_COUNTERS) and their sampler thread are
+ * src/counters_builtin.c.
+ *
+ * Statistics: at finalize (gpuinstCountersStats, run by the writer's table
+ * agreement on every rank once the list of datasets is agreed) each rank
+ * reduces each counter field to one figure (the mean of its samples, or
+ * their sum for DELTA counters), rank 0 gathers them and writes min, mean,
+ * max and imbalance = max / mean over the ranks that sampled the field, one
+ * row per dataset and field.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+/* #include "countersInt.h" -- already inlined */
+
+#include <math.h>
+#include <unistd.h>
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+/* NVTX's dlsym result is cast to a function pointer (see gpuinstInt.h). */
+#pragma GCC diagnostic ignored "-Wpedantic"
+/* The payload extension defines static inline functions gpuinst does not
+ * call (clang warns about unused ones in the amalgamation's one file). */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#endif
+/* #include "nvtx3/nvToolsExtCounters.h" -- already inlined */
+/* #include "nvtx3/nvToolsExtSemanticsCounters.h" -- already inlined */
+/* #include "nvtx3/nvToolsExtSemanticsTime.h" -- already inlined */
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
@@ -17836,6 +21526,9 @@ static int cntCreateCore(const char *name, int scalar, const char *fields, const
     }
     c = (cntCounter *)calloc(1, sizeof *c);
     if (c == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    /* gpuinst is the NVTX tool of its own NVTX copy: an NVTX counter call
+     * would come back to its collector and be recorded twice (src/nvtx_inject.c) */
+    if (!GPUINST_NVTX_EMIT()) flags |= CNT_NO_NVTX;
     snprintf(c->name, sizeof c->name, "%s", name);
     memcpy(c->path, "/counters/", 10);
     if (flags & CNT_INTERNAL) snprintf(c->path + 10, sizeof c->path - 10, "%s", name); /* pm_sampling/<bus id> */
@@ -18158,6 +21851,8 @@ static int cntRecordOne(cntCounter *c, gpuinstBuf *b, uint16_t thread, uint64_t 
         int rc = cntFold(c, thread, vals, reason);
         if (!(gpuinstG.cfg.mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) return rc;
     }
+    /* capture windows (src/capture.c): a sample is kept in the trace if its time falls in one */
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstCaptureOn)) && !gpuinstCaptureContains(t)) return GPUINST_SUCCESS;
     if (reason == GPUINST_COUNTER_NOVALUE_UNCHANGED) prev = cntLastValues(b); /* before the slot moves the tail */
     slot = (unsigned char *)gpuinstBufSlot(b);
     if (slot == NULL) return cntLostEvent();
@@ -18258,6 +21953,12 @@ GPUINST_PRIVATE int gpuinstCounterSemantics(gpuinst_counter counter, int32_t fie
                                             double min, double max)
 {
     return cntSemanticsCore(counter, field, unit, flags, min, max);
+}
+
+GPUINST_PRIVATE int gpuinstCounterCreateNvtx(const char *name, int scalar, const char *fields, const int32_t *types,
+                                             int32_t nfields, const char *const *units, gpuinst_counter *counter)
+{
+    return cntCreateCore(name, scalar, fields, types, nfields, units, CNT_NO_NVTX, counter);
 }
 
 static int cntSemanticsCore(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags, double min,
@@ -19206,233 +22907,7 @@ int gpuinst_counters_sample_builtin(void)
  * foundation's table (gpuinstCu, src/cuda.c).
  */
 /* #include "countersInt.h" -- already inlined */
-/************** Begin file src/profilerInt.h **************/
-/*
- * profilerInt.h -- range profiling (src/profiler_host.c, src/metrics.c,
- * src/range_profiler.c): metric lists, host objects, the GPUINST_PROFILE
- * selection, the per-device lock.
- */
-#ifndef GPUINST_PROFILER_INT_H
-#define GPUINST_PROFILER_INT_H
-
-/* #include "cudaInt.h" -- already inlined */
-
-/* ==== range profiling (issue 5; src/profiler_host.c, src/range_profiler.c,
- * src/profiler_decls.h) ==================================================== */
-#define GPUINST_PROFILE_MAX_METRICS 64 /* metrics per list */
-#define GPUINST_NEAREST_MAX 8          /* suggestions per unknown name */
-
-/* A metric list: names expanded from "name,set,..." (sets: time, memory,
- * instructions, roofline, throughput), duplicates removed, order kept. */
-typedef struct gpuinstMetricList {
-    char **names;
-    uint32_t n;
-} gpuinstMetricList;
-/* Parses `spec` (NULL/empty: gpuinstMetricsDefault()).  On error returns
- * INVALID_ARGUMENT or LIMIT with a sentence in err.  No CUPTI call. */
-GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out, char *err, size_t errcap);
-GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
-GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
-#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
-GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
-#endif
-/* gpuinst's named set i (0 <= i < gpuinstMetricSetCount()): its name and
- * NULL-terminated metric names (static storage).  INVALID_ARGUMENT past
- * the end. */
-GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void);
-GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics);
-/* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
-#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
-GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
-#endif
-/* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
- * first (ties: earlier candidate first); too distant ones are left out. */
-#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
-GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const *cands, size_t n,
-                                             const char **out, uint32_t k);
-#endif
-
-/* Host object: chip + metric list -> properties, config image, passes,
- * evaluation (CUPTI profiler host API; works without a GPU).  Only with
- * GPUINST_WITH_CUPTI. */
-typedef struct gpuinstPhost gpuinstPhost;
-#if GPUINST_WITH_CUPTI
-GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
-                                       gpuinstPhost **out, char *why, size_t cap);
-GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph);
-GPUINST_PRIVATE uint32_t gpuinstPhostPasses(const gpuinstPhost *ph);
-GPUINST_PRIVATE const uint8_t *gpuinstPhostConfig(const gpuinstPhost *ph, size_t *size);
-GPUINST_PRIVATE const gpuinstMetricList *gpuinstPhostMetrics(const gpuinstPhost *ph);
-GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, const char **desc,
-                                            const char **unit, const char **hwunit, int *type);
-GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
-                                         double *values, char *why, size_t cap);
-GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
-/* The same for a profiler type (GPUINST_PROFILER_RANGE / _PM_SAMPLING):
- * gpuinstPhostCreate is this with GPUINST_PROFILER_RANGE. */
-GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
-                                          gpuinstPhost **out, char *why, size_t cap);
-/* The same for a list of metric names as given (no sets; duplicates
- * dropped): PM sampling's host objects. */
-GPUINST_PRIVATE int gpuinstPhostCreateList(const char *chip, int ptype, const uint8_t *avail,
-                                           const char *const *names, uint32_t n, gpuinstPhost **out, char *why,
-                                           size_t cap);
-/* Collection scope of metric i (GPUINST_METRIC_SCOPE_*). */
-GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i);
-/* Bare host-API queries (metric discovery, src/metrics.c).  A host object
- * is a CUpti_Profiler_Host_Object * as void *.  Strings and arrays handed
- * back are CUPTI's, valid until the next call on the same object: copy
- * them.  Each returns a gpuinst status; *why a sentence where given. */
-typedef struct gpuinstMetricProps {
-    const char *description, *unit, *hw_unit; /* "" where CUPTI has none */
-    int32_t type;                             /* GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT */
-    int32_t scope;                            /* GPUINST_METRIC_SCOPE_* (UNKNOWN before CUPTI 13.1) */
-} gpuinstMetricProps;
-GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_t *avail, void **obj, char *why,
-                                       size_t cap);
-GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj);
-GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap);
-GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *const **names, size_t *n, char *why,
-                                            size_t cap);
-/* INVALID_ARGUMENT: no such metric of that type. */
-GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metric, const char *const **subs,
-                                           size_t *n);
-/* INVALID_ARGUMENT: unknown metric (for this chip and profiler type). */
-GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetricProps *out, char *why, size_t cap);
-/* Single-pass sets (CUPTI 13.2+; UNAVAILABLE before): *names is one
- * malloc'ed block (n pointers, NULL, the texts): free(*names). */
-GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, size_t *n, char *why, size_t cap);
-GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const char *set, char ***names, size_t *n,
-                                                     char *why, size_t cap);
-/* Up to k (<= GPUINST_NEAREST_MAX) valid full names nearest to `name`,
- * into out + i * stride, given the chip's base metrics; returns how many.
- * Base metrics: CUPTI 13.0 appends to the list at each GetBaseMetrics
- * call on one object, so read them once per object. */
-GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
-                                             char *out, size_t stride, uint32_t k);
-/* cuptiGetVersion of the libcupti loaded (130001 for CUDA 13.0's), 0 if none. */
-#if GPUINST_WITH_TEST_API
-GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void);
-#endif
-/* libnvperf_host (what the host object needs; ~60-150 ms to open, under
- * the loader's lock) opened on a detached helper thread, once per process,
- * from libcupti's directory with CUPTI's flags, so that it overlaps the
- * target-side setup (src/range_profiler.c): Start is called once gpuinst's
- * own dlopen/dlsym calls are done (needs libcupti loaded and
- * gpuinstProfilerInit run; GPUINST_PROFILE_PRELOAD=0: no-op);
- * Wait blocks until the file is in (at most 60 s) and, the first time,
- * stores how long the load took in *ns (NULL: not wanted). */
-GPUINST_PRIVATE void gpuinstProfPreloadStart(void);
-GPUINST_PRIVATE void gpuinstProfPreloadWait(uint64_t *ns);
-#endif
-
-/* Which occurrences of a region are profiled (GPUINST_PROFILE; syntax in
- * docs/PROFILING.md): rules "pattern[@sel]" separated by ';', the first
- * rule whose glob matches the region name decides. */
-#define GPUINST_SELECT_MAX_RULES 32
-#define GPUINST_SELECT_MAX_ITEMS 16
-typedef struct gpuinstSelectItem {
-    uint8_t kind;          /* 0 list/range lo..hi, 1 every N-th (N, 2N...), 2 all, 3 none */
-    uint64_t lo, hi;       /* kind 0: lo..hi inclusive; kind 1: lo = N */
-} gpuinstSelectItem;
-typedef struct gpuinstSelectRule {
-    char pattern[128];
-    uint32_t nitems;
-    gpuinstSelectItem items[GPUINST_SELECT_MAX_ITEMS];
-} gpuinstSelectRule;
-typedef struct gpuinstSelect {
-    uint32_t nrules;
-    gpuinstSelectRule rules[GPUINST_SELECT_MAX_RULES];
-} gpuinstSelect;
-/* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
- * INVALID_ARGUMENT with a sentence in err on a syntax error. */
-GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
-/* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
-GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
-/* The same, and *rule = the index of the rule that decided (-1: none
- * matched the name). */
-GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule);
-/* What GPUINST_PROFILE selected, said at finalize (also without CUPTI): a
- * rule that matched no region that ran, or selected none of the
- * occurrences that ran, is an /unavailable row "profile_selection" and one
- * line on stderr.  `regions` lists the region names that ran, `nocc` how
- * many occurrences each had; decided[r] / selected[r] count the occurrences
- * rule r decided / selected; returns 1 and a sentence in msg if there is
- * something to say.  Pure (tests call it). */
-GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
-                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
-                                        uint32_t nregions, char *msg, size_t cap);
-
-/* The pass plan of one profiled occurrence (issue 13 §2).  CUPTI needs the
- * nesting levels before the first pass, gpuinst learns the body's depth in
- * it.  With user replay CUPTI runs P passes (the host object's count) for
- * each of L levels, the level fastest: cuptiRangeProfilerStop reports the
- * pass it wants next, (pass, level) = (k / L, k % L + 1) after k bodies,
- * and isAllPassSubmitted after P x L (seen on an H100, bench_profiler: (0,2)
- * (1,1) (1,2) ... (8,2) (0,1,all) for P = 9, L = 2).  So the values of the
- * first d < L levels are complete only after (P - 1) x L + d bodies.  After
- * the first body of the first configuration, with want = min(depth,
- * max_levels): want == L goes on; want < L stops early after (P - 1) x L +
- * want bodies when that is no more than setting up again (1 + P x want)
- * and every Stop so far said what the model says, else sets the session
- * up again with want levels (passes from 0, the first body's data thrown
- * away); want > L (a level hint from an earlier occurrence was too low)
- * sets up again.  A configuration set up again on the same session
- * (cuptiRangeProfilerSetConfig once more) must then follow the model from
- * its first pass; if it does not, CUPTI did not start over: set up again in
- * a new session (verify = 0 then: its values are CUPTI's, whatever the
- * order).  gpuinstPassPlanStep is called after every body with what Stop
- * reported and returns what to do next.  Pure (tests drive it with a
- * simulated CUPTI). */
-typedef struct gpuinstPassPlan {
-    uint32_t per_level;  /* P: passes per nesting level (host object) */
-    uint32_t max_levels; /* GPUINST_PROFILE_DEPTH */
-    uint32_t levels;     /* numNestingLevels of the current configuration */
-    uint32_t want;       /* levels the values need: min(the body's depth, max_levels) */
-    uint32_t bodies;     /* bodies run in the current configuration */
-    uint32_t total;      /* bodies run in all (/profiler/regions passes) */
-    uint32_t discarded;  /* bodies of configurations given up (their data thrown away) */
-    uint32_t stop_at;    /* stop after this many bodies of the configuration; 0: at CUPTI's last pass */
-    uint32_t expect;     /* bodies the occurrence takes in all, as far as known now */
-    uint32_t setups;     /* configurations set up: 1 + the times it was set up again */
-    int in_order;        /* every Stop of this configuration reported what the model says */
-    int verify;          /* this configuration was set up again on the same session: it must follow the model */
-    int early_ok;        /* stopping early allowed (not after an early decode came out incomplete) */
-    int fresh;           /* with GPUINST_PASS_RESETUP: set up in a new session (not on the same one) */
-} gpuinstPassPlan;
-enum {
-    GPUINST_PASS_NEXT = 0,        /* restore, run the body again */
-    GPUINST_PASS_DECODE = 1,      /* CUPTI's last pass: decode, evaluate, record */
-    GPUINST_PASS_DECODE_EARLY = 2,/* the levels the body has are complete: decode (NaN: gpuinstPassPlanEarlyFailed) */
-    GPUINST_PASS_RESETUP = 3,     /* set the session up again for `want` levels (fresh: a new session), then
-                                     gpuinstPassPlanResetup, restore, run the body */
-    GPUINST_PASS_ABANDON = 4      /* more than max_bodies: give up, record nothing */
-};
-GPUINST_PRIVATE void gpuinstPassPlanInit(gpuinstPassPlan *s, uint32_t per_level, uint32_t levels, uint32_t max_levels,
-                                         int early_ok);
-GPUINST_PRIVATE void gpuinstPassPlanModel(uint32_t levels, uint32_t k, uint32_t *pass, uint32_t *level);
-GPUINST_PRIVATE int gpuinstPassPlanStep(gpuinstPassPlan *s, uint32_t depth, uint64_t rep_pass, uint64_t rep_level,
-                                        int all, uint32_t max_bodies);
-GPUINST_PRIVATE void gpuinstPassPlanResetup(gpuinstPassPlan *s, int same_session);
-GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s);
-
-
-
-/* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
- * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
- * GPUINST_PROFILE is set (so that finalize can say what it named that never
- * ran). */
-GPUINST_PRIVATE void gpuinstProfilerInit(void);
-/* gpuinst_init: gpuinstProfilerInit when GPUINST_PROFILE is set. */
-GPUINST_PRIVATE void gpuinstProfilerPartInit(void);
-/* finalize (after the activity part's flush): an occurrence still being
- * profiled is torn down, GPUINST_PROFILE rules that selected nothing are
- * said, the cached host objects freed.  Nothing if the profiler never
- * started. */
-GPUINST_PRIVATE void gpuinstProfilerFlush(void);
-
-#endif /* GPUINST_PROFILER_INT_H */
-/************** End of src/profilerInt.h **************/
+/* #include "profilerInt.h" -- already inlined */
 /* #include "activityInt.h" -- already inlined */
 
 /* ---- /counters/pm_sampling/ranks (also without CUPTI: who asked, and why not) ---- */
@@ -26566,6 +30041,48 @@ static const uint8_t gpuinstMpiDir[GPUINST_MPI_NCALLS + 1] = {
 #undef GPUINST_MPI_DIR_
 };
 
+/* A request started by a nonblocking call of the thread, in the thread's
+ * ring (gpuinstMpiThread.ring): what its completion needs.  The owner
+ * fills a free slot and publishes it by storing `key` (release); whoever
+ * completes the request (the owner, or another thread: MPI_THREAD_MULTIPLE)
+ * takes it by a compare-and-swap of `key` to key | GPUINST_MPI_REQ_BUSY,
+ * copies it and frees it (key 0, release).  No lock.  Persistent requests
+ * and matched-probe messages live in the shared table instead
+ * (mpi/mpi_trace.c), and so does a request the ring has no room for. */
+#define GPUINST_MPI_RING 64                      /* slots per thread, a power of two */
+#define GPUINST_MPI_REQ_BUSY (1ull << 63)        /* key | BUSY: being taken */
+typedef struct gpuinstMpiReqSlot {
+    uint64_t key;              /* the request handle as a number (gpuinstMpiReqKey); 0 free */
+    uint64_t id;               /* request id: the call_id of the call that started it */
+    gpuinstMpiObj *comm;       /* the starting call's communicator */
+    void *agg;                 /* profile mode: a receive's /profile/mpi entry */
+    uint64_t bytes;            /* the starting call's bytes */
+    uint64_t recv;             /* 1: a receive (source, tag, bytes come from the status) */
+} gpuinstMpiReqSlot;
+
+/* Profile mode (GPUINST_MODE=profile): a row of /profile/mpi, the calls of
+ * one (range path, call, communicator) of a thread, and the thread's table
+ * of them (mpi/mpi_trace.c; here because gpuinstMpiFold reads them). */
+typedef struct gpuinstMpiProfRec { /* /profile/mpi, 80 bytes */
+    uint64_t count;
+    uint64_t time_ns, time_min_ns, time_max_ns;
+    uint64_t bytes;             /* completions may add from another thread (atomic) */
+    uint64_t comm;              /* communicator id (/mpi/comms), GPUINST_MPI_NO_COMM none */
+    uint32_t node;              /* the path: /profile/ranges node of (rank, thread); 0 outside any range */
+    uint32_t rank;
+    uint32_t name;              /* "MPI_Send": /strings id, filled at collect */
+    uint16_t call;
+    uint16_t thread;
+    uint64_t next_;             /* not written: the entries of a thread form a list (collect) */
+} gpuinstMpiProfRec;
+
+typedef struct gpuinstMpiProf {
+    gpuinstMpiProfRec **slots;  /* open addressing on (node, call, comm) */
+    uint32_t mask, used;
+    gpuinstMpiProfRec *last[GPUINST_MPI_NCALLS]; /* the entry used last per call */
+    gpuinstMpiProfRec *head;    /* every entry, newest first (through next_) */
+} gpuinstMpiProf;
+
 /* A thread's MPI state (mpi/mpi_trace.c; here because the inline hot path
  * of every wrapper reads it). */
 struct gpuinstMpiThread {
@@ -26586,8 +30103,15 @@ struct gpuinstMpiThread {
     uint64_t bytes[3];         /* sent, received, -: totals by gpuinstMpiDir (owner writes, the
                                   counter sampler reads relaxed) */
     gpuinstMpiRec scratch;     /* the row of a call not kept as a row (profile mode, no memory) */
-    void *prof;                /* profile mode: this thread's /profile/mpi entries (mpi/mpi_trace.c) */
+    void *prof;                /* profile mode: this thread's /profile/mpi entries (gpuinstMpiProf) */
+    uint8_t fold;              /* profile mode alone, no test skew: gpuinstMpiEnd folds inline */
+    gpuinstThread *core;       /* the thread's gpuinstThread (its range profile: gpuinstMpiFold) */
     uint64_t local[GPUINST_MPI_NCALLS]; /* local calls counted (gpuinstMpiCount), read at collect */
+    /* requests this thread started: slots [ring_tail, ring_head) (mod
+     * GPUINST_MPI_RING) may be in use, the others are free; head and tail
+     * are the owner's alone, other threads look at every slot's key */
+    uint32_t ring_head, ring_tail;
+    gpuinstMpiReqSlot ring[GPUINST_MPI_RING];
 };
 GPUINST_SHARED_DATA GPUINST_TLS gpuinstMpiThread *gpuinstMpiSelf;
 
@@ -26648,6 +30172,9 @@ GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c);
 /* Profile mode: adds the call to its (range path, call, communicator)
  * entry (mpi/mpi_trace.c). */
 GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c);
+/* Profile mode: the call's (range path, call, communicator) entry
+ * (gpuinstMpiProfRec), found once per call and kept in c->agg. */
+GPUINST_PRIVATE void *gpuinstMpiCallEntry(gpuinstMpiCall *c);
 
 static GPUINST_INLINE void gpuinstMpiRowInit(gpuinstMpiRec *r, int call, uint64_t id, uint16_t thread)
 {
@@ -26681,14 +30208,23 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
     t = gpuinstMpiSelf;
     if (GPUINST_UNLIKELY(t == NULL)) return gpuinstMpiBeginSlow(c, call);
     if (t->current != 0) return 0;
+    if (gpuinstCaptureSkip()) return 0; /* outside every capture window (src/capture.c) */
     id = t->next_id;
     if (GPUINST_UNLIKELY(id == t->end_id)) return gpuinstMpiBeginSlow(c, call);
     if (!t->rows) {
+        /* profile mode alone: the scratch row is never written out; only
+         * what the fold and the request tracking read is set (its thread
+         * was set once) */
         r = &t->scratch;
+        r->bytes = 0;
+        r->comm = GPUINST_MPI_NO_COMM;
+        r->call_id = id;
+        r->call = (uint16_t)call;
     } else {
         gpuinstChunk *k = t->calls.tail;
         if (GPUINST_UNLIKELY(k == NULL || k->count >= k->cap)) return gpuinstMpiBeginSlow(c, call);
         r = (gpuinstMpiRec *)(void *)GPUINST_CHUNK_DATA(k) + k->count;
+        gpuinstMpiRowInit(r, call, id, t->thread);
     }
     t->next_id = id + 1;
     t->current = id;
@@ -26696,7 +30232,6 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
     c->ci = NULL; /* (freeing is set by gpuinstMpiObjFreeing, the only call before its reader) */
     c->r = r;
     c->agg = NULL;
-    gpuinstMpiRowInit(r, call, id, t->thread);
     /* CUDA work inside the call links to it (src/activity.c); the call's
      * NVTX range, where a tool listens: one test for both when neither */
     {
@@ -26707,6 +30242,47 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
         }
     }
     return 1;
+}
+
+/* Adds one call (its row) to a /profile/mpi entry. */
+static GPUINST_INLINE void gpuinstMpiProfFoldInto(gpuinstMpiProfRec *e, const gpuinstMpiRec *r)
+{
+    uint64_t d = r->end_ns - r->start_ns;
+    if (GPUINST_UNLIKELY(r->end_ns < r->start_ns)) d = 0;
+    e->count++;
+    e->time_ns += d;
+    if (d < e->time_min_ns) e->time_min_ns = d;
+    if (d > e->time_max_ns) e->time_max_ns = d;
+    /* completions may add to bytes from another thread (gpuinstMpiReqDone) */
+    GPUINST_ADD_RLX(&e->bytes, r->bytes);
+}
+
+/* Profile mode alone: adds the call to the entry of its (range path,
+ * call, communicator) inline when it is the one this call number used
+ * last (a loop calls the same MPI functions from the same ranges), else
+ * through gpuinstMpiProfileAdd (bench/RESULTS.md: ~20 instructions more
+ * than trace mode's row commit). */
+static GPUINST_INLINE void gpuinstMpiFold(gpuinstMpiCall *c, int call)
+{
+    gpuinstMpiThread *t = c->t;
+    const gpuinstMpiRec *r = c->r;
+    gpuinstMpiProfRec *e = (gpuinstMpiProfRec *)c->agg;
+    if (e == NULL) {
+        const gpuinstMpiProf *p = (const gpuinstMpiProf *)t->prof;
+        const gpuinstThread *ct = t->core;
+        const gpuinstProf *pp = ct != NULL ? ct->prof : NULL;
+        uint32_t node = pp != NULL && pp->cur != NULL ? pp->cur->node : 0;
+        if (GPUINST_UNLIKELY(p == NULL)) {
+            gpuinstMpiProfileAdd(c);
+            return;
+        }
+        e = p->last[call];
+        if (GPUINST_UNLIKELY(e == NULL || e->node != node || e->comm != r->comm)) {
+            gpuinstMpiProfileAdd(c);
+            return;
+        }
+    }
+    gpuinstMpiProfFoldInto(e, r);
 }
 
 /* Publishes the row (or folds it into the profile), pops the NVTX range,
@@ -26730,6 +30306,7 @@ static GPUINST_INLINE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc, int call)
     }
     /* slow: profile mode, the test skew, or this call's row is the scratch row */
     if (GPUINST_LIKELY(!t->slow)) gpuinstBufCommit(&t->calls);
+    else if (t->fold) gpuinstMpiFold(c, call);
     else gpuinstMpiEndSlow(c);
     t->current = 0;
     return rc;
@@ -26835,9 +30412,54 @@ GPUINST_PRIVATE int gpuinstMpiCommNeighbors(gpuinstMpiCall *c, MPI_Comm comm, co
 GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI_Status *st, int add);
 /* Bytes a status says were moved (MPI_Get_count in MPI_BYTE), else `dflt`. */
 GPUINST_PRIVATE uint64_t gpuinstMpiStatusBytes(const MPI_Status *st, uint64_t dflt);
+/* A request handle as a number (the key of the ring and the shared table). */
+static GPUINST_INLINE uint64_t gpuinstMpiReqKey(MPI_Request req)
+{
+    uint64_t k = 0;
+    memcpy(&k, &req, sizeof req < sizeof k ? sizeof req : sizeof k);
+    return k;
+}
 /* Maps a new request handle to this call (the call's communicator: c->ci);
- * persistent: inactive until MPI_Start. */
-GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int recv, int persistent);
+ * persistent: inactive until MPI_Start.  Inline: a nonblocking call fills
+ * the next slot of its thread's ring (no lock, no hash); the slow half
+ * takes persistent requests and a full ring (its oldest requests move to
+ * the shared table). */
+GPUINST_PRIVATE void gpuinstMpiReqStartSlow(gpuinstMpiCall *c, MPI_Request req, int recv, int persistent);
+/* Fills the next slot of the thread's ring (the caller made sure it is free). */
+static GPUINST_INLINE void gpuinstMpiRingPut(gpuinstMpiCall *c, uint64_t key, void *agg, int recv)
+{
+    gpuinstMpiThread *t = c->t;
+    gpuinstMpiReqSlot *s = &t->ring[t->ring_head & (GPUINST_MPI_RING - 1)];
+    s->id = c->r->call_id;
+    s->comm = c->ci;
+    s->agg = agg;
+    s->bytes = c->r->bytes;
+    s->recv = (uint64_t)recv;
+    GPUINST_STORE_REL(&s->key, key); /* published: other threads may take it from now on */
+    t->ring_head++;
+}
+static GPUINST_INLINE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int recv, int persistent)
+{
+    gpuinstMpiThread *t = c->t;
+    gpuinstMpiRec *r = c->r;
+    uint64_t key = gpuinstMpiReqKey(req);
+    uint32_t h = t->ring_head;
+    void *agg = NULL;
+    if (r->result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
+    if (GPUINST_UNLIKELY(persistent || key == 0 || h - t->ring_tail >= GPUINST_MPI_RING)) {
+        gpuinstMpiReqStartSlow(c, req, recv, persistent);
+        return;
+    }
+    if (t->profile) {
+        /* profile alone: a send's bytes are known now, nothing to learn at
+         * its completion; a receive's come then, into the call's entry */
+        if (!recv && !t->rows) return;
+        if (recv) agg = gpuinstMpiCallEntry(c);
+    }
+    r->request = r->call_id;
+    r->flags |= GPUINST_MPI_FLAG_STARTS;
+    gpuinstMpiRingPut(c, key, agg, recv);
+}
 /* MPI_Start/Startall: one row per started request, each a new request id. */
 GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_Request *reqs);
 /* `req` (the handle before the call) completed with status st (may be NULL). */
@@ -26866,12 +30488,44 @@ typedef struct gpuinstReqSave {
     MPI_Fint *fst;          /* Fortran statuses MPI fills, or NULL */
     int n, base;            /* base: 1 for Fortran's indices */
 } gpuinstReqSave;
-GPUINST_PRIVATE void gpuinstMpiReqSaveC(gpuinstReqSave *s, int n, const MPI_Request *reqs, MPI_Status **stsp,
-                                        int single);
+GPUINST_PRIVATE void gpuinstMpiReqSaveCSlow(gpuinstReqSave *s, int n, const MPI_Request *reqs, MPI_Status **stsp,
+                                            int single);
+/* C handles; inline where the array fits on the stack (the slow half
+ * allocates for longer arrays).  MPI_STATUS(ES)_IGNORE: gpuinst's own
+ * statuses are given to MPI instead (the receives' sources come from them). */
+static GPUINST_INLINE void gpuinstMpiReqSaveC(gpuinstReqSave *s, int n, const MPI_Request *reqs,
+                                              MPI_Status **stsp, int single)
+{
+    int i;
+    if (GPUINST_UNLIKELY(n > GPUINST_REQ_STACK || stsp == NULL)) {
+        gpuinstMpiReqSaveCSlow(s, n, reqs, stsp, single);
+        return;
+    }
+    s->n = n > 0 ? n : 0;
+    s->base = 0;
+    s->fst = NULL;
+    s->rq = s->stack;
+    for (i = 0; i < s->n; i++) s->stack[i] = reqs[i]; /* a loop: the arrays are short */
+    s->own = NULL;
+    if (single ? *stsp == MPI_STATUS_IGNORE : *stsp == MPI_STATUSES_IGNORE) *stsp = s->ststack;
+    s->cst = *stsp;
+}
+/* Completions of n saved C handles with C statuses st (NULL: none). */
+GPUINST_PRIVATE void gpuinstMpiReqDoneN(gpuinstMpiCall *c, int n, const MPI_Request *rq, const MPI_Status *st);
 GPUINST_PRIVATE void gpuinstMpiReqSaveF(gpuinstReqSave *s, int n, const MPI_Fint *reqs, MPI_Fint **stsp, int single);
 GPUINST_PRIVATE void gpuinstMpiReqActivateSaved(gpuinstMpiCall *c, gpuinstReqSave *s);
 GPUINST_PRIVATE void gpuinstMpiReqDoneAny(gpuinstMpiCall *c, gpuinstReqSave *s, int flag, int idx);
-GPUINST_PRIVATE void gpuinstMpiReqDoneAll(gpuinstMpiCall *c, gpuinstReqSave *s, int flag);
+GPUINST_PRIVATE void gpuinstMpiReqDoneAllSlow(gpuinstMpiCall *c, gpuinstReqSave *s, int flag);
+/* Waitall/Testall (flag: all completed): inline where gpuinstMpiReqSaveC
+ * kept everything on the stack. */
+static GPUINST_INLINE void gpuinstMpiReqDoneAll(gpuinstMpiCall *c, gpuinstReqSave *s, int flag)
+{
+    if (GPUINST_LIKELY(s->rq == s->stack && s->own == NULL && s->fst == NULL)) {
+        if (c->r->result == MPI_SUCCESS && flag) gpuinstMpiReqDoneN(c, s->n, s->rq, s->cst);
+        return;
+    }
+    gpuinstMpiReqDoneAllSlow(c, s, flag);
+}
 GPUINST_PRIVATE void gpuinstMpiReqDoneSome(gpuinstMpiCall *c, gpuinstReqSave *s, int n, const void *idx);
 
 /* A communicator was created from `parent` (collective): gives it its id. */
@@ -27058,8 +30712,8 @@ int MPI_Finalize(void)
  * when no tool listens), the communicator's lookup (MPI_COMM_WORLD: a
  * compare; others: a lock-free probe), one MPI_Type_size, and an 88-byte
  * append to the thread's buffer.  No lock, no allocation in the common
- * case.  Nonblocking calls and their completions also take the request
- * table's mutex once per request.
+ * case.  A nonblocking call's request goes into its thread's ring
+ * (mpi/mpiInt.h, no lock); its completion finds it there (see Requests).
  *
  * Communicator ids are equal on every member rank: MPI_COMM_WORLD is 0,
  * MPI_COMM_SELF 1; a communicator made by a wrapped call gets a 63-bit
@@ -27071,11 +30725,18 @@ int MPI_Finalize(void)
  * its group): equal on its members without communication, but shared by
  * communicators of the same group (kind "foreign" in /mpi/comms).
  *
- * Requests: a nonblocking call maps its request handle to its call id;
- * Wait/Test* look the handles up before MPI overwrites them and append a
- * completion (time, source, tag, bytes).  At collect the completions are
- * joined to the starting rows (complete_ns; for receives the actual
- * source, tag and bytes).  A persistent request keeps its handle mapped
+ * Requests: a nonblocking call maps its request handle to its call id in
+ * a ring of GPUINST_MPI_RING slots owned by its thread (filled inline by
+ * gpuinstMpiReqStart, no lock, no hash); Wait/Test* save the handles
+ * before MPI overwrites them, look each up after the call -- the thread's
+ * own ring newest first, then the shared table, then the other threads'
+ * rings (a request completed on another thread than the one that started
+ * it) -- take it by a compare-and-swap on its key and append a completion
+ * (time, source, tag, bytes).  At collect the completions are joined to
+ * the starting rows (complete_ns; for receives the actual source, tag and
+ * bytes).  Persistent requests and matched-probe messages live in the
+ * shared table (open addressing under a spin lock), and so do the oldest
+ * requests of a full ring; a persistent request keeps its handle mapped
  * until MPI_Request_free; each MPI_Start gives it a new request id.
  */
 /* #include "mpiInt.h" -- already inlined */
@@ -27137,7 +30798,10 @@ static void skewSetup(void)
     gpuinstMpiSkewOn = 1;
     {
         gpuinstMpiThread *t;
-        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) t->slow = 1;
+        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
+            t->fold = 0;
+            t->slow = 1;
+        }
     }
 }
 
@@ -27182,10 +30846,13 @@ static gpuinstMpiThread *threadSlow(void)
     gpuinstBufSetSpill(&t->calls, GPUINST_SPILL_MPI_CALLS); /* GPUINST_BUFFER_MB (issue 8) */
     gpuinstBufInit(&t->completions, sizeof(Completion));
     t->thread = core ? core->index : 0xFFFFu;
+    t->core = core;
+    t->scratch.thread = t->thread;
     t->comm_handle = MPI_COMM_NULL;
     t->rows = (gpuinstG.cfg.mode & GPUINST_MODE_TRACE) != 0;
     t->profile = (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) != 0;
     t->slow = (uint8_t)(t->profile || gpuinstMpiSkewOn);
+    t->fold = (uint8_t)(t->profile && !t->rows && !gpuinstMpiSkewOn);
     pthread_mutex_lock(&mpiLock);
     t->next = mpiThreads;
     GPUINST_STORE_REL(&mpiThreads, t);
@@ -27220,7 +30887,10 @@ static void nvtxSetup(void)
 {
     int i;
     pthread_mutex_lock(&mpiLock);
-    if (nvtxDone) {
+    if (nvtxDone || !GPUINST_NVTX_EMIT()) {
+        /* (!EMIT: gpuinst is the NVTX tool of its own code, src/nvtx_inject.c:
+         * MPI ranges would come back to its collector as /ranges; /mpi/calls
+         * has them already) */
         pthread_mutex_unlock(&mpiLock);
         return;
     }
@@ -27271,6 +30941,7 @@ GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
         if (t == NULL) return 0;
     }
     if (t->current != 0) return 0; /* inside a recorded call (MPI calling MPI, Fortran -> C) */
+    if (gpuinstCaptureSkip()) return 0; /* outside every capture window (src/capture.c) */
     id = t->next_id;
     if (id == t->end_id) id = callIdBlock(t);
     t->next_id = id + 1;
@@ -27334,7 +31005,7 @@ GPUINST_PRIVATE void gpuinstMpiCountSlow(int call)
         t = threadSlow();
         if (t == NULL) return;
     }
-    if (t->current == 0) t->local[call]++;
+    if (t->current == 0 && !gpuinstCaptureSkip()) t->local[call]++;
 }
 
 static void mpiBytesTotals(uint64_t *sent, uint64_t *recvd)
@@ -27937,25 +31608,8 @@ GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI
  * is tried first (a loop calls the same MPI functions from the same
  * ranges).  Receives started by a nonblocking call get the bytes their
  * completion reports, as their rows do in a trace (gpuinstMpiReqDone). */
-typedef struct MpiProfRec {     /* /profile/mpi, 80 bytes */
-    uint64_t count;
-    uint64_t time_ns, time_min_ns, time_max_ns;
-    uint64_t bytes;
-    uint64_t comm;              /* communicator id (/mpi/comms), GPUINST_MPI_NO_COMM none */
-    uint32_t node;              /* the path: /profile/ranges node of (rank, thread); 0 outside any range */
-    uint32_t rank;
-    uint32_t name;              /* "MPI_Send": /strings id, filled at collect */
-    uint16_t call;
-    uint16_t thread;
-    uint64_t next_;             /* not written: the entries of a thread form a list (collect) */
-} MpiProfRec;
-
-typedef struct MpiProf {
-    MpiProfRec **slots;         /* open addressing on (node, call, comm) */
-    uint32_t mask, used;
-    MpiProfRec *last[GPUINST_MPI_NCALLS]; /* the entry used last per call */
-    MpiProfRec *head;           /* every entry, newest first (through next_) */
-} MpiProf;
+typedef gpuinstMpiProfRec MpiProfRec; /* mpi/mpiInt.h */
+typedef gpuinstMpiProf MpiProf;
 
 static MpiProf *profOf(gpuinstMpiThread *t)
 {
@@ -28035,30 +31689,30 @@ static inline MpiProfRec *callEntry(gpuinstMpiCall *c)
     return (MpiProfRec *)c->agg;
 }
 
+GPUINST_PRIVATE void *gpuinstMpiCallEntry(gpuinstMpiCall *c)
+{
+    return callEntry(c);
+}
+
 GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c)
 {
     const gpuinstMpiRec *r = c->r;
     MpiProfRec *e = callEntry(c);
-    uint64_t d = r->end_ns - r->start_ns;
     if (GPUINST_UNLIKELY(e == NULL)) {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
         return;
     }
-    if (GPUINST_UNLIKELY(r->end_ns < r->start_ns)) d = 0;
-    e->count++;
-    e->time_ns += d;
-    if (d < e->time_min_ns) e->time_min_ns = d;
-    if (d > e->time_max_ns) e->time_max_ns = d;
-    /* completions may add to bytes from another thread (gpuinstMpiReqDone) */
-    GPUINST_ADD_RLX(&e->bytes, r->bytes);
+    gpuinstMpiProfFoldInto(e, r);
 }
 
 /* ---- requests -------------------------------------------------------------------
- * Open addressing (linear probing, backward-shift deletion, a
- * multiplicative hash of the handle) under a spin lock (held for a few
- * dozen instructions: a mutex's lock and unlock cost more than the work):
- * handle -> request id and what a completion needs.  Matched-probe messages
- * (MPI_Mprobe -> MPI_Mrecv) are kept here too, keyed by the message handle. */
+ * The shared table: open addressing (linear probing, backward-shift
+ * deletion, a multiplicative hash of the handle) under a spin lock (held
+ * for a few dozen instructions: a mutex's lock and unlock cost more than
+ * the work): handle -> request id and what a completion needs, for
+ * persistent requests and for requests a thread's ring had no room for
+ * (the rings: below).  Matched-probe messages (MPI_Mprobe -> MPI_Mrecv)
+ * are kept here too, keyed by the message handle. */
 typedef struct ReqEntry {
     uint64_t key;              /* 0 empty */
     uint64_t id;               /* current request id */
@@ -28148,7 +31802,7 @@ static ReqEntry *reqInsertLocked(uint64_t key)
     e = &reqs[i];
     e->key = key;
     e->stamp = ++reqStamp;
-    reqCount++;
+    GPUINST_STORE_RLX(&reqCount, reqCount + 1); /* read without the lock: reqFindSlow */
     return e;
 }
 
@@ -28156,7 +31810,7 @@ static void reqRemoveLocked(ReqEntry *e)
 {
     uint64_t i = (uint64_t)(e - reqs), j = i;
     reqs[i].key = 0;
-    reqCount--;
+    GPUINST_STORE_RLX(&reqCount, reqCount - 1);
     for (;;) { /* backward-shift the cluster after i */
         uint64_t home;
         j = (j + 1) & (reqCap - 1);
@@ -28171,7 +31825,158 @@ static void reqRemoveLocked(ReqEntry *e)
     }
 }
 
-GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int recv, int persistent)
+/* ---- the threads' rings (gpuinstMpiReqSlot, mpi/mpiInt.h) ---- */
+
+/* Claims a slot whose key was seen equal to `key` (0 when another thread
+ * took it first). */
+static inline int slotClaim(gpuinstMpiReqSlot *s, uint64_t key)
+{
+    return __atomic_compare_exchange_n(&s->key, &key, key | GPUINST_MPI_REQ_BUSY, 0, __ATOMIC_ACQUIRE,
+                                       __ATOMIC_RELAXED);
+}
+
+/* What a claimed slot says, as a table entry (all but its key and stamp). */
+static void slotCopy(ReqEntry *out, const gpuinstMpiReqSlot *s)
+{
+    out->id = s->id;
+    out->comm = s->comm;
+    out->agg = s->agg;
+    out->bytes = s->bytes;
+    out->recv = (uint8_t)s->recv;
+    out->persistent = out->message = 0;
+    out->peer = out->tag = 0;
+    out->call = 0;
+}
+
+/* Takes a ring slot whose key was seen equal to `key`: 1 and *out filled
+ * when this thread got it (it is then free again), 0 when another thread
+ * took it first.  peek: copies it and puts it back (MPI_Cancel). */
+static int slotTake(gpuinstMpiReqSlot *s, uint64_t key, ReqEntry *out, int peek)
+{
+    if (!slotClaim(s, key)) return 0;
+    out->key = key;
+    slotCopy(out, s);
+    GPUINST_STORE_REL(&s->key, peek ? key : 0);
+    return 1;
+}
+
+/* The owner's lookup in its own ring, newest first (Open MPI hands out one
+ * handle, ompi_request_empty, for every send to MPI_PROC_NULL: the newest
+ * is the one a Wait names first, as in the shared table): the slot, its
+ * position in *pos, or NULL. */
+static inline gpuinstMpiReqSlot *ringFind(gpuinstMpiThread *t, uint64_t key, uint32_t *pos)
+{
+    uint32_t p = t->ring_head, tail = t->ring_tail;
+    while (p != tail) {
+        gpuinstMpiReqSlot *s = &t->ring[--p & (GPUINST_MPI_RING - 1)];
+        if (GPUINST_LOAD_RLX(&s->key) == key) {
+            *pos = p;
+            return s;
+        }
+    }
+    return NULL;
+}
+
+/* The owner frees its claimed slot at position p: the newest gone, the
+ * head moves back over free slots; the oldest, the tail moves on. */
+static inline void ringFree(gpuinstMpiThread *t, gpuinstMpiReqSlot *s, uint32_t p)
+{
+    uint32_t tail = t->ring_tail;
+    GPUINST_STORE_REL(&s->key, 0);
+    if (p + 1 == t->ring_head) {
+        while (p != tail && GPUINST_LOAD_ACQ(&t->ring[(p - 1) & (GPUINST_MPI_RING - 1)].key) == 0) p--;
+        t->ring_head = p;
+    } else if (p == tail) {
+        while (tail != t->ring_head && GPUINST_LOAD_ACQ(&t->ring[tail & (GPUINST_MPI_RING - 1)].key) == 0)
+            t->ring_tail = ++tail;
+    }
+}
+
+static int ringTakeOwn(gpuinstMpiThread *t, uint64_t key, ReqEntry *out, int peek)
+{
+    uint32_t p;
+    gpuinstMpiReqSlot *s = ringFind(t, key, &p);
+    if (s == NULL || !slotTake(s, key, out, peek)) return 0;
+    if (!peek) ringFree(t, s, p);
+    return 1;
+}
+
+/* Where a request is not in the thread's own ring: the shared table
+ * (persistent requests, a full ring's overflow), then the other threads'
+ * rings (started on one thread, completed on another).  mode 0: peek,
+ * 1: complete (a persistent request stays, inactive: id 0), 2: forget.
+ * 1 and *out filled when found (complete: an active request only). */
+static int reqFindSlow(gpuinstMpiThread *self, uint64_t key, ReqEntry *out, int mode)
+{
+    for (;;) {
+        gpuinstMpiThread *u;
+        ReqEntry *e;
+        int busy = 0;
+        /* an empty table (the common case: no persistent request) is not
+         * locked; a request on its way from a ring to the table is still
+         * busy in its ring (ringMakeRoom), so the loop below waits for it */
+        e = NULL;
+        if (GPUINST_LOAD_RLX(&reqCount) != 0) {
+            reqLock();
+            e = reqFindLocked(key);
+            if (e == NULL) reqUnlock();
+        }
+        if (e != NULL) {
+            int ok = mode != 1 || (e->id != 0 && !e->message);
+            *out = *e;
+            if (mode == 2 || (mode == 1 && ok && !e->persistent)) reqRemoveLocked(e);
+            else if (mode == 1 && ok) e->id = 0; /* persistent: inactive until the next MPI_Start */
+            reqUnlock();
+            return ok;
+        }
+        for (u = GPUINST_LOAD_ACQ(&mpiThreads); u != NULL; u = u->next) {
+            int i;
+            if (u == self) continue;
+            for (i = 0; i < GPUINST_MPI_RING; i++) {
+                uint64_t k = GPUINST_LOAD_RLX(&u->ring[i].key);
+                if (k == (key | GPUINST_MPI_REQ_BUSY)) busy = 1; /* being taken, or moving to the table */
+                if (k == key && slotTake(&u->ring[i], key, out, mode == 0)) return 1;
+            }
+        }
+        if (!busy) return 0;
+        sched_yield(); /* look again once the slot settled */
+    }
+}
+
+/* Finds the request of handle `req`: the thread's own ring, then the rest. */
+static int reqFind(gpuinstMpiThread *t, uint64_t key, ReqEntry *out, int mode)
+{
+    if (key == 0) return 0;
+    if (t != NULL && ringTakeOwn(t, key, out, mode == 0)) return 1;
+    return reqFindSlow(t, key, out, mode);
+}
+
+/* The ring is full: move the tail over slots freed by other threads, and
+ * if it is still full, the oldest request to the shared table. */
+static void ringMakeRoom(gpuinstMpiThread *t)
+{
+    while (t->ring_head - t->ring_tail >= GPUINST_MPI_RING) {
+        gpuinstMpiReqSlot *s = &t->ring[t->ring_tail & (GPUINST_MPI_RING - 1)];
+        uint64_t k = GPUINST_LOAD_ACQ(&s->key);
+        ReqEntry *e;
+        if (k == 0) {
+            t->ring_tail++;
+            continue;
+        }
+        if ((k & GPUINST_MPI_REQ_BUSY) || !slotClaim(s, k)) {
+            sched_yield(); /* another thread is taking it */
+            continue;
+        }
+        reqLock(); /* in the table before the slot is free: a lookup never misses it */
+        e = reqInsertLocked(k);
+        if (e != NULL) slotCopy(e, s);
+        reqUnlock();
+        GPUINST_STORE_REL(&s->key, 0);
+        t->ring_tail++;
+    }
+}
+
+GPUINST_PRIVATE void gpuinstMpiReqStartSlow(gpuinstMpiCall *c, MPI_Request req, int recv, int persistent)
 {
     ReqEntry *e;
     void *agg;
@@ -28182,6 +31987,11 @@ GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int 
     c->r->request = c->r->call_id;
     c->r->flags |= persistent ? GPUINST_MPI_FLAG_PERSISTENT : GPUINST_MPI_FLAG_STARTS;
     agg = c->t->profile && recv ? callEntry(c) : NULL; /* a receive's bytes come at completion */
+    if (!persistent && REQ_KEY(req) != 0) {
+        if (c->t->ring_head - c->t->ring_tail >= GPUINST_MPI_RING) ringMakeRoom(c->t);
+        gpuinstMpiRingPut(c, REQ_KEY(req), agg, recv);
+        return;
+    }
     reqLock();
     e = reqInsertLocked(REQ_KEY(req));
     if (e != NULL) {
@@ -28201,14 +32011,11 @@ GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int 
 
 GPUINST_PRIVATE void gpuinstMpiReqCancel(gpuinstMpiCall *c, MPI_Request req)
 {
-    ReqEntry *e;
-    reqLock();
-    e = reqFindLocked(REQ_KEY(req));
-    if (e != NULL && !e->message) {
-        c->r->request = e->id;
-        c->r->comm = e->comm ? e->comm->id : GPUINST_MPI_NO_COMM;
+    ReqEntry e;
+    if (reqFind(c->t, REQ_KEY(req), &e, 0) && !e.message) {
+        c->r->request = e.id;
+        c->r->comm = e.comm ? e.comm->id : GPUINST_MPI_NO_COMM;
     }
-    reqUnlock();
 }
 
 GPUINST_PRIVATE void gpuinstMpiMsgNew(gpuinstMpiCall *c, MPI_Comm comm, MPI_Message msg)
@@ -28296,39 +32103,48 @@ GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_R
     }
 }
 
-GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const MPI_Status *st)
+static GPUINST_INLINE void reqDone(gpuinstMpiCall *c, MPI_Request req, const MPI_Status *st)
 {
-    ReqEntry *e;
+    gpuinstMpiThread *t = c->t;
+    gpuinstMpiReqSlot *s;
     Completion *done;
-    CommInfo *ci;
+    gpuinstMpiObj *ci;
     void *agg;
     int src = 0, tag = 0, recv;
-    uint64_t bytes = 0, id, posted;
+    uint64_t bytes = 0, id, posted, key;
+    uint32_t p;
     if (req == MPI_REQUEST_NULL) return;
     c->r->count++;
-    reqLock();
-    e = reqFindLocked(REQ_KEY(req));
-    if (e == NULL || e->id == 0 || e->message) {
-        reqUnlock();
-        return;
+    key = REQ_KEY(req);
+    s = ringFind(t, key, &p); /* started by this thread: its own ring, no lock */
+    if (GPUINST_LIKELY(s != NULL && slotClaim(s, key))) {
+        id = s->id;
+        recv = (int)s->recv;
+        ci = s->comm;
+        agg = s->agg;
+        posted = s->bytes;
+        ringFree(t, s, p);
+    } else {
+        ReqEntry e;
+        /* nowhere else to look (one thread, an empty table): a request not
+         * tracked (profile mode's sends, one started before recording) */
+        if (GPUINST_LOAD_RLX(&reqCount) == 0 && GPUINST_LOAD_ACQ(&mpiThreads) == t && t->next == NULL) return;
+        if (!reqFindSlow(t, key, &e, 1)) return;
+        id = e.id;
+        recv = e.recv;
+        ci = e.comm;
+        agg = e.agg;
+        posted = e.bytes;
     }
-    id = e->id;
-    recv = e->recv;
-    ci = e->comm;
-    agg = e->agg;
-    posted = e->bytes;
-    if (e->persistent) e->id = 0; /* inactive until the next MPI_Start */
-    else reqRemoveLocked(e);
-    reqUnlock();
     c->r->request = c->r->count == 1 ? id : 0; /* a single completion: named */
-    if (c->t->profile) { /* no rows to join: the receive's bytes are fixed in its entry now */
+    if (t->profile) { /* no rows to join: the receive's bytes are fixed in its entry now */
         if (recv && statusMessage(st, &src, &tag, &bytes)) {
-            GPUINST_STORE_RLX(&c->t->bytes[1], c->t->bytes[1] + bytes);
+            GPUINST_STORE_RLX(&t->bytes[1], t->bytes[1] + bytes);
             if (agg != NULL) GPUINST_ADD_RLX(&((MpiProfRec *)agg)->bytes, bytes - posted);
         }
-        if (!c->t->rows) return;
+        if (!t->rows) return;
     }
-    done = (Completion *)gpuinstBufSlot(&c->t->completions);
+    done = (Completion *)gpuinstBufSlot(&t->completions);
     if (GPUINST_UNLIKELY(done == NULL)) {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
         return;
@@ -28342,18 +32158,26 @@ GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const
         done->source = gpuinstMpiWorldRank(ci, src);
         done->tag = tag;
         done->bytes = bytes;
-        if (!c->t->profile) GPUINST_STORE_RLX(&c->t->bytes[1], c->t->bytes[1] + bytes);
+        if (!t->profile) GPUINST_STORE_RLX(&t->bytes[1], t->bytes[1] + bytes);
     }
-    gpuinstBufCommit(&c->t->completions);
+    gpuinstBufCommit(&t->completions);
+}
+
+GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const MPI_Status *st)
+{
+    reqDone(c, req, st);
+}
+
+GPUINST_PRIVATE void gpuinstMpiReqDoneN(gpuinstMpiCall *c, int n, const MPI_Request *rq, const MPI_Status *st)
+{
+    int i;
+    for (i = 0; i < n; i++) reqDone(c, rq[i], st != NULL ? &st[i] : NULL);
 }
 
 GPUINST_PRIVATE void gpuinstMpiReqForget(MPI_Request req)
 {
-    ReqEntry *e;
-    reqLock();
-    e = reqFindLocked(REQ_KEY(req));
-    if (e != NULL) reqRemoveLocked(e);
-    reqUnlock();
+    ReqEntry e;
+    reqFind(gpuinstMpiSelf, REQ_KEY(req), &e, 2);
 }
 
 /* ---- tables ---------------------------------------------------------------------- */
@@ -29277,8 +33101,8 @@ static void reqSaveInit(gpuinstReqSave *s, int n)
     s->rq = s->n <= GPUINST_REQ_STACK ? s->stack : (MPI_Request *)malloc((size_t)s->n * sizeof(MPI_Request));
 }
 
-GPUINST_PRIVATE void gpuinstMpiReqSaveC(gpuinstReqSave *s, int n, const MPI_Request *reqs, MPI_Status **stsp,
-                                        int single)
+GPUINST_PRIVATE void gpuinstMpiReqSaveCSlow(gpuinstReqSave *s, int n, const MPI_Request *reqs, MPI_Status **stsp,
+                                            int single)
 {
     int i;
     reqSaveInit(s, n);
@@ -29342,12 +33166,15 @@ GPUINST_PRIVATE void gpuinstMpiReqDoneAny(gpuinstMpiCall *c, gpuinstReqSave *s, 
     reqRelease(s);
 }
 
-GPUINST_PRIVATE void gpuinstMpiReqDoneAll(gpuinstMpiCall *c, gpuinstReqSave *s, int flag)
+GPUINST_PRIVATE void gpuinstMpiReqDoneAllSlow(gpuinstMpiCall *c, gpuinstReqSave *s, int flag)
 {
     MPI_Status tmp;
     int i;
-    if (c->r->result == MPI_SUCCESS && flag && s->rq != NULL)
-        for (i = 0; i < s->n; i++) gpuinstMpiReqDone(c, s->rq[i], statusAt(s, i, &tmp));
+    if (c->r->result == MPI_SUCCESS && flag && s->rq != NULL) {
+        if (s->fst == NULL) gpuinstMpiReqDoneN(c, s->n, s->rq, s->cst); /* C statuses: one call */
+        else
+            for (i = 0; i < s->n; i++) gpuinstMpiReqDone(c, s->rq[i], statusAt(s, i, &tmp));
+    }
     reqRelease(s);
 }
 
@@ -45357,7 +49184,11 @@ GPUINST_PRIVATE void gpuinstMpiFortranGeneratedLink(void) {}
  * step in every part, in this order, and names none; a new part is a row
  * here (docs/ADDING.md).  Last in tools/sources.txt: it names them all.
  *
- * Order matters for one step: flush.  CUPTI activity buffers are flushed
+ * Order matters at init: capture windows are read before CUPTI activity
+ * starts (they switch its kinds), and activity starts before gpuinst's own
+ * first NVTX call, which the NVTX collector's init makes.
+ *
+ * Order matters for flush too.  CUPTI activity buffers are flushed
  * first, so that the parts after it find CUPTI quiet: a profiler session
  * still open at finalize is given back after tracing stopped (its pause
  * stays unresumed, /gpu/paused.resumed = 0), and PM sampling disables its
@@ -45373,7 +49204,12 @@ GPUINST_PRIVATE void gpuinstMpiFortranGeneratedLink(void) {}
 static const gpuinstPart parts[] = {
     /* name           attach                 init                      flush                    before_write
      *                seal                   agreed */
+    /* capture windows (src/capture.c): before CUPTI starts, which they switch */
+    {"capture", NULL, gpuinstCaptureInit, NULL, NULL, NULL, NULL},
+    /* GPU tracing: before any NVTX call of gpuinst's own */
     {"activity", NULL, gpuinstActivityInit, gpuinstActivityFlush, NULL, NULL, NULL},
+    /* NVTX collector (src/nvtx_inject.c): whether the API's NVTX calls come back */
+    {"nvtx_collector", NULL, gpuinstNvtxCollectorInit, gpuinstNvtxCollectorFlush, NULL, NULL, NULL},
     {"profiler", NULL, gpuinstProfilerPartInit, gpuinstProfilerFlush, NULL, NULL, NULL},
     {"counters", NULL, gpuinstCountersInit, gpuinstCountersFlush, NULL, gpuinstCountersSeal, gpuinstCountersStats},
     {"pm_sampling", NULL, NULL, gpuinstPmSamplingFlush, NULL, NULL, NULL},

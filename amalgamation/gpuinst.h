@@ -5,7 +5,15 @@
  * colors, payloads, registered strings, thread names), MPI calls, CUDA activity
  * and hardware metrics per rank, and writes every rank's records into one
  * shared HDF5 file (layout: docs/FORMAT.md).  Each annotation is also emitted
- * as the real NVTX3 call, so Nsight tools see it.
+ * as the real NVTX3 call, so Nsight tools see it -- except when gpuinst is
+ * itself the process's NVTX tool (then that call would only come back to it).
+ *
+ * gpuinst is an NVTX tool (NVTX's injection interface): the NVTX calls of any
+ * library or language (NVTX3 C/C++, nvtx3.hpp, the Python nvtx package, ...)
+ * are recorded as if made through this API, with their domains, categories,
+ * colors, payloads and counters.  It exports InitializeInjectionNvtx2 and
+ * InitializeInjectionNvtxExtension (and their _fnptr variables for NVTX's
+ * static route) for that; README "NVTX" says how a process finds it.
  *
  * Conventions that hold for every function below unless its comment says
  * otherwise:
@@ -126,6 +134,7 @@ typedef struct gpuinst_counts {
 #define GPUINST_RANGE_FLAG_PAYLOAD_MASK 0x03u /* gpuinst_payload_type */
 #define GPUINST_RANGE_FLAG_UNTERMINATED 0x04u /* still open at finalize: end_ns is the finalize time */
 #define GPUINST_RANGE_FLAG_CROSS_THREAD 0x08u /* start/end range ended on another thread */
+#define GPUINST_RANGE_FLAG_CAPTURE_WINDOW 0x10u /* this range opened a capture window (GPUINST_CAPTURE) */
 
 /* ==== Counters: types and constants (see the "Counters" section below) ==== */
 /* A counter or counter group handle (1, 2, ...; 0 = none). */
@@ -208,10 +217,16 @@ typedef struct gpuinst_profile {
  * mpi/mpi_clock.c); before MPI_Init, the MPI_Init interception does that.
  * With GPUINST_AUTO_INIT=1 the MPI_Init interception calls it (zero-code).
  * In that first collective the settings that must match across ranks are
- * agreed (GPUINST_AUTO_INIT and GPUINST_COLLECTIVE_IO: rank 0's value;
+ * agreed (GPUINST_AUTO_INIT, GPUINST_COLLECTIVE_IO, GPUINST_CAPTURE and
+ * GPUINST_NVTX_DOMAINS: rank 0's value;
  * GPUINST_OVERWRITE: on only if on every rank; rank 0 says which ranks
  * differed), and the lines every rank would print at start-up ("cupti
  * unavailable", ...) are said once by rank 0.
+ * It makes gpuinst's own NVTX copy look for its tool now (nvtxInitialize) and,
+ * when no NVTX_INJECTION64_PATH is set and gpuinst lives in a shared object
+ * (or in an executable that exports InitializeInjectionNvtx2), sets that
+ * variable (setenv: call it before starting threads that read the
+ * environment) so that libraries starting NVTX later report to gpuinst.
  * Errors: GPUINST_ERROR_ALREADY_INITIALIZED (second call; harmless),
  *   GPUINST_ERROR_FINALIZED (after gpuinst_finalize: gpuinst does not restart),
  *   GPUINST_ERROR_DISABLED (GPUINST_ENABLE=0 on this rank: annotations still
@@ -222,7 +237,7 @@ typedef struct gpuinst_profile {
  * and are counted (/ranks before_init); if gpuinst_init never comes, one
  * line on stderr at exit says how many.
  * Thread-safety: call once, from one thread.
- * Rests on: nvtxDomainCreateA, nvtxInitialize; MPI_Initialized, MPI_Comm_rank,
+ * Rests on: nvtxDomainCreateA, nvtxInitialize, setenv; MPI_Initialized, MPI_Comm_rank,
  *   (after MPI_Init) MPI_Comm_dup, MPI_Comm_split(_type), MPI_Send/Recv, MPI_Bcast,
  *   MPI_Gather(v), MPI_Allreduce.
  */

@@ -347,6 +347,12 @@ static int runChild(const Mode *m, long n, const char *outfile, int raw, Result 
         argv[3] = nbuf;
         argv[4] = (char *)outfile;
         argv[5] = NULL;
+        /* raw NVTX with no tool: gpuinst, linked in, is otherwise the
+         * executable's NVTX tool from load time on (src/nvtx_inject.c;
+         * bench_nvtx measures that) */
+        if (strcmp(m->name, "nvtx") == 0) setenv("GPUINST_NVTX_DOMAINS", "none", 1);
+        /* GPUINST_ENABLE=0 as a user sets it: in the environment from the start */
+        if (strncmp(m->name, "disabled", 8) == 0) setenv("GPUINST_ENABLE", "0", 1);
         execv(m->exe, argv);
         fprintf(stderr, "bench_ranges: exec %s: %s\n", m->exe, strerror(errno));
         _exit(127);

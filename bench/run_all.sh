@@ -5,7 +5,10 @@
 #   1. ns per push/pop pair, every variant side by side (bench_ranges),
 #   2. callgrind instructions per pair of the same loops (and profile mode, the TSC
 #      floor, a disabled mark: issue 19),
-#   3. the writer: finalize at 1, 2, 4, 8 ranks against dd in the same run.
+#   3. the writer: finalize at 1, 2, 4, 8 ranks against dd in the same run,
+#   4. the NVTX collector: a push/pop pair through NVTX recorded by gpuinst vs
+#      gpuinst's API vs raw NVTX with no tool (ns and callgrind instructions),
+#      and the Python nvtx package's annotate with and without gpuinst.
 #
 #   bench/run_all.sh                  # everything, the figures of RESULTS.md
 #   QUICK=1 bench/run_all.sh          # a short smoke run (fewer pairs and runs)
@@ -15,8 +18,8 @@
 # OUT (BUILD/bench-out: where files are written, on the disk under test),
 # ALT ("LABEL:PATH", PATH a bench_ranges built from other sources, e.g. before
 # a change: its record/disabled modes run in the same interleaved run and
-# under callgrind, as record_LABEL / disabled_LABEL), PARTS ("1 2 3": which
-# of the three parts to run).
+# under callgrind, as record_LABEL / disabled_LABEL), PARTS ("1 2 3 4": which
+# of the parts to run).
 # Nothing is run by CTest; mpirun is given --oversubscribe (the machine may
 # have fewer cores than ranks) and runs as root if need be.
 set -euo pipefail
@@ -34,7 +37,7 @@ CG_PAIRS=${CG_PAIRS:-100000}
 WRITER_RANGES=${WRITER_RANGES:-1000000}
 WRITER_RANKS=${WRITER_RANKS:-"1 2 4 8"}
 WRITER_REPS=${WRITER_REPS:-3}
-PARTS=${PARTS:-"1 2 3"}
+PARTS=${PARTS:-"1 2 3 4"}
 PY=python3
 [[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -45,7 +48,8 @@ echo "== build (Release, -g for callgrind annotations) in $BUILD"
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_FLAGS_RELEASE="-O3 -DNDEBUG -g" >"$BUILD.cmake.log" 2>&1 ||
   { cat "$BUILD.cmake.log"; exit 1; }
-make -C "$BUILD" -j"$(nproc)" bench_ranges bench_ranges_amalg bench_writer >"$BUILD.make.log" 2>&1 ||
+make -C "$BUILD" -j"$(nproc)" bench_ranges bench_ranges_amalg bench_writer bench_nvtx bench_nvtx_amalg \
+  gpuinst_shared nvtxtest_other_tool >"$BUILD.make.log" 2>&1 ||
   { tail -40 "$BUILD.make.log"; exit 1; }
 fi
 B=$BUILD/bench
@@ -77,7 +81,10 @@ echo "     per pair = (Ir at 2N - Ir at N) / N, N = $CG_PAIRS, so one-time costs
 if command -v valgrind >/dev/null; then
   cg() { # exe mode n -> total Ir of the loops
     local f="$OUT/cg.$2.$3.out"
-    valgrind --tool=callgrind --toggle-collect='benchLoop*' --callgrind-out-file="$f" \
+    local dom="" en=1
+    [[ $2 == nvtx ]] && dom=none # raw NVTX with no tool (bench_ranges.c)
+    [[ $2 == disabled* ]] && en=0
+    GPUINST_ENABLE=$en GPUINST_NVTX_DOMAINS=$dom valgrind --tool=callgrind --toggle-collect='benchLoop*' --callgrind-out-file="$f" \
       "$1" --child "$2" "$3" "$OUT/cg.h5" >/dev/null 2>"$f.err"
     sed -n 's/^\(summary\|totals\): *//p' "$f" | head -1
   }
@@ -177,4 +184,39 @@ print("(9 = GPUINST_ERROR_IO); a run whose file lacks any rank's ranges prints F
 EOF
 echo
 echo "raw lines: $WLOG"
+fi
+
+if [[ " $PARTS " == *" 4 "* ]]; then
+echo
+echo "== 4. NVTX collector: ns per push/pop pair ($PAIRS pairs x $REPS runs, interleaved; CPU time)"
+for exe in bench_nvtx bench_nvtx_amalg; do
+  echo "-- $exe"
+  (cd "$OUT" && "$B/$exe" -n "$PAIRS" -r "$REPS" -o "$OUT/bench_nvtx.h5" 2>>"$OUT/bench_nvtx.err")
+done
+if command -v valgrind >/dev/null; then
+  echo "-- callgrind: instructions per pair (loops only; (Ir at 2N - Ir at N) / N, N = $CG_PAIRS)"
+  printf '%-18s %10s %10s %10s %10s %10s %10s\n' exe floor nvtx_notool api inject api_ex inject_ex
+  for exe in bench_nvtx bench_nvtx_amalg; do
+    row=()
+    for m in floor nvtx_notool api inject api_ex inject_ex; do
+      ir=()
+      for n in "$CG_PAIRS" $((2 * CG_PAIRS)); do
+        f="$OUT/cgn.$exe.$m.$n.out"
+        dom=""; [[ $m == nvtx_notool ]] && dom=none
+        GPUINST_NVTX_DOMAINS=$dom valgrind --tool=callgrind --toggle-collect='benchLoop*' --callgrind-out-file="$f" \
+          "$B/$exe" --child "$m" "$n" "$OUT/cgn.h5" >/dev/null 2>"$f.err"
+        ir+=("$(sed -n 's/^\(summary\|totals\): *//p' "$f" | head -1)")
+      done
+      row+=("$($PY -c "print(f'{(${ir[1]} - ${ir[0]}) / $CG_PAIRS:.1f}')")")
+    done
+    printf '%-18s %10s %10s %10s %10s %10s %10s\n' "$exe" "${row[@]}"
+  done
+fi
+echo "-- Python nvtx package (nvtx.annotate), ns per pair, medians of $REPS fresh interpreters"
+if $PY -c "import nvtx, mpi4py" 2>/dev/null; then
+  $PY "$ROOT/bench/bench_nvtx_py.py" "$BUILD/libgpuinst.so" -n 200000 -r "$REPS" \
+    -t "$BUILD/tests/nvtx/libnvtxtest_other_tool.so"
+else
+  echo "nvtx or mpi4py missing for $PY (tools/install-deps.sh): skipped"
+fi
 fi

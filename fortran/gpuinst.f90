@@ -123,6 +123,7 @@ module gpuinst
   integer(c_int32_t), parameter, public :: GPUINST_RANGE_FLAG_PAYLOAD_MASK = int(z'03', c_int32_t)
   integer(c_int32_t), parameter, public :: GPUINST_RANGE_FLAG_UNTERMINATED = int(z'04', c_int32_t)
   integer(c_int32_t), parameter, public :: GPUINST_RANGE_FLAG_CROSS_THREAD = int(z'08', c_int32_t)
+  integer(c_int32_t), parameter, public :: GPUINST_RANGE_FLAG_CAPTURE_WINDOW = int(z'10', c_int32_t)
 
   ! ---- counters: field types, semantics flags, no-value reasons, clocks ----
   integer, parameter, public :: GPUINST_COUNTER_KIND = c_int32_t  !< gpuinst_counter handles

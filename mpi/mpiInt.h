@@ -128,6 +128,48 @@ static const uint8_t gpuinstMpiDir[GPUINST_MPI_NCALLS + 1] = {
 #undef GPUINST_MPI_DIR_
 };
 
+/* A request started by a nonblocking call of the thread, in the thread's
+ * ring (gpuinstMpiThread.ring): what its completion needs.  The owner
+ * fills a free slot and publishes it by storing `key` (release); whoever
+ * completes the request (the owner, or another thread: MPI_THREAD_MULTIPLE)
+ * takes it by a compare-and-swap of `key` to key | GPUINST_MPI_REQ_BUSY,
+ * copies it and frees it (key 0, release).  No lock.  Persistent requests
+ * and matched-probe messages live in the shared table instead
+ * (mpi/mpi_trace.c), and so does a request the ring has no room for. */
+#define GPUINST_MPI_RING 64                      /* slots per thread, a power of two */
+#define GPUINST_MPI_REQ_BUSY (1ull << 63)        /* key | BUSY: being taken */
+typedef struct gpuinstMpiReqSlot {
+    uint64_t key;              /* the request handle as a number (gpuinstMpiReqKey); 0 free */
+    uint64_t id;               /* request id: the call_id of the call that started it */
+    gpuinstMpiObj *comm;       /* the starting call's communicator */
+    void *agg;                 /* profile mode: a receive's /profile/mpi entry */
+    uint64_t bytes;            /* the starting call's bytes */
+    uint64_t recv;             /* 1: a receive (source, tag, bytes come from the status) */
+} gpuinstMpiReqSlot;
+
+/* Profile mode (GPUINST_MODE=profile): a row of /profile/mpi, the calls of
+ * one (range path, call, communicator) of a thread, and the thread's table
+ * of them (mpi/mpi_trace.c; here because gpuinstMpiFold reads them). */
+typedef struct gpuinstMpiProfRec { /* /profile/mpi, 80 bytes */
+    uint64_t count;
+    uint64_t time_ns, time_min_ns, time_max_ns;
+    uint64_t bytes;             /* completions may add from another thread (atomic) */
+    uint64_t comm;              /* communicator id (/mpi/comms), GPUINST_MPI_NO_COMM none */
+    uint32_t node;              /* the path: /profile/ranges node of (rank, thread); 0 outside any range */
+    uint32_t rank;
+    uint32_t name;              /* "MPI_Send": /strings id, filled at collect */
+    uint16_t call;
+    uint16_t thread;
+    uint64_t next_;             /* not written: the entries of a thread form a list (collect) */
+} gpuinstMpiProfRec;
+
+typedef struct gpuinstMpiProf {
+    gpuinstMpiProfRec **slots;  /* open addressing on (node, call, comm) */
+    uint32_t mask, used;
+    gpuinstMpiProfRec *last[GPUINST_MPI_NCALLS]; /* the entry used last per call */
+    gpuinstMpiProfRec *head;    /* every entry, newest first (through next_) */
+} gpuinstMpiProf;
+
 /* A thread's MPI state (mpi/mpi_trace.c; here because the inline hot path
  * of every wrapper reads it). */
 struct gpuinstMpiThread {
@@ -148,8 +190,15 @@ struct gpuinstMpiThread {
     uint64_t bytes[3];         /* sent, received, -: totals by gpuinstMpiDir (owner writes, the
                                   counter sampler reads relaxed) */
     gpuinstMpiRec scratch;     /* the row of a call not kept as a row (profile mode, no memory) */
-    void *prof;                /* profile mode: this thread's /profile/mpi entries (mpi/mpi_trace.c) */
+    void *prof;                /* profile mode: this thread's /profile/mpi entries (gpuinstMpiProf) */
+    uint8_t fold;              /* profile mode alone, no test skew: gpuinstMpiEnd folds inline */
+    gpuinstThread *core;       /* the thread's gpuinstThread (its range profile: gpuinstMpiFold) */
     uint64_t local[GPUINST_MPI_NCALLS]; /* local calls counted (gpuinstMpiCount), read at collect */
+    /* requests this thread started: slots [ring_tail, ring_head) (mod
+     * GPUINST_MPI_RING) may be in use, the others are free; head and tail
+     * are the owner's alone, other threads look at every slot's key */
+    uint32_t ring_head, ring_tail;
+    gpuinstMpiReqSlot ring[GPUINST_MPI_RING];
 };
 GPUINST_SHARED_DATA GPUINST_TLS gpuinstMpiThread *gpuinstMpiSelf;
 
@@ -210,6 +259,9 @@ GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c);
 /* Profile mode: adds the call to its (range path, call, communicator)
  * entry (mpi/mpi_trace.c). */
 GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c);
+/* Profile mode: the call's (range path, call, communicator) entry
+ * (gpuinstMpiProfRec), found once per call and kept in c->agg. */
+GPUINST_PRIVATE void *gpuinstMpiCallEntry(gpuinstMpiCall *c);
 
 static GPUINST_INLINE void gpuinstMpiRowInit(gpuinstMpiRec *r, int call, uint64_t id, uint16_t thread)
 {
@@ -243,14 +295,23 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
     t = gpuinstMpiSelf;
     if (GPUINST_UNLIKELY(t == NULL)) return gpuinstMpiBeginSlow(c, call);
     if (t->current != 0) return 0;
+    if (gpuinstCaptureSkip()) return 0; /* outside every capture window (src/capture.c) */
     id = t->next_id;
     if (GPUINST_UNLIKELY(id == t->end_id)) return gpuinstMpiBeginSlow(c, call);
     if (!t->rows) {
+        /* profile mode alone: the scratch row is never written out; only
+         * what the fold and the request tracking read is set (its thread
+         * was set once) */
         r = &t->scratch;
+        r->bytes = 0;
+        r->comm = GPUINST_MPI_NO_COMM;
+        r->call_id = id;
+        r->call = (uint16_t)call;
     } else {
         gpuinstChunk *k = t->calls.tail;
         if (GPUINST_UNLIKELY(k == NULL || k->count >= k->cap)) return gpuinstMpiBeginSlow(c, call);
         r = (gpuinstMpiRec *)(void *)GPUINST_CHUNK_DATA(k) + k->count;
+        gpuinstMpiRowInit(r, call, id, t->thread);
     }
     t->next_id = id + 1;
     t->current = id;
@@ -258,7 +319,6 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
     c->ci = NULL; /* (freeing is set by gpuinstMpiObjFreeing, the only call before its reader) */
     c->r = r;
     c->agg = NULL;
-    gpuinstMpiRowInit(r, call, id, t->thread);
     /* CUDA work inside the call links to it (src/activity.c); the call's
      * NVTX range, where a tool listens: one test for both when neither */
     {
@@ -269,6 +329,47 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
         }
     }
     return 1;
+}
+
+/* Adds one call (its row) to a /profile/mpi entry. */
+static GPUINST_INLINE void gpuinstMpiProfFoldInto(gpuinstMpiProfRec *e, const gpuinstMpiRec *r)
+{
+    uint64_t d = r->end_ns - r->start_ns;
+    if (GPUINST_UNLIKELY(r->end_ns < r->start_ns)) d = 0;
+    e->count++;
+    e->time_ns += d;
+    if (d < e->time_min_ns) e->time_min_ns = d;
+    if (d > e->time_max_ns) e->time_max_ns = d;
+    /* completions may add to bytes from another thread (gpuinstMpiReqDone) */
+    GPUINST_ADD_RLX(&e->bytes, r->bytes);
+}
+
+/* Profile mode alone: adds the call to the entry of its (range path,
+ * call, communicator) inline when it is the one this call number used
+ * last (a loop calls the same MPI functions from the same ranges), else
+ * through gpuinstMpiProfileAdd (bench/RESULTS.md: ~20 instructions more
+ * than trace mode's row commit). */
+static GPUINST_INLINE void gpuinstMpiFold(gpuinstMpiCall *c, int call)
+{
+    gpuinstMpiThread *t = c->t;
+    const gpuinstMpiRec *r = c->r;
+    gpuinstMpiProfRec *e = (gpuinstMpiProfRec *)c->agg;
+    if (e == NULL) {
+        const gpuinstMpiProf *p = (const gpuinstMpiProf *)t->prof;
+        const gpuinstThread *ct = t->core;
+        const gpuinstProf *pp = ct != NULL ? ct->prof : NULL;
+        uint32_t node = pp != NULL && pp->cur != NULL ? pp->cur->node : 0;
+        if (GPUINST_UNLIKELY(p == NULL)) {
+            gpuinstMpiProfileAdd(c);
+            return;
+        }
+        e = p->last[call];
+        if (GPUINST_UNLIKELY(e == NULL || e->node != node || e->comm != r->comm)) {
+            gpuinstMpiProfileAdd(c);
+            return;
+        }
+    }
+    gpuinstMpiProfFoldInto(e, r);
 }
 
 /* Publishes the row (or folds it into the profile), pops the NVTX range,
@@ -292,6 +393,7 @@ static GPUINST_INLINE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc, int call)
     }
     /* slow: profile mode, the test skew, or this call's row is the scratch row */
     if (GPUINST_LIKELY(!t->slow)) gpuinstBufCommit(&t->calls);
+    else if (t->fold) gpuinstMpiFold(c, call);
     else gpuinstMpiEndSlow(c);
     t->current = 0;
     return rc;
@@ -397,9 +499,54 @@ GPUINST_PRIVATE int gpuinstMpiCommNeighbors(gpuinstMpiCall *c, MPI_Comm comm, co
 GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI_Status *st, int add);
 /* Bytes a status says were moved (MPI_Get_count in MPI_BYTE), else `dflt`. */
 GPUINST_PRIVATE uint64_t gpuinstMpiStatusBytes(const MPI_Status *st, uint64_t dflt);
+/* A request handle as a number (the key of the ring and the shared table). */
+static GPUINST_INLINE uint64_t gpuinstMpiReqKey(MPI_Request req)
+{
+    uint64_t k = 0;
+    memcpy(&k, &req, sizeof req < sizeof k ? sizeof req : sizeof k);
+    return k;
+}
 /* Maps a new request handle to this call (the call's communicator: c->ci);
- * persistent: inactive until MPI_Start. */
-GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int recv, int persistent);
+ * persistent: inactive until MPI_Start.  Inline: a nonblocking call fills
+ * the next slot of its thread's ring (no lock, no hash); the slow half
+ * takes persistent requests and a full ring (its oldest requests move to
+ * the shared table). */
+GPUINST_PRIVATE void gpuinstMpiReqStartSlow(gpuinstMpiCall *c, MPI_Request req, int recv, int persistent);
+/* Fills the next slot of the thread's ring (the caller made sure it is free). */
+static GPUINST_INLINE void gpuinstMpiRingPut(gpuinstMpiCall *c, uint64_t key, void *agg, int recv)
+{
+    gpuinstMpiThread *t = c->t;
+    gpuinstMpiReqSlot *s = &t->ring[t->ring_head & (GPUINST_MPI_RING - 1)];
+    s->id = c->r->call_id;
+    s->comm = c->ci;
+    s->agg = agg;
+    s->bytes = c->r->bytes;
+    s->recv = (uint64_t)recv;
+    GPUINST_STORE_REL(&s->key, key); /* published: other threads may take it from now on */
+    t->ring_head++;
+}
+static GPUINST_INLINE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int recv, int persistent)
+{
+    gpuinstMpiThread *t = c->t;
+    gpuinstMpiRec *r = c->r;
+    uint64_t key = gpuinstMpiReqKey(req);
+    uint32_t h = t->ring_head;
+    void *agg = NULL;
+    if (r->result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
+    if (GPUINST_UNLIKELY(persistent || key == 0 || h - t->ring_tail >= GPUINST_MPI_RING)) {
+        gpuinstMpiReqStartSlow(c, req, recv, persistent);
+        return;
+    }
+    if (t->profile) {
+        /* profile alone: a send's bytes are known now, nothing to learn at
+         * its completion; a receive's come then, into the call's entry */
+        if (!recv && !t->rows) return;
+        if (recv) agg = gpuinstMpiCallEntry(c);
+    }
+    r->request = r->call_id;
+    r->flags |= GPUINST_MPI_FLAG_STARTS;
+    gpuinstMpiRingPut(c, key, agg, recv);
+}
 /* MPI_Start/Startall: one row per started request, each a new request id. */
 GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_Request *reqs);
 /* `req` (the handle before the call) completed with status st (may be NULL). */
@@ -428,12 +575,44 @@ typedef struct gpuinstReqSave {
     MPI_Fint *fst;          /* Fortran statuses MPI fills, or NULL */
     int n, base;            /* base: 1 for Fortran's indices */
 } gpuinstReqSave;
-GPUINST_PRIVATE void gpuinstMpiReqSaveC(gpuinstReqSave *s, int n, const MPI_Request *reqs, MPI_Status **stsp,
-                                        int single);
+GPUINST_PRIVATE void gpuinstMpiReqSaveCSlow(gpuinstReqSave *s, int n, const MPI_Request *reqs, MPI_Status **stsp,
+                                            int single);
+/* C handles; inline where the array fits on the stack (the slow half
+ * allocates for longer arrays).  MPI_STATUS(ES)_IGNORE: gpuinst's own
+ * statuses are given to MPI instead (the receives' sources come from them). */
+static GPUINST_INLINE void gpuinstMpiReqSaveC(gpuinstReqSave *s, int n, const MPI_Request *reqs,
+                                              MPI_Status **stsp, int single)
+{
+    int i;
+    if (GPUINST_UNLIKELY(n > GPUINST_REQ_STACK || stsp == NULL)) {
+        gpuinstMpiReqSaveCSlow(s, n, reqs, stsp, single);
+        return;
+    }
+    s->n = n > 0 ? n : 0;
+    s->base = 0;
+    s->fst = NULL;
+    s->rq = s->stack;
+    for (i = 0; i < s->n; i++) s->stack[i] = reqs[i]; /* a loop: the arrays are short */
+    s->own = NULL;
+    if (single ? *stsp == MPI_STATUS_IGNORE : *stsp == MPI_STATUSES_IGNORE) *stsp = s->ststack;
+    s->cst = *stsp;
+}
+/* Completions of n saved C handles with C statuses st (NULL: none). */
+GPUINST_PRIVATE void gpuinstMpiReqDoneN(gpuinstMpiCall *c, int n, const MPI_Request *rq, const MPI_Status *st);
 GPUINST_PRIVATE void gpuinstMpiReqSaveF(gpuinstReqSave *s, int n, const MPI_Fint *reqs, MPI_Fint **stsp, int single);
 GPUINST_PRIVATE void gpuinstMpiReqActivateSaved(gpuinstMpiCall *c, gpuinstReqSave *s);
 GPUINST_PRIVATE void gpuinstMpiReqDoneAny(gpuinstMpiCall *c, gpuinstReqSave *s, int flag, int idx);
-GPUINST_PRIVATE void gpuinstMpiReqDoneAll(gpuinstMpiCall *c, gpuinstReqSave *s, int flag);
+GPUINST_PRIVATE void gpuinstMpiReqDoneAllSlow(gpuinstMpiCall *c, gpuinstReqSave *s, int flag);
+/* Waitall/Testall (flag: all completed): inline where gpuinstMpiReqSaveC
+ * kept everything on the stack. */
+static GPUINST_INLINE void gpuinstMpiReqDoneAll(gpuinstMpiCall *c, gpuinstReqSave *s, int flag)
+{
+    if (GPUINST_LIKELY(s->rq == s->stack && s->own == NULL && s->fst == NULL)) {
+        if (c->r->result == MPI_SUCCESS && flag) gpuinstMpiReqDoneN(c, s->n, s->rq, s->cst);
+        return;
+    }
+    gpuinstMpiReqDoneAllSlow(c, s, flag);
+}
 GPUINST_PRIVATE void gpuinstMpiReqDoneSome(gpuinstMpiCall *c, gpuinstReqSave *s, int n, const void *idx);
 
 /* A communicator was created from `parent` (collective): gives it its id. */

@@ -9,8 +9,8 @@
  * when no tool listens), the communicator's lookup (MPI_COMM_WORLD: a
  * compare; others: a lock-free probe), one MPI_Type_size, and an 88-byte
  * append to the thread's buffer.  No lock, no allocation in the common
- * case.  Nonblocking calls and their completions also take the request
- * table's mutex once per request.
+ * case.  A nonblocking call's request goes into its thread's ring
+ * (mpi/mpiInt.h, no lock); its completion finds it there (see Requests).
  *
  * Communicator ids are equal on every member rank: MPI_COMM_WORLD is 0,
  * MPI_COMM_SELF 1; a communicator made by a wrapped call gets a 63-bit
@@ -22,11 +22,18 @@
  * its group): equal on its members without communication, but shared by
  * communicators of the same group (kind "foreign" in /mpi/comms).
  *
- * Requests: a nonblocking call maps its request handle to its call id;
- * Wait/Test* look the handles up before MPI overwrites them and append a
- * completion (time, source, tag, bytes).  At collect the completions are
- * joined to the starting rows (complete_ns; for receives the actual
- * source, tag and bytes).  A persistent request keeps its handle mapped
+ * Requests: a nonblocking call maps its request handle to its call id in
+ * a ring of GPUINST_MPI_RING slots owned by its thread (filled inline by
+ * gpuinstMpiReqStart, no lock, no hash); Wait/Test* save the handles
+ * before MPI overwrites them, look each up after the call -- the thread's
+ * own ring newest first, then the shared table, then the other threads'
+ * rings (a request completed on another thread than the one that started
+ * it) -- take it by a compare-and-swap on its key and append a completion
+ * (time, source, tag, bytes).  At collect the completions are joined to
+ * the starting rows (complete_ns; for receives the actual source, tag and
+ * bytes).  Persistent requests and matched-probe messages live in the
+ * shared table (open addressing under a spin lock), and so do the oldest
+ * requests of a full ring; a persistent request keeps its handle mapped
  * until MPI_Request_free; each MPI_Start gives it a new request id.
  */
 #include "mpiInt.h"
@@ -88,7 +95,10 @@ static void skewSetup(void)
     gpuinstMpiSkewOn = 1;
     {
         gpuinstMpiThread *t;
-        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) t->slow = 1;
+        for (t = GPUINST_LOAD_ACQ(&mpiThreads); t != NULL; t = t->next) {
+            t->fold = 0;
+            t->slow = 1;
+        }
     }
 }
 
@@ -133,10 +143,13 @@ static gpuinstMpiThread *threadSlow(void)
     gpuinstBufSetSpill(&t->calls, GPUINST_SPILL_MPI_CALLS); /* GPUINST_BUFFER_MB (issue 8) */
     gpuinstBufInit(&t->completions, sizeof(Completion));
     t->thread = core ? core->index : 0xFFFFu;
+    t->core = core;
+    t->scratch.thread = t->thread;
     t->comm_handle = MPI_COMM_NULL;
     t->rows = (gpuinstG.cfg.mode & GPUINST_MODE_TRACE) != 0;
     t->profile = (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) != 0;
     t->slow = (uint8_t)(t->profile || gpuinstMpiSkewOn);
+    t->fold = (uint8_t)(t->profile && !t->rows && !gpuinstMpiSkewOn);
     pthread_mutex_lock(&mpiLock);
     t->next = mpiThreads;
     GPUINST_STORE_REL(&mpiThreads, t);
@@ -171,7 +184,10 @@ static void nvtxSetup(void)
 {
     int i;
     pthread_mutex_lock(&mpiLock);
-    if (nvtxDone) {
+    if (nvtxDone || !GPUINST_NVTX_EMIT()) {
+        /* (!EMIT: gpuinst is the NVTX tool of its own code, src/nvtx_inject.c:
+         * MPI ranges would come back to its collector as /ranges; /mpi/calls
+         * has them already) */
         pthread_mutex_unlock(&mpiLock);
         return;
     }
@@ -222,6 +238,7 @@ GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
         if (t == NULL) return 0;
     }
     if (t->current != 0) return 0; /* inside a recorded call (MPI calling MPI, Fortran -> C) */
+    if (gpuinstCaptureSkip()) return 0; /* outside every capture window (src/capture.c) */
     id = t->next_id;
     if (id == t->end_id) id = callIdBlock(t);
     t->next_id = id + 1;
@@ -285,7 +302,7 @@ GPUINST_PRIVATE void gpuinstMpiCountSlow(int call)
         t = threadSlow();
         if (t == NULL) return;
     }
-    if (t->current == 0) t->local[call]++;
+    if (t->current == 0 && !gpuinstCaptureSkip()) t->local[call]++;
 }
 
 static void mpiBytesTotals(uint64_t *sent, uint64_t *recvd)
@@ -888,25 +905,8 @@ GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI
  * is tried first (a loop calls the same MPI functions from the same
  * ranges).  Receives started by a nonblocking call get the bytes their
  * completion reports, as their rows do in a trace (gpuinstMpiReqDone). */
-typedef struct MpiProfRec {     /* /profile/mpi, 80 bytes */
-    uint64_t count;
-    uint64_t time_ns, time_min_ns, time_max_ns;
-    uint64_t bytes;
-    uint64_t comm;              /* communicator id (/mpi/comms), GPUINST_MPI_NO_COMM none */
-    uint32_t node;              /* the path: /profile/ranges node of (rank, thread); 0 outside any range */
-    uint32_t rank;
-    uint32_t name;              /* "MPI_Send": /strings id, filled at collect */
-    uint16_t call;
-    uint16_t thread;
-    uint64_t next_;             /* not written: the entries of a thread form a list (collect) */
-} MpiProfRec;
-
-typedef struct MpiProf {
-    MpiProfRec **slots;         /* open addressing on (node, call, comm) */
-    uint32_t mask, used;
-    MpiProfRec *last[GPUINST_MPI_NCALLS]; /* the entry used last per call */
-    MpiProfRec *head;           /* every entry, newest first (through next_) */
-} MpiProf;
+typedef gpuinstMpiProfRec MpiProfRec; /* mpi/mpiInt.h */
+typedef gpuinstMpiProf MpiProf;
 
 static MpiProf *profOf(gpuinstMpiThread *t)
 {
@@ -986,30 +986,30 @@ static inline MpiProfRec *callEntry(gpuinstMpiCall *c)
     return (MpiProfRec *)c->agg;
 }
 
+GPUINST_PRIVATE void *gpuinstMpiCallEntry(gpuinstMpiCall *c)
+{
+    return callEntry(c);
+}
+
 GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c)
 {
     const gpuinstMpiRec *r = c->r;
     MpiProfRec *e = callEntry(c);
-    uint64_t d = r->end_ns - r->start_ns;
     if (GPUINST_UNLIKELY(e == NULL)) {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
         return;
     }
-    if (GPUINST_UNLIKELY(r->end_ns < r->start_ns)) d = 0;
-    e->count++;
-    e->time_ns += d;
-    if (d < e->time_min_ns) e->time_min_ns = d;
-    if (d > e->time_max_ns) e->time_max_ns = d;
-    /* completions may add to bytes from another thread (gpuinstMpiReqDone) */
-    GPUINST_ADD_RLX(&e->bytes, r->bytes);
+    gpuinstMpiProfFoldInto(e, r);
 }
 
 /* ---- requests -------------------------------------------------------------------
- * Open addressing (linear probing, backward-shift deletion, a
- * multiplicative hash of the handle) under a spin lock (held for a few
- * dozen instructions: a mutex's lock and unlock cost more than the work):
- * handle -> request id and what a completion needs.  Matched-probe messages
- * (MPI_Mprobe -> MPI_Mrecv) are kept here too, keyed by the message handle. */
+ * The shared table: open addressing (linear probing, backward-shift
+ * deletion, a multiplicative hash of the handle) under a spin lock (held
+ * for a few dozen instructions: a mutex's lock and unlock cost more than
+ * the work): handle -> request id and what a completion needs, for
+ * persistent requests and for requests a thread's ring had no room for
+ * (the rings: below).  Matched-probe messages (MPI_Mprobe -> MPI_Mrecv)
+ * are kept here too, keyed by the message handle. */
 typedef struct ReqEntry {
     uint64_t key;              /* 0 empty */
     uint64_t id;               /* current request id */
@@ -1099,7 +1099,7 @@ static ReqEntry *reqInsertLocked(uint64_t key)
     e = &reqs[i];
     e->key = key;
     e->stamp = ++reqStamp;
-    reqCount++;
+    GPUINST_STORE_RLX(&reqCount, reqCount + 1); /* read without the lock: reqFindSlow */
     return e;
 }
 
@@ -1107,7 +1107,7 @@ static void reqRemoveLocked(ReqEntry *e)
 {
     uint64_t i = (uint64_t)(e - reqs), j = i;
     reqs[i].key = 0;
-    reqCount--;
+    GPUINST_STORE_RLX(&reqCount, reqCount - 1);
     for (;;) { /* backward-shift the cluster after i */
         uint64_t home;
         j = (j + 1) & (reqCap - 1);
@@ -1122,7 +1122,158 @@ static void reqRemoveLocked(ReqEntry *e)
     }
 }
 
-GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int recv, int persistent)
+/* ---- the threads' rings (gpuinstMpiReqSlot, mpi/mpiInt.h) ---- */
+
+/* Claims a slot whose key was seen equal to `key` (0 when another thread
+ * took it first). */
+static inline int slotClaim(gpuinstMpiReqSlot *s, uint64_t key)
+{
+    return __atomic_compare_exchange_n(&s->key, &key, key | GPUINST_MPI_REQ_BUSY, 0, __ATOMIC_ACQUIRE,
+                                       __ATOMIC_RELAXED);
+}
+
+/* What a claimed slot says, as a table entry (all but its key and stamp). */
+static void slotCopy(ReqEntry *out, const gpuinstMpiReqSlot *s)
+{
+    out->id = s->id;
+    out->comm = s->comm;
+    out->agg = s->agg;
+    out->bytes = s->bytes;
+    out->recv = (uint8_t)s->recv;
+    out->persistent = out->message = 0;
+    out->peer = out->tag = 0;
+    out->call = 0;
+}
+
+/* Takes a ring slot whose key was seen equal to `key`: 1 and *out filled
+ * when this thread got it (it is then free again), 0 when another thread
+ * took it first.  peek: copies it and puts it back (MPI_Cancel). */
+static int slotTake(gpuinstMpiReqSlot *s, uint64_t key, ReqEntry *out, int peek)
+{
+    if (!slotClaim(s, key)) return 0;
+    out->key = key;
+    slotCopy(out, s);
+    GPUINST_STORE_REL(&s->key, peek ? key : 0);
+    return 1;
+}
+
+/* The owner's lookup in its own ring, newest first (Open MPI hands out one
+ * handle, ompi_request_empty, for every send to MPI_PROC_NULL: the newest
+ * is the one a Wait names first, as in the shared table): the slot, its
+ * position in *pos, or NULL. */
+static inline gpuinstMpiReqSlot *ringFind(gpuinstMpiThread *t, uint64_t key, uint32_t *pos)
+{
+    uint32_t p = t->ring_head, tail = t->ring_tail;
+    while (p != tail) {
+        gpuinstMpiReqSlot *s = &t->ring[--p & (GPUINST_MPI_RING - 1)];
+        if (GPUINST_LOAD_RLX(&s->key) == key) {
+            *pos = p;
+            return s;
+        }
+    }
+    return NULL;
+}
+
+/* The owner frees its claimed slot at position p: the newest gone, the
+ * head moves back over free slots; the oldest, the tail moves on. */
+static inline void ringFree(gpuinstMpiThread *t, gpuinstMpiReqSlot *s, uint32_t p)
+{
+    uint32_t tail = t->ring_tail;
+    GPUINST_STORE_REL(&s->key, 0);
+    if (p + 1 == t->ring_head) {
+        while (p != tail && GPUINST_LOAD_ACQ(&t->ring[(p - 1) & (GPUINST_MPI_RING - 1)].key) == 0) p--;
+        t->ring_head = p;
+    } else if (p == tail) {
+        while (tail != t->ring_head && GPUINST_LOAD_ACQ(&t->ring[tail & (GPUINST_MPI_RING - 1)].key) == 0)
+            t->ring_tail = ++tail;
+    }
+}
+
+static int ringTakeOwn(gpuinstMpiThread *t, uint64_t key, ReqEntry *out, int peek)
+{
+    uint32_t p;
+    gpuinstMpiReqSlot *s = ringFind(t, key, &p);
+    if (s == NULL || !slotTake(s, key, out, peek)) return 0;
+    if (!peek) ringFree(t, s, p);
+    return 1;
+}
+
+/* Where a request is not in the thread's own ring: the shared table
+ * (persistent requests, a full ring's overflow), then the other threads'
+ * rings (started on one thread, completed on another).  mode 0: peek,
+ * 1: complete (a persistent request stays, inactive: id 0), 2: forget.
+ * 1 and *out filled when found (complete: an active request only). */
+static int reqFindSlow(gpuinstMpiThread *self, uint64_t key, ReqEntry *out, int mode)
+{
+    for (;;) {
+        gpuinstMpiThread *u;
+        ReqEntry *e;
+        int busy = 0;
+        /* an empty table (the common case: no persistent request) is not
+         * locked; a request on its way from a ring to the table is still
+         * busy in its ring (ringMakeRoom), so the loop below waits for it */
+        e = NULL;
+        if (GPUINST_LOAD_RLX(&reqCount) != 0) {
+            reqLock();
+            e = reqFindLocked(key);
+            if (e == NULL) reqUnlock();
+        }
+        if (e != NULL) {
+            int ok = mode != 1 || (e->id != 0 && !e->message);
+            *out = *e;
+            if (mode == 2 || (mode == 1 && ok && !e->persistent)) reqRemoveLocked(e);
+            else if (mode == 1 && ok) e->id = 0; /* persistent: inactive until the next MPI_Start */
+            reqUnlock();
+            return ok;
+        }
+        for (u = GPUINST_LOAD_ACQ(&mpiThreads); u != NULL; u = u->next) {
+            int i;
+            if (u == self) continue;
+            for (i = 0; i < GPUINST_MPI_RING; i++) {
+                uint64_t k = GPUINST_LOAD_RLX(&u->ring[i].key);
+                if (k == (key | GPUINST_MPI_REQ_BUSY)) busy = 1; /* being taken, or moving to the table */
+                if (k == key && slotTake(&u->ring[i], key, out, mode == 0)) return 1;
+            }
+        }
+        if (!busy) return 0;
+        sched_yield(); /* look again once the slot settled */
+    }
+}
+
+/* Finds the request of handle `req`: the thread's own ring, then the rest. */
+static int reqFind(gpuinstMpiThread *t, uint64_t key, ReqEntry *out, int mode)
+{
+    if (key == 0) return 0;
+    if (t != NULL && ringTakeOwn(t, key, out, mode == 0)) return 1;
+    return reqFindSlow(t, key, out, mode);
+}
+
+/* The ring is full: move the tail over slots freed by other threads, and
+ * if it is still full, the oldest request to the shared table. */
+static void ringMakeRoom(gpuinstMpiThread *t)
+{
+    while (t->ring_head - t->ring_tail >= GPUINST_MPI_RING) {
+        gpuinstMpiReqSlot *s = &t->ring[t->ring_tail & (GPUINST_MPI_RING - 1)];
+        uint64_t k = GPUINST_LOAD_ACQ(&s->key);
+        ReqEntry *e;
+        if (k == 0) {
+            t->ring_tail++;
+            continue;
+        }
+        if ((k & GPUINST_MPI_REQ_BUSY) || !slotClaim(s, k)) {
+            sched_yield(); /* another thread is taking it */
+            continue;
+        }
+        reqLock(); /* in the table before the slot is free: a lookup never misses it */
+        e = reqInsertLocked(k);
+        if (e != NULL) slotCopy(e, s);
+        reqUnlock();
+        GPUINST_STORE_REL(&s->key, 0);
+        t->ring_tail++;
+    }
+}
+
+GPUINST_PRIVATE void gpuinstMpiReqStartSlow(gpuinstMpiCall *c, MPI_Request req, int recv, int persistent)
 {
     ReqEntry *e;
     void *agg;
@@ -1133,6 +1284,11 @@ GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int 
     c->r->request = c->r->call_id;
     c->r->flags |= persistent ? GPUINST_MPI_FLAG_PERSISTENT : GPUINST_MPI_FLAG_STARTS;
     agg = c->t->profile && recv ? callEntry(c) : NULL; /* a receive's bytes come at completion */
+    if (!persistent && REQ_KEY(req) != 0) {
+        if (c->t->ring_head - c->t->ring_tail >= GPUINST_MPI_RING) ringMakeRoom(c->t);
+        gpuinstMpiRingPut(c, REQ_KEY(req), agg, recv);
+        return;
+    }
     reqLock();
     e = reqInsertLocked(REQ_KEY(req));
     if (e != NULL) {
@@ -1152,14 +1308,11 @@ GPUINST_PRIVATE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req, int 
 
 GPUINST_PRIVATE void gpuinstMpiReqCancel(gpuinstMpiCall *c, MPI_Request req)
 {
-    ReqEntry *e;
-    reqLock();
-    e = reqFindLocked(REQ_KEY(req));
-    if (e != NULL && !e->message) {
-        c->r->request = e->id;
-        c->r->comm = e->comm ? e->comm->id : GPUINST_MPI_NO_COMM;
+    ReqEntry e;
+    if (reqFind(c->t, REQ_KEY(req), &e, 0) && !e.message) {
+        c->r->request = e.id;
+        c->r->comm = e.comm ? e.comm->id : GPUINST_MPI_NO_COMM;
     }
-    reqUnlock();
 }
 
 GPUINST_PRIVATE void gpuinstMpiMsgNew(gpuinstMpiCall *c, MPI_Comm comm, MPI_Message msg)
@@ -1247,39 +1400,48 @@ GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_R
     }
 }
 
-GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const MPI_Status *st)
+static GPUINST_INLINE void reqDone(gpuinstMpiCall *c, MPI_Request req, const MPI_Status *st)
 {
-    ReqEntry *e;
+    gpuinstMpiThread *t = c->t;
+    gpuinstMpiReqSlot *s;
     Completion *done;
-    CommInfo *ci;
+    gpuinstMpiObj *ci;
     void *agg;
     int src = 0, tag = 0, recv;
-    uint64_t bytes = 0, id, posted;
+    uint64_t bytes = 0, id, posted, key;
+    uint32_t p;
     if (req == MPI_REQUEST_NULL) return;
     c->r->count++;
-    reqLock();
-    e = reqFindLocked(REQ_KEY(req));
-    if (e == NULL || e->id == 0 || e->message) {
-        reqUnlock();
-        return;
+    key = REQ_KEY(req);
+    s = ringFind(t, key, &p); /* started by this thread: its own ring, no lock */
+    if (GPUINST_LIKELY(s != NULL && slotClaim(s, key))) {
+        id = s->id;
+        recv = (int)s->recv;
+        ci = s->comm;
+        agg = s->agg;
+        posted = s->bytes;
+        ringFree(t, s, p);
+    } else {
+        ReqEntry e;
+        /* nowhere else to look (one thread, an empty table): a request not
+         * tracked (profile mode's sends, one started before recording) */
+        if (GPUINST_LOAD_RLX(&reqCount) == 0 && GPUINST_LOAD_ACQ(&mpiThreads) == t && t->next == NULL) return;
+        if (!reqFindSlow(t, key, &e, 1)) return;
+        id = e.id;
+        recv = e.recv;
+        ci = e.comm;
+        agg = e.agg;
+        posted = e.bytes;
     }
-    id = e->id;
-    recv = e->recv;
-    ci = e->comm;
-    agg = e->agg;
-    posted = e->bytes;
-    if (e->persistent) e->id = 0; /* inactive until the next MPI_Start */
-    else reqRemoveLocked(e);
-    reqUnlock();
     c->r->request = c->r->count == 1 ? id : 0; /* a single completion: named */
-    if (c->t->profile) { /* no rows to join: the receive's bytes are fixed in its entry now */
+    if (t->profile) { /* no rows to join: the receive's bytes are fixed in its entry now */
         if (recv && statusMessage(st, &src, &tag, &bytes)) {
-            GPUINST_STORE_RLX(&c->t->bytes[1], c->t->bytes[1] + bytes);
+            GPUINST_STORE_RLX(&t->bytes[1], t->bytes[1] + bytes);
             if (agg != NULL) GPUINST_ADD_RLX(&((MpiProfRec *)agg)->bytes, bytes - posted);
         }
-        if (!c->t->rows) return;
+        if (!t->rows) return;
     }
-    done = (Completion *)gpuinstBufSlot(&c->t->completions);
+    done = (Completion *)gpuinstBufSlot(&t->completions);
     if (GPUINST_UNLIKELY(done == NULL)) {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
         return;
@@ -1293,18 +1455,26 @@ GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const
         done->source = gpuinstMpiWorldRank(ci, src);
         done->tag = tag;
         done->bytes = bytes;
-        if (!c->t->profile) GPUINST_STORE_RLX(&c->t->bytes[1], c->t->bytes[1] + bytes);
+        if (!t->profile) GPUINST_STORE_RLX(&t->bytes[1], t->bytes[1] + bytes);
     }
-    gpuinstBufCommit(&c->t->completions);
+    gpuinstBufCommit(&t->completions);
+}
+
+GPUINST_PRIVATE void gpuinstMpiReqDone(gpuinstMpiCall *c, MPI_Request req, const MPI_Status *st)
+{
+    reqDone(c, req, st);
+}
+
+GPUINST_PRIVATE void gpuinstMpiReqDoneN(gpuinstMpiCall *c, int n, const MPI_Request *rq, const MPI_Status *st)
+{
+    int i;
+    for (i = 0; i < n; i++) reqDone(c, rq[i], st != NULL ? &st[i] : NULL);
 }
 
 GPUINST_PRIVATE void gpuinstMpiReqForget(MPI_Request req)
 {
-    ReqEntry *e;
-    reqLock();
-    e = reqFindLocked(REQ_KEY(req));
-    if (e != NULL) reqRemoveLocked(e);
-    reqUnlock();
+    ReqEntry e;
+    reqFind(gpuinstMpiSelf, REQ_KEY(req), &e, 2);
 }
 
 /* ---- tables ---------------------------------------------------------------------- */

@@ -163,8 +163,8 @@ static void reqSaveInit(gpuinstReqSave *s, int n)
     s->rq = s->n <= GPUINST_REQ_STACK ? s->stack : (MPI_Request *)malloc((size_t)s->n * sizeof(MPI_Request));
 }
 
-GPUINST_PRIVATE void gpuinstMpiReqSaveC(gpuinstReqSave *s, int n, const MPI_Request *reqs, MPI_Status **stsp,
-                                        int single)
+GPUINST_PRIVATE void gpuinstMpiReqSaveCSlow(gpuinstReqSave *s, int n, const MPI_Request *reqs, MPI_Status **stsp,
+                                            int single)
 {
     int i;
     reqSaveInit(s, n);
@@ -228,12 +228,15 @@ GPUINST_PRIVATE void gpuinstMpiReqDoneAny(gpuinstMpiCall *c, gpuinstReqSave *s, 
     reqRelease(s);
 }
 
-GPUINST_PRIVATE void gpuinstMpiReqDoneAll(gpuinstMpiCall *c, gpuinstReqSave *s, int flag)
+GPUINST_PRIVATE void gpuinstMpiReqDoneAllSlow(gpuinstMpiCall *c, gpuinstReqSave *s, int flag)
 {
     MPI_Status tmp;
     int i;
-    if (c->r->result == MPI_SUCCESS && flag && s->rq != NULL)
-        for (i = 0; i < s->n; i++) gpuinstMpiReqDone(c, s->rq[i], statusAt(s, i, &tmp));
+    if (c->r->result == MPI_SUCCESS && flag && s->rq != NULL) {
+        if (s->fst == NULL) gpuinstMpiReqDoneN(c, s->n, s->rq, s->cst); /* C statuses: one call */
+        else
+            for (i = 0; i < s->n; i++) gpuinstMpiReqDone(c, s->rq[i], statusAt(s, i, &tmp));
+    }
     reqRelease(s);
 }
 

@@ -292,9 +292,29 @@ static struct {
     int warnedSwitch;
     CUpti_ActivityKind enabled[16]; /* the kinds enabled at init (set once, before tracing starts) */
     int nenabled;
-    CUpti_ActivityKind off[4];    /* the kinds the open pause disabled (one profiled occurrence at a time) */
+    CUpti_ActivityKind off[4];    /* the kinds the open pause holds off (one profiled occurrence at a time; enLock) */
     int noff;
 } act;
+
+/* One enable state per activity kind, for the two reasons a kind is off:
+ * capture windows (src/capture.c: no window open, capClosed) and a
+ * range-profiler pause (act.off).  A kind is enabled only when neither holds
+ * it off, so a window that closes and opens again inside a pause does not
+ * turn on a kind the pause holds off, and a pause that ends outside every
+ * window does not turn on what the windows keep off.  enLock is held
+ * across the CUPTI enable/disable calls (never across a flush or a
+ * synchronize; CUPTI's callbacks do not take it). */
+static pthread_mutex_t enLock = PTHREAD_MUTEX_INITIALIZER;
+static int capClosed;
+
+/* 1 if the open pause holds kind k off (enLock). */
+static int pauseHolds(CUpti_ActivityKind k)
+{
+    int i;
+    for (i = 0; i < act.noff; i++)
+        if (act.off[i] == k) return 1;
+    return 0;
+}
 
 static pthread_once_t lockOnce = PTHREAD_ONCE_INIT;
 static void kindIndexInit(void);
@@ -1250,9 +1270,11 @@ GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, c
     if (gpuinstCu.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) (void)gpuinstCu.cuCtxSynchronize();
     (void)gpuinstCu.cuptiActivityFlushAll(0);
     t0 = gpuinstClockNs();
+    pthread_mutex_lock(&enLock);
     for (i = 0; i < act.nenabled && rc == CUPTI_SUCCESS; i++)
         if (kindRow((uint32_t)act.enabled[i])->pause != 0) {
-            rc = gpuinstCu.cuptiActivityDisable(act.enabled[i]);
+            /* off already while no capture window is open: held off by both */
+            rc = capClosed ? CUPTI_SUCCESS : gpuinstCu.cuptiActivityDisable(act.enabled[i]);
             if (rc != CUPTI_SUCCESS) {
                 snprintf(why, cap,
                          "CUPTI tracing could not be paused for the range profiler (cuptiActivityDisable(%s): %s); "
@@ -1265,11 +1287,14 @@ GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, c
             off[noff++] = act.enabled[i];
         }
     if (rc != CUPTI_SUCCESS) {
-        for (i = 0; i < noff; i++) (void)gpuinstCu.cuptiActivityEnable(off[i]); /* as it was */
+        if (!capClosed)
+            for (i = 0; i < noff; i++) (void)gpuinstCu.cuptiActivityEnable(off[i]); /* as it was */
+        pthread_mutex_unlock(&enLock);
         return -1;
     }
     memcpy(act.off, off, (size_t)noff * sizeof off[0]);
     act.noff = noff;
+    pthread_mutex_unlock(&enLock);
     gpuinstActivityPausedAdd(t0, 0, region, occurrence, bits);
     gpuinstUnavailableAdd("gpu_trace_paused",
                           "CUPTI kernel, memcpy and memset tracing is paused while a region is range-profiled (it "
@@ -1295,8 +1320,11 @@ GPUINST_PRIVATE void gpuinstActivityResume(void)
     pthread_mutex_unlock(&act.qlock);
     /* after finalize's flush nothing is traced any more; no lock held across
      * the CUPTI call (it may ask for a buffer: bufferRequested takes qlock) */
+    pthread_mutex_lock(&enLock);
     if (closed || gpuinstCu.cuptiActivityEnable == NULL || act.noff == 0) ok = 0;
-    for (i = 0; ok && i < act.noff; i++) {
+    /* kinds the capture windows keep off (none open) stay off: the next
+     * window to open turns them on */
+    for (i = 0; ok && !capClosed && i < act.noff; i++) {
         rc = gpuinstCu.cuptiActivityEnable(act.off[i]);
         if (rc != CUPTI_SUCCESS && bad == CUPTI_SUCCESS) {
             bad = rc;
@@ -1311,6 +1339,7 @@ GPUINST_PRIVATE void gpuinstActivityResume(void)
                         badKind, gpuinstCuptiResultString((int)bad));
     }
     act.noff = 0;
+    pthread_mutex_unlock(&enLock);
     pthread_mutex_lock(&act.dlock);
     act.paused[idx - 1].end_ns = gpuinstClockNs();
     act.paused[idx - 1].resumed = (uint32_t)ok;
@@ -1319,19 +1348,33 @@ GPUINST_PRIVATE void gpuinstActivityResume(void)
 
 /* ---- the kinds switched on and off while tracing runs ------------------------------------- */
 
-GPUINST_PRIVATE void gpuinstActivityCapture(int on)
+/* Every kind enabled but external correlation, on or off for the capture
+ * windows (enLock held): a kind the open pause holds off is left off, and
+ * the pause's end turns it on only while a window is open (capClosed). */
+static void captureSwitch(int on)
 {
     int i;
-    if (!gpuinstActivityRunning()) return;
+    capClosed = !on;
     for (i = 0; i < act.nenabled; i++) {
         CUptiResult rc;
         if (act.enabled[i] == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
+        if (pauseHolds(act.enabled[i])) continue; /* off for the pause, turned on when it ends */
         rc = on ? gpuinstCu.cuptiActivityEnable(act.enabled[i]) : gpuinstCu.cuptiActivityDisable(act.enabled[i]);
         if (rc != CUPTI_SUCCESS)
             gpuinstWarnOnce(&act.warnedSwitch, "capture window: cuptiActivity%s(%s) failed (%s)",
                             on ? "Enable" : "Disable", kindRow((uint32_t)act.enabled[i])->name,
                             gpuinstCuptiResultString((int)rc));
     }
+}
+
+/* Under enLock, so that a window that opens while finalize stops tracing
+ * (hooks withdrawn, then every kind disabled under enLock) turns nothing on
+ * after it. */
+GPUINST_PRIVATE void gpuinstActivityCapture(int on)
+{
+    pthread_mutex_lock(&enLock);
+    if (gpuinstActivityRunning()) captureSwitch(on);
+    pthread_mutex_unlock(&enLock);
 }
 
 /* ---- tables ------------------------------------------------------------------------------ */
@@ -1894,19 +1937,21 @@ static int startBuffers(uint32_t nbuf, size_t bufsize, char *msg, size_t cap)
     return 0;
 }
 
-/* NVTX markers of every library reach CUPTI through NVTX injection, which
- * each NVTX copy reads at its first call: set it now (gpuinst has made no
- * NVTX call yet), unless a tool already owns it. */
+/* NVTX markers: gpuinst's NVTX collector (src/nvtx_inject.c) records
+ * every library's NVTX as first-class /ranges and /marks (payloads,
+ * categories, colors, GPU correlation), which CUPTI's MARKER records
+ * lack, at less cost (bench/RESULTS.md, "NVTX collector").  CUPTI only
+ * sees NVTX when it is the process's NVTX tool, so the MARKER kind is
+ * enabled only when the user made it so (NVTX_INJECTION64_PATH naming
+ * libcupti); the collector then stands aside (/unavailable "nvtx"). */
 static void startMarkers(void)
 {
     const char *cur;
     if (!(act.kinds & K_MARKER)) return;
     cur = getenv("NVTX_INJECTION64_PATH");
-    if (cur == NULL || cur[0] == '\0') {
-        setenv("NVTX_INJECTION64_PATH", gpuinstLibPath(GPUINST_LIB_CUPTI), 1);
-    } else if (strcmp(cur, gpuinstLibPath(GPUINST_LIB_CUPTI)) != 0) {
-        gpuinstWarn("NVTX_INJECTION64_PATH is already set (%.200s): NVTX markers go there, not to /gpu/markers",
-                    cur);
+    if (cur == NULL || strstr(cur, "libcupti") == NULL) {
+        act.kinds &= ~(unsigned)K_MARKER;
+        kindsText(act.kinds, act.kindsText, sizeof act.kindsText);
     }
 }
 
@@ -1984,6 +2029,12 @@ GPUINST_PRIVATE void gpuinstActivityInit(void)
         return;
     }
     act.on = 1;
+    /* capture windows (src/capture.c): activity runs only inside one */
+    if (GPUINST_LOAD_RLX(&gpuinstCaptureOn) && !gpuinstCaptureOpen()) {
+        pthread_mutex_lock(&enLock);
+        captureSwitch(0);
+        pthread_mutex_unlock(&enLock);
+    }
     GPUINST_STORE_REL(&gpuinstGpuHooks, &activityHooks);
 }
 
@@ -2010,7 +2061,9 @@ GPUINST_PRIVATE void gpuinstActivityFlush(void)
                     gpuinstCuptiResultString((int)rc));
     for (i = 0; i < NKINDS; i++) /* every kind gpuinst may have enabled */
         if (kindRows[i].word != 0) all[nall++] = kindRows[i].kind;
+    pthread_mutex_lock(&enLock); /* after it no capture window switches a kind on */
     disableAll(all, nall);
+    pthread_mutex_unlock(&enLock);
     addDropped(NULL, 0);
     if (ctx != NULL) addDropped(ctx, 0);
     pthread_mutex_lock(&act.qlock);

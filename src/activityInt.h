@@ -18,8 +18,11 @@ GPUINST_PRIVATE void gpuinstActivityFlush(void);
 /* The one switch of the activity kinds while tracing runs (capture windows,
  * src/capture.c): every kind gpuinstActivityInit enabled, on (1) or off (0),
  * but external correlation (it costs nothing when no range pushes an id).
- * The caller serialises transitions (its own lock).  A failure is said
- * once; no-op when tracing is off or compiled out. */
+ * One enable state with gpuinstActivityPause/Resume: a kind is on only
+ * while a window is open (or GPUINST_CAPTURE is unset) and no profiled
+ * region holds it paused.  The caller serialises transitions (its own
+ * lock).  A failure is said once; no-op when tracing is off or compiled
+ * out. */
 GPUINST_PRIVATE void gpuinstActivityCapture(int on);
 
 #if GPUINST_WITH_CUPTI

@@ -19,6 +19,10 @@
  * interception, or gpuinst_init after MPI_Init) rank 0 gathers every rank's
  * values and decides:
  *  - GPUINST_AUTO_INIT, GPUINST_COLLECTIVE_IO: rank 0's value, for all;
+ *  - GPUINST_CAPTURE, GPUINST_NVTX_DOMAINS (texts): rank 0's text, for all
+ *    (a window or a domain filter of one rank only would leave ranks with
+ *    different tables and different spans of MPI calls); rank 0's texts are
+ *    broadcast first, each rank tells whether its own differed;
  *  - GPUINST_OVERWRITE: 1 only if every rank says 1 (replacing a file needs
  *    every rank's consent; one rank's 1 must not destroy a file);
  *  - GPUINST_ENABLE stays per rank: a rank with 0 records nothing, but while
@@ -66,8 +70,9 @@ GPUINST_PRIVATE uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t 
     return (uint64_t)x;
 }
 
-/* GPUINST_MODE: "trace" (default), "profile", or both ("profile,trace"). */
-static int cfgMode(void)
+/* GPUINST_MODE: "trace" (default), "profile", or both ("profile,trace");
+ * `quiet`: no message for a bad value (said when the configuration loads). */
+static int cfgMode(int quiet)
 {
     const char *v = getenv("GPUINST_MODE");
     int mode = 0;
@@ -78,7 +83,8 @@ static int cfgMode(void)
         if (n == 5 && strncmp(p, "trace", 5) == 0) mode |= GPUINST_MODE_TRACE;
         else if (n == 7 && strncmp(p, "profile", 7) == 0) mode |= GPUINST_MODE_PROFILE;
         else {
-            gpuinstWarn("GPUINST_MODE=\"%.64s\": \"%.*s\" is not a mode (trace, profile, or "
+            if (!quiet)
+                gpuinstWarn("GPUINST_MODE=\"%.64s\": \"%.*s\" is not a mode (trace, profile, or "
                         "profile,trace for both); recording a trace", v, (int)(n < 64 ? n : 64), p);
             return GPUINST_MODE_TRACE;
         }
@@ -101,6 +107,11 @@ static int flagWord(const char *v)
     return -1;
 }
 
+GPUINST_PRIVATE int gpuinstConfigMode(void)
+{
+    return GPUINST_LOAD_ACQ(&gpuinstG.cfg.loaded) ? gpuinstG.cfg.mode : cfgMode(1);
+}
+
 GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt)
 {
     const char *v = getenv(var);
@@ -119,10 +130,18 @@ GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt)
 
 static gpuinstAgreed agreed;   /* valid once agreed.done */
 
-/* What this rank asks for, one byte each (gathered to rank 0). */
-enum { AG_ENABLE, AG_AUTO_INIT, AG_OVERWRITE, AG_COLLECTIVE_IO, AG_N };
+/* What this rank asks for, one byte each (gathered to rank 0); for the
+ * texts, whether this rank's differs from rank 0's. */
+enum { AG_ENABLE, AG_AUTO_INIT, AG_OVERWRITE, AG_COLLECTIVE_IO, AG_CAPTURE, AG_NVTX_DOMAINS, AG_N };
 static const char *const agNames[AG_N] = {"GPUINST_ENABLE", "GPUINST_AUTO_INIT", "GPUINST_OVERWRITE",
-                                          "GPUINST_COLLECTIVE_IO"};
+                                          "GPUINST_COLLECTIVE_IO", "GPUINST_CAPTURE", "GPUINST_NVTX_DOMAINS"};
+
+/* The texts agreed (rank 0's), read with the same rules as gpuinstConfigLoad. */
+static void localTexts(char capture[GPUINST_CFG_TEXT], char domains[GPUINST_CFG_TEXT])
+{
+    cfgString("GPUINST_CAPTURE", capture, GPUINST_CFG_TEXT, "");
+    cfgString("GPUINST_NVTX_DOMAINS", domains, GPUINST_CFG_TEXT, "");
+}
 
 static void localValues(unsigned char v[AG_N])
 {
@@ -130,6 +149,7 @@ static void localValues(unsigned char v[AG_N])
     v[AG_AUTO_INIT] = (unsigned char)gpuinstEnvFlag("GPUINST_AUTO_INIT", 0);
     v[AG_OVERWRITE] = (unsigned char)gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
     v[AG_COLLECTIVE_IO] = (unsigned char)gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);
+    v[AG_CAPTURE] = v[AG_NVTX_DOMAINS] = 0; /* 1 where this rank's text differs from rank 0's */
 }
 
 /* Rank 0: one line per setting whose value differs between ranks. */
@@ -157,7 +177,10 @@ static void sayDifferences(const unsigned char *all, int size)
             continue;
         }
         gpuinstDiagRanks(on, size, ranks, sizeof ranks);
-        if (k == AG_OVERWRITE)
+        if (k == AG_CAPTURE || k == AG_NVTX_DOMAINS)
+            gpuinstWarn("%s differs from rank 0's on %d of %d ranks (%s); every rank uses rank 0's (\"%.200s\")",
+                        agNames[k], nd, size, ranks, k == AG_CAPTURE ? agreed.capture : agreed.nvtx_domains);
+        else if (k == AG_OVERWRITE)
             gpuinstWarn("GPUINST_OVERWRITE differs from rank 0's on %d of %d ranks (%s): no existing file is "
                         "replaced (that takes GPUINST_OVERWRITE=1 on every rank)",
                         nd, size, ranks);
@@ -171,12 +194,17 @@ static void sayDifferences(const unsigned char *all, int size)
 GPUINST_PRIVATE int gpuinstConfigAgree(void)
 {
     unsigned char mine[AG_N], decided[4];
+    char texts[2 * GPUINST_CFG_TEXT], own[2 * GPUINST_CFG_TEXT];
     void *all = NULL;
     uint64_t *counts = NULL, one = 0;
     int size = gpuinstG.size, rc;
     if (agreed.done) return GPUINST_SUCCESS;
     localValues(mine);
+    localTexts(own, own + GPUINST_CFG_TEXT);
+    memcpy(texts, own, sizeof texts);
     if (!gpuinstCollActive() || size <= 1) {
+        memcpy(agreed.capture, own, GPUINST_CFG_TEXT);
+        memcpy(agreed.nvtx_domains, own + GPUINST_CFG_TEXT, GPUINST_CFG_TEXT);
         agreed.auto_init = mine[AG_AUTO_INIT];
         agreed.overwrite = mine[AG_OVERWRITE];
         agreed.collective_io = mine[AG_COLLECTIVE_IO];
@@ -184,8 +212,16 @@ GPUINST_PRIVATE int gpuinstConfigAgree(void)
         agreed.done = 1;
         return GPUINST_SUCCESS;
     }
+    /* rank 0's texts first, so that each rank can say whether its own differed */
+    rc = gpuinstCollBcast(texts, sizeof texts);
+    if (rc != GPUINST_SUCCESS) memcpy(texts, own, sizeof texts);
+    texts[GPUINST_CFG_TEXT - 1] = texts[2 * GPUINST_CFG_TEXT - 1] = '\0';
+    memcpy(agreed.capture, texts, GPUINST_CFG_TEXT);
+    memcpy(agreed.nvtx_domains, texts + GPUINST_CFG_TEXT, GPUINST_CFG_TEXT);
+    mine[AG_CAPTURE] = (unsigned char)(strcmp(own, texts) != 0);
+    mine[AG_NVTX_DOMAINS] = (unsigned char)(strcmp(own + GPUINST_CFG_TEXT, texts + GPUINST_CFG_TEXT) != 0);
     if (gpuinstG.rank == 0) counts = (uint64_t *)calloc((size_t)size, sizeof *counts);
-    rc = gpuinstCollGather(mine, AG_N, &all, counts ? counts : &one);
+    if (rc == GPUINST_SUCCESS) rc = gpuinstCollGather(mine, AG_N, &all, counts ? counts : &one);
     memcpy(decided, mine, sizeof decided);
     decided[AG_ENABLE] = mine[AG_ENABLE];
     if (gpuinstG.rank == 0 && rc == GPUINST_SUCCESS && all != NULL && counts != NULL) {
@@ -212,6 +248,10 @@ GPUINST_PRIVATE int gpuinstConfigAgree(void)
     agreed.any_enabled = decided[AG_ENABLE];
     agreed.done = 1;
     gpuinstConfigApplyAgreed(&gpuinstG.cfg);
+    /* parts that read their text before the agreement (gpuinst_init before
+     * MPI_Init; the NVTX collector before gpuinst_init) take rank 0's now */
+    gpuinstCaptureAgreed(agreed.capture);
+    gpuinstNvtxDomainsAgreed(agreed.nvtx_domains);
     return rc;
 }
 
@@ -225,11 +265,13 @@ GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg)
     if (!agreed.done || !cfg->loaded) return;
     cfg->overwrite = agreed.overwrite;
     cfg->collective_io = agreed.collective_io;
+    memcpy(cfg->capture, agreed.capture, sizeof cfg->capture);
+    memcpy(cfg->nvtx_domains, agreed.nvtx_domains, sizeof cfg->nvtx_domains);
 }
 
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
 {
-    cfg->mode = cfgMode();
+    cfg->mode = cfgMode(0);
     cfgString("GPUINST_OUTPUT", cfg->output, sizeof cfg->output, "gpuinst.h5");
     cfg->enable = gpuinstEnvFlag("GPUINST_ENABLE", 1);
     cfg->verbose = (int)gpuinstEnvU64("GPUINST_VERBOSE", 0, 0, 9);
@@ -241,6 +283,8 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     cfg->buffer_mb = gpuinstEnvU64("GPUINST_BUFFER_MB", 0, 0, (uint64_t)1 << 30);
     cfg->overwrite = gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
     cfg->collective_io = gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);
+    cfgString("GPUINST_NVTX_DOMAINS", cfg->nvtx_domains, sizeof cfg->nvtx_domains, "");
+    cfgString("GPUINST_CAPTURE", cfg->capture, sizeof cfg->capture, "");
     GPUINST_STORE_REL(&cfg->loaded, 1);
     gpuinstConfigApplyAgreed(cfg);
 }
@@ -262,3 +306,14 @@ GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void)
     return earlyCuptiLib;
 }
 #endif
+
+/* The NVTX collector may be asked to attach before gpuinst_init (a library's
+ * first NVTX call): it reads the two variables that decide whether it
+ * attaches at all, with the same rules (and rank 0's domain filter when
+ * the agreement came first), ahead of gpuinstConfigLoad. */
+GPUINST_PRIVATE void gpuinstConfigLoadNvtx(gpuinstConfig *cfg)
+{
+    cfg->enable = gpuinstEnvFlag("GPUINST_ENABLE", 1);
+    cfgString("GPUINST_NVTX_DOMAINS", cfg->nvtx_domains, sizeof cfg->nvtx_domains, "");
+    if (agreed.done) memcpy(cfg->nvtx_domains, agreed.nvtx_domains, sizeof cfg->nvtx_domains);
+}

@@ -180,8 +180,9 @@ int gpuinst_init(void)
         return GPUINST_ERROR_DISABLED;
     }
     gpuinstCoreTablesRegister();
-    /* the parts' init steps (src/parts.c), GPU tracing first: before any
-     * NVTX call of gpuinst's own */
+    /* the parts' init steps (src/parts.c): capture windows, then GPU
+     * tracing (before any NVTX call of gpuinst's own), then the NVTX
+     * collector, ... */
     gpuinstPartsInit();
 #if !GPUINST_WITH_HDF5
     gpuinstUnavailableAdd("hdf5", "gpuinst was built without HDF5, so no file is written; "

@@ -370,6 +370,9 @@ static int cntCreateCore(const char *name, int scalar, const char *fields, const
     }
     c = (cntCounter *)calloc(1, sizeof *c);
     if (c == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    /* gpuinst is the NVTX tool of its own NVTX copy: an NVTX counter call
+     * would come back to its collector and be recorded twice (src/nvtx_inject.c) */
+    if (!GPUINST_NVTX_EMIT()) flags |= CNT_NO_NVTX;
     snprintf(c->name, sizeof c->name, "%s", name);
     memcpy(c->path, "/counters/", 10);
     if (flags & CNT_INTERNAL) snprintf(c->path + 10, sizeof c->path - 10, "%s", name); /* pm_sampling/<bus id> */
@@ -692,6 +695,8 @@ static int cntRecordOne(cntCounter *c, gpuinstBuf *b, uint16_t thread, uint64_t 
         int rc = cntFold(c, thread, vals, reason);
         if (!(gpuinstG.cfg.mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) return rc;
     }
+    /* capture windows (src/capture.c): a sample is kept in the trace if its time falls in one */
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstCaptureOn)) && !gpuinstCaptureContains(t)) return GPUINST_SUCCESS;
     if (reason == GPUINST_COUNTER_NOVALUE_UNCHANGED) prev = cntLastValues(b); /* before the slot moves the tail */
     slot = (unsigned char *)gpuinstBufSlot(b);
     if (slot == NULL) return cntLostEvent();
@@ -792,6 +797,12 @@ GPUINST_PRIVATE int gpuinstCounterSemantics(gpuinst_counter counter, int32_t fie
                                             double min, double max)
 {
     return cntSemanticsCore(counter, field, unit, flags, min, max);
+}
+
+GPUINST_PRIVATE int gpuinstCounterCreateNvtx(const char *name, int scalar, const char *fields, const int32_t *types,
+                                             int32_t nfields, const char *const *units, gpuinst_counter *counter)
+{
+    return cntCreateCore(name, scalar, fields, types, nfields, units, CNT_NO_NVTX, counter);
 }
 
 static int cntSemanticsCore(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags, double min,

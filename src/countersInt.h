@@ -38,6 +38,12 @@ GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fiel
                                               int32_t nfields, const char *const *units, uint32_t flags,
                                               gpuinst_counter *group);
 #endif
+/* A counter (scalar: one field "value") or group made by the NVTX collector
+ * (src/nvtx_inject.c) for a counter a library registered with NVTX: as the
+ * public create, with per-field units; recorded only (its samples come from
+ * NVTX).  Then sampled through the public API. */
+GPUINST_PRIVATE int gpuinstCounterCreateNvtx(const char *name, int scalar, const char *fields, const int32_t *types,
+                                             int32_t nfields, const char *const *units, gpuinst_counter *counter);
 /* A counter group made by gpuinst (the built-in groups of
  * src/counters_builtin.c), and its semantics, as the public calls without
  * their state check. */

@@ -154,7 +154,41 @@
 
 /* NVTX3 (header-only; vendored under third_party/nvtx3 and inlined into the
  * amalgamation, so it builds without CUDA).  The core API only: the counters
- * extension is included by src/counters.c. */
+ * extension is included by src/counters.c.
+ *
+ * gpuinst is also an NVTX tool (src/nvtx_inject.c).  Its static route: NVTX's
+ * loader looks for a strong InitializeInjectionNvtx2_fnptr (and
+ * InitializeInjectionNvtxExtension_fnptr for the extensions) when no
+ * NVTX_INJECTION64_PATH is set; NVTX_STATIC_INJECTION_IMPL keeps NVTX's weak
+ * definitions out of gpuinst's own code, and these declarations (the types
+ * spelled out, since NVTX defines them later) stand in for them.  Defined in
+ * src/nvtx_inject.c: exported from the amalgamation and the static library
+ * (so shared libraries an executable links bind to it), hidden in
+ * libgpuinst.so (only its own NVTX copy: other modules reach it through
+ * NVTX_INJECTION64_PATH). */
+#if defined(GPUINST_BUILD_SHARED)
+#define GPUINST_NVTX_FNPTR_VIS __attribute__((visibility("hidden")))
+#else
+#define GPUINST_NVTX_FNPTR_VIS __attribute__((visibility("default")))
+#endif
+#if !defined(NVTX_STATIC_INJECTION_IMPL)
+#define NVTX_STATIC_INJECTION_IMPL 1
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(internal) /* as NVTX declares its extension types */
+#endif
+struct nvtxExtModuleInfo_t;
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern GPUINST_NVTX_FNPTR_VIS int (*InitializeInjectionNvtx2_fnptr)(const void *(*)(uint32_t));
+extern GPUINST_NVTX_FNPTR_VIS int (*InitializeInjectionNvtxExtension_fnptr)(struct nvtxExtModuleInfo_t *);
+#ifdef __cplusplus
+}
+#endif
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 /* NVTX's dlsym result is cast to a function pointer, as POSIX allows and
@@ -415,6 +449,21 @@ GPUINST_PRIVATE uint64_t gpuinstBufSpillBytes(void);
  * is 0, else kept and named on stderr. */
 GPUINST_PRIVATE void gpuinstBufSpillClose(int keep);
 /* ==== end bounded memory ================================================= */
+
+/* A growable array with room for one more element: `arr` (n elements of
+ * `elem` bytes in room for *cap) if it has room, else a realloc'd copy with
+ * twice the room (at least `first`) and *cap updated; NULL without memory
+ * (arr and *cap unchanged). */
+static inline GPUINST_UNUSED void *gpuinstArrayRoom(void *arr, uint32_t n, uint32_t *cap, size_t elem, uint32_t first)
+{
+    uint32_t ncap;
+    void *p;
+    if (n < *cap) return arr;
+    ncap = *cap ? *cap * 2 : first;
+    p = realloc(arr, (size_t)ncap * elem);
+    if (p != NULL) *cap = ncap;
+    return p;
+}
 
 /* ---- strings -------------------------------------------------------------
  * Names are interned per process: each distinct string gets an id (1..);
@@ -700,6 +749,7 @@ enum {
 };
 
 /* Configuration from GPUINST_* environment variables (src/config.c). */
+#define GPUINST_CFG_TEXT 1024 /* the longest GPUINST_CAPTURE / GPUINST_NVTX_DOMAINS + 1 */
 typedef struct gpuinstConfig {
     char output[4096];        /* GPUINST_OUTPUT (default "gpuinst.h5") */
     int enable;               /* GPUINST_ENABLE (default 1) */
@@ -714,6 +764,8 @@ typedef struct gpuinstConfig {
     int collective_io;        /* GPUINST_COLLECTIVE_IO (default 0: each rank writes its hyperslab independently) */
     int mode;                 /* GPUINST_MODE: GPUINST_MODE_TRACE and/or GPUINST_MODE_PROFILE */
     int loaded;               /* gpuinstConfigLoad ran */
+    char nvtx_domains[GPUINST_CFG_TEXT]; /* GPUINST_NVTX_DOMAINS (NVTX collector's domain filter; src/nvtx_inject.c) */
+    char capture[GPUINST_CFG_TEXT];      /* GPUINST_CAPTURE (capture windows; src/capture.c) */
 } gpuinstConfig;
 #define GPUINST_MODE_TRACE 0x1    /* keep every event (/ranges, /marks, /mpi/calls ...) */
 #define GPUINST_MODE_PROFILE 0x2  /* aggregate per range path (/profile/...; issue 19) */
@@ -784,10 +836,17 @@ typedef struct gpuinstAgreed {
     int overwrite;       /* GPUINST_OVERWRITE: 1 only if 1 on every rank */
     int collective_io;   /* GPUINST_COLLECTIVE_IO: rank 0's */
     int any_enabled;     /* GPUINST_ENABLE is on on some rank: the ranks with 0 take part in the collectives */
+    char capture[GPUINST_CFG_TEXT];      /* GPUINST_CAPTURE: rank 0's */
+    char nvtx_domains[GPUINST_CFG_TEXT]; /* GPUINST_NVTX_DOMAINS: rank 0's */
 } gpuinstAgreed;
 GPUINST_PRIVATE int gpuinstConfigAgree(void);
 GPUINST_PRIVATE const gpuinstAgreed *gpuinstConfigAgreed(void);
 GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg);
+/* GPUINST_MODE before gpuinstConfigLoad too (a thread slot the NVTX
+ * collector makes before gpuinst_init takes the mode it will record in). */
+GPUINST_PRIVATE int gpuinstConfigMode(void);
+/* Only GPUINST_ENABLE and GPUINST_NVTX_DOMAINS (the NVTX collector, before init). */
+GPUINST_PRIVATE void gpuinstConfigLoadNvtx(gpuinstConfig *cfg);
 
 /* ---- tables (what the writer writes) -------------------------------------
  * A table descriptor names a record's fields once; the writer builds the
@@ -904,6 +963,101 @@ GPUINST_PRIVATE void gpuinstNvtxQuiesce(void);
 /* Closes every open range (flag UNTERMINATED, end = now) before writing. */
 GPUINST_PRIVATE void gpuinstNvtxCloseOpen(uint64_t now);
 
+/* The record path (src/nvtx.c), one for the public API and for the NVTX
+ * collector (src/nvtx_inject.c): the API validates its arguments and makes
+ * its NVTX call, the collector decodes NVTX's, and both record through
+ * these.  No state check (callers check RUNNING), no NVTX call.  An event's
+ * attributes, resolved: */
+typedef struct gpuinstEvent {
+    uint32_t color;           /* ARGB, 0 = none */
+    uint32_t category;        /* 0 = none, <= GPUINST_MAX_CATEGORY */
+    uint32_t name;            /* /strings id; 0 = no message */
+    uint8_t ptype;            /* gpuinst_payload_type */
+    int64_t payload;          /* raw bits */
+    nvtxStringHandle_t reg;   /* the API's NVTX registered string to emit (NULL = none) */
+} gpuinstEvent;
+/* gpuinstNameId with a front cache keyed by the caller's pointer (name non-empty). */
+GPUINST_PRIVATE uint32_t gpuinstNameIdFront(gpuinstThread *t, const char *name);
+/* Opens a push/pop range on t's stack of domain d: its 0-based level, or -1
+ * (out of memory: counted as lost). */
+GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e);
+/* The same for a range with a name (the calling thread's state, the name's
+ * id from the front cache; NULL/"": no name) and no other attribute. */
+GPUINST_PRIVATE int gpuinstRecordPushName(gpuinst_domain d, const char *name);
+/* Closes the calling thread's innermost range of d: the level it had; -2 if
+ * none is open (not counted: the caller decides), -1 lost (counted). */
+GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d);
+/* A mark at `now`.  0 or OUT_OF_MEMORY (counted). */
+GPUINST_PRIVATE int gpuinstRecordMark(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e, uint64_t now);
+/* A start/end range: its id in *id (never 0).  0 or OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstRecordStart(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e, gpuinst_range_id *id);
+/* Ends start/end range `id` at `now`.  0, RANGE_NOT_OPEN (counted) or OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstRecordEnd(gpuinst_range_id id, uint64_t now);
+/* The domain named `name_id` (`name` its text), made if new, in *out; the
+ * NVTX domain is created too when `emit`.  Works before gpuinst_init (the
+ * collector learns domains whenever a library makes them).  0, LIMIT. */
+GPUINST_PRIVATE int gpuinstDomainGet(uint32_t name_id, const char *name, int emit, gpuinst_domain *out);
+/* Names category `category` of domain d (/categories).  0 or OUT_OF_MEMORY. */
+GPUINST_PRIVATE int gpuinstCategorySet(gpuinst_domain d, uint32_t category, uint32_t name_id);
+
+/* ==== the NVTX collector (issue 14; src/nvtx_inject.c) ====================
+ * gpuinst is an NVTX tool: InitializeInjectionNvtx2 (and
+ * InitializeInjectionNvtxExtension for the payload and counters extensions)
+ * hand NVTX gpuinst's handlers, which record through the record path above
+ * and src/counters.c.  gpuinstNvtxSelf is 1 when gpuinst is also the tool
+ * of its own NVTX copy: gpuinst's own NVTX calls (made so that Nsight sees
+ * the API's annotations) would then come back to it and be recorded twice,
+ * so they are not made.  Learnt in gpuinst_init (before RUNNING) and never
+ * changed after. */
+GPUINST_SHARED_DATA int gpuinstNvtxSelf;
+#define GPUINST_NVTX_EMIT() (!GPUINST_LOAD_RLX(&gpuinstNvtxSelf))
+/* From gpuinst_init after the configuration: forces NVTX's initialisation of
+ * gpuinst's own copy (so gpuinstNvtxSelf is known), records who owns the
+ * tool interface (/unavailable "nvtx" when another tool does), applies
+ * GPUINST_NVTX_DOMAINS to domains made before init, registers the tables. */
+GPUINST_PRIVATE void gpuinstNvtxCollectorInit(void);
+/* Finalize (the part's flush step): names NVTX gave to OS threads from
+ * another thread go to /threads. */
+GPUINST_PRIVATE void gpuinstNvtxCollectorFlush(void);
+/* Rank 0's GPUINST_NVTX_DOMAINS (src/config.c's agreement): the filter is
+ * parsed again and applied to the domains made so far, if the collector had
+ * decided already with this rank's own text. */
+GPUINST_PRIVATE void gpuinstNvtxDomainsAgreed(const char *spec);
+
+/* ==== capture windows (issue 14; src/capture.c) ============================
+ * GPUINST_CAPTURE names ranges (any domain, API or NVTX) and occurrences;
+ * gpuinst records only inside those ranges (a window lasts from the
+ * selected range's start to its end) and CUPTI activity runs only there.
+ * gpuinstCaptureOn is 1 when GPUINST_CAPTURE is set: the cost when unset is
+ * one load and a branch per push, mark and counter sample. */
+#define GPUINST_RANGE_FLAG_SKIP_ 0x80u /* internal: an open range outside every window, never written */
+GPUINST_SHARED_DATA int gpuinstCaptureOn;
+/* Rank 0's GPUINST_CAPTURE (src/config.c's agreement), when gpuinst_init
+ * parsed this rank's own text first (gpuinst_init before MPI_Init): taken
+ * if no range was yet looked at, else said (this rank keeps its own). */
+GPUINST_PRIVATE void gpuinstCaptureAgreed(const char *spec);
+/* At a push or start: 0 (record, no window opened), GPUINST_RANGE_FLAG_SKIP_
+ * (outside every window: do not record) or GPUINST_RANGE_FLAG_CAPTURE_WINDOW
+ * (this range opens a window: record it and call gpuinstCaptureClose at its end). */
+GPUINST_PRIVATE uint8_t gpuinstCapturePushSlow(uint32_t name, uint32_t domain);
+static inline uint8_t gpuinstCapturePush(uint32_t name, uint32_t domain)
+{
+    return GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstCaptureOn)) ? gpuinstCapturePushSlow(name, domain) : 0;
+}
+/* The range (name, domain) that opened a window ended at `now`. */
+GPUINST_PRIVATE void gpuinstCaptureClose(uint32_t name, uint32_t domain, uint64_t now);
+/* 1 while a window is open (relaxed). */
+GPUINST_PRIVATE int gpuinstCaptureOpen(void);
+/* 1 if a record at time t (this process's clock) falls in a window, open or
+ * closed (counter batches carry past timestamps). */
+GPUINST_PRIVATE int gpuinstCaptureContains(uint64_t t);
+/* 1 when an event happening now is to be dropped: capture set, no window open. */
+static inline int gpuinstCaptureSkip(void)
+{
+    return GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstCaptureOn)) && !gpuinstCaptureOpen();
+}
+/* From gpuinst_init: parses GPUINST_CAPTURE, registers /captures. */
+GPUINST_PRIVATE void gpuinstCaptureInit(void);
 /* ---- ranks and collectives (src/coll.c; one-process versions without MPI) --
  * On gpuinst's private duplicate of MPI_COMM_WORLD, through PMPI only. */
 /* Learns rank and size (gpuinstG) if MPI is usable; 1 if it did. */

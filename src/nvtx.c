@@ -2,6 +2,11 @@
  * nvtx.c -- annotations: ranges, marks, domains, categories, registered
  * strings and thread names.  Each call emits the real NVTX3 call (so Nsight
  * tools see it) and records the event in the calling thread's buffers.
+ * The recording half (gpuinstRecord*) is also the NVTX collector's
+ * (src/nvtx_inject.c): an annotation made through NVTX becomes the same row,
+ * with the same in-call word, thread slot, profile-mode frames and capture
+ * windows.  When gpuinst is itself the NVTX tool of its own NVTX copy
+ * (gpuinstNvtxSelf), the API makes no NVTX call: it would come back here.
  *
  * Hot path (push/pop, mark): one state check, the thread's state from TLS,
  * a cached name lookup, one clock read, a store into the thread's stack or
@@ -16,8 +21,14 @@
 
 #if defined(__GNUC__)
 #define GPUINST_NOINLINE __attribute__((noinline))
+/* The hot path's helpers are shared by the API and the NVTX collector; with
+ * several callers the compiler may keep them out of line (in the
+ * amalgamation: +58 instructions per push/pop pair, measured), so they are
+ * forced inline. */
+#define GPUINST_HOT_INLINE inline __attribute__((always_inline))
 #else
 #define GPUINST_NOINLINE
+#define GPUINST_HOT_INLINE inline
 #endif
 
 /* ---- threads -----------------------------------------------------------
@@ -77,7 +88,7 @@ GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
     if (t != NULL) {
         t->os_tid = (int64_t)syscall(SYS_gettid);
         t->name = 0;
-        t->mode = (uint8_t)gpuinstG.cfg.mode;
+        t->mode = (uint8_t)gpuinstConfigMode(); /* also for a slot the NVTX collector makes before init */
         t->life_start_ns = gpuinstClockNs();
         t->life++;
         if (fresh) {
@@ -227,7 +238,13 @@ static void closeStacks(gpuinstThread *t, gpuinstThread *dst, uint64_t now, int 
         if (s == NULL) continue;
         for (k = GPUINST_LOAD_ACQ(&s->depth); k > 0; k--) {
             gpuinstOpen *o = &s->open[k - 1];
-            gpuinstRangeRec *r = dst != NULL ? (gpuinstRangeRec *)gpuinstBufSlot(&dst->ranges) : NULL;
+            gpuinstRangeRec *r;
+            if (o->flags & GPUINST_RANGE_FLAG_SKIP_) continue; /* outside every capture window */
+            r = dst != NULL ? (gpuinstRangeRec *)gpuinstBufSlot(&dst->ranges) : NULL;
+            /* a window this range opened ends with it (a thread's exit; at
+             * finalize the writer ends open windows itself) */
+            if ((o->flags & GPUINST_RANGE_FLAG_CAPTURE_WINDOW) && GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_RUNNING)
+                gpuinstCaptureClose(o->name, o->domain, now);
             if (r == NULL) {
                 GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
             } else {
@@ -367,11 +384,16 @@ static GPUINST_NOINLINE uint32_t nameIdFill(gpuinstThread *t, gpuinstNameKey *k,
  * strcmp against the interned copy, which reads `name` no further than its
  * end.  A truncated name never matches (its interned copy is shorter) and
  * takes the hashed path every time, as before. */
-static inline uint32_t nameIdFront(gpuinstThread *t, const char *name)
+static GPUINST_HOT_INLINE uint32_t nameIdFront(gpuinstThread *t, const char *name)
 {
     gpuinstNameKey *k = nameKeySlot(t, name);
     if (GPUINST_LIKELY(k->key == name) && GPUINST_LIKELY(k->ro || strcmp(k->text, name) == 0)) return k->id;
     return nameIdFill(t, k, name);
+}
+
+GPUINST_PRIVATE uint32_t gpuinstNameIdFront(gpuinstThread *t, const char *name)
+{
+    return nameIdFront(t, name);
 }
 
 /* ---- registered strings and categories ---------------------------------- */
@@ -442,13 +464,8 @@ static int domainValid(gpuinst_domain d)
     return d < GPUINST_LOAD_ACQ(&gpuinstG.ndomains);
 }
 
-/* Validated view of the optional attributes. */
-typedef struct Attr {
-    uint32_t color, category, name;
-    uint8_t ptype;
-    int64_t payload;
-    nvtxStringHandle_t reg;
-} Attr;
+/* Validated view of the optional attributes: the record path's event. */
+typedef gpuinstEvent Attr;
 
 static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
 {
@@ -477,14 +494,16 @@ static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
     return GPUINST_SUCCESS;
 }
 
-/* 1 unless NVTX is initialised and no tool listens: then every NVTX call
+/* 0 when gpuinst is its own NVTX tool (the call would come back to the
+ * collector: GPUINST_NVTX_EMIT), else 1 unless NVTX is initialised and no
+ * tool listens: then every NVTX call
  * is a test of a NULL pointer, and gpuinst need not build the event
  * attributes for it (nvtxAttr is ~30 instructions).  Before NVTX's first
  * call its entry points hold its initialiser, so this says 1 and the call
  * is made (and initialises NVTX). */
 static inline int nvtxListens(void)
 {
-    return NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainRangePushEx_impl_fnptr != NVTX_NULLPTR;
+    return GPUINST_NVTX_EMIT() && NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxDomainRangePushEx_impl_fnptr != NVTX_NULLPTR;
 }
 
 /* The NVTX event attributes for a record. */
@@ -576,7 +595,7 @@ static inline int stackReserve(gpuinstStack *s)
 
 /* Opens the range on s (room reserved); called after the NVTX call.  The
  * stack entry is the final /ranges row but for end_ns (see popRecord). */
-static inline void stackPush(gpuinstThread *t, gpuinstStack *s, gpuinst_domain domain, const Attr *a)
+static GPUINST_HOT_INLINE void stackPush(gpuinstThread *t, gpuinstStack *s, gpuinst_domain domain, const Attr *a)
 {
     gpuinstOpen *o = &s->open[s->depth];
     uint32_t depth = s->depth + 1;
@@ -589,11 +608,14 @@ static inline void stackPush(gpuinstThread *t, gpuinstStack *s, gpuinst_domain d
     o->domain = (uint16_t)domain;
     o->category = (uint16_t)a->category;
     o->depth = (uint8_t)(depth > 255 ? 255 : depth);
-    o->flags = a->ptype;
-    /* GPU tracing: this range is the launching context of CUDA work until its pop (one branch when off) */
-    gpuinstGpuRangePush(((uint64_t)t->index << 32) | o->seq);
-    /* range profiling: a nested profiler range while a profiled pass runs (one branch when off) */
-    gpuinstProfRangePush(a->name);
+    /* capture windows (src/capture.c): one branch when GPUINST_CAPTURE is unset */
+    o->flags = (uint8_t)(a->ptype | gpuinstCapturePush(a->name, domain));
+    if (GPUINST_LIKELY(!(o->flags & GPUINST_RANGE_FLAG_SKIP_))) {
+        /* GPU tracing: this range is the launching context of CUDA work until its pop (one branch when off) */
+        gpuinstGpuRangePush(((uint64_t)t->index << 32) | o->seq);
+        /* range profiling: a nested profiler range while a profiled pass runs (one branch when off) */
+        gpuinstProfRangePush(a->name);
+    }
     o->start_ns = gpuinstClockNs(); /* last: gpuinst's own cost stays outside the range */
     GPUINST_STORE_REL(&s->depth, depth);
 }
@@ -707,15 +729,39 @@ static int profEvent(gpuinstThread *t, gpuinst_domain d, uint32_t name, int kind
     return GPUINST_SUCCESS;
 }
 
+/* The recording half of a push with attributes, inside a call on t (see
+ * callBegin; left here) with a's name resolved: the trace stack's row
+ * and/or the profile's frame; with `emit` NVTX's call too (the API's; the
+ * collector's events came from NVTX). */
+static GPUINST_HOT_INLINE int pushOpen(gpuinstThread *t, gpuinst_domain domain, const Attr *a, const char *name,
+                                       int emit)
+{
+    gpuinstStack *s = (t->mode & GPUINST_MODE_TRACE) ? stackFor(t, domain) : NULL;
+    gpuinstProfStack *ps = NULL;
+    gpuinstProfRangeRec *pn = NULL;
+    nvtxEventAttributes_t ea;
+    if (t->mode & GPUINST_MODE_PROFILE) ps = profReserve(t, domain, a->name, &pn);
+    if (GPUINST_UNLIKELY(((t->mode & GPUINST_MODE_TRACE) && (s == NULL || stackReserve(s) != GPUINST_SUCCESS)) ||
+                         ((t->mode & GPUINST_MODE_PROFILE) && ps == NULL))) {
+        callLeave(t);
+        return lost();
+    }
+    if (emit) {
+        nvtxAttr(&ea, name, a);
+        nvtxDomainRangePushEx(domainHandle(domain), &ea);
+    }
+    if (ps != NULL) profPush(t, ps, pn, s == NULL);
+    if (s != NULL) stackPush(t, s, domain, a);
+    if (ps != NULL && s != NULL) profSameStart(ps, s);
+    callLeave(t);
+    return GPUINST_SUCCESS;
+}
+
 int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst_attr *attr)
 {
     int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
     gpuinstThread *t;
-    gpuinstStack *s;
-    gpuinstProfStack *ps = NULL;
-    gpuinstProfRangeRec *pn = NULL;
     Attr a;
-    nvtxEventAttributes_t ea;
     if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) {
         if (st == GPUINST_STATE_NVTX_ONLY) nvtxOnlyPush(domain, name, attr);
         return notRunning(st);
@@ -730,31 +776,37 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
         callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     }
-    s = (t->mode & GPUINST_MODE_TRACE) ? stackFor(t, domain) : NULL;
-    if (t->mode & GPUINST_MODE_PROFILE) ps = profReserve(t, domain, a.name, &pn);
-    if (GPUINST_UNLIKELY(((t->mode & GPUINST_MODE_TRACE) && (s == NULL || stackReserve(s) != GPUINST_SUCCESS)) ||
-                         ((t->mode & GPUINST_MODE_PROFILE) && ps == NULL))) {
-        callLeave(t);
-        return lost();
-    }
-    if (nvtxListens()) {
-        nvtxAttr(&ea, name, &a);
-        nvtxDomainRangePushEx(domainHandle(domain), &ea);
-    }
-    if (ps != NULL) profPush(t, ps, pn, s == NULL);
-    if (s != NULL) stackPush(t, s, domain, &a);
-    if (ps != NULL && s != NULL) profSameStart(ps, s);
-    callLeave(t);
-    return GPUINST_SUCCESS;
+    return pushOpen(t, domain, &a, name, nvtxListens());
 }
 
-/* The recording half of gpuinst_range_push (state RUNNING). */
-static GPUINST_NOINLINE int pushRecordDefault(const char *name)
+/* The 0-based level of t's innermost open range of domain d (-1: none). */
+static int levelOf(gpuinstThread *t, gpuinst_domain d)
+{
+    if (t->mode & GPUINST_MODE_TRACE) {
+        gpuinstStack *s = t->stacks[d];
+        return s != NULL ? (int)s->depth - 1 : -1;
+    } else {
+        gpuinstProfStack *ps = t->prof != NULL ? t->prof->stacks[d] : NULL;
+        return ps != NULL ? (int)ps->depth - 1 : -1;
+    }
+}
+
+GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e)
+{
+    if (GPUINST_UNLIKELY(!callBegin(t))) return -1;
+    if (GPUINST_UNLIKELY(pushOpen(t, d, e, NULL, 0) != GPUINST_SUCCESS)) return -1;
+    return levelOf(t, d);
+}
+
+/* A push in the default domain with a name and no attributes (state
+ * RUNNING): gpuinst_range_push's recording half, and NVTX's nvtxRangePushA
+ * through the collector (`emit` 0; there a NULL or empty name is a range
+ * without a name). */
+static GPUINST_HOT_INLINE int pushDefault(const char *name, int emit)
 {
     gpuinstThread *t;
     gpuinstStack *s;
     Attr a;
-    if (GPUINST_UNLIKELY(name == NULL || name[0] == '\0')) return invalid();
     t = gpuinstThreadGet();
     if (GPUINST_UNLIKELY(t == NULL)) return noSlot();
     if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
@@ -764,20 +816,24 @@ static GPUINST_NOINLINE int pushRecordDefault(const char *name)
     a.ptype = GPUINST_PAYLOAD_NONE;
     a.payload = 0;
     a.reg = NULL;
-    a.name = nameIdFront(t, name);
+    a.name = 0;
+    if (GPUINST_LIKELY(name != NULL && name[0] != '\0') && GPUINST_UNLIKELY((a.name = nameIdFront(t, name)) == 0)) {
+        callLeave(t);
+        return lost();
+    }
     if (t->mode == GPUINST_MODE_PROFILE) { /* profile only */
         gpuinstProfRangeRec *pn;
-        gpuinstProfStack *ps = a.name != 0 ? profReserve(t, GPUINST_DOMAIN_DEFAULT, a.name, &pn) : NULL;
+        gpuinstProfStack *ps = profReserve(t, GPUINST_DOMAIN_DEFAULT, a.name, &pn);
         if (GPUINST_UNLIKELY(ps == NULL)) {
             callLeave(t);
             return lost();
         }
-        nvtxRangePushA(name);
+        if (emit) nvtxRangePushA(name);
         profPush(t, ps, pn, 1);
         callLeave(t);
         return GPUINST_SUCCESS;
     }
-    s = a.name != 0 ? stackFor(t, GPUINST_DOMAIN_DEFAULT) : NULL;
+    s = stackFor(t, GPUINST_DOMAIN_DEFAULT);
     if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) {
         callLeave(t);
         return lost();
@@ -789,17 +845,31 @@ static GPUINST_NOINLINE int pushRecordDefault(const char *name)
             callLeave(t);
             return lost();
         }
-        nvtxRangePushA(name);
+        if (emit) nvtxRangePushA(name);
         profPush(t, ps, pn, 0);
         stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
         profSameStart(ps, s);
         callLeave(t);
         return GPUINST_SUCCESS;
     }
-    nvtxRangePushA(name);
+    if (emit) nvtxRangePushA(name);
     stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
     callLeave(t);
     return GPUINST_SUCCESS;
+}
+
+/* The recording half of gpuinst_range_push (state RUNNING). */
+static GPUINST_NOINLINE int pushRecordDefault(const char *name)
+{
+    if (GPUINST_UNLIKELY(name == NULL || name[0] == '\0')) return invalid();
+    return pushDefault(name, GPUINST_NVTX_EMIT());
+}
+
+GPUINST_PRIVATE int gpuinstRecordPushName(gpuinst_domain d, const char *name)
+{
+    (void)d; /* the default domain: the collector's nvtxRangePushA */
+    if (GPUINST_UNLIKELY(pushDefault(name, 0) != GPUINST_SUCCESS)) return -1;
+    return levelOf(gpuinstThreadSelf, GPUINST_DOMAIN_DEFAULT);
 }
 
 int gpuinst_range_push(const char *name)
@@ -815,10 +885,33 @@ int gpuinst_range_push(const char *name)
 
 #define POP_NOT_RUNNING (-1) /* popRecord: finalize came first */
 
+/* A pop of a range that capture windows concern (src/capture.c), inside a
+ * call: one outside every window is dropped (it pushed nothing to CUPTI or
+ * the profiler); one that opened a window is written and closes it. */
+static GPUINST_NOINLINE int popCaptured(gpuinstThread *t, gpuinstStack *s, gpuinstOpen *o, uint32_t depth, uint64_t now)
+{
+    gpuinstRangeRec *r;
+    if (o->flags & GPUINST_RANGE_FLAG_SKIP_) {
+        GPUINST_STORE_REL(&s->depth, depth - 1);
+        return GPUINST_SUCCESS;
+    }
+    r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
+    if (r != NULL) {
+        *r = *o;
+        r->end_ns = now;
+        gpuinstBufCommit(&t->ranges);
+    }
+    GPUINST_STORE_REL(&s->depth, depth - 1);
+    gpuinstGpuRangePop();
+    gpuinstProfRangePop();
+    gpuinstCaptureClose(o->name, o->domain, now);
+    return r != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
+}
+
 /* The recording half of a pop (state RUNNING, domain valid); `now` was read
  * first so gpuinst's own cost stays outside the range.  The NVTX call is
  * the caller's, and is not made on STACK_EMPTY. */
-static inline int popRecord(gpuinst_domain domain, uint64_t now)
+static GPUINST_HOT_INLINE int popRecord(gpuinst_domain domain, uint64_t now)
 {
     gpuinstThread *t = gpuinstThreadSelf;
     gpuinstStack *s;
@@ -847,6 +940,11 @@ static inline int popRecord(gpuinst_domain domain, uint64_t now)
     }
     depth = s->depth;
     o = &s->open[depth - 1];
+    if (GPUINST_UNLIKELY(o->flags & (GPUINST_RANGE_FLAG_SKIP_ | GPUINST_RANGE_FLAG_CAPTURE_WINDOW))) {
+        int rc = popCaptured(t, s, o, depth, now);
+        callLeave(t);
+        return rc;
+    }
     r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
     if (GPUINST_LIKELY(r != NULL)) {
         *r = *o;
@@ -874,8 +972,21 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
     rc = popRecord(domain, now);
     if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
-    nvtxDomainRangePop(domainHandle(domain));
+    if (GPUINST_NVTX_EMIT()) nvtxDomainRangePop(domainHandle(domain));
     return rc == GPUINST_SUCCESS ? rc : lost();
+}
+
+GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d)
+{
+    gpuinstThread *t = gpuinstThreadSelf;
+    int level, rc;
+    /* nothing open: the caller decides (a range pushed before init, or a
+     * misuse it counts); no clock read */
+    if (GPUINST_UNLIKELY(t == NULL || (level = levelOf(t, d)) < 0)) return -2;
+    rc = popRecord(d, gpuinstClockNs());
+    if (GPUINST_LIKELY(rc == GPUINST_SUCCESS)) return level;
+    if (rc == GPUINST_ERROR_OUT_OF_MEMORY) lost();
+    return -1;
 }
 
 /* The recording half of gpuinst_range_pop (state RUNNING). */
@@ -894,13 +1005,13 @@ static GPUINST_NOINLINE int popRecordDefault(void)
         }
         profHooksPop();
         callLeave(t);
-        nvtxRangePop();
+        if (GPUINST_NVTX_EMIT()) nvtxRangePop();
         return GPUINST_SUCCESS;
     }
     rc = popRecord(GPUINST_DOMAIN_DEFAULT, now);
     if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
-    nvtxRangePop();
+    if (GPUINST_NVTX_EMIT()) nvtxRangePop();
     return rc == GPUINST_SUCCESS ? rc : lost();
 }
 
@@ -953,6 +1064,36 @@ static unsigned openBucket(gpuinst_range_id id)
     return (unsigned)((id * 0x9E3779B97F4A7C15ull) >> 54) & (OPEN_BUCKETS - 1);
 }
 
+/* Opens start/end range o (filled but for id, start and the capture flags),
+ * inside a call on t; *id is set under the lock (another thread may end
+ * the range as soon as it is in the table). */
+static void openInsert(gpuinstThread *t, OpenRange *o, gpuinst_range_id *id)
+{
+    unsigned b;
+    o->id = ((gpuinst_range_id)t->index << 32) | t->seq++;
+    o->thread = t->index;
+    o->life = t->life;
+    o->flags = (uint8_t)(o->flags | gpuinstCapturePush(o->name, o->domain)); /* capture windows */
+    b = openBucket(o->id);
+    o->start_ns = gpuinstClockNs();
+    pthread_mutex_lock(&openLock);
+    o->next = openTable[b];
+    openTable[b] = o;
+    *id = o->id;
+    pthread_mutex_unlock(&openLock);
+}
+
+static void openFill(OpenRange *o, gpuinst_domain domain, const Attr *a)
+{
+    o->nvtx = 0;
+    o->payload = a->payload;
+    o->name = a->name;
+    o->color = a->color;
+    o->domain = (uint16_t)domain;
+    o->category = (uint16_t)a->category;
+    o->flags = a->ptype;
+}
+
 int gpuinst_range_start_ex(gpuinst_domain domain, const char *name, const gpuinst_attr *attr,
                            gpuinst_range_id *id)
 {
@@ -961,7 +1102,6 @@ int gpuinst_range_start_ex(gpuinst_domain domain, const char *name, const gpuins
     OpenRange *o;
     Attr a;
     nvtxEventAttributes_t ea;
-    unsigned b;
     if (id == NULL) return st == GPUINST_STATE_RUNNING ? invalid() : notRunning(st);
     *id = 0;
     if (GPUINST_UNLIKELY(st != GPUINST_STATE_RUNNING)) return notRunning(st);
@@ -975,24 +1115,28 @@ int gpuinst_range_start_ex(gpuinst_domain domain, const char *name, const gpuins
         callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     }
-    nvtxAttr(&ea, name, &a);
-    o->id = ((gpuinst_range_id)t->index << 32) | t->seq++;
-    o->nvtx = nvtxDomainRangeStartEx(domainHandle(domain), &ea);
-    o->payload = a.payload;
-    o->name = a.name;
-    o->color = a.color;
-    o->domain = (uint16_t)domain;
-    o->category = (uint16_t)a.category;
-    o->thread = t->index;
-    o->life = t->life;
-    o->flags = a.ptype;
-    b = openBucket(o->id);
-    o->start_ns = gpuinstClockNs();
-    pthread_mutex_lock(&openLock);
-    o->next = openTable[b];
-    openTable[b] = o;
-    *id = o->id;
-    pthread_mutex_unlock(&openLock);
+    openFill(o, domain, &a);
+    if (GPUINST_NVTX_EMIT()) {
+        nvtxAttr(&ea, name, &a);
+        o->nvtx = nvtxDomainRangeStartEx(domainHandle(domain), &ea);
+    }
+    openInsert(t, o, id);
+    callLeave(t);
+    return GPUINST_SUCCESS;
+}
+
+GPUINST_PRIVATE int gpuinstRecordStart(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e, gpuinst_range_id *id)
+{
+    OpenRange *o;
+    *id = 0;
+    if (!callBegin(t)) return NOT_RUNNING_NOW();
+    o = (OpenRange *)malloc(sizeof *o);
+    if (o == NULL) {
+        callLeave(t);
+        return lost();
+    }
+    openFill(o, d, e);
+    openInsert(t, o, id);
     callLeave(t);
     return GPUINST_SUCCESS;
 }
@@ -1003,10 +1147,13 @@ int gpuinst_range_start(const char *name, gpuinst_range_id *id)
 }
 
 /* Appends an ended start/end range to thread t's buffer (trace) and folds
- * it into t's profile (profile); frees o. */
+ * it into t's profile (profile); frees o.  A range outside every capture
+ * window is not written; one that opened a window closes it. */
 static int openRangeRecord(gpuinstThread *t, OpenRange *o, uint64_t end, uint8_t extra)
 {
     gpuinstRangeRec *r;
+    int window = (o->flags & GPUINST_RANGE_FLAG_CAPTURE_WINDOW) != 0;
+    uint32_t name = o->name, domain = o->domain;
     if (t->mode & GPUINST_MODE_PROFILE) {
         int rc = profEvent(t, o->domain, o->name, GPUINST_PROF_STARTEND, end > o->start_ns ? end - o->start_ns : 0,
                            (extra & GPUINST_RANGE_FLAG_UNTERMINATED) != 0);
@@ -1014,6 +1161,10 @@ static int openRangeRecord(gpuinstThread *t, OpenRange *o, uint64_t end, uint8_t
             free(o);
             return rc == GPUINST_SUCCESS ? rc : lost();
         }
+    }
+    if (GPUINST_UNLIKELY(o->flags & GPUINST_RANGE_FLAG_SKIP_)) {
+        free(o);
+        return GPUINST_SUCCESS;
     }
     r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
     if (r != NULL) {
@@ -1032,17 +1183,17 @@ static int openRangeRecord(gpuinstThread *t, OpenRange *o, uint64_t end, uint8_t
         gpuinstBufCommit(&t->ranges);
     }
     free(o);
+    if (window) gpuinstCaptureClose(name, domain, end);
     return r != NULL ? GPUINST_SUCCESS : lost();
 }
 
-int gpuinst_range_end(gpuinst_range_id id)
+/* Ends start/end range `id` at `now` on the calling thread (state was
+ * RUNNING); with `emit` NVTX's nvtxDomainRangeEnd too (the API's). */
+static int endRange(gpuinst_range_id id, uint64_t now, int emit)
 {
-    int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
-    uint64_t now = gpuinstClockNs();
-    gpuinstThread *t;
+    gpuinstThread *t = gpuinstThreadGet();
     OpenRange **pp, *o = NULL;
-    if (st != GPUINST_STATE_RUNNING) return notRunning(st);
-    t = gpuinstThreadGet();
+    int rc;
     if (t == NULL) return noSlot();
     /* in the call before the range leaves the table: finalize either waits
      * for this call, or closes the range itself (UNTERMINATED) */
@@ -1061,20 +1212,65 @@ int gpuinst_range_end(gpuinst_range_id id)
         GPUINST_ADD_RLX(&gpuinstG.counts.range_not_open, 1);
         return GPUINST_ERROR_RANGE_NOT_OPEN;
     }
-    nvtxDomainRangeEnd(domainHandle(o->domain), o->nvtx);
+    if (emit) nvtxDomainRangeEnd(domainHandle(o->domain), o->nvtx);
     rc = openRangeRecord(t, o, now,
                          t->index != o->thread || t->life != o->life ? GPUINST_RANGE_FLAG_CROSS_THREAD : 0);
     callLeave(t);
     return rc;
 }
 
+int gpuinst_range_end(gpuinst_range_id id)
+{
+    int st = GPUINST_LOAD_RLX(&gpuinstG.state);
+    if (st != GPUINST_STATE_RUNNING) return notRunning(st); /* no clock read: nothing is recorded */
+    return endRange(id, gpuinstClockNs(), GPUINST_NVTX_EMIT());
+}
+
+GPUINST_PRIVATE int gpuinstRecordEnd(gpuinst_range_id id, uint64_t now)
+{
+    return endRange(id, now, 0);
+}
+
 /* ---- marks ------------------------------------------------------------------ */
+
+/* The recording half of a mark, inside a call on t (left here). */
+static int markRecord(gpuinstThread *t, gpuinst_domain domain, const Attr *a, uint64_t now)
+{
+    gpuinstMarkRec *m;
+    if (t->mode & GPUINST_MODE_PROFILE) { /* a count on its path */
+        int rc = profEvent(t, domain, a->name, GPUINST_PROF_MARK, 0, 0);
+        if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) {
+            callLeave(t);
+            return rc == GPUINST_SUCCESS ? rc : lost();
+        }
+    }
+    if (gpuinstCaptureSkip()) { /* outside every capture window */
+        callLeave(t);
+        return GPUINST_SUCCESS;
+    }
+    m = (gpuinstMarkRec *)gpuinstBufSlot(&t->marks);
+    if (m == NULL) {
+        callLeave(t);
+        return lost();
+    }
+    memset(m, 0, sizeof *m);
+    m->time_ns = now;
+    m->payload = a->payload;
+    m->name = a->name;
+    m->color = a->color;
+    m->thread = t->index;
+    m->domain = (uint16_t)domain;
+    m->category = (uint16_t)a->category;
+    m->flags = a->ptype;
+    gpuinstBufCommit(&t->marks);
+    callLeave(t);
+    return GPUINST_SUCCESS;
+}
 
 int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr *attr)
 {
     int st = GPUINST_LOAD_RLX(&gpuinstG.state), rc;
     gpuinstThread *t;
-    gpuinstMarkRec *m;
     Attr a;
     nvtxEventAttributes_t ea;
     uint64_t now;
@@ -1100,30 +1296,13 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
         nvtxAttr(&ea, name, &a);
         nvtxDomainMarkEx(domainHandle(domain), &ea);
     }
-    if (t->mode & GPUINST_MODE_PROFILE) { /* a count on its path */
-        rc = profEvent(t, domain, a.name, GPUINST_PROF_MARK, 0, 0);
-        if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) {
-            callLeave(t);
-            return rc == GPUINST_SUCCESS ? rc : lost();
-        }
-    }
-    m = (gpuinstMarkRec *)gpuinstBufSlot(&t->marks);
-    if (m == NULL) {
-        callLeave(t);
-        return lost();
-    }
-    memset(m, 0, sizeof *m);
-    m->time_ns = now;
-    m->payload = a.payload;
-    m->name = a.name;
-    m->color = a.color;
-    m->thread = t->index;
-    m->domain = (uint16_t)domain;
-    m->category = (uint16_t)a.category;
-    m->flags = a.ptype;
-    gpuinstBufCommit(&t->marks);
-    callLeave(t);
-    return GPUINST_SUCCESS;
+    return markRecord(t, domain, &a, now);
+}
+
+GPUINST_PRIVATE int gpuinstRecordMark(gpuinstThread *t, gpuinst_domain domain, const gpuinstEvent *a, uint64_t now)
+{
+    if (!callBegin(t)) return NOT_RUNNING_NOW();
+    return markRecord(t, domain, a, now);
 }
 
 /* As gpuinst_range_push: disabled, the state test and NVTX's own call. */
@@ -1155,17 +1334,30 @@ static int slowEntry(void)
     return notRunning(st);
 }
 
-int gpuinst_domain_create(const char *name, gpuinst_domain *domain)
+/* Domain 0, NVTX's default domain (handle NULL): ranges a user pushes
+ * through gpuinst look in Nsight like any nvtxRangePush.  Made by init, or
+ * earlier by the first domain the NVTX collector learns.  Under the lock;
+ * `name` is the id of "default" (interned before: interning a name may make
+ * the thread's state, which takes the same lock). */
+static void defaultDomainLocked(uint32_t name)
 {
-    int rc = slowEntry();
-    uint32_t id, i;
-    gpuinstThread *t;
-    if (rc != GPUINST_SUCCESS) return rc;
-    if (name == NULL || name[0] == '\0' || domain == NULL) return invalid();
-    t = gpuinstThreadGet();
-    id = t != NULL ? gpuinstNameId(t, name) : 0;
-    if (id == 0) return lost();
+    if (gpuinstG.ndomains != 0) return;
+    gpuinstG.domains[0] = NULL;
+    gpuinstG.domain_names[0] = name;
+    GPUINST_STORE_REL(&gpuinstG.ndomains, 1u);
+}
+
+static uint32_t defaultName(void)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    return t != NULL ? gpuinstNameId(t, "default") : 0;
+}
+
+GPUINST_PRIVATE int gpuinstDomainGet(uint32_t id, const char *name, int emit, gpuinst_domain *domain)
+{
+    uint32_t i, def = GPUINST_LOAD_ACQ(&gpuinstG.ndomains) == 0 ? defaultName() : 0;
     pthread_mutex_lock(&gpuinstG.lock);
+    defaultDomainLocked(def);
     for (i = 1; i < gpuinstG.ndomains; i++) {
         if (gpuinstG.domain_names[i] == id) {
             *domain = i;
@@ -1179,7 +1371,7 @@ int gpuinst_domain_create(const char *name, gpuinst_domain *domain)
         return GPUINST_ERROR_LIMIT;
     }
     i = gpuinstG.ndomains;
-    gpuinstG.domains[i] = nvtxDomainCreateA(name);
+    gpuinstG.domains[i] = emit ? nvtxDomainCreateA(name) : NULL;
     gpuinstG.domain_names[i] = id;
     GPUINST_STORE_REL(&gpuinstG.ndomains, i + 1);
     pthread_mutex_unlock(&gpuinstG.lock);
@@ -1187,10 +1379,23 @@ int gpuinst_domain_create(const char *name, gpuinst_domain *domain)
     return GPUINST_SUCCESS;
 }
 
+int gpuinst_domain_create(const char *name, gpuinst_domain *domain)
+{
+    int rc = slowEntry();
+    uint32_t id;
+    gpuinstThread *t;
+    if (rc != GPUINST_SUCCESS) return rc;
+    if (name == NULL || name[0] == '\0' || domain == NULL) return invalid();
+    t = gpuinstThreadGet();
+    id = t != NULL ? gpuinstNameId(t, name) : 0;
+    if (id == 0) return lost();
+    return gpuinstDomainGet(id, name, GPUINST_NVTX_EMIT(), domain);
+}
+
 int gpuinst_category_name(gpuinst_domain domain, uint32_t category, const char *name)
 {
     int rc = slowEntry();
-    uint32_t id, i;
+    uint32_t id;
     gpuinstThread *t;
     if (rc != GPUINST_SUCCESS) return rc;
     if (!domainValid(domain) || category == 0 || category > GPUINST_MAX_CATEGORY || name == NULL ||
@@ -1199,7 +1404,13 @@ int gpuinst_category_name(gpuinst_domain domain, uint32_t category, const char *
     t = gpuinstThreadGet();
     id = t != NULL ? gpuinstNameId(t, name) : 0;
     if (id == 0) return lost();
-    nvtxDomainNameCategoryA(domainHandle(domain), category, name);
+    if (GPUINST_NVTX_EMIT()) nvtxDomainNameCategoryA(domainHandle(domain), category, name);
+    return gpuinstCategorySet(domain, category, id);
+}
+
+GPUINST_PRIVATE int gpuinstCategorySet(gpuinst_domain domain, uint32_t category, uint32_t id)
+{
+    uint32_t i;
     pthread_mutex_lock(&gpuinstG.lock);
     for (i = 0; i < ncategories; i++) {
         if (categories[i].domain == domain && categories[i].category == category) {
@@ -1258,7 +1469,7 @@ int gpuinst_string_register(gpuinst_domain domain, const char *text, gpuinst_str
     }
     registered[nregistered].name = id;
     registered[nregistered].domain = (uint16_t)domain;
-    registered[nregistered].handle = nvtxDomainRegisterStringA(domainHandle(domain), text);
+    registered[nregistered].handle = GPUINST_NVTX_EMIT() ? nvtxDomainRegisterStringA(domainHandle(domain), text) : NULL;
     GPUINST_STORE_REL(&nregistered, nregistered + 1);
     *handle = nregistered;
     pthread_mutex_unlock(&gpuinstG.lock);
@@ -1277,7 +1488,7 @@ int gpuinst_thread_name(const char *name)
     id = gpuinstNameId(t, name);
     if (id == 0) return lost();
     t->name = id;
-    nvtxNameOsThreadA((uint32_t)t->os_tid, name);
+    if (GPUINST_NVTX_EMIT()) nvtxNameOsThreadA((uint32_t)t->os_tid, name);
     return GPUINST_SUCCESS;
 }
 
@@ -1285,13 +1496,11 @@ int gpuinst_thread_name(const char *name)
 
 GPUINST_PRIVATE void gpuinstNvtxInit(void)
 {
-    gpuinstThread *t;
-    /* Domain 0 is NVTX's default domain (handle NULL): ranges a user pushes
-     * through gpuinst look in Nsight like any nvtxRangePush. */
-    gpuinstG.domains[0] = NULL;
-    t = gpuinstThreadGet();
-    gpuinstG.domain_names[0] = t != NULL ? gpuinstNameId(t, "default") : 0;
-    GPUINST_STORE_REL(&gpuinstG.ndomains, 1u);
+    /* the NVTX collector may have made domains (and domain 0) already */
+    uint32_t def = defaultName();
+    pthread_mutex_lock(&gpuinstG.lock);
+    defaultDomainLocked(def);
+    pthread_mutex_unlock(&gpuinstG.lock);
     barrierRegister(); /* for gpuinstNvtxQuiesce */
 }
 

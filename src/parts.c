@@ -4,7 +4,11 @@
  * step in every part, in this order, and names none; a new part is a row
  * here (docs/ADDING.md).  Last in tools/sources.txt: it names them all.
  *
- * Order matters for one step: flush.  CUPTI activity buffers are flushed
+ * Order matters at init: capture windows are read before CUPTI activity
+ * starts (they switch its kinds), and activity starts before gpuinst's own
+ * first NVTX call, which the NVTX collector's init makes.
+ *
+ * Order matters for flush too.  CUPTI activity buffers are flushed
  * first, so that the parts after it find CUPTI quiet: a profiler session
  * still open at finalize is given back after tracing stopped (its pause
  * stays unresumed, /gpu/paused.resumed = 0), and PM sampling disables its
@@ -20,7 +24,12 @@
 static const gpuinstPart parts[] = {
     /* name           attach                 init                      flush                    before_write
      *                seal                   agreed */
+    /* capture windows (src/capture.c): before CUPTI starts, which they switch */
+    {"capture", NULL, gpuinstCaptureInit, NULL, NULL, NULL, NULL},
+    /* GPU tracing: before any NVTX call of gpuinst's own */
     {"activity", NULL, gpuinstActivityInit, gpuinstActivityFlush, NULL, NULL, NULL},
+    /* NVTX collector (src/nvtx_inject.c): whether the API's NVTX calls come back */
+    {"nvtx_collector", NULL, gpuinstNvtxCollectorInit, gpuinstNvtxCollectorFlush, NULL, NULL, NULL},
     {"profiler", NULL, gpuinstProfilerPartInit, gpuinstProfilerFlush, NULL, NULL, NULL},
     {"counters", NULL, gpuinstCountersInit, gpuinstCountersFlush, NULL, gpuinstCountersSeal, gpuinstCountersStats},
     {"pm_sampling", NULL, NULL, gpuinstPmSamplingFlush, NULL, NULL, NULL},

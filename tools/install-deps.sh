@@ -13,7 +13,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake gfortran clang python3 python3-pip \
   openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools \
   python3-h5py python3-matplotlib python3-numpy otf2-tools python3-otf2 valgrind netpipe-openmpi \
-  hpcc python3-pandas chromium >/dev/null
+  hpcc python3-mpi4py python3-pandas chromium >/dev/null
 # The MPI standard in machine-readable form, for tools/gen_mpi.py (the MPI
 # wrappers' generator) and its up-to-date test; Debian's Python is
 # "externally managed", hence the flag (a leaf package, no dependencies).
@@ -37,4 +37,8 @@ done
 # Debian packages above.
 $SUDO /usr/bin/python3 -m pip install -q --break-system-packages --root-user-action=ignore \
   llnl-hatchet llnl-thicket >/dev/null
+# NVIDIA's Python NVTX package (a manylinux wheel; uses Debian's numpy) for the
+# NVTX collector's Python test (tests/nvtx, issue 14), for Debian's Python,
+# which has h5py and mpi4py.
+$SUDO /usr/bin/python3 -m pip install --quiet --break-system-packages --only-binary=:all: nvtx==0.2.16 >/dev/null
 echo "install-deps: done"

@@ -10,6 +10,10 @@
 #                                   unique (u) only: NVTX3's own
 #                                   link-once globals, shared with any other
 #                                   NVTX3 user in the program
+#   InitializeInjectionNvtx2, InitializeInjectionNvtxExtension and their
+#   _fnptr variables                gpuinst's NVTX tool entry points
+#                                   (src/nvtx_inject.c): NVTX looks them up
+#                                   by these names
 # Everything else must be undefined (U) or local (lower-case type letter).
 if(LIB)
   set(OBJ ${LIB})
@@ -47,6 +51,8 @@ foreach(line IN LISTS lines)
   elseif(name MATCHES "^ompi_[a-z0-9_]+_f$")
     # Open MPI's Fortran bindings call these (mpi_send_ -> ompi_send_f):
     # defining them is how Fortran MPI calls are intercepted
+  elseif(name MATCHES "^InitializeInjectionNvtx(2|Extension)(_fnptr)?$" AND type MATCHES "^[TDB]$")
+    # the NVTX tool entry points gpuinst defines (the NVTX collector)
   elseif(name MATCHES "^(_ZZ[0-9]+)?(nvtx|InitializeInjectionNvtx)" AND type MATCHES "^[VWu]$")
     # NVTX3's weak / link-once globals (as C++: also the unique statics of its inline functions)
   elseif(LIB AND name MATCHES "^(_init|_fini|_edata|_end|__bss_start)$")

@@ -34,7 +34,7 @@ docs += [os.path.join(root, p) for p in ("README.md", "bench/RESULTS.md", "tests
                                           "tests/README.md") if os.path.exists(os.path.join(root, p))]
 link = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 machine = re.compile(r"(?<![\w.$}])(/work/|/home/|/root/|/Users/)\S*")
-climb = re.compile(r"(?<![\w/(])\.\./[\w./-]+")  # not a link target "](../x)": checked as a link
+climb = re.compile(r"(?<![\w/(.])\.\./[\w./-]+")  # not a link target "](../x)" (checked as a link), nor ".../x" (a placeholder)
 tok = re.compile(r"`([a-z][a-z0-9]*[_.][A-Za-z0-9_.*]+)`")
 problems = []
 

@@ -19,6 +19,10 @@
  *                         arriving while the file is written
  *   hostile finalize_race 4 threads keep recording while the main thread
  *                         finalizes (TSan build: no race report)
+ *   hostile nvtx_threads  16 threads annotating through raw NVTX (gpuinst
+ *                         is the executable's NVTX tool) and gpuinst's API
+ *                         at once, making the same domains and registered
+ *                         strings concurrently (TSan build: no race report)
  *   hostile kill9 [N]     N ranges, then SIGKILL (run_kill9.sh recovers)
  *   hostile buffer [N]    GPUINST_BUFFER_MB (set by CTest): N ranges on 2
  *                         threads stay under the cap (RSS), spill to disk,
@@ -55,6 +59,15 @@
 #include <unistd.h>
 
 #include "gi_h5.h"
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+#endif
+#include "nvtx3/nvToolsExt.h"
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 #if !defined(HOSTILE_NO_RSS)
 #define HOSTILE_NO_RSS 0 /* 1 in sanitizer builds: RSS checks off */
@@ -457,6 +470,70 @@ static void caseThreads64(void)
         for (k = 1; k < g.nranges && ids; k++) dup += ids[k] == ids[k - 1];
         free(ids);
         GI_CHECK(dup == 0, "%zu duplicate or out-of-range (thread, seq)", dup);
+    }
+    gi_close(&g);
+}
+
+/* ---- the NVTX collector under threads --------------------------------------- */
+#define NT_N 16
+#define NT_ITERS 500
+
+static void *ntMain(void *arg)
+{
+    long me = (long)(intptr_t)arg, i;
+    char dn[16];
+    nvtxDomainHandle_t d;
+    nvtxEventAttributes_t a;
+    snprintf(dn, sizeof dn, "nvd%ld", me % 4); /* 4 threads make each domain at once */
+    d = nvtxDomainCreateA(dn);
+    memset(&a, 0, sizeof a);
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+    a.message.registered = nvtxDomainRegisterStringA(d, "nv.reg");
+    a.payloadType = NVTX_PAYLOAD_TYPE_INT64;
+    for (i = 0; i < NT_ITERS; i++) {
+        a.payload.llValue = i;
+        nvtxDomainRangePushEx(d, &a);
+        nvtxRangePushA("nv.a");
+        if (gpuinst_range_push("nv.api") != GPUINST_SUCCESS) return (void *)1;
+        nvtxDomainMarkEx(d, &a);
+        if (gpuinst_range_pop() != GPUINST_SUCCESS) return (void *)1;
+        nvtxRangePop();
+        nvtxDomainRangePop(d);
+    }
+    return NULL;
+}
+
+static void caseNvtxThreads(void)
+{
+    pthread_t th[NT_N];
+    long i;
+    giFile g;
+    EXPECT(gpuinst_init(), GPUINST_SUCCESS);
+    for (i = 0; i < NT_N; i++) pthread_create(&th[i], NULL, ntMain, (void *)(intptr_t)i);
+    for (i = 0; i < NT_N; i++) {
+        void *r = NULL;
+        pthread_join(th[i], &r);
+        GI_CHECK(r == NULL, "thread %ld saw an unexpected return code", i);
+    }
+    EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
+    if (gi_open(&g, outputPath()) != 0) return;
+    GI_CHECK(g.nranges == (size_t)NT_N * NT_ITERS * 3, "%zu ranges, want %d", g.nranges, NT_N * NT_ITERS * 3);
+    GI_CHECK(g.nmarks == (size_t)NT_N * NT_ITERS, "%zu marks", g.nmarks);
+    GI_CHECK(gi_count_ranges(&g, 0, "nv.reg") == (size_t)NT_N * NT_ITERS, "nv.reg count");
+    GI_CHECK(gi_count_ranges(&g, 0, "nv.a") == (size_t)NT_N * NT_ITERS, "nv.a count");
+    GI_CHECK(gi_count_ranges(&g, 0, "nv.api") == (size_t)NT_N * NT_ITERS, "nv.api count (once: not also through NVTX)");
+    GI_CHECK(g.nranks == 1 && g.ranks[0].stack_empty == 0 && g.ranks[0].lost == 0, "no misuse, nothing lost");
+    {
+        /* nv.api is nested in nv.a (default domain): depth 2; nv.reg is depth 1 in its domain */
+        size_t k, bad = 0;
+        for (k = 0; k < g.nranges; k++) {
+            const giRange *r = &g.ranges[k];
+            if (gi_is(&g, 0, r->name, "nv.api") && r->depth != 2) bad++;
+            if (gi_is(&g, 0, r->name, "nv.reg") && r->depth != 1) bad++;
+        }
+        GI_CHECK(bad == 0, "%zu ranges at the wrong depth", bad);
     }
     gi_close(&g);
 }
@@ -1013,6 +1090,7 @@ int main(int argc, char **argv)
     else if (strcmp(c, "fork") == 0) caseFork();
     else if (strcmp(c, "signal") == 0) caseSignal();
     else if (strcmp(c, "finalize_race") == 0) caseFinalizeRace();
+    else if (strcmp(c, "nvtx_threads") == 0) caseNvtxThreads();
     else if (strcmp(c, "kill9") == 0) caseKill9(argc > 2 ? atol(argv[2]) : 1000000L);
     else if (strcmp(c, "buffer") == 0) caseBuffer(argc > 2 ? atol(argv[2]) : 3000000L);
     else if (strcmp(c, "exit_race") == 0) caseExitRace(argc > 2 ? atol(argv[2]) : 150L);

@@ -19,6 +19,12 @@
 #   lines          4 ranks, output directory missing: the fallback and (no
 #                  GPU) "cupti unavailable" are each said once, by rank 0,
 #                  "on all 4 ranks"
+#   agree_texts    GPUINST_CAPTURE=work@2:3 on rank 0 only, GPUINST_NVTX_DOMAINS=-default
+#                  on rank 1 only (gpuinst_init after MPI_Init, then before):
+#                  rank 0's texts for all: windows on both ranks (2 "work" + 2
+#                  NVTX "nv" ranges each); one line per setting.  Then
+#                  GPUINST_NVTX_DOMAINS=none on rank 1: its collector declined
+#                  NVTX at load (before any agreement): said, stays off there
 #   zerocode       NPopenmpi (a third-party program) under LD_PRELOAD and
 #                  GPUINST_AUTO_INIT=1: "cupti unavailable" said once
 #   mpmd           an MPMD job of mpi_env_app (gpuinst) and $PLAIN_APP (no
@@ -142,6 +148,25 @@ lines)
   fb=$(ls "$dir"/tmp/gpuinst-*-out.h5 2>/dev/null | head -1)
   [ -n "$fb" ] && check_file "$fb" "rows('ranks') == 4" "rows('ranges') == 40" "ranks_of('unavailable', 'cupti') in ([], [0, 1, 2, 3])" \
     || { echo "FAIL: no fallback file"; fail=1; }
+  ;;
+agree_texts)
+  for when in after before; do
+    flag=; [ $when = before ] && flag=--before
+    rm -f "$out"
+    run "$dir/$when.err" -np 1 -x GPUINST_CAPTURE=work@2:3 "$app" --nvtx $flag : -np 1 -x GPUINST_NVTX_DOMAINS=-default "$app" --nvtx $flag \
+      || { echo "FAIL: exit status $rc ($when)"; fail=1; }
+    expect_lines "GPUINST_CAPTURE differs from rank 0's on 1 of 2 ranks (1); every rank uses rank 0's (\"work@2:3\")" 1 "$dir/$when.err"
+    expect_lines "GPUINST_NVTX_DOMAINS differs from rank 0's on 1 of 2 ranks (1); every rank uses rank 0's (\"\")" 1 "$dir/$when.err"
+    nv1=2
+    check_file "$out" "rows('ranks') == 2" "rows('captures') == 4" "sorted(int(r) for r in f['captures']['rank']) == [0, 0, 1, 1]" \
+      "sorted(int(o) for o in f['captures']['occurrence']) == [2, 2, 3, 3]" \
+      "f['captures'].attrs['spec'] in (b'work@2:3', 'work@2:3')" \
+      "rows('ranges') == 4 + 2 + $nv1" "sum(1 for r in f['ranges'][()] if r['rank'] == 1) == 2 + $nv1"
+  done
+  rm -f "$out"
+  run "$dir/none.err" -np 1 "$app" --nvtx : -np 1 -x GPUINST_NVTX_DOMAINS=none "$app" --nvtx || { echo "FAIL: exit status $rc (none)"; fail=1; }
+  expect_lines "turned the NVTX collector off before the settings were agreed; it stays off here" 1 "$dir/none.err"
+  check_file "$out" "rows('ranges') == 40 - 10" "sum(1 for r in f['ranges'][()] if r['rank'] == 1) == 10"
   ;;
 zerocode)
   if [ -z "$np_prog" ] || [ ! -x "$np_prog" ]; then echo "SKIP: NPopenmpi not found"; exit 77; fi

@@ -127,8 +127,10 @@ def main():
 
 
 def check_app(f, calls, cname, P, K, T, want_ranks):
+    X = 102 if T else 0  # --threads: the requests completed across threads (2) and the 100 at once
     expect = {
-        "MPI_Send": K, "MPI_Recv": K, "MPI_Irecv": 2 * K, "MPI_Isend": 2 * K, "MPI_Waitall": K,
+        "MPI_Send": K, "MPI_Recv": K, "MPI_Irecv": 2 * K + X, "MPI_Isend": 2 * K + X,
+        "MPI_Waitall": K + (3 if T else 0),
         "MPI_Send_init": 1, "MPI_Recv_init": 1, "MPI_Start": 4 * K,  # 2 calls + 2 per-request rows
         "MPI_Wait": 3 * K, "MPI_Sendrecv": K + 5 * T, "MPI_Allreduce": K + 1, "MPI_Bcast": K,
         "MPI_Iallreduce": K, "MPI_Comm_split": 1, "MPI_Comm_dup": 1 + T, "MPI_Barrier": 1,
@@ -155,8 +157,9 @@ def check_app(f, calls, cname, P, K, T, want_ranks):
                 check(row["complete_ns"] >= row["start_ns"] > 0, f"rank {r} {n}: completion {row['complete_ns']}"
                       f" before start {row['start_ns']}")
             if n == "MPI_Irecv":
+                want = {60: 20, 61: 12}.get(int(row["tag"]), 4)
                 check(row["peer"] == left, f"rank {r} MPI_Irecv peer {row['peer']} (ANY_SOURCE unresolved?)")
-                check(row["bytes"] == 4, f"rank {r} MPI_Irecv bytes {row['bytes']} (actual 4)")
+                check(row["bytes"] == want, f"rank {r} MPI_Irecv bytes {row['bytes']} (actual {want})")
             if n == "MPI_Allreduce" and row["comm"] == 0:
                 check(row["bytes"] == 8 and row["peer"] == -1, f"rank {r} MPI_Allreduce row {row}")
             if n == "MPI_Bcast":
@@ -164,7 +167,45 @@ def check_app(f, calls, cname, P, K, T, want_ranks):
             if n == "MPI_File_write_at_all":
                 check(row["bytes"] == 64, f"rank {r} MPI_File_write_at_all bytes {row['bytes']}")
         waits = rr[mn == "MPI_Waitall"]
-        check(all(w["count"] == 4 for w in waits), f"rank {r}: Waitall rows must complete 4 requests")
+        check(sum(w["count"] == 4 for w in waits) == K, f"rank {r}: {K} Waitall rows must complete 4 requests")
+        if T:
+            check_cross(r, rr, mn, waits)
+
+
+def check_cross(r, rr, mn, waits):
+    """--threads: each request's complete_ns is the end of the MPI_Waitall that
+    completed it, on whichever thread: tag 60 started on a thread of its own,
+    completed by the main thread's Waitall of 2; tag 61 the other way round;
+    tag 62, 200 requests at once, by the Waitall of 200."""
+    main = {int(row["thread"]) for row, n in zip(rr, mn) if n == "MPI_Send"}
+    check(len(main) == 1, f"rank {r}: MPI_Send rows on threads {main}")
+    w2 = [w for w in waits if w["count"] == 2]
+    w200 = [w for w in waits if w["count"] == 200]
+    check(len(w2) == 2 and len(w200) == 1, f"rank {r}: Waitall counts {[int(w['count']) for w in waits]}")
+    if len(w2) != 2 or len(w200) != 1 or len(main) != 1:
+        return
+    on_main = [w for w in w2 if int(w["thread"]) in main]
+    off_main = [w for w in w2 if int(w["thread"]) not in main]
+    check(len(on_main) == 1 and len(off_main) == 1, f"rank {r}: the two Waitall(2) rows on threads "
+          f"{[int(w['thread']) for w in w2]}, main {main}")
+    if len(on_main) != 1 or len(off_main) != 1:
+        return
+    by = {60: (on_main[0], False), 61: (off_main[0], True), 62: (w200[0], True)}
+    seen = collections.Counter()
+    for row, n in zip(rr, mn):
+        tag = int(row["tag"])
+        if n not in ("MPI_Irecv", "MPI_Isend") or tag not in by:
+            continue
+        w, started_on_main = by[tag]
+        seen[tag] += 1
+        check((int(row["thread"]) in main) == started_on_main,
+              f"rank {r} {n} tag {tag}: started on thread {row['thread']} (main {main})")
+        check(int(row["thread"]) != int(w["thread"]) or tag == 62,
+              f"rank {r} {n} tag {tag}: completed on its own thread")
+        check(row["complete_ns"] == w["end_ns"], f"rank {r} {n} tag {tag}: complete_ns {row['complete_ns']} != "
+              f"end of the Waitall that completed it {w['end_ns']}")
+        check(row["bytes"] == {60: 20, 61: 12, 62: 4}[tag], f"rank {r} {n} tag {tag}: bytes {row['bytes']}")
+    check(seen == {60: 2, 61: 2, 62: 200}, f"rank {r}: cross-thread / many request rows {dict(seen)}")
 
 
 def check_order(calls, cname, errors):

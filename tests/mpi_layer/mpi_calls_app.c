@@ -21,7 +21,13 @@
  *
  * --threads N: MPI_THREAD_MULTIPLE; N threads each do 5 MPI_Sendrecv with
  *         the same thread of the ring neighbours on their own dup of world
- *         (tag 50 + thread).
+ *         (tag 50 + thread).  Then requests completed on another thread
+ *         than the one that started them: a thread posts MPI_Irecv (5 ints)
+ *         + MPI_Isend (tag 60) and ends, the main thread completes them
+ *         (MPI_Waitall); the main thread posts MPI_Irecv (3 ints) + MPI_Isend
+ *         (tag 61), a thread completes them (MPI_Waitall).  And more
+ *         requests outstanding at once than a thread's ring holds: 100
+ *         MPI_Irecv + 100 MPI_Isend (1 int, tag 62), one MPI_Waitall.
  * --init-after: gpuinst_init after MPI_Init (default: before).
  * --no-finalize: returns from main without MPI_Finalize (rank files at exit).
  * --sleep-ms MS: sleeps MS ms before the pattern (clock drift shows).
@@ -58,6 +64,53 @@ static void *threadMain(void *p)
         }
     }
     return NULL;
+}
+
+/* Requests started on one thread and completed on another (--threads). */
+typedef struct CrossArg {
+    MPI_Request req[2];
+    int sbuf[5], rbuf[5];
+    int n, tag, wait; /* wait: complete req (else start them) */
+} CrossArg;
+
+static void *crossMain(void *p)
+{
+    CrossArg *a = (CrossArg *)p;
+    if (a->wait) {
+        MPI_Waitall(2, a->req, MPI_STATUSES_IGNORE);
+        return NULL;
+    }
+    MPI_Irecv(a->rbuf, a->n, MPI_INT, (rank - 1 + size) % size, a->tag, MPI_COMM_WORLD, &a->req[0]);
+    MPI_Isend(a->sbuf, a->n, MPI_INT, (rank + 1) % size, a->tag, MPI_COMM_WORLD, &a->req[1]);
+    return NULL;
+}
+
+static int crossThreads(void)
+{
+    CrossArg x, y;
+    pthread_t th;
+    MPI_Request many[200];
+    int i, sm[100], rm[100];
+    memset(&x, 0, sizeof x);
+    memset(&y, 0, sizeof y);
+    x.n = 5, x.tag = 60, y.n = 3, y.tag = 61;
+    for (i = 0; i < 5; i++) x.sbuf[i] = y.sbuf[i] = rank;
+    pthread_create(&th, NULL, crossMain, &x); /* started there, completed here */
+    pthread_join(th, NULL);
+    MPI_Waitall(2, x.req, MPI_STATUSES_IGNORE);
+    crossMain(&y); /* started here, completed there */
+    y.wait = 1;
+    pthread_create(&th, NULL, crossMain, &y);
+    pthread_join(th, NULL);
+    for (i = 0; i < 100; i++) { /* more outstanding requests than a ring holds */
+        sm[i] = rank;
+        MPI_Irecv(&rm[i], 1, MPI_INT, (rank - 1 + size) % size, 62, MPI_COMM_WORLD, &many[i]);
+    }
+    for (i = 0; i < 100; i++) MPI_Isend(&sm[i], 1, MPI_INT, (rank + 1) % size, 62, MPI_COMM_WORLD, &many[100 + i]);
+    MPI_Waitall(200, many, MPI_STATUSES_IGNORE);
+    for (i = 0; i < 100; i++)
+        if (rm[i] != (rank - 1 + size) % size) return 0;
+    return x.rbuf[4] == (rank - 1 + size) % size && y.rbuf[2] == (rank - 1 + size) % size;
 }
 
 int main(int argc, char **argv)
@@ -165,6 +218,10 @@ int main(int argc, char **argv)
         for (i = 0; i < nthreads; i++) pthread_create(&th[i], NULL, threadMain, &ta[i]);
         for (i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
         for (i = 0; i < nthreads; i++) MPI_Comm_free(&ta[i].comm);
+        if (!crossThreads()) {
+            fprintf(stderr, "rank %d: requests across threads: wrong data\n", rank);
+            return 2;
+        }
     }
     MPI_Comm_free(&half);
     MPI_Comm_free(&dup);
