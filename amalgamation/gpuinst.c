@@ -64,6 +64,14 @@
 #define GPUINST_PRIVATE __attribute__((visibility("hidden")))
 #endif
 #endif
+/* Internal functions that only tests, fuzz targets and benchmarks call: in
+ * the split library (tests link it), and in the amalgamation only with
+ * -DGPUINST_TEST (fuzz/), as SQLite's SQLITE_TEST. */
+#if !defined(GPUINST_AMALGAMATION) || defined(GPUINST_TEST)
+#define GPUINST_WITH_TEST_API 1
+#else
+#define GPUINST_WITH_TEST_API 0
+#endif
 /* Data shared across files.  The amalgamation is one translation unit, so
  * the declaration here is the (zero-initialised, static) definition; in the
  * split build it is an extern declaration, defined once in src/core.c.
@@ -4542,7 +4550,6 @@ GPUINST_PRIVATE uint64_t gpuinstBufCount(const gpuinstBuf *b);
 /* Copies up to `max` published records into dst (contiguous); returns how
  * many were copied. */
 GPUINST_PRIVATE uint64_t gpuinstBufCopy(const gpuinstBuf *b, void *dst, uint64_t max);
-GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b);
 /* A reading position in one buffer: its first `limit` records, oldest
  * first (spilled ones, then those in memory), read piece by piece. */
 typedef struct gpuinstBufCursor {
@@ -4589,8 +4596,6 @@ typedef struct gpuinstSpillBlock {
 } gpuinstSpillBlock;
 GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes);
 GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag);
-/* Chunk bytes held in memory now, all buffers. */
-GPUINST_PRIVATE uint64_t gpuinstBufBytes(void);
 /* Counts other per-thread memory (thread slots) against the cap. */
 GPUINST_PRIVATE void gpuinstBufAccount(int64_t bytes);
 /* The buffer's thread exited (called on that thread, recording): over the
@@ -4632,7 +4637,6 @@ GPUINST_PRIVATE uint32_t gpuinstStringCount(void); /* highest id in use */
  * read-only segment of the program or of a shared object that stays
  * loaded: string literals), so a pointer seen again is the same text. */
 GPUINST_PRIVATE int gpuinstStringImmutable(const void *p, size_t len);
-GPUINST_PRIVATE void gpuinstStringsReset(void);
 /* Bytes of the valid UTF-8 character (RFC 3629: no overlong forms, no
  * surrogates, at most U+10FFFF) that starts at s, 1..4; 0 if s does not
  * start one (a stray continuation byte, a bad lead, a short sequence).
@@ -4913,6 +4917,7 @@ typedef struct gpuinstConfig {
     char metrics[4096];       /* GPUINST_METRICS (range profiler) */
     char counters[256];       /* GPUINST_COUNTERS (built-in counter groups) */
     char cupti_lib[4096];     /* GPUINST_CUPTI_LIB */
+    int profile_set;          /* GPUINST_PROFILE is in the environment (even empty) */
     uint64_t buffer_mb;       /* GPUINST_BUFFER_MB (0 = no cap) */
     int overwrite;            /* GPUINST_OVERWRITE (default 0: never replace an existing file; issue 8) */
     int collective_io;        /* GPUINST_COLLECTIVE_IO (default 0: each rank writes its hyperslab independently) */
@@ -4971,6 +4976,10 @@ GPUINST_PRIVATE void gpuinstUnavailableNote(const char *feature, const char *rea
 /* Reads the GPUINST_* environment into *cfg (lengths checked); values
  * agreed across ranks (gpuinstConfigAgree) replace this rank's. */
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg);
+/* GPUINST_CUPTI_LIB ("" unset), also before gpuinst_init. */
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void);
+#endif
 /* The one parser of each kind of GPUINST_* value (src/config.c): on/off
  * words (1 on yes true y / 0 off no false n, any case) and whole numbers in
  * lo..hi; unset or empty gives dflt, a bad value a message and dflt. */
@@ -5028,6 +5037,15 @@ typedef struct gpuinstField {
     const char *doc;
 } gpuinstField;
 
+/* The one way to name a field: GPUINST_FIELD(record type, member, GPUINST_FT_*,
+ * GPUINST_FIELD_* flags, unit, description); the member's name is the
+ * file's member name, a GPUINST_FT_STR member's length its array size.
+ * GPUINST_NFIELDS(array) counts them. */
+#define GPUINST_FIELD(rec, member, type, flags, unit, doc)                                                         \
+    { #member, type, (uint32_t)offsetof(rec, member),                                                             \
+      (type) == GPUINST_FT_STR ? (uint32_t)sizeof(((rec *)0)->member) : 0u, flags, unit, doc }
+#define GPUINST_NFIELDS(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
 typedef struct gpuinstTable gpuinstTable;
 /* Produces this rank's records as one malloc'd contiguous array (*out, owned
  * by the writer, which frees it) and their number (*count).  Return 0 or a
@@ -5066,21 +5084,30 @@ struct gpuinstTable {
  * GPUINST_ERROR_OUT_OF_MEMORY. */
 GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *const *bufs, uint32_t n);
 /* Runs it->end if set and clears *it. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_MPI
 GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it);
+#endif
 /* The iterator's remaining rows (at most it->total) as one gpuinstBigAlloc'd
  * array (free()), their number in *n; NULL without memory. */
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, uint64_t *n);
+#endif
 /* This rank's rows of `t` as one malloc'd array, through collect or rows
  * (the gathered writer and tests).  0 or a gpuinst_status. */
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint64_t *count);
+#endif
 
 /* Adds a table to the writer's list (same order on every rank).  Tables
  * registered by gpuinst itself are static; callers keep `t` alive until
  * finalize.  Returns 0 or GPUINST_ERROR_LIMIT. */
 GPUINST_PRIVATE int gpuinstTableRegister(const gpuinstTable *t);
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstTableCount(void);
+#endif
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE const gpuinstTable *gpuinstTableAt(uint32_t i);
-GPUINST_PRIVATE void gpuinstTablesReset(void);
+#endif
 /* Registers the core tables (/ranks, /ranges, /marks, /threads, /domains,
  * /categories); /strings is written by the writer itself. */
 GPUINST_PRIVATE void gpuinstCoreTablesRegister(void);
@@ -5148,6 +5175,9 @@ GPUINST_SHARED_DATA int gpuinstNvtxSelf;
  * tool interface (/unavailable "nvtx" when another tool does), applies
  * GPUINST_NVTX_DOMAINS to domains made before init, registers the tables. */
 GPUINST_PRIVATE void gpuinstNvtxCollectorInit(void);
+/* Finalize (the part's flush step): names NVTX gave to OS threads from
+ * another thread go to /threads. */
+GPUINST_PRIVATE void gpuinstNvtxCollectorFlush(void);
 /* Rank 0's GPUINST_NVTX_DOMAINS (src/config.c's agreement): the filter is
  * parsed again and applied to the domains made so far, if the collector had
  * decided already with this rank's own text. */
@@ -5187,38 +5217,53 @@ static inline int gpuinstCaptureSkip(void)
 }
 /* From gpuinst_init: parses GPUINST_CAPTURE, registers /captures. */
 GPUINST_PRIVATE void gpuinstCaptureInit(void);
-/* CUPTI activity on (1) or off (0) as windows open and close (src/activity.c;
- * no-op without CUPTI or when tracing is off). */
-GPUINST_PRIVATE void gpuinstActivityCapture(int on);
-
-/* ---- collectives (mpi/gpuinst_mpi.c; single-process versions without MPI) */
-/* True when MPI is initialised and not finalised (so collectives may run). */
+/* ---- ranks and collectives (src/coll.c; one-process versions without MPI) --
+ * On gpuinst's private duplicate of MPI_COMM_WORLD, through PMPI only. */
+/* Learns rank and size (gpuinstG) if MPI is usable; 1 if it did. */
+GPUINST_PRIVATE int gpuinstCollLearnRank(void);
+/* Makes the private communicator if MPI is usable; 1 if there is one. */
+GPUINST_PRIVATE int gpuinstCollEnsureComm(void);
+/* Frees it (before PMPI_Finalize). */
+#if GPUINST_WITH_MPI
+GPUINST_PRIVATE void gpuinstCollRelease(void);
+#endif
+/* MPI is initialised and not finalised. */
+GPUINST_PRIVATE int gpuinstCollUsable(void);
+/* GPUINST_MPMD=local (an MPMD job whose programs may not all run gpuinst):
+ * gpuinst makes no collective call, each rank writes its own file
+ * (src/coll.c says why; sets gpuinstG.mpmd_local). */
+GPUINST_PRIVATE int gpuinstCollMpmdLocal(void);
+/* True when collectives may run: the communicator exists, MPI is usable,
+ * and this is not the exit path (other ranks may be gone). */
 GPUINST_PRIVATE int gpuinstCollActive(void);
 /* Exclusive prefix sum and total over ranks of n counters. */
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n);
+#endif
 GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n);
 /* Gathers each rank's `bytes` bytes to rank 0: on rank 0 *all (malloc'd,
  * rank order) and per-rank sizes in counts[size]; other ranks get NULL. */
 GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts);
 GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes);
+/* A barrier of gpuinst's communicator that yields the core while it waits
+ * (ranks arriving at different times: the writer's start, the end of each
+ * large table); GPUINST_SUCCESS at once when no collective may run. */
 GPUINST_PRIVATE int gpuinstCollBarrier(void);
 #if GPUINST_WITH_MPI
 GPUINST_PRIVATE MPI_Comm gpuinstCollComm(void); /* gpuinst's private dup of MPI_COMM_WORLD */
+/* The same wait on any communicator (the clock alignment's, mpi/mpi_clock.c):
+ * MPI_Ibarrier + MPI_Test with sched_yield.  0 or -1. */
+GPUINST_PRIVATE int gpuinstCollYieldBarrier(MPI_Comm comm);
 #endif
-/* Learns rank/size when MPI is (or becomes) initialised. */
-GPUINST_PRIVATE void gpuinstMpiAttach(void);
-/* Clock alignment and the per-rank topology, run at finalize before writing. */
-GPUINST_PRIVATE void gpuinstMpiFinalizePrepare(void);
+/* gpuinst_init (before the configuration is read) and the MPI_Init
+ * interception: learns the rank when MPI is (or becomes) usable, agrees
+ * the settings across ranks, runs the parts' attach step.  Collective when
+ * MPI is usable. */
+GPUINST_PRIVATE void gpuinstCollAttach(void);
+/* Finalize, after the ranges are closed: the parts' before-write step
+ * (clock alignment, topology) while MPI is usable; nothing at exit. */
+GPUINST_PRIVATE void gpuinstCollBeforeWrite(void);
 
-/* ---- MPI layer: interception records (mpi/, issue 3) ------------------------
- * External correlation id of the intercepted MPI call the calling thread is
- * inside: (rank << 40) | per-rank call sequence, also stored in /mpi/calls
- * (call_id); 0 outside any call or when not recording.  The CUPTI part
- * pushes it as an external correlation id of a custom kind, so CUDA work
- * done inside an MPI call (CUDA-aware MPI) links back to it.  Lock-free
- * (a thread-local read); 0 in builds without MPI. */
-GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void);
-/* ---- end MPI layer ---------------------------------------------------------- */
 
 /* ==== output naming (issue 8; src/output.c, docs/RELIABILITY.md) ========== */
 /* The values GPUINST_OUTPUT's escapes expand to (%r %p %t %j %h). */
@@ -5236,100 +5281,89 @@ GPUINST_PRIVATE const char *gpuinstOutputJobId(void);
 GPUINST_PRIVATE int gpuinstOutputExpand(const char *pattern, const gpuinstOutputVars *v, char *out, size_t cap);
 /* `path` if no file exists there, else the first free "<stem>.N<ext>".
  * Returns 0 or LIMIT. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t cap);
+#endif
 /* "dir" (".": no '/'; "/") and the base name of a path. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap, const char **base);
+#endif
 /* The longest file name dir's file system takes (pathconf NAME_MAX; 255). */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE size_t gpuinstOutputNameMax(const char *dir);
+#endif
 /* The k-th temporary name of `final` (k = 0, 1, ...): "<dir>/.<base>.tmp.<pid>"
  * (".<k>" appended for k > 0), base cut to fit NAME_MAX. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, char *out, size_t cap);
+#endif
 /* The fallback of `target`: the first free "<tmpdir>/gpuinst-<pid>-<base>"
  * (tmpdir NULL or empty: /tmp), base cut to fit NAME_MAX. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, const char *target, char *out, size_t cap);
+#endif
 /* ==== end output naming ================================================== */
 
 /* ---- writer (src/h5_writer.c) ------------------------------------------- */
 /* Writes every registered table plus /strings into the file.  Collective. */
 GPUINST_PRIVATE int gpuinstWriteFile(const char *path);
 
-/* ---- CUDA / CUPTI libraries, opened at run time (src/cupti_load.c) ------
- * Nothing of CUDA is linked.  gpuinstCuptiLoad opens libcupti once, in
- * this order: GPUINST_CUPTI_LIB, $CUDA_HOME / $CUDA_PATH (extras/CUPTI/lib64,
- * lib64), /usr/local/cuda/extras/CUPTI/lib64, /usr/local/cuda/lib64, then the
- * loader's default path; it checks cuptiGetVersion against CUPTI_API_VERSION.
- * On failure it returns a gpuinst_status and sets *why to a sentence (static
- * storage) naming the cause and the way out; the caller records it with
- * gpuinstUnavailableAdd.  The same for libcuda (driver API) and for
- * libcheckpoint / libnvperf_host as the parts that need them ask. */
-GPUINST_PRIVATE int gpuinstCuptiLoad(const char **why);
-GPUINST_PRIVATE void *gpuinstCuptiSym(const char *name);   /* NULL if absent */
-GPUINST_PRIVATE int gpuinstCudaLoad(const char **why);
-GPUINST_PRIVATE void *gpuinstCudaSym(const char *name);    /* from libcuda.so.1 */
-
-/* ==== GPU tracing: libraries and activity hooks (issue 4; src/cupti_load.c,
- * src/activity.c) ========================================================== */
-/* The four libraries the CUPTI-based parts open.  gpuinstLibLoad(lib, &why)
- * opens one once (thread-safe; later calls return the first outcome) and
- * returns 0 or GPUINST_ERROR_UNAVAILABLE with *why a sentence (static
- * storage).  libnvperf_host and libcheckpoint are looked for in the
- * directory libcupti came from first, then the same search as libcupti.
- * gpuinstLibSym returns NULL if the library is not loaded or lacks `name`.
- * Cast the result with GPUINST_LIB_FN (memcpy: no object-to-function
- * pointer cast, which ISO C forbids). */
-enum {
-    GPUINST_LIB_CUPTI = 0,
-    GPUINST_LIB_CUDA = 1,        /* libcuda.so.1, the driver API */
-    GPUINST_LIB_NVPERF_HOST = 2,
-    GPUINST_LIB_CHECKPOINT = 3,
-    GPUINST_LIB_COUNT_ = 4
-};
-GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why);
-GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name);
-/* The path a library was opened from ("" if not loaded). */
-GPUINST_PRIVATE const char *gpuinstLibPath(int lib);
-#define GPUINST_LIB_FN(fnptr, lib, name)                       \
-    do {                                                       \
-        void *gpuinst_sym_ = gpuinstLibSym((lib), (name));     \
-        memcpy(&(fnptr), &gpuinst_sym_, sizeof(fnptr));        \
-    } while (0)
-
-/* CUPTI activity tracing (src/activity.c).  gpuinstActivityInit runs from
- * gpuinst_init: it reads GPUINST_TRACE, opens CUPTI, enables the kinds and
- * registers the /gpu tables and a flush hook; on any failure it records
- * /unavailable "cupti" and leaves everything off.  No-op when compiled out. */
-GPUINST_PRIVATE void gpuinstActivityInit(void);
-
-/* External correlation hooks.  gpuinstGpuOn is 1 only while activity
- * tracing runs, so the disabled cost at a call site is one load and one
- * predictable branch.  Range push/pop (src/nvtx.c) pass the range id
- * ((thread << 32) | seq, as /ranges) -> CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0.
- * The MPI wrappers (mpi/, issue 3) call gpuinstGpuMpiEnter(call id) on entry
- * and gpuinstGpuMpiExit() on exit of each intercepted call ->
- * CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1; the id is the one stored in the
- * MPI call's record.  Each enter/push must be matched by exit/pop on the same
- * thread. */
-GPUINST_SHARED_DATA int gpuinstGpuOn;
-GPUINST_PRIVATE void gpuinstGpuRangePushSlow(uint64_t range_id);
-GPUINST_PRIVATE void gpuinstGpuRangePopSlow(void);
-GPUINST_PRIVATE void gpuinstGpuMpiEnterSlow(uint64_t call_id);
-GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void);
+/* ---- hot-path hooks (the core's points; src/core.c) -----------------------
+ * Where a running part joins range push/pop (src/nvtx.c) and the MPI
+ * wrappers (mpi/): a pointer to the part's hooks while it runs, NULL
+ * otherwise, so the cost at a call site when no part listens is one
+ * relaxed load and one predictable branch.  The hooks struct is the part's
+ * static constant; the part publishes the pointer (release) once its state
+ * is ready and clears it before tearing that state down.
+ *  - gpuinstGpuHooks: the CUPTI activity part while tracing runs
+ *    (src/activity.c).  Range push/pop pass the range id ((thread << 32) |
+ *    seq, as /ranges) -> external correlation CUSTOM0; the MPI wrappers
+ *    call gpuinstGpuMpiEnter(call id) on entry and gpuinstGpuMpiExit() on
+ *    exit of each intercepted call -> CUSTOM1 (the id of the MPI call's
+ *    record).  Without the CUPTI headers the calls compile to nothing.
+ *  - gpuinstProfHooks: the range profiler while a profiled pass runs
+ *    (src/range_profiler.c): nested gpuinst ranges -> nested profiler
+ *    ranges, by name id.
+ * Each push/enter must be matched by pop/exit on the same thread. */
+typedef struct gpuinstHooks {
+    void (*range_push)(uint64_t range_id, uint32_t name_id);
+    void (*range_pop)(void);
+    void (*mpi_enter)(uint64_t call_id); /* the activity part's only */
+    void (*mpi_exit)(void);
+} gpuinstHooks;
+GPUINST_SHARED_DATA const gpuinstHooks *gpuinstGpuHooks;
+GPUINST_SHARED_DATA const gpuinstHooks *gpuinstProfHooks;
+/* The GPU hooks now (NULL: tracing off; a constant NULL without the CUPTI
+ * headers), for call sites that fold this test into another one (the MPI
+ * wrappers' hot path, mpi/mpiInt.h). */
+static inline GPUINST_UNUSED const gpuinstHooks *gpuinstGpuHooksNow(void)
+{
+#if GPUINST_WITH_CUPTI
+    return GPUINST_LOAD_RLX(&gpuinstGpuHooks);
+#else
+    return NULL;
+#endif
+}
 #if GPUINST_WITH_CUPTI
 static inline GPUINST_UNUSED void gpuinstGpuRangePush(uint64_t range_id)
 {
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuRangePushSlow(range_id);
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->range_push(range_id, 0);
 }
 static inline GPUINST_UNUSED void gpuinstGpuRangePop(void)
 {
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuRangePopSlow();
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->range_pop();
 }
 static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id)
 {
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiEnterSlow(call_id);
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->mpi_enter(call_id);
 }
 static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiExit(void)
 {
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiExitSlow();
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->mpi_exit();
 }
 #else
 static inline GPUINST_UNUSED void gpuinstGpuRangePush(uint64_t range_id) { (void)range_id; }
@@ -5337,62 +5371,19 @@ static inline GPUINST_UNUSED void gpuinstGpuRangePop(void) {}
 static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
 static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiExit(void) {}
 #endif
+static inline void gpuinstProfRangePush(uint32_t name_id)
+{
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstProfHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->range_push(0, name_id);
+}
+static inline void gpuinstProfRangePop(void)
+{
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstProfHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->range_pop();
+}
 
-/* The decoder, exposed for tests and the decode benchmark: decodes one
- * buffer of CUPTI activity records (as cuptiActivityGetNextRecord walks
- * it) into the /gpu tables' pending rows; gpuinstActivityResolve joins GPU
- * records to API and external-correlation records (done at collect time
- * anyway); gpuinstActivityStats reports counts.  `buf` need not come from
- * CUPTI: records are walked with the library's iterator when loaded, else
- * with gpuinst's own walk of the same layout (8-byte aligned records whose
- * size follows from their kind; an unknown kind ends the walk of that
- * buffer, counted). */
-typedef struct gpuinstActivityStats {
-    uint64_t kernels, copies, api, markers, ext_corr, overhead, memory, sync, devices;
-    uint64_t unknown;        /* records of kinds gpuinst does not decode (skipped) */
-    uint64_t dropped;        /* CUPTI's dropped-record count (cuptiActivityGetNumDroppedRecords) */
-    uint64_t no_buffer;      /* buffer requests refused: the pool was empty */
-    uint64_t buffers;        /* buffers decoded */
-    uint64_t unresolved;     /* GPU records whose API record was not found */
-} gpuinstActivityStats;
-GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid);
-GPUINST_PRIVATE void gpuinstActivityResolve(void);
-GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
-/* Registers the /gpu tables without starting CUPTI (tests that feed
- * synthetic buffers). */
-GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
-/* Tracing and range-profiler sessions (issue 13).  CUPTI's activity kinds
- * that time work on the SMs instrument the device code: under a range
- * profiler session the kernel kind makes SASS-based metrics read 0 and adds
- * 8 instructions per warp, the memcpy and memset kinds add 8 instructions
- * per warp to the kernels of device-to-device copies and sets.  The range
- * profiler calls gpuinstActivityPause before its session (before
- * cuptiProfilerInitialize on the first one, else before
- * cuptiRangeProfilerEnable) and gpuinstActivityResume after
- * cuptiRangeProfilerDisable.  Pause synchronizes the calling thread's
- * context, flushes (cuptiActivityFlushAll(0)) and disables each enabled
- * kind of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET (API, marker,
- * synchronization, memory and overhead records stay on); it returns 1
- * (paused: a /gpu/paused row with the kinds, an /unavailable note
- * "gpu_trace_paused" said once), 0 (none of those kinds on) or -1 with a
- * sentence in why (one of them would not switch off; those switched off
- * are on again: the caller must not profile).  Resume re-enables the kinds
- * paused (nothing after finalize's flush) and closes the row; a no-op when
- * nothing is paused.  Not thread-safe against each other (one profiled
- * occurrence at a time).  gpuinstActivityPausedAdd records a pause
- * [start_ns, end_ns] (end 0: open) of the kinds GPUINST_PAUSED_* without
- * calling CUPTI: Pause uses it; tests feed it with synthetic buffers.  At
- * resolve each pause gets its untraced launch calls and copy/set calls and
- * the kernel records inside it that no API call launched (tool kernels). */
-enum { GPUINST_PAUSED_KERNEL = 1u, GPUINST_PAUSED_MEMCPY = 2u, GPUINST_PAUSED_MEMSET = 4u }; /* = GPUINST_TRACE's bits */
-GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
-GPUINST_PRIVATE void gpuinstActivityResume(void);
-GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
-                                              uint64_t occurrence, unsigned kinds);
-/* ==== end GPU tracing ==================================================== */
-
-/* ==== counters, counter groups, PM sampling, table agreement (issue 6;
- * src/counters.c, src/table_agree.c, src/pm_sampling.c) =================== */
+/* ---- tables: extra attributes, agreement across ranks (src/tables.c,
+ * src/table_agree.c) ------------------------------------------------------ */
 /* Extra attributes of a dataset beyond each member's unit/description
  * (counter bounds, interpolation...), keyed by the table.  The writer writes
  * them after the descriptions; in a shared file they must have the same
@@ -5408,7 +5399,9 @@ typedef struct gpuinstTableAttr {
 } gpuinstTableAttr;
 GPUINST_PRIVATE int gpuinstTableSetAttrs(const gpuinstTable *t, const gpuinstTableAttr *attrs, uint32_t n);
 /* The extra attributes of `t` (0 and *attrs = NULL if none). */
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstTableAttrs(const gpuinstTable *t, const gpuinstTableAttr **attrs);
+#endif
 
 /* The tables to write, agreed by all ranks (collective, called by the
  * writer before it writes any table).  Parallel HDF5 needs every rank to
@@ -5425,296 +5418,51 @@ typedef struct gpuinstTableList {
     uint32_t n;
     void *owned_;          /* placeholders and copies, freed by gpuinstTableListFree */
 } gpuinstTableList;
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list);
+#endif
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list);
-
-/* Counters (src/counters.c).  gpuinstCountersInit runs from gpuinst_init
- * (reads GPUINST_COUNTERS, starts the periodic sampler of the built-in
- * groups).  Inside gpuinstTablesAgree, on every rank: gpuinstCountersSeal
- * before the descriptors are compared (semantics final, attributes set),
- * then gpuinstCountersStats with the agreed list (collective: rank 0
- * computes the cross-rank statistics per dataset and field) returns the
- * /counters/stats table to add to the list, or NULL on every rank. */
-GPUINST_PRIVATE void gpuinstCountersInit(void);
-GPUINST_PRIVATE void gpuinstCountersSeal(void);
-GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList *agreed);
-/* The MPI layer offers its byte totals (bytes sent/received by this rank
- * so far, monotonic) for the built-in group "mpi_bytes"; without it that
- * group is not offered. */
-typedef void (*gpuinstMpiBytesFn)(uint64_t *sent, uint64_t *recv);
-GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn);
-/* Counter groups made by gpuinst itself (PM sampling): as the public
- * gpuinst_counter_group_create, with per-field units, and a flag 0x1 for
- * "no NVTX counter" when the samples are only recorded. */
-GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
-                                              int32_t nfields, const char *const *units, uint32_t flags,
-                                              gpuinst_counter *group);
-/* A counter (scalar: one field "value") or group made by the NVTX collector
- * (src/nvtx_inject.c) for a counter a library registered with NVTX: as the
- * public create, with per-field units; recorded only (its samples come from
- * NVTX).  Then sampled through the public API. */
-GPUINST_PRIVATE int gpuinstCounterCreateNvtx(const char *name, int scalar, const char *fields, const int32_t *types,
-                                             int32_t nfields, const char *const *units, gpuinst_counter *counter);
-/* Records nsamples samples of such a group: values nsamples x fields
- * (sample-major), times_ns on gpuinst's clock; no state check.  Returns 0,
- * INVALID_ARGUMENT or OUT_OF_MEMORY. */
-GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter group, int64_t nsamples, const double *values,
-                                               const uint64_t *times_ns);
-/* The same from packed records (8 bytes per field: int64 or double as the
- * field's type), exact for int64 values of any size. */
-GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter group, int64_t nsamples, const void *records,
-                                            const uint64_t *times_ns);
-
-/* PM sampling (src/pm_sampling.c): 1 while a PM sampler of this process
- * runs, so that the range profiler can refuse to start with a clear
- * message (both need the GPU's performance monitors). */
-GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
-/* The metric list PM sampling would use on `chip` (e.g. "GH100") for
- * `metrics` (NULL = the default set), host side only: the profiler host API
- * evaluates a chip by name, without a GPU.  Writes the names, comma
- * separated, to out; returns 0 or GPUINST_ERROR_UNAVAILABLE with the reason
- * in why.  For tests and tools; not while PM sampling runs. */
-GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
-                                           size_t whycap);
-/* The election of one PM sampler per GPU among the processes of a node
- * (src/pm_sampling.c; POSIX, in every build): a POSIX lock on a file named
- * after `key` (the GPU's PCI bus id; tests pass any string) in /dev/shm.
- * Returns 1 if this process won (it samples, and holds the lock until
- * gpuinstPmElectRelease), 0 if another holds it; e->pid/e->rank name the
- * sampler in both cases (pid 0 / rank -1 when it cannot be learned: the
- * holder is in another pid namespace and never wrote its line).  A loser
- * waits up to 2 s for the holder's "pid rank host" line to name the pid
- * the kernel reports for the lock, so every process sharing the GPU
- * records the same sampler.  write_delay_us: 0, except in tests (a pause
- * between taking the lock and writing the line). */
-typedef struct gpuinstPmElection {
-    int fd;              /* the lock file, held while elected (-1 none) */
-    int elected;         /* 1: this process samples */
-    int32_t pid, rank;   /* the sampler */
-} gpuinstPmElection;
-GPUINST_PRIVATE int gpuinstPmElect(const char *key, uint32_t write_delay_us, gpuinstPmElection *e);
-GPUINST_PRIVATE void gpuinstPmElectRelease(gpuinstPmElection *e);
-/* ==== end counters ======================================================== */
-
-/* ==== range profiling (issue 5; src/profiler_host.c, src/range_profiler.c,
- * src/profiler_decls.h) ==================================================== */
-#define GPUINST_PROFILE_MAX_METRICS 64 /* metrics per list */
-#define GPUINST_NEAREST_MAX 8          /* suggestions per unknown name */
-
-/* A metric list: names expanded from "name,set,..." (sets: time, memory,
- * instructions, roofline, throughput), duplicates removed, order kept. */
-typedef struct gpuinstMetricList {
-    char **names;
-    uint32_t n;
-} gpuinstMetricList;
-/* Parses `spec` (NULL/empty: gpuinstMetricsDefault()).  On error returns
- * INVALID_ARGUMENT or LIMIT with a sentence in err.  No CUPTI call. */
-GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out, char *err, size_t errcap);
-GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
-GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
-GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
-/* gpuinst's named set i (0 <= i < gpuinstMetricSetCount()): its name and
- * NULL-terminated metric names (static storage).  INVALID_ARGUMENT past
- * the end. */
-GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void);
-GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics);
-/* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
-GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
-/* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
- * first (ties: earlier candidate first); too distant ones are left out. */
-GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const *cands, size_t n,
-                                             const char **out, uint32_t k);
-GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res);
-
-/* Host object: chip + metric list -> properties, config image, passes,
- * evaluation (CUPTI profiler host API; works without a GPU).  Only with
- * GPUINST_WITH_CUPTI. */
-typedef struct gpuinstPhost gpuinstPhost;
-#if GPUINST_WITH_CUPTI
-GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
-                                       gpuinstPhost **out, char *why, size_t cap);
-GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph);
-GPUINST_PRIVATE uint32_t gpuinstPhostPasses(const gpuinstPhost *ph);
-GPUINST_PRIVATE const uint8_t *gpuinstPhostConfig(const gpuinstPhost *ph, size_t *size);
-GPUINST_PRIVATE const gpuinstMetricList *gpuinstPhostMetrics(const gpuinstPhost *ph);
-GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, const char **desc,
-                                            const char **unit, const char **hwunit, int *type);
-GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
-                                         double *values, char *why, size_t cap);
-GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
-/* The same for a profiler type (GPUINST_PROFILER_RANGE / _PM_SAMPLING):
- * gpuinstPhostCreate is this with GPUINST_PROFILER_RANGE. */
-GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
-                                          gpuinstPhost **out, char *why, size_t cap);
-/* Collection scope of metric i (GPUINST_METRIC_SCOPE_*). */
-GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i);
-/* Bare host-API queries (metric discovery, src/metrics.c).  A host object
- * is a CUpti_Profiler_Host_Object * as void *.  Strings and arrays handed
- * back are CUPTI's, valid until the next call on the same object: copy
- * them.  Each returns a gpuinst status; *why a sentence where given. */
-typedef struct gpuinstMetricProps {
-    const char *description, *unit, *hw_unit; /* "" where CUPTI has none */
-    int32_t type;                             /* GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT */
-    int32_t scope;                            /* GPUINST_METRIC_SCOPE_* (UNKNOWN before CUPTI 13.1) */
-} gpuinstMetricProps;
-GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_t *avail, void **obj, char *why,
-                                       size_t cap);
-GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj);
-GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap);
-GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *const **names, size_t *n, char *why,
-                                            size_t cap);
-/* INVALID_ARGUMENT: no such metric of that type. */
-GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metric, const char *const **subs,
-                                           size_t *n);
-/* INVALID_ARGUMENT: unknown metric (for this chip and profiler type). */
-GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetricProps *out, char *why, size_t cap);
-/* Single-pass sets (CUPTI 13.2+; UNAVAILABLE before): *names is one
- * malloc'ed block (n pointers, NULL, the texts): free(*names). */
-GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, size_t *n, char *why, size_t cap);
-GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const char *set, char ***names, size_t *n,
-                                                     char *why, size_t cap);
-/* Up to k (<= GPUINST_NEAREST_MAX) valid full names nearest to `name`,
- * into out + i * stride, given the chip's base metrics; returns how many.
- * Base metrics: CUPTI 13.0 appends to the list at each GetBaseMetrics
- * call on one object, so read them once per object. */
-GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
-                                             char *out, size_t stride, uint32_t k);
-/* cuptiGetVersion of the libcupti loaded (130001 for CUDA 13.0's), 0 if none. */
-GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void);
-/* libnvperf_host (what the host object needs; ~60-150 ms to open, under
- * the loader's lock) opened on a detached helper thread, once per process,
- * from libcupti's directory with CUPTI's flags, so that it overlaps the
- * target-side setup (src/range_profiler.c): Start is called once gpuinst's
- * own dlopen/dlsym calls are done (needs libcupti loaded and
- * gpuinstProfilerInit run; GPUINST_PROFILE_PRELOAD=0: no-op);
- * Wait blocks until the file is in (at most 60 s) and, the first time,
- * stores how long the load took in *ns (NULL: not wanted). */
-GPUINST_PRIVATE void gpuinstProfPreloadStart(void);
-GPUINST_PRIVATE void gpuinstProfPreloadWait(uint64_t *ns);
 #endif
 
-/* Which occurrences of a region are profiled (GPUINST_PROFILE; syntax in
- * docs/PROFILING.md): rules "pattern[@sel]" separated by ';', the first
- * rule whose glob matches the region name decides. */
-#define GPUINST_SELECT_MAX_RULES 32
-#define GPUINST_SELECT_MAX_ITEMS 16
-typedef struct gpuinstSelectItem {
-    uint8_t kind;          /* 0 list/range lo..hi, 1 every N-th (N, 2N...), 2 all, 3 none */
-    uint64_t lo, hi;       /* kind 0: lo..hi inclusive; kind 1: lo = N */
-} gpuinstSelectItem;
-typedef struct gpuinstSelectRule {
-    char pattern[128];
-    uint32_t nitems;
-    gpuinstSelectItem items[GPUINST_SELECT_MAX_ITEMS];
-} gpuinstSelectRule;
-typedef struct gpuinstSelect {
-    uint32_t nrules;
-    gpuinstSelectRule rules[GPUINST_SELECT_MAX_RULES];
-} gpuinstSelect;
-/* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
- * INVALID_ARGUMENT with a sentence in err on a syntax error. */
-GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
-/* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
-GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
-/* The same, and *rule = the index of the rule that decided (-1: none
- * matched the name). */
-GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule);
-/* What GPUINST_PROFILE selected, said at finalize (also without CUPTI): a
- * rule that matched no region that ran, or selected none of the
- * occurrences that ran, is an /unavailable row "profile_selection" and one
- * line on stderr.  `regions` lists the region names that ran, `nocc` how
- * many occurrences each had; decided[r] / selected[r] count the occurrences
- * rule r decided / selected; returns 1 and a sentence in msg if there is
- * something to say.  Pure (tests call it). */
-GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
-                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
-                                        uint32_t nregions, char *msg, size_t cap);
-
-/* The pass plan of one profiled occurrence (issue 13 §2).  CUPTI needs the
- * nesting levels before the first pass, gpuinst learns the body's depth in
- * it.  With user replay CUPTI runs P passes (the host object's count) for
- * each of L levels, the level fastest: cuptiRangeProfilerStop reports the
- * pass it wants next, (pass, level) = (k / L, k % L + 1) after k bodies,
- * and isAllPassSubmitted after P x L (seen on an H100, bench_profiler: (0,2)
- * (1,1) (1,2) ... (8,2) (0,1,all) for P = 9, L = 2).  So the values of the
- * first d < L levels are complete only after (P - 1) x L + d bodies.  After
- * the first body of the first configuration, with want = min(depth,
- * max_levels): want == L goes on; want < L stops early after (P - 1) x L +
- * want bodies when that is no more than setting up again (1 + P x want)
- * and every Stop so far said what the model says, else sets the session
- * up again with want levels (passes from 0, the first body's data thrown
- * away); want > L (a level hint from an earlier occurrence was too low)
- * sets up again.  A configuration set up again on the same session
- * (cuptiRangeProfilerSetConfig once more) must then follow the model from
- * its first pass; if it does not, CUPTI did not start over: set up again in
- * a new session (verify = 0 then: its values are CUPTI's, whatever the
- * order).  gpuinstPassPlanStep is called after every body with what Stop
- * reported and returns what to do next.  Pure (tests drive it with a
- * simulated CUPTI). */
-typedef struct gpuinstPassPlan {
-    uint32_t per_level;  /* P: passes per nesting level (host object) */
-    uint32_t max_levels; /* GPUINST_PROFILE_DEPTH */
-    uint32_t levels;     /* numNestingLevels of the current configuration */
-    uint32_t want;       /* levels the values need: min(the body's depth, max_levels) */
-    uint32_t bodies;     /* bodies run in the current configuration */
-    uint32_t total;      /* bodies run in all (/profiler/regions passes) */
-    uint32_t discarded;  /* bodies of configurations given up (their data thrown away) */
-    uint32_t stop_at;    /* stop after this many bodies of the configuration; 0: at CUPTI's last pass */
-    uint32_t expect;     /* bodies the occurrence takes in all, as far as known now */
-    uint32_t setups;     /* configurations set up: 1 + the times it was set up again */
-    int in_order;        /* every Stop of this configuration reported what the model says */
-    int verify;          /* this configuration was set up again on the same session: it must follow the model */
-    int early_ok;        /* stopping early allowed (not after an early decode came out incomplete) */
-    int fresh;           /* with GPUINST_PASS_RESETUP: set up in a new session (not on the same one) */
-} gpuinstPassPlan;
-enum {
-    GPUINST_PASS_NEXT = 0,        /* restore, run the body again */
-    GPUINST_PASS_DECODE = 1,      /* CUPTI's last pass: decode, evaluate, record */
-    GPUINST_PASS_DECODE_EARLY = 2,/* the levels the body has are complete: decode (NaN: gpuinstPassPlanEarlyFailed) */
-    GPUINST_PASS_RESETUP = 3,     /* set the session up again for `want` levels (fresh: a new session), then
-                                     gpuinstPassPlanResetup, restore, run the body */
-    GPUINST_PASS_ABANDON = 4      /* more than max_bodies: give up, record nothing */
-};
-GPUINST_PRIVATE void gpuinstPassPlanInit(gpuinstPassPlan *s, uint32_t per_level, uint32_t levels, uint32_t max_levels,
-                                         int early_ok);
-GPUINST_PRIVATE void gpuinstPassPlanModel(uint32_t levels, uint32_t k, uint32_t *pass, uint32_t *level);
-GPUINST_PRIVATE int gpuinstPassPlanStep(gpuinstPassPlan *s, uint32_t depth, uint64_t rep_pass, uint64_t rep_level,
-                                        int all, uint32_t max_bodies);
-GPUINST_PRIVATE void gpuinstPassPlanResetup(gpuinstPassPlan *s, int same_session);
-GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s);
-
-/* The per-device lock that serialises profiling across processes: an
- * exclusive flock on `path` waited for at most wait_ns.  Returns the fd
- * (>= 0), -1 (cannot lock here: go on), -2 (timeout); *waited in ns. */
-GPUINST_PRIVATE int gpuinstProfLock(const char *path, uint64_t wait_ns, uint64_t *waited);
-GPUINST_PRIVATE void gpuinstProfUnlock(int fd);
-
-/* Nested gpuinst ranges -> nested profiler ranges.  gpuinstProfOn is 1
- * only while a profiled pass runs, so the cost in gpuinst_range_push/pop
- * when nothing is profiled is one load and one predictable branch. */
-/* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
- * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
- * GPUINST_PROFILE is set (so that finalize can say what it named that never
- * ran). */
-GPUINST_PRIVATE void gpuinstProfilerInit(void);
-GPUINST_SHARED_DATA int gpuinstProfOn;
-GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id);
-GPUINST_PRIVATE void gpuinstProfRangePopSlow(void);
-static inline void gpuinstProfRangePush(uint32_t name_id)
-{
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstProfOn))) gpuinstProfRangePushSlow(name_id);
-}
-static inline void gpuinstProfRangePop(void)
-{
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstProfOn))) gpuinstProfRangePopSlow();
-}
-/* ==== end range profiling ================================================== */
-
-/* ---- finalize hooks of the optional parts --------------------------------
- * Parts that hold data outside the core tables (CUPTI activity, profiler)
- * register a flush function run at the start of finalize, before writing. */
-typedef void (*gpuinstFlushFn)(void);
-GPUINST_PRIVATE int gpuinstAddFlushHook(gpuinstFlushFn fn);
+/* ---- the parts (src/parts.c) ------------------------------------------------------
+ * The optional parts join the core through one list, the shape of Caliper's
+ * services list in miniature: each part names the steps it takes at the
+ * core's points, and the core runs a step in every part, in list order,
+ * naming none.  A NULL step is skipped. */
+typedef struct gpuinstPart {
+    const char *name;
+    /* The rank is known or has just been learnt (gpuinst_init, then the
+     * MPI_Init interception while gpuinst runs): register tables, set up
+     * what needs the rank.  have_rank: MPI is usable (collective then). */
+    void (*attach)(int have_rank);
+    /* gpuinst_init, on a recording rank, after the core tables: start. */
+    void (*init)(void);
+    /* First thing in finalize, before any table is read: flush buffers,
+     * stop threads.  Runs whether or not the part started. */
+    void (*flush)(void);
+    /* Finalize, the ranges closed, MPI usable (not at exit): clock
+     * alignment, topology.  Collective. */
+    void (*before_write)(void);
+    /* The writer's table agreement (src/table_agree.c), on every rank:
+     * seal before the descriptors are compared; after the agreement,
+     * `agreed` may return one table to add (collective: non-NULL on every
+     * rank alike, or NULL on every rank). */
+    void (*seal)(void);
+    const gpuinstTable *(*agreed)(const gpuinstTableList *list);
+} gpuinstPart;
+GPUINST_PRIVATE void gpuinstPartsAttach(int have_rank);
+GPUINST_PRIVATE void gpuinstPartsInit(void);
+GPUINST_PRIVATE void gpuinstPartsFlush(void);
+GPUINST_PRIVATE void gpuinstPartsBeforeWrite(void);
+#if GPUINST_WITH_HDF5
+GPUINST_PRIVATE void gpuinstPartsSeal(void);
+#endif
+/* Runs `agreed` of every part; the tables returned, in list order, go to
+ * out[0..cap); returns how many. */
+#if GPUINST_WITH_HDF5
+GPUINST_PRIVATE uint32_t gpuinstPartsAgreed(const gpuinstTableList *list, const gpuinstTable **out, uint32_t cap);
+#endif
 
 /* The core finalize, shared by gpuinst_finalize and the MPI_Finalize
  * interception; `by_mpi` says which. */
@@ -5728,6 +5476,25 @@ GPUINST_PRIVATE int gpuinstCountBeforeInit(void)
     __attribute__((noinline, cold))
 #endif
     ;
+
+/* The one state check of the public API.  A call made while not
+ * recording gets: before gpuinst_init, NOT_INITIALIZED, counted (/ranks
+ * before_init); after finalize, FINALIZED, counted (/ranks after_finalize);
+ * with GPUINST_ENABLE=0 (NVTX_ONLY), `nvtx_only`: GPUINST_SUCCESS for the
+ * calls that pass through to NVTX, GPUINST_ERROR_DISABLED for those that
+ * do nothing then.  gpuinstNotRunning is the cold half (st != RUNNING). */
+static inline int gpuinstNotRunning(int st, int nvtx_only)
+{
+    if (st == GPUINST_STATE_NVTX_ONLY) return nvtx_only;
+    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
+    GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
+    return GPUINST_ERROR_FINALIZED;
+}
+static inline int gpuinstStateCheck(int nvtx_only)
+{
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    return GPUINST_LIKELY(st == GPUINST_STATE_RUNNING) ? GPUINST_SUCCESS : gpuinstNotRunning(st, nvtx_only);
+}
 
 #endif /* GPUINST_INT_H */
 /************** End of src/gpuinstInt.h **************/
@@ -6422,24 +6189,21 @@ GPUINST_PRIVATE void gpuinstClockInfo(gpuinstClockInfoRec *r)
 
 /* ---- /clock ---------------------------------------------------------------------- */
 
-#define F(member, type, len, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(gpuinstClockInfoRec, member), len, flags, unit, doc }
 static const gpuinstField clkInfoFields[] = {
-    F(tsc_hz, GPUINST_FT_F64, 0, 0, "Hz", "TSC ticks per second as calibrated at init; 0: the TSC was not used"),
-    F(map_error_ns, GPUINST_FT_F64, 0, 0, "ns",
+    GPUINST_FIELD(gpuinstClockInfoRec, tsc_hz, GPUINST_FT_F64, 0, "Hz", "TSC ticks per second as calibrated at init; 0: the TSC was not used"),
+    GPUINST_FIELD(gpuinstClockInfoRec, map_error_ns, GPUINST_FT_F64, 0, "ns",
       "estimated error of the map from gpuinst's clock to CLOCK_MONOTONIC (each sample against the line through "
       "its neighbours, plus half the widest read); 0 without the TSC"),
-    F(rate, GPUINST_FT_F64, 0, 0, "",
+    GPUINST_FIELD(gpuinstClockInfoRec, rate, GPUINST_FT_F64, 0, "",
       "CLOCK_MONOTONIC ns per gpuinst-clock ns over the run (durations are scaled by it); 1 without the TSC"),
-    F(samples, GPUINST_FT_U32, 0, 0, "count",
+    GPUINST_FIELD(gpuinstClockInfoRec, samples, GPUINST_FT_U32, 0, "count",
       "paired (TSC, CLOCK_MONOTONIC) samples the map was made of (init, one per second, finalize)"),
-    F(rank, GPUINST_FT_U32, 0, GPUINST_FIELD_RANK, "", "rank"),
-    F(source, GPUINST_FT_U8, 0, 0, "",
+    GPUINST_FIELD(gpuinstClockInfoRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstClockInfoRec, source, GPUINST_FT_U8, 0, "",
       "what gpuinst's hot paths read: 1 the TSC (rdtsc, mapped to CLOCK_MONOTONIC at finalize), 0 CLOCK_MONOTONIC"),
-    F(fallback, GPUINST_FT_STR, (uint32_t)sizeof(((gpuinstClockInfoRec *)0)->fallback), 0, "",
+    GPUINST_FIELD(gpuinstClockInfoRec, fallback, GPUINST_FT_STR, 0, "",
       "why the TSC was not used (\"\" when it was)"),
 };
-#undef F
 
 static int collectClkInfo(const gpuinstTable *t, void **out, uint64_t *count)
 {
@@ -6454,7 +6218,7 @@ static int collectClkInfo(const gpuinstTable *t, void **out, uint64_t *count)
 
 static const gpuinstTable clkInfoTable = {
     "/clock", "gpuinst's clock on each rank: the TSC or CLOCK_MONOTONIC, and the map of the TSC to CLOCK_MONOTONIC",
-    sizeof(gpuinstClockInfoRec), sizeof clkInfoFields / sizeof clkInfoFields[0], clkInfoFields, collectClkInfo, NULL, NULL};
+    sizeof(gpuinstClockInfoRec), GPUINST_NFIELDS(clkInfoFields), clkInfoFields, collectClkInfo, NULL, NULL};
 
 GPUINST_PRIVATE void gpuinstClockTableRegister(void)
 {
@@ -6573,7 +6337,7 @@ static int flagWord(const char *v)
 
 GPUINST_PRIVATE int gpuinstConfigMode(void)
 {
-    return gpuinstG.cfg.loaded ? gpuinstG.cfg.mode : cfgMode(1);
+    return GPUINST_LOAD_ACQ(&gpuinstG.cfg.loaded) ? gpuinstG.cfg.mode : cfgMode(1);
 }
 
 GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt)
@@ -6743,14 +6507,33 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     cfgString("GPUINST_METRICS", cfg->metrics, sizeof cfg->metrics, "");
     cfgString("GPUINST_COUNTERS", cfg->counters, sizeof cfg->counters, "");
     cfgString("GPUINST_CUPTI_LIB", cfg->cupti_lib, sizeof cfg->cupti_lib, "");
+    cfg->profile_set = getenv("GPUINST_PROFILE") != NULL;
     cfg->buffer_mb = gpuinstEnvU64("GPUINST_BUFFER_MB", 0, 0, (uint64_t)1 << 30);
     cfg->overwrite = gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
     cfg->collective_io = gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);
     cfgString("GPUINST_NVTX_DOMAINS", cfg->nvtx_domains, sizeof cfg->nvtx_domains, "");
     cfgString("GPUINST_CAPTURE", cfg->capture, sizeof cfg->capture, "");
-    cfg->loaded = 1;
+    GPUINST_STORE_REL(&cfg->loaded, 1);
     gpuinstConfigApplyAgreed(cfg);
 }
+
+#if GPUINST_WITH_CUPTI
+/* GPUINST_CUPTI_LIB: the loaded configuration's, or, before gpuinst_init
+ * (the metric discovery API needs no init), read once by the same rule. */
+static char earlyCuptiLib[sizeof gpuinstG.cfg.cupti_lib];
+static pthread_once_t earlyCuptiOnce = PTHREAD_ONCE_INIT;
+static void earlyCuptiRead(void)
+{
+    cfgString("GPUINST_CUPTI_LIB", earlyCuptiLib, sizeof earlyCuptiLib, "");
+}
+
+GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void)
+{
+    if (GPUINST_LOAD_ACQ(&gpuinstG.cfg.loaded)) return gpuinstG.cfg.cupti_lib;
+    pthread_once(&earlyCuptiOnce, earlyCuptiRead);
+    return earlyCuptiLib;
+}
+#endif
 
 /* The NVTX collector may be asked to attach before gpuinst_init (a library's
  * first NVTX call): it reads the two variables that decide whether it
@@ -6763,6 +6546,357 @@ GPUINST_PRIVATE void gpuinstConfigLoadNvtx(gpuinstConfig *cfg)
     if (agreed.done) memcpy(cfg->nvtx_domains, agreed.nvtx_domains, sizeof cfg->nvtx_domains);
 }
 /************** End of src/config.c **************/
+/************** Begin file src/coll.c **************/
+/*
+ * coll.c -- rank discovery and gpuinst's own collectives (the core's: the
+ * writer, the table agreement, the settings agreement and the job-wide
+ * lines use them; no part is named here).
+ *
+ * gpuinst talks to MPI only through PMPI_* and only on a private duplicate
+ * of MPI_COMM_WORLD, so its traffic never matches the application's
+ * messages.  The duplicate is made as soon as MPI and gpuinst both run (the
+ * MPI_Init interception, or gpuinst_init if MPI came first), because the
+ * settings agreement and the clock alignment at init need it; otherwise at
+ * finalize.  It is freed before PMPI_Finalize (gpuinstCollRelease).
+ * Without MPI (GPUINST_WITH_MPI=0), and whenever MPI is not usable (before
+ * MPI_Init, after MPI_Finalize, at process exit when other ranks may be
+ * gone), every collective below is its one-process version.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+
+#if GPUINST_WITH_MPI
+
+#include <sched.h>
+
+static MPI_Comm gpuinstComm = MPI_COMM_NULL;
+
+/* MPI is initialised and not finalised. */
+static int mpiUsable(void)
+{
+    int init = 0, fin = 0;
+    if (PMPI_Initialized(&init) != MPI_SUCCESS || !init) return 0;
+    if (PMPI_Finalized(&fin) != MPI_SUCCESS || fin) return 0;
+    return 1;
+}
+
+GPUINST_PRIVATE int gpuinstCollLearnRank(void)
+{
+    int rank = 0, size = 1;
+    if (!mpiUsable()) return 0;
+    if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS ||
+        PMPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS)
+        return 0;
+    gpuinstG.rank = rank;
+    gpuinstG.size = size;
+    gpuinstG.mpi_active = 1;
+    return 1;
+}
+
+/* An MPMD job (`mpirun -n 2 ./a : -n 6 ./b`) whose programs do not all
+ * link gpuinst hangs in gpuinst's first collective on MPI_COMM_WORLD (the
+ * communicator duplicate in MPI_Init): the other program never enters it.
+ * No rank can learn without communicating whether the other programs run
+ * gpuinst, and the same executable started with per-program settings
+ * (`mpirun -np 1 -x GPUINST_ENABLE=1 ./app : -np 7 ./app`, "instrument
+ * rank 0 only") is an MPMD job too, where one shared file is wanted.  So:
+ *  - GPUINST_MPMD=local: gpuinst makes no collective call of its own (on
+ *    MPI_COMM_WORLD or on the application's communicators) and each rank
+ *    writes "<output>.rank<N>" alone: a program without gpuinst cannot
+ *    hang.  Every program must be given it (`mpirun -x GPUINST_MPMD=local`).
+ *  - otherwise (auto, the default; shared): collectives as in an SPMD job.
+ *    In an Open MPI MPMD job (OMPI_NUM_APP_CTX > 1) a watchdog says after
+ *    10 s that gpuinst still waits in that first collective, and why. */
+GPUINST_PRIVATE int gpuinstCollMpmdLocal(void)
+{
+    static int v = -1;
+    const char *m;
+    if (v >= 0) return v;
+    m = getenv("GPUINST_MPMD");
+    v = m != NULL && strcmp(m, "local") == 0;
+    if (m != NULL && m[0] != '\0' && !v && strcmp(m, "auto") != 0 && strcmp(m, "shared") != 0)
+        gpuinstWarn("GPUINST_MPMD=\"%.40s\" is not one of auto, local, shared: using auto", m);
+    gpuinstG.mpmd_local = v;
+    if (v && gpuinstG.rank == 0)
+        gpuinstWarn("GPUINST_MPMD=local: gpuinst makes no collective call; each rank writes <output>.rank<N> "
+                    "with unaligned clocks");
+    return v;
+}
+
+static pthread_mutex_t dupLock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t dupCond = PTHREAD_COND_INITIALIZER;
+static int dupDone;
+
+static void *mpmdWatchdog(void *arg)
+{
+    int apps = *(int *)arg, late;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    pthread_mutex_lock(&dupLock);
+    while (!dupDone)
+        if (pthread_cond_timedwait(&dupCond, &dupLock, &until) != 0) break;
+    late = !dupDone;
+    pthread_mutex_unlock(&dupLock);
+    if (late)
+        gpuinstWarn("still waiting after 10 s in gpuinst's first collective on MPI_COMM_WORLD (MPI_Comm_dup) in "
+                    "this MPMD job of %d programs: if a program of the job does not link gpuinst, it never joins "
+                    "and the job hangs here; run every program with GPUINST_MPMD=local (mpirun -x "
+                    "GPUINST_MPMD=local ...): then gpuinst makes no collective call and each rank writes its own "
+                    "file", apps);
+    return NULL;
+}
+
+GPUINST_PRIVATE int gpuinstCollEnsureComm(void)
+{
+    static int apps;
+    const char *n, *m;
+    pthread_t wd;
+    int rc, watch = 0;
+    if (gpuinstComm != MPI_COMM_NULL) return 1;
+    if (!mpiUsable()) return 0;
+    if (gpuinstCollMpmdLocal()) return 0;
+    n = getenv("OMPI_NUM_APP_CTX");
+    m = getenv("GPUINST_MPMD");
+    apps = n != NULL ? atoi(n) : 1;
+    if (apps > 1 && (m == NULL || strcmp(m, "shared") != 0)) {
+        dupDone = 0;
+        if (pthread_create(&wd, NULL, mpmdWatchdog, &apps) == 0) watch = 1;
+    }
+    rc = PMPI_Comm_dup(MPI_COMM_WORLD, &gpuinstComm);
+    if (watch) {
+        pthread_mutex_lock(&dupLock);
+        dupDone = 1;
+        pthread_cond_signal(&dupCond);
+        pthread_mutex_unlock(&dupLock);
+        pthread_join(wd, NULL);
+    }
+    if (rc != MPI_SUCCESS) {
+        gpuinstComm = MPI_COMM_NULL;
+        return 0;
+    }
+    return 1;
+}
+
+GPUINST_PRIVATE void gpuinstCollRelease(void)
+{
+    if (!mpiUsable()) return;
+    if (gpuinstComm != MPI_COMM_NULL) PMPI_Comm_free(&gpuinstComm);
+    gpuinstComm = MPI_COMM_NULL;
+}
+
+GPUINST_PRIVATE int gpuinstCollUsable(void)
+{
+    return mpiUsable();
+}
+
+GPUINST_PRIVATE int gpuinstCollActive(void)
+{
+    /* At process exit other ranks may be gone: no collective is safe. */
+    return gpuinstG.finalized_by != 2 && gpuinstComm != MPI_COMM_NULL && mpiUsable();
+}
+
+GPUINST_PRIVATE MPI_Comm gpuinstCollComm(void)
+{
+    return gpuinstComm;
+}
+
+#if GPUINST_WITH_HDF5
+GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
+{
+    int i;
+    if (!gpuinstCollActive()) {
+        for (i = 0; i < n; i++) {
+            offset[i] = 0;
+            total[i] = in[i];
+        }
+        return GPUINST_SUCCESS;
+    }
+    if (PMPI_Exscan(in, offset, n, MPI_UINT64_T, MPI_SUM, gpuinstComm) != MPI_SUCCESS) return GPUINST_ERROR_MPI;
+    if (gpuinstG.rank == 0) /* MPI_Exscan leaves rank 0's output undefined */
+        for (i = 0; i < n; i++) offset[i] = 0;
+    if (PMPI_Allreduce(in, total, n, MPI_UINT64_T, MPI_SUM, gpuinstComm) != MPI_SUCCESS) return GPUINST_ERROR_MPI;
+    return GPUINST_SUCCESS;
+}
+#endif
+
+GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n)
+{
+    if (!gpuinstCollActive()) return GPUINST_SUCCESS;
+    return PMPI_Allreduce(MPI_IN_PLACE, inout, n, MPI_UINT64_T, MPI_MAX, gpuinstComm) == MPI_SUCCESS
+               ? GPUINST_SUCCESS
+               : GPUINST_ERROR_MPI;
+}
+
+GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes)
+{
+    if (!gpuinstCollActive()) return GPUINST_SUCCESS;
+    if (bytes > (uint64_t)INT32_MAX) return GPUINST_ERROR_LIMIT;
+    return PMPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, gpuinstComm) == MPI_SUCCESS ? GPUINST_SUCCESS
+                                                                                : GPUINST_ERROR_MPI;
+}
+
+/* A barrier that waits without spinning: MPI_Ibarrier, then MPI_Test with
+ * sched_yield between tests (a 20 us sleep after the first 100).  MPI's
+ * blocking collectives busy-poll by default: on a node with more ranks than
+ * cores the ranks that arrive first spin in the next collective and take
+ * the cores from those still writing (8 ranks on 2 cores: the writer took
+ * 2.5 s busy-polling, 0.2 s yielding; docs/SCALING.md).  Called where the
+ * ranks arrive at different times (the writer's start, the end of each
+ * large table, the clock alignment). */
+GPUINST_PRIVATE int gpuinstCollYieldBarrier(MPI_Comm comm)
+{
+    MPI_Request rq = MPI_REQUEST_NULL;
+    int done = 0, k = 0;
+    if (PMPI_Ibarrier(comm, &rq) != MPI_SUCCESS) return PMPI_Barrier(comm) == MPI_SUCCESS ? 0 : -1;
+    while (!done) {
+        if (PMPI_Test(&rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
+        if (done) break;
+        if (++k < 100) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return 0;
+}
+
+GPUINST_PRIVATE int gpuinstCollBarrier(void)
+{
+    if (!gpuinstCollActive()) return GPUINST_SUCCESS;
+    return gpuinstCollYieldBarrier(gpuinstComm) == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_MPI;
+}
+
+/* Gathers variable-size byte blocks to rank 0 in pieces of at most 1 GiB
+ * per rank per round, so that int counts never overflow. */
+GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts)
+{
+    int size = gpuinstG.size, rank = gpuinstG.rank, r;
+    uint64_t total = 0, done = 0, maxb = bytes;
+    const uint64_t piece = (uint64_t)1 << 30;
+    int *rc = NULL, *displ = NULL;
+    uint64_t *off = NULL;
+    char *out = NULL;
+    int status = GPUINST_SUCCESS;
+    *all = NULL;
+    if (!gpuinstCollActive()) {
+        out = (char *)malloc(bytes ? (size_t)bytes : 1);
+        if (out == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+        memcpy(out, buf, (size_t)bytes);
+        counts[0] = bytes;
+        *all = out;
+        return GPUINST_SUCCESS;
+    }
+    if (PMPI_Gather(&bytes, 1, MPI_UINT64_T, counts, 1, MPI_UINT64_T, 0, gpuinstComm) != MPI_SUCCESS)
+        return GPUINST_ERROR_MPI;
+    if (gpuinstCollMaxU64(&maxb, 1) != GPUINST_SUCCESS) return GPUINST_ERROR_MPI;
+    if (rank == 0) {
+        rc = (int *)calloc((size_t)size, sizeof *rc);
+        displ = (int *)calloc((size_t)size, sizeof *displ);
+        off = (uint64_t *)calloc((size_t)size, sizeof *off);
+        for (r = 0; r < size; r++) total += counts[r];
+        out = (char *)malloc(total ? (size_t)total : 1);
+        if (rc == NULL || displ == NULL || off == NULL || out == NULL) status = GPUINST_ERROR_OUT_OF_MEMORY;
+        for (r = 1; off != NULL && r < size; r++) off[r] = off[r - 1] + counts[r - 1];
+    }
+    /* Every rank must take part in every round, even after a failure. */
+    for (done = 0; done < maxb || done == 0; done += piece) {
+        uint64_t mine = bytes > done ? bytes - done : 0;
+        char *tmp = NULL;
+        int me = (int)(mine < piece ? mine : piece), rsum = 0;
+        if (rank == 0 && status == GPUINST_SUCCESS) {
+            for (r = 0; r < size; r++) {
+                uint64_t left = counts[r] > done ? counts[r] - done : 0;
+                rc[r] = (int)(left < piece ? left : piece);
+                displ[r] = rsum;
+                rsum += rc[r];
+            }
+            tmp = (char *)malloc(rsum ? (size_t)rsum : 1);
+            if (tmp == NULL) status = GPUINST_ERROR_OUT_OF_MEMORY;
+        }
+        if (PMPI_Gatherv((const char *)buf + (bytes > done ? done : 0), me, MPI_BYTE, tmp,
+                         rank == 0 && tmp ? rc : NULL, rank == 0 && tmp ? displ : NULL, MPI_BYTE, 0,
+                         gpuinstComm) != MPI_SUCCESS)
+            status = GPUINST_ERROR_MPI;
+        if (rank == 0 && tmp != NULL && status == GPUINST_SUCCESS)
+            for (r = 0; r < size; r++) memcpy(out + off[r] + done, tmp + displ[r], (size_t)rc[r]);
+        free(tmp);
+        if (maxb == 0) break;
+    }
+    free(rc);
+    free(displ);
+    free(off);
+    if (status != GPUINST_SUCCESS) {
+        free(out);
+        return status;
+    }
+    *all = out;
+    return GPUINST_SUCCESS;
+}
+
+#else /* !GPUINST_WITH_MPI: one process */
+
+GPUINST_PRIVATE int gpuinstCollLearnRank(void) { return 0; }
+GPUINST_PRIVATE int gpuinstCollEnsureComm(void) { return 0; }
+GPUINST_PRIVATE int gpuinstCollUsable(void) { return 0; }
+GPUINST_PRIVATE int gpuinstCollActive(void) { return 0; }
+GPUINST_PRIVATE int gpuinstCollMpmdLocal(void) { return 0; }
+GPUINST_PRIVATE int gpuinstCollBarrier(void) { return GPUINST_SUCCESS; }
+#if GPUINST_WITH_HDF5
+GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        offset[i] = 0;
+        total[i] = in[i];
+    }
+    return GPUINST_SUCCESS;
+}
+#endif
+GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n)
+{
+    (void)inout;
+    (void)n;
+    return GPUINST_SUCCESS;
+}
+GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes)
+{
+    (void)buf;
+    (void)bytes;
+    return GPUINST_SUCCESS;
+}
+GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts)
+{
+    char *out = (char *)malloc(bytes ? (size_t)bytes : 1);
+    if (out == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    memcpy(out, buf, (size_t)bytes);
+    counts[0] = bytes;
+    *all = out;
+    return GPUINST_SUCCESS;
+}
+
+#endif /* GPUINST_WITH_MPI */
+
+/* ---- where the parts meet the ranks -------------------------------------------- */
+
+GPUINST_PRIVATE void gpuinstCollAttach(void)
+{
+    int have = gpuinstCollLearnRank();
+    /* settings that must match on every rank (src/config.c; once) */
+    if (have && gpuinstCollEnsureComm()) gpuinstConfigAgree();
+    gpuinstPartsAttach(have);
+}
+
+GPUINST_PRIVATE void gpuinstCollBeforeWrite(void)
+{
+    if (gpuinstG.finalized_by == 2 || !gpuinstCollUsable()) return;
+    /* gpuinst_init may have run before an MPI_Init that was not intercepted */
+    gpuinstCollLearnRank();
+    if (!gpuinstCollEnsureComm() && !gpuinstCollMpmdLocal())
+        gpuinstWarn("MPI_Comm_dup failed: each rank writes its own file");
+    gpuinstPartsBeforeWrite();
+}
+/************** End of src/coll.c **************/
 /************** Begin file src/output.c **************/
 /*
  * output.c -- the output file's name (issue 8; docs/RELIABILITY.md).
@@ -6875,12 +7009,15 @@ GPUINST_PRIVATE int gpuinstOutputExpand(const char *pattern, const gpuinstOutput
     return GPUINST_SUCCESS;
 }
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 static int exists(const char *path)
 {
     struct stat sb;
     return lstat(path, &sb) == 0;
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t cap)
 {
     size_t len = strlen(path), stem = len;
@@ -6902,9 +7039,11 @@ GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t ca
     }
     return GPUINST_ERROR_LIMIT;
 }
+#endif
 
 /* ---- temporary and fallback names (issue 13 §3, issue 20; src/h5_writer.c) ---- */
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap, const char **base)
 {
     const char *slash = strrchr(path, '/');
@@ -6919,13 +7058,17 @@ GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap
         *base = slash + 1;
     }
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE size_t gpuinstOutputNameMax(const char *dir)
 {
     long n = pathconf(dir, _PC_NAME_MAX);
     return n > 16 && n < 4096 ? (size_t)n : 255;
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 /* `base` cut to at most max bytes: its start, "~", and its last 40 bytes
  * (the ".h5" and ".rank<N>" endings), never inside a UTF-8 character. */
 static void cutName(const char *base, size_t max, char *out, size_t cap)
@@ -6940,7 +7083,9 @@ static void cutName(const char *base, size_t max, char *out, size_t cap)
     while (tail > 0 && ((unsigned char)base[len - tail] & 0xC0u) == 0x80u) tail--;
     snprintf(out, cap, "%.*s~%s", (int)head, base, base + len - tail);
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, char *out, size_t cap)
 {
     char dir[4400], suffix[48], cut[512];
@@ -6956,7 +7101,9 @@ GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, ch
     if (strcmp(dir, "/") == 0) dir[0] = '\0';
     snprintf(out, cap, "%s/.%s%s", dir, cut, suffix);
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, const char *target, char *out, size_t cap)
 {
     char tmp[4400], head[64], cut[512];
@@ -6971,6 +7118,7 @@ GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, cons
     snprintf(tmp, sizeof tmp, "%s/%s%s", tmpdir, head, cut);
     if (gpuinstOutputFreeName(tmp, out, cap) != GPUINST_SUCCESS) snprintf(out, cap, "%.*s", (int)(cap ? cap - 1 : 0), tmp);
 }
+#endif
 /************** End of src/output.c **************/
 /************** Begin file src/buf.c **************/
 /*
@@ -7118,11 +7266,6 @@ GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes)
 GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag)
 {
     b->spill_tag = tag;
-}
-
-GPUINST_PRIVATE uint64_t gpuinstBufBytes(void)
-{
-    return GPUINST_LOAD_RLX(&bufHeld);
 }
 
 /* Opens the spill file (spillLock held): "<output>.spill.<pid>", else
@@ -7521,6 +7664,7 @@ GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *con
     return GPUINST_SUCCESS;
 }
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, uint64_t *n)
 {
     char *rows = (char *)gpuinstBigAlloc((size_t)(it->total ? it->total * recsize : 1));
@@ -7528,29 +7672,16 @@ GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, ui
     if (rows != NULL && it->total > 0) *n = it->next(it, rows, it->total);
     return rows;
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_MPI
 GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it)
 {
     if (it->end != NULL) it->end(it);
     memset(it, 0, sizeof *it);
 }
+#endif
 
-GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b)
-{
-    gpuinstChunk *c = b->head;
-    while (c != NULL) {
-        gpuinstChunk *next = c->next;
-        chunkFree(b, c);
-        c = next;
-    }
-    b->head = b->tail = NULL;
-    freeSpares(b);
-    b->total = 0;
-    free(b->spill);
-    b->spill = NULL;
-    b->nspill = b->capspill = 0;
-    b->spilled = 0;
-}
 /************** End of src/buf.c **************/
 /************** Begin file src/strings.c **************/
 /*
@@ -7561,8 +7692,8 @@ GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b)
  * (1, 2, ...; 0 means "none").  The writer turns the table into /strings.
  * Interning takes a mutex; hot paths go through each thread's cache
  * (gpuinstNameId in src/nvtx.c), so a name seen before costs a hash and a
- * memcmp, no lock.  Interned texts live until gpuinstStringsReset (after
- * the file is written), so cached pointers stay valid for the whole run.
+ * memcmp, no lock.  Interned texts are never freed, so cached pointers
+ * stay valid for the whole run.
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
@@ -7688,19 +7819,6 @@ GPUINST_PRIVATE uint32_t gpuinstStringCount(void)
     return n;
 }
 
-GPUINST_PRIVATE void gpuinstStringsReset(void)
-{
-    uint32_t id;
-    pthread_mutex_lock(&strLock);
-    for (id = 1; id <= strCount; id++) free(strEntries[id].text);
-    free(strEntries);
-    free(strSlots);
-    strEntries = NULL;
-    strSlots = NULL;
-    strCount = strCap = strSlotCap = 0;
-    pthread_mutex_unlock(&strLock);
-}
-
 /* ---- immutable texts (the name cache's fast path, src/nvtx.c) -------------
  * A name passed again from the same address is the same text if that
  * address lies in memory the program cannot change: a read-only PT_LOAD
@@ -7801,59 +7919,52 @@ GPUINST_PRIVATE int gpuinstTableRegister(const gpuinstTable *t)
     return GPUINST_SUCCESS;
 }
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstTableCount(void)
 {
     return ntables;
 }
+#endif
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE const gpuinstTable *gpuinstTableAt(uint32_t i)
 {
     return i < ntables ? tables[i] : NULL;
 }
+#endif
 
-GPUINST_PRIVATE void gpuinstTablesReset(void)
-{
-    ntables = 0;
-}
-
-#define F(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
-#define FS(rec, member, doc) \
-    { #member, GPUINST_FT_STR, (uint32_t)offsetof(rec, member), \
-      (uint32_t)sizeof(((rec *)0)->member), 0, "", doc }
-#define NFIELDS(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
 /* ---- /ranks ----------------------------------------------------------------- */
 
 static const gpuinstField rankFields[] = {
-    F(gpuinstRankRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank in MPI_COMM_WORLD"),
-    F(gpuinstRankRec, size, GPUINST_FT_U32, 0, "count", "ranks in MPI_COMM_WORLD"),
-    F(gpuinstRankRec, pid, GPUINST_FT_I32, 0, "", "process id"),
-    F(gpuinstRankRec, nthreads, GPUINST_FT_U32, 0, "count", "threads that recorded (rows of /threads)"),
-    F(gpuinstRankRec, node_rank, GPUINST_FT_I32, 0, "", "rank among the ranks of its node (-1: unknown)"),
-    F(gpuinstRankRec, node_size, GPUINST_FT_I32, 0, "count", "ranks on its node (-1: unknown)"),
-    F(gpuinstRankRec, finalized_by, GPUINST_FT_I32, 0, "",
+    GPUINST_FIELD(gpuinstRankRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank in MPI_COMM_WORLD"),
+    GPUINST_FIELD(gpuinstRankRec, size, GPUINST_FT_U32, 0, "count", "ranks in MPI_COMM_WORLD"),
+    GPUINST_FIELD(gpuinstRankRec, pid, GPUINST_FT_I32, 0, "", "process id"),
+    GPUINST_FIELD(gpuinstRankRec, nthreads, GPUINST_FT_U32, 0, "count", "threads that recorded (rows of /threads)"),
+    GPUINST_FIELD(gpuinstRankRec, node_rank, GPUINST_FT_I32, 0, "", "rank among the ranks of its node (-1: unknown)"),
+    GPUINST_FIELD(gpuinstRankRec, node_size, GPUINST_FT_I32, 0, "count", "ranks on its node (-1: unknown)"),
+    GPUINST_FIELD(gpuinstRankRec, finalized_by, GPUINST_FT_I32, 0, "",
       "who wrote the file: 0 gpuinst_finalize, 1 MPI_Finalize interception, 2 process exit"),
-    F(gpuinstRankRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_init time"),
-    F(gpuinstRankRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "finalize time"),
-    F(gpuinstRankRec, start_unix_ns, GPUINST_FT_U64, 0, "ns", "CLOCK_REALTIME at gpuinst_init (ns since 1970-01-01 UTC)"),
-    F(gpuinstRankRec, clock_offset_ns, GPUINST_FT_I64, 0, "ns", "rank 0 clock minus this rank's clock at clock reference"),
-    F(gpuinstRankRec, clock_drift, GPUINST_FT_F64, 0, "", "drift of this rank's clock against rank 0's (ns/ns)"),
-    F(gpuinstRankRec, clock_error_ns, GPUINST_FT_F64, 0, "ns", "estimated error of the clock alignment"),
-    F(gpuinstRankRec, ranges, GPUINST_FT_U64, 0, "count", "rows of /ranges from this rank"),
-    F(gpuinstRankRec, marks, GPUINST_FT_U64, 0, "count", "rows of /marks from this rank"),
-    F(gpuinstRankRec, before_init, GPUINST_FT_U64, 0, "count", "API calls before gpuinst_init"),
-    F(gpuinstRankRec, after_finalize, GPUINST_FT_U64, 0, "count", "API calls after finalize (until the file was written)"),
-    F(gpuinstRankRec, invalid_argument, GPUINST_FT_U64, 0, "count", "calls rejected: NULL/empty name, bad domain/attribute"),
-    F(gpuinstRankRec, stack_empty, GPUINST_FT_U64, 0, "count", "pops with no open range"),
-    F(gpuinstRankRec, range_not_open, GPUINST_FT_U64, 0, "count", "ends of unknown or already-ended range ids"),
-    F(gpuinstRankRec, lost, GPUINST_FT_U64, 0, "count", "events dropped for lack of memory"),
-    F(gpuinstRankRec, names_truncated, GPUINST_FT_U64, 0, "count", "names cut to 4095 bytes"),
-    F(gpuinstRankRec, spilled_bytes, GPUINST_FT_U64, 0, "bytes",
+    GPUINST_FIELD(gpuinstRankRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_init time"),
+    GPUINST_FIELD(gpuinstRankRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "finalize time"),
+    GPUINST_FIELD(gpuinstRankRec, start_unix_ns, GPUINST_FT_U64, 0, "ns", "CLOCK_REALTIME at gpuinst_init (ns since 1970-01-01 UTC)"),
+    GPUINST_FIELD(gpuinstRankRec, clock_offset_ns, GPUINST_FT_I64, 0, "ns", "rank 0 clock minus this rank's clock at clock reference"),
+    GPUINST_FIELD(gpuinstRankRec, clock_drift, GPUINST_FT_F64, 0, "", "drift of this rank's clock against rank 0's (ns/ns)"),
+    GPUINST_FIELD(gpuinstRankRec, clock_error_ns, GPUINST_FT_F64, 0, "ns", "estimated error of the clock alignment"),
+    GPUINST_FIELD(gpuinstRankRec, ranges, GPUINST_FT_U64, 0, "count", "rows of /ranges from this rank"),
+    GPUINST_FIELD(gpuinstRankRec, marks, GPUINST_FT_U64, 0, "count", "rows of /marks from this rank"),
+    GPUINST_FIELD(gpuinstRankRec, before_init, GPUINST_FT_U64, 0, "count", "API calls before gpuinst_init"),
+    GPUINST_FIELD(gpuinstRankRec, after_finalize, GPUINST_FT_U64, 0, "count", "API calls after finalize (until the file was written)"),
+    GPUINST_FIELD(gpuinstRankRec, invalid_argument, GPUINST_FT_U64, 0, "count", "calls rejected: NULL/empty name, bad domain/attribute"),
+    GPUINST_FIELD(gpuinstRankRec, stack_empty, GPUINST_FT_U64, 0, "count", "pops with no open range"),
+    GPUINST_FIELD(gpuinstRankRec, range_not_open, GPUINST_FT_U64, 0, "count", "ends of unknown or already-ended range ids"),
+    GPUINST_FIELD(gpuinstRankRec, lost, GPUINST_FT_U64, 0, "count", "events dropped for lack of memory"),
+    GPUINST_FIELD(gpuinstRankRec, names_truncated, GPUINST_FT_U64, 0, "count", "names cut to 4095 bytes"),
+    GPUINST_FIELD(gpuinstRankRec, spilled_bytes, GPUINST_FT_U64, 0, "bytes",
       "bytes written to the spill file under GPUINST_BUFFER_MB (records, names, block headers; 0: no spill)"),
-    FS(gpuinstRankRec, hostname, "host name (gethostname)"),
-    FS(gpuinstRankRec, version, "gpuinst version"),
-    FS(gpuinstRankRec, compile_options, "gpuinst_compile_options() of this build"),
+    GPUINST_FIELD(gpuinstRankRec, hostname, GPUINST_FT_STR, 0, "", "host name (gethostname)"),
+    GPUINST_FIELD(gpuinstRankRec, version, GPUINST_FT_STR, 0, "", "gpuinst version"),
+    GPUINST_FIELD(gpuinstRankRec, compile_options, GPUINST_FT_STR, 0, "", "gpuinst_compile_options() of this build"),
 };
 
 static int collectRanks(const gpuinstTable *tb, void **out, uint64_t *count)
@@ -7899,35 +8010,35 @@ static int collectRanks(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable ranksTable = {
     "/ranks", "one row per rank: identity, clock alignment, record and misuse counts",
-    sizeof(gpuinstRankRec), NFIELDS(rankFields), rankFields, collectRanks, NULL, NULL};
+    sizeof(gpuinstRankRec), GPUINST_NFIELDS(rankFields), rankFields, collectRanks, NULL, NULL};
 
 /* ---- /ranges and /marks (per-thread buffers) ----------------------------------- */
 
 static const gpuinstField rangeFields[] = {
-    F(gpuinstRangeRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "range start"),
-    F(gpuinstRangeRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "range end"),
-    F(gpuinstRangeRec, payload, GPUINST_FT_I64, 0, "", "payload bits; flags & 3 gives the type (0 none, 1 int64, 2 uint64, 3 double)"),
-    F(gpuinstRangeRec, name, GPUINST_FT_U32, 0, "", "name: id in /strings (same rank)"),
-    F(gpuinstRangeRec, color, GPUINST_FT_U32, 0, "", "ARGB color, 0 = none"),
-    F(gpuinstRangeRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(gpuinstRangeRec, seq, GPUINST_FT_U32, 0, "", "per-thread sequence number; range id = (thread << 32) | seq"),
-    F(gpuinstRangeRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads (same rank)"),
-    F(gpuinstRangeRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains (same rank)"),
-    F(gpuinstRangeRec, category, GPUINST_FT_U16, 0, "", "category (0 = none; names in /categories)"),
-    F(gpuinstRangeRec, depth, GPUINST_FT_U8, 0, "", "push/pop nesting depth, 1 = outermost (saturates at 255); 0 = start/end range"),
-    F(gpuinstRangeRec, flags, GPUINST_FT_U8, 0, "", "bits 0-1 payload type; 4 unterminated (closed at finalize); 8 ended on another thread"),
+    GPUINST_FIELD(gpuinstRangeRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "range start"),
+    GPUINST_FIELD(gpuinstRangeRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "range end"),
+    GPUINST_FIELD(gpuinstRangeRec, payload, GPUINST_FT_I64, 0, "", "payload bits; flags & 3 gives the type (0 none, 1 int64, 2 uint64, 3 double)"),
+    GPUINST_FIELD(gpuinstRangeRec, name, GPUINST_FT_U32, 0, "", "name: id in /strings (same rank)"),
+    GPUINST_FIELD(gpuinstRangeRec, color, GPUINST_FT_U32, 0, "", "ARGB color, 0 = none"),
+    GPUINST_FIELD(gpuinstRangeRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstRangeRec, seq, GPUINST_FT_U32, 0, "", "per-thread sequence number; range id = (thread << 32) | seq"),
+    GPUINST_FIELD(gpuinstRangeRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads (same rank)"),
+    GPUINST_FIELD(gpuinstRangeRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains (same rank)"),
+    GPUINST_FIELD(gpuinstRangeRec, category, GPUINST_FT_U16, 0, "", "category (0 = none; names in /categories)"),
+    GPUINST_FIELD(gpuinstRangeRec, depth, GPUINST_FT_U8, 0, "", "push/pop nesting depth, 1 = outermost (saturates at 255); 0 = start/end range"),
+    GPUINST_FIELD(gpuinstRangeRec, flags, GPUINST_FT_U8, 0, "", "bits 0-1 payload type; 4 unterminated (closed at finalize); 8 ended on another thread"),
 };
 
 static const gpuinstField markFields[] = {
-    F(gpuinstMarkRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "mark time"),
-    F(gpuinstMarkRec, payload, GPUINST_FT_I64, 0, "", "payload bits; flags gives the type (0 none, 1 int64, 2 uint64, 3 double)"),
-    F(gpuinstMarkRec, name, GPUINST_FT_U32, 0, "", "name: id in /strings (same rank)"),
-    F(gpuinstMarkRec, color, GPUINST_FT_U32, 0, "", "ARGB color, 0 = none"),
-    F(gpuinstMarkRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(gpuinstMarkRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
-    F(gpuinstMarkRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains"),
-    F(gpuinstMarkRec, category, GPUINST_FT_U16, 0, "", "category (0 = none)"),
-    F(gpuinstMarkRec, flags, GPUINST_FT_U8, 0, "", "payload type (0 none, 1 int64, 2 uint64, 3 double)"),
+    GPUINST_FIELD(gpuinstMarkRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "mark time"),
+    GPUINST_FIELD(gpuinstMarkRec, payload, GPUINST_FT_I64, 0, "", "payload bits; flags gives the type (0 none, 1 int64, 2 uint64, 3 double)"),
+    GPUINST_FIELD(gpuinstMarkRec, name, GPUINST_FT_U32, 0, "", "name: id in /strings (same rank)"),
+    GPUINST_FIELD(gpuinstMarkRec, color, GPUINST_FT_U32, 0, "", "ARGB color, 0 = none"),
+    GPUINST_FIELD(gpuinstMarkRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstMarkRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+    GPUINST_FIELD(gpuinstMarkRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains"),
+    GPUINST_FIELD(gpuinstMarkRec, category, GPUINST_FT_U16, 0, "", "category (0 = none)"),
+    GPUINST_FIELD(gpuinstMarkRec, flags, GPUINST_FT_U8, 0, "", "payload type (0 none, 1 int64, 2 uint64, 3 double)"),
 };
 
 /* Streams one gpuinstBuf per thread (at byte offset ctx in gpuinstThread),
@@ -7949,6 +8060,7 @@ static int rowsThreadBufs(const gpuinstTable *tb, gpuinstRowIter *it)
     return rc;
 }
 
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint64_t *count)
 {
     gpuinstRowIter it;
@@ -7962,14 +8074,15 @@ GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint6
     gpuinstRowIterEnd(&it);
     return *out != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
 }
+#endif
 
 static const gpuinstTable rangesTable = {
     "/ranges", "ended ranges (push/pop and start/end), one row each",
-    sizeof(gpuinstRangeRec), NFIELDS(rangeFields), rangeFields, NULL,
+    sizeof(gpuinstRangeRec), GPUINST_NFIELDS(rangeFields), rangeFields, NULL,
     (void *)(uintptr_t)offsetof(gpuinstThread, ranges), rowsThreadBufs};
 static const gpuinstTable marksTable = {
     "/marks", "instantaneous marks, one row each",
-    sizeof(gpuinstMarkRec), NFIELDS(markFields), markFields, NULL,
+    sizeof(gpuinstMarkRec), GPUINST_NFIELDS(markFields), markFields, NULL,
     (void *)(uintptr_t)offsetof(gpuinstThread, marks), rowsThreadBufs};
 
 /* ---- /threads, /domains, /categories ------------------------------------------- */
@@ -7985,13 +8098,13 @@ typedef struct ThreadRec {
 } ThreadRec;
 
 static const gpuinstField threadFields[] = {
-    F(ThreadRec, os_tid, GPUINST_FT_I64, 0, "", "OS thread id (gettid)"),
-    F(ThreadRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first recording call of this thread"),
-    F(ThreadRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
+    GPUINST_FIELD(ThreadRec, os_tid, GPUINST_FT_I64, 0, "", "OS thread id (gettid)"),
+    GPUINST_FIELD(ThreadRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first recording call of this thread"),
+    GPUINST_FIELD(ThreadRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
       "thread exit; finalize time for a thread alive then"),
-    F(ThreadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(ThreadRec, name, GPUINST_FT_U32, 0, "", "name given by gpuinst_thread_name: id in /strings, 0 = none"),
-    F(ThreadRec, thread, GPUINST_FT_U16, 0, "",
+    GPUINST_FIELD(ThreadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ThreadRec, name, GPUINST_FT_U32, 0, "", "name given by gpuinst_thread_name: id in /strings, 0 = none"),
+    GPUINST_FIELD(ThreadRec, thread, GPUINST_FT_U16, 0, "",
       "thread index used by the other tables; reused by a later thread after this one exited "
       "(rows of one index: tell them apart by start_ns..end_ns)"),
 };
@@ -8034,7 +8147,7 @@ static int collectThreads(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable threadsTable = {
     "/threads", "threads that recorded, one row per thread lifetime, per rank",
-    sizeof(ThreadRec), NFIELDS(threadFields), threadFields, collectThreads, NULL, NULL};
+    sizeof(ThreadRec), GPUINST_NFIELDS(threadFields), threadFields, collectThreads, NULL, NULL};
 
 typedef struct DomainRec {
     uint32_t rank;
@@ -8044,9 +8157,9 @@ typedef struct DomainRec {
 } DomainRec;
 
 static const gpuinstField domainFields[] = {
-    F(DomainRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(DomainRec, name, GPUINST_FT_U32, 0, "", "domain name: id in /strings (0 is NVTX's default domain, named \"default\")"),
-    F(DomainRec, domain, GPUINST_FT_U16, 0, "", "domain id used by the other tables"),
+    GPUINST_FIELD(DomainRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(DomainRec, name, GPUINST_FT_U32, 0, "", "domain name: id in /strings (0 is NVTX's default domain, named \"default\")"),
+    GPUINST_FIELD(DomainRec, domain, GPUINST_FT_U16, 0, "", "domain id used by the other tables"),
 };
 
 static int collectDomains(const gpuinstTable *tb, void **out, uint64_t *count)
@@ -8066,18 +8179,18 @@ static int collectDomains(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable domainsTable = {
     "/domains", "NVTX domains, per rank",
-    sizeof(DomainRec), NFIELDS(domainFields), domainFields, collectDomains, NULL, NULL};
+    sizeof(DomainRec), GPUINST_NFIELDS(domainFields), domainFields, collectDomains, NULL, NULL};
 
 static const gpuinstField categoryFields[] = {
-    F(gpuinstCategoryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(gpuinstCategoryRec, name, GPUINST_FT_U32, 0, "", "category name: id in /strings"),
-    F(gpuinstCategoryRec, domain, GPUINST_FT_U16, 0, "", "domain id"),
-    F(gpuinstCategoryRec, category, GPUINST_FT_U16, 0, "", "category number"),
+    GPUINST_FIELD(gpuinstCategoryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstCategoryRec, name, GPUINST_FT_U32, 0, "", "category name: id in /strings"),
+    GPUINST_FIELD(gpuinstCategoryRec, domain, GPUINST_FT_U16, 0, "", "domain id"),
+    GPUINST_FIELD(gpuinstCategoryRec, category, GPUINST_FT_U16, 0, "", "category number"),
 };
 
 static const gpuinstTable categoriesTable = {
     "/categories", "named categories (nvtxDomainNameCategory), per rank",
-    sizeof(gpuinstCategoryRec), NFIELDS(categoryFields), categoryFields, gpuinstCollectCategories, NULL, NULL};
+    sizeof(gpuinstCategoryRec), GPUINST_NFIELDS(categoryFields), categoryFields, gpuinstCollectCategories, NULL, NULL};
 
 /* ---- /unavailable --------------------------------------------------------------- */
 
@@ -8089,9 +8202,9 @@ typedef struct UnavailRec {
 } UnavailRec;
 
 static const gpuinstField unavailFields[] = {
-    F(UnavailRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    FS(UnavailRec, feature, "feature that did not run (e.g. hdf5, cupti, profiler)"),
-    FS(UnavailRec, reason, "why, and what to do about it"),
+    GPUINST_FIELD(UnavailRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(UnavailRec, feature, GPUINST_FT_STR, 0, "", "feature that did not run (e.g. hdf5, cupti, profiler)"),
+    GPUINST_FIELD(UnavailRec, reason, GPUINST_FT_STR, 0, "", "why, and what to do about it"),
 };
 
 static int collectUnavailable(const gpuinstTable *tb, void **out, uint64_t *count)
@@ -8117,7 +8230,7 @@ static int collectUnavailable(const gpuinstTable *tb, void **out, uint64_t *coun
 
 static const gpuinstTable unavailTable = {
     "/unavailable", "features that did not run on a rank, with the reason",
-    sizeof(UnavailRec), NFIELDS(unavailFields), unavailFields, collectUnavailable, NULL, NULL};
+    sizeof(UnavailRec), GPUINST_NFIELDS(unavailFields), unavailFields, collectUnavailable, NULL, NULL};
 
 GPUINST_PRIVATE void gpuinstCoreTablesRegister(void)
 {
@@ -8160,6 +8273,7 @@ GPUINST_PRIVATE void gpuinstCoreTablesRegister(void)
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
+
 /* ---- extra attributes ------------------------------------------------------ */
 
 #define GPUINST_MAX_TABLE_ATTRS 1024
@@ -8192,6 +8306,7 @@ GPUINST_PRIVATE int gpuinstTableSetAttrs(const gpuinstTable *t, const gpuinstTab
     return rc;
 }
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstTableAttrs(const gpuinstTable *t, const gpuinstTableAttr **attrs)
 {
     uint32_t i, n = 0;
@@ -8206,6 +8321,9 @@ GPUINST_PRIVATE uint32_t gpuinstTableAttrs(const gpuinstTable *t, const gpuinstT
     pthread_mutex_unlock(&taAttrLock);
     return n;
 }
+#endif
+
+#if GPUINST_WITH_HDF5 /* the agreement is the writer's step */
 
 static void taAttrsForget(const gpuinstTable *t)
 {
@@ -8670,21 +8788,22 @@ static int taAgree(gpuinstTableList *list)
 
 GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list)
 {
-    const gpuinstTable *stats;
+    const gpuinstTable *extra[8];
+    uint32_t n, k;
     int rc;
-    gpuinstCountersSeal(); /* counter attributes are part of the descriptors compared */
+    gpuinstPartsSeal(); /* e.g. counter attributes: part of the descriptors compared */
     rc = taAgree(list);
-    /* /counters/stats is keyed by the agreed datasets, so it comes after
-     * them; the same descriptor on every rank, rows on rank 0 */
-    stats = gpuinstCountersStats(list);
-    if (stats != NULL) { /* non-NULL on every rank alike */
+    /* tables keyed by the agreed ones (/counters/stats) come after them; the
+     * same descriptors on every rank (src/parts.c) */
+    n = gpuinstPartsAgreed(list, extra, 8);
+    for (k = 0; k < n; k++) {
         const gpuinstTable **t = (const gpuinstTable **)realloc((void *)list->tables,
                                                                 (list->n + 1) * sizeof *t);
         uint64_t bad = t == NULL;
         if (t != NULL) list->tables = t;
         gpuinstCollMaxU64(&bad, 1); /* all ranks add it, or none */
-        if (!bad) list->tables[list->n++] = stats;
-        else gpuinstWarn("no memory to add /counters/stats to the list of tables: not written");
+        if (!bad) list->tables[list->n++] = extra[k];
+        else gpuinstWarn("no memory to add %s to the list of tables: not written", extra[k]->path);
     }
     return rc;
 }
@@ -8706,11 +8825,16 @@ GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list)
     list->n = 0;
     list->owned_ = NULL;
 }
+
+#endif /* GPUINST_WITH_HDF5 */
 /************** End of src/table_agree.c **************/
-/************** Begin file src/cupti_load.c **************/
+/************** Begin file src/cuda.c **************/
 /*
- * cupti_load.c -- opens the CUDA tool libraries at run time (dlopen), so a
- * binary built with gpuinst runs where CUDA is absent.
+ * cuda.c -- the GPU foundation: the CUDA tool libraries opened at run time
+ * (dlopen), so a binary built with gpuinst runs where CUDA is absent; every
+ * entry point gpuinst calls resolved once into one table (gpuinstCu,
+ * declared in src/cudaInt.h); the one CUPTI and driver error string; the one
+ * device identity and UUID formatter.
  *
  * Four libraries, each opened once (thread-safe, first outcome kept):
  *   libcupti        GPUINST_CUPTI_LIB, then $CUDA_HOME and $CUDA_PATH
@@ -8726,24 +8850,666 @@ GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list)
  *   libnvperf_host, libcheckpoint
  *                   the directory libcupti came from first, then libcupti's
  *                   search (without GPUINST_CUPTI_LIB's exclusivity).
- * On failure the caller gets a sentence naming the cause and the way out;
- * it records it with gpuinstUnavailableAdd.  Nothing here prints.
+ * When a library is in, each of its entry points in the lists of cudaInt.h
+ * is looked up (dlsym; a versioned one falls back to its older name) into
+ * gpuinstCu before the library's state is published.  On failure the
+ * caller gets a sentence naming the cause and the way out; it records it
+ * with gpuinstUnavailableAdd.  Nothing here prints.
  */
+/************** Begin file src/cudaInt.h **************/
+/*
+ * cudaInt.h -- the GPU foundation under the CUPTI parts (src/cuda.c,
+ * src/gpu_lease.c): the CUDA tool libraries opened at run time, every
+ * driver, CUPTI and checkpoint entry point gpuinst calls in one table, the
+ * one CUPTI (and driver) error string, the one device identity, and the one
+ * node-wide lease of a GPU's performance monitors.
+ *
+ * Design (NVTX3's nvtxGlobals_t, HPCToolkit's CUPTI dispatch struct): each
+ * entry point is declared once, in the X-macro lists below, with its
+ * library, the parts that cannot run without it (0: optional, the caller
+ * tests the pointer), its type and, for a versioned symbol, an older name
+ * to fall back to.  When gpuinstLibLoad opens a library it resolves every
+ * entry of that library into gpuinstCu, once, under one lock; a caller
+ * loads the library (acquire), asks gpuinstCudaMissing(its part) once, then
+ * calls gpuinstCu.<name>(...) directly.  Nothing of CUDA is linked: a
+ * binary built with gpuinst runs where CUDA is absent, and every part says
+ * why it is off (/unavailable) instead.
+ *
+ * The driver list exists in every build (/topology needs only the driver,
+ * also in a build without the CUDA headers: then the few driver types are
+ * declared here); the CUPTI lists only with GPUINST_WITH_CUPTI.
+ */
+#ifndef GPUINST_CUDA_INT_H
+#define GPUINST_CUDA_INT_H
+
 /* #include "gpuinstInt.h" -- already inlined */
+
+/* ---- the headers (or, without them, the driver types gpuinst uses) ------- */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic" /* an enumerator of 0x80000000 in cupti_activity.h */
+#endif
+#if GPUINST_WITH_CUPTI
+#include <cuda.h>
+#include <cupti.h>
+#include <cupti_target.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_pmsampling.h>
+#define GPUINST_HAVE_CUDA_H 1
+#elif defined(__has_include)
+#if __has_include(<cuda.h>)
+#include <cuda.h>
+#define GPUINST_HAVE_CUDA_H 1
+#endif
+#endif
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+#if !defined(GPUINST_HAVE_CUDA_H)
+/* cuda.h's types of the driver calls below, by value as the ABI has them. */
+#define GPUINST_HAVE_CUDA_H 0
+typedef int CUresult;
+typedef int CUdevice;
+typedef int CUdevice_attribute;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUuuid_st {
+    char bytes[16];
+} CUuuid;
+#define CUDA_SUCCESS 0
+#define CUDA_ERROR_NO_DEVICE 100
+#define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+#endif
+#if GPUINST_WITH_CUPTI
+/************** Begin file src/profiler_decls.h **************/
+/*
+ * profiler_decls.h -- gpuinst's own C declarations of the parts of
+ * cupti_profiler_host.h and cupti_checkpoint.h that the range profiler uses.
+ *
+ * Why: cupti_profiler_host.h includes <string> (up to CUDA 13.1) and
+ * cupti_checkpoint.h is C++ only (namespace NV::Cupti::Checkpoint, nullptr
+ * in its size macro), so neither can be included from C.  The structs,
+ * enums and STRUCT_SIZE values below are the CUDA 13.0 ones, member for
+ * member, plus what later CUPTIs added that gpuinst uses, each marked with
+ * the CUPTI that has it (CUPTI_API_VERSION; an older libcupti refuses the
+ * larger struct size or lacks the function, which the callers handle);
+ * tests/profiler/test_decls.cpp compiles them beside the real headers (the
+ * toolkit's, and a newer CUPTI's where one is installed) and checks every
+ * size, offset, enum value and function type the header it sees has.
+ *
+ * The STRUCT_SIZE macros carry a GPUINST_ prefix so that both sets can be
+ * seen in one translation unit (the test).
+ *
+ * Include after <cuda.h> and <cupti_result.h> (CUcontext, CUptiResult).
+ * This header includes nothing itself, so that the C++ test can wrap it in
+ * a namespace.  Only used when GPUINST_WITH_CUPTI is on.
+ */
+#ifndef GPUINST_PROFILER_DECLS_H
+#define GPUINST_PROFILER_DECLS_H
+
+/* The struct-size rule of the CUPTI profiler headers: bytes up to and
+ * including the last member the caller knows of. */
+#define GPUINST_CUPTI_STRUCT_SIZE(type_, last_) \
+    (offsetof(type_, last_) + sizeof(((type_ *)0)->last_))
+
+/* ---- cupti_profiler_host.h (libcupti.so.13) ------------------------------ */
+
+typedef enum CUpti_MetricType {
+    CUPTI_METRIC_TYPE_COUNTER = 0,
+    CUPTI_METRIC_TYPE_RATIO,
+    CUPTI_METRIC_TYPE_THROUGHPUT,
+    CUPTI_METRIC_TYPE__COUNT
+} CUpti_MetricType;
+
+/* CUPTI 13.1 (130100) and newer */
+typedef enum CUpti_MetricCollectionScope {
+    CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT = 0,
+    CUPTI_METRIC_COLLECTION_SCOPE_DEVICE,
+    CUPTI_METRIC_COLLECTION_SCOPE_INVALID
+} CUpti_MetricCollectionScope;
+
+typedef enum CUpti_ProfilerType {
+    CUPTI_PROFILER_TYPE_RANGE_PROFILER,
+    CUPTI_PROFILER_TYPE_PM_SAMPLING,
+    CUPTI_PROFILER_TYPE_PROFILER_INVALID
+} CUpti_ProfilerType;
+
+typedef struct CUpti_Profiler_Host_Object CUpti_Profiler_Host_Object;
+
+typedef struct CUpti_Profiler_Host_Initialize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_ProfilerType profilerType;
+    const char *pChipName;
+    const uint8_t *pCounterAvailabilityImage;
+    CUpti_Profiler_Host_Object *pHostObject;          /* [out] */
+} CUpti_Profiler_Host_Initialize_Params;
+#define GPUINST_CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_Initialize_Params, pHostObject)
+
+typedef struct CUpti_Profiler_Host_Deinitialize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+} CUpti_Profiler_Host_Deinitialize_Params;
+#define GPUINST_CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_Deinitialize_Params, pHostObject)
+
+typedef struct CUpti_Profiler_Host_GetSupportedChips_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t numChips;                                  /* [out] */
+    const char *const *ppChipNames;                   /* [out] */
+} CUpti_Profiler_Host_GetSupportedChips_Params;
+#define GPUINST_CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetSupportedChips_Params, ppChipNames)
+
+typedef struct CUpti_Profiler_Host_GetBaseMetrics_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    CUpti_MetricType metricType;
+    const char **ppMetricNames;                       /* [out] */
+    size_t numMetrics;                                /* [out] */
+} CUpti_Profiler_Host_GetBaseMetrics_Params;
+#define GPUINST_CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetBaseMetrics_Params, numMetrics)
+
+typedef struct CUpti_Profiler_Host_GetSubMetrics_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    CUpti_MetricType metricType;
+    const char *pMetricName;
+    size_t numOfSubmetrics;                           /* [out] */
+    const char **ppSubMetrics;                        /* [out] */
+} CUpti_Profiler_Host_GetSubMetrics_Params;
+#define GPUINST_CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetSubMetrics_Params, ppSubMetrics)
+
+typedef struct CUpti_Profiler_Host_GetMetricProperties_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    const char *pMetricName;
+    const char *pDescription;                         /* [out] */
+    const char *pHwUnit;                              /* [out] */
+    const char *pDimUnit;                             /* [out] */
+    CUpti_MetricType metricType;                      /* [out] */
+    CUpti_MetricCollectionScope metricCollectionScope; /* [out] CUPTI 13.1 and newer */
+} CUpti_Profiler_Host_GetMetricProperties_Params;
+/* CUDA 13.0's size (no collection scope) and 13.1's (with it): a 13.0
+ * libcupti answers CUPTI_ERROR_INVALID_PARAMETER to the larger one. */
+#define GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricProperties_Params, metricType)
+#define GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE_SCOPE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricProperties_Params, metricCollectionScope)
+
+typedef struct CUpti_Profiler_Host_GetRangeName_Params {
+    size_t structSize;
+    void *pPriv;
+    const uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    size_t rangeIndex;
+    const char *delimiter;
+    const char *pRangeName;                           /* [out] allocated by CUPTI */
+} CUpti_Profiler_Host_GetRangeName_Params;
+#define GPUINST_CUpti_Profiler_Host_GetRangeName_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetRangeName_Params, pRangeName)
+
+typedef struct CUpti_Profiler_Host_EvaluateToGpuValues_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    const uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    size_t rangeIndex;
+    const char **ppMetricNames;
+    size_t numMetrics;
+    double *pMetricValues;                            /* [out] numMetrics values */
+} CUpti_Profiler_Host_EvaluateToGpuValues_Params;
+#define GPUINST_CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_EvaluateToGpuValues_Params, pMetricValues)
+
+typedef struct CUpti_Profiler_Host_ConfigAddMetrics_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    const char **ppMetricNames;
+    size_t numMetrics;
+} CUpti_Profiler_Host_ConfigAddMetrics_Params;
+#define GPUINST_CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_ConfigAddMetrics_Params, numMetrics)
+
+typedef struct CUpti_Profiler_Host_GetConfigImageSize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    size_t configImageSize;                           /* [out] */
+} CUpti_Profiler_Host_GetConfigImageSize_Params;
+#define GPUINST_CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetConfigImageSize_Params, configImageSize)
+
+typedef struct CUpti_Profiler_Host_GetConfigImage_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_Profiler_Host_Object *pHostObject;
+    size_t configImageSize;
+    uint8_t *pConfigImage;                            /* [out] configImageSize bytes */
+} CUpti_Profiler_Host_GetConfigImage_Params;
+#define GPUINST_CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetConfigImage_Params, pConfigImage)
+
+typedef struct CUpti_Profiler_Host_GetNumOfPasses_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t configImageSize;
+    uint8_t *pConfigImage;
+    size_t numOfPasses;                               /* [out] */
+} CUpti_Profiler_Host_GetNumOfPasses_Params;
+#define GPUINST_CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetNumOfPasses_Params, numOfPasses)
+
+typedef struct CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_ProfilerType profilerType;
+    const char *pChipName;
+    uint8_t *pCounterAvailabilityImage;
+    size_t maxMetricsPerPass;                         /* [out] */
+} CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params;
+#define GPUINST_CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params, maxMetricsPerPass)
+
+/* CUPTI 13.2 (130200) and newer: the single-pass metric sets of a chip
+ * (metrics that PM sampling collects together in one pass). */
+typedef struct CUpti_Profiler_Host_GetSinglePassSets_Params {
+    size_t structSize;
+    void *pPriv;
+    const char *pChipName;
+    size_t numOfSinglePassSets;                       /* [out] (NULL ppSinglePassSets: the count only) */
+    const char **ppSinglePassSets;                    /* [in] caller's array of numOfSinglePassSets, filled */
+} CUpti_Profiler_Host_GetSinglePassSets_Params;
+#define GPUINST_CUpti_Profiler_Host_GetSinglePassSets_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetSinglePassSets_Params, ppSinglePassSets)
+
+typedef struct CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params {
+    size_t structSize;
+    void *pPriv;
+    const char *pChipName;
+    const char *pSinglePassSetName;
+    size_t numOfMetricsInSinglePassSet;               /* [inout] */
+    size_t metricsBufferSize;                         /* [inout] */
+    size_t *pMetricsIndicesBuffer;                    /* [out] both NULL: query the two sizes */
+    uint8_t *pMetricsBuffer;                          /* [out] */
+} CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params;
+#define GPUINST_CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params_STRUCT_SIZE \
+    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params, pMetricsBuffer)
+
+/* Function types of the host API, looked up in libcupti with dlsym. */
+typedef CUptiResult (*gpuinstCuptiHostInitializeFn)(CUpti_Profiler_Host_Initialize_Params *);
+typedef CUptiResult (*gpuinstCuptiHostDeinitializeFn)(CUpti_Profiler_Host_Deinitialize_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetSupportedChipsFn)(CUpti_Profiler_Host_GetSupportedChips_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetBaseMetricsFn)(CUpti_Profiler_Host_GetBaseMetrics_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetSubMetricsFn)(CUpti_Profiler_Host_GetSubMetrics_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetMetricPropertiesFn)(CUpti_Profiler_Host_GetMetricProperties_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetRangeNameFn)(CUpti_Profiler_Host_GetRangeName_Params *);
+typedef CUptiResult (*gpuinstCuptiHostEvaluateToGpuValuesFn)(CUpti_Profiler_Host_EvaluateToGpuValues_Params *);
+typedef CUptiResult (*gpuinstCuptiHostConfigAddMetricsFn)(CUpti_Profiler_Host_ConfigAddMetrics_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetConfigImageSizeFn)(CUpti_Profiler_Host_GetConfigImageSize_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetConfigImageFn)(CUpti_Profiler_Host_GetConfigImage_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetNumOfPassesFn)(CUpti_Profiler_Host_GetNumOfPasses_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetMaxNumHardwareMetricsPerPassFn)(
+    CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetSinglePassSetsFn)(CUpti_Profiler_Host_GetSinglePassSets_Params *);
+typedef CUptiResult (*gpuinstCuptiHostGetMetricsInSinglePassSetFn)(
+    CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params *);
+
+/* ---- cupti_checkpoint.h (libcheckpoint.so; C++ header, C linkage) -------- */
+
+typedef enum {
+    CUPTI_CHECKPOINT_OPT_NONE = 0,
+    CUPTI_CHECKPOINT_OPT_TRANSFER = 1  /* restore only blocks that changed (cached: restore at the same point) */
+} CUpti_CheckpointOptimizations;
+
+typedef struct {
+    size_t structSize;       /* GPUINST_CUpti_Checkpoint_STRUCT_SIZE */
+    CUcontext ctx;           /* context to save; NULL = current */
+    size_t reserveDeviceMB;  /* keep the last N MB of device memory free ((size_t)-1: use none) */
+    size_t reserveHostMB;    /* keep the last N MB of host memory free ((size_t)-1: use none) */
+    uint8_t allowOverwrite;
+    uint8_t optimizations;   /* CUpti_CheckpointOptimizations mask */
+    void *pPriv;
+} CUpti_Checkpoint;
+#define GPUINST_CUpti_Checkpoint_STRUCT_SIZE GPUINST_CUPTI_STRUCT_SIZE(CUpti_Checkpoint, pPriv)
+
+typedef CUptiResult (*gpuinstCuptiCheckpointFn)(CUpti_Checkpoint *const); /* Save, Restore, Free */
+
+#endif /* GPUINST_PROFILER_DECLS_H */
+/************** End of src/profiler_decls.h **************/
+#endif
+
+/* ---- the libraries ----------------------------------------------------------
+ * gpuinstLibLoad(lib, &why) opens one once (thread-safe; later calls return
+ * the first outcome), resolves its entry points into gpuinstCu, and returns
+ * 0 or GPUINST_ERROR_UNAVAILABLE with *why a sentence (static storage)
+ * naming the cause and the way out; the caller records it with
+ * gpuinstUnavailableAdd.  Where each is looked for (src/cuda.c):
+ *   libcupti        GPUINST_CUPTI_LIB (alone when set), $CUDA_HOME and
+ *                   $CUDA_PATH (extras/CUPTI/lib64, lib64),
+ *                   /usr/local/cuda/extras/CUPTI/lib64, /usr/local/cuda/lib64,
+ *                   the loader's path; its major version must be the one
+ *                   compiled against (CUPTI_API_VERSION);
+ *   libcuda.so.1    the loader's path only (never a toolkit stub);
+ *   libnvperf_host, libcheckpoint
+ *                   the directory libcupti came from, then libcupti's search.
+ * Without GPUINST_WITH_CUPTI only libcuda can be opened. */
+enum {
+    GPUINST_LIB_CUPTI = 0,
+    GPUINST_LIB_CUDA = 1,        /* libcuda.so.1, the driver API */
+    GPUINST_LIB_NVPERF_HOST = 2, /* opened ahead of CUPTI (src/range_profiler.c); no entry points */
+    GPUINST_LIB_CHECKPOINT = 3,
+    GPUINST_LIB_COUNT_ = 4
+};
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why);
+#endif
+/* The path a library was opened from ("" if not loaded). */
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE const char *gpuinstLibPath(int lib);
+#endif
+/* libnvperf_host, which CUPTI opens by its soname at its first host-API
+ * call, opened ahead from libcupti's own directory with CUPTI's flags
+ * (CUDA 13.0: RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND), so that CUPTI's
+ * dlopen finds the one shipped with it (not another version from the
+ * loader's cache) and, opened on a helper thread, its ~100 ms load
+ * overlaps other work (src/range_profiler.c).  gpuinstNvperfBeside: 1 and
+ * its path in `path` when libcupti is loaded, has one beside it and it is
+ * not loaded yet; else 0.  gpuinstNvperfOpen opens it (never closed; a
+ * failure is CUPTI's to report). */
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstNvperfBeside(char *path, size_t cap);
+GPUINST_PRIVATE void gpuinstNvperfOpen(const char *path);
+#endif
+/* 1 if libcuda.so.1 is in the process already (the application loaded it),
+ * without loading it: for /topology, which never brings CUDA in. */
+#if GPUINST_WITH_MPI
+GPUINST_PRIVATE int gpuinstCudaDriverPresent(void);
+#endif
+
+/* ---- the entry points ----------------------------------------------------------
+ * The parts that need an entry point (a bit set; 0: optional). */
+#define GPUINST_NEED_TRACE 0x01u   /* activity tracing (src/activity.c) */
+#define GPUINST_NEED_HOST 0x02u    /* the profiler host API (src/profiler_host.c) */
+#define GPUINST_NEED_RANGE 0x04u   /* the range profiler's target side (src/range_profiler.c) */
+#define GPUINST_NEED_PM 0x08u      /* PM sampling's target side (src/pm_sampling.c) */
+#define GPUINST_NEED_MEMORY 0x10u  /* the gpu_memory counter group (src/counters_builtin.c) */
+#define GPUINST_NEED_DEVICES 0x20u /* counting the devices (src/metrics.c) */
+#define GPUINST_NEED_CHIP 0x40u    /* a device's chip name (src/metrics.c) */
+#define GPUINST_NEED_CONTEXT 0x80u /* the calling thread's device (/topology, gpuinstCudaCurrentDevice) */
+
+/* X(lib, need, return type, name, older name or 0, parameter types).  The
+ * name is the exported symbol (cuda.h maps cuMemGetInfo to cuMemGetInfo_v2:
+ * the table uses the versioned name itself). */
+#define GPUINST_CU_DRIVER_API(X)                                                                                      \
+    X(CUDA, GPUINST_NEED_TRACE | GPUINST_NEED_PM | GPUINST_NEED_MEMORY | GPUINST_NEED_DEVICES, CUresult, cuInit, 0,    \
+      (unsigned int))                                                                                                 \
+    X(CUDA, GPUINST_NEED_TRACE | GPUINST_NEED_MEMORY | GPUINST_NEED_DEVICES, CUresult, cuDeviceGetCount, 0, (int *))   \
+    X(CUDA, GPUINST_NEED_TRACE, CUresult, cuDeviceGet, 0, (CUdevice *, int))                                          \
+    X(CUDA, 0, CUresult, cuDeviceGetName, 0, (char *, int, CUdevice))                                                 \
+    X(CUDA, 0, CUresult, cuDeviceGetUuid_v2, "cuDeviceGetUuid", (CUuuid *, CUdevice))                                 \
+    X(CUDA, GPUINST_NEED_PM, CUresult, cuDeviceGetPCIBusId, 0, (char *, int, CUdevice))                               \
+    X(CUDA, 0, CUresult, cuDeviceTotalMem_v2, 0, (size_t *, CUdevice))                                                \
+    X(CUDA, 0, CUresult, cuDeviceGetAttribute, 0, (int *, CUdevice_attribute, CUdevice))                              \
+    X(CUDA, GPUINST_NEED_TRACE | GPUINST_NEED_RANGE | GPUINST_NEED_CONTEXT, CUresult, cuCtxGetCurrent, 0,             \
+      (CUcontext *))                                                                                                  \
+    X(CUDA, GPUINST_NEED_RANGE | GPUINST_NEED_PM | GPUINST_NEED_CONTEXT, CUresult, cuCtxGetDevice, 0, (CUdevice *))    \
+    X(CUDA, GPUINST_NEED_TRACE | GPUINST_NEED_RANGE, CUresult, cuCtxSynchronize, 0, (void))                           \
+    X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuDevicePrimaryCtxGetState, 0, (CUdevice, unsigned int *, int *))          \
+    X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuDevicePrimaryCtxRetain, 0, (CUcontext *, CUdevice))                      \
+    X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuDevicePrimaryCtxRelease_v2, 0, (CUdevice))                               \
+    X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuCtxPushCurrent_v2, 0, (CUcontext))                                       \
+    X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuCtxPopCurrent_v2, 0, (CUcontext *))                                      \
+    X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuMemGetInfo_v2, 0, (size_t *, size_t *))                                  \
+    X(CUDA, 0, CUresult, cuGetErrorName, 0, (CUresult, const char **))
+
+#if GPUINST_WITH_CUPTI
+/* CUPTI entry points its own headers declare (checked against them in src/cuda.c). */
+#define GPUINST_CU_CUPTI_API(X)                                                                                       \
+    X(CUPTI, GPUINST_NEED_TRACE | GPUINST_NEED_HOST, CUptiResult, cuptiGetResultString, 0, (CUptiResult, const char **)) \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiGetVersion, 0, (uint32_t *))                                        \
+    X(CUPTI, GPUINST_NEED_TRACE | GPUINST_NEED_PM, CUptiResult, cuptiGetTimestamp, 0, (uint64_t *))                   \
+    X(CUPTI, 0, CUptiResult, cuptiGetCallbackName, 0, (CUpti_CallbackDomain, uint32_t, const char **))                \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiSubscribe, 0, (CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *)) \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiUnsubscribe, 0, (CUpti_SubscriberHandle))                          \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityRegisterCallbacks, 0,                                      \
+      (CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc))                                          \
+    X(CUPTI, 0, CUptiResult, cuptiActivityRegisterTimestampCallback, 0, (CUpti_TimestampCallbackFunc))                \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityEnable, 0, (CUpti_ActivityKind))                           \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityDisable, 0, (CUpti_ActivityKind))                          \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityFlushAll, 0, (uint32_t))                                   \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityGetNextRecord, 0, (uint8_t *, size_t, CUpti_Activity **))  \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityGetNumDroppedRecords, 0, (CUcontext, uint32_t, size_t *))  \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityPushExternalCorrelationId, 0,                              \
+      (CUpti_ExternalCorrelationKind, uint64_t))                                                                      \
+    X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityPopExternalCorrelationId, 0,                               \
+      (CUpti_ExternalCorrelationKind, uint64_t *))                                                                    \
+    X(CUPTI, GPUINST_NEED_RANGE | GPUINST_NEED_PM | GPUINST_NEED_CHIP, CUptiResult, cuptiProfilerInitialize, 0,       \
+      (CUpti_Profiler_Initialize_Params *))                                                                           \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiProfilerDeInitialize, 0, (CUpti_Profiler_DeInitialize_Params *))   \
+    X(CUPTI, GPUINST_NEED_RANGE | GPUINST_NEED_PM, CUptiResult, cuptiProfilerDeviceSupported, 0,                      \
+      (CUpti_Profiler_DeviceSupported_Params *))                                                                      \
+    X(CUPTI, GPUINST_NEED_RANGE | GPUINST_NEED_PM | GPUINST_NEED_CHIP, CUptiResult, cuptiDeviceGetChipName, 0,        \
+      (CUpti_Device_GetChipName_Params *))                                                                            \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiProfilerGetCounterAvailability, 0,                                 \
+      (CUpti_Profiler_GetCounterAvailability_Params *))                                                               \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerEnable, 0, (CUpti_RangeProfiler_Enable_Params *))     \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerDisable, 0, (CUpti_RangeProfiler_Disable_Params *))   \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerSetConfig, 0,                                         \
+      (CUpti_RangeProfiler_SetConfig_Params *))                                                                       \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerStart, 0, (CUpti_RangeProfiler_Start_Params *))       \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerStop, 0, (CUpti_RangeProfiler_Stop_Params *))         \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerPushRange, 0,                                         \
+      (CUpti_RangeProfiler_PushRange_Params *))                                                                       \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerPopRange, 0, (CUpti_RangeProfiler_PopRange_Params *)) \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerDecodeData, 0,                                        \
+      (CUpti_RangeProfiler_DecodeData_Params *))                                                                      \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerGetCounterDataSize, 0,                                \
+      (CUpti_RangeProfiler_GetCounterDataSize_Params *))                                                              \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerCounterDataImageInitialize, 0,                        \
+      (CUpti_RangeProfiler_CounterDataImage_Initialize_Params *))                                                     \
+    X(CUPTI, GPUINST_NEED_RANGE, CUptiResult, cuptiRangeProfilerGetCounterDataInfo, 0,                                \
+      (CUpti_RangeProfiler_GetCounterDataInfo_Params *))                                                              \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingGetCounterAvailability, 0,                                  \
+      (CUpti_PmSampling_GetCounterAvailability_Params *))                                                             \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingEnable, 0, (CUpti_PmSampling_Enable_Params *))              \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingDisable, 0, (CUpti_PmSampling_Disable_Params *))            \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingSetConfig, 0, (CUpti_PmSampling_SetConfig_Params *))        \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingStart, 0, (CUpti_PmSampling_Start_Params *))                \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingStop, 0, (CUpti_PmSampling_Stop_Params *))                  \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingDecodeData, 0, (CUpti_PmSampling_DecodeData_Params *))      \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingGetCounterDataSize, 0,                                      \
+      (CUpti_PmSampling_GetCounterDataSize_Params *))                                                                 \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingCounterDataImageInitialize, 0,                              \
+      (CUpti_PmSampling_CounterDataImage_Initialize_Params *))                                                        \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingGetCounterDataInfo, 0,                                      \
+      (CUpti_PmSampling_GetCounterDataInfo_Params *))                                                                 \
+    X(CUPTI, GPUINST_NEED_PM, CUptiResult, cuptiPmSamplingCounterDataGetSampleInfo, 0,                                \
+      (CUpti_PmSampling_CounterData_GetSampleInfo_Params *))
+
+/* The profiler host API (libcupti) and the checkpoint API (libcheckpoint),
+ * whose headers are C++ only: their types are gpuinst's (profiler_decls.h,
+ * checked by tests/profiler/test_decls.cpp). */
+#define GPUINST_CU_CUPTI_HOST_API(X)                                                                                  \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostInitialize, 0, (CUpti_Profiler_Host_Initialize_Params *)) \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostDeinitialize, 0,                                        \
+      (CUpti_Profiler_Host_Deinitialize_Params *))                                                                    \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostGetSupportedChips, 0,                                   \
+      (CUpti_Profiler_Host_GetSupportedChips_Params *))                                                               \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostGetBaseMetrics, 0,                                      \
+      (CUpti_Profiler_Host_GetBaseMetrics_Params *))                                                                  \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostGetSubMetrics, 0,                                       \
+      (CUpti_Profiler_Host_GetSubMetrics_Params *))                                                                   \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostGetMetricProperties, 0,                                 \
+      (CUpti_Profiler_Host_GetMetricProperties_Params *))                                                             \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostGetRangeName, 0,                                        \
+      (CUpti_Profiler_Host_GetRangeName_Params *))                                                                    \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostEvaluateToGpuValues, 0,                                 \
+      (CUpti_Profiler_Host_EvaluateToGpuValues_Params *))                                                             \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostConfigAddMetrics, 0,                                    \
+      (CUpti_Profiler_Host_ConfigAddMetrics_Params *))                                                                \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostGetConfigImageSize, 0,                                  \
+      (CUpti_Profiler_Host_GetConfigImageSize_Params *))                                                              \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostGetConfigImage, 0,                                      \
+      (CUpti_Profiler_Host_GetConfigImage_Params *))                                                                  \
+    X(CUPTI, GPUINST_NEED_HOST, CUptiResult, cuptiProfilerHostGetNumOfPasses, 0,                                      \
+      (CUpti_Profiler_Host_GetNumOfPasses_Params *))                                                                  \
+    X(CUPTI, 0, CUptiResult, cuptiProfilerHostGetSinglePassSets, 0, (CUpti_Profiler_Host_GetSinglePassSets_Params *)) \
+    X(CUPTI, 0, CUptiResult, cuptiProfilerHostGetMetricsInSinglePassSet, 0,                                           \
+      (CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params *))                                                       \
+    X(CHECKPOINT, GPUINST_NEED_RANGE, CUptiResult, cuptiCheckpointSave, 0, (CUpti_Checkpoint *const))                 \
+    X(CHECKPOINT, GPUINST_NEED_RANGE, CUptiResult, cuptiCheckpointRestore, 0, (CUpti_Checkpoint *const))              \
+    X(CHECKPOINT, GPUINST_NEED_RANGE, CUptiResult, cuptiCheckpointFree, 0, (CUpti_Checkpoint *const))
+#else
+#define GPUINST_CU_CUPTI_API(X)
+#define GPUINST_CU_CUPTI_HOST_API(X)
+#endif
+
+#define GPUINST_CU_ALL_API(X) GPUINST_CU_DRIVER_API(X) GPUINST_CU_CUPTI_API(X) GPUINST_CU_CUPTI_HOST_API(X)
+
+/* The one table: a pointer per entry point, NULL until its library is
+ * loaded (and where the library lacks it).  Written once per library under
+ * the loader's lock before its state is published (release); read after
+ * gpuinstLibLoad returned 0 (acquire). */
+typedef struct gpuinstCudaApi {
+#define GPUINST_CU_FIELD_(lib, need, ret, name, alt, params) ret(*name) params;
+    GPUINST_CU_ALL_API(GPUINST_CU_FIELD_)
+#undef GPUINST_CU_FIELD_
+    char end_; /* C wants a member when every list is empty */
+} gpuinstCudaApi;
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
+GPUINST_SHARED_DATA gpuinstCudaApi gpuinstCu;
+#endif
+
+/* The first entry point that one of the parts in `need` cannot do without
+ * and that is NULL (its library not loaded, or too old), or NULL when all
+ * are there. */
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
+GPUINST_PRIVATE const char *gpuinstCudaMissing(unsigned need);
+#endif
+
+/* ---- error strings ------------------------------------------------------------
+ * The one string of a CUptiResult ("unknown CUPTI error" when libcupti is
+ * not loaded or does not know it) and of a CUresult (cuGetErrorName, else
+ * "unknown CUDA error"). */
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res);
+#endif
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE const char *gpuinstCudaResultString(int res);
+#endif
+
+/* ---- device identity ---------------------------------------------------------
+ * One description of a device, used by /gpu/devices, /topology, /profiler
+ * and PM sampling.  gpuinstCudaDeviceGet fills what the driver tells (it
+ * never calls cuInit: the caller made sure the driver is initialised, or
+ * the calls fail and the members stay unknown) and caches it per ordinal.
+ * The chip name needs CUPTI's profiler initialised (cuptiProfilerInitialize,
+ * the caller's) and is cached too.  Returns 0, or GPUINST_ERROR_UNAVAILABLE
+ * when the ordinal is out of range or the driver is not loaded. */
+#define GPUINST_CUDA_MAX_DEVICES 64
+typedef struct gpuinstCudaDevice {
+    int32_t ordinal;         /* CUDA device ordinal as this process sees it */
+    uint32_t sm_count;       /* streaming multiprocessors (0: unknown) */
+    uint32_t cc_major, cc_minor;
+    uint64_t global_memory;  /* bytes (0: unknown) */
+    char uuid[48];           /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" ("": unknown) */
+    char pci_bus_id[32];     /* "0000:3b:00.0" ("": unknown) */
+    char name[96];           /* cuDeviceGetName ("unknown") */
+} gpuinstCudaDevice;
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstCudaDeviceGet(int ordinal, gpuinstCudaDevice *d);
+#endif
+/* The chip name of `ordinal` ("GH100") into chip: 0, or the CUptiResult of
+ * cuptiDeviceGetChipName that failed (-1 without CUPTI or an ordinal out of
+ * range). */
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstCudaDeviceChip(int ordinal, char *chip, size_t cap);
+#endif
+/* The ordinal of the calling thread's current context, or -1 (no context,
+ * or the application has not loaded the driver: it is never loaded here). */
+#if GPUINST_WITH_MPI
+GPUINST_PRIVATE int gpuinstCudaCurrentDevice(void);
+#endif
+/* The one UUID formatter: 16 bytes -> "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+ * (nvidia-smi's spelling). */
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
+GPUINST_PRIVATE void gpuinstCudaUuidString(const void *bytes16, char *out, size_t cap);
+#endif
+
+/* ---- the lease of a GPU's performance monitors (src/gpu_lease.c) ------------
+ * The range profiler and PM sampling both program a GPU's performance
+ * monitors; one process of a node may do so at a time.  The lease is a
+ * POSIX write lock (fcntl) on <dir>/gpuinst-gpu-<key>.lock (key: the GPU's
+ * UUID; dir /dev/shm, else $TMPDIR, else /tmp); the holder writes
+ * "pid rank host use" into it and clears it before it lets go.  The kernel
+ * drops the lock of a process that dies.
+ * gpuinstLeaseTake tries for up to wait_ns (0: once; 1 ms polls, then 10
+ * ms).  It returns
+ *   GPUINST_LEASE_HELD   this process holds the lease (release it);
+ *   GPUINST_LEASE_BUSY   another process holds it: l->pid, rank and use name
+ *                        the holder, as the kernel and its line say (pid 0 /
+ *                        rank -1 when they cannot be learnt: the holder is in
+ *                        another pid namespace and never wrote its line; a
+ *                        taker waits up to 2 s for the line to name the pid
+ *                        the kernel reports, so every process sharing the
+ *                        GPU names the same holder);
+ *   GPUINST_LEASE_NONE   no lease can be had here (the file cannot be opened
+ *                        or locked: another user's file, a file system
+ *                        without locks): the caller goes on unleased and
+ *                        CUPTI's own refusal (HARDWARE_BUSY) is the guard.
+ * Within one process the lease is held at most once per GPU: a second take
+ * is BUSY naming this process.  *waited (may be NULL): ns spent.
+ * write_delay_us: 0, except in tests (a pause between taking the lock and
+ * writing the line). */
+enum { GPUINST_LEASE_NONE = -1, GPUINST_LEASE_BUSY = 0, GPUINST_LEASE_HELD = 1 };
+typedef struct gpuinstLease {
+    int fd;              /* the lock file while held (-1: not held) */
+    int held;            /* 1 while this process holds it */
+    int32_t pid, rank;   /* the holder */
+    char use[24];        /* what the holder uses the monitors for ("profiler", "pm_sampling"; "" unknown) */
+    char key[64];        /* the GPU (while held) */
+} gpuinstLease;
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+GPUINST_PRIVATE int gpuinstLeaseTake(const char *key, const char *use, uint64_t wait_ns, uint32_t write_delay_us,
+                                     gpuinstLease *l, uint64_t *waited);
+#endif
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+GPUINST_PRIVATE void gpuinstLeaseRelease(gpuinstLease *l);
+#endif
+/* The lock file of `key` ('/' and ':' made '_'), for tests. */
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+GPUINST_PRIVATE void gpuinstLeasePath(const char *key, char *path, size_t cap);
+#endif
+
+#endif /* GPUINST_CUDA_INT_H */
+/************** End of src/cudaInt.h **************/
 
 #include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if GPUINST_WITH_CUPTI
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic" /* an enumerator of 0x80000000 in cupti_activity.h */
+#if !defined(GPUINST_AMALGAMATION) && (GPUINST_WITH_MPI || GPUINST_WITH_CUPTI)
+__attribute__((visibility("hidden"))) gpuinstCudaApi gpuinstCu;
 #endif
-#include <cupti.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
+
+/* The driver is used by /topology (MPI) and the CUPTI parts; a build with
+ * neither opens nothing. */
+#if GPUINST_WITH_MPI || GPUINST_WITH_CUPTI
+
+/* ---- the libraries ------------------------------------------------------------ */
 
 typedef struct LibSlot {
     void *handle;
@@ -8755,8 +9521,6 @@ typedef struct LibSlot {
 static LibSlot libs[GPUINST_LIB_COUNT_];
 static pthread_mutex_t libLock = PTHREAD_MUTEX_INITIALIZER;
 
-static const char *const libBase[GPUINST_LIB_COUNT_] = {"libcupti", "libcuda", "libnvperf_host",
-                                                        "libcheckpoint"};
 /* The file names tried in a directory (or on the loader's path), in order. */
 static const char *const libNames[GPUINST_LIB_COUNT_][3] = {
     {"libcupti.so.13", "libcupti.so", NULL},
@@ -8764,12 +9528,6 @@ static const char *const libNames[GPUINST_LIB_COUNT_][3] = {
     {"libnvperf_host.so", NULL, NULL},
     {"libcheckpoint.so", NULL, NULL},
 };
-
-static int isDir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 /* dlopen of one candidate; remembers the last dlerror in err. */
 static void *tryOpen(const char *path, char *err, size_t errcap)
@@ -8802,6 +9560,91 @@ static void *openIn(int lib, const char *dir, char *path, size_t pathcap, char *
     return NULL;
 }
 
+/* Every entry point of `lib` into gpuinstCu (h NULL: cleared).  dlsym's
+ * object pointer becomes a function pointer through memcpy: POSIX makes it
+ * work, ISO C forbids the cast. */
+static void resolve(int lib, void *h)
+{
+#define GPUINST_CU_RESOLVE_(lib_, need, ret, name, alt, params)                                  \
+    if (GPUINST_LIB_##lib_ == lib) {                                                             \
+        void *sym_ = h != NULL ? dlsym(h, #name) : NULL;                                         \
+        const char *alt_ = alt;                                                                  \
+        if (sym_ == NULL && h != NULL && alt_ != NULL) sym_ = dlsym(h, alt_);                    \
+        memcpy(&gpuinstCu.name, &sym_, sizeof sym_);                                             \
+    }
+    GPUINST_CU_ALL_API(GPUINST_CU_RESOLVE_)
+#undef GPUINST_CU_RESOLVE_
+}
+
+GPUINST_PRIVATE const char *gpuinstCudaMissing(unsigned need)
+{
+#define GPUINST_CU_MISSING_(lib, need_, ret, name, alt, params) \
+    if (((need_) & need) != 0 && gpuinstCu.name == NULL) return #name;
+    GPUINST_CU_ALL_API(GPUINST_CU_MISSING_)
+#undef GPUINST_CU_MISSING_
+    return NULL;
+}
+
+#if GPUINST_WITH_CUPTI
+/* The table's types are the headers' (C warns, C++ refuses a comparison of
+ * distinct pointer types; sizeof evaluates nothing, so nothing is linked). */
+static void checkTypes(void)
+{
+#define GPUINST_CU_CHECK_(lib, need, ret, name, alt, params) (void)sizeof(&name == gpuinstCu.name);
+    GPUINST_CU_DRIVER_API(GPUINST_CU_CHECK_)
+    GPUINST_CU_CUPTI_API(GPUINST_CU_CHECK_)
+#undef GPUINST_CU_CHECK_
+    /* the host and checkpoint APIs: profiler_decls.h's function types, which
+     * tests/profiler/test_decls.cpp checks against CUPTI's C++ headers */
+#define GPUINST_CU_HOST_(name, type) (void)sizeof(gpuinstCu.name == (type)0);
+    GPUINST_CU_HOST_(cuptiProfilerHostInitialize, gpuinstCuptiHostInitializeFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostDeinitialize, gpuinstCuptiHostDeinitializeFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetSupportedChips, gpuinstCuptiHostGetSupportedChipsFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetBaseMetrics, gpuinstCuptiHostGetBaseMetricsFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetSubMetrics, gpuinstCuptiHostGetSubMetricsFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetMetricProperties, gpuinstCuptiHostGetMetricPropertiesFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetRangeName, gpuinstCuptiHostGetRangeNameFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostEvaluateToGpuValues, gpuinstCuptiHostEvaluateToGpuValuesFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostConfigAddMetrics, gpuinstCuptiHostConfigAddMetricsFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetConfigImageSize, gpuinstCuptiHostGetConfigImageSizeFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetConfigImage, gpuinstCuptiHostGetConfigImageFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetNumOfPasses, gpuinstCuptiHostGetNumOfPassesFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetSinglePassSets, gpuinstCuptiHostGetSinglePassSetsFn)
+    GPUINST_CU_HOST_(cuptiProfilerHostGetMetricsInSinglePassSet, gpuinstCuptiHostGetMetricsInSinglePassSetFn)
+    GPUINST_CU_HOST_(cuptiCheckpointSave, gpuinstCuptiCheckpointFn)
+    GPUINST_CU_HOST_(cuptiCheckpointRestore, gpuinstCuptiCheckpointFn)
+    GPUINST_CU_HOST_(cuptiCheckpointFree, gpuinstCuptiCheckpointFn)
+#undef GPUINST_CU_HOST_
+}
+#endif
+
+static void loadDriver(LibSlot *L)
+{
+    char err[512] = "not found";
+    void *h = openIn(GPUINST_LIB_CUDA, NULL, L->path, sizeof L->path, err, sizeof err);
+    if (h == NULL) {
+        snprintf(L->why, sizeof L->why,
+                 "no CUDA driver: libcuda.so.1 could not be opened (%.200s); GPU features need the "
+                 "NVIDIA driver (run on a GPU node)",
+                 err);
+        return;
+    }
+    resolve(GPUINST_LIB_CUDA, h);
+    L->handle = h;
+    L->state = 1;
+}
+
+#if GPUINST_WITH_CUPTI
+
+static const char *const libBase[GPUINST_LIB_COUNT_] = {"libcupti", "libcuda", "libnvperf_host",
+                                                        "libcheckpoint"};
+
+static int isDir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* The toolkit directories searched after GPUINST_CUPTI_LIB. */
 static void *openSearch(int lib, char *path, size_t pathcap, char *err, size_t errcap)
 {
@@ -8823,19 +9666,21 @@ static void *openSearch(int lib, char *path, size_t pathcap, char *err, size_t e
     return openIn(lib, NULL, path, pathcap, err, errcap);
 }
 
-typedef CUptiResult(CUPTIAPI *GetVersionFn)(uint32_t *);
+/* GPUINST_CUPTI_LIB (read with the configuration, src/config.c). */
+static const char *explicitCupti(void)
+{
+    return gpuinstConfigCuptiLib();
+}
 
 /* Opens libcupti (lock held). */
 static void loadCupti(LibSlot *L)
 {
-    const char *explicitLib = gpuinstG.cfg.cupti_lib[0] ? gpuinstG.cfg.cupti_lib : getenv("GPUINST_CUPTI_LIB");
+    const char *explicitLib = explicitCupti();
     char err[512] = "not found";
     void *h;
-    GetVersionFn getVersion;
-    void *sym;
     uint32_t v = 0;
     CUptiResult rc;
-    if (explicitLib != NULL && explicitLib[0] != '\0') {
+    if (explicitLib[0] != '\0') {
         if (isDir(explicitLib))
             h = openIn(GPUINST_LIB_CUPTI, explicitLib, L->path, sizeof L->path, err, sizeof err);
         else {
@@ -8860,32 +9705,32 @@ static void loadCupti(LibSlot *L)
             return;
         }
     }
+    resolve(GPUINST_LIB_CUPTI, h);
     /* CUPTI 13.2 and newer (they have cuptiProfilerHostGetSinglePassSets)
      * need the NVIDIA driver for any call, cuptiGetVersion included: without
      * libcuda.so.1, 13.2.86 recurses until its stack overflows (SIGSEGV) and
      * 13.4.92 answers CUPTI_ERROR_UNKNOWN (measured on a machine without the
      * driver).  Such a libcupti is refused there, before it is called. */
-    if (dlsym(h, "cuptiProfilerHostGetSinglePassSets") != NULL &&
+    if (gpuinstCu.cuptiProfilerHostGetSinglePassSets != NULL &&
         dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL) == NULL) { /* kept open if found: gpuinst opens it later */
         snprintf(L->why, sizeof L->why,
                  "%.300s is CUPTI 13.2 or newer, which needs the NVIDIA driver (libcuda.so.1) even for its host "
                  "API, and there is none here; on a machine without a GPU use the CUPTI of CUDA 13.0 or 13.1 "
                  "(GPUINST_CUPTI_LIB)",
                  L->path);
+        resolve(GPUINST_LIB_CUPTI, NULL);
         dlclose(h);
         return;
     }
-    dlerror();
-    sym = dlsym(h, "cuptiGetVersion");
-    memcpy(&getVersion, &sym, sizeof getVersion);
-    if (getVersion == NULL) {
+    if (gpuinstCu.cuptiGetVersion == NULL) {
         snprintf(L->why, sizeof L->why,
                  "%.300s is not a CUPTI library (no cuptiGetVersion); set GPUINST_CUPTI_LIB to libcupti.so",
                  L->path);
+        resolve(GPUINST_LIB_CUPTI, NULL);
         dlclose(h);
         return;
     }
-    rc = getVersion(&v);
+    rc = gpuinstCu.cuptiGetVersion(&v);
     /* From CUDA 13 the version is xxyyzz (major xx); before, a small counter. */
     if (rc != CUPTI_SUCCESS || v < 10000 || v / 10000 != CUPTI_API_VERSION / 10000) {
         snprintf(L->why, sizeof L->why,
@@ -8893,6 +9738,7 @@ static void loadCupti(LibSlot *L)
                  "layouts differ; use the CUPTI of CUDA %d (GPUINST_CUPTI_LIB) or rebuild gpuinst",
                  L->path, (unsigned)v, CUPTI_API_VERSION, CUPTI_API_VERSION / 10000,
                  CUPTI_API_VERSION / 10000);
+        resolve(GPUINST_LIB_CUPTI, NULL);
         dlclose(h);
         return;
     }
@@ -8910,40 +9756,59 @@ static void dirOf(const char *path, char *dir, size_t cap)
     dir[n] = '\0';
 }
 
-static void loadOther(int lib, LibSlot *L)
+/* libnvperf_host, libcheckpoint: next to libcupti first. */
+static void loadBeside(int lib, LibSlot *L)
 {
     char err[512] = "not found";
+    char dir[4352];
+    const char *explicitLib = explicitCupti();
     void *h = NULL;
+    if (libs[GPUINST_LIB_CUPTI].state == 1) {
+        dirOf(libs[GPUINST_LIB_CUPTI].path, dir, sizeof dir);
+        if (dir[0]) h = openIn(lib, dir, L->path, sizeof L->path, err, sizeof err);
+    }
+    if (h == NULL && explicitLib[0] != '\0') {
+        if (isDir(explicitLib)) snprintf(dir, sizeof dir, "%.4095s", explicitLib);
+        else dirOf(explicitLib, dir, sizeof dir);
+        if (dir[0]) h = openIn(lib, dir, L->path, sizeof L->path, err, sizeof err);
+    }
+    if (h == NULL) h = openSearch(lib, L->path, sizeof L->path, err, sizeof err);
+    if (h == NULL) {
+        snprintf(L->why, sizeof L->why,
+                 "%s was not found next to libcupti, in CUDA_HOME/CUDA_PATH, /usr/local/cuda or the "
+                 "loader path (last error: %.200s); install the CUDA %d toolkit's CUPTI",
+                 libBase[lib], err, CUPTI_API_VERSION / 10000);
+        return;
+    }
+    resolve(lib, h);
+    L->handle = h;
+    L->state = 1;
+}
+
+#endif /* GPUINST_WITH_CUPTI */
+
+/* Opens `lib` (lock held). */
+static void loadLocked(int lib)
+{
+    LibSlot *L = &libs[lib];
+#if GPUINST_WITH_CUPTI
+    (void)checkTypes;
+#endif
     if (lib == GPUINST_LIB_CUDA) {
-        h = openIn(lib, NULL, L->path, sizeof L->path, err, sizeof err);
-        if (h == NULL)
-            snprintf(L->why, sizeof L->why,
-                     "no CUDA driver: libcuda.so.1 could not be opened (%.200s); GPU features need the "
-                     "NVIDIA driver (run on a GPU node)",
-                     err);
+        loadDriver(L);
     } else {
-        char dir[4352];
-        const char *explicitLib = gpuinstG.cfg.cupti_lib[0] ? gpuinstG.cfg.cupti_lib : getenv("GPUINST_CUPTI_LIB");
-        if (libs[GPUINST_LIB_CUPTI].state == 1) {
-            dirOf(libs[GPUINST_LIB_CUPTI].path, dir, sizeof dir);
-            if (dir[0]) h = openIn(lib, dir, L->path, sizeof L->path, err, sizeof err);
-        }
-        if (h == NULL && explicitLib != NULL && explicitLib[0] != '\0') {
-            if (isDir(explicitLib)) snprintf(dir, sizeof dir, "%.4095s", explicitLib);
-            else dirOf(explicitLib, dir, sizeof dir);
-            if (dir[0]) h = openIn(lib, dir, L->path, sizeof L->path, err, sizeof err);
-        }
-        if (h == NULL) h = openSearch(lib, L->path, sizeof L->path, err, sizeof err);
-        if (h == NULL)
-            snprintf(L->why, sizeof L->why,
-                     "%s was not found next to libcupti, in CUDA_HOME/CUDA_PATH, /usr/local/cuda or the "
-                     "loader path (last error: %.200s); install the CUDA %d toolkit's CUPTI",
-                     libBase[lib], err, CUPTI_API_VERSION / 10000);
+#if GPUINST_WITH_CUPTI
+        /* nvperf/checkpoint are looked for next to libcupti: open it first */
+        if (lib != GPUINST_LIB_CUPTI && libs[GPUINST_LIB_CUPTI].state == 0) loadLocked(GPUINST_LIB_CUPTI);
+        if (lib == GPUINST_LIB_CUPTI) loadCupti(L);
+        else loadBeside(lib, L);
+#else
+        snprintf(L->why, sizeof L->why, "%s",
+                 "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0); rebuild with "
+                 "-I<cuda>/include to enable GPU features");
+#endif
     }
-    if (h != NULL) {
-        L->handle = h;
-        L->state = 1;
-    }
+    GPUINST_STORE_REL(&L->state, L->state == 1 ? 1 : 2);
 }
 
 GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why)
@@ -8958,16 +9823,7 @@ GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why)
     st = GPUINST_LOAD_ACQ(&L->state);
     if (st == 0) {
         pthread_mutex_lock(&libLock);
-        if (L->state == 0) {
-            /* nvperf/checkpoint are looked for next to libcupti: open it first */
-            if (lib != GPUINST_LIB_CUPTI && lib != GPUINST_LIB_CUDA && libs[GPUINST_LIB_CUPTI].state == 0) {
-                loadCupti(&libs[GPUINST_LIB_CUPTI]);
-                GPUINST_STORE_REL(&libs[GPUINST_LIB_CUPTI].state, libs[GPUINST_LIB_CUPTI].state == 1 ? 1 : 2);
-            }
-            if (lib == GPUINST_LIB_CUPTI) loadCupti(L);
-            else loadOther(lib, L);
-            GPUINST_STORE_REL(&L->state, L->state == 1 ? 1 : 2);
-        }
+        if (L->state == 0) loadLocked(lib);
         pthread_mutex_unlock(&libLock);
         st = GPUINST_LOAD_ACQ(&L->state);
     }
@@ -8976,60 +9832,418 @@ GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why)
     return GPUINST_ERROR_UNAVAILABLE;
 }
 
-GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name)
+#if GPUINST_WITH_CUPTI
+#ifndef RTLD_DEEPBIND
+#define RTLD_DEEPBIND 0
+#endif
+GPUINST_PRIVATE int gpuinstNvperfBeside(char *path, size_t cap)
 {
-    if (lib < 0 || lib >= GPUINST_LIB_COUNT_ || GPUINST_LOAD_ACQ(&libs[lib].state) != 1) return NULL;
-    return dlsym(libs[lib].handle, name);
+    const char *cupti = gpuinstLibPath(GPUINST_LIB_CUPTI), *slash = strrchr(cupti, '/');
+    void *h;
+    if (slash == NULL ||
+        snprintf(path, cap, "%.*s/libnvperf_host.so", (int)(slash - cupti), cupti) >= (int)cap ||
+        access(path, R_OK) != 0)
+        return 0;
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (h != NULL) { /* already in (CUPTI's host API ran before): nothing to do */
+        dlclose(h);
+        return 0;
+    }
+    return 1;
 }
 
+GPUINST_PRIVATE void gpuinstNvperfOpen(const char *path)
+{
+    /* never closed: CUPTI goes on using it; a failure is CUPTI's to report, later */
+    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND);
+}
+#endif
+
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstLibPath(int lib)
 {
     if (lib < 0 || lib >= GPUINST_LIB_COUNT_ || GPUINST_LOAD_ACQ(&libs[lib].state) != 1) return "";
     return libs[lib].path;
 }
+#endif
 
-#else /* !GPUINST_WITH_CUPTI: nothing to open */
+#if GPUINST_WITH_MPI
+GPUINST_PRIVATE int gpuinstCudaDriverPresent(void)
+{
+    void *h;
+    if (GPUINST_LOAD_ACQ(&libs[GPUINST_LIB_CUDA].state) == 1) return 1;
+    h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (h == NULL) return 0;
+    dlclose(h);
+    return 1;
+}
+#endif
 
-GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why)
+/* ---- error strings ------------------------------------------------------------------ */
+
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
 {
-    (void)lib;
-    if (why)
-        *why = "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0); rebuild with "
-               "-I<cuda>/include to enable GPU features";
-    return GPUINST_ERROR_UNAVAILABLE;
+    const char *s = NULL;
+    if (GPUINST_LOAD_ACQ(&libs[GPUINST_LIB_CUPTI].state) == 1 && gpuinstCu.cuptiGetResultString != NULL &&
+        gpuinstCu.cuptiGetResultString((CUptiResult)res, &s) == CUPTI_SUCCESS && s != NULL)
+        return s;
+    return "unknown CUPTI error";
 }
-GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name)
+#endif
+
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE const char *gpuinstCudaResultString(int res)
 {
-    (void)lib;
-    (void)name;
-    return NULL;
+    const char *s = NULL;
+    if (GPUINST_LOAD_ACQ(&libs[GPUINST_LIB_CUDA].state) == 1 && gpuinstCu.cuGetErrorName != NULL &&
+        gpuinstCu.cuGetErrorName((CUresult)res, &s) == CUDA_SUCCESS && s != NULL)
+        return s;
+    return "unknown CUDA error";
 }
-GPUINST_PRIVATE const char *gpuinstLibPath(int lib)
+#endif
+
+/* ---- device identity ---------------------------------------------------------------- */
+
+GPUINST_PRIVATE void gpuinstCudaUuidString(const void *bytes16, char *out, size_t cap)
 {
-    (void)lib;
-    return "";
+    const unsigned char *b = (const unsigned char *)bytes16;
+    snprintf(out, cap, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+             b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
-#endif /* GPUINST_WITH_CUPTI */
+/* Per ordinal, filled once (devLock). */
+static struct {
+    int state;                  /* 0 not asked, 1 known */
+    gpuinstCudaDevice d;
+    char chip[32];              /* "" until asked */
+} devices[GPUINST_CUDA_MAX_DEVICES];
+static pthread_mutex_t devLock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The loader interface declared earlier in gpuinstInt.h, on top of the above. */
-GPUINST_PRIVATE int gpuinstCuptiLoad(const char **why)
+static void deviceRead(int ordinal, gpuinstCudaDevice *d)
 {
-    return gpuinstLibLoad(GPUINST_LIB_CUPTI, why);
+    CUdevice dev = (CUdevice)ordinal;
+    CUuuid u;
+    size_t mem = 0;
+    int v = 0;
+    memset(d, 0, sizeof *d);
+    d->ordinal = ordinal;
+    if (gpuinstCu.cuDeviceGet != NULL && gpuinstCu.cuDeviceGet(&dev, ordinal) != CUDA_SUCCESS) dev = (CUdevice)ordinal;
+    if (gpuinstCu.cuDeviceGetName == NULL || gpuinstCu.cuDeviceGetName(d->name, (int)sizeof d->name - 1, dev) != CUDA_SUCCESS)
+        snprintf(d->name, sizeof d->name, "unknown");
+    if (gpuinstCu.cuDeviceGetUuid_v2 != NULL && gpuinstCu.cuDeviceGetUuid_v2(&u, dev) == CUDA_SUCCESS)
+        gpuinstCudaUuidString(u.bytes, d->uuid, sizeof d->uuid);
+    if (gpuinstCu.cuDeviceGetPCIBusId == NULL ||
+        gpuinstCu.cuDeviceGetPCIBusId(d->pci_bus_id, (int)sizeof d->pci_bus_id, dev) != CUDA_SUCCESS)
+        d->pci_bus_id[0] = '\0';
+    if (gpuinstCu.cuDeviceTotalMem_v2 != NULL && gpuinstCu.cuDeviceTotalMem_v2(&mem, dev) == CUDA_SUCCESS)
+        d->global_memory = mem;
+    if (gpuinstCu.cuDeviceGetAttribute != NULL) {
+        if (gpuinstCu.cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) == CUDA_SUCCESS)
+            d->sm_count = (uint32_t)v;
+        if (gpuinstCu.cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == CUDA_SUCCESS)
+            d->cc_major = (uint32_t)v;
+        if (gpuinstCu.cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == CUDA_SUCCESS)
+            d->cc_minor = (uint32_t)v;
+    }
 }
-GPUINST_PRIVATE void *gpuinstCuptiSym(const char *name)
+
+GPUINST_PRIVATE int gpuinstCudaDeviceGet(int ordinal, gpuinstCudaDevice *d)
 {
-    return gpuinstLibSym(GPUINST_LIB_CUPTI, name);
+    memset(d, 0, sizeof *d);
+    d->ordinal = ordinal;
+    if (ordinal < 0 || ordinal >= GPUINST_CUDA_MAX_DEVICES ||
+        GPUINST_LOAD_ACQ(&libs[GPUINST_LIB_CUDA].state) != 1)
+        return GPUINST_ERROR_UNAVAILABLE;
+    pthread_mutex_lock(&devLock);
+    /* a device whose UUID could not be read (the driver not initialised
+     * yet) is asked again next time */
+    if (devices[ordinal].state == 0 || devices[ordinal].d.uuid[0] == '\0') {
+        deviceRead(ordinal, &devices[ordinal].d);
+        devices[ordinal].state = 1;
+    }
+    *d = devices[ordinal].d;
+    pthread_mutex_unlock(&devLock);
+    return GPUINST_SUCCESS;
 }
-GPUINST_PRIVATE int gpuinstCudaLoad(const char **why)
+
+
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstCudaDeviceChip(int ordinal, char *chip, size_t cap)
 {
-    return gpuinstLibLoad(GPUINST_LIB_CUDA, why);
+    int rc = -1;
+    if (cap > 0) chip[0] = '\0';
+    if (ordinal < 0 || ordinal >= GPUINST_CUDA_MAX_DEVICES) return -1;
+    pthread_mutex_lock(&devLock);
+    if (devices[ordinal].chip[0] != '\0') {
+        rc = 0;
+    } else if (GPUINST_LOAD_ACQ(&libs[GPUINST_LIB_CUPTI].state) == 1 && gpuinstCu.cuptiDeviceGetChipName != NULL) {
+        CUpti_Device_GetChipName_Params cp;
+        memset(&cp, 0, sizeof cp);
+        cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+        cp.deviceIndex = (size_t)ordinal;
+        rc = (int)gpuinstCu.cuptiDeviceGetChipName(&cp);
+        if (rc == CUPTI_SUCCESS && cp.pChipName == NULL) rc = CUPTI_ERROR_UNKNOWN;
+        if (rc == CUPTI_SUCCESS)
+            snprintf(devices[ordinal].chip, sizeof devices[ordinal].chip, "%s", cp.pChipName);
+    }
+    if (rc == 0) snprintf(chip, cap, "%s", devices[ordinal].chip);
+    pthread_mutex_unlock(&devLock);
+    return rc;
 }
-GPUINST_PRIVATE void *gpuinstCudaSym(const char *name)
+#endif
+
+#if GPUINST_WITH_MPI
+GPUINST_PRIVATE int gpuinstCudaCurrentDevice(void)
 {
-    return gpuinstLibSym(GPUINST_LIB_CUDA, name);
+    CUcontext ctx = NULL;
+    CUdevice dev = -1;
+    if (!gpuinstCudaDriverPresent()) return -1; /* the program does not use CUDA (or not through the driver yet) */
+    if (gpuinstLibLoad(GPUINST_LIB_CUDA, NULL) != GPUINST_SUCCESS || gpuinstCudaMissing(GPUINST_NEED_CONTEXT) != NULL)
+        return -1;
+    if (gpuinstCu.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL || gpuinstCu.cuCtxGetDevice(&dev) != CUDA_SUCCESS)
+        return -1;
+    return (int)dev;
 }
-/************** End of src/cupti_load.c **************/
+#endif
+
+#endif /* GPUINST_WITH_MPI || GPUINST_WITH_CUPTI */
+/************** End of src/cuda.c **************/
+/************** Begin file src/gpu_lease.c **************/
+/*
+ * gpu_lease.c -- one node-wide lease of a GPU's performance monitors.
+ *
+ * The range profiler (one profiled occurrence at a time) and PM sampling
+ * (a whole sampling session) both program a GPU's performance monitors,
+ * and the hardware takes one session at a time: a second one gets
+ * CUPTI_ERROR_HARDWARE_BUSY, or worse, values of another process's
+ * configuration.  The processes of a node that share a GPU therefore take
+ * a lease first: a POSIX write lock (fcntl F_SETLK on the whole file) on
+ * <dir>/gpuinst-gpu-<UUID>.lock (dir: /dev/shm, else $TMPDIR, else /tmp).
+ *
+ * The holder writes "pid rank host use" into the file, line first, length
+ * after, and clears it before it lets go.  Another process must name the
+ * holder, not whatever the file held a moment earlier: on the GPU (run 2,
+ * 4 ranks on one H200) the losers of PM sampling's election read the file
+ * while the winner was still truncating it (pid 0), or before it had
+ * written (the pid of the previous run's sampler, left in the file).  So a
+ * taker that finds the lock held asks the kernel who holds it (F_GETLK
+ * gives its pid) and re-reads the file until the line names that pid
+ * (bounded: LEASE_LINE_WAIT_NS).  The kernel drops the lock of a process
+ * that dies, so nothing stays leased.
+ *
+ * fcntl locks belong to the process: a second descriptor of the same file
+ * in the same process would take the lock "again", and closing it would
+ * drop the first one.  So the lease is taken at most once per GPU and
+ * process (the table below), and only this file opens lease files.
+ * POSIX only, in every build (tests run it without a GPU).
+ */
+/* #include "cudaInt.h" -- already inlined */
+
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#define LEASE_LINE_WAIT_NS 2000000000ull /* longest wait for the holder's line */
+#define LEASE_MAX_HELD 16                /* GPUs leased by one process at once */
+
+static pthread_mutex_t leaseLock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    char key[64];
+    char use[24];
+} leaseHeld[LEASE_MAX_HELD];
+static int leaseWarned, leaseWarnedOpen;
+
+GPUINST_PRIVATE void gpuinstLeasePath(const char *key, char *path, size_t cap)
+{
+    char safe[64];
+    const char *tmp = getenv("TMPDIR");
+    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (tmp != NULL && tmp[0] ? tmp : "/tmp");
+    size_t i;
+    for (i = 0; key[i] && i < sizeof safe - 1; i++) safe[i] = (key[i] == ':' || key[i] == '/') ? '_' : key[i];
+    safe[i] = '\0';
+    snprintf(path, cap, "%s/gpuinst-gpu-%s.lock", dir, safe);
+}
+
+static int lockWhole(int fd, int cmd, struct flock *lk)
+{
+    memset(lk, 0, sizeof *lk);
+    lk->l_type = F_WRLCK;
+    lk->l_whence = SEEK_SET;
+    lk->l_start = 0;
+    lk->l_len = 0; /* the whole file */
+    return fcntl(fd, cmd, lk);
+}
+
+static void sleepNs(long ns)
+{
+    struct timespec ts;
+    ts.tv_sec = ns / 1000000000L;
+    ts.tv_nsec = ns % 1000000000L;
+    nanosleep(&ts, NULL);
+}
+
+/* This process's entry for `key` (lock held), or -1. */
+static int heldIndex(const char *key)
+{
+    int i;
+    for (i = 0; i < LEASE_MAX_HELD; i++)
+        if (leaseHeld[i].key[0] != '\0' && strcmp(leaseHeld[i].key, key) == 0) return i;
+    return -1;
+}
+
+/* The holder named by the line of the lock file: 1 when it names the
+ * process the kernel says holds the lock (holder > 0), or a live process
+ * when the kernel cannot tell (holder 0: another pid namespace). */
+static int readHolder(int fd, int holder, gpuinstLease *l)
+{
+    char line[160], use[24];
+    ssize_t n = pread(fd, line, sizeof line - 1, 0);
+    int pid = 0, rank = -1;
+    if (n <= 0) return 0;
+    line[n] = '\0';
+    use[0] = '\0';
+    if (sscanf(line, "%d %d %*s %23s", &pid, &rank, use) < 2) return 0;
+    if (pid <= 0 || (holder > 0 ? pid != holder : !(kill((pid_t)pid, 0) == 0 || errno == EPERM))) return 0;
+    l->pid = pid;
+    l->rank = rank;
+    snprintf(l->use, sizeof l->use, "%s", use);
+    return 1;
+}
+
+/* Another process holds the lock of fd: name it in *l (waiting at most
+ * LEASE_LINE_WAIT_NS for its line); *free_ = 1 if the lock went free. */
+static void nameHolder(int fd, const char *key, const char *path, gpuinstLease *l, int *free_)
+{
+    uint64_t deadline = gpuinstClockNs() + LEASE_LINE_WAIT_NS;
+    int holder = 0;
+    *free_ = 0;
+    for (;;) {
+        struct flock lk;
+        if (lockWhole(fd, F_GETLK, &lk) != 0) return;
+        if (lk.l_type == F_UNLCK) { /* the holder has just let go */
+            *free_ = 1;
+            return;
+        }
+        holder = (int)lk.l_pid; /* 0: in another pid namespace */
+        if (readHolder(fd, holder, l)) return;
+        if (gpuinstClockNs() > deadline) {
+            /* The holder never wrote its line: name it by pid if the kernel told. */
+            l->pid = holder;
+            l->rank = -1;
+            gpuinstWarnOnce(&leaseWarned, "the process holding GPU %s's performance monitors (pid %d) did not "
+                            "write %s in %.1f s: its rank is recorded as -1", key, holder, path,
+                            LEASE_LINE_WAIT_NS * 1e-9);
+            return;
+        }
+        sleepNs(1000000); /* 1 ms */
+    }
+}
+
+GPUINST_PRIVATE int gpuinstLeaseTake(const char *key, const char *use, uint64_t wait_ns, uint32_t write_delay_us,
+                                     gpuinstLease *l, uint64_t *waited)
+{
+    char path[320], line[160];
+    uint64_t t0 = gpuinstClockNs(), polls = 0;
+    int fd, slot, i;
+    memset(l, 0, sizeof *l);
+    l->fd = -1;
+    l->rank = -1;
+    if (waited != NULL) *waited = 0;
+    pthread_mutex_lock(&leaseLock);
+    if ((i = heldIndex(key)) >= 0) { /* this process holds it already (another part, another thread) */
+        l->pid = (int32_t)getpid();
+        l->rank = gpuinstG.rank;
+        snprintf(l->use, sizeof l->use, "%s", leaseHeld[i].use);
+        pthread_mutex_unlock(&leaseLock);
+        return GPUINST_LEASE_BUSY;
+    }
+    for (slot = 0; slot < LEASE_MAX_HELD && leaseHeld[slot].key[0] != '\0'; slot++) {
+    }
+    if (slot == LEASE_MAX_HELD) {
+        pthread_mutex_unlock(&leaseLock);
+        return GPUINST_LEASE_NONE;
+    }
+    snprintf(leaseHeld[slot].key, sizeof leaseHeld[slot].key, "%s", key); /* reserved while trying */
+    snprintf(leaseHeld[slot].use, sizeof leaseHeld[slot].use, "%s", use);
+    pthread_mutex_unlock(&leaseLock);
+
+    gpuinstLeasePath(key, path, sizeof path);
+    /* O_NOFOLLOW: never through a link another user planted at the name */
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd < 0) {
+        gpuinstWarnOnce(&leaseWarnedOpen, "cannot open %s (%s): the processes sharing GPU %s do not take turns "
+                        "with its performance monitors (CUPTI refuses a second session itself)", path,
+                        strerror(errno), key);
+        goto none;
+    }
+    for (;;) {
+        struct flock lk;
+        int free_ = 0;
+        if (lockWhole(fd, F_SETLK, &lk) == 0) {
+            int len = snprintf(line, sizeof line, "%d %d %.64s %s\n", (int32_t)getpid(), gpuinstG.rank,
+                               gpuinstG.hostname[0] ? gpuinstG.hostname : "-", use);
+            if (write_delay_us > 0) sleepNs((long)write_delay_us * 1000L); /* tests: a late line */
+            /* The line first, then the length: a reader sees this pid or no match. */
+            if (len > 0 && pwrite(fd, line, (size_t)len, 0) == (ssize_t)len && ftruncate(fd, len) == 0) {
+            }
+            l->fd = fd;
+            l->held = 1;
+            l->pid = (int32_t)getpid();
+            l->rank = gpuinstG.rank;
+            snprintf(l->use, sizeof l->use, "%s", use);
+            snprintf(l->key, sizeof l->key, "%s", key);
+            if (waited != NULL) *waited = gpuinstClockNs() - t0;
+            return GPUINST_LEASE_HELD;
+        }
+        if (errno != EACCES && errno != EAGAIN) { /* this file system takes no locks */
+            gpuinstWarnOnce(&leaseWarnedOpen, "cannot lock %s (%s): the processes sharing GPU %s do not take "
+                            "turns with its performance monitors (CUPTI refuses a second session itself)", path,
+                            strerror(errno), key);
+            close(fd);
+            goto none;
+        }
+        if (gpuinstClockNs() - t0 >= wait_ns) {
+            nameHolder(fd, key, path, l, &free_);
+            if (free_ && gpuinstClockNs() - t0 < wait_ns + LEASE_LINE_WAIT_NS) continue; /* it let go: try again */
+            break;
+        }
+        sleepNs(polls++ < 100 ? 1000000L : 10000000L);
+    }
+    close(fd);
+    pthread_mutex_lock(&leaseLock);
+    leaseHeld[slot].key[0] = '\0';
+    pthread_mutex_unlock(&leaseLock);
+    if (waited != NULL) *waited = gpuinstClockNs() - t0;
+    return GPUINST_LEASE_BUSY;
+none:
+    pthread_mutex_lock(&leaseLock);
+    leaseHeld[slot].key[0] = '\0';
+    pthread_mutex_unlock(&leaseLock);
+    if (waited != NULL) *waited = gpuinstClockNs() - t0;
+    return GPUINST_LEASE_NONE;
+}
+
+GPUINST_PRIVATE void gpuinstLeaseRelease(gpuinstLease *l)
+{
+    int i;
+    if (l->fd >= 0) {
+        if (ftruncate(l->fd, 0) != 0) { /* the line goes first: nobody names a holder that let go */
+        }
+        close(l->fd); /* releases the lock */
+        pthread_mutex_lock(&leaseLock);
+        if ((i = heldIndex(l->key)) >= 0) leaseHeld[i].key[0] = '\0';
+        pthread_mutex_unlock(&leaseLock);
+    }
+    l->fd = -1;
+    l->held = 0;
+}
+
+#endif /* GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API */
+/************** End of src/gpu_lease.c **************/
 /************** Begin file src/nvtx.c **************/
 /*
  * nvtx.c -- annotations: ranges, marks, domains, categories, registered
@@ -9450,13 +10664,11 @@ static uint32_t ncategories, capCategories;
 
 /* ---- state checks --------------------------------------------------------- */
 
-/* The answer for a call made while not RUNNING, counted. */
+/* The answer for a call made while not RUNNING, counted (the one state
+ * check, src/gpuinstInt.h); annotations pass through to NVTX when disabled. */
 static int notRunning(int st)
 {
-    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
-    if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_SUCCESS;
-    GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
-    return GPUINST_ERROR_FINALIZED;
+    return gpuinstNotRunning(st, GPUINST_SUCCESS);
 }
 
 static int invalid(void)
@@ -10631,6 +11843,320 @@ GPUINST_PRIVATE int gpuinstCollectCategories(const gpuinstTable *tb, void **out,
  * ends).  Transitions take capLock; the check of an event reads capDepth.
  */
 /* #include "gpuinstInt.h" -- already inlined */
+/************** Begin file src/activityInt.h **************/
+/*
+ * activityInt.h -- CUPTI activity tracing (src/activity.c): what the core,
+ * the range profiler, the counters and the tests call.
+ */
+#ifndef GPUINST_ACTIVITY_INT_H
+#define GPUINST_ACTIVITY_INT_H
+
+/* #include "cudaInt.h" -- already inlined */
+
+/* The part's steps (src/parts.c).  gpuinstActivityInit (gpuinst_init)
+ * reads GPUINST_TRACE, opens CUPTI, enables the kinds, registers the /gpu
+ * tables and publishes gpuinstGpuHooks; on any failure it records
+ * /unavailable "cupti" and leaves everything off (without the CUDA headers:
+ * that row only).  gpuinstActivityFlush (finalize) stops tracing and
+ * decodes what is left. */
+GPUINST_PRIVATE void gpuinstActivityInit(void);
+GPUINST_PRIVATE void gpuinstActivityFlush(void);
+/* The one switch of the activity kinds while tracing runs (capture windows,
+ * src/capture.c): every kind gpuinstActivityInit enabled, on (1) or off (0),
+ * but external correlation (it costs nothing when no range pushes an id).
+ * One enable state with gpuinstActivityPause/Resume: a kind is on only
+ * while a window is open (or GPUINST_CAPTURE is unset) and no profiled
+ * region holds it paused.  The caller serialises transitions (its own
+ * lock).  A failure is said once; no-op when tracing is off or compiled
+ * out. */
+GPUINST_PRIVATE void gpuinstActivityCapture(int on);
+
+#if GPUINST_WITH_CUPTI
+/* 1 while activity tracing runs (gpuinstGpuHooks set). */
+GPUINST_PRIVATE int gpuinstActivityRunning(void);
+
+/* The decoder, exposed for tests and the decode benchmark: decodes one
+ * buffer of CUPTI activity records (as cuptiActivityGetNextRecord walks
+ * it) into the /gpu tables' pending rows; gpuinstActivityResolve joins GPU
+ * records to API and external-correlation records (done at collect time
+ * anyway); gpuinstActivityStats reports counts.  `buf` need not come from
+ * CUPTI: records are walked with the library's iterator when loaded, else
+ * with gpuinst's own walk of the same layout (8-byte aligned records whose
+ * size follows from their kind; an unknown kind ends the walk of that
+ * buffer, counted). */
+typedef struct gpuinstActivityStats {
+    uint64_t kernels, copies, api, markers, ext_corr, overhead, memory, sync, devices;
+    uint64_t unknown;        /* records of kinds gpuinst does not decode (skipped) */
+    uint64_t dropped;        /* CUPTI's dropped-record count (cuptiActivityGetNumDroppedRecords) */
+    uint64_t no_buffer;      /* buffer requests refused: the pool was empty */
+    uint64_t buffers;        /* buffers decoded */
+    uint64_t unresolved;     /* GPU records whose API record was not found */
+} gpuinstActivityStats;
+GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid);
+GPUINST_PRIVATE void gpuinstActivityResolve(void);
+GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
+/* Registers the /gpu tables without starting CUPTI (tests that feed
+ * synthetic buffers). */
+GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
+/* Tracing and range-profiler sessions (issue 13).  CUPTI's activity kinds
+ * that time work on the SMs instrument the device code: under a range
+ * profiler session the kernel kind makes SASS-based metrics read 0 and adds
+ * 8 instructions per warp, the memcpy and memset kinds add 8 instructions
+ * per warp to the kernels of device-to-device copies and sets.  The range
+ * profiler calls gpuinstActivityPause before its session (before
+ * cuptiProfilerInitialize on the first one, else before
+ * cuptiRangeProfilerEnable) and gpuinstActivityResume after
+ * cuptiRangeProfilerDisable.  Pause synchronizes the calling thread's
+ * context, flushes (cuptiActivityFlushAll(0)) and disables each enabled
+ * kind of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET (API, marker,
+ * synchronization, memory and overhead records stay on); it returns 1
+ * (paused: a /gpu/paused row with the kinds, an /unavailable note
+ * "gpu_trace_paused" said once), 0 (none of those kinds on) or -1 with a
+ * sentence in why (one of them would not switch off; those switched off
+ * are on again: the caller must not profile).  Resume re-enables the kinds
+ * paused (nothing after finalize's flush) and closes the row; a no-op when
+ * nothing is paused.  Not thread-safe against each other (one profiled
+ * occurrence at a time).  gpuinstActivityPausedAdd records a pause
+ * [start_ns, end_ns] (end 0: open) of the kinds GPUINST_PAUSED_* without
+ * calling CUPTI: Pause uses it; tests feed it with synthetic buffers.  At
+ * resolve each pause gets its untraced launch calls and copy/set calls and
+ * the kernel records inside it that no API call launched (tool kernels). */
+enum { GPUINST_PAUSED_KERNEL = 1u, GPUINST_PAUSED_MEMCPY = 2u, GPUINST_PAUSED_MEMSET = 4u }; /* = GPUINST_TRACE's bits */
+GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstActivityResume(void);
+GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
+                                              uint64_t occurrence, unsigned kinds);
+#endif /* GPUINST_WITH_CUPTI */
+
+#endif /* GPUINST_ACTIVITY_INT_H */
+/************** End of src/activityInt.h **************/
+/************** Begin file src/profilerInt.h **************/
+/*
+ * profilerInt.h -- range profiling (src/profiler_host.c, src/metrics.c,
+ * src/range_profiler.c): metric lists, host objects, the GPUINST_PROFILE
+ * selection, the per-device lock.
+ */
+#ifndef GPUINST_PROFILER_INT_H
+#define GPUINST_PROFILER_INT_H
+
+/* #include "cudaInt.h" -- already inlined */
+
+/* ==== range profiling (issue 5; src/profiler_host.c, src/range_profiler.c,
+ * src/profiler_decls.h) ==================================================== */
+#define GPUINST_PROFILE_MAX_METRICS 64 /* metrics per list */
+#define GPUINST_NEAREST_MAX 8          /* suggestions per unknown name */
+
+/* A metric list: names expanded from "name,set,..." (sets: time, memory,
+ * instructions, roofline, throughput), duplicates removed, order kept. */
+typedef struct gpuinstMetricList {
+    char **names;
+    uint32_t n;
+} gpuinstMetricList;
+/* Parses `spec` (NULL/empty: gpuinstMetricsDefault()).  On error returns
+ * INVALID_ARGUMENT or LIMIT with a sentence in err.  No CUPTI call. */
+GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out, char *err, size_t errcap);
+GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
+GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
+#endif
+/* gpuinst's named set i (0 <= i < gpuinstMetricSetCount()): its name and
+ * NULL-terminated metric names (static storage).  INVALID_ARGUMENT past
+ * the end. */
+GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void);
+GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics);
+/* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
+#endif
+/* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
+ * first (ties: earlier candidate first); too distant ones are left out. */
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const *cands, size_t n,
+                                             const char **out, uint32_t k);
+#endif
+
+/* Host object: chip + metric list -> properties, config image, passes,
+ * evaluation (CUPTI profiler host API; works without a GPU).  Only with
+ * GPUINST_WITH_CUPTI. */
+typedef struct gpuinstPhost gpuinstPhost;
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
+                                       gpuinstPhost **out, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph);
+GPUINST_PRIVATE uint32_t gpuinstPhostPasses(const gpuinstPhost *ph);
+GPUINST_PRIVATE const uint8_t *gpuinstPhostConfig(const gpuinstPhost *ph, size_t *size);
+GPUINST_PRIVATE const gpuinstMetricList *gpuinstPhostMetrics(const gpuinstPhost *ph);
+GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, const char **desc,
+                                            const char **unit, const char **hwunit, int *type);
+GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
+                                         double *values, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
+/* The same for a profiler type (GPUINST_PROFILER_RANGE / _PM_SAMPLING):
+ * gpuinstPhostCreate is this with GPUINST_PROFILER_RANGE. */
+GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
+                                          gpuinstPhost **out, char *why, size_t cap);
+/* The same for a list of metric names as given (no sets; duplicates
+ * dropped): PM sampling's host objects. */
+GPUINST_PRIVATE int gpuinstPhostCreateList(const char *chip, int ptype, const uint8_t *avail,
+                                           const char *const *names, uint32_t n, gpuinstPhost **out, char *why,
+                                           size_t cap);
+/* Collection scope of metric i (GPUINST_METRIC_SCOPE_*). */
+GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i);
+/* Bare host-API queries (metric discovery, src/metrics.c).  A host object
+ * is a CUpti_Profiler_Host_Object * as void *.  Strings and arrays handed
+ * back are CUPTI's, valid until the next call on the same object: copy
+ * them.  Each returns a gpuinst status; *why a sentence where given. */
+typedef struct gpuinstMetricProps {
+    const char *description, *unit, *hw_unit; /* "" where CUPTI has none */
+    int32_t type;                             /* GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT */
+    int32_t scope;                            /* GPUINST_METRIC_SCOPE_* (UNKNOWN before CUPTI 13.1) */
+} gpuinstMetricProps;
+GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_t *avail, void **obj, char *why,
+                                       size_t cap);
+GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj);
+GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *const **names, size_t *n, char *why,
+                                            size_t cap);
+/* INVALID_ARGUMENT: no such metric of that type. */
+GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metric, const char *const **subs,
+                                           size_t *n);
+/* INVALID_ARGUMENT: unknown metric (for this chip and profiler type). */
+GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetricProps *out, char *why, size_t cap);
+/* Single-pass sets (CUPTI 13.2+; UNAVAILABLE before): *names is one
+ * malloc'ed block (n pointers, NULL, the texts): free(*names). */
+GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const char *set, char ***names, size_t *n,
+                                                     char *why, size_t cap);
+/* Up to k (<= GPUINST_NEAREST_MAX) valid full names nearest to `name`,
+ * into out + i * stride, given the chip's base metrics; returns how many.
+ * Base metrics: CUPTI 13.0 appends to the list at each GetBaseMetrics
+ * call on one object, so read them once per object. */
+GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
+                                             char *out, size_t stride, uint32_t k);
+/* cuptiGetVersion of the libcupti loaded (130001 for CUDA 13.0's), 0 if none. */
+#if GPUINST_WITH_TEST_API
+GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void);
+#endif
+/* libnvperf_host (what the host object needs; ~60-150 ms to open, under
+ * the loader's lock) opened on a detached helper thread, once per process,
+ * from libcupti's directory with CUPTI's flags, so that it overlaps the
+ * target-side setup (src/range_profiler.c): Start is called once gpuinst's
+ * own dlopen/dlsym calls are done (needs libcupti loaded and
+ * gpuinstProfilerInit run; GPUINST_PROFILE_PRELOAD=0: no-op);
+ * Wait blocks until the file is in (at most 60 s) and, the first time,
+ * stores how long the load took in *ns (NULL: not wanted). */
+GPUINST_PRIVATE void gpuinstProfPreloadStart(void);
+GPUINST_PRIVATE void gpuinstProfPreloadWait(uint64_t *ns);
+#endif
+
+/* Which occurrences of a region are profiled (GPUINST_PROFILE; syntax in
+ * docs/PROFILING.md): rules "pattern[@sel]" separated by ';', the first
+ * rule whose glob matches the region name decides. */
+#define GPUINST_SELECT_MAX_RULES 32
+#define GPUINST_SELECT_MAX_ITEMS 16
+typedef struct gpuinstSelectItem {
+    uint8_t kind;          /* 0 list/range lo..hi, 1 every N-th (N, 2N...), 2 all, 3 none */
+    uint64_t lo, hi;       /* kind 0: lo..hi inclusive; kind 1: lo = N */
+} gpuinstSelectItem;
+typedef struct gpuinstSelectRule {
+    char pattern[128];
+    uint32_t nitems;
+    gpuinstSelectItem items[GPUINST_SELECT_MAX_ITEMS];
+} gpuinstSelectRule;
+typedef struct gpuinstSelect {
+    uint32_t nrules;
+    gpuinstSelectRule rules[GPUINST_SELECT_MAX_RULES];
+} gpuinstSelect;
+/* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
+ * INVALID_ARGUMENT with a sentence in err on a syntax error. */
+GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
+/* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
+GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
+/* The same, and *rule = the index of the rule that decided (-1: none
+ * matched the name). */
+GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule);
+/* What GPUINST_PROFILE selected, said at finalize (also without CUPTI): a
+ * rule that matched no region that ran, or selected none of the
+ * occurrences that ran, is an /unavailable row "profile_selection" and one
+ * line on stderr.  `regions` lists the region names that ran, `nocc` how
+ * many occurrences each had; decided[r] / selected[r] count the occurrences
+ * rule r decided / selected; returns 1 and a sentence in msg if there is
+ * something to say.  Pure (tests call it). */
+GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
+                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
+                                        uint32_t nregions, char *msg, size_t cap);
+
+/* The pass plan of one profiled occurrence (issue 13 §2).  CUPTI needs the
+ * nesting levels before the first pass, gpuinst learns the body's depth in
+ * it.  With user replay CUPTI runs P passes (the host object's count) for
+ * each of L levels, the level fastest: cuptiRangeProfilerStop reports the
+ * pass it wants next, (pass, level) = (k / L, k % L + 1) after k bodies,
+ * and isAllPassSubmitted after P x L (seen on an H100, bench_profiler: (0,2)
+ * (1,1) (1,2) ... (8,2) (0,1,all) for P = 9, L = 2).  So the values of the
+ * first d < L levels are complete only after (P - 1) x L + d bodies.  After
+ * the first body of the first configuration, with want = min(depth,
+ * max_levels): want == L goes on; want < L stops early after (P - 1) x L +
+ * want bodies when that is no more than setting up again (1 + P x want)
+ * and every Stop so far said what the model says, else sets the session
+ * up again with want levels (passes from 0, the first body's data thrown
+ * away); want > L (a level hint from an earlier occurrence was too low)
+ * sets up again.  A configuration set up again on the same session
+ * (cuptiRangeProfilerSetConfig once more) must then follow the model from
+ * its first pass; if it does not, CUPTI did not start over: set up again in
+ * a new session (verify = 0 then: its values are CUPTI's, whatever the
+ * order).  gpuinstPassPlanStep is called after every body with what Stop
+ * reported and returns what to do next.  Pure (tests drive it with a
+ * simulated CUPTI). */
+typedef struct gpuinstPassPlan {
+    uint32_t per_level;  /* P: passes per nesting level (host object) */
+    uint32_t max_levels; /* GPUINST_PROFILE_DEPTH */
+    uint32_t levels;     /* numNestingLevels of the current configuration */
+    uint32_t want;       /* levels the values need: min(the body's depth, max_levels) */
+    uint32_t bodies;     /* bodies run in the current configuration */
+    uint32_t total;      /* bodies run in all (/profiler/regions passes) */
+    uint32_t discarded;  /* bodies of configurations given up (their data thrown away) */
+    uint32_t stop_at;    /* stop after this many bodies of the configuration; 0: at CUPTI's last pass */
+    uint32_t expect;     /* bodies the occurrence takes in all, as far as known now */
+    uint32_t setups;     /* configurations set up: 1 + the times it was set up again */
+    int in_order;        /* every Stop of this configuration reported what the model says */
+    int verify;          /* this configuration was set up again on the same session: it must follow the model */
+    int early_ok;        /* stopping early allowed (not after an early decode came out incomplete) */
+    int fresh;           /* with GPUINST_PASS_RESETUP: set up in a new session (not on the same one) */
+} gpuinstPassPlan;
+enum {
+    GPUINST_PASS_NEXT = 0,        /* restore, run the body again */
+    GPUINST_PASS_DECODE = 1,      /* CUPTI's last pass: decode, evaluate, record */
+    GPUINST_PASS_DECODE_EARLY = 2,/* the levels the body has are complete: decode (NaN: gpuinstPassPlanEarlyFailed) */
+    GPUINST_PASS_RESETUP = 3,     /* set the session up again for `want` levels (fresh: a new session), then
+                                     gpuinstPassPlanResetup, restore, run the body */
+    GPUINST_PASS_ABANDON = 4      /* more than max_bodies: give up, record nothing */
+};
+GPUINST_PRIVATE void gpuinstPassPlanInit(gpuinstPassPlan *s, uint32_t per_level, uint32_t levels, uint32_t max_levels,
+                                         int early_ok);
+GPUINST_PRIVATE void gpuinstPassPlanModel(uint32_t levels, uint32_t k, uint32_t *pass, uint32_t *level);
+GPUINST_PRIVATE int gpuinstPassPlanStep(gpuinstPassPlan *s, uint32_t depth, uint64_t rep_pass, uint64_t rep_level,
+                                        int all, uint32_t max_bodies);
+GPUINST_PRIVATE void gpuinstPassPlanResetup(gpuinstPassPlan *s, int same_session);
+GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s);
+
+
+
+/* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
+ * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
+ * GPUINST_PROFILE is set (so that finalize can say what it named that never
+ * ran). */
+GPUINST_PRIVATE void gpuinstProfilerInit(void);
+/* gpuinst_init: gpuinstProfilerInit when GPUINST_PROFILE is set. */
+GPUINST_PRIVATE void gpuinstProfilerPartInit(void);
+/* finalize (after the activity part's flush): an occurrence still being
+ * profiled is torn down, GPUINST_PROFILE rules that selected nothing are
+ * said, the cached host objects freed.  Nothing if the profiler never
+ * started. */
+GPUINST_PRIVATE void gpuinstProfilerFlush(void);
+
+#endif /* GPUINST_PROFILER_INT_H */
+/************** End of src/profilerInt.h **************/
 
 #include <ctype.h>
 #include <fnmatch.h>
@@ -11095,6 +12621,90 @@ GPUINST_PRIVATE void gpuinstCaptureAgreed(const char *spec)
  * their calls.
  */
 /* #include "gpuinstInt.h" -- already inlined */
+/************** Begin file src/countersInt.h **************/
+/*
+ * countersInt.h -- counters, counter groups and PM sampling (src/counters.c,
+ * src/pm_sampling.c): what the core, the MPI layer and the tests call.
+ */
+#ifndef GPUINST_COUNTERS_INT_H
+#define GPUINST_COUNTERS_INT_H
+
+/* #include "cudaInt.h" -- already inlined */
+
+/* Counters (src/counters.c).  gpuinstCountersInit runs from gpuinst_init
+ * (reads GPUINST_COUNTERS, starts the periodic sampler of the built-in
+ * groups).  Inside gpuinstTablesAgree, on every rank: gpuinstCountersSeal
+ * before the descriptors are compared (semantics final, attributes set),
+ * then gpuinstCountersStats with the agreed list (collective: rank 0
+ * computes the cross-rank statistics per dataset and field) returns the
+ * /counters/stats table to add to the list, or NULL on every rank. */
+GPUINST_PRIVATE void gpuinstCountersInit(void);
+GPUINST_PRIVATE void gpuinstCountersSeal(void);
+/* Finalize: one last sample of the built-in groups, the sampler stopped. */
+GPUINST_PRIVATE void gpuinstCountersFlush(void);
+/* Profile mode (GPUINST_MODE=profile): registers /profile/counters, the
+ * samples' statistics per rank, thread, counter and field (src/counters.c);
+ * from the part's init step. */
+GPUINST_PRIVATE void gpuinstCountersProfileRegister(void);
+GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList *agreed);
+/* The MPI layer offers its byte totals (bytes sent/received by this rank
+ * so far, monotonic) for the built-in group "mpi_bytes"; without it that
+ * group is not offered. */
+typedef void (*gpuinstMpiBytesFn)(uint64_t *sent, uint64_t *recv);
+#if GPUINST_WITH_MPI
+GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn);
+#endif
+/* Counter groups made by gpuinst itself (PM sampling): as the public
+ * gpuinst_counter_group_create, with per-field units, and a flag 0x1 for
+ * "no NVTX counter" when the samples are only recorded. */
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
+                                              int32_t nfields, const char *const *units, uint32_t flags,
+                                              gpuinst_counter *group);
+#endif
+/* A counter (scalar: one field "value") or group made by the NVTX collector
+ * (src/nvtx_inject.c) for a counter a library registered with NVTX: as the
+ * public create, with per-field units; recorded only (its samples come from
+ * NVTX).  Then sampled through the public API. */
+GPUINST_PRIVATE int gpuinstCounterCreateNvtx(const char *name, int scalar, const char *fields, const int32_t *types,
+                                             int32_t nfields, const char *const *units, gpuinst_counter *counter);
+/* A counter group made by gpuinst (the built-in groups of
+ * src/counters_builtin.c), and its semantics, as the public calls without
+ * their state check. */
+GPUINST_PRIVATE int gpuinstCounterCreate(const char *name, const char *fields, const int32_t *types, int32_t nfields,
+                                         gpuinst_counter *group);
+GPUINST_PRIVATE int gpuinstCounterSemantics(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags,
+                                            double min, double max);
+/* Records nsamples samples of such a group from packed records (8 bytes
+ * per field: int64 or double as the field's type, exact for int64 values of
+ * any size), times_ns on gpuinst's clock; no state check.  Returns 0,
+ * INVALID_ARGUMENT or OUT_OF_MEMORY. */
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter group, int64_t nsamples, const void *records,
+                                            const uint64_t *times_ns);
+#endif
+
+/* PM sampling (src/pm_sampling.c): 1 while a PM sampler of this process
+ * runs, so that the range profiler can refuse to start with a clear
+ * message (both need the GPU's performance monitors). */
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
+#endif
+/* Finalize: a running sampler stopped, its last samples decoded. */
+GPUINST_PRIVATE void gpuinstPmSamplingFlush(void);
+/* The metric list PM sampling would use on `chip` (e.g. "GH100") for
+ * `metrics` (NULL = the default set), host side only: the profiler host API
+ * evaluates a chip by name, without a GPU.  Writes the names, comma
+ * separated, to out; returns 0 or GPUINST_ERROR_UNAVAILABLE with the reason
+ * in why.  For tests and tools; not while PM sampling runs. */
+#if GPUINST_WITH_TEST_API
+GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
+                                           size_t whycap);
+#endif
+/* ==== end counters ======================================================== */
+
+#endif /* GPUINST_COUNTERS_INT_H */
+/************** End of src/countersInt.h **************/
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
@@ -16829,7 +18439,7 @@ static const gpuinstTable nvNamesTable = {
 /* Finalize: names NVTX gave to OS threads from another thread go to
  * /threads (a thread naming itself is named at once; a later name given by
  * gpuinst_thread_name is kept). */
-static void nvFlush(void)
+GPUINST_PRIVATE void gpuinstNvtxCollectorFlush(void)
 {
     uint32_t i;
     pthread_mutex_lock(&nvLock);
@@ -16846,7 +18456,6 @@ GPUINST_PRIVATE void gpuinstNvtxCollectorInit(void)
 {
     gpuinstTableRegister(&nvStatsTable);
     gpuinstTableRegister(&nvNamesTable);
-    gpuinstAddFlushHook(nvFlush);
     if (!nvWanted()) return; /* GPUINST_NVTX_DOMAINS=none: the user's choice, nothing to say */
     /* gpuinst's own NVTX copy looks for its tool now, so that the API knows
      * whether its NVTX calls would come back here before it records anything */
@@ -16894,8 +18503,6 @@ GPUINST_PRIVATE void gpuinstNvtxCollectorInit(void)
  * the writer reads after gpuinstNvtxQuiesce.
  */
 /* #include "gpuinstInt.h" -- already inlined */
-
-#define NFIELDS(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
 /* ---- nodes -------------------------------------------------------------- */
 
@@ -17085,50 +18692,48 @@ GPUINST_PRIVATE void gpuinstProfKernel(uint64_t corr, uint32_t name, uint32_t de
 
 /* ---- tables ---------------------------------------------------------------- */
 
-#define F(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
 #define D GPUINST_FIELD_DURATION
 
 static const gpuinstField profRangeFields[] = {
-    F(gpuinstProfRangeRec, count, GPUINST_FT_U64, 0, "count",
+    GPUINST_FIELD(gpuinstProfRangeRec, count, GPUINST_FT_U64, 0, "count",
       "ranges of this path closed (marks: marks made; start/end ranges: ended), unterminated ones included"),
-    F(gpuinstProfRangeRec, incl_ns, GPUINST_FT_U64, D, "ns", "inclusive time, total (end - start summed)"),
-    F(gpuinstProfRangeRec, incl_min_ns, GPUINST_FT_U64, D, "ns", "inclusive time, shortest (0 for marks)"),
-    F(gpuinstProfRangeRec, incl_max_ns, GPUINST_FT_U64, D, "ns", "inclusive time, longest"),
-    F(gpuinstProfRangeRec, excl_ns, GPUINST_FT_U64, D, "ns",
+    GPUINST_FIELD(gpuinstProfRangeRec, incl_ns, GPUINST_FT_U64, D, "ns", "inclusive time, total (end - start summed)"),
+    GPUINST_FIELD(gpuinstProfRangeRec, incl_min_ns, GPUINST_FT_U64, D, "ns", "inclusive time, shortest (0 for marks)"),
+    GPUINST_FIELD(gpuinstProfRangeRec, incl_max_ns, GPUINST_FT_U64, D, "ns", "inclusive time, longest"),
+    GPUINST_FIELD(gpuinstProfRangeRec, excl_ns, GPUINST_FT_U64, D, "ns",
       "exclusive time, total: inclusive minus the inclusive time of the child ranges of the same domain"),
-    F(gpuinstProfRangeRec, excl_min_ns, GPUINST_FT_U64, D, "ns", "exclusive time, shortest"),
-    F(gpuinstProfRangeRec, excl_max_ns, GPUINST_FT_U64, D, "ns", "exclusive time, longest"),
-    F(gpuinstProfRangeRec, incl_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2",
+    GPUINST_FIELD(gpuinstProfRangeRec, excl_min_ns, GPUINST_FT_U64, D, "ns", "exclusive time, shortest"),
+    GPUINST_FIELD(gpuinstProfRangeRec, excl_max_ns, GPUINST_FT_U64, D, "ns", "exclusive time, longest"),
+    GPUINST_FIELD(gpuinstProfRangeRec, incl_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2",
       "sum of squared inclusive times (variance = incl_sq_ns2 / count - (incl_ns / count)^2)"),
-    F(gpuinstProfRangeRec, excl_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2",
+    GPUINST_FIELD(gpuinstProfRangeRec, excl_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2",
       "sum of squared exclusive times"),
-    F(gpuinstProfRangeRec, node, GPUINST_FT_U32, 0, "", "this path's id within (rank, thread), 1.."),
-    F(gpuinstProfRangeRec, parent, GPUINST_FT_U32, 0, "",
+    GPUINST_FIELD(gpuinstProfRangeRec, node, GPUINST_FT_U32, 0, "", "this path's id within (rank, thread), 1.."),
+    GPUINST_FIELD(gpuinstProfRangeRec, parent, GPUINST_FT_U32, 0, "",
       "node of the enclosing path (same rank, thread and domain); 0 top level"),
-    F(gpuinstProfRangeRec, name, GPUINST_FT_U32, 0, "", "name of the path's last range: id in /strings (same rank)"),
-    F(gpuinstProfRangeRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(gpuinstProfRangeRec, unterminated, GPUINST_FT_U32, 0, "count",
+    GPUINST_FIELD(gpuinstProfRangeRec, name, GPUINST_FT_U32, 0, "", "name of the path's last range: id in /strings (same rank)"),
+    GPUINST_FIELD(gpuinstProfRangeRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstProfRangeRec, unterminated, GPUINST_FT_U32, 0, "count",
       "of count: ranges still open at finalize, counted as ending there"),
-    F(gpuinstProfRangeRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
-    F(gpuinstProfRangeRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains"),
-    F(gpuinstProfRangeRec, depth, GPUINST_FT_U16, 0, "", "nesting depth in its domain: 1 top level"),
-    F(gpuinstProfRangeRec, kind, GPUINST_FT_U8, 0, "",
+    GPUINST_FIELD(gpuinstProfRangeRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+    GPUINST_FIELD(gpuinstProfRangeRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains"),
+    GPUINST_FIELD(gpuinstProfRangeRec, depth, GPUINST_FT_U16, 0, "", "nesting depth in its domain: 1 top level"),
+    GPUINST_FIELD(gpuinstProfRangeRec, kind, GPUINST_FT_U8, 0, "",
       "0 push/pop range; 1 mark (count only, times 0); 2 start/end range (top level, on the thread that ended it)"),
 };
 
 static const gpuinstField profKernelFields[] = {
-    F(ProfKernelRec, count, GPUINST_FT_U64, 0, "count", "kernels of this name launched inside the path"),
-    F(ProfKernelRec, gpu_ns, GPUINST_FT_U64, D, "ns", "GPU time (end - start of each kernel) summed"),
-    F(ProfKernelRec, gpu_min_ns, GPUINST_FT_U64, D, "ns", "shortest kernel"),
-    F(ProfKernelRec, gpu_max_ns, GPUINST_FT_U64, D, "ns", "longest kernel"),
-    F(ProfKernelRec, gpu_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2", "sum of squared kernel times"),
-    F(ProfKernelRec, node, GPUINST_FT_U32, 0, "",
+    GPUINST_FIELD(ProfKernelRec, count, GPUINST_FT_U64, 0, "count", "kernels of this name launched inside the path"),
+    GPUINST_FIELD(ProfKernelRec, gpu_ns, GPUINST_FT_U64, D, "ns", "GPU time (end - start of each kernel) summed"),
+    GPUINST_FIELD(ProfKernelRec, gpu_min_ns, GPUINST_FT_U64, D, "ns", "shortest kernel"),
+    GPUINST_FIELD(ProfKernelRec, gpu_max_ns, GPUINST_FT_U64, D, "ns", "longest kernel"),
+    GPUINST_FIELD(ProfKernelRec, gpu_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2", "sum of squared kernel times"),
+    GPUINST_FIELD(ProfKernelRec, node, GPUINST_FT_U32, 0, "",
       "the launching range's path: node in /profile/ranges (same rank and thread); 0 outside any range"),
-    F(ProfKernelRec, name, GPUINST_FT_U32, 0, "", "kernel name as CUPTI gives it (mangled): id in /strings"),
-    F(ProfKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings"),
-    F(ProfKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(ProfKernelRec, thread, GPUINST_FT_U16, 0, "", "launching thread: index in /threads"),
+    GPUINST_FIELD(ProfKernelRec, name, GPUINST_FT_U32, 0, "", "kernel name as CUPTI gives it (mangled): id in /strings"),
+    GPUINST_FIELD(ProfKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings"),
+    GPUINST_FIELD(ProfKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ProfKernelRec, thread, GPUINST_FT_U16, 0, "", "launching thread: index in /threads"),
 };
 #undef D
 
@@ -17179,12 +18784,12 @@ static const gpuinstTable profRangesTable = {
     "/profile/ranges",
     "aggregated profile (GPUINST_MODE=profile): one row per rank, thread and distinct range path; times on "
     "rank 0's clock rate",
-    sizeof(gpuinstProfRangeRec), NFIELDS(profRangeFields), profRangeFields, collectProfRanges, NULL, NULL};
+    sizeof(gpuinstProfRangeRec), GPUINST_NFIELDS(profRangeFields), profRangeFields, collectProfRanges, NULL, NULL};
 static const gpuinstTable profKernelsTable = {
     "/profile/kernels",
     "aggregated profile: per rank, launching thread, range path and kernel name, the kernels and their GPU time "
     "(with GPU tracing)",
-    sizeof(ProfKernelRec), NFIELDS(profKernelFields), profKernelFields, collectProfKernels, NULL, NULL};
+    sizeof(ProfKernelRec), GPUINST_NFIELDS(profKernelFields), profKernelFields, collectProfKernels, NULL, NULL};
 
 GPUINST_PRIVATE void gpuinstProfTablesRegister(void)
 {
@@ -17197,9 +18802,9 @@ GPUINST_PRIVATE void gpuinstProfTablesRegister(void)
  * core.c -- lifecycle (init, finalize, exit), status strings, version and
  * compile options.
  *
- * Finalize order: flush hooks of the optional parts (CUPTI buffers...) ->
- * close ranges still open -> MPI layer (clock alignment, topology) -> the
- * writer.  It runs once, from gpuinst_finalize, from the MPI_Finalize
+ * Finalize order: the parts' flush steps (CUPTI buffers...; src/parts.c) ->
+ * close ranges still open -> the parts' before-write steps (clock
+ * alignment, topology) -> the writer.  It runs once, from gpuinst_finalize, from the MPI_Finalize
  * interception (while MPI still works), or at process exit for a program
  * that called neither (then each rank writes its own file, since other
  * ranks may be gone and no collective is safe).
@@ -17210,22 +18815,10 @@ GPUINST_PRIVATE void gpuinstProfTablesRegister(void)
 
 #if !defined(GPUINST_AMALGAMATION)
 __attribute__((visibility("hidden"))) gpuinstGlobal gpuinstG;
+__attribute__((visibility("hidden"))) const gpuinstHooks *gpuinstGpuHooks, *gpuinstProfHooks;
 #endif
 
-#define GPUINST_MAX_FLUSH_HOOKS 16
-static gpuinstFlushFn flushHooks[GPUINST_MAX_FLUSH_HOOKS];
-static int nflushHooks;
 static int atexitInstalled;
-
-GPUINST_PRIVATE int gpuinstAddFlushHook(gpuinstFlushFn fn)
-{
-    int i;
-    for (i = 0; i < nflushHooks; i++)
-        if (flushHooks[i] == fn) return GPUINST_SUCCESS;
-    if (nflushHooks >= GPUINST_MAX_FLUSH_HOOKS) return GPUINST_ERROR_LIMIT;
-    flushHooks[nflushHooks++] = fn;
-    return GPUINST_SUCCESS;
-}
 
 const char *gpuinst_version(void)
 {
@@ -17345,8 +18938,8 @@ static void forkChild(void)
 {
     pthread_mutex_unlock(&gpuinstG.lock);
     if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) {
-        GPUINST_STORE_RLX(&gpuinstGpuOn, 0);
-        GPUINST_STORE_RLX(&gpuinstProfOn, 0);
+        GPUINST_STORE_RLX(&gpuinstGpuHooks, (const gpuinstHooks *)NULL);
+        GPUINST_STORE_RLX(&gpuinstProfHooks, (const gpuinstHooks *)NULL);
         gpuinstG.pid = (int)getpid();
         GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_NVTX_ONLY);
     }
@@ -17368,7 +18961,7 @@ int gpuinst_init(void)
     if (gethostname(gpuinstG.hostname, sizeof gpuinstG.hostname - 1) != 0)
         snprintf(gpuinstG.hostname, sizeof gpuinstG.hostname, "unknown");
     gpuinstDiagHold();  /* job-wide lines are said once, at the next collective (src/diag.c) */
-    gpuinstMpiAttach(); /* learns the rank if MPI is already initialised; agrees settings (src/config.c) */
+    gpuinstCollAttach(); /* learns the rank if MPI is already initialised; agrees settings (src/coll.c) */
     gpuinstDiagHold();
     gpuinstConfigLoad(&gpuinstG.cfg);
     gpuinstBufSetCap(gpuinstG.cfg.buffer_mb << 20); /* bounded memory (src/buf.c, issue 8) */
@@ -17387,13 +18980,10 @@ int gpuinst_init(void)
         return GPUINST_ERROR_DISABLED;
     }
     gpuinstCoreTablesRegister();
-    gpuinstCaptureInit();  /* capture windows (src/capture.c): before CUPTI starts, which they switch */
-    gpuinstActivityInit(); /* GPU tracing (src/activity.c): before any NVTX call of gpuinst's own */
-    gpuinstNvtxCollectorInit(); /* NVTX collector (src/nvtx_inject.c): whether the API's NVTX calls come back */
-    gpuinstCountersInit(); /* built-in counter groups of GPUINST_COUNTERS (src/counters.c) */
-    /* GPUINST_PROFILE set: finalize says what it named that never ran, also
-     * when no region ever calls gpuinst_profile_begin (src/range_profiler.c) */
-    if (getenv("GPUINST_PROFILE") != NULL) gpuinstProfilerInit();
+    /* the parts' init steps (src/parts.c): capture windows, then GPU
+     * tracing (before any NVTX call of gpuinst's own), then the NVTX
+     * collector, ... */
+    gpuinstPartsInit();
 #if !GPUINST_WITH_HDF5
     gpuinstUnavailableAdd("hdf5", "gpuinst was built without HDF5, so no file is written; "
                                   "compile gpuinst.c with h5pcc (or add the HDF5 include and library flags)");
@@ -17423,7 +19013,7 @@ static int joinsSharedWrite(void)
 
 GPUINST_PRIVATE int gpuinstFinalize(int by)
 {
-    int st = GPUINST_LOAD_ACQ(&gpuinstG.state), i, rc;
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state), rc;
     if (st == GPUINST_STATE_UNINIT) return GPUINST_ERROR_NOT_INITIALIZED;
     if (st == GPUINST_STATE_FINALIZED) return GPUINST_ERROR_FINALIZED;
     if (st == GPUINST_STATE_NVTX_ONLY && !(by != 2 && joinsSharedWrite())) {
@@ -17431,7 +19021,7 @@ GPUINST_PRIVATE int gpuinstFinalize(int by)
         gpuinstDiagFlush();
         return GPUINST_SUCCESS;
     }
-    for (i = 0; i < nflushHooks; i++) flushHooks[i]();
+    gpuinstPartsFlush();
     gpuinstG.finalized_by = by;
     gpuinstG.end_ns = gpuinstClockNs();
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
@@ -17439,7 +19029,7 @@ GPUINST_PRIVATE int gpuinstFinalize(int by)
     gpuinstClockFinish(); /* the map of gpuinst's clock to CLOCK_MONOTONIC */
     gpuinstNvtxCloseOpen(gpuinstG.end_ns);
     gpuinstDiagAgree(); /* collective in a shared write; else says what is held (src/diag.c) */
-    gpuinstMpiFinalizePrepare();
+    gpuinstCollBeforeWrite(); /* the parts' before-write steps: clock alignment, topology */
     rc = gpuinstWriteFile(gpuinstG.cfg.output);
     /* the spill file is removed once its records are in a file (wherever),
      * else kept and named for tools/gpuinst-recover */
@@ -17459,18 +19049,31 @@ int gpuinst_finalize(void)
  * correlation, and the /gpu tables.
  *
  * Flow (as Caliper's CUPTI trace service):
- *   gpuinst_init -> gpuinstActivityInit: parse GPUINST_TRACE, open libcupti
- *     and the driver, check that no tool owns CUPTI, put CUPTI's clock on
- *     gpuinstClockNs, register buffer callbacks, enable the kinds, start
- *     the decode thread, set gpuinstGpuOn.
+ *   gpuinst_init -> gpuinstActivityInit (the part's init step): parse
+ *     GPUINST_TRACE, open libcupti and the driver, check that no tool owns
+ *     CUPTI, put CUPTI's clock on gpuinstClockNs, register buffer
+ *     callbacks, enable the kinds, start the decode thread, publish the
+ *     hooks (gpuinstGpuHooks).
  *   CUPTI asks for a buffer -> one from a preallocated pool (none free: the
  *     request is refused and counted; CUPTI counts the records it drops).
  *   CUPTI completes a buffer -> it is queued, nothing else (short mutex +
  *     condition signal).
  *   decode thread -> walks queued buffers into per-table record buffers,
  *     returns them to the pool, reads CUPTI's dropped count.
- *   finalize (flush hook) -> device synchronize, forced flush, drain, join
- *     the thread, resolve the correlation join, fill /gpu/devices.
+ *   finalize (the part's flush step, gpuinstActivityFlush) -> device
+ *     synchronize, forced flush, drain, join the thread, resolve the
+ *     correlation join, fill /gpu/devices.
+ *
+ * One row per CUPTI activity kind (kindRows, below, HPCToolkit's
+ * cupti-activity-translate.c in a table): the GPUINST_TRACE word that
+ * enables it, whether tracing is off without it, its record size (for
+ * gpuinst's own walk of a buffer), its decode function into a
+ * GPU-independent row of one /gpu table, the /gpu/stats counter it counts
+ * in, and whether a range-profiler session pauses it.  Enabling, the
+ * finalize disable, the walk, the decode and the pauses all read the
+ * table: a new kind is a row and a decode function (docs/ADDING.md).  Every
+ * CUPTI and driver call goes through the foundation's table (gpuinstCu,
+ * src/cuda.c).
  *
  * Correlation: range push/pop and MPI calls push/pop external correlation
  * ids (CUSTOM0 = gpuinst range id, CUSTOM1 = MPI call id).  CUPTI then emits
@@ -17498,23 +19101,9 @@ int gpuinst_finalize(void)
  * no CUDA API call launched (CUPTI's own kernels, e.g. WaitNs:
  * /gpu/kernels.tool = 1).
  */
-/* #include "gpuinstInt.h" -- already inlined */
-
-#if !defined(GPUINST_AMALGAMATION)
-__attribute__((visibility("hidden"))) int gpuinstGpuOn;
-#endif
+/* #include "activityInt.h" -- already inlined */
 
 #if GPUINST_WITH_CUPTI
-
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic" /* an enumerator of 0x80000000 in cupti_activity.h */
-#endif
-#include <cupti.h>
-#include <cuda.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
 
 #include <dlfcn.h>
 #include <stddef.h>
@@ -17678,43 +19267,11 @@ typedef char gpuinstPausedBitsAreTraceBits[((unsigned)GPUINST_PAUSED_KERNEL == (
 static const struct {
     const char *name;
     unsigned bit;
-} kindNames[] = {
+} traceWords[] = {
     {"kernel", K_KERNEL}, {"memcpy", K_MEMCPY}, {"memset", K_MEMSET}, {"runtime", K_RUNTIME},
     {"driver", K_DRIVER}, {"sync", K_SYNC},     {"marker", K_MARKER}, {"memory", K_MEMORY},
     {"overhead", K_OVERHEAD},
 };
-
-/* CUPTI entry points used here. */
-typedef struct Cupti {
-    CUptiResult(CUPTIAPI *GetResultString)(CUptiResult, const char **);
-    CUptiResult(CUPTIAPI *ActivityRegisterCallbacks)(CUpti_BuffersCallbackRequestFunc,
-                                                      CUpti_BuffersCallbackCompleteFunc);
-    CUptiResult(CUPTIAPI *ActivityRegisterTimestampCallback)(CUpti_TimestampCallbackFunc);
-    CUptiResult(CUPTIAPI *ActivityEnable)(CUpti_ActivityKind);
-    CUptiResult(CUPTIAPI *ActivityDisable)(CUpti_ActivityKind);
-    CUptiResult(CUPTIAPI *ActivityFlushAll)(uint32_t);
-    CUptiResult(CUPTIAPI *ActivityGetNextRecord)(uint8_t *, size_t, CUpti_Activity **);
-    CUptiResult(CUPTIAPI *ActivityGetNumDroppedRecords)(CUcontext, uint32_t, size_t *);
-    CUptiResult(CUPTIAPI *ActivityPushExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t);
-    CUptiResult(CUPTIAPI *ActivityPopExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t *);
-    CUptiResult(CUPTIAPI *GetTimestamp)(uint64_t *);
-    CUptiResult(CUPTIAPI *GetCallbackName)(CUpti_CallbackDomain, uint32_t, const char **);
-    CUptiResult(CUPTIAPI *Subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
-    CUptiResult(CUPTIAPI *Unsubscribe)(CUpti_SubscriberHandle);
-} Cupti;
-
-typedef struct Driver {
-    CUresult(CUDAAPI *Init)(unsigned int);
-    CUresult(CUDAAPI *DeviceGetCount)(int *);
-    CUresult(CUDAAPI *DeviceGet)(CUdevice *, int);
-    CUresult(CUDAAPI *DeviceGetName)(char *, int, CUdevice);
-    CUresult(CUDAAPI *DeviceGetUuid)(CUuuid *, CUdevice);
-    CUresult(CUDAAPI *DeviceTotalMem)(size_t *, CUdevice);
-    CUresult(CUDAAPI *DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
-    CUresult(CUDAAPI *CtxGetCurrent)(CUcontext *);
-    CUresult(CUDAAPI *CtxSynchronize)(void);
-    CUresult(CUDAAPI *GetErrorName)(CUresult, const char **);
-} Driver;
 
 /* One correlation id's join data. */
 typedef struct Corr {
@@ -17743,8 +19300,6 @@ static struct {
     int64_t clock_offset;
     char kindsText[160];
 
-    Cupti c;
-    Driver d;
     int use_cupti_walk;           /* decode with cuptiActivityGetNextRecord */
 
     /* pool and queue (qlock) */
@@ -17780,15 +19335,16 @@ static struct {
     uint32_t npaused, cappaused;
     int pauseOpen;                /* index of the open pause + 1; 0: none */
     int warnedResume;
+    int warnedSwitch;
     CUpti_ActivityKind enabled[16]; /* the kinds enabled at init (set once, before tracing starts) */
     int nenabled;
     CUpti_ActivityKind off[4];    /* the kinds the open pause holds off (one profiled occurrence at a time; enLock) */
     int noff;
-} A;
+} act;
 
 /* One enable state per activity kind, for the two reasons a kind is off:
  * capture windows (src/capture.c: no window open, capClosed) and a
- * range-profiler pause (A.off).  A kind is enabled only when neither holds
+ * range-profiler pause (act.off).  A kind is enabled only when neither holds
  * it off, so a window that closes and opens again inside a pause does not
  * turn on a kind the pause holds off, and a pause that ends outside every
  * window does not turn on what the windows keep off.  enLock is held
@@ -17801,46 +19357,32 @@ static int capClosed;
 static int pauseHolds(CUpti_ActivityKind k)
 {
     int i;
-    for (i = 0; i < A.noff; i++)
-        if (A.off[i] == k) return 1;
+    for (i = 0; i < act.noff; i++)
+        if (act.off[i] == k) return 1;
     return 0;
 }
 
 static pthread_once_t lockOnce = PTHREAD_ONCE_INIT;
+static void kindIndexInit(void);
 static void initLocks(void)
 {
-    pthread_mutex_init(&A.qlock, NULL);
-    pthread_cond_init(&A.qcond, NULL);
-    pthread_mutex_init(&A.dlock, NULL);
+    kindIndexInit();
+    pthread_mutex_init(&act.qlock, NULL);
+    pthread_cond_init(&act.qcond, NULL);
+    pthread_mutex_init(&act.dlock, NULL);
 }
 
 static void bufsInit(void)
 {
-    if (A.bufsInit) return;
-    gpuinstBufInit(&A.kernels, sizeof(GpuKernelRec));
-    gpuinstBufInit(&A.copies, sizeof(GpuCopyRec));
-    gpuinstBufInit(&A.api, sizeof(GpuApiRec));
-    gpuinstBufInit(&A.markers, sizeof(GpuMarkerRec));
-    gpuinstBufInit(&A.sync, sizeof(GpuSyncRec));
-    gpuinstBufInit(&A.memory, sizeof(GpuMemoryRec));
-    gpuinstBufInit(&A.overhead, sizeof(GpuOverheadRec));
-    A.bufsInit = 1;
-}
-
-static const char *cuptiErr(CUptiResult rc)
-{
-    const char *s = NULL;
-    if (A.c.GetResultString == NULL || A.c.GetResultString(rc, &s) != CUPTI_SUCCESS || s == NULL)
-        return "unknown CUPTI error";
-    return s;
-}
-
-static const char *cuErr(CUresult rc)
-{
-    const char *s = NULL;
-    if (A.d.GetErrorName == NULL || A.d.GetErrorName(rc, &s) != CUDA_SUCCESS || s == NULL)
-        return "unknown CUDA error";
-    return s;
+    if (act.bufsInit) return;
+    gpuinstBufInit(&act.kernels, sizeof(GpuKernelRec));
+    gpuinstBufInit(&act.copies, sizeof(GpuCopyRec));
+    gpuinstBufInit(&act.api, sizeof(GpuApiRec));
+    gpuinstBufInit(&act.markers, sizeof(GpuMarkerRec));
+    gpuinstBufInit(&act.sync, sizeof(GpuSyncRec));
+    gpuinstBufInit(&act.memory, sizeof(GpuMemoryRec));
+    gpuinstBufInit(&act.overhead, sizeof(GpuOverheadRec));
+    act.bufsInit = 1;
 }
 
 /* ---- correlation map (dlock held) -------------------------------------------- */
@@ -17848,35 +19390,35 @@ static const char *cuErr(CUresult rc)
 static Corr *corrFind(uint32_t key, int create)
 {
     uint64_t i, mask;
-    if (A.corrCap == 0 || (create && (A.corrCount + 1) * 2 > A.corrCap)) {
-        uint64_t ncap = A.corrCap ? A.corrCap * 2 : 4096, k;
+    if (act.corrCap == 0 || (create && (act.corrCount + 1) * 2 > act.corrCap)) {
+        uint64_t ncap = act.corrCap ? act.corrCap * 2 : 4096, k;
         Corr *n;
         if (!create) return NULL;
         n = (Corr *)calloc((size_t)ncap, sizeof *n);
         if (n == NULL) return NULL;
-        for (k = 0; k < A.corrCap; k++) {
-            if (A.corr[k].used & 1u) {
-                uint64_t j = A.corr[k].key; /* ids are sequential: identity keeps neighbours together */
+        for (k = 0; k < act.corrCap; k++) {
+            if (act.corr[k].used & 1u) {
+                uint64_t j = act.corr[k].key; /* ids are sequential: identity keeps neighbours together */
                 for (;; j++) {
                     j &= ncap - 1;
                     if (!(n[j].used & 1u)) break;
                 }
-                n[j] = A.corr[k];
+                n[j] = act.corr[k];
             }
         }
-        free(A.corr);
-        A.corr = n;
-        A.corrCap = ncap;
+        free(act.corr);
+        act.corr = n;
+        act.corrCap = ncap;
     }
-    mask = A.corrCap - 1;
+    mask = act.corrCap - 1;
     for (i = key;; i++) {
-        Corr *c = &A.corr[i & mask];
+        Corr *c = &act.corr[i & mask];
         if (!(c->used & 1u)) {
             if (!create) return NULL;
             c->key = key;
             c->used = 1u;
             c->range_id = c->mpi_call_id = GPUINST_GPU_NO_ID;
-            A.corrCount++;
+            act.corrCount++;
             return c;
         }
         if (c->key == key) return c;
@@ -17896,7 +19438,7 @@ static uint32_t intern(const char *s)
 static void kernelNames(const char *mangled, uint32_t *name, uint32_t *dem)
 {
     uint64_t h = ((uint64_t)(uintptr_t)mangled * 0x9E3779B97F4A7C15ull) >> 52;
-    NameSlot *s = &A.names[h & (NAME_SLOTS - 1)];
+    NameSlot *s = &act.names[h & (NAME_SLOTS - 1)];
     char *d = NULL;
     int status = -1;
     if (mangled == NULL) {
@@ -17908,19 +19450,19 @@ static void kernelNames(const char *mangled, uint32_t *name, uint32_t *dem)
         *dem = s->demangled;
         return;
     }
-    if (!A.demangleTried) {
+    if (!act.demangleTried) {
         /* __cxa_demangle from the C++ runtime, if the process has one. */
         void *sym;
-        A.demangleTried = 1;
+        act.demangleTried = 1;
         sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
         if (sym == NULL) {
             void *h2 = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
             if (h2 != NULL) sym = dlsym(h2, "__cxa_demangle");
         }
-        memcpy(&A.demangle, &sym, sizeof sym);
+        memcpy(&act.demangle, &sym, sizeof sym);
     }
     *name = intern(mangled);
-    if (A.demangle != NULL && mangled[0] == '_' && mangled[1] == 'Z') d = A.demangle(mangled, NULL, NULL, &status);
+    if (act.demangle != NULL && mangled[0] == '_' && mangled[1] == 'Z') d = act.demangle(mangled, NULL, NULL, &status);
     *dem = (d != NULL && status == 0) ? intern(d) : *name;
     free(d);
     s->ptr = mangled;
@@ -17930,13 +19472,13 @@ static void kernelNames(const char *mangled, uint32_t *name, uint32_t *dem)
 
 static uint32_t apiName(int driver, uint32_t cbid)
 {
-    uint32_t *slot = cbid < CBID_MAX ? &A.cbidName[driver][cbid] : NULL;
+    uint32_t *slot = cbid < CBID_MAX ? &act.cbidName[driver][cbid] : NULL;
     const char *s = NULL;
     char buf[48];
     uint32_t id;
     if (slot != NULL && *slot != 0) return *slot;
-    if (A.c.GetCallbackName == NULL ||
-        A.c.GetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &s) !=
+    if (gpuinstCu.cuptiGetCallbackName == NULL ||
+        gpuinstCu.cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &s) !=
             CUPTI_SUCCESS ||
         s == NULL) {
         snprintf(buf, sizeof buf, "%s_cbid_%u", driver ? "driver" : "runtime", (unsigned)cbid);
@@ -17951,15 +19493,19 @@ static uint32_t apiName(int driver, uint32_t cbid)
 
 static uint64_t ts(uint64_t t)
 {
-    return t == 0 ? 0 : (uint64_t)((int64_t)t + A.clock_offset);
+    return t == 0 ? 0 : (uint64_t)((int64_t)t + act.clock_offset);
 }
-
-#define SLOT(buf, T) ((T *)gpuinstBufSlot(&A.buf))
 
 static void lostOne(void)
 {
     GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
 }
+
+/* ---- one decode function per CUPTI record type (dlock held) ---------------------------
+ * Each fills one row of its /gpu table from CUPTI's record and returns 1,
+ * or 0 when the row could not be stored (counted as lost). */
+
+#define ROW(buf, T) ((T *)gpuinstBufSlot(&act.buf))
 
 /* Profile mode (src/profile.c): a kernel launched inside a profile path
  * (its external correlation known: it is decoded before the kernel in
@@ -17972,235 +19518,292 @@ static int profileKernel(uint32_t correlation, const char *mangled, uint64_t sta
     if (c == NULL || c->range_id == GPUINST_GPU_NO_ID || !(c->range_id & GPUINST_PROF_CORR)) return 0;
     kernelNames(mangled, &name, &dem);
     gpuinstProfKernel(c->range_id, name, dem, end > start ? end - start : 0);
-    A.st.kernels++;
     return 1;
 }
 
-static void decodeOne(const CUpti_Activity *r)
+static int decodeKernel(const CUpti_Activity *r)
 {
-    switch (r->kind) {
-    case CUPTI_ACTIVITY_KIND_KERNEL:
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-        const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)r;
-        GpuKernelRec *o;
-        if (gpuinstG.cfg.mode == GPUINST_MODE_PROFILE && profileKernel(k->correlationId, k->name, k->start, k->end))
-            break; /* folded into /profile/kernels: no row */
-        o = SLOT(kernels, GpuKernelRec);
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->start_ns = ts(k->start);
-        o->end_ns = ts(k->end);
-        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-        o->grid_id = k->gridId;
-        kernelNames(k->name, &o->name, &o->demangled);
-        o->correlation = k->correlationId;
-        o->device = k->deviceId;
-        o->context = k->contextId;
-        o->stream = k->streamId;
-        o->grid_x = k->gridX; o->grid_y = k->gridY; o->grid_z = k->gridZ;
-        o->block_x = k->blockX; o->block_y = k->blockY; o->block_z = k->blockZ;
-        o->static_smem = k->staticSharedMemory;
-        o->dynamic_smem = k->dynamicSharedMemory;
-        o->registers = k->registersPerThread;
-        o->graph_id = k->graphId;
-        gpuinstBufCommit(&A.kernels);
-        A.st.kernels++;
-        break;
+    const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)r;
+    GpuKernelRec *o;
+    if (gpuinstG.cfg.mode == GPUINST_MODE_PROFILE && profileKernel(k->correlationId, k->name, k->start, k->end))
+        return 1; /* folded into /profile/kernels: no row (counted in /gpu/stats kernels) */
+    o = ROW(kernels, GpuKernelRec);
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->start_ns = ts(k->start);
+    o->end_ns = ts(k->end);
+    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+    o->grid_id = k->gridId;
+    kernelNames(k->name, &o->name, &o->demangled);
+    o->correlation = k->correlationId;
+    o->device = k->deviceId;
+    o->context = k->contextId;
+    o->stream = k->streamId;
+    o->grid_x = k->gridX; o->grid_y = k->gridY; o->grid_z = k->gridZ;
+    o->block_x = k->blockX; o->block_y = k->blockY; o->block_z = k->blockZ;
+    o->static_smem = k->staticSharedMemory;
+    o->dynamic_smem = k->dynamicSharedMemory;
+    o->registers = k->registersPerThread;
+    o->graph_id = k->graphId;
+    gpuinstBufCommit(&act.kernels);
+    return 1;
+}
+
+/* The members every /gpu/copies row takes from its CUPTI record (m: a
+ * CUpti_ActivityMemcpy6, MemcpyPtoP4 or Memset4, which name them alike). */
+#define COPY_ROW(o, m, op_)                                   \
+    do {                                                      \
+        memset(o, 0, sizeof *o);                              \
+        o->start_ns = ts(m->start);                           \
+        o->end_ns = ts(m->end);                               \
+        o->bytes = m->bytes;                                  \
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;     \
+        o->correlation = m->correlationId;                    \
+        o->device = m->deviceId;                              \
+        o->context = m->contextId;                            \
+        o->stream = m->streamId;                              \
+        o->op = (op_);                                        \
+    } while (0)
+
+static int decodeMemcpy(const CUpti_Activity *r)
+{
+    const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)r;
+    GpuCopyRec *o = ROW(copies, GpuCopyRec);
+    if (o == NULL) return 0;
+    COPY_ROW(o, m, GPU_OP_MEMCPY);
+    o->src_device = o->dst_device = m->deviceId;
+    o->copy_kind = m->copyKind;
+    o->src_kind = m->srcKind;
+    o->dst_kind = m->dstKind;
+    gpuinstBufCommit(&act.copies);
+    return 1;
+}
+
+static int decodePeerCopy(const CUpti_Activity *r)
+{
+    const CUpti_ActivityMemcpyPtoP4 *m = (const CUpti_ActivityMemcpyPtoP4 *)(const void *)r;
+    GpuCopyRec *o = ROW(copies, GpuCopyRec);
+    if (o == NULL) return 0;
+    COPY_ROW(o, m, GPU_OP_MEMCPY_PEER);
+    o->src_device = m->srcDeviceId;
+    o->dst_device = m->dstDeviceId;
+    o->copy_kind = m->copyKind;
+    o->src_kind = m->srcKind;
+    o->dst_kind = m->dstKind;
+    gpuinstBufCommit(&act.copies);
+    return 1;
+}
+
+static int decodeMemset(const CUpti_Activity *r)
+{
+    const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)r;
+    GpuCopyRec *o = ROW(copies, GpuCopyRec);
+    if (o == NULL) return 0;
+    COPY_ROW(o, m, GPU_OP_MEMSET);
+    o->src_device = o->dst_device = m->deviceId;
+    o->value = m->value;
+    o->dst_kind = (uint8_t)m->memoryKind;
+    gpuinstBufCommit(&act.copies);
+    return 1;
+}
+
+static int decodeApi(const CUpti_Activity *r)
+{
+    const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)(const void *)r;
+    int driver = r->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+    GpuApiRec *o = ROW(api, GpuApiRec);
+    Corr *c = corrFind(a->correlationId, 1);
+    if (c != NULL) {
+        c->used |= 2u;
+        c->api_tid = a->threadId;
     }
-    case CUPTI_ACTIVITY_KIND_MEMCPY: {
-        const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)r;
-        GpuCopyRec *o = SLOT(copies, GpuCopyRec);
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->start_ns = ts(m->start);
-        o->end_ns = ts(m->end);
-        o->bytes = m->bytes;
-        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-        o->correlation = m->correlationId;
-        o->device = o->src_device = o->dst_device = m->deviceId;
-        o->context = m->contextId;
-        o->stream = m->streamId;
-        o->op = GPU_OP_MEMCPY;
-        o->copy_kind = m->copyKind;
-        o->src_kind = m->srcKind;
-        o->dst_kind = m->dstKind;
-        gpuinstBufCommit(&A.copies);
-        A.st.copies++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-        const CUpti_ActivityMemcpyPtoP4 *m = (const CUpti_ActivityMemcpyPtoP4 *)(const void *)r;
-        GpuCopyRec *o = SLOT(copies, GpuCopyRec);
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->start_ns = ts(m->start);
-        o->end_ns = ts(m->end);
-        o->bytes = m->bytes;
-        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-        o->correlation = m->correlationId;
-        o->device = m->deviceId;
-        o->src_device = m->srcDeviceId;
-        o->dst_device = m->dstDeviceId;
-        o->context = m->contextId;
-        o->stream = m->streamId;
-        o->op = GPU_OP_MEMCPY_PEER;
-        o->copy_kind = m->copyKind;
-        o->src_kind = m->srcKind;
-        o->dst_kind = m->dstKind;
-        gpuinstBufCommit(&A.copies);
-        A.st.copies++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMSET: {
-        const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)r;
-        GpuCopyRec *o = SLOT(copies, GpuCopyRec);
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->start_ns = ts(m->start);
-        o->end_ns = ts(m->end);
-        o->bytes = m->bytes;
-        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-        o->correlation = m->correlationId;
-        o->device = o->src_device = o->dst_device = m->deviceId;
-        o->context = m->contextId;
-        o->stream = m->streamId;
-        o->value = m->value;
-        o->op = GPU_OP_MEMSET;
-        o->dst_kind = (uint8_t)m->memoryKind;
-        gpuinstBufCommit(&A.copies);
-        A.st.copies++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER: {
-        const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)(const void *)r;
-        int driver = r->kind == CUPTI_ACTIVITY_KIND_DRIVER;
-        GpuApiRec *o = SLOT(api, GpuApiRec);
-        Corr *c = corrFind(a->correlationId, 1);
-        if (c != NULL) {
-            c->used |= 2u;
-            c->api_tid = a->threadId;
-        }
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->start_ns = ts(a->start);
-        o->end_ns = ts(a->end);
-        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-        o->correlation = a->correlationId;
-        o->cbid = (uint32_t)a->cbid;
-        o->name = apiName(driver, (uint32_t)a->cbid);
-        o->api_tid = a->threadId;
-        o->return_value = a->returnValue;
-        o->domain = (uint8_t)(driver ? 2 : 1);
-        gpuinstBufCommit(&A.api);
-        A.st.api++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
-        const CUpti_ActivityExternalCorrelation *e =
-            (const CUpti_ActivityExternalCorrelation *)(const void *)r;
-        Corr *c = corrFind(e->correlationId, 1);
-        if (c == NULL) { lostOne(); break; }
-        if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) c->range_id = e->externalId;
-        else if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1) c->mpi_call_id = e->externalId;
-        A.st.ext_corr++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_MARKER: {
-        const CUpti_ActivityMarker2 *m = (const CUpti_ActivityMarker2 *)(const void *)r;
-        GpuMarkerRec *o = SLOT(markers, GpuMarkerRec);
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->time_ns = ts(m->timestamp);
-        o->id = m->id;
-        o->flags = (uint32_t)m->flags;
-        o->name = intern(m->name);
-        o->domain = intern(m->domain);
-        o->tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m->objectId.pt.threadId : 0;
-        gpuinstBufCommit(&A.markers);
-        A.st.markers++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-        const CUpti_ActivitySynchronization2 *s = (const CUpti_ActivitySynchronization2 *)(const void *)r;
-        GpuSyncRec *o = SLOT(sync, GpuSyncRec);
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->start_ns = ts(s->start);
-        o->end_ns = ts(s->end);
-        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-        o->correlation = s->correlationId;
-        o->type = (uint32_t)s->type;
-        o->context = s->contextId;
-        o->stream = s->streamId;
-        gpuinstBufCommit(&A.sync);
-        A.st.sync++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMORY2: {
-        const CUpti_ActivityMemory4 *m = (const CUpti_ActivityMemory4 *)(const void *)r;
-        GpuMemoryRec *o = SLOT(memory, GpuMemoryRec);
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->time_ns = ts(m->timestamp);
-        o->address = m->address;
-        o->bytes = m->bytes;
-        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-        o->correlation = m->correlationId;
-        o->operation = (uint32_t)m->memoryOperationType;
-        o->memory_kind = (uint32_t)m->memoryKind;
-        o->device = m->deviceId;
-        o->context = m->contextId;
-        o->stream = m->streamId;
-        gpuinstBufCommit(&A.memory);
-        A.st.memory++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
-        const CUpti_ActivityOverhead3 *v = (const CUpti_ActivityOverhead3 *)(const void *)r;
-        GpuOverheadRec *o = SLOT(overhead, GpuOverheadRec);
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->start_ns = ts(v->start);
-        o->end_ns = ts(v->end);
-        o->overhead_kind = (uint32_t)v->overheadKind;
-        o->object_kind = (uint32_t)v->objectKind;
-        o->object_id = v->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? v->objectId.pt.threadId
-                                                                     : v->objectId.dcs.deviceId;
-        o->correlation = v->correlationId;
-        gpuinstBufCommit(&A.overhead);
-        A.st.overhead++;
-        break;
-    }
-    default:
-        A.st.unknown++;
-        break;
-    }
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->start_ns = ts(a->start);
+    o->end_ns = ts(a->end);
+    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+    o->correlation = a->correlationId;
+    o->cbid = (uint32_t)a->cbid;
+    o->name = apiName(driver, (uint32_t)a->cbid);
+    o->api_tid = a->threadId;
+    o->return_value = a->returnValue;
+    o->domain = (uint8_t)(driver ? 2 : 1);
+    gpuinstBufCommit(&act.api);
+    return 1;
+}
+
+/* No row: the ids join the API call's correlation id (resolve). */
+static int decodeExtCorr(const CUpti_Activity *r)
+{
+    const CUpti_ActivityExternalCorrelation *e = (const CUpti_ActivityExternalCorrelation *)(const void *)r;
+    Corr *c = corrFind(e->correlationId, 1);
+    if (c == NULL) return 0;
+    if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) c->range_id = e->externalId;
+    else if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1) c->mpi_call_id = e->externalId;
+    return 1;
+}
+
+static int decodeMarker(const CUpti_Activity *r)
+{
+    const CUpti_ActivityMarker2 *m = (const CUpti_ActivityMarker2 *)(const void *)r;
+    GpuMarkerRec *o = ROW(markers, GpuMarkerRec);
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->time_ns = ts(m->timestamp);
+    o->id = m->id;
+    o->flags = (uint32_t)m->flags;
+    o->name = intern(m->name);
+    o->domain = intern(m->domain);
+    o->tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m->objectId.pt.threadId : 0;
+    gpuinstBufCommit(&act.markers);
+    return 1;
+}
+
+static int decodeSync(const CUpti_Activity *r)
+{
+    const CUpti_ActivitySynchronization2 *y = (const CUpti_ActivitySynchronization2 *)(const void *)r;
+    GpuSyncRec *o = ROW(sync, GpuSyncRec);
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->start_ns = ts(y->start);
+    o->end_ns = ts(y->end);
+    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+    o->correlation = y->correlationId;
+    o->type = (uint32_t)y->type;
+    o->context = y->contextId;
+    o->stream = y->streamId;
+    gpuinstBufCommit(&act.sync);
+    return 1;
+}
+
+static int decodeMemory(const CUpti_Activity *r)
+{
+    const CUpti_ActivityMemory4 *m = (const CUpti_ActivityMemory4 *)(const void *)r;
+    GpuMemoryRec *o = ROW(memory, GpuMemoryRec);
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->time_ns = ts(m->timestamp);
+    o->address = m->address;
+    o->bytes = m->bytes;
+    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+    o->correlation = m->correlationId;
+    o->operation = (uint32_t)m->memoryOperationType;
+    o->memory_kind = (uint32_t)m->memoryKind;
+    o->device = m->deviceId;
+    o->context = m->contextId;
+    o->stream = m->streamId;
+    gpuinstBufCommit(&act.memory);
+    return 1;
+}
+
+static int decodeOverhead(const CUpti_Activity *r)
+{
+    const CUpti_ActivityOverhead3 *v = (const CUpti_ActivityOverhead3 *)(const void *)r;
+    GpuOverheadRec *o = ROW(overhead, GpuOverheadRec);
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->start_ns = ts(v->start);
+    o->end_ns = ts(v->end);
+    o->overhead_kind = (uint32_t)v->overheadKind;
+    o->object_kind = (uint32_t)v->objectKind;
+    o->object_id = v->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? v->objectId.pt.threadId : v->objectId.dcs.deviceId;
+    o->correlation = v->correlationId;
+    gpuinstBufCommit(&act.overhead);
+    return 1;
+}
+
+#undef ROW
+#undef COPY_ROW
+
+/* ---- the kinds table --------------------------------------------------------------------- */
+
+#define STAT(m) offsetof(gpuinstActivityStats, m)
+#define NOSTAT ((size_t)-1)
+typedef struct KindRow {
+    CUpti_ActivityKind kind;
+    const char *name;              /* CUPTI_ACTIVITY_KIND_<name> (messages) */
+    unsigned word;                 /* the GPUINST_TRACE word (K_*) that enables it; K_ANY: always; 0: never
+                                      enabled, decoded when a buffer holds one */
+    int required;                  /* tracing is off when it cannot be enabled */
+    size_t size;                   /* CUPTI's record (gpuinst's own walk of a buffer) */
+    int (*decode)(const CUpti_Activity *r); /* NULL: known, skipped */
+    size_t stat;                   /* its gpuinstActivityStats counter (NOSTAT: none) */
+    unsigned pause;                /* GPUINST_PAUSED_* when it instruments device code (a range-profiler
+                                      session pauses it), else 0 */
+} KindRow;
+#define K_ANY (~0u)
+
+/* In the order they are enabled (external correlation last: it must be on
+ * before the first API record it correlates, CUPTI accepts either order). */
+static const KindRow kindRows[] = {
+    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", K_KERNEL, 1, sizeof(CUpti_ActivityKernel10),
+     decodeKernel, STAT(kernels), GPUINST_PAUSED_KERNEL},
+    {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", K_MEMCPY, 1, sizeof(CUpti_ActivityMemcpy6), decodeMemcpy, STAT(copies),
+     GPUINST_PAUSED_MEMCPY},
+    {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", K_MEMCPY, 0, sizeof(CUpti_ActivityMemcpyPtoP4), decodePeerCopy,
+     STAT(copies), GPUINST_PAUSED_MEMCPY},
+    {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", K_MEMSET, 1, sizeof(CUpti_ActivityMemset4), decodeMemset, STAT(copies),
+     GPUINST_PAUSED_MEMSET},
+    {CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", K_RUNTIME, 1, sizeof(CUpti_ActivityAPI), decodeApi, STAT(api), 0},
+    {CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", K_DRIVER, 1, sizeof(CUpti_ActivityAPI), decodeApi, STAT(api), 0},
+    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", K_SYNC, 0, sizeof(CUpti_ActivitySynchronization2),
+     decodeSync, STAT(sync), 0},
+    {CUPTI_ACTIVITY_KIND_MARKER, "MARKER", K_MARKER, 0, sizeof(CUpti_ActivityMarker2), decodeMarker, STAT(markers), 0},
+    {CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2", K_MEMORY, 0, sizeof(CUpti_ActivityMemory4), decodeMemory, STAT(memory),
+     0},
+    {CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD", K_OVERHEAD, 0, sizeof(CUpti_ActivityOverhead3), decodeOverhead,
+     STAT(overhead), 0},
+    {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION", K_ANY, 1,
+     sizeof(CUpti_ActivityExternalCorrelation), decodeExtCorr, STAT(ext_corr), 0},
+    /* never enabled by gpuinst; decoded or skipped when they appear */
+    {CUPTI_ACTIVITY_KIND_KERNEL, "KERNEL", 0, 0, sizeof(CUpti_ActivityKernel10), decodeKernel, STAT(kernels), 0},
+    {CUPTI_ACTIVITY_KIND_MARKER_DATA, "MARKER_DATA", 0, 0, sizeof(CUpti_ActivityMarkerData2), NULL, NOSTAT, 0},
+    {CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE", 0, 0, sizeof(CUpti_ActivityDevice5), NULL, NOSTAT, 0},
+    {CUPTI_ACTIVITY_KIND_CONTEXT, "CONTEXT", 0, 0, sizeof(CUpti_ActivityContext3), NULL, NOSTAT, 0},
+    {CUPTI_ACTIVITY_KIND_NAME, "NAME", 0, 0, sizeof(CUpti_ActivityName), NULL, NOSTAT, 0},
+};
+#define NKINDS (sizeof kindRows / sizeof kindRows[0])
+#undef STAT
+
+/* The row of a kind (NULL: unknown).  kindIndex is filled once
+ * (initLocks); CUPTI's kinds are small numbers. */
+#define KIND_INDEX_MAX 256
+static const KindRow *kindIndex[KIND_INDEX_MAX];
+
+static const KindRow *kindRow(uint32_t kind)
+{
+    return kind < KIND_INDEX_MAX ? kindIndex[kind] : NULL;
+}
+
+static void kindIndexInit(void)
+{
+    size_t i;
+    for (i = 0; i < NKINDS; i++)
+        if ((unsigned)kindRows[i].kind < KIND_INDEX_MAX) kindIndex[kindRows[i].kind] = &kindRows[i];
 }
 
 /* Size of a record of `kind` in a buffer, for gpuinst's own walk (0:
  * unknown, the walk stops).  Kinds listed but not decoded are skipped. */
 static size_t kindSize(uint32_t kind)
 {
-    switch (kind) {
-    case CUPTI_ACTIVITY_KIND_KERNEL:
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
-    case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
-    case CUPTI_ACTIVITY_KIND_MEMCPY2: return sizeof(CUpti_ActivityMemcpyPtoP4);
-    case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
-    case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
-    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return sizeof(CUpti_ActivityExternalCorrelation);
-    case CUPTI_ACTIVITY_KIND_MARKER: return sizeof(CUpti_ActivityMarker2);
-    case CUPTI_ACTIVITY_KIND_MARKER_DATA: return sizeof(CUpti_ActivityMarkerData2);
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
-    case CUPTI_ACTIVITY_KIND_MEMORY2: return sizeof(CUpti_ActivityMemory4);
-    case CUPTI_ACTIVITY_KIND_OVERHEAD: return sizeof(CUpti_ActivityOverhead3);
-    case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice5);
-    case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
-    case CUPTI_ACTIVITY_KIND_NAME: return sizeof(CUpti_ActivityName);
-    default: return 0;
+    const KindRow *k;
+    pthread_once(&lockOnce, initLocks); /* kindIndex */
+    k = kindRow(kind);
+    return k != NULL ? k->size : 0;
+}
+
+static void decodeOne(const CUpti_Activity *r)
+{
+    const KindRow *k = kindRow((uint32_t)r->kind);
+    if (k == NULL || k->decode == NULL) { /* a kind gpuinst does not decode (skipped, counted) */
+        act.st.unknown++;
+        return;
     }
+    if (!k->decode(r)) {
+        lostOne();
+        return;
+    }
+    if (k->stat != NOSTAT) (*(uint64_t *)(void *)((char *)&act.st + k->stat))++;
 }
 
 GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
@@ -18208,15 +19811,15 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
     uint64_t t0 = gpuinstClockNs();
     int rc = GPUINST_SUCCESS;
     pthread_once(&lockOnce, initLocks);
-    pthread_mutex_lock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
     bufsInit();
-    if (A.use_cupti_walk && A.c.ActivityGetNextRecord != NULL) {
+    if (act.use_cupti_walk && gpuinstCu.cuptiActivityGetNextRecord != NULL) {
         CUpti_Activity *r = NULL;
         CUptiResult st;
-        while ((st = A.c.ActivityGetNextRecord((uint8_t *)(uintptr_t)buf, valid, &r)) == CUPTI_SUCCESS)
+        while ((st = gpuinstCu.cuptiActivityGetNextRecord((uint8_t *)(uintptr_t)buf, valid, &r)) == CUPTI_SUCCESS)
             decodeOne(r);
         if (st != CUPTI_ERROR_MAX_LIMIT_REACHED) {
-            A.st.unknown++;
+            act.st.unknown++;
             rc = GPUINST_ERROR_INVALID_ARGUMENT;
         }
     } else {
@@ -18227,7 +19830,7 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
             memcpy(&kind, buf + off, sizeof kind);
             n = kindSize(kind);
             if (n == 0 || off + n > valid) {
-                A.st.unknown++; /* cannot know its size: the rest of this buffer is skipped */
+                act.st.unknown++; /* cannot know its size: the rest of this buffer is skipped */
                 rc = GPUINST_ERROR_INVALID_ARGUMENT;
                 break;
             }
@@ -18243,9 +19846,9 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
             off += (n + 7u) & ~(size_t)7u;
         }
     }
-    A.st.buffers++;
-    A.decode_ns += gpuinstClockNs() - t0;
-    pthread_mutex_unlock(&A.dlock);
+    act.st.buffers++;
+    act.decode_ns += gpuinstClockNs() - t0;
+    pthread_mutex_unlock(&act.dlock);
     return rc;
 }
 
@@ -18253,7 +19856,7 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
 #define FILL(buf, T)                                                              \
     do {                                                                          \
         gpuinstChunk *ch_;                                                        \
-        for (ch_ = A.buf.head; ch_ != NULL; ch_ = ch_->next) {                    \
+        for (ch_ = act.buf.head; ch_ != NULL; ch_ = ch_->next) {                    \
             T *row_ = (T *)(void *)GPUINST_CHUNK_DATA(ch_);                       \
             uint32_t i_;                                                          \
             for (i_ = 0; i_ < ch_->count; i_++) {                                 \
@@ -18263,7 +19866,7 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
                     row_[i_].mpi_call_id = c_->mpi_call_id;                       \
                     if (c_->used & 2u) row_[i_].api_tid = c_->api_tid;            \
                 }                                                                 \
-                if (counted && (c_ == NULL || !(c_->used & 2u))) A.st.unresolved++; \
+                if (counted && (c_ == NULL || !(c_->used & 2u))) act.st.unresolved++; \
             }                                                                     \
         }                                                                         \
     } while (0)
@@ -18275,15 +19878,15 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
 
 static int pausedAt(uint64_t t)
 {
-    uint32_t lo = 0, hi = A.npaused;
+    uint32_t lo = 0, hi = act.npaused;
     while (lo < hi) { /* first pause starting after t */
         uint32_t mid = lo + (hi - lo) / 2;
-        if (A.paused[mid].start_ns <= t) lo = mid + 1;
+        if (act.paused[mid].start_ns <= t) lo = mid + 1;
         else hi = mid;
     }
     if (lo == 0) return -1;
     lo--;
-    return (A.paused[lo].end_ns == 0 || t <= A.paused[lo].end_ns) ? (int)lo : -1;
+    return (act.paused[lo].end_ns == 0 || t <= act.paused[lo].end_ns) ? (int)lo : -1;
 }
 
 static int inList(const uint32_t *l, size_t n, uint32_t cbid)
@@ -18412,42 +20015,42 @@ static void resolvePaused(int apiTraced)
     Untraced *l = NULL;
     size_t nl = 0, cap = 0, i, outer = 0;
     uint32_t k;
-    for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+    for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
         GpuKernelRec *r = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
         for (k = 0; k < ch->count; k++) {
             Corr *c = corrFind(r[k].correlation, 0);
             if (c != NULL) c->used |= 4u; /* has a kernel record */
         }
     }
-    for (ch = A.copies.head; ch != NULL; ch = ch->next) {
+    for (ch = act.copies.head; ch != NULL; ch = ch->next) {
         GpuCopyRec *r = (GpuCopyRec *)(void *)GPUINST_CHUNK_DATA(ch);
         for (k = 0; k < ch->count; k++) {
             Corr *c = corrFind(r[k].correlation, 0);
             if (c != NULL) c->used |= 8u; /* has a copy or set record */
         }
     }
-    for (k = 0; k < A.npaused; k++) {
-        A.paused[k].tool_kernels = 0;
-        A.paused[k].launches = !(A.pausedKinds[k] & GPUINST_PAUSED_KERNEL) ? 0 : apiTraced ? 0 : -1;
-        A.paused[k].copies = !(A.pausedKinds[k] & (GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET)) ? 0
+    for (k = 0; k < act.npaused; k++) {
+        act.paused[k].tool_kernels = 0;
+        act.paused[k].launches = !(act.pausedKinds[k] & GPUINST_PAUSED_KERNEL) ? 0 : apiTraced ? 0 : -1;
+        act.paused[k].copies = !(act.pausedKinds[k] & (GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET)) ? 0
                              : apiTraced ? 0 : -1;
     }
-    for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+    for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
         GpuKernelRec *r = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
         for (k = 0; k < ch->count; k++) {
-            int w = A.npaused ? pausedAt(r[k].start_ns) : -1;
+            int w = act.npaused ? pausedAt(r[k].start_ns) : -1;
             Corr *c;
             r[k].tool = 0;
             if (w < 0) continue;
             c = corrFind(r[k].correlation, 0);
             if (!apiTraced || c == NULL || !(c->used & 2u)) {
                 r[k].tool = 1;
-                A.paused[w].tool_kernels++;
+                act.paused[w].tool_kernels++;
             }
         }
     }
-    if (!apiTraced || A.npaused == 0) return;
-    for (ch = A.api.head; ch != NULL; ch = ch->next) {
+    if (!apiTraced || act.npaused == 0) return;
+    for (ch = act.api.head; ch != NULL; ch = ch->next) {
         const GpuApiRec *r = (const GpuApiRec *)(const void *)GPUINST_CHUNK_DATA(ch);
         for (k = 0; k < ch->count; k++) {
             int w = pausedAt(r[k].start_ns), driver = r[k].domain == 2, copy;
@@ -18462,7 +20065,7 @@ static void resolvePaused(int apiTraced)
                 size_t nc = cap ? cap * 2 : 256;
                 Untraced *nn = (Untraced *)realloc(l, nc * sizeof *nn);
                 if (nn == NULL) { /* counts stay unknown rather than wrong */
-                    for (w = 0; w < (int)A.npaused; w++) A.paused[w].launches = A.paused[w].copies = -1;
+                    for (w = 0; w < (int)act.npaused; w++) act.paused[w].launches = act.paused[w].copies = -1;
                     free(l);
                     return;
                 }
@@ -18480,7 +20083,7 @@ static void resolvePaused(int apiTraced)
     }
     if (nl > 1) qsort(l, nl, sizeof *l, untracedCmp);
     for (i = 0; i < nl; i++) {
-        GpuPausedRec *p = &A.paused[l[i].pause];
+        GpuPausedRec *p = &act.paused[l[i].pause];
         /* a call made inside another one of the same thread (the driver's
          * cuLaunchKernel inside cudaLaunchKernel, cuMemcpyAsync inside
          * cudaMemcpyAsync, a runtime entry point inside another) is the
@@ -18489,9 +20092,9 @@ static void resolvePaused(int apiTraced)
             l[outer].start <= l[i].start && l[outer].end >= l[i].end)
             continue;
         outer = i;
-        if (l[i].copy && (A.pausedKinds[l[i].pause] & (GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET)))
+        if (l[i].copy && (act.pausedKinds[l[i].pause] & (GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET)))
             p->copies++;
-        else if (!l[i].copy && (A.pausedKinds[l[i].pause] & GPUINST_PAUSED_KERNEL))
+        else if (!l[i].copy && (act.pausedKinds[l[i].pause] & GPUINST_PAUSED_KERNEL))
             p->launches++;
     }
     free(l);
@@ -18508,22 +20111,22 @@ GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns
     pthread_once(&lockOnce, initLocks);
     kindsText(kinds, text, sizeof text);
     kid = gpuinstStringIntern(text, strlen(text)); /* before dlock: interning takes its own lock */
-    pthread_mutex_lock(&A.dlock);
-    if (A.npaused == A.cappaused) {
-        uint32_t nc = A.cappaused ? A.cappaused * 2 : 16;
-        GpuPausedRec *n = (GpuPausedRec *)realloc(A.paused, nc * sizeof *n);
-        uint32_t *nk = n != NULL ? (uint32_t *)realloc(A.pausedKinds, nc * sizeof *nk) : NULL;
-        if (n != NULL) A.paused = n;
+    pthread_mutex_lock(&act.dlock);
+    if (act.npaused == act.cappaused) {
+        uint32_t nc = act.cappaused ? act.cappaused * 2 : 16;
+        GpuPausedRec *n = (GpuPausedRec *)realloc(act.paused, nc * sizeof *n);
+        uint32_t *nk = n != NULL ? (uint32_t *)realloc(act.pausedKinds, nc * sizeof *nk) : NULL;
+        if (n != NULL) act.paused = n;
         if (nk == NULL) {
-            pthread_mutex_unlock(&A.dlock);
+            pthread_mutex_unlock(&act.dlock);
             lostOne();
             return;
         }
-        A.pausedKinds = nk;
-        A.cappaused = nc;
+        act.pausedKinds = nk;
+        act.cappaused = nc;
     }
-    A.pausedKinds[A.npaused] = kinds;
-    r = &A.paused[A.npaused++];
+    act.pausedKinds[act.npaused] = kinds;
+    r = &act.paused[act.npaused++];
     memset(r, 0, sizeof *r);
     r->start_ns = start_ns;
     r->end_ns = end_ns;
@@ -18532,26 +20135,26 @@ GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns
     r->kinds = kid;
     r->launches = r->copies = -1;
     r->resumed = end_ns != 0;
-    if (end_ns == 0) A.pauseOpen = (int)A.npaused;
-    pthread_mutex_unlock(&A.dlock);
+    if (end_ns == 0) act.pauseOpen = (int)act.npaused;
+    pthread_mutex_unlock(&act.dlock);
 }
 
 GPUINST_PRIVATE void gpuinstActivityResolve(void)
 {
     int counted;
     pthread_once(&lockOnce, initLocks);
-    pthread_mutex_lock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
     bufsInit();
-    A.st.unresolved = 0;
+    act.st.unresolved = 0;
     /* Only GPU work needs its API record; count misses only when API
      * records were collected at all. */
-    counted = (A.kinds & (K_RUNTIME | K_DRIVER)) != 0 || A.st.api > 0;
+    counted = (act.kinds & (K_RUNTIME | K_DRIVER)) != 0 || act.st.api > 0;
     FILL(kernels, GpuKernelRec);
     if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) { /* kernels of profile paths kept as rows: folded once */
         static uint64_t folded; /* rows looked at by an earlier resolve */
         gpuinstChunk *ch;
         uint64_t n = 0;
-        for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+        for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
             GpuKernelRec *row = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
             uint32_t i;
             for (i = 0; i < ch->count; i++, n++)
@@ -18567,16 +20170,16 @@ GPUINST_PRIVATE void gpuinstActivityResolve(void)
     FILL(api, GpuApiRec);
     FILL(sync, GpuSyncRec);
     FILL(memory, GpuMemoryRec);
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_unlock(&act.dlock);
 }
 
 GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s)
 {
     pthread_once(&lockOnce, initLocks);
-    pthread_mutex_lock(&A.dlock);
-    *s = A.st;
-    s->no_buffer = GPUINST_LOAD_RLX(&A.st.no_buffer);
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
+    *s = act.st;
+    s->no_buffer = GPUINST_LOAD_RLX(&act.st.no_buffer);
+    pthread_mutex_unlock(&act.dlock);
 }
 
 /* ---- CUPTI buffer callbacks (keep them short) ------------------------------------------ */
@@ -18584,12 +20187,12 @@ GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s)
 static void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size, size_t *maxNumRecords)
 {
     uint8_t *b = NULL;
-    pthread_mutex_lock(&A.qlock);
-    if (A.nfree > 0) b = A.freeList[--A.nfree];
-    pthread_mutex_unlock(&A.qlock);
-    if (b == NULL) GPUINST_ADD_RLX(&A.st.no_buffer, 1);
+    pthread_mutex_lock(&act.qlock);
+    if (act.nfree > 0) b = act.freeList[--act.nfree];
+    pthread_mutex_unlock(&act.qlock);
+    if (b == NULL) GPUINST_ADD_RLX(&act.st.no_buffer, 1);
     *buffer = b;
-    *size = b != NULL ? A.bufsize : 0;
+    *size = b != NULL ? act.bufsize : 0;
     *maxNumRecords = 0;
 }
 
@@ -18598,27 +20201,27 @@ static void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t *
 {
     (void)size;
     if (buffer == NULL) return;
-    pthread_mutex_lock(&A.qlock);
-    if (A.closed) {
+    pthread_mutex_lock(&act.qlock);
+    if (act.closed) {
         /* after finalize: nobody decodes any more; give the buffer back */
-        A.freeList[A.nfree++] = buffer;
-        A.late_buffers++;
+        act.freeList[act.nfree++] = buffer;
+        act.late_buffers++;
     } else {
-        Pending *p = &A.queue[A.nqueue++]; /* queue holds nbuffers entries: never overflows */
+        Pending *p = &act.queue[act.nqueue++]; /* queue holds nbuffers entries: never overflows */
         p->buf = buffer;
         p->valid = validSize;
         p->ctx = ctx;
         p->stream = streamId;
-        pthread_cond_signal(&A.qcond);
+        pthread_cond_signal(&act.qcond);
     }
-    pthread_mutex_unlock(&A.qlock);
+    pthread_mutex_unlock(&act.qlock);
 }
 
 static void addDropped(CUcontext ctx, uint32_t stream)
 {
     size_t d = 0;
-    if (A.c.ActivityGetNumDroppedRecords != NULL && A.c.ActivityGetNumDroppedRecords(ctx, stream, &d) == CUPTI_SUCCESS)
-        GPUINST_ADD_RLX(&A.st.dropped, (uint64_t)d);
+    if (gpuinstCu.cuptiActivityGetNumDroppedRecords != NULL && gpuinstCu.cuptiActivityGetNumDroppedRecords(ctx, stream, &d) == CUPTI_SUCCESS)
+        GPUINST_ADD_RLX(&act.st.dropped, (uint64_t)d);
 }
 
 /* The decode thread: drains the queue, decodes, recycles buffers. */
@@ -18626,23 +20229,23 @@ static void *decodeThread(void *arg)
 {
     Pending local[64];
     (void)arg;
-    pthread_mutex_lock(&A.qlock);
+    pthread_mutex_lock(&act.qlock);
     for (;;) {
         uint32_t n, i;
-        while (A.nqueue == 0 && !A.stop) pthread_cond_wait(&A.qcond, &A.qlock);
-        if (A.nqueue == 0 && A.stop) break;
-        n = A.nqueue < 64 ? A.nqueue : 64;
-        memcpy(local, A.queue + (A.nqueue - n), n * sizeof *local);
-        A.nqueue -= n;
-        pthread_mutex_unlock(&A.qlock);
+        while (act.nqueue == 0 && !act.stop) pthread_cond_wait(&act.qcond, &act.qlock);
+        if (act.nqueue == 0 && act.stop) break;
+        n = act.nqueue < 64 ? act.nqueue : 64;
+        memcpy(local, act.queue + (act.nqueue - n), n * sizeof *local);
+        act.nqueue -= n;
+        pthread_mutex_unlock(&act.qlock);
         for (i = 0; i < n; i++) {
             gpuinstActivityDecode(local[i].buf, local[i].valid);
             addDropped(local[i].ctx, local[i].stream);
         }
-        pthread_mutex_lock(&A.qlock);
-        for (i = 0; i < n; i++) A.freeList[A.nfree++] = local[i].buf;
+        pthread_mutex_lock(&act.qlock);
+        for (i = 0; i < n; i++) act.freeList[act.nfree++] = local[i].buf;
     }
-    pthread_mutex_unlock(&A.qlock);
+    pthread_mutex_unlock(&act.qlock);
     return NULL;
 }
 
@@ -18650,59 +20253,46 @@ static void *decodeThread(void *arg)
 
 static void corrFailed(CUptiResult rc)
 {
-    gpuinstWarnOnce(&A.warnedPush, "CUPTI external correlation push/pop failed (%s): some GPU records "
+    gpuinstWarnOnce(&act.warnedPush, "CUPTI external correlation push/pop failed (%s): some GPU records "
                                    "will lack their range or MPI call",
-                    cuptiErr(rc));
+                    gpuinstCuptiResultString((int)rc));
 }
 
-GPUINST_PRIVATE void gpuinstGpuRangePushSlow(uint64_t range_id)
+static void hookRangePush(uint64_t range_id, uint32_t name_id)
 {
-    CUptiResult rc = A.c.ActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, range_id);
+    CUptiResult rc = gpuinstCu.cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, range_id);
+    (void)name_id;
     if (GPUINST_UNLIKELY(rc != CUPTI_SUCCESS)) corrFailed(rc);
 }
 
-GPUINST_PRIVATE void gpuinstGpuRangePopSlow(void)
+static void hookRangePop(void)
 {
     uint64_t last = 0;
     /* an empty stack (range pushed before tracing started) is not an error */
-    (void)A.c.ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+    (void)gpuinstCu.cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
 }
 
-GPUINST_PRIVATE void gpuinstGpuMpiEnterSlow(uint64_t call_id)
+static void hookMpiEnter(uint64_t call_id)
 {
-    CUptiResult rc = A.c.ActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, call_id);
+    CUptiResult rc = gpuinstCu.cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, call_id);
     if (GPUINST_UNLIKELY(rc != CUPTI_SUCCESS)) corrFailed(rc);
 }
 
-GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void)
+static void hookMpiExit(void)
 {
     uint64_t last = 0;
-    (void)A.c.ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, &last);
+    (void)gpuinstCu.cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, &last);
+}
+
+/* Published in gpuinstGpuHooks while tracing runs (src/gpuinstInt.h). */
+static const gpuinstHooks activityHooks = {hookRangePush, hookRangePop, hookMpiEnter, hookMpiExit};
+
+GPUINST_PRIVATE int gpuinstActivityRunning(void)
+{
+    return GPUINST_LOAD_ACQ(&gpuinstGpuHooks) != NULL;
 }
 
 /* ---- tracing paused for range-profiler sessions ------------------------------------------- */
-
-/* The activity kinds that time work on the SMs by instrumenting the device
- * code (kernels; the kernels CUDA runs copies and sets with), with the
- * GPUINST_TRACE kind each belongs to. */
-static const struct {
-    CUpti_ActivityKind kind;
-    unsigned bit;
-} devKinds[] = {
-    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, GPUINST_PAUSED_KERNEL},
-    {CUPTI_ACTIVITY_KIND_MEMCPY, GPUINST_PAUSED_MEMCPY},
-    {CUPTI_ACTIVITY_KIND_MEMCPY2, GPUINST_PAUSED_MEMCPY},
-    {CUPTI_ACTIVITY_KIND_MEMSET, GPUINST_PAUSED_MEMSET},
-};
-
-static const char *kindName(CUpti_ActivityKind k)
-{
-    return k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ? "CONCURRENT_KERNEL"
-           : k == CUPTI_ACTIVITY_KIND_MEMCPY          ? "MEMCPY"
-           : k == CUPTI_ACTIVITY_KIND_MEMCPY2         ? "MEMCPY2"
-           : k == CUPTI_ACTIVITY_KIND_MEMSET          ? "MEMSET"
-                                                      : "?";
-}
 
 GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap)
 {
@@ -18711,47 +20301,45 @@ GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, c
     CUptiResult rc = CUPTI_SUCCESS;
     uint64_t t0;
     unsigned bits = 0;
-    int open, noff = 0, i, j;
+    int open, noff = 0, i;
     pthread_once(&lockOnce, initLocks);
-    if (!GPUINST_LOAD_ACQ(&gpuinstGpuOn)) return 0;
-    for (i = 0; i < A.nenabled; i++)
-        for (j = 0; j < (int)(sizeof devKinds / sizeof devKinds[0]); j++)
-            if (A.enabled[i] == devKinds[j].kind) bits |= devKinds[j].bit;
+    if (!gpuinstActivityRunning()) return 0;
+    /* the kinds enabled that instrument device code (kindRows' pause bits) */
+    for (i = 0; i < act.nenabled; i++) bits |= kindRow((uint32_t)act.enabled[i])->pause;
     if (bits == 0) return 0; /* nothing enabled that instruments device code */
-    pthread_mutex_lock(&A.dlock);
-    open = A.pauseOpen;
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
+    open = act.pauseOpen;
+    pthread_mutex_unlock(&act.dlock);
     if (open) return 1; /* still paused (an occurrence that ended without resuming) */
     /* Work launched so far runs to completion traced, and its buffers go to
      * the decoder, before the kinds are switched off. */
-    if (A.d.CtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) (void)A.d.CtxSynchronize();
-    (void)A.c.ActivityFlushAll(0);
+    if (gpuinstCu.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) (void)gpuinstCu.cuCtxSynchronize();
+    (void)gpuinstCu.cuptiActivityFlushAll(0);
     t0 = gpuinstClockNs();
     pthread_mutex_lock(&enLock);
-    for (i = 0; i < A.nenabled && rc == CUPTI_SUCCESS; i++)
-        for (j = 0; j < (int)(sizeof devKinds / sizeof devKinds[0]); j++) {
-            if (A.enabled[i] != devKinds[j].kind) continue;
+    for (i = 0; i < act.nenabled && rc == CUPTI_SUCCESS; i++)
+        if (kindRow((uint32_t)act.enabled[i])->pause != 0) {
             /* off already while no capture window is open: held off by both */
-            rc = capClosed ? CUPTI_SUCCESS : A.c.ActivityDisable(A.enabled[i]);
+            rc = capClosed ? CUPTI_SUCCESS : gpuinstCu.cuptiActivityDisable(act.enabled[i]);
             if (rc != CUPTI_SUCCESS) {
                 snprintf(why, cap,
                          "CUPTI tracing could not be paused for the range profiler (cuptiActivityDisable(%s): %s); "
                          "under kernel, memcpy or memset tracing the profiler's SASS metrics read 0 and instruction "
                          "counts gain 8 per warp, so profiled regions run once, unprofiled; to profile, set "
                          "GPUINST_TRACE without kernel, memcpy and memset (e.g. runtime)",
-                         kindName(A.enabled[i]), cuptiErr(rc));
+                         kindRow((uint32_t)act.enabled[i])->name, gpuinstCuptiResultString((int)rc));
                 break;
             }
-            off[noff++] = A.enabled[i];
+            off[noff++] = act.enabled[i];
         }
     if (rc != CUPTI_SUCCESS) {
         if (!capClosed)
-            for (i = 0; i < noff; i++) (void)A.c.ActivityEnable(off[i]); /* as it was */
+            for (i = 0; i < noff; i++) (void)gpuinstCu.cuptiActivityEnable(off[i]); /* as it was */
         pthread_mutex_unlock(&enLock);
         return -1;
     }
-    memcpy(A.off, off, (size_t)noff * sizeof off[0]);
-    A.noff = noff;
+    memcpy(act.off, off, (size_t)noff * sizeof off[0]);
+    act.noff = noff;
     pthread_mutex_unlock(&enLock);
     gpuinstActivityPausedAdd(t0, 0, region, occurrence, bits);
     gpuinstUnavailableAdd("gpu_trace_paused",
@@ -18768,210 +20356,236 @@ GPUINST_PRIVATE void gpuinstActivityResume(void)
     CUptiResult rc = CUPTI_SUCCESS, bad = CUPTI_SUCCESS;
     const char *badKind = "";
     pthread_once(&lockOnce, initLocks);
-    pthread_mutex_lock(&A.dlock);
-    idx = A.pauseOpen;
-    A.pauseOpen = 0;
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
+    idx = act.pauseOpen;
+    act.pauseOpen = 0;
+    pthread_mutex_unlock(&act.dlock);
     if (idx == 0) return;
-    pthread_mutex_lock(&A.qlock);
-    closed = A.closed;
-    pthread_mutex_unlock(&A.qlock);
+    pthread_mutex_lock(&act.qlock);
+    closed = act.closed;
+    pthread_mutex_unlock(&act.qlock);
     /* after finalize's flush nothing is traced any more; no lock held across
      * the CUPTI call (it may ask for a buffer: bufferRequested takes qlock) */
     pthread_mutex_lock(&enLock);
-    if (closed || A.c.ActivityEnable == NULL || A.noff == 0) ok = 0;
+    if (closed || gpuinstCu.cuptiActivityEnable == NULL || act.noff == 0) ok = 0;
     /* kinds the capture windows keep off (none open) stay off: the next
      * window to open turns them on */
-    for (i = 0; ok && !capClosed && i < A.noff; i++) {
-        rc = A.c.ActivityEnable(A.off[i]);
+    for (i = 0; ok && !capClosed && i < act.noff; i++) {
+        rc = gpuinstCu.cuptiActivityEnable(act.off[i]);
         if (rc != CUPTI_SUCCESS && bad == CUPTI_SUCCESS) {
             bad = rc;
-            badKind = kindName(A.off[i]);
+            badKind = kindRow((uint32_t)act.off[i])->name;
         }
     }
     if (bad != CUPTI_SUCCESS) {
         ok = 0;
-        gpuinstWarnOnce(&A.warnedResume, "CUPTI tracing could not be resumed after a profiled region "
+        gpuinstWarnOnce(&act.warnedResume, "CUPTI tracing could not be resumed after a profiled region "
                                          "(cuptiActivityEnable(%s): %s): later kernels, copies or sets have no "
                                          "/gpu/kernels or /gpu/copies row (/gpu/paused.resumed = 0)",
-                        badKind, cuptiErr(bad));
+                        badKind, gpuinstCuptiResultString((int)bad));
     }
-    A.noff = 0;
+    act.noff = 0;
     pthread_mutex_unlock(&enLock);
-    pthread_mutex_lock(&A.dlock);
-    A.paused[idx - 1].end_ns = gpuinstClockNs();
-    A.paused[idx - 1].resumed = (uint32_t)ok;
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
+    act.paused[idx - 1].end_ns = gpuinstClockNs();
+    act.paused[idx - 1].resumed = (uint32_t)ok;
+    pthread_mutex_unlock(&act.dlock);
+}
+
+/* ---- the kinds switched on and off while tracing runs ------------------------------------- */
+
+/* Every kind enabled but external correlation, on or off for the capture
+ * windows (enLock held): a kind the open pause holds off is left off, and
+ * the pause's end turns it on only while a window is open (capClosed). */
+static void captureSwitch(int on)
+{
+    int i;
+    capClosed = !on;
+    for (i = 0; i < act.nenabled; i++) {
+        CUptiResult rc;
+        if (act.enabled[i] == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
+        if (pauseHolds(act.enabled[i])) continue; /* off for the pause, turned on when it ends */
+        rc = on ? gpuinstCu.cuptiActivityEnable(act.enabled[i]) : gpuinstCu.cuptiActivityDisable(act.enabled[i]);
+        if (rc != CUPTI_SUCCESS)
+            gpuinstWarnOnce(&act.warnedSwitch, "capture window: cuptiActivity%s(%s) failed (%s)",
+                            on ? "Enable" : "Disable", kindRow((uint32_t)act.enabled[i])->name,
+                            gpuinstCuptiResultString((int)rc));
+    }
+}
+
+/* Under enLock, so that a window that opens while finalize stops tracing
+ * (hooks withdrawn, then every kind disabled under enLock) turns nothing on
+ * after it. */
+GPUINST_PRIVATE void gpuinstActivityCapture(int on)
+{
+    pthread_mutex_lock(&enLock);
+    if (gpuinstActivityRunning()) captureSwitch(on);
+    pthread_mutex_unlock(&enLock);
 }
 
 /* ---- tables ------------------------------------------------------------------------------ */
 
-#define F(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
-#define FS(rec, member, doc) \
-    { #member, GPUINST_FT_STR, (uint32_t)offsetof(rec, member), (uint32_t)sizeof(((rec *)0)->member), 0, "", doc }
-#define NF(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 #define NOID_DOC " (18446744073709551615 = none)"
 
 static const gpuinstField kernelFields[] = {
-    F(GpuKernelRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel start on the GPU"),
-    F(GpuKernelRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel end on the GPU"),
-    F(GpuKernelRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the launching thread: /ranges id = (thread << 32) | seq" NOID_DOC),
-    F(GpuKernelRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the launch happened in (MPI layer's call id)" NOID_DOC),
-    F(GpuKernelRec, grid_id, GPUINST_FT_I64, 0, "", "CUPTI grid id"),
-    F(GpuKernelRec, name, GPUINST_FT_U32, 0, "", "mangled kernel name: id in /strings"),
-    F(GpuKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings (= name when not mangled)"),
-    F(GpuKernelRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id: joins /gpu/api"),
-    F(GpuKernelRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal (/gpu/devices)"),
-    F(GpuKernelRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
-    F(GpuKernelRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
-    F(GpuKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(GpuKernelRec, api_tid, GPUINST_FT_U32, 0, "", "thread id of the launching API call (CUPTI threadId)"),
-    F(GpuKernelRec, grid_x, GPUINST_FT_I32, 0, "count", "grid size x (blocks)"),
-    F(GpuKernelRec, grid_y, GPUINST_FT_I32, 0, "count", "grid size y"),
-    F(GpuKernelRec, grid_z, GPUINST_FT_I32, 0, "count", "grid size z"),
-    F(GpuKernelRec, block_x, GPUINST_FT_I32, 0, "count", "block size x (threads)"),
-    F(GpuKernelRec, block_y, GPUINST_FT_I32, 0, "count", "block size y"),
-    F(GpuKernelRec, block_z, GPUINST_FT_I32, 0, "count", "block size z"),
-    F(GpuKernelRec, static_smem, GPUINST_FT_I32, 0, "bytes", "static shared memory per block"),
-    F(GpuKernelRec, dynamic_smem, GPUINST_FT_I32, 0, "bytes", "dynamic shared memory per block"),
-    F(GpuKernelRec, registers, GPUINST_FT_U32, 0, "count", "registers per thread"),
-    F(GpuKernelRec, graph_id, GPUINST_FT_U32, 0, "", "CUDA graph id (0: not in a graph)"),
-    F(GpuKernelRec, tool, GPUINST_FT_U32, 0, "", "1: a tool kernel, launched by CUPTI itself during a range-profiler session (no CUDA API call of the application launched it; see /gpu/paused), 0: the application's"),
+    GPUINST_FIELD(GpuKernelRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel start on the GPU"),
+    GPUINST_FIELD(GpuKernelRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel end on the GPU"),
+    GPUINST_FIELD(GpuKernelRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the launching thread: /ranges id = (thread << 32) | seq" NOID_DOC),
+    GPUINST_FIELD(GpuKernelRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the launch happened in (MPI layer's call id)" NOID_DOC),
+    GPUINST_FIELD(GpuKernelRec, grid_id, GPUINST_FT_I64, 0, "", "CUPTI grid id"),
+    GPUINST_FIELD(GpuKernelRec, name, GPUINST_FT_U32, 0, "", "mangled kernel name: id in /strings"),
+    GPUINST_FIELD(GpuKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings (= name when not mangled)"),
+    GPUINST_FIELD(GpuKernelRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id: joins /gpu/api"),
+    GPUINST_FIELD(GpuKernelRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal (/gpu/devices)"),
+    GPUINST_FIELD(GpuKernelRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    GPUINST_FIELD(GpuKernelRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    GPUINST_FIELD(GpuKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuKernelRec, api_tid, GPUINST_FT_U32, 0, "", "thread id of the launching API call (CUPTI threadId)"),
+    GPUINST_FIELD(GpuKernelRec, grid_x, GPUINST_FT_I32, 0, "count", "grid size x (blocks)"),
+    GPUINST_FIELD(GpuKernelRec, grid_y, GPUINST_FT_I32, 0, "count", "grid size y"),
+    GPUINST_FIELD(GpuKernelRec, grid_z, GPUINST_FT_I32, 0, "count", "grid size z"),
+    GPUINST_FIELD(GpuKernelRec, block_x, GPUINST_FT_I32, 0, "count", "block size x (threads)"),
+    GPUINST_FIELD(GpuKernelRec, block_y, GPUINST_FT_I32, 0, "count", "block size y"),
+    GPUINST_FIELD(GpuKernelRec, block_z, GPUINST_FT_I32, 0, "count", "block size z"),
+    GPUINST_FIELD(GpuKernelRec, static_smem, GPUINST_FT_I32, 0, "bytes", "static shared memory per block"),
+    GPUINST_FIELD(GpuKernelRec, dynamic_smem, GPUINST_FT_I32, 0, "bytes", "dynamic shared memory per block"),
+    GPUINST_FIELD(GpuKernelRec, registers, GPUINST_FT_U32, 0, "count", "registers per thread"),
+    GPUINST_FIELD(GpuKernelRec, graph_id, GPUINST_FT_U32, 0, "", "CUDA graph id (0: not in a graph)"),
+    GPUINST_FIELD(GpuKernelRec, tool, GPUINST_FT_U32, 0, "", "1: a tool kernel, launched by CUPTI itself during a range-profiler session (no CUDA API call of the application launched it; see /gpu/paused), 0: the application's"),
 };
 
 static const gpuinstField copyFields[] = {
-    F(GpuCopyRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start on the GPU"),
-    F(GpuCopyRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "end on the GPU"),
-    F(GpuCopyRec, bytes, GPUINST_FT_U64, 0, "bytes", "bytes copied or set"),
-    F(GpuCopyRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the calling thread" NOID_DOC),
-    F(GpuCopyRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the copy was issued in" NOID_DOC),
-    F(GpuCopyRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id: joins /gpu/api"),
-    F(GpuCopyRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal"),
-    F(GpuCopyRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
-    F(GpuCopyRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
-    F(GpuCopyRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(GpuCopyRec, api_tid, GPUINST_FT_U32, 0, "", "thread id of the issuing API call"),
-    F(GpuCopyRec, value, GPUINST_FT_U32, 0, "", "memset value (op 2)"),
-    F(GpuCopyRec, src_device, GPUINST_FT_U32, 0, "", "source device (peer copies; else = device)"),
-    F(GpuCopyRec, dst_device, GPUINST_FT_U32, 0, "", "destination device (peer copies; else = device)"),
-    F(GpuCopyRec, op, GPUINST_FT_U8, 0, "", "1 memcpy, 2 memset, 3 peer memcpy"),
-    F(GpuCopyRec, copy_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 3 HtoA, 4 AtoH, 5 AtoA, 6 AtoD, 7 DtoA, 8 DtoD, 9 HtoH, 10 PtoP"),
-    F(GpuCopyRec, src_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemoryKind of the source: 1 pageable, 2 pinned, 3 device, 4 array, 5 managed, 6 device static, 7 managed static"),
-    F(GpuCopyRec, dst_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemoryKind of the destination (memset: of the memory set)"),
+    GPUINST_FIELD(GpuCopyRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start on the GPU"),
+    GPUINST_FIELD(GpuCopyRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "end on the GPU"),
+    GPUINST_FIELD(GpuCopyRec, bytes, GPUINST_FT_U64, 0, "bytes", "bytes copied or set"),
+    GPUINST_FIELD(GpuCopyRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the calling thread" NOID_DOC),
+    GPUINST_FIELD(GpuCopyRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the copy was issued in" NOID_DOC),
+    GPUINST_FIELD(GpuCopyRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id: joins /gpu/api"),
+    GPUINST_FIELD(GpuCopyRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal"),
+    GPUINST_FIELD(GpuCopyRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    GPUINST_FIELD(GpuCopyRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    GPUINST_FIELD(GpuCopyRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuCopyRec, api_tid, GPUINST_FT_U32, 0, "", "thread id of the issuing API call"),
+    GPUINST_FIELD(GpuCopyRec, value, GPUINST_FT_U32, 0, "", "memset value (op 2)"),
+    GPUINST_FIELD(GpuCopyRec, src_device, GPUINST_FT_U32, 0, "", "source device (peer copies; else = device)"),
+    GPUINST_FIELD(GpuCopyRec, dst_device, GPUINST_FT_U32, 0, "", "destination device (peer copies; else = device)"),
+    GPUINST_FIELD(GpuCopyRec, op, GPUINST_FT_U8, 0, "", "1 memcpy, 2 memset, 3 peer memcpy"),
+    GPUINST_FIELD(GpuCopyRec, copy_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 3 HtoA, 4 AtoH, 5 AtoA, 6 AtoD, 7 DtoA, 8 DtoD, 9 HtoH, 10 PtoP"),
+    GPUINST_FIELD(GpuCopyRec, src_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemoryKind of the source: 1 pageable, 2 pinned, 3 device, 4 array, 5 managed, 6 device static, 7 managed static"),
+    GPUINST_FIELD(GpuCopyRec, dst_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemoryKind of the destination (memset: of the memory set)"),
 };
 
 static const gpuinstField apiFields[] = {
-    F(GpuApiRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "API call entry"),
-    F(GpuApiRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "API call exit"),
-    F(GpuApiRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the calling thread" NOID_DOC),
-    F(GpuApiRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the API call was made in" NOID_DOC),
-    F(GpuApiRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
-    F(GpuApiRec, cbid, GPUINST_FT_U32, 0, "", "CUPTI callback id (cupti_runtime_cbid.h / cupti_driver_cbid.h)"),
-    F(GpuApiRec, name, GPUINST_FT_U32, 0, "", "function name: id in /strings"),
-    F(GpuApiRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id (CUPTI threadId)"),
-    F(GpuApiRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(GpuApiRec, return_value, GPUINST_FT_U32, 0, "", "cudaError_t (runtime) or CUresult (driver)"),
-    F(GpuApiRec, domain, GPUINST_FT_U8, 0, "", "1 runtime API, 2 driver API"),
+    GPUINST_FIELD(GpuApiRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "API call entry"),
+    GPUINST_FIELD(GpuApiRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "API call exit"),
+    GPUINST_FIELD(GpuApiRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the calling thread" NOID_DOC),
+    GPUINST_FIELD(GpuApiRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the API call was made in" NOID_DOC),
+    GPUINST_FIELD(GpuApiRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
+    GPUINST_FIELD(GpuApiRec, cbid, GPUINST_FT_U32, 0, "", "CUPTI callback id (cupti_runtime_cbid.h / cupti_driver_cbid.h)"),
+    GPUINST_FIELD(GpuApiRec, name, GPUINST_FT_U32, 0, "", "function name: id in /strings"),
+    GPUINST_FIELD(GpuApiRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id (CUPTI threadId)"),
+    GPUINST_FIELD(GpuApiRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuApiRec, return_value, GPUINST_FT_U32, 0, "", "cudaError_t (runtime) or CUresult (driver)"),
+    GPUINST_FIELD(GpuApiRec, domain, GPUINST_FT_U8, 0, "", "1 runtime API, 2 driver API"),
 };
 
 static const gpuinstField markerFields[] = {
-    F(GpuMarkerRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "marker time"),
-    F(GpuMarkerRec, id, GPUINST_FT_U32, 0, "", "marker id: a start and its end share it"),
-    F(GpuMarkerRec, flags, GPUINST_FT_U32, 0, "", "1 instantaneous, 2 range start, 4 range end (CUPTI_ACTIVITY_FLAG_MARKER_*)"),
-    F(GpuMarkerRec, name, GPUINST_FT_U32, 0, "", "message: id in /strings (0 on range ends)"),
-    F(GpuMarkerRec, domain, GPUINST_FT_U32, 0, "", "NVTX domain name: id in /strings (0 = default domain)"),
-    F(GpuMarkerRec, tid, GPUINST_FT_U32, 0, "", "thread id (CUPTI)"),
-    F(GpuMarkerRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuMarkerRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "marker time"),
+    GPUINST_FIELD(GpuMarkerRec, id, GPUINST_FT_U32, 0, "", "marker id: a start and its end share it"),
+    GPUINST_FIELD(GpuMarkerRec, flags, GPUINST_FT_U32, 0, "", "1 instantaneous, 2 range start, 4 range end (CUPTI_ACTIVITY_FLAG_MARKER_*)"),
+    GPUINST_FIELD(GpuMarkerRec, name, GPUINST_FT_U32, 0, "", "message: id in /strings (0 on range ends)"),
+    GPUINST_FIELD(GpuMarkerRec, domain, GPUINST_FT_U32, 0, "", "NVTX domain name: id in /strings (0 = default domain)"),
+    GPUINST_FIELD(GpuMarkerRec, tid, GPUINST_FT_U32, 0, "", "thread id (CUPTI)"),
+    GPUINST_FIELD(GpuMarkerRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
 };
 
 static const gpuinstField syncFields[] = {
-    F(GpuSyncRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "synchronization start"),
-    F(GpuSyncRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "synchronization end"),
-    F(GpuSyncRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range" NOID_DOC),
-    F(GpuSyncRec, mpi_call_id, GPUINST_FT_U64, 0, "", "enclosing MPI call" NOID_DOC),
-    F(GpuSyncRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
-    F(GpuSyncRec, type, GPUINST_FT_U32, 0, "", "1 event synchronize, 2 stream wait event, 3 stream synchronize, 4 context synchronize"),
-    F(GpuSyncRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
-    F(GpuSyncRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
-    F(GpuSyncRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(GpuSyncRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id"),
+    GPUINST_FIELD(GpuSyncRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "synchronization start"),
+    GPUINST_FIELD(GpuSyncRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "synchronization end"),
+    GPUINST_FIELD(GpuSyncRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range" NOID_DOC),
+    GPUINST_FIELD(GpuSyncRec, mpi_call_id, GPUINST_FT_U64, 0, "", "enclosing MPI call" NOID_DOC),
+    GPUINST_FIELD(GpuSyncRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
+    GPUINST_FIELD(GpuSyncRec, type, GPUINST_FT_U32, 0, "", "1 event synchronize, 2 stream wait event, 3 stream synchronize, 4 context synchronize"),
+    GPUINST_FIELD(GpuSyncRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    GPUINST_FIELD(GpuSyncRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    GPUINST_FIELD(GpuSyncRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuSyncRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id"),
 };
 
 static const gpuinstField memoryFields[] = {
-    F(GpuMemoryRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "allocation or release time"),
-    F(GpuMemoryRec, address, GPUINST_FT_U64, 0, "", "address"),
-    F(GpuMemoryRec, bytes, GPUINST_FT_U64, 0, "bytes", "size"),
-    F(GpuMemoryRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range" NOID_DOC),
-    F(GpuMemoryRec, mpi_call_id, GPUINST_FT_U64, 0, "", "enclosing MPI call" NOID_DOC),
-    F(GpuMemoryRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
-    F(GpuMemoryRec, operation, GPUINST_FT_U32, 0, "", "1 allocation, 2 release"),
-    F(GpuMemoryRec, memory_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityMemoryKind"),
-    F(GpuMemoryRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal"),
-    F(GpuMemoryRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
-    F(GpuMemoryRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
-    F(GpuMemoryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(GpuMemoryRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id"),
+    GPUINST_FIELD(GpuMemoryRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "allocation or release time"),
+    GPUINST_FIELD(GpuMemoryRec, address, GPUINST_FT_U64, 0, "", "address"),
+    GPUINST_FIELD(GpuMemoryRec, bytes, GPUINST_FT_U64, 0, "bytes", "size"),
+    GPUINST_FIELD(GpuMemoryRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range" NOID_DOC),
+    GPUINST_FIELD(GpuMemoryRec, mpi_call_id, GPUINST_FT_U64, 0, "", "enclosing MPI call" NOID_DOC),
+    GPUINST_FIELD(GpuMemoryRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
+    GPUINST_FIELD(GpuMemoryRec, operation, GPUINST_FT_U32, 0, "", "1 allocation, 2 release"),
+    GPUINST_FIELD(GpuMemoryRec, memory_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityMemoryKind"),
+    GPUINST_FIELD(GpuMemoryRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal"),
+    GPUINST_FIELD(GpuMemoryRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    GPUINST_FIELD(GpuMemoryRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    GPUINST_FIELD(GpuMemoryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuMemoryRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id"),
 };
 
 static const gpuinstField overheadFields[] = {
-    F(GpuOverheadRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "overhead start"),
-    F(GpuOverheadRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "overhead end"),
-    F(GpuOverheadRec, overhead_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityOverheadKind: 1 driver compiler, 65536 CUPTI buffer flush, 131072 CUPTI instrumentation, 196608 CUPTI resource, ..."),
-    F(GpuOverheadRec, object_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityObjectKind: 1 process, 2 thread, 3 device, 4 context, 5 stream"),
-    F(GpuOverheadRec, object_id, GPUINST_FT_U32, 0, "", "thread id (object_kind 2) or device id"),
-    F(GpuOverheadRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id (0 if none)"),
-    F(GpuOverheadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuOverheadRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "overhead start"),
+    GPUINST_FIELD(GpuOverheadRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "overhead end"),
+    GPUINST_FIELD(GpuOverheadRec, overhead_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityOverheadKind: 1 driver compiler, 65536 CUPTI buffer flush, 131072 CUPTI instrumentation, 196608 CUPTI resource, ..."),
+    GPUINST_FIELD(GpuOverheadRec, object_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityObjectKind: 1 process, 2 thread, 3 device, 4 context, 5 stream"),
+    GPUINST_FIELD(GpuOverheadRec, object_id, GPUINST_FT_U32, 0, "", "thread id (object_kind 2) or device id"),
+    GPUINST_FIELD(GpuOverheadRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id (0 if none)"),
+    GPUINST_FIELD(GpuOverheadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
 };
 
 static const gpuinstField deviceFields[] = {
-    F(GpuDeviceRec, global_memory, GPUINST_FT_U64, 0, "bytes", "global memory"),
-    F(GpuDeviceRec, records, GPUINST_FT_U64, 0, "count", "kernels + copies this rank ran on the device"),
-    F(GpuDeviceRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(GpuDeviceRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal as this rank sees it"),
-    F(GpuDeviceRec, sm_count, GPUINST_FT_U32, 0, "count", "streaming multiprocessors"),
-    F(GpuDeviceRec, cc_major, GPUINST_FT_U32, 0, "", "compute capability major"),
-    F(GpuDeviceRec, cc_minor, GPUINST_FT_U32, 0, "", "compute capability minor"),
-    FS(GpuDeviceRec, name, "device name"),
-    FS(GpuDeviceRec, uuid, "device UUID (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)"),
+    GPUINST_FIELD(GpuDeviceRec, global_memory, GPUINST_FT_U64, 0, "bytes", "global memory"),
+    GPUINST_FIELD(GpuDeviceRec, records, GPUINST_FT_U64, 0, "count", "kernels + copies this rank ran on the device"),
+    GPUINST_FIELD(GpuDeviceRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuDeviceRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal as this rank sees it"),
+    GPUINST_FIELD(GpuDeviceRec, sm_count, GPUINST_FT_U32, 0, "count", "streaming multiprocessors"),
+    GPUINST_FIELD(GpuDeviceRec, cc_major, GPUINST_FT_U32, 0, "", "compute capability major"),
+    GPUINST_FIELD(GpuDeviceRec, cc_minor, GPUINST_FT_U32, 0, "", "compute capability minor"),
+    GPUINST_FIELD(GpuDeviceRec, name, GPUINST_FT_STR, 0, "", "device name"),
+    GPUINST_FIELD(GpuDeviceRec, uuid, GPUINST_FT_STR, 0, "", "device UUID (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)"),
 };
 
 static const gpuinstField statsFields[] = {
-    F(GpuStatsRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(GpuStatsRec, enabled, GPUINST_FT_U32, 0, "", "1 if CUPTI activity tracing ran on this rank (else see /unavailable)"),
-    F(GpuStatsRec, nbuffers, GPUINST_FT_U32, 0, "count", "activity buffers in the pool"),
-    F(GpuStatsRec, buffer_bytes, GPUINST_FT_U32, 0, "bytes", "size of each activity buffer"),
-    F(GpuStatsRec, clock_method, GPUINST_FT_U32, 0, "", "1 CUPTI timestamps from gpuinst's clock (timestamp callback), 2 measured offset"),
-    F(GpuStatsRec, clock_offset_ns, GPUINST_FT_I64, 0, "ns", "offset added to CUPTI timestamps (method 2)"),
-    F(GpuStatsRec, kernels, GPUINST_FT_U64, 0, "count", "kernel records"),
-    F(GpuStatsRec, copies, GPUINST_FT_U64, 0, "count", "memcpy + memset records"),
-    F(GpuStatsRec, api, GPUINST_FT_U64, 0, "count", "runtime + driver API records"),
-    F(GpuStatsRec, markers, GPUINST_FT_U64, 0, "count", "NVTX marker records"),
-    F(GpuStatsRec, sync, GPUINST_FT_U64, 0, "count", "synchronization records"),
-    F(GpuStatsRec, memory, GPUINST_FT_U64, 0, "count", "memory allocation/release records"),
-    F(GpuStatsRec, overhead, GPUINST_FT_U64, 0, "count", "overhead records"),
-    F(GpuStatsRec, ext_corr, GPUINST_FT_U64, 0, "count", "external correlation records joined"),
-    F(GpuStatsRec, unknown, GPUINST_FT_U64, 0, "count", "records of kinds not decoded (skipped)"),
-    F(GpuStatsRec, dropped, GPUINST_FT_U64, 0, "count", "records CUPTI dropped (cuptiActivityGetNumDroppedRecords)"),
-    F(GpuStatsRec, no_buffer, GPUINST_FT_U64, 0, "count", "buffer requests refused: pool empty (raise buffers= in GPUINST_TRACE)"),
-    F(GpuStatsRec, buffers, GPUINST_FT_U64, 0, "count", "buffers decoded"),
-    F(GpuStatsRec, unresolved, GPUINST_FT_U64, 0, "count", "kernels/copies whose API record was not found"),
-    F(GpuStatsRec, late_buffers, GPUINST_FT_U64, 0, "count", "buffers completed after finalize (not decoded)"),
-    F(GpuStatsRec, decode_ns, GPUINST_FT_U64, 0, "ns", "time spent decoding"),
-    FS(GpuStatsRec, kinds, "activity kinds enabled (GPUINST_TRACE)"),
+    GPUINST_FIELD(GpuStatsRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuStatsRec, enabled, GPUINST_FT_U32, 0, "", "1 if CUPTI activity tracing ran on this rank (else see /unavailable)"),
+    GPUINST_FIELD(GpuStatsRec, nbuffers, GPUINST_FT_U32, 0, "count", "activity buffers in the pool"),
+    GPUINST_FIELD(GpuStatsRec, buffer_bytes, GPUINST_FT_U32, 0, "bytes", "size of each activity buffer"),
+    GPUINST_FIELD(GpuStatsRec, clock_method, GPUINST_FT_U32, 0, "", "1 CUPTI timestamps from gpuinst's clock (timestamp callback), 2 measured offset"),
+    GPUINST_FIELD(GpuStatsRec, clock_offset_ns, GPUINST_FT_I64, 0, "ns", "offset added to CUPTI timestamps (method 2)"),
+    GPUINST_FIELD(GpuStatsRec, kernels, GPUINST_FT_U64, 0, "count", "kernel records"),
+    GPUINST_FIELD(GpuStatsRec, copies, GPUINST_FT_U64, 0, "count", "memcpy + memset records"),
+    GPUINST_FIELD(GpuStatsRec, api, GPUINST_FT_U64, 0, "count", "runtime + driver API records"),
+    GPUINST_FIELD(GpuStatsRec, markers, GPUINST_FT_U64, 0, "count", "NVTX marker records"),
+    GPUINST_FIELD(GpuStatsRec, sync, GPUINST_FT_U64, 0, "count", "synchronization records"),
+    GPUINST_FIELD(GpuStatsRec, memory, GPUINST_FT_U64, 0, "count", "memory allocation/release records"),
+    GPUINST_FIELD(GpuStatsRec, overhead, GPUINST_FT_U64, 0, "count", "overhead records"),
+    GPUINST_FIELD(GpuStatsRec, ext_corr, GPUINST_FT_U64, 0, "count", "external correlation records joined"),
+    GPUINST_FIELD(GpuStatsRec, unknown, GPUINST_FT_U64, 0, "count", "records of kinds not decoded (skipped)"),
+    GPUINST_FIELD(GpuStatsRec, dropped, GPUINST_FT_U64, 0, "count", "records CUPTI dropped (cuptiActivityGetNumDroppedRecords)"),
+    GPUINST_FIELD(GpuStatsRec, no_buffer, GPUINST_FT_U64, 0, "count", "buffer requests refused: pool empty (raise buffers= in GPUINST_TRACE)"),
+    GPUINST_FIELD(GpuStatsRec, buffers, GPUINST_FT_U64, 0, "count", "buffers decoded"),
+    GPUINST_FIELD(GpuStatsRec, unresolved, GPUINST_FT_U64, 0, "count", "kernels/copies whose API record was not found"),
+    GPUINST_FIELD(GpuStatsRec, late_buffers, GPUINST_FT_U64, 0, "count", "buffers completed after finalize (not decoded)"),
+    GPUINST_FIELD(GpuStatsRec, decode_ns, GPUINST_FT_U64, 0, "ns", "time spent decoding"),
+    GPUINST_FIELD(GpuStatsRec, kinds, GPUINST_FT_STR, 0, "", "activity kinds enabled (GPUINST_TRACE)"),
 };
 
 static const gpuinstField pausedFields[] = {
-    F(GpuPausedRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "tracing paused (cuptiActivityDisable of the kinds paused), before the range profiler's session"),
-    F(GpuPausedRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "tracing resumed (cuptiActivityEnable), after the session's cuptiRangeProfilerDisable"),
-    F(GpuPausedRec, launches, GPUINST_FT_I64, 0, "count", "kernel launch calls (/gpu/api records, a graph launch counts once) made in the pause: kernels with no /gpu/kernels row; 0 when kernel tracing was not paused; -1 unknown (no runtime or driver API records)"),
-    F(GpuPausedRec, copies, GPUINST_FT_I64, 0, "count", "copy and set calls (/gpu/api records: cudaMemcpy*, cudaMemset*, cuMemcpy*, cuMemset*) made in the pause: copies and sets with no /gpu/copies row; 0 when memcpy/memset tracing was not paused; -1 unknown (no runtime or driver API records)"),
-    F(GpuPausedRec, tool_kernels, GPUINST_FT_U64, 0, "count", "kernel records inside the pause that no CUDA API call launched (CUPTI's own: /gpu/kernels.tool = 1)"),
-    F(GpuPausedRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the profiled region: joins /profiler/regions (rank, region, occurrence)"),
-    F(GpuPausedRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(GpuPausedRec, region, GPUINST_FT_U32, 0, "", "profiled region: id in /strings"),
-    F(GpuPausedRec, kinds, GPUINST_FT_U32, 0, "", "the GPUINST_TRACE kinds paused (\"kernel,memcpy,memset\": those enabled of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET): id in /strings"),
-    F(GpuPausedRec, resumed, GPUINST_FT_U32, 0, "", "1 tracing resumed at end_ns; 0 it was not (finalize inside the region, or cuptiActivityEnable failed: no records of the paused kinds after start_ns)"),
+    GPUINST_FIELD(GpuPausedRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "tracing paused (cuptiActivityDisable of the kinds paused), before the range profiler's session"),
+    GPUINST_FIELD(GpuPausedRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "tracing resumed (cuptiActivityEnable), after the session's cuptiRangeProfilerDisable"),
+    GPUINST_FIELD(GpuPausedRec, launches, GPUINST_FT_I64, 0, "count", "kernel launch calls (/gpu/api records, a graph launch counts once) made in the pause: kernels with no /gpu/kernels row; 0 when kernel tracing was not paused; -1 unknown (no runtime or driver API records)"),
+    GPUINST_FIELD(GpuPausedRec, copies, GPUINST_FT_I64, 0, "count", "copy and set calls (/gpu/api records: cudaMemcpy*, cudaMemset*, cuMemcpy*, cuMemset*) made in the pause: copies and sets with no /gpu/copies row; 0 when memcpy/memset tracing was not paused; -1 unknown (no runtime or driver API records)"),
+    GPUINST_FIELD(GpuPausedRec, tool_kernels, GPUINST_FT_U64, 0, "count", "kernel records inside the pause that no CUDA API call launched (CUPTI's own: /gpu/kernels.tool = 1)"),
+    GPUINST_FIELD(GpuPausedRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the profiled region: joins /profiler/regions (rank, region, occurrence)"),
+    GPUINST_FIELD(GpuPausedRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuPausedRec, region, GPUINST_FT_U32, 0, "", "profiled region: id in /strings"),
+    GPUINST_FIELD(GpuPausedRec, kinds, GPUINST_FT_U32, 0, "", "the GPUINST_TRACE kinds paused (\"kernel,memcpy,memset\": those enabled of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET): id in /strings"),
+    GPUINST_FIELD(GpuPausedRec, resumed, GPUINST_FT_U32, 0, "", "1 tracing resumed at end_ns; 0 it was not (finalize inside the region, or cuptiActivityEnable failed: no records of the paused kinds after start_ns)"),
 };
 
 /* Streams one activity buffer: its count is fixed under the decode lock
@@ -18981,10 +20595,10 @@ static int rowsBuf(const gpuinstTable *tb, gpuinstRowIter *it)
 {
     const gpuinstBuf *b = (const gpuinstBuf *)tb->ctx;
     int rc;
-    pthread_mutex_lock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
     bufsInit();
     rc = gpuinstRowIterBufs(it, &b, 1);
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_unlock(&act.dlock);
     return rc;
 }
 
@@ -18996,14 +20610,14 @@ static void countRecordsPerDevice(void)
 {
     gpuinstChunk *ch;
     uint64_t i;
-    for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+    for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
         const GpuKernelRec *r = (const GpuKernelRec *)(const void *)GPUINST_CHUNK_DATA(ch);
         uint32_t k;
         for (k = 0; k < ch->count; k++)
             for (i = 0; i < ndevRows; i++)
                 if (devRows[i].device == r[k].device) devRows[i].records++;
     }
-    for (ch = A.copies.head; ch != NULL; ch = ch->next) {
+    for (ch = act.copies.head; ch != NULL; ch = ch->next) {
         const GpuCopyRec *r = (const GpuCopyRec *)(const void *)GPUINST_CHUNK_DATA(ch);
         uint32_t k;
         for (k = 0; k < ch->count; k++)
@@ -19012,37 +20626,27 @@ static void countRecordsPerDevice(void)
     }
 }
 
+/* /gpu/devices: every device the driver sees, as the foundation describes
+ * it (src/cuda.c, the identity /topology and /profiler use too). */
 static void readDevices(void)
 {
     int n = 0, i;
-    if (A.d.DeviceGetCount == NULL || A.d.DeviceGetCount(&n) != CUDA_SUCCESS || n <= 0) return;
+    if (gpuinstCu.cuDeviceGetCount == NULL || gpuinstCu.cuDeviceGetCount(&n) != CUDA_SUCCESS || n <= 0) return;
     devRows = (GpuDeviceRec *)calloc((size_t)n, sizeof *devRows);
     if (devRows == NULL) return;
     for (i = 0; i < n; i++) {
         GpuDeviceRec *r = &devRows[ndevRows];
+        gpuinstCudaDevice d;
         CUdevice dev;
-        CUuuid u;
-        size_t mem = 0;
-        int v = 0;
-        if (A.d.DeviceGet(&dev, i) != CUDA_SUCCESS) continue;
+        if (gpuinstCu.cuDeviceGet(&dev, i) != CUDA_SUCCESS) continue;
+        gpuinstCudaDeviceGet(i, &d);
         r->device = (uint32_t)i;
-        if (A.d.DeviceGetName == NULL || A.d.DeviceGetName(r->name, (int)sizeof r->name - 1, dev) != CUDA_SUCCESS)
-            snprintf(r->name, sizeof r->name, "unknown");
-        if (A.d.DeviceGetUuid != NULL && A.d.DeviceGetUuid(&u, dev) == CUDA_SUCCESS) {
-            const unsigned char *b = (const unsigned char *)u.bytes;
-            snprintf(r->uuid, sizeof r->uuid,
-                     "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
-                     b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-        }
-        if (A.d.DeviceTotalMem != NULL && A.d.DeviceTotalMem(&mem, dev) == CUDA_SUCCESS) r->global_memory = mem;
-        if (A.d.DeviceGetAttribute != NULL) {
-            if (A.d.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) == CUDA_SUCCESS)
-                r->sm_count = (uint32_t)v;
-            if (A.d.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == CUDA_SUCCESS)
-                r->cc_major = (uint32_t)v;
-            if (A.d.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == CUDA_SUCCESS)
-                r->cc_minor = (uint32_t)v;
-        }
+        snprintf(r->name, sizeof r->name, "%s", d.name);
+        snprintf(r->uuid, sizeof r->uuid, "%s", d.uuid);
+        r->global_memory = d.global_memory;
+        r->sm_count = d.sm_count;
+        r->cc_major = d.cc_major;
+        r->cc_minor = d.cc_minor;
         ndevRows++;
     }
 }
@@ -19065,11 +20669,11 @@ static int collectStats(const gpuinstTable *tb, void **out, uint64_t *count)
     (void)tb;
     if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     gpuinstActivityGetStats(&s);
-    r->enabled = (uint32_t)A.on;
-    r->nbuffers = A.nbuffers;
-    r->buffer_bytes = (uint32_t)A.bufsize;
-    r->clock_method = (uint32_t)A.clock_method;
-    r->clock_offset_ns = A.clock_offset;
+    r->enabled = (uint32_t)act.on;
+    r->nbuffers = act.nbuffers;
+    r->buffer_bytes = (uint32_t)act.bufsize;
+    r->clock_method = (uint32_t)act.clock_method;
+    r->clock_offset_ns = act.clock_offset;
     r->kernels = s.kernels;
     r->copies = s.copies;
     r->api = s.api;
@@ -19083,9 +20687,9 @@ static int collectStats(const gpuinstTable *tb, void **out, uint64_t *count)
     r->no_buffer = s.no_buffer;
     r->buffers = s.buffers;
     r->unresolved = s.unresolved;
-    r->late_buffers = A.late_buffers;
-    r->decode_ns = A.decode_ns;
-    snprintf(r->kinds, sizeof r->kinds, "%s", A.kindsText);
+    r->late_buffers = act.late_buffers;
+    r->decode_ns = act.decode_ns;
+    snprintf(r->kinds, sizeof r->kinds, "%s", act.kindsText);
     *out = r;
     *count = 1;
     return GPUINST_SUCCESS;
@@ -19095,56 +20699,56 @@ static int collectPaused(const gpuinstTable *tb, void **out, uint64_t *count)
 {
     GpuPausedRec *rows;
     (void)tb;
-    pthread_mutex_lock(&A.dlock);
-    rows = (GpuPausedRec *)calloc(A.npaused ? A.npaused : 1, sizeof *rows);
+    pthread_mutex_lock(&act.dlock);
+    rows = (GpuPausedRec *)calloc(act.npaused ? act.npaused : 1, sizeof *rows);
     if (rows == NULL) {
-        pthread_mutex_unlock(&A.dlock);
+        pthread_mutex_unlock(&act.dlock);
         return GPUINST_ERROR_OUT_OF_MEMORY;
     }
-    if (A.npaused) memcpy(rows, A.paused, A.npaused * sizeof *rows);
-    *count = A.npaused;
-    pthread_mutex_unlock(&A.dlock);
+    if (act.npaused) memcpy(rows, act.paused, act.npaused * sizeof *rows);
+    *count = act.npaused;
+    pthread_mutex_unlock(&act.dlock);
     *out = rows;
     return GPUINST_SUCCESS;
 }
 
 static const gpuinstTable kernelsTable = {
     "/gpu/kernels", "GPU kernels (CUPTI concurrent kernel records), with their rank, range and MPI call",
-    sizeof(GpuKernelRec), NF(kernelFields), kernelFields, NULL, &A.kernels, rowsBuf};
+    sizeof(GpuKernelRec), GPUINST_NFIELDS(kernelFields), kernelFields, NULL, &act.kernels, rowsBuf};
 static const gpuinstTable copiesTable = {
     "/gpu/copies", "GPU memory copies and sets (CUPTI memcpy, peer memcpy, memset records)",
-    sizeof(GpuCopyRec), NF(copyFields), copyFields, NULL, &A.copies, rowsBuf};
+    sizeof(GpuCopyRec), GPUINST_NFIELDS(copyFields), copyFields, NULL, &act.copies, rowsBuf};
 static const gpuinstTable apiTable = {
     "/gpu/api", "CUDA runtime and driver API calls (CUPTI API records)",
-    sizeof(GpuApiRec), NF(apiFields), apiFields, NULL, &A.api, rowsBuf};
+    sizeof(GpuApiRec), GPUINST_NFIELDS(apiFields), apiFields, NULL, &act.api, rowsBuf};
 static const gpuinstTable markersTable = {
     "/gpu/markers", "NVTX markers and ranges of any library, as CUPTI saw them (GPUINST_TRACE=all)",
-    sizeof(GpuMarkerRec), NF(markerFields), markerFields, NULL, &A.markers, rowsBuf};
+    sizeof(GpuMarkerRec), GPUINST_NFIELDS(markerFields), markerFields, NULL, &act.markers, rowsBuf};
 static const gpuinstTable syncTable = {
     "/gpu/sync", "CUDA synchronization calls (GPUINST_TRACE=all)",
-    sizeof(GpuSyncRec), NF(syncFields), syncFields, NULL, &A.sync, rowsBuf};
+    sizeof(GpuSyncRec), GPUINST_NFIELDS(syncFields), syncFields, NULL, &act.sync, rowsBuf};
 static const gpuinstTable memoryTable = {
     "/gpu/memory", "GPU memory allocations and releases (GPUINST_TRACE=all)",
-    sizeof(GpuMemoryRec), NF(memoryFields), memoryFields, NULL, &A.memory, rowsBuf};
+    sizeof(GpuMemoryRec), GPUINST_NFIELDS(memoryFields), memoryFields, NULL, &act.memory, rowsBuf};
 static const gpuinstTable overheadTable = {
     "/gpu/overhead", "CUPTI and driver overhead intervals",
-    sizeof(GpuOverheadRec), NF(overheadFields), overheadFields, NULL, &A.overhead, rowsBuf};
+    sizeof(GpuOverheadRec), GPUINST_NFIELDS(overheadFields), overheadFields, NULL, &act.overhead, rowsBuf};
 static const gpuinstTable devicesTable = {
     "/gpu/devices", "CUDA devices visible to each rank (driver API), with the rank's record counts",
-    sizeof(GpuDeviceRec), NF(deviceFields), deviceFields, collectDevices, NULL, NULL};
+    sizeof(GpuDeviceRec), GPUINST_NFIELDS(deviceFields), deviceFields, collectDevices, NULL, NULL};
 static const gpuinstTable pausedTable = {
     "/gpu/paused", "intervals in which CUPTI kernel, memcpy and memset tracing was paused for a range-profiler session (kernels, copies and sets launched in them have no /gpu/kernels or /gpu/copies row)",
-    sizeof(GpuPausedRec), NF(pausedFields), pausedFields, collectPaused, NULL, NULL};
+    sizeof(GpuPausedRec), GPUINST_NFIELDS(pausedFields), pausedFields, collectPaused, NULL, NULL};
 static const gpuinstTable statsTable = {
     "/gpu/stats", "GPU tracing per rank: kinds, buffers, record counts, dropped records, clock",
-    sizeof(GpuStatsRec), NF(statsFields), statsFields, collectStats, NULL, NULL};
+    sizeof(GpuStatsRec), GPUINST_NFIELDS(statsFields), statsFields, collectStats, NULL, NULL};
 
 GPUINST_PRIVATE void gpuinstActivityTablesRegister(void)
 {
     pthread_once(&lockOnce, initLocks);
-    pthread_mutex_lock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
     bufsInit();
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_unlock(&act.dlock);
     gpuinstTableRegister(&kernelsTable);
     gpuinstTableRegister(&copiesTable);
     gpuinstTableRegister(&apiTable);
@@ -19196,9 +20800,9 @@ static unsigned parseTrace(const char *spec, uint32_t *nbuf, size_t *bufsize)
         {
             size_t i;
             int found = 0;
-            for (i = 0; i < sizeof kindNames / sizeof kindNames[0]; i++)
-                if (strcmp(tok, kindNames[i].name) == 0) {
-                    kinds |= kindNames[i].bit;
+            for (i = 0; i < sizeof traceWords / sizeof traceWords[0]; i++)
+                if (strcmp(tok, traceWords[i].name) == 0) {
+                    kinds |= traceWords[i].bit;
                     found = any = 1;
                 }
             if (!found)
@@ -19216,9 +20820,9 @@ static void kindsText(unsigned kinds, char *out, size_t cap)
 {
     size_t i, len = 0;
     out[0] = '\0';
-    for (i = 0; i < sizeof kindNames / sizeof kindNames[0]; i++) {
-        if (kinds & kindNames[i].bit) {
-            int w = snprintf(out + len, cap - len, "%s%s", len ? "," : "", kindNames[i].name);
+    for (i = 0; i < sizeof traceWords / sizeof traceWords[0]; i++) {
+        if (kinds & traceWords[i].bit) {
+            int w = snprintf(out + len, cap - len, "%s%s", len ? "," : "", traceWords[i].name);
             if (w < 0 || (size_t)w >= cap - len) break;
             len += (size_t)w;
         }
@@ -19242,329 +20846,292 @@ static void CUPTIAPI probeCallback(void *userdata, CUpti_CallbackDomain domain, 
     (void)cbdata;
 }
 
-static int symsOk;
-static CUpti_ActivityKind capKinds[16]; /* kinds capture windows switch (gpuinstActivityCapture) */
-static int capN, capWarned;
-#define CSYM(field, name) GPUINST_LIB_FN(A.c.field, GPUINST_LIB_CUPTI, name); if (A.c.field == NULL) symsOk = 0
-#define DSYM(field, name) GPUINST_LIB_FN(A.d.field, GPUINST_LIB_CUDA, name); if (A.d.field == NULL) symsOk = 0
-
-static void traceOff(const char *why)
-{
-    gpuinstUnavailableAdd("cupti", why);
-}
-
 static void disableAll(const CUpti_ActivityKind *en, int nen)
 {
     int i;
-    for (i = 0; i < nen; i++) (void)A.c.ActivityDisable(en[i]);
+    for (i = 0; i < nen; i++) (void)gpuinstCu.cuptiActivityDisable(en[i]);
 }
 
-static void activityFlush(void);
+/* ---- start: gpuinstActivityInit and its steps ----------------------------------------------
+ * Each step returns 0, or -1 with the sentence for /unavailable "cupti" in
+ * msg (tracing stays off; what an earlier step started is undone). */
 
-GPUINST_PRIVATE void gpuinstActivityInit(void)
+/* GPUINST_TRACE -> act.kinds, the buffer pool's size; the /gpu tables are
+ * registered on every rank, in the same order, whether or not tracing
+ * starts (the writer's collectives depend on it): empty tables and the
+ * /gpu/stats row say what happened.  1 if tracing is asked for. */
+static int startConfig(uint32_t *nbuf, size_t *bufsize)
 {
-    const char *why = NULL;
-    char msg[480];
-    unsigned kinds;
-    uint32_t nbuf = 8, i;
-    size_t bufsize = (size_t)4 << 20;
-    CUresult cr;
-    CUptiResult rc;
-    int ndev = 0;
-    const char *inj;
-    CUpti_ActivityKind en[16];
-    int nen = 0;
-    struct { unsigned bit; CUpti_ActivityKind kind; int required; } plan[] = {
-        {K_KERNEL, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 1},
-        {K_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY, 1},
-        {K_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, 0},
-        {K_MEMSET, CUPTI_ACTIVITY_KIND_MEMSET, 1},
-        {K_RUNTIME, CUPTI_ACTIVITY_KIND_RUNTIME, 1},
-        {K_DRIVER, CUPTI_ACTIVITY_KIND_DRIVER, 1},
-        {K_SYNC, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, 0},
-        {K_MARKER, CUPTI_ACTIVITY_KIND_MARKER, 0},
-        {K_MEMORY, CUPTI_ACTIVITY_KIND_MEMORY2, 0},
-        {K_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD, 0},
-        {~0u, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, 1},
-    };
-
-    pthread_once(&lockOnce, initLocks);
-    if (A.on) return;
-    kinds = parseTrace(gpuinstG.cfg.trace, &nbuf, &bufsize);
-    kindsText(kinds, A.kindsText, sizeof A.kindsText);
-    A.kinds = kinds;
-    /* Every rank registers the same tables in the same order (the writer's
-     * collectives depend on it), whether or not its CUPTI part starts:
-     * empty tables and the /gpu/stats row say what happened. */
+    act.kinds = parseTrace(gpuinstG.cfg.trace, nbuf, bufsize);
+    kindsText(act.kinds, act.kindsText, sizeof act.kindsText);
     gpuinstActivityTablesRegister();
-    if (kinds == 0) return; /* GPUINST_TRACE=none: the user's choice, nothing to record */
+    return act.kinds != 0; /* GPUINST_TRACE=none: the user's choice, nothing to record */
+}
 
+/* libcupti and the driver, no tool injected, every entry point tracing needs. */
+static int startLibraries(char *msg, size_t cap)
+{
+    const char *why = NULL, *inj, *missing;
     if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
-        snprintf(msg, sizeof msg, "GPU tracing off: %s", why);
-        traceOff(msg);
-        return;
+        snprintf(msg, cap, "GPU tracing off: %s", why);
+        return -1;
     }
     /* A tool injected through CUDA_INJECTION64_PATH (Nsight Systems, Nsight
      * Compute) owns CUPTI; it subscribes when the driver starts. */
     inj = getenv("CUDA_INJECTION64_PATH");
     if (inj != NULL && inj[0] != '\0') {
-        snprintf(msg, sizeof msg,
+        snprintf(msg, cap,
                  "GPU tracing off: a CUDA tool is injected (CUDA_INJECTION64_PATH=%.200s) and owns CUPTI; "
                  "NVTX ranges and host records are still recorded; run without the tool for GPU records",
                  inj);
-        traceOff(msg);
-        return;
+        return -1;
     }
     if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS) {
-        snprintf(msg, sizeof msg, "GPU tracing off: %s", why);
-        traceOff(msg);
-        return;
+        snprintf(msg, cap, "GPU tracing off: %s", why);
+        return -1;
     }
-    symsOk = 1;
-    CSYM(GetResultString, "cuptiGetResultString");
-    CSYM(ActivityRegisterCallbacks, "cuptiActivityRegisterCallbacks");
-    CSYM(ActivityEnable, "cuptiActivityEnable");
-    CSYM(ActivityDisable, "cuptiActivityDisable");
-    CSYM(ActivityFlushAll, "cuptiActivityFlushAll");
-    CSYM(ActivityGetNextRecord, "cuptiActivityGetNextRecord");
-    CSYM(ActivityGetNumDroppedRecords, "cuptiActivityGetNumDroppedRecords");
-    CSYM(ActivityPushExternalCorrelationId, "cuptiActivityPushExternalCorrelationId");
-    CSYM(ActivityPopExternalCorrelationId, "cuptiActivityPopExternalCorrelationId");
-    CSYM(GetTimestamp, "cuptiGetTimestamp");
-    CSYM(Subscribe, "cuptiSubscribe");
-    CSYM(Unsubscribe, "cuptiUnsubscribe");
-    DSYM(Init, "cuInit");
-    DSYM(DeviceGetCount, "cuDeviceGetCount");
-    DSYM(DeviceGet, "cuDeviceGet");
-    DSYM(CtxGetCurrent, "cuCtxGetCurrent");
-    DSYM(CtxSynchronize, "cuCtxSynchronize");
-    if (!symsOk) {
-        snprintf(msg, sizeof msg, "GPU tracing off: %.200s or libcuda.so.1 lacks a function gpuinst needs; use "
-                                  "the CUPTI and driver of CUDA %d or newer",
-                 gpuinstLibPath(GPUINST_LIB_CUPTI), CUPTI_API_VERSION / 10000);
-        traceOff(msg);
-        return;
+    if ((missing = gpuinstCudaMissing(GPUINST_NEED_TRACE)) != NULL) {
+        snprintf(msg, cap, "GPU tracing off: %.200s or libcuda.so.1 lacks %s, which gpuinst needs; use the CUPTI "
+                           "and driver of CUDA %d or newer",
+                 gpuinstLibPath(GPUINST_LIB_CUPTI), missing, CUPTI_API_VERSION / 10000);
+        return -1;
     }
-    /* optional ones */
-    GPUINST_LIB_FN(A.c.ActivityRegisterTimestampCallback, GPUINST_LIB_CUPTI, "cuptiActivityRegisterTimestampCallback");
-    GPUINST_LIB_FN(A.c.GetCallbackName, GPUINST_LIB_CUPTI, "cuptiGetCallbackName");
-    GPUINST_LIB_FN(A.d.DeviceGetName, GPUINST_LIB_CUDA, "cuDeviceGetName");
-    GPUINST_LIB_FN(A.d.DeviceGetUuid, GPUINST_LIB_CUDA, "cuDeviceGetUuid_v2");
-    if (A.d.DeviceGetUuid == NULL) GPUINST_LIB_FN(A.d.DeviceGetUuid, GPUINST_LIB_CUDA, "cuDeviceGetUuid");
-    GPUINST_LIB_FN(A.d.DeviceTotalMem, GPUINST_LIB_CUDA, "cuDeviceTotalMem_v2");
-    GPUINST_LIB_FN(A.d.DeviceGetAttribute, GPUINST_LIB_CUDA, "cuDeviceGetAttribute");
-    GPUINST_LIB_FN(A.d.GetErrorName, GPUINST_LIB_CUDA, "cuGetErrorName");
+    return 0;
+}
 
-    cr = A.d.Init(0);
+/* A driver that works and sees a device. */
+static int startDevices(char *msg, size_t cap)
+{
+    int ndev = 0;
+    CUresult cr = gpuinstCu.cuInit(0);
     if (cr != CUDA_SUCCESS) {
-        snprintf(msg, sizeof msg, "GPU tracing off: cuInit failed (%s): no usable GPU or driver on this node; "
-                                  "host records are still written",
-                 cuErr(cr));
-        traceOff(msg);
-        return;
+        snprintf(msg, cap, "GPU tracing off: cuInit failed (%s): no usable GPU or driver on this node; "
+                           "host records are still written",
+                 gpuinstCudaResultString((int)cr));
+        return -1;
     }
-    cr = A.d.DeviceGetCount(&ndev);
+    cr = gpuinstCu.cuDeviceGetCount(&ndev);
     if (cr != CUDA_SUCCESS || ndev <= 0) {
-        snprintf(msg, sizeof msg, "GPU tracing off: no CUDA device visible (cuDeviceGetCount: %s, %d devices); "
-                                  "check CUDA_VISIBLE_DEVICES",
-                 cuErr(cr), ndev);
-        traceOff(msg);
-        return;
+        snprintf(msg, cap, "GPU tracing off: no CUDA device visible (cuDeviceGetCount: %s, %d devices); "
+                           "check CUDA_VISIBLE_DEVICES",
+                 gpuinstCudaResultString((int)cr), ndev);
+        return -1;
     }
-    /* Another CUPTI subscriber (a debugger or a tool attached some other
-     * way) means CUPTI is taken.  The probe subscriber is released at once,
-     * so the range profiler (or the tool) can still subscribe. */
-    {
-        CUpti_SubscriberHandle sub = NULL;
-        rc = A.c.Subscribe(&sub, probeCallback, NULL);
-        if (rc != CUPTI_SUCCESS) {
-            snprintf(msg, sizeof msg, "GPU tracing off: CUPTI is in use by another tool (cuptiSubscribe: %s); "
-                                      "NVTX and host records are still recorded",
-                     cuptiErr(rc));
-            traceOff(msg);
-            return;
-        }
-        (void)A.c.Unsubscribe(sub);
-    }
+    return 0;
+}
 
-    /* Clock: CUPTI's timestamps from gpuinstClockNs, else a measured offset. */
-    A.clock_method = 2;
-    if (A.c.ActivityRegisterTimestampCallback != NULL &&
-        A.c.ActivityRegisterTimestampCallback(clockCallback) == CUPTI_SUCCESS) {
-        A.clock_method = 1;
-        A.clock_offset = 0;
+/* Another CUPTI subscriber (a debugger or a tool attached some other way)
+ * means CUPTI is taken.  The probe subscriber is released at once, so the
+ * range profiler (or the tool) can still subscribe. */
+static int startProbe(char *msg, size_t cap)
+{
+    CUpti_SubscriberHandle sub = NULL;
+    CUptiResult rc = gpuinstCu.cuptiSubscribe(&sub, probeCallback, NULL);
+    if (rc != CUPTI_SUCCESS) {
+        snprintf(msg, cap, "GPU tracing off: CUPTI is in use by another tool (cuptiSubscribe: %s); "
+                           "NVTX and host records are still recorded",
+                 gpuinstCuptiResultString((int)rc));
+        return -1;
+    }
+    (void)gpuinstCu.cuptiUnsubscribe(sub);
+    return 0;
+}
+
+/* CUPTI's timestamps from gpuinstClockNs, else a measured offset. */
+static void startClock(void)
+{
+    act.clock_method = 2;
+    if (gpuinstCu.cuptiActivityRegisterTimestampCallback != NULL &&
+        gpuinstCu.cuptiActivityRegisterTimestampCallback(clockCallback) == CUPTI_SUCCESS) {
+        act.clock_method = 1;
+        act.clock_offset = 0;
     } else {
         int64_t best = INT64_MAX;
         int k;
         for (k = 0; k < 5; k++) {
             uint64_t a = gpuinstClockNs(), c = 0, b;
-            if (A.c.GetTimestamp(&c) != CUPTI_SUCCESS) break;
+            if (gpuinstCu.cuptiGetTimestamp(&c) != CUPTI_SUCCESS) break;
             b = gpuinstClockNs();
             if ((int64_t)(b - a) < best) {
                 best = (int64_t)(b - a);
-                A.clock_offset = (int64_t)(a + (b - a) / 2) - (int64_t)c;
+                act.clock_offset = (int64_t)(a + (b - a) / 2) - (int64_t)c;
             }
         }
     }
+}
 
-    /* Buffers: the pool, the queue (as many entries as buffers). */
-    A.nbuffers = nbuf;
-    A.bufsize = bufsize;
-    A.pool = (uint8_t **)calloc(nbuf, sizeof *A.pool);
-    A.freeList = (uint8_t **)calloc(nbuf, sizeof *A.freeList);
-    A.queue = (Pending *)calloc(nbuf, sizeof *A.queue);
-    if (A.pool == NULL || A.freeList == NULL || A.queue == NULL) {
-        traceOff("GPU tracing off: out of memory for the activity buffer pool; lower buffers= or buffer_kb= in GPUINST_TRACE");
-        return;
-    }
-    for (i = 0; i < nbuf; i++) {
+/* The buffer pool and the queue (as many entries as buffers). */
+static int startBuffers(uint32_t nbuf, size_t bufsize, char *msg, size_t cap)
+{
+    uint32_t i;
+    act.nbuffers = nbuf;
+    act.bufsize = bufsize;
+    act.pool = (uint8_t **)calloc(nbuf, sizeof *act.pool);
+    act.freeList = (uint8_t **)calloc(nbuf, sizeof *act.freeList);
+    act.queue = (Pending *)calloc(nbuf, sizeof *act.queue);
+    for (i = 0; act.pool != NULL && act.freeList != NULL && act.queue != NULL && i < nbuf; i++) {
         void *p = NULL;
-        if (posix_memalign(&p, 8, bufsize) != 0 || p == NULL) {
-            traceOff("GPU tracing off: out of memory for the activity buffer pool; lower buffers= or buffer_kb= in GPUINST_TRACE");
-            return;
-        }
-        A.pool[i] = (uint8_t *)p;
-        A.freeList[A.nfree++] = A.pool[i];
+        if (posix_memalign(&p, 8, bufsize) != 0 || p == NULL) break;
+        act.pool[i] = (uint8_t *)p;
+        act.freeList[act.nfree++] = act.pool[i];
     }
-
-    /* NVTX markers: gpuinst's NVTX collector (src/nvtx_inject.c) records
-     * every library's NVTX as first-class /ranges and /marks (payloads,
-     * categories, colors, GPU correlation), which CUPTI's MARKER records
-     * lack, at less cost (bench/RESULTS.md, "NVTX collector").  CUPTI only
-     * sees NVTX when it is the process's NVTX tool, so the MARKER kind is
-     * enabled only when the user made it so (NVTX_INJECTION64_PATH naming
-     * libcupti); the collector then stands aside (/unavailable "nvtx"). */
-    if (kinds & K_MARKER) {
-        const char *cur = getenv("NVTX_INJECTION64_PATH");
-        if (cur == NULL || strstr(cur, "libcupti") == NULL) {
-            kinds &= ~(unsigned)K_MARKER;
-            A.kinds = kinds;
-            kindsText(kinds, A.kindsText, sizeof A.kindsText);
-        }
+    if (i < nbuf) {
+        snprintf(msg, cap, "GPU tracing off: out of memory for the activity buffer pool; lower buffers= or "
+                           "buffer_kb= in GPUINST_TRACE");
+        return -1;
     }
+    return 0;
+}
 
-    rc = A.c.ActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+/* NVTX markers: gpuinst's NVTX collector (src/nvtx_inject.c) records
+ * every library's NVTX as first-class /ranges and /marks (payloads,
+ * categories, colors, GPU correlation), which CUPTI's MARKER records
+ * lack, at less cost (bench/RESULTS.md, "NVTX collector").  CUPTI only
+ * sees NVTX when it is the process's NVTX tool, so the MARKER kind is
+ * enabled only when the user made it so (NVTX_INJECTION64_PATH naming
+ * libcupti); the collector then stands aside (/unavailable "nvtx"). */
+static void startMarkers(void)
+{
+    const char *cur;
+    if (!(act.kinds & K_MARKER)) return;
+    cur = getenv("NVTX_INJECTION64_PATH");
+    if (cur == NULL || strstr(cur, "libcupti") == NULL) {
+        act.kinds &= ~(unsigned)K_MARKER;
+        kindsText(act.kinds, act.kindsText, sizeof act.kindsText);
+    }
+}
+
+/* The buffer callbacks, then every kind GPUINST_TRACE asks for (kindRows
+ * in order): one that is required, or refused because another tool owns
+ * CUPTI, turns tracing off; another that fails is said and left out. */
+static int startKinds(char *msg, size_t cap)
+{
+    CUptiResult rc = gpuinstCu.cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+    size_t i;
+    int nen = 0;
     if (rc != CUPTI_SUCCESS) {
-        snprintf(msg, sizeof msg, "GPU tracing off: cuptiActivityRegisterCallbacks failed (%s)", cuptiErr(rc));
-        traceOff(msg);
-        return;
+        snprintf(msg, cap, "GPU tracing off: cuptiActivityRegisterCallbacks failed (%s)",
+                 gpuinstCuptiResultString((int)rc));
+        return -1;
     }
-    for (i = 0; i < sizeof plan / sizeof plan[0]; i++) {
-        if (!(plan[i].bit & kinds)) continue;
-        rc = A.c.ActivityEnable(plan[i].kind);
+    for (i = 0; i < NKINDS; i++) {
+        const KindRow *k = &kindRows[i];
+        if (k->word == 0 || !(k->word & act.kinds)) continue;
+        rc = gpuinstCu.cuptiActivityEnable(k->kind);
         if (rc == CUPTI_SUCCESS) {
-            en[nen++] = plan[i].kind;
+            if (nen < (int)(sizeof act.enabled / sizeof act.enabled[0])) act.enabled[nen++] = k->kind;
             continue;
         }
-        if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || rc == CUPTI_ERROR_NOT_COMPATIBLE ||
-            plan[i].required) {
-            disableAll(en, nen);
-            snprintf(msg, sizeof msg, "GPU tracing off: cuptiActivityEnable(kind %d) failed (%s)%s", (int)plan[i].kind,
-                     cuptiErr(rc),
+        if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || rc == CUPTI_ERROR_NOT_COMPATIBLE || k->required) {
+            disableAll(act.enabled, nen);
+            snprintf(msg, cap, "GPU tracing off: cuptiActivityEnable(kind %d) failed (%s)%s", (int)k->kind,
+                     gpuinstCuptiResultString((int)rc),
                      rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || rc == CUPTI_ERROR_NOT_COMPATIBLE
                          ? ": another tool owns CUPTI; NVTX and host records are still recorded"
                          : "");
-            traceOff(msg);
-            return;
+            return -1;
         }
-        gpuinstWarn("CUPTI activity kind %d not enabled (%s): its records are missing", (int)plan[i].kind,
-                    cuptiErr(rc));
+        gpuinstWarn("CUPTI activity kind %d not enabled (%s): its records are missing", (int)k->kind,
+                    gpuinstCuptiResultString((int)rc));
     }
-
-    memcpy(A.enabled, en, (size_t)nen * sizeof en[0]); /* the kinds a profiler session may pause */
-    A.nenabled = nen;
-    A.use_cupti_walk = 1;
-    A.stop = 0;
-    if (pthread_create(&A.worker, NULL, decodeThread, NULL) != 0) {
-        disableAll(en, nen);
-        traceOff("GPU tracing off: could not start the decode thread (pthread_create failed)");
-        return;
-    }
-    A.worker_started = 1;
-    if (gpuinstAddFlushHook(activityFlush) != GPUINST_SUCCESS) {
-        /* without the hook nothing would be flushed or joined at finalize */
-        disableAll(en, nen);
-        pthread_mutex_lock(&A.qlock);
-        A.stop = 1;
-        pthread_cond_signal(&A.qcond);
-        pthread_mutex_unlock(&A.qlock);
-        pthread_join(A.worker, NULL);
-        A.worker_started = 0;
-        traceOff("GPU tracing off: no room for its finalize hook (too many optional parts registered one)");
-        return;
-    }
-    A.on = 1;
-    /* capture windows (src/capture.c): activity runs only inside one */
-    for (i = 0; i < (uint32_t)nen && i < sizeof capKinds / sizeof capKinds[0]; i++)
-        if (en[i] != CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) capKinds[capN++] = en[i];
-    if (GPUINST_LOAD_RLX(&gpuinstCaptureOn) && !gpuinstCaptureOpen()) gpuinstActivityCapture(0);
-    GPUINST_STORE_REL(&gpuinstGpuOn, 1);
+    act.nenabled = nen; /* the kinds a profiler session may pause */
+    return 0;
 }
 
-/* Capture windows: the activity kinds gpuinst enabled, off while no window
- * is open (the external-correlation kind stays on: it costs nothing when no
- * range pushes an id, and ranges outside windows push none).  Called with
- * src/capture.c's lock held, so transitions do not cross; a kind a
- * range-profiler pause holds off is left as it is (enLock). */
-GPUINST_PRIVATE void gpuinstActivityCapture(int on)
+/* The decode thread. */
+static int startWorker(char *msg, size_t cap)
 {
-    int i;
-    if (!A.on) return;
-    pthread_mutex_lock(&enLock);
-    capClosed = !on;
-    for (i = 0; i < capN; i++) {
-        CUptiResult rc;
-        if (pauseHolds(capKinds[i])) continue; /* off for the pause, turned on when it ends */
-        rc = on ? A.c.ActivityEnable(capKinds[i]) : A.c.ActivityDisable(capKinds[i]);
-        if (rc != CUPTI_SUCCESS)
-            gpuinstWarnOnce(&capWarned, "capture window: cuptiActivity%s(kind %d) failed (%s)", on ? "Enable" : "Disable",
-                            (int)capKinds[i], cuptiErr(rc));
+    act.use_cupti_walk = 1;
+    act.stop = 0;
+    if (pthread_create(&act.worker, NULL, decodeThread, NULL) != 0) {
+        disableAll(act.enabled, act.nenabled);
+        snprintf(msg, cap, "GPU tracing off: could not start the decode thread (pthread_create failed)");
+        return -1;
     }
-    pthread_mutex_unlock(&enLock);
+    act.worker_started = 1;
+    return 0;
 }
 
-/* Finalize: synchronize, flush, drain, join, resolve, devices. */
-static void activityFlush(void)
+GPUINST_PRIVATE void gpuinstActivityInit(void)
+{
+    char msg[480];
+    uint32_t nbuf = 8;
+    size_t bufsize = (size_t)4 << 20;
+    pthread_once(&lockOnce, initLocks);
+    if (act.on) return;
+    if (!startConfig(&nbuf, &bufsize)) return;
+    if (startLibraries(msg, sizeof msg) != 0 || startDevices(msg, sizeof msg) != 0 || startProbe(msg, sizeof msg) != 0) {
+        gpuinstUnavailableAdd("cupti", msg);
+        return;
+    }
+    startClock();
+    if (startBuffers(nbuf, bufsize, msg, sizeof msg) != 0) {
+        gpuinstUnavailableAdd("cupti", msg);
+        return;
+    }
+    startMarkers();
+    if (startKinds(msg, sizeof msg) != 0 || startWorker(msg, sizeof msg) != 0) {
+        gpuinstUnavailableAdd("cupti", msg);
+        return;
+    }
+    act.on = 1;
+    /* capture windows (src/capture.c): activity runs only inside one */
+    if (GPUINST_LOAD_RLX(&gpuinstCaptureOn) && !gpuinstCaptureOpen()) {
+        pthread_mutex_lock(&enLock);
+        captureSwitch(0);
+        pthread_mutex_unlock(&enLock);
+    }
+    GPUINST_STORE_REL(&gpuinstGpuHooks, &activityHooks);
+}
+
+/* The part's flush step (finalize): synchronize, flush, drain, join,
+ * resolve, devices.  Nothing when tracing never started. */
+GPUINST_PRIVATE void gpuinstActivityFlush(void)
 {
     CUcontext ctx = NULL;
     CUptiResult rc;
-    static const CUpti_ActivityKind all[] = {
-        CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
-        CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
-        CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MEMORY2,
-        CUPTI_ACTIVITY_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
-    if (!A.on) return;
-    GPUINST_STORE_REL(&gpuinstGpuOn, 0);
-    if (A.d.CtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) {
-        CUresult cr = A.d.CtxSynchronize();
+    CUpti_ActivityKind all[NKINDS];
+    int nall = 0;
+    size_t i;
+    if (!act.on) return;
+    GPUINST_STORE_REL(&gpuinstGpuHooks, (const gpuinstHooks *)NULL);
+    if (gpuinstCu.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) {
+        CUresult cr = gpuinstCu.cuCtxSynchronize();
         if (cr != CUDA_SUCCESS)
-            gpuinstWarn("cuCtxSynchronize at finalize failed (%s): GPU work still running is not traced", cuErr(cr));
+            gpuinstWarn("cuCtxSynchronize at finalize failed (%s): GPU work still running is not traced",
+                        gpuinstCudaResultString((int)cr));
     }
-    rc = A.c.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    if (rc != CUPTI_SUCCESS) gpuinstWarn("cuptiActivityFlushAll failed (%s): the last GPU records may be missing", cuptiErr(rc));
-    disableAll(all, (int)(sizeof all / sizeof all[0]));
+    rc = gpuinstCu.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (rc != CUPTI_SUCCESS)
+        gpuinstWarn("cuptiActivityFlushAll failed (%s): the last GPU records may be missing",
+                    gpuinstCuptiResultString((int)rc));
+    for (i = 0; i < NKINDS; i++) /* every kind gpuinst may have enabled */
+        if (kindRows[i].word != 0) all[nall++] = kindRows[i].kind;
+    pthread_mutex_lock(&enLock); /* after it no capture window switches a kind on */
+    disableAll(all, nall);
+    pthread_mutex_unlock(&enLock);
     addDropped(NULL, 0);
     if (ctx != NULL) addDropped(ctx, 0);
-    pthread_mutex_lock(&A.qlock);
-    A.stop = 1;
-    pthread_cond_signal(&A.qcond);
-    pthread_mutex_unlock(&A.qlock);
-    if (A.worker_started) pthread_join(A.worker, NULL);
-    A.worker_started = 0;
-    pthread_mutex_lock(&A.qlock);
-    A.closed = 1;
-    pthread_mutex_unlock(&A.qlock);
-    pthread_mutex_lock(&A.dlock);
-    if (A.pauseOpen) { /* finalize inside a profiled region: the pause ends with tracing */
-        A.paused[A.pauseOpen - 1].end_ns = gpuinstClockNs();
-        A.pauseOpen = 0;
+    pthread_mutex_lock(&act.qlock);
+    act.stop = 1;
+    pthread_cond_signal(&act.qcond);
+    pthread_mutex_unlock(&act.qlock);
+    if (act.worker_started) pthread_join(act.worker, NULL);
+    act.worker_started = 0;
+    pthread_mutex_lock(&act.qlock);
+    act.closed = 1;
+    pthread_mutex_unlock(&act.qlock);
+    pthread_mutex_lock(&act.dlock);
+    if (act.pauseOpen) { /* finalize inside a profiled region: the pause ends with tracing */
+        act.paused[act.pauseOpen - 1].end_ns = gpuinstClockNs();
+        act.pauseOpen = 0;
     }
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_unlock(&act.dlock);
     gpuinstActivityResolve();
     readDevices();
-    pthread_mutex_lock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
     countRecordsPerDevice();
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_unlock(&act.dlock);
     {
         gpuinstActivityStats s;
         gpuinstActivityGetStats(&s);
@@ -19579,55 +21146,24 @@ static void activityFlush(void)
 
 GPUINST_PRIVATE void gpuinstActivityInit(void)
 {
-    GPUINST_STORE_RLX(&gpuinstGpuOn, 0); /* never on without CUPTI */
     if (strcmp(gpuinstG.cfg.trace, "none") == 0 || strcmp(gpuinstG.cfg.trace, "off") == 0 ||
         strcmp(gpuinstG.cfg.trace, "0") == 0)
         return;
     gpuinstUnavailableAdd("cupti", "GPU tracing off: gpuinst was built without the CUDA headers "
                                    "(GPUINST_WITH_CUPTI=0); rebuild with -I<cuda>/include");
 }
-GPUINST_PRIVATE void gpuinstActivityCapture(int on) { (void)on; }
-GPUINST_PRIVATE void gpuinstGpuRangePushSlow(uint64_t range_id) { (void)range_id; }
-GPUINST_PRIVATE void gpuinstGpuRangePopSlow(void) {}
-GPUINST_PRIVATE void gpuinstGpuMpiEnterSlow(uint64_t call_id) { (void)call_id; }
-GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void) {}
-GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
+GPUINST_PRIVATE void gpuinstActivityFlush(void) {}
+GPUINST_PRIVATE void gpuinstActivityCapture(int on)
 {
-    (void)buf;
-    (void)valid;
-    return GPUINST_ERROR_UNAVAILABLE;
-}
-GPUINST_PRIVATE void gpuinstActivityResolve(void) {}
-GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s)
-{
-    memset(s, 0, sizeof *s);
-}
-GPUINST_PRIVATE void gpuinstActivityTablesRegister(void) {}
-GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap)
-{
-    (void)region;
-    (void)occurrence;
-    (void)why;
-    (void)cap;
-    return 0;
-}
-GPUINST_PRIVATE void gpuinstActivityResume(void) {}
-GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
-                                              uint64_t occurrence, unsigned kinds)
-{
-    (void)start_ns;
-    (void)end_ns;
-    (void)region;
-    (void)occurrence;
-    (void)kinds;
+    (void)on;
 }
 
 #endif /* GPUINST_WITH_CUPTI */
 /************** End of src/activity.c **************/
 /************** Begin file src/counters.c **************/
 /*
- * counters.c -- NVTX counters and counter groups, built-in counter groups,
- * and the cross-rank statistics of /counters/stats.
+ * counters.c -- NVTX counters and counter groups, and the cross-rank
+ * statistics of /counters/stats.
  *
  * A counter (one field "value") or a counter group (1..64 int64/double
  * fields) is a run-time table descriptor: /counters/<name>, rows of
@@ -19649,6 +21185,9 @@ GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns
  * two valid names never make one path a dataset and a group at once.  The
  * name as given is the dataset's counter_name attribute.
  *
+ * The built-in groups (GPUINST_COUNTERS) and their sampler thread are
+ * src/counters_builtin.c.
+ *
  * Statistics: at finalize (gpuinstCountersStats, run by the writer's table
  * agreement on every rank once the list of datasets is agreed) each rank
  * reduces each counter field to one figure (the mean of its samples, or
@@ -19657,6 +21196,7 @@ GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns
  * row per dataset and field.
  */
 /* #include "gpuinstInt.h" -- already inlined */
+/* #include "countersInt.h" -- already inlined */
 
 #include <math.h>
 #include <unistd.h>
@@ -19787,10 +21327,7 @@ static int cntStateCheck(int *rec)
         return GPUINST_SUCCESS;
     }
     *rec = 0;
-    if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_SUCCESS;
-    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
-    GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
-    return GPUINST_ERROR_FINALIZED;
+    return gpuinstNotRunning(st, GPUINST_SUCCESS); /* NVTX-only: the NVTX counter calls still run */
 }
 
 static cntCounter *cntCounterGet(gpuinst_counter h)
@@ -20401,11 +21938,28 @@ int gpuinst_counter_group_create(const char *name, const char *fields, const int
     return cntCreateCore(name, 0, fields, types, nfields, NULL, 0, group);
 }
 
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
                                               int32_t nfields, const char *const *units, uint32_t flags,
                                               gpuinst_counter *group)
 {
     return cntCreateCore(name, 0, fields, types, nfields, units, (flags & CNT_NO_NVTX) | CNT_INTERNAL, group);
+}
+#endif
+
+static int cntSemanticsCore(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags, double min,
+                         double max);
+
+GPUINST_PRIVATE int gpuinstCounterCreate(const char *name, const char *fields, const int32_t *types, int32_t nfields,
+                                         gpuinst_counter *group)
+{
+    return cntCreateCore(name, 0, fields, types, nfields, NULL, 0, group);
+}
+
+GPUINST_PRIVATE int gpuinstCounterSemantics(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags,
+                                            double min, double max)
+{
+    return cntSemanticsCore(counter, field, unit, flags, min, max);
 }
 
 GPUINST_PRIVATE int gpuinstCounterCreateNvtx(const char *name, int scalar, const char *fields, const int32_t *types,
@@ -20654,28 +22208,7 @@ int gpuinst_counter_submit_values(gpuinst_counter counter, int64_t nsamples, con
     return cntBatchCore(c, rec, nsamples, NULL, values, timestamps, clock);
 }
 
-/* Internal batch for gpuinst's own groups (PM sampling): no state check. */
-GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter counter, int64_t nsamples, const double *values,
-                                               const uint64_t *times_ns)
-{
-    cntCounter *c = cntCounterGet(counter);
-    int64_t k;
-    int rc = GPUINST_SUCCESS;
-    gpuinstBuf *b;
-    uint16_t thread;
-    unsigned char v[8 * CNT_MAX_FIELDS];
-    if (c == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
-    if (!GPUINST_LOAD_ACQ(&c->sealed)) cntSeal(c);
-    if ((b = cntBufFor(c)) == NULL) return cntLostEvent();
-    thread = cntThreadIndex();
-    for (k = 0; k < nsamples; k++) {
-        cntPackValues(c, values + (size_t)k * c->nfields, v);
-        if (cntRecordOne(c, b, thread, times_ns[k], v, -1) != GPUINST_SUCCESS) rc = GPUINST_ERROR_OUT_OF_MEMORY;
-        if (!(c->flags & CNT_NO_NVTX)) nvtxCounterSample(NULL, c->nvtx_id, v, 8u * c->nfields);
-    }
-    return rc;
-}
-
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter counter, int64_t nsamples, const void *records,
                                             const uint64_t *times_ns)
 {
@@ -20696,6 +22229,7 @@ GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter counter, int64_t nsa
     }
     return rc;
 }
+#endif
 
 /* ---- collect -------------------------------------------------------------------- */
 
@@ -20743,24 +22277,19 @@ typedef struct cntStatRow {         /* /counters/stats */
     double min, mean, max, imbalance;
 } cntStatRow;
 
-#define cntSF(member, type, unit, doc) \
-    { #member, type, (uint32_t)offsetof(cntStatRow, member), 0, 0, unit, doc }
-#define cntSS(member, doc) \
-    { #member, GPUINST_FT_STR, (uint32_t)offsetof(cntStatRow, member), \
-      (uint32_t)sizeof(((cntStatRow *)0)->member), 0, "", doc }
 static const gpuinstField cntStatFields[] = {
-    cntSS(counter, "counter or group name as given (the dataset's counter_name attribute)"),
-    cntSS(dataset, "the dataset that holds the samples (/counters/<name, encoded>, or its ~2, ~3 variant)"),
-    cntSS(field, "field of the group (\"value\" for a scalar counter): a member of dataset"),
-    cntSS(per_rank, "each rank's figure: \"mean\" of its samples, or \"sum\" for DELTA counters"),
-    cntSF(ranks, GPUINST_FT_U32, "count", "ranks with at least one sample with a value"),
-    cntSF(rank_min, GPUINST_FT_U32, "", "a rank holding the minimum"),
-    cntSF(rank_max, GPUINST_FT_U32, "", "a rank holding the maximum"),
-    cntSF(samples, GPUINST_FT_U64, "count", "samples with a value, all ranks"),
-    cntSF(min, GPUINST_FT_F64, "", "minimum over ranks of the per-rank figure (the field's unit)"),
-    cntSF(mean, GPUINST_FT_F64, "", "mean over ranks of the per-rank figure"),
-    cntSF(max, GPUINST_FT_F64, "", "maximum over ranks of the per-rank figure"),
-    cntSF(imbalance, GPUINST_FT_F64, "", "max / mean (1 = balanced; 0 when the mean is 0)"),
+    GPUINST_FIELD(cntStatRow, counter, GPUINST_FT_STR, 0, "", "counter or group name as given (the dataset's counter_name attribute)"),
+    GPUINST_FIELD(cntStatRow, dataset, GPUINST_FT_STR, 0, "", "the dataset that holds the samples (/counters/<name, encoded>, or its ~2, ~3 variant)"),
+    GPUINST_FIELD(cntStatRow, field, GPUINST_FT_STR, 0, "", "field of the group (\"value\" for a scalar counter): a member of dataset"),
+    GPUINST_FIELD(cntStatRow, per_rank, GPUINST_FT_STR, 0, "", "each rank's figure: \"mean\" of its samples, or \"sum\" for DELTA counters"),
+    GPUINST_FIELD(cntStatRow, ranks, GPUINST_FT_U32, 0, "count", "ranks with at least one sample with a value"),
+    GPUINST_FIELD(cntStatRow, rank_min, GPUINST_FT_U32, 0, "", "a rank holding the minimum"),
+    GPUINST_FIELD(cntStatRow, rank_max, GPUINST_FT_U32, 0, "", "a rank holding the maximum"),
+    GPUINST_FIELD(cntStatRow, samples, GPUINST_FT_U64, 0, "count", "samples with a value, all ranks"),
+    GPUINST_FIELD(cntStatRow, min, GPUINST_FT_F64, 0, "", "minimum over ranks of the per-rank figure (the field's unit)"),
+    GPUINST_FIELD(cntStatRow, mean, GPUINST_FT_F64, 0, "", "mean over ranks of the per-rank figure"),
+    GPUINST_FIELD(cntStatRow, max, GPUINST_FT_F64, 0, "", "maximum over ranks of the per-rank figure"),
+    GPUINST_FIELD(cntStatRow, imbalance, GPUINST_FT_F64, 0, "", "max / mean (1 = balanced; 0 when the mean is 0)"),
 };
 
 static cntStatRow *cntStatRows;
@@ -20973,21 +22502,19 @@ typedef struct ProfCntRec {   /* one row per rank, thread, counter and field, 64
     uint16_t pad_;
 } ProfCntRec;
 
-#define PF(member, type, unit, doc) { #member, type, (uint32_t)offsetof(ProfCntRec, member), 0, 0, unit, doc }
 static const gpuinstField profCntFields[] = {
-    PF(samples, GPUINST_FT_U64, "count",
-       "samples with a value (a no-value sample \"zero\" counts as 0, \"unchanged\" as the value before)"),
-    PF(unavailable, GPUINST_FT_U64, "count", "samples without a value (\"unavailable\", NaN)"),
-    PF(min, GPUINST_FT_F64, "", "smallest value (the counter's unit: /counters/<name> attributes)"),
-    PF(max, GPUINST_FT_F64, "", "largest value"),
-    PF(sum, GPUINST_FT_F64, "", "sum of the values (mean = sum / samples)"),
-    PF(sum_sq, GPUINST_FT_F64, "", "sum of the squared values (variance = sum_sq / samples - mean^2)"),
-    PF(counter, GPUINST_FT_U32, "", "the counter's name as given (its dataset: /counters/<encoded name>): /strings id"),
-    PF(field, GPUINST_FT_U32, "", "the field: /strings id (\"value\" for a single counter)"),
-    {"rank", GPUINST_FT_U32, (uint32_t)offsetof(ProfCntRec, rank), 0, GPUINST_FIELD_RANK, "", "rank"},
-    PF(thread, GPUINST_FT_U16, "", "sampling thread: index in /threads"),
+    GPUINST_FIELD(ProfCntRec, samples, GPUINST_FT_U64, 0, "count",
+                  "samples with a value (a no-value sample \"zero\" counts as 0, \"unchanged\" as the value before)"),
+    GPUINST_FIELD(ProfCntRec, unavailable, GPUINST_FT_U64, 0, "count", "samples without a value (\"unavailable\", NaN)"),
+    GPUINST_FIELD(ProfCntRec, min, GPUINST_FT_F64, 0, "", "smallest value (the counter's unit: /counters/<name> attributes)"),
+    GPUINST_FIELD(ProfCntRec, max, GPUINST_FT_F64, 0, "", "largest value"),
+    GPUINST_FIELD(ProfCntRec, sum, GPUINST_FT_F64, 0, "", "sum of the values (mean = sum / samples)"),
+    GPUINST_FIELD(ProfCntRec, sum_sq, GPUINST_FT_F64, 0, "", "sum of the squared values (variance = sum_sq / samples - mean^2)"),
+    GPUINST_FIELD(ProfCntRec, counter, GPUINST_FT_U32, 0, "", "the counter's name as given (its dataset: /counters/<encoded name>): /strings id"),
+    GPUINST_FIELD(ProfCntRec, field, GPUINST_FT_U32, 0, "", "the field: /strings id (\"value\" for a single counter)"),
+    GPUINST_FIELD(ProfCntRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ProfCntRec, thread, GPUINST_FT_U16, 0, "", "sampling thread: index in /threads"),
 };
-#undef PF
 
 static int cntCollectProfile(const gpuinstTable *tb, void **out, uint64_t *count)
 {
@@ -21029,7 +22556,29 @@ static const gpuinstTable cntProfileTable = {
     "/profile/counters",
     "aggregated profile (GPUINST_MODE=profile): per rank, thread, counter and field, the samples' statistics "
     "(the samples are not kept)",
-    sizeof(ProfCntRec), sizeof profCntFields / sizeof profCntFields[0], profCntFields, cntCollectProfile, NULL, NULL};
+    sizeof(ProfCntRec), GPUINST_NFIELDS(profCntFields), profCntFields, cntCollectProfile, NULL, NULL};
+
+GPUINST_PRIVATE void gpuinstCountersProfileRegister(void)
+{
+    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstTableRegister(&cntProfileTable);
+}
+
+/************** End of src/counters.c **************/
+/************** Begin file src/counters_builtin.c **************/
+/*
+ * counters_builtin.c -- the built-in counter groups (GPUINST_COUNTERS):
+ * host_memory (/proc/self/statm), mpi_bytes (the MPI layer's byte totals),
+ * gpu_memory (cuMemGetInfo per device whose primary context is active; the
+ * driver through the foundation's table), activity_dropped (CUPTI's
+ * dropped records and refused buffer requests), sampled by a thread every
+ * period_ms and at finalize (the counters part's flush step), or when the
+ * application calls gpuinst_counters_sample_builtin.  Each group is an
+ * ordinary counter group (src/counters.c).
+ */
+/* #include "countersInt.h" -- already inlined */
+/* #include "activityInt.h" -- already inlined */
+
+#include <unistd.h>
 
 /* ---- built-in groups ------------------------------------------------------------------ */
 
@@ -21049,48 +22598,22 @@ static int cntBiStop;
 static pthread_cond_t cntBiCond;
 static int cntBiWarnedToken;
 
+#if GPUINST_WITH_MPI
 GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn)
 {
     cntMpiBytesFn = fn;
 }
+#endif
 
 #if GPUINST_WITH_CUPTI
-/* Driver API entry points used by gpu_memory (plain C types: no cuda.h). */
-typedef int (*cntCuInitFn)(unsigned int);
-typedef int (*cntCuDeviceGetCountFn)(int *);
-typedef int (*cntCuPrimaryStateFn)(int, unsigned int *, int *);
-typedef int (*cntCuPrimaryRetainFn)(void **, int);
-typedef int (*cntCuPrimaryReleaseFn)(int);
-typedef int (*cntCuCtxPushFn)(void *);
-typedef int (*cntCuCtxPopFn)(void **);
-typedef int (*cntCuMemGetInfoFn)(size_t *, size_t *);
-static struct {
-    cntCuInitFn init;
-    cntCuDeviceGetCountFn count;
-    cntCuPrimaryStateFn state;
-    cntCuPrimaryRetainFn retain;
-    cntCuPrimaryReleaseFn release;
-    cntCuCtxPushFn push;
-    cntCuCtxPopFn pop;
-    cntCuMemGetInfoFn meminfo;
-} cntCu;
-
 static const char *cntGpuMemoryOpen(void)
 {
     const char *why = NULL;
     if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS)
         return why ? why : "libcuda.so.1 could not be opened";
-    GPUINST_LIB_FN(cntCu.init, GPUINST_LIB_CUDA, "cuInit");
-    GPUINST_LIB_FN(cntCu.count, GPUINST_LIB_CUDA, "cuDeviceGetCount");
-    GPUINST_LIB_FN(cntCu.state, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxGetState");
-    GPUINST_LIB_FN(cntCu.retain, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxRetain");
-    GPUINST_LIB_FN(cntCu.release, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxRelease_v2");
-    GPUINST_LIB_FN(cntCu.push, GPUINST_LIB_CUDA, "cuCtxPushCurrent_v2");
-    GPUINST_LIB_FN(cntCu.pop, GPUINST_LIB_CUDA, "cuCtxPopCurrent_v2");
-    GPUINST_LIB_FN(cntCu.meminfo, GPUINST_LIB_CUDA, "cuMemGetInfo_v2");
-    if (!cntCu.init || !cntCu.count || !cntCu.state || !cntCu.retain || !cntCu.release || !cntCu.push || !cntCu.pop || !cntCu.meminfo)
+    if (gpuinstCudaMissing(GPUINST_NEED_MEMORY) != NULL)
         return "libcuda.so.1 lacks cuDevicePrimaryCtx*/cuCtxPushCurrent_v2/cuMemGetInfo_v2 (driver too old?)";
-    if (cntCu.init(0) != 0) return "cuInit failed: no usable GPU or driver on this node";
+    if (gpuinstCu.cuInit(0) != CUDA_SUCCESS) return "cuInit failed: no usable GPU or driver on this node";
     return NULL;
 }
 
@@ -21099,16 +22622,16 @@ static const char *cntGpuMemoryOpen(void)
 static void cntSampleGpuMemory(gpuinst_counter g)
 {
     int n = 0, d, any = 0;
-    if (cntCu.count == NULL || cntCu.count(&n) != 0) n = 0;
+    if (gpuinstCu.cuDeviceGetCount == NULL || gpuinstCu.cuDeviceGetCount(&n) != CUDA_SUCCESS) n = 0;
     for (d = 0; d < n; d++) {
         unsigned int flags = 0;
         int active = 0;
-        void *ctx = NULL, *popped = NULL;
+        CUcontext ctx = NULL, popped = NULL;
         size_t fr = 0, tot = 0;
-        if (cntCu.state(d, &flags, &active) != 0 || !active) continue;
-        if (cntCu.retain(&ctx, d) != 0) continue;
-        if (cntCu.push(ctx) == 0) {
-            if (cntCu.meminfo(&fr, &tot) == 0) {
+        if (gpuinstCu.cuDevicePrimaryCtxGetState(d, &flags, &active) != CUDA_SUCCESS || !active) continue;
+        if (gpuinstCu.cuDevicePrimaryCtxRetain(&ctx, d) != CUDA_SUCCESS) continue;
+        if (gpuinstCu.cuCtxPushCurrent_v2(ctx) == CUDA_SUCCESS) {
+            if (gpuinstCu.cuMemGetInfo_v2(&fr, &tot) == CUDA_SUCCESS) {
                 double v[4];
                 v[0] = (double)d;
                 v[1] = (double)(tot - fr);
@@ -21117,9 +22640,9 @@ static void cntSampleGpuMemory(gpuinst_counter g)
                 gpuinst_counter_sample_values(g, v, 4);
                 any = 1;
             }
-            cntCu.pop(&popped);
+            gpuinstCu.cuCtxPopCurrent_v2(&popped);
         }
-        cntCu.release(d);
+        gpuinstCu.cuDevicePrimaryCtxRelease_v2(d);
     }
     if (!any) gpuinst_counter_sample_novalue(g, GPUINST_COUNTER_NOVALUE_UNAVAILABLE);
 }
@@ -21140,8 +22663,8 @@ static void cntBiCreate(int which)
             why = "/proc/self/statm is not readable (not Linux?): host memory cannot be sampled";
             break;
         }
-        if (cntCreateCore("host_memory", 0, "rss_bytes,vm_bytes", t2, 2, NULL, 0, &g) == GPUINST_SUCCESS) {
-            cntSemanticsCore(g, -1, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST
+        if (gpuinstCounterCreate("host_memory", "rss_bytes,vm_bytes", t2, 2, &g) == GPUINST_SUCCESS) {
+            gpuinstCounterSemantics(g, -1, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST
                                       | GPUINST_COUNTER_LIMIT_MIN, 0, 0);
         }
         break;
@@ -21151,19 +22674,19 @@ static void cntBiCreate(int which)
                   "use a build whose MPI interception counts them";
             break;
         }
-        if (cntCreateCore("mpi_bytes", 0, "sent_bytes,recv_bytes", t2, 2, NULL, 0, &g) == GPUINST_SUCCESS)
-            cntSemanticsCore(g, -1, "bytes", GPUINST_COUNTER_VALUE_DELTA | GPUINST_COUNTER_INTERP_SINCE_LAST
+        if (gpuinstCounterCreate("mpi_bytes", "sent_bytes,recv_bytes", t2, 2, &g) == GPUINST_SUCCESS)
+            gpuinstCounterSemantics(g, -1, "bytes", GPUINST_COUNTER_VALUE_DELTA | GPUINST_COUNTER_INTERP_SINCE_LAST
                                       | GPUINST_COUNTER_LIMIT_MIN, 0, 0);
         break;
     case BI_GPU_MEMORY:
 #if GPUINST_WITH_CUPTI
         why = cntGpuMemoryOpen();
         if (why == NULL &&
-            cntCreateCore("gpu_memory", 0, "device,used_bytes,free_bytes,total_bytes", t4, 4, NULL, 0, &g) ==
+            gpuinstCounterCreate("gpu_memory", "device,used_bytes,free_bytes,total_bytes", t4, 4, &g) ==
                 GPUINST_SUCCESS) {
-            cntSemanticsCore(g, 1, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
-            cntSemanticsCore(g, 2, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
-            cntSemanticsCore(g, 3, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE, 0, 0);
+            gpuinstCounterSemantics(g, 1, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
+            gpuinstCounterSemantics(g, 2, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
+            gpuinstCounterSemantics(g, 3, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE, 0, 0);
         }
 #else
         why = "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): rebuild with them to sample GPU memory";
@@ -21171,8 +22694,8 @@ static void cntBiCreate(int which)
         break;
     case BI_ACTIVITY_DROPPED:
 #if GPUINST_WITH_CUPTI
-        if (cntCreateCore("activity_dropped", 0, "dropped,no_buffer", t2, 2, NULL, 0, &g) == GPUINST_SUCCESS)
-            cntSemanticsCore(g, -1, "count", GPUINST_COUNTER_VALUE_DELTA_SINCE_START | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
+        if (gpuinstCounterCreate("activity_dropped", "dropped,no_buffer", t2, 2, &g) == GPUINST_SUCCESS)
+            gpuinstCounterSemantics(g, -1, "count", GPUINST_COUNTER_VALUE_DELTA_SINCE_START | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
 #else
         why = "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): there is no activity tracing";
 #endif
@@ -21256,8 +22779,9 @@ static void *cntBiThreadMain(void *arg)
     return NULL;
 }
 
-/* Flush hook: one last sample, then stop the sampler thread. */
-static void cntBiFlush(void)
+/* The counters part's flush step (src/parts.c): one last sample, then stop
+ * the sampler thread. */
+GPUINST_PRIVATE void gpuinstCountersFlush(void)
 {
     if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING && cntBiSelected) cntBiSampleAll();
     if (!cntBiThreadRunning) return;
@@ -21317,7 +22841,7 @@ static int cntBiParse(const char *text, int want[BI_COUNT], uint64_t *period_ms)
 GPUINST_PRIVATE void gpuinstCountersInit(void)
 {
     int want[BI_COUNT], i;
-    if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstTableRegister(&cntProfileTable);
+    gpuinstCountersProfileRegister(); /* /profile/counters (profile mode) */
     pthread_mutex_lock(&cntBiLock);
     if (cntBiInitDone) {
         pthread_mutex_unlock(&cntBiLock);
@@ -21332,7 +22856,6 @@ GPUINST_PRIVATE void gpuinstCountersInit(void)
             if (cntBiGroup[i]) cntBiSelected = 1;
         }
     if (!cntBiSelected) return;
-    gpuinstAddFlushHook(cntBiFlush);
     if (cntBiPeriodMs > 0) {
         pthread_condattr_t ca;
         pthread_condattr_init(&ca);
@@ -21348,15 +22871,14 @@ GPUINST_PRIVATE void gpuinstCountersInit(void)
 
 int gpuinst_counters_sample_builtin(void)
 {
-    int rec, rc = cntStateCheck(&rec);
-    if (rc != GPUINST_SUCCESS) return rc;
-    if (!rec) return GPUINST_SUCCESS;
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    if (st != GPUINST_STATE_RUNNING) return gpuinstNotRunning(st, GPUINST_SUCCESS);
     gpuinstCountersInit();
     if (!cntBiSelected) return GPUINST_ERROR_UNAVAILABLE;
     cntBiSampleAll();
     return GPUINST_SUCCESS;
 }
-/************** End of src/counters.c **************/
+/************** End of src/counters_builtin.c **************/
 /************** Begin file src/pm_sampling.c **************/
 /*
  * pm_sampling.c -- GPU PM sampling (CUPTI cupti_pmsampling.h): a time series
@@ -21365,13 +22887,14 @@ int gpuinst_counters_sample_builtin(void)
  * gpuinst_pm_sampling_start(device, interval_ns, metrics):
  *   refuse if the range profiler is asked for (GPUINST_METRICS): both program
  *   the GPU's performance monitors -> elect one sampler per GPU among the
- *   processes sharing it (a POSIX lock on /dev/shm/gpuinst-pmsampling-<pci
- *   bus id>.lock; the holder writes "pid rank host" in it, the others wait
- *   until it names the holder: gpuinstPmElect) -> cuptiProfilerInitialize
+ *   processes sharing it: the holder of the GPU's lease (src/gpu_lease.c,
+ *   keyed by its UUID; the others name the holder, and a GPU leased by
+ *   another process's range profiler is refused) -> cuptiProfilerInitialize
  *   -> cuptiProfilerDeviceSupported(PM_SAMPLING) -> chip name -> counter
- *   availability -> profiler host (PM_SAMPLING): add metrics, config image,
- *   passes == 1 (single-pass sets only; the default set drops metrics the
- *   chip refuses or that need a second pass) -> cuptiPmSamplingEnable ->
+ *   availability -> a host object of type PM_SAMPLING (src/profiler_host.c:
+ *   metrics, config image, passes == 1: single-pass sets only; the default
+ *   set drops metrics the chip refuses or that need a second pass) ->
+ *   cuptiPmSamplingEnable ->
  *   counter data image -> SetConfig (GPU time interval trigger) -> Start ->
  *   a decode thread: every decode period DecodeData, GetCounterDataInfo, for
  *   each completed sample GetSampleInfo + EvaluateToGpuValues, then the
@@ -21387,13 +22910,12 @@ int gpuinst_counters_sample_builtin(void)
  * one row of /counters/pm_sampling/ranks (device, bus id, whether it samples,
  * the sampling process, and the sampler's true bounds of the series:
  * sampling_start_ns / sampling_stop_ns), which attributes the series to the
- * ranks sharing the GPU.
- *
- * cupti_profiler_host.h is C++ only (<string>): the few profiler host
- * structs are declared here under gpuinst's own names with the header's
- * layout, and the functions are taken from libcupti with dlsym.
+ * ranks sharing the GPU.  Every CUPTI and driver call goes through the
+ * foundation's table (gpuinstCu, src/cuda.c).
  */
-/* #include "gpuinstInt.h" -- already inlined */
+/* #include "countersInt.h" -- already inlined */
+/* #include "profilerInt.h" -- already inlined */
+/* #include "activityInt.h" -- already inlined */
 
 /* ---- /counters/pm_sampling/ranks (also without CUPTI: who asked, and why not) ---- */
 
@@ -21423,33 +22945,26 @@ typedef struct PmRankRec {
     char hostname[64];
 } PmRankRec;
 
-#define PMF(member, type, unit, doc) \
-    { #member, type, (uint32_t)offsetof(PmRankRec, member), 0, 0, unit, doc }
-#define PMT(member, doc) \
-    { #member, GPUINST_FT_U64, (uint32_t)offsetof(PmRankRec, member), 0, GPUINST_FIELD_TIME, "ns", doc }
-#define PMS(member, doc) \
-    { #member, GPUINST_FT_STR, (uint32_t)offsetof(PmRankRec, member), \
-      (uint32_t)sizeof(((PmRankRec *)0)->member), 0, "", doc }
 static const gpuinstField pmRankFields[] = {
-    {"rank", GPUINST_FT_U32, (uint32_t)offsetof(PmRankRec, rank), 0, GPUINST_FIELD_RANK, "", "rank"},
-    PMF(device, GPUINST_FT_I32, "", "CUDA device ordinal of the rank (-1: unknown)"),
-    PMF(sampler_pid, GPUINST_FT_I32, "", "process id of the sampler of this GPU (0: unknown)"),
-    PMF(sampler_rank, GPUINST_FT_I32, "", "rank of the sampler of this GPU (-1: unknown)"),
-    PMF(sampler, GPUINST_FT_U8, "", "1 if this rank samples the GPU (its rows are in /counters/pm_sampling/<pci_bus_id>)"),
-    PMF(interval_ns, GPUINST_FT_U64, "ns", "sampling interval asked for"),
-    PMT(start_called_ns, "gpuinst_pm_sampling_start entered"),
-    PMT(sampling_start_ns, "cuptiPmSamplingStart called (sampler only): no sample starts before it"),
-    PMT(start_returned_ns, "gpuinst_pm_sampling_start returned"),
-    PMT(stop_called_ns, "gpuinst_pm_sampling_stop (or finalize) entered"),
-    PMT(sampling_stop_ns, "cuptiPmSamplingStop returned (sampler only): no sample ends after it"),
-    PMT(stop_returned_ns, "last samples decoded, gpuinst_pm_sampling_stop returned"),
-    PMF(samples, GPUINST_FT_U64, "", "rows this rank wrote to the series"),
-    PMF(pre_start, GPUINST_FT_U64, "", "records dropped because they began before cuptiPmSamplingStart "
+    GPUINST_FIELD(PmRankRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(PmRankRec, device, GPUINST_FT_I32, 0, "", "CUDA device ordinal of the rank (-1: unknown)"),
+    GPUINST_FIELD(PmRankRec, sampler_pid, GPUINST_FT_I32, 0, "", "process id of the sampler of this GPU (0: unknown)"),
+    GPUINST_FIELD(PmRankRec, sampler_rank, GPUINST_FT_I32, 0, "", "rank of the sampler of this GPU (-1: unknown)"),
+    GPUINST_FIELD(PmRankRec, sampler, GPUINST_FT_U8, 0, "", "1 if this rank samples the GPU (its rows are in /counters/pm_sampling/<pci_bus_id>)"),
+    GPUINST_FIELD(PmRankRec, interval_ns, GPUINST_FT_U64, 0, "ns", "sampling interval asked for"),
+    GPUINST_FIELD(PmRankRec, start_called_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_pm_sampling_start entered"),
+    GPUINST_FIELD(PmRankRec, sampling_start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "cuptiPmSamplingStart called (sampler only): no sample starts before it"),
+    GPUINST_FIELD(PmRankRec, start_returned_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_pm_sampling_start returned"),
+    GPUINST_FIELD(PmRankRec, stop_called_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_pm_sampling_stop (or finalize) entered"),
+    GPUINST_FIELD(PmRankRec, sampling_stop_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "cuptiPmSamplingStop returned (sampler only): no sample ends after it"),
+    GPUINST_FIELD(PmRankRec, stop_returned_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "last samples decoded, gpuinst_pm_sampling_stop returned"),
+    GPUINST_FIELD(PmRankRec, samples, GPUINST_FT_U64, 0, "", "rows this rank wrote to the series"),
+    GPUINST_FIELD(PmRankRec, pre_start, GPUINST_FT_U64, 0, "", "records dropped because they began before cuptiPmSamplingStart "
                                        "(the first record spans from an earlier PM reset to the start)"),
-    PMF(overflows, GPUINST_FT_U64, "", "hardware buffer overflows (samples lost: use a longer interval)"),
-    PMF(decode_errors, GPUINST_FT_U64, "", "samples that CUPTI could not decode or evaluate"),
-    PMS(pci_bus_id, "PCI bus id of the GPU (names the series' dataset)"),
-    PMS(hostname, "host name"),
+    GPUINST_FIELD(PmRankRec, overflows, GPUINST_FT_U64, 0, "", "hardware buffer overflows (samples lost: use a longer interval)"),
+    GPUINST_FIELD(PmRankRec, decode_errors, GPUINST_FT_U64, 0, "", "samples that CUPTI could not decode or evaluate"),
+    GPUINST_FIELD(PmRankRec, pci_bus_id, GPUINST_FT_STR, 0, "", "PCI bus id of the GPU (names the series' dataset)"),
+    GPUINST_FIELD(PmRankRec, hostname, GPUINST_FT_STR, 0, "", "host name"),
 };
 
 static PmRankRec pmRankRow;
@@ -21471,21 +22986,20 @@ static const gpuinstTable pmRanksTable = {
     "PM sampling: per rank that asked for it, its GPU and the process that samples that GPU",
     sizeof(PmRankRec), (uint32_t)(sizeof pmRankFields / sizeof pmRankFields[0]), pmRankFields, pmCollectRanks, NULL, NULL};
 
-static int pmActive;
+#if GPUINST_WITH_CUPTI
+static int pmActive; /* a sampler of this process runs */
+#endif
 
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstPmSamplingActive(void)
 {
     return GPUINST_LOAD_ACQ(&pmActive);
 }
+#endif
 
 static int pmStateCheck(void)
 {
-    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
-    if (st == GPUINST_STATE_RUNNING) return GPUINST_SUCCESS;
-    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
-    if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_ERROR_DISABLED;
-    GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
-    return GPUINST_ERROR_FINALIZED;
+    return gpuinstStateCheck(GPUINST_ERROR_DISABLED);
 }
 
 static int pmUnavailable(const char *reason)
@@ -21509,286 +23023,7 @@ static int pmProfilerConflict(void)
                          "and GPUINST_PROFILE, or do not start PM sampling");
 }
 
-/* ---- the election of one sampler per GPU (POSIX only, in every build) ----
- *
- * The processes of a node that share a GPU elect one sampler: the holder of
- * a POSIX write lock (fcntl F_SETLK) on <dir>/gpuinst-pmsampling-<key>.lock
- * (key: the GPU's PCI bus id; dir: /dev/shm, else $TMPDIR, else /tmp).  The
- * holder writes "pid rank host" into the file.  The others must name the
- * holder, not whatever the file held a moment earlier: on the GPU (run 2,
- * 4 ranks on one H200) the losers read the file while the winner was still
- * truncating it (pid 0) or before it had written (the pid of the previous
- * run's sampler, left in the file).  So a loser asks the kernel who holds
- * the lock (F_GETLK gives its pid) and re-reads the file until the line
- * names that pid (bounded: PM_ELECT_WAIT_NS); the holder clears the line
- * before it lets the lock go. */
-#include <fcntl.h>
-#include <unistd.h>
-#include <errno.h>
-#include <signal.h>
-
-#define PM_ELECT_WAIT_NS 2000000000ull /* longest wait of a loser for the holder's line */
-
-static int pmWarnedElect;
-
-/* The lock file's path for `key` ('/' and ':' made '_'). */
-static void pmElectPath(const char *key, char *path, size_t cap)
-{
-    char safe[64];
-    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    size_t i;
-    for (i = 0; key[i] && i < sizeof safe - 1; i++) safe[i] = (key[i] == ':' || key[i] == '/') ? '_' : key[i];
-    safe[i] = '\0';
-    snprintf(path, cap, "%s/gpuinst-pmsampling-%s.lock", dir, safe);
-}
-
-static int pmLockWhole(int fd, int cmd, struct flock *lk)
-{
-    memset(lk, 0, sizeof *lk);
-    lk->l_type = F_WRLCK;
-    lk->l_whence = SEEK_SET;
-    lk->l_start = 0;
-    lk->l_len = 0; /* the whole file */
-    return fcntl(fd, cmd, lk);
-}
-
-/* gpuinstInt.h: elects the sampler of the GPU named `key`. */
-GPUINST_PRIVATE int gpuinstPmElect(const char *key, uint32_t write_delay_us, gpuinstPmElection *e)
-{
-    char path[320], line[160];
-    uint64_t deadline = gpuinstClockNs() + PM_ELECT_WAIT_NS;
-    int fd, holder = 0;
-    e->fd = -1;
-    e->pid = 0;
-    e->rank = -1;
-    e->elected = 0;
-    pmElectPath(key, path, sizeof path);
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        /* No lock possible: try to sample; CUPTI refuses a second sampler itself. */
-        gpuinstWarnOnce(&pmWarnedElect, "PM sampling: cannot open %s (%s): no election among the processes "
-                        "sharing the GPU", path, strerror(errno));
-        e->elected = 1;
-        e->pid = gpuinstG.pid;
-        e->rank = gpuinstG.rank;
-        return 1;
-    }
-    for (;;) {
-        struct flock lk;
-        ssize_t n;
-        int pid = 0, rank = -1;
-        if (pmLockWhole(fd, F_SETLK, &lk) == 0) {
-            int len = snprintf(line, sizeof line, "%d %d %.64s\n", gpuinstG.pid, gpuinstG.rank, gpuinstG.hostname);
-            if (write_delay_us > 0) { /* tests: widen the window in which the others must wait */
-                struct timespec ts;
-                ts.tv_sec = (time_t)(write_delay_us / 1000000u);
-                ts.tv_nsec = (long)(write_delay_us % 1000000u) * 1000L;
-                nanosleep(&ts, NULL);
-            }
-            /* The line first, then the length: a reader sees this pid or no match. */
-            if (len > 0 && pwrite(fd, line, (size_t)len, 0) == (ssize_t)len && ftruncate(fd, len) == 0) {}
-            e->fd = fd;
-            e->pid = gpuinstG.pid;
-            e->rank = gpuinstG.rank;
-            e->elected = 1;
-            return 1;
-        }
-        if (errno != EACCES && errno != EAGAIN) {
-            /* This file system takes no locks: sample; CUPTI refuses a second sampler itself. */
-            gpuinstWarnOnce(&pmWarnedElect, "PM sampling: cannot lock %s (%s): no election among the processes "
-                            "sharing the GPU", path, strerror(errno));
-            close(fd);
-            e->elected = 1;
-            e->pid = gpuinstG.pid;
-            e->rank = gpuinstG.rank;
-            return 1;
-        }
-        if (pmLockWhole(fd, F_GETLK, &lk) != 0) break;
-        if (lk.l_type == F_UNLCK) { /* the holder has just let go: try again */
-            if (gpuinstClockNs() < deadline) continue;
-            break;
-        }
-        holder = (int)lk.l_pid;              /* 0: in another pid namespace */
-        n = pread(fd, line, sizeof line - 1, 0);
-        if (n > 0) {
-            line[n] = '\0';
-            if (sscanf(line, "%d %d", &pid, &rank) != 2) pid = 0;
-        }
-        if (pid > 0 && (holder > 0 ? pid == holder : (kill((pid_t)pid, 0) == 0 || errno == EPERM))) {
-            e->pid = pid;
-            e->rank = rank;
-            break;
-        }
-        if (gpuinstClockNs() > deadline) {
-            /* The holder never wrote its line: name it by pid if the kernel told. */
-            e->pid = holder;
-            e->rank = -1;
-            gpuinstWarnOnce(&pmWarnedElect, "PM sampling: the sampler of GPU %s (pid %d) did not write %s in "
-                            "%.1f s: its rank is recorded as -1", key, holder, path, PM_ELECT_WAIT_NS * 1e-9);
-            break;
-        }
-        {
-            struct timespec ts = {0, 1000000}; /* 1 ms */
-            nanosleep(&ts, NULL);
-        }
-    }
-    close(fd);
-    return 0;
-}
-
-/* gpuinstInt.h: the sampler lets the GPU go (its line cleared first). */
-GPUINST_PRIVATE void gpuinstPmElectRelease(gpuinstPmElection *e)
-{
-    if (e->fd >= 0) {
-        if (ftruncate(e->fd, 0) != 0) {}
-        close(e->fd); /* releases the lock */
-    }
-    e->fd = -1;
-    e->elected = 0;
-}
-
 #if GPUINST_WITH_CUPTI
-
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic"
-#endif
-#include <cupti_result.h>
-#include <cupti_target.h>
-#include <cupti_profiler_target.h>
-#include <cupti_pmsampling.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
-
-/************** Begin file src/pm_host_decls.h **************/
-/*
- * pm_host_decls.h -- the few structs of CUPTI's profiler host API that PM
- * sampling needs (src/pm_sampling.c), under gpuinst's own names.
- *
- * cupti_profiler_host.h is C++ only (it includes <string>), and gpuinst is
- * C; these copies have the header's layout (CUDA 13.0), field by field, and
- * tests/counters/test_pm_decls.cpp checks that with static_asserts against
- * the real header.  The functions are looked up in libcupti by name.
- */
-#ifndef GPUINST_PM_HOST_DECLS_H
-#define GPUINST_PM_HOST_DECLS_H
-
-#include <stddef.h>
-#include <stdint.h>
-
-enum { PM_PROFILER_TYPE_PM_SAMPLING = 1 }; /* CUPTI_PROFILER_TYPE_PM_SAMPLING */
-typedef struct PmHostInit {
-    size_t structSize;
-    void *pPriv;
-    int profilerType;        /* CUpti_ProfilerType */
-    const char *pChipName;
-    const uint8_t *pCounterAvailabilityImage;
-    void *pHostObject;
-} PmHostInit;
-typedef struct PmHostDeinit {
-    size_t structSize;
-    void *pPriv;
-    void *pHostObject;
-} PmHostDeinit;
-typedef struct PmHostAddMetrics {
-    size_t structSize;
-    void *pPriv;
-    void *pHostObject;
-    const char **ppMetricNames;
-    size_t numMetrics;
-} PmHostAddMetrics;
-typedef struct PmHostConfigSize {
-    size_t structSize;
-    void *pPriv;
-    void *pHostObject;
-    size_t configImageSize;
-} PmHostConfigSize;
-typedef struct PmHostConfig {
-    size_t structSize;
-    void *pPriv;
-    void *pHostObject;
-    size_t configImageSize;
-    uint8_t *pConfigImage;
-} PmHostConfig;
-typedef struct PmHostPasses {
-    size_t structSize;
-    void *pPriv;
-    size_t configImageSize;
-    uint8_t *pConfigImage;
-    size_t numOfPasses;
-} PmHostPasses;
-typedef struct PmHostEval {
-    size_t structSize;
-    void *pPriv;
-    void *pHostObject;
-    const uint8_t *pCounterDataImage;
-    size_t counterDataImageSize;
-    size_t rangeIndex;
-    const char **ppMetricNames;
-    size_t numMetrics;
-    double *pMetricValues;
-} PmHostEval;
-
-#endif /* GPUINST_PM_HOST_DECLS_H */
-/************** End of src/pm_host_decls.h **************/
-
-#define PM_FN(type, name) typedef CUptiResult (*name##Fn)(type *)
-PM_FN(CUpti_Profiler_Initialize_Params, pmProfilerInitialize);
-PM_FN(CUpti_Profiler_DeviceSupported_Params, pmDeviceSupported);
-PM_FN(CUpti_Device_GetChipName_Params, pmGetChipName);
-PM_FN(CUpti_PmSampling_GetCounterAvailability_Params, pmGetAvail);
-PM_FN(PmHostInit, pmHostInit);
-PM_FN(PmHostDeinit, pmHostDeinit);
-PM_FN(PmHostAddMetrics, pmHostAdd);
-PM_FN(PmHostConfigSize, pmHostConfigSize);
-PM_FN(PmHostConfig, pmHostConfig);
-PM_FN(PmHostPasses, pmHostPasses);
-PM_FN(PmHostEval, pmHostEval);
-PM_FN(CUpti_PmSampling_Enable_Params, pmEnable);
-PM_FN(CUpti_PmSampling_Disable_Params, pmDisable);
-PM_FN(CUpti_PmSampling_SetConfig_Params, pmSetConfig);
-PM_FN(CUpti_PmSampling_Start_Params, pmStart);
-PM_FN(CUpti_PmSampling_Stop_Params, pmStop);
-PM_FN(CUpti_PmSampling_DecodeData_Params, pmDecode);
-PM_FN(CUpti_PmSampling_GetCounterDataSize_Params, pmDataSize);
-PM_FN(CUpti_PmSampling_CounterDataImage_Initialize_Params, pmDataInit);
-PM_FN(CUpti_PmSampling_GetCounterDataInfo_Params, pmDataInfo);
-PM_FN(CUpti_PmSampling_CounterData_GetSampleInfo_Params, pmSampleInfo);
-typedef CUptiResult (*pmResultStringFn)(CUptiResult, const char **);
-typedef CUptiResult (*pmTimestampFn)(uint64_t *);
-typedef int (*pmCuCtxGetDeviceFn)(int *);
-typedef int (*pmCuPciBusIdFn)(char *, int, int);
-typedef int (*pmCuInitFn)(unsigned int);
-
-static struct {
-    pmProfilerInitializeFn profilerInitialize;
-    pmDeviceSupportedFn deviceSupported;
-    pmGetChipNameFn chipName;
-    pmGetAvailFn avail;
-    pmHostInitFn hostInit;
-    pmHostDeinitFn hostDeinit;
-    pmHostAddFn hostAdd;
-    pmHostConfigSizeFn hostConfigSize;
-    pmHostConfigFn hostConfig;
-    pmHostPassesFn hostPasses;
-    pmHostEvalFn hostEval;
-    pmEnableFn enable;
-    pmDisableFn disable;
-    pmSetConfigFn setConfig;
-    pmStartFn start;
-    pmStopFn stop;
-    pmDecodeFn decode;
-    pmDataSizeFn dataSize;
-    pmDataInitFn dataInit;
-    pmDataInfoFn dataInfo;
-    pmSampleInfoFn sampleInfo;
-    pmResultStringFn resultString;
-    pmTimestampFn timestamp;
-    pmCuInitFn cuInit;
-    pmCuCtxGetDeviceFn cuCtxGetDevice;
-    pmCuPciBusIdFn cuPciBusId;
-} pmf;
 
 #define PM_MAX_METRICS 32
 #define PM_MAX_SAMPLES 4096          /* per counter data image (decode pass) */
@@ -21817,14 +23052,12 @@ typedef struct PmState {
     const char *metrics[PM_MAX_METRICS];
     size_t nmetrics;
     uint8_t *avail;
-    uint8_t *config;
-    size_t config_size;
+    gpuinstPhost *ph;                     /* host object: config image, evaluation (src/profiler_host.c) */
     uint8_t *data, *data_clean;
     size_t data_size;
-    void *host;
     CUpti_PmSampling_Object *obj;
     gpuinst_counter group;
-    gpuinstPmElection elect;
+    gpuinstLease lease;                   /* the GPU's performance monitors (src/gpu_lease.c) */
     int hw_running;                        /* between Start and Stop (pmHwLock) */
     pthread_t thread;
     int thread_running;
@@ -21849,107 +23082,30 @@ static pthread_mutex_t pmHwLock = PTHREAD_MUTEX_INITIALIZER;
 static int pmWarnedDecode, pmWarnedDropped, pmWarnedClock;
 static int pmJoined; /* start succeeded as a non-sampler (another process samples the GPU) */
 
-static const char *pmErr(CUptiResult r)
-{
-    const char *s = NULL;
-    if (pmf.resultString == NULL || pmf.resultString(r, &s) != CUPTI_SUCCESS || s == NULL) return "unknown CUPTI error";
-    return s;
-}
-
 static const char *pmLoad(void)
 {
     const char *why = NULL;
     if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) return why ? why : "libcupti could not be opened";
     if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS) return why ? why : "libcuda.so.1 could not be opened";
-    GPUINST_LIB_FN(pmf.profilerInitialize, GPUINST_LIB_CUPTI, "cuptiProfilerInitialize");
-    GPUINST_LIB_FN(pmf.deviceSupported, GPUINST_LIB_CUPTI, "cuptiProfilerDeviceSupported");
-    GPUINST_LIB_FN(pmf.chipName, GPUINST_LIB_CUPTI, "cuptiDeviceGetChipName");
-    GPUINST_LIB_FN(pmf.avail, GPUINST_LIB_CUPTI, "cuptiPmSamplingGetCounterAvailability");
-    GPUINST_LIB_FN(pmf.hostInit, GPUINST_LIB_CUPTI, "cuptiProfilerHostInitialize");
-    GPUINST_LIB_FN(pmf.hostDeinit, GPUINST_LIB_CUPTI, "cuptiProfilerHostDeinitialize");
-    GPUINST_LIB_FN(pmf.hostAdd, GPUINST_LIB_CUPTI, "cuptiProfilerHostConfigAddMetrics");
-    GPUINST_LIB_FN(pmf.hostConfigSize, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImageSize");
-    GPUINST_LIB_FN(pmf.hostConfig, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImage");
-    GPUINST_LIB_FN(pmf.hostPasses, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetNumOfPasses");
-    GPUINST_LIB_FN(pmf.hostEval, GPUINST_LIB_CUPTI, "cuptiProfilerHostEvaluateToGpuValues");
-    GPUINST_LIB_FN(pmf.enable, GPUINST_LIB_CUPTI, "cuptiPmSamplingEnable");
-    GPUINST_LIB_FN(pmf.disable, GPUINST_LIB_CUPTI, "cuptiPmSamplingDisable");
-    GPUINST_LIB_FN(pmf.setConfig, GPUINST_LIB_CUPTI, "cuptiPmSamplingSetConfig");
-    GPUINST_LIB_FN(pmf.start, GPUINST_LIB_CUPTI, "cuptiPmSamplingStart");
-    GPUINST_LIB_FN(pmf.stop, GPUINST_LIB_CUPTI, "cuptiPmSamplingStop");
-    GPUINST_LIB_FN(pmf.decode, GPUINST_LIB_CUPTI, "cuptiPmSamplingDecodeData");
-    GPUINST_LIB_FN(pmf.dataSize, GPUINST_LIB_CUPTI, "cuptiPmSamplingGetCounterDataSize");
-    GPUINST_LIB_FN(pmf.dataInit, GPUINST_LIB_CUPTI, "cuptiPmSamplingCounterDataImageInitialize");
-    GPUINST_LIB_FN(pmf.dataInfo, GPUINST_LIB_CUPTI, "cuptiPmSamplingGetCounterDataInfo");
-    GPUINST_LIB_FN(pmf.sampleInfo, GPUINST_LIB_CUPTI, "cuptiPmSamplingCounterDataGetSampleInfo");
-    GPUINST_LIB_FN(pmf.resultString, GPUINST_LIB_CUPTI, "cuptiGetResultString");
-    GPUINST_LIB_FN(pmf.timestamp, GPUINST_LIB_CUPTI, "cuptiGetTimestamp");
-    GPUINST_LIB_FN(pmf.cuInit, GPUINST_LIB_CUDA, "cuInit");
-    GPUINST_LIB_FN(pmf.cuCtxGetDevice, GPUINST_LIB_CUDA, "cuCtxGetDevice");
-    GPUINST_LIB_FN(pmf.cuPciBusId, GPUINST_LIB_CUDA, "cuDeviceGetPCIBusId");
-    if (!pmf.profilerInitialize || !pmf.deviceSupported || !pmf.chipName || !pmf.avail || !pmf.hostInit ||
-        !pmf.hostDeinit || !pmf.hostAdd || !pmf.hostConfigSize || !pmf.hostConfig || !pmf.hostPasses ||
-        !pmf.hostEval || !pmf.enable || !pmf.disable || !pmf.setConfig || !pmf.start || !pmf.stop || !pmf.decode ||
-        !pmf.dataSize || !pmf.dataInit || !pmf.dataInfo || !pmf.sampleInfo || !pmf.timestamp || !pmf.cuInit ||
-        !pmf.cuCtxGetDevice || !pmf.cuPciBusId)
+    if (gpuinstCudaMissing(GPUINST_NEED_PM | GPUINST_NEED_HOST) != NULL)
         return "this libcupti lacks the PM sampling or profiler host API (CUDA 12.6 or later is needed): "
                "point GPUINST_CUPTI_LIB at a newer CUPTI";
-    if (pmf.cuInit(0) != 0) return "cuInit failed: no usable GPU or driver on this node";
+    if (gpuinstCu.cuInit(0) != CUDA_SUCCESS) return "cuInit failed: no usable GPU or driver on this node";
     return NULL;
 }
 
-/* Builds a host object, adds `names`, makes the config image; *passes out. */
-static CUptiResult pmConfigure(const char **names, size_t n, size_t *passes)
+/* The host object for `names` on pm.chip (src/profiler_host.c), replacing
+ * the one held; its number of passes in *passes.  0 or a gpuinst status
+ * with the reason in why. */
+static int pmConfigure(const char *const *names, size_t n, size_t *passes, char *why, size_t cap)
 {
-    PmHostInit hi;
-    PmHostAddMetrics am;
-    PmHostConfigSize cs;
-    PmHostConfig cf;
-    PmHostPasses np;
-    CUptiResult r;
-    if (pm.host != NULL) {
-        PmHostDeinit d;
-        memset(&d, 0, sizeof d);
-        d.structSize = sizeof d;
-        d.pHostObject = pm.host;
-        pmf.hostDeinit(&d);
-        pm.host = NULL;
-    }
-    free(pm.config);
-    pm.config = NULL;
-    memset(&hi, 0, sizeof hi);
-    hi.structSize = sizeof hi;
-    hi.profilerType = PM_PROFILER_TYPE_PM_SAMPLING;
-    hi.pChipName = pm.chip;
-    hi.pCounterAvailabilityImage = pm.avail;
-    if ((r = pmf.hostInit(&hi)) != CUPTI_SUCCESS) return r;
-    pm.host = hi.pHostObject;
-    memset(&am, 0, sizeof am);
-    am.structSize = sizeof am;
-    am.pHostObject = pm.host;
-    am.ppMetricNames = names;
-    am.numMetrics = n;
-    if ((r = pmf.hostAdd(&am)) != CUPTI_SUCCESS) return r;
-    memset(&cs, 0, sizeof cs);
-    cs.structSize = sizeof cs;
-    cs.pHostObject = pm.host;
-    if ((r = pmf.hostConfigSize(&cs)) != CUPTI_SUCCESS) return r;
-    pm.config = (uint8_t *)malloc(cs.configImageSize ? cs.configImageSize : 1);
-    if (pm.config == NULL) return CUPTI_ERROR_OUT_OF_MEMORY;
-    pm.config_size = cs.configImageSize;
-    memset(&cf, 0, sizeof cf);
-    cf.structSize = sizeof cf;
-    cf.pHostObject = pm.host;
-    cf.configImageSize = pm.config_size;
-    cf.pConfigImage = pm.config;
-    if ((r = pmf.hostConfig(&cf)) != CUPTI_SUCCESS) return r;
-    memset(&np, 0, sizeof np);
-    np.structSize = sizeof np;
-    np.configImageSize = pm.config_size;
-    np.pConfigImage = pm.config;
-    if ((r = pmf.hostPasses(&np)) != CUPTI_SUCCESS) return r;
-    *passes = np.numOfPasses;
-    return CUPTI_SUCCESS;
+    int rc;
+    gpuinstPhostFree(pm.ph);
+    pm.ph = NULL;
+    rc = gpuinstPhostCreateList(pm.chip, GPUINST_PROFILER_PM_SAMPLING, pm.avail, names, (uint32_t)n, &pm.ph, why,
+                                cap);
+    *passes = rc == GPUINST_SUCCESS ? gpuinstPhostPasses(pm.ph) : 0;
+    return rc;
 }
 
 static uint64_t pmToHost(uint64_t cupti_ns)
@@ -21962,7 +23118,7 @@ static uint64_t pmToHost(uint64_t cupti_ns)
 static void pmClockPair(uint64_t *host, uint64_t *cupti)
 {
     uint64_t a = gpuinstClockNs(), c = 0, b;
-    pmf.timestamp(&c);
+    gpuinstCu.cuptiGetTimestamp(&c);
     b = gpuinstClockNs();
     *host = a + (b - a) / 2;
     *cupti = c;
@@ -21984,11 +23140,11 @@ static int pmDecodeOnce(void)
     dp.pPmSamplingObject = pm.obj;
     dp.pCounterDataImage = pm.data;
     dp.counterDataImageSize = pm.data_size;
-    r = pmf.decode(&dp);
+    r = gpuinstCu.cuptiPmSamplingDecodeData(&dp);
     if (r != CUPTI_SUCCESS) {
         pm.decode_errors++;
         if (r == CUPTI_ERROR_OUT_OF_MEMORY) pm.overflows++;
-        gpuinstWarnOnce(&pmWarnedDecode, "PM sampling: cuptiPmSamplingDecodeData failed (%s)%s", pmErr(r),
+        gpuinstWarnOnce(&pmWarnedDecode, "PM sampling: cuptiPmSamplingDecodeData failed (%s)%s", gpuinstCuptiResultString((int)r),
                         r == CUPTI_ERROR_OUT_OF_MEMORY ? ": the hardware buffer overflowed, samples were lost; "
                                                          "use a longer interval" : "");
         return 1;
@@ -21999,7 +23155,7 @@ static int pmDecodeOnce(void)
     ip.structSize = CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE;
     ip.pCounterDataImage = pm.data;
     ip.counterDataImageSize = pm.data_size;
-    if (pmf.dataInfo(&ip) != CUPTI_SUCCESS || ip.numCompletedSamples == 0) return end;
+    if (gpuinstCu.cuptiPmSamplingGetCounterDataInfo(&ip) != CUPTI_SUCCESS || ip.numCompletedSamples == 0) return end;
     /* one packed record per sample: device, gpu_start_ns, gpu_end_ns as
      * int64 (exact), then one double per metric */
     recs = (unsigned char *)calloc(ip.numCompletedSamples * nm, 8);
@@ -22011,7 +23167,6 @@ static int pmDecodeOnce(void)
         if (c1 > pm.cupti0 + 1000000u) pm.slope = (double)(h1 - pm.host0) / (double)(c1 - pm.cupti0);
         for (i = 0; i < ip.numCompletedSamples; i++) {
             CUpti_PmSampling_CounterData_GetSampleInfo_Params sp;
-            PmHostEval ev;
             unsigned char *row = recs + k * nm * 8;
             double mv[PM_MAX_METRICS];
             int64_t hdr[3];
@@ -22021,7 +23176,7 @@ static int pmDecodeOnce(void)
             sp.pCounterDataImage = pm.data;
             sp.counterDataImageSize = pm.data_size;
             sp.sampleIndex = i;
-            if (pmf.sampleInfo(&sp) != CUPTI_SUCCESS) {
+            if (gpuinstCu.cuptiPmSamplingCounterDataGetSampleInfo(&sp) != CUPTI_SUCCESS) {
                 pm.decode_errors++;
                 continue;
             }
@@ -22038,16 +23193,7 @@ static int pmDecodeOnce(void)
                 gpuinstWarnOnce(&pmWarnedClock, "PM sampling of GPU %s: a sample ends before the start "
                                 "(CUPTI's PM timestamps and cuptiGetTimestamp disagree): its times may be off",
                                 pm.bus);
-            memset(&ev, 0, sizeof ev);
-            ev.structSize = sizeof ev;
-            ev.pHostObject = pm.host;
-            ev.pCounterDataImage = pm.data;
-            ev.counterDataImageSize = pm.data_size;
-            ev.rangeIndex = i;
-            ev.ppMetricNames = pm.metrics;
-            ev.numMetrics = pm.nmetrics;
-            ev.pMetricValues = mv;
-            if (pmf.hostEval(&ev) != CUPTI_SUCCESS) {
+            if (gpuinstPhostEvaluate(pm.ph, pm.data, pm.data_size, i, mv, NULL, 0) != GPUINST_SUCCESS) {
                 pm.decode_errors++;
                 continue;
             }
@@ -22099,23 +23245,16 @@ static void pmTeardown(int disable)
         memset(&d, 0, sizeof d);
         d.structSize = CUpti_PmSampling_Disable_Params_STRUCT_SIZE;
         d.pPmSamplingObject = pm.obj;
-        pmf.disable(&d);
+        gpuinstCu.cuptiPmSamplingDisable(&d);
         pm.obj = NULL;
     }
-    if (pm.host != NULL) {
-        PmHostDeinit d;
-        memset(&d, 0, sizeof d);
-        d.structSize = sizeof d;
-        d.pHostObject = pm.host;
-        pmf.hostDeinit(&d);
-        pm.host = NULL;
-    }
+    gpuinstPhostFree(pm.ph);
+    pm.ph = NULL;
     free(pm.avail);
-    free(pm.config);
     free(pm.data);
     free(pm.data_clean);
-    pm.avail = pm.config = pm.data = pm.data_clean = NULL;
-    gpuinstPmElectRelease(&pm.elect); /* another process may sample this GPU now */
+    pm.avail = pm.data = pm.data_clean = NULL;
+    gpuinstLeaseRelease(&pm.lease); /* another process may sample this GPU now */
 }
 
 /* The metric list into pm.metrics: the user's as given (must be valid and
@@ -22124,8 +23263,9 @@ static void pmTeardown(int disable)
  * chosen list.  0, or -1 with the reason in why. */
 static int pmSelect(const char *metrics, char *why, size_t whycap)
 {
-    CUptiResult r;
+    char hw[400];
     size_t passes = 0, i;
+    int rc;
     pm.nmetrics = 0;
     if (metrics != NULL && metrics[0] != '\0') {
         char *p, *save = NULL;
@@ -22139,10 +23279,10 @@ static int pmSelect(const char *metrics, char *why, size_t whycap)
         for (p = strtok_r(pm.metric_text, ", ", &save); p != NULL && pm.nmetrics < PM_MAX_METRICS;
              p = strtok_r(NULL, ", ", &save))
             pm.metrics[pm.nmetrics++] = p;
-        r = pm.nmetrics ? pmConfigure(pm.metrics, pm.nmetrics, &passes) : CUPTI_ERROR_INVALID_PARAMETER;
-        if (r != CUPTI_SUCCESS) {
+        rc = pmConfigure(pm.metrics, pm.nmetrics, &passes, hw, sizeof hw);
+        if (rc != GPUINST_SUCCESS) {
             snprintf(why, whycap, "metrics \"%.200s\" refused for chip %s: %s (list the valid ones with: ncu "
-                     "--query-metrics-collection pmsampling --chip %s)", metrics, pm.chip, pmErr(r), pm.chip);
+                     "--query-metrics-collection pmsampling --chip %s)", metrics, pm.chip, hw, pm.chip);
             return -1;
         }
         if (passes != 1) {
@@ -22150,68 +23290,57 @@ static int pmSelect(const char *metrics, char *why, size_t whycap)
                      "only: sample fewer metrics", metrics, (unsigned)passes, pm.chip);
             return -1;
         }
-        return 0;
-    }
-    /* The whole default list in one config when the chip takes it (one host
-     * object: start costs ~50 ms less per metric than the greedy walk). */
-    for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) pm.metrics[i] = pmDefaultMetrics[i];
-    r = pmConfigure(pm.metrics, i, &passes);
-    if (r == CUPTI_SUCCESS && passes == 1) {
-        pm.nmetrics = i;
-        return 0;
-    }
-    {
-        char dropped[400];
-        dropped[0] = '\0';
-        for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) {
-            pm.metrics[pm.nmetrics] = pmDefaultMetrics[i];
-            r = pmConfigure(pm.metrics, pm.nmetrics + 1, &passes);
-            if (r == CUPTI_SUCCESS && passes == 1) {
-                pm.nmetrics++;
-            } else {
-                size_t l = strlen(dropped);
-                snprintf(dropped + l, sizeof dropped - l, "%s%s", l ? ", " : "", pmDefaultMetrics[i]);
+    } else {
+        /* The whole default list in one config when the chip takes it (one host
+         * object: start costs ~50 ms less per metric than the greedy walk). */
+        for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) pm.metrics[i] = pmDefaultMetrics[i];
+        rc = pmConfigure(pm.metrics, i, &passes, hw, sizeof hw);
+        if (rc == GPUINST_SUCCESS && passes == 1) {
+            pm.nmetrics = i;
+        } else {
+            char dropped[400];
+            dropped[0] = '\0';
+            for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) {
+                pm.metrics[pm.nmetrics] = pmDefaultMetrics[i];
+                rc = pmConfigure(pm.metrics, pm.nmetrics + 1, &passes, hw, sizeof hw);
+                if (rc == GPUINST_SUCCESS && passes == 1) {
+                    pm.nmetrics++;
+                } else {
+                    size_t l = strlen(dropped);
+                    snprintf(dropped + l, sizeof dropped - l, "%s%s", l ? ", " : "", pmDefaultMetrics[i]);
+                }
             }
+            if (pm.nmetrics == 0) {
+                snprintf(why, whycap, "no metric of gpuinst's default PM sampling set is available in one pass on %s",
+                         pm.chip);
+                return -1;
+            }
+            if ((rc = pmConfigure(pm.metrics, pm.nmetrics, &passes, hw, sizeof hw)) != GPUINST_SUCCESS ||
+                passes != 1) {
+                snprintf(why, whycap, "the PM sampling config image could not be made: %s",
+                         rc != GPUINST_SUCCESS ? hw : "more than one pass");
+                return -1;
+            }
+            if (dropped[0] && gpuinstG.cfg.verbose)
+                gpuinstWarnOnce(&pmWarnedDropped, "PM sampling on %s: default set without %s (not in the same pass)",
+                                pm.chip, dropped);
         }
-        if (pm.nmetrics == 0) {
-            snprintf(why, whycap, "no metric of gpuinst's default PM sampling set is available in one pass on %s",
-                     pm.chip);
-            return -1;
-        }
-        if ((r = pmConfigure(pm.metrics, pm.nmetrics, &passes)) != CUPTI_SUCCESS || passes != 1) {
-            snprintf(why, whycap, "the PM sampling config image could not be made: %s", pmErr(r));
-            return -1;
-        }
-        if (dropped[0] && gpuinstG.cfg.verbose)
-            gpuinstWarnOnce(&pmWarnedDropped, "PM sampling on %s: default set without %s (not in the same pass)",
-                            pm.chip, dropped);
+    }
+    {   /* the names as the host object holds them (a name given twice counts once) */
+        const gpuinstMetricList *ml = gpuinstPhostMetrics(pm.ph);
+        for (i = 0; i < ml->n && i < PM_MAX_METRICS; i++) pm.metrics[i] = ml->names[i];
+        pm.nmetrics = i;
     }
     return 0;
 }
 
+#if GPUINST_WITH_TEST_API
 /* gpuinstInt.h: the metric list PM sampling would use on `chip`, without a GPU. */
 GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
                                            size_t whycap)
 {
-    const char *e = NULL;
     size_t i;
     int rc = GPUINST_SUCCESS;
-    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &e) != GPUINST_SUCCESS) {
-        snprintf(why, whycap, "%s", e ? e : "libcupti could not be opened");
-        return GPUINST_ERROR_UNAVAILABLE;
-    }
-    GPUINST_LIB_FN(pmf.hostInit, GPUINST_LIB_CUPTI, "cuptiProfilerHostInitialize");
-    GPUINST_LIB_FN(pmf.hostDeinit, GPUINST_LIB_CUPTI, "cuptiProfilerHostDeinitialize");
-    GPUINST_LIB_FN(pmf.hostAdd, GPUINST_LIB_CUPTI, "cuptiProfilerHostConfigAddMetrics");
-    GPUINST_LIB_FN(pmf.hostConfigSize, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImageSize");
-    GPUINST_LIB_FN(pmf.hostConfig, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImage");
-    GPUINST_LIB_FN(pmf.hostPasses, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetNumOfPasses");
-    GPUINST_LIB_FN(pmf.resultString, GPUINST_LIB_CUPTI, "cuptiGetResultString");
-    if (!pmf.hostInit || !pmf.hostDeinit || !pmf.hostAdd || !pmf.hostConfigSize || !pmf.hostConfig ||
-        !pmf.hostPasses) {
-        snprintf(why, whycap, "this libcupti lacks the profiler host API");
-        return GPUINST_ERROR_UNAVAILABLE;
-    }
     pthread_mutex_lock(&pmLock);
     if (GPUINST_LOAD_ACQ(&pmActive)) {
         pthread_mutex_unlock(&pmLock);
@@ -22219,7 +23348,7 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
         return GPUINST_ERROR_UNAVAILABLE;
     }
     memset(&pm, 0, sizeof pm);
-    pm.elect.fd = -1;
+    pm.lease.fd = -1;
     snprintf(pm.chip, sizeof pm.chip, "%s", chip);
     if (pmSelect(metrics, why, whycap) != 0) rc = GPUINST_ERROR_UNAVAILABLE;
     out[0] = '\0';
@@ -22233,12 +23362,12 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
     pthread_mutex_unlock(&pmLock);
     return rc;
 }
+#endif
 
 static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metrics)
 {
     CUpti_Profiler_Initialize_Params pi;
     CUpti_Profiler_DeviceSupported_Params ds;
-    CUpti_Device_GetChipName_Params cn;
     CUpti_PmSampling_GetCounterAvailability_Params av;
     CUpti_PmSampling_Enable_Params en;
     CUpti_PmSampling_GetCounterDataSize_Params dsz;
@@ -22251,51 +23380,64 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     int32_t types[3 + PM_MAX_METRICS];
     const char *units[3 + PM_MAX_METRICS];
     size_t i;
-    int dev = device;
+    int dev = device, held;
+    gpuinstCudaDevice id;
 
     memset(&pm, 0, sizeof pm);
-    pm.elect.fd = -1;
+    pm.lease.fd = -1;
     if ((e = pmLoad()) != NULL) return pmUnavailable(e);
-    if (dev < 0 && pmf.cuCtxGetDevice(&dev) != 0)
+    if (dev < 0 && gpuinstCu.cuCtxGetDevice(&dev) != CUDA_SUCCESS)
         return pmUnavailable("gpuinst_pm_sampling_start(-1, ...): the calling thread has no current CUDA context; "
                              "call it after the first CUDA call, or pass the device ordinal");
-    if (pmf.cuPciBusId(pm.bus, (int)sizeof pm.bus, dev) != 0) {
+    if (gpuinstCudaDeviceGet(dev, &id) != GPUINST_SUCCESS || id.pci_bus_id[0] == '\0') {
         snprintf(why, sizeof why, "device %d: cuDeviceGetPCIBusId failed (no such device?)", dev);
         return pmUnavailable(why);
     }
+    snprintf(pm.bus, sizeof pm.bus, "%.23s", id.pci_bus_id);
     pm.device = dev;
     pm.interval_ns = interval_ns;
     pmRankRow.device = dev;
     snprintf(pmRankRow.pci_bus_id, sizeof pmRankRow.pci_bus_id, "%s", pm.bus);
     gpuinstTableRegister(&pmRanksTable);
     pmRankRowSet = 1;
-    if (!gpuinstPmElect(pm.bus, 0, &pm.elect)) {
+    /* one sampler per GPU among the processes sharing it: the holder of the
+     * GPU's lease (src/gpu_lease.c), keyed by its UUID */
+    held = gpuinstLeaseTake(id.uuid[0] ? id.uuid : pm.bus, "pm_sampling", 0, 0, &pm.lease, NULL);
+    if (held == GPUINST_LEASE_BUSY && strcmp(pm.lease.use, "profiler") == 0) {
+        snprintf(why, sizeof why, "the range profiler of process %d (rank %d) holds GPU %s's performance monitors; "
+                 "PM sampling and the range profiler cannot run on one GPU at once",
+                 (int)pm.lease.pid, (int)pm.lease.rank, pm.bus);
+        pmRankRow.sampler_rank = -1;
+        return pmUnavailable(why);
+    }
+    if (held == GPUINST_LEASE_BUSY) {
         /* Another process of this node samples this GPU: attribute, do not sample. */
         pmRankRow.sampler = 0;
-        pmRankRow.sampler_pid = pm.elect.pid;
-        pmRankRow.sampler_rank = pm.elect.rank;
+        pmRankRow.sampler_pid = pm.lease.pid;
+        pmRankRow.sampler_rank = pm.lease.rank;
         pmJoined = 1;
         if (gpuinstG.cfg.verbose)
-            gpuinstWarn("PM sampling of GPU %s is done by process %d (rank %d)", pm.bus, (int)pm.elect.pid,
-                        (int)pm.elect.rank);
+            gpuinstWarn("PM sampling of GPU %s is done by process %d (rank %d)", pm.bus, (int)pm.lease.pid,
+                        (int)pm.lease.rank);
         return GPUINST_SUCCESS;
     }
+    /* held, or no lease possible here (CUPTI refuses a second sampler itself) */
     pmRankRow.sampler = 1;
-    pmRankRow.sampler_pid = pm.elect.pid;
-    pmRankRow.sampler_rank = pm.elect.rank;
+    pmRankRow.sampler_pid = gpuinstG.pid;
+    pmRankRow.sampler_rank = gpuinstG.rank;
 
     memset(&pi, 0, sizeof pi);
     pi.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
-    if ((r = pmf.profilerInitialize(&pi)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiProfilerInitialize failed: %s", pmErr(r));
+    if ((r = gpuinstCu.cuptiProfilerInitialize(&pi)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiProfilerInitialize failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     memset(&ds, 0, sizeof ds);
     ds.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
     ds.cuDevice = dev;
     ds.api = CUPTI_PROFILER_PM_SAMPLING;
-    if ((r = pmf.deviceSupported(&ds)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiProfilerDeviceSupported failed: %s", pmErr(r));
+    if ((r = gpuinstCu.cuptiProfilerDeviceSupported(&ds)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiProfilerDeviceSupported failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     if (ds.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
@@ -22306,19 +23448,15 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
                  (int)ds.wsl);
         goto fail;
     }
-    memset(&cn, 0, sizeof cn);
-    cn.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
-    cn.deviceIndex = (size_t)dev;
-    if ((r = pmf.chipName(&cn)) != CUPTI_SUCCESS || cn.pChipName == NULL) {
-        snprintf(why, sizeof why, "cuptiDeviceGetChipName failed: %s", pmErr(r));
+    if ((r = (CUptiResult)gpuinstCudaDeviceChip(dev, pm.chip, sizeof pm.chip)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiDeviceGetChipName failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
-    snprintf(pm.chip, sizeof pm.chip, "%s", cn.pChipName);
     memset(&av, 0, sizeof av);
     av.structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE;
     av.deviceIndex = (size_t)dev;
-    if ((r = pmf.avail(&av)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s%s", pmErr(r),
+    if ((r = gpuinstCu.cuptiPmSamplingGetCounterAvailability(&av)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s%s", gpuinstCuptiResultString((int)r),
                  r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
                      ? " (GPU performance counters are restricted to admin users: load the driver with "
                        "NVreg_RestrictProfilingToAdminUsers=0)"
@@ -22331,8 +23469,8 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
         goto fail;
     }
     av.pCounterAvailabilityImage = pm.avail;
-    if ((r = pmf.avail(&av)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s", pmErr(r));
+    if ((r = gpuinstCu.cuptiPmSamplingGetCounterAvailability(&av)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
 
@@ -22341,8 +23479,8 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     memset(&en, 0, sizeof en);
     en.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
     en.deviceIndex = (size_t)dev;
-    if ((r = pmf.enable(&en)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingEnable failed: %s%s", pmErr(r),
+    if ((r = gpuinstCu.cuptiPmSamplingEnable(&en)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingEnable failed: %s%s", gpuinstCuptiResultString((int)r),
                  r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
                      ? " (load the driver with NVreg_RestrictProfilingToAdminUsers=0)"
                      : " (another PM sampling or profiling session on this GPU, e.g. ncu or the range profiler?)");
@@ -22355,8 +23493,8 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     dsz.pMetricNames = pm.metrics;
     dsz.numMetrics = pm.nmetrics;
     dsz.maxSamples = PM_MAX_SAMPLES;
-    if ((r = pmf.dataSize(&dsz)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterDataSize failed: %s", pmErr(r));
+    if ((r = gpuinstCu.cuptiPmSamplingGetCounterDataSize(&dsz)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterDataSize failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     pm.data_size = dsz.counterDataSize;
@@ -22371,23 +23509,22 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     di.pPmSamplingObject = pm.obj;
     di.counterDataSize = pm.data_size;
     di.pCounterData = pm.data;
-    if ((r = pmf.dataInit(&di)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingCounterDataImageInitialize failed: %s", pmErr(r));
+    if ((r = gpuinstCu.cuptiPmSamplingCounterDataImageInitialize(&di)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingCounterDataImageInitialize failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     memcpy(pm.data_clean, pm.data, pm.data_size);
     memset(&sc, 0, sizeof sc);
     sc.structSize = CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE;
     sc.pPmSamplingObject = pm.obj;
-    sc.configSize = pm.config_size;
-    sc.pConfig = pm.config;
+    sc.pConfig = gpuinstPhostConfig(pm.ph, &sc.configSize);
     sc.hardwareBufferSize = PM_HW_BUFFER;
     sc.samplingInterval = interval_ns;
     sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
     sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
-    if ((r = pmf.setConfig(&sc)) != CUPTI_SUCCESS) {
+    if ((r = gpuinstCu.cuptiPmSamplingSetConfig(&sc)) != CUPTI_SUCCESS) {
         snprintf(why, sizeof why, "cuptiPmSamplingSetConfig failed: %s (interval %llu ns; the GPU time trigger "
-                 "needs Ampere GA10x or later)", pmErr(r), (unsigned long long)interval_ns);
+                 "needs Ampere GA10x or later)", gpuinstCuptiResultString((int)r), (unsigned long long)interval_ns);
         goto fail;
     }
 
@@ -22419,8 +23556,8 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     memset(&st, 0, sizeof st);
     st.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE;
     st.pPmSamplingObject = pm.obj;
-    if ((r = pmf.start(&st)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingStart failed: %s", pmErr(r));
+    if ((r = gpuinstCu.cuptiPmSamplingStart(&st)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingStart failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     pthread_mutex_lock(&pmHwLock);
@@ -22460,8 +23597,8 @@ static int pmHwStop(void)
         memset(&sp, 0, sizeof sp);
         sp.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
         sp.pPmSamplingObject = pm.obj;
-        if ((r = pmf.stop(&sp)) != CUPTI_SUCCESS)
-            gpuinstWarn("PM sampling of GPU %s: cuptiPmSamplingStop failed (%s)", pm.bus, pmErr(r));
+        if ((r = gpuinstCu.cuptiPmSamplingStop(&sp)) != CUPTI_SUCCESS)
+            gpuinstWarn("PM sampling of GPU %s: cuptiPmSamplingStop failed (%s)", pm.bus, gpuinstCuptiResultString((int)r));
         pm.hw_running = 0;
         pmRankRow.sampling_stop_ns = gpuinstClockNs();
         stopped = 1;
@@ -22493,7 +23630,7 @@ static int pmStopLocked(int final)
     pmRankRow.pre_start = pm.pre_start;
     pmRankRow.overflows = pm.overflows;
     pmRankRow.decode_errors = pm.decode_errors;
-    pmTeardown(final || !GPUINST_LOAD_RLX(&gpuinstGpuOn));
+    pmTeardown(final || !gpuinstActivityRunning());
     free(pm.metric_text);
     pm.metric_text = NULL;
     GPUINST_STORE_REL(&pmActive, 0);
@@ -22524,7 +23661,9 @@ static int pmStop(int final)
     return rc;
 }
 
-static void pmFlush(void)
+/* The PM sampling part's flush step (src/parts.c): stops a running sampler
+ * and decodes what is left (after the activity part flushed CUPTI). */
+GPUINST_PRIVATE void gpuinstPmSamplingFlush(void)
 {
     pmStop(1);
 }
@@ -22556,7 +23695,6 @@ int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *
     rc = pmStartLocked(device, interval_ns, metrics);
     pmRankRow.start_returned_ns = gpuinstClockNs();
     pthread_mutex_unlock(&pmLock);
-    if (rc == GPUINST_SUCCESS) gpuinstAddFlushHook(pmFlush);
     return rc;
 }
 
@@ -22591,6 +23729,9 @@ int gpuinst_pm_sampling_stop(void)
     return GPUINST_ERROR_UNAVAILABLE;
 }
 
+GPUINST_PRIVATE void gpuinstPmSamplingFlush(void) {}
+
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
                                            size_t whycap)
 {
@@ -22600,6 +23741,7 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
     snprintf(why, whycap, "built without the CUDA headers (GPUINST_WITH_CUPTI=0)");
     return GPUINST_ERROR_UNAVAILABLE;
 }
+#endif
 
 #endif /* GPUINST_WITH_CUPTI */
 /************** End of src/pm_sampling.c **************/
@@ -22620,283 +23762,12 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
  * (supported chips, base and sub-metrics, properties, single-pass sets).
  */
 /* #include "gpuinstInt.h" -- already inlined */
+/* #include "profilerInt.h" -- already inlined */
 
 #include <ctype.h>
 
 #if GPUINST_WITH_CUPTI
-#include <cuda.h>
-#include <cupti_result.h>
-#include <dlfcn.h>
 #include <unistd.h>
-/************** Begin file src/profiler_decls.h **************/
-/*
- * profiler_decls.h -- gpuinst's own C declarations of the parts of
- * cupti_profiler_host.h and cupti_checkpoint.h that the range profiler uses.
- *
- * Why: cupti_profiler_host.h includes <string> (up to CUDA 13.1) and
- * cupti_checkpoint.h is C++ only (namespace NV::Cupti::Checkpoint, nullptr
- * in its size macro), so neither can be included from C.  The structs,
- * enums and STRUCT_SIZE values below are the CUDA 13.0 ones, member for
- * member, plus what later CUPTIs added that gpuinst uses, each marked with
- * the CUPTI that has it (CUPTI_API_VERSION; an older libcupti refuses the
- * larger struct size or lacks the function, which the callers handle);
- * tests/profiler/test_decls.cpp compiles them beside the real headers (the
- * toolkit's, and a newer CUPTI's where one is installed) and checks every
- * size, offset, enum value and function type the header it sees has.
- *
- * The STRUCT_SIZE macros carry a GPUINST_ prefix so that both sets can be
- * seen in one translation unit (the test).
- *
- * Include after <cuda.h> and <cupti_result.h> (CUcontext, CUptiResult).
- * This header includes nothing itself, so that the C++ test can wrap it in
- * a namespace.  Only used when GPUINST_WITH_CUPTI is on.
- */
-#ifndef GPUINST_PROFILER_DECLS_H
-#define GPUINST_PROFILER_DECLS_H
-
-/* The struct-size rule of the CUPTI profiler headers: bytes up to and
- * including the last member the caller knows of. */
-#define GPUINST_CUPTI_STRUCT_SIZE(type_, last_) \
-    (offsetof(type_, last_) + sizeof(((type_ *)0)->last_))
-
-/* ---- cupti_profiler_host.h (libcupti.so.13) ------------------------------ */
-
-typedef enum CUpti_MetricType {
-    CUPTI_METRIC_TYPE_COUNTER = 0,
-    CUPTI_METRIC_TYPE_RATIO,
-    CUPTI_METRIC_TYPE_THROUGHPUT,
-    CUPTI_METRIC_TYPE__COUNT
-} CUpti_MetricType;
-
-/* CUPTI 13.1 (130100) and newer */
-typedef enum CUpti_MetricCollectionScope {
-    CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT = 0,
-    CUPTI_METRIC_COLLECTION_SCOPE_DEVICE,
-    CUPTI_METRIC_COLLECTION_SCOPE_INVALID
-} CUpti_MetricCollectionScope;
-
-typedef enum CUpti_ProfilerType {
-    CUPTI_PROFILER_TYPE_RANGE_PROFILER,
-    CUPTI_PROFILER_TYPE_PM_SAMPLING,
-    CUPTI_PROFILER_TYPE_PROFILER_INVALID
-} CUpti_ProfilerType;
-
-typedef struct CUpti_Profiler_Host_Object CUpti_Profiler_Host_Object;
-
-typedef struct CUpti_Profiler_Host_Initialize_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_ProfilerType profilerType;
-    const char *pChipName;
-    const uint8_t *pCounterAvailabilityImage;
-    CUpti_Profiler_Host_Object *pHostObject;          /* [out] */
-} CUpti_Profiler_Host_Initialize_Params;
-#define GPUINST_CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_Initialize_Params, pHostObject)
-
-typedef struct CUpti_Profiler_Host_Deinitialize_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_Profiler_Host_Object *pHostObject;
-} CUpti_Profiler_Host_Deinitialize_Params;
-#define GPUINST_CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_Deinitialize_Params, pHostObject)
-
-typedef struct CUpti_Profiler_Host_GetSupportedChips_Params {
-    size_t structSize;
-    void *pPriv;
-    size_t numChips;                                  /* [out] */
-    const char *const *ppChipNames;                   /* [out] */
-} CUpti_Profiler_Host_GetSupportedChips_Params;
-#define GPUINST_CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetSupportedChips_Params, ppChipNames)
-
-typedef struct CUpti_Profiler_Host_GetBaseMetrics_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_Profiler_Host_Object *pHostObject;
-    CUpti_MetricType metricType;
-    const char **ppMetricNames;                       /* [out] */
-    size_t numMetrics;                                /* [out] */
-} CUpti_Profiler_Host_GetBaseMetrics_Params;
-#define GPUINST_CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetBaseMetrics_Params, numMetrics)
-
-typedef struct CUpti_Profiler_Host_GetSubMetrics_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_Profiler_Host_Object *pHostObject;
-    CUpti_MetricType metricType;
-    const char *pMetricName;
-    size_t numOfSubmetrics;                           /* [out] */
-    const char **ppSubMetrics;                        /* [out] */
-} CUpti_Profiler_Host_GetSubMetrics_Params;
-#define GPUINST_CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetSubMetrics_Params, ppSubMetrics)
-
-typedef struct CUpti_Profiler_Host_GetMetricProperties_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_Profiler_Host_Object *pHostObject;
-    const char *pMetricName;
-    const char *pDescription;                         /* [out] */
-    const char *pHwUnit;                              /* [out] */
-    const char *pDimUnit;                             /* [out] */
-    CUpti_MetricType metricType;                      /* [out] */
-    CUpti_MetricCollectionScope metricCollectionScope; /* [out] CUPTI 13.1 and newer */
-} CUpti_Profiler_Host_GetMetricProperties_Params;
-/* CUDA 13.0's size (no collection scope) and 13.1's (with it): a 13.0
- * libcupti answers CUPTI_ERROR_INVALID_PARAMETER to the larger one. */
-#define GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricProperties_Params, metricType)
-#define GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE_SCOPE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricProperties_Params, metricCollectionScope)
-
-typedef struct CUpti_Profiler_Host_GetRangeName_Params {
-    size_t structSize;
-    void *pPriv;
-    const uint8_t *pCounterDataImage;
-    size_t counterDataImageSize;
-    size_t rangeIndex;
-    const char *delimiter;
-    const char *pRangeName;                           /* [out] allocated by CUPTI */
-} CUpti_Profiler_Host_GetRangeName_Params;
-#define GPUINST_CUpti_Profiler_Host_GetRangeName_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetRangeName_Params, pRangeName)
-
-typedef struct CUpti_Profiler_Host_EvaluateToGpuValues_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_Profiler_Host_Object *pHostObject;
-    const uint8_t *pCounterDataImage;
-    size_t counterDataImageSize;
-    size_t rangeIndex;
-    const char **ppMetricNames;
-    size_t numMetrics;
-    double *pMetricValues;                            /* [out] numMetrics values */
-} CUpti_Profiler_Host_EvaluateToGpuValues_Params;
-#define GPUINST_CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_EvaluateToGpuValues_Params, pMetricValues)
-
-typedef struct CUpti_Profiler_Host_ConfigAddMetrics_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_Profiler_Host_Object *pHostObject;
-    const char **ppMetricNames;
-    size_t numMetrics;
-} CUpti_Profiler_Host_ConfigAddMetrics_Params;
-#define GPUINST_CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_ConfigAddMetrics_Params, numMetrics)
-
-typedef struct CUpti_Profiler_Host_GetConfigImageSize_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_Profiler_Host_Object *pHostObject;
-    size_t configImageSize;                           /* [out] */
-} CUpti_Profiler_Host_GetConfigImageSize_Params;
-#define GPUINST_CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetConfigImageSize_Params, configImageSize)
-
-typedef struct CUpti_Profiler_Host_GetConfigImage_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_Profiler_Host_Object *pHostObject;
-    size_t configImageSize;
-    uint8_t *pConfigImage;                            /* [out] configImageSize bytes */
-} CUpti_Profiler_Host_GetConfigImage_Params;
-#define GPUINST_CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetConfigImage_Params, pConfigImage)
-
-typedef struct CUpti_Profiler_Host_GetNumOfPasses_Params {
-    size_t structSize;
-    void *pPriv;
-    size_t configImageSize;
-    uint8_t *pConfigImage;
-    size_t numOfPasses;                               /* [out] */
-} CUpti_Profiler_Host_GetNumOfPasses_Params;
-#define GPUINST_CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetNumOfPasses_Params, numOfPasses)
-
-typedef struct CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params {
-    size_t structSize;
-    void *pPriv;
-    CUpti_ProfilerType profilerType;
-    const char *pChipName;
-    uint8_t *pCounterAvailabilityImage;
-    size_t maxMetricsPerPass;                         /* [out] */
-} CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params;
-#define GPUINST_CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params, maxMetricsPerPass)
-
-/* CUPTI 13.2 (130200) and newer: the single-pass metric sets of a chip
- * (metrics that PM sampling collects together in one pass). */
-typedef struct CUpti_Profiler_Host_GetSinglePassSets_Params {
-    size_t structSize;
-    void *pPriv;
-    const char *pChipName;
-    size_t numOfSinglePassSets;                       /* [out] (NULL ppSinglePassSets: the count only) */
-    const char **ppSinglePassSets;                    /* [in] caller's array of numOfSinglePassSets, filled */
-} CUpti_Profiler_Host_GetSinglePassSets_Params;
-#define GPUINST_CUpti_Profiler_Host_GetSinglePassSets_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetSinglePassSets_Params, ppSinglePassSets)
-
-typedef struct CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params {
-    size_t structSize;
-    void *pPriv;
-    const char *pChipName;
-    const char *pSinglePassSetName;
-    size_t numOfMetricsInSinglePassSet;               /* [inout] */
-    size_t metricsBufferSize;                         /* [inout] */
-    size_t *pMetricsIndicesBuffer;                    /* [out] both NULL: query the two sizes */
-    uint8_t *pMetricsBuffer;                          /* [out] */
-} CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params;
-#define GPUINST_CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params_STRUCT_SIZE \
-    GPUINST_CUPTI_STRUCT_SIZE(CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params, pMetricsBuffer)
-
-/* Function types of the host API, looked up in libcupti with dlsym. */
-typedef CUptiResult (*gpuinstCuptiHostInitializeFn)(CUpti_Profiler_Host_Initialize_Params *);
-typedef CUptiResult (*gpuinstCuptiHostDeinitializeFn)(CUpti_Profiler_Host_Deinitialize_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetSupportedChipsFn)(CUpti_Profiler_Host_GetSupportedChips_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetBaseMetricsFn)(CUpti_Profiler_Host_GetBaseMetrics_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetSubMetricsFn)(CUpti_Profiler_Host_GetSubMetrics_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetMetricPropertiesFn)(CUpti_Profiler_Host_GetMetricProperties_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetRangeNameFn)(CUpti_Profiler_Host_GetRangeName_Params *);
-typedef CUptiResult (*gpuinstCuptiHostEvaluateToGpuValuesFn)(CUpti_Profiler_Host_EvaluateToGpuValues_Params *);
-typedef CUptiResult (*gpuinstCuptiHostConfigAddMetricsFn)(CUpti_Profiler_Host_ConfigAddMetrics_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetConfigImageSizeFn)(CUpti_Profiler_Host_GetConfigImageSize_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetConfigImageFn)(CUpti_Profiler_Host_GetConfigImage_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetNumOfPassesFn)(CUpti_Profiler_Host_GetNumOfPasses_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetMaxNumHardwareMetricsPerPassFn)(
-    CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetSinglePassSetsFn)(CUpti_Profiler_Host_GetSinglePassSets_Params *);
-typedef CUptiResult (*gpuinstCuptiHostGetMetricsInSinglePassSetFn)(
-    CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params *);
-
-/* ---- cupti_checkpoint.h (libcheckpoint.so; C++ header, C linkage) -------- */
-
-typedef enum {
-    CUPTI_CHECKPOINT_OPT_NONE = 0,
-    CUPTI_CHECKPOINT_OPT_TRANSFER = 1  /* restore only blocks that changed (cached: restore at the same point) */
-} CUpti_CheckpointOptimizations;
-
-typedef struct {
-    size_t structSize;       /* GPUINST_CUpti_Checkpoint_STRUCT_SIZE */
-    CUcontext ctx;           /* context to save; NULL = current */
-    size_t reserveDeviceMB;  /* keep the last N MB of device memory free ((size_t)-1: use none) */
-    size_t reserveHostMB;    /* keep the last N MB of host memory free ((size_t)-1: use none) */
-    uint8_t allowOverwrite;
-    uint8_t optimizations;   /* CUpti_CheckpointOptimizations mask */
-    void *pPriv;
-} CUpti_Checkpoint;
-#define GPUINST_CUpti_Checkpoint_STRUCT_SIZE GPUINST_CUPTI_STRUCT_SIZE(CUpti_Checkpoint, pPriv)
-
-typedef CUptiResult (*gpuinstCuptiCheckpointFn)(CUpti_Checkpoint *const); /* Save, Restore, Free */
-
-#endif /* GPUINST_PROFILER_DECLS_H */
-/************** End of src/profiler_decls.h **************/
-#ifndef RTLD_DEEPBIND
-#define RTLD_DEEPBIND 0
-#endif
 #endif
 
 /* ---- named metric sets ------------------------------------------------------
@@ -23023,10 +23894,12 @@ GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out
     return rc;
 }
 
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE const char *gpuinstMetricSetNames(void)
 {
     return "time, memory, instructions, roofline, throughput";
 }
+#endif
 
 GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics)
 {
@@ -23041,6 +23914,7 @@ GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void)
     return (uint32_t)NSETS;
 }
 
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 /* ---- nearest names ----------------------------------------------------------- */
 
 GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max)
@@ -23093,42 +23967,20 @@ GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const
     }
     return have;
 }
+#endif
 
 #if GPUINST_WITH_CUPTI
 
 /* ---- the CUPTI host API -------------------------------------------------------- */
 
+/* The host API's state: its entry points are in gpuinstCu (src/cuda.c). */
 static struct {
-    int loaded; /* 0 not tried, 1 ok, -1 failed */
-    gpuinstCuptiHostInitializeFn init;
-    gpuinstCuptiHostDeinitializeFn deinit;
-    gpuinstCuptiHostGetSupportedChipsFn chips;
-    gpuinstCuptiHostGetBaseMetricsFn baseMetrics;
-    gpuinstCuptiHostGetSubMetricsFn subMetrics;
-    gpuinstCuptiHostGetMetricPropertiesFn props;
-    gpuinstCuptiHostGetRangeNameFn rangeName;
-    gpuinstCuptiHostEvaluateToGpuValuesFn evaluate;
-    gpuinstCuptiHostConfigAddMetricsFn addMetrics;
-    gpuinstCuptiHostGetConfigImageSizeFn imageSize;
-    gpuinstCuptiHostGetConfigImageFn image;
-    gpuinstCuptiHostGetNumOfPassesFn passes;
-    gpuinstCuptiHostGetSinglePassSetsFn spSets;       /* CUPTI 13.2+; NULL before */
-    gpuinstCuptiHostGetMetricsInSinglePassSetFn spMetrics;
-    CUptiResult (*resultString)(CUptiResult, const char **);
-    CUptiResult (*version)(uint32_t *);
+    int loaded;           /* 0 not tried, 1 ok, -1 failed */
     uint32_t apiVersion;  /* cuptiGetVersion: 130001 for CUDA 13.0's CUPTI */
     int scope;            /* collection scope: 0 not tried, 1 CUPTI reports it (13.1+), -1 not */
     char why[256];
-} H;
+} hostApi;
 static pthread_mutex_t hostLock = PTHREAD_MUTEX_INITIALIZER;
-
-/* dlsym's object pointer to a function pointer (POSIX guarantees it works). */
-#define HOST_SYM(dst, name)                                  \
-    do {                                                     \
-        void *s_ = gpuinstCuptiSym(name);                    \
-        memcpy(&(dst), &s_, sizeof s_);                      \
-        if (s_ == NULL) missing = name;                      \
-    } while (0)
 
 /* libnvperf_host, which CUPTI opens by its soname at the first host call,
  * from libcupti's own directory first, with CUPTI's flags (CUDA 13.0:
@@ -23140,75 +23992,35 @@ static pthread_mutex_t hostLock = PTHREAD_MUTEX_INITIALIZER;
 static void nvperfNextToCupti(void)
 {
     char path[4400];
-    const char *cupti = gpuinstLibPath(GPUINST_LIB_CUPTI), *slash = strrchr(cupti, '/');
-    void *h;
-    if (slash == NULL ||
-        snprintf(path, sizeof path, "%.*s/libnvperf_host.so", (int)(slash - cupti), cupti) >= (int)sizeof path ||
-        access(path, R_OK) != 0)
-        return;
-    h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-    if (h != NULL) {
-        dlclose(h);
-        return;
-    }
-    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND); /* never closed: CUPTI uses it; a failure is CUPTI's to report */
+    if (gpuinstNvperfBeside(path, sizeof path)) gpuinstNvperfOpen(path);
 }
 
 static int phostLoad(const char **why)
 {
     int rc = GPUINST_SUCCESS;
     pthread_mutex_lock(&hostLock);
-    if (H.loaded == 0) {
-        const char *lw = NULL, *missing = NULL;
-        if (gpuinstCuptiLoad(&lw) != GPUINST_SUCCESS) {
-            snprintf(H.why, sizeof H.why, "%s", lw != NULL ? lw : "libcupti could not be loaded");
-            H.loaded = -1;
+    if (hostApi.loaded == 0) {
+        const char *lw = NULL, *missing;
+        if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &lw) != GPUINST_SUCCESS) {
+            snprintf(hostApi.why, sizeof hostApi.why, "%s", lw != NULL ? lw : "libcupti could not be loaded");
+            hostApi.loaded = -1;
+        } else if ((missing = gpuinstCudaMissing(GPUINST_NEED_HOST)) != NULL) {
+            snprintf(hostApi.why, sizeof hostApi.why,
+                     "libcupti has no %s: the range profiler needs the CUPTI of CUDA 13 or newer "
+                     "(set GPUINST_CUPTI_LIB to its libcupti.so)", missing);
+            hostApi.loaded = -1;
         } else {
-            HOST_SYM(H.init, "cuptiProfilerHostInitialize");
-            HOST_SYM(H.deinit, "cuptiProfilerHostDeinitialize");
-            HOST_SYM(H.chips, "cuptiProfilerHostGetSupportedChips");
-            HOST_SYM(H.baseMetrics, "cuptiProfilerHostGetBaseMetrics");
-            HOST_SYM(H.subMetrics, "cuptiProfilerHostGetSubMetrics");
-            HOST_SYM(H.props, "cuptiProfilerHostGetMetricProperties");
-            HOST_SYM(H.rangeName, "cuptiProfilerHostGetRangeName");
-            HOST_SYM(H.evaluate, "cuptiProfilerHostEvaluateToGpuValues");
-            HOST_SYM(H.addMetrics, "cuptiProfilerHostConfigAddMetrics");
-            HOST_SYM(H.imageSize, "cuptiProfilerHostGetConfigImageSize");
-            HOST_SYM(H.image, "cuptiProfilerHostGetConfigImage");
-            HOST_SYM(H.passes, "cuptiProfilerHostGetNumOfPasses");
-            HOST_SYM(H.resultString, "cuptiGetResultString");
-            HOST_SYM(H.version, "cuptiGetVersion");
-            if (missing != NULL) {
-                snprintf(H.why, sizeof H.why,
-                         "libcupti has no %s: the range profiler needs the CUPTI of CUDA 13 or newer "
-                         "(set GPUINST_CUPTI_LIB to its libcupti.so)", missing);
-                H.loaded = -1;
-            } else {
-                /* optional: CUPTI 13.2 and newer */
-                void *s1 = gpuinstCuptiSym("cuptiProfilerHostGetSinglePassSets");
-                void *s2 = gpuinstCuptiSym("cuptiProfilerHostGetMetricsInSinglePassSet");
-                memcpy(&H.spSets, &s1, sizeof s1);
-                memcpy(&H.spMetrics, &s2, sizeof s2);
-                if (H.version(&H.apiVersion) != CUPTI_SUCCESS) H.apiVersion = 0;
-                nvperfNextToCupti();
-                H.loaded = 1;
-            }
+            if (gpuinstCu.cuptiGetVersion(&hostApi.apiVersion) != CUPTI_SUCCESS) hostApi.apiVersion = 0;
+            nvperfNextToCupti();
+            hostApi.loaded = 1;
         }
     }
-    if (H.loaded < 0) {
+    if (hostApi.loaded < 0) {
         rc = GPUINST_ERROR_UNAVAILABLE;
-        if (why != NULL) *why = H.why;
+        if (why != NULL) *why = hostApi.why;
     }
     pthread_mutex_unlock(&hostLock);
     return rc;
-}
-
-GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
-{
-    const char *s = NULL;
-    if (H.loaded == 1 && H.resultString != NULL && H.resultString((CUptiResult)res, &s) == CUPTI_SUCCESS && s)
-        return s;
-    return "unknown CUPTI error";
 }
 
 /* The host API loaded, or UNAVAILABLE with the reason in why. */
@@ -23241,7 +24053,7 @@ GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_
                                                             : CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     ip.pChipName = chip;
     ip.pCounterAvailabilityImage = avail;
-    r = H.init(&ip);
+    r = gpuinstCu.cuptiProfilerHostInitialize(&ip);
     if (r != CUPTI_SUCCESS) {
         if (why != NULL && r == CUPTI_ERROR_INVALID_PARAMETER)
             snprintf(why, cap, "cuptiProfilerHostInitialize: chip \"%.60s\" is not supported by this CUPTI", chip);
@@ -23260,7 +24072,7 @@ GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj)
     memset(&dp, 0, sizeof dp);
     dp.structSize = GPUINST_CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
     dp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
-    H.deinit(&dp);
+    gpuinstCu.cuptiProfilerHostDeinitialize(&dp);
 }
 
 GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap)
@@ -23272,7 +24084,7 @@ GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char
     if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
     memset(&cp, 0, sizeof cp);
     cp.structSize = GPUINST_CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE;
-    r = H.chips(&cp);
+    r = gpuinstCu.cuptiProfilerHostGetSupportedChips(&cp);
     if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetSupportedChips", r);
     *names = cp.ppChipNames;
     *n = cp.numChips;
@@ -23288,7 +24100,7 @@ GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *con
     bp.structSize = GPUINST_CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE;
     bp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
     bp.metricType = (CUpti_MetricType)type;
-    r = H.baseMetrics(&bp);
+    r = gpuinstCu.cuptiProfilerHostGetBaseMetrics(&bp);
     *names = r == CUPTI_SUCCESS ? (const char *const *)bp.ppMetricNames : NULL;
     *n = r == CUPTI_SUCCESS && bp.ppMetricNames != NULL ? bp.numMetrics : 0;
     return r == CUPTI_SUCCESS ? GPUINST_SUCCESS : hostWhy(why, cap, "cuptiProfilerHostGetBaseMetrics", r);
@@ -23304,7 +24116,7 @@ GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metr
     sp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
     sp.metricType = (CUpti_MetricType)type;
     sp.pMetricName = metric;
-    r = H.subMetrics(&sp);
+    r = gpuinstCu.cuptiProfilerHostGetSubMetrics(&sp);
     *subs = r == CUPTI_SUCCESS ? (const char *const *)sp.ppSubMetrics : NULL;
     *n = r == CUPTI_SUCCESS && sp.ppSubMetrics != NULL ? sp.numOfSubmetrics : 0;
     return r == CUPTI_SUCCESS ? GPUINST_SUCCESS
@@ -23320,7 +24132,7 @@ GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetr
 {
     CUpti_Profiler_Host_GetMetricProperties_Params pp;
     CUptiResult r = CUPTI_ERROR_UNKNOWN;
-    int scope = GPUINST_LOAD_ACQ(&H.scope);
+    int scope = GPUINST_LOAD_ACQ(&hostApi.scope);
     memset(out, 0, sizeof *out);
     memset(&pp, 0, sizeof pp);
     pp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
@@ -23328,15 +24140,15 @@ GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetr
     if (scope >= 0) {
         pp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE_SCOPE;
         pp.metricCollectionScope = CUPTI_METRIC_COLLECTION_SCOPE_INVALID;
-        r = H.props(&pp);
-        if (scope == 0 && r == CUPTI_SUCCESS) GPUINST_STORE_REL(&H.scope, 1);
+        r = gpuinstCu.cuptiProfilerHostGetMetricProperties(&pp);
+        if (scope == 0 && r == CUPTI_SUCCESS) GPUINST_STORE_REL(&hostApi.scope, 1);
     }
     if (scope < 0 || (scope == 0 && r == CUPTI_ERROR_INVALID_PARAMETER)) {
         CUptiResult r0;
         pp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
         pp.metricCollectionScope = CUPTI_METRIC_COLLECTION_SCOPE_INVALID;
-        r0 = H.props(&pp);
-        if (scope == 0 && r0 == CUPTI_SUCCESS) GPUINST_STORE_REL(&H.scope, -1); /* the larger struct was refused */
+        r0 = gpuinstCu.cuptiProfilerHostGetMetricProperties(&pp);
+        if (scope == 0 && r0 == CUPTI_SUCCESS) GPUINST_STORE_REL(&hostApi.scope, -1); /* the larger struct was refused */
         r = r0;
     }
     if (r == CUPTI_ERROR_INVALID_METRIC_NAME || r == CUPTI_ERROR_INVALID_PARAMETER) {
@@ -23348,17 +24160,19 @@ GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetr
     out->unit = pp.pDimUnit ? pp.pDimUnit : "";
     out->hw_unit = pp.pHwUnit ? pp.pHwUnit : "";
     out->type = (int32_t)pp.metricType;
-    out->scope = GPUINST_LOAD_ACQ(&H.scope) > 0 && (pp.metricCollectionScope == CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT ||
+    out->scope = GPUINST_LOAD_ACQ(&hostApi.scope) > 0 && (pp.metricCollectionScope == CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT ||
                                                     pp.metricCollectionScope == CUPTI_METRIC_COLLECTION_SCOPE_DEVICE)
                      ? (int32_t)pp.metricCollectionScope
                      : GPUINST_METRIC_SCOPE_UNKNOWN;
     return GPUINST_SUCCESS;
 }
 
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void)
 {
-    return phostLoad(NULL) == GPUINST_SUCCESS ? H.apiVersion : 0;
+    return phostLoad(NULL) == GPUINST_SUCCESS ? hostApi.apiVersion : 0;
 }
+#endif
 
 /* A list of n strings as one allocation (pointers, then the texts), freed
  * with one free(). */
@@ -23386,7 +24200,7 @@ static int spUnavailable(char *why, size_t cap)
         snprintf(why, cap,
                  "single-pass metric sets need CUPTI 13.2 or newer (cuptiProfilerHostGetSinglePassSets); the libcupti "
                  "loaded (%.300s) is version %u: set GPUINST_CUPTI_LIB to a newer one",
-                 gpuinstLibPath(GPUINST_LIB_CUPTI), (unsigned)H.apiVersion);
+                 gpuinstLibPath(GPUINST_LIB_CUPTI), (unsigned)hostApi.apiVersion);
     return GPUINST_ERROR_UNAVAILABLE;
 }
 
@@ -23398,11 +24212,11 @@ GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, 
     *names = NULL;
     *n = 0;
     if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
-    if (H.spSets == NULL) return spUnavailable(why, cap);
+    if (gpuinstCu.cuptiProfilerHostGetSinglePassSets == NULL) return spUnavailable(why, cap);
     memset(&sp, 0, sizeof sp);
     sp.structSize = GPUINST_CUpti_Profiler_Host_GetSinglePassSets_Params_STRUCT_SIZE;
     sp.pChipName = chip;
-    r = H.spSets(&sp); /* the count */
+    r = gpuinstCu.cuptiProfilerHostGetSinglePassSets(&sp); /* the count */
     if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetSinglePassSets", r);
     if (sp.numOfSinglePassSets == 0) {
         *names = strvPack(NULL, 0);
@@ -23412,7 +24226,7 @@ GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, 
     tmp = (const char **)calloc(sp.numOfSinglePassSets, sizeof *tmp);
     if (tmp == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     sp.ppSinglePassSets = tmp;
-    r = H.spSets(&sp);
+    r = gpuinstCu.cuptiProfilerHostGetSinglePassSets(&sp);
     if (r == CUPTI_SUCCESS) {
         size_t i;
         for (i = 0; i < sp.numOfSinglePassSets; i++)
@@ -23442,12 +24256,12 @@ GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const cha
     *names = NULL;
     *n = 0;
     if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
-    if (H.spMetrics == NULL) return spUnavailable(why, cap);
+    if (gpuinstCu.cuptiProfilerHostGetMetricsInSinglePassSet == NULL) return spUnavailable(why, cap);
     memset(&mp, 0, sizeof mp);
     mp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params_STRUCT_SIZE;
     mp.pChipName = chip;
     mp.pSinglePassSetName = set;
-    r = H.spMetrics(&mp); /* query mode: both sizes */
+    r = gpuinstCu.cuptiProfilerHostGetMetricsInSinglePassSet(&mp); /* query mode: both sizes */
     if (r == CUPTI_ERROR_INVALID_PARAMETER) {
         if (why != NULL) snprintf(why, cap, "no single-pass metric set \"%.100s\" on %s", set, chip);
         return GPUINST_ERROR_INVALID_ARGUMENT;
@@ -23465,7 +24279,7 @@ GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const cha
     }
     mp.pMetricsIndicesBuffer = idx;
     mp.pMetricsBuffer = buf;
-    r = H.spMetrics(&mp);
+    r = gpuinstCu.cuptiProfilerHostGetMetricsInSinglePassSet(&mp);
     if (r != CUPTI_SUCCESS) {
         rc = hostWhy(why, cap, "cuptiProfilerHostGetMetricsInSinglePassSet", r);
         goto out;
@@ -23527,6 +24341,7 @@ GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases
 
 struct gpuinstPhost {
     CUpti_Profiler_Host_Object *obj;
+    int ptype;                 /* GPUINST_PROFILER_RANGE / _PM_SAMPLING */
     char chip[64];
     gpuinstMetricList metrics;
     uint8_t *config;
@@ -23565,9 +24380,12 @@ static void hostSuggest(gpuinstPhost *ph, const char *name, char *why, size_t ca
         size_t l = strlen(buf);
         snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", near[i]);
     }
-    if (why != NULL)
+    if (why != NULL && ph->ptype == GPUINST_PROFILER_RANGE)
         snprintf(why, cap, "unknown metric \"%.100s\" on %s; nearest valid names: %s (metric sets: %s)", name,
                  ph->chip, buf[0] ? buf : "none close", gpuinstMetricSetNames());
+    else if (why != NULL)
+        snprintf(why, cap, "unknown metric \"%.100s\" on %s; nearest valid names: %s", name, ph->chip,
+                 buf[0] ? buf : "none close");
 }
 
 GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph)
@@ -23580,10 +24398,10 @@ GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph)
     free(ph);
 }
 
-GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
-                                          gpuinstPhost **out, char *why, size_t cap)
+/* The host object of ph->metrics (set) for ph->chip: each name validated,
+ * config image, passes.  Frees ph on failure. */
+static int phostBuild(gpuinstPhost *ph, const uint8_t *avail, gpuinstPhost **out, char *why, size_t cap)
 {
-    gpuinstPhost *ph;
     void *obj = NULL;
     CUptiResult r;
     CUpti_Profiler_Host_ConfigAddMetrics_Params ap;
@@ -23591,13 +24409,8 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     CUpti_Profiler_Host_GetConfigImage_Params gp;
     CUpti_Profiler_Host_GetNumOfPasses_Params np;
     uint32_t i;
-    int rc;
+    int rc = gpuinstPhostObjNew(ph->chip, ph->ptype, avail, &obj, why, cap);
     *out = NULL;
-    ph = (gpuinstPhost *)calloc(1, sizeof *ph);
-    if (ph == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    snprintf(ph->chip, sizeof ph->chip, "%s", chip);
-    rc = gpuinstMetricsParse(spec, &ph->metrics, why, cap);
-    if (rc == GPUINST_SUCCESS) rc = gpuinstPhostObjNew(ph->chip, ptype, avail, &obj, why, cap);
     ph->obj = (CUpti_Profiler_Host_Object *)obj;
     if (rc != GPUINST_SUCCESS) {
         gpuinstPhostFree(ph);
@@ -23622,7 +24435,7 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     ap.pHostObject = ph->obj;
     ap.ppMetricNames = (const char **)ph->metrics.names;
     ap.numMetrics = ph->metrics.n;
-    r = H.addMetrics(&ap);
+    r = gpuinstCu.cuptiProfilerHostConfigAddMetrics(&ap);
     if (r != CUPTI_SUCCESS) {
         rc = hostWhy(why, cap, "cuptiProfilerHostConfigAddMetrics", r);
         gpuinstPhostFree(ph);
@@ -23631,7 +24444,7 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     memset(&sp, 0, sizeof sp);
     sp.structSize = GPUINST_CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
     sp.pHostObject = ph->obj;
-    r = H.imageSize(&sp);
+    r = gpuinstCu.cuptiProfilerHostGetConfigImageSize(&sp);
     if (r != CUPTI_SUCCESS || sp.configImageSize == 0) {
         rc = hostWhy(why, cap, "cuptiProfilerHostGetConfigImageSize", r);
         gpuinstPhostFree(ph);
@@ -23648,7 +24461,7 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     gp.pHostObject = ph->obj;
     gp.configImageSize = ph->config_size;
     gp.pConfigImage = ph->config;
-    r = H.image(&gp);
+    r = gpuinstCu.cuptiProfilerHostGetConfigImage(&gp);
     if (r != CUPTI_SUCCESS) {
         rc = hostWhy(why, cap, "cuptiProfilerHostGetConfigImage", r);
         gpuinstPhostFree(ph);
@@ -23658,7 +24471,7 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     np.structSize = GPUINST_CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
     np.configImageSize = ph->config_size;
     np.pConfigImage = ph->config;
-    r = H.passes(&np);
+    r = gpuinstCu.cuptiProfilerHostGetNumOfPasses(&np);
     if (r != CUPTI_SUCCESS || np.numOfPasses == 0) {
         rc = hostWhy(why, cap, "cuptiProfilerHostGetNumOfPasses", r);
         gpuinstPhostFree(ph);
@@ -23667,6 +24480,53 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     ph->passes = (uint32_t)np.numOfPasses;
     *out = ph;
     return GPUINST_SUCCESS;
+}
+
+static gpuinstPhost *phostNew(const char *chip, int ptype)
+{
+    gpuinstPhost *ph = (gpuinstPhost *)calloc(1, sizeof *ph);
+    if (ph == NULL) return NULL;
+    ph->ptype = ptype;
+    snprintf(ph->chip, sizeof ph->chip, "%s", chip);
+    return ph;
+}
+
+GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
+                                          gpuinstPhost **out, char *why, size_t cap)
+{
+    gpuinstPhost *ph = phostNew(chip, ptype);
+    int rc;
+    *out = NULL;
+    if (ph == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    rc = gpuinstMetricsParse(spec, &ph->metrics, why, cap);
+    if (rc != GPUINST_SUCCESS) {
+        gpuinstPhostFree(ph);
+        return rc;
+    }
+    return phostBuild(ph, avail, out, why, cap);
+}
+
+GPUINST_PRIVATE int gpuinstPhostCreateList(const char *chip, int ptype, const uint8_t *avail,
+                                           const char *const *names, uint32_t n, gpuinstPhost **out, char *why,
+                                           size_t cap)
+{
+    gpuinstPhost *ph = phostNew(chip, ptype);
+    uint32_t i;
+    int rc = GPUINST_SUCCESS;
+    *out = NULL;
+    if (ph == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (i = 0; i < n && rc == GPUINST_SUCCESS; i++) rc = metricListAdd(&ph->metrics, names[i], strlen(names[i]));
+    if (rc == GPUINST_SUCCESS && ph->metrics.n == 0) {
+        if (why != NULL) snprintf(why, cap, "no metric named");
+        rc = GPUINST_ERROR_INVALID_ARGUMENT;
+    }
+    if (rc != GPUINST_SUCCESS) {
+        if (rc == GPUINST_ERROR_LIMIT && why != NULL)
+            snprintf(why, cap, "more than %d metrics", GPUINST_PROFILE_MAX_METRICS);
+        gpuinstPhostFree(ph);
+        return rc;
+    }
+    return phostBuild(ph, avail, out, why, cap);
 }
 
 GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
@@ -23719,7 +24579,7 @@ GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *
     ep.ppMetricNames = (const char **)ph->metrics.names;
     ep.numMetrics = ph->metrics.n;
     ep.pMetricValues = values;
-    r = H.evaluate(&ep);
+    r = gpuinstCu.cuptiProfilerHostEvaluateToGpuValues(&ep);
     return r == CUPTI_SUCCESS ? GPUINST_SUCCESS : hostWhy(why, cap, "cuptiProfilerHostEvaluateToGpuValues", r);
 }
 
@@ -23733,7 +24593,7 @@ GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size
     rp.counterDataImageSize = cdsize;
     rp.rangeIndex = range;
     rp.delimiter = "/";
-    r = H.rangeName(&rp);
+    r = gpuinstCu.cuptiProfilerHostGetRangeName(&rp);
     if (r != CUPTI_SUCCESS || rp.pRangeName == NULL) {
         snprintf(out, cap, "range%zu", range);
         return GPUINST_ERROR_UNAVAILABLE;
@@ -23745,14 +24605,6 @@ GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size
      * wrong allocator would crash the host application, a leak of a few
      * bytes per range and profiled occurrence cannot: leave it. */
     return GPUINST_SUCCESS;
-}
-
-#else /* !GPUINST_WITH_CUPTI */
-
-GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
-{
-    (void)res;
-    return "CUPTI not compiled in";
 }
 
 #endif /* GPUINST_WITH_CUPTI */
@@ -23784,17 +24636,11 @@ GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
  * (gpuinst_metrics_last_error); nothing is printed.
  */
 /* #include "gpuinstInt.h" -- already inlined */
+/* #include "profilerInt.h" -- already inlined */
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <strings.h>
-
-#if GPUINST_WITH_CUPTI
-#include <cuda.h>
-#include <cupti_result.h>
-#include <cupti_target.h>
-#include <cupti_profiler_target.h>
-#endif
 
 #define MX_WHY 1024
 
@@ -24869,8 +25715,6 @@ static int mxDevLoad(void)
 {
     if (mxDev.state == 0) {
         const char *lw = NULL;
-        CUresult (*init)(unsigned int) = NULL;
-        CUresult (*count)(int *) = NULL;
         int n = 0;
         CUresult r;
         mxDev.state = -1;
@@ -24880,17 +25724,15 @@ static int mxDevLoad(void)
                      lw ? lw : "no CUDA driver");
             return mxFail(mxDev.rc, "%s", mxDev.why);
         }
-        GPUINST_LIB_FN(init, GPUINST_LIB_CUDA, "cuInit");
-        GPUINST_LIB_FN(count, GPUINST_LIB_CUDA, "cuDeviceGetCount");
-        if (init == NULL || count == NULL) {
+        if (gpuinstCudaMissing(GPUINST_NEED_DEVICES) != NULL) {
             snprintf(mxDev.why, sizeof mxDev.why, "libcuda.so.1 (%s) has no cuInit/cuDeviceGetCount",
                      gpuinstLibPath(GPUINST_LIB_CUDA));
             return mxFail(mxDev.rc, "%s", mxDev.why);
         }
-        r = init(0);
+        r = gpuinstCu.cuInit(0);
         if (r == CUDA_ERROR_NO_DEVICE) {
             n = 0;
-        } else if (r != CUDA_SUCCESS || count(&n) != CUDA_SUCCESS) {
+        } else if (r != CUDA_SUCCESS || gpuinstCu.cuDeviceGetCount(&n) != CUDA_SUCCESS) {
             snprintf(mxDev.why, sizeof mxDev.why, "cuInit failed (CUDA error %d): no usable GPU or driver here; "
                      "metric queries for a named chip need neither", (int)r);
             return mxFail(mxDev.rc, "%s", mxDev.why);
@@ -24921,32 +25763,25 @@ int gpuinst_metrics_device_chip(int32_t device, const char **chip)
     pthread_mutex_lock(&mxLock);
     if ((rc = mxDevLoad()) == GPUINST_SUCCESS && (rc = mxIndex(device, mxDev.count, "device")) == GPUINST_SUCCESS &&
         mxDev.chip[device] == NULL) {
-        CUptiResult (*pinit)(CUpti_Profiler_Initialize_Params *) = NULL;
-        CUptiResult (*name)(CUpti_Device_GetChipName_Params *) = NULL;
         CUpti_Profiler_Initialize_Params ip;
-        CUpti_Device_GetChipName_Params cp;
         const char *lw = NULL;
+        char name[64];
         CUptiResult r;
         if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &lw) != GPUINST_SUCCESS) {
             rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "%s", lw ? lw : "libcupti could not be loaded");
+        } else if (gpuinstCudaMissing(GPUINST_NEED_CHIP) != NULL) {
+            rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "libcupti (%s) has no cuptiProfilerInitialize/"
+                        "cuptiDeviceGetChipName", gpuinstLibPath(GPUINST_LIB_CUPTI));
         } else {
-            GPUINST_LIB_FN(pinit, GPUINST_LIB_CUPTI, "cuptiProfilerInitialize");
-            GPUINST_LIB_FN(name, GPUINST_LIB_CUPTI, "cuptiDeviceGetChipName");
             memset(&ip, 0, sizeof ip);
             ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
-            memset(&cp, 0, sizeof cp);
-            cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
-            cp.deviceIndex = (size_t)device;
-            if (pinit == NULL || name == NULL) {
-                rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "libcupti (%s) has no cuptiProfilerInitialize/"
-                            "cuptiDeviceGetChipName", gpuinstLibPath(GPUINST_LIB_CUPTI));
-            } else if ((r = pinit(&ip)) != CUPTI_SUCCESS) {
+            if ((r = gpuinstCu.cuptiProfilerInitialize(&ip)) != CUPTI_SUCCESS) {
                 rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "cuptiProfilerInitialize failed: %s (CUPTI %d)",
                             gpuinstCuptiResultString((int)r), (int)r);
-            } else if ((r = name(&cp)) != CUPTI_SUCCESS || cp.pChipName == NULL) {
+            } else if ((r = (CUptiResult)gpuinstCudaDeviceChip(device, name, sizeof name)) != CUPTI_SUCCESS) {
                 rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "cuptiDeviceGetChipName failed for device %d: %s (CUPTI %d)",
                             (int)device, gpuinstCuptiResultString((int)r), (int)r);
-            } else if ((mxDev.chip[device] = mxStr(cp.pChipName)) == NULL) {
+            } else if ((mxDev.chip[device] = mxStr(name)) == NULL) {
                 rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
             }
         }
@@ -25040,65 +25875,18 @@ int gpuinst_metrics_pass_plan(const char *chip, int32_t profiler, const char *me
 
 #endif /* GPUINST_WITH_CUPTI */
 /************** End of src/metrics.c **************/
-/************** Begin file src/range_profiler.c **************/
+/************** Begin file src/profile_select.c **************/
 /*
- * range_profiler.c -- hardware metrics per user range: the public
- * gpuinst_profile_* API, which occurrences are profiled (GPUINST_PROFILE),
- * the target side of CUPTI's range profiler (cupti_range_profiler.h: user
- * range, user replay) with device memory restored between passes by a CUPTI
- * checkpoint (libcheckpoint, opened at run time), nested gpuinst ranges as
- * nested profiler ranges, serialisation of ranks that share a GPU, and the
- * /profiler tables.  The host side (metric lists, config image, evaluation)
- * is src/profiler_host.c.  docs/PROFILING.md explains the design.
- *
- * One occurrence, profiled:
- *   first next_pass: [tracing paused, the first time] -> libraries
- *     (then libnvperf_host on a helper thread, the first time) ->
- *     cuptiProfilerInitialize -> context -> device supported -> chip ->
- *     per-device lock -> [tracing paused, later times] -> counter
- *     availability (unless the host object is cached) -> enable -> counter
- *     data image -> host object (cached per chip + metric list) -> set
- *     config (user range, user replay, the levels the region had last time
- *     in this process, else GPUINST_PROFILE_DEPTH) -> checkpoint save ->
- *     start -> push region -> body
- *   each later next_pass: pop -> stop -> the pass plan (gpuinstPassPlanStep)
- *     says: another pass (restore checkpoint -> host hook -> start -> push
- *     -> body); or, after the first body, set the session up again for the
- *     levels the body has (resetupSession), then another pass; or decode
- *     (CUPTI's last pass, or the levels the body has are complete) ->
- *     evaluate every range -> record -> checkpoint free -> disable ->
- *     tracing resumed -> unlock.
- * Anything that fails leaves the body executed, in effect, exactly once.
- * Kernel, memcpy and memset tracing are paused because CUPTI's activity for
- * them, under a range profiler session, makes SASS metrics read 0 and adds
- * 8 instructions per warp (src/activity.c, gpuinstActivityPause); where
- * they cannot be paused the occurrence is refused.  The levels: CUPTI
- * needs them before the first pass and runs the level fastest; the pass
- * plan (src/gpuinstInt.h) learns the body's depth in the first body and
- * either stops once the levels it has are complete or sets the session up
- * again for them, whichever takes fewer bodies.
- * At finalize, a GPUINST_PROFILE rule that profiled nothing is said
- * (selectionReport).
- *
- * Ranks sharing a GPU: one profiling session owns a GPU's counters at a
- * time (others get CUPTI_ERROR_HARDWARE_BUSY).  gpuinst serialises profiled
- * occurrences of all processes on a node that use the same device with an
- * flock() on /dev/shm/gpuinst-prof-<device UUID>.lock, waited for at most
- * GPUINST_PROFILE_WAIT_S seconds (default 120); HARDWARE_BUSY from a
- * process outside gpuinst (ncu...) is retried within the same budget.  The
- * kernel drops the lock of a process that dies, so nothing stays locked.
+ * profile_select.c -- the GPUINST_PROFILE grammar: which occurrences of a
+ * region the range profiler profiles (gpuinstSelectParse, Decide), and
+ * what the finalize report says about rules that profiled nothing
+ * (gpuinstSelectReport).  Pure: no CUPTI, no state (tests/profiler and
+ * fuzz/fuzz_profile.c call it).  docs/PROFILING.md documents the syntax.
  */
-/* #include "gpuinstInt.h" -- already inlined */
+/* #include "profilerInt.h" -- already inlined */
 
 #include <ctype.h>
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
-#include <signal.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* ---- selection (GPUINST_PROFILE) -------------------------------------------
  *   spec := rule { ';' rule }
@@ -25296,6 +26084,95 @@ GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *s
 #undef SAY
     return 1;
 }
+/************** End of src/profile_select.c **************/
+/************** Begin file src/range_profiler.c **************/
+/*
+ * range_profiler.c -- hardware metrics per user range: the public
+ * gpuinst_profile_* API, which occurrences are profiled (GPUINST_PROFILE),
+ * the target side of CUPTI's range profiler (cupti_range_profiler.h: user
+ * range, user replay) with device memory restored between passes by a CUPTI
+ * checkpoint (libcheckpoint, opened at run time), nested gpuinst ranges as
+ * nested profiler ranges, serialisation of ranks that share a GPU, and the
+ * /profiler tables.  The host side (metric lists, config image, evaluation)
+ * is src/profiler_host.c.  docs/PROFILING.md explains the design.
+ *
+ * One occurrence, profiled:
+ *   first next_pass: [tracing paused, the first time] -> libraries
+ *     (then libnvperf_host on a helper thread, the first time) ->
+ *     cuptiProfilerInitialize -> context -> device supported -> chip ->
+ *     per-device lock -> [tracing paused, later times] -> counter
+ *     availability (unless the host object is cached) -> enable -> counter
+ *     data image -> host object (cached per chip + metric list) -> set
+ *     config (user range, user replay, the levels the region had last time
+ *     in this process, else GPUINST_PROFILE_DEPTH) -> checkpoint save ->
+ *     start -> push region -> body
+ *   each later next_pass: pop -> stop -> the pass plan (gpuinstPassPlanStep)
+ *     says: another pass (restore checkpoint -> host hook -> start -> push
+ *     -> body); or, after the first body, set the session up again for the
+ *     levels the body has (resetupSession), then another pass; or decode
+ *     (CUPTI's last pass, or the levels the body has are complete) ->
+ *     evaluate every range -> record -> checkpoint free -> disable ->
+ *     tracing resumed -> unlock.
+ * Anything that fails leaves the body executed, in effect, exactly once.
+ *
+ * The states of one profiled occurrence (a Prof; one per process at a time,
+ * `active`), and the function that moves it from each (as SQLite's pager.c
+ * opens with its states):
+ *
+ *   NONE      no occurrence: gpuinst_profile_begin makes one (Prof, the
+ *             region's gpuinst range pushed by the first next_pass) when
+ *             GPUINST_PROFILE selects it, else the body runs once, no CUPTI.
+ *   SETUP     first next_pass: setup() (libraries, device, the GPU's lease
+ *             (lockDevice), tracing paused (pauseTrace), enable, host
+ *             object, config, checkpoint save, startPass) -> PASS; any
+ *             failure -> DONE with the body run once, unprofiled.
+ *   PASS      a body runs under the profiler (a->running, gpuinstProfHooks
+ *             published: nested ranges become profiler ranges); the next
+ *             next_pass: endPass() -> BETWEEN.
+ *   BETWEEN   the pass plan (gpuinstPassPlanStep) chooses:
+ *               NEXT     checkpoint restore, host hook, startPass() -> PASS;
+ *               RESETUP  resetupSession() (the levels the body has), then
+ *                        as NEXT -> PASS;
+ *               DECODE / DECODE_EARLY  decodeAll() -> DONE (an early
+ *                        decode CUPTI refuses: back to NEXT);
+ *               ABANDON  -> DONE, nothing recorded.
+ *   DONE      finish(): the /profiler/regions row, teardown() (checkpoint
+ *             free, sessionDisable, tracing resumed, the lease released),
+ *             `active` cleared -> NONE.  gpuinstProfilerFlush (finalize
+ *             inside a region) forces teardown() from PASS or BETWEEN.
+ * nextProfiled() carries the occurrence through these states, one call per
+ * gpuinst_profile_next_pass.
+ * Kernel, memcpy and memset tracing are paused because CUPTI's activity for
+ * them, under a range profiler session, makes SASS metrics read 0 and adds
+ * 8 instructions per warp (src/activity.c, gpuinstActivityPause); where
+ * they cannot be paused the occurrence is refused.  The levels: CUPTI
+ * needs them before the first pass and runs the level fastest; the pass
+ * plan (src/gpuinstInt.h) learns the body's depth in the first body and
+ * either stops once the levels it has are complete or sets the session up
+ * again for them, whichever takes fewer bodies.
+ * At finalize, a GPUINST_PROFILE rule that profiled nothing is said
+ * (selectionReport).
+ *
+ * Ranks sharing a GPU: one profiling session owns a GPU's counters at a
+ * time (others get CUPTI_ERROR_HARDWARE_BUSY).  gpuinst serialises profiled
+ * occurrences of all processes on a node that use the same device with the
+ * GPU's lease (src/gpu_lease.c, keyed by the device UUID, shared with PM
+ * sampling), waited for at most GPUINST_PROFILE_WAIT_S seconds (default
+ * 120); HARDWARE_BUSY from a process outside gpuinst (ncu...) is retried
+ * within the same budget.  The kernel drops the lock of a process that
+ * dies, so nothing stays locked.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+/* #include "profilerInt.h" -- already inlined */
+/* #include "activityInt.h" -- already inlined */
+/* #include "countersInt.h" -- already inlined */
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <signal.h>
+#include <unistd.h>
 
 /* ---- records and tables ------------------------------------------------------ */
 
@@ -25376,64 +26253,60 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 192 bytes */
     uint32_t pad_;
 } ProfRegionRec;
 
-#define PF(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
-#define PNF(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
-
 static const gpuinstField valueFields[] = {
-    PF(ProfValueRec, value, GPUINST_FT_F64, 0, "", "metric value (unit in /profiler/metrics)"),
-    PF(ProfValueRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start of the profiled occurrence (as /profiler/regions)"),
-    PF(ProfValueRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    PF(ProfValueRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings (same rank)"),
-    PF(ProfValueRec, path, GPUINST_FT_U32, 0, "", "range path \"region/child/...\": id in /strings (same rank)"),
-    PF(ProfValueRec, metric, GPUINST_FT_U32, 0, "", "metric name: id in /strings (same rank)"),
-    PF(ProfValueRec, occurrence, GPUINST_FT_U32, 0, "", "occurrence of the region (1-based)"),
-    PF(ProfValueRec, range_index, GPUINST_FT_U32, 0, "", "CUPTI range index in the counter data"),
-    PF(ProfValueRec, passes, GPUINST_FT_U32, 0, "count", "replay passes of the occurrence"),
+    GPUINST_FIELD(ProfValueRec, value, GPUINST_FT_F64, 0, "", "metric value (unit in /profiler/metrics)"),
+    GPUINST_FIELD(ProfValueRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start of the profiled occurrence (as /profiler/regions)"),
+    GPUINST_FIELD(ProfValueRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ProfValueRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings (same rank)"),
+    GPUINST_FIELD(ProfValueRec, path, GPUINST_FT_U32, 0, "", "range path \"region/child/...\": id in /strings (same rank)"),
+    GPUINST_FIELD(ProfValueRec, metric, GPUINST_FT_U32, 0, "", "metric name: id in /strings (same rank)"),
+    GPUINST_FIELD(ProfValueRec, occurrence, GPUINST_FT_U32, 0, "", "occurrence of the region (1-based)"),
+    GPUINST_FIELD(ProfValueRec, range_index, GPUINST_FT_U32, 0, "", "CUPTI range index in the counter data"),
+    GPUINST_FIELD(ProfValueRec, passes, GPUINST_FT_U32, 0, "count", "replay passes of the occurrence"),
 };
 static const gpuinstField metricFields[] = {
-    PF(ProfMetricRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    PF(ProfMetricRec, name, GPUINST_FT_U32, 0, "", "metric name: id in /strings"),
-    PF(ProfMetricRec, unit, GPUINST_FT_U32, 0, "", "dimension unit (byte, nanosecond, percent...): id in /strings"),
-    PF(ProfMetricRec, hw_unit, GPUINST_FT_U32, 0, "", "hardware unit (dram, sm, lts...): id in /strings"),
-    PF(ProfMetricRec, description, GPUINST_FT_U32, 0, "", "CUPTI's description: id in /strings"),
-    PF(ProfMetricRec, type, GPUINST_FT_U32, 0, "", "0 counter, 1 ratio, 2 throughput"),
-    PF(ProfMetricRec, chip, GPUINST_FT_U32, 0, "", "chip the properties are of (GH100...): id in /strings"),
-    PF(ProfMetricRec, scope, GPUINST_FT_U32, 0, "", "collection scope: 0 context, 1 device, 2 unknown (CUPTI before 13.1)"),
+    GPUINST_FIELD(ProfMetricRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ProfMetricRec, name, GPUINST_FT_U32, 0, "", "metric name: id in /strings"),
+    GPUINST_FIELD(ProfMetricRec, unit, GPUINST_FT_U32, 0, "", "dimension unit (byte, nanosecond, percent...): id in /strings"),
+    GPUINST_FIELD(ProfMetricRec, hw_unit, GPUINST_FT_U32, 0, "", "hardware unit (dram, sm, lts...): id in /strings"),
+    GPUINST_FIELD(ProfMetricRec, description, GPUINST_FT_U32, 0, "", "CUPTI's description: id in /strings"),
+    GPUINST_FIELD(ProfMetricRec, type, GPUINST_FT_U32, 0, "", "0 counter, 1 ratio, 2 throughput"),
+    GPUINST_FIELD(ProfMetricRec, chip, GPUINST_FT_U32, 0, "", "chip the properties are of (GH100...): id in /strings"),
+    GPUINST_FIELD(ProfMetricRec, scope, GPUINST_FT_U32, 0, "", "collection scope: 0 context, 1 device, 2 unknown (CUPTI before 13.1)"),
 };
 static const gpuinstField regionFields[] = {
-    PF(ProfRegionRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first gpuinst_profile_next_pass"),
-    PF(ProfRegionRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "last gpuinst_profile_next_pass"),
-    PF(ProfRegionRec, setup_ns, GPUINST_FT_U64, 0, "ns", "counter availability, host object, enable, counter data, set config"),
-    PF(ProfRegionRec, lock_wait_ns, GPUINST_FT_U64, 0, "ns", "time waited for the GPU's counters (other processes on the device)"),
-    PF(ProfRegionRec, checkpoint_ns, GPUINST_FT_U64, 0, "ns", "checkpoint save + restores + free"),
-    PF(ProfRegionRec, checkpoint_bytes, GPUINST_FT_U64, 0, "bytes", "device memory taken by the checkpoint (free memory before - after the save)"),
-    PF(ProfRegionRec, replay_ns, GPUINST_FT_U64, 0, "ns", "first start to last stop, bodies included"),
-    PF(ProfRegionRec, decode_ns, GPUINST_FT_U64, 0, "ns", "decode and evaluation"),
-    PF(ProfRegionRec, load_ns, GPUINST_FT_U64, 0, "ns", "libraries, cuptiProfilerInitialize, context and device checks (one-time part on the first occurrence)"),
-    PF(ProfRegionRec, host_ns, GPUINST_FT_U64, 0, "ns", "part of setup_ns: counter availability and host object (config image); 0 when cached"),
-    PF(ProfRegionRec, first_start_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: the first cuptiRangeProfilerStart and push of the region"),
-    PF(ProfRegionRec, teardown_ns, GPUINST_FT_U64, 0, "ns", "checkpoint free, profiler disable, device unlock"),
-    PF(ProfRegionRec, preload_ns, GPUINST_FT_U64, 0, "ns", "libnvperf_host loaded on a helper thread during setup (0: not loaded by this occurrence)"),
-    PF(ProfRegionRec, resetup_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: setting the session up again for the levels the body has, its first start included (0: not needed)"),
-    PF(ProfRegionRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the region (1-based)"),
-    PF(ProfRegionRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    PF(ProfRegionRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings"),
-    PF(ProfRegionRec, metrics, GPUINST_FT_U32, 0, "", "metric list as expanded: id in /strings"),
-    PF(ProfRegionRec, chip, GPUINST_FT_U32, 0, "", "chip name (GH100...): id in /strings, 0 unknown"),
-    PF(ProfRegionRec, device_uuid, GPUINST_FT_U32, 0, "", "device UUID: id in /strings, 0 unknown"),
-    PF(ProfRegionRec, reason, GPUINST_FT_U32, 0, "", "why not profiled / what went wrong: id in /strings, 0 none"),
-    PF(ProfRegionRec, status, GPUINST_FT_I32, 0, "", "0 profiled; 1 unavailable, 2 counters busy, 3 privileges, 4 device unsupported, 5 checkpoint, 6 metrics, 7 CUPTI error, 8 concurrent, 9 abandoned part way"),
-    PF(ProfRegionRec, cupti_result, GPUINST_FT_I32, 0, "", "CUptiResult behind a failure, 0 none"),
-    PF(ProfRegionRec, device, GPUINST_FT_I32, 0, "", "CUDA device ordinal, -1 unknown"),
-    PF(ProfRegionRec, passes, GPUINST_FT_U32, 0, "count", "passes run: bodies executed under the profiler (passes_discarded included)"),
-    PF(ProfRegionRec, ranges, GPUINST_FT_U32, 0, "count", "ranges decoded"),
-    PF(ProfRegionRec, ranges_dropped, GPUINST_FT_U32, 0, "count", "ranges CUPTI dropped (more than GPUINST_PROFILE_MAX_RANGES)"),
-    PF(ProfRegionRec, busy_retries, GPUINST_FT_U32, 0, "count", "CUPTI_ERROR_HARDWARE_BUSY answers retried"),
-    PF(ProfRegionRec, levels, GPUINST_FT_U32, 0, "count", "nesting levels with values: the body's depth (region = 1), at most GPUINST_PROFILE_DEPTH"),
-    PF(ProfRegionRec, passes_per_level, GPUINST_FT_U32, 0, "count", "passes the metric list takes per nesting level (host object; gpuinst-metrics --passes)"),
-    PF(ProfRegionRec, passes_discarded, GPUINST_FT_U32, 0, "count", "bodies whose counters were thrown away: the configuration of the first was given up for the body's real depth"),
-    PF(ProfRegionRec, resetup, GPUINST_FT_U32, 0, "", "0 one configuration; 1 set up again on the same session (cuptiRangeProfilerSetConfig) for the levels the body has; 2 in a new session (disable, enable)"),
+    GPUINST_FIELD(ProfRegionRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first gpuinst_profile_next_pass"),
+    GPUINST_FIELD(ProfRegionRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "last gpuinst_profile_next_pass"),
+    GPUINST_FIELD(ProfRegionRec, setup_ns, GPUINST_FT_U64, 0, "ns", "counter availability, host object, enable, counter data, set config"),
+    GPUINST_FIELD(ProfRegionRec, lock_wait_ns, GPUINST_FT_U64, 0, "ns", "time waited for the GPU's counters (other processes on the device)"),
+    GPUINST_FIELD(ProfRegionRec, checkpoint_ns, GPUINST_FT_U64, 0, "ns", "checkpoint save + restores + free"),
+    GPUINST_FIELD(ProfRegionRec, checkpoint_bytes, GPUINST_FT_U64, 0, "bytes", "device memory taken by the checkpoint (free memory before - after the save)"),
+    GPUINST_FIELD(ProfRegionRec, replay_ns, GPUINST_FT_U64, 0, "ns", "first start to last stop, bodies included"),
+    GPUINST_FIELD(ProfRegionRec, decode_ns, GPUINST_FT_U64, 0, "ns", "decode and evaluation"),
+    GPUINST_FIELD(ProfRegionRec, load_ns, GPUINST_FT_U64, 0, "ns", "libraries, cuptiProfilerInitialize, context and device checks (one-time part on the first occurrence)"),
+    GPUINST_FIELD(ProfRegionRec, host_ns, GPUINST_FT_U64, 0, "ns", "part of setup_ns: counter availability and host object (config image); 0 when cached"),
+    GPUINST_FIELD(ProfRegionRec, first_start_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: the first cuptiRangeProfilerStart and push of the region"),
+    GPUINST_FIELD(ProfRegionRec, teardown_ns, GPUINST_FT_U64, 0, "ns", "checkpoint free, profiler disable, device unlock"),
+    GPUINST_FIELD(ProfRegionRec, preload_ns, GPUINST_FT_U64, 0, "ns", "libnvperf_host loaded on a helper thread during setup (0: not loaded by this occurrence)"),
+    GPUINST_FIELD(ProfRegionRec, resetup_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: setting the session up again for the levels the body has, its first start included (0: not needed)"),
+    GPUINST_FIELD(ProfRegionRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the region (1-based)"),
+    GPUINST_FIELD(ProfRegionRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ProfRegionRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings"),
+    GPUINST_FIELD(ProfRegionRec, metrics, GPUINST_FT_U32, 0, "", "metric list as expanded: id in /strings"),
+    GPUINST_FIELD(ProfRegionRec, chip, GPUINST_FT_U32, 0, "", "chip name (GH100...): id in /strings, 0 unknown"),
+    GPUINST_FIELD(ProfRegionRec, device_uuid, GPUINST_FT_U32, 0, "", "device UUID: id in /strings, 0 unknown"),
+    GPUINST_FIELD(ProfRegionRec, reason, GPUINST_FT_U32, 0, "", "why not profiled / what went wrong: id in /strings, 0 none"),
+    GPUINST_FIELD(ProfRegionRec, status, GPUINST_FT_I32, 0, "", "0 profiled; 1 unavailable, 2 counters busy, 3 privileges, 4 device unsupported, 5 checkpoint, 6 metrics, 7 CUPTI error, 8 concurrent, 9 abandoned part way"),
+    GPUINST_FIELD(ProfRegionRec, cupti_result, GPUINST_FT_I32, 0, "", "CUptiResult behind a failure, 0 none"),
+    GPUINST_FIELD(ProfRegionRec, device, GPUINST_FT_I32, 0, "", "CUDA device ordinal, -1 unknown"),
+    GPUINST_FIELD(ProfRegionRec, passes, GPUINST_FT_U32, 0, "count", "passes run: bodies executed under the profiler (passes_discarded included)"),
+    GPUINST_FIELD(ProfRegionRec, ranges, GPUINST_FT_U32, 0, "count", "ranges decoded"),
+    GPUINST_FIELD(ProfRegionRec, ranges_dropped, GPUINST_FT_U32, 0, "count", "ranges CUPTI dropped (more than GPUINST_PROFILE_MAX_RANGES)"),
+    GPUINST_FIELD(ProfRegionRec, busy_retries, GPUINST_FT_U32, 0, "count", "CUPTI_ERROR_HARDWARE_BUSY answers retried"),
+    GPUINST_FIELD(ProfRegionRec, levels, GPUINST_FT_U32, 0, "count", "nesting levels with values: the body's depth (region = 1), at most GPUINST_PROFILE_DEPTH"),
+    GPUINST_FIELD(ProfRegionRec, passes_per_level, GPUINST_FT_U32, 0, "count", "passes the metric list takes per nesting level (host object; gpuinst-metrics --passes)"),
+    GPUINST_FIELD(ProfRegionRec, passes_discarded, GPUINST_FT_U32, 0, "count", "bodies whose counters were thrown away: the configuration of the first was given up for the body's real depth"),
+    GPUINST_FIELD(ProfRegionRec, resetup, GPUINST_FT_U32, 0, "", "0 one configuration; 1 set up again on the same session (cuptiRangeProfilerSetConfig) for the levels the body has; 2 in a new session (disable, enable)"),
 };
 
 static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
@@ -25461,13 +26334,13 @@ static int profCollect(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable valuesTable = {
     "/profiler/values", "hardware metric values per rank, profiled occurrence, range path and metric",
-    sizeof(ProfValueRec), PNF(valueFields), valueFields, profCollect, &valuesBuf, NULL};
+    sizeof(ProfValueRec), GPUINST_NFIELDS(valueFields), valueFields, profCollect, &valuesBuf, NULL};
 static const gpuinstTable metricsTable = {
     "/profiler/metrics", "the metrics of /profiler/values: unit, hardware unit, description, type, chip, scope",
-    sizeof(ProfMetricRec), PNF(metricFields), metricFields, profCollect, &metricsBuf, NULL};
+    sizeof(ProfMetricRec), GPUINST_NFIELDS(metricFields), metricFields, profCollect, &metricsBuf, NULL};
 static const gpuinstTable regionsTable = {
     "/profiler/regions", "one row per selected occurrence of a profiled region: passes, costs, status and reason",
-    sizeof(ProfRegionRec), PNF(regionFields), regionFields, profCollect, &regionsBuf, NULL};
+    sizeof(ProfRegionRec), GPUINST_NFIELDS(regionFields), regionFields, profCollect, &regionsBuf, NULL};
 
 static uint32_t profIntern(const char *s)
 {
@@ -25510,7 +26383,7 @@ static struct {
     uint32_t nocc;
     char spec[4097];         /* GPUINST_PROFILE as set ("" unset or not parsed: nothing to report) */
     uint64_t decided[GPUINST_SELECT_MAX_RULES], selected[GPUINST_SELECT_MAX_RULES];
-} C;
+} profCfg;
 
 /* The one parser of whole numbers (src/config.c). */
 static uint64_t profEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
@@ -25518,7 +26391,6 @@ static uint64_t profEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t
     return gpuinstEnvU64(var, dflt, lo, hi);
 }
 
-static void profFlushHook(void);
 
 /* Registers the /profiler tables and reads the GPUINST_PROFILE* variables;
  * idempotent.  Called from gpuinst_profile_begin (and may be called from
@@ -25526,33 +26398,32 @@ static void profFlushHook(void);
 GPUINST_PRIVATE void gpuinstProfilerInit(void)
 {
     pthread_mutex_lock(&profLock);
-    if (!C.ready) {
+    if (!profCfg.ready) {
         const char *spec = getenv("GPUINST_PROFILE");
         if (spec != NULL && strlen(spec) > 4096) spec = NULL;
-        if (gpuinstSelectParse(spec, &C.sel, C.sel_err, sizeof C.sel_err) != GPUINST_SUCCESS) {
-            gpuinstWarn("%s; profiling the first occurrence of every region instead", C.sel_err);
-            gpuinstSelectParse(NULL, &C.sel, NULL, 0);
+        if (gpuinstSelectParse(spec, &profCfg.sel, profCfg.sel_err, sizeof profCfg.sel_err) != GPUINST_SUCCESS) {
+            gpuinstWarn("%s; profiling the first occurrence of every region instead", profCfg.sel_err);
+            gpuinstSelectParse(NULL, &profCfg.sel, NULL, 0);
         } else if (spec != NULL && spec[0] != '\0') {
-            snprintf(C.spec, sizeof C.spec, "%s", spec);
+            snprintf(profCfg.spec, sizeof profCfg.spec, "%s", spec);
         }
-        C.depth = (uint32_t)profEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
-        C.max_ranges = (uint32_t)profEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
-        C.reserve_dev_mb = profEnvU64("GPUINST_PROFILE_RESERVE_DEVICE_MB", 0, 0, (uint64_t)1 << 40);
-        C.reserve_host_mb = profEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
-        C.transfer_opt = gpuinstEnvFlag("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0);
-        C.wait_ns = profEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400) * 1000000000ull;
-        C.preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
+        profCfg.depth = (uint32_t)profEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
+        profCfg.max_ranges = (uint32_t)profEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
+        profCfg.reserve_dev_mb = profEnvU64("GPUINST_PROFILE_RESERVE_DEVICE_MB", 0, 0, (uint64_t)1 << 40);
+        profCfg.reserve_host_mb = profEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
+        profCfg.transfer_opt = gpuinstEnvFlag("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0);
+        profCfg.wait_ns = profEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400) * 1000000000ull;
+        profCfg.preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
         gpuinstBufInit(&valuesBuf, sizeof(ProfValueRec));
         gpuinstBufInit(&metricsBuf, sizeof(ProfMetricRec));
         gpuinstBufInit(&regionsBuf, sizeof(ProfRegionRec));
         tablesReady = 1;
-        C.ready = 1;
+        profCfg.ready = 1;
     }
     pthread_mutex_unlock(&profLock);
     gpuinstTableRegister(&valuesTable);
     gpuinstTableRegister(&metricsTable);
     gpuinstTableRegister(&regionsTable);
-    gpuinstAddFlushHook(profFlushHook);
 }
 
 /* The occurrence number of region `id` named `region` (counted under the
@@ -25564,37 +26435,33 @@ static uint64_t nextOccurrence(uint32_t id, const char *region, int *selected, u
     uint64_t occ = 0;
     int rule;
     pthread_mutex_lock(&profLock);
-    if (id >= C.nocc) {
-        uint32_t n = C.nocc ? C.nocc : 64;
+    if (id >= profCfg.nocc) {
+        uint32_t n = profCfg.nocc ? profCfg.nocc : 64;
         uint32_t *no;
         uint8_t *nh;
         while (n <= id) n *= 2;
-        no = (uint32_t *)realloc(C.occ, n * sizeof *no);
-        if (no != NULL) C.occ = no;
-        nh = no != NULL ? (uint8_t *)realloc(C.hint, n * sizeof *nh) : NULL;
+        no = (uint32_t *)realloc(profCfg.occ, n * sizeof *no);
+        if (no != NULL) profCfg.occ = no;
+        nh = no != NULL ? (uint8_t *)realloc(profCfg.hint, n * sizeof *nh) : NULL;
         if (nh != NULL) {
-            C.hint = nh;
-            memset(C.occ + C.nocc, 0, (n - C.nocc) * sizeof *no);
-            memset(C.hint + C.nocc, 0, (n - C.nocc) * sizeof *nh);
-            C.nocc = n;
+            profCfg.hint = nh;
+            memset(profCfg.occ + profCfg.nocc, 0, (n - profCfg.nocc) * sizeof *no);
+            memset(profCfg.hint + profCfg.nocc, 0, (n - profCfg.nocc) * sizeof *nh);
+            profCfg.nocc = n;
         }
     }
-    if (id < C.nocc) occ = ++C.occ[id];
-    *hint = id < C.nocc ? C.hint[id] : 0;
-    *selected = gpuinstSelectDecide(&C.sel, region, occ, &rule);
+    if (id < profCfg.nocc) occ = ++profCfg.occ[id];
+    *hint = id < profCfg.nocc ? profCfg.hint[id] : 0;
+    *selected = gpuinstSelectDecide(&profCfg.sel, region, occ, &rule);
     if (rule >= 0) {
-        C.decided[rule]++;
-        C.selected[rule] += (uint64_t)*selected;
+        profCfg.decided[rule]++;
+        profCfg.selected[rule] += (uint64_t)*selected;
     }
     pthread_mutex_unlock(&profLock);
     return occ;
 }
 
 /* ---- nested ranges -------------------------------------------------------------- */
-
-#if !defined(GPUINST_AMALGAMATION)
-__attribute__((visibility("hidden"))) int gpuinstProfOn;
-#endif
 
 /* A region row for an occurrence that was selected but not profiled. */
 static void recordNotProfiled(const char *region, uint64_t occ, uint64_t t0, int status, int cupti,
@@ -25631,44 +26498,6 @@ static int finishOnce(gpuinst_profile *p)
         if (gpuinst_is_recording()) gpuinst_range_pop();
     }
     return 0;
-}
-
-/* ---- the per-device lock ---------------------------------------------------------
- * An exclusive flock() on `path`, waited for at most wait_ns (1 ms polls,
- * then 10 ms).  Returns the descriptor holding the lock (>= 0); -1 when the
- * file cannot be opened or locked here (another user's file, a file system
- * without locks: the caller goes on and relies on CUPTI's HARDWARE_BUSY);
- * -2 on timeout.  *waited: ns spent.  The kernel releases the lock of a
- * process that dies. */
-GPUINST_PRIVATE int gpuinstProfLock(const char *path, uint64_t wait_ns, uint64_t *waited)
-{
-    uint64_t t0 = gpuinstClockNs(), polls = 0;
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    *waited = 0;
-    if (fd < 0) return -1;
-    for (;;) {
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0) break;
-        if (errno != EWOULDBLOCK && errno != EINTR) {
-            close(fd);
-            return -1;
-        }
-        if (gpuinstClockNs() - t0 >= wait_ns) {
-            *waited = gpuinstClockNs() - t0;
-            close(fd);
-            return -2;
-        }
-        usleep(polls++ < 100 ? 1000 : 10000);
-    }
-    *waited = gpuinstClockNs() - t0;
-    return fd;
-}
-
-GPUINST_PRIVATE void gpuinstProfUnlock(int fd)
-{
-    if (fd >= 0) {
-        flock(fd, LOCK_UN);
-        close(fd);
-    }
 }
 
 /* ---- the pass plan (gpuinstInt.h says what it decides and why) ---------------------- */
@@ -25767,18 +26596,18 @@ static void selectionReport(void)
     uint32_t i, k = 0;
     char msg[480];
     pthread_mutex_lock(&profLock);
-    if (C.ready && C.spec[0] != '\0') {
-        names = (const char **)calloc(C.nocc ? C.nocc : 1, sizeof *names);
-        n = (uint64_t *)calloc(C.nocc ? C.nocc : 1, sizeof *n);
-        for (i = 0; names != NULL && n != NULL && i < C.nocc; i++)
-            if (C.occ[i] > 0 && (names[k] = gpuinstStringGet(i, NULL)) != NULL) n[k++] = C.occ[i];
+    if (profCfg.ready && profCfg.spec[0] != '\0') {
+        names = (const char **)calloc(profCfg.nocc ? profCfg.nocc : 1, sizeof *names);
+        n = (uint64_t *)calloc(profCfg.nocc ? profCfg.nocc : 1, sizeof *n);
+        for (i = 0; names != NULL && n != NULL && i < profCfg.nocc; i++)
+            if (profCfg.occ[i] > 0 && (names[k] = gpuinstStringGet(i, NULL)) != NULL) n[k++] = profCfg.occ[i];
         if (names != NULL && n != NULL &&
-            gpuinstSelectReport(C.spec, &C.sel, C.decided, C.selected, names, n, k, msg, sizeof msg)) {
+            gpuinstSelectReport(profCfg.spec, &profCfg.sel, profCfg.decided, profCfg.selected, names, n, k, msg, sizeof msg)) {
             pthread_mutex_unlock(&profLock);
             gpuinstUnavailableAdd("profile_selection", msg);
             pthread_mutex_lock(&profLock);
         }
-        C.spec[0] = '\0'; /* said once */
+        profCfg.spec[0] = '\0'; /* said once */
     }
     pthread_mutex_unlock(&profLock);
     free(names);
@@ -25802,34 +26631,12 @@ static struct {
     int state;       /* 0 not tried, 1 ok, -1 unavailable (why) */
     char why[480];
     int cuptiResult;
-    CUptiResult (*profInit)(CUpti_Profiler_Initialize_Params *);
-    CUptiResult (*profDeinit)(CUpti_Profiler_DeInitialize_Params *);
-    CUptiResult (*supported)(CUpti_Profiler_DeviceSupported_Params *);
-    CUptiResult (*chipName)(CUpti_Device_GetChipName_Params *);
-    CUptiResult (*avail)(CUpti_Profiler_GetCounterAvailability_Params *);
-    CUptiResult (*enable)(CUpti_RangeProfiler_Enable_Params *);
-    CUptiResult (*disable)(CUpti_RangeProfiler_Disable_Params *);
-    CUptiResult (*setConfig)(CUpti_RangeProfiler_SetConfig_Params *);
-    CUptiResult (*start)(CUpti_RangeProfiler_Start_Params *);
-    CUptiResult (*stop)(CUpti_RangeProfiler_Stop_Params *);
-    CUptiResult (*push)(CUpti_RangeProfiler_PushRange_Params *);
-    CUptiResult (*pop)(CUpti_RangeProfiler_PopRange_Params *);
-    CUptiResult (*decode)(CUpti_RangeProfiler_DecodeData_Params *);
-    CUptiResult (*cdSize)(CUpti_RangeProfiler_GetCounterDataSize_Params *);
-    CUptiResult (*cdInit)(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *);
-    CUptiResult (*cdInfo)(CUpti_RangeProfiler_GetCounterDataInfo_Params *);
-    gpuinstCuptiCheckpointFn ckSave, ckRestore, ckFree;
-    CUresult (*ctxGetCurrent)(CUcontext *);
-    CUresult (*ctxGetDevice)(CUdevice *);
-    CUresult (*ctxSync)(void);
-    CUresult (*getUuid)(CUuuid *, CUdevice);
-    CUresult (*memInfo)(size_t *, size_t *);
     /* per device, filled on first use */
     int devState[MAX_DEVICES];           /* 0 unknown, 1 supported, -1 not (devWhy) */
     char devWhy[MAX_DEVICES][300];
-    char chip[MAX_DEVICES][32];
-    char uuid[MAX_DEVICES][48];
-} L;
+    char chip[MAX_DEVICES][32];   /* the foundation's identity (src/cuda.c), copied once checked */
+    char uuid[MAX_DEVICES][48];   /* its UUID ("device<N>" when unknown): the key of the GPU's lease */
+} profLib;
 
 /* ---- the host library, opened ahead ---------------------------------------------
  * libnvperf_host (32 MB; CUPTI opens it at the first host-object call) takes
@@ -25854,23 +26661,18 @@ static struct {
     int state;       /* 0 not started, 1 loading, 2 done (or not needed) */
     uint64_t ns;     /* how long the load took on the helper thread */
     int claimed;     /* ns went into a region row */
-} Pre = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
-
-#ifndef RTLD_DEEPBIND
-#define RTLD_DEEPBIND 0
-#endif
+} nvperfPreload = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
 
 static void *preloadMain(void *arg)
 {
     uint64_t t0 = gpuinstClockNs();
     const char *path = (const char *)arg;
-    /* never closed: CUPTI goes on using it; a failure is CUPTI's to report, later */
-    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND);
-    pthread_mutex_lock(&Pre.mu);
-    Pre.ns = gpuinstClockNs() - t0;
-    Pre.state = 2;
-    pthread_cond_broadcast(&Pre.cv);
-    pthread_mutex_unlock(&Pre.mu);
+    gpuinstNvperfOpen(path);
+    pthread_mutex_lock(&nvperfPreload.mu);
+    nvperfPreload.ns = gpuinstClockNs() - t0;
+    nvperfPreload.state = 2;
+    pthread_cond_broadcast(&nvperfPreload.cv);
+    pthread_mutex_unlock(&nvperfPreload.mu);
     return NULL;
 }
 
@@ -25879,111 +26681,66 @@ static void *preloadMain(void *arg)
 GPUINST_PRIVATE void gpuinstProfPreloadStart(void)
 {
     static char path[4400];
-    pthread_mutex_lock(&Pre.mu);
-    if (Pre.state == 0) {
-        const char *cupti = gpuinstLibPath(GPUINST_LIB_CUPTI), *slash = strrchr(cupti, '/');
-        void *h;
-        Pre.state = 2;
-        if (C.preload && slash != NULL &&
-            snprintf(path, sizeof path, "%.*s/libnvperf_host.so", (int)(slash - cupti), cupti) < (int)sizeof path &&
-            access(path, R_OK) == 0) {
-            /* already in (CUPTI's host API ran before): nothing to do */
-            h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-            if (h != NULL) {
-                dlclose(h);
-            } else {
-                pthread_attr_t at;
-                pthread_t th;
-                sigset_t all, old;
-                sigfillset(&all);
-                pthread_sigmask(SIG_SETMASK, &all, &old);
-                if (pthread_attr_init(&at) == 0) {
-                    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-                    if (pthread_create(&th, &at, preloadMain, path) == 0) Pre.state = 1;
-                    pthread_attr_destroy(&at);
-                }
-                pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_mutex_lock(&nvperfPreload.mu);
+    if (nvperfPreload.state == 0) {
+        nvperfPreload.state = 2;
+        if (profCfg.preload && gpuinstNvperfBeside(path, sizeof path)) {
+            pthread_attr_t at;
+            pthread_t th;
+            sigset_t all, old;
+            sigfillset(&all);
+            pthread_sigmask(SIG_SETMASK, &all, &old);
+            if (pthread_attr_init(&at) == 0) {
+                pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+                if (pthread_create(&th, &at, preloadMain, path) == 0) nvperfPreload.state = 1;
+                pthread_attr_destroy(&at);
             }
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
         }
     }
-    pthread_mutex_unlock(&Pre.mu);
+    pthread_mutex_unlock(&nvperfPreload.mu);
 }
 
 /* Waits (at most 60 s) for the load; *ns gets its duration the first time. */
 GPUINST_PRIVATE void gpuinstProfPreloadWait(uint64_t *ns)
 {
-    pthread_mutex_lock(&Pre.mu);
-    if (Pre.state == 1) {
+    pthread_mutex_lock(&nvperfPreload.mu);
+    if (nvperfPreload.state == 1) {
         struct timespec dl;
         clock_gettime(CLOCK_REALTIME, &dl);
         dl.tv_sec += 60;
-        while (Pre.state == 1)
-            if (pthread_cond_timedwait(&Pre.cv, &Pre.mu, &dl) == ETIMEDOUT) break;
+        while (nvperfPreload.state == 1)
+            if (pthread_cond_timedwait(&nvperfPreload.cv, &nvperfPreload.mu, &dl) == ETIMEDOUT) break;
     }
-    if (ns != NULL && Pre.state == 2 && !Pre.claimed && Pre.ns > 0) {
-        *ns = Pre.ns;
-        Pre.claimed = 1;
+    if (ns != NULL && nvperfPreload.state == 2 && !nvperfPreload.claimed && nvperfPreload.ns > 0) {
+        *ns = nvperfPreload.ns;
+        nvperfPreload.claimed = 1;
     }
-    pthread_mutex_unlock(&Pre.mu);
+    pthread_mutex_unlock(&nvperfPreload.mu);
 }
 
-#define SYM(lib, dst, name)                                                  \
-    do {                                                                     \
-        void *s_ = gpuinstLibSym((lib), (name));                             \
-        memcpy(&(dst), &s_, sizeof s_);                                      \
-        if (s_ == NULL && missing == NULL) missing = (name);                 \
-    } while (0)
-
 /* Opens libcupti, libcuda and libcheckpoint and initialises CUPTI's
- * profiler, once per process.  0 or PROF_UNAVAILABLE (L.why). */
+ * profiler, once per process.  0 or PROF_UNAVAILABLE (profLib.why). */
 static int libsLoad(void)
 {
     const char *why = NULL, *missing = NULL;
     pthread_mutex_lock(&profLock);
-    if (L.state != 0) {
-        int st = L.state;
+    if (profLib.state != 0) {
+        int st = profLib.state;
         pthread_mutex_unlock(&profLock);
         return st == 1 ? 0 : PROF_UNAVAILABLE;
     }
-    L.state = -1;
+    profLib.state = -1;
     if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
-        snprintf(L.why, sizeof L.why, "%s", why ? why : "libcupti could not be loaded");
+        snprintf(profLib.why, sizeof profLib.why, "%s", why ? why : "libcupti could not be loaded");
     } else if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS) {
-        snprintf(L.why, sizeof L.why, "%s", why ? why : "no CUDA driver: libcuda.so.1 not found");
+        snprintf(profLib.why, sizeof profLib.why, "%s", why ? why : "no CUDA driver: libcuda.so.1 not found");
     } else if (gpuinstLibLoad(GPUINST_LIB_CHECKPOINT, &why) != GPUINST_SUCCESS) {
-        snprintf(L.why, sizeof L.why, "replay needs libcheckpoint (CUPTI's checkpoint API): %s", why ? why : "");
+        snprintf(profLib.why, sizeof profLib.why, "replay needs libcheckpoint (CUPTI's checkpoint API): %s", why ? why : "");
     } else {
-        SYM(GPUINST_LIB_CUPTI, L.profInit, "cuptiProfilerInitialize");
-        SYM(GPUINST_LIB_CUPTI, L.profDeinit, "cuptiProfilerDeInitialize");
-        SYM(GPUINST_LIB_CUPTI, L.supported, "cuptiProfilerDeviceSupported");
-        SYM(GPUINST_LIB_CUPTI, L.chipName, "cuptiDeviceGetChipName");
-        SYM(GPUINST_LIB_CUPTI, L.avail, "cuptiProfilerGetCounterAvailability");
-        SYM(GPUINST_LIB_CUPTI, L.enable, "cuptiRangeProfilerEnable");
-        SYM(GPUINST_LIB_CUPTI, L.disable, "cuptiRangeProfilerDisable");
-        SYM(GPUINST_LIB_CUPTI, L.setConfig, "cuptiRangeProfilerSetConfig");
-        SYM(GPUINST_LIB_CUPTI, L.start, "cuptiRangeProfilerStart");
-        SYM(GPUINST_LIB_CUPTI, L.stop, "cuptiRangeProfilerStop");
-        SYM(GPUINST_LIB_CUPTI, L.push, "cuptiRangeProfilerPushRange");
-        SYM(GPUINST_LIB_CUPTI, L.pop, "cuptiRangeProfilerPopRange");
-        SYM(GPUINST_LIB_CUPTI, L.decode, "cuptiRangeProfilerDecodeData");
-        SYM(GPUINST_LIB_CUPTI, L.cdSize, "cuptiRangeProfilerGetCounterDataSize");
-        SYM(GPUINST_LIB_CUPTI, L.cdInit, "cuptiRangeProfilerCounterDataImageInitialize");
-        SYM(GPUINST_LIB_CUPTI, L.cdInfo, "cuptiRangeProfilerGetCounterDataInfo");
-        SYM(GPUINST_LIB_CHECKPOINT, L.ckSave, "cuptiCheckpointSave");
-        SYM(GPUINST_LIB_CHECKPOINT, L.ckRestore, "cuptiCheckpointRestore");
-        SYM(GPUINST_LIB_CHECKPOINT, L.ckFree, "cuptiCheckpointFree");
-        SYM(GPUINST_LIB_CUDA, L.ctxGetCurrent, "cuCtxGetCurrent");
-        SYM(GPUINST_LIB_CUDA, L.ctxGetDevice, "cuCtxGetDevice");
-        SYM(GPUINST_LIB_CUDA, L.ctxSync, "cuCtxSynchronize");
-        {   /* optional: the UUID names the lock file, free memory sizes the checkpoint */
-            void *u_ = gpuinstLibSym(GPUINST_LIB_CUDA, "cuDeviceGetUuid_v2");
-            void *m_ = gpuinstLibSym(GPUINST_LIB_CUDA, "cuMemGetInfo_v2");
-            if (u_ == NULL) u_ = gpuinstLibSym(GPUINST_LIB_CUDA, "cuDeviceGetUuid");
-            memcpy(&L.getUuid, &u_, sizeof u_);
-            memcpy(&L.memInfo, &m_, sizeof m_);
-        }
+        missing = gpuinstCudaMissing(GPUINST_NEED_RANGE);
         if (missing != NULL) {
-            snprintf(L.why, sizeof L.why,
+            snprintf(profLib.why, sizeof profLib.why,
                      "%s is missing from the CUDA libraries found (%s, %s): the range profiler needs CUDA 13's "
                      "CUPTI; set GPUINST_CUPTI_LIB to its libcupti.so", missing,
                      gpuinstLibPath(GPUINST_LIB_CUPTI), gpuinstLibPath(GPUINST_LIB_CHECKPOINT));
@@ -25993,19 +26750,19 @@ static int libsLoad(void)
             gpuinstProfPreloadStart(); /* gpuinst's own dlopen/dlsym calls are done */
             memset(&ip, 0, sizeof ip);
             ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
-            r = L.profInit(&ip);
+            r = gpuinstCu.cuptiProfilerInitialize(&ip);
             if (r != CUPTI_SUCCESS) {
-                L.cuptiResult = (int)r;
-                snprintf(L.why, sizeof L.why, "cuptiProfilerInitialize failed: %s (CUPTI %d)",
+                profLib.cuptiResult = (int)r;
+                snprintf(profLib.why, sizeof profLib.why, "cuptiProfilerInitialize failed: %s (CUPTI %d)",
                          gpuinstCuptiResultString((int)r), (int)r);
             } else {
-                L.state = 1;
+                profLib.state = 1;
             }
         }
     }
     pthread_mutex_unlock(&profLock);
-    if (L.state != 1) {
-        gpuinstUnavailableAdd("profiler", L.why);
+    if (profLib.state != 1) {
+        gpuinstUnavailableAdd("profiler", profLib.why);
         return PROF_UNAVAILABLE;
     }
     return 0;
@@ -26030,29 +26787,29 @@ static const char *supportName(int lvl)
 static int deviceCheck(CUdevice dev, int *cupti)
 {
     CUpti_Profiler_DeviceSupported_Params sp;
-    CUpti_Device_GetChipName_Params cp;
-    CUuuid u;
+    gpuinstCudaDevice id;
+    char chip[32];
     CUptiResult r;
-    int st;
+    int st, rc;
     if (dev < 0 || dev >= MAX_DEVICES) return PROF_UNSUPPORTED;
     pthread_mutex_lock(&profLock);
-    st = L.devState[dev];
+    st = profLib.devState[dev];
     pthread_mutex_unlock(&profLock);
     if (st != 0) return st == 1 ? 0 : PROF_UNSUPPORTED;
     memset(&sp, 0, sizeof sp);
     sp.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
     sp.cuDevice = dev;
     sp.api = CUPTI_PROFILER_RANGE_PROFILING;
-    r = L.supported(&sp);
+    r = gpuinstCu.cuptiProfilerDeviceSupported(&sp);
     pthread_mutex_lock(&profLock);
     if (r != CUPTI_SUCCESS) {
         *cupti = (int)r;
-        snprintf(L.devWhy[dev], sizeof L.devWhy[dev], "cuptiProfilerDeviceSupported failed for device %d: %s",
+        snprintf(profLib.devWhy[dev], sizeof profLib.devWhy[dev], "cuptiProfilerDeviceSupported failed for device %d: %s",
                  (int)dev, gpuinstCuptiResultString((int)r));
-        L.devState[dev] = -1;
+        profLib.devState[dev] = -1;
     } else if (sp.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-        char *w = L.devWhy[dev];
-        size_t cap = sizeof L.devWhy[dev], n;
+        char *w = profLib.devWhy[dev];
+        size_t cap = sizeof profLib.devWhy[dev], n;
         n = (size_t)snprintf(w, cap, "device %d does not support range profiling:", (int)dev);
 #define WHY_FLAG(field, label)                                                                        \
         if (sp.field != CUPTI_PROFILER_CONFIGURATION_SUPPORTED && n < cap)                            \
@@ -26064,34 +26821,26 @@ static int deviceCheck(CUdevice dev, int *cupti)
         WHY_FLAG(cmp, "CMP");
         WHY_FLAG(wsl, "WSL");
 #undef WHY_FLAG
-        L.devState[dev] = -1;
+        profLib.devState[dev] = -1;
     } else {
-        L.devState[dev] = 1;
+        profLib.devState[dev] = 1;
     }
     pthread_mutex_unlock(&profLock);
-    if (L.devState[dev] != 1) return PROF_UNSUPPORTED;
-    memset(&cp, 0, sizeof cp);
-    cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
-    cp.deviceIndex = (size_t)dev;
-    r = L.chipName(&cp);
+    if (profLib.devState[dev] != 1) return PROF_UNSUPPORTED;
+    rc = gpuinstCudaDeviceChip((int)dev, chip, sizeof chip);
+    if (gpuinstCudaDeviceGet((int)dev, &id) != GPUINST_SUCCESS) id.uuid[0] = '\0';
     pthread_mutex_lock(&profLock);
-    if (r != CUPTI_SUCCESS || cp.pChipName == NULL) {
-        *cupti = (int)r;
-        snprintf(L.devWhy[dev], sizeof L.devWhy[dev], "cuptiDeviceGetChipName failed for device %d: %s",
-                 (int)dev, gpuinstCuptiResultString((int)r));
-        L.devState[dev] = -1;
+    if (rc != 0) {
+        *cupti = rc;
+        snprintf(profLib.devWhy[dev], sizeof profLib.devWhy[dev], "cuptiDeviceGetChipName failed for device %d: %s",
+                 (int)dev, gpuinstCuptiResultString(rc));
+        profLib.devState[dev] = -1;
     } else {
-        snprintf(L.chip[dev], sizeof L.chip[dev], "%s", cp.pChipName);
+        snprintf(profLib.chip[dev], sizeof profLib.chip[dev], "%s", chip);
     }
-    if (L.getUuid != NULL && L.getUuid(&u, dev) == CUDA_SUCCESS) {
-        const unsigned char *b = (const unsigned char *)u.bytes;
-        snprintf(L.uuid[dev], sizeof L.uuid[dev],
-                 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
-                 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-    } else {
-        snprintf(L.uuid[dev], sizeof L.uuid[dev], "device%d", (int)dev);
-    }
-    st = L.devState[dev];
+    if (id.uuid[0] != '\0') snprintf(profLib.uuid[dev], sizeof profLib.uuid[dev], "%s", id.uuid);
+    else snprintf(profLib.uuid[dev], sizeof profLib.uuid[dev], "device%d", (int)dev);
+    st = profLib.devState[dev];
     pthread_mutex_unlock(&profLock);
     return st == 1 ? 0 : PROF_UNSUPPORTED;
 }
@@ -26142,7 +26891,7 @@ typedef struct Prof {
     pthread_t owner;
     CUcontext ctx;
     CUdevice dev;
-    int lockfd;                 /* -1: none */
+    gpuinstLease lease;         /* the GPU's performance monitors (src/gpu_lease.c; fd -1: not held) */
     gpuinstPhost *ph;           /* borrowed from the cache (profLock held while used: single active) */
     uint8_t *avail;             /* counter availability image until the host object is built */
     gpuinstMetricList names;    /* the list parsed for the counter data image before the host object exists */
@@ -26173,21 +26922,24 @@ static int earlyWarned;
 static void levelsHint(uint32_t id, uint32_t levels)
 {
     pthread_mutex_lock(&profLock);
-    if (id < C.nocc) C.hint[id] = (uint8_t)(levels > 255 ? 255 : levels);
+    if (id < profCfg.nocc) profCfg.hint[id] = (uint8_t)(levels > 255 ? 255 : levels);
     pthread_mutex_unlock(&profLock);
 }
 
 
 static Prof *active;            /* the one profiled occurrence of this process (profLock) */
 
-GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
+/* Nested gpuinst ranges -> nested profiler ranges (gpuinstProfHooks,
+ * published while a pass runs). */
+static void profHookPush(uint64_t range_id, uint32_t name_id)
 {
     Prof *a = active;
     const char *name;
     CUpti_RangeProfiler_PushRange_Params pp;
+    (void)range_id;
     if (a == NULL || !a->running || !pthread_equal(a->owner, pthread_self())) return;
     if (a->fwd + a->skipped + 2 > a->depth_seen) a->depth_seen = a->fwd + a->skipped + 2;
-    if (a->skipped > 0 || a->fwd + 1 >= a->levels || a->fwd + 1 >= C.max_ranges) {
+    if (a->skipped > 0 || a->fwd + 1 >= a->levels || a->fwd + 1 >= profCfg.max_ranges) {
         a->skipped++; /* deeper than GPUINST_PROFILE_DEPTH: counted in its parent */
         return;
     }
@@ -26196,11 +26948,11 @@ GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
     pp.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
     pp.pRangeProfilerObject = a->rp;
     pp.pRangeName = name != NULL ? name : "?";
-    if (L.push(&pp) == CUPTI_SUCCESS) a->fwd++;
+    if (gpuinstCu.cuptiRangeProfilerPushRange(&pp) == CUPTI_SUCCESS) a->fwd++;
     else a->skipped++;
 }
 
-GPUINST_PRIVATE void gpuinstProfRangePopSlow(void)
+static void profHookPop(void)
 {
     Prof *a = active;
     CUpti_RangeProfiler_PopRange_Params pp;
@@ -26213,9 +26965,11 @@ GPUINST_PRIVATE void gpuinstProfRangePopSlow(void)
     memset(&pp, 0, sizeof pp);
     pp.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
     pp.pRangeProfilerObject = a->rp;
-    L.pop(&pp);
+    gpuinstCu.cuptiRangeProfilerPopRange(&pp);
     a->fwd--;
 }
+
+static const gpuinstHooks profHooks = {profHookPush, profHookPop, NULL, NULL};
 
 static int cuptiFail(Prof *a, int status, const char *what, CUptiResult r)
 {
@@ -26229,29 +26983,26 @@ static int cuptiFail(Prof *a, int status, const char *what, CUptiResult r)
     return status;
 }
 
-/* The device's lock (other processes on this node and GPU).  0 or PROF_BUSY. */
+/* The GPU's lease (src/gpu_lease.c: other processes on this node and GPU,
+ * PM sampling included), waited for up to GPUINST_PROFILE_WAIT_S.  0 or
+ * PROF_BUSY. */
 static int lockDevice(Prof *a)
 {
-    char path[160];
-    struct stat st;
-    const char *dir = (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode)) ? "/dev/shm" : "/tmp";
-    snprintf(path, sizeof path, "%s/gpuinst-prof-%s.lock", dir, L.uuid[a->dev]);
-    a->lockfd = gpuinstProfLock(path, C.wait_ns, &a->rec.lock_wait_ns);
-    if (a->lockfd == -2) {
-        a->lockfd = -1;
+    int held = gpuinstLeaseTake(profLib.uuid[a->dev], "profiler", profCfg.wait_ns, 0, &a->lease, &a->rec.lock_wait_ns);
+    if (held == GPUINST_LEASE_BUSY) {
         snprintf(a->why, sizeof a->why,
                  "the GPU's counters were held by another process on device %s for more than %llu s "
-                 "(GPUINST_PROFILE_WAIT_S); this occurrence ran once, unprofiled",
-                 L.uuid[a->dev], (unsigned long long)(C.wait_ns / 1000000000ull));
+                 "(GPUINST_PROFILE_WAIT_S; holder: pid %d, rank %d, %s); this occurrence ran once, unprofiled",
+                 profLib.uuid[a->dev], (unsigned long long)(profCfg.wait_ns / 1000000000ull), (int)a->lease.pid,
+                 (int)a->lease.rank, a->lease.use[0] ? a->lease.use : "?");
         return PROF_BUSY;
     }
-    return 0; /* locked, or no locking possible here (-1): HARDWARE_BUSY retries remain */
+    return 0; /* held, or no lease possible here (NONE): HARDWARE_BUSY retries remain */
 }
 
 static void unlockDevice(Prof *a)
 {
-    gpuinstProfUnlock(a->lockfd);
-    a->lockfd = -1;
+    gpuinstLeaseRelease(&a->lease);
 }
 
 /* Retries `call` while it answers HARDWARE_BUSY, within the wait budget. */
@@ -26260,7 +27011,7 @@ static void unlockDevice(Prof *a)
         uint64_t t0_ = gpuinstClockNs();                                                \
         for (;;) {                                                                      \
             (r) = (call);                                                               \
-            if ((r) != CUPTI_ERROR_HARDWARE_BUSY || gpuinstClockNs() - t0_ >= C.wait_ns) \
+            if ((r) != CUPTI_ERROR_HARDWARE_BUSY || gpuinstClockNs() - t0_ >= profCfg.wait_ns) \
                 break;                                                                  \
             (a)->rec.busy_retries++;                                                    \
             usleep(10000);                                                              \
@@ -26279,7 +27030,7 @@ static int hostAvail(Prof *a)
     uint64_t t0 = gpuinstClockNs();
     gpuinstPhost *ph;
     pthread_mutex_lock(&profLock);
-    ph = hostFind(L.chip[a->dev], a->spec);
+    ph = hostFind(profLib.chip[a->dev], a->spec);
     pthread_mutex_unlock(&profLock);
     if (ph != NULL) {
         a->ph = ph;
@@ -26288,14 +27039,14 @@ static int hostAvail(Prof *a)
     memset(&cp, 0, sizeof cp);
     cp.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
     cp.ctx = a->ctx;
-    BUSY_RETRY(a, r, L.avail(&cp));
+    BUSY_RETRY(a, r, gpuinstCu.cuptiProfilerGetCounterAvailability(&cp));
     if (r == CUPTI_ERROR_HARDWARE_BUSY) return cuptiFail(a, PROF_BUSY, "cuptiProfilerGetCounterAvailability", r);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiProfilerGetCounterAvailability", r);
     a->avail = (uint8_t *)calloc(1, cp.counterAvailabilityImageSize ? cp.counterAvailabilityImageSize : 1);
     if (a->avail == NULL)
         return cuptiFail(a, PROF_CUPTI, "allocating the counter availability image", CUPTI_ERROR_OUT_OF_MEMORY);
     cp.pCounterAvailabilityImage = a->avail;
-    BUSY_RETRY(a, r, L.avail(&cp));
+    BUSY_RETRY(a, r, gpuinstCu.cuptiProfilerGetCounterAvailability(&cp));
     a->rec.host_ns += gpuinstClockNs() - t0;
     if (r != CUPTI_SUCCESS)
         return cuptiFail(a, r == CUPTI_ERROR_HARDWARE_BUSY ? PROF_BUSY : PROF_CUPTI,
@@ -26305,7 +27056,7 @@ static int hostAvail(Prof *a)
 
 static int hostBuild(Prof *a)
 {
-    const char *chip = L.chip[a->dev];
+    const char *chip = profLib.chip[a->dev];
     gpuinstPhost *ph = NULL;
     uint64_t t0 = gpuinstClockNs();
     int rc;
@@ -26339,24 +27090,24 @@ static int startPass(Prof *a)
     memset(&sp, 0, sizeof sp);
     sp.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
     sp.pRangeProfilerObject = a->rp;
-    r = L.start(&sp);
+    r = gpuinstCu.cuptiRangeProfilerStart(&sp);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerStart", r);
     memset(&pp, 0, sizeof pp);
     pp.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
     pp.pRangeProfilerObject = a->rp;
     pp.pRangeName = a->region;
-    r = L.push(&pp);
+    r = gpuinstCu.cuptiRangeProfilerPushRange(&pp);
     if (r != CUPTI_SUCCESS) {
         CUpti_RangeProfiler_Stop_Params tp;
         memset(&tp, 0, sizeof tp);
         tp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
         tp.pRangeProfilerObject = a->rp;
-        L.stop(&tp);
+        gpuinstCu.cuptiRangeProfilerStop(&tp);
         return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerPushRange", r);
     }
     a->fwd = a->skipped = 0;
     a->running = 1;
-    GPUINST_STORE_REL(&gpuinstProfOn, 1);
+    GPUINST_STORE_REL(&gpuinstProfHooks, &profHooks);
     return 0;
 }
 
@@ -26367,18 +27118,18 @@ static int endPass(Prof *a, int *all)
     CUpti_RangeProfiler_PopRange_Params pp;
     CUpti_RangeProfiler_Stop_Params tp;
     CUptiResult r;
-    GPUINST_STORE_REL(&gpuinstProfOn, 0);
+    GPUINST_STORE_REL(&gpuinstProfHooks, (const gpuinstHooks *)NULL);
     a->running = 0;
     memset(&pp, 0, sizeof pp);
     pp.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
     pp.pRangeProfilerObject = a->rp;
-    for (; a->fwd > 0; a->fwd--) L.pop(&pp); /* unbalanced body: close its ranges */
-    r = L.pop(&pp);
+    for (; a->fwd > 0; a->fwd--) gpuinstCu.cuptiRangeProfilerPopRange(&pp); /* unbalanced body: close its ranges */
+    r = gpuinstCu.cuptiRangeProfilerPopRange(&pp);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerPopRange", r);
     memset(&tp, 0, sizeof tp);
     tp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
     tp.pRangeProfilerObject = a->rp;
-    r = L.stop(&tp);
+    r = gpuinstCu.cuptiRangeProfilerStop(&tp);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerStop", r);
     *all = tp.isAllPassSubmitted != 0;
     a->rep_pass = tp.passIndex;
@@ -26397,10 +27148,10 @@ static void teardown(Prof *a)
         int all;
         endPass(a, &all);
     }
-    GPUINST_STORE_REL(&gpuinstProfOn, 0);
+    GPUINST_STORE_REL(&gpuinstProfHooks, (const gpuinstHooks *)NULL);
     if (a->ck_saved) {
         uint64_t t0 = gpuinstClockNs();
-        L.ckFree(&a->ck);
+        gpuinstCu.cuptiCheckpointFree(&a->ck);
         a->ck_saved = 0;
         a->rec.checkpoint_ns += gpuinstClockNs() - t0;
     }
@@ -26433,7 +27184,7 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
     a->rec.metrics = profIntern(list[0] ? list : a->spec);
     a->rec.reason = status != PROF_OK ? profIntern(a->why) : 0;
     if (a->ph != NULL) {
-        uint32_t d = a->depth_seen < C.depth ? a->depth_seen : C.depth;
+        uint32_t d = a->depth_seen < profCfg.depth ? a->depth_seen : profCfg.depth;
         a->rec.levels = d < a->levels ? d : a->levels;
         a->rec.passes_per_level = gpuinstPhostPasses(a->ph);
         a->rec.passes_discarded = a->plan.discarded;
@@ -26456,8 +27207,8 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
                         "profile region \"%s\" ran its body %u times: metric list \"%s\" needs %u passes per "
                         "nesting level on %s; %u level(s) profiled (the body's depth %u, GPUINST_PROFILE_DEPTH=%u)%s",
                         a->region, a->rec.passes, a->spec, a->rec.passes_per_level,
-                        L.chip[a->dev >= 0 && a->dev < MAX_DEVICES ? a->dev : 0], a->rec.levels, a->depth_seen,
-                        C.depth, how);
+                        profLib.chip[a->dev >= 0 && a->dev < MAX_DEVICES ? a->dev : 0], a->rec.levels, a->depth_seen,
+                        profCfg.depth, how);
     }
     pthread_mutex_lock(&profLock);
     if (active == a) active = NULL;
@@ -26480,12 +27231,12 @@ static int sessionEnable(Prof *a)
     memset(&ep, 0, sizeof ep);
     ep.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
     ep.ctx = a->ctx;
-    BUSY_RETRY(a, r, L.enable(&ep));
+    BUSY_RETRY(a, r, gpuinstCu.cuptiRangeProfilerEnable(&ep));
     if (r == CUPTI_ERROR_HARDWARE_BUSY) {
         cuptiFail(a, PROF_BUSY, "cuptiRangeProfilerEnable", r);
         snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
                  "; the GPU's counters stayed busy for %llu s (another profiler: ncu, nsys, DCGM?)",
-                 (unsigned long long)(C.wait_ns / 1000000000ull));
+                 (unsigned long long)(profCfg.wait_ns / 1000000000ull));
         return PROF_BUSY;
     }
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerEnable", r);
@@ -26501,7 +27252,7 @@ static void sessionDisable(Prof *a)
     memset(&dp, 0, sizeof dp);
     dp.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
     dp.pRangeProfilerObject = a->rp;
-    L.disable(&dp);
+    gpuinstCu.cuptiRangeProfilerDisable(&dp);
     a->rp = NULL;
 }
 
@@ -26519,9 +27270,9 @@ static CUptiResult counterData(Prof *a, const gpuinstMetricList *ml, const char 
     zp.pRangeProfilerObject = a->rp;
     zp.pMetricNames = (const char **)ml->names;
     zp.numMetrics = ml->n;
-    zp.maxNumOfRanges = C.max_ranges;
-    zp.maxNumRangeTreeNodes = C.max_ranges;
-    r = L.cdSize(&zp);
+    zp.maxNumOfRanges = profCfg.max_ranges;
+    zp.maxNumRangeTreeNodes = profCfg.max_ranges;
+    r = gpuinstCu.cuptiRangeProfilerGetCounterDataSize(&zp);
     if (r != CUPTI_SUCCESS) {
         *what = "cuptiRangeProfilerGetCounterDataSize";
         return r;
@@ -26542,7 +27293,7 @@ static CUptiResult counterData(Prof *a, const gpuinstMetricList *ml, const char 
     ip.pRangeProfilerObject = a->rp;
     ip.counterDataSize = a->cdsize;
     ip.pCounterData = a->cd;
-    r = L.cdInit(&ip);
+    r = gpuinstCu.cuptiRangeProfilerCounterDataImageInitialize(&ip);
     *what = "cuptiRangeProfilerCounterDataImageInitialize";
     return r;
 }
@@ -26564,12 +27315,12 @@ static CUptiResult setConfig(Prof *a, uint32_t levels)
     cp.pCounterDataImage = a->cd;
     cp.range = CUPTI_UserRange;
     cp.replayMode = CUPTI_UserReplay;
-    cp.maxRangesPerPass = C.max_ranges;
+    cp.maxRangesPerPass = profCfg.max_ranges;
     cp.numNestingLevels = (uint16_t)levels;
     cp.minNestingLevel = 1;
     cp.passIndex = 0;
     cp.targetNestingLevel = 1; /* = minNestingLevel for in-process replay */
-    return L.setConfig(&cp);
+    return gpuinstCu.cuptiRangeProfilerSetConfig(&cp);
 }
 
 /* After the first body: the session set up again for the levels the body
@@ -26595,7 +27346,7 @@ static int resetupSession(Prof *a)
         memset(&dp, 0, sizeof dp);
         dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
         dp.pRangeProfilerObject = a->rp;
-        same = L.decode(&dp) == CUPTI_SUCCESS && counterData(a, ml, &what) == CUPTI_SUCCESS &&
+        same = gpuinstCu.cuptiRangeProfilerDecodeData(&dp) == CUPTI_SUCCESS && counterData(a, ml, &what) == CUPTI_SUCCESS &&
                setConfig(a, levels) == CUPTI_SUCCESS;
     }
     if (!same) {
@@ -26656,31 +27407,31 @@ static int setup(Prof *a)
      * arrangement checked on an H100) or before cuptiRangeProfilerEnable
      * (later ones) to after cuptiRangeProfilerDisable (teardown). */
     pthread_mutex_lock(&profLock);
-    first = L.state == 0;
+    first = profLib.state == 0;
     pthread_mutex_unlock(&profLock);
     if (first && (rc = pauseTrace(a)) != 0) return rc;
     if ((rc = libsLoad()) != 0) {
-        snprintf(a->why, sizeof a->why, "%s", L.why);
-        a->rec.cupti_result = L.cuptiResult;
+        snprintf(a->why, sizeof a->why, "%s", profLib.why);
+        a->rec.cupti_result = profLib.cuptiResult;
         return rc;
     }
-    if (L.ctxGetCurrent(&a->ctx) != CUDA_SUCCESS || a->ctx == NULL) {
+    if (gpuinstCu.cuCtxGetCurrent(&a->ctx) != CUDA_SUCCESS || a->ctx == NULL) {
         snprintf(a->why, sizeof a->why,
                  "no current CUDA context on the calling thread (make one, e.g. with cudaSetDevice/cudaFree(0), "
                  "before gpuinst_profile_next_pass)");
         return PROF_UNAVAILABLE;
     }
-    if (L.ctxGetDevice(&a->dev) != CUDA_SUCCESS) {
+    if (gpuinstCu.cuCtxGetDevice(&a->dev) != CUDA_SUCCESS) {
         snprintf(a->why, sizeof a->why, "cuCtxGetDevice failed for the current context");
         return PROF_UNAVAILABLE;
     }
     a->rec.device = (int32_t)a->dev;
     if ((rc = deviceCheck(a->dev, &a->rec.cupti_result)) != 0) {
-        snprintf(a->why, sizeof a->why, "%s", L.devWhy[a->dev < MAX_DEVICES && a->dev >= 0 ? a->dev : 0]);
+        snprintf(a->why, sizeof a->why, "%s", profLib.devWhy[a->dev < MAX_DEVICES && a->dev >= 0 ? a->dev : 0]);
         return rc;
     }
-    a->rec.chip = profIntern(L.chip[a->dev]);
-    a->rec.device_uuid = profIntern(L.uuid[a->dev]);
+    a->rec.chip = profIntern(profLib.chip[a->dev]);
+    a->rec.device_uuid = profIntern(profLib.uuid[a->dev]);
     a->rec.load_ns = gpuinstClockNs() - tl;
     if ((rc = lockDevice(a)) != 0) return rc;
     if (!a->paused && (rc = pauseTrace(a)) != 0) return rc;
@@ -26710,19 +27461,19 @@ static int setup(Prof *a)
     a->rec.setup_ns = gpuinstClockNs() - t0;
     /* Checkpoint: what device memory looked like before the first body. */
     t0 = gpuinstClockNs();
-    if (L.ctxSync() != CUDA_SUCCESS) {
+    if (gpuinstCu.cuCtxSynchronize() != CUDA_SUCCESS) {
         snprintf(a->why, sizeof a->why, "cuCtxSynchronize failed before the checkpoint");
         return PROF_CHECKPOINT;
     }
-    if (L.memInfo != NULL) L.memInfo(&free0, &total);
+    if (gpuinstCu.cuMemGetInfo_v2 != NULL) gpuinstCu.cuMemGetInfo_v2(&free0, &total);
     memset(&a->ck, 0, sizeof a->ck);
     a->ck.structSize = GPUINST_CUpti_Checkpoint_STRUCT_SIZE;
     a->ck.ctx = a->ctx;
-    a->ck.reserveDeviceMB = (size_t)C.reserve_dev_mb;
-    a->ck.reserveHostMB = (size_t)C.reserve_host_mb;
+    a->ck.reserveDeviceMB = (size_t)profCfg.reserve_dev_mb;
+    a->ck.reserveHostMB = (size_t)profCfg.reserve_host_mb;
     a->ck.allowOverwrite = 0;
-    a->ck.optimizations = C.transfer_opt ? CUPTI_CHECKPOINT_OPT_TRANSFER : CUPTI_CHECKPOINT_OPT_NONE;
-    r = L.ckSave(&a->ck);
+    a->ck.optimizations = profCfg.transfer_opt ? CUPTI_CHECKPOINT_OPT_TRANSFER : CUPTI_CHECKPOINT_OPT_NONE;
+    r = gpuinstCu.cuptiCheckpointSave(&a->ck);
     a->rec.checkpoint_ns += gpuinstClockNs() - t0;
     if (r != CUPTI_SUCCESS) {
         rc = cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointSave", r);
@@ -26731,11 +27482,11 @@ static int setup(Prof *a)
                      ": the checkpoint copies this context's device memory into free device memory, then host "
                      "memory; free memory before the region, lower GPUINST_PROFILE_RESERVE_DEVICE_MB (%llu) / "
                      "GPUINST_PROFILE_RESERVE_HOST_MB (%llu), or profile a region that allocates less",
-                     (unsigned long long)C.reserve_dev_mb, (unsigned long long)C.reserve_host_mb);
+                     (unsigned long long)profCfg.reserve_dev_mb, (unsigned long long)profCfg.reserve_host_mb);
         return rc == PROF_PRIVILEGES ? rc : PROF_CHECKPOINT;
     }
     a->ck_saved = 1;
-    if (L.memInfo != NULL) L.memInfo(&free1, &total);
+    if (gpuinstCu.cuMemGetInfo_v2 != NULL) gpuinstCu.cuMemGetInfo_v2(&free1, &total);
     a->rec.checkpoint_bytes = free0 > free1 ? (uint64_t)(free0 - free1) : 0;
     a->t_replay0 = gpuinstClockNs();
     rc = startPass(a);
@@ -26765,7 +27516,7 @@ static int decodeAll(Prof *a, int early)
     memset(&dp, 0, sizeof dp);
     dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
     dp.pRangeProfilerObject = a->rp;
-    r = L.decode(&dp);
+    r = gpuinstCu.cuptiRangeProfilerDecodeData(&dp);
     if (r != CUPTI_SUCCESS) {
         if (early) {
             earlyBroken = 1;
@@ -26781,7 +27532,7 @@ static int decodeAll(Prof *a, int early)
     ip.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
     ip.pCounterDataImage = a->cd;
     ip.counterDataImageSize = a->cdsize;
-    r = L.cdInfo(&ip);
+    r = gpuinstCu.cuptiRangeProfilerGetCounterDataInfo(&ip);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerGetCounterDataInfo", r);
     nr = ip.numTotalRanges;
     mid = (uint32_t *)calloc(ml->n, sizeof *mid);
@@ -26897,7 +27648,7 @@ static int nextProfiled(gpuinst_profile *p)
             finish(p, a, rc);
             return 1;
         }
-        gpuinstPassPlanInit(&a->plan, gpuinstPhostPasses(a->ph), a->levels, C.depth, !earlyBroken);
+        gpuinstPassPlanInit(&a->plan, gpuinstPhostPasses(a->ph), a->levels, profCfg.depth, !earlyBroken);
         p->passes = (int32_t)a->plan.expect;
         return 1;
     }
@@ -26935,8 +27686,8 @@ static int nextProfiled(gpuinst_profile *p)
     if (step == GPUINST_PASS_NEXT || step == GPUINST_PASS_RESETUP) {
         uint64_t t0 = gpuinstClockNs();
         CUptiResult r;
-        L.ctxSync();
-        r = L.ckRestore(&a->ck);
+        gpuinstCu.cuCtxSynchronize();
+        r = gpuinstCu.cuptiCheckpointRestore(&a->ck);
         a->rec.checkpoint_ns += gpuinstClockNs() - t0;
         if (r != CUPTI_SUCCESS) {
             cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointRestore", r);
@@ -26988,7 +27739,7 @@ static void profFlushHook(void)
     pthread_mutex_lock(&profLock);
     a = active;
     pthread_mutex_unlock(&profLock);
-    if (a != NULL && L.state == 1) {
+    if (a != NULL && profLib.state == 1) {
         /* finalize inside a profiled loop: give the counters back */
         teardown(a);
         snprintf(a->why, sizeof a->why, "gpuinst was finalised inside the profiled region");
@@ -27009,18 +27760,18 @@ static int chipOfCurrent(char *chip, size_t cap, const char **why)
     CUdevice dev;
     int cr = 0;
     if (libsLoad() != 0) {
-        *why = L.why;
+        *why = profLib.why;
         return GPUINST_ERROR_UNAVAILABLE;
     }
-    if (L.ctxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL || L.ctxGetDevice(&dev) != CUDA_SUCCESS) {
+    if (gpuinstCu.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL || gpuinstCu.cuCtxGetDevice(&dev) != CUDA_SUCCESS) {
         *why = "no current CUDA context on the calling thread";
         return GPUINST_ERROR_UNAVAILABLE;
     }
     if (deviceCheck(dev, &cr) != 0) {
-        *why = L.devWhy[dev >= 0 && dev < MAX_DEVICES ? dev : 0];
+        *why = profLib.devWhy[dev >= 0 && dev < MAX_DEVICES ? dev : 0];
         return GPUINST_ERROR_UNAVAILABLE;
     }
-    snprintf(chip, cap, "%s", L.chip[dev]);
+    snprintf(chip, cap, "%s", profLib.chip[dev]);
     return GPUINST_SUCCESS;
 }
 
@@ -27059,11 +27810,6 @@ typedef struct Prof {
     char region[256];
 } Prof;
 
-GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
-{
-    (void)name_id;
-}
-GPUINST_PRIVATE void gpuinstProfRangePopSlow(void) {}
 static void profFlushHook(void)
 {
     selectionReport();
@@ -27101,10 +27847,8 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
     p->struct_size = (uint32_t)sizeof *p;
     p->pass = -1;
     p->passes = 1;
-    if (st != GPUINST_STATE_RUNNING) {
-        p->status = st == GPUINST_STATE_UNINIT      ? GPUINST_ERROR_NOT_INITIALIZED
-                    : st == GPUINST_STATE_NVTX_ONLY ? GPUINST_ERROR_DISABLED
-                                                    : GPUINST_ERROR_FINALIZED;
+    if (st != GPUINST_STATE_RUNNING) { /* the one state check: counted before init and after finalize */
+        p->status = gpuinstNotRunning(st, GPUINST_ERROR_DISABLED);
         return p->status;
     }
     if (region == NULL || region[0] == '\0') {
@@ -27112,7 +27856,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         p->status = GPUINST_ERROR_INVALID_ARGUMENT;
         return p->status;
     }
-    if (!GPUINST_LOAD_ACQ(&C.ready)) gpuinstProfilerInit();
+    if (!GPUINST_LOAD_ACQ(&profCfg.ready)) gpuinstProfilerInit();
     t = gpuinstThreadGet();
     id = t != NULL ? gpuinstNameId(t, region) : 0;
     if (id == 0) {
@@ -27136,13 +27880,13 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         memcpy(a->spec, spec, strlen(spec) + 1);
         snprintf(a->region, sizeof a->region, "%s", region);
         a->owner = pthread_self();
-        a->lockfd = -1;
+        a->lease.fd = -1;
         a->dev = -1;
         a->rec.device = -1;
         a->rec.occurrence = p->occurrence;
         a->name_id = id;
         /* the levels the region's last profiled occurrence had, else GPUINST_PROFILE_DEPTH */
-        a->levels = hint > 0 && hint <= C.depth ? hint : C.depth;
+        a->levels = hint > 0 && hint <= profCfg.depth ? hint : profCfg.depth;
         a->depth_seen = 1;
         pthread_mutex_lock(&profLock);
         if (active != NULL) {
@@ -27181,6 +27925,26 @@ int gpuinst_profile_next_pass(gpuinst_profile *p)
     }
     if (p->pass < p->passes) p->pass = p->passes;
     return finishOnce(p);
+}
+
+/* The profiler part's init step (src/parts.c): with GPUINST_PROFILE set,
+ * finalize says what it named that never ran, also when no region ever
+ * calls gpuinst_profile_begin. */
+GPUINST_PRIVATE void gpuinstProfilerPartInit(void)
+{
+    if (gpuinstG.cfg.profile_set) gpuinstProfilerInit();
+}
+
+/* The part's flush step: a session still open is given back, the rules
+ * that selected nothing are said; nothing when the profiler never started
+ * (gpuinstProfilerInit not called). */
+GPUINST_PRIVATE void gpuinstProfilerFlush(void)
+{
+    int ready;
+    pthread_mutex_lock(&profLock);
+    ready = profCfg.ready;
+    pthread_mutex_unlock(&profLock);
+    if (ready) profFlushHook();
 }
 
 int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore_fn fn, void *user)
@@ -27844,6 +28608,8 @@ static uint64_t strTextNext(gpuinstRowIter *it, void *dst, uint64_t max)
     return k;
 }
 
+/* The /strings rows are packed by the writer itself (STR_* offsets, no
+ * record struct), so their fields are spelled out. */
 static const gpuinstField strRowFields[] = {
     {"rank", GPUINST_FT_U32, STR_RANK, 0, GPUINST_FIELD_RANK, "", "rank"},
     {"id", GPUINST_FT_U32, STR_ID, 0, 0, "", "string id used by the other tables of the same rank"},
@@ -27905,10 +28671,8 @@ static void writeStrings(Writer *w, const Place *pl)
  * why (rank 0's list in a shared write; every rank meets the same
  * failures).  Always written, 0 rows when all went well. */
 static const gpuinstField failedFields[] = {
-    {"table", GPUINST_FT_STR, (uint32_t)offsetof(FailedTable, table), (uint32_t)sizeof(((FailedTable *)0)->table), 0,
-     "", "dataset path that is missing from this file"},
-    {"reason", GPUINST_FT_STR, (uint32_t)offsetof(FailedTable, reason), (uint32_t)sizeof(((FailedTable *)0)->reason),
-     0, "", "why it could not be written"},
+    GPUINST_FIELD(FailedTable, table, GPUINST_FT_STR, 0, "", "dataset path that is missing from this file"),
+    GPUINST_FIELD(FailedTable, reason, GPUINST_FT_STR, 0, "", "why it could not be written"),
 };
 static const gpuinstTable failedTable = {
     "/failed_tables", "tables that could not be written into this file (skipped; the others are complete), with the reason",
@@ -28534,17 +29298,10 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
 /************** End of src/h5_writer.c **************/
 /************** Begin file mpi/gpuinst_mpi.c **************/
 /*
- * gpuinst_mpi.c -- the MPI side of gpuinst: rank discovery, the collectives
- * the writer needs, and the MPI_Init / MPI_Finalize / MPI_Abort
- * interception (PMPI).
- *
- * gpuinst talks to MPI only through PMPI_* and only on a private duplicate
- * of MPI_COMM_WORLD, so its traffic never matches the application's
- * messages.  The duplicate is made as soon as MPI and gpuinst both run (in
- * MPI_Init, or in gpuinst_init if MPI came first), because the clock
- * alignment at init needs it; otherwise at finalize.  Without MPI
- * (GPUINST_WITH_MPI=0) the collectives below are their one-process
- * versions.
+ * gpuinst_mpi.c -- the MPI layer as a part of gpuinst: its steps in the
+ * parts list (src/parts.c) and the MPI_Init / MPI_Finalize interception
+ * (PMPI).  Rank discovery and gpuinst's own collectives are the core's
+ * (src/coll.c).
  *
  * Lifecycle, in every order a program can take:
  *  - gpuinst_init, then MPI_Init: the MPI_Init wrapper learns the rank,
@@ -28566,9 +29323,10 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
  * mpiInt.h -- declarations shared by the MPI layer's files only (the .c files in mpi/):
  * the MPI call record, the per-call state a wrapper carries, and the
  * helpers the generated wrappers call.  What other parts of gpuinst use
- * (gpuinstMpiCurrentCallId, the collectives) is in src/gpuinstInt.h.
+ * (gpuinstMpiCurrentCallId) is in src/gpuinstInt.h; the collectives are
+ * the core's (src/coll.c).
  *
- * Files: gpuinst_mpi.c (ranks, collectives, MPI_Init/Finalize),
+ * Files: gpuinst_mpi.c (the part's steps, MPI_Init/Finalize),
  * mpi_trace.c (records, communicators, windows, files, requests, tables),
  * pmpi_calls.h (the list of wrapped calls), pmpi_generated.c and
  * pmpi_fortran_generated.c (the C and Fortran wrappers, generated by
@@ -29483,9 +30241,12 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
     c->agg = NULL;
     /* CUDA work inside the call links to it (src/activity.c); the call's
      * NVTX range, where a tool listens: one test for both when neither */
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn) | gpuinstMpiNvtxOn)) {
-        gpuinstGpuMpiEnter(id);
-        if (gpuinstMpiNvtxOn) gpuinstMpiNvtxPush(call);
+    {
+        const gpuinstHooks *gh = gpuinstGpuHooksNow();
+        if (GPUINST_UNLIKELY((gh != NULL) | gpuinstMpiNvtxOn)) {
+            if (gh != NULL) gh->mpi_enter(id);
+            if (gpuinstMpiNvtxOn) gpuinstMpiNvtxPush(call);
+        }
     }
     return 1;
 }
@@ -29539,9 +30300,10 @@ static GPUINST_INLINE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc, int call)
     gpuinstMpiThread *t = c->t;
     gpuinstMpiRec *r = c->r;
     unsigned d = gpuinstMpiDir[call];
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn) | gpuinstMpiNvtxOn)) {
+    const gpuinstHooks *gh = gpuinstGpuHooksNow();
+    if (GPUINST_UNLIKELY((gh != NULL) | gpuinstMpiNvtxOn)) {
         if (gpuinstMpiNvtxOn) gpuinstMpiNvtxPop();
-        gpuinstGpuMpiExit();
+        if (gh != NULL) gh->mpi_exit();
     }
     r->result = rc;
     if (GPUINST_LIKELY(rc == MPI_SUCCESS)) {
@@ -29818,15 +30580,20 @@ GPUINST_PRIVATE MPI_Fint gpuinstMpiFMissing(const char *call);
 #define GPUINST_FWEAK77 __attribute__((weak))
 #endif
 
-/* The private duplicate of MPI_COMM_WORLD, made at init if it can be
- * (mpi/gpuinst_mpi.c); MPI_COMM_NULL before. */
-GPUINST_PRIVATE int gpuinstMpiEnsureComm(void);
-GPUINST_PRIVATE int gpuinstMpiMpmdLocal(void);
 /* After MPI_Init(_thread) (C or Fortran) returned: rank, auto-init,
  * clock alignment at init. */
 GPUINST_PRIVATE void gpuinstMpiAfterInit(void);
 /* Before PMPI_Finalize (C or Fortran): write the file, free gpuinst's comm. */
 GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void);
+/* External correlation id of the intercepted MPI call the calling thread is
+ * inside: (rank << 40) | per-rank call sequence, also stored in /mpi/calls
+ * (call_id); 0 outside any call or when not recording.  Lock-free (a
+ * thread-local read).  (No caller today: the wrappers pass the id to the
+ * GPU hook themselves.) */
+GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void);
+/* The MPI part's steps (src/parts.c; mpi/gpuinst_mpi.c). */
+GPUINST_PRIVATE void gpuinstMpiPartAttach(int have_rank);
+GPUINST_PRIVATE void gpuinstMpiPartBeforeWrite(void);
 /* Before PMPI_Abort: record the call and write this rank's own file. */
 GPUINST_PRIVATE void gpuinstMpiBeforeAbort(MPI_Comm comm, int errorcode, int fortran);
 
@@ -29844,8 +30611,6 @@ GPUINST_PRIVATE void gpuinstMpiFortranGeneratedLink(void);
 /* Clock alignment (mpi/mpi_clock.c): phase 0 at init, 1 at finalize;
  * collective over gpuinst's private communicator; fills gpuinstG.clock. */
 GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase);
-/* A barrier over comm that yields the core while it waits (mpi/gpuinst_mpi.c). */
-GPUINST_PRIVATE int gpuinstMpiYieldBarrier(MPI_Comm comm);
 /* Frees the alignment's node/leader communicators (before PMPI_Finalize). */
 GPUINST_PRIVATE void gpuinstMpiClockRelease(void);
 /* 1 when GPUINST_TEST_CLOCK_SKEW is in effect (mpi/mpi_trace.c). */
@@ -29859,138 +30624,35 @@ GPUINST_PRIVATE void gpuinstMpiTopologyMeasure(MPI_Comm comm);
 #endif /* GPUINST_MPI_INT_H */
 /************** End of mpi/mpiInt.h **************/
 
-#include <sched.h>
-
 #if GPUINST_WITH_MPI
 
-static MPI_Comm gpuinstComm = MPI_COMM_NULL;
 static int clockInitDone;
 
-static int mpiUsable(void)
+/* The part's attach step (gpuinst_init, and MPI_Init once gpuinst runs):
+ * its tables, the call records' setup, the clock alignment at init.
+ * Collective when MPI is initialised: every rank must call gpuinst_init. */
+GPUINST_PRIVATE void gpuinstMpiPartAttach(int have_rank)
 {
-    int init = 0, fin = 0;
-    if (PMPI_Initialized(&init) != MPI_SUCCESS || !init) return 0;
-    if (PMPI_Finalized(&fin) != MPI_SUCCESS || fin) return 0;
-    return 1;
-}
-
-/* Rank and size in MPI_COMM_WORLD; 0 if MPI is not usable (yet). */
-static int learnRank(void)
-{
-    int rank = 0, size = 1;
-    if (!mpiUsable()) return 0;
-    if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS ||
-        PMPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS)
-        return 0;
-    gpuinstG.rank = rank;
-    gpuinstG.size = size;
-    gpuinstG.mpi_active = 1;
-    return 1;
-}
-
-/* An MPMD job (`mpirun -n 2 ./a : -n 6 ./b`) whose programs do not all
- * link gpuinst hangs in gpuinst's first collective on MPI_COMM_WORLD (the
- * communicator duplicate in MPI_Init): the other program never enters it.
- * No rank can learn without communicating whether the other programs run
- * gpuinst, and the same executable started with per-program settings
- * (`mpirun -np 1 -x GPUINST_ENABLE=1 ./app : -np 7 ./app`, "instrument
- * rank 0 only") is an MPMD job too, where one shared file is wanted.  So:
- *  - GPUINST_MPMD=local: gpuinst makes no collective call of its own (on
- *    MPI_COMM_WORLD or on the application's communicators) and each rank
- *    writes "<output>.rank<N>" alone: a program without gpuinst cannot
- *    hang.  Every program must be given it (`mpirun -x GPUINST_MPMD=local`).
- *  - otherwise (auto, the default; shared): collectives as in an SPMD job.
- *    In an Open MPI MPMD job (OMPI_NUM_APP_CTX > 1) a watchdog says after
- *    10 s that gpuinst still waits in that first collective, and why. */
-GPUINST_PRIVATE int gpuinstMpiMpmdLocal(void)
-{
-    static int v = -1;
-    const char *m;
-    if (v >= 0) return v;
-    m = getenv("GPUINST_MPMD");
-    v = m != NULL && strcmp(m, "local") == 0;
-    if (m != NULL && m[0] != '\0' && !v && strcmp(m, "auto") != 0 && strcmp(m, "shared") != 0)
-        gpuinstWarn("GPUINST_MPMD=\"%.40s\" is not one of auto, local, shared: using auto", m);
-    gpuinstG.mpmd_local = v;
-    if (v && gpuinstG.rank == 0)
-        gpuinstWarn("GPUINST_MPMD=local: gpuinst makes no collective call; each rank writes <output>.rank<N> "
-                    "with unaligned clocks");
-    return v;
-}
-
-static pthread_mutex_t dupLock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t dupCond = PTHREAD_COND_INITIALIZER;
-static int dupDone;
-
-static void *mpmdWatchdog(void *arg)
-{
-    int apps = *(int *)arg, late;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 10;
-    pthread_mutex_lock(&dupLock);
-    while (!dupDone)
-        if (pthread_cond_timedwait(&dupCond, &dupLock, &until) != 0) break;
-    late = !dupDone;
-    pthread_mutex_unlock(&dupLock);
-    if (late)
-        gpuinstWarn("still waiting after 10 s in gpuinst's first collective on MPI_COMM_WORLD (MPI_Comm_dup) in "
-                    "this MPMD job of %d programs: if a program of the job does not link gpuinst, it never joins "
-                    "and the job hangs here; run every program with GPUINST_MPMD=local (mpirun -x "
-                    "GPUINST_MPMD=local ...): then gpuinst makes no collective call and each rank writes its own "
-                    "file", apps);
-    return NULL;
-}
-
-GPUINST_PRIVATE int gpuinstMpiEnsureComm(void)
-{
-    static int apps;
-    const char *n, *m;
-    pthread_t wd;
-    int rc, watch = 0;
-    if (gpuinstComm != MPI_COMM_NULL) return 1;
-    if (!mpiUsable()) return 0;
-    if (gpuinstMpiMpmdLocal()) return 0;
-    n = getenv("OMPI_NUM_APP_CTX");
-    m = getenv("GPUINST_MPMD");
-    apps = n != NULL ? atoi(n) : 1;
-    if (apps > 1 && (m == NULL || strcmp(m, "shared") != 0)) {
-        dupDone = 0;
-        if (pthread_create(&wd, NULL, mpmdWatchdog, &apps) == 0) watch = 1;
-    }
-    rc = PMPI_Comm_dup(MPI_COMM_WORLD, &gpuinstComm);
-    if (watch) {
-        pthread_mutex_lock(&dupLock);
-        dupDone = 1;
-        pthread_cond_signal(&dupCond);
-        pthread_mutex_unlock(&dupLock);
-        pthread_join(wd, NULL);
-    }
-    if (rc != MPI_SUCCESS) {
-        gpuinstComm = MPI_COMM_NULL;
-        return 0;
-    }
-    return 1;
-}
-
-/* From gpuinst_init (before it loads the configuration) and from MPI_Init
- * once gpuinst runs.  Collective when MPI is initialised (clock alignment):
- * every rank must call gpuinst_init. */
-GPUINST_PRIVATE void gpuinstMpiAttach(void)
-{
-    int have = learnRank();
     gpuinstMpiWrappersLink();
     gpuinstMpiFortranLink();
-    gpuinstMpiTraceSetup(have);
+    gpuinstMpiTraceSetup(have_rank);
     gpuinstMpiClockTableRegister();
     gpuinstMpiTopologyTableRegister();
-    /* settings that must match on every rank (src/config.c; once) */
-    if (have && gpuinstMpiEnsureComm()) gpuinstConfigAgree();
     /* ranks with GPUINST_ENABLE=0 align clocks too while another rank records */
-    if (have && !clockInitDone && gpuinstConfigAgreed()->any_enabled) {
+    if (have_rank && !clockInitDone && gpuinstConfigAgreed()->any_enabled) {
         clockInitDone = 1;
-        if (gpuinstMpiEnsureComm()) gpuinstMpiClockSync(gpuinstComm, 0);
+        if (gpuinstCollEnsureComm()) gpuinstMpiClockSync(gpuinstCollComm(), 0);
     }
+}
+
+/* The part's step before the writer (finalize, MPI usable): topology and
+ * the clock alignment at finalize, on gpuinst's communicator. */
+GPUINST_PRIVATE void gpuinstMpiPartBeforeWrite(void)
+{
+    gpuinstMpiTraceSetup(1);
+    if (gpuinstCollComm() == MPI_COMM_NULL) return; /* each rank writes its own file */
+    gpuinstMpiTopologyMeasure(gpuinstCollComm());
+    gpuinstMpiClockSync(gpuinstCollComm(), 1);
 }
 
 /* From the MPI_Init interception, on every rank: agrees the settings that
@@ -30000,171 +30662,15 @@ GPUINST_PRIVATE void gpuinstMpiAttach(void)
 GPUINST_PRIVATE void gpuinstMpiAfterInit(void)
 {
     int st;
-    if (!learnRank()) return;
+    if (!gpuinstCollLearnRank()) return;
     gpuinstDiagHold();
-    if (gpuinstMpiEnsureComm()) gpuinstConfigAgree();
+    if (gpuinstCollEnsureComm()) gpuinstConfigAgree();
     st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     if (st == GPUINST_STATE_UNINIT && gpuinstConfigAgreed()->auto_init)
-        gpuinst_init(); /* calls gpuinstMpiAttach */
+        gpuinst_init(); /* attaches */
     else if (st == GPUINST_STATE_RUNNING || (st == GPUINST_STATE_NVTX_ONLY && gpuinstG.disabled))
-        gpuinstMpiAttach();
+        gpuinstCollAttach();
     gpuinstDiagAgree();
-}
-
-GPUINST_PRIVATE int gpuinstCollActive(void)
-{
-    /* At process exit other ranks may be gone: no collective is safe. */
-    return gpuinstG.finalized_by != 2 && gpuinstComm != MPI_COMM_NULL && mpiUsable();
-}
-
-GPUINST_PRIVATE MPI_Comm gpuinstCollComm(void)
-{
-    return gpuinstComm;
-}
-
-GPUINST_PRIVATE void gpuinstMpiFinalizePrepare(void)
-{
-    if (gpuinstG.finalized_by == 2 || !mpiUsable()) return;
-    /* gpuinst_init may have run before an MPI_Init that was not intercepted */
-    gpuinstMpiTraceSetup(learnRank());
-    if (!gpuinstMpiEnsureComm()) {
-        if (!gpuinstMpiMpmdLocal()) gpuinstWarn("MPI_Comm_dup failed: each rank writes its own file");
-        return;
-    }
-    gpuinstMpiTopologyMeasure(gpuinstComm);
-    gpuinstMpiClockSync(gpuinstComm, 1);
-}
-
-GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
-{
-    int i;
-    if (!gpuinstCollActive()) {
-        for (i = 0; i < n; i++) {
-            offset[i] = 0;
-            total[i] = in[i];
-        }
-        return GPUINST_SUCCESS;
-    }
-    if (PMPI_Exscan(in, offset, n, MPI_UINT64_T, MPI_SUM, gpuinstComm) != MPI_SUCCESS) return GPUINST_ERROR_MPI;
-    if (gpuinstG.rank == 0) /* MPI_Exscan leaves rank 0's output undefined */
-        for (i = 0; i < n; i++) offset[i] = 0;
-    if (PMPI_Allreduce(in, total, n, MPI_UINT64_T, MPI_SUM, gpuinstComm) != MPI_SUCCESS) return GPUINST_ERROR_MPI;
-    return GPUINST_SUCCESS;
-}
-
-GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n)
-{
-    if (!gpuinstCollActive()) return GPUINST_SUCCESS;
-    return PMPI_Allreduce(MPI_IN_PLACE, inout, n, MPI_UINT64_T, MPI_MAX, gpuinstComm) == MPI_SUCCESS
-               ? GPUINST_SUCCESS
-               : GPUINST_ERROR_MPI;
-}
-
-GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes)
-{
-    if (!gpuinstCollActive()) return GPUINST_SUCCESS;
-    if (bytes > (uint64_t)INT32_MAX) return GPUINST_ERROR_LIMIT;
-    return PMPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, gpuinstComm) == MPI_SUCCESS ? GPUINST_SUCCESS
-                                                                                : GPUINST_ERROR_MPI;
-}
-
-/* A barrier that waits without spinning: MPI_Ibarrier, then MPI_Test with
- * sched_yield between tests (a 20 us sleep after the first 100).  MPI's
- * blocking collectives busy-poll by default: on a node with more ranks than
- * cores the ranks that arrive first spin in the next collective and take
- * the cores from those still writing (8 ranks on 2 cores: the writer took
- * 2.5 s busy-polling, 0.2 s yielding; docs/SCALING.md).  Called where the
- * ranks arrive at different times (the writer's start, the end of each
- * large table, the clock alignment). */
-GPUINST_PRIVATE int gpuinstMpiYieldBarrier(MPI_Comm comm)
-{
-    MPI_Request rq = MPI_REQUEST_NULL;
-    int done = 0, k = 0;
-    if (PMPI_Ibarrier(comm, &rq) != MPI_SUCCESS) return PMPI_Barrier(comm) == MPI_SUCCESS ? 0 : -1;
-    while (!done) {
-        if (PMPI_Test(&rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
-        if (done) break;
-        if (++k < 100) {
-            sched_yield();
-        } else {
-            struct timespec ts = {0, 20000};
-            nanosleep(&ts, NULL);
-        }
-    }
-    return 0;
-}
-
-GPUINST_PRIVATE int gpuinstCollBarrier(void)
-{
-    if (!gpuinstCollActive()) return GPUINST_SUCCESS;
-    return gpuinstMpiYieldBarrier(gpuinstComm) == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_MPI;
-}
-
-/* Gathers variable-size byte blocks to rank 0 in pieces of at most 1 GiB
- * per rank per round, so that int counts never overflow. */
-GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts)
-{
-    int size = gpuinstG.size, rank = gpuinstG.rank, r;
-    uint64_t total = 0, done = 0, maxb = bytes;
-    const uint64_t piece = (uint64_t)1 << 30;
-    int *rc = NULL, *displ = NULL;
-    uint64_t *off = NULL;
-    char *out = NULL;
-    int status = GPUINST_SUCCESS;
-    *all = NULL;
-    if (!gpuinstCollActive()) {
-        out = (char *)malloc(bytes ? (size_t)bytes : 1);
-        if (out == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-        memcpy(out, buf, (size_t)bytes);
-        counts[0] = bytes;
-        *all = out;
-        return GPUINST_SUCCESS;
-    }
-    if (PMPI_Gather(&bytes, 1, MPI_UINT64_T, counts, 1, MPI_UINT64_T, 0, gpuinstComm) != MPI_SUCCESS)
-        return GPUINST_ERROR_MPI;
-    if (gpuinstCollMaxU64(&maxb, 1) != GPUINST_SUCCESS) return GPUINST_ERROR_MPI;
-    if (rank == 0) {
-        rc = (int *)calloc((size_t)size, sizeof *rc);
-        displ = (int *)calloc((size_t)size, sizeof *displ);
-        off = (uint64_t *)calloc((size_t)size, sizeof *off);
-        for (r = 0; r < size; r++) total += counts[r];
-        out = (char *)malloc(total ? (size_t)total : 1);
-        if (rc == NULL || displ == NULL || off == NULL || out == NULL) status = GPUINST_ERROR_OUT_OF_MEMORY;
-        for (r = 1; off != NULL && r < size; r++) off[r] = off[r - 1] + counts[r - 1];
-    }
-    /* Every rank must take part in every round, even after a failure. */
-    for (done = 0; done < maxb || done == 0; done += piece) {
-        uint64_t mine = bytes > done ? bytes - done : 0;
-        char *tmp = NULL;
-        int me = (int)(mine < piece ? mine : piece), rsum = 0;
-        if (rank == 0 && status == GPUINST_SUCCESS) {
-            for (r = 0; r < size; r++) {
-                uint64_t left = counts[r] > done ? counts[r] - done : 0;
-                rc[r] = (int)(left < piece ? left : piece);
-                displ[r] = rsum;
-                rsum += rc[r];
-            }
-            tmp = (char *)malloc(rsum ? (size_t)rsum : 1);
-            if (tmp == NULL) status = GPUINST_ERROR_OUT_OF_MEMORY;
-        }
-        if (PMPI_Gatherv((const char *)buf + (bytes > done ? done : 0), me, MPI_BYTE, tmp,
-                         rank == 0 && tmp ? rc : NULL, rank == 0 && tmp ? displ : NULL, MPI_BYTE, 0,
-                         gpuinstComm) != MPI_SUCCESS)
-            status = GPUINST_ERROR_MPI;
-        if (rank == 0 && tmp != NULL && status == GPUINST_SUCCESS)
-            for (r = 0; r < size; r++) memcpy(out + off[r] + done, tmp + displ[r], (size_t)rc[r]);
-        free(tmp);
-        if (maxb == 0) break;
-    }
-    free(rc);
-    free(displ);
-    free(off);
-    if (status != GPUINST_SUCCESS) {
-        free(out);
-        return status;
-    }
-    *all = out;
-    return GPUINST_SUCCESS;
 }
 
 /* ---- interception ---------------------------------------------------------- */
@@ -30188,53 +30694,15 @@ GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void)
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     /* Write while MPI still works: tools that finalise after MPI_Finalize lose output. */
     if (st == GPUINST_STATE_RUNNING || st == GPUINST_STATE_NVTX_ONLY) gpuinstFinalize(1);
-    if (!mpiUsable()) return;
+    if (!gpuinstCollUsable()) return;
     gpuinstMpiClockRelease();
-    if (gpuinstComm != MPI_COMM_NULL) PMPI_Comm_free(&gpuinstComm);
-    gpuinstComm = MPI_COMM_NULL;
+    gpuinstCollRelease();
 }
 
 int MPI_Finalize(void)
 {
     gpuinstMpiBeforeFinalize();
     return PMPI_Finalize();
-}
-
-#else /* !GPUINST_WITH_MPI: one process */
-
-GPUINST_PRIVATE void gpuinstMpiAttach(void) {}
-GPUINST_PRIVATE void gpuinstMpiFinalizePrepare(void) {}
-GPUINST_PRIVATE int gpuinstCollActive(void) { return 0; }
-GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
-{
-    int i;
-    for (i = 0; i < n; i++) {
-        offset[i] = 0;
-        total[i] = in[i];
-    }
-    return GPUINST_SUCCESS;
-}
-GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n)
-{
-    (void)inout;
-    (void)n;
-    return GPUINST_SUCCESS;
-}
-GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes)
-{
-    (void)buf;
-    (void)bytes;
-    return GPUINST_SUCCESS;
-}
-GPUINST_PRIVATE int gpuinstCollBarrier(void) { return GPUINST_SUCCESS; }
-GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts)
-{
-    char *out = (char *)malloc(bytes ? (size_t)bytes : 1);
-    if (out == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    memcpy(out, buf, (size_t)bytes);
-    counts[0] = bytes;
-    *all = out;
-    return GPUINST_SUCCESS;
 }
 
 #endif /* GPUINST_WITH_MPI */
@@ -30279,6 +30747,7 @@ GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **al
  * until MPI_Request_free; each MPI_Start gives it a new request id.
  */
 /* #include "mpiInt.h" -- already inlined */
+/* #include "countersInt.h" -- already inlined */
 
 #if GPUINST_WITH_MPI
 
@@ -30870,7 +31339,7 @@ GPUINST_PRIVATE void gpuinstMpiCommNew(gpuinstMpiCall *c, int kind, MPI_Comm par
     /* Agree: the candidates are equal by construction on every member;
      * the allreduce makes it so even when ranks disagree.  Not on an
      * intercommunicator (its allreduce mixes the two groups). */
-    if (!ci->inter && !gpuinstMpiMpmdLocal() &&
+    if (!ci->inter && !gpuinstCollMpmdLocal() &&
         PMPI_Allreduce(&cand, &id, 1, MPI_UINT64_T, MPI_MIN, *newcomm) != MPI_SUCCESS)
         id = cand; /* (not in an MPMD job: the other program may not run gpuinst) */
     ci->id = id;
@@ -31720,41 +32189,38 @@ GPUINST_PRIVATE void gpuinstMpiReqForget(MPI_Request req)
 
 /* ---- tables ---------------------------------------------------------------------- */
 
-#define F(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
-#define NFIELDS(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
 static const gpuinstField callFields[] = {
-    F(gpuinstMpiRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "call entry"),
-    F(gpuinstMpiRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "call return"),
-    F(gpuinstMpiRec, complete_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
+    GPUINST_FIELD(gpuinstMpiRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "call entry"),
+    GPUINST_FIELD(gpuinstMpiRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "call return"),
+    GPUINST_FIELD(gpuinstMpiRec, complete_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
       "rows that start a request (flags & 2): return of the Wait/Test call that completed it; 0 = not seen"),
-    F(gpuinstMpiRec, bytes, GPUINST_FT_U64, 0, "bytes",
+    GPUINST_FIELD(gpuinstMpiRec, bytes, GPUINST_FT_U64, 0, "bytes",
       "count x MPI_Type_size: sent (sends), received (receives: from the status), sent + received "
       "(Sendrecv), this rank's part of a collective, put/got (one-sided), read or written (MPI-IO); "
       "0 to or from MPI_PROC_NULL"),
-    F(gpuinstMpiRec, comm, GPUINST_FT_U64, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, comm, GPUINST_FT_U64, 0, "",
       "communicator id, the same on every member (/mpi/comms; 0 MPI_COMM_WORLD); 2^64-1 none"),
-    F(gpuinstMpiRec, object, GPUINST_FT_U64, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, object, GPUINST_FT_U64, 0, "",
       "window id (one-sided), file id (MPI-IO) or new communicator id, the same on every member; 2^64-1 none"),
-    F(gpuinstMpiRec, offset, GPUINST_FT_I64, 0, "bytes",
+    GPUINST_FIELD(gpuinstMpiRec, offset, GPUINST_FT_I64, 0, "bytes",
       "MPI-IO: file offset of the access; one-sided: target_disp x disp_unit; -1 none or unknown"),
-    F(gpuinstMpiRec, call_id, GPUINST_FT_U64, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, call_id, GPUINST_FT_U64, 0, "",
       "external correlation id of the call: rank << 40 | per-rank sequence (CUPTI custom kind)"),
-    F(gpuinstMpiRec, request, GPUINST_FT_U64, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, request, GPUINST_FT_U64, 0, "",
       "request id = call_id of the row that started it: set on rows that start one (flags & 2) and on "
       "Wait/Test rows that completed exactly one; 0 none"),
-    F(gpuinstMpiRec, peer, GPUINST_FT_I32, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, peer, GPUINST_FT_I32, 0, "",
       "peer as a rank of MPI_COMM_WORLD (dest, source, root); -1 none, -2 MPI_ANY_SOURCE unresolved, -3 unknown"),
-    F(gpuinstMpiRec, tag, GPUINST_FT_I32, 0, "", "message tag (-1: none or MPI_ANY_TAG)"),
-    F(gpuinstMpiRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(gpuinstMpiRec, name, GPUINST_FT_U32, 0, "", "call name (\"MPI_Send\"): id in /strings (same rank)"),
-    F(gpuinstMpiRec, count, GPUINST_FT_U32, 0, "count",
+    GPUINST_FIELD(gpuinstMpiRec, tag, GPUINST_FT_I32, 0, "", "message tag (-1: none or MPI_ANY_TAG)"),
+    GPUINST_FIELD(gpuinstMpiRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstMpiRec, name, GPUINST_FT_U32, 0, "", "call name (\"MPI_Send\"): id in /strings (same rank)"),
+    GPUINST_FIELD(gpuinstMpiRec, count, GPUINST_FT_U32, 0, "count",
       "requests completed (Wait/Test*), started (Start/Startall), ranks of a new communicator"),
-    F(gpuinstMpiRec, result, GPUINST_FT_I32, 0, "", "MPI return code (0 MPI_SUCCESS)"),
-    F(gpuinstMpiRec, call, GPUINST_FT_U16, 0, "", "call number (names: /mpi/summary or the name column)"),
-    F(gpuinstMpiRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
-    F(gpuinstMpiRec, flags, GPUINST_FT_U8, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, result, GPUINST_FT_I32, 0, "", "MPI return code (0 MPI_SUCCESS)"),
+    GPUINST_FIELD(gpuinstMpiRec, call, GPUINST_FT_U16, 0, "", "call number (names: /mpi/summary or the name column)"),
+    GPUINST_FIELD(gpuinstMpiRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+    GPUINST_FIELD(gpuinstMpiRec, flags, GPUINST_FT_U8, 0, "",
       "1 called from Fortran; 2 starts request `request`; 4 failed; 8 creates a persistent request"),
 };
 
@@ -31868,7 +32334,7 @@ static int rowsCalls(const gpuinstTable *tb, gpuinstRowIter *it)
 
 static const gpuinstTable callsTable = {
     "/mpi/calls", "intercepted MPI calls, one row each (nonblocking: with the completion time of the request)",
-    sizeof(gpuinstMpiRec), NFIELDS(callFields), callFields, NULL, NULL, rowsCalls};
+    sizeof(gpuinstMpiRec), GPUINST_NFIELDS(callFields), callFields, NULL, NULL, rowsCalls};
 
 /* /mpi/summary: per rank, per call kind seen: count, time, bytes. */
 typedef struct SummaryRec {
@@ -31883,13 +32349,13 @@ typedef struct SummaryRec {
 } SummaryRec;
 
 static const gpuinstField summaryFields[] = {
-    F(SummaryRec, count, GPUINST_FT_U64, 0, "count", "calls"),
-    F(SummaryRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "total time inside the calls (end_ns - start_ns summed)"),
-    F(SummaryRec, bytes, GPUINST_FT_U64, 0, "bytes", "total bytes (as /mpi/calls bytes)"),
-    F(SummaryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(SummaryRec, name, GPUINST_FT_U32, 0, "", "call name: id in /strings (same rank)"),
-    F(SummaryRec, call, GPUINST_FT_U16, 0, "", "call number, as /mpi/calls call"),
-    F(SummaryRec, timed, GPUINST_FT_U8, 0, "",
+    GPUINST_FIELD(SummaryRec, count, GPUINST_FT_U64, 0, "count", "calls"),
+    GPUINST_FIELD(SummaryRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "total time inside the calls (end_ns - start_ns summed)"),
+    GPUINST_FIELD(SummaryRec, bytes, GPUINST_FT_U64, 0, "bytes", "total bytes (as /mpi/calls bytes)"),
+    GPUINST_FIELD(SummaryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(SummaryRec, name, GPUINST_FT_U32, 0, "", "call name: id in /strings (same rank)"),
+    GPUINST_FIELD(SummaryRec, call, GPUINST_FT_U16, 0, "", "call number, as /mpi/calls call"),
+    GPUINST_FIELD(SummaryRec, timed, GPUINST_FT_U8, 0, "",
       "1 recorded call (rows in /mpi/calls, timed); 0 local call, counted only (time_ns and bytes 0)"),
 };
 
@@ -31965,7 +32431,7 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable summaryTable = {
     "/mpi/summary", "per rank and MPI call: calls, time inside them, bytes",
-    sizeof(SummaryRec), NFIELDS(summaryFields), summaryFields, collectSummary, NULL, NULL};
+    sizeof(SummaryRec), GPUINST_NFIELDS(summaryFields), summaryFields, collectSummary, NULL, NULL};
 
 /* /mpi/comms: one row per communicator per member rank. */
 typedef struct CommRec {
@@ -31980,18 +32446,18 @@ typedef struct CommRec {
 } CommRec;
 
 static const gpuinstField commFields[] = {
-    F(CommRec, id, GPUINST_FT_U64, 0, "", "communicator id, the same on every member rank (0 world, 1 self)"),
-    F(CommRec, parent, GPUINST_FT_U64, 0, "", "id of the communicator it was made from; 2^64-1 none/unknown"),
-    F(CommRec, created_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "when this rank made it (or first saw it)"),
-    F(CommRec, freed_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "MPI_Comm_free on this rank; 0 = never"),
-    F(CommRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank (in MPI_COMM_WORLD)"),
-    F(CommRec, size, GPUINST_FT_I32, 0, "count", "ranks in the communicator (local group)"),
-    F(CommRec, comm_rank, GPUINST_FT_I32, 0, "", "this rank's rank in the communicator"),
-    F(CommRec, kind, GPUINST_FT_U16, 0, "",
+    GPUINST_FIELD(CommRec, id, GPUINST_FT_U64, 0, "", "communicator id, the same on every member rank (0 world, 1 self)"),
+    GPUINST_FIELD(CommRec, parent, GPUINST_FT_U64, 0, "", "id of the communicator it was made from; 2^64-1 none/unknown"),
+    GPUINST_FIELD(CommRec, created_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "when this rank made it (or first saw it)"),
+    GPUINST_FIELD(CommRec, freed_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "MPI_Comm_free on this rank; 0 = never"),
+    GPUINST_FIELD(CommRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank (in MPI_COMM_WORLD)"),
+    GPUINST_FIELD(CommRec, size, GPUINST_FT_I32, 0, "count", "ranks in the communicator (local group)"),
+    GPUINST_FIELD(CommRec, comm_rank, GPUINST_FT_I32, 0, "", "this rank's rank in the communicator"),
+    GPUINST_FIELD(CommRec, kind, GPUINST_FT_U16, 0, "",
       "0 world, 1 self, 2 dup, 3 split, 4 split_type, 5 create, 6 create_group, 7 cart_create, 8 cart_sub, "
       "9 foreign (first seen in a call; id = 2^62 | hash of its group), 10 graph, 11 dist_graph, "
       "12 intercomm_create, 13 intercomm_merge, 14 spawn, 15 accept/connect, 16 join, 17 create_from_group"),
-    F(CommRec, inter, GPUINST_FT_U8, 0, "", "1 intercommunicator"),
+    GPUINST_FIELD(CommRec, inter, GPUINST_FT_U8, 0, "", "1 intercommunicator"),
 };
 
 static int collectComms(const gpuinstTable *tb, void **out, uint64_t *count)
@@ -32027,7 +32493,7 @@ static int collectComms(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable commsTable = {
     "/mpi/comms", "communicators, one row per member rank; id is the same on every member",
-    sizeof(CommRec), NFIELDS(commFields), commFields, collectComms, NULL, NULL};
+    sizeof(CommRec), GPUINST_NFIELDS(commFields), commFields, collectComms, NULL, NULL};
 
 /* gpuinstMpiEnd's slow half: the row is the scratch row (profile mode, or
  * no memory for it). */
@@ -32051,20 +32517,20 @@ GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c)
 /* ---- profile mode: the table ---------------------------------------------------- */
 
 static const gpuinstField profFields[] = {
-    F(MpiProfRec, count, GPUINST_FT_U64, 0, "count", "calls"),
-    F(MpiProfRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "time inside the calls, total"),
-    F(MpiProfRec, time_min_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "shortest call"),
-    F(MpiProfRec, time_max_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "longest call"),
-    F(MpiProfRec, bytes, GPUINST_FT_U64, 0, "bytes",
+    GPUINST_FIELD(MpiProfRec, count, GPUINST_FT_U64, 0, "count", "calls"),
+    GPUINST_FIELD(MpiProfRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "time inside the calls, total"),
+    GPUINST_FIELD(MpiProfRec, time_min_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "shortest call"),
+    GPUINST_FIELD(MpiProfRec, time_max_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "longest call"),
+    GPUINST_FIELD(MpiProfRec, bytes, GPUINST_FT_U64, 0, "bytes",
       "bytes, as /mpi/calls counts them (receives started by a nonblocking call: as their completion reports); "
       "Start/Startall: the bytes of the requests started"),
-    F(MpiProfRec, comm, GPUINST_FT_U64, 0, "", "communicator id (/mpi/comms); 2^64-1 none"),
-    F(MpiProfRec, node, GPUINST_FT_U32, 0, "",
+    GPUINST_FIELD(MpiProfRec, comm, GPUINST_FT_U64, 0, "", "communicator id (/mpi/comms); 2^64-1 none"),
+    GPUINST_FIELD(MpiProfRec, node, GPUINST_FT_U32, 0, "",
       "the range path the calls were made in: node in /profile/ranges (same rank and thread); 0 outside any range"),
-    F(MpiProfRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(MpiProfRec, name, GPUINST_FT_U32, 0, "", "call name (\"MPI_Send\"): id in /strings (same rank)"),
-    F(MpiProfRec, call, GPUINST_FT_U16, 0, "", "call number, as /mpi/calls call"),
-    F(MpiProfRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+    GPUINST_FIELD(MpiProfRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(MpiProfRec, name, GPUINST_FT_U32, 0, "", "call name (\"MPI_Send\"): id in /strings (same rank)"),
+    GPUINST_FIELD(MpiProfRec, call, GPUINST_FT_U16, 0, "", "call number, as /mpi/calls call"),
+    GPUINST_FIELD(MpiProfRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
 };
 
 static int collectProf(const gpuinstTable *tb, void **out, uint64_t *count)
@@ -32097,7 +32563,7 @@ static const gpuinstTable profTable = {
     "/profile/mpi",
     "aggregated profile (GPUINST_MODE=profile): per rank, thread, range path, MPI call and communicator: calls, "
     "time, bytes",
-    sizeof(MpiProfRec), NFIELDS(profFields), profFields, collectProf, NULL, NULL};
+    sizeof(MpiProfRec), GPUINST_NFIELDS(profFields), profFields, collectProf, NULL, NULL};
 
 /* Called from gpuinstMpiAttach (gpuinst_init, and MPI_Init once gpuinst
  * runs): tables, communicators (needs the rank). */
@@ -32269,8 +32735,8 @@ GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase)
     ClockRec m;
     if (phase < 0 || phase > 1 || comm == MPI_COMM_NULL) return;
     /* cost_ns counts the alignment, not the wait for ranks still computing
-     * (waited for without spinning: gpuinstMpiYieldBarrier) */
-    gpuinstMpiYieldBarrier(comm);
+     * (waited for without spinning: gpuinstCollYieldBarrier) */
+    gpuinstCollYieldBarrier(comm);
     t0 = gpuinstClockNs();
     clockComms(comm);
     memset(&m, 0, sizeof m);
@@ -32325,21 +32791,19 @@ GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase)
     }
 }
 
-#define F(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
 
 static const gpuinstField clockFields[] = {
-    F(ClockRec, ref_ns, GPUINST_FT_U64, 0, "ns", "this rank's own clock at the measurement (not mapped)"),
-    F(ClockRec, offset_ns, GPUINST_FT_I64, 0, "ns", "rank 0's clock minus this rank's at ref_ns"),
-    F(ClockRec, error_ns, GPUINST_FT_F64, 0, "ns", "error bound: half round trips summed along the tree path"),
-    F(ClockRec, min_rtt_ns, GPUINST_FT_U64, 0, "ns", "smallest of the ping-pong round trips to the parent"),
-    F(ClockRec, cost_ns, GPUINST_FT_U64, 0, "ns",
+    GPUINST_FIELD(ClockRec, ref_ns, GPUINST_FT_U64, 0, "ns", "this rank's own clock at the measurement (not mapped)"),
+    GPUINST_FIELD(ClockRec, offset_ns, GPUINST_FT_I64, 0, "ns", "rank 0's clock minus this rank's at ref_ns"),
+    GPUINST_FIELD(ClockRec, error_ns, GPUINST_FT_F64, 0, "ns", "error bound: half round trips summed along the tree path"),
+    GPUINST_FIELD(ClockRec, min_rtt_ns, GPUINST_FT_U64, 0, "ns", "smallest of the ping-pong round trips to the parent"),
+    GPUINST_FIELD(ClockRec, cost_ns, GPUINST_FT_U64, 0, "ns",
       "time this rank spent in the alignment (after a barrier; phase 0 includes making the node and leader communicators)"),
-    F(ClockRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(ClockRec, parent, GPUINST_FT_I32, 0, "", "rank it was measured against (-1: rank 0 itself)"),
-    F(ClockRec, phase, GPUINST_FT_U32, 0, "", "0 at init (MPI_Init / gpuinst_init), 1 at finalize"),
-    F(ClockRec, depth, GPUINST_FT_U32, 0, "count", "ping-pong hops from rank 0"),
-    F(ClockRec, copied, GPUINST_FT_U32, 0, "",
+    GPUINST_FIELD(ClockRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ClockRec, parent, GPUINST_FT_I32, 0, "", "rank it was measured against (-1: rank 0 itself)"),
+    GPUINST_FIELD(ClockRec, phase, GPUINST_FT_U32, 0, "", "0 at init (MPI_Init / gpuinst_init), 1 at finalize"),
+    GPUINST_FIELD(ClockRec, depth, GPUINST_FT_U32, 0, "count", "ping-pong hops from rank 0"),
+    GPUINST_FIELD(ClockRec, copied, GPUINST_FT_U32, 0, "",
       "1: this rank shares its node leader's clock and copied its result (parent = the leader's parent)"),
 };
 
@@ -32376,15 +32840,16 @@ GPUINST_PRIVATE void gpuinstMpiClockTableRegister(void)
  * shared), a node id equal on every rank of the node (its lowest world
  * rank), and the CUDA device the rank's current context uses (ordinal,
  * UUID, PCI bus id), measured at finalize.  The CUDA query lives in
- * cudaQuery() alone: it only asks a driver the process has already loaded
- * (dlopen RTLD_NOLOAD), never initialises CUDA or makes a context, and
- * says "unknown" otherwise.
+ * cudaQuery() alone: the device identity of the GPU foundation
+ * (src/cuda.c), asked only of a driver the process has already loaded;
+ * it never initialises CUDA or makes a context, and says "unknown"
+ * otherwise.
  */
 /* #include "mpiInt.h" -- already inlined */
+/* #include "cudaInt.h" -- already inlined */
 
 #if GPUINST_WITH_MPI
 
-#include <dlfcn.h>
 #include <stddef.h>
 
 typedef struct TopoRec {
@@ -32402,48 +32867,16 @@ typedef struct TopoRec {
 static TopoRec topo;
 static int topoDone;
 
-/* The driver API entry points used here, declared without cuda.h so that
- * this builds with or without the CUDA headers. */
-typedef int (*CuCtxGetCurrentFn)(void **ctx);
-typedef int (*CuCtxGetDeviceFn)(int *dev);
-typedef int (*CuDeviceGetUuidFn)(unsigned char uuid[16], int dev);
-typedef int (*CuDeviceGetPCIBusIdFn)(char *id, int len, int dev);
-
-static void *symbol(void *lib, const char *name, void *fnptr, size_t size)
-{
-    void *s = dlsym(lib, name);
-    memcpy(fnptr, &s, size); /* object -> function pointer without a cast ISO C forbids */
-    return s;
-}
-
 static void cudaQuery(TopoRec *r)
 {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    CuCtxGetCurrentFn getCurrent = NULL;
-    CuCtxGetDeviceFn getDevice = NULL;
-    CuDeviceGetUuidFn getUuid = NULL;
-    CuDeviceGetPCIBusIdFn getBus = NULL;
-    void *ctx = NULL;
-    int dev = -1;
-    unsigned char u[16];
-    r->cuda_device = -1;
+    gpuinstCudaDevice d;
+    int dev = gpuinstCudaCurrentDevice();
+    r->cuda_device = dev;
     snprintf(r->gpu_uuid, sizeof r->gpu_uuid, "unknown");
     snprintf(r->pci_bus_id, sizeof r->pci_bus_id, "unknown");
-    if (lib == NULL) return; /* the program does not use CUDA (or not through the driver yet) */
-    symbol(lib, "cuCtxGetCurrent", &getCurrent, sizeof getCurrent);
-    symbol(lib, "cuCtxGetDevice", &getDevice, sizeof getDevice);
-    if (symbol(lib, "cuDeviceGetUuid_v2", &getUuid, sizeof getUuid) == NULL)
-        symbol(lib, "cuDeviceGetUuid", &getUuid, sizeof getUuid);
-    symbol(lib, "cuDeviceGetPCIBusId", &getBus, sizeof getBus);
-    if (getCurrent && getDevice && getCurrent(&ctx) == 0 && ctx != NULL && getDevice(&dev) == 0) {
-        r->cuda_device = dev;
-        if (getUuid && getUuid(u, dev) == 0)
-            snprintf(r->gpu_uuid, sizeof r->gpu_uuid,
-                     "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
-                     u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-        if (getBus) getBus(r->pci_bus_id, (int)sizeof r->pci_bus_id, dev);
-    }
-    dlclose(lib);
+    if (dev < 0 || gpuinstCudaDeviceGet(dev, &d) != GPUINST_SUCCESS) return;
+    if (d.uuid[0] != '\0') snprintf(r->gpu_uuid, sizeof r->gpu_uuid, "%s", d.uuid);
+    if (d.pci_bus_id[0] != '\0') snprintf(r->pci_bus_id, sizeof r->pci_bus_id, "%s", d.pci_bus_id);
 }
 
 GPUINST_PRIVATE void gpuinstMpiTopologyMeasure(MPI_Comm comm)
@@ -32468,23 +32901,18 @@ GPUINST_PRIVATE void gpuinstMpiTopologyMeasure(MPI_Comm comm)
     topoDone = 1;
 }
 
-#define F(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
-#define FS(rec, member, doc) \
-    { #member, GPUINST_FT_STR, (uint32_t)offsetof(rec, member), \
-      (uint32_t)sizeof(((rec *)0)->member), 0, "", doc }
 
 static const gpuinstField topoFields[] = {
-    F(TopoRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank in MPI_COMM_WORLD"),
-    F(TopoRec, node_rank, GPUINST_FT_I32, 0, "", "rank among the ranks of its node (MPI_COMM_TYPE_SHARED); -1 unknown"),
-    F(TopoRec, node_size, GPUINST_FT_I32, 0, "count", "ranks on its node; -1 unknown"),
-    F(TopoRec, node_id, GPUINST_FT_I32, 0, "", "node id: the lowest world rank on the node (equal for ranks sharing it)"),
-    F(TopoRec, cuda_device, GPUINST_FT_I32, 0, "",
+    GPUINST_FIELD(TopoRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank in MPI_COMM_WORLD"),
+    GPUINST_FIELD(TopoRec, node_rank, GPUINST_FT_I32, 0, "", "rank among the ranks of its node (MPI_COMM_TYPE_SHARED); -1 unknown"),
+    GPUINST_FIELD(TopoRec, node_size, GPUINST_FT_I32, 0, "count", "ranks on its node; -1 unknown"),
+    GPUINST_FIELD(TopoRec, node_id, GPUINST_FT_I32, 0, "", "node id: the lowest world rank on the node (equal for ranks sharing it)"),
+    GPUINST_FIELD(TopoRec, cuda_device, GPUINST_FT_I32, 0, "",
       "CUDA device ordinal of the rank's current context at finalize; -1 none or unknown"),
-    FS(TopoRec, hostname, "host name (gethostname)"),
-    FS(TopoRec, gpu_uuid, "UUID of that device (GPU-...), \"unknown\" without a CUDA context"),
-    FS(TopoRec, pci_bus_id, "PCI bus id of that device (domain:bus:device.function), \"unknown\" without one"),
-    FS(TopoRec, cuda_visible_devices, "CUDA_VISIBLE_DEVICES of the rank (empty: unset)"),
+    GPUINST_FIELD(TopoRec, hostname, GPUINST_FT_STR, 0, "", "host name (gethostname)"),
+    GPUINST_FIELD(TopoRec, gpu_uuid, GPUINST_FT_STR, 0, "", "UUID of that device (GPU-...), \"unknown\" without a CUDA context"),
+    GPUINST_FIELD(TopoRec, pci_bus_id, GPUINST_FT_STR, 0, "", "PCI bus id of that device (domain:bus:device.function), \"unknown\" without one"),
+    GPUINST_FIELD(TopoRec, cuda_visible_devices, GPUINST_FT_STR, 0, "", "CUDA_VISIBLE_DEVICES of the rank (empty: unset)"),
 };
 
 static int collectTopo(const gpuinstTable *tb, void **out, uint64_t *count)
@@ -48756,3 +49184,95 @@ GPUINST_PRIVATE void gpuinstMpiFortranGeneratedLink(void) {}
 
 #endif /* GPUINST_WITH_MPI */
 /************** End of mpi/pmpi_fortran_generated.c **************/
+/************** Begin file src/parts.c **************/
+/*
+ * parts.c -- the list of gpuinst's optional parts and the steps each takes
+ * at the core's points (gpuinstPart, src/gpuinstInt.h).  The core runs a
+ * step in every part, in this order, and names none; a new part is a row
+ * here (docs/ADDING.md).  Last in tools/sources.txt: it names them all.
+ *
+ * Order matters at init: capture windows are read before CUPTI activity
+ * starts (they switch its kinds), and activity starts before gpuinst's own
+ * first NVTX call, which the NVTX collector's init makes.
+ *
+ * Order matters for flush too.  CUPTI activity buffers are flushed
+ * first, so that the parts after it find CUPTI quiet: a profiler session
+ * still open at finalize is given back after tracing stopped (its pause
+ * stays unresumed, /gpu/paused.resumed = 0), and PM sampling disables its
+ * session last.  The counters' last sample follows the profiler's
+ * teardown (its checkpoint memory freed).
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+/* #include "activityInt.h" -- already inlined */
+/* #include "countersInt.h" -- already inlined */
+/* #include "profilerInt.h" -- already inlined */
+/* #include "mpiInt.h" -- already inlined */
+
+static const gpuinstPart parts[] = {
+    /* name           attach                 init                      flush                    before_write
+     *                seal                   agreed */
+    /* capture windows (src/capture.c): before CUPTI starts, which they switch */
+    {"capture", NULL, gpuinstCaptureInit, NULL, NULL, NULL, NULL},
+    /* GPU tracing: before any NVTX call of gpuinst's own */
+    {"activity", NULL, gpuinstActivityInit, gpuinstActivityFlush, NULL, NULL, NULL},
+    /* NVTX collector (src/nvtx_inject.c): whether the API's NVTX calls come back */
+    {"nvtx_collector", NULL, gpuinstNvtxCollectorInit, gpuinstNvtxCollectorFlush, NULL, NULL, NULL},
+    {"profiler", NULL, gpuinstProfilerPartInit, gpuinstProfilerFlush, NULL, NULL, NULL},
+    {"counters", NULL, gpuinstCountersInit, gpuinstCountersFlush, NULL, gpuinstCountersSeal, gpuinstCountersStats},
+    {"pm_sampling", NULL, NULL, gpuinstPmSamplingFlush, NULL, NULL, NULL},
+#if GPUINST_WITH_MPI
+    {"mpi", gpuinstMpiPartAttach, NULL, NULL, gpuinstMpiPartBeforeWrite, NULL, NULL},
+#endif
+};
+#define NPARTS (sizeof parts / sizeof parts[0])
+
+GPUINST_PRIVATE void gpuinstPartsAttach(int have_rank)
+{
+    size_t i;
+    for (i = 0; i < NPARTS; i++)
+        if (parts[i].attach != NULL) parts[i].attach(have_rank);
+}
+
+GPUINST_PRIVATE void gpuinstPartsInit(void)
+{
+    size_t i;
+    for (i = 0; i < NPARTS; i++)
+        if (parts[i].init != NULL) parts[i].init();
+}
+
+GPUINST_PRIVATE void gpuinstPartsFlush(void)
+{
+    size_t i;
+    for (i = 0; i < NPARTS; i++)
+        if (parts[i].flush != NULL) parts[i].flush();
+}
+
+GPUINST_PRIVATE void gpuinstPartsBeforeWrite(void)
+{
+    size_t i;
+    for (i = 0; i < NPARTS; i++)
+        if (parts[i].before_write != NULL) parts[i].before_write();
+}
+
+#if GPUINST_WITH_HDF5
+GPUINST_PRIVATE void gpuinstPartsSeal(void)
+{
+    size_t i;
+    for (i = 0; i < NPARTS; i++)
+        if (parts[i].seal != NULL) parts[i].seal();
+}
+#endif
+
+#if GPUINST_WITH_HDF5
+GPUINST_PRIVATE uint32_t gpuinstPartsAgreed(const gpuinstTableList *list, const gpuinstTable **out, uint32_t cap)
+{
+    size_t i;
+    uint32_t n = 0;
+    for (i = 0; i < NPARTS; i++) {
+        const gpuinstTable *t = parts[i].agreed != NULL ? parts[i].agreed(list) : NULL;
+        if (t != NULL && n < cap) out[n++] = t;
+    }
+    return n;
+}
+#endif
+/************** End of src/parts.c **************/

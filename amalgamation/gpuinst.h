@@ -555,9 +555,11 @@ int gpuinst_counters_sample_builtin(void);
  * bytes, keeping those the chip takes in one pass: on GH100 all of them),
  * recorded as the counter group
  * /counters/pm_sampling/<pci bus id> on the aligned timeline.  Processes
- * that share a GPU elect one sampler per GPU (a POSIX lock on a file per
- * PCI bus id in /dev/shm; the others wait, up to 2 s, until the file names
- * the lock's holder); every rank that calls this records a row of
+ * that share a GPU elect one sampler per GPU (the holder of the GPU's lease:
+ * a POSIX lock on a file per GPU UUID in /dev/shm; the others wait, up to
+ * 2 s, until the file names the lock's holder; a GPU whose lease another
+ * process's range profiler holds is refused); every rank that calls this
+ * records a row of
  * /counters/pm_sampling/ranks naming its GPU and the sampling process (pid
  * and rank, the same on every rank of the GPU), so the series is attributed
  * to the device and every rank on it (a rank that is not elected gets

@@ -12,6 +12,7 @@
  * Prints one line per measurement on stdout.
  */
 #include "gpuinstInt.h"
+#include "activityInt.h"
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic push

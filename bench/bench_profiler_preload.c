@@ -23,6 +23,7 @@
  * library, 77 without libcupti.
  */
 #include "gpuinstInt.h"
+#include "profilerInt.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -41,7 +42,7 @@ int main(int argc, char **argv)
     uint64_t helper_ns = 0;
     int preload = strncmp(mode, "preload", 7) == 0, rc;
     gpuinstProfilerInit(); /* reads GPUINST_PROFILE_PRELOAD; no gpuinst_init: nothing is written */
-    if (gpuinstCuptiLoad(&why) != GPUINST_SUCCESS) {
+    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
         printf("bench_profiler_preload: skipped: %s\n", why ? why : "no libcupti");
         return 77;
     }

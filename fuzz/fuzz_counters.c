@@ -1,5 +1,5 @@
 /* fuzz_counters: GPUINST_COUNTERS (built-in counter groups, period_ms=N)
- * -> cntBiParse of src/counters.c.  Asserts what the parser promises: only
+ * -> cntBiParse of src/counters_builtin.c.  Asserts what the parser promises: only
  * 0/1 flags, a period only from a valid period_ms= token (1..3600000). */
 #include "fuzz_common.h"
 

@@ -146,8 +146,8 @@ GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase)
     ClockRec m;
     if (phase < 0 || phase > 1 || comm == MPI_COMM_NULL) return;
     /* cost_ns counts the alignment, not the wait for ranks still computing
-     * (waited for without spinning: gpuinstMpiYieldBarrier) */
-    gpuinstMpiYieldBarrier(comm);
+     * (waited for without spinning: gpuinstCollYieldBarrier) */
+    gpuinstCollYieldBarrier(comm);
     t0 = gpuinstClockNs();
     clockComms(comm);
     memset(&m, 0, sizeof m);
@@ -202,21 +202,19 @@ GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase)
     }
 }
 
-#define F(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
 
 static const gpuinstField clockFields[] = {
-    F(ClockRec, ref_ns, GPUINST_FT_U64, 0, "ns", "this rank's own clock at the measurement (not mapped)"),
-    F(ClockRec, offset_ns, GPUINST_FT_I64, 0, "ns", "rank 0's clock minus this rank's at ref_ns"),
-    F(ClockRec, error_ns, GPUINST_FT_F64, 0, "ns", "error bound: half round trips summed along the tree path"),
-    F(ClockRec, min_rtt_ns, GPUINST_FT_U64, 0, "ns", "smallest of the ping-pong round trips to the parent"),
-    F(ClockRec, cost_ns, GPUINST_FT_U64, 0, "ns",
+    GPUINST_FIELD(ClockRec, ref_ns, GPUINST_FT_U64, 0, "ns", "this rank's own clock at the measurement (not mapped)"),
+    GPUINST_FIELD(ClockRec, offset_ns, GPUINST_FT_I64, 0, "ns", "rank 0's clock minus this rank's at ref_ns"),
+    GPUINST_FIELD(ClockRec, error_ns, GPUINST_FT_F64, 0, "ns", "error bound: half round trips summed along the tree path"),
+    GPUINST_FIELD(ClockRec, min_rtt_ns, GPUINST_FT_U64, 0, "ns", "smallest of the ping-pong round trips to the parent"),
+    GPUINST_FIELD(ClockRec, cost_ns, GPUINST_FT_U64, 0, "ns",
       "time this rank spent in the alignment (after a barrier; phase 0 includes making the node and leader communicators)"),
-    F(ClockRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(ClockRec, parent, GPUINST_FT_I32, 0, "", "rank it was measured against (-1: rank 0 itself)"),
-    F(ClockRec, phase, GPUINST_FT_U32, 0, "", "0 at init (MPI_Init / gpuinst_init), 1 at finalize"),
-    F(ClockRec, depth, GPUINST_FT_U32, 0, "count", "ping-pong hops from rank 0"),
-    F(ClockRec, copied, GPUINST_FT_U32, 0, "",
+    GPUINST_FIELD(ClockRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ClockRec, parent, GPUINST_FT_I32, 0, "", "rank it was measured against (-1: rank 0 itself)"),
+    GPUINST_FIELD(ClockRec, phase, GPUINST_FT_U32, 0, "", "0 at init (MPI_Init / gpuinst_init), 1 at finalize"),
+    GPUINST_FIELD(ClockRec, depth, GPUINST_FT_U32, 0, "count", "ping-pong hops from rank 0"),
+    GPUINST_FIELD(ClockRec, copied, GPUINST_FT_U32, 0, "",
       "1: this rank shares its node leader's clock and copied its result (parent = the leader's parent)"),
 };
 

@@ -5,15 +5,16 @@
  * shared), a node id equal on every rank of the node (its lowest world
  * rank), and the CUDA device the rank's current context uses (ordinal,
  * UUID, PCI bus id), measured at finalize.  The CUDA query lives in
- * cudaQuery() alone: it only asks a driver the process has already loaded
- * (dlopen RTLD_NOLOAD), never initialises CUDA or makes a context, and
- * says "unknown" otherwise.
+ * cudaQuery() alone: the device identity of the GPU foundation
+ * (src/cuda.c), asked only of a driver the process has already loaded;
+ * it never initialises CUDA or makes a context, and says "unknown"
+ * otherwise.
  */
 #include "mpiInt.h"
+#include "cudaInt.h"
 
 #if GPUINST_WITH_MPI
 
-#include <dlfcn.h>
 #include <stddef.h>
 
 typedef struct TopoRec {
@@ -31,48 +32,16 @@ typedef struct TopoRec {
 static TopoRec topo;
 static int topoDone;
 
-/* The driver API entry points used here, declared without cuda.h so that
- * this builds with or without the CUDA headers. */
-typedef int (*CuCtxGetCurrentFn)(void **ctx);
-typedef int (*CuCtxGetDeviceFn)(int *dev);
-typedef int (*CuDeviceGetUuidFn)(unsigned char uuid[16], int dev);
-typedef int (*CuDeviceGetPCIBusIdFn)(char *id, int len, int dev);
-
-static void *symbol(void *lib, const char *name, void *fnptr, size_t size)
-{
-    void *s = dlsym(lib, name);
-    memcpy(fnptr, &s, size); /* object -> function pointer without a cast ISO C forbids */
-    return s;
-}
-
 static void cudaQuery(TopoRec *r)
 {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    CuCtxGetCurrentFn getCurrent = NULL;
-    CuCtxGetDeviceFn getDevice = NULL;
-    CuDeviceGetUuidFn getUuid = NULL;
-    CuDeviceGetPCIBusIdFn getBus = NULL;
-    void *ctx = NULL;
-    int dev = -1;
-    unsigned char u[16];
-    r->cuda_device = -1;
+    gpuinstCudaDevice d;
+    int dev = gpuinstCudaCurrentDevice();
+    r->cuda_device = dev;
     snprintf(r->gpu_uuid, sizeof r->gpu_uuid, "unknown");
     snprintf(r->pci_bus_id, sizeof r->pci_bus_id, "unknown");
-    if (lib == NULL) return; /* the program does not use CUDA (or not through the driver yet) */
-    symbol(lib, "cuCtxGetCurrent", &getCurrent, sizeof getCurrent);
-    symbol(lib, "cuCtxGetDevice", &getDevice, sizeof getDevice);
-    if (symbol(lib, "cuDeviceGetUuid_v2", &getUuid, sizeof getUuid) == NULL)
-        symbol(lib, "cuDeviceGetUuid", &getUuid, sizeof getUuid);
-    symbol(lib, "cuDeviceGetPCIBusId", &getBus, sizeof getBus);
-    if (getCurrent && getDevice && getCurrent(&ctx) == 0 && ctx != NULL && getDevice(&dev) == 0) {
-        r->cuda_device = dev;
-        if (getUuid && getUuid(u, dev) == 0)
-            snprintf(r->gpu_uuid, sizeof r->gpu_uuid,
-                     "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
-                     u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-        if (getBus) getBus(r->pci_bus_id, (int)sizeof r->pci_bus_id, dev);
-    }
-    dlclose(lib);
+    if (dev < 0 || gpuinstCudaDeviceGet(dev, &d) != GPUINST_SUCCESS) return;
+    if (d.uuid[0] != '\0') snprintf(r->gpu_uuid, sizeof r->gpu_uuid, "%s", d.uuid);
+    if (d.pci_bus_id[0] != '\0') snprintf(r->pci_bus_id, sizeof r->pci_bus_id, "%s", d.pci_bus_id);
 }
 
 GPUINST_PRIVATE void gpuinstMpiTopologyMeasure(MPI_Comm comm)
@@ -97,23 +66,18 @@ GPUINST_PRIVATE void gpuinstMpiTopologyMeasure(MPI_Comm comm)
     topoDone = 1;
 }
 
-#define F(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
-#define FS(rec, member, doc) \
-    { #member, GPUINST_FT_STR, (uint32_t)offsetof(rec, member), \
-      (uint32_t)sizeof(((rec *)0)->member), 0, "", doc }
 
 static const gpuinstField topoFields[] = {
-    F(TopoRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank in MPI_COMM_WORLD"),
-    F(TopoRec, node_rank, GPUINST_FT_I32, 0, "", "rank among the ranks of its node (MPI_COMM_TYPE_SHARED); -1 unknown"),
-    F(TopoRec, node_size, GPUINST_FT_I32, 0, "count", "ranks on its node; -1 unknown"),
-    F(TopoRec, node_id, GPUINST_FT_I32, 0, "", "node id: the lowest world rank on the node (equal for ranks sharing it)"),
-    F(TopoRec, cuda_device, GPUINST_FT_I32, 0, "",
+    GPUINST_FIELD(TopoRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank in MPI_COMM_WORLD"),
+    GPUINST_FIELD(TopoRec, node_rank, GPUINST_FT_I32, 0, "", "rank among the ranks of its node (MPI_COMM_TYPE_SHARED); -1 unknown"),
+    GPUINST_FIELD(TopoRec, node_size, GPUINST_FT_I32, 0, "count", "ranks on its node; -1 unknown"),
+    GPUINST_FIELD(TopoRec, node_id, GPUINST_FT_I32, 0, "", "node id: the lowest world rank on the node (equal for ranks sharing it)"),
+    GPUINST_FIELD(TopoRec, cuda_device, GPUINST_FT_I32, 0, "",
       "CUDA device ordinal of the rank's current context at finalize; -1 none or unknown"),
-    FS(TopoRec, hostname, "host name (gethostname)"),
-    FS(TopoRec, gpu_uuid, "UUID of that device (GPU-...), \"unknown\" without a CUDA context"),
-    FS(TopoRec, pci_bus_id, "PCI bus id of that device (domain:bus:device.function), \"unknown\" without one"),
-    FS(TopoRec, cuda_visible_devices, "CUDA_VISIBLE_DEVICES of the rank (empty: unset)"),
+    GPUINST_FIELD(TopoRec, hostname, GPUINST_FT_STR, 0, "", "host name (gethostname)"),
+    GPUINST_FIELD(TopoRec, gpu_uuid, GPUINST_FT_STR, 0, "", "UUID of that device (GPU-...), \"unknown\" without a CUDA context"),
+    GPUINST_FIELD(TopoRec, pci_bus_id, GPUINST_FT_STR, 0, "", "PCI bus id of that device (domain:bus:device.function), \"unknown\" without one"),
+    GPUINST_FIELD(TopoRec, cuda_visible_devices, GPUINST_FT_STR, 0, "", "CUDA_VISIBLE_DEVICES of the rank (empty: unset)"),
 };
 
 static int collectTopo(const gpuinstTable *tb, void **out, uint64_t *count)

@@ -37,6 +37,7 @@
  * until MPI_Request_free; each MPI_Start gives it a new request id.
  */
 #include "mpiInt.h"
+#include "countersInt.h"
 
 #if GPUINST_WITH_MPI
 
@@ -628,7 +629,7 @@ GPUINST_PRIVATE void gpuinstMpiCommNew(gpuinstMpiCall *c, int kind, MPI_Comm par
     /* Agree: the candidates are equal by construction on every member;
      * the allreduce makes it so even when ranks disagree.  Not on an
      * intercommunicator (its allreduce mixes the two groups). */
-    if (!ci->inter && !gpuinstMpiMpmdLocal() &&
+    if (!ci->inter && !gpuinstCollMpmdLocal() &&
         PMPI_Allreduce(&cand, &id, 1, MPI_UINT64_T, MPI_MIN, *newcomm) != MPI_SUCCESS)
         id = cand; /* (not in an MPMD job: the other program may not run gpuinst) */
     ci->id = id;
@@ -1478,41 +1479,38 @@ GPUINST_PRIVATE void gpuinstMpiReqForget(MPI_Request req)
 
 /* ---- tables ---------------------------------------------------------------------- */
 
-#define F(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
-#define NFIELDS(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
 static const gpuinstField callFields[] = {
-    F(gpuinstMpiRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "call entry"),
-    F(gpuinstMpiRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "call return"),
-    F(gpuinstMpiRec, complete_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
+    GPUINST_FIELD(gpuinstMpiRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "call entry"),
+    GPUINST_FIELD(gpuinstMpiRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "call return"),
+    GPUINST_FIELD(gpuinstMpiRec, complete_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
       "rows that start a request (flags & 2): return of the Wait/Test call that completed it; 0 = not seen"),
-    F(gpuinstMpiRec, bytes, GPUINST_FT_U64, 0, "bytes",
+    GPUINST_FIELD(gpuinstMpiRec, bytes, GPUINST_FT_U64, 0, "bytes",
       "count x MPI_Type_size: sent (sends), received (receives: from the status), sent + received "
       "(Sendrecv), this rank's part of a collective, put/got (one-sided), read or written (MPI-IO); "
       "0 to or from MPI_PROC_NULL"),
-    F(gpuinstMpiRec, comm, GPUINST_FT_U64, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, comm, GPUINST_FT_U64, 0, "",
       "communicator id, the same on every member (/mpi/comms; 0 MPI_COMM_WORLD); 2^64-1 none"),
-    F(gpuinstMpiRec, object, GPUINST_FT_U64, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, object, GPUINST_FT_U64, 0, "",
       "window id (one-sided), file id (MPI-IO) or new communicator id, the same on every member; 2^64-1 none"),
-    F(gpuinstMpiRec, offset, GPUINST_FT_I64, 0, "bytes",
+    GPUINST_FIELD(gpuinstMpiRec, offset, GPUINST_FT_I64, 0, "bytes",
       "MPI-IO: file offset of the access; one-sided: target_disp x disp_unit; -1 none or unknown"),
-    F(gpuinstMpiRec, call_id, GPUINST_FT_U64, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, call_id, GPUINST_FT_U64, 0, "",
       "external correlation id of the call: rank << 40 | per-rank sequence (CUPTI custom kind)"),
-    F(gpuinstMpiRec, request, GPUINST_FT_U64, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, request, GPUINST_FT_U64, 0, "",
       "request id = call_id of the row that started it: set on rows that start one (flags & 2) and on "
       "Wait/Test rows that completed exactly one; 0 none"),
-    F(gpuinstMpiRec, peer, GPUINST_FT_I32, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, peer, GPUINST_FT_I32, 0, "",
       "peer as a rank of MPI_COMM_WORLD (dest, source, root); -1 none, -2 MPI_ANY_SOURCE unresolved, -3 unknown"),
-    F(gpuinstMpiRec, tag, GPUINST_FT_I32, 0, "", "message tag (-1: none or MPI_ANY_TAG)"),
-    F(gpuinstMpiRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(gpuinstMpiRec, name, GPUINST_FT_U32, 0, "", "call name (\"MPI_Send\"): id in /strings (same rank)"),
-    F(gpuinstMpiRec, count, GPUINST_FT_U32, 0, "count",
+    GPUINST_FIELD(gpuinstMpiRec, tag, GPUINST_FT_I32, 0, "", "message tag (-1: none or MPI_ANY_TAG)"),
+    GPUINST_FIELD(gpuinstMpiRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstMpiRec, name, GPUINST_FT_U32, 0, "", "call name (\"MPI_Send\"): id in /strings (same rank)"),
+    GPUINST_FIELD(gpuinstMpiRec, count, GPUINST_FT_U32, 0, "count",
       "requests completed (Wait/Test*), started (Start/Startall), ranks of a new communicator"),
-    F(gpuinstMpiRec, result, GPUINST_FT_I32, 0, "", "MPI return code (0 MPI_SUCCESS)"),
-    F(gpuinstMpiRec, call, GPUINST_FT_U16, 0, "", "call number (names: /mpi/summary or the name column)"),
-    F(gpuinstMpiRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
-    F(gpuinstMpiRec, flags, GPUINST_FT_U8, 0, "",
+    GPUINST_FIELD(gpuinstMpiRec, result, GPUINST_FT_I32, 0, "", "MPI return code (0 MPI_SUCCESS)"),
+    GPUINST_FIELD(gpuinstMpiRec, call, GPUINST_FT_U16, 0, "", "call number (names: /mpi/summary or the name column)"),
+    GPUINST_FIELD(gpuinstMpiRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+    GPUINST_FIELD(gpuinstMpiRec, flags, GPUINST_FT_U8, 0, "",
       "1 called from Fortran; 2 starts request `request`; 4 failed; 8 creates a persistent request"),
 };
 
@@ -1626,7 +1624,7 @@ static int rowsCalls(const gpuinstTable *tb, gpuinstRowIter *it)
 
 static const gpuinstTable callsTable = {
     "/mpi/calls", "intercepted MPI calls, one row each (nonblocking: with the completion time of the request)",
-    sizeof(gpuinstMpiRec), NFIELDS(callFields), callFields, NULL, NULL, rowsCalls};
+    sizeof(gpuinstMpiRec), GPUINST_NFIELDS(callFields), callFields, NULL, NULL, rowsCalls};
 
 /* /mpi/summary: per rank, per call kind seen: count, time, bytes. */
 typedef struct SummaryRec {
@@ -1641,13 +1639,13 @@ typedef struct SummaryRec {
 } SummaryRec;
 
 static const gpuinstField summaryFields[] = {
-    F(SummaryRec, count, GPUINST_FT_U64, 0, "count", "calls"),
-    F(SummaryRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "total time inside the calls (end_ns - start_ns summed)"),
-    F(SummaryRec, bytes, GPUINST_FT_U64, 0, "bytes", "total bytes (as /mpi/calls bytes)"),
-    F(SummaryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(SummaryRec, name, GPUINST_FT_U32, 0, "", "call name: id in /strings (same rank)"),
-    F(SummaryRec, call, GPUINST_FT_U16, 0, "", "call number, as /mpi/calls call"),
-    F(SummaryRec, timed, GPUINST_FT_U8, 0, "",
+    GPUINST_FIELD(SummaryRec, count, GPUINST_FT_U64, 0, "count", "calls"),
+    GPUINST_FIELD(SummaryRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "total time inside the calls (end_ns - start_ns summed)"),
+    GPUINST_FIELD(SummaryRec, bytes, GPUINST_FT_U64, 0, "bytes", "total bytes (as /mpi/calls bytes)"),
+    GPUINST_FIELD(SummaryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(SummaryRec, name, GPUINST_FT_U32, 0, "", "call name: id in /strings (same rank)"),
+    GPUINST_FIELD(SummaryRec, call, GPUINST_FT_U16, 0, "", "call number, as /mpi/calls call"),
+    GPUINST_FIELD(SummaryRec, timed, GPUINST_FT_U8, 0, "",
       "1 recorded call (rows in /mpi/calls, timed); 0 local call, counted only (time_ns and bytes 0)"),
 };
 
@@ -1723,7 +1721,7 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable summaryTable = {
     "/mpi/summary", "per rank and MPI call: calls, time inside them, bytes",
-    sizeof(SummaryRec), NFIELDS(summaryFields), summaryFields, collectSummary, NULL, NULL};
+    sizeof(SummaryRec), GPUINST_NFIELDS(summaryFields), summaryFields, collectSummary, NULL, NULL};
 
 /* /mpi/comms: one row per communicator per member rank. */
 typedef struct CommRec {
@@ -1738,18 +1736,18 @@ typedef struct CommRec {
 } CommRec;
 
 static const gpuinstField commFields[] = {
-    F(CommRec, id, GPUINST_FT_U64, 0, "", "communicator id, the same on every member rank (0 world, 1 self)"),
-    F(CommRec, parent, GPUINST_FT_U64, 0, "", "id of the communicator it was made from; 2^64-1 none/unknown"),
-    F(CommRec, created_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "when this rank made it (or first saw it)"),
-    F(CommRec, freed_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "MPI_Comm_free on this rank; 0 = never"),
-    F(CommRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank (in MPI_COMM_WORLD)"),
-    F(CommRec, size, GPUINST_FT_I32, 0, "count", "ranks in the communicator (local group)"),
-    F(CommRec, comm_rank, GPUINST_FT_I32, 0, "", "this rank's rank in the communicator"),
-    F(CommRec, kind, GPUINST_FT_U16, 0, "",
+    GPUINST_FIELD(CommRec, id, GPUINST_FT_U64, 0, "", "communicator id, the same on every member rank (0 world, 1 self)"),
+    GPUINST_FIELD(CommRec, parent, GPUINST_FT_U64, 0, "", "id of the communicator it was made from; 2^64-1 none/unknown"),
+    GPUINST_FIELD(CommRec, created_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "when this rank made it (or first saw it)"),
+    GPUINST_FIELD(CommRec, freed_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "MPI_Comm_free on this rank; 0 = never"),
+    GPUINST_FIELD(CommRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank (in MPI_COMM_WORLD)"),
+    GPUINST_FIELD(CommRec, size, GPUINST_FT_I32, 0, "count", "ranks in the communicator (local group)"),
+    GPUINST_FIELD(CommRec, comm_rank, GPUINST_FT_I32, 0, "", "this rank's rank in the communicator"),
+    GPUINST_FIELD(CommRec, kind, GPUINST_FT_U16, 0, "",
       "0 world, 1 self, 2 dup, 3 split, 4 split_type, 5 create, 6 create_group, 7 cart_create, 8 cart_sub, "
       "9 foreign (first seen in a call; id = 2^62 | hash of its group), 10 graph, 11 dist_graph, "
       "12 intercomm_create, 13 intercomm_merge, 14 spawn, 15 accept/connect, 16 join, 17 create_from_group"),
-    F(CommRec, inter, GPUINST_FT_U8, 0, "", "1 intercommunicator"),
+    GPUINST_FIELD(CommRec, inter, GPUINST_FT_U8, 0, "", "1 intercommunicator"),
 };
 
 static int collectComms(const gpuinstTable *tb, void **out, uint64_t *count)
@@ -1785,7 +1783,7 @@ static int collectComms(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable commsTable = {
     "/mpi/comms", "communicators, one row per member rank; id is the same on every member",
-    sizeof(CommRec), NFIELDS(commFields), commFields, collectComms, NULL, NULL};
+    sizeof(CommRec), GPUINST_NFIELDS(commFields), commFields, collectComms, NULL, NULL};
 
 /* gpuinstMpiEnd's slow half: the row is the scratch row (profile mode, or
  * no memory for it). */
@@ -1809,20 +1807,20 @@ GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c)
 /* ---- profile mode: the table ---------------------------------------------------- */
 
 static const gpuinstField profFields[] = {
-    F(MpiProfRec, count, GPUINST_FT_U64, 0, "count", "calls"),
-    F(MpiProfRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "time inside the calls, total"),
-    F(MpiProfRec, time_min_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "shortest call"),
-    F(MpiProfRec, time_max_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "longest call"),
-    F(MpiProfRec, bytes, GPUINST_FT_U64, 0, "bytes",
+    GPUINST_FIELD(MpiProfRec, count, GPUINST_FT_U64, 0, "count", "calls"),
+    GPUINST_FIELD(MpiProfRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "time inside the calls, total"),
+    GPUINST_FIELD(MpiProfRec, time_min_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "shortest call"),
+    GPUINST_FIELD(MpiProfRec, time_max_ns, GPUINST_FT_U64, GPUINST_FIELD_DURATION, "ns", "longest call"),
+    GPUINST_FIELD(MpiProfRec, bytes, GPUINST_FT_U64, 0, "bytes",
       "bytes, as /mpi/calls counts them (receives started by a nonblocking call: as their completion reports); "
       "Start/Startall: the bytes of the requests started"),
-    F(MpiProfRec, comm, GPUINST_FT_U64, 0, "", "communicator id (/mpi/comms); 2^64-1 none"),
-    F(MpiProfRec, node, GPUINST_FT_U32, 0, "",
+    GPUINST_FIELD(MpiProfRec, comm, GPUINST_FT_U64, 0, "", "communicator id (/mpi/comms); 2^64-1 none"),
+    GPUINST_FIELD(MpiProfRec, node, GPUINST_FT_U32, 0, "",
       "the range path the calls were made in: node in /profile/ranges (same rank and thread); 0 outside any range"),
-    F(MpiProfRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(MpiProfRec, name, GPUINST_FT_U32, 0, "", "call name (\"MPI_Send\"): id in /strings (same rank)"),
-    F(MpiProfRec, call, GPUINST_FT_U16, 0, "", "call number, as /mpi/calls call"),
-    F(MpiProfRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+    GPUINST_FIELD(MpiProfRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(MpiProfRec, name, GPUINST_FT_U32, 0, "", "call name (\"MPI_Send\"): id in /strings (same rank)"),
+    GPUINST_FIELD(MpiProfRec, call, GPUINST_FT_U16, 0, "", "call number, as /mpi/calls call"),
+    GPUINST_FIELD(MpiProfRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
 };
 
 static int collectProf(const gpuinstTable *tb, void **out, uint64_t *count)
@@ -1855,7 +1853,7 @@ static const gpuinstTable profTable = {
     "/profile/mpi",
     "aggregated profile (GPUINST_MODE=profile): per rank, thread, range path, MPI call and communicator: calls, "
     "time, bytes",
-    sizeof(MpiProfRec), NFIELDS(profFields), profFields, collectProf, NULL, NULL};
+    sizeof(MpiProfRec), GPUINST_NFIELDS(profFields), profFields, collectProf, NULL, NULL};
 
 /* Called from gpuinstMpiAttach (gpuinst_init, and MPI_Init once gpuinst
  * runs): tables, communicators (needs the rank). */

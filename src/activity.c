@@ -3,18 +3,31 @@
  * correlation, and the /gpu tables.
  *
  * Flow (as Caliper's CUPTI trace service):
- *   gpuinst_init -> gpuinstActivityInit: parse GPUINST_TRACE, open libcupti
- *     and the driver, check that no tool owns CUPTI, put CUPTI's clock on
- *     gpuinstClockNs, register buffer callbacks, enable the kinds, start
- *     the decode thread, set gpuinstGpuOn.
+ *   gpuinst_init -> gpuinstActivityInit (the part's init step): parse
+ *     GPUINST_TRACE, open libcupti and the driver, check that no tool owns
+ *     CUPTI, put CUPTI's clock on gpuinstClockNs, register buffer
+ *     callbacks, enable the kinds, start the decode thread, publish the
+ *     hooks (gpuinstGpuHooks).
  *   CUPTI asks for a buffer -> one from a preallocated pool (none free: the
  *     request is refused and counted; CUPTI counts the records it drops).
  *   CUPTI completes a buffer -> it is queued, nothing else (short mutex +
  *     condition signal).
  *   decode thread -> walks queued buffers into per-table record buffers,
  *     returns them to the pool, reads CUPTI's dropped count.
- *   finalize (flush hook) -> device synchronize, forced flush, drain, join
- *     the thread, resolve the correlation join, fill /gpu/devices.
+ *   finalize (the part's flush step, gpuinstActivityFlush) -> device
+ *     synchronize, forced flush, drain, join the thread, resolve the
+ *     correlation join, fill /gpu/devices.
+ *
+ * One row per CUPTI activity kind (kindRows, below, HPCToolkit's
+ * cupti-activity-translate.c in a table): the GPUINST_TRACE word that
+ * enables it, whether tracing is off without it, its record size (for
+ * gpuinst's own walk of a buffer), its decode function into a
+ * GPU-independent row of one /gpu table, the /gpu/stats counter it counts
+ * in, and whether a range-profiler session pauses it.  Enabling, the
+ * finalize disable, the walk, the decode and the pauses all read the
+ * table: a new kind is a row and a decode function (docs/ADDING.md).  Every
+ * CUPTI and driver call goes through the foundation's table (gpuinstCu,
+ * src/cuda.c).
  *
  * Correlation: range push/pop and MPI calls push/pop external correlation
  * ids (CUSTOM0 = gpuinst range id, CUSTOM1 = MPI call id).  CUPTI then emits
@@ -42,23 +55,9 @@
  * no CUDA API call launched (CUPTI's own kernels, e.g. WaitNs:
  * /gpu/kernels.tool = 1).
  */
-#include "gpuinstInt.h"
-
-#if !defined(GPUINST_AMALGAMATION)
-__attribute__((visibility("hidden"))) int gpuinstGpuOn;
-#endif
+#include "activityInt.h"
 
 #if GPUINST_WITH_CUPTI
-
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic" /* an enumerator of 0x80000000 in cupti_activity.h */
-#endif
-#include <cupti.h>
-#include <cuda.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
 
 #include <dlfcn.h>
 #include <stddef.h>
@@ -222,43 +221,11 @@ typedef char gpuinstPausedBitsAreTraceBits[((unsigned)GPUINST_PAUSED_KERNEL == (
 static const struct {
     const char *name;
     unsigned bit;
-} kindNames[] = {
+} traceWords[] = {
     {"kernel", K_KERNEL}, {"memcpy", K_MEMCPY}, {"memset", K_MEMSET}, {"runtime", K_RUNTIME},
     {"driver", K_DRIVER}, {"sync", K_SYNC},     {"marker", K_MARKER}, {"memory", K_MEMORY},
     {"overhead", K_OVERHEAD},
 };
-
-/* CUPTI entry points used here. */
-typedef struct Cupti {
-    CUptiResult(CUPTIAPI *GetResultString)(CUptiResult, const char **);
-    CUptiResult(CUPTIAPI *ActivityRegisterCallbacks)(CUpti_BuffersCallbackRequestFunc,
-                                                      CUpti_BuffersCallbackCompleteFunc);
-    CUptiResult(CUPTIAPI *ActivityRegisterTimestampCallback)(CUpti_TimestampCallbackFunc);
-    CUptiResult(CUPTIAPI *ActivityEnable)(CUpti_ActivityKind);
-    CUptiResult(CUPTIAPI *ActivityDisable)(CUpti_ActivityKind);
-    CUptiResult(CUPTIAPI *ActivityFlushAll)(uint32_t);
-    CUptiResult(CUPTIAPI *ActivityGetNextRecord)(uint8_t *, size_t, CUpti_Activity **);
-    CUptiResult(CUPTIAPI *ActivityGetNumDroppedRecords)(CUcontext, uint32_t, size_t *);
-    CUptiResult(CUPTIAPI *ActivityPushExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t);
-    CUptiResult(CUPTIAPI *ActivityPopExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t *);
-    CUptiResult(CUPTIAPI *GetTimestamp)(uint64_t *);
-    CUptiResult(CUPTIAPI *GetCallbackName)(CUpti_CallbackDomain, uint32_t, const char **);
-    CUptiResult(CUPTIAPI *Subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
-    CUptiResult(CUPTIAPI *Unsubscribe)(CUpti_SubscriberHandle);
-} Cupti;
-
-typedef struct Driver {
-    CUresult(CUDAAPI *Init)(unsigned int);
-    CUresult(CUDAAPI *DeviceGetCount)(int *);
-    CUresult(CUDAAPI *DeviceGet)(CUdevice *, int);
-    CUresult(CUDAAPI *DeviceGetName)(char *, int, CUdevice);
-    CUresult(CUDAAPI *DeviceGetUuid)(CUuuid *, CUdevice);
-    CUresult(CUDAAPI *DeviceTotalMem)(size_t *, CUdevice);
-    CUresult(CUDAAPI *DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
-    CUresult(CUDAAPI *CtxGetCurrent)(CUcontext *);
-    CUresult(CUDAAPI *CtxSynchronize)(void);
-    CUresult(CUDAAPI *GetErrorName)(CUresult, const char **);
-} Driver;
 
 /* One correlation id's join data. */
 typedef struct Corr {
@@ -287,8 +254,6 @@ static struct {
     int64_t clock_offset;
     char kindsText[160];
 
-    Cupti c;
-    Driver d;
     int use_cupti_walk;           /* decode with cuptiActivityGetNextRecord */
 
     /* pool and queue (qlock) */
@@ -324,15 +289,16 @@ static struct {
     uint32_t npaused, cappaused;
     int pauseOpen;                /* index of the open pause + 1; 0: none */
     int warnedResume;
+    int warnedSwitch;
     CUpti_ActivityKind enabled[16]; /* the kinds enabled at init (set once, before tracing starts) */
     int nenabled;
     CUpti_ActivityKind off[4];    /* the kinds the open pause holds off (one profiled occurrence at a time; enLock) */
     int noff;
-} A;
+} act;
 
 /* One enable state per activity kind, for the two reasons a kind is off:
  * capture windows (src/capture.c: no window open, capClosed) and a
- * range-profiler pause (A.off).  A kind is enabled only when neither holds
+ * range-profiler pause (act.off).  A kind is enabled only when neither holds
  * it off, so a window that closes and opens again inside a pause does not
  * turn on a kind the pause holds off, and a pause that ends outside every
  * window does not turn on what the windows keep off.  enLock is held
@@ -345,46 +311,32 @@ static int capClosed;
 static int pauseHolds(CUpti_ActivityKind k)
 {
     int i;
-    for (i = 0; i < A.noff; i++)
-        if (A.off[i] == k) return 1;
+    for (i = 0; i < act.noff; i++)
+        if (act.off[i] == k) return 1;
     return 0;
 }
 
 static pthread_once_t lockOnce = PTHREAD_ONCE_INIT;
+static void kindIndexInit(void);
 static void initLocks(void)
 {
-    pthread_mutex_init(&A.qlock, NULL);
-    pthread_cond_init(&A.qcond, NULL);
-    pthread_mutex_init(&A.dlock, NULL);
+    kindIndexInit();
+    pthread_mutex_init(&act.qlock, NULL);
+    pthread_cond_init(&act.qcond, NULL);
+    pthread_mutex_init(&act.dlock, NULL);
 }
 
 static void bufsInit(void)
 {
-    if (A.bufsInit) return;
-    gpuinstBufInit(&A.kernels, sizeof(GpuKernelRec));
-    gpuinstBufInit(&A.copies, sizeof(GpuCopyRec));
-    gpuinstBufInit(&A.api, sizeof(GpuApiRec));
-    gpuinstBufInit(&A.markers, sizeof(GpuMarkerRec));
-    gpuinstBufInit(&A.sync, sizeof(GpuSyncRec));
-    gpuinstBufInit(&A.memory, sizeof(GpuMemoryRec));
-    gpuinstBufInit(&A.overhead, sizeof(GpuOverheadRec));
-    A.bufsInit = 1;
-}
-
-static const char *cuptiErr(CUptiResult rc)
-{
-    const char *s = NULL;
-    if (A.c.GetResultString == NULL || A.c.GetResultString(rc, &s) != CUPTI_SUCCESS || s == NULL)
-        return "unknown CUPTI error";
-    return s;
-}
-
-static const char *cuErr(CUresult rc)
-{
-    const char *s = NULL;
-    if (A.d.GetErrorName == NULL || A.d.GetErrorName(rc, &s) != CUDA_SUCCESS || s == NULL)
-        return "unknown CUDA error";
-    return s;
+    if (act.bufsInit) return;
+    gpuinstBufInit(&act.kernels, sizeof(GpuKernelRec));
+    gpuinstBufInit(&act.copies, sizeof(GpuCopyRec));
+    gpuinstBufInit(&act.api, sizeof(GpuApiRec));
+    gpuinstBufInit(&act.markers, sizeof(GpuMarkerRec));
+    gpuinstBufInit(&act.sync, sizeof(GpuSyncRec));
+    gpuinstBufInit(&act.memory, sizeof(GpuMemoryRec));
+    gpuinstBufInit(&act.overhead, sizeof(GpuOverheadRec));
+    act.bufsInit = 1;
 }
 
 /* ---- correlation map (dlock held) -------------------------------------------- */
@@ -392,35 +344,35 @@ static const char *cuErr(CUresult rc)
 static Corr *corrFind(uint32_t key, int create)
 {
     uint64_t i, mask;
-    if (A.corrCap == 0 || (create && (A.corrCount + 1) * 2 > A.corrCap)) {
-        uint64_t ncap = A.corrCap ? A.corrCap * 2 : 4096, k;
+    if (act.corrCap == 0 || (create && (act.corrCount + 1) * 2 > act.corrCap)) {
+        uint64_t ncap = act.corrCap ? act.corrCap * 2 : 4096, k;
         Corr *n;
         if (!create) return NULL;
         n = (Corr *)calloc((size_t)ncap, sizeof *n);
         if (n == NULL) return NULL;
-        for (k = 0; k < A.corrCap; k++) {
-            if (A.corr[k].used & 1u) {
-                uint64_t j = A.corr[k].key; /* ids are sequential: identity keeps neighbours together */
+        for (k = 0; k < act.corrCap; k++) {
+            if (act.corr[k].used & 1u) {
+                uint64_t j = act.corr[k].key; /* ids are sequential: identity keeps neighbours together */
                 for (;; j++) {
                     j &= ncap - 1;
                     if (!(n[j].used & 1u)) break;
                 }
-                n[j] = A.corr[k];
+                n[j] = act.corr[k];
             }
         }
-        free(A.corr);
-        A.corr = n;
-        A.corrCap = ncap;
+        free(act.corr);
+        act.corr = n;
+        act.corrCap = ncap;
     }
-    mask = A.corrCap - 1;
+    mask = act.corrCap - 1;
     for (i = key;; i++) {
-        Corr *c = &A.corr[i & mask];
+        Corr *c = &act.corr[i & mask];
         if (!(c->used & 1u)) {
             if (!create) return NULL;
             c->key = key;
             c->used = 1u;
             c->range_id = c->mpi_call_id = GPUINST_GPU_NO_ID;
-            A.corrCount++;
+            act.corrCount++;
             return c;
         }
         if (c->key == key) return c;
@@ -440,7 +392,7 @@ static uint32_t intern(const char *s)
 static void kernelNames(const char *mangled, uint32_t *name, uint32_t *dem)
 {
     uint64_t h = ((uint64_t)(uintptr_t)mangled * 0x9E3779B97F4A7C15ull) >> 52;
-    NameSlot *s = &A.names[h & (NAME_SLOTS - 1)];
+    NameSlot *s = &act.names[h & (NAME_SLOTS - 1)];
     char *d = NULL;
     int status = -1;
     if (mangled == NULL) {
@@ -452,19 +404,19 @@ static void kernelNames(const char *mangled, uint32_t *name, uint32_t *dem)
         *dem = s->demangled;
         return;
     }
-    if (!A.demangleTried) {
+    if (!act.demangleTried) {
         /* __cxa_demangle from the C++ runtime, if the process has one. */
         void *sym;
-        A.demangleTried = 1;
+        act.demangleTried = 1;
         sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
         if (sym == NULL) {
             void *h2 = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
             if (h2 != NULL) sym = dlsym(h2, "__cxa_demangle");
         }
-        memcpy(&A.demangle, &sym, sizeof sym);
+        memcpy(&act.demangle, &sym, sizeof sym);
     }
     *name = intern(mangled);
-    if (A.demangle != NULL && mangled[0] == '_' && mangled[1] == 'Z') d = A.demangle(mangled, NULL, NULL, &status);
+    if (act.demangle != NULL && mangled[0] == '_' && mangled[1] == 'Z') d = act.demangle(mangled, NULL, NULL, &status);
     *dem = (d != NULL && status == 0) ? intern(d) : *name;
     free(d);
     s->ptr = mangled;
@@ -474,13 +426,13 @@ static void kernelNames(const char *mangled, uint32_t *name, uint32_t *dem)
 
 static uint32_t apiName(int driver, uint32_t cbid)
 {
-    uint32_t *slot = cbid < CBID_MAX ? &A.cbidName[driver][cbid] : NULL;
+    uint32_t *slot = cbid < CBID_MAX ? &act.cbidName[driver][cbid] : NULL;
     const char *s = NULL;
     char buf[48];
     uint32_t id;
     if (slot != NULL && *slot != 0) return *slot;
-    if (A.c.GetCallbackName == NULL ||
-        A.c.GetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &s) !=
+    if (gpuinstCu.cuptiGetCallbackName == NULL ||
+        gpuinstCu.cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &s) !=
             CUPTI_SUCCESS ||
         s == NULL) {
         snprintf(buf, sizeof buf, "%s_cbid_%u", driver ? "driver" : "runtime", (unsigned)cbid);
@@ -495,15 +447,19 @@ static uint32_t apiName(int driver, uint32_t cbid)
 
 static uint64_t ts(uint64_t t)
 {
-    return t == 0 ? 0 : (uint64_t)((int64_t)t + A.clock_offset);
+    return t == 0 ? 0 : (uint64_t)((int64_t)t + act.clock_offset);
 }
-
-#define SLOT(buf, T) ((T *)gpuinstBufSlot(&A.buf))
 
 static void lostOne(void)
 {
     GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
 }
+
+/* ---- one decode function per CUPTI record type (dlock held) ---------------------------
+ * Each fills one row of its /gpu table from CUPTI's record and returns 1,
+ * or 0 when the row could not be stored (counted as lost). */
+
+#define ROW(buf, T) ((T *)gpuinstBufSlot(&act.buf))
 
 /* Profile mode (src/profile.c): a kernel launched inside a profile path
  * (its external correlation known: it is decoded before the kernel in
@@ -516,235 +472,292 @@ static int profileKernel(uint32_t correlation, const char *mangled, uint64_t sta
     if (c == NULL || c->range_id == GPUINST_GPU_NO_ID || !(c->range_id & GPUINST_PROF_CORR)) return 0;
     kernelNames(mangled, &name, &dem);
     gpuinstProfKernel(c->range_id, name, dem, end > start ? end - start : 0);
-    A.st.kernels++;
     return 1;
 }
 
-static void decodeOne(const CUpti_Activity *r)
+static int decodeKernel(const CUpti_Activity *r)
 {
-    switch (r->kind) {
-    case CUPTI_ACTIVITY_KIND_KERNEL:
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-        const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)r;
-        GpuKernelRec *o;
-        if (gpuinstG.cfg.mode == GPUINST_MODE_PROFILE && profileKernel(k->correlationId, k->name, k->start, k->end))
-            break; /* folded into /profile/kernels: no row */
-        o = SLOT(kernels, GpuKernelRec);
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->start_ns = ts(k->start);
-        o->end_ns = ts(k->end);
-        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-        o->grid_id = k->gridId;
-        kernelNames(k->name, &o->name, &o->demangled);
-        o->correlation = k->correlationId;
-        o->device = k->deviceId;
-        o->context = k->contextId;
-        o->stream = k->streamId;
-        o->grid_x = k->gridX; o->grid_y = k->gridY; o->grid_z = k->gridZ;
-        o->block_x = k->blockX; o->block_y = k->blockY; o->block_z = k->blockZ;
-        o->static_smem = k->staticSharedMemory;
-        o->dynamic_smem = k->dynamicSharedMemory;
-        o->registers = k->registersPerThread;
-        o->graph_id = k->graphId;
-        gpuinstBufCommit(&A.kernels);
-        A.st.kernels++;
-        break;
+    const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)r;
+    GpuKernelRec *o;
+    if (gpuinstG.cfg.mode == GPUINST_MODE_PROFILE && profileKernel(k->correlationId, k->name, k->start, k->end))
+        return 1; /* folded into /profile/kernels: no row (counted in /gpu/stats kernels) */
+    o = ROW(kernels, GpuKernelRec);
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->start_ns = ts(k->start);
+    o->end_ns = ts(k->end);
+    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+    o->grid_id = k->gridId;
+    kernelNames(k->name, &o->name, &o->demangled);
+    o->correlation = k->correlationId;
+    o->device = k->deviceId;
+    o->context = k->contextId;
+    o->stream = k->streamId;
+    o->grid_x = k->gridX; o->grid_y = k->gridY; o->grid_z = k->gridZ;
+    o->block_x = k->blockX; o->block_y = k->blockY; o->block_z = k->blockZ;
+    o->static_smem = k->staticSharedMemory;
+    o->dynamic_smem = k->dynamicSharedMemory;
+    o->registers = k->registersPerThread;
+    o->graph_id = k->graphId;
+    gpuinstBufCommit(&act.kernels);
+    return 1;
+}
+
+/* The members every /gpu/copies row takes from its CUPTI record (m: a
+ * CUpti_ActivityMemcpy6, MemcpyPtoP4 or Memset4, which name them alike). */
+#define COPY_ROW(o, m, op_)                                   \
+    do {                                                      \
+        memset(o, 0, sizeof *o);                              \
+        o->start_ns = ts(m->start);                           \
+        o->end_ns = ts(m->end);                               \
+        o->bytes = m->bytes;                                  \
+        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;     \
+        o->correlation = m->correlationId;                    \
+        o->device = m->deviceId;                              \
+        o->context = m->contextId;                            \
+        o->stream = m->streamId;                              \
+        o->op = (op_);                                        \
+    } while (0)
+
+static int decodeMemcpy(const CUpti_Activity *r)
+{
+    const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)r;
+    GpuCopyRec *o = ROW(copies, GpuCopyRec);
+    if (o == NULL) return 0;
+    COPY_ROW(o, m, GPU_OP_MEMCPY);
+    o->src_device = o->dst_device = m->deviceId;
+    o->copy_kind = m->copyKind;
+    o->src_kind = m->srcKind;
+    o->dst_kind = m->dstKind;
+    gpuinstBufCommit(&act.copies);
+    return 1;
+}
+
+static int decodePeerCopy(const CUpti_Activity *r)
+{
+    const CUpti_ActivityMemcpyPtoP4 *m = (const CUpti_ActivityMemcpyPtoP4 *)(const void *)r;
+    GpuCopyRec *o = ROW(copies, GpuCopyRec);
+    if (o == NULL) return 0;
+    COPY_ROW(o, m, GPU_OP_MEMCPY_PEER);
+    o->src_device = m->srcDeviceId;
+    o->dst_device = m->dstDeviceId;
+    o->copy_kind = m->copyKind;
+    o->src_kind = m->srcKind;
+    o->dst_kind = m->dstKind;
+    gpuinstBufCommit(&act.copies);
+    return 1;
+}
+
+static int decodeMemset(const CUpti_Activity *r)
+{
+    const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)r;
+    GpuCopyRec *o = ROW(copies, GpuCopyRec);
+    if (o == NULL) return 0;
+    COPY_ROW(o, m, GPU_OP_MEMSET);
+    o->src_device = o->dst_device = m->deviceId;
+    o->value = m->value;
+    o->dst_kind = (uint8_t)m->memoryKind;
+    gpuinstBufCommit(&act.copies);
+    return 1;
+}
+
+static int decodeApi(const CUpti_Activity *r)
+{
+    const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)(const void *)r;
+    int driver = r->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+    GpuApiRec *o = ROW(api, GpuApiRec);
+    Corr *c = corrFind(a->correlationId, 1);
+    if (c != NULL) {
+        c->used |= 2u;
+        c->api_tid = a->threadId;
     }
-    case CUPTI_ACTIVITY_KIND_MEMCPY: {
-        const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)r;
-        GpuCopyRec *o = SLOT(copies, GpuCopyRec);
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->start_ns = ts(m->start);
-        o->end_ns = ts(m->end);
-        o->bytes = m->bytes;
-        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-        o->correlation = m->correlationId;
-        o->device = o->src_device = o->dst_device = m->deviceId;
-        o->context = m->contextId;
-        o->stream = m->streamId;
-        o->op = GPU_OP_MEMCPY;
-        o->copy_kind = m->copyKind;
-        o->src_kind = m->srcKind;
-        o->dst_kind = m->dstKind;
-        gpuinstBufCommit(&A.copies);
-        A.st.copies++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-        const CUpti_ActivityMemcpyPtoP4 *m = (const CUpti_ActivityMemcpyPtoP4 *)(const void *)r;
-        GpuCopyRec *o = SLOT(copies, GpuCopyRec);
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->start_ns = ts(m->start);
-        o->end_ns = ts(m->end);
-        o->bytes = m->bytes;
-        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-        o->correlation = m->correlationId;
-        o->device = m->deviceId;
-        o->src_device = m->srcDeviceId;
-        o->dst_device = m->dstDeviceId;
-        o->context = m->contextId;
-        o->stream = m->streamId;
-        o->op = GPU_OP_MEMCPY_PEER;
-        o->copy_kind = m->copyKind;
-        o->src_kind = m->srcKind;
-        o->dst_kind = m->dstKind;
-        gpuinstBufCommit(&A.copies);
-        A.st.copies++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMSET: {
-        const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)r;
-        GpuCopyRec *o = SLOT(copies, GpuCopyRec);
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->start_ns = ts(m->start);
-        o->end_ns = ts(m->end);
-        o->bytes = m->bytes;
-        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-        o->correlation = m->correlationId;
-        o->device = o->src_device = o->dst_device = m->deviceId;
-        o->context = m->contextId;
-        o->stream = m->streamId;
-        o->value = m->value;
-        o->op = GPU_OP_MEMSET;
-        o->dst_kind = (uint8_t)m->memoryKind;
-        gpuinstBufCommit(&A.copies);
-        A.st.copies++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER: {
-        const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)(const void *)r;
-        int driver = r->kind == CUPTI_ACTIVITY_KIND_DRIVER;
-        GpuApiRec *o = SLOT(api, GpuApiRec);
-        Corr *c = corrFind(a->correlationId, 1);
-        if (c != NULL) {
-            c->used |= 2u;
-            c->api_tid = a->threadId;
-        }
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->start_ns = ts(a->start);
-        o->end_ns = ts(a->end);
-        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-        o->correlation = a->correlationId;
-        o->cbid = (uint32_t)a->cbid;
-        o->name = apiName(driver, (uint32_t)a->cbid);
-        o->api_tid = a->threadId;
-        o->return_value = a->returnValue;
-        o->domain = (uint8_t)(driver ? 2 : 1);
-        gpuinstBufCommit(&A.api);
-        A.st.api++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
-        const CUpti_ActivityExternalCorrelation *e =
-            (const CUpti_ActivityExternalCorrelation *)(const void *)r;
-        Corr *c = corrFind(e->correlationId, 1);
-        if (c == NULL) { lostOne(); break; }
-        if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) c->range_id = e->externalId;
-        else if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1) c->mpi_call_id = e->externalId;
-        A.st.ext_corr++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_MARKER: {
-        const CUpti_ActivityMarker2 *m = (const CUpti_ActivityMarker2 *)(const void *)r;
-        GpuMarkerRec *o = SLOT(markers, GpuMarkerRec);
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->time_ns = ts(m->timestamp);
-        o->id = m->id;
-        o->flags = (uint32_t)m->flags;
-        o->name = intern(m->name);
-        o->domain = intern(m->domain);
-        o->tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m->objectId.pt.threadId : 0;
-        gpuinstBufCommit(&A.markers);
-        A.st.markers++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-        const CUpti_ActivitySynchronization2 *s = (const CUpti_ActivitySynchronization2 *)(const void *)r;
-        GpuSyncRec *o = SLOT(sync, GpuSyncRec);
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->start_ns = ts(s->start);
-        o->end_ns = ts(s->end);
-        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-        o->correlation = s->correlationId;
-        o->type = (uint32_t)s->type;
-        o->context = s->contextId;
-        o->stream = s->streamId;
-        gpuinstBufCommit(&A.sync);
-        A.st.sync++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMORY2: {
-        const CUpti_ActivityMemory4 *m = (const CUpti_ActivityMemory4 *)(const void *)r;
-        GpuMemoryRec *o = SLOT(memory, GpuMemoryRec);
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->time_ns = ts(m->timestamp);
-        o->address = m->address;
-        o->bytes = m->bytes;
-        o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
-        o->correlation = m->correlationId;
-        o->operation = (uint32_t)m->memoryOperationType;
-        o->memory_kind = (uint32_t)m->memoryKind;
-        o->device = m->deviceId;
-        o->context = m->contextId;
-        o->stream = m->streamId;
-        gpuinstBufCommit(&A.memory);
-        A.st.memory++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
-        const CUpti_ActivityOverhead3 *v = (const CUpti_ActivityOverhead3 *)(const void *)r;
-        GpuOverheadRec *o = SLOT(overhead, GpuOverheadRec);
-        if (o == NULL) { lostOne(); break; }
-        memset(o, 0, sizeof *o);
-        o->start_ns = ts(v->start);
-        o->end_ns = ts(v->end);
-        o->overhead_kind = (uint32_t)v->overheadKind;
-        o->object_kind = (uint32_t)v->objectKind;
-        o->object_id = v->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? v->objectId.pt.threadId
-                                                                     : v->objectId.dcs.deviceId;
-        o->correlation = v->correlationId;
-        gpuinstBufCommit(&A.overhead);
-        A.st.overhead++;
-        break;
-    }
-    default:
-        A.st.unknown++;
-        break;
-    }
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->start_ns = ts(a->start);
+    o->end_ns = ts(a->end);
+    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+    o->correlation = a->correlationId;
+    o->cbid = (uint32_t)a->cbid;
+    o->name = apiName(driver, (uint32_t)a->cbid);
+    o->api_tid = a->threadId;
+    o->return_value = a->returnValue;
+    o->domain = (uint8_t)(driver ? 2 : 1);
+    gpuinstBufCommit(&act.api);
+    return 1;
+}
+
+/* No row: the ids join the API call's correlation id (resolve). */
+static int decodeExtCorr(const CUpti_Activity *r)
+{
+    const CUpti_ActivityExternalCorrelation *e = (const CUpti_ActivityExternalCorrelation *)(const void *)r;
+    Corr *c = corrFind(e->correlationId, 1);
+    if (c == NULL) return 0;
+    if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) c->range_id = e->externalId;
+    else if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1) c->mpi_call_id = e->externalId;
+    return 1;
+}
+
+static int decodeMarker(const CUpti_Activity *r)
+{
+    const CUpti_ActivityMarker2 *m = (const CUpti_ActivityMarker2 *)(const void *)r;
+    GpuMarkerRec *o = ROW(markers, GpuMarkerRec);
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->time_ns = ts(m->timestamp);
+    o->id = m->id;
+    o->flags = (uint32_t)m->flags;
+    o->name = intern(m->name);
+    o->domain = intern(m->domain);
+    o->tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m->objectId.pt.threadId : 0;
+    gpuinstBufCommit(&act.markers);
+    return 1;
+}
+
+static int decodeSync(const CUpti_Activity *r)
+{
+    const CUpti_ActivitySynchronization2 *y = (const CUpti_ActivitySynchronization2 *)(const void *)r;
+    GpuSyncRec *o = ROW(sync, GpuSyncRec);
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->start_ns = ts(y->start);
+    o->end_ns = ts(y->end);
+    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+    o->correlation = y->correlationId;
+    o->type = (uint32_t)y->type;
+    o->context = y->contextId;
+    o->stream = y->streamId;
+    gpuinstBufCommit(&act.sync);
+    return 1;
+}
+
+static int decodeMemory(const CUpti_Activity *r)
+{
+    const CUpti_ActivityMemory4 *m = (const CUpti_ActivityMemory4 *)(const void *)r;
+    GpuMemoryRec *o = ROW(memory, GpuMemoryRec);
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->time_ns = ts(m->timestamp);
+    o->address = m->address;
+    o->bytes = m->bytes;
+    o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
+    o->correlation = m->correlationId;
+    o->operation = (uint32_t)m->memoryOperationType;
+    o->memory_kind = (uint32_t)m->memoryKind;
+    o->device = m->deviceId;
+    o->context = m->contextId;
+    o->stream = m->streamId;
+    gpuinstBufCommit(&act.memory);
+    return 1;
+}
+
+static int decodeOverhead(const CUpti_Activity *r)
+{
+    const CUpti_ActivityOverhead3 *v = (const CUpti_ActivityOverhead3 *)(const void *)r;
+    GpuOverheadRec *o = ROW(overhead, GpuOverheadRec);
+    if (o == NULL) return 0;
+    memset(o, 0, sizeof *o);
+    o->start_ns = ts(v->start);
+    o->end_ns = ts(v->end);
+    o->overhead_kind = (uint32_t)v->overheadKind;
+    o->object_kind = (uint32_t)v->objectKind;
+    o->object_id = v->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? v->objectId.pt.threadId : v->objectId.dcs.deviceId;
+    o->correlation = v->correlationId;
+    gpuinstBufCommit(&act.overhead);
+    return 1;
+}
+
+#undef ROW
+#undef COPY_ROW
+
+/* ---- the kinds table --------------------------------------------------------------------- */
+
+#define STAT(m) offsetof(gpuinstActivityStats, m)
+#define NOSTAT ((size_t)-1)
+typedef struct KindRow {
+    CUpti_ActivityKind kind;
+    const char *name;              /* CUPTI_ACTIVITY_KIND_<name> (messages) */
+    unsigned word;                 /* the GPUINST_TRACE word (K_*) that enables it; K_ANY: always; 0: never
+                                      enabled, decoded when a buffer holds one */
+    int required;                  /* tracing is off when it cannot be enabled */
+    size_t size;                   /* CUPTI's record (gpuinst's own walk of a buffer) */
+    int (*decode)(const CUpti_Activity *r); /* NULL: known, skipped */
+    size_t stat;                   /* its gpuinstActivityStats counter (NOSTAT: none) */
+    unsigned pause;                /* GPUINST_PAUSED_* when it instruments device code (a range-profiler
+                                      session pauses it), else 0 */
+} KindRow;
+#define K_ANY (~0u)
+
+/* In the order they are enabled (external correlation last: it must be on
+ * before the first API record it correlates, CUPTI accepts either order). */
+static const KindRow kindRows[] = {
+    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", K_KERNEL, 1, sizeof(CUpti_ActivityKernel10),
+     decodeKernel, STAT(kernels), GPUINST_PAUSED_KERNEL},
+    {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", K_MEMCPY, 1, sizeof(CUpti_ActivityMemcpy6), decodeMemcpy, STAT(copies),
+     GPUINST_PAUSED_MEMCPY},
+    {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", K_MEMCPY, 0, sizeof(CUpti_ActivityMemcpyPtoP4), decodePeerCopy,
+     STAT(copies), GPUINST_PAUSED_MEMCPY},
+    {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", K_MEMSET, 1, sizeof(CUpti_ActivityMemset4), decodeMemset, STAT(copies),
+     GPUINST_PAUSED_MEMSET},
+    {CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", K_RUNTIME, 1, sizeof(CUpti_ActivityAPI), decodeApi, STAT(api), 0},
+    {CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", K_DRIVER, 1, sizeof(CUpti_ActivityAPI), decodeApi, STAT(api), 0},
+    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", K_SYNC, 0, sizeof(CUpti_ActivitySynchronization2),
+     decodeSync, STAT(sync), 0},
+    {CUPTI_ACTIVITY_KIND_MARKER, "MARKER", K_MARKER, 0, sizeof(CUpti_ActivityMarker2), decodeMarker, STAT(markers), 0},
+    {CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2", K_MEMORY, 0, sizeof(CUpti_ActivityMemory4), decodeMemory, STAT(memory),
+     0},
+    {CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD", K_OVERHEAD, 0, sizeof(CUpti_ActivityOverhead3), decodeOverhead,
+     STAT(overhead), 0},
+    {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION", K_ANY, 1,
+     sizeof(CUpti_ActivityExternalCorrelation), decodeExtCorr, STAT(ext_corr), 0},
+    /* never enabled by gpuinst; decoded or skipped when they appear */
+    {CUPTI_ACTIVITY_KIND_KERNEL, "KERNEL", 0, 0, sizeof(CUpti_ActivityKernel10), decodeKernel, STAT(kernels), 0},
+    {CUPTI_ACTIVITY_KIND_MARKER_DATA, "MARKER_DATA", 0, 0, sizeof(CUpti_ActivityMarkerData2), NULL, NOSTAT, 0},
+    {CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE", 0, 0, sizeof(CUpti_ActivityDevice5), NULL, NOSTAT, 0},
+    {CUPTI_ACTIVITY_KIND_CONTEXT, "CONTEXT", 0, 0, sizeof(CUpti_ActivityContext3), NULL, NOSTAT, 0},
+    {CUPTI_ACTIVITY_KIND_NAME, "NAME", 0, 0, sizeof(CUpti_ActivityName), NULL, NOSTAT, 0},
+};
+#define NKINDS (sizeof kindRows / sizeof kindRows[0])
+#undef STAT
+
+/* The row of a kind (NULL: unknown).  kindIndex is filled once
+ * (initLocks); CUPTI's kinds are small numbers. */
+#define KIND_INDEX_MAX 256
+static const KindRow *kindIndex[KIND_INDEX_MAX];
+
+static const KindRow *kindRow(uint32_t kind)
+{
+    return kind < KIND_INDEX_MAX ? kindIndex[kind] : NULL;
+}
+
+static void kindIndexInit(void)
+{
+    size_t i;
+    for (i = 0; i < NKINDS; i++)
+        if ((unsigned)kindRows[i].kind < KIND_INDEX_MAX) kindIndex[kindRows[i].kind] = &kindRows[i];
 }
 
 /* Size of a record of `kind` in a buffer, for gpuinst's own walk (0:
  * unknown, the walk stops).  Kinds listed but not decoded are skipped. */
 static size_t kindSize(uint32_t kind)
 {
-    switch (kind) {
-    case CUPTI_ACTIVITY_KIND_KERNEL:
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
-    case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
-    case CUPTI_ACTIVITY_KIND_MEMCPY2: return sizeof(CUpti_ActivityMemcpyPtoP4);
-    case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
-    case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
-    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return sizeof(CUpti_ActivityExternalCorrelation);
-    case CUPTI_ACTIVITY_KIND_MARKER: return sizeof(CUpti_ActivityMarker2);
-    case CUPTI_ACTIVITY_KIND_MARKER_DATA: return sizeof(CUpti_ActivityMarkerData2);
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
-    case CUPTI_ACTIVITY_KIND_MEMORY2: return sizeof(CUpti_ActivityMemory4);
-    case CUPTI_ACTIVITY_KIND_OVERHEAD: return sizeof(CUpti_ActivityOverhead3);
-    case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice5);
-    case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
-    case CUPTI_ACTIVITY_KIND_NAME: return sizeof(CUpti_ActivityName);
-    default: return 0;
+    const KindRow *k;
+    pthread_once(&lockOnce, initLocks); /* kindIndex */
+    k = kindRow(kind);
+    return k != NULL ? k->size : 0;
+}
+
+static void decodeOne(const CUpti_Activity *r)
+{
+    const KindRow *k = kindRow((uint32_t)r->kind);
+    if (k == NULL || k->decode == NULL) { /* a kind gpuinst does not decode (skipped, counted) */
+        act.st.unknown++;
+        return;
     }
+    if (!k->decode(r)) {
+        lostOne();
+        return;
+    }
+    if (k->stat != NOSTAT) (*(uint64_t *)(void *)((char *)&act.st + k->stat))++;
 }
 
 GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
@@ -752,15 +765,15 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
     uint64_t t0 = gpuinstClockNs();
     int rc = GPUINST_SUCCESS;
     pthread_once(&lockOnce, initLocks);
-    pthread_mutex_lock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
     bufsInit();
-    if (A.use_cupti_walk && A.c.ActivityGetNextRecord != NULL) {
+    if (act.use_cupti_walk && gpuinstCu.cuptiActivityGetNextRecord != NULL) {
         CUpti_Activity *r = NULL;
         CUptiResult st;
-        while ((st = A.c.ActivityGetNextRecord((uint8_t *)(uintptr_t)buf, valid, &r)) == CUPTI_SUCCESS)
+        while ((st = gpuinstCu.cuptiActivityGetNextRecord((uint8_t *)(uintptr_t)buf, valid, &r)) == CUPTI_SUCCESS)
             decodeOne(r);
         if (st != CUPTI_ERROR_MAX_LIMIT_REACHED) {
-            A.st.unknown++;
+            act.st.unknown++;
             rc = GPUINST_ERROR_INVALID_ARGUMENT;
         }
     } else {
@@ -771,7 +784,7 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
             memcpy(&kind, buf + off, sizeof kind);
             n = kindSize(kind);
             if (n == 0 || off + n > valid) {
-                A.st.unknown++; /* cannot know its size: the rest of this buffer is skipped */
+                act.st.unknown++; /* cannot know its size: the rest of this buffer is skipped */
                 rc = GPUINST_ERROR_INVALID_ARGUMENT;
                 break;
             }
@@ -787,9 +800,9 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
             off += (n + 7u) & ~(size_t)7u;
         }
     }
-    A.st.buffers++;
-    A.decode_ns += gpuinstClockNs() - t0;
-    pthread_mutex_unlock(&A.dlock);
+    act.st.buffers++;
+    act.decode_ns += gpuinstClockNs() - t0;
+    pthread_mutex_unlock(&act.dlock);
     return rc;
 }
 
@@ -797,7 +810,7 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
 #define FILL(buf, T)                                                              \
     do {                                                                          \
         gpuinstChunk *ch_;                                                        \
-        for (ch_ = A.buf.head; ch_ != NULL; ch_ = ch_->next) {                    \
+        for (ch_ = act.buf.head; ch_ != NULL; ch_ = ch_->next) {                    \
             T *row_ = (T *)(void *)GPUINST_CHUNK_DATA(ch_);                       \
             uint32_t i_;                                                          \
             for (i_ = 0; i_ < ch_->count; i_++) {                                 \
@@ -807,7 +820,7 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
                     row_[i_].mpi_call_id = c_->mpi_call_id;                       \
                     if (c_->used & 2u) row_[i_].api_tid = c_->api_tid;            \
                 }                                                                 \
-                if (counted && (c_ == NULL || !(c_->used & 2u))) A.st.unresolved++; \
+                if (counted && (c_ == NULL || !(c_->used & 2u))) act.st.unresolved++; \
             }                                                                     \
         }                                                                         \
     } while (0)
@@ -819,15 +832,15 @@ GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
 
 static int pausedAt(uint64_t t)
 {
-    uint32_t lo = 0, hi = A.npaused;
+    uint32_t lo = 0, hi = act.npaused;
     while (lo < hi) { /* first pause starting after t */
         uint32_t mid = lo + (hi - lo) / 2;
-        if (A.paused[mid].start_ns <= t) lo = mid + 1;
+        if (act.paused[mid].start_ns <= t) lo = mid + 1;
         else hi = mid;
     }
     if (lo == 0) return -1;
     lo--;
-    return (A.paused[lo].end_ns == 0 || t <= A.paused[lo].end_ns) ? (int)lo : -1;
+    return (act.paused[lo].end_ns == 0 || t <= act.paused[lo].end_ns) ? (int)lo : -1;
 }
 
 static int inList(const uint32_t *l, size_t n, uint32_t cbid)
@@ -956,42 +969,42 @@ static void resolvePaused(int apiTraced)
     Untraced *l = NULL;
     size_t nl = 0, cap = 0, i, outer = 0;
     uint32_t k;
-    for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+    for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
         GpuKernelRec *r = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
         for (k = 0; k < ch->count; k++) {
             Corr *c = corrFind(r[k].correlation, 0);
             if (c != NULL) c->used |= 4u; /* has a kernel record */
         }
     }
-    for (ch = A.copies.head; ch != NULL; ch = ch->next) {
+    for (ch = act.copies.head; ch != NULL; ch = ch->next) {
         GpuCopyRec *r = (GpuCopyRec *)(void *)GPUINST_CHUNK_DATA(ch);
         for (k = 0; k < ch->count; k++) {
             Corr *c = corrFind(r[k].correlation, 0);
             if (c != NULL) c->used |= 8u; /* has a copy or set record */
         }
     }
-    for (k = 0; k < A.npaused; k++) {
-        A.paused[k].tool_kernels = 0;
-        A.paused[k].launches = !(A.pausedKinds[k] & GPUINST_PAUSED_KERNEL) ? 0 : apiTraced ? 0 : -1;
-        A.paused[k].copies = !(A.pausedKinds[k] & (GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET)) ? 0
+    for (k = 0; k < act.npaused; k++) {
+        act.paused[k].tool_kernels = 0;
+        act.paused[k].launches = !(act.pausedKinds[k] & GPUINST_PAUSED_KERNEL) ? 0 : apiTraced ? 0 : -1;
+        act.paused[k].copies = !(act.pausedKinds[k] & (GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET)) ? 0
                              : apiTraced ? 0 : -1;
     }
-    for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+    for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
         GpuKernelRec *r = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
         for (k = 0; k < ch->count; k++) {
-            int w = A.npaused ? pausedAt(r[k].start_ns) : -1;
+            int w = act.npaused ? pausedAt(r[k].start_ns) : -1;
             Corr *c;
             r[k].tool = 0;
             if (w < 0) continue;
             c = corrFind(r[k].correlation, 0);
             if (!apiTraced || c == NULL || !(c->used & 2u)) {
                 r[k].tool = 1;
-                A.paused[w].tool_kernels++;
+                act.paused[w].tool_kernels++;
             }
         }
     }
-    if (!apiTraced || A.npaused == 0) return;
-    for (ch = A.api.head; ch != NULL; ch = ch->next) {
+    if (!apiTraced || act.npaused == 0) return;
+    for (ch = act.api.head; ch != NULL; ch = ch->next) {
         const GpuApiRec *r = (const GpuApiRec *)(const void *)GPUINST_CHUNK_DATA(ch);
         for (k = 0; k < ch->count; k++) {
             int w = pausedAt(r[k].start_ns), driver = r[k].domain == 2, copy;
@@ -1006,7 +1019,7 @@ static void resolvePaused(int apiTraced)
                 size_t nc = cap ? cap * 2 : 256;
                 Untraced *nn = (Untraced *)realloc(l, nc * sizeof *nn);
                 if (nn == NULL) { /* counts stay unknown rather than wrong */
-                    for (w = 0; w < (int)A.npaused; w++) A.paused[w].launches = A.paused[w].copies = -1;
+                    for (w = 0; w < (int)act.npaused; w++) act.paused[w].launches = act.paused[w].copies = -1;
                     free(l);
                     return;
                 }
@@ -1024,7 +1037,7 @@ static void resolvePaused(int apiTraced)
     }
     if (nl > 1) qsort(l, nl, sizeof *l, untracedCmp);
     for (i = 0; i < nl; i++) {
-        GpuPausedRec *p = &A.paused[l[i].pause];
+        GpuPausedRec *p = &act.paused[l[i].pause];
         /* a call made inside another one of the same thread (the driver's
          * cuLaunchKernel inside cudaLaunchKernel, cuMemcpyAsync inside
          * cudaMemcpyAsync, a runtime entry point inside another) is the
@@ -1033,9 +1046,9 @@ static void resolvePaused(int apiTraced)
             l[outer].start <= l[i].start && l[outer].end >= l[i].end)
             continue;
         outer = i;
-        if (l[i].copy && (A.pausedKinds[l[i].pause] & (GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET)))
+        if (l[i].copy && (act.pausedKinds[l[i].pause] & (GPUINST_PAUSED_MEMCPY | GPUINST_PAUSED_MEMSET)))
             p->copies++;
-        else if (!l[i].copy && (A.pausedKinds[l[i].pause] & GPUINST_PAUSED_KERNEL))
+        else if (!l[i].copy && (act.pausedKinds[l[i].pause] & GPUINST_PAUSED_KERNEL))
             p->launches++;
     }
     free(l);
@@ -1052,22 +1065,22 @@ GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns
     pthread_once(&lockOnce, initLocks);
     kindsText(kinds, text, sizeof text);
     kid = gpuinstStringIntern(text, strlen(text)); /* before dlock: interning takes its own lock */
-    pthread_mutex_lock(&A.dlock);
-    if (A.npaused == A.cappaused) {
-        uint32_t nc = A.cappaused ? A.cappaused * 2 : 16;
-        GpuPausedRec *n = (GpuPausedRec *)realloc(A.paused, nc * sizeof *n);
-        uint32_t *nk = n != NULL ? (uint32_t *)realloc(A.pausedKinds, nc * sizeof *nk) : NULL;
-        if (n != NULL) A.paused = n;
+    pthread_mutex_lock(&act.dlock);
+    if (act.npaused == act.cappaused) {
+        uint32_t nc = act.cappaused ? act.cappaused * 2 : 16;
+        GpuPausedRec *n = (GpuPausedRec *)realloc(act.paused, nc * sizeof *n);
+        uint32_t *nk = n != NULL ? (uint32_t *)realloc(act.pausedKinds, nc * sizeof *nk) : NULL;
+        if (n != NULL) act.paused = n;
         if (nk == NULL) {
-            pthread_mutex_unlock(&A.dlock);
+            pthread_mutex_unlock(&act.dlock);
             lostOne();
             return;
         }
-        A.pausedKinds = nk;
-        A.cappaused = nc;
+        act.pausedKinds = nk;
+        act.cappaused = nc;
     }
-    A.pausedKinds[A.npaused] = kinds;
-    r = &A.paused[A.npaused++];
+    act.pausedKinds[act.npaused] = kinds;
+    r = &act.paused[act.npaused++];
     memset(r, 0, sizeof *r);
     r->start_ns = start_ns;
     r->end_ns = end_ns;
@@ -1076,26 +1089,26 @@ GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns
     r->kinds = kid;
     r->launches = r->copies = -1;
     r->resumed = end_ns != 0;
-    if (end_ns == 0) A.pauseOpen = (int)A.npaused;
-    pthread_mutex_unlock(&A.dlock);
+    if (end_ns == 0) act.pauseOpen = (int)act.npaused;
+    pthread_mutex_unlock(&act.dlock);
 }
 
 GPUINST_PRIVATE void gpuinstActivityResolve(void)
 {
     int counted;
     pthread_once(&lockOnce, initLocks);
-    pthread_mutex_lock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
     bufsInit();
-    A.st.unresolved = 0;
+    act.st.unresolved = 0;
     /* Only GPU work needs its API record; count misses only when API
      * records were collected at all. */
-    counted = (A.kinds & (K_RUNTIME | K_DRIVER)) != 0 || A.st.api > 0;
+    counted = (act.kinds & (K_RUNTIME | K_DRIVER)) != 0 || act.st.api > 0;
     FILL(kernels, GpuKernelRec);
     if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) { /* kernels of profile paths kept as rows: folded once */
         static uint64_t folded; /* rows looked at by an earlier resolve */
         gpuinstChunk *ch;
         uint64_t n = 0;
-        for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+        for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
             GpuKernelRec *row = (GpuKernelRec *)(void *)GPUINST_CHUNK_DATA(ch);
             uint32_t i;
             for (i = 0; i < ch->count; i++, n++)
@@ -1111,16 +1124,16 @@ GPUINST_PRIVATE void gpuinstActivityResolve(void)
     FILL(api, GpuApiRec);
     FILL(sync, GpuSyncRec);
     FILL(memory, GpuMemoryRec);
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_unlock(&act.dlock);
 }
 
 GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s)
 {
     pthread_once(&lockOnce, initLocks);
-    pthread_mutex_lock(&A.dlock);
-    *s = A.st;
-    s->no_buffer = GPUINST_LOAD_RLX(&A.st.no_buffer);
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
+    *s = act.st;
+    s->no_buffer = GPUINST_LOAD_RLX(&act.st.no_buffer);
+    pthread_mutex_unlock(&act.dlock);
 }
 
 /* ---- CUPTI buffer callbacks (keep them short) ------------------------------------------ */
@@ -1128,12 +1141,12 @@ GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s)
 static void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size, size_t *maxNumRecords)
 {
     uint8_t *b = NULL;
-    pthread_mutex_lock(&A.qlock);
-    if (A.nfree > 0) b = A.freeList[--A.nfree];
-    pthread_mutex_unlock(&A.qlock);
-    if (b == NULL) GPUINST_ADD_RLX(&A.st.no_buffer, 1);
+    pthread_mutex_lock(&act.qlock);
+    if (act.nfree > 0) b = act.freeList[--act.nfree];
+    pthread_mutex_unlock(&act.qlock);
+    if (b == NULL) GPUINST_ADD_RLX(&act.st.no_buffer, 1);
     *buffer = b;
-    *size = b != NULL ? A.bufsize : 0;
+    *size = b != NULL ? act.bufsize : 0;
     *maxNumRecords = 0;
 }
 
@@ -1142,27 +1155,27 @@ static void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t *
 {
     (void)size;
     if (buffer == NULL) return;
-    pthread_mutex_lock(&A.qlock);
-    if (A.closed) {
+    pthread_mutex_lock(&act.qlock);
+    if (act.closed) {
         /* after finalize: nobody decodes any more; give the buffer back */
-        A.freeList[A.nfree++] = buffer;
-        A.late_buffers++;
+        act.freeList[act.nfree++] = buffer;
+        act.late_buffers++;
     } else {
-        Pending *p = &A.queue[A.nqueue++]; /* queue holds nbuffers entries: never overflows */
+        Pending *p = &act.queue[act.nqueue++]; /* queue holds nbuffers entries: never overflows */
         p->buf = buffer;
         p->valid = validSize;
         p->ctx = ctx;
         p->stream = streamId;
-        pthread_cond_signal(&A.qcond);
+        pthread_cond_signal(&act.qcond);
     }
-    pthread_mutex_unlock(&A.qlock);
+    pthread_mutex_unlock(&act.qlock);
 }
 
 static void addDropped(CUcontext ctx, uint32_t stream)
 {
     size_t d = 0;
-    if (A.c.ActivityGetNumDroppedRecords != NULL && A.c.ActivityGetNumDroppedRecords(ctx, stream, &d) == CUPTI_SUCCESS)
-        GPUINST_ADD_RLX(&A.st.dropped, (uint64_t)d);
+    if (gpuinstCu.cuptiActivityGetNumDroppedRecords != NULL && gpuinstCu.cuptiActivityGetNumDroppedRecords(ctx, stream, &d) == CUPTI_SUCCESS)
+        GPUINST_ADD_RLX(&act.st.dropped, (uint64_t)d);
 }
 
 /* The decode thread: drains the queue, decodes, recycles buffers. */
@@ -1170,23 +1183,23 @@ static void *decodeThread(void *arg)
 {
     Pending local[64];
     (void)arg;
-    pthread_mutex_lock(&A.qlock);
+    pthread_mutex_lock(&act.qlock);
     for (;;) {
         uint32_t n, i;
-        while (A.nqueue == 0 && !A.stop) pthread_cond_wait(&A.qcond, &A.qlock);
-        if (A.nqueue == 0 && A.stop) break;
-        n = A.nqueue < 64 ? A.nqueue : 64;
-        memcpy(local, A.queue + (A.nqueue - n), n * sizeof *local);
-        A.nqueue -= n;
-        pthread_mutex_unlock(&A.qlock);
+        while (act.nqueue == 0 && !act.stop) pthread_cond_wait(&act.qcond, &act.qlock);
+        if (act.nqueue == 0 && act.stop) break;
+        n = act.nqueue < 64 ? act.nqueue : 64;
+        memcpy(local, act.queue + (act.nqueue - n), n * sizeof *local);
+        act.nqueue -= n;
+        pthread_mutex_unlock(&act.qlock);
         for (i = 0; i < n; i++) {
             gpuinstActivityDecode(local[i].buf, local[i].valid);
             addDropped(local[i].ctx, local[i].stream);
         }
-        pthread_mutex_lock(&A.qlock);
-        for (i = 0; i < n; i++) A.freeList[A.nfree++] = local[i].buf;
+        pthread_mutex_lock(&act.qlock);
+        for (i = 0; i < n; i++) act.freeList[act.nfree++] = local[i].buf;
     }
-    pthread_mutex_unlock(&A.qlock);
+    pthread_mutex_unlock(&act.qlock);
     return NULL;
 }
 
@@ -1194,59 +1207,46 @@ static void *decodeThread(void *arg)
 
 static void corrFailed(CUptiResult rc)
 {
-    gpuinstWarnOnce(&A.warnedPush, "CUPTI external correlation push/pop failed (%s): some GPU records "
+    gpuinstWarnOnce(&act.warnedPush, "CUPTI external correlation push/pop failed (%s): some GPU records "
                                    "will lack their range or MPI call",
-                    cuptiErr(rc));
+                    gpuinstCuptiResultString((int)rc));
 }
 
-GPUINST_PRIVATE void gpuinstGpuRangePushSlow(uint64_t range_id)
+static void hookRangePush(uint64_t range_id, uint32_t name_id)
 {
-    CUptiResult rc = A.c.ActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, range_id);
+    CUptiResult rc = gpuinstCu.cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, range_id);
+    (void)name_id;
     if (GPUINST_UNLIKELY(rc != CUPTI_SUCCESS)) corrFailed(rc);
 }
 
-GPUINST_PRIVATE void gpuinstGpuRangePopSlow(void)
+static void hookRangePop(void)
 {
     uint64_t last = 0;
     /* an empty stack (range pushed before tracing started) is not an error */
-    (void)A.c.ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+    (void)gpuinstCu.cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
 }
 
-GPUINST_PRIVATE void gpuinstGpuMpiEnterSlow(uint64_t call_id)
+static void hookMpiEnter(uint64_t call_id)
 {
-    CUptiResult rc = A.c.ActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, call_id);
+    CUptiResult rc = gpuinstCu.cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, call_id);
     if (GPUINST_UNLIKELY(rc != CUPTI_SUCCESS)) corrFailed(rc);
 }
 
-GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void)
+static void hookMpiExit(void)
 {
     uint64_t last = 0;
-    (void)A.c.ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, &last);
+    (void)gpuinstCu.cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, &last);
+}
+
+/* Published in gpuinstGpuHooks while tracing runs (src/gpuinstInt.h). */
+static const gpuinstHooks activityHooks = {hookRangePush, hookRangePop, hookMpiEnter, hookMpiExit};
+
+GPUINST_PRIVATE int gpuinstActivityRunning(void)
+{
+    return GPUINST_LOAD_ACQ(&gpuinstGpuHooks) != NULL;
 }
 
 /* ---- tracing paused for range-profiler sessions ------------------------------------------- */
-
-/* The activity kinds that time work on the SMs by instrumenting the device
- * code (kernels; the kernels CUDA runs copies and sets with), with the
- * GPUINST_TRACE kind each belongs to. */
-static const struct {
-    CUpti_ActivityKind kind;
-    unsigned bit;
-} devKinds[] = {
-    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, GPUINST_PAUSED_KERNEL},
-    {CUPTI_ACTIVITY_KIND_MEMCPY, GPUINST_PAUSED_MEMCPY},
-    {CUPTI_ACTIVITY_KIND_MEMCPY2, GPUINST_PAUSED_MEMCPY},
-    {CUPTI_ACTIVITY_KIND_MEMSET, GPUINST_PAUSED_MEMSET},
-};
-
-static const char *kindName(CUpti_ActivityKind k)
-{
-    return k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ? "CONCURRENT_KERNEL"
-           : k == CUPTI_ACTIVITY_KIND_MEMCPY          ? "MEMCPY"
-           : k == CUPTI_ACTIVITY_KIND_MEMCPY2         ? "MEMCPY2"
-           : k == CUPTI_ACTIVITY_KIND_MEMSET          ? "MEMSET"
-                                                      : "?";
-}
 
 GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap)
 {
@@ -1255,47 +1255,45 @@ GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, c
     CUptiResult rc = CUPTI_SUCCESS;
     uint64_t t0;
     unsigned bits = 0;
-    int open, noff = 0, i, j;
+    int open, noff = 0, i;
     pthread_once(&lockOnce, initLocks);
-    if (!GPUINST_LOAD_ACQ(&gpuinstGpuOn)) return 0;
-    for (i = 0; i < A.nenabled; i++)
-        for (j = 0; j < (int)(sizeof devKinds / sizeof devKinds[0]); j++)
-            if (A.enabled[i] == devKinds[j].kind) bits |= devKinds[j].bit;
+    if (!gpuinstActivityRunning()) return 0;
+    /* the kinds enabled that instrument device code (kindRows' pause bits) */
+    for (i = 0; i < act.nenabled; i++) bits |= kindRow((uint32_t)act.enabled[i])->pause;
     if (bits == 0) return 0; /* nothing enabled that instruments device code */
-    pthread_mutex_lock(&A.dlock);
-    open = A.pauseOpen;
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
+    open = act.pauseOpen;
+    pthread_mutex_unlock(&act.dlock);
     if (open) return 1; /* still paused (an occurrence that ended without resuming) */
     /* Work launched so far runs to completion traced, and its buffers go to
      * the decoder, before the kinds are switched off. */
-    if (A.d.CtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) (void)A.d.CtxSynchronize();
-    (void)A.c.ActivityFlushAll(0);
+    if (gpuinstCu.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) (void)gpuinstCu.cuCtxSynchronize();
+    (void)gpuinstCu.cuptiActivityFlushAll(0);
     t0 = gpuinstClockNs();
     pthread_mutex_lock(&enLock);
-    for (i = 0; i < A.nenabled && rc == CUPTI_SUCCESS; i++)
-        for (j = 0; j < (int)(sizeof devKinds / sizeof devKinds[0]); j++) {
-            if (A.enabled[i] != devKinds[j].kind) continue;
+    for (i = 0; i < act.nenabled && rc == CUPTI_SUCCESS; i++)
+        if (kindRow((uint32_t)act.enabled[i])->pause != 0) {
             /* off already while no capture window is open: held off by both */
-            rc = capClosed ? CUPTI_SUCCESS : A.c.ActivityDisable(A.enabled[i]);
+            rc = capClosed ? CUPTI_SUCCESS : gpuinstCu.cuptiActivityDisable(act.enabled[i]);
             if (rc != CUPTI_SUCCESS) {
                 snprintf(why, cap,
                          "CUPTI tracing could not be paused for the range profiler (cuptiActivityDisable(%s): %s); "
                          "under kernel, memcpy or memset tracing the profiler's SASS metrics read 0 and instruction "
                          "counts gain 8 per warp, so profiled regions run once, unprofiled; to profile, set "
                          "GPUINST_TRACE without kernel, memcpy and memset (e.g. runtime)",
-                         kindName(A.enabled[i]), cuptiErr(rc));
+                         kindRow((uint32_t)act.enabled[i])->name, gpuinstCuptiResultString((int)rc));
                 break;
             }
-            off[noff++] = A.enabled[i];
+            off[noff++] = act.enabled[i];
         }
     if (rc != CUPTI_SUCCESS) {
         if (!capClosed)
-            for (i = 0; i < noff; i++) (void)A.c.ActivityEnable(off[i]); /* as it was */
+            for (i = 0; i < noff; i++) (void)gpuinstCu.cuptiActivityEnable(off[i]); /* as it was */
         pthread_mutex_unlock(&enLock);
         return -1;
     }
-    memcpy(A.off, off, (size_t)noff * sizeof off[0]);
-    A.noff = noff;
+    memcpy(act.off, off, (size_t)noff * sizeof off[0]);
+    act.noff = noff;
     pthread_mutex_unlock(&enLock);
     gpuinstActivityPausedAdd(t0, 0, region, occurrence, bits);
     gpuinstUnavailableAdd("gpu_trace_paused",
@@ -1312,210 +1310,236 @@ GPUINST_PRIVATE void gpuinstActivityResume(void)
     CUptiResult rc = CUPTI_SUCCESS, bad = CUPTI_SUCCESS;
     const char *badKind = "";
     pthread_once(&lockOnce, initLocks);
-    pthread_mutex_lock(&A.dlock);
-    idx = A.pauseOpen;
-    A.pauseOpen = 0;
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
+    idx = act.pauseOpen;
+    act.pauseOpen = 0;
+    pthread_mutex_unlock(&act.dlock);
     if (idx == 0) return;
-    pthread_mutex_lock(&A.qlock);
-    closed = A.closed;
-    pthread_mutex_unlock(&A.qlock);
+    pthread_mutex_lock(&act.qlock);
+    closed = act.closed;
+    pthread_mutex_unlock(&act.qlock);
     /* after finalize's flush nothing is traced any more; no lock held across
      * the CUPTI call (it may ask for a buffer: bufferRequested takes qlock) */
     pthread_mutex_lock(&enLock);
-    if (closed || A.c.ActivityEnable == NULL || A.noff == 0) ok = 0;
+    if (closed || gpuinstCu.cuptiActivityEnable == NULL || act.noff == 0) ok = 0;
     /* kinds the capture windows keep off (none open) stay off: the next
      * window to open turns them on */
-    for (i = 0; ok && !capClosed && i < A.noff; i++) {
-        rc = A.c.ActivityEnable(A.off[i]);
+    for (i = 0; ok && !capClosed && i < act.noff; i++) {
+        rc = gpuinstCu.cuptiActivityEnable(act.off[i]);
         if (rc != CUPTI_SUCCESS && bad == CUPTI_SUCCESS) {
             bad = rc;
-            badKind = kindName(A.off[i]);
+            badKind = kindRow((uint32_t)act.off[i])->name;
         }
     }
     if (bad != CUPTI_SUCCESS) {
         ok = 0;
-        gpuinstWarnOnce(&A.warnedResume, "CUPTI tracing could not be resumed after a profiled region "
+        gpuinstWarnOnce(&act.warnedResume, "CUPTI tracing could not be resumed after a profiled region "
                                          "(cuptiActivityEnable(%s): %s): later kernels, copies or sets have no "
                                          "/gpu/kernels or /gpu/copies row (/gpu/paused.resumed = 0)",
-                        badKind, cuptiErr(bad));
+                        badKind, gpuinstCuptiResultString((int)bad));
     }
-    A.noff = 0;
+    act.noff = 0;
     pthread_mutex_unlock(&enLock);
-    pthread_mutex_lock(&A.dlock);
-    A.paused[idx - 1].end_ns = gpuinstClockNs();
-    A.paused[idx - 1].resumed = (uint32_t)ok;
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
+    act.paused[idx - 1].end_ns = gpuinstClockNs();
+    act.paused[idx - 1].resumed = (uint32_t)ok;
+    pthread_mutex_unlock(&act.dlock);
+}
+
+/* ---- the kinds switched on and off while tracing runs ------------------------------------- */
+
+/* Every kind enabled but external correlation, on or off for the capture
+ * windows (enLock held): a kind the open pause holds off is left off, and
+ * the pause's end turns it on only while a window is open (capClosed). */
+static void captureSwitch(int on)
+{
+    int i;
+    capClosed = !on;
+    for (i = 0; i < act.nenabled; i++) {
+        CUptiResult rc;
+        if (act.enabled[i] == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
+        if (pauseHolds(act.enabled[i])) continue; /* off for the pause, turned on when it ends */
+        rc = on ? gpuinstCu.cuptiActivityEnable(act.enabled[i]) : gpuinstCu.cuptiActivityDisable(act.enabled[i]);
+        if (rc != CUPTI_SUCCESS)
+            gpuinstWarnOnce(&act.warnedSwitch, "capture window: cuptiActivity%s(%s) failed (%s)",
+                            on ? "Enable" : "Disable", kindRow((uint32_t)act.enabled[i])->name,
+                            gpuinstCuptiResultString((int)rc));
+    }
+}
+
+/* Under enLock, so that a window that opens while finalize stops tracing
+ * (hooks withdrawn, then every kind disabled under enLock) turns nothing on
+ * after it. */
+GPUINST_PRIVATE void gpuinstActivityCapture(int on)
+{
+    pthread_mutex_lock(&enLock);
+    if (gpuinstActivityRunning()) captureSwitch(on);
+    pthread_mutex_unlock(&enLock);
 }
 
 /* ---- tables ------------------------------------------------------------------------------ */
 
-#define F(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
-#define FS(rec, member, doc) \
-    { #member, GPUINST_FT_STR, (uint32_t)offsetof(rec, member), (uint32_t)sizeof(((rec *)0)->member), 0, "", doc }
-#define NF(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 #define NOID_DOC " (18446744073709551615 = none)"
 
 static const gpuinstField kernelFields[] = {
-    F(GpuKernelRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel start on the GPU"),
-    F(GpuKernelRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel end on the GPU"),
-    F(GpuKernelRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the launching thread: /ranges id = (thread << 32) | seq" NOID_DOC),
-    F(GpuKernelRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the launch happened in (MPI layer's call id)" NOID_DOC),
-    F(GpuKernelRec, grid_id, GPUINST_FT_I64, 0, "", "CUPTI grid id"),
-    F(GpuKernelRec, name, GPUINST_FT_U32, 0, "", "mangled kernel name: id in /strings"),
-    F(GpuKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings (= name when not mangled)"),
-    F(GpuKernelRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id: joins /gpu/api"),
-    F(GpuKernelRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal (/gpu/devices)"),
-    F(GpuKernelRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
-    F(GpuKernelRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
-    F(GpuKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(GpuKernelRec, api_tid, GPUINST_FT_U32, 0, "", "thread id of the launching API call (CUPTI threadId)"),
-    F(GpuKernelRec, grid_x, GPUINST_FT_I32, 0, "count", "grid size x (blocks)"),
-    F(GpuKernelRec, grid_y, GPUINST_FT_I32, 0, "count", "grid size y"),
-    F(GpuKernelRec, grid_z, GPUINST_FT_I32, 0, "count", "grid size z"),
-    F(GpuKernelRec, block_x, GPUINST_FT_I32, 0, "count", "block size x (threads)"),
-    F(GpuKernelRec, block_y, GPUINST_FT_I32, 0, "count", "block size y"),
-    F(GpuKernelRec, block_z, GPUINST_FT_I32, 0, "count", "block size z"),
-    F(GpuKernelRec, static_smem, GPUINST_FT_I32, 0, "bytes", "static shared memory per block"),
-    F(GpuKernelRec, dynamic_smem, GPUINST_FT_I32, 0, "bytes", "dynamic shared memory per block"),
-    F(GpuKernelRec, registers, GPUINST_FT_U32, 0, "count", "registers per thread"),
-    F(GpuKernelRec, graph_id, GPUINST_FT_U32, 0, "", "CUDA graph id (0: not in a graph)"),
-    F(GpuKernelRec, tool, GPUINST_FT_U32, 0, "", "1: a tool kernel, launched by CUPTI itself during a range-profiler session (no CUDA API call of the application launched it; see /gpu/paused), 0: the application's"),
+    GPUINST_FIELD(GpuKernelRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel start on the GPU"),
+    GPUINST_FIELD(GpuKernelRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "kernel end on the GPU"),
+    GPUINST_FIELD(GpuKernelRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the launching thread: /ranges id = (thread << 32) | seq" NOID_DOC),
+    GPUINST_FIELD(GpuKernelRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the launch happened in (MPI layer's call id)" NOID_DOC),
+    GPUINST_FIELD(GpuKernelRec, grid_id, GPUINST_FT_I64, 0, "", "CUPTI grid id"),
+    GPUINST_FIELD(GpuKernelRec, name, GPUINST_FT_U32, 0, "", "mangled kernel name: id in /strings"),
+    GPUINST_FIELD(GpuKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings (= name when not mangled)"),
+    GPUINST_FIELD(GpuKernelRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id: joins /gpu/api"),
+    GPUINST_FIELD(GpuKernelRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal (/gpu/devices)"),
+    GPUINST_FIELD(GpuKernelRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    GPUINST_FIELD(GpuKernelRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    GPUINST_FIELD(GpuKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuKernelRec, api_tid, GPUINST_FT_U32, 0, "", "thread id of the launching API call (CUPTI threadId)"),
+    GPUINST_FIELD(GpuKernelRec, grid_x, GPUINST_FT_I32, 0, "count", "grid size x (blocks)"),
+    GPUINST_FIELD(GpuKernelRec, grid_y, GPUINST_FT_I32, 0, "count", "grid size y"),
+    GPUINST_FIELD(GpuKernelRec, grid_z, GPUINST_FT_I32, 0, "count", "grid size z"),
+    GPUINST_FIELD(GpuKernelRec, block_x, GPUINST_FT_I32, 0, "count", "block size x (threads)"),
+    GPUINST_FIELD(GpuKernelRec, block_y, GPUINST_FT_I32, 0, "count", "block size y"),
+    GPUINST_FIELD(GpuKernelRec, block_z, GPUINST_FT_I32, 0, "count", "block size z"),
+    GPUINST_FIELD(GpuKernelRec, static_smem, GPUINST_FT_I32, 0, "bytes", "static shared memory per block"),
+    GPUINST_FIELD(GpuKernelRec, dynamic_smem, GPUINST_FT_I32, 0, "bytes", "dynamic shared memory per block"),
+    GPUINST_FIELD(GpuKernelRec, registers, GPUINST_FT_U32, 0, "count", "registers per thread"),
+    GPUINST_FIELD(GpuKernelRec, graph_id, GPUINST_FT_U32, 0, "", "CUDA graph id (0: not in a graph)"),
+    GPUINST_FIELD(GpuKernelRec, tool, GPUINST_FT_U32, 0, "", "1: a tool kernel, launched by CUPTI itself during a range-profiler session (no CUDA API call of the application launched it; see /gpu/paused), 0: the application's"),
 };
 
 static const gpuinstField copyFields[] = {
-    F(GpuCopyRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start on the GPU"),
-    F(GpuCopyRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "end on the GPU"),
-    F(GpuCopyRec, bytes, GPUINST_FT_U64, 0, "bytes", "bytes copied or set"),
-    F(GpuCopyRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the calling thread" NOID_DOC),
-    F(GpuCopyRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the copy was issued in" NOID_DOC),
-    F(GpuCopyRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id: joins /gpu/api"),
-    F(GpuCopyRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal"),
-    F(GpuCopyRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
-    F(GpuCopyRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
-    F(GpuCopyRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(GpuCopyRec, api_tid, GPUINST_FT_U32, 0, "", "thread id of the issuing API call"),
-    F(GpuCopyRec, value, GPUINST_FT_U32, 0, "", "memset value (op 2)"),
-    F(GpuCopyRec, src_device, GPUINST_FT_U32, 0, "", "source device (peer copies; else = device)"),
-    F(GpuCopyRec, dst_device, GPUINST_FT_U32, 0, "", "destination device (peer copies; else = device)"),
-    F(GpuCopyRec, op, GPUINST_FT_U8, 0, "", "1 memcpy, 2 memset, 3 peer memcpy"),
-    F(GpuCopyRec, copy_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 3 HtoA, 4 AtoH, 5 AtoA, 6 AtoD, 7 DtoA, 8 DtoD, 9 HtoH, 10 PtoP"),
-    F(GpuCopyRec, src_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemoryKind of the source: 1 pageable, 2 pinned, 3 device, 4 array, 5 managed, 6 device static, 7 managed static"),
-    F(GpuCopyRec, dst_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemoryKind of the destination (memset: of the memory set)"),
+    GPUINST_FIELD(GpuCopyRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start on the GPU"),
+    GPUINST_FIELD(GpuCopyRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "end on the GPU"),
+    GPUINST_FIELD(GpuCopyRec, bytes, GPUINST_FT_U64, 0, "bytes", "bytes copied or set"),
+    GPUINST_FIELD(GpuCopyRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the calling thread" NOID_DOC),
+    GPUINST_FIELD(GpuCopyRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the copy was issued in" NOID_DOC),
+    GPUINST_FIELD(GpuCopyRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id: joins /gpu/api"),
+    GPUINST_FIELD(GpuCopyRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal"),
+    GPUINST_FIELD(GpuCopyRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    GPUINST_FIELD(GpuCopyRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    GPUINST_FIELD(GpuCopyRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuCopyRec, api_tid, GPUINST_FT_U32, 0, "", "thread id of the issuing API call"),
+    GPUINST_FIELD(GpuCopyRec, value, GPUINST_FT_U32, 0, "", "memset value (op 2)"),
+    GPUINST_FIELD(GpuCopyRec, src_device, GPUINST_FT_U32, 0, "", "source device (peer copies; else = device)"),
+    GPUINST_FIELD(GpuCopyRec, dst_device, GPUINST_FT_U32, 0, "", "destination device (peer copies; else = device)"),
+    GPUINST_FIELD(GpuCopyRec, op, GPUINST_FT_U8, 0, "", "1 memcpy, 2 memset, 3 peer memcpy"),
+    GPUINST_FIELD(GpuCopyRec, copy_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 3 HtoA, 4 AtoH, 5 AtoA, 6 AtoD, 7 DtoA, 8 DtoD, 9 HtoH, 10 PtoP"),
+    GPUINST_FIELD(GpuCopyRec, src_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemoryKind of the source: 1 pageable, 2 pinned, 3 device, 4 array, 5 managed, 6 device static, 7 managed static"),
+    GPUINST_FIELD(GpuCopyRec, dst_kind, GPUINST_FT_U8, 0, "", "CUpti_ActivityMemoryKind of the destination (memset: of the memory set)"),
 };
 
 static const gpuinstField apiFields[] = {
-    F(GpuApiRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "API call entry"),
-    F(GpuApiRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "API call exit"),
-    F(GpuApiRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the calling thread" NOID_DOC),
-    F(GpuApiRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the API call was made in" NOID_DOC),
-    F(GpuApiRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
-    F(GpuApiRec, cbid, GPUINST_FT_U32, 0, "", "CUPTI callback id (cupti_runtime_cbid.h / cupti_driver_cbid.h)"),
-    F(GpuApiRec, name, GPUINST_FT_U32, 0, "", "function name: id in /strings"),
-    F(GpuApiRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id (CUPTI threadId)"),
-    F(GpuApiRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(GpuApiRec, return_value, GPUINST_FT_U32, 0, "", "cudaError_t (runtime) or CUresult (driver)"),
-    F(GpuApiRec, domain, GPUINST_FT_U8, 0, "", "1 runtime API, 2 driver API"),
+    GPUINST_FIELD(GpuApiRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "API call entry"),
+    GPUINST_FIELD(GpuApiRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "API call exit"),
+    GPUINST_FIELD(GpuApiRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range open on the calling thread" NOID_DOC),
+    GPUINST_FIELD(GpuApiRec, mpi_call_id, GPUINST_FT_U64, 0, "", "MPI call the API call was made in" NOID_DOC),
+    GPUINST_FIELD(GpuApiRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
+    GPUINST_FIELD(GpuApiRec, cbid, GPUINST_FT_U32, 0, "", "CUPTI callback id (cupti_runtime_cbid.h / cupti_driver_cbid.h)"),
+    GPUINST_FIELD(GpuApiRec, name, GPUINST_FT_U32, 0, "", "function name: id in /strings"),
+    GPUINST_FIELD(GpuApiRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id (CUPTI threadId)"),
+    GPUINST_FIELD(GpuApiRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuApiRec, return_value, GPUINST_FT_U32, 0, "", "cudaError_t (runtime) or CUresult (driver)"),
+    GPUINST_FIELD(GpuApiRec, domain, GPUINST_FT_U8, 0, "", "1 runtime API, 2 driver API"),
 };
 
 static const gpuinstField markerFields[] = {
-    F(GpuMarkerRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "marker time"),
-    F(GpuMarkerRec, id, GPUINST_FT_U32, 0, "", "marker id: a start and its end share it"),
-    F(GpuMarkerRec, flags, GPUINST_FT_U32, 0, "", "1 instantaneous, 2 range start, 4 range end (CUPTI_ACTIVITY_FLAG_MARKER_*)"),
-    F(GpuMarkerRec, name, GPUINST_FT_U32, 0, "", "message: id in /strings (0 on range ends)"),
-    F(GpuMarkerRec, domain, GPUINST_FT_U32, 0, "", "NVTX domain name: id in /strings (0 = default domain)"),
-    F(GpuMarkerRec, tid, GPUINST_FT_U32, 0, "", "thread id (CUPTI)"),
-    F(GpuMarkerRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuMarkerRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "marker time"),
+    GPUINST_FIELD(GpuMarkerRec, id, GPUINST_FT_U32, 0, "", "marker id: a start and its end share it"),
+    GPUINST_FIELD(GpuMarkerRec, flags, GPUINST_FT_U32, 0, "", "1 instantaneous, 2 range start, 4 range end (CUPTI_ACTIVITY_FLAG_MARKER_*)"),
+    GPUINST_FIELD(GpuMarkerRec, name, GPUINST_FT_U32, 0, "", "message: id in /strings (0 on range ends)"),
+    GPUINST_FIELD(GpuMarkerRec, domain, GPUINST_FT_U32, 0, "", "NVTX domain name: id in /strings (0 = default domain)"),
+    GPUINST_FIELD(GpuMarkerRec, tid, GPUINST_FT_U32, 0, "", "thread id (CUPTI)"),
+    GPUINST_FIELD(GpuMarkerRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
 };
 
 static const gpuinstField syncFields[] = {
-    F(GpuSyncRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "synchronization start"),
-    F(GpuSyncRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "synchronization end"),
-    F(GpuSyncRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range" NOID_DOC),
-    F(GpuSyncRec, mpi_call_id, GPUINST_FT_U64, 0, "", "enclosing MPI call" NOID_DOC),
-    F(GpuSyncRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
-    F(GpuSyncRec, type, GPUINST_FT_U32, 0, "", "1 event synchronize, 2 stream wait event, 3 stream synchronize, 4 context synchronize"),
-    F(GpuSyncRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
-    F(GpuSyncRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
-    F(GpuSyncRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(GpuSyncRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id"),
+    GPUINST_FIELD(GpuSyncRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "synchronization start"),
+    GPUINST_FIELD(GpuSyncRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "synchronization end"),
+    GPUINST_FIELD(GpuSyncRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range" NOID_DOC),
+    GPUINST_FIELD(GpuSyncRec, mpi_call_id, GPUINST_FT_U64, 0, "", "enclosing MPI call" NOID_DOC),
+    GPUINST_FIELD(GpuSyncRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
+    GPUINST_FIELD(GpuSyncRec, type, GPUINST_FT_U32, 0, "", "1 event synchronize, 2 stream wait event, 3 stream synchronize, 4 context synchronize"),
+    GPUINST_FIELD(GpuSyncRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    GPUINST_FIELD(GpuSyncRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    GPUINST_FIELD(GpuSyncRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuSyncRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id"),
 };
 
 static const gpuinstField memoryFields[] = {
-    F(GpuMemoryRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "allocation or release time"),
-    F(GpuMemoryRec, address, GPUINST_FT_U64, 0, "", "address"),
-    F(GpuMemoryRec, bytes, GPUINST_FT_U64, 0, "bytes", "size"),
-    F(GpuMemoryRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range" NOID_DOC),
-    F(GpuMemoryRec, mpi_call_id, GPUINST_FT_U64, 0, "", "enclosing MPI call" NOID_DOC),
-    F(GpuMemoryRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
-    F(GpuMemoryRec, operation, GPUINST_FT_U32, 0, "", "1 allocation, 2 release"),
-    F(GpuMemoryRec, memory_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityMemoryKind"),
-    F(GpuMemoryRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal"),
-    F(GpuMemoryRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
-    F(GpuMemoryRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
-    F(GpuMemoryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(GpuMemoryRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id"),
+    GPUINST_FIELD(GpuMemoryRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "allocation or release time"),
+    GPUINST_FIELD(GpuMemoryRec, address, GPUINST_FT_U64, 0, "", "address"),
+    GPUINST_FIELD(GpuMemoryRec, bytes, GPUINST_FT_U64, 0, "bytes", "size"),
+    GPUINST_FIELD(GpuMemoryRec, range_id, GPUINST_FT_U64, 0, "", "innermost gpuinst push range" NOID_DOC),
+    GPUINST_FIELD(GpuMemoryRec, mpi_call_id, GPUINST_FT_U64, 0, "", "enclosing MPI call" NOID_DOC),
+    GPUINST_FIELD(GpuMemoryRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id"),
+    GPUINST_FIELD(GpuMemoryRec, operation, GPUINST_FT_U32, 0, "", "1 allocation, 2 release"),
+    GPUINST_FIELD(GpuMemoryRec, memory_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityMemoryKind"),
+    GPUINST_FIELD(GpuMemoryRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal"),
+    GPUINST_FIELD(GpuMemoryRec, context, GPUINST_FT_U32, 0, "", "CUPTI context id"),
+    GPUINST_FIELD(GpuMemoryRec, stream, GPUINST_FT_U32, 0, "", "CUPTI stream id"),
+    GPUINST_FIELD(GpuMemoryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuMemoryRec, api_tid, GPUINST_FT_U32, 0, "", "calling thread id"),
 };
 
 static const gpuinstField overheadFields[] = {
-    F(GpuOverheadRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "overhead start"),
-    F(GpuOverheadRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "overhead end"),
-    F(GpuOverheadRec, overhead_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityOverheadKind: 1 driver compiler, 65536 CUPTI buffer flush, 131072 CUPTI instrumentation, 196608 CUPTI resource, ..."),
-    F(GpuOverheadRec, object_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityObjectKind: 1 process, 2 thread, 3 device, 4 context, 5 stream"),
-    F(GpuOverheadRec, object_id, GPUINST_FT_U32, 0, "", "thread id (object_kind 2) or device id"),
-    F(GpuOverheadRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id (0 if none)"),
-    F(GpuOverheadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuOverheadRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "overhead start"),
+    GPUINST_FIELD(GpuOverheadRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "overhead end"),
+    GPUINST_FIELD(GpuOverheadRec, overhead_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityOverheadKind: 1 driver compiler, 65536 CUPTI buffer flush, 131072 CUPTI instrumentation, 196608 CUPTI resource, ..."),
+    GPUINST_FIELD(GpuOverheadRec, object_kind, GPUINST_FT_U32, 0, "", "CUpti_ActivityObjectKind: 1 process, 2 thread, 3 device, 4 context, 5 stream"),
+    GPUINST_FIELD(GpuOverheadRec, object_id, GPUINST_FT_U32, 0, "", "thread id (object_kind 2) or device id"),
+    GPUINST_FIELD(GpuOverheadRec, correlation, GPUINST_FT_U32, 0, "", "CUPTI correlation id (0 if none)"),
+    GPUINST_FIELD(GpuOverheadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
 };
 
 static const gpuinstField deviceFields[] = {
-    F(GpuDeviceRec, global_memory, GPUINST_FT_U64, 0, "bytes", "global memory"),
-    F(GpuDeviceRec, records, GPUINST_FT_U64, 0, "count", "kernels + copies this rank ran on the device"),
-    F(GpuDeviceRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(GpuDeviceRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal as this rank sees it"),
-    F(GpuDeviceRec, sm_count, GPUINST_FT_U32, 0, "count", "streaming multiprocessors"),
-    F(GpuDeviceRec, cc_major, GPUINST_FT_U32, 0, "", "compute capability major"),
-    F(GpuDeviceRec, cc_minor, GPUINST_FT_U32, 0, "", "compute capability minor"),
-    FS(GpuDeviceRec, name, "device name"),
-    FS(GpuDeviceRec, uuid, "device UUID (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)"),
+    GPUINST_FIELD(GpuDeviceRec, global_memory, GPUINST_FT_U64, 0, "bytes", "global memory"),
+    GPUINST_FIELD(GpuDeviceRec, records, GPUINST_FT_U64, 0, "count", "kernels + copies this rank ran on the device"),
+    GPUINST_FIELD(GpuDeviceRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuDeviceRec, device, GPUINST_FT_U32, 0, "", "CUDA device ordinal as this rank sees it"),
+    GPUINST_FIELD(GpuDeviceRec, sm_count, GPUINST_FT_U32, 0, "count", "streaming multiprocessors"),
+    GPUINST_FIELD(GpuDeviceRec, cc_major, GPUINST_FT_U32, 0, "", "compute capability major"),
+    GPUINST_FIELD(GpuDeviceRec, cc_minor, GPUINST_FT_U32, 0, "", "compute capability minor"),
+    GPUINST_FIELD(GpuDeviceRec, name, GPUINST_FT_STR, 0, "", "device name"),
+    GPUINST_FIELD(GpuDeviceRec, uuid, GPUINST_FT_STR, 0, "", "device UUID (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)"),
 };
 
 static const gpuinstField statsFields[] = {
-    F(GpuStatsRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(GpuStatsRec, enabled, GPUINST_FT_U32, 0, "", "1 if CUPTI activity tracing ran on this rank (else see /unavailable)"),
-    F(GpuStatsRec, nbuffers, GPUINST_FT_U32, 0, "count", "activity buffers in the pool"),
-    F(GpuStatsRec, buffer_bytes, GPUINST_FT_U32, 0, "bytes", "size of each activity buffer"),
-    F(GpuStatsRec, clock_method, GPUINST_FT_U32, 0, "", "1 CUPTI timestamps from gpuinst's clock (timestamp callback), 2 measured offset"),
-    F(GpuStatsRec, clock_offset_ns, GPUINST_FT_I64, 0, "ns", "offset added to CUPTI timestamps (method 2)"),
-    F(GpuStatsRec, kernels, GPUINST_FT_U64, 0, "count", "kernel records"),
-    F(GpuStatsRec, copies, GPUINST_FT_U64, 0, "count", "memcpy + memset records"),
-    F(GpuStatsRec, api, GPUINST_FT_U64, 0, "count", "runtime + driver API records"),
-    F(GpuStatsRec, markers, GPUINST_FT_U64, 0, "count", "NVTX marker records"),
-    F(GpuStatsRec, sync, GPUINST_FT_U64, 0, "count", "synchronization records"),
-    F(GpuStatsRec, memory, GPUINST_FT_U64, 0, "count", "memory allocation/release records"),
-    F(GpuStatsRec, overhead, GPUINST_FT_U64, 0, "count", "overhead records"),
-    F(GpuStatsRec, ext_corr, GPUINST_FT_U64, 0, "count", "external correlation records joined"),
-    F(GpuStatsRec, unknown, GPUINST_FT_U64, 0, "count", "records of kinds not decoded (skipped)"),
-    F(GpuStatsRec, dropped, GPUINST_FT_U64, 0, "count", "records CUPTI dropped (cuptiActivityGetNumDroppedRecords)"),
-    F(GpuStatsRec, no_buffer, GPUINST_FT_U64, 0, "count", "buffer requests refused: pool empty (raise buffers= in GPUINST_TRACE)"),
-    F(GpuStatsRec, buffers, GPUINST_FT_U64, 0, "count", "buffers decoded"),
-    F(GpuStatsRec, unresolved, GPUINST_FT_U64, 0, "count", "kernels/copies whose API record was not found"),
-    F(GpuStatsRec, late_buffers, GPUINST_FT_U64, 0, "count", "buffers completed after finalize (not decoded)"),
-    F(GpuStatsRec, decode_ns, GPUINST_FT_U64, 0, "ns", "time spent decoding"),
-    FS(GpuStatsRec, kinds, "activity kinds enabled (GPUINST_TRACE)"),
+    GPUINST_FIELD(GpuStatsRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuStatsRec, enabled, GPUINST_FT_U32, 0, "", "1 if CUPTI activity tracing ran on this rank (else see /unavailable)"),
+    GPUINST_FIELD(GpuStatsRec, nbuffers, GPUINST_FT_U32, 0, "count", "activity buffers in the pool"),
+    GPUINST_FIELD(GpuStatsRec, buffer_bytes, GPUINST_FT_U32, 0, "bytes", "size of each activity buffer"),
+    GPUINST_FIELD(GpuStatsRec, clock_method, GPUINST_FT_U32, 0, "", "1 CUPTI timestamps from gpuinst's clock (timestamp callback), 2 measured offset"),
+    GPUINST_FIELD(GpuStatsRec, clock_offset_ns, GPUINST_FT_I64, 0, "ns", "offset added to CUPTI timestamps (method 2)"),
+    GPUINST_FIELD(GpuStatsRec, kernels, GPUINST_FT_U64, 0, "count", "kernel records"),
+    GPUINST_FIELD(GpuStatsRec, copies, GPUINST_FT_U64, 0, "count", "memcpy + memset records"),
+    GPUINST_FIELD(GpuStatsRec, api, GPUINST_FT_U64, 0, "count", "runtime + driver API records"),
+    GPUINST_FIELD(GpuStatsRec, markers, GPUINST_FT_U64, 0, "count", "NVTX marker records"),
+    GPUINST_FIELD(GpuStatsRec, sync, GPUINST_FT_U64, 0, "count", "synchronization records"),
+    GPUINST_FIELD(GpuStatsRec, memory, GPUINST_FT_U64, 0, "count", "memory allocation/release records"),
+    GPUINST_FIELD(GpuStatsRec, overhead, GPUINST_FT_U64, 0, "count", "overhead records"),
+    GPUINST_FIELD(GpuStatsRec, ext_corr, GPUINST_FT_U64, 0, "count", "external correlation records joined"),
+    GPUINST_FIELD(GpuStatsRec, unknown, GPUINST_FT_U64, 0, "count", "records of kinds not decoded (skipped)"),
+    GPUINST_FIELD(GpuStatsRec, dropped, GPUINST_FT_U64, 0, "count", "records CUPTI dropped (cuptiActivityGetNumDroppedRecords)"),
+    GPUINST_FIELD(GpuStatsRec, no_buffer, GPUINST_FT_U64, 0, "count", "buffer requests refused: pool empty (raise buffers= in GPUINST_TRACE)"),
+    GPUINST_FIELD(GpuStatsRec, buffers, GPUINST_FT_U64, 0, "count", "buffers decoded"),
+    GPUINST_FIELD(GpuStatsRec, unresolved, GPUINST_FT_U64, 0, "count", "kernels/copies whose API record was not found"),
+    GPUINST_FIELD(GpuStatsRec, late_buffers, GPUINST_FT_U64, 0, "count", "buffers completed after finalize (not decoded)"),
+    GPUINST_FIELD(GpuStatsRec, decode_ns, GPUINST_FT_U64, 0, "ns", "time spent decoding"),
+    GPUINST_FIELD(GpuStatsRec, kinds, GPUINST_FT_STR, 0, "", "activity kinds enabled (GPUINST_TRACE)"),
 };
 
 static const gpuinstField pausedFields[] = {
-    F(GpuPausedRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "tracing paused (cuptiActivityDisable of the kinds paused), before the range profiler's session"),
-    F(GpuPausedRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "tracing resumed (cuptiActivityEnable), after the session's cuptiRangeProfilerDisable"),
-    F(GpuPausedRec, launches, GPUINST_FT_I64, 0, "count", "kernel launch calls (/gpu/api records, a graph launch counts once) made in the pause: kernels with no /gpu/kernels row; 0 when kernel tracing was not paused; -1 unknown (no runtime or driver API records)"),
-    F(GpuPausedRec, copies, GPUINST_FT_I64, 0, "count", "copy and set calls (/gpu/api records: cudaMemcpy*, cudaMemset*, cuMemcpy*, cuMemset*) made in the pause: copies and sets with no /gpu/copies row; 0 when memcpy/memset tracing was not paused; -1 unknown (no runtime or driver API records)"),
-    F(GpuPausedRec, tool_kernels, GPUINST_FT_U64, 0, "count", "kernel records inside the pause that no CUDA API call launched (CUPTI's own: /gpu/kernels.tool = 1)"),
-    F(GpuPausedRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the profiled region: joins /profiler/regions (rank, region, occurrence)"),
-    F(GpuPausedRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(GpuPausedRec, region, GPUINST_FT_U32, 0, "", "profiled region: id in /strings"),
-    F(GpuPausedRec, kinds, GPUINST_FT_U32, 0, "", "the GPUINST_TRACE kinds paused (\"kernel,memcpy,memset\": those enabled of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET): id in /strings"),
-    F(GpuPausedRec, resumed, GPUINST_FT_U32, 0, "", "1 tracing resumed at end_ns; 0 it was not (finalize inside the region, or cuptiActivityEnable failed: no records of the paused kinds after start_ns)"),
+    GPUINST_FIELD(GpuPausedRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "tracing paused (cuptiActivityDisable of the kinds paused), before the range profiler's session"),
+    GPUINST_FIELD(GpuPausedRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "tracing resumed (cuptiActivityEnable), after the session's cuptiRangeProfilerDisable"),
+    GPUINST_FIELD(GpuPausedRec, launches, GPUINST_FT_I64, 0, "count", "kernel launch calls (/gpu/api records, a graph launch counts once) made in the pause: kernels with no /gpu/kernels row; 0 when kernel tracing was not paused; -1 unknown (no runtime or driver API records)"),
+    GPUINST_FIELD(GpuPausedRec, copies, GPUINST_FT_I64, 0, "count", "copy and set calls (/gpu/api records: cudaMemcpy*, cudaMemset*, cuMemcpy*, cuMemset*) made in the pause: copies and sets with no /gpu/copies row; 0 when memcpy/memset tracing was not paused; -1 unknown (no runtime or driver API records)"),
+    GPUINST_FIELD(GpuPausedRec, tool_kernels, GPUINST_FT_U64, 0, "count", "kernel records inside the pause that no CUDA API call launched (CUPTI's own: /gpu/kernels.tool = 1)"),
+    GPUINST_FIELD(GpuPausedRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the profiled region: joins /profiler/regions (rank, region, occurrence)"),
+    GPUINST_FIELD(GpuPausedRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(GpuPausedRec, region, GPUINST_FT_U32, 0, "", "profiled region: id in /strings"),
+    GPUINST_FIELD(GpuPausedRec, kinds, GPUINST_FT_U32, 0, "", "the GPUINST_TRACE kinds paused (\"kernel,memcpy,memset\": those enabled of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET): id in /strings"),
+    GPUINST_FIELD(GpuPausedRec, resumed, GPUINST_FT_U32, 0, "", "1 tracing resumed at end_ns; 0 it was not (finalize inside the region, or cuptiActivityEnable failed: no records of the paused kinds after start_ns)"),
 };
 
 /* Streams one activity buffer: its count is fixed under the decode lock
@@ -1525,10 +1549,10 @@ static int rowsBuf(const gpuinstTable *tb, gpuinstRowIter *it)
 {
     const gpuinstBuf *b = (const gpuinstBuf *)tb->ctx;
     int rc;
-    pthread_mutex_lock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
     bufsInit();
     rc = gpuinstRowIterBufs(it, &b, 1);
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_unlock(&act.dlock);
     return rc;
 }
 
@@ -1540,14 +1564,14 @@ static void countRecordsPerDevice(void)
 {
     gpuinstChunk *ch;
     uint64_t i;
-    for (ch = A.kernels.head; ch != NULL; ch = ch->next) {
+    for (ch = act.kernels.head; ch != NULL; ch = ch->next) {
         const GpuKernelRec *r = (const GpuKernelRec *)(const void *)GPUINST_CHUNK_DATA(ch);
         uint32_t k;
         for (k = 0; k < ch->count; k++)
             for (i = 0; i < ndevRows; i++)
                 if (devRows[i].device == r[k].device) devRows[i].records++;
     }
-    for (ch = A.copies.head; ch != NULL; ch = ch->next) {
+    for (ch = act.copies.head; ch != NULL; ch = ch->next) {
         const GpuCopyRec *r = (const GpuCopyRec *)(const void *)GPUINST_CHUNK_DATA(ch);
         uint32_t k;
         for (k = 0; k < ch->count; k++)
@@ -1556,37 +1580,27 @@ static void countRecordsPerDevice(void)
     }
 }
 
+/* /gpu/devices: every device the driver sees, as the foundation describes
+ * it (src/cuda.c, the identity /topology and /profiler use too). */
 static void readDevices(void)
 {
     int n = 0, i;
-    if (A.d.DeviceGetCount == NULL || A.d.DeviceGetCount(&n) != CUDA_SUCCESS || n <= 0) return;
+    if (gpuinstCu.cuDeviceGetCount == NULL || gpuinstCu.cuDeviceGetCount(&n) != CUDA_SUCCESS || n <= 0) return;
     devRows = (GpuDeviceRec *)calloc((size_t)n, sizeof *devRows);
     if (devRows == NULL) return;
     for (i = 0; i < n; i++) {
         GpuDeviceRec *r = &devRows[ndevRows];
+        gpuinstCudaDevice d;
         CUdevice dev;
-        CUuuid u;
-        size_t mem = 0;
-        int v = 0;
-        if (A.d.DeviceGet(&dev, i) != CUDA_SUCCESS) continue;
+        if (gpuinstCu.cuDeviceGet(&dev, i) != CUDA_SUCCESS) continue;
+        gpuinstCudaDeviceGet(i, &d);
         r->device = (uint32_t)i;
-        if (A.d.DeviceGetName == NULL || A.d.DeviceGetName(r->name, (int)sizeof r->name - 1, dev) != CUDA_SUCCESS)
-            snprintf(r->name, sizeof r->name, "unknown");
-        if (A.d.DeviceGetUuid != NULL && A.d.DeviceGetUuid(&u, dev) == CUDA_SUCCESS) {
-            const unsigned char *b = (const unsigned char *)u.bytes;
-            snprintf(r->uuid, sizeof r->uuid,
-                     "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
-                     b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-        }
-        if (A.d.DeviceTotalMem != NULL && A.d.DeviceTotalMem(&mem, dev) == CUDA_SUCCESS) r->global_memory = mem;
-        if (A.d.DeviceGetAttribute != NULL) {
-            if (A.d.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) == CUDA_SUCCESS)
-                r->sm_count = (uint32_t)v;
-            if (A.d.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == CUDA_SUCCESS)
-                r->cc_major = (uint32_t)v;
-            if (A.d.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == CUDA_SUCCESS)
-                r->cc_minor = (uint32_t)v;
-        }
+        snprintf(r->name, sizeof r->name, "%s", d.name);
+        snprintf(r->uuid, sizeof r->uuid, "%s", d.uuid);
+        r->global_memory = d.global_memory;
+        r->sm_count = d.sm_count;
+        r->cc_major = d.cc_major;
+        r->cc_minor = d.cc_minor;
         ndevRows++;
     }
 }
@@ -1609,11 +1623,11 @@ static int collectStats(const gpuinstTable *tb, void **out, uint64_t *count)
     (void)tb;
     if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     gpuinstActivityGetStats(&s);
-    r->enabled = (uint32_t)A.on;
-    r->nbuffers = A.nbuffers;
-    r->buffer_bytes = (uint32_t)A.bufsize;
-    r->clock_method = (uint32_t)A.clock_method;
-    r->clock_offset_ns = A.clock_offset;
+    r->enabled = (uint32_t)act.on;
+    r->nbuffers = act.nbuffers;
+    r->buffer_bytes = (uint32_t)act.bufsize;
+    r->clock_method = (uint32_t)act.clock_method;
+    r->clock_offset_ns = act.clock_offset;
     r->kernels = s.kernels;
     r->copies = s.copies;
     r->api = s.api;
@@ -1627,9 +1641,9 @@ static int collectStats(const gpuinstTable *tb, void **out, uint64_t *count)
     r->no_buffer = s.no_buffer;
     r->buffers = s.buffers;
     r->unresolved = s.unresolved;
-    r->late_buffers = A.late_buffers;
-    r->decode_ns = A.decode_ns;
-    snprintf(r->kinds, sizeof r->kinds, "%s", A.kindsText);
+    r->late_buffers = act.late_buffers;
+    r->decode_ns = act.decode_ns;
+    snprintf(r->kinds, sizeof r->kinds, "%s", act.kindsText);
     *out = r;
     *count = 1;
     return GPUINST_SUCCESS;
@@ -1639,56 +1653,56 @@ static int collectPaused(const gpuinstTable *tb, void **out, uint64_t *count)
 {
     GpuPausedRec *rows;
     (void)tb;
-    pthread_mutex_lock(&A.dlock);
-    rows = (GpuPausedRec *)calloc(A.npaused ? A.npaused : 1, sizeof *rows);
+    pthread_mutex_lock(&act.dlock);
+    rows = (GpuPausedRec *)calloc(act.npaused ? act.npaused : 1, sizeof *rows);
     if (rows == NULL) {
-        pthread_mutex_unlock(&A.dlock);
+        pthread_mutex_unlock(&act.dlock);
         return GPUINST_ERROR_OUT_OF_MEMORY;
     }
-    if (A.npaused) memcpy(rows, A.paused, A.npaused * sizeof *rows);
-    *count = A.npaused;
-    pthread_mutex_unlock(&A.dlock);
+    if (act.npaused) memcpy(rows, act.paused, act.npaused * sizeof *rows);
+    *count = act.npaused;
+    pthread_mutex_unlock(&act.dlock);
     *out = rows;
     return GPUINST_SUCCESS;
 }
 
 static const gpuinstTable kernelsTable = {
     "/gpu/kernels", "GPU kernels (CUPTI concurrent kernel records), with their rank, range and MPI call",
-    sizeof(GpuKernelRec), NF(kernelFields), kernelFields, NULL, &A.kernels, rowsBuf};
+    sizeof(GpuKernelRec), GPUINST_NFIELDS(kernelFields), kernelFields, NULL, &act.kernels, rowsBuf};
 static const gpuinstTable copiesTable = {
     "/gpu/copies", "GPU memory copies and sets (CUPTI memcpy, peer memcpy, memset records)",
-    sizeof(GpuCopyRec), NF(copyFields), copyFields, NULL, &A.copies, rowsBuf};
+    sizeof(GpuCopyRec), GPUINST_NFIELDS(copyFields), copyFields, NULL, &act.copies, rowsBuf};
 static const gpuinstTable apiTable = {
     "/gpu/api", "CUDA runtime and driver API calls (CUPTI API records)",
-    sizeof(GpuApiRec), NF(apiFields), apiFields, NULL, &A.api, rowsBuf};
+    sizeof(GpuApiRec), GPUINST_NFIELDS(apiFields), apiFields, NULL, &act.api, rowsBuf};
 static const gpuinstTable markersTable = {
     "/gpu/markers", "NVTX markers and ranges of any library, as CUPTI saw them (GPUINST_TRACE=all)",
-    sizeof(GpuMarkerRec), NF(markerFields), markerFields, NULL, &A.markers, rowsBuf};
+    sizeof(GpuMarkerRec), GPUINST_NFIELDS(markerFields), markerFields, NULL, &act.markers, rowsBuf};
 static const gpuinstTable syncTable = {
     "/gpu/sync", "CUDA synchronization calls (GPUINST_TRACE=all)",
-    sizeof(GpuSyncRec), NF(syncFields), syncFields, NULL, &A.sync, rowsBuf};
+    sizeof(GpuSyncRec), GPUINST_NFIELDS(syncFields), syncFields, NULL, &act.sync, rowsBuf};
 static const gpuinstTable memoryTable = {
     "/gpu/memory", "GPU memory allocations and releases (GPUINST_TRACE=all)",
-    sizeof(GpuMemoryRec), NF(memoryFields), memoryFields, NULL, &A.memory, rowsBuf};
+    sizeof(GpuMemoryRec), GPUINST_NFIELDS(memoryFields), memoryFields, NULL, &act.memory, rowsBuf};
 static const gpuinstTable overheadTable = {
     "/gpu/overhead", "CUPTI and driver overhead intervals",
-    sizeof(GpuOverheadRec), NF(overheadFields), overheadFields, NULL, &A.overhead, rowsBuf};
+    sizeof(GpuOverheadRec), GPUINST_NFIELDS(overheadFields), overheadFields, NULL, &act.overhead, rowsBuf};
 static const gpuinstTable devicesTable = {
     "/gpu/devices", "CUDA devices visible to each rank (driver API), with the rank's record counts",
-    sizeof(GpuDeviceRec), NF(deviceFields), deviceFields, collectDevices, NULL, NULL};
+    sizeof(GpuDeviceRec), GPUINST_NFIELDS(deviceFields), deviceFields, collectDevices, NULL, NULL};
 static const gpuinstTable pausedTable = {
     "/gpu/paused", "intervals in which CUPTI kernel, memcpy and memset tracing was paused for a range-profiler session (kernels, copies and sets launched in them have no /gpu/kernels or /gpu/copies row)",
-    sizeof(GpuPausedRec), NF(pausedFields), pausedFields, collectPaused, NULL, NULL};
+    sizeof(GpuPausedRec), GPUINST_NFIELDS(pausedFields), pausedFields, collectPaused, NULL, NULL};
 static const gpuinstTable statsTable = {
     "/gpu/stats", "GPU tracing per rank: kinds, buffers, record counts, dropped records, clock",
-    sizeof(GpuStatsRec), NF(statsFields), statsFields, collectStats, NULL, NULL};
+    sizeof(GpuStatsRec), GPUINST_NFIELDS(statsFields), statsFields, collectStats, NULL, NULL};
 
 GPUINST_PRIVATE void gpuinstActivityTablesRegister(void)
 {
     pthread_once(&lockOnce, initLocks);
-    pthread_mutex_lock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
     bufsInit();
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_unlock(&act.dlock);
     gpuinstTableRegister(&kernelsTable);
     gpuinstTableRegister(&copiesTable);
     gpuinstTableRegister(&apiTable);
@@ -1740,9 +1754,9 @@ static unsigned parseTrace(const char *spec, uint32_t *nbuf, size_t *bufsize)
         {
             size_t i;
             int found = 0;
-            for (i = 0; i < sizeof kindNames / sizeof kindNames[0]; i++)
-                if (strcmp(tok, kindNames[i].name) == 0) {
-                    kinds |= kindNames[i].bit;
+            for (i = 0; i < sizeof traceWords / sizeof traceWords[0]; i++)
+                if (strcmp(tok, traceWords[i].name) == 0) {
+                    kinds |= traceWords[i].bit;
                     found = any = 1;
                 }
             if (!found)
@@ -1760,9 +1774,9 @@ static void kindsText(unsigned kinds, char *out, size_t cap)
 {
     size_t i, len = 0;
     out[0] = '\0';
-    for (i = 0; i < sizeof kindNames / sizeof kindNames[0]; i++) {
-        if (kinds & kindNames[i].bit) {
-            int w = snprintf(out + len, cap - len, "%s%s", len ? "," : "", kindNames[i].name);
+    for (i = 0; i < sizeof traceWords / sizeof traceWords[0]; i++) {
+        if (kinds & traceWords[i].bit) {
+            int w = snprintf(out + len, cap - len, "%s%s", len ? "," : "", traceWords[i].name);
             if (w < 0 || (size_t)w >= cap - len) break;
             len += (size_t)w;
         }
@@ -1786,329 +1800,292 @@ static void CUPTIAPI probeCallback(void *userdata, CUpti_CallbackDomain domain, 
     (void)cbdata;
 }
 
-static int symsOk;
-static CUpti_ActivityKind capKinds[16]; /* kinds capture windows switch (gpuinstActivityCapture) */
-static int capN, capWarned;
-#define CSYM(field, name) GPUINST_LIB_FN(A.c.field, GPUINST_LIB_CUPTI, name); if (A.c.field == NULL) symsOk = 0
-#define DSYM(field, name) GPUINST_LIB_FN(A.d.field, GPUINST_LIB_CUDA, name); if (A.d.field == NULL) symsOk = 0
-
-static void traceOff(const char *why)
-{
-    gpuinstUnavailableAdd("cupti", why);
-}
-
 static void disableAll(const CUpti_ActivityKind *en, int nen)
 {
     int i;
-    for (i = 0; i < nen; i++) (void)A.c.ActivityDisable(en[i]);
+    for (i = 0; i < nen; i++) (void)gpuinstCu.cuptiActivityDisable(en[i]);
 }
 
-static void activityFlush(void);
+/* ---- start: gpuinstActivityInit and its steps ----------------------------------------------
+ * Each step returns 0, or -1 with the sentence for /unavailable "cupti" in
+ * msg (tracing stays off; what an earlier step started is undone). */
 
-GPUINST_PRIVATE void gpuinstActivityInit(void)
+/* GPUINST_TRACE -> act.kinds, the buffer pool's size; the /gpu tables are
+ * registered on every rank, in the same order, whether or not tracing
+ * starts (the writer's collectives depend on it): empty tables and the
+ * /gpu/stats row say what happened.  1 if tracing is asked for. */
+static int startConfig(uint32_t *nbuf, size_t *bufsize)
 {
-    const char *why = NULL;
-    char msg[480];
-    unsigned kinds;
-    uint32_t nbuf = 8, i;
-    size_t bufsize = (size_t)4 << 20;
-    CUresult cr;
-    CUptiResult rc;
-    int ndev = 0;
-    const char *inj;
-    CUpti_ActivityKind en[16];
-    int nen = 0;
-    struct { unsigned bit; CUpti_ActivityKind kind; int required; } plan[] = {
-        {K_KERNEL, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 1},
-        {K_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY, 1},
-        {K_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, 0},
-        {K_MEMSET, CUPTI_ACTIVITY_KIND_MEMSET, 1},
-        {K_RUNTIME, CUPTI_ACTIVITY_KIND_RUNTIME, 1},
-        {K_DRIVER, CUPTI_ACTIVITY_KIND_DRIVER, 1},
-        {K_SYNC, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, 0},
-        {K_MARKER, CUPTI_ACTIVITY_KIND_MARKER, 0},
-        {K_MEMORY, CUPTI_ACTIVITY_KIND_MEMORY2, 0},
-        {K_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD, 0},
-        {~0u, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, 1},
-    };
-
-    pthread_once(&lockOnce, initLocks);
-    if (A.on) return;
-    kinds = parseTrace(gpuinstG.cfg.trace, &nbuf, &bufsize);
-    kindsText(kinds, A.kindsText, sizeof A.kindsText);
-    A.kinds = kinds;
-    /* Every rank registers the same tables in the same order (the writer's
-     * collectives depend on it), whether or not its CUPTI part starts:
-     * empty tables and the /gpu/stats row say what happened. */
+    act.kinds = parseTrace(gpuinstG.cfg.trace, nbuf, bufsize);
+    kindsText(act.kinds, act.kindsText, sizeof act.kindsText);
     gpuinstActivityTablesRegister();
-    if (kinds == 0) return; /* GPUINST_TRACE=none: the user's choice, nothing to record */
+    return act.kinds != 0; /* GPUINST_TRACE=none: the user's choice, nothing to record */
+}
 
+/* libcupti and the driver, no tool injected, every entry point tracing needs. */
+static int startLibraries(char *msg, size_t cap)
+{
+    const char *why = NULL, *inj, *missing;
     if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
-        snprintf(msg, sizeof msg, "GPU tracing off: %s", why);
-        traceOff(msg);
-        return;
+        snprintf(msg, cap, "GPU tracing off: %s", why);
+        return -1;
     }
     /* A tool injected through CUDA_INJECTION64_PATH (Nsight Systems, Nsight
      * Compute) owns CUPTI; it subscribes when the driver starts. */
     inj = getenv("CUDA_INJECTION64_PATH");
     if (inj != NULL && inj[0] != '\0') {
-        snprintf(msg, sizeof msg,
+        snprintf(msg, cap,
                  "GPU tracing off: a CUDA tool is injected (CUDA_INJECTION64_PATH=%.200s) and owns CUPTI; "
                  "NVTX ranges and host records are still recorded; run without the tool for GPU records",
                  inj);
-        traceOff(msg);
-        return;
+        return -1;
     }
     if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS) {
-        snprintf(msg, sizeof msg, "GPU tracing off: %s", why);
-        traceOff(msg);
-        return;
+        snprintf(msg, cap, "GPU tracing off: %s", why);
+        return -1;
     }
-    symsOk = 1;
-    CSYM(GetResultString, "cuptiGetResultString");
-    CSYM(ActivityRegisterCallbacks, "cuptiActivityRegisterCallbacks");
-    CSYM(ActivityEnable, "cuptiActivityEnable");
-    CSYM(ActivityDisable, "cuptiActivityDisable");
-    CSYM(ActivityFlushAll, "cuptiActivityFlushAll");
-    CSYM(ActivityGetNextRecord, "cuptiActivityGetNextRecord");
-    CSYM(ActivityGetNumDroppedRecords, "cuptiActivityGetNumDroppedRecords");
-    CSYM(ActivityPushExternalCorrelationId, "cuptiActivityPushExternalCorrelationId");
-    CSYM(ActivityPopExternalCorrelationId, "cuptiActivityPopExternalCorrelationId");
-    CSYM(GetTimestamp, "cuptiGetTimestamp");
-    CSYM(Subscribe, "cuptiSubscribe");
-    CSYM(Unsubscribe, "cuptiUnsubscribe");
-    DSYM(Init, "cuInit");
-    DSYM(DeviceGetCount, "cuDeviceGetCount");
-    DSYM(DeviceGet, "cuDeviceGet");
-    DSYM(CtxGetCurrent, "cuCtxGetCurrent");
-    DSYM(CtxSynchronize, "cuCtxSynchronize");
-    if (!symsOk) {
-        snprintf(msg, sizeof msg, "GPU tracing off: %.200s or libcuda.so.1 lacks a function gpuinst needs; use "
-                                  "the CUPTI and driver of CUDA %d or newer",
-                 gpuinstLibPath(GPUINST_LIB_CUPTI), CUPTI_API_VERSION / 10000);
-        traceOff(msg);
-        return;
+    if ((missing = gpuinstCudaMissing(GPUINST_NEED_TRACE)) != NULL) {
+        snprintf(msg, cap, "GPU tracing off: %.200s or libcuda.so.1 lacks %s, which gpuinst needs; use the CUPTI "
+                           "and driver of CUDA %d or newer",
+                 gpuinstLibPath(GPUINST_LIB_CUPTI), missing, CUPTI_API_VERSION / 10000);
+        return -1;
     }
-    /* optional ones */
-    GPUINST_LIB_FN(A.c.ActivityRegisterTimestampCallback, GPUINST_LIB_CUPTI, "cuptiActivityRegisterTimestampCallback");
-    GPUINST_LIB_FN(A.c.GetCallbackName, GPUINST_LIB_CUPTI, "cuptiGetCallbackName");
-    GPUINST_LIB_FN(A.d.DeviceGetName, GPUINST_LIB_CUDA, "cuDeviceGetName");
-    GPUINST_LIB_FN(A.d.DeviceGetUuid, GPUINST_LIB_CUDA, "cuDeviceGetUuid_v2");
-    if (A.d.DeviceGetUuid == NULL) GPUINST_LIB_FN(A.d.DeviceGetUuid, GPUINST_LIB_CUDA, "cuDeviceGetUuid");
-    GPUINST_LIB_FN(A.d.DeviceTotalMem, GPUINST_LIB_CUDA, "cuDeviceTotalMem_v2");
-    GPUINST_LIB_FN(A.d.DeviceGetAttribute, GPUINST_LIB_CUDA, "cuDeviceGetAttribute");
-    GPUINST_LIB_FN(A.d.GetErrorName, GPUINST_LIB_CUDA, "cuGetErrorName");
+    return 0;
+}
 
-    cr = A.d.Init(0);
+/* A driver that works and sees a device. */
+static int startDevices(char *msg, size_t cap)
+{
+    int ndev = 0;
+    CUresult cr = gpuinstCu.cuInit(0);
     if (cr != CUDA_SUCCESS) {
-        snprintf(msg, sizeof msg, "GPU tracing off: cuInit failed (%s): no usable GPU or driver on this node; "
-                                  "host records are still written",
-                 cuErr(cr));
-        traceOff(msg);
-        return;
+        snprintf(msg, cap, "GPU tracing off: cuInit failed (%s): no usable GPU or driver on this node; "
+                           "host records are still written",
+                 gpuinstCudaResultString((int)cr));
+        return -1;
     }
-    cr = A.d.DeviceGetCount(&ndev);
+    cr = gpuinstCu.cuDeviceGetCount(&ndev);
     if (cr != CUDA_SUCCESS || ndev <= 0) {
-        snprintf(msg, sizeof msg, "GPU tracing off: no CUDA device visible (cuDeviceGetCount: %s, %d devices); "
-                                  "check CUDA_VISIBLE_DEVICES",
-                 cuErr(cr), ndev);
-        traceOff(msg);
-        return;
+        snprintf(msg, cap, "GPU tracing off: no CUDA device visible (cuDeviceGetCount: %s, %d devices); "
+                           "check CUDA_VISIBLE_DEVICES",
+                 gpuinstCudaResultString((int)cr), ndev);
+        return -1;
     }
-    /* Another CUPTI subscriber (a debugger or a tool attached some other
-     * way) means CUPTI is taken.  The probe subscriber is released at once,
-     * so the range profiler (or the tool) can still subscribe. */
-    {
-        CUpti_SubscriberHandle sub = NULL;
-        rc = A.c.Subscribe(&sub, probeCallback, NULL);
-        if (rc != CUPTI_SUCCESS) {
-            snprintf(msg, sizeof msg, "GPU tracing off: CUPTI is in use by another tool (cuptiSubscribe: %s); "
-                                      "NVTX and host records are still recorded",
-                     cuptiErr(rc));
-            traceOff(msg);
-            return;
-        }
-        (void)A.c.Unsubscribe(sub);
-    }
+    return 0;
+}
 
-    /* Clock: CUPTI's timestamps from gpuinstClockNs, else a measured offset. */
-    A.clock_method = 2;
-    if (A.c.ActivityRegisterTimestampCallback != NULL &&
-        A.c.ActivityRegisterTimestampCallback(clockCallback) == CUPTI_SUCCESS) {
-        A.clock_method = 1;
-        A.clock_offset = 0;
+/* Another CUPTI subscriber (a debugger or a tool attached some other way)
+ * means CUPTI is taken.  The probe subscriber is released at once, so the
+ * range profiler (or the tool) can still subscribe. */
+static int startProbe(char *msg, size_t cap)
+{
+    CUpti_SubscriberHandle sub = NULL;
+    CUptiResult rc = gpuinstCu.cuptiSubscribe(&sub, probeCallback, NULL);
+    if (rc != CUPTI_SUCCESS) {
+        snprintf(msg, cap, "GPU tracing off: CUPTI is in use by another tool (cuptiSubscribe: %s); "
+                           "NVTX and host records are still recorded",
+                 gpuinstCuptiResultString((int)rc));
+        return -1;
+    }
+    (void)gpuinstCu.cuptiUnsubscribe(sub);
+    return 0;
+}
+
+/* CUPTI's timestamps from gpuinstClockNs, else a measured offset. */
+static void startClock(void)
+{
+    act.clock_method = 2;
+    if (gpuinstCu.cuptiActivityRegisterTimestampCallback != NULL &&
+        gpuinstCu.cuptiActivityRegisterTimestampCallback(clockCallback) == CUPTI_SUCCESS) {
+        act.clock_method = 1;
+        act.clock_offset = 0;
     } else {
         int64_t best = INT64_MAX;
         int k;
         for (k = 0; k < 5; k++) {
             uint64_t a = gpuinstClockNs(), c = 0, b;
-            if (A.c.GetTimestamp(&c) != CUPTI_SUCCESS) break;
+            if (gpuinstCu.cuptiGetTimestamp(&c) != CUPTI_SUCCESS) break;
             b = gpuinstClockNs();
             if ((int64_t)(b - a) < best) {
                 best = (int64_t)(b - a);
-                A.clock_offset = (int64_t)(a + (b - a) / 2) - (int64_t)c;
+                act.clock_offset = (int64_t)(a + (b - a) / 2) - (int64_t)c;
             }
         }
     }
+}
 
-    /* Buffers: the pool, the queue (as many entries as buffers). */
-    A.nbuffers = nbuf;
-    A.bufsize = bufsize;
-    A.pool = (uint8_t **)calloc(nbuf, sizeof *A.pool);
-    A.freeList = (uint8_t **)calloc(nbuf, sizeof *A.freeList);
-    A.queue = (Pending *)calloc(nbuf, sizeof *A.queue);
-    if (A.pool == NULL || A.freeList == NULL || A.queue == NULL) {
-        traceOff("GPU tracing off: out of memory for the activity buffer pool; lower buffers= or buffer_kb= in GPUINST_TRACE");
-        return;
-    }
-    for (i = 0; i < nbuf; i++) {
+/* The buffer pool and the queue (as many entries as buffers). */
+static int startBuffers(uint32_t nbuf, size_t bufsize, char *msg, size_t cap)
+{
+    uint32_t i;
+    act.nbuffers = nbuf;
+    act.bufsize = bufsize;
+    act.pool = (uint8_t **)calloc(nbuf, sizeof *act.pool);
+    act.freeList = (uint8_t **)calloc(nbuf, sizeof *act.freeList);
+    act.queue = (Pending *)calloc(nbuf, sizeof *act.queue);
+    for (i = 0; act.pool != NULL && act.freeList != NULL && act.queue != NULL && i < nbuf; i++) {
         void *p = NULL;
-        if (posix_memalign(&p, 8, bufsize) != 0 || p == NULL) {
-            traceOff("GPU tracing off: out of memory for the activity buffer pool; lower buffers= or buffer_kb= in GPUINST_TRACE");
-            return;
-        }
-        A.pool[i] = (uint8_t *)p;
-        A.freeList[A.nfree++] = A.pool[i];
+        if (posix_memalign(&p, 8, bufsize) != 0 || p == NULL) break;
+        act.pool[i] = (uint8_t *)p;
+        act.freeList[act.nfree++] = act.pool[i];
     }
-
-    /* NVTX markers: gpuinst's NVTX collector (src/nvtx_inject.c) records
-     * every library's NVTX as first-class /ranges and /marks (payloads,
-     * categories, colors, GPU correlation), which CUPTI's MARKER records
-     * lack, at less cost (bench/RESULTS.md, "NVTX collector").  CUPTI only
-     * sees NVTX when it is the process's NVTX tool, so the MARKER kind is
-     * enabled only when the user made it so (NVTX_INJECTION64_PATH naming
-     * libcupti); the collector then stands aside (/unavailable "nvtx"). */
-    if (kinds & K_MARKER) {
-        const char *cur = getenv("NVTX_INJECTION64_PATH");
-        if (cur == NULL || strstr(cur, "libcupti") == NULL) {
-            kinds &= ~(unsigned)K_MARKER;
-            A.kinds = kinds;
-            kindsText(kinds, A.kindsText, sizeof A.kindsText);
-        }
+    if (i < nbuf) {
+        snprintf(msg, cap, "GPU tracing off: out of memory for the activity buffer pool; lower buffers= or "
+                           "buffer_kb= in GPUINST_TRACE");
+        return -1;
     }
+    return 0;
+}
 
-    rc = A.c.ActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+/* NVTX markers: gpuinst's NVTX collector (src/nvtx_inject.c) records
+ * every library's NVTX as first-class /ranges and /marks (payloads,
+ * categories, colors, GPU correlation), which CUPTI's MARKER records
+ * lack, at less cost (bench/RESULTS.md, "NVTX collector").  CUPTI only
+ * sees NVTX when it is the process's NVTX tool, so the MARKER kind is
+ * enabled only when the user made it so (NVTX_INJECTION64_PATH naming
+ * libcupti); the collector then stands aside (/unavailable "nvtx"). */
+static void startMarkers(void)
+{
+    const char *cur;
+    if (!(act.kinds & K_MARKER)) return;
+    cur = getenv("NVTX_INJECTION64_PATH");
+    if (cur == NULL || strstr(cur, "libcupti") == NULL) {
+        act.kinds &= ~(unsigned)K_MARKER;
+        kindsText(act.kinds, act.kindsText, sizeof act.kindsText);
+    }
+}
+
+/* The buffer callbacks, then every kind GPUINST_TRACE asks for (kindRows
+ * in order): one that is required, or refused because another tool owns
+ * CUPTI, turns tracing off; another that fails is said and left out. */
+static int startKinds(char *msg, size_t cap)
+{
+    CUptiResult rc = gpuinstCu.cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+    size_t i;
+    int nen = 0;
     if (rc != CUPTI_SUCCESS) {
-        snprintf(msg, sizeof msg, "GPU tracing off: cuptiActivityRegisterCallbacks failed (%s)", cuptiErr(rc));
-        traceOff(msg);
-        return;
+        snprintf(msg, cap, "GPU tracing off: cuptiActivityRegisterCallbacks failed (%s)",
+                 gpuinstCuptiResultString((int)rc));
+        return -1;
     }
-    for (i = 0; i < sizeof plan / sizeof plan[0]; i++) {
-        if (!(plan[i].bit & kinds)) continue;
-        rc = A.c.ActivityEnable(plan[i].kind);
+    for (i = 0; i < NKINDS; i++) {
+        const KindRow *k = &kindRows[i];
+        if (k->word == 0 || !(k->word & act.kinds)) continue;
+        rc = gpuinstCu.cuptiActivityEnable(k->kind);
         if (rc == CUPTI_SUCCESS) {
-            en[nen++] = plan[i].kind;
+            if (nen < (int)(sizeof act.enabled / sizeof act.enabled[0])) act.enabled[nen++] = k->kind;
             continue;
         }
-        if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || rc == CUPTI_ERROR_NOT_COMPATIBLE ||
-            plan[i].required) {
-            disableAll(en, nen);
-            snprintf(msg, sizeof msg, "GPU tracing off: cuptiActivityEnable(kind %d) failed (%s)%s", (int)plan[i].kind,
-                     cuptiErr(rc),
+        if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || rc == CUPTI_ERROR_NOT_COMPATIBLE || k->required) {
+            disableAll(act.enabled, nen);
+            snprintf(msg, cap, "GPU tracing off: cuptiActivityEnable(kind %d) failed (%s)%s", (int)k->kind,
+                     gpuinstCuptiResultString((int)rc),
                      rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || rc == CUPTI_ERROR_NOT_COMPATIBLE
                          ? ": another tool owns CUPTI; NVTX and host records are still recorded"
                          : "");
-            traceOff(msg);
-            return;
+            return -1;
         }
-        gpuinstWarn("CUPTI activity kind %d not enabled (%s): its records are missing", (int)plan[i].kind,
-                    cuptiErr(rc));
+        gpuinstWarn("CUPTI activity kind %d not enabled (%s): its records are missing", (int)k->kind,
+                    gpuinstCuptiResultString((int)rc));
     }
-
-    memcpy(A.enabled, en, (size_t)nen * sizeof en[0]); /* the kinds a profiler session may pause */
-    A.nenabled = nen;
-    A.use_cupti_walk = 1;
-    A.stop = 0;
-    if (pthread_create(&A.worker, NULL, decodeThread, NULL) != 0) {
-        disableAll(en, nen);
-        traceOff("GPU tracing off: could not start the decode thread (pthread_create failed)");
-        return;
-    }
-    A.worker_started = 1;
-    if (gpuinstAddFlushHook(activityFlush) != GPUINST_SUCCESS) {
-        /* without the hook nothing would be flushed or joined at finalize */
-        disableAll(en, nen);
-        pthread_mutex_lock(&A.qlock);
-        A.stop = 1;
-        pthread_cond_signal(&A.qcond);
-        pthread_mutex_unlock(&A.qlock);
-        pthread_join(A.worker, NULL);
-        A.worker_started = 0;
-        traceOff("GPU tracing off: no room for its finalize hook (too many optional parts registered one)");
-        return;
-    }
-    A.on = 1;
-    /* capture windows (src/capture.c): activity runs only inside one */
-    for (i = 0; i < (uint32_t)nen && i < sizeof capKinds / sizeof capKinds[0]; i++)
-        if (en[i] != CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) capKinds[capN++] = en[i];
-    if (GPUINST_LOAD_RLX(&gpuinstCaptureOn) && !gpuinstCaptureOpen()) gpuinstActivityCapture(0);
-    GPUINST_STORE_REL(&gpuinstGpuOn, 1);
+    act.nenabled = nen; /* the kinds a profiler session may pause */
+    return 0;
 }
 
-/* Capture windows: the activity kinds gpuinst enabled, off while no window
- * is open (the external-correlation kind stays on: it costs nothing when no
- * range pushes an id, and ranges outside windows push none).  Called with
- * src/capture.c's lock held, so transitions do not cross; a kind a
- * range-profiler pause holds off is left as it is (enLock). */
-GPUINST_PRIVATE void gpuinstActivityCapture(int on)
+/* The decode thread. */
+static int startWorker(char *msg, size_t cap)
 {
-    int i;
-    if (!A.on) return;
-    pthread_mutex_lock(&enLock);
-    capClosed = !on;
-    for (i = 0; i < capN; i++) {
-        CUptiResult rc;
-        if (pauseHolds(capKinds[i])) continue; /* off for the pause, turned on when it ends */
-        rc = on ? A.c.ActivityEnable(capKinds[i]) : A.c.ActivityDisable(capKinds[i]);
-        if (rc != CUPTI_SUCCESS)
-            gpuinstWarnOnce(&capWarned, "capture window: cuptiActivity%s(kind %d) failed (%s)", on ? "Enable" : "Disable",
-                            (int)capKinds[i], cuptiErr(rc));
+    act.use_cupti_walk = 1;
+    act.stop = 0;
+    if (pthread_create(&act.worker, NULL, decodeThread, NULL) != 0) {
+        disableAll(act.enabled, act.nenabled);
+        snprintf(msg, cap, "GPU tracing off: could not start the decode thread (pthread_create failed)");
+        return -1;
     }
-    pthread_mutex_unlock(&enLock);
+    act.worker_started = 1;
+    return 0;
 }
 
-/* Finalize: synchronize, flush, drain, join, resolve, devices. */
-static void activityFlush(void)
+GPUINST_PRIVATE void gpuinstActivityInit(void)
+{
+    char msg[480];
+    uint32_t nbuf = 8;
+    size_t bufsize = (size_t)4 << 20;
+    pthread_once(&lockOnce, initLocks);
+    if (act.on) return;
+    if (!startConfig(&nbuf, &bufsize)) return;
+    if (startLibraries(msg, sizeof msg) != 0 || startDevices(msg, sizeof msg) != 0 || startProbe(msg, sizeof msg) != 0) {
+        gpuinstUnavailableAdd("cupti", msg);
+        return;
+    }
+    startClock();
+    if (startBuffers(nbuf, bufsize, msg, sizeof msg) != 0) {
+        gpuinstUnavailableAdd("cupti", msg);
+        return;
+    }
+    startMarkers();
+    if (startKinds(msg, sizeof msg) != 0 || startWorker(msg, sizeof msg) != 0) {
+        gpuinstUnavailableAdd("cupti", msg);
+        return;
+    }
+    act.on = 1;
+    /* capture windows (src/capture.c): activity runs only inside one */
+    if (GPUINST_LOAD_RLX(&gpuinstCaptureOn) && !gpuinstCaptureOpen()) {
+        pthread_mutex_lock(&enLock);
+        captureSwitch(0);
+        pthread_mutex_unlock(&enLock);
+    }
+    GPUINST_STORE_REL(&gpuinstGpuHooks, &activityHooks);
+}
+
+/* The part's flush step (finalize): synchronize, flush, drain, join,
+ * resolve, devices.  Nothing when tracing never started. */
+GPUINST_PRIVATE void gpuinstActivityFlush(void)
 {
     CUcontext ctx = NULL;
     CUptiResult rc;
-    static const CUpti_ActivityKind all[] = {
-        CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
-        CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
-        CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MEMORY2,
-        CUPTI_ACTIVITY_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
-    if (!A.on) return;
-    GPUINST_STORE_REL(&gpuinstGpuOn, 0);
-    if (A.d.CtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) {
-        CUresult cr = A.d.CtxSynchronize();
+    CUpti_ActivityKind all[NKINDS];
+    int nall = 0;
+    size_t i;
+    if (!act.on) return;
+    GPUINST_STORE_REL(&gpuinstGpuHooks, (const gpuinstHooks *)NULL);
+    if (gpuinstCu.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL) {
+        CUresult cr = gpuinstCu.cuCtxSynchronize();
         if (cr != CUDA_SUCCESS)
-            gpuinstWarn("cuCtxSynchronize at finalize failed (%s): GPU work still running is not traced", cuErr(cr));
+            gpuinstWarn("cuCtxSynchronize at finalize failed (%s): GPU work still running is not traced",
+                        gpuinstCudaResultString((int)cr));
     }
-    rc = A.c.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    if (rc != CUPTI_SUCCESS) gpuinstWarn("cuptiActivityFlushAll failed (%s): the last GPU records may be missing", cuptiErr(rc));
-    disableAll(all, (int)(sizeof all / sizeof all[0]));
+    rc = gpuinstCu.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (rc != CUPTI_SUCCESS)
+        gpuinstWarn("cuptiActivityFlushAll failed (%s): the last GPU records may be missing",
+                    gpuinstCuptiResultString((int)rc));
+    for (i = 0; i < NKINDS; i++) /* every kind gpuinst may have enabled */
+        if (kindRows[i].word != 0) all[nall++] = kindRows[i].kind;
+    pthread_mutex_lock(&enLock); /* after it no capture window switches a kind on */
+    disableAll(all, nall);
+    pthread_mutex_unlock(&enLock);
     addDropped(NULL, 0);
     if (ctx != NULL) addDropped(ctx, 0);
-    pthread_mutex_lock(&A.qlock);
-    A.stop = 1;
-    pthread_cond_signal(&A.qcond);
-    pthread_mutex_unlock(&A.qlock);
-    if (A.worker_started) pthread_join(A.worker, NULL);
-    A.worker_started = 0;
-    pthread_mutex_lock(&A.qlock);
-    A.closed = 1;
-    pthread_mutex_unlock(&A.qlock);
-    pthread_mutex_lock(&A.dlock);
-    if (A.pauseOpen) { /* finalize inside a profiled region: the pause ends with tracing */
-        A.paused[A.pauseOpen - 1].end_ns = gpuinstClockNs();
-        A.pauseOpen = 0;
+    pthread_mutex_lock(&act.qlock);
+    act.stop = 1;
+    pthread_cond_signal(&act.qcond);
+    pthread_mutex_unlock(&act.qlock);
+    if (act.worker_started) pthread_join(act.worker, NULL);
+    act.worker_started = 0;
+    pthread_mutex_lock(&act.qlock);
+    act.closed = 1;
+    pthread_mutex_unlock(&act.qlock);
+    pthread_mutex_lock(&act.dlock);
+    if (act.pauseOpen) { /* finalize inside a profiled region: the pause ends with tracing */
+        act.paused[act.pauseOpen - 1].end_ns = gpuinstClockNs();
+        act.pauseOpen = 0;
     }
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_unlock(&act.dlock);
     gpuinstActivityResolve();
     readDevices();
-    pthread_mutex_lock(&A.dlock);
+    pthread_mutex_lock(&act.dlock);
     countRecordsPerDevice();
-    pthread_mutex_unlock(&A.dlock);
+    pthread_mutex_unlock(&act.dlock);
     {
         gpuinstActivityStats s;
         gpuinstActivityGetStats(&s);
@@ -2123,47 +2100,16 @@ static void activityFlush(void)
 
 GPUINST_PRIVATE void gpuinstActivityInit(void)
 {
-    GPUINST_STORE_RLX(&gpuinstGpuOn, 0); /* never on without CUPTI */
     if (strcmp(gpuinstG.cfg.trace, "none") == 0 || strcmp(gpuinstG.cfg.trace, "off") == 0 ||
         strcmp(gpuinstG.cfg.trace, "0") == 0)
         return;
     gpuinstUnavailableAdd("cupti", "GPU tracing off: gpuinst was built without the CUDA headers "
                                    "(GPUINST_WITH_CUPTI=0); rebuild with -I<cuda>/include");
 }
-GPUINST_PRIVATE void gpuinstActivityCapture(int on) { (void)on; }
-GPUINST_PRIVATE void gpuinstGpuRangePushSlow(uint64_t range_id) { (void)range_id; }
-GPUINST_PRIVATE void gpuinstGpuRangePopSlow(void) {}
-GPUINST_PRIVATE void gpuinstGpuMpiEnterSlow(uint64_t call_id) { (void)call_id; }
-GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void) {}
-GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid)
+GPUINST_PRIVATE void gpuinstActivityFlush(void) {}
+GPUINST_PRIVATE void gpuinstActivityCapture(int on)
 {
-    (void)buf;
-    (void)valid;
-    return GPUINST_ERROR_UNAVAILABLE;
-}
-GPUINST_PRIVATE void gpuinstActivityResolve(void) {}
-GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s)
-{
-    memset(s, 0, sizeof *s);
-}
-GPUINST_PRIVATE void gpuinstActivityTablesRegister(void) {}
-GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap)
-{
-    (void)region;
-    (void)occurrence;
-    (void)why;
-    (void)cap;
-    return 0;
-}
-GPUINST_PRIVATE void gpuinstActivityResume(void) {}
-GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
-                                              uint64_t occurrence, unsigned kinds)
-{
-    (void)start_ns;
-    (void)end_ns;
-    (void)region;
-    (void)occurrence;
-    (void)kinds;
+    (void)on;
 }
 
 #endif /* GPUINST_WITH_CUPTI */

@@ -145,11 +145,6 @@ GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag)
     b->spill_tag = tag;
 }
 
-GPUINST_PRIVATE uint64_t gpuinstBufBytes(void)
-{
-    return GPUINST_LOAD_RLX(&bufHeld);
-}
-
 /* Opens the spill file (spillLock held): "<output>.spill.<pid>", else
  * "$TMPDIR/gpuinst-<pid>.spill", else a fresh "$TMPDIR/gpuinst-<pid>-
  * XXXXXX.spill" (mkostemps); created exclusively, never through a link
@@ -546,6 +541,7 @@ GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *con
     return GPUINST_SUCCESS;
 }
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, uint64_t *n)
 {
     char *rows = (char *)gpuinstBigAlloc((size_t)(it->total ? it->total * recsize : 1));
@@ -553,26 +549,13 @@ GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, ui
     if (rows != NULL && it->total > 0) *n = it->next(it, rows, it->total);
     return rows;
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_MPI
 GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it)
 {
     if (it->end != NULL) it->end(it);
     memset(it, 0, sizeof *it);
 }
+#endif
 
-GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b)
-{
-    gpuinstChunk *c = b->head;
-    while (c != NULL) {
-        gpuinstChunk *next = c->next;
-        chunkFree(b, c);
-        c = next;
-    }
-    b->head = b->tail = NULL;
-    freeSpares(b);
-    b->total = 0;
-    free(b->spill);
-    b->spill = NULL;
-    b->nspill = b->capspill = 0;
-    b->spilled = 0;
-}

@@ -29,6 +29,8 @@
  * ends).  Transitions take capLock; the check of an event reads capDepth.
  */
 #include "gpuinstInt.h"
+#include "activityInt.h"
+#include "profilerInt.h"
 
 #include <ctype.h>
 #include <fnmatch.h>

@@ -435,24 +435,21 @@ GPUINST_PRIVATE void gpuinstClockInfo(gpuinstClockInfoRec *r)
 
 /* ---- /clock ---------------------------------------------------------------------- */
 
-#define F(member, type, len, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(gpuinstClockInfoRec, member), len, flags, unit, doc }
 static const gpuinstField clkInfoFields[] = {
-    F(tsc_hz, GPUINST_FT_F64, 0, 0, "Hz", "TSC ticks per second as calibrated at init; 0: the TSC was not used"),
-    F(map_error_ns, GPUINST_FT_F64, 0, 0, "ns",
+    GPUINST_FIELD(gpuinstClockInfoRec, tsc_hz, GPUINST_FT_F64, 0, "Hz", "TSC ticks per second as calibrated at init; 0: the TSC was not used"),
+    GPUINST_FIELD(gpuinstClockInfoRec, map_error_ns, GPUINST_FT_F64, 0, "ns",
       "estimated error of the map from gpuinst's clock to CLOCK_MONOTONIC (each sample against the line through "
       "its neighbours, plus half the widest read); 0 without the TSC"),
-    F(rate, GPUINST_FT_F64, 0, 0, "",
+    GPUINST_FIELD(gpuinstClockInfoRec, rate, GPUINST_FT_F64, 0, "",
       "CLOCK_MONOTONIC ns per gpuinst-clock ns over the run (durations are scaled by it); 1 without the TSC"),
-    F(samples, GPUINST_FT_U32, 0, 0, "count",
+    GPUINST_FIELD(gpuinstClockInfoRec, samples, GPUINST_FT_U32, 0, "count",
       "paired (TSC, CLOCK_MONOTONIC) samples the map was made of (init, one per second, finalize)"),
-    F(rank, GPUINST_FT_U32, 0, GPUINST_FIELD_RANK, "", "rank"),
-    F(source, GPUINST_FT_U8, 0, 0, "",
+    GPUINST_FIELD(gpuinstClockInfoRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstClockInfoRec, source, GPUINST_FT_U8, 0, "",
       "what gpuinst's hot paths read: 1 the TSC (rdtsc, mapped to CLOCK_MONOTONIC at finalize), 0 CLOCK_MONOTONIC"),
-    F(fallback, GPUINST_FT_STR, (uint32_t)sizeof(((gpuinstClockInfoRec *)0)->fallback), 0, "",
+    GPUINST_FIELD(gpuinstClockInfoRec, fallback, GPUINST_FT_STR, 0, "",
       "why the TSC was not used (\"\" when it was)"),
 };
-#undef F
 
 static int collectClkInfo(const gpuinstTable *t, void **out, uint64_t *count)
 {
@@ -467,7 +464,7 @@ static int collectClkInfo(const gpuinstTable *t, void **out, uint64_t *count)
 
 static const gpuinstTable clkInfoTable = {
     "/clock", "gpuinst's clock on each rank: the TSC or CLOCK_MONOTONIC, and the map of the TSC to CLOCK_MONOTONIC",
-    sizeof(gpuinstClockInfoRec), sizeof clkInfoFields / sizeof clkInfoFields[0], clkInfoFields, collectClkInfo, NULL, NULL};
+    sizeof(gpuinstClockInfoRec), GPUINST_NFIELDS(clkInfoFields), clkInfoFields, collectClkInfo, NULL, NULL};
 
 GPUINST_PRIVATE void gpuinstClockTableRegister(void)
 {

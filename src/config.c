@@ -109,7 +109,7 @@ static int flagWord(const char *v)
 
 GPUINST_PRIVATE int gpuinstConfigMode(void)
 {
-    return gpuinstG.cfg.loaded ? gpuinstG.cfg.mode : cfgMode(1);
+    return GPUINST_LOAD_ACQ(&gpuinstG.cfg.loaded) ? gpuinstG.cfg.mode : cfgMode(1);
 }
 
 GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt)
@@ -279,14 +279,33 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     cfgString("GPUINST_METRICS", cfg->metrics, sizeof cfg->metrics, "");
     cfgString("GPUINST_COUNTERS", cfg->counters, sizeof cfg->counters, "");
     cfgString("GPUINST_CUPTI_LIB", cfg->cupti_lib, sizeof cfg->cupti_lib, "");
+    cfg->profile_set = getenv("GPUINST_PROFILE") != NULL;
     cfg->buffer_mb = gpuinstEnvU64("GPUINST_BUFFER_MB", 0, 0, (uint64_t)1 << 30);
     cfg->overwrite = gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
     cfg->collective_io = gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);
     cfgString("GPUINST_NVTX_DOMAINS", cfg->nvtx_domains, sizeof cfg->nvtx_domains, "");
     cfgString("GPUINST_CAPTURE", cfg->capture, sizeof cfg->capture, "");
-    cfg->loaded = 1;
+    GPUINST_STORE_REL(&cfg->loaded, 1);
     gpuinstConfigApplyAgreed(cfg);
 }
+
+#if GPUINST_WITH_CUPTI
+/* GPUINST_CUPTI_LIB: the loaded configuration's, or, before gpuinst_init
+ * (the metric discovery API needs no init), read once by the same rule. */
+static char earlyCuptiLib[sizeof gpuinstG.cfg.cupti_lib];
+static pthread_once_t earlyCuptiOnce = PTHREAD_ONCE_INIT;
+static void earlyCuptiRead(void)
+{
+    cfgString("GPUINST_CUPTI_LIB", earlyCuptiLib, sizeof earlyCuptiLib, "");
+}
+
+GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void)
+{
+    if (GPUINST_LOAD_ACQ(&gpuinstG.cfg.loaded)) return gpuinstG.cfg.cupti_lib;
+    pthread_once(&earlyCuptiOnce, earlyCuptiRead);
+    return earlyCuptiLib;
+}
+#endif
 
 /* The NVTX collector may be asked to attach before gpuinst_init (a library's
  * first NVTX call): it reads the two variables that decide whether it

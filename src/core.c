@@ -2,9 +2,9 @@
  * core.c -- lifecycle (init, finalize, exit), status strings, version and
  * compile options.
  *
- * Finalize order: flush hooks of the optional parts (CUPTI buffers...) ->
- * close ranges still open -> MPI layer (clock alignment, topology) -> the
- * writer.  It runs once, from gpuinst_finalize, from the MPI_Finalize
+ * Finalize order: the parts' flush steps (CUPTI buffers...; src/parts.c) ->
+ * close ranges still open -> the parts' before-write steps (clock
+ * alignment, topology) -> the writer.  It runs once, from gpuinst_finalize, from the MPI_Finalize
  * interception (while MPI still works), or at process exit for a program
  * that called neither (then each rank writes its own file, since other
  * ranks may be gone and no collective is safe).
@@ -15,22 +15,10 @@
 
 #if !defined(GPUINST_AMALGAMATION)
 __attribute__((visibility("hidden"))) gpuinstGlobal gpuinstG;
+__attribute__((visibility("hidden"))) const gpuinstHooks *gpuinstGpuHooks, *gpuinstProfHooks;
 #endif
 
-#define GPUINST_MAX_FLUSH_HOOKS 16
-static gpuinstFlushFn flushHooks[GPUINST_MAX_FLUSH_HOOKS];
-static int nflushHooks;
 static int atexitInstalled;
-
-GPUINST_PRIVATE int gpuinstAddFlushHook(gpuinstFlushFn fn)
-{
-    int i;
-    for (i = 0; i < nflushHooks; i++)
-        if (flushHooks[i] == fn) return GPUINST_SUCCESS;
-    if (nflushHooks >= GPUINST_MAX_FLUSH_HOOKS) return GPUINST_ERROR_LIMIT;
-    flushHooks[nflushHooks++] = fn;
-    return GPUINST_SUCCESS;
-}
 
 const char *gpuinst_version(void)
 {
@@ -150,8 +138,8 @@ static void forkChild(void)
 {
     pthread_mutex_unlock(&gpuinstG.lock);
     if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) {
-        GPUINST_STORE_RLX(&gpuinstGpuOn, 0);
-        GPUINST_STORE_RLX(&gpuinstProfOn, 0);
+        GPUINST_STORE_RLX(&gpuinstGpuHooks, (const gpuinstHooks *)NULL);
+        GPUINST_STORE_RLX(&gpuinstProfHooks, (const gpuinstHooks *)NULL);
         gpuinstG.pid = (int)getpid();
         GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_NVTX_ONLY);
     }
@@ -173,7 +161,7 @@ int gpuinst_init(void)
     if (gethostname(gpuinstG.hostname, sizeof gpuinstG.hostname - 1) != 0)
         snprintf(gpuinstG.hostname, sizeof gpuinstG.hostname, "unknown");
     gpuinstDiagHold();  /* job-wide lines are said once, at the next collective (src/diag.c) */
-    gpuinstMpiAttach(); /* learns the rank if MPI is already initialised; agrees settings (src/config.c) */
+    gpuinstCollAttach(); /* learns the rank if MPI is already initialised; agrees settings (src/coll.c) */
     gpuinstDiagHold();
     gpuinstConfigLoad(&gpuinstG.cfg);
     gpuinstBufSetCap(gpuinstG.cfg.buffer_mb << 20); /* bounded memory (src/buf.c, issue 8) */
@@ -192,13 +180,10 @@ int gpuinst_init(void)
         return GPUINST_ERROR_DISABLED;
     }
     gpuinstCoreTablesRegister();
-    gpuinstCaptureInit();  /* capture windows (src/capture.c): before CUPTI starts, which they switch */
-    gpuinstActivityInit(); /* GPU tracing (src/activity.c): before any NVTX call of gpuinst's own */
-    gpuinstNvtxCollectorInit(); /* NVTX collector (src/nvtx_inject.c): whether the API's NVTX calls come back */
-    gpuinstCountersInit(); /* built-in counter groups of GPUINST_COUNTERS (src/counters.c) */
-    /* GPUINST_PROFILE set: finalize says what it named that never ran, also
-     * when no region ever calls gpuinst_profile_begin (src/range_profiler.c) */
-    if (getenv("GPUINST_PROFILE") != NULL) gpuinstProfilerInit();
+    /* the parts' init steps (src/parts.c): capture windows, then GPU
+     * tracing (before any NVTX call of gpuinst's own), then the NVTX
+     * collector, ... */
+    gpuinstPartsInit();
 #if !GPUINST_WITH_HDF5
     gpuinstUnavailableAdd("hdf5", "gpuinst was built without HDF5, so no file is written; "
                                   "compile gpuinst.c with h5pcc (or add the HDF5 include and library flags)");
@@ -228,7 +213,7 @@ static int joinsSharedWrite(void)
 
 GPUINST_PRIVATE int gpuinstFinalize(int by)
 {
-    int st = GPUINST_LOAD_ACQ(&gpuinstG.state), i, rc;
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state), rc;
     if (st == GPUINST_STATE_UNINIT) return GPUINST_ERROR_NOT_INITIALIZED;
     if (st == GPUINST_STATE_FINALIZED) return GPUINST_ERROR_FINALIZED;
     if (st == GPUINST_STATE_NVTX_ONLY && !(by != 2 && joinsSharedWrite())) {
@@ -236,7 +221,7 @@ GPUINST_PRIVATE int gpuinstFinalize(int by)
         gpuinstDiagFlush();
         return GPUINST_SUCCESS;
     }
-    for (i = 0; i < nflushHooks; i++) flushHooks[i]();
+    gpuinstPartsFlush();
     gpuinstG.finalized_by = by;
     gpuinstG.end_ns = gpuinstClockNs();
     GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_FINALIZED);
@@ -244,7 +229,7 @@ GPUINST_PRIVATE int gpuinstFinalize(int by)
     gpuinstClockFinish(); /* the map of gpuinst's clock to CLOCK_MONOTONIC */
     gpuinstNvtxCloseOpen(gpuinstG.end_ns);
     gpuinstDiagAgree(); /* collective in a shared write; else says what is held (src/diag.c) */
-    gpuinstMpiFinalizePrepare();
+    gpuinstCollBeforeWrite(); /* the parts' before-write steps: clock alignment, topology */
     rc = gpuinstWriteFile(gpuinstG.cfg.output);
     /* the spill file is removed once its records are in a file (wherever),
      * else kept and named for tools/gpuinst-recover */

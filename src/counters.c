@@ -1,6 +1,6 @@
 /*
- * counters.c -- NVTX counters and counter groups, built-in counter groups,
- * and the cross-rank statistics of /counters/stats.
+ * counters.c -- NVTX counters and counter groups, and the cross-rank
+ * statistics of /counters/stats.
  *
  * A counter (one field "value") or a counter group (1..64 int64/double
  * fields) is a run-time table descriptor: /counters/<name>, rows of
@@ -22,6 +22,9 @@
  * two valid names never make one path a dataset and a group at once.  The
  * name as given is the dataset's counter_name attribute.
  *
+ * The built-in groups (GPUINST_COUNTERS) and their sampler thread are
+ * src/counters_builtin.c.
+ *
  * Statistics: at finalize (gpuinstCountersStats, run by the writer's table
  * agreement on every rank once the list of datasets is agreed) each rank
  * reduces each counter field to one figure (the mean of its samples, or
@@ -30,6 +33,7 @@
  * row per dataset and field.
  */
 #include "gpuinstInt.h"
+#include "countersInt.h"
 
 #include <math.h>
 #include <unistd.h>
@@ -160,10 +164,7 @@ static int cntStateCheck(int *rec)
         return GPUINST_SUCCESS;
     }
     *rec = 0;
-    if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_SUCCESS;
-    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
-    GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
-    return GPUINST_ERROR_FINALIZED;
+    return gpuinstNotRunning(st, GPUINST_SUCCESS); /* NVTX-only: the NVTX counter calls still run */
 }
 
 static cntCounter *cntCounterGet(gpuinst_counter h)
@@ -774,11 +775,28 @@ int gpuinst_counter_group_create(const char *name, const char *fields, const int
     return cntCreateCore(name, 0, fields, types, nfields, NULL, 0, group);
 }
 
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
                                               int32_t nfields, const char *const *units, uint32_t flags,
                                               gpuinst_counter *group)
 {
     return cntCreateCore(name, 0, fields, types, nfields, units, (flags & CNT_NO_NVTX) | CNT_INTERNAL, group);
+}
+#endif
+
+static int cntSemanticsCore(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags, double min,
+                         double max);
+
+GPUINST_PRIVATE int gpuinstCounterCreate(const char *name, const char *fields, const int32_t *types, int32_t nfields,
+                                         gpuinst_counter *group)
+{
+    return cntCreateCore(name, 0, fields, types, nfields, NULL, 0, group);
+}
+
+GPUINST_PRIVATE int gpuinstCounterSemantics(gpuinst_counter counter, int32_t field, const char *unit, int32_t flags,
+                                            double min, double max)
+{
+    return cntSemanticsCore(counter, field, unit, flags, min, max);
 }
 
 GPUINST_PRIVATE int gpuinstCounterCreateNvtx(const char *name, int scalar, const char *fields, const int32_t *types,
@@ -1027,28 +1045,7 @@ int gpuinst_counter_submit_values(gpuinst_counter counter, int64_t nsamples, con
     return cntBatchCore(c, rec, nsamples, NULL, values, timestamps, clock);
 }
 
-/* Internal batch for gpuinst's own groups (PM sampling): no state check. */
-GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter counter, int64_t nsamples, const double *values,
-                                               const uint64_t *times_ns)
-{
-    cntCounter *c = cntCounterGet(counter);
-    int64_t k;
-    int rc = GPUINST_SUCCESS;
-    gpuinstBuf *b;
-    uint16_t thread;
-    unsigned char v[8 * CNT_MAX_FIELDS];
-    if (c == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
-    if (!GPUINST_LOAD_ACQ(&c->sealed)) cntSeal(c);
-    if ((b = cntBufFor(c)) == NULL) return cntLostEvent();
-    thread = cntThreadIndex();
-    for (k = 0; k < nsamples; k++) {
-        cntPackValues(c, values + (size_t)k * c->nfields, v);
-        if (cntRecordOne(c, b, thread, times_ns[k], v, -1) != GPUINST_SUCCESS) rc = GPUINST_ERROR_OUT_OF_MEMORY;
-        if (!(c->flags & CNT_NO_NVTX)) nvtxCounterSample(NULL, c->nvtx_id, v, 8u * c->nfields);
-    }
-    return rc;
-}
-
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter counter, int64_t nsamples, const void *records,
                                             const uint64_t *times_ns)
 {
@@ -1069,6 +1066,7 @@ GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter counter, int64_t nsa
     }
     return rc;
 }
+#endif
 
 /* ---- collect -------------------------------------------------------------------- */
 
@@ -1116,24 +1114,19 @@ typedef struct cntStatRow {         /* /counters/stats */
     double min, mean, max, imbalance;
 } cntStatRow;
 
-#define cntSF(member, type, unit, doc) \
-    { #member, type, (uint32_t)offsetof(cntStatRow, member), 0, 0, unit, doc }
-#define cntSS(member, doc) \
-    { #member, GPUINST_FT_STR, (uint32_t)offsetof(cntStatRow, member), \
-      (uint32_t)sizeof(((cntStatRow *)0)->member), 0, "", doc }
 static const gpuinstField cntStatFields[] = {
-    cntSS(counter, "counter or group name as given (the dataset's counter_name attribute)"),
-    cntSS(dataset, "the dataset that holds the samples (/counters/<name, encoded>, or its ~2, ~3 variant)"),
-    cntSS(field, "field of the group (\"value\" for a scalar counter): a member of dataset"),
-    cntSS(per_rank, "each rank's figure: \"mean\" of its samples, or \"sum\" for DELTA counters"),
-    cntSF(ranks, GPUINST_FT_U32, "count", "ranks with at least one sample with a value"),
-    cntSF(rank_min, GPUINST_FT_U32, "", "a rank holding the minimum"),
-    cntSF(rank_max, GPUINST_FT_U32, "", "a rank holding the maximum"),
-    cntSF(samples, GPUINST_FT_U64, "count", "samples with a value, all ranks"),
-    cntSF(min, GPUINST_FT_F64, "", "minimum over ranks of the per-rank figure (the field's unit)"),
-    cntSF(mean, GPUINST_FT_F64, "", "mean over ranks of the per-rank figure"),
-    cntSF(max, GPUINST_FT_F64, "", "maximum over ranks of the per-rank figure"),
-    cntSF(imbalance, GPUINST_FT_F64, "", "max / mean (1 = balanced; 0 when the mean is 0)"),
+    GPUINST_FIELD(cntStatRow, counter, GPUINST_FT_STR, 0, "", "counter or group name as given (the dataset's counter_name attribute)"),
+    GPUINST_FIELD(cntStatRow, dataset, GPUINST_FT_STR, 0, "", "the dataset that holds the samples (/counters/<name, encoded>, or its ~2, ~3 variant)"),
+    GPUINST_FIELD(cntStatRow, field, GPUINST_FT_STR, 0, "", "field of the group (\"value\" for a scalar counter): a member of dataset"),
+    GPUINST_FIELD(cntStatRow, per_rank, GPUINST_FT_STR, 0, "", "each rank's figure: \"mean\" of its samples, or \"sum\" for DELTA counters"),
+    GPUINST_FIELD(cntStatRow, ranks, GPUINST_FT_U32, 0, "count", "ranks with at least one sample with a value"),
+    GPUINST_FIELD(cntStatRow, rank_min, GPUINST_FT_U32, 0, "", "a rank holding the minimum"),
+    GPUINST_FIELD(cntStatRow, rank_max, GPUINST_FT_U32, 0, "", "a rank holding the maximum"),
+    GPUINST_FIELD(cntStatRow, samples, GPUINST_FT_U64, 0, "count", "samples with a value, all ranks"),
+    GPUINST_FIELD(cntStatRow, min, GPUINST_FT_F64, 0, "", "minimum over ranks of the per-rank figure (the field's unit)"),
+    GPUINST_FIELD(cntStatRow, mean, GPUINST_FT_F64, 0, "", "mean over ranks of the per-rank figure"),
+    GPUINST_FIELD(cntStatRow, max, GPUINST_FT_F64, 0, "", "maximum over ranks of the per-rank figure"),
+    GPUINST_FIELD(cntStatRow, imbalance, GPUINST_FT_F64, 0, "", "max / mean (1 = balanced; 0 when the mean is 0)"),
 };
 
 static cntStatRow *cntStatRows;
@@ -1346,21 +1339,19 @@ typedef struct ProfCntRec {   /* one row per rank, thread, counter and field, 64
     uint16_t pad_;
 } ProfCntRec;
 
-#define PF(member, type, unit, doc) { #member, type, (uint32_t)offsetof(ProfCntRec, member), 0, 0, unit, doc }
 static const gpuinstField profCntFields[] = {
-    PF(samples, GPUINST_FT_U64, "count",
-       "samples with a value (a no-value sample \"zero\" counts as 0, \"unchanged\" as the value before)"),
-    PF(unavailable, GPUINST_FT_U64, "count", "samples without a value (\"unavailable\", NaN)"),
-    PF(min, GPUINST_FT_F64, "", "smallest value (the counter's unit: /counters/<name> attributes)"),
-    PF(max, GPUINST_FT_F64, "", "largest value"),
-    PF(sum, GPUINST_FT_F64, "", "sum of the values (mean = sum / samples)"),
-    PF(sum_sq, GPUINST_FT_F64, "", "sum of the squared values (variance = sum_sq / samples - mean^2)"),
-    PF(counter, GPUINST_FT_U32, "", "the counter's name as given (its dataset: /counters/<encoded name>): /strings id"),
-    PF(field, GPUINST_FT_U32, "", "the field: /strings id (\"value\" for a single counter)"),
-    {"rank", GPUINST_FT_U32, (uint32_t)offsetof(ProfCntRec, rank), 0, GPUINST_FIELD_RANK, "", "rank"},
-    PF(thread, GPUINST_FT_U16, "", "sampling thread: index in /threads"),
+    GPUINST_FIELD(ProfCntRec, samples, GPUINST_FT_U64, 0, "count",
+                  "samples with a value (a no-value sample \"zero\" counts as 0, \"unchanged\" as the value before)"),
+    GPUINST_FIELD(ProfCntRec, unavailable, GPUINST_FT_U64, 0, "count", "samples without a value (\"unavailable\", NaN)"),
+    GPUINST_FIELD(ProfCntRec, min, GPUINST_FT_F64, 0, "", "smallest value (the counter's unit: /counters/<name> attributes)"),
+    GPUINST_FIELD(ProfCntRec, max, GPUINST_FT_F64, 0, "", "largest value"),
+    GPUINST_FIELD(ProfCntRec, sum, GPUINST_FT_F64, 0, "", "sum of the values (mean = sum / samples)"),
+    GPUINST_FIELD(ProfCntRec, sum_sq, GPUINST_FT_F64, 0, "", "sum of the squared values (variance = sum_sq / samples - mean^2)"),
+    GPUINST_FIELD(ProfCntRec, counter, GPUINST_FT_U32, 0, "", "the counter's name as given (its dataset: /counters/<encoded name>): /strings id"),
+    GPUINST_FIELD(ProfCntRec, field, GPUINST_FT_U32, 0, "", "the field: /strings id (\"value\" for a single counter)"),
+    GPUINST_FIELD(ProfCntRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ProfCntRec, thread, GPUINST_FT_U16, 0, "", "sampling thread: index in /threads"),
 };
-#undef PF
 
 static int cntCollectProfile(const gpuinstTable *tb, void **out, uint64_t *count)
 {
@@ -1402,330 +1393,10 @@ static const gpuinstTable cntProfileTable = {
     "/profile/counters",
     "aggregated profile (GPUINST_MODE=profile): per rank, thread, counter and field, the samples' statistics "
     "(the samples are not kept)",
-    sizeof(ProfCntRec), sizeof profCntFields / sizeof profCntFields[0], profCntFields, cntCollectProfile, NULL, NULL};
+    sizeof(ProfCntRec), GPUINST_NFIELDS(profCntFields), profCntFields, cntCollectProfile, NULL, NULL};
 
-/* ---- built-in groups ------------------------------------------------------------------ */
-
-enum { BI_HOST_MEMORY = 0, BI_MPI_BYTES, BI_GPU_MEMORY, BI_ACTIVITY_DROPPED, BI_COUNT };
-static const char *const cntBiNames[BI_COUNT] = {"host_memory", "mpi_bytes", "gpu_memory", "activity_dropped"};
-static gpuinst_counter cntBiGroup[BI_COUNT];
-static int cntBiSelected;            /* any group chosen */
-static int cntBiInitDone;
-static uint64_t cntBiPeriodMs;
-static gpuinstMpiBytesFn cntMpiBytesFn;
-static uint64_t cntMpiPrevSent, cntMpiPrevRecv;
-static int cntMpiPrevSet;
-static pthread_mutex_t cntBiLock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_t cntBiThread;
-static int cntBiThreadRunning;
-static int cntBiStop;
-static pthread_cond_t cntBiCond;
-static int cntBiWarnedToken;
-
-GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn)
+GPUINST_PRIVATE void gpuinstCountersProfileRegister(void)
 {
-    cntMpiBytesFn = fn;
-}
-
-#if GPUINST_WITH_CUPTI
-/* Driver API entry points used by gpu_memory (plain C types: no cuda.h). */
-typedef int (*cntCuInitFn)(unsigned int);
-typedef int (*cntCuDeviceGetCountFn)(int *);
-typedef int (*cntCuPrimaryStateFn)(int, unsigned int *, int *);
-typedef int (*cntCuPrimaryRetainFn)(void **, int);
-typedef int (*cntCuPrimaryReleaseFn)(int);
-typedef int (*cntCuCtxPushFn)(void *);
-typedef int (*cntCuCtxPopFn)(void **);
-typedef int (*cntCuMemGetInfoFn)(size_t *, size_t *);
-static struct {
-    cntCuInitFn init;
-    cntCuDeviceGetCountFn count;
-    cntCuPrimaryStateFn state;
-    cntCuPrimaryRetainFn retain;
-    cntCuPrimaryReleaseFn release;
-    cntCuCtxPushFn push;
-    cntCuCtxPopFn pop;
-    cntCuMemGetInfoFn meminfo;
-} cntCu;
-
-static const char *cntGpuMemoryOpen(void)
-{
-    const char *why = NULL;
-    if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS)
-        return why ? why : "libcuda.so.1 could not be opened";
-    GPUINST_LIB_FN(cntCu.init, GPUINST_LIB_CUDA, "cuInit");
-    GPUINST_LIB_FN(cntCu.count, GPUINST_LIB_CUDA, "cuDeviceGetCount");
-    GPUINST_LIB_FN(cntCu.state, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxGetState");
-    GPUINST_LIB_FN(cntCu.retain, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxRetain");
-    GPUINST_LIB_FN(cntCu.release, GPUINST_LIB_CUDA, "cuDevicePrimaryCtxRelease_v2");
-    GPUINST_LIB_FN(cntCu.push, GPUINST_LIB_CUDA, "cuCtxPushCurrent_v2");
-    GPUINST_LIB_FN(cntCu.pop, GPUINST_LIB_CUDA, "cuCtxPopCurrent_v2");
-    GPUINST_LIB_FN(cntCu.meminfo, GPUINST_LIB_CUDA, "cuMemGetInfo_v2");
-    if (!cntCu.init || !cntCu.count || !cntCu.state || !cntCu.retain || !cntCu.release || !cntCu.push || !cntCu.pop || !cntCu.meminfo)
-        return "libcuda.so.1 lacks cuDevicePrimaryCtx*/cuCtxPushCurrent_v2/cuMemGetInfo_v2 (driver too old?)";
-    if (cntCu.init(0) != 0) return "cuInit failed: no usable GPU or driver on this node";
-    return NULL;
-}
-
-/* One sample per device whose primary context is active (the application
- * uses it); gpuinst never creates a context. */
-static void cntSampleGpuMemory(gpuinst_counter g)
-{
-    int n = 0, d, any = 0;
-    if (cntCu.count == NULL || cntCu.count(&n) != 0) n = 0;
-    for (d = 0; d < n; d++) {
-        unsigned int flags = 0;
-        int active = 0;
-        void *ctx = NULL, *popped = NULL;
-        size_t fr = 0, tot = 0;
-        if (cntCu.state(d, &flags, &active) != 0 || !active) continue;
-        if (cntCu.retain(&ctx, d) != 0) continue;
-        if (cntCu.push(ctx) == 0) {
-            if (cntCu.meminfo(&fr, &tot) == 0) {
-                double v[4];
-                v[0] = (double)d;
-                v[1] = (double)(tot - fr);
-                v[2] = (double)fr;
-                v[3] = (double)tot;
-                gpuinst_counter_sample_values(g, v, 4);
-                any = 1;
-            }
-            cntCu.pop(&popped);
-        }
-        cntCu.release(d);
-    }
-    if (!any) gpuinst_counter_sample_novalue(g, GPUINST_COUNTER_NOVALUE_UNAVAILABLE);
-}
-#endif
-
-static void cntBiCreate(int which)
-{
-    static const int32_t t2[2] = {GPUINST_COUNTER_INT64, GPUINST_COUNTER_INT64};
-    GPUINST_UNUSED static const int32_t t4[4] = {GPUINST_COUNTER_INT64, GPUINST_COUNTER_INT64, GPUINST_COUNTER_INT64,
-                                  GPUINST_COUNTER_INT64};
-    gpuinst_counter g = 0;
-    char feature[32];
-    const char *why = NULL;
-    snprintf(feature, sizeof feature, "counters:%s", cntBiNames[which]);
-    switch (which) {
-    case BI_HOST_MEMORY:
-        if (access("/proc/self/statm", R_OK) != 0) {
-            why = "/proc/self/statm is not readable (not Linux?): host memory cannot be sampled";
-            break;
-        }
-        if (cntCreateCore("host_memory", 0, "rss_bytes,vm_bytes", t2, 2, NULL, 0, &g) == GPUINST_SUCCESS) {
-            cntSemanticsCore(g, -1, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST
-                                      | GPUINST_COUNTER_LIMIT_MIN, 0, 0);
-        }
-        break;
-    case BI_MPI_BYTES:
-        if (cntMpiBytesFn == NULL) {
-            why = "the MPI layer of this build does not count bytes (no gpuinstCountersSetMpiBytesFn): "
-                  "use a build whose MPI interception counts them";
-            break;
-        }
-        if (cntCreateCore("mpi_bytes", 0, "sent_bytes,recv_bytes", t2, 2, NULL, 0, &g) == GPUINST_SUCCESS)
-            cntSemanticsCore(g, -1, "bytes", GPUINST_COUNTER_VALUE_DELTA | GPUINST_COUNTER_INTERP_SINCE_LAST
-                                      | GPUINST_COUNTER_LIMIT_MIN, 0, 0);
-        break;
-    case BI_GPU_MEMORY:
-#if GPUINST_WITH_CUPTI
-        why = cntGpuMemoryOpen();
-        if (why == NULL &&
-            cntCreateCore("gpu_memory", 0, "device,used_bytes,free_bytes,total_bytes", t4, 4, NULL, 0, &g) ==
-                GPUINST_SUCCESS) {
-            cntSemanticsCore(g, 1, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
-            cntSemanticsCore(g, 2, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
-            cntSemanticsCore(g, 3, "bytes", GPUINST_COUNTER_VALUE_ABSOLUTE, 0, 0);
-        }
-#else
-        why = "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): rebuild with them to sample GPU memory";
-#endif
-        break;
-    case BI_ACTIVITY_DROPPED:
-#if GPUINST_WITH_CUPTI
-        if (cntCreateCore("activity_dropped", 0, "dropped,no_buffer", t2, 2, NULL, 0, &g) == GPUINST_SUCCESS)
-            cntSemanticsCore(g, -1, "count", GPUINST_COUNTER_VALUE_DELTA_SINCE_START | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
-#else
-        why = "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): there is no activity tracing";
-#endif
-        break;
-    default:
-        break;
-    }
-    if (why != NULL) gpuinstUnavailableAdd(feature, why);
-    cntBiGroup[which] = g;
-}
-
-static void cntBiSampleAll(void)
-{
-    pthread_mutex_lock(&cntBiLock);
-    if (cntBiGroup[BI_HOST_MEMORY]) {
-        FILE *f = fopen("/proc/self/statm", "r");
-        unsigned long long size = 0, rss = 0;
-        if (f != NULL && fscanf(f, "%llu %llu", &size, &rss) == 2) {
-            double v[2];
-            long pg = sysconf(_SC_PAGESIZE);
-            v[0] = (double)rss * (double)(pg > 0 ? pg : 4096);
-            v[1] = (double)size * (double)(pg > 0 ? pg : 4096);
-            gpuinst_counter_sample_values(cntBiGroup[BI_HOST_MEMORY], v, 2);
-        } else {
-            gpuinst_counter_sample_novalue(cntBiGroup[BI_HOST_MEMORY], GPUINST_COUNTER_NOVALUE_UNAVAILABLE);
-        }
-        if (f != NULL) fclose(f);
-    }
-    if (cntBiGroup[BI_MPI_BYTES] && cntMpiBytesFn != NULL) {
-        uint64_t s = 0, r = 0;
-        double v[2];
-        cntMpiBytesFn(&s, &r);
-        if (!cntMpiPrevSet) {
-            cntMpiPrevSent = cntMpiPrevRecv = 0;
-            cntMpiPrevSet = 1;
-        }
-        v[0] = (double)(s - cntMpiPrevSent);
-        v[1] = (double)(r - cntMpiPrevRecv);
-        cntMpiPrevSent = s;
-        cntMpiPrevRecv = r;
-        if (v[0] == 0 && v[1] == 0)
-            gpuinst_counter_sample_novalue(cntBiGroup[BI_MPI_BYTES], GPUINST_COUNTER_NOVALUE_ZERO);
-        else
-            gpuinst_counter_sample_values(cntBiGroup[BI_MPI_BYTES], v, 2);
-    }
-#if GPUINST_WITH_CUPTI
-    if (cntBiGroup[BI_GPU_MEMORY]) cntSampleGpuMemory(cntBiGroup[BI_GPU_MEMORY]);
-    if (cntBiGroup[BI_ACTIVITY_DROPPED]) {
-        gpuinstActivityStats st;
-        double v[2];
-        memset(&st, 0, sizeof st);
-        gpuinstActivityGetStats(&st);
-        v[0] = (double)st.dropped;
-        v[1] = (double)st.no_buffer;
-        gpuinst_counter_sample_values(cntBiGroup[BI_ACTIVITY_DROPPED], v, 2);
-    }
-#endif
-    pthread_mutex_unlock(&cntBiLock);
-}
-
-static void *cntBiThreadMain(void *arg)
-{
-    gpuinstThread *t = gpuinstThreadGet();
-    struct timespec next;
-    (void)arg;
-    if (t != NULL) t->name = gpuinstNameId(t, "gpuinst counters");
-    clock_gettime(CLOCK_MONOTONIC, &next);
-    pthread_mutex_lock(&cntBiLock);
-    while (!cntBiStop) {
-        next.tv_nsec += (long)((cntBiPeriodMs % 1000) * 1000000);
-        next.tv_sec += (time_t)(cntBiPeriodMs / 1000) + next.tv_nsec / 1000000000L;
-        next.tv_nsec %= 1000000000L;
-        while (!cntBiStop && pthread_cond_timedwait(&cntBiCond, &cntBiLock, &next) == 0) {
-        }
-        if (cntBiStop) break;
-        pthread_mutex_unlock(&cntBiLock);
-        if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) cntBiSampleAll();
-        pthread_mutex_lock(&cntBiLock);
-    }
-    pthread_mutex_unlock(&cntBiLock);
-    return NULL;
-}
-
-/* Flush hook: one last sample, then stop the sampler thread. */
-static void cntBiFlush(void)
-{
-    if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING && cntBiSelected) cntBiSampleAll();
-    if (!cntBiThreadRunning) return;
-    pthread_mutex_lock(&cntBiLock);
-    cntBiStop = 1;
-    pthread_cond_signal(&cntBiCond);
-    pthread_mutex_unlock(&cntBiLock);
-    pthread_join(cntBiThread, NULL);
-    cntBiThreadRunning = 0;
-}
-
-/* Parses GPUINST_COUNTERS ("host_memory,mpi_bytes,...", "all",
- * "period_ms=N"; separated by commas or spaces): want[i] = 1 for each
- * group named, *period_ms set by a valid period_ms=.  A bad token is said
- * on stderr and skipped.  Returns the number of tokens skipped.  Pure
- * (fuzz/fuzz_counters.c). */
-static int cntBiParse(const char *text, int want[BI_COUNT], uint64_t *period_ms)
-{
-    char spec[sizeof gpuinstG.cfg.counters];
-    char *tok, *save = NULL;
-    int i, bad = 0;
-    memset(want, 0, BI_COUNT * sizeof *want);
-    snprintf(spec, sizeof spec, "%s", text ? text : "");
-    for (tok = strtok_r(spec, ", ", &save); tok != NULL; tok = strtok_r(NULL, ", ", &save)) {
-        int found = 0;
-        if (strcmp(tok, "all") == 0) {
-            for (i = 0; i < BI_COUNT; i++) want[i] = 1;
-            continue;
-        }
-        if (strncmp(tok, "period_ms=", 10) == 0) {
-            char *end = NULL;
-            unsigned long long v;
-            errno = 0;
-            v = strtoull(tok + 10, &end, 10);
-            if (tok[10] >= '0' && tok[10] <= '9' && errno == 0 && end != NULL && *end == '\0' && v > 0 &&
-                v <= 3600000ull) {
-                *period_ms = v;
-            } else {
-                gpuinstWarn("GPUINST_COUNTERS: \"%.64s\" is not period_ms=<1..3600000>; no periodic sampling", tok);
-                bad++;
-            }
-            continue;
-        }
-        for (i = 0; i < BI_COUNT; i++)
-            if (strcmp(tok, cntBiNames[i]) == 0) want[i] = found = 1;
-        if (!found) {
-            bad++;
-            gpuinstWarnOnce(&cntBiWarnedToken,
-                            "GPUINST_COUNTERS: unknown group \"%.64s\" (known: host_memory, mpi_bytes, gpu_memory, "
-                            "activity_dropped, all, period_ms=N)",
-                            tok);
-        }
-    }
-    return bad;
-}
-
-GPUINST_PRIVATE void gpuinstCountersInit(void)
-{
-    int want[BI_COUNT], i;
     if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstTableRegister(&cntProfileTable);
-    pthread_mutex_lock(&cntBiLock);
-    if (cntBiInitDone) {
-        pthread_mutex_unlock(&cntBiLock);
-        return;
-    }
-    cntBiInitDone = 1;
-    pthread_mutex_unlock(&cntBiLock);
-    (void)cntBiParse(gpuinstG.cfg.counters, want, &cntBiPeriodMs);
-    for (i = 0; i < BI_COUNT; i++)
-        if (want[i]) {
-            cntBiCreate(i);
-            if (cntBiGroup[i]) cntBiSelected = 1;
-        }
-    if (!cntBiSelected) return;
-    gpuinstAddFlushHook(cntBiFlush);
-    if (cntBiPeriodMs > 0) {
-        pthread_condattr_t ca;
-        pthread_condattr_init(&ca);
-        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-        pthread_cond_init(&cntBiCond, &ca);
-        pthread_condattr_destroy(&ca);
-        cntBiStop = 0;
-        if (pthread_create(&cntBiThread, NULL, cntBiThreadMain, NULL) == 0) cntBiThreadRunning = 1;
-        else gpuinstUnavailableAdd("counters:period", "could not start the sampler thread (pthread_create failed): "
-                                   "call gpuinst_counters_sample_builtin() at points of your choice instead");
-    }
 }
 
-int gpuinst_counters_sample_builtin(void)
-{
-    int rec, rc = cntStateCheck(&rec);
-    if (rc != GPUINST_SUCCESS) return rc;
-    if (!rec) return GPUINST_SUCCESS;
-    gpuinstCountersInit();
-    if (!cntBiSelected) return GPUINST_ERROR_UNAVAILABLE;
-    cntBiSampleAll();
-    return GPUINST_SUCCESS;
-}

@@ -49,6 +49,14 @@
 #define GPUINST_PRIVATE __attribute__((visibility("hidden")))
 #endif
 #endif
+/* Internal functions that only tests, fuzz targets and benchmarks call: in
+ * the split library (tests link it), and in the amalgamation only with
+ * -DGPUINST_TEST (fuzz/), as SQLite's SQLITE_TEST. */
+#if !defined(GPUINST_AMALGAMATION) || defined(GPUINST_TEST)
+#define GPUINST_WITH_TEST_API 1
+#else
+#define GPUINST_WITH_TEST_API 0
+#endif
 /* Data shared across files.  The amalgamation is one translation unit, so
  * the declaration here is the (zero-initialised, static) definition; in the
  * split build it is an extern declaration, defined once in src/core.c.
@@ -383,7 +391,6 @@ GPUINST_PRIVATE uint64_t gpuinstBufCount(const gpuinstBuf *b);
 /* Copies up to `max` published records into dst (contiguous); returns how
  * many were copied. */
 GPUINST_PRIVATE uint64_t gpuinstBufCopy(const gpuinstBuf *b, void *dst, uint64_t max);
-GPUINST_PRIVATE void gpuinstBufFree(gpuinstBuf *b);
 /* A reading position in one buffer: its first `limit` records, oldest
  * first (spilled ones, then those in memory), read piece by piece. */
 typedef struct gpuinstBufCursor {
@@ -430,8 +437,6 @@ typedef struct gpuinstSpillBlock {
 } gpuinstSpillBlock;
 GPUINST_PRIVATE void gpuinstBufSetCap(uint64_t cap_bytes);
 GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag);
-/* Chunk bytes held in memory now, all buffers. */
-GPUINST_PRIVATE uint64_t gpuinstBufBytes(void);
 /* Counts other per-thread memory (thread slots) against the cap. */
 GPUINST_PRIVATE void gpuinstBufAccount(int64_t bytes);
 /* The buffer's thread exited (called on that thread, recording): over the
@@ -473,7 +478,6 @@ GPUINST_PRIVATE uint32_t gpuinstStringCount(void); /* highest id in use */
  * read-only segment of the program or of a shared object that stays
  * loaded: string literals), so a pointer seen again is the same text. */
 GPUINST_PRIVATE int gpuinstStringImmutable(const void *p, size_t len);
-GPUINST_PRIVATE void gpuinstStringsReset(void);
 /* Bytes of the valid UTF-8 character (RFC 3629: no overlong forms, no
  * surrogates, at most U+10FFFF) that starts at s, 1..4; 0 if s does not
  * start one (a stray continuation byte, a bad lead, a short sequence).
@@ -754,6 +758,7 @@ typedef struct gpuinstConfig {
     char metrics[4096];       /* GPUINST_METRICS (range profiler) */
     char counters[256];       /* GPUINST_COUNTERS (built-in counter groups) */
     char cupti_lib[4096];     /* GPUINST_CUPTI_LIB */
+    int profile_set;          /* GPUINST_PROFILE is in the environment (even empty) */
     uint64_t buffer_mb;       /* GPUINST_BUFFER_MB (0 = no cap) */
     int overwrite;            /* GPUINST_OVERWRITE (default 0: never replace an existing file; issue 8) */
     int collective_io;        /* GPUINST_COLLECTIVE_IO (default 0: each rank writes its hyperslab independently) */
@@ -812,6 +817,10 @@ GPUINST_PRIVATE void gpuinstUnavailableNote(const char *feature, const char *rea
 /* Reads the GPUINST_* environment into *cfg (lengths checked); values
  * agreed across ranks (gpuinstConfigAgree) replace this rank's. */
 GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg);
+/* GPUINST_CUPTI_LIB ("" unset), also before gpuinst_init. */
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void);
+#endif
 /* The one parser of each kind of GPUINST_* value (src/config.c): on/off
  * words (1 on yes true y / 0 off no false n, any case) and whole numbers in
  * lo..hi; unset or empty gives dflt, a bad value a message and dflt. */
@@ -869,6 +878,15 @@ typedef struct gpuinstField {
     const char *doc;
 } gpuinstField;
 
+/* The one way to name a field: GPUINST_FIELD(record type, member, GPUINST_FT_*,
+ * GPUINST_FIELD_* flags, unit, description); the member's name is the
+ * file's member name, a GPUINST_FT_STR member's length its array size.
+ * GPUINST_NFIELDS(array) counts them. */
+#define GPUINST_FIELD(rec, member, type, flags, unit, doc)                                                         \
+    { #member, type, (uint32_t)offsetof(rec, member),                                                             \
+      (type) == GPUINST_FT_STR ? (uint32_t)sizeof(((rec *)0)->member) : 0u, flags, unit, doc }
+#define GPUINST_NFIELDS(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
 typedef struct gpuinstTable gpuinstTable;
 /* Produces this rank's records as one malloc'd contiguous array (*out, owned
  * by the writer, which frees it) and their number (*count).  Return 0 or a
@@ -907,21 +925,30 @@ struct gpuinstTable {
  * GPUINST_ERROR_OUT_OF_MEMORY. */
 GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *const *bufs, uint32_t n);
 /* Runs it->end if set and clears *it. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_MPI
 GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it);
+#endif
 /* The iterator's remaining rows (at most it->total) as one gpuinstBigAlloc'd
  * array (free()), their number in *n; NULL without memory. */
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, uint64_t *n);
+#endif
 /* This rank's rows of `t` as one malloc'd array, through collect or rows
  * (the gathered writer and tests).  0 or a gpuinst_status. */
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint64_t *count);
+#endif
 
 /* Adds a table to the writer's list (same order on every rank).  Tables
  * registered by gpuinst itself are static; callers keep `t` alive until
  * finalize.  Returns 0 or GPUINST_ERROR_LIMIT. */
 GPUINST_PRIVATE int gpuinstTableRegister(const gpuinstTable *t);
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstTableCount(void);
+#endif
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE const gpuinstTable *gpuinstTableAt(uint32_t i);
-GPUINST_PRIVATE void gpuinstTablesReset(void);
+#endif
 /* Registers the core tables (/ranks, /ranges, /marks, /threads, /domains,
  * /categories); /strings is written by the writer itself. */
 GPUINST_PRIVATE void gpuinstCoreTablesRegister(void);
@@ -989,6 +1016,9 @@ GPUINST_SHARED_DATA int gpuinstNvtxSelf;
  * tool interface (/unavailable "nvtx" when another tool does), applies
  * GPUINST_NVTX_DOMAINS to domains made before init, registers the tables. */
 GPUINST_PRIVATE void gpuinstNvtxCollectorInit(void);
+/* Finalize (the part's flush step): names NVTX gave to OS threads from
+ * another thread go to /threads. */
+GPUINST_PRIVATE void gpuinstNvtxCollectorFlush(void);
 /* Rank 0's GPUINST_NVTX_DOMAINS (src/config.c's agreement): the filter is
  * parsed again and applied to the domains made so far, if the collector had
  * decided already with this rank's own text. */
@@ -1028,38 +1058,53 @@ static inline int gpuinstCaptureSkip(void)
 }
 /* From gpuinst_init: parses GPUINST_CAPTURE, registers /captures. */
 GPUINST_PRIVATE void gpuinstCaptureInit(void);
-/* CUPTI activity on (1) or off (0) as windows open and close (src/activity.c;
- * no-op without CUPTI or when tracing is off). */
-GPUINST_PRIVATE void gpuinstActivityCapture(int on);
-
-/* ---- collectives (mpi/gpuinst_mpi.c; single-process versions without MPI) */
-/* True when MPI is initialised and not finalised (so collectives may run). */
+/* ---- ranks and collectives (src/coll.c; one-process versions without MPI) --
+ * On gpuinst's private duplicate of MPI_COMM_WORLD, through PMPI only. */
+/* Learns rank and size (gpuinstG) if MPI is usable; 1 if it did. */
+GPUINST_PRIVATE int gpuinstCollLearnRank(void);
+/* Makes the private communicator if MPI is usable; 1 if there is one. */
+GPUINST_PRIVATE int gpuinstCollEnsureComm(void);
+/* Frees it (before PMPI_Finalize). */
+#if GPUINST_WITH_MPI
+GPUINST_PRIVATE void gpuinstCollRelease(void);
+#endif
+/* MPI is initialised and not finalised. */
+GPUINST_PRIVATE int gpuinstCollUsable(void);
+/* GPUINST_MPMD=local (an MPMD job whose programs may not all run gpuinst):
+ * gpuinst makes no collective call, each rank writes its own file
+ * (src/coll.c says why; sets gpuinstG.mpmd_local). */
+GPUINST_PRIVATE int gpuinstCollMpmdLocal(void);
+/* True when collectives may run: the communicator exists, MPI is usable,
+ * and this is not the exit path (other ranks may be gone). */
 GPUINST_PRIVATE int gpuinstCollActive(void);
 /* Exclusive prefix sum and total over ranks of n counters. */
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n);
+#endif
 GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n);
 /* Gathers each rank's `bytes` bytes to rank 0: on rank 0 *all (malloc'd,
  * rank order) and per-rank sizes in counts[size]; other ranks get NULL. */
 GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts);
 GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes);
+/* A barrier of gpuinst's communicator that yields the core while it waits
+ * (ranks arriving at different times: the writer's start, the end of each
+ * large table); GPUINST_SUCCESS at once when no collective may run. */
 GPUINST_PRIVATE int gpuinstCollBarrier(void);
 #if GPUINST_WITH_MPI
 GPUINST_PRIVATE MPI_Comm gpuinstCollComm(void); /* gpuinst's private dup of MPI_COMM_WORLD */
+/* The same wait on any communicator (the clock alignment's, mpi/mpi_clock.c):
+ * MPI_Ibarrier + MPI_Test with sched_yield.  0 or -1. */
+GPUINST_PRIVATE int gpuinstCollYieldBarrier(MPI_Comm comm);
 #endif
-/* Learns rank/size when MPI is (or becomes) initialised. */
-GPUINST_PRIVATE void gpuinstMpiAttach(void);
-/* Clock alignment and the per-rank topology, run at finalize before writing. */
-GPUINST_PRIVATE void gpuinstMpiFinalizePrepare(void);
+/* gpuinst_init (before the configuration is read) and the MPI_Init
+ * interception: learns the rank when MPI is (or becomes) usable, agrees
+ * the settings across ranks, runs the parts' attach step.  Collective when
+ * MPI is usable. */
+GPUINST_PRIVATE void gpuinstCollAttach(void);
+/* Finalize, after the ranges are closed: the parts' before-write step
+ * (clock alignment, topology) while MPI is usable; nothing at exit. */
+GPUINST_PRIVATE void gpuinstCollBeforeWrite(void);
 
-/* ---- MPI layer: interception records (mpi/, issue 3) ------------------------
- * External correlation id of the intercepted MPI call the calling thread is
- * inside: (rank << 40) | per-rank call sequence, also stored in /mpi/calls
- * (call_id); 0 outside any call or when not recording.  The CUPTI part
- * pushes it as an external correlation id of a custom kind, so CUDA work
- * done inside an MPI call (CUDA-aware MPI) links back to it.  Lock-free
- * (a thread-local read); 0 in builds without MPI. */
-GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void);
-/* ---- end MPI layer ---------------------------------------------------------- */
 
 /* ==== output naming (issue 8; src/output.c, docs/RELIABILITY.md) ========== */
 /* The values GPUINST_OUTPUT's escapes expand to (%r %p %t %j %h). */
@@ -1077,100 +1122,89 @@ GPUINST_PRIVATE const char *gpuinstOutputJobId(void);
 GPUINST_PRIVATE int gpuinstOutputExpand(const char *pattern, const gpuinstOutputVars *v, char *out, size_t cap);
 /* `path` if no file exists there, else the first free "<stem>.N<ext>".
  * Returns 0 or LIMIT. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t cap);
+#endif
 /* "dir" (".": no '/'; "/") and the base name of a path. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap, const char **base);
+#endif
 /* The longest file name dir's file system takes (pathconf NAME_MAX; 255). */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE size_t gpuinstOutputNameMax(const char *dir);
+#endif
 /* The k-th temporary name of `final` (k = 0, 1, ...): "<dir>/.<base>.tmp.<pid>"
  * (".<k>" appended for k > 0), base cut to fit NAME_MAX. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, char *out, size_t cap);
+#endif
 /* The fallback of `target`: the first free "<tmpdir>/gpuinst-<pid>-<base>"
  * (tmpdir NULL or empty: /tmp), base cut to fit NAME_MAX. */
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, const char *target, char *out, size_t cap);
+#endif
 /* ==== end output naming ================================================== */
 
 /* ---- writer (src/h5_writer.c) ------------------------------------------- */
 /* Writes every registered table plus /strings into the file.  Collective. */
 GPUINST_PRIVATE int gpuinstWriteFile(const char *path);
 
-/* ---- CUDA / CUPTI libraries, opened at run time (src/cupti_load.c) ------
- * Nothing of CUDA is linked.  gpuinstCuptiLoad opens libcupti once, in
- * this order: GPUINST_CUPTI_LIB, $CUDA_HOME / $CUDA_PATH (extras/CUPTI/lib64,
- * lib64), /usr/local/cuda/extras/CUPTI/lib64, /usr/local/cuda/lib64, then the
- * loader's default path; it checks cuptiGetVersion against CUPTI_API_VERSION.
- * On failure it returns a gpuinst_status and sets *why to a sentence (static
- * storage) naming the cause and the way out; the caller records it with
- * gpuinstUnavailableAdd.  The same for libcuda (driver API) and for
- * libcheckpoint / libnvperf_host as the parts that need them ask. */
-GPUINST_PRIVATE int gpuinstCuptiLoad(const char **why);
-GPUINST_PRIVATE void *gpuinstCuptiSym(const char *name);   /* NULL if absent */
-GPUINST_PRIVATE int gpuinstCudaLoad(const char **why);
-GPUINST_PRIVATE void *gpuinstCudaSym(const char *name);    /* from libcuda.so.1 */
-
-/* ==== GPU tracing: libraries and activity hooks (issue 4; src/cupti_load.c,
- * src/activity.c) ========================================================== */
-/* The four libraries the CUPTI-based parts open.  gpuinstLibLoad(lib, &why)
- * opens one once (thread-safe; later calls return the first outcome) and
- * returns 0 or GPUINST_ERROR_UNAVAILABLE with *why a sentence (static
- * storage).  libnvperf_host and libcheckpoint are looked for in the
- * directory libcupti came from first, then the same search as libcupti.
- * gpuinstLibSym returns NULL if the library is not loaded or lacks `name`.
- * Cast the result with GPUINST_LIB_FN (memcpy: no object-to-function
- * pointer cast, which ISO C forbids). */
-enum {
-    GPUINST_LIB_CUPTI = 0,
-    GPUINST_LIB_CUDA = 1,        /* libcuda.so.1, the driver API */
-    GPUINST_LIB_NVPERF_HOST = 2,
-    GPUINST_LIB_CHECKPOINT = 3,
-    GPUINST_LIB_COUNT_ = 4
-};
-GPUINST_PRIVATE int gpuinstLibLoad(int lib, const char **why);
-GPUINST_PRIVATE void *gpuinstLibSym(int lib, const char *name);
-/* The path a library was opened from ("" if not loaded). */
-GPUINST_PRIVATE const char *gpuinstLibPath(int lib);
-#define GPUINST_LIB_FN(fnptr, lib, name)                       \
-    do {                                                       \
-        void *gpuinst_sym_ = gpuinstLibSym((lib), (name));     \
-        memcpy(&(fnptr), &gpuinst_sym_, sizeof(fnptr));        \
-    } while (0)
-
-/* CUPTI activity tracing (src/activity.c).  gpuinstActivityInit runs from
- * gpuinst_init: it reads GPUINST_TRACE, opens CUPTI, enables the kinds and
- * registers the /gpu tables and a flush hook; on any failure it records
- * /unavailable "cupti" and leaves everything off.  No-op when compiled out. */
-GPUINST_PRIVATE void gpuinstActivityInit(void);
-
-/* External correlation hooks.  gpuinstGpuOn is 1 only while activity
- * tracing runs, so the disabled cost at a call site is one load and one
- * predictable branch.  Range push/pop (src/nvtx.c) pass the range id
- * ((thread << 32) | seq, as /ranges) -> CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0.
- * The MPI wrappers (mpi/, issue 3) call gpuinstGpuMpiEnter(call id) on entry
- * and gpuinstGpuMpiExit() on exit of each intercepted call ->
- * CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1; the id is the one stored in the
- * MPI call's record.  Each enter/push must be matched by exit/pop on the same
- * thread. */
-GPUINST_SHARED_DATA int gpuinstGpuOn;
-GPUINST_PRIVATE void gpuinstGpuRangePushSlow(uint64_t range_id);
-GPUINST_PRIVATE void gpuinstGpuRangePopSlow(void);
-GPUINST_PRIVATE void gpuinstGpuMpiEnterSlow(uint64_t call_id);
-GPUINST_PRIVATE void gpuinstGpuMpiExitSlow(void);
+/* ---- hot-path hooks (the core's points; src/core.c) -----------------------
+ * Where a running part joins range push/pop (src/nvtx.c) and the MPI
+ * wrappers (mpi/): a pointer to the part's hooks while it runs, NULL
+ * otherwise, so the cost at a call site when no part listens is one
+ * relaxed load and one predictable branch.  The hooks struct is the part's
+ * static constant; the part publishes the pointer (release) once its state
+ * is ready and clears it before tearing that state down.
+ *  - gpuinstGpuHooks: the CUPTI activity part while tracing runs
+ *    (src/activity.c).  Range push/pop pass the range id ((thread << 32) |
+ *    seq, as /ranges) -> external correlation CUSTOM0; the MPI wrappers
+ *    call gpuinstGpuMpiEnter(call id) on entry and gpuinstGpuMpiExit() on
+ *    exit of each intercepted call -> CUSTOM1 (the id of the MPI call's
+ *    record).  Without the CUPTI headers the calls compile to nothing.
+ *  - gpuinstProfHooks: the range profiler while a profiled pass runs
+ *    (src/range_profiler.c): nested gpuinst ranges -> nested profiler
+ *    ranges, by name id.
+ * Each push/enter must be matched by pop/exit on the same thread. */
+typedef struct gpuinstHooks {
+    void (*range_push)(uint64_t range_id, uint32_t name_id);
+    void (*range_pop)(void);
+    void (*mpi_enter)(uint64_t call_id); /* the activity part's only */
+    void (*mpi_exit)(void);
+} gpuinstHooks;
+GPUINST_SHARED_DATA const gpuinstHooks *gpuinstGpuHooks;
+GPUINST_SHARED_DATA const gpuinstHooks *gpuinstProfHooks;
+/* The GPU hooks now (NULL: tracing off; a constant NULL without the CUPTI
+ * headers), for call sites that fold this test into another one (the MPI
+ * wrappers' hot path, mpi/mpiInt.h). */
+static inline GPUINST_UNUSED const gpuinstHooks *gpuinstGpuHooksNow(void)
+{
+#if GPUINST_WITH_CUPTI
+    return GPUINST_LOAD_RLX(&gpuinstGpuHooks);
+#else
+    return NULL;
+#endif
+}
 #if GPUINST_WITH_CUPTI
 static inline GPUINST_UNUSED void gpuinstGpuRangePush(uint64_t range_id)
 {
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuRangePushSlow(range_id);
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->range_push(range_id, 0);
 }
 static inline GPUINST_UNUSED void gpuinstGpuRangePop(void)
 {
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuRangePopSlow();
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->range_pop();
 }
 static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id)
 {
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiEnterSlow(call_id);
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->mpi_enter(call_id);
 }
 static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiExit(void)
 {
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstGpuOn))) gpuinstGpuMpiExitSlow();
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstGpuHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->mpi_exit();
 }
 #else
 static inline GPUINST_UNUSED void gpuinstGpuRangePush(uint64_t range_id) { (void)range_id; }
@@ -1178,62 +1212,19 @@ static inline GPUINST_UNUSED void gpuinstGpuRangePop(void) {}
 static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiEnter(uint64_t call_id) { (void)call_id; }
 static GPUINST_INLINE GPUINST_UNUSED void gpuinstGpuMpiExit(void) {}
 #endif
+static inline void gpuinstProfRangePush(uint32_t name_id)
+{
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstProfHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->range_push(0, name_id);
+}
+static inline void gpuinstProfRangePop(void)
+{
+    const gpuinstHooks *h = GPUINST_LOAD_RLX(&gpuinstProfHooks);
+    if (GPUINST_UNLIKELY(h != NULL)) h->range_pop();
+}
 
-/* The decoder, exposed for tests and the decode benchmark: decodes one
- * buffer of CUPTI activity records (as cuptiActivityGetNextRecord walks
- * it) into the /gpu tables' pending rows; gpuinstActivityResolve joins GPU
- * records to API and external-correlation records (done at collect time
- * anyway); gpuinstActivityStats reports counts.  `buf` need not come from
- * CUPTI: records are walked with the library's iterator when loaded, else
- * with gpuinst's own walk of the same layout (8-byte aligned records whose
- * size follows from their kind; an unknown kind ends the walk of that
- * buffer, counted). */
-typedef struct gpuinstActivityStats {
-    uint64_t kernels, copies, api, markers, ext_corr, overhead, memory, sync, devices;
-    uint64_t unknown;        /* records of kinds gpuinst does not decode (skipped) */
-    uint64_t dropped;        /* CUPTI's dropped-record count (cuptiActivityGetNumDroppedRecords) */
-    uint64_t no_buffer;      /* buffer requests refused: the pool was empty */
-    uint64_t buffers;        /* buffers decoded */
-    uint64_t unresolved;     /* GPU records whose API record was not found */
-} gpuinstActivityStats;
-GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid);
-GPUINST_PRIVATE void gpuinstActivityResolve(void);
-GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
-/* Registers the /gpu tables without starting CUPTI (tests that feed
- * synthetic buffers). */
-GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
-/* Tracing and range-profiler sessions (issue 13).  CUPTI's activity kinds
- * that time work on the SMs instrument the device code: under a range
- * profiler session the kernel kind makes SASS-based metrics read 0 and adds
- * 8 instructions per warp, the memcpy and memset kinds add 8 instructions
- * per warp to the kernels of device-to-device copies and sets.  The range
- * profiler calls gpuinstActivityPause before its session (before
- * cuptiProfilerInitialize on the first one, else before
- * cuptiRangeProfilerEnable) and gpuinstActivityResume after
- * cuptiRangeProfilerDisable.  Pause synchronizes the calling thread's
- * context, flushes (cuptiActivityFlushAll(0)) and disables each enabled
- * kind of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET (API, marker,
- * synchronization, memory and overhead records stay on); it returns 1
- * (paused: a /gpu/paused row with the kinds, an /unavailable note
- * "gpu_trace_paused" said once), 0 (none of those kinds on) or -1 with a
- * sentence in why (one of them would not switch off; those switched off
- * are on again: the caller must not profile).  Resume re-enables the kinds
- * paused (nothing after finalize's flush) and closes the row; a no-op when
- * nothing is paused.  Not thread-safe against each other (one profiled
- * occurrence at a time).  gpuinstActivityPausedAdd records a pause
- * [start_ns, end_ns] (end 0: open) of the kinds GPUINST_PAUSED_* without
- * calling CUPTI: Pause uses it; tests feed it with synthetic buffers.  At
- * resolve each pause gets its untraced launch calls and copy/set calls and
- * the kernel records inside it that no API call launched (tool kernels). */
-enum { GPUINST_PAUSED_KERNEL = 1u, GPUINST_PAUSED_MEMCPY = 2u, GPUINST_PAUSED_MEMSET = 4u }; /* = GPUINST_TRACE's bits */
-GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
-GPUINST_PRIVATE void gpuinstActivityResume(void);
-GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
-                                              uint64_t occurrence, unsigned kinds);
-/* ==== end GPU tracing ==================================================== */
-
-/* ==== counters, counter groups, PM sampling, table agreement (issue 6;
- * src/counters.c, src/table_agree.c, src/pm_sampling.c) =================== */
+/* ---- tables: extra attributes, agreement across ranks (src/tables.c,
+ * src/table_agree.c) ------------------------------------------------------ */
 /* Extra attributes of a dataset beyond each member's unit/description
  * (counter bounds, interpolation...), keyed by the table.  The writer writes
  * them after the descriptions; in a shared file they must have the same
@@ -1249,7 +1240,9 @@ typedef struct gpuinstTableAttr {
 } gpuinstTableAttr;
 GPUINST_PRIVATE int gpuinstTableSetAttrs(const gpuinstTable *t, const gpuinstTableAttr *attrs, uint32_t n);
 /* The extra attributes of `t` (0 and *attrs = NULL if none). */
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstTableAttrs(const gpuinstTable *t, const gpuinstTableAttr **attrs);
+#endif
 
 /* The tables to write, agreed by all ranks (collective, called by the
  * writer before it writes any table).  Parallel HDF5 needs every rank to
@@ -1266,296 +1259,51 @@ typedef struct gpuinstTableList {
     uint32_t n;
     void *owned_;          /* placeholders and copies, freed by gpuinstTableListFree */
 } gpuinstTableList;
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list);
+#endif
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list);
-
-/* Counters (src/counters.c).  gpuinstCountersInit runs from gpuinst_init
- * (reads GPUINST_COUNTERS, starts the periodic sampler of the built-in
- * groups).  Inside gpuinstTablesAgree, on every rank: gpuinstCountersSeal
- * before the descriptors are compared (semantics final, attributes set),
- * then gpuinstCountersStats with the agreed list (collective: rank 0
- * computes the cross-rank statistics per dataset and field) returns the
- * /counters/stats table to add to the list, or NULL on every rank. */
-GPUINST_PRIVATE void gpuinstCountersInit(void);
-GPUINST_PRIVATE void gpuinstCountersSeal(void);
-GPUINST_PRIVATE const gpuinstTable *gpuinstCountersStats(const gpuinstTableList *agreed);
-/* The MPI layer offers its byte totals (bytes sent/received by this rank
- * so far, monotonic) for the built-in group "mpi_bytes"; without it that
- * group is not offered. */
-typedef void (*gpuinstMpiBytesFn)(uint64_t *sent, uint64_t *recv);
-GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn);
-/* Counter groups made by gpuinst itself (PM sampling): as the public
- * gpuinst_counter_group_create, with per-field units, and a flag 0x1 for
- * "no NVTX counter" when the samples are only recorded. */
-GPUINST_PRIVATE int gpuinstCounterGroupCreate(const char *name, const char *fields, const int32_t *types,
-                                              int32_t nfields, const char *const *units, uint32_t flags,
-                                              gpuinst_counter *group);
-/* A counter (scalar: one field "value") or group made by the NVTX collector
- * (src/nvtx_inject.c) for a counter a library registered with NVTX: as the
- * public create, with per-field units; recorded only (its samples come from
- * NVTX).  Then sampled through the public API. */
-GPUINST_PRIVATE int gpuinstCounterCreateNvtx(const char *name, int scalar, const char *fields, const int32_t *types,
-                                             int32_t nfields, const char *const *units, gpuinst_counter *counter);
-/* Records nsamples samples of such a group: values nsamples x fields
- * (sample-major), times_ns on gpuinst's clock; no state check.  Returns 0,
- * INVALID_ARGUMENT or OUT_OF_MEMORY. */
-GPUINST_PRIVATE int gpuinstCounterRecordValues(gpuinst_counter group, int64_t nsamples, const double *values,
-                                               const uint64_t *times_ns);
-/* The same from packed records (8 bytes per field: int64 or double as the
- * field's type), exact for int64 values of any size. */
-GPUINST_PRIVATE int gpuinstCounterRecordRaw(gpuinst_counter group, int64_t nsamples, const void *records,
-                                            const uint64_t *times_ns);
-
-/* PM sampling (src/pm_sampling.c): 1 while a PM sampler of this process
- * runs, so that the range profiler can refuse to start with a clear
- * message (both need the GPU's performance monitors). */
-GPUINST_PRIVATE int gpuinstPmSamplingActive(void);
-/* The metric list PM sampling would use on `chip` (e.g. "GH100") for
- * `metrics` (NULL = the default set), host side only: the profiler host API
- * evaluates a chip by name, without a GPU.  Writes the names, comma
- * separated, to out; returns 0 or GPUINST_ERROR_UNAVAILABLE with the reason
- * in why.  For tests and tools; not while PM sampling runs. */
-GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
-                                           size_t whycap);
-/* The election of one PM sampler per GPU among the processes of a node
- * (src/pm_sampling.c; POSIX, in every build): a POSIX lock on a file named
- * after `key` (the GPU's PCI bus id; tests pass any string) in /dev/shm.
- * Returns 1 if this process won (it samples, and holds the lock until
- * gpuinstPmElectRelease), 0 if another holds it; e->pid/e->rank name the
- * sampler in both cases (pid 0 / rank -1 when it cannot be learned: the
- * holder is in another pid namespace and never wrote its line).  A loser
- * waits up to 2 s for the holder's "pid rank host" line to name the pid
- * the kernel reports for the lock, so every process sharing the GPU
- * records the same sampler.  write_delay_us: 0, except in tests (a pause
- * between taking the lock and writing the line). */
-typedef struct gpuinstPmElection {
-    int fd;              /* the lock file, held while elected (-1 none) */
-    int elected;         /* 1: this process samples */
-    int32_t pid, rank;   /* the sampler */
-} gpuinstPmElection;
-GPUINST_PRIVATE int gpuinstPmElect(const char *key, uint32_t write_delay_us, gpuinstPmElection *e);
-GPUINST_PRIVATE void gpuinstPmElectRelease(gpuinstPmElection *e);
-/* ==== end counters ======================================================== */
-
-/* ==== range profiling (issue 5; src/profiler_host.c, src/range_profiler.c,
- * src/profiler_decls.h) ==================================================== */
-#define GPUINST_PROFILE_MAX_METRICS 64 /* metrics per list */
-#define GPUINST_NEAREST_MAX 8          /* suggestions per unknown name */
-
-/* A metric list: names expanded from "name,set,..." (sets: time, memory,
- * instructions, roofline, throughput), duplicates removed, order kept. */
-typedef struct gpuinstMetricList {
-    char **names;
-    uint32_t n;
-} gpuinstMetricList;
-/* Parses `spec` (NULL/empty: gpuinstMetricsDefault()).  On error returns
- * INVALID_ARGUMENT or LIMIT with a sentence in err.  No CUPTI call. */
-GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out, char *err, size_t errcap);
-GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
-GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
-GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
-/* gpuinst's named set i (0 <= i < gpuinstMetricSetCount()): its name and
- * NULL-terminated metric names (static storage).  INVALID_ARGUMENT past
- * the end. */
-GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void);
-GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics);
-/* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
-GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
-/* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
- * first (ties: earlier candidate first); too distant ones are left out. */
-GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const *cands, size_t n,
-                                             const char **out, uint32_t k);
-GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res);
-
-/* Host object: chip + metric list -> properties, config image, passes,
- * evaluation (CUPTI profiler host API; works without a GPU).  Only with
- * GPUINST_WITH_CUPTI. */
-typedef struct gpuinstPhost gpuinstPhost;
-#if GPUINST_WITH_CUPTI
-GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
-                                       gpuinstPhost **out, char *why, size_t cap);
-GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph);
-GPUINST_PRIVATE uint32_t gpuinstPhostPasses(const gpuinstPhost *ph);
-GPUINST_PRIVATE const uint8_t *gpuinstPhostConfig(const gpuinstPhost *ph, size_t *size);
-GPUINST_PRIVATE const gpuinstMetricList *gpuinstPhostMetrics(const gpuinstPhost *ph);
-GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, const char **desc,
-                                            const char **unit, const char **hwunit, int *type);
-GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
-                                         double *values, char *why, size_t cap);
-GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
-/* The same for a profiler type (GPUINST_PROFILER_RANGE / _PM_SAMPLING):
- * gpuinstPhostCreate is this with GPUINST_PROFILER_RANGE. */
-GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
-                                          gpuinstPhost **out, char *why, size_t cap);
-/* Collection scope of metric i (GPUINST_METRIC_SCOPE_*). */
-GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i);
-/* Bare host-API queries (metric discovery, src/metrics.c).  A host object
- * is a CUpti_Profiler_Host_Object * as void *.  Strings and arrays handed
- * back are CUPTI's, valid until the next call on the same object: copy
- * them.  Each returns a gpuinst status; *why a sentence where given. */
-typedef struct gpuinstMetricProps {
-    const char *description, *unit, *hw_unit; /* "" where CUPTI has none */
-    int32_t type;                             /* GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT */
-    int32_t scope;                            /* GPUINST_METRIC_SCOPE_* (UNKNOWN before CUPTI 13.1) */
-} gpuinstMetricProps;
-GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_t *avail, void **obj, char *why,
-                                       size_t cap);
-GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj);
-GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap);
-GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *const **names, size_t *n, char *why,
-                                            size_t cap);
-/* INVALID_ARGUMENT: no such metric of that type. */
-GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metric, const char *const **subs,
-                                           size_t *n);
-/* INVALID_ARGUMENT: unknown metric (for this chip and profiler type). */
-GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetricProps *out, char *why, size_t cap);
-/* Single-pass sets (CUPTI 13.2+; UNAVAILABLE before): *names is one
- * malloc'ed block (n pointers, NULL, the texts): free(*names). */
-GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, size_t *n, char *why, size_t cap);
-GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const char *set, char ***names, size_t *n,
-                                                     char *why, size_t cap);
-/* Up to k (<= GPUINST_NEAREST_MAX) valid full names nearest to `name`,
- * into out + i * stride, given the chip's base metrics; returns how many.
- * Base metrics: CUPTI 13.0 appends to the list at each GetBaseMetrics
- * call on one object, so read them once per object. */
-GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
-                                             char *out, size_t stride, uint32_t k);
-/* cuptiGetVersion of the libcupti loaded (130001 for CUDA 13.0's), 0 if none. */
-GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void);
-/* libnvperf_host (what the host object needs; ~60-150 ms to open, under
- * the loader's lock) opened on a detached helper thread, once per process,
- * from libcupti's directory with CUPTI's flags, so that it overlaps the
- * target-side setup (src/range_profiler.c): Start is called once gpuinst's
- * own dlopen/dlsym calls are done (needs libcupti loaded and
- * gpuinstProfilerInit run; GPUINST_PROFILE_PRELOAD=0: no-op);
- * Wait blocks until the file is in (at most 60 s) and, the first time,
- * stores how long the load took in *ns (NULL: not wanted). */
-GPUINST_PRIVATE void gpuinstProfPreloadStart(void);
-GPUINST_PRIVATE void gpuinstProfPreloadWait(uint64_t *ns);
 #endif
 
-/* Which occurrences of a region are profiled (GPUINST_PROFILE; syntax in
- * docs/PROFILING.md): rules "pattern[@sel]" separated by ';', the first
- * rule whose glob matches the region name decides. */
-#define GPUINST_SELECT_MAX_RULES 32
-#define GPUINST_SELECT_MAX_ITEMS 16
-typedef struct gpuinstSelectItem {
-    uint8_t kind;          /* 0 list/range lo..hi, 1 every N-th (N, 2N...), 2 all, 3 none */
-    uint64_t lo, hi;       /* kind 0: lo..hi inclusive; kind 1: lo = N */
-} gpuinstSelectItem;
-typedef struct gpuinstSelectRule {
-    char pattern[128];
-    uint32_t nitems;
-    gpuinstSelectItem items[GPUINST_SELECT_MAX_ITEMS];
-} gpuinstSelectRule;
-typedef struct gpuinstSelect {
-    uint32_t nrules;
-    gpuinstSelectRule rules[GPUINST_SELECT_MAX_RULES];
-} gpuinstSelect;
-/* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
- * INVALID_ARGUMENT with a sentence in err on a syntax error. */
-GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
-/* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
-GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
-/* The same, and *rule = the index of the rule that decided (-1: none
- * matched the name). */
-GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule);
-/* What GPUINST_PROFILE selected, said at finalize (also without CUPTI): a
- * rule that matched no region that ran, or selected none of the
- * occurrences that ran, is an /unavailable row "profile_selection" and one
- * line on stderr.  `regions` lists the region names that ran, `nocc` how
- * many occurrences each had; decided[r] / selected[r] count the occurrences
- * rule r decided / selected; returns 1 and a sentence in msg if there is
- * something to say.  Pure (tests call it). */
-GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
-                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
-                                        uint32_t nregions, char *msg, size_t cap);
-
-/* The pass plan of one profiled occurrence (issue 13 §2).  CUPTI needs the
- * nesting levels before the first pass, gpuinst learns the body's depth in
- * it.  With user replay CUPTI runs P passes (the host object's count) for
- * each of L levels, the level fastest: cuptiRangeProfilerStop reports the
- * pass it wants next, (pass, level) = (k / L, k % L + 1) after k bodies,
- * and isAllPassSubmitted after P x L (seen on an H100, bench_profiler: (0,2)
- * (1,1) (1,2) ... (8,2) (0,1,all) for P = 9, L = 2).  So the values of the
- * first d < L levels are complete only after (P - 1) x L + d bodies.  After
- * the first body of the first configuration, with want = min(depth,
- * max_levels): want == L goes on; want < L stops early after (P - 1) x L +
- * want bodies when that is no more than setting up again (1 + P x want)
- * and every Stop so far said what the model says, else sets the session
- * up again with want levels (passes from 0, the first body's data thrown
- * away); want > L (a level hint from an earlier occurrence was too low)
- * sets up again.  A configuration set up again on the same session
- * (cuptiRangeProfilerSetConfig once more) must then follow the model from
- * its first pass; if it does not, CUPTI did not start over: set up again in
- * a new session (verify = 0 then: its values are CUPTI's, whatever the
- * order).  gpuinstPassPlanStep is called after every body with what Stop
- * reported and returns what to do next.  Pure (tests drive it with a
- * simulated CUPTI). */
-typedef struct gpuinstPassPlan {
-    uint32_t per_level;  /* P: passes per nesting level (host object) */
-    uint32_t max_levels; /* GPUINST_PROFILE_DEPTH */
-    uint32_t levels;     /* numNestingLevels of the current configuration */
-    uint32_t want;       /* levels the values need: min(the body's depth, max_levels) */
-    uint32_t bodies;     /* bodies run in the current configuration */
-    uint32_t total;      /* bodies run in all (/profiler/regions passes) */
-    uint32_t discarded;  /* bodies of configurations given up (their data thrown away) */
-    uint32_t stop_at;    /* stop after this many bodies of the configuration; 0: at CUPTI's last pass */
-    uint32_t expect;     /* bodies the occurrence takes in all, as far as known now */
-    uint32_t setups;     /* configurations set up: 1 + the times it was set up again */
-    int in_order;        /* every Stop of this configuration reported what the model says */
-    int verify;          /* this configuration was set up again on the same session: it must follow the model */
-    int early_ok;        /* stopping early allowed (not after an early decode came out incomplete) */
-    int fresh;           /* with GPUINST_PASS_RESETUP: set up in a new session (not on the same one) */
-} gpuinstPassPlan;
-enum {
-    GPUINST_PASS_NEXT = 0,        /* restore, run the body again */
-    GPUINST_PASS_DECODE = 1,      /* CUPTI's last pass: decode, evaluate, record */
-    GPUINST_PASS_DECODE_EARLY = 2,/* the levels the body has are complete: decode (NaN: gpuinstPassPlanEarlyFailed) */
-    GPUINST_PASS_RESETUP = 3,     /* set the session up again for `want` levels (fresh: a new session), then
-                                     gpuinstPassPlanResetup, restore, run the body */
-    GPUINST_PASS_ABANDON = 4      /* more than max_bodies: give up, record nothing */
-};
-GPUINST_PRIVATE void gpuinstPassPlanInit(gpuinstPassPlan *s, uint32_t per_level, uint32_t levels, uint32_t max_levels,
-                                         int early_ok);
-GPUINST_PRIVATE void gpuinstPassPlanModel(uint32_t levels, uint32_t k, uint32_t *pass, uint32_t *level);
-GPUINST_PRIVATE int gpuinstPassPlanStep(gpuinstPassPlan *s, uint32_t depth, uint64_t rep_pass, uint64_t rep_level,
-                                        int all, uint32_t max_bodies);
-GPUINST_PRIVATE void gpuinstPassPlanResetup(gpuinstPassPlan *s, int same_session);
-GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s);
-
-/* The per-device lock that serialises profiling across processes: an
- * exclusive flock on `path` waited for at most wait_ns.  Returns the fd
- * (>= 0), -1 (cannot lock here: go on), -2 (timeout); *waited in ns. */
-GPUINST_PRIVATE int gpuinstProfLock(const char *path, uint64_t wait_ns, uint64_t *waited);
-GPUINST_PRIVATE void gpuinstProfUnlock(int fd);
-
-/* Nested gpuinst ranges -> nested profiler ranges.  gpuinstProfOn is 1
- * only while a profiled pass runs, so the cost in gpuinst_range_push/pop
- * when nothing is profiled is one load and one predictable branch. */
-/* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
- * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
- * GPUINST_PROFILE is set (so that finalize can say what it named that never
- * ran). */
-GPUINST_PRIVATE void gpuinstProfilerInit(void);
-GPUINST_SHARED_DATA int gpuinstProfOn;
-GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id);
-GPUINST_PRIVATE void gpuinstProfRangePopSlow(void);
-static inline void gpuinstProfRangePush(uint32_t name_id)
-{
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstProfOn))) gpuinstProfRangePushSlow(name_id);
-}
-static inline void gpuinstProfRangePop(void)
-{
-    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstProfOn))) gpuinstProfRangePopSlow();
-}
-/* ==== end range profiling ================================================== */
-
-/* ---- finalize hooks of the optional parts --------------------------------
- * Parts that hold data outside the core tables (CUPTI activity, profiler)
- * register a flush function run at the start of finalize, before writing. */
-typedef void (*gpuinstFlushFn)(void);
-GPUINST_PRIVATE int gpuinstAddFlushHook(gpuinstFlushFn fn);
+/* ---- the parts (src/parts.c) ------------------------------------------------------
+ * The optional parts join the core through one list, the shape of Caliper's
+ * services list in miniature: each part names the steps it takes at the
+ * core's points, and the core runs a step in every part, in list order,
+ * naming none.  A NULL step is skipped. */
+typedef struct gpuinstPart {
+    const char *name;
+    /* The rank is known or has just been learnt (gpuinst_init, then the
+     * MPI_Init interception while gpuinst runs): register tables, set up
+     * what needs the rank.  have_rank: MPI is usable (collective then). */
+    void (*attach)(int have_rank);
+    /* gpuinst_init, on a recording rank, after the core tables: start. */
+    void (*init)(void);
+    /* First thing in finalize, before any table is read: flush buffers,
+     * stop threads.  Runs whether or not the part started. */
+    void (*flush)(void);
+    /* Finalize, the ranges closed, MPI usable (not at exit): clock
+     * alignment, topology.  Collective. */
+    void (*before_write)(void);
+    /* The writer's table agreement (src/table_agree.c), on every rank:
+     * seal before the descriptors are compared; after the agreement,
+     * `agreed` may return one table to add (collective: non-NULL on every
+     * rank alike, or NULL on every rank). */
+    void (*seal)(void);
+    const gpuinstTable *(*agreed)(const gpuinstTableList *list);
+} gpuinstPart;
+GPUINST_PRIVATE void gpuinstPartsAttach(int have_rank);
+GPUINST_PRIVATE void gpuinstPartsInit(void);
+GPUINST_PRIVATE void gpuinstPartsFlush(void);
+GPUINST_PRIVATE void gpuinstPartsBeforeWrite(void);
+#if GPUINST_WITH_HDF5
+GPUINST_PRIVATE void gpuinstPartsSeal(void);
+#endif
+/* Runs `agreed` of every part; the tables returned, in list order, go to
+ * out[0..cap); returns how many. */
+#if GPUINST_WITH_HDF5
+GPUINST_PRIVATE uint32_t gpuinstPartsAgreed(const gpuinstTableList *list, const gpuinstTable **out, uint32_t cap);
+#endif
 
 /* The core finalize, shared by gpuinst_finalize and the MPI_Finalize
  * interception; `by_mpi` says which. */
@@ -1569,5 +1317,24 @@ GPUINST_PRIVATE int gpuinstCountBeforeInit(void)
     __attribute__((noinline, cold))
 #endif
     ;
+
+/* The one state check of the public API.  A call made while not
+ * recording gets: before gpuinst_init, NOT_INITIALIZED, counted (/ranks
+ * before_init); after finalize, FINALIZED, counted (/ranks after_finalize);
+ * with GPUINST_ENABLE=0 (NVTX_ONLY), `nvtx_only`: GPUINST_SUCCESS for the
+ * calls that pass through to NVTX, GPUINST_ERROR_DISABLED for those that
+ * do nothing then.  gpuinstNotRunning is the cold half (st != RUNNING). */
+static inline int gpuinstNotRunning(int st, int nvtx_only)
+{
+    if (st == GPUINST_STATE_NVTX_ONLY) return nvtx_only;
+    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
+    GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
+    return GPUINST_ERROR_FINALIZED;
+}
+static inline int gpuinstStateCheck(int nvtx_only)
+{
+    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    return GPUINST_LIKELY(st == GPUINST_STATE_RUNNING) ? GPUINST_SUCCESS : gpuinstNotRunning(st, nvtx_only);
+}
 
 #endif /* GPUINST_INT_H */

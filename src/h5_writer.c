@@ -650,6 +650,8 @@ static uint64_t strTextNext(gpuinstRowIter *it, void *dst, uint64_t max)
     return k;
 }
 
+/* The /strings rows are packed by the writer itself (STR_* offsets, no
+ * record struct), so their fields are spelled out. */
 static const gpuinstField strRowFields[] = {
     {"rank", GPUINST_FT_U32, STR_RANK, 0, GPUINST_FIELD_RANK, "", "rank"},
     {"id", GPUINST_FT_U32, STR_ID, 0, 0, "", "string id used by the other tables of the same rank"},
@@ -711,10 +713,8 @@ static void writeStrings(Writer *w, const Place *pl)
  * why (rank 0's list in a shared write; every rank meets the same
  * failures).  Always written, 0 rows when all went well. */
 static const gpuinstField failedFields[] = {
-    {"table", GPUINST_FT_STR, (uint32_t)offsetof(FailedTable, table), (uint32_t)sizeof(((FailedTable *)0)->table), 0,
-     "", "dataset path that is missing from this file"},
-    {"reason", GPUINST_FT_STR, (uint32_t)offsetof(FailedTable, reason), (uint32_t)sizeof(((FailedTable *)0)->reason),
-     0, "", "why it could not be written"},
+    GPUINST_FIELD(FailedTable, table, GPUINST_FT_STR, 0, "", "dataset path that is missing from this file"),
+    GPUINST_FIELD(FailedTable, reason, GPUINST_FT_STR, 0, "", "why it could not be written"),
 };
 static const gpuinstTable failedTable = {
     "/failed_tables", "tables that could not be written into this file (skipped; the others are complete), with the reason",

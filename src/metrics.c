@@ -24,17 +24,11 @@
  * (gpuinst_metrics_last_error); nothing is printed.
  */
 #include "gpuinstInt.h"
+#include "profilerInt.h"
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <strings.h>
-
-#if GPUINST_WITH_CUPTI
-#include <cuda.h>
-#include <cupti_result.h>
-#include <cupti_target.h>
-#include <cupti_profiler_target.h>
-#endif
 
 #define MX_WHY 1024
 
@@ -1109,8 +1103,6 @@ static int mxDevLoad(void)
 {
     if (mxDev.state == 0) {
         const char *lw = NULL;
-        CUresult (*init)(unsigned int) = NULL;
-        CUresult (*count)(int *) = NULL;
         int n = 0;
         CUresult r;
         mxDev.state = -1;
@@ -1120,17 +1112,15 @@ static int mxDevLoad(void)
                      lw ? lw : "no CUDA driver");
             return mxFail(mxDev.rc, "%s", mxDev.why);
         }
-        GPUINST_LIB_FN(init, GPUINST_LIB_CUDA, "cuInit");
-        GPUINST_LIB_FN(count, GPUINST_LIB_CUDA, "cuDeviceGetCount");
-        if (init == NULL || count == NULL) {
+        if (gpuinstCudaMissing(GPUINST_NEED_DEVICES) != NULL) {
             snprintf(mxDev.why, sizeof mxDev.why, "libcuda.so.1 (%s) has no cuInit/cuDeviceGetCount",
                      gpuinstLibPath(GPUINST_LIB_CUDA));
             return mxFail(mxDev.rc, "%s", mxDev.why);
         }
-        r = init(0);
+        r = gpuinstCu.cuInit(0);
         if (r == CUDA_ERROR_NO_DEVICE) {
             n = 0;
-        } else if (r != CUDA_SUCCESS || count(&n) != CUDA_SUCCESS) {
+        } else if (r != CUDA_SUCCESS || gpuinstCu.cuDeviceGetCount(&n) != CUDA_SUCCESS) {
             snprintf(mxDev.why, sizeof mxDev.why, "cuInit failed (CUDA error %d): no usable GPU or driver here; "
                      "metric queries for a named chip need neither", (int)r);
             return mxFail(mxDev.rc, "%s", mxDev.why);
@@ -1161,32 +1151,25 @@ int gpuinst_metrics_device_chip(int32_t device, const char **chip)
     pthread_mutex_lock(&mxLock);
     if ((rc = mxDevLoad()) == GPUINST_SUCCESS && (rc = mxIndex(device, mxDev.count, "device")) == GPUINST_SUCCESS &&
         mxDev.chip[device] == NULL) {
-        CUptiResult (*pinit)(CUpti_Profiler_Initialize_Params *) = NULL;
-        CUptiResult (*name)(CUpti_Device_GetChipName_Params *) = NULL;
         CUpti_Profiler_Initialize_Params ip;
-        CUpti_Device_GetChipName_Params cp;
         const char *lw = NULL;
+        char name[64];
         CUptiResult r;
         if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &lw) != GPUINST_SUCCESS) {
             rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "%s", lw ? lw : "libcupti could not be loaded");
+        } else if (gpuinstCudaMissing(GPUINST_NEED_CHIP) != NULL) {
+            rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "libcupti (%s) has no cuptiProfilerInitialize/"
+                        "cuptiDeviceGetChipName", gpuinstLibPath(GPUINST_LIB_CUPTI));
         } else {
-            GPUINST_LIB_FN(pinit, GPUINST_LIB_CUPTI, "cuptiProfilerInitialize");
-            GPUINST_LIB_FN(name, GPUINST_LIB_CUPTI, "cuptiDeviceGetChipName");
             memset(&ip, 0, sizeof ip);
             ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
-            memset(&cp, 0, sizeof cp);
-            cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
-            cp.deviceIndex = (size_t)device;
-            if (pinit == NULL || name == NULL) {
-                rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "libcupti (%s) has no cuptiProfilerInitialize/"
-                            "cuptiDeviceGetChipName", gpuinstLibPath(GPUINST_LIB_CUPTI));
-            } else if ((r = pinit(&ip)) != CUPTI_SUCCESS) {
+            if ((r = gpuinstCu.cuptiProfilerInitialize(&ip)) != CUPTI_SUCCESS) {
                 rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "cuptiProfilerInitialize failed: %s (CUPTI %d)",
                             gpuinstCuptiResultString((int)r), (int)r);
-            } else if ((r = name(&cp)) != CUPTI_SUCCESS || cp.pChipName == NULL) {
+            } else if ((r = (CUptiResult)gpuinstCudaDeviceChip(device, name, sizeof name)) != CUPTI_SUCCESS) {
                 rc = mxFail(GPUINST_ERROR_UNAVAILABLE, "cuptiDeviceGetChipName failed for device %d: %s (CUPTI %d)",
                             (int)device, gpuinstCuptiResultString((int)r), (int)r);
-            } else if ((mxDev.chip[device] = mxStr(cp.pChipName)) == NULL) {
+            } else if ((mxDev.chip[device] = mxStr(name)) == NULL) {
                 rc = mxFail(GPUINST_ERROR_OUT_OF_MEMORY, "out of memory");
             }
         }

@@ -52,6 +52,7 @@
  * their calls.
  */
 #include "gpuinstInt.h"
+#include "countersInt.h"
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
@@ -1963,7 +1964,7 @@ static const gpuinstTable nvNamesTable = {
 /* Finalize: names NVTX gave to OS threads from another thread go to
  * /threads (a thread naming itself is named at once; a later name given by
  * gpuinst_thread_name is kept). */
-static void nvFlush(void)
+GPUINST_PRIVATE void gpuinstNvtxCollectorFlush(void)
 {
     uint32_t i;
     pthread_mutex_lock(&nvLock);
@@ -1980,7 +1981,6 @@ GPUINST_PRIVATE void gpuinstNvtxCollectorInit(void)
 {
     gpuinstTableRegister(&nvStatsTable);
     gpuinstTableRegister(&nvNamesTable);
-    gpuinstAddFlushHook(nvFlush);
     if (!nvWanted()) return; /* GPUINST_NVTX_DOMAINS=none: the user's choice, nothing to say */
     /* gpuinst's own NVTX copy looks for its tool now, so that the API knows
      * whether its NVTX calls would come back here before it records anything */

@@ -109,12 +109,15 @@ GPUINST_PRIVATE int gpuinstOutputExpand(const char *pattern, const gpuinstOutput
     return GPUINST_SUCCESS;
 }
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 static int exists(const char *path)
 {
     struct stat sb;
     return lstat(path, &sb) == 0;
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t cap)
 {
     size_t len = strlen(path), stem = len;
@@ -136,9 +139,11 @@ GPUINST_PRIVATE int gpuinstOutputFreeName(const char *path, char *out, size_t ca
     }
     return GPUINST_ERROR_LIMIT;
 }
+#endif
 
 /* ---- temporary and fallback names (issue 13 §3, issue 20; src/h5_writer.c) ---- */
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap, const char **base)
 {
     const char *slash = strrchr(path, '/');
@@ -153,13 +158,17 @@ GPUINST_PRIVATE void gpuinstOutputSplit(const char *path, char *dir, size_t dcap
         *base = slash + 1;
     }
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE size_t gpuinstOutputNameMax(const char *dir)
 {
     long n = pathconf(dir, _PC_NAME_MAX);
     return n > 16 && n < 4096 ? (size_t)n : 255;
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 /* `base` cut to at most max bytes: its start, "~", and its last 40 bytes
  * (the ".h5" and ".rank<N>" endings), never inside a UTF-8 character. */
 static void cutName(const char *base, size_t max, char *out, size_t cap)
@@ -174,7 +183,9 @@ static void cutName(const char *base, size_t max, char *out, size_t cap)
     while (tail > 0 && ((unsigned char)base[len - tail] & 0xC0u) == 0x80u) tail--;
     snprintf(out, cap, "%.*s~%s", (int)head, base, base + len - tail);
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, char *out, size_t cap)
 {
     char dir[4400], suffix[48], cut[512];
@@ -190,7 +201,9 @@ GPUINST_PRIVATE void gpuinstOutputTempName(const char *final, int pid, int k, ch
     if (strcmp(dir, "/") == 0) dir[0] = '\0';
     snprintf(out, cap, "%s/.%s%s", dir, cut, suffix);
 }
+#endif
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, const char *target, char *out, size_t cap)
 {
     char tmp[4400], head[64], cut[512];
@@ -205,3 +218,4 @@ GPUINST_PRIVATE void gpuinstOutputFallbackName(const char *tmpdir, int pid, cons
     snprintf(tmp, sizeof tmp, "%s/%s%s", tmpdir, head, cut);
     if (gpuinstOutputFreeName(tmp, out, cap) != GPUINST_SUCCESS) snprintf(out, cap, "%.*s", (int)(cap ? cap - 1 : 0), tmp);
 }
+#endif

@@ -5,13 +5,14 @@
  * gpuinst_pm_sampling_start(device, interval_ns, metrics):
  *   refuse if the range profiler is asked for (GPUINST_METRICS): both program
  *   the GPU's performance monitors -> elect one sampler per GPU among the
- *   processes sharing it (a POSIX lock on /dev/shm/gpuinst-pmsampling-<pci
- *   bus id>.lock; the holder writes "pid rank host" in it, the others wait
- *   until it names the holder: gpuinstPmElect) -> cuptiProfilerInitialize
+ *   processes sharing it: the holder of the GPU's lease (src/gpu_lease.c,
+ *   keyed by its UUID; the others name the holder, and a GPU leased by
+ *   another process's range profiler is refused) -> cuptiProfilerInitialize
  *   -> cuptiProfilerDeviceSupported(PM_SAMPLING) -> chip name -> counter
- *   availability -> profiler host (PM_SAMPLING): add metrics, config image,
- *   passes == 1 (single-pass sets only; the default set drops metrics the
- *   chip refuses or that need a second pass) -> cuptiPmSamplingEnable ->
+ *   availability -> a host object of type PM_SAMPLING (src/profiler_host.c:
+ *   metrics, config image, passes == 1: single-pass sets only; the default
+ *   set drops metrics the chip refuses or that need a second pass) ->
+ *   cuptiPmSamplingEnable ->
  *   counter data image -> SetConfig (GPU time interval trigger) -> Start ->
  *   a decode thread: every decode period DecodeData, GetCounterDataInfo, for
  *   each completed sample GetSampleInfo + EvaluateToGpuValues, then the
@@ -27,13 +28,12 @@
  * one row of /counters/pm_sampling/ranks (device, bus id, whether it samples,
  * the sampling process, and the sampler's true bounds of the series:
  * sampling_start_ns / sampling_stop_ns), which attributes the series to the
- * ranks sharing the GPU.
- *
- * cupti_profiler_host.h is C++ only (<string>): the few profiler host
- * structs are declared here under gpuinst's own names with the header's
- * layout, and the functions are taken from libcupti with dlsym.
+ * ranks sharing the GPU.  Every CUPTI and driver call goes through the
+ * foundation's table (gpuinstCu, src/cuda.c).
  */
-#include "gpuinstInt.h"
+#include "countersInt.h"
+#include "profilerInt.h"
+#include "activityInt.h"
 
 /* ---- /counters/pm_sampling/ranks (also without CUPTI: who asked, and why not) ---- */
 
@@ -63,33 +63,26 @@ typedef struct PmRankRec {
     char hostname[64];
 } PmRankRec;
 
-#define PMF(member, type, unit, doc) \
-    { #member, type, (uint32_t)offsetof(PmRankRec, member), 0, 0, unit, doc }
-#define PMT(member, doc) \
-    { #member, GPUINST_FT_U64, (uint32_t)offsetof(PmRankRec, member), 0, GPUINST_FIELD_TIME, "ns", doc }
-#define PMS(member, doc) \
-    { #member, GPUINST_FT_STR, (uint32_t)offsetof(PmRankRec, member), \
-      (uint32_t)sizeof(((PmRankRec *)0)->member), 0, "", doc }
 static const gpuinstField pmRankFields[] = {
-    {"rank", GPUINST_FT_U32, (uint32_t)offsetof(PmRankRec, rank), 0, GPUINST_FIELD_RANK, "", "rank"},
-    PMF(device, GPUINST_FT_I32, "", "CUDA device ordinal of the rank (-1: unknown)"),
-    PMF(sampler_pid, GPUINST_FT_I32, "", "process id of the sampler of this GPU (0: unknown)"),
-    PMF(sampler_rank, GPUINST_FT_I32, "", "rank of the sampler of this GPU (-1: unknown)"),
-    PMF(sampler, GPUINST_FT_U8, "", "1 if this rank samples the GPU (its rows are in /counters/pm_sampling/<pci_bus_id>)"),
-    PMF(interval_ns, GPUINST_FT_U64, "ns", "sampling interval asked for"),
-    PMT(start_called_ns, "gpuinst_pm_sampling_start entered"),
-    PMT(sampling_start_ns, "cuptiPmSamplingStart called (sampler only): no sample starts before it"),
-    PMT(start_returned_ns, "gpuinst_pm_sampling_start returned"),
-    PMT(stop_called_ns, "gpuinst_pm_sampling_stop (or finalize) entered"),
-    PMT(sampling_stop_ns, "cuptiPmSamplingStop returned (sampler only): no sample ends after it"),
-    PMT(stop_returned_ns, "last samples decoded, gpuinst_pm_sampling_stop returned"),
-    PMF(samples, GPUINST_FT_U64, "", "rows this rank wrote to the series"),
-    PMF(pre_start, GPUINST_FT_U64, "", "records dropped because they began before cuptiPmSamplingStart "
+    GPUINST_FIELD(PmRankRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(PmRankRec, device, GPUINST_FT_I32, 0, "", "CUDA device ordinal of the rank (-1: unknown)"),
+    GPUINST_FIELD(PmRankRec, sampler_pid, GPUINST_FT_I32, 0, "", "process id of the sampler of this GPU (0: unknown)"),
+    GPUINST_FIELD(PmRankRec, sampler_rank, GPUINST_FT_I32, 0, "", "rank of the sampler of this GPU (-1: unknown)"),
+    GPUINST_FIELD(PmRankRec, sampler, GPUINST_FT_U8, 0, "", "1 if this rank samples the GPU (its rows are in /counters/pm_sampling/<pci_bus_id>)"),
+    GPUINST_FIELD(PmRankRec, interval_ns, GPUINST_FT_U64, 0, "ns", "sampling interval asked for"),
+    GPUINST_FIELD(PmRankRec, start_called_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_pm_sampling_start entered"),
+    GPUINST_FIELD(PmRankRec, sampling_start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "cuptiPmSamplingStart called (sampler only): no sample starts before it"),
+    GPUINST_FIELD(PmRankRec, start_returned_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_pm_sampling_start returned"),
+    GPUINST_FIELD(PmRankRec, stop_called_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_pm_sampling_stop (or finalize) entered"),
+    GPUINST_FIELD(PmRankRec, sampling_stop_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "cuptiPmSamplingStop returned (sampler only): no sample ends after it"),
+    GPUINST_FIELD(PmRankRec, stop_returned_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "last samples decoded, gpuinst_pm_sampling_stop returned"),
+    GPUINST_FIELD(PmRankRec, samples, GPUINST_FT_U64, 0, "", "rows this rank wrote to the series"),
+    GPUINST_FIELD(PmRankRec, pre_start, GPUINST_FT_U64, 0, "", "records dropped because they began before cuptiPmSamplingStart "
                                        "(the first record spans from an earlier PM reset to the start)"),
-    PMF(overflows, GPUINST_FT_U64, "", "hardware buffer overflows (samples lost: use a longer interval)"),
-    PMF(decode_errors, GPUINST_FT_U64, "", "samples that CUPTI could not decode or evaluate"),
-    PMS(pci_bus_id, "PCI bus id of the GPU (names the series' dataset)"),
-    PMS(hostname, "host name"),
+    GPUINST_FIELD(PmRankRec, overflows, GPUINST_FT_U64, 0, "", "hardware buffer overflows (samples lost: use a longer interval)"),
+    GPUINST_FIELD(PmRankRec, decode_errors, GPUINST_FT_U64, 0, "", "samples that CUPTI could not decode or evaluate"),
+    GPUINST_FIELD(PmRankRec, pci_bus_id, GPUINST_FT_STR, 0, "", "PCI bus id of the GPU (names the series' dataset)"),
+    GPUINST_FIELD(PmRankRec, hostname, GPUINST_FT_STR, 0, "", "host name"),
 };
 
 static PmRankRec pmRankRow;
@@ -111,21 +104,20 @@ static const gpuinstTable pmRanksTable = {
     "PM sampling: per rank that asked for it, its GPU and the process that samples that GPU",
     sizeof(PmRankRec), (uint32_t)(sizeof pmRankFields / sizeof pmRankFields[0]), pmRankFields, pmCollectRanks, NULL, NULL};
 
-static int pmActive;
+#if GPUINST_WITH_CUPTI
+static int pmActive; /* a sampler of this process runs */
+#endif
 
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstPmSamplingActive(void)
 {
     return GPUINST_LOAD_ACQ(&pmActive);
 }
+#endif
 
 static int pmStateCheck(void)
 {
-    int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
-    if (st == GPUINST_STATE_RUNNING) return GPUINST_SUCCESS;
-    if (st == GPUINST_STATE_UNINIT) return gpuinstCountBeforeInit();
-    if (st == GPUINST_STATE_NVTX_ONLY) return GPUINST_ERROR_DISABLED;
-    GPUINST_ADD_RLX(&gpuinstG.counts.after_finalize, 1);
-    return GPUINST_ERROR_FINALIZED;
+    return gpuinstStateCheck(GPUINST_ERROR_DISABLED);
 }
 
 static int pmUnavailable(const char *reason)
@@ -149,216 +141,7 @@ static int pmProfilerConflict(void)
                          "and GPUINST_PROFILE, or do not start PM sampling");
 }
 
-/* ---- the election of one sampler per GPU (POSIX only, in every build) ----
- *
- * The processes of a node that share a GPU elect one sampler: the holder of
- * a POSIX write lock (fcntl F_SETLK) on <dir>/gpuinst-pmsampling-<key>.lock
- * (key: the GPU's PCI bus id; dir: /dev/shm, else $TMPDIR, else /tmp).  The
- * holder writes "pid rank host" into the file.  The others must name the
- * holder, not whatever the file held a moment earlier: on the GPU (run 2,
- * 4 ranks on one H200) the losers read the file while the winner was still
- * truncating it (pid 0) or before it had written (the pid of the previous
- * run's sampler, left in the file).  So a loser asks the kernel who holds
- * the lock (F_GETLK gives its pid) and re-reads the file until the line
- * names that pid (bounded: PM_ELECT_WAIT_NS); the holder clears the line
- * before it lets the lock go. */
-#include <fcntl.h>
-#include <unistd.h>
-#include <errno.h>
-#include <signal.h>
-
-#define PM_ELECT_WAIT_NS 2000000000ull /* longest wait of a loser for the holder's line */
-
-static int pmWarnedElect;
-
-/* The lock file's path for `key` ('/' and ':' made '_'). */
-static void pmElectPath(const char *key, char *path, size_t cap)
-{
-    char safe[64];
-    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    size_t i;
-    for (i = 0; key[i] && i < sizeof safe - 1; i++) safe[i] = (key[i] == ':' || key[i] == '/') ? '_' : key[i];
-    safe[i] = '\0';
-    snprintf(path, cap, "%s/gpuinst-pmsampling-%s.lock", dir, safe);
-}
-
-static int pmLockWhole(int fd, int cmd, struct flock *lk)
-{
-    memset(lk, 0, sizeof *lk);
-    lk->l_type = F_WRLCK;
-    lk->l_whence = SEEK_SET;
-    lk->l_start = 0;
-    lk->l_len = 0; /* the whole file */
-    return fcntl(fd, cmd, lk);
-}
-
-/* gpuinstInt.h: elects the sampler of the GPU named `key`. */
-GPUINST_PRIVATE int gpuinstPmElect(const char *key, uint32_t write_delay_us, gpuinstPmElection *e)
-{
-    char path[320], line[160];
-    uint64_t deadline = gpuinstClockNs() + PM_ELECT_WAIT_NS;
-    int fd, holder = 0;
-    e->fd = -1;
-    e->pid = 0;
-    e->rank = -1;
-    e->elected = 0;
-    pmElectPath(key, path, sizeof path);
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        /* No lock possible: try to sample; CUPTI refuses a second sampler itself. */
-        gpuinstWarnOnce(&pmWarnedElect, "PM sampling: cannot open %s (%s): no election among the processes "
-                        "sharing the GPU", path, strerror(errno));
-        e->elected = 1;
-        e->pid = gpuinstG.pid;
-        e->rank = gpuinstG.rank;
-        return 1;
-    }
-    for (;;) {
-        struct flock lk;
-        ssize_t n;
-        int pid = 0, rank = -1;
-        if (pmLockWhole(fd, F_SETLK, &lk) == 0) {
-            int len = snprintf(line, sizeof line, "%d %d %.64s\n", gpuinstG.pid, gpuinstG.rank, gpuinstG.hostname);
-            if (write_delay_us > 0) { /* tests: widen the window in which the others must wait */
-                struct timespec ts;
-                ts.tv_sec = (time_t)(write_delay_us / 1000000u);
-                ts.tv_nsec = (long)(write_delay_us % 1000000u) * 1000L;
-                nanosleep(&ts, NULL);
-            }
-            /* The line first, then the length: a reader sees this pid or no match. */
-            if (len > 0 && pwrite(fd, line, (size_t)len, 0) == (ssize_t)len && ftruncate(fd, len) == 0) {}
-            e->fd = fd;
-            e->pid = gpuinstG.pid;
-            e->rank = gpuinstG.rank;
-            e->elected = 1;
-            return 1;
-        }
-        if (errno != EACCES && errno != EAGAIN) {
-            /* This file system takes no locks: sample; CUPTI refuses a second sampler itself. */
-            gpuinstWarnOnce(&pmWarnedElect, "PM sampling: cannot lock %s (%s): no election among the processes "
-                            "sharing the GPU", path, strerror(errno));
-            close(fd);
-            e->elected = 1;
-            e->pid = gpuinstG.pid;
-            e->rank = gpuinstG.rank;
-            return 1;
-        }
-        if (pmLockWhole(fd, F_GETLK, &lk) != 0) break;
-        if (lk.l_type == F_UNLCK) { /* the holder has just let go: try again */
-            if (gpuinstClockNs() < deadline) continue;
-            break;
-        }
-        holder = (int)lk.l_pid;              /* 0: in another pid namespace */
-        n = pread(fd, line, sizeof line - 1, 0);
-        if (n > 0) {
-            line[n] = '\0';
-            if (sscanf(line, "%d %d", &pid, &rank) != 2) pid = 0;
-        }
-        if (pid > 0 && (holder > 0 ? pid == holder : (kill((pid_t)pid, 0) == 0 || errno == EPERM))) {
-            e->pid = pid;
-            e->rank = rank;
-            break;
-        }
-        if (gpuinstClockNs() > deadline) {
-            /* The holder never wrote its line: name it by pid if the kernel told. */
-            e->pid = holder;
-            e->rank = -1;
-            gpuinstWarnOnce(&pmWarnedElect, "PM sampling: the sampler of GPU %s (pid %d) did not write %s in "
-                            "%.1f s: its rank is recorded as -1", key, holder, path, PM_ELECT_WAIT_NS * 1e-9);
-            break;
-        }
-        {
-            struct timespec ts = {0, 1000000}; /* 1 ms */
-            nanosleep(&ts, NULL);
-        }
-    }
-    close(fd);
-    return 0;
-}
-
-/* gpuinstInt.h: the sampler lets the GPU go (its line cleared first). */
-GPUINST_PRIVATE void gpuinstPmElectRelease(gpuinstPmElection *e)
-{
-    if (e->fd >= 0) {
-        if (ftruncate(e->fd, 0) != 0) {}
-        close(e->fd); /* releases the lock */
-    }
-    e->fd = -1;
-    e->elected = 0;
-}
-
 #if GPUINST_WITH_CUPTI
-
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic"
-#endif
-#include <cupti_result.h>
-#include <cupti_target.h>
-#include <cupti_profiler_target.h>
-#include <cupti_pmsampling.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
-
-#include "pm_host_decls.h"
-
-#define PM_FN(type, name) typedef CUptiResult (*name##Fn)(type *)
-PM_FN(CUpti_Profiler_Initialize_Params, pmProfilerInitialize);
-PM_FN(CUpti_Profiler_DeviceSupported_Params, pmDeviceSupported);
-PM_FN(CUpti_Device_GetChipName_Params, pmGetChipName);
-PM_FN(CUpti_PmSampling_GetCounterAvailability_Params, pmGetAvail);
-PM_FN(PmHostInit, pmHostInit);
-PM_FN(PmHostDeinit, pmHostDeinit);
-PM_FN(PmHostAddMetrics, pmHostAdd);
-PM_FN(PmHostConfigSize, pmHostConfigSize);
-PM_FN(PmHostConfig, pmHostConfig);
-PM_FN(PmHostPasses, pmHostPasses);
-PM_FN(PmHostEval, pmHostEval);
-PM_FN(CUpti_PmSampling_Enable_Params, pmEnable);
-PM_FN(CUpti_PmSampling_Disable_Params, pmDisable);
-PM_FN(CUpti_PmSampling_SetConfig_Params, pmSetConfig);
-PM_FN(CUpti_PmSampling_Start_Params, pmStart);
-PM_FN(CUpti_PmSampling_Stop_Params, pmStop);
-PM_FN(CUpti_PmSampling_DecodeData_Params, pmDecode);
-PM_FN(CUpti_PmSampling_GetCounterDataSize_Params, pmDataSize);
-PM_FN(CUpti_PmSampling_CounterDataImage_Initialize_Params, pmDataInit);
-PM_FN(CUpti_PmSampling_GetCounterDataInfo_Params, pmDataInfo);
-PM_FN(CUpti_PmSampling_CounterData_GetSampleInfo_Params, pmSampleInfo);
-typedef CUptiResult (*pmResultStringFn)(CUptiResult, const char **);
-typedef CUptiResult (*pmTimestampFn)(uint64_t *);
-typedef int (*pmCuCtxGetDeviceFn)(int *);
-typedef int (*pmCuPciBusIdFn)(char *, int, int);
-typedef int (*pmCuInitFn)(unsigned int);
-
-static struct {
-    pmProfilerInitializeFn profilerInitialize;
-    pmDeviceSupportedFn deviceSupported;
-    pmGetChipNameFn chipName;
-    pmGetAvailFn avail;
-    pmHostInitFn hostInit;
-    pmHostDeinitFn hostDeinit;
-    pmHostAddFn hostAdd;
-    pmHostConfigSizeFn hostConfigSize;
-    pmHostConfigFn hostConfig;
-    pmHostPassesFn hostPasses;
-    pmHostEvalFn hostEval;
-    pmEnableFn enable;
-    pmDisableFn disable;
-    pmSetConfigFn setConfig;
-    pmStartFn start;
-    pmStopFn stop;
-    pmDecodeFn decode;
-    pmDataSizeFn dataSize;
-    pmDataInitFn dataInit;
-    pmDataInfoFn dataInfo;
-    pmSampleInfoFn sampleInfo;
-    pmResultStringFn resultString;
-    pmTimestampFn timestamp;
-    pmCuInitFn cuInit;
-    pmCuCtxGetDeviceFn cuCtxGetDevice;
-    pmCuPciBusIdFn cuPciBusId;
-} pmf;
 
 #define PM_MAX_METRICS 32
 #define PM_MAX_SAMPLES 4096          /* per counter data image (decode pass) */
@@ -387,14 +170,12 @@ typedef struct PmState {
     const char *metrics[PM_MAX_METRICS];
     size_t nmetrics;
     uint8_t *avail;
-    uint8_t *config;
-    size_t config_size;
+    gpuinstPhost *ph;                     /* host object: config image, evaluation (src/profiler_host.c) */
     uint8_t *data, *data_clean;
     size_t data_size;
-    void *host;
     CUpti_PmSampling_Object *obj;
     gpuinst_counter group;
-    gpuinstPmElection elect;
+    gpuinstLease lease;                   /* the GPU's performance monitors (src/gpu_lease.c) */
     int hw_running;                        /* between Start and Stop (pmHwLock) */
     pthread_t thread;
     int thread_running;
@@ -419,107 +200,30 @@ static pthread_mutex_t pmHwLock = PTHREAD_MUTEX_INITIALIZER;
 static int pmWarnedDecode, pmWarnedDropped, pmWarnedClock;
 static int pmJoined; /* start succeeded as a non-sampler (another process samples the GPU) */
 
-static const char *pmErr(CUptiResult r)
-{
-    const char *s = NULL;
-    if (pmf.resultString == NULL || pmf.resultString(r, &s) != CUPTI_SUCCESS || s == NULL) return "unknown CUPTI error";
-    return s;
-}
-
 static const char *pmLoad(void)
 {
     const char *why = NULL;
     if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) return why ? why : "libcupti could not be opened";
     if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS) return why ? why : "libcuda.so.1 could not be opened";
-    GPUINST_LIB_FN(pmf.profilerInitialize, GPUINST_LIB_CUPTI, "cuptiProfilerInitialize");
-    GPUINST_LIB_FN(pmf.deviceSupported, GPUINST_LIB_CUPTI, "cuptiProfilerDeviceSupported");
-    GPUINST_LIB_FN(pmf.chipName, GPUINST_LIB_CUPTI, "cuptiDeviceGetChipName");
-    GPUINST_LIB_FN(pmf.avail, GPUINST_LIB_CUPTI, "cuptiPmSamplingGetCounterAvailability");
-    GPUINST_LIB_FN(pmf.hostInit, GPUINST_LIB_CUPTI, "cuptiProfilerHostInitialize");
-    GPUINST_LIB_FN(pmf.hostDeinit, GPUINST_LIB_CUPTI, "cuptiProfilerHostDeinitialize");
-    GPUINST_LIB_FN(pmf.hostAdd, GPUINST_LIB_CUPTI, "cuptiProfilerHostConfigAddMetrics");
-    GPUINST_LIB_FN(pmf.hostConfigSize, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImageSize");
-    GPUINST_LIB_FN(pmf.hostConfig, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImage");
-    GPUINST_LIB_FN(pmf.hostPasses, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetNumOfPasses");
-    GPUINST_LIB_FN(pmf.hostEval, GPUINST_LIB_CUPTI, "cuptiProfilerHostEvaluateToGpuValues");
-    GPUINST_LIB_FN(pmf.enable, GPUINST_LIB_CUPTI, "cuptiPmSamplingEnable");
-    GPUINST_LIB_FN(pmf.disable, GPUINST_LIB_CUPTI, "cuptiPmSamplingDisable");
-    GPUINST_LIB_FN(pmf.setConfig, GPUINST_LIB_CUPTI, "cuptiPmSamplingSetConfig");
-    GPUINST_LIB_FN(pmf.start, GPUINST_LIB_CUPTI, "cuptiPmSamplingStart");
-    GPUINST_LIB_FN(pmf.stop, GPUINST_LIB_CUPTI, "cuptiPmSamplingStop");
-    GPUINST_LIB_FN(pmf.decode, GPUINST_LIB_CUPTI, "cuptiPmSamplingDecodeData");
-    GPUINST_LIB_FN(pmf.dataSize, GPUINST_LIB_CUPTI, "cuptiPmSamplingGetCounterDataSize");
-    GPUINST_LIB_FN(pmf.dataInit, GPUINST_LIB_CUPTI, "cuptiPmSamplingCounterDataImageInitialize");
-    GPUINST_LIB_FN(pmf.dataInfo, GPUINST_LIB_CUPTI, "cuptiPmSamplingGetCounterDataInfo");
-    GPUINST_LIB_FN(pmf.sampleInfo, GPUINST_LIB_CUPTI, "cuptiPmSamplingCounterDataGetSampleInfo");
-    GPUINST_LIB_FN(pmf.resultString, GPUINST_LIB_CUPTI, "cuptiGetResultString");
-    GPUINST_LIB_FN(pmf.timestamp, GPUINST_LIB_CUPTI, "cuptiGetTimestamp");
-    GPUINST_LIB_FN(pmf.cuInit, GPUINST_LIB_CUDA, "cuInit");
-    GPUINST_LIB_FN(pmf.cuCtxGetDevice, GPUINST_LIB_CUDA, "cuCtxGetDevice");
-    GPUINST_LIB_FN(pmf.cuPciBusId, GPUINST_LIB_CUDA, "cuDeviceGetPCIBusId");
-    if (!pmf.profilerInitialize || !pmf.deviceSupported || !pmf.chipName || !pmf.avail || !pmf.hostInit ||
-        !pmf.hostDeinit || !pmf.hostAdd || !pmf.hostConfigSize || !pmf.hostConfig || !pmf.hostPasses ||
-        !pmf.hostEval || !pmf.enable || !pmf.disable || !pmf.setConfig || !pmf.start || !pmf.stop || !pmf.decode ||
-        !pmf.dataSize || !pmf.dataInit || !pmf.dataInfo || !pmf.sampleInfo || !pmf.timestamp || !pmf.cuInit ||
-        !pmf.cuCtxGetDevice || !pmf.cuPciBusId)
+    if (gpuinstCudaMissing(GPUINST_NEED_PM | GPUINST_NEED_HOST) != NULL)
         return "this libcupti lacks the PM sampling or profiler host API (CUDA 12.6 or later is needed): "
                "point GPUINST_CUPTI_LIB at a newer CUPTI";
-    if (pmf.cuInit(0) != 0) return "cuInit failed: no usable GPU or driver on this node";
+    if (gpuinstCu.cuInit(0) != CUDA_SUCCESS) return "cuInit failed: no usable GPU or driver on this node";
     return NULL;
 }
 
-/* Builds a host object, adds `names`, makes the config image; *passes out. */
-static CUptiResult pmConfigure(const char **names, size_t n, size_t *passes)
+/* The host object for `names` on pm.chip (src/profiler_host.c), replacing
+ * the one held; its number of passes in *passes.  0 or a gpuinst status
+ * with the reason in why. */
+static int pmConfigure(const char *const *names, size_t n, size_t *passes, char *why, size_t cap)
 {
-    PmHostInit hi;
-    PmHostAddMetrics am;
-    PmHostConfigSize cs;
-    PmHostConfig cf;
-    PmHostPasses np;
-    CUptiResult r;
-    if (pm.host != NULL) {
-        PmHostDeinit d;
-        memset(&d, 0, sizeof d);
-        d.structSize = sizeof d;
-        d.pHostObject = pm.host;
-        pmf.hostDeinit(&d);
-        pm.host = NULL;
-    }
-    free(pm.config);
-    pm.config = NULL;
-    memset(&hi, 0, sizeof hi);
-    hi.structSize = sizeof hi;
-    hi.profilerType = PM_PROFILER_TYPE_PM_SAMPLING;
-    hi.pChipName = pm.chip;
-    hi.pCounterAvailabilityImage = pm.avail;
-    if ((r = pmf.hostInit(&hi)) != CUPTI_SUCCESS) return r;
-    pm.host = hi.pHostObject;
-    memset(&am, 0, sizeof am);
-    am.structSize = sizeof am;
-    am.pHostObject = pm.host;
-    am.ppMetricNames = names;
-    am.numMetrics = n;
-    if ((r = pmf.hostAdd(&am)) != CUPTI_SUCCESS) return r;
-    memset(&cs, 0, sizeof cs);
-    cs.structSize = sizeof cs;
-    cs.pHostObject = pm.host;
-    if ((r = pmf.hostConfigSize(&cs)) != CUPTI_SUCCESS) return r;
-    pm.config = (uint8_t *)malloc(cs.configImageSize ? cs.configImageSize : 1);
-    if (pm.config == NULL) return CUPTI_ERROR_OUT_OF_MEMORY;
-    pm.config_size = cs.configImageSize;
-    memset(&cf, 0, sizeof cf);
-    cf.structSize = sizeof cf;
-    cf.pHostObject = pm.host;
-    cf.configImageSize = pm.config_size;
-    cf.pConfigImage = pm.config;
-    if ((r = pmf.hostConfig(&cf)) != CUPTI_SUCCESS) return r;
-    memset(&np, 0, sizeof np);
-    np.structSize = sizeof np;
-    np.configImageSize = pm.config_size;
-    np.pConfigImage = pm.config;
-    if ((r = pmf.hostPasses(&np)) != CUPTI_SUCCESS) return r;
-    *passes = np.numOfPasses;
-    return CUPTI_SUCCESS;
+    int rc;
+    gpuinstPhostFree(pm.ph);
+    pm.ph = NULL;
+    rc = gpuinstPhostCreateList(pm.chip, GPUINST_PROFILER_PM_SAMPLING, pm.avail, names, (uint32_t)n, &pm.ph, why,
+                                cap);
+    *passes = rc == GPUINST_SUCCESS ? gpuinstPhostPasses(pm.ph) : 0;
+    return rc;
 }
 
 static uint64_t pmToHost(uint64_t cupti_ns)
@@ -532,7 +236,7 @@ static uint64_t pmToHost(uint64_t cupti_ns)
 static void pmClockPair(uint64_t *host, uint64_t *cupti)
 {
     uint64_t a = gpuinstClockNs(), c = 0, b;
-    pmf.timestamp(&c);
+    gpuinstCu.cuptiGetTimestamp(&c);
     b = gpuinstClockNs();
     *host = a + (b - a) / 2;
     *cupti = c;
@@ -554,11 +258,11 @@ static int pmDecodeOnce(void)
     dp.pPmSamplingObject = pm.obj;
     dp.pCounterDataImage = pm.data;
     dp.counterDataImageSize = pm.data_size;
-    r = pmf.decode(&dp);
+    r = gpuinstCu.cuptiPmSamplingDecodeData(&dp);
     if (r != CUPTI_SUCCESS) {
         pm.decode_errors++;
         if (r == CUPTI_ERROR_OUT_OF_MEMORY) pm.overflows++;
-        gpuinstWarnOnce(&pmWarnedDecode, "PM sampling: cuptiPmSamplingDecodeData failed (%s)%s", pmErr(r),
+        gpuinstWarnOnce(&pmWarnedDecode, "PM sampling: cuptiPmSamplingDecodeData failed (%s)%s", gpuinstCuptiResultString((int)r),
                         r == CUPTI_ERROR_OUT_OF_MEMORY ? ": the hardware buffer overflowed, samples were lost; "
                                                          "use a longer interval" : "");
         return 1;
@@ -569,7 +273,7 @@ static int pmDecodeOnce(void)
     ip.structSize = CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE;
     ip.pCounterDataImage = pm.data;
     ip.counterDataImageSize = pm.data_size;
-    if (pmf.dataInfo(&ip) != CUPTI_SUCCESS || ip.numCompletedSamples == 0) return end;
+    if (gpuinstCu.cuptiPmSamplingGetCounterDataInfo(&ip) != CUPTI_SUCCESS || ip.numCompletedSamples == 0) return end;
     /* one packed record per sample: device, gpu_start_ns, gpu_end_ns as
      * int64 (exact), then one double per metric */
     recs = (unsigned char *)calloc(ip.numCompletedSamples * nm, 8);
@@ -581,7 +285,6 @@ static int pmDecodeOnce(void)
         if (c1 > pm.cupti0 + 1000000u) pm.slope = (double)(h1 - pm.host0) / (double)(c1 - pm.cupti0);
         for (i = 0; i < ip.numCompletedSamples; i++) {
             CUpti_PmSampling_CounterData_GetSampleInfo_Params sp;
-            PmHostEval ev;
             unsigned char *row = recs + k * nm * 8;
             double mv[PM_MAX_METRICS];
             int64_t hdr[3];
@@ -591,7 +294,7 @@ static int pmDecodeOnce(void)
             sp.pCounterDataImage = pm.data;
             sp.counterDataImageSize = pm.data_size;
             sp.sampleIndex = i;
-            if (pmf.sampleInfo(&sp) != CUPTI_SUCCESS) {
+            if (gpuinstCu.cuptiPmSamplingCounterDataGetSampleInfo(&sp) != CUPTI_SUCCESS) {
                 pm.decode_errors++;
                 continue;
             }
@@ -608,16 +311,7 @@ static int pmDecodeOnce(void)
                 gpuinstWarnOnce(&pmWarnedClock, "PM sampling of GPU %s: a sample ends before the start "
                                 "(CUPTI's PM timestamps and cuptiGetTimestamp disagree): its times may be off",
                                 pm.bus);
-            memset(&ev, 0, sizeof ev);
-            ev.structSize = sizeof ev;
-            ev.pHostObject = pm.host;
-            ev.pCounterDataImage = pm.data;
-            ev.counterDataImageSize = pm.data_size;
-            ev.rangeIndex = i;
-            ev.ppMetricNames = pm.metrics;
-            ev.numMetrics = pm.nmetrics;
-            ev.pMetricValues = mv;
-            if (pmf.hostEval(&ev) != CUPTI_SUCCESS) {
+            if (gpuinstPhostEvaluate(pm.ph, pm.data, pm.data_size, i, mv, NULL, 0) != GPUINST_SUCCESS) {
                 pm.decode_errors++;
                 continue;
             }
@@ -669,23 +363,16 @@ static void pmTeardown(int disable)
         memset(&d, 0, sizeof d);
         d.structSize = CUpti_PmSampling_Disable_Params_STRUCT_SIZE;
         d.pPmSamplingObject = pm.obj;
-        pmf.disable(&d);
+        gpuinstCu.cuptiPmSamplingDisable(&d);
         pm.obj = NULL;
     }
-    if (pm.host != NULL) {
-        PmHostDeinit d;
-        memset(&d, 0, sizeof d);
-        d.structSize = sizeof d;
-        d.pHostObject = pm.host;
-        pmf.hostDeinit(&d);
-        pm.host = NULL;
-    }
+    gpuinstPhostFree(pm.ph);
+    pm.ph = NULL;
     free(pm.avail);
-    free(pm.config);
     free(pm.data);
     free(pm.data_clean);
-    pm.avail = pm.config = pm.data = pm.data_clean = NULL;
-    gpuinstPmElectRelease(&pm.elect); /* another process may sample this GPU now */
+    pm.avail = pm.data = pm.data_clean = NULL;
+    gpuinstLeaseRelease(&pm.lease); /* another process may sample this GPU now */
 }
 
 /* The metric list into pm.metrics: the user's as given (must be valid and
@@ -694,8 +381,9 @@ static void pmTeardown(int disable)
  * chosen list.  0, or -1 with the reason in why. */
 static int pmSelect(const char *metrics, char *why, size_t whycap)
 {
-    CUptiResult r;
+    char hw[400];
     size_t passes = 0, i;
+    int rc;
     pm.nmetrics = 0;
     if (metrics != NULL && metrics[0] != '\0') {
         char *p, *save = NULL;
@@ -709,10 +397,10 @@ static int pmSelect(const char *metrics, char *why, size_t whycap)
         for (p = strtok_r(pm.metric_text, ", ", &save); p != NULL && pm.nmetrics < PM_MAX_METRICS;
              p = strtok_r(NULL, ", ", &save))
             pm.metrics[pm.nmetrics++] = p;
-        r = pm.nmetrics ? pmConfigure(pm.metrics, pm.nmetrics, &passes) : CUPTI_ERROR_INVALID_PARAMETER;
-        if (r != CUPTI_SUCCESS) {
+        rc = pmConfigure(pm.metrics, pm.nmetrics, &passes, hw, sizeof hw);
+        if (rc != GPUINST_SUCCESS) {
             snprintf(why, whycap, "metrics \"%.200s\" refused for chip %s: %s (list the valid ones with: ncu "
-                     "--query-metrics-collection pmsampling --chip %s)", metrics, pm.chip, pmErr(r), pm.chip);
+                     "--query-metrics-collection pmsampling --chip %s)", metrics, pm.chip, hw, pm.chip);
             return -1;
         }
         if (passes != 1) {
@@ -720,68 +408,57 @@ static int pmSelect(const char *metrics, char *why, size_t whycap)
                      "only: sample fewer metrics", metrics, (unsigned)passes, pm.chip);
             return -1;
         }
-        return 0;
-    }
-    /* The whole default list in one config when the chip takes it (one host
-     * object: start costs ~50 ms less per metric than the greedy walk). */
-    for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) pm.metrics[i] = pmDefaultMetrics[i];
-    r = pmConfigure(pm.metrics, i, &passes);
-    if (r == CUPTI_SUCCESS && passes == 1) {
-        pm.nmetrics = i;
-        return 0;
-    }
-    {
-        char dropped[400];
-        dropped[0] = '\0';
-        for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) {
-            pm.metrics[pm.nmetrics] = pmDefaultMetrics[i];
-            r = pmConfigure(pm.metrics, pm.nmetrics + 1, &passes);
-            if (r == CUPTI_SUCCESS && passes == 1) {
-                pm.nmetrics++;
-            } else {
-                size_t l = strlen(dropped);
-                snprintf(dropped + l, sizeof dropped - l, "%s%s", l ? ", " : "", pmDefaultMetrics[i]);
+    } else {
+        /* The whole default list in one config when the chip takes it (one host
+         * object: start costs ~50 ms less per metric than the greedy walk). */
+        for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) pm.metrics[i] = pmDefaultMetrics[i];
+        rc = pmConfigure(pm.metrics, i, &passes, hw, sizeof hw);
+        if (rc == GPUINST_SUCCESS && passes == 1) {
+            pm.nmetrics = i;
+        } else {
+            char dropped[400];
+            dropped[0] = '\0';
+            for (i = 0; i < sizeof pmDefaultMetrics / sizeof pmDefaultMetrics[0]; i++) {
+                pm.metrics[pm.nmetrics] = pmDefaultMetrics[i];
+                rc = pmConfigure(pm.metrics, pm.nmetrics + 1, &passes, hw, sizeof hw);
+                if (rc == GPUINST_SUCCESS && passes == 1) {
+                    pm.nmetrics++;
+                } else {
+                    size_t l = strlen(dropped);
+                    snprintf(dropped + l, sizeof dropped - l, "%s%s", l ? ", " : "", pmDefaultMetrics[i]);
+                }
             }
+            if (pm.nmetrics == 0) {
+                snprintf(why, whycap, "no metric of gpuinst's default PM sampling set is available in one pass on %s",
+                         pm.chip);
+                return -1;
+            }
+            if ((rc = pmConfigure(pm.metrics, pm.nmetrics, &passes, hw, sizeof hw)) != GPUINST_SUCCESS ||
+                passes != 1) {
+                snprintf(why, whycap, "the PM sampling config image could not be made: %s",
+                         rc != GPUINST_SUCCESS ? hw : "more than one pass");
+                return -1;
+            }
+            if (dropped[0] && gpuinstG.cfg.verbose)
+                gpuinstWarnOnce(&pmWarnedDropped, "PM sampling on %s: default set without %s (not in the same pass)",
+                                pm.chip, dropped);
         }
-        if (pm.nmetrics == 0) {
-            snprintf(why, whycap, "no metric of gpuinst's default PM sampling set is available in one pass on %s",
-                     pm.chip);
-            return -1;
-        }
-        if ((r = pmConfigure(pm.metrics, pm.nmetrics, &passes)) != CUPTI_SUCCESS || passes != 1) {
-            snprintf(why, whycap, "the PM sampling config image could not be made: %s", pmErr(r));
-            return -1;
-        }
-        if (dropped[0] && gpuinstG.cfg.verbose)
-            gpuinstWarnOnce(&pmWarnedDropped, "PM sampling on %s: default set without %s (not in the same pass)",
-                            pm.chip, dropped);
+    }
+    {   /* the names as the host object holds them (a name given twice counts once) */
+        const gpuinstMetricList *ml = gpuinstPhostMetrics(pm.ph);
+        for (i = 0; i < ml->n && i < PM_MAX_METRICS; i++) pm.metrics[i] = ml->names[i];
+        pm.nmetrics = i;
     }
     return 0;
 }
 
+#if GPUINST_WITH_TEST_API
 /* gpuinstInt.h: the metric list PM sampling would use on `chip`, without a GPU. */
 GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
                                            size_t whycap)
 {
-    const char *e = NULL;
     size_t i;
     int rc = GPUINST_SUCCESS;
-    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &e) != GPUINST_SUCCESS) {
-        snprintf(why, whycap, "%s", e ? e : "libcupti could not be opened");
-        return GPUINST_ERROR_UNAVAILABLE;
-    }
-    GPUINST_LIB_FN(pmf.hostInit, GPUINST_LIB_CUPTI, "cuptiProfilerHostInitialize");
-    GPUINST_LIB_FN(pmf.hostDeinit, GPUINST_LIB_CUPTI, "cuptiProfilerHostDeinitialize");
-    GPUINST_LIB_FN(pmf.hostAdd, GPUINST_LIB_CUPTI, "cuptiProfilerHostConfigAddMetrics");
-    GPUINST_LIB_FN(pmf.hostConfigSize, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImageSize");
-    GPUINST_LIB_FN(pmf.hostConfig, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetConfigImage");
-    GPUINST_LIB_FN(pmf.hostPasses, GPUINST_LIB_CUPTI, "cuptiProfilerHostGetNumOfPasses");
-    GPUINST_LIB_FN(pmf.resultString, GPUINST_LIB_CUPTI, "cuptiGetResultString");
-    if (!pmf.hostInit || !pmf.hostDeinit || !pmf.hostAdd || !pmf.hostConfigSize || !pmf.hostConfig ||
-        !pmf.hostPasses) {
-        snprintf(why, whycap, "this libcupti lacks the profiler host API");
-        return GPUINST_ERROR_UNAVAILABLE;
-    }
     pthread_mutex_lock(&pmLock);
     if (GPUINST_LOAD_ACQ(&pmActive)) {
         pthread_mutex_unlock(&pmLock);
@@ -789,7 +466,7 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
         return GPUINST_ERROR_UNAVAILABLE;
     }
     memset(&pm, 0, sizeof pm);
-    pm.elect.fd = -1;
+    pm.lease.fd = -1;
     snprintf(pm.chip, sizeof pm.chip, "%s", chip);
     if (pmSelect(metrics, why, whycap) != 0) rc = GPUINST_ERROR_UNAVAILABLE;
     out[0] = '\0';
@@ -803,12 +480,12 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
     pthread_mutex_unlock(&pmLock);
     return rc;
 }
+#endif
 
 static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metrics)
 {
     CUpti_Profiler_Initialize_Params pi;
     CUpti_Profiler_DeviceSupported_Params ds;
-    CUpti_Device_GetChipName_Params cn;
     CUpti_PmSampling_GetCounterAvailability_Params av;
     CUpti_PmSampling_Enable_Params en;
     CUpti_PmSampling_GetCounterDataSize_Params dsz;
@@ -821,51 +498,64 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     int32_t types[3 + PM_MAX_METRICS];
     const char *units[3 + PM_MAX_METRICS];
     size_t i;
-    int dev = device;
+    int dev = device, held;
+    gpuinstCudaDevice id;
 
     memset(&pm, 0, sizeof pm);
-    pm.elect.fd = -1;
+    pm.lease.fd = -1;
     if ((e = pmLoad()) != NULL) return pmUnavailable(e);
-    if (dev < 0 && pmf.cuCtxGetDevice(&dev) != 0)
+    if (dev < 0 && gpuinstCu.cuCtxGetDevice(&dev) != CUDA_SUCCESS)
         return pmUnavailable("gpuinst_pm_sampling_start(-1, ...): the calling thread has no current CUDA context; "
                              "call it after the first CUDA call, or pass the device ordinal");
-    if (pmf.cuPciBusId(pm.bus, (int)sizeof pm.bus, dev) != 0) {
+    if (gpuinstCudaDeviceGet(dev, &id) != GPUINST_SUCCESS || id.pci_bus_id[0] == '\0') {
         snprintf(why, sizeof why, "device %d: cuDeviceGetPCIBusId failed (no such device?)", dev);
         return pmUnavailable(why);
     }
+    snprintf(pm.bus, sizeof pm.bus, "%.23s", id.pci_bus_id);
     pm.device = dev;
     pm.interval_ns = interval_ns;
     pmRankRow.device = dev;
     snprintf(pmRankRow.pci_bus_id, sizeof pmRankRow.pci_bus_id, "%s", pm.bus);
     gpuinstTableRegister(&pmRanksTable);
     pmRankRowSet = 1;
-    if (!gpuinstPmElect(pm.bus, 0, &pm.elect)) {
+    /* one sampler per GPU among the processes sharing it: the holder of the
+     * GPU's lease (src/gpu_lease.c), keyed by its UUID */
+    held = gpuinstLeaseTake(id.uuid[0] ? id.uuid : pm.bus, "pm_sampling", 0, 0, &pm.lease, NULL);
+    if (held == GPUINST_LEASE_BUSY && strcmp(pm.lease.use, "profiler") == 0) {
+        snprintf(why, sizeof why, "the range profiler of process %d (rank %d) holds GPU %s's performance monitors; "
+                 "PM sampling and the range profiler cannot run on one GPU at once",
+                 (int)pm.lease.pid, (int)pm.lease.rank, pm.bus);
+        pmRankRow.sampler_rank = -1;
+        return pmUnavailable(why);
+    }
+    if (held == GPUINST_LEASE_BUSY) {
         /* Another process of this node samples this GPU: attribute, do not sample. */
         pmRankRow.sampler = 0;
-        pmRankRow.sampler_pid = pm.elect.pid;
-        pmRankRow.sampler_rank = pm.elect.rank;
+        pmRankRow.sampler_pid = pm.lease.pid;
+        pmRankRow.sampler_rank = pm.lease.rank;
         pmJoined = 1;
         if (gpuinstG.cfg.verbose)
-            gpuinstWarn("PM sampling of GPU %s is done by process %d (rank %d)", pm.bus, (int)pm.elect.pid,
-                        (int)pm.elect.rank);
+            gpuinstWarn("PM sampling of GPU %s is done by process %d (rank %d)", pm.bus, (int)pm.lease.pid,
+                        (int)pm.lease.rank);
         return GPUINST_SUCCESS;
     }
+    /* held, or no lease possible here (CUPTI refuses a second sampler itself) */
     pmRankRow.sampler = 1;
-    pmRankRow.sampler_pid = pm.elect.pid;
-    pmRankRow.sampler_rank = pm.elect.rank;
+    pmRankRow.sampler_pid = gpuinstG.pid;
+    pmRankRow.sampler_rank = gpuinstG.rank;
 
     memset(&pi, 0, sizeof pi);
     pi.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
-    if ((r = pmf.profilerInitialize(&pi)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiProfilerInitialize failed: %s", pmErr(r));
+    if ((r = gpuinstCu.cuptiProfilerInitialize(&pi)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiProfilerInitialize failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     memset(&ds, 0, sizeof ds);
     ds.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
     ds.cuDevice = dev;
     ds.api = CUPTI_PROFILER_PM_SAMPLING;
-    if ((r = pmf.deviceSupported(&ds)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiProfilerDeviceSupported failed: %s", pmErr(r));
+    if ((r = gpuinstCu.cuptiProfilerDeviceSupported(&ds)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiProfilerDeviceSupported failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     if (ds.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
@@ -876,19 +566,15 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
                  (int)ds.wsl);
         goto fail;
     }
-    memset(&cn, 0, sizeof cn);
-    cn.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
-    cn.deviceIndex = (size_t)dev;
-    if ((r = pmf.chipName(&cn)) != CUPTI_SUCCESS || cn.pChipName == NULL) {
-        snprintf(why, sizeof why, "cuptiDeviceGetChipName failed: %s", pmErr(r));
+    if ((r = (CUptiResult)gpuinstCudaDeviceChip(dev, pm.chip, sizeof pm.chip)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiDeviceGetChipName failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
-    snprintf(pm.chip, sizeof pm.chip, "%s", cn.pChipName);
     memset(&av, 0, sizeof av);
     av.structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE;
     av.deviceIndex = (size_t)dev;
-    if ((r = pmf.avail(&av)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s%s", pmErr(r),
+    if ((r = gpuinstCu.cuptiPmSamplingGetCounterAvailability(&av)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s%s", gpuinstCuptiResultString((int)r),
                  r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
                      ? " (GPU performance counters are restricted to admin users: load the driver with "
                        "NVreg_RestrictProfilingToAdminUsers=0)"
@@ -901,8 +587,8 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
         goto fail;
     }
     av.pCounterAvailabilityImage = pm.avail;
-    if ((r = pmf.avail(&av)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s", pmErr(r));
+    if ((r = gpuinstCu.cuptiPmSamplingGetCounterAvailability(&av)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterAvailability failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
 
@@ -911,8 +597,8 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     memset(&en, 0, sizeof en);
     en.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
     en.deviceIndex = (size_t)dev;
-    if ((r = pmf.enable(&en)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingEnable failed: %s%s", pmErr(r),
+    if ((r = gpuinstCu.cuptiPmSamplingEnable(&en)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingEnable failed: %s%s", gpuinstCuptiResultString((int)r),
                  r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
                      ? " (load the driver with NVreg_RestrictProfilingToAdminUsers=0)"
                      : " (another PM sampling or profiling session on this GPU, e.g. ncu or the range profiler?)");
@@ -925,8 +611,8 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     dsz.pMetricNames = pm.metrics;
     dsz.numMetrics = pm.nmetrics;
     dsz.maxSamples = PM_MAX_SAMPLES;
-    if ((r = pmf.dataSize(&dsz)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterDataSize failed: %s", pmErr(r));
+    if ((r = gpuinstCu.cuptiPmSamplingGetCounterDataSize(&dsz)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingGetCounterDataSize failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     pm.data_size = dsz.counterDataSize;
@@ -941,23 +627,22 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     di.pPmSamplingObject = pm.obj;
     di.counterDataSize = pm.data_size;
     di.pCounterData = pm.data;
-    if ((r = pmf.dataInit(&di)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingCounterDataImageInitialize failed: %s", pmErr(r));
+    if ((r = gpuinstCu.cuptiPmSamplingCounterDataImageInitialize(&di)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingCounterDataImageInitialize failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     memcpy(pm.data_clean, pm.data, pm.data_size);
     memset(&sc, 0, sizeof sc);
     sc.structSize = CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE;
     sc.pPmSamplingObject = pm.obj;
-    sc.configSize = pm.config_size;
-    sc.pConfig = pm.config;
+    sc.pConfig = gpuinstPhostConfig(pm.ph, &sc.configSize);
     sc.hardwareBufferSize = PM_HW_BUFFER;
     sc.samplingInterval = interval_ns;
     sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
     sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
-    if ((r = pmf.setConfig(&sc)) != CUPTI_SUCCESS) {
+    if ((r = gpuinstCu.cuptiPmSamplingSetConfig(&sc)) != CUPTI_SUCCESS) {
         snprintf(why, sizeof why, "cuptiPmSamplingSetConfig failed: %s (interval %llu ns; the GPU time trigger "
-                 "needs Ampere GA10x or later)", pmErr(r), (unsigned long long)interval_ns);
+                 "needs Ampere GA10x or later)", gpuinstCuptiResultString((int)r), (unsigned long long)interval_ns);
         goto fail;
     }
 
@@ -989,8 +674,8 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     memset(&st, 0, sizeof st);
     st.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE;
     st.pPmSamplingObject = pm.obj;
-    if ((r = pmf.start(&st)) != CUPTI_SUCCESS) {
-        snprintf(why, sizeof why, "cuptiPmSamplingStart failed: %s", pmErr(r));
+    if ((r = gpuinstCu.cuptiPmSamplingStart(&st)) != CUPTI_SUCCESS) {
+        snprintf(why, sizeof why, "cuptiPmSamplingStart failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
     pthread_mutex_lock(&pmHwLock);
@@ -1030,8 +715,8 @@ static int pmHwStop(void)
         memset(&sp, 0, sizeof sp);
         sp.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
         sp.pPmSamplingObject = pm.obj;
-        if ((r = pmf.stop(&sp)) != CUPTI_SUCCESS)
-            gpuinstWarn("PM sampling of GPU %s: cuptiPmSamplingStop failed (%s)", pm.bus, pmErr(r));
+        if ((r = gpuinstCu.cuptiPmSamplingStop(&sp)) != CUPTI_SUCCESS)
+            gpuinstWarn("PM sampling of GPU %s: cuptiPmSamplingStop failed (%s)", pm.bus, gpuinstCuptiResultString((int)r));
         pm.hw_running = 0;
         pmRankRow.sampling_stop_ns = gpuinstClockNs();
         stopped = 1;
@@ -1063,7 +748,7 @@ static int pmStopLocked(int final)
     pmRankRow.pre_start = pm.pre_start;
     pmRankRow.overflows = pm.overflows;
     pmRankRow.decode_errors = pm.decode_errors;
-    pmTeardown(final || !GPUINST_LOAD_RLX(&gpuinstGpuOn));
+    pmTeardown(final || !gpuinstActivityRunning());
     free(pm.metric_text);
     pm.metric_text = NULL;
     GPUINST_STORE_REL(&pmActive, 0);
@@ -1094,7 +779,9 @@ static int pmStop(int final)
     return rc;
 }
 
-static void pmFlush(void)
+/* The PM sampling part's flush step (src/parts.c): stops a running sampler
+ * and decodes what is left (after the activity part flushed CUPTI). */
+GPUINST_PRIVATE void gpuinstPmSamplingFlush(void)
 {
     pmStop(1);
 }
@@ -1126,7 +813,6 @@ int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *
     rc = pmStartLocked(device, interval_ns, metrics);
     pmRankRow.start_returned_ns = gpuinstClockNs();
     pthread_mutex_unlock(&pmLock);
-    if (rc == GPUINST_SUCCESS) gpuinstAddFlushHook(pmFlush);
     return rc;
 }
 
@@ -1161,6 +847,9 @@ int gpuinst_pm_sampling_stop(void)
     return GPUINST_ERROR_UNAVAILABLE;
 }
 
+GPUINST_PRIVATE void gpuinstPmSamplingFlush(void) {}
+
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics, char *out, size_t cap, char *why,
                                            size_t whycap)
 {
@@ -1170,5 +859,6 @@ GPUINST_PRIVATE int gpuinstPmSelectMetrics(const char *chip, const char *metrics
     snprintf(why, whycap, "built without the CUDA headers (GPUINST_WITH_CUPTI=0)");
     return GPUINST_ERROR_UNAVAILABLE;
 }
+#endif
 
 #endif /* GPUINST_WITH_CUPTI */

@@ -21,8 +21,6 @@
  */
 #include "gpuinstInt.h"
 
-#define NFIELDS(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
-
 /* ---- nodes -------------------------------------------------------------- */
 
 static int profGrowSlots(gpuinstProf *p)
@@ -211,50 +209,48 @@ GPUINST_PRIVATE void gpuinstProfKernel(uint64_t corr, uint32_t name, uint32_t de
 
 /* ---- tables ---------------------------------------------------------------- */
 
-#define F(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
 #define D GPUINST_FIELD_DURATION
 
 static const gpuinstField profRangeFields[] = {
-    F(gpuinstProfRangeRec, count, GPUINST_FT_U64, 0, "count",
+    GPUINST_FIELD(gpuinstProfRangeRec, count, GPUINST_FT_U64, 0, "count",
       "ranges of this path closed (marks: marks made; start/end ranges: ended), unterminated ones included"),
-    F(gpuinstProfRangeRec, incl_ns, GPUINST_FT_U64, D, "ns", "inclusive time, total (end - start summed)"),
-    F(gpuinstProfRangeRec, incl_min_ns, GPUINST_FT_U64, D, "ns", "inclusive time, shortest (0 for marks)"),
-    F(gpuinstProfRangeRec, incl_max_ns, GPUINST_FT_U64, D, "ns", "inclusive time, longest"),
-    F(gpuinstProfRangeRec, excl_ns, GPUINST_FT_U64, D, "ns",
+    GPUINST_FIELD(gpuinstProfRangeRec, incl_ns, GPUINST_FT_U64, D, "ns", "inclusive time, total (end - start summed)"),
+    GPUINST_FIELD(gpuinstProfRangeRec, incl_min_ns, GPUINST_FT_U64, D, "ns", "inclusive time, shortest (0 for marks)"),
+    GPUINST_FIELD(gpuinstProfRangeRec, incl_max_ns, GPUINST_FT_U64, D, "ns", "inclusive time, longest"),
+    GPUINST_FIELD(gpuinstProfRangeRec, excl_ns, GPUINST_FT_U64, D, "ns",
       "exclusive time, total: inclusive minus the inclusive time of the child ranges of the same domain"),
-    F(gpuinstProfRangeRec, excl_min_ns, GPUINST_FT_U64, D, "ns", "exclusive time, shortest"),
-    F(gpuinstProfRangeRec, excl_max_ns, GPUINST_FT_U64, D, "ns", "exclusive time, longest"),
-    F(gpuinstProfRangeRec, incl_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2",
+    GPUINST_FIELD(gpuinstProfRangeRec, excl_min_ns, GPUINST_FT_U64, D, "ns", "exclusive time, shortest"),
+    GPUINST_FIELD(gpuinstProfRangeRec, excl_max_ns, GPUINST_FT_U64, D, "ns", "exclusive time, longest"),
+    GPUINST_FIELD(gpuinstProfRangeRec, incl_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2",
       "sum of squared inclusive times (variance = incl_sq_ns2 / count - (incl_ns / count)^2)"),
-    F(gpuinstProfRangeRec, excl_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2",
+    GPUINST_FIELD(gpuinstProfRangeRec, excl_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2",
       "sum of squared exclusive times"),
-    F(gpuinstProfRangeRec, node, GPUINST_FT_U32, 0, "", "this path's id within (rank, thread), 1.."),
-    F(gpuinstProfRangeRec, parent, GPUINST_FT_U32, 0, "",
+    GPUINST_FIELD(gpuinstProfRangeRec, node, GPUINST_FT_U32, 0, "", "this path's id within (rank, thread), 1.."),
+    GPUINST_FIELD(gpuinstProfRangeRec, parent, GPUINST_FT_U32, 0, "",
       "node of the enclosing path (same rank, thread and domain); 0 top level"),
-    F(gpuinstProfRangeRec, name, GPUINST_FT_U32, 0, "", "name of the path's last range: id in /strings (same rank)"),
-    F(gpuinstProfRangeRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(gpuinstProfRangeRec, unterminated, GPUINST_FT_U32, 0, "count",
+    GPUINST_FIELD(gpuinstProfRangeRec, name, GPUINST_FT_U32, 0, "", "name of the path's last range: id in /strings (same rank)"),
+    GPUINST_FIELD(gpuinstProfRangeRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstProfRangeRec, unterminated, GPUINST_FT_U32, 0, "count",
       "of count: ranges still open at finalize, counted as ending there"),
-    F(gpuinstProfRangeRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
-    F(gpuinstProfRangeRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains"),
-    F(gpuinstProfRangeRec, depth, GPUINST_FT_U16, 0, "", "nesting depth in its domain: 1 top level"),
-    F(gpuinstProfRangeRec, kind, GPUINST_FT_U8, 0, "",
+    GPUINST_FIELD(gpuinstProfRangeRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+    GPUINST_FIELD(gpuinstProfRangeRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains"),
+    GPUINST_FIELD(gpuinstProfRangeRec, depth, GPUINST_FT_U16, 0, "", "nesting depth in its domain: 1 top level"),
+    GPUINST_FIELD(gpuinstProfRangeRec, kind, GPUINST_FT_U8, 0, "",
       "0 push/pop range; 1 mark (count only, times 0); 2 start/end range (top level, on the thread that ended it)"),
 };
 
 static const gpuinstField profKernelFields[] = {
-    F(ProfKernelRec, count, GPUINST_FT_U64, 0, "count", "kernels of this name launched inside the path"),
-    F(ProfKernelRec, gpu_ns, GPUINST_FT_U64, D, "ns", "GPU time (end - start of each kernel) summed"),
-    F(ProfKernelRec, gpu_min_ns, GPUINST_FT_U64, D, "ns", "shortest kernel"),
-    F(ProfKernelRec, gpu_max_ns, GPUINST_FT_U64, D, "ns", "longest kernel"),
-    F(ProfKernelRec, gpu_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2", "sum of squared kernel times"),
-    F(ProfKernelRec, node, GPUINST_FT_U32, 0, "",
+    GPUINST_FIELD(ProfKernelRec, count, GPUINST_FT_U64, 0, "count", "kernels of this name launched inside the path"),
+    GPUINST_FIELD(ProfKernelRec, gpu_ns, GPUINST_FT_U64, D, "ns", "GPU time (end - start of each kernel) summed"),
+    GPUINST_FIELD(ProfKernelRec, gpu_min_ns, GPUINST_FT_U64, D, "ns", "shortest kernel"),
+    GPUINST_FIELD(ProfKernelRec, gpu_max_ns, GPUINST_FT_U64, D, "ns", "longest kernel"),
+    GPUINST_FIELD(ProfKernelRec, gpu_sq_ns2, GPUINST_FT_F64, GPUINST_FIELD_DURATION_SQ, "ns^2", "sum of squared kernel times"),
+    GPUINST_FIELD(ProfKernelRec, node, GPUINST_FT_U32, 0, "",
       "the launching range's path: node in /profile/ranges (same rank and thread); 0 outside any range"),
-    F(ProfKernelRec, name, GPUINST_FT_U32, 0, "", "kernel name as CUPTI gives it (mangled): id in /strings"),
-    F(ProfKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings"),
-    F(ProfKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(ProfKernelRec, thread, GPUINST_FT_U16, 0, "", "launching thread: index in /threads"),
+    GPUINST_FIELD(ProfKernelRec, name, GPUINST_FT_U32, 0, "", "kernel name as CUPTI gives it (mangled): id in /strings"),
+    GPUINST_FIELD(ProfKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings"),
+    GPUINST_FIELD(ProfKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ProfKernelRec, thread, GPUINST_FT_U16, 0, "", "launching thread: index in /threads"),
 };
 #undef D
 
@@ -305,12 +301,12 @@ static const gpuinstTable profRangesTable = {
     "/profile/ranges",
     "aggregated profile (GPUINST_MODE=profile): one row per rank, thread and distinct range path; times on "
     "rank 0's clock rate",
-    sizeof(gpuinstProfRangeRec), NFIELDS(profRangeFields), profRangeFields, collectProfRanges, NULL, NULL};
+    sizeof(gpuinstProfRangeRec), GPUINST_NFIELDS(profRangeFields), profRangeFields, collectProfRanges, NULL, NULL};
 static const gpuinstTable profKernelsTable = {
     "/profile/kernels",
     "aggregated profile: per rank, launching thread, range path and kernel name, the kernels and their GPU time "
     "(with GPU tracing)",
-    sizeof(ProfKernelRec), NFIELDS(profKernelFields), profKernelFields, collectProfKernels, NULL, NULL};
+    sizeof(ProfKernelRec), GPUINST_NFIELDS(profKernelFields), profKernelFields, collectProfKernels, NULL, NULL};
 
 GPUINST_PRIVATE void gpuinstProfTablesRegister(void)
 {

@@ -14,18 +14,12 @@
  * (supported chips, base and sub-metrics, properties, single-pass sets).
  */
 #include "gpuinstInt.h"
+#include "profilerInt.h"
 
 #include <ctype.h>
 
 #if GPUINST_WITH_CUPTI
-#include <cuda.h>
-#include <cupti_result.h>
-#include <dlfcn.h>
 #include <unistd.h>
-#include "profiler_decls.h"
-#ifndef RTLD_DEEPBIND
-#define RTLD_DEEPBIND 0
-#endif
 #endif
 
 /* ---- named metric sets ------------------------------------------------------
@@ -152,10 +146,12 @@ GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out
     return rc;
 }
 
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE const char *gpuinstMetricSetNames(void)
 {
     return "time, memory, instructions, roofline, throughput";
 }
+#endif
 
 GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics)
 {
@@ -170,6 +166,7 @@ GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void)
     return (uint32_t)NSETS;
 }
 
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 /* ---- nearest names ----------------------------------------------------------- */
 
 GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max)
@@ -222,42 +219,20 @@ GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const
     }
     return have;
 }
+#endif
 
 #if GPUINST_WITH_CUPTI
 
 /* ---- the CUPTI host API -------------------------------------------------------- */
 
+/* The host API's state: its entry points are in gpuinstCu (src/cuda.c). */
 static struct {
-    int loaded; /* 0 not tried, 1 ok, -1 failed */
-    gpuinstCuptiHostInitializeFn init;
-    gpuinstCuptiHostDeinitializeFn deinit;
-    gpuinstCuptiHostGetSupportedChipsFn chips;
-    gpuinstCuptiHostGetBaseMetricsFn baseMetrics;
-    gpuinstCuptiHostGetSubMetricsFn subMetrics;
-    gpuinstCuptiHostGetMetricPropertiesFn props;
-    gpuinstCuptiHostGetRangeNameFn rangeName;
-    gpuinstCuptiHostEvaluateToGpuValuesFn evaluate;
-    gpuinstCuptiHostConfigAddMetricsFn addMetrics;
-    gpuinstCuptiHostGetConfigImageSizeFn imageSize;
-    gpuinstCuptiHostGetConfigImageFn image;
-    gpuinstCuptiHostGetNumOfPassesFn passes;
-    gpuinstCuptiHostGetSinglePassSetsFn spSets;       /* CUPTI 13.2+; NULL before */
-    gpuinstCuptiHostGetMetricsInSinglePassSetFn spMetrics;
-    CUptiResult (*resultString)(CUptiResult, const char **);
-    CUptiResult (*version)(uint32_t *);
+    int loaded;           /* 0 not tried, 1 ok, -1 failed */
     uint32_t apiVersion;  /* cuptiGetVersion: 130001 for CUDA 13.0's CUPTI */
     int scope;            /* collection scope: 0 not tried, 1 CUPTI reports it (13.1+), -1 not */
     char why[256];
-} H;
+} hostApi;
 static pthread_mutex_t hostLock = PTHREAD_MUTEX_INITIALIZER;
-
-/* dlsym's object pointer to a function pointer (POSIX guarantees it works). */
-#define HOST_SYM(dst, name)                                  \
-    do {                                                     \
-        void *s_ = gpuinstCuptiSym(name);                    \
-        memcpy(&(dst), &s_, sizeof s_);                      \
-        if (s_ == NULL) missing = name;                      \
-    } while (0)
 
 /* libnvperf_host, which CUPTI opens by its soname at the first host call,
  * from libcupti's own directory first, with CUPTI's flags (CUDA 13.0:
@@ -269,75 +244,35 @@ static pthread_mutex_t hostLock = PTHREAD_MUTEX_INITIALIZER;
 static void nvperfNextToCupti(void)
 {
     char path[4400];
-    const char *cupti = gpuinstLibPath(GPUINST_LIB_CUPTI), *slash = strrchr(cupti, '/');
-    void *h;
-    if (slash == NULL ||
-        snprintf(path, sizeof path, "%.*s/libnvperf_host.so", (int)(slash - cupti), cupti) >= (int)sizeof path ||
-        access(path, R_OK) != 0)
-        return;
-    h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-    if (h != NULL) {
-        dlclose(h);
-        return;
-    }
-    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND); /* never closed: CUPTI uses it; a failure is CUPTI's to report */
+    if (gpuinstNvperfBeside(path, sizeof path)) gpuinstNvperfOpen(path);
 }
 
 static int phostLoad(const char **why)
 {
     int rc = GPUINST_SUCCESS;
     pthread_mutex_lock(&hostLock);
-    if (H.loaded == 0) {
-        const char *lw = NULL, *missing = NULL;
-        if (gpuinstCuptiLoad(&lw) != GPUINST_SUCCESS) {
-            snprintf(H.why, sizeof H.why, "%s", lw != NULL ? lw : "libcupti could not be loaded");
-            H.loaded = -1;
+    if (hostApi.loaded == 0) {
+        const char *lw = NULL, *missing;
+        if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &lw) != GPUINST_SUCCESS) {
+            snprintf(hostApi.why, sizeof hostApi.why, "%s", lw != NULL ? lw : "libcupti could not be loaded");
+            hostApi.loaded = -1;
+        } else if ((missing = gpuinstCudaMissing(GPUINST_NEED_HOST)) != NULL) {
+            snprintf(hostApi.why, sizeof hostApi.why,
+                     "libcupti has no %s: the range profiler needs the CUPTI of CUDA 13 or newer "
+                     "(set GPUINST_CUPTI_LIB to its libcupti.so)", missing);
+            hostApi.loaded = -1;
         } else {
-            HOST_SYM(H.init, "cuptiProfilerHostInitialize");
-            HOST_SYM(H.deinit, "cuptiProfilerHostDeinitialize");
-            HOST_SYM(H.chips, "cuptiProfilerHostGetSupportedChips");
-            HOST_SYM(H.baseMetrics, "cuptiProfilerHostGetBaseMetrics");
-            HOST_SYM(H.subMetrics, "cuptiProfilerHostGetSubMetrics");
-            HOST_SYM(H.props, "cuptiProfilerHostGetMetricProperties");
-            HOST_SYM(H.rangeName, "cuptiProfilerHostGetRangeName");
-            HOST_SYM(H.evaluate, "cuptiProfilerHostEvaluateToGpuValues");
-            HOST_SYM(H.addMetrics, "cuptiProfilerHostConfigAddMetrics");
-            HOST_SYM(H.imageSize, "cuptiProfilerHostGetConfigImageSize");
-            HOST_SYM(H.image, "cuptiProfilerHostGetConfigImage");
-            HOST_SYM(H.passes, "cuptiProfilerHostGetNumOfPasses");
-            HOST_SYM(H.resultString, "cuptiGetResultString");
-            HOST_SYM(H.version, "cuptiGetVersion");
-            if (missing != NULL) {
-                snprintf(H.why, sizeof H.why,
-                         "libcupti has no %s: the range profiler needs the CUPTI of CUDA 13 or newer "
-                         "(set GPUINST_CUPTI_LIB to its libcupti.so)", missing);
-                H.loaded = -1;
-            } else {
-                /* optional: CUPTI 13.2 and newer */
-                void *s1 = gpuinstCuptiSym("cuptiProfilerHostGetSinglePassSets");
-                void *s2 = gpuinstCuptiSym("cuptiProfilerHostGetMetricsInSinglePassSet");
-                memcpy(&H.spSets, &s1, sizeof s1);
-                memcpy(&H.spMetrics, &s2, sizeof s2);
-                if (H.version(&H.apiVersion) != CUPTI_SUCCESS) H.apiVersion = 0;
-                nvperfNextToCupti();
-                H.loaded = 1;
-            }
+            if (gpuinstCu.cuptiGetVersion(&hostApi.apiVersion) != CUPTI_SUCCESS) hostApi.apiVersion = 0;
+            nvperfNextToCupti();
+            hostApi.loaded = 1;
         }
     }
-    if (H.loaded < 0) {
+    if (hostApi.loaded < 0) {
         rc = GPUINST_ERROR_UNAVAILABLE;
-        if (why != NULL) *why = H.why;
+        if (why != NULL) *why = hostApi.why;
     }
     pthread_mutex_unlock(&hostLock);
     return rc;
-}
-
-GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
-{
-    const char *s = NULL;
-    if (H.loaded == 1 && H.resultString != NULL && H.resultString((CUptiResult)res, &s) == CUPTI_SUCCESS && s)
-        return s;
-    return "unknown CUPTI error";
 }
 
 /* The host API loaded, or UNAVAILABLE with the reason in why. */
@@ -370,7 +305,7 @@ GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_
                                                             : CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     ip.pChipName = chip;
     ip.pCounterAvailabilityImage = avail;
-    r = H.init(&ip);
+    r = gpuinstCu.cuptiProfilerHostInitialize(&ip);
     if (r != CUPTI_SUCCESS) {
         if (why != NULL && r == CUPTI_ERROR_INVALID_PARAMETER)
             snprintf(why, cap, "cuptiProfilerHostInitialize: chip \"%.60s\" is not supported by this CUPTI", chip);
@@ -389,7 +324,7 @@ GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj)
     memset(&dp, 0, sizeof dp);
     dp.structSize = GPUINST_CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
     dp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
-    H.deinit(&dp);
+    gpuinstCu.cuptiProfilerHostDeinitialize(&dp);
 }
 
 GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap)
@@ -401,7 +336,7 @@ GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char
     if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
     memset(&cp, 0, sizeof cp);
     cp.structSize = GPUINST_CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE;
-    r = H.chips(&cp);
+    r = gpuinstCu.cuptiProfilerHostGetSupportedChips(&cp);
     if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetSupportedChips", r);
     *names = cp.ppChipNames;
     *n = cp.numChips;
@@ -417,7 +352,7 @@ GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *con
     bp.structSize = GPUINST_CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE;
     bp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
     bp.metricType = (CUpti_MetricType)type;
-    r = H.baseMetrics(&bp);
+    r = gpuinstCu.cuptiProfilerHostGetBaseMetrics(&bp);
     *names = r == CUPTI_SUCCESS ? (const char *const *)bp.ppMetricNames : NULL;
     *n = r == CUPTI_SUCCESS && bp.ppMetricNames != NULL ? bp.numMetrics : 0;
     return r == CUPTI_SUCCESS ? GPUINST_SUCCESS : hostWhy(why, cap, "cuptiProfilerHostGetBaseMetrics", r);
@@ -433,7 +368,7 @@ GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metr
     sp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
     sp.metricType = (CUpti_MetricType)type;
     sp.pMetricName = metric;
-    r = H.subMetrics(&sp);
+    r = gpuinstCu.cuptiProfilerHostGetSubMetrics(&sp);
     *subs = r == CUPTI_SUCCESS ? (const char *const *)sp.ppSubMetrics : NULL;
     *n = r == CUPTI_SUCCESS && sp.ppSubMetrics != NULL ? sp.numOfSubmetrics : 0;
     return r == CUPTI_SUCCESS ? GPUINST_SUCCESS
@@ -449,7 +384,7 @@ GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetr
 {
     CUpti_Profiler_Host_GetMetricProperties_Params pp;
     CUptiResult r = CUPTI_ERROR_UNKNOWN;
-    int scope = GPUINST_LOAD_ACQ(&H.scope);
+    int scope = GPUINST_LOAD_ACQ(&hostApi.scope);
     memset(out, 0, sizeof *out);
     memset(&pp, 0, sizeof pp);
     pp.pHostObject = (CUpti_Profiler_Host_Object *)obj;
@@ -457,15 +392,15 @@ GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetr
     if (scope >= 0) {
         pp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE_SCOPE;
         pp.metricCollectionScope = CUPTI_METRIC_COLLECTION_SCOPE_INVALID;
-        r = H.props(&pp);
-        if (scope == 0 && r == CUPTI_SUCCESS) GPUINST_STORE_REL(&H.scope, 1);
+        r = gpuinstCu.cuptiProfilerHostGetMetricProperties(&pp);
+        if (scope == 0 && r == CUPTI_SUCCESS) GPUINST_STORE_REL(&hostApi.scope, 1);
     }
     if (scope < 0 || (scope == 0 && r == CUPTI_ERROR_INVALID_PARAMETER)) {
         CUptiResult r0;
         pp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
         pp.metricCollectionScope = CUPTI_METRIC_COLLECTION_SCOPE_INVALID;
-        r0 = H.props(&pp);
-        if (scope == 0 && r0 == CUPTI_SUCCESS) GPUINST_STORE_REL(&H.scope, -1); /* the larger struct was refused */
+        r0 = gpuinstCu.cuptiProfilerHostGetMetricProperties(&pp);
+        if (scope == 0 && r0 == CUPTI_SUCCESS) GPUINST_STORE_REL(&hostApi.scope, -1); /* the larger struct was refused */
         r = r0;
     }
     if (r == CUPTI_ERROR_INVALID_METRIC_NAME || r == CUPTI_ERROR_INVALID_PARAMETER) {
@@ -477,17 +412,19 @@ GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetr
     out->unit = pp.pDimUnit ? pp.pDimUnit : "";
     out->hw_unit = pp.pHwUnit ? pp.pHwUnit : "";
     out->type = (int32_t)pp.metricType;
-    out->scope = GPUINST_LOAD_ACQ(&H.scope) > 0 && (pp.metricCollectionScope == CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT ||
+    out->scope = GPUINST_LOAD_ACQ(&hostApi.scope) > 0 && (pp.metricCollectionScope == CUPTI_METRIC_COLLECTION_SCOPE_CONTEXT ||
                                                     pp.metricCollectionScope == CUPTI_METRIC_COLLECTION_SCOPE_DEVICE)
                      ? (int32_t)pp.metricCollectionScope
                      : GPUINST_METRIC_SCOPE_UNKNOWN;
     return GPUINST_SUCCESS;
 }
 
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void)
 {
-    return phostLoad(NULL) == GPUINST_SUCCESS ? H.apiVersion : 0;
+    return phostLoad(NULL) == GPUINST_SUCCESS ? hostApi.apiVersion : 0;
 }
+#endif
 
 /* A list of n strings as one allocation (pointers, then the texts), freed
  * with one free(). */
@@ -515,7 +452,7 @@ static int spUnavailable(char *why, size_t cap)
         snprintf(why, cap,
                  "single-pass metric sets need CUPTI 13.2 or newer (cuptiProfilerHostGetSinglePassSets); the libcupti "
                  "loaded (%.300s) is version %u: set GPUINST_CUPTI_LIB to a newer one",
-                 gpuinstLibPath(GPUINST_LIB_CUPTI), (unsigned)H.apiVersion);
+                 gpuinstLibPath(GPUINST_LIB_CUPTI), (unsigned)hostApi.apiVersion);
     return GPUINST_ERROR_UNAVAILABLE;
 }
 
@@ -527,11 +464,11 @@ GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, 
     *names = NULL;
     *n = 0;
     if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
-    if (H.spSets == NULL) return spUnavailable(why, cap);
+    if (gpuinstCu.cuptiProfilerHostGetSinglePassSets == NULL) return spUnavailable(why, cap);
     memset(&sp, 0, sizeof sp);
     sp.structSize = GPUINST_CUpti_Profiler_Host_GetSinglePassSets_Params_STRUCT_SIZE;
     sp.pChipName = chip;
-    r = H.spSets(&sp); /* the count */
+    r = gpuinstCu.cuptiProfilerHostGetSinglePassSets(&sp); /* the count */
     if (r != CUPTI_SUCCESS) return hostWhy(why, cap, "cuptiProfilerHostGetSinglePassSets", r);
     if (sp.numOfSinglePassSets == 0) {
         *names = strvPack(NULL, 0);
@@ -541,7 +478,7 @@ GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, 
     tmp = (const char **)calloc(sp.numOfSinglePassSets, sizeof *tmp);
     if (tmp == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     sp.ppSinglePassSets = tmp;
-    r = H.spSets(&sp);
+    r = gpuinstCu.cuptiProfilerHostGetSinglePassSets(&sp);
     if (r == CUPTI_SUCCESS) {
         size_t i;
         for (i = 0; i < sp.numOfSinglePassSets; i++)
@@ -571,12 +508,12 @@ GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const cha
     *names = NULL;
     *n = 0;
     if (phostReady(why, cap) != GPUINST_SUCCESS) return GPUINST_ERROR_UNAVAILABLE;
-    if (H.spMetrics == NULL) return spUnavailable(why, cap);
+    if (gpuinstCu.cuptiProfilerHostGetMetricsInSinglePassSet == NULL) return spUnavailable(why, cap);
     memset(&mp, 0, sizeof mp);
     mp.structSize = GPUINST_CUpti_Profiler_Host_GetMetricsInSinglePassSet_Params_STRUCT_SIZE;
     mp.pChipName = chip;
     mp.pSinglePassSetName = set;
-    r = H.spMetrics(&mp); /* query mode: both sizes */
+    r = gpuinstCu.cuptiProfilerHostGetMetricsInSinglePassSet(&mp); /* query mode: both sizes */
     if (r == CUPTI_ERROR_INVALID_PARAMETER) {
         if (why != NULL) snprintf(why, cap, "no single-pass metric set \"%.100s\" on %s", set, chip);
         return GPUINST_ERROR_INVALID_ARGUMENT;
@@ -594,7 +531,7 @@ GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const cha
     }
     mp.pMetricsIndicesBuffer = idx;
     mp.pMetricsBuffer = buf;
-    r = H.spMetrics(&mp);
+    r = gpuinstCu.cuptiProfilerHostGetMetricsInSinglePassSet(&mp);
     if (r != CUPTI_SUCCESS) {
         rc = hostWhy(why, cap, "cuptiProfilerHostGetMetricsInSinglePassSet", r);
         goto out;
@@ -656,6 +593,7 @@ GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases
 
 struct gpuinstPhost {
     CUpti_Profiler_Host_Object *obj;
+    int ptype;                 /* GPUINST_PROFILER_RANGE / _PM_SAMPLING */
     char chip[64];
     gpuinstMetricList metrics;
     uint8_t *config;
@@ -694,9 +632,12 @@ static void hostSuggest(gpuinstPhost *ph, const char *name, char *why, size_t ca
         size_t l = strlen(buf);
         snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", near[i]);
     }
-    if (why != NULL)
+    if (why != NULL && ph->ptype == GPUINST_PROFILER_RANGE)
         snprintf(why, cap, "unknown metric \"%.100s\" on %s; nearest valid names: %s (metric sets: %s)", name,
                  ph->chip, buf[0] ? buf : "none close", gpuinstMetricSetNames());
+    else if (why != NULL)
+        snprintf(why, cap, "unknown metric \"%.100s\" on %s; nearest valid names: %s", name, ph->chip,
+                 buf[0] ? buf : "none close");
 }
 
 GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph)
@@ -709,10 +650,10 @@ GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph)
     free(ph);
 }
 
-GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
-                                          gpuinstPhost **out, char *why, size_t cap)
+/* The host object of ph->metrics (set) for ph->chip: each name validated,
+ * config image, passes.  Frees ph on failure. */
+static int phostBuild(gpuinstPhost *ph, const uint8_t *avail, gpuinstPhost **out, char *why, size_t cap)
 {
-    gpuinstPhost *ph;
     void *obj = NULL;
     CUptiResult r;
     CUpti_Profiler_Host_ConfigAddMetrics_Params ap;
@@ -720,13 +661,8 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     CUpti_Profiler_Host_GetConfigImage_Params gp;
     CUpti_Profiler_Host_GetNumOfPasses_Params np;
     uint32_t i;
-    int rc;
+    int rc = gpuinstPhostObjNew(ph->chip, ph->ptype, avail, &obj, why, cap);
     *out = NULL;
-    ph = (gpuinstPhost *)calloc(1, sizeof *ph);
-    if (ph == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    snprintf(ph->chip, sizeof ph->chip, "%s", chip);
-    rc = gpuinstMetricsParse(spec, &ph->metrics, why, cap);
-    if (rc == GPUINST_SUCCESS) rc = gpuinstPhostObjNew(ph->chip, ptype, avail, &obj, why, cap);
     ph->obj = (CUpti_Profiler_Host_Object *)obj;
     if (rc != GPUINST_SUCCESS) {
         gpuinstPhostFree(ph);
@@ -751,7 +687,7 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     ap.pHostObject = ph->obj;
     ap.ppMetricNames = (const char **)ph->metrics.names;
     ap.numMetrics = ph->metrics.n;
-    r = H.addMetrics(&ap);
+    r = gpuinstCu.cuptiProfilerHostConfigAddMetrics(&ap);
     if (r != CUPTI_SUCCESS) {
         rc = hostWhy(why, cap, "cuptiProfilerHostConfigAddMetrics", r);
         gpuinstPhostFree(ph);
@@ -760,7 +696,7 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     memset(&sp, 0, sizeof sp);
     sp.structSize = GPUINST_CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
     sp.pHostObject = ph->obj;
-    r = H.imageSize(&sp);
+    r = gpuinstCu.cuptiProfilerHostGetConfigImageSize(&sp);
     if (r != CUPTI_SUCCESS || sp.configImageSize == 0) {
         rc = hostWhy(why, cap, "cuptiProfilerHostGetConfigImageSize", r);
         gpuinstPhostFree(ph);
@@ -777,7 +713,7 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     gp.pHostObject = ph->obj;
     gp.configImageSize = ph->config_size;
     gp.pConfigImage = ph->config;
-    r = H.image(&gp);
+    r = gpuinstCu.cuptiProfilerHostGetConfigImage(&gp);
     if (r != CUPTI_SUCCESS) {
         rc = hostWhy(why, cap, "cuptiProfilerHostGetConfigImage", r);
         gpuinstPhostFree(ph);
@@ -787,7 +723,7 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     np.structSize = GPUINST_CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
     np.configImageSize = ph->config_size;
     np.pConfigImage = ph->config;
-    r = H.passes(&np);
+    r = gpuinstCu.cuptiProfilerHostGetNumOfPasses(&np);
     if (r != CUPTI_SUCCESS || np.numOfPasses == 0) {
         rc = hostWhy(why, cap, "cuptiProfilerHostGetNumOfPasses", r);
         gpuinstPhostFree(ph);
@@ -796,6 +732,53 @@ GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uin
     ph->passes = (uint32_t)np.numOfPasses;
     *out = ph;
     return GPUINST_SUCCESS;
+}
+
+static gpuinstPhost *phostNew(const char *chip, int ptype)
+{
+    gpuinstPhost *ph = (gpuinstPhost *)calloc(1, sizeof *ph);
+    if (ph == NULL) return NULL;
+    ph->ptype = ptype;
+    snprintf(ph->chip, sizeof ph->chip, "%s", chip);
+    return ph;
+}
+
+GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
+                                          gpuinstPhost **out, char *why, size_t cap)
+{
+    gpuinstPhost *ph = phostNew(chip, ptype);
+    int rc;
+    *out = NULL;
+    if (ph == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    rc = gpuinstMetricsParse(spec, &ph->metrics, why, cap);
+    if (rc != GPUINST_SUCCESS) {
+        gpuinstPhostFree(ph);
+        return rc;
+    }
+    return phostBuild(ph, avail, out, why, cap);
+}
+
+GPUINST_PRIVATE int gpuinstPhostCreateList(const char *chip, int ptype, const uint8_t *avail,
+                                           const char *const *names, uint32_t n, gpuinstPhost **out, char *why,
+                                           size_t cap)
+{
+    gpuinstPhost *ph = phostNew(chip, ptype);
+    uint32_t i;
+    int rc = GPUINST_SUCCESS;
+    *out = NULL;
+    if (ph == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
+    for (i = 0; i < n && rc == GPUINST_SUCCESS; i++) rc = metricListAdd(&ph->metrics, names[i], strlen(names[i]));
+    if (rc == GPUINST_SUCCESS && ph->metrics.n == 0) {
+        if (why != NULL) snprintf(why, cap, "no metric named");
+        rc = GPUINST_ERROR_INVALID_ARGUMENT;
+    }
+    if (rc != GPUINST_SUCCESS) {
+        if (rc == GPUINST_ERROR_LIMIT && why != NULL)
+            snprintf(why, cap, "more than %d metrics", GPUINST_PROFILE_MAX_METRICS);
+        gpuinstPhostFree(ph);
+        return rc;
+    }
+    return phostBuild(ph, avail, out, why, cap);
 }
 
 GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
@@ -848,7 +831,7 @@ GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *
     ep.ppMetricNames = (const char **)ph->metrics.names;
     ep.numMetrics = ph->metrics.n;
     ep.pMetricValues = values;
-    r = H.evaluate(&ep);
+    r = gpuinstCu.cuptiProfilerHostEvaluateToGpuValues(&ep);
     return r == CUPTI_SUCCESS ? GPUINST_SUCCESS : hostWhy(why, cap, "cuptiProfilerHostEvaluateToGpuValues", r);
 }
 
@@ -862,7 +845,7 @@ GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size
     rp.counterDataImageSize = cdsize;
     rp.rangeIndex = range;
     rp.delimiter = "/";
-    r = H.rangeName(&rp);
+    r = gpuinstCu.cuptiProfilerHostGetRangeName(&rp);
     if (r != CUPTI_SUCCESS || rp.pRangeName == NULL) {
         snprintf(out, cap, "range%zu", range);
         return GPUINST_ERROR_UNAVAILABLE;
@@ -874,14 +857,6 @@ GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size
      * wrong allocator would crash the host application, a leak of a few
      * bytes per range and profiled occurrence cannot: leave it. */
     return GPUINST_SUCCESS;
-}
-
-#else /* !GPUINST_WITH_CUPTI */
-
-GPUINST_PRIVATE const char *gpuinstCuptiResultString(int res)
-{
-    (void)res;
-    return "CUPTI not compiled in";
 }
 
 #endif /* GPUINST_WITH_CUPTI */

@@ -26,6 +26,34 @@
  *     evaluate every range -> record -> checkpoint free -> disable ->
  *     tracing resumed -> unlock.
  * Anything that fails leaves the body executed, in effect, exactly once.
+ *
+ * The states of one profiled occurrence (a Prof; one per process at a time,
+ * `active`), and the function that moves it from each (as SQLite's pager.c
+ * opens with its states):
+ *
+ *   NONE      no occurrence: gpuinst_profile_begin makes one (Prof, the
+ *             region's gpuinst range pushed by the first next_pass) when
+ *             GPUINST_PROFILE selects it, else the body runs once, no CUPTI.
+ *   SETUP     first next_pass: setup() (libraries, device, the GPU's lease
+ *             (lockDevice), tracing paused (pauseTrace), enable, host
+ *             object, config, checkpoint save, startPass) -> PASS; any
+ *             failure -> DONE with the body run once, unprofiled.
+ *   PASS      a body runs under the profiler (a->running, gpuinstProfHooks
+ *             published: nested ranges become profiler ranges); the next
+ *             next_pass: endPass() -> BETWEEN.
+ *   BETWEEN   the pass plan (gpuinstPassPlanStep) chooses:
+ *               NEXT     checkpoint restore, host hook, startPass() -> PASS;
+ *               RESETUP  resetupSession() (the levels the body has), then
+ *                        as NEXT -> PASS;
+ *               DECODE / DECODE_EARLY  decodeAll() -> DONE (an early
+ *                        decode CUPTI refuses: back to NEXT);
+ *               ABANDON  -> DONE, nothing recorded.
+ *   DONE      finish(): the /profiler/regions row, teardown() (checkpoint
+ *             free, sessionDisable, tracing resumed, the lease released),
+ *             `active` cleared -> NONE.  gpuinstProfilerFlush (finalize
+ *             inside a region) forces teardown() from PASS or BETWEEN.
+ * nextProfiled() carries the occurrence through these states, one call per
+ * gpuinst_profile_next_pass.
  * Kernel, memcpy and memset tracing are paused because CUPTI's activity for
  * them, under a range profiler session, makes SASS metrics read 0 and adds
  * 8 instructions per warp (src/activity.c, gpuinstActivityPause); where
@@ -39,220 +67,24 @@
  *
  * Ranks sharing a GPU: one profiling session owns a GPU's counters at a
  * time (others get CUPTI_ERROR_HARDWARE_BUSY).  gpuinst serialises profiled
- * occurrences of all processes on a node that use the same device with an
- * flock() on /dev/shm/gpuinst-prof-<device UUID>.lock, waited for at most
- * GPUINST_PROFILE_WAIT_S seconds (default 120); HARDWARE_BUSY from a
- * process outside gpuinst (ncu...) is retried within the same budget.  The
- * kernel drops the lock of a process that dies, so nothing stays locked.
+ * occurrences of all processes on a node that use the same device with the
+ * GPU's lease (src/gpu_lease.c, keyed by the device UUID, shared with PM
+ * sampling), waited for at most GPUINST_PROFILE_WAIT_S seconds (default
+ * 120); HARDWARE_BUSY from a process outside gpuinst (ncu...) is retried
+ * within the same budget.  The kernel drops the lock of a process that
+ * dies, so nothing stays locked.
  */
 #include "gpuinstInt.h"
+#include "profilerInt.h"
+#include "activityInt.h"
+#include "countersInt.h"
 
 #include <ctype.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <signal.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-/* ---- selection (GPUINST_PROFILE) -------------------------------------------
- *   spec := rule { ';' rule }
- *   rule := glob [ '@' item { ',' item } ]      no '@': "@1"
- *   item := N | N-M | every N | %N | all | none  (N >= 1)
- * The first rule whose glob (fnmatch) matches the region name decides; no
- * matching rule: not profiled. */
-
-static const char *selSkipSpace(const char *p)
-{
-    while (*p != '\0' && isspace((unsigned char)*p)) p++;
-    return p;
-}
-
-static int selParseU64(const char **pp, uint64_t *out)
-{
-    const char *p = *pp;
-    uint64_t v = 0;
-    if (!isdigit((unsigned char)*p)) return 0;
-    while (isdigit((unsigned char)*p)) {
-        if (v > (UINT64_MAX - 9) / 10) return 0;
-        v = v * 10 + (uint64_t)(*p - '0');
-        p++;
-    }
-    *pp = p;
-    *out = v;
-    return 1;
-}
-
-static int selErr(char *err, size_t cap, const char *spec, const char *at, const char *what)
-{
-    if (err != NULL)
-        snprintf(err, cap, "GPUINST_PROFILE=\"%.120s\": %s at offset %d; syntax: "
-                 "glob[@item,item...] rules separated by ';', item = N | N-M | every N | %%N | all | none",
-                 spec, what, (int)(at - spec));
-    return GPUINST_ERROR_INVALID_ARGUMENT;
-}
-
-GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap)
-{
-    const char *p;
-    memset(sel, 0, sizeof *sel);
-    if (err != NULL && errcap > 0) err[0] = '\0';
-    if (spec == NULL || spec[0] == '\0') spec = "*@1";
-    p = spec;
-    for (;;) {
-        gpuinstSelectRule *r;
-        const char *b, *e;
-        p = selSkipSpace(p);
-        if (*p == '\0') break;
-        if (*p == ';') {
-            p++;
-            continue;
-        }
-        if (sel->nrules >= GPUINST_SELECT_MAX_RULES) return selErr(err, errcap, spec, p, "more than 32 rules");
-        r = &sel->rules[sel->nrules];
-        b = p;
-        while (*p != '\0' && *p != ';' && *p != '@') p++;
-        e = p;
-        while (e > b && isspace((unsigned char)e[-1])) e--;
-        if (e == b) return selErr(err, errcap, spec, b, "empty region pattern");
-        if ((size_t)(e - b) >= sizeof r->pattern) return selErr(err, errcap, spec, b, "pattern longer than 127 bytes");
-        memcpy(r->pattern, b, (size_t)(e - b));
-        r->pattern[e - b] = '\0';
-        if (*p != '@') {
-            r->items[0].kind = 0;
-            r->items[0].lo = r->items[0].hi = 1;
-            r->nitems = 1;
-        } else {
-            p++;
-            for (;;) {
-                gpuinstSelectItem *it;
-                p = selSkipSpace(p);
-                if (r->nitems >= GPUINST_SELECT_MAX_ITEMS)
-                    return selErr(err, errcap, spec, p, "more than 16 items in one rule");
-                it = &r->items[r->nitems];
-                if (strncmp(p, "all", 3) == 0 && !isalnum((unsigned char)p[3])) {
-                    it->kind = 2;
-                    p += 3;
-                } else if (strncmp(p, "none", 4) == 0 && !isalnum((unsigned char)p[4])) {
-                    it->kind = 3;
-                    p += 4;
-                } else if (*p == '%' || (strncmp(p, "every", 5) == 0 && !isalnum((unsigned char)p[5]))) {
-                    p += *p == '%' ? 1 : 5;
-                    p = selSkipSpace(p);
-                    if (!selParseU64(&p, &it->lo) || it->lo == 0)
-                        return selErr(err, errcap, spec, p, "expected a whole number >= 1 after \"every\"/\"%\"");
-                    it->kind = 1;
-                } else if (selParseU64(&p, &it->lo)) {
-                    if (it->lo == 0) return selErr(err, errcap, spec, p, "occurrences count from 1");
-                    it->kind = 0;
-                    it->hi = it->lo;
-                    p = selSkipSpace(p);
-                    if (*p == '-') {
-                        p = selSkipSpace(p + 1);
-                        if (!selParseU64(&p, &it->hi) || it->hi < it->lo)
-                            return selErr(err, errcap, spec, p, "expected N-M with M >= N");
-                    }
-                } else {
-                    return selErr(err, errcap, spec, p, "expected N, N-M, every N, %N, all or none");
-                }
-                r->nitems++;
-                p = selSkipSpace(p);
-                if (*p == ',') {
-                    p++;
-                    continue;
-                }
-                if (*p == ';' || *p == '\0') break;
-                return selErr(err, errcap, spec, p, "unexpected character");
-            }
-        }
-        sel->nrules++;
-    }
-    if (sel->nrules == 0) return selErr(err, errcap, spec, p, "no rule");
-    return GPUINST_SUCCESS;
-}
-
-GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ)
-{
-    int rule;
-    return gpuinstSelectDecide(sel, region, occ, &rule);
-}
-
-GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule)
-{
-    uint32_t i, j;
-    *rule = -1;
-    for (i = 0; i < sel->nrules; i++) {
-        const gpuinstSelectRule *r = &sel->rules[i];
-        if (fnmatch(r->pattern, region, 0) != 0) continue;
-        *rule = (int)i;
-        for (j = 0; j < r->nitems; j++) {
-            const gpuinstSelectItem *it = &r->items[j];
-            switch (it->kind) {
-            case 0:
-                if (occ >= it->lo && occ <= it->hi) return 1;
-                break;
-            case 1:
-                if (occ % it->lo == 0) return 1;
-                break;
-            case 2:
-                return 1;
-            default:
-                break;
-            }
-        }
-        return 0; /* first matching rule decides */
-    }
-    return 0;
-}
-
-/* 1 if the rule can select an occurrence (an item other than "none"). */
-static int ruleSelects(const gpuinstSelectRule *r)
-{
-    uint32_t j;
-    for (j = 0; j < r->nitems; j++)
-        if (r->items[j].kind != 3) return 1;
-    return 0;
-}
-
-GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
-                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
-                                        uint32_t nregions, char *msg, size_t cap)
-{
-    size_t n = 0;
-    uint32_t i, said = 0;
-#define SAY(...)                                                                  \
-    do {                                                                          \
-        if (n < cap) n += (size_t)snprintf(msg + n, cap - n, __VA_ARGS__);       \
-    } while (0)
-    if (cap == 0) return 0;
-    msg[0] = '\0';
-    SAY("GPUINST_PROFILE=\"%.100s\" profiled nothing for", spec);
-    for (i = 0; i < sel->nrules; i++) {
-        const gpuinstSelectRule *r = &sel->rules[i];
-        if (!ruleSelects(r) || selected[i] > 0) continue;
-        if (decided[i] == 0)
-            SAY("%s rule %u \"%.60s\" (no region of that name called gpuinst_profile_begin)", said ? ";" : ":",
-                i + 1, r->pattern);
-        else
-            SAY("%s rule %u \"%.60s\" (selects none of the %llu occurrences it matched)", said ? ";" : ":", i + 1,
-                r->pattern, (unsigned long long)decided[i]);
-        said++;
-    }
-    if (said == 0) {
-        msg[0] = '\0';
-        return 0;
-    }
-    SAY("; regions that ran:");
-    for (i = 0; i < nregions && i < 8; i++) SAY(" %.40s (%llu)%s", regions[i], (unsigned long long)nocc[i],
-                                                 i + 1 < nregions ? "," : "");
-    if (nregions > 8) SAY(" and %u more", nregions - 8);
-    if (nregions == 0) SAY(" none");
-    SAY("; check the names and occurrence numbers (docs/PROFILING.md)");
-#undef SAY
-    return 1;
-}
 
 /* ---- records and tables ------------------------------------------------------ */
 
@@ -333,64 +165,60 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 192 bytes */
     uint32_t pad_;
 } ProfRegionRec;
 
-#define PF(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
-#define PNF(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
-
 static const gpuinstField valueFields[] = {
-    PF(ProfValueRec, value, GPUINST_FT_F64, 0, "", "metric value (unit in /profiler/metrics)"),
-    PF(ProfValueRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start of the profiled occurrence (as /profiler/regions)"),
-    PF(ProfValueRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    PF(ProfValueRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings (same rank)"),
-    PF(ProfValueRec, path, GPUINST_FT_U32, 0, "", "range path \"region/child/...\": id in /strings (same rank)"),
-    PF(ProfValueRec, metric, GPUINST_FT_U32, 0, "", "metric name: id in /strings (same rank)"),
-    PF(ProfValueRec, occurrence, GPUINST_FT_U32, 0, "", "occurrence of the region (1-based)"),
-    PF(ProfValueRec, range_index, GPUINST_FT_U32, 0, "", "CUPTI range index in the counter data"),
-    PF(ProfValueRec, passes, GPUINST_FT_U32, 0, "count", "replay passes of the occurrence"),
+    GPUINST_FIELD(ProfValueRec, value, GPUINST_FT_F64, 0, "", "metric value (unit in /profiler/metrics)"),
+    GPUINST_FIELD(ProfValueRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start of the profiled occurrence (as /profiler/regions)"),
+    GPUINST_FIELD(ProfValueRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ProfValueRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings (same rank)"),
+    GPUINST_FIELD(ProfValueRec, path, GPUINST_FT_U32, 0, "", "range path \"region/child/...\": id in /strings (same rank)"),
+    GPUINST_FIELD(ProfValueRec, metric, GPUINST_FT_U32, 0, "", "metric name: id in /strings (same rank)"),
+    GPUINST_FIELD(ProfValueRec, occurrence, GPUINST_FT_U32, 0, "", "occurrence of the region (1-based)"),
+    GPUINST_FIELD(ProfValueRec, range_index, GPUINST_FT_U32, 0, "", "CUPTI range index in the counter data"),
+    GPUINST_FIELD(ProfValueRec, passes, GPUINST_FT_U32, 0, "count", "replay passes of the occurrence"),
 };
 static const gpuinstField metricFields[] = {
-    PF(ProfMetricRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    PF(ProfMetricRec, name, GPUINST_FT_U32, 0, "", "metric name: id in /strings"),
-    PF(ProfMetricRec, unit, GPUINST_FT_U32, 0, "", "dimension unit (byte, nanosecond, percent...): id in /strings"),
-    PF(ProfMetricRec, hw_unit, GPUINST_FT_U32, 0, "", "hardware unit (dram, sm, lts...): id in /strings"),
-    PF(ProfMetricRec, description, GPUINST_FT_U32, 0, "", "CUPTI's description: id in /strings"),
-    PF(ProfMetricRec, type, GPUINST_FT_U32, 0, "", "0 counter, 1 ratio, 2 throughput"),
-    PF(ProfMetricRec, chip, GPUINST_FT_U32, 0, "", "chip the properties are of (GH100...): id in /strings"),
-    PF(ProfMetricRec, scope, GPUINST_FT_U32, 0, "", "collection scope: 0 context, 1 device, 2 unknown (CUPTI before 13.1)"),
+    GPUINST_FIELD(ProfMetricRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ProfMetricRec, name, GPUINST_FT_U32, 0, "", "metric name: id in /strings"),
+    GPUINST_FIELD(ProfMetricRec, unit, GPUINST_FT_U32, 0, "", "dimension unit (byte, nanosecond, percent...): id in /strings"),
+    GPUINST_FIELD(ProfMetricRec, hw_unit, GPUINST_FT_U32, 0, "", "hardware unit (dram, sm, lts...): id in /strings"),
+    GPUINST_FIELD(ProfMetricRec, description, GPUINST_FT_U32, 0, "", "CUPTI's description: id in /strings"),
+    GPUINST_FIELD(ProfMetricRec, type, GPUINST_FT_U32, 0, "", "0 counter, 1 ratio, 2 throughput"),
+    GPUINST_FIELD(ProfMetricRec, chip, GPUINST_FT_U32, 0, "", "chip the properties are of (GH100...): id in /strings"),
+    GPUINST_FIELD(ProfMetricRec, scope, GPUINST_FT_U32, 0, "", "collection scope: 0 context, 1 device, 2 unknown (CUPTI before 13.1)"),
 };
 static const gpuinstField regionFields[] = {
-    PF(ProfRegionRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first gpuinst_profile_next_pass"),
-    PF(ProfRegionRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "last gpuinst_profile_next_pass"),
-    PF(ProfRegionRec, setup_ns, GPUINST_FT_U64, 0, "ns", "counter availability, host object, enable, counter data, set config"),
-    PF(ProfRegionRec, lock_wait_ns, GPUINST_FT_U64, 0, "ns", "time waited for the GPU's counters (other processes on the device)"),
-    PF(ProfRegionRec, checkpoint_ns, GPUINST_FT_U64, 0, "ns", "checkpoint save + restores + free"),
-    PF(ProfRegionRec, checkpoint_bytes, GPUINST_FT_U64, 0, "bytes", "device memory taken by the checkpoint (free memory before - after the save)"),
-    PF(ProfRegionRec, replay_ns, GPUINST_FT_U64, 0, "ns", "first start to last stop, bodies included"),
-    PF(ProfRegionRec, decode_ns, GPUINST_FT_U64, 0, "ns", "decode and evaluation"),
-    PF(ProfRegionRec, load_ns, GPUINST_FT_U64, 0, "ns", "libraries, cuptiProfilerInitialize, context and device checks (one-time part on the first occurrence)"),
-    PF(ProfRegionRec, host_ns, GPUINST_FT_U64, 0, "ns", "part of setup_ns: counter availability and host object (config image); 0 when cached"),
-    PF(ProfRegionRec, first_start_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: the first cuptiRangeProfilerStart and push of the region"),
-    PF(ProfRegionRec, teardown_ns, GPUINST_FT_U64, 0, "ns", "checkpoint free, profiler disable, device unlock"),
-    PF(ProfRegionRec, preload_ns, GPUINST_FT_U64, 0, "ns", "libnvperf_host loaded on a helper thread during setup (0: not loaded by this occurrence)"),
-    PF(ProfRegionRec, resetup_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: setting the session up again for the levels the body has, its first start included (0: not needed)"),
-    PF(ProfRegionRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the region (1-based)"),
-    PF(ProfRegionRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    PF(ProfRegionRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings"),
-    PF(ProfRegionRec, metrics, GPUINST_FT_U32, 0, "", "metric list as expanded: id in /strings"),
-    PF(ProfRegionRec, chip, GPUINST_FT_U32, 0, "", "chip name (GH100...): id in /strings, 0 unknown"),
-    PF(ProfRegionRec, device_uuid, GPUINST_FT_U32, 0, "", "device UUID: id in /strings, 0 unknown"),
-    PF(ProfRegionRec, reason, GPUINST_FT_U32, 0, "", "why not profiled / what went wrong: id in /strings, 0 none"),
-    PF(ProfRegionRec, status, GPUINST_FT_I32, 0, "", "0 profiled; 1 unavailable, 2 counters busy, 3 privileges, 4 device unsupported, 5 checkpoint, 6 metrics, 7 CUPTI error, 8 concurrent, 9 abandoned part way"),
-    PF(ProfRegionRec, cupti_result, GPUINST_FT_I32, 0, "", "CUptiResult behind a failure, 0 none"),
-    PF(ProfRegionRec, device, GPUINST_FT_I32, 0, "", "CUDA device ordinal, -1 unknown"),
-    PF(ProfRegionRec, passes, GPUINST_FT_U32, 0, "count", "passes run: bodies executed under the profiler (passes_discarded included)"),
-    PF(ProfRegionRec, ranges, GPUINST_FT_U32, 0, "count", "ranges decoded"),
-    PF(ProfRegionRec, ranges_dropped, GPUINST_FT_U32, 0, "count", "ranges CUPTI dropped (more than GPUINST_PROFILE_MAX_RANGES)"),
-    PF(ProfRegionRec, busy_retries, GPUINST_FT_U32, 0, "count", "CUPTI_ERROR_HARDWARE_BUSY answers retried"),
-    PF(ProfRegionRec, levels, GPUINST_FT_U32, 0, "count", "nesting levels with values: the body's depth (region = 1), at most GPUINST_PROFILE_DEPTH"),
-    PF(ProfRegionRec, passes_per_level, GPUINST_FT_U32, 0, "count", "passes the metric list takes per nesting level (host object; gpuinst-metrics --passes)"),
-    PF(ProfRegionRec, passes_discarded, GPUINST_FT_U32, 0, "count", "bodies whose counters were thrown away: the configuration of the first was given up for the body's real depth"),
-    PF(ProfRegionRec, resetup, GPUINST_FT_U32, 0, "", "0 one configuration; 1 set up again on the same session (cuptiRangeProfilerSetConfig) for the levels the body has; 2 in a new session (disable, enable)"),
+    GPUINST_FIELD(ProfRegionRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first gpuinst_profile_next_pass"),
+    GPUINST_FIELD(ProfRegionRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "last gpuinst_profile_next_pass"),
+    GPUINST_FIELD(ProfRegionRec, setup_ns, GPUINST_FT_U64, 0, "ns", "counter availability, host object, enable, counter data, set config"),
+    GPUINST_FIELD(ProfRegionRec, lock_wait_ns, GPUINST_FT_U64, 0, "ns", "time waited for the GPU's counters (other processes on the device)"),
+    GPUINST_FIELD(ProfRegionRec, checkpoint_ns, GPUINST_FT_U64, 0, "ns", "checkpoint save + restores + free"),
+    GPUINST_FIELD(ProfRegionRec, checkpoint_bytes, GPUINST_FT_U64, 0, "bytes", "device memory taken by the checkpoint (free memory before - after the save)"),
+    GPUINST_FIELD(ProfRegionRec, replay_ns, GPUINST_FT_U64, 0, "ns", "first start to last stop, bodies included"),
+    GPUINST_FIELD(ProfRegionRec, decode_ns, GPUINST_FT_U64, 0, "ns", "decode and evaluation"),
+    GPUINST_FIELD(ProfRegionRec, load_ns, GPUINST_FT_U64, 0, "ns", "libraries, cuptiProfilerInitialize, context and device checks (one-time part on the first occurrence)"),
+    GPUINST_FIELD(ProfRegionRec, host_ns, GPUINST_FT_U64, 0, "ns", "part of setup_ns: counter availability and host object (config image); 0 when cached"),
+    GPUINST_FIELD(ProfRegionRec, first_start_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: the first cuptiRangeProfilerStart and push of the region"),
+    GPUINST_FIELD(ProfRegionRec, teardown_ns, GPUINST_FT_U64, 0, "ns", "checkpoint free, profiler disable, device unlock"),
+    GPUINST_FIELD(ProfRegionRec, preload_ns, GPUINST_FT_U64, 0, "ns", "libnvperf_host loaded on a helper thread during setup (0: not loaded by this occurrence)"),
+    GPUINST_FIELD(ProfRegionRec, resetup_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: setting the session up again for the levels the body has, its first start included (0: not needed)"),
+    GPUINST_FIELD(ProfRegionRec, occurrence, GPUINST_FT_U64, 0, "", "occurrence of the region (1-based)"),
+    GPUINST_FIELD(ProfRegionRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ProfRegionRec, region, GPUINST_FT_U32, 0, "", "region name: id in /strings"),
+    GPUINST_FIELD(ProfRegionRec, metrics, GPUINST_FT_U32, 0, "", "metric list as expanded: id in /strings"),
+    GPUINST_FIELD(ProfRegionRec, chip, GPUINST_FT_U32, 0, "", "chip name (GH100...): id in /strings, 0 unknown"),
+    GPUINST_FIELD(ProfRegionRec, device_uuid, GPUINST_FT_U32, 0, "", "device UUID: id in /strings, 0 unknown"),
+    GPUINST_FIELD(ProfRegionRec, reason, GPUINST_FT_U32, 0, "", "why not profiled / what went wrong: id in /strings, 0 none"),
+    GPUINST_FIELD(ProfRegionRec, status, GPUINST_FT_I32, 0, "", "0 profiled; 1 unavailable, 2 counters busy, 3 privileges, 4 device unsupported, 5 checkpoint, 6 metrics, 7 CUPTI error, 8 concurrent, 9 abandoned part way"),
+    GPUINST_FIELD(ProfRegionRec, cupti_result, GPUINST_FT_I32, 0, "", "CUptiResult behind a failure, 0 none"),
+    GPUINST_FIELD(ProfRegionRec, device, GPUINST_FT_I32, 0, "", "CUDA device ordinal, -1 unknown"),
+    GPUINST_FIELD(ProfRegionRec, passes, GPUINST_FT_U32, 0, "count", "passes run: bodies executed under the profiler (passes_discarded included)"),
+    GPUINST_FIELD(ProfRegionRec, ranges, GPUINST_FT_U32, 0, "count", "ranges decoded"),
+    GPUINST_FIELD(ProfRegionRec, ranges_dropped, GPUINST_FT_U32, 0, "count", "ranges CUPTI dropped (more than GPUINST_PROFILE_MAX_RANGES)"),
+    GPUINST_FIELD(ProfRegionRec, busy_retries, GPUINST_FT_U32, 0, "count", "CUPTI_ERROR_HARDWARE_BUSY answers retried"),
+    GPUINST_FIELD(ProfRegionRec, levels, GPUINST_FT_U32, 0, "count", "nesting levels with values: the body's depth (region = 1), at most GPUINST_PROFILE_DEPTH"),
+    GPUINST_FIELD(ProfRegionRec, passes_per_level, GPUINST_FT_U32, 0, "count", "passes the metric list takes per nesting level (host object; gpuinst-metrics --passes)"),
+    GPUINST_FIELD(ProfRegionRec, passes_discarded, GPUINST_FT_U32, 0, "count", "bodies whose counters were thrown away: the configuration of the first was given up for the body's real depth"),
+    GPUINST_FIELD(ProfRegionRec, resetup, GPUINST_FT_U32, 0, "", "0 one configuration; 1 set up again on the same session (cuptiRangeProfilerSetConfig) for the levels the body has; 2 in a new session (disable, enable)"),
 };
 
 static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
@@ -418,13 +246,13 @@ static int profCollect(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable valuesTable = {
     "/profiler/values", "hardware metric values per rank, profiled occurrence, range path and metric",
-    sizeof(ProfValueRec), PNF(valueFields), valueFields, profCollect, &valuesBuf, NULL};
+    sizeof(ProfValueRec), GPUINST_NFIELDS(valueFields), valueFields, profCollect, &valuesBuf, NULL};
 static const gpuinstTable metricsTable = {
     "/profiler/metrics", "the metrics of /profiler/values: unit, hardware unit, description, type, chip, scope",
-    sizeof(ProfMetricRec), PNF(metricFields), metricFields, profCollect, &metricsBuf, NULL};
+    sizeof(ProfMetricRec), GPUINST_NFIELDS(metricFields), metricFields, profCollect, &metricsBuf, NULL};
 static const gpuinstTable regionsTable = {
     "/profiler/regions", "one row per selected occurrence of a profiled region: passes, costs, status and reason",
-    sizeof(ProfRegionRec), PNF(regionFields), regionFields, profCollect, &regionsBuf, NULL};
+    sizeof(ProfRegionRec), GPUINST_NFIELDS(regionFields), regionFields, profCollect, &regionsBuf, NULL};
 
 static uint32_t profIntern(const char *s)
 {
@@ -467,7 +295,7 @@ static struct {
     uint32_t nocc;
     char spec[4097];         /* GPUINST_PROFILE as set ("" unset or not parsed: nothing to report) */
     uint64_t decided[GPUINST_SELECT_MAX_RULES], selected[GPUINST_SELECT_MAX_RULES];
-} C;
+} profCfg;
 
 /* The one parser of whole numbers (src/config.c). */
 static uint64_t profEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
@@ -475,7 +303,6 @@ static uint64_t profEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t
     return gpuinstEnvU64(var, dflt, lo, hi);
 }
 
-static void profFlushHook(void);
 
 /* Registers the /profiler tables and reads the GPUINST_PROFILE* variables;
  * idempotent.  Called from gpuinst_profile_begin (and may be called from
@@ -483,33 +310,32 @@ static void profFlushHook(void);
 GPUINST_PRIVATE void gpuinstProfilerInit(void)
 {
     pthread_mutex_lock(&profLock);
-    if (!C.ready) {
+    if (!profCfg.ready) {
         const char *spec = getenv("GPUINST_PROFILE");
         if (spec != NULL && strlen(spec) > 4096) spec = NULL;
-        if (gpuinstSelectParse(spec, &C.sel, C.sel_err, sizeof C.sel_err) != GPUINST_SUCCESS) {
-            gpuinstWarn("%s; profiling the first occurrence of every region instead", C.sel_err);
-            gpuinstSelectParse(NULL, &C.sel, NULL, 0);
+        if (gpuinstSelectParse(spec, &profCfg.sel, profCfg.sel_err, sizeof profCfg.sel_err) != GPUINST_SUCCESS) {
+            gpuinstWarn("%s; profiling the first occurrence of every region instead", profCfg.sel_err);
+            gpuinstSelectParse(NULL, &profCfg.sel, NULL, 0);
         } else if (spec != NULL && spec[0] != '\0') {
-            snprintf(C.spec, sizeof C.spec, "%s", spec);
+            snprintf(profCfg.spec, sizeof profCfg.spec, "%s", spec);
         }
-        C.depth = (uint32_t)profEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
-        C.max_ranges = (uint32_t)profEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
-        C.reserve_dev_mb = profEnvU64("GPUINST_PROFILE_RESERVE_DEVICE_MB", 0, 0, (uint64_t)1 << 40);
-        C.reserve_host_mb = profEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
-        C.transfer_opt = gpuinstEnvFlag("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0);
-        C.wait_ns = profEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400) * 1000000000ull;
-        C.preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
+        profCfg.depth = (uint32_t)profEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
+        profCfg.max_ranges = (uint32_t)profEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
+        profCfg.reserve_dev_mb = profEnvU64("GPUINST_PROFILE_RESERVE_DEVICE_MB", 0, 0, (uint64_t)1 << 40);
+        profCfg.reserve_host_mb = profEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
+        profCfg.transfer_opt = gpuinstEnvFlag("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0);
+        profCfg.wait_ns = profEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400) * 1000000000ull;
+        profCfg.preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
         gpuinstBufInit(&valuesBuf, sizeof(ProfValueRec));
         gpuinstBufInit(&metricsBuf, sizeof(ProfMetricRec));
         gpuinstBufInit(&regionsBuf, sizeof(ProfRegionRec));
         tablesReady = 1;
-        C.ready = 1;
+        profCfg.ready = 1;
     }
     pthread_mutex_unlock(&profLock);
     gpuinstTableRegister(&valuesTable);
     gpuinstTableRegister(&metricsTable);
     gpuinstTableRegister(&regionsTable);
-    gpuinstAddFlushHook(profFlushHook);
 }
 
 /* The occurrence number of region `id` named `region` (counted under the
@@ -521,37 +347,33 @@ static uint64_t nextOccurrence(uint32_t id, const char *region, int *selected, u
     uint64_t occ = 0;
     int rule;
     pthread_mutex_lock(&profLock);
-    if (id >= C.nocc) {
-        uint32_t n = C.nocc ? C.nocc : 64;
+    if (id >= profCfg.nocc) {
+        uint32_t n = profCfg.nocc ? profCfg.nocc : 64;
         uint32_t *no;
         uint8_t *nh;
         while (n <= id) n *= 2;
-        no = (uint32_t *)realloc(C.occ, n * sizeof *no);
-        if (no != NULL) C.occ = no;
-        nh = no != NULL ? (uint8_t *)realloc(C.hint, n * sizeof *nh) : NULL;
+        no = (uint32_t *)realloc(profCfg.occ, n * sizeof *no);
+        if (no != NULL) profCfg.occ = no;
+        nh = no != NULL ? (uint8_t *)realloc(profCfg.hint, n * sizeof *nh) : NULL;
         if (nh != NULL) {
-            C.hint = nh;
-            memset(C.occ + C.nocc, 0, (n - C.nocc) * sizeof *no);
-            memset(C.hint + C.nocc, 0, (n - C.nocc) * sizeof *nh);
-            C.nocc = n;
+            profCfg.hint = nh;
+            memset(profCfg.occ + profCfg.nocc, 0, (n - profCfg.nocc) * sizeof *no);
+            memset(profCfg.hint + profCfg.nocc, 0, (n - profCfg.nocc) * sizeof *nh);
+            profCfg.nocc = n;
         }
     }
-    if (id < C.nocc) occ = ++C.occ[id];
-    *hint = id < C.nocc ? C.hint[id] : 0;
-    *selected = gpuinstSelectDecide(&C.sel, region, occ, &rule);
+    if (id < profCfg.nocc) occ = ++profCfg.occ[id];
+    *hint = id < profCfg.nocc ? profCfg.hint[id] : 0;
+    *selected = gpuinstSelectDecide(&profCfg.sel, region, occ, &rule);
     if (rule >= 0) {
-        C.decided[rule]++;
-        C.selected[rule] += (uint64_t)*selected;
+        profCfg.decided[rule]++;
+        profCfg.selected[rule] += (uint64_t)*selected;
     }
     pthread_mutex_unlock(&profLock);
     return occ;
 }
 
 /* ---- nested ranges -------------------------------------------------------------- */
-
-#if !defined(GPUINST_AMALGAMATION)
-__attribute__((visibility("hidden"))) int gpuinstProfOn;
-#endif
 
 /* A region row for an occurrence that was selected but not profiled. */
 static void recordNotProfiled(const char *region, uint64_t occ, uint64_t t0, int status, int cupti,
@@ -588,44 +410,6 @@ static int finishOnce(gpuinst_profile *p)
         if (gpuinst_is_recording()) gpuinst_range_pop();
     }
     return 0;
-}
-
-/* ---- the per-device lock ---------------------------------------------------------
- * An exclusive flock() on `path`, waited for at most wait_ns (1 ms polls,
- * then 10 ms).  Returns the descriptor holding the lock (>= 0); -1 when the
- * file cannot be opened or locked here (another user's file, a file system
- * without locks: the caller goes on and relies on CUPTI's HARDWARE_BUSY);
- * -2 on timeout.  *waited: ns spent.  The kernel releases the lock of a
- * process that dies. */
-GPUINST_PRIVATE int gpuinstProfLock(const char *path, uint64_t wait_ns, uint64_t *waited)
-{
-    uint64_t t0 = gpuinstClockNs(), polls = 0;
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    *waited = 0;
-    if (fd < 0) return -1;
-    for (;;) {
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0) break;
-        if (errno != EWOULDBLOCK && errno != EINTR) {
-            close(fd);
-            return -1;
-        }
-        if (gpuinstClockNs() - t0 >= wait_ns) {
-            *waited = gpuinstClockNs() - t0;
-            close(fd);
-            return -2;
-        }
-        usleep(polls++ < 100 ? 1000 : 10000);
-    }
-    *waited = gpuinstClockNs() - t0;
-    return fd;
-}
-
-GPUINST_PRIVATE void gpuinstProfUnlock(int fd)
-{
-    if (fd >= 0) {
-        flock(fd, LOCK_UN);
-        close(fd);
-    }
 }
 
 /* ---- the pass plan (gpuinstInt.h says what it decides and why) ---------------------- */
@@ -724,18 +508,18 @@ static void selectionReport(void)
     uint32_t i, k = 0;
     char msg[480];
     pthread_mutex_lock(&profLock);
-    if (C.ready && C.spec[0] != '\0') {
-        names = (const char **)calloc(C.nocc ? C.nocc : 1, sizeof *names);
-        n = (uint64_t *)calloc(C.nocc ? C.nocc : 1, sizeof *n);
-        for (i = 0; names != NULL && n != NULL && i < C.nocc; i++)
-            if (C.occ[i] > 0 && (names[k] = gpuinstStringGet(i, NULL)) != NULL) n[k++] = C.occ[i];
+    if (profCfg.ready && profCfg.spec[0] != '\0') {
+        names = (const char **)calloc(profCfg.nocc ? profCfg.nocc : 1, sizeof *names);
+        n = (uint64_t *)calloc(profCfg.nocc ? profCfg.nocc : 1, sizeof *n);
+        for (i = 0; names != NULL && n != NULL && i < profCfg.nocc; i++)
+            if (profCfg.occ[i] > 0 && (names[k] = gpuinstStringGet(i, NULL)) != NULL) n[k++] = profCfg.occ[i];
         if (names != NULL && n != NULL &&
-            gpuinstSelectReport(C.spec, &C.sel, C.decided, C.selected, names, n, k, msg, sizeof msg)) {
+            gpuinstSelectReport(profCfg.spec, &profCfg.sel, profCfg.decided, profCfg.selected, names, n, k, msg, sizeof msg)) {
             pthread_mutex_unlock(&profLock);
             gpuinstUnavailableAdd("profile_selection", msg);
             pthread_mutex_lock(&profLock);
         }
-        C.spec[0] = '\0'; /* said once */
+        profCfg.spec[0] = '\0'; /* said once */
     }
     pthread_mutex_unlock(&profLock);
     free(names);
@@ -759,34 +543,12 @@ static struct {
     int state;       /* 0 not tried, 1 ok, -1 unavailable (why) */
     char why[480];
     int cuptiResult;
-    CUptiResult (*profInit)(CUpti_Profiler_Initialize_Params *);
-    CUptiResult (*profDeinit)(CUpti_Profiler_DeInitialize_Params *);
-    CUptiResult (*supported)(CUpti_Profiler_DeviceSupported_Params *);
-    CUptiResult (*chipName)(CUpti_Device_GetChipName_Params *);
-    CUptiResult (*avail)(CUpti_Profiler_GetCounterAvailability_Params *);
-    CUptiResult (*enable)(CUpti_RangeProfiler_Enable_Params *);
-    CUptiResult (*disable)(CUpti_RangeProfiler_Disable_Params *);
-    CUptiResult (*setConfig)(CUpti_RangeProfiler_SetConfig_Params *);
-    CUptiResult (*start)(CUpti_RangeProfiler_Start_Params *);
-    CUptiResult (*stop)(CUpti_RangeProfiler_Stop_Params *);
-    CUptiResult (*push)(CUpti_RangeProfiler_PushRange_Params *);
-    CUptiResult (*pop)(CUpti_RangeProfiler_PopRange_Params *);
-    CUptiResult (*decode)(CUpti_RangeProfiler_DecodeData_Params *);
-    CUptiResult (*cdSize)(CUpti_RangeProfiler_GetCounterDataSize_Params *);
-    CUptiResult (*cdInit)(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *);
-    CUptiResult (*cdInfo)(CUpti_RangeProfiler_GetCounterDataInfo_Params *);
-    gpuinstCuptiCheckpointFn ckSave, ckRestore, ckFree;
-    CUresult (*ctxGetCurrent)(CUcontext *);
-    CUresult (*ctxGetDevice)(CUdevice *);
-    CUresult (*ctxSync)(void);
-    CUresult (*getUuid)(CUuuid *, CUdevice);
-    CUresult (*memInfo)(size_t *, size_t *);
     /* per device, filled on first use */
     int devState[MAX_DEVICES];           /* 0 unknown, 1 supported, -1 not (devWhy) */
     char devWhy[MAX_DEVICES][300];
-    char chip[MAX_DEVICES][32];
-    char uuid[MAX_DEVICES][48];
-} L;
+    char chip[MAX_DEVICES][32];   /* the foundation's identity (src/cuda.c), copied once checked */
+    char uuid[MAX_DEVICES][48];   /* its UUID ("device<N>" when unknown): the key of the GPU's lease */
+} profLib;
 
 /* ---- the host library, opened ahead ---------------------------------------------
  * libnvperf_host (32 MB; CUPTI opens it at the first host-object call) takes
@@ -811,23 +573,18 @@ static struct {
     int state;       /* 0 not started, 1 loading, 2 done (or not needed) */
     uint64_t ns;     /* how long the load took on the helper thread */
     int claimed;     /* ns went into a region row */
-} Pre = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
-
-#ifndef RTLD_DEEPBIND
-#define RTLD_DEEPBIND 0
-#endif
+} nvperfPreload = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
 
 static void *preloadMain(void *arg)
 {
     uint64_t t0 = gpuinstClockNs();
     const char *path = (const char *)arg;
-    /* never closed: CUPTI goes on using it; a failure is CUPTI's to report, later */
-    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND);
-    pthread_mutex_lock(&Pre.mu);
-    Pre.ns = gpuinstClockNs() - t0;
-    Pre.state = 2;
-    pthread_cond_broadcast(&Pre.cv);
-    pthread_mutex_unlock(&Pre.mu);
+    gpuinstNvperfOpen(path);
+    pthread_mutex_lock(&nvperfPreload.mu);
+    nvperfPreload.ns = gpuinstClockNs() - t0;
+    nvperfPreload.state = 2;
+    pthread_cond_broadcast(&nvperfPreload.cv);
+    pthread_mutex_unlock(&nvperfPreload.mu);
     return NULL;
 }
 
@@ -836,111 +593,66 @@ static void *preloadMain(void *arg)
 GPUINST_PRIVATE void gpuinstProfPreloadStart(void)
 {
     static char path[4400];
-    pthread_mutex_lock(&Pre.mu);
-    if (Pre.state == 0) {
-        const char *cupti = gpuinstLibPath(GPUINST_LIB_CUPTI), *slash = strrchr(cupti, '/');
-        void *h;
-        Pre.state = 2;
-        if (C.preload && slash != NULL &&
-            snprintf(path, sizeof path, "%.*s/libnvperf_host.so", (int)(slash - cupti), cupti) < (int)sizeof path &&
-            access(path, R_OK) == 0) {
-            /* already in (CUPTI's host API ran before): nothing to do */
-            h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-            if (h != NULL) {
-                dlclose(h);
-            } else {
-                pthread_attr_t at;
-                pthread_t th;
-                sigset_t all, old;
-                sigfillset(&all);
-                pthread_sigmask(SIG_SETMASK, &all, &old);
-                if (pthread_attr_init(&at) == 0) {
-                    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-                    if (pthread_create(&th, &at, preloadMain, path) == 0) Pre.state = 1;
-                    pthread_attr_destroy(&at);
-                }
-                pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_mutex_lock(&nvperfPreload.mu);
+    if (nvperfPreload.state == 0) {
+        nvperfPreload.state = 2;
+        if (profCfg.preload && gpuinstNvperfBeside(path, sizeof path)) {
+            pthread_attr_t at;
+            pthread_t th;
+            sigset_t all, old;
+            sigfillset(&all);
+            pthread_sigmask(SIG_SETMASK, &all, &old);
+            if (pthread_attr_init(&at) == 0) {
+                pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+                if (pthread_create(&th, &at, preloadMain, path) == 0) nvperfPreload.state = 1;
+                pthread_attr_destroy(&at);
             }
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
         }
     }
-    pthread_mutex_unlock(&Pre.mu);
+    pthread_mutex_unlock(&nvperfPreload.mu);
 }
 
 /* Waits (at most 60 s) for the load; *ns gets its duration the first time. */
 GPUINST_PRIVATE void gpuinstProfPreloadWait(uint64_t *ns)
 {
-    pthread_mutex_lock(&Pre.mu);
-    if (Pre.state == 1) {
+    pthread_mutex_lock(&nvperfPreload.mu);
+    if (nvperfPreload.state == 1) {
         struct timespec dl;
         clock_gettime(CLOCK_REALTIME, &dl);
         dl.tv_sec += 60;
-        while (Pre.state == 1)
-            if (pthread_cond_timedwait(&Pre.cv, &Pre.mu, &dl) == ETIMEDOUT) break;
+        while (nvperfPreload.state == 1)
+            if (pthread_cond_timedwait(&nvperfPreload.cv, &nvperfPreload.mu, &dl) == ETIMEDOUT) break;
     }
-    if (ns != NULL && Pre.state == 2 && !Pre.claimed && Pre.ns > 0) {
-        *ns = Pre.ns;
-        Pre.claimed = 1;
+    if (ns != NULL && nvperfPreload.state == 2 && !nvperfPreload.claimed && nvperfPreload.ns > 0) {
+        *ns = nvperfPreload.ns;
+        nvperfPreload.claimed = 1;
     }
-    pthread_mutex_unlock(&Pre.mu);
+    pthread_mutex_unlock(&nvperfPreload.mu);
 }
 
-#define SYM(lib, dst, name)                                                  \
-    do {                                                                     \
-        void *s_ = gpuinstLibSym((lib), (name));                             \
-        memcpy(&(dst), &s_, sizeof s_);                                      \
-        if (s_ == NULL && missing == NULL) missing = (name);                 \
-    } while (0)
-
 /* Opens libcupti, libcuda and libcheckpoint and initialises CUPTI's
- * profiler, once per process.  0 or PROF_UNAVAILABLE (L.why). */
+ * profiler, once per process.  0 or PROF_UNAVAILABLE (profLib.why). */
 static int libsLoad(void)
 {
     const char *why = NULL, *missing = NULL;
     pthread_mutex_lock(&profLock);
-    if (L.state != 0) {
-        int st = L.state;
+    if (profLib.state != 0) {
+        int st = profLib.state;
         pthread_mutex_unlock(&profLock);
         return st == 1 ? 0 : PROF_UNAVAILABLE;
     }
-    L.state = -1;
+    profLib.state = -1;
     if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
-        snprintf(L.why, sizeof L.why, "%s", why ? why : "libcupti could not be loaded");
+        snprintf(profLib.why, sizeof profLib.why, "%s", why ? why : "libcupti could not be loaded");
     } else if (gpuinstLibLoad(GPUINST_LIB_CUDA, &why) != GPUINST_SUCCESS) {
-        snprintf(L.why, sizeof L.why, "%s", why ? why : "no CUDA driver: libcuda.so.1 not found");
+        snprintf(profLib.why, sizeof profLib.why, "%s", why ? why : "no CUDA driver: libcuda.so.1 not found");
     } else if (gpuinstLibLoad(GPUINST_LIB_CHECKPOINT, &why) != GPUINST_SUCCESS) {
-        snprintf(L.why, sizeof L.why, "replay needs libcheckpoint (CUPTI's checkpoint API): %s", why ? why : "");
+        snprintf(profLib.why, sizeof profLib.why, "replay needs libcheckpoint (CUPTI's checkpoint API): %s", why ? why : "");
     } else {
-        SYM(GPUINST_LIB_CUPTI, L.profInit, "cuptiProfilerInitialize");
-        SYM(GPUINST_LIB_CUPTI, L.profDeinit, "cuptiProfilerDeInitialize");
-        SYM(GPUINST_LIB_CUPTI, L.supported, "cuptiProfilerDeviceSupported");
-        SYM(GPUINST_LIB_CUPTI, L.chipName, "cuptiDeviceGetChipName");
-        SYM(GPUINST_LIB_CUPTI, L.avail, "cuptiProfilerGetCounterAvailability");
-        SYM(GPUINST_LIB_CUPTI, L.enable, "cuptiRangeProfilerEnable");
-        SYM(GPUINST_LIB_CUPTI, L.disable, "cuptiRangeProfilerDisable");
-        SYM(GPUINST_LIB_CUPTI, L.setConfig, "cuptiRangeProfilerSetConfig");
-        SYM(GPUINST_LIB_CUPTI, L.start, "cuptiRangeProfilerStart");
-        SYM(GPUINST_LIB_CUPTI, L.stop, "cuptiRangeProfilerStop");
-        SYM(GPUINST_LIB_CUPTI, L.push, "cuptiRangeProfilerPushRange");
-        SYM(GPUINST_LIB_CUPTI, L.pop, "cuptiRangeProfilerPopRange");
-        SYM(GPUINST_LIB_CUPTI, L.decode, "cuptiRangeProfilerDecodeData");
-        SYM(GPUINST_LIB_CUPTI, L.cdSize, "cuptiRangeProfilerGetCounterDataSize");
-        SYM(GPUINST_LIB_CUPTI, L.cdInit, "cuptiRangeProfilerCounterDataImageInitialize");
-        SYM(GPUINST_LIB_CUPTI, L.cdInfo, "cuptiRangeProfilerGetCounterDataInfo");
-        SYM(GPUINST_LIB_CHECKPOINT, L.ckSave, "cuptiCheckpointSave");
-        SYM(GPUINST_LIB_CHECKPOINT, L.ckRestore, "cuptiCheckpointRestore");
-        SYM(GPUINST_LIB_CHECKPOINT, L.ckFree, "cuptiCheckpointFree");
-        SYM(GPUINST_LIB_CUDA, L.ctxGetCurrent, "cuCtxGetCurrent");
-        SYM(GPUINST_LIB_CUDA, L.ctxGetDevice, "cuCtxGetDevice");
-        SYM(GPUINST_LIB_CUDA, L.ctxSync, "cuCtxSynchronize");
-        {   /* optional: the UUID names the lock file, free memory sizes the checkpoint */
-            void *u_ = gpuinstLibSym(GPUINST_LIB_CUDA, "cuDeviceGetUuid_v2");
-            void *m_ = gpuinstLibSym(GPUINST_LIB_CUDA, "cuMemGetInfo_v2");
-            if (u_ == NULL) u_ = gpuinstLibSym(GPUINST_LIB_CUDA, "cuDeviceGetUuid");
-            memcpy(&L.getUuid, &u_, sizeof u_);
-            memcpy(&L.memInfo, &m_, sizeof m_);
-        }
+        missing = gpuinstCudaMissing(GPUINST_NEED_RANGE);
         if (missing != NULL) {
-            snprintf(L.why, sizeof L.why,
+            snprintf(profLib.why, sizeof profLib.why,
                      "%s is missing from the CUDA libraries found (%s, %s): the range profiler needs CUDA 13's "
                      "CUPTI; set GPUINST_CUPTI_LIB to its libcupti.so", missing,
                      gpuinstLibPath(GPUINST_LIB_CUPTI), gpuinstLibPath(GPUINST_LIB_CHECKPOINT));
@@ -950,19 +662,19 @@ static int libsLoad(void)
             gpuinstProfPreloadStart(); /* gpuinst's own dlopen/dlsym calls are done */
             memset(&ip, 0, sizeof ip);
             ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
-            r = L.profInit(&ip);
+            r = gpuinstCu.cuptiProfilerInitialize(&ip);
             if (r != CUPTI_SUCCESS) {
-                L.cuptiResult = (int)r;
-                snprintf(L.why, sizeof L.why, "cuptiProfilerInitialize failed: %s (CUPTI %d)",
+                profLib.cuptiResult = (int)r;
+                snprintf(profLib.why, sizeof profLib.why, "cuptiProfilerInitialize failed: %s (CUPTI %d)",
                          gpuinstCuptiResultString((int)r), (int)r);
             } else {
-                L.state = 1;
+                profLib.state = 1;
             }
         }
     }
     pthread_mutex_unlock(&profLock);
-    if (L.state != 1) {
-        gpuinstUnavailableAdd("profiler", L.why);
+    if (profLib.state != 1) {
+        gpuinstUnavailableAdd("profiler", profLib.why);
         return PROF_UNAVAILABLE;
     }
     return 0;
@@ -987,29 +699,29 @@ static const char *supportName(int lvl)
 static int deviceCheck(CUdevice dev, int *cupti)
 {
     CUpti_Profiler_DeviceSupported_Params sp;
-    CUpti_Device_GetChipName_Params cp;
-    CUuuid u;
+    gpuinstCudaDevice id;
+    char chip[32];
     CUptiResult r;
-    int st;
+    int st, rc;
     if (dev < 0 || dev >= MAX_DEVICES) return PROF_UNSUPPORTED;
     pthread_mutex_lock(&profLock);
-    st = L.devState[dev];
+    st = profLib.devState[dev];
     pthread_mutex_unlock(&profLock);
     if (st != 0) return st == 1 ? 0 : PROF_UNSUPPORTED;
     memset(&sp, 0, sizeof sp);
     sp.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
     sp.cuDevice = dev;
     sp.api = CUPTI_PROFILER_RANGE_PROFILING;
-    r = L.supported(&sp);
+    r = gpuinstCu.cuptiProfilerDeviceSupported(&sp);
     pthread_mutex_lock(&profLock);
     if (r != CUPTI_SUCCESS) {
         *cupti = (int)r;
-        snprintf(L.devWhy[dev], sizeof L.devWhy[dev], "cuptiProfilerDeviceSupported failed for device %d: %s",
+        snprintf(profLib.devWhy[dev], sizeof profLib.devWhy[dev], "cuptiProfilerDeviceSupported failed for device %d: %s",
                  (int)dev, gpuinstCuptiResultString((int)r));
-        L.devState[dev] = -1;
+        profLib.devState[dev] = -1;
     } else if (sp.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-        char *w = L.devWhy[dev];
-        size_t cap = sizeof L.devWhy[dev], n;
+        char *w = profLib.devWhy[dev];
+        size_t cap = sizeof profLib.devWhy[dev], n;
         n = (size_t)snprintf(w, cap, "device %d does not support range profiling:", (int)dev);
 #define WHY_FLAG(field, label)                                                                        \
         if (sp.field != CUPTI_PROFILER_CONFIGURATION_SUPPORTED && n < cap)                            \
@@ -1021,34 +733,26 @@ static int deviceCheck(CUdevice dev, int *cupti)
         WHY_FLAG(cmp, "CMP");
         WHY_FLAG(wsl, "WSL");
 #undef WHY_FLAG
-        L.devState[dev] = -1;
+        profLib.devState[dev] = -1;
     } else {
-        L.devState[dev] = 1;
+        profLib.devState[dev] = 1;
     }
     pthread_mutex_unlock(&profLock);
-    if (L.devState[dev] != 1) return PROF_UNSUPPORTED;
-    memset(&cp, 0, sizeof cp);
-    cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
-    cp.deviceIndex = (size_t)dev;
-    r = L.chipName(&cp);
+    if (profLib.devState[dev] != 1) return PROF_UNSUPPORTED;
+    rc = gpuinstCudaDeviceChip((int)dev, chip, sizeof chip);
+    if (gpuinstCudaDeviceGet((int)dev, &id) != GPUINST_SUCCESS) id.uuid[0] = '\0';
     pthread_mutex_lock(&profLock);
-    if (r != CUPTI_SUCCESS || cp.pChipName == NULL) {
-        *cupti = (int)r;
-        snprintf(L.devWhy[dev], sizeof L.devWhy[dev], "cuptiDeviceGetChipName failed for device %d: %s",
-                 (int)dev, gpuinstCuptiResultString((int)r));
-        L.devState[dev] = -1;
+    if (rc != 0) {
+        *cupti = rc;
+        snprintf(profLib.devWhy[dev], sizeof profLib.devWhy[dev], "cuptiDeviceGetChipName failed for device %d: %s",
+                 (int)dev, gpuinstCuptiResultString(rc));
+        profLib.devState[dev] = -1;
     } else {
-        snprintf(L.chip[dev], sizeof L.chip[dev], "%s", cp.pChipName);
+        snprintf(profLib.chip[dev], sizeof profLib.chip[dev], "%s", chip);
     }
-    if (L.getUuid != NULL && L.getUuid(&u, dev) == CUDA_SUCCESS) {
-        const unsigned char *b = (const unsigned char *)u.bytes;
-        snprintf(L.uuid[dev], sizeof L.uuid[dev],
-                 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
-                 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-    } else {
-        snprintf(L.uuid[dev], sizeof L.uuid[dev], "device%d", (int)dev);
-    }
-    st = L.devState[dev];
+    if (id.uuid[0] != '\0') snprintf(profLib.uuid[dev], sizeof profLib.uuid[dev], "%s", id.uuid);
+    else snprintf(profLib.uuid[dev], sizeof profLib.uuid[dev], "device%d", (int)dev);
+    st = profLib.devState[dev];
     pthread_mutex_unlock(&profLock);
     return st == 1 ? 0 : PROF_UNSUPPORTED;
 }
@@ -1099,7 +803,7 @@ typedef struct Prof {
     pthread_t owner;
     CUcontext ctx;
     CUdevice dev;
-    int lockfd;                 /* -1: none */
+    gpuinstLease lease;         /* the GPU's performance monitors (src/gpu_lease.c; fd -1: not held) */
     gpuinstPhost *ph;           /* borrowed from the cache (profLock held while used: single active) */
     uint8_t *avail;             /* counter availability image until the host object is built */
     gpuinstMetricList names;    /* the list parsed for the counter data image before the host object exists */
@@ -1130,21 +834,24 @@ static int earlyWarned;
 static void levelsHint(uint32_t id, uint32_t levels)
 {
     pthread_mutex_lock(&profLock);
-    if (id < C.nocc) C.hint[id] = (uint8_t)(levels > 255 ? 255 : levels);
+    if (id < profCfg.nocc) profCfg.hint[id] = (uint8_t)(levels > 255 ? 255 : levels);
     pthread_mutex_unlock(&profLock);
 }
 
 
 static Prof *active;            /* the one profiled occurrence of this process (profLock) */
 
-GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
+/* Nested gpuinst ranges -> nested profiler ranges (gpuinstProfHooks,
+ * published while a pass runs). */
+static void profHookPush(uint64_t range_id, uint32_t name_id)
 {
     Prof *a = active;
     const char *name;
     CUpti_RangeProfiler_PushRange_Params pp;
+    (void)range_id;
     if (a == NULL || !a->running || !pthread_equal(a->owner, pthread_self())) return;
     if (a->fwd + a->skipped + 2 > a->depth_seen) a->depth_seen = a->fwd + a->skipped + 2;
-    if (a->skipped > 0 || a->fwd + 1 >= a->levels || a->fwd + 1 >= C.max_ranges) {
+    if (a->skipped > 0 || a->fwd + 1 >= a->levels || a->fwd + 1 >= profCfg.max_ranges) {
         a->skipped++; /* deeper than GPUINST_PROFILE_DEPTH: counted in its parent */
         return;
     }
@@ -1153,11 +860,11 @@ GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
     pp.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
     pp.pRangeProfilerObject = a->rp;
     pp.pRangeName = name != NULL ? name : "?";
-    if (L.push(&pp) == CUPTI_SUCCESS) a->fwd++;
+    if (gpuinstCu.cuptiRangeProfilerPushRange(&pp) == CUPTI_SUCCESS) a->fwd++;
     else a->skipped++;
 }
 
-GPUINST_PRIVATE void gpuinstProfRangePopSlow(void)
+static void profHookPop(void)
 {
     Prof *a = active;
     CUpti_RangeProfiler_PopRange_Params pp;
@@ -1170,9 +877,11 @@ GPUINST_PRIVATE void gpuinstProfRangePopSlow(void)
     memset(&pp, 0, sizeof pp);
     pp.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
     pp.pRangeProfilerObject = a->rp;
-    L.pop(&pp);
+    gpuinstCu.cuptiRangeProfilerPopRange(&pp);
     a->fwd--;
 }
+
+static const gpuinstHooks profHooks = {profHookPush, profHookPop, NULL, NULL};
 
 static int cuptiFail(Prof *a, int status, const char *what, CUptiResult r)
 {
@@ -1186,29 +895,26 @@ static int cuptiFail(Prof *a, int status, const char *what, CUptiResult r)
     return status;
 }
 
-/* The device's lock (other processes on this node and GPU).  0 or PROF_BUSY. */
+/* The GPU's lease (src/gpu_lease.c: other processes on this node and GPU,
+ * PM sampling included), waited for up to GPUINST_PROFILE_WAIT_S.  0 or
+ * PROF_BUSY. */
 static int lockDevice(Prof *a)
 {
-    char path[160];
-    struct stat st;
-    const char *dir = (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode)) ? "/dev/shm" : "/tmp";
-    snprintf(path, sizeof path, "%s/gpuinst-prof-%s.lock", dir, L.uuid[a->dev]);
-    a->lockfd = gpuinstProfLock(path, C.wait_ns, &a->rec.lock_wait_ns);
-    if (a->lockfd == -2) {
-        a->lockfd = -1;
+    int held = gpuinstLeaseTake(profLib.uuid[a->dev], "profiler", profCfg.wait_ns, 0, &a->lease, &a->rec.lock_wait_ns);
+    if (held == GPUINST_LEASE_BUSY) {
         snprintf(a->why, sizeof a->why,
                  "the GPU's counters were held by another process on device %s for more than %llu s "
-                 "(GPUINST_PROFILE_WAIT_S); this occurrence ran once, unprofiled",
-                 L.uuid[a->dev], (unsigned long long)(C.wait_ns / 1000000000ull));
+                 "(GPUINST_PROFILE_WAIT_S; holder: pid %d, rank %d, %s); this occurrence ran once, unprofiled",
+                 profLib.uuid[a->dev], (unsigned long long)(profCfg.wait_ns / 1000000000ull), (int)a->lease.pid,
+                 (int)a->lease.rank, a->lease.use[0] ? a->lease.use : "?");
         return PROF_BUSY;
     }
-    return 0; /* locked, or no locking possible here (-1): HARDWARE_BUSY retries remain */
+    return 0; /* held, or no lease possible here (NONE): HARDWARE_BUSY retries remain */
 }
 
 static void unlockDevice(Prof *a)
 {
-    gpuinstProfUnlock(a->lockfd);
-    a->lockfd = -1;
+    gpuinstLeaseRelease(&a->lease);
 }
 
 /* Retries `call` while it answers HARDWARE_BUSY, within the wait budget. */
@@ -1217,7 +923,7 @@ static void unlockDevice(Prof *a)
         uint64_t t0_ = gpuinstClockNs();                                                \
         for (;;) {                                                                      \
             (r) = (call);                                                               \
-            if ((r) != CUPTI_ERROR_HARDWARE_BUSY || gpuinstClockNs() - t0_ >= C.wait_ns) \
+            if ((r) != CUPTI_ERROR_HARDWARE_BUSY || gpuinstClockNs() - t0_ >= profCfg.wait_ns) \
                 break;                                                                  \
             (a)->rec.busy_retries++;                                                    \
             usleep(10000);                                                              \
@@ -1236,7 +942,7 @@ static int hostAvail(Prof *a)
     uint64_t t0 = gpuinstClockNs();
     gpuinstPhost *ph;
     pthread_mutex_lock(&profLock);
-    ph = hostFind(L.chip[a->dev], a->spec);
+    ph = hostFind(profLib.chip[a->dev], a->spec);
     pthread_mutex_unlock(&profLock);
     if (ph != NULL) {
         a->ph = ph;
@@ -1245,14 +951,14 @@ static int hostAvail(Prof *a)
     memset(&cp, 0, sizeof cp);
     cp.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
     cp.ctx = a->ctx;
-    BUSY_RETRY(a, r, L.avail(&cp));
+    BUSY_RETRY(a, r, gpuinstCu.cuptiProfilerGetCounterAvailability(&cp));
     if (r == CUPTI_ERROR_HARDWARE_BUSY) return cuptiFail(a, PROF_BUSY, "cuptiProfilerGetCounterAvailability", r);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiProfilerGetCounterAvailability", r);
     a->avail = (uint8_t *)calloc(1, cp.counterAvailabilityImageSize ? cp.counterAvailabilityImageSize : 1);
     if (a->avail == NULL)
         return cuptiFail(a, PROF_CUPTI, "allocating the counter availability image", CUPTI_ERROR_OUT_OF_MEMORY);
     cp.pCounterAvailabilityImage = a->avail;
-    BUSY_RETRY(a, r, L.avail(&cp));
+    BUSY_RETRY(a, r, gpuinstCu.cuptiProfilerGetCounterAvailability(&cp));
     a->rec.host_ns += gpuinstClockNs() - t0;
     if (r != CUPTI_SUCCESS)
         return cuptiFail(a, r == CUPTI_ERROR_HARDWARE_BUSY ? PROF_BUSY : PROF_CUPTI,
@@ -1262,7 +968,7 @@ static int hostAvail(Prof *a)
 
 static int hostBuild(Prof *a)
 {
-    const char *chip = L.chip[a->dev];
+    const char *chip = profLib.chip[a->dev];
     gpuinstPhost *ph = NULL;
     uint64_t t0 = gpuinstClockNs();
     int rc;
@@ -1296,24 +1002,24 @@ static int startPass(Prof *a)
     memset(&sp, 0, sizeof sp);
     sp.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
     sp.pRangeProfilerObject = a->rp;
-    r = L.start(&sp);
+    r = gpuinstCu.cuptiRangeProfilerStart(&sp);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerStart", r);
     memset(&pp, 0, sizeof pp);
     pp.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
     pp.pRangeProfilerObject = a->rp;
     pp.pRangeName = a->region;
-    r = L.push(&pp);
+    r = gpuinstCu.cuptiRangeProfilerPushRange(&pp);
     if (r != CUPTI_SUCCESS) {
         CUpti_RangeProfiler_Stop_Params tp;
         memset(&tp, 0, sizeof tp);
         tp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
         tp.pRangeProfilerObject = a->rp;
-        L.stop(&tp);
+        gpuinstCu.cuptiRangeProfilerStop(&tp);
         return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerPushRange", r);
     }
     a->fwd = a->skipped = 0;
     a->running = 1;
-    GPUINST_STORE_REL(&gpuinstProfOn, 1);
+    GPUINST_STORE_REL(&gpuinstProfHooks, &profHooks);
     return 0;
 }
 
@@ -1324,18 +1030,18 @@ static int endPass(Prof *a, int *all)
     CUpti_RangeProfiler_PopRange_Params pp;
     CUpti_RangeProfiler_Stop_Params tp;
     CUptiResult r;
-    GPUINST_STORE_REL(&gpuinstProfOn, 0);
+    GPUINST_STORE_REL(&gpuinstProfHooks, (const gpuinstHooks *)NULL);
     a->running = 0;
     memset(&pp, 0, sizeof pp);
     pp.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
     pp.pRangeProfilerObject = a->rp;
-    for (; a->fwd > 0; a->fwd--) L.pop(&pp); /* unbalanced body: close its ranges */
-    r = L.pop(&pp);
+    for (; a->fwd > 0; a->fwd--) gpuinstCu.cuptiRangeProfilerPopRange(&pp); /* unbalanced body: close its ranges */
+    r = gpuinstCu.cuptiRangeProfilerPopRange(&pp);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerPopRange", r);
     memset(&tp, 0, sizeof tp);
     tp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
     tp.pRangeProfilerObject = a->rp;
-    r = L.stop(&tp);
+    r = gpuinstCu.cuptiRangeProfilerStop(&tp);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerStop", r);
     *all = tp.isAllPassSubmitted != 0;
     a->rep_pass = tp.passIndex;
@@ -1354,10 +1060,10 @@ static void teardown(Prof *a)
         int all;
         endPass(a, &all);
     }
-    GPUINST_STORE_REL(&gpuinstProfOn, 0);
+    GPUINST_STORE_REL(&gpuinstProfHooks, (const gpuinstHooks *)NULL);
     if (a->ck_saved) {
         uint64_t t0 = gpuinstClockNs();
-        L.ckFree(&a->ck);
+        gpuinstCu.cuptiCheckpointFree(&a->ck);
         a->ck_saved = 0;
         a->rec.checkpoint_ns += gpuinstClockNs() - t0;
     }
@@ -1390,7 +1096,7 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
     a->rec.metrics = profIntern(list[0] ? list : a->spec);
     a->rec.reason = status != PROF_OK ? profIntern(a->why) : 0;
     if (a->ph != NULL) {
-        uint32_t d = a->depth_seen < C.depth ? a->depth_seen : C.depth;
+        uint32_t d = a->depth_seen < profCfg.depth ? a->depth_seen : profCfg.depth;
         a->rec.levels = d < a->levels ? d : a->levels;
         a->rec.passes_per_level = gpuinstPhostPasses(a->ph);
         a->rec.passes_discarded = a->plan.discarded;
@@ -1413,8 +1119,8 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
                         "profile region \"%s\" ran its body %u times: metric list \"%s\" needs %u passes per "
                         "nesting level on %s; %u level(s) profiled (the body's depth %u, GPUINST_PROFILE_DEPTH=%u)%s",
                         a->region, a->rec.passes, a->spec, a->rec.passes_per_level,
-                        L.chip[a->dev >= 0 && a->dev < MAX_DEVICES ? a->dev : 0], a->rec.levels, a->depth_seen,
-                        C.depth, how);
+                        profLib.chip[a->dev >= 0 && a->dev < MAX_DEVICES ? a->dev : 0], a->rec.levels, a->depth_seen,
+                        profCfg.depth, how);
     }
     pthread_mutex_lock(&profLock);
     if (active == a) active = NULL;
@@ -1437,12 +1143,12 @@ static int sessionEnable(Prof *a)
     memset(&ep, 0, sizeof ep);
     ep.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
     ep.ctx = a->ctx;
-    BUSY_RETRY(a, r, L.enable(&ep));
+    BUSY_RETRY(a, r, gpuinstCu.cuptiRangeProfilerEnable(&ep));
     if (r == CUPTI_ERROR_HARDWARE_BUSY) {
         cuptiFail(a, PROF_BUSY, "cuptiRangeProfilerEnable", r);
         snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
                  "; the GPU's counters stayed busy for %llu s (another profiler: ncu, nsys, DCGM?)",
-                 (unsigned long long)(C.wait_ns / 1000000000ull));
+                 (unsigned long long)(profCfg.wait_ns / 1000000000ull));
         return PROF_BUSY;
     }
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerEnable", r);
@@ -1458,7 +1164,7 @@ static void sessionDisable(Prof *a)
     memset(&dp, 0, sizeof dp);
     dp.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
     dp.pRangeProfilerObject = a->rp;
-    L.disable(&dp);
+    gpuinstCu.cuptiRangeProfilerDisable(&dp);
     a->rp = NULL;
 }
 
@@ -1476,9 +1182,9 @@ static CUptiResult counterData(Prof *a, const gpuinstMetricList *ml, const char 
     zp.pRangeProfilerObject = a->rp;
     zp.pMetricNames = (const char **)ml->names;
     zp.numMetrics = ml->n;
-    zp.maxNumOfRanges = C.max_ranges;
-    zp.maxNumRangeTreeNodes = C.max_ranges;
-    r = L.cdSize(&zp);
+    zp.maxNumOfRanges = profCfg.max_ranges;
+    zp.maxNumRangeTreeNodes = profCfg.max_ranges;
+    r = gpuinstCu.cuptiRangeProfilerGetCounterDataSize(&zp);
     if (r != CUPTI_SUCCESS) {
         *what = "cuptiRangeProfilerGetCounterDataSize";
         return r;
@@ -1499,7 +1205,7 @@ static CUptiResult counterData(Prof *a, const gpuinstMetricList *ml, const char 
     ip.pRangeProfilerObject = a->rp;
     ip.counterDataSize = a->cdsize;
     ip.pCounterData = a->cd;
-    r = L.cdInit(&ip);
+    r = gpuinstCu.cuptiRangeProfilerCounterDataImageInitialize(&ip);
     *what = "cuptiRangeProfilerCounterDataImageInitialize";
     return r;
 }
@@ -1521,12 +1227,12 @@ static CUptiResult setConfig(Prof *a, uint32_t levels)
     cp.pCounterDataImage = a->cd;
     cp.range = CUPTI_UserRange;
     cp.replayMode = CUPTI_UserReplay;
-    cp.maxRangesPerPass = C.max_ranges;
+    cp.maxRangesPerPass = profCfg.max_ranges;
     cp.numNestingLevels = (uint16_t)levels;
     cp.minNestingLevel = 1;
     cp.passIndex = 0;
     cp.targetNestingLevel = 1; /* = minNestingLevel for in-process replay */
-    return L.setConfig(&cp);
+    return gpuinstCu.cuptiRangeProfilerSetConfig(&cp);
 }
 
 /* After the first body: the session set up again for the levels the body
@@ -1552,7 +1258,7 @@ static int resetupSession(Prof *a)
         memset(&dp, 0, sizeof dp);
         dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
         dp.pRangeProfilerObject = a->rp;
-        same = L.decode(&dp) == CUPTI_SUCCESS && counterData(a, ml, &what) == CUPTI_SUCCESS &&
+        same = gpuinstCu.cuptiRangeProfilerDecodeData(&dp) == CUPTI_SUCCESS && counterData(a, ml, &what) == CUPTI_SUCCESS &&
                setConfig(a, levels) == CUPTI_SUCCESS;
     }
     if (!same) {
@@ -1613,31 +1319,31 @@ static int setup(Prof *a)
      * arrangement checked on an H100) or before cuptiRangeProfilerEnable
      * (later ones) to after cuptiRangeProfilerDisable (teardown). */
     pthread_mutex_lock(&profLock);
-    first = L.state == 0;
+    first = profLib.state == 0;
     pthread_mutex_unlock(&profLock);
     if (first && (rc = pauseTrace(a)) != 0) return rc;
     if ((rc = libsLoad()) != 0) {
-        snprintf(a->why, sizeof a->why, "%s", L.why);
-        a->rec.cupti_result = L.cuptiResult;
+        snprintf(a->why, sizeof a->why, "%s", profLib.why);
+        a->rec.cupti_result = profLib.cuptiResult;
         return rc;
     }
-    if (L.ctxGetCurrent(&a->ctx) != CUDA_SUCCESS || a->ctx == NULL) {
+    if (gpuinstCu.cuCtxGetCurrent(&a->ctx) != CUDA_SUCCESS || a->ctx == NULL) {
         snprintf(a->why, sizeof a->why,
                  "no current CUDA context on the calling thread (make one, e.g. with cudaSetDevice/cudaFree(0), "
                  "before gpuinst_profile_next_pass)");
         return PROF_UNAVAILABLE;
     }
-    if (L.ctxGetDevice(&a->dev) != CUDA_SUCCESS) {
+    if (gpuinstCu.cuCtxGetDevice(&a->dev) != CUDA_SUCCESS) {
         snprintf(a->why, sizeof a->why, "cuCtxGetDevice failed for the current context");
         return PROF_UNAVAILABLE;
     }
     a->rec.device = (int32_t)a->dev;
     if ((rc = deviceCheck(a->dev, &a->rec.cupti_result)) != 0) {
-        snprintf(a->why, sizeof a->why, "%s", L.devWhy[a->dev < MAX_DEVICES && a->dev >= 0 ? a->dev : 0]);
+        snprintf(a->why, sizeof a->why, "%s", profLib.devWhy[a->dev < MAX_DEVICES && a->dev >= 0 ? a->dev : 0]);
         return rc;
     }
-    a->rec.chip = profIntern(L.chip[a->dev]);
-    a->rec.device_uuid = profIntern(L.uuid[a->dev]);
+    a->rec.chip = profIntern(profLib.chip[a->dev]);
+    a->rec.device_uuid = profIntern(profLib.uuid[a->dev]);
     a->rec.load_ns = gpuinstClockNs() - tl;
     if ((rc = lockDevice(a)) != 0) return rc;
     if (!a->paused && (rc = pauseTrace(a)) != 0) return rc;
@@ -1667,19 +1373,19 @@ static int setup(Prof *a)
     a->rec.setup_ns = gpuinstClockNs() - t0;
     /* Checkpoint: what device memory looked like before the first body. */
     t0 = gpuinstClockNs();
-    if (L.ctxSync() != CUDA_SUCCESS) {
+    if (gpuinstCu.cuCtxSynchronize() != CUDA_SUCCESS) {
         snprintf(a->why, sizeof a->why, "cuCtxSynchronize failed before the checkpoint");
         return PROF_CHECKPOINT;
     }
-    if (L.memInfo != NULL) L.memInfo(&free0, &total);
+    if (gpuinstCu.cuMemGetInfo_v2 != NULL) gpuinstCu.cuMemGetInfo_v2(&free0, &total);
     memset(&a->ck, 0, sizeof a->ck);
     a->ck.structSize = GPUINST_CUpti_Checkpoint_STRUCT_SIZE;
     a->ck.ctx = a->ctx;
-    a->ck.reserveDeviceMB = (size_t)C.reserve_dev_mb;
-    a->ck.reserveHostMB = (size_t)C.reserve_host_mb;
+    a->ck.reserveDeviceMB = (size_t)profCfg.reserve_dev_mb;
+    a->ck.reserveHostMB = (size_t)profCfg.reserve_host_mb;
     a->ck.allowOverwrite = 0;
-    a->ck.optimizations = C.transfer_opt ? CUPTI_CHECKPOINT_OPT_TRANSFER : CUPTI_CHECKPOINT_OPT_NONE;
-    r = L.ckSave(&a->ck);
+    a->ck.optimizations = profCfg.transfer_opt ? CUPTI_CHECKPOINT_OPT_TRANSFER : CUPTI_CHECKPOINT_OPT_NONE;
+    r = gpuinstCu.cuptiCheckpointSave(&a->ck);
     a->rec.checkpoint_ns += gpuinstClockNs() - t0;
     if (r != CUPTI_SUCCESS) {
         rc = cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointSave", r);
@@ -1688,11 +1394,11 @@ static int setup(Prof *a)
                      ": the checkpoint copies this context's device memory into free device memory, then host "
                      "memory; free memory before the region, lower GPUINST_PROFILE_RESERVE_DEVICE_MB (%llu) / "
                      "GPUINST_PROFILE_RESERVE_HOST_MB (%llu), or profile a region that allocates less",
-                     (unsigned long long)C.reserve_dev_mb, (unsigned long long)C.reserve_host_mb);
+                     (unsigned long long)profCfg.reserve_dev_mb, (unsigned long long)profCfg.reserve_host_mb);
         return rc == PROF_PRIVILEGES ? rc : PROF_CHECKPOINT;
     }
     a->ck_saved = 1;
-    if (L.memInfo != NULL) L.memInfo(&free1, &total);
+    if (gpuinstCu.cuMemGetInfo_v2 != NULL) gpuinstCu.cuMemGetInfo_v2(&free1, &total);
     a->rec.checkpoint_bytes = free0 > free1 ? (uint64_t)(free0 - free1) : 0;
     a->t_replay0 = gpuinstClockNs();
     rc = startPass(a);
@@ -1722,7 +1428,7 @@ static int decodeAll(Prof *a, int early)
     memset(&dp, 0, sizeof dp);
     dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
     dp.pRangeProfilerObject = a->rp;
-    r = L.decode(&dp);
+    r = gpuinstCu.cuptiRangeProfilerDecodeData(&dp);
     if (r != CUPTI_SUCCESS) {
         if (early) {
             earlyBroken = 1;
@@ -1738,7 +1444,7 @@ static int decodeAll(Prof *a, int early)
     ip.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
     ip.pCounterDataImage = a->cd;
     ip.counterDataImageSize = a->cdsize;
-    r = L.cdInfo(&ip);
+    r = gpuinstCu.cuptiRangeProfilerGetCounterDataInfo(&ip);
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerGetCounterDataInfo", r);
     nr = ip.numTotalRanges;
     mid = (uint32_t *)calloc(ml->n, sizeof *mid);
@@ -1854,7 +1560,7 @@ static int nextProfiled(gpuinst_profile *p)
             finish(p, a, rc);
             return 1;
         }
-        gpuinstPassPlanInit(&a->plan, gpuinstPhostPasses(a->ph), a->levels, C.depth, !earlyBroken);
+        gpuinstPassPlanInit(&a->plan, gpuinstPhostPasses(a->ph), a->levels, profCfg.depth, !earlyBroken);
         p->passes = (int32_t)a->plan.expect;
         return 1;
     }
@@ -1892,8 +1598,8 @@ static int nextProfiled(gpuinst_profile *p)
     if (step == GPUINST_PASS_NEXT || step == GPUINST_PASS_RESETUP) {
         uint64_t t0 = gpuinstClockNs();
         CUptiResult r;
-        L.ctxSync();
-        r = L.ckRestore(&a->ck);
+        gpuinstCu.cuCtxSynchronize();
+        r = gpuinstCu.cuptiCheckpointRestore(&a->ck);
         a->rec.checkpoint_ns += gpuinstClockNs() - t0;
         if (r != CUPTI_SUCCESS) {
             cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointRestore", r);
@@ -1945,7 +1651,7 @@ static void profFlushHook(void)
     pthread_mutex_lock(&profLock);
     a = active;
     pthread_mutex_unlock(&profLock);
-    if (a != NULL && L.state == 1) {
+    if (a != NULL && profLib.state == 1) {
         /* finalize inside a profiled loop: give the counters back */
         teardown(a);
         snprintf(a->why, sizeof a->why, "gpuinst was finalised inside the profiled region");
@@ -1966,18 +1672,18 @@ static int chipOfCurrent(char *chip, size_t cap, const char **why)
     CUdevice dev;
     int cr = 0;
     if (libsLoad() != 0) {
-        *why = L.why;
+        *why = profLib.why;
         return GPUINST_ERROR_UNAVAILABLE;
     }
-    if (L.ctxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL || L.ctxGetDevice(&dev) != CUDA_SUCCESS) {
+    if (gpuinstCu.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL || gpuinstCu.cuCtxGetDevice(&dev) != CUDA_SUCCESS) {
         *why = "no current CUDA context on the calling thread";
         return GPUINST_ERROR_UNAVAILABLE;
     }
     if (deviceCheck(dev, &cr) != 0) {
-        *why = L.devWhy[dev >= 0 && dev < MAX_DEVICES ? dev : 0];
+        *why = profLib.devWhy[dev >= 0 && dev < MAX_DEVICES ? dev : 0];
         return GPUINST_ERROR_UNAVAILABLE;
     }
-    snprintf(chip, cap, "%s", L.chip[dev]);
+    snprintf(chip, cap, "%s", profLib.chip[dev]);
     return GPUINST_SUCCESS;
 }
 
@@ -2016,11 +1722,6 @@ typedef struct Prof {
     char region[256];
 } Prof;
 
-GPUINST_PRIVATE void gpuinstProfRangePushSlow(uint32_t name_id)
-{
-    (void)name_id;
-}
-GPUINST_PRIVATE void gpuinstProfRangePopSlow(void) {}
 static void profFlushHook(void)
 {
     selectionReport();
@@ -2058,10 +1759,8 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
     p->struct_size = (uint32_t)sizeof *p;
     p->pass = -1;
     p->passes = 1;
-    if (st != GPUINST_STATE_RUNNING) {
-        p->status = st == GPUINST_STATE_UNINIT      ? GPUINST_ERROR_NOT_INITIALIZED
-                    : st == GPUINST_STATE_NVTX_ONLY ? GPUINST_ERROR_DISABLED
-                                                    : GPUINST_ERROR_FINALIZED;
+    if (st != GPUINST_STATE_RUNNING) { /* the one state check: counted before init and after finalize */
+        p->status = gpuinstNotRunning(st, GPUINST_ERROR_DISABLED);
         return p->status;
     }
     if (region == NULL || region[0] == '\0') {
@@ -2069,7 +1768,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         p->status = GPUINST_ERROR_INVALID_ARGUMENT;
         return p->status;
     }
-    if (!GPUINST_LOAD_ACQ(&C.ready)) gpuinstProfilerInit();
+    if (!GPUINST_LOAD_ACQ(&profCfg.ready)) gpuinstProfilerInit();
     t = gpuinstThreadGet();
     id = t != NULL ? gpuinstNameId(t, region) : 0;
     if (id == 0) {
@@ -2093,13 +1792,13 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         memcpy(a->spec, spec, strlen(spec) + 1);
         snprintf(a->region, sizeof a->region, "%s", region);
         a->owner = pthread_self();
-        a->lockfd = -1;
+        a->lease.fd = -1;
         a->dev = -1;
         a->rec.device = -1;
         a->rec.occurrence = p->occurrence;
         a->name_id = id;
         /* the levels the region's last profiled occurrence had, else GPUINST_PROFILE_DEPTH */
-        a->levels = hint > 0 && hint <= C.depth ? hint : C.depth;
+        a->levels = hint > 0 && hint <= profCfg.depth ? hint : profCfg.depth;
         a->depth_seen = 1;
         pthread_mutex_lock(&profLock);
         if (active != NULL) {
@@ -2138,6 +1837,26 @@ int gpuinst_profile_next_pass(gpuinst_profile *p)
     }
     if (p->pass < p->passes) p->pass = p->passes;
     return finishOnce(p);
+}
+
+/* The profiler part's init step (src/parts.c): with GPUINST_PROFILE set,
+ * finalize says what it named that never ran, also when no region ever
+ * calls gpuinst_profile_begin. */
+GPUINST_PRIVATE void gpuinstProfilerPartInit(void)
+{
+    if (gpuinstG.cfg.profile_set) gpuinstProfilerInit();
+}
+
+/* The part's flush step: a session still open is given back, the rules
+ * that selected nothing are said; nothing when the profiler never started
+ * (gpuinstProfilerInit not called). */
+GPUINST_PRIVATE void gpuinstProfilerFlush(void)
+{
+    int ready;
+    pthread_mutex_lock(&profLock);
+    ready = profCfg.ready;
+    pthread_mutex_unlock(&profLock);
+    if (ready) profFlushHook();
 }
 
 int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore_fn fn, void *user)

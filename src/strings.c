@@ -6,8 +6,8 @@
  * (1, 2, ...; 0 means "none").  The writer turns the table into /strings.
  * Interning takes a mutex; hot paths go through each thread's cache
  * (gpuinstNameId in src/nvtx.c), so a name seen before costs a hash and a
- * memcmp, no lock.  Interned texts live until gpuinstStringsReset (after
- * the file is written), so cached pointers stay valid for the whole run.
+ * memcmp, no lock.  Interned texts are never freed, so cached pointers
+ * stay valid for the whole run.
  */
 #include "gpuinstInt.h"
 
@@ -131,19 +131,6 @@ GPUINST_PRIVATE uint32_t gpuinstStringCount(void)
     n = strCount;
     pthread_mutex_unlock(&strLock);
     return n;
-}
-
-GPUINST_PRIVATE void gpuinstStringsReset(void)
-{
-    uint32_t id;
-    pthread_mutex_lock(&strLock);
-    for (id = 1; id <= strCount; id++) free(strEntries[id].text);
-    free(strEntries);
-    free(strSlots);
-    strEntries = NULL;
-    strSlots = NULL;
-    strCount = strCap = strSlotCap = 0;
-    pthread_mutex_unlock(&strLock);
 }
 
 /* ---- immutable texts (the name cache's fast path, src/nvtx.c) -------------

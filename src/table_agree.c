@@ -27,6 +27,7 @@
  */
 #include "gpuinstInt.h"
 
+
 /* ---- extra attributes ------------------------------------------------------ */
 
 #define GPUINST_MAX_TABLE_ATTRS 1024
@@ -59,6 +60,7 @@ GPUINST_PRIVATE int gpuinstTableSetAttrs(const gpuinstTable *t, const gpuinstTab
     return rc;
 }
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstTableAttrs(const gpuinstTable *t, const gpuinstTableAttr **attrs)
 {
     uint32_t i, n = 0;
@@ -73,6 +75,9 @@ GPUINST_PRIVATE uint32_t gpuinstTableAttrs(const gpuinstTable *t, const gpuinstT
     pthread_mutex_unlock(&taAttrLock);
     return n;
 }
+#endif
+
+#if GPUINST_WITH_HDF5 /* the agreement is the writer's step */
 
 static void taAttrsForget(const gpuinstTable *t)
 {
@@ -537,21 +542,22 @@ static int taAgree(gpuinstTableList *list)
 
 GPUINST_PRIVATE int gpuinstTablesAgree(gpuinstTableList *list)
 {
-    const gpuinstTable *stats;
+    const gpuinstTable *extra[8];
+    uint32_t n, k;
     int rc;
-    gpuinstCountersSeal(); /* counter attributes are part of the descriptors compared */
+    gpuinstPartsSeal(); /* e.g. counter attributes: part of the descriptors compared */
     rc = taAgree(list);
-    /* /counters/stats is keyed by the agreed datasets, so it comes after
-     * them; the same descriptor on every rank, rows on rank 0 */
-    stats = gpuinstCountersStats(list);
-    if (stats != NULL) { /* non-NULL on every rank alike */
+    /* tables keyed by the agreed ones (/counters/stats) come after them; the
+     * same descriptors on every rank (src/parts.c) */
+    n = gpuinstPartsAgreed(list, extra, 8);
+    for (k = 0; k < n; k++) {
         const gpuinstTable **t = (const gpuinstTable **)realloc((void *)list->tables,
                                                                 (list->n + 1) * sizeof *t);
         uint64_t bad = t == NULL;
         if (t != NULL) list->tables = t;
         gpuinstCollMaxU64(&bad, 1); /* all ranks add it, or none */
-        if (!bad) list->tables[list->n++] = stats;
-        else gpuinstWarn("no memory to add /counters/stats to the list of tables: not written");
+        if (!bad) list->tables[list->n++] = extra[k];
+        else gpuinstWarn("no memory to add %s to the list of tables: not written", extra[k]->path);
     }
     return rc;
 }
@@ -573,3 +579,5 @@ GPUINST_PRIVATE void gpuinstTableListFree(gpuinstTableList *list)
     list->n = 0;
     list->owned_ = NULL;
 }
+
+#endif /* GPUINST_WITH_HDF5 */

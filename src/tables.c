@@ -26,59 +26,52 @@ GPUINST_PRIVATE int gpuinstTableRegister(const gpuinstTable *t)
     return GPUINST_SUCCESS;
 }
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint32_t gpuinstTableCount(void)
 {
     return ntables;
 }
+#endif
 
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE const gpuinstTable *gpuinstTableAt(uint32_t i)
 {
     return i < ntables ? tables[i] : NULL;
 }
+#endif
 
-GPUINST_PRIVATE void gpuinstTablesReset(void)
-{
-    ntables = 0;
-}
-
-#define F(rec, member, type, flags, unit, doc) \
-    { #member, type, (uint32_t)offsetof(rec, member), 0, flags, unit, doc }
-#define FS(rec, member, doc) \
-    { #member, GPUINST_FT_STR, (uint32_t)offsetof(rec, member), \
-      (uint32_t)sizeof(((rec *)0)->member), 0, "", doc }
-#define NFIELDS(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
 /* ---- /ranks ----------------------------------------------------------------- */
 
 static const gpuinstField rankFields[] = {
-    F(gpuinstRankRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank in MPI_COMM_WORLD"),
-    F(gpuinstRankRec, size, GPUINST_FT_U32, 0, "count", "ranks in MPI_COMM_WORLD"),
-    F(gpuinstRankRec, pid, GPUINST_FT_I32, 0, "", "process id"),
-    F(gpuinstRankRec, nthreads, GPUINST_FT_U32, 0, "count", "threads that recorded (rows of /threads)"),
-    F(gpuinstRankRec, node_rank, GPUINST_FT_I32, 0, "", "rank among the ranks of its node (-1: unknown)"),
-    F(gpuinstRankRec, node_size, GPUINST_FT_I32, 0, "count", "ranks on its node (-1: unknown)"),
-    F(gpuinstRankRec, finalized_by, GPUINST_FT_I32, 0, "",
+    GPUINST_FIELD(gpuinstRankRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank in MPI_COMM_WORLD"),
+    GPUINST_FIELD(gpuinstRankRec, size, GPUINST_FT_U32, 0, "count", "ranks in MPI_COMM_WORLD"),
+    GPUINST_FIELD(gpuinstRankRec, pid, GPUINST_FT_I32, 0, "", "process id"),
+    GPUINST_FIELD(gpuinstRankRec, nthreads, GPUINST_FT_U32, 0, "count", "threads that recorded (rows of /threads)"),
+    GPUINST_FIELD(gpuinstRankRec, node_rank, GPUINST_FT_I32, 0, "", "rank among the ranks of its node (-1: unknown)"),
+    GPUINST_FIELD(gpuinstRankRec, node_size, GPUINST_FT_I32, 0, "count", "ranks on its node (-1: unknown)"),
+    GPUINST_FIELD(gpuinstRankRec, finalized_by, GPUINST_FT_I32, 0, "",
       "who wrote the file: 0 gpuinst_finalize, 1 MPI_Finalize interception, 2 process exit"),
-    F(gpuinstRankRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_init time"),
-    F(gpuinstRankRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "finalize time"),
-    F(gpuinstRankRec, start_unix_ns, GPUINST_FT_U64, 0, "ns", "CLOCK_REALTIME at gpuinst_init (ns since 1970-01-01 UTC)"),
-    F(gpuinstRankRec, clock_offset_ns, GPUINST_FT_I64, 0, "ns", "rank 0 clock minus this rank's clock at clock reference"),
-    F(gpuinstRankRec, clock_drift, GPUINST_FT_F64, 0, "", "drift of this rank's clock against rank 0's (ns/ns)"),
-    F(gpuinstRankRec, clock_error_ns, GPUINST_FT_F64, 0, "ns", "estimated error of the clock alignment"),
-    F(gpuinstRankRec, ranges, GPUINST_FT_U64, 0, "count", "rows of /ranges from this rank"),
-    F(gpuinstRankRec, marks, GPUINST_FT_U64, 0, "count", "rows of /marks from this rank"),
-    F(gpuinstRankRec, before_init, GPUINST_FT_U64, 0, "count", "API calls before gpuinst_init"),
-    F(gpuinstRankRec, after_finalize, GPUINST_FT_U64, 0, "count", "API calls after finalize (until the file was written)"),
-    F(gpuinstRankRec, invalid_argument, GPUINST_FT_U64, 0, "count", "calls rejected: NULL/empty name, bad domain/attribute"),
-    F(gpuinstRankRec, stack_empty, GPUINST_FT_U64, 0, "count", "pops with no open range"),
-    F(gpuinstRankRec, range_not_open, GPUINST_FT_U64, 0, "count", "ends of unknown or already-ended range ids"),
-    F(gpuinstRankRec, lost, GPUINST_FT_U64, 0, "count", "events dropped for lack of memory"),
-    F(gpuinstRankRec, names_truncated, GPUINST_FT_U64, 0, "count", "names cut to 4095 bytes"),
-    F(gpuinstRankRec, spilled_bytes, GPUINST_FT_U64, 0, "bytes",
+    GPUINST_FIELD(gpuinstRankRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_init time"),
+    GPUINST_FIELD(gpuinstRankRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "finalize time"),
+    GPUINST_FIELD(gpuinstRankRec, start_unix_ns, GPUINST_FT_U64, 0, "ns", "CLOCK_REALTIME at gpuinst_init (ns since 1970-01-01 UTC)"),
+    GPUINST_FIELD(gpuinstRankRec, clock_offset_ns, GPUINST_FT_I64, 0, "ns", "rank 0 clock minus this rank's clock at clock reference"),
+    GPUINST_FIELD(gpuinstRankRec, clock_drift, GPUINST_FT_F64, 0, "", "drift of this rank's clock against rank 0's (ns/ns)"),
+    GPUINST_FIELD(gpuinstRankRec, clock_error_ns, GPUINST_FT_F64, 0, "ns", "estimated error of the clock alignment"),
+    GPUINST_FIELD(gpuinstRankRec, ranges, GPUINST_FT_U64, 0, "count", "rows of /ranges from this rank"),
+    GPUINST_FIELD(gpuinstRankRec, marks, GPUINST_FT_U64, 0, "count", "rows of /marks from this rank"),
+    GPUINST_FIELD(gpuinstRankRec, before_init, GPUINST_FT_U64, 0, "count", "API calls before gpuinst_init"),
+    GPUINST_FIELD(gpuinstRankRec, after_finalize, GPUINST_FT_U64, 0, "count", "API calls after finalize (until the file was written)"),
+    GPUINST_FIELD(gpuinstRankRec, invalid_argument, GPUINST_FT_U64, 0, "count", "calls rejected: NULL/empty name, bad domain/attribute"),
+    GPUINST_FIELD(gpuinstRankRec, stack_empty, GPUINST_FT_U64, 0, "count", "pops with no open range"),
+    GPUINST_FIELD(gpuinstRankRec, range_not_open, GPUINST_FT_U64, 0, "count", "ends of unknown or already-ended range ids"),
+    GPUINST_FIELD(gpuinstRankRec, lost, GPUINST_FT_U64, 0, "count", "events dropped for lack of memory"),
+    GPUINST_FIELD(gpuinstRankRec, names_truncated, GPUINST_FT_U64, 0, "count", "names cut to 4095 bytes"),
+    GPUINST_FIELD(gpuinstRankRec, spilled_bytes, GPUINST_FT_U64, 0, "bytes",
       "bytes written to the spill file under GPUINST_BUFFER_MB (records, names, block headers; 0: no spill)"),
-    FS(gpuinstRankRec, hostname, "host name (gethostname)"),
-    FS(gpuinstRankRec, version, "gpuinst version"),
-    FS(gpuinstRankRec, compile_options, "gpuinst_compile_options() of this build"),
+    GPUINST_FIELD(gpuinstRankRec, hostname, GPUINST_FT_STR, 0, "", "host name (gethostname)"),
+    GPUINST_FIELD(gpuinstRankRec, version, GPUINST_FT_STR, 0, "", "gpuinst version"),
+    GPUINST_FIELD(gpuinstRankRec, compile_options, GPUINST_FT_STR, 0, "", "gpuinst_compile_options() of this build"),
 };
 
 static int collectRanks(const gpuinstTable *tb, void **out, uint64_t *count)
@@ -124,35 +117,35 @@ static int collectRanks(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable ranksTable = {
     "/ranks", "one row per rank: identity, clock alignment, record and misuse counts",
-    sizeof(gpuinstRankRec), NFIELDS(rankFields), rankFields, collectRanks, NULL, NULL};
+    sizeof(gpuinstRankRec), GPUINST_NFIELDS(rankFields), rankFields, collectRanks, NULL, NULL};
 
 /* ---- /ranges and /marks (per-thread buffers) ----------------------------------- */
 
 static const gpuinstField rangeFields[] = {
-    F(gpuinstRangeRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "range start"),
-    F(gpuinstRangeRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "range end"),
-    F(gpuinstRangeRec, payload, GPUINST_FT_I64, 0, "", "payload bits; flags & 3 gives the type (0 none, 1 int64, 2 uint64, 3 double)"),
-    F(gpuinstRangeRec, name, GPUINST_FT_U32, 0, "", "name: id in /strings (same rank)"),
-    F(gpuinstRangeRec, color, GPUINST_FT_U32, 0, "", "ARGB color, 0 = none"),
-    F(gpuinstRangeRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(gpuinstRangeRec, seq, GPUINST_FT_U32, 0, "", "per-thread sequence number; range id = (thread << 32) | seq"),
-    F(gpuinstRangeRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads (same rank)"),
-    F(gpuinstRangeRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains (same rank)"),
-    F(gpuinstRangeRec, category, GPUINST_FT_U16, 0, "", "category (0 = none; names in /categories)"),
-    F(gpuinstRangeRec, depth, GPUINST_FT_U8, 0, "", "push/pop nesting depth, 1 = outermost (saturates at 255); 0 = start/end range"),
-    F(gpuinstRangeRec, flags, GPUINST_FT_U8, 0, "", "bits 0-1 payload type; 4 unterminated (closed at finalize); 8 ended on another thread"),
+    GPUINST_FIELD(gpuinstRangeRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "range start"),
+    GPUINST_FIELD(gpuinstRangeRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "range end"),
+    GPUINST_FIELD(gpuinstRangeRec, payload, GPUINST_FT_I64, 0, "", "payload bits; flags & 3 gives the type (0 none, 1 int64, 2 uint64, 3 double)"),
+    GPUINST_FIELD(gpuinstRangeRec, name, GPUINST_FT_U32, 0, "", "name: id in /strings (same rank)"),
+    GPUINST_FIELD(gpuinstRangeRec, color, GPUINST_FT_U32, 0, "", "ARGB color, 0 = none"),
+    GPUINST_FIELD(gpuinstRangeRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstRangeRec, seq, GPUINST_FT_U32, 0, "", "per-thread sequence number; range id = (thread << 32) | seq"),
+    GPUINST_FIELD(gpuinstRangeRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads (same rank)"),
+    GPUINST_FIELD(gpuinstRangeRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains (same rank)"),
+    GPUINST_FIELD(gpuinstRangeRec, category, GPUINST_FT_U16, 0, "", "category (0 = none; names in /categories)"),
+    GPUINST_FIELD(gpuinstRangeRec, depth, GPUINST_FT_U8, 0, "", "push/pop nesting depth, 1 = outermost (saturates at 255); 0 = start/end range"),
+    GPUINST_FIELD(gpuinstRangeRec, flags, GPUINST_FT_U8, 0, "", "bits 0-1 payload type; 4 unterminated (closed at finalize); 8 ended on another thread"),
 };
 
 static const gpuinstField markFields[] = {
-    F(gpuinstMarkRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "mark time"),
-    F(gpuinstMarkRec, payload, GPUINST_FT_I64, 0, "", "payload bits; flags gives the type (0 none, 1 int64, 2 uint64, 3 double)"),
-    F(gpuinstMarkRec, name, GPUINST_FT_U32, 0, "", "name: id in /strings (same rank)"),
-    F(gpuinstMarkRec, color, GPUINST_FT_U32, 0, "", "ARGB color, 0 = none"),
-    F(gpuinstMarkRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(gpuinstMarkRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
-    F(gpuinstMarkRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains"),
-    F(gpuinstMarkRec, category, GPUINST_FT_U16, 0, "", "category (0 = none)"),
-    F(gpuinstMarkRec, flags, GPUINST_FT_U8, 0, "", "payload type (0 none, 1 int64, 2 uint64, 3 double)"),
+    GPUINST_FIELD(gpuinstMarkRec, time_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "mark time"),
+    GPUINST_FIELD(gpuinstMarkRec, payload, GPUINST_FT_I64, 0, "", "payload bits; flags gives the type (0 none, 1 int64, 2 uint64, 3 double)"),
+    GPUINST_FIELD(gpuinstMarkRec, name, GPUINST_FT_U32, 0, "", "name: id in /strings (same rank)"),
+    GPUINST_FIELD(gpuinstMarkRec, color, GPUINST_FT_U32, 0, "", "ARGB color, 0 = none"),
+    GPUINST_FIELD(gpuinstMarkRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstMarkRec, thread, GPUINST_FT_U16, 0, "", "thread: index in /threads"),
+    GPUINST_FIELD(gpuinstMarkRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains"),
+    GPUINST_FIELD(gpuinstMarkRec, category, GPUINST_FT_U16, 0, "", "category (0 = none)"),
+    GPUINST_FIELD(gpuinstMarkRec, flags, GPUINST_FT_U8, 0, "", "payload type (0 none, 1 int64, 2 uint64, 3 double)"),
 };
 
 /* Streams one gpuinstBuf per thread (at byte offset ctx in gpuinstThread),
@@ -174,6 +167,7 @@ static int rowsThreadBufs(const gpuinstTable *tb, gpuinstRowIter *it)
     return rc;
 }
 
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint64_t *count)
 {
     gpuinstRowIter it;
@@ -187,14 +181,15 @@ GPUINST_PRIVATE int gpuinstTableReadAll(const gpuinstTable *t, void **out, uint6
     gpuinstRowIterEnd(&it);
     return *out != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
 }
+#endif
 
 static const gpuinstTable rangesTable = {
     "/ranges", "ended ranges (push/pop and start/end), one row each",
-    sizeof(gpuinstRangeRec), NFIELDS(rangeFields), rangeFields, NULL,
+    sizeof(gpuinstRangeRec), GPUINST_NFIELDS(rangeFields), rangeFields, NULL,
     (void *)(uintptr_t)offsetof(gpuinstThread, ranges), rowsThreadBufs};
 static const gpuinstTable marksTable = {
     "/marks", "instantaneous marks, one row each",
-    sizeof(gpuinstMarkRec), NFIELDS(markFields), markFields, NULL,
+    sizeof(gpuinstMarkRec), GPUINST_NFIELDS(markFields), markFields, NULL,
     (void *)(uintptr_t)offsetof(gpuinstThread, marks), rowsThreadBufs};
 
 /* ---- /threads, /domains, /categories ------------------------------------------- */
@@ -210,13 +205,13 @@ typedef struct ThreadRec {
 } ThreadRec;
 
 static const gpuinstField threadFields[] = {
-    F(ThreadRec, os_tid, GPUINST_FT_I64, 0, "", "OS thread id (gettid)"),
-    F(ThreadRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first recording call of this thread"),
-    F(ThreadRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
+    GPUINST_FIELD(ThreadRec, os_tid, GPUINST_FT_I64, 0, "", "OS thread id (gettid)"),
+    GPUINST_FIELD(ThreadRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "first recording call of this thread"),
+    GPUINST_FIELD(ThreadRec, end_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns",
       "thread exit; finalize time for a thread alive then"),
-    F(ThreadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(ThreadRec, name, GPUINST_FT_U32, 0, "", "name given by gpuinst_thread_name: id in /strings, 0 = none"),
-    F(ThreadRec, thread, GPUINST_FT_U16, 0, "",
+    GPUINST_FIELD(ThreadRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(ThreadRec, name, GPUINST_FT_U32, 0, "", "name given by gpuinst_thread_name: id in /strings, 0 = none"),
+    GPUINST_FIELD(ThreadRec, thread, GPUINST_FT_U16, 0, "",
       "thread index used by the other tables; reused by a later thread after this one exited "
       "(rows of one index: tell them apart by start_ns..end_ns)"),
 };
@@ -259,7 +254,7 @@ static int collectThreads(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable threadsTable = {
     "/threads", "threads that recorded, one row per thread lifetime, per rank",
-    sizeof(ThreadRec), NFIELDS(threadFields), threadFields, collectThreads, NULL, NULL};
+    sizeof(ThreadRec), GPUINST_NFIELDS(threadFields), threadFields, collectThreads, NULL, NULL};
 
 typedef struct DomainRec {
     uint32_t rank;
@@ -269,9 +264,9 @@ typedef struct DomainRec {
 } DomainRec;
 
 static const gpuinstField domainFields[] = {
-    F(DomainRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(DomainRec, name, GPUINST_FT_U32, 0, "", "domain name: id in /strings (0 is NVTX's default domain, named \"default\")"),
-    F(DomainRec, domain, GPUINST_FT_U16, 0, "", "domain id used by the other tables"),
+    GPUINST_FIELD(DomainRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(DomainRec, name, GPUINST_FT_U32, 0, "", "domain name: id in /strings (0 is NVTX's default domain, named \"default\")"),
+    GPUINST_FIELD(DomainRec, domain, GPUINST_FT_U16, 0, "", "domain id used by the other tables"),
 };
 
 static int collectDomains(const gpuinstTable *tb, void **out, uint64_t *count)
@@ -291,18 +286,18 @@ static int collectDomains(const gpuinstTable *tb, void **out, uint64_t *count)
 
 static const gpuinstTable domainsTable = {
     "/domains", "NVTX domains, per rank",
-    sizeof(DomainRec), NFIELDS(domainFields), domainFields, collectDomains, NULL, NULL};
+    sizeof(DomainRec), GPUINST_NFIELDS(domainFields), domainFields, collectDomains, NULL, NULL};
 
 static const gpuinstField categoryFields[] = {
-    F(gpuinstCategoryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    F(gpuinstCategoryRec, name, GPUINST_FT_U32, 0, "", "category name: id in /strings"),
-    F(gpuinstCategoryRec, domain, GPUINST_FT_U16, 0, "", "domain id"),
-    F(gpuinstCategoryRec, category, GPUINST_FT_U16, 0, "", "category number"),
+    GPUINST_FIELD(gpuinstCategoryRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(gpuinstCategoryRec, name, GPUINST_FT_U32, 0, "", "category name: id in /strings"),
+    GPUINST_FIELD(gpuinstCategoryRec, domain, GPUINST_FT_U16, 0, "", "domain id"),
+    GPUINST_FIELD(gpuinstCategoryRec, category, GPUINST_FT_U16, 0, "", "category number"),
 };
 
 static const gpuinstTable categoriesTable = {
     "/categories", "named categories (nvtxDomainNameCategory), per rank",
-    sizeof(gpuinstCategoryRec), NFIELDS(categoryFields), categoryFields, gpuinstCollectCategories, NULL, NULL};
+    sizeof(gpuinstCategoryRec), GPUINST_NFIELDS(categoryFields), categoryFields, gpuinstCollectCategories, NULL, NULL};
 
 /* ---- /unavailable --------------------------------------------------------------- */
 
@@ -314,9 +309,9 @@ typedef struct UnavailRec {
 } UnavailRec;
 
 static const gpuinstField unavailFields[] = {
-    F(UnavailRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
-    FS(UnavailRec, feature, "feature that did not run (e.g. hdf5, cupti, profiler)"),
-    FS(UnavailRec, reason, "why, and what to do about it"),
+    GPUINST_FIELD(UnavailRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(UnavailRec, feature, GPUINST_FT_STR, 0, "", "feature that did not run (e.g. hdf5, cupti, profiler)"),
+    GPUINST_FIELD(UnavailRec, reason, GPUINST_FT_STR, 0, "", "why, and what to do about it"),
 };
 
 static int collectUnavailable(const gpuinstTable *tb, void **out, uint64_t *count)
@@ -342,7 +337,7 @@ static int collectUnavailable(const gpuinstTable *tb, void **out, uint64_t *coun
 
 static const gpuinstTable unavailTable = {
     "/unavailable", "features that did not run on a rank, with the reason",
-    sizeof(UnavailRec), NFIELDS(unavailFields), unavailFields, collectUnavailable, NULL, NULL};
+    sizeof(UnavailRec), GPUINST_NFIELDS(unavailFields), unavailFields, collectUnavailable, NULL, NULL};
 
 GPUINST_PRIVATE void gpuinstCoreTablesRegister(void)
 {

@@ -12,6 +12,10 @@ LF line ends, no timestamps, sources in list order.
     python3 tools/amalgamate.py               # writes amalgamation/
     python3 tools/amalgamate.py --out DIR     # writes DIR/ instead
     python3 tools/amalgamate.py --list        # prints the source list (for CMake)
+    python3 tools/amalgamate.py --line --out DIR
+        # with #line directives (SQLite's --linemacros): compiler messages and
+        # debuggers point into src/, mpi/, third_party/ -- for debug drops;
+        # the committed amalgamation has none
 """
 import argparse
 import os
@@ -51,16 +55,19 @@ def resolve(name, current_dir):
 
 
 class Amalgamator:
-    def __init__(self):
+    def __init__(self, linemacros=False):
         self.seen = set()
         self.out = []
+        self.linemacros = linemacros
 
     def emit_file(self, rel):
         self.seen.add(rel)
         self.out.append(f"/************** Begin file {rel} **************/\n")
+        if self.linemacros:
+            self.out.append(f'#line 1 "{rel}"\n')
         here = os.path.dirname(os.path.join(ROOT, rel))
         with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
-            for line in f:
+            for lineno, line in enumerate(f, 1):
                 line = line.rstrip("\r\n") + "\n"
                 m = INCLUDE_RE.match(line)
                 if m:
@@ -74,15 +81,17 @@ class Amalgamator:
                             self.out.append("/* " + line.rstrip("\n").replace("*/", "* /") + " -- already inlined */\n")
                         else:
                             self.emit_file(target)
+                            if self.linemacros:  # back in this file, after the include
+                                self.out.append(f'#line {lineno + 1} "{rel}"\n')
                         continue
                 self.out.append(line)
         self.out.append(f"/************** End of {rel} **************/\n")
 
 
-def build(outdir):
+def build(outdir, linemacros=False):
     sources = read_list()
     ver = version()
-    am = Amalgamator()
+    am = Amalgamator(linemacros)
     am.seen.add(PUBLIC_HEADER)
     am.out.append(
         "/*\n"
@@ -120,11 +129,13 @@ def main():
     ap = argparse.ArgumentParser(description="Build amalgamation/gpuinst.c, gpuinst.h, gpuinst.f90")
     ap.add_argument("--out", default=os.path.join(ROOT, "amalgamation"), help="output folder (default: amalgamation/)")
     ap.add_argument("--list", action="store_true", help="print the ordered .c sources (for CMake) and exit")
+    ap.add_argument("--line", action="store_true",
+                    help="emit #line directives so that messages and debuggers point at the sources (debug drops)")
     args = ap.parse_args()
     if args.list:
         print(";".join(s for s in read_list() if s.endswith(".c")))
         return 0
-    for name in build(args.out):
+    for name in build(args.out, args.line):
         print(os.path.join(args.out, name))
     return 0
 

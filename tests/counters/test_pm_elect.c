@@ -1,6 +1,7 @@
 /*
  * test_pm_elect.c -- the election of one PM sampler per GPU among the
- * processes sharing it, without a GPU: every rank "shares" a fake device
+ * processes sharing it (the GPU's lease, src/gpu_lease.c, taken as PM
+ * sampling takes it), without a GPU: every rank "shares" a fake device
  * key, so the ranks of mpirun -n 4 play the processes of a node on one GPU.
  * What GPU run 2 showed (4 ranks on one H200: the losers recorded pid 0,
  * or the pid of the previous run's sampler) is asserted away here:
@@ -15,7 +16,7 @@
  *    later election is won by a rank that lost before.
  * Exit status 0 when every assertion holds.
  */
-#include "gpuinstInt.h"
+#include "cudaInt.h"
 
 #include <mpi.h>
 #include <stdio.h>
@@ -26,23 +27,21 @@
 
 static int rank, size, fails;
 
-/* Same place as src/pm_sampling.c (pmElectPath) for a key without ':' '/'. */
 static void lockPath(const char *key, char *path, size_t cap)
 {
-    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    snprintf(path, cap, "%s/gpuinst-pmsampling-%s.lock", dir, key);
+    gpuinstLeasePath(key, path, cap);
 }
 
 /* One election on every rank; checks that all agree on the winner.
  * Returns the winner's rank (-1 if none or several). */
 static int round_(const char *what, const char *key, uint32_t delay_us, int release)
 {
-    gpuinstPmElection e;
+    gpuinstLease e;
     int mine[3], *all = (int *)calloc((size_t)size * 3, sizeof(int));
     int i, winners = 0, winner = -1, bad = 0;
     MPI_Barrier(MPI_COMM_WORLD);
-    gpuinstPmElect(key, delay_us, &e);
-    mine[0] = e.elected;
+    gpuinstLeaseTake(key, "pm_sampling", 0, delay_us, &e, NULL);
+    mine[0] = e.held;
     mine[1] = (int)e.pid;
     mine[2] = (int)e.rank;
     MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, MPI_COMM_WORLD);
@@ -66,7 +65,7 @@ static int round_(const char *what, const char *key, uint32_t delay_us, int rele
             }
     }
     MPI_Barrier(MPI_COMM_WORLD); /* everyone has read the line before the winner lets go */
-    if (release) gpuinstPmElectRelease(&e);
+    if (release) gpuinstLeaseRelease(&e);
     MPI_Barrier(MPI_COMM_WORLD);
     fails += bad;
     free(all);
@@ -114,12 +113,13 @@ int main(int argc, char **argv)
     }
     /* a rank that lost wins once the winner has let go: the first winner sits out */
     {
-        gpuinstPmElection e;
+        gpuinstLease e;
         int got = 0, any = 0;
         MPI_Barrier(MPI_COMM_WORLD);
-        if (rank != first && rank == (first + 1) % size) got = gpuinstPmElect(key, 0, &e);
+        if (rank != first && rank == (first + 1) % size)
+            got = gpuinstLeaseTake(key, "pm_sampling", 0, 0, &e, NULL) == GPUINST_LEASE_HELD;
         MPI_Allreduce(&got, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-        if (got) gpuinstPmElectRelease(&e);
+        if (got) gpuinstLeaseRelease(&e);
         if (any != 1) {
             fails++;
             if (rank == 0) printf("FAIL re-election: rank %d could not take the released GPU\n", (first + 1) % size);

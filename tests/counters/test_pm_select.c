@@ -7,6 +7,7 @@
  * must be refused with a reason that says so.
  */
 #include "gpuinstInt.h"
+#include "countersInt.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -13,6 +13,7 @@
  * usage: mpirun -n P synth_app [ok|wrong] [ITERATIONS]
  */
 #include "gpuinstInt.h"
+#include "activityInt.h"
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic push

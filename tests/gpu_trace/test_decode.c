@@ -27,6 +27,7 @@
  * pause is the application's.
  */
 #include "gpuinstInt.h"
+#include "activityInt.h"
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
@@ -37,16 +38,7 @@
 #pragma GCC diagnostic pop
 #endif
 
-static int failures;
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, "\n");                                         \
-        }                                                                  \
-    } while (0)
+#include "../gi_check.h"
 
 #define NONE UINT64_MAX
 

@@ -12,6 +12,7 @@
  * cannot be opened.
  */
 #include "gpuinstInt.h"
+#include "profilerInt.h"
 
 #include <cuda.h>
 #include <cupti_result.h>
@@ -19,16 +20,7 @@
 #include <limits.h>
 #include "profiler_decls.h"
 
-static int failures;
-#define CHECK(c, ...)                                                                  \
-    do {                                                                               \
-        if (!(c)) {                                                                    \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #c);      \
-            fprintf(stderr, __VA_ARGS__);                                              \
-            fprintf(stderr, "\n");                                                     \
-            failures++;                                                                \
-        }                                                                              \
-    } while (0)
+#include "../gi_check.h"
 
 /* ---- CUPTI, raw ------------------------------------------------------------------ */
 
@@ -497,7 +489,7 @@ int main(int argc, char **argv)
         nchips = 2;
     }
     checkListsNoCupti();
-    if (gpuinstCuptiLoad(&why) != GPUINST_SUCCESS) {
+    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
         printf("test_metrics: skipped: %s\n", why ? why : "no libcupti");
         return 77;
     }

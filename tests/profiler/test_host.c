@@ -5,17 +5,9 @@
  * (77) when libcupti cannot be opened.
  */
 #include "gpuinstInt.h"
+#include "profilerInt.h"
 
-static int failures;
-#define CHECK(c, ...)                                                                  \
-    do {                                                                               \
-        if (!(c)) {                                                                    \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #c);      \
-            fprintf(stderr, __VA_ARGS__);                                              \
-            fprintf(stderr, "\n");                                                     \
-            failures++;                                                                \
-        }                                                                              \
-    } while (0)
+#include "../gi_check.h"
 
 /* Pass counts measured with cuptiProfilerHostGetNumOfPasses (CUDA 13.0) for
  * GH100; the 8-metric list is the one the issue measured on an H200
@@ -42,7 +34,7 @@ int main(void)
     size_t i;
     int32_t passes = -1;
     int rc;
-    if (gpuinstCuptiLoad(&why) != GPUINST_SUCCESS) {
+    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
         printf("test_host: skipped: %s\n", why ? why : "no libcupti");
         return 77;
     }

@@ -5,17 +5,9 @@
  * edit distance and nearest-name suggestions.
  */
 #include "gpuinstInt.h"
+#include "profilerInt.h"
 
-static int failures;
-#define CHECK(c, ...)                                                                  \
-    do {                                                                               \
-        if (!(c)) {                                                                    \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #c);      \
-            fprintf(stderr, __VA_ARGS__);                                              \
-            fprintf(stderr, "\n");                                                     \
-            failures++;                                                                \
-        }                                                                              \
-    } while (0)
+#include "../gi_check.h"
 
 static gpuinstSelect sel;
 

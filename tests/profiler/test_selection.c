@@ -16,16 +16,7 @@
 #include "gpuinst.h"
 #include "prof_h5.h"
 
-static int failures;
-#define CHECK(c, ...)                                                                  \
-    do {                                                                               \
-        if (!(c)) {                                                                    \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #c);      \
-            fprintf(stderr, __VA_ARGS__);                                              \
-            fprintf(stderr, "\n");                                                     \
-            failures++;                                                                \
-        }                                                                              \
-    } while (0)
+#include "../gi_check.h"
 
 static void region(const char *name)
 {

@@ -99,6 +99,18 @@ static int everyCall(int want)
     return n;
 }
 
+/* gpuinst_profile_begin while not recording: the loop's body runs once,
+ * unprofiled, and the call is counted like the others (the one state
+ * check). */
+static int profileCall(int want)
+{
+    gpuinst_profile p;
+    EXPECT(gpuinst_profile_begin(&p, "x", NULL), want);
+    GI_CHECK(p.status == want && p.profiled == 0 && p.passes == 1, "profile_begin status %d profiled %d passes %d",
+             (int)p.status, (int)p.profiled, (int)p.passes);
+    return 1;
+}
+
 /* ---- lifecycle ------------------------------------------------------------ */
 
 static void caseLifecycle(void)
@@ -127,7 +139,7 @@ static void caseLifecycle(void)
     GI_CHECK(gpuinst_status_string(999) && gpuinst_status_string(999)[0], "status 999");
 
     /* Before init: NOT_INITIALIZED, counted. */
-    nbefore = everyCall(GPUINST_ERROR_NOT_INITIALIZED);
+    nbefore = everyCall(GPUINST_ERROR_NOT_INITIALIZED) + profileCall(GPUINST_ERROR_NOT_INITIALIZED);
     EXPECT(gpuinst_finalize(), GPUINST_ERROR_NOT_INITIALIZED);
     c = counts();
     GI_CHECK(c.before_init == (uint64_t)nbefore, "before_init %llu, expected %d",
@@ -151,7 +163,7 @@ static void caseLifecycle(void)
     EXPECT(gpuinst_init(), GPUINST_ERROR_FINALIZED);
 
     /* After finalize: FINALIZED, counted; the records stay as they were. */
-    nafter = everyCall(GPUINST_ERROR_FINALIZED);
+    nafter = everyCall(GPUINST_ERROR_FINALIZED) + profileCall(GPUINST_ERROR_FINALIZED);
     c = counts();
     GI_CHECK(c.after_finalize == (uint64_t)nafter, "after_finalize %llu, expected %d",
              (unsigned long long)c.after_finalize, nafter);

@@ -1,0 +1,85 @@
+/*
+ * activityInt.h -- CUPTI activity tracing (src/activity.c): what the core,
+ * the range profiler, the counters and the tests call.
+ */
+#ifndef GPUINST_ACTIVITY_INT_H
+#define GPUINST_ACTIVITY_INT_H
+
+#include "cudaInt.h"
+
+/* The part's steps (src/parts.c).  gpuinstActivityInit (gpuinst_init)
+ * reads GPUINST_TRACE, opens CUPTI, enables the kinds, registers the /gpu
+ * tables and publishes gpuinstGpuHooks; on any failure it records
+ * /unavailable "cupti" and leaves everything off (without the CUDA headers:
+ * that row only).  gpuinstActivityFlush (finalize) stops tracing and
+ * decodes what is left. */
+GPUINST_PRIVATE void gpuinstActivityInit(void);
+GPUINST_PRIVATE void gpuinstActivityFlush(void);
+/* The one switch of the activity kinds while tracing runs (capture windows,
+ * src/capture.c): every kind gpuinstActivityInit enabled, on (1) or off (0),
+ * but external correlation (it costs nothing when no range pushes an id).
+ * One enable state with gpuinstActivityPause/Resume: a kind is on only
+ * while a window is open (or GPUINST_CAPTURE is unset) and no profiled
+ * region holds it paused.  The caller serialises transitions (its own
+ * lock).  A failure is said once; no-op when tracing is off or compiled
+ * out. */
+GPUINST_PRIVATE void gpuinstActivityCapture(int on);
+
+#if GPUINST_WITH_CUPTI
+/* 1 while activity tracing runs (gpuinstGpuHooks set). */
+GPUINST_PRIVATE int gpuinstActivityRunning(void);
+
+/* The decoder, exposed for tests and the decode benchmark: decodes one
+ * buffer of CUPTI activity records (as cuptiActivityGetNextRecord walks
+ * it) into the /gpu tables' pending rows; gpuinstActivityResolve joins GPU
+ * records to API and external-correlation records (done at collect time
+ * anyway); gpuinstActivityStats reports counts.  `buf` need not come from
+ * CUPTI: records are walked with the library's iterator when loaded, else
+ * with gpuinst's own walk of the same layout (8-byte aligned records whose
+ * size follows from their kind; an unknown kind ends the walk of that
+ * buffer, counted). */
+typedef struct gpuinstActivityStats {
+    uint64_t kernels, copies, api, markers, ext_corr, overhead, memory, sync, devices;
+    uint64_t unknown;        /* records of kinds gpuinst does not decode (skipped) */
+    uint64_t dropped;        /* CUPTI's dropped-record count (cuptiActivityGetNumDroppedRecords) */
+    uint64_t no_buffer;      /* buffer requests refused: the pool was empty */
+    uint64_t buffers;        /* buffers decoded */
+    uint64_t unresolved;     /* GPU records whose API record was not found */
+} gpuinstActivityStats;
+GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid);
+GPUINST_PRIVATE void gpuinstActivityResolve(void);
+GPUINST_PRIVATE void gpuinstActivityGetStats(gpuinstActivityStats *s);
+/* Registers the /gpu tables without starting CUPTI (tests that feed
+ * synthetic buffers). */
+GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
+/* Tracing and range-profiler sessions (issue 13).  CUPTI's activity kinds
+ * that time work on the SMs instrument the device code: under a range
+ * profiler session the kernel kind makes SASS-based metrics read 0 and adds
+ * 8 instructions per warp, the memcpy and memset kinds add 8 instructions
+ * per warp to the kernels of device-to-device copies and sets.  The range
+ * profiler calls gpuinstActivityPause before its session (before
+ * cuptiProfilerInitialize on the first one, else before
+ * cuptiRangeProfilerEnable) and gpuinstActivityResume after
+ * cuptiRangeProfilerDisable.  Pause synchronizes the calling thread's
+ * context, flushes (cuptiActivityFlushAll(0)) and disables each enabled
+ * kind of CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET (API, marker,
+ * synchronization, memory and overhead records stay on); it returns 1
+ * (paused: a /gpu/paused row with the kinds, an /unavailable note
+ * "gpu_trace_paused" said once), 0 (none of those kinds on) or -1 with a
+ * sentence in why (one of them would not switch off; those switched off
+ * are on again: the caller must not profile).  Resume re-enables the kinds
+ * paused (nothing after finalize's flush) and closes the row; a no-op when
+ * nothing is paused.  Not thread-safe against each other (one profiled
+ * occurrence at a time).  gpuinstActivityPausedAdd records a pause
+ * [start_ns, end_ns] (end 0: open) of the kinds GPUINST_PAUSED_* without
+ * calling CUPTI: Pause uses it; tests feed it with synthetic buffers.  At
+ * resolve each pause gets its untraced launch calls and copy/set calls and
+ * the kernel records inside it that no API call launched (tool kernels). */
+enum { GPUINST_PAUSED_KERNEL = 1u, GPUINST_PAUSED_MEMCPY = 2u, GPUINST_PAUSED_MEMSET = 4u }; /* = GPUINST_TRACE's bits */
+GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstActivityResume(void);
+GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
+                                              uint64_t occurrence, unsigned kinds);
+#endif /* GPUINST_WITH_CUPTI */
+
+#endif /* GPUINST_ACTIVITY_INT_H */

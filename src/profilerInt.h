@@ -1,0 +1,225 @@
+/*
+ * profilerInt.h -- range profiling (src/profiler_host.c, src/metrics.c,
+ * src/range_profiler.c): metric lists, host objects, the GPUINST_PROFILE
+ * selection, the per-device lock.
+ */
+#ifndef GPUINST_PROFILER_INT_H
+#define GPUINST_PROFILER_INT_H
+
+#include "cudaInt.h"
+
+/* ==== range profiling (issue 5; src/profiler_host.c, src/range_profiler.c,
+ * src/profiler_decls.h) ==================================================== */
+#define GPUINST_PROFILE_MAX_METRICS 64 /* metrics per list */
+#define GPUINST_NEAREST_MAX 8          /* suggestions per unknown name */
+
+/* A metric list: names expanded from "name,set,..." (sets: time, memory,
+ * instructions, roofline, throughput), duplicates removed, order kept. */
+typedef struct gpuinstMetricList {
+    char **names;
+    uint32_t n;
+} gpuinstMetricList;
+/* Parses `spec` (NULL/empty: gpuinstMetricsDefault()).  On error returns
+ * INVALID_ARGUMENT or LIMIT with a sentence in err.  No CUPTI call. */
+GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out, char *err, size_t errcap);
+GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
+GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
+#endif
+/* gpuinst's named set i (0 <= i < gpuinstMetricSetCount()): its name and
+ * NULL-terminated metric names (static storage).  INVALID_ARGUMENT past
+ * the end. */
+GPUINST_PRIVATE uint32_t gpuinstMetricSetCount(void);
+GPUINST_PRIVATE int gpuinstMetricSet(uint32_t i, const char **name, const char *const **metrics);
+/* Levenshtein distance of a and b, or max + 1 once it exceeds max. */
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+GPUINST_PRIVATE int gpuinstEditDistance(const char *a, const char *b, int max);
+#endif
+/* Up to k (<= GPUINST_NEAREST_MAX) candidates nearest to name, nearest
+ * first (ties: earlier candidate first); too distant ones are left out. */
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+GPUINST_PRIVATE uint32_t gpuinstNearestNames(const char *name, const char *const *cands, size_t n,
+                                             const char **out, uint32_t k);
+#endif
+
+/* Host object: chip + metric list -> properties, config image, passes,
+ * evaluation (CUPTI profiler host API; works without a GPU).  Only with
+ * GPUINST_WITH_CUPTI. */
+typedef struct gpuinstPhost gpuinstPhost;
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstPhostCreate(const char *chip, const uint8_t *avail, const char *spec,
+                                       gpuinstPhost **out, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstPhostFree(gpuinstPhost *ph);
+GPUINST_PRIVATE uint32_t gpuinstPhostPasses(const gpuinstPhost *ph);
+GPUINST_PRIVATE const uint8_t *gpuinstPhostConfig(const gpuinstPhost *ph, size_t *size);
+GPUINST_PRIVATE const gpuinstMetricList *gpuinstPhostMetrics(const gpuinstPhost *ph);
+GPUINST_PRIVATE void gpuinstPhostMetricInfo(const gpuinstPhost *ph, uint32_t i, const char **desc,
+                                            const char **unit, const char **hwunit, int *type);
+GPUINST_PRIVATE int gpuinstPhostEvaluate(const gpuinstPhost *ph, const uint8_t *cd, size_t cdsize, size_t range,
+                                         double *values, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostRangeName(const uint8_t *cd, size_t cdsize, size_t range, char *out, size_t cap);
+/* The same for a profiler type (GPUINST_PROFILER_RANGE / _PM_SAMPLING):
+ * gpuinstPhostCreate is this with GPUINST_PROFILER_RANGE. */
+GPUINST_PRIVATE int gpuinstPhostCreateFor(const char *chip, int ptype, const uint8_t *avail, const char *spec,
+                                          gpuinstPhost **out, char *why, size_t cap);
+/* The same for a list of metric names as given (no sets; duplicates
+ * dropped): PM sampling's host objects. */
+GPUINST_PRIVATE int gpuinstPhostCreateList(const char *chip, int ptype, const uint8_t *avail,
+                                           const char *const *names, uint32_t n, gpuinstPhost **out, char *why,
+                                           size_t cap);
+/* Collection scope of metric i (GPUINST_METRIC_SCOPE_*). */
+GPUINST_PRIVATE int32_t gpuinstPhostMetricScope(const gpuinstPhost *ph, uint32_t i);
+/* Bare host-API queries (metric discovery, src/metrics.c).  A host object
+ * is a CUpti_Profiler_Host_Object * as void *.  Strings and arrays handed
+ * back are CUPTI's, valid until the next call on the same object: copy
+ * them.  Each returns a gpuinst status; *why a sentence where given. */
+typedef struct gpuinstMetricProps {
+    const char *description, *unit, *hw_unit; /* "" where CUPTI has none */
+    int32_t type;                             /* GPUINST_METRIC_COUNTER/RATIO/THROUGHPUT */
+    int32_t scope;                            /* GPUINST_METRIC_SCOPE_* (UNKNOWN before CUPTI 13.1) */
+} gpuinstMetricProps;
+GPUINST_PRIVATE int gpuinstPhostObjNew(const char *chip, int ptype, const uint8_t *avail, void **obj, char *why,
+                                       size_t cap);
+GPUINST_PRIVATE void gpuinstPhostObjFree(void *obj);
+GPUINST_PRIVATE int gpuinstPhostChips(const char *const **names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostBaseMetrics(void *obj, int type, const char *const **names, size_t *n, char *why,
+                                            size_t cap);
+/* INVALID_ARGUMENT: no such metric of that type. */
+GPUINST_PRIVATE int gpuinstPhostSubMetrics(void *obj, int type, const char *metric, const char *const **subs,
+                                           size_t *n);
+/* INVALID_ARGUMENT: unknown metric (for this chip and profiler type). */
+GPUINST_PRIVATE int gpuinstPhostProps(void *obj, const char *metric, gpuinstMetricProps *out, char *why, size_t cap);
+/* Single-pass sets (CUPTI 13.2+; UNAVAILABLE before): *names is one
+ * malloc'ed block (n pointers, NULL, the texts): free(*names). */
+GPUINST_PRIVATE int gpuinstPhostSinglePassSets(const char *chip, char ***names, size_t *n, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstPhostSinglePassSetMetrics(const char *chip, const char *set, char ***names, size_t *n,
+                                                     char *why, size_t cap);
+/* Up to k (<= GPUINST_NEAREST_MAX) valid full names nearest to `name`,
+ * into out + i * stride, given the chip's base metrics; returns how many.
+ * Base metrics: CUPTI 13.0 appends to the list at each GetBaseMetrics
+ * call on one object, so read them once per object. */
+GPUINST_PRIVATE uint32_t gpuinstPhostNearest(void *obj, const char *const *bases, size_t nbases, const char *name,
+                                             char *out, size_t stride, uint32_t k);
+/* cuptiGetVersion of the libcupti loaded (130001 for CUDA 13.0's), 0 if none. */
+#if GPUINST_WITH_TEST_API
+GPUINST_PRIVATE uint32_t gpuinstPhostCuptiVersion(void);
+#endif
+/* libnvperf_host (what the host object needs; ~60-150 ms to open, under
+ * the loader's lock) opened on a detached helper thread, once per process,
+ * from libcupti's directory with CUPTI's flags, so that it overlaps the
+ * target-side setup (src/range_profiler.c): Start is called once gpuinst's
+ * own dlopen/dlsym calls are done (needs libcupti loaded and
+ * gpuinstProfilerInit run; GPUINST_PROFILE_PRELOAD=0: no-op);
+ * Wait blocks until the file is in (at most 60 s) and, the first time,
+ * stores how long the load took in *ns (NULL: not wanted). */
+GPUINST_PRIVATE void gpuinstProfPreloadStart(void);
+GPUINST_PRIVATE void gpuinstProfPreloadWait(uint64_t *ns);
+#endif
+
+/* Which occurrences of a region are profiled (GPUINST_PROFILE; syntax in
+ * docs/PROFILING.md): rules "pattern[@sel]" separated by ';', the first
+ * rule whose glob matches the region name decides. */
+#define GPUINST_SELECT_MAX_RULES 32
+#define GPUINST_SELECT_MAX_ITEMS 16
+typedef struct gpuinstSelectItem {
+    uint8_t kind;          /* 0 list/range lo..hi, 1 every N-th (N, 2N...), 2 all, 3 none */
+    uint64_t lo, hi;       /* kind 0: lo..hi inclusive; kind 1: lo = N */
+} gpuinstSelectItem;
+typedef struct gpuinstSelectRule {
+    char pattern[128];
+    uint32_t nitems;
+    gpuinstSelectItem items[GPUINST_SELECT_MAX_ITEMS];
+} gpuinstSelectRule;
+typedef struct gpuinstSelect {
+    uint32_t nrules;
+    gpuinstSelectRule rules[GPUINST_SELECT_MAX_RULES];
+} gpuinstSelect;
+/* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
+ * INVALID_ARGUMENT with a sentence in err on a syntax error. */
+GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
+/* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
+GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
+/* The same, and *rule = the index of the rule that decided (-1: none
+ * matched the name). */
+GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule);
+/* What GPUINST_PROFILE selected, said at finalize (also without CUPTI): a
+ * rule that matched no region that ran, or selected none of the
+ * occurrences that ran, is an /unavailable row "profile_selection" and one
+ * line on stderr.  `regions` lists the region names that ran, `nocc` how
+ * many occurrences each had; decided[r] / selected[r] count the occurrences
+ * rule r decided / selected; returns 1 and a sentence in msg if there is
+ * something to say.  Pure (tests call it). */
+GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *sel, const uint64_t *decided,
+                                        const uint64_t *selected, const char *const *regions, const uint64_t *nocc,
+                                        uint32_t nregions, char *msg, size_t cap);
+
+/* The pass plan of one profiled occurrence (issue 13 §2).  CUPTI needs the
+ * nesting levels before the first pass, gpuinst learns the body's depth in
+ * it.  With user replay CUPTI runs P passes (the host object's count) for
+ * each of L levels, the level fastest: cuptiRangeProfilerStop reports the
+ * pass it wants next, (pass, level) = (k / L, k % L + 1) after k bodies,
+ * and isAllPassSubmitted after P x L (seen on an H100, bench_profiler: (0,2)
+ * (1,1) (1,2) ... (8,2) (0,1,all) for P = 9, L = 2).  So the values of the
+ * first d < L levels are complete only after (P - 1) x L + d bodies.  After
+ * the first body of the first configuration, with want = min(depth,
+ * max_levels): want == L goes on; want < L stops early after (P - 1) x L +
+ * want bodies when that is no more than setting up again (1 + P x want)
+ * and every Stop so far said what the model says, else sets the session
+ * up again with want levels (passes from 0, the first body's data thrown
+ * away); want > L (a level hint from an earlier occurrence was too low)
+ * sets up again.  A configuration set up again on the same session
+ * (cuptiRangeProfilerSetConfig once more) must then follow the model from
+ * its first pass; if it does not, CUPTI did not start over: set up again in
+ * a new session (verify = 0 then: its values are CUPTI's, whatever the
+ * order).  gpuinstPassPlanStep is called after every body with what Stop
+ * reported and returns what to do next.  Pure (tests drive it with a
+ * simulated CUPTI). */
+typedef struct gpuinstPassPlan {
+    uint32_t per_level;  /* P: passes per nesting level (host object) */
+    uint32_t max_levels; /* GPUINST_PROFILE_DEPTH */
+    uint32_t levels;     /* numNestingLevels of the current configuration */
+    uint32_t want;       /* levels the values need: min(the body's depth, max_levels) */
+    uint32_t bodies;     /* bodies run in the current configuration */
+    uint32_t total;      /* bodies run in all (/profiler/regions passes) */
+    uint32_t discarded;  /* bodies of configurations given up (their data thrown away) */
+    uint32_t stop_at;    /* stop after this many bodies of the configuration; 0: at CUPTI's last pass */
+    uint32_t expect;     /* bodies the occurrence takes in all, as far as known now */
+    uint32_t setups;     /* configurations set up: 1 + the times it was set up again */
+    int in_order;        /* every Stop of this configuration reported what the model says */
+    int verify;          /* this configuration was set up again on the same session: it must follow the model */
+    int early_ok;        /* stopping early allowed (not after an early decode came out incomplete) */
+    int fresh;           /* with GPUINST_PASS_RESETUP: set up in a new session (not on the same one) */
+} gpuinstPassPlan;
+enum {
+    GPUINST_PASS_NEXT = 0,        /* restore, run the body again */
+    GPUINST_PASS_DECODE = 1,      /* CUPTI's last pass: decode, evaluate, record */
+    GPUINST_PASS_DECODE_EARLY = 2,/* the levels the body has are complete: decode (NaN: gpuinstPassPlanEarlyFailed) */
+    GPUINST_PASS_RESETUP = 3,     /* set the session up again for `want` levels (fresh: a new session), then
+                                     gpuinstPassPlanResetup, restore, run the body */
+    GPUINST_PASS_ABANDON = 4      /* more than max_bodies: give up, record nothing */
+};
+GPUINST_PRIVATE void gpuinstPassPlanInit(gpuinstPassPlan *s, uint32_t per_level, uint32_t levels, uint32_t max_levels,
+                                         int early_ok);
+GPUINST_PRIVATE void gpuinstPassPlanModel(uint32_t levels, uint32_t k, uint32_t *pass, uint32_t *level);
+GPUINST_PRIVATE int gpuinstPassPlanStep(gpuinstPassPlan *s, uint32_t depth, uint64_t rep_pass, uint64_t rep_level,
+                                        int all, uint32_t max_bodies);
+GPUINST_PRIVATE void gpuinstPassPlanResetup(gpuinstPassPlan *s, int same_session);
+GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s);
+
+
+
+/* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
+ * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
+ * GPUINST_PROFILE is set (so that finalize can say what it named that never
+ * ran). */
+GPUINST_PRIVATE void gpuinstProfilerInit(void);
+/* gpuinst_init: gpuinstProfilerInit when GPUINST_PROFILE is set. */
+GPUINST_PRIVATE void gpuinstProfilerPartInit(void);
+/* finalize (after the activity part's flush): an occurrence still being
+ * profiled is torn down, GPUINST_PROFILE rules that selected nothing are
+ * said, the cached host objects freed.  Nothing if the profiler never
+ * started. */
+GPUINST_PRIVATE void gpuinstProfilerFlush(void);
+
+#endif /* GPUINST_PROFILER_INT_H */
