@@ -124,6 +124,11 @@ static void tscPair(int tries, uint64_t *tsc, uint64_t *mono, uint64_t *width)
 #if GPUINST_HAVE_TSC
     uint64_t best = UINT64_MAX;
     int i;
+    /* set even if no try succeeds (width stays UINT64_MAX and the caller
+     * falls back): the monotonic time still advances, so a calibration loop
+     * waiting on it ends */
+    *tsc = 0;
+    *mono = gpuinstClockMonoNs();
     for (i = 0; i < tries; i++) {
         uint64_t a = __builtin_ia32_rdtsc(), m = gpuinstClockMonoNs(), b = __builtin_ia32_rdtsc();
         if (b >= a && b - a < best) {

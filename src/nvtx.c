@@ -733,8 +733,10 @@ static int profEvent(gpuinstThread *t, gpuinst_domain d, uint32_t name, int kind
  * callBegin; left here) with a's name resolved: the trace stack's row
  * and/or the profile's frame; with `emit` NVTX's call too (the API's; the
  * collector's events came from NVTX). */
+/* `nv` 1 (the collector): returns NVTX's value, the new range's level, or
+ * -1 on failure, instead of a status (see pushDefault). */
 static GPUINST_HOT_INLINE int pushOpen(gpuinstThread *t, gpuinst_domain domain, const Attr *a, const char *name,
-                                       int emit, int *level)
+                                       int emit, int nv)
 {
     gpuinstStack *s = (t->mode & GPUINST_MODE_TRACE) ? stackFor(t, domain) : NULL;
     gpuinstProfStack *ps = NULL;
@@ -744,7 +746,7 @@ static GPUINST_HOT_INLINE int pushOpen(gpuinstThread *t, gpuinst_domain domain, 
     if (GPUINST_UNLIKELY(((t->mode & GPUINST_MODE_TRACE) && (s == NULL || stackReserve(s) != GPUINST_SUCCESS)) ||
                          ((t->mode & GPUINST_MODE_PROFILE) && ps == NULL))) {
         callLeave(t);
-        return lost();
+        return nv ? ((void)lost(), -1) : lost();
     }
     if (emit) {
         nvtxAttr(&ea, name, a);
@@ -753,8 +755,8 @@ static GPUINST_HOT_INLINE int pushOpen(gpuinstThread *t, gpuinst_domain domain, 
     if (ps != NULL) profPush(t, ps, pn, s == NULL);
     if (s != NULL) stackPush(t, s, domain, a);
     if (ps != NULL && s != NULL) profSameStart(ps, s);
-    if (level != NULL) *level = s != NULL ? (int)s->depth - 1 : (int)ps->depth - 1; /* NVTX's return value */
     callLeave(t);
+    if (nv) return s != NULL ? (int)s->depth - 1 : (int)ps->depth - 1; /* NVTX's return value */
     return GPUINST_SUCCESS;
 }
 
@@ -777,7 +779,7 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
         callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     }
-    return pushOpen(t, domain, &a, name, nvtxListens(), NULL);
+    return pushOpen(t, domain, &a, name, nvtxListens(), 0);
 }
 
 /* The 0-based level of t's innermost open range of domain d (-1: none). */
@@ -794,26 +796,27 @@ static int levelOf(gpuinstThread *t, gpuinst_domain d)
 
 GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e)
 {
-    int level = -1;
     if (GPUINST_UNLIKELY(!callBegin(t))) return -1;
-    if (GPUINST_UNLIKELY(pushOpen(t, d, e, NULL, 0, &level) != GPUINST_SUCCESS)) return -1;
-    return level;
+    return pushOpen(t, d, e, NULL, 0, 1);
 }
 
 /* A push in the default domain with a name and no attributes (state
  * RUNNING): gpuinst_range_push's recording half, and NVTX's nvtxRangePushA
  * through the collector (`emit` 0; there a NULL or empty name is a range
- * without a name).  `level` (the collector's, NULL for the API): the new
- * range's 0-based nesting level, NVTX's return value, known here without
- * reading the stack again. */
-static GPUINST_HOT_INLINE int pushDefault(const char *name, int emit, int *level)
+ * without a name).  Returns a status for the API (`nv` 0); for the
+ * collector (`nv` 1, a constant at each call site) NVTX's return value: the
+ * new range's 0-based nesting level, known here without reading the stack
+ * again, or -1 on failure (returned, not written through a pointer: a C++
+ * build of the amalgamation then needs no unwind table here). */
+#define PUSH_FAIL(rc) (nv ? ((void)(rc), -1) : (rc))
+static GPUINST_HOT_INLINE int pushDefault(const char *name, int emit, int nv)
 {
     gpuinstThread *t;
     gpuinstStack *s;
     Attr a;
     t = gpuinstThreadGet();
-    if (GPUINST_UNLIKELY(t == NULL)) return noSlot();
-    if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
+    if (GPUINST_UNLIKELY(t == NULL)) return PUSH_FAIL(noSlot());
+    if (GPUINST_UNLIKELY(!callBegin(t))) return PUSH_FAIL(NOT_RUNNING_NOW());
     /* field by field: a memset of the struct is a library call here */
     a.color = 0;
     a.category = 0;
@@ -823,61 +826,57 @@ static GPUINST_HOT_INLINE int pushDefault(const char *name, int emit, int *level
     a.name = 0;
     if (GPUINST_LIKELY(name != NULL && name[0] != '\0') && GPUINST_UNLIKELY((a.name = nameIdFront(t, name)) == 0)) {
         callLeave(t);
-        return lost();
+        return PUSH_FAIL(lost());
     }
     if (t->mode == GPUINST_MODE_PROFILE) { /* profile only */
         gpuinstProfRangeRec *pn;
         gpuinstProfStack *ps = profReserve(t, GPUINST_DOMAIN_DEFAULT, a.name, &pn);
         if (GPUINST_UNLIKELY(ps == NULL)) {
             callLeave(t);
-            return lost();
+            return PUSH_FAIL(lost());
         }
         if (emit) nvtxRangePushA(name);
         profPush(t, ps, pn, 1);
-        if (level != NULL) *level = (int)ps->depth - 1;
         callLeave(t);
-        return GPUINST_SUCCESS;
+        return nv ? (int)ps->depth - 1 : GPUINST_SUCCESS;
     }
     s = stackFor(t, GPUINST_DOMAIN_DEFAULT);
     if (GPUINST_UNLIKELY(s == NULL || stackReserve(s) != GPUINST_SUCCESS)) {
         callLeave(t);
-        return lost();
+        return PUSH_FAIL(lost());
     }
     if (GPUINST_UNLIKELY(t->mode & GPUINST_MODE_PROFILE)) { /* both */
         gpuinstProfRangeRec *pn;
         gpuinstProfStack *ps = profReserve(t, GPUINST_DOMAIN_DEFAULT, a.name, &pn);
         if (ps == NULL) {
             callLeave(t);
-            return lost();
+            return PUSH_FAIL(lost());
         }
         if (emit) nvtxRangePushA(name);
         profPush(t, ps, pn, 0);
         stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
         profSameStart(ps, s);
-        if (level != NULL) *level = (int)s->depth - 1;
         callLeave(t);
-        return GPUINST_SUCCESS;
+        return nv ? (int)s->depth - 1 : GPUINST_SUCCESS;
     }
     if (emit) nvtxRangePushA(name);
     stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
-    if (level != NULL) *level = (int)s->depth - 1;
     callLeave(t);
-    return GPUINST_SUCCESS;
+    return nv ? (int)s->depth - 1 : GPUINST_SUCCESS;
 }
+#undef PUSH_FAIL
 
 /* The recording half of gpuinst_range_push (state RUNNING). */
 static GPUINST_NOINLINE int pushRecordDefault(const char *name)
 {
     if (GPUINST_UNLIKELY(name == NULL || name[0] == '\0')) return invalid();
-    return pushDefault(name, GPUINST_NVTX_EMIT(), NULL);
+    return pushDefault(name, GPUINST_NVTX_EMIT(), 0);
 }
 
 GPUINST_PRIVATE int gpuinstRecordPushName(gpuinst_domain d, const char *name)
 {
-    int level = -1;
     (void)d; /* the default domain: the collector's nvtxRangePushA */
-    if (GPUINST_UNLIKELY(pushDefault(name, 0, &level) != GPUINST_SUCCESS)) return -1;
-    return level;
+    return pushDefault(name, 0, 1);
 }
 
 int gpuinst_range_push(const char *name)
