@@ -5787,6 +5787,8 @@ GPUINST_PRIVATE void gpuinstUnavailableAdd(const char *feature, const char *reas
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
+#include <sched.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -5972,10 +5974,13 @@ GPUINST_PRIVATE void gpuinstClockSample(void)
     }
 }
 
+static int samplerUp; /* the sampler thread runs its own code (gpuinstClockStart waits for it) */
+
 static void *samplerMain(void *arg)
 {
     sigset_t all;
     (void)arg;
+    GPUINST_STORE_REL(&samplerUp, 1);
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* the application's signals go to its own threads */
     pthread_mutex_lock(&sampleLock);
@@ -6041,8 +6046,16 @@ GPUINST_PRIVATE void gpuinstClockStart(void)
 {
     if (!gpuinstClk.tsc || samplerOn) return;
     samplerStop = 0;
-    if (pthread_create(&sampler, NULL, samplerMain, NULL) == 0) samplerOn = 1;
-    else gpuinstWarn("could not start the clock sampler thread: the TSC is mapped from the samples at init and "
+    if (pthread_create(&sampler, NULL, samplerMain, NULL) == 0) {
+        /* gpuinst_init returns once the thread's start-up (its stack, its
+         * TLS: allocations in the thread library or a sanitizer's runtime)
+         * is over, so a fork() right after gpuinst_init does not copy an
+         * allocator lock that thread holds (the child of hardening_fork
+         * hung in ASan's leak check 2 times in 30) */
+        int k;
+        samplerOn = 1;
+        for (k = 0; k < 200000 && !GPUINST_LOAD_ACQ(&samplerUp); k++) sched_yield();
+    } else gpuinstWarn("could not start the clock sampler thread: the TSC is mapped from the samples at init and "
                      "finalize only");
 }
 
