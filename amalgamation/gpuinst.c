@@ -58,8 +58,10 @@
 /* ---- linkage ------------------------------------------------------------ */
 #ifndef GPUINST_PRIVATE
 #if defined(GPUINST_AMALGAMATION)
-/* unused: a build without MPI or HDF5 leaves some helpers uncalled */
-#define GPUINST_PRIVATE static __attribute__((unused))
+/* plain static: a helper that a configuration leaves uncalled is guarded by
+ * its GPUINST_WITH_* (as SQLite's SQLITE_OMIT_*), so the compiler still
+ * names a dead one */
+#define GPUINST_PRIVATE static
 #else
 #define GPUINST_PRIVATE __attribute__((visibility("hidden")))
 #endif
@@ -4372,7 +4374,7 @@ NVTX_LINKONCE_DEFINE_FUNCTION void NVTX_VERSIONED_IDENTIFIER(nvtxInitOnce)(void)
  * ~10 instructions); else CLOCK_MONOTONIC.  Every host record uses this
  * clock; CUPTI's timestamps come from it (timestamp callback); the writer
  * maps every GPUINST_FIELD_TIME member onto CLOCK_MONOTONIC (from paired
- * samples) and then onto rank 0's timeline (gpuinstClockToFile). */
+ * samples) and then onto rank 0's timeline (gpuinstClockRows). */
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define GPUINST_HAVE_TSC 1
 #else
@@ -4421,17 +4423,22 @@ GPUINST_PRIVATE void gpuinstClockInit(void);
 GPUINST_PRIVATE void gpuinstClockStart(void);
 GPUINST_PRIVATE void gpuinstClockSample(void);
 GPUINST_PRIVATE void gpuinstClockFinish(void);
-/* gpuinst's clock -> CLOCK_MONOTONIC (identity without the TSC), and on to
- * rank 0's timeline (the file's); 0 stays 0 ("no time"). */
+/* gpuinst's clock -> CLOCK_MONOTONIC (identity without the TSC); 0 stays 0
+ * ("no time").  The writer maps whole rows (gpuinstClockRows). */
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE uint64_t gpuinstClockToMono(uint64_t t);
-GPUINST_PRIVATE uint64_t gpuinstClockToFile(uint64_t t);
+#endif
+#if GPUINST_WITH_HDF5
 /* Maps the u64 members at `offsets` of n rows (recsize bytes each) in
- * place, as gpuinstClockToFile (within 1 ns); with `tagged`, values with
- * GPUINST_TIME_MONO set are CLOCK_MONOTONIC (GPUINST_FIELD_TIME_MONO_TAG). */
+ * place, to CLOCK_MONOTONIC and on to rank 0's timeline
+ * (gpuinstClockApply of gpuinstClockToMono, within 1 ns); with `tagged`,
+ * values with GPUINST_TIME_MONO set are CLOCK_MONOTONIC
+ * (GPUINST_FIELD_TIME_MONO_TAG). */
 GPUINST_PRIVATE void gpuinstClockRows(char *rows, uint64_t n, uint32_t recsize, const uint32_t *offsets,
                                       uint32_t noff, int tagged);
 /* File ns per gpuinst-clock ns, for durations (GPUINST_FIELD_DURATION). */
 GPUINST_PRIVATE double gpuinstClockDurationScale(void);
+#endif
 /* /clock: one row per rank. */
 typedef struct gpuinstClockInfoRec {
     double tsc_hz;          /* TSC ticks per second (calibrated); 0 without the TSC */
@@ -4457,7 +4464,9 @@ typedef struct gpuinstClockMap {
     uint64_t ref_ns;     /* this rank's clock at the first measurement */
     double error_ns;     /* estimated error of the mapping (half the min round trip) */
 } gpuinstClockMap;
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint64_t gpuinstClockApply(const gpuinstClockMap *m, uint64_t t);
+#endif
 
 /* ---- diagnostics -------------------------------------------------------- */
 /* Prints "gpuinst[rank N]: <msg>\n" to stderr.  Use gpuinstWarnOnce for any
@@ -4525,9 +4534,11 @@ typedef struct gpuinstBuf {
 } gpuinstBuf;
 
 GPUINST_PRIVATE void gpuinstBufInit(gpuinstBuf *b, uint32_t recsize);
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 /* malloc for large blocks: 2 MiB aligned, advised as huge pages (fewer page
  * faults when first filled).  Release with free(). */
 GPUINST_PRIVATE void *gpuinstBigAlloc(size_t bytes);
+#endif
 /* Slow path of gpuinstBufSlot: adds a chunk.  NULL on allocation failure. */
 GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b);
 /* A slot for one record at the tail; fill it, then gpuinstBufCommit.
@@ -4839,13 +4850,11 @@ GPUINST_PRIVATE int gpuinstProfStackGrow(gpuinstProfStack *s);
  * /profile tables. */
 GPUINST_PRIVATE void gpuinstProfCloseThread(struct gpuinstThread *t, uint64_t now);
 GPUINST_PRIVATE void gpuinstProfTablesRegister(void);
-/* The innermost open range of the calling thread as (thread index << 32 |
- * node), for the MPI layer's /profile/mpi; 0 outside any range or not
- * recording a profile. */
-GPUINST_PRIVATE uint64_t gpuinstProfCurrent(void);
+#if GPUINST_WITH_CUPTI
 /* Kernels (src/activity.c): one launched inside profile path `corr`
  * (GPUINST_PROF_CORR | thread << 32 | node), its names and GPU time. */
 GPUINST_PRIVATE void gpuinstProfKernel(uint64_t corr, uint32_t name, uint32_t demangled, uint64_t gpu_ns);
+#endif
 /* ==== end profile mode ==================================================== */
 
 /* A thread slot.  Slots are never freed before the file is written; the
@@ -5084,12 +5093,12 @@ struct gpuinstTable {
  * GPUINST_ERROR_OUT_OF_MEMORY. */
 GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *const *bufs, uint32_t n);
 /* Runs it->end if set and clears *it. */
-#if GPUINST_WITH_HDF5 || GPUINST_WITH_MPI
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_MPI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it);
 #endif
 /* The iterator's remaining rows (at most it->total) as one gpuinstBigAlloc'd
  * array (free()), their number in *n; NULL without memory. */
-#if GPUINST_WITH_HDF5
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, uint64_t *n);
 #endif
 /* This rank's rows of `t` as one malloc'd array, through collect or rows
@@ -5245,10 +5254,12 @@ GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n);
  * rank order) and per-rank sizes in counts[size]; other ranks get NULL. */
 GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts);
 GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes);
+#if GPUINST_WITH_HDF5
 /* A barrier of gpuinst's communicator that yields the core while it waits
  * (ranks arriving at different times: the writer's start, the end of each
  * large table); GPUINST_SUCCESS at once when no collective may run. */
 GPUINST_PRIVATE int gpuinstCollBarrier(void);
+#endif
 #if GPUINST_WITH_MPI
 GPUINST_PRIVATE MPI_Comm gpuinstCollComm(void); /* gpuinst's private dup of MPI_COMM_WORLD */
 /* The same wait on any communicator (the clock alignment's, mpi/mpi_clock.c):
@@ -5782,8 +5793,8 @@ GPUINST_PRIVATE void gpuinstUnavailableAdd(const char *feature, const char *reas
  * Map to rank 0 (gpuinstClockApply): the MPI layer measures each rank's
  * CLOCK_MONOTONIC against rank 0's (offset and drift, mpi/mpi_clock.c).
  * The writer maps every GPUINST_FIELD_TIME member through both
- * (gpuinstClockToFile; gpuinstClockRows for whole pieces, in integer
- * arithmetic per segment).
+ * (gpuinstClockRows, for whole pieces, in integer arithmetic per
+ * segment).
  */
 /* #include "gpuinstInt.h" -- already inlined */
 
@@ -5804,6 +5815,7 @@ GPUINST_PRIVATE uint64_t gpuinstWallNs(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+#if GPUINST_WITH_HDF5 /* the writer's (gpuinstClockRows) */
 GPUINST_PRIVATE uint64_t gpuinstClockApply(const gpuinstClockMap *m, uint64_t t)
 {
     double dt;
@@ -5813,6 +5825,7 @@ GPUINST_PRIVATE uint64_t gpuinstClockApply(const gpuinstClockMap *m, uint64_t t)
     v = (int64_t)t + m->offset_ns + (int64_t)(m->drift * dt);
     return v < 0 ? 0 : (uint64_t)v;
 }
+#endif
 
 /* ---- TSC detection and calibration ------------------------------------ */
 
@@ -6112,6 +6125,7 @@ GPUINST_PRIVATE void gpuinstClockFinish(void)
 
 /* ---- the maps ---------------------------------------------------------------- */
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 /* The segment holding t: the last whose start is <= t (0 before the first). */
 static uint32_t segFind(uint64_t t)
 {
@@ -6123,7 +6137,9 @@ static uint32_t segFind(uint64_t t)
     }
     return lo;
 }
+#endif
 
+#if GPUINST_WITH_TEST_API /* bench/bench_clock.c */
 static uint64_t segApply(uint32_t i, uint64_t t)
 {
     int64_t d = (int64_t)(t - seg[i].t);
@@ -6136,13 +6152,9 @@ GPUINST_PRIVATE uint64_t gpuinstClockToMono(uint64_t t)
     if (t == 0 || nseg == 0) return t;
     return segApply(segFind(t), t);
 }
+#endif
 
-GPUINST_PRIVATE uint64_t gpuinstClockToFile(uint64_t t)
-{
-    if (t == 0) return 0;
-    return gpuinstClockApply(&gpuinstG.clock, gpuinstClockToMono(t));
-}
-
+#if GPUINST_WITH_HDF5 /* the writer's */
 GPUINST_PRIVATE double gpuinstClockDurationScale(void)
 {
     return avgRate * (1.0 + gpuinstG.clock.drift);
@@ -6193,6 +6205,7 @@ GPUINST_PRIVATE void gpuinstClockRows(char *rows, uint64_t n, uint32_t recsize, 
         }
     }
 }
+#endif
 
 GPUINST_PRIVATE void gpuinstClockInfo(gpuinstClockInfoRec *r)
 {
@@ -6779,11 +6792,13 @@ GPUINST_PRIVATE int gpuinstCollYieldBarrier(MPI_Comm comm)
     return 0;
 }
 
+#if GPUINST_WITH_HDF5 /* the writer's only */
 GPUINST_PRIVATE int gpuinstCollBarrier(void)
 {
     if (!gpuinstCollActive()) return GPUINST_SUCCESS;
     return gpuinstCollYieldBarrier(gpuinstComm) == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_MPI;
 }
+#endif
 
 /* Gathers variable-size byte blocks to rank 0 in pieces of at most 1 GiB
  * per rank per round, so that int counts never overflow. */
@@ -6859,8 +6874,8 @@ GPUINST_PRIVATE int gpuinstCollEnsureComm(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollUsable(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollActive(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollMpmdLocal(void) { return 0; }
-GPUINST_PRIVATE int gpuinstCollBarrier(void) { return GPUINST_SUCCESS; }
 #if GPUINST_WITH_HDF5
+GPUINST_PRIVATE int gpuinstCollBarrier(void) { return GPUINST_SUCCESS; }
 GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
 {
     int i;
@@ -7189,6 +7204,7 @@ static char spillPath[4400];
  * and most of the writer's time at one rank: bench/RESULTS.md).  Freed with
  * free().  Small blocks are plain malloc. */
 #define GPUINST_HUGE ((size_t)2 << 20)
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API /* the writer's row arrays (gpuinstRowIterAll) */
 GPUINST_PRIVATE void *gpuinstBigAlloc(size_t bytes)
 {
     void *p = NULL;
@@ -7201,6 +7217,7 @@ GPUINST_PRIVATE void *gpuinstBigAlloc(size_t bytes)
 #endif
     return p;
 }
+#endif
 
 /* A 4 MiB chunk (GPUINST_CHUNK_MAX) on 2 MiB boundaries, as huge pages:
  * mmap 6 MiB and give back the unaligned ends, so no virtual memory is
@@ -7682,7 +7699,7 @@ GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *con
     return GPUINST_SUCCESS;
 }
 
-#if GPUINST_WITH_HDF5
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, uint64_t *n)
 {
     char *rows = (char *)gpuinstBigAlloc((size_t)(it->total ? it->total * recsize : 1));
@@ -7692,7 +7709,7 @@ GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, ui
 }
 #endif
 
-#if GPUINST_WITH_HDF5 || GPUINST_WITH_MPI
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_MPI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it)
 {
     if (it->end != NULL) it->end(it);
@@ -12088,8 +12105,10 @@ typedef struct gpuinstSelect {
 /* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
  * INVALID_ARGUMENT with a sentence in err on a syntax error. */
 GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
-/* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
+#if GPUINST_WITH_TEST_API
+/* 1 if occurrence `occ` (1-based) of `region` is to be profiled (tests). */
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
+#endif
 /* The same, and *rule = the index of the rule that decided (-1: none
  * matched the name). */
 GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule);
@@ -12149,13 +12168,15 @@ enum {
                                      gpuinstPassPlanResetup, restore, run the body */
     GPUINST_PASS_ABANDON = 4      /* more than max_bodies: give up, record nothing */
 };
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+GPUINST_PRIVATE void gpuinstPassPlanModel(uint32_t levels, uint32_t k, uint32_t *pass, uint32_t *level);
 GPUINST_PRIVATE void gpuinstPassPlanInit(gpuinstPassPlan *s, uint32_t per_level, uint32_t levels, uint32_t max_levels,
                                          int early_ok);
-GPUINST_PRIVATE void gpuinstPassPlanModel(uint32_t levels, uint32_t k, uint32_t *pass, uint32_t *level);
 GPUINST_PRIVATE int gpuinstPassPlanStep(gpuinstPassPlan *s, uint32_t depth, uint64_t rep_pass, uint64_t rep_level,
                                         int all, uint32_t max_bodies);
 GPUINST_PRIVATE void gpuinstPassPlanResetup(gpuinstPassPlan *s, int same_session);
 GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s);
+#endif
 
 
 
@@ -18613,14 +18634,6 @@ GPUINST_PRIVATE int gpuinstProfStackGrow(gpuinstProfStack *s)
     return GPUINST_SUCCESS;
 }
 
-GPUINST_PRIVATE uint64_t gpuinstProfCurrent(void)
-{
-    gpuinstThread *t = gpuinstThreadSelf;
-    gpuinstProf *p = t != NULL ? t->prof : NULL;
-    if (p == NULL || p->cur == NULL) return 0;
-    return (uint64_t)t->index << 32 | p->cur->node;
-}
-
 /* Folds t's open frames as ranges that ended `now`, counted in
  * `unterminated`, innermost first (so parents get their children's time),
  * as trace mode writes such ranges with the UNTERMINATED flag: at
@@ -18664,8 +18677,11 @@ typedef struct ProfKernelRec {   /* /profile/kernels, 72 bytes */
 } ProfKernelRec;
 
 static ProfKernelRec *profKern;
-static uint32_t nprofKern, capProfKern;
+static uint32_t nprofKern;
 static pthread_mutex_t profKernLock = PTHREAD_MUTEX_INITIALIZER;
+
+#if GPUINST_WITH_CUPTI /* CUPTI's kernel records are its only source */
+static uint32_t capProfKern;
 
 GPUINST_PRIVATE void gpuinstProfKernel(uint64_t corr, uint32_t name, uint32_t demangled, uint64_t gpu_ns)
 {
@@ -18706,6 +18722,7 @@ GPUINST_PRIVATE void gpuinstProfKernel(uint64_t corr, uint32_t name, uint32_t de
     k->gpu_sq_ns2 += (double)gpu_ns * (double)gpu_ns;
     pthread_mutex_unlock(&profKernLock);
 }
+#endif
 
 /* ---- tables ---------------------------------------------------------------- */
 
@@ -26021,11 +26038,13 @@ GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, cha
     return GPUINST_SUCCESS;
 }
 
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ)
 {
     int rule;
     return gpuinstSelectDecide(sel, region, occ, &rule);
 }
+#endif
 
 GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule)
 {
@@ -26519,6 +26538,7 @@ static int finishOnce(gpuinst_profile *p)
 
 /* ---- the pass plan (gpuinstInt.h says what it decides and why) ---------------------- */
 
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API /* the profiler session, and tests/profiler */
 GPUINST_PRIVATE void gpuinstPassPlanInit(gpuinstPassPlan *s, uint32_t per_level, uint32_t levels, uint32_t max_levels,
                                          int early_ok)
 {
@@ -26604,6 +26624,7 @@ GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s)
     s->early_ok = 0;
     s->expect = s->discarded + s->per_level * s->levels;
 }
+#endif
 
 /* At finalize: what GPUINST_PROFILE asked for that never ran. */
 static void selectionReport(void)
@@ -29340,8 +29361,7 @@ GPUINST_PRIVATE int gpuinstWriteFile(const char *path)
  * mpiInt.h -- declarations shared by the MPI layer's files only (the .c files in mpi/):
  * the MPI call record, the per-call state a wrapper carries, and the
  * helpers the generated wrappers call.  What other parts of gpuinst use
- * (gpuinstMpiCurrentCallId) is in src/gpuinstInt.h; the collectives are
- * the core's (src/coll.c).
+ * is in src/gpuinstInt.h; the collectives are the core's (src/coll.c).
  *
  * Files: gpuinst_mpi.c (the part's steps, MPI_Init/Finalize),
  * mpi_trace.c (records, communicators, windows, files, requests, tables),
@@ -30114,8 +30134,7 @@ struct gpuinstMpiThread {
     gpuinstBuf calls;          /* gpuinstMpiRec */
     gpuinstBuf completions;    /* Completion (mpi/mpi_trace.c) */
     uint64_t current;          /* call id of the recorded call in progress, 0 outside one: the
-                                  re-entry guard (nested MPI calls pass through) and
-                                  gpuinstMpiCurrentCallId */
+                                  re-entry guard (nested MPI calls pass through) */
     uint64_t next_id, end_id;  /* this thread's block of call ids: [next_id, end_id) */
     uint8_t rows;              /* keep a row per call (GPUINST_MODE trace, the default) */
     uint8_t profile;           /* fold each call into the profile (GPUINST_MODE profile) */
@@ -30363,8 +30382,10 @@ static GPUINST_INLINE uint64_t gpuinstMpiBytes(int64_t count, MPI_Datatype dt)
     if (GPUINST_LIKELY(w >> 8 == h && h != 0)) return (uint64_t)count * (w & 0xFF);
     return gpuinstMpiBytesSlow(count, dt);
 }
+#if MPI_VERSION >= 4
 /* bytes, or 0 when peer is MPI_PROC_NULL (no data moves to or from it) */
 GPUINST_PRIVATE uint64_t gpuinstMpiPeerBytes(int peer, uint64_t bytes);
+#endif
 /* MPI_COMM_WORLD's object (id 0). */
 GPUINST_SHARED_DATA gpuinstMpiObj gpuinstMpiWorldObj;
 /* A communicator's object through the thread's one-entry cache; the slow
@@ -30578,7 +30599,6 @@ GPUINST_PRIVATE void gpuinstMpiAppend(gpuinstMpiCall *c, const gpuinstMpiRec *r)
  * MPI_BOTTOM, MPI_STATUS(ES)_IGNORE are addresses of common blocks), a
  * Fortran status in C, the error for a binding the library lacks. */
 GPUINST_PRIVATE int gpuinstMpiFInPlace(const void *buf);
-GPUINST_PRIVATE const void *gpuinstMpiFBuf(const void *buf);
 GPUINST_PRIVATE int gpuinstMpiFStatusIgnore(const MPI_Fint *st);
 GPUINST_PRIVATE int gpuinstMpiFStatusesIgnore(const MPI_Fint *st);
 GPUINST_PRIVATE void gpuinstMpiFStatus(const MPI_Fint *fst, MPI_Status *cst);
@@ -30602,12 +30622,6 @@ GPUINST_PRIVATE MPI_Fint gpuinstMpiFMissing(const char *call);
 GPUINST_PRIVATE void gpuinstMpiAfterInit(void);
 /* Before PMPI_Finalize (C or Fortran): write the file, free gpuinst's comm. */
 GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void);
-/* External correlation id of the intercepted MPI call the calling thread is
- * inside: (rank << 40) | per-rank call sequence, also stored in /mpi/calls
- * (call_id); 0 outside any call or when not recording.  Lock-free (a
- * thread-local read).  (No caller today: the wrappers pass the id to the
- * GPU hook themselves.) */
-GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void);
 /* The MPI part's steps (src/parts.c; mpi/gpuinst_mpi.c). */
 GPUINST_PRIVATE void gpuinstMpiPartAttach(int have_rank);
 GPUINST_PRIVATE void gpuinstMpiPartBeforeWrite(void);
@@ -30624,7 +30638,6 @@ GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank);
 GPUINST_PRIVATE void gpuinstMpiWrappersLink(void);
 GPUINST_PRIVATE void gpuinstMpiFortranLink(void);
 GPUINST_PRIVATE void gpuinstMpiGeneratedLink(void);
-GPUINST_PRIVATE void gpuinstMpiFortranGeneratedLink(void);
 /* Clock alignment (mpi/mpi_clock.c): phase 0 at init, 1 at finalize;
  * collective over gpuinst's private communicator; fills gpuinstG.clock. */
 GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase);
@@ -30883,12 +30896,6 @@ static gpuinstMpiThread *threadSlow(void)
     pthread_mutex_unlock(&mpiLock);
     gpuinstMpiSelf = t;
     return t;
-}
-
-GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void)
-{
-    gpuinstMpiThread *t = gpuinstMpiSelf;
-    return t ? t->current : 0;
 }
 
 /* ---- names and the NVTX "MPI" domain -------------------------------------- */
@@ -31556,10 +31563,12 @@ GPUINST_PRIVATE uint64_t gpuinstMpiBytesSlow(int64_t count, MPI_Datatype dt)
     return (uint64_t)count * (uint64_t)sz;
 }
 
+#if MPI_VERSION >= 4 /* MPI_Isendrecv(_replace), the only callers */
 GPUINST_PRIVATE uint64_t gpuinstMpiPeerBytes(int peer, uint64_t bytes)
 {
     return peer == MPI_PROC_NULL ? 0 : bytes;
 }
+#endif
 
 GPUINST_PRIVATE void gpuinstMpiColl(gpuinstMpiCall *c, MPI_Comm comm, int root, uint64_t bytes)
 {
@@ -32597,10 +32606,6 @@ GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank)
     }
 }
 
-#else /* !GPUINST_WITH_MPI */
-
-GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void) { return 0; }
-
 #endif /* GPUINST_WITH_MPI */
 /************** End of mpi/mpi_trace.c **************/
 /************** Begin file mpi/mpi_clock.c **************/
@@ -33297,7 +33302,6 @@ GPUINST_PRIVATE void gpuinstMpiFortranLink(void) {}
 extern "C" {
 #endif
 extern MPI_Fint mpi_fortran_in_place_ GPUINST_FWEAK;
-extern MPI_Fint mpi_fortran_bottom_ GPUINST_FWEAK;
 extern MPI_Fint mpi_fortran_status_ignore_ GPUINST_FWEAK;
 extern MPI_Fint mpi_fortran_statuses_ignore_ GPUINST_FWEAK;
 #ifdef __cplusplus
@@ -33307,13 +33311,6 @@ extern MPI_Fint mpi_fortran_statuses_ignore_ GPUINST_FWEAK;
 GPUINST_PRIVATE int gpuinstMpiFInPlace(const void *buf)
 {
     return buf != NULL && buf == (const void *)&mpi_fortran_in_place_;
-}
-
-GPUINST_PRIVATE const void *gpuinstMpiFBuf(const void *buf)
-{
-    if (gpuinstMpiFInPlace(buf)) return MPI_IN_PLACE;
-    if (buf != NULL && buf == (const void *)&mpi_fortran_bottom_) return MPI_BOTTOM;
-    return buf;
 }
 
 GPUINST_PRIVATE int gpuinstMpiFStatusIgnore(const MPI_Fint *st)
@@ -49196,8 +49193,6 @@ GPUINST_FEXPORT void mpi_win_wait_f08_(MPI_Fint *win, MPI_Fint *ierror) { fw_win
 #ifdef __cplusplus
 }
 #endif
-
-GPUINST_PRIVATE void gpuinstMpiFortranGeneratedLink(void) {}
 
 #endif /* GPUINST_WITH_MPI */
 /************** End of mpi/pmpi_fortran_generated.c **************/

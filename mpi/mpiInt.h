@@ -2,8 +2,7 @@
  * mpiInt.h -- declarations shared by the MPI layer's files only (the .c files in mpi/):
  * the MPI call record, the per-call state a wrapper carries, and the
  * helpers the generated wrappers call.  What other parts of gpuinst use
- * (gpuinstMpiCurrentCallId) is in src/gpuinstInt.h; the collectives are
- * the core's (src/coll.c).
+ * is in src/gpuinstInt.h; the collectives are the core's (src/coll.c).
  *
  * Files: gpuinst_mpi.c (the part's steps, MPI_Init/Finalize),
  * mpi_trace.c (records, communicators, windows, files, requests, tables),
@@ -177,8 +176,7 @@ struct gpuinstMpiThread {
     gpuinstBuf calls;          /* gpuinstMpiRec */
     gpuinstBuf completions;    /* Completion (mpi/mpi_trace.c) */
     uint64_t current;          /* call id of the recorded call in progress, 0 outside one: the
-                                  re-entry guard (nested MPI calls pass through) and
-                                  gpuinstMpiCurrentCallId */
+                                  re-entry guard (nested MPI calls pass through) */
     uint64_t next_id, end_id;  /* this thread's block of call ids: [next_id, end_id) */
     uint8_t rows;              /* keep a row per call (GPUINST_MODE trace, the default) */
     uint8_t profile;           /* fold each call into the profile (GPUINST_MODE profile) */
@@ -426,8 +424,10 @@ static GPUINST_INLINE uint64_t gpuinstMpiBytes(int64_t count, MPI_Datatype dt)
     if (GPUINST_LIKELY(w >> 8 == h && h != 0)) return (uint64_t)count * (w & 0xFF);
     return gpuinstMpiBytesSlow(count, dt);
 }
+#if MPI_VERSION >= 4
 /* bytes, or 0 when peer is MPI_PROC_NULL (no data moves to or from it) */
 GPUINST_PRIVATE uint64_t gpuinstMpiPeerBytes(int peer, uint64_t bytes);
+#endif
 /* MPI_COMM_WORLD's object (id 0). */
 GPUINST_SHARED_DATA gpuinstMpiObj gpuinstMpiWorldObj;
 /* A communicator's object through the thread's one-entry cache; the slow
@@ -641,7 +641,6 @@ GPUINST_PRIVATE void gpuinstMpiAppend(gpuinstMpiCall *c, const gpuinstMpiRec *r)
  * MPI_BOTTOM, MPI_STATUS(ES)_IGNORE are addresses of common blocks), a
  * Fortran status in C, the error for a binding the library lacks. */
 GPUINST_PRIVATE int gpuinstMpiFInPlace(const void *buf);
-GPUINST_PRIVATE const void *gpuinstMpiFBuf(const void *buf);
 GPUINST_PRIVATE int gpuinstMpiFStatusIgnore(const MPI_Fint *st);
 GPUINST_PRIVATE int gpuinstMpiFStatusesIgnore(const MPI_Fint *st);
 GPUINST_PRIVATE void gpuinstMpiFStatus(const MPI_Fint *fst, MPI_Status *cst);
@@ -665,12 +664,6 @@ GPUINST_PRIVATE MPI_Fint gpuinstMpiFMissing(const char *call);
 GPUINST_PRIVATE void gpuinstMpiAfterInit(void);
 /* Before PMPI_Finalize (C or Fortran): write the file, free gpuinst's comm. */
 GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void);
-/* External correlation id of the intercepted MPI call the calling thread is
- * inside: (rank << 40) | per-rank call sequence, also stored in /mpi/calls
- * (call_id); 0 outside any call or when not recording.  Lock-free (a
- * thread-local read).  (No caller today: the wrappers pass the id to the
- * GPU hook themselves.) */
-GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void);
 /* The MPI part's steps (src/parts.c; mpi/gpuinst_mpi.c). */
 GPUINST_PRIVATE void gpuinstMpiPartAttach(int have_rank);
 GPUINST_PRIVATE void gpuinstMpiPartBeforeWrite(void);
@@ -687,7 +680,6 @@ GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank);
 GPUINST_PRIVATE void gpuinstMpiWrappersLink(void);
 GPUINST_PRIVATE void gpuinstMpiFortranLink(void);
 GPUINST_PRIVATE void gpuinstMpiGeneratedLink(void);
-GPUINST_PRIVATE void gpuinstMpiFortranGeneratedLink(void);
 /* Clock alignment (mpi/mpi_clock.c): phase 0 at init, 1 at finalize;
  * collective over gpuinst's private communicator; fills gpuinstG.clock. */
 GPUINST_PRIVATE void gpuinstMpiClockSync(MPI_Comm comm, int phase);

@@ -158,12 +158,6 @@ static gpuinstMpiThread *threadSlow(void)
     return t;
 }
 
-GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void)
-{
-    gpuinstMpiThread *t = gpuinstMpiSelf;
-    return t ? t->current : 0;
-}
-
 /* ---- names and the NVTX "MPI" domain -------------------------------------- */
 
 static const char *const callNames[GPUINST_MPI_NCALLS] = {
@@ -829,10 +823,12 @@ GPUINST_PRIVATE uint64_t gpuinstMpiBytesSlow(int64_t count, MPI_Datatype dt)
     return (uint64_t)count * (uint64_t)sz;
 }
 
+#if MPI_VERSION >= 4 /* MPI_Isendrecv(_replace), the only callers */
 GPUINST_PRIVATE uint64_t gpuinstMpiPeerBytes(int peer, uint64_t bytes)
 {
     return peer == MPI_PROC_NULL ? 0 : bytes;
 }
+#endif
 
 GPUINST_PRIVATE void gpuinstMpiColl(gpuinstMpiCall *c, MPI_Comm comm, int root, uint64_t bytes)
 {
@@ -1869,9 +1865,5 @@ GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank)
         commsSetup();
     }
 }
-
-#else /* !GPUINST_WITH_MPI */
-
-GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void) { return 0; }
 
 #endif /* GPUINST_WITH_MPI */

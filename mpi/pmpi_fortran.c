@@ -39,7 +39,6 @@ GPUINST_PRIVATE void gpuinstMpiFortranLink(void) {}
 extern "C" {
 #endif
 extern MPI_Fint mpi_fortran_in_place_ GPUINST_FWEAK;
-extern MPI_Fint mpi_fortran_bottom_ GPUINST_FWEAK;
 extern MPI_Fint mpi_fortran_status_ignore_ GPUINST_FWEAK;
 extern MPI_Fint mpi_fortran_statuses_ignore_ GPUINST_FWEAK;
 #ifdef __cplusplus
@@ -49,13 +48,6 @@ extern MPI_Fint mpi_fortran_statuses_ignore_ GPUINST_FWEAK;
 GPUINST_PRIVATE int gpuinstMpiFInPlace(const void *buf)
 {
     return buf != NULL && buf == (const void *)&mpi_fortran_in_place_;
-}
-
-GPUINST_PRIVATE const void *gpuinstMpiFBuf(const void *buf)
-{
-    if (gpuinstMpiFInPlace(buf)) return MPI_IN_PLACE;
-    if (buf != NULL && buf == (const void *)&mpi_fortran_bottom_) return MPI_BOTTOM;
-    return buf;
 }
 
 GPUINST_PRIVATE int gpuinstMpiFStatusIgnore(const MPI_Fint *st)

@@ -9327,6 +9327,4 @@ GPUINST_FEXPORT void mpi_win_wait_f08_(MPI_Fint *win, MPI_Fint *ierror) { fw_win
 }
 #endif
 
-GPUINST_PRIVATE void gpuinstMpiFortranGeneratedLink(void) {}
-
 #endif /* GPUINST_WITH_MPI */

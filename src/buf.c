@@ -48,6 +48,7 @@ static char spillPath[4400];
  * and most of the writer's time at one rank: bench/RESULTS.md).  Freed with
  * free().  Small blocks are plain malloc. */
 #define GPUINST_HUGE ((size_t)2 << 20)
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API /* the writer's row arrays (gpuinstRowIterAll) */
 GPUINST_PRIVATE void *gpuinstBigAlloc(size_t bytes)
 {
     void *p = NULL;
@@ -60,6 +61,7 @@ GPUINST_PRIVATE void *gpuinstBigAlloc(size_t bytes)
 #endif
     return p;
 }
+#endif
 
 /* A 4 MiB chunk (GPUINST_CHUNK_MAX) on 2 MiB boundaries, as huge pages:
  * mmap 6 MiB and give back the unaligned ends, so no virtual memory is
@@ -541,7 +543,7 @@ GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *con
     return GPUINST_SUCCESS;
 }
 
-#if GPUINST_WITH_HDF5
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, uint64_t *n)
 {
     char *rows = (char *)gpuinstBigAlloc((size_t)(it->total ? it->total * recsize : 1));
@@ -551,7 +553,7 @@ GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, ui
 }
 #endif
 
-#if GPUINST_WITH_HDF5 || GPUINST_WITH_MPI
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_MPI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it)
 {
     if (it->end != NULL) it->end(it);

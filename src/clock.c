@@ -28,8 +28,8 @@
  * Map to rank 0 (gpuinstClockApply): the MPI layer measures each rank's
  * CLOCK_MONOTONIC against rank 0's (offset and drift, mpi/mpi_clock.c).
  * The writer maps every GPUINST_FIELD_TIME member through both
- * (gpuinstClockToFile; gpuinstClockRows for whole pieces, in integer
- * arithmetic per segment).
+ * (gpuinstClockRows, for whole pieces, in integer arithmetic per
+ * segment).
  */
 #include "gpuinstInt.h"
 
@@ -50,6 +50,7 @@ GPUINST_PRIVATE uint64_t gpuinstWallNs(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+#if GPUINST_WITH_HDF5 /* the writer's (gpuinstClockRows) */
 GPUINST_PRIVATE uint64_t gpuinstClockApply(const gpuinstClockMap *m, uint64_t t)
 {
     double dt;
@@ -59,6 +60,7 @@ GPUINST_PRIVATE uint64_t gpuinstClockApply(const gpuinstClockMap *m, uint64_t t)
     v = (int64_t)t + m->offset_ns + (int64_t)(m->drift * dt);
     return v < 0 ? 0 : (uint64_t)v;
 }
+#endif
 
 /* ---- TSC detection and calibration ------------------------------------ */
 
@@ -358,6 +360,7 @@ GPUINST_PRIVATE void gpuinstClockFinish(void)
 
 /* ---- the maps ---------------------------------------------------------------- */
 
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 /* The segment holding t: the last whose start is <= t (0 before the first). */
 static uint32_t segFind(uint64_t t)
 {
@@ -369,7 +372,9 @@ static uint32_t segFind(uint64_t t)
     }
     return lo;
 }
+#endif
 
+#if GPUINST_WITH_TEST_API /* bench/bench_clock.c */
 static uint64_t segApply(uint32_t i, uint64_t t)
 {
     int64_t d = (int64_t)(t - seg[i].t);
@@ -382,13 +387,9 @@ GPUINST_PRIVATE uint64_t gpuinstClockToMono(uint64_t t)
     if (t == 0 || nseg == 0) return t;
     return segApply(segFind(t), t);
 }
+#endif
 
-GPUINST_PRIVATE uint64_t gpuinstClockToFile(uint64_t t)
-{
-    if (t == 0) return 0;
-    return gpuinstClockApply(&gpuinstG.clock, gpuinstClockToMono(t));
-}
-
+#if GPUINST_WITH_HDF5 /* the writer's */
 GPUINST_PRIVATE double gpuinstClockDurationScale(void)
 {
     return avgRate * (1.0 + gpuinstG.clock.drift);
@@ -439,6 +440,7 @@ GPUINST_PRIVATE void gpuinstClockRows(char *rows, uint64_t n, uint32_t recsize, 
         }
     }
 }
+#endif
 
 GPUINST_PRIVATE void gpuinstClockInfo(gpuinstClockInfoRec *r)
 {

@@ -212,11 +212,13 @@ GPUINST_PRIVATE int gpuinstCollYieldBarrier(MPI_Comm comm)
     return 0;
 }
 
+#if GPUINST_WITH_HDF5 /* the writer's only */
 GPUINST_PRIVATE int gpuinstCollBarrier(void)
 {
     if (!gpuinstCollActive()) return GPUINST_SUCCESS;
     return gpuinstCollYieldBarrier(gpuinstComm) == 0 ? GPUINST_SUCCESS : GPUINST_ERROR_MPI;
 }
+#endif
 
 /* Gathers variable-size byte blocks to rank 0 in pieces of at most 1 GiB
  * per rank per round, so that int counts never overflow. */
@@ -292,8 +294,8 @@ GPUINST_PRIVATE int gpuinstCollEnsureComm(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollUsable(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollActive(void) { return 0; }
 GPUINST_PRIVATE int gpuinstCollMpmdLocal(void) { return 0; }
-GPUINST_PRIVATE int gpuinstCollBarrier(void) { return GPUINST_SUCCESS; }
 #if GPUINST_WITH_HDF5
+GPUINST_PRIVATE int gpuinstCollBarrier(void) { return GPUINST_SUCCESS; }
 GPUINST_PRIVATE int gpuinstCollExscan(const uint64_t *in, uint64_t *offset, uint64_t *total, int n)
 {
     int i;

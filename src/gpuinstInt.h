@@ -43,8 +43,10 @@
 /* ---- linkage ------------------------------------------------------------ */
 #ifndef GPUINST_PRIVATE
 #if defined(GPUINST_AMALGAMATION)
-/* unused: a build without MPI or HDF5 leaves some helpers uncalled */
-#define GPUINST_PRIVATE static __attribute__((unused))
+/* plain static: a helper that a configuration leaves uncalled is guarded by
+ * its GPUINST_WITH_* (as SQLite's SQLITE_OMIT_*), so the compiler still
+ * names a dead one */
+#define GPUINST_PRIVATE static
 #else
 #define GPUINST_PRIVATE __attribute__((visibility("hidden")))
 #endif
@@ -213,7 +215,7 @@ extern GPUINST_NVTX_FNPTR_VIS int (*InitializeInjectionNvtxExtension_fnptr)(stru
  * ~10 instructions); else CLOCK_MONOTONIC.  Every host record uses this
  * clock; CUPTI's timestamps come from it (timestamp callback); the writer
  * maps every GPUINST_FIELD_TIME member onto CLOCK_MONOTONIC (from paired
- * samples) and then onto rank 0's timeline (gpuinstClockToFile). */
+ * samples) and then onto rank 0's timeline (gpuinstClockRows). */
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define GPUINST_HAVE_TSC 1
 #else
@@ -262,17 +264,22 @@ GPUINST_PRIVATE void gpuinstClockInit(void);
 GPUINST_PRIVATE void gpuinstClockStart(void);
 GPUINST_PRIVATE void gpuinstClockSample(void);
 GPUINST_PRIVATE void gpuinstClockFinish(void);
-/* gpuinst's clock -> CLOCK_MONOTONIC (identity without the TSC), and on to
- * rank 0's timeline (the file's); 0 stays 0 ("no time"). */
+/* gpuinst's clock -> CLOCK_MONOTONIC (identity without the TSC); 0 stays 0
+ * ("no time").  The writer maps whole rows (gpuinstClockRows). */
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE uint64_t gpuinstClockToMono(uint64_t t);
-GPUINST_PRIVATE uint64_t gpuinstClockToFile(uint64_t t);
+#endif
+#if GPUINST_WITH_HDF5
 /* Maps the u64 members at `offsets` of n rows (recsize bytes each) in
- * place, as gpuinstClockToFile (within 1 ns); with `tagged`, values with
- * GPUINST_TIME_MONO set are CLOCK_MONOTONIC (GPUINST_FIELD_TIME_MONO_TAG). */
+ * place, to CLOCK_MONOTONIC and on to rank 0's timeline
+ * (gpuinstClockApply of gpuinstClockToMono, within 1 ns); with `tagged`,
+ * values with GPUINST_TIME_MONO set are CLOCK_MONOTONIC
+ * (GPUINST_FIELD_TIME_MONO_TAG). */
 GPUINST_PRIVATE void gpuinstClockRows(char *rows, uint64_t n, uint32_t recsize, const uint32_t *offsets,
                                       uint32_t noff, int tagged);
 /* File ns per gpuinst-clock ns, for durations (GPUINST_FIELD_DURATION). */
 GPUINST_PRIVATE double gpuinstClockDurationScale(void);
+#endif
 /* /clock: one row per rank. */
 typedef struct gpuinstClockInfoRec {
     double tsc_hz;          /* TSC ticks per second (calibrated); 0 without the TSC */
@@ -298,7 +305,9 @@ typedef struct gpuinstClockMap {
     uint64_t ref_ns;     /* this rank's clock at the first measurement */
     double error_ns;     /* estimated error of the mapping (half the min round trip) */
 } gpuinstClockMap;
+#if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint64_t gpuinstClockApply(const gpuinstClockMap *m, uint64_t t);
+#endif
 
 /* ---- diagnostics -------------------------------------------------------- */
 /* Prints "gpuinst[rank N]: <msg>\n" to stderr.  Use gpuinstWarnOnce for any
@@ -366,9 +375,11 @@ typedef struct gpuinstBuf {
 } gpuinstBuf;
 
 GPUINST_PRIVATE void gpuinstBufInit(gpuinstBuf *b, uint32_t recsize);
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 /* malloc for large blocks: 2 MiB aligned, advised as huge pages (fewer page
  * faults when first filled).  Release with free(). */
 GPUINST_PRIVATE void *gpuinstBigAlloc(size_t bytes);
+#endif
 /* Slow path of gpuinstBufSlot: adds a chunk.  NULL on allocation failure. */
 GPUINST_PRIVATE void *gpuinstBufGrow(gpuinstBuf *b);
 /* A slot for one record at the tail; fill it, then gpuinstBufCommit.
@@ -680,13 +691,11 @@ GPUINST_PRIVATE int gpuinstProfStackGrow(gpuinstProfStack *s);
  * /profile tables. */
 GPUINST_PRIVATE void gpuinstProfCloseThread(struct gpuinstThread *t, uint64_t now);
 GPUINST_PRIVATE void gpuinstProfTablesRegister(void);
-/* The innermost open range of the calling thread as (thread index << 32 |
- * node), for the MPI layer's /profile/mpi; 0 outside any range or not
- * recording a profile. */
-GPUINST_PRIVATE uint64_t gpuinstProfCurrent(void);
+#if GPUINST_WITH_CUPTI
 /* Kernels (src/activity.c): one launched inside profile path `corr`
  * (GPUINST_PROF_CORR | thread << 32 | node), its names and GPU time. */
 GPUINST_PRIVATE void gpuinstProfKernel(uint64_t corr, uint32_t name, uint32_t demangled, uint64_t gpu_ns);
+#endif
 /* ==== end profile mode ==================================================== */
 
 /* A thread slot.  Slots are never freed before the file is written; the
@@ -925,12 +934,12 @@ struct gpuinstTable {
  * GPUINST_ERROR_OUT_OF_MEMORY. */
 GPUINST_PRIVATE int gpuinstRowIterBufs(gpuinstRowIter *it, const gpuinstBuf *const *bufs, uint32_t n);
 /* Runs it->end if set and clears *it. */
-#if GPUINST_WITH_HDF5 || GPUINST_WITH_MPI
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_MPI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstRowIterEnd(gpuinstRowIter *it);
 #endif
 /* The iterator's remaining rows (at most it->total) as one gpuinstBigAlloc'd
  * array (free()), their number in *n; NULL without memory. */
-#if GPUINST_WITH_HDF5
+#if GPUINST_WITH_HDF5 || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE char *gpuinstRowIterAll(gpuinstRowIter *it, uint32_t recsize, uint64_t *n);
 #endif
 /* This rank's rows of `t` as one malloc'd array, through collect or rows
@@ -1086,10 +1095,12 @@ GPUINST_PRIVATE int gpuinstCollMaxU64(uint64_t *inout, int n);
  * rank order) and per-rank sizes in counts[size]; other ranks get NULL. */
 GPUINST_PRIVATE int gpuinstCollGather(const void *buf, uint64_t bytes, void **all, uint64_t *counts);
 GPUINST_PRIVATE int gpuinstCollBcast(void *buf, uint64_t bytes);
+#if GPUINST_WITH_HDF5
 /* A barrier of gpuinst's communicator that yields the core while it waits
  * (ranks arriving at different times: the writer's start, the end of each
  * large table); GPUINST_SUCCESS at once when no collective may run. */
 GPUINST_PRIVATE int gpuinstCollBarrier(void);
+#endif
 #if GPUINST_WITH_MPI
 GPUINST_PRIVATE MPI_Comm gpuinstCollComm(void); /* gpuinst's private dup of MPI_COMM_WORLD */
 /* The same wait on any communicator (the clock alignment's, mpi/mpi_clock.c):

@@ -113,14 +113,6 @@ GPUINST_PRIVATE int gpuinstProfStackGrow(gpuinstProfStack *s)
     return GPUINST_SUCCESS;
 }
 
-GPUINST_PRIVATE uint64_t gpuinstProfCurrent(void)
-{
-    gpuinstThread *t = gpuinstThreadSelf;
-    gpuinstProf *p = t != NULL ? t->prof : NULL;
-    if (p == NULL || p->cur == NULL) return 0;
-    return (uint64_t)t->index << 32 | p->cur->node;
-}
-
 /* Folds t's open frames as ranges that ended `now`, counted in
  * `unterminated`, innermost first (so parents get their children's time),
  * as trace mode writes such ranges with the UNTERMINATED flag: at
@@ -164,8 +156,11 @@ typedef struct ProfKernelRec {   /* /profile/kernels, 72 bytes */
 } ProfKernelRec;
 
 static ProfKernelRec *profKern;
-static uint32_t nprofKern, capProfKern;
+static uint32_t nprofKern;
 static pthread_mutex_t profKernLock = PTHREAD_MUTEX_INITIALIZER;
+
+#if GPUINST_WITH_CUPTI /* CUPTI's kernel records are its only source */
+static uint32_t capProfKern;
 
 GPUINST_PRIVATE void gpuinstProfKernel(uint64_t corr, uint32_t name, uint32_t demangled, uint64_t gpu_ns)
 {
@@ -206,6 +201,7 @@ GPUINST_PRIVATE void gpuinstProfKernel(uint64_t corr, uint32_t name, uint32_t de
     k->gpu_sq_ns2 += (double)gpu_ns * (double)gpu_ns;
     pthread_mutex_unlock(&profKernLock);
 }
+#endif
 
 /* ---- tables ---------------------------------------------------------------- */
 

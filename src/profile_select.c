@@ -126,11 +126,13 @@ GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, cha
     return GPUINST_SUCCESS;
 }
 
+#if GPUINST_WITH_TEST_API
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ)
 {
     int rule;
     return gpuinstSelectDecide(sel, region, occ, &rule);
 }
+#endif
 
 GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule)
 {

@@ -138,8 +138,10 @@ typedef struct gpuinstSelect {
 /* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
  * INVALID_ARGUMENT with a sentence in err on a syntax error. */
 GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
-/* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
+#if GPUINST_WITH_TEST_API
+/* 1 if occurrence `occ` (1-based) of `region` is to be profiled (tests). */
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
+#endif
 /* The same, and *rule = the index of the rule that decided (-1: none
  * matched the name). */
 GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule);
@@ -199,13 +201,15 @@ enum {
                                      gpuinstPassPlanResetup, restore, run the body */
     GPUINST_PASS_ABANDON = 4      /* more than max_bodies: give up, record nothing */
 };
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+GPUINST_PRIVATE void gpuinstPassPlanModel(uint32_t levels, uint32_t k, uint32_t *pass, uint32_t *level);
 GPUINST_PRIVATE void gpuinstPassPlanInit(gpuinstPassPlan *s, uint32_t per_level, uint32_t levels, uint32_t max_levels,
                                          int early_ok);
-GPUINST_PRIVATE void gpuinstPassPlanModel(uint32_t levels, uint32_t k, uint32_t *pass, uint32_t *level);
 GPUINST_PRIVATE int gpuinstPassPlanStep(gpuinstPassPlan *s, uint32_t depth, uint64_t rep_pass, uint64_t rep_level,
                                         int all, uint32_t max_bodies);
 GPUINST_PRIVATE void gpuinstPassPlanResetup(gpuinstPassPlan *s, int same_session);
 GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s);
+#endif
 
 
 

@@ -414,6 +414,7 @@ static int finishOnce(gpuinst_profile *p)
 
 /* ---- the pass plan (gpuinstInt.h says what it decides and why) ---------------------- */
 
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API /* the profiler session, and tests/profiler */
 GPUINST_PRIVATE void gpuinstPassPlanInit(gpuinstPassPlan *s, uint32_t per_level, uint32_t levels, uint32_t max_levels,
                                          int early_ok)
 {
@@ -499,6 +500,7 @@ GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s)
     s->early_ok = 0;
     s->expect = s->discarded + s->per_level * s->levels;
 }
+#endif
 
 /* At finalize: what GPUINST_PROFILE asked for that never ran. */
 static void selectionReport(void)

@@ -149,7 +149,10 @@ class FLang(Lang):
         if q.kind in HANDLE_F2C:
             return f"{HANDLE_F2C[q.kind][1]}(*{name})"
         if q.kind in ("BUFFER",):
-            return f"gpuinstMpiFBuf({name})"
+            # no wrapper reads a Fortran buffer's value today; one that does
+            # must map MPI_IN_PLACE / MPI_BOTTOM first (mpi/pmpi_fortran.c)
+            raise SystemExit(f"gen_mpi.py: {name}: a Fortran buffer read by a wrapper: "
+                             "map mpif.h's MPI_IN_PLACE and MPI_BOTTOM first (mpi/pmpi_fortran.c)")
         if "MPI_ADDRESS_KIND" in q.ftype or "MPI_OFFSET_KIND" in q.ftype or "MPI_COUNT_KIND" in q.ftype:
             return f"*{name}"
         return f"(int)*{name}"
@@ -704,7 +707,6 @@ def gen_f(calls):
         out += with_guard(c, w)
         out.append("")
     out += ["#ifdef __cplusplus", "}", "#endif", "",
-            "GPUINST_PRIVATE void gpuinstMpiFortranGeneratedLink(void) {}", "",
             "#endif /* GPUINST_WITH_MPI */", ""]
     return "\n".join(out)
 
