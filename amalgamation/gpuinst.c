@@ -4989,11 +4989,35 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg);
 #if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void);
 #endif
-/* The one parser of each kind of GPUINST_* value (src/config.c): on/off
- * words (1 on yes true y / 0 off no false n, any case) and whole numbers in
- * lo..hi; unset or empty gives dflt, a bad value a message and dflt. */
-GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt);
-GPUINST_PRIVATE uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi);
+/* Every GPUINST_* variable is read in src/config.c, by one parser per kind
+ * of value; the parts ask these accessors.  GPUINST_ENABLE: the loaded
+ * configuration's, or (before gpuinstConfigLoad: the clock's start) read by
+ * the same on/off rule. */
+GPUINST_PRIVATE int gpuinstConfigEnable(void);
+/* GPUINST_CLOCK (src/clock.c); a bad value is said and read as auto. */
+enum { GPUINST_CLOCK_AUTO = 0, GPUINST_CLOCK_TSC = 1, GPUINST_CLOCK_MONOTONIC = 2 };
+GPUINST_PRIVATE int gpuinstConfigClock(void);
+/* GPUINST_MPMD (src/coll.c), read once; a bad value is said and read as auto. */
+enum { GPUINST_MPMD_AUTO = 0, GPUINST_MPMD_LOCAL = 1, GPUINST_MPMD_SHARED = 2 };
+/* GPUINST_PROFILE as set (NULL: unset; "" set empty). */
+GPUINST_PRIVATE const char *gpuinstConfigProfileSpec(void);
+/* The range profiler's GPUINST_PROFILE_* numbers (src/range_profiler.c). */
+typedef struct gpuinstProfilerEnv {
+    uint32_t depth;            /* GPUINST_PROFILE_DEPTH, 1..16 (default 2) */
+    uint32_t max_ranges;       /* GPUINST_PROFILE_MAX_RANGES, 1..65536 (default 64) */
+    uint64_t reserve_dev_mb;   /* GPUINST_PROFILE_RESERVE_DEVICE_MB (default 0) */
+    uint64_t reserve_host_mb;  /* GPUINST_PROFILE_RESERVE_HOST_MB (default 0) */
+    int transfer_opt;          /* GPUINST_PROFILE_CHECKPOINT_TRANSFER, on/off (default off) */
+    uint64_t wait_s;           /* GPUINST_PROFILE_WAIT_S, 0..86400 (default 120) */
+    int preload;               /* GPUINST_PROFILE_PRELOAD, on/off (default on) */
+} gpuinstProfilerEnv;
+GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e);
+#if GPUINST_WITH_MPI
+GPUINST_PRIVATE int gpuinstConfigMpmd(void);
+/* GPUINST_TEST_CLOCK_SKEW="OFFSET_NS[,PPM]" (tests only: mpi/mpi_trace.c):
+ * 1 and the values when set and readable, else 0. */
+GPUINST_PRIVATE int gpuinstConfigTestClockSkew(double *offset_ns, double *ppm);
+#endif
 /* Settings agreed across ranks (issue 20; src/config.c): collective, once,
  * in the first collective of gpuinst (the MPI_Init interception, or
  * gpuinst_init after MPI_Init); without several ranks, this rank's values.
@@ -6021,19 +6045,13 @@ static void *samplerMain(void *arg)
 
 GPUINST_PRIVATE void gpuinstClockInit(void)
 {
-    const char *env = getenv("GPUINST_CLOCK");
-    int forced = 0, want = 1;
+    int forced, clk;
     uint64_t t0, m0, w0, t1, m1, w1;
-    const char *en = getenv("GPUINST_ENABLE");
     if (gpuinstClk.tsc || nsamples > 0) return; /* once per process */
-    if (en != NULL && strcmp(en, "0") == 0) return; /* disabled: nothing is timed */
-    if (env != NULL && env[0] != '\0') {
-        if (strcmp(env, "tsc") == 0) forced = 1;
-        else if (strcmp(env, "monotonic") == 0) want = 0;
-        else if (strcmp(env, "auto") != 0)
-            gpuinstWarn("GPUINST_CLOCK=\"%.32s\" is not auto, tsc or monotonic; using auto", env);
-    }
-    if (!want) {
+    if (!gpuinstConfigEnable()) return; /* disabled: nothing is timed */
+    clk = gpuinstConfigClock();
+    forced = clk == GPUINST_CLOCK_TSC;
+    if (clk == GPUINST_CLOCK_MONOTONIC) {
         snprintf(fallbackWhy, sizeof fallbackWhy, "GPUINST_CLOCK=monotonic");
         return;
     }
@@ -6271,6 +6289,11 @@ GPUINST_PRIVATE void gpuinstClockTableRegister(void)
  *    GPUINST_OVERWRITE, GPUINST_COLLECTIVE_IO, GPUINST_AUTO_INIT and
  *    GPUINST_PROFILE_PRELOAD are read with it, in the MPI layer too.
  *  - whole numbers (gpuinstEnvU64): decimal digits only, in a range.
+ *  - words from a list (GPUINST_MODE, GPUINST_CLOCK, GPUINST_MPMD): exact,
+ *    lower case; unset or empty is the default; anything else is said once
+ *    and read as the default.
+ * Both parsers are this file's own: no other file reads a GPUINST_*
+ * variable (issue 17); the parts ask the gpuinstConfig* accessors.
  *
  * Agreement across ranks (gpuinstConfigAgree, issue 20).  Some settings
  * must be the same on every rank, or gpuinst's collectives do not match and
@@ -6313,7 +6336,7 @@ static void cfgString(const char *var, char *dst, size_t cap, const char *dflt)
     memcpy(dst, v, strlen(v) + 1);
 }
 
-GPUINST_PRIVATE uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
+static uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
 {
     const char *v = getenv(var);
     char *end = NULL;
@@ -6371,7 +6394,7 @@ GPUINST_PRIVATE int gpuinstConfigMode(void)
     return GPUINST_LOAD_ACQ(&gpuinstG.cfg.loaded) ? gpuinstG.cfg.mode : cfgMode(1);
 }
 
-GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt)
+static int gpuinstEnvFlag(const char *var, int dflt)
 {
     const char *v = getenv(var);
     int f;
@@ -6538,7 +6561,7 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     cfgString("GPUINST_METRICS", cfg->metrics, sizeof cfg->metrics, "");
     cfgString("GPUINST_COUNTERS", cfg->counters, sizeof cfg->counters, "");
     cfgString("GPUINST_CUPTI_LIB", cfg->cupti_lib, sizeof cfg->cupti_lib, "");
-    cfg->profile_set = getenv("GPUINST_PROFILE") != NULL;
+    cfg->profile_set = gpuinstConfigProfileSpec() != NULL;
     cfg->buffer_mb = gpuinstEnvU64("GPUINST_BUFFER_MB", 0, 0, (uint64_t)1 << 30);
     cfg->overwrite = gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
     cfg->collective_io = gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);
@@ -6575,6 +6598,65 @@ GPUINST_PRIVATE void gpuinstConfigLoadNvtx(gpuinstConfig *cfg)
     cfg->enable = gpuinstEnvFlag("GPUINST_ENABLE", 1);
     cfgString("GPUINST_NVTX_DOMAINS", cfg->nvtx_domains, sizeof cfg->nvtx_domains, "");
     if (agreed.done) memcpy(cfg->nvtx_domains, agreed.nvtx_domains, sizeof cfg->nvtx_domains);
+}
+
+/* ---- the parts' own variables ------------------------------------------------ */
+
+GPUINST_PRIVATE int gpuinstConfigEnable(void)
+{
+    return GPUINST_LOAD_ACQ(&gpuinstG.cfg.loaded) ? gpuinstG.cfg.enable : gpuinstEnvFlag("GPUINST_ENABLE", 1);
+}
+
+GPUINST_PRIVATE int gpuinstConfigClock(void)
+{
+    const char *v = getenv("GPUINST_CLOCK");
+    if (v == NULL || v[0] == '\0' || strcmp(v, "auto") == 0) return GPUINST_CLOCK_AUTO;
+    if (strcmp(v, "tsc") == 0) return GPUINST_CLOCK_TSC;
+    if (strcmp(v, "monotonic") == 0) return GPUINST_CLOCK_MONOTONIC;
+    gpuinstWarn("GPUINST_CLOCK=\"%.32s\" is not auto, tsc or monotonic; using auto", v);
+    return GPUINST_CLOCK_AUTO;
+}
+
+#if GPUINST_WITH_MPI
+GPUINST_PRIVATE int gpuinstConfigMpmd(void)
+{
+    static int v = -1;
+    const char *m;
+    if (v >= 0) return v;
+    m = getenv("GPUINST_MPMD");
+    if (m == NULL || m[0] == '\0' || strcmp(m, "auto") == 0) v = GPUINST_MPMD_AUTO;
+    else if (strcmp(m, "local") == 0) v = GPUINST_MPMD_LOCAL;
+    else if (strcmp(m, "shared") == 0) v = GPUINST_MPMD_SHARED;
+    else {
+        gpuinstWarn("GPUINST_MPMD=\"%.40s\" is not one of auto, local, shared: using auto", m);
+        v = GPUINST_MPMD_AUTO;
+    }
+    return v;
+}
+
+GPUINST_PRIVATE int gpuinstConfigTestClockSkew(double *offset_ns, double *ppm)
+{
+    const char *s = getenv("GPUINST_TEST_CLOCK_SKEW");
+    *offset_ns = *ppm = 0;
+    if (s == NULL || s[0] == '\0') return 0;
+    return sscanf(s, "%lf,%lf", offset_ns, ppm) >= 1;
+}
+#endif
+
+GPUINST_PRIVATE const char *gpuinstConfigProfileSpec(void)
+{
+    return getenv("GPUINST_PROFILE");
+}
+
+GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e)
+{
+    e->depth = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
+    e->max_ranges = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
+    e->reserve_dev_mb = gpuinstEnvU64("GPUINST_PROFILE_RESERVE_DEVICE_MB", 0, 0, (uint64_t)1 << 40);
+    e->reserve_host_mb = gpuinstEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
+    e->transfer_opt = gpuinstEnvFlag("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0);
+    e->wait_s = gpuinstEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400);
+    e->preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
 }
 /************** End of src/config.c **************/
 /************** Begin file src/coll.c **************/
@@ -6640,12 +6722,8 @@ GPUINST_PRIVATE int gpuinstCollLearnRank(void)
 GPUINST_PRIVATE int gpuinstCollMpmdLocal(void)
 {
     static int v = -1;
-    const char *m;
     if (v >= 0) return v;
-    m = getenv("GPUINST_MPMD");
-    v = m != NULL && strcmp(m, "local") == 0;
-    if (m != NULL && m[0] != '\0' && !v && strcmp(m, "auto") != 0 && strcmp(m, "shared") != 0)
-        gpuinstWarn("GPUINST_MPMD=\"%.40s\" is not one of auto, local, shared: using auto", m);
+    v = gpuinstConfigMpmd() == GPUINST_MPMD_LOCAL;
     gpuinstG.mpmd_local = v;
     if (v && gpuinstG.rank == 0)
         gpuinstWarn("GPUINST_MPMD=local: gpuinst makes no collective call; each rank writes <output>.rank<N> "
@@ -6680,16 +6758,15 @@ static void *mpmdWatchdog(void *arg)
 GPUINST_PRIVATE int gpuinstCollEnsureComm(void)
 {
     static int apps;
-    const char *n, *m;
+    const char *n;
     pthread_t wd;
     int rc, watch = 0;
     if (gpuinstComm != MPI_COMM_NULL) return 1;
     if (!mpiUsable()) return 0;
     if (gpuinstCollMpmdLocal()) return 0;
     n = getenv("OMPI_NUM_APP_CTX");
-    m = getenv("GPUINST_MPMD");
     apps = n != NULL ? atoi(n) : 1;
-    if (apps > 1 && (m == NULL || strcmp(m, "shared") != 0)) {
+    if (apps > 1 && gpuinstConfigMpmd() != GPUINST_MPMD_SHARED) {
         dupDone = 0;
         if (pthread_create(&wd, NULL, mpmdWatchdog, &apps) == 0) watch = 1;
     }
@@ -23046,7 +23123,7 @@ static int pmUnavailable(const char *reason)
  * PM sampling must not start (both program the performance monitors). */
 static int pmProfilerAsked(void)
 {
-    const char *p = getenv("GPUINST_PROFILE");
+    const char *p = gpuinstConfigProfileSpec();
     return gpuinstG.cfg.metrics[0] != '\0' || (p != NULL && p[0] != '\0');
 }
 
@@ -26421,12 +26498,6 @@ static struct {
     uint64_t decided[GPUINST_SELECT_MAX_RULES], selected[GPUINST_SELECT_MAX_RULES];
 } profCfg;
 
-/* The one parser of whole numbers (src/config.c). */
-static uint64_t profEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
-{
-    return gpuinstEnvU64(var, dflt, lo, hi);
-}
-
 
 /* Registers the /profiler tables and reads the GPUINST_PROFILE* variables;
  * idempotent.  Called from gpuinst_profile_begin (and may be called from
@@ -26435,7 +26506,8 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
 {
     pthread_mutex_lock(&profLock);
     if (!profCfg.ready) {
-        const char *spec = getenv("GPUINST_PROFILE");
+        const char *spec = gpuinstConfigProfileSpec();
+        gpuinstProfilerEnv env;
         if (spec != NULL && strlen(spec) > 4096) spec = NULL;
         if (gpuinstSelectParse(spec, &profCfg.sel, profCfg.sel_err, sizeof profCfg.sel_err) != GPUINST_SUCCESS) {
             gpuinstWarn("%s; profiling the first occurrence of every region instead", profCfg.sel_err);
@@ -26443,13 +26515,14 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
         } else if (spec != NULL && spec[0] != '\0') {
             snprintf(profCfg.spec, sizeof profCfg.spec, "%s", spec);
         }
-        profCfg.depth = (uint32_t)profEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
-        profCfg.max_ranges = (uint32_t)profEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
-        profCfg.reserve_dev_mb = profEnvU64("GPUINST_PROFILE_RESERVE_DEVICE_MB", 0, 0, (uint64_t)1 << 40);
-        profCfg.reserve_host_mb = profEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
-        profCfg.transfer_opt = gpuinstEnvFlag("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0);
-        profCfg.wait_ns = profEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400) * 1000000000ull;
-        profCfg.preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
+        gpuinstConfigProfiler(&env); /* the GPUINST_PROFILE_* numbers (src/config.c) */
+        profCfg.depth = env.depth;
+        profCfg.max_ranges = env.max_ranges;
+        profCfg.reserve_dev_mb = env.reserve_dev_mb;
+        profCfg.reserve_host_mb = env.reserve_host_mb;
+        profCfg.transfer_opt = env.transfer_opt;
+        profCfg.wait_ns = env.wait_s * 1000000000ull;
+        profCfg.preload = env.preload;
         gpuinstBufInit(&valuesBuf, sizeof(ProfValueRec));
         gpuinstBufInit(&metricsBuf, sizeof(ProfMetricRec));
         gpuinstBufInit(&regionsBuf, sizeof(ProfRegionRec));
@@ -26516,22 +26589,33 @@ static void recordNotProfiled(const char *region, uint64_t occ, uint64_t t0, int
     profAppend(&regionsBuf, &r, sizeof r);
 }
 
-/* The gpuinst range around an occurrence (all its passes): reserved0_
- * holds the region's name id, reserved_[0] says whether it was pushed. */
+/* An occurrence's own state (gpuinst_profile.impl_, from
+ * gpuinst_profile_begin to the loop's end): the region's name id, whether
+ * the gpuinst range around all its passes is open, and the profiler session
+ * while it runs (NULL when not profiled, or once it ended). */
+typedef struct ProfOcc {
+    uint32_t name_id;
+    int pushed;
+    struct Prof *prof;
+} ProfOcc;
+
 static void regionPush(gpuinst_profile *p)
 {
-    const char *name = p->reserved0_ > 0 ? gpuinstStringGet((uint32_t)p->reserved0_, NULL) : NULL;
-    if (name != NULL && gpuinst_is_recording() && gpuinst_range_push(name) == GPUINST_SUCCESS)
-        p->reserved_[0] = 1;
+    ProfOcc *o = (ProfOcc *)p->impl_;
+    const char *name = o != NULL ? gpuinstStringGet(o->name_id, NULL) : NULL;
+    if (name != NULL && gpuinst_is_recording() && gpuinst_range_push(name) == GPUINST_SUCCESS) o->pushed = 1;
 }
 
-/* Ends an occurrence: pops the gpuinst range; returns 0 (loop done). */
+/* Ends an occurrence: pops the gpuinst range, frees its state; returns 0
+ * (loop done). */
 static int finishOnce(gpuinst_profile *p)
 {
+    ProfOcc *o = (ProfOcc *)p->impl_;
     if (p->pass < p->passes) p->pass = p->passes;
-    if (p->reserved_[0]) {
-        p->reserved_[0] = 0;
-        if (gpuinst_is_recording()) gpuinst_range_pop();
+    if (o != NULL) {
+        if (o->pushed && gpuinst_is_recording()) gpuinst_range_pop();
+        free(o);
+        p->impl_ = NULL;
     }
     return 0;
 }
@@ -27256,7 +27340,7 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
     gpuinstMetricListFree(&a->names);
     free(a->spec);
     free(a);
-    p->impl_ = NULL;
+    ((ProfOcc *)p->impl_)->prof = NULL;
 }
 
 
@@ -27671,7 +27755,7 @@ out:
 /* The profiled part of gpuinst_profile_next_pass. */
 static int nextProfiled(gpuinst_profile *p)
 {
-    Prof *a = (Prof *)p->impl_;
+    Prof *a = ((ProfOcc *)p->impl_)->prof;
     int rc, all = 0, step;
     if (p->pass < 0) { /* first call */
         p->pass = 0;
@@ -27879,6 +27963,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     gpuinstThread *t;
     uint32_t id, hint = 0;
+    ProfOcc *occ;
     int sel;
     if (p == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
     memset(p, 0, sizeof *p);
@@ -27902,7 +27987,13 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         return p->status;
     }
     p->occurrence = nextOccurrence(id, region, &sel, &hint);
-    p->reserved0_ = (int32_t)id;
+    occ = (ProfOcc *)calloc(1, sizeof *occ);
+    if (occ == NULL) { /* the body runs once, without the gpuinst range */
+        p->status = GPUINST_ERROR_OUT_OF_MEMORY;
+        return p->status;
+    }
+    occ->name_id = id;
+    p->impl_ = occ;
     if (!sel) return GPUINST_SUCCESS; /* runs once, no CUPTI */
 #if GPUINST_WITH_CUPTI
     {
@@ -27939,7 +28030,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         }
         active = a;
         pthread_mutex_unlock(&profLock);
-        p->impl_ = a;
+        occ->prof = a;
         p->profiled = 1;
     }
 #else
@@ -27954,7 +28045,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
 int gpuinst_profile_next_pass(gpuinst_profile *p)
 {
     if (p == NULL) return 0;
-    if (p->impl_ != NULL) return nextProfiled(p);
+    if (p->impl_ != NULL && ((ProfOcc *)p->impl_)->prof != NULL) return nextProfiled(p);
     if (p->pass < 0) {
         /* not profiled: the body runs once, inside a gpuinst range */
         p->pass = 0;
@@ -30824,11 +30915,9 @@ GPUINST_PRIVATE int gpuinstMpiSkewed(void)
 
 static void skewSetup(void)
 {
-    const char *s = getenv("GPUINST_TEST_CLOCK_SKEW");
     double off = 0, ppm = 0;
     int r = gpuinstG.rank, sign = (r % 2) ? 1 : -1;
-    if (s == NULL || s[0] == '\0' || gpuinstMpiSkewOn) return;
-    if (sscanf(s, "%lf,%lf", &off, &ppm) < 1) return;
+    if (gpuinstMpiSkewOn || !gpuinstConfigTestClockSkew(&off, &ppm)) return;
     skewOffset = (int64_t)(sign * r * off);
     skewDrift = sign * r * ppm * 1e-6;
     skewBase = gpuinstClockNs();

@@ -84,11 +84,9 @@ GPUINST_PRIVATE int gpuinstMpiSkewed(void)
 
 static void skewSetup(void)
 {
-    const char *s = getenv("GPUINST_TEST_CLOCK_SKEW");
     double off = 0, ppm = 0;
     int r = gpuinstG.rank, sign = (r % 2) ? 1 : -1;
-    if (s == NULL || s[0] == '\0' || gpuinstMpiSkewOn) return;
-    if (sscanf(s, "%lf,%lf", &off, &ppm) < 1) return;
+    if (gpuinstMpiSkewOn || !gpuinstConfigTestClockSkew(&off, &ppm)) return;
     skewOffset = (int64_t)(sign * r * off);
     skewDrift = sign * r * ppm * 1e-6;
     skewBase = gpuinstClockNs();

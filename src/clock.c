@@ -256,19 +256,13 @@ static void *samplerMain(void *arg)
 
 GPUINST_PRIVATE void gpuinstClockInit(void)
 {
-    const char *env = getenv("GPUINST_CLOCK");
-    int forced = 0, want = 1;
+    int forced, clk;
     uint64_t t0, m0, w0, t1, m1, w1;
-    const char *en = getenv("GPUINST_ENABLE");
     if (gpuinstClk.tsc || nsamples > 0) return; /* once per process */
-    if (en != NULL && strcmp(en, "0") == 0) return; /* disabled: nothing is timed */
-    if (env != NULL && env[0] != '\0') {
-        if (strcmp(env, "tsc") == 0) forced = 1;
-        else if (strcmp(env, "monotonic") == 0) want = 0;
-        else if (strcmp(env, "auto") != 0)
-            gpuinstWarn("GPUINST_CLOCK=\"%.32s\" is not auto, tsc or monotonic; using auto", env);
-    }
-    if (!want) {
+    if (!gpuinstConfigEnable()) return; /* disabled: nothing is timed */
+    clk = gpuinstConfigClock();
+    forced = clk == GPUINST_CLOCK_TSC;
+    if (clk == GPUINST_CLOCK_MONOTONIC) {
         snprintf(fallbackWhy, sizeof fallbackWhy, "GPUINST_CLOCK=monotonic");
         return;
     }

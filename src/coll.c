@@ -60,12 +60,8 @@ GPUINST_PRIVATE int gpuinstCollLearnRank(void)
 GPUINST_PRIVATE int gpuinstCollMpmdLocal(void)
 {
     static int v = -1;
-    const char *m;
     if (v >= 0) return v;
-    m = getenv("GPUINST_MPMD");
-    v = m != NULL && strcmp(m, "local") == 0;
-    if (m != NULL && m[0] != '\0' && !v && strcmp(m, "auto") != 0 && strcmp(m, "shared") != 0)
-        gpuinstWarn("GPUINST_MPMD=\"%.40s\" is not one of auto, local, shared: using auto", m);
+    v = gpuinstConfigMpmd() == GPUINST_MPMD_LOCAL;
     gpuinstG.mpmd_local = v;
     if (v && gpuinstG.rank == 0)
         gpuinstWarn("GPUINST_MPMD=local: gpuinst makes no collective call; each rank writes <output>.rank<N> "
@@ -100,16 +96,15 @@ static void *mpmdWatchdog(void *arg)
 GPUINST_PRIVATE int gpuinstCollEnsureComm(void)
 {
     static int apps;
-    const char *n, *m;
+    const char *n;
     pthread_t wd;
     int rc, watch = 0;
     if (gpuinstComm != MPI_COMM_NULL) return 1;
     if (!mpiUsable()) return 0;
     if (gpuinstCollMpmdLocal()) return 0;
     n = getenv("OMPI_NUM_APP_CTX");
-    m = getenv("GPUINST_MPMD");
     apps = n != NULL ? atoi(n) : 1;
-    if (apps > 1 && (m == NULL || strcmp(m, "shared") != 0)) {
+    if (apps > 1 && gpuinstConfigMpmd() != GPUINST_MPMD_SHARED) {
         dupDone = 0;
         if (pthread_create(&wd, NULL, mpmdWatchdog, &apps) == 0) watch = 1;
     }

@@ -12,6 +12,11 @@
  *    GPUINST_OVERWRITE, GPUINST_COLLECTIVE_IO, GPUINST_AUTO_INIT and
  *    GPUINST_PROFILE_PRELOAD are read with it, in the MPI layer too.
  *  - whole numbers (gpuinstEnvU64): decimal digits only, in a range.
+ *  - words from a list (GPUINST_MODE, GPUINST_CLOCK, GPUINST_MPMD): exact,
+ *    lower case; unset or empty is the default; anything else is said once
+ *    and read as the default.
+ * Both parsers are this file's own: no other file reads a GPUINST_*
+ * variable (issue 17); the parts ask the gpuinstConfig* accessors.
  *
  * Agreement across ranks (gpuinstConfigAgree, issue 20).  Some settings
  * must be the same on every rank, or gpuinst's collectives do not match and
@@ -54,7 +59,7 @@ static void cfgString(const char *var, char *dst, size_t cap, const char *dflt)
     memcpy(dst, v, strlen(v) + 1);
 }
 
-GPUINST_PRIVATE uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
+static uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
 {
     const char *v = getenv(var);
     char *end = NULL;
@@ -112,7 +117,7 @@ GPUINST_PRIVATE int gpuinstConfigMode(void)
     return GPUINST_LOAD_ACQ(&gpuinstG.cfg.loaded) ? gpuinstG.cfg.mode : cfgMode(1);
 }
 
-GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt)
+static int gpuinstEnvFlag(const char *var, int dflt)
 {
     const char *v = getenv(var);
     int f;
@@ -279,7 +284,7 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     cfgString("GPUINST_METRICS", cfg->metrics, sizeof cfg->metrics, "");
     cfgString("GPUINST_COUNTERS", cfg->counters, sizeof cfg->counters, "");
     cfgString("GPUINST_CUPTI_LIB", cfg->cupti_lib, sizeof cfg->cupti_lib, "");
-    cfg->profile_set = getenv("GPUINST_PROFILE") != NULL;
+    cfg->profile_set = gpuinstConfigProfileSpec() != NULL;
     cfg->buffer_mb = gpuinstEnvU64("GPUINST_BUFFER_MB", 0, 0, (uint64_t)1 << 30);
     cfg->overwrite = gpuinstEnvFlag("GPUINST_OVERWRITE", 0);
     cfg->collective_io = gpuinstEnvFlag("GPUINST_COLLECTIVE_IO", 0);
@@ -316,4 +321,63 @@ GPUINST_PRIVATE void gpuinstConfigLoadNvtx(gpuinstConfig *cfg)
     cfg->enable = gpuinstEnvFlag("GPUINST_ENABLE", 1);
     cfgString("GPUINST_NVTX_DOMAINS", cfg->nvtx_domains, sizeof cfg->nvtx_domains, "");
     if (agreed.done) memcpy(cfg->nvtx_domains, agreed.nvtx_domains, sizeof cfg->nvtx_domains);
+}
+
+/* ---- the parts' own variables ------------------------------------------------ */
+
+GPUINST_PRIVATE int gpuinstConfigEnable(void)
+{
+    return GPUINST_LOAD_ACQ(&gpuinstG.cfg.loaded) ? gpuinstG.cfg.enable : gpuinstEnvFlag("GPUINST_ENABLE", 1);
+}
+
+GPUINST_PRIVATE int gpuinstConfigClock(void)
+{
+    const char *v = getenv("GPUINST_CLOCK");
+    if (v == NULL || v[0] == '\0' || strcmp(v, "auto") == 0) return GPUINST_CLOCK_AUTO;
+    if (strcmp(v, "tsc") == 0) return GPUINST_CLOCK_TSC;
+    if (strcmp(v, "monotonic") == 0) return GPUINST_CLOCK_MONOTONIC;
+    gpuinstWarn("GPUINST_CLOCK=\"%.32s\" is not auto, tsc or monotonic; using auto", v);
+    return GPUINST_CLOCK_AUTO;
+}
+
+#if GPUINST_WITH_MPI
+GPUINST_PRIVATE int gpuinstConfigMpmd(void)
+{
+    static int v = -1;
+    const char *m;
+    if (v >= 0) return v;
+    m = getenv("GPUINST_MPMD");
+    if (m == NULL || m[0] == '\0' || strcmp(m, "auto") == 0) v = GPUINST_MPMD_AUTO;
+    else if (strcmp(m, "local") == 0) v = GPUINST_MPMD_LOCAL;
+    else if (strcmp(m, "shared") == 0) v = GPUINST_MPMD_SHARED;
+    else {
+        gpuinstWarn("GPUINST_MPMD=\"%.40s\" is not one of auto, local, shared: using auto", m);
+        v = GPUINST_MPMD_AUTO;
+    }
+    return v;
+}
+
+GPUINST_PRIVATE int gpuinstConfigTestClockSkew(double *offset_ns, double *ppm)
+{
+    const char *s = getenv("GPUINST_TEST_CLOCK_SKEW");
+    *offset_ns = *ppm = 0;
+    if (s == NULL || s[0] == '\0') return 0;
+    return sscanf(s, "%lf,%lf", offset_ns, ppm) >= 1;
+}
+#endif
+
+GPUINST_PRIVATE const char *gpuinstConfigProfileSpec(void)
+{
+    return getenv("GPUINST_PROFILE");
+}
+
+GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e)
+{
+    e->depth = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
+    e->max_ranges = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
+    e->reserve_dev_mb = gpuinstEnvU64("GPUINST_PROFILE_RESERVE_DEVICE_MB", 0, 0, (uint64_t)1 << 40);
+    e->reserve_host_mb = gpuinstEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
+    e->transfer_opt = gpuinstEnvFlag("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0);
+    e->wait_s = gpuinstEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400);
+    e->preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
 }

@@ -192,12 +192,13 @@ typedef struct gpuinst_profile {
                                  next_pass (the passes of the levels configured), exact after the
                                  first body (the body's depth known), final at the end
                                  (= /profiler/regions passes) */
-    int32_t reserved0_;
+    int32_t reserved0_;       /* 0 */
     uint64_t occurrence;      /* 1-based count of gpuinst_profile_begin calls with this region name */
     gpuinst_profile_restore_fn restore; /* set with gpuinst_profile_set_restore_hook; NULL = none */
     void *restore_user;
-    void *impl_;              /* gpuinst's state of a profiled occurrence (NULL otherwise) */
-    uint64_t reserved_[4];
+    void *impl_;              /* gpuinst's state of this occurrence, from gpuinst_profile_begin until
+                                 gpuinst_profile_next_pass returns 0 (NULL when not recording) */
+    uint64_t reserved_[4];    /* 0 */
 } gpuinst_profile;
 /* ==== end Range profiling types =========================================== */
 
@@ -632,8 +633,10 @@ int gpuinst_pm_sampling_stop(void);
  * the outermost profiler range and a gpuinst range around all passes), with
  * metric list `metrics`: metric names and set names separated by commas
  * (sets: "time", "memory", "instructions", "roofline", "throughput"); NULL
- * or "" takes GPUINST_METRICS, else "time,memory,instructions".  Fills *p;
- * no CUPTI call happens here.
+ * or "" takes GPUINST_METRICS, else "time,memory,instructions".  Fills *p
+ * and allocates the occurrence's state (p->impl_), which the loop frees:
+ * run gpuinst_profile_next_pass until it returns 0; no CUPTI call happens
+ * here.
  * Errors (in the return value and p->status; the body still runs once):
  *   INVALID_ARGUMENT (NULL p or NULL/empty region), NOT_INITIALIZED,
  *   FINALIZED, DISABLED, OUT_OF_MEMORY, UNAVAILABLE (built without the

@@ -830,11 +830,35 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg);
 #if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE const char *gpuinstConfigCuptiLib(void);
 #endif
-/* The one parser of each kind of GPUINST_* value (src/config.c): on/off
- * words (1 on yes true y / 0 off no false n, any case) and whole numbers in
- * lo..hi; unset or empty gives dflt, a bad value a message and dflt. */
-GPUINST_PRIVATE int gpuinstEnvFlag(const char *var, int dflt);
-GPUINST_PRIVATE uint64_t gpuinstEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi);
+/* Every GPUINST_* variable is read in src/config.c, by one parser per kind
+ * of value; the parts ask these accessors.  GPUINST_ENABLE: the loaded
+ * configuration's, or (before gpuinstConfigLoad: the clock's start) read by
+ * the same on/off rule. */
+GPUINST_PRIVATE int gpuinstConfigEnable(void);
+/* GPUINST_CLOCK (src/clock.c); a bad value is said and read as auto. */
+enum { GPUINST_CLOCK_AUTO = 0, GPUINST_CLOCK_TSC = 1, GPUINST_CLOCK_MONOTONIC = 2 };
+GPUINST_PRIVATE int gpuinstConfigClock(void);
+/* GPUINST_MPMD (src/coll.c), read once; a bad value is said and read as auto. */
+enum { GPUINST_MPMD_AUTO = 0, GPUINST_MPMD_LOCAL = 1, GPUINST_MPMD_SHARED = 2 };
+/* GPUINST_PROFILE as set (NULL: unset; "" set empty). */
+GPUINST_PRIVATE const char *gpuinstConfigProfileSpec(void);
+/* The range profiler's GPUINST_PROFILE_* numbers (src/range_profiler.c). */
+typedef struct gpuinstProfilerEnv {
+    uint32_t depth;            /* GPUINST_PROFILE_DEPTH, 1..16 (default 2) */
+    uint32_t max_ranges;       /* GPUINST_PROFILE_MAX_RANGES, 1..65536 (default 64) */
+    uint64_t reserve_dev_mb;   /* GPUINST_PROFILE_RESERVE_DEVICE_MB (default 0) */
+    uint64_t reserve_host_mb;  /* GPUINST_PROFILE_RESERVE_HOST_MB (default 0) */
+    int transfer_opt;          /* GPUINST_PROFILE_CHECKPOINT_TRANSFER, on/off (default off) */
+    uint64_t wait_s;           /* GPUINST_PROFILE_WAIT_S, 0..86400 (default 120) */
+    int preload;               /* GPUINST_PROFILE_PRELOAD, on/off (default on) */
+} gpuinstProfilerEnv;
+GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e);
+#if GPUINST_WITH_MPI
+GPUINST_PRIVATE int gpuinstConfigMpmd(void);
+/* GPUINST_TEST_CLOCK_SKEW="OFFSET_NS[,PPM]" (tests only: mpi/mpi_trace.c):
+ * 1 and the values when set and readable, else 0. */
+GPUINST_PRIVATE int gpuinstConfigTestClockSkew(double *offset_ns, double *ppm);
+#endif
 /* Settings agreed across ranks (issue 20; src/config.c): collective, once,
  * in the first collective of gpuinst (the MPI_Init interception, or
  * gpuinst_init after MPI_Init); without several ranks, this rank's values.

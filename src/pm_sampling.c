@@ -130,7 +130,7 @@ static int pmUnavailable(const char *reason)
  * PM sampling must not start (both program the performance monitors). */
 static int pmProfilerAsked(void)
 {
-    const char *p = getenv("GPUINST_PROFILE");
+    const char *p = gpuinstConfigProfileSpec();
     return gpuinstG.cfg.metrics[0] != '\0' || (p != NULL && p[0] != '\0');
 }
 

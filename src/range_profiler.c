@@ -297,12 +297,6 @@ static struct {
     uint64_t decided[GPUINST_SELECT_MAX_RULES], selected[GPUINST_SELECT_MAX_RULES];
 } profCfg;
 
-/* The one parser of whole numbers (src/config.c). */
-static uint64_t profEnvU64(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi)
-{
-    return gpuinstEnvU64(var, dflt, lo, hi);
-}
-
 
 /* Registers the /profiler tables and reads the GPUINST_PROFILE* variables;
  * idempotent.  Called from gpuinst_profile_begin (and may be called from
@@ -311,7 +305,8 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
 {
     pthread_mutex_lock(&profLock);
     if (!profCfg.ready) {
-        const char *spec = getenv("GPUINST_PROFILE");
+        const char *spec = gpuinstConfigProfileSpec();
+        gpuinstProfilerEnv env;
         if (spec != NULL && strlen(spec) > 4096) spec = NULL;
         if (gpuinstSelectParse(spec, &profCfg.sel, profCfg.sel_err, sizeof profCfg.sel_err) != GPUINST_SUCCESS) {
             gpuinstWarn("%s; profiling the first occurrence of every region instead", profCfg.sel_err);
@@ -319,13 +314,14 @@ GPUINST_PRIVATE void gpuinstProfilerInit(void)
         } else if (spec != NULL && spec[0] != '\0') {
             snprintf(profCfg.spec, sizeof profCfg.spec, "%s", spec);
         }
-        profCfg.depth = (uint32_t)profEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
-        profCfg.max_ranges = (uint32_t)profEnvU64("GPUINST_PROFILE_MAX_RANGES", 64, 1, 65536);
-        profCfg.reserve_dev_mb = profEnvU64("GPUINST_PROFILE_RESERVE_DEVICE_MB", 0, 0, (uint64_t)1 << 40);
-        profCfg.reserve_host_mb = profEnvU64("GPUINST_PROFILE_RESERVE_HOST_MB", 0, 0, (uint64_t)1 << 40);
-        profCfg.transfer_opt = gpuinstEnvFlag("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0);
-        profCfg.wait_ns = profEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400) * 1000000000ull;
-        profCfg.preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
+        gpuinstConfigProfiler(&env); /* the GPUINST_PROFILE_* numbers (src/config.c) */
+        profCfg.depth = env.depth;
+        profCfg.max_ranges = env.max_ranges;
+        profCfg.reserve_dev_mb = env.reserve_dev_mb;
+        profCfg.reserve_host_mb = env.reserve_host_mb;
+        profCfg.transfer_opt = env.transfer_opt;
+        profCfg.wait_ns = env.wait_s * 1000000000ull;
+        profCfg.preload = env.preload;
         gpuinstBufInit(&valuesBuf, sizeof(ProfValueRec));
         gpuinstBufInit(&metricsBuf, sizeof(ProfMetricRec));
         gpuinstBufInit(&regionsBuf, sizeof(ProfRegionRec));
@@ -392,22 +388,33 @@ static void recordNotProfiled(const char *region, uint64_t occ, uint64_t t0, int
     profAppend(&regionsBuf, &r, sizeof r);
 }
 
-/* The gpuinst range around an occurrence (all its passes): reserved0_
- * holds the region's name id, reserved_[0] says whether it was pushed. */
+/* An occurrence's own state (gpuinst_profile.impl_, from
+ * gpuinst_profile_begin to the loop's end): the region's name id, whether
+ * the gpuinst range around all its passes is open, and the profiler session
+ * while it runs (NULL when not profiled, or once it ended). */
+typedef struct ProfOcc {
+    uint32_t name_id;
+    int pushed;
+    struct Prof *prof;
+} ProfOcc;
+
 static void regionPush(gpuinst_profile *p)
 {
-    const char *name = p->reserved0_ > 0 ? gpuinstStringGet((uint32_t)p->reserved0_, NULL) : NULL;
-    if (name != NULL && gpuinst_is_recording() && gpuinst_range_push(name) == GPUINST_SUCCESS)
-        p->reserved_[0] = 1;
+    ProfOcc *o = (ProfOcc *)p->impl_;
+    const char *name = o != NULL ? gpuinstStringGet(o->name_id, NULL) : NULL;
+    if (name != NULL && gpuinst_is_recording() && gpuinst_range_push(name) == GPUINST_SUCCESS) o->pushed = 1;
 }
 
-/* Ends an occurrence: pops the gpuinst range; returns 0 (loop done). */
+/* Ends an occurrence: pops the gpuinst range, frees its state; returns 0
+ * (loop done). */
 static int finishOnce(gpuinst_profile *p)
 {
+    ProfOcc *o = (ProfOcc *)p->impl_;
     if (p->pass < p->passes) p->pass = p->passes;
-    if (p->reserved_[0]) {
-        p->reserved_[0] = 0;
-        if (gpuinst_is_recording()) gpuinst_range_pop();
+    if (o != NULL) {
+        if (o->pushed && gpuinst_is_recording()) gpuinst_range_pop();
+        free(o);
+        p->impl_ = NULL;
     }
     return 0;
 }
@@ -1132,7 +1139,7 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
     gpuinstMetricListFree(&a->names);
     free(a->spec);
     free(a);
-    p->impl_ = NULL;
+    ((ProfOcc *)p->impl_)->prof = NULL;
 }
 
 
@@ -1547,7 +1554,7 @@ out:
 /* The profiled part of gpuinst_profile_next_pass. */
 static int nextProfiled(gpuinst_profile *p)
 {
-    Prof *a = (Prof *)p->impl_;
+    Prof *a = ((ProfOcc *)p->impl_)->prof;
     int rc, all = 0, step;
     if (p->pass < 0) { /* first call */
         p->pass = 0;
@@ -1755,6 +1762,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     gpuinstThread *t;
     uint32_t id, hint = 0;
+    ProfOcc *occ;
     int sel;
     if (p == NULL) return GPUINST_ERROR_INVALID_ARGUMENT;
     memset(p, 0, sizeof *p);
@@ -1778,7 +1786,13 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         return p->status;
     }
     p->occurrence = nextOccurrence(id, region, &sel, &hint);
-    p->reserved0_ = (int32_t)id;
+    occ = (ProfOcc *)calloc(1, sizeof *occ);
+    if (occ == NULL) { /* the body runs once, without the gpuinst range */
+        p->status = GPUINST_ERROR_OUT_OF_MEMORY;
+        return p->status;
+    }
+    occ->name_id = id;
+    p->impl_ = occ;
     if (!sel) return GPUINST_SUCCESS; /* runs once, no CUPTI */
 #if GPUINST_WITH_CUPTI
     {
@@ -1815,7 +1829,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         }
         active = a;
         pthread_mutex_unlock(&profLock);
-        p->impl_ = a;
+        occ->prof = a;
         p->profiled = 1;
     }
 #else
@@ -1830,7 +1844,7 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
 int gpuinst_profile_next_pass(gpuinst_profile *p)
 {
     if (p == NULL) return 0;
-    if (p->impl_ != NULL) return nextProfiled(p);
+    if (p->impl_ != NULL && ((ProfOcc *)p->impl_)->prof != NULL) return nextProfiled(p);
     if (p->pass < 0) {
         /* not profiled: the body runs once, inside a gpuinst range */
         p->pass = 0;

@@ -30,6 +30,11 @@ static int region(const char *name, int nested)
     gpuinst_profile_set_restore_hook(&p, hook, NULL);
     while (gpuinst_profile_next_pass(&p)) {
         runs++;
+        /* the occurrence's state lives behind impl_, not in the reserved members (issue 17) */
+        CHECK(p.reserved0_ == 0 && p.reserved_[0] == 0 && (p.impl_ != NULL || !gpuinst_is_recording()), "%s: reserved0_ %d reserved_[0] %llu",
+              name, (int)p.reserved0_, (unsigned long long)p.reserved_[0]);
+        CHECK(!gpuinst_is_recording() || gpuinst_range_depth(0) == 1, "%s: the region's range is open in the body "
+              "(depth %d)", name, gpuinst_range_depth(0));
         if (nested) {
             gpuinst_range_push("inner");
             gpuinst_range_push("innermost");
@@ -39,6 +44,7 @@ static int region(const char *name, int nested)
         if (runs > 100) break;
     }
     CHECK(p.profiled == 0 && p.passes == 1, "%s: profiled %d passes %d", name, p.profiled, p.passes);
+    CHECK(p.impl_ == NULL, "%s: the occurrence's state is freed when the loop ends", name);
     CHECK(p.struct_size == sizeof p, "struct_size %u", p.struct_size);
     return runs;
 }
