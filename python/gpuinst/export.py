@@ -127,7 +127,8 @@ def chrome(d):
                 args["correlation_id"] = c
             if k == "copies":
                 args["bytes"] = by
-            ev.append(dict(ph="X", cat=cat, name=name, pid=r, tid=tid, ts=us(st), dur=(en - st) / 1000.0, args=args))
+            # /gpu/copies holds memsets too (op 2, kind "memset"): a category of their own
+            ev.append(dict(ph="X", cat="memset" if k == "copies" and name == "memset" else cat, name=name, pid=r, tid=tid, ts=us(st), dur=(en - st) / 1000.0, args=args))
             a = api_at.get((r, c)) if cc else None
             if a is not None:
                 fid += 1

@@ -113,6 +113,9 @@ def main():
     n_mpi = len(mc) if mc is not None else 0
     n_k = len(kr) if kr is not None else 0
     n_c = len(cp) if cp is not None else 0
+    # /gpu/copies holds memsets too (op 2): the export files them under their own category
+    n_set = int((cp["op"] == 2).sum()) if cp is not None and "op" in cp.dtype.names else 0
+    n_c -= n_set
     n_api = len(api) if api is not None else 0
     apis = set()
     if api is not None:
@@ -155,7 +158,7 @@ def main():
                 n_counter += int((ok & np.isfinite(a[m].astype(float))).sum())
         f["counters"].visititems(visit)
     want = {("C", "counter"): n_counter, ("X", "range"): n_push, ("b", "range"): n_se, ("e", "range"): n_se, ("i", "mark"): n_marks,
-            ("X", "mpi"): n_mpi, ("X", "kernel"): n_k, ("X", "memcpy"): n_c, ("X", "cuda_api"): n_api,
+            ("X", "mpi"): n_mpi, ("X", "kernel"): n_k, ("X", "memcpy"): n_c, ("X", "memset"): n_set, ("X", "cuda_api"): n_api,
             ("s", "launch"): n_launch, ("f", "launch"): n_launch,
             ("s", "mpi_message"): n_msg, ("f", "mpi_message"): n_msg}
     for k, v in want.items():
@@ -164,8 +167,9 @@ def main():
     nranks = int(f["ranks"]["rank"].max()) + 1 if "ranks" in f else 1
     if len(named_procs) < nranks:
         fail("JSON: %d processes named, %d ranks" % (len(named_procs), nranks))
-    print("JSON: %d events checked (%d ranges, %d MPI, %d kernels, %d copies, %d launch flows, %d message flows, "
-          "%d counter samples)" % (len(ev), n_push + n_se, n_mpi, n_k, n_c, n_launch, n_msg, n_counter))
+    print("JSON: %d events checked (%d ranges, %d MPI, %d kernels, %d copies, %d memsets, %d launch flows, "
+          "%d message flows, %d counter samples)" % (len(ev), n_push + n_se, n_mpi, n_k, n_c, n_set, n_launch, n_msg,
+                                                     n_counter))
 
     if otf:
         p = subprocess.run(["otf2-print", otf + "/traces.otf2"], capture_output=True, text=True)
@@ -175,7 +179,7 @@ def main():
             c = collections.Counter(ln.split()[0] for ln in p.stdout.splitlines()
                                     if ln and ln.split()[0] in ("ENTER", "LEAVE", "MPI_SEND", "MPI_RECV",
                                                                 "PARAMETER_STRING"))
-            n_int = n_push + n_se + n_mpi + n_k + n_c + n_api
+            n_int = n_push + n_se + n_mpi + n_k + n_c + n_set + n_api
             for k, v in (("ENTER", n_int), ("LEAVE", n_int), ("MPI_SEND", n_msg), ("MPI_RECV", n_msg),
                          ("PARAMETER_STRING", n_marks)):
                 if c.get(k, 0) != v:

@@ -41,7 +41,7 @@ def main():
     srows = []
     base = ["default", "gpu", "step", "compute", "halo", "stencil_kernel", "residual_kernel",
             "pack_kernel", "MPI_Isend", "MPI_Irecv", "MPI_Waitall", "MPI_Allreduce",
-            "cudaLaunchKernel", "cudaMemcpyAsync", "step/compute", "dram__bytes.sum",
+            "cudaLaunchKernel", "cudaMemcpyAsync", "cudaMemsetAsync", "step/compute", "dram__bytes.sum",
             "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", "gpu__time_duration.sum",
             "byte", "inst", "nsecond", "main", "WaitNs", "step/halo"]
     for r in range(NRANKS):
@@ -86,9 +86,10 @@ def main():
             if it == 0:  # a kernel CUPTI launched itself during profiling: not the application's
                 krows.append((c0 + 40_000, c0, sid(r, "WaitNs"), corr, r, 0, 6, (0 << 32) | comp_seq, 16, 1))
                 corr += 1
-            # one copy DtoH in compute
-            arows.append((sid(r, "cudaMemcpyAsync"), corr, c0, c0 + 3000, r, 0))
-            crows.append((r, c0 + 4000, c0 + 4000 + 50_000, 2, 1 << 20, corr, 7, (0 << 32) | comp_seq))
+            # one copy DtoH in compute (the second step: a memset, op 2, which /gpu/copies holds too)
+            arows.append((sid(r, "cudaMemcpyAsync" if it != 1 else "cudaMemsetAsync"), corr, c0, c0 + 3000, r, 0))
+            crows.append((r, c0 + 4000, c0 + 4000 + 50_000, 2 if it != 1 else 0, 1 << 20, corr, 7,
+                          (0 << 32) | comp_seq, 1 if it != 1 else 2))
             corr += 1
             c1 = c0 + 60_000
             rrows.append((t + 10_000, c1, sid(r, "compute"), r, 0, 1, 2, comp_seq, 0xFF4CAF50))
@@ -123,8 +124,8 @@ def main():
         ("occurrence", "<u8"), ("rank", "<u4"), ("region", "<u4"), ("resumed", "<u4")])
     ds(f, "/gpu/copies", crows,
        [("rank", "<u4"), ("start_ns", "<u8"), ("end_ns", "<u8"), ("kind", "u1"), ("bytes", "<u8"),
-        ("correlation_id", "<u4"), ("stream", "<u4"), ("range_id", "<u8")],
-       {"kind_description": "CUpti_ActivityMemcpyKind"})
+        ("correlation_id", "<u4"), ("stream", "<u4"), ("range_id", "<u8"), ("op", "u1")],
+       {"kind_description": "CUpti_ActivityMemcpyKind (0 for a memset)", "op_description": "1 memcpy, 2 memset"})
     ds(f, "/gpu/api", arows,
        [("name", "<u4"), ("correlation_id", "<u4"), ("start_ns", "<u8"), ("end_ns", "<u8"), ("rank", "<u4"),
         ("thread", "<u2")], {"name_description": "API function: id in /strings"})
