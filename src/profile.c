@@ -115,7 +115,7 @@ GPUINST_PRIVATE int gpuinstProfStackGrow(gpuinstProfStack *s)
 
 GPUINST_PRIVATE uint64_t gpuinstProfCurrent(void)
 {
-    gpuinstThread *t = gpuinstThreadSelf;
+    gpuinstThread *t = gpuinstSelf.core;
     gpuinstProf *p = t != NULL ? t->prof : NULL;
     if (p == NULL || p->cur == NULL) return 0;
     return (uint64_t)t->index << 32 | p->cur->node;
