@@ -556,14 +556,19 @@ static GPUINST_INLINE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req
     void *agg = NULL;
     if (r->result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
     if (GPUINST_UNLIKELY(persistent || key == 0 || h - t->ring_tail >= GPUINST_MPI_RING)) {
-        gpuinstMpiReqStartSlow(c, req, recv, persistent);
+        gpuinstMpiCall s = *c; /* (a copy: see gpuinstMpiBeginSlowCopy) */
+        gpuinstMpiReqStartSlow(&s, req, recv, persistent);
+        c->agg = s.agg;
         return;
     }
     if (t->profile) {
         /* profile alone: a send's bytes are known now, nothing to learn at
          * its completion; a receive's come then, into the call's entry */
         if (!recv && !t->rows) return;
-        if (recv) agg = gpuinstMpiCallEntry(c);
+        if (recv) {
+            gpuinstMpiCall s = *c;
+            c->agg = agg = gpuinstMpiCallEntry(&s);
+        }
     }
     r->request = r->call_id;
     r->flags |= GPUINST_MPI_FLAG_STARTS;
@@ -629,11 +634,13 @@ GPUINST_PRIVATE void gpuinstMpiReqDoneAllSlow(gpuinstMpiCall *c, gpuinstReqSave 
  * kept everything on the stack. */
 static GPUINST_INLINE void gpuinstMpiReqDoneAll(gpuinstMpiCall *c, gpuinstReqSave *s, int flag)
 {
+    gpuinstMpiCall cc = *c; /* (a copy: see gpuinstMpiBeginSlowCopy) */
     if (GPUINST_LIKELY(s->rq == s->stack && s->own == NULL && s->fst == NULL)) {
-        if (c->r->result == MPI_SUCCESS && flag) gpuinstMpiReqDoneN(c, s->n, s->rq, s->cst);
-        return;
+        if (c->r->result == MPI_SUCCESS && flag) gpuinstMpiReqDoneN(&cc, s->n, s->rq, s->cst);
+    } else {
+        gpuinstMpiReqDoneAllSlow(&cc, s, flag);
     }
-    gpuinstMpiReqDoneAllSlow(c, s, flag);
+    c->agg = cc.agg;
 }
 GPUINST_PRIVATE void gpuinstMpiReqDoneSome(gpuinstMpiCall *c, gpuinstReqSave *s, int n, const void *idx);
 
