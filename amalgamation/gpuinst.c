@@ -4883,13 +4883,30 @@ typedef struct gpuinstThread {
     gpuinstNameKey keys[GPUINST_NAME_CACHE];   /* front of `cache`, keyed by the caller's pointer */
 } gpuinstThread;
 
+/* The one per-thread state (issue 17): a slot per part, reached with one
+ * %fs-relative load (GPUINST_TLS), made by each part's slow path at the
+ * thread's first call and cleaned up in one place, gpuinstTlsExit (src/nvtx.c),
+ * when the thread exits.  A fork child keeps the forking thread's slots (the
+ * child records nothing: state NVTX_ONLY, src/core.c); finalize leaves them
+ * (the writer reads the parts' lists, which hold every slot). */
+typedef struct gpuinstTls {
+    gpuinstThread *core;              /* ranges, marks, names (src/nvtx.c) */
+    struct gpuinstMpiThread *mpi;     /* MPI calls and requests (mpi/mpi_trace.c) */
+    void *nvtx;                       /* the NVTX collector's (src/nvtx_inject.c): no pointers of
+                                         its own, freed at the thread's exit */
+    int held;                         /* the exit key is set for this thread (gpuinstTlsHold) */
+} gpuinstTls;
+GPUINST_SHARED_DATA GPUINST_TLS gpuinstTls gpuinstSelf;
+/* Makes sure the calling thread's exit runs gpuinstTlsExit (a part calls
+ * it when it fills its slot). */
+GPUINST_PRIVATE void gpuinstTlsHold(void);
+
 /* The calling thread's state, created on first use (NULL if out of memory
  * or the thread limit is reached). */
 GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void);
-GPUINST_SHARED_DATA GPUINST_TLS gpuinstThread *gpuinstThreadSelf;
 static inline gpuinstThread *gpuinstThreadGet(void)
 {
-    gpuinstThread *t = gpuinstThreadSelf;
+    gpuinstThread *t = gpuinstSelf.core;
     return GPUINST_LIKELY(t != NULL) ? t : gpuinstThreadSlow();
 }
 /* Head of the list of every thread that recorded (acquire). */
@@ -5176,9 +5193,11 @@ GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const 
 /* The same for a range with a name (the calling thread's state, the name's
  * id from the front cache; NULL/"": no name) and no other attribute. */
 GPUINST_PRIVATE int gpuinstRecordPushName(gpuinst_domain d, const char *name);
-/* Closes the calling thread's innermost range of d: the level it had; -2 if
- * none is open (not counted: the caller decides), -1 lost (counted). */
-GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d);
+/* Closes the calling thread's innermost range of d: the level it had; -1
+ * lost (counted); if none is open, empty(d)'s value (the caller decides:
+ * a range pushed before init, or a misuse it counts).  (empty, not a -2
+ * to test: the caller's handler ends in a tail call.) */
+GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d, int (*empty)(uint32_t d));
 /* A mark at `now`.  0 or OUT_OF_MEMORY (counted). */
 GPUINST_PRIVATE int gpuinstRecordMark(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e, uint64_t now);
 /* A start/end range: its id in *id (never 0).  0 or OUT_OF_MEMORY. */
@@ -10401,7 +10420,7 @@ GPUINST_PRIVATE void gpuinstLeaseRelease(gpuinstLease *l)
  * process's life, and the records of exited threads stay (issue 20). */
 
 #if !defined(GPUINST_AMALGAMATION)
-__attribute__((visibility("hidden"))) GPUINST_TLS gpuinstThread *gpuinstThreadSelf;
+__attribute__((visibility("hidden"))) GPUINST_TLS gpuinstTls gpuinstSelf;
 #endif
 
 static gpuinstThread *threadsHead; /* prepend-only list (release/acquire) */
@@ -10411,16 +10430,45 @@ static gpuinstThreadLife *lives;   /* ended lifetimes (gpuinstG.lock) */
 static uint64_t nlives, caplives;
 static pthread_key_t exitKey;
 static int exitKeyMade;            /* 1 made, -1 failed (no reuse then) */
+static pthread_once_t exitKeyOnce = PTHREAD_ONCE_INIT;
 
-static void threadExit(void *arg);
+static void threadExit(gpuinstThread *t);
+
+/* The pthread key destructor of the one per-thread state (on the exiting
+ * thread): each part's slot is let go here, the core's last (the MPI
+ * layer's state stays on its list for the file; the NVTX collector's is
+ * freed; the core's slot closes its open ranges and goes to the free list). */
+static void gpuinstTlsExit(void *arg)
+{
+    gpuinstTls *s = &gpuinstSelf;
+    (void)arg;
+    s->held = 0;
+    s->mpi = NULL;
+    free(s->nvtx);
+    s->nvtx = NULL;
+    if (s->core != NULL) threadExit(s->core);
+}
+
+static void exitKeyMake(void)
+{
+    exitKeyMade = pthread_key_create(&exitKey, gpuinstTlsExit) == 0 ? 1 : -1;
+}
+
+GPUINST_PRIVATE void gpuinstTlsHold(void)
+{
+    if (gpuinstSelf.held) return;
+    pthread_once(&exitKeyOnce, exitKeyMake);
+    /* (the value only makes the destructor run: it reads gpuinstSelf) */
+    if (exitKeyMade == 1 && pthread_setspecific(exitKey, &gpuinstSelf) == 0) gpuinstSelf.held = 1;
+}
 
 GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
 {
     static int warned;
     gpuinstThread *t = NULL;
     int fresh = 0;
+    pthread_once(&exitKeyOnce, exitKeyMake);
     pthread_mutex_lock(&gpuinstG.lock);
-    if (exitKeyMade == 0) exitKeyMade = pthread_key_create(&exitKey, threadExit) == 0 ? 1 : -1;
     if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_FINALIZED) {
         /* the writer may be reading the slots: none is handed out now */
     } else if (freeSlots != NULL) {
@@ -10454,10 +10502,10 @@ GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
             t->next = threadsHead;
             GPUINST_STORE_REL(&threadsHead, t);
         }
-        gpuinstThreadSelf = t;
-        if (exitKeyMade == 1) pthread_setspecific(exitKey, t);
+        gpuinstSelf.core = t;
     }
     pthread_mutex_unlock(&gpuinstG.lock);
+    if (t != NULL) gpuinstTlsHold();
     return t;
 }
 
@@ -10561,7 +10609,7 @@ static void heavyBarrier(void)
 
 GPUINST_PRIVATE void gpuinstNvtxQuiesce(void)
 {
-    gpuinstThread *t, *self = gpuinstThreadSelf;
+    gpuinstThread *t, *self = gpuinstSelf.core;
     uint64_t t0 = gpuinstClockNs();
     heavyBarrier();
     for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
@@ -10617,13 +10665,11 @@ static void closeStacks(gpuinstThread *t, gpuinstThread *dst, uint64_t now, int 
     }
 }
 
-/* The pthread key destructor: on the exiting thread. */
-static void threadExit(void *arg)
+/* The core's part of a thread's exit (gpuinstTlsExit): on the exiting thread. */
+static void threadExit(gpuinstThread *t)
 {
-    gpuinstThread *t = (gpuinstThread *)arg;
     uint64_t now;
     int handed = 0;
-    if (t == NULL || gpuinstThreadSelf != t) return;
     callEnter(t);
     if (GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_RUNNING) {
         now = gpuinstClockNs();
@@ -10634,7 +10680,7 @@ static void threadExit(void *arg)
         handed = 1;
     }
     callLeave(t);
-    gpuinstThreadSelf = NULL;
+    gpuinstSelf.core = NULL;
     if (!handed) return;
     pthread_mutex_lock(&gpuinstG.lock);
     if (nlives == caplives) {
@@ -10826,7 +10872,9 @@ static int domainValid(gpuinst_domain d)
 /* Validated view of the optional attributes: the record path's event. */
 typedef gpuinstEvent Attr;
 
-static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
+/* Inline in the recording calls (out of line: ~8 instructions of call and
+ * frame per event, bench/RESULTS.md "Per-call cost at fine grain"). */
+static GPUINST_HOT_INLINE int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
 {
     out->name = 0;
     out->reg = NULL;
@@ -10836,19 +10884,23 @@ static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
         out->payload = 0;
         return GPUINST_SUCCESS;
     }
-    if (a->struct_size < sizeof(gpuinst_attr) || a->payload_type < 0 ||
-        a->payload_type > GPUINST_PAYLOAD_DOUBLE || a->category > GPUINST_MAX_CATEGORY)
+    /* (a negative payload_type is a large unsigned one) */
+    if (a->struct_size < sizeof(gpuinst_attr) || (uint32_t)a->payload_type > GPUINST_PAYLOAD_DOUBLE ||
+        a->category > GPUINST_MAX_CATEGORY)
         return GPUINST_ERROR_INVALID_ARGUMENT;
     out->color = a->color;
     out->category = a->category;
     out->ptype = (uint8_t)a->payload_type;
     memcpy(&out->payload, &a->payload, sizeof out->payload);
     if (a->name != 0) {
-        Registered *r = GPUINST_LOAD_ACQ(&registered);
-        if (r == NULL || a->name > GPUINST_LOAD_ACQ(&nregistered) || r[a->name - 1].domain != d)
-            return GPUINST_ERROR_INVALID_ARGUMENT;
-        out->name = r[a->name - 1].name;
-        out->reg = r[a->name - 1].handle;
+        /* a handle up to nregistered (acquire) has its entry: the table was
+         * made and the entry written before nregistered grew (release) */
+        const Registered *r;
+        if (a->name > GPUINST_LOAD_ACQ(&nregistered)) return GPUINST_ERROR_INVALID_ARGUMENT;
+        r = &GPUINST_LOAD_RLX(&registered)[a->name - 1];
+        if (r->domain != d) return GPUINST_ERROR_INVALID_ARGUMENT;
+        out->name = r->name;
+        out->reg = r->handle;
     }
     return GPUINST_SUCCESS;
 }
@@ -11133,24 +11185,12 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
     t = gpuinstThreadGet();
     if (GPUINST_UNLIKELY(t == NULL)) return noSlot();
     if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
-    rc = resolveName(t, name, &a);
+    rc = a.name != 0 ? GPUINST_SUCCESS : resolveName(t, name, &a); /* (a registered string: no call) */
     if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) {
         callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     }
     return pushOpen(t, domain, &a, name, nvtxListens(), 0);
-}
-
-/* The 0-based level of t's innermost open range of domain d (-1: none). */
-static int levelOf(gpuinstThread *t, gpuinst_domain d)
-{
-    if (t->mode & GPUINST_MODE_TRACE) {
-        gpuinstStack *s = t->stacks[d];
-        return s != NULL ? (int)s->depth - 1 : -1;
-    } else {
-        gpuinstProfStack *ps = t->prof != NULL ? t->prof->stacks[d] : NULL;
-        return ps != NULL ? (int)ps->depth - 1 : -1;
-    }
 }
 
 GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e)
@@ -11276,38 +11316,40 @@ static GPUINST_NOINLINE int popCaptured(gpuinstThread *t, gpuinstStack *s, gpuin
 
 /* The recording half of a pop (state RUNNING, domain valid); `now` was read
  * first so gpuinst's own cost stays outside the range.  The NVTX call is
- * the caller's, and is not made on STACK_EMPTY. */
-static GPUINST_HOT_INLINE int popRecord(gpuinstThread *t, gpuinst_domain domain, uint64_t now)
+ * the caller's, and is not made on STACK_EMPTY.  `nv` 1 (the collector, a
+ * constant at each call site): returns NVTX's value instead of a status,
+ * the ended range's 0-based level, known here without reading the stack
+ * again; -2 when nothing is open (not counted: the caller decides whether
+ * it is a misuse), -1 on failure (counted). */
+#define POP_EMPTY(nv) (nv ? -2 : (GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1), GPUINST_ERROR_STACK_EMPTY))
+static GPUINST_HOT_INLINE int popRecord(gpuinstThread *t, gpuinst_domain domain, uint64_t now, int nv)
 {
     gpuinstStack *s;
     gpuinstOpen *o;
     gpuinstRangeRec *r;
     uint32_t depth;
-    if (GPUINST_UNLIKELY(t == NULL)) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
-        return GPUINST_ERROR_STACK_EMPTY;
-    }
+    if (GPUINST_UNLIKELY(t == NULL)) return POP_EMPTY(nv);
     if (GPUINST_UNLIKELY(!callBegin(t))) return POP_NOT_RUNNING;
     if (GPUINST_UNLIKELY(t->mode & GPUINST_MODE_PROFILE)) {
         int rc = profPop(t, domain, now);
         if (rc == GPUINST_SUCCESS && !(t->mode & GPUINST_MODE_TRACE)) profHooksPop();
         if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) { /* profile only, or nothing open */
             callLeave(t);
-            if (rc == GPUINST_ERROR_STACK_EMPTY) GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
-            return rc;
+            if (rc == GPUINST_ERROR_STACK_EMPTY) return POP_EMPTY(nv);
+            return nv ? (int)t->prof->stacks[domain]->depth : rc; /* (the ended frame's level) */
         }
     }
     s = t->stacks[domain];
     if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) {
         callLeave(t);
-        GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
-        return GPUINST_ERROR_STACK_EMPTY;
+        return POP_EMPTY(nv);
     }
     depth = s->depth;
     o = &s->open[depth - 1];
     if (GPUINST_UNLIKELY(o->flags & (GPUINST_RANGE_FLAG_SKIP_ | GPUINST_RANGE_FLAG_CAPTURE_WINDOW))) {
         int rc = popCaptured(t, s, o, depth, now);
         callLeave(t);
+        if (nv) return rc == GPUINST_SUCCESS ? (int)depth - 1 : ((void)lost(), -1);
         return rc;
     }
     r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
@@ -11320,8 +11362,10 @@ static GPUINST_HOT_INLINE int popRecord(gpuinstThread *t, gpuinst_domain domain,
     gpuinstGpuRangePop();
     gpuinstProfRangePop(); /* range profiling (one branch when off) */
     callLeave(t);
+    if (nv) return GPUINST_LIKELY(r != NULL) ? (int)depth - 1 : ((void)lost(), -1);
     return r != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
 }
+#undef POP_EMPTY
 
 int gpuinst_range_pop_domain(gpuinst_domain domain)
 {
@@ -11334,31 +11378,27 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
     }
     now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
     if (GPUINST_UNLIKELY(!domainValid(domain))) return invalid();
-    rc = popRecord(gpuinstThreadSelf, domain, now);
+    rc = popRecord(gpuinstSelf.core, domain, now, 0);
     if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     if (GPUINST_NVTX_EMIT()) nvtxDomainRangePop(domainHandle(domain));
     return rc == GPUINST_SUCCESS ? rc : lost();
 }
 
-GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d)
+GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d, int (*empty)(uint32_t d))
 {
-    gpuinstThread *t = gpuinstThreadSelf;
-    int level, rc;
-    /* nothing open: the caller decides (a range pushed before init, or a
-     * misuse it counts); no clock read */
-    if (GPUINST_UNLIKELY(t == NULL || (level = levelOf(t, d)) < 0)) return -2;
-    rc = popRecord(t, d, gpuinstClockNs()); /* t: read once */
-    if (GPUINST_LIKELY(rc == GPUINST_SUCCESS)) return level;
-    if (rc == GPUINST_ERROR_OUT_OF_MEMORY) lost();
-    return -1;
+    gpuinstThread *t = gpuinstSelf.core;
+    int level;
+    if (GPUINST_UNLIKELY(t == NULL)) return empty(d); /* no slot: nothing open; no clock read */
+    level = popRecord(t, d, gpuinstClockNs(), 1); /* t: read once */
+    return GPUINST_LIKELY(level != -2) ? level : empty(d);
 }
 
 /* The recording half of gpuinst_range_pop (state RUNNING). */
 static GPUINST_NOINLINE int popRecordDefault(void)
 {
     uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
-    gpuinstThread *t = gpuinstThreadSelf;
+    gpuinstThread *t = gpuinstSelf.core;
     int rc;
     if (GPUINST_LIKELY(t != NULL) && t->mode == GPUINST_MODE_PROFILE) { /* profile only: a frame folded */
         if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
@@ -11373,7 +11413,7 @@ static GPUINST_NOINLINE int popRecordDefault(void)
         if (GPUINST_NVTX_EMIT()) nvtxRangePop();
         return GPUINST_SUCCESS;
     }
-    rc = popRecord(t, GPUINST_DOMAIN_DEFAULT, now);
+    rc = popRecord(t, GPUINST_DOMAIN_DEFAULT, now, 0);
     if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     if (GPUINST_NVTX_EMIT()) nvtxRangePop();
@@ -11393,7 +11433,7 @@ int gpuinst_range_pop(void)
 
 int gpuinst_range_depth(gpuinst_domain domain)
 {
-    gpuinstThread *t = gpuinstThreadSelf;
+    gpuinstThread *t = gpuinstSelf.core;
     gpuinstStack *s;
     if (t == NULL || domain >= GPUINST_MAX_DOMAINS) return 0;
     if (t->mode == GPUINST_MODE_PROFILE) {
@@ -11474,7 +11514,7 @@ int gpuinst_range_start_ex(gpuinst_domain domain, const char *name, const gpuins
     t = gpuinstThreadGet();
     if (t == NULL) return noSlot();
     if (!callBegin(t)) return NOT_RUNNING_NOW();
-    rc = resolveName(t, name, &a);
+    rc = a.name != 0 ? GPUINST_SUCCESS : resolveName(t, name, &a); /* (a registered string: no call) */
     o = rc == GPUINST_SUCCESS ? (OpenRange *)malloc(sizeof *o) : NULL;
     if (o == NULL) {
         callLeave(t);
@@ -11652,7 +11692,7 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
     t = gpuinstThreadGet();
     if (t == NULL) return noSlot();
     if (!callBegin(t)) return NOT_RUNNING_NOW();
-    rc = resolveName(t, name, &a);
+    rc = a.name != 0 ? GPUINST_SUCCESS : resolveName(t, name, &a); /* (a registered string: no call) */
     if (rc != GPUINST_SUCCESS) {
         callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
@@ -16853,36 +16893,20 @@ typedef struct NvThread {
     const void *sync[NV_UNTRACKED];
     gpuinst_range_id syncId[NV_UNTRACKED];
 } NvThread;
-static GPUINST_TLS NvThread *nvSelf;
-static pthread_key_t nvThreadKey;
-static pthread_once_t nvThreadKeyOnce = PTHREAD_ONCE_INIT;
-static int nvThreadKeyMade;
-
-static void nvThreadExit(void *p)
-{
-    nvSelf = NULL;
-    free(p);
-}
-
-static void nvThreadKeyMake(void)
-{
-    nvThreadKeyMade = pthread_key_create(&nvThreadKey, nvThreadExit) == 0;
-}
-
+/* (the calling thread's: gpuinstSelf.nvtx, freed when the thread exits) */
 static NvThread *nvThread(void)
 {
-    NvThread *t = nvSelf;
+    NvThread *t = (NvThread *)gpuinstSelf.nvtx;
     if (GPUINST_LIKELY(t != NULL)) return t;
-    pthread_once(&nvThreadKeyOnce, nvThreadKeyMake);
-    t = (NvThread *)calloc(1, sizeof *t); /* freed when the thread exits (as its gpuinst slot is reused) */
-    nvSelf = t;
-    if (t != NULL && nvThreadKeyMade) pthread_setspecific(nvThreadKey, t);
+    t = (NvThread *)calloc(1, sizeof *t);
+    gpuinstSelf.nvtx = t;
+    if (t != NULL) gpuinstTlsHold();
     return t;
 }
 
 static uint32_t *nvUntracked(uint32_t d, int make)
 {
-    NvThread *t = make ? nvThread() : nvSelf;
+    NvThread *t = make ? nvThread() : (NvThread *)gpuinstSelf.nvtx;
     uint32_t i;
     if (t == NULL) return NULL;
     for (i = 0; i < NV_UNTRACKED; i++)
@@ -17276,8 +17300,10 @@ static inline void nvEventClear(gpuinstEvent *e)
     e->reg = NULL;
 }
 
-/* nvtxEventAttributes_t -> the record path's event. */
-static void nvEvent(gpuinstThread *t, const nvtxEventAttributes_t *ea, gpuinstEvent *e)
+/* nvtxEventAttributes_t -> the record path's event (inline in the
+ * handlers: out of line it was ~10 instructions of call and frame per
+ * event, bench/RESULTS.md "NVTX collector"). */
+static GPUINST_INLINE void nvEvent(gpuinstThread *t, const nvtxEventAttributes_t *ea, gpuinstEvent *e)
 {
     nvEventClear(e);
     if (GPUINST_UNLIKELY(ea == NULL || ea->size < NVTX_EVENT_ATTRIB_STRUCT_SIZE)) {
@@ -17364,10 +17390,8 @@ static GPUINST_NOINLINE_NV int nvPopEmpty(uint32_t d)
 
 static inline int nvPop(uint32_t d)
 {
-    int level;
     if (GPUINST_UNLIKELY(!nvRunning() || domOff(d))) return nvPopIdle(d);
-    level = gpuinstRecordPop(d);
-    return GPUINST_LIKELY(level != -2) ? level : nvPopEmpty(d);
+    return gpuinstRecordPop(d, nvPopEmpty);
 }
 
 static inline int nvPushEx(uint32_t d, const nvtxEventAttributes_t *ea)
@@ -17624,7 +17648,7 @@ static uint32_t nvNameRow(uint16_t kind, uint64_t handle, uint32_t name, int dom
 
 static void nvNameOsThread(uint32_t tid, uint32_t name)
 {
-    gpuinstThread *t = gpuinstThreadSelf;
+    gpuinstThread *t = gpuinstSelf.core;
     nvNameRow(NV_RES_OS_THREAD, tid, name, 0, 0);
     if (t != NULL && (uint32_t)t->os_tid == tid) t->name = name; /* the calling thread: at once */
 }
@@ -17758,7 +17782,7 @@ static void NVTX_API hSyncAcquireStart(nvtxSyncUser_t h)
 }
 static void nvSyncAcquired(nvtxSyncUser_t h, int64_t outcome)
 {
-    NvThread *nt = nvSelf;
+    NvThread *nt = (NvThread *)gpuinstSelf.nvtx;
     uint32_t i;
     if (nt == NULL || h == NULL) return;
     for (i = 0; i < NV_UNTRACKED; i++)
@@ -30215,6 +30239,9 @@ typedef struct gpuinstMpiProf {
     gpuinstMpiProfRec **slots;  /* open addressing on (node, call, comm) */
     uint32_t mask, used;
     gpuinstMpiProfRec *last[GPUINST_MPI_NCALLS]; /* the entry used last per call */
+    const void *last_path[GPUINST_MPI_NCALLS];    /* its path as the node pointer (the range
+                                                     profile's cur: NULL outside any range); the
+                                                     table itself while last[] is NULL */
     gpuinstMpiProfRec *head;    /* every entry, newest first (through next_) */
 } gpuinstMpiProf;
 
@@ -30238,8 +30265,10 @@ struct gpuinstMpiThread {
                                   counter sampler reads relaxed) */
     gpuinstMpiRec scratch;     /* the row of a call not kept as a row (profile mode, no memory) */
     void *prof;                /* profile mode: this thread's /profile/mpi entries (gpuinstMpiProf) */
-    uint8_t fold;              /* profile mode alone, no test skew: gpuinstMpiEnd folds inline */
-    gpuinstThread *core;       /* the thread's gpuinstThread (its range profile: gpuinstMpiFold) */
+    uint8_t fold;              /* profile mode alone, no test skew: gpuinstMpiEnd folds inline
+                                  (then prof and cprof exist) */
+    gpuinstThread *core;       /* the thread's gpuinstThread */
+    const gpuinstProf *cprof;  /* profile mode: core's range profile (its cur is the path) */
     uint64_t local[GPUINST_MPI_NCALLS]; /* local calls counted (gpuinstMpiCount), read at collect */
     /* requests this thread started: slots [ring_tail, ring_head) (mod
      * GPUINST_MPI_RING) may be in use, the others are free; head and tail
@@ -30247,7 +30276,7 @@ struct gpuinstMpiThread {
     uint32_t ring_head, ring_tail;
     gpuinstMpiReqSlot ring[GPUINST_MPI_RING];
 };
-GPUINST_SHARED_DATA GPUINST_TLS gpuinstMpiThread *gpuinstMpiSelf;
+/* (the calling thread's: gpuinstSelf.mpi, src/gpuinstInt.h) */
 
 /* What a wrapper carries through one call.  `r` is the row being filled:
  * in trace mode a slot reserved in the thread's /mpi/calls buffer (filled
@@ -30260,6 +30289,7 @@ typedef struct gpuinstMpiCall {
     uint64_t freeing;      /* key of the object a *_free call frees (gpuinstMpiObjFreeing) */
     gpuinstMpiRec *r;
     void *agg;             /* profile mode: the call's /profile/mpi entry once found (NULL before) */
+    int hooked;            /* gpuinstMpiBegin saw GPU hooks or the NVTX "MPI" domain on: End looks too */
 } gpuinstMpiCall;
 
 /* Host clock of the MPI layer: gpuinst's clock.  Under the test hook
@@ -30303,6 +30333,18 @@ GPUINST_PRIVATE void gpuinstMpiNvtxPop(void);
  * profile. */
 GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call);
 GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c);
+/* The slow halves get a copy of the wrapper's gpuinstMpiCall (and Begin's
+ * copies the result back): a call that passes the wrapper's own address to
+ * no function keeps it in registers across the PMPI call, instead of in
+ * memory that the PMPI call might change (bench/RESULTS.md, "Per-call cost
+ * at fine grain"). */
+static GPUINST_INLINE int gpuinstMpiBeginSlowCopy(gpuinstMpiCall *c, int call)
+{
+    gpuinstMpiCall s;
+    int rc = gpuinstMpiBeginSlow(&s, call);
+    if (rc) *c = s;
+    return rc;
+}
 /* Profile mode: adds the call to its (range path, call, communicator)
  * entry (mpi/mpi_trace.c). */
 GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c);
@@ -30339,12 +30381,12 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
     gpuinstMpiRec *r;
     uint64_t id;
     if (GPUINST_LOAD_RLX(&gpuinstG.state) != GPUINST_STATE_RUNNING) return 0;
-    t = gpuinstMpiSelf;
-    if (GPUINST_UNLIKELY(t == NULL)) return gpuinstMpiBeginSlow(c, call);
+    t = gpuinstSelf.mpi;
+    if (GPUINST_UNLIKELY(t == NULL)) return gpuinstMpiBeginSlowCopy(c, call);
     if (t->current != 0) return 0;
     if (gpuinstCaptureSkip()) return 0; /* outside every capture window (src/capture.c) */
     id = t->next_id;
-    if (GPUINST_UNLIKELY(id == t->end_id)) return gpuinstMpiBeginSlow(c, call);
+    if (GPUINST_UNLIKELY(id == t->end_id)) return gpuinstMpiBeginSlowCopy(c, call);
     if (!t->rows) {
         /* profile mode alone: the scratch row is never written out; only
          * what the fold and the request tracking read is set (its thread
@@ -30356,7 +30398,7 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
         r->call = (uint16_t)call;
     } else {
         gpuinstChunk *k = t->calls.tail;
-        if (GPUINST_UNLIKELY(k == NULL || k->count >= k->cap)) return gpuinstMpiBeginSlow(c, call);
+        if (GPUINST_UNLIKELY(k == NULL || k->count >= k->cap)) return gpuinstMpiBeginSlowCopy(c, call);
         r = (gpuinstMpiRec *)(void *)GPUINST_CHUNK_DATA(k) + k->count;
         gpuinstMpiRowInit(r, call, id, t->thread);
     }
@@ -30370,7 +30412,8 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
      * NVTX range, where a tool listens: one test for both when neither */
     {
         const gpuinstHooks *gh = gpuinstGpuHooksNow();
-        if (GPUINST_UNLIKELY((gh != NULL) | gpuinstMpiNvtxOn)) {
+        c->hooked = (gh != NULL) | gpuinstMpiNvtxOn;
+        if (GPUINST_UNLIKELY(c->hooked)) {
             if (gh != NULL) gh->mpi_enter(id);
             if (gpuinstMpiNvtxOn) gpuinstMpiNvtxPush(call);
         }
@@ -30394,25 +30437,21 @@ static GPUINST_INLINE void gpuinstMpiProfFoldInto(gpuinstMpiProfRec *e, const gp
 /* Profile mode alone: adds the call to the entry of its (range path,
  * call, communicator) inline when it is the one this call number used
  * last (a loop calls the same MPI functions from the same ranges), else
- * through gpuinstMpiProfileAdd (bench/RESULTS.md: ~20 instructions more
- * than trace mode's row commit). */
+ * through gpuinstMpiProfileAdd.  The path is compared as the range
+ * profile's node pointer (one load from cprof, no load of its id): nodes
+ * never move, so the pointer names the path exactly. */
 static GPUINST_INLINE void gpuinstMpiFold(gpuinstMpiCall *c, int call)
 {
     gpuinstMpiThread *t = c->t;
     const gpuinstMpiRec *r = c->r;
     gpuinstMpiProfRec *e = (gpuinstMpiProfRec *)c->agg;
     if (e == NULL) {
-        const gpuinstMpiProf *p = (const gpuinstMpiProf *)t->prof;
-        const gpuinstThread *ct = t->core;
-        const gpuinstProf *pp = ct != NULL ? ct->prof : NULL;
-        uint32_t node = pp != NULL && pp->cur != NULL ? pp->cur->node : 0;
-        if (GPUINST_UNLIKELY(p == NULL)) {
-            gpuinstMpiProfileAdd(c);
-            return;
-        }
+        const gpuinstMpiProf *p = (const gpuinstMpiProf *)t->prof; /* (t->fold: made) */
         e = p->last[call];
-        if (GPUINST_UNLIKELY(e == NULL || e->node != node || e->comm != r->comm)) {
-            gpuinstMpiProfileAdd(c);
+        /* (last_path matches only once last[call] is set) */
+        if (GPUINST_UNLIKELY(p->last_path[call] != (const void *)t->cprof->cur || e->comm != r->comm)) {
+            gpuinstMpiCall s = *c;
+            gpuinstMpiProfileAdd(&s);
             return;
         }
     }
@@ -30427,8 +30466,8 @@ static GPUINST_INLINE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc, int call)
     gpuinstMpiThread *t = c->t;
     gpuinstMpiRec *r = c->r;
     unsigned d = gpuinstMpiDir[call];
-    const gpuinstHooks *gh = gpuinstGpuHooksNow();
-    if (GPUINST_UNLIKELY((gh != NULL) | gpuinstMpiNvtxOn)) {
+    if (GPUINST_UNLIKELY(c->hooked)) {
+        const gpuinstHooks *gh = gpuinstGpuHooksNow();
         if (gpuinstMpiNvtxOn) gpuinstMpiNvtxPop();
         if (gh != NULL) gh->mpi_exit();
     }
@@ -30439,9 +30478,14 @@ static GPUINST_INLINE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc, int call)
         r->flags |= GPUINST_MPI_FLAG_FAILED;
     }
     /* slow: profile mode, the test skew, or this call's row is the scratch row */
-    if (GPUINST_LIKELY(!t->slow)) gpuinstBufCommit(&t->calls);
-    else if (t->fold) gpuinstMpiFold(c, call);
-    else gpuinstMpiEndSlow(c);
+    if (GPUINST_LIKELY(!t->slow)) {
+        gpuinstBufCommit(&t->calls);
+    } else if (t->fold) {
+        gpuinstMpiFold(c, call);
+    } else {
+        gpuinstMpiCall s = *c;
+        gpuinstMpiEndSlow(&s);
+    }
     t->current = 0;
     return rc;
 }
@@ -30505,8 +30549,10 @@ static GPUINST_INLINE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int p
     gpuinstMpiRec *r = c->r;
     c->ci = ci;
     r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
-    r->peer = gpuinstMpiWorldRank(ci, peer);
-    r->tag = tag;
+    if (GPUINST_LIKELY(c->t->rows)) { /* (profile mode alone keeps no peer or tag: its entries have none) */
+        r->peer = gpuinstMpiWorldRank(ci, peer);
+        r->tag = tag;
+    }
     r->bytes = peer == MPI_PROC_NULL ? 0 : bytes; /* no data moves to or from MPI_PROC_NULL */
 }
 /* Collective without root semantics (root -1): communicator, bytes. */
@@ -30583,14 +30629,19 @@ static GPUINST_INLINE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req
     void *agg = NULL;
     if (r->result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
     if (GPUINST_UNLIKELY(persistent || key == 0 || h - t->ring_tail >= GPUINST_MPI_RING)) {
-        gpuinstMpiReqStartSlow(c, req, recv, persistent);
+        gpuinstMpiCall s = *c; /* (a copy: see gpuinstMpiBeginSlowCopy) */
+        gpuinstMpiReqStartSlow(&s, req, recv, persistent);
+        c->agg = s.agg;
         return;
     }
     if (t->profile) {
         /* profile alone: a send's bytes are known now, nothing to learn at
          * its completion; a receive's come then, into the call's entry */
         if (!recv && !t->rows) return;
-        if (recv) agg = gpuinstMpiCallEntry(c);
+        if (recv) {
+            gpuinstMpiCall s = *c;
+            c->agg = agg = gpuinstMpiCallEntry(&s);
+        }
     }
     r->request = r->call_id;
     r->flags |= GPUINST_MPI_FLAG_STARTS;
@@ -30656,11 +30707,13 @@ GPUINST_PRIVATE void gpuinstMpiReqDoneAllSlow(gpuinstMpiCall *c, gpuinstReqSave 
  * kept everything on the stack. */
 static GPUINST_INLINE void gpuinstMpiReqDoneAll(gpuinstMpiCall *c, gpuinstReqSave *s, int flag)
 {
+    gpuinstMpiCall cc = *c; /* (a copy: see gpuinstMpiBeginSlowCopy) */
     if (GPUINST_LIKELY(s->rq == s->stack && s->own == NULL && s->fst == NULL)) {
-        if (c->r->result == MPI_SUCCESS && flag) gpuinstMpiReqDoneN(c, s->n, s->rq, s->cst);
-        return;
+        if (c->r->result == MPI_SUCCESS && flag) gpuinstMpiReqDoneN(&cc, s->n, s->rq, s->cst);
+    } else {
+        gpuinstMpiReqDoneAllSlow(&cc, s, flag);
     }
-    gpuinstMpiReqDoneAllSlow(c, s, flag);
+    c->agg = cc.agg;
 }
 GPUINST_PRIVATE void gpuinstMpiReqDoneSome(gpuinstMpiCall *c, gpuinstReqSave *s, int n, const void *idx);
 
@@ -30943,7 +30996,6 @@ typedef struct Completion {
 } Completion;
 
 #if !defined(GPUINST_AMALGAMATION)
-__attribute__((visibility("hidden"))) GPUINST_TLS gpuinstMpiThread *gpuinstMpiSelf;
 __attribute__((visibility("hidden"))) int gpuinstMpiNvtxOn;
 #endif
 static pthread_mutex_t mpiLock = PTHREAD_MUTEX_INITIALIZER;
@@ -30963,6 +31015,8 @@ static uint64_t callIdBlock(gpuinstMpiThread *t)
     return t->next_id;
 }
 
+static void *mpiProfNew(void);
+
 static gpuinstMpiThread *threadSlow(void)
 {
     gpuinstMpiThread *t = (gpuinstMpiThread *)calloc(1, sizeof *t);
@@ -30978,12 +31032,17 @@ static gpuinstMpiThread *threadSlow(void)
     t->rows = (gpuinstG.cfg.mode & GPUINST_MODE_TRACE) != 0;
     t->profile = (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) != 0;
     t->slow = (uint8_t)(t->profile || gpuinstMpiSkewOn);
-    t->fold = (uint8_t)(t->profile && !t->rows && !gpuinstMpiSkewOn);
+    if (t->profile && core != NULL && gpuinstProfThreadInit(core) == GPUINST_SUCCESS) {
+        t->cprof = core->prof;
+        t->prof = mpiProfNew();
+    }
+    t->fold = (uint8_t)(t->profile && !t->rows && !gpuinstMpiSkewOn && t->prof != NULL);
     pthread_mutex_lock(&mpiLock);
     t->next = mpiThreads;
     GPUINST_STORE_REL(&mpiThreads, t);
     pthread_mutex_unlock(&mpiLock);
-    gpuinstMpiSelf = t;
+    gpuinstSelf.mpi = t;
+    gpuinstTlsHold();
     return t;
 }
 
@@ -31052,7 +31111,7 @@ GPUINST_PRIVATE void gpuinstMpiNvtxPop(void)
  * NVTX domain), a new block of call ids, a new chunk of the row buffer. */
 GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
 {
-    gpuinstMpiThread *t = gpuinstMpiSelf;
+    gpuinstMpiThread *t = gpuinstSelf.mpi;
     gpuinstMpiRec *r;
     uint64_t id;
     if (t == NULL) {
@@ -31077,6 +31136,7 @@ GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
     c->freeing = 0;
     c->r = r;
     c->agg = NULL;
+    c->hooked = 1; /* gpuinstMpiEnd looks at the hooks again, as here */
     gpuinstMpiRowInit(r, call, id, t->thread);
     gpuinstGpuMpiEnter(id);
     if (nvtxReady) gpuinstMpiNvtxPush(call);
@@ -31120,7 +31180,7 @@ GPUINST_PRIVATE void gpuinstMpiAppend(gpuinstMpiCall *c, const gpuinstMpiRec *r)
 
 GPUINST_PRIVATE void gpuinstMpiCountSlow(int call)
 {
-    gpuinstMpiThread *t = gpuinstMpiSelf;
+    gpuinstMpiThread *t = gpuinstSelf.mpi;
     if (GPUINST_UNLIKELY(t == NULL)) {
         t = threadSlow();
         if (t == NULL) return;
@@ -31357,7 +31417,7 @@ GPUINST_PRIVATE gpuinstMpiObj *gpuinstMpiCommSlow(gpuinstMpiThread *t, MPI_Comm 
 /* The communicator's object, through the calling thread's cache. */
 static CommInfo *commLookup(MPI_Comm comm)
 {
-    gpuinstMpiThread *t = gpuinstMpiSelf;
+    gpuinstMpiThread *t = gpuinstSelf.mpi;
     return t != NULL ? gpuinstMpiCommOf(t, comm) : gpuinstMpiCommSlow(NULL, comm);
 }
 
@@ -31744,22 +31804,41 @@ static uint32_t mpiProfHome(uint32_t node, uint32_t call, uint64_t comm, uint32_
     return (uint32_t)(k >> 40) & mask;
 }
 
-static MpiProfRec *mpiProfEntry(gpuinstMpiThread *t, uint32_t node, uint16_t call, uint64_t comm, uint16_t thread)
+/* A thread's table of entries, none yet (NULL: no memory). */
+static void *mpiProfNew(void)
+{
+    MpiProf *p = (MpiProf *)calloc(1, sizeof *p);
+    uint32_t i;
+    if (p != NULL)
+        for (i = 0; i < GPUINST_MPI_NCALLS; i++) p->last_path[i] = p; /* no node's address */
+    return p;
+}
+
+/* The entry of (node, call, comm); `path` is the node's pointer (NULL for
+ * node 0), remembered with it as the call's last (gpuinstMpiFold). */
+static MpiProfRec *mpiProfEntry(gpuinstMpiThread *t, const void *path, uint32_t node, uint16_t call,
+                                uint64_t comm, uint16_t thread)
 {
     MpiProf *p = profOf(t);
     MpiProfRec *e;
     uint32_t i;
     if (p == NULL) {
-        p = (MpiProf *)calloc(1, sizeof *p);
+        p = (MpiProf *)mpiProfNew();
         if (p == NULL) return NULL;
         t->prof = p;
     }
     e = p->last[call];
-    if (e != NULL && e->node == node && e->comm == comm) return e;
+    if (e != NULL && e->node == node && e->comm == comm) {
+        p->last_path[call] = path;
+        return e;
+    }
     if (p->slots != NULL)
         for (i = mpiProfHome(node, call, comm, p->mask); p->slots[i] != NULL; i = (i + 1) & p->mask) {
             e = p->slots[i];
-            if (e->node == node && e->call == call && e->comm == comm) return p->last[call] = e;
+            if (e->node == node && e->call == call && e->comm == comm) {
+                p->last_path[call] = path;
+                return p->last[call] = e;
+            }
         }
     if (p->slots == NULL || (p->used + 1) * 2 > p->mask + 1) { /* grow, rehash */
         uint32_t ncap = p->slots ? (p->mask + 1) * 2 : 64, j;
@@ -31790,6 +31869,7 @@ static MpiProfRec *mpiProfEntry(gpuinstMpiThread *t, uint32_t node, uint16_t cal
     p->used++;
     e->next_ = (uint64_t)(uintptr_t)p->head;
     GPUINST_STORE_REL(&p->head, e);
+    p->last_path[call] = path;
     return p->last[call] = e;
 }
 
@@ -31800,13 +31880,14 @@ static MpiProfRec *mpiProfEntry(gpuinstMpiThread *t, uint32_t node, uint16_t cal
 static inline MpiProfRec *callEntry(gpuinstMpiCall *c)
 {
     if (c->agg == NULL) {
-        gpuinstThread *ct = gpuinstThreadSelf;
+        gpuinstThread *ct = gpuinstSelf.core;
         gpuinstProf *pp = ct != NULL ? ct->prof : NULL;
         uint32_t node = pp != NULL && pp->cur != NULL ? pp->cur->node : 0;
         MpiProf *p = profOf(c->t);
         MpiProfRec *e = p != NULL ? p->last[c->r->call] : NULL;
         if (GPUINST_LIKELY(e != NULL && e->node == node && e->comm == c->r->comm)) c->agg = e;
-        else c->agg = mpiProfEntry(c->t, node, c->r->call, c->r->comm, c->r->thread);
+        else c->agg = mpiProfEntry(c->t, pp != NULL ? (const void *)pp->cur : NULL, node, c->r->call, c->r->comm,
+                                   c->r->thread);
     }
     return (MpiProfRec *)c->agg;
 }
@@ -32299,7 +32380,7 @@ GPUINST_PRIVATE void gpuinstMpiReqDoneN(gpuinstMpiCall *c, int n, const MPI_Requ
 GPUINST_PRIVATE void gpuinstMpiReqForget(MPI_Request req)
 {
     ReqEntry e;
-    reqFind(gpuinstMpiSelf, REQ_KEY(req), &e, 2);
+    reqFind(gpuinstSelf.mpi, REQ_KEY(req), &e, 2);
 }
 
 /* ---- tables ---------------------------------------------------------------------- */

@@ -166,6 +166,9 @@ typedef struct gpuinstMpiProf {
     gpuinstMpiProfRec **slots;  /* open addressing on (node, call, comm) */
     uint32_t mask, used;
     gpuinstMpiProfRec *last[GPUINST_MPI_NCALLS]; /* the entry used last per call */
+    const void *last_path[GPUINST_MPI_NCALLS];    /* its path as the node pointer (the range
+                                                     profile's cur: NULL outside any range); the
+                                                     table itself while last[] is NULL */
     gpuinstMpiProfRec *head;    /* every entry, newest first (through next_) */
 } gpuinstMpiProf;
 
@@ -189,8 +192,10 @@ struct gpuinstMpiThread {
                                   counter sampler reads relaxed) */
     gpuinstMpiRec scratch;     /* the row of a call not kept as a row (profile mode, no memory) */
     void *prof;                /* profile mode: this thread's /profile/mpi entries (gpuinstMpiProf) */
-    uint8_t fold;              /* profile mode alone, no test skew: gpuinstMpiEnd folds inline */
-    gpuinstThread *core;       /* the thread's gpuinstThread (its range profile: gpuinstMpiFold) */
+    uint8_t fold;              /* profile mode alone, no test skew: gpuinstMpiEnd folds inline
+                                  (then prof and cprof exist) */
+    gpuinstThread *core;       /* the thread's gpuinstThread */
+    const gpuinstProf *cprof;  /* profile mode: core's range profile (its cur is the path) */
     uint64_t local[GPUINST_MPI_NCALLS]; /* local calls counted (gpuinstMpiCount), read at collect */
     /* requests this thread started: slots [ring_tail, ring_head) (mod
      * GPUINST_MPI_RING) may be in use, the others are free; head and tail
@@ -198,7 +203,7 @@ struct gpuinstMpiThread {
     uint32_t ring_head, ring_tail;
     gpuinstMpiReqSlot ring[GPUINST_MPI_RING];
 };
-GPUINST_SHARED_DATA GPUINST_TLS gpuinstMpiThread *gpuinstMpiSelf;
+/* (the calling thread's: gpuinstSelf.mpi, src/gpuinstInt.h) */
 
 /* What a wrapper carries through one call.  `r` is the row being filled:
  * in trace mode a slot reserved in the thread's /mpi/calls buffer (filled
@@ -211,6 +216,7 @@ typedef struct gpuinstMpiCall {
     uint64_t freeing;      /* key of the object a *_free call frees (gpuinstMpiObjFreeing) */
     gpuinstMpiRec *r;
     void *agg;             /* profile mode: the call's /profile/mpi entry once found (NULL before) */
+    int hooked;            /* gpuinstMpiBegin saw GPU hooks or the NVTX "MPI" domain on: End looks too */
 } gpuinstMpiCall;
 
 /* Host clock of the MPI layer: gpuinst's clock.  Under the test hook
@@ -254,6 +260,18 @@ GPUINST_PRIVATE void gpuinstMpiNvtxPop(void);
  * profile. */
 GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call);
 GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c);
+/* The slow halves get a copy of the wrapper's gpuinstMpiCall (and Begin's
+ * copies the result back): a call that passes the wrapper's own address to
+ * no function keeps it in registers across the PMPI call, instead of in
+ * memory that the PMPI call might change (bench/RESULTS.md, "Per-call cost
+ * at fine grain"). */
+static GPUINST_INLINE int gpuinstMpiBeginSlowCopy(gpuinstMpiCall *c, int call)
+{
+    gpuinstMpiCall s;
+    int rc = gpuinstMpiBeginSlow(&s, call);
+    if (rc) *c = s;
+    return rc;
+}
 /* Profile mode: adds the call to its (range path, call, communicator)
  * entry (mpi/mpi_trace.c). */
 GPUINST_PRIVATE void gpuinstMpiProfileAdd(gpuinstMpiCall *c);
@@ -290,12 +308,12 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
     gpuinstMpiRec *r;
     uint64_t id;
     if (GPUINST_LOAD_RLX(&gpuinstG.state) != GPUINST_STATE_RUNNING) return 0;
-    t = gpuinstMpiSelf;
-    if (GPUINST_UNLIKELY(t == NULL)) return gpuinstMpiBeginSlow(c, call);
+    t = gpuinstSelf.mpi;
+    if (GPUINST_UNLIKELY(t == NULL)) return gpuinstMpiBeginSlowCopy(c, call);
     if (t->current != 0) return 0;
     if (gpuinstCaptureSkip()) return 0; /* outside every capture window (src/capture.c) */
     id = t->next_id;
-    if (GPUINST_UNLIKELY(id == t->end_id)) return gpuinstMpiBeginSlow(c, call);
+    if (GPUINST_UNLIKELY(id == t->end_id)) return gpuinstMpiBeginSlowCopy(c, call);
     if (!t->rows) {
         /* profile mode alone: the scratch row is never written out; only
          * what the fold and the request tracking read is set (its thread
@@ -307,7 +325,7 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
         r->call = (uint16_t)call;
     } else {
         gpuinstChunk *k = t->calls.tail;
-        if (GPUINST_UNLIKELY(k == NULL || k->count >= k->cap)) return gpuinstMpiBeginSlow(c, call);
+        if (GPUINST_UNLIKELY(k == NULL || k->count >= k->cap)) return gpuinstMpiBeginSlowCopy(c, call);
         r = (gpuinstMpiRec *)(void *)GPUINST_CHUNK_DATA(k) + k->count;
         gpuinstMpiRowInit(r, call, id, t->thread);
     }
@@ -321,7 +339,8 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
      * NVTX range, where a tool listens: one test for both when neither */
     {
         const gpuinstHooks *gh = gpuinstGpuHooksNow();
-        if (GPUINST_UNLIKELY((gh != NULL) | gpuinstMpiNvtxOn)) {
+        c->hooked = (gh != NULL) | gpuinstMpiNvtxOn;
+        if (GPUINST_UNLIKELY(c->hooked)) {
             if (gh != NULL) gh->mpi_enter(id);
             if (gpuinstMpiNvtxOn) gpuinstMpiNvtxPush(call);
         }
@@ -345,25 +364,21 @@ static GPUINST_INLINE void gpuinstMpiProfFoldInto(gpuinstMpiProfRec *e, const gp
 /* Profile mode alone: adds the call to the entry of its (range path,
  * call, communicator) inline when it is the one this call number used
  * last (a loop calls the same MPI functions from the same ranges), else
- * through gpuinstMpiProfileAdd (bench/RESULTS.md: ~20 instructions more
- * than trace mode's row commit). */
+ * through gpuinstMpiProfileAdd.  The path is compared as the range
+ * profile's node pointer (one load from cprof, no load of its id): nodes
+ * never move, so the pointer names the path exactly. */
 static GPUINST_INLINE void gpuinstMpiFold(gpuinstMpiCall *c, int call)
 {
     gpuinstMpiThread *t = c->t;
     const gpuinstMpiRec *r = c->r;
     gpuinstMpiProfRec *e = (gpuinstMpiProfRec *)c->agg;
     if (e == NULL) {
-        const gpuinstMpiProf *p = (const gpuinstMpiProf *)t->prof;
-        const gpuinstThread *ct = t->core;
-        const gpuinstProf *pp = ct != NULL ? ct->prof : NULL;
-        uint32_t node = pp != NULL && pp->cur != NULL ? pp->cur->node : 0;
-        if (GPUINST_UNLIKELY(p == NULL)) {
-            gpuinstMpiProfileAdd(c);
-            return;
-        }
+        const gpuinstMpiProf *p = (const gpuinstMpiProf *)t->prof; /* (t->fold: made) */
         e = p->last[call];
-        if (GPUINST_UNLIKELY(e == NULL || e->node != node || e->comm != r->comm)) {
-            gpuinstMpiProfileAdd(c);
+        /* (last_path matches only once last[call] is set) */
+        if (GPUINST_UNLIKELY(p->last_path[call] != (const void *)t->cprof->cur || e->comm != r->comm)) {
+            gpuinstMpiCall s = *c;
+            gpuinstMpiProfileAdd(&s);
             return;
         }
     }
@@ -378,8 +393,8 @@ static GPUINST_INLINE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc, int call)
     gpuinstMpiThread *t = c->t;
     gpuinstMpiRec *r = c->r;
     unsigned d = gpuinstMpiDir[call];
-    const gpuinstHooks *gh = gpuinstGpuHooksNow();
-    if (GPUINST_UNLIKELY((gh != NULL) | gpuinstMpiNvtxOn)) {
+    if (GPUINST_UNLIKELY(c->hooked)) {
+        const gpuinstHooks *gh = gpuinstGpuHooksNow();
         if (gpuinstMpiNvtxOn) gpuinstMpiNvtxPop();
         if (gh != NULL) gh->mpi_exit();
     }
@@ -390,9 +405,14 @@ static GPUINST_INLINE int gpuinstMpiEnd(gpuinstMpiCall *c, int rc, int call)
         r->flags |= GPUINST_MPI_FLAG_FAILED;
     }
     /* slow: profile mode, the test skew, or this call's row is the scratch row */
-    if (GPUINST_LIKELY(!t->slow)) gpuinstBufCommit(&t->calls);
-    else if (t->fold) gpuinstMpiFold(c, call);
-    else gpuinstMpiEndSlow(c);
+    if (GPUINST_LIKELY(!t->slow)) {
+        gpuinstBufCommit(&t->calls);
+    } else if (t->fold) {
+        gpuinstMpiFold(c, call);
+    } else {
+        gpuinstMpiCall s = *c;
+        gpuinstMpiEndSlow(&s);
+    }
     t->current = 0;
     return rc;
 }
@@ -456,8 +476,10 @@ static GPUINST_INLINE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int p
     gpuinstMpiRec *r = c->r;
     c->ci = ci;
     r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
-    r->peer = gpuinstMpiWorldRank(ci, peer);
-    r->tag = tag;
+    if (GPUINST_LIKELY(c->t->rows)) { /* (profile mode alone keeps no peer or tag: its entries have none) */
+        r->peer = gpuinstMpiWorldRank(ci, peer);
+        r->tag = tag;
+    }
     r->bytes = peer == MPI_PROC_NULL ? 0 : bytes; /* no data moves to or from MPI_PROC_NULL */
 }
 /* Collective without root semantics (root -1): communicator, bytes. */
@@ -534,14 +556,19 @@ static GPUINST_INLINE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req
     void *agg = NULL;
     if (r->result != MPI_SUCCESS || req == MPI_REQUEST_NULL) return;
     if (GPUINST_UNLIKELY(persistent || key == 0 || h - t->ring_tail >= GPUINST_MPI_RING)) {
-        gpuinstMpiReqStartSlow(c, req, recv, persistent);
+        gpuinstMpiCall s = *c; /* (a copy: see gpuinstMpiBeginSlowCopy) */
+        gpuinstMpiReqStartSlow(&s, req, recv, persistent);
+        c->agg = s.agg;
         return;
     }
     if (t->profile) {
         /* profile alone: a send's bytes are known now, nothing to learn at
          * its completion; a receive's come then, into the call's entry */
         if (!recv && !t->rows) return;
-        if (recv) agg = gpuinstMpiCallEntry(c);
+        if (recv) {
+            gpuinstMpiCall s = *c;
+            c->agg = agg = gpuinstMpiCallEntry(&s);
+        }
     }
     r->request = r->call_id;
     r->flags |= GPUINST_MPI_FLAG_STARTS;
@@ -607,11 +634,13 @@ GPUINST_PRIVATE void gpuinstMpiReqDoneAllSlow(gpuinstMpiCall *c, gpuinstReqSave 
  * kept everything on the stack. */
 static GPUINST_INLINE void gpuinstMpiReqDoneAll(gpuinstMpiCall *c, gpuinstReqSave *s, int flag)
 {
+    gpuinstMpiCall cc = *c; /* (a copy: see gpuinstMpiBeginSlowCopy) */
     if (GPUINST_LIKELY(s->rq == s->stack && s->own == NULL && s->fst == NULL)) {
-        if (c->r->result == MPI_SUCCESS && flag) gpuinstMpiReqDoneN(c, s->n, s->rq, s->cst);
-        return;
+        if (c->r->result == MPI_SUCCESS && flag) gpuinstMpiReqDoneN(&cc, s->n, s->rq, s->cst);
+    } else {
+        gpuinstMpiReqDoneAllSlow(&cc, s, flag);
     }
-    gpuinstMpiReqDoneAllSlow(c, s, flag);
+    c->agg = cc.agg;
 }
 GPUINST_PRIVATE void gpuinstMpiReqDoneSome(gpuinstMpiCall *c, gpuinstReqSave *s, int n, const void *idx);
 

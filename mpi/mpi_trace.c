@@ -112,7 +112,6 @@ typedef struct Completion {
 } Completion;
 
 #if !defined(GPUINST_AMALGAMATION)
-__attribute__((visibility("hidden"))) GPUINST_TLS gpuinstMpiThread *gpuinstMpiSelf;
 __attribute__((visibility("hidden"))) int gpuinstMpiNvtxOn;
 #endif
 static pthread_mutex_t mpiLock = PTHREAD_MUTEX_INITIALIZER;
@@ -132,6 +131,8 @@ static uint64_t callIdBlock(gpuinstMpiThread *t)
     return t->next_id;
 }
 
+static void *mpiProfNew(void);
+
 static gpuinstMpiThread *threadSlow(void)
 {
     gpuinstMpiThread *t = (gpuinstMpiThread *)calloc(1, sizeof *t);
@@ -147,12 +148,17 @@ static gpuinstMpiThread *threadSlow(void)
     t->rows = (gpuinstG.cfg.mode & GPUINST_MODE_TRACE) != 0;
     t->profile = (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) != 0;
     t->slow = (uint8_t)(t->profile || gpuinstMpiSkewOn);
-    t->fold = (uint8_t)(t->profile && !t->rows && !gpuinstMpiSkewOn);
+    if (t->profile && core != NULL && gpuinstProfThreadInit(core) == GPUINST_SUCCESS) {
+        t->cprof = core->prof;
+        t->prof = mpiProfNew();
+    }
+    t->fold = (uint8_t)(t->profile && !t->rows && !gpuinstMpiSkewOn && t->prof != NULL);
     pthread_mutex_lock(&mpiLock);
     t->next = mpiThreads;
     GPUINST_STORE_REL(&mpiThreads, t);
     pthread_mutex_unlock(&mpiLock);
-    gpuinstMpiSelf = t;
+    gpuinstSelf.mpi = t;
+    gpuinstTlsHold();
     return t;
 }
 
@@ -221,7 +227,7 @@ GPUINST_PRIVATE void gpuinstMpiNvtxPop(void)
  * NVTX domain), a new block of call ids, a new chunk of the row buffer. */
 GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
 {
-    gpuinstMpiThread *t = gpuinstMpiSelf;
+    gpuinstMpiThread *t = gpuinstSelf.mpi;
     gpuinstMpiRec *r;
     uint64_t id;
     if (t == NULL) {
@@ -246,6 +252,7 @@ GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
     c->freeing = 0;
     c->r = r;
     c->agg = NULL;
+    c->hooked = 1; /* gpuinstMpiEnd looks at the hooks again, as here */
     gpuinstMpiRowInit(r, call, id, t->thread);
     gpuinstGpuMpiEnter(id);
     if (nvtxReady) gpuinstMpiNvtxPush(call);
@@ -289,7 +296,7 @@ GPUINST_PRIVATE void gpuinstMpiAppend(gpuinstMpiCall *c, const gpuinstMpiRec *r)
 
 GPUINST_PRIVATE void gpuinstMpiCountSlow(int call)
 {
-    gpuinstMpiThread *t = gpuinstMpiSelf;
+    gpuinstMpiThread *t = gpuinstSelf.mpi;
     if (GPUINST_UNLIKELY(t == NULL)) {
         t = threadSlow();
         if (t == NULL) return;
@@ -526,7 +533,7 @@ GPUINST_PRIVATE gpuinstMpiObj *gpuinstMpiCommSlow(gpuinstMpiThread *t, MPI_Comm 
 /* The communicator's object, through the calling thread's cache. */
 static CommInfo *commLookup(MPI_Comm comm)
 {
-    gpuinstMpiThread *t = gpuinstMpiSelf;
+    gpuinstMpiThread *t = gpuinstSelf.mpi;
     return t != NULL ? gpuinstMpiCommOf(t, comm) : gpuinstMpiCommSlow(NULL, comm);
 }
 
@@ -913,22 +920,41 @@ static uint32_t mpiProfHome(uint32_t node, uint32_t call, uint64_t comm, uint32_
     return (uint32_t)(k >> 40) & mask;
 }
 
-static MpiProfRec *mpiProfEntry(gpuinstMpiThread *t, uint32_t node, uint16_t call, uint64_t comm, uint16_t thread)
+/* A thread's table of entries, none yet (NULL: no memory). */
+static void *mpiProfNew(void)
+{
+    MpiProf *p = (MpiProf *)calloc(1, sizeof *p);
+    uint32_t i;
+    if (p != NULL)
+        for (i = 0; i < GPUINST_MPI_NCALLS; i++) p->last_path[i] = p; /* no node's address */
+    return p;
+}
+
+/* The entry of (node, call, comm); `path` is the node's pointer (NULL for
+ * node 0), remembered with it as the call's last (gpuinstMpiFold). */
+static MpiProfRec *mpiProfEntry(gpuinstMpiThread *t, const void *path, uint32_t node, uint16_t call,
+                                uint64_t comm, uint16_t thread)
 {
     MpiProf *p = profOf(t);
     MpiProfRec *e;
     uint32_t i;
     if (p == NULL) {
-        p = (MpiProf *)calloc(1, sizeof *p);
+        p = (MpiProf *)mpiProfNew();
         if (p == NULL) return NULL;
         t->prof = p;
     }
     e = p->last[call];
-    if (e != NULL && e->node == node && e->comm == comm) return e;
+    if (e != NULL && e->node == node && e->comm == comm) {
+        p->last_path[call] = path;
+        return e;
+    }
     if (p->slots != NULL)
         for (i = mpiProfHome(node, call, comm, p->mask); p->slots[i] != NULL; i = (i + 1) & p->mask) {
             e = p->slots[i];
-            if (e->node == node && e->call == call && e->comm == comm) return p->last[call] = e;
+            if (e->node == node && e->call == call && e->comm == comm) {
+                p->last_path[call] = path;
+                return p->last[call] = e;
+            }
         }
     if (p->slots == NULL || (p->used + 1) * 2 > p->mask + 1) { /* grow, rehash */
         uint32_t ncap = p->slots ? (p->mask + 1) * 2 : 64, j;
@@ -959,6 +985,7 @@ static MpiProfRec *mpiProfEntry(gpuinstMpiThread *t, uint32_t node, uint16_t cal
     p->used++;
     e->next_ = (uint64_t)(uintptr_t)p->head;
     GPUINST_STORE_REL(&p->head, e);
+    p->last_path[call] = path;
     return p->last[call] = e;
 }
 
@@ -969,13 +996,14 @@ static MpiProfRec *mpiProfEntry(gpuinstMpiThread *t, uint32_t node, uint16_t cal
 static inline MpiProfRec *callEntry(gpuinstMpiCall *c)
 {
     if (c->agg == NULL) {
-        gpuinstThread *ct = gpuinstThreadSelf;
+        gpuinstThread *ct = gpuinstSelf.core;
         gpuinstProf *pp = ct != NULL ? ct->prof : NULL;
         uint32_t node = pp != NULL && pp->cur != NULL ? pp->cur->node : 0;
         MpiProf *p = profOf(c->t);
         MpiProfRec *e = p != NULL ? p->last[c->r->call] : NULL;
         if (GPUINST_LIKELY(e != NULL && e->node == node && e->comm == c->r->comm)) c->agg = e;
-        else c->agg = mpiProfEntry(c->t, node, c->r->call, c->r->comm, c->r->thread);
+        else c->agg = mpiProfEntry(c->t, pp != NULL ? (const void *)pp->cur : NULL, node, c->r->call, c->r->comm,
+                                   c->r->thread);
     }
     return (MpiProfRec *)c->agg;
 }
@@ -1468,7 +1496,7 @@ GPUINST_PRIVATE void gpuinstMpiReqDoneN(gpuinstMpiCall *c, int n, const MPI_Requ
 GPUINST_PRIVATE void gpuinstMpiReqForget(MPI_Request req)
 {
     ReqEntry e;
-    reqFind(gpuinstMpiSelf, REQ_KEY(req), &e, 2);
+    reqFind(gpuinstSelf.mpi, REQ_KEY(req), &e, 2);
 }
 
 /* ---- tables ---------------------------------------------------------------------- */

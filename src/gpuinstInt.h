@@ -724,13 +724,30 @@ typedef struct gpuinstThread {
     gpuinstNameKey keys[GPUINST_NAME_CACHE];   /* front of `cache`, keyed by the caller's pointer */
 } gpuinstThread;
 
+/* The one per-thread state (issue 17): a slot per part, reached with one
+ * %fs-relative load (GPUINST_TLS), made by each part's slow path at the
+ * thread's first call and cleaned up in one place, gpuinstTlsExit (src/nvtx.c),
+ * when the thread exits.  A fork child keeps the forking thread's slots (the
+ * child records nothing: state NVTX_ONLY, src/core.c); finalize leaves them
+ * (the writer reads the parts' lists, which hold every slot). */
+typedef struct gpuinstTls {
+    gpuinstThread *core;              /* ranges, marks, names (src/nvtx.c) */
+    struct gpuinstMpiThread *mpi;     /* MPI calls and requests (mpi/mpi_trace.c) */
+    void *nvtx;                       /* the NVTX collector's (src/nvtx_inject.c): no pointers of
+                                         its own, freed at the thread's exit */
+    int held;                         /* the exit key is set for this thread (gpuinstTlsHold) */
+} gpuinstTls;
+GPUINST_SHARED_DATA GPUINST_TLS gpuinstTls gpuinstSelf;
+/* Makes sure the calling thread's exit runs gpuinstTlsExit (a part calls
+ * it when it fills its slot). */
+GPUINST_PRIVATE void gpuinstTlsHold(void);
+
 /* The calling thread's state, created on first use (NULL if out of memory
  * or the thread limit is reached). */
 GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void);
-GPUINST_SHARED_DATA GPUINST_TLS gpuinstThread *gpuinstThreadSelf;
 static inline gpuinstThread *gpuinstThreadGet(void)
 {
-    gpuinstThread *t = gpuinstThreadSelf;
+    gpuinstThread *t = gpuinstSelf.core;
     return GPUINST_LIKELY(t != NULL) ? t : gpuinstThreadSlow();
 }
 /* Head of the list of every thread that recorded (acquire). */
@@ -1017,9 +1034,11 @@ GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const 
 /* The same for a range with a name (the calling thread's state, the name's
  * id from the front cache; NULL/"": no name) and no other attribute. */
 GPUINST_PRIVATE int gpuinstRecordPushName(gpuinst_domain d, const char *name);
-/* Closes the calling thread's innermost range of d: the level it had; -2 if
- * none is open (not counted: the caller decides), -1 lost (counted). */
-GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d);
+/* Closes the calling thread's innermost range of d: the level it had; -1
+ * lost (counted); if none is open, empty(d)'s value (the caller decides:
+ * a range pushed before init, or a misuse it counts).  (empty, not a -2
+ * to test: the caller's handler ends in a tail call.) */
+GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d, int (*empty)(uint32_t d));
 /* A mark at `now`.  0 or OUT_OF_MEMORY (counted). */
 GPUINST_PRIVATE int gpuinstRecordMark(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e, uint64_t now);
 /* A start/end range: its id in *id (never 0).  0 or OUT_OF_MEMORY. */

@@ -42,7 +42,7 @@
  * process's life, and the records of exited threads stay (issue 20). */
 
 #if !defined(GPUINST_AMALGAMATION)
-__attribute__((visibility("hidden"))) GPUINST_TLS gpuinstThread *gpuinstThreadSelf;
+__attribute__((visibility("hidden"))) GPUINST_TLS gpuinstTls gpuinstSelf;
 #endif
 
 static gpuinstThread *threadsHead; /* prepend-only list (release/acquire) */
@@ -52,16 +52,45 @@ static gpuinstThreadLife *lives;   /* ended lifetimes (gpuinstG.lock) */
 static uint64_t nlives, caplives;
 static pthread_key_t exitKey;
 static int exitKeyMade;            /* 1 made, -1 failed (no reuse then) */
+static pthread_once_t exitKeyOnce = PTHREAD_ONCE_INIT;
 
-static void threadExit(void *arg);
+static void threadExit(gpuinstThread *t);
+
+/* The pthread key destructor of the one per-thread state (on the exiting
+ * thread): each part's slot is let go here, the core's last (the MPI
+ * layer's state stays on its list for the file; the NVTX collector's is
+ * freed; the core's slot closes its open ranges and goes to the free list). */
+static void gpuinstTlsExit(void *arg)
+{
+    gpuinstTls *s = &gpuinstSelf;
+    (void)arg;
+    s->held = 0;
+    s->mpi = NULL;
+    free(s->nvtx);
+    s->nvtx = NULL;
+    if (s->core != NULL) threadExit(s->core);
+}
+
+static void exitKeyMake(void)
+{
+    exitKeyMade = pthread_key_create(&exitKey, gpuinstTlsExit) == 0 ? 1 : -1;
+}
+
+GPUINST_PRIVATE void gpuinstTlsHold(void)
+{
+    if (gpuinstSelf.held) return;
+    pthread_once(&exitKeyOnce, exitKeyMake);
+    /* (the value only makes the destructor run: it reads gpuinstSelf) */
+    if (exitKeyMade == 1 && pthread_setspecific(exitKey, &gpuinstSelf) == 0) gpuinstSelf.held = 1;
+}
 
 GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
 {
     static int warned;
     gpuinstThread *t = NULL;
     int fresh = 0;
+    pthread_once(&exitKeyOnce, exitKeyMake);
     pthread_mutex_lock(&gpuinstG.lock);
-    if (exitKeyMade == 0) exitKeyMade = pthread_key_create(&exitKey, threadExit) == 0 ? 1 : -1;
     if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_FINALIZED) {
         /* the writer may be reading the slots: none is handed out now */
     } else if (freeSlots != NULL) {
@@ -95,10 +124,10 @@ GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
             t->next = threadsHead;
             GPUINST_STORE_REL(&threadsHead, t);
         }
-        gpuinstThreadSelf = t;
-        if (exitKeyMade == 1) pthread_setspecific(exitKey, t);
+        gpuinstSelf.core = t;
     }
     pthread_mutex_unlock(&gpuinstG.lock);
+    if (t != NULL) gpuinstTlsHold();
     return t;
 }
 
@@ -202,7 +231,7 @@ static void heavyBarrier(void)
 
 GPUINST_PRIVATE void gpuinstNvtxQuiesce(void)
 {
-    gpuinstThread *t, *self = gpuinstThreadSelf;
+    gpuinstThread *t, *self = gpuinstSelf.core;
     uint64_t t0 = gpuinstClockNs();
     heavyBarrier();
     for (t = gpuinstThreadsHead(); t != NULL; t = t->next) {
@@ -258,13 +287,11 @@ static void closeStacks(gpuinstThread *t, gpuinstThread *dst, uint64_t now, int 
     }
 }
 
-/* The pthread key destructor: on the exiting thread. */
-static void threadExit(void *arg)
+/* The core's part of a thread's exit (gpuinstTlsExit): on the exiting thread. */
+static void threadExit(gpuinstThread *t)
 {
-    gpuinstThread *t = (gpuinstThread *)arg;
     uint64_t now;
     int handed = 0;
-    if (t == NULL || gpuinstThreadSelf != t) return;
     callEnter(t);
     if (GPUINST_LOAD_RLX(&gpuinstG.state) == GPUINST_STATE_RUNNING) {
         now = gpuinstClockNs();
@@ -275,7 +302,7 @@ static void threadExit(void *arg)
         handed = 1;
     }
     callLeave(t);
-    gpuinstThreadSelf = NULL;
+    gpuinstSelf.core = NULL;
     if (!handed) return;
     pthread_mutex_lock(&gpuinstG.lock);
     if (nlives == caplives) {
@@ -467,7 +494,9 @@ static int domainValid(gpuinst_domain d)
 /* Validated view of the optional attributes: the record path's event. */
 typedef gpuinstEvent Attr;
 
-static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
+/* Inline in the recording calls (out of line: ~8 instructions of call and
+ * frame per event, bench/RESULTS.md "Per-call cost at fine grain"). */
+static GPUINST_HOT_INLINE int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
 {
     out->name = 0;
     out->reg = NULL;
@@ -477,19 +506,23 @@ static int attrRead(gpuinst_domain d, const gpuinst_attr *a, Attr *out)
         out->payload = 0;
         return GPUINST_SUCCESS;
     }
-    if (a->struct_size < sizeof(gpuinst_attr) || a->payload_type < 0 ||
-        a->payload_type > GPUINST_PAYLOAD_DOUBLE || a->category > GPUINST_MAX_CATEGORY)
+    /* (a negative payload_type is a large unsigned one) */
+    if (a->struct_size < sizeof(gpuinst_attr) || (uint32_t)a->payload_type > GPUINST_PAYLOAD_DOUBLE ||
+        a->category > GPUINST_MAX_CATEGORY)
         return GPUINST_ERROR_INVALID_ARGUMENT;
     out->color = a->color;
     out->category = a->category;
     out->ptype = (uint8_t)a->payload_type;
     memcpy(&out->payload, &a->payload, sizeof out->payload);
     if (a->name != 0) {
-        Registered *r = GPUINST_LOAD_ACQ(&registered);
-        if (r == NULL || a->name > GPUINST_LOAD_ACQ(&nregistered) || r[a->name - 1].domain != d)
-            return GPUINST_ERROR_INVALID_ARGUMENT;
-        out->name = r[a->name - 1].name;
-        out->reg = r[a->name - 1].handle;
+        /* a handle up to nregistered (acquire) has its entry: the table was
+         * made and the entry written before nregistered grew (release) */
+        const Registered *r;
+        if (a->name > GPUINST_LOAD_ACQ(&nregistered)) return GPUINST_ERROR_INVALID_ARGUMENT;
+        r = &GPUINST_LOAD_RLX(&registered)[a->name - 1];
+        if (r->domain != d) return GPUINST_ERROR_INVALID_ARGUMENT;
+        out->name = r->name;
+        out->reg = r->handle;
     }
     return GPUINST_SUCCESS;
 }
@@ -774,24 +807,12 @@ int gpuinst_range_push_ex(gpuinst_domain domain, const char *name, const gpuinst
     t = gpuinstThreadGet();
     if (GPUINST_UNLIKELY(t == NULL)) return noSlot();
     if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
-    rc = resolveName(t, name, &a);
+    rc = a.name != 0 ? GPUINST_SUCCESS : resolveName(t, name, &a); /* (a registered string: no call) */
     if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) {
         callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();
     }
     return pushOpen(t, domain, &a, name, nvtxListens(), 0);
-}
-
-/* The 0-based level of t's innermost open range of domain d (-1: none). */
-static int levelOf(gpuinstThread *t, gpuinst_domain d)
-{
-    if (t->mode & GPUINST_MODE_TRACE) {
-        gpuinstStack *s = t->stacks[d];
-        return s != NULL ? (int)s->depth - 1 : -1;
-    } else {
-        gpuinstProfStack *ps = t->prof != NULL ? t->prof->stacks[d] : NULL;
-        return ps != NULL ? (int)ps->depth - 1 : -1;
-    }
 }
 
 GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e)
@@ -917,38 +938,40 @@ static GPUINST_NOINLINE int popCaptured(gpuinstThread *t, gpuinstStack *s, gpuin
 
 /* The recording half of a pop (state RUNNING, domain valid); `now` was read
  * first so gpuinst's own cost stays outside the range.  The NVTX call is
- * the caller's, and is not made on STACK_EMPTY. */
-static GPUINST_HOT_INLINE int popRecord(gpuinstThread *t, gpuinst_domain domain, uint64_t now)
+ * the caller's, and is not made on STACK_EMPTY.  `nv` 1 (the collector, a
+ * constant at each call site): returns NVTX's value instead of a status,
+ * the ended range's 0-based level, known here without reading the stack
+ * again; -2 when nothing is open (not counted: the caller decides whether
+ * it is a misuse), -1 on failure (counted). */
+#define POP_EMPTY(nv) (nv ? -2 : (GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1), GPUINST_ERROR_STACK_EMPTY))
+static GPUINST_HOT_INLINE int popRecord(gpuinstThread *t, gpuinst_domain domain, uint64_t now, int nv)
 {
     gpuinstStack *s;
     gpuinstOpen *o;
     gpuinstRangeRec *r;
     uint32_t depth;
-    if (GPUINST_UNLIKELY(t == NULL)) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
-        return GPUINST_ERROR_STACK_EMPTY;
-    }
+    if (GPUINST_UNLIKELY(t == NULL)) return POP_EMPTY(nv);
     if (GPUINST_UNLIKELY(!callBegin(t))) return POP_NOT_RUNNING;
     if (GPUINST_UNLIKELY(t->mode & GPUINST_MODE_PROFILE)) {
         int rc = profPop(t, domain, now);
         if (rc == GPUINST_SUCCESS && !(t->mode & GPUINST_MODE_TRACE)) profHooksPop();
         if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) { /* profile only, or nothing open */
             callLeave(t);
-            if (rc == GPUINST_ERROR_STACK_EMPTY) GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
-            return rc;
+            if (rc == GPUINST_ERROR_STACK_EMPTY) return POP_EMPTY(nv);
+            return nv ? (int)t->prof->stacks[domain]->depth : rc; /* (the ended frame's level) */
         }
     }
     s = t->stacks[domain];
     if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) {
         callLeave(t);
-        GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
-        return GPUINST_ERROR_STACK_EMPTY;
+        return POP_EMPTY(nv);
     }
     depth = s->depth;
     o = &s->open[depth - 1];
     if (GPUINST_UNLIKELY(o->flags & (GPUINST_RANGE_FLAG_SKIP_ | GPUINST_RANGE_FLAG_CAPTURE_WINDOW))) {
         int rc = popCaptured(t, s, o, depth, now);
         callLeave(t);
+        if (nv) return rc == GPUINST_SUCCESS ? (int)depth - 1 : ((void)lost(), -1);
         return rc;
     }
     r = (gpuinstRangeRec *)gpuinstBufSlot(&t->ranges);
@@ -961,8 +984,10 @@ static GPUINST_HOT_INLINE int popRecord(gpuinstThread *t, gpuinst_domain domain,
     gpuinstGpuRangePop();
     gpuinstProfRangePop(); /* range profiling (one branch when off) */
     callLeave(t);
+    if (nv) return GPUINST_LIKELY(r != NULL) ? (int)depth - 1 : ((void)lost(), -1);
     return r != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
 }
+#undef POP_EMPTY
 
 int gpuinst_range_pop_domain(gpuinst_domain domain)
 {
@@ -975,31 +1000,27 @@ int gpuinst_range_pop_domain(gpuinst_domain domain)
     }
     now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
     if (GPUINST_UNLIKELY(!domainValid(domain))) return invalid();
-    rc = popRecord(gpuinstThreadSelf, domain, now);
+    rc = popRecord(gpuinstSelf.core, domain, now, 0);
     if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     if (GPUINST_NVTX_EMIT()) nvtxDomainRangePop(domainHandle(domain));
     return rc == GPUINST_SUCCESS ? rc : lost();
 }
 
-GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d)
+GPUINST_PRIVATE int gpuinstRecordPop(gpuinst_domain d, int (*empty)(uint32_t d))
 {
-    gpuinstThread *t = gpuinstThreadSelf;
-    int level, rc;
-    /* nothing open: the caller decides (a range pushed before init, or a
-     * misuse it counts); no clock read */
-    if (GPUINST_UNLIKELY(t == NULL || (level = levelOf(t, d)) < 0)) return -2;
-    rc = popRecord(t, d, gpuinstClockNs()); /* t: read once */
-    if (GPUINST_LIKELY(rc == GPUINST_SUCCESS)) return level;
-    if (rc == GPUINST_ERROR_OUT_OF_MEMORY) lost();
-    return -1;
+    gpuinstThread *t = gpuinstSelf.core;
+    int level;
+    if (GPUINST_UNLIKELY(t == NULL)) return empty(d); /* no slot: nothing open; no clock read */
+    level = popRecord(t, d, gpuinstClockNs(), 1); /* t: read once */
+    return GPUINST_LIKELY(level != -2) ? level : empty(d);
 }
 
 /* The recording half of gpuinst_range_pop (state RUNNING). */
 static GPUINST_NOINLINE int popRecordDefault(void)
 {
     uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
-    gpuinstThread *t = gpuinstThreadSelf;
+    gpuinstThread *t = gpuinstSelf.core;
     int rc;
     if (GPUINST_LIKELY(t != NULL) && t->mode == GPUINST_MODE_PROFILE) { /* profile only: a frame folded */
         if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
@@ -1014,7 +1035,7 @@ static GPUINST_NOINLINE int popRecordDefault(void)
         if (GPUINST_NVTX_EMIT()) nvtxRangePop();
         return GPUINST_SUCCESS;
     }
-    rc = popRecord(t, GPUINST_DOMAIN_DEFAULT, now);
+    rc = popRecord(t, GPUINST_DOMAIN_DEFAULT, now, 0);
     if (GPUINST_UNLIKELY(rc == POP_NOT_RUNNING)) return NOT_RUNNING_NOW();
     if (rc == GPUINST_ERROR_STACK_EMPTY) return rc;
     if (GPUINST_NVTX_EMIT()) nvtxRangePop();
@@ -1034,7 +1055,7 @@ int gpuinst_range_pop(void)
 
 int gpuinst_range_depth(gpuinst_domain domain)
 {
-    gpuinstThread *t = gpuinstThreadSelf;
+    gpuinstThread *t = gpuinstSelf.core;
     gpuinstStack *s;
     if (t == NULL || domain >= GPUINST_MAX_DOMAINS) return 0;
     if (t->mode == GPUINST_MODE_PROFILE) {
@@ -1115,7 +1136,7 @@ int gpuinst_range_start_ex(gpuinst_domain domain, const char *name, const gpuins
     t = gpuinstThreadGet();
     if (t == NULL) return noSlot();
     if (!callBegin(t)) return NOT_RUNNING_NOW();
-    rc = resolveName(t, name, &a);
+    rc = a.name != 0 ? GPUINST_SUCCESS : resolveName(t, name, &a); /* (a registered string: no call) */
     o = rc == GPUINST_SUCCESS ? (OpenRange *)malloc(sizeof *o) : NULL;
     if (o == NULL) {
         callLeave(t);
@@ -1293,7 +1314,7 @@ int gpuinst_mark_ex(gpuinst_domain domain, const char *name, const gpuinst_attr 
     t = gpuinstThreadGet();
     if (t == NULL) return noSlot();
     if (!callBegin(t)) return NOT_RUNNING_NOW();
-    rc = resolveName(t, name, &a);
+    rc = a.name != 0 ? GPUINST_SUCCESS : resolveName(t, name, &a); /* (a registered string: no call) */
     if (rc != GPUINST_SUCCESS) {
         callLeave(t);
         return rc == GPUINST_ERROR_INVALID_ARGUMENT ? invalid() : lost();

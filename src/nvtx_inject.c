@@ -263,36 +263,20 @@ typedef struct NvThread {
     const void *sync[NV_UNTRACKED];
     gpuinst_range_id syncId[NV_UNTRACKED];
 } NvThread;
-static GPUINST_TLS NvThread *nvSelf;
-static pthread_key_t nvThreadKey;
-static pthread_once_t nvThreadKeyOnce = PTHREAD_ONCE_INIT;
-static int nvThreadKeyMade;
-
-static void nvThreadExit(void *p)
-{
-    nvSelf = NULL;
-    free(p);
-}
-
-static void nvThreadKeyMake(void)
-{
-    nvThreadKeyMade = pthread_key_create(&nvThreadKey, nvThreadExit) == 0;
-}
-
+/* (the calling thread's: gpuinstSelf.nvtx, freed when the thread exits) */
 static NvThread *nvThread(void)
 {
-    NvThread *t = nvSelf;
+    NvThread *t = (NvThread *)gpuinstSelf.nvtx;
     if (GPUINST_LIKELY(t != NULL)) return t;
-    pthread_once(&nvThreadKeyOnce, nvThreadKeyMake);
-    t = (NvThread *)calloc(1, sizeof *t); /* freed when the thread exits (as its gpuinst slot is reused) */
-    nvSelf = t;
-    if (t != NULL && nvThreadKeyMade) pthread_setspecific(nvThreadKey, t);
+    t = (NvThread *)calloc(1, sizeof *t);
+    gpuinstSelf.nvtx = t;
+    if (t != NULL) gpuinstTlsHold();
     return t;
 }
 
 static uint32_t *nvUntracked(uint32_t d, int make)
 {
-    NvThread *t = make ? nvThread() : nvSelf;
+    NvThread *t = make ? nvThread() : (NvThread *)gpuinstSelf.nvtx;
     uint32_t i;
     if (t == NULL) return NULL;
     for (i = 0; i < NV_UNTRACKED; i++)
@@ -686,8 +670,10 @@ static inline void nvEventClear(gpuinstEvent *e)
     e->reg = NULL;
 }
 
-/* nvtxEventAttributes_t -> the record path's event. */
-static void nvEvent(gpuinstThread *t, const nvtxEventAttributes_t *ea, gpuinstEvent *e)
+/* nvtxEventAttributes_t -> the record path's event (inline in the
+ * handlers: out of line it was ~10 instructions of call and frame per
+ * event, bench/RESULTS.md "NVTX collector"). */
+static GPUINST_INLINE void nvEvent(gpuinstThread *t, const nvtxEventAttributes_t *ea, gpuinstEvent *e)
 {
     nvEventClear(e);
     if (GPUINST_UNLIKELY(ea == NULL || ea->size < NVTX_EVENT_ATTRIB_STRUCT_SIZE)) {
@@ -774,10 +760,8 @@ static GPUINST_NOINLINE_NV int nvPopEmpty(uint32_t d)
 
 static inline int nvPop(uint32_t d)
 {
-    int level;
     if (GPUINST_UNLIKELY(!nvRunning() || domOff(d))) return nvPopIdle(d);
-    level = gpuinstRecordPop(d);
-    return GPUINST_LIKELY(level != -2) ? level : nvPopEmpty(d);
+    return gpuinstRecordPop(d, nvPopEmpty);
 }
 
 static inline int nvPushEx(uint32_t d, const nvtxEventAttributes_t *ea)
@@ -1034,7 +1018,7 @@ static uint32_t nvNameRow(uint16_t kind, uint64_t handle, uint32_t name, int dom
 
 static void nvNameOsThread(uint32_t tid, uint32_t name)
 {
-    gpuinstThread *t = gpuinstThreadSelf;
+    gpuinstThread *t = gpuinstSelf.core;
     nvNameRow(NV_RES_OS_THREAD, tid, name, 0, 0);
     if (t != NULL && (uint32_t)t->os_tid == tid) t->name = name; /* the calling thread: at once */
 }
@@ -1168,7 +1152,7 @@ static void NVTX_API hSyncAcquireStart(nvtxSyncUser_t h)
 }
 static void nvSyncAcquired(nvtxSyncUser_t h, int64_t outcome)
 {
-    NvThread *nt = nvSelf;
+    NvThread *nt = (NvThread *)gpuinstSelf.nvtx;
     uint32_t i;
     if (nt == NULL || h == NULL) return;
     for (i = 0; i < NV_UNTRACKED; i++)
