@@ -671,6 +671,8 @@ GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void);
  * thread-local read).  (No caller today: the wrappers pass the id to the
  * GPU hook themselves.) */
 GPUINST_PRIVATE uint64_t gpuinstMpiCurrentCallId(void);
+/* Publishes gpuinstMpiThreadSeq (src/profilerInt.h) for the profiler. */
+GPUINST_PRIVATE void gpuinstMpiPublishSeq(void);
 /* The MPI part's steps (src/parts.c; mpi/gpuinst_mpi.c). */
 GPUINST_PRIVATE void gpuinstMpiPartAttach(int have_rank);
 GPUINST_PRIVATE void gpuinstMpiPartBeforeWrite(void);
