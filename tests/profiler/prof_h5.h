@@ -238,6 +238,7 @@ static int ph_open(phFile *g, const char *path)
     PH_M(ct, phValue, metric, H5T_NATIVE_UINT32);
     PH_M(ct, phValue, occurrence, H5T_NATIVE_UINT32);
     PH_M(ct, phValue, passes, H5T_NATIVE_UINT32);
+    PH_M(ct, phValue, time_sliced, H5T_NATIVE_UINT32);
     g->values = (phValue *)ph_read(g->f, "/profiler/values", ct, sizeof(phValue), &g->nvalues);
     H5Tclose(ct);
     g->strings = gi_strings_load(g->f, &g->nstrings, &g->strtext);
