@@ -26889,6 +26889,20 @@ GPUINST_PRIVATE int gpuinstMetricElapsed(const char *name)
  *             inside a region) forces teardown() from PASS or BETWEEN.
  * nextProfiled() carries the occurrence through these states, one call per
  * gpuinst_profile_next_pass.
+ * A region opened on a communicator of 2+ ranks (collective replay, issue
+ * 16; nextGroup, the protocol in src/profile_coll.c) adds, before SETUP:
+ *   AGREE     groupPrep() then gpuinstProfGroupAgree(): every rank present
+ *             in the same occurrence and able to restore -> the collector
+ *             of each GPU goes through SETUP (stopping before the first
+ *             start), the others take a checkpoint (groupSave) -> round
+ *             "ready" -> PASS (the collector) or a body without a session;
+ *             no agreement -> DONE, the body run once (PROF_GROUP).
+ *   BETWEEN   the collector's pass plan (groupCollectorStep) gives its need;
+ *             round "another body?" (the maximum): yes -> every rank
+ *             restores (groupRestore), host hook, the collector starts if it
+ *             still collects -> PASS; no -> DONE on every rank.
+ * A region on MPI_COMM_SELF whose first body made MPI calls goes from
+ * BETWEEN to DONE (mpiInLocal, PROF_MPI_LOCAL).
  * Kernel, memcpy and memset tracing are paused because CUPTI's activity for
  * them, under a range profiler session, makes SASS metrics read 0 and adds
  * 8 instructions per warp (src/activity.c, gpuinstActivityPause); where

@@ -712,6 +712,10 @@ int gpuinst_profile_begin_comm_f(gpuinst_profile *p, const char *region, const c
  * recorded, and the body runs so that it has run, in effect, exactly once.
  * p->status says how it went.  Call it on the thread that called
  * gpuinst_profile_begin.
+ * A region opened on a communicator of 2+ ranks: every rank calls it the
+ * same number of times (the ranks agree at each call: a blocking exchange
+ * on gpuinst's private communicator, the first one bounded by
+ * GPUINST_PROFILE_COMM_WAIT_S); p->passes is then known at the end only.
  * Rests on: cuptiProfilerGetCounterAvailability, cuptiProfilerHost*,
  *   cuptiRangeProfilerEnable/Disable/SetConfig/Start/PushRange/PopRange/Stop/
  *   DecodeData/GetCounterDataInfo/CounterDataImageInitialize,
