@@ -5027,6 +5027,7 @@ typedef struct gpuinstProfilerEnv {
     int transfer_opt;          /* GPUINST_PROFILE_CHECKPOINT_TRANSFER, on/off (default off) */
     uint64_t wait_s;           /* GPUINST_PROFILE_WAIT_S, 0..86400 (default 120) */
     int preload;               /* GPUINST_PROFILE_PRELOAD, on/off (default on) */
+    uint64_t comm_wait_s;      /* GPUINST_PROFILE_COMM_WAIT_S, 1..86400 (default 30; src/profile_coll.c) */
 } gpuinstProfilerEnv;
 GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e);
 #if GPUINST_WITH_MPI
@@ -6676,6 +6677,7 @@ GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e)
     e->transfer_opt = gpuinstEnvFlag("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0);
     e->wait_s = gpuinstEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400);
     e->preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
+    e->comm_wait_s = gpuinstEnvU64("GPUINST_PROFILE_COMM_WAIT_S", 30, 1, 86400);
 }
 /************** End of src/config.c **************/
 /************** Begin file src/coll.c **************/
@@ -12309,6 +12311,83 @@ GPUINST_PRIVATE void gpuinstProfilerPartInit(void);
  * said, the cached host objects freed.  Nothing if the profiler never
  * started. */
 GPUINST_PRIVATE void gpuinstProfilerFlush(void);
+
+/* ==== collective replay (src/profile_coll.c; docs/PROFILING.md "Regions
+ * that communicate") ======================================================= */
+/* gpuinst_profile_begin's communicator: MPI_COMM_WORLD under MPI. */
+#define GPUINST_PROFILE_COMM_DEFAULT INT32_MIN
+#define GPUINST_PGROUP_NAME 128
+#define GPUINST_PGROUP_WHY 1024
+#define GPUINST_PGROUP_VALS 4
+enum {
+    GPUINST_PGROUP_LOCAL = 0, /* no MPI, or a 1-rank job: the region is this process's (as before) */
+    GPUINST_PGROUP_SELF = 1,  /* MPI_COMM_SELF / a 1-rank communicator in a larger job: this rank
+                                 alone, and an MPI call inside a profiled pass abandons the profile */
+    GPUINST_PGROUP_COMM = 2   /* 2+ ranks: they agree, then replay in lockstep */
+};
+enum { GPUINST_PGROUP_ABSENT = 1, GPUINST_PGROUP_NORESTORE = 2 };
+/* The ranks of the communicator a region occurrence was opened on. */
+typedef struct gpuinstProfGroup {
+    int kind;                 /* GPUINST_PGROUP_* */
+    int size, rank;           /* in the region's communicator */
+    int *peer;                /* COMM: private-communicator (= world) rank of each member */
+    int agreed;               /* the start agreement said GO */
+    uint64_t occ, round;
+    char region[GPUINST_PGROUP_NAME];
+    char why[GPUINST_PGROUP_WHY]; /* SELF: why this rank is alone although the job is not */
+} gpuinstProfGroup;
+/* What a member tells the leader at the start. */
+typedef struct gpuinstProfMember {
+    int32_t can_restore;      /* can checkpoint and restore its device memory */
+    int32_t can_collect;      /* can run a profiler session */
+    char uuid[48];            /* its GPU ("" none) */
+    char why[GPUINST_PGROUP_WHY]; /* why it cannot restore / collect */
+} gpuinstProfMember;
+/* The outcome of the start agreement, for this member. */
+typedef struct gpuinstProfVerdict {
+    int32_t go;               /* 1: every member replays in lockstep */
+    int32_t collect;          /* this member collects counters this occurrence */
+    int32_t sharers;          /* members on this member's GPU, itself included */
+    int32_t collector;        /* world rank collecting on this member's GPU, -1 none */
+    int32_t size;             /* members */
+    int32_t cause;            /* !go: GPUINST_PGROUP_ABSENT (a rank absent, in another region, MPI
+                                 failed) or GPUINST_PGROUP_NORESTORE (a rank cannot restore) */
+    char why[GPUINST_PGROUP_WHY]; /* !go: why */
+} gpuinstProfVerdict;
+/* Resolves the Fortran handle comm_f (GPUINST_PROFILE_COMM_DEFAULT:
+ * MPI_COMM_WORLD) for occurrence occ of region; returns g->kind.  Local
+ * calls only (MPI_Comm_group, MPI_Group_translate_ranks). */
+GPUINST_PRIVATE int gpuinstProfGroupOpen(gpuinstProfGroup *g, int32_t comm_f, const char *region, uint64_t occ);
+GPUINST_PRIVATE void gpuinstProfGroupClose(gpuinstProfGroup *g);
+/* The start agreement, bounded by GPUINST_PROFILE_COMM_WAIT_S: 0 GO, -1 not
+ * (v->why).  Every member of a COMM group calls it once per occurrence. */
+GPUINST_PRIVATE int gpuinstProfGroupAgree(gpuinstProfGroup *g, const gpuinstProfMember *mine, gpuinstProfVerdict *v);
+/* After GO: element-wise maximum of vals[0..n) over the group (n <= 4);
+ * why (may be NULL): the first non-empty one, with its rank.  0 or -1. */
+GPUINST_PRIVATE int gpuinstProfGroupMax(gpuinstProfGroup *g, uint32_t *vals, int n, char *why, size_t cap);
+/* Finalize: sends never received are cancelled. */
+GPUINST_PRIVATE void gpuinstProfGroupRelease(void);
+/* MPI calls the calling thread has recorded so far (0 without the MPI
+ * part): the MPI part publishes gpuinstMpiThreadSeq in its attach step. */
+GPUINST_SHARED_DATA uint64_t (*gpuinstMpiThreadSeq)(void);
+GPUINST_PRIVATE uint64_t gpuinstProfMpiSeq(void);
+/* 1 for a metric whose value grows with elapsed time (durations, cycles
+ * elapsed, rates, % of peak elapsed): time-sliced when ranks share a GPU. */
+GPUINST_PRIVATE int gpuinstMetricElapsed(const char *name);
+/* Test seam: a simulated device for the replay logic without a GPU
+ * (tests/profiler/test_collreplay.c); NULL: the real one.  Its setter is
+ * not in the amalgamation, so a product build always takes the real path. */
+typedef struct gpuinstProfTestDev {
+    uint32_t passes;             /* bodies a collecting rank needs */
+    int can_restore, can_collect;
+    const char *uuid;            /* this rank's simulated GPU */
+    void (*save)(void *user);    /* the checkpoint */
+    void (*restore)(void *user);
+    void *user;
+} gpuinstProfTestDev;
+#if GPUINST_WITH_TEST_API
+GPUINST_PRIVATE void gpuinstProfTestDevice(const gpuinstProfTestDev *d);
+#endif
 
 #endif /* GPUINST_PROFILER_INT_H */
 /************** End of src/profilerInt.h **************/
@@ -18951,6 +19030,7 @@ GPUINST_PRIVATE void gpuinstProfTablesRegister(void)
 #if !defined(GPUINST_AMALGAMATION)
 __attribute__((visibility("hidden"))) gpuinstGlobal gpuinstG;
 __attribute__((visibility("hidden"))) const gpuinstHooks *gpuinstGpuHooks, *gpuinstProfHooks;
+__attribute__((visibility("hidden"))) uint64_t (*gpuinstMpiThreadSeq)(void);
 #endif
 
 static int atexitInstalled;
@@ -26222,6 +26302,662 @@ GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *s
     return 1;
 }
 /************** End of src/profile_select.c **************/
+/************** Begin file src/profile_coll.c **************/
+/*
+ * profile_coll.c -- collective replay of profiled regions: the agreement of
+ * the ranks of a communicator that open one occurrence of a region together
+ * (gpuinst_profile_begin_comm), the choice of the rank that collects
+ * counters on each GPU, and the pass-boundary agreements of the lockstep
+ * replay.  The replay itself (checkpoint, restore, profiler session) is
+ * src/range_profiler.c's; this room only talks.  docs/PROFILING.md
+ * ("Regions that communicate") explains the design.
+ *
+ * Everything goes through PMPI on gpuinst's private duplicate of
+ * MPI_COMM_WORLD (src/coll.c), point to point, so no message of the
+ * application's is ever matched, and no collective of gpuinst's can be left
+ * half-entered: a collective on the application's communicator (or a
+ * duplicate of it) cannot be abandoned by a rank that gives up waiting.
+ *
+ * The start agreement (gpuinstProfGroupAgree), bounded by
+ * GPUINST_PROFILE_COMM_WAIT_S (default 30 s):
+ *   leader (rank 0 of the region's communicator): CALL(region, occurrence)
+ *     to every member -> waits for each member's ACK (same region and
+ *     occurrence; can it restore its device memory, can it collect, its
+ *     GPU's UUID) until the deadline; a NACK (the member is in another
+ *     region or occurrence: a mismatch, or it is late) is remembered for
+ *     the message and the member is called again 10 ms later -> VERDICT to
+ *     every member: GO with each member's role, or NO with the reason.
+ *   member: waits for the leader's CALL until its deadline (twice the
+ *     leader's, so that a leader held up by a region only it opened still
+ *     finds the members waiting in the next one); a CALL of
+ *     another region/occurrence is answered NACK and the wait goes on (it
+ *     may be left over from an agreement this rank never joined); a
+ *     matching CALL is answered ACK, then the member waits for the VERDICT,
+ *     which the leader sends within its own deadline.  On its deadline the
+ *     member cancels its receive (PMPI_Cancel; a CALL that matched
+ *     meanwhile is answered after all) and runs its body once.
+ * Why it never hangs and never mismatches a later agreement: a member
+ * commits (ACK) only in answer to a CALL, and the leader answers every CALL
+ * it sent with a VERDICT within its deadline, so a committed member always
+ * learns the outcome; a member that gave up never ACKed, so the leader
+ * never says GO without it.  Every message carries the region and
+ * occurrence it is about; a message of another one is stale (its
+ * agreement ended) and is dropped or answered NACK, never taken for the
+ * current one.  Messages between two ranks on one tag are not overtaken, so
+ * a stale message always comes before the current one.
+ * After GO every member is committed: the later rounds (gpuinstProfGroupMax:
+ * setup done, another pass wanted) are a gather to the leader and a
+ * broadcast, point to point with yielding waits, no deadline needed.
+ *
+ * Sends are nonblocking (PMPI_Isend) into a small outbox whose requests
+ * are completed later (gpuinstProfGroupRelease cancels what remains), so no
+ * send waits for a rank that never receives.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+/* #include "profilerInt.h" -- already inlined */
+
+#include <sched.h>
+
+#if GPUINST_WITH_MPI
+
+/* Tags on the private communicator (mpi/mpi_clock.c uses 7301). */
+#define PG_TAG_CALL 24101
+#define PG_TAG_ACK 24102
+#define PG_TAG_VERDICT 24103
+#define PG_TAG_UP 24104
+#define PG_TAG_DOWN 24105
+
+enum { PG_CALL = 1, PG_ACK = 2, PG_NACK = 3, PG_VERDICT = 4, PG_UP = 5, PG_DOWN = 6 };
+
+/* One message of the protocol (sent as bytes: ranks of one job share the
+ * layout). */
+typedef struct PgMsg {
+    uint64_t occ;              /* the sender's occurrence */
+    uint64_t echo_occ;         /* NACK: the occurrence of the CALL answered */
+    int32_t kind;              /* PG_* */
+    int32_t can_restore;       /* ACK: the member can checkpoint and restore its device memory */
+    int32_t can_collect;       /* ACK: the member can run a profiler session */
+    int32_t go;                /* VERDICT */
+    int32_t collect;           /* VERDICT: this member collects counters */
+    int32_t sharers;           /* VERDICT: members on this member's GPU (itself included) */
+    int32_t collector;         /* VERDICT: world rank collecting on this member's GPU, -1 none */
+    int32_t size;              /* VERDICT: members */
+    int32_t cause;             /* VERDICT: GPUINST_PGROUP_ABSENT / _NORESTORE when not go */
+    uint32_t vals[GPUINST_PGROUP_VALS]; /* UP / DOWN */
+    char region[GPUINST_PGROUP_NAME];
+    char echo_region[GPUINST_PGROUP_NAME];
+    char uuid[48];
+    char why[GPUINST_PGROUP_WHY];
+} PgMsg;
+
+/* ---- the outbox ---------------------------------------------------------- */
+
+#define PG_OUTBOX 64
+static struct {
+    MPI_Request rq;
+    PgMsg *m;
+} outbox[PG_OUTBOX];
+static pthread_mutex_t pgLock = PTHREAD_MUTEX_INITIALIZER;
+
+static void outboxPoll(void)
+{
+    int i, done;
+    for (i = 0; i < PG_OUTBOX; i++) {
+        if (outbox[i].m == NULL) continue;
+        done = 0;
+        if (PMPI_Test(&outbox[i].rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done) {
+            free(outbox[i].m);
+            outbox[i].m = NULL;
+        }
+    }
+}
+
+/* Sends a copy of *m to private-communicator rank `to`; never waits for
+ * the receiver.  0 or -1. */
+static int pgSend(const PgMsg *m, int to, int tag)
+{
+    int i, k;
+    PgMsg *c;
+    pthread_mutex_lock(&pgLock);
+    for (k = 0;; k++) {
+        outboxPoll();
+        for (i = 0; i < PG_OUTBOX && outbox[i].m != NULL; i++) {
+        }
+        if (i < PG_OUTBOX) break;
+        if (k > 100000) { /* 64 sends pending for seconds: give the oldest up */
+            PMPI_Cancel(&outbox[0].rq);
+            PMPI_Request_free(&outbox[0].rq);
+            outbox[0].m = NULL; /* its buffer may still be read: leaked on purpose */
+        }
+        sched_yield();
+    }
+    c = (PgMsg *)malloc(sizeof *c);
+    if (c == NULL) {
+        pthread_mutex_unlock(&pgLock);
+        return -1;
+    }
+    memcpy(c, m, sizeof *c);
+    if (PMPI_Isend(c, (int)sizeof *c, MPI_BYTE, to, tag, gpuinstCollComm(), &outbox[i].rq) != MPI_SUCCESS) {
+        free(c);
+        pthread_mutex_unlock(&pgLock);
+        return -1;
+    }
+    outbox[i].m = c;
+    pthread_mutex_unlock(&pgLock);
+    return 0;
+}
+
+GPUINST_PRIVATE void gpuinstProfGroupRelease(void)
+{
+    int i;
+    if (!gpuinstCollUsable()) return;
+    pthread_mutex_lock(&pgLock);
+    outboxPoll();
+    for (i = 0; i < PG_OUTBOX; i++) {
+        if (outbox[i].m == NULL) continue;
+        /* never received (its rank gave the agreement up): the buffer is
+         * left allocated, MPI may still read it */
+        PMPI_Cancel(&outbox[i].rq);
+        PMPI_Request_free(&outbox[i].rq);
+        outbox[i].m = NULL;
+    }
+    pthread_mutex_unlock(&pgLock);
+}
+
+/* Waits without spinning a core away from ranks still computing (as
+ * gpuinstCollYieldBarrier). */
+static void pgPause(int *k)
+{
+    if (++*k < 100) {
+        sched_yield();
+    } else {
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static int pgRecvPost(PgMsg *m, int from, int tag, MPI_Request *rq)
+{
+    return PMPI_Irecv(m, (int)sizeof *m, MPI_BYTE, from, tag, gpuinstCollComm(), rq) == MPI_SUCCESS ? 0 : -1;
+}
+
+/* Cancels a posted receive: 1 when a message had arrived after all (then
+ * *m holds it), 0 when cancelled. */
+static int pgRecvCancel(MPI_Request *rq)
+{
+    MPI_Status st;
+    int cancelled = 0;
+    if (*rq == MPI_REQUEST_NULL) return 0;
+    PMPI_Cancel(rq);
+    if (PMPI_Wait(rq, &st) != MPI_SUCCESS) return 0;
+    PMPI_Test_cancelled(&st, &cancelled);
+    return !cancelled;
+}
+
+/* Blocking receive with yielding waits (committed rounds only). */
+static int pgRecvWait(PgMsg *m, int from, int tag)
+{
+    MPI_Request rq;
+    int done = 0, k = 0;
+    if (pgRecvPost(m, from, tag, &rq) != 0) return -1;
+    while (!done) {
+        if (PMPI_Test(&rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
+        if (!done) pgPause(&k);
+    }
+    return 0;
+}
+
+static int sameOcc(const gpuinstProfGroup *g, const char *region, uint64_t occ)
+{
+    return occ == g->occ && strncmp(region, g->region, GPUINST_PGROUP_NAME - 1) == 0;
+}
+
+static uint64_t pgWaitNs(void)
+{
+    static uint64_t ns;
+    if (ns == 0) {
+        gpuinstProfilerEnv e;
+        gpuinstConfigProfiler(&e);
+        ns = e.comm_wait_s * 1000000000ull;
+    }
+    return ns;
+}
+
+/* ---- the group of a region's communicator --------------------------------- */
+
+GPUINST_PRIVATE int gpuinstProfGroupOpen(gpuinstProfGroup *g, int32_t comm_f, const char *region, uint64_t occ)
+{
+    MPI_Comm comm;
+    MPI_Group cg = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
+    int inter = 0, i, *ids;
+    memset(g, 0, sizeof *g);
+    snprintf(g->region, sizeof g->region, "%s", region);
+    g->occ = occ;
+    g->kind = GPUINST_PGROUP_LOCAL;
+    g->size = 1;
+    if (!gpuinstCollUsable() || gpuinstG.size <= 1) return g->kind; /* no MPI, or a 1-rank job: as ever */
+    comm = comm_f == GPUINST_PROFILE_COMM_DEFAULT ? MPI_COMM_WORLD : PMPI_Comm_f2c((MPI_Fint)comm_f);
+    g->kind = GPUINST_PGROUP_SELF;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &g->size) != MPI_SUCCESS ||
+        PMPI_Comm_rank(comm, &g->rank) != MPI_SUCCESS || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) {
+        snprintf(g->why, sizeof g->why, "the communicator given is not valid (MPI_COMM_NULL or freed)");
+        g->size = 1;
+        return g->kind;
+    }
+    if (inter) {
+        snprintf(g->why, sizeof g->why, "an intercommunicator cannot open a profiled region");
+        g->size = 1;
+        return g->kind;
+    }
+    if (g->size <= 1) return g->kind; /* MPI_COMM_SELF or a 1-rank communicator: this rank alone */
+    if (!gpuinstCollActive()) {
+        snprintf(g->why, sizeof g->why,
+                 "gpuinst has no private communicator here (GPUINST_MPMD=local, or MPI not initialised "
+                 "while gpuinst runs), so its ranks cannot replay together");
+        g->size = 1;
+        return g->kind;
+    }
+    ids = (int *)malloc(2 * (size_t)g->size * sizeof *ids);
+    if (ids == NULL) {
+        snprintf(g->why, sizeof g->why, "out of memory for the communicator's ranks");
+        g->size = 1;
+        return g->kind;
+    }
+    for (i = 0; i < g->size; i++) ids[i] = i;
+    if (PMPI_Comm_group(comm, &cg) != MPI_SUCCESS || PMPI_Comm_group(gpuinstCollComm(), &wg) != MPI_SUCCESS ||
+        PMPI_Group_translate_ranks(cg, g->size, ids, wg, ids + g->size) != MPI_SUCCESS) {
+        snprintf(g->why, sizeof g->why, "MPI_Group_translate_ranks failed on the region's communicator");
+        g->size = 1;
+        free(ids);
+        ids = NULL;
+    }
+    if (cg != MPI_GROUP_NULL) PMPI_Group_free(&cg);
+    if (wg != MPI_GROUP_NULL) PMPI_Group_free(&wg);
+    if (ids == NULL) return g->kind;
+    memmove(ids, ids + g->size, (size_t)g->size * sizeof *ids);
+    g->peer = ids;
+    g->kind = GPUINST_PGROUP_COMM;
+    return g->kind;
+}
+
+GPUINST_PRIVATE void gpuinstProfGroupClose(gpuinstProfGroup *g)
+{
+    free(g->peer);
+    g->peer = NULL;
+}
+
+/* The leader's choice of collectors: per GPU (UUID), the members that can
+ * collect in comm rank order, the ((occurrence - 1) mod their count)-th. */
+static void pgRoles(const gpuinstProfGroup *g, PgMsg *acks, int n)
+{
+    int i, j;
+    for (i = 0; i < n; i++) {
+        int sh = 0, cand = 0, pick, seen = 0;
+        acks[i].collect = 0;
+        acks[i].collector = -1;
+        for (j = 0; j < n; j++) {
+            if (strcmp(acks[j].uuid, acks[i].uuid) != 0 || acks[i].uuid[0] == '\0') continue;
+            sh++;
+            cand += acks[j].can_collect != 0;
+        }
+        acks[i].sharers = sh > 0 ? sh : 1;
+        if (acks[i].uuid[0] == '\0') {
+            acks[i].collect = acks[i].can_collect != 0;
+            acks[i].collector = acks[i].collect ? g->peer[i] : -1;
+            continue;
+        }
+        if (cand == 0) continue;
+        pick = (int)((g->occ - 1) % (uint64_t)cand);
+        for (j = 0; j < n; j++) {
+            if (strcmp(acks[j].uuid, acks[i].uuid) != 0 || !acks[j].can_collect) continue;
+            if (seen++ == pick) {
+                acks[i].collector = g->peer[j];
+                acks[i].collect = j == i;
+                break;
+            }
+        }
+    }
+}
+
+static void pgLead(gpuinstProfGroup *g, const gpuinstProfMember *mine, gpuinstProfVerdict *v)
+{
+    int n = g->size, i, left, k = 0, bad = -1, absent = -1, other = -1;
+    char mis[GPUINST_PGROUP_WHY];
+    uint64_t deadline = gpuinstClockNs() + pgWaitNs();
+    PgMsg call, *acks = (PgMsg *)calloc((size_t)n, sizeof *acks), *in = (PgMsg *)calloc((size_t)n, sizeof *in);
+    MPI_Request *rq = (MPI_Request *)malloc((size_t)n * sizeof *rq);
+    char *got = (char *)calloc((size_t)n, 1);
+    uint64_t *resend = (uint64_t *)calloc((size_t)n, sizeof *resend);
+    mis[0] = '\0';
+    if (acks == NULL || in == NULL || rq == NULL || got == NULL || resend == NULL) {
+        /* the members time out and run their bodies once, as this rank does */
+        snprintf(v->why, sizeof v->why, "out of memory for the agreement of region \"%s\"", g->region);
+        free(acks);
+        free(in);
+        free(rq);
+        free(got);
+        free(resend);
+        return;
+    }
+    memset(&call, 0, sizeof call);
+    call.kind = PG_CALL;
+    call.occ = g->occ;
+    snprintf(call.region, sizeof call.region, "%s", g->region);
+    for (i = 0; i < n; i++) rq[i] = MPI_REQUEST_NULL;
+    for (i = 1; i < n; i++) {
+        if (pgRecvPost(&in[i], g->peer[i], PG_TAG_ACK, &rq[i]) != 0 || pgSend(&call, g->peer[i], PG_TAG_CALL) != 0) {
+            bad = i;
+            snprintf(v->why, sizeof v->why, "sending to rank %d failed", i);
+        }
+    }
+    left = n - 1;
+    while (left > 0 && bad < 0 && gpuinstClockNs() < deadline) {
+        int progress = 0;
+        uint64_t t = gpuinstClockNs();
+        for (i = 1; i < n && bad < 0; i++) {
+            int done = 0;
+            if (resend[i] != 0 && t >= resend[i]) {
+                resend[i] = 0; /* the member said it was elsewhere: call again, it may come */
+                pgSend(&call, g->peer[i], PG_TAG_CALL);
+            }
+            if (got[i] || rq[i] == MPI_REQUEST_NULL) continue;
+            if (PMPI_Test(&rq[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done) continue;
+            progress = 1;
+            if (in[i].kind == PG_ACK && sameOcc(g, in[i].region, in[i].occ)) {
+                acks[i] = in[i];
+                got[i] = 1;
+                left--;
+            } else if (in[i].kind == PG_NACK && sameOcc(g, in[i].echo_region, in[i].echo_occ)) {
+                /* the member is in another region or occurrence now: a
+                 * mismatch, or it is late; called again in 10 ms, the wait
+                 * goes on to the deadline */
+                other = i;
+                resend[i] = t + 10000000ull;
+                if (pgRecvPost(&in[i], g->peer[i], PG_TAG_ACK, &rq[i]) != 0) bad = i;
+                snprintf(mis, sizeof mis,
+                         "rank %d of the region's communicator opened region \"%.100s\" occurrence %llu while rank 0 "
+                         "opened region \"%.100s\" occurrence %llu: every rank of the communicator must open the same "
+                         "regions in the same order (a region that only some ranks run: open it on MPI_COMM_SELF, "
+                         "or on a communicator of the ranks that run it)",
+                         i, in[i].region, (unsigned long long)in[i].occ, g->region, (unsigned long long)g->occ);
+                if (bad >= 0) snprintf(v->why, sizeof v->why, "%s", mis);
+            } else if (pgRecvPost(&in[i], g->peer[i], PG_TAG_ACK, &rq[i]) != 0) {
+                bad = i; /* a stale answer (an agreement already over): dropped */
+                snprintf(v->why, sizeof v->why, "receiving from rank %d failed", i);
+            }
+        }
+        if (!progress) pgPause(&k);
+    }
+    for (i = 1; i < n; i++) {
+        if (rq[i] == MPI_REQUEST_NULL || got[i]) continue;
+        if (pgRecvCancel(&rq[i]) && in[i].kind == PG_ACK && sameOcc(g, in[i].region, in[i].occ) && bad < 0) {
+            acks[i] = in[i];
+            got[i] = 1;
+        }
+    }
+    /* the leader's own answer */
+    acks[0].can_restore = mine->can_restore;
+    acks[0].can_collect = mine->can_collect;
+    snprintf(acks[0].uuid, sizeof acks[0].uuid, "%s", mine->uuid);
+    snprintf(acks[0].why, sizeof acks[0].why, "%s", mine->why);
+    got[0] = 1;
+    for (i = 0; i < n && absent < 0; i++)
+        if (!got[i]) absent = i;
+    if (bad < 0 && absent >= 0 && other >= 0 && !got[other])
+        snprintf(v->why, sizeof v->why, "%s", mis);
+    else if (bad < 0 && absent >= 0)
+        snprintf(v->why, sizeof v->why,
+                 "rank %d of the region's communicator (world rank %d) did not open region \"%.100s\" occurrence %llu "
+                 "within %llu s (GPUINST_PROFILE_COMM_WAIT_S): a region opened on a communicator must be opened "
+                 "by every rank of it; open a region that only some ranks run on MPI_COMM_SELF "
+                 "(gpuinst_profile_begin_comm), or on a communicator of the ranks that run it",
+                 absent, g->peer[absent], g->region, (unsigned long long)g->occ,
+                 (unsigned long long)(pgWaitNs() / 1000000000ull));
+    v->go = bad < 0 && absent < 0;
+    v->cause = v->go ? 0 : GPUINST_PGROUP_ABSENT;
+    for (i = 0; i < n && v->go; i++) {
+        if (!acks[i].can_restore) {
+            v->go = 0;
+            v->cause = GPUINST_PGROUP_NORESTORE;
+            snprintf(v->why, sizeof v->why,
+                     "rank %d of the region's communicator (world rank %d) cannot restore its device memory "
+                     "between passes (%.400s), so no rank replays: the region ran once on every rank",
+                     i, g->peer[i], acks[i].why[0] ? acks[i].why : "no reason given");
+        }
+    }
+    if (v->go) pgRoles(g, acks, n);
+    for (i = 1; i < n; i++) {
+        PgMsg out;
+        memset(&out, 0, sizeof out);
+        out.kind = PG_VERDICT;
+        out.occ = g->occ;
+        snprintf(out.region, sizeof out.region, "%s", g->region);
+        out.go = v->go;
+        out.cause = v->cause;
+        out.size = n;
+        out.collect = acks[i].collect;
+        out.sharers = acks[i].sharers;
+        out.collector = acks[i].collector;
+        snprintf(out.why, sizeof out.why, "%s", v->why);
+        pgSend(&out, g->peer[i], PG_TAG_VERDICT); /* also to absent ranks: dropped there as stale */
+    }
+    v->size = n;
+    v->collect = v->go && acks[0].collect;
+    v->sharers = acks[0].sharers > 0 ? acks[0].sharers : 1;
+    v->collector = v->go ? acks[0].collector : -1;
+    free(acks);
+    free(in);
+    free(rq);
+    free(got);
+    free(resend);
+}
+
+static void pgFollow(gpuinstProfGroup *g, const gpuinstProfMember *mine, gpuinstProfVerdict *v)
+{
+    /* twice the leader's wait: a leader held up in a region that only it
+     * opened (its wait, then a little) still finds the members waiting in
+     * the next one */
+    uint64_t deadline = gpuinstClockNs() + 2 * pgWaitNs();
+    int leader = g->peer[0], k = 0, acked = 0;
+    char other[GPUINST_PGROUP_NAME + 40];
+    MPI_Request rq = MPI_REQUEST_NULL;
+    PgMsg in, out;
+    other[0] = '\0';
+    memset(&in, 0, sizeof in);
+    if (pgRecvPost(&in, leader, PG_TAG_CALL, &rq) != 0) {
+        snprintf(v->why, sizeof v->why, "receiving from rank 0 of the region's communicator failed");
+        return;
+    }
+    while (!acked) {
+        int done = 0, timeout = gpuinstClockNs() >= deadline;
+        if (timeout) {
+            done = pgRecvCancel(&rq);
+            rq = MPI_REQUEST_NULL;
+        } else if (PMPI_Test(&rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            snprintf(v->why, sizeof v->why, "receiving from rank 0 of the region's communicator failed");
+            return;
+        }
+        if (done) {
+            memset(&out, 0, sizeof out);
+            out.occ = g->occ;
+            snprintf(out.region, sizeof out.region, "%s", g->region);
+            if (sameOcc(g, in.region, in.occ)) {
+                out.kind = PG_ACK;
+                out.can_restore = mine->can_restore;
+                out.can_collect = mine->can_collect;
+                snprintf(out.uuid, sizeof out.uuid, "%s", mine->uuid);
+                snprintf(out.why, sizeof out.why, "%s", mine->why);
+                if (pgSend(&out, leader, PG_TAG_ACK) != 0) {
+                    snprintf(v->why, sizeof v->why, "sending to rank 0 of the region's communicator failed");
+                    return; /* the leader times out on this rank */
+                }
+                acked = 1;
+                break;
+            }
+            /* another region or occurrence: a current mismatch, or a call
+             * left over from an agreement this rank did not join */
+            out.kind = PG_NACK;
+            out.echo_occ = in.occ;
+            snprintf(out.echo_region, sizeof out.echo_region, "%s", in.region);
+            pgSend(&out, leader, PG_TAG_ACK);
+            snprintf(other, sizeof other, " (it called region \"%.127s\" occurrence %llu)", in.region,
+                     (unsigned long long)in.occ);
+            if (timeout || pgRecvPost(&in, leader, PG_TAG_CALL, &rq) != 0) break;
+            continue;
+        }
+        if (timeout) break;
+        pgPause(&k);
+    }
+    if (!acked) {
+        if (rq != MPI_REQUEST_NULL) pgRecvCancel(&rq);
+        snprintf(v->why, sizeof v->why,
+                 "rank 0 of the region's communicator (world rank %d) did not open region \"%.100s\" occurrence %llu "
+                 "within %llu s (2 x GPUINST_PROFILE_COMM_WAIT_S)%s: a region opened on a communicator must be opened "
+                 "by every rank of it; open a region that only some ranks run on MPI_COMM_SELF "
+                 "(gpuinst_profile_begin_comm), or on a communicator of the ranks that run it",
+                 leader, g->region, (unsigned long long)g->occ,
+                 (unsigned long long)(2 * pgWaitNs() / 1000000000ull), other);
+        return;
+    }
+    /* committed: the leader sends a verdict within its deadline */
+    for (;;) {
+        if (pgRecvWait(&in, leader, PG_TAG_VERDICT) != 0) {
+            snprintf(v->why, sizeof v->why, "receiving the verdict of rank 0 failed");
+            return;
+        }
+        if (in.kind == PG_VERDICT && sameOcc(g, in.region, in.occ)) break;
+        /* a verdict of an agreement this rank gave up: stale */
+    }
+    v->go = in.go;
+    v->cause = in.cause;
+    v->collect = in.collect;
+    v->sharers = in.sharers > 0 ? in.sharers : 1;
+    v->collector = in.collector;
+    v->size = in.size;
+    snprintf(v->why, sizeof v->why, "%s", in.why);
+}
+
+GPUINST_PRIVATE int gpuinstProfGroupAgree(gpuinstProfGroup *g, const gpuinstProfMember *mine, gpuinstProfVerdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->cause = GPUINST_PGROUP_ABSENT; /* until the leader says otherwise */
+    v->collector = -1;
+    v->sharers = 1;
+    v->size = g->size;
+    if (g->kind != GPUINST_PGROUP_COMM) return -1;
+    if (g->rank == 0)
+        pgLead(g, mine, v);
+    else
+        pgFollow(g, mine, v);
+    g->agreed = v->go;
+    return v->go ? 0 : -1;
+}
+
+/* After GO: vals[i] = the maximum over the group of vals[i]; *why, if
+ * given, becomes the first non-empty one in comm rank order, prefixed with
+ * its rank.  Every member must call it the same number of times. */
+GPUINST_PRIVATE int gpuinstProfGroupMax(gpuinstProfGroup *g, uint32_t *vals, int n, char *why, size_t cap)
+{
+    PgMsg m;
+    int i, j;
+    if (g->kind != GPUINST_PGROUP_COMM || !g->agreed) return 0;
+    if (n > GPUINST_PGROUP_VALS) n = GPUINST_PGROUP_VALS;
+    g->round++;
+    if (g->rank == 0) {
+        char first[GPUINST_PGROUP_WHY];
+        first[0] = '\0';
+        if (why != NULL && why[0] != '\0') snprintf(first, sizeof first, "rank 0: %.900s", why);
+        for (i = 1; i < g->size; i++) {
+            if (pgRecvWait(&m, g->peer[i], PG_TAG_UP) != 0) return -1;
+            if (m.kind != PG_UP || !sameOcc(g, m.region, m.occ) || m.echo_occ != g->round) {
+                gpuinstWarn("profile region \"%s\": rank %d of the region's communicator is out of step in the "
+                            "replay's round %llu (internal error)", g->region, i, (unsigned long long)g->round);
+                continue;
+            }
+            for (j = 0; j < n; j++)
+                if (m.vals[j] > vals[j]) vals[j] = m.vals[j];
+            if (first[0] == '\0' && m.why[0] != '\0') snprintf(first, sizeof first, "rank %d: %.400s", i, m.why);
+        }
+        memset(&m, 0, sizeof m);
+        m.kind = PG_DOWN;
+        m.occ = g->occ;
+        m.echo_occ = g->round;
+        snprintf(m.region, sizeof m.region, "%s", g->region);
+        memcpy(m.vals, vals, (size_t)n * sizeof *vals);
+        snprintf(m.why, sizeof m.why, "%s", first);
+        for (i = 1; i < g->size; i++) pgSend(&m, g->peer[i], PG_TAG_DOWN);
+        if (why != NULL) snprintf(why, cap, "%s", first);
+        return 0;
+    }
+    memset(&m, 0, sizeof m);
+    m.kind = PG_UP;
+    m.occ = g->occ;
+    m.echo_occ = g->round;
+    snprintf(m.region, sizeof m.region, "%s", g->region);
+    memcpy(m.vals, vals, (size_t)n * sizeof *vals);
+    if (why != NULL) snprintf(m.why, sizeof m.why, "%s", why);
+    if (pgSend(&m, g->peer[0], PG_TAG_UP) != 0) return -1;
+    if (pgRecvWait(&m, g->peer[0], PG_TAG_DOWN) != 0) return -1;
+    memcpy(vals, m.vals, (size_t)n * sizeof *vals);
+    if (why != NULL) snprintf(why, cap, "%s", m.why);
+    return 0;
+}
+
+#else /* !GPUINST_WITH_MPI: every region is this process's alone */
+
+GPUINST_PRIVATE int gpuinstProfGroupOpen(gpuinstProfGroup *g, int32_t comm_f, const char *region, uint64_t occ)
+{
+    (void)comm_f;
+    memset(g, 0, sizeof *g);
+    snprintf(g->region, sizeof g->region, "%s", region);
+    g->occ = occ;
+    g->size = 1;
+    g->kind = GPUINST_PGROUP_LOCAL;
+    return g->kind;
+}
+GPUINST_PRIVATE void gpuinstProfGroupClose(gpuinstProfGroup *g) { (void)g; }
+GPUINST_PRIVATE int gpuinstProfGroupAgree(gpuinstProfGroup *g, const gpuinstProfMember *mine, gpuinstProfVerdict *v)
+{
+    (void)g;
+    (void)mine;
+    memset(v, 0, sizeof *v);
+    return -1;
+}
+GPUINST_PRIVATE int gpuinstProfGroupMax(gpuinstProfGroup *g, uint32_t *vals, int n, char *why, size_t cap)
+{
+    (void)g;
+    (void)vals;
+    (void)n;
+    (void)why;
+    (void)cap;
+    return 0;
+}
+GPUINST_PRIVATE void gpuinstProfGroupRelease(void) {}
+
+#endif /* GPUINST_WITH_MPI */
+
+/* ---- MPI calls inside a local profiled pass ----------------------------------
+ * The MPI part sets gpuinstMpiThreadSeq in its attach step (mpi/gpuinst_mpi.c):
+ * it answers how many calls the calling thread has recorded, read from the
+ * thread's own state (no cost on the wrappers' path).  The profiler reads it
+ * before and after a local region's first body. */
+GPUINST_PRIVATE uint64_t gpuinstProfMpiSeq(void)
+{
+    uint64_t (*f)(void) = GPUINST_LOAD_ACQ(&gpuinstMpiThreadSeq);
+    return f != NULL ? f() : 0;
+}
+
+/* Metrics that depend on elapsed time, which grows when other processes'
+ * work is time-sliced with the profiled one on the GPU: durations, cycles
+ * elapsed, rates per second, percentages of the peak over the elapsed time.
+ * Counts of work (instructions, bytes, FLOPs) follow the profiling context
+ * and do not (docs/PROFILING.md, "Ranks sharing a GPU"). */
+GPUINST_PRIVATE int gpuinstMetricElapsed(const char *name)
+{
+    return name != NULL && (strstr(name, "time_duration") != NULL || strstr(name, "cycles_elapsed") != NULL ||
+                            strstr(name, "per_second") != NULL || strstr(name, "_elapsed") != NULL);
+}
+/************** End of src/profile_coll.c **************/
 /************** Begin file src/range_profiler.c **************/
 /*
  * range_profiler.c -- hardware metrics per user range: the public
@@ -26279,6 +27015,20 @@ GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *s
  *             inside a region) forces teardown() from PASS or BETWEEN.
  * nextProfiled() carries the occurrence through these states, one call per
  * gpuinst_profile_next_pass.
+ * A region opened on a communicator of 2+ ranks (collective replay, issue
+ * 16; nextGroup, the protocol in src/profile_coll.c) adds, before SETUP:
+ *   AGREE     groupPrep() then gpuinstProfGroupAgree(): every rank present
+ *             in the same occurrence and able to restore -> the collector
+ *             of each GPU goes through SETUP (stopping before the first
+ *             start), the others take a checkpoint (groupSave) -> round
+ *             "ready" -> PASS (the collector) or a body without a session;
+ *             no agreement -> DONE, the body run once (PROF_GROUP).
+ *   BETWEEN   the collector's pass plan (groupCollectorStep) gives its need;
+ *             round "another body?" (the maximum): yes -> every rank
+ *             restores (groupRestore), host hook, the collector starts if it
+ *             still collects -> PASS; no -> DONE on every rank.
+ * A region on MPI_COMM_SELF whose first body made MPI calls goes from
+ * BETWEEN to DONE (mpiInLocal, PROF_MPI_LOCAL).
  * Kernel, memcpy and memset tracing are paused because CUPTI's activity for
  * them, under a range profiler session, makes SASS metrics read 0 and adds
  * 8 instructions per warp (src/activity.c, gpuinstActivityPause); where
@@ -26324,7 +27074,10 @@ enum {
     PROF_METRICS = 6,       /* bad metric list (unknown name...) */
     PROF_CUPTI = 7,         /* another CUPTI error */
     PROF_CONCURRENT = 8,    /* another profiled occurrence was running in this process */
-    PROF_INCOMPLETE = 9     /* abandoned part way (see reason); body ran once in effect */
+    PROF_INCOMPLETE = 9,    /* abandoned part way (see reason); body ran once in effect */
+    PROF_GROUP = 10,        /* the ranks of the region's communicator could not replay together: body once */
+    PROF_REPLAY_ONLY = 11,  /* replayed in lockstep with its communicator without collecting (`collector` did) */
+    PROF_MPI_LOCAL = 12     /* an MPI call inside a local region's profiled pass: abandoned after the first body */
 };
 
 typedef struct ProfValueRec {   /* /profiler/values, 48 bytes */
@@ -26337,7 +27090,7 @@ typedef struct ProfValueRec {   /* /profiler/values, 48 bytes */
     uint32_t occurrence;
     uint32_t range_index;
     uint32_t passes;
-    uint32_t pad_;
+    uint32_t time_sliced;   /* 1: an elapsed-time metric measured while other ranks replayed on the GPU */
 } ProfValueRec;
 
 typedef struct ProfMetricRec {  /* /profiler/metrics, 32 bytes */
@@ -26387,7 +27140,9 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 192 bytes */
     uint32_t passes_per_level; /* the metric list's passes per nesting level (host object) */
     uint32_t passes_discarded; /* bodies whose counters were thrown away (a configuration given up) */
     uint32_t resetup;        /* 0 no; 1 set up again on the same session; 2 in a new session */
-    uint32_t pad_;
+    int32_t collector;       /* collective region: world rank that collected on this rank's GPU, -1 none */
+    uint32_t sharers;        /* ranks of the region's communicator on this rank's GPU (itself included) */
+    uint32_t group;          /* ranks that replayed together (the communicator's size; 1 alone) */
 } ProfRegionRec;
 
 static const gpuinstField valueFields[] = {
@@ -26400,6 +27155,7 @@ static const gpuinstField valueFields[] = {
     GPUINST_FIELD(ProfValueRec, occurrence, GPUINST_FT_U32, 0, "", "occurrence of the region (1-based)"),
     GPUINST_FIELD(ProfValueRec, range_index, GPUINST_FT_U32, 0, "", "CUPTI range index in the counter data"),
     GPUINST_FIELD(ProfValueRec, passes, GPUINST_FT_U32, 0, "count", "replay passes of the occurrence"),
+    GPUINST_FIELD(ProfValueRec, time_sliced, GPUINST_FT_U32, 0, "", "1: the metric depends on elapsed time (durations, cycles elapsed, rates, % of peak elapsed) and other ranks replayed on the same GPU while it was measured (time-sliced: larger than alone)"),
 };
 static const gpuinstField metricFields[] = {
     GPUINST_FIELD(ProfMetricRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
@@ -26433,7 +27189,7 @@ static const gpuinstField regionFields[] = {
     GPUINST_FIELD(ProfRegionRec, chip, GPUINST_FT_U32, 0, "", "chip name (GH100...): id in /strings, 0 unknown"),
     GPUINST_FIELD(ProfRegionRec, device_uuid, GPUINST_FT_U32, 0, "", "device UUID: id in /strings, 0 unknown"),
     GPUINST_FIELD(ProfRegionRec, reason, GPUINST_FT_U32, 0, "", "why not profiled / what went wrong: id in /strings, 0 none"),
-    GPUINST_FIELD(ProfRegionRec, status, GPUINST_FT_I32, 0, "", "0 profiled; 1 unavailable, 2 counters busy, 3 privileges, 4 device unsupported, 5 checkpoint, 6 metrics, 7 CUPTI error, 8 concurrent, 9 abandoned part way"),
+    GPUINST_FIELD(ProfRegionRec, status, GPUINST_FT_I32, 0, "", "0 profiled; 1 unavailable, 2 counters busy, 3 privileges, 4 device unsupported, 5 checkpoint, 6 metrics, 7 CUPTI error, 8 concurrent, 9 abandoned part way, 10 the communicator's ranks could not replay together, 11 replayed in lockstep without collecting, 12 MPI call inside a local region"),
     GPUINST_FIELD(ProfRegionRec, cupti_result, GPUINST_FT_I32, 0, "", "CUptiResult behind a failure, 0 none"),
     GPUINST_FIELD(ProfRegionRec, device, GPUINST_FT_I32, 0, "", "CUDA device ordinal, -1 unknown"),
     GPUINST_FIELD(ProfRegionRec, passes, GPUINST_FT_U32, 0, "count", "passes run: bodies executed under the profiler (passes_discarded included)"),
@@ -26444,6 +27200,9 @@ static const gpuinstField regionFields[] = {
     GPUINST_FIELD(ProfRegionRec, passes_per_level, GPUINST_FT_U32, 0, "count", "passes the metric list takes per nesting level (host object; gpuinst-metrics --passes)"),
     GPUINST_FIELD(ProfRegionRec, passes_discarded, GPUINST_FT_U32, 0, "count", "bodies whose counters were thrown away: the configuration of the first was given up for the body's real depth"),
     GPUINST_FIELD(ProfRegionRec, resetup, GPUINST_FT_U32, 0, "", "0 one configuration; 1 set up again on the same session (cuptiRangeProfilerSetConfig) for the levels the body has; 2 in a new session (disable, enable)"),
+    GPUINST_FIELD(ProfRegionRec, collector, GPUINST_FT_I32, 0, "", "region opened on a communicator of 2+ ranks: world rank that collected counters on this rank's GPU in this occurrence (rotates over occurrences), -1 none or a local region"),
+    GPUINST_FIELD(ProfRegionRec, sharers, GPUINST_FT_U32, 0, "count", "ranks of the region's communicator on this rank's GPU, itself included (1: alone; more: elapsed-time metrics are time-sliced)"),
+    GPUINST_FIELD(ProfRegionRec, group, GPUINST_FT_U32, 0, "count", "ranks that replayed the body together in lockstep (the communicator's size; 1 a local region)"),
 };
 
 static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
@@ -26610,6 +27369,9 @@ static void recordNotProfiled(const char *region, uint64_t occ, uint64_t t0, int
     r.status = status;
     r.cupti_result = cupti;
     r.device = -1;
+    r.collector = -1;
+    r.sharers = 1;
+    r.group = 1;
     profAppend(&regionsBuf, &r, sizeof r);
 }
 
@@ -27055,7 +27817,14 @@ typedef struct Prof {
     uint32_t depth_seen;        /* deepest level of gpuinst range the body opened (the region = 1) */
     size_t rep_pass, rep_level; /* what cuptiRangeProfilerStop reported last: the pass CUPTI wants next */
     gpuinstPassPlan plan;       /* passes, levels, early stop, setting up again (gpuinstPassPlanStep) */
-    char why[600];
+    gpuinstProfGroup grp;       /* the region's communicator (src/profile_coll.c) */
+    int collect;                /* group: this rank collects (its session runs) */
+    int cstatus;                /* group: how collecting went (PROF_*), -1 not collecting */
+    int concurrent;             /* group: another occurrence was active: this rank cannot replay */
+    int defer_start;            /* setup() stops after the checkpoint (the group starts the pass) */
+    uint32_t test_left;         /* test device: bodies still wanted */
+    uint64_t mpi_seq;           /* local region: MPI calls of this thread before the first body */
+    char why[900];
 } Prof;
 
 /* An early decode (the levels the body has complete before CUPTI's last
@@ -27337,7 +28106,8 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
         if (status == PROF_OK) levelsHint(a->name_id, a->rec.levels);
     }
     profAppend(&regionsBuf, &a->rec, sizeof a->rec);
-    if (status != PROF_OK && status != PROF_METRICS && status != PROF_UNAVAILABLE)
+    if (status != PROF_OK && status != PROF_METRICS && status != PROF_UNAVAILABLE && status != PROF_GROUP &&
+        status != PROF_REPLAY_ONLY && status != PROF_MPI_LOCAL)
         gpuinstWarnOnce(&profWarned, "profile region \"%s\" not profiled: %s", a->region, a->why);
     if (status == PROF_OK && a->rec.passes > 8 && a->ph != NULL) {
         char how[200];
@@ -27359,6 +28129,7 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
     pthread_mutex_lock(&profLock);
     if (active == a) active = NULL;
     pthread_mutex_unlock(&profLock);
+    gpuinstProfGroupClose(&a->grp);
     free(a->cd);
     free(a->avail);
     gpuinstMetricListFree(&a->names);
@@ -27635,6 +28406,7 @@ static int setup(Prof *a)
     if (gpuinstCu.cuMemGetInfo_v2 != NULL) gpuinstCu.cuMemGetInfo_v2(&free1, &total);
     a->rec.checkpoint_bytes = free0 > free1 ? (uint64_t)(free0 - free1) : 0;
     a->t_replay0 = gpuinstClockNs();
+    if (a->defer_start) return 0;
     rc = startPass(a);
     a->rec.first_start_ns = gpuinstClockNs() - a->t_replay0;
     return rc;
@@ -27762,6 +28534,7 @@ static int decodeAll(Prof *a, int early)
             v.occurrence = (uint32_t)a->rec.occurrence;
             v.range_index = (uint32_t)i;
             v.passes = a->rec.passes;
+            v.time_sliced = a->rec.sharers > 1 && gpuinstMetricElapsed(ml->names[m]);
             profAppend(&valuesBuf, &v, sizeof v);
         }
     }
@@ -27776,11 +28549,396 @@ out:
 
 #define MAX_PASSES 512 /* a runaway replay is abandoned */
 
+static int groupWarned;
+
+/* ---- collective replay (src/profile_coll.c talks; this part replays) ---------------
+ * A region opened on a communicator of 2+ ranks (gpuinst_profile_begin_comm;
+ * MPI_COMM_WORLD for gpuinst_profile_begin under MPI) goes, at its first
+ * next_pass: groupPrep (libraries, context, device: can this rank restore
+ * its device memory, can it collect, its GPU) -> the start agreement
+ * (gpuinstProfGroupAgree: every rank present, the same region and
+ * occurrence, every rank able to restore; the collector of each GPU) ->
+ * the collector: setup() with the GPU's lease, up to the checkpoint; the
+ * others: a checkpoint only -> round "ready" (gpuinstProfGroupMax: a rank
+ * whose checkpoint failed makes the whole group run its body once) -> the
+ * collector starts its pass -> body.  Each later next_pass: the collector
+ * ends its pass and asks its pass plan whether it needs another body
+ * (decoding when it does not) -> round "another body?" (the maximum) ->
+ * yes: every rank restores its checkpoint, calls the host hook, the
+ * collector (if it still needs one) starts a pass -> body; no: every rank
+ * tears down and records its row.  So every rank runs the body the same
+ * number of times, and each message of the body is sent and received once
+ * per pass. */
+
+#if GPUINST_WITH_TEST_API
+/* Test seam (tests/profiler/test_collreplay.c): a simulated device for the
+ * group and local replay logic on machines without a GPU.  Not in the
+ * amalgamation; the real path is what tests/gpu/collreplay.sh exercises. */
+static const gpuinstProfTestDev *testDev;
+GPUINST_PRIVATE void gpuinstProfTestDevice(const gpuinstProfTestDev *d)
+{
+    testDev = d;
+}
+#define TEST_DEV testDev
+#else
+#define TEST_DEV ((const gpuinstProfTestDev *)NULL)
+#endif
+
+/* What this rank can do, before the agreement. */
+static void groupPrep(Prof *a, gpuinstProfMember *m)
+{
+    gpuinstCudaDevice id;
+    int first, rc, cr = 0;
+    const gpuinstProfTestDev *td = TEST_DEV;
+    memset(m, 0, sizeof *m);
+    if (a->concurrent) {
+        snprintf(m->why, sizeof m->why, "another profiled region was running in its process (nested or on another "
+                 "thread)");
+        return;
+    }
+    if (td != NULL) {
+        m->can_restore = td->can_restore;
+        m->can_collect = td->can_collect;
+        snprintf(m->uuid, sizeof m->uuid, "%s", td->uuid != NULL ? td->uuid : "");
+        if (!td->can_restore) snprintf(m->why, sizeof m->why, "simulated device cannot restore");
+        return;
+    }
+    pthread_mutex_lock(&profLock);
+    first = profLib.state == 0;
+    pthread_mutex_unlock(&profLock);
+    if (first && pauseTrace(a) != 0) {
+        snprintf(m->why, sizeof m->why, "%.500s", a->why);
+        return;
+    }
+    if (libsLoad() != 0) {
+        snprintf(m->why, sizeof m->why, "%s", profLib.why);
+        a->rec.cupti_result = profLib.cuptiResult;
+        return;
+    }
+    if (gpuinstCu.cuCtxGetCurrent(&a->ctx) != CUDA_SUCCESS || a->ctx == NULL ||
+        gpuinstCu.cuCtxGetDevice(&a->dev) != CUDA_SUCCESS) {
+        snprintf(m->why, sizeof m->why, "no current CUDA context on the calling thread (make one, e.g. with "
+                 "cudaSetDevice/cudaFree(0), before gpuinst_profile_next_pass)");
+        a->dev = -1;
+        return;
+    }
+    a->rec.device = (int32_t)a->dev;
+    m->can_restore = 1;
+    if (gpuinstCudaDeviceGet((int)a->dev, &id) == GPUINST_SUCCESS && id.uuid[0] != '\0')
+        snprintf(m->uuid, sizeof m->uuid, "%s", id.uuid);
+    else
+        snprintf(m->uuid, sizeof m->uuid, "device%d", (int)a->dev);
+    a->rec.device_uuid = profIntern(m->uuid);
+    if ((rc = deviceCheck(a->dev, &cr)) != 0) {
+        snprintf(m->why, sizeof m->why, "%s", profLib.devWhy[a->dev < MAX_DEVICES && a->dev >= 0 ? a->dev : 0]);
+        return;
+    }
+    a->rec.chip = profIntern(profLib.chip[a->dev]);
+    if (gpuinstPmSamplingActive()) {
+        snprintf(m->why, sizeof m->why, "PM sampling runs in its process");
+        return;
+    }
+    m->can_collect = 1;
+}
+
+/* A checkpoint of this rank's device memory (the ranks that do not
+ * collect; setup() makes the collector's).  0 or PROF_CHECKPOINT. */
+static int groupSave(Prof *a)
+{
+    const gpuinstProfTestDev *td = TEST_DEV;
+    uint64_t t0 = gpuinstClockNs();
+    CUptiResult r;
+    if (td != NULL) {
+        if (td->save != NULL) td->save(td->user);
+        return 0;
+    }
+    if (gpuinstCu.cuCtxSynchronize() != CUDA_SUCCESS) {
+        snprintf(a->why, sizeof a->why, "cuCtxSynchronize failed before the checkpoint");
+        return PROF_CHECKPOINT;
+    }
+    memset(&a->ck, 0, sizeof a->ck);
+    a->ck.structSize = GPUINST_CUpti_Checkpoint_STRUCT_SIZE;
+    a->ck.ctx = a->ctx;
+    a->ck.reserveDeviceMB = (size_t)profCfg.reserve_dev_mb;
+    a->ck.reserveHostMB = (size_t)profCfg.reserve_host_mb;
+    a->ck.optimizations = profCfg.transfer_opt ? CUPTI_CHECKPOINT_OPT_TRANSFER : CUPTI_CHECKPOINT_OPT_NONE;
+    r = gpuinstCu.cuptiCheckpointSave(&a->ck);
+    a->rec.checkpoint_ns += gpuinstClockNs() - t0;
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointSave", r);
+    a->ck_saved = 1;
+    return 0;
+}
+
+static int groupRestore(Prof *a)
+{
+    const gpuinstProfTestDev *td = TEST_DEV;
+    uint64_t t0 = gpuinstClockNs();
+    CUptiResult r;
+    if (td != NULL) {
+        if (td->restore != NULL) td->restore(td->user);
+        return 0;
+    }
+    gpuinstCu.cuCtxSynchronize();
+    r = gpuinstCu.cuptiCheckpointRestore(&a->ck);
+    a->rec.checkpoint_ns += gpuinstClockNs() - t0;
+    if (r != CUPTI_SUCCESS) {
+        cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointRestore", r);
+        snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
+                 "; device memory may hold a partly restored state");
+        return PROF_CHECKPOINT;
+    }
+    return 0;
+}
+
+/* The collector stops collecting with `status` (a->why says why); the
+ * body goes on in lockstep. */
+static void groupStopCollecting(Prof *a, int status)
+{
+    if (a->running) {
+        int all;
+        endPass(a, &all);
+    }
+    a->collect = 0;
+    a->cstatus = status;
+}
+
+/* The collector after a body: 1 when it needs another one.  Mirrors the
+ * local flow of nextProfiled (the pass plan, the early decode, setting up
+ * again, the decode). */
+static int groupCollectorStep(Prof *a)
+{
+    int rc, all = 0, step;
+    if (TEST_DEV != NULL) {
+        a->rec.passes++;
+        if (--a->test_left > 0) return 1;
+        a->collect = 0;
+        a->cstatus = PROF_OK;
+        return 0;
+    }
+    if ((rc = endPass(a, &all)) != 0) {
+        groupStopCollecting(a, PROF_INCOMPLETE);
+        return 0;
+    }
+    step = gpuinstPassPlanStep(&a->plan, a->depth_seen, a->rep_pass, a->rep_level, all, MAX_PASSES);
+    if (step == GPUINST_PASS_DECODE_EARLY) {
+        rc = decodeAll(a, 1);
+        if (rc != DECODE_RETRY) {
+            groupStopCollecting(a, rc == 0 ? PROF_OK : rc);
+            return 0;
+        }
+        gpuinstPassPlanEarlyFailed(&a->plan);
+        step = GPUINST_PASS_NEXT;
+    }
+    if (step == GPUINST_PASS_RESETUP && resetupSession(a) != 0) {
+        groupStopCollecting(a, PROF_INCOMPLETE);
+        return 0;
+    }
+    if (step == GPUINST_PASS_NEXT || step == GPUINST_PASS_RESETUP) return 1;
+    if (step == GPUINST_PASS_ABANDON) {
+        snprintf(a->why, sizeof a->why, "CUPTI still wanted passes after %d; abandoned (values not recorded)",
+                 MAX_PASSES);
+        groupStopCollecting(a, PROF_INCOMPLETE);
+        return 0;
+    }
+    rc = decodeAll(a, 0);
+    groupStopCollecting(a, rc == 0 ? PROF_OK : rc);
+    return 0;
+}
+
+static int groupStart(Prof *a)
+{
+    int rc;
+    if (TEST_DEV != NULL) return 0;
+    rc = startPass(a);
+    if (rc != 0) groupStopCollecting(a, PROF_INCOMPLETE);
+    return rc;
+}
+
+static int groupStatus(Prof *a)
+{
+    if (a->cstatus >= 0) return a->cstatus;
+    if (a->why[0] == '\0') {
+        if (a->rec.collector >= 0)
+            snprintf(a->why, sizeof a->why, "replayed in lockstep with the %u ranks of its communicator; world rank "
+                     "%d collected on this GPU in this occurrence (the collector rotates over occurrences)",
+                     a->rec.group, (int)a->rec.collector);
+        else
+            snprintf(a->why, sizeof a->why, "replayed in lockstep with the %u ranks of its communicator; no rank "
+                     "could collect on this GPU", a->rec.group);
+    }
+    return PROF_REPLAY_ONLY;
+}
+
+/* The group's body runs once, unprofiled (nothing was replayed). */
+static int groupOnce(gpuinst_profile *p, Prof *a, int status)
+{
+    p->status = GPUINST_ERROR_UNAVAILABLE;
+    p->profiled = 0;
+    p->passes = 1;
+    finish(p, a, status);
+    return 1;
+}
+
+static int nextGroup(gpuinst_profile *p)
+{
+    Prof *a = (Prof *)p->impl_;
+    uint32_t v[2];
+    if (p->pass < 0) { /* first call */
+        gpuinstProfMember me;
+        gpuinstProfVerdict vd;
+        char why[GPUINST_PGROUP_WHY];
+        int rc = 0;
+        p->pass = 0;
+        a->rec.start_ns = gpuinstClockNs();
+        a->rec.group = (uint32_t)a->grp.size;
+        regionPush(p);
+        groupPrep(a, &me);
+        if (gpuinstProfGroupAgree(&a->grp, &me, &vd) != 0) {
+            if (!me.can_restore && vd.cause == GPUINST_PGROUP_NORESTORE && TEST_DEV == NULL) {
+                /* this rank's own cause (no driver, no CUPTI...): recorded as ever */
+                snprintf(a->why, sizeof a->why, "%.500s", me.why);
+                return groupOnce(p, a, a->concurrent ? PROF_CONCURRENT : PROF_UNAVAILABLE);
+            }
+            snprintf(a->why, sizeof a->why, "%.800s; the body ran once, unprofiled", vd.why);
+            gpuinstWarnOnce(&groupWarned, "profile region \"%s\" occurrence %llu not profiled: %s", a->region,
+                            (unsigned long long)a->rec.occurrence, a->why);
+            return groupOnce(p, a, PROF_GROUP);
+        }
+        a->rec.sharers = (uint32_t)vd.sharers;
+        a->rec.collector = vd.collector;
+        a->collect = vd.collect;
+        a->cstatus = -1;
+        a->why[0] = '\0';
+        if (a->collect) {
+            a->defer_start = 1;
+            if (TEST_DEV != NULL) {
+                a->test_left = TEST_DEV->passes > 0 ? TEST_DEV->passes : 1;
+                rc = groupSave(a);
+            } else if ((rc = setup(a)) != 0) {
+                /* could not collect: replay without a session if it can restore */
+                int st = rc;
+                teardown(a);
+                a->collect = 0;
+                a->cstatus = st;
+                a->rec.collector = -1;
+                rc = groupSave(a);
+            }
+        } else {
+            rc = groupSave(a);
+        }
+        /* round "ready": every rank holds a checkpoint */
+        v[0] = rc != 0 && !a->ck_saved && TEST_DEV == NULL;
+        snprintf(why, sizeof why, "%.500s", v[0] ? a->why : "");
+        if (gpuinstProfGroupMax(&a->grp, v, 1, why, sizeof why) != 0 || v[0]) {
+            snprintf(a->why, sizeof a->why, "a rank of the communicator could not save a checkpoint (%.400s), so no rank "
+                     "replays: the body ran once on every rank", why[0] ? why : "MPI failed");
+            gpuinstWarnOnce(&groupWarned, "profile region \"%s\" occurrence %llu not profiled: %s", a->region,
+                            (unsigned long long)a->rec.occurrence, a->why);
+            return groupOnce(p, a, PROF_GROUP);
+        }
+        a->t_replay0 = gpuinstClockNs();
+        if (a->collect && groupStart(a) == 0) a->rec.first_start_ns = gpuinstClockNs() - a->t_replay0;
+        p->profiled = 1;
+        p->passes = 2; /* at least; the group learns the rest pass by pass */
+        if (a->collect && TEST_DEV == NULL) {
+            gpuinstPassPlanInit(&a->plan, gpuinstPhostPasses(a->ph), a->levels, profCfg.depth, !earlyBroken);
+            p->passes = (int32_t)a->plan.expect;
+        }
+        return 1;
+    }
+    /* a body just ran on every rank */
+    v[0] = a->collect ? (uint32_t)groupCollectorStep(a) : 0;
+    if (gpuinstProfGroupMax(&a->grp, v, 1, NULL, 0) != 0) v[0] = 0;
+    if (v[0] != 0 && p->pass + 1 < MAX_PASSES) {
+        int rc = groupRestore(a);
+        if (rc != 0 && a->collect) groupStopCollecting(a, rc);
+        if (rc != 0) a->cstatus = rc; /* the body still runs with the group */
+        p->pass++;
+        if (p->restore != NULL) p->restore(p->restore_user, p->pass);
+        if (a->collect && groupStart(a) != 0) {
+            /* the body runs unprofiled on this rank, in step with the others */
+        }
+        p->passes = p->pass + 1 > p->passes ? p->pass + 2 : p->passes;
+        return 1;
+    }
+    a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
+    if (a->collect) { /* the group stopped first (MAX_PASSES) */
+        snprintf(a->why, sizeof a->why, "the group stopped after %d passes; abandoned (values not recorded)",
+                 p->pass + 1);
+        groupStopCollecting(a, PROF_INCOMPLETE);
+    }
+    {
+        int st = groupStatus(a);
+        p->status = st == PROF_OK || st == PROF_REPLAY_ONLY ? GPUINST_SUCCESS : GPUINST_ERROR_UNAVAILABLE;
+        p->passes = p->pass + 1;
+        finish(p, a, st);
+    }
+    return finishOnce(p);
+}
+
+
+static int mpiLocalWarned;
+
+/* A local region (MPI_COMM_SELF...) whose first body made MPI calls: the
+ * other ranks would not replay them, so no more passes: the body has run
+ * once, the profile is abandoned.  1 when that happened. */
+static int mpiInLocal(gpuinst_profile *p, Prof *a)
+{
+    if (p->pass != 0 || a->grp.kind != GPUINST_PGROUP_SELF || gpuinstProfMpiSeq() == a->mpi_seq) return 0;
+    snprintf(a->why, sizeof a->why,
+             "the body made MPI calls, but region \"%.120s\" was opened on this rank alone (%.200s): a replay would make them "
+             "again on this rank only and could deadlock; the profile was abandoned after the first body (it ran once). "
+             "Open a region that communicates on the communicator its ranks share (gpuinst_profile_begin_comm, or "
+             "gpuinst_profile_begin for MPI_COMM_WORLD): they then replay it together",
+             a->region, a->grp.why[0] ? a->grp.why : "MPI_COMM_SELF or a 1-rank communicator");
+    gpuinstWarnOnce(&mpiLocalWarned, "profile region \"%s\" occurrence %llu refused: %s", a->region,
+                    (unsigned long long)a->rec.occurrence, a->why);
+    p->status = GPUINST_ERROR_UNAVAILABLE;
+    p->profiled = 0;
+    a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
+    finish(p, a, PROF_MPI_LOCAL);
+    return 1;
+}
+
+#if GPUINST_WITH_TEST_API
+/* A local region on the simulated device (test seam). */
+static int nextLocalTest(gpuinst_profile *p, Prof *a)
+{
+    if (p->pass < 0) {
+        p->pass = 0;
+        a->rec.start_ns = gpuinstClockNs();
+        regionPush(p);
+        groupSave(a);
+        a->test_left = testDev->passes > 0 ? testDev->passes : 1;
+        p->passes = (int32_t)a->test_left;
+        a->t_replay0 = gpuinstClockNs();
+        a->mpi_seq = gpuinstProfMpiSeq();
+        return 1;
+    }
+    a->rec.passes++;
+    if (--a->test_left > 0) {
+        groupRestore(a);
+        p->pass++;
+        if (p->restore != NULL) p->restore(p->restore_user, p->pass);
+        return 1;
+    }
+    a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
+    p->status = GPUINST_SUCCESS;
+    finish(p, a, PROF_OK);
+    return finishOnce(p);
+}
+#endif
+
 /* The profiled part of gpuinst_profile_next_pass. */
 static int nextProfiled(gpuinst_profile *p)
 {
     Prof *a = ((ProfOcc *)p->impl_)->prof;
     int rc, all = 0, step;
+    if (a->grp.kind == GPUINST_PGROUP_COMM) return nextGroup(p);
+    if (mpiInLocal(p, a)) return finishOnce(p);
+#if GPUINST_WITH_TEST_API
+    if (testDev != NULL) return nextLocalTest(p, a);
+#endif
     if (p->pass < 0) { /* first call */
         p->pass = 0;
         a->rec.start_ns = gpuinstClockNs();
@@ -27796,6 +28954,7 @@ static int nextProfiled(gpuinst_profile *p)
         }
         gpuinstPassPlanInit(&a->plan, gpuinstPhostPasses(a->ph), a->levels, profCfg.depth, !earlyBroken);
         p->passes = (int32_t)a->plan.expect;
+        a->mpi_seq = gpuinstProfMpiSeq();
         return 1;
     }
     /* a body just ran under the profiler */
@@ -27982,7 +29141,9 @@ int gpuinst_profile_passes(const char *metrics, const char *chip, int32_t *passe
     "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0), so regions run once, unprofiled; " \
     "rebuild gpuinst.c with -I<cuda>/include"
 
-int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *metrics)
+/* gpuinst_profile_begin(_comm_f): comm_f is a Fortran handle, or
+ * GPUINST_PROFILE_COMM_DEFAULT (MPI_COMM_WORLD under MPI). */
+static int profileBegin(gpuinst_profile *p, const char *region, const char *metrics, int32_t comm_f)
 {
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     gpuinstThread *t;
@@ -28041,12 +29202,27 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         /* the levels the region's last profiled occurrence had, else GPUINST_PROFILE_DEPTH */
         a->levels = hint > 0 && hint <= profCfg.depth ? hint : profCfg.depth;
         a->depth_seen = 1;
+        a->rec.collector = -1;
+        a->rec.sharers = 1;
+        a->rec.group = 1;
+        a->cstatus = -1;
+        gpuinstProfGroupOpen(&a->grp, comm_f, region, p->occurrence);
         pthread_mutex_lock(&profLock);
+        if (active != NULL && a->grp.kind == GPUINST_PGROUP_COMM) {
+            /* the others wait for this rank: it joins the agreement, which
+             * then has the group run the body once */
+            pthread_mutex_unlock(&profLock);
+            a->concurrent = 1;
+            p->impl_ = a;
+            p->profiled = 1;
+            return p->status;
+        }
         if (active != NULL) {
             pthread_mutex_unlock(&profLock);
             recordNotProfiled(region, p->occurrence, gpuinstClockNs(), PROF_CONCURRENT, 0,
                               "another profiled region was running in this process (nested or on another "
                               "thread); this occurrence ran once, unprofiled");
+            gpuinstProfGroupClose(&a->grp);
             free(a->spec);
             free(a);
             p->status = GPUINST_ERROR_UNAVAILABLE;
@@ -28059,11 +29235,22 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
     }
 #else
     (void)metrics;
+    (void)comm_f;
     recordNotProfiled(region, p->occurrence, gpuinstClockNs(), PROF_UNAVAILABLE, 0, COMPILED_OUT_WHY);
     gpuinstUnavailableAdd("profiler", COMPILED_OUT_WHY);
     p->status = GPUINST_ERROR_UNAVAILABLE;
 #endif
     return p->status;
+}
+
+int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *metrics)
+{
+    return profileBegin(p, region, metrics, GPUINST_PROFILE_COMM_DEFAULT);
+}
+
+int gpuinst_profile_begin_comm_f(gpuinst_profile *p, const char *region, const char *metrics, int32_t comm_f)
+{
+    return profileBegin(p, region, metrics, comm_f);
 }
 
 int gpuinst_profile_next_pass(gpuinst_profile *p)
@@ -28098,6 +29285,7 @@ GPUINST_PRIVATE void gpuinstProfilerFlush(void)
     ready = profCfg.ready;
     pthread_mutex_unlock(&profLock);
     if (ready) profFlushHook();
+    gpuinstProfGroupRelease();
 }
 
 int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore_fn fn, void *user)
@@ -30766,6 +31954,8 @@ GPUINST_PRIVATE MPI_Fint gpuinstMpiFMissing(const char *call);
 GPUINST_PRIVATE void gpuinstMpiAfterInit(void);
 /* Before PMPI_Finalize (C or Fortran): write the file, free gpuinst's comm. */
 GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void);
+/* Publishes gpuinstMpiThreadSeq (src/profilerInt.h) for the profiler. */
+GPUINST_PRIVATE void gpuinstMpiPublishSeq(void);
 /* The MPI part's steps (src/parts.c; mpi/gpuinst_mpi.c). */
 GPUINST_PRIVATE void gpuinstMpiPartAttach(int have_rank);
 GPUINST_PRIVATE void gpuinstMpiPartBeforeWrite(void);
@@ -30812,6 +32002,7 @@ GPUINST_PRIVATE void gpuinstMpiPartAttach(int have_rank)
     gpuinstMpiTraceSetup(have_rank);
     gpuinstMpiClockTableRegister();
     gpuinstMpiTopologyTableRegister();
+    gpuinstMpiPublishSeq();
     /* ranks with GPUINST_ENABLE=0 align clocks too while another rank records */
     if (have_rank && !clockInitDone && gpuinstConfigAgreed()->any_enabled) {
         clockInitDone = 1;
@@ -30922,6 +32113,7 @@ int MPI_Finalize(void)
  */
 /* #include "mpiInt.h" -- already inlined */
 /* #include "countersInt.h" -- already inlined */
+/* #include "profilerInt.h" -- already inlined */
 
 #if GPUINST_WITH_MPI
 
@@ -31044,6 +32236,20 @@ static gpuinstMpiThread *threadSlow(void)
     gpuinstSelf.mpi = t;
     gpuinstTlsHold();
     return t;
+}
+
+/* Calls the calling thread has recorded so far (its next call id moves
+ * with each): the profiler reads it around a local region's first body
+ * (src/profile_coll.c), so the wrappers' path pays nothing for it. */
+static uint64_t mpiThreadSeq(void)
+{
+    gpuinstMpiThread *t = gpuinstSelf.mpi;
+    return t ? t->next_id : 0;
+}
+
+GPUINST_PRIVATE void gpuinstMpiPublishSeq(void)
+{
+    GPUINST_STORE_REL(&gpuinstMpiThreadSeq, &mpiThreadSeq);
 }
 
 /* ---- names and the NVTX "MPI" domain -------------------------------------- */
@@ -32775,6 +33981,10 @@ GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank)
         commsSetup();
     }
 }
+
+#else /* !GPUINST_WITH_MPI */
+
+GPUINST_PRIVATE void gpuinstMpiPublishSeq(void) {}
 
 #endif /* GPUINST_WITH_MPI */
 /************** End of mpi/mpi_trace.c **************/

@@ -618,8 +618,12 @@ int gpuinst_pm_sampling_stop(void);
  * Host state is NOT restored: a body that changes host memory the next pass
  * reads (counters, pointers swapped, files) must restore it in a hook
  * (gpuinst_profile_set_restore_hook), or keep such changes after the loop.
- * The body must not communicate with other processes (MPI calls): other
- * ranks do not replay it.  Which occurrences are profiled comes from
+ * Under MPI a region is opened on a communicator (gpuinst_profile_begin:
+ * MPI_COMM_WORLD; gpuinst_profile_begin_comm: the one given) and every rank
+ * of it replays the body in lockstep, so the body may communicate on it
+ * (docs/PROFILING.md, "Regions that communicate"); a region opened on
+ * MPI_COMM_SELF must not communicate (its profile is abandoned after the
+ * first body if it does).  Which occurrences are profiled comes from
  * GPUINST_PROFILE (default: the first of each region name); every other
  * occurrence, and every occurrence where profiling cannot run (no GPU, no
  * CUPTI, insufficient privileges, unsupported device, checkpoint out of
@@ -643,9 +647,56 @@ int gpuinst_pm_sampling_stop(void);
  *   CUPTI part, -DGPUINST_WITH_CUPTI=0).
  * Thread-safe; one profiled occurrence runs at a time per process (another
  * one that is selected meanwhile runs once, with that reason).
+ * Under MPI with 2+ ranks this is gpuinst_profile_begin_comm on
+ * MPI_COMM_WORLD: every rank must open the region's selected occurrences
+ * (a region that only some ranks run: open it on MPI_COMM_SELF or on a
+ * communicator of those ranks).  Outside MPI, or in a 1-rank job, the
+ * region is this process's alone.
  * Rests on: nothing (the selection is gpuinst's).
  */
 int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *metrics);
+
+/*
+ * As gpuinst_profile_begin, on the communicator whose Fortran handle is
+ * `comm_f` (MPI_Comm_c2f(comm); from Fortran, an integer handle or
+ * mpi_f08's comm%MPI_VAL).  From C with mpi.h included before gpuinst.h,
+ * call gpuinst_profile_begin_comm(p, region, metrics, comm) (a macro
+ * taking an MPI_Comm), so gpuinst.h never needs mpi.h.
+ * Every rank of `comm` must open the same selected occurrences of the same
+ * regions in the same order; they then replay the body in lockstep
+ * (docs/PROFILING.md, "Regions that communicate"): at the first
+ * gpuinst_profile_next_pass the ranks agree, on gpuinst's private
+ * communicator, point to point, within GPUINST_PROFILE_COMM_WAIT_S seconds
+ * (default 30), that all of them opened this occurrence and can restore
+ * their device memory; one rank per GPU (the device UUID) collects counters
+ * in a given occurrence, rotating over occurrences in comm rank order
+ * ((occurrence - 1) mod the ranks on that GPU); each later
+ * gpuinst_profile_next_pass agrees on another body (while any rank needs
+ * one) and every rank restores its own checkpoint and calls the restore
+ * hook.  A rank that does not open the occurrence in time, or opens
+ * another one, makes every rank of the communicator run the body once,
+ * unprofiled, with the reason on stderr and in /profiler/regions (status
+ * 10); the wait is bounded, nothing hangs.
+ * comm = MPI_COMM_SELF (or a 1-rank communicator): this rank alone; an MPI
+ * call made by the body in its first profiled pass abandons the profile
+ * (the body has run once; status 12, the reason on stderr).  Without MPI,
+ * or in a 1-rank job, as gpuinst_profile_begin.
+ * Errors: as gpuinst_profile_begin (an invalid or inter-communicator makes
+ * the region this rank's alone, with the reason in /profiler/regions).
+ * Thread-safe as gpuinst_profile_begin; the ranks' calls must come from
+ * one thread each (MPI_THREAD_FUNNELED suffices).
+ * Rests on: MPI_Comm_f2c, MPI_Comm_size/rank/test_inter/group,
+ *   MPI_Group_translate_ranks here; MPI_Isend/Irecv/Test/Cancel/
+ *   Test_cancelled (PMPI, gpuinst's communicator) in next_pass.
+ */
+int gpuinst_profile_begin_comm_f(gpuinst_profile *p, const char *region, const char *metrics, int32_t comm_f);
+/* gpuinst_profile_begin_comm(p, region, metrics, MPI_Comm comm): defined
+ * when mpi.h was included before gpuinst.h (MPI_VERSION); a macro, so that
+ * gpuinst.h needs no MPI type. */
+#if defined(MPI_VERSION)
+#define gpuinst_profile_begin_comm(p, region, metrics, comm) \
+    gpuinst_profile_begin_comm_f((p), (region), (metrics), (int32_t)MPI_Comm_c2f(comm))
+#endif
 
 /*
  * Returns 1 when the body must run (again), 0 when the region is done.
@@ -664,6 +715,10 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
  * recorded, and the body runs so that it has run, in effect, exactly once.
  * p->status says how it went.  Call it on the thread that called
  * gpuinst_profile_begin.
+ * A region opened on a communicator of 2+ ranks: every rank calls it the
+ * same number of times (the ranks agree at each call: a blocking exchange
+ * on gpuinst's private communicator, the first one bounded by
+ * GPUINST_PROFILE_COMM_WAIT_S); p->passes is then known at the end only.
  * Rests on: cuptiProfilerGetCounterAvailability, cuptiProfilerHost*,
  *   cuptiRangeProfilerEnable/Disable/SetConfig/Start/PushRange/PopRange/Stop/
  *   DecodeData/GetCounterDataInfo/CounterDataImageInitialize,
@@ -962,6 +1017,10 @@ static inline int gpuinst_pm_sampling_stop(void) { return 0; }
 /* ==== end Counters stubs ==== */
 /* ==== Range profiling stubs ==== */
 static inline int gpuinst_profile_begin(gpuinst_profile *p, const char *r, const char *m) { (void)r; (void)m; if (p) { p->struct_size = (uint32_t)sizeof *p; p->status = 0; p->profiled = 0; p->pass = -1; p->passes = 1; p->occurrence = 0; p->restore = 0; p->restore_user = 0; p->impl_ = 0; } return 0; }
+static inline int gpuinst_profile_begin_comm_f(gpuinst_profile *p, const char *r, const char *m, int32_t c) { (void)c; return gpuinst_profile_begin(p, r, m); }
+#if defined(MPI_VERSION)
+#define gpuinst_profile_begin_comm(p, r, m, c) gpuinst_profile_begin((p), (r), (m))
+#endif
 static inline int gpuinst_profile_next_pass(gpuinst_profile *p) { if (!p || p->pass >= 0) { if (p) p->pass = 1; return 0; } p->pass = 0; return 1; }
 static inline int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore_fn f, void *u) { (void)p; (void)f; (void)u; return 0; }
 static inline int gpuinst_profile_passes(const char *m, const char *c, int32_t *n) { (void)m; (void)c; if (n) *n = 1; return 0; }

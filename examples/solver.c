@@ -87,7 +87,12 @@ typedef struct options {
     long k;                /* residual check interval (iterations) */
     const char *backend;   /* "auto" or a backend name */
     int explicit_finalize; /* call gpuinst_finalize() before MPI_Finalize */
-    int profile;           /* --profile: the sweep is a gpuinst range-profiled region (issue 5) */
+    int profile;           /* --profile[=sweep]: the sweep is a gpuinst range-profiled region (issue 5);
+                              2, --profile=iteration: the whole iteration (halo exchange, sweep,
+                              residual allreduce) is one region on the Cartesian communicator,
+                              replayed by every rank in lockstep (issue 16) */
+    int history;           /* --history: print every residual check (rank 0) */
+    int checksum;          /* --checksum: print a checksum of each rank's field u at the end */
 } options;
 
 /* Default grid: converges to the discretisation error in about 11,300
@@ -104,7 +109,8 @@ static void usage(FILE *out)
 #ifdef GPUINST_SOLVER_CUDA
             "|cuda"
 #endif
-            "] [--explicit-finalize] [--profile]\n"
+            "] [--explicit-finalize] [--profile[=sweep|iteration]]\n"
+            "              [--history] [--checksum]\n"
             "  -n N      interior grid points per dimension, global (default %d)\n"
             "  -i ITERS  maximum Jacobi iterations (default: 1.25 x the count Jacobi's\n"
             "            convergence rate cos(pi h) predicts for the tolerance)\n"
@@ -116,7 +122,13 @@ static void usage(FILE *out)
             "                      of relying on gpuinst's MPI_Finalize interception\n"
             "  --profile           measure the sweep's hardware metrics with gpuinst_profile\n"
             "                      (GPUINST_METRICS; occurrences chosen by GPUINST_PROFILE,\n"
-            "                      default the first; docs/PROFILING.md)\n",
+            "                      default the first; docs/PROFILING.md)\n"
+            "  --profile=iteration profile the whole iteration (halo exchange, sweep, residual\n"
+            "                      allreduce) as one region on the Cartesian communicator: every\n"
+            "                      rank replays it in lockstep (docs/PROFILING.md)\n"
+            "  --profile=sweep-self the sweep on MPI_COMM_SELF: each rank profiles it alone\n"
+            "  --history           print the relative residual of every check (rank 0)\n"
+            "  --checksum          print a checksum (FNV-1a of the bytes) of every rank's field\n",
             SOLVER_DEFAULT_N, SOLVER_DEFAULT_K);
 }
 
@@ -141,6 +153,8 @@ static int parse_options(int argc, char **argv, options *o)
     o->backend = "auto";
     o->explicit_finalize = 0;
     o->profile = 0;
+    o->history = 0;
+    o->checksum = 0;
     for (int a = 1; a < argc; ++a) {
         const char *arg = argv[a];
         const char *val = (a + 1 < argc) ? argv[a + 1] : NULL;
@@ -150,8 +164,24 @@ static int parse_options(int argc, char **argv, options *o)
             o->explicit_finalize = 1;
             continue;
         }
-        if (strcmp(arg, "--profile") == 0) {
+        if (strcmp(arg, "--profile") == 0 || strcmp(arg, "--profile=sweep") == 0) {
             o->profile = 1;
+            continue;
+        }
+        if (strcmp(arg, "--profile=iteration") == 0) {
+            o->profile = 2;
+            continue;
+        }
+        if (strcmp(arg, "--profile=sweep-self") == 0) {
+            o->profile = 3;
+            continue;
+        }
+        if (strcmp(arg, "--history") == 0) {
+            o->history = 1;
+            continue;
+        }
+        if (strcmp(arg, "--checksum") == 0) {
+            o->checksum = 1;
             continue;
         }
         if (!val) goto bad;
@@ -345,7 +375,7 @@ static void sweep_restore(void *user, int32_t pass)
     st->b->unew = st->unew;
 }
 
-static double profiled_sweep(const solver_kernels *kern, solver_block *b, int check)
+static double profiled_sweep(const solver_kernels *kern, solver_block *b, int check, int self)
 {
     gpuinst_profile p;
     sweep_state st;
@@ -353,10 +383,101 @@ static double profiled_sweep(const solver_kernels *kern, solver_block *b, int ch
     st.b = b;
     st.u = b->u;
     st.unew = b->unew;
-    (void)gpuinst_profile_begin(&p, "sweep", NULL);
+    /* a GPU-only body: on MPI_COMM_SELF (self) each rank profiles it alone;
+     * else on MPI_COMM_WORLD, every rank replaying it with the others */
+    if (self)
+        (void)gpuinst_profile_begin_comm(&p, "sweep", NULL, MPI_COMM_SELF);
+    else
+        (void)gpuinst_profile_begin(&p, "sweep", NULL);
     (void)gpuinst_profile_set_restore_hook(&p, sweep_restore, &st);
     while (gpuinst_profile_next_pass(&p)) r2 = kern->sweep(b, check);
     return r2;
+}
+
+/* --profile=iteration: the whole iteration is one region on the Cartesian
+ * communicator.  Every rank replays it in lockstep, so the halo exchange and
+ * the residual allreduce inside are made once per pass on every rank.  Host
+ * state the body changes and the next pass reads: the u/unew swap (restored
+ * by the hook), and, with the CPU backend, u and unew themselves (host
+ * memory, which the CUPTI checkpoint does not restore: copied before the
+ * first pass, put back by the hook).  r2 is recomputed by every pass; the
+ * send and receive buffers are rewritten before they are read. */
+typedef struct iter_state {
+    solver_block *b;
+    double *u, *unew;
+    double *copy;           /* CPU backend: u then unew, (nx+2)(ny+2) each; NULL otherwise */
+    size_t n;
+} iter_state;
+
+static void iter_restore(void *user, int32_t pass)
+{
+    iter_state *st = (iter_state *)user;
+    (void)pass;
+    st->b->u = st->u;
+    st->b->unew = st->unew;
+    if (st->copy != NULL) {
+        memcpy(st->u, st->copy, st->n * sizeof(double));
+        memcpy(st->unew, st->copy + st->n, st->n * sizeof(double));
+    }
+}
+
+static double profiled_iteration(const solver_kernels *kern, solver_block *b, const decomposition *d,
+                                 const annotations *an, int check)
+{
+    gpuinst_profile p;
+    iter_state st;
+    double r2 = 0.0;
+    st.b = b;
+    st.u = b->u;
+    st.unew = b->unew;
+    st.copy = NULL;
+    st.n = (size_t)(b->nx + 2) * (size_t)(b->ny + 2);
+    (void)gpuinst_profile_begin_comm(&p, "iteration", NULL, d->cart);
+    if (p.profiled && kern == &solver_kernels_cpu && (st.copy = malloc(2 * st.n * sizeof(double))) != NULL) {
+        memcpy(st.copy, b->u, st.n * sizeof(double));
+        memcpy(st.copy + st.n, b->unew, st.n * sizeof(double));
+    }
+    (void)gpuinst_profile_set_restore_hook(&p, iter_restore, &st);
+    while (gpuinst_profile_next_pass(&p)) {
+        push(an, &an->halo);
+        halo_exchange(kern, b, d);
+        pop(an);
+        push(an, &an->compute);
+        r2 = kern->sweep(b, check);
+        pop(an);
+        if (check) {
+            push(an, &an->reduce);
+            MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &r2, 1, MPI_DOUBLE, MPI_SUM, d->cart));
+            pop(an);
+        }
+    }
+    free(st.copy);
+    return r2;
+}
+
+/* --checksum: FNV-1a over the bytes of this rank's u (halo included),
+ * printed by rank 0 for every rank: equal checksums mean bitwise equal
+ * fields. */
+static void print_checksums(const solver_kernels *kern, solver_block *b, MPI_Comm comm)
+{
+    size_t n = (size_t)(b->nx + 2) * (size_t)(b->ny + 2);
+    double *u = malloc(n * sizeof *u);
+    unsigned long long h = 1469598103934665603ull, *all = NULL;
+    int mem_host = 0, size = 1, rank = 0;
+    if (u == NULL) return;
+    kern->copy_u(b, u, &mem_host);
+    const unsigned char *c = (const unsigned char *)u;
+    for (size_t i = 0; i < n * sizeof *u; ++i) h = (h ^ c[i]) * 1099511628211ull;
+    free(u);
+    MPI_CHECK(MPI_Comm_size(comm, &size));
+    MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    if (rank == 0) all = malloc((size_t)size * sizeof *all);
+    MPI_CHECK(MPI_Gather(&h, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG, 0, comm));
+    if (rank == 0 && all != NULL) {
+        for (int r = 0; r < size; ++r) printf("solver: field checksum rank %d %016llx\n", r, all[r]);
+        fflush(stdout);
+    }
+    free(all);
 }
 /* ---- end --profile ------------------------------------------------------- */
 
@@ -475,12 +596,26 @@ int main(int argc, char **argv)
         const int check = (it % opt.k == 0) || (it == opt.max_iters - 1);
         mark_iteration(&an, it);
 
+        if (opt.profile == 2) {
+            double r2 = profiled_iteration(kern, &blk, &dec, &an, check);
+            ++sweeps;
+            if (check) {
+                relres = sqrt(r2 / fnorm2);
+                if (opt.history && world_rank == 0) printf("solver: residual %ld %.17e\n", it, relres);
+                if (relres < tol) {
+                    converged = 1;
+                    break;
+                }
+            }
+            continue;
+        }
+
         push(&an, &an.halo);
         halo_exchange(kern, &blk, &dec);
         pop(&an);
 
         push(&an, &an.compute);
-        double r2 = opt.profile ? profiled_sweep(kern, &blk, check) : kern->sweep(&blk, check);
+        double r2 = opt.profile ? profiled_sweep(kern, &blk, check, opt.profile == 3) : kern->sweep(&blk, check);
         pop(&an);
         ++sweeps;
 
@@ -491,6 +626,7 @@ int main(int argc, char **argv)
             /* The residual of the iterate before this sweep; stopping here
              * keeps one more sweep than the test needed, never fewer. */
             relres = sqrt(r2 / fnorm2);
+            if (opt.history && world_rank == 0) printf("solver: residual %ld %.17e\n", it, relres);
             if (relres < tol) {
                 converged = 1;
                 break;
@@ -519,6 +655,7 @@ int main(int argc, char **argv)
         if (!ok) fprintf(stderr, "solver: FAILED: error %.4e is not below %.4e\n", err, limit);
     }
     status = ok ? 0 : 1;
+    if (opt.checksum) print_checksums(kern, &blk, dec.cart);
 
     kern->teardown(&blk);
     MPI_CHECK(MPI_Comm_free(&dec.cart));

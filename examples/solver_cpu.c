@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define AT(b, i, j) ((size_t)(j) * (size_t)((b)->nx + 2) + (size_t)(i))
 
@@ -141,6 +142,12 @@ static double cpu_max_error(solver_block *b)
     return e;
 }
 
+static void cpu_copy_u(solver_block *b, double *out, int *mem_host)
+{
+    memcpy(out, b->u, (size_t)(b->nx + 2) * (size_t)(b->ny + 2) * sizeof *out);
+    *mem_host = 1;
+}
+
 const solver_kernels solver_kernels_cpu = {
     "cpu",
     cpu_available,
@@ -151,4 +158,5 @@ const solver_kernels solver_kernels_cpu = {
     cpu_sweep,
     cpu_rhs_norm_sq,
     cpu_max_error,
+    cpu_copy_u,
 };

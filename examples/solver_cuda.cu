@@ -364,6 +364,15 @@ static double cuda_max_error(solver_block *b)
     return fold(s, g.x * g.y, 1);
 }
 
+static void cuda_copy_u(solver_block *b, double *out, int *mem_host)
+{
+    cuda_state *s = S(b);
+    CK(cudaMemcpyAsync(out, b->u, (size_t)(b->nx + 2) * (size_t)(b->ny + 2) * sizeof *out, cudaMemcpyDeviceToHost,
+                       s->stream));
+    CK(cudaStreamSynchronize(s->stream));
+    *mem_host = 0;
+}
+
 extern "C" const solver_kernels solver_kernels_cuda = {
     "cuda",
     cuda_available,
@@ -374,4 +383,5 @@ extern "C" const solver_kernels solver_kernels_cuda = {
     cuda_sweep,
     cuda_rhs_norm_sq,
     cuda_max_error,
+    cuda_copy_u,
 };

@@ -108,6 +108,9 @@ typedef struct solver_kernels {
     double (*rhs_norm_sq)(solver_block *b);
     /* max |u - u_exact| over the interior. */
     double (*max_error)(solver_block *b);
+    /* Copies u, (nx+2) x (ny+2) doubles with its halo, to host memory `out`;
+     * `mem` says whether u lives in host memory (1) or on a device (0). */
+    void (*copy_u)(solver_block *b, double *out, int *mem_host);
 } solver_kernels;
 
 extern const solver_kernels solver_kernels_cpu;

@@ -225,6 +225,7 @@ module gpuinst
   public :: gpuinst_counter_submit_batch, gpuinst_counter_submit_values, gpuinst_counters_sample_builtin
   public :: gpuinst_pm_sampling_start, gpuinst_pm_sampling_stop
   public :: gpuinst_profile_begin, gpuinst_profile_next_pass, gpuinst_profile_set_restore_hook
+  public :: gpuinst_profile_begin_comm
   public :: gpuinst_profile_passes
   public :: gpuinst_metrics_last_error, gpuinst_metrics_chip_count, gpuinst_metrics_chip
   public :: gpuinst_metrics_device_count, gpuinst_metrics_device_chip
@@ -528,6 +529,16 @@ module gpuinst
        character(kind=c_char), intent(in), optional :: metrics(*)
        integer(c_int) :: rc
      end function c_profile_begin
+
+     function c_profile_begin_comm_f(p, region, metrics, comm) bind(C, name="gpuinst_profile_begin_comm_f") &
+          result(rc)
+       import :: c_int, c_char, c_int32_t, gpuinst_profile
+       type(gpuinst_profile), intent(inout) :: p
+       character(kind=c_char), intent(in) :: region(*)
+       character(kind=c_char), intent(in), optional :: metrics(*)
+       integer(c_int32_t), value :: comm
+       integer(c_int) :: rc
+     end function c_profile_begin_comm_f
 
      function c_profile_next_pass(p) bind(C, name="gpuinst_profile_next_pass") result(again)
        import :: c_int, gpuinst_profile
@@ -1434,7 +1445,8 @@ contains
   !> GPUINST_METRICS, else "time,memory,instructions").  Fills p; then loop:
   !>     call gpuinst_profile_begin(p, "jacobi_step")
   !>     do while (gpuinst_profile_next_pass(p))
-  !>        ... GPU work; no MPI calls (other ranks do not replay) ...
+  !>        ... GPU work; MPI calls on MPI_COMM_WORLD's ranks: every rank
+  !>            replays the body with this one (gpuinst_profile_begin_comm) ...
   !>     end do
   !> status (also p%status; the body still runs once): INVALID_ARGUMENT
   !>   (empty region), NOT_INITIALIZED, FINALIZED, DISABLED, OUT_OF_MEMORY.
@@ -1450,6 +1462,27 @@ contains
     if (present(metrics)) cmetrics = metrics // c_null_char
     call put(c_profile_begin(p, cregion, cmetrics), status)
   end subroutine gpuinst_profile_begin
+
+  !> As gpuinst_profile_begin, on the communicator `comm`: its integer
+  !> handle (`use mpi` / mpif.h), or comm%MPI_VAL of a `use mpi_f08`
+  !> type(MPI_Comm).  Every rank of comm must open the same selected
+  !> occurrences in the same order; they replay the body in lockstep, so it
+  !> may communicate on comm (docs/PROFILING.md, "Regions that
+  !> communicate"); MPI_COMM_SELF: this rank alone, no MPI calls in the body.
+  !> status: as gpuinst_profile_begin.
+  !> Wraps: gpuinst_profile_begin_comm_f().
+  subroutine gpuinst_profile_begin_comm(p, region, comm, metrics, status)
+    type(gpuinst_profile), intent(inout) :: p
+    character(len=*), intent(in) :: region
+    integer, intent(in) :: comm
+    character(len=*), intent(in), optional :: metrics
+    integer, intent(out), optional :: status
+    character(kind=c_char, len=len(region)+1) :: cregion
+    character(kind=c_char, len=:), allocatable :: cmetrics
+    call to_c(region, cregion)
+    if (present(metrics)) cmetrics = metrics // c_null_char
+    call put(c_profile_begin_comm_f(p, cregion, cmetrics, int(comm, c_int32_t)), status)
+  end subroutine gpuinst_profile_begin_comm
 
   !> .true. while the body of the region must run (again), .false. when the
   !> region is done (see gpuinst_profile_begin); p%status says how it went.

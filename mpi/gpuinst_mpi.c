@@ -35,6 +35,7 @@ GPUINST_PRIVATE void gpuinstMpiPartAttach(int have_rank)
     gpuinstMpiTraceSetup(have_rank);
     gpuinstMpiClockTableRegister();
     gpuinstMpiTopologyTableRegister();
+    gpuinstMpiPublishSeq();
     /* ranks with GPUINST_ENABLE=0 align clocks too while another rank records */
     if (have_rank && !clockInitDone && gpuinstConfigAgreed()->any_enabled) {
         clockInitDone = 1;

@@ -693,6 +693,8 @@ GPUINST_PRIVATE MPI_Fint gpuinstMpiFMissing(const char *call);
 GPUINST_PRIVATE void gpuinstMpiAfterInit(void);
 /* Before PMPI_Finalize (C or Fortran): write the file, free gpuinst's comm. */
 GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void);
+/* Publishes gpuinstMpiThreadSeq (src/profilerInt.h) for the profiler. */
+GPUINST_PRIVATE void gpuinstMpiPublishSeq(void);
 /* The MPI part's steps (src/parts.c; mpi/gpuinst_mpi.c). */
 GPUINST_PRIVATE void gpuinstMpiPartAttach(int have_rank);
 GPUINST_PRIVATE void gpuinstMpiPartBeforeWrite(void);

@@ -38,6 +38,7 @@
  */
 #include "mpiInt.h"
 #include "countersInt.h"
+#include "profilerInt.h"
 
 #if GPUINST_WITH_MPI
 
@@ -160,6 +161,20 @@ static gpuinstMpiThread *threadSlow(void)
     gpuinstSelf.mpi = t;
     gpuinstTlsHold();
     return t;
+}
+
+/* Calls the calling thread has recorded so far (its next call id moves
+ * with each): the profiler reads it around a local region's first body
+ * (src/profile_coll.c), so the wrappers' path pays nothing for it. */
+static uint64_t mpiThreadSeq(void)
+{
+    gpuinstMpiThread *t = gpuinstSelf.mpi;
+    return t ? t->next_id : 0;
+}
+
+GPUINST_PRIVATE void gpuinstMpiPublishSeq(void)
+{
+    GPUINST_STORE_REL(&gpuinstMpiThreadSeq, &mpiThreadSeq);
 }
 
 /* ---- names and the NVTX "MPI" domain -------------------------------------- */
@@ -1891,5 +1906,9 @@ GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank)
         commsSetup();
     }
 }
+
+#else /* !GPUINST_WITH_MPI */
+
+GPUINST_PRIVATE void gpuinstMpiPublishSeq(void) {}
 
 #endif /* GPUINST_WITH_MPI */

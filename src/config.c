@@ -380,4 +380,5 @@ GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e)
     e->transfer_opt = gpuinstEnvFlag("GPUINST_PROFILE_CHECKPOINT_TRANSFER", 0);
     e->wait_s = gpuinstEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400);
     e->preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
+    e->comm_wait_s = gpuinstEnvU64("GPUINST_PROFILE_COMM_WAIT_S", 30, 1, 86400);
 }

@@ -16,6 +16,7 @@
 #if !defined(GPUINST_AMALGAMATION)
 __attribute__((visibility("hidden"))) gpuinstGlobal gpuinstG;
 __attribute__((visibility("hidden"))) const gpuinstHooks *gpuinstGpuHooks, *gpuinstProfHooks;
+__attribute__((visibility("hidden"))) uint64_t (*gpuinstMpiThreadSeq)(void);
 #endif
 
 static int atexitInstalled;

@@ -868,6 +868,7 @@ typedef struct gpuinstProfilerEnv {
     int transfer_opt;          /* GPUINST_PROFILE_CHECKPOINT_TRANSFER, on/off (default off) */
     uint64_t wait_s;           /* GPUINST_PROFILE_WAIT_S, 0..86400 (default 120) */
     int preload;               /* GPUINST_PROFILE_PRELOAD, on/off (default on) */
+    uint64_t comm_wait_s;      /* GPUINST_PROFILE_COMM_WAIT_S, 1..86400 (default 30; src/profile_coll.c) */
 } gpuinstProfilerEnv;
 GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e);
 #if GPUINST_WITH_MPI

@@ -226,4 +226,81 @@ GPUINST_PRIVATE void gpuinstProfilerPartInit(void);
  * started. */
 GPUINST_PRIVATE void gpuinstProfilerFlush(void);
 
+/* ==== collective replay (src/profile_coll.c; docs/PROFILING.md "Regions
+ * that communicate") ======================================================= */
+/* gpuinst_profile_begin's communicator: MPI_COMM_WORLD under MPI. */
+#define GPUINST_PROFILE_COMM_DEFAULT INT32_MIN
+#define GPUINST_PGROUP_NAME 128
+#define GPUINST_PGROUP_WHY 1024
+#define GPUINST_PGROUP_VALS 4
+enum {
+    GPUINST_PGROUP_LOCAL = 0, /* no MPI, or a 1-rank job: the region is this process's (as before) */
+    GPUINST_PGROUP_SELF = 1,  /* MPI_COMM_SELF / a 1-rank communicator in a larger job: this rank
+                                 alone, and an MPI call inside a profiled pass abandons the profile */
+    GPUINST_PGROUP_COMM = 2   /* 2+ ranks: they agree, then replay in lockstep */
+};
+enum { GPUINST_PGROUP_ABSENT = 1, GPUINST_PGROUP_NORESTORE = 2 };
+/* The ranks of the communicator a region occurrence was opened on. */
+typedef struct gpuinstProfGroup {
+    int kind;                 /* GPUINST_PGROUP_* */
+    int size, rank;           /* in the region's communicator */
+    int *peer;                /* COMM: private-communicator (= world) rank of each member */
+    int agreed;               /* the start agreement said GO */
+    uint64_t occ, round;
+    char region[GPUINST_PGROUP_NAME];
+    char why[GPUINST_PGROUP_WHY]; /* SELF: why this rank is alone although the job is not */
+} gpuinstProfGroup;
+/* What a member tells the leader at the start. */
+typedef struct gpuinstProfMember {
+    int32_t can_restore;      /* can checkpoint and restore its device memory */
+    int32_t can_collect;      /* can run a profiler session */
+    char uuid[48];            /* its GPU ("" none) */
+    char why[GPUINST_PGROUP_WHY]; /* why it cannot restore / collect */
+} gpuinstProfMember;
+/* The outcome of the start agreement, for this member. */
+typedef struct gpuinstProfVerdict {
+    int32_t go;               /* 1: every member replays in lockstep */
+    int32_t collect;          /* this member collects counters this occurrence */
+    int32_t sharers;          /* members on this member's GPU, itself included */
+    int32_t collector;        /* world rank collecting on this member's GPU, -1 none */
+    int32_t size;             /* members */
+    int32_t cause;            /* !go: GPUINST_PGROUP_ABSENT (a rank absent, in another region, MPI
+                                 failed) or GPUINST_PGROUP_NORESTORE (a rank cannot restore) */
+    char why[GPUINST_PGROUP_WHY]; /* !go: why */
+} gpuinstProfVerdict;
+/* Resolves the Fortran handle comm_f (GPUINST_PROFILE_COMM_DEFAULT:
+ * MPI_COMM_WORLD) for occurrence occ of region; returns g->kind.  Local
+ * calls only (MPI_Comm_group, MPI_Group_translate_ranks). */
+GPUINST_PRIVATE int gpuinstProfGroupOpen(gpuinstProfGroup *g, int32_t comm_f, const char *region, uint64_t occ);
+GPUINST_PRIVATE void gpuinstProfGroupClose(gpuinstProfGroup *g);
+/* The start agreement, bounded by GPUINST_PROFILE_COMM_WAIT_S: 0 GO, -1 not
+ * (v->why).  Every member of a COMM group calls it once per occurrence. */
+GPUINST_PRIVATE int gpuinstProfGroupAgree(gpuinstProfGroup *g, const gpuinstProfMember *mine, gpuinstProfVerdict *v);
+/* After GO: element-wise maximum of vals[0..n) over the group (n <= 4);
+ * why (may be NULL): the first non-empty one, with its rank.  0 or -1. */
+GPUINST_PRIVATE int gpuinstProfGroupMax(gpuinstProfGroup *g, uint32_t *vals, int n, char *why, size_t cap);
+/* Finalize: sends never received are cancelled. */
+GPUINST_PRIVATE void gpuinstProfGroupRelease(void);
+/* MPI calls the calling thread has recorded so far (0 without the MPI
+ * part): the MPI part publishes gpuinstMpiThreadSeq in its attach step. */
+GPUINST_SHARED_DATA uint64_t (*gpuinstMpiThreadSeq)(void);
+GPUINST_PRIVATE uint64_t gpuinstProfMpiSeq(void);
+/* 1 for a metric whose value grows with elapsed time (durations, cycles
+ * elapsed, rates, % of peak elapsed): time-sliced when ranks share a GPU. */
+GPUINST_PRIVATE int gpuinstMetricElapsed(const char *name);
+/* Test seam: a simulated device for the replay logic without a GPU
+ * (tests/profiler/test_collreplay.c); NULL: the real one.  Its setter is
+ * not in the amalgamation, so a product build always takes the real path. */
+typedef struct gpuinstProfTestDev {
+    uint32_t passes;             /* bodies a collecting rank needs */
+    int can_restore, can_collect;
+    const char *uuid;            /* this rank's simulated GPU */
+    void (*save)(void *user);    /* the checkpoint */
+    void (*restore)(void *user);
+    void *user;
+} gpuinstProfTestDev;
+#if GPUINST_WITH_TEST_API
+GPUINST_PRIVATE void gpuinstProfTestDevice(const gpuinstProfTestDev *d);
+#endif
+
 #endif /* GPUINST_PROFILER_INT_H */

@@ -54,6 +54,20 @@
  *             inside a region) forces teardown() from PASS or BETWEEN.
  * nextProfiled() carries the occurrence through these states, one call per
  * gpuinst_profile_next_pass.
+ * A region opened on a communicator of 2+ ranks (collective replay, issue
+ * 16; nextGroup, the protocol in src/profile_coll.c) adds, before SETUP:
+ *   AGREE     groupPrep() then gpuinstProfGroupAgree(): every rank present
+ *             in the same occurrence and able to restore -> the collector
+ *             of each GPU goes through SETUP (stopping before the first
+ *             start), the others take a checkpoint (groupSave) -> round
+ *             "ready" -> PASS (the collector) or a body without a session;
+ *             no agreement -> DONE, the body run once (PROF_GROUP).
+ *   BETWEEN   the collector's pass plan (groupCollectorStep) gives its need;
+ *             round "another body?" (the maximum): yes -> every rank
+ *             restores (groupRestore), host hook, the collector starts if it
+ *             still collects -> PASS; no -> DONE on every rank.
+ * A region on MPI_COMM_SELF whose first body made MPI calls goes from
+ * BETWEEN to DONE (mpiInLocal, PROF_MPI_LOCAL).
  * Kernel, memcpy and memset tracing are paused because CUPTI's activity for
  * them, under a range profiler session, makes SASS metrics read 0 and adds
  * 8 instructions per warp (src/activity.c, gpuinstActivityPause); where
@@ -99,7 +113,10 @@ enum {
     PROF_METRICS = 6,       /* bad metric list (unknown name...) */
     PROF_CUPTI = 7,         /* another CUPTI error */
     PROF_CONCURRENT = 8,    /* another profiled occurrence was running in this process */
-    PROF_INCOMPLETE = 9     /* abandoned part way (see reason); body ran once in effect */
+    PROF_INCOMPLETE = 9,    /* abandoned part way (see reason); body ran once in effect */
+    PROF_GROUP = 10,        /* the ranks of the region's communicator could not replay together: body once */
+    PROF_REPLAY_ONLY = 11,  /* replayed in lockstep with its communicator without collecting (`collector` did) */
+    PROF_MPI_LOCAL = 12     /* an MPI call inside a local region's profiled pass: abandoned after the first body */
 };
 
 typedef struct ProfValueRec {   /* /profiler/values, 48 bytes */
@@ -112,7 +129,7 @@ typedef struct ProfValueRec {   /* /profiler/values, 48 bytes */
     uint32_t occurrence;
     uint32_t range_index;
     uint32_t passes;
-    uint32_t pad_;
+    uint32_t time_sliced;   /* 1: an elapsed-time metric measured while other ranks replayed on the GPU */
 } ProfValueRec;
 
 typedef struct ProfMetricRec {  /* /profiler/metrics, 32 bytes */
@@ -162,7 +179,9 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 192 bytes */
     uint32_t passes_per_level; /* the metric list's passes per nesting level (host object) */
     uint32_t passes_discarded; /* bodies whose counters were thrown away (a configuration given up) */
     uint32_t resetup;        /* 0 no; 1 set up again on the same session; 2 in a new session */
-    uint32_t pad_;
+    int32_t collector;       /* collective region: world rank that collected on this rank's GPU, -1 none */
+    uint32_t sharers;        /* ranks of the region's communicator on this rank's GPU (itself included) */
+    uint32_t group;          /* ranks that replayed together (the communicator's size; 1 alone) */
 } ProfRegionRec;
 
 static const gpuinstField valueFields[] = {
@@ -175,6 +194,7 @@ static const gpuinstField valueFields[] = {
     GPUINST_FIELD(ProfValueRec, occurrence, GPUINST_FT_U32, 0, "", "occurrence of the region (1-based)"),
     GPUINST_FIELD(ProfValueRec, range_index, GPUINST_FT_U32, 0, "", "CUPTI range index in the counter data"),
     GPUINST_FIELD(ProfValueRec, passes, GPUINST_FT_U32, 0, "count", "replay passes of the occurrence"),
+    GPUINST_FIELD(ProfValueRec, time_sliced, GPUINST_FT_U32, 0, "", "1: the metric depends on elapsed time (durations, cycles elapsed, rates, % of peak elapsed) and other ranks replayed on the same GPU while it was measured (time-sliced: larger than alone)"),
 };
 static const gpuinstField metricFields[] = {
     GPUINST_FIELD(ProfMetricRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
@@ -208,7 +228,7 @@ static const gpuinstField regionFields[] = {
     GPUINST_FIELD(ProfRegionRec, chip, GPUINST_FT_U32, 0, "", "chip name (GH100...): id in /strings, 0 unknown"),
     GPUINST_FIELD(ProfRegionRec, device_uuid, GPUINST_FT_U32, 0, "", "device UUID: id in /strings, 0 unknown"),
     GPUINST_FIELD(ProfRegionRec, reason, GPUINST_FT_U32, 0, "", "why not profiled / what went wrong: id in /strings, 0 none"),
-    GPUINST_FIELD(ProfRegionRec, status, GPUINST_FT_I32, 0, "", "0 profiled; 1 unavailable, 2 counters busy, 3 privileges, 4 device unsupported, 5 checkpoint, 6 metrics, 7 CUPTI error, 8 concurrent, 9 abandoned part way"),
+    GPUINST_FIELD(ProfRegionRec, status, GPUINST_FT_I32, 0, "", "0 profiled; 1 unavailable, 2 counters busy, 3 privileges, 4 device unsupported, 5 checkpoint, 6 metrics, 7 CUPTI error, 8 concurrent, 9 abandoned part way, 10 the communicator's ranks could not replay together, 11 replayed in lockstep without collecting, 12 MPI call inside a local region"),
     GPUINST_FIELD(ProfRegionRec, cupti_result, GPUINST_FT_I32, 0, "", "CUptiResult behind a failure, 0 none"),
     GPUINST_FIELD(ProfRegionRec, device, GPUINST_FT_I32, 0, "", "CUDA device ordinal, -1 unknown"),
     GPUINST_FIELD(ProfRegionRec, passes, GPUINST_FT_U32, 0, "count", "passes run: bodies executed under the profiler (passes_discarded included)"),
@@ -219,6 +239,9 @@ static const gpuinstField regionFields[] = {
     GPUINST_FIELD(ProfRegionRec, passes_per_level, GPUINST_FT_U32, 0, "count", "passes the metric list takes per nesting level (host object; gpuinst-metrics --passes)"),
     GPUINST_FIELD(ProfRegionRec, passes_discarded, GPUINST_FT_U32, 0, "count", "bodies whose counters were thrown away: the configuration of the first was given up for the body's real depth"),
     GPUINST_FIELD(ProfRegionRec, resetup, GPUINST_FT_U32, 0, "", "0 one configuration; 1 set up again on the same session (cuptiRangeProfilerSetConfig) for the levels the body has; 2 in a new session (disable, enable)"),
+    GPUINST_FIELD(ProfRegionRec, collector, GPUINST_FT_I32, 0, "", "region opened on a communicator of 2+ ranks: world rank that collected counters on this rank's GPU in this occurrence (rotates over occurrences), -1 none or a local region"),
+    GPUINST_FIELD(ProfRegionRec, sharers, GPUINST_FT_U32, 0, "count", "ranks of the region's communicator on this rank's GPU, itself included (1: alone; more: elapsed-time metrics are time-sliced)"),
+    GPUINST_FIELD(ProfRegionRec, group, GPUINST_FT_U32, 0, "count", "ranks that replayed the body together in lockstep (the communicator's size; 1 a local region)"),
 };
 
 static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
@@ -385,6 +408,9 @@ static void recordNotProfiled(const char *region, uint64_t occ, uint64_t t0, int
     r.status = status;
     r.cupti_result = cupti;
     r.device = -1;
+    r.collector = -1;
+    r.sharers = 1;
+    r.group = 1;
     profAppend(&regionsBuf, &r, sizeof r);
 }
 
@@ -830,7 +856,14 @@ typedef struct Prof {
     uint32_t depth_seen;        /* deepest level of gpuinst range the body opened (the region = 1) */
     size_t rep_pass, rep_level; /* what cuptiRangeProfilerStop reported last: the pass CUPTI wants next */
     gpuinstPassPlan plan;       /* passes, levels, early stop, setting up again (gpuinstPassPlanStep) */
-    char why[600];
+    gpuinstProfGroup grp;       /* the region's communicator (src/profile_coll.c) */
+    int collect;                /* group: this rank collects (its session runs) */
+    int cstatus;                /* group: how collecting went (PROF_*), -1 not collecting */
+    int concurrent;             /* group: another occurrence was active: this rank cannot replay */
+    int defer_start;            /* setup() stops after the checkpoint (the group starts the pass) */
+    uint32_t test_left;         /* test device: bodies still wanted */
+    uint64_t mpi_seq;           /* local region: MPI calls of this thread before the first body */
+    char why[900];
 } Prof;
 
 /* An early decode (the levels the body has complete before CUPTI's last
@@ -1112,7 +1145,8 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
         if (status == PROF_OK) levelsHint(a->name_id, a->rec.levels);
     }
     profAppend(&regionsBuf, &a->rec, sizeof a->rec);
-    if (status != PROF_OK && status != PROF_METRICS && status != PROF_UNAVAILABLE)
+    if (status != PROF_OK && status != PROF_METRICS && status != PROF_UNAVAILABLE && status != PROF_GROUP &&
+        status != PROF_REPLAY_ONLY && status != PROF_MPI_LOCAL)
         gpuinstWarnOnce(&profWarned, "profile region \"%s\" not profiled: %s", a->region, a->why);
     if (status == PROF_OK && a->rec.passes > 8 && a->ph != NULL) {
         char how[200];
@@ -1134,6 +1168,7 @@ static void finish(gpuinst_profile *p, Prof *a, int status)
     pthread_mutex_lock(&profLock);
     if (active == a) active = NULL;
     pthread_mutex_unlock(&profLock);
+    gpuinstProfGroupClose(&a->grp);
     free(a->cd);
     free(a->avail);
     gpuinstMetricListFree(&a->names);
@@ -1410,6 +1445,7 @@ static int setup(Prof *a)
     if (gpuinstCu.cuMemGetInfo_v2 != NULL) gpuinstCu.cuMemGetInfo_v2(&free1, &total);
     a->rec.checkpoint_bytes = free0 > free1 ? (uint64_t)(free0 - free1) : 0;
     a->t_replay0 = gpuinstClockNs();
+    if (a->defer_start) return 0;
     rc = startPass(a);
     a->rec.first_start_ns = gpuinstClockNs() - a->t_replay0;
     return rc;
@@ -1537,6 +1573,7 @@ static int decodeAll(Prof *a, int early)
             v.occurrence = (uint32_t)a->rec.occurrence;
             v.range_index = (uint32_t)i;
             v.passes = a->rec.passes;
+            v.time_sliced = a->rec.sharers > 1 && gpuinstMetricElapsed(ml->names[m]);
             profAppend(&valuesBuf, &v, sizeof v);
         }
     }
@@ -1551,11 +1588,396 @@ out:
 
 #define MAX_PASSES 512 /* a runaway replay is abandoned */
 
+static int groupWarned;
+
+/* ---- collective replay (src/profile_coll.c talks; this part replays) ---------------
+ * A region opened on a communicator of 2+ ranks (gpuinst_profile_begin_comm;
+ * MPI_COMM_WORLD for gpuinst_profile_begin under MPI) goes, at its first
+ * next_pass: groupPrep (libraries, context, device: can this rank restore
+ * its device memory, can it collect, its GPU) -> the start agreement
+ * (gpuinstProfGroupAgree: every rank present, the same region and
+ * occurrence, every rank able to restore; the collector of each GPU) ->
+ * the collector: setup() with the GPU's lease, up to the checkpoint; the
+ * others: a checkpoint only -> round "ready" (gpuinstProfGroupMax: a rank
+ * whose checkpoint failed makes the whole group run its body once) -> the
+ * collector starts its pass -> body.  Each later next_pass: the collector
+ * ends its pass and asks its pass plan whether it needs another body
+ * (decoding when it does not) -> round "another body?" (the maximum) ->
+ * yes: every rank restores its checkpoint, calls the host hook, the
+ * collector (if it still needs one) starts a pass -> body; no: every rank
+ * tears down and records its row.  So every rank runs the body the same
+ * number of times, and each message of the body is sent and received once
+ * per pass. */
+
+#if GPUINST_WITH_TEST_API
+/* Test seam (tests/profiler/test_collreplay.c): a simulated device for the
+ * group and local replay logic on machines without a GPU.  Not in the
+ * amalgamation; the real path is what tests/gpu/collreplay.sh exercises. */
+static const gpuinstProfTestDev *testDev;
+GPUINST_PRIVATE void gpuinstProfTestDevice(const gpuinstProfTestDev *d)
+{
+    testDev = d;
+}
+#define TEST_DEV testDev
+#else
+#define TEST_DEV ((const gpuinstProfTestDev *)NULL)
+#endif
+
+/* What this rank can do, before the agreement. */
+static void groupPrep(Prof *a, gpuinstProfMember *m)
+{
+    gpuinstCudaDevice id;
+    int first, rc, cr = 0;
+    const gpuinstProfTestDev *td = TEST_DEV;
+    memset(m, 0, sizeof *m);
+    if (a->concurrent) {
+        snprintf(m->why, sizeof m->why, "another profiled region was running in its process (nested or on another "
+                 "thread)");
+        return;
+    }
+    if (td != NULL) {
+        m->can_restore = td->can_restore;
+        m->can_collect = td->can_collect;
+        snprintf(m->uuid, sizeof m->uuid, "%s", td->uuid != NULL ? td->uuid : "");
+        if (!td->can_restore) snprintf(m->why, sizeof m->why, "simulated device cannot restore");
+        return;
+    }
+    pthread_mutex_lock(&profLock);
+    first = profLib.state == 0;
+    pthread_mutex_unlock(&profLock);
+    if (first && pauseTrace(a) != 0) {
+        snprintf(m->why, sizeof m->why, "%.500s", a->why);
+        return;
+    }
+    if (libsLoad() != 0) {
+        snprintf(m->why, sizeof m->why, "%s", profLib.why);
+        a->rec.cupti_result = profLib.cuptiResult;
+        return;
+    }
+    if (gpuinstCu.cuCtxGetCurrent(&a->ctx) != CUDA_SUCCESS || a->ctx == NULL ||
+        gpuinstCu.cuCtxGetDevice(&a->dev) != CUDA_SUCCESS) {
+        snprintf(m->why, sizeof m->why, "no current CUDA context on the calling thread (make one, e.g. with "
+                 "cudaSetDevice/cudaFree(0), before gpuinst_profile_next_pass)");
+        a->dev = -1;
+        return;
+    }
+    a->rec.device = (int32_t)a->dev;
+    m->can_restore = 1;
+    if (gpuinstCudaDeviceGet((int)a->dev, &id) == GPUINST_SUCCESS && id.uuid[0] != '\0')
+        snprintf(m->uuid, sizeof m->uuid, "%s", id.uuid);
+    else
+        snprintf(m->uuid, sizeof m->uuid, "device%d", (int)a->dev);
+    a->rec.device_uuid = profIntern(m->uuid);
+    if ((rc = deviceCheck(a->dev, &cr)) != 0) {
+        snprintf(m->why, sizeof m->why, "%s", profLib.devWhy[a->dev < MAX_DEVICES && a->dev >= 0 ? a->dev : 0]);
+        return;
+    }
+    a->rec.chip = profIntern(profLib.chip[a->dev]);
+    if (gpuinstPmSamplingActive()) {
+        snprintf(m->why, sizeof m->why, "PM sampling runs in its process");
+        return;
+    }
+    m->can_collect = 1;
+}
+
+/* A checkpoint of this rank's device memory (the ranks that do not
+ * collect; setup() makes the collector's).  0 or PROF_CHECKPOINT. */
+static int groupSave(Prof *a)
+{
+    const gpuinstProfTestDev *td = TEST_DEV;
+    uint64_t t0 = gpuinstClockNs();
+    CUptiResult r;
+    if (td != NULL) {
+        if (td->save != NULL) td->save(td->user);
+        return 0;
+    }
+    if (gpuinstCu.cuCtxSynchronize() != CUDA_SUCCESS) {
+        snprintf(a->why, sizeof a->why, "cuCtxSynchronize failed before the checkpoint");
+        return PROF_CHECKPOINT;
+    }
+    memset(&a->ck, 0, sizeof a->ck);
+    a->ck.structSize = GPUINST_CUpti_Checkpoint_STRUCT_SIZE;
+    a->ck.ctx = a->ctx;
+    a->ck.reserveDeviceMB = (size_t)profCfg.reserve_dev_mb;
+    a->ck.reserveHostMB = (size_t)profCfg.reserve_host_mb;
+    a->ck.optimizations = profCfg.transfer_opt ? CUPTI_CHECKPOINT_OPT_TRANSFER : CUPTI_CHECKPOINT_OPT_NONE;
+    r = gpuinstCu.cuptiCheckpointSave(&a->ck);
+    a->rec.checkpoint_ns += gpuinstClockNs() - t0;
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointSave", r);
+    a->ck_saved = 1;
+    return 0;
+}
+
+static int groupRestore(Prof *a)
+{
+    const gpuinstProfTestDev *td = TEST_DEV;
+    uint64_t t0 = gpuinstClockNs();
+    CUptiResult r;
+    if (td != NULL) {
+        if (td->restore != NULL) td->restore(td->user);
+        return 0;
+    }
+    gpuinstCu.cuCtxSynchronize();
+    r = gpuinstCu.cuptiCheckpointRestore(&a->ck);
+    a->rec.checkpoint_ns += gpuinstClockNs() - t0;
+    if (r != CUPTI_SUCCESS) {
+        cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointRestore", r);
+        snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
+                 "; device memory may hold a partly restored state");
+        return PROF_CHECKPOINT;
+    }
+    return 0;
+}
+
+/* The collector stops collecting with `status` (a->why says why); the
+ * body goes on in lockstep. */
+static void groupStopCollecting(Prof *a, int status)
+{
+    if (a->running) {
+        int all;
+        endPass(a, &all);
+    }
+    a->collect = 0;
+    a->cstatus = status;
+}
+
+/* The collector after a body: 1 when it needs another one.  Mirrors the
+ * local flow of nextProfiled (the pass plan, the early decode, setting up
+ * again, the decode). */
+static int groupCollectorStep(Prof *a)
+{
+    int rc, all = 0, step;
+    if (TEST_DEV != NULL) {
+        a->rec.passes++;
+        if (--a->test_left > 0) return 1;
+        a->collect = 0;
+        a->cstatus = PROF_OK;
+        return 0;
+    }
+    if ((rc = endPass(a, &all)) != 0) {
+        groupStopCollecting(a, PROF_INCOMPLETE);
+        return 0;
+    }
+    step = gpuinstPassPlanStep(&a->plan, a->depth_seen, a->rep_pass, a->rep_level, all, MAX_PASSES);
+    if (step == GPUINST_PASS_DECODE_EARLY) {
+        rc = decodeAll(a, 1);
+        if (rc != DECODE_RETRY) {
+            groupStopCollecting(a, rc == 0 ? PROF_OK : rc);
+            return 0;
+        }
+        gpuinstPassPlanEarlyFailed(&a->plan);
+        step = GPUINST_PASS_NEXT;
+    }
+    if (step == GPUINST_PASS_RESETUP && resetupSession(a) != 0) {
+        groupStopCollecting(a, PROF_INCOMPLETE);
+        return 0;
+    }
+    if (step == GPUINST_PASS_NEXT || step == GPUINST_PASS_RESETUP) return 1;
+    if (step == GPUINST_PASS_ABANDON) {
+        snprintf(a->why, sizeof a->why, "CUPTI still wanted passes after %d; abandoned (values not recorded)",
+                 MAX_PASSES);
+        groupStopCollecting(a, PROF_INCOMPLETE);
+        return 0;
+    }
+    rc = decodeAll(a, 0);
+    groupStopCollecting(a, rc == 0 ? PROF_OK : rc);
+    return 0;
+}
+
+static int groupStart(Prof *a)
+{
+    int rc;
+    if (TEST_DEV != NULL) return 0;
+    rc = startPass(a);
+    if (rc != 0) groupStopCollecting(a, PROF_INCOMPLETE);
+    return rc;
+}
+
+static int groupStatus(Prof *a)
+{
+    if (a->cstatus >= 0) return a->cstatus;
+    if (a->why[0] == '\0') {
+        if (a->rec.collector >= 0)
+            snprintf(a->why, sizeof a->why, "replayed in lockstep with the %u ranks of its communicator; world rank "
+                     "%d collected on this GPU in this occurrence (the collector rotates over occurrences)",
+                     a->rec.group, (int)a->rec.collector);
+        else
+            snprintf(a->why, sizeof a->why, "replayed in lockstep with the %u ranks of its communicator; no rank "
+                     "could collect on this GPU", a->rec.group);
+    }
+    return PROF_REPLAY_ONLY;
+}
+
+/* The group's body runs once, unprofiled (nothing was replayed). */
+static int groupOnce(gpuinst_profile *p, Prof *a, int status)
+{
+    p->status = GPUINST_ERROR_UNAVAILABLE;
+    p->profiled = 0;
+    p->passes = 1;
+    finish(p, a, status);
+    return 1;
+}
+
+static int nextGroup(gpuinst_profile *p)
+{
+    Prof *a = (Prof *)p->impl_;
+    uint32_t v[2];
+    if (p->pass < 0) { /* first call */
+        gpuinstProfMember me;
+        gpuinstProfVerdict vd;
+        char why[GPUINST_PGROUP_WHY];
+        int rc = 0;
+        p->pass = 0;
+        a->rec.start_ns = gpuinstClockNs();
+        a->rec.group = (uint32_t)a->grp.size;
+        regionPush(p);
+        groupPrep(a, &me);
+        if (gpuinstProfGroupAgree(&a->grp, &me, &vd) != 0) {
+            if (!me.can_restore && vd.cause == GPUINST_PGROUP_NORESTORE && TEST_DEV == NULL) {
+                /* this rank's own cause (no driver, no CUPTI...): recorded as ever */
+                snprintf(a->why, sizeof a->why, "%.500s", me.why);
+                return groupOnce(p, a, a->concurrent ? PROF_CONCURRENT : PROF_UNAVAILABLE);
+            }
+            snprintf(a->why, sizeof a->why, "%.800s; the body ran once, unprofiled", vd.why);
+            gpuinstWarnOnce(&groupWarned, "profile region \"%s\" occurrence %llu not profiled: %s", a->region,
+                            (unsigned long long)a->rec.occurrence, a->why);
+            return groupOnce(p, a, PROF_GROUP);
+        }
+        a->rec.sharers = (uint32_t)vd.sharers;
+        a->rec.collector = vd.collector;
+        a->collect = vd.collect;
+        a->cstatus = -1;
+        a->why[0] = '\0';
+        if (a->collect) {
+            a->defer_start = 1;
+            if (TEST_DEV != NULL) {
+                a->test_left = TEST_DEV->passes > 0 ? TEST_DEV->passes : 1;
+                rc = groupSave(a);
+            } else if ((rc = setup(a)) != 0) {
+                /* could not collect: replay without a session if it can restore */
+                int st = rc;
+                teardown(a);
+                a->collect = 0;
+                a->cstatus = st;
+                a->rec.collector = -1;
+                rc = groupSave(a);
+            }
+        } else {
+            rc = groupSave(a);
+        }
+        /* round "ready": every rank holds a checkpoint */
+        v[0] = rc != 0 && !a->ck_saved && TEST_DEV == NULL;
+        snprintf(why, sizeof why, "%.500s", v[0] ? a->why : "");
+        if (gpuinstProfGroupMax(&a->grp, v, 1, why, sizeof why) != 0 || v[0]) {
+            snprintf(a->why, sizeof a->why, "a rank of the communicator could not save a checkpoint (%.400s), so no rank "
+                     "replays: the body ran once on every rank", why[0] ? why : "MPI failed");
+            gpuinstWarnOnce(&groupWarned, "profile region \"%s\" occurrence %llu not profiled: %s", a->region,
+                            (unsigned long long)a->rec.occurrence, a->why);
+            return groupOnce(p, a, PROF_GROUP);
+        }
+        a->t_replay0 = gpuinstClockNs();
+        if (a->collect && groupStart(a) == 0) a->rec.first_start_ns = gpuinstClockNs() - a->t_replay0;
+        p->profiled = 1;
+        p->passes = 2; /* at least; the group learns the rest pass by pass */
+        if (a->collect && TEST_DEV == NULL) {
+            gpuinstPassPlanInit(&a->plan, gpuinstPhostPasses(a->ph), a->levels, profCfg.depth, !earlyBroken);
+            p->passes = (int32_t)a->plan.expect;
+        }
+        return 1;
+    }
+    /* a body just ran on every rank */
+    v[0] = a->collect ? (uint32_t)groupCollectorStep(a) : 0;
+    if (gpuinstProfGroupMax(&a->grp, v, 1, NULL, 0) != 0) v[0] = 0;
+    if (v[0] != 0 && p->pass + 1 < MAX_PASSES) {
+        int rc = groupRestore(a);
+        if (rc != 0 && a->collect) groupStopCollecting(a, rc);
+        if (rc != 0) a->cstatus = rc; /* the body still runs with the group */
+        p->pass++;
+        if (p->restore != NULL) p->restore(p->restore_user, p->pass);
+        if (a->collect && groupStart(a) != 0) {
+            /* the body runs unprofiled on this rank, in step with the others */
+        }
+        p->passes = p->pass + 1 > p->passes ? p->pass + 2 : p->passes;
+        return 1;
+    }
+    a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
+    if (a->collect) { /* the group stopped first (MAX_PASSES) */
+        snprintf(a->why, sizeof a->why, "the group stopped after %d passes; abandoned (values not recorded)",
+                 p->pass + 1);
+        groupStopCollecting(a, PROF_INCOMPLETE);
+    }
+    {
+        int st = groupStatus(a);
+        p->status = st == PROF_OK || st == PROF_REPLAY_ONLY ? GPUINST_SUCCESS : GPUINST_ERROR_UNAVAILABLE;
+        p->passes = p->pass + 1;
+        finish(p, a, st);
+    }
+    return finishOnce(p);
+}
+
+
+static int mpiLocalWarned;
+
+/* A local region (MPI_COMM_SELF...) whose first body made MPI calls: the
+ * other ranks would not replay them, so no more passes: the body has run
+ * once, the profile is abandoned.  1 when that happened. */
+static int mpiInLocal(gpuinst_profile *p, Prof *a)
+{
+    if (p->pass != 0 || a->grp.kind != GPUINST_PGROUP_SELF || gpuinstProfMpiSeq() == a->mpi_seq) return 0;
+    snprintf(a->why, sizeof a->why,
+             "the body made MPI calls, but region \"%.120s\" was opened on this rank alone (%.200s): a replay would make them "
+             "again on this rank only and could deadlock; the profile was abandoned after the first body (it ran once). "
+             "Open a region that communicates on the communicator its ranks share (gpuinst_profile_begin_comm, or "
+             "gpuinst_profile_begin for MPI_COMM_WORLD): they then replay it together",
+             a->region, a->grp.why[0] ? a->grp.why : "MPI_COMM_SELF or a 1-rank communicator");
+    gpuinstWarnOnce(&mpiLocalWarned, "profile region \"%s\" occurrence %llu refused: %s", a->region,
+                    (unsigned long long)a->rec.occurrence, a->why);
+    p->status = GPUINST_ERROR_UNAVAILABLE;
+    p->profiled = 0;
+    a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
+    finish(p, a, PROF_MPI_LOCAL);
+    return 1;
+}
+
+#if GPUINST_WITH_TEST_API
+/* A local region on the simulated device (test seam). */
+static int nextLocalTest(gpuinst_profile *p, Prof *a)
+{
+    if (p->pass < 0) {
+        p->pass = 0;
+        a->rec.start_ns = gpuinstClockNs();
+        regionPush(p);
+        groupSave(a);
+        a->test_left = testDev->passes > 0 ? testDev->passes : 1;
+        p->passes = (int32_t)a->test_left;
+        a->t_replay0 = gpuinstClockNs();
+        a->mpi_seq = gpuinstProfMpiSeq();
+        return 1;
+    }
+    a->rec.passes++;
+    if (--a->test_left > 0) {
+        groupRestore(a);
+        p->pass++;
+        if (p->restore != NULL) p->restore(p->restore_user, p->pass);
+        return 1;
+    }
+    a->rec.replay_ns = gpuinstClockNs() - a->t_replay0;
+    p->status = GPUINST_SUCCESS;
+    finish(p, a, PROF_OK);
+    return finishOnce(p);
+}
+#endif
+
 /* The profiled part of gpuinst_profile_next_pass. */
 static int nextProfiled(gpuinst_profile *p)
 {
     Prof *a = ((ProfOcc *)p->impl_)->prof;
     int rc, all = 0, step;
+    if (a->grp.kind == GPUINST_PGROUP_COMM) return nextGroup(p);
+    if (mpiInLocal(p, a)) return finishOnce(p);
+#if GPUINST_WITH_TEST_API
+    if (testDev != NULL) return nextLocalTest(p, a);
+#endif
     if (p->pass < 0) { /* first call */
         p->pass = 0;
         a->rec.start_ns = gpuinstClockNs();
@@ -1571,6 +1993,7 @@ static int nextProfiled(gpuinst_profile *p)
         }
         gpuinstPassPlanInit(&a->plan, gpuinstPhostPasses(a->ph), a->levels, profCfg.depth, !earlyBroken);
         p->passes = (int32_t)a->plan.expect;
+        a->mpi_seq = gpuinstProfMpiSeq();
         return 1;
     }
     /* a body just ran under the profiler */
@@ -1757,7 +2180,9 @@ int gpuinst_profile_passes(const char *metrics, const char *chip, int32_t *passe
     "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0), so regions run once, unprofiled; " \
     "rebuild gpuinst.c with -I<cuda>/include"
 
-int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *metrics)
+/* gpuinst_profile_begin(_comm_f): comm_f is a Fortran handle, or
+ * GPUINST_PROFILE_COMM_DEFAULT (MPI_COMM_WORLD under MPI). */
+static int profileBegin(gpuinst_profile *p, const char *region, const char *metrics, int32_t comm_f)
 {
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     gpuinstThread *t;
@@ -1816,12 +2241,27 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
         /* the levels the region's last profiled occurrence had, else GPUINST_PROFILE_DEPTH */
         a->levels = hint > 0 && hint <= profCfg.depth ? hint : profCfg.depth;
         a->depth_seen = 1;
+        a->rec.collector = -1;
+        a->rec.sharers = 1;
+        a->rec.group = 1;
+        a->cstatus = -1;
+        gpuinstProfGroupOpen(&a->grp, comm_f, region, p->occurrence);
         pthread_mutex_lock(&profLock);
+        if (active != NULL && a->grp.kind == GPUINST_PGROUP_COMM) {
+            /* the others wait for this rank: it joins the agreement, which
+             * then has the group run the body once */
+            pthread_mutex_unlock(&profLock);
+            a->concurrent = 1;
+            p->impl_ = a;
+            p->profiled = 1;
+            return p->status;
+        }
         if (active != NULL) {
             pthread_mutex_unlock(&profLock);
             recordNotProfiled(region, p->occurrence, gpuinstClockNs(), PROF_CONCURRENT, 0,
                               "another profiled region was running in this process (nested or on another "
                               "thread); this occurrence ran once, unprofiled");
+            gpuinstProfGroupClose(&a->grp);
             free(a->spec);
             free(a);
             p->status = GPUINST_ERROR_UNAVAILABLE;
@@ -1834,11 +2274,22 @@ int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *me
     }
 #else
     (void)metrics;
+    (void)comm_f;
     recordNotProfiled(region, p->occurrence, gpuinstClockNs(), PROF_UNAVAILABLE, 0, COMPILED_OUT_WHY);
     gpuinstUnavailableAdd("profiler", COMPILED_OUT_WHY);
     p->status = GPUINST_ERROR_UNAVAILABLE;
 #endif
     return p->status;
+}
+
+int gpuinst_profile_begin(gpuinst_profile *p, const char *region, const char *metrics)
+{
+    return profileBegin(p, region, metrics, GPUINST_PROFILE_COMM_DEFAULT);
+}
+
+int gpuinst_profile_begin_comm_f(gpuinst_profile *p, const char *region, const char *metrics, int32_t comm_f)
+{
+    return profileBegin(p, region, metrics, comm_f);
 }
 
 int gpuinst_profile_next_pass(gpuinst_profile *p)
@@ -1873,6 +2324,7 @@ GPUINST_PRIVATE void gpuinstProfilerFlush(void)
     ready = profCfg.ready;
     pthread_mutex_unlock(&profLock);
     if (ready) profFlushHook();
+    gpuinstProfGroupRelease();
 }
 
 int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore_fn fn, void *user)

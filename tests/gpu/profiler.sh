@@ -26,7 +26,7 @@
 #             instruction counts that nest (parent >= sum of children > 0).
 #  4 ranks8   8 ranks on one GPU, each replaying: every rank exits 0
 #             (bitwise check) and has a profiled region row and values.
-#  5 solver   examples/solver --profile on 8 ranks (GPU backend, tracing
+#  5 solver   examples/solver --profile=sweep-self on 8 ranks (GPU backend, tracing
 #             on): it converges as without profiling (the replayed sweep
 #             leaves one sweep's result), and the shared file has a profiled
 #             "sweep" row and values for every rank.
@@ -153,7 +153,9 @@ fi
 if want 5; then
 F=$OUTD/solver.h5
 if [ -x "$SOLVER" ] && "$SOLVER" --help 2>&1 | grep -q -- "--profile"; then
-    GPUINST_TRACE=default GPUINST_OUTPUT=$F timeout 120 $MPIRUN -n 8 "$SOLVER" --profile \
+    # --profile=sweep-self: each rank profiles its sweep alone (MPI_COMM_SELF);
+    # a plain --profile is a collective region now (tests/gpu/collreplay.sh)
+    GPUINST_TRACE=default GPUINST_OUTPUT=$F timeout 120 $MPIRUN -n 8 "$SOLVER" --profile=sweep-self \
         > "$OUTD/solver.log" 2>&1
     rc=$?
     timeout 60 "$CHK" "$F" > "$OUTD/solver.txt" 2>&1

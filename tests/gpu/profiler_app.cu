@@ -151,9 +151,12 @@ static int mode_replay(size_t n)
     }
     CK(cudaDeviceSynchronize());
     gpuinst_profile p;
-    // 8+ passes on GH100 (tests/profiler/test_host.c)
-    gpuinst_profile_begin(&p, "replay",
-                          "sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__inst_executed.sum,dram__bytes_read.sum");
+    // 8+ passes on GH100 (tests/profiler/test_host.c); on MPI_COMM_SELF:
+    // each rank profiles its own replay (check 4: 8 ranks taking turns on
+    // the GPU's lease), not the collective replay of issue 16
+    gpuinst_profile_begin_comm(&p, "replay",
+                               "sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__inst_executed.sum,dram__bytes_read.sum",
+                               MPI_COMM_SELF);
     gpuinst_profile_set_restore_hook(&p, restore_hook, NULL);
     int bodies = 0;
     while (gpuinst_profile_next_pass(&p)) {

@@ -51,6 +51,18 @@ int main(int argc, char **argv)
         const phValue *v = &g.values[i];
         printf("V %u %s %s %.17g\n", v->rank, ph_s(&g, v->rank, v->path), ph_s(&g, v->rank, v->metric), v->value);
     }
+    /* collective replay (issue 16): X rank region occurrence status collector sharers group passes */
+    for (i = 0; i < g.nregions; i++) {
+        const phRegion *r = &g.regions[i];
+        printf("X %u %s %llu %d %d %u %u %u\n", r->rank, ph_s(&g, r->rank, r->region),
+               (unsigned long long)r->occurrence, r->status, r->collector, r->sharers, r->group, r->passes);
+    }
+    /* T rank occurrence path metric time_sliced value */
+    for (i = 0; i < g.nvalues; i++) {
+        const phValue *v = &g.values[i];
+        printf("T %u %u %s %s %u %.17g\n", v->rank, v->occurrence, ph_s(&g, v->rank, v->path),
+               ph_s(&g, v->rank, v->metric), v->time_sliced, v->value);
+    }
     for (i = 0; i < g.nunavail; i++) printf("U %u %s | %s\n", g.unavail[i].rank, g.unavail[i].feature, g.unavail[i].reason);
     for (i = 0; i < g.nmetrics; i++) {
         const phMetric *m = &g.metrics[i];

@@ -25,12 +25,16 @@ typedef struct phRegion {
     /* the pass plan (issue 13; files written before it have 0 here) */
     uint64_t resetup_ns;
     uint32_t levels, passes_per_level, passes_discarded, resetup;
+    /* collective replay (issue 16; files written before it have 0 here) */
+    int32_t collector;
+    uint32_t sharers, group;
 } phRegion;
 
 typedef struct phValue {
     double value;
     uint64_t start_ns;
     uint32_t rank, region, path, metric, occurrence, passes;
+    uint32_t time_sliced; /* issue 16; 0 in older files */
 } phValue;
 
 typedef struct phRange { /* /ranges: the gpuinst ranges (wall time of a region as the program saw it) */
@@ -186,6 +190,9 @@ static phRegion *ph_regions(hid_t f, size_t *n)
     PH_M(ct, phRegion, passes_per_level, H5T_NATIVE_UINT32);
     PH_M(ct, phRegion, passes_discarded, H5T_NATIVE_UINT32);
     PH_M(ct, phRegion, resetup, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, collector, H5T_NATIVE_INT32);
+    PH_M(ct, phRegion, sharers, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, group, H5T_NATIVE_UINT32);
     r = (phRegion *)ph_read(f, "/profiler/regions", ct, sizeof(phRegion), n);
     H5Tclose(ct);
     return r;
@@ -231,6 +238,7 @@ static int ph_open(phFile *g, const char *path)
     PH_M(ct, phValue, metric, H5T_NATIVE_UINT32);
     PH_M(ct, phValue, occurrence, H5T_NATIVE_UINT32);
     PH_M(ct, phValue, passes, H5T_NATIVE_UINT32);
+    PH_M(ct, phValue, time_sliced, H5T_NATIVE_UINT32);
     g->values = (phValue *)ph_read(g->f, "/profiler/values", ct, sizeof(phValue), &g->nvalues);
     H5Tclose(ct);
     g->strings = gi_strings_load(g->f, &g->nstrings, &g->strtext);
