@@ -42,7 +42,7 @@ static int selErr(char *err, size_t cap, const char *spec, const char *at, const
 {
     if (err != NULL)
         snprintf(err, cap, "GPUINST_PROFILE=\"%.120s\": %s at offset %d; syntax: "
-                 "glob[@item,item...] rules separated by ';', item = N | N-M | every N | %%N | all | none",
+                 "glob[@item,item...] rules separated by ';', item = N | N-M | N:M | every N | %%N | all | none",
                  spec, what, (int)(at - spec));
     return GPUINST_ERROR_INVALID_ARGUMENT;
 }
@@ -102,13 +102,13 @@ GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, cha
                     it->kind = 0;
                     it->hi = it->lo;
                     p = selSkipSpace(p);
-                    if (*p == '-') {
+                    if (*p == '-' || *p == ':') { /* N:M as GPUINST_CAPTURE writes it (step@100:110) */
                         p = selSkipSpace(p + 1);
                         if (!selParseU64(&p, &it->hi) || it->hi < it->lo)
-                            return selErr(err, errcap, spec, p, "expected N-M with M >= N");
+                            return selErr(err, errcap, spec, p, "expected N-M (or N:M) with M >= N");
                     }
                 } else {
-                    return selErr(err, errcap, spec, p, "expected N, N-M, every N, %N, all or none");
+                    return selErr(err, errcap, spec, p, "expected N, N-M, N:M, every N, %N, all or none");
                 }
                 r->nitems++;
                 p = selSkipSpace(p);

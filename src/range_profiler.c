@@ -1820,7 +1820,7 @@ static int groupOnce(gpuinst_profile *p, Prof *a, int status)
 
 static int nextGroup(gpuinst_profile *p)
 {
-    Prof *a = (Prof *)p->impl_;
+    Prof *a = ((ProfOcc *)p->impl_)->prof;
     uint32_t v[2];
     if (p->pass < 0) { /* first call */
         gpuinstProfMember me;
@@ -2252,7 +2252,7 @@ static int profileBegin(gpuinst_profile *p, const char *region, const char *metr
              * then has the group run the body once */
             pthread_mutex_unlock(&profLock);
             a->concurrent = 1;
-            p->impl_ = a;
+            occ->prof = a;
             p->profiled = 1;
             return p->status;
         }

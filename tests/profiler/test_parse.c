@@ -249,6 +249,7 @@ int main(void)
     sel_case("step@3", "step",          "00100000000000000000");
     sel_case("step@3", "other",         "00000000000000000000"); /* no rule matches: never */
     sel_case("step@1,5,10-12", "step",  "10001000011100000000");
+    sel_case("step@1,5,10:12", "step",  "10001000011100000000"); /* N:M = N-M, as GPUINST_CAPTURE */
     sel_case("step@every 5", "step",    "00001000010000100001");
     sel_case("step@%4", "step",         "00010001000100010001");
     sel_case("step@ 2 , every 10 ", "step", "01000000010000000001");
@@ -266,6 +267,7 @@ int main(void)
     sel_bad("step@", "expected N");
     sel_bad("step@0", "count from 1");
     sel_bad("step@5-2", "M >= N");
+    sel_bad("step@5:2", "M >= N");
     sel_bad("step@every", "after \"every\"");
     sel_bad("step@%0", "after \"every\"/\"%\"");
     sel_bad("step@1 2", "unexpected character");
