@@ -17,7 +17,9 @@ mkdir -p "$OUTB"
 MPIRUN="mpirun --oversubscribe --bind-to none"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 GPUINST_OVERWRITE=1 GPUINST_TRACE=none
 export GPUINST_METRICS=${GPUINST_METRICS:-instructions,roofline,memory}
-t() { local s e; s=$(date +%s%N); "$@" > /dev/null 2>> "$OUTB/err.txt" || return 1; e=$(date +%s%N); echo $(( (e - s) / 1000000 )); }
+# a fixed -i does not converge: the solver exits 1 with "NOT converged" (its accuracy verdict), not a failure here
+t() { local s e rc; s=$(date +%s%N); "$@" > "$OUTB/out.txt" 2>> "$OUTB/err.txt"; rc=$?; e=$(date +%s%N)
+      [ $rc -eq 0 ] || { [ $rc -eq 1 ] && grep -q "NOT converged" "$OUTB/out.txt"; } || return 1; echo $(( (e - s) / 1000000 )); }
 declare -A T
 for round in 1 2 3; do
     T[plain]+="$(GPUINST_OUTPUT=$OUTB/p.h5 t timeout 600 $MPIRUN -n $N "$SOLVER" -n $GRID -i $ITERS --backend cuda) "
