@@ -209,6 +209,59 @@ GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s);
 
 
 
+/* ==== kernel replay inside selected ranges (issue 16; src/kernel_replay.c) ====
+ * GPUINST_PROFILE also selects gpuinst and NVTX push/pop ranges that are not
+ * gpuinst_profile regions: inside one, CUPTI's range profiler runs in auto
+ * range mode with kernel replay.  The range profiler (src/range_profiler.c)
+ * shares with it: the libraries and device checks, the /profiler/regions and
+ * /profiler/metrics rows, the selection counts of the finalize report, and
+ * which names are gpuinst_profile regions. */
+/* /profiler/regions.status values (src/range_profiler.c's PROF_*). */
+enum {
+    GPUINST_PROF_OK = 0, GPUINST_PROF_UNAVAILABLE = 1, GPUINST_PROF_BUSY = 2, GPUINST_PROF_PRIVILEGES = 3,
+    GPUINST_PROF_UNSUPPORTED = 4, GPUINST_PROF_METRICS = 6, GPUINST_PROF_CUPTI = 7,
+    GPUINST_PROF_CONCURRENT = 8, GPUINST_PROF_INCOMPLETE = 9
+};
+/* A /profiler/regions row of a kernel-replay occurrence (replay = 1);
+ * strings may be NULL. */
+typedef struct gpuinstProfRow {
+    const char *region, *reason, *metrics, *chip, *uuid;
+    uint64_t occurrence, start_ns, end_ns, setup_ns, lock_wait_ns, replay_ns, decode_ns, load_ns, teardown_ns;
+    int32_t status, cupti_result, device;
+    uint32_t passes, ranges, ranges_dropped, busy_retries;
+} gpuinstProfRow;
+GPUINST_PRIVATE void gpuinstProfRegionRow(const gpuinstProfRow *w);
+/* The /profiler tables' collect function (the table's ctx is its
+ * gpuinstBuf) and a row appended to such a buffer, under the range
+ * profiler's lock (its tables are ready once gpuinstProfilerInit ran). */
+GPUINST_PRIVATE int gpuinstProfCollect(const gpuinstTable *tb, void **out, uint64_t *count);
+GPUINST_PRIVATE void gpuinstProfAppend(gpuinstBuf *b, const void *row, size_t size);
+/* 1 if name id `id` was a gpuinst_profile region of this process. */
+GPUINST_PRIVATE int gpuinstProfRegionSeen(uint32_t id);
+/* Counts an occurrence GPUINST_PROFILE's rule `rule` decided (and selected)
+ * for the finalize report. */
+GPUINST_PRIVATE void gpuinstProfSelectCount(int rule, int selected);
+#if GPUINST_WITH_CUPTI
+/* libsLoad / deviceCheck of the range profiler: 0, or a status with the
+ * reason in why. */
+GPUINST_PRIVATE int gpuinstProfLibsLoad(char *why, size_t cap, int *cupti);
+GPUINST_PRIVATE int gpuinstProfDeviceCheck(int dev, char *chip, size_t chipcap, char *uuid, size_t uuidcap,
+                                           char *why, size_t cap, int *cupti);
+/* 1 while a gpuinst_profile region is being profiled (user replay). */
+GPUINST_PRIVATE int gpuinstProfUserActive(void);
+GPUINST_PRIVATE void gpuinstProfMetricRows(const gpuinstPhost *ph, uint32_t chip, const uint32_t *mid);
+#endif
+/* 1 while a kernel-replay session is open in this process; a gpuinst_profile
+ * region selected then is refused with GPUINST_KREPLAY_BUSY_WHY. */
+GPUINST_PRIVATE int gpuinstKreplayActive(void);
+#define GPUINST_KREPLAY_BUSY_WHY                                                                             \
+    "a kernel-replay range (a range GPUINST_PROFILE selected) was open in this process: its session owns the " \
+    "GPU's counters; this occurrence ran once, unprofiled"
+/* The part's steps (src/parts.c): init reads GPUINST_PROFILE and arms the
+ * range hook; flush tears down a session still open (finalize). */
+GPUINST_PRIVATE void gpuinstKreplayInit(void);
+GPUINST_PRIVATE void gpuinstKreplayFlush(void);
+
 /* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
  * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
  * GPUINST_PROFILE is set (so that finalize can say what it named that never
