@@ -28179,13 +28179,13 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
  * (or a push inside an open session) goes further.
  *
  * One selected occurrence (a Kr; one per process at a time, krActive):
- *   push: libraries and device checks (src/range_profiler.c's) -> the GPU's
+ *   push: kernel/memcpy/memset tracing paused (src/activity.c says why) ->
+ *     libraries and device checks (src/range_profiler.c's) -> the GPU's
  *     lease, taken WITHOUT waiting (a range may hold MPI calls: a rank that
  *     waited there for another rank holding the counters, while that rank
  *     waits for its messages, would deadlock; where another process holds
  *     it, this occurrence is not collected and its row names the holder) ->
- *     kernel/memcpy/memset tracing paused (src/activity.c says why) -> host
- *     object (cached per chip and metric list) -> enable -> counter data image
+ *     host object (cached per chip and metric list) -> enable -> counter data image
  *     (GPUINST_PROFILE_MAX_KERNELS ranges) -> set config (auto range, kernel
  *     replay, one level) -> start.
  *   a nested push or pop on the range's thread: a segment ends (stop ->
@@ -28199,7 +28199,7 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
  *     "incomplete" with the reason; the values of the kernels that ran are
  *     kept.
  * A segment holding more kernels than the image (GPUINST_PROFILE_MAX_KERNELS,
- * default 4096) loses the rest (CUPTI drops them): counted in
+ * default 1024) loses the rest (CUPTI drops them): counted in
  * ranges_dropped and in the path's sum row, said once on stderr.
  * Kernels of other threads in the same context are profiled too (CUPTI's
  * session is the context's) and counted under the path open on the range's
@@ -28291,7 +28291,7 @@ static uint32_t krIntern(const char *s)
 static struct {
     int armed;               /* GPUINST_PROFILE set and parsed: the hook is on */
     gpuinstSelect sel;
-    uint32_t max_kernels;    /* GPUINST_PROFILE_MAX_KERNELS (default 4096) */
+    uint32_t max_kernels;    /* GPUINST_PROFILE_MAX_KERNELS (default 1024) */
     uint32_t *occ;           /* occurrences per range name id */
     uint32_t nocc;
 } krCfg;
@@ -28635,6 +28635,7 @@ static int krSegment(Kr *k, int again)
     CUptiResult r;
     uint64_t t0 = gpuinstClockNs();
     int rc = 0;
+    gpuinstCu.cuCtxSynchronize(); /* the segment's kernels are done (kernel replay serialises them anyway) */
     memset(&tp, 0, sizeof tp);
     tp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
     tp.pRangeProfilerObject = (CUpti_RangeProfiler_Object *)k->rp;
@@ -28760,6 +28761,11 @@ static int krSetup(Kr *k, const char **cause)
                  "monitors; stop it (gpuinst_pm_sampling_stop) before the range, or do not start it");
         return GPUINST_PROF_BUSY;
     }
+    /* tracing paused before cuptiProfilerInitialize, as the range profiler's first session does */
+    *cause = "pause";
+    rc = gpuinstActivityPause(krIntern(k->range), k->occ, k->why, sizeof k->why);
+    if (rc < 0) return GPUINST_PROF_UNAVAILABLE;
+    k->paused = rc > 0;
     *cause = "libraries";
     if ((rc = gpuinstProfLibsLoad(k->why, sizeof k->why, &k->row.cupti_result)) != 0) return rc;
     *cause = "context";
@@ -28786,10 +28792,6 @@ static int krSetup(Kr *k, const char **cause)
                  (int)k->lease.rank, (int)k->lease.pid, k->lease.use[0] ? k->lease.use : "?", k->uuid);
         return GPUINST_PROF_BUSY;
     }
-    *cause = "pause";
-    rc = gpuinstActivityPause(krIntern(k->range), k->occ, k->why, sizeof k->why);
-    if (rc < 0) return GPUINST_PROF_UNAVAILABLE;
-    k->paused = rc > 0;
     t0 = gpuinstClockNs();
     *cause = "host";
     if ((rc = krHostGet(k)) != 0) return rc;
@@ -29023,7 +29025,7 @@ GPUINST_PRIVATE void gpuinstKreplayInit(void)
     const char *spec = getenv("GPUINST_PROFILE");
     if (!gpuinstG.cfg.profile_set || spec == NULL || spec[0] == '\0' || strlen(spec) > 4096) return;
     if (gpuinstSelectParse(spec, &krCfg.sel, NULL, 0) != GPUINST_SUCCESS) return;
-    krCfg.max_kernels = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_MAX_KERNELS", 4096, 1, 1u << 20);
+    krCfg.max_kernels = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_MAX_KERNELS", 1024, 1, 1u << 20);
     pthread_mutex_lock(&krLock);
     if (!krTablesReady) {
         gpuinstBufInit(&krKernelBuf, sizeof(KrKernelRec));
