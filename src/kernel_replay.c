@@ -242,6 +242,9 @@ typedef struct Kr {
 } Kr;
 
 static Kr *krActive;          /* the open session (krLock for writes; relaxed reads) */
+/* gpuinst_profile region ranges open on this thread, and the ranges inside
+ * them: not kernel-replay candidates (their pops come back here) */
+static GPUINST_TLS uint32_t krRegionDepth;
 
 GPUINST_PRIVATE int gpuinstKreplayActive(void)
 {
@@ -792,7 +795,13 @@ static uint8_t krPush(uint32_t name)
         krPathNow(k);
         flag = GPUINST_RANGE_FLAG_KREPLAY_;
     }
-    if (!krMatches(name) || gpuinstProfRegionSeen(name)) return flag;
+    /* a gpuinst_profile region's range and every range inside it on this
+     * thread are the region's (user replay), not candidates */
+    if (krRegionDepth > 0 || (krMatches(name) && gpuinstProfRegionSeen(name))) {
+        krRegionDepth++;
+        return GPUINST_RANGE_FLAG_KREPLAY_;
+    }
+    if (!krMatches(name)) return flag;
     str = gpuinstStringGet(name, NULL);
     if (str == NULL) return flag;
     occ = krOccurrence(name, str, &sel);
@@ -839,6 +848,7 @@ GPUINST_PRIVATE void gpuinstKreplayPop(uint32_t name, uint32_t domain)
     Kr *k = GPUINST_LOAD_ACQ(&krActive);
     (void)name;
     (void)domain;
+    if (krRegionDepth > 0) krRegionDepth--; /* a range of a gpuinst_profile region (also nested in k) */
     if (k == NULL || !pthread_equal(k->owner, pthread_self())) return; /* torn down at finalize */
     if (k->depth + k->deeper > 0) { /* a nested range ends */
         krBoundary(k);

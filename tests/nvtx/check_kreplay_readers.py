@@ -59,13 +59,13 @@ with h5py.File(tmp, "r+") as h:
         dict(rank=0, range=step, path=step, kernel=norm, metric=halo, value=4.0, occurrence=2, kernel_index=0),
         dict(rank=0, range=step, path=step, kernel=norm, metric=halo, value=6.0, occurrence=2, kernel_index=1)])
 
-rep = json.loads(subprocess.run([report, "--json", tmp], check=True, capture_output=True, text=True).stdout)
+rep = json.loads(subprocess.run([report, "--json", tmp], check=True, capture_output=True, text=True).stdout)["tables"]
 rows = {(r["range"], r["metric"]): r for r in rep["metrics"]["rows"]}
 r = rows.get(("step (kernel replay)", "halo"))
-check(r is not None and r["n"] == 2 and r["min"] == 10 and r["mean"] == 20 and r["max"] == 30,
+check(r is not None and r["values"] == 2 and r["min"] == 10 and r["mean"] == 20 and r["max"] == 30,
       f"gpuinst-report metrics: 'step (kernel replay)' halo n 2, min 10, mean 20, max 30 ({r})")
 r = rows.get(("step/api.norm (kernel replay)", "halo")) or rows.get(("api.norm (kernel replay)", "halo"))
-check(r is not None and r["n"] == 1 and r["mean"] == 5, f"gpuinst-report metrics: the nested path's row ({r})")
+check(r is not None and r["values"] == 1 and r["mean"] == 5, f"gpuinst-report metrics: the nested path's row ({r})")
 f = gpuinst.open(tmp)
 m = f.metrics()
 km = m[m["path"] == "step (kernel replay)"]
