@@ -12113,6 +12113,11 @@ typedef struct gpuinstSelect {
 /* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
  * INVALID_ARGUMENT with a sentence in err on a syntax error. */
 GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
+/* The index of the first rule whose glob matches `name` (-1: none), and
+ * whether rule r's items select occurrence `occ`: Decide in two steps, for
+ * a caller that caches the first (src/kernel_replay.c). */
+GPUINST_PRIVATE int gpuinstSelectFirst(const gpuinstSelect *sel, const char *name);
+GPUINST_PRIVATE int gpuinstSelectRuleHas(const gpuinstSelectRule *r, uint64_t occ);
 /* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
 /* The same, and *rule = the index of the rule that decided (-1: none
@@ -26107,32 +26112,39 @@ GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *reg
     return gpuinstSelectDecide(sel, region, occ, &rule);
 }
 
-GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule)
+GPUINST_PRIVATE int gpuinstSelectRuleHas(const gpuinstSelectRule *r, uint64_t occ)
 {
-    uint32_t i, j;
-    *rule = -1;
-    for (i = 0; i < sel->nrules; i++) {
-        const gpuinstSelectRule *r = &sel->rules[i];
-        if (fnmatch(r->pattern, region, 0) != 0) continue;
-        *rule = (int)i;
-        for (j = 0; j < r->nitems; j++) {
-            const gpuinstSelectItem *it = &r->items[j];
-            switch (it->kind) {
-            case 0:
-                if (occ >= it->lo && occ <= it->hi) return 1;
-                break;
-            case 1:
-                if (occ % it->lo == 0) return 1;
-                break;
-            case 2:
-                return 1;
-            default:
-                break;
-            }
+    uint32_t j;
+    for (j = 0; j < r->nitems; j++) {
+        const gpuinstSelectItem *it = &r->items[j];
+        switch (it->kind) {
+        case 0:
+            if (occ >= it->lo && occ <= it->hi) return 1;
+            break;
+        case 1:
+            if (occ % it->lo == 0) return 1;
+            break;
+        case 2:
+            return 1;
+        default:
+            break;
         }
-        return 0; /* first matching rule decides */
     }
     return 0;
+}
+
+GPUINST_PRIVATE int gpuinstSelectFirst(const gpuinstSelect *sel, const char *name)
+{
+    uint32_t i;
+    for (i = 0; i < sel->nrules; i++)
+        if (fnmatch(sel->rules[i].pattern, name, 0) == 0) return (int)i;
+    return -1;
+}
+
+GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule)
+{
+    *rule = gpuinstSelectFirst(sel, region);
+    return *rule >= 0 && gpuinstSelectRuleHas(&sel->rules[*rule], occ); /* first matching rule decides */
 }
 
 /* 1 if the rule can select an occurrence (an item other than "none"). */
@@ -28210,7 +28222,11 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
 /* #include "activityInt.h" -- already inlined */
 /* #include "countersInt.h" -- already inlined */
 
-#include <fnmatch.h>
+#if defined(__GNUC__)
+#define KR_NOINLINE __attribute__((noinline))
+#else
+#define KR_NOINLINE
+#endif
 
 #if !defined(GPUINST_AMALGAMATION)
 __attribute__((visibility("hidden"))) int gpuinstRangeWatch;
@@ -28296,37 +28312,39 @@ static struct {
     uint32_t nocc;
 } krCfg;
 
-/* Per-thread cache: does any rule's glob match name id `name`?  Direct
- * mapped; a miss globs (the rules do not change once armed). */
+/* Per-thread cache: the first rule whose glob matches name id `name` (-1:
+ * none).  Direct mapped; a miss globs (the rules do not change once armed). */
 #define KR_CACHE 64
 typedef struct KrSlot {
     uint32_t name;           /* 0: empty */
-    int32_t match;
+    int32_t rule;
 } KrSlot;
 static GPUINST_TLS KrSlot *krCache;
 
-static int krMatches(uint32_t name)
+static KR_NOINLINE int krRuleMiss(uint32_t name)
 {
     KrSlot *s;
     const char *str;
-    uint32_t i;
-    int m = 0;
-    if (krCache == NULL && (krCache = (KrSlot *)calloc(KR_CACHE, sizeof *krCache)) == NULL) return 0;
+    if (krCache == NULL && (krCache = (KrSlot *)calloc(KR_CACHE, sizeof *krCache)) == NULL) return -1;
     s = &krCache[name % KR_CACHE];
-    if (s->name == name) return s->match;
     str = gpuinstStringGet(name, NULL);
-    for (i = 0; str != NULL && i < krCfg.sel.nrules && !m; i++) m = fnmatch(krCfg.sel.rules[i].pattern, str, 0) == 0;
     s->name = name;
-    s->match = m;
-    return m;
+    s->rule = str != NULL ? gpuinstSelectFirst(&krCfg.sel, str) : -1;
+    return s->rule;
 }
 
-/* The occurrence number of range `name` and whether GPUINST_PROFILE selects
- * it (counted for the finalize report). */
-static uint64_t krOccurrence(uint32_t name, const char *str, int *selected)
+static inline int krRule(uint32_t name)
+{
+    const KrSlot *s = krCache != NULL ? &krCache[name % KR_CACHE] : NULL;
+    return GPUINST_LIKELY(s != NULL && s->name == name) ? s->rule : krRuleMiss(name);
+}
+
+/* The occurrence number of range `name` and whether GPUINST_PROFILE's rule
+ * `rule` (the first that matches it) selects it (counted for the finalize
+ * report). */
+static uint64_t krOccurrence(uint32_t name, int rule, int *selected)
 {
     uint64_t occ = 0;
-    int rule = -1;
     pthread_mutex_lock(&krLock);
     if (name >= krCfg.nocc) {
         uint32_t n = krCfg.nocc ? krCfg.nocc : 64, *no;
@@ -28340,7 +28358,7 @@ static uint64_t krOccurrence(uint32_t name, const char *str, int *selected)
     }
     if (name < krCfg.nocc) occ = ++krCfg.occ[name];
     pthread_mutex_unlock(&krLock);
-    *selected = occ > 0 && gpuinstSelectDecide(&krCfg.sel, str, occ, &rule);
+    *selected = occ > 0 && gpuinstSelectRuleHas(&krCfg.sel.rules[rule], occ);
     gpuinstProfSelectCount(rule, *selected);
     return occ;
 }
@@ -28935,11 +28953,11 @@ GPUINST_PRIVATE void gpuinstKreplayFlush(void)
 
 /* ---- the hook ------------------------------------------------------------------------ */
 
-/* A push of `name` (gpuinstRangeWatch bit 2): 0, or
- * GPUINST_RANGE_FLAG_KREPLAY_ (its pop calls gpuinstKreplayPop). */
-static uint8_t krPush(uint32_t name)
+/* A push of `name` that matters: inside the open range or a region, or a
+ * name a rule matches (rule >= 0). */
+static KR_NOINLINE uint8_t krPushSlow(Kr *k, uint32_t name, int rule)
 {
-    Kr *k = GPUINST_LOAD_ACQ(&krActive), *n;
+    Kr *n;
     const char *str;
     uint64_t occ;
     int sel, mine = k != NULL && pthread_equal(k->owner, pthread_self()), rc;
@@ -28953,14 +28971,14 @@ static uint8_t krPush(uint32_t name)
     }
     /* a gpuinst_profile region's range and every range inside it on this
      * thread are the region's (user replay), not candidates */
-    if (krRegionDepth > 0 || (krMatches(name) && gpuinstProfRegionSeen(name))) {
+    if (krRegionDepth > 0 || (rule >= 0 && gpuinstProfRegionSeen(name))) {
         krRegionDepth++;
         return GPUINST_RANGE_FLAG_KREPLAY_;
     }
-    if (!krMatches(name)) return flag;
+    if (rule < 0) return flag;
     str = gpuinstStringGet(name, NULL);
     if (str == NULL) return flag;
-    occ = krOccurrence(name, str, &sel);
+    occ = krOccurrence(name, rule, &sel);
     if (!sel || mine) return flag; /* a selected range nested in the open one is a path in it */
     n = (Kr *)calloc(1, sizeof *n);
     if (n == NULL) return flag;
@@ -28997,6 +29015,17 @@ static uint8_t krPush(uint32_t name)
     }
     krPathNow(n);
     return GPUINST_RANGE_FLAG_KREPLAY_;
+}
+
+/* A push of `name` (gpuinstRangeWatch bit 2): 0, or
+ * GPUINST_RANGE_FLAG_KREPLAY_ (its pop calls gpuinstKreplayPop).  No open
+ * range, no region, a name no rule matches: a cached lookup. */
+static inline uint8_t krPush(uint32_t name)
+{
+    Kr *k = GPUINST_LOAD_ACQ(&krActive);
+    int rule = krRule(name);
+    if (GPUINST_LIKELY(k == NULL && krRegionDepth == 0 && rule < 0)) return 0;
+    return krPushSlow(k, name, rule);
 }
 
 GPUINST_PRIVATE void gpuinstKreplayPop(uint32_t name, uint32_t domain)

@@ -138,6 +138,11 @@ typedef struct gpuinstSelect {
 /* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
  * INVALID_ARGUMENT with a sentence in err on a syntax error. */
 GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
+/* The index of the first rule whose glob matches `name` (-1: none), and
+ * whether rule r's items select occurrence `occ`: Decide in two steps, for
+ * a caller that caches the first (src/kernel_replay.c). */
+GPUINST_PRIVATE int gpuinstSelectFirst(const gpuinstSelect *sel, const char *name);
+GPUINST_PRIVATE int gpuinstSelectRuleHas(const gpuinstSelectRule *r, uint64_t occ);
 /* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
 /* The same, and *rule = the index of the rule that decided (-1: none
