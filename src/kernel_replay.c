@@ -469,7 +469,7 @@ static CUptiResult krStart(Kr *k)
     return gpuinstCu.cuptiRangeProfilerStart(&sp);
 }
 
-static int krDropWarned;
+static int krDropWarned, krFailWarned;
 
 /* Ends a segment: stop, decode, each range (one kernel instance) evaluated
  * and recorded under the path open now; with `again`, the image initialised
@@ -704,8 +704,9 @@ static void krEnd(Kr *k, int status)
     }
     krTeardown(k);
     krRowDone(k, k->failed ? k->failed : status);
-    if (k->failed) gpuinstWarn("range \"%s\" occurrence %llu: kernel replay stopped part way: %s", k->range,
-                               (unsigned long long)k->occ, k->why);
+    if (k->failed)
+        gpuinstWarnOnce(&krFailWarned, "range \"%s\" occurrence %llu: kernel replay stopped part way: %s", k->range,
+                        (unsigned long long)k->occ, k->why);
 }
 
 /* A nested push or pop on the range's thread: the kernels so far belong to

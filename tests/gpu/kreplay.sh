@@ -20,8 +20,10 @@
 #                   'work@2': the program prints the same checksum as with no
 #                   tool; the occurrence is collected (status 0) with 3 kernels,
 #                   2 on path "work" and 1 on "work/inner"; per kernel and over
-#                   the occurrence, gpuinst's values equal those of
-#                   `ncu --nvtx --nvtx-include "work/"` (kernel replay) for the
+#                   the occurrence, gpuinst's values equal those of `ncu --nvtx
+#                   --nvtx-include "work/" --nvtx-include "work/inner/"` (kernel
+#                   replay; the second include in case ncu's "work/" means the
+#                   innermost range only) for the
 #                   same 3 instances (ncu's results 3..5 in launch order)
 #                   (tests/gpu/kreplay_check.py).
 #  3 jacobi_values  the Jacobi at 2 ranks on GPU 0, -niter $JNITER, GPUINST_PROFILE=
@@ -88,7 +90,7 @@ ncu_csv() { "$NCU" --import "$1" --csv --page details --print-units base >"$2" 2
   set -e
   $MPIRUN -n 1 "$APP" >"$D/app_plain.out"
   GPUINST_OUTPUT=$D/app.h5 GPUINST_PROFILE='work@2' GPUINST_METRICS=$M $MPIRUN -n 1 "${ZC[@]}" "$APP" >"$D/app_gpuinst.out"
-  $MPIRUN -n 1 "$NCU" --nvtx --nvtx-include "work/" --metrics "$M" -f -o "$D/app_ncu" "$APP" >"$D/app_ncu.out"
+  $MPIRUN -n 1 "$NCU" --nvtx --nvtx-include "work/" --nvtx-include "work/inner/" --metrics "$M" -f -o "$D/app_ncu" "$APP" >"$D/app_ncu.out"
   ncu_csv "$D/app_ncu.ncu-rep" "$D/app_ncu.csv"
   grep checksum "$D/app_plain.out"
   diff <(grep checksum "$D/app_plain.out") <(grep checksum "$D/app_gpuinst.out") && echo "output unchanged"
@@ -130,7 +132,7 @@ PY
   GPUINST_OUTPUT=$D/jacobi_kr.h5 GPUINST_PROFILE='Jacobi solve@2' GPUINST_METRICS=$M \
     $MPIRUN -n 2 "${ZC[@]}" "$JAC" "${JARGS[@]}" >"$D/jacobi_kr.out" 2>&1
   diff <(jmask "$D/jacobi_plain.out") <(jmask "$D/jacobi_kr.out") && echo "printed result unchanged"
-  $MPIRUN -n 2 bash -c 'exec "$0" --nvtx --nvtx-include "Jacobi solve/" --metrics "$1" -f -o "$2.$OMPI_COMM_WORLD_RANK" "${@:3}"' \
+  $MPIRUN -n 2 bash -c 'exec "$0" --nvtx --nvtx-include "Jacobi solve/" --nvtx-include "Jacobi solve/MPI/" --metrics "$1" -f -o "$2.$OMPI_COMM_WORLD_RANK" "${@:3}"' \
     "$NCU" "$M" "$D/jacobi_ncu" "$JAC" "${JARGS[@]}" >"$D/jacobi_ncu.out" 2>&1
   ncu_csv "$D/jacobi_ncu.0.ncu-rep" "$D/jacobi_ncu.0.csv"
   ncu_csv "$D/jacobi_ncu.1.ncu-rep" "$D/jacobi_ncu.1.csv"
@@ -159,7 +161,7 @@ print(len(ids))" "$D/jacobi_ncu.0.csv")
     t1=$(now)
     echo "gpuinst $(awk "BEGIN { print $t1 - $t0 }")" >>"$D/bench_times.txt"
     t0=$(now)
-    $MPIRUN -n 2 bash -c 'exec "$0" --nvtx --nvtx-include "Jacobi solve/" --launch-skip "$3" --launch-count "$4" --metrics "$1" -f -o "$2.$OMPI_COMM_WORLD_RANK" "${@:5}"' \
+    $MPIRUN -n 2 bash -c 'exec "$0" --nvtx --nvtx-include "Jacobi solve/" --nvtx-include "Jacobi solve/MPI/" --launch-skip "$3" --launch-count "$4" --metrics "$1" -f -o "$2.$OMPI_COMM_WORLD_RANK" "${@:5}"' \
       "$NCU" "$M" "$D/bench_ncu" "$n1" "$n2" "$JAC" "${JARGS[@]}" >"$D/bench_ncu.$r.out" 2>&1
     t1=$(now)
     echo "ncu $(awk "BEGIN { print $t1 - $t0 }")" >>"$D/bench_times.txt"
