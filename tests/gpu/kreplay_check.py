@@ -40,6 +40,9 @@ ap.add_argument("file")
 ap.add_argument("--range", required=True)
 ap.add_argument("--occurrence", type=int, required=True)
 ap.add_argument("--ncu", action="append", default=[])
+ap.add_argument("--ncu-near", action="append", default=[],
+                help="RANK=CSV of ncu --cache-control none: the DRAM byte metrics are compared with it (CUPTI's "
+                     "kernel replay flushes no cache between passes; ncu's default does)")
 ap.add_argument("--ncu-skip", type=int, default=None)
 ap.add_argument("--tol", type=float, default=0.02)
 ap.add_argument("--expect-kernels", type=int, default=None)
@@ -84,6 +87,7 @@ ranks = sorted({int(r) for r in f["/ranks"]["rank"]}) if "/ranks" in f else sort
 K = f["/profiler/kernels"][...]
 Ssum = f["/profiler/kernel_sums"][...]
 ncu = dict(x.split("=", 1) for x in a.ncu)
+ncu_near = dict(x.split("=", 1) for x in a.ncu_near)
 rows = {int(r["rank"]): r for r in G}
 collected = [rk for rk in ranks if rk in rows and int(rows[rk]["status"]) == 0]
 check(len(collected) >= 1, f"ranks that collected {a.range!r} occurrence {a.occurrence}: {collected} of {ranks}")
@@ -129,14 +133,27 @@ for rk in ranks:
     check(ok and len(sr) > 0, f"rank {rk}: /profiler/kernel_sums = per-path sums of /profiler/kernels ({len(sr)} rows)")
     if str(rk) not in ncu:
         continue
-    res = ncu_results(ncu[str(rk)])
-    skip = a.ncu_skip if a.ncu_skip is not None else len(res) - n
-    sel = res[skip:skip + n] if skip >= 0 else []
-    check(len(sel) == n, f"rank {rk}: ncu has {len(res)} results, {len(sel)} taken from {skip} for gpuinst's {n}")
+    def pick(path, what):
+        res = ncu_results(path)
+        skip = a.ncu_skip if a.ncu_skip is not None else len(res) - n
+        sel = res[skip:skip + n] if skip >= 0 else []
+        check(len(sel) == n, f"rank {rk}: ncu ({what}) has {len(res)} results, {len(sel)} taken from {skip} for "
+              f"gpuinst's {n}")
+        return sel
+    sel = pick(ncu[str(rk)], "default cache control")
+    near = pick(ncu_near[str(rk)], "--cache-control none") if str(rk) in ncu_near else sel
+    if near is not sel:
+        # for the record: the DRAM bytes against ncu's default (caches flushed before every pass)
+        for m in NEAR:
+            gs = sum(per.get(i, {}).get(m, 0.0) for i in range(n))
+            ns = sum(x[2].get(m, 0.0) for x in sel)
+            print(f"  rank {rk}: {m} over the occurrence vs ncu default cache control: gpuinst {gs:.0f} ncu {ns:.0f} "
+                  f"({(gs - ns) / max(ns, 1.0):+.1%})")
     tot_g, tot_n = collections.Counter(), collections.Counter()
-    for i, (nid, nname, nv) in enumerate(sel):
+    for i, ((nid, nname, nv0), (_, _, nvn)) in enumerate(zip(sel, near)):
         g = per.get(i, {})
         for m in EXACT + NEAR:
+            nv = nv0 if m in EXACT else nvn
             if m not in g or m not in nv:
                 continue
             tot_g[m] += g[m]
