@@ -9324,6 +9324,8 @@ GPUINST_PRIVATE int gpuinstCudaDriverPresent(void);
     X(CUPTI, 0, CUptiResult, cuptiGetCallbackName, 0, (CUpti_CallbackDomain, uint32_t, const char **))                \
     X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiSubscribe, 0, (CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *)) \
     X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiUnsubscribe, 0, (CUpti_SubscriberHandle))                          \
+    X(CUPTI, 0, CUptiResult, cuptiEnableCallback, 0,                                                                  \
+      (uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId))                                     \
     X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityRegisterCallbacks, 0,                                      \
       (CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc))                                          \
     X(CUPTI, 0, CUptiResult, cuptiActivityRegisterTimestampCallback, 0, (CUpti_TimestampCallbackFunc))                \
@@ -11916,6 +11918,11 @@ GPUINST_PRIVATE void gpuinstActivityCapture(int on);
 #if GPUINST_WITH_CUPTI
 /* 1 while activity tracing runs (gpuinstGpuHooks set). */
 GPUINST_PRIVATE int gpuinstActivityRunning(void);
+/* The /strings id of kernel name `mangled`'s demangled form (__cxa_demangle
+ * of the process's C++ runtime, looked up once), or `name` (mangled's own
+ * id) when it is not an Itanium-mangled name or nothing demangles it: the
+ * /gpu/kernels convention, shared with /profiler/kernels.  Thread-safe. */
+GPUINST_PRIVATE uint32_t gpuinstKernelDemangled(const char *mangled, uint32_t name);
 
 /* The decoder, exposed for tests and the decode benchmark: decodes one
  * buffer of CUPTI activity records (as cuptiActivityGetNextRecord walks
@@ -12241,6 +12248,21 @@ GPUINST_PRIVATE int gpuinstKreplayActive(void);
  * range hook; flush tears down a session still open (finalize). */
 GPUINST_PRIVATE void gpuinstKreplayInit(void);
 GPUINST_PRIVATE void gpuinstKreplayFlush(void);
+/* Kernel names of a kernel-replay session, in launch order (src/kernel_replay.c
+ * says when index i gets name i); the CUPTI callback feeds it, exposed for
+ * tests.  Open: the session's context and thread (the caller's), the list
+ * emptied.  Launch: one launch on context `ctx` by the calling thread: a
+ * kernel named `name` (mangled, as CUPTI gives it), or with name NULL one
+ * gpuinst cannot name kernel by kernel (a CUDA graph); ignored unless open
+ * and ctx is the session's.  Segment: the names of the segment's `total`
+ * kernels (CUPTI's ranges + dropped) as /strings ids in *ids (malloc'd,
+ * `total` of them; free()) and 0, or -1 with *ids NULL and the reason in
+ * why; the list is emptied for the next segment either way.  Close: no more
+ * launches recorded.  Thread-safe (one lock). */
+GPUINST_PRIVATE void gpuinstKreplayNamesOpen(void *ctx);
+GPUINST_PRIVATE void gpuinstKreplayNamesLaunch(void *ctx, const char *name);
+GPUINST_PRIVATE int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstKreplayNamesClose(void);
 
 /* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
  * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
@@ -19423,8 +19445,6 @@ static struct {
     uint64_t corrCap, corrCount;
     NameSlot names[NAME_SLOTS];
     uint32_t cbidName[2][CBID_MAX];
-    char *(*demangle)(const char *, char *, size_t *, int *);
-    int demangleTried;
     int bufsInit;
 
     gpuinstActivityStats st;      /* counters (decode side under dlock; others atomics) */
@@ -19537,12 +19557,36 @@ static uint32_t intern(const char *s)
     return gpuinstStringIntern(s, n);
 }
 
+static char *(*demangleFn)(const char *, char *, size_t *, int *);
+static pthread_once_t demangleOnce = PTHREAD_ONCE_INIT;
+
+/* __cxa_demangle from the C++ runtime, if the process has one. */
+static void demangleFind(void)
+{
+    void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    if (sym == NULL) {
+        void *h2 = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        if (h2 != NULL) sym = dlsym(h2, "__cxa_demangle");
+    }
+    memcpy(&demangleFn, &sym, sizeof sym);
+}
+
+GPUINST_PRIVATE uint32_t gpuinstKernelDemangled(const char *mangled, uint32_t name)
+{
+    char *d = NULL;
+    int status = -1;
+    uint32_t dem;
+    pthread_once(&demangleOnce, demangleFind);
+    if (demangleFn != NULL && mangled[0] == '_' && mangled[1] == 'Z') d = demangleFn(mangled, NULL, NULL, &status);
+    dem = (d != NULL && status == 0) ? intern(d) : name;
+    free(d);
+    return dem;
+}
+
 static void kernelNames(const char *mangled, uint32_t *name, uint32_t *dem)
 {
     uint64_t h = ((uint64_t)(uintptr_t)mangled * 0x9E3779B97F4A7C15ull) >> 52;
     NameSlot *s = &act.names[h & (NAME_SLOTS - 1)];
-    char *d = NULL;
-    int status = -1;
     if (mangled == NULL) {
         *name = *dem = 0;
         return;
@@ -19552,21 +19596,8 @@ static void kernelNames(const char *mangled, uint32_t *name, uint32_t *dem)
         *dem = s->demangled;
         return;
     }
-    if (!act.demangleTried) {
-        /* __cxa_demangle from the C++ runtime, if the process has one. */
-        void *sym;
-        act.demangleTried = 1;
-        sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-        if (sym == NULL) {
-            void *h2 = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-            if (h2 != NULL) sym = dlsym(h2, "__cxa_demangle");
-        }
-        memcpy(&act.demangle, &sym, sizeof sym);
-    }
     *name = intern(mangled);
-    if (act.demangle != NULL && mangled[0] == '_' && mangled[1] == 'Z') d = act.demangle(mangled, NULL, NULL, &status);
-    *dem = (d != NULL && status == 0) ? intern(d) : *name;
-    free(d);
+    *dem = gpuinstKernelDemangled(mangled, *name);
     s->ptr = mangled;
     s->name = *name;
     s->demangled = *dem;
@@ -28197,16 +28228,19 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
  *     waited there for another rank holding the counters, while that rank
  *     waits for its messages, would deadlock; where another process holds
  *     it, this occurrence is not collected and its row names the holder) ->
- *     host object (cached per chip and metric list) -> enable -> counter data image
+ *     host object (cached per chip and metric list) -> enable -> the launch
+ *     callback ("kernel names" below) -> counter data image
  *     (GPUINST_PROFILE_MAX_KERNELS ranges) -> set config (auto range, kernel
  *     replay, one level) -> start.
  *   a nested push or pop on the range's thread: a segment ends (stop ->
- *     decode -> each CUPTI range = one kernel instance evaluated and recorded
- *     under the range path that was open -> image initialised again, set
- *     config -> start), so each kernel is attributed to the innermost range
- *     path open on that thread at its launch.
+ *     decode -> each CUPTI range = one kernel instance evaluated, named from
+ *     the launch list and recorded under the range path that was open ->
+ *     image initialised again, set config -> start), so each kernel is
+ *     attributed to the innermost range path open on that thread at its
+ *     launch.
  *   pop: the last segment, the per-path sums, the /profiler/regions row
- *     (replay = 1), disable, tracing resumed, the lease released.
+ *     (replay = 1), disable, the launch callback off, tracing resumed, the
+ *     lease released.
  *   finalize inside the range (gpuinstKreplayFlush): the same, status
  *     "incomplete" with the reason; the values of the kernels that ran are
  *     kept.
@@ -28240,11 +28274,11 @@ typedef struct KrKernelRec { /* /profiler/kernels, 48 bytes */
     uint32_t rank;
     uint32_t range;           /* /strings id of the selected range */
     uint32_t path;            /* /strings id: "range/nested/..." open at the kernel's launch */
-    uint32_t kernel;          /* /strings id: the kernel as CUPTI names its range */
+    uint32_t kernel;          /* /strings id: the kernel's function name (mangled), else CUPTI's range index */
     uint32_t metric;          /* /strings id */
     uint32_t occurrence;
     uint32_t kernel_index;    /* 0-based, in launch order within the occurrence */
-    uint32_t pad_;
+    uint32_t demangled;       /* /strings id: demangled name (= kernel when not mangled) */
 } KrKernelRec;
 
 typedef struct KrSumRec { /* /profiler/kernel_sums, 48 bytes */
@@ -28266,10 +28300,11 @@ static const gpuinstField krKernelFields[] = {
     GPUINST_FIELD(KrKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
     GPUINST_FIELD(KrKernelRec, range, GPUINST_FT_U32, 0, "", "the selected range's name: id in /strings (same rank)"),
     GPUINST_FIELD(KrKernelRec, path, GPUINST_FT_U32, 0, "", "range path \"range/nested/...\" open on the range's thread at the launch: id in /strings"),
-    GPUINST_FIELD(KrKernelRec, kernel, GPUINST_FT_U32, 0, "", "kernel name as CUPTI names its range: id in /strings"),
+    GPUINST_FIELD(KrKernelRec, kernel, GPUINST_FT_U32, 0, "", "kernel function name as launched (mangled), or CUPTI's range index where the name is unknown: id in /strings"),
     GPUINST_FIELD(KrKernelRec, metric, GPUINST_FT_U32, 0, "", "metric name: id in /strings"),
     GPUINST_FIELD(KrKernelRec, occurrence, GPUINST_FT_U32, 0, "", "occurrence of the range name (1-based, per process)"),
     GPUINST_FIELD(KrKernelRec, kernel_index, GPUINST_FT_U32, 0, "", "kernel instance within the occurrence, launch order (0-based)"),
+    GPUINST_FIELD(KrKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings (= kernel when not mangled)"),
 };
 static const gpuinstField krSumFields[] = {
     GPUINST_FIELD(KrSumRec, value, GPUINST_FT_F64, 0, "", "sum of the metric over the path's kernel instances"),
@@ -28403,7 +28438,9 @@ typedef struct Kr {
     KrPath *paths;
     uint32_t npaths;
     int failed;               /* a segment failed: no more collection (status, why) */
+    char note[400];           /* why kernel names are CUPTI's indices (the row's reason) */
 #if GPUINST_WITH_CUPTI
+    void *sub;                /* CUpti_SubscriberHandle: the launch callback (NULL: none) */
     void *ctx;
     int dev;
     gpuinstLease lease;
@@ -28463,6 +28500,12 @@ static void krRowDone(Kr *k, int status)
     k->row.region = k->range;
     k->row.occurrence = k->occ;
     k->row.reason = status != GPUINST_PROF_OK || k->row.ranges_dropped > 0 ? k->why : NULL;
+    if (k->note[0] != '\0') {
+        size_t l = strlen(k->why);
+        if (k->row.reason == NULL) snprintf(k->why, sizeof k->why, "%s", k->note);
+        else snprintf(k->why + l, sizeof k->why - l, "; %s", k->note);
+        k->row.reason = k->why;
+    }
     k->row.metrics = k->metrics[0] ? k->metrics : NULL;
     k->row.chip = k->chip[0] ? k->chip : NULL;
     k->row.uuid = k->uuid[0] ? k->uuid : NULL;
@@ -28497,6 +28540,109 @@ static void krFree(Kr *k)
     if (k != NULL) free(k->cd);
 #endif
     free(k);
+}
+
+/* ---- kernel names ---------------------------------------------------------------
+ * CUPTI names a segment's auto ranges by their index only ("0", "1", ...),
+ * in launch order on the context.  While a session is open, the launch
+ * callbacks of CUPTI's callback API (krLaunchCb) append the function name
+ * of each launch on the session's context, in the order the launches enter
+ * the launch call; a segment's decode takes the list, and range i gets name
+ * i only when
+ *   - the list holds as many launches as CUPTI counted (ranges + dropped),
+ *   - every launch came from the range's thread (launches of two threads may
+ *     reach the GPU in another order than they entered the call), and
+ *   - no launch was one whose kernels gpuinst cannot name one by one (a CUDA
+ *     graph);
+ * otherwise the segment keeps CUPTI's index names and the row's reason says
+ * why (never a wrong name). */
+static struct {
+    pthread_mutex_t lock;
+    int on;
+    void *ctx;
+    pthread_t owner;
+    uint32_t *id;            /* /strings ids in launch order, this segment */
+    uint32_t n, cap;
+    uint32_t foreign;        /* launches of other threads */
+    uint32_t opaque;         /* launches not named kernel by kernel */
+    int nomem;               /* the list could not grow */
+} krNm = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0, NULL, 0, 0, 0, 0, 0};
+
+static void krNamesReset(void)
+{
+    krNm.n = krNm.foreign = krNm.opaque = 0;
+    krNm.nomem = 0;
+}
+
+GPUINST_PRIVATE void gpuinstKreplayNamesOpen(void *ctx)
+{
+    pthread_mutex_lock(&krNm.lock);
+    krNm.ctx = ctx;
+    krNm.owner = pthread_self();
+    krNamesReset();
+    krNm.on = 1;
+    pthread_mutex_unlock(&krNm.lock);
+}
+
+GPUINST_PRIVATE void gpuinstKreplayNamesClose(void)
+{
+    pthread_mutex_lock(&krNm.lock);
+    krNm.on = 0;
+    krNm.ctx = NULL;
+    krNamesReset();
+    free(krNm.id);
+    krNm.id = NULL;
+    krNm.cap = 0;
+    pthread_mutex_unlock(&krNm.lock);
+}
+
+GPUINST_PRIVATE void gpuinstKreplayNamesLaunch(void *ctx, const char *name)
+{
+    uint32_t id = name != NULL ? krIntern(name) : 0; /* outside the lock */
+    pthread_mutex_lock(&krNm.lock);
+    if (krNm.on && ctx == krNm.ctx) {
+        if (!pthread_equal(krNm.owner, pthread_self())) krNm.foreign++;
+        if (name == NULL) krNm.opaque++;
+        if (krNm.n == krNm.cap) {
+            uint32_t nc = krNm.cap ? krNm.cap * 2 : 256, *ni = (uint32_t *)realloc(krNm.id, nc * sizeof *ni);
+            if (ni != NULL) {
+                krNm.id = ni;
+                krNm.cap = nc;
+            }
+        }
+        if (krNm.n < krNm.cap) krNm.id[krNm.n++] = id;
+        else krNm.nomem = 1;
+    }
+    pthread_mutex_unlock(&krNm.lock);
+}
+
+GPUINST_PRIVATE int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, char *why, size_t cap)
+{
+    int rc = -1;
+    *ids = NULL;
+    pthread_mutex_lock(&krNm.lock);
+    if (!krNm.on)
+        snprintf(why, cap, "kernel names unknown: no CUPTI launch callback during the session");
+    else if (krNm.nomem)
+        snprintf(why, cap, "kernel names unknown: out of memory for the launch list");
+    else if (krNm.opaque > 0)
+        snprintf(why, cap, "kernel names unknown in a segment with %u CUDA graph or multi-device launch(es) (their kernels are "
+                 "not named one by one at the launch)", krNm.opaque);
+    else if (krNm.foreign > 0)
+        snprintf(why, cap, "kernel names unknown in a segment where %u kernel(s) were launched by other threads "
+                 "in the range's context (the order across threads is not known)", krNm.foreign);
+    else if ((uint64_t)krNm.n != total)
+        snprintf(why, cap, "kernel names unknown: %u launch(es) seen against %llu kernel(s) CUPTI profiled",
+                 krNm.n, (unsigned long long)total);
+    else if ((*ids = (uint32_t *)malloc((total ? total : 1) * sizeof **ids)) == NULL)
+        snprintf(why, cap, "kernel names unknown: out of memory");
+    else {
+        if (total > 0) memcpy(*ids, krNm.id, total * sizeof **ids);
+        rc = 0;
+    }
+    krNamesReset();
+    pthread_mutex_unlock(&krNm.lock);
+    return rc;
 }
 
 #if GPUINST_WITH_CUPTI
@@ -28637,7 +28783,117 @@ static CUptiResult krStart(Kr *k)
     return gpuinstCu.cuptiRangeProfilerStart(&sp);
 }
 
-static int krDropWarned, krFailWarned;
+static int krDropWarned, krFailWarned, krNameWarned;
+
+/* The launch callback (CUPTI callback API, API enter).  Runtime launches are
+ * taken at the runtime call; the driver calls made inside one on the same
+ * thread are not counted again (krRt), whether or not CUPTI reports them. */
+static uint32_t krGen;        /* sessions opened (krLock) */
+static GPUINST_TLS struct {
+    uint32_t gen, depth;      /* runtime launch calls open on this thread in session gen */
+} krRt;
+
+static int krOpaque(CUpti_CallbackDomain dom, CUpti_CallbackId cbid)
+{
+    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API)
+        return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 ||
+               cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000 ||
+               cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000;
+    return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice;
+}
+
+static void CUPTIAPI krLaunchCb(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *data)
+{
+    const CUpti_CallbackData *cb = (const CUpti_CallbackData *)data;
+    uint32_t gen = GPUINST_LOAD_RLX(&krGen);
+    (void)ud;
+    if (cb == NULL || (dom != CUPTI_CB_DOMAIN_RUNTIME_API && dom != CUPTI_CB_DOMAIN_DRIVER_API)) return;
+    if (krRt.gen != gen) {
+        krRt.gen = gen;
+        krRt.depth = 0;
+    }
+    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        if (cb->callbackSite == CUPTI_API_EXIT) {
+            if (cb->correlationData != NULL && *cb->correlationData == 1 && krRt.depth > 0) krRt.depth--;
+            return;
+        }
+        if (cb->correlationData != NULL) {
+            *cb->correlationData = 1;
+            krRt.depth++;
+        }
+    } else if (cb->callbackSite != CUPTI_API_ENTER || krRt.depth > 0) {
+        return;
+    }
+    gpuinstKreplayNamesLaunch((void *)cb->context,
+                              krOpaque(dom, cbid) ? NULL : cb->symbolName != NULL ? cb->symbolName : "");
+}
+
+/* The launch API calls krLaunchCb follows. */
+static const struct {
+    CUpti_CallbackDomain dom;
+    CUpti_CallbackId cbid;
+} krLaunchIds[] = {
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunch},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000},
+#if CUPTI_API_VERSION >= 130000
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000},
+#endif
+};
+
+/* The launch callback on (cuptiSubscribe, cuptiEnableCallback per launch
+ * API); where CUPTI refuses (one subscriber per process: a tool holds it),
+ * the names stay CUPTI's indices, said once and in the row's reason. */
+static void krNamesStart(Kr *k)
+{
+    CUpti_SubscriberHandle sub = NULL;
+    CUptiResult r = CUPTI_ERROR_NOT_SUPPORTED;
+    const char *what = "cuptiEnableCallback (not in this libcupti)";
+    size_t i;
+    pthread_mutex_lock(&krLock);
+    GPUINST_STORE_RLX(&krGen, krGen + 1);
+    pthread_mutex_unlock(&krLock);
+    if (gpuinstCu.cuptiSubscribe != NULL && gpuinstCu.cuptiEnableCallback != NULL) {
+        what = "cuptiSubscribe";
+        r = gpuinstCu.cuptiSubscribe(&sub, (CUpti_CallbackFunc)krLaunchCb, NULL);
+        for (i = 0; r == CUPTI_SUCCESS && i < sizeof krLaunchIds / sizeof krLaunchIds[0]; i++) {
+            what = "cuptiEnableCallback";
+            r = gpuinstCu.cuptiEnableCallback(1, sub, krLaunchIds[i].dom, krLaunchIds[i].cbid);
+        }
+        if (r != CUPTI_SUCCESS && sub != NULL) gpuinstCu.cuptiUnsubscribe(sub);
+    }
+    if (r != CUPTI_SUCCESS) {
+        snprintf(k->note, sizeof k->note, "kernel names are CUPTI's range indices: %s failed: %s (CUPTI %d; "
+                 "CUPTI allows one callback subscriber per process, another tool may hold it)", what,
+                 gpuinstCuptiResultString((int)r), (int)r);
+        gpuinstWarnOnce(&krNameWarned, "%s", k->note);
+        return;
+    }
+    k->sub = sub;
+    gpuinstKreplayNamesOpen(k->ctx);
+}
 
 /* Ends a segment: stop, decode, each range (one kernel instance) evaluated
  * and recorded under the path open now; with `again`, the image initialised
@@ -28648,8 +28904,9 @@ static int krSegment(Kr *k, int again)
     CUpti_RangeProfiler_Stop_Params tp;
     CUpti_RangeProfiler_DecodeData_Params dp;
     CUpti_RangeProfiler_GetCounterDataInfo_Params ip;
-    uint32_t *mid = NULL, m;
+    uint32_t *mid = NULL, m, *ids = NULL, lastKid = 0, lastDem = 0;
     double *vals = NULL;
+    char note[300];
     KrPath *ps;
     const char *what = "";
     size_t i, nr;
@@ -28689,12 +28946,29 @@ static int krSegment(Kr *k, int again)
             rc = GPUINST_PROF_INCOMPLETE;
             goto out;
         }
+    if (k->sub != NULL && gpuinstKreplayNamesSegment(nr + dp.numOfRangeDropped, &ids, note, sizeof note) != 0 &&
+        k->note[0] == '\0') {
+        snprintf(k->note, sizeof k->note, "%s", note);
+        gpuinstWarnOnce(&krNameWarned, "range \"%s\": %s; /profiler/kernels.kernel holds CUPTI's range index "
+                        "there", k->range, note);
+    }
     for (i = 0; i < nr; i++) {
         char kname[512];
-        uint32_t kid;
-        if (gpuinstPhostRangeName(k->cd, k->cdsize, i, kname, sizeof kname) != GPUINST_SUCCESS)
+        uint32_t kid = ids != NULL ? ids[i] : 0, dem = 0;
+        const char *ks;
+        if (kid == 0 && gpuinstPhostRangeName(k->cd, k->cdsize, i, kname, sizeof kname) != GPUINST_SUCCESS)
             snprintf(kname, sizeof kname, "%zu", i);
-        kid = krIntern(kname);
+        if (kid == 0) {
+            kid = dem = krIntern(kname);
+        } else if (kid == lastKid) {
+            dem = lastDem;
+        } else if ((ks = gpuinstStringGet(kid, NULL)) != NULL) {
+            dem = gpuinstKernelDemangled(ks, kid);
+        } else {
+            dem = kid;
+        }
+        lastKid = kid;
+        lastDem = dem;
         for (m = 0; m < ml->n; m++) {
             KrKernelRec v;
             memset(&v, 0, sizeof v);
@@ -28706,6 +28980,7 @@ static int krSegment(Kr *k, int again)
             v.metric = mid[m];
             v.occurrence = (uint32_t)k->occ;
             v.kernel_index = k->kernels;
+            v.demangled = dem;
             gpuinstProfAppend(&krKernelBuf, &v, sizeof v);
             ps->sum[m] += v.value;
         }
@@ -28734,6 +29009,7 @@ static int krSegment(Kr *k, int again)
     }
 out:
     k->row.decode_ns += gpuinstClockNs() - t0;
+    free(ids);
     free(mid);
     free(vals);
     return rc;
@@ -28750,6 +29026,11 @@ static void krTeardown(Kr *k)
         dp.pRangeProfilerObject = (CUpti_RangeProfiler_Object *)k->rp;
         gpuinstCu.cuptiRangeProfilerDisable(&dp);
         k->rp = NULL;
+    }
+    if (k->sub != NULL) {
+        gpuinstCu.cuptiUnsubscribe((CUpti_SubscriberHandle)k->sub);
+        k->sub = NULL;
+        gpuinstKreplayNamesClose();
     }
     if (k->paused) {
         gpuinstActivityResume();
@@ -28839,6 +29120,7 @@ static int krSetup(Kr *k, const char **cause)
         return krFail(k, r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ? GPUINST_PROF_PRIVILEGES : GPUINST_PROF_CUPTI,
                       "cuptiRangeProfilerEnable", r);
     k->rp = ep.pRangeProfilerObject;
+    krNamesStart(k);
     *cause = "config";
     if ((r = krConfigure(k, &what)) != CUPTI_SUCCESS) return krFail(k, GPUINST_PROF_CUPTI, what, r);
     k->row.setup_ns = gpuinstClockNs() - t0;

@@ -266,6 +266,21 @@ GPUINST_PRIVATE int gpuinstKreplayActive(void);
  * range hook; flush tears down a session still open (finalize). */
 GPUINST_PRIVATE void gpuinstKreplayInit(void);
 GPUINST_PRIVATE void gpuinstKreplayFlush(void);
+/* Kernel names of a kernel-replay session, in launch order (src/kernel_replay.c
+ * says when index i gets name i); the CUPTI callback feeds it, exposed for
+ * tests.  Open: the session's context and thread (the caller's), the list
+ * emptied.  Launch: one launch on context `ctx` by the calling thread: a
+ * kernel named `name` (mangled, as CUPTI gives it), or with name NULL one
+ * gpuinst cannot name kernel by kernel (a CUDA graph); ignored unless open
+ * and ctx is the session's.  Segment: the names of the segment's `total`
+ * kernels (CUPTI's ranges + dropped) as /strings ids in *ids (malloc'd,
+ * `total` of them; free()) and 0, or -1 with *ids NULL and the reason in
+ * why; the list is emptied for the next segment either way.  Close: no more
+ * launches recorded.  Thread-safe (one lock). */
+GPUINST_PRIVATE void gpuinstKreplayNamesOpen(void *ctx);
+GPUINST_PRIVATE void gpuinstKreplayNamesLaunch(void *ctx, const char *name);
+GPUINST_PRIVATE int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstKreplayNamesClose(void);
 
 /* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
  * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when

@@ -35,7 +35,7 @@ STRING_MEMBERS = {
     "/profiler/values": ("region", "path", "metric"),
     "/profiler/metrics": ("unit", "hw_unit", "description"),
     "/profiler/regions": ("region", "metrics", "chip", "device_uuid", "reason"),
-    "/profiler/kernels": ("range", "path", "kernel", "metric"),
+    "/profiler/kernels": ("range", "path", "kernel", "metric", "demangled"),
     "/profiler/kernel_sums": ("range", "path", "metric"),
 }
 # Datasets under /counters that are not sample series.
@@ -596,8 +596,9 @@ class File:
         """/profiler/kernels (kernel replay inside ranges GPUINST_PROFILE
         selected): one row per rank, range occurrence, kernel instance and
         metric: rank, range, occurrence, kernel_index (launch order in the
-        occurrence), kernel (as CUPTI names it), path (the range path open at
-        its launch), metric, unit, value, start_ns."""
+        occurrence), kernel (the function name as launched, mangled; CUPTI's
+        range index where unknown), demangled (as in ``kernels``), path (the
+        range path open at its launch), metric, unit, value, start_ns."""
         if "kmetrics" in self._cache:
             return self._cache["kmetrics"]
         df = self.table("/profiler/kernels", _keep=False)

@@ -13,6 +13,11 @@ FILE: the gpuinst file (h5py).  Per rank, the /profiler/regions row of
     last, or give --ncu-skip K to take results K..K+n-1); per kernel
     smsp__inst_executed.sum equal, dram__bytes_read.sum / dram__bytes_write.sum
     within --tol (default 0.02); the same for the sums over the occurrence;
+    per kernel, gpuinst's kernel name (its `demangled` member, else `kernel`
+    through c++filt when on PATH) names the same function as ncu's "Kernel
+    Name" (compared by the function's identifier: what precedes the
+    parameter list and template arguments, a leading "void " dropped), so
+    CUPTI's range indices ("0", "1", ...) fail;
     /profiler/kernel_sums consistent with /profiler/kernels (per path: count
     and sum);
   status 2 (not collected): the reason names the holder, "counters held by
@@ -26,6 +31,8 @@ import collections
 import csv
 import os
 import re
+import shutil
+import subprocess
 import sys
 
 import h5py
@@ -78,6 +85,28 @@ def ncu_results(path):
     return [tuple(res[k]) for k in sorted(res)]
 
 
+def demangle(names):
+    """{mangled: demangled} through c++filt (identity without it)."""
+    names = sorted(set(names))
+    tool = shutil.which("c++filt")
+    if tool is None or not names:
+        return {x: x for x in names}
+    out = subprocess.run([tool], input="\n".join(names) + "\n", capture_output=True, text=True).stdout.splitlines()
+    return dict(zip(names, out)) if len(out) == len(names) else {x: x for x in names}
+
+
+def base_name(s):
+    """The kernel function's identifier in a demangled name or signature:
+    `void jacobi_kernel<32, 32>(float *, ...)` and `copyk(const float *, ...)`
+    give `jacobi_kernel` and `copyk` (namespaces kept)."""
+    s = s.strip().replace("(anonymous namespace)", "{anonymous}")
+    if s.startswith("void "):
+        s = s[5:]
+    for stop in "(<":
+        s = s.split(stop, 1)[0]
+    return s.strip()
+
+
 f = h5py.File(a.file, "r")
 S = raw_strings(f)
 txt = lambda rk, i: S.get((int(rk), int(i)), "")  # noqa: E731
@@ -109,11 +138,15 @@ for rk in ranks:
     kr = kr[[txt(rk, x) == a.range for x in kr["range"]]]
     per = collections.defaultdict(dict)
     names, paths = {}, {}
+    has_dem = "demangled" in (kr.dtype.names or ())
     for x in kr:
         i = int(x["kernel_index"])
         per[i][txt(rk, x["metric"])] = float(x["value"])
-        names[i] = txt(rk, x["kernel"])
+        names[i] = txt(rk, x["demangled"] if has_dem else x["kernel"])
         paths[i] = txt(rk, x["path"])
+    if not has_dem:
+        dm = demangle(names.values())
+        names = {i: dm.get(v, v) for i, v in names.items()}
     n = len(per)
     check(n == int(r["ranges"]) and sorted(per) == list(range(n)), f"rank {rk}: {n} kernel instances, indices 0..n-1")
     if a.expect_kernels is not None:
@@ -149,6 +182,12 @@ for rk in ranks:
             ns = sum(x[2].get(m, 0.0) for x in sel)
             print(f"  rank {rk}: {m} over the occurrence vs ncu default cache control: gpuinst {gs:.0f} ncu {ns:.0f} "
                   f"({(gs - ns) / max(ns, 1.0):+.1%})")
+    bad = [(i, names.get(i, ""), nname) for i, (_, nname, _) in enumerate(sel)
+           if base_name(names.get(i, "")) != base_name(nname) or not base_name(nname)]
+    for i, gname, nname in bad[:5]:
+        print(f"  kernel {i}: gpuinst names it {gname[:60]!r}, ncu {nname[:60]!r}")
+    check(len(sel) == n and not bad, f"rank {rk}: the kernel names of the {n} kernels name ncu's functions "
+          f"({len(bad)} differ; first: {names.get(0, '')[:50]!r} vs ncu {sel[0][1][:50] if sel else ''!r})")
     tot_g, tot_n = collections.Counter(), collections.Counter()
     for i, ((nid, nname, nv0), (_, _, nvn)) in enumerate(zip(sel, near)):
         g = per.get(i, {})

@@ -56,8 +56,10 @@ with h5py.File(tmp, "r+") as h:
         dict(rank=0, range=step, path=step, metric=halo, value=30.0, occurrence=4, kernels=2),
         dict(rank=0, range=step, path=norm, metric=halo, value=5.0, occurrence=2, kernels=1)])
     refill("/profiler/kernels", [
-        dict(rank=0, range=step, path=step, kernel=norm, metric=halo, value=4.0, occurrence=2, kernel_index=0),
-        dict(rank=0, range=step, path=step, kernel=norm, metric=halo, value=6.0, occurrence=2, kernel_index=1)])
+        dict(rank=0, range=step, path=step, kernel=norm, metric=halo, value=4.0, occurrence=2, kernel_index=0,
+             demangled=step),
+        dict(rank=0, range=step, path=step, kernel=norm, metric=halo, value=6.0, occurrence=2, kernel_index=1,
+             demangled=step)])
 
 rep = json.loads(subprocess.run([report, "--json", tmp], check=True, capture_output=True, text=True).stdout)["tables"]
 rows = {(r["range"], r["metric"]): r for r in rep["metrics"]["rows"]}
@@ -72,6 +74,7 @@ km = m[m["path"] == "step (kernel replay)"]
 check(sorted(km["value"].tolist()) == [10.0, 30.0] and set(km["region"]) == {"step"},
       f"File.metrics(): the kernel-replay path's rows ({km[['region', 'path', 'value']].values.tolist()})")
 k = f.kernel_metrics()
-check(len(k) == 2 and set(k["kernel"]) == {"api.norm"} and k["value"].sum() == 10.0 and
-      k["kernel_index"].tolist() == [0, 1], "File.kernel_metrics(): the per-kernel rows")
+check(len(k) == 2 and set(k["kernel"]) == {"api.norm"} and set(k["demangled"]) == {"step"} and
+      k["value"].sum() == 10.0 and k["kernel_index"].tolist() == [0, 1],
+      "File.kernel_metrics(): the per-kernel rows, kernel and demangled names as text")
 sys.exit(1 if fails else 0)
