@@ -28786,8 +28786,9 @@ static CUptiResult krStart(Kr *k)
 static int krDropWarned, krFailWarned, krNameWarned;
 
 /* The launch callback (CUPTI callback API, API enter).  Runtime launches are
- * taken at the runtime call; the driver calls made inside one on the same
- * thread are not counted again (krRt), whether or not CUPTI reports them. */
+ * taken at the outermost runtime launch call; the runtime and driver launch
+ * calls made inside one on the same thread are not counted again (krRt),
+ * whether or not CUPTI reports them. */
 static uint32_t krGen;        /* sessions opened (krLock) */
 static GPUINST_TLS struct {
     uint32_t gen, depth;      /* runtime launch calls open on this thread in session gen */
@@ -28820,7 +28821,7 @@ static void CUPTIAPI krLaunchCb(void *ud, CUpti_CallbackDomain dom, CUpti_Callba
         }
         if (cb->correlationData != NULL) {
             *cb->correlationData = 1;
-            krRt.depth++;
+            if (krRt.depth++ > 0) return; /* a launch inside a runtime launch */
         }
     } else if (cb->callbackSite != CUPTI_API_ENTER || krRt.depth > 0) {
         return;
