@@ -5256,6 +5256,28 @@ static inline uint8_t gpuinstCapturePush(uint32_t name, uint32_t domain)
 {
     return GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstCaptureOn)) ? gpuinstCapturePushSlow(name, domain) : 0;
 }
+/* The push's slow path, shared by capture windows and kernel replay
+ * (src/kernel_replay.c: GPUINST_PROFILE selecting ranges): gpuinstRangeWatch
+ * has bit 1 while GPUINST_CAPTURE is set, bit 2 while GPUINST_PROFILE may
+ * select ranges; 0 costs one load and a branch per push, as before.  The
+ * flags add GPUINST_RANGE_FLAG_KREPLAY_ when the range opens, or nests in, a
+ * kernel-replay range: its pop (popCaptured) then calls gpuinstKreplayPop.
+ * Start/end ranges take gpuinstCapturePush (no kernel replay). */
+#define GPUINST_RANGE_FLAG_KREPLAY_ 0x40u /* internal: the pop calls gpuinstKreplayPop; never written */
+GPUINST_SHARED_DATA int gpuinstRangeWatch;
+GPUINST_PRIVATE uint8_t gpuinstRangeWatchPush(uint32_t name, uint32_t domain);
+static inline uint8_t gpuinstRangePushFlags(uint32_t name, uint32_t domain)
+{
+    return GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstRangeWatch)) ? gpuinstRangeWatchPush(name, domain) : 0;
+}
+/* The pop of a push/pop range whose push returned GPUINST_RANGE_FLAG_KREPLAY_. */
+GPUINST_PRIVATE void gpuinstKreplayPop(uint32_t name, uint32_t domain);
+/* Sets or clears bit `bit` of gpuinstRangeWatch. */
+static inline void gpuinstRangeWatchSet(int bit, int on)
+{
+    if (on) __atomic_fetch_or(&gpuinstRangeWatch, bit, __ATOMIC_RELEASE);
+    else __atomic_fetch_and(&gpuinstRangeWatch, ~bit, __ATOMIC_RELEASE);
+}
 /* The range (name, domain) that opened a window ended at `now`. */
 GPUINST_PRIVATE void gpuinstCaptureClose(uint32_t name, uint32_t domain, uint64_t now);
 /* 1 while a window is open (relaxed). */
@@ -9417,6 +9439,8 @@ GPUINST_PRIVATE int gpuinstCudaDriverPresent(void);
     X(CUPTI, 0, CUptiResult, cuptiGetCallbackName, 0, (CUpti_CallbackDomain, uint32_t, const char **))                \
     X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiSubscribe, 0, (CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *)) \
     X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiUnsubscribe, 0, (CUpti_SubscriberHandle))                          \
+    X(CUPTI, 0, CUptiResult, cuptiEnableCallback, 0,                                                                  \
+      (uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId))                                     \
     X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityRegisterCallbacks, 0,                                      \
       (CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc))                                          \
     X(CUPTI, 0, CUptiResult, cuptiActivityRegisterTimestampCallback, 0, (CUpti_TimestampCallbackFunc))                \
@@ -10659,7 +10683,7 @@ static void closeStacks(gpuinstThread *t, gpuinstThread *dst, uint64_t now, int 
             } else {
                 *r = *o;
                 r->end_ns = now;
-                r->flags = (uint8_t)(o->flags | GPUINST_RANGE_FLAG_UNTERMINATED);
+                r->flags = (uint8_t)((o->flags & ~GPUINST_RANGE_FLAG_KREPLAY_) | GPUINST_RANGE_FLAG_UNTERMINATED);
                 gpuinstBufCommit(&dst->ranges);
             }
         }
@@ -11022,7 +11046,7 @@ static GPUINST_HOT_INLINE void stackPush(gpuinstThread *t, gpuinstStack *s, gpui
     o->category = (uint16_t)a->category;
     o->depth = (uint8_t)(depth > 255 ? 255 : depth);
     /* capture windows (src/capture.c): one branch when GPUINST_CAPTURE is unset */
-    o->flags = (uint8_t)(a->ptype | gpuinstCapturePush(a->name, domain));
+    o->flags = (uint8_t)(a->ptype | gpuinstRangePushFlags(a->name, domain));
     if (GPUINST_LIKELY(!(o->flags & GPUINST_RANGE_FLAG_SKIP_))) {
         /* GPU tracing: this range is the launching context of CUDA work until its pop (one branch when off) */
         gpuinstGpuRangePush(((uint64_t)t->index << 32) | o->seq);
@@ -11295,7 +11319,8 @@ int gpuinst_range_push(const char *name)
 
 /* A pop of a range that capture windows concern (src/capture.c), inside a
  * call: one outside every window is dropped (it pushed nothing to CUPTI or
- * the profiler); one that opened a window is written and closes it. */
+ * the profiler); one that opened a window is written and closes it; one in
+ * a kernel-replay range tells src/kernel_replay.c. */
 static GPUINST_NOINLINE int popCaptured(gpuinstThread *t, gpuinstStack *s, gpuinstOpen *o, uint32_t depth, uint64_t now)
 {
     gpuinstRangeRec *r;
@@ -11307,12 +11332,14 @@ static GPUINST_NOINLINE int popCaptured(gpuinstThread *t, gpuinstStack *s, gpuin
     if (r != NULL) {
         *r = *o;
         r->end_ns = now;
+        r->flags = (uint8_t)(o->flags & ~GPUINST_RANGE_FLAG_KREPLAY_);
         gpuinstBufCommit(&t->ranges);
     }
     GPUINST_STORE_REL(&s->depth, depth - 1);
     gpuinstGpuRangePop();
     gpuinstProfRangePop();
-    gpuinstCaptureClose(o->name, o->domain, now);
+    if (o->flags & GPUINST_RANGE_FLAG_CAPTURE_WINDOW) gpuinstCaptureClose(o->name, o->domain, now);
+    if (o->flags & GPUINST_RANGE_FLAG_KREPLAY_) gpuinstKreplayPop(o->name, o->domain);
     return r != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
 }
 
@@ -11348,7 +11375,7 @@ static GPUINST_HOT_INLINE int popRecord(gpuinstThread *t, gpuinst_domain domain,
     }
     depth = s->depth;
     o = &s->open[depth - 1];
-    if (GPUINST_UNLIKELY(o->flags & (GPUINST_RANGE_FLAG_SKIP_ | GPUINST_RANGE_FLAG_CAPTURE_WINDOW))) {
+    if (GPUINST_UNLIKELY(o->flags & (GPUINST_RANGE_FLAG_SKIP_ | GPUINST_RANGE_FLAG_CAPTURE_WINDOW | GPUINST_RANGE_FLAG_KREPLAY_))) {
         int rc = popCaptured(t, s, o, depth, now);
         callLeave(t);
         if (nv) return rc == GPUINST_SUCCESS ? (int)depth - 1 : ((void)lost(), -1);
@@ -12027,6 +12054,11 @@ GPUINST_PRIVATE void gpuinstActivityCapture(int on);
 #if GPUINST_WITH_CUPTI
 /* 1 while activity tracing runs (gpuinstGpuHooks set). */
 GPUINST_PRIVATE int gpuinstActivityRunning(void);
+/* The /strings id of kernel name `mangled`'s demangled form (__cxa_demangle
+ * of the process's C++ runtime, looked up once), or `name` (mangled's own
+ * id) when it is not an Itanium-mangled name or nothing demangles it: the
+ * /gpu/kernels convention, shared with /profiler/kernels.  Thread-safe. */
+GPUINST_PRIVATE uint32_t gpuinstKernelDemangled(const char *mangled, uint32_t name);
 
 /* The decoder, exposed for tests and the decode benchmark: decodes one
  * buffer of CUPTI activity records (as cuptiActivityGetNextRecord walks
@@ -12224,8 +12256,13 @@ typedef struct gpuinstSelect {
 /* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
  * INVALID_ARGUMENT with a sentence in err on a syntax error. */
 GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
+/* The index of the first rule whose glob matches `name` (-1: none), and
+ * whether rule r's items select occurrence `occ`: Decide in two steps, for
+ * a caller that caches the first (src/kernel_replay.c). */
+GPUINST_PRIVATE int gpuinstSelectFirst(const gpuinstSelect *sel, const char *name);
+GPUINST_PRIVATE int gpuinstSelectRuleHas(const gpuinstSelectRule *r, uint64_t occ);
+/* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
 #if GPUINST_WITH_TEST_API
-/* 1 if occurrence `occ` (1-based) of `region` is to be profiled (tests). */
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
 #endif
 /* The same, and *rule = the index of the rule that decided (-1: none
@@ -12298,6 +12335,74 @@ GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s);
 #endif
 
 
+
+/* ==== kernel replay inside selected ranges (issue 16; src/kernel_replay.c) ====
+ * GPUINST_PROFILE also selects gpuinst and NVTX push/pop ranges that are not
+ * gpuinst_profile regions: inside one, CUPTI's range profiler runs in auto
+ * range mode with kernel replay.  The range profiler (src/range_profiler.c)
+ * shares with it: the libraries and device checks, the /profiler/regions and
+ * /profiler/metrics rows, the selection counts of the finalize report, and
+ * which names are gpuinst_profile regions. */
+/* /profiler/regions.status values (src/range_profiler.c's PROF_*). */
+enum {
+    GPUINST_PROF_OK = 0, GPUINST_PROF_UNAVAILABLE = 1, GPUINST_PROF_BUSY = 2, GPUINST_PROF_PRIVILEGES = 3,
+    GPUINST_PROF_UNSUPPORTED = 4, GPUINST_PROF_METRICS = 6, GPUINST_PROF_CUPTI = 7,
+    GPUINST_PROF_CONCURRENT = 8, GPUINST_PROF_INCOMPLETE = 9
+};
+/* A /profiler/regions row of a kernel-replay occurrence (replay = 1);
+ * strings may be NULL. */
+typedef struct gpuinstProfRow {
+    const char *region, *reason, *metrics, *chip, *uuid;
+    uint64_t occurrence, start_ns, end_ns, setup_ns, lock_wait_ns, replay_ns, decode_ns, load_ns, teardown_ns;
+    int32_t status, cupti_result, device;
+    uint32_t passes, ranges, ranges_dropped, busy_retries;
+} gpuinstProfRow;
+GPUINST_PRIVATE void gpuinstProfRegionRow(const gpuinstProfRow *w);
+/* The /profiler tables' collect function (the table's ctx is its
+ * gpuinstBuf) and a row appended to such a buffer, under the range
+ * profiler's lock (its tables are ready once gpuinstProfilerInit ran). */
+GPUINST_PRIVATE int gpuinstProfCollect(const gpuinstTable *tb, void **out, uint64_t *count);
+GPUINST_PRIVATE void gpuinstProfAppend(gpuinstBuf *b, const void *row, size_t size);
+/* 1 if name id `id` was a gpuinst_profile region of this process. */
+GPUINST_PRIVATE int gpuinstProfRegionSeen(uint32_t id);
+/* Counts an occurrence GPUINST_PROFILE's rule `rule` decided (and selected)
+ * for the finalize report. */
+GPUINST_PRIVATE void gpuinstProfSelectCount(int rule, int selected);
+#if GPUINST_WITH_CUPTI
+/* libsLoad / deviceCheck of the range profiler: 0, or a status with the
+ * reason in why. */
+GPUINST_PRIVATE int gpuinstProfLibsLoad(char *why, size_t cap, int *cupti);
+GPUINST_PRIVATE int gpuinstProfDeviceCheck(int dev, char *chip, size_t chipcap, char *uuid, size_t uuidcap,
+                                           char *why, size_t cap, int *cupti);
+/* 1 while a gpuinst_profile region is being profiled (user replay). */
+GPUINST_PRIVATE int gpuinstProfUserActive(void);
+GPUINST_PRIVATE void gpuinstProfMetricRows(const gpuinstPhost *ph, uint32_t chip, const uint32_t *mid);
+#endif
+/* 1 while a kernel-replay session is open in this process; a gpuinst_profile
+ * region selected then is refused with GPUINST_KREPLAY_BUSY_WHY. */
+GPUINST_PRIVATE int gpuinstKreplayActive(void);
+#define GPUINST_KREPLAY_BUSY_WHY                                                                             \
+    "a kernel-replay range (a range GPUINST_PROFILE selected) was open in this process: its session owns the " \
+    "GPU's counters; this occurrence ran once, unprofiled"
+/* The part's steps (src/parts.c): init reads GPUINST_PROFILE and arms the
+ * range hook; flush tears down a session still open (finalize). */
+GPUINST_PRIVATE void gpuinstKreplayInit(void);
+GPUINST_PRIVATE void gpuinstKreplayFlush(void);
+/* Kernel names of a kernel-replay session, in launch order (src/kernel_replay.c
+ * says when index i gets name i); the CUPTI callback feeds it, exposed for
+ * tests.  Open: the session's context and thread (the caller's), the list
+ * emptied.  Launch: one launch on context `ctx` by the calling thread: a
+ * kernel named `name` (mangled, as CUPTI gives it), or with name NULL one
+ * gpuinst cannot name kernel by kernel (a CUDA graph); ignored unless open
+ * and ctx is the session's.  Segment: the names of the segment's `total`
+ * kernels (CUPTI's ranges + dropped) as /strings ids in *ids (malloc'd,
+ * `total` of them; free()) and 0, or -1 with *ids NULL and the reason in
+ * why; the list is emptied for the next segment either way.  Close: no more
+ * launches recorded.  Thread-safe (one lock). */
+GPUINST_PRIVATE void gpuinstKreplayNamesOpen(void *ctx);
+GPUINST_PRIVATE void gpuinstKreplayNamesLaunch(void *ctx, const char *name);
+GPUINST_PRIVATE int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstKreplayNamesClose(void);
 
 /* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
  * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
@@ -12776,6 +12881,7 @@ GPUINST_PRIVATE void gpuinstCaptureInit(void)
     capAttrs[0].s = capSpec; /* "" when unset */
     gpuinstTableSetAttrs(&capTable, capAttrs, 1);
     if (on) GPUINST_STORE_REL(&gpuinstCaptureOn, 1);
+    gpuinstRangeWatchSet(1, on); /* the push's slow path (src/gpuinstInt.h) */
 }
 
 GPUINST_PRIVATE void gpuinstCaptureAgreed(const char *spec)
@@ -12795,6 +12901,7 @@ GPUINST_PRIVATE void gpuinstCaptureAgreed(const char *spec)
     was = GPUINST_LOAD_RLX(&gpuinstCaptureOn);
     on = capApply(spec);
     GPUINST_STORE_REL(&gpuinstCaptureOn, on);
+    gpuinstRangeWatchSet(1, on);
     /* no range was looked at, so no window is open: activity follows */
     if (was != on) gpuinstActivityCapture(!on);
     pthread_mutex_unlock(&capLock);
@@ -19536,8 +19643,6 @@ static struct {
     uint64_t corrCap, corrCount;
     NameSlot names[NAME_SLOTS];
     uint32_t cbidName[2][CBID_MAX];
-    char *(*demangle)(const char *, char *, size_t *, int *);
-    int demangleTried;
     int bufsInit;
 
     gpuinstActivityStats st;      /* counters (decode side under dlock; others atomics) */
@@ -19650,12 +19755,36 @@ static uint32_t intern(const char *s)
     return gpuinstStringIntern(s, n);
 }
 
+static char *(*demangleFn)(const char *, char *, size_t *, int *);
+static pthread_once_t demangleOnce = PTHREAD_ONCE_INIT;
+
+/* __cxa_demangle from the C++ runtime, if the process has one. */
+static void demangleFind(void)
+{
+    void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    if (sym == NULL) {
+        void *h2 = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        if (h2 != NULL) sym = dlsym(h2, "__cxa_demangle");
+    }
+    memcpy(&demangleFn, &sym, sizeof sym);
+}
+
+GPUINST_PRIVATE uint32_t gpuinstKernelDemangled(const char *mangled, uint32_t name)
+{
+    char *d = NULL;
+    int status = -1;
+    uint32_t dem;
+    pthread_once(&demangleOnce, demangleFind);
+    if (demangleFn != NULL && mangled[0] == '_' && mangled[1] == 'Z') d = demangleFn(mangled, NULL, NULL, &status);
+    dem = (d != NULL && status == 0) ? intern(d) : name;
+    free(d);
+    return dem;
+}
+
 static void kernelNames(const char *mangled, uint32_t *name, uint32_t *dem)
 {
     uint64_t h = ((uint64_t)(uintptr_t)mangled * 0x9E3779B97F4A7C15ull) >> 52;
     NameSlot *s = &act.names[h & (NAME_SLOTS - 1)];
-    char *d = NULL;
-    int status = -1;
     if (mangled == NULL) {
         *name = *dem = 0;
         return;
@@ -19665,21 +19794,8 @@ static void kernelNames(const char *mangled, uint32_t *name, uint32_t *dem)
         *dem = s->demangled;
         return;
     }
-    if (!act.demangleTried) {
-        /* __cxa_demangle from the C++ runtime, if the process has one. */
-        void *sym;
-        act.demangleTried = 1;
-        sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-        if (sym == NULL) {
-            void *h2 = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-            if (h2 != NULL) sym = dlsym(h2, "__cxa_demangle");
-        }
-        memcpy(&act.demangle, &sym, sizeof sym);
-    }
     *name = intern(mangled);
-    if (act.demangle != NULL && mangled[0] == '_' && mangled[1] == 'Z') d = act.demangle(mangled, NULL, NULL, &status);
-    *dem = (d != NULL && status == 0) ? intern(d) : *name;
-    free(d);
+    *dem = gpuinstKernelDemangled(mangled, *name);
     s->ptr = mangled;
     s->name = *name;
     s->demangled = *dem;
@@ -26227,32 +26343,39 @@ GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *reg
 }
 #endif
 
-GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule)
+GPUINST_PRIVATE int gpuinstSelectRuleHas(const gpuinstSelectRule *r, uint64_t occ)
 {
-    uint32_t i, j;
-    *rule = -1;
-    for (i = 0; i < sel->nrules; i++) {
-        const gpuinstSelectRule *r = &sel->rules[i];
-        if (fnmatch(r->pattern, region, 0) != 0) continue;
-        *rule = (int)i;
-        for (j = 0; j < r->nitems; j++) {
-            const gpuinstSelectItem *it = &r->items[j];
-            switch (it->kind) {
-            case 0:
-                if (occ >= it->lo && occ <= it->hi) return 1;
-                break;
-            case 1:
-                if (occ % it->lo == 0) return 1;
-                break;
-            case 2:
-                return 1;
-            default:
-                break;
-            }
+    uint32_t j;
+    for (j = 0; j < r->nitems; j++) {
+        const gpuinstSelectItem *it = &r->items[j];
+        switch (it->kind) {
+        case 0:
+            if (occ >= it->lo && occ <= it->hi) return 1;
+            break;
+        case 1:
+            if (occ % it->lo == 0) return 1;
+            break;
+        case 2:
+            return 1;
+        default:
+            break;
         }
-        return 0; /* first matching rule decides */
     }
     return 0;
+}
+
+GPUINST_PRIVATE int gpuinstSelectFirst(const gpuinstSelect *sel, const char *name)
+{
+    uint32_t i;
+    for (i = 0; i < sel->nrules; i++)
+        if (fnmatch(sel->rules[i].pattern, name, 0) == 0) return (int)i;
+    return -1;
+}
+
+GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule)
+{
+    *rule = gpuinstSelectFirst(sel, region);
+    return *rule >= 0 && gpuinstSelectRuleHas(&sel->rules[*rule], occ); /* first matching rule decides */
 }
 
 /* 1 if the rule can select an occurrence (an item other than "none"). */
@@ -27104,7 +27227,7 @@ typedef struct ProfMetricRec {  /* /profiler/metrics, 32 bytes */
     uint32_t scope;         /* 0 context, 1 device, 2 unknown (CUPTI before 13.1) */
 } ProfMetricRec;
 
-typedef struct ProfRegionRec {  /* /profiler/regions, 192 bytes */
+typedef struct ProfRegionRec {  /* /profiler/regions, 208 bytes */
     uint64_t start_ns, end_ns;
     uint64_t setup_ns;       /* counter availability, host object, enable, counter data, set config */
     uint64_t lock_wait_ns;   /* waiting for the device's counters (other ranks) */
@@ -27143,6 +27266,8 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 192 bytes */
     int32_t collector;       /* collective region: world rank that collected on this rank's GPU, -1 none */
     uint32_t sharers;        /* ranks of the region's communicator on this rank's GPU (itself included) */
     uint32_t group;          /* ranks that replayed together (the communicator's size; 1 alone) */
+    uint32_t replay;         /* 0 user replay (gpuinst_profile region); 1 kernel replay (src/kernel_replay.c) */
+    uint32_t pad_;           /* to 8 bytes, zero, not written */
 } ProfRegionRec;
 
 static const gpuinstField valueFields[] = {
@@ -27203,6 +27328,7 @@ static const gpuinstField regionFields[] = {
     GPUINST_FIELD(ProfRegionRec, collector, GPUINST_FT_I32, 0, "", "region opened on a communicator of 2+ ranks: world rank that collected counters on this rank's GPU in this occurrence (rotates over occurrences), -1 none or a local region"),
     GPUINST_FIELD(ProfRegionRec, sharers, GPUINST_FT_U32, 0, "count", "ranks of the region's communicator on this rank's GPU, itself included (1: alone; more: elapsed-time metrics are time-sliced)"),
     GPUINST_FIELD(ProfRegionRec, group, GPUINST_FT_U32, 0, "count", "ranks that replayed the body together in lockstep (the communicator's size; 1 a local region)"),
+    GPUINST_FIELD(ProfRegionRec, replay, GPUINST_FT_U32, 0, "", "0 user replay (a gpuinst_profile region); 1 kernel replay (a range GPUINST_PROFILE selected: values per kernel in /profiler/kernels)"),
 };
 
 static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
@@ -28412,6 +28538,43 @@ static int setup(Prof *a)
     return rc;
 }
 
+/* /profiler/metrics rows of host object ph's metrics (ids mid[], chip id
+ * `chip`): once per metric name and chip in this process. */
+GPUINST_PRIVATE void gpuinstProfMetricRows(const gpuinstPhost *ph, uint32_t chip, const uint32_t *mid)
+{
+    const gpuinstMetricList *ml = gpuinstPhostMetrics(ph);
+    uint32_t m;
+    for (m = 0; m < ml->n; m++) {
+        static uint32_t seen[1024][2];
+        static uint32_t nseen;
+        uint32_t k;
+        int found = 0;
+        pthread_mutex_lock(&profLock);
+        for (k = 0; k < nseen; k++)
+            if (seen[k][0] == mid[m] && seen[k][1] == chip) found = 1;
+        if (!found && nseen < 1024) {
+            seen[nseen][0] = mid[m];
+            seen[nseen++][1] = chip;
+        }
+        pthread_mutex_unlock(&profLock);
+        if (!found) {
+            ProfMetricRec mr;
+            const char *desc, *unit, *hw;
+            int type;
+            gpuinstPhostMetricInfo(ph, m, &desc, &unit, &hw, &type);
+            memset(&mr, 0, sizeof mr);
+            mr.name = mid[m];
+            mr.unit = profIntern(unit);
+            mr.hw_unit = profIntern(hw);
+            mr.description = profIntern(desc);
+            mr.type = (uint32_t)type;
+            mr.chip = chip;
+            mr.scope = (uint32_t)gpuinstPhostMetricScope(ph, m);
+            profAppend(&metricsBuf, &mr, sizeof mr);
+        }
+    }
+}
+
 #define DECODE_RETRY (-1) /* decodeAll(early): not decodable yet; run the remaining passes */
 
 /* After CUPTI's last pass (or, `early`, after the passes of every level the
@@ -28491,36 +28654,7 @@ static int decodeAll(Prof *a, int early)
         goto out;
     }
     for (m = 0; m < ml->n; m++) mid[m] = profIntern(ml->names[m]);
-    /* /profiler/metrics: once per metric name and chip in this process */
-    for (m = 0; m < ml->n; m++) {
-        static uint32_t seen[1024][2];
-        static uint32_t nseen;
-        uint32_t k;
-        int found = 0;
-        pthread_mutex_lock(&profLock);
-        for (k = 0; k < nseen; k++)
-            if (seen[k][0] == mid[m] && seen[k][1] == a->rec.chip) found = 1;
-        if (!found && nseen < 1024) {
-            seen[nseen][0] = mid[m];
-            seen[nseen++][1] = a->rec.chip;
-        }
-        pthread_mutex_unlock(&profLock);
-        if (!found) {
-            ProfMetricRec mr;
-            const char *desc, *unit, *hw;
-            int type;
-            gpuinstPhostMetricInfo(a->ph, m, &desc, &unit, &hw, &type);
-            memset(&mr, 0, sizeof mr);
-            mr.name = mid[m];
-            mr.unit = profIntern(unit);
-            mr.hw_unit = profIntern(hw);
-            mr.description = profIntern(desc);
-            mr.type = (uint32_t)type;
-            mr.chip = a->rec.chip;
-            mr.scope = (uint32_t)gpuinstPhostMetricScope(a->ph, m);
-            profAppend(&metricsBuf, &mr, sizeof mr);
-        }
-    }
+    gpuinstProfMetricRows(a->ph, a->rec.chip, mid);
     region = profIntern(a->region);
     for (i = 0; i < nr; i++) {
         for (m = 0; m < ml->n; m++) {
@@ -29109,6 +29243,38 @@ int gpuinst_profile_passes(const char *metrics, const char *chip, int32_t *passe
     return GPUINST_SUCCESS;
 }
 
+/* ---- what kernel replay (src/kernel_replay.c) shares of this part ------------------ */
+
+GPUINST_PRIVATE int gpuinstProfLibsLoad(char *why, size_t cap, int *cupti)
+{
+    if (libsLoad() == 0) return 0;
+    snprintf(why, cap, "%s", profLib.why);
+    *cupti = profLib.cuptiResult;
+    return PROF_UNAVAILABLE;
+}
+
+GPUINST_PRIVATE int gpuinstProfDeviceCheck(int dev, char *chip, size_t chipcap, char *uuid, size_t uuidcap,
+                                           char *why, size_t cap, int *cupti)
+{
+    int rc = deviceCheck((CUdevice)dev, cupti);
+    if (rc != 0) {
+        snprintf(why, cap, "%s", profLib.devWhy[dev >= 0 && dev < MAX_DEVICES ? dev : 0]);
+        return rc;
+    }
+    snprintf(chip, chipcap, "%s", profLib.chip[dev]);
+    snprintf(uuid, uuidcap, "%s", profLib.uuid[dev]);
+    return 0;
+}
+
+GPUINST_PRIVATE int gpuinstProfUserActive(void)
+{
+    Prof *a;
+    pthread_mutex_lock(&profLock);
+    a = active;
+    pthread_mutex_unlock(&profLock);
+    return a != NULL;
+}
+
 #else /* !GPUINST_WITH_CUPTI: the body always runs once */
 
 typedef struct Prof {
@@ -29136,6 +29302,68 @@ int gpuinst_profile_passes(const char *metrics, const char *chip, int32_t *passe
 }
 
 #endif /* GPUINST_WITH_CUPTI */
+
+/* ---- what kernel replay (src/kernel_replay.c) shares, also without CUPTI ---------- */
+
+GPUINST_PRIVATE void gpuinstProfRegionRow(const gpuinstProfRow *w)
+{
+    ProfRegionRec r;
+    memset(&r, 0, sizeof r);
+    r.start_ns = w->start_ns;
+    r.end_ns = w->end_ns;
+    r.setup_ns = w->setup_ns;
+    r.lock_wait_ns = w->lock_wait_ns;
+    r.replay_ns = w->replay_ns;
+    r.decode_ns = w->decode_ns;
+    r.load_ns = w->load_ns;
+    r.teardown_ns = w->teardown_ns;
+    r.occurrence = w->occurrence;
+    r.region = profIntern(w->region);
+    r.metrics = profIntern(w->metrics);
+    r.chip = profIntern(w->chip);
+    r.device_uuid = profIntern(w->uuid);
+    r.reason = profIntern(w->reason);
+    r.status = w->status;
+    r.cupti_result = w->cupti_result;
+    r.device = w->device;
+    r.passes = w->passes;
+    r.ranges = w->ranges;
+    r.ranges_dropped = w->ranges_dropped;
+    r.busy_retries = w->busy_retries;
+    r.collector = -1; /* kernel replay: this rank alone (collective replay's columns as for a local region) */
+    r.sharers = 1;
+    r.group = 1;
+    r.replay = 1;
+    profAppend(&regionsBuf, &r, sizeof r);
+}
+
+GPUINST_PRIVATE int gpuinstProfCollect(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    return profCollect(tb, out, count);
+}
+
+GPUINST_PRIVATE void gpuinstProfAppend(gpuinstBuf *b, const void *row, size_t size)
+{
+    profAppend(b, row, size);
+}
+
+GPUINST_PRIVATE int gpuinstProfRegionSeen(uint32_t id)
+{
+    int seen;
+    pthread_mutex_lock(&profLock);
+    seen = id < profCfg.nocc && profCfg.occ[id] > 0;
+    pthread_mutex_unlock(&profLock);
+    return seen;
+}
+
+GPUINST_PRIVATE void gpuinstProfSelectCount(int rule, int selected)
+{
+    if (rule < 0 || rule >= GPUINST_SELECT_MAX_RULES) return;
+    pthread_mutex_lock(&profLock);
+    profCfg.decided[rule]++;
+    profCfg.selected[rule] += (uint64_t)(selected != 0);
+    pthread_mutex_unlock(&profLock);
+}
 
 #define COMPILED_OUT_WHY                                                                              \
     "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0), so regions run once, unprofiled; " \
@@ -29208,7 +29436,7 @@ static int profileBegin(gpuinst_profile *p, const char *region, const char *metr
         a->cstatus = -1;
         gpuinstProfGroupOpen(&a->grp, comm_f, region, p->occurrence);
         pthread_mutex_lock(&profLock);
-        if (active != NULL && a->grp.kind == GPUINST_PGROUP_COMM) {
+        if ((active != NULL || gpuinstKreplayActive()) && a->grp.kind == GPUINST_PGROUP_COMM) {
             /* the others wait for this rank: it joins the agreement, which
              * then has the group run the body once */
             pthread_mutex_unlock(&profLock);
@@ -29217,11 +29445,12 @@ static int profileBegin(gpuinst_profile *p, const char *region, const char *metr
             p->profiled = 1;
             return p->status;
         }
-        if (active != NULL) {
+        if (active != NULL || gpuinstKreplayActive()) {
             pthread_mutex_unlock(&profLock);
             recordNotProfiled(region, p->occurrence, gpuinstClockNs(), PROF_CONCURRENT, 0,
-                              "another profiled region was running in this process (nested or on another "
-                              "thread); this occurrence ran once, unprofiled");
+                              active != NULL ? "another profiled region was running in this process (nested or on "
+                                               "another thread); this occurrence ran once, unprofiled"
+                                             : GPUINST_KREPLAY_BUSY_WHY);
             gpuinstProfGroupClose(&a->grp);
             free(a->spec);
             free(a);
@@ -29296,6 +29525,1172 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
     return GPUINST_SUCCESS;
 }
 /************** End of src/range_profiler.c **************/
+/************** Begin file src/kernel_replay.c **************/
+/*
+ * kernel_replay.c -- hardware metrics per kernel inside ranges that
+ * GPUINST_PROFILE selects (issue 16, "NVTX ranges, no code change"): gpuinst
+ * API ranges and NVTX push/pop ranges of any library and domain (the NVTX
+ * collector makes them gpuinst ranges) that are not gpuinst_profile regions.
+ * Inside a selected occurrence every kernel of the range's CUDA context is
+ * profiled by CUPTI's range profiler in auto-range mode with kernel replay
+ * (cupti_range_profiler.h: CUPTI_AutoRange, CUPTI_KernelReplay): CUPTI
+ * replays each kernel as many passes as the metric list needs, saving and
+ * restoring the memory it touches, so the application needs no change.
+ * That is also zero-code mode's route to hardware metrics.  docs/PROFILING.md
+ * ("Kernel replay inside selected ranges") explains it for users.
+ *
+ * Selection: the same GPUINST_PROFILE rules as gpuinst_profile regions
+ * (src/profile_select.c), read only when GPUINST_PROFILE is set; occurrences
+ * are counted per range name per process, over every domain.  A name that
+ * is a gpuinst_profile region is left to the range profiler (user replay).
+ *
+ * The hook: the push's slow path (gpuinstRangePushFlags, src/gpuinstInt.h),
+ * shared with capture windows: with GPUINST_PROFILE unset it costs what it
+ * cost before (one load and a branch per push).  Set, each push looks its
+ * name up in a per-thread cache of "does a rule's glob match"; only a match
+ * (or a push inside an open session) goes further.
+ *
+ * One selected occurrence (a Kr; one per process at a time, krActive):
+ *   push: kernel/memcpy/memset tracing paused (src/activity.c says why) ->
+ *     libraries and device checks (src/range_profiler.c's) -> the GPU's
+ *     lease, taken WITHOUT waiting (a range may hold MPI calls: a rank that
+ *     waited there for another rank holding the counters, while that rank
+ *     waits for its messages, would deadlock; where another process holds
+ *     it, this occurrence is not collected and its row names the holder) ->
+ *     host object (cached per chip and metric list) -> enable -> the launch
+ *     callback ("kernel names" below) -> counter data image
+ *     (GPUINST_PROFILE_MAX_KERNELS ranges) -> set config (auto range, kernel
+ *     replay, one level) -> start.
+ *   a nested push or pop on the range's thread: a segment ends (stop ->
+ *     decode -> each CUPTI range = one kernel instance evaluated, named from
+ *     the launch list and recorded under the range path that was open ->
+ *     image initialised again, set config -> start), so each kernel is
+ *     attributed to the innermost range path open on that thread at its
+ *     launch.
+ *   pop: the last segment, the per-path sums, the /profiler/regions row
+ *     (replay = 1), disable, the launch callback off, tracing resumed, the
+ *     lease released.
+ *   finalize inside the range (gpuinstKreplayFlush): the same, status
+ *     "incomplete" with the reason; the values of the kernels that ran are
+ *     kept.
+ * A segment holding more kernels than the image (GPUINST_PROFILE_MAX_KERNELS,
+ * default 1024) loses the rest (CUPTI drops them): counted in
+ * ranges_dropped and in the path's sum row, said once on stderr.
+ * Kernels of other threads in the same context are profiled too (CUPTI's
+ * session is the context's) and counted under the path open on the range's
+ * thread; kernels of other contexts are not profiled.
+ */
+/* #include "gpuinstInt.h" -- already inlined */
+/* #include "profilerInt.h" -- already inlined */
+/* #include "activityInt.h" -- already inlined */
+/* #include "countersInt.h" -- already inlined */
+
+#if defined(__GNUC__)
+#define KR_NOINLINE __attribute__((noinline))
+#else
+#define KR_NOINLINE
+#endif
+
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) int gpuinstRangeWatch;
+#endif
+
+/* ---- records ----------------------------------------------------------------- */
+
+typedef struct KrKernelRec { /* /profiler/kernels, 48 bytes */
+    double value;
+    uint64_t start_ns;        /* start of the occurrence: joins /profiler/regions */
+    uint32_t rank;
+    uint32_t range;           /* /strings id of the selected range */
+    uint32_t path;            /* /strings id: "range/nested/..." open at the kernel's launch */
+    uint32_t kernel;          /* /strings id: the kernel's function name (mangled), else CUPTI's range index */
+    uint32_t metric;          /* /strings id */
+    uint32_t occurrence;
+    uint32_t kernel_index;    /* 0-based, in launch order within the occurrence */
+    uint32_t demangled;       /* /strings id: demangled name (= kernel when not mangled) */
+} KrKernelRec;
+
+typedef struct KrSumRec { /* /profiler/kernel_sums, 48 bytes */
+    double value;
+    uint64_t start_ns;
+    uint32_t rank;
+    uint32_t range;
+    uint32_t path;
+    uint32_t metric;
+    uint32_t occurrence;
+    uint32_t kernels;         /* kernel instances summed */
+    uint32_t dropped;         /* kernels of this path CUPTI dropped (not in the sum) */
+    uint32_t pad_;
+} KrSumRec;
+
+static const gpuinstField krKernelFields[] = {
+    GPUINST_FIELD(KrKernelRec, value, GPUINST_FT_F64, 0, "", "metric value of one kernel instance (unit in /profiler/metrics)"),
+    GPUINST_FIELD(KrKernelRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start of the range occurrence (as /profiler/regions)"),
+    GPUINST_FIELD(KrKernelRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(KrKernelRec, range, GPUINST_FT_U32, 0, "", "the selected range's name: id in /strings (same rank)"),
+    GPUINST_FIELD(KrKernelRec, path, GPUINST_FT_U32, 0, "", "range path \"range/nested/...\" open on the range's thread at the launch: id in /strings"),
+    GPUINST_FIELD(KrKernelRec, kernel, GPUINST_FT_U32, 0, "", "kernel function name as launched (mangled), or CUPTI's range index where the name is unknown: id in /strings"),
+    GPUINST_FIELD(KrKernelRec, metric, GPUINST_FT_U32, 0, "", "metric name: id in /strings"),
+    GPUINST_FIELD(KrKernelRec, occurrence, GPUINST_FT_U32, 0, "", "occurrence of the range name (1-based, per process)"),
+    GPUINST_FIELD(KrKernelRec, kernel_index, GPUINST_FT_U32, 0, "", "kernel instance within the occurrence, launch order (0-based)"),
+    GPUINST_FIELD(KrKernelRec, demangled, GPUINST_FT_U32, 0, "", "demangled kernel name: id in /strings (= kernel when not mangled)"),
+};
+static const gpuinstField krSumFields[] = {
+    GPUINST_FIELD(KrSumRec, value, GPUINST_FT_F64, 0, "", "sum of the metric over the path's kernel instances"),
+    GPUINST_FIELD(KrSumRec, start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "start of the range occurrence (as /profiler/regions)"),
+    GPUINST_FIELD(KrSumRec, rank, GPUINST_FT_U32, GPUINST_FIELD_RANK, "", "rank"),
+    GPUINST_FIELD(KrSumRec, range, GPUINST_FT_U32, 0, "", "the selected range's name: id in /strings"),
+    GPUINST_FIELD(KrSumRec, path, GPUINST_FT_U32, 0, "", "range path: id in /strings"),
+    GPUINST_FIELD(KrSumRec, metric, GPUINST_FT_U32, 0, "", "metric name: id in /strings"),
+    GPUINST_FIELD(KrSumRec, occurrence, GPUINST_FT_U32, 0, "", "occurrence of the range name (1-based)"),
+    GPUINST_FIELD(KrSumRec, kernels, GPUINST_FT_U32, 0, "count", "kernel instances summed"),
+    GPUINST_FIELD(KrSumRec, dropped, GPUINST_FT_U32, 0, "count", "kernel instances of the path CUPTI dropped (counter data image full): not in the sum"),
+};
+
+static pthread_mutex_t krLock = PTHREAD_MUTEX_INITIALIZER;
+static gpuinstBuf krKernelBuf, krSumBuf;
+static int krTablesReady; /* the buffers are initialised */
+
+static const gpuinstTable krKernelTable = {
+    "/profiler/kernels", "kernel replay: hardware metric values per rank, range occurrence, kernel instance and metric",
+    sizeof(KrKernelRec), GPUINST_NFIELDS(krKernelFields), krKernelFields, gpuinstProfCollect, &krKernelBuf, NULL};
+static const gpuinstTable krSumTable = {
+    "/profiler/kernel_sums", "kernel replay: per range occurrence, range path and metric, the sum over its kernels",
+    sizeof(KrSumRec), GPUINST_NFIELDS(krSumFields), krSumFields, gpuinstProfCollect, &krSumBuf, NULL};
+
+static uint32_t krIntern(const char *s)
+{
+    size_t n;
+    if (s == NULL || s[0] == '\0') return 0;
+    n = strlen(s);
+    return gpuinstStringIntern(s, n > GPUINST_NAME_MAX ? GPUINST_NAME_MAX : n);
+}
+
+/* ---- selection ------------------------------------------------------------------ */
+
+static struct {
+    int armed;               /* GPUINST_PROFILE set and parsed: the hook is on */
+    gpuinstSelect sel;
+    uint32_t max_kernels;    /* GPUINST_PROFILE_MAX_KERNELS (default 1024) */
+    uint32_t *occ;           /* occurrences per range name id */
+    uint32_t nocc;
+} krCfg;
+
+/* Per-thread cache: the first rule whose glob matches name id `name` (-1:
+ * none).  Direct mapped; a miss globs (the rules do not change once armed). */
+#define KR_CACHE 64
+typedef struct KrSlot {
+    uint32_t name;           /* 0: empty */
+    int32_t rule;
+} KrSlot;
+static GPUINST_TLS KrSlot *krCache;
+
+static KR_NOINLINE int krRuleMiss(uint32_t name)
+{
+    KrSlot *s;
+    const char *str;
+    if (krCache == NULL && (krCache = (KrSlot *)calloc(KR_CACHE, sizeof *krCache)) == NULL) return -1;
+    s = &krCache[name % KR_CACHE];
+    str = gpuinstStringGet(name, NULL);
+    s->name = name;
+    s->rule = str != NULL ? gpuinstSelectFirst(&krCfg.sel, str) : -1;
+    return s->rule;
+}
+
+static inline int krRule(uint32_t name)
+{
+    const KrSlot *s = krCache != NULL ? &krCache[name % KR_CACHE] : NULL;
+    return GPUINST_LIKELY(s != NULL && s->name == name) ? s->rule : krRuleMiss(name);
+}
+
+/* The occurrence number of range `name` and whether GPUINST_PROFILE's rule
+ * `rule` (the first that matches it) selects it (counted for the finalize
+ * report). */
+static uint64_t krOccurrence(uint32_t name, int rule, int *selected)
+{
+    uint64_t occ = 0;
+    pthread_mutex_lock(&krLock);
+    if (name >= krCfg.nocc) {
+        uint32_t n = krCfg.nocc ? krCfg.nocc : 64, *no;
+        while (n <= name) n *= 2;
+        no = (uint32_t *)realloc(krCfg.occ, n * sizeof *no);
+        if (no != NULL) {
+            memset(no + krCfg.nocc, 0, (n - krCfg.nocc) * sizeof *no);
+            krCfg.occ = no;
+            krCfg.nocc = n;
+        }
+    }
+    if (name < krCfg.nocc) occ = ++krCfg.occ[name];
+    pthread_mutex_unlock(&krLock);
+    *selected = occ > 0 && gpuinstSelectRuleHas(&krCfg.sel.rules[rule], occ);
+    gpuinstProfSelectCount(rule, *selected);
+    return occ;
+}
+
+/* Once per cause: a /unavailable row "kernel_replay" and one line on stderr. */
+static void krSayOnce(const char *cause, const char *why)
+{
+    static const char *said[16];
+    static uint32_t nsaid;
+    uint32_t i;
+    int say = 1;
+    pthread_mutex_lock(&krLock);
+    for (i = 0; i < nsaid; i++)
+        if (said[i] == cause) say = 0;
+    if (say && nsaid < 16) said[nsaid++] = cause;
+    pthread_mutex_unlock(&krLock);
+    if (say) gpuinstUnavailableAdd("kernel_replay", why);
+}
+
+/* ---- one selected occurrence ---------------------------------------------------------- */
+
+#define KR_MAX_DEPTH 64
+
+typedef struct KrPath {       /* a range path's running sums */
+    uint32_t path;
+    uint32_t kernels, dropped;
+    double *sum;              /* one per metric */
+} KrPath;
+
+typedef struct Kr {
+    char range[256];
+    uint32_t name;
+    uint64_t occ;
+    pthread_t owner;
+    gpuinstProfRow row;
+    char why[600];
+    char chip[32], uuid[48], metrics[1024];
+    uint32_t stack[KR_MAX_DEPTH]; /* nested name ids under the range */
+    uint32_t depth, deeper;   /* nested ranges open (deeper: past KR_MAX_DEPTH) */
+    uint32_t path;            /* /strings id of the path open now */
+    uint32_t kernels;         /* kernel instances recorded so far */
+    KrPath *paths;
+    uint32_t npaths;
+    int failed;               /* a segment failed: no more collection (status, why) */
+    char note[400];           /* why kernel names are CUPTI's indices (the row's reason) */
+#if GPUINST_WITH_CUPTI
+    void *sub;                /* CUpti_SubscriberHandle: the launch callback (NULL: none) */
+    void *ctx;
+    int dev;
+    gpuinstLease lease;
+    int paused;
+    void *rp;                 /* CUpti_RangeProfiler_Object * */
+    uint8_t *cd;
+    size_t cdsize;
+    gpuinstPhost *ph;         /* krHost's, kept for the process */
+#endif
+} Kr;
+
+static Kr *krActive;          /* the open session (krLock for writes; relaxed reads) */
+/* gpuinst_profile region ranges open on this thread, and the ranges inside
+ * them: not kernel-replay candidates (their pops come back here) */
+static GPUINST_TLS uint32_t krRegionDepth;
+
+GPUINST_PRIVATE int gpuinstKreplayActive(void)
+{
+    return GPUINST_LOAD_ACQ(&krActive) != NULL;
+}
+
+/* The path open now: "range/nested/...". */
+static void krPathNow(Kr *k)
+{
+    char buf[1024];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "%s", k->range);
+    uint32_t i;
+    for (i = 0; i < k->depth && n < sizeof buf; i++) {
+        const char *s = gpuinstStringGet(k->stack[i], NULL);
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "/%s", s != NULL ? s : "?");
+    }
+    k->path = krIntern(buf);
+}
+
+static GPUINST_UNUSED KrPath *krPathSums(Kr *k, uint32_t path, uint32_t nm)
+{
+    uint32_t i;
+    KrPath *np;
+    for (i = 0; i < k->npaths; i++)
+        if (k->paths[i].path == path) return &k->paths[i];
+    np = (KrPath *)realloc(k->paths, (k->npaths + 1) * sizeof *np);
+    if (np == NULL) return NULL;
+    k->paths = np;
+    np = &k->paths[k->npaths];
+    memset(np, 0, sizeof *np);
+    np->path = path;
+    np->sum = (double *)calloc(nm ? nm : 1, sizeof *np->sum);
+    if (np->sum == NULL) return NULL;
+    k->npaths++;
+    return np;
+}
+
+static void krRowDone(Kr *k, int status)
+{
+    k->row.end_ns = gpuinstClockNs();
+    k->row.status = status;
+    k->row.region = k->range;
+    k->row.occurrence = k->occ;
+    k->row.reason = status != GPUINST_PROF_OK || k->row.ranges_dropped > 0 ? k->why : NULL;
+    if (k->note[0] != '\0') {
+        size_t l = strlen(k->why);
+        if (k->row.reason == NULL) snprintf(k->why, sizeof k->why, "%s", k->note);
+        else snprintf(k->why + l, sizeof k->why - l, "; %s", k->note);
+        k->row.reason = k->why;
+    }
+    k->row.metrics = k->metrics[0] ? k->metrics : NULL;
+    k->row.chip = k->chip[0] ? k->chip : NULL;
+    k->row.uuid = k->uuid[0] ? k->uuid : NULL;
+    gpuinstProfRegionRow(&k->row);
+}
+
+static GPUINST_UNUSED void krSums(Kr *k, uint32_t nm, const uint32_t *mid)
+{
+    uint32_t i, m;
+    for (i = 0; i < k->npaths; i++)
+        for (m = 0; m < nm; m++) {
+            KrSumRec r;
+            memset(&r, 0, sizeof r);
+            r.value = k->paths[i].sum[m];
+            r.start_ns = k->row.start_ns;
+            r.range = krIntern(k->range);
+            r.path = k->paths[i].path;
+            r.metric = mid[m];
+            r.occurrence = (uint32_t)k->occ;
+            r.kernels = k->paths[i].kernels;
+            r.dropped = k->paths[i].dropped;
+            gpuinstProfAppend(&krSumBuf, &r, sizeof r);
+        }
+}
+
+static void krFree(Kr *k)
+{
+    uint32_t i;
+    for (i = 0; k != NULL && i < k->npaths; i++) free(k->paths[i].sum);
+    if (k != NULL) free(k->paths);
+#if GPUINST_WITH_CUPTI
+    if (k != NULL) free(k->cd);
+#endif
+    free(k);
+}
+
+/* ---- kernel names ---------------------------------------------------------------
+ * CUPTI names a segment's auto ranges by their index only ("0", "1", ...),
+ * in launch order on the context.  While a session is open, the launch
+ * callbacks of CUPTI's callback API (krLaunchCb) append the function name
+ * of each launch on the session's context, in the order the launches enter
+ * the launch call; a segment's decode takes the list, and range i gets name
+ * i only when
+ *   - the list holds as many launches as CUPTI counted (ranges + dropped),
+ *   - every launch came from the range's thread (launches of two threads may
+ *     reach the GPU in another order than they entered the call), and
+ *   - no launch was one whose kernels gpuinst cannot name one by one (a CUDA
+ *     graph);
+ * otherwise the segment keeps CUPTI's index names and the row's reason says
+ * why (never a wrong name). */
+static struct {
+    pthread_mutex_t lock;
+    int on;
+    void *ctx;
+    pthread_t owner;
+    uint32_t *id;            /* /strings ids in launch order, this segment */
+    uint32_t n, cap;
+    uint32_t foreign;        /* launches of other threads */
+    uint32_t opaque;         /* launches not named kernel by kernel */
+    int nomem;               /* the list could not grow */
+} krNm = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0, NULL, 0, 0, 0, 0, 0};
+
+static void krNamesReset(void)
+{
+    krNm.n = krNm.foreign = krNm.opaque = 0;
+    krNm.nomem = 0;
+}
+
+GPUINST_PRIVATE void gpuinstKreplayNamesOpen(void *ctx)
+{
+    pthread_mutex_lock(&krNm.lock);
+    krNm.ctx = ctx;
+    krNm.owner = pthread_self();
+    krNamesReset();
+    krNm.on = 1;
+    pthread_mutex_unlock(&krNm.lock);
+}
+
+GPUINST_PRIVATE void gpuinstKreplayNamesClose(void)
+{
+    pthread_mutex_lock(&krNm.lock);
+    krNm.on = 0;
+    krNm.ctx = NULL;
+    krNamesReset();
+    free(krNm.id);
+    krNm.id = NULL;
+    krNm.cap = 0;
+    pthread_mutex_unlock(&krNm.lock);
+}
+
+GPUINST_PRIVATE void gpuinstKreplayNamesLaunch(void *ctx, const char *name)
+{
+    uint32_t id = name != NULL ? krIntern(name) : 0; /* outside the lock */
+    pthread_mutex_lock(&krNm.lock);
+    if (krNm.on && ctx == krNm.ctx) {
+        if (!pthread_equal(krNm.owner, pthread_self())) krNm.foreign++;
+        if (name == NULL) krNm.opaque++;
+        if (krNm.n == krNm.cap) {
+            uint32_t nc = krNm.cap ? krNm.cap * 2 : 256, *ni = (uint32_t *)realloc(krNm.id, nc * sizeof *ni);
+            if (ni != NULL) {
+                krNm.id = ni;
+                krNm.cap = nc;
+            }
+        }
+        if (krNm.n < krNm.cap) krNm.id[krNm.n++] = id;
+        else krNm.nomem = 1;
+    }
+    pthread_mutex_unlock(&krNm.lock);
+}
+
+GPUINST_PRIVATE int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, char *why, size_t cap)
+{
+    int rc = -1;
+    *ids = NULL;
+    pthread_mutex_lock(&krNm.lock);
+    if (!krNm.on)
+        snprintf(why, cap, "kernel names unknown: no CUPTI launch callback during the session");
+    else if (krNm.nomem)
+        snprintf(why, cap, "kernel names unknown: out of memory for the launch list");
+    else if (krNm.opaque > 0)
+        snprintf(why, cap, "kernel names unknown in a segment with %u CUDA graph or multi-device launch(es) (their kernels are "
+                 "not named one by one at the launch)", krNm.opaque);
+    else if (krNm.foreign > 0)
+        snprintf(why, cap, "kernel names unknown in a segment where %u kernel(s) were launched by other threads "
+                 "in the range's context (the order across threads is not known)", krNm.foreign);
+    else if ((uint64_t)krNm.n != total)
+        snprintf(why, cap, "kernel names unknown: %u launch(es) seen against %llu kernel(s) CUPTI profiled",
+                 krNm.n, (unsigned long long)total);
+    else if ((*ids = (uint32_t *)malloc((total ? total : 1) * sizeof **ids)) == NULL)
+        snprintf(why, cap, "kernel names unknown: out of memory");
+    else {
+        if (total > 0) memcpy(*ids, krNm.id, total * sizeof **ids);
+        rc = 0;
+    }
+    krNamesReset();
+    pthread_mutex_unlock(&krNm.lock);
+    return rc;
+}
+
+#if GPUINST_WITH_CUPTI
+
+#include <cuda.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+
+/* Host objects of kernel replay, per chip and metric list, for the process. */
+#define KR_HOSTS 4
+static struct {
+    char chip[32];
+    char spec[4100];
+    gpuinstPhost *ph;
+} krHost[KR_HOSTS];
+
+static const char *krSpec(void)
+{
+    return gpuinstG.cfg.metrics[0] != '\0' ? gpuinstG.cfg.metrics : gpuinstMetricsDefault();
+}
+
+static int krFail(Kr *k, int status, const char *what, CUptiResult r)
+{
+    k->row.cupti_result = (int)r;
+    snprintf(k->why, sizeof k->why, "%s failed: %s (CUPTI %d)", what, gpuinstCuptiResultString((int)r), (int)r);
+    return status;
+}
+
+/* The host object for k's chip and the metric list (counter availability
+ * read before the session is enabled).  0 or a status. */
+static int krHostGet(Kr *k)
+{
+    const char *spec = krSpec();
+    CUpti_Profiler_GetCounterAvailability_Params cp;
+    uint8_t *avail;
+    gpuinstPhost *ph = NULL;
+    CUptiResult r;
+    int i, rc;
+    for (i = 0; i < KR_HOSTS; i++)
+        if (krHost[i].ph != NULL && strcmp(krHost[i].chip, k->chip) == 0 && strcmp(krHost[i].spec, spec) == 0) {
+            k->ph = krHost[i].ph;
+            return 0;
+        }
+    memset(&cp, 0, sizeof cp);
+    cp.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+    cp.ctx = (CUcontext)k->ctx;
+    r = gpuinstCu.cuptiProfilerGetCounterAvailability(&cp);
+    if (r != CUPTI_SUCCESS)
+        return krFail(k, r == CUPTI_ERROR_HARDWARE_BUSY ? GPUINST_PROF_BUSY : GPUINST_PROF_CUPTI,
+                      "cuptiProfilerGetCounterAvailability", r);
+    avail = (uint8_t *)calloc(1, cp.counterAvailabilityImageSize ? cp.counterAvailabilityImageSize : 1);
+    if (avail == NULL) return krFail(k, GPUINST_PROF_CUPTI, "allocating the counter availability image", CUPTI_ERROR_OUT_OF_MEMORY);
+    cp.pCounterAvailabilityImage = avail;
+    r = gpuinstCu.cuptiProfilerGetCounterAvailability(&cp);
+    if (r != CUPTI_SUCCESS) {
+        free(avail);
+        return krFail(k, r == CUPTI_ERROR_HARDWARE_BUSY ? GPUINST_PROF_BUSY : GPUINST_PROF_CUPTI,
+                      "cuptiProfilerGetCounterAvailability", r);
+    }
+    gpuinstProfPreloadWait(NULL);
+    rc = gpuinstPhostCreate(k->chip, avail, spec, &ph, k->why, sizeof k->why);
+    free(avail);
+    if (rc != GPUINST_SUCCESS)
+        return rc == GPUINST_ERROR_INVALID_ARGUMENT || rc == GPUINST_ERROR_LIMIT ? GPUINST_PROF_METRICS
+                                                                                 : GPUINST_PROF_CUPTI;
+    pthread_mutex_lock(&krLock);
+    for (i = 0; i < KR_HOSTS && krHost[i].ph != NULL; i++) {}
+    if (i == KR_HOSTS) {
+        i = 0;
+        gpuinstPhostFree(krHost[0].ph);
+    }
+    snprintf(krHost[i].chip, sizeof krHost[i].chip, "%s", k->chip);
+    snprintf(krHost[i].spec, sizeof krHost[i].spec, "%s", spec);
+    krHost[i].ph = ph;
+    pthread_mutex_unlock(&krLock);
+    k->ph = ph;
+    return 0;
+}
+
+/* The counter data image (zeroed, initialised) and the configuration: auto
+ * range, kernel replay, one level.  CUPTI_SUCCESS or the failing call. */
+static CUptiResult krConfigure(Kr *k, const char **what)
+{
+    const gpuinstMetricList *ml = gpuinstPhostMetrics(k->ph);
+    CUpti_RangeProfiler_GetCounterDataSize_Params zp;
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip;
+    CUpti_RangeProfiler_SetConfig_Params sp;
+    size_t cfgsize = 0;
+    CUptiResult r;
+    if (k->cd == NULL) {
+        memset(&zp, 0, sizeof zp);
+        zp.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+        zp.pRangeProfilerObject = (CUpti_RangeProfiler_Object *)k->rp;
+        zp.pMetricNames = (const char **)ml->names;
+        zp.numMetrics = ml->n;
+        zp.maxNumOfRanges = krCfg.max_kernels;
+        zp.maxNumRangeTreeNodes = krCfg.max_kernels;
+        *what = "cuptiRangeProfilerGetCounterDataSize";
+        if ((r = gpuinstCu.cuptiRangeProfilerGetCounterDataSize(&zp)) != CUPTI_SUCCESS) return r;
+        k->cdsize = zp.counterDataSize;
+        k->cd = (uint8_t *)calloc(1, k->cdsize ? k->cdsize : 1);
+        *what = "allocating the counter data image";
+        if (k->cd == NULL) return CUPTI_ERROR_OUT_OF_MEMORY;
+    } else {
+        memset(k->cd, 0, k->cdsize);
+    }
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+    ip.pRangeProfilerObject = (CUpti_RangeProfiler_Object *)k->rp;
+    ip.counterDataSize = k->cdsize;
+    ip.pCounterData = k->cd;
+    *what = "cuptiRangeProfilerCounterDataImageInitialize";
+    if ((r = gpuinstCu.cuptiRangeProfilerCounterDataImageInitialize(&ip)) != CUPTI_SUCCESS) return r;
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+    sp.pRangeProfilerObject = (CUpti_RangeProfiler_Object *)k->rp;
+    sp.pConfig = gpuinstPhostConfig(k->ph, &cfgsize);
+    sp.configSize = cfgsize;
+    sp.counterDataImageSize = k->cdsize;
+    sp.pCounterDataImage = k->cd;
+    sp.range = CUPTI_AutoRange;
+    sp.replayMode = CUPTI_KernelReplay;
+    sp.maxRangesPerPass = krCfg.max_kernels;
+    sp.numNestingLevels = 1;
+    sp.minNestingLevel = 1;
+    *what = "cuptiRangeProfilerSetConfig";
+    return gpuinstCu.cuptiRangeProfilerSetConfig(&sp);
+}
+
+static CUptiResult krStart(Kr *k)
+{
+    CUpti_RangeProfiler_Start_Params sp;
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+    sp.pRangeProfilerObject = (CUpti_RangeProfiler_Object *)k->rp;
+    return gpuinstCu.cuptiRangeProfilerStart(&sp);
+}
+
+static int krDropWarned, krFailWarned, krNameWarned;
+
+/* The launch callback (CUPTI callback API, API enter).  Runtime launches are
+ * taken at the outermost runtime launch call; the runtime and driver launch
+ * calls made inside one on the same thread are not counted again (krRt),
+ * whether or not CUPTI reports them. */
+static uint32_t krGen;        /* sessions opened (krLock) */
+static GPUINST_TLS struct {
+    uint32_t gen, depth;      /* runtime launch calls open on this thread in session gen */
+} krRt;
+
+static int krOpaque(CUpti_CallbackDomain dom, CUpti_CallbackId cbid)
+{
+    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API)
+        return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 ||
+               cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000 ||
+               cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000;
+    return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice;
+}
+
+static void CUPTIAPI krLaunchCb(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *data)
+{
+    const CUpti_CallbackData *cb = (const CUpti_CallbackData *)data;
+    uint32_t gen = GPUINST_LOAD_RLX(&krGen);
+    (void)ud;
+    if (cb == NULL || (dom != CUPTI_CB_DOMAIN_RUNTIME_API && dom != CUPTI_CB_DOMAIN_DRIVER_API)) return;
+    if (krRt.gen != gen) {
+        krRt.gen = gen;
+        krRt.depth = 0;
+    }
+    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        if (cb->callbackSite == CUPTI_API_EXIT) {
+            if (cb->correlationData != NULL && *cb->correlationData == 1 && krRt.depth > 0) krRt.depth--;
+            return;
+        }
+        if (cb->correlationData != NULL) {
+            *cb->correlationData = 1;
+            if (krRt.depth++ > 0) return; /* a launch inside a runtime launch */
+        }
+    } else if (cb->callbackSite != CUPTI_API_ENTER || krRt.depth > 0) {
+        return;
+    }
+    gpuinstKreplayNamesLaunch((void *)cb->context,
+                              krOpaque(dom, cbid) ? NULL : cb->symbolName != NULL ? cb->symbolName : "");
+}
+
+/* The launch API calls krLaunchCb follows. */
+static const struct {
+    CUpti_CallbackDomain dom;
+    CUpti_CallbackId cbid;
+} krLaunchIds[] = {
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunch},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000},
+#if CUPTI_API_VERSION >= 130000
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000},
+#endif
+};
+
+/* The launch callback on (cuptiSubscribe, cuptiEnableCallback per launch
+ * API); where CUPTI refuses (one subscriber per process: a tool holds it),
+ * the names stay CUPTI's indices, said once and in the row's reason. */
+static void krNamesStart(Kr *k)
+{
+    CUpti_SubscriberHandle sub = NULL;
+    CUptiResult r = CUPTI_ERROR_NOT_SUPPORTED;
+    const char *what = "cuptiEnableCallback (not in this libcupti)";
+    size_t i;
+    pthread_mutex_lock(&krLock);
+    GPUINST_STORE_RLX(&krGen, krGen + 1);
+    pthread_mutex_unlock(&krLock);
+    if (gpuinstCu.cuptiSubscribe != NULL && gpuinstCu.cuptiEnableCallback != NULL) {
+        what = "cuptiSubscribe";
+        r = gpuinstCu.cuptiSubscribe(&sub, (CUpti_CallbackFunc)krLaunchCb, NULL);
+        for (i = 0; r == CUPTI_SUCCESS && i < sizeof krLaunchIds / sizeof krLaunchIds[0]; i++) {
+            what = "cuptiEnableCallback";
+            r = gpuinstCu.cuptiEnableCallback(1, sub, krLaunchIds[i].dom, krLaunchIds[i].cbid);
+        }
+        if (r != CUPTI_SUCCESS && sub != NULL) gpuinstCu.cuptiUnsubscribe(sub);
+    }
+    if (r != CUPTI_SUCCESS) {
+        snprintf(k->note, sizeof k->note, "kernel names are CUPTI's range indices: %s failed: %s (CUPTI %d; "
+                 "CUPTI allows one callback subscriber per process, another tool may hold it)", what,
+                 gpuinstCuptiResultString((int)r), (int)r);
+        gpuinstWarnOnce(&krNameWarned, "%s", k->note);
+        return;
+    }
+    k->sub = sub;
+    gpuinstKreplayNamesOpen(k->ctx);
+}
+
+/* Ends a segment: stop, decode, each range (one kernel instance) evaluated
+ * and recorded under the path open now; with `again`, the image initialised
+ * again and the profiler started for the next segment.  0 or a status. */
+static int krSegment(Kr *k, int again)
+{
+    const gpuinstMetricList *ml = gpuinstPhostMetrics(k->ph);
+    CUpti_RangeProfiler_Stop_Params tp;
+    CUpti_RangeProfiler_DecodeData_Params dp;
+    CUpti_RangeProfiler_GetCounterDataInfo_Params ip;
+    uint32_t *mid = NULL, m, *ids = NULL, lastKid = 0, lastDem = 0;
+    double *vals = NULL;
+    char note[300];
+    KrPath *ps;
+    const char *what = "";
+    size_t i, nr;
+    CUptiResult r;
+    uint64_t t0 = gpuinstClockNs();
+    int rc = 0;
+    gpuinstCu.cuCtxSynchronize(); /* the segment's kernels are done (kernel replay serialises them anyway) */
+    memset(&tp, 0, sizeof tp);
+    tp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+    tp.pRangeProfilerObject = (CUpti_RangeProfiler_Object *)k->rp;
+    if ((r = gpuinstCu.cuptiRangeProfilerStop(&tp)) != CUPTI_SUCCESS)
+        return krFail(k, GPUINST_PROF_INCOMPLETE, "cuptiRangeProfilerStop", r);
+    memset(&dp, 0, sizeof dp);
+    dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+    dp.pRangeProfilerObject = (CUpti_RangeProfiler_Object *)k->rp;
+    if ((r = gpuinstCu.cuptiRangeProfilerDecodeData(&dp)) != CUPTI_SUCCESS)
+        return krFail(k, GPUINST_PROF_INCOMPLETE, "cuptiRangeProfilerDecodeData", r);
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+    ip.pCounterDataImage = k->cd;
+    ip.counterDataImageSize = k->cdsize;
+    if ((r = gpuinstCu.cuptiRangeProfilerGetCounterDataInfo(&ip)) != CUPTI_SUCCESS)
+        return krFail(k, GPUINST_PROF_INCOMPLETE, "cuptiRangeProfilerGetCounterDataInfo", r);
+    nr = ip.numTotalRanges;
+    mid = (uint32_t *)calloc(ml->n ? ml->n : 1, sizeof *mid);
+    vals = (double *)calloc((nr ? nr : 1) * ml->n, sizeof *vals);
+    ps = krPathSums(k, k->path, ml->n);
+    if (mid == NULL || vals == NULL || ps == NULL) {
+        rc = krFail(k, GPUINST_PROF_INCOMPLETE, "allocating metric values", CUPTI_ERROR_OUT_OF_MEMORY);
+        goto out;
+    }
+    for (m = 0; m < ml->n; m++) mid[m] = krIntern(ml->names[m]);
+    /* every range evaluated first: a failure records none of this segment */
+    for (i = 0; i < nr; i++)
+        if (gpuinstPhostEvaluate(k->ph, k->cd, k->cdsize, i, vals + i * ml->n, k->why, sizeof k->why) !=
+            GPUINST_SUCCESS) {
+            rc = GPUINST_PROF_INCOMPLETE;
+            goto out;
+        }
+    if (k->sub != NULL && gpuinstKreplayNamesSegment(nr + dp.numOfRangeDropped, &ids, note, sizeof note) != 0 &&
+        k->note[0] == '\0') {
+        snprintf(k->note, sizeof k->note, "%s", note);
+        gpuinstWarnOnce(&krNameWarned, "range \"%s\": %s; /profiler/kernels.kernel holds CUPTI's range index "
+                        "there", k->range, note);
+    }
+    for (i = 0; i < nr; i++) {
+        char kname[512];
+        uint32_t kid = ids != NULL ? ids[i] : 0, dem = 0;
+        const char *ks;
+        if (kid == 0 && gpuinstPhostRangeName(k->cd, k->cdsize, i, kname, sizeof kname) != GPUINST_SUCCESS)
+            snprintf(kname, sizeof kname, "%zu", i);
+        if (kid == 0) {
+            kid = dem = krIntern(kname);
+        } else if (kid == lastKid) {
+            dem = lastDem;
+        } else if ((ks = gpuinstStringGet(kid, NULL)) != NULL) {
+            dem = gpuinstKernelDemangled(ks, kid);
+        } else {
+            dem = kid;
+        }
+        lastKid = kid;
+        lastDem = dem;
+        for (m = 0; m < ml->n; m++) {
+            KrKernelRec v;
+            memset(&v, 0, sizeof v);
+            v.value = vals[i * ml->n + m];
+            v.start_ns = k->row.start_ns;
+            v.range = krIntern(k->range);
+            v.path = k->path;
+            v.kernel = kid;
+            v.metric = mid[m];
+            v.occurrence = (uint32_t)k->occ;
+            v.kernel_index = k->kernels;
+            v.demangled = dem;
+            gpuinstProfAppend(&krKernelBuf, &v, sizeof v);
+            ps->sum[m] += v.value;
+        }
+        ps->kernels++;
+        k->kernels++;
+    }
+    if (dp.numOfRangeDropped > 0) {
+        ps->dropped += (uint32_t)dp.numOfRangeDropped;
+        k->row.ranges_dropped += (uint32_t)dp.numOfRangeDropped;
+        snprintf(k->why, sizeof k->why,
+                 "%u kernel(s) launched past the counter data image's %u ranges between two range boundaries were "
+                 "not profiled (counted in ranges_dropped and /profiler/kernel_sums.dropped); raise "
+                 "GPUINST_PROFILE_MAX_KERNELS", k->row.ranges_dropped, krCfg.max_kernels);
+        gpuinstWarnOnce(&krDropWarned, "range \"%s\": %s", k->range, k->why);
+    }
+    k->row.ranges = k->kernels;
+    if (again) {
+        if (nr > 0 || dp.numOfRangeDropped > 0) {
+            r = krConfigure(k, &what);
+            if (r != CUPTI_SUCCESS) {
+                rc = krFail(k, GPUINST_PROF_INCOMPLETE, what, r);
+                goto out;
+            }
+        }
+        if ((r = krStart(k)) != CUPTI_SUCCESS) rc = krFail(k, GPUINST_PROF_INCOMPLETE, "cuptiRangeProfilerStart", r);
+    }
+out:
+    k->row.decode_ns += gpuinstClockNs() - t0;
+    free(ids);
+    free(mid);
+    free(vals);
+    return rc;
+}
+
+/* Disable, tracing resumed, the lease released; idempotent. */
+static void krTeardown(Kr *k)
+{
+    uint64_t t0 = gpuinstClockNs();
+    if (k->rp != NULL) {
+        CUpti_RangeProfiler_Disable_Params dp;
+        memset(&dp, 0, sizeof dp);
+        dp.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
+        dp.pRangeProfilerObject = (CUpti_RangeProfiler_Object *)k->rp;
+        gpuinstCu.cuptiRangeProfilerDisable(&dp);
+        k->rp = NULL;
+    }
+    if (k->sub != NULL) {
+        gpuinstCu.cuptiUnsubscribe((CUpti_SubscriberHandle)k->sub);
+        k->sub = NULL;
+        gpuinstKreplayNamesClose();
+    }
+    if (k->paused) {
+        gpuinstActivityResume();
+        k->paused = 0;
+    }
+    gpuinstLeaseRelease(&k->lease);
+    k->row.teardown_ns += gpuinstClockNs() - t0;
+}
+
+/* Everything up to the first kernel.  0 or a status (k->why); *cause names
+ * the failure for krSayOnce. */
+static int krSetup(Kr *k, const char **cause)
+{
+    CUpti_RangeProfiler_Enable_Params ep;
+    CUcontext ctx = NULL;
+    CUdevice dev = -1;
+    const char *what = "";
+    CUptiResult r;
+    uint64_t t0 = gpuinstClockNs();
+    int rc, held;
+    *cause = "user_replay";
+    if (gpuinstProfUserActive()) {
+        snprintf(k->why, sizeof k->why, "a gpuinst_profile region was being profiled (user replay) in this process: "
+                 "its session owns the GPU's counters; this occurrence was not collected");
+        return GPUINST_PROF_CONCURRENT;
+    }
+    *cause = "pm_sampling";
+    if (gpuinstPmSamplingActive()) {
+        snprintf(k->why, sizeof k->why, "PM sampling runs in this process and holds the GPU's performance "
+                 "monitors; stop it (gpuinst_pm_sampling_stop) before the range, or do not start it");
+        return GPUINST_PROF_BUSY;
+    }
+    /* tracing paused before cuptiProfilerInitialize, as the range profiler's first session does */
+    *cause = "pause";
+    rc = gpuinstActivityPause(krIntern(k->range), k->occ, k->why, sizeof k->why);
+    if (rc < 0) return GPUINST_PROF_UNAVAILABLE;
+    k->paused = rc > 0;
+    *cause = "libraries";
+    if ((rc = gpuinstProfLibsLoad(k->why, sizeof k->why, &k->row.cupti_result)) != 0) return rc;
+    *cause = "context";
+    if (gpuinstCu.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL || gpuinstCu.cuCtxGetDevice(&dev) != CUDA_SUCCESS) {
+        snprintf(k->why, sizeof k->why, "no current CUDA context on the thread at the range's push (kernel replay "
+                 "profiles the context current there: select a range opened after the CUDA context is made)");
+        return GPUINST_PROF_UNAVAILABLE;
+    }
+    k->ctx = ctx;
+    k->dev = (int)dev;
+    k->row.device = (int32_t)dev;
+    *cause = "device";
+    rc = gpuinstProfDeviceCheck((int)dev, k->chip, sizeof k->chip, k->uuid, sizeof k->uuid, k->why, sizeof k->why,
+                                &k->row.cupti_result);
+    if (rc != 0) return rc;
+    k->row.load_ns = gpuinstClockNs() - t0;
+    /* never wait: the range may hold MPI calls that the holder waits for */
+    *cause = "lease";
+    held = gpuinstLeaseTake(k->uuid, "kernel_replay", 0, 0, &k->lease, &k->row.lock_wait_ns);
+    if (held == GPUINST_LEASE_BUSY) {
+        snprintf(k->why, sizeof k->why,
+                 "counters held by rank %d / pid %d (%s) on GPU %s: this occurrence was not collected (kernel replay "
+                 "never waits for the GPU's lease inside a range, which may communicate with the holder)",
+                 (int)k->lease.rank, (int)k->lease.pid, k->lease.use[0] ? k->lease.use : "?", k->uuid);
+        return GPUINST_PROF_BUSY;
+    }
+    t0 = gpuinstClockNs();
+    *cause = "host";
+    if ((rc = krHostGet(k)) != 0) return rc;
+    {
+        const gpuinstMetricList *ml = gpuinstPhostMetrics(k->ph);
+        uint32_t i;
+        for (i = 0; i < ml->n; i++) {
+            size_t l = strlen(k->metrics);
+            snprintf(k->metrics + l, sizeof k->metrics - l, "%s%s", i ? "," : "", ml->names[i]);
+        }
+    }
+    *cause = "enable";
+    memset(&ep, 0, sizeof ep);
+    ep.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
+    ep.ctx = ctx;
+    r = gpuinstCu.cuptiRangeProfilerEnable(&ep);
+    if (r == CUPTI_ERROR_HARDWARE_BUSY) {
+        krFail(k, GPUINST_PROF_BUSY, "cuptiRangeProfilerEnable", r);
+        snprintf(k->why + strlen(k->why), sizeof k->why - strlen(k->why),
+                 "; another profiler (ncu, nsys, DCGM) holds the GPU's counters: not collected, not waited for");
+        return GPUINST_PROF_BUSY;
+    }
+    if (r != CUPTI_SUCCESS)
+        return krFail(k, r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ? GPUINST_PROF_PRIVILEGES : GPUINST_PROF_CUPTI,
+                      "cuptiRangeProfilerEnable", r);
+    k->rp = ep.pRangeProfilerObject;
+    krNamesStart(k);
+    *cause = "config";
+    if ((r = krConfigure(k, &what)) != CUPTI_SUCCESS) return krFail(k, GPUINST_PROF_CUPTI, what, r);
+    k->row.setup_ns = gpuinstClockNs() - t0;
+    if ((r = krStart(k)) != CUPTI_SUCCESS) return krFail(k, GPUINST_PROF_CUPTI, "cuptiRangeProfilerStart", r);
+    return 0;
+}
+
+/* The end of the occurrence (its pop, or finalize): the last segment, the
+ * sums, the row, teardown.  `status`: GPUINST_PROF_OK, or INCOMPLETE with
+ * k->why set by the caller (finalize). */
+static void krEnd(Kr *k, int status)
+{
+    const gpuinstMetricList *ml = gpuinstPhostMetrics(k->ph);
+    uint32_t *mid = (uint32_t *)calloc(ml->n ? ml->n : 1, sizeof *mid), m, chip;
+    int rc = 0;
+    char keep[600];
+    snprintf(keep, sizeof keep, "%s", k->why);
+    if (!k->failed) rc = krSegment(k, 0);
+    {
+        uint64_t now = gpuinstClockNs(), before = k->row.start_ns + k->row.load_ns + k->row.setup_ns;
+        k->row.replay_ns = now > before ? now - before : 0; /* first start to last decode */
+    }
+    if (rc != 0) k->failed = rc;
+    if (status != GPUINST_PROF_OK && !k->failed) snprintf(k->why, sizeof k->why, "%s", keep);
+    if (mid != NULL) {
+        for (m = 0; m < ml->n; m++) mid[m] = krIntern(ml->names[m]);
+        chip = krIntern(k->chip);
+        gpuinstProfMetricRows(k->ph, chip, mid);
+        krSums(k, ml->n, mid);
+        free(mid);
+    }
+    krTeardown(k);
+    krRowDone(k, k->failed ? k->failed : status);
+    if (k->failed)
+        gpuinstWarnOnce(&krFailWarned, "range \"%s\" occurrence %llu: kernel replay stopped part way: %s", k->range,
+                        (unsigned long long)k->occ, k->why);
+}
+
+/* A nested push or pop on the range's thread: the kernels so far belong to
+ * the path open until now. */
+static void krBoundary(Kr *k)
+{
+    int rc;
+    if (k->failed) return;
+    rc = krSegment(k, 1);
+    if (rc != 0) k->failed = rc;
+}
+
+static int krBegin(Kr *k)
+{
+    const char *cause = "";
+    int rc = krSetup(k, &cause);
+    if (rc == 0) return 0;
+    if (k->rp != NULL || k->paused || k->lease.held) krTeardown(k);
+    /* the libraries' failure is said by the range profiler's loader */
+    if (strcmp(cause, "libraries") != 0) krSayOnce(cause, k->why);
+    return rc;
+}
+
+GPUINST_PRIVATE void gpuinstKreplayFlush(void)
+{
+    Kr *k;
+    CUcontext cur = NULL;
+    int pushed = 0;
+    pthread_mutex_lock(&krLock);
+    k = krActive;
+    GPUINST_STORE_REL(&krActive, (Kr *)NULL);
+    pthread_mutex_unlock(&krLock);
+    if (k != NULL) {
+        /* finalize may run on another thread: the session's context current */
+        if (gpuinstCu.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && (void *)cur != k->ctx && gpuinstCu.cuCtxPushCurrent_v2 != NULL &&
+            gpuinstCu.cuCtxPushCurrent_v2((CUcontext)k->ctx) == CUDA_SUCCESS)
+            pushed = 1;
+        snprintf(k->why, sizeof k->why, "the range was still open at finalize: the values cover the kernels that "
+                 "ran until then");
+        krEnd(k, GPUINST_PROF_INCOMPLETE);
+        if (pushed) gpuinstCu.cuCtxPopCurrent_v2(&cur);
+        krFree(k);
+    }
+    pthread_mutex_lock(&krLock);
+    {
+        int i;
+        for (i = 0; i < KR_HOSTS; i++) {
+            if (krHost[i].ph != NULL) gpuinstPhostFree(krHost[i].ph);
+            krHost[i].ph = NULL;
+        }
+    }
+    pthread_mutex_unlock(&krLock);
+}
+
+#else /* !GPUINST_WITH_CUPTI */
+
+static int krBegin(Kr *k)
+{
+    snprintf(k->why, sizeof k->why, "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0), so "
+             "selected ranges are not kernel-replayed; rebuild gpuinst.c with -I<cuda>/include");
+    krSayOnce("compiled_out", k->why);
+    return GPUINST_PROF_UNAVAILABLE;
+}
+static void krBoundary(Kr *k)
+{
+    (void)k;
+}
+static void krEnd(Kr *k, int status)
+{
+    krRowDone(k, status);
+}
+GPUINST_PRIVATE void gpuinstKreplayFlush(void)
+{
+}
+
+#endif /* GPUINST_WITH_CUPTI */
+
+/* ---- the hook ------------------------------------------------------------------------ */
+
+/* A push of `name` that matters: inside the open range or a region, or a
+ * name a rule matches (rule >= 0). */
+static KR_NOINLINE uint8_t krPushSlow(Kr *k, uint32_t name, int rule)
+{
+    Kr *n;
+    const char *str;
+    uint64_t occ;
+    int sel, mine = k != NULL && pthread_equal(k->owner, pthread_self()), rc;
+    uint8_t flag = 0;
+    if (mine) { /* nested in the open range */
+        krBoundary(k);
+        if (k->depth < KR_MAX_DEPTH) k->stack[k->depth++] = name;
+        else k->deeper++;
+        krPathNow(k);
+        flag = GPUINST_RANGE_FLAG_KREPLAY_;
+    }
+    /* a gpuinst_profile region's range and every range inside it on this
+     * thread are the region's (user replay), not candidates */
+    if (krRegionDepth > 0 || (rule >= 0 && gpuinstProfRegionSeen(name))) {
+        krRegionDepth++;
+        return GPUINST_RANGE_FLAG_KREPLAY_;
+    }
+    if (rule < 0) return flag;
+    str = gpuinstStringGet(name, NULL);
+    if (str == NULL) return flag;
+    occ = krOccurrence(name, rule, &sel);
+    if (!sel || mine) return flag; /* a selected range nested in the open one is a path in it */
+    n = (Kr *)calloc(1, sizeof *n);
+    if (n == NULL) return flag;
+    snprintf(n->range, sizeof n->range, "%s", str);
+    n->name = name;
+    n->occ = occ;
+    n->owner = pthread_self();
+    n->row.start_ns = gpuinstClockNs();
+    n->row.device = -1;
+#if GPUINST_WITH_CUPTI
+    n->lease.fd = -1;
+    n->dev = -1;
+#endif
+    pthread_mutex_lock(&krLock);
+    if (krActive != NULL) {
+        pthread_mutex_unlock(&krLock);
+        snprintf(n->why, sizeof n->why, "another kernel-replay range was open in this process (on another "
+                 "thread): one session per process; this occurrence was not collected");
+        krSayOnce("concurrent", n->why);
+        krRowDone(n, GPUINST_PROF_CONCURRENT);
+        krFree(n);
+        return flag;
+    }
+    GPUINST_STORE_REL(&krActive, n); /* claimed: a gpuinst_profile region is refused from here on */
+    pthread_mutex_unlock(&krLock);
+    rc = krBegin(n);
+    if (rc != 0) {
+        pthread_mutex_lock(&krLock);
+        GPUINST_STORE_REL(&krActive, (Kr *)NULL);
+        pthread_mutex_unlock(&krLock);
+        krRowDone(n, rc);
+        krFree(n);
+        return flag;
+    }
+    krPathNow(n);
+    return GPUINST_RANGE_FLAG_KREPLAY_;
+}
+
+/* A push of `name` (gpuinstRangeWatch bit 2): 0, or
+ * GPUINST_RANGE_FLAG_KREPLAY_ (its pop calls gpuinstKreplayPop).  No open
+ * range, no region, a name no rule matches: a cached lookup. */
+static inline uint8_t krPush(uint32_t name)
+{
+    Kr *k = GPUINST_LOAD_ACQ(&krActive);
+    int rule = krRule(name);
+    if (GPUINST_LIKELY(k == NULL && krRegionDepth == 0 && rule < 0)) return 0;
+    return krPushSlow(k, name, rule);
+}
+
+GPUINST_PRIVATE void gpuinstKreplayPop(uint32_t name, uint32_t domain)
+{
+    Kr *k = GPUINST_LOAD_ACQ(&krActive);
+    (void)name;
+    (void)domain;
+    if (krRegionDepth > 0) krRegionDepth--; /* a range of a gpuinst_profile region (also nested in k) */
+    if (k == NULL || !pthread_equal(k->owner, pthread_self())) return; /* torn down at finalize */
+    if (k->depth + k->deeper > 0) { /* a nested range ends */
+        krBoundary(k);
+        if (k->deeper > 0) k->deeper--;
+        else k->depth--;
+        krPathNow(k);
+        return;
+    }
+    pthread_mutex_lock(&krLock);
+    GPUINST_STORE_REL(&krActive, (Kr *)NULL);
+    pthread_mutex_unlock(&krLock);
+    krEnd(k, GPUINST_PROF_OK);
+    krFree(k);
+}
+
+GPUINST_PRIVATE uint8_t gpuinstRangeWatchPush(uint32_t name, uint32_t domain)
+{
+    int w = GPUINST_LOAD_RLX(&gpuinstRangeWatch);
+    uint8_t f = (w & 1) ? gpuinstCapturePushSlow(name, domain) : 0;
+    if ((w & 2) && !(f & GPUINST_RANGE_FLAG_SKIP_)) f = (uint8_t)(f | krPush(name));
+    return f;
+}
+
+/* The part's init step: GPUINST_PROFILE set -> tables, hook armed.  A
+ * syntax error is said by the range profiler (which reads the same text). */
+GPUINST_PRIVATE void gpuinstKreplayInit(void)
+{
+    const char *spec = getenv("GPUINST_PROFILE");
+    if (!gpuinstG.cfg.profile_set || spec == NULL || spec[0] == '\0' || strlen(spec) > 4096) return;
+    if (gpuinstSelectParse(spec, &krCfg.sel, NULL, 0) != GPUINST_SUCCESS) return;
+    krCfg.max_kernels = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_MAX_KERNELS", 1024, 1, 1u << 20);
+    pthread_mutex_lock(&krLock);
+    if (!krTablesReady) {
+        gpuinstBufInit(&krKernelBuf, sizeof(KrKernelRec));
+        gpuinstBufInit(&krSumBuf, sizeof(KrSumRec));
+        krTablesReady = 1;
+    }
+    pthread_mutex_unlock(&krLock);
+    gpuinstTableRegister(&krKernelTable);
+    gpuinstTableRegister(&krSumTable);
+    krCfg.armed = 1;
+    gpuinstRangeWatchSet(2, 1);
+}
+/************** End of src/kernel_replay.c **************/
 /************** Begin file src/h5_writer.c **************/
 /*
  * h5_writer.c -- the one writer: every registered table -> one HDF5
@@ -50610,6 +52005,8 @@ static const gpuinstPart parts[] = {
     /* NVTX collector (src/nvtx_inject.c): whether the API's NVTX calls come back */
     {"nvtx_collector", NULL, gpuinstNvtxCollectorInit, gpuinstNvtxCollectorFlush, NULL, NULL, NULL},
     {"profiler", NULL, gpuinstProfilerPartInit, gpuinstProfilerFlush, NULL, NULL, NULL},
+    /* kernel replay in ranges GPUINST_PROFILE selects (src/kernel_replay.c): after the profiler's tables */
+    {"kernel_replay", NULL, gpuinstKreplayInit, gpuinstKreplayFlush, NULL, NULL, NULL},
     {"counters", NULL, gpuinstCountersInit, gpuinstCountersFlush, NULL, gpuinstCountersSeal, gpuinstCountersStats},
     {"pm_sampling", NULL, NULL, gpuinstPmSamplingFlush, NULL, NULL, NULL},
 #if GPUINST_WITH_MPI

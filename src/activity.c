@@ -275,8 +275,6 @@ static struct {
     uint64_t corrCap, corrCount;
     NameSlot names[NAME_SLOTS];
     uint32_t cbidName[2][CBID_MAX];
-    char *(*demangle)(const char *, char *, size_t *, int *);
-    int demangleTried;
     int bufsInit;
 
     gpuinstActivityStats st;      /* counters (decode side under dlock; others atomics) */
@@ -389,12 +387,36 @@ static uint32_t intern(const char *s)
     return gpuinstStringIntern(s, n);
 }
 
+static char *(*demangleFn)(const char *, char *, size_t *, int *);
+static pthread_once_t demangleOnce = PTHREAD_ONCE_INIT;
+
+/* __cxa_demangle from the C++ runtime, if the process has one. */
+static void demangleFind(void)
+{
+    void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    if (sym == NULL) {
+        void *h2 = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        if (h2 != NULL) sym = dlsym(h2, "__cxa_demangle");
+    }
+    memcpy(&demangleFn, &sym, sizeof sym);
+}
+
+GPUINST_PRIVATE uint32_t gpuinstKernelDemangled(const char *mangled, uint32_t name)
+{
+    char *d = NULL;
+    int status = -1;
+    uint32_t dem;
+    pthread_once(&demangleOnce, demangleFind);
+    if (demangleFn != NULL && mangled[0] == '_' && mangled[1] == 'Z') d = demangleFn(mangled, NULL, NULL, &status);
+    dem = (d != NULL && status == 0) ? intern(d) : name;
+    free(d);
+    return dem;
+}
+
 static void kernelNames(const char *mangled, uint32_t *name, uint32_t *dem)
 {
     uint64_t h = ((uint64_t)(uintptr_t)mangled * 0x9E3779B97F4A7C15ull) >> 52;
     NameSlot *s = &act.names[h & (NAME_SLOTS - 1)];
-    char *d = NULL;
-    int status = -1;
     if (mangled == NULL) {
         *name = *dem = 0;
         return;
@@ -404,21 +426,8 @@ static void kernelNames(const char *mangled, uint32_t *name, uint32_t *dem)
         *dem = s->demangled;
         return;
     }
-    if (!act.demangleTried) {
-        /* __cxa_demangle from the C++ runtime, if the process has one. */
-        void *sym;
-        act.demangleTried = 1;
-        sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-        if (sym == NULL) {
-            void *h2 = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-            if (h2 != NULL) sym = dlsym(h2, "__cxa_demangle");
-        }
-        memcpy(&act.demangle, &sym, sizeof sym);
-    }
     *name = intern(mangled);
-    if (act.demangle != NULL && mangled[0] == '_' && mangled[1] == 'Z') d = act.demangle(mangled, NULL, NULL, &status);
-    *dem = (d != NULL && status == 0) ? intern(d) : *name;
-    free(d);
+    *dem = gpuinstKernelDemangled(mangled, *name);
     s->ptr = mangled;
     s->name = *name;
     s->demangled = *dem;

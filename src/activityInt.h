@@ -28,6 +28,11 @@ GPUINST_PRIVATE void gpuinstActivityCapture(int on);
 #if GPUINST_WITH_CUPTI
 /* 1 while activity tracing runs (gpuinstGpuHooks set). */
 GPUINST_PRIVATE int gpuinstActivityRunning(void);
+/* The /strings id of kernel name `mangled`'s demangled form (__cxa_demangle
+ * of the process's C++ runtime, looked up once), or `name` (mangled's own
+ * id) when it is not an Itanium-mangled name or nothing demangles it: the
+ * /gpu/kernels convention, shared with /profiler/kernels.  Thread-safe. */
+GPUINST_PRIVATE uint32_t gpuinstKernelDemangled(const char *mangled, uint32_t name);
 
 /* The decoder, exposed for tests and the decode benchmark: decodes one
  * buffer of CUPTI activity records (as cuptiActivityGetNextRecord walks

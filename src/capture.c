@@ -416,6 +416,7 @@ GPUINST_PRIVATE void gpuinstCaptureInit(void)
     capAttrs[0].s = capSpec; /* "" when unset */
     gpuinstTableSetAttrs(&capTable, capAttrs, 1);
     if (on) GPUINST_STORE_REL(&gpuinstCaptureOn, 1);
+    gpuinstRangeWatchSet(1, on); /* the push's slow path (src/gpuinstInt.h) */
 }
 
 GPUINST_PRIVATE void gpuinstCaptureAgreed(const char *spec)
@@ -435,6 +436,7 @@ GPUINST_PRIVATE void gpuinstCaptureAgreed(const char *spec)
     was = GPUINST_LOAD_RLX(&gpuinstCaptureOn);
     on = capApply(spec);
     GPUINST_STORE_REL(&gpuinstCaptureOn, on);
+    gpuinstRangeWatchSet(1, on);
     /* no range was looked at, so no window is open: activity follows */
     if (was != on) gpuinstActivityCapture(!on);
     pthread_mutex_unlock(&capLock);

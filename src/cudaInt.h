@@ -160,6 +160,8 @@ GPUINST_PRIVATE int gpuinstCudaDriverPresent(void);
     X(CUPTI, 0, CUptiResult, cuptiGetCallbackName, 0, (CUpti_CallbackDomain, uint32_t, const char **))                \
     X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiSubscribe, 0, (CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *)) \
     X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiUnsubscribe, 0, (CUpti_SubscriberHandle))                          \
+    X(CUPTI, 0, CUptiResult, cuptiEnableCallback, 0,                                                                  \
+      (uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId))                                     \
     X(CUPTI, GPUINST_NEED_TRACE, CUptiResult, cuptiActivityRegisterCallbacks, 0,                                      \
       (CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc))                                          \
     X(CUPTI, 0, CUptiResult, cuptiActivityRegisterTimestampCallback, 0, (CUpti_TimestampCallbackFunc))                \

@@ -1097,6 +1097,28 @@ static inline uint8_t gpuinstCapturePush(uint32_t name, uint32_t domain)
 {
     return GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstCaptureOn)) ? gpuinstCapturePushSlow(name, domain) : 0;
 }
+/* The push's slow path, shared by capture windows and kernel replay
+ * (src/kernel_replay.c: GPUINST_PROFILE selecting ranges): gpuinstRangeWatch
+ * has bit 1 while GPUINST_CAPTURE is set, bit 2 while GPUINST_PROFILE may
+ * select ranges; 0 costs one load and a branch per push, as before.  The
+ * flags add GPUINST_RANGE_FLAG_KREPLAY_ when the range opens, or nests in, a
+ * kernel-replay range: its pop (popCaptured) then calls gpuinstKreplayPop.
+ * Start/end ranges take gpuinstCapturePush (no kernel replay). */
+#define GPUINST_RANGE_FLAG_KREPLAY_ 0x40u /* internal: the pop calls gpuinstKreplayPop; never written */
+GPUINST_SHARED_DATA int gpuinstRangeWatch;
+GPUINST_PRIVATE uint8_t gpuinstRangeWatchPush(uint32_t name, uint32_t domain);
+static inline uint8_t gpuinstRangePushFlags(uint32_t name, uint32_t domain)
+{
+    return GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstRangeWatch)) ? gpuinstRangeWatchPush(name, domain) : 0;
+}
+/* The pop of a push/pop range whose push returned GPUINST_RANGE_FLAG_KREPLAY_. */
+GPUINST_PRIVATE void gpuinstKreplayPop(uint32_t name, uint32_t domain);
+/* Sets or clears bit `bit` of gpuinstRangeWatch. */
+static inline void gpuinstRangeWatchSet(int bit, int on)
+{
+    if (on) __atomic_fetch_or(&gpuinstRangeWatch, bit, __ATOMIC_RELEASE);
+    else __atomic_fetch_and(&gpuinstRangeWatch, ~bit, __ATOMIC_RELEASE);
+}
 /* The range (name, domain) that opened a window ended at `now`. */
 GPUINST_PRIVATE void gpuinstCaptureClose(uint32_t name, uint32_t domain, uint64_t now);
 /* 1 while a window is open (relaxed). */

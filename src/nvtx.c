@@ -279,7 +279,7 @@ static void closeStacks(gpuinstThread *t, gpuinstThread *dst, uint64_t now, int 
             } else {
                 *r = *o;
                 r->end_ns = now;
-                r->flags = (uint8_t)(o->flags | GPUINST_RANGE_FLAG_UNTERMINATED);
+                r->flags = (uint8_t)((o->flags & ~GPUINST_RANGE_FLAG_KREPLAY_) | GPUINST_RANGE_FLAG_UNTERMINATED);
                 gpuinstBufCommit(&dst->ranges);
             }
         }
@@ -642,7 +642,7 @@ static GPUINST_HOT_INLINE void stackPush(gpuinstThread *t, gpuinstStack *s, gpui
     o->category = (uint16_t)a->category;
     o->depth = (uint8_t)(depth > 255 ? 255 : depth);
     /* capture windows (src/capture.c): one branch when GPUINST_CAPTURE is unset */
-    o->flags = (uint8_t)(a->ptype | gpuinstCapturePush(a->name, domain));
+    o->flags = (uint8_t)(a->ptype | gpuinstRangePushFlags(a->name, domain));
     if (GPUINST_LIKELY(!(o->flags & GPUINST_RANGE_FLAG_SKIP_))) {
         /* GPU tracing: this range is the launching context of CUDA work until its pop (one branch when off) */
         gpuinstGpuRangePush(((uint64_t)t->index << 32) | o->seq);
@@ -915,7 +915,8 @@ int gpuinst_range_push(const char *name)
 
 /* A pop of a range that capture windows concern (src/capture.c), inside a
  * call: one outside every window is dropped (it pushed nothing to CUPTI or
- * the profiler); one that opened a window is written and closes it. */
+ * the profiler); one that opened a window is written and closes it; one in
+ * a kernel-replay range tells src/kernel_replay.c. */
 static GPUINST_NOINLINE int popCaptured(gpuinstThread *t, gpuinstStack *s, gpuinstOpen *o, uint32_t depth, uint64_t now)
 {
     gpuinstRangeRec *r;
@@ -927,12 +928,14 @@ static GPUINST_NOINLINE int popCaptured(gpuinstThread *t, gpuinstStack *s, gpuin
     if (r != NULL) {
         *r = *o;
         r->end_ns = now;
+        r->flags = (uint8_t)(o->flags & ~GPUINST_RANGE_FLAG_KREPLAY_);
         gpuinstBufCommit(&t->ranges);
     }
     GPUINST_STORE_REL(&s->depth, depth - 1);
     gpuinstGpuRangePop();
     gpuinstProfRangePop();
-    gpuinstCaptureClose(o->name, o->domain, now);
+    if (o->flags & GPUINST_RANGE_FLAG_CAPTURE_WINDOW) gpuinstCaptureClose(o->name, o->domain, now);
+    if (o->flags & GPUINST_RANGE_FLAG_KREPLAY_) gpuinstKreplayPop(o->name, o->domain);
     return r != NULL ? GPUINST_SUCCESS : GPUINST_ERROR_OUT_OF_MEMORY;
 }
 
@@ -968,7 +971,7 @@ static GPUINST_HOT_INLINE int popRecord(gpuinstThread *t, gpuinst_domain domain,
     }
     depth = s->depth;
     o = &s->open[depth - 1];
-    if (GPUINST_UNLIKELY(o->flags & (GPUINST_RANGE_FLAG_SKIP_ | GPUINST_RANGE_FLAG_CAPTURE_WINDOW))) {
+    if (GPUINST_UNLIKELY(o->flags & (GPUINST_RANGE_FLAG_SKIP_ | GPUINST_RANGE_FLAG_CAPTURE_WINDOW | GPUINST_RANGE_FLAG_KREPLAY_))) {
         int rc = popCaptured(t, s, o, depth, now);
         callLeave(t);
         if (nv) return rc == GPUINST_SUCCESS ? (int)depth - 1 : ((void)lost(), -1);

@@ -31,6 +31,8 @@ static const gpuinstPart parts[] = {
     /* NVTX collector (src/nvtx_inject.c): whether the API's NVTX calls come back */
     {"nvtx_collector", NULL, gpuinstNvtxCollectorInit, gpuinstNvtxCollectorFlush, NULL, NULL, NULL},
     {"profiler", NULL, gpuinstProfilerPartInit, gpuinstProfilerFlush, NULL, NULL, NULL},
+    /* kernel replay in ranges GPUINST_PROFILE selects (src/kernel_replay.c): after the profiler's tables */
+    {"kernel_replay", NULL, gpuinstKreplayInit, gpuinstKreplayFlush, NULL, NULL, NULL},
     {"counters", NULL, gpuinstCountersInit, gpuinstCountersFlush, NULL, gpuinstCountersSeal, gpuinstCountersStats},
     {"pm_sampling", NULL, NULL, gpuinstPmSamplingFlush, NULL, NULL, NULL},
 #if GPUINST_WITH_MPI

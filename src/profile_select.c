@@ -134,32 +134,39 @@ GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *reg
 }
 #endif
 
-GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule)
+GPUINST_PRIVATE int gpuinstSelectRuleHas(const gpuinstSelectRule *r, uint64_t occ)
 {
-    uint32_t i, j;
-    *rule = -1;
-    for (i = 0; i < sel->nrules; i++) {
-        const gpuinstSelectRule *r = &sel->rules[i];
-        if (fnmatch(r->pattern, region, 0) != 0) continue;
-        *rule = (int)i;
-        for (j = 0; j < r->nitems; j++) {
-            const gpuinstSelectItem *it = &r->items[j];
-            switch (it->kind) {
-            case 0:
-                if (occ >= it->lo && occ <= it->hi) return 1;
-                break;
-            case 1:
-                if (occ % it->lo == 0) return 1;
-                break;
-            case 2:
-                return 1;
-            default:
-                break;
-            }
+    uint32_t j;
+    for (j = 0; j < r->nitems; j++) {
+        const gpuinstSelectItem *it = &r->items[j];
+        switch (it->kind) {
+        case 0:
+            if (occ >= it->lo && occ <= it->hi) return 1;
+            break;
+        case 1:
+            if (occ % it->lo == 0) return 1;
+            break;
+        case 2:
+            return 1;
+        default:
+            break;
         }
-        return 0; /* first matching rule decides */
     }
     return 0;
+}
+
+GPUINST_PRIVATE int gpuinstSelectFirst(const gpuinstSelect *sel, const char *name)
+{
+    uint32_t i;
+    for (i = 0; i < sel->nrules; i++)
+        if (fnmatch(sel->rules[i].pattern, name, 0) == 0) return (int)i;
+    return -1;
+}
+
+GPUINST_PRIVATE int gpuinstSelectDecide(const gpuinstSelect *sel, const char *region, uint64_t occ, int *rule)
+{
+    *rule = gpuinstSelectFirst(sel, region);
+    return *rule >= 0 && gpuinstSelectRuleHas(&sel->rules[*rule], occ); /* first matching rule decides */
 }
 
 /* 1 if the rule can select an occurrence (an item other than "none"). */

@@ -138,8 +138,13 @@ typedef struct gpuinstSelect {
 /* NULL/empty spec: "*@1" (the first occurrence of every region).  Returns
  * INVALID_ARGUMENT with a sentence in err on a syntax error. */
 GPUINST_PRIVATE int gpuinstSelectParse(const char *spec, gpuinstSelect *sel, char *err, size_t errcap);
+/* The index of the first rule whose glob matches `name` (-1: none), and
+ * whether rule r's items select occurrence `occ`: Decide in two steps, for
+ * a caller that caches the first (src/kernel_replay.c). */
+GPUINST_PRIVATE int gpuinstSelectFirst(const gpuinstSelect *sel, const char *name);
+GPUINST_PRIVATE int gpuinstSelectRuleHas(const gpuinstSelectRule *r, uint64_t occ);
+/* 1 if occurrence `occ` (1-based) of `region` is to be profiled. */
 #if GPUINST_WITH_TEST_API
-/* 1 if occurrence `occ` (1-based) of `region` is to be profiled (tests). */
 GPUINST_PRIVATE int gpuinstSelectMatch(const gpuinstSelect *sel, const char *region, uint64_t occ);
 #endif
 /* The same, and *rule = the index of the rule that decided (-1: none
@@ -212,6 +217,74 @@ GPUINST_PRIVATE void gpuinstPassPlanEarlyFailed(gpuinstPassPlan *s);
 #endif
 
 
+
+/* ==== kernel replay inside selected ranges (issue 16; src/kernel_replay.c) ====
+ * GPUINST_PROFILE also selects gpuinst and NVTX push/pop ranges that are not
+ * gpuinst_profile regions: inside one, CUPTI's range profiler runs in auto
+ * range mode with kernel replay.  The range profiler (src/range_profiler.c)
+ * shares with it: the libraries and device checks, the /profiler/regions and
+ * /profiler/metrics rows, the selection counts of the finalize report, and
+ * which names are gpuinst_profile regions. */
+/* /profiler/regions.status values (src/range_profiler.c's PROF_*). */
+enum {
+    GPUINST_PROF_OK = 0, GPUINST_PROF_UNAVAILABLE = 1, GPUINST_PROF_BUSY = 2, GPUINST_PROF_PRIVILEGES = 3,
+    GPUINST_PROF_UNSUPPORTED = 4, GPUINST_PROF_METRICS = 6, GPUINST_PROF_CUPTI = 7,
+    GPUINST_PROF_CONCURRENT = 8, GPUINST_PROF_INCOMPLETE = 9
+};
+/* A /profiler/regions row of a kernel-replay occurrence (replay = 1);
+ * strings may be NULL. */
+typedef struct gpuinstProfRow {
+    const char *region, *reason, *metrics, *chip, *uuid;
+    uint64_t occurrence, start_ns, end_ns, setup_ns, lock_wait_ns, replay_ns, decode_ns, load_ns, teardown_ns;
+    int32_t status, cupti_result, device;
+    uint32_t passes, ranges, ranges_dropped, busy_retries;
+} gpuinstProfRow;
+GPUINST_PRIVATE void gpuinstProfRegionRow(const gpuinstProfRow *w);
+/* The /profiler tables' collect function (the table's ctx is its
+ * gpuinstBuf) and a row appended to such a buffer, under the range
+ * profiler's lock (its tables are ready once gpuinstProfilerInit ran). */
+GPUINST_PRIVATE int gpuinstProfCollect(const gpuinstTable *tb, void **out, uint64_t *count);
+GPUINST_PRIVATE void gpuinstProfAppend(gpuinstBuf *b, const void *row, size_t size);
+/* 1 if name id `id` was a gpuinst_profile region of this process. */
+GPUINST_PRIVATE int gpuinstProfRegionSeen(uint32_t id);
+/* Counts an occurrence GPUINST_PROFILE's rule `rule` decided (and selected)
+ * for the finalize report. */
+GPUINST_PRIVATE void gpuinstProfSelectCount(int rule, int selected);
+#if GPUINST_WITH_CUPTI
+/* libsLoad / deviceCheck of the range profiler: 0, or a status with the
+ * reason in why. */
+GPUINST_PRIVATE int gpuinstProfLibsLoad(char *why, size_t cap, int *cupti);
+GPUINST_PRIVATE int gpuinstProfDeviceCheck(int dev, char *chip, size_t chipcap, char *uuid, size_t uuidcap,
+                                           char *why, size_t cap, int *cupti);
+/* 1 while a gpuinst_profile region is being profiled (user replay). */
+GPUINST_PRIVATE int gpuinstProfUserActive(void);
+GPUINST_PRIVATE void gpuinstProfMetricRows(const gpuinstPhost *ph, uint32_t chip, const uint32_t *mid);
+#endif
+/* 1 while a kernel-replay session is open in this process; a gpuinst_profile
+ * region selected then is refused with GPUINST_KREPLAY_BUSY_WHY. */
+GPUINST_PRIVATE int gpuinstKreplayActive(void);
+#define GPUINST_KREPLAY_BUSY_WHY                                                                             \
+    "a kernel-replay range (a range GPUINST_PROFILE selected) was open in this process: its session owns the " \
+    "GPU's counters; this occurrence ran once, unprofiled"
+/* The part's steps (src/parts.c): init reads GPUINST_PROFILE and arms the
+ * range hook; flush tears down a session still open (finalize). */
+GPUINST_PRIVATE void gpuinstKreplayInit(void);
+GPUINST_PRIVATE void gpuinstKreplayFlush(void);
+/* Kernel names of a kernel-replay session, in launch order (src/kernel_replay.c
+ * says when index i gets name i); the CUPTI callback feeds it, exposed for
+ * tests.  Open: the session's context and thread (the caller's), the list
+ * emptied.  Launch: one launch on context `ctx` by the calling thread: a
+ * kernel named `name` (mangled, as CUPTI gives it), or with name NULL one
+ * gpuinst cannot name kernel by kernel (a CUDA graph); ignored unless open
+ * and ctx is the session's.  Segment: the names of the segment's `total`
+ * kernels (CUPTI's ranges + dropped) as /strings ids in *ids (malloc'd,
+ * `total` of them; free()) and 0, or -1 with *ids NULL and the reason in
+ * why; the list is emptied for the next segment either way.  Close: no more
+ * launches recorded.  Thread-safe (one lock). */
+GPUINST_PRIVATE void gpuinstKreplayNamesOpen(void *ctx);
+GPUINST_PRIVATE void gpuinstKreplayNamesLaunch(void *ctx, const char *name);
+GPUINST_PRIVATE int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, char *why, size_t cap);
+GPUINST_PRIVATE void gpuinstKreplayNamesClose(void);
 
 /* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
  * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when

@@ -143,7 +143,7 @@ typedef struct ProfMetricRec {  /* /profiler/metrics, 32 bytes */
     uint32_t scope;         /* 0 context, 1 device, 2 unknown (CUPTI before 13.1) */
 } ProfMetricRec;
 
-typedef struct ProfRegionRec {  /* /profiler/regions, 192 bytes */
+typedef struct ProfRegionRec {  /* /profiler/regions, 208 bytes */
     uint64_t start_ns, end_ns;
     uint64_t setup_ns;       /* counter availability, host object, enable, counter data, set config */
     uint64_t lock_wait_ns;   /* waiting for the device's counters (other ranks) */
@@ -182,6 +182,8 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 192 bytes */
     int32_t collector;       /* collective region: world rank that collected on this rank's GPU, -1 none */
     uint32_t sharers;        /* ranks of the region's communicator on this rank's GPU (itself included) */
     uint32_t group;          /* ranks that replayed together (the communicator's size; 1 alone) */
+    uint32_t replay;         /* 0 user replay (gpuinst_profile region); 1 kernel replay (src/kernel_replay.c) */
+    uint32_t pad_;           /* to 8 bytes, zero, not written */
 } ProfRegionRec;
 
 static const gpuinstField valueFields[] = {
@@ -242,6 +244,7 @@ static const gpuinstField regionFields[] = {
     GPUINST_FIELD(ProfRegionRec, collector, GPUINST_FT_I32, 0, "", "region opened on a communicator of 2+ ranks: world rank that collected counters on this rank's GPU in this occurrence (rotates over occurrences), -1 none or a local region"),
     GPUINST_FIELD(ProfRegionRec, sharers, GPUINST_FT_U32, 0, "count", "ranks of the region's communicator on this rank's GPU, itself included (1: alone; more: elapsed-time metrics are time-sliced)"),
     GPUINST_FIELD(ProfRegionRec, group, GPUINST_FT_U32, 0, "count", "ranks that replayed the body together in lockstep (the communicator's size; 1 a local region)"),
+    GPUINST_FIELD(ProfRegionRec, replay, GPUINST_FT_U32, 0, "", "0 user replay (a gpuinst_profile region); 1 kernel replay (a range GPUINST_PROFILE selected: values per kernel in /profiler/kernels)"),
 };
 
 static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
@@ -1451,6 +1454,43 @@ static int setup(Prof *a)
     return rc;
 }
 
+/* /profiler/metrics rows of host object ph's metrics (ids mid[], chip id
+ * `chip`): once per metric name and chip in this process. */
+GPUINST_PRIVATE void gpuinstProfMetricRows(const gpuinstPhost *ph, uint32_t chip, const uint32_t *mid)
+{
+    const gpuinstMetricList *ml = gpuinstPhostMetrics(ph);
+    uint32_t m;
+    for (m = 0; m < ml->n; m++) {
+        static uint32_t seen[1024][2];
+        static uint32_t nseen;
+        uint32_t k;
+        int found = 0;
+        pthread_mutex_lock(&profLock);
+        for (k = 0; k < nseen; k++)
+            if (seen[k][0] == mid[m] && seen[k][1] == chip) found = 1;
+        if (!found && nseen < 1024) {
+            seen[nseen][0] = mid[m];
+            seen[nseen++][1] = chip;
+        }
+        pthread_mutex_unlock(&profLock);
+        if (!found) {
+            ProfMetricRec mr;
+            const char *desc, *unit, *hw;
+            int type;
+            gpuinstPhostMetricInfo(ph, m, &desc, &unit, &hw, &type);
+            memset(&mr, 0, sizeof mr);
+            mr.name = mid[m];
+            mr.unit = profIntern(unit);
+            mr.hw_unit = profIntern(hw);
+            mr.description = profIntern(desc);
+            mr.type = (uint32_t)type;
+            mr.chip = chip;
+            mr.scope = (uint32_t)gpuinstPhostMetricScope(ph, m);
+            profAppend(&metricsBuf, &mr, sizeof mr);
+        }
+    }
+}
+
 #define DECODE_RETRY (-1) /* decodeAll(early): not decodable yet; run the remaining passes */
 
 /* After CUPTI's last pass (or, `early`, after the passes of every level the
@@ -1530,36 +1570,7 @@ static int decodeAll(Prof *a, int early)
         goto out;
     }
     for (m = 0; m < ml->n; m++) mid[m] = profIntern(ml->names[m]);
-    /* /profiler/metrics: once per metric name and chip in this process */
-    for (m = 0; m < ml->n; m++) {
-        static uint32_t seen[1024][2];
-        static uint32_t nseen;
-        uint32_t k;
-        int found = 0;
-        pthread_mutex_lock(&profLock);
-        for (k = 0; k < nseen; k++)
-            if (seen[k][0] == mid[m] && seen[k][1] == a->rec.chip) found = 1;
-        if (!found && nseen < 1024) {
-            seen[nseen][0] = mid[m];
-            seen[nseen++][1] = a->rec.chip;
-        }
-        pthread_mutex_unlock(&profLock);
-        if (!found) {
-            ProfMetricRec mr;
-            const char *desc, *unit, *hw;
-            int type;
-            gpuinstPhostMetricInfo(a->ph, m, &desc, &unit, &hw, &type);
-            memset(&mr, 0, sizeof mr);
-            mr.name = mid[m];
-            mr.unit = profIntern(unit);
-            mr.hw_unit = profIntern(hw);
-            mr.description = profIntern(desc);
-            mr.type = (uint32_t)type;
-            mr.chip = a->rec.chip;
-            mr.scope = (uint32_t)gpuinstPhostMetricScope(a->ph, m);
-            profAppend(&metricsBuf, &mr, sizeof mr);
-        }
-    }
+    gpuinstProfMetricRows(a->ph, a->rec.chip, mid);
     region = profIntern(a->region);
     for (i = 0; i < nr; i++) {
         for (m = 0; m < ml->n; m++) {
@@ -2148,6 +2159,38 @@ int gpuinst_profile_passes(const char *metrics, const char *chip, int32_t *passe
     return GPUINST_SUCCESS;
 }
 
+/* ---- what kernel replay (src/kernel_replay.c) shares of this part ------------------ */
+
+GPUINST_PRIVATE int gpuinstProfLibsLoad(char *why, size_t cap, int *cupti)
+{
+    if (libsLoad() == 0) return 0;
+    snprintf(why, cap, "%s", profLib.why);
+    *cupti = profLib.cuptiResult;
+    return PROF_UNAVAILABLE;
+}
+
+GPUINST_PRIVATE int gpuinstProfDeviceCheck(int dev, char *chip, size_t chipcap, char *uuid, size_t uuidcap,
+                                           char *why, size_t cap, int *cupti)
+{
+    int rc = deviceCheck((CUdevice)dev, cupti);
+    if (rc != 0) {
+        snprintf(why, cap, "%s", profLib.devWhy[dev >= 0 && dev < MAX_DEVICES ? dev : 0]);
+        return rc;
+    }
+    snprintf(chip, chipcap, "%s", profLib.chip[dev]);
+    snprintf(uuid, uuidcap, "%s", profLib.uuid[dev]);
+    return 0;
+}
+
+GPUINST_PRIVATE int gpuinstProfUserActive(void)
+{
+    Prof *a;
+    pthread_mutex_lock(&profLock);
+    a = active;
+    pthread_mutex_unlock(&profLock);
+    return a != NULL;
+}
+
 #else /* !GPUINST_WITH_CUPTI: the body always runs once */
 
 typedef struct Prof {
@@ -2175,6 +2218,68 @@ int gpuinst_profile_passes(const char *metrics, const char *chip, int32_t *passe
 }
 
 #endif /* GPUINST_WITH_CUPTI */
+
+/* ---- what kernel replay (src/kernel_replay.c) shares, also without CUPTI ---------- */
+
+GPUINST_PRIVATE void gpuinstProfRegionRow(const gpuinstProfRow *w)
+{
+    ProfRegionRec r;
+    memset(&r, 0, sizeof r);
+    r.start_ns = w->start_ns;
+    r.end_ns = w->end_ns;
+    r.setup_ns = w->setup_ns;
+    r.lock_wait_ns = w->lock_wait_ns;
+    r.replay_ns = w->replay_ns;
+    r.decode_ns = w->decode_ns;
+    r.load_ns = w->load_ns;
+    r.teardown_ns = w->teardown_ns;
+    r.occurrence = w->occurrence;
+    r.region = profIntern(w->region);
+    r.metrics = profIntern(w->metrics);
+    r.chip = profIntern(w->chip);
+    r.device_uuid = profIntern(w->uuid);
+    r.reason = profIntern(w->reason);
+    r.status = w->status;
+    r.cupti_result = w->cupti_result;
+    r.device = w->device;
+    r.passes = w->passes;
+    r.ranges = w->ranges;
+    r.ranges_dropped = w->ranges_dropped;
+    r.busy_retries = w->busy_retries;
+    r.collector = -1; /* kernel replay: this rank alone (collective replay's columns as for a local region) */
+    r.sharers = 1;
+    r.group = 1;
+    r.replay = 1;
+    profAppend(&regionsBuf, &r, sizeof r);
+}
+
+GPUINST_PRIVATE int gpuinstProfCollect(const gpuinstTable *tb, void **out, uint64_t *count)
+{
+    return profCollect(tb, out, count);
+}
+
+GPUINST_PRIVATE void gpuinstProfAppend(gpuinstBuf *b, const void *row, size_t size)
+{
+    profAppend(b, row, size);
+}
+
+GPUINST_PRIVATE int gpuinstProfRegionSeen(uint32_t id)
+{
+    int seen;
+    pthread_mutex_lock(&profLock);
+    seen = id < profCfg.nocc && profCfg.occ[id] > 0;
+    pthread_mutex_unlock(&profLock);
+    return seen;
+}
+
+GPUINST_PRIVATE void gpuinstProfSelectCount(int rule, int selected)
+{
+    if (rule < 0 || rule >= GPUINST_SELECT_MAX_RULES) return;
+    pthread_mutex_lock(&profLock);
+    profCfg.decided[rule]++;
+    profCfg.selected[rule] += (uint64_t)(selected != 0);
+    pthread_mutex_unlock(&profLock);
+}
 
 #define COMPILED_OUT_WHY                                                                              \
     "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0), so regions run once, unprofiled; " \
@@ -2247,7 +2352,7 @@ static int profileBegin(gpuinst_profile *p, const char *region, const char *metr
         a->cstatus = -1;
         gpuinstProfGroupOpen(&a->grp, comm_f, region, p->occurrence);
         pthread_mutex_lock(&profLock);
-        if (active != NULL && a->grp.kind == GPUINST_PGROUP_COMM) {
+        if ((active != NULL || gpuinstKreplayActive()) && a->grp.kind == GPUINST_PGROUP_COMM) {
             /* the others wait for this rank: it joins the agreement, which
              * then has the group run the body once */
             pthread_mutex_unlock(&profLock);
@@ -2256,11 +2361,12 @@ static int profileBegin(gpuinst_profile *p, const char *region, const char *metr
             p->profiled = 1;
             return p->status;
         }
-        if (active != NULL) {
+        if (active != NULL || gpuinstKreplayActive()) {
             pthread_mutex_unlock(&profLock);
             recordNotProfiled(region, p->occurrence, gpuinstClockNs(), PROF_CONCURRENT, 0,
-                              "another profiled region was running in this process (nested or on another "
-                              "thread); this occurrence ran once, unprofiled");
+                              active != NULL ? "another profiled region was running in this process (nested or on "
+                                               "another thread); this occurrence ran once, unprofiled"
+                                             : GPUINST_KREPLAY_BUSY_WHY);
             gpuinstProfGroupClose(&a->grp);
             free(a->spec);
             free(a);

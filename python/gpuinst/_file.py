@@ -35,6 +35,8 @@ STRING_MEMBERS = {
     "/profiler/values": ("region", "path", "metric"),
     "/profiler/metrics": ("unit", "hw_unit", "description"),
     "/profiler/regions": ("region", "metrics", "chip", "device_uuid", "reason"),
+    "/profiler/kernels": ("range", "path", "kernel", "metric", "demangled"),
+    "/profiler/kernel_sums": ("range", "path", "metric"),
 }
 # Datasets under /counters that are not sample series.
 COUNTER_META = ("stats", "ranks")
@@ -548,14 +550,33 @@ class File:
         return self._cache[k]
 
     # ---- profiler -------------------------------------------------------------------
+    def _metric_units(self):
+        """{metric name: unit} from /profiler/metrics."""
+        units = {}
+        pm = self.table("/profiler/metrics")
+        if len(pm.columns) and "name" in pm and "unit" in pm:
+            for n, u in zip(pm["name"].tolist(), pm["unit"].tolist()):
+                units.setdefault(n, u)
+        return units
+
     def metrics(self):
         """/profiler/values, one row per rank, profiled occurrence, range
         path and metric: rank, region, path (range path from the profiled
         region), metric, unit (from /profiler/metrics, "" unknown), value,
-        occurrence, start_ns."""
+        occurrence, start_ns; then the rows of /profiler/kernel_sums (kernel
+        replay of a range GPUINST_PROFILE selected: the sum over the path's
+        kernels), region = the range, path "PATH (kernel replay)" as
+        gpuinst-report shows it."""
         if "metrics" in self._cache:
             return self._cache["metrics"]
         df = self.table("/profiler/values", _keep=False)
+        ks = self.table("/profiler/kernel_sums", _keep=False)
+        if len(ks.columns) and len(ks):
+            ks = ks.rename(columns={"range": "region"})
+            if "path" in ks:
+                ks["path"] = [f"{p} (kernel replay)" for p in ks["path"].tolist()]
+            keep = [c for c in ("rank", "region", "path", "metric", "value", "occurrence", "start_ns") if c in ks]
+            df = pd.concat([df, ks[keep]], ignore_index=True) if len(df.columns) else ks[keep]
         if not len(df.columns):
             df = pd.DataFrame({c: pd.Series(dtype=t) for c, t in (
                 ("rank", "i8"), ("region", object), ("path", object), ("metric", object), ("unit", object),
@@ -566,13 +587,29 @@ class File:
                     df[m] = ""
             if "value" not in df:
                 df["value"] = np.nan
-            units = {}
-            pm = self.table("/profiler/metrics")
-            if len(pm.columns) and "name" in pm and "unit" in pm:
-                for n, u in zip(pm["name"].tolist(), pm["unit"].tolist()):
-                    units.setdefault(n, u)
+            units = self._metric_units()
             df["unit"] = [units.get(m, "") for m in df["metric"].tolist()]
         self._cache["metrics"] = df
+        return df
+
+    def kernel_metrics(self):
+        """/profiler/kernels (kernel replay inside ranges GPUINST_PROFILE
+        selected): one row per rank, range occurrence, kernel instance and
+        metric: rank, range, occurrence, kernel_index (launch order in the
+        occurrence), kernel (the function name as launched, mangled; CUPTI's
+        range index where unknown), demangled (as in ``kernels``), path (the
+        range path open at its launch), metric, unit, value, start_ns."""
+        if "kmetrics" in self._cache:
+            return self._cache["kmetrics"]
+        df = self.table("/profiler/kernels", _keep=False)
+        if not len(df.columns):
+            df = pd.DataFrame({c: pd.Series(dtype=t) for c, t in (
+                ("rank", "i8"), ("range", object), ("occurrence", "i8"), ("kernel_index", "i8"), ("kernel", object),
+                ("path", object), ("metric", object), ("unit", object), ("value", "f8"))})
+        else:
+            units = self._metric_units()
+            df["unit"] = [units.get(m, "") for m in df["metric"].tolist()] if "metric" in df else ""
+        self._cache["kmetrics"] = df
         return df
 
     def metrics_by_range(self):

@@ -84,15 +84,7 @@ J=$D/jacobi
 (
   set -e
   [ -x "$LIB" ] || { echo "missing $LIB: build build-gpu first"; exit 1; }
-  [ -n "$JACOBI_DIR" ] && [ -f "$JACOBI_DIR/jacobi.cpp" ] ||
-    { echo "JACOBI_DIR must name multi-gpu-programming-models/mpi (jacobi.cpp, jacobi_kernels.cu)"; exit 1; }
-  rm -rf "$J"; mkdir -p "$J"
-  cp "$JACOBI_DIR/jacobi.cpp" "$JACOBI_DIR/jacobi_kernels.cu" "$J/"
-  $PY tests/gpu/jacobi_host_staging.py "$J/jacobi.cpp"
-  (cd "$J" &&
-   nvcc -O3 -lineinfo -std=c++17 -DHAVE_CUB -gencode arch=compute_90,code=sm_90 -c jacobi_kernels.cu -o jacobi_kernels.o &&
-   mpicxx -O3 -std=c++17 -DUSE_NVTX -DSKIP_CUDA_AWARENESS_CHECK -I"$CUDA/include" jacobi.cpp jacobi_kernels.o \
-     -L"$CUDA/lib64" -lcudart -ldl -Wl,-rpath,"$CUDA/lib64" -o jacobi)
+  JACOBI_DIR=$JACOBI_DIR bash tests/gpu/jacobi_build.sh "$J"
   nvcc -O2 -std=c++17 -gencode arch=compute_90,code=sm_90 -ccbin mpicxx tests/gpu/nvtx_loop.cu -o "$D/nvtx_loop"
 ) >"$D/build.log" 2>&1 && ok build || ko build
 JAC=$J/jacobi

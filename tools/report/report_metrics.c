@@ -9,35 +9,100 @@
 
 /* ---- section: metrics per profiled range --------------------------------------------
  * /profiler/values: one row per rank, profiled range occurrence and
- * metric.  Metric names and units come from /profiler/metrics when the
- * values refer to it by id, else from /strings. */
+ * metric (user replay, gpuinst_profile regions); /profiler/kernel_sums: the
+ * same per range path of a kernel-replay occurrence (a range GPUINST_PROFILE
+ * selected: the sum over its kernels), shown as "PATH (kernel replay)".
+ * Metric names and units come from /profiler/metrics when the values refer
+ * to it by id, else from /strings. */
+
+typedef struct MetricAcc {
+    StrMap keys;                  /* "range\x1fmetric" -> j */
+    char **unit;
+    double *n, *sum, *mnv, *mxv, *ranks;
+    U64Map mmap, nameRow;         /* nameRow: index in byName -> row of /profiler/metrics */
+    StrMap byName;
+    Names munit, mname;
+    uint32_t R;
+} MetricAcc;
+
+/* Adds the rows of one values dataset (d) to acc; the range is the first of
+ * crange's members, followed by `suffix`.  0, or -1 if d lacks a member. */
+static int metricRows(Ctx *c, h5tab *d, const char *const *crange, const char *suffix, MetricAcc *acc)
+{
+    static const char *const cmetric[] = {"metric", "metric_id", "metric_name", NULL};
+    static const char *const cvalue[] = {"value", "gpu_value", NULL};
+    static const char *const cunit[] = {"unit", "units", NULL};
+    uint64_t *rk = NULL;
+    double *val = NULL;
+    Names rn, mn, vunit;
+    char vattr[64];
+    char *aunit = NULL;
+    size_t i, j;
+    int hv, rc = 0;
+    memset(&rn, 0, sizeof rn);
+    memset(&mn, 0, sizeof mn);
+    readU64Any(d, C_RANK, &rk);
+    if (readF64Any(d, cvalue, &val) == NULL || readNames(c, d, h5tabPick(d, crange), rk, &rn) != 0 ||
+        readNames(c, d, h5tabPick(d, cmetric), rk, &mn) != 0) {
+        rc = -1;
+        goto out;
+    }
+    hv = readNames(c, d, h5tabPick(d, cunit), rk, &vunit) == 0;
+    snprintf(vattr, sizeof vattr, "%s_unit", h5tabPick(d, cvalue));
+    aunit = h5AttrStr(d->ds, vattr);
+    for (i = 0; i < d->n; i++) {
+        char key[2048];
+        const char *metric = mn.v[i], *u = hv ? vunit.v[i] : (aunit ? aunit : "");
+        if (!rankOk(c, rk[i])) continue;
+        const char *h = strchr(metric, '#');
+        size_t mi;
+        if (h && acc->mname.v) {
+            uint64_t id = strtoull(h + 1, NULL, 10);
+            if (u64Get(&acc->mmap, (rk[i] << 32) | id, &mi) || u64Get(&acc->mmap, (0xffffffffull << 32) | id, &mi)) {
+                metric = acc->mname.v[mi];
+                if (!hv && acc->munit.v) u = acc->munit.v[mi];
+            }
+        } else if (!hv && !aunit && acc->munit.v && acc->byName.n) {
+            /* values name the metric: its unit is on the /profiler/metrics row of that name */
+            size_t before = acc->byName.n, ni = strIndex(&acc->byName, metric);
+            if (ni < before && u64Get(&acc->nameRow, ni, &mi)) u = acc->munit.v[mi];
+        }
+        snprintf(key, sizeof key, "%s%s\x1f%s", rn.v[i], suffix, metric);
+        j = strIndex(&acc->keys, key);
+        if (acc->unit[j] == NULL) {
+            acc->unit[j] = (char *)malloc(strlen(u) + 1);
+            if (acc->unit[j]) strcpy(acc->unit[j], u);
+        }
+        if (acc->n[j] == 0 || val[i] < acc->mnv[j]) acc->mnv[j] = val[i];
+        if (acc->n[j] == 0 || val[i] > acc->mxv[j]) acc->mxv[j] = val[i];
+        acc->n[j]++;
+        acc->sum[j] += val[i];
+        acc->ranks[j * acc->R + rk[i]] = 1;
+    }
+    if (hv) namesFree(&vunit);
+    free(aunit);
+out:
+    if (rn.v) namesFree(&rn);
+    if (mn.v) namesFree(&mn);
+    free(rk);
+    free(val);
+    return rc;
+}
 
 RTab *sectionMetrics(Ctx *c)
 {
     RTab *t = rtabNew("metrics", "Metrics per profiled range (min/mean/max over ranks and occurrences)");
     static const char *const crange[] = {"range", "path", "range_path", "region", "name", NULL};
-    static const char *const cmetric[] = {"metric", "metric_id", "metric_name", NULL};
-    static const char *const cvalue[] = {"value", "gpu_value", NULL};
+    static const char *const cpath[] = {"path", NULL};
     static const char *const cmid[] = {"id", "metric", "metric_id", NULL};
     static const char *const cunit[] = {"unit", "units", NULL};
-    h5tab d, m;
-    uint64_t *rk = NULL;
-    double *val = NULL;
-    Names rn, mn, munit, mname;
-    U64Map mmap, nameRow; /* nameRow: index in byName -> row of /profiler/metrics */
-    StrMap keys, byName;
-    double *n = NULL, *sum = NULL, *mnv = NULL, *mxv = NULL, *ranks = NULL;
-    char **unit = NULL;
-    size_t i, j;
+    h5tab d, k, m;
+    int hd, hk;
+    MetricAcc acc;
+    size_t i, j, cap;
     uint32_t R = c->nranks;
-    memset(&mmap, 0, sizeof mmap);
-    memset(&nameRow, 0, sizeof nameRow);
-    memset(&keys, 0, sizeof keys);
-    memset(&byName, 0, sizeof byName);
-    memset(&rn, 0, sizeof rn);
-    memset(&mn, 0, sizeof mn);
-    memset(&munit, 0, sizeof munit);
-    memset(&mname, 0, sizeof mname);
+    memset(&acc, 0, sizeof acc);
+    acc.R = R;
     m.ds = -1;
     rtabCol(t, "range", "range", RK_STR);
     rtabCol(t, "metric", "metric", RK_STR);
@@ -47,125 +112,93 @@ RTab *sectionMetrics(Ctx *c)
     rtabCol(t, "min", "min", RK_F64);
     rtabCol(t, "mean", "mean", RK_F64);
     rtabCol(t, "max", "max", RK_F64);
-    if (h5tabOpen(c->file, "/profiler/values", &d) != 0) {
+    hd = h5tabOpen(c->file, "/profiler/values", &d) == 0;
+    hk = h5tabOpen(c->file, "/profiler/kernel_sums", &k) == 0;
+    if (!hd && !hk) {
         rtabNote(t, "no metric values (no /profiler/values: no region was profiled, or profiling was "
                     "unavailable; see Unavailable).");
         return t;
-    }
-    readU64Any(&d, C_RANK, &rk);
-    if (readF64Any(&d, cvalue, &val) == NULL || readNames(c, &d, h5tabPick(&d, crange), rk, &rn) != 0 ||
-        readNames(c, &d, h5tabPick(&d, cmetric), rk, &mn) != 0) {
-        rtabNote(t, "/profiler/values lacks a value, range or metric member.");
-        goto out;
     }
     if (h5tabOpen(c->file, "/profiler/metrics", &m) == 0) {
         uint64_t *mrk = NULL, *mid = NULL;
         readU64Any(&m, C_RANK, &mrk);
         if (readU64Any(&m, cmid, &mid) == NULL)
             for (i = 0; i < m.n; i++) mid[i] = i; /* row index */
-        readNames(c, &m, "name", mrk, &mname);
-        readNames(c, &m, h5tabPick(&m, cunit), mrk, &munit);
+        readNames(c, &m, "name", mrk, &acc.mname);
+        readNames(c, &m, h5tabPick(&m, cunit), mrk, &acc.munit);
         for (i = 0; i < m.n; i++) {
-            u64Put(&mmap, (mrk[i] << 32) | (mid[i] & 0xffffffffu), i);
-            u64Put(&mmap, (0xffffffffull << 32) | (mid[i] & 0xffffffffu), i); /* any rank */
-            if (mname.v) {
-                size_t ni = strIndex(&byName, mname.v[i]), prev;
-                if (!u64Get(&nameRow, ni, &prev)) u64Put(&nameRow, ni, i);
+            u64Put(&acc.mmap, (mrk[i] << 32) | (mid[i] & 0xffffffffu), i);
+            u64Put(&acc.mmap, (0xffffffffull << 32) | (mid[i] & 0xffffffffu), i); /* any rank */
+            if (acc.mname.v) {
+                size_t ni = strIndex(&acc.byName, acc.mname.v[i]), prev;
+                if (!u64Get(&acc.nameRow, ni, &prev)) u64Put(&acc.nameRow, ni, i);
             }
         }
         free(mrk);
         free(mid);
     }
-    unit = (char **)calloc(d.n + 1, sizeof *unit);
-    n = (double *)calloc(d.n + 1, sizeof *n);
-    sum = (double *)calloc(d.n + 1, sizeof *sum);
-    mnv = (double *)calloc(d.n + 1, sizeof *mnv);
-    mxv = (double *)calloc(d.n + 1, sizeof *mxv);
-    ranks = (double *)calloc((d.n + 1) * R, sizeof *ranks);
-    if (!unit || !n || !sum || !mnv || !mxv || !ranks) goto out;
-    {
-        Names vunit;
-        int hv = readNames(c, &d, h5tabPick(&d, cunit), rk, &vunit) == 0;
-        char vattr[64];
-        char *aunit = NULL;
-        snprintf(vattr, sizeof vattr, "%s_unit", h5tabPick(&d, cvalue));
-        aunit = h5AttrStr(d.ds, vattr);
-        for (i = 0; i < d.n; i++) {
-            char key[2048];
-            const char *metric = mn.v[i], *u = hv ? vunit.v[i] : (aunit ? aunit : "");
-            if (!rankOk(c, rk[i])) continue;
-            const char *h = strchr(metric, '#');
-            size_t mi;
-            if (h && mname.v) {
-                uint64_t id = strtoull(h + 1, NULL, 10);
-                if (u64Get(&mmap, (rk[i] << 32) | id, &mi) || u64Get(&mmap, (0xffffffffull << 32) | id, &mi)) {
-                    metric = mname.v[mi];
-                    if (!hv && munit.v) u = munit.v[mi];
-                }
-            } else if (!hv && !aunit && munit.v && byName.n) {
-                /* values name the metric: its unit is on the /profiler/metrics row of that name */
-                size_t before = byName.n, ni = strIndex(&byName, metric);
-                if (ni < before && u64Get(&nameRow, ni, &mi)) u = munit.v[mi];
-            }
-            snprintf(key, sizeof key, "%s\x1f%s", rn.v[i], metric);
-            j = strIndex(&keys, key);
-            if (unit[j] == NULL) {
-                unit[j] = (char *)malloc(strlen(u) + 1);
-                if (unit[j]) strcpy(unit[j], u);
-            }
-            if (n[j] == 0 || val[i] < mnv[j]) mnv[j] = val[i];
-            if (n[j] == 0 || val[i] > mxv[j]) mxv[j] = val[i];
-            n[j]++;
-            sum[j] += val[i];
-            ranks[j * R + rk[i]] = 1;
+    cap = (hd ? d.n : 0) + (hk ? k.n : 0) + 1;
+    acc.unit = (char **)calloc(cap, sizeof *acc.unit);
+    acc.n = (double *)calloc(cap, sizeof *acc.n);
+    acc.sum = (double *)calloc(cap, sizeof *acc.sum);
+    acc.mnv = (double *)calloc(cap, sizeof *acc.mnv);
+    acc.mxv = (double *)calloc(cap, sizeof *acc.mxv);
+    acc.ranks = (double *)calloc(cap * R, sizeof *acc.ranks);
+    if (!acc.unit || !acc.n || !acc.sum || !acc.mnv || !acc.mxv || !acc.ranks) goto out;
+    if (hd) {
+        if (metricRows(c, &d, crange, "", &acc) != 0) {
+            rtabNote(t, "/profiler/values lacks a value, range or metric member.");
+            goto out;
         }
-        if (hv) namesFree(&vunit);
-        free(aunit);
         rankSummary(c, "/profiler/values");
     }
+    if (hk) {
+        if (metricRows(c, &k, cpath, " (kernel replay)", &acc) != 0) {
+            rtabNote(t, "/profiler/kernel_sums lacks a value, path or metric member.");
+            goto out;
+        }
+        rankSummary(c, "/profiler/kernel_sums");
+    }
     {
-        size_t *ko = sortedKeys(&keys, NULL);
-        for (j = 0; ko && j < keys.n; j++) {
-            size_t k = ko[j], row;
+        size_t *ko = sortedKeys(&acc.keys, NULL);
+        for (j = 0; ko && j < acc.keys.n; j++) {
+            size_t kk = ko[j], row;
             double nr = 0;
             uint32_t r;
-            const char *sep = strchr(keys.keys[k], '\x1f');
+            const char *sep = strchr(acc.keys.keys[kk], '\x1f');
             char rname[1024];
-            snprintf(rname, sizeof rname, "%.*s", (int)(sep - keys.keys[k]), keys.keys[k]);
-            for (r = 0; r < R; r++) nr += ranks[k * R + r];
+            snprintf(rname, sizeof rname, "%.*s", (int)(sep - acc.keys.keys[kk]), acc.keys.keys[kk]);
+            for (r = 0; r < R; r++) nr += acc.ranks[kk * R + r];
             row = rtabRow(t);
             rtabS(t, row, 0, rname);
             rtabS(t, row, 1, sep + 1);
-            rtabS(t, row, 2, unit[k] ? unit[k] : "");
+            rtabS(t, row, 2, acc.unit[kk] ? acc.unit[kk] : "");
             rtabV(t, row, 3, nr);
-            rtabV(t, row, 4, n[k]);
-            rtabV(t, row, 5, mnv[k]);
-            rtabV(t, row, 6, n[k] ? sum[k] / n[k] : NAN);
-            rtabV(t, row, 7, mxv[k]);
+            rtabV(t, row, 4, acc.n[kk]);
+            rtabV(t, row, 5, acc.mnv[kk]);
+            rtabV(t, row, 6, acc.n[kk] ? acc.sum[kk] / acc.n[kk] : NAN);
+            rtabV(t, row, 7, acc.mxv[kk]);
         }
         free(ko);
     }
-    if (d.n == 0) rtabNote(t, "/profiler/values is empty.");
+    if ((hd ? d.n : 0) + (hk ? k.n : 0) == 0) rtabNote(t, hd ? "/profiler/values is empty." : "/profiler/kernel_sums is empty.");
 out:
-    if (unit)
-        for (i = 0; i < keys.n; i++) free(unit[i]);
-    free(unit);
-    free(n);
-    free(sum);
-    free(mnv);
-    free(mxv);
-    free(ranks);
-    free(rk);
-    free(val);
-    if (rn.v) namesFree(&rn);
-    if (mn.v) namesFree(&mn);
-    if (mname.v) namesFree(&mname);
-    if (munit.v) namesFree(&munit);
-    u64Free(&mmap);
-    u64Free(&nameRow);
-    strFree(&keys);
-    strFree(&byName);
-    h5tabClose(&d);
+    if (acc.unit)
+        for (i = 0; i < acc.keys.n; i++) free(acc.unit[i]);
+    free(acc.unit);
+    free(acc.n);
+    free(acc.sum);
+    free(acc.mnv);
+    free(acc.mxv);
+    free(acc.ranks);
+    if (acc.mname.v) namesFree(&acc.mname);
+    if (acc.munit.v) namesFree(&acc.munit);
+    u64Free(&acc.mmap);
+    u64Free(&acc.nameRow);
+    strFree(&acc.keys);
+    strFree(&acc.byName);
+    if (hd) h5tabClose(&d);
+    if (hk) h5tabClose(&k);
     h5tabClose(&m);
     return t;
 }
