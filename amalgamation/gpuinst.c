@@ -5028,6 +5028,7 @@ typedef struct gpuinstProfilerEnv {
     uint64_t wait_s;           /* GPUINST_PROFILE_WAIT_S, 0..86400 (default 120) */
     int preload;               /* GPUINST_PROFILE_PRELOAD, on/off (default on) */
     uint64_t comm_wait_s;      /* GPUINST_PROFILE_COMM_WAIT_S, 1..86400 (default 30; src/profile_coll.c) */
+    uint32_t max_kernels;      /* GPUINST_PROFILE_MAX_KERNELS, 1..2^20 (default 1024; src/kernel_replay.c) */
 } gpuinstProfilerEnv;
 GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e);
 #if GPUINST_WITH_MPI
@@ -6700,6 +6701,7 @@ GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e)
     e->wait_s = gpuinstEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400);
     e->preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
     e->comm_wait_s = gpuinstEnvU64("GPUINST_PROFILE_COMM_WAIT_S", 30, 1, 86400);
+    e->max_kernels = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_MAX_KERNELS", 1024, 1, 1u << 20);
 }
 /************** End of src/config.c **************/
 /************** Begin file src/coll.c **************/
@@ -30674,10 +30676,12 @@ GPUINST_PRIVATE uint8_t gpuinstRangeWatchPush(uint32_t name, uint32_t domain)
  * syntax error is said by the range profiler (which reads the same text). */
 GPUINST_PRIVATE void gpuinstKreplayInit(void)
 {
-    const char *spec = getenv("GPUINST_PROFILE");
+    const char *spec = gpuinstConfigProfileSpec();
+    gpuinstProfilerEnv env;
     if (!gpuinstG.cfg.profile_set || spec == NULL || spec[0] == '\0' || strlen(spec) > 4096) return;
     if (gpuinstSelectParse(spec, &krCfg.sel, NULL, 0) != GPUINST_SUCCESS) return;
-    krCfg.max_kernels = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_MAX_KERNELS", 1024, 1, 1u << 20);
+    gpuinstConfigProfiler(&env);
+    krCfg.max_kernels = env.max_kernels;
     pthread_mutex_lock(&krLock);
     if (!krTablesReady) {
         gpuinstBufInit(&krKernelBuf, sizeof(KrKernelRec));

@@ -1146,10 +1146,12 @@ GPUINST_PRIVATE uint8_t gpuinstRangeWatchPush(uint32_t name, uint32_t domain)
  * syntax error is said by the range profiler (which reads the same text). */
 GPUINST_PRIVATE void gpuinstKreplayInit(void)
 {
-    const char *spec = getenv("GPUINST_PROFILE");
+    const char *spec = gpuinstConfigProfileSpec();
+    gpuinstProfilerEnv env;
     if (!gpuinstG.cfg.profile_set || spec == NULL || spec[0] == '\0' || strlen(spec) > 4096) return;
     if (gpuinstSelectParse(spec, &krCfg.sel, NULL, 0) != GPUINST_SUCCESS) return;
-    krCfg.max_kernels = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_MAX_KERNELS", 1024, 1, 1u << 20);
+    gpuinstConfigProfiler(&env);
+    krCfg.max_kernels = env.max_kernels;
     pthread_mutex_lock(&krLock);
     if (!krTablesReady) {
         gpuinstBufInit(&krKernelBuf, sizeof(KrKernelRec));
