@@ -62,21 +62,28 @@ static inline void *gi_h5_read(hid_t f, const char *path, hid_t mt, size_t rs, s
     return buf;
 }
 
+/* 1 if `path` is a compound dataset with a member `member`. */
+static inline int gi_h5_has_member(hid_t f, const char *path, const char *member)
+{
+    hid_t d, ft;
+    int has = 0;
+    if (H5Lexists(f, path, H5P_DEFAULT) <= 0 || (d = H5Dopen2(f, path, H5P_DEFAULT)) < 0) return 0;
+    ft = H5Dget_type(d);
+    has = ft >= 0 && H5Tget_class(ft) == H5T_COMPOUND && H5Tget_member_index(ft, member) >= 0;
+    if (ft >= 0) H5Tclose(ft);
+    H5Dclose(d);
+    return has;
+}
+
 /* Member `member` of every row of compound dataset `path`, converted to
  * native type ht (es bytes an element); NULL when the dataset or the
  * member is missing or the conversion fails. */
 static inline void *gi_h5_member(hid_t f, const char *path, const char *member, hid_t ht, size_t es, size_t *n)
 {
-    hid_t d, ft, mt;
-    int has = 0;
+    hid_t mt;
     void *out;
     *n = 0;
-    if (H5Lexists(f, path, H5P_DEFAULT) <= 0 || (d = H5Dopen2(f, path, H5P_DEFAULT)) < 0) return NULL;
-    ft = H5Dget_type(d);
-    has = ft >= 0 && H5Tget_class(ft) == H5T_COMPOUND && H5Tget_member_index(ft, member) >= 0;
-    if (ft >= 0) H5Tclose(ft);
-    H5Dclose(d);
-    if (!has) return NULL;
+    if (!gi_h5_has_member(f, path, member)) return NULL;
     mt = H5Tcreate(H5T_COMPOUND, es);
     H5Tinsert(mt, member, 0, ht);
     out = gi_h5_read(f, path, mt, es, n);
