@@ -4590,13 +4590,23 @@ GPUINST_PRIVATE uint64_t gpuinstBufCursorRead(gpuinstBufCursor *cur, void *dst, 
  * STRINGS: `count` interned strings not spilled before, each a u32 id, a
  * u32 length and the bytes padded to 8; recsize 0, the block's byte size
  * in pad_[0].  A spilled record refers only to strings spilled before it,
- * so the file alone can be turned into a valid output (tools/gpuinst-recover). */
+ * so the file alone can be turned into a valid output (tools/gpuinst-recover).
+ * LAYOUT: the row layout of the blocks tagged pad_[1] (one per described
+ * tag, right after the HEADER, from the table descriptor the writer uses:
+ * gpuinstSpillTable), so a reader never carries a copy of it: recsize the
+ * row size, count the members, pad_[0] the block's byte size; the body is
+ * a u32 length, a u32 0 and the dataset path padded to 8, then per member
+ * a u32 offset, a u32 byte size, a u32 name length, a u32 type length and
+ * the name and type ("u8" "u16" "u32" "u64" "i32" "i64" "f64" "str")
+ * padded to 8 together.  Rows of a tag without a layout (no descriptor:
+ * /mpi/calls) are not rebuilt by the tool. */
 enum {
     GPUINST_SPILL_HEADER = 0,
     GPUINST_SPILL_RANGES = 1,
     GPUINST_SPILL_MARKS = 2,
     GPUINST_SPILL_STRINGS = 3,
-    GPUINST_SPILL_MPI_CALLS = 4 /* gpuinstMpiRec rows (mpi/mpi_trace.c); names are filled at write time */
+    GPUINST_SPILL_MPI_CALLS = 4, /* gpuinstMpiRec rows (mpi/mpi_trace.c); names are filled at write time */
+    GPUINST_SPILL_LAYOUT = 5
 };
 typedef struct gpuinstSpillBlock {
     uint32_t magic;
@@ -5163,6 +5173,9 @@ GPUINST_PRIVATE const gpuinstTable *gpuinstTableAt(uint32_t i);
 /* Registers the core tables (/ranks, /ranges, /marks, /threads, /domains,
  * /categories); /strings is written by the writer itself. */
 GPUINST_PRIVATE void gpuinstCoreTablesRegister(void);
+/* The descriptor of the rows spilled under GPUINST_SPILL_<tag> (src/buf.c
+ * writes it into the spill file as a LAYOUT block), or NULL. */
+GPUINST_PRIVATE const gpuinstTable *gpuinstSpillTable(uint32_t tag);
 
 /* ---- NVTX side ---------------------------------------------------------- */
 GPUINST_PRIVATE int gpuinstCollectCategories(const gpuinstTable *t, void **out, uint64_t *count);
@@ -7425,6 +7438,62 @@ GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag)
     b->spill_tag = tag;
 }
 
+static int writeAll(int fd, const void *p, size_t n, uint64_t off);
+
+/* Appends the LAYOUT block of tag's rows at spillEnd (spillLock held; at
+ * the file's start, after the HEADER): the members of the writer's own
+ * descriptor (gpuinstSpillTable), so tools/gpuinst-recover builds its row
+ * type from the file, never from a copy of the struct.  A tag without a
+ * descriptor gets none (0). */
+static int spillLayout(uint32_t tag)
+{
+    static const char *const typeName[] = {"u8", "u16", "u32", "u64", "i32", "i64", "f64", "str"};
+    static const uint32_t typeSize[] = {1, 2, 4, 8, 4, 8, 8, 0};
+    const gpuinstTable *t = gpuinstSpillTable(tag);
+    size_t bytes, off, plen;
+    uint32_t i, w[4];
+    char *blk;
+    gpuinstSpillBlock h;
+    if (t == NULL) return 0;
+    plen = strlen(t->path);
+    bytes = sizeof h + 8 + ((plen + 7u) & ~(size_t)7u);
+    for (i = 0; i < t->nfields; i++)
+        bytes += 16 + ((strlen(t->fields[i].name) + strlen(typeName[t->fields[i].type]) + 7u) & ~(size_t)7u);
+    blk = (char *)calloc(1, bytes);
+    if (blk == NULL) return -1;
+    memset(&h, 0, sizeof h);
+    h.magic = GPUINST_SPILL_MAGIC;
+    h.tag = GPUINST_SPILL_LAYOUT;
+    h.recsize = t->record_size;
+    h.count = t->nfields;
+    h.pad_[0] = bytes;
+    h.pad_[1] = tag;
+    memcpy(blk, &h, sizeof h);
+    w[0] = (uint32_t)plen;
+    memcpy(blk + sizeof h, w, 4);
+    memcpy(blk + sizeof h + 8, t->path, plen);
+    off = sizeof h + 8 + ((plen + 7u) & ~(size_t)7u);
+    for (i = 0; i < t->nfields; i++) {
+        const gpuinstField *f = &t->fields[i];
+        const char *ty = typeName[f->type];
+        w[0] = f->offset;
+        w[1] = f->type == GPUINST_FT_STR ? f->len : typeSize[f->type];
+        w[2] = (uint32_t)strlen(f->name);
+        w[3] = (uint32_t)strlen(ty);
+        memcpy(blk + off, w, 16);
+        memcpy(blk + off + 16, f->name, w[2]);
+        memcpy(blk + off + 16 + w[2], ty, w[3]);
+        off += 16 + ((w[2] + w[3] + 7u) & ~(size_t)7u);
+    }
+    if (writeAll(spillFd, blk, bytes, spillEnd) != 0) {
+        free(blk);
+        return -1;
+    }
+    spillEnd += bytes;
+    free(blk);
+    return 0;
+}
+
 /* Opens the spill file (spillLock held): "<output>.spill.<pid>", else
  * "$TMPDIR/gpuinst-<pid>.spill", else a fresh "$TMPDIR/gpuinst-<pid>-
  * XXXXXX.spill" (mkostemps); created exclusively, never through a link
@@ -7479,10 +7548,18 @@ static int spillOpen(void)
         return -1;
     }
     spillEnd = sizeof h;
+    if (spillLayout(GPUINST_SPILL_RANGES) != 0 || spillLayout(GPUINST_SPILL_MARKS) != 0) {
+        err = errno;
+        close(spillFd);
+        unlink(spillPath);
+        spillFd = -1;
+        spillBroken = 1;
+        gpuinstWarn("GPUINST_BUFFER_MB: cannot write the spill file %s (%s); records stay in memory, over the cap",
+                    spillPath, strerror(err));
+        return -1;
+    }
     return 0;
 }
-
-static int writeAll(int fd, const void *p, size_t n, uint64_t off);
 
 /* Appends the strings interned since the last call (spillLock held), so
  * that every spilled record's names are in the file before it. */
@@ -8241,6 +8318,11 @@ static const gpuinstTable marksTable = {
     "/marks", "instantaneous marks, one row each",
     sizeof(gpuinstMarkRec), GPUINST_NFIELDS(markFields), markFields, NULL,
     (void *)(uintptr_t)offsetof(gpuinstThread, marks), rowsThreadBufs};
+
+GPUINST_PRIVATE const gpuinstTable *gpuinstSpillTable(uint32_t tag)
+{
+    return tag == GPUINST_SPILL_RANGES ? &rangesTable : tag == GPUINST_SPILL_MARKS ? &marksTable : NULL;
+}
 
 /* ---- /threads, /domains, /categories ------------------------------------------- */
 

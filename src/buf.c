@@ -147,6 +147,62 @@ GPUINST_PRIVATE void gpuinstBufSetSpill(gpuinstBuf *b, uint32_t tag)
     b->spill_tag = tag;
 }
 
+static int writeAll(int fd, const void *p, size_t n, uint64_t off);
+
+/* Appends the LAYOUT block of tag's rows at spillEnd (spillLock held; at
+ * the file's start, after the HEADER): the members of the writer's own
+ * descriptor (gpuinstSpillTable), so tools/gpuinst-recover builds its row
+ * type from the file, never from a copy of the struct.  A tag without a
+ * descriptor gets none (0). */
+static int spillLayout(uint32_t tag)
+{
+    static const char *const typeName[] = {"u8", "u16", "u32", "u64", "i32", "i64", "f64", "str"};
+    static const uint32_t typeSize[] = {1, 2, 4, 8, 4, 8, 8, 0};
+    const gpuinstTable *t = gpuinstSpillTable(tag);
+    size_t bytes, off, plen;
+    uint32_t i, w[4];
+    char *blk;
+    gpuinstSpillBlock h;
+    if (t == NULL) return 0;
+    plen = strlen(t->path);
+    bytes = sizeof h + 8 + ((plen + 7u) & ~(size_t)7u);
+    for (i = 0; i < t->nfields; i++)
+        bytes += 16 + ((strlen(t->fields[i].name) + strlen(typeName[t->fields[i].type]) + 7u) & ~(size_t)7u);
+    blk = (char *)calloc(1, bytes);
+    if (blk == NULL) return -1;
+    memset(&h, 0, sizeof h);
+    h.magic = GPUINST_SPILL_MAGIC;
+    h.tag = GPUINST_SPILL_LAYOUT;
+    h.recsize = t->record_size;
+    h.count = t->nfields;
+    h.pad_[0] = bytes;
+    h.pad_[1] = tag;
+    memcpy(blk, &h, sizeof h);
+    w[0] = (uint32_t)plen;
+    memcpy(blk + sizeof h, w, 4);
+    memcpy(blk + sizeof h + 8, t->path, plen);
+    off = sizeof h + 8 + ((plen + 7u) & ~(size_t)7u);
+    for (i = 0; i < t->nfields; i++) {
+        const gpuinstField *f = &t->fields[i];
+        const char *ty = typeName[f->type];
+        w[0] = f->offset;
+        w[1] = f->type == GPUINST_FT_STR ? f->len : typeSize[f->type];
+        w[2] = (uint32_t)strlen(f->name);
+        w[3] = (uint32_t)strlen(ty);
+        memcpy(blk + off, w, 16);
+        memcpy(blk + off + 16, f->name, w[2]);
+        memcpy(blk + off + 16 + w[2], ty, w[3]);
+        off += 16 + ((w[2] + w[3] + 7u) & ~(size_t)7u);
+    }
+    if (writeAll(spillFd, blk, bytes, spillEnd) != 0) {
+        free(blk);
+        return -1;
+    }
+    spillEnd += bytes;
+    free(blk);
+    return 0;
+}
+
 /* Opens the spill file (spillLock held): "<output>.spill.<pid>", else
  * "$TMPDIR/gpuinst-<pid>.spill", else a fresh "$TMPDIR/gpuinst-<pid>-
  * XXXXXX.spill" (mkostemps); created exclusively, never through a link
@@ -201,10 +257,18 @@ static int spillOpen(void)
         return -1;
     }
     spillEnd = sizeof h;
+    if (spillLayout(GPUINST_SPILL_RANGES) != 0 || spillLayout(GPUINST_SPILL_MARKS) != 0) {
+        err = errno;
+        close(spillFd);
+        unlink(spillPath);
+        spillFd = -1;
+        spillBroken = 1;
+        gpuinstWarn("GPUINST_BUFFER_MB: cannot write the spill file %s (%s); records stay in memory, over the cap",
+                    spillPath, strerror(err));
+        return -1;
+    }
     return 0;
 }
-
-static int writeAll(int fd, const void *p, size_t n, uint64_t off);
 
 /* Appends the strings interned since the last call (spillLock held), so
  * that every spilled record's names are in the file before it. */

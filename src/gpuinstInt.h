@@ -431,13 +431,23 @@ GPUINST_PRIVATE uint64_t gpuinstBufCursorRead(gpuinstBufCursor *cur, void *dst, 
  * STRINGS: `count` interned strings not spilled before, each a u32 id, a
  * u32 length and the bytes padded to 8; recsize 0, the block's byte size
  * in pad_[0].  A spilled record refers only to strings spilled before it,
- * so the file alone can be turned into a valid output (tools/gpuinst-recover). */
+ * so the file alone can be turned into a valid output (tools/gpuinst-recover).
+ * LAYOUT: the row layout of the blocks tagged pad_[1] (one per described
+ * tag, right after the HEADER, from the table descriptor the writer uses:
+ * gpuinstSpillTable), so a reader never carries a copy of it: recsize the
+ * row size, count the members, pad_[0] the block's byte size; the body is
+ * a u32 length, a u32 0 and the dataset path padded to 8, then per member
+ * a u32 offset, a u32 byte size, a u32 name length, a u32 type length and
+ * the name and type ("u8" "u16" "u32" "u64" "i32" "i64" "f64" "str")
+ * padded to 8 together.  Rows of a tag without a layout (no descriptor:
+ * /mpi/calls) are not rebuilt by the tool. */
 enum {
     GPUINST_SPILL_HEADER = 0,
     GPUINST_SPILL_RANGES = 1,
     GPUINST_SPILL_MARKS = 2,
     GPUINST_SPILL_STRINGS = 3,
-    GPUINST_SPILL_MPI_CALLS = 4 /* gpuinstMpiRec rows (mpi/mpi_trace.c); names are filled at write time */
+    GPUINST_SPILL_MPI_CALLS = 4, /* gpuinstMpiRec rows (mpi/mpi_trace.c); names are filled at write time */
+    GPUINST_SPILL_LAYOUT = 5
 };
 typedef struct gpuinstSpillBlock {
     uint32_t magic;
@@ -1004,6 +1014,9 @@ GPUINST_PRIVATE const gpuinstTable *gpuinstTableAt(uint32_t i);
 /* Registers the core tables (/ranks, /ranges, /marks, /threads, /domains,
  * /categories); /strings is written by the writer itself. */
 GPUINST_PRIVATE void gpuinstCoreTablesRegister(void);
+/* The descriptor of the rows spilled under GPUINST_SPILL_<tag> (src/buf.c
+ * writes it into the spill file as a LAYOUT block), or NULL. */
+GPUINST_PRIVATE const gpuinstTable *gpuinstSpillTable(uint32_t tag);
 
 /* ---- NVTX side ---------------------------------------------------------- */
 GPUINST_PRIVATE int gpuinstCollectCategories(const gpuinstTable *t, void **out, uint64_t *count);

@@ -192,6 +192,11 @@ static const gpuinstTable marksTable = {
     sizeof(gpuinstMarkRec), GPUINST_NFIELDS(markFields), markFields, NULL,
     (void *)(uintptr_t)offsetof(gpuinstThread, marks), rowsThreadBufs};
 
+GPUINST_PRIVATE const gpuinstTable *gpuinstSpillTable(uint32_t tag)
+{
+    return tag == GPUINST_SPILL_RANGES ? &rangesTable : tag == GPUINST_SPILL_MARKS ? &marksTable : NULL;
+}
+
 /* ---- /threads, /domains, /categories ------------------------------------------- */
 
 typedef struct ThreadRec {

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../gi_h5read.h"
 #include "../unit/gi_strings.h"
 
 static int failures = 0;
@@ -44,51 +45,19 @@ static void fail(const char *fmt, ...)
 /* Rows of dataset `path` (1-D), or -1 if it cannot be opened. */
 static long long rows_of(hid_t file, const char *path)
 {
-    hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
-    if (d < 0) return -1;
-    hid_t s = H5Dget_space(d);
-    hsize_t n = 0;
-    long long out = -1;
-    if (s >= 0 && H5Sget_simple_extent_ndims(s) == 1 && H5Sget_simple_extent_dims(s, &n, NULL) == 1)
-        out = (long long)n;
-    if (s >= 0) H5Sclose(s);
-    H5Dclose(d);
-    return out;
+    return gi_h5_rows(file, path);
 }
 
 /* Reads member `member` of every row of compound dataset `path` as uint64
  * into *out (malloc'd, *n rows).  0 on success. */
 static int read_member_u64(hid_t file, const char *path, const char *member, uint64_t **out, size_t *n)
 {
-    long long rows = rows_of(file, path);
-    *out = NULL;
-    *n = 0;
-    if (rows < 0) {
-        fail("cannot open 1-D dataset %s", path);
+    *out = gi_h5_u64(file, path, member, n);
+    if (*out == NULL) {
+        fail(rows_of(file, path) < 0 ? "cannot open 1-D dataset %s" : "%s has no member \"%s\" or it cannot be read",
+             path, member);
         return 1;
     }
-    hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
-    hid_t ft = H5Dget_type(d);
-    int ok = ft >= 0 && H5Tget_class(ft) == H5T_COMPOUND && H5Tget_member_index(ft, member) >= 0;
-    if (ft >= 0) H5Tclose(ft);
-    if (!ok) {
-        fail("%s has no member \"%s\"", path, member);
-        H5Dclose(d);
-        return 1;
-    }
-    hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(uint64_t));
-    H5Tinsert(mt, member, 0, H5T_NATIVE_UINT64);
-    *out = malloc((size_t)(rows ? rows : 1) * sizeof(uint64_t));
-    herr_t rc = *out ? H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) : -1;
-    H5Tclose(mt);
-    H5Dclose(d);
-    if (rc < 0) {
-        fail("cannot read %s.%s", path, member);
-        free(*out);
-        *out = NULL;
-        return 1;
-    }
-    *n = (size_t)rows;
     return 0;
 }
 

@@ -38,81 +38,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../gi_h5read.h"
+
 static hid_t file;
 
 /* Reads member `m` of dataset `d` as doubles (HDF5 converts); NULL if absent. */
 static double *col(const char *d, const char *m, size_t *n)
 {
-    hid_t ds = -1, sp, mt;
-    hssize_t k;
-    double *v = NULL;
+    char enc[512];
     *n = 0;
-    if (H5Lexists(file, d, H5P_DEFAULT) > 0) {
-        ds = H5Dopen2(file, d, H5P_DEFAULT);
-    } else if (strncmp(d, "/counters/", 10) == 0) {
+    if (H5Lexists(file, d, H5P_DEFAULT) <= 0 && strncmp(d, "/counters/", 10) == 0) {
         /* a user counter "app/x" is the dataset /counters/app%2Fx (format 2.0:
          * one dataset per counter, '/' in its name encoded) */
-        char enc[512];
         size_t o = 0, i;
         for (i = 0; d[i] && o + 4 < sizeof enc; i++) {
             if (i >= 10 && d[i] == '/') o += (size_t)snprintf(enc + o, sizeof enc - o, "%%2F");
             else enc[o++] = d[i];
         }
         enc[o] = '\0';
-        if (H5Lexists(file, enc, H5P_DEFAULT) > 0) ds = H5Dopen2(file, enc, H5P_DEFAULT);
+        d = enc;
     }
-    if (ds < 0) return NULL;
-    {
-        hid_t ft = H5Dget_type(ds);
-        int idx = H5Tget_member_index(ft, m);
-        H5Tclose(ft);
-        if (idx < 0) {
-            H5Dclose(ds);
-            return NULL;
-        }
-    }
-    sp = H5Dget_space(ds);
-    k = H5Sget_simple_extent_npoints(sp);
-    mt = H5Tcreate(H5T_COMPOUND, sizeof(double));
-    H5Tinsert(mt, m, 0, H5T_NATIVE_DOUBLE);
-    v = (double *)calloc(k > 0 ? (size_t)k : 1, sizeof *v);
-    if (k > 0 && H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) {
-        free(v);
-        v = NULL;
-    } else {
-        *n = (size_t)k;
-    }
-    H5Tclose(mt);
-    H5Sclose(sp);
-    H5Dclose(ds);
-    return v;
+    return gi_h5_f64(file, d, m, n);
 }
 
 static char (*strcol(const char *d, const char *m, size_t w, size_t *n))[64]
 {
-    hid_t ds = H5Dopen2(file, d, H5P_DEFAULT), sp, mt, st;
-    hssize_t k;
-    char(*v)[64] = NULL;
-    *n = 0;
-    if (ds < 0) return NULL;
-    sp = H5Dget_space(ds);
-    k = H5Sget_simple_extent_npoints(sp);
-    st = H5Tcopy(H5T_C_S1);
-    H5Tset_size(st, w < 64 ? w : 64);
-    mt = H5Tcreate(H5T_COMPOUND, 64);
-    H5Tinsert(mt, m, 0, st);
-    v = (char(*)[64])calloc(k > 0 ? (size_t)k : 1, 64);
-    if (k > 0 && H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) {
-        free(v);
-        v = NULL;
-    } else {
-        *n = (size_t)k;
-    }
-    H5Tclose(mt);
-    H5Tclose(st);
-    H5Sclose(sp);
-    H5Dclose(ds);
-    return v;
+    (void)w; /* every string member read is at most 64 bytes */
+    return (char(*)[64])gi_h5_strs(file, d, m, 64, n);
 }
 
 static int cmpd(const void *a, const void *b)

@@ -20,7 +20,7 @@
 #              kernel tracing ran under the profiler).
 # The committed fixture tests/gpu/results/solver_gpu.h5 is this file from
 #     REPORT_SOLVER_ARGS="-n 8" bash tests/gpu/device_run.sh report
-# (CTest report.gpu_fixture checks it, tests/report/check_flops.py included).
+# (CTest report_gpu_fixture checks it, tests/report/check_flops.py included).
 #  2 report    gpuinst-report text, --json and --csv all exit 0; the JSON has
 #              rows in kernels, copies, gpu_ranges (kernels attributed to the
 #              solver's ranges), mpi and metrics, and every text line fits

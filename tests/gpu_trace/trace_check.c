@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../gi_h5read.h"
 #include "../unit/gi_strings.h"
 
 #define NONE UINT64_MAX
@@ -49,64 +50,6 @@ __attribute__((format(printf, 1, 2))) static void fail(const char *fmt, ...)
     vprintf(fmt, ap);
     printf("\n");
     va_end(ap);
-}
-
-/* One column of a compound dataset, converted to uint64 (n rows). */
-static uint64_t *column(hid_t f, const char *path, const char *member, size_t *n)
-{
-    hid_t d, s, mt;
-    hssize_t np;
-    uint64_t *out;
-    *n = 0;
-    if (H5Lexists(f, path, H5P_DEFAULT) <= 0) return NULL;
-    d = H5Dopen2(f, path, H5P_DEFAULT);
-    if (d < 0) return NULL;
-    s = H5Dget_space(d);
-    np = H5Sget_simple_extent_npoints(s);
-    H5Sclose(s);
-    out = (uint64_t *)calloc(np > 0 ? (size_t)np : 1, sizeof *out);
-    mt = H5Tcreate(H5T_COMPOUND, sizeof(uint64_t));
-    H5Tinsert(mt, member, 0, H5T_NATIVE_UINT64);
-    if (np > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) {
-        free(out);
-        out = NULL;
-    } else {
-        *n = (size_t)np;
-    }
-    H5Tclose(mt);
-    H5Dclose(d);
-    return out;
-}
-
-/* A fixed-length string member (width w) of every row. */
-static char *strColumn(hid_t f, const char *path, const char *member, size_t w, size_t *n)
-{
-    hid_t d, s, mt, st;
-    hssize_t np;
-    char *out;
-    *n = 0;
-    if (H5Lexists(f, path, H5P_DEFAULT) <= 0) return NULL;
-    d = H5Dopen2(f, path, H5P_DEFAULT);
-    if (d < 0) return NULL;
-    s = H5Dget_space(d);
-    np = H5Sget_simple_extent_npoints(s);
-    H5Sclose(s);
-    out = (char *)calloc(np > 0 ? (size_t)np : 1, w);
-    st = H5Tcopy(H5T_C_S1);
-    H5Tset_size(st, w);
-    H5Tset_strpad(st, H5T_STR_NULLTERM);
-    mt = H5Tcreate(H5T_COMPOUND, w);
-    H5Tinsert(mt, member, 0, st);
-    if (np > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) {
-        free(out);
-        out = NULL;
-    } else {
-        *n = (size_t)np;
-    }
-    H5Tclose(mt);
-    H5Tclose(st);
-    H5Dclose(d);
-    return out;
 }
 
 /* /strings as (rank, id) -> text, indexed [rank][id]; base names cached. */
@@ -222,13 +165,13 @@ static void rangesLoad(hid_t f, Ranges *r)
     size_t k, i;
     uint64_t *keys;
     int *use;
-    r->rank = column(f, "/ranges", "rank", &r->n);
-    r->thread = column(f, "/ranges", "thread", &k);
-    r->seq = column(f, "/ranges", "seq", &k);
-    r->name = column(f, "/ranges", "name", &k);
-    r->start = column(f, "/ranges", "start_ns", &k);
-    r->end = column(f, "/ranges", "end_ns", &k);
-    r->depth = column(f, "/ranges", "depth", &k);
+    r->rank = gi_h5_u64(f, "/ranges", "rank", &r->n);
+    r->thread = gi_h5_u64(f, "/ranges", "thread", &k);
+    r->seq = gi_h5_u64(f, "/ranges", "seq", &k);
+    r->name = gi_h5_u64(f, "/ranges", "name", &k);
+    r->start = gi_h5_u64(f, "/ranges", "start_ns", &k);
+    r->end = gi_h5_u64(f, "/ranges", "end_ns", &k);
+    r->depth = gi_h5_u64(f, "/ranges", "depth", &k);
     keys = (uint64_t *)calloc(r->n ? r->n : 1, sizeof *keys);
     use = (int *)calloc(r->n ? r->n : 1, sizeof *use);
     for (i = 0; i < r->n; i++) {
@@ -270,8 +213,8 @@ static int cmpU64(const void *a, const void *b)
 static int checkStats(hid_t f, uint64_t nranks)
 {
     size_t n, k;
-    uint64_t *en = column(f, "/gpu/stats", "enabled", &n), *dr = column(f, "/gpu/stats", "dropped", &k),
-             *nb = column(f, "/gpu/stats", "no_buffer", &k);
+    uint64_t *en = gi_h5_u64(f, "/gpu/stats", "enabled", &n), *dr = gi_h5_u64(f, "/gpu/stats", "dropped", &k),
+             *nb = gi_h5_u64(f, "/gpu/stats", "no_buffer", &k);
     size_t i;
     if (n != nranks) fail("%s/gpu/stats has %lld rows, want %lld", "", (long long)n, (long long)nranks);
     for (i = 0; i < n; i++) {
@@ -298,20 +241,20 @@ static int cmdSolver(hid_t f, uint64_t nranks)
     checkStats(f, nranks);
     stringsLoad(f, &s);
     rangesLoad(f, &r);
-    krank = column(f, "/gpu/kernels", "rank", &nk);
-    kcorr = column(f, "/gpu/kernels", "correlation", &k);
-    krange = column(f, "/gpu/kernels", "range_id", &k);
-    kname = column(f, "/gpu/kernels", "demangled", &k);
-    kstart = column(f, "/gpu/kernels", "start_ns", &k);
-    kend = column(f, "/gpu/kernels", "end_ns", &k);
-    arank = column(f, "/gpu/api", "rank", &na);
-    acorr = column(f, "/gpu/api", "correlation", &k);
-    astart = column(f, "/gpu/api", "start_ns", &k);
-    mrank = column(f, "/marks", "rank", &nm);
-    mname = column(f, "/marks", "name", &k);
-    mpay = column(f, "/marks", "payload", &k);
-    crank = column(f, "/gpu/copies", "rank", &nc);
-    crange = column(f, "/gpu/copies", "range_id", &k);
+    krank = gi_h5_u64(f, "/gpu/kernels", "rank", &nk);
+    kcorr = gi_h5_u64(f, "/gpu/kernels", "correlation", &k);
+    krange = gi_h5_u64(f, "/gpu/kernels", "range_id", &k);
+    kname = gi_h5_u64(f, "/gpu/kernels", "demangled", &k);
+    kstart = gi_h5_u64(f, "/gpu/kernels", "start_ns", &k);
+    kend = gi_h5_u64(f, "/gpu/kernels", "end_ns", &k);
+    arank = gi_h5_u64(f, "/gpu/api", "rank", &na);
+    acorr = gi_h5_u64(f, "/gpu/api", "correlation", &k);
+    astart = gi_h5_u64(f, "/gpu/api", "start_ns", &k);
+    mrank = gi_h5_u64(f, "/marks", "rank", &nm);
+    mname = gi_h5_u64(f, "/marks", "name", &k);
+    mpay = gi_h5_u64(f, "/marks", "payload", &k);
+    crank = gi_h5_u64(f, "/gpu/copies", "rank", &nc);
+    crange = gi_h5_u64(f, "/gpu/copies", "range_id", &k);
     if (nk == 0) fail("no kernels in /gpu/kernels");
     printf("kernels %zu, api %zu, copies %zu, ranges %zu\n", nk, na, nc, r.n);
     akey = (uint64_t *)calloc(na ? na : 1, sizeof *akey);
@@ -389,13 +332,13 @@ static int cmdMpiCopy(hid_t f, uint64_t nranks)
     checkStats(f, nranks);
     stringsLoad(f, &s);
     rangesLoad(f, &r);
-    crank = column(f, "/gpu/copies", "rank", &nc);
-    crange = column(f, "/gpu/copies", "range_id", &k);
-    cmpi = column(f, "/gpu/copies", "mpi_call_id", &k);
-    cbytes = column(f, "/gpu/copies", "bytes", &k);
-    mrank = column(f, "/mpi/calls", "rank", &nm);
-    mid = column(f, "/mpi/calls", "call_id", &k);
-    mcall = column(f, "/mpi/calls", "call", &k);
+    crank = gi_h5_u64(f, "/gpu/copies", "rank", &nc);
+    crange = gi_h5_u64(f, "/gpu/copies", "range_id", &k);
+    cmpi = gi_h5_u64(f, "/gpu/copies", "mpi_call_id", &k);
+    cbytes = gi_h5_u64(f, "/gpu/copies", "bytes", &k);
+    mrank = gi_h5_u64(f, "/mpi/calls", "rank", &nm);
+    mid = gi_h5_u64(f, "/mpi/calls", "call_id", &k);
+    mcall = gi_h5_u64(f, "/mpi/calls", "call", &k);
     (void)mcall;
     if (nm == 0) fail("%sno /mpi/calls table (MPI layer) in the file", "");
     for (uint64_t rk = 0; rk < nranks; rk++) {
@@ -435,10 +378,10 @@ static int cmdAll(hid_t f, uint64_t nranks)
     Strings s;
     Ranges r;
     size_t nk, nmk, ns, nmem, na, k, i;
-    uint64_t *krank = column(f, "/gpu/kernels", "rank", &nk), *krange = column(f, "/gpu/kernels", "range_id", &k);
-    uint64_t *mkrank = column(f, "/gpu/markers", "rank", &nmk), *mkdom = column(f, "/gpu/markers", "domain", &k);
-    uint64_t *arank = column(f, "/gpu/api", "rank", &na), *adom = column(f, "/gpu/api", "domain", &k);
-    uint64_t *srank = column(f, "/gpu/sync", "rank", &ns), *memrank = column(f, "/gpu/memory", "rank", &nmem);
+    uint64_t *krank = gi_h5_u64(f, "/gpu/kernels", "rank", &nk), *krange = gi_h5_u64(f, "/gpu/kernels", "range_id", &k);
+    uint64_t *mkrank = gi_h5_u64(f, "/gpu/markers", "rank", &nmk), *mkdom = gi_h5_u64(f, "/gpu/markers", "domain", &k);
+    uint64_t *arank = gi_h5_u64(f, "/gpu/api", "rank", &na), *adom = gi_h5_u64(f, "/gpu/api", "domain", &k);
+    uint64_t *srank = gi_h5_u64(f, "/gpu/sync", "rank", &ns), *memrank = gi_h5_u64(f, "/gpu/memory", "rank", &nmem);
     uint64_t rk;
     checkStats(f, nranks);
     stringsLoad(f, &s);
@@ -476,8 +419,8 @@ static int cmdDurations(hid_t f, uint64_t rank)
 {
     Strings s;
     size_t nk, k, i, j;
-    uint64_t *krank = column(f, "/gpu/kernels", "rank", &nk), *kname = column(f, "/gpu/kernels", "demangled", &k),
-             *ks = column(f, "/gpu/kernels", "start_ns", &k), *ke = column(f, "/gpu/kernels", "end_ns", &k);
+    uint64_t *krank = gi_h5_u64(f, "/gpu/kernels", "rank", &nk), *kname = gi_h5_u64(f, "/gpu/kernels", "demangled", &k),
+             *ks = gi_h5_u64(f, "/gpu/kernels", "start_ns", &k), *ke = gi_h5_u64(f, "/gpu/kernels", "end_ns", &k);
     uint64_t *d = (uint64_t *)calloc(nk ? nk : 1, sizeof *d);
     char *done = (char *)calloc(nk ? nk : 1, 1);
     stringsLoad(f, &s);
@@ -500,9 +443,9 @@ static int cmdDurations(hid_t f, uint64_t rank)
 static int cmdOff(hid_t f, const char *pattern)
 {
     size_t n, k, i, nr;
-    char *feat = strColumn(f, "/unavailable", "feature", 32, &n);
-    char *why = strColumn(f, "/unavailable", "reason", 480, &k);
-    uint64_t *rr = column(f, "/ranges", "rank", &nr);
+    char *feat = gi_h5_strs(f, "/unavailable", "feature", 32, &n);
+    char *why = gi_h5_strs(f, "/unavailable", "reason", 480, &k);
+    uint64_t *rr = gi_h5_u64(f, "/ranges", "rank", &nr);
     int found = 0;
     (void)rr;
     for (i = 0; i < n; i++)

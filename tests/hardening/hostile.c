@@ -132,32 +132,17 @@ static int resetPeak(void)
 /* One u64 member of /ranks row 0 (members gi_h5.h does not read). */
 static uint64_t rankMember(hid_t f, const char *member)
 {
-    uint64_t v = 0;
-    hid_t d = H5Dopen2(f, "/ranks", H5P_DEFAULT), ct;
-    if (d < 0) {
-        GI_CHECK(0, "/ranks missing");
-        return 0;
-    }
-    ct = H5Tcreate(H5T_COMPOUND, sizeof v);
-    H5Tinsert(ct, member, 0, H5T_NATIVE_UINT64);
-    if (H5Dread(d, ct, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0) GI_CHECK(0, "reading /ranks.%s", member);
-    H5Tclose(ct);
-    H5Dclose(d);
-    return v;
+    size_t n = 0;
+    uint64_t *v = gi_h5_u64(f, "/ranks", member, &n), x = v != NULL && n > 0 ? v[0] : 0;
+    GI_CHECK(v != NULL && n > 0, "reading /ranks.%s", member);
+    free(v);
+    return x;
 }
 
 static uint64_t rowsOf(hid_t f, const char *path)
 {
-    hid_t d = H5Dopen2(f, path, H5P_DEFAULT), s;
-    hssize_t n;
-    if (d < 0) {
-        GI_CHECK(0, "%s missing", path);
-        return 0;
-    }
-    s = H5Dget_space(d);
-    n = H5Sget_simple_extent_npoints(s);
-    H5Sclose(s);
-    H5Dclose(d);
+    long long n = gi_h5_rows(f, path);
+    GI_CHECK(n >= 0, "%s missing", path);
     return n > 0 ? (uint64_t)n : 0;
 }
 

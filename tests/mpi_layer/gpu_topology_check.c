@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../gi_h5read.h"
 #include "../unit/gi_strings.h"
 
 typedef struct Topo {
@@ -39,31 +40,6 @@ typedef giStr Str; /* gi_strings.h */
 typedef struct Smi {
     char uuid[64], bus[64];
 } Smi;
-
-static hid_t strType(size_t n)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, n);
-    H5Tset_strpad(t, H5T_STR_NULLTERM);
-    return t;
-}
-
-static void *readAll(hid_t f, const char *path, hid_t mt, size_t rs, size_t *n)
-{
-    hid_t d, s;
-    hssize_t k;
-    void *buf;
-    *n = 0;
-    if (H5Lexists(f, path, H5P_DEFAULT) <= 0 || (d = H5Dopen2(f, path, H5P_DEFAULT)) < 0) return NULL;
-    s = H5Dget_space(d);
-    k = H5Sget_simple_extent_npoints(s);
-    buf = calloc(k > 0 ? (size_t)k : 1, rs);
-    if (buf != NULL && k > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) k = 0;
-    H5Sclose(s);
-    H5Dclose(d);
-    *n = k > 0 ? (size_t)k : 0;
-    return buf;
-}
 
 /* The last 12 characters, lower case ("19:00.0" part with the bus' domain tail). */
 static void busKey(const char *b, char *out)
@@ -130,21 +106,21 @@ int main(int argc, char **argv)
     M(ct, Topo, node_rank, H5T_NATIVE_INT32);
     M(ct, Topo, node_id, H5T_NATIVE_INT32);
     M(ct, Topo, cuda_device, H5T_NATIVE_INT32);
-    st = strType(64);
+    st = gi_h5_str_type(64);
     H5Tinsert(ct, "hostname", offsetof(Topo, hostname), st);
     H5Tclose(st);
-    st = strType(48);
+    st = gi_h5_str_type(48);
     H5Tinsert(ct, "gpu_uuid", offsetof(Topo, uuid), st);
     H5Tclose(st);
-    st = strType(32);
+    st = gi_h5_str_type(32);
     H5Tinsert(ct, "pci_bus_id", offsetof(Topo, bus), st);
     H5Tclose(st);
-    t = (Topo *)readAll(f, "/topology", ct, sizeof(Topo), &nt);
+    t = (Topo *)gi_h5_read(f, "/topology", ct, sizeof(Topo), &nt);
     H5Tclose(ct);
     ct = H5Tcreate(H5T_COMPOUND, sizeof(Call));
     M(ct, Call, rank, H5T_NATIVE_UINT32);
     M(ct, Call, name, H5T_NATIVE_UINT32);
-    c = (Call *)readAll(f, "/mpi/calls", ct, sizeof(Call), &nc);
+    c = (Call *)gi_h5_read(f, "/mpi/calls", ct, sizeof(Call), &nc);
     H5Tclose(ct);
     s = gi_strings_load(f, &ns, &stext);
     H5Fclose(f);

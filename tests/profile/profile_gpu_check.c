@@ -1,7 +1,7 @@
 /*
  * profile_gpu_check.c -- the profile mode's kernels against a trace of the
  * same program (issue 19), for the GPU machine (no h5py there: the HDF5 C
- * API, members read by name through tools/report/h5tab.c).
+ * API, members read by name through tests/gi_h5read.h).
  *
  *   profile_gpu_check TRACE.h5 PROFILE.h5 [--tsc]
  *   profile_gpu_check --clock FILE.h5 tsc|monotonic
@@ -17,11 +17,12 @@
  * --clock: FILE's /clock must say that every rank read that clock.
  * Prints "profile_gpu_check: ok" or the differences and exits 1.
  */
-#include "h5tab.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../gi_h5read.h"
+#include "../unit/gi_strings.h"
 
 static int fails;
 #define CHECK(cond, ...)                 \
@@ -41,6 +42,7 @@ typedef struct Str {
 typedef struct Strings {
     Str *v;
     size_t n;
+    char *blob; /* the texts (gi_strings.h) */
 } Strings;
 
 static int cmpStr(const void *a, const void *b)
@@ -52,38 +54,20 @@ static int cmpStr(const void *a, const void *b)
 
 static void loadStrings(hid_t f, Strings *s)
 {
-    h5tab t;
-    uint64_t *rk = NULL, *id = NULL, *len = NULL, *off = NULL;
-    hid_t ds = -1;
-    size_t nt = 0, i;
-    unsigned char *text = NULL;
-    memset(s, 0, sizeof *s);
-    if (h5tabOpen(f, "/strings", &t) != 0) return;
-    if (h5tabU64(&t, "rank", &rk) || h5tabU64(&t, "id", &id) || h5tabU64(&t, "length", &len) ||
-        h5tabU64(&t, "offset", &off) || h5tabOpenArray(f, "/strings_text", &ds, &nt) != 0)
-        goto out;
-    text = (unsigned char *)malloc(nt ? nt : 1);
-    if (text == NULL || H5Dread(ds, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, text) < 0) goto out;
-    s->v = (Str *)calloc(t.n ? t.n : 1, sizeof *s->v);
-    for (i = 0; s->v != NULL && i < t.n; i++) {
-        size_t o = off[i] < nt ? (size_t)off[i] : nt, l = off[i] + len[i] <= nt ? (size_t)len[i] : 0;
-        s->v[i].rank = rk[i];
-        s->v[i].id = id[i];
-        s->v[i].text = (char *)calloc(l + 1, 1);
-        if (s->v[i].text) memcpy(s->v[i].text, text + o, l);
+    size_t n = 0, i;
+    giStr *g = gi_strings_load(f, &n, &s->blob);
+    s->n = 0;
+    s->v = (Str *)calloc(n ? n : 1, sizeof *s->v);
+    for (i = 0; g != NULL && s->v != NULL && i < n; i++) {
+        s->v[i].rank = g[i].rank;
+        s->v[i].id = g[i].id;
+        s->v[i].text = (char *)g[i].name;
     }
-    if (s->v) {
-        s->n = t.n;
+    if (g != NULL && s->v != NULL) {
+        s->n = n;
         qsort(s->v, s->n, sizeof *s->v, cmpStr);
     }
-out:
-    free(rk);
-    free(id);
-    free(len);
-    free(off);
-    free(text);
-    if (ds >= 0) H5Dclose(ds);
-    h5tabClose(&t);
+    free(g);
 }
 
 static const char *str(const Strings *s, uint64_t rank, uint64_t id)
@@ -135,24 +119,25 @@ static uint64_t countGet(const Counts *c, const char *key)
 /* The trace's kernels: range_id = thread << 32 | seq of a /ranges row. */
 static void traceCounts(hid_t f, const Strings *s, Counts *out)
 {
-    h5tab r, k;
-    uint64_t *rrk = NULL, *rth = NULL, *rsq = NULL, *rnm = NULL, *krk = NULL, *kid = NULL, *knm = NULL;
-    size_t i, j;
-    if (h5tabOpen(f, "/ranges", &r) != 0 || h5tabOpen(f, "/gpu/kernels", &k) != 0) {
+    size_t nr = 0, nk = 0, m, i, j;
+    uint64_t *rrk, *rth, *rsq, *rnm, *krk, *kid, *knm;
+    if (gi_h5_rows(f, "/ranges") < 0 || gi_h5_rows(f, "/gpu/kernels") < 0) {
         CHECK(0, "trace file: no /ranges or /gpu/kernels");
         return;
     }
-    h5tabU64(&r, "rank", &rrk);
-    h5tabU64(&r, "thread", &rth);
-    h5tabU64(&r, "seq", &rsq);
-    h5tabU64(&r, "name", &rnm);
-    h5tabU64(&k, "rank", &krk);
-    h5tabU64(&k, "range_id", &kid);
-    h5tabU64(&k, "demangled", &knm);
-    for (i = 0; krk && i < k.n; i++) {
+    rrk = gi_h5_u64(f, "/ranges", "rank", &nr);
+    rth = gi_h5_u64(f, "/ranges", "thread", &m);
+    rsq = gi_h5_u64(f, "/ranges", "seq", &m);
+    rnm = gi_h5_u64(f, "/ranges", "name", &m);
+    krk = gi_h5_u64(f, "/gpu/kernels", "rank", &nk);
+    kid = gi_h5_u64(f, "/gpu/kernels", "range_id", &m);
+    knm = gi_h5_u64(f, "/gpu/kernels", "demangled", &m);
+    if (!rrk || !rth || !rsq || !rnm) nr = 0;
+    if (!kid || !knm) nk = 0;
+    for (i = 0; krk && i < nk; i++) {
         const char *range = "(none)";
         if (kid[i] != UINT64_MAX)
-            for (j = 0; j < r.n; j++)
+            for (j = 0; j < nr; j++)
                 if (rrk[j] == krk[i] && ((rth[j] << 32) | rsq[j]) == kid[i]) {
                     range = str(s, rrk[j], rnm[j]);
                     break;
@@ -166,34 +151,32 @@ static void traceCounts(hid_t f, const Strings *s, Counts *out)
     free(krk);
     free(kid);
     free(knm);
-    h5tabClose(&r);
-    h5tabClose(&k);
 }
 
 static void profileCounts(hid_t f, const Strings *s, Counts *out)
 {
-    h5tab r, k;
-    uint64_t *rrk = NULL, *rth = NULL, *rnd = NULL, *rnm = NULL, *krk = NULL, *kth = NULL, *knd = NULL,
-             *knm = NULL, *kcn = NULL;
-    size_t i, j;
-    if (h5tabOpen(f, "/profile/ranges", &r) != 0 || h5tabOpen(f, "/profile/kernels", &k) != 0) {
+    size_t nr = 0, nk = 0, m, i, j;
+    uint64_t *rrk, *rth, *rnd, *rnm, *krk, *kth, *knd, *knm, *kcn;
+    if (gi_h5_rows(f, "/profile/ranges") < 0 || gi_h5_rows(f, "/profile/kernels") < 0) {
         CHECK(0, "profile file: no /profile/ranges or /profile/kernels");
         return;
     }
-    CHECK(k.n > 0, "profile file: /profile/kernels has rows");
-    h5tabU64(&r, "rank", &rrk);
-    h5tabU64(&r, "thread", &rth);
-    h5tabU64(&r, "node", &rnd);
-    h5tabU64(&r, "name", &rnm);
-    h5tabU64(&k, "rank", &krk);
-    h5tabU64(&k, "thread", &kth);
-    h5tabU64(&k, "node", &knd);
-    h5tabU64(&k, "demangled", &knm);
-    h5tabU64(&k, "count", &kcn);
-    for (i = 0; krk && i < k.n; i++) {
+    rrk = gi_h5_u64(f, "/profile/ranges", "rank", &nr);
+    rth = gi_h5_u64(f, "/profile/ranges", "thread", &m);
+    rnd = gi_h5_u64(f, "/profile/ranges", "node", &m);
+    rnm = gi_h5_u64(f, "/profile/ranges", "name", &m);
+    krk = gi_h5_u64(f, "/profile/kernels", "rank", &nk);
+    kth = gi_h5_u64(f, "/profile/kernels", "thread", &m);
+    knd = gi_h5_u64(f, "/profile/kernels", "node", &m);
+    knm = gi_h5_u64(f, "/profile/kernels", "demangled", &m);
+    kcn = gi_h5_u64(f, "/profile/kernels", "count", &m);
+    CHECK(nk > 0, "profile file: /profile/kernels has rows");
+    if (!rrk || !rth || !rnd || !rnm) nr = 0;
+    if (!kth || !knd || !knm || !kcn) nk = 0;
+    for (i = 0; krk && i < nk; i++) {
         const char *range = "(none)";
         if (knd[i] != 0)
-            for (j = 0; j < r.n; j++)
+            for (j = 0; j < nr; j++)
                 if (rrk[j] == krk[i] && rth[j] == kth[i] && rnd[j] == knd[i]) {
                     range = str(s, rrk[j], rnm[j]);
                     break;
@@ -209,24 +192,20 @@ static void profileCounts(hid_t f, const Strings *s, Counts *out)
     free(knd);
     free(knm);
     free(kcn);
-    h5tabClose(&r);
-    h5tabClose(&k);
 }
 
 static void checkClock(hid_t f, const char *what, uint64_t want)
 {
-    h5tab c;
-    uint64_t *src = NULL;
-    size_t i;
-    if (h5tabOpen(f, "/clock", &c) != 0 || h5tabU64(&c, "source", &src) != 0) {
+    size_t n = 0, i;
+    uint64_t *src = gi_h5_u64(f, "/clock", "source", &n);
+    if (src == NULL) {
         CHECK(0, "%s: no /clock", what);
         return;
     }
-    CHECK(c.n > 0, "%s: /clock has rows", what);
-    for (i = 0; i < c.n; i++)
+    CHECK(n > 0, "%s: /clock has rows", what);
+    for (i = 0; i < n; i++)
         CHECK(src[i] == want, "%s: rank row %zu read %s", what, i, src[i] ? "the TSC" : "CLOCK_MONOTONIC");
     free(src);
-    h5tabClose(&c);
 }
 
 int main(int argc, char **argv)

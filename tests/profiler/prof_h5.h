@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../gi_h5read.h"
 #include "../unit/gi_strings.h"
 
 typedef struct phRegion {
@@ -95,32 +96,13 @@ typedef struct phFile {
     size_t nmetrics;
 } phFile;
 
+/* gi_h5read.h's reader; a /profiler/ table of a file without /profiler is
+ * missing (NULL). */
 static void *ph_read(hid_t f, const char *path, hid_t mt, size_t rs, size_t *n)
 {
-    hid_t d, s;
-    hssize_t k;
-    void *buf;
     *n = 0;
     if (H5Lexists(f, "/profiler", H5P_DEFAULT) <= 0 && strncmp(path, "/profiler/", 10) == 0) return NULL;
-    if (H5Lexists(f, path, H5P_DEFAULT) <= 0) return NULL;
-    d = H5Dopen2(f, path, H5P_DEFAULT);
-    if (d < 0) return NULL;
-    s = H5Dget_space(d);
-    k = H5Sget_simple_extent_npoints(s);
-    buf = calloc(k > 0 ? (size_t)k : 1, rs);
-    if (k > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) k = 0;
-    H5Sclose(s);
-    H5Dclose(d);
-    *n = k > 0 ? (size_t)k : 0;
-    return buf;
-}
-
-static hid_t ph_str(size_t n)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, n);
-    H5Tset_strpad(t, H5T_STR_NULLTERM);
-    return t;
+    return gi_h5_read(f, path, mt, rs, n);
 }
 
 #define PH_M(ct, T, m, ht) H5Tinsert(ct, #m, offsetof(T, m), ht)
@@ -139,21 +121,6 @@ static phKernel *ph_kernels(hid_t f, int tool, size_t *n)
     k = (phKernel *)ph_read(f, "/gpu/kernels", ct, sizeof(phKernel), n);
     H5Tclose(ct);
     return k;
-}
-
-/* 1 if the compound dataset `path` has the member `name`. */
-static int ph_has_member(hid_t f, const char *path, const char *name)
-{
-    hid_t d, t;
-    int has = 0;
-    if (H5Lexists(f, path, H5P_DEFAULT) <= 0 || (d = H5Dopen2(f, path, H5P_DEFAULT)) < 0) return 0;
-    t = H5Dget_type(d);
-    if (t >= 0) {
-        has = H5Tget_member_index(t, name) >= 0;
-        H5Tclose(t);
-    }
-    H5Dclose(d);
-    return has;
 }
 
 /* /profiler/regions (members a file lacks read as 0: HDF5 leaves them). */
@@ -201,7 +168,7 @@ static phRegion *ph_regions(hid_t f, size_t *n)
 /* /gpu/paused (a file without the copies member: copies -2). */
 static phPaused *ph_paused(hid_t f, size_t *n)
 {
-    int copies = ph_has_member(f, "/gpu/paused", "copies");
+    int copies = gi_h5_has_member(f, "/gpu/paused", "copies");
     phPaused *p;
     size_t i;
     hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof(phPaused));
@@ -244,10 +211,10 @@ static int ph_open(phFile *g, const char *path)
     g->strings = gi_strings_load(g->f, &g->nstrings, &g->strtext);
     ct = H5Tcreate(H5T_COMPOUND, sizeof(phUnavail));
     PH_M(ct, phUnavail, rank, H5T_NATIVE_UINT32);
-    st = ph_str(32);
+    st = gi_h5_str_type(32);
     PH_M(ct, phUnavail, feature, st);
     H5Tclose(st);
-    st = ph_str(480);
+    st = gi_h5_str_type(480);
     PH_M(ct, phUnavail, reason, st);
     H5Tclose(st);
     g->unavail = (phUnavail *)ph_read(g->f, "/unavailable", ct, sizeof(phUnavail), &g->nunavail);

@@ -33,7 +33,8 @@ TIMEOUT = 60
 RECOVERED = {"spill_string_count_huge": 4, "spill_string_len_beyond": 4, "spill_string_size_small": 4,
              "spill_string_size_beyond": 4, "spill_recsize_wrong": 3, "spill_count_beyond": 3,
              "spill_bad_magic_mid": 3, "spill_header_only": 0, "spill_empty": 0, "spill_unknown_tag": 4,
-             "spill_mpi_recsize_zero": 2, "spill_cut_header": 2, "spill_string_utf8_dup": 2}
+             "spill_mpi_recsize_zero": 2, "spill_cut_header": 2, "spill_string_utf8_dup": 2,
+             "spill_no_layout": 0, "spill_layout_bad": 0}
 
 def limit(nbytes):
     def f():

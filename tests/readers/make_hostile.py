@@ -543,8 +543,8 @@ MAGIC = 0x50534947
 BLOCK = struct.Struct("<IIII QQ")
 
 
-def hdr(rank=3, pid=77):
-    return BLOCK.pack(MAGIC, 0, 0, 0, rank, pid)
+def hdr(rank=3, pid=77, layout=True):
+    return BLOCK.pack(MAGIC, 0, 0, 0, rank, pid) + (layout_block() if layout else b"")
 
 
 def strings_block(entries, count=None, size=None):
@@ -553,6 +553,22 @@ def strings_block(entries, count=None, size=None):
         body += struct.pack("<II", sid, len(text)) + text + b"\0" * ((-len(text)) % 8)
     n = BLOCK.size + len(body)
     return BLOCK.pack(MAGIC, 3, 0, len(entries) if count is None else count, n if size is None else size, 0) + body
+
+
+# /ranges' row layout as gpuinst writes it into each spill file (a LAYOUT
+# block, tag 5, from src/tables.c's descriptor); (name, type, offset, size)
+RANGE_MEMBERS = [("start_ns", "u64", 0, 8), ("end_ns", "u64", 8, 8), ("payload", "i64", 16, 8),
+                 ("name", "u32", 24, 4), ("color", "u32", 28, 4), ("rank", "u32", 32, 4), ("seq", "u32", 36, 4),
+                 ("thread", "u16", 40, 2), ("domain", "u16", 42, 2), ("category", "u16", 44, 2),
+                 ("depth", "u8", 46, 1), ("flags", "u8", 47, 1)]
+
+
+def layout_block(members=RANGE_MEMBERS, recsize=48, tag=1, path=b"/ranges"):
+    body = struct.pack("<II", len(path), 0) + path + b"\0" * ((-len(path)) % 8)
+    for name, ty, off, size in members:
+        nt = name.encode() + ty.encode()
+        body += struct.pack("<IIII", off, size, len(name), len(ty)) + nt + b"\0" * ((-len(nt)) % 8)
+    return BLOCK.pack(MAGIC, 5, recsize, len(members), BLOCK.size + len(body), tag) + body
 
 
 def ranges_block(n, recsize=48, count=None, name=1):
@@ -586,6 +602,11 @@ SPILLS = {
                                "an MPI block with 0-byte records and count 2^32-1"),
     "spill_cut_header": (hdr() + ranges_block(2) + BLOCK.pack(MAGIC, 1, 48, 1, 0, 0)[:20],
                          "a block header cut short"),
+    "spill_no_layout": (hdr(layout=False) + strings_block([(1, b"solve")]) + ranges_block(3),
+                        "ranges rows with no layout block (a spill file of an older gpuinst)"),
+    "spill_layout_bad": (BLOCK.pack(MAGIC, 0, 0, 0, 3, 77) +
+                         layout_block(RANGE_MEMBERS[:-1] + [("flags", "u8", 48, 1)]) + ranges_block(3),
+                         "a layout whose member lies past its row"),
     "spill_string_utf8_dup": (hdr() + strings_block([(1, b"\xff\xfe"), (1, b"again"), (0, b"zero")]) +
                               ranges_block(2), "names not UTF-8, an id given twice, id 0"),
 }

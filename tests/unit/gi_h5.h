@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../gi_h5read.h"
 #include "gi_strings.h"
 
 static int gi_failures;
@@ -104,35 +105,16 @@ typedef struct giFile {
 
 static inline hid_t gi_str_type(size_t n)
 {
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, n);
-    H5Tset_strpad(t, H5T_STR_NULLTERM);
-    return t;
+    return gi_h5_str_type(n);
 }
 
 /* Reads dataset `path` with memory type `mt` (record size rs) into a
- * malloc'd array; *n rows.  NULL (and a failed check) if it is missing. */
+ * malloc'd array; *n rows.  NULL (and a failed check) if it is missing or
+ * unreadable (gi_h5read.h). */
 static inline void *gi_read(hid_t f, const char *path, hid_t mt, size_t rs, size_t *n)
 {
-    hid_t d, s;
-    hssize_t np;
-    void *buf;
-    *n = 0;
-    if (H5Lexists(f, path, H5P_DEFAULT) <= 0) {
-        GI_CHECK(0, "dataset %s missing", path);
-        return NULL;
-    }
-    d = H5Dopen2(f, path, H5P_DEFAULT);
-    s = H5Dget_space(d);
-    np = H5Sget_simple_extent_npoints(s);
-    buf = calloc(np > 0 ? (size_t)np : 1, rs);
-    if (np > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-        GI_CHECK(0, "H5Dread %s failed", path);
-        np = 0;
-    }
-    H5Sclose(s);
-    H5Dclose(d);
-    *n = np > 0 ? (size_t)np : 0;
+    void *buf = gi_h5_read(f, path, mt, rs, n);
+    GI_CHECK(buf != NULL, "dataset %s missing, not 1-D or unreadable", path);
     return buf;
 }
 
