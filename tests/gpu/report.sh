@@ -73,7 +73,10 @@ fi
 
 if [ $POST -eq 0 ]; then
     # ---- 1 the run ---------------------------------------------------------------
-    if GPUINST_OUTPUT=$F GPUINST_METRICS=${GPUINST_METRICS:-roofline} \
+    # The sweep is a region on MPI_COMM_WORLD (gpuinst_profile_begin's default under MPI): the 8
+    # ranks replay it in lockstep and, sharing one GPU, one collects per occurrence in turn
+    # (docs/PROFILING.md), so 8 occurrences give every rank its values.
+    if GPUINST_OUTPUT=$F GPUINST_METRICS=${GPUINST_METRICS:-roofline} GPUINST_PROFILE=${GPUINST_PROFILE:-sweep@1-8} \
         timeout 180 mpirun --oversubscribe -n 8 "$SOLVER" --backend cuda --profile ${REPORT_SOLVER_ARGS:-} > "$D/run.log" 2>&1; then
         # the sweep does double-precision work: its FLOP count must show it on all 8 ranks
         timeout 60 "$B/tests/profiler/profiler_check" "$F" > "$D/profile.txt" 2>&1
