@@ -12464,7 +12464,9 @@ GPUINST_PRIVATE void gpuinstProfMetricRows(const gpuinstPhost *ph, uint32_t chip
 #endif
 /* 1 while a kernel-replay session is open in this process; a gpuinst_profile
  * region selected then is refused with GPUINST_KREPLAY_BUSY_WHY. */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstKreplayActive(void);
+#endif
 #define GPUINST_KREPLAY_BUSY_WHY                                                                             \
     "a kernel-replay range (a range GPUINST_PROFILE selected) was open in this process: its session owns the " \
     "GPU's counters; this occurrence ran once, unprofiled"
@@ -12483,10 +12485,12 @@ GPUINST_PRIVATE void gpuinstKreplayFlush(void);
  * `total` of them; free()) and 0, or -1 with *ids NULL and the reason in
  * why; the list is emptied for the next segment either way.  Close: no more
  * launches recorded.  Thread-safe (one lock). */
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstKreplayNamesOpen(void *ctx);
 GPUINST_PRIVATE void gpuinstKreplayNamesLaunch(void *ctx, const char *name);
 GPUINST_PRIVATE int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, char *why, size_t cap);
 GPUINST_PRIVATE void gpuinstKreplayNamesClose(void);
+#endif
 
 /* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
  * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
@@ -12543,6 +12547,7 @@ typedef struct gpuinstProfVerdict {
                                  failed) or GPUINST_PGROUP_NORESTORE (a rank cannot restore) */
     char why[GPUINST_PGROUP_WHY]; /* !go: why */
 } gpuinstProfVerdict;
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 /* Resolves the Fortran handle comm_f (GPUINST_PROFILE_COMM_DEFAULT:
  * MPI_COMM_WORLD) for occurrence occ of region; returns g->kind.  Local
  * calls only (MPI_Comm_group, MPI_Group_translate_ranks). */
@@ -12554,8 +12559,6 @@ GPUINST_PRIVATE int gpuinstProfGroupAgree(gpuinstProfGroup *g, const gpuinstProf
 /* After GO: element-wise maximum of vals[0..n) over the group (n <= 4);
  * why (may be NULL): the first non-empty one, with its rank.  0 or -1. */
 GPUINST_PRIVATE int gpuinstProfGroupMax(gpuinstProfGroup *g, uint32_t *vals, int n, char *why, size_t cap);
-/* Finalize: sends never received are cancelled. */
-GPUINST_PRIVATE void gpuinstProfGroupRelease(void);
 /* MPI calls the calling thread has recorded so far (0 without the MPI
  * part): the MPI part publishes gpuinstMpiThreadSeq in its attach step. */
 GPUINST_SHARED_DATA uint64_t (*gpuinstMpiThreadSeq)(void);
@@ -12563,6 +12566,9 @@ GPUINST_PRIVATE uint64_t gpuinstProfMpiSeq(void);
 /* 1 for a metric whose value grows with elapsed time (durations, cycles
  * elapsed, rates, % of peak elapsed): time-sliced when ranks share a GPU. */
 GPUINST_PRIVATE int gpuinstMetricElapsed(const char *name);
+#endif
+/* Finalize: sends never received are cancelled. */
+GPUINST_PRIVATE void gpuinstProfGroupRelease(void);
 /* Test seam: a simulated device for the replay logic without a GPU
  * (tests/profiler/test_collreplay.c); NULL: the real one.  Its setter is
  * not in the amalgamation, so a product build always takes the real path. */
@@ -19221,6 +19227,8 @@ GPUINST_PRIVATE void gpuinstProfTablesRegister(void)
 #if !defined(GPUINST_AMALGAMATION)
 __attribute__((visibility("hidden"))) gpuinstGlobal gpuinstG;
 __attribute__((visibility("hidden"))) const gpuinstHooks *gpuinstGpuHooks, *gpuinstProfHooks;
+#endif
+#if !defined(GPUINST_AMALGAMATION) && (GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API)
 __attribute__((visibility("hidden"))) uint64_t (*gpuinstMpiThreadSeq)(void);
 #endif
 
@@ -26565,6 +26573,9 @@ GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *s
 
 #include <sched.h>
 
+/* Only the range profiler's session (CUPTI) and its tests use the groups. */
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+
 #if GPUINST_WITH_MPI
 
 /* Tags on the private communicator (mpi/mpi_clock.c uses 7301). */
@@ -27164,6 +27175,12 @@ GPUINST_PRIVATE int gpuinstMetricElapsed(const char *name)
     return name != NULL && (strstr(name, "time_duration") != NULL || strstr(name, "cycles_elapsed") != NULL ||
                             strstr(name, "per_second") != NULL || strstr(name, "_elapsed") != NULL);
 }
+
+#else /* neither CUPTI nor the test API: no profiled region, no group */
+
+GPUINST_PRIVATE void gpuinstProfGroupRelease(void) {}
+
+#endif /* GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API */
 /************** End of src/profile_coll.c **************/
 /************** Begin file src/range_profiler.c **************/
 /*
@@ -29870,10 +29887,12 @@ static Kr *krActive;          /* the open session (krLock for writes; relaxed re
  * them: not kernel-replay candidates (their pops come back here) */
 static GPUINST_TLS uint32_t krRegionDepth;
 
+#if GPUINST_WITH_CUPTI /* asked by gpuinst_profile_begin's profiled path only */
 GPUINST_PRIVATE int gpuinstKreplayActive(void)
 {
     return GPUINST_LOAD_ACQ(&krActive) != NULL;
 }
+#endif
 
 /* The path open now: "range/nested/...". */
 static void krPathNow(Kr *k)
@@ -29955,6 +29974,7 @@ static void krFree(Kr *k)
     free(k);
 }
 
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API /* the CUPTI session and tests/profiler test_knames */
 /* ---- kernel names ---------------------------------------------------------------
  * CUPTI names a segment's auto ranges by their index only ("0", "1", ...),
  * in launch order on the context.  While a session is open, the launch
@@ -30057,6 +30077,7 @@ GPUINST_PRIVATE int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, c
     pthread_mutex_unlock(&krNm.lock);
     return rc;
 }
+#endif /* GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API */
 
 #if GPUINST_WITH_CUPTI
 
@@ -33435,8 +33456,10 @@ GPUINST_PRIVATE MPI_Fint gpuinstMpiFMissing(const char *call);
 GPUINST_PRIVATE void gpuinstMpiAfterInit(void);
 /* Before PMPI_Finalize (C or Fortran): write the file, free gpuinst's comm. */
 GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void);
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 /* Publishes gpuinstMpiThreadSeq (src/profilerInt.h) for the profiler. */
 GPUINST_PRIVATE void gpuinstMpiPublishSeq(void);
+#endif
 /* The MPI part's steps (src/parts.c; mpi/gpuinst_mpi.c). */
 GPUINST_PRIVATE void gpuinstMpiPartAttach(int have_rank);
 GPUINST_PRIVATE void gpuinstMpiPartBeforeWrite(void);
@@ -33483,7 +33506,9 @@ GPUINST_PRIVATE void gpuinstMpiPartAttach(int have_rank)
     gpuinstMpiTraceSetup(have_rank);
     gpuinstMpiClockTableRegister();
     gpuinstMpiTopologyTableRegister();
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
     gpuinstMpiPublishSeq();
+#endif
     /* ranks with GPUINST_ENABLE=0 align clocks too while another rank records */
     if (have_rank && !clockInitDone && gpuinstConfigAgreed()->any_enabled) {
         clockInitDone = 1;
@@ -33719,6 +33744,7 @@ static gpuinstMpiThread *threadSlow(void)
     return t;
 }
 
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API /* the profiler's groups (src/profile_coll.c) */
 /* Calls the calling thread has recorded so far (its next call id moves
  * with each): the profiler reads it around a local region's first body
  * (src/profile_coll.c), so the wrappers' path pays nothing for it. */
@@ -33732,6 +33758,7 @@ GPUINST_PRIVATE void gpuinstMpiPublishSeq(void)
 {
     GPUINST_STORE_REL(&gpuinstMpiThreadSeq, &mpiThreadSeq);
 }
+#endif
 
 /* ---- names and the NVTX "MPI" domain -------------------------------------- */
 
@@ -35462,10 +35489,6 @@ GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank)
         commsSetup();
     }
 }
-
-#else /* !GPUINST_WITH_MPI */
-
-GPUINST_PRIVATE void gpuinstMpiPublishSeq(void) {}
 
 #endif /* GPUINST_WITH_MPI */
 /************** End of mpi/mpi_trace.c **************/

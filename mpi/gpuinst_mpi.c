@@ -35,7 +35,9 @@ GPUINST_PRIVATE void gpuinstMpiPartAttach(int have_rank)
     gpuinstMpiTraceSetup(have_rank);
     gpuinstMpiClockTableRegister();
     gpuinstMpiTopologyTableRegister();
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
     gpuinstMpiPublishSeq();
+#endif
     /* ranks with GPUINST_ENABLE=0 align clocks too while another rank records */
     if (have_rank && !clockInitDone && gpuinstConfigAgreed()->any_enabled) {
         clockInitDone = 1;

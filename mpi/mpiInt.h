@@ -693,8 +693,10 @@ GPUINST_PRIVATE MPI_Fint gpuinstMpiFMissing(const char *call);
 GPUINST_PRIVATE void gpuinstMpiAfterInit(void);
 /* Before PMPI_Finalize (C or Fortran): write the file, free gpuinst's comm. */
 GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void);
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 /* Publishes gpuinstMpiThreadSeq (src/profilerInt.h) for the profiler. */
 GPUINST_PRIVATE void gpuinstMpiPublishSeq(void);
+#endif
 /* The MPI part's steps (src/parts.c; mpi/gpuinst_mpi.c). */
 GPUINST_PRIVATE void gpuinstMpiPartAttach(int have_rank);
 GPUINST_PRIVATE void gpuinstMpiPartBeforeWrite(void);

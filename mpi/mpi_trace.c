@@ -163,6 +163,7 @@ static gpuinstMpiThread *threadSlow(void)
     return t;
 }
 
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API /* the profiler's groups (src/profile_coll.c) */
 /* Calls the calling thread has recorded so far (its next call id moves
  * with each): the profiler reads it around a local region's first body
  * (src/profile_coll.c), so the wrappers' path pays nothing for it. */
@@ -176,6 +177,7 @@ GPUINST_PRIVATE void gpuinstMpiPublishSeq(void)
 {
     GPUINST_STORE_REL(&gpuinstMpiThreadSeq, &mpiThreadSeq);
 }
+#endif
 
 /* ---- names and the NVTX "MPI" domain -------------------------------------- */
 
@@ -1906,9 +1908,5 @@ GPUINST_PRIVATE void gpuinstMpiTraceSetup(int have_rank)
         commsSetup();
     }
 }
-
-#else /* !GPUINST_WITH_MPI */
-
-GPUINST_PRIVATE void gpuinstMpiPublishSeq(void) {}
 
 #endif /* GPUINST_WITH_MPI */

@@ -16,6 +16,8 @@
 #if !defined(GPUINST_AMALGAMATION)
 __attribute__((visibility("hidden"))) gpuinstGlobal gpuinstG;
 __attribute__((visibility("hidden"))) const gpuinstHooks *gpuinstGpuHooks, *gpuinstProfHooks;
+#endif
+#if !defined(GPUINST_AMALGAMATION) && (GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API)
 __attribute__((visibility("hidden"))) uint64_t (*gpuinstMpiThreadSeq)(void);
 #endif
 

@@ -258,10 +258,12 @@ static Kr *krActive;          /* the open session (krLock for writes; relaxed re
  * them: not kernel-replay candidates (their pops come back here) */
 static GPUINST_TLS uint32_t krRegionDepth;
 
+#if GPUINST_WITH_CUPTI /* asked by gpuinst_profile_begin's profiled path only */
 GPUINST_PRIVATE int gpuinstKreplayActive(void)
 {
     return GPUINST_LOAD_ACQ(&krActive) != NULL;
 }
+#endif
 
 /* The path open now: "range/nested/...". */
 static void krPathNow(Kr *k)
@@ -343,6 +345,7 @@ static void krFree(Kr *k)
     free(k);
 }
 
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API /* the CUPTI session and tests/profiler test_knames */
 /* ---- kernel names ---------------------------------------------------------------
  * CUPTI names a segment's auto ranges by their index only ("0", "1", ...),
  * in launch order on the context.  While a session is open, the launch
@@ -445,6 +448,7 @@ GPUINST_PRIVATE int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, c
     pthread_mutex_unlock(&krNm.lock);
     return rc;
 }
+#endif /* GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API */
 
 #if GPUINST_WITH_CUPTI
 

@@ -53,6 +53,9 @@
 
 #include <sched.h>
 
+/* Only the range profiler's session (CUPTI) and its tests use the groups. */
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
+
 #if GPUINST_WITH_MPI
 
 /* Tags on the private communicator (mpi/mpi_clock.c uses 7301). */
@@ -652,3 +655,9 @@ GPUINST_PRIVATE int gpuinstMetricElapsed(const char *name)
     return name != NULL && (strstr(name, "time_duration") != NULL || strstr(name, "cycles_elapsed") != NULL ||
                             strstr(name, "per_second") != NULL || strstr(name, "_elapsed") != NULL);
 }
+
+#else /* neither CUPTI nor the test API: no profiled region, no group */
+
+GPUINST_PRIVATE void gpuinstProfGroupRelease(void) {}
+
+#endif /* GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API */

@@ -262,7 +262,9 @@ GPUINST_PRIVATE void gpuinstProfMetricRows(const gpuinstPhost *ph, uint32_t chip
 #endif
 /* 1 while a kernel-replay session is open in this process; a gpuinst_profile
  * region selected then is refused with GPUINST_KREPLAY_BUSY_WHY. */
+#if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstKreplayActive(void);
+#endif
 #define GPUINST_KREPLAY_BUSY_WHY                                                                             \
     "a kernel-replay range (a range GPUINST_PROFILE selected) was open in this process: its session owns the " \
     "GPU's counters; this occurrence ran once, unprofiled"
@@ -281,10 +283,12 @@ GPUINST_PRIVATE void gpuinstKreplayFlush(void);
  * `total` of them; free()) and 0, or -1 with *ids NULL and the reason in
  * why; the list is emptied for the next segment either way.  Close: no more
  * launches recorded.  Thread-safe (one lock). */
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstKreplayNamesOpen(void *ctx);
 GPUINST_PRIVATE void gpuinstKreplayNamesLaunch(void *ctx, const char *name);
 GPUINST_PRIVATE int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, char *why, size_t cap);
 GPUINST_PRIVATE void gpuinstKreplayNamesClose(void);
+#endif
 
 /* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.
  * Run lazily by the first gpuinst_profile_begin, and by gpuinst_init when
@@ -341,6 +345,7 @@ typedef struct gpuinstProfVerdict {
                                  failed) or GPUINST_PGROUP_NORESTORE (a rank cannot restore) */
     char why[GPUINST_PGROUP_WHY]; /* !go: why */
 } gpuinstProfVerdict;
+#if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 /* Resolves the Fortran handle comm_f (GPUINST_PROFILE_COMM_DEFAULT:
  * MPI_COMM_WORLD) for occurrence occ of region; returns g->kind.  Local
  * calls only (MPI_Comm_group, MPI_Group_translate_ranks). */
@@ -352,8 +357,6 @@ GPUINST_PRIVATE int gpuinstProfGroupAgree(gpuinstProfGroup *g, const gpuinstProf
 /* After GO: element-wise maximum of vals[0..n) over the group (n <= 4);
  * why (may be NULL): the first non-empty one, with its rank.  0 or -1. */
 GPUINST_PRIVATE int gpuinstProfGroupMax(gpuinstProfGroup *g, uint32_t *vals, int n, char *why, size_t cap);
-/* Finalize: sends never received are cancelled. */
-GPUINST_PRIVATE void gpuinstProfGroupRelease(void);
 /* MPI calls the calling thread has recorded so far (0 without the MPI
  * part): the MPI part publishes gpuinstMpiThreadSeq in its attach step. */
 GPUINST_SHARED_DATA uint64_t (*gpuinstMpiThreadSeq)(void);
@@ -361,6 +364,9 @@ GPUINST_PRIVATE uint64_t gpuinstProfMpiSeq(void);
 /* 1 for a metric whose value grows with elapsed time (durations, cycles
  * elapsed, rates, % of peak elapsed): time-sliced when ranks share a GPU. */
 GPUINST_PRIVATE int gpuinstMetricElapsed(const char *name);
+#endif
+/* Finalize: sends never received are cancelled. */
+GPUINST_PRIVATE void gpuinstProfGroupRelease(void);
 /* Test seam: a simulated device for the replay logic without a GPU
  * (tests/profiler/test_collreplay.c); NULL: the real one.  Its setter is
  * not in the amalgamation, so a product build always takes the real path. */
