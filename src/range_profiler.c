@@ -1346,6 +1346,59 @@ static int pauseTrace(Prof *a)
     return 0;
 }
 
+/* The checkpoint of the occurrence's context (a->ck): what device memory
+ * looked like before the first body (every rank that replays takes one).
+ * 0, PROF_CHECKPOINT or PROF_PRIVILEGES (a->why says why). */
+static int checkpointSave(Prof *a)
+{
+    uint64_t t0 = gpuinstClockNs();
+    CUptiResult r;
+    int rc;
+    if (gpuinstCu.cuCtxSynchronize() != CUDA_SUCCESS) {
+        snprintf(a->why, sizeof a->why, "cuCtxSynchronize failed before the checkpoint");
+        return PROF_CHECKPOINT;
+    }
+    memset(&a->ck, 0, sizeof a->ck);
+    a->ck.structSize = GPUINST_CUpti_Checkpoint_STRUCT_SIZE;
+    a->ck.ctx = a->ctx;
+    a->ck.reserveDeviceMB = (size_t)profCfg.reserve_dev_mb;
+    a->ck.reserveHostMB = (size_t)profCfg.reserve_host_mb;
+    a->ck.allowOverwrite = 0;
+    a->ck.optimizations = profCfg.transfer_opt ? CUPTI_CHECKPOINT_OPT_TRANSFER : CUPTI_CHECKPOINT_OPT_NONE;
+    r = gpuinstCu.cuptiCheckpointSave(&a->ck);
+    a->rec.checkpoint_ns += gpuinstClockNs() - t0;
+    if (r != CUPTI_SUCCESS) {
+        rc = cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointSave", r);
+        if (r == CUPTI_ERROR_OUT_OF_MEMORY)
+            snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
+                     ": the checkpoint copies this context's device memory into free device memory, then host "
+                     "memory; free memory before the region, lower GPUINST_PROFILE_RESERVE_DEVICE_MB (%llu) / "
+                     "GPUINST_PROFILE_RESERVE_HOST_MB (%llu), or profile a region that allocates less",
+                     (unsigned long long)profCfg.reserve_dev_mb, (unsigned long long)profCfg.reserve_host_mb);
+        return rc == PROF_PRIVILEGES ? rc : PROF_CHECKPOINT;
+    }
+    a->ck_saved = 1;
+    return 0;
+}
+
+/* Device memory back to the checkpoint before another body.  0 or
+ * PROF_CHECKPOINT (a->why says why). */
+static int checkpointRestore(Prof *a)
+{
+    uint64_t t0 = gpuinstClockNs();
+    CUptiResult r;
+    gpuinstCu.cuCtxSynchronize();
+    r = gpuinstCu.cuptiCheckpointRestore(&a->ck);
+    a->rec.checkpoint_ns += gpuinstClockNs() - t0;
+    if (r != CUPTI_SUCCESS) {
+        cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointRestore", r);
+        snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
+                 "; device memory may hold a partly restored state");
+        return PROF_CHECKPOINT;
+    }
+    return 0;
+}
+
 /* Everything up to the first body.  0 or a PROF_* (a->why). */
 static int setup(Prof *a)
 {
@@ -1419,32 +1472,8 @@ static int setup(Prof *a)
     if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiRangeProfilerSetConfig", r);
     a->rec.setup_ns = gpuinstClockNs() - t0;
     /* Checkpoint: what device memory looked like before the first body. */
-    t0 = gpuinstClockNs();
-    if (gpuinstCu.cuCtxSynchronize() != CUDA_SUCCESS) {
-        snprintf(a->why, sizeof a->why, "cuCtxSynchronize failed before the checkpoint");
-        return PROF_CHECKPOINT;
-    }
     if (gpuinstCu.cuMemGetInfo_v2 != NULL) gpuinstCu.cuMemGetInfo_v2(&free0, &total);
-    memset(&a->ck, 0, sizeof a->ck);
-    a->ck.structSize = GPUINST_CUpti_Checkpoint_STRUCT_SIZE;
-    a->ck.ctx = a->ctx;
-    a->ck.reserveDeviceMB = (size_t)profCfg.reserve_dev_mb;
-    a->ck.reserveHostMB = (size_t)profCfg.reserve_host_mb;
-    a->ck.allowOverwrite = 0;
-    a->ck.optimizations = profCfg.transfer_opt ? CUPTI_CHECKPOINT_OPT_TRANSFER : CUPTI_CHECKPOINT_OPT_NONE;
-    r = gpuinstCu.cuptiCheckpointSave(&a->ck);
-    a->rec.checkpoint_ns += gpuinstClockNs() - t0;
-    if (r != CUPTI_SUCCESS) {
-        rc = cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointSave", r);
-        if (r == CUPTI_ERROR_OUT_OF_MEMORY)
-            snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
-                     ": the checkpoint copies this context's device memory into free device memory, then host "
-                     "memory; free memory before the region, lower GPUINST_PROFILE_RESERVE_DEVICE_MB (%llu) / "
-                     "GPUINST_PROFILE_RESERVE_HOST_MB (%llu), or profile a region that allocates less",
-                     (unsigned long long)profCfg.reserve_dev_mb, (unsigned long long)profCfg.reserve_host_mb);
-        return rc == PROF_PRIVILEGES ? rc : PROF_CHECKPOINT;
-    }
-    a->ck_saved = 1;
+    if ((rc = checkpointSave(a)) != 0) return rc;
     if (gpuinstCu.cuMemGetInfo_v2 != NULL) gpuinstCu.cuMemGetInfo_v2(&free1, &total);
     a->rec.checkpoint_bytes = free0 > free1 ? (uint64_t)(free0 - free1) : 0;
     a->t_replay0 = gpuinstClockNs();
@@ -1696,48 +1725,21 @@ static void groupPrep(Prof *a, gpuinstProfMember *m)
 static int groupSave(Prof *a)
 {
     const gpuinstProfTestDev *td = TEST_DEV;
-    uint64_t t0 = gpuinstClockNs();
-    CUptiResult r;
     if (td != NULL) {
         if (td->save != NULL) td->save(td->user);
         return 0;
     }
-    if (gpuinstCu.cuCtxSynchronize() != CUDA_SUCCESS) {
-        snprintf(a->why, sizeof a->why, "cuCtxSynchronize failed before the checkpoint");
-        return PROF_CHECKPOINT;
-    }
-    memset(&a->ck, 0, sizeof a->ck);
-    a->ck.structSize = GPUINST_CUpti_Checkpoint_STRUCT_SIZE;
-    a->ck.ctx = a->ctx;
-    a->ck.reserveDeviceMB = (size_t)profCfg.reserve_dev_mb;
-    a->ck.reserveHostMB = (size_t)profCfg.reserve_host_mb;
-    a->ck.optimizations = profCfg.transfer_opt ? CUPTI_CHECKPOINT_OPT_TRANSFER : CUPTI_CHECKPOINT_OPT_NONE;
-    r = gpuinstCu.cuptiCheckpointSave(&a->ck);
-    a->rec.checkpoint_ns += gpuinstClockNs() - t0;
-    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointSave", r);
-    a->ck_saved = 1;
-    return 0;
+    return checkpointSave(a);
 }
 
 static int groupRestore(Prof *a)
 {
     const gpuinstProfTestDev *td = TEST_DEV;
-    uint64_t t0 = gpuinstClockNs();
-    CUptiResult r;
     if (td != NULL) {
         if (td->restore != NULL) td->restore(td->user);
         return 0;
     }
-    gpuinstCu.cuCtxSynchronize();
-    r = gpuinstCu.cuptiCheckpointRestore(&a->ck);
-    a->rec.checkpoint_ns += gpuinstClockNs() - t0;
-    if (r != CUPTI_SUCCESS) {
-        cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointRestore", r);
-        snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
-                 "; device memory may hold a partly restored state");
-        return PROF_CHECKPOINT;
-    }
-    return 0;
+    return checkpointRestore(a);
 }
 
 /* The collector stops collecting with `status` (a->why says why); the
@@ -2039,15 +2041,8 @@ static int nextProfiled(gpuinst_profile *p)
         return finishOnce(p);
     }
     if (step == GPUINST_PASS_NEXT || step == GPUINST_PASS_RESETUP) {
-        uint64_t t0 = gpuinstClockNs();
-        CUptiResult r;
-        gpuinstCu.cuCtxSynchronize();
-        r = gpuinstCu.cuptiCheckpointRestore(&a->ck);
-        a->rec.checkpoint_ns += gpuinstClockNs() - t0;
-        if (r != CUPTI_SUCCESS) {
-            cuptiFail(a, PROF_CHECKPOINT, "cuptiCheckpointRestore", r);
-            snprintf(a->why + strlen(a->why), sizeof a->why - strlen(a->why),
-                     "; device memory may hold a partly restored state");
+        uint64_t t0;
+        if (checkpointRestore(a) != 0) {
             p->status = GPUINST_ERROR_UNAVAILABLE;
             finish(p, a, PROF_CHECKPOINT);
             return finishOnce(p);
