@@ -5057,12 +5057,21 @@ typedef struct gpuinstAgreed {
     int overwrite;       /* GPUINST_OVERWRITE: 1 only if 1 on every rank */
     int collective_io;   /* GPUINST_COLLECTIVE_IO: rank 0's */
     int any_enabled;     /* GPUINST_ENABLE is on on some rank: the ranks with 0 take part in the collectives */
+    unsigned char *off;  /* NULL, or one bit per MPI_COMM_WORLD rank: 1 where GPUINST_ENABLE=0 (rank 0's
+                            gather, broadcast to every rank only when some rank has 0) */
+    int noff_ranks;      /* ranks the bitmap covers */
     char capture[GPUINST_CFG_TEXT];      /* GPUINST_CAPTURE: rank 0's */
     char nvtx_domains[GPUINST_CFG_TEXT]; /* GPUINST_NVTX_DOMAINS: rank 0's */
 } gpuinstAgreed;
 GPUINST_PRIVATE int gpuinstConfigAgree(void);
 GPUINST_PRIVATE const gpuinstAgreed *gpuinstConfigAgreed(void);
 GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg);
+/* 0 where MPI_COMM_WORLD rank `world_rank` records nothing (GPUINST_ENABLE=0
+ * there, learnt in the agreement), else 1 (also before the agreement and
+ * without MPI).  Any thread, after gpuinstConfigAgree. */
+#if GPUINST_WITH_MPI && (GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API)
+GPUINST_PRIVATE int gpuinstConfigRankRecords(int world_rank);
+#endif
 /* GPUINST_MODE before gpuinstConfigLoad too (a thread slot the NVTX
  * collector makes before gpuinst_init takes the mode it will record in). */
 GPUINST_PRIVATE int gpuinstConfigMode(void);
@@ -6531,7 +6540,7 @@ static void sayDifferences(const unsigned char *all, int size)
 
 GPUINST_PRIVATE int gpuinstConfigAgree(void)
 {
-    unsigned char mine[AG_N], decided[4];
+    unsigned char mine[AG_N], decided[5];
     char texts[2 * GPUINST_CFG_TEXT], own[2 * GPUINST_CFG_TEXT];
     void *all = NULL;
     uint64_t *counts = NULL, one = 0;
@@ -6560,8 +6569,9 @@ GPUINST_PRIVATE int gpuinstConfigAgree(void)
     mine[AG_NVTX_DOMAINS] = (unsigned char)(strcmp(own + GPUINST_CFG_TEXT, texts + GPUINST_CFG_TEXT) != 0);
     if (gpuinstG.rank == 0) counts = (uint64_t *)calloc((size_t)size, sizeof *counts);
     if (rc == GPUINST_SUCCESS) rc = gpuinstCollGather(mine, AG_N, &all, counts ? counts : &one);
-    memcpy(decided, mine, sizeof decided);
+    memcpy(decided, mine, 4);
     decided[AG_ENABLE] = mine[AG_ENABLE];
+    decided[4] = 0; /* 1: the bitmap of the ranks with GPUINST_ENABLE=0 follows */
     if (gpuinstG.rank == 0 && rc == GPUINST_SUCCESS && all != NULL && counts != NULL) {
         const unsigned char *v = (const unsigned char *)all;
         int r, ok = 1;
@@ -6571,7 +6581,12 @@ GPUINST_PRIVATE int gpuinstConfigAgree(void)
             for (r = 0; r < size; r++) {
                 decided[AG_ENABLE] |= v[(size_t)r * AG_N + AG_ENABLE];
                 decided[AG_OVERWRITE] &= v[(size_t)r * AG_N + AG_OVERWRITE];
+                if (v[(size_t)r * AG_N + AG_ENABLE] == 0) decided[4] = 1;
             }
+            if (decided[4] && (agreed.off = (unsigned char *)calloc(((size_t)size + 7) / 8, 1)) != NULL)
+                for (r = 0; r < size; r++)
+                    if (v[(size_t)r * AG_N + AG_ENABLE] == 0) agreed.off[r / 8] |= (unsigned char)(1u << (r % 8));
+            if (agreed.off == NULL) decided[4] = 0; /* out of memory: every rank counted as recording */
             sayDifferences(v, size);
         }
     }
@@ -6580,6 +6595,23 @@ GPUINST_PRIVATE int gpuinstConfigAgree(void)
     /* rank 0's decision (AG_ENABLE: "some rank records"); rank 0 alone
      * decides even after a failed gather, so every rank gets one answer */
     if (rc == GPUINST_SUCCESS) rc = gpuinstCollBcast(decided, sizeof decided);
+    /* which ranks record nothing: collective profile regions are refused at
+     * once on a communicator holding one (src/profile_coll.c), instead of
+     * waiting GPUINST_PROFILE_COMM_WAIT_S for a rank that never answers */
+    if (rc == GPUINST_SUCCESS && decided[4]) {
+        if (agreed.off == NULL) agreed.off = (unsigned char *)calloc(((size_t)size + 7) / 8, 1);
+        if (agreed.off != NULL) {
+            rc = gpuinstCollBcast(agreed.off, ((uint64_t)size + 7) / 8);
+            agreed.noff_ranks = size;
+        } else {
+            /* out of memory: still take part in the broadcast (into a scratch
+             * buffer, then dropped: every rank counted as recording) */
+            static unsigned char scratch[8192];
+            uint64_t need = ((uint64_t)size + 7) / 8;
+            rc = need <= sizeof scratch ? gpuinstCollBcast(scratch, need) : GPUINST_ERROR_OUT_OF_MEMORY;
+        }
+        if (rc != GPUINST_SUCCESS) agreed.noff_ranks = 0;
+    }
     agreed.auto_init = decided[AG_AUTO_INIT];
     agreed.overwrite = decided[AG_OVERWRITE];
     agreed.collective_io = decided[AG_COLLECTIVE_IO];
@@ -6597,6 +6629,14 @@ GPUINST_PRIVATE const gpuinstAgreed *gpuinstConfigAgreed(void)
 {
     return &agreed;
 }
+
+#if GPUINST_WITH_MPI && (GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API) /* collective replay's only */
+GPUINST_PRIVATE int gpuinstConfigRankRecords(int world_rank)
+{
+    if (agreed.off == NULL || world_rank < 0 || world_rank >= agreed.noff_ranks) return 1;
+    return !(agreed.off[world_rank / 8] & (1u << (world_rank % 8)));
+}
+#endif
 
 GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg)
 {
@@ -27057,12 +27097,26 @@ static void pgFollow(gpuinstProfGroup *g, const gpuinstProfMember *mine, gpuinst
 
 GPUINST_PRIVATE int gpuinstProfGroupAgree(gpuinstProfGroup *g, const gpuinstProfMember *mine, gpuinstProfVerdict *v)
 {
+    int i;
     memset(v, 0, sizeof *v);
     v->cause = GPUINST_PGROUP_ABSENT; /* until the leader says otherwise */
     v->collector = -1;
     v->sharers = 1;
     v->size = g->size;
     if (g->kind != GPUINST_PGROUP_COMM) return -1;
+    /* A member with GPUINST_ENABLE=0 never opens the region (its calls
+     * return at once): refused here on every member alike, from the
+     * agreement at init, with no message and no wait. */
+    for (i = 0; i < g->size; i++)
+        if (!gpuinstConfigRankRecords(g->peer[i])) {
+            snprintf(v->why, sizeof v->why,
+                     "rank %d of the region's communicator (MPI_COMM_WORLD rank %d) records nothing "
+                     "(GPUINST_ENABLE=0 there): a region opened on a communicator is replayed only when every rank "
+                     "of it records (set GPUINST_ENABLE=1 there, or open the region on a communicator without it)",
+                     i, g->peer[i]);
+            g->agreed = 0;
+            return -1;
+        }
     if (g->rank == 0)
         pgLead(g, mine, v);
     else

@@ -198,7 +198,7 @@ static void sayDifferences(const unsigned char *all, int size)
 
 GPUINST_PRIVATE int gpuinstConfigAgree(void)
 {
-    unsigned char mine[AG_N], decided[4];
+    unsigned char mine[AG_N], decided[5];
     char texts[2 * GPUINST_CFG_TEXT], own[2 * GPUINST_CFG_TEXT];
     void *all = NULL;
     uint64_t *counts = NULL, one = 0;
@@ -227,8 +227,9 @@ GPUINST_PRIVATE int gpuinstConfigAgree(void)
     mine[AG_NVTX_DOMAINS] = (unsigned char)(strcmp(own + GPUINST_CFG_TEXT, texts + GPUINST_CFG_TEXT) != 0);
     if (gpuinstG.rank == 0) counts = (uint64_t *)calloc((size_t)size, sizeof *counts);
     if (rc == GPUINST_SUCCESS) rc = gpuinstCollGather(mine, AG_N, &all, counts ? counts : &one);
-    memcpy(decided, mine, sizeof decided);
+    memcpy(decided, mine, 4);
     decided[AG_ENABLE] = mine[AG_ENABLE];
+    decided[4] = 0; /* 1: the bitmap of the ranks with GPUINST_ENABLE=0 follows */
     if (gpuinstG.rank == 0 && rc == GPUINST_SUCCESS && all != NULL && counts != NULL) {
         const unsigned char *v = (const unsigned char *)all;
         int r, ok = 1;
@@ -238,7 +239,12 @@ GPUINST_PRIVATE int gpuinstConfigAgree(void)
             for (r = 0; r < size; r++) {
                 decided[AG_ENABLE] |= v[(size_t)r * AG_N + AG_ENABLE];
                 decided[AG_OVERWRITE] &= v[(size_t)r * AG_N + AG_OVERWRITE];
+                if (v[(size_t)r * AG_N + AG_ENABLE] == 0) decided[4] = 1;
             }
+            if (decided[4] && (agreed.off = (unsigned char *)calloc(((size_t)size + 7) / 8, 1)) != NULL)
+                for (r = 0; r < size; r++)
+                    if (v[(size_t)r * AG_N + AG_ENABLE] == 0) agreed.off[r / 8] |= (unsigned char)(1u << (r % 8));
+            if (agreed.off == NULL) decided[4] = 0; /* out of memory: every rank counted as recording */
             sayDifferences(v, size);
         }
     }
@@ -247,6 +253,23 @@ GPUINST_PRIVATE int gpuinstConfigAgree(void)
     /* rank 0's decision (AG_ENABLE: "some rank records"); rank 0 alone
      * decides even after a failed gather, so every rank gets one answer */
     if (rc == GPUINST_SUCCESS) rc = gpuinstCollBcast(decided, sizeof decided);
+    /* which ranks record nothing: collective profile regions are refused at
+     * once on a communicator holding one (src/profile_coll.c), instead of
+     * waiting GPUINST_PROFILE_COMM_WAIT_S for a rank that never answers */
+    if (rc == GPUINST_SUCCESS && decided[4]) {
+        if (agreed.off == NULL) agreed.off = (unsigned char *)calloc(((size_t)size + 7) / 8, 1);
+        if (agreed.off != NULL) {
+            rc = gpuinstCollBcast(agreed.off, ((uint64_t)size + 7) / 8);
+            agreed.noff_ranks = size;
+        } else {
+            /* out of memory: still take part in the broadcast (into a scratch
+             * buffer, then dropped: every rank counted as recording) */
+            static unsigned char scratch[8192];
+            uint64_t need = ((uint64_t)size + 7) / 8;
+            rc = need <= sizeof scratch ? gpuinstCollBcast(scratch, need) : GPUINST_ERROR_OUT_OF_MEMORY;
+        }
+        if (rc != GPUINST_SUCCESS) agreed.noff_ranks = 0;
+    }
     agreed.auto_init = decided[AG_AUTO_INIT];
     agreed.overwrite = decided[AG_OVERWRITE];
     agreed.collective_io = decided[AG_COLLECTIVE_IO];
@@ -264,6 +287,14 @@ GPUINST_PRIVATE const gpuinstAgreed *gpuinstConfigAgreed(void)
 {
     return &agreed;
 }
+
+#if GPUINST_WITH_MPI && (GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API) /* collective replay's only */
+GPUINST_PRIVATE int gpuinstConfigRankRecords(int world_rank)
+{
+    if (agreed.off == NULL || world_rank < 0 || world_rank >= agreed.noff_ranks) return 1;
+    return !(agreed.off[world_rank / 8] & (1u << (world_rank % 8)));
+}
+#endif
 
 GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg)
 {

@@ -898,12 +898,21 @@ typedef struct gpuinstAgreed {
     int overwrite;       /* GPUINST_OVERWRITE: 1 only if 1 on every rank */
     int collective_io;   /* GPUINST_COLLECTIVE_IO: rank 0's */
     int any_enabled;     /* GPUINST_ENABLE is on on some rank: the ranks with 0 take part in the collectives */
+    unsigned char *off;  /* NULL, or one bit per MPI_COMM_WORLD rank: 1 where GPUINST_ENABLE=0 (rank 0's
+                            gather, broadcast to every rank only when some rank has 0) */
+    int noff_ranks;      /* ranks the bitmap covers */
     char capture[GPUINST_CFG_TEXT];      /* GPUINST_CAPTURE: rank 0's */
     char nvtx_domains[GPUINST_CFG_TEXT]; /* GPUINST_NVTX_DOMAINS: rank 0's */
 } gpuinstAgreed;
 GPUINST_PRIVATE int gpuinstConfigAgree(void);
 GPUINST_PRIVATE const gpuinstAgreed *gpuinstConfigAgreed(void);
 GPUINST_PRIVATE void gpuinstConfigApplyAgreed(gpuinstConfig *cfg);
+/* 0 where MPI_COMM_WORLD rank `world_rank` records nothing (GPUINST_ENABLE=0
+ * there, learnt in the agreement), else 1 (also before the agreement and
+ * without MPI).  Any thread, after gpuinstConfigAgree. */
+#if GPUINST_WITH_MPI && (GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API)
+GPUINST_PRIVATE int gpuinstConfigRankRecords(int world_rank);
+#endif
 /* GPUINST_MODE before gpuinstConfigLoad too (a thread slot the NVTX
  * collector makes before gpuinst_init takes the mode it will record in). */
 GPUINST_PRIVATE int gpuinstConfigMode(void);

@@ -537,12 +537,26 @@ static void pgFollow(gpuinstProfGroup *g, const gpuinstProfMember *mine, gpuinst
 
 GPUINST_PRIVATE int gpuinstProfGroupAgree(gpuinstProfGroup *g, const gpuinstProfMember *mine, gpuinstProfVerdict *v)
 {
+    int i;
     memset(v, 0, sizeof *v);
     v->cause = GPUINST_PGROUP_ABSENT; /* until the leader says otherwise */
     v->collector = -1;
     v->sharers = 1;
     v->size = g->size;
     if (g->kind != GPUINST_PGROUP_COMM) return -1;
+    /* A member with GPUINST_ENABLE=0 never opens the region (its calls
+     * return at once): refused here on every member alike, from the
+     * agreement at init, with no message and no wait. */
+    for (i = 0; i < g->size; i++)
+        if (!gpuinstConfigRankRecords(g->peer[i])) {
+            snprintf(v->why, sizeof v->why,
+                     "rank %d of the region's communicator (MPI_COMM_WORLD rank %d) records nothing "
+                     "(GPUINST_ENABLE=0 there): a region opened on a communicator is replayed only when every rank "
+                     "of it records (set GPUINST_ENABLE=1 there, or open the region on a communicator without it)",
+                     i, g->peer[i]);
+            g->agreed = 0;
+            return -1;
+        }
     if (g->rank == 0)
         pgLead(g, mine, v);
     else

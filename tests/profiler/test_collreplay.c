@@ -25,6 +25,13 @@
  *   real  the same rank-subset and mismatch cases on the real path (no GPU
  *         here: every rank runs its bodies once; the agreement and its
  *         messages are the real ones).
+ *   off   the last rank runs with GPUINST_ENABLE=0 (an MPMD job) and
+ *         GPUINST_PROFILE_COMM_WAIT_S is 600 s: a region on MPI_COMM_WORLD
+ *         is refused at once on every recording rank (status 10, the reason
+ *         names the rank and GPUINST_ENABLE), its body run once with its
+ *         messages, well within the test's timeout; a region on a
+ *         communicator of the recording ranks alone is still replayed
+ *         (simulated device).
  */
 #include <mpi.h>
 
@@ -193,6 +200,36 @@ static void real(void)
     CHECK(runs == 1, "step: %d bodies", runs);
 }
 
+static void off(void)
+{
+    gpuinstProfTestDev td;
+    gpuinst_profile p;
+    MPI_Comm rec;
+    int last = rank == size - 1, runs;
+    double t0;
+    memset(&td, 0, sizeof td);
+    td.passes = 2 + (uint32_t)rank;
+    td.can_restore = td.can_collect = 1;
+    td.uuid = "GPU-shared";
+    td.save = sim_save;
+    td.restore = sim_restore;
+    if (!last) gpuinstProfTestDevice(&td);
+    t0 = now_s();
+    runs = region("world", MPI_COMM_NULL, 1, &p);
+    CHECK(runs == 1 && p.profiled == 0, "world with a rank that records nothing: %d bodies, profiled %d", runs,
+          p.profiled);
+    CHECK(now_s() - t0 < 20, "world: refused after %.1f s (GPUINST_PROFILE_COMM_WAIT_S is 600: it waited)",
+          now_s() - t0);
+    MPI_Comm_split(MPI_COMM_WORLD, last ? MPI_UNDEFINED : 0, rank, &rec);
+    if (!last) {
+        runs = region("recording", rec, 0, &p);
+        CHECK(runs == 2 && p.status == GPUINST_SUCCESS,
+              "recording ranks' communicator: %d bodies (want 2: its rank 0 collects), status %d", runs, p.status);
+        MPI_Comm_free(&rec);
+        gpuinstProfTestDevice(NULL);
+    }
+}
+
 /* The rows of /profiler/regions named `name` with occurrence occ: checks
  * their count and returns how many have status st. */
 static int rows(phFile *g, const char *name, uint64_t occ, int st, int *collector, unsigned *sharers, unsigned *group)
@@ -244,6 +281,27 @@ static void check_file(const char *file, int simulated)
     ph_close(&g);
 }
 
+static void check_off(const char *file)
+{
+    phFile g;
+    size_t i;
+    int nworld = 0;
+    CHECK(ph_open(&g, file) == 0, "open %s", file);
+    CHECK(rows(&g, "world", 1, 10, NULL, NULL, NULL) == size - 1, "world: status 10 on the %d recording ranks",
+          size - 1);
+    CHECK(rows(&g, "recording", 1, 0, NULL, NULL, NULL) == 1, "recording: one collecting row (status 0)");
+    for (i = 0; i < g.nregions; i++) {
+        const phRegion *x = &g.regions[i];
+        const char *why = ph_s(&g, x->rank, x->reason);
+        if (strcmp(ph_s(&g, x->rank, x->region), "world") != 0) continue;
+        nworld++;
+        CHECK(strstr(why, "GPUINST_ENABLE=0") != NULL && strstr(why, "MPI_COMM_WORLD rank") != NULL,
+              "world reason: %s", why);
+    }
+    CHECK(nworld == size - 1, "world: %d rows, want %d (none from the rank that records nothing)", nworld, size - 1);
+    ph_close(&g);
+}
+
 int main(int argc, char **argv)
 {
     int simulated = argc > 2 && strcmp(argv[2], "sim") == 0;
@@ -251,17 +309,22 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc < 3) {
-        fprintf(stderr, "usage: test_collreplay FILE sim|real\n");
+        fprintf(stderr, "usage: test_collreplay FILE sim|real|off\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     gpuinst_init();
-    if (simulated)
+    if (strcmp(argv[2], "off") == 0)
+        off();
+    else if (simulated)
         sim(argv[1]);
     else
         real();
     gpuinst_finalize();
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) check_file(argv[1], simulated);
+    if (rank == 0 && strcmp(argv[2], "off") == 0)
+        check_off(argv[1]);
+    else if (rank == 0)
+        check_file(argv[1], simulated);
     {
         int f = failures, all = 0;
         MPI_Allreduce(&f, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
