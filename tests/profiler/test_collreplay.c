@@ -111,6 +111,17 @@ static int region(const char *name, MPI_Comm comm, int talk, gpuinst_profile *ou
     return runs;
 }
 
+/* The simulated device: one GPU shared by every rank, 2 + rank passes. */
+static void sim_device(gpuinstProfTestDev *td)
+{
+    memset(td, 0, sizeof *td);
+    td->passes = 2 + (uint32_t)rank;
+    td->can_restore = td->can_collect = 1;
+    td->uuid = "GPU-shared";
+    td->save = sim_save;
+    td->restore = sim_restore;
+}
+
 static void sim(const char *file)
 {
     gpuinstProfTestDev td;
@@ -118,12 +129,7 @@ static void sim(const char *file)
     char uuid[32];
     int k, runs;
     double t0;
-    memset(&td, 0, sizeof td);
-    td.passes = 2 + (uint32_t)rank;
-    td.can_restore = td.can_collect = 1;
-    td.uuid = "GPU-shared";
-    td.save = sim_save;
-    td.restore = sim_restore;
+    sim_device(&td);
     gpuinstProfTestDevice(&td);
 
     /* one shared GPU: the collector rotates */
@@ -207,12 +213,7 @@ static void off(void)
     MPI_Comm rec;
     int last = rank == size - 1, runs;
     double t0;
-    memset(&td, 0, sizeof td);
-    td.passes = 2 + (uint32_t)rank;
-    td.can_restore = td.can_collect = 1;
-    td.uuid = "GPU-shared";
-    td.save = sim_save;
-    td.restore = sim_restore;
+    sim_device(&td);
     if (!last) gpuinstProfTestDevice(&td);
     t0 = now_s();
     runs = region("world", MPI_COMM_NULL, 1, &p);
