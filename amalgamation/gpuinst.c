@@ -5228,6 +5228,95 @@ GPUINST_PRIVATE int gpuinstRecordMark(gpuinstThread *t, gpuinst_domain d, const 
 GPUINST_PRIVATE int gpuinstRecordStart(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e, gpuinst_range_id *id);
 /* Ends start/end range `id` at `now`.  0, RANGE_NOT_OPEN (counted) or OUT_OF_MEMORY. */
 GPUINST_PRIVATE int gpuinstRecordEnd(gpuinst_range_id id, uint64_t now);
+
+/* ---- the NVTX collector's event attributes --------------------------------
+ * nvtxEventAttributes_t -> an event, inline both in the collector's
+ * handlers (src/nvtx_inject.c: marks, start/end) and in the record path's
+ * gpuinstRecordPushEx (src/nvtx.c), so that the collector's push handler
+ * keeps no frame of its own and ends in a tail call (bench/RESULTS.md "NVTX
+ * collector").  The rare cases are out of line in src/nvtx_inject.c: a bad
+ * struct, a Unicode message, an extended or unknown payload. */
+/* Counts an unknown handle or a bad attribute struct (/nvtx/collector). */
+GPUINST_PRIVATE void gpuinstNvInvalid(void);
+/* A payload type other than NVTX's scalars: reduced to one number, or
+ * recorded without a payload (counted, warned once). */
+GPUINST_PRIVATE void gpuinstNvPayloadOther(const nvtxEventAttributes_t *ea, gpuinstEvent *e);
+/* Name id of a wchar_t message (UTF-8); 0 for NULL or "". */
+GPUINST_PRIVATE uint32_t gpuinstNvNameW(gpuinstThread *t, const wchar_t *w);
+/* The highest registered string handle the collector handed out (a
+ * registered string handle is its /strings id; relaxed). */
+GPUINST_SHARED_DATA uint32_t gpuinstNvMaxRegistered;
+
+/* Name id of an ASCII message; 0 for NULL or "". */
+static inline uint32_t gpuinstNvNameA(gpuinstThread *t, const char *s)
+{
+    return s != NULL && s[0] != '\0' ? gpuinstNameIdFront(t, s) : 0;
+}
+
+static inline void gpuinstNvEventClear(gpuinstEvent *e)
+{
+    e->color = 0;
+    e->category = 0;
+    e->name = 0;
+    e->ptype = GPUINST_PAYLOAD_NONE;
+    e->payload = 0;
+    e->reg = NULL;
+}
+
+/* Name id of a registered string handle; 0 if not one gpuinst made (counted). */
+static inline uint32_t gpuinstNvRegistered(nvtxStringHandle_t h)
+{
+    uintptr_t v = (uintptr_t)h;
+    if (GPUINST_LIKELY(v != 0 && v <= GPUINST_LOAD_RLX(&gpuinstNvMaxRegistered))) return (uint32_t)v;
+    if (v != 0) gpuinstNvInvalid();
+    return 0;
+}
+
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstNvEvent(gpuinstThread *t, const nvtxEventAttributes_t *ea,
+                                                         gpuinstEvent *e)
+{
+    gpuinstNvEventClear(e);
+    if (GPUINST_UNLIKELY(ea == NULL || ea->size < NVTX_EVENT_ATTRIB_STRUCT_SIZE)) {
+        gpuinstNvInvalid();
+        return;
+    }
+    if (ea->colorType == NVTX_COLOR_ARGB) e->color = ea->color;
+    if (GPUINST_LIKELY(ea->category <= GPUINST_MAX_CATEGORY)) e->category = ea->category;
+    else gpuinstNvInvalid();
+    switch (ea->payloadType) {
+    case NVTX_PAYLOAD_UNKNOWN: break;
+    case NVTX_PAYLOAD_TYPE_INT64: e->ptype = GPUINST_PAYLOAD_INT64; e->payload = ea->payload.llValue; break;
+    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT64:
+        e->ptype = GPUINST_PAYLOAD_UINT64;
+        memcpy(&e->payload, &ea->payload.ullValue, 8);
+        break;
+    case NVTX_PAYLOAD_TYPE_DOUBLE: e->ptype = GPUINST_PAYLOAD_DOUBLE; memcpy(&e->payload, &ea->payload.dValue, 8); break;
+    case NVTX_PAYLOAD_TYPE_INT32: e->ptype = GPUINST_PAYLOAD_INT64; e->payload = ea->payload.iValue; break;
+    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT32:
+        e->ptype = GPUINST_PAYLOAD_UINT64;
+        e->payload = (int64_t)(uint64_t)ea->payload.uiValue;
+        break;
+    case NVTX_PAYLOAD_TYPE_FLOAT: {
+        double d = ea->payload.fValue;
+        e->ptype = GPUINST_PAYLOAD_DOUBLE;
+        memcpy(&e->payload, &d, 8);
+        break;
+    }
+    default: gpuinstNvPayloadOther(ea, e); break;
+    }
+    switch (ea->messageType) {
+    case NVTX_MESSAGE_TYPE_ASCII: e->name = gpuinstNvNameA(t, ea->message.ascii); break;
+    case NVTX_MESSAGE_TYPE_UNICODE: e->name = gpuinstNvNameW(t, ea->message.unicode); break;
+    case NVTX_MESSAGE_TYPE_REGISTERED: e->name = gpuinstNvRegistered(ea->message.registered); break;
+    default: break;
+    }
+}
+/* A push/pop range from NVTX's event attributes (the collector's
+ * nvtxRangePushEx / nvtxDomainRangePushEx; state RUNNING, domain d valid
+ * and recorded): the calling thread's, decoded here (gpuinstNvEvent).
+ * Returns NVTX's value: the new range's 0-based level, or -1 (no thread
+ * slot or out of memory: counted as lost). */
+GPUINST_PRIVATE int gpuinstRecordPushEx(gpuinst_domain d, const nvtxEventAttributes_t *ea);
 /* The domain named `name_id` (`name` its text), made if new, in *out; the
  * NVTX domain is created too when `emit`.  Works before gpuinst_init (the
  * collector learns domains whenever a library makes them).  0, LIMIT. */
@@ -11349,6 +11438,22 @@ GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const 
     return pushOpen(t, d, e, NULL, 0, 1);
 }
 
+/* The collector's push with NVTX's event attributes: decoded here, in the
+ * record path's own frame (the handler keeps none: it ends in a tail call
+ * to this, bench/RESULTS.md "NVTX collector"). */
+GPUINST_PRIVATE int gpuinstRecordPushEx(gpuinst_domain d, const nvtxEventAttributes_t *ea)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    gpuinstEvent e;
+    if (GPUINST_UNLIKELY(t == NULL)) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+        return -1;
+    }
+    gpuinstNvEvent(t, ea, &e);
+    if (GPUINST_UNLIKELY(!callBegin(t))) return -1;
+    return pushOpen(t, d, &e, NULL, 0, 1);
+}
+
 /* A push in the default domain with a name and no attributes (state
  * RUNNING): gpuinst_range_push's recording half, and NVTX's nvtxRangePushA
  * through the collector (`emit` 0; there a NULL or empty name is a range
@@ -17295,30 +17400,20 @@ static void nvUtf8(const wchar_t *w, char *out, size_t cap)
     out[n] = '\0';
 }
 
-/* Name ids: 0 for NULL or "". */
-static uint32_t nvNameA(gpuinstThread *t, const char *s)
-{
-    return s != NULL && s[0] != '\0' ? gpuinstNameIdFront(t, s) : 0;
-}
-
-static uint32_t nvNameW(gpuinstThread *t, const wchar_t *w)
+/* (gpuinstNvNameA, the ASCII one, is inline: src/gpuinstInt.h) */
+GPUINST_PRIVATE uint32_t gpuinstNvNameW(gpuinstThread *t, const wchar_t *w)
 {
     char buf[GPUINST_NAME_MAX + 1];
     nvUtf8(w, buf, sizeof buf);
     return buf[0] != '\0' ? gpuinstNameId(t, buf) : 0;
 }
 
-/* A registered string handle is its /strings id; nvMaxRegistered is the
- * highest handed out (a handle above it was not made by gpuinst). */
-static uint32_t nvMaxRegistered;
-
-static uint32_t nvRegistered(nvtxStringHandle_t h)
-{
-    uintptr_t v = (uintptr_t)h;
-    if (GPUINST_LIKELY(v != 0 && v <= GPUINST_LOAD_RLX(&nvMaxRegistered))) return (uint32_t)v;
-    if (v != 0) nvCount(&N.st.invalid);
-    return 0;
-}
+/* A registered string handle is its /strings id; gpuinstNvMaxRegistered
+ * is the highest handed out (a handle above it was not made by gpuinst;
+ * gpuinstNvRegistered, src/gpuinstInt.h). */
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) uint32_t gpuinstNvMaxRegistered;
+#endif
 
 /* ---- payload schemas (nvToolsExtPayload.h) --------------------------------------- */
 
@@ -17604,67 +17699,24 @@ static int nvExtScalar(const nvtxPayloadData_t *pd, size_t n, gpuinstEvent *e, c
     return 1;
 }
 
-/* ---- event attributes ------------------------------------------------------------ */
+/* ---- event attributes ------------------------------------------------------------
+ * (decoded inline by gpuinstNvEvent, src/gpuinstInt.h; its rare cases here) */
 
-static inline void nvEventClear(gpuinstEvent *e)
+GPUINST_PRIVATE void gpuinstNvInvalid(void)
 {
-    e->color = 0;
-    e->category = 0;
-    e->name = 0;
-    e->ptype = GPUINST_PAYLOAD_NONE;
-    e->payload = 0;
-    e->reg = NULL;
+    nvCount(&N.st.invalid);
 }
 
-/* nvtxEventAttributes_t -> the record path's event (inline in the
- * handlers: out of line it was ~10 instructions of call and frame per
- * event, bench/RESULTS.md "NVTX collector"). */
-static GPUINST_INLINE void nvEvent(gpuinstThread *t, const nvtxEventAttributes_t *ea, gpuinstEvent *e)
+GPUINST_PRIVATE void gpuinstNvPayloadOther(const nvtxEventAttributes_t *ea, gpuinstEvent *e)
 {
-    nvEventClear(e);
-    if (GPUINST_UNLIKELY(ea == NULL || ea->size < NVTX_EVENT_ATTRIB_STRUCT_SIZE)) {
-        nvCount(&N.st.invalid);
+    if (ea->payloadType == NVTX_PAYLOAD_TYPE_EXT &&
+        nvExtScalar((const nvtxPayloadData_t *)(uintptr_t)ea->payload.ullValue, (size_t)ea->reserved0, e, NULL))
         return;
-    }
-    if (ea->colorType == NVTX_COLOR_ARGB) e->color = ea->color;
-    if (GPUINST_LIKELY(ea->category <= GPUINST_MAX_CATEGORY)) e->category = ea->category;
-    else nvCount(&N.st.invalid);
-    switch (ea->payloadType) {
-    case NVTX_PAYLOAD_UNKNOWN: break;
-    case NVTX_PAYLOAD_TYPE_INT64: e->ptype = GPUINST_PAYLOAD_INT64; e->payload = ea->payload.llValue; break;
-    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT64:
-        e->ptype = GPUINST_PAYLOAD_UINT64;
-        memcpy(&e->payload, &ea->payload.ullValue, 8);
-        break;
-    case NVTX_PAYLOAD_TYPE_DOUBLE: e->ptype = GPUINST_PAYLOAD_DOUBLE; memcpy(&e->payload, &ea->payload.dValue, 8); break;
-    case NVTX_PAYLOAD_TYPE_INT32: e->ptype = GPUINST_PAYLOAD_INT64; e->payload = ea->payload.iValue; break;
-    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT32:
-        e->ptype = GPUINST_PAYLOAD_UINT64;
-        e->payload = (int64_t)(uint64_t)ea->payload.uiValue;
-        break;
-    case NVTX_PAYLOAD_TYPE_FLOAT: {
-        double d = ea->payload.fValue;
-        e->ptype = GPUINST_PAYLOAD_DOUBLE;
-        memcpy(&e->payload, &d, 8);
-        break;
-    }
-    default:
-        if (ea->payloadType == NVTX_PAYLOAD_TYPE_EXT &&
-            nvExtScalar((const nvtxPayloadData_t *)(uintptr_t)ea->payload.ullValue, (size_t)ea->reserved0, e, NULL))
-            break;
-        nvCount(&N.st.payload_unsupported);
-        gpuinstWarnOnce(&nvWarnedPayload, "an NVTX event carries a payload gpuinst cannot reduce to one number "
-                                          "(an array or struct of the payload extension, or payload type %d): "
-                                          "recorded without it (counted in /nvtx/collector)",
-                        (int)ea->payloadType);
-        break;
-    }
-    switch (ea->messageType) {
-    case NVTX_MESSAGE_TYPE_ASCII: e->name = nvNameA(t, ea->message.ascii); break;
-    case NVTX_MESSAGE_TYPE_UNICODE: e->name = nvNameW(t, ea->message.unicode); break;
-    case NVTX_MESSAGE_TYPE_REGISTERED: e->name = nvRegistered(ea->message.registered); break;
-    default: break;
-    }
+    nvCount(&N.st.payload_unsupported);
+    gpuinstWarnOnce(&nvWarnedPayload, "an NVTX event carries a payload gpuinst cannot reduce to one number "
+                                      "(an array or struct of the payload extension, or payload type %d): "
+                                      "recorded without it (counted in /nvtx/collector)",
+                    (int)ea->payloadType);
 }
 
 /* ---- ranges and marks ---------------------------------------------------------------- */
@@ -17710,19 +17762,12 @@ static inline int nvPop(uint32_t d)
     return gpuinstRecordPop(d, nvPopEmpty);
 }
 
+/* (the attributes are decoded in gpuinstRecordPushEx: this ends in a tail call) */
 static inline int nvPushEx(uint32_t d, const nvtxEventAttributes_t *ea)
 {
-    gpuinstThread *t;
-    gpuinstEvent e;
     if (GPUINST_UNLIKELY(!nvRunning())) return nvPushIdle(d);
     if (GPUINST_UNLIKELY(domOff(d))) return NV_NO_TRACKING;
-    t = gpuinstThreadGet();
-    if (GPUINST_UNLIKELY(t == NULL)) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
-        return -1;
-    }
-    nvEvent(t, ea, &e);
-    return gpuinstRecordPush(t, d, &e);
+    return gpuinstRecordPushEx(d, ea);
 }
 
 static int NVTX_API hRangePushA(const char *m)
@@ -17740,8 +17785,8 @@ static int NVTX_API hRangePushW(const wchar_t *m)
     if (domOff(0)) return NV_NO_TRACKING;
     t = gpuinstThreadGet();
     if (t == NULL) return -1;
-    nvEventClear(&e);
-    e.name = nvNameW(t, m);
+    gpuinstNvEventClear(&e);
+    e.name = gpuinstNvNameW(t, m);
     return gpuinstRecordPush(t, 0, &e);
 }
 
@@ -17778,10 +17823,10 @@ static void nvMark(int d, const nvtxEventAttributes_t *ea, const char *a, const 
         return;
     }
     if (ea != NULL) {
-        nvEvent(t, ea, &e);
+        gpuinstNvEvent(t, ea, &e);
     } else {
-        nvEventClear(&e);
-        e.name = a != NULL ? nvNameA(t, a) : nvNameW(t, w);
+        gpuinstNvEventClear(&e);
+        e.name = a != NULL ? gpuinstNvNameA(t, a) : gpuinstNvNameW(t, w);
     }
     gpuinstRecordMark(t, (gpuinst_domain)d, &e, now);
 }
@@ -17808,10 +17853,10 @@ static nvtxRangeId_t nvStart(int d, const nvtxEventAttributes_t *ea, const char 
         return 0;
     }
     if (ea != NULL) {
-        nvEvent(t, ea, &e);
+        gpuinstNvEvent(t, ea, &e);
     } else {
-        nvEventClear(&e);
-        e.name = a != NULL ? nvNameA(t, a) : nvNameW(t, w);
+        gpuinstNvEventClear(&e);
+        e.name = a != NULL ? gpuinstNvNameA(t, a) : gpuinstNvNameW(t, w);
     }
     gpuinstRecordStart(t, (gpuinst_domain)d, &e, &id);
     return id;
@@ -17867,8 +17912,8 @@ static void NVTX_API hInitialize(const void *reserved) { (void)reserved; }
 
 static nvtxStringHandle_t nvRegister(uint32_t id)
 {
-    uint32_t cur = GPUINST_LOAD_RLX(&nvMaxRegistered);
-    while (id > cur && !__atomic_compare_exchange_n(&nvMaxRegistered, &cur, id, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    uint32_t cur = GPUINST_LOAD_RLX(&gpuinstNvMaxRegistered);
+    while (id > cur && !__atomic_compare_exchange_n(&gpuinstNvMaxRegistered, &cur, id, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
     return (nvtxStringHandle_t)(uintptr_t)id;
 }
@@ -17876,13 +17921,13 @@ static nvtxStringHandle_t NVTX_API hRegisterStringA(nvtxDomainHandle_t h, const 
 {
     gpuinstThread *t = gpuinstThreadGet();
     (void)h;
-    return t != NULL ? nvRegister(nvNameA(t, s)) : NULL;
+    return t != NULL ? nvRegister(gpuinstNvNameA(t, s)) : NULL;
 }
 static nvtxStringHandle_t NVTX_API hRegisterStringW(nvtxDomainHandle_t h, const wchar_t *s)
 {
     gpuinstThread *t = gpuinstThreadGet();
     (void)h;
-    return t != NULL ? nvRegister(nvNameW(t, s)) : NULL;
+    return t != NULL ? nvRegister(gpuinstNvNameW(t, s)) : NULL;
 }
 
 static void nvCategory(int d, uint32_t category, uint32_t name)
@@ -17897,22 +17942,22 @@ static void nvCategory(int d, uint32_t category, uint32_t name)
 static void NVTX_API hNameCategoryA(uint32_t c, const char *n)
 {
     gpuinstThread *t = gpuinstThreadGet();
-    if (t != NULL) nvCategory(0, c, nvNameA(t, n));
+    if (t != NULL) nvCategory(0, c, gpuinstNvNameA(t, n));
 }
 static void NVTX_API hNameCategoryW(uint32_t c, const wchar_t *n)
 {
     gpuinstThread *t = gpuinstThreadGet();
-    if (t != NULL) nvCategory(0, c, nvNameW(t, n));
+    if (t != NULL) nvCategory(0, c, gpuinstNvNameW(t, n));
 }
 static void NVTX_API hDomainNameCategoryA(nvtxDomainHandle_t h, uint32_t c, const char *n)
 {
     gpuinstThread *t = gpuinstThreadGet();
-    if (t != NULL) nvCategory(nvDomain(h), c, nvNameA(t, n));
+    if (t != NULL) nvCategory(nvDomain(h), c, gpuinstNvNameA(t, n));
 }
 static void NVTX_API hDomainNameCategoryW(nvtxDomainHandle_t h, uint32_t c, const wchar_t *n)
 {
     gpuinstThread *t = gpuinstThreadGet();
-    if (t != NULL) nvCategory(nvDomain(h), c, nvNameW(t, n));
+    if (t != NULL) nvCategory(nvDomain(h), c, gpuinstNvNameW(t, n));
 }
 
 /* ---- resource names (/nvtx/names) --------------------------------------------------------- */
@@ -17971,12 +18016,12 @@ static void nvNameOsThread(uint32_t tid, uint32_t name)
 static void NVTX_API hNameOsThreadA(uint32_t tid, const char *n)
 {
     gpuinstThread *t = gpuinstThreadGet();
-    if (t != NULL) nvNameOsThread(tid, nvNameA(t, n));
+    if (t != NULL) nvNameOsThread(tid, gpuinstNvNameA(t, n));
 }
 static void NVTX_API hNameOsThreadW(uint32_t tid, const wchar_t *n)
 {
     gpuinstThread *t = gpuinstThreadGet();
-    if (t != NULL) nvNameOsThread(tid, nvNameW(t, n));
+    if (t != NULL) nvNameOsThread(tid, gpuinstNvNameW(t, n));
 }
 
 /* The naming calls of the CUDA, CUDA runtime and OpenCL modules: a handle
@@ -17985,12 +18030,12 @@ static void NVTX_API hNameOsThreadW(uint32_t tid, const wchar_t *n)
     static void NVTX_API fn##A(htype h, const char *n)                                            \
     {                                                                                             \
         gpuinstThread *t = gpuinstThreadGet();                                                    \
-        if (t != NULL) nvNameRow(kind, hconv, nvNameA(t, n), 0, 0);                               \
+        if (t != NULL) nvNameRow(kind, hconv, gpuinstNvNameA(t, n), 0, 0);                               \
     }                                                                                             \
     static void NVTX_API fn##W(htype h, const wchar_t *n)                                         \
     {                                                                                             \
         gpuinstThread *t = gpuinstThreadGet();                                                    \
-        if (t != NULL) nvNameRow(kind, hconv, nvNameW(t, n), 0, 0);                               \
+        if (t != NULL) nvNameRow(kind, hconv, gpuinstNvNameW(t, n), 0, 0);                               \
     }
 #define NV_PTR(h) ((uint64_t)(uintptr_t)(h))
 #define NV_ORD(h) ((uint64_t)(int64_t)(h))
@@ -18012,9 +18057,9 @@ NV_NAME_FNS(hNameClEvent, NV_RES_CL_EVENT, nvtx_cl_event, NV_PTR(h))
 static uint32_t nvMessageName(gpuinstThread *t, int32_t type, nvtxMessageValue_t m)
 {
     switch (type) {
-    case NVTX_MESSAGE_TYPE_ASCII: return nvNameA(t, m.ascii);
-    case NVTX_MESSAGE_TYPE_UNICODE: return nvNameW(t, m.unicode);
-    case NVTX_MESSAGE_TYPE_REGISTERED: return nvRegistered(m.registered);
+    case NVTX_MESSAGE_TYPE_ASCII: return gpuinstNvNameA(t, m.ascii);
+    case NVTX_MESSAGE_TYPE_UNICODE: return gpuinstNvNameW(t, m.unicode);
+    case NVTX_MESSAGE_TYPE_REGISTERED: return gpuinstNvRegistered(m.registered);
     default: return 0;
     }
 }
@@ -18069,7 +18114,7 @@ static void nvSyncMark(const NvSync *s, int64_t outcome)
     if (s == NULL || !nvRunning() || domOff(s->domain)) return;
     now = gpuinstClockNs();
     if ((t = gpuinstThreadGet()) == NULL) return;
-    nvEventClear(&e);
+    gpuinstNvEventClear(&e);
     e.name = s->name;
     e.ptype = GPUINST_PAYLOAD_INT64;
     e.payload = outcome;
@@ -18086,7 +18131,7 @@ static void NVTX_API hSyncAcquireStart(nvtxSyncUser_t h)
     uint32_t i;
     if (s == NULL || !nvRunning() || domOff(s->domain) || (t = gpuinstThreadGet()) == NULL || (nt = nvThread()) == NULL)
         return;
-    nvEventClear(&e);
+    gpuinstNvEventClear(&e);
     e.name = s->name;
     gpuinstRecordStart(t, s->domain, &e, &id);
     for (i = 0; i < NV_UNTRACKED; i++)
@@ -18506,7 +18551,7 @@ static void nvUnsupported(const char *what)
 static void nvPayloadEvent(gpuinstThread *t, const nvtxPayloadData_t *pd, size_t n, gpuinstEvent *e)
 {
     const char *nm = NULL;
-    nvEventClear(e);
+    gpuinstNvEventClear(e);
     if (!nvExtScalar(pd, n, e, &nm)) {
         const NvSchema *s = pd != NULL && n > 0 ? nvSchemaFind(pd->schemaId) : NULL;
         nm = s != NULL && s->name[0] ? s->name : NULL;

@@ -1069,6 +1069,95 @@ GPUINST_PRIVATE int gpuinstRecordMark(gpuinstThread *t, gpuinst_domain d, const 
 GPUINST_PRIVATE int gpuinstRecordStart(gpuinstThread *t, gpuinst_domain d, const gpuinstEvent *e, gpuinst_range_id *id);
 /* Ends start/end range `id` at `now`.  0, RANGE_NOT_OPEN (counted) or OUT_OF_MEMORY. */
 GPUINST_PRIVATE int gpuinstRecordEnd(gpuinst_range_id id, uint64_t now);
+
+/* ---- the NVTX collector's event attributes --------------------------------
+ * nvtxEventAttributes_t -> an event, inline both in the collector's
+ * handlers (src/nvtx_inject.c: marks, start/end) and in the record path's
+ * gpuinstRecordPushEx (src/nvtx.c), so that the collector's push handler
+ * keeps no frame of its own and ends in a tail call (bench/RESULTS.md "NVTX
+ * collector").  The rare cases are out of line in src/nvtx_inject.c: a bad
+ * struct, a Unicode message, an extended or unknown payload. */
+/* Counts an unknown handle or a bad attribute struct (/nvtx/collector). */
+GPUINST_PRIVATE void gpuinstNvInvalid(void);
+/* A payload type other than NVTX's scalars: reduced to one number, or
+ * recorded without a payload (counted, warned once). */
+GPUINST_PRIVATE void gpuinstNvPayloadOther(const nvtxEventAttributes_t *ea, gpuinstEvent *e);
+/* Name id of a wchar_t message (UTF-8); 0 for NULL or "". */
+GPUINST_PRIVATE uint32_t gpuinstNvNameW(gpuinstThread *t, const wchar_t *w);
+/* The highest registered string handle the collector handed out (a
+ * registered string handle is its /strings id; relaxed). */
+GPUINST_SHARED_DATA uint32_t gpuinstNvMaxRegistered;
+
+/* Name id of an ASCII message; 0 for NULL or "". */
+static inline uint32_t gpuinstNvNameA(gpuinstThread *t, const char *s)
+{
+    return s != NULL && s[0] != '\0' ? gpuinstNameIdFront(t, s) : 0;
+}
+
+static inline void gpuinstNvEventClear(gpuinstEvent *e)
+{
+    e->color = 0;
+    e->category = 0;
+    e->name = 0;
+    e->ptype = GPUINST_PAYLOAD_NONE;
+    e->payload = 0;
+    e->reg = NULL;
+}
+
+/* Name id of a registered string handle; 0 if not one gpuinst made (counted). */
+static inline uint32_t gpuinstNvRegistered(nvtxStringHandle_t h)
+{
+    uintptr_t v = (uintptr_t)h;
+    if (GPUINST_LIKELY(v != 0 && v <= GPUINST_LOAD_RLX(&gpuinstNvMaxRegistered))) return (uint32_t)v;
+    if (v != 0) gpuinstNvInvalid();
+    return 0;
+}
+
+static GPUINST_INLINE GPUINST_UNUSED void gpuinstNvEvent(gpuinstThread *t, const nvtxEventAttributes_t *ea,
+                                                         gpuinstEvent *e)
+{
+    gpuinstNvEventClear(e);
+    if (GPUINST_UNLIKELY(ea == NULL || ea->size < NVTX_EVENT_ATTRIB_STRUCT_SIZE)) {
+        gpuinstNvInvalid();
+        return;
+    }
+    if (ea->colorType == NVTX_COLOR_ARGB) e->color = ea->color;
+    if (GPUINST_LIKELY(ea->category <= GPUINST_MAX_CATEGORY)) e->category = ea->category;
+    else gpuinstNvInvalid();
+    switch (ea->payloadType) {
+    case NVTX_PAYLOAD_UNKNOWN: break;
+    case NVTX_PAYLOAD_TYPE_INT64: e->ptype = GPUINST_PAYLOAD_INT64; e->payload = ea->payload.llValue; break;
+    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT64:
+        e->ptype = GPUINST_PAYLOAD_UINT64;
+        memcpy(&e->payload, &ea->payload.ullValue, 8);
+        break;
+    case NVTX_PAYLOAD_TYPE_DOUBLE: e->ptype = GPUINST_PAYLOAD_DOUBLE; memcpy(&e->payload, &ea->payload.dValue, 8); break;
+    case NVTX_PAYLOAD_TYPE_INT32: e->ptype = GPUINST_PAYLOAD_INT64; e->payload = ea->payload.iValue; break;
+    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT32:
+        e->ptype = GPUINST_PAYLOAD_UINT64;
+        e->payload = (int64_t)(uint64_t)ea->payload.uiValue;
+        break;
+    case NVTX_PAYLOAD_TYPE_FLOAT: {
+        double d = ea->payload.fValue;
+        e->ptype = GPUINST_PAYLOAD_DOUBLE;
+        memcpy(&e->payload, &d, 8);
+        break;
+    }
+    default: gpuinstNvPayloadOther(ea, e); break;
+    }
+    switch (ea->messageType) {
+    case NVTX_MESSAGE_TYPE_ASCII: e->name = gpuinstNvNameA(t, ea->message.ascii); break;
+    case NVTX_MESSAGE_TYPE_UNICODE: e->name = gpuinstNvNameW(t, ea->message.unicode); break;
+    case NVTX_MESSAGE_TYPE_REGISTERED: e->name = gpuinstNvRegistered(ea->message.registered); break;
+    default: break;
+    }
+}
+/* A push/pop range from NVTX's event attributes (the collector's
+ * nvtxRangePushEx / nvtxDomainRangePushEx; state RUNNING, domain d valid
+ * and recorded): the calling thread's, decoded here (gpuinstNvEvent).
+ * Returns NVTX's value: the new range's 0-based level, or -1 (no thread
+ * slot or out of memory: counted as lost). */
+GPUINST_PRIVATE int gpuinstRecordPushEx(gpuinst_domain d, const nvtxEventAttributes_t *ea);
 /* The domain named `name_id` (`name` its text), made if new, in *out; the
  * NVTX domain is created too when `emit`.  Works before gpuinst_init (the
  * collector learns domains whenever a library makes them).  0, LIMIT. */

@@ -821,6 +821,22 @@ GPUINST_PRIVATE int gpuinstRecordPush(gpuinstThread *t, gpuinst_domain d, const 
     return pushOpen(t, d, e, NULL, 0, 1);
 }
 
+/* The collector's push with NVTX's event attributes: decoded here, in the
+ * record path's own frame (the handler keeps none: it ends in a tail call
+ * to this, bench/RESULTS.md "NVTX collector"). */
+GPUINST_PRIVATE int gpuinstRecordPushEx(gpuinst_domain d, const nvtxEventAttributes_t *ea)
+{
+    gpuinstThread *t = gpuinstThreadGet();
+    gpuinstEvent e;
+    if (GPUINST_UNLIKELY(t == NULL)) {
+        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
+        return -1;
+    }
+    gpuinstNvEvent(t, ea, &e);
+    if (GPUINST_UNLIKELY(!callBegin(t))) return -1;
+    return pushOpen(t, d, &e, NULL, 0, 1);
+}
+
 /* A push in the default domain with a name and no attributes (state
  * RUNNING): gpuinst_range_push's recording half, and NVTX's nvtxRangePushA
  * through the collector (`emit` 0; there a NULL or empty name is a range

@@ -349,30 +349,20 @@ static void nvUtf8(const wchar_t *w, char *out, size_t cap)
     out[n] = '\0';
 }
 
-/* Name ids: 0 for NULL or "". */
-static uint32_t nvNameA(gpuinstThread *t, const char *s)
-{
-    return s != NULL && s[0] != '\0' ? gpuinstNameIdFront(t, s) : 0;
-}
-
-static uint32_t nvNameW(gpuinstThread *t, const wchar_t *w)
+/* (gpuinstNvNameA, the ASCII one, is inline: src/gpuinstInt.h) */
+GPUINST_PRIVATE uint32_t gpuinstNvNameW(gpuinstThread *t, const wchar_t *w)
 {
     char buf[GPUINST_NAME_MAX + 1];
     nvUtf8(w, buf, sizeof buf);
     return buf[0] != '\0' ? gpuinstNameId(t, buf) : 0;
 }
 
-/* A registered string handle is its /strings id; nvMaxRegistered is the
- * highest handed out (a handle above it was not made by gpuinst). */
-static uint32_t nvMaxRegistered;
-
-static uint32_t nvRegistered(nvtxStringHandle_t h)
-{
-    uintptr_t v = (uintptr_t)h;
-    if (GPUINST_LIKELY(v != 0 && v <= GPUINST_LOAD_RLX(&nvMaxRegistered))) return (uint32_t)v;
-    if (v != 0) nvCount(&N.st.invalid);
-    return 0;
-}
+/* A registered string handle is its /strings id; gpuinstNvMaxRegistered
+ * is the highest handed out (a handle above it was not made by gpuinst;
+ * gpuinstNvRegistered, src/gpuinstInt.h). */
+#if !defined(GPUINST_AMALGAMATION)
+__attribute__((visibility("hidden"))) uint32_t gpuinstNvMaxRegistered;
+#endif
 
 /* ---- payload schemas (nvToolsExtPayload.h) --------------------------------------- */
 
@@ -658,67 +648,24 @@ static int nvExtScalar(const nvtxPayloadData_t *pd, size_t n, gpuinstEvent *e, c
     return 1;
 }
 
-/* ---- event attributes ------------------------------------------------------------ */
+/* ---- event attributes ------------------------------------------------------------
+ * (decoded inline by gpuinstNvEvent, src/gpuinstInt.h; its rare cases here) */
 
-static inline void nvEventClear(gpuinstEvent *e)
+GPUINST_PRIVATE void gpuinstNvInvalid(void)
 {
-    e->color = 0;
-    e->category = 0;
-    e->name = 0;
-    e->ptype = GPUINST_PAYLOAD_NONE;
-    e->payload = 0;
-    e->reg = NULL;
+    nvCount(&N.st.invalid);
 }
 
-/* nvtxEventAttributes_t -> the record path's event (inline in the
- * handlers: out of line it was ~10 instructions of call and frame per
- * event, bench/RESULTS.md "NVTX collector"). */
-static GPUINST_INLINE void nvEvent(gpuinstThread *t, const nvtxEventAttributes_t *ea, gpuinstEvent *e)
+GPUINST_PRIVATE void gpuinstNvPayloadOther(const nvtxEventAttributes_t *ea, gpuinstEvent *e)
 {
-    nvEventClear(e);
-    if (GPUINST_UNLIKELY(ea == NULL || ea->size < NVTX_EVENT_ATTRIB_STRUCT_SIZE)) {
-        nvCount(&N.st.invalid);
+    if (ea->payloadType == NVTX_PAYLOAD_TYPE_EXT &&
+        nvExtScalar((const nvtxPayloadData_t *)(uintptr_t)ea->payload.ullValue, (size_t)ea->reserved0, e, NULL))
         return;
-    }
-    if (ea->colorType == NVTX_COLOR_ARGB) e->color = ea->color;
-    if (GPUINST_LIKELY(ea->category <= GPUINST_MAX_CATEGORY)) e->category = ea->category;
-    else nvCount(&N.st.invalid);
-    switch (ea->payloadType) {
-    case NVTX_PAYLOAD_UNKNOWN: break;
-    case NVTX_PAYLOAD_TYPE_INT64: e->ptype = GPUINST_PAYLOAD_INT64; e->payload = ea->payload.llValue; break;
-    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT64:
-        e->ptype = GPUINST_PAYLOAD_UINT64;
-        memcpy(&e->payload, &ea->payload.ullValue, 8);
-        break;
-    case NVTX_PAYLOAD_TYPE_DOUBLE: e->ptype = GPUINST_PAYLOAD_DOUBLE; memcpy(&e->payload, &ea->payload.dValue, 8); break;
-    case NVTX_PAYLOAD_TYPE_INT32: e->ptype = GPUINST_PAYLOAD_INT64; e->payload = ea->payload.iValue; break;
-    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT32:
-        e->ptype = GPUINST_PAYLOAD_UINT64;
-        e->payload = (int64_t)(uint64_t)ea->payload.uiValue;
-        break;
-    case NVTX_PAYLOAD_TYPE_FLOAT: {
-        double d = ea->payload.fValue;
-        e->ptype = GPUINST_PAYLOAD_DOUBLE;
-        memcpy(&e->payload, &d, 8);
-        break;
-    }
-    default:
-        if (ea->payloadType == NVTX_PAYLOAD_TYPE_EXT &&
-            nvExtScalar((const nvtxPayloadData_t *)(uintptr_t)ea->payload.ullValue, (size_t)ea->reserved0, e, NULL))
-            break;
-        nvCount(&N.st.payload_unsupported);
-        gpuinstWarnOnce(&nvWarnedPayload, "an NVTX event carries a payload gpuinst cannot reduce to one number "
-                                          "(an array or struct of the payload extension, or payload type %d): "
-                                          "recorded without it (counted in /nvtx/collector)",
-                        (int)ea->payloadType);
-        break;
-    }
-    switch (ea->messageType) {
-    case NVTX_MESSAGE_TYPE_ASCII: e->name = nvNameA(t, ea->message.ascii); break;
-    case NVTX_MESSAGE_TYPE_UNICODE: e->name = nvNameW(t, ea->message.unicode); break;
-    case NVTX_MESSAGE_TYPE_REGISTERED: e->name = nvRegistered(ea->message.registered); break;
-    default: break;
-    }
+    nvCount(&N.st.payload_unsupported);
+    gpuinstWarnOnce(&nvWarnedPayload, "an NVTX event carries a payload gpuinst cannot reduce to one number "
+                                      "(an array or struct of the payload extension, or payload type %d): "
+                                      "recorded without it (counted in /nvtx/collector)",
+                    (int)ea->payloadType);
 }
 
 /* ---- ranges and marks ---------------------------------------------------------------- */
@@ -764,19 +711,12 @@ static inline int nvPop(uint32_t d)
     return gpuinstRecordPop(d, nvPopEmpty);
 }
 
+/* (the attributes are decoded in gpuinstRecordPushEx: this ends in a tail call) */
 static inline int nvPushEx(uint32_t d, const nvtxEventAttributes_t *ea)
 {
-    gpuinstThread *t;
-    gpuinstEvent e;
     if (GPUINST_UNLIKELY(!nvRunning())) return nvPushIdle(d);
     if (GPUINST_UNLIKELY(domOff(d))) return NV_NO_TRACKING;
-    t = gpuinstThreadGet();
-    if (GPUINST_UNLIKELY(t == NULL)) {
-        GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
-        return -1;
-    }
-    nvEvent(t, ea, &e);
-    return gpuinstRecordPush(t, d, &e);
+    return gpuinstRecordPushEx(d, ea);
 }
 
 static int NVTX_API hRangePushA(const char *m)
@@ -794,8 +734,8 @@ static int NVTX_API hRangePushW(const wchar_t *m)
     if (domOff(0)) return NV_NO_TRACKING;
     t = gpuinstThreadGet();
     if (t == NULL) return -1;
-    nvEventClear(&e);
-    e.name = nvNameW(t, m);
+    gpuinstNvEventClear(&e);
+    e.name = gpuinstNvNameW(t, m);
     return gpuinstRecordPush(t, 0, &e);
 }
 
@@ -832,10 +772,10 @@ static void nvMark(int d, const nvtxEventAttributes_t *ea, const char *a, const 
         return;
     }
     if (ea != NULL) {
-        nvEvent(t, ea, &e);
+        gpuinstNvEvent(t, ea, &e);
     } else {
-        nvEventClear(&e);
-        e.name = a != NULL ? nvNameA(t, a) : nvNameW(t, w);
+        gpuinstNvEventClear(&e);
+        e.name = a != NULL ? gpuinstNvNameA(t, a) : gpuinstNvNameW(t, w);
     }
     gpuinstRecordMark(t, (gpuinst_domain)d, &e, now);
 }
@@ -862,10 +802,10 @@ static nvtxRangeId_t nvStart(int d, const nvtxEventAttributes_t *ea, const char 
         return 0;
     }
     if (ea != NULL) {
-        nvEvent(t, ea, &e);
+        gpuinstNvEvent(t, ea, &e);
     } else {
-        nvEventClear(&e);
-        e.name = a != NULL ? nvNameA(t, a) : nvNameW(t, w);
+        gpuinstNvEventClear(&e);
+        e.name = a != NULL ? gpuinstNvNameA(t, a) : gpuinstNvNameW(t, w);
     }
     gpuinstRecordStart(t, (gpuinst_domain)d, &e, &id);
     return id;
@@ -921,8 +861,8 @@ static void NVTX_API hInitialize(const void *reserved) { (void)reserved; }
 
 static nvtxStringHandle_t nvRegister(uint32_t id)
 {
-    uint32_t cur = GPUINST_LOAD_RLX(&nvMaxRegistered);
-    while (id > cur && !__atomic_compare_exchange_n(&nvMaxRegistered, &cur, id, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    uint32_t cur = GPUINST_LOAD_RLX(&gpuinstNvMaxRegistered);
+    while (id > cur && !__atomic_compare_exchange_n(&gpuinstNvMaxRegistered, &cur, id, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
     return (nvtxStringHandle_t)(uintptr_t)id;
 }
@@ -930,13 +870,13 @@ static nvtxStringHandle_t NVTX_API hRegisterStringA(nvtxDomainHandle_t h, const 
 {
     gpuinstThread *t = gpuinstThreadGet();
     (void)h;
-    return t != NULL ? nvRegister(nvNameA(t, s)) : NULL;
+    return t != NULL ? nvRegister(gpuinstNvNameA(t, s)) : NULL;
 }
 static nvtxStringHandle_t NVTX_API hRegisterStringW(nvtxDomainHandle_t h, const wchar_t *s)
 {
     gpuinstThread *t = gpuinstThreadGet();
     (void)h;
-    return t != NULL ? nvRegister(nvNameW(t, s)) : NULL;
+    return t != NULL ? nvRegister(gpuinstNvNameW(t, s)) : NULL;
 }
 
 static void nvCategory(int d, uint32_t category, uint32_t name)
@@ -951,22 +891,22 @@ static void nvCategory(int d, uint32_t category, uint32_t name)
 static void NVTX_API hNameCategoryA(uint32_t c, const char *n)
 {
     gpuinstThread *t = gpuinstThreadGet();
-    if (t != NULL) nvCategory(0, c, nvNameA(t, n));
+    if (t != NULL) nvCategory(0, c, gpuinstNvNameA(t, n));
 }
 static void NVTX_API hNameCategoryW(uint32_t c, const wchar_t *n)
 {
     gpuinstThread *t = gpuinstThreadGet();
-    if (t != NULL) nvCategory(0, c, nvNameW(t, n));
+    if (t != NULL) nvCategory(0, c, gpuinstNvNameW(t, n));
 }
 static void NVTX_API hDomainNameCategoryA(nvtxDomainHandle_t h, uint32_t c, const char *n)
 {
     gpuinstThread *t = gpuinstThreadGet();
-    if (t != NULL) nvCategory(nvDomain(h), c, nvNameA(t, n));
+    if (t != NULL) nvCategory(nvDomain(h), c, gpuinstNvNameA(t, n));
 }
 static void NVTX_API hDomainNameCategoryW(nvtxDomainHandle_t h, uint32_t c, const wchar_t *n)
 {
     gpuinstThread *t = gpuinstThreadGet();
-    if (t != NULL) nvCategory(nvDomain(h), c, nvNameW(t, n));
+    if (t != NULL) nvCategory(nvDomain(h), c, gpuinstNvNameW(t, n));
 }
 
 /* ---- resource names (/nvtx/names) --------------------------------------------------------- */
@@ -1025,12 +965,12 @@ static void nvNameOsThread(uint32_t tid, uint32_t name)
 static void NVTX_API hNameOsThreadA(uint32_t tid, const char *n)
 {
     gpuinstThread *t = gpuinstThreadGet();
-    if (t != NULL) nvNameOsThread(tid, nvNameA(t, n));
+    if (t != NULL) nvNameOsThread(tid, gpuinstNvNameA(t, n));
 }
 static void NVTX_API hNameOsThreadW(uint32_t tid, const wchar_t *n)
 {
     gpuinstThread *t = gpuinstThreadGet();
-    if (t != NULL) nvNameOsThread(tid, nvNameW(t, n));
+    if (t != NULL) nvNameOsThread(tid, gpuinstNvNameW(t, n));
 }
 
 /* The naming calls of the CUDA, CUDA runtime and OpenCL modules: a handle
@@ -1039,12 +979,12 @@ static void NVTX_API hNameOsThreadW(uint32_t tid, const wchar_t *n)
     static void NVTX_API fn##A(htype h, const char *n)                                            \
     {                                                                                             \
         gpuinstThread *t = gpuinstThreadGet();                                                    \
-        if (t != NULL) nvNameRow(kind, hconv, nvNameA(t, n), 0, 0);                               \
+        if (t != NULL) nvNameRow(kind, hconv, gpuinstNvNameA(t, n), 0, 0);                               \
     }                                                                                             \
     static void NVTX_API fn##W(htype h, const wchar_t *n)                                         \
     {                                                                                             \
         gpuinstThread *t = gpuinstThreadGet();                                                    \
-        if (t != NULL) nvNameRow(kind, hconv, nvNameW(t, n), 0, 0);                               \
+        if (t != NULL) nvNameRow(kind, hconv, gpuinstNvNameW(t, n), 0, 0);                               \
     }
 #define NV_PTR(h) ((uint64_t)(uintptr_t)(h))
 #define NV_ORD(h) ((uint64_t)(int64_t)(h))
@@ -1066,9 +1006,9 @@ NV_NAME_FNS(hNameClEvent, NV_RES_CL_EVENT, nvtx_cl_event, NV_PTR(h))
 static uint32_t nvMessageName(gpuinstThread *t, int32_t type, nvtxMessageValue_t m)
 {
     switch (type) {
-    case NVTX_MESSAGE_TYPE_ASCII: return nvNameA(t, m.ascii);
-    case NVTX_MESSAGE_TYPE_UNICODE: return nvNameW(t, m.unicode);
-    case NVTX_MESSAGE_TYPE_REGISTERED: return nvRegistered(m.registered);
+    case NVTX_MESSAGE_TYPE_ASCII: return gpuinstNvNameA(t, m.ascii);
+    case NVTX_MESSAGE_TYPE_UNICODE: return gpuinstNvNameW(t, m.unicode);
+    case NVTX_MESSAGE_TYPE_REGISTERED: return gpuinstNvRegistered(m.registered);
     default: return 0;
     }
 }
@@ -1123,7 +1063,7 @@ static void nvSyncMark(const NvSync *s, int64_t outcome)
     if (s == NULL || !nvRunning() || domOff(s->domain)) return;
     now = gpuinstClockNs();
     if ((t = gpuinstThreadGet()) == NULL) return;
-    nvEventClear(&e);
+    gpuinstNvEventClear(&e);
     e.name = s->name;
     e.ptype = GPUINST_PAYLOAD_INT64;
     e.payload = outcome;
@@ -1140,7 +1080,7 @@ static void NVTX_API hSyncAcquireStart(nvtxSyncUser_t h)
     uint32_t i;
     if (s == NULL || !nvRunning() || domOff(s->domain) || (t = gpuinstThreadGet()) == NULL || (nt = nvThread()) == NULL)
         return;
-    nvEventClear(&e);
+    gpuinstNvEventClear(&e);
     e.name = s->name;
     gpuinstRecordStart(t, s->domain, &e, &id);
     for (i = 0; i < NV_UNTRACKED; i++)
@@ -1560,7 +1500,7 @@ static void nvUnsupported(const char *what)
 static void nvPayloadEvent(gpuinstThread *t, const nvtxPayloadData_t *pd, size_t n, gpuinstEvent *e)
 {
     const char *nm = NULL;
-    nvEventClear(e);
+    gpuinstNvEventClear(e);
     if (!nvExtScalar(pd, n, e, &nm)) {
         const NvSchema *s = pd != NULL && n > 0 ? nvSchemaFind(pd->schemaId) : NULL;
         nm = s != NULL && s->name[0] ? s->name : NULL;
