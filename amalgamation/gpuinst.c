@@ -20798,13 +20798,13 @@ static void *decodeThread(void *arg)
                 (void)gpuinstActivityApiExpire(now);
                 pthread_mutex_lock(&act.qlock);
             } else {
-                struct timespec ts;
-                uint64_t abs;
-                clock_gettime(CLOCK_REALTIME, &ts);
-                abs = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + (dl - now);
-                ts.tv_sec = (time_t)(abs / 1000000000ull);
-                ts.tv_nsec = (long)(abs % 1000000000ull);
-                (void)pthread_cond_timedwait(&act.qcond, &act.qlock, &ts);
+                struct timespec until; /* qcond waits on CLOCK_REALTIME */
+                uint64_t at;
+                clock_gettime(CLOCK_REALTIME, &until);
+                at = (uint64_t)until.tv_sec * 1000000000ull + (uint64_t)until.tv_nsec + (dl - now);
+                until.tv_sec = (time_t)(at / 1000000000ull);
+                until.tv_nsec = (long)(at % 1000000000ull);
+                (void)pthread_cond_timedwait(&act.qcond, &act.qlock, &until);
             }
         }
         if (act.nqueue == 0 && act.stop) break;
