@@ -5395,8 +5395,25 @@ GPUINST_PRIVATE void gpuinstCaptureClose(uint32_t name, uint32_t domain, uint64_
 /* 1 while a window is open (relaxed). */
 GPUINST_PRIVATE int gpuinstCaptureOpen(void);
 /* 1 if a record at time t (this process's clock) falls in a window, open or
- * closed (counter batches carry past timestamps). */
+ * closed (counter batches carry past timestamps), bounds included. */
 GPUINST_PRIVATE int gpuinstCaptureContains(uint64_t t);
+/* 1 if some window, open or closed, meets [lo_ns, hi_ns] (bounds included);
+ * 1 when GPUINST_CAPTURE is unset.  Thread-safe (capLock).  The decoder
+ * keeps a CUPTI runtime/driver API record only if its start is in one. */
+GPUINST_PRIVATE int gpuinstCaptureOverlaps(uint64_t lo_ns, uint64_t hi_ns);
+/* The rule for CUPTI's runtime and driver API kinds at the close of the
+ * last open window.  Switching them costs tens of microseconds
+ * (cuptiActivityEnable/Disable of RUNTIME ~27/15 us, DRIVER ~47/25 us on an
+ * H100), keeping them on ~0.4 us per CUDA call, whose records outside every
+ * window the decoder drops: they stay on (1) when the gap before the span
+ * that ends, gap_ns (from the previous span's end to this one's start;
+ * UINT64_MAX: none, the first span), was shorter than
+ * GPUINST_CAPTURE_API_KEEP times switch_ns, what switching them off and on
+ * last cost (measured around the CUPTI calls; 0: not measured), i.e. when
+ * switching would cost more than 2 % of the time between windows.  0
+ * otherwise: a lone window, or windows far apart, leave them off outside. */
+#define GPUINST_CAPTURE_API_KEEP 50u
+GPUINST_PRIVATE int gpuinstCaptureKeepApi(uint64_t gap_ns, uint64_t switch_ns);
 /* 1 when an event happening now is to be dropped: capture set, no window open. */
 static inline int gpuinstCaptureSkip(void)
 {
@@ -12245,6 +12262,16 @@ GPUINST_PRIVATE int gpuinstCollectCategories(const gpuinstTable *tb, void **out,
  * Windows may nest or overlap (several threads): recording is on while at
  * least one is open.  Each window is a row of /captures.
  *
+ * CUPTI's runtime and driver API kinds cost tens of microseconds to switch
+ * (the GPU-work kinds a few): at the close of the last open window
+ * gpuinstCaptureKeepApi leaves them on when the gap before this span was
+ * under GPUINST_CAPTURE_API_KEEP times their switch cost as last measured
+ * (gpuinstActivityApiSwitchNs), and src/activity.c turns them off when no
+ * window opened that long after.  Their records are kept only if their CPU
+ * start is inside a span (gpuinstCaptureOverlaps, at decode), so nothing
+ * outside a window is written either way; /captures.api_on says which way
+ * the rule went for the window that ended each span.
+ *
  * States: OFF (GPUINST_CAPTURE unset: gpuinstCaptureOn = 0, one branch per
  * event) -> ARMED (set, no window open: events dropped) <-> OPEN (capDepth
  * > 0).  ARMED -> OPEN in gpuinstCapturePushSlow (a selected occurrence
@@ -12275,12 +12302,32 @@ GPUINST_PRIVATE void gpuinstActivityFlush(void);
  * but external correlation (it costs nothing when no range pushes an id).
  * One enable state with gpuinstActivityPause/Resume: a kind is on only
  * while a window is open (or GPUINST_CAPTURE is unset) and no profiled
- * region holds it paused.  The caller serialises transitions (its own
- * lock).  A failure is said once; no-op when tracing is off or compiled
- * out. */
-GPUINST_PRIVATE void gpuinstActivityCapture(int on);
+ * region holds it paused.  The runtime and driver API kinds are the
+ * exception: with on = 0 and keep_api = 1 (gpuinstCaptureKeepApi: windows
+ * come often) they stay enabled until the next window, or until
+ * GPUINST_CAPTURE_API_KEEP times their switch cost passed without one
+ * (gpuinstActivityApiExpire), and the decoder drops their records whose
+ * start is outside every window (/gpu/stats api_outside).  The CUPTI calls
+ * that switch the API kinds are timed (gpuinstActivityApiSwitchNs).
+ * Returns 1 when the API kinds are enabled after the call, else 0.  The
+ * caller serialises transitions (its own lock).  A failure is said once;
+ * no-op (0) when tracing is off or compiled out. */
+GPUINST_PRIVATE int gpuinstActivityCapture(int on, int keep_api);
+/* What switching the runtime/driver API kinds off and on last cost, in ns
+ * (the cuptiActivityDisable and cuptiActivityEnable calls of those kinds
+ * enabled, timed with gpuinstClockNs where they happen: at start and at
+ * capture-window edges); 0 when not measured (tracing off, no API kind).
+ * Relaxed read, any thread. */
+GPUINST_PRIVATE uint64_t gpuinstActivityApiSwitchNs(void);
 
 #if GPUINST_WITH_CUPTI
+/* The API kinds left on at a window's close go off when no window opened
+ * by GPUINST_CAPTURE_API_KEEP times their switch cost after it (a burst of
+ * windows that ends: the last gap was short, the next never comes).  The
+ * decode thread calls this at that deadline; tests call it with any `now`
+ * (gpuinstClockNs).  Returns 1 when it switched them off, 0 when the
+ * deadline is not reached, none is set, or a window is open. */
+GPUINST_PRIVATE int gpuinstActivityApiExpire(uint64_t now);
 /* 1 while activity tracing runs (gpuinstGpuHooks set). */
 GPUINST_PRIVATE int gpuinstActivityRunning(void);
 /* The /strings id of kernel name `mangled`'s demangled form (__cxa_demangle
@@ -12305,6 +12352,7 @@ typedef struct gpuinstActivityStats {
     uint64_t no_buffer;      /* buffer requests refused: the pool was empty */
     uint64_t buffers;        /* buffers decoded */
     uint64_t unresolved;     /* GPU records whose API record was not found */
+    uint64_t api_outside;    /* runtime/driver API records outside every capture window (dropped) */
 } gpuinstActivityStats;
 GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid);
 GPUINST_PRIVATE void gpuinstActivityResolve(void);
@@ -12338,6 +12386,16 @@ GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
 enum { GPUINST_PAUSED_KERNEL = 1u, GPUINST_PAUSED_MEMCPY = 2u, GPUINST_PAUSED_MEMSET = 4u }; /* = GPUINST_TRACE's bits */
 GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
 GPUINST_PRIVATE void gpuinstActivityResume(void);
+/* Tests (no GPU): the tracing state of gpuinstActivityInit's last steps
+ * with the CUPTI entry points the test put into gpuinstCu
+ * (cuptiActivityRegisterCallbacks, cuptiActivityEnable/Disable, the
+ * external-correlation push/pop): the kinds of `trace` (GPUINST_TRACE's
+ * words) enabled, switched off when capture windows are on and none is
+ * open, gpuinstGpuHooks published (act.on stays 0: finalize calls nothing
+ * else).  NULL withdraws the hooks.  0, or -1 when a kind would not enable. */
+#if GPUINST_WITH_TEST_API
+GPUINST_PRIVATE int gpuinstActivityTestStart(const char *trace);
+#endif
 GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
                                               uint64_t occurrence, unsigned kinds);
 #endif /* GPUINST_WITH_CUPTI */
@@ -12758,8 +12816,9 @@ typedef struct CapWindowRec {
     uint16_t domain;
     uint16_t rule;                /* 0-based index of the rule in GPUINST_CAPTURE */
     uint8_t open;                 /* 1: still open at finalize (end_ns = finalize time) */
-    uint8_t pad_[3];
-    uint64_t pad2_;
+    uint8_t api_on;               /* 1: the CUPTI runtime/driver kinds stayed on after it (gpuinstCaptureKeepApi) */
+    uint8_t pad_[2];
+    uint64_t thread_;             /* internal, not written: the opening thread (capThreadKey) */
 } CapWindowRec;
 
 /* A span of time with at least one window open. */
@@ -12772,6 +12831,7 @@ static uint32_t capNrules;
 static pthread_mutex_t capLock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t capDepth;         /* windows open now (relaxed reads) */
 static uint64_t capSpanStart;     /* start of the current span (capDepth > 0) */
+static uint64_t capGap;           /* the gap before the current span (UINT64_MAX: it is the first) */
 static CapSpan *capSpans;         /* closed spans, in time order */
 static uint32_t capNspans, capCapSpans;
 static CapWindowRec *capWin;
@@ -12786,6 +12846,11 @@ typedef struct CapCacheSlot {
     int16_t rule;                 /* -1: slot empty */
 } CapCacheSlot;
 static GPUINST_TLS CapCacheSlot *capCache;
+/* A key of the calling thread: where its cache pointer lives. */
+static uint64_t capThreadKey(void)
+{
+    return (uint64_t)(uintptr_t)&capCache;
+}
 static int capInited;             /* gpuinstCaptureInit ran */
 static int capLooked;             /* a range was looked at: the rules may no longer change */
 static char capSpec[GPUINST_CFG_TEXT]; /* the text the rules came from (/captures' spec) */
@@ -12954,13 +13019,18 @@ static void capOpenWindow(uint32_t name, uint32_t domain, uint32_t rule, uint64_
         w->domain = (uint16_t)domain;
         w->rule = (uint16_t)rule;
         w->open = 1;
+        w->thread_ = capThreadKey();
     } else {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
     }
     first = capDepth == 0;
-    if (first) capSpanStart = now;
+    if (first) {
+        capSpanStart = now;
+        capGap = capNspans > 0 && now > capSpans[capNspans - 1].end ? now - capSpans[capNspans - 1].end
+                 : capNspans > 0 ? 0 : UINT64_MAX;
+    }
     GPUINST_STORE_REL(&capDepth, capDepth + 1);
-    if (first) gpuinstActivityCapture(1); /* under the lock: transitions in order */
+    if (first) (void)gpuinstActivityCapture(1, 0); /* under the lock: transitions in order */
     pthread_mutex_unlock(&capLock);
 }
 
@@ -12983,18 +13053,37 @@ GPUINST_PRIVATE uint8_t gpuinstCapturePushSlow(uint32_t name, uint32_t domain)
     return GPUINST_LOAD_RLX(&capDepth) > 0 ? 0 : GPUINST_RANGE_FLAG_SKIP_;
 }
 
+/* The runtime/driver API kinds at the close of the last open window (see
+ * gpuinstInt.h): left on when the gap before this span was shorter than
+ * GPUINST_CAPTURE_API_KEEP times what switching them off and on costs. */
+GPUINST_PRIVATE int gpuinstCaptureKeepApi(uint64_t gap_ns, uint64_t switch_ns)
+{
+    if (gap_ns == UINT64_MAX || switch_ns == 0) return 0; /* no gap seen yet, or no cost measured */
+    return switch_ns >= UINT64_MAX / GPUINST_CAPTURE_API_KEEP || gap_ns < switch_ns * GPUINST_CAPTURE_API_KEEP;
+}
+
 GPUINST_PRIVATE void gpuinstCaptureClose(uint32_t name, uint32_t domain, uint64_t now)
 {
     uint32_t i;
     int last = 0;
+    CapWindowRec *closed = NULL;
+    uint64_t self = capThreadKey();
     pthread_mutex_lock(&capLock);
+    /* the latest open window of this range opened by this thread; else (a
+     * start/end range ended on another thread) the latest of any thread */
     for (i = capNwin; i > 0; i--) {
         CapWindowRec *w = &capWin[i - 1];
         if (w->open && w->name == name && w->domain == domain) {
-            w->end_ns = now;
-            w->open = 0;
-            break;
+            if (closed == NULL) closed = w;
+            if (w->thread_ == self) {
+                closed = w;
+                break;
+            }
         }
+    }
+    if (closed != NULL) {
+        closed->end_ns = now;
+        closed->open = 0;
     }
     if (capDepth > 0) {
         GPUINST_STORE_REL(&capDepth, capDepth - 1);
@@ -13009,7 +13098,10 @@ GPUINST_PRIVATE void gpuinstCaptureClose(uint32_t name, uint32_t domain, uint64_
             }
         }
     }
-    if (last) gpuinstActivityCapture(0);
+    if (last) {
+        int keep = gpuinstCaptureKeepApi(capGap, gpuinstActivityApiSwitchNs());
+        if (gpuinstActivityCapture(0, keep) && closed != NULL) closed->api_on = 1;
+    }
     pthread_mutex_unlock(&capLock);
 }
 
@@ -13018,22 +13110,27 @@ GPUINST_PRIVATE int gpuinstCaptureOpen(void)
     return GPUINST_LOAD_RLX(&capDepth) > 0;
 }
 
-GPUINST_PRIVATE int gpuinstCaptureContains(uint64_t t)
+GPUINST_PRIVATE int gpuinstCaptureOverlaps(uint64_t lo_ns, uint64_t hi_ns)
 {
     uint32_t lo = 0, hi;
     int in = 0;
     if (!GPUINST_LOAD_RLX(&gpuinstCaptureOn)) return 1;
     pthread_mutex_lock(&capLock);
-    if (capDepth > 0 && t >= capSpanStart) in = 1;
+    if (capDepth > 0 && hi_ns >= capSpanStart) in = 1;
     hi = capNspans;
-    while (!in && lo < hi) { /* the last span starting at or before t */
+    while (!in && lo < hi) { /* the last span starting at or before hi_ns */
         uint32_t mid = lo + (hi - lo) / 2;
-        if (capSpans[mid].start <= t) lo = mid + 1;
+        if (capSpans[mid].start <= hi_ns) lo = mid + 1;
         else hi = mid;
     }
-    if (!in && lo > 0 && t <= capSpans[lo - 1].end) in = 1;
+    if (!in && lo > 0 && lo_ns <= capSpans[lo - 1].end) in = 1;
     pthread_mutex_unlock(&capLock);
     return in;
+}
+
+GPUINST_PRIVATE int gpuinstCaptureContains(uint64_t t)
+{
+    return gpuinstCaptureOverlaps(t, t);
 }
 
 /* ---- /captures -------------------------------------------------------------------- */
@@ -13049,6 +13146,7 @@ static const gpuinstField capFields[] = {
     F(CapWindowRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains (same rank)"),
     F(CapWindowRec, rule, GPUINST_FT_U16, 0, "", "0-based index of the rule in GPUINST_CAPTURE (the dataset's attribute spec)"),
     F(CapWindowRec, open, GPUINST_FT_U8, 0, "", "1: the range was still open at finalize"),
+    F(CapWindowRec, api_on, GPUINST_FT_U8, 0, "", "1: CUPTI's runtime/driver API kinds stayed enabled after this window closed (windows come often: the API records made before the next window are dropped at decode), 0: switched off"),
 };
 #undef F
 
@@ -13138,7 +13236,7 @@ GPUINST_PRIVATE void gpuinstCaptureAgreed(const char *spec)
     GPUINST_STORE_REL(&gpuinstCaptureOn, on);
     gpuinstRangeWatchSet(1, on);
     /* no range was looked at, so no window is open: activity follows */
-    if (was != on) gpuinstActivityCapture(!on);
+    if (was != on) (void)gpuinstActivityCapture(!on, 0);
     pthread_mutex_unlock(&capLock);
 }
 /************** End of src/capture.c **************/
@@ -19726,6 +19824,8 @@ typedef struct GpuStatsRec {       /* /gpu/stats, one row per rank */
     uint64_t kernels, copies, api, markers, sync, memory, overhead, ext_corr;
     uint64_t unknown, dropped, no_buffer, buffers, unresolved, late_buffers;
     uint64_t decode_ns;
+    uint64_t api_outside;          /* API records outside every capture window, dropped at decode */
+    uint64_t api_switch_ns;        /* last cost of switching the API kinds off and on */
     char kinds[160];
 } GpuStatsRec;
 
@@ -19797,6 +19897,7 @@ static struct {
     size_t bufsize;
     int clock_method;
     int64_t clock_offset;
+    uint64_t clock_err;           /* method 2: how far the offset may be off (half the best round trip) */
     char kindsText[160];
 
     int use_cupti_walk;           /* decode with cuptiActivityGetNextRecord */
@@ -19837,6 +19938,10 @@ static struct {
     int nenabled;
     CUpti_ActivityKind off[4];    /* the kinds the open pause holds off (one profiled occurrence at a time; enLock) */
     int noff;
+    int apiOn;                    /* the runtime/driver kinds enabled now (enLock) */
+    uint64_t apiEnableNs, apiDisableNs; /* their last cuptiActivityEnable / Disable calls, timed (relaxed) */
+    uint64_t apiDeadline;         /* left on at a close: off at this time if no window opened (enLock + qlock); 0 none */
+    int idleWait;                 /* the decode thread waits with no deadline (qlock) */
 } act;
 
 /* One enable state per activity kind, for the two reasons a kind is off:
@@ -19849,6 +19954,14 @@ static struct {
  * synchronize; CUPTI's callbacks do not take it). */
 static pthread_mutex_t enLock = PTHREAD_MUTEX_INITIALIZER;
 static int capClosed;
+
+/* The API kinds: recorded on the host, their records carry the call's CPU
+ * start, so capture windows may leave them on and drop records at decode
+ * (gpuinstCaptureKeepApi). */
+static int isApiKind(CUpti_ActivityKind k)
+{
+    return k == CUPTI_ACTIVITY_KIND_RUNTIME || k == CUPTI_ACTIVITY_KIND_DRIVER;
+}
 
 /* 1 if the open pause holds kind k off (enLock). */
 static int pauseHolds(CUpti_ActivityKind k)
@@ -20011,7 +20124,8 @@ static void lostOne(void)
 
 /* ---- one decode function per CUPTI record type (dlock held) ---------------------------
  * Each fills one row of its /gpu table from CUPTI's record and returns 1,
- * or 0 when the row could not be stored (counted as lost). */
+ * 0 when the row could not be stored (counted as lost), or 2 when the
+ * record is dropped on purpose (counted by the function). */
 
 #define ROW(buf, T) ((T *)gpuinstBufSlot(&act.buf))
 
@@ -20115,19 +20229,33 @@ static int decodeMemset(const CUpti_Activity *r)
     return 1;
 }
 
+/* Capture windows (src/capture.c) may leave the API kinds on between
+ * windows (gpuinstCaptureKeepApi): a call whose CPU start is outside every
+ * window is dropped (2), counted in /gpu/stats api_outside, and makes no
+ * correlation entry.  The windows' times and CUPTI's are gpuinstClockNs
+ * (clock_method 1); with a measured offset (method 2) a record within the
+ * offset's error of a window is kept, so no call made inside one is lost. */
 static int decodeApi(const CUpti_Activity *r)
 {
     const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)(const void *)r;
     int driver = r->kind == CUPTI_ACTIVITY_KIND_DRIVER;
-    GpuApiRec *o = ROW(api, GpuApiRec);
-    Corr *c = corrFind(a->correlationId, 1);
+    uint64_t start = ts(a->start);
+    GpuApiRec *o;
+    Corr *c;
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstCaptureOn)) &&
+        !gpuinstCaptureOverlaps(start > act.clock_err ? start - act.clock_err : 0, start + act.clock_err)) {
+        act.st.api_outside++;
+        return 2;
+    }
+    o = ROW(api, GpuApiRec);
+    c = corrFind(a->correlationId, 1);
     if (c != NULL) {
         c->used |= 2u;
         c->api_tid = a->threadId;
     }
     if (o == NULL) return 0;
     memset(o, 0, sizeof *o);
-    o->start_ns = ts(a->start);
+    o->start_ns = start;
     o->end_ns = ts(a->end);
     o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
     o->correlation = a->correlationId;
@@ -20307,9 +20435,10 @@ static void decodeOne(const CUpti_Activity *r)
         act.st.unknown++;
         return;
     }
-    if (!k->decode(r)) {
-        lostOne();
-        return;
+    switch (k->decode(r)) {
+    case 0: lostOne(); return;
+    case 2: return; /* dropped on purpose, counted */
+    default: break;
     }
     if (k->stat != NOSTAT) (*(uint64_t *)(void *)((char *)&act.st + k->stat))++;
 }
@@ -20740,7 +20869,29 @@ static void *decodeThread(void *arg)
     pthread_mutex_lock(&act.qlock);
     for (;;) {
         uint32_t n, i;
-        while (act.nqueue == 0 && !act.stop) pthread_cond_wait(&act.qcond, &act.qlock);
+        while (act.nqueue == 0 && !act.stop) {
+            uint64_t now, dl = act.apiDeadline;
+            if (dl == 0) {
+                act.idleWait = 1;
+                pthread_cond_wait(&act.qcond, &act.qlock);
+                act.idleWait = 0;
+                continue;
+            }
+            now = gpuinstClockNs();
+            if (now >= dl) { /* the API kinds left on after a close: no window came in time */
+                pthread_mutex_unlock(&act.qlock);
+                (void)gpuinstActivityApiExpire(now);
+                pthread_mutex_lock(&act.qlock);
+            } else {
+                struct timespec until; /* qcond waits on CLOCK_REALTIME */
+                uint64_t at;
+                clock_gettime(CLOCK_REALTIME, &until);
+                at = (uint64_t)until.tv_sec * 1000000000ull + (uint64_t)until.tv_nsec + (dl - now);
+                until.tv_sec = (time_t)(at / 1000000000ull);
+                until.tv_nsec = (long)(at % 1000000000ull);
+                (void)pthread_cond_timedwait(&act.qcond, &act.qlock, &until);
+            }
+        }
         if (act.nqueue == 0 && act.stop) break;
         n = act.nqueue < 64 ? act.nqueue : 64;
         memcpy(local, act.queue + (act.nqueue - n), n * sizeof *local);
@@ -20902,33 +21053,97 @@ GPUINST_PRIVATE void gpuinstActivityResume(void)
 
 /* ---- the kinds switched on and off while tracing runs ------------------------------------- */
 
+static void switchKind(CUpti_ActivityKind k, int on)
+{
+    CUptiResult rc = on ? gpuinstCu.cuptiActivityEnable(k) : gpuinstCu.cuptiActivityDisable(k);
+    if (rc != CUPTI_SUCCESS)
+        gpuinstWarnOnce(&act.warnedSwitch, "capture window: cuptiActivity%s(%s) failed (%s)", on ? "Enable" : "Disable",
+                        kindRow((uint32_t)k)->name, gpuinstCuptiResultString((int)rc));
+}
+
+/* The runtime/driver kinds on or off, timed (enLock held). */
+static void apiSwitch(int on)
+{
+    uint64_t t0 = gpuinstClockNs();
+    int i;
+    for (i = 0; i < act.nenabled; i++)
+        if (isApiKind(act.enabled[i])) switchKind(act.enabled[i], on);
+    GPUINST_STORE_RLX(on ? &act.apiEnableNs : &act.apiDisableNs, gpuinstClockNs() - t0);
+    act.apiOn = on;
+}
+
+/* When the API kinds left on at a close go off (0: not); wakes the decode
+ * thread when it waits with no deadline (enLock held). */
+static void apiDeadlineSet(uint64_t t)
+{
+    pthread_mutex_lock(&act.qlock);
+    act.apiDeadline = t;
+    if (t != 0 && act.idleWait) pthread_cond_signal(&act.qcond);
+    pthread_mutex_unlock(&act.qlock);
+}
+
 /* Every kind enabled but external correlation, on or off for the capture
  * windows (enLock held): a kind the open pause holds off is left off, and
- * the pause's end turns it on only while a window is open (capClosed). */
-static void captureSwitch(int on)
+ * the pause's end turns it on only while a window is open (capClosed).
+ * The runtime/driver kinds (never paused) stay on at a close with keep_api
+ * (gpuinstCaptureKeepApi) until the next window opens, or until
+ * GPUINST_CAPTURE_API_KEEP times their switch cost has passed without one
+ * (the decode thread then turns them off: gpuinstActivityApiExpire); they
+ * are switched only when their state changes, timed.  Returns 1 when they
+ * are on after it. */
+static int captureSwitch(int on, int keep_api)
 {
-    int i;
+    int i, napi = 0;
     capClosed = !on;
     for (i = 0; i < act.nenabled; i++) {
-        CUptiResult rc;
-        if (act.enabled[i] == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
-        if (pauseHolds(act.enabled[i])) continue; /* off for the pause, turned on when it ends */
-        rc = on ? gpuinstCu.cuptiActivityEnable(act.enabled[i]) : gpuinstCu.cuptiActivityDisable(act.enabled[i]);
-        if (rc != CUPTI_SUCCESS)
-            gpuinstWarnOnce(&act.warnedSwitch, "capture window: cuptiActivity%s(%s) failed (%s)",
-                            on ? "Enable" : "Disable", kindRow((uint32_t)act.enabled[i])->name,
-                            gpuinstCuptiResultString((int)rc));
+        CUpti_ActivityKind k = act.enabled[i];
+        if (k == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
+        if (isApiKind(k)) {
+            napi++;
+            continue;
+        }
+        if (pauseHolds(k)) continue; /* off for the pause, turned on when it ends */
+        switchKind(k, on);
     }
+    if (napi == 0) return 0;
+    if (on || !keep_api || !act.apiOn) apiDeadlineSet(0);
+    else apiDeadlineSet(gpuinstClockNs() + GPUINST_CAPTURE_API_KEEP * gpuinstActivityApiSwitchNs());
+    if (act.apiOn == on || (!on && keep_api)) return act.apiOn;
+    apiSwitch(on);
+    return act.apiOn;
+}
+
+GPUINST_PRIVATE int gpuinstActivityApiExpire(uint64_t now)
+{
+    int off = 0;
+    pthread_mutex_lock(&enLock);
+    if (act.apiDeadline != 0 && now >= act.apiDeadline) {
+        apiDeadlineSet(0);
+        if (act.apiOn && capClosed && gpuinstActivityRunning()) {
+            apiSwitch(0);
+            off = 1;
+        }
+    }
+    pthread_mutex_unlock(&enLock);
+    return off;
 }
 
 /* Under enLock, so that a window that opens while finalize stops tracing
  * (hooks withdrawn, then every kind disabled under enLock) turns nothing on
  * after it. */
-GPUINST_PRIVATE void gpuinstActivityCapture(int on)
+GPUINST_PRIVATE int gpuinstActivityCapture(int on, int keep_api)
 {
+    int api = 0;
     pthread_mutex_lock(&enLock);
-    if (gpuinstActivityRunning()) captureSwitch(on);
+    if (gpuinstActivityRunning()) api = captureSwitch(on, keep_api);
     pthread_mutex_unlock(&enLock);
+    return api;
+}
+
+GPUINST_PRIVATE uint64_t gpuinstActivityApiSwitchNs(void)
+{
+    uint64_t e = GPUINST_LOAD_RLX(&act.apiEnableNs), d = GPUINST_LOAD_RLX(&act.apiDisableNs);
+    return e != 0 && d != 0 ? e + d : 0;
 }
 
 /* ---- tables ------------------------------------------------------------------------------ */
@@ -21080,6 +21295,8 @@ static const gpuinstField statsFields[] = {
     GPUINST_FIELD(GpuStatsRec, unresolved, GPUINST_FT_U64, 0, "count", "kernels/copies whose API record was not found"),
     GPUINST_FIELD(GpuStatsRec, late_buffers, GPUINST_FT_U64, 0, "count", "buffers completed after finalize (not decoded)"),
     GPUINST_FIELD(GpuStatsRec, decode_ns, GPUINST_FT_U64, 0, "ns", "time spent decoding"),
+    GPUINST_FIELD(GpuStatsRec, api_outside, GPUINST_FT_U64, 0, "count", "runtime + driver API records dropped at decode: their CPU start was outside every capture window (GPUINST_CAPTURE; the API kinds stay on between windows that come often, /captures api_on)"),
+    GPUINST_FIELD(GpuStatsRec, api_switch_ns, GPUINST_FT_U64, 0, "ns", "last measured cost of switching the runtime + driver API kinds off and on (cuptiActivityDisable + cuptiActivityEnable); 0 not measured"),
     GPUINST_FIELD(GpuStatsRec, kinds, GPUINST_FT_STR, 0, "", "activity kinds enabled (GPUINST_TRACE)"),
 };
 
@@ -21197,6 +21414,8 @@ static int collectStats(const gpuinstTable *tb, void **out, uint64_t *count)
     r->unresolved = s.unresolved;
     r->late_buffers = act.late_buffers;
     r->decode_ns = act.decode_ns;
+    r->api_outside = s.api_outside;
+    r->api_switch_ns = gpuinstActivityApiSwitchNs();
     snprintf(r->kinds, sizeof r->kinds, "%s", act.kindsText);
     *out = r;
     *count = 1;
@@ -21463,6 +21682,7 @@ static void startClock(void)
             if ((int64_t)(b - a) < best) {
                 best = (int64_t)(b - a);
                 act.clock_offset = (int64_t)(a + (b - a) / 2) - (int64_t)c;
+                act.clock_err = (b - a) / 2 + 1;
             }
         }
     }
@@ -21524,10 +21744,16 @@ static int startKinds(char *msg, size_t cap)
     }
     for (i = 0; i < NKINDS; i++) {
         const KindRow *k = &kindRows[i];
+        uint64_t t0;
         if (k->word == 0 || !(k->word & act.kinds)) continue;
+        t0 = gpuinstClockNs();
         rc = gpuinstCu.cuptiActivityEnable(k->kind);
         if (rc == CUPTI_SUCCESS) {
             if (nen < (int)(sizeof act.enabled / sizeof act.enabled[0])) act.enabled[nen++] = k->kind;
+            if (isApiKind(k->kind)) { /* the first measure of gpuinstActivityApiSwitchNs */
+                act.apiEnableNs += gpuinstClockNs() - t0;
+                act.apiOn = 1;
+            }
             continue;
         }
         if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || rc == CUPTI_ERROR_NOT_COMPATIBLE || k->required) {
@@ -21560,6 +21786,17 @@ static int startWorker(char *msg, size_t cap)
     return 0;
 }
 
+/* Capture windows (src/capture.c): activity runs only inside one, so the
+ * kinds go off again at once when none is open. */
+static void startCapture(void)
+{
+    if (GPUINST_LOAD_RLX(&gpuinstCaptureOn) && !gpuinstCaptureOpen()) {
+        pthread_mutex_lock(&enLock);
+        (void)captureSwitch(0, 0);
+        pthread_mutex_unlock(&enLock);
+    }
+}
+
 GPUINST_PRIVATE void gpuinstActivityInit(void)
 {
     char msg[480];
@@ -21583,14 +21820,28 @@ GPUINST_PRIVATE void gpuinstActivityInit(void)
         return;
     }
     act.on = 1;
-    /* capture windows (src/capture.c): activity runs only inside one */
-    if (GPUINST_LOAD_RLX(&gpuinstCaptureOn) && !gpuinstCaptureOpen()) {
-        pthread_mutex_lock(&enLock);
-        captureSwitch(0);
-        pthread_mutex_unlock(&enLock);
-    }
+    startCapture();
     GPUINST_STORE_REL(&gpuinstGpuHooks, &activityHooks);
 }
+
+#if GPUINST_WITH_TEST_API
+GPUINST_PRIVATE int gpuinstActivityTestStart(const char *trace)
+{
+    char msg[480];
+    uint32_t nbuf = 8;
+    size_t bufsize = 0;
+    pthread_once(&lockOnce, initLocks);
+    if (trace == NULL) {
+        GPUINST_STORE_REL(&gpuinstGpuHooks, (const gpuinstHooks *)NULL);
+        return 0;
+    }
+    act.kinds = parseTrace(trace, &nbuf, &bufsize);
+    if (startKinds(msg, sizeof msg) != 0) return -1;
+    startCapture();
+    GPUINST_STORE_REL(&gpuinstGpuHooks, &activityHooks);
+    return 0;
+}
+#endif
 
 /* The part's flush step (finalize): synchronize, flush, drain, join,
  * resolve, devices.  Nothing when tracing never started. */
@@ -21661,9 +21912,15 @@ GPUINST_PRIVATE void gpuinstActivityInit(void)
                                    "(GPUINST_WITH_CUPTI=0); rebuild with -I<cuda>/include");
 }
 GPUINST_PRIVATE void gpuinstActivityFlush(void) {}
-GPUINST_PRIVATE void gpuinstActivityCapture(int on)
+GPUINST_PRIVATE int gpuinstActivityCapture(int on, int keep_api)
 {
     (void)on;
+    (void)keep_api;
+    return 0;
+}
+GPUINST_PRIVATE uint64_t gpuinstActivityApiSwitchNs(void)
+{
+    return 0;
 }
 
 #endif /* GPUINST_WITH_CUPTI */

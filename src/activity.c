@@ -181,6 +181,8 @@ typedef struct GpuStatsRec {       /* /gpu/stats, one row per rank */
     uint64_t kernels, copies, api, markers, sync, memory, overhead, ext_corr;
     uint64_t unknown, dropped, no_buffer, buffers, unresolved, late_buffers;
     uint64_t decode_ns;
+    uint64_t api_outside;          /* API records outside every capture window, dropped at decode */
+    uint64_t api_switch_ns;        /* last cost of switching the API kinds off and on */
     char kinds[160];
 } GpuStatsRec;
 
@@ -252,6 +254,7 @@ static struct {
     size_t bufsize;
     int clock_method;
     int64_t clock_offset;
+    uint64_t clock_err;           /* method 2: how far the offset may be off (half the best round trip) */
     char kindsText[160];
 
     int use_cupti_walk;           /* decode with cuptiActivityGetNextRecord */
@@ -292,6 +295,10 @@ static struct {
     int nenabled;
     CUpti_ActivityKind off[4];    /* the kinds the open pause holds off (one profiled occurrence at a time; enLock) */
     int noff;
+    int apiOn;                    /* the runtime/driver kinds enabled now (enLock) */
+    uint64_t apiEnableNs, apiDisableNs; /* their last cuptiActivityEnable / Disable calls, timed (relaxed) */
+    uint64_t apiDeadline;         /* left on at a close: off at this time if no window opened (enLock + qlock); 0 none */
+    int idleWait;                 /* the decode thread waits with no deadline (qlock) */
 } act;
 
 /* One enable state per activity kind, for the two reasons a kind is off:
@@ -304,6 +311,14 @@ static struct {
  * synchronize; CUPTI's callbacks do not take it). */
 static pthread_mutex_t enLock = PTHREAD_MUTEX_INITIALIZER;
 static int capClosed;
+
+/* The API kinds: recorded on the host, their records carry the call's CPU
+ * start, so capture windows may leave them on and drop records at decode
+ * (gpuinstCaptureKeepApi). */
+static int isApiKind(CUpti_ActivityKind k)
+{
+    return k == CUPTI_ACTIVITY_KIND_RUNTIME || k == CUPTI_ACTIVITY_KIND_DRIVER;
+}
 
 /* 1 if the open pause holds kind k off (enLock). */
 static int pauseHolds(CUpti_ActivityKind k)
@@ -466,7 +481,8 @@ static void lostOne(void)
 
 /* ---- one decode function per CUPTI record type (dlock held) ---------------------------
  * Each fills one row of its /gpu table from CUPTI's record and returns 1,
- * or 0 when the row could not be stored (counted as lost). */
+ * 0 when the row could not be stored (counted as lost), or 2 when the
+ * record is dropped on purpose (counted by the function). */
 
 #define ROW(buf, T) ((T *)gpuinstBufSlot(&act.buf))
 
@@ -570,19 +586,33 @@ static int decodeMemset(const CUpti_Activity *r)
     return 1;
 }
 
+/* Capture windows (src/capture.c) may leave the API kinds on between
+ * windows (gpuinstCaptureKeepApi): a call whose CPU start is outside every
+ * window is dropped (2), counted in /gpu/stats api_outside, and makes no
+ * correlation entry.  The windows' times and CUPTI's are gpuinstClockNs
+ * (clock_method 1); with a measured offset (method 2) a record within the
+ * offset's error of a window is kept, so no call made inside one is lost. */
 static int decodeApi(const CUpti_Activity *r)
 {
     const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)(const void *)r;
     int driver = r->kind == CUPTI_ACTIVITY_KIND_DRIVER;
-    GpuApiRec *o = ROW(api, GpuApiRec);
-    Corr *c = corrFind(a->correlationId, 1);
+    uint64_t start = ts(a->start);
+    GpuApiRec *o;
+    Corr *c;
+    if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstCaptureOn)) &&
+        !gpuinstCaptureOverlaps(start > act.clock_err ? start - act.clock_err : 0, start + act.clock_err)) {
+        act.st.api_outside++;
+        return 2;
+    }
+    o = ROW(api, GpuApiRec);
+    c = corrFind(a->correlationId, 1);
     if (c != NULL) {
         c->used |= 2u;
         c->api_tid = a->threadId;
     }
     if (o == NULL) return 0;
     memset(o, 0, sizeof *o);
-    o->start_ns = ts(a->start);
+    o->start_ns = start;
     o->end_ns = ts(a->end);
     o->range_id = o->mpi_call_id = GPUINST_GPU_NO_ID;
     o->correlation = a->correlationId;
@@ -762,9 +792,10 @@ static void decodeOne(const CUpti_Activity *r)
         act.st.unknown++;
         return;
     }
-    if (!k->decode(r)) {
-        lostOne();
-        return;
+    switch (k->decode(r)) {
+    case 0: lostOne(); return;
+    case 2: return; /* dropped on purpose, counted */
+    default: break;
     }
     if (k->stat != NOSTAT) (*(uint64_t *)(void *)((char *)&act.st + k->stat))++;
 }
@@ -1195,7 +1226,29 @@ static void *decodeThread(void *arg)
     pthread_mutex_lock(&act.qlock);
     for (;;) {
         uint32_t n, i;
-        while (act.nqueue == 0 && !act.stop) pthread_cond_wait(&act.qcond, &act.qlock);
+        while (act.nqueue == 0 && !act.stop) {
+            uint64_t now, dl = act.apiDeadline;
+            if (dl == 0) {
+                act.idleWait = 1;
+                pthread_cond_wait(&act.qcond, &act.qlock);
+                act.idleWait = 0;
+                continue;
+            }
+            now = gpuinstClockNs();
+            if (now >= dl) { /* the API kinds left on after a close: no window came in time */
+                pthread_mutex_unlock(&act.qlock);
+                (void)gpuinstActivityApiExpire(now);
+                pthread_mutex_lock(&act.qlock);
+            } else {
+                struct timespec until; /* qcond waits on CLOCK_REALTIME */
+                uint64_t at;
+                clock_gettime(CLOCK_REALTIME, &until);
+                at = (uint64_t)until.tv_sec * 1000000000ull + (uint64_t)until.tv_nsec + (dl - now);
+                until.tv_sec = (time_t)(at / 1000000000ull);
+                until.tv_nsec = (long)(at % 1000000000ull);
+                (void)pthread_cond_timedwait(&act.qcond, &act.qlock, &until);
+            }
+        }
         if (act.nqueue == 0 && act.stop) break;
         n = act.nqueue < 64 ? act.nqueue : 64;
         memcpy(local, act.queue + (act.nqueue - n), n * sizeof *local);
@@ -1357,33 +1410,97 @@ GPUINST_PRIVATE void gpuinstActivityResume(void)
 
 /* ---- the kinds switched on and off while tracing runs ------------------------------------- */
 
+static void switchKind(CUpti_ActivityKind k, int on)
+{
+    CUptiResult rc = on ? gpuinstCu.cuptiActivityEnable(k) : gpuinstCu.cuptiActivityDisable(k);
+    if (rc != CUPTI_SUCCESS)
+        gpuinstWarnOnce(&act.warnedSwitch, "capture window: cuptiActivity%s(%s) failed (%s)", on ? "Enable" : "Disable",
+                        kindRow((uint32_t)k)->name, gpuinstCuptiResultString((int)rc));
+}
+
+/* The runtime/driver kinds on or off, timed (enLock held). */
+static void apiSwitch(int on)
+{
+    uint64_t t0 = gpuinstClockNs();
+    int i;
+    for (i = 0; i < act.nenabled; i++)
+        if (isApiKind(act.enabled[i])) switchKind(act.enabled[i], on);
+    GPUINST_STORE_RLX(on ? &act.apiEnableNs : &act.apiDisableNs, gpuinstClockNs() - t0);
+    act.apiOn = on;
+}
+
+/* When the API kinds left on at a close go off (0: not); wakes the decode
+ * thread when it waits with no deadline (enLock held). */
+static void apiDeadlineSet(uint64_t t)
+{
+    pthread_mutex_lock(&act.qlock);
+    act.apiDeadline = t;
+    if (t != 0 && act.idleWait) pthread_cond_signal(&act.qcond);
+    pthread_mutex_unlock(&act.qlock);
+}
+
 /* Every kind enabled but external correlation, on or off for the capture
  * windows (enLock held): a kind the open pause holds off is left off, and
- * the pause's end turns it on only while a window is open (capClosed). */
-static void captureSwitch(int on)
+ * the pause's end turns it on only while a window is open (capClosed).
+ * The runtime/driver kinds (never paused) stay on at a close with keep_api
+ * (gpuinstCaptureKeepApi) until the next window opens, or until
+ * GPUINST_CAPTURE_API_KEEP times their switch cost has passed without one
+ * (the decode thread then turns them off: gpuinstActivityApiExpire); they
+ * are switched only when their state changes, timed.  Returns 1 when they
+ * are on after it. */
+static int captureSwitch(int on, int keep_api)
 {
-    int i;
+    int i, napi = 0;
     capClosed = !on;
     for (i = 0; i < act.nenabled; i++) {
-        CUptiResult rc;
-        if (act.enabled[i] == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
-        if (pauseHolds(act.enabled[i])) continue; /* off for the pause, turned on when it ends */
-        rc = on ? gpuinstCu.cuptiActivityEnable(act.enabled[i]) : gpuinstCu.cuptiActivityDisable(act.enabled[i]);
-        if (rc != CUPTI_SUCCESS)
-            gpuinstWarnOnce(&act.warnedSwitch, "capture window: cuptiActivity%s(%s) failed (%s)",
-                            on ? "Enable" : "Disable", kindRow((uint32_t)act.enabled[i])->name,
-                            gpuinstCuptiResultString((int)rc));
+        CUpti_ActivityKind k = act.enabled[i];
+        if (k == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
+        if (isApiKind(k)) {
+            napi++;
+            continue;
+        }
+        if (pauseHolds(k)) continue; /* off for the pause, turned on when it ends */
+        switchKind(k, on);
     }
+    if (napi == 0) return 0;
+    if (on || !keep_api || !act.apiOn) apiDeadlineSet(0);
+    else apiDeadlineSet(gpuinstClockNs() + GPUINST_CAPTURE_API_KEEP * gpuinstActivityApiSwitchNs());
+    if (act.apiOn == on || (!on && keep_api)) return act.apiOn;
+    apiSwitch(on);
+    return act.apiOn;
+}
+
+GPUINST_PRIVATE int gpuinstActivityApiExpire(uint64_t now)
+{
+    int off = 0;
+    pthread_mutex_lock(&enLock);
+    if (act.apiDeadline != 0 && now >= act.apiDeadline) {
+        apiDeadlineSet(0);
+        if (act.apiOn && capClosed && gpuinstActivityRunning()) {
+            apiSwitch(0);
+            off = 1;
+        }
+    }
+    pthread_mutex_unlock(&enLock);
+    return off;
 }
 
 /* Under enLock, so that a window that opens while finalize stops tracing
  * (hooks withdrawn, then every kind disabled under enLock) turns nothing on
  * after it. */
-GPUINST_PRIVATE void gpuinstActivityCapture(int on)
+GPUINST_PRIVATE int gpuinstActivityCapture(int on, int keep_api)
 {
+    int api = 0;
     pthread_mutex_lock(&enLock);
-    if (gpuinstActivityRunning()) captureSwitch(on);
+    if (gpuinstActivityRunning()) api = captureSwitch(on, keep_api);
     pthread_mutex_unlock(&enLock);
+    return api;
+}
+
+GPUINST_PRIVATE uint64_t gpuinstActivityApiSwitchNs(void)
+{
+    uint64_t e = GPUINST_LOAD_RLX(&act.apiEnableNs), d = GPUINST_LOAD_RLX(&act.apiDisableNs);
+    return e != 0 && d != 0 ? e + d : 0;
 }
 
 /* ---- tables ------------------------------------------------------------------------------ */
@@ -1535,6 +1652,8 @@ static const gpuinstField statsFields[] = {
     GPUINST_FIELD(GpuStatsRec, unresolved, GPUINST_FT_U64, 0, "count", "kernels/copies whose API record was not found"),
     GPUINST_FIELD(GpuStatsRec, late_buffers, GPUINST_FT_U64, 0, "count", "buffers completed after finalize (not decoded)"),
     GPUINST_FIELD(GpuStatsRec, decode_ns, GPUINST_FT_U64, 0, "ns", "time spent decoding"),
+    GPUINST_FIELD(GpuStatsRec, api_outside, GPUINST_FT_U64, 0, "count", "runtime + driver API records dropped at decode: their CPU start was outside every capture window (GPUINST_CAPTURE; the API kinds stay on between windows that come often, /captures api_on)"),
+    GPUINST_FIELD(GpuStatsRec, api_switch_ns, GPUINST_FT_U64, 0, "ns", "last measured cost of switching the runtime + driver API kinds off and on (cuptiActivityDisable + cuptiActivityEnable); 0 not measured"),
     GPUINST_FIELD(GpuStatsRec, kinds, GPUINST_FT_STR, 0, "", "activity kinds enabled (GPUINST_TRACE)"),
 };
 
@@ -1652,6 +1771,8 @@ static int collectStats(const gpuinstTable *tb, void **out, uint64_t *count)
     r->unresolved = s.unresolved;
     r->late_buffers = act.late_buffers;
     r->decode_ns = act.decode_ns;
+    r->api_outside = s.api_outside;
+    r->api_switch_ns = gpuinstActivityApiSwitchNs();
     snprintf(r->kinds, sizeof r->kinds, "%s", act.kindsText);
     *out = r;
     *count = 1;
@@ -1918,6 +2039,7 @@ static void startClock(void)
             if ((int64_t)(b - a) < best) {
                 best = (int64_t)(b - a);
                 act.clock_offset = (int64_t)(a + (b - a) / 2) - (int64_t)c;
+                act.clock_err = (b - a) / 2 + 1;
             }
         }
     }
@@ -1979,10 +2101,16 @@ static int startKinds(char *msg, size_t cap)
     }
     for (i = 0; i < NKINDS; i++) {
         const KindRow *k = &kindRows[i];
+        uint64_t t0;
         if (k->word == 0 || !(k->word & act.kinds)) continue;
+        t0 = gpuinstClockNs();
         rc = gpuinstCu.cuptiActivityEnable(k->kind);
         if (rc == CUPTI_SUCCESS) {
             if (nen < (int)(sizeof act.enabled / sizeof act.enabled[0])) act.enabled[nen++] = k->kind;
+            if (isApiKind(k->kind)) { /* the first measure of gpuinstActivityApiSwitchNs */
+                act.apiEnableNs += gpuinstClockNs() - t0;
+                act.apiOn = 1;
+            }
             continue;
         }
         if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || rc == CUPTI_ERROR_NOT_COMPATIBLE || k->required) {
@@ -2015,6 +2143,17 @@ static int startWorker(char *msg, size_t cap)
     return 0;
 }
 
+/* Capture windows (src/capture.c): activity runs only inside one, so the
+ * kinds go off again at once when none is open. */
+static void startCapture(void)
+{
+    if (GPUINST_LOAD_RLX(&gpuinstCaptureOn) && !gpuinstCaptureOpen()) {
+        pthread_mutex_lock(&enLock);
+        (void)captureSwitch(0, 0);
+        pthread_mutex_unlock(&enLock);
+    }
+}
+
 GPUINST_PRIVATE void gpuinstActivityInit(void)
 {
     char msg[480];
@@ -2038,14 +2177,28 @@ GPUINST_PRIVATE void gpuinstActivityInit(void)
         return;
     }
     act.on = 1;
-    /* capture windows (src/capture.c): activity runs only inside one */
-    if (GPUINST_LOAD_RLX(&gpuinstCaptureOn) && !gpuinstCaptureOpen()) {
-        pthread_mutex_lock(&enLock);
-        captureSwitch(0);
-        pthread_mutex_unlock(&enLock);
-    }
+    startCapture();
     GPUINST_STORE_REL(&gpuinstGpuHooks, &activityHooks);
 }
+
+#if GPUINST_WITH_TEST_API
+GPUINST_PRIVATE int gpuinstActivityTestStart(const char *trace)
+{
+    char msg[480];
+    uint32_t nbuf = 8;
+    size_t bufsize = 0;
+    pthread_once(&lockOnce, initLocks);
+    if (trace == NULL) {
+        GPUINST_STORE_REL(&gpuinstGpuHooks, (const gpuinstHooks *)NULL);
+        return 0;
+    }
+    act.kinds = parseTrace(trace, &nbuf, &bufsize);
+    if (startKinds(msg, sizeof msg) != 0) return -1;
+    startCapture();
+    GPUINST_STORE_REL(&gpuinstGpuHooks, &activityHooks);
+    return 0;
+}
+#endif
 
 /* The part's flush step (finalize): synchronize, flush, drain, join,
  * resolve, devices.  Nothing when tracing never started. */
@@ -2116,9 +2269,15 @@ GPUINST_PRIVATE void gpuinstActivityInit(void)
                                    "(GPUINST_WITH_CUPTI=0); rebuild with -I<cuda>/include");
 }
 GPUINST_PRIVATE void gpuinstActivityFlush(void) {}
-GPUINST_PRIVATE void gpuinstActivityCapture(int on)
+GPUINST_PRIVATE int gpuinstActivityCapture(int on, int keep_api)
 {
     (void)on;
+    (void)keep_api;
+    return 0;
+}
+GPUINST_PRIVATE uint64_t gpuinstActivityApiSwitchNs(void)
+{
+    return 0;
 }
 
 #endif /* GPUINST_WITH_CUPTI */

@@ -20,12 +20,32 @@ GPUINST_PRIVATE void gpuinstActivityFlush(void);
  * but external correlation (it costs nothing when no range pushes an id).
  * One enable state with gpuinstActivityPause/Resume: a kind is on only
  * while a window is open (or GPUINST_CAPTURE is unset) and no profiled
- * region holds it paused.  The caller serialises transitions (its own
- * lock).  A failure is said once; no-op when tracing is off or compiled
- * out. */
-GPUINST_PRIVATE void gpuinstActivityCapture(int on);
+ * region holds it paused.  The runtime and driver API kinds are the
+ * exception: with on = 0 and keep_api = 1 (gpuinstCaptureKeepApi: windows
+ * come often) they stay enabled until the next window, or until
+ * GPUINST_CAPTURE_API_KEEP times their switch cost passed without one
+ * (gpuinstActivityApiExpire), and the decoder drops their records whose
+ * start is outside every window (/gpu/stats api_outside).  The CUPTI calls
+ * that switch the API kinds are timed (gpuinstActivityApiSwitchNs).
+ * Returns 1 when the API kinds are enabled after the call, else 0.  The
+ * caller serialises transitions (its own lock).  A failure is said once;
+ * no-op (0) when tracing is off or compiled out. */
+GPUINST_PRIVATE int gpuinstActivityCapture(int on, int keep_api);
+/* What switching the runtime/driver API kinds off and on last cost, in ns
+ * (the cuptiActivityDisable and cuptiActivityEnable calls of those kinds
+ * enabled, timed with gpuinstClockNs where they happen: at start and at
+ * capture-window edges); 0 when not measured (tracing off, no API kind).
+ * Relaxed read, any thread. */
+GPUINST_PRIVATE uint64_t gpuinstActivityApiSwitchNs(void);
 
 #if GPUINST_WITH_CUPTI
+/* The API kinds left on at a window's close go off when no window opened
+ * by GPUINST_CAPTURE_API_KEEP times their switch cost after it (a burst of
+ * windows that ends: the last gap was short, the next never comes).  The
+ * decode thread calls this at that deadline; tests call it with any `now`
+ * (gpuinstClockNs).  Returns 1 when it switched them off, 0 when the
+ * deadline is not reached, none is set, or a window is open. */
+GPUINST_PRIVATE int gpuinstActivityApiExpire(uint64_t now);
 /* 1 while activity tracing runs (gpuinstGpuHooks set). */
 GPUINST_PRIVATE int gpuinstActivityRunning(void);
 /* The /strings id of kernel name `mangled`'s demangled form (__cxa_demangle
@@ -50,6 +70,7 @@ typedef struct gpuinstActivityStats {
     uint64_t no_buffer;      /* buffer requests refused: the pool was empty */
     uint64_t buffers;        /* buffers decoded */
     uint64_t unresolved;     /* GPU records whose API record was not found */
+    uint64_t api_outside;    /* runtime/driver API records outside every capture window (dropped) */
 } gpuinstActivityStats;
 GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid);
 GPUINST_PRIVATE void gpuinstActivityResolve(void);
@@ -83,6 +104,16 @@ GPUINST_PRIVATE void gpuinstActivityTablesRegister(void);
 enum { GPUINST_PAUSED_KERNEL = 1u, GPUINST_PAUSED_MEMCPY = 2u, GPUINST_PAUSED_MEMSET = 4u }; /* = GPUINST_TRACE's bits */
 GPUINST_PRIVATE int gpuinstActivityPause(uint32_t region, uint64_t occurrence, char *why, size_t cap);
 GPUINST_PRIVATE void gpuinstActivityResume(void);
+/* Tests (no GPU): the tracing state of gpuinstActivityInit's last steps
+ * with the CUPTI entry points the test put into gpuinstCu
+ * (cuptiActivityRegisterCallbacks, cuptiActivityEnable/Disable, the
+ * external-correlation push/pop): the kinds of `trace` (GPUINST_TRACE's
+ * words) enabled, switched off when capture windows are on and none is
+ * open, gpuinstGpuHooks published (act.on stays 0: finalize calls nothing
+ * else).  NULL withdraws the hooks.  0, or -1 when a kind would not enable. */
+#if GPUINST_WITH_TEST_API
+GPUINST_PRIVATE int gpuinstActivityTestStart(const char *trace);
+#endif
 GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
                                               uint64_t occurrence, unsigned kinds);
 #endif /* GPUINST_WITH_CUPTI */

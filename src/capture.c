@@ -22,6 +22,16 @@
  * Windows may nest or overlap (several threads): recording is on while at
  * least one is open.  Each window is a row of /captures.
  *
+ * CUPTI's runtime and driver API kinds cost tens of microseconds to switch
+ * (the GPU-work kinds a few): at the close of the last open window
+ * gpuinstCaptureKeepApi leaves them on when the gap before this span was
+ * under GPUINST_CAPTURE_API_KEEP times their switch cost as last measured
+ * (gpuinstActivityApiSwitchNs), and src/activity.c turns them off when no
+ * window opened that long after.  Their records are kept only if their CPU
+ * start is inside a span (gpuinstCaptureOverlaps, at decode), so nothing
+ * outside a window is written either way; /captures.api_on says which way
+ * the rule went for the window that ended each span.
+ *
  * States: OFF (GPUINST_CAPTURE unset: gpuinstCaptureOn = 0, one branch per
  * event) -> ARMED (set, no window open: events dropped) <-> OPEN (capDepth
  * > 0).  ARMED -> OPEN in gpuinstCapturePushSlow (a selected occurrence
@@ -58,8 +68,9 @@ typedef struct CapWindowRec {
     uint16_t domain;
     uint16_t rule;                /* 0-based index of the rule in GPUINST_CAPTURE */
     uint8_t open;                 /* 1: still open at finalize (end_ns = finalize time) */
-    uint8_t pad_[3];
-    uint64_t pad2_;
+    uint8_t api_on;               /* 1: the CUPTI runtime/driver kinds stayed on after it (gpuinstCaptureKeepApi) */
+    uint8_t pad_[2];
+    uint64_t thread_;             /* internal, not written: the opening thread (capThreadKey) */
 } CapWindowRec;
 
 /* A span of time with at least one window open. */
@@ -72,6 +83,7 @@ static uint32_t capNrules;
 static pthread_mutex_t capLock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t capDepth;         /* windows open now (relaxed reads) */
 static uint64_t capSpanStart;     /* start of the current span (capDepth > 0) */
+static uint64_t capGap;           /* the gap before the current span (UINT64_MAX: it is the first) */
 static CapSpan *capSpans;         /* closed spans, in time order */
 static uint32_t capNspans, capCapSpans;
 static CapWindowRec *capWin;
@@ -86,6 +98,11 @@ typedef struct CapCacheSlot {
     int16_t rule;                 /* -1: slot empty */
 } CapCacheSlot;
 static GPUINST_TLS CapCacheSlot *capCache;
+/* A key of the calling thread: where its cache pointer lives. */
+static uint64_t capThreadKey(void)
+{
+    return (uint64_t)(uintptr_t)&capCache;
+}
 static int capInited;             /* gpuinstCaptureInit ran */
 static int capLooked;             /* a range was looked at: the rules may no longer change */
 static char capSpec[GPUINST_CFG_TEXT]; /* the text the rules came from (/captures' spec) */
@@ -254,13 +271,18 @@ static void capOpenWindow(uint32_t name, uint32_t domain, uint32_t rule, uint64_
         w->domain = (uint16_t)domain;
         w->rule = (uint16_t)rule;
         w->open = 1;
+        w->thread_ = capThreadKey();
     } else {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, 1);
     }
     first = capDepth == 0;
-    if (first) capSpanStart = now;
+    if (first) {
+        capSpanStart = now;
+        capGap = capNspans > 0 && now > capSpans[capNspans - 1].end ? now - capSpans[capNspans - 1].end
+                 : capNspans > 0 ? 0 : UINT64_MAX;
+    }
     GPUINST_STORE_REL(&capDepth, capDepth + 1);
-    if (first) gpuinstActivityCapture(1); /* under the lock: transitions in order */
+    if (first) (void)gpuinstActivityCapture(1, 0); /* under the lock: transitions in order */
     pthread_mutex_unlock(&capLock);
 }
 
@@ -283,18 +305,37 @@ GPUINST_PRIVATE uint8_t gpuinstCapturePushSlow(uint32_t name, uint32_t domain)
     return GPUINST_LOAD_RLX(&capDepth) > 0 ? 0 : GPUINST_RANGE_FLAG_SKIP_;
 }
 
+/* The runtime/driver API kinds at the close of the last open window (see
+ * gpuinstInt.h): left on when the gap before this span was shorter than
+ * GPUINST_CAPTURE_API_KEEP times what switching them off and on costs. */
+GPUINST_PRIVATE int gpuinstCaptureKeepApi(uint64_t gap_ns, uint64_t switch_ns)
+{
+    if (gap_ns == UINT64_MAX || switch_ns == 0) return 0; /* no gap seen yet, or no cost measured */
+    return switch_ns >= UINT64_MAX / GPUINST_CAPTURE_API_KEEP || gap_ns < switch_ns * GPUINST_CAPTURE_API_KEEP;
+}
+
 GPUINST_PRIVATE void gpuinstCaptureClose(uint32_t name, uint32_t domain, uint64_t now)
 {
     uint32_t i;
     int last = 0;
+    CapWindowRec *closed = NULL;
+    uint64_t self = capThreadKey();
     pthread_mutex_lock(&capLock);
+    /* the latest open window of this range opened by this thread; else (a
+     * start/end range ended on another thread) the latest of any thread */
     for (i = capNwin; i > 0; i--) {
         CapWindowRec *w = &capWin[i - 1];
         if (w->open && w->name == name && w->domain == domain) {
-            w->end_ns = now;
-            w->open = 0;
-            break;
+            if (closed == NULL) closed = w;
+            if (w->thread_ == self) {
+                closed = w;
+                break;
+            }
         }
+    }
+    if (closed != NULL) {
+        closed->end_ns = now;
+        closed->open = 0;
     }
     if (capDepth > 0) {
         GPUINST_STORE_REL(&capDepth, capDepth - 1);
@@ -309,7 +350,10 @@ GPUINST_PRIVATE void gpuinstCaptureClose(uint32_t name, uint32_t domain, uint64_
             }
         }
     }
-    if (last) gpuinstActivityCapture(0);
+    if (last) {
+        int keep = gpuinstCaptureKeepApi(capGap, gpuinstActivityApiSwitchNs());
+        if (gpuinstActivityCapture(0, keep) && closed != NULL) closed->api_on = 1;
+    }
     pthread_mutex_unlock(&capLock);
 }
 
@@ -318,22 +362,27 @@ GPUINST_PRIVATE int gpuinstCaptureOpen(void)
     return GPUINST_LOAD_RLX(&capDepth) > 0;
 }
 
-GPUINST_PRIVATE int gpuinstCaptureContains(uint64_t t)
+GPUINST_PRIVATE int gpuinstCaptureOverlaps(uint64_t lo_ns, uint64_t hi_ns)
 {
     uint32_t lo = 0, hi;
     int in = 0;
     if (!GPUINST_LOAD_RLX(&gpuinstCaptureOn)) return 1;
     pthread_mutex_lock(&capLock);
-    if (capDepth > 0 && t >= capSpanStart) in = 1;
+    if (capDepth > 0 && hi_ns >= capSpanStart) in = 1;
     hi = capNspans;
-    while (!in && lo < hi) { /* the last span starting at or before t */
+    while (!in && lo < hi) { /* the last span starting at or before hi_ns */
         uint32_t mid = lo + (hi - lo) / 2;
-        if (capSpans[mid].start <= t) lo = mid + 1;
+        if (capSpans[mid].start <= hi_ns) lo = mid + 1;
         else hi = mid;
     }
-    if (!in && lo > 0 && t <= capSpans[lo - 1].end) in = 1;
+    if (!in && lo > 0 && lo_ns <= capSpans[lo - 1].end) in = 1;
     pthread_mutex_unlock(&capLock);
     return in;
+}
+
+GPUINST_PRIVATE int gpuinstCaptureContains(uint64_t t)
+{
+    return gpuinstCaptureOverlaps(t, t);
 }
 
 /* ---- /captures -------------------------------------------------------------------- */
@@ -349,6 +398,7 @@ static const gpuinstField capFields[] = {
     F(CapWindowRec, domain, GPUINST_FT_U16, 0, "", "domain: id in /domains (same rank)"),
     F(CapWindowRec, rule, GPUINST_FT_U16, 0, "", "0-based index of the rule in GPUINST_CAPTURE (the dataset's attribute spec)"),
     F(CapWindowRec, open, GPUINST_FT_U8, 0, "", "1: the range was still open at finalize"),
+    F(CapWindowRec, api_on, GPUINST_FT_U8, 0, "", "1: CUPTI's runtime/driver API kinds stayed enabled after this window closed (windows come often: the API records made before the next window are dropped at decode), 0: switched off"),
 };
 #undef F
 
@@ -438,6 +488,6 @@ GPUINST_PRIVATE void gpuinstCaptureAgreed(const char *spec)
     GPUINST_STORE_REL(&gpuinstCaptureOn, on);
     gpuinstRangeWatchSet(1, on);
     /* no range was looked at, so no window is open: activity follows */
-    if (was != on) gpuinstActivityCapture(!on);
+    if (was != on) (void)gpuinstActivityCapture(!on, 0);
     pthread_mutex_unlock(&capLock);
 }

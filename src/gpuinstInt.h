@@ -1236,8 +1236,25 @@ GPUINST_PRIVATE void gpuinstCaptureClose(uint32_t name, uint32_t domain, uint64_
 /* 1 while a window is open (relaxed). */
 GPUINST_PRIVATE int gpuinstCaptureOpen(void);
 /* 1 if a record at time t (this process's clock) falls in a window, open or
- * closed (counter batches carry past timestamps). */
+ * closed (counter batches carry past timestamps), bounds included. */
 GPUINST_PRIVATE int gpuinstCaptureContains(uint64_t t);
+/* 1 if some window, open or closed, meets [lo_ns, hi_ns] (bounds included);
+ * 1 when GPUINST_CAPTURE is unset.  Thread-safe (capLock).  The decoder
+ * keeps a CUPTI runtime/driver API record only if its start is in one. */
+GPUINST_PRIVATE int gpuinstCaptureOverlaps(uint64_t lo_ns, uint64_t hi_ns);
+/* The rule for CUPTI's runtime and driver API kinds at the close of the
+ * last open window.  Switching them costs tens of microseconds
+ * (cuptiActivityEnable/Disable of RUNTIME ~27/15 us, DRIVER ~47/25 us on an
+ * H100), keeping them on ~0.4 us per CUDA call, whose records outside every
+ * window the decoder drops: they stay on (1) when the gap before the span
+ * that ends, gap_ns (from the previous span's end to this one's start;
+ * UINT64_MAX: none, the first span), was shorter than
+ * GPUINST_CAPTURE_API_KEEP times switch_ns, what switching them off and on
+ * last cost (measured around the CUPTI calls; 0: not measured), i.e. when
+ * switching would cost more than 2 % of the time between windows.  0
+ * otherwise: a lone window, or windows far apart, leave them off outside. */
+#define GPUINST_CAPTURE_API_KEEP 50u
+GPUINST_PRIVATE int gpuinstCaptureKeepApi(uint64_t gap_ns, uint64_t switch_ns);
 /* 1 when an event happening now is to be dropped: capture set, no window open. */
 static inline int gpuinstCaptureSkip(void)
 {
