@@ -413,4 +413,14 @@ GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e)
     e->preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
     e->comm_wait_s = gpuinstEnvU64("GPUINST_PROFILE_COMM_WAIT_S", 30, 1, 86400);
     e->max_kernels = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_MAX_KERNELS", 1024, 1, 1u << 20);
+    e->kernel_replay = GPUINST_KREPLAY_AUTO;
+    {
+        const char *m = getenv("GPUINST_PROFILE_KERNEL_REPLAY");
+        if (m != NULL && strcmp(m, "always") == 0) {
+            e->kernel_replay = GPUINST_KREPLAY_ALWAYS;
+        } else if (m != NULL && m[0] != '\0' && strcmp(m, "auto") != 0) {
+            static int warned;
+            gpuinstWarnOnce(&warned, "GPUINST_PROFILE_KERNEL_REPLAY=\"%.40s\" is not one of auto, always: using auto", m);
+        }
+    }
 }

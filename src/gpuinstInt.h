@@ -880,7 +880,12 @@ typedef struct gpuinstProfilerEnv {
     int preload;               /* GPUINST_PROFILE_PRELOAD, on/off (default on) */
     uint64_t comm_wait_s;      /* GPUINST_PROFILE_COMM_WAIT_S, 1..86400 (default 30; src/profile_coll.c) */
     uint32_t max_kernels;      /* GPUINST_PROFILE_MAX_KERNELS, 1..2^20 (default 1024; src/kernel_replay.c) */
+    int kernel_replay;         /* GPUINST_PROFILE_KERNEL_REPLAY: GPUINST_KREPLAY_AUTO (default) or _ALWAYS (a bad value: said, auto) */
 } gpuinstProfilerEnv;
+/* GPUINST_PROFILE_KERNEL_REPLAY (src/kernel_replay.c): auto collects the
+ * kernels of a selected range in place when the metric list takes one pass
+ * and replays them (CUPTI kernel replay) otherwise; always replays them. */
+enum { GPUINST_KREPLAY_AUTO = 0, GPUINST_KREPLAY_ALWAYS = 1 };
 GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e);
 #if GPUINST_WITH_MPI
 GPUINST_PRIVATE int gpuinstConfigMpmd(void);

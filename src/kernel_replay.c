@@ -4,12 +4,18 @@
  * API ranges and NVTX push/pop ranges of any library and domain (the NVTX
  * collector makes them gpuinst ranges) that are not gpuinst_profile regions.
  * Inside a selected occurrence every kernel of the range's CUDA context is
- * profiled by CUPTI's range profiler in auto-range mode with kernel replay
- * (cupti_range_profiler.h: CUPTI_AutoRange, CUPTI_KernelReplay): CUPTI
- * replays each kernel as many passes as the metric list needs, saving and
- * restoring the memory it touches, so the application needs no change.
- * That is also zero-code mode's route to hardware metrics.  docs/PROFILING.md
- * ("Kernel replay inside selected ranges") explains it for users.
+ * profiled by CUPTI's range profiler in auto-range mode (CUPTI_AutoRange,
+ * one range per kernel), so the application needs no change.  The way
+ * (gpuinstKreplayMode, /profiler/regions.replay) follows the metric list's
+ * pass count: one pass is collected in place (CUPTI_UserReplay, pass 0,
+ * never a second: each kernel runs once, nothing is saved or restored);
+ * several passes take kernel replay (CUPTI_KernelReplay: CUPTI replays each
+ * kernel as many passes as the list needs, saving and restoring the memory
+ * it touches); GPUINST_PROFILE_KERNEL_REPLAY=always takes kernel replay for
+ * one pass too, and so does an occurrence whose in-place configuration
+ * CUPTI refused (said).  That is also zero-code mode's route to hardware
+ * metrics.  docs/PROFILING.md ("Kernel replay inside selected ranges")
+ * explains it for users.
  *
  * Selection: the same GPUINST_PROFILE rules as gpuinst_profile regions
  * (src/profile_select.c), read only when GPUINST_PROFILE is set; occurrences
@@ -29,9 +35,10 @@
  *     waited there for another rank holding the counters, while that rank
  *     waits for its messages, would deadlock; where another process holds
  *     it, this occurrence is not collected and its row names the holder) ->
- *     host object (cached per chip and metric list) -> enable -> the launch
- *     callback ("kernel names" below) -> counter data image
- *     (GPUINST_PROFILE_MAX_KERNELS ranges) -> set config (auto range, kernel
+ *     host object (cached per chip and metric list; its pass count picks
+ *     the way) -> enable -> the launch callback ("kernel names" below) ->
+ *     counter data image (GPUINST_PROFILE_MAX_KERNELS ranges; kept for the
+ *     next occurrence, krImg) -> set config (auto range, in place or kernel
  *     replay, one level) -> start.
  *   a nested push or pop on the range's thread: a segment ends (stop ->
  *     decode -> each CUPTI range = one kernel instance evaluated, named from
@@ -40,7 +47,7 @@
  *     attributed to the innermost range path open on that thread at its
  *     launch.
  *   pop: the last segment, the per-path sums, the /profiler/regions row
- *     (replay = 1), disable, the launch callback off, tracing resumed, the
+ *     (replay = 2 in place, 1 kernel replay), disable, the launch callback off, tracing resumed, the
  *     lease released.
  *   finalize inside the range (gpuinstKreplayFlush): the same, status
  *     "incomplete" with the reason; the values of the kernels that ran are
@@ -144,6 +151,7 @@ static struct {
     int armed;               /* GPUINST_PROFILE set and parsed: the hook is on */
     gpuinstSelect sel;
     uint32_t max_kernels;    /* GPUINST_PROFILE_MAX_KERNELS (default 1024) */
+    int kernel_replay;       /* GPUINST_PROFILE_KERNEL_REPLAY: GPUINST_KREPLAY_AUTO or _ALWAYS */
     uint32_t *occ;           /* occurrences per range name id */
     uint32_t nocc;
 } krCfg;
@@ -250,6 +258,7 @@ typedef struct Kr {
     uint8_t *cd;
     size_t cdsize;
     gpuinstPhost *ph;         /* krHost's, kept for the process */
+    int mode;                 /* GPUINST_KREPLAY_KERNEL or _INPLACE (set with the host object) */
 #endif
 } Kr;
 
@@ -334,16 +343,27 @@ static GPUINST_UNUSED void krSums(Kr *k, uint32_t nm, const uint32_t *mid)
         }
 }
 
+#if GPUINST_WITH_CUPTI
+static void krImageKeep(Kr *k);
+#endif
+
 static void krFree(Kr *k)
 {
     uint32_t i;
     for (i = 0; k != NULL && i < k->npaths; i++) free(k->paths[i].sum);
     if (k != NULL) free(k->paths);
 #if GPUINST_WITH_CUPTI
-    if (k != NULL) free(k->cd);
+    if (k != NULL) krImageKeep(k);
 #endif
     free(k);
 }
+
+#if GPUINST_WITH_CUPTI /* the CUPTI session; tests/profiler test_kmode (built with CUPTI) */
+GPUINST_PRIVATE int gpuinstKreplayMode(int setting, uint32_t passes)
+{
+    return setting == GPUINST_KREPLAY_AUTO && passes == 1 ? GPUINST_KREPLAY_INPLACE : GPUINST_KREPLAY_KERNEL;
+}
+#endif
 
 #if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API /* the CUPTI session and tests/profiler test_knames */
 /* ---- kernel names ---------------------------------------------------------------
@@ -466,6 +486,51 @@ static struct {
     gpuinstPhost *ph;
 } krHost[KR_HOSTS];
 
+/* The counter data image of the last occurrence, kept for the next one with
+ * the same host object (same chip and metric list; GPUINST_PROFILE_MAX_KERNELS
+ * is read once): its size is asked and its memory allocated once
+ * (krLock). */
+static struct {
+    const gpuinstPhost *ph;
+    uint8_t *cd;
+    size_t size;
+} krImg;
+
+/* krFree: k's image kept for the next occurrence (the one kept before freed). */
+static void krImageKeep(Kr *k)
+{
+    uint8_t *old;
+    if (k->cd == NULL) return;
+    pthread_mutex_lock(&krLock);
+    old = krImg.cd;
+    krImg.ph = k->ph;
+    krImg.cd = k->cd;
+    krImg.size = k->cdsize;
+    pthread_mutex_unlock(&krLock);
+    free(old);
+    k->cd = NULL;
+}
+
+/* The kept image for k's host object, or none; dropped with `ph` (NULL: any). */
+static void krImageTake(Kr *k)
+{
+    pthread_mutex_lock(&krLock);
+    if (krImg.cd != NULL && krImg.ph == k->ph) {
+        k->cd = krImg.cd;
+        k->cdsize = krImg.size;
+        krImg.cd = NULL;
+    }
+    pthread_mutex_unlock(&krLock);
+}
+
+static void krImageDrop(const gpuinstPhost *ph) /* under krLock */
+{
+    if (ph != NULL && krImg.ph != ph) return;
+    free(krImg.cd);
+    krImg.cd = NULL;
+    krImg.ph = NULL;
+}
+
 static const char *krSpec(void)
 {
     return gpuinstG.cfg.metrics[0] != '\0' ? gpuinstG.cfg.metrics : gpuinstMetricsDefault();
@@ -487,6 +552,7 @@ static int krHostGet(Kr *k)
     uint8_t *avail;
     gpuinstPhost *ph = NULL;
     CUptiResult r;
+    uint64_t t0 = gpuinstClockNs();
     int i, rc;
     for (i = 0; i < KR_HOSTS; i++)
         if (krHost[i].ph != NULL && strcmp(krHost[i].chip, k->chip) == 0 && strcmp(krHost[i].spec, spec) == 0) {
@@ -519,6 +585,7 @@ static int krHostGet(Kr *k)
     for (i = 0; i < KR_HOSTS && krHost[i].ph != NULL; i++) {}
     if (i == KR_HOSTS) {
         i = 0;
+        krImageDrop(krHost[0].ph);
         gpuinstPhostFree(krHost[0].ph);
     }
     snprintf(krHost[i].chip, sizeof krHost[i].chip, "%s", k->chip);
@@ -526,6 +593,7 @@ static int krHostGet(Kr *k)
     krHost[i].ph = ph;
     pthread_mutex_unlock(&krLock);
     k->ph = ph;
+    k->row.host_ns = gpuinstClockNs() - t0;
     return 0;
 }
 
@@ -539,6 +607,7 @@ static CUptiResult krConfigure(Kr *k, const char **what)
     CUpti_RangeProfiler_SetConfig_Params sp;
     size_t cfgsize = 0;
     CUptiResult r;
+    if (k->cd == NULL) krImageTake(k);
     if (k->cd == NULL) {
         memset(&zp, 0, sizeof zp);
         zp.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
@@ -571,10 +640,14 @@ static CUptiResult krConfigure(Kr *k, const char **what)
     sp.counterDataImageSize = k->cdsize;
     sp.pCounterDataImage = k->cd;
     sp.range = CUPTI_AutoRange;
-    sp.replayMode = CUPTI_KernelReplay;
+    sp.replayMode = k->mode == GPUINST_KREPLAY_INPLACE ? CUPTI_UserReplay : CUPTI_KernelReplay;
     sp.maxRangesPerPass = krCfg.max_kernels;
     sp.numNestingLevels = 1;
     sp.minNestingLevel = 1;
+    if (k->mode == GPUINST_KREPLAY_INPLACE) { /* one pass, from pass 0; never a second */
+        sp.passIndex = 0;
+        sp.targetNestingLevel = 1;
+    }
     *what = "cuptiRangeProfilerSetConfig";
     return gpuinstCu.cuptiRangeProfilerSetConfig(&sp);
 }
@@ -588,7 +661,7 @@ static CUptiResult krStart(Kr *k)
     return gpuinstCu.cuptiRangeProfilerStart(&sp);
 }
 
-static int krDropWarned, krFailWarned, krNameWarned;
+static int krDropWarned, krFailWarned, krNameWarned, krInplaceWarned;
 
 /* The launch callback (CUPTI callback API, API enter).  Runtime launches are
  * taken at the outermost runtime launch call; the runtime and driver launch
@@ -725,6 +798,13 @@ static int krSegment(Kr *k, int again)
     tp.pRangeProfilerObject = (CUpti_RangeProfiler_Object *)k->rp;
     if ((r = gpuinstCu.cuptiRangeProfilerStop(&tp)) != CUPTI_SUCCESS)
         return krFail(k, GPUINST_PROF_INCOMPLETE, "cuptiRangeProfilerStop", r);
+    if (k->mode == GPUINST_KREPLAY_INPLACE && !tp.isAllPassSubmitted) {
+        /* the kernels ran once: a configuration wanting another pass cannot be collected in place */
+        snprintf(k->why, sizeof k->why, "cuptiRangeProfilerStop after one pass in place reported passes left (next "
+                 "pass %zu): the kernels were not replayed, so their values are not kept; set "
+                 "GPUINST_PROFILE_KERNEL_REPLAY=always", tp.passIndex);
+        return GPUINST_PROF_INCOMPLETE;
+    }
     memset(&dp, 0, sizeof dp);
     dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
     dp.pRangeProfilerObject = (CUpti_RangeProfiler_Object *)k->rp;
@@ -903,6 +983,10 @@ static int krSetup(Kr *k, const char **cause)
     t0 = gpuinstClockNs();
     *cause = "host";
     if ((rc = krHostGet(k)) != 0) return rc;
+    /* one pass: the kernels are collected in place, nothing to replay, save or restore */
+    k->row.passes = k->row.passes_per_level = gpuinstPhostPasses(k->ph);
+    k->mode = gpuinstKreplayMode(krCfg.kernel_replay, k->row.passes);
+    k->row.replay = (uint32_t)k->mode;
     {
         const gpuinstMetricList *ml = gpuinstPhostMetrics(k->ph);
         uint32_t i;
@@ -928,9 +1012,22 @@ static int krSetup(Kr *k, const char **cause)
     k->rp = ep.pRangeProfilerObject;
     krNamesStart(k);
     *cause = "config";
-    if ((r = krConfigure(k, &what)) != CUPTI_SUCCESS) return krFail(k, GPUINST_PROF_CUPTI, what, r);
+    r = krConfigure(k, &what);
+    if (r == CUPTI_SUCCESS && (r = krStart(k)) != CUPTI_SUCCESS) what = "cuptiRangeProfilerStart";
+    if (r != CUPTI_SUCCESS && k->mode == GPUINST_KREPLAY_INPLACE) {
+        /* CUPTI refused auto range with user replay: kernel replay, as for several passes */
+        size_t l = strlen(k->note);
+        snprintf(k->note + l, sizeof k->note - l, "%scollecting in place (auto range, user replay, one pass) was "
+                 "refused: %s failed: %s (CUPTI %d); kernel replay instead", l ? "; " : "", what,
+                 gpuinstCuptiResultString((int)r), (int)r);
+        gpuinstWarnOnce(&krInplaceWarned, "range \"%s\": %s", k->range, k->note + l + (l ? 2 : 0));
+        k->mode = GPUINST_KREPLAY_KERNEL;
+        k->row.replay = (uint32_t)k->mode;
+        r = krConfigure(k, &what);
+        if (r == CUPTI_SUCCESS && (r = krStart(k)) != CUPTI_SUCCESS) what = "cuptiRangeProfilerStart";
+    }
+    if (r != CUPTI_SUCCESS) return krFail(k, GPUINST_PROF_CUPTI, what, r);
     k->row.setup_ns = gpuinstClockNs() - t0;
-    if ((r = krStart(k)) != CUPTI_SUCCESS) return krFail(k, GPUINST_PROF_CUPTI, "cuptiRangeProfilerStart", r);
     return 0;
 }
 
@@ -1013,6 +1110,7 @@ GPUINST_PRIVATE void gpuinstKreplayFlush(void)
             if (krHost[i].ph != NULL) gpuinstPhostFree(krHost[i].ph);
             krHost[i].ph = NULL;
         }
+        krImageDrop(NULL);
     }
     pthread_mutex_unlock(&krLock);
 }
@@ -1042,6 +1140,26 @@ GPUINST_PRIVATE void gpuinstKreplayFlush(void)
 
 /* ---- the hook ------------------------------------------------------------------------ */
 
+/* The first push of a name a rule matches (selected or not: an earlier
+ * occurrence usually precedes the selected one) starts loading
+ * libnvperf_host on the range profiler's helper thread, so that the host
+ * object of the selected occurrence does not wait the whole load (hundreds
+ * of ms) inside the range.  Only dlopens of libcupti and libcuda (both
+ * loaded already where tracing runs) here on the application's thread; CUPTI's profiler is initialised at the selected
+ * push, after tracing is paused (krSetup).  Once per process. */
+static void krPreload(void)
+{
+#if GPUINST_WITH_CUPTI
+    static int started;
+    const char *why = NULL;
+    if (GPUINST_LOAD_RLX(&started)) return;
+    GPUINST_STORE_RLX(&started, 1);
+    /* no driver (a machine without a GPU): nothing will be profiled, nothing loaded */
+    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) == GPUINST_SUCCESS && gpuinstLibLoad(GPUINST_LIB_CUDA, &why) == GPUINST_SUCCESS)
+        gpuinstProfPreloadStart();
+#endif
+}
+
 /* A push of `name` that matters: inside the open range or a region, or a
  * name a rule matches (rule >= 0). */
 static KR_NOINLINE uint8_t krPushSlow(Kr *k, uint32_t name, int rule)
@@ -1067,6 +1185,7 @@ static KR_NOINLINE uint8_t krPushSlow(Kr *k, uint32_t name, int rule)
     if (rule < 0) return flag;
     str = gpuinstStringGet(name, NULL);
     if (str == NULL) return flag;
+    krPreload();
     occ = krOccurrence(name, rule, &sel);
     if (!sel || mine) return flag; /* a selected range nested in the open one is a path in it */
     n = (Kr *)calloc(1, sizeof *n);
@@ -1156,6 +1275,7 @@ GPUINST_PRIVATE void gpuinstKreplayInit(void)
     if (gpuinstSelectParse(spec, &krCfg.sel, NULL, 0) != GPUINST_SUCCESS) return;
     gpuinstConfigProfiler(&env);
     krCfg.max_kernels = env.max_kernels;
+    krCfg.kernel_replay = env.kernel_replay;
     pthread_mutex_lock(&krLock);
     if (!krTablesReady) {
         gpuinstBufInit(&krKernelBuf, sizeof(KrKernelRec));

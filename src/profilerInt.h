@@ -236,8 +236,11 @@ enum {
 typedef struct gpuinstProfRow {
     const char *region, *reason, *metrics, *chip, *uuid;
     uint64_t occurrence, start_ns, end_ns, setup_ns, lock_wait_ns, replay_ns, decode_ns, load_ns, teardown_ns;
+    uint64_t host_ns;          /* part of setup_ns: counter availability and host object (0: cached) */
     int32_t status, cupti_result, device;
     uint32_t passes, ranges, ranges_dropped, busy_retries;
+    uint32_t passes_per_level; /* the metric list's passes (host object), 0 unknown */
+    uint32_t replay;           /* the row's `replay`: GPUINST_KREPLAY_KERNEL (0 is read as it) or _INPLACE */
 } gpuinstProfRow;
 GPUINST_PRIVATE void gpuinstProfRegionRow(const gpuinstProfRow *w);
 /* The /profiler tables' collect function (the table's ctx is its
@@ -264,6 +267,17 @@ GPUINST_PRIVATE void gpuinstProfMetricRows(const gpuinstPhost *ph, uint32_t chip
  * region selected then is refused with GPUINST_KREPLAY_BUSY_WHY. */
 #if GPUINST_WITH_CUPTI
 GPUINST_PRIVATE int gpuinstKreplayActive(void);
+#endif
+/* How a selected range's kernels are collected (/profiler/regions.replay):
+ * CUPTI's kernel replay (each kernel run once per pass, the memory it
+ * touches saved and restored), or in place (the metric list takes one pass:
+ * auto range with user replay, each kernel run once, nothing saved).
+ * gpuinstKreplayMode: the way for GPUINST_PROFILE_KERNEL_REPLAY `setting`
+ * (GPUINST_KREPLAY_AUTO / _ALWAYS) and the host object's pass count
+ * `passes` (0 unknown: kernel replay).  Pure; thread-safe. */
+enum { GPUINST_KREPLAY_KERNEL = 1, GPUINST_KREPLAY_INPLACE = 2 };
+#if GPUINST_WITH_CUPTI
+GPUINST_PRIVATE int gpuinstKreplayMode(int setting, uint32_t passes);
 #endif
 #define GPUINST_KREPLAY_BUSY_WHY                                                                             \
     "a kernel-replay range (a range GPUINST_PROFILE selected) was open in this process: its session owns the " \

@@ -182,7 +182,7 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 208 bytes */
     int32_t collector;       /* collective region: world rank that collected on this rank's GPU, -1 none */
     uint32_t sharers;        /* ranks of the region's communicator on this rank's GPU (itself included) */
     uint32_t group;          /* ranks that replayed together (the communicator's size; 1 alone) */
-    uint32_t replay;         /* 0 user replay (gpuinst_profile region); 1 kernel replay (src/kernel_replay.c) */
+    uint32_t replay;         /* 0 user replay (gpuinst_profile region); 1 kernel replay, 2 kernels in place (src/kernel_replay.c) */
     uint32_t pad_;           /* to 8 bytes, zero, not written */
 } ProfRegionRec;
 
@@ -244,7 +244,7 @@ static const gpuinstField regionFields[] = {
     GPUINST_FIELD(ProfRegionRec, collector, GPUINST_FT_I32, 0, "", "region opened on a communicator of 2+ ranks: world rank that collected counters on this rank's GPU in this occurrence (rotates over occurrences), -1 none or a local region"),
     GPUINST_FIELD(ProfRegionRec, sharers, GPUINST_FT_U32, 0, "count", "ranks of the region's communicator on this rank's GPU, itself included (1: alone; more: elapsed-time metrics are time-sliced)"),
     GPUINST_FIELD(ProfRegionRec, group, GPUINST_FT_U32, 0, "count", "ranks that replayed the body together in lockstep (the communicator's size; 1 a local region)"),
-    GPUINST_FIELD(ProfRegionRec, replay, GPUINST_FT_U32, 0, "", "0 user replay (a gpuinst_profile region); 1 kernel replay (a range GPUINST_PROFILE selected: values per kernel in /profiler/kernels)"),
+    GPUINST_FIELD(ProfRegionRec, replay, GPUINST_FT_U32, 0, "", "0 user replay (a gpuinst_profile region); a range GPUINST_PROFILE selected (values per kernel in /profiler/kernels): 1 its kernels replayed by CUPTI (kernel replay), 2 collected in place (one pass: not replayed, no memory saved or restored)"),
 };
 
 static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
@@ -2244,7 +2244,9 @@ GPUINST_PRIVATE void gpuinstProfRegionRow(const gpuinstProfRow *w)
     r.collector = -1; /* kernel replay: this rank alone (collective replay's columns as for a local region) */
     r.sharers = 1;
     r.group = 1;
-    r.replay = 1;
+    r.replay = w->replay == GPUINST_KREPLAY_INPLACE ? GPUINST_KREPLAY_INPLACE : GPUINST_KREPLAY_KERNEL;
+    r.passes_per_level = w->passes_per_level;
+    r.host_ns = w->host_ns;
     profAppend(&regionsBuf, &r, sizeof r);
 }
 

@@ -8,10 +8,16 @@
 #     JACOBI_DIR=/path/multi-gpu-programming-models/mpi OUT=/some/dir bash tests/gpu/kreplay.sh
 # (through the device tool: JACOBI_DIR=... bash tests/gpu/device_run.sh kreplay).
 # Every gpuinst run is zero-code mode (LD_PRELOAD=libgpuinst.so +
-# GPUINST_AUTO_INIT=1) with only GPUINST_PROFILE and GPUINST_METRICS set;
-# every run under `timeout`.  Metrics: $M (instructions exactly, DRAM bytes
-# within 2 %).  Logs and files go to "$OUT/kreplay/"; the last line is
-# "GPU kreplay: N passed, M failed".
+# GPUINST_AUTO_INIT=1) with only GPUINST_PROFILE and GPUINST_METRICS set (and
+# GPUINST_PROFILE_KERNEL_REPLAY=always where said); every run under `timeout`.
+# Metrics: $M, one pass on GH100 (gpuinst-metrics --passes), so gpuinst
+# collects the kernels in place (/profiler/regions.replay = 2: auto range,
+# user replay, one pass, nothing saved or restored); $MM (plus FFMA
+# instructions, 2 passes) goes through CUPTI's kernel replay (replay = 1), as
+# does $M under GPUINST_PROFILE_KERNEL_REPLAY=always.  Instructions exactly,
+# DRAM bytes within 2 % per kernel (the first kernel included) and over the
+# occurrence.  Logs and files go to "$OUT/kreplay/"; a summary table, then
+# the last line "GPU kreplay: N passed, M failed".
 #
 # Checks
 #  1 build          the Jacobi (tests/gpu/jacobi_build.sh) and kreplay_app build.
@@ -31,6 +37,11 @@
 #                   before every pass (run 1: +52 % DRAM write against the default,
 #                   lines left dirty in L2 written back during the measured kernel);
 #                   the difference against the default is printed for the record.
+#                   The default way for $M: in place (replay 2, passes 1).
+#  2b app_replay    the same with GPUINST_PROFILE_KERNEL_REPLAY=always: kernel replay
+#                   (replay 1, passes 1), the same ncu comparison.
+#  2c app_multipass the same with $MM (auto: 2 passes -> kernel replay, replay 1,
+#                   passes >= 2) against ncu with $MM (FFMA instructions exactly).
 #  3 jacobi_values  the Jacobi at 2 ranks on GPU 0, -niter $JNITER, GPUINST_PROFILE=
 #                   'Jacobi solve@2' (the 1st occurrence is its single-GPU
 #                   reference run): its printed result equal to a run with no
@@ -41,14 +52,23 @@
 #                   collecting rank only, the other rank bare: two ncu on one GPU
 #                   hang the halo exchange; its last results); the other rank, if it did not
 #                   collect, names the holder ("counters held by rank N / pid
-#                   P"), with no hang.
-#  4 bench          process wall time of the 2-rank Jacobi (3 alternating rounds):
-#                   no tool; gpuinst kernel replay of 'Jacobi solve@2'; ncu on
-#                   the collecting rank with the same metrics on the same kernel
+#                   P"), with no hang.  The collecting rank's row: replay 2 (in
+#                   place), passes 1.
+#  3b jacobi_replay the same Jacobi with GPUINST_PROFILE_KERNEL_REPLAY=always, only
+#                   the rank ncu ran on selecting the range (so that it collects):
+#                   replay 1, each kernel equal to the same ncu results.
+#  4 bench          process wall time of the 2-rank Jacobi ($ROUNDS alternating rounds):
+#                   no tool; gpuinst on 'Jacobi solve@2' with $M (in place); the same
+#                   with GPUINST_PROFILE_KERNEL_REPLAY=always (kernel replay, one
+#                   pass); ncu with $M on the collecting rank on the same kernel
 #                   instances (--nvtx-include "Jacobi solve/" --launch-skip N1
-#                   --launch-count N2); medians and the ratio printed for
-#                   bench/RESULTS.md (goal: gpuinst at least 2x faster than ncu).
-#                   Passes when every run finished and ncu profiled N2 kernels.
+#                   --launch-count N2); gpuinst with $MM (kernel replay, 2 passes);
+#                   ncu with $MM.  Medians, the ratios ncu / gpuinst and the
+#                   phases of gpuinst's collecting row (/profiler/regions) printed
+#                   for bench/RESULTS.md (goal: gpuinst at least 2x faster than ncu
+#                   with $M).  Passes when every run finished, every gpuinst file
+#                   has a collected row (status 0) with the expected replay, and
+#                   ncu profiled N2 kernels with each list.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 [ -f .devdeps/env.sh ] && [ -z "${OMPI_ALLOW_RUN_AS_ROOT:-}" ] && . .devdeps/env.sh
@@ -65,10 +85,12 @@ CUDA=${CUDA_HOME:-/usr/local/cuda}
 NCU=${NCU:-$(command -v ncu || echo "$CUDA/bin/ncu")}
 PY=${PYTHON:-python3}
 M=smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum
+MM=$M,sm__sass_thread_inst_executed_op_ffma_pred_on.sum
 pass=0
 fail=0
-ok() { pass=$((pass + 1)); echo "PASS $1"; }
-ko() { fail=$((fail + 1)); echo "FAIL $1 (see $D/$1.log)"; tail -n 15 "$D/$1.log" 2>/dev/null | sed 's/^/    /'; }
+results=()
+ok() { pass=$((pass + 1)); results+=("PASS $1"); echo "PASS $1"; }
+ko() { fail=$((fail + 1)); results+=("FAIL $1"); echo "FAIL $1 (see $D/$1.log)"; tail -n 15 "$D/$1.log" 2>/dev/null | sed 's/^/    /'; }
 ZC=(-x LD_PRELOAD="$LIB" -x GPUINST_AUTO_INIT=1 -x GPUINST_PROFILE -x GPUINST_METRICS -x GPUINST_OUTPUT)
 MPIRUN="timeout 300 mpirun --oversubscribe --bind-to none"
 export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0} # every rank on one GPU
@@ -105,8 +127,35 @@ ncu_csv() { "$NCU" --import "$1" --csv --page details --print-units base >"$2" 2
   diff <(grep checksum "$D/app_plain.out") <(grep checksum "$D/app_gpuinst.out") && echo "output unchanged"
   diff <(grep checksum "$D/app_plain.out") <(grep checksum "$D/app_ncu.out") || echo "(ncu's run printed another checksum)"
   PYTHONPATH=tests $PY tests/gpu/kreplay_check.py "$D/app.h5" --range work --occurrence 2 --ncu "0=$D/app_ncu.csv" \
-    --ncu-near "0=$D/app_ncu_nc.csv" --ncu-skip 3 --expect-kernels 3 --expect-paths "work=2,work/inner=1"
+    --ncu-near "0=$D/app_ncu_nc.csv" --ncu-skip 3 --expect-kernels 3 --expect-paths "work=2,work/inner=1" \
+    --expect-replay 2 --min-passes 1
 ) >"$D/app_values.log" 2>&1 && ok app_values || ko app_values
+
+# ---- 2b: the same, kernel replay forced ---------------------------------------------------------
+(
+  set -e
+  GPUINST_PROFILE_KERNEL_REPLAY=always GPUINST_OUTPUT=$D/app_always.h5 GPUINST_PROFILE='work@2' GPUINST_METRICS=$M \
+    $MPIRUN -n 1 "${ZC[@]}" -x GPUINST_PROFILE_KERNEL_REPLAY "$APP" >"$D/app_always.out"
+  diff <(grep checksum "$D/app_plain.out") <(grep checksum "$D/app_always.out") && echo "output unchanged"
+  PYTHONPATH=tests $PY tests/gpu/kreplay_check.py "$D/app_always.h5" --range work --occurrence 2 --ncu "0=$D/app_ncu.csv" \
+    --ncu-near "0=$D/app_ncu_nc.csv" --ncu-skip 3 --expect-kernels 3 --expect-paths "work=2,work/inner=1" \
+    --expect-replay 1 --min-passes 1
+) >"$D/app_replay.log" 2>&1 && ok app_replay || ko app_replay
+
+# ---- 2c: a metric list of several passes: kernel replay --------------------------------------------
+(
+  set -e
+  GPUINST_OUTPUT=$D/app_mm.h5 GPUINST_PROFILE='work@2' GPUINST_METRICS=$MM $MPIRUN -n 1 "${ZC[@]}" "$APP" >"$D/app_mm.out"
+  diff <(grep checksum "$D/app_plain.out") <(grep checksum "$D/app_mm.out") && echo "output unchanged"
+  for cc in all none; do
+    $MPIRUN -n 1 "$NCU" --cache-control "$cc" --nvtx --nvtx-include "work/" --nvtx-include "work/inner/" --metrics "$MM" -f \
+      -o "$D/app_ncu_mm_$cc" "$APP" >"$D/app_ncu_mm_$cc.out"
+    ncu_csv "$D/app_ncu_mm_$cc.ncu-rep" "$D/app_ncu_mm_$cc.csv"
+  done
+  PYTHONPATH=tests $PY tests/gpu/kreplay_check.py "$D/app_mm.h5" --range work --occurrence 2 \
+    --ncu "0=$D/app_ncu_mm_all.csv" --ncu-near "0=$D/app_ncu_mm_none.csv" --ncu-skip 3 --expect-kernels 3 \
+    --expect-paths "work=2,work/inner=1" --expect-replay 1 --min-passes 2
+) >"$D/app_multipass.log" 2>&1 && ok app_multipass || ko app_multipass
 
 # ---- 3: the Jacobi, 2 ranks on one GPU, zero-code mode, vs ncu per rank ------------------------
 # kernels a traced run launched inside the 2nd "Jacobi solve" of each rank
@@ -138,7 +187,7 @@ import h5py
 from gi_strings import raw_strings
 f = h5py.File(sys.argv[1], "r")
 S = raw_strings(f)
-c = [int(r["rank"]) for r in f["/profiler/regions"][...] if int(r["replay"]) == 1 and int(r["status"]) == 0
+c = [int(r["rank"]) for r in f["/profiler/regions"][...] if int(r["replay"]) in (1, 2) and int(r["status"]) == 0
      and S[(int(r["rank"]), int(r["region"]))] == "Jacobi solve" and int(r["occurrence"]) == 2]
 print(c[0] if c else 0)
 PY
@@ -166,10 +215,35 @@ PY
   done
   n2=$(cut -d' ' -f$((C + 1)) "$D/jacobi_n2.txt")
   PYTHONPATH=tests $PY tests/gpu/kreplay_check.py "$D/jacobi_kr.h5" --range "Jacobi solve" --occurrence 2 \
-    --ncu "$C=$D/jacobi_ncu_all.csv" --ncu-near "$C=$D/jacobi_ncu_none.csv" --expect-kernels "$n2"
+    --ncu "$C=$D/jacobi_ncu_all.csv" --ncu-near "$C=$D/jacobi_ncu_none.csv" --expect-kernels "$n2" \
+    --expect-replay 2 --min-passes 1
 ) >"$D/jacobi_values.log" 2>&1 && ok jacobi_values || ko jacobi_values
 
-# ---- 4: bench: process wall time, no tool / gpuinst kernel replay / ncu ----------------------
+# onerank.sh C SEL PROGRAM ARGS...: zero-code mode; rank C selects SEL, the other ranks select nothing
+cat >"$D/onerank.sh" <<'SH'
+#!/bin/bash
+c=$1 sel=$2
+shift 2
+if [ "${OMPI_COMM_WORLD_RANK:-0}" = "$c" ]; then export GPUINST_PROFILE="$sel"; else unset GPUINST_PROFILE; fi
+export LD_PRELOAD=$GPUINST_LIB
+exec "$@"
+SH
+
+# ---- 3b: the Jacobi, kernel replay forced, on the rank ncu ran on ----------------------------------
+(
+  set -e
+  C=$(cat "$D/jacobi_collector.txt")
+  n2=$(cut -d' ' -f$((C + 1)) "$D/jacobi_n2.txt")
+  GPUINST_LIB=$LIB GPUINST_PROFILE_KERNEL_REPLAY=always GPUINST_OUTPUT=$D/jacobi_always.h5 GPUINST_METRICS=$M \
+    $MPIRUN -n 2 -x GPUINST_LIB -x GPUINST_AUTO_INIT=1 -x GPUINST_METRICS -x GPUINST_OUTPUT -x GPUINST_PROFILE_KERNEL_REPLAY \
+    bash "$D/onerank.sh" "$C" 'Jacobi solve@2' "$JAC" "${JARGS[@]}" >"$D/jacobi_always.out" 2>&1
+  diff <(jmask "$D/jacobi_plain.out") <(jmask "$D/jacobi_always.out") && echo "printed result unchanged"
+  PYTHONPATH=tests $PY tests/gpu/kreplay_check.py "$D/jacobi_always.h5" --range "Jacobi solve" --occurrence 2 \
+    --ranks "$C" --ncu "$C=$D/jacobi_ncu_all.csv" --ncu-near "$C=$D/jacobi_ncu_none.csv" --expect-kernels "$n2" \
+    --expect-replay 1 --min-passes 1
+) >"$D/jacobi_replay.log" 2>&1 && ok jacobi_replay || ko jacobi_replay
+
+# ---- 4: bench: process wall time, no tool / gpuinst (in place, kernel replay, 2 passes) / ncu ----------
 (
   set -e
   C=$(cat "$D/jacobi_collector.txt")
@@ -181,45 +255,93 @@ print(len(ids))" "$D/jacobi_ncu_all.csv")
   n1=$((total - n2))
   echo "ncu matched $total kernels in every 'Jacobi solve'; occurrence 2 = the last $n2 (skip $n1)"
   : >"$D/bench_times.txt"
-  for r in $(seq "$ROUNDS"); do
-    t0=$(now); $MPIRUN -n 2 "$JAC" "${JARGS[@]}" >"$D/bench_plain.$r.out" 2>&1; t1=$(now)
-    echo "plain $(awk "BEGIN { print $t1 - $t0 }")" >>"$D/bench_times.txt"
+  # timed KEY COMMAND...: one run's wall time appended to bench_times.txt
+  timed() {
+    local k=$1 t0 t1
+    shift
     t0=$(now)
-    GPUINST_OUTPUT=$D/bench_kr.h5 GPUINST_PROFILE='Jacobi solve@2' GPUINST_METRICS=$M \
-      $MPIRUN -n 2 "${ZC[@]}" "$JAC" "${JARGS[@]}" >"$D/bench_kr.$r.out" 2>&1
+    "$@"
     t1=$(now)
-    echo "gpuinst $(awk "BEGIN { print $t1 - $t0 }")" >>"$D/bench_times.txt"
-    t0=$(now)
+    echo "$k $(awk "BEGIN { print $t1 - $t0 }")" >>"$D/bench_times.txt"
+  }
+  # gpuinst on 'Jacobi solve@2', both ranks selecting: gp TAG METRICS WAY
+  gp() {
+    GPUINST_OUTPUT=$D/bench_$1.h5 GPUINST_PROFILE='Jacobi solve@2' GPUINST_METRICS=$2 GPUINST_PROFILE_KERNEL_REPLAY=$3 \
+      $MPIRUN -n 2 "${ZC[@]}" -x GPUINST_PROFILE_KERNEL_REPLAY "$JAC" "${JARGS[@]}" >"$D/bench_$1.$r.out" 2>&1
+  }
+  # ncu on rank C, the same kernel instances: nc TAG METRICS
+  nc() {
     $MPIRUN -n 2 bash -c 'if [ "$OMPI_COMM_WORLD_RANK" = "$1" ]; then exec "$0" --nvtx --nvtx-include "Jacobi solve/" --nvtx-include "Jacobi solve/MPI/" --launch-skip "$4" --launch-count "$5" --metrics "$2" -f -o "$3" "${@:6}"; else exec "${@:6}"; fi' \
-      "$NCU" "$C" "$M" "$D/bench_ncu" "$n1" "$n2" "$JAC" "${JARGS[@]}" >"$D/bench_ncu.$r.out" 2>&1
-    t1=$(now)
-    echo "ncu $(awk "BEGIN { print $t1 - $t0 }")" >>"$D/bench_times.txt"
+      "$NCU" "$C" "$2" "$D/bench_$1" "$n1" "$n2" "$JAC" "${JARGS[@]}" >"$D/bench_$1.$r.out" 2>&1
+  }
+  for r in $(seq "$ROUNDS"); do
+    timed plain $MPIRUN -n 2 "$JAC" "${JARGS[@]}" >"$D/bench_plain.$r.out" 2>&1
+    timed gpuinst gp inplace "$M" auto
+    timed ncu nc ncu "$M"
+    timed gpuinst_replay gp replay "$M" always
+    timed gpuinst_mm gp mm "$MM" auto
+    timed ncu_mm nc ncu_mm "$MM"
   done
   ncu_csv "$D/bench_ncu.ncu-rep" "$D/bench_ncu.csv"
-  $PY - "$D/bench_times.txt" "$D/bench_ncu.csv" "$n2" "$JNITER" "$JSIZE" <<'PY'
+  ncu_csv "$D/bench_ncu_mm.ncu-rep" "$D/bench_ncu_mm.csv"
+  PYTHONPATH=tests $PY - "$D" "$n2" "$JNITER" "$JSIZE" <<'PY'
 import csv, statistics, sys
+import h5py
+from gi_strings import raw_strings
+d, n2 = sys.argv[1], int(sys.argv[2])
 t = {}
-for line in open(sys.argv[1]):
+for line in open(f"{d}/bench_times.txt"):
     k, v = line.split()
     t.setdefault(k, []).append(float(v))
-ids = {r["ID"] for r in csv.DictReader(l for l in open(sys.argv[2]) if l.startswith('"'))}
-n2 = int(sys.argv[3])
 med = {k: statistics.median(v) for k, v in t.items()}
-print(f"Jacobi (multi-gpu-programming-models, MPI, host-staged halos), 2 ranks on one GPU, -niter {sys.argv[4]} "
-      f"-nx {sys.argv[5]} -ny {sys.argv[5]}; 'Jacobi solve' occurrence 2 ({n2} kernels), metrics "
-      "smsp__inst_executed.sum, dram__bytes_read.sum, dram__bytes_write.sum; process wall time of mpirun, "
+ok = True
+print(f"Jacobi (multi-gpu-programming-models, MPI, host-staged halos), 2 ranks on one GPU, -niter {sys.argv[3]} "
+      f"-nx {sys.argv[4]} -ny {sys.argv[4]}; 'Jacobi solve' occurrence 2 ({n2} kernels); process wall time of mpirun, "
       f"median of {len(t['plain'])} alternating rounds")
-print("| run | wall s (median) | all rounds | over no tool |")
-print("|---|---|---|---|")
-for k, label in (("plain", "no tool"), ("gpuinst", "gpuinst kernel replay (zero-code, GPUINST_PROFILE='Jacobi solve@2')"),
-                 ("ncu", "ncu --nvtx --nvtx-include \"Jacobi solve/\" --launch-skip/--launch-count, on the rank gpuinst collected")):
-    print(f"| {label} | {med[k]:.2f} | {' '.join(f'{x:.2f}' for x in t[k])} | {med[k] - med['plain']:+.2f} |")
-ratio = (med["ncu"] - med["plain"]) / max(med["gpuinst"] - med["plain"], 1e-9)
-print(f"ncu / gpuinst: {med['ncu'] / med['gpuinst']:.2f}x process wall time, {ratio:.2f}x added time "
-      f"(goal >= 2x); ncu profiled {len(ids)} kernel(s), want {n2}")
-sys.exit(0 if len(ids) == n2 else 1)
+print("M = smsp__inst_executed.sum, dram__bytes_read.sum, dram__bytes_write.sum (1 pass); "
+      "MM = M + sm__sass_thread_inst_executed_op_ffma_pred_on.sum (2 passes)")
+# gpuinst's collecting row in the last round's files: the way and where the time went
+phase = {}
+for tag, key, want in (("inplace", "gpuinst", 2), ("replay", "gpuinst_replay", 1), ("mm", "gpuinst_mm", 1)):
+    f = h5py.File(f"{d}/bench_{tag}.h5", "r")
+    S = raw_strings(f)
+    rows = [r for r in f["/profiler/regions"][...] if int(r["status"]) == 0 and int(r["occurrence"]) == 2
+            and S.get((int(r["rank"]), int(r["region"]))) == "Jacobi solve"]
+    good = len(rows) == 1 and int(rows[0]["replay"]) == want and int(rows[0]["ranges"]) == n2
+    ok &= good
+    if rows:
+        r = rows[0]
+        phase[key] = (f"replay {int(r['replay'])} passes {int(r['passes'])}: load {r['load_ns'] / 1e6:.0f}, setup "
+                      f"{r['setup_ns'] / 1e6:.0f} (host {r['host_ns'] / 1e6:.0f}), replay {r['replay_ns'] / 1e6:.0f} "
+                      f"(decode {r['decode_ns'] / 1e6:.0f} of it), teardown {r['teardown_ns'] / 1e6:.0f} ms")
+    print(f"{'ok  ' if good else 'FAIL'} {tag}: collected rows {len(rows)}, want 1 with replay {want} and {n2} kernels"
+          + (f" (replay {int(rows[0]['replay'])}, kernels {int(rows[0]['ranges'])})" if rows else ""))
+for tag in ("ncu", "ncu_mm"):
+    ids = {r["ID"] for r in csv.DictReader(l for l in open(f"{d}/bench_{tag}.csv") if l.startswith('"'))}
+    ok &= len(ids) == n2
+    print(f"{'ok  ' if len(ids) == n2 else 'FAIL'} {tag} profiled {len(ids)} kernel(s), want {n2}")
+labels = (("plain", "no tool"),
+          ("gpuinst", "gpuinst, M, in place (default: one pass)"),
+          ("gpuinst_replay", "gpuinst, M, GPUINST_PROFILE_KERNEL_REPLAY=always (kernel replay)"),
+          ("ncu", "ncu, M, --launch-skip/--launch-count on the rank gpuinst collected"),
+          ("gpuinst_mm", "gpuinst, MM (kernel replay, 2 passes)"),
+          ("ncu_mm", "ncu, MM"))
+print("| run | wall s (median) | all rounds | over no tool | gpuinst's collecting row (last round) |")
+print("|---|---|---|---|---|")
+for k, label in labels:
+    print(f"| {label} | {med[k]:.2f} | {' '.join(f'{x:.2f}' for x in t[k])} | {med[k] - med['plain']:+.2f} | "
+          f"{phase.get(k, '')} |")
+for g, n, what in (("gpuinst", "ncu", "M in place"), ("gpuinst_replay", "ncu", "M kernel replay"),
+                   ("gpuinst_mm", "ncu_mm", "MM kernel replay")):
+    added = (med[n] - med["plain"]) / max(med[g] - med["plain"], 1e-9)
+    print(f"ratio ncu / gpuinst, {what}: {med[n] / med[g]:.2f}x process wall time, {added:.2f}x added time"
+          + (" (goal >= 2x)" if g == "gpuinst" else ""))
+sys.exit(0 if ok else 1)
 PY
 ) >"$D/bench.log" 2>&1 && ok bench || ko bench
-cat "$D/bench.log" 2>/dev/null | grep -E '^\||ncu / gpuinst|^Jacobi'
 
+echo
+echo "==== kreplay summary ===="
+printf '%s\n' "${results[@]}"
+grep -E '^\||^ratio ncu' "$D/bench.log" 2>/dev/null
 echo "GPU kreplay: $pass passed, $fail failed"

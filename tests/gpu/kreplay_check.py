@@ -3,16 +3,20 @@
 kernel replay of one selected range occurrence (issue 16) against ncu's kernel
 replay of the same kernel instances.
 
-FILE: the gpuinst file (h5py).  Per rank, the /profiler/regions row of
-(NAME, N) with replay = 1 must be there, and:
+FILE: the gpuinst file (h5py).  Per rank (--ranks R,...: only those), the
+/profiler/regions row of (NAME, N) with replay 1 (kernel replay) or 2 (in
+place, one pass) must be there, and:
   status 0 (collected): its /profiler/kernels rows, by kernel_index, are
     compared with the rank's ncu results (--ncu RANK=CSV, the output of
     `ncu --import REP --csv --page details --print-units base`): ncu's results
     in launch order (ID), the LAST n of them where n = gpuinst's kernel count
     (ncu's --nvtx-include matches every occurrence; the selected one is the
     last, or give --ncu-skip K to take results K..K+n-1); per kernel
-    smsp__inst_executed.sum equal, dram__bytes_read.sum / dram__bytes_write.sum
+    smsp__inst_executed.sum (and sm__sass_thread_inst_executed_op_ffma_pred_on.sum
+    where gpuinst has it) equal, dram__bytes_read.sum / dram__bytes_write.sum
     within --tol (default 0.02); the same for the sums over the occurrence;
+    --expect-replay R: the row's replay is R (1 kernel replay, 2 in place);
+    --min-passes P: the row's passes (= passes_per_level) at least P;
     per kernel, gpuinst's kernel name (its `demangled` member, else `kernel`
     through c++filt when on PATH) names the same function as ncu's "Kernel
     Name" (compared by the function's identifier: what precedes the
@@ -39,7 +43,7 @@ import h5py
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from gi_strings import raw_strings  # noqa: E402
 
-EXACT = ("smsp__inst_executed.sum",)
+EXACT = ("smsp__inst_executed.sum", "sm__sass_thread_inst_executed_op_ffma_pred_on.sum")
 NEAR = ("dram__bytes_read.sum", "dram__bytes_write.sum")
 
 ap = argparse.ArgumentParser()
@@ -54,6 +58,9 @@ ap.add_argument("--ncu-skip", type=int, default=None)
 ap.add_argument("--tol", type=float, default=0.02)
 ap.add_argument("--expect-kernels", type=int, default=None)
 ap.add_argument("--expect-paths", default="")
+ap.add_argument("--expect-replay", type=int, default=None)
+ap.add_argument("--min-passes", type=int, default=None)
+ap.add_argument("--ranks", default="", help="check only these ranks (comma-separated)")
 a = ap.parse_args()
 fails = []
 
@@ -110,9 +117,11 @@ def base_name(s):
 f = h5py.File(a.file, "r")
 S = raw_strings(f)
 txt = lambda rk, i: S.get((int(rk), int(i)), "")  # noqa: E731
-G = [r for r in f["/profiler/regions"][...] if int(r["replay"]) == 1 and txt(r["rank"], r["region"]) == a.range
+G = [r for r in f["/profiler/regions"][...] if int(r["replay"]) in (1, 2) and txt(r["rank"], r["region"]) == a.range
      and int(r["occurrence"]) == a.occurrence]
 ranks = sorted({int(r) for r in f["/ranks"]["rank"]}) if "/ranks" in f else sorted({int(r["rank"]) for r in G})
+if a.ranks:
+    ranks = [int(x) for x in a.ranks.split(",")]
 K = f["/profiler/kernels"][...]
 Ssum = f["/profiler/kernel_sums"][...]
 ncu = dict(x.split("=", 1) for x in a.ncu)
@@ -122,18 +131,26 @@ collected = [rk for rk in ranks if rk in rows and int(rows[rk]["status"]) == 0]
 check(len(collected) >= 1, f"ranks that collected {a.range!r} occurrence {a.occurrence}: {collected} of {ranks}")
 for rk in ranks:
     r = rows.get(rk)
-    check(r is not None, f"rank {rk}: a /profiler/regions row (replay 1) for {a.range!r} occurrence {a.occurrence}")
+    check(r is not None, f"rank {rk}: a /profiler/regions row (replay 1 or 2) for {a.range!r} occurrence {a.occurrence}")
     if r is None:
         continue
     st, why = int(r["status"]), txt(rk, r["reason"])
     print(f"rank {rk}: status {st}, kernels {int(r['ranges'])}, dropped {int(r['ranges_dropped'])}, "
           f"load {r['load_ns'] / 1e6:.1f} ms, setup {r['setup_ns'] / 1e6:.1f} ms, replay {r['replay_ns'] / 1e6:.1f} ms, "
-          f"decode {r['decode_ns'] / 1e6:.1f} ms, teardown {r['teardown_ns'] / 1e6:.1f} ms; {why}")
+          f"decode {r['decode_ns'] / 1e6:.1f} ms, teardown {r['teardown_ns'] / 1e6:.1f} ms, host {r['host_ns'] / 1e6:.1f} ms "
+          f"(part of setup); replay {int(r['replay'])} ({'in place' if int(r['replay']) == 2 else 'kernel replay'}), "
+          f"passes {int(r['passes'])}; {why}")
     if st != 0:
         m = re.search(r"counters held by rank (-?\d+) / pid (\d+)", why)
         check(st == 2 and m is not None and int(m.group(1)) != rk and int(m.group(1)) in collected,
               f"rank {rk}: not collected because another rank holds the counters ({why[:80]})")
         continue
+    if a.expect_replay is not None:
+        check(int(r["replay"]) == a.expect_replay, f"rank {rk}: replay {int(r['replay'])}, want {a.expect_replay} "
+              "(1 kernel replay, 2 in place)")
+    if a.min_passes is not None:
+        check(int(r["passes"]) >= a.min_passes and int(r["passes"]) == int(r["passes_per_level"]),
+              f"rank {rk}: passes {int(r['passes'])} (passes_per_level {int(r['passes_per_level'])}), want >= {a.min_passes}")
     kr = K[(K["rank"] == rk) & (K["occurrence"] == a.occurrence)]
     kr = kr[[txt(rk, x) == a.range for x in kr["range"]]]
     per = collections.defaultdict(dict)
@@ -189,9 +206,11 @@ for rk in ranks:
     check(len(sel) == n and not bad, f"rank {rk}: the kernel names of the {n} kernels name ncu's functions "
           f"({len(bad)} differ; first: {names.get(0, '')[:50]!r} vs ncu {sel[0][1][:50] if sel else ''!r})")
     tot_g, tot_n = collections.Counter(), collections.Counter()
+    mets = [m for m in EXACT + NEAR if any(m in per[i] for i in per)]  # the metrics gpuinst collected
+    check(all(m in mets for m in ("smsp__inst_executed.sum",) + NEAR), f"rank {rk}: gpuinst has the metrics {mets}")
     for i, ((nid, nname, nv0), (_, _, nvn)) in enumerate(zip(sel, near)):
         g = per.get(i, {})
-        for m in EXACT + NEAR:
+        for m in mets:
             nv = nv0 if m in EXACT else nvn
             if m not in g or m not in nv:
                 continue
@@ -206,7 +225,7 @@ for rk in ranks:
                       f"{m} {g[m]:.0f} vs {nv[m]:.0f}")
             if not good:
                 fails.append(f"rank {rk} kernel {i} {m}: gpuinst {g[m]} ncu {nv[m]}")
-    for m in EXACT + NEAR:
+    for m in mets:
         if m not in tot_n:
             check(False, f"rank {rk}: metric {m} in both")
             continue

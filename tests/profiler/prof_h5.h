@@ -29,6 +29,7 @@ typedef struct phRegion {
     /* collective replay (issue 16; files written before it have 0 here) */
     int32_t collector;
     uint32_t sharers, group;
+    uint32_t replay; /* 0 user replay, 1 kernel replay, 2 kernels in place (0 in files before issue 16) */
 } phRegion;
 
 typedef struct phValue {
@@ -160,6 +161,7 @@ static phRegion *ph_regions(hid_t f, size_t *n)
     PH_M(ct, phRegion, collector, H5T_NATIVE_INT32);
     PH_M(ct, phRegion, sharers, H5T_NATIVE_UINT32);
     PH_M(ct, phRegion, group, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, replay, H5T_NATIVE_UINT32);
     r = (phRegion *)ph_read(f, "/profiler/regions", ct, sizeof(phRegion), n);
     H5Tclose(ct);
     return r;
