@@ -979,12 +979,12 @@ static void NVTX_API hNameOsThreadW(uint32_t tid, const wchar_t *n)
     static void NVTX_API fn##A(htype h, const char *n)                                            \
     {                                                                                             \
         gpuinstThread *t = gpuinstThreadGet();                                                    \
-        if (t != NULL) nvNameRow(kind, hconv, gpuinstNvNameA(t, n), 0, 0);                               \
+        if (t != NULL) nvNameRow(kind, hconv, gpuinstNvNameA(t, n), 0, 0);                        \
     }                                                                                             \
     static void NVTX_API fn##W(htype h, const wchar_t *n)                                         \
     {                                                                                             \
         gpuinstThread *t = gpuinstThreadGet();                                                    \
-        if (t != NULL) nvNameRow(kind, hconv, gpuinstNvNameW(t, n), 0, 0);                               \
+        if (t != NULL) nvNameRow(kind, hconv, gpuinstNvNameW(t, n), 0, 0);                        \
     }
 #define NV_PTR(h) ((uint64_t)(uintptr_t)(h))
 #define NV_ORD(h) ((uint64_t)(int64_t)(h))
