@@ -34125,6 +34125,7 @@ int MPI_Finalize(void)
 
 #if GPUINST_WITH_MPI
 
+#include <limits.h>
 #include <stddef.h>
 #include <sched.h>
 
@@ -34965,22 +34966,39 @@ GPUINST_PRIVATE int gpuinstMpiCommNeighbors(gpuinstMpiCall *c, MPI_Comm comm, co
     return ci ? commNeighbors(ci, comm, outreal) : 0;
 }
 
+/* MPI_Get_count(st, MPI_BYTE) of a non-NULL status: the bytes, or -1 where
+ * MPI says MPI_UNDEFINED or fails.  Open MPI: its own MPI_Get_count's
+ * arithmetic on the status's byte count (_ucount; for MPI_BYTE, size 1, a
+ * count above INT_MAX is MPI_UNDEFINED), read inline: the call and its
+ * parameter checks were ~44 instructions of each receive's completion
+ * (bench/RESULTS.md, "Per-call cost at fine grain").  Elsewhere the call. */
+static GPUINST_INLINE int64_t statusCount(const MPI_Status *st)
+{
+#if defined(OPEN_MPI) && OPEN_MPI
+    return st->_ucount <= (size_t)INT_MAX ? (int64_t)st->_ucount : -1;
+#else
+    int n = 0;
+    if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0) return -1;
+    return n;
+#endif
+}
+
 /* Source/tag/bytes of a status, when it describes a message. */
 static int statusMessage(const MPI_Status *st, int *source, int *tag, uint64_t *bytes)
 {
-    int n = 0;
+    int64_t n;
     if (st == NULL || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0) return 0;
     *source = st->MPI_SOURCE;
     *tag = st->MPI_TAG;
-    *bytes = (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= 0) ? (uint64_t)n : 0;
+    n = statusCount(st);
+    *bytes = n >= 0 ? (uint64_t)n : 0;
     return 1;
 }
 
 GPUINST_PRIVATE uint64_t gpuinstMpiStatusBytes(const MPI_Status *st, uint64_t dflt)
 {
-    int n = 0;
-    if (st == NULL || PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0) return dflt;
-    return (uint64_t)n;
+    int64_t n = st != NULL ? statusCount(st) : -1;
+    return n >= 0 ? (uint64_t)n : dflt;
 }
 
 GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI_Status *st, int add)
