@@ -33626,26 +33626,30 @@ static GPUINST_INLINE void gpuinstMpiProfFoldInto(gpuinstMpiProfRec *e, const gp
     GPUINST_ADD_RLX(&e->bytes, r->bytes);
 }
 
-/* Profile mode alone: adds the call to the entry of its (range path,
- * call, communicator) inline when it is the one this call number used
- * last (a loop calls the same MPI functions from the same ranges), else
- * through gpuinstMpiProfileAdd.  The path is compared as the range
- * profile's node pointer (one load from cprof, no load of its id): nodes
- * never move, so the pointer names the path exactly. */
+/* Profile mode alone (t->fold): the entry this call number used last when
+ * it is the call's own (range path, call, communicator) -- a loop calls the
+ * same MPI functions from the same ranges --, else NULL.  The path is
+ * compared as the range profile's node pointer (one load from cprof, no
+ * load of its id): nodes never move, so the pointer names the path exactly. */
+static GPUINST_INLINE gpuinstMpiProfRec *gpuinstMpiLastEntry(const gpuinstMpiThread *t, const gpuinstMpiRec *r,
+                                                              int call)
+{
+    const gpuinstMpiProf *p = (const gpuinstMpiProf *)t->prof; /* (t->fold: made) */
+    gpuinstMpiProfRec *e = p->last[call];
+    /* (last_path matches only once last[call] is set) */
+    if (GPUINST_UNLIKELY(p->last_path[call] != (const void *)t->cprof->cur || e->comm != r->comm)) return NULL;
+    return e;
+}
+/* Profile mode alone: adds the call to its entry, inline where
+ * gpuinstMpiLastEntry finds it, else through gpuinstMpiProfileAdd. */
 static GPUINST_INLINE void gpuinstMpiFold(gpuinstMpiCall *c, int call)
 {
-    gpuinstMpiThread *t = c->t;
     const gpuinstMpiRec *r = c->r;
     gpuinstMpiProfRec *e = (gpuinstMpiProfRec *)c->agg;
-    if (e == NULL) {
-        const gpuinstMpiProf *p = (const gpuinstMpiProf *)t->prof; /* (t->fold: made) */
-        e = p->last[call];
-        /* (last_path matches only once last[call] is set) */
-        if (GPUINST_UNLIKELY(p->last_path[call] != (const void *)t->cprof->cur || e->comm != r->comm)) {
-            gpuinstMpiCall s = *c;
-            gpuinstMpiProfileAdd(&s);
-            return;
-        }
+    if (e == NULL && (e = gpuinstMpiLastEntry(c->t, r, call)) == NULL) {
+        gpuinstMpiCall s = *c;
+        gpuinstMpiProfileAdd(&s);
+        return;
     }
     gpuinstMpiProfFoldInto(e, r);
 }
@@ -33831,8 +33835,13 @@ static GPUINST_INLINE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req
          * its completion; a receive's come then, into the call's entry */
         if (!recv && !t->rows) return;
         if (recv) {
-            gpuinstMpiCall s = *c;
-            c->agg = agg = gpuinstMpiCallEntry(&s);
+            /* the entry the call used last, inline (as gpuinstMpiFold finds it) */
+            agg = t->fold ? gpuinstMpiLastEntry(t, r, r->call) : NULL;
+            if (GPUINST_UNLIKELY(agg == NULL)) {
+                gpuinstMpiCall s = *c;
+                agg = gpuinstMpiCallEntry(&s);
+            }
+            c->agg = agg;
         }
     }
     r->request = r->call_id;
