@@ -147,6 +147,9 @@ static gpuinstMpiThread *threadSlow(void)
     t->core = core;
     t->scratch.thread = t->thread;
     t->comm_handle = MPI_COMM_NULL;
+    t->peer_ci = &gpuinstMpiWorldObj; /* a true first entry: (MPI_COMM_WORLD, 0) */
+    t->peer_r = 0;
+    t->peer_w = gpuinstMpiWorldRank(&gpuinstMpiWorldObj, 0);
     t->rows = (gpuinstG.cfg.mode & GPUINST_MODE_TRACE) != 0;
     t->profile = (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) != 0;
     t->slow = (uint8_t)(t->profile || gpuinstMpiSkewOn);
@@ -928,7 +931,7 @@ GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI
         c->r->bytes += bytes;
         return;
     }
-    c->r->peer = gpuinstMpiWorldRank(c->ci, src);
+    c->r->peer = gpuinstMpiPeerOf(c->t, c->ci, src);
     c->r->tag = tag;
     c->r->bytes = bytes;
 }
@@ -1509,7 +1512,7 @@ static GPUINST_INLINE void reqDone(gpuinstMpiCall *c, MPI_Request req, const MPI
     done->source = GPUINST_MPI_PEER_NONE;
     done->tag = 0;
     if (recv && statusMessage(st, &src, &tag, &bytes)) {
-        done->source = gpuinstMpiWorldRank(ci, src);
+        done->source = gpuinstMpiPeerOf(t, ci, src);
         done->tag = tag;
         done->bytes = bytes;
         if (!t->profile) GPUINST_STORE_RLX(&t->bytes[1], t->bytes[1] + bytes);
