@@ -4811,6 +4811,12 @@ typedef struct gpuinstProf {
     gpuinstProfRangeRec *cur;       /* the innermost open range of the thread, any domain (MPI calls
                                        and kernels are attributed to it); NULL: none */
     gpuinstProfStack *stacks[GPUINST_MAX_DOMAINS];
+    /* the node the thread's last mark was counted in and what it was for
+     * (parent node, NULL top level; name; domain): a loop's mark is counted
+     * there without the hash probe (src/nvtx.c, profMark) */
+    const gpuinstProfRangeRec *mark_parent;
+    gpuinstProfRangeRec *mark_node;
+    uint32_t mark_name, mark_domain;
 } gpuinstProf;
 
 /* The node of (parent, name, kind, domain): a new one from the slow half. */
@@ -11404,11 +11410,32 @@ static int profEvent(gpuinstThread *t, gpuinst_domain d, uint32_t name, int kind
     if (n == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     if (kind == GPUINST_PROF_MARK) {
         n->count++;
+        p->mark_parent = depth ? s->f[depth - 1].node : NULL; /* profMark's cache */
+        p->mark_node = n;
+        p->mark_name = name;
+        p->mark_domain = d;
     } else {
         gpuinstProfFold(n, dur, dur);
         n->unterminated += (uint32_t)unterminated;
     }
     return GPUINST_SUCCESS;
+}
+
+/* A mark of `name` under domain d's innermost open range: counted inline
+ * when it goes to the node the thread's last mark went to (the same
+ * parent node, name and domain: a loop's mark), else by profEvent. */
+static GPUINST_INLINE int profMark(gpuinstThread *t, gpuinst_domain d, uint32_t name)
+{
+    gpuinstProf *p = t->prof;
+    if (GPUINST_LIKELY(p != NULL && p->mark_node != NULL)) {
+        const gpuinstProfStack *s = p->stacks[d];
+        const gpuinstProfRangeRec *parent = s != NULL && s->depth > 0 ? s->f[s->depth - 1].node : NULL;
+        if (GPUINST_LIKELY(p->mark_parent == parent && p->mark_name == name && p->mark_domain == d)) {
+            p->mark_node->count++;
+            return GPUINST_SUCCESS;
+        }
+    }
+    return profEvent(t, d, name, GPUINST_PROF_MARK, 0, 0);
 }
 
 /* The recording half of a push with attributes, inside a call on t (see
@@ -11929,11 +11956,11 @@ GPUINST_PRIVATE int gpuinstRecordEnd(gpuinst_range_id id, uint64_t now)
 /* ---- marks ------------------------------------------------------------------ */
 
 /* The recording half of a mark, inside a call on t (left here). */
-static int markRecord(gpuinstThread *t, gpuinst_domain domain, const Attr *a, uint64_t now)
+static GPUINST_HOT_INLINE int markRecord(gpuinstThread *t, gpuinst_domain domain, const Attr *a, uint64_t now)
 {
     gpuinstMarkRec *m;
     if (t->mode & GPUINST_MODE_PROFILE) { /* a count on its path */
-        int rc = profEvent(t, domain, a->name, GPUINST_PROF_MARK, 0, 0);
+        int rc = profMark(t, domain, a->name);
         if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) {
             callLeave(t);
             return rc == GPUINST_SUCCESS ? rc : lost();
@@ -33453,6 +33480,8 @@ struct gpuinstMpiThread {
     uint16_t thread;
     MPI_Comm comm_handle;      /* the communicator looked up last, and its object (one-entry cache; */
     gpuinstMpiObj *comm_info;  /* any MPI_Comm_free clears every thread's handle) */
+    const gpuinstMpiObj *peer_ci; /* the (communicator, rank) translated last and its world rank */
+    int32_t peer_r, peer_w;       /* (gpuinstMpiPeerOf: a one-entry cache) */
     uint64_t bytes[3];         /* sent, received, -: totals by gpuinstMpiDir (owner writes, the
                                   counter sampler reads relaxed) */
     gpuinstMpiRec scratch;     /* the row of a call not kept as a row (profile mode, no memory) */
@@ -33626,26 +33655,30 @@ static GPUINST_INLINE void gpuinstMpiProfFoldInto(gpuinstMpiProfRec *e, const gp
     GPUINST_ADD_RLX(&e->bytes, r->bytes);
 }
 
-/* Profile mode alone: adds the call to the entry of its (range path,
- * call, communicator) inline when it is the one this call number used
- * last (a loop calls the same MPI functions from the same ranges), else
- * through gpuinstMpiProfileAdd.  The path is compared as the range
- * profile's node pointer (one load from cprof, no load of its id): nodes
- * never move, so the pointer names the path exactly. */
+/* Profile mode alone (t->fold): the entry this call number used last when
+ * it is the call's own (range path, call, communicator) -- a loop calls the
+ * same MPI functions from the same ranges --, else NULL.  The path is
+ * compared as the range profile's node pointer (one load from cprof, no
+ * load of its id): nodes never move, so the pointer names the path exactly. */
+static GPUINST_INLINE gpuinstMpiProfRec *gpuinstMpiLastEntry(const gpuinstMpiThread *t, const gpuinstMpiRec *r,
+                                                              int call)
+{
+    const gpuinstMpiProf *p = (const gpuinstMpiProf *)t->prof; /* (t->fold: made) */
+    gpuinstMpiProfRec *e = p->last[call];
+    /* (last_path matches only once last[call] is set) */
+    if (GPUINST_UNLIKELY(p->last_path[call] != (const void *)t->cprof->cur || e->comm != r->comm)) return NULL;
+    return e;
+}
+/* Profile mode alone: adds the call to its entry, inline where
+ * gpuinstMpiLastEntry finds it, else through gpuinstMpiProfileAdd. */
 static GPUINST_INLINE void gpuinstMpiFold(gpuinstMpiCall *c, int call)
 {
-    gpuinstMpiThread *t = c->t;
     const gpuinstMpiRec *r = c->r;
     gpuinstMpiProfRec *e = (gpuinstMpiProfRec *)c->agg;
-    if (e == NULL) {
-        const gpuinstMpiProf *p = (const gpuinstMpiProf *)t->prof; /* (t->fold: made) */
-        e = p->last[call];
-        /* (last_path matches only once last[call] is set) */
-        if (GPUINST_UNLIKELY(p->last_path[call] != (const void *)t->cprof->cur || e->comm != r->comm)) {
-            gpuinstMpiCall s = *c;
-            gpuinstMpiProfileAdd(&s);
-            return;
-        }
+    if (e == NULL && (e = gpuinstMpiLastEntry(c->t, r, call)) == NULL) {
+        gpuinstMpiCall s = *c;
+        gpuinstMpiProfileAdd(&s);
+        return;
     }
     gpuinstMpiProfFoldInto(e, r);
 }
@@ -33734,6 +33767,20 @@ static GPUINST_INLINE int32_t gpuinstMpiWorldRank(const gpuinstMpiObj *ci, int r
     if (r >= ci->nworld || ci->world[r] == MPI_UNDEFINED) return GPUINST_MPI_PEER_UNKNOWN;
     return ci->world[r];
 }
+/* gpuinstMpiWorldRank through the thread's one-entry cache: a halo exchange
+ * names the same neighbours call after call.  The answer depends on (ci, r)
+ * alone (an object's world ranks are set before it is published, and objects
+ * are never freed), so the cached pair stays true. */
+static GPUINST_INLINE int32_t gpuinstMpiPeerOf(gpuinstMpiThread *t, const gpuinstMpiObj *ci, int r)
+{
+    int32_t w;
+    if (GPUINST_LIKELY(ci == t->peer_ci && r == t->peer_r)) return t->peer_w;
+    w = gpuinstMpiWorldRank(ci, r);
+    t->peer_ci = ci;
+    t->peer_r = r;
+    t->peer_w = w;
+    return w;
+}
 /* Point to point: communicator, peer (world rank), tag, bytes (0 to MPI_PROC_NULL). */
 static GPUINST_INLINE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int peer, int tag, uint64_t bytes)
 {
@@ -33742,7 +33789,7 @@ static GPUINST_INLINE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int p
     c->ci = ci;
     r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
     if (GPUINST_LIKELY(c->t->rows)) { /* (profile mode alone keeps no peer or tag: its entries have none) */
-        r->peer = gpuinstMpiWorldRank(ci, peer);
+        r->peer = gpuinstMpiPeerOf(c->t, ci, peer);
         r->tag = tag;
     }
     r->bytes = peer == MPI_PROC_NULL ? 0 : bytes; /* no data moves to or from MPI_PROC_NULL */
@@ -33831,8 +33878,13 @@ static GPUINST_INLINE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req
          * its completion; a receive's come then, into the call's entry */
         if (!recv && !t->rows) return;
         if (recv) {
-            gpuinstMpiCall s = *c;
-            c->agg = agg = gpuinstMpiCallEntry(&s);
+            /* the entry the call used last, inline (as gpuinstMpiFold finds it) */
+            agg = t->fold ? gpuinstMpiLastEntry(t, r, r->call) : NULL;
+            if (GPUINST_UNLIKELY(agg == NULL)) {
+                gpuinstMpiCall s = *c;
+                agg = gpuinstMpiCallEntry(&s);
+            }
+            c->agg = agg;
         }
     }
     r->request = r->call_id;
@@ -34125,6 +34177,7 @@ int MPI_Finalize(void)
 
 #if GPUINST_WITH_MPI
 
+#include <limits.h>
 #include <stddef.h>
 #include <sched.h>
 
@@ -34229,6 +34282,9 @@ static gpuinstMpiThread *threadSlow(void)
     t->core = core;
     t->scratch.thread = t->thread;
     t->comm_handle = MPI_COMM_NULL;
+    t->peer_ci = &gpuinstMpiWorldObj; /* a true first entry: (MPI_COMM_WORLD, 0) */
+    t->peer_r = 0;
+    t->peer_w = gpuinstMpiWorldRank(&gpuinstMpiWorldObj, 0);
     t->rows = (gpuinstG.cfg.mode & GPUINST_MODE_TRACE) != 0;
     t->profile = (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) != 0;
     t->slow = (uint8_t)(t->profile || gpuinstMpiSkewOn);
@@ -34965,22 +35021,39 @@ GPUINST_PRIVATE int gpuinstMpiCommNeighbors(gpuinstMpiCall *c, MPI_Comm comm, co
     return ci ? commNeighbors(ci, comm, outreal) : 0;
 }
 
+/* MPI_Get_count(st, MPI_BYTE) of a non-NULL status: the bytes, or -1 where
+ * MPI says MPI_UNDEFINED or fails.  Open MPI: its own MPI_Get_count's
+ * arithmetic on the status's byte count (_ucount; for MPI_BYTE, size 1, a
+ * count above INT_MAX is MPI_UNDEFINED), read inline: the call and its
+ * parameter checks were ~44 instructions of each receive's completion
+ * (bench/RESULTS.md, "Per-call cost at fine grain").  Elsewhere the call. */
+static GPUINST_INLINE int64_t statusCount(const MPI_Status *st)
+{
+#if defined(OPEN_MPI) && OPEN_MPI
+    return st->_ucount <= (size_t)INT_MAX ? (int64_t)st->_ucount : -1;
+#else
+    int n = 0;
+    if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0) return -1;
+    return n;
+#endif
+}
+
 /* Source/tag/bytes of a status, when it describes a message. */
 static int statusMessage(const MPI_Status *st, int *source, int *tag, uint64_t *bytes)
 {
-    int n = 0;
+    int64_t n;
     if (st == NULL || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0) return 0;
     *source = st->MPI_SOURCE;
     *tag = st->MPI_TAG;
-    *bytes = (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= 0) ? (uint64_t)n : 0;
+    n = statusCount(st);
+    *bytes = n >= 0 ? (uint64_t)n : 0;
     return 1;
 }
 
 GPUINST_PRIVATE uint64_t gpuinstMpiStatusBytes(const MPI_Status *st, uint64_t dflt)
 {
-    int n = 0;
-    if (st == NULL || PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0) return dflt;
-    return (uint64_t)n;
+    int64_t n = st != NULL ? statusCount(st) : -1;
+    return n >= 0 ? (uint64_t)n : dflt;
 }
 
 GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI_Status *st, int add)
@@ -34993,7 +35066,7 @@ GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI
         c->r->bytes += bytes;
         return;
     }
-    c->r->peer = gpuinstMpiWorldRank(c->ci, src);
+    c->r->peer = gpuinstMpiPeerOf(c->t, c->ci, src);
     c->r->tag = tag;
     c->r->bytes = bytes;
 }
@@ -35574,7 +35647,7 @@ static GPUINST_INLINE void reqDone(gpuinstMpiCall *c, MPI_Request req, const MPI
     done->source = GPUINST_MPI_PEER_NONE;
     done->tag = 0;
     if (recv && statusMessage(st, &src, &tag, &bytes)) {
-        done->source = gpuinstMpiWorldRank(ci, src);
+        done->source = gpuinstMpiPeerOf(t, ci, src);
         done->tag = tag;
         done->bytes = bytes;
         if (!t->profile) GPUINST_STORE_RLX(&t->bytes[1], t->bytes[1] + bytes);

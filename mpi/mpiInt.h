@@ -188,6 +188,8 @@ struct gpuinstMpiThread {
     uint16_t thread;
     MPI_Comm comm_handle;      /* the communicator looked up last, and its object (one-entry cache; */
     gpuinstMpiObj *comm_info;  /* any MPI_Comm_free clears every thread's handle) */
+    const gpuinstMpiObj *peer_ci; /* the (communicator, rank) translated last and its world rank */
+    int32_t peer_r, peer_w;       /* (gpuinstMpiPeerOf: a one-entry cache) */
     uint64_t bytes[3];         /* sent, received, -: totals by gpuinstMpiDir (owner writes, the
                                   counter sampler reads relaxed) */
     gpuinstMpiRec scratch;     /* the row of a call not kept as a row (profile mode, no memory) */
@@ -361,26 +363,30 @@ static GPUINST_INLINE void gpuinstMpiProfFoldInto(gpuinstMpiProfRec *e, const gp
     GPUINST_ADD_RLX(&e->bytes, r->bytes);
 }
 
-/* Profile mode alone: adds the call to the entry of its (range path,
- * call, communicator) inline when it is the one this call number used
- * last (a loop calls the same MPI functions from the same ranges), else
- * through gpuinstMpiProfileAdd.  The path is compared as the range
- * profile's node pointer (one load from cprof, no load of its id): nodes
- * never move, so the pointer names the path exactly. */
+/* Profile mode alone (t->fold): the entry this call number used last when
+ * it is the call's own (range path, call, communicator) -- a loop calls the
+ * same MPI functions from the same ranges --, else NULL.  The path is
+ * compared as the range profile's node pointer (one load from cprof, no
+ * load of its id): nodes never move, so the pointer names the path exactly. */
+static GPUINST_INLINE gpuinstMpiProfRec *gpuinstMpiLastEntry(const gpuinstMpiThread *t, const gpuinstMpiRec *r,
+                                                              int call)
+{
+    const gpuinstMpiProf *p = (const gpuinstMpiProf *)t->prof; /* (t->fold: made) */
+    gpuinstMpiProfRec *e = p->last[call];
+    /* (last_path matches only once last[call] is set) */
+    if (GPUINST_UNLIKELY(p->last_path[call] != (const void *)t->cprof->cur || e->comm != r->comm)) return NULL;
+    return e;
+}
+/* Profile mode alone: adds the call to its entry, inline where
+ * gpuinstMpiLastEntry finds it, else through gpuinstMpiProfileAdd. */
 static GPUINST_INLINE void gpuinstMpiFold(gpuinstMpiCall *c, int call)
 {
-    gpuinstMpiThread *t = c->t;
     const gpuinstMpiRec *r = c->r;
     gpuinstMpiProfRec *e = (gpuinstMpiProfRec *)c->agg;
-    if (e == NULL) {
-        const gpuinstMpiProf *p = (const gpuinstMpiProf *)t->prof; /* (t->fold: made) */
-        e = p->last[call];
-        /* (last_path matches only once last[call] is set) */
-        if (GPUINST_UNLIKELY(p->last_path[call] != (const void *)t->cprof->cur || e->comm != r->comm)) {
-            gpuinstMpiCall s = *c;
-            gpuinstMpiProfileAdd(&s);
-            return;
-        }
+    if (e == NULL && (e = gpuinstMpiLastEntry(c->t, r, call)) == NULL) {
+        gpuinstMpiCall s = *c;
+        gpuinstMpiProfileAdd(&s);
+        return;
     }
     gpuinstMpiProfFoldInto(e, r);
 }
@@ -469,6 +475,20 @@ static GPUINST_INLINE int32_t gpuinstMpiWorldRank(const gpuinstMpiObj *ci, int r
     if (r >= ci->nworld || ci->world[r] == MPI_UNDEFINED) return GPUINST_MPI_PEER_UNKNOWN;
     return ci->world[r];
 }
+/* gpuinstMpiWorldRank through the thread's one-entry cache: a halo exchange
+ * names the same neighbours call after call.  The answer depends on (ci, r)
+ * alone (an object's world ranks are set before it is published, and objects
+ * are never freed), so the cached pair stays true. */
+static GPUINST_INLINE int32_t gpuinstMpiPeerOf(gpuinstMpiThread *t, const gpuinstMpiObj *ci, int r)
+{
+    int32_t w;
+    if (GPUINST_LIKELY(ci == t->peer_ci && r == t->peer_r)) return t->peer_w;
+    w = gpuinstMpiWorldRank(ci, r);
+    t->peer_ci = ci;
+    t->peer_r = r;
+    t->peer_w = w;
+    return w;
+}
 /* Point to point: communicator, peer (world rank), tag, bytes (0 to MPI_PROC_NULL). */
 static GPUINST_INLINE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int peer, int tag, uint64_t bytes)
 {
@@ -477,7 +497,7 @@ static GPUINST_INLINE void gpuinstMpiP2P(gpuinstMpiCall *c, MPI_Comm comm, int p
     c->ci = ci;
     r->comm = ci ? ci->id : GPUINST_MPI_NO_COMM;
     if (GPUINST_LIKELY(c->t->rows)) { /* (profile mode alone keeps no peer or tag: its entries have none) */
-        r->peer = gpuinstMpiWorldRank(ci, peer);
+        r->peer = gpuinstMpiPeerOf(c->t, ci, peer);
         r->tag = tag;
     }
     r->bytes = peer == MPI_PROC_NULL ? 0 : bytes; /* no data moves to or from MPI_PROC_NULL */
@@ -566,8 +586,13 @@ static GPUINST_INLINE void gpuinstMpiReqStart(gpuinstMpiCall *c, MPI_Request req
          * its completion; a receive's come then, into the call's entry */
         if (!recv && !t->rows) return;
         if (recv) {
-            gpuinstMpiCall s = *c;
-            c->agg = agg = gpuinstMpiCallEntry(&s);
+            /* the entry the call used last, inline (as gpuinstMpiFold finds it) */
+            agg = t->fold ? gpuinstMpiLastEntry(t, r, r->call) : NULL;
+            if (GPUINST_UNLIKELY(agg == NULL)) {
+                gpuinstMpiCall s = *c;
+                agg = gpuinstMpiCallEntry(&s);
+            }
+            c->agg = agg;
         }
     }
     r->request = r->call_id;

@@ -42,6 +42,7 @@
 
 #if GPUINST_WITH_MPI
 
+#include <limits.h>
 #include <stddef.h>
 #include <sched.h>
 
@@ -146,6 +147,9 @@ static gpuinstMpiThread *threadSlow(void)
     t->core = core;
     t->scratch.thread = t->thread;
     t->comm_handle = MPI_COMM_NULL;
+    t->peer_ci = &gpuinstMpiWorldObj; /* a true first entry: (MPI_COMM_WORLD, 0) */
+    t->peer_r = 0;
+    t->peer_w = gpuinstMpiWorldRank(&gpuinstMpiWorldObj, 0);
     t->rows = (gpuinstG.cfg.mode & GPUINST_MODE_TRACE) != 0;
     t->profile = (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) != 0;
     t->slow = (uint8_t)(t->profile || gpuinstMpiSkewOn);
@@ -882,22 +886,39 @@ GPUINST_PRIVATE int gpuinstMpiCommNeighbors(gpuinstMpiCall *c, MPI_Comm comm, co
     return ci ? commNeighbors(ci, comm, outreal) : 0;
 }
 
+/* MPI_Get_count(st, MPI_BYTE) of a non-NULL status: the bytes, or -1 where
+ * MPI says MPI_UNDEFINED or fails.  Open MPI: its own MPI_Get_count's
+ * arithmetic on the status's byte count (_ucount; for MPI_BYTE, size 1, a
+ * count above INT_MAX is MPI_UNDEFINED), read inline: the call and its
+ * parameter checks were ~44 instructions of each receive's completion
+ * (bench/RESULTS.md, "Per-call cost at fine grain").  Elsewhere the call. */
+static GPUINST_INLINE int64_t statusCount(const MPI_Status *st)
+{
+#if defined(OPEN_MPI) && OPEN_MPI
+    return st->_ucount <= (size_t)INT_MAX ? (int64_t)st->_ucount : -1;
+#else
+    int n = 0;
+    if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0) return -1;
+    return n;
+#endif
+}
+
 /* Source/tag/bytes of a status, when it describes a message. */
 static int statusMessage(const MPI_Status *st, int *source, int *tag, uint64_t *bytes)
 {
-    int n = 0;
+    int64_t n;
     if (st == NULL || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0) return 0;
     *source = st->MPI_SOURCE;
     *tag = st->MPI_TAG;
-    *bytes = (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= 0) ? (uint64_t)n : 0;
+    n = statusCount(st);
+    *bytes = n >= 0 ? (uint64_t)n : 0;
     return 1;
 }
 
 GPUINST_PRIVATE uint64_t gpuinstMpiStatusBytes(const MPI_Status *st, uint64_t dflt)
 {
-    int n = 0;
-    if (st == NULL || PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0) return dflt;
-    return (uint64_t)n;
+    int64_t n = st != NULL ? statusCount(st) : -1;
+    return n >= 0 ? (uint64_t)n : dflt;
 }
 
 GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI_Status *st, int add)
@@ -910,7 +931,7 @@ GPUINST_PRIVATE void gpuinstMpiRecvd(gpuinstMpiCall *c, MPI_Comm comm, const MPI
         c->r->bytes += bytes;
         return;
     }
-    c->r->peer = gpuinstMpiWorldRank(c->ci, src);
+    c->r->peer = gpuinstMpiPeerOf(c->t, c->ci, src);
     c->r->tag = tag;
     c->r->bytes = bytes;
 }
@@ -1491,7 +1512,7 @@ static GPUINST_INLINE void reqDone(gpuinstMpiCall *c, MPI_Request req, const MPI
     done->source = GPUINST_MPI_PEER_NONE;
     done->tag = 0;
     if (recv && statusMessage(st, &src, &tag, &bytes)) {
-        done->source = gpuinstMpiWorldRank(ci, src);
+        done->source = gpuinstMpiPeerOf(t, ci, src);
         done->tag = tag;
         done->bytes = bytes;
         if (!t->profile) GPUINST_STORE_RLX(&t->bytes[1], t->bytes[1] + bytes);

@@ -652,6 +652,12 @@ typedef struct gpuinstProf {
     gpuinstProfRangeRec *cur;       /* the innermost open range of the thread, any domain (MPI calls
                                        and kernels are attributed to it); NULL: none */
     gpuinstProfStack *stacks[GPUINST_MAX_DOMAINS];
+    /* the node the thread's last mark was counted in and what it was for
+     * (parent node, NULL top level; name; domain): a loop's mark is counted
+     * there without the hash probe (src/nvtx.c, profMark) */
+    const gpuinstProfRangeRec *mark_parent;
+    gpuinstProfRangeRec *mark_node;
+    uint32_t mark_name, mark_domain;
 } gpuinstProf;
 
 /* The node of (parent, name, kind, domain): a new one from the slow half. */

@@ -755,11 +755,32 @@ static int profEvent(gpuinstThread *t, gpuinst_domain d, uint32_t name, int kind
     if (n == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
     if (kind == GPUINST_PROF_MARK) {
         n->count++;
+        p->mark_parent = depth ? s->f[depth - 1].node : NULL; /* profMark's cache */
+        p->mark_node = n;
+        p->mark_name = name;
+        p->mark_domain = d;
     } else {
         gpuinstProfFold(n, dur, dur);
         n->unterminated += (uint32_t)unterminated;
     }
     return GPUINST_SUCCESS;
+}
+
+/* A mark of `name` under domain d's innermost open range: counted inline
+ * when it goes to the node the thread's last mark went to (the same
+ * parent node, name and domain: a loop's mark), else by profEvent. */
+static GPUINST_INLINE int profMark(gpuinstThread *t, gpuinst_domain d, uint32_t name)
+{
+    gpuinstProf *p = t->prof;
+    if (GPUINST_LIKELY(p != NULL && p->mark_node != NULL)) {
+        const gpuinstProfStack *s = p->stacks[d];
+        const gpuinstProfRangeRec *parent = s != NULL && s->depth > 0 ? s->f[s->depth - 1].node : NULL;
+        if (GPUINST_LIKELY(p->mark_parent == parent && p->mark_name == name && p->mark_domain == d)) {
+            p->mark_node->count++;
+            return GPUINST_SUCCESS;
+        }
+    }
+    return profEvent(t, d, name, GPUINST_PROF_MARK, 0, 0);
 }
 
 /* The recording half of a push with attributes, inside a call on t (see
@@ -1280,11 +1301,11 @@ GPUINST_PRIVATE int gpuinstRecordEnd(gpuinst_range_id id, uint64_t now)
 /* ---- marks ------------------------------------------------------------------ */
 
 /* The recording half of a mark, inside a call on t (left here). */
-static int markRecord(gpuinstThread *t, gpuinst_domain domain, const Attr *a, uint64_t now)
+static GPUINST_HOT_INLINE int markRecord(gpuinstThread *t, gpuinst_domain domain, const Attr *a, uint64_t now)
 {
     gpuinstMarkRec *m;
     if (t->mode & GPUINST_MODE_PROFILE) { /* a count on its path */
-        int rc = profEvent(t, domain, a->name, GPUINST_PROF_MARK, 0, 0);
+        int rc = profMark(t, domain, a->name);
         if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) {
             callLeave(t);
             return rc == GPUINST_SUCCESS ? rc : lost();

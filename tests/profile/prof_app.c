@@ -3,7 +3,9 @@
  * aggregate, on every rank of an MPI job:
  *   - push/pop ranges nested 3 deep in the default domain and in a domain
  *     of its own, the same names under different parents (distinct paths);
- *   - marks inside ranges and at top level;
+ *   - marks inside ranges and at top level; one name marked in turn under
+ *     two parents and in a second domain (three paths: a mark counted in
+ *     the node of the mark before it would merge them);
  *   - start/end ranges, one of them ended on another thread;
  *   - a second thread with ranges of its own (a thread's own paths);
  *   - MPI calls inside ranges: MPI_Send/MPI_Recv, MPI_Isend/MPI_Irecv with
@@ -82,6 +84,8 @@ int main(int argc, char **argv)
         gpuinst_range_push("step");
         gpuinst_range_push_ex(dom, "app_step", &a);
         gpuinst_range_push("exchange");
+        gpuinst_mark_int64("it", i); /* "it" here, under compute below, and in dom */
+        gpuinst_mark_ex(dom, "it", NULL);
         /* a receive posted for 16 doubles, 8 (rank parity) or 16 arrive */
         MPI_Irecv(rbuf, 16, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD, &rq[0]);
         MPI_Isend(sbuf, rank % 2 ? 8 : 16, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD, &rq[1]);
