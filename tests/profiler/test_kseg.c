@@ -48,6 +48,7 @@
 
 #include <ctype.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include "prof_h5.h"
 #include "../gi_check.h"
@@ -411,7 +412,8 @@ static const phRegion *row(const phFile *g, uint32_t o)
 
 int main(int argc, char **argv)
 {
-    static const gpuinstKreplayTestDev dev = {"GH100", "GPU-kseg-test", evaluate, NULL};
+    static gpuinstKreplayTestDev dev = {"GH100", NULL, evaluate, NULL};
+    char uuid[64], lease[320];
     const char *why = NULL;
     int inplace, named[MAXL], i;
     pthread_t t;
@@ -424,6 +426,9 @@ int main(int argc, char **argv)
         printf("test_kseg: skipped: %s\n", why ? why : "no libcupti");
         return 77;
     }
+    /* a GPU of its own: the lease is per device across processes (other tests run at the same time) */
+    snprintf(uuid, sizeof uuid, "GPU-kseg-test-%d", (int)getpid());
+    dev.uuid = uuid;
     gpuinst_init();
     gpuinstKreplayTestDevice(&dev);
     gpuinstCu.cuCtxGetCurrent = fCtx;
@@ -512,6 +517,8 @@ int main(int argc, char **argv)
     end();
     gpuinstKreplayTestDevice(NULL);
     gpuinst_finalize();
+    gpuinstLeasePath(uuid, lease, sizeof lease);
+    unlink(lease);
 
     {
         /* each occurrence's CUPTI calls: Stop and Decode once per segment */
