@@ -36,25 +36,43 @@
  *     waits for its messages, would deadlock; where another process holds
  *     it, this occurrence is not collected and its row names the holder) ->
  *     host object (cached per chip and metric list; its pass count picks
- *     the way) -> enable -> the launch callback ("kernel names" below) ->
- *     counter data image (GPUINST_PROFILE_MAX_KERNELS ranges; kept for the
- *     next occurrence, krImg) -> set config (auto range, in place or kernel
- *     replay, one level) -> start.
- *   a nested push or pop on the range's thread: a segment ends (stop ->
- *     decode -> each CUPTI range = one kernel instance evaluated, named from
- *     the launch list and recorded under the range path that was open ->
- *     image initialised again, set config -> start), so each kernel is
- *     attributed to the innermost range path open on that thread at its
- *     launch.
- *   pop: the last segment, the per-path sums, the /profiler/regions row
- *     (replay = 2 in place, 1 kernel replay), disable, the launch callback off, tracing resumed, the
+ *     the way) -> enable -> the launch callback ("kernel names and paths"
+ *     below) -> counter data image (GPUINST_PROFILE_MAX_KERNELS ranges;
+ *     kept for the next occurrence, krImg) -> set config (auto range, in
+ *     place or kernel replay, one level) -> start.  Each step is timed in
+ *     the row (pause_ns, libs_ns, device_ns, host_ns, enable_ns,
+ *     subscribe_ns, image_ns, set_config_ns, first_start_ns).
+ *   a launch on the context: the launch callback lists its name and the
+ *     range path open on the range's thread then (krNm).
+ *   a nested push or pop on the range's thread (krBoundary): the path
+ *     changes, nothing else (no CUPTI call), unless the segment must end
+ *     there: a segment ends (synchronize -> stop -> decode -> each CUPTI
+ *     range = one kernel instance evaluated, named and placed on its path
+ *     from the launch list -> image initialised again, set config -> start)
+ *     only where the list could no longer place the kernels launched after
+ *     this point (a launch of another thread since the segment began: cut
+ *     at the first boundary after it; a CUDA graph launch or the list out of
+ *     memory: cut here and, in this process, at every boundary from then
+ *     on; no launch callback: cut at every boundary, the segment's path is
+ *     its kernels'), or where the image could fill before the next boundary
+ *     (half of GPUINST_PROFILE_MAX_KERNELS, or fewer left than the most
+ *     launches seen between two boundaries).  So each kernel is attributed
+ *     to the innermost range path open on that thread at its launch, and an
+ *     occurrence whose nested ranges only change the path is decoded once
+ *     (/profiler/regions.segments = 1).  Where the list cannot place a
+ *     segment's kernels (krSegmentPath), they get the path open through all
+ *     of the segment: coarser, never wrong, said in the row's reason.
+ *   pop: the last segment (final_decode_ns), the per-path sums, the
+ *     /profiler/regions row (replay = 2 in place, 1 kernel replay),
+ *     disable, the launch callback off, tracing resumed (each timed), the
  *     lease released.
  *   finalize inside the range (gpuinstKreplayFlush): the same, status
  *     "incomplete" with the reason; the values of the kernels that ran are
  *     kept.
  * A segment holding more kernels than the image (GPUINST_PROFILE_MAX_KERNELS,
  * default 1024) loses the rest (CUPTI drops them): counted in
- * ranges_dropped and in the path's sum row, said once on stderr.
+ * ranges_dropped and in the sum row of the path they were launched under,
+ * said once on stderr.
  * Kernels of other threads in the same context are profiled too (CUPTI's
  * session is the context's) and counted under the path open on the range's
  * thread; kernels of other contexts are not profiled.
@@ -244,10 +262,15 @@ typedef struct Kr {
     uint32_t depth, deeper;   /* nested ranges open (deeper: past KR_MAX_DEPTH) */
     uint32_t path;            /* /strings id of the path open now */
     uint32_t kernels;         /* kernel instances recorded so far */
+    uint32_t segments;        /* segments decoded so far */
     KrPath *paths;
     uint32_t npaths;
     int failed;               /* a segment failed: no more collection (status, why) */
     char note[400];           /* why kernel names are CUPTI's indices (the row's reason) */
+    /* the segment open now (krBoundary): its paths all start with
+     * stack[0..segMin); segMoved: the path changed without a cut */
+    uint32_t segMin, segMark, maxGap; /* segMark: launches listed at its last boundary */
+    int segMoved;
 #if GPUINST_WITH_CUPTI
     void *sub;                /* CUpti_SubscriberHandle: the launch callback (NULL: none) */
     void *ctx;
@@ -366,35 +389,47 @@ GPUINST_PRIVATE int gpuinstKreplayMode(int setting, uint32_t passes)
 #endif
 
 #if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API /* the CUPTI session and tests/profiler test_knames */
-/* ---- kernel names ---------------------------------------------------------------
+/* ---- kernel names and paths -----------------------------------------------------
  * CUPTI names a segment's auto ranges by their index only ("0", "1", ...),
  * in launch order on the context.  While a session is open, the launch
  * callbacks of CUPTI's callback API (krLaunchCb) append the function name
  * of each launch on the session's context, in the order the launches enter
- * the launch call; a segment's decode takes the list, and range i gets name
- * i only when
+ * the launch call, with the range path open on the range's thread then
+ * (krNm.cur: the range's thread stores it at each boundary, a launch reads
+ * it); a segment's decode takes the list, and range i gets name i only when
  *   - the list holds as many launches as CUPTI counted (ranges + dropped),
  *   - every launch came from the range's thread (launches of two threads may
  *     reach the GPU in another order than they entered the call), and
  *   - no launch was one whose kernels gpuinst cannot name one by one (a CUDA
  *     graph);
  * otherwise the segment keeps CUPTI's index names and the row's reason says
- * why (never a wrong name). */
+ * why (never a wrong name).  Range i gets path i under the same conditions
+ * ("head" = all of them); where only launches of other threads spoiled the
+ * list (the counts agree), the launches listed at the segment's last
+ * boundary where it was still clean (mark) are its first ranges: each of
+ * them had returned from its launch call before that boundary, and every
+ * launch listed after it entered its call after it (the lock orders them),
+ * so ranges [0, mark) get their listed paths and the rest the path open
+ * since that boundary (the caller cuts at the first boundary after such a
+ * launch, so the rest is one path). */
 static struct {
     pthread_mutex_t lock;
     int on;
     void *ctx;
     pthread_t owner;
     uint32_t *id;            /* /strings ids in launch order, this segment */
+    uint32_t *path;          /* the path open on the range's thread at each launch */
     uint32_t n, cap;
     uint32_t foreign;        /* launches of other threads */
     uint32_t opaque;         /* launches not named kernel by kernel */
     int nomem;               /* the list could not grow */
-} krNm = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0, NULL, 0, 0, 0, 0, 0};
+    uint32_t mark;           /* launches listed at the last boundary where the list was clean */
+    uint32_t cur;            /* path open on the range's thread now (relaxed: it stores, launches read) */
+} krNm = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0, NULL, NULL, 0, 0, 0, 0, 0, 0, 0};
 
 static void krNamesReset(void)
 {
-    krNm.n = krNm.foreign = krNm.opaque = 0;
+    krNm.n = krNm.foreign = krNm.opaque = krNm.mark = 0;
     krNm.nomem = 0;
 }
 
@@ -415,9 +450,27 @@ GPUINST_PRIVATE void gpuinstKreplayNamesClose(void)
     krNm.ctx = NULL;
     krNamesReset();
     free(krNm.id);
-    krNm.id = NULL;
+    free(krNm.path);
+    krNm.id = krNm.path = NULL;
     krNm.cap = 0;
     pthread_mutex_unlock(&krNm.lock);
+}
+
+GPUINST_PRIVATE void gpuinstKreplayNamesPath(uint32_t path)
+{
+    GPUINST_STORE_RLX(&krNm.cur, path);
+}
+
+GPUINST_PRIVATE int gpuinstKreplayNamesBoundary(uint32_t *n)
+{
+    int rc = 0;
+    pthread_mutex_lock(&krNm.lock);
+    *n = krNm.n;
+    if (!krNm.on || krNm.opaque > 0 || krNm.nomem) rc = 2;
+    else if (krNm.foreign > 0) rc = 1;
+    else krNm.mark = krNm.n;
+    pthread_mutex_unlock(&krNm.lock);
+    return rc;
 }
 
 GPUINST_PRIVATE void gpuinstKreplayNamesLaunch(void *ctx, const char *name)
@@ -428,23 +481,39 @@ GPUINST_PRIVATE void gpuinstKreplayNamesLaunch(void *ctx, const char *name)
         if (!pthread_equal(krNm.owner, pthread_self())) krNm.foreign++;
         if (name == NULL) krNm.opaque++;
         if (krNm.n == krNm.cap) {
-            uint32_t nc = krNm.cap ? krNm.cap * 2 : 256, *ni = (uint32_t *)realloc(krNm.id, nc * sizeof *ni);
-            if (ni != NULL) {
-                krNm.id = ni;
+            uint32_t nc = krNm.cap ? krNm.cap * 2 : 256, *ni = (uint32_t *)realloc(krNm.id, nc * sizeof *ni), *np;
+            if (ni != NULL) krNm.id = ni;
+            np = ni != NULL ? (uint32_t *)realloc(krNm.path, nc * sizeof *np) : NULL;
+            if (np != NULL) {
+                krNm.path = np;
                 krNm.cap = nc;
             }
         }
-        if (krNm.n < krNm.cap) krNm.id[krNm.n++] = id;
-        else krNm.nomem = 1;
+        if (krNm.n < krNm.cap) {
+            krNm.path[krNm.n] = GPUINST_LOAD_RLX(&krNm.cur);
+            krNm.id[krNm.n++] = id;
+        } else {
+            krNm.nomem = 1;
+        }
     }
     pthread_mutex_unlock(&krNm.lock);
 }
 
-GPUINST_PRIVATE int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, char *why, size_t cap)
+GPUINST_PRIVATE int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, uint32_t **paths, uint64_t *head,
+                                               char *why, size_t cap)
 {
     int rc = -1;
+    uint64_t h = 0;
     *ids = NULL;
+    *paths = NULL;
+    *head = 0;
     pthread_mutex_lock(&krNm.lock);
+    if (krNm.on && !krNm.nomem && krNm.opaque == 0 && (uint64_t)krNm.n == total)
+        h = krNm.foreign > 0 ? krNm.mark : total;
+    if (h > 0 && (*paths = (uint32_t *)malloc(h * sizeof **paths)) != NULL) {
+        memcpy(*paths, krNm.path, h * sizeof **paths);
+        *head = h;
+    }
     if (!krNm.on)
         snprintf(why, cap, "kernel names unknown: no CUPTI launch callback during the session");
     else if (krNm.nomem)
@@ -477,6 +546,20 @@ GPUINST_PRIVATE int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, c
 #include <cupti_target.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
+
+#if GPUINST_WITH_TEST_API
+/* Test seam (tests/profiler/test_kseg.c): no libraries loaded, the device
+ * check's answer and the evaluation given; every CUPTI call goes through
+ * gpuinstCu (the test's fakes).  Not in the amalgamation. */
+static const gpuinstKreplayTestDev *krTest;
+GPUINST_PRIVATE void gpuinstKreplayTestDevice(const gpuinstKreplayTestDev *d)
+{
+    krTest = d;
+}
+#define KR_TEST krTest
+#else
+#define KR_TEST ((const gpuinstKreplayTestDev *)NULL)
+#endif
 
 /* Host objects of kernel replay, per chip and metric list, for the process. */
 #define KR_HOSTS 4
@@ -559,6 +642,10 @@ static int krHostGet(Kr *k)
             k->ph = krHost[i].ph;
             return 0;
         }
+    if (KR_TEST != NULL) { /* the test seam: no device to ask, the host API alone */
+        avail = NULL;
+        goto create;
+    }
     memset(&cp, 0, sizeof cp);
     cp.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
     cp.ctx = (CUcontext)k->ctx;
@@ -576,6 +663,7 @@ static int krHostGet(Kr *k)
                       "cuptiProfilerGetCounterAvailability", r);
     }
     gpuinstProfPreloadWait(NULL);
+create:
     rc = gpuinstPhostCreate(k->chip, avail, spec, &ph, k->why, sizeof k->why);
     free(avail);
     if (rc != GPUINST_SUCCESS)
@@ -599,7 +687,7 @@ static int krHostGet(Kr *k)
 
 /* The counter data image (zeroed, initialised) and the configuration: auto
  * range, kernel replay, one level.  CUPTI_SUCCESS or the failing call. */
-static CUptiResult krConfigure(Kr *k, const char **what)
+static CUptiResult krConfigure(Kr *k, const char **what, uint64_t *image_ns, uint64_t *config_ns)
 {
     const gpuinstMetricList *ml = gpuinstPhostMetrics(k->ph);
     CUpti_RangeProfiler_GetCounterDataSize_Params zp;
@@ -607,6 +695,7 @@ static CUptiResult krConfigure(Kr *k, const char **what)
     CUpti_RangeProfiler_SetConfig_Params sp;
     size_t cfgsize = 0;
     CUptiResult r;
+    uint64_t t0 = gpuinstClockNs(), t1;
     if (k->cd == NULL) krImageTake(k);
     if (k->cd == NULL) {
         memset(&zp, 0, sizeof zp);
@@ -631,7 +720,10 @@ static CUptiResult krConfigure(Kr *k, const char **what)
     ip.counterDataSize = k->cdsize;
     ip.pCounterData = k->cd;
     *what = "cuptiRangeProfilerCounterDataImageInitialize";
-    if ((r = gpuinstCu.cuptiRangeProfilerCounterDataImageInitialize(&ip)) != CUPTI_SUCCESS) return r;
+    r = gpuinstCu.cuptiRangeProfilerCounterDataImageInitialize(&ip);
+    t1 = gpuinstClockNs();
+    if (image_ns != NULL) *image_ns += t1 - t0;
+    if (r != CUPTI_SUCCESS) return r;
     memset(&sp, 0, sizeof sp);
     sp.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
     sp.pRangeProfilerObject = (CUpti_RangeProfiler_Object *)k->rp;
@@ -649,7 +741,9 @@ static CUptiResult krConfigure(Kr *k, const char **what)
         sp.targetNestingLevel = 1;
     }
     *what = "cuptiRangeProfilerSetConfig";
-    return gpuinstCu.cuptiRangeProfilerSetConfig(&sp);
+    r = gpuinstCu.cuptiRangeProfilerSetConfig(&sp);
+    if (config_ns != NULL) *config_ns += gpuinstClockNs() - t1;
+    return r;
 }
 
 static CUptiResult krStart(Kr *k)
@@ -661,7 +755,24 @@ static CUptiResult krStart(Kr *k)
     return gpuinstCu.cuptiRangeProfilerStart(&sp);
 }
 
+/* The setup's configuration and first start, each part timed in the row. */
+static CUptiResult krConfigureStart(Kr *k, const char **what)
+{
+    CUptiResult r = krConfigure(k, what, &k->row.image_ns, &k->row.set_config_ns);
+    uint64_t t0 = gpuinstClockNs();
+    if (r != CUPTI_SUCCESS) return r;
+    r = krStart(k);
+    k->row.first_start_ns += gpuinstClockNs() - t0;
+    if (r != CUPTI_SUCCESS) *what = "cuptiRangeProfilerStart";
+    return r;
+}
+
 static int krDropWarned, krFailWarned, krNameWarned, krInplaceWarned;
+/* The launch list could not place a segment's kernels by path (a CUDA
+ * graph launch, the list out of memory, counts that disagree) in this
+ * process: from then on every boundary ends a segment (each holds one path,
+ * as without a list), for this and later occurrences. */
+static int krListCoarse;
 
 /* The launch callback (CUPTI callback API, API enter).  Runtime launches are
  * taken at the outermost runtime launch call; the runtime and driver launch
@@ -772,21 +883,42 @@ static void krNamesStart(Kr *k)
     }
     k->sub = sub;
     gpuinstKreplayNamesOpen(k->ctx);
+    gpuinstKreplayNamesPath(k->path);
+}
+
+/* The path the segment's kernels that the launch list cannot place were
+ * launched under: the one path open through the segment, or, where the path
+ * changed in it, the longest one open all along (stack[0..segMin)): coarser,
+ * never wrong. */
+static uint32_t krSegmentPath(Kr *k)
+{
+    uint32_t depth = k->depth, p;
+    if (!k->segMoved) return k->path;
+    k->depth = k->segMin;
+    krPathNow(k);
+    p = k->path;
+    k->depth = depth;
+    krPathNow(k);
+    return p;
 }
 
 /* Ends a segment: stop, decode, each range (one kernel instance) evaluated
- * and recorded under the path open now; with `again`, the image initialised
- * again and the profiler started for the next segment.  0 or a status. */
+ * and recorded under the path open at its launch (the launch list, krNm;
+ * krSegmentPath for the ranges it cannot place); with `again`, the image
+ * initialised again and the profiler started for the next segment.  0 or a
+ * status. */
 static int krSegment(Kr *k, int again)
 {
     const gpuinstMetricList *ml = gpuinstPhostMetrics(k->ph);
+    const gpuinstKreplayTestDev *td = KR_TEST;
     CUpti_RangeProfiler_Stop_Params tp;
     CUpti_RangeProfiler_DecodeData_Params dp;
     CUpti_RangeProfiler_GetCounterDataInfo_Params ip;
-    uint32_t *mid = NULL, m, *ids = NULL, lastKid = 0, lastDem = 0;
+    uint32_t *mid = NULL, m, *ids = NULL, *paths = NULL, lastKid = 0, lastDem = 0, rest = 0;
+    uint64_t head = 0, total;
     double *vals = NULL;
     char note[300];
-    KrPath *ps;
+    KrPath *ps = NULL;
     const char *what = "";
     size_t i, nr;
     CUptiResult r;
@@ -816,76 +948,100 @@ static int krSegment(Kr *k, int again)
     ip.counterDataImageSize = k->cdsize;
     if ((r = gpuinstCu.cuptiRangeProfilerGetCounterDataInfo(&ip)) != CUPTI_SUCCESS)
         return krFail(k, GPUINST_PROF_INCOMPLETE, "cuptiRangeProfilerGetCounterDataInfo", r);
+    k->segments++;
+    k->row.segments = k->segments;
     nr = ip.numTotalRanges;
+    total = nr + dp.numOfRangeDropped;
     mid = (uint32_t *)calloc(ml->n ? ml->n : 1, sizeof *mid);
     vals = (double *)calloc((nr ? nr : 1) * ml->n, sizeof *vals);
-    ps = krPathSums(k, k->path, ml->n);
-    if (mid == NULL || vals == NULL || ps == NULL) {
+    if (mid == NULL || vals == NULL) {
         rc = krFail(k, GPUINST_PROF_INCOMPLETE, "allocating metric values", CUPTI_ERROR_OUT_OF_MEMORY);
         goto out;
     }
     for (m = 0; m < ml->n; m++) mid[m] = krIntern(ml->names[m]);
     /* every range evaluated first: a failure records none of this segment */
     for (i = 0; i < nr; i++)
-        if (gpuinstPhostEvaluate(k->ph, k->cd, k->cdsize, i, vals + i * ml->n, k->why, sizeof k->why) !=
+        if ((td != NULL ? td->evaluate(td->user, i, vals + i * ml->n, ml->n, k->why, sizeof k->why)
+                        : gpuinstPhostEvaluate(k->ph, k->cd, k->cdsize, i, vals + i * ml->n, k->why, sizeof k->why)) !=
             GPUINST_SUCCESS) {
             rc = GPUINST_PROF_INCOMPLETE;
             goto out;
         }
-    if (k->sub != NULL && gpuinstKreplayNamesSegment(nr + dp.numOfRangeDropped, &ids, note, sizeof note) != 0 &&
-        k->note[0] == '\0') {
+    if (k->sub != NULL &&
+        gpuinstKreplayNamesSegment(total, &ids, &paths, &head, note, sizeof note) != 0 && k->note[0] == '\0') {
         snprintf(k->note, sizeof k->note, "%s", note);
         gpuinstWarnOnce(&krNameWarned, "range \"%s\": %s; /profiler/kernels.kernel holds CUPTI's range index "
                         "there", k->range, note);
     }
-    for (i = 0; i < nr; i++) {
-        char kname[512];
-        uint32_t kid = ids != NULL ? ids[i] : 0, dem = 0;
-        const char *ks;
-        if (kid == 0 && gpuinstPhostRangeName(k->cd, k->cdsize, i, kname, sizeof kname) != GPUINST_SUCCESS)
-            snprintf(kname, sizeof kname, "%zu", i);
-        if (kid == 0) {
-            kid = dem = krIntern(kname);
-        } else if (kid == lastKid) {
-            dem = lastDem;
-        } else if ((ks = gpuinstStringGet(kid, NULL)) != NULL) {
-            dem = gpuinstKernelDemangled(ks, kid);
-        } else {
-            dem = kid;
+    if (head < total) {
+        rest = head > 0 ? k->path : krSegmentPath(k); /* after the list's mark: the path open since */
+        if (rest != k->path && k->segMoved) {
+            GPUINST_STORE_RLX(&krListCoarse, 1); /* not again: from now on each segment holds one path */
+            size_t l = strlen(k->note);
+            snprintf(k->note + l, sizeof k->note - l, "%s%llu kernel(s) of a segment whose launch list could not "
+                     "place them are under the path open through all of it (\"%s\")", l ? "; " : "",
+                     (unsigned long long)(total - head), gpuinstStringGet(rest, NULL) != NULL ? gpuinstStringGet(rest, NULL) : "?");
         }
-        lastKid = kid;
-        lastDem = dem;
-        for (m = 0; m < ml->n; m++) {
-            KrKernelRec v;
-            memset(&v, 0, sizeof v);
-            v.value = vals[i * ml->n + m];
-            v.start_ns = k->row.start_ns;
-            v.range = krIntern(k->range);
-            v.path = k->path;
-            v.kernel = kid;
-            v.metric = mid[m];
-            v.occurrence = (uint32_t)k->occ;
-            v.kernel_index = k->kernels;
-            v.demangled = dem;
-            gpuinstProfAppend(&krKernelBuf, &v, sizeof v);
-            ps->sum[m] += v.value;
+    }
+    for (i = 0; i < total; i++) {
+        uint32_t path = i < head ? paths[i] : rest;
+        if (ps == NULL || ps->path != path) ps = krPathSums(k, path, ml->n);
+        if (ps == NULL) {
+            rc = krFail(k, GPUINST_PROF_INCOMPLETE, "allocating the path sums", CUPTI_ERROR_OUT_OF_MEMORY);
+            goto out;
         }
-        ps->kernels++;
-        k->kernels++;
+        if (i >= nr) { /* dropped by CUPTI (past the image's ranges) */
+            ps->dropped++;
+            continue;
+        }
+        {
+            char kname[512];
+            uint32_t kid = ids != NULL ? ids[i] : 0, dem = 0;
+            const char *ks;
+            if (kid == 0 && gpuinstPhostRangeName(k->cd, k->cdsize, i, kname, sizeof kname) != GPUINST_SUCCESS)
+                snprintf(kname, sizeof kname, "%zu", i);
+            if (kid == 0) {
+                kid = dem = krIntern(kname);
+            } else if (kid == lastKid) {
+                dem = lastDem;
+            } else if ((ks = gpuinstStringGet(kid, NULL)) != NULL) {
+                dem = gpuinstKernelDemangled(ks, kid);
+            } else {
+                dem = kid;
+            }
+            lastKid = kid;
+            lastDem = dem;
+            for (m = 0; m < ml->n; m++) {
+                KrKernelRec v;
+                memset(&v, 0, sizeof v);
+                v.value = vals[i * ml->n + m];
+                v.start_ns = k->row.start_ns;
+                v.range = krIntern(k->range);
+                v.path = path;
+                v.kernel = kid;
+                v.metric = mid[m];
+                v.occurrence = (uint32_t)k->occ;
+                v.kernel_index = k->kernels;
+                v.demangled = dem;
+                gpuinstProfAppend(&krKernelBuf, &v, sizeof v);
+                ps->sum[m] += v.value;
+            }
+            ps->kernels++;
+            k->kernels++;
+        }
     }
     if (dp.numOfRangeDropped > 0) {
-        ps->dropped += (uint32_t)dp.numOfRangeDropped;
         k->row.ranges_dropped += (uint32_t)dp.numOfRangeDropped;
         snprintf(k->why, sizeof k->why,
-                 "%u kernel(s) launched past the counter data image's %u ranges between two range boundaries were "
-                 "not profiled (counted in ranges_dropped and /profiler/kernel_sums.dropped); raise "
-                 "GPUINST_PROFILE_MAX_KERNELS", k->row.ranges_dropped, krCfg.max_kernels);
+                 "%u kernel(s) launched past the counter data image's %u ranges in one segment were not profiled "
+                 "(counted in ranges_dropped and /profiler/kernel_sums.dropped); raise GPUINST_PROFILE_MAX_KERNELS",
+                 k->row.ranges_dropped, krCfg.max_kernels);
         gpuinstWarnOnce(&krDropWarned, "range \"%s\": %s", k->range, k->why);
     }
     k->row.ranges = k->kernels;
     if (again) {
         if (nr > 0 || dp.numOfRangeDropped > 0) {
-            r = krConfigure(k, &what);
+            r = krConfigure(k, &what, NULL, NULL);
             if (r != CUPTI_SUCCESS) {
                 rc = krFail(k, GPUINST_PROF_INCOMPLETE, what, r);
                 goto out;
@@ -896,6 +1052,7 @@ static int krSegment(Kr *k, int again)
 out:
     k->row.decode_ns += gpuinstClockNs() - t0;
     free(ids);
+    free(paths);
     free(mid);
     free(vals);
     return rc;
@@ -904,7 +1061,7 @@ out:
 /* Disable, tracing resumed, the lease released; idempotent. */
 static void krTeardown(Kr *k)
 {
-    uint64_t t0 = gpuinstClockNs();
+    uint64_t t0 = gpuinstClockNs(), t;
     if (k->rp != NULL) {
         CUpti_RangeProfiler_Disable_Params dp;
         memset(&dp, 0, sizeof dp);
@@ -913,15 +1070,20 @@ static void krTeardown(Kr *k)
         gpuinstCu.cuptiRangeProfilerDisable(&dp);
         k->rp = NULL;
     }
+    t = gpuinstClockNs();
+    k->row.disable_ns += t - t0;
     if (k->sub != NULL) {
         gpuinstCu.cuptiUnsubscribe((CUpti_SubscriberHandle)k->sub);
         k->sub = NULL;
         gpuinstKreplayNamesClose();
     }
+    k->row.unsubscribe_ns += gpuinstClockNs() - t;
+    t = gpuinstClockNs();
     if (k->paused) {
         gpuinstActivityResume();
         k->paused = 0;
     }
+    k->row.resume_ns += gpuinstClockNs() - t;
     gpuinstLeaseRelease(&k->lease);
     k->row.teardown_ns += gpuinstClockNs() - t0;
 }
@@ -935,7 +1097,8 @@ static int krSetup(Kr *k, const char **cause)
     CUdevice dev = -1;
     const char *what = "";
     CUptiResult r;
-    uint64_t t0 = gpuinstClockNs();
+    const gpuinstKreplayTestDev *td = KR_TEST;
+    uint64_t t0 = gpuinstClockNs(), t1, t2;
     int rc, held;
     *cause = "user_replay";
     if (gpuinstProfUserActive()) {
@@ -952,10 +1115,15 @@ static int krSetup(Kr *k, const char **cause)
     /* tracing paused before cuptiProfilerInitialize, as the range profiler's first session does */
     *cause = "pause";
     rc = gpuinstActivityPause(krIntern(k->range), k->occ, k->why, sizeof k->why);
+    k->row.pause_ns = gpuinstClockNs() - t0;
     if (rc < 0) return GPUINST_PROF_UNAVAILABLE;
     k->paused = rc > 0;
     *cause = "libraries";
-    if ((rc = gpuinstProfLibsLoad(k->why, sizeof k->why, &k->row.cupti_result)) != 0) return rc;
+    t1 = gpuinstClockNs();
+    rc = td != NULL ? 0 : gpuinstProfLibsLoad(k->why, sizeof k->why, &k->row.cupti_result);
+    t2 = gpuinstClockNs();
+    k->row.libs_ns = t2 - t1;
+    if (rc != 0) return rc;
     *cause = "context";
     if (gpuinstCu.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL || gpuinstCu.cuCtxGetDevice(&dev) != CUDA_SUCCESS) {
         snprintf(k->why, sizeof k->why, "no current CUDA context on the thread at the range's push (kernel replay "
@@ -966,10 +1134,17 @@ static int krSetup(Kr *k, const char **cause)
     k->dev = (int)dev;
     k->row.device = (int32_t)dev;
     *cause = "device";
-    rc = gpuinstProfDeviceCheck((int)dev, k->chip, sizeof k->chip, k->uuid, sizeof k->uuid, k->why, sizeof k->why,
-                                &k->row.cupti_result);
-    if (rc != 0) return rc;
+    if (td != NULL) {
+        snprintf(k->chip, sizeof k->chip, "%s", td->chip);
+        snprintf(k->uuid, sizeof k->uuid, "%s", td->uuid);
+        rc = 0;
+    } else {
+        rc = gpuinstProfDeviceCheck((int)dev, k->chip, sizeof k->chip, k->uuid, sizeof k->uuid, k->why, sizeof k->why,
+                                    &k->row.cupti_result);
+    }
     k->row.load_ns = gpuinstClockNs() - t0;
+    k->row.device_ns = k->row.load_ns - k->row.pause_ns - k->row.libs_ns; /* context and device checks */
+    if (rc != 0) return rc;
     /* never wait: the range may hold MPI calls that the holder waits for */
     *cause = "lease";
     held = gpuinstLeaseTake(k->uuid, "kernel_replay", 0, 0, &k->lease, &k->row.lock_wait_ns);
@@ -999,7 +1174,9 @@ static int krSetup(Kr *k, const char **cause)
     memset(&ep, 0, sizeof ep);
     ep.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
     ep.ctx = ctx;
+    t1 = gpuinstClockNs();
     r = gpuinstCu.cuptiRangeProfilerEnable(&ep);
+    k->row.enable_ns = gpuinstClockNs() - t1;
     if (r == CUPTI_ERROR_HARDWARE_BUSY) {
         krFail(k, GPUINST_PROF_BUSY, "cuptiRangeProfilerEnable", r);
         snprintf(k->why + strlen(k->why), sizeof k->why - strlen(k->why),
@@ -1010,10 +1187,11 @@ static int krSetup(Kr *k, const char **cause)
         return krFail(k, r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ? GPUINST_PROF_PRIVILEGES : GPUINST_PROF_CUPTI,
                       "cuptiRangeProfilerEnable", r);
     k->rp = ep.pRangeProfilerObject;
+    t1 = gpuinstClockNs();
     krNamesStart(k);
+    k->row.subscribe_ns = gpuinstClockNs() - t1;
     *cause = "config";
-    r = krConfigure(k, &what);
-    if (r == CUPTI_SUCCESS && (r = krStart(k)) != CUPTI_SUCCESS) what = "cuptiRangeProfilerStart";
+    r = krConfigureStart(k, &what);
     if (r != CUPTI_SUCCESS && k->mode == GPUINST_KREPLAY_INPLACE) {
         /* CUPTI refused auto range with user replay: kernel replay, as for several passes */
         size_t l = strlen(k->note);
@@ -1023,8 +1201,7 @@ static int krSetup(Kr *k, const char **cause)
         gpuinstWarnOnce(&krInplaceWarned, "range \"%s\": %s", k->range, k->note + l + (l ? 2 : 0));
         k->mode = GPUINST_KREPLAY_KERNEL;
         k->row.replay = (uint32_t)k->mode;
-        r = krConfigure(k, &what);
-        if (r == CUPTI_SUCCESS && (r = krStart(k)) != CUPTI_SUCCESS) what = "cuptiRangeProfilerStart";
+        r = krConfigureStart(k, &what);
     }
     if (r != CUPTI_SUCCESS) return krFail(k, GPUINST_PROF_CUPTI, what, r);
     k->row.setup_ns = gpuinstClockNs() - t0;
@@ -1040,8 +1217,10 @@ static void krEnd(Kr *k, int status)
     uint32_t *mid = (uint32_t *)calloc(ml->n ? ml->n : 1, sizeof *mid), m, chip;
     int rc = 0;
     char keep[600];
+    uint64_t d0 = k->row.decode_ns;
     snprintf(keep, sizeof keep, "%s", k->why);
     if (!k->failed) rc = krSegment(k, 0);
+    k->row.final_decode_ns = k->row.decode_ns - d0; /* the last segment's part of decode_ns */
     {
         uint64_t now = gpuinstClockNs(), before = k->row.start_ns + k->row.load_ns + k->row.setup_ns;
         k->row.replay_ns = now > before ? now - before : 0; /* first start to last decode */
@@ -1062,14 +1241,47 @@ static void krEnd(Kr *k, int status)
                         (unsigned long long)k->occ, k->why);
 }
 
-/* A nested push or pop on the range's thread: the kernels so far belong to
- * the path open until now. */
-static void krBoundary(Kr *k)
+/* A nested push or pop on the range's thread, before the path changes:
+ * the segment ends (1) only where the launch list could no longer place
+ * the kernels by path after this point (no list; a launch of another
+ * thread, a CUDA graph, the list out of memory since the segment began), or
+ * where the counter data image could fill before the next boundary (the
+ * segment holds half of GPUINST_PROFILE_MAX_KERNELS, or fewer than the
+ * most launches seen between two boundaries are left); otherwise only the
+ * path changes (0: no CUPTI call). */
+static int krBoundary(Kr *k)
 {
-    int rc;
-    if (k->failed) return;
+    uint32_t n = 0, gap;
+    int rc, why;
+    if (k->failed) return 0;
+    if (k->sub != NULL && !GPUINST_LOAD_RLX(&krListCoarse)) {
+        why = gpuinstKreplayNamesBoundary(&n);
+        if (why == 2) GPUINST_STORE_RLX(&krListCoarse, 1); /* a CUDA graph, the list full: cut at every boundary */
+        gap = n - k->segMark;
+        if (gap > k->maxGap) k->maxGap = gap;
+        k->segMark = n;
+        if (why == 0 && n < krCfg.max_kernels / 2 && (uint64_t)n + k->maxGap <= krCfg.max_kernels) return 0;
+    }
     rc = krSegment(k, 1);
     if (rc != 0) k->failed = rc;
+    return 1;
+}
+
+/* After the path changed (krPathNow): the segment's path bookkeeping, the
+ * path launches read from now on, its sums row (a path open without
+ * kernels has one, with 0). */
+static void krMoved(Kr *k, int cut)
+{
+    if (cut) {
+        k->segMin = k->depth;
+        k->segMark = 0;
+        k->segMoved = 0;
+    } else {
+        if (k->depth < k->segMin) k->segMin = k->depth;
+        k->segMoved = 1;
+    }
+    if (k->sub != NULL) gpuinstKreplayNamesPath(k->path);
+    if (k->ph != NULL) (void)krPathSums(k, k->path, gpuinstPhostMetrics(k->ph)->n);
 }
 
 static int krBegin(Kr *k)
@@ -1124,9 +1336,15 @@ static int krBegin(Kr *k)
     krSayOnce("compiled_out", k->why);
     return GPUINST_PROF_UNAVAILABLE;
 }
-static void krBoundary(Kr *k)
+static int krBoundary(Kr *k)
 {
     (void)k;
+    return 0;
+}
+static void krMoved(Kr *k, int cut)
+{
+    (void)k;
+    (void)cut;
 }
 static void krEnd(Kr *k, int status)
 {
@@ -1170,10 +1388,11 @@ static KR_NOINLINE uint8_t krPushSlow(Kr *k, uint32_t name, int rule)
     int sel, mine = k != NULL && pthread_equal(k->owner, pthread_self()), rc;
     uint8_t flag = 0;
     if (mine) { /* nested in the open range */
-        krBoundary(k);
+        int cut = krBoundary(k);
         if (k->depth < KR_MAX_DEPTH) k->stack[k->depth++] = name;
         else k->deeper++;
         krPathNow(k);
+        krMoved(k, cut);
         flag = GPUINST_RANGE_FLAG_KREPLAY_;
     }
     /* a gpuinst_profile region's range and every range inside it on this
@@ -1212,6 +1431,7 @@ static KR_NOINLINE uint8_t krPushSlow(Kr *k, uint32_t name, int rule)
     }
     GPUINST_STORE_REL(&krActive, n); /* claimed: a gpuinst_profile region is refused from here on */
     pthread_mutex_unlock(&krLock);
+    krPathNow(n); /* the launch list's path from the first launch */
     rc = krBegin(n);
     if (rc != 0) {
         pthread_mutex_lock(&krLock);
@@ -1221,7 +1441,7 @@ static KR_NOINLINE uint8_t krPushSlow(Kr *k, uint32_t name, int rule)
         krFree(n);
         return flag;
     }
-    krPathNow(n);
+    krMoved(n, 1);
     return GPUINST_RANGE_FLAG_KREPLAY_;
 }
 
@@ -1244,10 +1464,11 @@ GPUINST_PRIVATE void gpuinstKreplayPop(uint32_t name, uint32_t domain)
     if (krRegionDepth > 0) krRegionDepth--; /* a range of a gpuinst_profile region (also nested in k) */
     if (k == NULL || !pthread_equal(k->owner, pthread_self())) return; /* torn down at finalize */
     if (k->depth + k->deeper > 0) { /* a nested range ends */
-        krBoundary(k);
+        int cut = krBoundary(k);
         if (k->deeper > 0) k->deeper--;
         else k->depth--;
         krPathNow(k);
+        krMoved(k, cut);
         return;
     }
     pthread_mutex_lock(&krLock);

@@ -241,6 +241,12 @@ typedef struct gpuinstProfRow {
     uint32_t passes, ranges, ranges_dropped, busy_retries;
     uint32_t passes_per_level; /* the metric list's passes (host object), 0 unknown */
     uint32_t replay;           /* the row's `replay`: GPUINST_KREPLAY_KERNEL (0 is read as it) or _INPLACE */
+    uint32_t segments;         /* segments decoded (stop, decode, evaluate) */
+    /* where the setup goes: parts of load_ns, then of setup_ns */
+    uint64_t pause_ns, libs_ns, device_ns;
+    uint64_t enable_ns, subscribe_ns, image_ns, set_config_ns, first_start_ns;
+    /* where the end goes: the last segment, then parts of teardown_ns */
+    uint64_t final_decode_ns, disable_ns, unsubscribe_ns, resume_ns;
 } gpuinstProfRow;
 GPUINST_PRIVATE void gpuinstProfRegionRow(const gpuinstProfRow *w);
 /* The /profiler tables' collect function (the table's ctx is its
@@ -286,22 +292,49 @@ GPUINST_PRIVATE int gpuinstKreplayMode(int setting, uint32_t passes);
  * range hook; flush tears down a session still open (finalize). */
 GPUINST_PRIVATE void gpuinstKreplayInit(void);
 GPUINST_PRIVATE void gpuinstKreplayFlush(void);
-/* Kernel names of a kernel-replay session, in launch order (src/kernel_replay.c
- * says when index i gets name i); the CUPTI callback feeds it, exposed for
- * tests.  Open: the session's context and thread (the caller's), the list
- * emptied.  Launch: one launch on context `ctx` by the calling thread: a
- * kernel named `name` (mangled, as CUPTI gives it), or with name NULL one
- * gpuinst cannot name kernel by kernel (a CUDA graph); ignored unless open
- * and ctx is the session's.  Segment: the names of the segment's `total`
- * kernels (CUPTI's ranges + dropped) as /strings ids in *ids (malloc'd,
- * `total` of them; free()) and 0, or -1 with *ids NULL and the reason in
- * why; the list is emptied for the next segment either way.  Close: no more
+/* Kernel names and paths of a kernel-replay session, in launch order
+ * (src/kernel_replay.c says when index i gets name and path i); the CUPTI
+ * callback feeds it, exposed for tests.  Open: the session's context and
+ * thread (the caller's), the list emptied.  Path: the range path (/strings
+ * id) open on the session's thread from now on, recorded with each launch
+ * (a relaxed store; the session's thread calls it).  Launch: one launch on
+ * context `ctx` by the calling thread: a kernel named `name` (mangled, as
+ * CUPTI gives it), or with name NULL one gpuinst cannot name kernel by
+ * kernel (a CUDA graph); ignored unless open and ctx is the session's.
+ * Boundary: the session's thread at a nested push or pop; *n = launches
+ * listed in the segment; 0: the list still places every launch (marked up
+ * to here), 1: a launch of another thread since the segment began (end
+ * it here), 2: a launch not named kernel by kernel, the list out of memory,
+ * or not open (end it here, and at every boundary after).  Segment: the
+ * names of the segment's `total` kernels (CUPTI's ranges + dropped) as
+ * /strings ids in *ids (malloc'd, `total` of them; free()) and 0, or -1
+ * with *ids NULL and the reason in why; *head kernels (0..total) whose path
+ * the list gives, in *paths (malloc'd, *head of them, NULL when 0; free());
+ * the list is emptied for the next segment either way.  Close: no more
  * launches recorded.  Thread-safe (one lock). */
 #if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE void gpuinstKreplayNamesOpen(void *ctx);
+GPUINST_PRIVATE void gpuinstKreplayNamesPath(uint32_t path);
 GPUINST_PRIVATE void gpuinstKreplayNamesLaunch(void *ctx, const char *name);
-GPUINST_PRIVATE int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, char *why, size_t cap);
+GPUINST_PRIVATE int gpuinstKreplayNamesBoundary(uint32_t *n);
+GPUINST_PRIVATE int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, uint32_t **paths, uint64_t *head,
+                                               char *why, size_t cap);
 GPUINST_PRIVATE void gpuinstKreplayNamesClose(void);
+#endif
+/* Test seam (tests/profiler/test_kseg.c): a kernel-replay occurrence
+ * without a GPU.  The libraries are not loaded, the device check answers
+ * chip and uuid, the host object is made for chip without a counter
+ * availability image, and range i of a segment is evaluated by
+ * evaluate(user, i, values, n, why, cap) (GPUINST_SUCCESS or an error with
+ * why); every CUPTI and driver call goes through gpuinstCu.  NULL: the real
+ * path.  Its setter is not in the amalgamation. */
+typedef struct gpuinstKreplayTestDev {
+    const char *chip, *uuid;
+    int (*evaluate)(void *user, size_t range, double *values, uint32_t n, char *why, size_t cap);
+    void *user;
+} gpuinstKreplayTestDev;
+#if GPUINST_WITH_TEST_API && GPUINST_WITH_CUPTI
+GPUINST_PRIVATE void gpuinstKreplayTestDevice(const gpuinstKreplayTestDev *d);
 #endif
 
 /* Registers the /profiler tables and reads GPUINST_PROFILE*; idempotent.

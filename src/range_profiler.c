@@ -143,7 +143,7 @@ typedef struct ProfMetricRec {  /* /profiler/metrics, 32 bytes */
     uint32_t scope;         /* 0 context, 1 device, 2 unknown (CUPTI before 13.1) */
 } ProfMetricRec;
 
-typedef struct ProfRegionRec {  /* /profiler/regions, 208 bytes */
+typedef struct ProfRegionRec {  /* /profiler/regions, 296 bytes */
     uint64_t start_ns, end_ns;
     uint64_t setup_ns;       /* counter availability, host object, enable, counter data, set config */
     uint64_t lock_wait_ns;   /* waiting for the device's counters (other ranks) */
@@ -183,7 +183,12 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 208 bytes */
     uint32_t sharers;        /* ranks of the region's communicator on this rank's GPU (itself included) */
     uint32_t group;          /* ranks that replayed together (the communicator's size; 1 alone) */
     uint32_t replay;         /* 0 user replay (gpuinst_profile region); 1 kernel replay, 2 kernels in place (src/kernel_replay.c) */
-    uint32_t pad_;           /* to 8 bytes, zero, not written */
+    uint32_t segments;       /* kernel replay: segments decoded (stop, decode, evaluate, start again); 0 user replay */
+    /* kernel replay only (0 for user replay): where its setup and end go */
+    uint64_t pause_ns, libs_ns, device_ns;           /* parts of load_ns */
+    uint64_t enable_ns, subscribe_ns, image_ns, set_config_ns; /* parts of setup_ns (so is first_start_ns) */
+    uint64_t final_decode_ns;                        /* part of decode_ns: the last segment */
+    uint64_t disable_ns, unsubscribe_ns, resume_ns;  /* parts of teardown_ns */
 } ProfRegionRec;
 
 static const gpuinstField valueFields[] = {
@@ -219,7 +224,7 @@ static const gpuinstField regionFields[] = {
     GPUINST_FIELD(ProfRegionRec, decode_ns, GPUINST_FT_U64, 0, "ns", "decode and evaluation"),
     GPUINST_FIELD(ProfRegionRec, load_ns, GPUINST_FT_U64, 0, "ns", "libraries, cuptiProfilerInitialize, context and device checks (one-time part on the first occurrence)"),
     GPUINST_FIELD(ProfRegionRec, host_ns, GPUINST_FT_U64, 0, "ns", "part of setup_ns: counter availability and host object (config image); 0 when cached"),
-    GPUINST_FIELD(ProfRegionRec, first_start_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: the first cuptiRangeProfilerStart and push of the region"),
+    GPUINST_FIELD(ProfRegionRec, first_start_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: the first cuptiRangeProfilerStart and push of the region (kernel replay: part of setup_ns, the first cuptiRangeProfilerStart)"),
     GPUINST_FIELD(ProfRegionRec, teardown_ns, GPUINST_FT_U64, 0, "ns", "checkpoint free, profiler disable, device unlock"),
     GPUINST_FIELD(ProfRegionRec, preload_ns, GPUINST_FT_U64, 0, "ns", "libnvperf_host loaded on a helper thread during setup (0: not loaded by this occurrence)"),
     GPUINST_FIELD(ProfRegionRec, resetup_ns, GPUINST_FT_U64, 0, "ns", "part of replay_ns: setting the session up again for the levels the body has, its first start included (0: not needed)"),
@@ -245,6 +250,18 @@ static const gpuinstField regionFields[] = {
     GPUINST_FIELD(ProfRegionRec, sharers, GPUINST_FT_U32, 0, "count", "ranks of the region's communicator on this rank's GPU, itself included (1: alone; more: elapsed-time metrics are time-sliced)"),
     GPUINST_FIELD(ProfRegionRec, group, GPUINST_FT_U32, 0, "count", "ranks that replayed the body together in lockstep (the communicator's size; 1 a local region)"),
     GPUINST_FIELD(ProfRegionRec, replay, GPUINST_FT_U32, 0, "", "0 user replay (a gpuinst_profile region); a range GPUINST_PROFILE selected (values per kernel in /profiler/kernels): 1 its kernels replayed by CUPTI (kernel replay), 2 collected in place (one pass: not replayed, no memory saved or restored)"),
+    GPUINST_FIELD(ProfRegionRec, segments, GPUINST_FT_U32, 0, "count", "kernel replay: segments the occurrence was decoded in (stop, decode, evaluate; 1 unless a boundary had to cut); 0 user replay"),
+    GPUINST_FIELD(ProfRegionRec, pause_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of load_ns: kernel/memcpy/memset tracing paused; 0 user replay"),
+    GPUINST_FIELD(ProfRegionRec, libs_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of load_ns: libraries and cuptiProfilerInitialize; 0 user replay"),
+    GPUINST_FIELD(ProfRegionRec, device_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of load_ns: context and device checks; 0 user replay"),
+    GPUINST_FIELD(ProfRegionRec, enable_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of setup_ns: cuptiRangeProfilerEnable; 0 user replay"),
+    GPUINST_FIELD(ProfRegionRec, subscribe_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of setup_ns: the launch callback (cuptiSubscribe, cuptiEnableCallback); 0 user replay"),
+    GPUINST_FIELD(ProfRegionRec, image_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of setup_ns: counter data image size and cuptiRangeProfilerCounterDataImageInitialize; 0 user replay"),
+    GPUINST_FIELD(ProfRegionRec, set_config_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of setup_ns: cuptiRangeProfilerSetConfig; 0 user replay"),
+    GPUINST_FIELD(ProfRegionRec, final_decode_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of decode_ns: the last segment at the pop (synchronize, stop, decode, evaluate); 0 user replay"),
+    GPUINST_FIELD(ProfRegionRec, disable_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of teardown_ns: cuptiRangeProfilerDisable; 0 user replay"),
+    GPUINST_FIELD(ProfRegionRec, unsubscribe_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of teardown_ns: the launch callback off (cuptiUnsubscribe); 0 user replay"),
+    GPUINST_FIELD(ProfRegionRec, resume_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of teardown_ns: tracing resumed; 0 user replay"),
 };
 
 static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
@@ -2247,6 +2264,19 @@ GPUINST_PRIVATE void gpuinstProfRegionRow(const gpuinstProfRow *w)
     r.replay = w->replay == GPUINST_KREPLAY_INPLACE ? GPUINST_KREPLAY_INPLACE : GPUINST_KREPLAY_KERNEL;
     r.passes_per_level = w->passes_per_level;
     r.host_ns = w->host_ns;
+    r.segments = w->segments;
+    r.pause_ns = w->pause_ns;
+    r.libs_ns = w->libs_ns;
+    r.device_ns = w->device_ns;
+    r.enable_ns = w->enable_ns;
+    r.subscribe_ns = w->subscribe_ns;
+    r.image_ns = w->image_ns;
+    r.set_config_ns = w->set_config_ns;
+    r.first_start_ns = w->first_start_ns;
+    r.final_decode_ns = w->final_decode_ns;
+    r.disable_ns = w->disable_ns;
+    r.unsubscribe_ns = w->unsubscribe_ns;
+    r.resume_ns = w->resume_ns;
     profAppend(&regionsBuf, &r, sizeof r);
 }
 

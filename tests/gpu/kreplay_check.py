@@ -139,7 +139,11 @@ for rk in ranks:
           f"load {r['load_ns'] / 1e6:.1f} ms, setup {r['setup_ns'] / 1e6:.1f} ms, replay {r['replay_ns'] / 1e6:.1f} ms, "
           f"decode {r['decode_ns'] / 1e6:.1f} ms, teardown {r['teardown_ns'] / 1e6:.1f} ms, host {r['host_ns'] / 1e6:.1f} ms "
           f"(part of setup); replay {int(r['replay'])} ({'in place' if int(r['replay']) == 2 else 'kernel replay'}), "
-          f"passes {int(r['passes'])}; {why}")
+          f"passes {int(r['passes'])}"
+          + (f", segments {int(r['segments'])} (setup: enable {r['enable_ns'] / 1e6:.1f}, callback "
+             f"{r['subscribe_ns'] / 1e6:.1f}, image {r['image_ns'] / 1e6:.1f}, set config {r['set_config_ns'] / 1e6:.1f}, "
+             f"first start {r['first_start_ns'] / 1e6:.1f} ms)" if "segments" in (r.dtype.names or ()) else "")
+          + f"; {why}")
     if st != 0:
         m = re.search(r"counters held by rank (-?\d+) / pid (\d+)", why)
         check(st == 2 and m is not None and int(m.group(1)) != rk and int(m.group(1)) in collected,

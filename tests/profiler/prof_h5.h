@@ -30,6 +30,10 @@ typedef struct phRegion {
     int32_t collector;
     uint32_t sharers, group;
     uint32_t replay; /* 0 user replay, 1 kernel replay, 2 kernels in place (0 in files before issue 16) */
+    /* kernel replay's segments and setup/teardown breakdown (0 in older files and user replay) */
+    uint32_t segments;
+    uint64_t pause_ns, libs_ns, device_ns, enable_ns, subscribe_ns, image_ns, set_config_ns;
+    uint64_t final_decode_ns, disable_ns, unsubscribe_ns, resume_ns;
 } phRegion;
 
 typedef struct phValue {
@@ -162,6 +166,18 @@ static phRegion *ph_regions(hid_t f, size_t *n)
     PH_M(ct, phRegion, sharers, H5T_NATIVE_UINT32);
     PH_M(ct, phRegion, group, H5T_NATIVE_UINT32);
     PH_M(ct, phRegion, replay, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, segments, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, pause_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, libs_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, device_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, enable_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, subscribe_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, image_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, set_config_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, final_decode_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, disable_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, unsubscribe_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, resume_ns, H5T_NATIVE_UINT64);
     r = (phRegion *)ph_read(f, "/profiler/regions", ct, sizeof(phRegion), n);
     H5Tclose(ct);
     return r;

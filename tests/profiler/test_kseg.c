@@ -1,0 +1,617 @@
+/*
+ * test_kseg.c -- kernel replay's segments (src/kernel_replay.c, issue 16)
+ * without a GPU: whole occurrences of a range GPUINST_PROFILE selects, driven
+ * by gpuinst_range_push/pop, with fake CUPTI and driver entry points in
+ * gpuinstCu (range profiler, callback subscription, context) and the kernel
+ * replay test seam (the device check's answer, the evaluation); the host
+ * object is the real one for chip GH100 (libcupti's host API; skipped, 77,
+ * without libcupti).  The fakes play the GPU: a kernel launched while the
+ * profiler is started is the segment's next CUPTI range (launch order),
+ * ranges past maxRangesPerPass are dropped; each range's value says which
+ * launch it was (1000 x launch + metric index).  Checked from the file
+ * written (/profiler/regions, /profiler/kernels, /profiler/kernel_sums) and
+ * the fakes' call counts:
+ *   1. nested push/pop boundaries with launches between them: the occurrence
+ *      is decoded once (one Stop, Decode, SetConfig, Start), segments = 1,
+ *      every kernel under the path open at its launch with its name, the
+ *      per-path sums exact (a path without kernels has its row, 0);
+ *   2. a launch of another thread: the boundary after it cuts (2 segments);
+ *      the kernels listed before the last clean boundary keep their paths,
+ *      the rest is the path open since, all exact;
+ *   3. capacity: a segment ends at a boundary once it holds half of
+ *      GPUINST_PROFILE_MAX_KERNELS (16 here); a burst past the image between
+ *      two boundaries is dropped by CUPTI and counted under its path;
+ *   4. no launch callback (cuptiSubscribe refused): a cut at every boundary,
+ *      paths exact, kernel names CUPTI's indices;
+ *   5. a CUDA graph launch: the segment's kernels under the path open
+ *      through all of it (coarser, never wrong, said in the reason), and
+ *      from then on a cut at every boundary (6: a later occurrence too);
+ *   and the setup/teardown breakdown of each row (each fake takes its own
+ *   time: the field of its call holds at least that).
+ *   test_kseg FILE inplace|kernel   (GPUINST_PROFILE=solve@all,
+ *   GPUINST_PROFILE_MAX_KERNELS=16; kernel: GPUINST_PROFILE_KERNEL_REPLAY=always)
+ */
+#include "gpuinstInt.h"
+#include "profilerInt.h"
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+#endif
+#include <cupti.h>
+#include <cupti_target.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+#include <ctype.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include "prof_h5.h"
+#include "../gi_check.h"
+
+#define NM 2           /* metrics in GPUINST_METRICS (tests/profiler/CMakeLists.txt), in order */
+static const char *const metricName[NM] = {"gpu__time_duration.sum", "sm__inst_executed.sum"};
+#define MAXK 16        /* GPUINST_PROFILE_MAX_KERNELS */
+#define MAXL 256
+#define MS 1000000ull
+
+/* ---- the fake GPU ------------------------------------------------------------- */
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static int ctxObj, rpObj;
+static CUpti_CallbackFunc cb;
+static int refuseSubscribe, started;
+static size_t maxRanges;
+static CUpti_ProfilerReplayMode replayMode;
+static uint32_t seg[4 * MAXL], nseg;          /* the segment's kernels: launch numbers, in order */
+static struct {
+    char path[128], name[64];
+    uint32_t occ;
+} exp_[MAXL];                                 /* per launch: the path open on the range's thread, name */
+static uint32_t nl, occNow;
+static char cur[128];                          /* the path open on the range's thread */
+static int nStop, nDecode, nSetConfig, nStart, nEnable, nDisable, nInit;
+
+static void spin(uint64_t ns)
+{
+    uint64_t t0 = gpuinstClockNs();
+    while (gpuinstClockNs() - t0 < ns) {
+    }
+}
+
+static CUptiResult fEnable(CUpti_RangeProfiler_Enable_Params *p)
+{
+    spin(3 * MS);
+    nEnable++;
+    p->pRangeProfilerObject = (CUpti_RangeProfiler_Object *)&rpObj;
+    return CUPTI_SUCCESS;
+}
+static CUptiResult fDisable(CUpti_RangeProfiler_Disable_Params *p)
+{
+    (void)p;
+    spin(6 * MS);
+    nDisable++;
+    return CUPTI_SUCCESS;
+}
+static CUptiResult fSize(CUpti_RangeProfiler_GetCounterDataSize_Params *p)
+{
+    p->counterDataSize = 64;
+    return CUPTI_SUCCESS;
+}
+static CUptiResult fInit(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *p)
+{
+    (void)p;
+    spin(1 * MS);
+    nInit++;
+    return CUPTI_SUCCESS;
+}
+static CUptiResult fSetConfig(CUpti_RangeProfiler_SetConfig_Params *p)
+{
+    spin(4 * MS);
+    nSetConfig++;
+    maxRanges = p->maxRangesPerPass;
+    replayMode = p->replayMode;
+    return CUPTI_SUCCESS;
+}
+static CUptiResult fStart(CUpti_RangeProfiler_Start_Params *p)
+{
+    (void)p;
+    spin(5 * MS);
+    pthread_mutex_lock(&mu);
+    nStart++;
+    nseg = 0;
+    started = 1;
+    pthread_mutex_unlock(&mu);
+    return CUPTI_SUCCESS;
+}
+static CUptiResult fStop(CUpti_RangeProfiler_Stop_Params *p)
+{
+    pthread_mutex_lock(&mu);
+    nStop++;
+    started = 0;
+    pthread_mutex_unlock(&mu);
+    p->isAllPassSubmitted = 1;
+    p->passIndex = 0;
+    return CUPTI_SUCCESS;
+}
+static CUptiResult fDecode(CUpti_RangeProfiler_DecodeData_Params *p)
+{
+    nDecode++;
+    p->numOfRangeDropped = nseg > maxRanges ? nseg - maxRanges : 0;
+    return CUPTI_SUCCESS;
+}
+static CUptiResult fInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params *p)
+{
+    p->numTotalRanges = nseg < maxRanges ? nseg : maxRanges;
+    return CUPTI_SUCCESS;
+}
+static CUptiResult fRangeName(CUpti_Profiler_Host_GetRangeName_Params *p)
+{
+    (void)p;
+    return CUPTI_ERROR_NOT_SUPPORTED;
+}
+static CUptiResult fSubscribe(CUpti_SubscriberHandle *s, CUpti_CallbackFunc f, void *u)
+{
+    (void)u;
+    spin(2 * MS);
+    if (refuseSubscribe) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+    cb = f;
+    *s = (CUpti_SubscriberHandle)&cb;
+    return CUPTI_SUCCESS;
+}
+static CUptiResult fEnableCb(uint32_t on, CUpti_SubscriberHandle s, CUpti_CallbackDomain d, CUpti_CallbackId id)
+{
+    (void)on;
+    (void)s;
+    (void)d;
+    (void)id;
+    return CUPTI_SUCCESS;
+}
+static CUptiResult fUnsubscribe(CUpti_SubscriberHandle s)
+{
+    (void)s;
+    spin(7 * MS);
+    cb = NULL;
+    return CUPTI_SUCCESS;
+}
+static CUresult fCtx(CUcontext *c)
+{
+    *c = (CUcontext)&ctxObj;
+    return CUDA_SUCCESS;
+}
+static CUresult fDev(CUdevice *d)
+{
+    *d = 0;
+    return CUDA_SUCCESS;
+}
+static CUresult fSync(void)
+{
+    return CUDA_SUCCESS;
+}
+
+/* The seam's evaluation: range i of the segment is launch seg[i]. */
+static int evaluate(void *user, size_t range, double *v, uint32_t n, char *why, size_t cap)
+{
+    uint32_t m;
+    (void)user;
+    if (range >= nseg) {
+        snprintf(why, cap, "range %zu past the segment's %u", range, nseg);
+        return GPUINST_ERROR_INVALID_ARGUMENT;
+    }
+    for (m = 0; m < n; m++) v[m] = 1000.0 * seg[range] + m;
+    return GPUINST_SUCCESS;
+}
+
+/* A launch of kernel `name` (NULL: a CUDA graph of `graph` kernels) as the
+ * application's launch call makes it: CUPTI's callback at API enter, then
+ * the kernels reach the GPU. */
+static void launchN(const char *name, uint32_t graph)
+{
+    CUpti_CallbackData d;
+    uint32_t i, k = name != NULL ? 1 : graph;
+    memset(&d, 0, sizeof d);
+    d.callbackSite = CUPTI_API_ENTER;
+    d.context = (CUcontext)&ctxObj;
+    d.symbolName = name;
+    if (cb != NULL)
+        cb(NULL, CUPTI_CB_DOMAIN_DRIVER_API,
+           name != NULL ? CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel : CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &d);
+    pthread_mutex_lock(&mu);
+    for (i = 0; i < k && nl < MAXL; i++) {
+        snprintf(exp_[nl].path, sizeof exp_[nl].path, "%s", cur);
+        snprintf(exp_[nl].name, sizeof exp_[nl].name, "%s", name != NULL ? name : "");
+        exp_[nl].occ = occNow;
+        if (started && nseg < sizeof seg / sizeof seg[0]) seg[nseg++] = nl;
+        nl++;
+    }
+    pthread_mutex_unlock(&mu);
+}
+static void launch(const char *name)
+{
+    launchN(name, 1);
+}
+
+static void *otherThread(void *arg)
+{
+    launch((const char *)arg);
+    return NULL;
+}
+
+static void push(const char *n)
+{
+    size_t l = strlen(cur);
+    gpuinst_range_push(n);
+    pthread_mutex_lock(&mu);
+    snprintf(cur + l, sizeof cur - l, "%s%s", l ? "/" : "", n);
+    pthread_mutex_unlock(&mu);
+}
+static void pop(void)
+{
+    char *s;
+    gpuinst_range_pop();
+    pthread_mutex_lock(&mu);
+    s = strrchr(cur, '/');
+    if (s != NULL) *s = '\0';
+    else cur[0] = '\0';
+    pthread_mutex_unlock(&mu);
+}
+
+/* One occurrence of "solve": the CUPTI calls it made. */
+typedef struct Calls {
+    int stop, decode, setconfig, start, enable;
+    uint32_t first, last; /* its launches [first, last) */
+} Calls;
+static Calls occ[8];
+static uint32_t nocc;
+static void begin(void)
+{
+    occNow = ++nocc;
+    occ[nocc].stop = nStop;
+    occ[nocc].decode = nDecode;
+    occ[nocc].setconfig = nSetConfig;
+    occ[nocc].start = nStart;
+    occ[nocc].enable = nEnable;
+    occ[nocc].first = nl;
+    push("solve");
+}
+static void end(void)
+{
+    pop();
+    occ[nocc].stop = nStop - occ[nocc].stop;
+    occ[nocc].decode = nDecode - occ[nocc].decode;
+    occ[nocc].setconfig = nSetConfig - occ[nocc].setconfig;
+    occ[nocc].start = nStart - occ[nocc].start;
+    occ[nocc].enable = nEnable - occ[nocc].enable;
+    occ[nocc].last = nl;
+}
+
+/* ---- the file ------------------------------------------------------------------ */
+
+typedef struct KRow {
+    double value;
+    uint32_t rank, path, kernel, metric, occurrence, kernel_index;
+} KRow;
+typedef struct SRow {
+    double value;
+    uint32_t rank, path, metric, occurrence, kernels, dropped;
+} SRow;
+
+static KRow *readKernels(hid_t f, size_t *n)
+{
+    hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof(KRow));
+    KRow *r;
+    PH_M(ct, KRow, value, H5T_NATIVE_DOUBLE);
+    PH_M(ct, KRow, rank, H5T_NATIVE_UINT32);
+    PH_M(ct, KRow, path, H5T_NATIVE_UINT32);
+    PH_M(ct, KRow, kernel, H5T_NATIVE_UINT32);
+    PH_M(ct, KRow, metric, H5T_NATIVE_UINT32);
+    PH_M(ct, KRow, occurrence, H5T_NATIVE_UINT32);
+    PH_M(ct, KRow, kernel_index, H5T_NATIVE_UINT32);
+    r = (KRow *)ph_read(f, "/profiler/kernels", ct, sizeof(KRow), n);
+    H5Tclose(ct);
+    return r;
+}
+static SRow *readSums(hid_t f, size_t *n)
+{
+    hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof(SRow));
+    SRow *r;
+    PH_M(ct, SRow, value, H5T_NATIVE_DOUBLE);
+    PH_M(ct, SRow, rank, H5T_NATIVE_UINT32);
+    PH_M(ct, SRow, path, H5T_NATIVE_UINT32);
+    PH_M(ct, SRow, metric, H5T_NATIVE_UINT32);
+    PH_M(ct, SRow, occurrence, H5T_NATIVE_UINT32);
+    PH_M(ct, SRow, kernels, H5T_NATIVE_UINT32);
+    PH_M(ct, SRow, dropped, H5T_NATIVE_UINT32);
+    r = (SRow *)ph_read(f, "/profiler/kernel_sums", ct, sizeof(SRow), n);
+    H5Tclose(ct);
+    return r;
+}
+
+/* Occurrence o's kernels as recorded against what was launched: in launch
+ * order, each under the path open at its launch (or `coarse` for launches
+ * [cfrom, cto)), named (or CUPTI's index where `named` is 0 for the
+ * launch's segment: names[i] == 0); `dropped` launches past the image are
+ * absent.  The per-path sums against the rows.  Returns the kernels seen. */
+static uint32_t checkOcc(const phFile *g, const KRow *k, size_t nk, const SRow *s, size_t ns, uint32_t o,
+                         const int *named, const char *coarse, uint32_t cfrom, uint32_t cto, uint32_t dfrom,
+                         uint32_t dto)
+{
+    uint32_t seen = 0, want = 0, i;
+    size_t j;
+    struct {
+        char path[128];
+        double sum[NM];
+        uint32_t kernels, dropped;
+    } ps[16];
+    uint32_t nps = 0, p;
+    memset(ps, 0, sizeof ps);
+    for (i = occ[o].first; i < occ[o].last; i++) {
+        const char *path = i >= cfrom && i < cto ? coarse : exp_[i].path;
+        int dropped = i >= dfrom && i < dto;
+        for (p = 0; p < nps && strcmp(ps[p].path, path) != 0; p++) {
+        }
+        if (p == nps && nps < 16) snprintf(ps[nps++].path, sizeof ps[0].path, "%s", path);
+        if (dropped) {
+            ps[p].dropped++;
+            continue;
+        }
+        for (j = 0; j < nk; j++) {
+            const KRow *r = &k[j];
+            uint32_t m = (uint32_t)(r->value - 1000.0 * i);
+            if (r->occurrence != o || r->value < 1000.0 * i || r->value >= 1000.0 * i + NM) continue;
+            seen++;
+            CHECK(r->kernel_index == want, "occ %u launch %u: kernel_index %u, want %u", o, i, r->kernel_index, want);
+            CHECK(strcmp(ph_s(g, 0, r->path), path) == 0, "occ %u launch %u: path \"%s\", want \"%s\"", o, i,
+                  ph_s(g, 0, r->path), path);
+            if (named[i - occ[o].first])
+                CHECK(strcmp(ph_s(g, 0, r->kernel), exp_[i].name) == 0, "occ %u launch %u: kernel \"%s\", want \"%s\"",
+                      o, i, ph_s(g, 0, r->kernel), exp_[i].name);
+            else
+                CHECK(strtoul(ph_s(g, 0, r->kernel), NULL, 10) < MAXL && isdigit((unsigned char)ph_s(g, 0, r->kernel)[0]),
+                      "occ %u launch %u: kernel \"%s\", want CUPTI's index", o, i, ph_s(g, 0, r->kernel));
+            CHECK(m < NM && strcmp(ph_s(g, 0, r->metric), metricName[m]) == 0, "occ %u launch %u: metric %s", o, i,
+                  ph_s(g, 0, r->metric));
+            if (m < NM) ps[p].sum[m] += r->value;
+        }
+        ps[p].kernels++;
+        want++;
+    }
+    CHECK(seen == want * NM, "occ %u: %u kernel rows, want %u", o, seen, want * NM);
+    for (p = 0; p < nps; p++) {
+        uint32_t rows = 0;
+        for (j = 0; j < ns; j++) {
+            if (s[j].occurrence != o || strcmp(ph_s(g, 0, s[j].path), ps[p].path) != 0) continue;
+            rows++;
+            CHECK(s[j].kernels == ps[p].kernels && s[j].dropped == ps[p].dropped && s[j].metric != 0,
+                  "occ %u path %s: sums of %u kernels, %u dropped; want %u, %u", o, ps[p].path, s[j].kernels,
+                  s[j].dropped, ps[p].kernels, ps[p].dropped);
+            {
+                int m = strcmp(ph_s(g, 0, s[j].metric), metricName[0]) == 0 ? 0 : 1;
+                CHECK(strcmp(ph_s(g, 0, s[j].metric), metricName[m]) == 0 && s[j].value == ps[p].sum[m],
+                      "occ %u path %s %s: sum %g, want %g", o, ps[p].path, ph_s(g, 0, s[j].metric), s[j].value,
+                      ps[p].sum[m]);
+            }
+        }
+        CHECK(rows == NM, "occ %u path %s: %u sum rows, want %d", o, ps[p].path, rows, NM);
+    }
+    return want;
+}
+
+static const phRegion *row(const phFile *g, uint32_t o)
+{
+    size_t i;
+    for (i = 0; i < g->nregions; i++)
+        if (g->regions[i].occurrence == o && strcmp(ph_s(g, 0, g->regions[i].region), "solve") == 0)
+            return &g->regions[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    static gpuinstKreplayTestDev dev = {"GH100", NULL, evaluate, NULL};
+    char uuid[64], lease[320];
+    const char *why = NULL;
+    int inplace, named[MAXL], i;
+    pthread_t t;
+    if (argc < 3 || (strcmp(argv[2], "inplace") != 0 && strcmp(argv[2], "kernel") != 0)) {
+        fprintf(stderr, "usage: test_kseg FILE inplace|kernel\n");
+        return 2;
+    }
+    inplace = strcmp(argv[2], "inplace") == 0;
+    if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
+        printf("test_kseg: skipped: %s\n", why ? why : "no libcupti");
+        return 77;
+    }
+    /* a GPU of its own: the lease is per device across processes (other tests run at the same time) */
+    snprintf(uuid, sizeof uuid, "GPU-kseg-test-%d", (int)getpid());
+    dev.uuid = uuid;
+    gpuinst_init();
+    gpuinstKreplayTestDevice(&dev);
+    gpuinstCu.cuCtxGetCurrent = fCtx;
+    gpuinstCu.cuCtxGetDevice = fDev;
+    gpuinstCu.cuCtxSynchronize = fSync;
+    gpuinstCu.cuptiRangeProfilerEnable = fEnable;
+    gpuinstCu.cuptiRangeProfilerDisable = fDisable;
+    gpuinstCu.cuptiRangeProfilerGetCounterDataSize = fSize;
+    gpuinstCu.cuptiRangeProfilerCounterDataImageInitialize = fInit;
+    gpuinstCu.cuptiRangeProfilerSetConfig = fSetConfig;
+    gpuinstCu.cuptiRangeProfilerStart = fStart;
+    gpuinstCu.cuptiRangeProfilerStop = fStop;
+    gpuinstCu.cuptiRangeProfilerDecodeData = fDecode;
+    gpuinstCu.cuptiRangeProfilerGetCounterDataInfo = fInfo;
+    gpuinstCu.cuptiProfilerHostGetRangeName = fRangeName;
+    gpuinstCu.cuptiSubscribe = fSubscribe;
+    gpuinstCu.cuptiEnableCallback = fEnableCb;
+    gpuinstCu.cuptiUnsubscribe = fUnsubscribe;
+
+    /* 1. the Jacobi shape: a nested range per iteration, kernels between */
+    begin();
+    for (i = 0; i < 3; i++) {
+        launch("_Z6jacobiPfS_");
+        push("MPI");
+        if (i == 1) launch("pack");
+        pop();
+    }
+    push("idle"); /* a path without kernels */
+    pop();
+    launch("norm");
+    end();
+    /* 2. a launch of another thread */
+    begin();
+    launch("a");
+    push("MPI");
+    launch("b");
+    CHECK(pthread_create(&t, NULL, otherThread, (void *)"foreign") == 0, "pthread_create");
+    pthread_join(t, NULL);
+    launch("c");
+    pop(); /* cuts */
+    launch("d");
+    push("MPI");
+    launch("e");
+    pop();
+    end();
+    /* 3. capacity: 3 launches per gap, then a burst of 20 */
+    begin();
+    for (i = 0; i < 6; i++) {
+        launch("x");
+        launch("y");
+        launch("z");
+        push("MPI");
+        pop();
+    }
+    push("big");
+    for (i = 0; i < 20; i++) launch("burst");
+    pop();
+    end();
+    /* 4. no launch callback */
+    refuseSubscribe = 1;
+    begin();
+    launch("a");
+    push("MPI");
+    launch("b");
+    pop();
+    end();
+    refuseSubscribe = 0;
+    /* 5. a CUDA graph of 2 kernels */
+    begin();
+    launch("a");
+    push("MPI");
+    launch("b");
+    launchN(NULL, 2);
+    pop(); /* cuts: graph */
+    launch("c");
+    push("MPI"); /* cuts: from now on every boundary */
+    launch("d");
+    pop();
+    end();
+    /* 6. a later occurrence: still a cut at every boundary */
+    begin();
+    launch("a");
+    push("MPI");
+    launch("b");
+    pop();
+    end();
+    gpuinstKreplayTestDevice(NULL);
+    gpuinst_finalize();
+    gpuinstLeasePath(uuid, lease, sizeof lease);
+    unlink(lease);
+
+    {
+        /* each occurrence's CUPTI calls: Stop and Decode once per segment */
+        static const int wantSeg[7] = {0, 1, 2, 4, 3, 4, 3};
+        uint32_t o;
+        for (o = 1; o <= 6; o++) {
+            CHECK(occ[o].enable == 1 && occ[o].stop == wantSeg[o] && occ[o].decode == wantSeg[o] &&
+                      occ[o].start == wantSeg[o],
+                  "occurrence %u: enable %d, stop %d, decode %d, start %d; want 1 and %d segment(s)", o, occ[o].enable,
+                  occ[o].stop, occ[o].decode, occ[o].start, wantSeg[o]);
+            /* set config at the start and after each segment that held kernels */
+            CHECK(occ[o].setconfig >= 1 && occ[o].setconfig <= wantSeg[o], "occurrence %u: %d set config(s)", o,
+                  occ[o].setconfig);
+        }
+        CHECK(replayMode == (inplace ? CUPTI_UserReplay : CUPTI_KernelReplay), "replay mode %d", (int)replayMode);
+        CHECK(maxRanges == MAXK, "maxRangesPerPass %zu", maxRanges);
+    }
+    {
+        phFile g;
+        KRow *k;
+        SRow *s;
+        size_t nk = 0, ns = 0;
+        uint32_t o;
+        static const int wantSeg[7] = {0, 1, 2, 4, 3, 4, 3};
+        CHECK(ph_open(&g, argv[1]) == 0, "open %s", argv[1]);
+        k = readKernels(g.f, &nk);
+        s = readSums(g.f, &ns);
+        CHECK(k != NULL && s != NULL, "/profiler/kernels and kernel_sums");
+        for (o = 1; o <= 6; o++) {
+            const phRegion *r = row(&g, o);
+            CHECK(r != NULL, "occurrence %u: no row", o);
+            if (r == NULL) continue;
+            CHECK(r->status == 0 && r->segments == (uint32_t)wantSeg[o] && r->replay == (inplace ? 2u : 1u),
+                  "occurrence %u: status %d, segments %u (want %d), replay %u", o, r->status, r->segments, wantSeg[o],
+                  r->replay);
+            /* each part at least what its fake took */
+            CHECK(r->enable_ns >= 3 * MS && r->subscribe_ns >= 2 * MS && r->image_ns >= 1 * MS &&
+                      r->set_config_ns >= 4 * MS && r->first_start_ns >= 5 * MS && r->disable_ns >= 6 * MS &&
+                      (o == 4 || r->unsubscribe_ns >= 7 * MS),
+                  "occurrence %u: enable %llu subscribe %llu image %llu set config %llu first start %llu disable %llu "
+                  "unsubscribe %llu", o, (unsigned long long)r->enable_ns, (unsigned long long)r->subscribe_ns,
+                  (unsigned long long)r->image_ns, (unsigned long long)r->set_config_ns,
+                  (unsigned long long)r->first_start_ns, (unsigned long long)r->disable_ns,
+                  (unsigned long long)r->unsubscribe_ns);
+            CHECK(r->setup_ns >= r->enable_ns + r->subscribe_ns + r->image_ns + r->set_config_ns + r->first_start_ns &&
+                      r->load_ns >= r->pause_ns + r->libs_ns + r->device_ns &&
+                      r->teardown_ns >= r->disable_ns + r->unsubscribe_ns + r->resume_ns &&
+                      r->decode_ns >= r->final_decode_ns,
+                  "occurrence %u: the parts exceed their whole", o);
+            CHECK(r->ranges_dropped == (o == 3 ? 4u : 0u), "occurrence %u: ranges_dropped %u", o, r->ranges_dropped);
+        }
+        /* 1: all named, exact paths; the idle path has its 0 row */
+        for (i = 0; i < MAXL; i++) named[i] = 1;
+        CHECK(checkOcc(&g, k, nk, s, ns, 1, named, NULL, 0, 0, 0, 0) == 5, "occ 1: 5 kernels");
+        {
+            size_t j;
+            int idle = 0;
+            for (j = 0; j < ns; j++)
+                if (s[j].occurrence == 1 && strcmp(ph_s(&g, 0, s[j].path), "solve/idle") == 0)
+                    idle += s[j].kernels == 0 && s[j].value == 0.0;
+            CHECK(idle == NM, "occ 1: solve/idle's sum rows with 0 kernels: %d", idle);
+        }
+        /* 2: the first segment (a, b, foreign, c) keeps CUPTI's indices, the second (d, e) is named */
+        for (i = 0; i < MAXL; i++) named[i] = i >= 4;
+        CHECK(checkOcc(&g, k, nk, s, ns, 2, named, NULL, 0, 0, 0, 0) == 6, "occ 2: 6 kernels");
+        /* 3: the burst's last 4 dropped, under solve/big */
+        for (i = 0; i < MAXL; i++) named[i] = 1;
+        CHECK(checkOcc(&g, k, nk, s, ns, 3, named, NULL, 0, 0, occ[3].last - 4, occ[3].last) == 34,
+              "occ 3: 34 kernels");
+        /* 4: CUPTI's indices throughout */
+        for (i = 0; i < MAXL; i++) named[i] = 0;
+        CHECK(checkOcc(&g, k, nk, s, ns, 4, named, NULL, 0, 0, 0, 0) == 2, "occ 4: 2 kernels");
+        {
+            const phRegion *r = row(&g, 4);
+            CHECK(r != NULL && strstr(ph_s(&g, 0, r->reason), "cuptiSubscribe") != NULL, "occ 4: reason \"%s\"",
+                  r != NULL ? ph_s(&g, 0, r->reason) : "");
+        }
+        /* 5: a, b and the graph's 2 under "solve" (open through the segment), then exact */
+        for (i = 0; i < MAXL; i++) named[i] = i >= 4;
+        CHECK(checkOcc(&g, k, nk, s, ns, 5, named, "solve", occ[5].first, occ[5].first + 4, 0, 0) == 6,
+              "occ 5: 6 kernels");
+        {
+            const phRegion *r = row(&g, 5);
+            CHECK(r != NULL && strstr(ph_s(&g, 0, r->reason), "graph") != NULL &&
+                      strstr(ph_s(&g, 0, r->reason), "open through all of it (\"solve\")") != NULL,
+                  "occ 5: reason \"%s\"", r != NULL ? ph_s(&g, 0, r->reason) : "");
+        }
+        for (i = 0; i < MAXL; i++) named[i] = 1;
+        CHECK(checkOcc(&g, k, nk, s, ns, 6, named, NULL, 0, 0, 0, 0) == 2, "occ 6: 2 kernels");
+        free(k);
+        free(s);
+        ph_close(&g);
+    }
+    if (failures == 0) printf("test_kseg %s: all checks passed\n", argv[2]);
+    return failures != 0;
+}
