@@ -5044,7 +5044,7 @@ typedef struct gpuinstProfilerEnv {
     uint64_t wait_s;           /* GPUINST_PROFILE_WAIT_S, 0..86400 (default 120) */
     int preload;               /* GPUINST_PROFILE_PRELOAD, on/off (default on) */
     uint64_t comm_wait_s;      /* GPUINST_PROFILE_COMM_WAIT_S, 1..86400 (default 30; src/profile_coll.c) */
-    uint32_t max_kernels;      /* GPUINST_PROFILE_MAX_KERNELS, 1..2^20 (default 1024; src/kernel_replay.c) */
+    uint32_t max_kernels;      /* GPUINST_PROFILE_MAX_KERNELS, 1..2^20 (default 64; src/kernel_replay.c) */
     int kernel_replay;         /* GPUINST_PROFILE_KERNEL_REPLAY: GPUINST_KREPLAY_AUTO (default) or _ALWAYS (a bad value: said, auto) */
 } gpuinstProfilerEnv;
 /* GPUINST_PROFILE_KERNEL_REPLAY (src/kernel_replay.c): auto collects the
@@ -6871,7 +6871,7 @@ GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e)
     e->wait_s = gpuinstEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400);
     e->preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
     e->comm_wait_s = gpuinstEnvU64("GPUINST_PROFILE_COMM_WAIT_S", 30, 1, 86400);
-    e->max_kernels = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_MAX_KERNELS", 1024, 1, 1u << 20);
+    e->max_kernels = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_MAX_KERNELS", 64, 1, 1u << 20);
     e->kernel_replay = GPUINST_KREPLAY_AUTO;
     {
         const char *m = getenv("GPUINST_PROFILE_KERNEL_REPLAY");
@@ -30170,8 +30170,12 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
  *   finalize inside the range (gpuinstKreplayFlush): the same, status
  *     "incomplete" with the reason; the values of the kernels that ran are
  *     kept.
- * A segment holding more kernels than the image (GPUINST_PROFILE_MAX_KERNELS,
- * default 1024) loses the rest (CUPTI drops them): counted in
+ *   a launch of the range's thread into a full image (GPUINST_PROFILE_MAX_KERNELS
+ *     listed; krFullCut, in the launch callback): the segment ends before it.
+ *     The image is small (default 64): CUPTI's first start of a session
+ *     costs ~1 ms per range of it (1.1 s at 1,024 on an H100).
+ * A segment holding more kernels than the image (launches of other threads
+ * past it) loses the rest (CUPTI drops them): counted in
  * ranges_dropped and in the sum row of the path they were launched under,
  * said once on stderr.
  * Kernels of other threads in the same context are profiled too (CUPTI's
@@ -30269,7 +30273,7 @@ static uint32_t krIntern(const char *s)
 static struct {
     int armed;               /* GPUINST_PROFILE set and parsed: the hook is on */
     gpuinstSelect sel;
-    uint32_t max_kernels;    /* GPUINST_PROFILE_MAX_KERNELS (default 1024) */
+    uint32_t max_kernels;    /* GPUINST_PROFILE_MAX_KERNELS (default 64) */
     int kernel_replay;       /* GPUINST_PROFILE_KERNEL_REPLAY: GPUINST_KREPLAY_AUTO or _ALWAYS */
     uint32_t *occ;           /* occurrences per range name id */
     uint32_t nocc;
@@ -30572,6 +30576,16 @@ GPUINST_PRIVATE int gpuinstKreplayNamesBoundary(uint32_t *n)
     else krNm.mark = krNm.n;
     pthread_mutex_unlock(&krNm.lock);
     return rc;
+}
+
+/* Launches listed in the segment so far. */
+static uint32_t krNamesCount(void)
+{
+    uint32_t n;
+    pthread_mutex_lock(&krNm.lock);
+    n = krNm.n;
+    pthread_mutex_unlock(&krNm.lock);
+    return n;
 }
 
 GPUINST_PRIVATE void gpuinstKreplayNamesLaunch(void *ctx, const char *name)
@@ -30894,6 +30908,32 @@ static int krOpaque(CUpti_CallbackDomain dom, CUpti_CallbackId cbid)
            cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice;
 }
 
+static int krSegment(Kr *k, int again);
+
+/* A launch on the range's own thread into a full segment (the image's
+ * GPUINST_PROFILE_MAX_KERNELS ranges listed): the segment ends here, before
+ * the launch (it becomes the next segment's first), so that no kernel is
+ * dropped however many a path launches between two boundaries.  That
+ * thread is inside its launch call, so nothing else of the session runs;
+ * another thread's launch is never cut at (it may race the range's pop),
+ * and past the image it is dropped, counted and said as before.  In the
+ * launch callback, before the launch: the CUPTI calls of a segment's end
+ * (as CUPTI's own callback-profiling sample ends passes in the launch
+ * callback). */
+static void krFullCut(void *ctx)
+{
+    Kr *k = GPUINST_LOAD_ACQ(&krActive);
+    int rc;
+    if (k == NULL || k->failed || k->rp == NULL || ctx != k->ctx || !pthread_equal(k->owner, pthread_self()) ||
+        krNamesCount() < krCfg.max_kernels)
+        return;
+    rc = krSegment(k, 1);
+    if (rc != 0) k->failed = rc;
+    k->segMin = k->depth; /* the next segment starts on the path open now */
+    k->segMark = 0;
+    k->segMoved = 0;
+}
+
 static void CUPTIAPI krLaunchCb(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *data)
 {
     const CUpti_CallbackData *cb = (const CUpti_CallbackData *)data;
@@ -30916,6 +30956,7 @@ static void CUPTIAPI krLaunchCb(void *ud, CUpti_CallbackDomain dom, CUpti_Callba
     } else if (cb->callbackSite != CUPTI_API_ENTER || krRt.depth > 0) {
         return;
     }
+    krFullCut((void *)cb->context);
     gpuinstKreplayNamesLaunch((void *)cb->context,
                               krOpaque(dom, cbid) ? NULL : cb->symbolName != NULL ? cb->symbolName : "");
 }

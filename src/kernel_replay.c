@@ -69,8 +69,12 @@
  *   finalize inside the range (gpuinstKreplayFlush): the same, status
  *     "incomplete" with the reason; the values of the kernels that ran are
  *     kept.
- * A segment holding more kernels than the image (GPUINST_PROFILE_MAX_KERNELS,
- * default 1024) loses the rest (CUPTI drops them): counted in
+ *   a launch of the range's thread into a full image (GPUINST_PROFILE_MAX_KERNELS
+ *     listed; krFullCut, in the launch callback): the segment ends before it.
+ *     The image is small (default 64): CUPTI's first start of a session
+ *     costs ~1 ms per range of it (1.1 s at 1,024 on an H100).
+ * A segment holding more kernels than the image (launches of other threads
+ * past it) loses the rest (CUPTI drops them): counted in
  * ranges_dropped and in the sum row of the path they were launched under,
  * said once on stderr.
  * Kernels of other threads in the same context are profiled too (CUPTI's
@@ -168,7 +172,7 @@ static uint32_t krIntern(const char *s)
 static struct {
     int armed;               /* GPUINST_PROFILE set and parsed: the hook is on */
     gpuinstSelect sel;
-    uint32_t max_kernels;    /* GPUINST_PROFILE_MAX_KERNELS (default 1024) */
+    uint32_t max_kernels;    /* GPUINST_PROFILE_MAX_KERNELS (default 64) */
     int kernel_replay;       /* GPUINST_PROFILE_KERNEL_REPLAY: GPUINST_KREPLAY_AUTO or _ALWAYS */
     uint32_t *occ;           /* occurrences per range name id */
     uint32_t nocc;
@@ -471,6 +475,16 @@ GPUINST_PRIVATE int gpuinstKreplayNamesBoundary(uint32_t *n)
     else krNm.mark = krNm.n;
     pthread_mutex_unlock(&krNm.lock);
     return rc;
+}
+
+/* Launches listed in the segment so far. */
+static uint32_t krNamesCount(void)
+{
+    uint32_t n;
+    pthread_mutex_lock(&krNm.lock);
+    n = krNm.n;
+    pthread_mutex_unlock(&krNm.lock);
+    return n;
 }
 
 GPUINST_PRIVATE void gpuinstKreplayNamesLaunch(void *ctx, const char *name)
@@ -793,6 +807,32 @@ static int krOpaque(CUpti_CallbackDomain dom, CUpti_CallbackId cbid)
            cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice;
 }
 
+static int krSegment(Kr *k, int again);
+
+/* A launch on the range's own thread into a full segment (the image's
+ * GPUINST_PROFILE_MAX_KERNELS ranges listed): the segment ends here, before
+ * the launch (it becomes the next segment's first), so that no kernel is
+ * dropped however many a path launches between two boundaries.  That
+ * thread is inside its launch call, so nothing else of the session runs;
+ * another thread's launch is never cut at (it may race the range's pop),
+ * and past the image it is dropped, counted and said as before.  In the
+ * launch callback, before the launch: the CUPTI calls of a segment's end
+ * (as CUPTI's own callback-profiling sample ends passes in the launch
+ * callback). */
+static void krFullCut(void *ctx)
+{
+    Kr *k = GPUINST_LOAD_ACQ(&krActive);
+    int rc;
+    if (k == NULL || k->failed || k->rp == NULL || ctx != k->ctx || !pthread_equal(k->owner, pthread_self()) ||
+        krNamesCount() < krCfg.max_kernels)
+        return;
+    rc = krSegment(k, 1);
+    if (rc != 0) k->failed = rc;
+    k->segMin = k->depth; /* the next segment starts on the path open now */
+    k->segMark = 0;
+    k->segMoved = 0;
+}
+
 static void CUPTIAPI krLaunchCb(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *data)
 {
     const CUpti_CallbackData *cb = (const CUpti_CallbackData *)data;
@@ -815,6 +855,7 @@ static void CUPTIAPI krLaunchCb(void *ud, CUpti_CallbackDomain dom, CUpti_Callba
     } else if (cb->callbackSite != CUPTI_API_ENTER || krRt.depth > 0) {
         return;
     }
+    krFullCut((void *)cb->context);
     gpuinstKreplayNamesLaunch((void *)cb->context,
                               krOpaque(dom, cbid) ? NULL : cb->symbolName != NULL ? cb->symbolName : "");
 }
