@@ -42,6 +42,14 @@
 #                   (replay 1, passes 1), the same ncu comparison.
 #  2c app_multipass the same with $MM (auto: 2 passes -> kernel replay, replay 1,
 #                   passes >= 2) against ncu with $MM (FFMA instructions exactly).
+#  2d app_fullcut  tests/gpu/kreplay_many.cu (an NVTX range of 10 launches, no
+#                   nested range), 'many@2', GPUINST_PROFILE_MAX_KERNELS=4, in place
+#                   and under GPUINST_PROFILE_KERNEL_REPLAY=always: the image fills
+#                   between two boundaries, so the session ends a segment at a
+#                   launch (krFullCut): status 0, 10 kernels in launch order, 0
+#                   dropped, 3 segments; against the same run with the default image
+#                   (64, one segment) each kernel's instructions equal and DRAM bytes
+#                   within 2 % (kernel 0's printed: docs/PROFILING.md); output unchanged.
 #  3 jacobi_values  the Jacobi at 2 ranks on GPU 0, -niter $JNITER, GPUINST_PROFILE=
 #                   'Jacobi solve@2' (the 1st occurrence is its single-GPU
 #                   reference run): its printed result equal to a run with no
@@ -110,6 +118,7 @@ J=$D/jacobi
   [ -x "$LIB" ] || { echo "missing $LIB: build build-gpu first"; exit 1; }
   bash tests/gpu/jacobi_build.sh "$J"
   nvcc -O2 -std=c++17 -gencode arch=compute_90,code=sm_90 -ccbin mpicxx tests/gpu/kreplay_app.cu -o "$D/kreplay_app"
+  nvcc -O2 -std=c++17 -gencode arch=compute_90,code=sm_90 -ccbin mpicxx tests/gpu/kreplay_many.cu -o "$D/kreplay_many"
 ) >"$D/build.log" 2>&1 && ok build || ko build
 JAC=$J/jacobi
 APP=$D/kreplay_app
@@ -161,6 +170,60 @@ ncu_csv() { "$NCU" --import "$1" --csv --page details --print-units base >"$2" 2
     --ncu "0=$D/app_ncu_mm_all.csv" --ncu-near "0=$D/app_ncu_mm_none.csv" --ncu-skip 3 --expect-kernels 3 \
     --expect-paths "work=2,work/inner=1" --expect-replay 1 --min-passes 2
 ) >"$D/app_multipass.log" 2>&1 && ok app_multipass || ko app_multipass
+
+# ---- 2d: a full image between two boundaries: the segment ends at a launch ------------------------
+(
+  set -e
+  $MPIRUN -n 1 "$D/kreplay_many" >"$D/many_plain.out"
+  for way in auto always; do
+    for mk in 64 4; do
+      GPUINST_PROFILE_MAX_KERNELS=$mk GPUINST_PROFILE_KERNEL_REPLAY=$way GPUINST_OUTPUT=$D/many_${way}_$mk.h5 \
+        GPUINST_PROFILE='many@2' GPUINST_METRICS=$M $MPIRUN -n 1 "${ZC[@]}" -x GPUINST_PROFILE_MAX_KERNELS \
+        -x GPUINST_PROFILE_KERNEL_REPLAY "$D/kreplay_many" >"$D/many_${way}_$mk.out"
+      diff "$D/many_plain.out" "$D/many_${way}_$mk.out" && echo "output unchanged ($way, $mk)"
+    done
+  done
+  PYTHONPATH=tests $PY - "$D" <<'PY'
+import sys
+import h5py
+from gi_strings import raw_strings
+d, bad = sys.argv[1], 0
+def occ2(fn):
+    f = h5py.File(fn, "r")
+    S = raw_strings(f)
+    rows = [r for r in f["/profiler/regions"][...] if int(r["occurrence"]) == 2 and S.get((int(r["rank"]), int(r["region"]))) == "many"]
+    K = [k for k in f["/profiler/kernels"][...] if int(k["occurrence"]) == 2]
+    vals = {}
+    for k in K:
+        vals[(int(k["kernel_index"]), S[(int(k["rank"]), int(k["metric"]))])] = float(k["value"])
+    return rows, vals
+for way, replay in (("auto", 2), ("always", 1)):
+    rows64, v64 = occ2(f"{d}/many_{way}_64.h5")
+    rows4, v4 = occ2(f"{d}/many_{way}_4.h5")
+    for mk, rows, want_seg in ((64, rows64, 1), (4, rows4, 3)):
+        r = rows[0] if len(rows) == 1 else None
+        good = (r is not None and int(r["status"]) == 0 and int(r["replay"]) == replay and int(r["ranges"]) == 10
+                and int(r["ranges_dropped"]) == 0 and int(r["segments"]) == want_seg)
+        print(f"{'ok  ' if good else 'FAIL'} {way}, image {mk}: status, replay {replay}, 10 kernels, 0 dropped, "
+              f"{want_seg} segment(s): " + (f"status {int(r['status'])} replay {int(r['replay'])} kernels "
+              f"{int(r['ranges'])} dropped {int(r['ranges_dropped'])} segments {int(r['segments'])}" if r is not None else f"{len(rows)} rows"))
+        bad += not good
+    idx = sorted({i for i, _ in v4})
+    # the first kernel's DRAM writes hold what the session's first start left dirty in L2, which
+    # depends on the image's size (docs/PROFILING.md): printed, not compared
+    ins = [key for key in v4 if key[1] == "smsp__inst_executed.sum"]
+    dram = [key for key in v4 if key[1] != "smsp__inst_executed.sum" and key[0] > 0]
+    same = (idx == list(range(10)) and len(ins) == 10 and all(v4[key] == v64.get(key) for key in ins)
+            and all(key in v64 and abs(v4[key] - v64[key]) <= 0.02 * max(abs(v64[key]), 1.0) for key in dram))
+    for key in sorted(v4):
+        if key[1] != "smsp__inst_executed.sum" and (key[0] in (0, 4, 8) or abs(v4[key] - v64.get(key, 0.0)) > 0.02 * max(abs(v64.get(key, 0.0)), 1.0)):
+            print(f"  kernel {key[0]} {key[1]}: image 4 {v4[key]:.0f}, image 64 {v64.get(key, float('nan')):.0f}")
+    print(f"{'ok  ' if same else 'FAIL'} {way}: kernel indices {idx}; each kernel's instructions equal, DRAM bytes of "
+          "kernels 1-9 within 2 % (a segment ended before kernels 4 and 8), image 4 vs 64")
+    bad += not same
+sys.exit(1 if bad else 0)
+PY
+) >"$D/app_fullcut.log" 2>&1 && ok app_fullcut || ko app_fullcut
 
 # ---- 3: the Jacobi, 2 ranks on one GPU, zero-code mode, vs ncu per rank ------------------------
 # kernels a traced run launched inside the 2nd "Jacobi solve" of each rank
