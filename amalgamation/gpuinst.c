@@ -5046,6 +5046,7 @@ typedef struct gpuinstProfilerEnv {
     uint64_t comm_wait_s;      /* GPUINST_PROFILE_COMM_WAIT_S, 1..86400 (default 30; src/profile_coll.c) */
     uint32_t max_kernels;      /* GPUINST_PROFILE_MAX_KERNELS, 1..2^20 (default 64; src/kernel_replay.c) */
     int kernel_replay;         /* GPUINST_PROFILE_KERNEL_REPLAY: GPUINST_KREPLAY_AUTO (default) or _ALWAYS (a bad value: said, auto) */
+    int cache_control;         /* GPUINST_PROFILE_CACHE_CONTROL: 1 all (default: L2 flushed before every kernel), 0 none */
 } gpuinstProfilerEnv;
 /* GPUINST_PROFILE_KERNEL_REPLAY (src/kernel_replay.c): auto collects the
  * kernels of a selected range in place when the metric list takes one pass
@@ -6880,6 +6881,17 @@ GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e)
         } else if (m != NULL && m[0] != '\0' && strcmp(m, "auto") != 0) {
             static int warned;
             gpuinstWarnOnce(&warned, "GPUINST_PROFILE_KERNEL_REPLAY=\"%.40s\" is not one of auto, always: using auto", m);
+        }
+    }
+    e->cache_control = 1;
+    {
+        const char *m = getenv("GPUINST_PROFILE_CACHE_CONTROL");
+        if (m != NULL && strcmp(m, "none") == 0) {
+            e->cache_control = 0;
+        } else if (m != NULL && m[0] != '\0' && strcmp(m, "all") != 0) {
+            static int warned;
+            gpuinstWarnOnce(&warned, "GPUINST_PROFILE_CACHE_CONTROL=\"%.40s\" is not one of all, none: using all (L2 "
+                            "written back and invalidated before every kernel, as ncu's --cache-control all)", m);
         }
     }
 }
@@ -9319,6 +9331,11 @@ typedef int CUresult;
 typedef int CUdevice;
 typedef int CUdevice_attribute;
 typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef unsigned long long CUdeviceptr;
+typedef int CUstreamCaptureStatus;
 typedef struct CUuuid_st {
     char bytes[16];
 } CUuuid;
@@ -9679,7 +9696,16 @@ GPUINST_PRIVATE int gpuinstCudaDriverPresent(void);
     X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuCtxPushCurrent_v2, 0, (CUcontext))                                       \
     X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuCtxPopCurrent_v2, 0, (CUcontext *))                                      \
     X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuMemGetInfo_v2, 0, (size_t *, size_t *))                                  \
-    X(CUDA, 0, CUresult, cuGetErrorName, 0, (CUresult, const char **))
+    X(CUDA, 0, CUresult, cuGetErrorName, 0, (CUresult, const char **))                                                \
+    X(CUDA, 0, CUresult, cuModuleLoadData, 0, (CUmodule *, const void *))                                             \
+    X(CUDA, 0, CUresult, cuModuleGetFunction, 0, (CUfunction *, CUmodule, const char *))                              \
+    X(CUDA, 0, CUresult, cuModuleUnload, 0, (CUmodule))                                                               \
+    X(CUDA, 0, CUresult, cuMemAlloc_v2, 0, (CUdeviceptr *, size_t))                                                   \
+    X(CUDA, 0, CUresult, cuMemFree_v2, 0, (CUdeviceptr))                                                              \
+    X(CUDA, 0, CUresult, cuStreamIsCapturing, 0, (CUstream, CUstreamCaptureStatus *))                                 \
+    X(CUDA, 0, CUresult, cuLaunchKernel, 0,                                                                           \
+      (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,  \
+       CUstream, void **, void **))
 
 #if GPUINST_WITH_CUPTI
 /* CUPTI entry points its own headers declare (checked against them in src/cuda.c). */
@@ -12694,6 +12720,11 @@ typedef struct gpuinstProfRow {
     uint64_t enable_ns, subscribe_ns, image_ns, set_config_ns, first_start_ns;
     /* where the end goes: the last segment, then parts of teardown_ns */
     uint64_t final_decode_ns, disable_ns, unsubscribe_ns, resume_ns;
+    /* cache control (GPUINST_PROFILE_CACHE_CONTROL): 1 L2 flushed before each kernel, 0 not;
+     * kernels recorded without a flush before them while 1; kernels whose values were
+     * discarded (not attributable: a segment's rest that held flush ranges); the flush's setup */
+    uint32_t cache_control, kernels_unflushed, kernels_discarded;
+    uint64_t cache_setup_ns;
 } gpuinstProfRow;
 GPUINST_PRIVATE void gpuinstProfRegionRow(const gpuinstProfRow *w);
 /* The /profiler tables' collect function (the table's ctx is its
@@ -27773,7 +27804,7 @@ typedef struct ProfMetricRec {  /* /profiler/metrics, 32 bytes */
     uint32_t scope;         /* 0 context, 1 device, 2 unknown (CUPTI before 13.1) */
 } ProfMetricRec;
 
-typedef struct ProfRegionRec {  /* /profiler/regions, 296 bytes */
+typedef struct ProfRegionRec {  /* /profiler/regions, 320 bytes */
     uint64_t start_ns, end_ns;
     uint64_t setup_ns;       /* counter availability, host object, enable, counter data, set config */
     uint64_t lock_wait_ns;   /* waiting for the device's counters (other ranks) */
@@ -27819,6 +27850,10 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 296 bytes */
     uint64_t enable_ns, subscribe_ns, image_ns, set_config_ns; /* parts of setup_ns (so is first_start_ns) */
     uint64_t final_decode_ns;                        /* part of decode_ns: the last segment */
     uint64_t disable_ns, unsubscribe_ns, resume_ns;  /* parts of teardown_ns */
+    uint64_t cache_setup_ns;                         /* part of setup_ns: the L2 flush kernel loaded, its buffer */
+    uint32_t cache_control;                          /* 1: L2 written back and invalidated before each kernel */
+    uint32_t kernels_unflushed, kernels_discarded;
+    uint32_t pad_;
 } ProfRegionRec;
 
 static const gpuinstField valueFields[] = {
@@ -27892,6 +27927,10 @@ static const gpuinstField regionFields[] = {
     GPUINST_FIELD(ProfRegionRec, disable_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of teardown_ns: cuptiRangeProfilerDisable; 0 user replay"),
     GPUINST_FIELD(ProfRegionRec, unsubscribe_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of teardown_ns: the launch callback off (cuptiUnsubscribe); 0 user replay"),
     GPUINST_FIELD(ProfRegionRec, resume_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of teardown_ns: tracing resumed; 0 user replay"),
+    GPUINST_FIELD(ProfRegionRec, cache_setup_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of setup_ns: the L2 flush kernel loaded and its buffer allocated (cache control); 0 user replay or none"),
+    GPUINST_FIELD(ProfRegionRec, cache_control, GPUINST_FT_U32, 0, "", "kernel replay: 1 L2 written back and invalidated before each kernel (GPUINST_PROFILE_CACHE_CONTROL=all, as ncu's default), 0 not (none, user replay, or not possible: reason says why)"),
+    GPUINST_FIELD(ProfRegionRec, kernels_unflushed, GPUINST_FT_U32, 0, "count", "kernel replay with cache_control 1: kernels recorded without the L2 flush before them (CUDA graph kernels, other threads' launches, a stream being captured)"),
+    GPUINST_FIELD(ProfRegionRec, kernels_discarded, GPUINST_FT_U32, 0, "count", "kernel replay: kernels that ran but whose values are not recorded, because the launch order could not tell them from gpuinst's flush kernels (other threads' launches with cache_control 1); counted in kernel_sums.dropped"),
 };
 
 static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
@@ -29907,6 +29946,10 @@ GPUINST_PRIVATE void gpuinstProfRegionRow(const gpuinstProfRow *w)
     r.disable_ns = w->disable_ns;
     r.unsubscribe_ns = w->unsubscribe_ns;
     r.resume_ns = w->resume_ns;
+    r.cache_setup_ns = w->cache_setup_ns;
+    r.cache_control = w->cache_control;
+    r.kernels_unflushed = w->kernels_unflushed;
+    r.kernels_discarded = w->kernels_discarded;
     profAppend(&regionsBuf, &r, sizeof r);
 }
 
@@ -30246,7 +30289,7 @@ static const gpuinstField krSumFields[] = {
     GPUINST_FIELD(KrSumRec, metric, GPUINST_FT_U32, 0, "", "metric name: id in /strings"),
     GPUINST_FIELD(KrSumRec, occurrence, GPUINST_FT_U32, 0, "", "occurrence of the range name (1-based)"),
     GPUINST_FIELD(KrSumRec, kernels, GPUINST_FT_U32, 0, "count", "kernel instances summed"),
-    GPUINST_FIELD(KrSumRec, dropped, GPUINST_FT_U32, 0, "count", "kernel instances of the path CUPTI dropped (counter data image full): not in the sum"),
+    GPUINST_FIELD(KrSumRec, dropped, GPUINST_FT_U32, 0, "count", "kernel instances of the path CUPTI dropped (counter data image full) or whose values were discarded (/profiler/regions.kernels_discarded): not in the sum"),
 };
 
 static pthread_mutex_t krLock = PTHREAD_MUTEX_INITIALIZER;
@@ -30275,6 +30318,7 @@ static struct {
     gpuinstSelect sel;
     uint32_t max_kernels;    /* GPUINST_PROFILE_MAX_KERNELS (default 64) */
     int kernel_replay;       /* GPUINST_PROFILE_KERNEL_REPLAY: GPUINST_KREPLAY_AUTO or _ALWAYS */
+    int cache_control;       /* GPUINST_PROFILE_CACHE_CONTROL: 1 all (default), 0 none */
     uint32_t *occ;           /* occurrences per range name id */
     uint32_t nocc;
 } krCfg;
@@ -30387,6 +30431,11 @@ typedef struct Kr {
     size_t cdsize;
     gpuinstPhost *ph;         /* krHost's, kept for the process */
     int mode;                 /* GPUINST_KREPLAY_KERNEL or _INPLACE (set with the host object) */
+    uint32_t cdranges;        /* ranges the image holds (krImageRanges) */
+    /* cache control (krFlushSetup): the flush kernel, its buffer (2 x L2) */
+    void *fmod, *ffn;         /* CUmodule, CUfunction; ffn NULL: no flush (cache_control 0) */
+    unsigned long long fbuf, fsectors;
+    uint32_t fgrid;
 #endif
 } Kr;
 
@@ -30524,17 +30573,18 @@ static struct {
     pthread_t owner;
     uint32_t *id;            /* /strings ids in launch order, this segment */
     uint32_t *path;          /* the path open on the range's thread at each launch */
-    uint32_t n, cap;
+    uint8_t *fl;             /* 1: gpuinst's L2 flush kernel (one CUPTI range) ran right before the launch's kernel */
+    uint32_t n, cap, nfl;    /* nfl: launches flagged in fl */
     uint32_t foreign;        /* launches of other threads */
     uint32_t opaque;         /* launches not named kernel by kernel */
     int nomem;               /* the list could not grow */
     uint32_t mark;           /* launches listed at the last boundary where the list was clean */
     uint32_t cur;            /* path open on the range's thread now (relaxed: it stores, launches read) */
-} krNm = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0, NULL, NULL, 0, 0, 0, 0, 0, 0, 0};
+} krNm = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0};
 
 static void krNamesReset(void)
 {
-    krNm.n = krNm.foreign = krNm.opaque = krNm.mark = 0;
+    krNm.n = krNm.nfl = krNm.foreign = krNm.opaque = krNm.mark = 0;
     krNm.nomem = 0;
 }
 
@@ -30556,7 +30606,9 @@ GPUINST_PRIVATE void gpuinstKreplayNamesClose(void)
     krNamesReset();
     free(krNm.id);
     free(krNm.path);
+    free(krNm.fl);
     krNm.id = krNm.path = NULL;
+    krNm.fl = NULL;
     krNm.cap = 0;
     pthread_mutex_unlock(&krNm.lock);
 }
@@ -30578,56 +30630,108 @@ GPUINST_PRIVATE int gpuinstKreplayNamesBoundary(uint32_t *n)
     return rc;
 }
 
-/* Launches listed in the segment so far. */
-static uint32_t krNamesCount(void)
+/* Launches listed in the segment so far; *opaque (may be NULL) those not
+ * named kernel by kernel (CUDA graphs). */
+static uint32_t krNamesCount(uint32_t *opaque)
 {
     uint32_t n;
     pthread_mutex_lock(&krNm.lock);
     n = krNm.n;
+    if (opaque != NULL) *opaque = krNm.opaque;
     pthread_mutex_unlock(&krNm.lock);
     return n;
 }
 
-GPUINST_PRIVATE void gpuinstKreplayNamesLaunch(void *ctx, const char *name)
+/* gpuinstKreplayNamesLaunch, with `flushed` (gpuinst's L2 flush kernel was
+ * launched right before it on its stream): the launch's index in the
+ * segment's list, UINT32_MAX where not listed. */
+static uint32_t krNamesLaunch(void *ctx, const char *name, int flushed)
 {
-    uint32_t id = name != NULL ? krIntern(name) : 0; /* outside the lock */
+    uint32_t id = name != NULL ? krIntern(name) : 0, at = UINT32_MAX; /* outside the lock */
     pthread_mutex_lock(&krNm.lock);
     if (krNm.on && ctx == krNm.ctx) {
         if (!pthread_equal(krNm.owner, pthread_self())) krNm.foreign++;
         if (name == NULL) krNm.opaque++;
         if (krNm.n == krNm.cap) {
             uint32_t nc = krNm.cap ? krNm.cap * 2 : 256, *ni = (uint32_t *)realloc(krNm.id, nc * sizeof *ni), *np;
+            uint8_t *nf;
             if (ni != NULL) krNm.id = ni;
             np = ni != NULL ? (uint32_t *)realloc(krNm.path, nc * sizeof *np) : NULL;
-            if (np != NULL) {
-                krNm.path = np;
+            if (np != NULL) krNm.path = np;
+            nf = np != NULL ? (uint8_t *)realloc(krNm.fl, nc) : NULL;
+            if (nf != NULL) {
+                krNm.fl = nf;
                 krNm.cap = nc;
             }
         }
         if (krNm.n < krNm.cap) {
             krNm.path[krNm.n] = GPUINST_LOAD_RLX(&krNm.cur);
+            krNm.fl[krNm.n] = (uint8_t)(flushed != 0);
+            krNm.nfl += flushed != 0;
+            at = krNm.n;
             krNm.id[krNm.n++] = id;
         } else {
             krNm.nomem = 1;
         }
     }
     pthread_mutex_unlock(&krNm.lock);
+    return at;
 }
 
-GPUINST_PRIVATE int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, uint32_t **paths, uint64_t *head,
-                                               char *why, size_t cap)
+GPUINST_PRIVATE GPUINST_UNUSED void gpuinstKreplayNamesLaunch(void *ctx, const char *name) /* test_knames */
+{
+    (void)krNamesLaunch(ctx, name, 0);
+}
+
+/* Launch `at` (listed by this thread in this segment) had the flush kernel
+ * launched before it after it was listed (a runtime launch's flush is
+ * launched from the driver launch inside it). */
+static void krNamesFlushed(uint32_t at)
+{
+    pthread_mutex_lock(&krNm.lock);
+    if (at < krNm.n && !krNm.fl[at]) {
+        krNm.fl[at] = 1;
+        krNm.nfl++;
+    }
+    pthread_mutex_unlock(&krNm.lock);
+}
+
+/* gpuinstKreplayNamesSegment over CUPTI's ranges where some launches had
+ * gpuinst's L2 flush kernel (one range of its own) right before them: the
+ * arrays are per range, *flush (malloc'd, *head of them, NULL when 0)
+ * marks the flush ranges among the first *head, and *tail_flushes counts
+ * the flush ranges among the rest (whose positions are not known). */
+static int krNamesSegment(uint64_t total, uint32_t **ids, uint32_t **paths, uint8_t **flush, uint64_t *head,
+                          uint32_t *tail_flushes, char *why, size_t cap)
 {
     int rc = -1;
-    uint64_t h = 0;
+    uint64_t h = 0, ranges;
+    uint32_t he = 0, i, r, hfl = 0;
     *ids = NULL;
     *paths = NULL;
+    if (flush != NULL) *flush = NULL;
     *head = 0;
+    *tail_flushes = 0;
     pthread_mutex_lock(&krNm.lock);
-    if (krNm.on && !krNm.nomem && krNm.opaque == 0 && (uint64_t)krNm.n == total)
-        h = krNm.foreign > 0 ? krNm.mark : total;
-    if (h > 0 && (*paths = (uint32_t *)malloc(h * sizeof **paths)) != NULL) {
-        memcpy(*paths, krNm.path, h * sizeof **paths);
+    ranges = (uint64_t)krNm.n + krNm.nfl;
+    if (krNm.on && !krNm.nomem && krNm.opaque == 0 && ranges == total) he = krNm.foreign > 0 ? krNm.mark : krNm.n;
+    for (i = 0; i < he; i++) hfl += krNm.fl[i];
+    h = (uint64_t)he + hfl;
+    *tail_flushes = krNm.nfl - hfl;
+    if (h > 0 && (*paths = (uint32_t *)malloc(h * sizeof **paths)) != NULL &&
+        (flush == NULL || (*flush = (uint8_t *)calloc(h, 1)) != NULL)) {
+        for (i = r = 0; i < he; i++) {
+            if (krNm.fl[i]) {
+                if (flush != NULL) (*flush)[r] = 1;
+                (*paths)[r++] = krNm.path[i];
+            }
+            (*paths)[r++] = krNm.path[i];
+        }
         *head = h;
+    } else if (h > 0) {
+        free(*paths);
+        *paths = NULL;
+        *tail_flushes = krNm.nfl; /* the whole segment is "the rest" */
     }
     if (!krNm.on)
         snprintf(why, cap, "kernel names unknown: no CUPTI launch callback during the session");
@@ -30639,18 +30743,29 @@ GPUINST_PRIVATE int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, u
     else if (krNm.foreign > 0)
         snprintf(why, cap, "kernel names unknown in a segment where %u kernel(s) were launched by other threads "
                  "in the range's context (the order across threads is not known)", krNm.foreign);
-    else if ((uint64_t)krNm.n != total)
-        snprintf(why, cap, "kernel names unknown: %u launch(es) seen against %llu kernel(s) CUPTI profiled",
-                 krNm.n, (unsigned long long)total);
+    else if (ranges != total)
+        snprintf(why, cap, "kernel names unknown: %u launch(es) seen against %llu kernel(s) CUPTI profiled%s",
+                 krNm.n + krNm.nfl, (unsigned long long)total,
+                 krNm.nfl > 0 ? " (gpuinst's L2 flush kernels included)" : "");
     else if ((*ids = (uint32_t *)malloc((total ? total : 1) * sizeof **ids)) == NULL)
         snprintf(why, cap, "kernel names unknown: out of memory");
     else {
-        if (total > 0) memcpy(*ids, krNm.id, total * sizeof **ids);
+        for (i = r = 0; i < krNm.n; i++) {
+            if (krNm.fl[i]) (*ids)[r++] = 0;
+            (*ids)[r++] = krNm.id[i];
+        }
         rc = 0;
     }
     krNamesReset();
     pthread_mutex_unlock(&krNm.lock);
     return rc;
+}
+
+GPUINST_PRIVATE GPUINST_UNUSED int gpuinstKreplayNamesSegment(uint64_t total, uint32_t **ids, uint32_t **paths, uint64_t *head,
+                                               char *why, size_t cap)
+{
+    uint32_t tf;
+    return krNamesSegment(total, ids, paths, NULL, head, &tf, why, cap);
 }
 #endif /* GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API */
 
@@ -30692,6 +30807,7 @@ static struct {
     const gpuinstPhost *ph;
     uint8_t *cd;
     size_t size;
+    uint32_t ranges;
 } krImg;
 
 /* krFree: k's image kept for the next occurrence (the one kept before freed). */
@@ -30704,6 +30820,7 @@ static void krImageKeep(Kr *k)
     krImg.ph = k->ph;
     krImg.cd = k->cd;
     krImg.size = k->cdsize;
+    krImg.ranges = k->cdranges;
     pthread_mutex_unlock(&krLock);
     free(old);
     k->cd = NULL;
@@ -30713,7 +30830,7 @@ static void krImageKeep(Kr *k)
 static void krImageTake(Kr *k)
 {
     pthread_mutex_lock(&krLock);
-    if (krImg.cd != NULL && krImg.ph == k->ph) {
+    if (krImg.cd != NULL && krImg.ph == k->ph && krImg.ranges == k->cdranges) {
         k->cd = krImg.cd;
         k->cdsize = krImg.size;
         krImg.cd = NULL;
@@ -30811,6 +30928,8 @@ static CUptiResult krConfigure(Kr *k, const char **what, uint64_t *image_ns, uin
     size_t cfgsize = 0;
     CUptiResult r;
     uint64_t t0 = gpuinstClockNs(), t1;
+    /* with cache control each kernel takes two ranges: the flush's and its own */
+    k->cdranges = krCfg.max_kernels * (k->ffn != NULL ? 2u : 1u);
     if (k->cd == NULL) krImageTake(k);
     if (k->cd == NULL) {
         memset(&zp, 0, sizeof zp);
@@ -30818,8 +30937,8 @@ static CUptiResult krConfigure(Kr *k, const char **what, uint64_t *image_ns, uin
         zp.pRangeProfilerObject = (CUpti_RangeProfiler_Object *)k->rp;
         zp.pMetricNames = (const char **)ml->names;
         zp.numMetrics = ml->n;
-        zp.maxNumOfRanges = krCfg.max_kernels;
-        zp.maxNumRangeTreeNodes = krCfg.max_kernels;
+        zp.maxNumOfRanges = k->cdranges;
+        zp.maxNumRangeTreeNodes = k->cdranges;
         *what = "cuptiRangeProfilerGetCounterDataSize";
         if ((r = gpuinstCu.cuptiRangeProfilerGetCounterDataSize(&zp)) != CUPTI_SUCCESS) return r;
         k->cdsize = zp.counterDataSize;
@@ -30848,7 +30967,7 @@ static CUptiResult krConfigure(Kr *k, const char **what, uint64_t *image_ns, uin
     sp.pCounterDataImage = k->cd;
     sp.range = CUPTI_AutoRange;
     sp.replayMode = k->mode == GPUINST_KREPLAY_INPLACE ? CUPTI_UserReplay : CUPTI_KernelReplay;
-    sp.maxRangesPerPass = krCfg.max_kernels;
+    sp.maxRangesPerPass = k->cdranges;
     sp.numNestingLevels = 1;
     sp.minNestingLevel = 1;
     if (k->mode == GPUINST_KREPLAY_INPLACE) { /* one pass, from pass 0; never a second */
@@ -30896,7 +31015,211 @@ static int krListCoarse;
 static uint32_t krGen;        /* sessions opened (krLock) */
 static GPUINST_TLS struct {
     uint32_t gen, depth;      /* runtime launch calls open on this thread in session gen */
+    uint32_t at;              /* the outermost runtime launch's index in the launch list */
+    int pending;              /* its flush not launched yet (left to the driver launch inside it) */
+    int inflush;              /* launching gpuinst's flush kernel: its own callback ignored */
 } krRt;
+
+/* ---- cache control ---------------------------------------------------------------------
+ * GPUINST_PROFILE_CACHE_CONTROL=all (the default), ncu's --cache-control all:
+ * right before each kernel of a selected occurrence, in the launch callback
+ * on the launch's own stream, gpuinst launches krFlushPtx's kernel, which
+ * reads a buffer of twice the L2's size, one 32-byte sector at a time: the
+ * lines earlier work left dirty in L2 are written back during the flush, and
+ * none of the kernel's data is left in L2 when it starts.  So a kernel's
+ * DRAM bytes are its own, whatever ran before it (CUPTI's first start of a
+ * session dirties L2 itself: without this, a range's first kernel read
+ * +10 % to +26 % DRAM write on an H100, docs/PROFILING.md).  The flush is a
+ * kernel of the context, so CUPTI's auto range makes it a range of its own:
+ * the launch list marks the launch it precedes (krNm.fl), the decode skips
+ * its range, and the image holds two ranges per kernel.  No flush where it
+ * cannot be placed exactly or safely: other threads' launches (their order
+ * against the range's thread's is unknown), CUDA graph launches (their
+ * kernels are not launched one by one; a graph gets a segment of its own),
+ * a stream being captured (the flush would join the graph), launch calls
+ * whose stream the callback cannot read: each such kernel is counted in
+ * /profiler/regions.kernels_unflushed.  A segment where other threads
+ * launched after the last clean boundary holds flush ranges at unknown
+ * places: its kernels there are not recorded (kernels_discarded, said),
+ * never recorded with a flush's values.  =none: no flush, DRAM bytes as
+ * `ncu --cache-control none` (the first kernel's include what CUPTI's
+ * start left in L2). */
+static const char krFlushPtx[] =
+    ".version 7.0\n.target sm_70\n.address_size 64\n"
+    ".visible .entry gpuinst_l2_flush(.param .u64 buf, .param .u64 sectors)\n{\n"
+    ".reg .pred %p<3>;\n.reg .b32 %r<6>;\n.reg .b64 %rd<15>;\n"
+    "ld.param.u64 %rd7, [buf];\nld.param.u64 %rd8, [sectors];\n"
+    "mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\ncvt.u64.u32 %rd1, %r2;\nmul.wide.u32 %rd9, %r1, %r2;\n"
+    "mov.u32 %r3, %tid.x;\ncvt.u64.u32 %rd10, %r3;\nadd.s64 %rd14, %rd9, %rd10;\n"
+    "setp.ge.u64 %p1, %rd14, %rd8;\n@%p1 bra DONE;\n"
+    "mov.u32 %r4, %nctaid.x;\ncvt.u64.u32 %rd11, %r4;\nmul.lo.s64 %rd3, %rd11, %rd1;\ncvta.to.global.u64 %rd4, %rd7;\n"
+    "LOOP:\nshl.b64 %rd12, %rd14, 5;\nadd.s64 %rd13, %rd4, %rd12;\nld.volatile.global.u32 %r5, [%rd13];\n"
+    "add.s64 %rd14, %rd14, %rd3;\nsetp.lt.u64 %p2, %rd14, %rd8;\n@%p2 bra LOOP;\n"
+    "DONE:\nret;\n}\n";
+
+/* The flush kernel loaded in the session's context and its buffer (2 x L2);
+ * where it cannot be, cache_control stays 0 and the reason says why. */
+static void krFlushSetup(Kr *k)
+{
+    CUmodule mod = NULL;
+    CUfunction fn = NULL;
+    CUdeviceptr buf = 0;
+    int l2 = 0, sms = 0;
+    CUresult r = CUDA_SUCCESS;
+    const char *what = "";
+    uint64_t t0 = gpuinstClockNs();
+    size_t l;
+    if (!krCfg.cache_control) return;
+    if (k->mode == GPUINST_KREPLAY_KERNEL && k->row.passes > 1) {
+        /* CUPTI replays a kernel's passes back to back, restoring its memory between them: a flush
+         * before the launch would precede the first pass only, so the passes would differ */
+        l = strlen(k->note);
+        snprintf(k->note + l, sizeof k->note - l, "%sno L2 cache control: the metric list takes %u passes of kernel "
+                 "replay, and gpuinst's flush could only precede the first (CUPTI restores the kernel's memory "
+                 "between passes); DRAM bytes include what earlier work and the restore left dirty in L2, as ncu "
+                 "--cache-control none", l ? "; " : "", k->row.passes);
+        return;
+    }
+    if (k->sub == NULL) {
+        what = "no launch callback to launch the flush from";
+    } else if (gpuinstCu.cuModuleLoadData == NULL || gpuinstCu.cuModuleGetFunction == NULL ||
+               gpuinstCu.cuModuleUnload == NULL || gpuinstCu.cuMemAlloc_v2 == NULL || gpuinstCu.cuMemFree_v2 == NULL ||
+               gpuinstCu.cuLaunchKernel == NULL || gpuinstCu.cuStreamIsCapturing == NULL ||
+               gpuinstCu.cuDeviceGetAttribute == NULL) {
+        what = "this libcuda lacks a module, memory or launch call the flush needs";
+    } else if ((what = "cuDeviceGetAttribute(L2 cache size, multiprocessors)",
+                r = gpuinstCu.cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, (CUdevice)k->dev)) !=
+                   CUDA_SUCCESS ||
+               (r = gpuinstCu.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, (CUdevice)k->dev)) !=
+                   CUDA_SUCCESS ||
+               l2 <= 0 || sms <= 0) {
+        if (r == CUDA_SUCCESS) what = "the device reports no L2 cache size or multiprocessor count";
+    } else if ((what = "cuModuleLoadData (gpuinst's flush kernel, PTX)",
+                r = gpuinstCu.cuModuleLoadData(&mod, krFlushPtx)) != CUDA_SUCCESS ||
+               (what = "cuModuleGetFunction", r = gpuinstCu.cuModuleGetFunction(&fn, mod, "gpuinst_l2_flush")) !=
+                   CUDA_SUCCESS ||
+               (what = "cuMemAlloc (twice the L2's size)", r = gpuinstCu.cuMemAlloc_v2(&buf, 2 * (size_t)l2)) !=
+                   CUDA_SUCCESS) {
+        if (mod != NULL) gpuinstCu.cuModuleUnload(mod);
+    } else {
+        k->fmod = mod;
+        k->ffn = fn;
+        k->fbuf = (unsigned long long)buf;
+        k->fsectors = 2ull * (unsigned long long)l2 / 32u;
+        k->fgrid = (uint32_t)sms * 8u;
+        k->row.cache_control = 1;
+        k->row.cache_setup_ns = gpuinstClockNs() - t0;
+        return;
+    }
+    l = strlen(k->note);
+    if (r == CUDA_SUCCESS)
+        snprintf(k->note + l, sizeof k->note - l, "%sno L2 cache control (GPUINST_PROFILE_CACHE_CONTROL=all): %s; "
+                 "DRAM bytes include what earlier work left dirty in L2, as ncu --cache-control none", l ? "; " : "",
+                 what);
+    else
+        snprintf(k->note + l, sizeof k->note - l, "%sno L2 cache control (GPUINST_PROFILE_CACHE_CONTROL=all): %s "
+                 "failed: %s (CUDA %d); DRAM bytes include what earlier work left dirty in L2, as ncu "
+                 "--cache-control none", l ? "; " : "", what, gpuinstCudaResultString((int)r), (int)r);
+    k->row.cache_setup_ns = gpuinstClockNs() - t0;
+}
+
+static void krFlushFree(Kr *k)
+{
+    if (k->fbuf != 0) gpuinstCu.cuMemFree_v2((CUdeviceptr)k->fbuf);
+    if (k->fmod != NULL) gpuinstCu.cuModuleUnload((CUmodule)k->fmod);
+    k->fbuf = 0;
+    k->fmod = k->ffn = NULL;
+}
+
+/* The stream of a kernel launch call from its parameters (CUPTI's
+ * functionParams: the structures of generated_cuda_meta.h and
+ * generated_cuda_runtime_api_meta.h, which cupti.h includes); 0 where this
+ * call's are not read. */
+static int krLaunchStream(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *params, CUstream *s)
+{
+    int ptsz = 0;
+    if (params == NULL) return 0;
+    if (dom == CUPTI_CB_DOMAIN_DRIVER_API) {
+        switch (cbid) {
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+            *s = ((const cuLaunchKernel_params *)params)->hStream;
+            break;
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+            ptsz = 1;
+            *s = ((const cuLaunchKernel_ptsz_params *)params)->hStream;
+            break;
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+            *s = ((const cuLaunchCooperativeKernel_params *)params)->hStream;
+            break;
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+            ptsz = 1;
+            *s = ((const cuLaunchCooperativeKernel_ptsz_params *)params)->hStream;
+            break;
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+            if (((const cuLaunchKernelEx_params *)params)->config == NULL) return 0;
+            *s = ((const cuLaunchKernelEx_params *)params)->config->hStream;
+            break;
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+            ptsz = 1;
+            if (((const cuLaunchKernelEx_ptsz_params *)params)->config == NULL) return 0;
+            *s = ((const cuLaunchKernelEx_ptsz_params *)params)->config->hStream;
+            break;
+        default:
+            return 0;
+        }
+    } else {
+        switch (cbid) {
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+            *s = (CUstream)((const cudaLaunchKernel_v7000_params *)params)->stream;
+            break;
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+            ptsz = 1;
+            *s = (CUstream)((const cudaLaunchKernel_ptsz_v7000_params *)params)->stream;
+            break;
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
+            *s = (CUstream)((const cudaLaunchCooperativeKernel_v9000_params *)params)->stream;
+            break;
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000:
+            ptsz = 1;
+            *s = (CUstream)((const cudaLaunchCooperativeKernel_ptsz_v9000_params *)params)->stream;
+            break;
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+            if (((const cudaLaunchKernelExC_v11060_params *)params)->config == NULL) return 0;
+            *s = (CUstream)((const cudaLaunchKernelExC_v11060_params *)params)->config->stream;
+            break;
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
+            ptsz = 1;
+            if (((const cudaLaunchKernelExC_ptsz_v11060_params *)params)->config == NULL) return 0;
+            *s = (CUstream)((const cudaLaunchKernelExC_ptsz_v11060_params *)params)->config->stream;
+            break;
+        default:
+            return 0;
+        }
+    }
+    if (*s == NULL && ptsz) *s = CU_STREAM_PER_THREAD; /* the per-thread default stream, as the call meant */
+    return 1;
+}
+
+/* The flush before this launch, on its stream: only for the session's
+ * context, the range's thread, a stream not being captured.  1: launched. */
+static int krFlush(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+    Kr *k = GPUINST_LOAD_ACQ(&krActive);
+    CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUstream s = NULL;
+    void *args[2];
+    CUresult r;
+    if (k == NULL || k->ffn == NULL || k->failed || k->rp == NULL || (void *)cb->context != k->ctx ||
+        !pthread_equal(k->owner, pthread_self()) || !krLaunchStream(dom, cbid, cb->functionParams, &s))
+        return 0;
+    if (gpuinstCu.cuStreamIsCapturing(s, &cs) != CUDA_SUCCESS || cs != CU_STREAM_CAPTURE_STATUS_NONE) return 0;
+    args[0] = &k->fbuf;
+    args[1] = &k->fsectors;
+    krRt.inflush = 1;
+    r = gpuinstCu.cuLaunchKernel((CUfunction)k->ffn, k->fgrid, 1, 1, 256, 1, 1, 0, s, args, NULL);
+    krRt.inflush = 0;
+    return r == CUDA_SUCCESS;
+}
 
 static int krOpaque(CUpti_CallbackDomain dom, CUpti_CallbackId cbid)
 {
@@ -30913,20 +31236,24 @@ static int krSegment(Kr *k, int again);
 /* A launch on the range's own thread into a full segment (the image's
  * GPUINST_PROFILE_MAX_KERNELS ranges listed): the segment ends here, before
  * the launch (it becomes the next segment's first), so that no kernel is
- * dropped however many a path launches between two boundaries.  That
+ * dropped however many a path launches between two boundaries (with
+ * cache control, also before and after a CUDA graph launch).  That
  * thread is inside its launch call, so nothing else of the session runs;
  * another thread's launch is never cut at (it may race the range's pop),
  * and past the image it is dropped, counted and said as before.  In the
  * launch callback, before the launch: the CUPTI calls of a segment's end
  * (as CUPTI's own callback-profiling sample ends passes in the launch
  * callback). */
-static void krFullCut(void *ctx)
+static void krFullCut(void *ctx, int opaque)
 {
     Kr *k = GPUINST_LOAD_ACQ(&krActive);
+    uint32_t n, op = 0;
     int rc;
-    if (k == NULL || k->failed || k->rp == NULL || ctx != k->ctx || !pthread_equal(k->owner, pthread_self()) ||
-        krNamesCount() < krCfg.max_kernels)
-        return;
+    if (k == NULL || k->failed || k->rp == NULL || ctx != k->ctx || !pthread_equal(k->owner, pthread_self())) return;
+    n = krNamesCount(&op);
+    /* with cache control, a CUDA graph launch gets a segment of its own: the
+     * flushes of the launches around it stay where the list places them */
+    if (n < krCfg.max_kernels && !(k->ffn != NULL && n > 0 && (opaque || op > 0))) return;
     rc = krSegment(k, 1);
     if (rc != 0) k->failed = rc;
     k->segMin = k->depth; /* the next segment starts on the path open now */
@@ -30937,28 +31264,42 @@ static void krFullCut(void *ctx)
 static void CUPTIAPI krLaunchCb(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *data)
 {
     const CUpti_CallbackData *cb = (const CUpti_CallbackData *)data;
-    uint32_t gen = GPUINST_LOAD_RLX(&krGen);
+    uint32_t gen = GPUINST_LOAD_RLX(&krGen), at;
+    int opaque, fl = 0;
     (void)ud;
-    if (cb == NULL || (dom != CUPTI_CB_DOMAIN_RUNTIME_API && dom != CUPTI_CB_DOMAIN_DRIVER_API)) return;
+    if (cb == NULL || krRt.inflush || (dom != CUPTI_CB_DOMAIN_RUNTIME_API && dom != CUPTI_CB_DOMAIN_DRIVER_API)) return;
     if (krRt.gen != gen) {
         krRt.gen = gen;
         krRt.depth = 0;
+        krRt.pending = 0;
     }
     if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
         if (cb->callbackSite == CUPTI_API_EXIT) {
             if (cb->correlationData != NULL && *cb->correlationData == 1 && krRt.depth > 0) krRt.depth--;
+            if (krRt.depth == 0) krRt.pending = 0;
             return;
         }
         if (cb->correlationData != NULL) {
             *cb->correlationData = 1;
             if (krRt.depth++ > 0) return; /* a launch inside a runtime launch */
         }
-    } else if (cb->callbackSite != CUPTI_API_ENTER || krRt.depth > 0) {
+    } else if (cb->callbackSite != CUPTI_API_ENTER) {
+        return;
+    } else if (krRt.depth > 0) {
+        /* the driver launch inside a runtime launch whose stream the runtime's
+         * parameters did not give (CUDA 13's __cudaLaunchKernel): its flush */
+        if (krRt.pending) {
+            krRt.pending = 0;
+            if (krFlush(dom, cbid, cb)) krNamesFlushed(krRt.at);
+        }
         return;
     }
-    krFullCut((void *)cb->context);
-    gpuinstKreplayNamesLaunch((void *)cb->context,
-                              krOpaque(dom, cbid) ? NULL : cb->symbolName != NULL ? cb->symbolName : "");
+    opaque = krOpaque(dom, cbid);
+    krFullCut((void *)cb->context, opaque);
+    if (!opaque) fl = krFlush(dom, cbid, cb);
+    at = krNamesLaunch((void *)cb->context, opaque ? NULL : cb->symbolName != NULL ? cb->symbolName : "", fl);
+    krRt.at = at;
+    krRt.pending = dom == CUPTI_CB_DOMAIN_RUNTIME_API && !opaque && !fl && at != UINT32_MAX;
 }
 
 /* The launch API calls krLaunchCb follows. */
@@ -31056,7 +31397,8 @@ static int krSegment(Kr *k, int again)
     CUpti_RangeProfiler_Stop_Params tp;
     CUpti_RangeProfiler_DecodeData_Params dp;
     CUpti_RangeProfiler_GetCounterDataInfo_Params ip;
-    uint32_t *mid = NULL, m, *ids = NULL, *paths = NULL, lastKid = 0, lastDem = 0, rest = 0;
+    uint32_t *mid = NULL, m, *ids = NULL, *paths = NULL, lastKid = 0, lastDem = 0, rest = 0, tailFl = 0;
+    uint8_t *fl = NULL;
     uint64_t head = 0, total;
     double *vals = NULL;
     char note[300];
@@ -31109,8 +31451,8 @@ static int krSegment(Kr *k, int again)
             rc = GPUINST_PROF_INCOMPLETE;
             goto out;
         }
-    if (k->sub != NULL &&
-        gpuinstKreplayNamesSegment(total, &ids, &paths, &head, note, sizeof note) != 0 && k->note[0] == '\0') {
+    if (k->sub != NULL && krNamesSegment(total, &ids, &paths, &fl, &head, &tailFl, note, sizeof note) != 0 &&
+        k->note[0] == '\0') {
         snprintf(k->note, sizeof k->note, "%s", note);
         gpuinstWarnOnce(&krNameWarned, "range \"%s\": %s; /profiler/kernels.kernel holds CUPTI's range index "
                         "there", k->range, note);
@@ -31126,7 +31468,10 @@ static int krSegment(Kr *k, int again)
         }
     }
     for (i = 0; i < total; i++) {
-        uint32_t path = i < head ? paths[i] : rest;
+        uint32_t path;
+        if (i < head && fl != NULL && fl[i]) continue; /* gpuinst's L2 flush before the next kernel */
+        if (i >= head && tailFl > 0) break;            /* the rest holds flushes at unknown places: below */
+        path = i < head ? paths[i] : rest;
         if (ps == NULL || ps->path != path) ps = krPathSums(k, path, ml->n);
         if (ps == NULL) {
             rc = krFail(k, GPUINST_PROF_INCOMPLETE, "allocating the path sums", CUPTI_ERROR_OUT_OF_MEMORY);
@@ -31170,6 +31515,25 @@ static int krSegment(Kr *k, int again)
             }
             ps->kernels++;
             k->kernels++;
+            if (k->ffn != NULL && !(i > 0 && i - 1 < head && fl != NULL && fl[i - 1])) k->row.kernels_unflushed++;
+        }
+    }
+    if (head < total && tailFl > 0) {
+        /* never a flush's values under a kernel's name: the rest's kernels are counted, not recorded */
+        uint64_t disc = total - head > tailFl ? total - head - tailFl : 0;
+        if ((ps = krPathSums(k, rest, ml->n)) == NULL) {
+            rc = krFail(k, GPUINST_PROF_INCOMPLETE, "allocating the path sums", CUPTI_ERROR_OUT_OF_MEMORY);
+            goto out;
+        }
+        ps->dropped += (uint32_t)disc;
+        k->row.kernels_discarded += (uint32_t)disc;
+        if (strstr(k->note, "kernels_discarded") == NULL) {
+            size_t l = strlen(k->note);
+            snprintf(k->note + l, sizeof k->note - l, "%s%llu kernel(s) launched after another thread's launch in "
+                     "the range's context are not recorded (kernels_discarded): the launch order across threads "
+                     "is not known, so they cannot be told from gpuinst's L2 flush kernels; "
+                     "GPUINST_PROFILE_CACHE_CONTROL=none keeps them (L2 then not controlled)", l ? "; " : "",
+                     (unsigned long long)disc);
         }
     }
     if (dp.numOfRangeDropped > 0) {
@@ -31195,6 +31559,7 @@ out:
     k->row.decode_ns += gpuinstClockNs() - t0;
     free(ids);
     free(paths);
+    free(fl);
     free(mid);
     free(vals);
     return rc;
@@ -31220,6 +31585,7 @@ static void krTeardown(Kr *k)
         gpuinstKreplayNamesClose();
     }
     k->row.unsubscribe_ns += gpuinstClockNs() - t;
+    krFlushFree(k); /* after the callback is off: no flush launched past it */
     t = gpuinstClockNs();
     if (k->paused) {
         gpuinstActivityResume();
@@ -31332,6 +31698,7 @@ static int krSetup(Kr *k, const char **cause)
     t1 = gpuinstClockNs();
     krNamesStart(k);
     k->row.subscribe_ns = gpuinstClockNs() - t1;
+    krFlushSetup(k);
     *cause = "config";
     r = krConfigureStart(k, &what);
     if (r != CUPTI_SUCCESS && k->mode == GPUINST_KREPLAY_INPLACE) {
@@ -31639,6 +32006,7 @@ GPUINST_PRIVATE void gpuinstKreplayInit(void)
     gpuinstConfigProfiler(&env);
     krCfg.max_kernels = env.max_kernels;
     krCfg.kernel_replay = env.kernel_replay;
+    krCfg.cache_control = env.cache_control;
     pthread_mutex_lock(&krLock);
     if (!krTablesReady) {
         gpuinstBufInit(&krKernelBuf, sizeof(KrKernelRec));

@@ -423,4 +423,15 @@ GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e)
             gpuinstWarnOnce(&warned, "GPUINST_PROFILE_KERNEL_REPLAY=\"%.40s\" is not one of auto, always: using auto", m);
         }
     }
+    e->cache_control = 1;
+    {
+        const char *m = getenv("GPUINST_PROFILE_CACHE_CONTROL");
+        if (m != NULL && strcmp(m, "none") == 0) {
+            e->cache_control = 0;
+        } else if (m != NULL && m[0] != '\0' && strcmp(m, "all") != 0) {
+            static int warned;
+            gpuinstWarnOnce(&warned, "GPUINST_PROFILE_CACHE_CONTROL=\"%.40s\" is not one of all, none: using all (L2 "
+                            "written back and invalidated before every kernel, as ncu's --cache-control all)", m);
+        }
+    }
 }

@@ -54,6 +54,11 @@ typedef int CUresult;
 typedef int CUdevice;
 typedef int CUdevice_attribute;
 typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef unsigned long long CUdeviceptr;
+typedef int CUstreamCaptureStatus;
 typedef struct CUuuid_st {
     char bytes[16];
 } CUuuid;
@@ -149,7 +154,16 @@ GPUINST_PRIVATE int gpuinstCudaDriverPresent(void);
     X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuCtxPushCurrent_v2, 0, (CUcontext))                                       \
     X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuCtxPopCurrent_v2, 0, (CUcontext *))                                      \
     X(CUDA, GPUINST_NEED_MEMORY, CUresult, cuMemGetInfo_v2, 0, (size_t *, size_t *))                                  \
-    X(CUDA, 0, CUresult, cuGetErrorName, 0, (CUresult, const char **))
+    X(CUDA, 0, CUresult, cuGetErrorName, 0, (CUresult, const char **))                                                \
+    X(CUDA, 0, CUresult, cuModuleLoadData, 0, (CUmodule *, const void *))                                             \
+    X(CUDA, 0, CUresult, cuModuleGetFunction, 0, (CUfunction *, CUmodule, const char *))                              \
+    X(CUDA, 0, CUresult, cuModuleUnload, 0, (CUmodule))                                                               \
+    X(CUDA, 0, CUresult, cuMemAlloc_v2, 0, (CUdeviceptr *, size_t))                                                   \
+    X(CUDA, 0, CUresult, cuMemFree_v2, 0, (CUdeviceptr))                                                              \
+    X(CUDA, 0, CUresult, cuStreamIsCapturing, 0, (CUstream, CUstreamCaptureStatus *))                                 \
+    X(CUDA, 0, CUresult, cuLaunchKernel, 0,                                                                           \
+      (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,  \
+       CUstream, void **, void **))
 
 #if GPUINST_WITH_CUPTI
 /* CUPTI entry points its own headers declare (checked against them in src/cuda.c). */

@@ -887,6 +887,7 @@ typedef struct gpuinstProfilerEnv {
     uint64_t comm_wait_s;      /* GPUINST_PROFILE_COMM_WAIT_S, 1..86400 (default 30; src/profile_coll.c) */
     uint32_t max_kernels;      /* GPUINST_PROFILE_MAX_KERNELS, 1..2^20 (default 64; src/kernel_replay.c) */
     int kernel_replay;         /* GPUINST_PROFILE_KERNEL_REPLAY: GPUINST_KREPLAY_AUTO (default) or _ALWAYS (a bad value: said, auto) */
+    int cache_control;         /* GPUINST_PROFILE_CACHE_CONTROL: 1 all (default: L2 flushed before every kernel), 0 none */
 } gpuinstProfilerEnv;
 /* GPUINST_PROFILE_KERNEL_REPLAY (src/kernel_replay.c): auto collects the
  * kernels of a selected range in place when the metric list takes one pass

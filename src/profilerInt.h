@@ -247,6 +247,11 @@ typedef struct gpuinstProfRow {
     uint64_t enable_ns, subscribe_ns, image_ns, set_config_ns, first_start_ns;
     /* where the end goes: the last segment, then parts of teardown_ns */
     uint64_t final_decode_ns, disable_ns, unsubscribe_ns, resume_ns;
+    /* cache control (GPUINST_PROFILE_CACHE_CONTROL): 1 L2 flushed before each kernel, 0 not;
+     * kernels recorded without a flush before them while 1; kernels whose values were
+     * discarded (not attributable: a segment's rest that held flush ranges); the flush's setup */
+    uint32_t cache_control, kernels_unflushed, kernels_discarded;
+    uint64_t cache_setup_ns;
 } gpuinstProfRow;
 GPUINST_PRIVATE void gpuinstProfRegionRow(const gpuinstProfRow *w);
 /* The /profiler tables' collect function (the table's ctx is its

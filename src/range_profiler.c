@@ -143,7 +143,7 @@ typedef struct ProfMetricRec {  /* /profiler/metrics, 32 bytes */
     uint32_t scope;         /* 0 context, 1 device, 2 unknown (CUPTI before 13.1) */
 } ProfMetricRec;
 
-typedef struct ProfRegionRec {  /* /profiler/regions, 296 bytes */
+typedef struct ProfRegionRec {  /* /profiler/regions, 320 bytes */
     uint64_t start_ns, end_ns;
     uint64_t setup_ns;       /* counter availability, host object, enable, counter data, set config */
     uint64_t lock_wait_ns;   /* waiting for the device's counters (other ranks) */
@@ -189,6 +189,10 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 296 bytes */
     uint64_t enable_ns, subscribe_ns, image_ns, set_config_ns; /* parts of setup_ns (so is first_start_ns) */
     uint64_t final_decode_ns;                        /* part of decode_ns: the last segment */
     uint64_t disable_ns, unsubscribe_ns, resume_ns;  /* parts of teardown_ns */
+    uint64_t cache_setup_ns;                         /* part of setup_ns: the L2 flush kernel loaded, its buffer */
+    uint32_t cache_control;                          /* 1: L2 written back and invalidated before each kernel */
+    uint32_t kernels_unflushed, kernels_discarded;
+    uint32_t pad_;
 } ProfRegionRec;
 
 static const gpuinstField valueFields[] = {
@@ -262,6 +266,10 @@ static const gpuinstField regionFields[] = {
     GPUINST_FIELD(ProfRegionRec, disable_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of teardown_ns: cuptiRangeProfilerDisable; 0 user replay"),
     GPUINST_FIELD(ProfRegionRec, unsubscribe_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of teardown_ns: the launch callback off (cuptiUnsubscribe); 0 user replay"),
     GPUINST_FIELD(ProfRegionRec, resume_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of teardown_ns: tracing resumed; 0 user replay"),
+    GPUINST_FIELD(ProfRegionRec, cache_setup_ns, GPUINST_FT_U64, 0, "ns", "kernel replay, part of setup_ns: the L2 flush kernel loaded and its buffer allocated (cache control); 0 user replay or none"),
+    GPUINST_FIELD(ProfRegionRec, cache_control, GPUINST_FT_U32, 0, "", "kernel replay: 1 L2 written back and invalidated before each kernel (GPUINST_PROFILE_CACHE_CONTROL=all, as ncu's default), 0 not (none, user replay, or not possible: reason says why)"),
+    GPUINST_FIELD(ProfRegionRec, kernels_unflushed, GPUINST_FT_U32, 0, "count", "kernel replay with cache_control 1: kernels recorded without the L2 flush before them (CUDA graph kernels, other threads' launches, a stream being captured)"),
+    GPUINST_FIELD(ProfRegionRec, kernels_discarded, GPUINST_FT_U32, 0, "count", "kernel replay: kernels that ran but whose values are not recorded, because the launch order could not tell them from gpuinst's flush kernels (other threads' launches with cache_control 1); counted in kernel_sums.dropped"),
 };
 
 static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
@@ -2277,6 +2285,10 @@ GPUINST_PRIVATE void gpuinstProfRegionRow(const gpuinstProfRow *w)
     r.disable_ns = w->disable_ns;
     r.unsubscribe_ns = w->unsubscribe_ns;
     r.resume_ns = w->resume_ns;
+    r.cache_setup_ns = w->cache_setup_ns;
+    r.cache_control = w->cache_control;
+    r.kernels_unflushed = w->kernels_unflushed;
+    r.kernels_discarded = w->kernels_discarded;
     profAppend(&regionsBuf, &r, sizeof r);
 }
 

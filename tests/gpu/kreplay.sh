@@ -32,16 +32,19 @@
 #                   innermost range only) for the
 #                   same 3 instances (ncu's results 3..5 in launch order)
 #                   (tests/gpu/kreplay_check.py).  The DRAM byte metrics are compared
-#                   with ncu --cache-control none: CUPTI's kernel replay flushes no
-#                   cache between passes, ncu's default flushes and invalidates L2
-#                   before every pass (run 1: +52 % DRAM write against the default,
-#                   lines left dirty in L2 written back during the measured kernel);
-#                   the difference against the default is printed for the record.
+#                   with ncu's default (--cache-control all): gpuinst's default
+#                   GPUINST_PROFILE_CACHE_CONTROL=all flushes L2 before each kernel the
+#                   same way (/profiler/regions.cache_control 1, no kernel unflushed
+#                   or discarded: checked); the difference against ncu
+#                   --cache-control none is printed for the record (a row with
+#                   cache_control 0 is compared with that one instead).
 #                   The default way for $M: in place (replay 2, passes 1).
 #  2b app_replay    the same with GPUINST_PROFILE_KERNEL_REPLAY=always: kernel replay
 #                   (replay 1, passes 1), the same ncu comparison.
 #  2c app_multipass the same with $MM (auto: 2 passes -> kernel replay, replay 1,
-#                   passes >= 2) against ncu with $MM (FFMA instructions exactly).
+#                   passes >= 2) against ncu with $MM (FFMA instructions exactly);
+#                   no cache control there (cache_control 0: the flush could only
+#                   precede the first pass), so DRAM bytes against ncu --cache-control none.
 #  2d app_fullcut  tests/gpu/kreplay_many.cu (an NVTX range of 10 launches, no
 #                   nested range), 'many@2', GPUINST_PROFILE_MAX_KERNELS=4, in place
 #                   and under GPUINST_PROFILE_KERNEL_REPLAY=always: the image fills
@@ -58,7 +61,10 @@
 #                   profiling) launched inside that occurrence, each equal to
 #                   ncu's (`ncu --nvtx --nvtx-include "Jacobi solve/"` on the
 #                   collecting rank only, the other rank bare: two ncu on one GPU
-#                   hang the halo exchange; its last results); the other rank, if it did not
+#                   hang the halo exchange; its last results; DRAM bytes within 2 % of the
+#                   span of two such ncu runs: the other rank's kernels share the L2, and
+#                   ncu's own per-kernel DRAM write differs by up to ~5 % run to run,
+#                   GPU runs 27-28); the other rank, if it did not
 #                   collect, names the holder ("counters held by rank N / pid
 #                   P"), with no hang.  The collecting rank's row: replay 2 (in
 #                   place), passes 1.
@@ -142,7 +148,7 @@ ncu_csv() { "$NCU" --import "$1" --csv --page details --print-units base >"$2" 2
   diff <(grep checksum "$D/app_plain.out") <(grep checksum "$D/app_ncu.out") || echo "(ncu's run printed another checksum)"
   PYTHONPATH=tests $PY tests/gpu/kreplay_check.py "$D/app.h5" --range work --occurrence 2 --ncu "0=$D/app_ncu.csv" \
     --ncu-near "0=$D/app_ncu_nc.csv" --ncu-skip 3 --expect-kernels 3 --expect-paths "work=2,work/inner=1" \
-    --expect-replay 2 --min-passes 1
+    --expect-replay 2 --expect-cache-control 1 --min-passes 1
 ) >"$D/app_values.log" 2>&1 && ok app_values || ko app_values
 
 # ---- 2b: the same, kernel replay forced ---------------------------------------------------------
@@ -153,7 +159,7 @@ ncu_csv() { "$NCU" --import "$1" --csv --page details --print-units base >"$2" 2
   diff <(grep checksum "$D/app_plain.out") <(grep checksum "$D/app_always.out") && echo "output unchanged"
   PYTHONPATH=tests $PY tests/gpu/kreplay_check.py "$D/app_always.h5" --range work --occurrence 2 --ncu "0=$D/app_ncu.csv" \
     --ncu-near "0=$D/app_ncu_nc.csv" --ncu-skip 3 --expect-kernels 3 --expect-paths "work=2,work/inner=1" \
-    --expect-replay 1 --min-passes 1
+    --expect-replay 1 --expect-cache-control 1 --min-passes 1
 ) >"$D/app_replay.log" 2>&1 && ok app_replay || ko app_replay
 
 # ---- 2c: a metric list of several passes: kernel replay --------------------------------------------
@@ -168,7 +174,7 @@ ncu_csv() { "$NCU" --import "$1" --csv --page details --print-units base >"$2" 2
   done
   PYTHONPATH=tests $PY tests/gpu/kreplay_check.py "$D/app_mm.h5" --range work --occurrence 2 \
     --ncu "0=$D/app_ncu_mm_all.csv" --ncu-near "0=$D/app_ncu_mm_none.csv" --ncu-skip 3 --expect-kernels 3 \
-    --expect-paths "work=2,work/inner=1" --expect-replay 1 --min-passes 2
+    --expect-paths "work=2,work/inner=1" --expect-replay 1 --expect-cache-control 0 --min-passes 2
 ) >"$D/app_multipass.log" 2>&1 && ok app_multipass || ko app_multipass
 
 # ---- 2d: a full image between two boundaries: the segment ends at a launch ------------------------
@@ -276,15 +282,15 @@ PY
   C=$(collector "$D/jacobi_kr.h5")
   echo "collecting rank: $C"
   echo "$C" >"$D/jacobi_collector.txt"
-  for cc in all none; do
+  for cc in all none all2; do
     $MPIRUN -n 2 bash -c 'if [ "$OMPI_COMM_WORLD_RANK" = "$1" ]; then exec "$0" --cache-control "$2" --nvtx --nvtx-include "Jacobi solve/" --nvtx-include "Jacobi solve/MPI/" --metrics "$3" -f -o "$4" "${@:5}"; else exec "${@:5}"; fi' \
-      "$NCU" "$C" "$cc" "$M" "$D/jacobi_ncu_$cc" "$JAC" "${JARGS[@]}" >"$D/jacobi_ncu_$cc.out" 2>&1
+      "$NCU" "$C" "${cc%2}" "$M" "$D/jacobi_ncu_$cc" "$JAC" "${JARGS[@]}" >"$D/jacobi_ncu_$cc.out" 2>&1
     ncu_csv "$D/jacobi_ncu_$cc.ncu-rep" "$D/jacobi_ncu_$cc.csv"
   done
   n2=$(cut -d' ' -f$((C + 1)) "$D/jacobi_n2.txt")
   PYTHONPATH=tests $PY tests/gpu/kreplay_check.py "$D/jacobi_kr.h5" --range "Jacobi solve" --occurrence 2 \
-    --ncu "$C=$D/jacobi_ncu_all.csv" --ncu-near "$C=$D/jacobi_ncu_none.csv" --expect-kernels "$n2" \
-    --expect-replay 2 --min-passes 1
+    --ncu "$C=$D/jacobi_ncu_all.csv" --ncu-near "$C=$D/jacobi_ncu_none.csv" --ncu-repeat "$C=$D/jacobi_ncu_all2.csv" \
+    --expect-kernels "$n2" --expect-replay 2 --expect-cache-control 1 --min-passes 1
 ) >"$D/jacobi_values.log" 2>&1 && ok jacobi_values || ko jacobi_values
 
 # onerank.sh C SEL PROGRAM ARGS...: zero-code mode; rank C selects SEL, the other ranks select nothing
@@ -307,8 +313,9 @@ SH
     bash "$D/onerank.sh" "$C" 'Jacobi solve@2' "$JAC" "${JARGS[@]}" >"$D/jacobi_always.out" 2>&1
   diff <(jmask "$D/jacobi_plain.out") <(jmask "$D/jacobi_always.out") && echo "printed result unchanged"
   PYTHONPATH=tests $PY tests/gpu/kreplay_check.py "$D/jacobi_always.h5" --range "Jacobi solve" --occurrence 2 \
-    --ranks "$C" --ncu "$C=$D/jacobi_ncu_all.csv" --ncu-near "$C=$D/jacobi_ncu_none.csv" --expect-kernels "$n2" \
-    --expect-replay 1 --min-passes 1
+    --ranks "$C" --ncu "$C=$D/jacobi_ncu_all.csv" --ncu-near "$C=$D/jacobi_ncu_none.csv" \
+    --ncu-repeat "$C=$D/jacobi_ncu_all2.csv" --expect-kernels "$n2" \
+    --expect-replay 1 --expect-cache-control 1 --min-passes 1
 ) >"$D/jacobi_replay.log" 2>&1 && ok jacobi_replay || ko jacobi_replay
 
 # ---- 4: bench: process wall time, no tool / gpuinst (in place, kernel replay, 2 passes) / ncu ----------

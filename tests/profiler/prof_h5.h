@@ -34,6 +34,9 @@ typedef struct phRegion {
     uint32_t segments;
     uint64_t pause_ns, libs_ns, device_ns, enable_ns, subscribe_ns, image_ns, set_config_ns;
     uint64_t final_decode_ns, disable_ns, unsubscribe_ns, resume_ns;
+    /* kernel replay's L2 cache control (0 in older files and user replay) */
+    uint64_t cache_setup_ns;
+    uint32_t cache_control, kernels_unflushed, kernels_discarded;
 } phRegion;
 
 typedef struct phValue {
@@ -178,6 +181,10 @@ static phRegion *ph_regions(hid_t f, size_t *n)
     PH_M(ct, phRegion, disable_ns, H5T_NATIVE_UINT64);
     PH_M(ct, phRegion, unsubscribe_ns, H5T_NATIVE_UINT64);
     PH_M(ct, phRegion, resume_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, cache_setup_ns, H5T_NATIVE_UINT64);
+    PH_M(ct, phRegion, cache_control, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, kernels_unflushed, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, kernels_discarded, H5T_NATIVE_UINT32);
     r = (phRegion *)ph_read(f, "/profiler/regions", ct, sizeof(phRegion), n);
     H5Tclose(ct);
     return r;

@@ -29,7 +29,19 @@
  *      from then on a cut at every boundary (6: a later occurrence too);
  *   and the setup/teardown breakdown of each row (each fake takes its own
  *   time: the field of its call holds at least that).
- *   test_kseg FILE inplace|kernel   (GPUINST_PROFILE=solve@all,
+ * With `flush` (GPUINST_PROFILE_CACHE_CONTROL=all and fakes of the driver's
+ * module, memory and launch calls): gpuinst's L2 flush kernel is launched
+ * before each kernel of the range's thread on the launch's stream and is a
+ * CUPTI range of its own (the fake GPU puts it in the segment, with values
+ * no kernel has): the same occurrences, each kernel's values still its own
+ * (the flush ranges skipped), the image twice as large; 2: the kernels after
+ * the other thread's launch are counted as discarded, not recorded; 5: the
+ * graph gets a segment of its own and its kernels count as unflushed, the
+ * others keep names and exact paths; 7: runtime launches (cudaLaunchKernel:
+ * the flush from its parameters; CUDA 13's __cudaLaunchKernel: from the
+ * driver launch inside it) flushed once each, a launch on a stream being
+ * captured not flushed (unflushed).
+ *   test_kseg FILE inplace|kernel [flush]   (GPUINST_PROFILE=solve@all,
  *   GPUINST_PROFILE_MAX_KERNELS=16; kernel: GPUINST_PROFILE_KERNEL_REPLAY=always)
  */
 #include "gpuinstInt.h"
@@ -76,6 +88,8 @@ static struct {
 static uint32_t nl, occNow;
 static char cur[128];                          /* the path open on the range's thread */
 static int nStop, nDecode, nSetConfig, nStart, nEnable, nDisable, nInit;
+#define FLUSH 0x40000000u                      /* seg[] entry of a flush range */
+static int modObj, fnObj, streamObj, capStreamObj, nFlush, nModLoad, nModUnload, nAlloc, nFree;
 
 static void spin(uint64_t ns)
 {
@@ -193,6 +207,58 @@ static CUresult fSync(void)
 {
     return CUDA_SUCCESS;
 }
+static CUresult fModLoad(CUmodule *m, const void *image)
+{
+    nModLoad++;
+    *m = strstr((const char *)image, ".entry gpuinst_l2_flush") != NULL ? (CUmodule)&modObj : NULL;
+    return *m != NULL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_PTX;
+}
+static CUresult fModFn(CUfunction *f, CUmodule m, const char *name)
+{
+    *f = m == (CUmodule)&modObj && strcmp(name, "gpuinst_l2_flush") == 0 ? (CUfunction)&fnObj : NULL;
+    return *f != NULL ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+static CUresult fModUnload(CUmodule m)
+{
+    nModUnload += m == (CUmodule)&modObj;
+    return CUDA_SUCCESS;
+}
+static CUresult fAlloc(CUdeviceptr *p, size_t n)
+{
+    nAlloc += n == 2u * 50u * 1024u * 1024u;
+    *p = (CUdeviceptr)0x1000;
+    return CUDA_SUCCESS;
+}
+static CUresult fFree(CUdeviceptr p)
+{
+    nFree += p == (CUdeviceptr)0x1000;
+    return CUDA_SUCCESS;
+}
+static CUresult fAttr(int *v, CUdevice_attribute a, CUdevice d)
+{
+    (void)d;
+    *v = a == CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE ? 50 * 1024 * 1024 : a == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT ? 132 : 0;
+    return CUDA_SUCCESS;
+}
+static CUresult fCapturing(CUstream s, CUstreamCaptureStatus *st)
+{
+    *st = s == (CUstream)&capStreamObj ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+    return CUDA_SUCCESS;
+}
+/* the flush kernel reaches the GPU: a range of the segment */
+static CUresult fLaunch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned shm, CUstream s, void **args, void **extra)
+{
+    (void)gy, (void)gz, (void)by, (void)bz, (void)shm, (void)extra;
+    if (f != (CUfunction)&fnObj || gx != 132 * 8 || bx != 256 || args == NULL ||
+        *(unsigned long long *)args[1] != 2ull * 50 * 1024 * 1024 / 32 || s != (CUstream)&streamObj)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&mu);
+    nFlush++;
+    if (started && nseg < sizeof seg / sizeof seg[0]) seg[nseg++] = FLUSH;
+    pthread_mutex_unlock(&mu);
+    return CUDA_SUCCESS;
+}
 
 /* The seam's evaluation: range i of the segment is launch seg[i]. */
 static int evaluate(void *user, size_t range, double *v, uint32_t n, char *why, size_t cap)
@@ -203,24 +269,52 @@ static int evaluate(void *user, size_t range, double *v, uint32_t n, char *why, 
         snprintf(why, cap, "range %zu past the segment's %u", range, nseg);
         return GPUINST_ERROR_INVALID_ARGUMENT;
     }
-    for (m = 0; m < n; m++) v[m] = 1000.0 * seg[range] + m;
+    for (m = 0; m < n; m++) v[m] = seg[range] == FLUSH ? 1e12 : 1000.0 * seg[range] + m;
     return GPUINST_SUCCESS;
 }
 
 /* A launch of kernel `name` (NULL: a CUDA graph of `graph` kernels) as the
  * application's launch call makes it: CUPTI's callback at API enter, then
  * the kernels reach the GPU. */
-static void launchN(const char *name, uint32_t graph)
+/* rt: 0 a driver launch (cuLaunchKernel); 1 cudaLaunchKernel, 2 CUDA 13's
+ * __cudaLaunchKernel (parameters not given), each with the driver launch
+ * inside it; stream: the launch's. */
+static void launchX(const char *name, uint32_t graph, int rt, CUstream stream)
 {
-    CUpti_CallbackData d;
+    CUpti_CallbackData d, r;
+    cuLaunchKernel_params dp;
+    cudaLaunchKernel_v7000_params rp;
+    uint64_t corr = 0;
     uint32_t i, k = name != NULL ? 1 : graph;
     memset(&d, 0, sizeof d);
+    memset(&dp, 0, sizeof dp);
+    memset(&rp, 0, sizeof rp);
+    dp.hStream = stream;
+    rp.stream = (cudaStream_t)stream;
     d.callbackSite = CUPTI_API_ENTER;
     d.context = (CUcontext)&ctxObj;
     d.symbolName = name;
+    d.functionParams = &dp;
+    r = d;
+    r.functionParams = rt == 1 ? (const void *)&rp : NULL;
+    r.correlationData = &corr;
+#if CUPTI_API_VERSION >= 130000
+    if (rt != 0 && cb != NULL)
+        cb(NULL, CUPTI_CB_DOMAIN_RUNTIME_API,
+           rt == 1 ? CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 : CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+           &r);
+#endif
     if (cb != NULL)
         cb(NULL, CUPTI_CB_DOMAIN_DRIVER_API,
            name != NULL ? CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel : CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &d);
+#if CUPTI_API_VERSION >= 130000
+    if (rt != 0 && cb != NULL) {
+        r.callbackSite = CUPTI_API_EXIT;
+        cb(NULL, CUPTI_CB_DOMAIN_RUNTIME_API,
+           rt == 1 ? CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 : CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+           &r);
+    }
+#endif
     pthread_mutex_lock(&mu);
     for (i = 0; i < k && nl < MAXL; i++) {
         snprintf(exp_[nl].path, sizeof exp_[nl].path, "%s", cur);
@@ -230,6 +324,10 @@ static void launchN(const char *name, uint32_t graph)
         nl++;
     }
     pthread_mutex_unlock(&mu);
+}
+static void launchN(const char *name, uint32_t graph)
+{
+    launchX(name, graph, 0, (CUstream)&streamObj);
 }
 static void launch(const char *name)
 {
@@ -263,7 +361,7 @@ static void pop(void)
 
 /* One occurrence of "solve": the CUPTI calls it made. */
 typedef struct Calls {
-    int stop, decode, setconfig, start, enable;
+    int stop, decode, setconfig, start, enable, flush;
     uint32_t first, last; /* its launches [first, last) */
 } Calls;
 static Calls occ[8];
@@ -276,6 +374,7 @@ static void begin(void)
     occ[nocc].setconfig = nSetConfig;
     occ[nocc].start = nStart;
     occ[nocc].enable = nEnable;
+    occ[nocc].flush = nFlush;
     occ[nocc].first = nl;
     push("solve");
 }
@@ -287,6 +386,7 @@ static void end(void)
     occ[nocc].setconfig = nSetConfig - occ[nocc].setconfig;
     occ[nocc].start = nStart - occ[nocc].start;
     occ[nocc].enable = nEnable - occ[nocc].enable;
+    occ[nocc].flush = nFlush - occ[nocc].flush;
     occ[nocc].last = nl;
 }
 
@@ -416,13 +516,16 @@ int main(int argc, char **argv)
     static gpuinstKreplayTestDev dev = {"GH100", NULL, evaluate, NULL};
     char uuid[64], lease[320];
     const char *why = NULL;
-    int inplace, named[MAXL], i;
+    int inplace, flush, named[MAXL], i;
+    uint32_t nocc_ = 6;
     pthread_t t;
-    if (argc < 3 || (strcmp(argv[2], "inplace") != 0 && strcmp(argv[2], "kernel") != 0)) {
-        fprintf(stderr, "usage: test_kseg FILE inplace|kernel\n");
+    if (argc < 3 || (strcmp(argv[2], "inplace") != 0 && strcmp(argv[2], "kernel") != 0) ||
+        (argc > 3 && strcmp(argv[3], "flush") != 0)) {
+        fprintf(stderr, "usage: test_kseg FILE inplace|kernel [flush]\n");
         return 2;
     }
     inplace = strcmp(argv[2], "inplace") == 0;
+    flush = argc > 3;
     if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
         printf("test_kseg: skipped: %s\n", why ? why : "no libcupti");
         return 77;
@@ -448,6 +551,16 @@ int main(int argc, char **argv)
     gpuinstCu.cuptiSubscribe = fSubscribe;
     gpuinstCu.cuptiEnableCallback = fEnableCb;
     gpuinstCu.cuptiUnsubscribe = fUnsubscribe;
+    if (flush) {
+        gpuinstCu.cuModuleLoadData = fModLoad;
+        gpuinstCu.cuModuleGetFunction = fModFn;
+        gpuinstCu.cuModuleUnload = fModUnload;
+        gpuinstCu.cuMemAlloc_v2 = fAlloc;
+        gpuinstCu.cuMemFree_v2 = fFree;
+        gpuinstCu.cuDeviceGetAttribute = fAttr;
+        gpuinstCu.cuStreamIsCapturing = fCapturing;
+        gpuinstCu.cuLaunchKernel = fLaunch;
+    }
 
     /* 1. the Jacobi shape: a nested range per iteration, kernels between */
     begin();
@@ -516,6 +629,15 @@ int main(int argc, char **argv)
     launch("b");
     pop();
     end();
+    if (flush) {
+        /* 7. runtime launches and a stream being captured (one segment: every boundary cuts) */
+        nocc_ = 7;
+        begin();
+        launchX("rk", 1, 1, (CUstream)&streamObj);
+        launchX("rt13", 1, 2, (CUstream)&streamObj);
+        launchX("cap", 1, 0, (CUstream)&capStreamObj);
+        end();
+    }
     gpuinstKreplayTestDevice(NULL);
     gpuinst_finalize();
     gpuinstLeasePath(uuid, lease, sizeof lease);
@@ -523,9 +645,14 @@ int main(int argc, char **argv)
 
     {
         /* each occurrence's CUPTI calls: Stop and Decode once per segment */
-        static const int wantSeg[7] = {0, 1, 2, 4, 3, 4, 3};
+        static const int wantSeg0[8] = {0, 1, 2, 4, 3, 4, 3, 1}, wantSegF[8] = {0, 1, 2, 4, 3, 5, 3, 1};
+        const int *wantSeg = flush ? wantSegF : wantSeg0;
+        /* flushes: every launch of the range's thread with a session's callback, but graphs and the captured stream */
+        static const int wantFlush[8] = {0, 5, 5, 38, 0, 4, 2, 2};
         uint32_t o;
-        for (o = 1; o <= 6; o++) {
+        for (o = 1; o <= nocc_; o++) {
+            CHECK(occ[o].flush == (flush ? wantFlush[o] : 0), "occurrence %u: %d flush kernel(s) launched, want %d", o,
+                  occ[o].flush, flush ? wantFlush[o] : 0);
             CHECK(occ[o].enable == 1 && occ[o].stop == wantSeg[o] && occ[o].decode == wantSeg[o] &&
                       occ[o].start == wantSeg[o],
                   "occurrence %u: enable %d, stop %d, decode %d, start %d; want 1 and %d segment(s)", o, occ[o].enable,
@@ -535,7 +662,11 @@ int main(int argc, char **argv)
                   occ[o].setconfig);
         }
         CHECK(replayMode == (inplace ? CUPTI_UserReplay : CUPTI_KernelReplay), "replay mode %d", (int)replayMode);
-        CHECK(maxRanges == MAXK, "maxRangesPerPass %zu", maxRanges);
+        CHECK(maxRanges == (flush ? 2 * MAXK : MAXK), "maxRangesPerPass %zu", maxRanges);
+        /* the module and buffer: one per occurrence that could flush (4 has no callback), freed at its end */
+        CHECK(!flush || (nModLoad == 6 && nModUnload == 6 && nAlloc == 6 && nFree == 6),
+              "flush kernel: %d module load(s), %d unload(s), %d allocation(s) of 2 x L2, %d free(s); want 6 each",
+              nModLoad, nModUnload, nAlloc, nFree);
     }
     {
         phFile g;
@@ -543,12 +674,18 @@ int main(int argc, char **argv)
         SRow *s;
         size_t nk = 0, ns = 0;
         uint32_t o;
-        static const int wantSeg[7] = {0, 1, 2, 4, 3, 4, 3};
+        static const int wantSeg0[8] = {0, 1, 2, 4, 3, 4, 3, 1}, wantSegF[8] = {0, 1, 2, 4, 3, 5, 3, 1};
+        const int *wantSeg = flush ? wantSegF : wantSeg0;
+        /* with flush: cache control but where no callback (4); graph kernels (5) and the captured launch (7)
+         * unflushed; the 3 kernels after the other thread's launch (2) discarded */
+        static const uint32_t wantUnfl[8] = {0, 0, 0, 0, 0, 2, 0, 1}, wantDisc[8] = {0, 0, 3, 0, 0, 0, 0, 0};
         CHECK(ph_open(&g, argv[1]) == 0, "open %s", argv[1]);
         k = readKernels(g.f, &nk);
         s = readSums(g.f, &ns);
         CHECK(k != NULL && s != NULL, "/profiler/kernels and kernel_sums");
-        for (o = 1; o <= 6; o++) {
+        for (i = 0; i < (int)nk; i++)
+            CHECK(k[i].value < 1e11, "a flush range's value recorded as kernel %u's", k[i].kernel_index);
+        for (o = 1; o <= nocc_; o++) {
             const phRegion *r = row(&g, o);
             CHECK(r != NULL, "occurrence %u: no row", o);
             if (r == NULL) continue;
@@ -570,6 +707,10 @@ int main(int argc, char **argv)
                       r->decode_ns >= r->final_decode_ns,
                   "occurrence %u: the parts exceed their whole", o);
             CHECK(r->ranges_dropped == 0, "occurrence %u: ranges_dropped %u", o, r->ranges_dropped);
+            CHECK(r->cache_control == (uint32_t)(flush && o != 4) && r->kernels_unflushed == (flush ? wantUnfl[o] : 0) &&
+                      r->kernels_discarded == (flush ? wantDisc[o] : 0),
+                  "occurrence %u: cache_control %u, kernels_unflushed %u, kernels_discarded %u", o, r->cache_control,
+                  r->kernels_unflushed, r->kernels_discarded);
         }
         /* 1: all named, exact paths; the idle path has its 0 row */
         for (i = 0; i < MAXL; i++) named[i] = 1;
@@ -582,9 +723,17 @@ int main(int argc, char **argv)
                     idle += s[j].kernels == 0 && s[j].value == 0.0;
             CHECK(idle == NM, "occ 1: solve/idle's sum rows with 0 kernels: %d", idle);
         }
-        /* 2: the first segment (a, b, foreign, c) keeps CUPTI's indices, the second (d, e) is named */
+        /* 2: the first segment (a, b, foreign, c) keeps CUPTI's indices, the second (d, e) is named; with
+         * flush, b, foreign and c (after the list's mark, flushes among them) are discarded, counted */
         for (i = 0; i < MAXL; i++) named[i] = i >= 4;
-        CHECK(checkOcc(&g, k, nk, s, ns, 2, named, NULL, 0, 0, 0, 0) == 6, "occ 2: 6 kernels");
+        if (flush) {
+            CHECK(checkOcc(&g, k, nk, s, ns, 2, named, NULL, 0, 0, occ[2].first + 1, occ[2].first + 4) == 3,
+                  "occ 2: 3 kernels");
+            CHECK(strstr(ph_s(&g, 0, row(&g, 2)->reason), "kernels_discarded") != NULL, "occ 2: reason \"%s\"",
+                  ph_s(&g, 0, row(&g, 2)->reason));
+        } else {
+            CHECK(checkOcc(&g, k, nk, s, ns, 2, named, NULL, 0, 0, 0, 0) == 6, "occ 2: 6 kernels");
+        }
         /* 3: segments of 9, 9, 16 (the burst's first 16: the 17th launch cut) and 4; none dropped */
         for (i = 0; i < MAXL; i++) named[i] = 1;
         CHECK(checkOcc(&g, k, nk, s, ns, 3, named, NULL, 0, 0, 0, 0) == 38, "occ 3: 38 kernels");
@@ -596,11 +745,15 @@ int main(int argc, char **argv)
             CHECK(r != NULL && strstr(ph_s(&g, 0, r->reason), "cuptiSubscribe") != NULL, "occ 4: reason \"%s\"",
                   r != NULL ? ph_s(&g, 0, r->reason) : "");
         }
-        /* 5: a, b and the graph's 2 under "solve" (open through the segment), then exact */
-        for (i = 0; i < MAXL; i++) named[i] = i >= 4;
-        CHECK(checkOcc(&g, k, nk, s, ns, 5, named, "solve", occ[5].first, occ[5].first + 4, 0, 0) == 6,
-              "occ 5: 6 kernels");
-        {
+        /* 5: a, b and the graph's 2 under "solve" (open through the segment), then exact; with flush the
+         * graph has a segment of its own: a and b named, every path exact */
+        for (i = 0; i < MAXL; i++) named[i] = flush ? i < 2 || i >= 4 : i >= 4;
+        if (flush)
+            CHECK(checkOcc(&g, k, nk, s, ns, 5, named, NULL, 0, 0, 0, 0) == 6, "occ 5: 6 kernels");
+        else
+            CHECK(checkOcc(&g, k, nk, s, ns, 5, named, "solve", occ[5].first, occ[5].first + 4, 0, 0) == 6,
+                  "occ 5: 6 kernels");
+        if (!flush) {
             const phRegion *r = row(&g, 5);
             CHECK(r != NULL && strstr(ph_s(&g, 0, r->reason), "graph") != NULL &&
                       strstr(ph_s(&g, 0, r->reason), "open through all of it (\"solve\")") != NULL,
@@ -608,10 +761,11 @@ int main(int argc, char **argv)
         }
         for (i = 0; i < MAXL; i++) named[i] = 1;
         CHECK(checkOcc(&g, k, nk, s, ns, 6, named, NULL, 0, 0, 0, 0) == 2, "occ 6: 2 kernels");
+        if (flush) CHECK(checkOcc(&g, k, nk, s, ns, 7, named, NULL, 0, 0, 0, 0) == 3, "occ 7: 3 kernels");
         free(k);
         free(s);
         ph_close(&g);
     }
-    if (failures == 0) printf("test_kseg %s: all checks passed\n", argv[2]);
+    if (failures == 0) printf("test_kseg %s%s: all checks passed\n", argv[2], flush ? " flush" : "");
     return failures != 0;
 }
