@@ -943,29 +943,35 @@ static void krFlushSetup(Kr *k)
                gpuinstCu.cuLaunchKernel == NULL || gpuinstCu.cuStreamIsCapturing == NULL ||
                gpuinstCu.cuDeviceGetAttribute == NULL) {
         what = "this libcuda lacks a module, memory or launch call the flush needs";
-    } else if ((what = "cuDeviceGetAttribute(L2 cache size, multiprocessors)",
-                r = gpuinstCu.cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, (CUdevice)k->dev)) !=
-                   CUDA_SUCCESS ||
-               (r = gpuinstCu.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, (CUdevice)k->dev)) !=
-                   CUDA_SUCCESS ||
-               l2 <= 0 || sms <= 0) {
-        if (r == CUDA_SUCCESS) what = "the device reports no L2 cache size or multiprocessor count";
-    } else if ((what = "cuModuleLoadData (gpuinst's flush kernel, PTX)",
-                r = gpuinstCu.cuModuleLoadData(&mod, krFlushPtx)) != CUDA_SUCCESS ||
-               (what = "cuModuleGetFunction", r = gpuinstCu.cuModuleGetFunction(&fn, mod, "gpuinst_l2_flush")) !=
-                   CUDA_SUCCESS ||
-               (what = "cuMemAlloc (twice the L2's size)", r = gpuinstCu.cuMemAlloc_v2(&buf, 2 * (size_t)l2)) !=
-                   CUDA_SUCCESS) {
-        if (mod != NULL) gpuinstCu.cuModuleUnload(mod);
     } else {
-        k->fmod = mod;
-        k->ffn = fn;
-        k->fbuf = (unsigned long long)buf;
-        k->fsectors = 2ull * (unsigned long long)l2 / 32u;
-        k->fgrid = (uint32_t)sms * 8u;
-        k->row.cache_control = 1;
-        k->row.cache_setup_ns = gpuinstClockNs() - t0;
-        return;
+        what = "cuDeviceGetAttribute(L2 cache size, multiprocessors)";
+        r = gpuinstCu.cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, (CUdevice)k->dev);
+        if (r == CUDA_SUCCESS)
+            r = gpuinstCu.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, (CUdevice)k->dev);
+        if (r == CUDA_SUCCESS && (l2 <= 0 || sms <= 0)) what = "the device reports no L2 cache size or multiprocessor count";
+        else if (r == CUDA_SUCCESS) {
+            what = "cuModuleLoadData (gpuinst's flush kernel, PTX)";
+            r = gpuinstCu.cuModuleLoadData(&mod, krFlushPtx);
+            if (r == CUDA_SUCCESS) {
+                what = "cuModuleGetFunction";
+                r = gpuinstCu.cuModuleGetFunction(&fn, mod, "gpuinst_l2_flush");
+            }
+            if (r == CUDA_SUCCESS) {
+                what = "cuMemAlloc (twice the L2's size)";
+                r = gpuinstCu.cuMemAlloc_v2(&buf, 2 * (size_t)l2);
+            }
+            if (r == CUDA_SUCCESS) {
+                k->fmod = mod;
+                k->ffn = fn;
+                k->fbuf = (unsigned long long)buf;
+                k->fsectors = 2ull * (unsigned long long)l2 / 32u;
+                k->fgrid = (uint32_t)sms * 8u;
+                k->row.cache_control = 1;
+                k->row.cache_setup_ns = gpuinstClockNs() - t0;
+                return;
+            }
+            if (mod != NULL) gpuinstCu.cuModuleUnload(mod);
+        }
     }
     l = strlen(k->note);
     if (r == CUDA_SUCCESS)
