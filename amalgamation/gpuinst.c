@@ -5044,9 +5044,10 @@ typedef struct gpuinstProfilerEnv {
     uint64_t wait_s;           /* GPUINST_PROFILE_WAIT_S, 0..86400 (default 120) */
     int preload;               /* GPUINST_PROFILE_PRELOAD, on/off (default on) */
     uint64_t comm_wait_s;      /* GPUINST_PROFILE_COMM_WAIT_S, 1..86400 (default 30; src/profile_coll.c) */
-    uint32_t max_kernels;      /* GPUINST_PROFILE_MAX_KERNELS, 1..2^20 (default 64; src/kernel_replay.c) */
+    uint32_t max_kernels;      /* GPUINST_PROFILE_MAX_KERNELS, 1..2^20 (default 32; src/kernel_replay.c) */
     int kernel_replay;         /* GPUINST_PROFILE_KERNEL_REPLAY: GPUINST_KREPLAY_AUTO (default) or _ALWAYS (a bad value: said, auto) */
     int cache_control;         /* GPUINST_PROFILE_CACHE_CONTROL: 1 all (default: L2 flushed before every kernel), 0 none */
+    int counter_availability;  /* GPUINST_PROFILE_COUNTER_AVAILABILITY: 0 auto (default: asked only where needed), 1 query (always asked) */
 } gpuinstProfilerEnv;
 /* GPUINST_PROFILE_KERNEL_REPLAY (src/kernel_replay.c): auto collects the
  * kernels of a selected range in place when the metric list takes one pass
@@ -6872,7 +6873,7 @@ GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e)
     e->wait_s = gpuinstEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400);
     e->preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
     e->comm_wait_s = gpuinstEnvU64("GPUINST_PROFILE_COMM_WAIT_S", 30, 1, 86400);
-    e->max_kernels = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_MAX_KERNELS", 64, 1, 1u << 20);
+    e->max_kernels = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_MAX_KERNELS", 32, 1, 1u << 20);
     e->kernel_replay = GPUINST_KREPLAY_AUTO;
     {
         const char *m = getenv("GPUINST_PROFILE_KERNEL_REPLAY");
@@ -6881,6 +6882,17 @@ GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e)
         } else if (m != NULL && m[0] != '\0' && strcmp(m, "auto") != 0) {
             static int warned;
             gpuinstWarnOnce(&warned, "GPUINST_PROFILE_KERNEL_REPLAY=\"%.40s\" is not one of auto, always: using auto", m);
+        }
+    }
+    e->counter_availability = 0;
+    {
+        const char *m = getenv("GPUINST_PROFILE_COUNTER_AVAILABILITY");
+        if (m != NULL && strcmp(m, "query") == 0) {
+            e->counter_availability = 1;
+        } else if (m != NULL && m[0] != '\0' && strcmp(m, "auto") != 0) {
+            static int warned;
+            gpuinstWarnOnce(&warned, "GPUINST_PROFILE_COUNTER_AVAILABILITY=\"%.40s\" is not one of auto, query: using "
+                            "auto (the device asked only where the chip name alone cannot describe it)", m);
         }
     }
     e->cache_control = 1;
@@ -12725,6 +12737,8 @@ typedef struct gpuinstProfRow {
      * discarded (not attributable: a segment's rest that held flush ranges); the flush's setup */
     uint32_t cache_control, kernels_unflushed, kernels_discarded;
     uint64_t cache_setup_ns;
+    /* 1: the host object was made with the device's counter availability image, 0 from the chip name */
+    uint32_t counter_availability;
 } gpuinstProfRow;
 GPUINST_PRIVATE void gpuinstProfRegionRow(const gpuinstProfRow *w);
 /* The /profiler tables' collect function (the table's ctx is its
@@ -27853,7 +27867,7 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 320 bytes */
     uint64_t cache_setup_ns;                         /* part of setup_ns: the L2 flush kernel loaded, its buffer */
     uint32_t cache_control;                          /* 1: L2 written back and invalidated before each kernel */
     uint32_t kernels_unflushed, kernels_discarded;
-    uint32_t pad_;
+    uint32_t counter_availability;                   /* 1: host object made with the device's availability image */
 } ProfRegionRec;
 
 static const gpuinstField valueFields[] = {
@@ -27931,6 +27945,7 @@ static const gpuinstField regionFields[] = {
     GPUINST_FIELD(ProfRegionRec, cache_control, GPUINST_FT_U32, 0, "", "kernel replay: 1 L2 written back and invalidated before each kernel (GPUINST_PROFILE_CACHE_CONTROL=all, as ncu's default), 0 not (none, user replay, or not possible: reason says why)"),
     GPUINST_FIELD(ProfRegionRec, kernels_unflushed, GPUINST_FT_U32, 0, "count", "kernel replay with cache_control 1: kernels recorded without the L2 flush before them (CUDA graph kernels, other threads' launches, a stream being captured)"),
     GPUINST_FIELD(ProfRegionRec, kernels_discarded, GPUINST_FT_U32, 0, "count", "kernel replay: kernels that ran but whose values are not recorded, because the launch order could not tell them from gpuinst's flush kernels (other threads' launches with cache_control 1); counted in kernel_sums.dropped"),
+    GPUINST_FIELD(ProfRegionRec, counter_availability, GPUINST_FT_U32, 0, "", "1: the metric list's host object was made with the device's counter availability image (cuptiProfilerGetCounterAvailability; user replay always, kernel replay for a chip this CUPTI describes only so, a MIG instance, or GPUINST_PROFILE_COUNTER_AVAILABILITY=query); 0: from the chip name alone (kernel replay's default), or not reached"),
 };
 
 static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
@@ -28677,6 +28692,7 @@ static int hostAvail(Prof *a)
     pthread_mutex_unlock(&profLock);
     if (ph != NULL) {
         a->ph = ph;
+        a->rec.counter_availability = 1; /* made with it */
         return 0;
     }
     memset(&cp, 0, sizeof cp);
@@ -28705,6 +28721,7 @@ static int hostBuild(Prof *a)
     int rc;
     if (a->ph != NULL) return 0;
     gpuinstProfPreloadWait(&a->rec.preload_ns);
+    a->rec.counter_availability = 1;
     rc = gpuinstPhostCreate(chip, a->avail, a->spec, &ph, a->why, sizeof a->why);
     free(a->avail);
     a->avail = NULL;
@@ -29949,6 +29966,7 @@ GPUINST_PRIVATE void gpuinstProfRegionRow(const gpuinstProfRow *w)
     r.cache_setup_ns = w->cache_setup_ns;
     r.cache_control = w->cache_control;
     r.kernels_unflushed = w->kernels_unflushed;
+    r.counter_availability = w->counter_availability;
     r.kernels_discarded = w->kernels_discarded;
     profAppend(&regionsBuf, &r, sizeof r);
 }
@@ -30316,9 +30334,10 @@ static uint32_t krIntern(const char *s)
 static struct {
     int armed;               /* GPUINST_PROFILE set and parsed: the hook is on */
     gpuinstSelect sel;
-    uint32_t max_kernels;    /* GPUINST_PROFILE_MAX_KERNELS (default 64) */
+    uint32_t max_kernels;    /* GPUINST_PROFILE_MAX_KERNELS (default 32) */
     int kernel_replay;       /* GPUINST_PROFILE_KERNEL_REPLAY: GPUINST_KREPLAY_AUTO or _ALWAYS */
     int cache_control;       /* GPUINST_PROFILE_CACHE_CONTROL: 1 all (default), 0 none */
+    int counter_availability; /* GPUINST_PROFILE_COUNTER_AVAILABILITY: 0 auto (default), 1 query */
     uint32_t *occ;           /* occurrences per range name id */
     uint32_t nocc;
 } krCfg;
@@ -30797,6 +30816,7 @@ static struct {
     char chip[32];
     char spec[4100];
     gpuinstPhost *ph;
+    uint32_t avail; /* 1: made with the device's counter availability image */
 } krHost[KR_HOSTS];
 
 /* The counter data image of the last occurrence, kept for the next one with
@@ -30858,46 +30878,72 @@ static int krFail(Kr *k, int status, const char *what, CUptiResult r)
     return status;
 }
 
-/* The host object for k's chip and the metric list (counter availability
- * read before the session is enabled).  0 or a status. */
+/* The device's counter availability image (malloc'd) into *avail.  0 or a
+ * status (k->why). */
+static int krAvailability(Kr *k, uint8_t **avail)
+{
+    CUpti_Profiler_GetCounterAvailability_Params cp;
+    CUptiResult r;
+    *avail = NULL;
+    memset(&cp, 0, sizeof cp);
+    cp.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+    cp.ctx = (CUcontext)k->ctx;
+    r = gpuinstCu.cuptiProfilerGetCounterAvailability(&cp);
+    if (r == CUPTI_SUCCESS) {
+        *avail = (uint8_t *)calloc(1, cp.counterAvailabilityImageSize ? cp.counterAvailabilityImageSize : 1);
+        if (*avail == NULL)
+            return krFail(k, GPUINST_PROF_CUPTI, "allocating the counter availability image", CUPTI_ERROR_OUT_OF_MEMORY);
+        cp.pCounterAvailabilityImage = *avail;
+        r = gpuinstCu.cuptiProfilerGetCounterAvailability(&cp);
+    }
+    if (r != CUPTI_SUCCESS) {
+        free(*avail);
+        *avail = NULL;
+        return krFail(k, r == CUPTI_ERROR_HARDWARE_BUSY ? GPUINST_PROF_BUSY : GPUINST_PROF_CUPTI,
+                      "cuptiProfilerGetCounterAvailability", r);
+    }
+    return 0;
+}
+
+/* A MIG compute instance: its name says so ("NVIDIA H100 80GB HBM3 MIG
+ * 1g.10gb"); counters shared across instances are not its own there. */
+static int krMig(int dev)
+{
+    gpuinstCudaDevice d;
+    return gpuinstCudaDeviceGet(dev, &d) == GPUINST_SUCCESS && strstr(d.name, "MIG") != NULL;
+}
+
+/* The host object for k's chip and the metric list.  The device's counter
+ * availability image (cuptiProfilerGetCounterAvailability: 130-180 ms on an
+ * H100, ~100 ms of it left over after the first start) is asked for only
+ * where the chip name alone cannot describe the device: a chip this CUPTI
+ * does not know (the host object cannot be made without it), a MIG instance,
+ * or GPUINST_PROFILE_COUNTER_AVAILABILITY=query; row.counter_availability
+ * says which.  0 or a status. */
 static int krHostGet(Kr *k)
 {
     const char *spec = krSpec();
-    CUpti_Profiler_GetCounterAvailability_Params cp;
-    uint8_t *avail;
+    uint8_t *avail = NULL;
     gpuinstPhost *ph = NULL;
-    CUptiResult r;
     uint64_t t0 = gpuinstClockNs();
     int i, rc;
     for (i = 0; i < KR_HOSTS; i++)
         if (krHost[i].ph != NULL && strcmp(krHost[i].chip, k->chip) == 0 && strcmp(krHost[i].spec, spec) == 0) {
             k->ph = krHost[i].ph;
+            k->row.counter_availability = krHost[i].avail;
             return 0;
         }
-    if (KR_TEST != NULL) { /* the test seam: no device to ask, the host API alone */
-        avail = NULL;
-        goto create;
+    if (KR_TEST == NULL) gpuinstProfPreloadWait(NULL);
+    if (!krCfg.counter_availability && !krMig(k->dev)) {
+        /* the chip name alone; a chip the host API does not know: ask */
+        rc = gpuinstPhostCreate(k->chip, NULL, spec, &ph, k->why, sizeof k->why);
+        if (rc != GPUINST_ERROR_UNAVAILABLE) goto made;
     }
-    memset(&cp, 0, sizeof cp);
-    cp.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
-    cp.ctx = (CUcontext)k->ctx;
-    r = gpuinstCu.cuptiProfilerGetCounterAvailability(&cp);
-    if (r != CUPTI_SUCCESS)
-        return krFail(k, r == CUPTI_ERROR_HARDWARE_BUSY ? GPUINST_PROF_BUSY : GPUINST_PROF_CUPTI,
-                      "cuptiProfilerGetCounterAvailability", r);
-    avail = (uint8_t *)calloc(1, cp.counterAvailabilityImageSize ? cp.counterAvailabilityImageSize : 1);
-    if (avail == NULL) return krFail(k, GPUINST_PROF_CUPTI, "allocating the counter availability image", CUPTI_ERROR_OUT_OF_MEMORY);
-    cp.pCounterAvailabilityImage = avail;
-    r = gpuinstCu.cuptiProfilerGetCounterAvailability(&cp);
-    if (r != CUPTI_SUCCESS) {
-        free(avail);
-        return krFail(k, r == CUPTI_ERROR_HARDWARE_BUSY ? GPUINST_PROF_BUSY : GPUINST_PROF_CUPTI,
-                      "cuptiProfilerGetCounterAvailability", r);
-    }
-    gpuinstProfPreloadWait(NULL);
-create:
+    if ((rc = krAvailability(k, &avail)) != 0) return rc;
+    k->row.counter_availability = 1;
     rc = gpuinstPhostCreate(k->chip, avail, spec, &ph, k->why, sizeof k->why);
     free(avail);
+made:
     if (rc != GPUINST_SUCCESS)
         return rc == GPUINST_ERROR_INVALID_ARGUMENT || rc == GPUINST_ERROR_LIMIT ? GPUINST_PROF_METRICS
                                                                                  : GPUINST_PROF_CUPTI;
@@ -30911,6 +30957,7 @@ create:
     snprintf(krHost[i].chip, sizeof krHost[i].chip, "%s", k->chip);
     snprintf(krHost[i].spec, sizeof krHost[i].spec, "%s", spec);
     krHost[i].ph = ph;
+    krHost[i].avail = k->row.counter_availability;
     pthread_mutex_unlock(&krLock);
     k->ph = ph;
     k->row.host_ns = gpuinstClockNs() - t0;
@@ -32013,6 +32060,7 @@ GPUINST_PRIVATE void gpuinstKreplayInit(void)
     krCfg.max_kernels = env.max_kernels;
     krCfg.kernel_replay = env.kernel_replay;
     krCfg.cache_control = env.cache_control;
+    krCfg.counter_availability = env.counter_availability;
     pthread_mutex_lock(&krLock);
     if (!krTablesReady) {
         gpuinstBufInit(&krKernelBuf, sizeof(KrKernelRec));

@@ -412,7 +412,7 @@ GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e)
     e->wait_s = gpuinstEnvU64("GPUINST_PROFILE_WAIT_S", 120, 0, 86400);
     e->preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
     e->comm_wait_s = gpuinstEnvU64("GPUINST_PROFILE_COMM_WAIT_S", 30, 1, 86400);
-    e->max_kernels = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_MAX_KERNELS", 64, 1, 1u << 20);
+    e->max_kernels = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_MAX_KERNELS", 32, 1, 1u << 20);
     e->kernel_replay = GPUINST_KREPLAY_AUTO;
     {
         const char *m = getenv("GPUINST_PROFILE_KERNEL_REPLAY");
@@ -421,6 +421,17 @@ GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e)
         } else if (m != NULL && m[0] != '\0' && strcmp(m, "auto") != 0) {
             static int warned;
             gpuinstWarnOnce(&warned, "GPUINST_PROFILE_KERNEL_REPLAY=\"%.40s\" is not one of auto, always: using auto", m);
+        }
+    }
+    e->counter_availability = 0;
+    {
+        const char *m = getenv("GPUINST_PROFILE_COUNTER_AVAILABILITY");
+        if (m != NULL && strcmp(m, "query") == 0) {
+            e->counter_availability = 1;
+        } else if (m != NULL && m[0] != '\0' && strcmp(m, "auto") != 0) {
+            static int warned;
+            gpuinstWarnOnce(&warned, "GPUINST_PROFILE_COUNTER_AVAILABILITY=\"%.40s\" is not one of auto, query: using "
+                            "auto (the device asked only where the chip name alone cannot describe it)", m);
         }
     }
     e->cache_control = 1;

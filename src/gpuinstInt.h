@@ -885,9 +885,10 @@ typedef struct gpuinstProfilerEnv {
     uint64_t wait_s;           /* GPUINST_PROFILE_WAIT_S, 0..86400 (default 120) */
     int preload;               /* GPUINST_PROFILE_PRELOAD, on/off (default on) */
     uint64_t comm_wait_s;      /* GPUINST_PROFILE_COMM_WAIT_S, 1..86400 (default 30; src/profile_coll.c) */
-    uint32_t max_kernels;      /* GPUINST_PROFILE_MAX_KERNELS, 1..2^20 (default 64; src/kernel_replay.c) */
+    uint32_t max_kernels;      /* GPUINST_PROFILE_MAX_KERNELS, 1..2^20 (default 32; src/kernel_replay.c) */
     int kernel_replay;         /* GPUINST_PROFILE_KERNEL_REPLAY: GPUINST_KREPLAY_AUTO (default) or _ALWAYS (a bad value: said, auto) */
     int cache_control;         /* GPUINST_PROFILE_CACHE_CONTROL: 1 all (default: L2 flushed before every kernel), 0 none */
+    int counter_availability;  /* GPUINST_PROFILE_COUNTER_AVAILABILITY: 0 auto (default: asked only where needed), 1 query (always asked) */
 } gpuinstProfilerEnv;
 /* GPUINST_PROFILE_KERNEL_REPLAY (src/kernel_replay.c): auto collects the
  * kernels of a selected range in place when the metric list takes one pass

@@ -172,9 +172,10 @@ static uint32_t krIntern(const char *s)
 static struct {
     int armed;               /* GPUINST_PROFILE set and parsed: the hook is on */
     gpuinstSelect sel;
-    uint32_t max_kernels;    /* GPUINST_PROFILE_MAX_KERNELS (default 64) */
+    uint32_t max_kernels;    /* GPUINST_PROFILE_MAX_KERNELS (default 32) */
     int kernel_replay;       /* GPUINST_PROFILE_KERNEL_REPLAY: GPUINST_KREPLAY_AUTO or _ALWAYS */
     int cache_control;       /* GPUINST_PROFILE_CACHE_CONTROL: 1 all (default), 0 none */
+    int counter_availability; /* GPUINST_PROFILE_COUNTER_AVAILABILITY: 0 auto (default), 1 query */
     uint32_t *occ;           /* occurrences per range name id */
     uint32_t nocc;
 } krCfg;
@@ -653,6 +654,7 @@ static struct {
     char chip[32];
     char spec[4100];
     gpuinstPhost *ph;
+    uint32_t avail; /* 1: made with the device's counter availability image */
 } krHost[KR_HOSTS];
 
 /* The counter data image of the last occurrence, kept for the next one with
@@ -714,46 +716,72 @@ static int krFail(Kr *k, int status, const char *what, CUptiResult r)
     return status;
 }
 
-/* The host object for k's chip and the metric list (counter availability
- * read before the session is enabled).  0 or a status. */
+/* The device's counter availability image (malloc'd) into *avail.  0 or a
+ * status (k->why). */
+static int krAvailability(Kr *k, uint8_t **avail)
+{
+    CUpti_Profiler_GetCounterAvailability_Params cp;
+    CUptiResult r;
+    *avail = NULL;
+    memset(&cp, 0, sizeof cp);
+    cp.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+    cp.ctx = (CUcontext)k->ctx;
+    r = gpuinstCu.cuptiProfilerGetCounterAvailability(&cp);
+    if (r == CUPTI_SUCCESS) {
+        *avail = (uint8_t *)calloc(1, cp.counterAvailabilityImageSize ? cp.counterAvailabilityImageSize : 1);
+        if (*avail == NULL)
+            return krFail(k, GPUINST_PROF_CUPTI, "allocating the counter availability image", CUPTI_ERROR_OUT_OF_MEMORY);
+        cp.pCounterAvailabilityImage = *avail;
+        r = gpuinstCu.cuptiProfilerGetCounterAvailability(&cp);
+    }
+    if (r != CUPTI_SUCCESS) {
+        free(*avail);
+        *avail = NULL;
+        return krFail(k, r == CUPTI_ERROR_HARDWARE_BUSY ? GPUINST_PROF_BUSY : GPUINST_PROF_CUPTI,
+                      "cuptiProfilerGetCounterAvailability", r);
+    }
+    return 0;
+}
+
+/* A MIG compute instance: its name says so ("NVIDIA H100 80GB HBM3 MIG
+ * 1g.10gb"); counters shared across instances are not its own there. */
+static int krMig(int dev)
+{
+    gpuinstCudaDevice d;
+    return gpuinstCudaDeviceGet(dev, &d) == GPUINST_SUCCESS && strstr(d.name, "MIG") != NULL;
+}
+
+/* The host object for k's chip and the metric list.  The device's counter
+ * availability image (cuptiProfilerGetCounterAvailability: 130-180 ms on an
+ * H100, ~100 ms of it left over after the first start) is asked for only
+ * where the chip name alone cannot describe the device: a chip this CUPTI
+ * does not know (the host object cannot be made without it), a MIG instance,
+ * or GPUINST_PROFILE_COUNTER_AVAILABILITY=query; row.counter_availability
+ * says which.  0 or a status. */
 static int krHostGet(Kr *k)
 {
     const char *spec = krSpec();
-    CUpti_Profiler_GetCounterAvailability_Params cp;
-    uint8_t *avail;
+    uint8_t *avail = NULL;
     gpuinstPhost *ph = NULL;
-    CUptiResult r;
     uint64_t t0 = gpuinstClockNs();
     int i, rc;
     for (i = 0; i < KR_HOSTS; i++)
         if (krHost[i].ph != NULL && strcmp(krHost[i].chip, k->chip) == 0 && strcmp(krHost[i].spec, spec) == 0) {
             k->ph = krHost[i].ph;
+            k->row.counter_availability = krHost[i].avail;
             return 0;
         }
-    if (KR_TEST != NULL) { /* the test seam: no device to ask, the host API alone */
-        avail = NULL;
-        goto create;
+    if (KR_TEST == NULL) gpuinstProfPreloadWait(NULL);
+    if (!krCfg.counter_availability && !krMig(k->dev)) {
+        /* the chip name alone; a chip the host API does not know: ask */
+        rc = gpuinstPhostCreate(k->chip, NULL, spec, &ph, k->why, sizeof k->why);
+        if (rc != GPUINST_ERROR_UNAVAILABLE) goto made;
     }
-    memset(&cp, 0, sizeof cp);
-    cp.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
-    cp.ctx = (CUcontext)k->ctx;
-    r = gpuinstCu.cuptiProfilerGetCounterAvailability(&cp);
-    if (r != CUPTI_SUCCESS)
-        return krFail(k, r == CUPTI_ERROR_HARDWARE_BUSY ? GPUINST_PROF_BUSY : GPUINST_PROF_CUPTI,
-                      "cuptiProfilerGetCounterAvailability", r);
-    avail = (uint8_t *)calloc(1, cp.counterAvailabilityImageSize ? cp.counterAvailabilityImageSize : 1);
-    if (avail == NULL) return krFail(k, GPUINST_PROF_CUPTI, "allocating the counter availability image", CUPTI_ERROR_OUT_OF_MEMORY);
-    cp.pCounterAvailabilityImage = avail;
-    r = gpuinstCu.cuptiProfilerGetCounterAvailability(&cp);
-    if (r != CUPTI_SUCCESS) {
-        free(avail);
-        return krFail(k, r == CUPTI_ERROR_HARDWARE_BUSY ? GPUINST_PROF_BUSY : GPUINST_PROF_CUPTI,
-                      "cuptiProfilerGetCounterAvailability", r);
-    }
-    gpuinstProfPreloadWait(NULL);
-create:
+    if ((rc = krAvailability(k, &avail)) != 0) return rc;
+    k->row.counter_availability = 1;
     rc = gpuinstPhostCreate(k->chip, avail, spec, &ph, k->why, sizeof k->why);
     free(avail);
+made:
     if (rc != GPUINST_SUCCESS)
         return rc == GPUINST_ERROR_INVALID_ARGUMENT || rc == GPUINST_ERROR_LIMIT ? GPUINST_PROF_METRICS
                                                                                  : GPUINST_PROF_CUPTI;
@@ -767,6 +795,7 @@ create:
     snprintf(krHost[i].chip, sizeof krHost[i].chip, "%s", k->chip);
     snprintf(krHost[i].spec, sizeof krHost[i].spec, "%s", spec);
     krHost[i].ph = ph;
+    krHost[i].avail = k->row.counter_availability;
     pthread_mutex_unlock(&krLock);
     k->ph = ph;
     k->row.host_ns = gpuinstClockNs() - t0;
@@ -1869,6 +1898,7 @@ GPUINST_PRIVATE void gpuinstKreplayInit(void)
     krCfg.max_kernels = env.max_kernels;
     krCfg.kernel_replay = env.kernel_replay;
     krCfg.cache_control = env.cache_control;
+    krCfg.counter_availability = env.counter_availability;
     pthread_mutex_lock(&krLock);
     if (!krTablesReady) {
         gpuinstBufInit(&krKernelBuf, sizeof(KrKernelRec));

@@ -252,6 +252,8 @@ typedef struct gpuinstProfRow {
      * discarded (not attributable: a segment's rest that held flush ranges); the flush's setup */
     uint32_t cache_control, kernels_unflushed, kernels_discarded;
     uint64_t cache_setup_ns;
+    /* 1: the host object was made with the device's counter availability image, 0 from the chip name */
+    uint32_t counter_availability;
 } gpuinstProfRow;
 GPUINST_PRIVATE void gpuinstProfRegionRow(const gpuinstProfRow *w);
 /* The /profiler tables' collect function (the table's ctx is its

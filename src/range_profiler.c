@@ -192,7 +192,7 @@ typedef struct ProfRegionRec {  /* /profiler/regions, 320 bytes */
     uint64_t cache_setup_ns;                         /* part of setup_ns: the L2 flush kernel loaded, its buffer */
     uint32_t cache_control;                          /* 1: L2 written back and invalidated before each kernel */
     uint32_t kernels_unflushed, kernels_discarded;
-    uint32_t pad_;
+    uint32_t counter_availability;                   /* 1: host object made with the device's availability image */
 } ProfRegionRec;
 
 static const gpuinstField valueFields[] = {
@@ -270,6 +270,7 @@ static const gpuinstField regionFields[] = {
     GPUINST_FIELD(ProfRegionRec, cache_control, GPUINST_FT_U32, 0, "", "kernel replay: 1 L2 written back and invalidated before each kernel (GPUINST_PROFILE_CACHE_CONTROL=all, as ncu's default), 0 not (none, user replay, or not possible: reason says why)"),
     GPUINST_FIELD(ProfRegionRec, kernels_unflushed, GPUINST_FT_U32, 0, "count", "kernel replay with cache_control 1: kernels recorded without the L2 flush before them (CUDA graph kernels, other threads' launches, a stream being captured)"),
     GPUINST_FIELD(ProfRegionRec, kernels_discarded, GPUINST_FT_U32, 0, "count", "kernel replay: kernels that ran but whose values are not recorded, because the launch order could not tell them from gpuinst's flush kernels (other threads' launches with cache_control 1); counted in kernel_sums.dropped"),
+    GPUINST_FIELD(ProfRegionRec, counter_availability, GPUINST_FT_U32, 0, "", "1: the metric list's host object was made with the device's counter availability image (cuptiProfilerGetCounterAvailability; user replay always, kernel replay for a chip this CUPTI describes only so, a MIG instance, or GPUINST_PROFILE_COUNTER_AVAILABILITY=query); 0: from the chip name alone (kernel replay's default), or not reached"),
 };
 
 static pthread_mutex_t profLock = PTHREAD_MUTEX_INITIALIZER;
@@ -1016,6 +1017,7 @@ static int hostAvail(Prof *a)
     pthread_mutex_unlock(&profLock);
     if (ph != NULL) {
         a->ph = ph;
+        a->rec.counter_availability = 1; /* made with it */
         return 0;
     }
     memset(&cp, 0, sizeof cp);
@@ -1044,6 +1046,7 @@ static int hostBuild(Prof *a)
     int rc;
     if (a->ph != NULL) return 0;
     gpuinstProfPreloadWait(&a->rec.preload_ns);
+    a->rec.counter_availability = 1;
     rc = gpuinstPhostCreate(chip, a->avail, a->spec, &ph, a->why, sizeof a->why);
     free(a->avail);
     a->avail = NULL;
@@ -2288,6 +2291,7 @@ GPUINST_PRIVATE void gpuinstProfRegionRow(const gpuinstProfRow *w)
     r.cache_setup_ns = w->cache_setup_ns;
     r.cache_control = w->cache_control;
     r.kernels_unflushed = w->kernels_unflushed;
+    r.counter_availability = w->counter_availability;
     r.kernels_discarded = w->kernels_discarded;
     profAppend(&regionsBuf, &r, sizeof r);
 }

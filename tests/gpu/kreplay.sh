@@ -73,6 +73,8 @@
 #                   replay 1, each kernel equal to the same ncu results.
 #  4 bench          process wall time of the 2-rank Jacobi ($ROUNDS alternating rounds):
 #                   no tool; gpuinst on 'Jacobi solve@2' with $M (in place); the same
+#                   with GPUINST_PROFILE_COUNTER_AVAILABILITY=query (the device's
+#                   counter availability asked, as before 2026-11-25); the same
 #                   with GPUINST_PROFILE_KERNEL_REPLAY=always (kernel replay, one
 #                   pass); ncu with $M on the collecting rank on the same kernel
 #                   instances (--nvtx-include "Jacobi solve/" --launch-skip N1
@@ -83,9 +85,11 @@
 #                   with $M).  Passes when every run finished, every gpuinst file
 #                   has a collected row (status 0) with the expected replay, decoded
 #                   in as few segments as the image asks (/profiler/regions.segments
-#                   at most ceil(N2 / 32) with GPUINST_PROFILE_MAX_KERNELS=64: the
-#                   nested "MPI" ranges change the path only; 1 at -niter 20, where
-#                   each "MPI" push and pop once ended a segment), and ncu profiled N2 kernels with
+#                   at most ceil(N2 / 16) with GPUINST_PROFILE_MAX_KERNELS=32, the
+#                   default: the nested "MPI" ranges change the path only; 2 at
+#                   -niter 20, where each "MPI" push and pop once ended a segment),
+#                   the default rows made without the device's counter availability
+#                   (counter_availability 0, the query run's 1), and ncu profiled N2 kernels with
 #                   each list.  Prints the collecting row's setup and teardown
 #                   breakdown per call ("setup breakdown" lines, also in the summary).
 set -u
@@ -342,7 +346,8 @@ print(len(ids))" "$D/jacobi_ncu_all.csv")
   # gpuinst on 'Jacobi solve@2', both ranks selecting: gp TAG METRICS WAY
   gp() {
     GPUINST_OUTPUT=$D/bench_$1.h5 GPUINST_PROFILE='Jacobi solve@2' GPUINST_METRICS=$2 GPUINST_PROFILE_KERNEL_REPLAY=$3 \
-      $MPIRUN -n 2 "${ZC[@]}" -x GPUINST_PROFILE_KERNEL_REPLAY "$JAC" "${JARGS[@]}" >"$D/bench_$1.$r.out" 2>&1
+      GPUINST_PROFILE_COUNTER_AVAILABILITY=${4:-auto} $MPIRUN -n 2 "${ZC[@]}" -x GPUINST_PROFILE_KERNEL_REPLAY \
+      -x GPUINST_PROFILE_COUNTER_AVAILABILITY "$JAC" "${JARGS[@]}" >"$D/bench_$1.$r.out" 2>&1
   }
   # ncu on rank C, the same kernel instances: nc TAG METRICS
   nc() {
@@ -352,6 +357,7 @@ print(len(ids))" "$D/jacobi_ncu_all.csv")
   for r in $(seq "$ROUNDS"); do
     timed plain $MPIRUN -n 2 "$JAC" "${JARGS[@]}" >"$D/bench_plain.$r.out" 2>&1
     timed gpuinst gp inplace "$M" auto
+    timed gpuinst_query gp query "$M" auto query
     timed ncu nc ncu "$M"
     timed gpuinst_replay gp replay "$M" always
     timed gpuinst_mm gp mm "$MM" auto
@@ -377,7 +383,8 @@ print("M = smsp__inst_executed.sum, dram__bytes_read.sum, dram__bytes_write.sum 
       "MM = M + sm__sass_thread_inst_executed_op_ffma_pred_on.sum (2 passes)")
 # gpuinst's collecting row in the last round's files: the way and where the time went
 phase = {}
-for tag, key, want in (("inplace", "gpuinst", 2), ("replay", "gpuinst_replay", 1), ("mm", "gpuinst_mm", 1)):
+for tag, key, want in (("inplace", "gpuinst", 2), ("query", "gpuinst_query", 2), ("replay", "gpuinst_replay", 1),
+                       ("mm", "gpuinst_mm", 1)):
     f = h5py.File(f"{d}/bench_{tag}.h5", "r")
     S = raw_strings(f)
     rows = [r for r in f["/profiler/regions"][...] if int(r["status"]) == 0 and int(r["occurrence"]) == 2
@@ -385,10 +392,12 @@ for tag, key, want in (("inplace", "gpuinst", 2), ("replay", "gpuinst_replay", 1
     # segments: one per half image at most (a boundary past half of GPUINST_PROFILE_MAX_KERNELS ends one),
     # not one at each of the ~2 x niter "MPI" boundaries
     has_seg = rows and "segments" in (rows[0].dtype.names or ())
-    half = max(1, int(os.environ.get("GPUINST_PROFILE_MAX_KERNELS", "64")) // 2)
+    half = max(1, int(os.environ.get("GPUINST_PROFILE_MAX_KERNELS", "32")) // 2)
     seg_max = max(1, -(-n2 // half))
     good = (len(rows) == 1 and int(rows[0]["replay"]) == want and int(rows[0]["ranges"]) == n2
-            and (not has_seg or int(rows[0]["segments"]) <= seg_max))
+            and (not has_seg or int(rows[0]["segments"]) <= seg_max)
+            and ("counter_availability" not in (rows[0].dtype.names or ())
+                 or int(rows[0]["counter_availability"]) == (1 if tag == "query" else 0)))
     ok &= good
     if rows:
         r = rows[0]
@@ -398,7 +407,9 @@ for tag, key, want in (("inplace", "gpuinst", 2), ("replay", "gpuinst_replay", 1
                       + (f", {int(r['segments'])} segment(s)" if has_seg else ""))
         if has_seg:  # where the setup and the end went, each call on its own (ms)
             ms = lambda m: f"{r[m] / 1e6:.1f}"  # noqa: E731
-            print(f"setup breakdown {tag}: segments {int(r['segments'])}; load {ms('load_ns')} = pause "
+            print(f"setup breakdown {tag}: segments {int(r['segments'])}; counter availability asked "
+                  f"{int(r['counter_availability']) if 'counter_availability' in r.dtype.names else '?'}; "
+                  f"load {ms('load_ns')} = pause "
                   f"{ms('pause_ns')} + libraries {ms('libs_ns')} + context/device {ms('device_ns')}; lease wait "
                   f"{ms('lock_wait_ns')}; setup {ms('setup_ns')} = host object {ms('host_ns')} + "
                   f"cuptiRangeProfilerEnable {ms('enable_ns')} + launch callback {ms('subscribe_ns')} + counter data "
@@ -416,6 +427,7 @@ for tag in ("ncu", "ncu_mm"):
     print(f"{'ok  ' if len(ids) == n2 else 'FAIL'} {tag} profiled {len(ids)} kernel(s), want {n2}")
 labels = (("plain", "no tool"),
           ("gpuinst", "gpuinst, M, in place (default: one pass)"),
+          ("gpuinst_query", "gpuinst, M, in place, GPUINST_PROFILE_COUNTER_AVAILABILITY=query"),
           ("gpuinst_replay", "gpuinst, M, GPUINST_PROFILE_KERNEL_REPLAY=always (kernel replay)"),
           ("ncu", "ncu, M, --launch-skip/--launch-count on the rank gpuinst collected"),
           ("gpuinst_mm", "gpuinst, MM (kernel replay, 2 passes)"),
@@ -425,7 +437,8 @@ print("|---|---|---|---|---|")
 for k, label in labels:
     print(f"| {label} | {med[k]:.2f} | {' '.join(f'{x:.2f}' for x in t[k])} | {med[k] - med['plain']:+.2f} | "
           f"{phase.get(k, '')} |")
-for g, n, what in (("gpuinst", "ncu", "M in place"), ("gpuinst_replay", "ncu", "M kernel replay"),
+for g, n, what in (("gpuinst", "ncu", "M in place"), ("gpuinst_query", "ncu", "M in place, availability asked"),
+                   ("gpuinst_replay", "ncu", "M kernel replay"),
                    ("gpuinst_mm", "ncu_mm", "MM kernel replay")):
     added = (med[n] - med["plain"]) / max(med[g] - med["plain"], 1e-9)
     print(f"ratio ncu / gpuinst, {what}: {med[n] / med[g]:.2f}x process wall time, {added:.2f}x added time"

@@ -37,6 +37,7 @@ typedef struct phRegion {
     /* kernel replay's L2 cache control (0 in older files and user replay) */
     uint64_t cache_setup_ns;
     uint32_t cache_control, kernels_unflushed, kernels_discarded;
+    uint32_t counter_availability;
 } phRegion;
 
 typedef struct phValue {
@@ -185,6 +186,7 @@ static phRegion *ph_regions(hid_t f, size_t *n)
     PH_M(ct, phRegion, cache_control, H5T_NATIVE_UINT32);
     PH_M(ct, phRegion, kernels_unflushed, H5T_NATIVE_UINT32);
     PH_M(ct, phRegion, kernels_discarded, H5T_NATIVE_UINT32);
+    PH_M(ct, phRegion, counter_availability, H5T_NATIVE_UINT32);
     r = (phRegion *)ph_read(f, "/profiler/regions", ct, sizeof(phRegion), n);
     H5Tclose(ct);
     return r;

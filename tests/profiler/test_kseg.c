@@ -41,7 +41,13 @@
  * the flush from its parameters; CUDA 13's __cudaLaunchKernel: from the
  * driver launch inside it) flushed once each, a launch on a stream being
  * captured not flushed (unflushed).
- *   test_kseg FILE inplace|kernel [flush]   (GPUINST_PROFILE=solve@all,
+ * Every occurrence's host object is made from the chip name alone (the
+ * device's counter availability is never asked: counter_availability 0).
+ * With `avail` (GPUINST_PROFILE_COUNTER_AVAILABILITY as the test sets it):
+ * auto, chip GH100: not asked; auto, a chip the host API does not know:
+ * asked (the fake device refuses: the row fails with that call named, no
+ * values); query: asked for GH100 too.
+ *   test_kseg FILE inplace|kernel [flush|avail]   (GPUINST_PROFILE=solve@all,
  *   GPUINST_PROFILE_MAX_KERNELS=16; kernel: GPUINST_PROFILE_KERNEL_REPLAY=always)
  */
 #include "gpuinstInt.h"
@@ -96,6 +102,18 @@ static void spin(uint64_t ns)
     uint64_t t0 = gpuinstClockNs();
     while (gpuinstClockNs() - t0 < ns) {
     }
+}
+
+/* the device's counter availability: its size, then a refusal to fill it */
+static int nAvail;
+static CUptiResult fAvail(CUpti_Profiler_GetCounterAvailability_Params *p)
+{
+    nAvail++;
+    if (p->pCounterAvailabilityImage == NULL) {
+        p->counterAvailabilityImageSize = 64;
+        return CUPTI_SUCCESS;
+    }
+    return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
 static CUptiResult fEnable(CUpti_RangeProfiler_Enable_Params *p)
@@ -511,21 +529,68 @@ static const phRegion *row(const phFile *g, uint32_t o)
     return NULL;
 }
 
+/* `avail`: whether the device's counter availability is asked (query: the
+ * test's fifth argument), from the rows and the fake's calls. */
+static int availCheck(gpuinstKreplayTestDev *dev, const char *file, int query)
+{
+    phFile g;
+    const phRegion *r;
+    int n1, n2;
+    char uuid[64], lease[320];
+    snprintf(uuid, sizeof uuid, "%s", dev->uuid);
+    begin(); /* GH100 */
+    launch("a");
+    end();
+    n1 = nAvail;
+    dev->chip = "GZ999"; /* no chip of this CUPTI's host API */
+    begin();
+    launch("b");
+    end();
+    n2 = nAvail - n1;
+    gpuinstKreplayTestDevice(NULL);
+    gpuinst_finalize();
+    gpuinstLeasePath(uuid, lease, sizeof lease);
+    unlink(lease);
+    CHECK(n1 == (query ? 2 : 0), "GH100: cuptiProfilerGetCounterAvailability called %d time(s), want %d", n1,
+          query ? 2 : 0);
+    CHECK(n2 == 2, "GZ999: cuptiProfilerGetCounterAvailability called %d time(s), want 2 (size, then the image)", n2);
+    CHECK(ph_open(&g, file) == 0, "open %s", file);
+    r = row(&g, 1);
+    CHECK(r != NULL, "occurrence 1: no row");
+    if (r != NULL && !query)
+        CHECK(r->status == 0 && r->counter_availability == 0 && r->ranges == 1,
+              "occurrence 1 (auto, GH100): status %d, counter_availability %u, kernels %u; want 0, 0, 1 (%s)",
+              r->status, r->counter_availability, r->ranges, ph_s(&g, 0, r->reason));
+    if (r != NULL && query)
+        CHECK(r->status != 0 && strstr(ph_s(&g, 0, r->reason), "cuptiProfilerGetCounterAvailability failed") != NULL,
+              "occurrence 1 (query): status %d, reason \"%s\"", r->status, ph_s(&g, 0, r->reason));
+    r = row(&g, 2);
+    CHECK(r != NULL && r->status != 0 && r->ranges == 0 &&
+              strstr(ph_s(&g, 0, r->reason), "cuptiProfilerGetCounterAvailability failed") != NULL,
+          "occurrence 2 (chip GZ999): status %d, kernels %u, reason \"%s\"", r ? r->status : 0, r ? r->ranges : 0,
+          r ? ph_s(&g, 0, r->reason) : "");
+    ph_close(&g);
+    if (failures == 0) printf("test_kseg avail%s: all checks passed\n", query ? " query" : "");
+    return failures != 0;
+}
+
 int main(int argc, char **argv)
 {
     static gpuinstKreplayTestDev dev = {"GH100", NULL, evaluate, NULL};
     char uuid[64], lease[320];
     const char *why = NULL;
-    int inplace, flush, named[MAXL], i;
+    int inplace, flush, avail, named[MAXL], i;
     uint32_t nocc_ = 6;
     pthread_t t;
     if (argc < 3 || (strcmp(argv[2], "inplace") != 0 && strcmp(argv[2], "kernel") != 0) ||
-        (argc > 3 && strcmp(argv[3], "flush") != 0)) {
-        fprintf(stderr, "usage: test_kseg FILE inplace|kernel [flush]\n");
+        (argc > 3 && strcmp(argv[3], "flush") != 0 && strcmp(argv[3], "avail") != 0)) {
+        fprintf(stderr, "usage: test_kseg FILE inplace|kernel [flush|avail]\n");
         return 2;
     }
     inplace = strcmp(argv[2], "inplace") == 0;
-    flush = argc > 3;
+    flush = argc > 3 && strcmp(argv[3], "flush") == 0;
+    avail = argc > 3 && strcmp(argv[3], "avail") == 0;
+    if (avail && argc > 4) setenv("GPUINST_PROFILE_COUNTER_AVAILABILITY", "query", 1);
     if (gpuinstLibLoad(GPUINST_LIB_CUPTI, &why) != GPUINST_SUCCESS) {
         printf("test_kseg: skipped: %s\n", why ? why : "no libcupti");
         return 77;
@@ -551,6 +616,8 @@ int main(int argc, char **argv)
     gpuinstCu.cuptiSubscribe = fSubscribe;
     gpuinstCu.cuptiEnableCallback = fEnableCb;
     gpuinstCu.cuptiUnsubscribe = fUnsubscribe;
+    gpuinstCu.cuptiProfilerGetCounterAvailability = fAvail;
+    if (avail) return availCheck(&dev, argv[1], argc > 4);
     if (flush) {
         gpuinstCu.cuModuleLoadData = fModLoad;
         gpuinstCu.cuModuleGetFunction = fModFn;
@@ -662,6 +729,7 @@ int main(int argc, char **argv)
                   occ[o].setconfig);
         }
         CHECK(replayMode == (inplace ? CUPTI_UserReplay : CUPTI_KernelReplay), "replay mode %d", (int)replayMode);
+        CHECK(nAvail == 0, "cuptiProfilerGetCounterAvailability called %d time(s) for chip GH100", nAvail);
         CHECK(maxRanges == (flush ? 2 * MAXK : MAXK), "maxRangesPerPass %zu", maxRanges);
         /* the module and buffer: one per occurrence that could flush (4 has no callback), freed at its end */
         CHECK(!flush || (nModLoad == 6 && nModUnload == 6 && nAlloc == 6 && nFree == 6),
@@ -707,6 +775,7 @@ int main(int argc, char **argv)
                       r->decode_ns >= r->final_decode_ns,
                   "occurrence %u: the parts exceed their whole", o);
             CHECK(r->ranges_dropped == 0, "occurrence %u: ranges_dropped %u", o, r->ranges_dropped);
+            CHECK(r->counter_availability == 0, "occurrence %u: counter_availability %u", o, r->counter_availability);
             CHECK(r->cache_control == (uint32_t)(flush && o != 4) && r->kernels_unflushed == (flush ? wantUnfl[o] : 0) &&
                       r->kernels_discarded == (flush ? wantDisc[o] : 0),
                   "occurrence %u: cache_control %u, kernels_unflushed %u, kernels_discarded %u", o, r->cache_control,
