@@ -6863,6 +6863,20 @@ GPUINST_PRIVATE const char *gpuinstConfigProfileSpec(void)
     return getenv("GPUINST_PROFILE");
 }
 
+/* A setting of two words: 1 when environment variable `name` is `other`, 0
+ * when it is unset, empty or `dflt`; another value is said on stderr once
+ * (*warned) and read as `dflt` (`does`: what that means, or ""). */
+static int envEither(const char *name, const char *dflt, const char *other, int *warned, const char *does)
+{
+    const char *m = getenv(name);
+    if (m != NULL && strcmp(m, other) == 0) return 1;
+    if (m != NULL && m[0] != '\0' && strcmp(m, dflt) != 0)
+        gpuinstWarnOnce(warned, "%s=\"%.40s\" is not one of %s, %s: using %s%s", name, m, dflt, other, dflt, does);
+    return 0;
+}
+
+static int warnedKr, warnedAvail, warnedCache;
+
 GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e)
 {
     e->depth = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
@@ -6874,38 +6888,12 @@ GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e)
     e->preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
     e->comm_wait_s = gpuinstEnvU64("GPUINST_PROFILE_COMM_WAIT_S", 30, 1, 86400);
     e->max_kernels = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_MAX_KERNELS", 32, 1, 1u << 20);
-    e->kernel_replay = GPUINST_KREPLAY_AUTO;
-    {
-        const char *m = getenv("GPUINST_PROFILE_KERNEL_REPLAY");
-        if (m != NULL && strcmp(m, "always") == 0) {
-            e->kernel_replay = GPUINST_KREPLAY_ALWAYS;
-        } else if (m != NULL && m[0] != '\0' && strcmp(m, "auto") != 0) {
-            static int warned;
-            gpuinstWarnOnce(&warned, "GPUINST_PROFILE_KERNEL_REPLAY=\"%.40s\" is not one of auto, always: using auto", m);
-        }
-    }
-    e->counter_availability = 0;
-    {
-        const char *m = getenv("GPUINST_PROFILE_COUNTER_AVAILABILITY");
-        if (m != NULL && strcmp(m, "query") == 0) {
-            e->counter_availability = 1;
-        } else if (m != NULL && m[0] != '\0' && strcmp(m, "auto") != 0) {
-            static int warned;
-            gpuinstWarnOnce(&warned, "GPUINST_PROFILE_COUNTER_AVAILABILITY=\"%.40s\" is not one of auto, query: using "
-                            "auto (the device asked only where the chip name alone cannot describe it)", m);
-        }
-    }
-    e->cache_control = 1;
-    {
-        const char *m = getenv("GPUINST_PROFILE_CACHE_CONTROL");
-        if (m != NULL && strcmp(m, "none") == 0) {
-            e->cache_control = 0;
-        } else if (m != NULL && m[0] != '\0' && strcmp(m, "all") != 0) {
-            static int warned;
-            gpuinstWarnOnce(&warned, "GPUINST_PROFILE_CACHE_CONTROL=\"%.40s\" is not one of all, none: using all (L2 "
-                            "written back and invalidated before every kernel, as ncu's --cache-control all)", m);
-        }
-    }
+    e->kernel_replay = envEither("GPUINST_PROFILE_KERNEL_REPLAY", "auto", "always", &warnedKr, "")
+                           ? GPUINST_KREPLAY_ALWAYS : GPUINST_KREPLAY_AUTO;
+    e->counter_availability = envEither("GPUINST_PROFILE_COUNTER_AVAILABILITY", "auto", "query", &warnedAvail,
+                                        " (the device asked only where the chip name alone cannot describe it)");
+    e->cache_control = !envEither("GPUINST_PROFILE_CACHE_CONTROL", "all", "none", &warnedCache,
+                                  " (L2 written back and invalidated before every kernel, as ncu's --cache-control all)");
 }
 /************** End of src/config.c **************/
 /************** Begin file src/coll.c **************/
@@ -12433,6 +12421,7 @@ typedef struct gpuinstActivityStats {
     uint64_t buffers;        /* buffers decoded */
     uint64_t unresolved;     /* GPU records whose API record was not found */
     uint64_t api_outside;    /* runtime/driver API records outside every capture window (dropped) */
+    uint64_t api_tool;       /* driver API records of calls gpuinst made itself (dropped) */
 } gpuinstActivityStats;
 GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid);
 GPUINST_PRIVATE void gpuinstActivityResolve(void);
@@ -12478,6 +12467,22 @@ GPUINST_PRIVATE int gpuinstActivityTestStart(const char *trace);
 #endif
 GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
                                               uint64_t occurrence, unsigned kinds);
+/* Driver API calls gpuinst made itself between t0 and t1 (gpuinstClockNs)
+ * inside the launch callback of an application call (kernel replay's L2
+ * flush: cuStreamIsCapturing, cuLaunchKernel; src/kernel_replay.c).  CUPTI
+ * gives them the correlation id of the application's call they are made
+ * in (`correlation`: CUpti_CallbackData.correlationId of the flush's own
+ * callback), and their activity records lie before that call's (its start
+ * is taken after its enter callbacks).  With the driver kind on, a driver
+ * record of that correlation id lying inside [t0, t1] is dropped at decode
+ * and counted (/gpu/stats api_tool): /gpu/paused counts the application's
+ * untraced launches only, and /gpu/api has no launch the application did
+ * not make.  Only where CUPTI's timestamps are gpuinst's clock
+ * (clock_method 1, the timestamp callback); otherwise, or out of memory,
+ * the records stay (rows of gpuinst's own calls), never an application
+ * record lost.  Thread-safe (a lock); a window is let go once its launch's
+ * record is decoded, all at finalize. */
+GPUINST_PRIVATE void gpuinstActivityToolCalls(uint32_t correlation, uint64_t t0, uint64_t t1);
 #endif /* GPUINST_WITH_CUPTI */
 
 #endif /* GPUINST_ACTIVITY_INT_H */
@@ -19953,7 +19958,7 @@ typedef struct GpuStatsRec {       /* /gpu/stats, one row per rank */
     uint32_t nbuffers;
     uint32_t buffer_bytes;
     uint32_t clock_method;         /* 1 timestamp callback (gpuinstClockNs), 2 measured offset */
-    uint32_t pad_;
+    uint32_t api_tool;             /* driver API records of gpuinst's own calls, dropped at decode */
     int64_t clock_offset_ns;       /* added to CUPTI times (method 2) */
     uint64_t kernels, copies, api, markers, sync, memory, overhead, ext_corr;
     uint64_t unknown, dropped, no_buffer, buffers, unresolved, late_buffers;
@@ -20369,6 +20374,73 @@ static int decodeMemset(const CUpti_Activity *r)
  * correlation entry.  The windows' times and CUPTI's are gpuinstClockNs
  * (clock_method 1); with a measured offset (method 2) a record within the
  * offset's error of a window is kept, so no call made inside one is lost. */
+/* ---- driver calls gpuinst makes itself (gpuinstActivityToolCalls) ----------- */
+
+typedef struct ToolWin {
+    uint32_t corr;
+    uint64_t t0, t1;
+} ToolWin;
+
+static struct {
+    pthread_mutex_t lock;
+    ToolWin *w; /* pending until their launch's record is decoded */
+    size_t n, cap;
+    int any;    /* n > 0 (read without the lock by the decode) */
+} toolCalls = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0};
+
+GPUINST_PRIVATE void gpuinstActivityToolCalls(uint32_t correlation, uint64_t t0, uint64_t t1)
+{
+    int i, driver = 0;
+    for (i = 0; i < act.nenabled; i++) driver |= act.enabled[i] == CUPTI_ACTIVITY_KIND_DRIVER;
+    /* no driver record will come (act.enabled is set before tracing starts), or its times are not ours */
+    if (!driver || act.clock_method != 1) return;
+    pthread_mutex_lock(&toolCalls.lock);
+    if (toolCalls.n == toolCalls.cap) {
+        size_t nc = toolCalls.cap ? toolCalls.cap * 2 : 64;
+        ToolWin *p = (ToolWin *)realloc(toolCalls.w, nc * sizeof *p);
+        if (p != NULL) {
+            toolCalls.w = p;
+            toolCalls.cap = nc;
+        }
+    }
+    if (toolCalls.n < toolCalls.cap) {
+        toolCalls.w[toolCalls.n].corr = correlation;
+        toolCalls.w[toolCalls.n].t0 = t0;
+        toolCalls.w[toolCalls.n].t1 = t1;
+        toolCalls.n++;
+        GPUINST_STORE_RLX(&toolCalls.any, 1);
+    }
+    pthread_mutex_unlock(&toolCalls.lock);
+}
+
+/* 1 when the driver record (correlation, [start, end], cbid) is one of
+ * gpuinst's own calls; its window is let go with its launch. */
+static int toolCallTake(uint32_t correlation, uint64_t start, uint64_t end, uint32_t cbid)
+{
+    size_t i;
+    int found = 0;
+    pthread_mutex_lock(&toolCalls.lock);
+    for (i = toolCalls.n; i-- > 0;) /* few pending: the records come soon after the calls */
+        if (toolCalls.w[i].corr == correlation && toolCalls.w[i].t0 <= start && end <= toolCalls.w[i].t1) {
+            if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel) toolCalls.w[i] = toolCalls.w[--toolCalls.n];
+            found = 1;
+            break;
+        }
+    if (toolCalls.n == 0) GPUINST_STORE_RLX(&toolCalls.any, 0);
+    pthread_mutex_unlock(&toolCalls.lock);
+    return found;
+}
+
+static void toolCallsFree(void)
+{
+    pthread_mutex_lock(&toolCalls.lock);
+    free(toolCalls.w);
+    toolCalls.w = NULL;
+    toolCalls.n = toolCalls.cap = 0;
+    GPUINST_STORE_RLX(&toolCalls.any, 0);
+    pthread_mutex_unlock(&toolCalls.lock);
+}
+
 static int decodeApi(const CUpti_Activity *r)
 {
     const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)(const void *)r;
@@ -20376,6 +20448,11 @@ static int decodeApi(const CUpti_Activity *r)
     uint64_t start = ts(a->start);
     GpuApiRec *o;
     Corr *c;
+    if (driver && GPUINST_LOAD_RLX(&toolCalls.any) &&
+        toolCallTake(a->correlationId, start, ts(a->end), (uint32_t)a->cbid)) {
+        act.st.api_tool++; /* gpuinst's own call (kernel replay's flush launch): not the application's */
+        return 2;
+    }
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstCaptureOn)) &&
         !gpuinstCaptureOverlaps(start > act.clock_err ? start - act.clock_err : 0, start + act.clock_err)) {
         act.st.api_outside++;
@@ -21430,6 +21507,7 @@ static const gpuinstField statsFields[] = {
     GPUINST_FIELD(GpuStatsRec, late_buffers, GPUINST_FT_U64, 0, "count", "buffers completed after finalize (not decoded)"),
     GPUINST_FIELD(GpuStatsRec, decode_ns, GPUINST_FT_U64, 0, "ns", "time spent decoding"),
     GPUINST_FIELD(GpuStatsRec, api_outside, GPUINST_FT_U64, 0, "count", "runtime + driver API records dropped at decode: their CPU start was outside every capture window (GPUINST_CAPTURE; the API kinds stay on between windows that come often, /captures api_on)"),
+    GPUINST_FIELD(GpuStatsRec, api_tool, GPUINST_FT_U32, 0, "count", "driver API records of calls gpuinst made itself (kernel replay's L2 flush launches, with the driver kind on: GPUINST_TRACE=all or driver), dropped at decode: not the application's calls"),
     GPUINST_FIELD(GpuStatsRec, api_switch_ns, GPUINST_FT_U64, 0, "ns", "last measured cost of switching the runtime + driver API kinds off and on (cuptiActivityDisable + cuptiActivityEnable); 0 not measured"),
     GPUINST_FIELD(GpuStatsRec, kinds, GPUINST_FT_STR, 0, "", "activity kinds enabled (GPUINST_TRACE)"),
 };
@@ -21549,6 +21627,7 @@ static int collectStats(const gpuinstTable *tb, void **out, uint64_t *count)
     r->late_buffers = act.late_buffers;
     r->decode_ns = act.decode_ns;
     r->api_outside = s.api_outside;
+    r->api_tool = (uint32_t)s.api_tool;
     r->api_switch_ns = gpuinstActivityApiSwitchNs();
     snprintf(r->kinds, sizeof r->kinds, "%s", act.kindsText);
     *out = r;
@@ -21971,6 +22050,8 @@ GPUINST_PRIVATE int gpuinstActivityTestStart(const char *trace)
     }
     act.kinds = parseTrace(trace, &nbuf, &bufsize);
     if (startKinds(msg, sizeof msg) != 0) return -1;
+    act.clock_method = 1; /* the records a test feeds carry gpuinstClockNs times */
+    act.clock_offset = 0;
     startCapture();
     GPUINST_STORE_REL(&gpuinstGpuHooks, &activityHooks);
     return 0;
@@ -22014,6 +22095,7 @@ GPUINST_PRIVATE void gpuinstActivityFlush(void)
     pthread_mutex_lock(&act.qlock);
     act.closed = 1;
     pthread_mutex_unlock(&act.qlock);
+    toolCallsFree(); /* every buffer decoded */
     pthread_mutex_lock(&act.dlock);
     if (act.pauseOpen) { /* finalize inside a profiled region: the pause ends with tracing */
         act.paused[act.pauseOpen - 1].end_ns = gpuinstClockNs();
@@ -30915,7 +30997,8 @@ static int krMig(int dev)
 
 /* The host object for k's chip and the metric list.  The device's counter
  * availability image (cuptiProfilerGetCounterAvailability: 130-180 ms on an
- * H100, ~100 ms of it left over after the first start) is asked for only
+ * H100; not asking saved 0.17 s of process time in GPU run 30, ~50 ms of
+ * device set-up moving into the first start instead) is asked for only
  * where the chip name alone cannot describe the device: a chip this CUPTI
  * does not know (the host object cannot be made without it), a MIG instance,
  * or GPUINST_PROFILE_COUNTER_AVAILABILITY=query; row.counter_availability
@@ -31065,6 +31148,8 @@ static GPUINST_TLS struct {
     uint32_t at;              /* the outermost runtime launch's index in the launch list */
     int pending;              /* its flush not launched yet (left to the driver launch inside it) */
     int inflush;              /* launching gpuinst's flush kernel: its own callback ignored */
+    int toolSeen;             /* its callback came (toolCorr: the correlation id CUPTI gave it) */
+    uint32_t toolCorr;
 } krRt;
 
 /* ---- cache control ---------------------------------------------------------------------
@@ -31261,16 +31346,23 @@ static int krFlush(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_
     CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
     CUstream s = NULL;
     void *args[2];
-    CUresult r;
+    CUresult r = CUDA_ERROR_UNKNOWN;
+    uint64_t t0;
     if (k == NULL || k->ffn == NULL || k->failed || k->rp == NULL || (void *)cb->context != k->ctx ||
         !pthread_equal(k->owner, pthread_self()) || !krLaunchStream(dom, cbid, cb->functionParams, &s))
         return 0;
-    if (gpuinstCu.cuStreamIsCapturing(s, &cs) != CUDA_SUCCESS || cs != CU_STREAM_CAPTURE_STATUS_NONE) return 0;
-    args[0] = &k->fbuf;
-    args[1] = &k->fsectors;
-    krRt.inflush = 1;
-    r = gpuinstCu.cuLaunchKernel((CUfunction)k->ffn, k->fgrid, 1, 1, 256, 1, 1, 0, s, args, NULL);
-    krRt.inflush = 0;
+    /* gpuinst's own driver calls, from here to the launch's return: their
+     * API records (driver kind on) are not the application's */
+    t0 = gpuinstClockNs();
+    krRt.toolSeen = 0;
+    if (gpuinstCu.cuStreamIsCapturing(s, &cs) == CUDA_SUCCESS && cs == CU_STREAM_CAPTURE_STATUS_NONE) {
+        args[0] = &k->fbuf;
+        args[1] = &k->fsectors;
+        krRt.inflush = 1;
+        r = gpuinstCu.cuLaunchKernel((CUfunction)k->ffn, k->fgrid, 1, 1, 256, 1, 1, 0, s, args, NULL);
+        krRt.inflush = 0;
+    }
+    gpuinstActivityToolCalls(krRt.toolSeen ? krRt.toolCorr : cb->correlationId, t0, gpuinstClockNs());
     return r == CUDA_SUCCESS;
 }
 
@@ -31320,7 +31412,14 @@ static void CUPTIAPI krLaunchCb(void *ud, CUpti_CallbackDomain dom, CUpti_Callba
     uint32_t gen = GPUINST_LOAD_RLX(&krGen), at;
     int opaque, fl = 0;
     (void)ud;
-    if (cb == NULL || krRt.inflush || (dom != CUPTI_CB_DOMAIN_RUNTIME_API && dom != CUPTI_CB_DOMAIN_DRIVER_API)) return;
+    if (cb == NULL || (dom != CUPTI_CB_DOMAIN_RUNTIME_API && dom != CUPTI_CB_DOMAIN_DRIVER_API)) return;
+    if (krRt.inflush) { /* gpuinst's own flush launch: the correlation id of its API record */
+        if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_ENTER) {
+            krRt.toolCorr = cb->correlationId;
+            krRt.toolSeen = 1;
+        }
+        return;
+    }
     if (krRt.gen != gen) {
         krRt.gen = gen;
         krRt.depth = 0;

@@ -176,7 +176,7 @@ typedef struct GpuStatsRec {       /* /gpu/stats, one row per rank */
     uint32_t nbuffers;
     uint32_t buffer_bytes;
     uint32_t clock_method;         /* 1 timestamp callback (gpuinstClockNs), 2 measured offset */
-    uint32_t pad_;
+    uint32_t api_tool;             /* driver API records of gpuinst's own calls, dropped at decode */
     int64_t clock_offset_ns;       /* added to CUPTI times (method 2) */
     uint64_t kernels, copies, api, markers, sync, memory, overhead, ext_corr;
     uint64_t unknown, dropped, no_buffer, buffers, unresolved, late_buffers;
@@ -592,6 +592,73 @@ static int decodeMemset(const CUpti_Activity *r)
  * correlation entry.  The windows' times and CUPTI's are gpuinstClockNs
  * (clock_method 1); with a measured offset (method 2) a record within the
  * offset's error of a window is kept, so no call made inside one is lost. */
+/* ---- driver calls gpuinst makes itself (gpuinstActivityToolCalls) ----------- */
+
+typedef struct ToolWin {
+    uint32_t corr;
+    uint64_t t0, t1;
+} ToolWin;
+
+static struct {
+    pthread_mutex_t lock;
+    ToolWin *w; /* pending until their launch's record is decoded */
+    size_t n, cap;
+    int any;    /* n > 0 (read without the lock by the decode) */
+} toolCalls = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0};
+
+GPUINST_PRIVATE void gpuinstActivityToolCalls(uint32_t correlation, uint64_t t0, uint64_t t1)
+{
+    int i, driver = 0;
+    for (i = 0; i < act.nenabled; i++) driver |= act.enabled[i] == CUPTI_ACTIVITY_KIND_DRIVER;
+    /* no driver record will come (act.enabled is set before tracing starts), or its times are not ours */
+    if (!driver || act.clock_method != 1) return;
+    pthread_mutex_lock(&toolCalls.lock);
+    if (toolCalls.n == toolCalls.cap) {
+        size_t nc = toolCalls.cap ? toolCalls.cap * 2 : 64;
+        ToolWin *p = (ToolWin *)realloc(toolCalls.w, nc * sizeof *p);
+        if (p != NULL) {
+            toolCalls.w = p;
+            toolCalls.cap = nc;
+        }
+    }
+    if (toolCalls.n < toolCalls.cap) {
+        toolCalls.w[toolCalls.n].corr = correlation;
+        toolCalls.w[toolCalls.n].t0 = t0;
+        toolCalls.w[toolCalls.n].t1 = t1;
+        toolCalls.n++;
+        GPUINST_STORE_RLX(&toolCalls.any, 1);
+    }
+    pthread_mutex_unlock(&toolCalls.lock);
+}
+
+/* 1 when the driver record (correlation, [start, end], cbid) is one of
+ * gpuinst's own calls; its window is let go with its launch. */
+static int toolCallTake(uint32_t correlation, uint64_t start, uint64_t end, uint32_t cbid)
+{
+    size_t i;
+    int found = 0;
+    pthread_mutex_lock(&toolCalls.lock);
+    for (i = toolCalls.n; i-- > 0;) /* few pending: the records come soon after the calls */
+        if (toolCalls.w[i].corr == correlation && toolCalls.w[i].t0 <= start && end <= toolCalls.w[i].t1) {
+            if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel) toolCalls.w[i] = toolCalls.w[--toolCalls.n];
+            found = 1;
+            break;
+        }
+    if (toolCalls.n == 0) GPUINST_STORE_RLX(&toolCalls.any, 0);
+    pthread_mutex_unlock(&toolCalls.lock);
+    return found;
+}
+
+static void toolCallsFree(void)
+{
+    pthread_mutex_lock(&toolCalls.lock);
+    free(toolCalls.w);
+    toolCalls.w = NULL;
+    toolCalls.n = toolCalls.cap = 0;
+    GPUINST_STORE_RLX(&toolCalls.any, 0);
+    pthread_mutex_unlock(&toolCalls.lock);
+}
+
 static int decodeApi(const CUpti_Activity *r)
 {
     const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)(const void *)r;
@@ -599,6 +666,11 @@ static int decodeApi(const CUpti_Activity *r)
     uint64_t start = ts(a->start);
     GpuApiRec *o;
     Corr *c;
+    if (driver && GPUINST_LOAD_RLX(&toolCalls.any) &&
+        toolCallTake(a->correlationId, start, ts(a->end), (uint32_t)a->cbid)) {
+        act.st.api_tool++; /* gpuinst's own call (kernel replay's flush launch): not the application's */
+        return 2;
+    }
     if (GPUINST_UNLIKELY(GPUINST_LOAD_RLX(&gpuinstCaptureOn)) &&
         !gpuinstCaptureOverlaps(start > act.clock_err ? start - act.clock_err : 0, start + act.clock_err)) {
         act.st.api_outside++;
@@ -1653,6 +1725,7 @@ static const gpuinstField statsFields[] = {
     GPUINST_FIELD(GpuStatsRec, late_buffers, GPUINST_FT_U64, 0, "count", "buffers completed after finalize (not decoded)"),
     GPUINST_FIELD(GpuStatsRec, decode_ns, GPUINST_FT_U64, 0, "ns", "time spent decoding"),
     GPUINST_FIELD(GpuStatsRec, api_outside, GPUINST_FT_U64, 0, "count", "runtime + driver API records dropped at decode: their CPU start was outside every capture window (GPUINST_CAPTURE; the API kinds stay on between windows that come often, /captures api_on)"),
+    GPUINST_FIELD(GpuStatsRec, api_tool, GPUINST_FT_U32, 0, "count", "driver API records of calls gpuinst made itself (kernel replay's L2 flush launches, with the driver kind on: GPUINST_TRACE=all or driver), dropped at decode: not the application's calls"),
     GPUINST_FIELD(GpuStatsRec, api_switch_ns, GPUINST_FT_U64, 0, "ns", "last measured cost of switching the runtime + driver API kinds off and on (cuptiActivityDisable + cuptiActivityEnable); 0 not measured"),
     GPUINST_FIELD(GpuStatsRec, kinds, GPUINST_FT_STR, 0, "", "activity kinds enabled (GPUINST_TRACE)"),
 };
@@ -1772,6 +1845,7 @@ static int collectStats(const gpuinstTable *tb, void **out, uint64_t *count)
     r->late_buffers = act.late_buffers;
     r->decode_ns = act.decode_ns;
     r->api_outside = s.api_outside;
+    r->api_tool = (uint32_t)s.api_tool;
     r->api_switch_ns = gpuinstActivityApiSwitchNs();
     snprintf(r->kinds, sizeof r->kinds, "%s", act.kindsText);
     *out = r;
@@ -2194,6 +2268,8 @@ GPUINST_PRIVATE int gpuinstActivityTestStart(const char *trace)
     }
     act.kinds = parseTrace(trace, &nbuf, &bufsize);
     if (startKinds(msg, sizeof msg) != 0) return -1;
+    act.clock_method = 1; /* the records a test feeds carry gpuinstClockNs times */
+    act.clock_offset = 0;
     startCapture();
     GPUINST_STORE_REL(&gpuinstGpuHooks, &activityHooks);
     return 0;
@@ -2237,6 +2313,7 @@ GPUINST_PRIVATE void gpuinstActivityFlush(void)
     pthread_mutex_lock(&act.qlock);
     act.closed = 1;
     pthread_mutex_unlock(&act.qlock);
+    toolCallsFree(); /* every buffer decoded */
     pthread_mutex_lock(&act.dlock);
     if (act.pauseOpen) { /* finalize inside a profiled region: the pause ends with tracing */
         act.paused[act.pauseOpen - 1].end_ns = gpuinstClockNs();

@@ -71,6 +71,7 @@ typedef struct gpuinstActivityStats {
     uint64_t buffers;        /* buffers decoded */
     uint64_t unresolved;     /* GPU records whose API record was not found */
     uint64_t api_outside;    /* runtime/driver API records outside every capture window (dropped) */
+    uint64_t api_tool;       /* driver API records of calls gpuinst made itself (dropped) */
 } gpuinstActivityStats;
 GPUINST_PRIVATE int gpuinstActivityDecode(const uint8_t *buf, size_t valid);
 GPUINST_PRIVATE void gpuinstActivityResolve(void);
@@ -116,6 +117,22 @@ GPUINST_PRIVATE int gpuinstActivityTestStart(const char *trace);
 #endif
 GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
                                               uint64_t occurrence, unsigned kinds);
+/* Driver API calls gpuinst made itself between t0 and t1 (gpuinstClockNs)
+ * inside the launch callback of an application call (kernel replay's L2
+ * flush: cuStreamIsCapturing, cuLaunchKernel; src/kernel_replay.c).  CUPTI
+ * gives them the correlation id of the application's call they are made
+ * in (`correlation`: CUpti_CallbackData.correlationId of the flush's own
+ * callback), and their activity records lie before that call's (its start
+ * is taken after its enter callbacks).  With the driver kind on, a driver
+ * record of that correlation id lying inside [t0, t1] is dropped at decode
+ * and counted (/gpu/stats api_tool): /gpu/paused counts the application's
+ * untraced launches only, and /gpu/api has no launch the application did
+ * not make.  Only where CUPTI's timestamps are gpuinst's clock
+ * (clock_method 1, the timestamp callback); otherwise, or out of memory,
+ * the records stay (rows of gpuinst's own calls), never an application
+ * record lost.  Thread-safe (a lock); a window is let go once its launch's
+ * record is decoded, all at finalize. */
+GPUINST_PRIVATE void gpuinstActivityToolCalls(uint32_t correlation, uint64_t t0, uint64_t t1);
 #endif /* GPUINST_WITH_CUPTI */
 
 #endif /* GPUINST_ACTIVITY_INT_H */

@@ -402,6 +402,20 @@ GPUINST_PRIVATE const char *gpuinstConfigProfileSpec(void)
     return getenv("GPUINST_PROFILE");
 }
 
+/* A setting of two words: 1 when environment variable `name` is `other`, 0
+ * when it is unset, empty or `dflt`; another value is said on stderr once
+ * (*warned) and read as `dflt` (`does`: what that means, or ""). */
+static int envEither(const char *name, const char *dflt, const char *other, int *warned, const char *does)
+{
+    const char *m = getenv(name);
+    if (m != NULL && strcmp(m, other) == 0) return 1;
+    if (m != NULL && m[0] != '\0' && strcmp(m, dflt) != 0)
+        gpuinstWarnOnce(warned, "%s=\"%.40s\" is not one of %s, %s: using %s%s", name, m, dflt, other, dflt, does);
+    return 0;
+}
+
+static int warnedKr, warnedAvail, warnedCache;
+
 GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e)
 {
     e->depth = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_DEPTH", 2, 1, 16);
@@ -413,36 +427,10 @@ GPUINST_PRIVATE void gpuinstConfigProfiler(gpuinstProfilerEnv *e)
     e->preload = gpuinstEnvFlag("GPUINST_PROFILE_PRELOAD", 1);
     e->comm_wait_s = gpuinstEnvU64("GPUINST_PROFILE_COMM_WAIT_S", 30, 1, 86400);
     e->max_kernels = (uint32_t)gpuinstEnvU64("GPUINST_PROFILE_MAX_KERNELS", 32, 1, 1u << 20);
-    e->kernel_replay = GPUINST_KREPLAY_AUTO;
-    {
-        const char *m = getenv("GPUINST_PROFILE_KERNEL_REPLAY");
-        if (m != NULL && strcmp(m, "always") == 0) {
-            e->kernel_replay = GPUINST_KREPLAY_ALWAYS;
-        } else if (m != NULL && m[0] != '\0' && strcmp(m, "auto") != 0) {
-            static int warned;
-            gpuinstWarnOnce(&warned, "GPUINST_PROFILE_KERNEL_REPLAY=\"%.40s\" is not one of auto, always: using auto", m);
-        }
-    }
-    e->counter_availability = 0;
-    {
-        const char *m = getenv("GPUINST_PROFILE_COUNTER_AVAILABILITY");
-        if (m != NULL && strcmp(m, "query") == 0) {
-            e->counter_availability = 1;
-        } else if (m != NULL && m[0] != '\0' && strcmp(m, "auto") != 0) {
-            static int warned;
-            gpuinstWarnOnce(&warned, "GPUINST_PROFILE_COUNTER_AVAILABILITY=\"%.40s\" is not one of auto, query: using "
-                            "auto (the device asked only where the chip name alone cannot describe it)", m);
-        }
-    }
-    e->cache_control = 1;
-    {
-        const char *m = getenv("GPUINST_PROFILE_CACHE_CONTROL");
-        if (m != NULL && strcmp(m, "none") == 0) {
-            e->cache_control = 0;
-        } else if (m != NULL && m[0] != '\0' && strcmp(m, "all") != 0) {
-            static int warned;
-            gpuinstWarnOnce(&warned, "GPUINST_PROFILE_CACHE_CONTROL=\"%.40s\" is not one of all, none: using all (L2 "
-                            "written back and invalidated before every kernel, as ncu's --cache-control all)", m);
-        }
-    }
+    e->kernel_replay = envEither("GPUINST_PROFILE_KERNEL_REPLAY", "auto", "always", &warnedKr, "")
+                           ? GPUINST_KREPLAY_ALWAYS : GPUINST_KREPLAY_AUTO;
+    e->counter_availability = envEither("GPUINST_PROFILE_COUNTER_AVAILABILITY", "auto", "query", &warnedAvail,
+                                        " (the device asked only where the chip name alone cannot describe it)");
+    e->cache_control = !envEither("GPUINST_PROFILE_CACHE_CONTROL", "all", "none", &warnedCache,
+                                  " (L2 written back and invalidated before every kernel, as ncu's --cache-control all)");
 }

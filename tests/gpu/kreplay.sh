@@ -53,6 +53,12 @@
 #                   dropped, 3 segments; against the same run with the default image
 #                   (64, one segment) each kernel's instructions equal and DRAM bytes
 #                   within 2 % (kernel 0's printed: docs/PROFILING.md); output unchanged.
+#  2e app_traceall the own program with GPUINST_TRACE=all (driver API records on),
+#                   'work@2' in place, cache control all and none: gpuinst's flush
+#                   launches leave no /gpu/api row (the driver cuLaunchKernel rows
+#                   and /gpu/paused's untraced launches equal in both runs) and are
+#                   counted in /gpu/stats api_tool (at least 3 with all: each flush's
+#                   cuStreamIsCapturing too; 0 with none).
 #  3 jacobi_values  the Jacobi at 2 ranks on GPU 0, -niter $JNITER, GPUINST_PROFILE=
 #                   'Jacobi solve@2' (the 1st occurrence is its single-GPU
 #                   reference run): its printed result equal to a run with no
@@ -74,7 +80,7 @@
 #  4 bench          process wall time of the 2-rank Jacobi ($ROUNDS alternating rounds):
 #                   no tool; gpuinst on 'Jacobi solve@2' with $M (in place); the same
 #                   with GPUINST_PROFILE_COUNTER_AVAILABILITY=query (the device's
-#                   counter availability asked, as before 2026-11-25); the same
+#                   counter availability asked, as before GPU run 30); the same
 #                   with GPUINST_PROFILE_KERNEL_REPLAY=always (kernel replay, one
 #                   pass); ncu with $M on the collecting rank on the same kernel
 #                   instances (--nvtx-include "Jacobi solve/" --launch-skip N1
@@ -234,6 +240,47 @@ for way, replay in (("auto", 2), ("always", 1)):
 sys.exit(1 if bad else 0)
 PY
 ) >"$D/app_fullcut.log" 2>&1 && ok app_fullcut || ko app_fullcut
+
+# ---- 2e: driver API tracing on (GPUINST_TRACE=all): the flush launches are not the application's ---
+(
+  set -e
+  for cc in all none; do
+    GPUINST_TRACE=all GPUINST_PROFILE_CACHE_CONTROL=$cc GPUINST_OUTPUT=$D/app_traceall_$cc.h5 GPUINST_PROFILE='work@2' \
+      GPUINST_METRICS=$M $MPIRUN -n 1 "${ZC[@]}" -x GPUINST_TRACE -x GPUINST_PROFILE_CACHE_CONTROL "$APP" \
+      >"$D/app_traceall_$cc.out"
+    diff <(grep checksum "$D/app_plain.out") <(grep checksum "$D/app_traceall_$cc.out") && echo "output unchanged ($cc)"
+  done
+  PYTHONPATH=tests $PY - "$D" <<'PY'
+import sys
+import h5py
+from gi_strings import raw_strings
+d, bad, got = sys.argv[1], 0, {}
+for cc in ("all", "none"):
+    f = h5py.File(f"{d}/app_traceall_{cc}.h5", "r")
+    S = raw_strings(f)
+    A = f["/gpu/api"][...]
+    drv = sum(1 for a in A if int(a["domain"]) == 2 and S.get((int(a["rank"]), int(a["name"]))) == "cuLaunchKernel")
+    st = f["/gpu/stats"][...][0]
+    tool = int(st["api_tool"]) if "api_tool" in st.dtype.names else -1
+    P = f["/gpu/paused"][...]
+    R = [r for r in f["/profiler/regions"][...] if int(r["occurrence"]) == 2 and int(r["status"]) == 0]
+    flushed = int(R[0]["ranges"]) - int(R[0]["kernels_unflushed"]) if len(R) == 1 and int(R[0]["cache_control"]) else 0
+    got[cc] = (drv, tool, [int(p["launches"]) for p in P], flushed, len(R))
+    print(f"{cc}: driver cuLaunchKernel rows {drv}, /gpu/stats api_tool {tool}, /gpu/paused launches "
+          f"{got[cc][2]}, kernels flushed {flushed}, collected rows {len(R)}")
+a, n = got["all"], got["none"]
+checks = ((a[4] == 1 and n[4] == 1, "one collected row in each run"),
+          (a[3] == 3, "cache control on: the 3 kernels of work@2 flushed"),
+          (a[1] >= a[3] and n[1] == 0, "api_tool counts at least the flush launches (their stream checks too; 0 "
+                                        "without cache control)"),
+          (a[0] == n[0], "the same driver cuLaunchKernel rows with and without the flushes"),
+          (a[2] == n[2], "the same untraced launches in /gpu/paused"))
+for good, what in checks:
+    print(f"{'ok  ' if good else 'FAIL'} {what}")
+    bad += not good
+sys.exit(1 if bad else 0)
+PY
+) >"$D/app_traceall.log" 2>&1 && ok app_traceall || ko app_traceall
 
 # ---- 3: the Jacobi, 2 ranks on one GPU, zero-code mode, vs ncu per rank ------------------------
 # kernels a traced run launched inside the 2nd "Jacobi solve" of each rank

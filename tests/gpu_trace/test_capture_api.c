@@ -26,7 +26,12 @@
  *    overlapping windows of two threads form one span, a window still open
  *    (at finalize) keeps everything after its start; dropped records are
  *    counted (/gpu/stats api_outside) and leave no row; a kernel launched
- *    in a window that ends after it is kept;
+ *    in a window that ends after it is kept; a driver record of a call
+ *    gpuinst made itself (gpuinstActivityToolCalls: kernel replay's flush
+ *    launch, its correlation id and time window) is dropped even inside a
+ *    capture window and counted (api_tool), while a record of another id
+ *    inside its time window and the application's own call of that id
+ *    after it are kept;
  *  - gpuinstCaptureOverlaps on intervals (the clock-offset slack).
  */
 #include "gpuinstInt.h"
@@ -304,43 +309,60 @@ static void testFilter(const uint64_t *w0, const uint64_t *w1)
         uint32_t corr;
         CUpti_ActivityKind kind;
         uint64_t t;
-        int keep;
+        int keep, tool;
     } rec[] = {
-        {1, K_RT, w0[0] - 1, 0},                     /* 1 ns before window 1 */
-        {2, K_RT, w0[0], 1},                         /* exactly at its open */
-        {3, K_RT, w0[0] + (w1[0] - w0[0]) / 2, 1},   /* inside */
-        {4, K_RT, w1[0], 1},                         /* exactly at its close */
-        {5, K_RT, w1[0] + 1, 0},                     /* 1 ns after */
-        {6, K_DRV, w1[0] + 1, 0},                    /* a driver record too */
-        {7, K_RT, w0[4] - 1, 0},                     /* before windows 5+6 */
-        {8, K_RT, w1[4] + 1, 1},                     /* after window 5's close, inside window 6 */
-        {9, K_DRV, w1[5], 1},                        /* window 6's close */
-        {10, K_RT, w1[5] + 1, 0},                    /* after it */
-        {11, K_RT, w0[7] - 1, 0},                    /* before the open window */
-        {12, K_RT, w0[7], 1},                        /* its open */
-        {13, K_RT, w0[7] + 1000000000000ull, 1},     /* long after: still open */
-        {14, K_RT, w1[6] + 1, 0},                    /* after window 7 (in the pause) */
+        {1, K_RT, w0[0] - 1, 0, 0},                     /* 1 ns before window 1 */
+        {2, K_RT, w0[0], 1, 0},                         /* exactly at its open */
+        {3, K_RT, w0[0] + (w1[0] - w0[0]) / 2, 1, 0},   /* inside */
+        {4, K_RT, w1[0], 1, 0},                         /* exactly at its close */
+        {5, K_RT, w1[0] + 1, 0, 0},                     /* 1 ns after */
+        {6, K_DRV, w1[0] + 1, 0, 0},                    /* a driver record too */
+        {7, K_RT, w0[4] - 1, 0, 0},                     /* before windows 5+6 */
+        {8, K_RT, w1[4] + 1, 1, 0},                     /* after window 5's close, inside window 6 */
+        {9, K_DRV, w1[5], 1, 0},                        /* window 6's close */
+        {10, K_RT, w1[5] + 1, 0, 0},                    /* after it */
+        {11, K_RT, w0[7] - 1, 0, 0},                    /* before the open window */
+        {12, K_RT, w0[7], 1, 0},                        /* its open */
+        {13, K_RT, w0[7] + 1000000000000ull, 1, 0},     /* long after: still open */
+        {14, K_RT, w1[6] + 1, 0, 0},                    /* after window 7 (in the pause) */
+        {16, K_DRV, w0[7] + 2, 0, 1},                   /* gpuinst's own call (a flush launch): dropped, api_tool */
+        {17, K_DRV, w0[7] + 3, 1, 0},                   /* inside that window, another call's id: kept */
+        {16, K_DRV, w0[7] + 200, 1, 0},                 /* the application's call 16 itself, after it: kept */
     };
     size_t k, nrec = sizeof rec / sizeof rec[0];
-    int kept = 0, dropped = 0;
+    int kept = 0, dropped = 0, tool = 0;
     for (k = 0; k < nrec; k++) {
         apiCb(&b, rec[k].kind, rec[k].kind == K_RT ? CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 : 1, rec[k].corr,
               777, rec[k].t, rec[k].t + 100);
-        if (rec[k].keep) kept++;
-        else dropped++;
+        if (rec[k].tool) {
+            /* as kernel replay's flush does: its calls inside [t - 1, t + 101], in the application's call 16 */
+            gpuinstActivityToolCalls(16, rec[k].t - 1, rec[k].t + 101);
+            tool++;
+        } else if (rec[k].keep) {
+            kept++;
+        } else {
+            dropped++;
+        }
     }
     /* launched at window 1's close, ends after it: kept, joined to its call */
     kernel(&b, 4, "k", w1[0] + 1000, 5000);
     CHECK(gpuinstActivityDecode(b.buf, b.off) == GPUINST_SUCCESS, "decode");
     gpuinstActivityResolve();
     gpuinstActivityGetStats(&st);
-    CHECK(st.api == (uint64_t)kept && st.api_outside == (uint64_t)dropped, "api %llu (want %d), api_outside %llu "
-          "(want %d)", (unsigned long long)st.api, kept, (unsigned long long)st.api_outside, dropped);
+    CHECK(st.api == (uint64_t)kept && st.api_outside == (uint64_t)dropped && st.api_tool == (uint64_t)tool,
+          "api %llu (want %d), api_outside %llu (want %d), api_tool %llu (want %d)", (unsigned long long)st.api, kept,
+          (unsigned long long)st.api_outside, dropped, (unsigned long long)st.api_tool, tool);
     CHECK(ta != NULL && gpuinstTableReadAll(ta, &rows, &n) == GPUINST_SUCCESS, "read /gpu/api");
     CHECK(n == (uint64_t)kept, "api rows %llu, want %d", (unsigned long long)n, kept);
     for (i = 0; i < n; i++) keptMask |= 1ull << get(ta, rows, i, "correlation");
+    {
+        int own = 0; /* call 16's rows: only the application's own, after gpuinst's window */
+        for (i = 0; i < n; i++)
+            if (get(ta, rows, i, "correlation") == 16) own += get(ta, rows, i, "start_ns") == w0[7] + 200 ? 1 : 100;
+        CHECK(own == 1, "correlation 16: the application's call kept, gpuinst's own call in it dropped (%d)", own);
+    }
     for (k = 0; k < nrec; k++)
-        CHECK(!!(keptMask & (1ull << rec[k].corr)) == rec[k].keep, "API record %u at %+lld ns of window 1's open: "
+        if (!rec[k].tool) CHECK(!!(keptMask & (1ull << rec[k].corr)) == rec[k].keep, "API record %u at %+lld ns of window 1's open: "
               "%s, want %s", rec[k].corr, (long long)(rec[k].t - w0[0]), (keptMask & (1ull << rec[k].corr)) ? "kept" : "dropped",
               rec[k].keep ? "kept" : "dropped");
     free(rows);
