@@ -586,12 +586,6 @@ static int decodeMemset(const CUpti_Activity *r)
     return 1;
 }
 
-/* Capture windows (src/capture.c) may leave the API kinds on between
- * windows (gpuinstCaptureKeepApi): a call whose CPU start is outside every
- * window is dropped (2), counted in /gpu/stats api_outside, and makes no
- * correlation entry.  The windows' times and CUPTI's are gpuinstClockNs
- * (clock_method 1); with a measured offset (method 2) a record within the
- * offset's error of a window is kept, so no call made inside one is lost. */
 /* ---- driver calls gpuinst makes itself (gpuinstActivityToolCalls) ----------- */
 
 typedef struct ToolWin {
@@ -659,6 +653,15 @@ static void toolCallsFree(void)
     pthread_mutex_unlock(&toolCalls.lock);
 }
 
+/* Capture windows (src/capture.c) may leave the API kinds on between
+ * windows (gpuinstCaptureKeepApi): a call whose CPU start is outside every
+ * window is dropped (2), counted in /gpu/stats api_outside, and makes no
+ * correlation entry.  The windows' times and CUPTI's are gpuinstClockNs
+ * (clock_method 1); with a measured offset (method 2) a record within the
+ * offset's error of a window is kept, so no call made inside one is lost.
+ * Before that, a driver record of one of gpuinst's own calls (kernel
+ * replay's flush: gpuinstActivityToolCalls) is dropped (2), counted in
+ * /gpu/stats api_tool. */
 static int decodeApi(const CUpti_Activity *r)
 {
     const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)(const void *)r;
@@ -1725,7 +1728,7 @@ static const gpuinstField statsFields[] = {
     GPUINST_FIELD(GpuStatsRec, late_buffers, GPUINST_FT_U64, 0, "count", "buffers completed after finalize (not decoded)"),
     GPUINST_FIELD(GpuStatsRec, decode_ns, GPUINST_FT_U64, 0, "ns", "time spent decoding"),
     GPUINST_FIELD(GpuStatsRec, api_outside, GPUINST_FT_U64, 0, "count", "runtime + driver API records dropped at decode: their CPU start was outside every capture window (GPUINST_CAPTURE; the API kinds stay on between windows that come often, /captures api_on)"),
-    GPUINST_FIELD(GpuStatsRec, api_tool, GPUINST_FT_U32, 0, "count", "driver API records of calls gpuinst made itself (kernel replay's L2 flush launches, with the driver kind on: GPUINST_TRACE=all or driver), dropped at decode: not the application's calls"),
+    GPUINST_FIELD(GpuStatsRec, api_tool, GPUINST_FT_U32, 0, "count", "driver API records of calls gpuinst made itself (kernel replay's L2 flush: cuStreamIsCapturing, cuLaunchKernel; with the driver kind on, GPUINST_TRACE=all or driver, and clock_method 1), dropped at decode: not the application's calls"),
     GPUINST_FIELD(GpuStatsRec, api_switch_ns, GPUINST_FT_U64, 0, "ns", "last measured cost of switching the runtime + driver API kinds off and on (cuptiActivityDisable + cuptiActivityEnable); 0 not measured"),
     GPUINST_FIELD(GpuStatsRec, kinds, GPUINST_FT_STR, 0, "", "activity kinds enabled (GPUINST_TRACE)"),
 };
