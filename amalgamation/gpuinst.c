@@ -30509,7 +30509,7 @@ typedef struct Kr {
     uint64_t occ;
     pthread_t owner;
     gpuinstProfRow row;
-    char why[600];
+    char why[1500];           /* the row's reason: a failure's, then note */
     char chip[32], uuid[48], metrics[1024];
     uint32_t stack[KR_MAX_DEPTH]; /* nested name ids under the range */
     uint32_t depth, deeper;   /* nested ranges open (deeper: past KR_MAX_DEPTH) */
@@ -30519,7 +30519,8 @@ typedef struct Kr {
     KrPath *paths;
     uint32_t npaths;
     int failed;               /* a segment failed: no more collection (status, why) */
-    char note[400];           /* why kernel names are CUPTI's indices (the row's reason) */
+    char note[900];           /* the row's reason: no cache control, why kernel names are CUPTI's indices, paths */
+    int namesNoted;           /* the kernel names' note is in it (the first segment's) */
     /* the segment open now (krBoundary): its paths all start with
      * stack[0..segMin); segMoved: the path changed without a cut */
     uint32_t segMin, segMark, maxGap; /* segMark: launches listed at its last boundary */
@@ -31607,8 +31608,10 @@ static int krSegment(Kr *k, int again)
             goto out;
         }
     if (k->sub != NULL && krNamesSegment(total, &ids, &paths, &fl, &head, &tailFl, note, sizeof note) != 0 &&
-        k->note[0] == '\0') {
-        snprintf(k->note, sizeof k->note, "%s", note);
+        !k->namesNoted) { /* after a note of the setup's (no cache control), not instead of it */
+        size_t l = strlen(k->note);
+        k->namesNoted = 1;
+        snprintf(k->note + l, sizeof k->note - l, "%s%s", l ? "; " : "", note);
         gpuinstWarnOnce(&krNameWarned, "range \"%s\": %s; /profiler/kernels.kernel holds CUPTI's range index "
                         "there", k->range, note);
     }
@@ -31880,7 +31883,7 @@ static void krEnd(Kr *k, int status)
     const gpuinstMetricList *ml = gpuinstPhostMetrics(k->ph);
     uint32_t *mid = (uint32_t *)calloc(ml->n ? ml->n : 1, sizeof *mid), m, chip;
     int rc = 0;
-    char keep[600];
+    char keep[sizeof k->why];
     uint64_t d0 = k->row.decode_ns;
     snprintf(keep, sizeof keep, "%s", k->why);
     if (!k->failed) rc = krSegment(k, 0);
