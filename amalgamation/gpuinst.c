@@ -12467,22 +12467,30 @@ GPUINST_PRIVATE int gpuinstActivityTestStart(const char *trace);
 #endif
 GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
                                               uint64_t occurrence, unsigned kinds);
-/* Driver API calls gpuinst made itself between t0 and t1 (gpuinstClockNs)
- * inside the launch callback of an application call (kernel replay's L2
- * flush: cuStreamIsCapturing, cuLaunchKernel; src/kernel_replay.c).  CUPTI
- * gives them the correlation id of the application's call they are made
- * in (`correlation`: CUpti_CallbackData.correlationId of the flush's own
- * callback), and their activity records lie before that call's (its start
- * is taken after its enter callbacks).  With the driver kind on, a driver
- * record of that correlation id lying inside [t0, t1] is dropped at decode
- * and counted (/gpu/stats api_tool): /gpu/paused counts the application's
- * untraced launches only, and /gpu/api has no launch the application did
- * not make.  Only where CUPTI's timestamps are gpuinst's clock
+/* Driver API calls gpuinst makes itself inside the launch callback of an
+ * application call (kernel replay's L2 flush: cuStreamIsCapturing,
+ * cuLaunchKernel; src/kernel_replay.c), in a window of gpuinstClockNs
+ * times: Begin(correlation, t0) before the first call, Also(id) where a
+ * call got another id (the flush launch's own callback), End(t1, calls)
+ * after the last, with the number of driver calls made.  CUPTI gives them
+ * the correlation id of the application's call they are made in
+ * (CUpti_CallbackData.correlationId), and their activity records lie
+ * before that call's (its start is taken after its enter callbacks).  With
+ * the driver kind on, a driver record of one of the window's ids lying
+ * inside it is dropped at decode and counted (/gpu/stats api_tool):
+ * /gpu/paused counts the application's untraced launches only, and
+ * /gpu/api has no launch the application did not make.  The window is open
+ * from Begin on (a buffer completed while the calls are made is decoded
+ * against it); it is let go once `calls` of its records were decoded (one
+ * when the stream was being captured and nothing was launched), all at
+ * finalize.  Only where CUPTI's timestamps are gpuinst's clock
  * (clock_method 1, the timestamp callback); otherwise, or out of memory,
  * the records stay (rows of gpuinst's own calls), never an application
- * record lost.  Thread-safe (a lock); a window is let go once its launch's
- * record is decoded, all at finalize. */
-GPUINST_PRIVATE void gpuinstActivityToolCalls(uint32_t correlation, uint64_t t0, uint64_t t1);
+ * record lost.  One window open at a time (kernel replay's one session per
+ * process, its range's thread); thread-safe against the decode (a lock). */
+GPUINST_PRIVATE void gpuinstActivityToolCallsBegin(uint32_t correlation, uint64_t t0);
+GPUINST_PRIVATE void gpuinstActivityToolCallsAlso(uint32_t correlation);
+GPUINST_PRIVATE void gpuinstActivityToolCallsEnd(uint64_t t1, uint32_t calls);
 #endif /* GPUINST_WITH_CUPTI */
 
 #endif /* GPUINST_ACTIVITY_INT_H */
@@ -20368,59 +20376,96 @@ static int decodeMemset(const CUpti_Activity *r)
     return 1;
 }
 
-/* ---- driver calls gpuinst makes itself (gpuinstActivityToolCalls) ----------- */
+/* ---- driver calls gpuinst makes itself (gpuinstActivityToolCallsBegin/End) --- */
 
 typedef struct ToolWin {
-    uint32_t corr;
+    uint32_t corr, corr2; /* the ids gpuinst's calls got (corr2: the flush launch's own, where it differs) */
+    uint32_t left;        /* records still to come: the window is let go at 0 */
     uint64_t t0, t1;
 } ToolWin;
 
 static struct {
     pthread_mutex_t lock;
-    ToolWin *w; /* pending until their launch's record is decoded */
+    ToolWin *w;    /* closed windows whose records are still to come */
     size_t n, cap;
-    int any;    /* n > 0 (read without the lock by the decode) */
-} toolCalls = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0};
+    ToolWin open;  /* the window of the calls being made now (t1 UINT64_MAX); isOpen */
+    int isOpen;
+    uint32_t taken; /* the open window's records decoded while it was open */
+    int any;       /* n > 0 or isOpen (read without the lock by the decode) */
+} toolCalls = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, {0, 0, 0, 0, 0}, 0, 0, 0};
 
-GPUINST_PRIVATE void gpuinstActivityToolCalls(uint32_t correlation, uint64_t t0, uint64_t t1)
+GPUINST_PRIVATE void gpuinstActivityToolCallsBegin(uint32_t correlation, uint64_t t0)
 {
     int i, driver = 0;
     for (i = 0; i < act.nenabled; i++) driver |= act.enabled[i] == CUPTI_ACTIVITY_KIND_DRIVER;
     /* no driver record will come (act.enabled is set before tracing starts), or its times are not ours */
     if (!driver || act.clock_method != 1) return;
     pthread_mutex_lock(&toolCalls.lock);
-    if (toolCalls.n == toolCalls.cap) {
-        size_t nc = toolCalls.cap ? toolCalls.cap * 2 : 64;
-        ToolWin *p = (ToolWin *)realloc(toolCalls.w, nc * sizeof *p);
-        if (p != NULL) {
-            toolCalls.w = p;
-            toolCalls.cap = nc;
+    toolCalls.open.corr = toolCalls.open.corr2 = correlation;
+    toolCalls.open.t0 = t0;
+    toolCalls.open.t1 = UINT64_MAX;
+    toolCalls.open.left = 0;
+    toolCalls.taken = 0;
+    toolCalls.isOpen = 1;
+    GPUINST_STORE_RLX(&toolCalls.any, 1);
+    pthread_mutex_unlock(&toolCalls.lock);
+}
+
+GPUINST_PRIVATE void gpuinstActivityToolCallsAlso(uint32_t correlation)
+{
+    pthread_mutex_lock(&toolCalls.lock);
+    if (toolCalls.isOpen) toolCalls.open.corr2 = correlation;
+    pthread_mutex_unlock(&toolCalls.lock);
+}
+
+GPUINST_PRIVATE void gpuinstActivityToolCallsEnd(uint64_t t1, uint32_t calls)
+{
+    pthread_mutex_lock(&toolCalls.lock);
+    if (toolCalls.isOpen) {
+        toolCalls.isOpen = 0;
+        if (toolCalls.taken < calls) { /* records still to come: kept until they are decoded */
+            if (toolCalls.n == toolCalls.cap) {
+                size_t nc = toolCalls.cap ? toolCalls.cap * 2 : 64;
+                ToolWin *p = (ToolWin *)realloc(toolCalls.w, nc * sizeof *p);
+                if (p != NULL) {
+                    toolCalls.w = p;
+                    toolCalls.cap = nc;
+                }
+            }
+            if (toolCalls.n < toolCalls.cap) { /* else (out of memory) the records stay: never an application's lost */
+                toolCalls.w[toolCalls.n] = toolCalls.open;
+                toolCalls.w[toolCalls.n].t1 = t1;
+                toolCalls.w[toolCalls.n].left = calls - toolCalls.taken;
+                toolCalls.n++;
+            }
         }
-    }
-    if (toolCalls.n < toolCalls.cap) {
-        toolCalls.w[toolCalls.n].corr = correlation;
-        toolCalls.w[toolCalls.n].t0 = t0;
-        toolCalls.w[toolCalls.n].t1 = t1;
-        toolCalls.n++;
-        GPUINST_STORE_RLX(&toolCalls.any, 1);
+        GPUINST_STORE_RLX(&toolCalls.any, toolCalls.n > 0);
     }
     pthread_mutex_unlock(&toolCalls.lock);
 }
 
-/* 1 when the driver record (correlation, [start, end], cbid) is one of
- * gpuinst's own calls; its window is let go with its launch. */
-static int toolCallTake(uint32_t correlation, uint64_t start, uint64_t end, uint32_t cbid)
+static int toolWinHas(const ToolWin *w, uint32_t correlation, uint64_t start, uint64_t end)
+{
+    return (w->corr == correlation || w->corr2 == correlation) && w->t0 <= start && end <= w->t1;
+}
+
+/* 1 when the driver record (correlation, [start, end]) is one of gpuinst's
+ * own calls; a closed window is let go once all its calls' records came. */
+static int toolCallTake(uint32_t correlation, uint64_t start, uint64_t end)
 {
     size_t i;
     int found = 0;
     pthread_mutex_lock(&toolCalls.lock);
-    for (i = toolCalls.n; i-- > 0;) /* few pending: the records come soon after the calls */
-        if (toolCalls.w[i].corr == correlation && toolCalls.w[i].t0 <= start && end <= toolCalls.w[i].t1) {
-            if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel) toolCalls.w[i] = toolCalls.w[--toolCalls.n];
+    if (toolCalls.isOpen && toolWinHas(&toolCalls.open, correlation, start, end)) {
+        toolCalls.taken++; /* decoded before the calls' window closed (a buffer completed in between) */
+        found = 1;
+    }
+    for (i = toolCalls.n; !found && i-- > 0;) /* few pending: the records come soon after the calls */
+        if (toolWinHas(&toolCalls.w[i], correlation, start, end)) {
+            if (--toolCalls.w[i].left == 0) toolCalls.w[i] = toolCalls.w[--toolCalls.n];
             found = 1;
-            break;
         }
-    if (toolCalls.n == 0) GPUINST_STORE_RLX(&toolCalls.any, 0);
+    GPUINST_STORE_RLX(&toolCalls.any, toolCalls.n > 0 || toolCalls.isOpen);
     pthread_mutex_unlock(&toolCalls.lock);
     return found;
 }
@@ -20431,6 +20476,7 @@ static void toolCallsFree(void)
     free(toolCalls.w);
     toolCalls.w = NULL;
     toolCalls.n = toolCalls.cap = 0;
+    toolCalls.isOpen = 0;
     GPUINST_STORE_RLX(&toolCalls.any, 0);
     pthread_mutex_unlock(&toolCalls.lock);
 }
@@ -20442,7 +20488,7 @@ static void toolCallsFree(void)
  * (clock_method 1); with a measured offset (method 2) a record within the
  * offset's error of a window is kept, so no call made inside one is lost.
  * Before that, a driver record of one of gpuinst's own calls (kernel
- * replay's flush: gpuinstActivityToolCalls) is dropped (2), counted in
+ * replay's flush: gpuinstActivityToolCallsBegin) is dropped (2), counted in
  * /gpu/stats api_tool. */
 static int decodeApi(const CUpti_Activity *r)
 {
@@ -20452,7 +20498,7 @@ static int decodeApi(const CUpti_Activity *r)
     GpuApiRec *o;
     Corr *c;
     if (driver && GPUINST_LOAD_RLX(&toolCalls.any) &&
-        toolCallTake(a->correlationId, start, ts(a->end), (uint32_t)a->cbid)) {
+        toolCallTake(a->correlationId, start, ts(a->end))) {
         act.st.api_tool++; /* gpuinst's own call (kernel replay's flush launch): not the application's */
         return 2;
     }
@@ -31152,8 +31198,6 @@ static GPUINST_TLS struct {
     uint32_t at;              /* the outermost runtime launch's index in the launch list */
     int pending;              /* its flush not launched yet (left to the driver launch inside it) */
     int inflush;              /* launching gpuinst's flush kernel: its own callback ignored */
-    int toolSeen;             /* its callback came (toolCorr: the correlation id CUPTI gave it) */
-    uint32_t toolCorr;
 } krRt;
 
 /* ---- cache control ---------------------------------------------------------------------
@@ -31351,22 +31395,22 @@ static int krFlush(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_
     CUstream s = NULL;
     void *args[2];
     CUresult r = CUDA_ERROR_UNKNOWN;
-    uint64_t t0;
+    uint32_t calls = 1; /* cuStreamIsCapturing, then cuLaunchKernel */
     if (k == NULL || k->ffn == NULL || k->failed || k->rp == NULL || (void *)cb->context != k->ctx ||
         !pthread_equal(k->owner, pthread_self()) || !krLaunchStream(dom, cbid, cb->functionParams, &s))
         return 0;
     /* gpuinst's own driver calls, from here to the launch's return: their
      * API records (driver kind on) are not the application's */
-    t0 = gpuinstClockNs();
-    krRt.toolSeen = 0;
+    gpuinstActivityToolCallsBegin(cb->correlationId, gpuinstClockNs());
     if (gpuinstCu.cuStreamIsCapturing(s, &cs) == CUDA_SUCCESS && cs == CU_STREAM_CAPTURE_STATUS_NONE) {
         args[0] = &k->fbuf;
         args[1] = &k->fsectors;
         krRt.inflush = 1;
         r = gpuinstCu.cuLaunchKernel((CUfunction)k->ffn, k->fgrid, 1, 1, 256, 1, 1, 0, s, args, NULL);
         krRt.inflush = 0;
+        calls = 2;
     }
-    gpuinstActivityToolCalls(krRt.toolSeen ? krRt.toolCorr : cb->correlationId, t0, gpuinstClockNs());
+    gpuinstActivityToolCallsEnd(gpuinstClockNs(), calls);
     return r == CUDA_SUCCESS;
 }
 
@@ -31418,10 +31462,8 @@ static void CUPTIAPI krLaunchCb(void *ud, CUpti_CallbackDomain dom, CUpti_Callba
     (void)ud;
     if (cb == NULL || (dom != CUPTI_CB_DOMAIN_RUNTIME_API && dom != CUPTI_CB_DOMAIN_DRIVER_API)) return;
     if (krRt.inflush) { /* gpuinst's own flush launch: the correlation id of its API record */
-        if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_ENTER) {
-            krRt.toolCorr = cb->correlationId;
-            krRt.toolSeen = 1;
-        }
+        if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_ENTER)
+            gpuinstActivityToolCallsAlso(cb->correlationId);
         return;
     }
     if (krRt.gen != gen) {

@@ -586,59 +586,96 @@ static int decodeMemset(const CUpti_Activity *r)
     return 1;
 }
 
-/* ---- driver calls gpuinst makes itself (gpuinstActivityToolCalls) ----------- */
+/* ---- driver calls gpuinst makes itself (gpuinstActivityToolCallsBegin/End) --- */
 
 typedef struct ToolWin {
-    uint32_t corr;
+    uint32_t corr, corr2; /* the ids gpuinst's calls got (corr2: the flush launch's own, where it differs) */
+    uint32_t left;        /* records still to come: the window is let go at 0 */
     uint64_t t0, t1;
 } ToolWin;
 
 static struct {
     pthread_mutex_t lock;
-    ToolWin *w; /* pending until their launch's record is decoded */
+    ToolWin *w;    /* closed windows whose records are still to come */
     size_t n, cap;
-    int any;    /* n > 0 (read without the lock by the decode) */
-} toolCalls = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0};
+    ToolWin open;  /* the window of the calls being made now (t1 UINT64_MAX); isOpen */
+    int isOpen;
+    uint32_t taken; /* the open window's records decoded while it was open */
+    int any;       /* n > 0 or isOpen (read without the lock by the decode) */
+} toolCalls = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, {0, 0, 0, 0, 0}, 0, 0, 0};
 
-GPUINST_PRIVATE void gpuinstActivityToolCalls(uint32_t correlation, uint64_t t0, uint64_t t1)
+GPUINST_PRIVATE void gpuinstActivityToolCallsBegin(uint32_t correlation, uint64_t t0)
 {
     int i, driver = 0;
     for (i = 0; i < act.nenabled; i++) driver |= act.enabled[i] == CUPTI_ACTIVITY_KIND_DRIVER;
     /* no driver record will come (act.enabled is set before tracing starts), or its times are not ours */
     if (!driver || act.clock_method != 1) return;
     pthread_mutex_lock(&toolCalls.lock);
-    if (toolCalls.n == toolCalls.cap) {
-        size_t nc = toolCalls.cap ? toolCalls.cap * 2 : 64;
-        ToolWin *p = (ToolWin *)realloc(toolCalls.w, nc * sizeof *p);
-        if (p != NULL) {
-            toolCalls.w = p;
-            toolCalls.cap = nc;
+    toolCalls.open.corr = toolCalls.open.corr2 = correlation;
+    toolCalls.open.t0 = t0;
+    toolCalls.open.t1 = UINT64_MAX;
+    toolCalls.open.left = 0;
+    toolCalls.taken = 0;
+    toolCalls.isOpen = 1;
+    GPUINST_STORE_RLX(&toolCalls.any, 1);
+    pthread_mutex_unlock(&toolCalls.lock);
+}
+
+GPUINST_PRIVATE void gpuinstActivityToolCallsAlso(uint32_t correlation)
+{
+    pthread_mutex_lock(&toolCalls.lock);
+    if (toolCalls.isOpen) toolCalls.open.corr2 = correlation;
+    pthread_mutex_unlock(&toolCalls.lock);
+}
+
+GPUINST_PRIVATE void gpuinstActivityToolCallsEnd(uint64_t t1, uint32_t calls)
+{
+    pthread_mutex_lock(&toolCalls.lock);
+    if (toolCalls.isOpen) {
+        toolCalls.isOpen = 0;
+        if (toolCalls.taken < calls) { /* records still to come: kept until they are decoded */
+            if (toolCalls.n == toolCalls.cap) {
+                size_t nc = toolCalls.cap ? toolCalls.cap * 2 : 64;
+                ToolWin *p = (ToolWin *)realloc(toolCalls.w, nc * sizeof *p);
+                if (p != NULL) {
+                    toolCalls.w = p;
+                    toolCalls.cap = nc;
+                }
+            }
+            if (toolCalls.n < toolCalls.cap) { /* else (out of memory) the records stay: never an application's lost */
+                toolCalls.w[toolCalls.n] = toolCalls.open;
+                toolCalls.w[toolCalls.n].t1 = t1;
+                toolCalls.w[toolCalls.n].left = calls - toolCalls.taken;
+                toolCalls.n++;
+            }
         }
-    }
-    if (toolCalls.n < toolCalls.cap) {
-        toolCalls.w[toolCalls.n].corr = correlation;
-        toolCalls.w[toolCalls.n].t0 = t0;
-        toolCalls.w[toolCalls.n].t1 = t1;
-        toolCalls.n++;
-        GPUINST_STORE_RLX(&toolCalls.any, 1);
+        GPUINST_STORE_RLX(&toolCalls.any, toolCalls.n > 0);
     }
     pthread_mutex_unlock(&toolCalls.lock);
 }
 
-/* 1 when the driver record (correlation, [start, end], cbid) is one of
- * gpuinst's own calls; its window is let go with its launch. */
-static int toolCallTake(uint32_t correlation, uint64_t start, uint64_t end, uint32_t cbid)
+static int toolWinHas(const ToolWin *w, uint32_t correlation, uint64_t start, uint64_t end)
+{
+    return (w->corr == correlation || w->corr2 == correlation) && w->t0 <= start && end <= w->t1;
+}
+
+/* 1 when the driver record (correlation, [start, end]) is one of gpuinst's
+ * own calls; a closed window is let go once all its calls' records came. */
+static int toolCallTake(uint32_t correlation, uint64_t start, uint64_t end)
 {
     size_t i;
     int found = 0;
     pthread_mutex_lock(&toolCalls.lock);
-    for (i = toolCalls.n; i-- > 0;) /* few pending: the records come soon after the calls */
-        if (toolCalls.w[i].corr == correlation && toolCalls.w[i].t0 <= start && end <= toolCalls.w[i].t1) {
-            if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel) toolCalls.w[i] = toolCalls.w[--toolCalls.n];
+    if (toolCalls.isOpen && toolWinHas(&toolCalls.open, correlation, start, end)) {
+        toolCalls.taken++; /* decoded before the calls' window closed (a buffer completed in between) */
+        found = 1;
+    }
+    for (i = toolCalls.n; !found && i-- > 0;) /* few pending: the records come soon after the calls */
+        if (toolWinHas(&toolCalls.w[i], correlation, start, end)) {
+            if (--toolCalls.w[i].left == 0) toolCalls.w[i] = toolCalls.w[--toolCalls.n];
             found = 1;
-            break;
         }
-    if (toolCalls.n == 0) GPUINST_STORE_RLX(&toolCalls.any, 0);
+    GPUINST_STORE_RLX(&toolCalls.any, toolCalls.n > 0 || toolCalls.isOpen);
     pthread_mutex_unlock(&toolCalls.lock);
     return found;
 }
@@ -649,6 +686,7 @@ static void toolCallsFree(void)
     free(toolCalls.w);
     toolCalls.w = NULL;
     toolCalls.n = toolCalls.cap = 0;
+    toolCalls.isOpen = 0;
     GPUINST_STORE_RLX(&toolCalls.any, 0);
     pthread_mutex_unlock(&toolCalls.lock);
 }
@@ -660,7 +698,7 @@ static void toolCallsFree(void)
  * (clock_method 1); with a measured offset (method 2) a record within the
  * offset's error of a window is kept, so no call made inside one is lost.
  * Before that, a driver record of one of gpuinst's own calls (kernel
- * replay's flush: gpuinstActivityToolCalls) is dropped (2), counted in
+ * replay's flush: gpuinstActivityToolCallsBegin) is dropped (2), counted in
  * /gpu/stats api_tool. */
 static int decodeApi(const CUpti_Activity *r)
 {
@@ -670,7 +708,7 @@ static int decodeApi(const CUpti_Activity *r)
     GpuApiRec *o;
     Corr *c;
     if (driver && GPUINST_LOAD_RLX(&toolCalls.any) &&
-        toolCallTake(a->correlationId, start, ts(a->end), (uint32_t)a->cbid)) {
+        toolCallTake(a->correlationId, start, ts(a->end))) {
         act.st.api_tool++; /* gpuinst's own call (kernel replay's flush launch): not the application's */
         return 2;
     }

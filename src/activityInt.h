@@ -117,22 +117,30 @@ GPUINST_PRIVATE int gpuinstActivityTestStart(const char *trace);
 #endif
 GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns, uint32_t region,
                                               uint64_t occurrence, unsigned kinds);
-/* Driver API calls gpuinst made itself between t0 and t1 (gpuinstClockNs)
- * inside the launch callback of an application call (kernel replay's L2
- * flush: cuStreamIsCapturing, cuLaunchKernel; src/kernel_replay.c).  CUPTI
- * gives them the correlation id of the application's call they are made
- * in (`correlation`: CUpti_CallbackData.correlationId of the flush's own
- * callback), and their activity records lie before that call's (its start
- * is taken after its enter callbacks).  With the driver kind on, a driver
- * record of that correlation id lying inside [t0, t1] is dropped at decode
- * and counted (/gpu/stats api_tool): /gpu/paused counts the application's
- * untraced launches only, and /gpu/api has no launch the application did
- * not make.  Only where CUPTI's timestamps are gpuinst's clock
+/* Driver API calls gpuinst makes itself inside the launch callback of an
+ * application call (kernel replay's L2 flush: cuStreamIsCapturing,
+ * cuLaunchKernel; src/kernel_replay.c), in a window of gpuinstClockNs
+ * times: Begin(correlation, t0) before the first call, Also(id) where a
+ * call got another id (the flush launch's own callback), End(t1, calls)
+ * after the last, with the number of driver calls made.  CUPTI gives them
+ * the correlation id of the application's call they are made in
+ * (CUpti_CallbackData.correlationId), and their activity records lie
+ * before that call's (its start is taken after its enter callbacks).  With
+ * the driver kind on, a driver record of one of the window's ids lying
+ * inside it is dropped at decode and counted (/gpu/stats api_tool):
+ * /gpu/paused counts the application's untraced launches only, and
+ * /gpu/api has no launch the application did not make.  The window is open
+ * from Begin on (a buffer completed while the calls are made is decoded
+ * against it); it is let go once `calls` of its records were decoded (one
+ * when the stream was being captured and nothing was launched), all at
+ * finalize.  Only where CUPTI's timestamps are gpuinst's clock
  * (clock_method 1, the timestamp callback); otherwise, or out of memory,
  * the records stay (rows of gpuinst's own calls), never an application
- * record lost.  Thread-safe (a lock); a window is let go once its launch's
- * record is decoded, all at finalize. */
-GPUINST_PRIVATE void gpuinstActivityToolCalls(uint32_t correlation, uint64_t t0, uint64_t t1);
+ * record lost.  One window open at a time (kernel replay's one session per
+ * process, its range's thread); thread-safe against the decode (a lock). */
+GPUINST_PRIVATE void gpuinstActivityToolCallsBegin(uint32_t correlation, uint64_t t0);
+GPUINST_PRIVATE void gpuinstActivityToolCallsAlso(uint32_t correlation);
+GPUINST_PRIVATE void gpuinstActivityToolCallsEnd(uint64_t t1, uint32_t calls);
 #endif /* GPUINST_WITH_CUPTI */
 
 #endif /* GPUINST_ACTIVITY_INT_H */

@@ -905,8 +905,6 @@ static GPUINST_TLS struct {
     uint32_t at;              /* the outermost runtime launch's index in the launch list */
     int pending;              /* its flush not launched yet (left to the driver launch inside it) */
     int inflush;              /* launching gpuinst's flush kernel: its own callback ignored */
-    int toolSeen;             /* its callback came (toolCorr: the correlation id CUPTI gave it) */
-    uint32_t toolCorr;
 } krRt;
 
 /* ---- cache control ---------------------------------------------------------------------
@@ -1104,22 +1102,22 @@ static int krFlush(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_
     CUstream s = NULL;
     void *args[2];
     CUresult r = CUDA_ERROR_UNKNOWN;
-    uint64_t t0;
+    uint32_t calls = 1; /* cuStreamIsCapturing, then cuLaunchKernel */
     if (k == NULL || k->ffn == NULL || k->failed || k->rp == NULL || (void *)cb->context != k->ctx ||
         !pthread_equal(k->owner, pthread_self()) || !krLaunchStream(dom, cbid, cb->functionParams, &s))
         return 0;
     /* gpuinst's own driver calls, from here to the launch's return: their
      * API records (driver kind on) are not the application's */
-    t0 = gpuinstClockNs();
-    krRt.toolSeen = 0;
+    gpuinstActivityToolCallsBegin(cb->correlationId, gpuinstClockNs());
     if (gpuinstCu.cuStreamIsCapturing(s, &cs) == CUDA_SUCCESS && cs == CU_STREAM_CAPTURE_STATUS_NONE) {
         args[0] = &k->fbuf;
         args[1] = &k->fsectors;
         krRt.inflush = 1;
         r = gpuinstCu.cuLaunchKernel((CUfunction)k->ffn, k->fgrid, 1, 1, 256, 1, 1, 0, s, args, NULL);
         krRt.inflush = 0;
+        calls = 2;
     }
-    gpuinstActivityToolCalls(krRt.toolSeen ? krRt.toolCorr : cb->correlationId, t0, gpuinstClockNs());
+    gpuinstActivityToolCallsEnd(gpuinstClockNs(), calls);
     return r == CUDA_SUCCESS;
 }
 
@@ -1171,10 +1169,8 @@ static void CUPTIAPI krLaunchCb(void *ud, CUpti_CallbackDomain dom, CUpti_Callba
     (void)ud;
     if (cb == NULL || (dom != CUPTI_CB_DOMAIN_RUNTIME_API && dom != CUPTI_CB_DOMAIN_DRIVER_API)) return;
     if (krRt.inflush) { /* gpuinst's own flush launch: the correlation id of its API record */
-        if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_ENTER) {
-            krRt.toolCorr = cb->correlationId;
-            krRt.toolSeen = 1;
-        }
+        if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_ENTER)
+            gpuinstActivityToolCallsAlso(cb->correlationId);
         return;
     }
     if (krRt.gen != gen) {

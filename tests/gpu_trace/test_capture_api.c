@@ -27,11 +27,14 @@
  *    (at finalize) keeps everything after its start; dropped records are
  *    counted (/gpu/stats api_outside) and leave no row; a kernel launched
  *    in a window that ends after it is kept; a driver record of a call
- *    gpuinst made itself (gpuinstActivityToolCalls: kernel replay's flush
- *    launch, its correlation id and time window) is dropped even inside a
- *    capture window and counted (api_tool), while a record of another id
- *    inside its time window and the application's own call of that id
- *    after it are kept;
+ *    gpuinst made itself (gpuinstActivityToolCallsBegin/Also/End: kernel
+ *    replay's flush, its correlation ids and time window) is dropped even
+ *    inside a capture window and counted (api_tool), also one decoded while
+ *    the window is still open (a buffer completed during the flush's
+ *    calls), while a record of another id inside its time window, the
+ *    application's own call of that id after it, and a record inside a
+ *    window whose calls' records all came already (it was let go: one
+ *    call when the stream was being captured) are kept;
  *  - gpuinstCaptureOverlaps on intervals (the clock-offset slack).
  */
 #include "gpuinstInt.h"
@@ -325,18 +328,38 @@ static void testFilter(const uint64_t *w0, const uint64_t *w1)
         {12, K_RT, w0[7], 1, 0},                        /* its open */
         {13, K_RT, w0[7] + 1000000000000ull, 1, 0},     /* long after: still open */
         {14, K_RT, w1[6] + 1, 0, 0},                    /* after window 7 (in the pause) */
-        {16, K_DRV, w0[7] + 2, 0, 1},                   /* gpuinst's own call (a flush launch): dropped, api_tool */
+        {16, K_DRV, w0[7] + 2, 0, 1},                   /* gpuinst's own call (window A, one call): dropped, api_tool */
         {17, K_DRV, w0[7] + 3, 1, 0},                   /* inside that window, another call's id: kept */
+        {16, K_DRV, w0[7] + 5, 1, 0},                   /* inside it again: its one call's record came, let go: kept */
         {16, K_DRV, w0[7] + 200, 1, 0},                 /* the application's call 16 itself, after it: kept */
+        {18, K_DRV, w0[7] + 1000, 0, 1},                /* window B (two calls, ids 18 and 19): dropped */
+        {19, K_DRV, w0[7] + 1100, 0, 1},                /* its second id (Also): dropped */
+        {18, K_DRV, w0[7] + 1200, 1, 0},                /* both its records came: kept */
+        {20, K_DRV, w0[7] + 2100, 0, 1},                /* window C's second record: dropped */
+        {20, K_DRV, w0[7] + 2150, 1, 0},                /* after both: kept */
     };
     size_t k, nrec = sizeof rec / sizeof rec[0];
     int kept = 0, dropped = 0, tool = 0;
+    /* as kernel replay's flush does: the window opens before gpuinst's first
+     * call, in the application's call 16, and closes after the last */
+    gpuinstActivityToolCallsBegin(16, w0[7] + 1);
+    gpuinstActivityToolCallsEnd(w0[7] + 103, 1); /* the stream was being captured: one call, nothing launched */
+    gpuinstActivityToolCallsBegin(18, w0[7] + 999);
+    gpuinstActivityToolCallsAlso(19);
+    gpuinstActivityToolCallsEnd(w0[7] + 1301, 2);
+    { /* window C: a buffer completed while its calls were made is decoded against it */
+        static uint8_t memc[4096];
+        Builder bc = {memc, 0, sizeof memc};
+        gpuinstActivityToolCallsBegin(20, w0[7] + 2000);
+        apiCb(&bc, K_DRV, 1, 20, 777, w0[7] + 2001, w0[7] + 2050);
+        CHECK(gpuinstActivityDecode(bc.buf, bc.off) == GPUINST_SUCCESS, "decode inside an open tool window");
+        gpuinstActivityToolCallsEnd(w0[7] + 2300, 2);
+        tool++; /* its second record comes with the others */
+    }
     for (k = 0; k < nrec; k++) {
         apiCb(&b, rec[k].kind, rec[k].kind == K_RT ? CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 : 1, rec[k].corr,
               777, rec[k].t, rec[k].t + 100);
         if (rec[k].tool) {
-            /* as kernel replay's flush does: its calls inside [t - 1, t + 101], in the application's call 16 */
-            gpuinstActivityToolCalls(16, rec[k].t - 1, rec[k].t + 101);
             tool++;
         } else if (rec[k].keep) {
             kept++;
@@ -355,11 +378,12 @@ static void testFilter(const uint64_t *w0, const uint64_t *w1)
     CHECK(ta != NULL && gpuinstTableReadAll(ta, &rows, &n) == GPUINST_SUCCESS, "read /gpu/api");
     CHECK(n == (uint64_t)kept, "api rows %llu, want %d", (unsigned long long)n, kept);
     for (i = 0; i < n; i++) keptMask |= 1ull << get(ta, rows, i, "correlation");
-    {
-        int own = 0; /* call 16's rows: only the application's own, after gpuinst's window */
-        for (i = 0; i < n; i++)
-            if (get(ta, rows, i, "correlation") == 16) own += get(ta, rows, i, "start_ns") == w0[7] + 200 ? 1 : 100;
-        CHECK(own == 1, "correlation 16: the application's call kept, gpuinst's own call in it dropped (%d)", own);
+    for (i = 0; i < n; i++) { /* every kept row is a record the table keeps, at its time (same ids recur) */
+        uint64_t c = get(ta, rows, i, "correlation"), t = get(ta, rows, i, "start_ns");
+        int match = 0;
+        for (k = 0; k < nrec; k++) match |= rec[k].keep && !rec[k].tool && rec[k].corr == c && rec[k].t == t;
+        CHECK(match, "API row of correlation %llu at %+lld ns of window 1's open: not a record to keep (gpuinst's "
+              "own call kept?)", (unsigned long long)c, (long long)(t - w0[0]));
     }
     for (k = 0; k < nrec; k++)
         if (!rec[k].tool) CHECK(!!(keptMask & (1ull << rec[k].corr)) == rec[k].keep, "API record %u at %+lld ns of window 1's open: "
