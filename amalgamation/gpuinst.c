@@ -30348,8 +30348,8 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
  *     memory: cut here and, in this process, at every boundary from then
  *     on; no launch callback: cut at every boundary, the segment's path is
  *     its kernels'), or where the image could fill before the next boundary
- *     (half of GPUINST_PROFILE_MAX_KERNELS, or fewer left than the most
- *     launches seen between two boundaries).  So each kernel is attributed
+ *     (fewer left of three quarters of GPUINST_PROFILE_MAX_KERNELS than the
+ *     most launches seen between two boundaries).  So each kernel is attributed
  *     to the innermost range path open on that thread at its launch, and an
  *     occurrence whose nested ranges only change the path is decoded once
  *     (/profiler/regions.segments = 1).  Where the list cannot place a
@@ -31954,13 +31954,15 @@ static void krEnd(Kr *k, int status)
  * the segment ends (1) only where the launch list could no longer place
  * the kernels by path after this point (no list; a launch of another
  * thread, a CUDA graph, the list out of memory since the segment began), or
- * where the counter data image could fill before the next boundary (the
- * segment holds half of GPUINST_PROFILE_MAX_KERNELS, or fewer than the
- * most launches seen between two boundaries are left); otherwise only the
- * path changes (0: no CUPTI call). */
+ * where the counter data image could fill before the next boundary: fewer
+ * than the most launches seen between two boundaries are left of three
+ * quarters of GPUINST_PROFILE_MAX_KERNELS (the last quarter: room for
+ * kernels other threads launch before the next boundary; the range's own
+ * thread ends a segment at a launch into a full image, krFullCut);
+ * otherwise only the path changes (0: no CUPTI call). */
 static int krBoundary(Kr *k)
 {
-    uint32_t n = 0, gap;
+    uint32_t n = 0, gap, room = krCfg.max_kernels - krCfg.max_kernels / 4;
     int rc, why;
     if (k->failed) return 0;
     if (k->sub != NULL && !GPUINST_LOAD_RLX(&krListCoarse)) {
@@ -31969,7 +31971,7 @@ static int krBoundary(Kr *k)
         gap = n - k->segMark;
         if (gap > k->maxGap) k->maxGap = gap;
         k->segMark = n;
-        if (why == 0 && n < krCfg.max_kernels / 2 && (uint64_t)n + k->maxGap <= krCfg.max_kernels) return 0;
+        if (why == 0 && n < room && (uint64_t)n + k->maxGap <= room) return 0;
     }
     rc = krSegment(k, 1);
     if (rc != 0) k->failed = rc;

@@ -91,9 +91,11 @@
 #                   with $M).  Passes when every run finished, every gpuinst file
 #                   has a collected row (status 0) with the expected replay, decoded
 #                   in as few segments as the image asks (/profiler/regions.segments
-#                   at most ceil(N2 / 16) with GPUINST_PROFILE_MAX_KERNELS=32, the
-#                   default: the nested "MPI" ranges change the path only; 2 at
-#                   -niter 20, where each "MPI" push and pop once ended a segment),
+#                   at most ceil(N2 / 22) with GPUINST_PROFILE_MAX_KERNELS=32, the
+#                   default: three quarters of the image less the Jacobi's one
+#                   launch between boundaries, and a margin of one; the nested
+#                   "MPI" ranges change the path only; 1 at -niter 20, where each
+#                   "MPI" push and pop once ended a segment),
 #                   the default rows made without the device's counter availability
 #                   (counter_availability 0, the query run's 1), and ncu profiled N2 kernels with
 #                   each list.  Prints the collecting row's setup and teardown
@@ -436,11 +438,13 @@ for tag, key, want in (("inplace", "gpuinst", 2), ("query", "gpuinst_query", 2),
     S = raw_strings(f)
     rows = [r for r in f["/profiler/regions"][...] if int(r["status"]) == 0 and int(r["occurrence"]) == 2
             and S.get((int(r["rank"]), int(r["region"]))) == "Jacobi solve"]
-    # segments: one per half image at most (a boundary past half of GPUINST_PROFILE_MAX_KERNELS ends one),
-    # not one at each of the ~2 x niter "MPI" boundaries
+    # segments: a boundary ends one where fewer than the most launches between two boundaries (the
+    # Jacobi: 1) are left of three quarters of GPUINST_PROFILE_MAX_KERNELS, so each holds at least that
+    # less 2; not one at each of the ~2 x niter "MPI" boundaries
     has_seg = rows and "segments" in (rows[0].dtype.names or ())
-    half = max(1, int(os.environ.get("GPUINST_PROFILE_MAX_KERNELS", "32")) // 2)
-    seg_max = max(1, -(-n2 // half))
+    mk = int(os.environ.get("GPUINST_PROFILE_MAX_KERNELS", "32"))
+    per = max(1, mk - mk // 4 - 2)
+    seg_max = max(1, -(-n2 // per))
     good = (len(rows) == 1 and int(rows[0]["replay"]) == want and int(rows[0]["ranges"]) == n2
             and (not has_seg or int(rows[0]["segments"]) <= seg_max)
             and ("counter_availability" not in (rows[0].dtype.names or ())

@@ -18,10 +18,11 @@
  *   2. a launch of another thread: the boundary after it cuts (2 segments);
  *      the kernels listed before the last clean boundary keep their paths,
  *      the rest is the path open since, all exact;
- *   3. capacity: a segment ends at a boundary once it holds half of
- *      GPUINST_PROFILE_MAX_KERNELS (16 here), and at a launch of the range's
- *      thread into a full image (the launch callback): a burst of 20
- *      between two boundaries is split there, nothing dropped;
+ *   3. capacity: a segment ends at a boundary where fewer than the most
+ *      launches seen between two boundaries are left of three quarters of
+ *      GPUINST_PROFILE_MAX_KERNELS (12 of 16 here), and at a launch of the
+ *      range's thread into a full image (the launch callback): a burst of
+ *      20 between two boundaries is split there, nothing dropped;
  *   4. no launch callback (cuptiSubscribe refused): a cut at every boundary,
  *      paths exact, kernel names CUPTI's indices;
  *   5. a CUDA graph launch: the segment's kernels under the path open
@@ -95,6 +96,7 @@ static struct {
     uint32_t occ;
 } exp_[MAXL];                                 /* per launch: the path open on the range's thread, name */
 static uint32_t nl, occNow;
+static int segk[8][8], nsegk[8]; /* per occurrence: each decoded segment's kernels (flush ranges not counted) */
 static char cur[128];                          /* the path open on the range's thread */
 static int nStop, nDecode, nSetConfig, nStart, nEnable, nDisable, nInit;
 #define FLUSH 0x40000000u                      /* seg[] entry of a flush range */
@@ -176,7 +178,10 @@ static CUptiResult fStop(CUpti_RangeProfiler_Stop_Params *p)
 }
 static CUptiResult fDecode(CUpti_RangeProfiler_DecodeData_Params *p)
 {
+    uint32_t i, kernels = 0;
     nDecode++;
+    for (i = 0; i < nseg && i < sizeof seg / sizeof seg[0]; i++) kernels += seg[i] != FLUSH;
+    if (occNow < 8 && nsegk[occNow] < 8) segk[occNow][nsegk[occNow]++] = (int)kernels;
     p->numOfRangeDropped = nseg > maxRanges ? nseg - maxRanges : 0;
     return CUPTI_SUCCESS;
 }
@@ -810,7 +815,12 @@ int main(int argc, char **argv)
         } else {
             CHECK(checkOcc(&g, k, nk, s, ns, 2, named, NULL, 0, 0, 0, 0) == 6, "occ 2: 6 kernels");
         }
-        /* 3: segments of 9, 9, 16 (the burst's first 16: the 17th launch cut) and 4; none dropped */
+        /* 3: segments of 12 (the boundary where fewer than a gap's 3 launches are left of three quarters of
+         * the image), 16 (6, then the burst until the image is full: the 17th launch cut), 10 (the burst's
+         * rest: "big"'s pop cuts, as 10 + the largest gap's launches exceed 12) and 0 (the end); none dropped */
+        CHECK(nsegk[3] == 4 && segk[3][0] == 12 && segk[3][1] == 16 && segk[3][2] == 10 && segk[3][3] == 0,
+              "occ 3: %d segments of %d, %d, %d, %d kernels; want 12, 16, 10, 0", nsegk[3], segk[3][0], segk[3][1],
+              segk[3][2], segk[3][3]);
         for (i = 0; i < MAXL; i++) named[i] = 1;
         CHECK(checkOcc(&g, k, nk, s, ns, 3, named, NULL, 0, 0, 0, 0) == 38, "occ 3: 38 kernels");
         /* 4: CUPTI's indices throughout */
