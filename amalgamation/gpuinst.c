@@ -30348,8 +30348,9 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
  *     memory: cut here and, in this process, at every boundary from then
  *     on; no launch callback: cut at every boundary, the segment's path is
  *     its kernels'), or where the image could fill before the next boundary
- *     (fewer left of three quarters of GPUINST_PROFILE_MAX_KERNELS than the
- *     most launches seen between two boundaries).  So each kernel is attributed
+ *     (fewer left of three quarters of GPUINST_PROFILE_MAX_KERNELS, of half
+ *     once another thread launched, than the most launches seen between
+ *     two boundaries).  So each kernel is attributed
  *     to the innermost range path open on that thread at its launch, and an
  *     occurrence whose nested ranges only change the path is decoded once
  *     (/profiler/regions.segments = 1).  Where the list cannot place a
@@ -30570,6 +30571,7 @@ typedef struct Kr {
     /* the segment open now (krBoundary): its paths all start with
      * stack[0..segMin); segMoved: the path changed without a cut */
     uint32_t segMin, segMark, maxGap; /* segMark: launches listed at its last boundary */
+    int others;               /* another thread launched into the context during the occurrence */
     int segMoved;
 #if GPUINST_WITH_CUPTI
     void *sub;                /* CUpti_SubscriberHandle: the launch callback (NULL: none) */
@@ -31956,18 +31958,22 @@ static void krEnd(Kr *k, int status)
  * thread, a CUDA graph, the list out of memory since the segment began), or
  * where the counter data image could fill before the next boundary: fewer
  * than the most launches seen between two boundaries are left of three
- * quarters of GPUINST_PROFILE_MAX_KERNELS (the last quarter: room for
- * kernels other threads launch before the next boundary; the range's own
- * thread ends a segment at a launch into a full image, krFullCut);
- * otherwise only the path changes (0: no CUPTI call). */
+ * quarters of GPUINST_PROFILE_MAX_KERNELS, or of half of it once another
+ * thread launched in the occurrence (the rest: room for kernels other
+ * threads launch before the next boundary, which no launch callback of
+ * theirs cuts; the range's own thread ends a segment at a launch into a
+ * full image, krFullCut); otherwise only the path changes (0: no CUPTI
+ * call). */
 static int krBoundary(Kr *k)
 {
-    uint32_t n = 0, gap, room = krCfg.max_kernels - krCfg.max_kernels / 4;
+    uint32_t n = 0, gap, room;
     int rc, why;
     if (k->failed) return 0;
     if (k->sub != NULL && !GPUINST_LOAD_RLX(&krListCoarse)) {
         why = gpuinstKreplayNamesBoundary(&n);
         if (why == 2) GPUINST_STORE_RLX(&krListCoarse, 1); /* a CUDA graph, the list full: cut at every boundary */
+        if (why == 1) k->others = 1;
+        room = k->others ? krCfg.max_kernels / 2 : krCfg.max_kernels - krCfg.max_kernels / 4;
         gap = n - k->segMark;
         if (gap > k->maxGap) k->maxGap = gap;
         k->segMark = n;

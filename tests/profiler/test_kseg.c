@@ -15,9 +15,10 @@
  *      is decoded once (one Stop, Decode, SetConfig, Start), segments = 1,
  *      every kernel under the path open at its launch with its name, the
  *      per-path sums exact (a path without kernels has its row, 0);
- *   2. a launch of another thread: the boundary after it cuts (2 segments);
- *      the kernels listed before the last clean boundary keep their paths,
- *      the rest is the path open since, all exact;
+ *   2. a launch of another thread: the boundary after it cuts; the kernels
+ *      listed before the last clean boundary keep their paths, the rest is
+ *      the path open since, all exact; from then on a segment ends where
+ *      the next stretch could pass half of the image (not three quarters);
  *   3. capacity: a segment ends at a boundary where fewer than the most
  *      launches seen between two boundaries are left of three quarters of
  *      GPUINST_PROFILE_MAX_KERNELS (12 of 16 here), and at a launch of the
@@ -663,6 +664,11 @@ int main(int argc, char **argv)
     push("MPI");
     launch("e");
     pop();
+    for (i = 0; i < 6; i++) { /* another thread launched: half of the image (8) is the bound from now on */
+        launch("f");
+        push("MPI");
+        pop();
+    }
     end();
     /* 3. capacity: 3 launches per gap, then a burst of 20 */
     begin();
@@ -721,10 +727,10 @@ int main(int argc, char **argv)
 
     {
         /* each occurrence's CUPTI calls: Stop and Decode once per segment */
-        static const int wantSeg0[8] = {0, 1, 2, 4, 3, 4, 3, 1}, wantSegF[8] = {0, 1, 2, 4, 3, 5, 3, 1};
+        static const int wantSeg0[8] = {0, 1, 3, 4, 3, 4, 3, 1}, wantSegF[8] = {0, 1, 3, 4, 3, 5, 3, 1};
         const int *wantSeg = flush ? wantSegF : wantSeg0;
         /* flushes: every launch of the range's thread with a session's callback, but graphs and the captured stream */
-        static const int wantFlush[8] = {0, 5, 5, 38, 0, 4, 2, 2};
+        static const int wantFlush[8] = {0, 5, 11, 38, 0, 4, 2, 2};
         uint32_t o;
         for (o = 1; o <= nocc_; o++) {
             CHECK(occ[o].flush == (flush ? wantFlush[o] : 0), "occurrence %u: %d flush kernel(s) launched, want %d", o,
@@ -751,7 +757,7 @@ int main(int argc, char **argv)
         SRow *s;
         size_t nk = 0, ns = 0;
         uint32_t o;
-        static const int wantSeg0[8] = {0, 1, 2, 4, 3, 4, 3, 1}, wantSegF[8] = {0, 1, 2, 4, 3, 5, 3, 1};
+        static const int wantSeg0[8] = {0, 1, 3, 4, 3, 4, 3, 1}, wantSegF[8] = {0, 1, 3, 4, 3, 5, 3, 1};
         const int *wantSeg = flush ? wantSegF : wantSeg0;
         /* with flush: cache control but where no callback (4); graph kernels (5) and the captured launch (7)
          * unflushed; the 3 kernels after the other thread's launch (2) discarded */
@@ -804,16 +810,20 @@ int main(int argc, char **argv)
                     idle += s[j].kernels == 0 && s[j].value == 0.0;
             CHECK(idle == NM, "occ 1: solve/idle's sum rows with 0 kernels: %d", idle);
         }
-        /* 2: the first segment (a, b, foreign, c) keeps CUPTI's indices, the second (d, e) is named; with
-         * flush, b, foreign and c (after the list's mark, flushes among them) are discarded, counted */
+        /* 2: the first segment (a, b, foreign, c) keeps CUPTI's indices, the others (d, e, f x 6) are named;
+         * with flush, b, foreign and c (after the list's mark, flushes among them) are discarded, counted.
+         * After the other thread's launch a segment ends where the next stretch could pass half of the image
+         * (8): d, e and four f (6 + the largest gap's 3 > 8 at the fifth f's push), then two f */
+        CHECK(nsegk[2] == 3 && segk[2][1] == 6 && segk[2][2] == 2, "occ 2: %d segments, the second of %d kernels, "
+              "the third of %d; want 3, 6, 2", nsegk[2], segk[2][1], segk[2][2]);
         for (i = 0; i < MAXL; i++) named[i] = i >= 4;
         if (flush) {
-            CHECK(checkOcc(&g, k, nk, s, ns, 2, named, NULL, 0, 0, occ[2].first + 1, occ[2].first + 4) == 3,
-                  "occ 2: 3 kernels");
+            CHECK(checkOcc(&g, k, nk, s, ns, 2, named, NULL, 0, 0, occ[2].first + 1, occ[2].first + 4) == 9,
+                  "occ 2: 9 kernels");
             CHECK(strstr(ph_s(&g, 0, row(&g, 2)->reason), "kernels_discarded") != NULL, "occ 2: reason \"%s\"",
                   ph_s(&g, 0, row(&g, 2)->reason));
         } else {
-            CHECK(checkOcc(&g, k, nk, s, ns, 2, named, NULL, 0, 0, 0, 0) == 6, "occ 2: 6 kernels");
+            CHECK(checkOcc(&g, k, nk, s, ns, 2, named, NULL, 0, 0, 0, 0) == 12, "occ 2: 12 kernels");
         }
         /* 3: segments of 12 (the boundary where fewer than a gap's 3 launches are left of three quarters of
          * the image), 16 (6, then the burst until the image is full: the 17th launch cut), 10 (the burst's
