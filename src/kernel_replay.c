@@ -723,26 +723,9 @@ static int krFail(Kr *k, int status, const char *what, CUptiResult r)
  * status (k->why). */
 static int krAvailability(Kr *k, uint8_t **avail)
 {
-    CUpti_Profiler_GetCounterAvailability_Params cp;
-    CUptiResult r;
-    *avail = NULL;
-    memset(&cp, 0, sizeof cp);
-    cp.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
-    cp.ctx = (CUcontext)k->ctx;
-    r = gpuinstCu.cuptiProfilerGetCounterAvailability(&cp);
-    if (r == CUPTI_SUCCESS) {
-        *avail = (uint8_t *)calloc(1, cp.counterAvailabilityImageSize ? cp.counterAvailabilityImageSize : 1);
-        if (*avail == NULL)
-            return krFail(k, GPUINST_PROF_CUPTI, "allocating the counter availability image", CUPTI_ERROR_OUT_OF_MEMORY);
-        cp.pCounterAvailabilityImage = *avail;
-        r = gpuinstCu.cuptiProfilerGetCounterAvailability(&cp);
-    }
-    if (r != CUPTI_SUCCESS) {
-        free(*avail);
-        *avail = NULL;
-        return krFail(k, r == CUPTI_ERROR_HARDWARE_BUSY ? GPUINST_PROF_BUSY : GPUINST_PROF_CUPTI,
-                      "cuptiProfilerGetCounterAvailability", r);
-    }
+    const char *step = "";
+    CUptiResult r = gpuinstCounterAvailability(k->ctx, 0, NULL, avail, &step); /* no waiting (see the lease) */
+    if (r != CUPTI_SUCCESS) return krFail(k, r == CUPTI_ERROR_HARDWARE_BUSY ? GPUINST_PROF_BUSY : GPUINST_PROF_CUPTI, step, r);
     return 0;
 }
 

@@ -275,6 +275,16 @@ GPUINST_PRIVATE int gpuinstProfDeviceCheck(int dev, char *chip, size_t chipcap, 
 /* 1 while a gpuinst_profile region is being profiled (user replay). */
 GPUINST_PRIVATE int gpuinstProfUserActive(void);
 GPUINST_PRIVATE void gpuinstProfMetricRows(const gpuinstPhost *ph, uint32_t chip, const uint32_t *mid);
+/* The counter availability image of context `ctx`
+ * (cuptiProfilerGetCounterAvailability twice: its size, then the image),
+ * malloc'd into *img (NULL on failure; the caller frees it).  Each call is
+ * retried every 10 ms while CUPTI answers CUPTI_ERROR_HARDWARE_BUSY, for up
+ * to wait_ns (0: asked once), each retry counted in *retries (may be NULL).
+ * Returns CUPTI's result, CUPTI_ERROR_OUT_OF_MEMORY where the image could
+ * not be allocated; *step names what failed.  It must be asked while no
+ * profiler session is active on the context.  Thread-safe. */
+GPUINST_PRIVATE CUptiResult gpuinstCounterAvailability(void *ctx, uint64_t wait_ns, uint32_t *retries, uint8_t **img,
+                                                       const char **step);
 #endif
 /* 1 while a kernel-replay session is open in this process; a gpuinst_profile
  * region selected then is refused with GPUINST_KREPLAY_BUSY_WHY. */

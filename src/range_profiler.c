@@ -1008,10 +1008,10 @@ static void unlockDevice(Prof *a)
  * thread has had time to open libnvperf_host).  Both add to host_ns. */
 static int hostAvail(Prof *a)
 {
-    CUpti_Profiler_GetCounterAvailability_Params cp;
     CUptiResult r;
     uint64_t t0 = gpuinstClockNs();
     gpuinstPhost *ph;
+    const char *step = "";
     pthread_mutex_lock(&profLock);
     ph = hostFind(profLib.chip[a->dev], a->spec);
     pthread_mutex_unlock(&profLock);
@@ -1020,22 +1020,47 @@ static int hostAvail(Prof *a)
         a->rec.counter_availability = 1; /* made with it */
         return 0;
     }
+    r = gpuinstCounterAvailability(a->ctx, profCfg.wait_ns, &a->rec.busy_retries, &a->avail, &step);
+    a->rec.host_ns += gpuinstClockNs() - t0;
+    if (r != CUPTI_SUCCESS) return cuptiFail(a, r == CUPTI_ERROR_HARDWARE_BUSY ? PROF_BUSY : PROF_CUPTI, step, r);
+    return 0;
+}
+
+/* One cuptiProfilerGetCounterAvailability, retried while the hardware is busy. */
+static CUptiResult availCall(CUpti_Profiler_GetCounterAvailability_Params *cp, uint64_t wait_ns, uint32_t *retries)
+{
+    uint64_t t0 = gpuinstClockNs();
+    CUptiResult r;
+    while ((r = gpuinstCu.cuptiProfilerGetCounterAvailability(cp)) == CUPTI_ERROR_HARDWARE_BUSY &&
+           gpuinstClockNs() - t0 < wait_ns) {
+        if (retries != NULL) (*retries)++;
+        usleep(10000);
+    }
+    return r;
+}
+
+GPUINST_PRIVATE CUptiResult gpuinstCounterAvailability(void *ctx, uint64_t wait_ns, uint32_t *retries, uint8_t **img,
+                                                       const char **step)
+{
+    CUpti_Profiler_GetCounterAvailability_Params cp;
+    CUptiResult r;
+    *img = NULL;
+    *step = "cuptiProfilerGetCounterAvailability";
     memset(&cp, 0, sizeof cp);
     cp.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
-    cp.ctx = a->ctx;
-    BUSY_RETRY(a, r, gpuinstCu.cuptiProfilerGetCounterAvailability(&cp));
-    if (r == CUPTI_ERROR_HARDWARE_BUSY) return cuptiFail(a, PROF_BUSY, "cuptiProfilerGetCounterAvailability", r);
-    if (r != CUPTI_SUCCESS) return cuptiFail(a, PROF_CUPTI, "cuptiProfilerGetCounterAvailability", r);
-    a->avail = (uint8_t *)calloc(1, cp.counterAvailabilityImageSize ? cp.counterAvailabilityImageSize : 1);
-    if (a->avail == NULL)
-        return cuptiFail(a, PROF_CUPTI, "allocating the counter availability image", CUPTI_ERROR_OUT_OF_MEMORY);
-    cp.pCounterAvailabilityImage = a->avail;
-    BUSY_RETRY(a, r, gpuinstCu.cuptiProfilerGetCounterAvailability(&cp));
-    a->rec.host_ns += gpuinstClockNs() - t0;
-    if (r != CUPTI_SUCCESS)
-        return cuptiFail(a, r == CUPTI_ERROR_HARDWARE_BUSY ? PROF_BUSY : PROF_CUPTI,
-                         "cuptiProfilerGetCounterAvailability", r);
-    return 0;
+    cp.ctx = (CUcontext)ctx;
+    if ((r = availCall(&cp, wait_ns, retries)) != CUPTI_SUCCESS) return r;
+    *img = (uint8_t *)calloc(1, cp.counterAvailabilityImageSize ? cp.counterAvailabilityImageSize : 1);
+    if (*img == NULL) {
+        *step = "allocating the counter availability image";
+        return CUPTI_ERROR_OUT_OF_MEMORY;
+    }
+    cp.pCounterAvailabilityImage = *img;
+    if ((r = availCall(&cp, wait_ns, retries)) != CUPTI_SUCCESS) {
+        free(*img);
+        *img = NULL;
+    }
+    return r;
 }
 
 static int hostBuild(Prof *a)

@@ -48,6 +48,10 @@
  * follows that note in the reason.
  * Every occurrence's host object is made from the chip name alone (the
  * device's counter availability is never asked: counter_availability 0).
+ * With `avail`, also gpuinstCounterAvailability itself (shared with the
+ * range profiler): retried while CUPTI is busy within the wait budget (the
+ * retries counted), refused at once without one, nothing left allocated
+ * when the fill fails.
  * With `avail` (GPUINST_PROFILE_COUNTER_AVAILABILITY as the test sets it):
  * auto, chip GH100: not asked; auto, a chip the host API does not know:
  * asked (the fake device refuses: the row fails with that call named, no
@@ -538,6 +542,59 @@ static const phRegion *row(const phFile *g, uint32_t o)
     return NULL;
 }
 
+/* gpuinstCounterAvailability (shared with the range profiler): CUPTI busy
+ * nBusy more times, then the size, then the image (or a refusal to fill). */
+static int nBusy, fillFails, nAvailCalls;
+static CUptiResult fAvailBusy(CUpti_Profiler_GetCounterAvailability_Params *p)
+{
+    nAvailCalls++;
+    if (nBusy > 0) {
+        nBusy--;
+        return CUPTI_ERROR_HARDWARE_BUSY;
+    }
+    if (p->pCounterAvailabilityImage == NULL) {
+        p->counterAvailabilityImageSize = 32;
+        return CUPTI_SUCCESS;
+    }
+    if (fillFails) return CUPTI_ERROR_NOT_SUPPORTED;
+    memset(p->pCounterAvailabilityImage, 0xA5, 32);
+    return CUPTI_SUCCESS;
+}
+
+static void helperCheck(void)
+{
+    uint8_t *img = (uint8_t *)1;
+    const char *step = NULL;
+    uint32_t retries = 0;
+    CUptiResult r;
+    CUptiResult (*saved)(CUpti_Profiler_GetCounterAvailability_Params *) = gpuinstCu.cuptiProfilerGetCounterAvailability;
+    gpuinstCu.cuptiProfilerGetCounterAvailability = fAvailBusy;
+    /* busy three times, waited for (1 s budget): the image, three retries */
+    nBusy = 3;
+    fillFails = 0;
+    nAvailCalls = 0;
+    r = gpuinstCounterAvailability(NULL, 1000000000ull, &retries, &img, &step);
+    CHECK(r == CUPTI_SUCCESS && img != NULL && img[0] == 0xA5 && img[31] == 0xA5 && retries == 3 && nAvailCalls == 5,
+          "busy 3 times, 1 s to wait: result %d, image %p, retries %u, calls %d", (int)r, (void *)img, retries,
+          nAvailCalls);
+    free(img);
+    /* busy, no waiting (kernel replay): refused at once, nothing allocated, the call named */
+    nBusy = 1;
+    retries = 0;
+    img = (uint8_t *)1;
+    r = gpuinstCounterAvailability(NULL, 0, &retries, &img, &step);
+    CHECK(r == CUPTI_ERROR_HARDWARE_BUSY && img == NULL && retries == 0 &&
+              strcmp(step, "cuptiProfilerGetCounterAvailability") == 0,
+          "busy, no wait: result %d, image %p, retries %u, step %s", (int)r, (void *)img, retries, step);
+    /* the fill refused: the image freed, NULL */
+    nBusy = 0;
+    fillFails = 1;
+    img = (uint8_t *)1;
+    r = gpuinstCounterAvailability(NULL, 0, NULL, &img, &step);
+    CHECK(r == CUPTI_ERROR_NOT_SUPPORTED && img == NULL, "fill refused: result %d, image %p", (int)r, (void *)img);
+    gpuinstCu.cuptiProfilerGetCounterAvailability = saved;
+}
+
 /* `avail`: whether the device's counter availability is asked (query: the
  * test's fifth argument), from the rows and the fake's calls. */
 static int availCheck(gpuinstKreplayTestDev *dev, const char *file, int query)
@@ -546,6 +603,7 @@ static int availCheck(gpuinstKreplayTestDev *dev, const char *file, int query)
     const phRegion *r;
     int n1, n2;
     char uuid[64], lease[320];
+    helperCheck();
     snprintf(uuid, sizeof uuid, "%s", dev->uuid);
     begin(); /* GH100 */
     launch("a");
