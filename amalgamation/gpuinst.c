@@ -31680,11 +31680,12 @@ static int krSegment(Kr *k, int again)
     if (head < total) {
         rest = head > 0 ? k->path : krSegmentPath(k); /* after the list's mark: the path open since */
         if (rest != k->path && k->segMoved) {
-            GPUINST_STORE_RLX(&krListCoarse, 1); /* not again: from now on each segment holds one path */
             size_t l = strlen(k->note);
+            const char *rs = gpuinstStringGet(rest, NULL);
+            GPUINST_STORE_RLX(&krListCoarse, 1); /* not again: from now on each segment holds one path */
             snprintf(k->note + l, sizeof k->note - l, "%s%llu kernel(s) of a segment whose launch list could not "
                      "place them are under the path open through all of it (\"%s\")", l ? "; " : "",
-                     (unsigned long long)(total - head), gpuinstStringGet(rest, NULL) != NULL ? gpuinstStringGet(rest, NULL) : "?");
+                     (unsigned long long)(total - head), rs != NULL ? rs : "?");
         }
     }
     for (i = 0; i < total; i++) {
