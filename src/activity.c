@@ -588,6 +588,8 @@ static int decodeMemset(const CUpti_Activity *r)
 
 /* ---- driver calls gpuinst makes itself (gpuinstActivityToolCallsBegin/End) --- */
 
+#define TOOL_WIN_MAX 1024 /* closed windows waiting for their records, at most (the decode scans them) */
+
 typedef struct ToolWin {
     uint32_t corr, corr2; /* the ids gpuinst's calls got (corr2: the flush launch's own, where it differs) */
     uint32_t left;        /* records still to come: the window is let go at 0 */
@@ -634,6 +636,13 @@ GPUINST_PRIVATE void gpuinstActivityToolCallsEnd(uint64_t t1, uint32_t calls)
     if (toolCalls.isOpen) {
         toolCalls.isOpen = 0;
         if (toolCalls.taken < calls) { /* records still to come: kept until they are decoded */
+            if (toolCalls.n >= TOOL_WIN_MAX) { /* a record that never came: the oldest window goes (a late
+                                                * record of it stays a row, never an application's lost) */
+                size_t i, old = 0;
+                for (i = 1; i < toolCalls.n; i++)
+                    if (toolCalls.w[i].t1 < toolCalls.w[old].t1) old = i;
+                toolCalls.w[old] = toolCalls.w[--toolCalls.n];
+            }
             if (toolCalls.n == toolCalls.cap) {
                 size_t nc = toolCalls.cap ? toolCalls.cap * 2 : 64;
                 ToolWin *p = (ToolWin *)realloc(toolCalls.w, nc * sizeof *p);

@@ -133,7 +133,8 @@ GPUINST_PRIVATE void gpuinstActivityPausedAdd(uint64_t start_ns, uint64_t end_ns
  * from Begin on (a buffer completed while the calls are made is decoded
  * against it); it is let go once `calls` of its records were decoded (one
  * when the stream was being captured and nothing was launched), all at
- * finalize.  Only where CUPTI's timestamps are gpuinst's clock
+ * finalize; of windows whose records never came at most 1,024 are kept
+ * (the oldest goes first).  Only where CUPTI's timestamps are gpuinst's clock
  * (clock_method 1, the timestamp callback); otherwise, or out of memory,
  * the records stay (rows of gpuinst's own calls), never an application
  * record lost.  One window open at a time (kernel replay's one session per

@@ -34,7 +34,8 @@
  *    calls), while a record of another id inside its time window, the
  *    application's own call of that id after it, and a record inside a
  *    window whose calls' records all came already (it was let go: one
- *    call when the stream was being captured) are kept;
+ *    call when the stream was being captured) are kept; of windows whose
+ *    records never come at most 1,024 are kept (the oldest goes);
  *  - gpuinstCaptureOverlaps on intervals (the clock-offset slack).
  */
 #include "gpuinstInt.h"
@@ -340,6 +341,22 @@ static void testFilter(const uint64_t *w0, const uint64_t *w1)
     };
     size_t k, nrec = sizeof rec / sizeof rec[0];
     int kept = 0, dropped = 0, tool = 0;
+    { /* 1,025 windows whose records never come: at most 1,024 are kept, the oldest goes; a record of
+       * it is then the application's (here before every capture window: dropped as outside), the
+       * newest window's is still gpuinst's own */
+        static uint8_t meme[4096];
+        Builder be = {meme, 0, sizeof meme};
+        uint64_t base = w0[0] - 100000, e;
+        for (e = 0; e <= 1024; e++) {
+            gpuinstActivityToolCallsBegin((uint32_t)(100 + e), base + 10 * e);
+            gpuinstActivityToolCallsEnd(base + 10 * e + 5, 1);
+        }
+        apiCb(&be, K_DRV, 1, 100, 777, base + 1, base + 2);         /* the oldest window's: no longer matched */
+        apiCb(&be, K_DRV, 1, 1124, 777, base + 10241, base + 10242); /* the newest's: gpuinst's own */
+        CHECK(gpuinstActivityDecode(be.buf, be.off) == GPUINST_SUCCESS, "decode after 1,025 windows");
+        dropped++;
+        tool++;
+    }
     /* as kernel replay's flush does: the window opens before gpuinst's first
      * call, in the application's call 16, and closes after the last */
     gpuinstActivityToolCallsBegin(16, w0[7] + 1);
