@@ -28814,18 +28814,22 @@ static void unlockDevice(Prof *a)
     gpuinstLeaseRelease(&a->lease);
 }
 
-/* Retries `call` while it answers HARDWARE_BUSY, within the wait budget. */
-#define BUSY_RETRY(a, r, call)                                                          \
+/* Retries `call` every 10 ms while it answers HARDWARE_BUSY, for up to
+ * wait_ns, each retry counted in *retries (a pointer, may be NULL). */
+#define BUSY_RETRY_FOR(r, call, wait_ns, retries)                                        \
     do {                                                                                \
         uint64_t t0_ = gpuinstClockNs();                                                \
+        uint32_t *n_ = (retries);                                                       \
         for (;;) {                                                                      \
             (r) = (call);                                                               \
-            if ((r) != CUPTI_ERROR_HARDWARE_BUSY || gpuinstClockNs() - t0_ >= profCfg.wait_ns) \
+            if ((r) != CUPTI_ERROR_HARDWARE_BUSY || gpuinstClockNs() - t0_ >= (wait_ns)) \
                 break;                                                                  \
-            (a)->rec.busy_retries++;                                                    \
+            if (n_ != NULL) (*n_)++;                                                    \
             usleep(10000);                                                              \
         }                                                                               \
     } while (0)
+/* ... within the occurrence's wait budget, counted in its row */
+#define BUSY_RETRY(a, r, call) BUSY_RETRY_FOR(r, call, profCfg.wait_ns, &(a)->rec.busy_retries)
 
 /* The host object for the device's chip and the occurrence's metric list,
  * in two steps around the target-side setup: hostAvail before enabling the
@@ -28852,19 +28856,6 @@ static int hostAvail(Prof *a)
     return 0;
 }
 
-/* One cuptiProfilerGetCounterAvailability, retried while the hardware is busy. */
-static CUptiResult availCall(CUpti_Profiler_GetCounterAvailability_Params *cp, uint64_t wait_ns, uint32_t *retries)
-{
-    uint64_t t0 = gpuinstClockNs();
-    CUptiResult r;
-    while ((r = gpuinstCu.cuptiProfilerGetCounterAvailability(cp)) == CUPTI_ERROR_HARDWARE_BUSY &&
-           gpuinstClockNs() - t0 < wait_ns) {
-        if (retries != NULL) (*retries)++;
-        usleep(10000);
-    }
-    return r;
-}
-
 GPUINST_PRIVATE CUptiResult gpuinstCounterAvailability(void *ctx, uint64_t wait_ns, uint32_t *retries, uint8_t **img,
                                                        const char **step)
 {
@@ -28875,14 +28866,16 @@ GPUINST_PRIVATE CUptiResult gpuinstCounterAvailability(void *ctx, uint64_t wait_
     memset(&cp, 0, sizeof cp);
     cp.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
     cp.ctx = (CUcontext)ctx;
-    if ((r = availCall(&cp, wait_ns, retries)) != CUPTI_SUCCESS) return r;
+    BUSY_RETRY_FOR(r, gpuinstCu.cuptiProfilerGetCounterAvailability(&cp), wait_ns, retries);
+    if (r != CUPTI_SUCCESS) return r;
     *img = (uint8_t *)calloc(1, cp.counterAvailabilityImageSize ? cp.counterAvailabilityImageSize : 1);
     if (*img == NULL) {
         *step = "allocating the counter availability image";
         return CUPTI_ERROR_OUT_OF_MEMORY;
     }
     cp.pCounterAvailabilityImage = *img;
-    if ((r = availCall(&cp, wait_ns, retries)) != CUPTI_SUCCESS) {
+    BUSY_RETRY_FOR(r, gpuinstCu.cuptiProfilerGetCounterAvailability(&cp), wait_ns, retries);
+    if (r != CUPTI_SUCCESS) {
         free(*img);
         *img = NULL;
     }
