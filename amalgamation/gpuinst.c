@@ -4788,10 +4788,24 @@ typedef struct gpuinstProfFrame {   /* an open range */
     gpuinstProfRangeRec *prev;      /* the thread's innermost open range before this one */
 } gpuinstProfFrame;
 
+/* A node in memory: its /profile/ranges row, then a cache of its push/pop
+ * children, direct-mapped by name id (GPUINST_PROF_KIDS slots): a push
+ * finds the child it opens there (one compare of the name: the parent,
+ * the domain and the kind are the slot's own) without the hash probe; a
+ * miss probes the hash and takes the slot.  A loop's ranges under one
+ * parent (the solver's compute, halo and reduce) hit whenever their ids
+ * differ modulo GPUINST_PROF_KIDS. */
+#define GPUINST_PROF_KIDS 4
+typedef struct gpuinstProfTreeNode {
+    gpuinstProfRangeRec rec;        /* first: a node's pointer is its row's */
+    gpuinstProfRangeRec *kids[GPUINST_PROF_KIDS];
+} gpuinstProfTreeNode;
+
 typedef struct gpuinstProfStack {
     gpuinstProfFrame *f;
     uint32_t depth;                 /* published with release (finalize closes open frames) */
     uint32_t cap;
+    gpuinstProfRangeRec *kids[GPUINST_PROF_KIDS]; /* the top-level ranges' cache (gpuinstProfTreeNode) */
 } gpuinstProfStack;
 
 typedef struct gpuinstProfSlot {    /* (parent, name, kind << 16 | domain) -> node */
@@ -4806,7 +4820,7 @@ typedef struct gpuinstProf {
     gpuinstProfSlot *slots;
     uint32_t mask;                  /* slots - 1 (a power of 2 minus 1) */
     uint32_t nnodes;                /* node ids 1..nnodes */
-    gpuinstProfRangeRec **chunks;
+    gpuinstProfTreeNode **chunks;
     uint32_t nchunks, capchunks;
     gpuinstProfRangeRec *cur;       /* the innermost open range of the thread, any domain (MPI calls
                                        and kernels are attributed to it); NULL: none */
@@ -11342,12 +11356,15 @@ static GPUINST_HOT_INLINE void stackPush(gpuinstThread *t, gpuinstStack *s, gpui
  * only when no trace is kept (the trace's own calls make them otherwise). */
 
 /* Room for one frame on domain d's profile stack and the node it opens
- * (*node); NULL without memory. */
+ * (*node): from the parent's cache of its children (gpuinstProfTreeNode),
+ * else by the hash probe, which fills the cache's slot; NULL without
+ * memory. */
 static inline gpuinstProfStack *profReserve(gpuinstThread *t, gpuinst_domain d, uint32_t name,
                                              gpuinstProfRangeRec **node)
 {
     gpuinstProf *p = t->prof;
     gpuinstProfStack *s;
+    gpuinstProfRangeRec **kid, *n;
     uint32_t depth;
     if (GPUINST_UNLIKELY(p == NULL)) {
         if (gpuinstProfThreadInit(t) != GPUINST_SUCCESS) return NULL;
@@ -11357,9 +11374,17 @@ static inline gpuinstProfStack *profReserve(gpuinstThread *t, gpuinst_domain d, 
     if (GPUINST_UNLIKELY(s == NULL) && (s = gpuinstProfStackNew(p, d)) == NULL) return NULL;
     depth = s->depth;
     if (GPUINST_UNLIKELY(depth == s->cap) && gpuinstProfStackGrow(s) != GPUINST_SUCCESS) return NULL;
-    *node = gpuinstProfNode(p, depth ? s->f[depth - 1].node->node : 0, name, (GPUINST_PROF_RANGE << 16) | d,
+    kid = depth ? &((gpuinstProfTreeNode *)s->f[depth - 1].node)->kids[name % GPUINST_PROF_KIDS]
+                : &s->kids[name % GPUINST_PROF_KIDS];
+    n = *kid;
+    if (GPUINST_UNLIKELY(n == NULL || n->name != name)) {
+        n = gpuinstProfNode(p, depth ? s->f[depth - 1].node->node : 0, name, (GPUINST_PROF_RANGE << 16) | d,
                             (uint16_t)(depth + 1 > 65535 ? 65535 : depth + 1), t->index);
-    return *node != NULL ? s : NULL;
+        if (GPUINST_UNLIKELY(n == NULL)) return NULL;
+        *kid = n;
+    }
+    *node = n;
+    return s;
 }
 
 /* Opens the frame (room and node from profReserve); the clock last. */
@@ -19291,19 +19316,19 @@ GPUINST_PRIVATE gpuinstProfRangeRec *gpuinstProfNodeNew(gpuinstProf *p, uint32_t
     if ((id - 1) / GPUINST_PROF_CHUNK >= p->nchunks) {
         if (p->nchunks == p->capchunks) {
             uint32_t nc = p->capchunks ? p->capchunks * 2 : 8;
-            gpuinstProfRangeRec **c = (gpuinstProfRangeRec **)realloc(p->chunks, nc * sizeof *c);
+            gpuinstProfTreeNode **c = (gpuinstProfTreeNode **)realloc(p->chunks, nc * sizeof *c);
             if (c == NULL) return NULL;
             p->chunks = c;
             p->capchunks = nc;
         }
         p->chunks[p->nchunks] =
-            (gpuinstProfRangeRec *)calloc(GPUINST_PROF_CHUNK, sizeof(gpuinstProfRangeRec));
+            (gpuinstProfTreeNode *)calloc(GPUINST_PROF_CHUNK, sizeof(gpuinstProfTreeNode));
         if (p->chunks[p->nchunks] == NULL) return NULL;
-        gpuinstBufAccount((int64_t)(GPUINST_PROF_CHUNK * sizeof(gpuinstProfRangeRec)));
+        gpuinstBufAccount((int64_t)(GPUINST_PROF_CHUNK * sizeof(gpuinstProfTreeNode)));
         p->nchunks++;
     }
     if ((uint64_t)id * 2 > (uint64_t)p->mask + 1 && profGrowSlots(p) != GPUINST_SUCCESS) return NULL;
-    n = &p->chunks[(id - 1) / GPUINST_PROF_CHUNK][(id - 1) % GPUINST_PROF_CHUNK];
+    n = &p->chunks[(id - 1) / GPUINST_PROF_CHUNK][(id - 1) % GPUINST_PROF_CHUNK].rec;
     n->node = id;
     n->parent = parent;
     n->name = name;
@@ -19508,7 +19533,7 @@ static int collectProfRanges(const gpuinstTable *tb, void **out, uint64_t *count
         m = GPUINST_LOAD_ACQ(&p->nnodes);
         for (i = 0; i < m && k < n; i++) {
             gpuinstProfRangeRec *r = &rows[k++];
-            *r = p->chunks[i / GPUINST_PROF_CHUNK][i % GPUINST_PROF_CHUNK];
+            *r = p->chunks[i / GPUINST_PROF_CHUNK][i % GPUINST_PROF_CHUNK].rec;
             if (r->count == 0 || r->kind == GPUINST_PROF_MARK) r->incl_min_ns = r->excl_min_ns = 0;
             r->pad_ = 0;
         }

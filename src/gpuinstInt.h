@@ -629,10 +629,24 @@ typedef struct gpuinstProfFrame {   /* an open range */
     gpuinstProfRangeRec *prev;      /* the thread's innermost open range before this one */
 } gpuinstProfFrame;
 
+/* A node in memory: its /profile/ranges row, then a cache of its push/pop
+ * children, direct-mapped by name id (GPUINST_PROF_KIDS slots): a push
+ * finds the child it opens there (one compare of the name: the parent,
+ * the domain and the kind are the slot's own) without the hash probe; a
+ * miss probes the hash and takes the slot.  A loop's ranges under one
+ * parent (the solver's compute, halo and reduce) hit whenever their ids
+ * differ modulo GPUINST_PROF_KIDS. */
+#define GPUINST_PROF_KIDS 4
+typedef struct gpuinstProfTreeNode {
+    gpuinstProfRangeRec rec;        /* first: a node's pointer is its row's */
+    gpuinstProfRangeRec *kids[GPUINST_PROF_KIDS];
+} gpuinstProfTreeNode;
+
 typedef struct gpuinstProfStack {
     gpuinstProfFrame *f;
     uint32_t depth;                 /* published with release (finalize closes open frames) */
     uint32_t cap;
+    gpuinstProfRangeRec *kids[GPUINST_PROF_KIDS]; /* the top-level ranges' cache (gpuinstProfTreeNode) */
 } gpuinstProfStack;
 
 typedef struct gpuinstProfSlot {    /* (parent, name, kind << 16 | domain) -> node */
@@ -647,7 +661,7 @@ typedef struct gpuinstProf {
     gpuinstProfSlot *slots;
     uint32_t mask;                  /* slots - 1 (a power of 2 minus 1) */
     uint32_t nnodes;                /* node ids 1..nnodes */
-    gpuinstProfRangeRec **chunks;
+    gpuinstProfTreeNode **chunks;
     uint32_t nchunks, capchunks;
     gpuinstProfRangeRec *cur;       /* the innermost open range of the thread, any domain (MPI calls
                                        and kernels are attributed to it); NULL: none */

@@ -661,12 +661,15 @@ static GPUINST_HOT_INLINE void stackPush(gpuinstThread *t, gpuinstStack *s, gpui
  * only when no trace is kept (the trace's own calls make them otherwise). */
 
 /* Room for one frame on domain d's profile stack and the node it opens
- * (*node); NULL without memory. */
+ * (*node): from the parent's cache of its children (gpuinstProfTreeNode),
+ * else by the hash probe, which fills the cache's slot; NULL without
+ * memory. */
 static inline gpuinstProfStack *profReserve(gpuinstThread *t, gpuinst_domain d, uint32_t name,
                                              gpuinstProfRangeRec **node)
 {
     gpuinstProf *p = t->prof;
     gpuinstProfStack *s;
+    gpuinstProfRangeRec **kid, *n;
     uint32_t depth;
     if (GPUINST_UNLIKELY(p == NULL)) {
         if (gpuinstProfThreadInit(t) != GPUINST_SUCCESS) return NULL;
@@ -676,9 +679,17 @@ static inline gpuinstProfStack *profReserve(gpuinstThread *t, gpuinst_domain d, 
     if (GPUINST_UNLIKELY(s == NULL) && (s = gpuinstProfStackNew(p, d)) == NULL) return NULL;
     depth = s->depth;
     if (GPUINST_UNLIKELY(depth == s->cap) && gpuinstProfStackGrow(s) != GPUINST_SUCCESS) return NULL;
-    *node = gpuinstProfNode(p, depth ? s->f[depth - 1].node->node : 0, name, (GPUINST_PROF_RANGE << 16) | d,
+    kid = depth ? &((gpuinstProfTreeNode *)s->f[depth - 1].node)->kids[name % GPUINST_PROF_KIDS]
+                : &s->kids[name % GPUINST_PROF_KIDS];
+    n = *kid;
+    if (GPUINST_UNLIKELY(n == NULL || n->name != name)) {
+        n = gpuinstProfNode(p, depth ? s->f[depth - 1].node->node : 0, name, (GPUINST_PROF_RANGE << 16) | d,
                             (uint16_t)(depth + 1 > 65535 ? 65535 : depth + 1), t->index);
-    return *node != NULL ? s : NULL;
+        if (GPUINST_UNLIKELY(n == NULL)) return NULL;
+        *kid = n;
+    }
+    *node = n;
+    return s;
 }
 
 /* Opens the frame (room and node from profReserve); the clock last. */

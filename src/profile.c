@@ -52,19 +52,19 @@ GPUINST_PRIVATE gpuinstProfRangeRec *gpuinstProfNodeNew(gpuinstProf *p, uint32_t
     if ((id - 1) / GPUINST_PROF_CHUNK >= p->nchunks) {
         if (p->nchunks == p->capchunks) {
             uint32_t nc = p->capchunks ? p->capchunks * 2 : 8;
-            gpuinstProfRangeRec **c = (gpuinstProfRangeRec **)realloc(p->chunks, nc * sizeof *c);
+            gpuinstProfTreeNode **c = (gpuinstProfTreeNode **)realloc(p->chunks, nc * sizeof *c);
             if (c == NULL) return NULL;
             p->chunks = c;
             p->capchunks = nc;
         }
         p->chunks[p->nchunks] =
-            (gpuinstProfRangeRec *)calloc(GPUINST_PROF_CHUNK, sizeof(gpuinstProfRangeRec));
+            (gpuinstProfTreeNode *)calloc(GPUINST_PROF_CHUNK, sizeof(gpuinstProfTreeNode));
         if (p->chunks[p->nchunks] == NULL) return NULL;
-        gpuinstBufAccount((int64_t)(GPUINST_PROF_CHUNK * sizeof(gpuinstProfRangeRec)));
+        gpuinstBufAccount((int64_t)(GPUINST_PROF_CHUNK * sizeof(gpuinstProfTreeNode)));
         p->nchunks++;
     }
     if ((uint64_t)id * 2 > (uint64_t)p->mask + 1 && profGrowSlots(p) != GPUINST_SUCCESS) return NULL;
-    n = &p->chunks[(id - 1) / GPUINST_PROF_CHUNK][(id - 1) % GPUINST_PROF_CHUNK];
+    n = &p->chunks[(id - 1) / GPUINST_PROF_CHUNK][(id - 1) % GPUINST_PROF_CHUNK].rec;
     n->node = id;
     n->parent = parent;
     n->name = name;
@@ -269,7 +269,7 @@ static int collectProfRanges(const gpuinstTable *tb, void **out, uint64_t *count
         m = GPUINST_LOAD_ACQ(&p->nnodes);
         for (i = 0; i < m && k < n; i++) {
             gpuinstProfRangeRec *r = &rows[k++];
-            *r = p->chunks[i / GPUINST_PROF_CHUNK][i % GPUINST_PROF_CHUNK];
+            *r = p->chunks[i / GPUINST_PROF_CHUNK][i % GPUINST_PROF_CHUNK].rec;
             if (r->count == 0 || r->kind == GPUINST_PROF_MARK) r->incl_min_ns = r->excl_min_ns = 0;
             r->pad_ = 0;
         }

@@ -3,6 +3,10 @@
  * aggregate, on every rank of an MPI job:
  *   - push/pop ranges nested 3 deep in the default domain and in a domain
  *     of its own, the same names under different parents (distinct paths);
+ *   - six sibling ranges in turn under one parent (names interned one after
+ *     the other: ids 4 apart share a slot of the parent's child cache,
+ *     gpuinstProfTreeNode) and one name at top level in both domains (each
+ *     domain's own top-level cache);
  *   - marks inside ranges and at top level; one name marked in turn under
  *     two parents and in a second domain (three paths: a mark counted in
  *     the node of the mark before it would merge them);
@@ -58,6 +62,7 @@ int main(int argc, char **argv)
     gpuinst_counter resid, group;
     const int32_t types[2] = {GPUINST_COUNTER_INT64, GPUINST_COUNTER_DOUBLE};
     double vals[2];
+    static const char *const sib[6] = {"sib0", "sib1", "sib2", "sib3", "sib4", "sib5"};
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -78,6 +83,12 @@ int main(int argc, char **argv)
     gpuinst_counter_group_create("halo", "sent,waits", types, 2, &group);
     gpuinst_range_start("cross", &crossId);
     pthread_create(&th, NULL, worker, &iters);
+    for (i = 0; i < 3; i++) { /* one name, top level, two domains: two paths */
+        gpuinst_range_push("toplevel");
+        gpuinst_range_pop();
+        gpuinst_range_push_ex(dom, "toplevel", &a);
+        gpuinst_range_pop_domain(dom);
+    }
     gpuinst_range_push("main");
     gpuinst_mark("begin");
     for (i = 0; i < iters; i++) {
@@ -109,6 +120,8 @@ int main(int argc, char **argv)
         gpuinst_range_pop();
         gpuinst_range_pop();
         gpuinst_range_pop_domain(dom);
+        gpuinst_range_push(sib[i % 6]); /* six siblings in turn under "step" */
+        gpuinst_range_pop();
         if (i % 10 == 0) {
             gpuinst_range_push("persistent");
             MPI_Startall(2, prq);
