@@ -4786,6 +4786,7 @@ typedef struct gpuinstProfFrame {   /* an open range */
     uint64_t start;                 /* gpuinst's clock */
     uint64_t child;                 /* inclusive time of its children closed so far (same domain) */
     gpuinstProfRangeRec *prev;      /* the thread's innermost open range before this one */
+    uint8_t kreplay;                /* profile only: GPUINST_RANGE_FLAG_KREPLAY_ (the pop tells kernel replay) */
 } gpuinstProfFrame;
 
 /* A node in memory: its /profile/ranges row, then a cache of its push/pop
@@ -11387,8 +11388,13 @@ static inline gpuinstProfStack *profReserve(gpuinstThread *t, gpuinst_domain d, 
     return s;
 }
 
-/* Opens the frame (room and node from profReserve); the clock last. */
-static inline void profPush(gpuinstThread *t, gpuinstProfStack *s, gpuinstProfRangeRec *n, int hooks)
+/* Opens the frame (room and node from profReserve); the clock last.  With
+ * `hooks` (no trace kept) the frame makes the push's hooks the trace's
+ * stackPush makes otherwise: kernel replay of a range GPUINST_PROFILE
+ * selects (one load and a branch while nothing may be selected; capture
+ * windows need a trace, so their bit is never set here), the GPU
+ * correlation and the range profiler's nested range. */
+static inline void profPush(gpuinstThread *t, gpuinstProfStack *s, gpuinstProfRangeRec *n, int hooks, gpuinst_domain d)
 {
     gpuinstProf *p = t->prof;
     uint32_t depth = s->depth;
@@ -11397,7 +11403,9 @@ static inline void profPush(gpuinstThread *t, gpuinstProfStack *s, gpuinstProfRa
     f->child = 0;
     f->prev = p->cur;
     p->cur = n;
+    f->kreplay = 0;
     if (hooks) {
+        f->kreplay = (uint8_t)(gpuinstRangePushFlags(n->name, d) & GPUINST_RANGE_FLAG_KREPLAY_);
         gpuinstGpuRangePush(GPUINST_PROF_CORR | (uint64_t)t->index << 32 | n->node);
         gpuinstProfRangePush(n->name);
     }
@@ -11414,8 +11422,8 @@ static inline void profSameStart(gpuinstProfStack *ps, const gpuinstStack *s)
 
 /* Closes domain d's innermost frame at `now` (read first); the caller
  * makes the GPU/profiler hooks' pop (profHooksPop) where profPush made
- * their push. */
-static GPUINST_INLINE int profPop(gpuinstThread *t, gpuinst_domain d, uint64_t now)
+ * their push, then profKreplayPop. */
+static GPUINST_INLINE int profPop(gpuinstThread *t, gpuinst_domain d, uint64_t now, const gpuinstProfFrame **closed)
 {
     gpuinstProf *p = t->prof;
     gpuinstProfStack *s = p != NULL ? p->stacks[d] : NULL;
@@ -11425,6 +11433,7 @@ static GPUINST_INLINE int profPop(gpuinstThread *t, gpuinst_domain d, uint64_t n
     if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) return GPUINST_ERROR_STACK_EMPTY;
     depth = s->depth - 1;
     f = &s->f[depth];
+    *closed = f; /* stays in place until the next push */
     dur = now > f->start ? now - f->start : 0;
     gpuinstProfFold(f->node, dur, dur > f->child ? dur - f->child : 0);
     if (depth > 0) s->f[depth - 1].child += dur;
@@ -11437,6 +11446,13 @@ static inline void profHooksPop(void)
 {
     gpuinstGpuRangePop();
     gpuinstProfRangePop();
+}
+
+/* After profPop and profHooksPop of a profile-only pop: the frame just
+ * closed tells kernel replay if its push was a kernel-replay range's. */
+static inline void profKreplayPop(const gpuinstProfFrame *f, gpuinst_domain d)
+{
+    if (GPUINST_UNLIKELY(f->kreplay)) gpuinstKreplayPop(f->node->name, d);
 }
 
 /* A mark (count only) or an ended start/end range (duration d) folded into
@@ -11512,7 +11528,7 @@ static GPUINST_HOT_INLINE int pushOpen(gpuinstThread *t, gpuinst_domain domain, 
         nvtxAttr(&ea, name, a);
         nvtxDomainRangePushEx(domainHandle(domain), &ea);
     }
-    if (ps != NULL) profPush(t, ps, pn, s == NULL);
+    if (ps != NULL) profPush(t, ps, pn, s == NULL, domain);
     if (s != NULL) stackPush(t, s, domain, a);
     if (ps != NULL && s != NULL) profSameStart(ps, s);
     callLeave(t);
@@ -11600,7 +11616,7 @@ static GPUINST_HOT_INLINE int pushDefault(const char *name, int emit, int nv)
             return PUSH_FAIL(lost());
         }
         if (emit) nvtxRangePushA(name);
-        profPush(t, ps, pn, 1);
+        profPush(t, ps, pn, 1, GPUINST_DOMAIN_DEFAULT);
         callLeave(t);
         return nv ? (int)ps->depth - 1 : GPUINST_SUCCESS;
     }
@@ -11617,7 +11633,7 @@ static GPUINST_HOT_INLINE int pushDefault(const char *name, int emit, int nv)
             return PUSH_FAIL(lost());
         }
         if (emit) nvtxRangePushA(name);
-        profPush(t, ps, pn, 0);
+        profPush(t, ps, pn, 0, GPUINST_DOMAIN_DEFAULT);
         stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
         profSameStart(ps, s);
         callLeave(t);
@@ -11699,8 +11715,12 @@ static GPUINST_HOT_INLINE int popRecord(gpuinstThread *t, gpuinst_domain domain,
     if (GPUINST_UNLIKELY(t == NULL)) return POP_EMPTY(nv);
     if (GPUINST_UNLIKELY(!callBegin(t))) return POP_NOT_RUNNING;
     if (GPUINST_UNLIKELY(t->mode & GPUINST_MODE_PROFILE)) {
-        int rc = profPop(t, domain, now);
-        if (rc == GPUINST_SUCCESS && !(t->mode & GPUINST_MODE_TRACE)) profHooksPop();
+        const gpuinstProfFrame *pf = NULL;
+        int rc = profPop(t, domain, now, &pf);
+        if (rc == GPUINST_SUCCESS && !(t->mode & GPUINST_MODE_TRACE)) {
+            profHooksPop();
+            profKreplayPop(pf, domain);
+        }
         if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) { /* profile only, or nothing open */
             callLeave(t);
             if (rc == GPUINST_ERROR_STACK_EMPTY) return POP_EMPTY(nv);
@@ -11767,16 +11787,18 @@ static GPUINST_NOINLINE int popRecordDefault(void)
 {
     uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
     gpuinstThread *t = gpuinstSelf.core;
+    const gpuinstProfFrame *pf = NULL;
     int rc;
     if (GPUINST_LIKELY(t != NULL) && t->mode == GPUINST_MODE_PROFILE) { /* profile only: a frame folded */
         if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
-        rc = profPop(t, GPUINST_DOMAIN_DEFAULT, now);
+        rc = profPop(t, GPUINST_DOMAIN_DEFAULT, now, &pf);
         if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) {
             callLeave(t);
             GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
             return rc;
         }
         profHooksPop();
+        profKreplayPop(pf, GPUINST_DOMAIN_DEFAULT);
         callLeave(t);
         if (GPUINST_NVTX_EMIT()) nvtxRangePop();
         return GPUINST_SUCCESS;
@@ -27148,8 +27170,8 @@ GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *s
         const gpuinstSelectRule *r = &sel->rules[i];
         if (!ruleSelects(r) || selected[i] > 0) continue;
         if (decided[i] == 0)
-            SAY("%s rule %u \"%.60s\" (no region of that name called gpuinst_profile_begin)", said ? ";" : ":",
-                i + 1, r->pattern);
+            SAY("%s rule %u \"%.60s\" (no region of that name called gpuinst_profile_begin; no range of that "
+                "name outside the regions rules name)", said ? ";" : ":", i + 1, r->pattern);
         else
             SAY("%s rule %u \"%.60s\" (selects none of the %llu occurrences it matched)", said ? ";" : ":", i + 1,
                 r->pattern, (unsigned long long)decided[i]);
@@ -30393,8 +30415,11 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
  *     it, this occurrence is not collected and its row names the holder) ->
  *     host object (cached per chip and metric list; its pass count picks
  *     the way) -> enable -> the launch callback ("kernel names and paths"
- *     below) -> counter data image (GPUINST_PROFILE_MAX_KERNELS ranges;
- *     kept for the next occurrence, krImg) -> set config (auto range, in
+ *     below) -> counter data image (GPUINST_PROFILE_MAX_KERNELS ranges,
+ *     twice that with cache control; sized by this session's own range
+ *     profiler object: an image carried over from an earlier occurrence
+ *     and initialised with a new object crashed inside CUPTI, GPU run 44)
+ *     -> set config (auto range, in
  *     place or kernel replay, one level) -> start.  Each step is timed in
  *     the row (pause_ns, libs_ns, device_ns, host_ns, enable_ns,
  *     subscribe_ns, image_ns, set_config_ns, first_start_ns).
@@ -30736,17 +30761,13 @@ static GPUINST_UNUSED void krSums(Kr *k, uint32_t nm, const uint32_t *mid)
         }
 }
 
-#if GPUINST_WITH_CUPTI
-static void krImageKeep(Kr *k);
-#endif
-
 static void krFree(Kr *k)
 {
     uint32_t i;
     for (i = 0; k != NULL && i < k->npaths; i++) free(k->paths[i].sum);
     if (k != NULL) free(k->paths);
 #if GPUINST_WITH_CUPTI
-    if (k != NULL) krImageKeep(k);
+    if (k != NULL) free(k->cd);
 #endif
     free(k);
 }
@@ -31016,52 +31037,6 @@ static struct {
     uint32_t avail; /* 1: made with the device's counter availability image */
 } krHost[KR_HOSTS];
 
-/* The counter data image of the last occurrence, kept for the next one with
- * the same host object (same chip and metric list; GPUINST_PROFILE_MAX_KERNELS
- * is read once): its size is asked and its memory allocated once
- * (krLock). */
-static struct {
-    const gpuinstPhost *ph;
-    uint8_t *cd;
-    size_t size;
-    uint32_t ranges;
-} krImg;
-
-/* krFree: k's image kept for the next occurrence (the one kept before freed). */
-static void krImageKeep(Kr *k)
-{
-    uint8_t *old;
-    if (k->cd == NULL) return;
-    pthread_mutex_lock(&krLock);
-    old = krImg.cd;
-    krImg.ph = k->ph;
-    krImg.cd = k->cd;
-    krImg.size = k->cdsize;
-    krImg.ranges = k->cdranges;
-    pthread_mutex_unlock(&krLock);
-    free(old);
-    k->cd = NULL;
-}
-
-/* The kept image for k's host object, or none; dropped with `ph` (NULL: any). */
-static void krImageTake(Kr *k)
-{
-    pthread_mutex_lock(&krLock);
-    if (krImg.cd != NULL && krImg.ph == k->ph && krImg.ranges == k->cdranges) {
-        k->cd = krImg.cd;
-        k->cdsize = krImg.size;
-        krImg.cd = NULL;
-    }
-    pthread_mutex_unlock(&krLock);
-}
-
-static void krImageDrop(const gpuinstPhost *ph) /* under krLock */
-{
-    if (ph != NULL && krImg.ph != ph) return;
-    free(krImg.cd);
-    krImg.cd = NULL;
-    krImg.ph = NULL;
-}
 
 static const char *krSpec(void)
 {
@@ -31132,7 +31107,6 @@ made:
     for (i = 0; i < KR_HOSTS && krHost[i].ph != NULL; i++) {}
     if (i == KR_HOSTS) {
         i = 0;
-        krImageDrop(krHost[0].ph);
         gpuinstPhostFree(krHost[0].ph);
     }
     snprintf(krHost[i].chip, sizeof krHost[i].chip, "%s", k->chip);
@@ -31158,7 +31132,6 @@ static CUptiResult krConfigure(Kr *k, const char **what, uint64_t *image_ns, uin
     uint64_t t0 = gpuinstClockNs(), t1;
     /* with cache control each kernel takes two ranges: the flush's and its own */
     k->cdranges = krCfg.max_kernels * (k->ffn != NULL ? 2u : 1u);
-    if (k->cd == NULL) krImageTake(k);
     if (k->cd == NULL) {
         memset(&zp, 0, sizeof zp);
         zp.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
@@ -32086,7 +32059,6 @@ GPUINST_PRIVATE void gpuinstKreplayFlush(void)
             if (krHost[i].ph != NULL) gpuinstPhostFree(krHost[i].ph);
             krHost[i].ph = NULL;
         }
-        krImageDrop(NULL);
     }
     pthread_mutex_unlock(&krLock);
 }

@@ -627,6 +627,7 @@ typedef struct gpuinstProfFrame {   /* an open range */
     uint64_t start;                 /* gpuinst's clock */
     uint64_t child;                 /* inclusive time of its children closed so far (same domain) */
     gpuinstProfRangeRec *prev;      /* the thread's innermost open range before this one */
+    uint8_t kreplay;                /* profile only: GPUINST_RANGE_FLAG_KREPLAY_ (the pop tells kernel replay) */
 } gpuinstProfFrame;
 
 /* A node in memory: its /profile/ranges row, then a cache of its push/pop

@@ -37,8 +37,11 @@
  *     it, this occurrence is not collected and its row names the holder) ->
  *     host object (cached per chip and metric list; its pass count picks
  *     the way) -> enable -> the launch callback ("kernel names and paths"
- *     below) -> counter data image (GPUINST_PROFILE_MAX_KERNELS ranges;
- *     kept for the next occurrence, krImg) -> set config (auto range, in
+ *     below) -> counter data image (GPUINST_PROFILE_MAX_KERNELS ranges,
+ *     twice that with cache control; sized by this session's own range
+ *     profiler object: an image carried over from an earlier occurrence
+ *     and initialised with a new object crashed inside CUPTI, GPU run 44)
+ *     -> set config (auto range, in
  *     place or kernel replay, one level) -> start.  Each step is timed in
  *     the row (pause_ns, libs_ns, device_ns, host_ns, enable_ns,
  *     subscribe_ns, image_ns, set_config_ns, first_start_ns).
@@ -380,17 +383,13 @@ static GPUINST_UNUSED void krSums(Kr *k, uint32_t nm, const uint32_t *mid)
         }
 }
 
-#if GPUINST_WITH_CUPTI
-static void krImageKeep(Kr *k);
-#endif
-
 static void krFree(Kr *k)
 {
     uint32_t i;
     for (i = 0; k != NULL && i < k->npaths; i++) free(k->paths[i].sum);
     if (k != NULL) free(k->paths);
 #if GPUINST_WITH_CUPTI
-    if (k != NULL) krImageKeep(k);
+    if (k != NULL) free(k->cd);
 #endif
     free(k);
 }
@@ -660,52 +659,6 @@ static struct {
     uint32_t avail; /* 1: made with the device's counter availability image */
 } krHost[KR_HOSTS];
 
-/* The counter data image of the last occurrence, kept for the next one with
- * the same host object (same chip and metric list; GPUINST_PROFILE_MAX_KERNELS
- * is read once): its size is asked and its memory allocated once
- * (krLock). */
-static struct {
-    const gpuinstPhost *ph;
-    uint8_t *cd;
-    size_t size;
-    uint32_t ranges;
-} krImg;
-
-/* krFree: k's image kept for the next occurrence (the one kept before freed). */
-static void krImageKeep(Kr *k)
-{
-    uint8_t *old;
-    if (k->cd == NULL) return;
-    pthread_mutex_lock(&krLock);
-    old = krImg.cd;
-    krImg.ph = k->ph;
-    krImg.cd = k->cd;
-    krImg.size = k->cdsize;
-    krImg.ranges = k->cdranges;
-    pthread_mutex_unlock(&krLock);
-    free(old);
-    k->cd = NULL;
-}
-
-/* The kept image for k's host object, or none; dropped with `ph` (NULL: any). */
-static void krImageTake(Kr *k)
-{
-    pthread_mutex_lock(&krLock);
-    if (krImg.cd != NULL && krImg.ph == k->ph && krImg.ranges == k->cdranges) {
-        k->cd = krImg.cd;
-        k->cdsize = krImg.size;
-        krImg.cd = NULL;
-    }
-    pthread_mutex_unlock(&krLock);
-}
-
-static void krImageDrop(const gpuinstPhost *ph) /* under krLock */
-{
-    if (ph != NULL && krImg.ph != ph) return;
-    free(krImg.cd);
-    krImg.cd = NULL;
-    krImg.ph = NULL;
-}
 
 static const char *krSpec(void)
 {
@@ -776,7 +729,6 @@ made:
     for (i = 0; i < KR_HOSTS && krHost[i].ph != NULL; i++) {}
     if (i == KR_HOSTS) {
         i = 0;
-        krImageDrop(krHost[0].ph);
         gpuinstPhostFree(krHost[0].ph);
     }
     snprintf(krHost[i].chip, sizeof krHost[i].chip, "%s", k->chip);
@@ -802,7 +754,6 @@ static CUptiResult krConfigure(Kr *k, const char **what, uint64_t *image_ns, uin
     uint64_t t0 = gpuinstClockNs(), t1;
     /* with cache control each kernel takes two ranges: the flush's and its own */
     k->cdranges = krCfg.max_kernels * (k->ffn != NULL ? 2u : 1u);
-    if (k->cd == NULL) krImageTake(k);
     if (k->cd == NULL) {
         memset(&zp, 0, sizeof zp);
         zp.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
@@ -1730,7 +1681,6 @@ GPUINST_PRIVATE void gpuinstKreplayFlush(void)
             if (krHost[i].ph != NULL) gpuinstPhostFree(krHost[i].ph);
             krHost[i].ph = NULL;
         }
-        krImageDrop(NULL);
     }
     pthread_mutex_unlock(&krLock);
 }

@@ -692,8 +692,13 @@ static inline gpuinstProfStack *profReserve(gpuinstThread *t, gpuinst_domain d, 
     return s;
 }
 
-/* Opens the frame (room and node from profReserve); the clock last. */
-static inline void profPush(gpuinstThread *t, gpuinstProfStack *s, gpuinstProfRangeRec *n, int hooks)
+/* Opens the frame (room and node from profReserve); the clock last.  With
+ * `hooks` (no trace kept) the frame makes the push's hooks the trace's
+ * stackPush makes otherwise: kernel replay of a range GPUINST_PROFILE
+ * selects (one load and a branch while nothing may be selected; capture
+ * windows need a trace, so their bit is never set here), the GPU
+ * correlation and the range profiler's nested range. */
+static inline void profPush(gpuinstThread *t, gpuinstProfStack *s, gpuinstProfRangeRec *n, int hooks, gpuinst_domain d)
 {
     gpuinstProf *p = t->prof;
     uint32_t depth = s->depth;
@@ -702,7 +707,9 @@ static inline void profPush(gpuinstThread *t, gpuinstProfStack *s, gpuinstProfRa
     f->child = 0;
     f->prev = p->cur;
     p->cur = n;
+    f->kreplay = 0;
     if (hooks) {
+        f->kreplay = (uint8_t)(gpuinstRangePushFlags(n->name, d) & GPUINST_RANGE_FLAG_KREPLAY_);
         gpuinstGpuRangePush(GPUINST_PROF_CORR | (uint64_t)t->index << 32 | n->node);
         gpuinstProfRangePush(n->name);
     }
@@ -719,8 +726,8 @@ static inline void profSameStart(gpuinstProfStack *ps, const gpuinstStack *s)
 
 /* Closes domain d's innermost frame at `now` (read first); the caller
  * makes the GPU/profiler hooks' pop (profHooksPop) where profPush made
- * their push. */
-static GPUINST_INLINE int profPop(gpuinstThread *t, gpuinst_domain d, uint64_t now)
+ * their push, then profKreplayPop. */
+static GPUINST_INLINE int profPop(gpuinstThread *t, gpuinst_domain d, uint64_t now, const gpuinstProfFrame **closed)
 {
     gpuinstProf *p = t->prof;
     gpuinstProfStack *s = p != NULL ? p->stacks[d] : NULL;
@@ -730,6 +737,7 @@ static GPUINST_INLINE int profPop(gpuinstThread *t, gpuinst_domain d, uint64_t n
     if (GPUINST_UNLIKELY(s == NULL || s->depth == 0)) return GPUINST_ERROR_STACK_EMPTY;
     depth = s->depth - 1;
     f = &s->f[depth];
+    *closed = f; /* stays in place until the next push */
     dur = now > f->start ? now - f->start : 0;
     gpuinstProfFold(f->node, dur, dur > f->child ? dur - f->child : 0);
     if (depth > 0) s->f[depth - 1].child += dur;
@@ -742,6 +750,13 @@ static inline void profHooksPop(void)
 {
     gpuinstGpuRangePop();
     gpuinstProfRangePop();
+}
+
+/* After profPop and profHooksPop of a profile-only pop: the frame just
+ * closed tells kernel replay if its push was a kernel-replay range's. */
+static inline void profKreplayPop(const gpuinstProfFrame *f, gpuinst_domain d)
+{
+    if (GPUINST_UNLIKELY(f->kreplay)) gpuinstKreplayPop(f->node->name, d);
 }
 
 /* A mark (count only) or an ended start/end range (duration d) folded into
@@ -817,7 +832,7 @@ static GPUINST_HOT_INLINE int pushOpen(gpuinstThread *t, gpuinst_domain domain, 
         nvtxAttr(&ea, name, a);
         nvtxDomainRangePushEx(domainHandle(domain), &ea);
     }
-    if (ps != NULL) profPush(t, ps, pn, s == NULL);
+    if (ps != NULL) profPush(t, ps, pn, s == NULL, domain);
     if (s != NULL) stackPush(t, s, domain, a);
     if (ps != NULL && s != NULL) profSameStart(ps, s);
     callLeave(t);
@@ -905,7 +920,7 @@ static GPUINST_HOT_INLINE int pushDefault(const char *name, int emit, int nv)
             return PUSH_FAIL(lost());
         }
         if (emit) nvtxRangePushA(name);
-        profPush(t, ps, pn, 1);
+        profPush(t, ps, pn, 1, GPUINST_DOMAIN_DEFAULT);
         callLeave(t);
         return nv ? (int)ps->depth - 1 : GPUINST_SUCCESS;
     }
@@ -922,7 +937,7 @@ static GPUINST_HOT_INLINE int pushDefault(const char *name, int emit, int nv)
             return PUSH_FAIL(lost());
         }
         if (emit) nvtxRangePushA(name);
-        profPush(t, ps, pn, 0);
+        profPush(t, ps, pn, 0, GPUINST_DOMAIN_DEFAULT);
         stackPush(t, s, GPUINST_DOMAIN_DEFAULT, &a);
         profSameStart(ps, s);
         callLeave(t);
@@ -1004,8 +1019,12 @@ static GPUINST_HOT_INLINE int popRecord(gpuinstThread *t, gpuinst_domain domain,
     if (GPUINST_UNLIKELY(t == NULL)) return POP_EMPTY(nv);
     if (GPUINST_UNLIKELY(!callBegin(t))) return POP_NOT_RUNNING;
     if (GPUINST_UNLIKELY(t->mode & GPUINST_MODE_PROFILE)) {
-        int rc = profPop(t, domain, now);
-        if (rc == GPUINST_SUCCESS && !(t->mode & GPUINST_MODE_TRACE)) profHooksPop();
+        const gpuinstProfFrame *pf = NULL;
+        int rc = profPop(t, domain, now, &pf);
+        if (rc == GPUINST_SUCCESS && !(t->mode & GPUINST_MODE_TRACE)) {
+            profHooksPop();
+            profKreplayPop(pf, domain);
+        }
         if (!(t->mode & GPUINST_MODE_TRACE) || rc != GPUINST_SUCCESS) { /* profile only, or nothing open */
             callLeave(t);
             if (rc == GPUINST_ERROR_STACK_EMPTY) return POP_EMPTY(nv);
@@ -1072,16 +1091,18 @@ static GPUINST_NOINLINE int popRecordDefault(void)
 {
     uint64_t now = gpuinstClockNs(); /* first: gpuinst's own cost stays outside the range */
     gpuinstThread *t = gpuinstSelf.core;
+    const gpuinstProfFrame *pf = NULL;
     int rc;
     if (GPUINST_LIKELY(t != NULL) && t->mode == GPUINST_MODE_PROFILE) { /* profile only: a frame folded */
         if (GPUINST_UNLIKELY(!callBegin(t))) return NOT_RUNNING_NOW();
-        rc = profPop(t, GPUINST_DOMAIN_DEFAULT, now);
+        rc = profPop(t, GPUINST_DOMAIN_DEFAULT, now, &pf);
         if (GPUINST_UNLIKELY(rc != GPUINST_SUCCESS)) {
             callLeave(t);
             GPUINST_ADD_RLX(&gpuinstG.counts.stack_empty, 1);
             return rc;
         }
         profHooksPop();
+        profKreplayPop(pf, GPUINST_DOMAIN_DEFAULT);
         callLeave(t);
         if (GPUINST_NVTX_EMIT()) nvtxRangePop();
         return GPUINST_SUCCESS;

@@ -195,8 +195,8 @@ GPUINST_PRIVATE int gpuinstSelectReport(const char *spec, const gpuinstSelect *s
         const gpuinstSelectRule *r = &sel->rules[i];
         if (!ruleSelects(r) || selected[i] > 0) continue;
         if (decided[i] == 0)
-            SAY("%s rule %u \"%.60s\" (no region of that name called gpuinst_profile_begin)", said ? ";" : ":",
-                i + 1, r->pattern);
+            SAY("%s rule %u \"%.60s\" (no region of that name called gpuinst_profile_begin; no range of that "
+                "name outside the regions rules name)", said ? ";" : ":", i + 1, r->pattern);
         else
             SAY("%s rule %u \"%.60s\" (selects none of the %llu occurrences it matched)", said ? ";" : ":", i + 1,
                 r->pattern, (unsigned long long)decided[i]);

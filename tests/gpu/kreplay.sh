@@ -59,6 +59,12 @@
 #                   and /gpu/paused's untraced launches equal in both runs) and are
 #                   counted in /gpu/stats api_tool (at least 3 with all: each flush's
 #                   cuStreamIsCapturing too; 0 with none).
+#  2f app_twice    the own program with 'work@2-3', in place and under
+#                   GPUINST_PROFILE_KERNEL_REPLAY=always: two kernel-replay sessions one
+#                   after the other in one process (GPU run 44: the second crashed
+#                   inside CUPTI's counter data image initialisation before the fix);
+#                   the checksum unchanged, both occurrences collected, each equal to
+#                   ncu's instances (results 3..5 and 6..8) as in check 2.
 #  3 jacobi_values  the Jacobi at 2 ranks on GPU 0, -niter $JNITER, GPUINST_PROFILE=
 #                   'Jacobi solve@2' (the 1st occurrence is its single-GPU
 #                   reference run): its printed result equal to a run with no
@@ -242,6 +248,23 @@ for way, replay in (("auto", 2), ("always", 1)):
 sys.exit(1 if bad else 0)
 PY
 ) >"$D/app_fullcut.log" 2>&1 && ok app_fullcut || ko app_fullcut
+
+# ---- 2f: two occurrences in one process: a second kernel-replay session ---------------------------
+(
+  set -e
+  for way in auto always; do
+    GPUINST_PROFILE_KERNEL_REPLAY=$way GPUINST_OUTPUT=$D/app_twice_$way.h5 GPUINST_PROFILE='work@2-3' GPUINST_METRICS=$M \
+      $MPIRUN -n 1 "${ZC[@]}" -x GPUINST_PROFILE_KERNEL_REPLAY "$APP" >"$D/app_twice_$way.out"
+    diff <(grep checksum "$D/app_plain.out") <(grep checksum "$D/app_twice_$way.out") && echo "output unchanged ($way)"
+    replay=2; [ "$way" = always ] && replay=1
+    for occ in 2 3; do
+      echo "== $way, occurrence $occ"
+      PYTHONPATH=tests $PY tests/gpu/kreplay_check.py "$D/app_twice_$way.h5" --range work --occurrence $occ \
+        --ncu "0=$D/app_ncu.csv" --ncu-near "0=$D/app_ncu_nc.csv" --ncu-skip $((3 * occ - 3)) --expect-kernels 3 \
+        --expect-paths "work=2,work/inner=1" --expect-replay $replay --expect-cache-control 1 --min-passes 1
+    done
+  done
+) >"$D/app_twice.log" 2>&1 && ok app_twice || ko app_twice
 
 # ---- 2e: driver API tracing on (GPUINST_TRACE=all): the flush launches are not the application's ---
 (

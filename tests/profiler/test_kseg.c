@@ -91,6 +91,11 @@ static const char *const metricName[NM] = {"gpu__time_duration.sum", "sm__inst_e
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int ctxObj, rpObj;
+/* CUPTI's rule, as seen on an H100 (GPU run 44): a counter data image is
+ * initialised only after the session's own range profiler object was asked
+ * its size (an image carried over from an earlier session crashed inside
+ * libcupti); each Enable makes a new object */
+static int rpGen, rpSized;
 static CUpti_CallbackFunc cb;
 static int refuseSubscribe, started;
 static size_t maxRanges;
@@ -130,6 +135,7 @@ static CUptiResult fEnable(CUpti_RangeProfiler_Enable_Params *p)
 {
     spin(3 * MS);
     nEnable++;
+    rpGen++;
     p->pRangeProfilerObject = (CUpti_RangeProfiler_Object *)&rpObj;
     return CUPTI_SUCCESS;
 }
@@ -143,11 +149,15 @@ static CUptiResult fDisable(CUpti_RangeProfiler_Disable_Params *p)
 static CUptiResult fSize(CUpti_RangeProfiler_GetCounterDataSize_Params *p)
 {
     p->counterDataSize = 64;
+    rpSized = rpGen;
     return CUPTI_SUCCESS;
 }
 static CUptiResult fInit(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *p)
 {
-    (void)p;
+    CHECK(rpSized == rpGen && p->pCounterData != NULL && p->counterDataSize == 64,
+          "counter data image initialised with the size this session's range profiler object gave (session %d, "
+          "sized in %d)", rpGen, rpSized);
+    if (rpSized != rpGen) return CUPTI_ERROR_INVALID_PARAMETER;
     spin(1 * MS);
     nInit++;
     return CUPTI_SUCCESS;
