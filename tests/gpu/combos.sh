@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/gpu/combos.sh -- GPUINST_PROFILE selecting several occurrences in one
 # process, alone and together with the other parts (user replay, collective
-# replay, profile mode, GPUINST_TRACE=all, a 2-pass metric list, capture
+# replay, profile mode with and without a trace, GPUINST_TRACE=all, a 2-pass metric list, capture
 # windows, the documented catch-alls), on the example solver (CUDA backend).
 # GPU run 44 found that a second kernel-replay session in a process crashed
 # inside CUPTI, and that profile mode selected no range at all: every case
@@ -123,6 +123,10 @@ case_ mix_sweep2 2 "--profile"           "0,0=2 0,11=2 2,0=2 1,2=2" -- GPUINST_P
 case_ mix_inside 1 "--profile"           "2,0=3 0,8=3"           -- GPUINST_PROFILE='sweep@1-3;compute@1-3' GPUINST_METRICS=$M
 case_ mix_iter   2 "--profile=iteration" "0,0=1 0,11=1"          -- GPUINST_PROFILE='iteration@2;compute@5-6' GPUINST_METRICS=$M
 case_ mix_capt   1 ""                    "2,0=2"                 -- GPUINST_PROFILE='compute@3-4' GPUINST_METRICS=$M GPUINST_CAPTURE='compute@solver@2-6'
+# profile mode (no trace, and with a trace) with user and collective replay of regions, and kernel replay
+case_ prof_sweep 1 "--profile"           "0,0=2"                 -- GPUINST_PROFILE='sweep@1-2' GPUINST_METRICS=$M GPUINST_MODE=profile
+case_ prof_iter  2 "--profile=iteration" "0,0=1 0,11=1"          -- GPUINST_PROFILE='iteration@2' GPUINST_METRICS=$M GPUINST_MODE=profile
+case_ kr_proftr  1 ""                    "2,0=3"                 -- GPUINST_PROFILE='compute@3-5' GPUINST_METRICS=$M GPUINST_MODE=profile,trace
 # the documented catch-alls ("*@1": the first occurrence of every top-level range name; ranges
 # nested in an open kernel-replay range are its paths): "setup" opens before the solver makes its
 # CUDA context, so its row says so (status 1, "no current CUDA context on the thread at the range's
