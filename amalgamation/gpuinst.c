@@ -24022,7 +24022,8 @@ typedef struct PmRankRec {
     int32_t sampler_pid;     /* process that samples this GPU (0 unknown) */
     int32_t sampler_rank;    /* its rank (-1 unknown) */
     uint8_t sampler;         /* 1: this rank samples the GPU */
-    uint8_t pad_[7];
+    uint8_t pad_[3];
+    uint32_t window;         /* this rank's rows before this one (a row per start that named a GPU) */
     uint64_t interval_ns;
     /* The true bounds of the series, on gpuinst's clock (0: did not happen
      * on this rank).  No sample starts before sampling_start_ns and none
@@ -24048,6 +24049,7 @@ static const gpuinstField pmRankFields[] = {
     GPUINST_FIELD(PmRankRec, sampler_pid, GPUINST_FT_I32, 0, "", "process id of the sampler of this GPU (0: unknown)"),
     GPUINST_FIELD(PmRankRec, sampler_rank, GPUINST_FT_I32, 0, "", "rank of the sampler of this GPU (-1: unknown)"),
     GPUINST_FIELD(PmRankRec, sampler, GPUINST_FT_U8, 0, "", "1 if this rank samples the GPU (its rows are in /counters/pm_sampling/<pci_bus_id>)"),
+    GPUINST_FIELD(PmRankRec, window, GPUINST_FT_U32, 0, "", "sampling window of this rank: 0 for its first gpuinst_pm_sampling_start that named a GPU, 1 for the next, ... (one row each)"),
     GPUINST_FIELD(PmRankRec, interval_ns, GPUINST_FT_U64, 0, "ns", "sampling interval asked for"),
     GPUINST_FIELD(PmRankRec, start_called_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "gpuinst_pm_sampling_start entered"),
     GPUINST_FIELD(PmRankRec, sampling_start_ns, GPUINST_FT_U64, GPUINST_FIELD_TIME, "ns", "cuptiPmSamplingStart called (sampler only): no sample starts before it"),
@@ -24064,17 +24066,48 @@ static const gpuinstField pmRankFields[] = {
     GPUINST_FIELD(PmRankRec, hostname, GPUINST_FT_STR, 0, "", "host name"),
 };
 
+/* The current window's row (pmRankRowSet: it has one), and the rows of the
+ * windows before it (pmRows: one per earlier gpuinst_pm_sampling_start that
+ * got as far as naming its GPU), kept so that a later window never writes
+ * over an earlier one's bounds and counts. */
 static PmRankRec pmRankRow;
 static int pmRankRowSet;
+static PmRankRec *pmRows;
+static uint32_t pmNrows;
+
+#if GPUINST_WITH_CUPTI
+static uint32_t pmCapRows;
+/* At a start: the previous window's row joins pmRows (under pmLock). */
+static void pmRowsKeep(void)
+{
+    if (pmRankRowSet) {
+        if (pmNrows == pmCapRows) {
+            uint32_t cap = pmCapRows ? 2 * pmCapRows : 8;
+            PmRankRec *n = (PmRankRec *)realloc(pmRows, cap * sizeof *n);
+            if (n == NULL) {
+                gpuinstWarn("PM sampling: out of memory keeping window %u's row of /counters/pm_sampling/ranks: "
+                            "the next window's row replaces it", pmRankRow.window);
+                return;
+            }
+            pmRows = n;
+            pmCapRows = cap;
+        }
+        pmRows[pmNrows++] = pmRankRow;
+        pmRankRowSet = 0;
+    }
+}
+#endif
 
 static int pmCollectRanks(const gpuinstTable *t, void **out, uint64_t *count)
 {
-    PmRankRec *r = (PmRankRec *)malloc(sizeof *r);
+    uint32_t n = pmNrows + (pmRankRowSet ? 1u : 0u);
+    PmRankRec *r = (PmRankRec *)malloc((n ? n : 1) * sizeof *r);
     (void)t;
     if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    *r = pmRankRow;
+    if (pmNrows) memcpy(r, pmRows, pmNrows * sizeof *r);
+    if (pmRankRowSet) r[pmNrows] = pmRankRow;
     *out = r;
-    *count = pmRankRowSet ? 1 : 0;
+    *count = n;
     return GPUINST_SUCCESS;
 }
 
@@ -24480,6 +24513,11 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     int dev = device, held;
     gpuinstCudaDevice id;
 
+    if (pm.obj != NULL) /* pmTeardown(0): a window stopped while activity tracing ran */
+        return pmUnavailable("a window was stopped in this process while CUPTI activity tracing ran, and CUPTI's PM "
+                             "sampling object stays enabled until exit then (disabling it could end the tracing; "
+                             "CUPTI enables one per device): one window per process with tracing on; for several "
+                             "windows set GPUINST_TRACE=none");
     memset(&pm, 0, sizeof pm);
     pm.lease.fd = -1;
     if ((e = pmLoad()) != NULL) return pmUnavailable(e);
@@ -24780,6 +24818,9 @@ int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *
         pthread_mutex_unlock(&pmLock);
         return pmUnavailable("PM sampling is already running in this process (one sampler per process and GPU)");
     }
+    pmRowsKeep();
+    memset(&pmRankRow, 0, sizeof pmRankRow);
+    pmRankRow.window = pmNrows;
     pmRankRow.interval_ns = interval_ns;
     pmRankRow.device = device;
     pmRankRow.sampler_rank = -1;

@@ -32,6 +32,17 @@
 #               whether PM sampling runs alongside activity tracing).
 #  6 profiler_refused  GPUINST_METRICS set (range profiler): start refused,
 #               /unavailable "pm_sampling" names the range profiler (h5dump).
+#  7 windows    tests/gpu/pmsampling_windows.cu (built here with nvcc): three
+#               windows (start, copies, stop) in one process. GPUINST_TRACE=none:
+#               each start succeeds, /counters/pm_sampling/ranks has rows
+#               window 0, 1, 2 (sampler, samples > 0, their own bounds), every
+#               sample of the series lies in exactly one window's
+#               [sampling_start_ns, sampling_stop_ns], and the rows' sample counts
+#               add up to the series. Default tracing: the first window samples,
+#               the two later starts are refused with the reason (CUPTI's object
+#               kept enabled while tracing runs), and the first window's row and
+#               samples are intact (GPU run 50: before, a later start wrote over
+#               the row: samples 0, sampler -1).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 [ -f .devdeps/env.sh ] && [ -z "${OMPI_ALLOW_RUN_AS_ROOT:-}" ] && . .devdeps/env.sh
@@ -59,7 +70,7 @@ check() { local n=$1; shift; if timeout 120 "$CHECK" "$@" >"$D/$n.log" 2>&1; the
 
 if [ ! -x "$APP" ] || [ ! -x "$CHECK" ]; then
   echo "FAIL build: $APP or $CHECK missing (configure build-gpu with -DGPUINST_WITH_CUDA=ON and build)"
-  echo "GPU pmsampling: 0 passed, 6 failed"
+  echo "GPU pmsampling: 0 passed, 7 failed"
   exit 1
 fi
 nvidia-smi -L >"$D/gpus.txt" 2>&1
@@ -79,6 +90,43 @@ if timeout 60 h5dump -d /unavailable "$D/refused.h5" 2>&1 | tee "$D/profiler_ref
 else
   ko profiler_refused
 fi
+
+(
+  set -e
+  nvcc -O2 -std=c++17 -gencode arch=compute_90,code=sm_90 -ccbin mpicxx -Isrc tests/gpu/pmsampling_windows.cu \
+    -L"$PWD/$B" -lgpuinst -Xlinker -rpath -Xlinker "$PWD/$B" -o "$D/pmsampling_windows"
+  for tr in none default; do
+    GPUINST_TRACE=$tr GPUINST_OUTPUT=$D/windows_$tr.h5 $MPIRUN -n 1 -x GPUINST_TRACE -x GPUINST_OUTPUT \
+      "$D/pmsampling_windows" >"$D/windows_$tr.out" 2>&1
+    cat "$D/windows_$tr.out"
+  done
+  ${PYTHON:-python3} - "$D" <<'PY'
+import sys
+import h5py
+import numpy as np
+d, bad = sys.argv[1], 0
+def chk(c, msg):
+    global bad
+    print(("ok   " if c else "FAIL ") + msg)
+    bad += not c
+for tr, want in (("none", 3), ("default", 1)):
+    f = h5py.File(f"{d}/windows_{tr}.h5", "r")
+    R = sorted(f["/counters/pm_sampling/ranks"][...], key=lambda r: int(r["window"]))
+    series = [k for k in f["/counters/pm_sampling"].keys() if k != "ranks"]
+    S = f["/counters/pm_sampling/" + series[0]][...] if series else np.zeros(0)
+    chk([int(r["window"]) for r in R] == list(range(want)), f"{tr}: rows for windows {[int(r['window']) for r in R]}, want 0..{want - 1}")
+    chk(all(int(r["sampler"]) == 1 and int(r["samples"]) > 0 and 0 < int(r["sampling_start_ns"]) < int(r["sampling_stop_ns"]) for r in R),
+        f"{tr}: every row a sampler with samples and bounds: " + ", ".join(f"w{int(r['window'])} {int(r['samples'])} samples" for r in R))
+    t = S["time_ns"].astype(np.int64) if len(S) else np.zeros(0, np.int64)
+    inside = [int(((t >= int(r["sampling_start_ns"])) & (t <= int(r["sampling_stop_ns"]))).sum()) for r in R]
+    chk(len(S) > 0 and sum(inside) == len(S) and sum(int(r["samples"]) for r in R) == len(S),
+        f"{tr}: {len(S)} samples in the series, per window inside its bounds {inside}, rows' counts {[int(r['samples']) for r in R]}")
+    if tr == "default":
+        U = [u for u in f["/unavailable"][...] if b"pm_sampling" in bytes(u[1])]
+        chk(len(U) >= 1 and any(b"GPUINST_TRACE=none" in bytes(u[2]) for u in U), f"{tr}: later starts refused with the reason: {[bytes(u[2])[:100] for u in U]}")
+sys.exit(1 if bad else 0)
+PY
+) >"$D/windows.log" 2>&1 && ok windows || ko windows
 
 echo "GPU pmsampling: $pass passed, $fail failed"
 grep -h "^sampler:\|samples .* window\|samples outside" "$D/count.log" "$D/count_1ms.log" 2>/dev/null
