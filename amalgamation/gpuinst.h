@@ -577,18 +577,15 @@ int gpuinst_counters_sample_builtin(void);
  * tests/gpu/pmsampling.sh "coexist").  Call after the CUDA context exists.
  * Several windows (start, stop, start, ...) each get their row in
  * /counters/pm_sampling/ranks (`window` 0, 1, ...) and add to the one
- * series; with CUPTI activity tracing on, only the first window of a
- * process samples (CUPTI's PM sampling object stays enabled after its stop:
- * disabling it could end the tracing), later starts are refused with that
- * reason (set GPUINST_TRACE=none for several windows).
+ * series, with or without activity tracing (tests/gpu/pmsampling.sh
+ * "windows").
  * Decoding runs on a gpuinst thread.
  * Errors: NOT_INITIALIZED, FINALIZED, DISABLED (GPUINST_ENABLE=0),
  *   INVALID_ARGUMENT (interval, device < -1), UNAVAILABLE (built without
  *   CUDA headers, no CUPTI or driver, no current context, unsupported
- *   device, insufficient privileges, refused metrics, already running, a
- *   second window while activity tracing runs, the range profiler asked
- *   for: each recorded in /unavailable "pm_sampling" with the reason and
- *   the way out).
+ *   device, insufficient privileges, refused metrics, already running, the
+ *   range profiler asked for: each recorded in /unavailable "pm_sampling"
+ *   with the reason and the way out).
  * Thread-safety: call from one thread; stop with gpuinst_pm_sampling_stop
  *   or finalize.  Rests on: cuptiProfilerInitialize,
  *   cuptiProfilerDeviceSupported, cuptiDeviceGetChipName,
@@ -600,8 +597,8 @@ int gpuinst_counters_sample_builtin(void);
 int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *metrics);
 
 /* Stops PM sampling, decodes what is left and frees CUPTI's objects
- * (cuptiPmSamplingStop, DecodeData, Disable; Disable is left to finalize
- * while CUPTI activity tracing runs).  The hardware stops at the call (a
+ * (cuptiPmSamplingStop, DecodeData, Disable; activity tracing goes on).
+ * The hardware stops at the call (a
  * decode pass in progress is not waited for); the call returns once the
  * last samples are decoded.  On a rank whose GPU another process samples,
  * it records the stop time and returns SUCCESS.  Errors: NOT_INITIALIZED,

@@ -387,8 +387,11 @@ static void *pmThreadMain(void *arg)
 }
 
 /* Frees everything CUPTI gave; `disable` also disables PM sampling on the
- * device (which, in CUPTI up to 12.x, tore down all of CUPTI: done only when
- * activity tracing is off or already flushed). */
+ * device.  (In CUPTI up to 12.x the disable tore down all of CUPTI, so
+ * gpuinst left it to finalize while activity tracing ran, and a second
+ * window could not enable another object.  gpuinst loads CUPTI 13 only
+ * (src/cuda.c), where kernel tracing goes on after it: GPU run 51, three
+ * windows with tracing on, every kernel after each stop traced.) */
 static void pmTeardown(int disable)
 {
     if (pm.obj != NULL && disable) {
@@ -534,11 +537,6 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     int dev = device, held;
     gpuinstCudaDevice id;
 
-    if (pm.obj != NULL) /* pmTeardown(0): a window stopped while activity tracing ran */
-        return pmUnavailable("a window was stopped in this process while CUPTI activity tracing ran, and CUPTI's PM "
-                             "sampling object stays enabled until exit then (disabling it could end the tracing; "
-                             "CUPTI enables one per device): one window per process with tracing on; for several "
-                             "windows set GPUINST_TRACE=none");
     memset(&pm, 0, sizeof pm);
     pm.lease.fd = -1;
     if ((e = pmLoad()) != NULL) return pmUnavailable(e);
@@ -763,9 +761,9 @@ static int pmHwStop(void)
     return stopped;
 }
 
-/* Stops sampling and decodes what is left.  `final`: at finalize (activity
- * buffers already flushed, so disabling PM sampling is safe). */
-static int pmStopLocked(int final)
+/* Stops sampling, decodes what is left and disables CUPTI's object (a
+ * later window enables a new one). */
+static int pmStopLocked(void)
 {
     int k;
     if (!GPUINST_LOAD_ACQ(&pmActive)) return GPUINST_ERROR_UNAVAILABLE;
@@ -786,7 +784,7 @@ static int pmStopLocked(int final)
     pmRankRow.pre_start = pm.pre_start;
     pmRankRow.overflows = pm.overflows;
     pmRankRow.decode_errors = pm.decode_errors;
-    pmTeardown(final || !gpuinstActivityRunning());
+    pmTeardown(1);
     free(pm.metric_text);
     pm.metric_text = NULL;
     GPUINST_STORE_REL(&pmActive, 0);
@@ -802,7 +800,7 @@ static int pmStop(int final)
     pthread_mutex_lock(&pmLock);
     if (GPUINST_LOAD_ACQ(&pmActive)) {
         pmRankRow.stop_called_ns = t0;
-        rc = pmStopLocked(final);
+        rc = pmStopLocked();
         pmRankRow.stop_returned_ns = gpuinstClockNs();
     } else if (pmJoined) {
         /* this rank's GPU is sampled by another process: nothing to stop */

@@ -38,11 +38,11 @@
 #               window 0, 1, 2 (sampler, samples > 0, their own bounds), every
 #               sample of the series lies in exactly one window's
 #               [sampling_start_ns, sampling_stop_ns], and the rows' sample counts
-#               add up to the series. Default tracing: the first window samples,
-#               the two later starts are refused with the reason (CUPTI's object
-#               kept enabled while tracing runs), and the first window's row and
-#               samples are intact (GPU run 50: before, a later start wrote over
-#               the row: samples 0, sampler -1).
+#               add up to the series. The same with default tracing, and the
+#               program's kernels traced after each stop too (each stop disables
+#               CUPTI's PM sampling object; GPU run 50: before, with tracing on
+#               the object was kept, a later start was refused and wrote over the
+#               first window's row: samples 0, sampler -1).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 [ -f .devdeps/env.sh ] && [ -z "${OMPI_ALLOW_RUN_AS_ROOT:-}" ] && . .devdeps/env.sh
@@ -109,7 +109,7 @@ def chk(c, msg):
     global bad
     print(("ok   " if c else "FAIL ") + msg)
     bad += not c
-for tr, want in (("none", 3), ("default", 1)):
+for tr, want in (("none", 3), ("default", 3)):
     f = h5py.File(f"{d}/windows_{tr}.h5", "r")
     R = sorted(f["/counters/pm_sampling/ranks"][...], key=lambda r: int(r["window"]))
     series = [k for k in f["/counters/pm_sampling"].keys() if k != "ranks"]
@@ -121,9 +121,15 @@ for tr, want in (("none", 3), ("default", 1)):
     inside = [int(((t >= int(r["sampling_start_ns"])) & (t <= int(r["sampling_stop_ns"]))).sum()) for r in R]
     chk(len(S) > 0 and sum(inside) == len(S) and sum(int(r["samples"]) for r in R) == len(S),
         f"{tr}: {len(S)} samples in the series, per window inside its bounds {inside}, rows' counts {[int(r['samples']) for r in R]}")
+    U = [bytes(u[2])[:120] for u in f["/unavailable"][...] if b"pm_sampling" in bytes(u[1])]
+    chk(not U, f"{tr}: no pm_sampling refusal {U}")
     if tr == "default":
-        U = [u for u in f["/unavailable"][...] if b"pm_sampling" in bytes(u[1])]
-        chk(len(U) >= 1 and any(b"GPUINST_TRACE=none" in bytes(u[2]) for u in U), f"{tr}: later starts refused with the reason: {[bytes(u[2])[:100] for u in U]}")
+        K = f["/gpu/kernels"][...]
+        st = K["start_ns"].astype(np.int64)
+        after = [int((st > int(r["stop_returned_ns"])).sum()) for r in R]
+        # 3 windows of the same copy loop: the kernels after window w's stop are those of the later windows
+        chk(len(K) > 0 and after[0] > after[1] > 0 and after[2] == 0 and abs(after[0] - 2 * after[1]) <= max(2, after[1] // 10),
+            f"{tr}: {len(K)} kernels traced; after each window's stop {after} (tracing goes on after each disable)")
 sys.exit(1 if bad else 0)
 PY
 ) >"$D/windows.log" 2>&1 && ok windows || ko windows

@@ -25,6 +25,12 @@ for name in ["/counters/pm_sampling/" + k for k in (f["/counters/pm_sampling"].k
             import numpy as np
             st = np.sort(S[t[0]]); gaps = np.diff(st); big = np.where(gaps > 50e6)[0]
             print("  sample start span", int(st[0]), int(st[-1]), "gaps > 50 ms at", [(int(st[i]), int(gaps[i])) for i in big])
+if "/gpu/kernels" in f and g in f:
+    import numpy as np
+    K = f["/gpu/kernels"][...]
+    R = sorted(f[g][...], key=lambda r: int(r["window"]) if "window" in r.dtype.names else 0)
+    st = K["start_ns"].astype(np.int64)
+    print("  /gpu/kernels rows", len(K), "; after each window's stop_returned:", [int((st > int(r["stop_returned_ns"])).sum()) for r in R])
 if "/unavailable" in f:
     for r in f["/unavailable"][...]: print("  unavailable:", r)
 PY
