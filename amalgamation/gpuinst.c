@@ -24067,47 +24067,50 @@ static const gpuinstField pmRankFields[] = {
 };
 
 /* The current window's row (pmRankRowSet: it has one), and the rows of the
- * windows before it (pmRows: one per earlier gpuinst_pm_sampling_start that
- * got as far as naming its GPU), kept so that a later window never writes
- * over an earlier one's bounds and counts. */
+ * windows before it (pmRowBuf: one per earlier gpuinst_pm_sampling_start
+ * that got as far as naming its GPU), kept so that a later window never
+ * writes over an earlier one's bounds and counts. */
 static PmRankRec pmRankRow;
 static int pmRankRowSet;
-static PmRankRec *pmRows;
-static uint32_t pmNrows;
+static gpuinstBuf pmRowBuf;
+static int pmRowBufReady;
+
+static uint64_t pmRowsKept(void)
+{
+    return pmRowBufReady ? gpuinstBufCount(&pmRowBuf) : 0;
+}
 
 #if GPUINST_WITH_CUPTI
-static uint32_t pmCapRows;
-/* At a start: the previous window's row joins pmRows (under pmLock). */
+/* At a start: the previous window's row joins pmRowBuf (under pmLock). */
 static void pmRowsKeep(void)
 {
-    if (pmRankRowSet) {
-        if (pmNrows == pmCapRows) {
-            uint32_t cap = pmCapRows ? 2 * pmCapRows : 8;
-            PmRankRec *n = (PmRankRec *)realloc(pmRows, cap * sizeof *n);
-            if (n == NULL) {
-                gpuinstWarn("PM sampling: out of memory keeping window %u's row of /counters/pm_sampling/ranks: "
-                            "the next window's row replaces it", pmRankRow.window);
-                return;
-            }
-            pmRows = n;
-            pmCapRows = cap;
-        }
-        pmRows[pmNrows++] = pmRankRow;
-        pmRankRowSet = 0;
+    PmRankRec *r;
+    if (!pmRankRowSet) return;
+    if (!pmRowBufReady) {
+        gpuinstBufInit(&pmRowBuf, sizeof(PmRankRec));
+        pmRowBufReady = 1;
     }
+    if ((r = (PmRankRec *)gpuinstBufSlot(&pmRowBuf)) == NULL) {
+        gpuinstWarn("PM sampling: out of memory keeping window %u's row of /counters/pm_sampling/ranks: the next "
+                    "window's row replaces it", pmRankRow.window);
+        return;
+    }
+    *r = pmRankRow;
+    gpuinstBufCommit(&pmRowBuf);
+    pmRankRowSet = 0;
 }
 #endif
 
 static int pmCollectRanks(const gpuinstTable *t, void **out, uint64_t *count)
 {
-    uint32_t n = pmNrows + (pmRankRowSet ? 1u : 0u);
-    PmRankRec *r = (PmRankRec *)malloc((n ? n : 1) * sizeof *r);
+    uint64_t kept = pmRowsKept(), n = kept + (pmRankRowSet ? 1u : 0u);
+    PmRankRec *r = (PmRankRec *)malloc((size_t)(n ? n : 1) * sizeof *r);
     (void)t;
     if (r == NULL) return GPUINST_ERROR_OUT_OF_MEMORY;
-    if (pmNrows) memcpy(r, pmRows, pmNrows * sizeof *r);
-    if (pmRankRowSet) r[pmNrows] = pmRankRow;
+    if (kept) kept = gpuinstBufCopy(&pmRowBuf, r, kept);
+    if (pmRankRowSet) r[kept++] = pmRankRow;
     *out = r;
-    *count = n;
+    *count = kept;
     return GPUINST_SUCCESS;
 }
 
@@ -24818,15 +24821,12 @@ int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *
     }
     pmRowsKeep();
     memset(&pmRankRow, 0, sizeof pmRankRow);
-    pmRankRow.window = pmNrows;
+    pmRankRow.window = (uint32_t)pmRowsKept();
     pmRankRow.interval_ns = interval_ns;
     pmRankRow.device = device;
     pmRankRow.sampler_rank = -1;
     snprintf(pmRankRow.hostname, sizeof pmRankRow.hostname, "%.63s", gpuinstG.hostname);
     pmRankRow.start_called_ns = t0;
-    pmRankRow.sampling_start_ns = pmRankRow.stop_called_ns = pmRankRow.sampling_stop_ns = 0;
-    pmRankRow.stop_returned_ns = 0;
-    pmRankRow.samples = pmRankRow.pre_start = pmRankRow.overflows = pmRankRow.decode_errors = 0;
     pmJoined = 0;
     rc = pmStartLocked(device, interval_ns, metrics);
     pmRankRow.start_returned_ns = gpuinstClockNs();
