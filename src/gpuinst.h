@@ -598,9 +598,15 @@ int gpuinst_pm_sampling_start(int32_t device, uint64_t interval_ns, const char *
 
 /* Stops PM sampling, decodes what is left and frees CUPTI's objects
  * (cuptiPmSamplingStop, DecodeData, Disable; activity tracing goes on).
- * The hardware stops at the call (a
- * decode pass in progress is not waited for); the call returns once the
- * last samples are decoded.  On a rank whose GPU another process samples,
+ * The hardware stops at the call, or as soon as the
+ * decode call in progress on gpuinst's thread returns (cuptiPmSamplingStop
+ * and DecodeData never overlap: where they did, the samples written during
+ * the decode call were lost; a call decodes one decode period's samples,
+ * 50 ms at most: the hardware stopped up to 46 ms after the call in GPU
+ * runs 54-55, ~2 ms when no decode ran); the row's sampling_stop_ns says
+ * when.  The decode thread needs ~100 us of CPU per sample (default
+ * metrics, H100): at shorter intervals samples are lost, never silently
+ * (the row's overflows and lost_samples, and a warning at the stop).  The call returns once the last samples are decoded.  On a rank whose GPU another process samples,
  * it records the stop time and returns SUCCESS.  Errors: NOT_INITIALIZED,
  * FINALIZED, DISABLED, UNAVAILABLE (not running).  Thread-safe. */
 int gpuinst_pm_sampling_stop(void);

@@ -58,8 +58,9 @@ typedef struct PmRankRec {
     uint64_t stop_returned_ns;   /* the last samples decoded, gpuinst_pm_sampling_stop returned */
     uint64_t samples;            /* rows written to the series */
     uint64_t pre_start;          /* records dropped: begun before cuptiPmSamplingStart */
-    uint64_t overflows;          /* hardware buffer overflows (samples lost) */
+    uint64_t overflows;          /* decode passes that lost samples */
     uint64_t decode_errors;      /* samples CUPTI could not decode or evaluate */
+    uint64_t lost_samples;       /* intervals missing between decoded samples */
     char pci_bus_id[24];
     char hostname[64];
 } PmRankRec;
@@ -81,8 +82,9 @@ static const gpuinstField pmRankFields[] = {
     GPUINST_FIELD(PmRankRec, samples, GPUINST_FT_U64, 0, "", "rows this rank wrote to the series"),
     GPUINST_FIELD(PmRankRec, pre_start, GPUINST_FT_U64, 0, "", "records dropped because they began before cuptiPmSamplingStart "
                                        "(the first record spans from an earlier PM reset to the start)"),
-    GPUINST_FIELD(PmRankRec, overflows, GPUINST_FT_U64, 0, "", "hardware buffer overflows (samples lost: use a longer interval)"),
+    GPUINST_FIELD(PmRankRec, overflows, GPUINST_FT_U64, 0, "", "decode passes that lost samples: the hardware buffer overflowed or the counter data image filled (use a longer interval)"),
     GPUINST_FIELD(PmRankRec, decode_errors, GPUINST_FT_U64, 0, "", "samples that CUPTI could not decode or evaluate"),
+    GPUINST_FIELD(PmRankRec, lost_samples, GPUINST_FT_U64, 0, "", "samples missing from the series (0 when the decode thread kept up): the intervals in the gaps between consecutive samples, and the record after a hardware buffer overflow (decoded as one sample spanning the gap: not written)"),
     GPUINST_FIELD(PmRankRec, pci_bus_id, GPUINST_FT_STR, 0, "", "PCI bus id of the GPU (names the series' dataset)"),
     GPUINST_FIELD(PmRankRec, hostname, GPUINST_FT_STR, 0, "", "host name"),
 };
@@ -180,7 +182,17 @@ static int pmProfilerConflict(void)
 #if GPUINST_WITH_CUPTI
 
 #define PM_MAX_METRICS 32
-#define PM_MAX_SAMPLES 4096          /* per counter data image (decode pass) */
+/* Samples per counter data image (~14 KB each with the default metrics).  A
+ * decode call that fills the image drops the records it could not hold
+ * (CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL), so a pass must
+ * stay well below it: the decode thread starts a pass every quarter image's
+ * worth of intervals, PM_DECODE_PERIOD_MAX ns at most, counted from the
+ * previous pass's start (pmThreadMain).  Before 2026-11-25 it slept 100 ms
+ * after each pass: at 100 us the passes grew to the whole image (~100 us of
+ * CPU a sample: CUPTI's decode ~46, GetSampleInfo and evaluation ~53, on an
+ * H100) and samples were lost (GPU runs 53-54). */
+#define PM_MAX_SAMPLES 4096
+#define PM_DECODE_PERIOD_MAX 50000000u
 #define PM_HW_BUFFER (64u << 20)     /* bytes of the hardware buffer */
 
 /* Single-pass candidates, most wanted first; the default set keeps those
@@ -212,7 +224,7 @@ typedef struct PmState {
     CUpti_PmSampling_Object *obj;
     gpuinst_counter group;
     gpuinstLease lease;                   /* the GPU's performance monitors (src/gpu_lease.c) */
-    int hw_running;                        /* between Start and Stop (pmHwLock) */
+    int hw_running;                        /* between Start and Stop (pmObjLock) */
     pthread_t thread;
     int thread_running;
     int stop;                              /* asks the decode thread to end */
@@ -223,16 +235,20 @@ typedef struct PmState {
     uint64_t host0, cupti0;
     double slope;
     uint64_t samples, pre_start, overflows, decode_errors;
+    uint64_t last_end, lost; /* the last decoded sample's end (CUPTI ns), intervals missing before it */
 } PmState;
 
 static PmState pm;
-/* pmLock: the session (start, decode passes, stop, teardown).  pmHwLock:
- * only cuptiPmSamplingStop and pm.hw_running, so that a stop request stops
- * the hardware at once, even while the decode thread holds pmLock for a
- * decode pass (tens of ms at 100 us; CUPTI's pm_sampling sample likewise
- * calls Stop while its decode thread decodes). */
+/* pmLock: the session (start, decode passes, stop, teardown).  pmObjLock:
+ * cuptiPmSamplingStop, cuptiPmSamplingDecodeData and pm.hw_running, so that
+ * a stop request waits for one DecodeData call at most (one decode period's
+ * samples), not for a whole decode pass with its evaluation.  The two CUPTI
+ * calls must not overlap: a Stop during a DecodeData lost every record written after the
+ * decode began (17-116 ms of samples at 100 us, in 5 of 8 runs where the
+ * stop came during a decode, and in none of 8 with the calls serialised:
+ * GPU run 53, tests/gpu/results/2026-11-25-h100-run53-probe-pmtail). */
 static pthread_mutex_t pmLock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t pmHwLock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t pmObjLock = PTHREAD_MUTEX_INITIALIZER;
 static int pmWarnedDecode, pmWarnedDropped, pmWarnedClock;
 static int pmJoined; /* start succeeded as a non-sampler (another process samples the GPU) */
 
@@ -278,9 +294,13 @@ static void pmClockPair(uint64_t *host, uint64_t *cupti)
     *cupti = c;
 }
 
-/* One decode pass: hardware buffer -> counter data image -> rows.
- * Returns 1 when the hardware buffer had no more records. */
-static int pmDecodeOnce(void)
+enum { PM_PASS_MORE, PM_PASS_FULL, PM_PASS_END };
+
+/* One decode pass: hardware buffer -> counter data image -> rows (under
+ * pmLock).  PM_PASS_FULL: the image filled, records are left to decode now;
+ * PM_PASS_END: none left (or CUPTI failed); PM_PASS_MORE: otherwise (CUPTI
+ * decodes what the buffer held when the call began).  *n: samples decoded. */
+static int pmDecodeOnce(size_t *n)
 {
     CUpti_PmSampling_DecodeData_Params dp;
     CUpti_PmSampling_GetCounterDataInfo_Params ip;
@@ -288,28 +308,34 @@ static int pmDecodeOnce(void)
     size_t i, nm = 3 + pm.nmetrics;
     unsigned char *recs;
     uint64_t *times;
-    int end;
+    int pass;
+    *n = 0;
     memset(&dp, 0, sizeof dp);
     dp.structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE;
     dp.pPmSamplingObject = pm.obj;
     dp.pCounterDataImage = pm.data;
     dp.counterDataImageSize = pm.data_size;
+    pthread_mutex_lock(&pmObjLock);
     r = gpuinstCu.cuptiPmSamplingDecodeData(&dp);
+    pthread_mutex_unlock(&pmObjLock);
     if (r != CUPTI_SUCCESS) {
         pm.decode_errors++;
         if (r == CUPTI_ERROR_OUT_OF_MEMORY) pm.overflows++;
         gpuinstWarnOnce(&pmWarnedDecode, "PM sampling: cuptiPmSamplingDecodeData failed (%s)%s", gpuinstCuptiResultString((int)r),
                         r == CUPTI_ERROR_OUT_OF_MEMORY ? ": the hardware buffer overflowed, samples were lost; "
                                                          "use a longer interval" : "");
-        return 1;
+        return PM_PASS_END;
     }
     if (dp.overflow) pm.overflows++;
-    end = dp.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
+    pass = dp.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS       ? PM_PASS_END
+           : dp.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL ? PM_PASS_FULL
+                                                                                            : PM_PASS_MORE;
+    if (pass == PM_PASS_FULL) pm.overflows++; /* CUPTI dropped the records the image could not hold */
     memset(&ip, 0, sizeof ip);
     ip.structSize = CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE;
     ip.pCounterDataImage = pm.data;
     ip.counterDataImageSize = pm.data_size;
-    if (gpuinstCu.cuptiPmSamplingGetCounterDataInfo(&ip) != CUPTI_SUCCESS || ip.numCompletedSamples == 0) return end;
+    if (gpuinstCu.cuptiPmSamplingGetCounterDataInfo(&ip) != CUPTI_SUCCESS || ip.numCompletedSamples == 0) return pass;
     /* one packed record per sample: device, gpu_start_ns, gpu_end_ns as
      * int64 (exact), then one double per metric */
     recs = (unsigned char *)calloc(ip.numCompletedSamples * nm, 8);
@@ -334,6 +360,12 @@ static int pmDecodeOnce(void)
                 pm.decode_errors++;
                 continue;
             }
+            /* Samples follow each other (each starts where the one before
+             * ended); a gap longer than half an interval held samples the
+             * hardware buffer or the image lost. */
+            if (pm.last_end != 0 && sp.startTimestamp > pm.last_end + pm.interval_ns / 2)
+                pm.lost += (sp.startTimestamp - pm.last_end + pm.interval_ns / 2) / pm.interval_ns;
+            if (sp.endTimestamp > pm.last_end) pm.last_end = sp.endTimestamp;
             if (sp.startTimestamp < pm.cupti0 && sp.endTimestamp > pm.cupti0) {
                 /* The first record spans from an earlier reset of the
                  * performance monitors (during set-up, or even before
@@ -341,6 +373,17 @@ static int pmDecodeOnce(void)
                  * after Start: 300-450 ms on H100/H200 (GPU runs 1 and 2),
                  * not a sample of this series. */
                 pm.pre_start++;
+                continue;
+            }
+            if (sp.endTimestamp > sp.startTimestamp + pm.interval_ns + pm.interval_ns / 2) {
+                /* After the hardware buffer overflowed (it keeps the latest
+                 * records), the first record after the lost ones is decoded
+                 * as one sample from the last decoded end: its values are
+                 * one interval's (its active cycles are), its start is not
+                 * (GPU run 54: 299.6 ms long at 25 us, the 11,985 records
+                 * the buffer held).  Not written: counted as lost, with the
+                 * records it stands for. */
+                pm.lost += (sp.endTimestamp - sp.startTimestamp + pm.interval_ns / 2) / pm.interval_ns;
                 continue;
             }
             if (sp.endTimestamp <= pm.cupti0)
@@ -361,11 +404,12 @@ static int pmDecodeOnce(void)
         }
         if (k > 0) gpuinstCounterRecordRaw(pm.group, (int64_t)k, recs, times);
         pm.samples += k;
+        *n = k;
     }
     free(recs);
     free(times);
     memcpy(pm.data, pm.data_clean, pm.data_size); /* reset the image for the next pass */
-    return end;
+    return pass;
 }
 
 static void *pmThreadMain(void *arg)
@@ -373,17 +417,24 @@ static void *pmThreadMain(void *arg)
     gpuinstThread *t = gpuinstThreadGet();
     (void)arg;
     if (t != NULL) t->name = gpuinstNameId(t, "gpuinst pm sampling");
+    int pass = PM_PASS_MORE;
+    size_t n;
+    uint64_t next = gpuinstClockNs() + pm.decode_period_ns;
     while (!GPUINST_LOAD_ACQ(&pm.stop)) {
-        /* sleep one decode period in slices of 5 ms, so that stop is quick */
-        uint64_t slept = 0;
-        while (slept < pm.decode_period_ns && !GPUINST_LOAD_ACQ(&pm.stop)) {
-            struct timespec ts = {0, 5000000};
+        /* a pass one decode period after the previous one began (its own
+         * time counts), at once after a pass that filled the image; sleeps
+         * in slices of 5 ms at most, so that stop is quick */
+        for (;;) {
+            uint64_t now = gpuinstClockNs(), left = next > now ? next - now : 0;
+            struct timespec ts = {0, 0};
+            if (pass == PM_PASS_FULL || left == 0 || GPUINST_LOAD_ACQ(&pm.stop)) break;
+            ts.tv_nsec = (long)(left < 5000000u ? left : 5000000u);
             nanosleep(&ts, NULL);
-            slept += 5000000u;
         }
         if (GPUINST_LOAD_ACQ(&pm.stop)) break;
+        next = gpuinstClockNs() + pm.decode_period_ns;
         pthread_mutex_lock(&pmLock);
-        pmDecodeOnce();
+        pass = pmDecodeOnce(&n);
         pthread_mutex_unlock(&pmLock);
     }
     return NULL;
@@ -678,8 +729,17 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
     sc.hardwareBufferSize = PM_HW_BUFFER;
     sc.samplingInterval = interval_ns;
     sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
-    sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+    /* When the decode thread falls behind and the buffer fills, keep the
+     * latest records: sampling goes on with a gap (counted).  With
+     * KEEP_OLDEST every DecodeData after the overflow failed and nothing
+     * more was sampled (GPU run 54: at 25 us, samples for 0.25 s of a 3.3 s
+     * window; KEEP_LATEST: throughout it, 9 gaps).  Turing lacks it. */
+    sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST;
     if ((r = gpuinstCu.cuptiPmSamplingSetConfig(&sc)) != CUPTI_SUCCESS) {
+        sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+        r = gpuinstCu.cuptiPmSamplingSetConfig(&sc);
+    }
+    if (r != CUPTI_SUCCESS) {
         snprintf(why, sizeof why, "cuptiPmSamplingSetConfig failed: %s (interval %llu ns; the GPU time trigger "
                  "needs Ampere GA10x or later)", gpuinstCuptiResultString((int)r), (unsigned long long)interval_ns);
         goto fail;
@@ -717,14 +777,14 @@ static int pmStartLocked(int32_t device, uint64_t interval_ns, const char *metri
         snprintf(why, sizeof why, "cuptiPmSamplingStart failed: %s", gpuinstCuptiResultString((int)r));
         goto fail;
     }
-    pthread_mutex_lock(&pmHwLock);
+    pthread_mutex_lock(&pmObjLock);
     pm.hw_running = 1;
-    pthread_mutex_unlock(&pmHwLock);
+    pthread_mutex_unlock(&pmObjLock);
     pmRankRow.sampling_start_ns = pm.host0;
     /* Decode often enough that the counter data image (PM_MAX_SAMPLES) and
      * the hardware buffer never fill: a quarter of the image per period. */
     pm.decode_period_ns = interval_ns * (PM_MAX_SAMPLES / 4);
-    if (pm.decode_period_ns > 100000000u) pm.decode_period_ns = 100000000u;
+    if (pm.decode_period_ns > PM_DECODE_PERIOD_MAX) pm.decode_period_ns = PM_DECODE_PERIOD_MAX;
     if (pm.decode_period_ns < 1000000u) pm.decode_period_ns = 1000000u;
     pm.stop = 0;
     if (pthread_create(&pm.thread, NULL, pmThreadMain, NULL) == 0) pm.thread_running = 1;
@@ -742,14 +802,15 @@ fail:
     return pmUnavailable(why);
 }
 
-/* Stops the hardware, if it runs: at once, without waiting for a decode
- * pass in progress (pmHwLock, not pmLock).  Returns 1 if it stopped it. */
+/* Stops the hardware, if it runs, without waiting for a decode pass in
+ * progress (pmObjLock, not pmLock): after the DecodeData call in progress,
+ * if any.  Returns 1 if it stopped it. */
 static int pmHwStop(void)
 {
     CUpti_PmSampling_Stop_Params sp;
     CUptiResult r;
     int stopped = 0;
-    pthread_mutex_lock(&pmHwLock);
+    pthread_mutex_lock(&pmObjLock);
     if (pm.hw_running) {
         memset(&sp, 0, sizeof sp);
         sp.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
@@ -760,7 +821,7 @@ static int pmHwStop(void)
         pmRankRow.sampling_stop_ns = gpuinstClockNs();
         stopped = 1;
     }
-    pthread_mutex_unlock(&pmHwLock);
+    pthread_mutex_unlock(&pmObjLock);
     return stopped;
 }
 
@@ -768,7 +829,8 @@ static int pmHwStop(void)
  * later window enables a new one). */
 static int pmStopLocked(void)
 {
-    int k;
+    int k, pass;
+    size_t n;
     if (!GPUINST_LOAD_ACQ(&pmActive)) return GPUINST_ERROR_UNAVAILABLE;
     pmHwStop(); /* no-op when the caller stopped the hardware already */
     GPUINST_STORE_REL(&pm.stop, 1);
@@ -778,15 +840,22 @@ static int pmStopLocked(void)
         pthread_mutex_lock(&pmLock);
         pm.thread_running = 0;
     }
-    for (k = 0; k < 64; k++)
-        if (pmDecodeOnce()) break;
-    if (pm.overflows)
-        gpuinstWarn("PM sampling of GPU %s: the hardware buffer overflowed %llu times: samples were lost; use a "
-                    "longer interval", pm.bus, (unsigned long long)pm.overflows);
+    /* the rest, one image at a time (the bound only guards against a loop) */
+    for (k = 0; k < 4096; k++) {
+        pass = pmDecodeOnce(&n);
+        if (pass == PM_PASS_END || (pass == PM_PASS_MORE && n == 0)) break;
+    }
+    if (pm.overflows || pm.lost)
+        gpuinstWarn("PM sampling of GPU %s: %llu samples (%.1f ms) were lost in %llu decode passes (the hardware "
+                    "buffer overflowed, or a pass filled the counter data image: the decode thread, ~100 us of CPU "
+                    "per sample, fell behind); the series has gaps there: use a longer interval",
+                    pm.bus, (unsigned long long)pm.lost, (double)pm.lost * (double)pm.interval_ns * 1e-6,
+                    (unsigned long long)pm.overflows);
     pmRankRow.samples = pm.samples;
     pmRankRow.pre_start = pm.pre_start;
     pmRankRow.overflows = pm.overflows;
     pmRankRow.decode_errors = pm.decode_errors;
+    pmRankRow.lost_samples = pm.lost;
     pmTeardown(1);
     free(pm.metric_text);
     pm.metric_text = NULL;

@@ -37,12 +37,28 @@
 #               each start succeeds, /counters/pm_sampling/ranks has rows
 #               window 0, 1, 2 (sampler, samples > 0, their own bounds), every
 #               sample of the series lies in exactly one window's
-#               [sampling_start_ns, sampling_stop_ns], and the rows' sample counts
-#               add up to the series. The same with default tracing, and the
-#               program's kernels traced after each stop too (each stop disables
-#               CUPTI's PM sampling object; GPU run 50: before, with tracing on
-#               the object was kept, a later start was refused and wrote over the
-#               first window's row: samples 0, sampler -1).
+#               [sampling_start_ns, sampling_stop_ns], the rows' sample counts
+#               add up to the series, and each window's last sample ends within
+#               one interval (+50 us) before its stop call (GPU run 53: a stop
+#               during CUPTI's decode call lost the window's last 17-116 ms).
+#               The same with default tracing, and the program's kernels traced
+#               after each stop too (each stop disables CUPTI's PM sampling
+#               object; GPU run 50: before, with tracing on the object was kept,
+#               a later start was refused and wrote over the first window's row:
+#               samples 0, sampler -1).
+#  8 sustained  1 rank, 100 us, 10 s of copies (PM_APP_COPY_S=10): as check 1
+#               (which also asserts `overflows` 0: no decode pass lost samples):
+#               the decode thread keeps up over a long window (GPU run 54:
+#               before, its passes grew until one filled the counter data
+#               image, and CUPTI dropped the records it could not hold).
+#  9 lossy      1 rank, 25 us for 3 s, shorter than the ~100 us of CPU the
+#               decode thread needs per sample on an H100: samples may be
+#               lost, but the rows plus `lost_samples` are within 2% of the
+#               window / interval (every missing sample counted), `overflows`
+#               > 0 where any is lost, the series still covers the caller's
+#               window (the hardware buffer keeps the latest records: GPU run
+#               54, with the oldest kept nothing was sampled after 0.25 s), and
+#               the stop's warning says so (stderr): no silent loss.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 [ -f .devdeps/env.sh ] && [ -z "${OMPI_ALLOW_RUN_AS_ROOT:-}" ] && . .devdeps/env.sh
@@ -70,7 +86,7 @@ check() { local n=$1; shift; if timeout 120 "$CHECK" "$@" >"$D/$n.log" 2>&1; the
 
 if [ ! -x "$APP" ] || [ ! -x "$CHECK" ]; then
   echo "FAIL build: $APP or $CHECK missing (configure build-gpu with -DGPUINST_WITH_CUDA=ON and build)"
-  echo "GPU pmsampling: 0 passed, 7 failed"
+  echo "GPU pmsampling: 0 passed, 9 failed"
   exit 1
 fi
 nvidia-smi -L >"$D/gpus.txt" 2>&1
@@ -121,6 +137,17 @@ for tr, want in (("none", 3), ("default", 3)):
     inside = [int(((t >= int(r["sampling_start_ns"])) & (t <= int(r["sampling_stop_ns"]))).sum()) for r in R]
     chk(len(S) > 0 and sum(inside) == len(S) and sum(int(r["samples"]) for r in R) == len(S),
         f"{tr}: {len(S)} samples in the series, per window inside its bounds {inside}, rows' counts {[int(r['samples']) for r in R]}")
+    # each window's tail: its last sample ends within one interval (+50 us) of the stop call
+    # (GPU run 53: a stop during a decode call lost 17-116 ms of the tail)
+    if len(S):
+        e = t + (S["gpu_end_ns"].astype(np.int64) - S["gpu_start_ns"].astype(np.int64))
+        gaps = []
+        for r in R:
+            m = (t >= int(r["sampling_start_ns"])) & (t <= int(r["sampling_stop_ns"]))
+            gaps.append((int(r["stop_called_ns"]) - int(e[m].max())) / 1e3 if m.any() else float("inf"))
+        chk(all(g <= 100 + 50 for g in gaps), f"{tr}: each window's last sample ends this long before its stop call (us; "
+            f"<= 150): {[round(g, 1) for g in gaps]}; the hardware stopped after the call (us): "
+            f"{[round((int(r['sampling_stop_ns']) - int(r['stop_called_ns'])) / 1e3, 1) for r in R]}")
     U = [bytes(u[2])[:120] for u in f["/unavailable"][...] if b"pm_sampling" in bytes(u[1])]
     chk(not U, f"{tr}: no pm_sampling refusal {U}")
     if tr == "default":
@@ -133,6 +160,16 @@ for tr, want in (("none", 3), ("default", 3)):
 sys.exit(1 if bad else 0)
 PY
 ) >"$D/windows.log" 2>&1 && ok windows || ko windows
+
+app sustained 1 100000 GPUINST_TRACE=none PM_APP_COPY_S=10
+check sustained count "$D/sustained.h5" 100000
+app lossy 1 25000 GPUINST_TRACE=none PM_APP_COPY_S=3
+check lossy lossy "$D/lossy.h5" 25000
+if grep -q "lost_samples [1-9]" "$D/lossy.log" && ! grep -q "were lost in" "$D/lossy.app.log"; then
+  echo "FAIL lossy: samples lost and counted, but no warning in $D/lossy.app.log"
+  pass=$((pass - 1))
+  fail=$((fail + 1))
+fi
 
 echo "GPU pmsampling: $pass passed, $fail failed"
 grep -h "^sampler:\|samples .* window\|samples outside" "$D/count.log" "$D/count_1ms.log" 2>/dev/null

@@ -3,7 +3,8 @@
 //   mpirun -n N pmsampling_app INTERVAL_NS [METRICS|-] [--no-pm]
 //
 // Each rank uses GPU rank % ndev.  After gpuinst_pm_sampling_start it runs:
-// an idle phase (200 ms, the GPU does nothing), a copy phase (about 1 s of
+// an idle phase (200 ms, the GPU does nothing), a copy phase (about 1 s, or
+// PM_APP_COPY_S seconds, of
 // back-to-back device-to-device copies of 256 MiB, timed with CUDA events:
 // copy bandwidth = 2 x bytes / time, read + write), and a 100 ms tail, then
 // stops.  The phases' host times (CLOCK_MONOTONIC ns, as gpuinst's) and the
@@ -100,7 +101,8 @@ int main(int argc, char **argv)
     gpuinst_range_push("copy");
     ph[2] = hostNs();
     CK(cudaEventRecord(e0));
-    while (hostNs() - ph[2] < 1000000000LL) {
+    const double copy_s = getenv("PM_APP_COPY_S") ? atof(getenv("PM_APP_COPY_S")) : 1.0;
+    while (hostNs() - ph[2] < (int64_t)(copy_s * 1e9)) {
         for (int k = 0; k < 50; k++) copyKernel<<<sms * 8, 256>>>(b, a, n4);
         iters += 50;
         CK(cudaStreamSynchronize(0));

@@ -10,14 +10,21 @@
  *         + 2, D = sampling_stop_ns - sampling_start_ns, and N equals the
  *         row's `samples`;
  *       - the median sample length gpu_end_ns - gpu_start_ns is within 10%
- *         of INTERVAL;
+ *         of INTERVAL, and none is longer than 1.5 intervals;
  *       - every sample [time_ns, time_ns + length] lies inside
  *         [sampling_start_ns, sampling_stop_ns] within 50 us (the GPU -> host
  *         clock map), and at most one record was dropped as begun before
  *         the start (`pre_start`);
  *       - the series covers the caller's window [start_returned_ns,
  *         stop_called_ns]: its first sample starts and its last ends within
- *         one interval + 50 us of those.
+ *         one interval + 50 us of those;
+ *       - no decode pass lost samples (the row's `overflows` and
+ *         `lost_samples` are 0).
+ *   pmsampling_check lossy FILE INTERVAL_NS
+ *       the same, at an interval the decode thread may not keep up with:
+ *       the series may be short, but the rows plus `lost_samples` are
+ *       within 2% of D / INTERVAL (every missing sample is counted), and
+ *       samples are lost only where `overflows` > 0.
  *   pmsampling_check dram FILE
  *       over the samples inside the copy phase (its middle 80%), DRAM bytes
  *       (dram__bytes_read.sum + dram__bytes_write.sum) per second of sample
@@ -116,11 +123,11 @@ static double samplerField(const char *m)
     return -1;
 }
 
-static int checkCount(double interval)
+static int checkCount(double interval, int lossy)
 {
     size_t n, nw, i, ns, ne, before = 0, after = 0, outside_caller = 0;
     double *t = NULL, *gs = NULL, *ge = NULL, *ws = NULL, *we = NULL, *len;
-    double D, expect, med, s0, s1, c0, c1, e0, e1, pre, nrow, tmin = 0, tmax = 0;
+    double D, expect, med, s0, s1, c0, c1, e0, e1, pre, nrow, ovf, lost, tmin = 0, tmax = 0;
     const double tol = 50e3; /* ns: the GPU -> host map's uncertainty */
     int ok = 1;
     if (!openSeries()) return 1;
@@ -137,6 +144,8 @@ static int checkCount(double interval)
     e1 = samplerField("stop_returned_ns");
     pre = samplerField("pre_start");
     nrow = samplerField("samples");
+    ovf = samplerField("overflows");
+    lost = samplerField("lost_samples");
     if (!t || !gs || !ge || n == 0) {
         printf("FAIL: missing data (series rows %zu)\n", n);
         return 1;
@@ -157,11 +166,27 @@ static int checkCount(double interval)
     len = (double *)calloc(n, sizeof *len);
     for (i = 0; i < n; i++) len[i] = ge[i] - gs[i];
     qsort(len, n, sizeof *len, cmpd);
+    if (len[n - 1] > 1.5 * interval) {
+        size_t nl = 0;
+        for (i = 0; i < n; i++) nl += len[i] > 1.5 * interval;
+        printf("FAIL: %zu samples longer than 1.5 intervals (the longest %.1f ms): a record after lost ones, its start "
+               "wrong\n", nl, len[n - 1] * 1e-6);
+        ok = 0;
+    }
     med = len[n / 2];
-    printf("samples %zu, sampling window %.3f ms, expected %.0f (interval %.0f ns); median sample %.0f ns\n", n,
-           D * 1e-6, expect, interval, med);
-    if ((double)n > expect * 1.02 + 2 || (double)n < expect * 0.98 - 2) {
-        printf("FAIL: sample count off by more than 2%%\n");
+    printf("samples %zu, sampling window %.3f ms, expected %.0f (interval %.0f ns); median sample %.0f ns; decode "
+           "passes that lost samples (overflows) %.0f, lost_samples %.0f\n", n, D * 1e-6, expect, interval, med, ovf,
+           lost);
+    if ((double)n + lost > expect * 1.02 + 2 || (double)n + lost < expect * 0.98 - 2) {
+        printf("FAIL: samples + lost_samples off the expected count by more than 2%%\n");
+        ok = 0;
+    }
+    if (!lossy && (ovf != 0 || lost != 0)) {
+        printf("FAIL: %.0f decode passes lost %.0f samples\n", ovf, lost);
+        ok = 0;
+    }
+    if (lossy && lost > 0 && ovf == 0) {
+        printf("FAIL: %.0f samples lost, no decode pass says so (overflows 0)\n", lost);
         ok = 0;
     }
     if (nrow != (double)n) {
@@ -329,7 +354,7 @@ int main(int argc, char **argv)
 {
     int rc = 2;
     if (argc < 3) {
-        fprintf(stderr, "usage: pmsampling_check count|dram|shared|coexist FILE [arg]\n");
+        fprintf(stderr, "usage: pmsampling_check count|lossy|dram|shared|coexist FILE [arg]\n");
         return 2;
     }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* one line of ours instead of HDF5's error stack */
@@ -338,7 +363,8 @@ int main(int argc, char **argv)
         printf("FAIL: cannot open %s\n", argv[2]);
         return 1;
     }
-    if (strcmp(argv[1], "count") == 0 && argc > 3) rc = checkCount(atof(argv[3]));
+    if (strcmp(argv[1], "count") == 0 && argc > 3) rc = checkCount(atof(argv[3]), 0);
+    else if (strcmp(argv[1], "lossy") == 0 && argc > 3) rc = checkCount(atof(argv[3]), 1);
     else if (strcmp(argv[1], "dram") == 0) rc = checkDram();
     else if (strcmp(argv[1], "shared") == 0 && argc > 3) rc = checkShared(atoi(argv[3]));
     else if (strcmp(argv[1], "coexist") == 0) rc = checkCoexist();
