@@ -24166,10 +24166,12 @@ static int pmProfilerConflict(void)
  * (CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL), so a pass must
  * stay well below it: the decode thread starts a pass every quarter image's
  * worth of intervals, PM_DECODE_PERIOD_MAX ns at most, counted from the
- * previous pass's start (pmThreadMain).  Before 2026-11-25 it slept 100 ms
- * after each pass: at 100 us the passes grew to the whole image (~100 us of
- * CPU a sample: CUPTI's decode ~46, GetSampleInfo and evaluation ~53, on an
- * H100) and samples were lost (GPU runs 53-54). */
+ * previous pass's start (pmThreadMain), and the image is reset once half of
+ * it is used (pmDecodeOnce).  Before 2026-11-25 the thread slept 100 ms
+ * after each pass and reset the whole image after each: at 100 us its
+ * passes grew to the whole image (CPU per sample: CUPTI's decode ~30-46 us,
+ * evaluation ~23, the image's reset ~20, on an H100) and samples were lost
+ * (GPU runs 53, 54 and 56). */
 #define PM_MAX_SAMPLES 4096
 #define PM_DECODE_PERIOD_MAX 50000000u
 #define PM_HW_BUFFER (64u << 20)     /* bytes of the hardware buffer */
@@ -24215,6 +24217,7 @@ typedef struct PmState {
     double slope;
     uint64_t samples, pre_start, overflows, decode_errors;
     uint64_t last_end, lost; /* the last decoded sample's end (CUPTI ns), intervals missing before it */
+    size_t img_used;         /* samples of the counter data image already written as rows */
 } PmState;
 
 static PmState pm;
@@ -24314,17 +24317,18 @@ static int pmDecodeOnce(size_t *n)
     ip.structSize = CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE;
     ip.pCounterDataImage = pm.data;
     ip.counterDataImageSize = pm.data_size;
-    if (gpuinstCu.cuptiPmSamplingGetCounterDataInfo(&ip) != CUPTI_SUCCESS || ip.numCompletedSamples == 0) return pass;
-    /* one packed record per sample: device, gpu_start_ns, gpu_end_ns as
+    if (gpuinstCu.cuptiPmSamplingGetCounterDataInfo(&ip) != CUPTI_SUCCESS || ip.numCompletedSamples <= pm.img_used)
+        return pass;
+    /* one packed record per new sample: device, gpu_start_ns, gpu_end_ns as
      * int64 (exact), then one double per metric */
-    recs = (unsigned char *)calloc(ip.numCompletedSamples * nm, 8);
-    times = (uint64_t *)calloc(ip.numCompletedSamples, sizeof *times);
+    recs = (unsigned char *)calloc((ip.numCompletedSamples - pm.img_used) * nm, 8);
+    times = (uint64_t *)calloc(ip.numCompletedSamples - pm.img_used, sizeof *times);
     if (recs != NULL && times != NULL) {
         size_t k = 0;
         uint64_t h1, c1;
         pmClockPair(&h1, &c1);
         if (c1 > pm.cupti0 + 1000000u) pm.slope = (double)(h1 - pm.host0) / (double)(c1 - pm.cupti0);
-        for (i = 0; i < ip.numCompletedSamples; i++) {
+        for (i = pm.img_used; i < ip.numCompletedSamples; i++) {
             CUpti_PmSampling_CounterData_GetSampleInfo_Params sp;
             unsigned char *row = recs + k * nm * 8;
             double mv[PM_MAX_METRICS];
@@ -24387,7 +24391,15 @@ static int pmDecodeOnce(size_t *n)
     }
     free(recs);
     free(times);
-    memcpy(pm.data, pm.data_clean, pm.data_size); /* reset the image for the next pass */
+    /* DecodeData appends to the image (GPU run 56): reset it (a memcpy of
+     * its ~58 MB, 16-22 ms) only once it is half used, so that the next
+     * pass has room for half of it (passes are ~500 samples at 100 us). */
+    if (ip.numCompletedSamples > PM_MAX_SAMPLES / 2 || pass == PM_PASS_FULL) {
+        memcpy(pm.data, pm.data_clean, pm.data_size);
+        pm.img_used = 0;
+    } else {
+        pm.img_used = ip.numCompletedSamples;
+    }
     return pass;
 }
 
@@ -24826,8 +24838,8 @@ static int pmStopLocked(void)
     }
     if (pm.overflows || pm.lost)
         gpuinstWarn("PM sampling of GPU %s: %llu samples (%.1f ms) were lost in %llu decode passes (the hardware "
-                    "buffer overflowed, or a pass filled the counter data image: the decode thread, ~100 us of CPU "
-                    "per sample, fell behind); the series has gaps there: use a longer interval",
+                    "buffer overflowed, or a pass filled the counter data image: the decode thread, ~55 us per "
+                    "sample, fell behind); the series has gaps there: use a longer interval",
                     pm.bus, (unsigned long long)pm.lost, (double)pm.lost * (double)pm.interval_ns * 1e-6,
                     (unsigned long long)pm.overflows);
     pmRankRow.samples = pm.samples;

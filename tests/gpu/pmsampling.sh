@@ -51,8 +51,8 @@
 #               the decode thread keeps up over a long window (GPU run 54:
 #               before, its passes grew until one filled the counter data
 #               image, and CUPTI dropped the records it could not hold).
-#  9 lossy      1 rank, 25 us for 3 s, shorter than the ~100 us of CPU the
-#               decode thread needs per sample on an H100: samples may be
+#  9 lossy      1 rank, 25 us for 3 s, shorter than the ~55 us the decode
+#               thread takes per sample on an H100: samples may be
 #               lost, but the rows plus `lost_samples` are within 2% of the
 #               window / interval (every missing sample counted), `overflows`
 #               > 0 where any is lost, the series still covers the caller's
