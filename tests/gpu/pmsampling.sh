@@ -59,6 +59,9 @@
 #               window (the hardware buffer keeps the latest records: GPU run
 #               54, with the oldest kept nothing was sampled after 0.25 s), and
 #               the stop's warning says so (stderr): no silent loss.
+# 10 shared4_count  (the run of 4) check 1 on the sampler's window with 4
+#               ranks copying on the GPU: no sample lost.
+# 11 coexist_count  (the run of 5) check 1 with activity tracing on.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 [ -f .devdeps/env.sh ] && [ -z "${OMPI_ALLOW_RUN_AS_ROOT:-}" ] && . .devdeps/env.sh
@@ -86,7 +89,7 @@ check() { local n=$1; shift; if timeout 120 "$CHECK" "$@" >"$D/$n.log" 2>&1; the
 
 if [ ! -x "$APP" ] || [ ! -x "$CHECK" ]; then
   echo "FAIL build: $APP or $CHECK missing (configure build-gpu with -DGPUINST_WITH_CUDA=ON and build)"
-  echo "GPU pmsampling: 0 passed, 9 failed"
+  echo "GPU pmsampling: 0 passed, 11 failed"
   exit 1
 fi
 nvidia-smi -L >"$D/gpus.txt" 2>&1
@@ -98,8 +101,10 @@ check count_1ms count "$D/run1ms.h5" 1000000
 check dram dram "$D/run1.h5"
 app shared4 4 100000 GPUINST_TRACE=none
 check shared4 shared "$D/shared4.h5" 4
+check shared4_count count "$D/shared4.h5" 100000
 app coexist 1 100000 GPUINST_TRACE=default
 check coexist coexist "$D/coexist.h5"
+check coexist_count count "$D/coexist.h5" 100000
 app refused 1 100000 GPUINST_TRACE=none GPUINST_METRICS=sm__cycles_active.avg
 if timeout 60 h5dump -d /unavailable "$D/refused.h5" 2>&1 | tee "$D/profiler_refused.log" | grep -q "range profiler"; then
   ok profiler_refused
