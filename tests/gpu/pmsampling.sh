@@ -62,6 +62,8 @@
 # 10 shared4_count  (the run of 4) check 1 on the sampler's window with 4
 #               ranks copying on the GPU: no sample lost.
 # 11 coexist_count  (the run of 5) check 1 with activity tracing on.
+# 12 lossy_report  gpuinst-report --csv --table losses on the file of 9: its
+#               lost_samples row totals the ranks table's lost_samples (> 0).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 [ -f .devdeps/env.sh ] && [ -z "${OMPI_ALLOW_RUN_AS_ROOT:-}" ] && . .devdeps/env.sh
@@ -89,7 +91,7 @@ check() { local n=$1; shift; if timeout 120 "$CHECK" "$@" >"$D/$n.log" 2>&1; the
 
 if [ ! -x "$APP" ] || [ ! -x "$CHECK" ]; then
   echo "FAIL build: $APP or $CHECK missing (configure build-gpu with -DGPUINST_WITH_CUDA=ON and build)"
-  echo "GPU pmsampling: 0 passed, 11 failed"
+  echo "GPU pmsampling: 0 passed, 12 failed"
   exit 1
 fi
 nvidia-smi -L >"$D/gpus.txt" 2>&1
@@ -174,6 +176,14 @@ if grep -q "lost_samples [1-9]" "$D/lossy.log" && ! grep -q "were lost in" "$D/l
   echo "FAIL lossy: samples lost and counted, but no warning in $D/lossy.app.log"
   pass=$((pass - 1))
   fail=$((fail + 1))
+fi
+want=$(grep -o "lost_samples [0-9]*" "$D/lossy.log" | grep -o "[0-9]*$")
+if timeout 60 "$B/tools/report/gpuinst-report" --csv --table losses "$D/lossy.h5" >"$D/lossy_report.log" 2>&1 &&
+  [ -n "$want" ] && [ "$want" -gt 0 ] && grep -q "^/counters/pm_sampling/ranks,lost_samples,$want," "$D/lossy_report.log"; then
+  ok lossy_report
+else
+  echo "want lost_samples $want" >>"$D/lossy_report.log"
+  ko lossy_report
 fi
 
 echo "GPU pmsampling: $pass passed, $fail failed"

@@ -386,10 +386,13 @@ def main():
     # ---- losses ----
     want = {}
     loss = {"lost", "names_truncated", "stack_empty", "range_not_open", "invalid_argument", "before_init",
-            "after_finalize", "no_buffer", "late_buffers", "unresolved"}
+            "after_finalize", "no_buffer", "late_buffers", "unresolved",
+            "lost_samples", "overflows", "decode_errors"}
 
     def lvisit(name, obj):
-        if not isinstance(obj, h5py.Dataset) or name.startswith("counters/") or obj.dtype.names is None:
+        if not isinstance(obj, h5py.Dataset) or obj.dtype.names is None:
+            return
+        if name.startswith("counters/") and name != "counters/pm_sampling/ranks":
             return
         d = obj[()]
         for m in d.dtype.names:

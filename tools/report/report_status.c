@@ -285,7 +285,9 @@ static int lossMember(const char *m)
 {
     static const char *const names[] = {"lost", "names_truncated", "stack_empty", "range_not_open",
                                         "invalid_argument", "before_init", "after_finalize",
-                                        "no_buffer", "late_buffers", "unresolved", NULL};
+                                        "no_buffer", "late_buffers", "unresolved",
+                                        /* /counters/pm_sampling/ranks */
+                                        "lost_samples", "overflows", "decode_errors", NULL};
     int i;
     if (strstr(m, "dropped") != NULL) return 1;
     for (i = 0; names[i]; i++)
@@ -308,7 +310,8 @@ RTab *sectionLosses(Ctx *c)
         char *mem[128];
         int nm, k;
         uint64_t *rk = NULL;
-        if (strstr(l.p[di], "/counters/") == l.p[di]) continue; /* counter values, not losses */
+        /* counter values, not losses; PM sampling's per-window rows count its losses */
+        if (strstr(l.p[di], "/counters/") == l.p[di] && strcmp(l.p[di], "/counters/pm_sampling/ranks") != 0) continue;
         if (h5tabOpen(c->file, l.p[di], &d) != 0) continue;
         readU64Any(&d, C_RANK, &rk);
         nm = h5tabMembers(&d, mem, 128);
@@ -339,7 +342,9 @@ RTab *sectionLosses(Ctx *c)
     }
     pathsFree(&l);
     rtabNote(t, "lost: events dropped for lack of memory; *dropped*: records a source (e.g. CUPTI) "
-                "could not deliver; the others count API misuse that was rejected (see docs/FORMAT.md).");
+                "could not deliver; lost_samples/overflows/decode_errors: PM samples missing from the series "
+                "(the decode thread fell behind: use a longer interval); the others count API misuse that was "
+                "rejected (see docs/FORMAT.md).");
     return t;
 }
 
