@@ -85,6 +85,9 @@
 #                   replay 1, each kernel equal to the same ncu results.
 #  4 bench          process wall time of the 2-rank Jacobi ($ROUNDS alternating rounds):
 #                   no tool; gpuinst on 'Jacobi solve@2' with $M (in place); the same
+#                   with GPUINST_TRACE=none (metrics only, like ncu: no activity
+#                   tracing of the whole run, no tracing pause at the selected
+#                   push); the same
 #                   with GPUINST_PROFILE_COUNTER_AVAILABILITY=query (the device's
 #                   counter availability asked, as before GPU run 30); the same
 #                   with GPUINST_PROFILE_KERNEL_REPLAY=always (kernel replay, one
@@ -418,8 +421,9 @@ print(len(ids))" "$D/jacobi_ncu_all.csv")
   # gpuinst on 'Jacobi solve@2', both ranks selecting: gp TAG METRICS WAY
   gp() {
     GPUINST_OUTPUT=$D/bench_$1.h5 GPUINST_PROFILE='Jacobi solve@2' GPUINST_METRICS=$2 GPUINST_PROFILE_KERNEL_REPLAY=$3 \
-      GPUINST_PROFILE_COUNTER_AVAILABILITY=${4:-auto} $MPIRUN -n 2 "${ZC[@]}" -x GPUINST_PROFILE_KERNEL_REPLAY \
-      -x GPUINST_PROFILE_COUNTER_AVAILABILITY "$JAC" "${JARGS[@]}" >"$D/bench_$1.$r.out" 2>&1
+      GPUINST_PROFILE_COUNTER_AVAILABILITY=${4:-auto} GPUINST_TRACE=${5:-default} $MPIRUN -n 2 "${ZC[@]}" \
+      -x GPUINST_PROFILE_KERNEL_REPLAY -x GPUINST_PROFILE_COUNTER_AVAILABILITY -x GPUINST_TRACE \
+      "$JAC" "${JARGS[@]}" >"$D/bench_$1.$r.out" 2>&1
   }
   # ncu on rank C, the same kernel instances: nc TAG METRICS
   nc() {
@@ -429,6 +433,7 @@ print(len(ids))" "$D/jacobi_ncu_all.csv")
   for r in $(seq "$ROUNDS"); do
     timed plain $MPIRUN -n 2 "$JAC" "${JARGS[@]}" >"$D/bench_plain.$r.out" 2>&1
     timed gpuinst gp inplace "$M" auto
+    timed gpuinst_notrace gp notrace "$M" auto auto none
     timed gpuinst_query gp query "$M" auto query
     timed ncu nc ncu "$M"
     timed gpuinst_replay gp replay "$M" always
@@ -455,7 +460,8 @@ print("M = smsp__inst_executed.sum, dram__bytes_read.sum, dram__bytes_write.sum 
       "MM = M + sm__sass_thread_inst_executed_op_ffma_pred_on.sum (2 passes)")
 # gpuinst's collecting row in the last round's files: the way and where the time went
 phase = {}
-for tag, key, want in (("inplace", "gpuinst", 2), ("query", "gpuinst_query", 2), ("replay", "gpuinst_replay", 1),
+for tag, key, want in (("inplace", "gpuinst", 2), ("notrace", "gpuinst_notrace", 2), ("query", "gpuinst_query", 2),
+                       ("replay", "gpuinst_replay", 1),
                        ("mm", "gpuinst_mm", 1)):
     f = h5py.File(f"{d}/bench_{tag}.h5", "r")
     S = raw_strings(f)
@@ -501,6 +507,7 @@ for tag in ("ncu", "ncu_mm"):
     print(f"{'ok  ' if len(ids) == n2 else 'FAIL'} {tag} profiled {len(ids)} kernel(s), want {n2}")
 labels = (("plain", "no tool"),
           ("gpuinst", "gpuinst, M, in place (default: one pass)"),
+          ("gpuinst_notrace", "gpuinst, M, in place, GPUINST_TRACE=none (metrics only, as ncu)"),
           ("gpuinst_query", "gpuinst, M, in place, GPUINST_PROFILE_COUNTER_AVAILABILITY=query"),
           ("gpuinst_replay", "gpuinst, M, GPUINST_PROFILE_KERNEL_REPLAY=always (kernel replay)"),
           ("ncu", "ncu, M, --launch-skip/--launch-count on the rank gpuinst collected"),
@@ -511,12 +518,13 @@ print("|---|---|---|---|---|")
 for k, label in labels:
     print(f"| {label} | {med[k]:.2f} | {' '.join(f'{x:.2f}' for x in t[k])} | {med[k] - med['plain']:+.2f} | "
           f"{phase.get(k, '')} |")
-for g, n, what in (("gpuinst", "ncu", "M in place"), ("gpuinst_query", "ncu", "M in place, availability asked"),
+for g, n, what in (("gpuinst", "ncu", "M in place"), ("gpuinst_notrace", "ncu", "M in place, no tracing"),
+                   ("gpuinst_query", "ncu", "M in place, availability asked"),
                    ("gpuinst_replay", "ncu", "M kernel replay"),
                    ("gpuinst_mm", "ncu_mm", "MM kernel replay")):
     added = (med[n] - med["plain"]) / max(med[g] - med["plain"], 1e-9)
     print(f"ratio ncu / gpuinst, {what}: {med[n] / med[g]:.2f}x process wall time, {added:.2f}x added time"
-          + (" (goal >= 2x)" if g == "gpuinst" else ""))
+          + (" (goal >= 2x)" if g in ("gpuinst", "gpuinst_notrace") else ""))
 sys.exit(0 if ok else 1)
 PY
 ) >"$D/bench.log" 2>&1 && ok bench || ko bench
