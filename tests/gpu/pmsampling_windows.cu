@@ -1,6 +1,6 @@
 // pmsampling_windows.cu -- three PM sampling windows in one process (tests/gpu/pmsampling.sh check 7):
 // start, ~300 ms of device-to-device copies in a range "copy", stop, 100 ms; three times. Prints
-// each call's status; the checker reads the file.
+// each call's status and the kernels each window launched; the checker reads the file.
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -28,7 +28,13 @@ int main(int argc, char **argv)
         printf("window %d: start -> %d (%s) at %lld ns\n", w, rc, gpuinst_status_string(rc), t0);
         gpuinst_range_push("copy");
         long long t1 = hostNs();
-        while (hostNs() - t1 < 300000000LL) { for (int k = 0; k < 20; k++) copyKernel<<<1056, 256>>>(b, a, n4); cudaStreamSynchronize(0); }
+        long launched = 0;
+        while (hostNs() - t1 < 300000000LL) {
+            for (int k = 0; k < 20; k++) copyKernel<<<1056, 256>>>(b, a, n4);
+            launched += 20;
+            cudaStreamSynchronize(0);
+        }
+        printf("window %d: launched %ld kernels\n", w, launched);
         gpuinst_range_pop();
         long long t2 = hostNs();
         rc = gpuinst_pm_sampling_stop();
