@@ -427,11 +427,11 @@ static int pmDecodeOnce(size_t *n)
 static void *pmThreadMain(void *arg)
 {
     gpuinstThread *t = gpuinstThreadGet();
-    (void)arg;
-    if (t != NULL) t->name = gpuinstNameId(t, "gpuinst pm sampling");
     int pass = PM_PASS_MORE;
     size_t n;
     uint64_t next = gpuinstClockNs() + pm.decode_period_ns;
+    (void)arg;
+    if (t != NULL) t->name = gpuinstNameId(t, "gpuinst pm sampling");
     while (!GPUINST_LOAD_ACQ(&pm.stop)) {
         /* a pass one decode period after the previous one began (its own
          * time counts), at once after a pass that filled the image; sleeps
