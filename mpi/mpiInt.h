@@ -699,6 +699,11 @@ GPUINST_PRIVATE int gpuinstMpiFStatusIgnore(const MPI_Fint *st);
 GPUINST_PRIVATE int gpuinstMpiFStatusesIgnore(const MPI_Fint *st);
 GPUINST_PRIVATE void gpuinstMpiFStatus(const MPI_Fint *fst, MPI_Status *cst);
 GPUINST_PRIVATE MPI_Fint gpuinstMpiFMissing(const char *call);
+/* pmpi_*_ looked up at run time where the linker left the MPI library's
+ * Fortran binding out of the program (a weak reference is NULL: see
+ * mpi/pmpi_fortran.c); *cache keeps the answer.  NULL if not found. */
+typedef void (*gpuinstMpiFFn)(void);
+GPUINST_PRIVATE gpuinstMpiFFn gpuinstMpiFResolve(const char *sym, gpuinstMpiFFn *cache);
 #define GPUINST_FEXPORT __attribute__((visibility("default")))
 #define GPUINST_FWEAK __attribute__((weak))
 /* The mpif.h profiling entries (pmpi_send_ ...) are weak references, so that

@@ -26,6 +26,8 @@
  */
 #include "mpiInt.h"
 
+#include <dlfcn.h>
+
 #if GPUINST_WITH_MPI
 
 /* Pulls this file (MPI_Init & co., reached from Open MPI's f08 library
@@ -44,6 +46,68 @@ extern MPI_Fint mpi_fortran_statuses_ignore_ GPUINST_FWEAK;
 #ifdef __cplusplus
 }
 #endif
+
+/* ---- the Fortran binding the linker dropped ----------------------------------
+ * A Fortran program whose every MPI call gpuinst wraps references nothing
+ * strongly in the MPI library's Fortran binding (libmpi_mpifh for Open MPI,
+ * libmpifort for MPICH): gpuinst's wrappers reach pmpi_*_ through weak
+ * references.  A linker with --as-needed (the default of Debian and Ubuntu)
+ * then leaves the binding out of the program, and the weak references are
+ * NULL.  The wrappers then look the entry up at run time: in the process
+ * (dlsym), else in the binding, opened from libmpi's own directory or by its
+ * name (dlopen, RTLD_GLOBAL), so the program's MPI calls still reach MPI. */
+static char fortranWhy[200];
+static void *fortranLib;
+static int fortranTried;
+static pthread_mutex_t fortranLock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *fortranOpen(void)
+{
+    static const char *const names[] = {"libmpi_mpifh.so.40", "libmpi_mpifh.so", "libmpifort.so.12", "libmpifort.so"};
+    int (*init)(int *, char ***) = PMPI_Init;
+    void *addr, *h = NULL;
+    Dl_info di;
+    char path[4096];
+    size_t i, dir = 0;
+    memcpy(&addr, &init, sizeof addr);
+    if (dladdr(addr, &di) != 0 && di.dli_fname != NULL && strrchr(di.dli_fname, '/') != NULL)
+        dir = (size_t)(strrchr(di.dli_fname, '/') - di.dli_fname) + 1;
+    for (i = 0; h == NULL && i < 2 * (sizeof names / sizeof names[0]); i++) {
+        const char *n = names[i % (sizeof names / sizeof names[0])];
+        if (i < sizeof names / sizeof names[0]) { /* first beside libmpi */
+            if (dir == 0 || dir + strlen(n) >= sizeof path) continue;
+            memcpy(path, di.dli_fname, dir);
+            memcpy(path + dir, n, strlen(n) + 1);
+            n = path;
+        }
+        h = dlopen(n, RTLD_NOW | RTLD_GLOBAL);
+    }
+    if (h == NULL)
+        snprintf(fortranWhy, sizeof fortranWhy, "no libmpi_mpifh or libmpifort could be opened%s%.120s",
+                 dir ? " beside " : "", dir ? di.dli_fname : "");
+    return h;
+}
+
+GPUINST_PRIVATE gpuinstMpiFFn gpuinstMpiFResolve(const char *sym, gpuinstMpiFFn *cache)
+{
+    gpuinstMpiFFn f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    void *p;
+    if (f != NULL) return f;
+    p = dlsym(RTLD_DEFAULT, sym);
+    if (p == NULL) {
+        pthread_mutex_lock(&fortranLock);
+        if (!fortranTried) {
+            fortranTried = 1;
+            fortranLib = fortranOpen();
+        }
+        pthread_mutex_unlock(&fortranLock);
+        p = fortranLib != NULL ? dlsym(fortranLib, sym) : NULL;
+    }
+    if (p == NULL) return NULL;
+    memcpy(&f, &p, sizeof f);
+    __atomic_store_n(cache, f, __ATOMIC_RELEASE);
+    return f;
+}
 
 GPUINST_PRIVATE int gpuinstMpiFInPlace(const void *buf)
 {
@@ -72,9 +136,10 @@ GPUINST_PRIVATE MPI_Fint gpuinstMpiFMissing(const char *call)
 {
     static int warned;
     gpuinstWarnOnce(&warned,
-                    "%s called from Fortran, but the program is not linked with the MPI library's Fortran "
-                    "binding of it (a linker with --as-needed drops it: link with -Wl,--no-as-needed, or "
-                    "compile gpuinst.c with -DGPUINST_FORTRAN_STRONG)", call);
+                    "%s called from Fortran, but neither the program nor the loader has the MPI library's "
+                    "Fortran binding of it (%s): the call fails with MPI_ERR_INTERN; link the program with "
+                    "-Wl,--no-as-needed, or compile gpuinst.c with -DGPUINST_FORTRAN_STRONG",
+                    call, fortranWhy[0] != '\0' ? fortranWhy : "not found");
     return MPI_ERR_INTERN;
 }
 
@@ -88,6 +153,7 @@ extern "C" {
  * by hand; the body is fw_<name>. */
 #define FNAMES(lower, UPPER, PARAMS, ARGS)                             \
     extern void pmpi_##lower##_ PARAMS GPUINST_FWEAK;                  \
+    typedef void(*ft_##lower) PARAMS;                                  \
     static void fw_##lower PARAMS;                                     \
     GPUINST_FEXPORT void mpi_##lower##_ PARAMS { fw_##lower ARGS; }    \
     GPUINST_FEXPORT void mpi_##lower##__ PARAMS { fw_##lower ARGS; }   \
@@ -95,10 +161,16 @@ extern "C" {
     GPUINST_FEXPORT void MPI_##UPPER PARAMS { fw_##lower ARGS; }       \
     GPUINST_FEXPORT void ompi_##lower##_f PARAMS { fw_##lower ARGS; }
 
-#define FMISSING(lower)                                  \
-    if (pmpi_##lower##_ == NULL) {                       \
-        *ierr = MPI_ERR_INTERN;                          \
-        return;                                          \
+/* pmpi_<lower>_, looked up at run time where the linker left it out
+ * (gpuinstMpiFResolve), into `fn`; else the call fails, said once. */
+#define FMISSING(lower, Name)                                                                         \
+    static gpuinstMpiFFn res_;                                                                        \
+    gpuinstMpiFFn got_;                                                                               \
+    if (fn == NULL && (got_ = gpuinstMpiFResolve("pmpi_" #lower "_", &res_)) != NULL)                 \
+        fn = (ft_##lower)got_;                                                                        \
+    if (fn == NULL) {                                                                                 \
+        *ierr = gpuinstMpiFMissing(Name);                                                             \
+        return;                                                                                       \
     }
 
 typedef MPI_Fint F;
@@ -108,33 +180,37 @@ typedef MPI_Fint F;
 FNAMES(init, INIT, (F *ierr), (ierr))
 static void fw_init(F *ierr)
 {
-    FMISSING(init)
-    pmpi_init_(ierr);
+    ft_init fn = pmpi_init_;
+    FMISSING(init, "MPI_Init")
+    fn(ierr);
     if (*ierr == MPI_SUCCESS) gpuinstMpiAfterInit();
 }
 
 FNAMES(init_thread, INIT_THREAD, (F *required, F *provided, F *ierr), (required, provided, ierr))
 static void fw_init_thread(F *required, F *provided, F *ierr)
 {
-    FMISSING(init_thread)
-    pmpi_init_thread_(required, provided, ierr);
+    ft_init_thread fn = pmpi_init_thread_;
+    FMISSING(init_thread, "MPI_Init_thread")
+    fn(required, provided, ierr);
     if (*ierr == MPI_SUCCESS) gpuinstMpiAfterInit();
 }
 
 FNAMES(finalize, FINALIZE, (F *ierr), (ierr))
 static void fw_finalize(F *ierr)
 {
-    FMISSING(finalize)
+    ft_finalize fn = pmpi_finalize_;
+    FMISSING(finalize, "MPI_Finalize")
     gpuinstMpiBeforeFinalize();
-    pmpi_finalize_(ierr);
+    fn(ierr);
 }
 
 FNAMES(abort, ABORT, (F *comm, F *errorcode, F *ierr), (comm, errorcode, ierr))
 static void fw_abort(F *comm, F *errorcode, F *ierr)
 {
-    FMISSING(abort)
+    ft_abort fn = pmpi_abort_;
+    FMISSING(abort, "MPI_Abort")
     gpuinstMpiBeforeAbort(fcomm(comm), (int)*errorcode, 1);
-    pmpi_abort_(comm, errorcode, ierr);
+    fn(comm, errorcode, ierr);
 }
 
 #undef FNAMES

@@ -554,7 +554,12 @@ def f_wrapper(c):
     if c.rule != "count":
         out.append("    gpuinstMpiCall c_;")
     out.append("    if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */")
-    out.append(f"    if (pmpi_ == NULL) {{ *ierror = gpuinstMpiFMissing(\"{c.cname}\"); return; }}")
+    out.append(f"    if (pmpi_ == NULL) {{ /* the binding left out by the linker: looked up at run time */")
+    out.append(f"        static gpuinstMpiFFn res_;")
+    out.append(f"        gpuinstMpiFFn got_ = gpuinstMpiFResolve(\"pmpi_{lower}_\", &res_);")
+    out.append(f"        if (got_ == NULL) {{ *ierror = gpuinstMpiFMissing(\"{c.cname}\"); return; }}")
+    out.append(f"        pmpi_ = (ft_{lower})got_;")
+    out.append(f"    }}")
     if c.rule == "count":
         out += [f"    gpuinstMpiCount(GPUINST_MPI_CALL_{c.name});", f"    pmpi_({args});", "}"]
     else:
