@@ -915,6 +915,14 @@ static int statusMessage(const MPI_Status *st, int *source, int *tag, uint64_t *
     return 1;
 }
 
+/* 1 if a status that describes no message says its request was cancelled
+ * (MPI_Test_cancelled): a cancelled receive received 0 bytes. */
+static int statusCancelled(const MPI_Status *st)
+{
+    int flag = 0;
+    return st != NULL && PMPI_Test_cancelled(st, &flag) == MPI_SUCCESS && flag;
+}
+
 GPUINST_PRIVATE uint64_t gpuinstMpiStatusBytes(const MPI_Status *st, uint64_t dflt)
 {
     int64_t n = st != NULL ? statusCount(st) : -1;
@@ -1498,6 +1506,8 @@ static GPUINST_INLINE void reqDone(gpuinstMpiCall *c, MPI_Request req, const MPI
         if (recv && statusMessage(st, &src, &tag, &bytes)) {
             GPUINST_STORE_RLX(&t->bytes[1], t->bytes[1] + bytes);
             if (agg != NULL) GPUINST_ADD_RLX(&((MpiProfRec *)agg)->bytes, bytes - posted);
+        } else if (recv && agg != NULL && statusCancelled(st)) {
+            GPUINST_ADD_RLX(&((MpiProfRec *)agg)->bytes, 0 - posted); /* nothing received */
         }
         if (!t->rows) return;
     }
@@ -1516,6 +1526,8 @@ static GPUINST_INLINE void reqDone(gpuinstMpiCall *c, MPI_Request req, const MPI
         done->tag = tag;
         done->bytes = bytes;
         if (!t->profile) GPUINST_STORE_RLX(&t->bytes[1], t->bytes[1] + bytes);
+    } else if (recv && statusCancelled(st)) {
+        done->bytes = 0; /* cancelled: nothing received (the row said the posted size) */
     }
     gpuinstBufCommit(&t->completions);
 }
@@ -1724,7 +1736,9 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
         gpuinstMpiRec *r = (gpuinstMpiRec *)malloc(PIECE * sizeof *r);
         gpuinstRowIter it;
         uint64_t m, j;
-        if (r == NULL || callBufsIter(&it) != GPUINST_SUCCESS) {
+        /* the rows as /mpi/calls writes them: a nonblocking receive's
+         * bytes are those its completion reports, not the size posted */
+        if (r == NULL || rowsCalls(NULL, &it) != GPUINST_SUCCESS) {
             free(r);
             free(acc);
             return GPUINST_ERROR_OUT_OF_MEMORY;

@@ -246,6 +246,10 @@ def main():
                 objs[e["obj"]].add(v)
         srows = summ[summ["rank"] == r]
         snames = {strings[(r, int(s["name"]))]: s for s in srows}
+        for n, s in snames.items():  # bytes as the rows say them (receives: from the completion)
+            if int(s["timed"]):
+                b = sum(int(x["bytes"]) for x, m in zip(rows, names) if m == n)
+                check(int(s["bytes"]) == b, f"rank {r} {n}: /mpi/summary bytes {int(s['bytes'])} != {b} of its rows")
         for n, k in local.items():
             s = snames.get(n)
             if check(s is not None, f"rank {r}: local call {n} not in /mpi/summary"):

@@ -16,7 +16,8 @@
  *   MPI_Allreduce (8 bytes) on MPI_COMM_WORLD, MPI_Bcast (16 bytes, root
  *         P-1), MPI_Iallreduce + MPI_Wait.
  * then: MPI_Comm_split by parity, MPI_Allreduce on it; MPI_Comm_dup of
- * world, MPI_Barrier on it; MPI-IO: every rank writes 64 bytes at offset
+ * world, MPI_Barrier on it; an MPI_Irecv (4 ints, tag 63) cancelled
+ * (MPI_Cancel, MPI_Wait: 0 bytes received); MPI-IO: every rank writes 64 bytes at offset
  * 64 r (MPI_File_write_at_all) to <output>.io; frees the communicators.
  *
  * --threads N: MPI_THREAD_MULTIPLE; N threads each do 5 MPI_Sendrecv with
@@ -198,6 +199,19 @@ int main(int argc, char **argv)
     MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, half);
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     MPI_Barrier(dup);
+    { /* a receive nobody sends to, cancelled: it received 0 bytes */
+        MPI_Request cr;
+        MPI_Status cst;
+        int cancelled = 0, cb[4];
+        MPI_Irecv(cb, 4, MPI_INT, left, 63, MPI_COMM_WORLD, &cr);
+        MPI_Cancel(&cr);
+        MPI_Wait(&cr, &cst);
+        MPI_Test_cancelled(&cst, &cancelled);
+        if (!cancelled) {
+            fprintf(stderr, "rank %d: the tag 63 receive was not cancelled\n", rank);
+            return 2;
+        }
+    }
 
     out = getenv("GPUINST_OUTPUT");
     snprintf(path, sizeof path, "%s.io", out ? out : "gpuinst.h5");
