@@ -5758,6 +5758,20 @@ static inline int gpuinstStateCheck(int nvtx_only)
 
 #include <stdarg.h>
 
+/* This process's rank as the launcher says before MPI_Init (Open MPI,
+ * MPICH/Hydra and PMI, PMIx, Slurm); 0 without one. */
+static int launchRank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+    size_t i;
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        long n = v != NULL ? strtol(v, NULL, 10) : -1;
+        if (n >= 0 && n < 1L << 30) return (int)n;
+    }
+    return 0;
+}
+
 GPUINST_PRIVATE void gpuinstWarn(const char *fmt, ...)
 {
     char msg[1024];
@@ -5765,8 +5779,10 @@ GPUINST_PRIVATE void gpuinstWarn(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    /* One fprintf per line so lines of different ranks/threads do not mix. */
-    fprintf(stderr, "gpuinst[rank %d]: %s\n", gpuinstG.rank, msg);
+    /* One fprintf per line so lines of different ranks/threads do not mix;
+     * before gpuinst knows its rank (before MPI_Init, or gpuinst_init before
+     * its collective), the launcher's. */
+    fprintf(stderr, "gpuinst[rank %d]: %s\n", gpuinstG.size > 1 ? gpuinstG.rank : launchRank(), msg);
 }
 
 /* ---- job-wide lines --------------------------------------------------------- */
@@ -5778,19 +5794,29 @@ static uint32_t nheld;
 static int holding;
 static pthread_mutex_t diagLock = PTHREAD_MUTEX_INITIALIZER;
 /* Hashes of the lines said or held so far: a line is said once per process
- * (the environment is read at MPI_Init and again at gpuinst_init). */
-#define DIAG_MAX_SAID 64
+ * (the environment is read at MPI_Init and again at gpuinst_init; a call
+ * refused in a loop says why once).  Past DIAG_MAX_SAID distinct lines the
+ * rest are counted, not said (one line says so), so that no cause can fill
+ * stderr. */
+#define DIAG_MAX_SAID 256
 static uint64_t said[DIAG_MAX_SAID];
-static uint32_t nsaid;
+static int flushAtExit;
+static uint32_t nsaid, nunsaid;
 
-/* 1 if `msg` was said (or held) before; else remembers it (diagLock held). */
+/* 1 if `msg` was said (or held) before, or is one too many; else remembers
+ * it (diagLock held). */
 static int saidBefore(const char *msg)
 {
     uint64_t h = gpuinstHash(msg, strlen(msg));
     uint32_t i;
     for (i = 0; i < nsaid; i++)
         if (said[i] == h) return 1;
-    if (nsaid < DIAG_MAX_SAID) said[nsaid++] = h;
+    if (nsaid == DIAG_MAX_SAID) {
+        if (nunsaid++ == 0)
+            gpuinstWarn("more than %d distinct warnings: the next ones are not printed", DIAG_MAX_SAID);
+        return 1;
+    }
+    said[nsaid++] = h;
     return 0;
 }
 
@@ -5827,6 +5853,17 @@ GPUINST_PRIVATE void gpuinstWarnJob(const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     pthread_mutex_lock(&diagLock);
+    if (!holding && gpuinstG.size <= 1 && GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_UNINIT &&
+        gpuinstLaunchSize() > 1) {
+        /* read before gpuinst starts (the NVTX collector's first call, the
+         * MPI_Init interception): held as well; said at the first collective,
+         * or by this rank at exit if there is none */
+        holding = 1;
+        if (!flushAtExit) {
+            flushAtExit = 1;
+            atexit(gpuinstDiagFlush);
+        }
+    }
     if (saidBefore(msg)) {
         held_it = 1; /* said already */
     } else if (holding && nheld < DIAG_MAX_HELD) {
@@ -6565,7 +6602,7 @@ static int cfgMode(int quiet)
         else if (n == 7 && strncmp(p, "profile", 7) == 0) mode |= GPUINST_MODE_PROFILE;
         else {
             if (!quiet)
-                gpuinstWarn("GPUINST_MODE=\"%.64s\": \"%.*s\" is not a mode (trace, profile, or "
+                gpuinstWarnJob("GPUINST_MODE=\"%.64s\": \"%.*s\" is not a mode (trace, profile, or "
                         "profile,trace for both); recording a trace", v, (int)(n < 64 ? n : 64), p);
             return GPUINST_MODE_TRACE;
         }
@@ -6843,7 +6880,7 @@ GPUINST_PRIVATE int gpuinstConfigClock(void)
     if (v == NULL || v[0] == '\0' || strcmp(v, "auto") == 0) return GPUINST_CLOCK_AUTO;
     if (strcmp(v, "tsc") == 0) return GPUINST_CLOCK_TSC;
     if (strcmp(v, "monotonic") == 0) return GPUINST_CLOCK_MONOTONIC;
-    gpuinstWarn("GPUINST_CLOCK=\"%.32s\" is not auto, tsc or monotonic; using auto", v);
+    gpuinstWarnJob("GPUINST_CLOCK=\"%.32s\" is not auto, tsc or monotonic; using auto", v);
     return GPUINST_CLOCK_AUTO;
 }
 
@@ -6858,7 +6895,7 @@ GPUINST_PRIVATE int gpuinstConfigMpmd(void)
     else if (strcmp(m, "local") == 0) v = GPUINST_MPMD_LOCAL;
     else if (strcmp(m, "shared") == 0) v = GPUINST_MPMD_SHARED;
     else {
-        gpuinstWarn("GPUINST_MPMD=\"%.40s\" is not one of auto, local, shared: using auto", m);
+        gpuinstWarnJob("GPUINST_MPMD=\"%.40s\" is not one of auto, local, shared: using auto", m);
         v = GPUINST_MPMD_AUTO;
     }
     return v;
@@ -6885,8 +6922,8 @@ static int envEither(const char *name, const char *dflt, const char *other, int 
 {
     const char *m = getenv(name);
     if (m != NULL && strcmp(m, other) == 0) return 1;
-    if (m != NULL && m[0] != '\0' && strcmp(m, dflt) != 0)
-        gpuinstWarnOnce(warned, "%s=\"%.40s\" is not one of %s, %s: using %s%s", name, m, dflt, other, dflt, does);
+    if (m != NULL && m[0] != '\0' && strcmp(m, dflt) != 0 && !__atomic_exchange_n(warned, 1, __ATOMIC_RELAXED))
+        gpuinstWarnJob("%s=\"%.40s\" is not one of %s, %s: using %s%s", name, m, dflt, other, dflt, does);
     return 0;
 }
 
@@ -19756,13 +19793,13 @@ int gpuinst_init(void)
     gpuinstG.size = 1;
     gpuinstG.node_rank = gpuinstG.node_size = -1;
     gpuinstG.pid = (int)getpid();
+    gpuinstDiagHold(); /* job-wide lines (GPUINST_CLOCK, GPUINST_ENABLE read next) are said once (src/diag.c) */
     gpuinstClockInit(); /* the TSC or CLOCK_MONOTONIC (src/clock.c) */
     gpuinstG.start_ns = gpuinstClockNs();
     gpuinstG.start_wall_ns = gpuinstWallNs();
     gpuinstG.clock.ref_ns = gpuinstG.start_ns;
     if (gethostname(gpuinstG.hostname, sizeof gpuinstG.hostname - 1) != 0)
         snprintf(gpuinstG.hostname, sizeof gpuinstG.hostname, "unknown");
-    gpuinstDiagHold();  /* job-wide lines are said once, at the next collective (src/diag.c) */
     gpuinstCollAttach(); /* learns the rank if MPI is already initialised; agrees settings (src/coll.c) */
     gpuinstDiagHold();
     gpuinstConfigLoad(&gpuinstG.cfg);
@@ -21844,13 +21881,13 @@ static unsigned parseTrace(const char *spec, uint32_t *nbuf, size_t *bufsize)
         if (strncmp(tok, "buffers=", 8) == 0) {
             v = strtoull(tok + 8, &end, 10);
             if (*end == '\0' && v >= 2 && v <= 1024) *nbuf = (uint32_t)v;
-            else gpuinstWarn("GPUINST_TRACE: %s: buffers must be 2..1024; keeping %u", tok, (unsigned)*nbuf);
+            else gpuinstWarnJob("GPUINST_TRACE: %s: buffers must be 2..1024; keeping %u", tok, (unsigned)*nbuf);
             continue;
         }
         if (strncmp(tok, "buffer_kb=", 10) == 0) {
             v = strtoull(tok + 10, &end, 10);
             if (*end == '\0' && v >= 64 && v <= 65536) *bufsize = (size_t)v * 1024u;
-            else gpuinstWarn("GPUINST_TRACE: %s: buffer_kb must be 64..65536; keeping %zu", tok, *bufsize / 1024u);
+            else gpuinstWarnJob("GPUINST_TRACE: %s: buffer_kb must be 64..65536; keeping %zu", tok, *bufsize / 1024u);
             continue;
         }
         {
@@ -21862,7 +21899,7 @@ static unsigned parseTrace(const char *spec, uint32_t *nbuf, size_t *bufsize)
                     found = any = 1;
                 }
             if (!found)
-                gpuinstWarn("GPUINST_TRACE: unknown word \"%s\" ignored (kinds: default, all, none, kernel, memcpy, "
+                gpuinstWarnJob("GPUINST_TRACE: unknown word \"%s\" ignored (kinds: default, all, none, kernel, memcpy, "
                             "memset, runtime, driver, sync, marker, memory, overhead; options buffers=N, buffer_kb=N)",
                             tok);
         }
@@ -22399,7 +22436,6 @@ typedef struct CntClock {
 static CntClock cntClocks[CNT_MAX_CLOCKS];
 static int32_t cntNclocks = 1;       /* 0 = gpuinst's clock */
 
-static int cntWarnedField, cntWarnedName, cntWarnedSem, cntWarnedDup;
 
 /* ---- small helpers ---------------------------------------------------------- */
 
@@ -22522,18 +22558,17 @@ static int cntParseFields(cntCounter *c, const char *fields)
         }
         while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t')) len--;
         if (len == 0 || len >= CNT_FIELD_NAME) {
-            gpuinstWarnOnce(&cntWarnedField, "counter group \"%s\": field %d has an empty name or one over %d bytes",
+            gpuinstWarnJob("counter group \"%s\": field %d has an empty name or one over %d bytes",
                             c->name, n, CNT_FIELD_NAME - 1);
             return -1;
         }
         if (n >= CNT_MAX_FIELDS) {
-            gpuinstWarnOnce(&cntWarnedField, "counter group \"%s\": more than %d fields", c->name, CNT_MAX_FIELDS);
+            gpuinstWarnJob("counter group \"%s\": more than %d fields", c->name, CNT_MAX_FIELDS);
             return -1;
         }
         for (i = 0; i < len; i++)
             if (p[i] == '[' || p[i] == ']' || p[i] == '/') {
-                gpuinstWarnOnce(&cntWarnedField,
-                                "counter group \"%s\": field \"%.*s\" looks like an array or a path; NVTX counter "
+                gpuinstWarnJob("counter group \"%s\": field \"%.*s\" looks like an array or a path; NVTX counter "
                                 "groups are flat records of scalar fields: name each element as its own field",
                                 c->name, (int)len, p);
                 return -1;
@@ -22542,14 +22577,14 @@ static int cntParseFields(cntCounter *c, const char *fields)
         c->fname[n][len] = '\0';
         for (i = 0; i < sizeof cntReservedFields / sizeof cntReservedFields[0]; i++)
             if (strcmp(c->fname[n], cntReservedFields[i]) == 0) {
-                gpuinstWarnOnce(&cntWarnedField, "counter group \"%s\": field name \"%s\" is reserved (time_ns, rank, "
+                gpuinstWarnJob("counter group \"%s\": field name \"%s\" is reserved (time_ns, rank, "
                                 "thread and no_value are columns of every counter dataset)",
                                 c->name, c->fname[n]);
                 return -1;
             }
         for (i = 0; i < (size_t)n; i++)
             if (strcmp(c->fname[i], c->fname[n]) == 0) {
-                gpuinstWarnOnce(&cntWarnedField, "counter group \"%s\": field \"%s\" appears twice", c->name,
+                gpuinstWarnJob("counter group \"%s\": field \"%s\" appears twice", c->name,
                                 c->fname[n]);
                 return -1;
             }
@@ -22618,13 +22653,13 @@ static int cntCreateCore(const char *name, int scalar, const char *fields, const
     if (out == NULL || types == NULL || (!scalar && fields == NULL)) return cntInvalidArg();
     *out = 0;
     if (!cntNameValid(name, (flags & CNT_INTERNAL) != 0)) {
-        gpuinstWarnOnce(&cntWarnedName, "counter name \"%.64s\" refused: empty, over %d bytes, starting or ending "
+        gpuinstWarnJob("counter name \"%.64s\" refused: empty, over %d bytes, starting or ending "
                         "with '/', holding \"//\", or reserved (stats, pm_sampling)",
                         name ? name : "(null)", CNT_NAME_MAX);
         return cntInvalidArg();
     }
     if (nfields < 1 || nfields > CNT_MAX_FIELDS) {
-        gpuinstWarnOnce(&cntWarnedField, "counter group \"%.64s\": %d fields (1..%d)", name, (int)nfields,
+        gpuinstWarnJob("counter group \"%.64s\": %d fields (1..%d)", name, (int)nfields,
                         CNT_MAX_FIELDS);
         return cntInvalidArg();
     }
@@ -22649,7 +22684,7 @@ static int cntCreateCore(const char *name, int scalar, const char *fields, const
             return cntInvalidArg();
         }
         if (n != nfields) {
-            gpuinstWarnOnce(&cntWarnedField, "counter group \"%.64s\": %d field names given for nfields = %d", name, n,
+            gpuinstWarnJob("counter group \"%.64s\": %d field names given for nfields = %d", name, n,
                             (int)nfields);
             free(c);
             return cntInvalidArg();
@@ -22661,14 +22696,12 @@ static int cntCreateCore(const char *name, int scalar, const char *fields, const
             continue;
         }
         if (types[i] == GPUINST_COUNTER_NESTED || types[i] == GPUINST_COUNTER_ARRAY)
-            gpuinstWarnOnce(&cntWarnedField,
-                            "counter %s\"%.64s\": field \"%s\" is %s; NVTX counter groups are flat records of "
+            gpuinstWarnJob("counter %s\"%.64s\": field \"%s\" is %s; NVTX counter groups are flat records of "
                             "scalar int64/double fields, as NVTX requires: flatten it into scalar fields",
                             scalar ? "" : "group ", name, c->fname[i],
                             types[i] == GPUINST_COUNTER_NESTED ? "a nested group" : "an array");
         else
-            gpuinstWarnOnce(&cntWarnedField,
-                            "counter %s\"%.64s\": field \"%s\" has type %d; use GPUINST_COUNTER_INT64 (1) or "
+            gpuinstWarnJob("counter %s\"%.64s\": field \"%s\" has type %d; use GPUINST_COUNTER_INT64 (1) or "
                             "GPUINST_COUNTER_DOUBLE (2)",
                             scalar ? "" : "group ", name, c->fname[i], (int)types[i]);
         free(c);
@@ -22689,7 +22722,7 @@ static int cntCreateCore(const char *name, int scalar, const char *fields, const
         if (cntSameDefinition(cntCounters[k], c)) {
             *out = cntCounters[k]->id; /* the same counter again: its handle */
         } else {
-            gpuinstWarnOnce(&cntWarnedDup, "counter \"%.64s\" already exists with other fields or types", name);
+            gpuinstWarnJob("counter \"%.64s\" already exists with other fields or types", name);
             GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
             rc = GPUINST_ERROR_INVALID_ARGUMENT;
         }
@@ -23082,7 +23115,7 @@ static int cntSemanticsCore(gpuinst_counter counter, int32_t field, const char *
     pthread_mutex_lock(&cntLock);
     if (c->sealed) {
         pthread_mutex_unlock(&cntLock);
-        gpuinstWarnOnce(&cntWarnedSem, "counter \"%.64s\": semantics must be set before its first sample "
+        gpuinstWarnJob("counter \"%.64s\": semantics must be set before its first sample "
                         "(NVTX takes them when the counter is registered)", c->name);
         return cntInvalidArg();
     }
@@ -23693,7 +23726,6 @@ static pthread_t cntBiThread;
 static int cntBiThreadRunning;
 static int cntBiStop;
 static pthread_cond_t cntBiCond;
-static int cntBiWarnedToken;
 
 #if GPUINST_WITH_MPI
 GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn)
@@ -23917,7 +23949,7 @@ static int cntBiParse(const char *text, int want[BI_COUNT], uint64_t *period_ms)
                 v <= 3600000ull) {
                 *period_ms = v;
             } else {
-                gpuinstWarn("GPUINST_COUNTERS: \"%.64s\" is not period_ms=<1..3600000>; no periodic sampling", tok);
+                gpuinstWarnJob("GPUINST_COUNTERS: \"%.64s\" is not period_ms=<1..3600000>; no periodic sampling", tok);
                 bad++;
             }
             continue;
@@ -23926,8 +23958,7 @@ static int cntBiParse(const char *text, int want[BI_COUNT], uint64_t *period_ms)
             if (strcmp(tok, cntBiNames[i]) == 0) want[i] = found = 1;
         if (!found) {
             bad++;
-            gpuinstWarnOnce(&cntBiWarnedToken,
-                            "GPUINST_COUNTERS: unknown group \"%.64s\" (known: host_memory, mpi_bytes, gpu_memory, "
+            gpuinstWarnJob("GPUINST_COUNTERS: unknown group \"%.64s\" (known: host_memory, mpi_bytes, gpu_memory, "
                             "activity_dropped, all, period_ms=N)",
                             tok);
         }
@@ -35032,6 +35063,11 @@ GPUINST_PRIVATE int gpuinstMpiFStatusIgnore(const MPI_Fint *st);
 GPUINST_PRIVATE int gpuinstMpiFStatusesIgnore(const MPI_Fint *st);
 GPUINST_PRIVATE void gpuinstMpiFStatus(const MPI_Fint *fst, MPI_Status *cst);
 GPUINST_PRIVATE MPI_Fint gpuinstMpiFMissing(const char *call);
+/* pmpi_*_ looked up at run time where the linker left the MPI library's
+ * Fortran binding out of the program (a weak reference is NULL: see
+ * mpi/pmpi_fortran.c); *cache keeps the answer.  NULL if not found. */
+typedef void (*gpuinstMpiFFn)(void);
+GPUINST_PRIVATE gpuinstMpiFFn gpuinstMpiFResolve(const char *sym, gpuinstMpiFFn *cache);
 #define GPUINST_FEXPORT __attribute__((visibility("default")))
 #define GPUINST_FWEAK __attribute__((weak))
 /* The mpif.h profiling entries (pmpi_send_ ...) are weak references, so that
@@ -36091,6 +36127,14 @@ static int statusMessage(const MPI_Status *st, int *source, int *tag, uint64_t *
     return 1;
 }
 
+/* 1 if a status that describes no message says its request was cancelled
+ * (MPI_Test_cancelled): a cancelled receive received 0 bytes. */
+static int statusCancelled(const MPI_Status *st)
+{
+    int flag = 0;
+    return st != NULL && PMPI_Test_cancelled(st, &flag) == MPI_SUCCESS && flag;
+}
+
 GPUINST_PRIVATE uint64_t gpuinstMpiStatusBytes(const MPI_Status *st, uint64_t dflt)
 {
     int64_t n = st != NULL ? statusCount(st) : -1;
@@ -36674,6 +36718,8 @@ static GPUINST_INLINE void reqDone(gpuinstMpiCall *c, MPI_Request req, const MPI
         if (recv && statusMessage(st, &src, &tag, &bytes)) {
             GPUINST_STORE_RLX(&t->bytes[1], t->bytes[1] + bytes);
             if (agg != NULL) GPUINST_ADD_RLX(&((MpiProfRec *)agg)->bytes, bytes - posted);
+        } else if (recv && agg != NULL && statusCancelled(st)) {
+            GPUINST_ADD_RLX(&((MpiProfRec *)agg)->bytes, 0 - posted); /* nothing received */
         }
         if (!t->rows) return;
     }
@@ -36692,6 +36738,8 @@ static GPUINST_INLINE void reqDone(gpuinstMpiCall *c, MPI_Request req, const MPI
         done->tag = tag;
         done->bytes = bytes;
         if (!t->profile) GPUINST_STORE_RLX(&t->bytes[1], t->bytes[1] + bytes);
+    } else if (recv && statusCancelled(st)) {
+        done->bytes = 0; /* cancelled: nothing received (the row said the posted size) */
     }
     gpuinstBufCommit(&t->completions);
 }
@@ -36900,7 +36948,9 @@ static int collectSummary(const gpuinstTable *tb, void **out, uint64_t *count)
         gpuinstMpiRec *r = (gpuinstMpiRec *)malloc(PIECE * sizeof *r);
         gpuinstRowIter it;
         uint64_t m, j;
-        if (r == NULL || callBufsIter(&it) != GPUINST_SUCCESS) {
+        /* the rows as /mpi/calls writes them: a nonblocking receive's
+         * bytes are those its completion reports, not the size posted */
+        if (r == NULL || rowsCalls(NULL, &it) != GPUINST_SUCCESS) {
             free(r);
             free(acc);
             return GPUINST_ERROR_OUT_OF_MEMORY;
@@ -37789,6 +37839,8 @@ GPUINST_PRIVATE void gpuinstMpiBeforeAbort(MPI_Comm comm, int errorcode, int for
  */
 /* #include "mpiInt.h" -- already inlined */
 
+#include <dlfcn.h>
+
 #if GPUINST_WITH_MPI
 
 /* Pulls this file (MPI_Init & co., reached from Open MPI's f08 library
@@ -37807,6 +37859,68 @@ extern MPI_Fint mpi_fortran_statuses_ignore_ GPUINST_FWEAK;
 #ifdef __cplusplus
 }
 #endif
+
+/* ---- the Fortran binding the linker dropped ----------------------------------
+ * A Fortran program whose every MPI call gpuinst wraps references nothing
+ * strongly in the MPI library's Fortran binding (libmpi_mpifh for Open MPI,
+ * libmpifort for MPICH): gpuinst's wrappers reach pmpi_*_ through weak
+ * references.  A linker with --as-needed (the default of Debian and Ubuntu)
+ * then leaves the binding out of the program, and the weak references are
+ * NULL.  The wrappers then look the entry up at run time: in the process
+ * (dlsym), else in the binding, opened from libmpi's own directory or by its
+ * name (dlopen, RTLD_GLOBAL), so the program's MPI calls still reach MPI. */
+static char fortranWhy[200];
+static void *fortranLib;
+static int fortranTried;
+static pthread_mutex_t fortranLock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *fortranOpen(void)
+{
+    static const char *const names[] = {"libmpi_mpifh.so.40", "libmpi_mpifh.so", "libmpifort.so.12", "libmpifort.so"};
+    int (*init)(int *, char ***) = PMPI_Init;
+    void *addr, *h = NULL;
+    Dl_info di;
+    char path[4096];
+    size_t i, dir = 0;
+    memcpy(&addr, &init, sizeof addr);
+    if (dladdr(addr, &di) != 0 && di.dli_fname != NULL && strrchr(di.dli_fname, '/') != NULL)
+        dir = (size_t)(strrchr(di.dli_fname, '/') - di.dli_fname) + 1;
+    for (i = 0; h == NULL && i < 2 * (sizeof names / sizeof names[0]); i++) {
+        const char *n = names[i % (sizeof names / sizeof names[0])];
+        if (i < sizeof names / sizeof names[0]) { /* first beside libmpi */
+            if (dir == 0 || dir + strlen(n) >= sizeof path) continue;
+            memcpy(path, di.dli_fname, dir);
+            memcpy(path + dir, n, strlen(n) + 1);
+            n = path;
+        }
+        h = dlopen(n, RTLD_NOW | RTLD_GLOBAL);
+    }
+    if (h == NULL)
+        snprintf(fortranWhy, sizeof fortranWhy, "no libmpi_mpifh or libmpifort could be opened%s%.120s",
+                 dir ? " beside " : "", dir ? di.dli_fname : "");
+    return h;
+}
+
+GPUINST_PRIVATE gpuinstMpiFFn gpuinstMpiFResolve(const char *sym, gpuinstMpiFFn *cache)
+{
+    gpuinstMpiFFn f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    void *p;
+    if (f != NULL) return f;
+    p = dlsym(RTLD_DEFAULT, sym);
+    if (p == NULL) {
+        pthread_mutex_lock(&fortranLock);
+        if (!fortranTried) {
+            fortranTried = 1;
+            fortranLib = fortranOpen();
+        }
+        pthread_mutex_unlock(&fortranLock);
+        p = fortranLib != NULL ? dlsym(fortranLib, sym) : NULL;
+    }
+    if (p == NULL) return NULL;
+    memcpy(&f, &p, sizeof f);
+    __atomic_store_n(cache, f, __ATOMIC_RELEASE);
+    return f;
+}
 
 GPUINST_PRIVATE int gpuinstMpiFInPlace(const void *buf)
 {
@@ -37835,9 +37949,10 @@ GPUINST_PRIVATE MPI_Fint gpuinstMpiFMissing(const char *call)
 {
     static int warned;
     gpuinstWarnOnce(&warned,
-                    "%s called from Fortran, but the program is not linked with the MPI library's Fortran "
-                    "binding of it (a linker with --as-needed drops it: link with -Wl,--no-as-needed, or "
-                    "compile gpuinst.c with -DGPUINST_FORTRAN_STRONG)", call);
+                    "%s called from Fortran, but neither the program nor the loader has the MPI library's "
+                    "Fortran binding of it (%s): the call fails with MPI_ERR_INTERN; link the program with "
+                    "-Wl,--no-as-needed, or compile gpuinst.c with -DGPUINST_FORTRAN_STRONG",
+                    call, fortranWhy[0] != '\0' ? fortranWhy : "not found");
     return MPI_ERR_INTERN;
 }
 
@@ -37851,6 +37966,7 @@ extern "C" {
  * by hand; the body is fw_<name>. */
 #define FNAMES(lower, UPPER, PARAMS, ARGS)                             \
     extern void pmpi_##lower##_ PARAMS GPUINST_FWEAK;                  \
+    typedef void(*ft_##lower) PARAMS;                                  \
     static void fw_##lower PARAMS;                                     \
     GPUINST_FEXPORT void mpi_##lower##_ PARAMS { fw_##lower ARGS; }    \
     GPUINST_FEXPORT void mpi_##lower##__ PARAMS { fw_##lower ARGS; }   \
@@ -37858,10 +37974,16 @@ extern "C" {
     GPUINST_FEXPORT void MPI_##UPPER PARAMS { fw_##lower ARGS; }       \
     GPUINST_FEXPORT void ompi_##lower##_f PARAMS { fw_##lower ARGS; }
 
-#define FMISSING(lower)                                  \
-    if (pmpi_##lower##_ == NULL) {                       \
-        *ierr = MPI_ERR_INTERN;                          \
-        return;                                          \
+/* pmpi_<lower>_, looked up at run time where the linker left it out
+ * (gpuinstMpiFResolve), into `fn`; else the call fails, said once. */
+#define FMISSING(lower, Name)                                                                         \
+    static gpuinstMpiFFn res_;                                                                        \
+    gpuinstMpiFFn got_;                                                                               \
+    if (fn == NULL && (got_ = gpuinstMpiFResolve("pmpi_" #lower "_", &res_)) != NULL)                 \
+        fn = (ft_##lower)got_;                                                                        \
+    if (fn == NULL) {                                                                                 \
+        *ierr = gpuinstMpiFMissing(Name);                                                             \
+        return;                                                                                       \
     }
 
 typedef MPI_Fint F;
@@ -37871,33 +37993,37 @@ typedef MPI_Fint F;
 FNAMES(init, INIT, (F *ierr), (ierr))
 static void fw_init(F *ierr)
 {
-    FMISSING(init)
-    pmpi_init_(ierr);
+    ft_init fn = pmpi_init_;
+    FMISSING(init, "MPI_Init")
+    fn(ierr);
     if (*ierr == MPI_SUCCESS) gpuinstMpiAfterInit();
 }
 
 FNAMES(init_thread, INIT_THREAD, (F *required, F *provided, F *ierr), (required, provided, ierr))
 static void fw_init_thread(F *required, F *provided, F *ierr)
 {
-    FMISSING(init_thread)
-    pmpi_init_thread_(required, provided, ierr);
+    ft_init_thread fn = pmpi_init_thread_;
+    FMISSING(init_thread, "MPI_Init_thread")
+    fn(required, provided, ierr);
     if (*ierr == MPI_SUCCESS) gpuinstMpiAfterInit();
 }
 
 FNAMES(finalize, FINALIZE, (F *ierr), (ierr))
 static void fw_finalize(F *ierr)
 {
-    FMISSING(finalize)
+    ft_finalize fn = pmpi_finalize_;
+    FMISSING(finalize, "MPI_Finalize")
     gpuinstMpiBeforeFinalize();
-    pmpi_finalize_(ierr);
+    fn(ierr);
 }
 
 FNAMES(abort, ABORT, (F *comm, F *errorcode, F *ierr), (comm, errorcode, ierr))
 static void fw_abort(F *comm, F *errorcode, F *ierr)
 {
-    FMISSING(abort)
+    ft_abort fn = pmpi_abort_;
+    FMISSING(abort, "MPI_Abort")
     gpuinstMpiBeforeAbort(fcomm(comm), (int)*errorcode, 1);
-    pmpi_abort_(comm, errorcode, ierr);
+    fn(comm, errorcode, ierr);
 }
 
 #undef FNAMES
@@ -44394,7 +44520,12 @@ static void fw_accumulate(ft_accumulate pmpi_, void *origin_addr, MPI_Fint *orig
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Accumulate"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_accumulate_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Accumulate"); return; }
+        pmpi_ = (ft_accumulate)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Accumulate)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -44419,7 +44550,12 @@ static void fw_add_error_class(ft_add_error_class pmpi_, MPI_Fint *errorclass, M
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Add_error_class"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_add_error_class_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Add_error_class"); return; }
+        pmpi_ = (ft_add_error_class)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Add_error_class);
     pmpi_(errorclass, ierror);
 }
@@ -44436,7 +44572,12 @@ static void fw_add_error_code(ft_add_error_code pmpi_, MPI_Fint *errorclass, MPI
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Add_error_code"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_add_error_code_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Add_error_code"); return; }
+        pmpi_ = (ft_add_error_code)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Add_error_code);
     pmpi_(errorclass, errorcode, ierror);
 }
@@ -44453,7 +44594,12 @@ static void fw_add_error_string(ft_add_error_string pmpi_, MPI_Fint *errorcode, 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Add_error_string"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_add_error_string_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Add_error_string"); return; }
+        pmpi_ = (ft_add_error_string)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Add_error_string);
     pmpi_(errorcode, string, ierror, string_len_);
 }
@@ -44471,7 +44617,12 @@ static void fw_allgather(ft_allgather pmpi_, void *sendbuf, MPI_Fint *sendcount,
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgather"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_allgather_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgather"); return; }
+        pmpi_ = (ft_allgather)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -44498,7 +44649,12 @@ static void fw_allgather_init(ft_allgather_init pmpi_, void *sendbuf, MPI_Fint *
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgather_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_allgather_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgather_init"); return; }
+        pmpi_ = (ft_allgather_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -44527,7 +44683,12 @@ static void fw_allgatherv(ft_allgatherv pmpi_, void *sendbuf, MPI_Fint *sendcoun
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgatherv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_allgatherv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgatherv"); return; }
+        pmpi_ = (ft_allgatherv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -44554,7 +44715,12 @@ static void fw_allgatherv_init(ft_allgatherv_init pmpi_, void *sendbuf, MPI_Fint
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgatherv_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_allgatherv_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgatherv_init"); return; }
+        pmpi_ = (ft_allgatherv_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -44582,7 +44748,12 @@ static void fw_alloc_mem(ft_alloc_mem pmpi_, MPI_Aint *size, MPI_Fint *info, MPI
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alloc_mem"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_alloc_mem_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alloc_mem"); return; }
+        pmpi_ = (ft_alloc_mem)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Alloc_mem);
     pmpi_(size, info, baseptr, ierror);
 }
@@ -44605,7 +44776,12 @@ static void fw_allreduce(ft_allreduce pmpi_, void *sendbuf, void *recvbuf, MPI_F
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allreduce"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_allreduce_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allreduce"); return; }
+        pmpi_ = (ft_allreduce)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -44632,7 +44808,12 @@ static void fw_allreduce_init(ft_allreduce_init pmpi_, void *sendbuf, void *recv
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allreduce_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_allreduce_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allreduce_init"); return; }
+        pmpi_ = (ft_allreduce_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -44661,7 +44842,12 @@ static void fw_alltoall(ft_alltoall pmpi_, void *sendbuf, MPI_Fint *sendcount, M
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoall"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_alltoall_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoall"); return; }
+        pmpi_ = (ft_alltoall)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -44688,7 +44874,12 @@ static void fw_alltoall_init(ft_alltoall_init pmpi_, void *sendbuf, MPI_Fint *se
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoall_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_alltoall_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoall_init"); return; }
+        pmpi_ = (ft_alltoall_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -44717,7 +44908,12 @@ static void fw_alltoallv(ft_alltoallv pmpi_, void *sendbuf, MPI_Fint *sendcounts
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_alltoallv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallv"); return; }
+        pmpi_ = (ft_alltoallv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -44744,7 +44940,12 @@ static void fw_alltoallv_init(ft_alltoallv_init pmpi_, void *sendbuf, MPI_Fint *
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallv_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_alltoallv_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallv_init"); return; }
+        pmpi_ = (ft_alltoallv_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -44773,7 +44974,12 @@ static void fw_alltoallw(ft_alltoallw pmpi_, void *sendbuf, MPI_Fint *sendcounts
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallw"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_alltoallw_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallw"); return; }
+        pmpi_ = (ft_alltoallw)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -44800,7 +45006,12 @@ static void fw_alltoallw_init(ft_alltoallw_init pmpi_, void *sendbuf, MPI_Fint *
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallw_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_alltoallw_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallw_init"); return; }
+        pmpi_ = (ft_alltoallw_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -44828,7 +45039,12 @@ static void fw_attr_delete(ft_attr_delete pmpi_, MPI_Fint *comm, MPI_Fint *keyva
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Attr_delete"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_attr_delete_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Attr_delete"); return; }
+        pmpi_ = (ft_attr_delete)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Attr_delete);
     pmpi_(comm, keyval, ierror);
 }
@@ -44843,7 +45059,12 @@ static void fw_attr_get(ft_attr_get pmpi_, MPI_Fint *comm, MPI_Fint *keyval, MPI
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Attr_get"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_attr_get_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Attr_get"); return; }
+        pmpi_ = (ft_attr_get)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Attr_get);
     pmpi_(comm, keyval, attribute_val, flag, ierror);
 }
@@ -44858,7 +45079,12 @@ static void fw_attr_put(ft_attr_put pmpi_, MPI_Fint *comm, MPI_Fint *keyval, MPI
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Attr_put"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_attr_put_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Attr_put"); return; }
+        pmpi_ = (ft_attr_put)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Attr_put);
     pmpi_(comm, keyval, attribute_val, ierror);
 }
@@ -44874,7 +45100,12 @@ static void fw_barrier(ft_barrier pmpi_, MPI_Fint *comm, MPI_Fint *ierror)
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Barrier"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_barrier_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Barrier"); return; }
+        pmpi_ = (ft_barrier)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier)) { pmpi_(comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -44901,7 +45132,12 @@ static void fw_barrier_init(ft_barrier_init pmpi_, MPI_Fint *comm, MPI_Fint *inf
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Barrier_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_barrier_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Barrier_init"); return; }
+        pmpi_ = (ft_barrier_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier_init)) { pmpi_(comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -44930,7 +45166,12 @@ static void fw_bcast(ft_bcast pmpi_, void *buffer, MPI_Fint *count, MPI_Fint *da
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bcast"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_bcast_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bcast"); return; }
+        pmpi_ = (ft_bcast)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast)) { pmpi_(buffer, count, datatype, root, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -44957,7 +45198,12 @@ static void fw_bcast_init(ft_bcast_init pmpi_, void *buffer, MPI_Fint *count, MP
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bcast_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_bcast_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bcast_init"); return; }
+        pmpi_ = (ft_bcast_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_init)) { pmpi_(buffer, count, datatype, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -44986,7 +45232,12 @@ static void fw_bsend(ft_bsend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bsend"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_bsend_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bsend"); return; }
+        pmpi_ = (ft_bsend)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend)) { pmpi_(buf, count, datatype, dest, tag, comm, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
@@ -45012,7 +45263,12 @@ static void fw_bsend_init(ft_bsend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bsend_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_bsend_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bsend_init"); return; }
+        pmpi_ = (ft_bsend_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
@@ -45039,7 +45295,12 @@ static void fw_buffer_attach(ft_buffer_attach pmpi_, void *buffer, MPI_Fint *siz
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Buffer_attach"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_buffer_attach_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Buffer_attach"); return; }
+        pmpi_ = (ft_buffer_attach)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Buffer_attach);
     pmpi_(buffer, size, ierror);
 }
@@ -45056,7 +45317,12 @@ static void fw_buffer_detach(ft_buffer_detach pmpi_, void *buffer_addr, MPI_Fint
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Buffer_detach"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_buffer_detach_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Buffer_detach"); return; }
+        pmpi_ = (ft_buffer_detach)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Buffer_detach);
     pmpi_(buffer_addr, size, ierror);
 }
@@ -45074,7 +45340,12 @@ static void fw_buffer_flush(ft_buffer_flush pmpi_, MPI_Fint *ierror)
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Buffer_flush"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_buffer_flush_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Buffer_flush"); return; }
+        pmpi_ = (ft_buffer_flush)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Buffer_flush);
     pmpi_(ierror);
 }
@@ -45093,7 +45364,12 @@ static void fw_buffer_iflush(ft_buffer_iflush pmpi_, MPI_Fint *request, MPI_Fint
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Buffer_iflush"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_buffer_iflush_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Buffer_iflush"); return; }
+        pmpi_ = (ft_buffer_iflush)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Buffer_iflush);
     pmpi_(request, ierror);
 }
@@ -45112,7 +45388,12 @@ static void fw_cancel(ft_cancel pmpi_, MPI_Fint *request, MPI_Fint *ierror)
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cancel"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_cancel_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cancel"); return; }
+        pmpi_ = (ft_cancel)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cancel)) { pmpi_(request, ierror); return; }
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
@@ -45138,7 +45419,12 @@ static void fw_cart_coords(ft_cart_coords pmpi_, MPI_Fint *comm, MPI_Fint *rank,
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_coords"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_cart_coords_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_coords"); return; }
+        pmpi_ = (ft_cart_coords)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Cart_coords);
     pmpi_(comm, rank, maxdims, coords, ierror);
 }
@@ -45156,7 +45442,12 @@ static void fw_cart_create(ft_cart_create pmpi_, MPI_Fint *comm_old, MPI_Fint *n
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_create"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_cart_create_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_create"); return; }
+        pmpi_ = (ft_cart_create)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_create)) { pmpi_(comm_old, ndims, dims, periods, reorder, comm_cart, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -45182,7 +45473,12 @@ static void fw_cart_get(ft_cart_get pmpi_, MPI_Fint *comm, MPI_Fint *maxdims, MP
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_get"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_cart_get_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_get"); return; }
+        pmpi_ = (ft_cart_get)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Cart_get);
     pmpi_(comm, maxdims, dims, periods, coords, ierror);
 }
@@ -45199,7 +45495,12 @@ static void fw_cart_map(ft_cart_map pmpi_, MPI_Fint *comm, MPI_Fint *ndims, MPI_
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_map"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_cart_map_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_map"); return; }
+        pmpi_ = (ft_cart_map)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Cart_map);
     pmpi_(comm, ndims, dims, periods, newrank, ierror);
 }
@@ -45216,7 +45517,12 @@ static void fw_cart_rank(ft_cart_rank pmpi_, MPI_Fint *comm, MPI_Fint *coords, M
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_rank"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_cart_rank_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_rank"); return; }
+        pmpi_ = (ft_cart_rank)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Cart_rank);
     pmpi_(comm, coords, rank, ierror);
 }
@@ -45233,7 +45539,12 @@ static void fw_cart_shift(ft_cart_shift pmpi_, MPI_Fint *comm, MPI_Fint *directi
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_shift"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_cart_shift_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_shift"); return; }
+        pmpi_ = (ft_cart_shift)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Cart_shift);
     pmpi_(comm, direction, disp, rank_source, rank_dest, ierror);
 }
@@ -45251,7 +45562,12 @@ static void fw_cart_sub(ft_cart_sub pmpi_, MPI_Fint *comm, MPI_Fint *remain_dims
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_sub"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_cart_sub_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_sub"); return; }
+        pmpi_ = (ft_cart_sub)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_sub)) { pmpi_(comm, remain_dims, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -45277,7 +45593,12 @@ static void fw_cartdim_get(ft_cartdim_get pmpi_, MPI_Fint *comm, MPI_Fint *ndims
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cartdim_get"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_cartdim_get_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cartdim_get"); return; }
+        pmpi_ = (ft_cartdim_get)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Cartdim_get);
     pmpi_(comm, ndims, ierror);
 }
@@ -45294,7 +45615,12 @@ static void fw_close_port(ft_close_port pmpi_, char *port_name, MPI_Fint *ierror
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Close_port"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_close_port_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Close_port"); return; }
+        pmpi_ = (ft_close_port)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Close_port);
     pmpi_(port_name, ierror, port_name_len_);
 }
@@ -45312,7 +45638,12 @@ static void fw_comm_accept(ft_comm_accept pmpi_, char *port_name, MPI_Fint *info
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_accept"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_accept_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_accept"); return; }
+        pmpi_ = (ft_comm_accept)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_accept)) { pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -45339,7 +45670,12 @@ static void fw_comm_attach_buffer(ft_comm_attach_buffer pmpi_, MPI_Fint *comm, v
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_attach_buffer"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_attach_buffer_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_attach_buffer"); return; }
+        pmpi_ = (ft_comm_attach_buffer)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_attach_buffer);
     pmpi_(comm, buffer, size, ierror);
 }
@@ -45357,7 +45693,12 @@ static void fw_comm_call_errhandler(ft_comm_call_errhandler pmpi_, MPI_Fint *com
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_call_errhandler"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_call_errhandler_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_call_errhandler"); return; }
+        pmpi_ = (ft_comm_call_errhandler)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_call_errhandler);
     pmpi_(comm, errorcode, ierror);
 }
@@ -45374,7 +45715,12 @@ static void fw_comm_compare(ft_comm_compare pmpi_, MPI_Fint *comm1, MPI_Fint *co
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_compare"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_compare_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_compare"); return; }
+        pmpi_ = (ft_comm_compare)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_compare);
     pmpi_(comm1, comm2, result, ierror);
 }
@@ -45392,7 +45738,12 @@ static void fw_comm_connect(ft_comm_connect pmpi_, char *port_name, MPI_Fint *in
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_connect"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_connect_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_connect"); return; }
+        pmpi_ = (ft_comm_connect)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_connect)) { pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -45419,7 +45770,12 @@ static void fw_comm_create(ft_comm_create pmpi_, MPI_Fint *comm, MPI_Fint *group
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_create_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create"); return; }
+        pmpi_ = (ft_comm_create)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create)) { pmpi_(comm, group, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -45445,7 +45801,12 @@ static void fw_comm_create_errhandler(ft_comm_create_errhandler pmpi_, void *com
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_errhandler"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_create_errhandler_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_errhandler"); return; }
+        pmpi_ = (ft_comm_create_errhandler)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_create_errhandler);
     pmpi_(comm_errhandler_fn, errhandler, ierror);
 }
@@ -45464,7 +45825,12 @@ static void fw_comm_create_from_group(ft_comm_create_from_group pmpi_, MPI_Fint 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_from_group"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_create_from_group_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_from_group"); return; }
+        pmpi_ = (ft_comm_create_from_group)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_from_group)) { pmpi_(group, stringtag, info, errhandler, newcomm, ierror, stringtag_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -45492,7 +45858,12 @@ static void fw_comm_create_group(ft_comm_create_group pmpi_, MPI_Fint *comm, MPI
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_group"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_create_group_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_group"); return; }
+        pmpi_ = (ft_comm_create_group)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_group)) { pmpi_(comm, group, tag, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -45518,7 +45889,12 @@ static void fw_comm_create_keyval(ft_comm_create_keyval pmpi_, void *comm_copy_a
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_keyval"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_create_keyval_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_keyval"); return; }
+        pmpi_ = (ft_comm_create_keyval)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_create_keyval);
     pmpi_(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state, ierror);
 }
@@ -45535,7 +45911,12 @@ static void fw_comm_delete_attr(ft_comm_delete_attr pmpi_, MPI_Fint *comm, MPI_F
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_delete_attr"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_delete_attr_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_delete_attr"); return; }
+        pmpi_ = (ft_comm_delete_attr)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_delete_attr);
     pmpi_(comm, comm_keyval, ierror);
 }
@@ -45553,7 +45934,12 @@ static void fw_comm_detach_buffer(ft_comm_detach_buffer pmpi_, MPI_Fint *comm, v
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_detach_buffer"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_detach_buffer_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_detach_buffer"); return; }
+        pmpi_ = (ft_comm_detach_buffer)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_detach_buffer);
     pmpi_(comm, buffer_addr, size, ierror);
 }
@@ -45572,7 +45958,12 @@ static void fw_comm_disconnect(ft_comm_disconnect pmpi_, MPI_Fint *comm, MPI_Fin
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_disconnect"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_disconnect_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_disconnect"); return; }
+        pmpi_ = (ft_comm_disconnect)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_disconnect)) { pmpi_(comm, ierror); return; }
     {
         MPI_Comm comm_in_ = PMPI_Comm_f2c(*comm); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, &comm_in_);
@@ -45599,7 +45990,12 @@ static void fw_comm_dup(ft_comm_dup pmpi_, MPI_Fint *comm, MPI_Fint *newcomm, MP
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_dup"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_dup_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_dup"); return; }
+        pmpi_ = (ft_comm_dup)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup)) { pmpi_(comm, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -45626,7 +46022,12 @@ static void fw_comm_dup_with_info(ft_comm_dup_with_info pmpi_, MPI_Fint *comm, M
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_dup_with_info"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_dup_with_info_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_dup_with_info"); return; }
+        pmpi_ = (ft_comm_dup_with_info)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup_with_info)) { pmpi_(comm, info, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -45653,7 +46054,12 @@ static void fw_comm_flush_buffer(ft_comm_flush_buffer pmpi_, MPI_Fint *comm, MPI
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_flush_buffer"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_flush_buffer_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_flush_buffer"); return; }
+        pmpi_ = (ft_comm_flush_buffer)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_flush_buffer);
     pmpi_(comm, ierror);
 }
@@ -45672,7 +46078,12 @@ static void fw_comm_free(ft_comm_free pmpi_, MPI_Fint *comm, MPI_Fint *ierror)
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_free"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_free_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_free"); return; }
+        pmpi_ = (ft_comm_free)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_free)) { pmpi_(comm, ierror); return; }
     {
         MPI_Comm comm_in_ = PMPI_Comm_f2c(*comm); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, &comm_in_);
@@ -45698,7 +46109,12 @@ static void fw_comm_free_keyval(ft_comm_free_keyval pmpi_, MPI_Fint *comm_keyval
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_free_keyval"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_free_keyval_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_free_keyval"); return; }
+        pmpi_ = (ft_comm_free_keyval)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_free_keyval);
     pmpi_(comm_keyval, ierror);
 }
@@ -45715,7 +46131,12 @@ static void fw_comm_get_attr(ft_comm_get_attr pmpi_, MPI_Fint *comm, MPI_Fint *c
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_get_attr"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_get_attr_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_get_attr"); return; }
+        pmpi_ = (ft_comm_get_attr)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_get_attr);
     pmpi_(comm, comm_keyval, attribute_val, flag, ierror);
 }
@@ -45732,7 +46153,12 @@ static void fw_comm_get_errhandler(ft_comm_get_errhandler pmpi_, MPI_Fint *comm,
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_get_errhandler"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_get_errhandler_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_get_errhandler"); return; }
+        pmpi_ = (ft_comm_get_errhandler)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_get_errhandler);
     pmpi_(comm, errhandler, ierror);
 }
@@ -45749,7 +46175,12 @@ static void fw_comm_get_info(ft_comm_get_info pmpi_, MPI_Fint *comm, MPI_Fint *i
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_get_info"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_get_info_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_get_info"); return; }
+        pmpi_ = (ft_comm_get_info)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_get_info);
     pmpi_(comm, info_used, ierror);
 }
@@ -45766,7 +46197,12 @@ static void fw_comm_get_name(ft_comm_get_name pmpi_, MPI_Fint *comm, char *comm_
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_get_name"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_get_name_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_get_name"); return; }
+        pmpi_ = (ft_comm_get_name)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_get_name);
     pmpi_(comm, comm_name, resultlen, ierror, comm_name_len_);
 }
@@ -45783,7 +46219,12 @@ static void fw_comm_get_parent(ft_comm_get_parent pmpi_, MPI_Fint *parent, MPI_F
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_get_parent"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_get_parent_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_get_parent"); return; }
+        pmpi_ = (ft_comm_get_parent)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_get_parent);
     pmpi_(parent, ierror);
 }
@@ -45800,7 +46241,12 @@ static void fw_comm_group(ft_comm_group pmpi_, MPI_Fint *comm, MPI_Fint *group, 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_group"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_group_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_group"); return; }
+        pmpi_ = (ft_comm_group)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_group);
     pmpi_(comm, group, ierror);
 }
@@ -45818,7 +46264,12 @@ static void fw_comm_idup(ft_comm_idup pmpi_, MPI_Fint *comm, MPI_Fint *newcomm, 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_idup"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_idup_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_idup"); return; }
+        pmpi_ = (ft_comm_idup)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup)) { pmpi_(comm, newcomm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -45847,7 +46298,12 @@ static void fw_comm_idup_with_info(ft_comm_idup_with_info pmpi_, MPI_Fint *comm,
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_idup_with_info"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_idup_with_info_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_idup_with_info"); return; }
+        pmpi_ = (ft_comm_idup_with_info)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup_with_info)) { pmpi_(comm, info, newcomm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -45876,7 +46332,12 @@ static void fw_comm_iflush_buffer(ft_comm_iflush_buffer pmpi_, MPI_Fint *comm, M
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_iflush_buffer"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_iflush_buffer_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_iflush_buffer"); return; }
+        pmpi_ = (ft_comm_iflush_buffer)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_iflush_buffer);
     pmpi_(comm, request, ierror);
 }
@@ -45895,7 +46356,12 @@ static void fw_comm_join(ft_comm_join pmpi_, MPI_Fint *fd, MPI_Fint *intercomm, 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_join"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_join_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_join"); return; }
+        pmpi_ = (ft_comm_join)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_join)) { pmpi_(fd, intercomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -45921,7 +46387,12 @@ static void fw_comm_rank(ft_comm_rank pmpi_, MPI_Fint *comm, MPI_Fint *rank, MPI
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_rank"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_rank_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_rank"); return; }
+        pmpi_ = (ft_comm_rank)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_rank);
     pmpi_(comm, rank, ierror);
 }
@@ -45938,7 +46409,12 @@ static void fw_comm_remote_group(ft_comm_remote_group pmpi_, MPI_Fint *comm, MPI
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_remote_group"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_remote_group_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_remote_group"); return; }
+        pmpi_ = (ft_comm_remote_group)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_remote_group);
     pmpi_(comm, group, ierror);
 }
@@ -45955,7 +46431,12 @@ static void fw_comm_remote_size(ft_comm_remote_size pmpi_, MPI_Fint *comm, MPI_F
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_remote_size"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_remote_size_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_remote_size"); return; }
+        pmpi_ = (ft_comm_remote_size)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_remote_size);
     pmpi_(comm, size, ierror);
 }
@@ -45972,7 +46453,12 @@ static void fw_comm_set_attr(ft_comm_set_attr pmpi_, MPI_Fint *comm, MPI_Fint *c
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_set_attr"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_set_attr_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_set_attr"); return; }
+        pmpi_ = (ft_comm_set_attr)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_set_attr);
     pmpi_(comm, comm_keyval, attribute_val, ierror);
 }
@@ -45989,7 +46475,12 @@ static void fw_comm_set_errhandler(ft_comm_set_errhandler pmpi_, MPI_Fint *comm,
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_set_errhandler"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_set_errhandler_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_set_errhandler"); return; }
+        pmpi_ = (ft_comm_set_errhandler)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_set_errhandler);
     pmpi_(comm, errhandler, ierror);
 }
@@ -46006,7 +46497,12 @@ static void fw_comm_set_info(ft_comm_set_info pmpi_, MPI_Fint *comm, MPI_Fint *i
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_set_info"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_set_info_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_set_info"); return; }
+        pmpi_ = (ft_comm_set_info)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_set_info);
     pmpi_(comm, info, ierror);
 }
@@ -46023,7 +46519,12 @@ static void fw_comm_set_name(ft_comm_set_name pmpi_, MPI_Fint *comm, char *comm_
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_set_name"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_set_name_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_set_name"); return; }
+        pmpi_ = (ft_comm_set_name)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_set_name);
     pmpi_(comm, comm_name, ierror, comm_name_len_);
 }
@@ -46040,7 +46541,12 @@ static void fw_comm_size(ft_comm_size pmpi_, MPI_Fint *comm, MPI_Fint *size, MPI
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_size"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_size_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_size"); return; }
+        pmpi_ = (ft_comm_size)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_size);
     pmpi_(comm, size, ierror);
 }
@@ -46058,7 +46564,12 @@ static void fw_comm_spawn(ft_comm_spawn pmpi_, char *command, char *argv, MPI_Fi
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_spawn"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_spawn_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_spawn"); return; }
+        pmpi_ = (ft_comm_spawn)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn)) { pmpi_(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror, command_len_, argv_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46085,7 +46596,12 @@ static void fw_comm_spawn_multiple(ft_comm_spawn_multiple pmpi_, MPI_Fint *count
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_spawn_multiple"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_spawn_multiple_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_spawn_multiple"); return; }
+        pmpi_ = (ft_comm_spawn_multiple)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn_multiple)) { pmpi_(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror, array_of_commands_len_, array_of_argv_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46112,7 +46628,12 @@ static void fw_comm_split(ft_comm_split pmpi_, MPI_Fint *comm, MPI_Fint *color, 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_split"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_split_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_split"); return; }
+        pmpi_ = (ft_comm_split)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split)) { pmpi_(comm, color, key, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46139,7 +46660,12 @@ static void fw_comm_split_type(ft_comm_split_type pmpi_, MPI_Fint *comm, MPI_Fin
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_split_type"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_split_type_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_split_type"); return; }
+        pmpi_ = (ft_comm_split_type)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split_type)) { pmpi_(comm, split_type, key, info, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46165,7 +46691,12 @@ static void fw_comm_test_inter(ft_comm_test_inter pmpi_, MPI_Fint *comm, MPI_Fin
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_test_inter"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_comm_test_inter_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_test_inter"); return; }
+        pmpi_ = (ft_comm_test_inter)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Comm_test_inter);
     pmpi_(comm, flag, ierror);
 }
@@ -46183,7 +46714,12 @@ static void fw_compare_and_swap(ft_compare_and_swap pmpi_, void *origin_addr, vo
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Compare_and_swap"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_compare_and_swap_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Compare_and_swap"); return; }
+        pmpi_ = (ft_compare_and_swap)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Compare_and_swap)) { pmpi_(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46208,7 +46744,12 @@ static void fw_dims_create(ft_dims_create pmpi_, MPI_Fint *nnodes, MPI_Fint *ndi
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dims_create"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_dims_create_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dims_create"); return; }
+        pmpi_ = (ft_dims_create)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Dims_create);
     pmpi_(nnodes, ndims, dims, ierror);
 }
@@ -46226,7 +46767,12 @@ static void fw_dist_graph_create(ft_dist_graph_create pmpi_, MPI_Fint *comm_old,
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_create"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_dist_graph_create_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_create"); return; }
+        pmpi_ = (ft_dist_graph_create)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create)) { pmpi_(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46253,7 +46799,12 @@ static void fw_dist_graph_create_adjacent(ft_dist_graph_create_adjacent pmpi_, M
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_create_adjacent"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_dist_graph_create_adjacent_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_create_adjacent"); return; }
+        pmpi_ = (ft_dist_graph_create_adjacent)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create_adjacent)) { pmpi_(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46279,7 +46830,12 @@ static void fw_dist_graph_neighbors(ft_dist_graph_neighbors pmpi_, MPI_Fint *com
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_neighbors"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_dist_graph_neighbors_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_neighbors"); return; }
+        pmpi_ = (ft_dist_graph_neighbors)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Dist_graph_neighbors);
     pmpi_(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights, ierror);
 }
@@ -46296,7 +46852,12 @@ static void fw_dist_graph_neighbors_count(ft_dist_graph_neighbors_count pmpi_, M
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_neighbors_count"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_dist_graph_neighbors_count_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_neighbors_count"); return; }
+        pmpi_ = (ft_dist_graph_neighbors_count)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Dist_graph_neighbors_count);
     pmpi_(comm, indegree, outdegree, weighted, ierror);
 }
@@ -46313,7 +46874,12 @@ static void fw_errhandler_free(ft_errhandler_free pmpi_, MPI_Fint *errhandler, M
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Errhandler_free"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_errhandler_free_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Errhandler_free"); return; }
+        pmpi_ = (ft_errhandler_free)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Errhandler_free);
     pmpi_(errhandler, ierror);
 }
@@ -46330,7 +46896,12 @@ static void fw_error_class(ft_error_class pmpi_, MPI_Fint *errorcode, MPI_Fint *
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Error_class"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_error_class_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Error_class"); return; }
+        pmpi_ = (ft_error_class)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Error_class);
     pmpi_(errorcode, errorclass, ierror);
 }
@@ -46347,7 +46918,12 @@ static void fw_error_string(ft_error_string pmpi_, MPI_Fint *errorcode, char *st
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Error_string"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_error_string_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Error_string"); return; }
+        pmpi_ = (ft_error_string)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Error_string);
     pmpi_(errorcode, string, resultlen, ierror, string_len_);
 }
@@ -46365,7 +46941,12 @@ static void fw_exscan(ft_exscan pmpi_, void *sendbuf, void *recvbuf, MPI_Fint *c
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Exscan"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_exscan_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Exscan"); return; }
+        pmpi_ = (ft_exscan)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46392,7 +46973,12 @@ static void fw_exscan_init(ft_exscan_init pmpi_, void *sendbuf, void *recvbuf, M
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Exscan_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_exscan_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Exscan_init"); return; }
+        pmpi_ = (ft_exscan_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46421,7 +47007,12 @@ static void fw_fetch_and_op(ft_fetch_and_op pmpi_, void *origin_addr, void *resu
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Fetch_and_op"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_fetch_and_op_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Fetch_and_op"); return; }
+        pmpi_ = (ft_fetch_and_op)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Fetch_and_op)) { pmpi_(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46446,7 +47037,12 @@ static void fw_file_call_errhandler(ft_file_call_errhandler pmpi_, MPI_Fint *fh,
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_call_errhandler"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_call_errhandler_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_call_errhandler"); return; }
+        pmpi_ = (ft_file_call_errhandler)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_File_call_errhandler);
     pmpi_(fh, errorcode, ierror);
 }
@@ -46464,7 +47060,12 @@ static void fw_file_close(ft_file_close pmpi_, MPI_Fint *fh, MPI_Fint *ierror)
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_close"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_close_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_close"); return; }
+        pmpi_ = (ft_file_close)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_close)) { pmpi_(fh, ierror); return; }
     {
         MPI_File fh_in_ = PMPI_File_f2c(*fh); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_FILE, &fh_in_);
@@ -46490,7 +47091,12 @@ static void fw_file_create_errhandler(ft_file_create_errhandler pmpi_, void *fil
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_create_errhandler"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_create_errhandler_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_create_errhandler"); return; }
+        pmpi_ = (ft_file_create_errhandler)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_File_create_errhandler);
     pmpi_(file_errhandler_fn, errhandler, ierror);
 }
@@ -46508,7 +47114,12 @@ static void fw_file_delete(ft_file_delete pmpi_, char *filename, MPI_Fint *info,
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_delete"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_delete_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_delete"); return; }
+        pmpi_ = (ft_file_delete)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_delete)) { pmpi_(filename, info, ierror, filename_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46532,7 +47143,12 @@ static void fw_file_get_amode(ft_file_get_amode pmpi_, MPI_Fint *fh, MPI_Fint *a
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_amode"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_get_amode_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_amode"); return; }
+        pmpi_ = (ft_file_get_amode)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_File_get_amode);
     pmpi_(fh, amode, ierror);
 }
@@ -46549,7 +47165,12 @@ static void fw_file_get_atomicity(ft_file_get_atomicity pmpi_, MPI_Fint *fh, MPI
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_atomicity"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_get_atomicity_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_atomicity"); return; }
+        pmpi_ = (ft_file_get_atomicity)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_File_get_atomicity);
     pmpi_(fh, flag, ierror);
 }
@@ -46566,7 +47187,12 @@ static void fw_file_get_byte_offset(ft_file_get_byte_offset pmpi_, MPI_Fint *fh,
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_byte_offset"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_get_byte_offset_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_byte_offset"); return; }
+        pmpi_ = (ft_file_get_byte_offset)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_File_get_byte_offset);
     pmpi_(fh, offset, disp, ierror);
 }
@@ -46583,7 +47209,12 @@ static void fw_file_get_errhandler(ft_file_get_errhandler pmpi_, MPI_Fint *file,
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_errhandler"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_get_errhandler_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_errhandler"); return; }
+        pmpi_ = (ft_file_get_errhandler)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_File_get_errhandler);
     pmpi_(file, errhandler, ierror);
 }
@@ -46600,7 +47231,12 @@ static void fw_file_get_group(ft_file_get_group pmpi_, MPI_Fint *fh, MPI_Fint *g
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_group"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_get_group_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_group"); return; }
+        pmpi_ = (ft_file_get_group)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_File_get_group);
     pmpi_(fh, group, ierror);
 }
@@ -46617,7 +47253,12 @@ static void fw_file_get_info(ft_file_get_info pmpi_, MPI_Fint *fh, MPI_Fint *inf
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_info"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_get_info_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_info"); return; }
+        pmpi_ = (ft_file_get_info)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_File_get_info);
     pmpi_(fh, info_used, ierror);
 }
@@ -46634,7 +47275,12 @@ static void fw_file_get_position(ft_file_get_position pmpi_, MPI_Fint *fh, MPI_O
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_position"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_get_position_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_position"); return; }
+        pmpi_ = (ft_file_get_position)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_File_get_position);
     pmpi_(fh, offset, ierror);
 }
@@ -46651,7 +47297,12 @@ static void fw_file_get_position_shared(ft_file_get_position_shared pmpi_, MPI_F
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_position_shared"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_get_position_shared_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_position_shared"); return; }
+        pmpi_ = (ft_file_get_position_shared)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_File_get_position_shared);
     pmpi_(fh, offset, ierror);
 }
@@ -46668,7 +47319,12 @@ static void fw_file_get_size(ft_file_get_size pmpi_, MPI_Fint *fh, MPI_Offset *s
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_size"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_get_size_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_size"); return; }
+        pmpi_ = (ft_file_get_size)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_File_get_size);
     pmpi_(fh, size, ierror);
 }
@@ -46685,7 +47341,12 @@ static void fw_file_get_type_extent(ft_file_get_type_extent pmpi_, MPI_Fint *fh,
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_type_extent"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_get_type_extent_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_type_extent"); return; }
+        pmpi_ = (ft_file_get_type_extent)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_File_get_type_extent);
     pmpi_(fh, datatype, extent, ierror);
 }
@@ -46702,7 +47363,12 @@ static void fw_file_get_view(ft_file_get_view pmpi_, MPI_Fint *fh, MPI_Offset *d
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_view"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_get_view_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_get_view"); return; }
+        pmpi_ = (ft_file_get_view)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_File_get_view);
     pmpi_(fh, disp, etype, filetype, datarep, ierror, datarep_len_);
 }
@@ -46720,7 +47386,12 @@ static void fw_file_iread(ft_file_iread pmpi_, MPI_Fint *fh, void *buf, MPI_Fint
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_iread_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread"); return; }
+        pmpi_ = (ft_file_iread)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
@@ -46749,7 +47420,12 @@ static void fw_file_iread_all(ft_file_iread_all pmpi_, MPI_Fint *fh, void *buf, 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread_all"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_iread_all_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread_all"); return; }
+        pmpi_ = (ft_file_iread_all)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_all)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
@@ -46778,7 +47454,12 @@ static void fw_file_iread_at(ft_file_iread_at pmpi_, MPI_Fint *fh, MPI_Offset *o
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread_at"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_iread_at_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread_at"); return; }
+        pmpi_ = (ft_file_iread_at)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at)) { pmpi_(fh, offset, buf, count, datatype, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46806,7 +47487,12 @@ static void fw_file_iread_at_all(ft_file_iread_at_all pmpi_, MPI_Fint *fh, MPI_O
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread_at_all"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_iread_at_all_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread_at_all"); return; }
+        pmpi_ = (ft_file_iread_at_all)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_at_all)) { pmpi_(fh, offset, buf, count, datatype, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46834,7 +47520,12 @@ static void fw_file_iread_shared(ft_file_iread_shared pmpi_, MPI_Fint *fh, void 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread_shared"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_iread_shared_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iread_shared"); return; }
+        pmpi_ = (ft_file_iread_shared)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iread_shared)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46862,7 +47553,12 @@ static void fw_file_iwrite(ft_file_iwrite pmpi_, MPI_Fint *fh, void *buf, MPI_Fi
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_iwrite_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite"); return; }
+        pmpi_ = (ft_file_iwrite)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
@@ -46891,7 +47587,12 @@ static void fw_file_iwrite_all(ft_file_iwrite_all pmpi_, MPI_Fint *fh, void *buf
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite_all"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_iwrite_all_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite_all"); return; }
+        pmpi_ = (ft_file_iwrite_all)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_all)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
@@ -46920,7 +47621,12 @@ static void fw_file_iwrite_at(ft_file_iwrite_at pmpi_, MPI_Fint *fh, MPI_Offset 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite_at"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_iwrite_at_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite_at"); return; }
+        pmpi_ = (ft_file_iwrite_at)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at)) { pmpi_(fh, offset, buf, count, datatype, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46948,7 +47654,12 @@ static void fw_file_iwrite_at_all(ft_file_iwrite_at_all pmpi_, MPI_Fint *fh, MPI
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite_at_all"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_iwrite_at_all_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite_at_all"); return; }
+        pmpi_ = (ft_file_iwrite_at_all)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_at_all)) { pmpi_(fh, offset, buf, count, datatype, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46976,7 +47687,12 @@ static void fw_file_iwrite_shared(ft_file_iwrite_shared pmpi_, MPI_Fint *fh, voi
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite_shared"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_iwrite_shared_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_iwrite_shared"); return; }
+        pmpi_ = (ft_file_iwrite_shared)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_iwrite_shared)) { pmpi_(fh, buf, count, datatype, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -47004,7 +47720,12 @@ static void fw_file_open(ft_file_open pmpi_, MPI_Fint *comm, char *filename, MPI
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_open"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_open_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_open"); return; }
+        pmpi_ = (ft_file_open)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_open)) { pmpi_(comm, filename, amode, info, fh, ierror, filename_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -47031,7 +47752,12 @@ static void fw_file_preallocate(ft_file_preallocate pmpi_, MPI_Fint *fh, MPI_Off
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_preallocate"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_preallocate_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_preallocate"); return; }
+        pmpi_ = (ft_file_preallocate)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_preallocate)) { pmpi_(fh, size, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -47057,7 +47783,12 @@ static void fw_file_read(ft_file_read pmpi_, MPI_Fint *fh, void *buf, MPI_Fint *
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_read_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read"); return; }
+        pmpi_ = (ft_file_read)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
@@ -47086,7 +47817,12 @@ static void fw_file_read_all(ft_file_read_all pmpi_, MPI_Fint *fh, void *buf, MP
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_all"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_read_all_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_all"); return; }
+        pmpi_ = (ft_file_read_all)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
@@ -47115,7 +47851,12 @@ static void fw_file_read_all_begin(ft_file_read_all_begin pmpi_, MPI_Fint *fh, v
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_all_begin"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_read_all_begin_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_all_begin"); return; }
+        pmpi_ = (ft_file_read_all_begin)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all_begin)) { pmpi_(fh, buf, count, datatype, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
@@ -47142,7 +47883,12 @@ static void fw_file_read_all_end(ft_file_read_all_end pmpi_, MPI_Fint *fh, void 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_all_end"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_read_all_end_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_all_end"); return; }
+        pmpi_ = (ft_file_read_all_end)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_all_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -47170,7 +47916,12 @@ static void fw_file_read_at(ft_file_read_at pmpi_, MPI_Fint *fh, MPI_Offset *off
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_at"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_read_at_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_at"); return; }
+        pmpi_ = (ft_file_read_at)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at)) { pmpi_(fh, offset, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -47198,7 +47949,12 @@ static void fw_file_read_at_all(ft_file_read_at_all pmpi_, MPI_Fint *fh, MPI_Off
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_at_all"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_read_at_all_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_at_all"); return; }
+        pmpi_ = (ft_file_read_at_all)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all)) { pmpi_(fh, offset, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -47226,7 +47982,12 @@ static void fw_file_read_at_all_begin(ft_file_read_at_all_begin pmpi_, MPI_Fint 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_at_all_begin"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_read_at_all_begin_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_at_all_begin"); return; }
+        pmpi_ = (ft_file_read_at_all_begin)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_begin)) { pmpi_(fh, offset, buf, count, datatype, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -47252,7 +48013,12 @@ static void fw_file_read_at_all_end(ft_file_read_at_all_end pmpi_, MPI_Fint *fh,
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_at_all_end"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_read_at_all_end_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_at_all_end"); return; }
+        pmpi_ = (ft_file_read_at_all_end)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_at_all_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -47280,7 +48046,12 @@ static void fw_file_read_ordered(ft_file_read_ordered pmpi_, MPI_Fint *fh, void 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_ordered"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_read_ordered_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_ordered"); return; }
+        pmpi_ = (ft_file_read_ordered)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -47308,7 +48079,12 @@ static void fw_file_read_ordered_begin(ft_file_read_ordered_begin pmpi_, MPI_Fin
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_ordered_begin"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_read_ordered_begin_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_ordered_begin"); return; }
+        pmpi_ = (ft_file_read_ordered_begin)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_begin)) { pmpi_(fh, buf, count, datatype, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -47334,7 +48110,12 @@ static void fw_file_read_ordered_end(ft_file_read_ordered_end pmpi_, MPI_Fint *f
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_ordered_end"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_read_ordered_end_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_ordered_end"); return; }
+        pmpi_ = (ft_file_read_ordered_end)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_ordered_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -47362,7 +48143,12 @@ static void fw_file_read_shared(ft_file_read_shared pmpi_, MPI_Fint *fh, void *b
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_shared"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_read_shared_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_read_shared"); return; }
+        pmpi_ = (ft_file_read_shared)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_read_shared)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -47389,7 +48175,12 @@ static void fw_file_seek(ft_file_seek pmpi_, MPI_Fint *fh, MPI_Offset *offset, M
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_seek"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_seek_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_seek"); return; }
+        pmpi_ = (ft_file_seek)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_File_seek);
     pmpi_(fh, offset, whence, ierror);
 }
@@ -47407,7 +48198,12 @@ static void fw_file_seek_shared(ft_file_seek_shared pmpi_, MPI_Fint *fh, MPI_Off
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_seek_shared"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_seek_shared_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_seek_shared"); return; }
+        pmpi_ = (ft_file_seek_shared)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_seek_shared)) { pmpi_(fh, offset, whence, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -47433,7 +48229,12 @@ static void fw_file_set_atomicity(ft_file_set_atomicity pmpi_, MPI_Fint *fh, MPI
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_atomicity"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_set_atomicity_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_atomicity"); return; }
+        pmpi_ = (ft_file_set_atomicity)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_atomicity)) { pmpi_(fh, flag, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -47458,7 +48259,12 @@ static void fw_file_set_errhandler(ft_file_set_errhandler pmpi_, MPI_Fint *file,
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_errhandler"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_set_errhandler_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_errhandler"); return; }
+        pmpi_ = (ft_file_set_errhandler)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_File_set_errhandler);
     pmpi_(file, errhandler, ierror);
 }
@@ -47476,7 +48282,12 @@ static void fw_file_set_info(ft_file_set_info pmpi_, MPI_Fint *fh, MPI_Fint *inf
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_info"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_set_info_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_info"); return; }
+        pmpi_ = (ft_file_set_info)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_info)) { pmpi_(fh, info, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -47502,7 +48313,12 @@ static void fw_file_set_size(ft_file_set_size pmpi_, MPI_Fint *fh, MPI_Offset *s
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_size"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_set_size_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_size"); return; }
+        pmpi_ = (ft_file_set_size)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_size)) { pmpi_(fh, size, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -47528,7 +48344,12 @@ static void fw_file_set_view(ft_file_set_view pmpi_, MPI_Fint *fh, MPI_Offset *d
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_view"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_set_view_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_set_view"); return; }
+        pmpi_ = (ft_file_set_view)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_set_view)) { pmpi_(fh, disp, etype, filetype, datarep, info, ierror, datarep_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -47554,7 +48375,12 @@ static void fw_file_sync(ft_file_sync pmpi_, MPI_Fint *fh, MPI_Fint *ierror)
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_sync"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_sync_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_sync"); return; }
+        pmpi_ = (ft_file_sync)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_sync)) { pmpi_(fh, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -47580,7 +48406,12 @@ static void fw_file_write(ft_file_write pmpi_, MPI_Fint *fh, void *buf, MPI_Fint
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_write_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write"); return; }
+        pmpi_ = (ft_file_write)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
@@ -47609,7 +48440,12 @@ static void fw_file_write_all(ft_file_write_all pmpi_, MPI_Fint *fh, void *buf, 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_all"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_write_all_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_all"); return; }
+        pmpi_ = (ft_file_write_all)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
@@ -47638,7 +48474,12 @@ static void fw_file_write_all_begin(ft_file_write_all_begin pmpi_, MPI_Fint *fh,
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_all_begin"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_write_all_begin_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_all_begin"); return; }
+        pmpi_ = (ft_file_write_all_begin)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all_begin)) { pmpi_(fh, buf, count, datatype, ierror); return; }
     {
         MPI_Offset pos_ = gpuinstMpiFilePosition(PMPI_File_f2c(*fh));
@@ -47665,7 +48506,12 @@ static void fw_file_write_all_end(ft_file_write_all_end pmpi_, MPI_Fint *fh, voi
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_all_end"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_write_all_end_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_all_end"); return; }
+        pmpi_ = (ft_file_write_all_end)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_all_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -47693,7 +48539,12 @@ static void fw_file_write_at(ft_file_write_at pmpi_, MPI_Fint *fh, MPI_Offset *o
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_at"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_write_at_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_at"); return; }
+        pmpi_ = (ft_file_write_at)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at)) { pmpi_(fh, offset, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -47721,7 +48572,12 @@ static void fw_file_write_at_all(ft_file_write_at_all pmpi_, MPI_Fint *fh, MPI_O
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_at_all"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_write_at_all_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_at_all"); return; }
+        pmpi_ = (ft_file_write_at_all)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all)) { pmpi_(fh, offset, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -47749,7 +48605,12 @@ static void fw_file_write_at_all_begin(ft_file_write_at_all_begin pmpi_, MPI_Fin
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_at_all_begin"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_write_at_all_begin_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_at_all_begin"); return; }
+        pmpi_ = (ft_file_write_at_all_begin)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_begin)) { pmpi_(fh, offset, buf, count, datatype, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -47775,7 +48636,12 @@ static void fw_file_write_at_all_end(ft_file_write_at_all_end pmpi_, MPI_Fint *f
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_at_all_end"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_write_at_all_end_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_at_all_end"); return; }
+        pmpi_ = (ft_file_write_at_all_end)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_at_all_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -47803,7 +48669,12 @@ static void fw_file_write_ordered(ft_file_write_ordered pmpi_, MPI_Fint *fh, voi
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_ordered"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_write_ordered_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_ordered"); return; }
+        pmpi_ = (ft_file_write_ordered)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -47831,7 +48702,12 @@ static void fw_file_write_ordered_begin(ft_file_write_ordered_begin pmpi_, MPI_F
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_ordered_begin"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_write_ordered_begin_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_ordered_begin"); return; }
+        pmpi_ = (ft_file_write_ordered_begin)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_begin)) { pmpi_(fh, buf, count, datatype, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -47857,7 +48733,12 @@ static void fw_file_write_ordered_end(ft_file_write_ordered_end pmpi_, MPI_Fint 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_ordered_end"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_write_ordered_end_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_ordered_end"); return; }
+        pmpi_ = (ft_file_write_ordered_end)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_ordered_end)) { pmpi_(fh, buf, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -47885,7 +48766,12 @@ static void fw_file_write_shared(ft_file_write_shared pmpi_, MPI_Fint *fh, void 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_shared"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_file_write_shared_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_write_shared"); return; }
+        pmpi_ = (ft_file_write_shared)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_write_shared)) { pmpi_(fh, buf, count, datatype, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -47912,7 +48798,12 @@ static void fw_finalized(ft_finalized pmpi_, MPI_Fint *flag, MPI_Fint *ierror)
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Finalized"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_finalized_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Finalized"); return; }
+        pmpi_ = (ft_finalized)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Finalized);
     pmpi_(flag, ierror);
 }
@@ -47929,7 +48820,12 @@ static void fw_free_mem(ft_free_mem pmpi_, void *base, MPI_Fint *ierror)
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Free_mem"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_free_mem_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Free_mem"); return; }
+        pmpi_ = (ft_free_mem)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Free_mem);
     pmpi_(base, ierror);
 }
@@ -47947,7 +48843,12 @@ static void fw_gather(ft_gather pmpi_, void *sendbuf, MPI_Fint *sendcount, MPI_F
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gather"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_gather_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gather"); return; }
+        pmpi_ = (ft_gather)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -47974,7 +48875,12 @@ static void fw_gather_init(ft_gather_init pmpi_, void *sendbuf, MPI_Fint *sendco
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gather_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_gather_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gather_init"); return; }
+        pmpi_ = (ft_gather_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -48003,7 +48909,12 @@ static void fw_gatherv(ft_gatherv pmpi_, void *sendbuf, MPI_Fint *sendcount, MPI
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gatherv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_gatherv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gatherv"); return; }
+        pmpi_ = (ft_gatherv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -48030,7 +48941,12 @@ static void fw_gatherv_init(ft_gatherv_init pmpi_, void *sendbuf, MPI_Fint *send
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gatherv_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_gatherv_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gatherv_init"); return; }
+        pmpi_ = (ft_gatherv_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -48059,7 +48975,12 @@ static void fw_get(ft_get pmpi_, void *origin_addr, MPI_Fint *origin_count, MPI_
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_get_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get"); return; }
+        pmpi_ = (ft_get)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -48085,7 +49006,12 @@ static void fw_get_accumulate(ft_get_accumulate pmpi_, void *origin_addr, MPI_Fi
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_accumulate"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_get_accumulate_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_accumulate"); return; }
+        pmpi_ = (ft_get_accumulate)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Get_accumulate)) { pmpi_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -48110,7 +49036,12 @@ static void fw_get_address(ft_get_address pmpi_, void *location, MPI_Aint *addre
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_address"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_get_address_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_address"); return; }
+        pmpi_ = (ft_get_address)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Get_address);
     pmpi_(location, address, ierror);
 }
@@ -48127,7 +49058,12 @@ static void fw_get_count(ft_get_count pmpi_, MPI_Fint *status, MPI_Fint *datatyp
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_count"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_get_count_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_count"); return; }
+        pmpi_ = (ft_get_count)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Get_count);
     pmpi_(status, datatype, count, ierror);
 }
@@ -48144,7 +49080,12 @@ static void fw_get_elements(ft_get_elements pmpi_, MPI_Fint *status, MPI_Fint *d
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_elements"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_get_elements_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_elements"); return; }
+        pmpi_ = (ft_get_elements)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Get_elements);
     pmpi_(status, datatype, count, ierror);
 }
@@ -48161,7 +49102,12 @@ static void fw_get_elements_x(ft_get_elements_x pmpi_, MPI_Fint *status, MPI_Fin
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_elements_x"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_get_elements_x_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_elements_x"); return; }
+        pmpi_ = (ft_get_elements_x)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Get_elements_x);
     pmpi_(status, datatype, count, ierror);
 }
@@ -48179,7 +49125,12 @@ static void fw_get_hw_resource_info(ft_get_hw_resource_info pmpi_, MPI_Fint *hw_
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_hw_resource_info"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_get_hw_resource_info_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_hw_resource_info"); return; }
+        pmpi_ = (ft_get_hw_resource_info)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Get_hw_resource_info);
     pmpi_(hw_info, ierror);
 }
@@ -48197,7 +49148,12 @@ static void fw_get_library_version(ft_get_library_version pmpi_, char *version, 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_library_version"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_get_library_version_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_library_version"); return; }
+        pmpi_ = (ft_get_library_version)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Get_library_version);
     pmpi_(version, resultlen, ierror, version_len_);
 }
@@ -48214,7 +49170,12 @@ static void fw_get_processor_name(ft_get_processor_name pmpi_, char *name, MPI_F
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_processor_name"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_get_processor_name_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_processor_name"); return; }
+        pmpi_ = (ft_get_processor_name)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Get_processor_name);
     pmpi_(name, resultlen, ierror, name_len_);
 }
@@ -48231,7 +49192,12 @@ static void fw_get_version(ft_get_version pmpi_, MPI_Fint *version, MPI_Fint *su
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_version"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_get_version_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Get_version"); return; }
+        pmpi_ = (ft_get_version)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Get_version);
     pmpi_(version, subversion, ierror);
 }
@@ -48249,7 +49215,12 @@ static void fw_graph_create(ft_graph_create pmpi_, MPI_Fint *comm_old, MPI_Fint 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Graph_create"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_graph_create_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Graph_create"); return; }
+        pmpi_ = (ft_graph_create)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Graph_create)) { pmpi_(comm_old, nnodes, index, edges, reorder, comm_graph, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -48275,7 +49246,12 @@ static void fw_graph_get(ft_graph_get pmpi_, MPI_Fint *comm, MPI_Fint *maxindex,
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Graph_get"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_graph_get_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Graph_get"); return; }
+        pmpi_ = (ft_graph_get)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Graph_get);
     pmpi_(comm, maxindex, maxedges, index, edges, ierror);
 }
@@ -48292,7 +49268,12 @@ static void fw_graph_map(ft_graph_map pmpi_, MPI_Fint *comm, MPI_Fint *nnodes, M
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Graph_map"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_graph_map_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Graph_map"); return; }
+        pmpi_ = (ft_graph_map)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Graph_map);
     pmpi_(comm, nnodes, index, edges, newrank, ierror);
 }
@@ -48309,7 +49290,12 @@ static void fw_graph_neighbors(ft_graph_neighbors pmpi_, MPI_Fint *comm, MPI_Fin
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Graph_neighbors"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_graph_neighbors_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Graph_neighbors"); return; }
+        pmpi_ = (ft_graph_neighbors)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Graph_neighbors);
     pmpi_(comm, rank, maxneighbors, neighbors, ierror);
 }
@@ -48326,7 +49312,12 @@ static void fw_graph_neighbors_count(ft_graph_neighbors_count pmpi_, MPI_Fint *c
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Graph_neighbors_count"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_graph_neighbors_count_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Graph_neighbors_count"); return; }
+        pmpi_ = (ft_graph_neighbors_count)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Graph_neighbors_count);
     pmpi_(comm, rank, nneighbors, ierror);
 }
@@ -48343,7 +49334,12 @@ static void fw_graphdims_get(ft_graphdims_get pmpi_, MPI_Fint *comm, MPI_Fint *n
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Graphdims_get"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_graphdims_get_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Graphdims_get"); return; }
+        pmpi_ = (ft_graphdims_get)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Graphdims_get);
     pmpi_(comm, nnodes, nedges, ierror);
 }
@@ -48360,7 +49356,12 @@ static void fw_grequest_complete(ft_grequest_complete pmpi_, MPI_Fint *request, 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Grequest_complete"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_grequest_complete_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Grequest_complete"); return; }
+        pmpi_ = (ft_grequest_complete)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Grequest_complete);
     pmpi_(request, ierror);
 }
@@ -48377,7 +49378,12 @@ static void fw_grequest_start(ft_grequest_start pmpi_, void *query_fn, void *fre
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Grequest_start"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_grequest_start_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Grequest_start"); return; }
+        pmpi_ = (ft_grequest_start)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Grequest_start);
     pmpi_(query_fn, free_fn, cancel_fn, extra_state, request, ierror);
 }
@@ -48394,7 +49400,12 @@ static void fw_group_compare(ft_group_compare pmpi_, MPI_Fint *group1, MPI_Fint 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_compare"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_group_compare_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_compare"); return; }
+        pmpi_ = (ft_group_compare)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Group_compare);
     pmpi_(group1, group2, result, ierror);
 }
@@ -48411,7 +49422,12 @@ static void fw_group_difference(ft_group_difference pmpi_, MPI_Fint *group1, MPI
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_difference"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_group_difference_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_difference"); return; }
+        pmpi_ = (ft_group_difference)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Group_difference);
     pmpi_(group1, group2, newgroup, ierror);
 }
@@ -48428,7 +49444,12 @@ static void fw_group_excl(ft_group_excl pmpi_, MPI_Fint *group, MPI_Fint *n, MPI
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_excl"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_group_excl_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_excl"); return; }
+        pmpi_ = (ft_group_excl)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Group_excl);
     pmpi_(group, n, ranks, newgroup, ierror);
 }
@@ -48445,7 +49466,12 @@ static void fw_group_free(ft_group_free pmpi_, MPI_Fint *group, MPI_Fint *ierror
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_free"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_group_free_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_free"); return; }
+        pmpi_ = (ft_group_free)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Group_free);
     pmpi_(group, ierror);
 }
@@ -48463,7 +49489,12 @@ static void fw_group_from_session_pset(ft_group_from_session_pset pmpi_, MPI_Fin
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_from_session_pset"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_group_from_session_pset_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_from_session_pset"); return; }
+        pmpi_ = (ft_group_from_session_pset)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Group_from_session_pset);
     pmpi_(session, pset_name, newgroup, ierror, pset_name_len_);
 }
@@ -48481,7 +49512,12 @@ static void fw_group_incl(ft_group_incl pmpi_, MPI_Fint *group, MPI_Fint *n, MPI
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_incl"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_group_incl_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_incl"); return; }
+        pmpi_ = (ft_group_incl)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Group_incl);
     pmpi_(group, n, ranks, newgroup, ierror);
 }
@@ -48498,7 +49534,12 @@ static void fw_group_intersection(ft_group_intersection pmpi_, MPI_Fint *group1,
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_intersection"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_group_intersection_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_intersection"); return; }
+        pmpi_ = (ft_group_intersection)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Group_intersection);
     pmpi_(group1, group2, newgroup, ierror);
 }
@@ -48515,7 +49556,12 @@ static void fw_group_range_excl(ft_group_range_excl pmpi_, MPI_Fint *group, MPI_
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_range_excl"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_group_range_excl_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_range_excl"); return; }
+        pmpi_ = (ft_group_range_excl)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Group_range_excl);
     pmpi_(group, n, ranges, newgroup, ierror);
 }
@@ -48532,7 +49578,12 @@ static void fw_group_range_incl(ft_group_range_incl pmpi_, MPI_Fint *group, MPI_
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_range_incl"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_group_range_incl_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_range_incl"); return; }
+        pmpi_ = (ft_group_range_incl)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Group_range_incl);
     pmpi_(group, n, ranges, newgroup, ierror);
 }
@@ -48549,7 +49600,12 @@ static void fw_group_rank(ft_group_rank pmpi_, MPI_Fint *group, MPI_Fint *rank, 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_rank"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_group_rank_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_rank"); return; }
+        pmpi_ = (ft_group_rank)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Group_rank);
     pmpi_(group, rank, ierror);
 }
@@ -48566,7 +49622,12 @@ static void fw_group_size(ft_group_size pmpi_, MPI_Fint *group, MPI_Fint *size, 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_size"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_group_size_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_size"); return; }
+        pmpi_ = (ft_group_size)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Group_size);
     pmpi_(group, size, ierror);
 }
@@ -48583,7 +49644,12 @@ static void fw_group_translate_ranks(ft_group_translate_ranks pmpi_, MPI_Fint *g
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_translate_ranks"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_group_translate_ranks_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_translate_ranks"); return; }
+        pmpi_ = (ft_group_translate_ranks)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Group_translate_ranks);
     pmpi_(group1, n, ranks1, group2, ranks2, ierror);
 }
@@ -48600,7 +49666,12 @@ static void fw_group_union(ft_group_union pmpi_, MPI_Fint *group1, MPI_Fint *gro
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_union"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_group_union_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Group_union"); return; }
+        pmpi_ = (ft_group_union)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Group_union);
     pmpi_(group1, group2, newgroup, ierror);
 }
@@ -48618,7 +49689,12 @@ static void fw_iallgather(ft_iallgather pmpi_, void *sendbuf, MPI_Fint *sendcoun
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iallgather"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_iallgather_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iallgather"); return; }
+        pmpi_ = (ft_iallgather)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -48646,7 +49722,12 @@ static void fw_iallgatherv(ft_iallgatherv pmpi_, void *sendbuf, MPI_Fint *sendco
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iallgatherv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_iallgatherv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iallgatherv"); return; }
+        pmpi_ = (ft_iallgatherv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallgatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -48674,7 +49755,12 @@ static void fw_iallreduce(ft_iallreduce pmpi_, void *sendbuf, void *recvbuf, MPI
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iallreduce"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_iallreduce_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iallreduce"); return; }
+        pmpi_ = (ft_iallreduce)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iallreduce)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -48702,7 +49788,12 @@ static void fw_ialltoall(ft_ialltoall pmpi_, void *sendbuf, MPI_Fint *sendcount,
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ialltoall"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_ialltoall_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ialltoall"); return; }
+        pmpi_ = (ft_ialltoall)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoall)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -48730,7 +49821,12 @@ static void fw_ialltoallv(ft_ialltoallv pmpi_, void *sendbuf, MPI_Fint *sendcoun
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ialltoallv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_ialltoallv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ialltoallv"); return; }
+        pmpi_ = (ft_ialltoallv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallv)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -48758,7 +49854,12 @@ static void fw_ialltoallw(ft_ialltoallw pmpi_, void *sendbuf, MPI_Fint *sendcoun
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ialltoallw"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_ialltoallw_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ialltoallw"); return; }
+        pmpi_ = (ft_ialltoallw)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ialltoallw)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -48786,7 +49887,12 @@ static void fw_ibarrier(ft_ibarrier pmpi_, MPI_Fint *comm, MPI_Fint *request, MP
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ibarrier"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_ibarrier_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ibarrier"); return; }
+        pmpi_ = (ft_ibarrier)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibarrier)) { pmpi_(comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -48814,7 +49920,12 @@ static void fw_ibcast(ft_ibcast pmpi_, void *buffer, MPI_Fint *count, MPI_Fint *
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ibcast"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_ibcast_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ibcast"); return; }
+        pmpi_ = (ft_ibcast)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibcast)) { pmpi_(buffer, count, datatype, root, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -48842,7 +49953,12 @@ static void fw_ibsend(ft_ibsend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *dat
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ibsend"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_ibsend_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ibsend"); return; }
+        pmpi_ = (ft_ibsend)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ibsend)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
@@ -48870,7 +49986,12 @@ static void fw_iexscan(ft_iexscan pmpi_, void *sendbuf, void *recvbuf, MPI_Fint 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iexscan"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_iexscan_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iexscan"); return; }
+        pmpi_ = (ft_iexscan)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iexscan)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -48898,7 +50019,12 @@ static void fw_igather(ft_igather pmpi_, void *sendbuf, MPI_Fint *sendcount, MPI
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Igather"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_igather_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Igather"); return; }
+        pmpi_ = (ft_igather)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -48926,7 +50052,12 @@ static void fw_igatherv(ft_igatherv pmpi_, void *sendbuf, MPI_Fint *sendcount, M
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Igatherv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_igatherv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Igatherv"); return; }
+        pmpi_ = (ft_igatherv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Igatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -48954,7 +50085,12 @@ static void fw_improbe(ft_improbe pmpi_, MPI_Fint *source, MPI_Fint *tag, MPI_Fi
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Improbe"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_improbe_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Improbe"); return; }
+        pmpi_ = (ft_improbe)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Improbe)) { pmpi_(source, tag, comm, flag, message, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -48985,7 +50121,12 @@ static void fw_imrecv(ft_imrecv pmpi_, void *buf, MPI_Fint *count, MPI_Fint *dat
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Imrecv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_imrecv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Imrecv"); return; }
+        pmpi_ = (ft_imrecv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Imrecv)) { pmpi_(buf, count, datatype, message, request, ierror); return; }
     {
         MPI_Message message_in_ = PMPI_Message_f2c(*message);
@@ -49013,7 +50154,12 @@ static void fw_ineighbor_allgather(ft_ineighbor_allgather pmpi_, void *sendbuf, 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_allgather"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_ineighbor_allgather_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_allgather"); return; }
+        pmpi_ = (ft_ineighbor_allgather)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49041,7 +50187,12 @@ static void fw_ineighbor_allgatherv(ft_ineighbor_allgatherv pmpi_, void *sendbuf
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_allgatherv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_ineighbor_allgatherv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_allgatherv"); return; }
+        pmpi_ = (ft_ineighbor_allgatherv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_allgatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49069,7 +50220,12 @@ static void fw_ineighbor_alltoall(ft_ineighbor_alltoall pmpi_, void *sendbuf, MP
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_alltoall"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_ineighbor_alltoall_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_alltoall"); return; }
+        pmpi_ = (ft_ineighbor_alltoall)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoall)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49097,7 +50253,12 @@ static void fw_ineighbor_alltoallv(ft_ineighbor_alltoallv pmpi_, void *sendbuf, 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_alltoallv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_ineighbor_alltoallv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_alltoallv"); return; }
+        pmpi_ = (ft_ineighbor_alltoallv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallv)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49125,7 +50286,12 @@ static void fw_ineighbor_alltoallw(ft_ineighbor_alltoallw pmpi_, void *sendbuf, 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_alltoallw"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_ineighbor_alltoallw_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ineighbor_alltoallw"); return; }
+        pmpi_ = (ft_ineighbor_alltoallw)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ineighbor_alltoallw)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49152,7 +50318,12 @@ static void fw_info_create(ft_info_create pmpi_, MPI_Fint *info, MPI_Fint *ierro
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_create"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_info_create_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_create"); return; }
+        pmpi_ = (ft_info_create)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Info_create);
     pmpi_(info, ierror);
 }
@@ -49170,7 +50341,12 @@ static void fw_info_create_env(ft_info_create_env pmpi_, MPI_Fint *info, MPI_Fin
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_create_env"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_info_create_env_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_create_env"); return; }
+        pmpi_ = (ft_info_create_env)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Info_create_env);
     pmpi_(info, ierror);
 }
@@ -49188,7 +50364,12 @@ static void fw_info_delete(ft_info_delete pmpi_, MPI_Fint *info, char *key, MPI_
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_delete"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_info_delete_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_delete"); return; }
+        pmpi_ = (ft_info_delete)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Info_delete);
     pmpi_(info, key, ierror, key_len_);
 }
@@ -49205,7 +50386,12 @@ static void fw_info_dup(ft_info_dup pmpi_, MPI_Fint *info, MPI_Fint *newinfo, MP
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_dup"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_info_dup_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_dup"); return; }
+        pmpi_ = (ft_info_dup)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Info_dup);
     pmpi_(info, newinfo, ierror);
 }
@@ -49222,7 +50408,12 @@ static void fw_info_free(ft_info_free pmpi_, MPI_Fint *info, MPI_Fint *ierror)
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_free"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_info_free_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_free"); return; }
+        pmpi_ = (ft_info_free)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Info_free);
     pmpi_(info, ierror);
 }
@@ -49239,7 +50430,12 @@ static void fw_info_get(ft_info_get pmpi_, MPI_Fint *info, char *key, MPI_Fint *
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_get"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_info_get_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_get"); return; }
+        pmpi_ = (ft_info_get)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Info_get);
     pmpi_(info, key, valuelen, value, flag, ierror, key_len_, value_len_);
 }
@@ -49256,7 +50452,12 @@ static void fw_info_get_nkeys(ft_info_get_nkeys pmpi_, MPI_Fint *info, MPI_Fint 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_get_nkeys"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_info_get_nkeys_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_get_nkeys"); return; }
+        pmpi_ = (ft_info_get_nkeys)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Info_get_nkeys);
     pmpi_(info, nkeys, ierror);
 }
@@ -49273,7 +50474,12 @@ static void fw_info_get_nthkey(ft_info_get_nthkey pmpi_, MPI_Fint *info, MPI_Fin
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_get_nthkey"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_info_get_nthkey_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_get_nthkey"); return; }
+        pmpi_ = (ft_info_get_nthkey)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Info_get_nthkey);
     pmpi_(info, n, key, ierror, key_len_);
 }
@@ -49291,7 +50497,12 @@ static void fw_info_get_string(ft_info_get_string pmpi_, MPI_Fint *info, char *k
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_get_string"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_info_get_string_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_get_string"); return; }
+        pmpi_ = (ft_info_get_string)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Info_get_string);
     pmpi_(info, key, buflen, value, flag, ierror, key_len_, value_len_);
 }
@@ -49309,7 +50520,12 @@ static void fw_info_get_valuelen(ft_info_get_valuelen pmpi_, MPI_Fint *info, cha
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_get_valuelen"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_info_get_valuelen_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_get_valuelen"); return; }
+        pmpi_ = (ft_info_get_valuelen)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Info_get_valuelen);
     pmpi_(info, key, valuelen, flag, ierror, key_len_);
 }
@@ -49326,7 +50542,12 @@ static void fw_info_set(ft_info_set pmpi_, MPI_Fint *info, char *key, char *valu
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_set"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_info_set_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Info_set"); return; }
+        pmpi_ = (ft_info_set)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Info_set);
     pmpi_(info, key, value, ierror, key_len_, value_len_);
 }
@@ -49343,7 +50564,12 @@ static void fw_initialized(ft_initialized pmpi_, MPI_Fint *flag, MPI_Fint *ierro
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Initialized"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_initialized_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Initialized"); return; }
+        pmpi_ = (ft_initialized)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Initialized);
     pmpi_(flag, ierror);
 }
@@ -49361,7 +50587,12 @@ static void fw_intercomm_create(ft_intercomm_create pmpi_, MPI_Fint *local_comm,
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_create"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_intercomm_create_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_create"); return; }
+        pmpi_ = (ft_intercomm_create)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create)) { pmpi_(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49389,7 +50620,12 @@ static void fw_intercomm_create_from_groups(ft_intercomm_create_from_groups pmpi
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_create_from_groups"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_intercomm_create_from_groups_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_create_from_groups"); return; }
+        pmpi_ = (ft_intercomm_create_from_groups)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create_from_groups)) { pmpi_(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror, stringtag_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49417,7 +50653,12 @@ static void fw_intercomm_merge(ft_intercomm_merge pmpi_, MPI_Fint *intercomm, MP
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_merge"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_intercomm_merge_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_merge"); return; }
+        pmpi_ = (ft_intercomm_merge)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_merge)) { pmpi_(intercomm, high, newintracomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49444,7 +50685,12 @@ static void fw_iprobe(ft_iprobe pmpi_, MPI_Fint *source, MPI_Fint *tag, MPI_Fint
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iprobe"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_iprobe_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iprobe"); return; }
+        pmpi_ = (ft_iprobe)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iprobe)) { pmpi_(source, tag, comm, flag, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -49473,7 +50719,12 @@ static void fw_irecv(ft_irecv pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Irecv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_irecv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Irecv"); return; }
+        pmpi_ = (ft_irecv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irecv)) { pmpi_(buf, count, datatype, source, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
@@ -49501,7 +50752,12 @@ static void fw_ireduce(ft_ireduce pmpi_, void *sendbuf, void *recvbuf, MPI_Fint 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ireduce"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_ireduce_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ireduce"); return; }
+        pmpi_ = (ft_ireduce)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce)) { pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49529,7 +50785,12 @@ static void fw_ireduce_scatter(ft_ireduce_scatter pmpi_, void *sendbuf, void *re
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ireduce_scatter"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_ireduce_scatter_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ireduce_scatter"); return; }
+        pmpi_ = (ft_ireduce_scatter)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter)) { pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49557,7 +50818,12 @@ static void fw_ireduce_scatter_block(ft_ireduce_scatter_block pmpi_, void *sendb
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ireduce_scatter_block"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_ireduce_scatter_block_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ireduce_scatter_block"); return; }
+        pmpi_ = (ft_ireduce_scatter_block)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ireduce_scatter_block)) { pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49585,7 +50851,12 @@ static void fw_irsend(ft_irsend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *dat
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Irsend"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_irsend_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Irsend"); return; }
+        pmpi_ = (ft_irsend)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Irsend)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
@@ -49612,7 +50883,12 @@ static void fw_is_thread_main(ft_is_thread_main pmpi_, MPI_Fint *flag, MPI_Fint 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Is_thread_main"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_is_thread_main_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Is_thread_main"); return; }
+        pmpi_ = (ft_is_thread_main)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Is_thread_main);
     pmpi_(flag, ierror);
 }
@@ -49630,7 +50906,12 @@ static void fw_iscan(ft_iscan pmpi_, void *sendbuf, void *recvbuf, MPI_Fint *cou
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iscan"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_iscan_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iscan"); return; }
+        pmpi_ = (ft_iscan)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscan)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49658,7 +50939,12 @@ static void fw_iscatter(ft_iscatter pmpi_, void *sendbuf, MPI_Fint *sendcount, M
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iscatter"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_iscatter_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iscatter"); return; }
+        pmpi_ = (ft_iscatter)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatter)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49686,7 +50972,12 @@ static void fw_iscatterv(ft_iscatterv pmpi_, void *sendbuf, MPI_Fint *sendcounts
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iscatterv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_iscatterv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Iscatterv"); return; }
+        pmpi_ = (ft_iscatterv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Iscatterv)) { pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49714,7 +51005,12 @@ static void fw_isend(ft_isend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Isend"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_isend_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Isend"); return; }
+        pmpi_ = (ft_isend)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isend)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
@@ -49743,7 +51039,12 @@ static void fw_isendrecv(ft_isendrecv pmpi_, void *sendbuf, MPI_Fint *sendcount,
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Isendrecv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_isendrecv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Isendrecv"); return; }
+        pmpi_ = (ft_isendrecv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv)) { pmpi_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49774,7 +51075,12 @@ static void fw_isendrecv_replace(ft_isendrecv_replace pmpi_, void *buf, MPI_Fint
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Isendrecv_replace"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_isendrecv_replace_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Isendrecv_replace"); return; }
+        pmpi_ = (ft_isendrecv_replace)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Isendrecv_replace)) { pmpi_(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49804,7 +51110,12 @@ static void fw_issend(ft_issend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *dat
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Issend"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_issend_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Issend"); return; }
+        pmpi_ = (ft_issend)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Issend)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
@@ -49831,7 +51142,12 @@ static void fw_keyval_create(ft_keyval_create pmpi_, void *copy_fn, void *delete
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Keyval_create"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_keyval_create_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Keyval_create"); return; }
+        pmpi_ = (ft_keyval_create)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Keyval_create);
     pmpi_(copy_fn, delete_fn, keyval, extra_state, ierror);
 }
@@ -49846,7 +51162,12 @@ static void fw_keyval_free(ft_keyval_free pmpi_, MPI_Fint *keyval, MPI_Fint *ier
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Keyval_free"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_keyval_free_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Keyval_free"); return; }
+        pmpi_ = (ft_keyval_free)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Keyval_free);
     pmpi_(keyval, ierror);
 }
@@ -49861,7 +51182,12 @@ static void fw_lookup_name(ft_lookup_name pmpi_, char *service_name, MPI_Fint *i
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Lookup_name"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_lookup_name_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Lookup_name"); return; }
+        pmpi_ = (ft_lookup_name)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Lookup_name);
     pmpi_(service_name, info, port_name, ierror, service_name_len_, port_name_len_);
 }
@@ -49879,7 +51205,12 @@ static void fw_mprobe(ft_mprobe pmpi_, MPI_Fint *source, MPI_Fint *tag, MPI_Fint
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Mprobe"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_mprobe_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Mprobe"); return; }
+        pmpi_ = (ft_mprobe)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Mprobe)) { pmpi_(source, tag, comm, message, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -49910,7 +51241,12 @@ static void fw_mrecv(ft_mrecv pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Mrecv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_mrecv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Mrecv"); return; }
+        pmpi_ = (ft_mrecv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Mrecv)) { pmpi_(buf, count, datatype, message, status, ierror); return; }
     {
         MPI_Message message_in_ = PMPI_Message_f2c(*message);
@@ -49939,7 +51275,12 @@ static void fw_neighbor_allgather(ft_neighbor_allgather pmpi_, void *sendbuf, MP
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgather"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_neighbor_allgather_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgather"); return; }
+        pmpi_ = (ft_neighbor_allgather)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49966,7 +51307,12 @@ static void fw_neighbor_allgather_init(ft_neighbor_allgather_init pmpi_, void *s
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgather_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_neighbor_allgather_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgather_init"); return; }
+        pmpi_ = (ft_neighbor_allgather_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -49995,7 +51341,12 @@ static void fw_neighbor_allgatherv(ft_neighbor_allgatherv pmpi_, void *sendbuf, 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgatherv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_neighbor_allgatherv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgatherv"); return; }
+        pmpi_ = (ft_neighbor_allgatherv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -50022,7 +51373,12 @@ static void fw_neighbor_allgatherv_init(ft_neighbor_allgatherv_init pmpi_, void 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgatherv_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_neighbor_allgatherv_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgatherv_init"); return; }
+        pmpi_ = (ft_neighbor_allgatherv_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -50051,7 +51407,12 @@ static void fw_neighbor_alltoall(ft_neighbor_alltoall pmpi_, void *sendbuf, MPI_
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoall"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_neighbor_alltoall_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoall"); return; }
+        pmpi_ = (ft_neighbor_alltoall)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -50078,7 +51439,12 @@ static void fw_neighbor_alltoall_init(ft_neighbor_alltoall_init pmpi_, void *sen
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoall_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_neighbor_alltoall_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoall_init"); return; }
+        pmpi_ = (ft_neighbor_alltoall_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -50107,7 +51473,12 @@ static void fw_neighbor_alltoallv(ft_neighbor_alltoallv pmpi_, void *sendbuf, MP
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_neighbor_alltoallv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallv"); return; }
+        pmpi_ = (ft_neighbor_alltoallv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -50134,7 +51505,12 @@ static void fw_neighbor_alltoallv_init(ft_neighbor_alltoallv_init pmpi_, void *s
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallv_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_neighbor_alltoallv_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallv_init"); return; }
+        pmpi_ = (ft_neighbor_alltoallv_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -50163,7 +51539,12 @@ static void fw_neighbor_alltoallw(ft_neighbor_alltoallw pmpi_, void *sendbuf, MP
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallw"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_neighbor_alltoallw_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallw"); return; }
+        pmpi_ = (ft_neighbor_alltoallw)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -50190,7 +51571,12 @@ static void fw_neighbor_alltoallw_init(ft_neighbor_alltoallw_init pmpi_, void *s
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallw_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_neighbor_alltoallw_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallw_init"); return; }
+        pmpi_ = (ft_neighbor_alltoallw_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -50218,7 +51604,12 @@ static void fw_op_commutative(ft_op_commutative pmpi_, MPI_Fint *op, MPI_Fint *c
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Op_commutative"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_op_commutative_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Op_commutative"); return; }
+        pmpi_ = (ft_op_commutative)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Op_commutative);
     pmpi_(op, commute, ierror);
 }
@@ -50235,7 +51626,12 @@ static void fw_op_create(ft_op_create pmpi_, void *user_fn, MPI_Fint *commute, M
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Op_create"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_op_create_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Op_create"); return; }
+        pmpi_ = (ft_op_create)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Op_create);
     pmpi_(user_fn, commute, op, ierror);
 }
@@ -50252,7 +51648,12 @@ static void fw_op_free(ft_op_free pmpi_, MPI_Fint *op, MPI_Fint *ierror)
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Op_free"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_op_free_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Op_free"); return; }
+        pmpi_ = (ft_op_free)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Op_free);
     pmpi_(op, ierror);
 }
@@ -50269,7 +51670,12 @@ static void fw_open_port(ft_open_port pmpi_, MPI_Fint *info, char *port_name, MP
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Open_port"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_open_port_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Open_port"); return; }
+        pmpi_ = (ft_open_port)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Open_port);
     pmpi_(info, port_name, ierror, port_name_len_);
 }
@@ -50286,7 +51692,12 @@ static void fw_pack(ft_pack pmpi_, void *inbuf, MPI_Fint *incount, MPI_Fint *dat
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Pack"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_pack_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Pack"); return; }
+        pmpi_ = (ft_pack)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Pack);
     pmpi_(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror);
 }
@@ -50303,7 +51714,12 @@ static void fw_pack_external(ft_pack_external pmpi_, char *datarep, void *inbuf,
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Pack_external"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_pack_external_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Pack_external"); return; }
+        pmpi_ = (ft_pack_external)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Pack_external);
     pmpi_(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror, datarep_len_);
 }
@@ -50320,7 +51736,12 @@ static void fw_pack_external_size(ft_pack_external_size pmpi_, char *datarep, MP
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Pack_external_size"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_pack_external_size_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Pack_external_size"); return; }
+        pmpi_ = (ft_pack_external_size)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Pack_external_size);
     pmpi_(datarep, incount, datatype, size, ierror, datarep_len_);
 }
@@ -50337,7 +51758,12 @@ static void fw_pack_size(ft_pack_size pmpi_, MPI_Fint *incount, MPI_Fint *dataty
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Pack_size"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_pack_size_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Pack_size"); return; }
+        pmpi_ = (ft_pack_size)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Pack_size);
     pmpi_(incount, datatype, comm, size, ierror);
 }
@@ -50355,7 +51781,12 @@ static void fw_parrived(ft_parrived pmpi_, MPI_Fint *request, MPI_Fint *partitio
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Parrived"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_parrived_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Parrived"); return; }
+        pmpi_ = (ft_parrived)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Parrived);
     pmpi_(request, partition, flag, ierror);
 }
@@ -50374,7 +51805,12 @@ static void fw_pready(ft_pready pmpi_, MPI_Fint *partition, MPI_Fint *request, M
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Pready"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_pready_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Pready"); return; }
+        pmpi_ = (ft_pready)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Pready);
     pmpi_(partition, request, ierror);
 }
@@ -50393,7 +51829,12 @@ static void fw_pready_list(ft_pready_list pmpi_, MPI_Fint *length, MPI_Fint *arr
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Pready_list"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_pready_list_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Pready_list"); return; }
+        pmpi_ = (ft_pready_list)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Pready_list);
     pmpi_(length, array_of_partitions, request, ierror);
 }
@@ -50412,7 +51853,12 @@ static void fw_pready_range(ft_pready_range pmpi_, MPI_Fint *partition_low, MPI_
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Pready_range"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_pready_range_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Pready_range"); return; }
+        pmpi_ = (ft_pready_range)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Pready_range);
     pmpi_(partition_low, partition_high, request, ierror);
 }
@@ -50432,7 +51878,12 @@ static void fw_precv_init(ft_precv_init pmpi_, void *buf, MPI_Fint *partitions, 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Precv_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_precv_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Precv_init"); return; }
+        pmpi_ = (ft_precv_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Precv_init)) { pmpi_(buf, partitions, count, datatype, source, tag, comm, info, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, gpuinstMpiBytes(*count, PMPI_Type_f2c(*datatype)) * (uint64_t)((int)*partitions > 0 ? (int)*partitions : 0));
@@ -50461,7 +51912,12 @@ static void fw_probe(ft_probe pmpi_, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Probe"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_probe_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Probe"); return; }
+        pmpi_ = (ft_probe)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Probe)) { pmpi_(source, tag, comm, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -50491,7 +51947,12 @@ static void fw_psend_init(ft_psend_init pmpi_, void *buf, MPI_Fint *partitions, 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Psend_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_psend_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Psend_init"); return; }
+        pmpi_ = (ft_psend_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Psend_init)) { pmpi_(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes(*count, PMPI_Type_f2c(*datatype)) * (uint64_t)((int)*partitions > 0 ? (int)*partitions : 0));
@@ -50519,7 +51980,12 @@ static void fw_publish_name(ft_publish_name pmpi_, char *service_name, MPI_Fint 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Publish_name"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_publish_name_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Publish_name"); return; }
+        pmpi_ = (ft_publish_name)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Publish_name);
     pmpi_(service_name, info, port_name, ierror, service_name_len_, port_name_len_);
 }
@@ -50537,7 +52003,12 @@ static void fw_put(ft_put pmpi_, void *origin_addr, MPI_Fint *origin_count, MPI_
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Put"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_put_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Put"); return; }
+        pmpi_ = (ft_put)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Put)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -50562,7 +52033,12 @@ static void fw_query_thread(ft_query_thread pmpi_, MPI_Fint *provided, MPI_Fint 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Query_thread"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_query_thread_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Query_thread"); return; }
+        pmpi_ = (ft_query_thread)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Query_thread);
     pmpi_(provided, ierror);
 }
@@ -50580,7 +52056,12 @@ static void fw_raccumulate(ft_raccumulate pmpi_, void *origin_addr, MPI_Fint *or
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Raccumulate"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_raccumulate_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Raccumulate"); return; }
+        pmpi_ = (ft_raccumulate)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Raccumulate)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -50608,7 +52089,12 @@ static void fw_recv(ft_recv pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datatyp
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Recv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_recv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Recv"); return; }
+        pmpi_ = (ft_recv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv)) { pmpi_(buf, count, datatype, source, tag, comm, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -50637,7 +52123,12 @@ static void fw_recv_init(ft_recv_init pmpi_, void *buf, MPI_Fint *count, MPI_Fin
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Recv_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_recv_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Recv_init"); return; }
+        pmpi_ = (ft_recv_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_init)) { pmpi_(buf, count, datatype, source, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
@@ -50665,7 +52156,12 @@ static void fw_reduce(ft_reduce pmpi_, void *sendbuf, void *recvbuf, MPI_Fint *c
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_reduce_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce"); return; }
+        pmpi_ = (ft_reduce)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce)) { pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -50692,7 +52188,12 @@ static void fw_reduce_init(ft_reduce_init pmpi_, void *sendbuf, void *recvbuf, M
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_reduce_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_init"); return; }
+        pmpi_ = (ft_reduce_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -50720,7 +52221,12 @@ static void fw_reduce_local(ft_reduce_local pmpi_, void *inbuf, void *inoutbuf, 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_local"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_reduce_local_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_local"); return; }
+        pmpi_ = (ft_reduce_local)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Reduce_local);
     pmpi_(inbuf, inoutbuf, count, datatype, op, ierror);
 }
@@ -50738,7 +52244,12 @@ static void fw_reduce_scatter(ft_reduce_scatter pmpi_, void *sendbuf, void *recv
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_reduce_scatter_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter"); return; }
+        pmpi_ = (ft_reduce_scatter)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter)) { pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -50764,7 +52275,12 @@ static void fw_reduce_scatter_block(ft_reduce_scatter_block pmpi_, void *sendbuf
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_block"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_reduce_scatter_block_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_block"); return; }
+        pmpi_ = (ft_reduce_scatter_block)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block)) { pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -50791,7 +52307,12 @@ static void fw_reduce_scatter_block_init(ft_reduce_scatter_block_init pmpi_, voi
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_block_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_reduce_scatter_block_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_block_init"); return; }
+        pmpi_ = (ft_reduce_scatter_block_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init)) { pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -50821,7 +52342,12 @@ static void fw_reduce_scatter_init(ft_reduce_scatter_init pmpi_, void *sendbuf, 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_reduce_scatter_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_init"); return; }
+        pmpi_ = (ft_reduce_scatter_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_init)) { pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -50849,7 +52375,12 @@ static void fw_register_datarep(ft_register_datarep pmpi_, char *datarep, void *
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Register_datarep"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_register_datarep_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Register_datarep"); return; }
+        pmpi_ = (ft_register_datarep)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Register_datarep);
     pmpi_(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, ierror, datarep_len_);
 }
@@ -50867,7 +52398,12 @@ static void fw_remove_error_class(ft_remove_error_class pmpi_, MPI_Fint *errorcl
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Remove_error_class"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_remove_error_class_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Remove_error_class"); return; }
+        pmpi_ = (ft_remove_error_class)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Remove_error_class);
     pmpi_(errorclass, ierror);
 }
@@ -50886,7 +52422,12 @@ static void fw_remove_error_code(ft_remove_error_code pmpi_, MPI_Fint *errorcode
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Remove_error_code"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_remove_error_code_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Remove_error_code"); return; }
+        pmpi_ = (ft_remove_error_code)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Remove_error_code);
     pmpi_(errorcode, ierror);
 }
@@ -50905,7 +52446,12 @@ static void fw_remove_error_string(ft_remove_error_string pmpi_, MPI_Fint *error
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Remove_error_string"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_remove_error_string_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Remove_error_string"); return; }
+        pmpi_ = (ft_remove_error_string)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Remove_error_string);
     pmpi_(errorcode, ierror);
 }
@@ -50924,7 +52470,12 @@ static void fw_request_free(ft_request_free pmpi_, MPI_Fint *request, MPI_Fint *
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Request_free"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_request_free_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Request_free"); return; }
+        pmpi_ = (ft_request_free)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Request_free)) { pmpi_(request, ierror); return; }
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
@@ -50950,7 +52501,12 @@ static void fw_request_get_status(ft_request_get_status pmpi_, MPI_Fint *request
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Request_get_status"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_request_get_status_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Request_get_status"); return; }
+        pmpi_ = (ft_request_get_status)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Request_get_status);
     pmpi_(request, flag, status, ierror);
 }
@@ -50968,7 +52524,12 @@ static void fw_request_get_status_all(ft_request_get_status_all pmpi_, MPI_Fint 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Request_get_status_all"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_request_get_status_all_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Request_get_status_all"); return; }
+        pmpi_ = (ft_request_get_status_all)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Request_get_status_all);
     pmpi_(count, array_of_requests, flag, array_of_statuses, ierror);
 }
@@ -50987,7 +52548,12 @@ static void fw_request_get_status_any(ft_request_get_status_any pmpi_, MPI_Fint 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Request_get_status_any"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_request_get_status_any_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Request_get_status_any"); return; }
+        pmpi_ = (ft_request_get_status_any)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Request_get_status_any);
     pmpi_(count, array_of_requests, index, flag, status, ierror);
 }
@@ -51006,7 +52572,12 @@ static void fw_request_get_status_some(ft_request_get_status_some pmpi_, MPI_Fin
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Request_get_status_some"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_request_get_status_some_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Request_get_status_some"); return; }
+        pmpi_ = (ft_request_get_status_some)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Request_get_status_some);
     pmpi_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror);
 }
@@ -51025,7 +52596,12 @@ static void fw_rget(ft_rget pmpi_, void *origin_addr, MPI_Fint *origin_count, MP
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rget"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_rget_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rget"); return; }
+        pmpi_ = (ft_rget)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -51053,7 +52629,12 @@ static void fw_rget_accumulate(ft_rget_accumulate pmpi_, void *origin_addr, MPI_
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rget_accumulate"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_rget_accumulate_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rget_accumulate"); return; }
+        pmpi_ = (ft_rget_accumulate)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rget_accumulate)) { pmpi_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -51081,7 +52662,12 @@ static void fw_rput(ft_rput pmpi_, void *origin_addr, MPI_Fint *origin_count, MP
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rput"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_rput_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rput"); return; }
+        pmpi_ = (ft_rput)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rput)) { pmpi_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -51109,7 +52695,12 @@ static void fw_rsend(ft_rsend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rsend"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_rsend_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rsend"); return; }
+        pmpi_ = (ft_rsend)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend)) { pmpi_(buf, count, datatype, dest, tag, comm, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
@@ -51135,7 +52726,12 @@ static void fw_rsend_init(ft_rsend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rsend_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_rsend_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rsend_init"); return; }
+        pmpi_ = (ft_rsend_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
@@ -51163,7 +52759,12 @@ static void fw_scan(ft_scan pmpi_, void *sendbuf, void *recvbuf, MPI_Fint *count
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scan"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_scan_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scan"); return; }
+        pmpi_ = (ft_scan)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -51190,7 +52791,12 @@ static void fw_scan_init(ft_scan_init pmpi_, void *sendbuf, void *recvbuf, MPI_F
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scan_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_scan_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scan_init"); return; }
+        pmpi_ = (ft_scan_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -51219,7 +52825,12 @@ static void fw_scatter(ft_scatter pmpi_, void *sendbuf, MPI_Fint *sendcount, MPI
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatter"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_scatter_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatter"); return; }
+        pmpi_ = (ft_scatter)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -51246,7 +52857,12 @@ static void fw_scatter_init(ft_scatter_init pmpi_, void *sendbuf, MPI_Fint *send
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatter_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_scatter_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatter_init"); return; }
+        pmpi_ = (ft_scatter_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -51275,7 +52891,12 @@ static void fw_scatterv(ft_scatterv pmpi_, void *sendbuf, MPI_Fint *sendcounts, 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatterv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_scatterv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatterv"); return; }
+        pmpi_ = (ft_scatterv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv)) { pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -51302,7 +52923,12 @@ static void fw_scatterv_init(ft_scatterv_init pmpi_, void *sendbuf, MPI_Fint *se
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatterv_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_scatterv_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatterv_init"); return; }
+        pmpi_ = (ft_scatterv_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_init)) { pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -51331,7 +52957,12 @@ static void fw_send(ft_send pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datatyp
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Send"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_send_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Send"); return; }
+        pmpi_ = (ft_send)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send)) { pmpi_(buf, count, datatype, dest, tag, comm, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
@@ -51357,7 +52988,12 @@ static void fw_send_init(ft_send_init pmpi_, void *buf, MPI_Fint *count, MPI_Fin
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Send_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_send_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Send_init"); return; }
+        pmpi_ = (ft_send_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
@@ -51385,7 +53021,12 @@ static void fw_sendrecv(ft_sendrecv pmpi_, void *sendbuf, MPI_Fint *sendcount, M
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Sendrecv"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_sendrecv_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Sendrecv"); return; }
+        pmpi_ = (ft_sendrecv)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv)) { pmpi_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -51414,7 +53055,12 @@ static void fw_sendrecv_replace(ft_sendrecv_replace pmpi_, void *buf, MPI_Fint *
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Sendrecv_replace"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_sendrecv_replace_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Sendrecv_replace"); return; }
+        pmpi_ = (ft_sendrecv_replace)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Sendrecv_replace)) { pmpi_(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror); return; }
     {
         MPI_Fint status_own_[GPUINST_F_STATUS_SIZE]; if (gpuinstMpiFStatusIgnore(status)) status = status_own_;
@@ -51443,7 +53089,12 @@ static void fw_session_attach_buffer(ft_session_attach_buffer pmpi_, MPI_Fint *s
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_attach_buffer"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_session_attach_buffer_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_attach_buffer"); return; }
+        pmpi_ = (ft_session_attach_buffer)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Session_attach_buffer);
     pmpi_(session, buffer, size, ierror);
 }
@@ -51462,7 +53113,12 @@ static void fw_session_call_errhandler(ft_session_call_errhandler pmpi_, MPI_Fin
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_call_errhandler"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_session_call_errhandler_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_call_errhandler"); return; }
+        pmpi_ = (ft_session_call_errhandler)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Session_call_errhandler);
     pmpi_(session, errorcode, ierror);
 }
@@ -51481,7 +53137,12 @@ static void fw_session_create_errhandler(ft_session_create_errhandler pmpi_, voi
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_create_errhandler"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_session_create_errhandler_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_create_errhandler"); return; }
+        pmpi_ = (ft_session_create_errhandler)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Session_create_errhandler);
     pmpi_(session_errhandler_fn, errhandler, ierror);
 }
@@ -51500,7 +53161,12 @@ static void fw_session_detach_buffer(ft_session_detach_buffer pmpi_, MPI_Fint *s
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_detach_buffer"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_session_detach_buffer_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_detach_buffer"); return; }
+        pmpi_ = (ft_session_detach_buffer)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Session_detach_buffer);
     pmpi_(session, buffer_addr, size, ierror);
 }
@@ -51519,7 +53185,12 @@ static void fw_session_finalize(ft_session_finalize pmpi_, MPI_Fint *session, MP
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_finalize"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_session_finalize_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_finalize"); return; }
+        pmpi_ = (ft_session_finalize)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Session_finalize);
     pmpi_(session, ierror);
 }
@@ -51538,7 +53209,12 @@ static void fw_session_flush_buffer(ft_session_flush_buffer pmpi_, MPI_Fint *ses
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_flush_buffer"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_session_flush_buffer_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_flush_buffer"); return; }
+        pmpi_ = (ft_session_flush_buffer)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Session_flush_buffer);
     pmpi_(session, ierror);
 }
@@ -51557,7 +53233,12 @@ static void fw_session_get_errhandler(ft_session_get_errhandler pmpi_, MPI_Fint 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_get_errhandler"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_session_get_errhandler_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_get_errhandler"); return; }
+        pmpi_ = (ft_session_get_errhandler)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Session_get_errhandler);
     pmpi_(session, errhandler, ierror);
 }
@@ -51576,7 +53257,12 @@ static void fw_session_get_info(ft_session_get_info pmpi_, MPI_Fint *session, MP
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_get_info"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_session_get_info_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_get_info"); return; }
+        pmpi_ = (ft_session_get_info)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Session_get_info);
     pmpi_(session, info_used, ierror);
 }
@@ -51595,7 +53281,12 @@ static void fw_session_get_nth_pset(ft_session_get_nth_pset pmpi_, MPI_Fint *ses
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_get_nth_pset"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_session_get_nth_pset_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_get_nth_pset"); return; }
+        pmpi_ = (ft_session_get_nth_pset)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Session_get_nth_pset);
     pmpi_(session, info, n, pset_len, pset_name, ierror, pset_name_len_);
 }
@@ -51614,7 +53305,12 @@ static void fw_session_get_num_psets(ft_session_get_num_psets pmpi_, MPI_Fint *s
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_get_num_psets"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_session_get_num_psets_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_get_num_psets"); return; }
+        pmpi_ = (ft_session_get_num_psets)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Session_get_num_psets);
     pmpi_(session, info, npset_names, ierror);
 }
@@ -51633,7 +53329,12 @@ static void fw_session_get_pset_info(ft_session_get_pset_info pmpi_, MPI_Fint *s
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_get_pset_info"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_session_get_pset_info_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_get_pset_info"); return; }
+        pmpi_ = (ft_session_get_pset_info)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Session_get_pset_info);
     pmpi_(session, pset_name, info, ierror, pset_name_len_);
 }
@@ -51652,7 +53353,12 @@ static void fw_session_iflush_buffer(ft_session_iflush_buffer pmpi_, MPI_Fint *s
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_iflush_buffer"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_session_iflush_buffer_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_iflush_buffer"); return; }
+        pmpi_ = (ft_session_iflush_buffer)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Session_iflush_buffer);
     pmpi_(session, request, ierror);
 }
@@ -51671,7 +53377,12 @@ static void fw_session_init(ft_session_init pmpi_, MPI_Fint *info, MPI_Fint *err
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_session_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_init"); return; }
+        pmpi_ = (ft_session_init)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Session_init);
     pmpi_(info, errhandler, session, ierror);
 }
@@ -51690,7 +53401,12 @@ static void fw_session_set_errhandler(ft_session_set_errhandler pmpi_, MPI_Fint 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_set_errhandler"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_session_set_errhandler_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Session_set_errhandler"); return; }
+        pmpi_ = (ft_session_set_errhandler)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Session_set_errhandler);
     pmpi_(session, errhandler, ierror);
 }
@@ -51709,7 +53425,12 @@ static void fw_ssend(ft_ssend pmpi_, void *buf, MPI_Fint *count, MPI_Fint *datat
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ssend"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_ssend_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ssend"); return; }
+        pmpi_ = (ft_ssend)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend)) { pmpi_(buf, count, datatype, dest, tag, comm, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
@@ -51735,7 +53456,12 @@ static void fw_ssend_init(ft_ssend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ssend_init"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_ssend_init_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ssend_init"); return; }
+        pmpi_ = (ft_ssend_init)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
@@ -51763,7 +53489,12 @@ static void fw_start(ft_start pmpi_, MPI_Fint *request, MPI_Fint *ierror)
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Start"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_start_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Start"); return; }
+        pmpi_ = (ft_start)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Start)) { pmpi_(request, ierror); return; }
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
@@ -51790,7 +53521,12 @@ static void fw_startall(ft_startall pmpi_, MPI_Fint *count, MPI_Fint *array_of_r
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Startall"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_startall_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Startall"); return; }
+        pmpi_ = (ft_startall)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Startall)) { pmpi_(count, array_of_requests, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, NULL, 0);
@@ -51817,7 +53553,12 @@ static void fw_status_get_error(ft_status_get_error pmpi_, MPI_Fint *status, MPI
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_get_error"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_status_get_error_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_get_error"); return; }
+        pmpi_ = (ft_status_get_error)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Status_get_error);
     pmpi_(status, err, ierror);
 }
@@ -51836,7 +53577,12 @@ static void fw_status_get_source(ft_status_get_source pmpi_, MPI_Fint *status, M
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_get_source"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_status_get_source_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_get_source"); return; }
+        pmpi_ = (ft_status_get_source)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Status_get_source);
     pmpi_(status, source, ierror);
 }
@@ -51855,7 +53601,12 @@ static void fw_status_get_tag(ft_status_get_tag pmpi_, MPI_Fint *status, MPI_Fin
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_get_tag"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_status_get_tag_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_get_tag"); return; }
+        pmpi_ = (ft_status_get_tag)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Status_get_tag);
     pmpi_(status, tag, ierror);
 }
@@ -51873,7 +53624,12 @@ static void fw_status_set_cancelled(ft_status_set_cancelled pmpi_, MPI_Fint *sta
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_set_cancelled"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_status_set_cancelled_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_set_cancelled"); return; }
+        pmpi_ = (ft_status_set_cancelled)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Status_set_cancelled);
     pmpi_(status, flag, ierror);
 }
@@ -51890,7 +53646,12 @@ static void fw_status_set_elements(ft_status_set_elements pmpi_, MPI_Fint *statu
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_set_elements"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_status_set_elements_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_set_elements"); return; }
+        pmpi_ = (ft_status_set_elements)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Status_set_elements);
     pmpi_(status, datatype, count, ierror);
 }
@@ -51907,7 +53668,12 @@ static void fw_status_set_elements_x(ft_status_set_elements_x pmpi_, MPI_Fint *s
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_set_elements_x"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_status_set_elements_x_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_set_elements_x"); return; }
+        pmpi_ = (ft_status_set_elements_x)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Status_set_elements_x);
     pmpi_(status, datatype, count, ierror);
 }
@@ -51925,7 +53691,12 @@ static void fw_status_set_error(ft_status_set_error pmpi_, MPI_Fint *status, MPI
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_set_error"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_status_set_error_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_set_error"); return; }
+        pmpi_ = (ft_status_set_error)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Status_set_error);
     pmpi_(status, err, ierror);
 }
@@ -51944,7 +53715,12 @@ static void fw_status_set_source(ft_status_set_source pmpi_, MPI_Fint *status, M
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_set_source"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_status_set_source_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_set_source"); return; }
+        pmpi_ = (ft_status_set_source)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Status_set_source);
     pmpi_(status, source, ierror);
 }
@@ -51963,7 +53739,12 @@ static void fw_status_set_tag(ft_status_set_tag pmpi_, MPI_Fint *status, MPI_Fin
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_set_tag"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_status_set_tag_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Status_set_tag"); return; }
+        pmpi_ = (ft_status_set_tag)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Status_set_tag);
     pmpi_(status, tag, ierror);
 }
@@ -51982,7 +53763,12 @@ static void fw_test(ft_test pmpi_, MPI_Fint *request, MPI_Fint *flag, MPI_Fint *
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Test"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_test_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Test"); return; }
+        pmpi_ = (ft_test)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Test)) { pmpi_(request, flag, status, ierror); return; }
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
@@ -52010,7 +53796,12 @@ static void fw_test_cancelled(ft_test_cancelled pmpi_, MPI_Fint *status, MPI_Fin
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Test_cancelled"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_test_cancelled_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Test_cancelled"); return; }
+        pmpi_ = (ft_test_cancelled)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Test_cancelled);
     pmpi_(status, flag, ierror);
 }
@@ -52028,7 +53819,12 @@ static void fw_testall(ft_testall pmpi_, MPI_Fint *count, MPI_Fint *array_of_req
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Testall"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_testall_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Testall"); return; }
+        pmpi_ = (ft_testall)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testall)) { pmpi_(count, array_of_requests, flag, array_of_statuses, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, &array_of_statuses, 0);
@@ -52055,7 +53851,12 @@ static void fw_testany(ft_testany pmpi_, MPI_Fint *count, MPI_Fint *array_of_req
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Testany"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_testany_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Testany"); return; }
+        pmpi_ = (ft_testany)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testany)) { pmpi_(count, array_of_requests, index, flag, status, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, &status, 1);
@@ -52082,7 +53883,12 @@ static void fw_testsome(ft_testsome pmpi_, MPI_Fint *incount, MPI_Fint *array_of
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Testsome"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_testsome_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Testsome"); return; }
+        pmpi_ = (ft_testsome)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Testsome)) { pmpi_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*incount, array_of_requests, &array_of_statuses, 0);
@@ -52108,7 +53914,12 @@ static void fw_topo_test(ft_topo_test pmpi_, MPI_Fint *comm, MPI_Fint *status, M
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Topo_test"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_topo_test_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Topo_test"); return; }
+        pmpi_ = (ft_topo_test)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Topo_test);
     pmpi_(comm, status, ierror);
 }
@@ -52125,7 +53936,12 @@ static void fw_type_commit(ft_type_commit pmpi_, MPI_Fint *datatype, MPI_Fint *i
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_commit"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_commit_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_commit"); return; }
+        pmpi_ = (ft_type_commit)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_commit);
     pmpi_(datatype, ierror);
 }
@@ -52142,7 +53958,12 @@ static void fw_type_contiguous(ft_type_contiguous pmpi_, MPI_Fint *count, MPI_Fi
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_contiguous"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_contiguous_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_contiguous"); return; }
+        pmpi_ = (ft_type_contiguous)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_contiguous);
     pmpi_(count, oldtype, newtype, ierror);
 }
@@ -52159,7 +53980,12 @@ static void fw_type_create_darray(ft_type_create_darray pmpi_, MPI_Fint *size, M
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_darray"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_create_darray_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_darray"); return; }
+        pmpi_ = (ft_type_create_darray)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_create_darray);
     pmpi_(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror);
 }
@@ -52176,7 +54002,12 @@ static void fw_type_create_f90_complex(ft_type_create_f90_complex pmpi_, MPI_Fin
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_f90_complex"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_create_f90_complex_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_f90_complex"); return; }
+        pmpi_ = (ft_type_create_f90_complex)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_create_f90_complex);
     pmpi_(p, r, newtype, ierror);
 }
@@ -52193,7 +54024,12 @@ static void fw_type_create_f90_integer(ft_type_create_f90_integer pmpi_, MPI_Fin
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_f90_integer"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_create_f90_integer_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_f90_integer"); return; }
+        pmpi_ = (ft_type_create_f90_integer)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_create_f90_integer);
     pmpi_(r, newtype, ierror);
 }
@@ -52210,7 +54046,12 @@ static void fw_type_create_f90_real(ft_type_create_f90_real pmpi_, MPI_Fint *p, 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_f90_real"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_create_f90_real_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_f90_real"); return; }
+        pmpi_ = (ft_type_create_f90_real)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_create_f90_real);
     pmpi_(p, r, newtype, ierror);
 }
@@ -52227,7 +54068,12 @@ static void fw_type_create_hindexed(ft_type_create_hindexed pmpi_, MPI_Fint *cou
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_hindexed"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_create_hindexed_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_hindexed"); return; }
+        pmpi_ = (ft_type_create_hindexed)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_create_hindexed);
     pmpi_(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror);
 }
@@ -52244,7 +54090,12 @@ static void fw_type_create_hindexed_block(ft_type_create_hindexed_block pmpi_, M
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_hindexed_block"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_create_hindexed_block_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_hindexed_block"); return; }
+        pmpi_ = (ft_type_create_hindexed_block)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_create_hindexed_block);
     pmpi_(count, blocklength, array_of_displacements, oldtype, newtype, ierror);
 }
@@ -52261,7 +54112,12 @@ static void fw_type_create_hvector(ft_type_create_hvector pmpi_, MPI_Fint *count
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_hvector"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_create_hvector_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_hvector"); return; }
+        pmpi_ = (ft_type_create_hvector)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_create_hvector);
     pmpi_(count, blocklength, stride, oldtype, newtype, ierror);
 }
@@ -52278,7 +54134,12 @@ static void fw_type_create_indexed_block(ft_type_create_indexed_block pmpi_, MPI
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_indexed_block"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_create_indexed_block_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_indexed_block"); return; }
+        pmpi_ = (ft_type_create_indexed_block)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_create_indexed_block);
     pmpi_(count, blocklength, array_of_displacements, oldtype, newtype, ierror);
 }
@@ -52295,7 +54156,12 @@ static void fw_type_create_keyval(ft_type_create_keyval pmpi_, void *type_copy_a
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_keyval"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_create_keyval_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_keyval"); return; }
+        pmpi_ = (ft_type_create_keyval)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_create_keyval);
     pmpi_(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, ierror);
 }
@@ -52312,7 +54178,12 @@ static void fw_type_create_resized(ft_type_create_resized pmpi_, MPI_Fint *oldty
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_resized"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_create_resized_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_resized"); return; }
+        pmpi_ = (ft_type_create_resized)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_create_resized);
     pmpi_(oldtype, lb, extent, newtype, ierror);
 }
@@ -52329,7 +54200,12 @@ static void fw_type_create_struct(ft_type_create_struct pmpi_, MPI_Fint *count, 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_struct"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_create_struct_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_struct"); return; }
+        pmpi_ = (ft_type_create_struct)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_create_struct);
     pmpi_(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror);
 }
@@ -52346,7 +54222,12 @@ static void fw_type_create_subarray(ft_type_create_subarray pmpi_, MPI_Fint *ndi
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_subarray"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_create_subarray_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_create_subarray"); return; }
+        pmpi_ = (ft_type_create_subarray)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_create_subarray);
     pmpi_(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, ierror);
 }
@@ -52363,7 +54244,12 @@ static void fw_type_delete_attr(ft_type_delete_attr pmpi_, MPI_Fint *datatype, M
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_delete_attr"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_delete_attr_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_delete_attr"); return; }
+        pmpi_ = (ft_type_delete_attr)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_delete_attr);
     pmpi_(datatype, type_keyval, ierror);
 }
@@ -52380,7 +54266,12 @@ static void fw_type_dup(ft_type_dup pmpi_, MPI_Fint *oldtype, MPI_Fint *newtype,
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_dup"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_dup_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_dup"); return; }
+        pmpi_ = (ft_type_dup)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_dup);
     pmpi_(oldtype, newtype, ierror);
 }
@@ -52397,7 +54288,12 @@ static void fw_type_free(ft_type_free pmpi_, MPI_Fint *datatype, MPI_Fint *ierro
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_free"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_free_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_free"); return; }
+        pmpi_ = (ft_type_free)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_free);
     pmpi_(datatype, ierror);
 }
@@ -52414,7 +54310,12 @@ static void fw_type_free_keyval(ft_type_free_keyval pmpi_, MPI_Fint *type_keyval
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_free_keyval"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_free_keyval_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_free_keyval"); return; }
+        pmpi_ = (ft_type_free_keyval)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_free_keyval);
     pmpi_(type_keyval, ierror);
 }
@@ -52431,7 +54332,12 @@ static void fw_type_get_attr(ft_type_get_attr pmpi_, MPI_Fint *datatype, MPI_Fin
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_attr"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_get_attr_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_attr"); return; }
+        pmpi_ = (ft_type_get_attr)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_get_attr);
     pmpi_(datatype, type_keyval, attribute_val, flag, ierror);
 }
@@ -52448,7 +54354,12 @@ static void fw_type_get_contents(ft_type_get_contents pmpi_, MPI_Fint *datatype,
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_contents"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_get_contents_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_contents"); return; }
+        pmpi_ = (ft_type_get_contents)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_get_contents);
     pmpi_(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes, ierror);
 }
@@ -52465,7 +54376,12 @@ static void fw_type_get_envelope(ft_type_get_envelope pmpi_, MPI_Fint *datatype,
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_envelope"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_get_envelope_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_envelope"); return; }
+        pmpi_ = (ft_type_get_envelope)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_get_envelope);
     pmpi_(datatype, num_integers, num_addresses, num_datatypes, combiner, ierror);
 }
@@ -52482,7 +54398,12 @@ static void fw_type_get_extent(ft_type_get_extent pmpi_, MPI_Fint *datatype, MPI
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_extent"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_get_extent_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_extent"); return; }
+        pmpi_ = (ft_type_get_extent)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_get_extent);
     pmpi_(datatype, lb, extent, ierror);
 }
@@ -52499,7 +54420,12 @@ static void fw_type_get_extent_x(ft_type_get_extent_x pmpi_, MPI_Fint *datatype,
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_extent_x"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_get_extent_x_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_extent_x"); return; }
+        pmpi_ = (ft_type_get_extent_x)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_get_extent_x);
     pmpi_(datatype, lb, extent, ierror);
 }
@@ -52516,7 +54442,12 @@ static void fw_type_get_name(ft_type_get_name pmpi_, MPI_Fint *datatype, char *t
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_name"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_get_name_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_name"); return; }
+        pmpi_ = (ft_type_get_name)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_get_name);
     pmpi_(datatype, type_name, resultlen, ierror, type_name_len_);
 }
@@ -52533,7 +54464,12 @@ static void fw_type_get_true_extent(ft_type_get_true_extent pmpi_, MPI_Fint *dat
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_true_extent"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_get_true_extent_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_true_extent"); return; }
+        pmpi_ = (ft_type_get_true_extent)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_get_true_extent);
     pmpi_(datatype, true_lb, true_extent, ierror);
 }
@@ -52550,7 +54486,12 @@ static void fw_type_get_true_extent_x(ft_type_get_true_extent_x pmpi_, MPI_Fint 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_true_extent_x"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_get_true_extent_x_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_true_extent_x"); return; }
+        pmpi_ = (ft_type_get_true_extent_x)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_get_true_extent_x);
     pmpi_(datatype, true_lb, true_extent, ierror);
 }
@@ -52568,7 +54509,12 @@ static void fw_type_get_value_index(ft_type_get_value_index pmpi_, MPI_Fint *val
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_value_index"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_get_value_index_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_get_value_index"); return; }
+        pmpi_ = (ft_type_get_value_index)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_get_value_index);
     pmpi_(value_type, index_type, pair_type, ierror);
 }
@@ -52586,7 +54532,12 @@ static void fw_type_indexed(ft_type_indexed pmpi_, MPI_Fint *count, MPI_Fint *ar
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_indexed"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_indexed_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_indexed"); return; }
+        pmpi_ = (ft_type_indexed)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_indexed);
     pmpi_(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror);
 }
@@ -52603,7 +54554,12 @@ static void fw_type_match_size(ft_type_match_size pmpi_, MPI_Fint *typeclass, MP
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_match_size"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_match_size_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_match_size"); return; }
+        pmpi_ = (ft_type_match_size)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_match_size);
     pmpi_(typeclass, size, datatype, ierror);
 }
@@ -52620,7 +54576,12 @@ static void fw_type_set_attr(ft_type_set_attr pmpi_, MPI_Fint *datatype, MPI_Fin
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_set_attr"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_set_attr_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_set_attr"); return; }
+        pmpi_ = (ft_type_set_attr)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_set_attr);
     pmpi_(datatype, type_keyval, attribute_val, ierror);
 }
@@ -52637,7 +54598,12 @@ static void fw_type_set_name(ft_type_set_name pmpi_, MPI_Fint *datatype, char *t
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_set_name"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_set_name_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_set_name"); return; }
+        pmpi_ = (ft_type_set_name)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_set_name);
     pmpi_(datatype, type_name, ierror, type_name_len_);
 }
@@ -52654,7 +54620,12 @@ static void fw_type_size(ft_type_size pmpi_, MPI_Fint *datatype, MPI_Fint *size,
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_size"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_size_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_size"); return; }
+        pmpi_ = (ft_type_size)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_size);
     pmpi_(datatype, size, ierror);
 }
@@ -52671,7 +54642,12 @@ static void fw_type_size_x(ft_type_size_x pmpi_, MPI_Fint *datatype, MPI_Count *
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_size_x"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_size_x_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_size_x"); return; }
+        pmpi_ = (ft_type_size_x)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_size_x);
     pmpi_(datatype, size, ierror);
 }
@@ -52688,7 +54664,12 @@ static void fw_type_vector(ft_type_vector pmpi_, MPI_Fint *count, MPI_Fint *bloc
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_vector"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_type_vector_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Type_vector"); return; }
+        pmpi_ = (ft_type_vector)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Type_vector);
     pmpi_(count, blocklength, stride, oldtype, newtype, ierror);
 }
@@ -52705,7 +54686,12 @@ static void fw_unpack(ft_unpack pmpi_, void *inbuf, MPI_Fint *insize, MPI_Fint *
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Unpack"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_unpack_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Unpack"); return; }
+        pmpi_ = (ft_unpack)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Unpack);
     pmpi_(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror);
 }
@@ -52722,7 +54708,12 @@ static void fw_unpack_external(ft_unpack_external pmpi_, char *datarep, void *in
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Unpack_external"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_unpack_external_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Unpack_external"); return; }
+        pmpi_ = (ft_unpack_external)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Unpack_external);
     pmpi_(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror, datarep_len_);
 }
@@ -52739,7 +54730,12 @@ static void fw_unpublish_name(ft_unpublish_name pmpi_, char *service_name, MPI_F
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Unpublish_name"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_unpublish_name_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Unpublish_name"); return; }
+        pmpi_ = (ft_unpublish_name)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Unpublish_name);
     pmpi_(service_name, info, port_name, ierror, service_name_len_, port_name_len_);
 }
@@ -52757,7 +54753,12 @@ static void fw_wait(ft_wait pmpi_, MPI_Fint *request, MPI_Fint *status, MPI_Fint
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Wait"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_wait_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Wait"); return; }
+        pmpi_ = (ft_wait)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Wait)) { pmpi_(request, status, ierror); return; }
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
@@ -52786,7 +54787,12 @@ static void fw_waitall(ft_waitall pmpi_, MPI_Fint *count, MPI_Fint *array_of_req
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Waitall"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_waitall_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Waitall"); return; }
+        pmpi_ = (ft_waitall)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitall)) { pmpi_(count, array_of_requests, array_of_statuses, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, &array_of_statuses, 0);
@@ -52813,7 +54819,12 @@ static void fw_waitany(ft_waitany pmpi_, MPI_Fint *count, MPI_Fint *array_of_req
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Waitany"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_waitany_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Waitany"); return; }
+        pmpi_ = (ft_waitany)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitany)) { pmpi_(count, array_of_requests, index, status, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*count, array_of_requests, &status, 1);
@@ -52840,7 +54851,12 @@ static void fw_waitsome(ft_waitsome pmpi_, MPI_Fint *incount, MPI_Fint *array_of
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Waitsome"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_waitsome_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Waitsome"); return; }
+        pmpi_ = (ft_waitsome)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Waitsome)) { pmpi_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror); return; }
     {
         gpuinstReqSave rs_; gpuinstMpiReqSaveF(&rs_, (int)*incount, array_of_requests, &array_of_statuses, 0);
@@ -52867,7 +54883,12 @@ static void fw_win_allocate(ft_win_allocate pmpi_, MPI_Aint *size, MPI_Fint *dis
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_allocate"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_allocate_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_allocate"); return; }
+        pmpi_ = (ft_win_allocate)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate)) { pmpi_(size, disp_unit, info, comm, baseptr, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -52899,7 +54920,12 @@ static void fw_win_allocate_shared(ft_win_allocate_shared pmpi_, MPI_Aint *size,
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_allocate_shared"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_allocate_shared_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_allocate_shared"); return; }
+        pmpi_ = (ft_win_allocate_shared)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_shared)) { pmpi_(size, disp_unit, info, comm, baseptr, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -52930,7 +54956,12 @@ static void fw_win_attach(ft_win_attach pmpi_, MPI_Fint *win, void *base, MPI_Ai
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_attach"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_attach_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_attach"); return; }
+        pmpi_ = (ft_win_attach)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Win_attach);
     pmpi_(win, base, size, ierror);
 }
@@ -52947,7 +54978,12 @@ static void fw_win_call_errhandler(ft_win_call_errhandler pmpi_, MPI_Fint *win, 
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_call_errhandler"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_call_errhandler_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_call_errhandler"); return; }
+        pmpi_ = (ft_win_call_errhandler)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Win_call_errhandler);
     pmpi_(win, errorcode, ierror);
 }
@@ -52965,7 +55001,12 @@ static void fw_win_complete(ft_win_complete pmpi_, MPI_Fint *win, MPI_Fint *ierr
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_complete"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_complete_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_complete"); return; }
+        pmpi_ = (ft_win_complete)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_complete)) { pmpi_(win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -52991,7 +55032,12 @@ static void fw_win_create(ft_win_create pmpi_, void *base, MPI_Aint *size, MPI_F
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_create_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create"); return; }
+        pmpi_ = (ft_win_create)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create)) { pmpi_(base, size, disp_unit, info, comm, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -53018,7 +55064,12 @@ static void fw_win_create_dynamic(ft_win_create_dynamic pmpi_, MPI_Fint *info, M
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create_dynamic"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_create_dynamic_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create_dynamic"); return; }
+        pmpi_ = (ft_win_create_dynamic)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create_dynamic)) { pmpi_(info, comm, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -53044,7 +55095,12 @@ static void fw_win_create_errhandler(ft_win_create_errhandler pmpi_, void *win_e
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create_errhandler"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_create_errhandler_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create_errhandler"); return; }
+        pmpi_ = (ft_win_create_errhandler)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Win_create_errhandler);
     pmpi_(win_errhandler_fn, errhandler, ierror);
 }
@@ -53061,7 +55117,12 @@ static void fw_win_create_keyval(ft_win_create_keyval pmpi_, void *win_copy_attr
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create_keyval"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_create_keyval_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create_keyval"); return; }
+        pmpi_ = (ft_win_create_keyval)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Win_create_keyval);
     pmpi_(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, ierror);
 }
@@ -53078,7 +55139,12 @@ static void fw_win_delete_attr(ft_win_delete_attr pmpi_, MPI_Fint *win, MPI_Fint
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_delete_attr"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_delete_attr_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_delete_attr"); return; }
+        pmpi_ = (ft_win_delete_attr)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Win_delete_attr);
     pmpi_(win, win_keyval, ierror);
 }
@@ -53095,7 +55161,12 @@ static void fw_win_detach(ft_win_detach pmpi_, MPI_Fint *win, void *base, MPI_Fi
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_detach"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_detach_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_detach"); return; }
+        pmpi_ = (ft_win_detach)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Win_detach);
     pmpi_(win, base, ierror);
 }
@@ -53113,7 +55184,12 @@ static void fw_win_fence(ft_win_fence pmpi_, MPI_Fint *assert, MPI_Fint *win, MP
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_fence"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_fence_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_fence"); return; }
+        pmpi_ = (ft_win_fence)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_fence)) { pmpi_(assert, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -53139,7 +55215,12 @@ static void fw_win_flush(ft_win_flush pmpi_, MPI_Fint *rank, MPI_Fint *win, MPI_
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_flush_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush"); return; }
+        pmpi_ = (ft_win_flush)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush)) { pmpi_(rank, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -53165,7 +55246,12 @@ static void fw_win_flush_all(ft_win_flush_all pmpi_, MPI_Fint *win, MPI_Fint *ie
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush_all"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_flush_all_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush_all"); return; }
+        pmpi_ = (ft_win_flush_all)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_all)) { pmpi_(win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -53191,7 +55277,12 @@ static void fw_win_flush_local(ft_win_flush_local pmpi_, MPI_Fint *rank, MPI_Fin
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush_local"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_flush_local_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush_local"); return; }
+        pmpi_ = (ft_win_flush_local)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_local)) { pmpi_(rank, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -53217,7 +55308,12 @@ static void fw_win_flush_local_all(ft_win_flush_local_all pmpi_, MPI_Fint *win, 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush_local_all"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_flush_local_all_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_flush_local_all"); return; }
+        pmpi_ = (ft_win_flush_local_all)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_flush_local_all)) { pmpi_(win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -53243,7 +55339,12 @@ static void fw_win_free(ft_win_free pmpi_, MPI_Fint *win, MPI_Fint *ierror)
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_free"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_free_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_free"); return; }
+        pmpi_ = (ft_win_free)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_free)) { pmpi_(win, ierror); return; }
     {
         MPI_Win win_in_ = PMPI_Win_f2c(*win); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_WIN, &win_in_);
@@ -53269,7 +55370,12 @@ static void fw_win_free_keyval(ft_win_free_keyval pmpi_, MPI_Fint *win_keyval, M
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_free_keyval"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_free_keyval_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_free_keyval"); return; }
+        pmpi_ = (ft_win_free_keyval)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Win_free_keyval);
     pmpi_(win_keyval, ierror);
 }
@@ -53286,7 +55392,12 @@ static void fw_win_get_attr(ft_win_get_attr pmpi_, MPI_Fint *win, MPI_Fint *win_
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_get_attr"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_get_attr_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_get_attr"); return; }
+        pmpi_ = (ft_win_get_attr)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Win_get_attr);
     pmpi_(win, win_keyval, attribute_val, flag, ierror);
 }
@@ -53303,7 +55414,12 @@ static void fw_win_get_errhandler(ft_win_get_errhandler pmpi_, MPI_Fint *win, MP
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_get_errhandler"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_get_errhandler_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_get_errhandler"); return; }
+        pmpi_ = (ft_win_get_errhandler)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Win_get_errhandler);
     pmpi_(win, errhandler, ierror);
 }
@@ -53320,7 +55436,12 @@ static void fw_win_get_group(ft_win_get_group pmpi_, MPI_Fint *win, MPI_Fint *gr
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_get_group"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_get_group_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_get_group"); return; }
+        pmpi_ = (ft_win_get_group)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Win_get_group);
     pmpi_(win, group, ierror);
 }
@@ -53337,7 +55458,12 @@ static void fw_win_get_info(ft_win_get_info pmpi_, MPI_Fint *win, MPI_Fint *info
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_get_info"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_get_info_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_get_info"); return; }
+        pmpi_ = (ft_win_get_info)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Win_get_info);
     pmpi_(win, info_used, ierror);
 }
@@ -53354,7 +55480,12 @@ static void fw_win_get_name(ft_win_get_name pmpi_, MPI_Fint *win, char *win_name
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_get_name"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_get_name_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_get_name"); return; }
+        pmpi_ = (ft_win_get_name)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Win_get_name);
     pmpi_(win, win_name, resultlen, ierror, win_name_len_);
 }
@@ -53372,7 +55503,12 @@ static void fw_win_lock(ft_win_lock pmpi_, MPI_Fint *lock_type, MPI_Fint *rank, 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_lock"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_lock_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_lock"); return; }
+        pmpi_ = (ft_win_lock)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_lock)) { pmpi_(lock_type, rank, assert, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -53398,7 +55534,12 @@ static void fw_win_lock_all(ft_win_lock_all pmpi_, MPI_Fint *assert, MPI_Fint *w
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_lock_all"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_lock_all_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_lock_all"); return; }
+        pmpi_ = (ft_win_lock_all)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_lock_all)) { pmpi_(assert, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -53424,7 +55565,12 @@ static void fw_win_post(ft_win_post pmpi_, MPI_Fint *group, MPI_Fint *assert, MP
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_post"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_post_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_post"); return; }
+        pmpi_ = (ft_win_post)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_post)) { pmpi_(group, assert, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -53449,7 +55595,12 @@ static void fw_win_set_attr(ft_win_set_attr pmpi_, MPI_Fint *win, MPI_Fint *win_
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_set_attr"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_set_attr_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_set_attr"); return; }
+        pmpi_ = (ft_win_set_attr)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Win_set_attr);
     pmpi_(win, win_keyval, attribute_val, ierror);
 }
@@ -53466,7 +55617,12 @@ static void fw_win_set_errhandler(ft_win_set_errhandler pmpi_, MPI_Fint *win, MP
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_set_errhandler"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_set_errhandler_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_set_errhandler"); return; }
+        pmpi_ = (ft_win_set_errhandler)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Win_set_errhandler);
     pmpi_(win, errhandler, ierror);
 }
@@ -53483,7 +55639,12 @@ static void fw_win_set_info(ft_win_set_info pmpi_, MPI_Fint *win, MPI_Fint *info
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_set_info"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_set_info_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_set_info"); return; }
+        pmpi_ = (ft_win_set_info)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Win_set_info);
     pmpi_(win, info, ierror);
 }
@@ -53500,7 +55661,12 @@ static void fw_win_set_name(ft_win_set_name pmpi_, MPI_Fint *win, char *win_name
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_set_name"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_set_name_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_set_name"); return; }
+        pmpi_ = (ft_win_set_name)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Win_set_name);
     pmpi_(win, win_name, ierror, win_name_len_);
 }
@@ -53517,7 +55683,12 @@ static void fw_win_shared_query(ft_win_shared_query pmpi_, MPI_Fint *win, MPI_Fi
 {
     MPI_Fint ierr_own_ = 0;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_shared_query"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_shared_query_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_shared_query"); return; }
+        pmpi_ = (ft_win_shared_query)got_;
+    }
     gpuinstMpiCount(GPUINST_MPI_CALL_Win_shared_query);
     pmpi_(win, rank, size, disp_unit, baseptr, ierror);
 }
@@ -53540,7 +55711,12 @@ static void fw_win_start(ft_win_start pmpi_, MPI_Fint *group, MPI_Fint *assert, 
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_start"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_start_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_start"); return; }
+        pmpi_ = (ft_win_start)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_start)) { pmpi_(group, assert, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -53566,7 +55742,12 @@ static void fw_win_sync(ft_win_sync pmpi_, MPI_Fint *win, MPI_Fint *ierror)
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_sync"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_sync_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_sync"); return; }
+        pmpi_ = (ft_win_sync)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_sync)) { pmpi_(win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -53592,7 +55773,12 @@ static void fw_win_test(ft_win_test pmpi_, MPI_Fint *win, MPI_Fint *flag, MPI_Fi
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_test"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_test_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_test"); return; }
+        pmpi_ = (ft_win_test)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_test)) { pmpi_(win, flag, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -53618,7 +55804,12 @@ static void fw_win_unlock(ft_win_unlock pmpi_, MPI_Fint *rank, MPI_Fint *win, MP
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_unlock"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_unlock_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_unlock"); return; }
+        pmpi_ = (ft_win_unlock)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_unlock)) { pmpi_(rank, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -53644,7 +55835,12 @@ static void fw_win_unlock_all(ft_win_unlock_all pmpi_, MPI_Fint *win, MPI_Fint *
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_unlock_all"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_unlock_all_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_unlock_all"); return; }
+        pmpi_ = (ft_win_unlock_all)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_unlock_all)) { pmpi_(win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -53670,7 +55866,12 @@ static void fw_win_wait(ft_win_wait pmpi_, MPI_Fint *win, MPI_Fint *ierror)
     MPI_Fint ierr_own_ = 0;
     gpuinstMpiCall c_;
     if (ierror == NULL) ierror = &ierr_own_; /* use mpi_f08: ierror is optional */
-    if (pmpi_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_wait"); return; }
+    if (pmpi_ == NULL) { /* the binding left out by the linker: looked up at run time */
+        static gpuinstMpiFFn res_;
+        gpuinstMpiFFn got_ = gpuinstMpiFResolve("pmpi_win_wait_", &res_);
+        if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_wait"); return; }
+        pmpi_ = (ft_win_wait)got_;
+    }
     if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_wait)) { pmpi_(win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;

@@ -910,11 +910,16 @@ int gpuinst_metrics_set(int32_t index, const char **name, const char **metrics);
 
 /*
  * A metric list as gpuinst_profile_begin reads it (names and set names
- * separated by commas; NULL or "" is GPUINST_METRICS's default,
- * "time,memory,instructions"), expanded: sets replaced by their metrics,
- * duplicates dropped, order kept; at most 64 metrics.  No CUPTI call.
- * Errors: INVALID_ARGUMENT (a token that is not a metric name, an empty
- *   list), LIMIT (more than 64 metrics).
+ * separated by commas; ';' and blanks separate too, and empty tokens are
+ * skipped: "time, memory" and "time,,memory" are "time,memory"; NULL or ""
+ * is GPUINST_METRICS's default, "time,memory,instructions"), expanded: sets
+ * replaced by their metrics, duplicates dropped, order kept; at most 64
+ * metrics.  No CUPTI call, so a name is checked for its form only (letters,
+ * digits, '_' and '.', at most 255 bytes): whether a chip has it is
+ * gpuinst_metrics_validate's answer.
+ * Errors: INVALID_ARGUMENT (a token with another character or too long, a
+ *   list that names no metric), LIMIT (more than 64 metrics); the reason in
+ *   gpuinst_metrics_last_error.
  */
 int gpuinst_metrics_list_count(const char *metrics, int32_t *count);
 int gpuinst_metrics_list_name(const char *metrics, int32_t index, const char **name);

@@ -76,7 +76,7 @@ module gpuinst
   !> The version this module was written against; gpuinst_version() gives
   !> the linked library's.
   character(len=*), parameter, public :: GPUINST_VERSION_STRING = "0.1.0"
-  character(len=*), parameter, public :: GPUINST_FORMAT_VERSION = "2.0"
+  character(len=*), parameter, public :: GPUINST_FORMAT_VERSION = "2.1"
 
   ! ---- status codes (enum gpuinst_status) ----
   integer(c_int), parameter, public :: GPUINST_SUCCESS = 0

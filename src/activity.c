@@ -1996,13 +1996,13 @@ static unsigned parseTrace(const char *spec, uint32_t *nbuf, size_t *bufsize)
         if (strncmp(tok, "buffers=", 8) == 0) {
             v = strtoull(tok + 8, &end, 10);
             if (*end == '\0' && v >= 2 && v <= 1024) *nbuf = (uint32_t)v;
-            else gpuinstWarn("GPUINST_TRACE: %s: buffers must be 2..1024; keeping %u", tok, (unsigned)*nbuf);
+            else gpuinstWarnJob("GPUINST_TRACE: %s: buffers must be 2..1024; keeping %u", tok, (unsigned)*nbuf);
             continue;
         }
         if (strncmp(tok, "buffer_kb=", 10) == 0) {
             v = strtoull(tok + 10, &end, 10);
             if (*end == '\0' && v >= 64 && v <= 65536) *bufsize = (size_t)v * 1024u;
-            else gpuinstWarn("GPUINST_TRACE: %s: buffer_kb must be 64..65536; keeping %zu", tok, *bufsize / 1024u);
+            else gpuinstWarnJob("GPUINST_TRACE: %s: buffer_kb must be 64..65536; keeping %zu", tok, *bufsize / 1024u);
             continue;
         }
         {
@@ -2014,7 +2014,7 @@ static unsigned parseTrace(const char *spec, uint32_t *nbuf, size_t *bufsize)
                     found = any = 1;
                 }
             if (!found)
-                gpuinstWarn("GPUINST_TRACE: unknown word \"%s\" ignored (kinds: default, all, none, kernel, memcpy, "
+                gpuinstWarnJob("GPUINST_TRACE: unknown word \"%s\" ignored (kinds: default, all, none, kernel, memcpy, "
                             "memset, runtime, driver, sync, marker, memory, overhead; options buffers=N, buffer_kb=N)",
                             tok);
         }

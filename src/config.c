@@ -89,7 +89,7 @@ static int cfgMode(int quiet)
         else if (n == 7 && strncmp(p, "profile", 7) == 0) mode |= GPUINST_MODE_PROFILE;
         else {
             if (!quiet)
-                gpuinstWarn("GPUINST_MODE=\"%.64s\": \"%.*s\" is not a mode (trace, profile, or "
+                gpuinstWarnJob("GPUINST_MODE=\"%.64s\": \"%.*s\" is not a mode (trace, profile, or "
                         "profile,trace for both); recording a trace", v, (int)(n < 64 ? n : 64), p);
             return GPUINST_MODE_TRACE;
         }
@@ -367,7 +367,7 @@ GPUINST_PRIVATE int gpuinstConfigClock(void)
     if (v == NULL || v[0] == '\0' || strcmp(v, "auto") == 0) return GPUINST_CLOCK_AUTO;
     if (strcmp(v, "tsc") == 0) return GPUINST_CLOCK_TSC;
     if (strcmp(v, "monotonic") == 0) return GPUINST_CLOCK_MONOTONIC;
-    gpuinstWarn("GPUINST_CLOCK=\"%.32s\" is not auto, tsc or monotonic; using auto", v);
+    gpuinstWarnJob("GPUINST_CLOCK=\"%.32s\" is not auto, tsc or monotonic; using auto", v);
     return GPUINST_CLOCK_AUTO;
 }
 
@@ -382,7 +382,7 @@ GPUINST_PRIVATE int gpuinstConfigMpmd(void)
     else if (strcmp(m, "local") == 0) v = GPUINST_MPMD_LOCAL;
     else if (strcmp(m, "shared") == 0) v = GPUINST_MPMD_SHARED;
     else {
-        gpuinstWarn("GPUINST_MPMD=\"%.40s\" is not one of auto, local, shared: using auto", m);
+        gpuinstWarnJob("GPUINST_MPMD=\"%.40s\" is not one of auto, local, shared: using auto", m);
         v = GPUINST_MPMD_AUTO;
     }
     return v;
@@ -409,8 +409,8 @@ static int envEither(const char *name, const char *dflt, const char *other, int 
 {
     const char *m = getenv(name);
     if (m != NULL && strcmp(m, other) == 0) return 1;
-    if (m != NULL && m[0] != '\0' && strcmp(m, dflt) != 0)
-        gpuinstWarnOnce(warned, "%s=\"%.40s\" is not one of %s, %s: using %s%s", name, m, dflt, other, dflt, does);
+    if (m != NULL && m[0] != '\0' && strcmp(m, dflt) != 0 && !__atomic_exchange_n(warned, 1, __ATOMIC_RELAXED))
+        gpuinstWarnJob("%s=\"%.40s\" is not one of %s, %s: using %s%s", name, m, dflt, other, dflt, does);
     return 0;
 }
 

@@ -157,13 +157,13 @@ int gpuinst_init(void)
     gpuinstG.size = 1;
     gpuinstG.node_rank = gpuinstG.node_size = -1;
     gpuinstG.pid = (int)getpid();
+    gpuinstDiagHold(); /* job-wide lines (GPUINST_CLOCK, GPUINST_ENABLE read next) are said once (src/diag.c) */
     gpuinstClockInit(); /* the TSC or CLOCK_MONOTONIC (src/clock.c) */
     gpuinstG.start_ns = gpuinstClockNs();
     gpuinstG.start_wall_ns = gpuinstWallNs();
     gpuinstG.clock.ref_ns = gpuinstG.start_ns;
     if (gethostname(gpuinstG.hostname, sizeof gpuinstG.hostname - 1) != 0)
         snprintf(gpuinstG.hostname, sizeof gpuinstG.hostname, "unknown");
-    gpuinstDiagHold();  /* job-wide lines are said once, at the next collective (src/diag.c) */
     gpuinstCollAttach(); /* learns the rank if MPI is already initialised; agrees settings (src/coll.c) */
     gpuinstDiagHold();
     gpuinstConfigLoad(&gpuinstG.cfg);

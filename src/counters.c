@@ -139,7 +139,6 @@ typedef struct CntClock {
 static CntClock cntClocks[CNT_MAX_CLOCKS];
 static int32_t cntNclocks = 1;       /* 0 = gpuinst's clock */
 
-static int cntWarnedField, cntWarnedName, cntWarnedSem, cntWarnedDup;
 
 /* ---- small helpers ---------------------------------------------------------- */
 
@@ -262,18 +261,17 @@ static int cntParseFields(cntCounter *c, const char *fields)
         }
         while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t')) len--;
         if (len == 0 || len >= CNT_FIELD_NAME) {
-            gpuinstWarnOnce(&cntWarnedField, "counter group \"%s\": field %d has an empty name or one over %d bytes",
+            gpuinstWarnJob("counter group \"%s\": field %d has an empty name or one over %d bytes",
                             c->name, n, CNT_FIELD_NAME - 1);
             return -1;
         }
         if (n >= CNT_MAX_FIELDS) {
-            gpuinstWarnOnce(&cntWarnedField, "counter group \"%s\": more than %d fields", c->name, CNT_MAX_FIELDS);
+            gpuinstWarnJob("counter group \"%s\": more than %d fields", c->name, CNT_MAX_FIELDS);
             return -1;
         }
         for (i = 0; i < len; i++)
             if (p[i] == '[' || p[i] == ']' || p[i] == '/') {
-                gpuinstWarnOnce(&cntWarnedField,
-                                "counter group \"%s\": field \"%.*s\" looks like an array or a path; NVTX counter "
+                gpuinstWarnJob("counter group \"%s\": field \"%.*s\" looks like an array or a path; NVTX counter "
                                 "groups are flat records of scalar fields: name each element as its own field",
                                 c->name, (int)len, p);
                 return -1;
@@ -282,14 +280,14 @@ static int cntParseFields(cntCounter *c, const char *fields)
         c->fname[n][len] = '\0';
         for (i = 0; i < sizeof cntReservedFields / sizeof cntReservedFields[0]; i++)
             if (strcmp(c->fname[n], cntReservedFields[i]) == 0) {
-                gpuinstWarnOnce(&cntWarnedField, "counter group \"%s\": field name \"%s\" is reserved (time_ns, rank, "
+                gpuinstWarnJob("counter group \"%s\": field name \"%s\" is reserved (time_ns, rank, "
                                 "thread and no_value are columns of every counter dataset)",
                                 c->name, c->fname[n]);
                 return -1;
             }
         for (i = 0; i < (size_t)n; i++)
             if (strcmp(c->fname[i], c->fname[n]) == 0) {
-                gpuinstWarnOnce(&cntWarnedField, "counter group \"%s\": field \"%s\" appears twice", c->name,
+                gpuinstWarnJob("counter group \"%s\": field \"%s\" appears twice", c->name,
                                 c->fname[n]);
                 return -1;
             }
@@ -358,13 +356,13 @@ static int cntCreateCore(const char *name, int scalar, const char *fields, const
     if (out == NULL || types == NULL || (!scalar && fields == NULL)) return cntInvalidArg();
     *out = 0;
     if (!cntNameValid(name, (flags & CNT_INTERNAL) != 0)) {
-        gpuinstWarnOnce(&cntWarnedName, "counter name \"%.64s\" refused: empty, over %d bytes, starting or ending "
+        gpuinstWarnJob("counter name \"%.64s\" refused: empty, over %d bytes, starting or ending "
                         "with '/', holding \"//\", or reserved (stats, pm_sampling)",
                         name ? name : "(null)", CNT_NAME_MAX);
         return cntInvalidArg();
     }
     if (nfields < 1 || nfields > CNT_MAX_FIELDS) {
-        gpuinstWarnOnce(&cntWarnedField, "counter group \"%.64s\": %d fields (1..%d)", name, (int)nfields,
+        gpuinstWarnJob("counter group \"%.64s\": %d fields (1..%d)", name, (int)nfields,
                         CNT_MAX_FIELDS);
         return cntInvalidArg();
     }
@@ -389,7 +387,7 @@ static int cntCreateCore(const char *name, int scalar, const char *fields, const
             return cntInvalidArg();
         }
         if (n != nfields) {
-            gpuinstWarnOnce(&cntWarnedField, "counter group \"%.64s\": %d field names given for nfields = %d", name, n,
+            gpuinstWarnJob("counter group \"%.64s\": %d field names given for nfields = %d", name, n,
                             (int)nfields);
             free(c);
             return cntInvalidArg();
@@ -401,14 +399,12 @@ static int cntCreateCore(const char *name, int scalar, const char *fields, const
             continue;
         }
         if (types[i] == GPUINST_COUNTER_NESTED || types[i] == GPUINST_COUNTER_ARRAY)
-            gpuinstWarnOnce(&cntWarnedField,
-                            "counter %s\"%.64s\": field \"%s\" is %s; NVTX counter groups are flat records of "
+            gpuinstWarnJob("counter %s\"%.64s\": field \"%s\" is %s; NVTX counter groups are flat records of "
                             "scalar int64/double fields, as NVTX requires: flatten it into scalar fields",
                             scalar ? "" : "group ", name, c->fname[i],
                             types[i] == GPUINST_COUNTER_NESTED ? "a nested group" : "an array");
         else
-            gpuinstWarnOnce(&cntWarnedField,
-                            "counter %s\"%.64s\": field \"%s\" has type %d; use GPUINST_COUNTER_INT64 (1) or "
+            gpuinstWarnJob("counter %s\"%.64s\": field \"%s\" has type %d; use GPUINST_COUNTER_INT64 (1) or "
                             "GPUINST_COUNTER_DOUBLE (2)",
                             scalar ? "" : "group ", name, c->fname[i], (int)types[i]);
         free(c);
@@ -429,7 +425,7 @@ static int cntCreateCore(const char *name, int scalar, const char *fields, const
         if (cntSameDefinition(cntCounters[k], c)) {
             *out = cntCounters[k]->id; /* the same counter again: its handle */
         } else {
-            gpuinstWarnOnce(&cntWarnedDup, "counter \"%.64s\" already exists with other fields or types", name);
+            gpuinstWarnJob("counter \"%.64s\" already exists with other fields or types", name);
             GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
             rc = GPUINST_ERROR_INVALID_ARGUMENT;
         }
@@ -822,7 +818,7 @@ static int cntSemanticsCore(gpuinst_counter counter, int32_t field, const char *
     pthread_mutex_lock(&cntLock);
     if (c->sealed) {
         pthread_mutex_unlock(&cntLock);
-        gpuinstWarnOnce(&cntWarnedSem, "counter \"%.64s\": semantics must be set before its first sample "
+        gpuinstWarnJob("counter \"%.64s\": semantics must be set before its first sample "
                         "(NVTX takes them when the counter is registered)", c->name);
         return cntInvalidArg();
     }

@@ -29,7 +29,6 @@ static pthread_t cntBiThread;
 static int cntBiThreadRunning;
 static int cntBiStop;
 static pthread_cond_t cntBiCond;
-static int cntBiWarnedToken;
 
 #if GPUINST_WITH_MPI
 GPUINST_PRIVATE void gpuinstCountersSetMpiBytesFn(gpuinstMpiBytesFn fn)
@@ -253,7 +252,7 @@ static int cntBiParse(const char *text, int want[BI_COUNT], uint64_t *period_ms)
                 v <= 3600000ull) {
                 *period_ms = v;
             } else {
-                gpuinstWarn("GPUINST_COUNTERS: \"%.64s\" is not period_ms=<1..3600000>; no periodic sampling", tok);
+                gpuinstWarnJob("GPUINST_COUNTERS: \"%.64s\" is not period_ms=<1..3600000>; no periodic sampling", tok);
                 bad++;
             }
             continue;
@@ -262,8 +261,7 @@ static int cntBiParse(const char *text, int want[BI_COUNT], uint64_t *period_ms)
             if (strcmp(tok, cntBiNames[i]) == 0) want[i] = found = 1;
         if (!found) {
             bad++;
-            gpuinstWarnOnce(&cntBiWarnedToken,
-                            "GPUINST_COUNTERS: unknown group \"%.64s\" (known: host_memory, mpi_bytes, gpu_memory, "
+            gpuinstWarnJob("GPUINST_COUNTERS: unknown group \"%.64s\" (known: host_memory, mpi_bytes, gpu_memory, "
                             "activity_dropped, all, period_ms=N)",
                             tok);
         }

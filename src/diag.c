@@ -23,6 +23,20 @@
 
 #include <stdarg.h>
 
+/* This process's rank as the launcher says before MPI_Init (Open MPI,
+ * MPICH/Hydra and PMI, PMIx, Slurm); 0 without one. */
+static int launchRank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+    size_t i;
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        long n = v != NULL ? strtol(v, NULL, 10) : -1;
+        if (n >= 0 && n < 1L << 30) return (int)n;
+    }
+    return 0;
+}
+
 GPUINST_PRIVATE void gpuinstWarn(const char *fmt, ...)
 {
     char msg[1024];
@@ -30,8 +44,10 @@ GPUINST_PRIVATE void gpuinstWarn(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    /* One fprintf per line so lines of different ranks/threads do not mix. */
-    fprintf(stderr, "gpuinst[rank %d]: %s\n", gpuinstG.rank, msg);
+    /* One fprintf per line so lines of different ranks/threads do not mix;
+     * before gpuinst knows its rank (before MPI_Init, or gpuinst_init before
+     * its collective), the launcher's. */
+    fprintf(stderr, "gpuinst[rank %d]: %s\n", gpuinstG.size > 1 ? gpuinstG.rank : launchRank(), msg);
 }
 
 /* ---- job-wide lines --------------------------------------------------------- */
@@ -43,19 +59,29 @@ static uint32_t nheld;
 static int holding;
 static pthread_mutex_t diagLock = PTHREAD_MUTEX_INITIALIZER;
 /* Hashes of the lines said or held so far: a line is said once per process
- * (the environment is read at MPI_Init and again at gpuinst_init). */
-#define DIAG_MAX_SAID 64
+ * (the environment is read at MPI_Init and again at gpuinst_init; a call
+ * refused in a loop says why once).  Past DIAG_MAX_SAID distinct lines the
+ * rest are counted, not said (one line says so), so that no cause can fill
+ * stderr. */
+#define DIAG_MAX_SAID 256
 static uint64_t said[DIAG_MAX_SAID];
-static uint32_t nsaid;
+static int flushAtExit;
+static uint32_t nsaid, nunsaid;
 
-/* 1 if `msg` was said (or held) before; else remembers it (diagLock held). */
+/* 1 if `msg` was said (or held) before, or is one too many; else remembers
+ * it (diagLock held). */
 static int saidBefore(const char *msg)
 {
     uint64_t h = gpuinstHash(msg, strlen(msg));
     uint32_t i;
     for (i = 0; i < nsaid; i++)
         if (said[i] == h) return 1;
-    if (nsaid < DIAG_MAX_SAID) said[nsaid++] = h;
+    if (nsaid == DIAG_MAX_SAID) {
+        if (nunsaid++ == 0)
+            gpuinstWarn("more than %d distinct warnings: the next ones are not printed", DIAG_MAX_SAID);
+        return 1;
+    }
+    said[nsaid++] = h;
     return 0;
 }
 
@@ -92,6 +118,17 @@ GPUINST_PRIVATE void gpuinstWarnJob(const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     pthread_mutex_lock(&diagLock);
+    if (!holding && gpuinstG.size <= 1 && GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_UNINIT &&
+        gpuinstLaunchSize() > 1) {
+        /* read before gpuinst starts (the NVTX collector's first call, the
+         * MPI_Init interception): held as well; said at the first collective,
+         * or by this rank at exit if there is none */
+        holding = 1;
+        if (!flushAtExit) {
+            flushAtExit = 1;
+            atexit(gpuinstDiagFlush);
+        }
+    }
     if (saidBefore(msg)) {
         held_it = 1; /* said already */
     } else if (holding && nheld < DIAG_MAX_HELD) {

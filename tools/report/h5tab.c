@@ -158,6 +158,20 @@ int h5tabOpen(hid_t file, const char *path, h5tab *t)
     return 0;
 }
 
+int h5tabIsTable(hid_t file, const char *path)
+{
+    hid_t ds, ty;
+    int yes = 0;
+    if (objectExists(file, path) <= 0) return 0;
+    H5E_BEGIN_TRY { ds = H5Dopen2(file, path, H5P_DEFAULT); } H5E_END_TRY;
+    if (ds < 0) return 0;
+    ty = H5Dget_type(ds);
+    yes = ty >= 0 && H5Tget_class(ty) == H5T_COMPOUND;
+    if (ty >= 0) H5Tclose(ty);
+    H5Dclose(ds);
+    return yes;
+}
+
 int h5tabOpenArray(hid_t file, const char *path, hid_t *ds, size_t *n)
 {
     hid_t sp, ft;

@@ -32,6 +32,10 @@ int h5tabOpen(hid_t file, const char *path, h5tab *t);
 /* Opens a 1-D dataset of integers (e.g. /strings_text) with the same checks;
  * returns its element count in *n or -1. */
 int h5tabOpenArray(hid_t file, const char *path, hid_t *ds, size_t *n);
+/* 1 if `path` is a dataset of a compound type (a table), 0 otherwise (an
+ * array such as /strings_text, a group, absent, unreadable); says nothing:
+ * for walks over every dataset, before h5tabOpen names the damaged ones. */
+int h5tabIsTable(hid_t file, const char *path);
 /* Called once per problem with the dataset path and a one-line reason;
  * set by the program (default: none). */
 extern void (*h5tabProblem)(const char *path, const char *msg);

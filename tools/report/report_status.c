@@ -312,7 +312,9 @@ RTab *sectionLosses(Ctx *c)
         uint64_t *rk = NULL;
         /* counter values, not losses; PM sampling's per-window rows count its losses */
         if (strstr(l.p[di], "/counters/") == l.p[di] && strcmp(l.p[di], "/counters/pm_sampling/ranks") != 0) continue;
-        if (h5tabOpen(c->file, l.p[di], &d) != 0) continue;
+        /* tables only: /strings_text is an array, not a damaged table (a damaged
+         * table is still compound: h5tabOpen names what is wrong with it) */
+        if (!h5tabIsTable(c->file, l.p[di]) || h5tabOpen(c->file, l.p[di], &d) != 0) continue;
         readU64Any(&d, C_RANK, &rk);
         nm = h5tabMembers(&d, mem, 128);
         for (k = 0; k < nm; k++) {
