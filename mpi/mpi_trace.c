@@ -1088,6 +1088,7 @@ typedef struct ReqEntry {
     int32_t peer, tag;         /* persistent: the *_init's peer/tag */
     uint8_t recv, persistent, message;
     uint16_t call;             /* persistent: the *_init call */
+    uint64_t made;             /* persistent: the *_init row's call_id (MPI_Start's rows: object); else 0 */
 } ReqEntry;
 static ReqEntry *reqs;
 static uint64_t reqCap, reqCount, reqStamp;
@@ -1167,6 +1168,7 @@ static ReqEntry *reqInsertLocked(uint64_t key)
     e = &reqs[i];
     e->key = key;
     e->stamp = ++reqStamp;
+    e->made = 0;
     GPUINST_STORE_RLX(&reqCount, reqCount + 1); /* read without the lock: reqFindSlow */
     return e;
 }
@@ -1209,6 +1211,7 @@ static void slotCopy(ReqEntry *out, const gpuinstMpiReqSlot *s)
     out->bytes = s->bytes;
     out->recv = (uint8_t)s->recv;
     out->persistent = out->message = 0;
+    out->made = 0;
     out->peer = out->tag = 0;
     out->call = 0;
 }
@@ -1370,6 +1373,7 @@ GPUINST_PRIVATE void gpuinstMpiReqStartSlow(gpuinstMpiCall *c, MPI_Request req, 
         e->tag = c->r->tag;
         e->bytes = c->r->bytes;
         e->call = c->r->call;
+        e->made = persistent ? c->r->call_id : 0;
     }
     reqUnlock();
 }
@@ -1456,6 +1460,7 @@ GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_R
             row.peer = e->peer;
             row.tag = e->tag;
             row.bytes = e->bytes;
+            if (e->made != 0) row.object = e->made; /* the *_init row: which request, send or receive */
             found = 1;
         }
         reqUnlock();

@@ -427,13 +427,28 @@ class File:
         send_name, recv_name, send_start_ns, recv_start_ns, recv_end_ns
         (the receive's completion when recorded, else its return),
         send_call_id, recv_call_id.  Calls are told apart by name (``*send``
-        and ``*recv``), so new call kinds in the file are simply not matched."""
+        and ``*recv``), so new call kinds in the file are simply not matched.
+        A persistent request's messages are the rows ``MPI_Start``/``MPI_Startall``
+        write per request started (``flags & 2``): ``object`` names the
+        ``*send_init``/``recv_init`` row that made the request (send_name and
+        recv_name are then those, e.g. ``MPI_Send_init``)."""
         c = self.mpi_calls(paths=False)
         cols = ("comm", "src", "dst", "tag", "bytes", "send_name", "recv_name", "send_start_ns",
                 "recv_start_ns", "recv_end_ns", "send_call_id", "recv_call_id")
         if not len(c):
             return pd.DataFrame({k: pd.Series(dtype=object) for k in cols})
         low = c["name"].astype(str).str.lower()
+        if "object" in c.columns and "flags" in c.columns:
+            # persistent starts: the kind of the *_init row the request came from
+            init = c[low.str.match(r"^mpi_[bsr]*(send|recv)_init$")]
+            made = dict(zip(zip(init["rank"].astype(np.int64), init["call_id"].astype(np.uint64)),
+                            init["name"].astype(str)))
+            st = low.isin(("mpi_start", "mpi_startall")) & ((c["flags"].astype(np.int64) & 2) != 0)
+            kind = pd.Series([made.get((int(r), int(o)), "") if s else "" for r, o, s in
+                              zip(c["rank"], c["object"].astype(np.uint64), st)], index=c.index, dtype=object)
+            c = c.assign(name=np.where(kind != "", kind, c["name"]))
+            low = np.where(kind != "", kind.str.lower().str.replace("_init", "", regex=False), low)
+            low = pd.Series(low, index=c.index)
         sends = c[low.str.match(r"^mpi_[ibsr]*send$") & (c["peer"] >= 0)]
         recvs = c[low.str.match(r"^mpi_i?recv$") & (c["peer"] >= 0)]
         s = sends.assign(src=sends["rank"], dst=sends["peer"]).sort_values("start_ns", kind="stable")

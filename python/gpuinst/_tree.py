@@ -22,9 +22,13 @@ def tree_table(f):
     gpu_time = duration of the kernels and copies whose innermost range is
     an occurrence of the node (gpu_time (inc) adds its descendants');
     mpi_time likewise for intercepted MPI calls.  Every node has a row for
-    every rank of the file (zeros where it did not run)."""
+    every rank of the file (zeros where it did not run).  A profile-mode
+    file (``GPUINST_MODE=profile``: no /ranges rows) gives the same table
+    from /profile/ranges, /profile/kernels and /profile/mpi."""
     rg = f.ranges()
     if not len(rg):
+        if f.raw("/profile/ranges") is not None and len(f.raw("/profile/ranges")):
+            return _profile_tree_table(f)
         return pd.DataFrame(columns=["domain", "path", "name", "kind", "parent_path", "rank", "count"]
                             + list(TIME_COLUMNS))
     rg = rg.assign(node_path=np.where(rg["depth"] > 0, rg["path"], rg["name"]))
@@ -45,6 +49,8 @@ def tree_table(f):
     node_mpi = {}
     if len(mc):
         mm = mc[mc["range_path"] != ""]
+        if "flags" in mm.columns:  # MPI_Start(all)'s rows per request repeat the call's time: the call counts once
+            mm = mm[~(mm["name"].isin(("MPI_Start", "MPI_Startall")) & ((mm["flags"].astype(np.int64) & 2) != 0))]
         # MPI time belongs to the innermost push/pop range open on the thread
         # (any domain): find that occurrence's node by (rank, thread, path).
         dom_of = rg[rg["depth"] > 0].drop_duplicates(["rank", "thread", "path"]).set_index(
@@ -73,6 +79,65 @@ def tree_table(f):
     for c in ("count", "time (inc)", "time"):
         t[c] = t[c].astype(np.int64)
     return t[["domain", "path", "name", "kind", "parent_path", "rank", "count"] + list(TIME_COLUMNS)]
+
+
+def _profile_tree_table(f):
+    """tree_table of a profile-mode file: /profile/ranges' push/pop paths
+    (kind 0) and start/end names (kind 2), summed over the threads of each
+    rank; GPU time from /profile/kernels and MPI time from /profile/mpi,
+    each on the node (rank, thread, node) that was innermost."""
+    pr = f.table("/profile/ranges")
+    pr = pr[pr["kind"].isin((0, 2))].reset_index(drop=True)
+    dn = f.domain_names()
+    path = {}  # (rank, thread, node) -> path text
+    rows = list(zip(pr["rank"].astype(int), pr["thread"].astype(int), pr["node"].astype(int),
+                    pr["parent"].astype(int), pr["name"].astype(str), pr["kind"].astype(int),
+                    pr["depth"].astype(int)))
+    for r, th, nd, par, nm, k, dp in sorted(rows, key=lambda x: x[6]):  # parents (lower depth) first
+        path[(r, th, nd)] = nm if (k == 2 or par == 0) else path.get((r, th, par), "?") + "/" + nm
+    key = [(r, th, nd) for r, th, nd, *_ in rows]
+    t = pd.DataFrame({
+        "domain": [dn.get((r, int(d)), "default" if int(d) == 0 else "domain#%d" % int(d))
+                   for r, d in zip(pr["rank"].astype(int), pr["domain"])],
+        "kind": np.where(pr["kind"] == 2, "start/end", "push/pop"),
+        "path": [path[k] for k in key],
+        "name": pr["name"].astype(str),
+        "rank": pr["rank"].astype(np.int64),
+        "count": pr["count"].astype(np.int64),
+        "incl": pr["incl_ns"].astype(np.int64),
+        "excl": pr["excl_ns"].astype(np.int64)})
+    t["parent_path"] = [p.rsplit("/", 1)[0] if "/" in p and k == "push/pop" else ""
+                        for p, k in zip(t["path"], t["kind"])]
+    where = {k: i for i, k in enumerate(key)}
+
+    def per_node(table, col):
+        v = np.zeros(len(t))
+        a = f.table(table)
+        if not len(a):
+            return v
+        for r, th, nd, x in zip(a["rank"].astype(int), a["thread"].astype(int), a["node"].astype(int), a[col]):
+            i = where.get((r, th, nd))
+            if i is not None and t["kind"].iat[i] == "push/pop":
+                v[i] += float(x)
+        return v
+    t["gpu"] = per_node("/profile/kernels", "gpu_ns")
+    t["mpi"] = per_node("/profile/mpi", "time_ns")
+    keys = ["domain", "kind", "path"]
+    agg = t.groupby(keys + ["rank"], sort=False).agg(
+        count=("count", "sum"), incl=("incl", "sum"), excl=("excl", "sum"), gpu=("gpu", "sum"), mpi=("mpi", "sum"),
+        name=("name", "first"), parent_path=("parent_path", "first")).reset_index()
+    nodes = agg.drop_duplicates(keys)[keys + ["name", "parent_path"]].reset_index(drop=True)
+    ranks = f.rank_list
+    full = nodes.loc[nodes.index.repeat(len(ranks))].reset_index(drop=True)
+    full["rank"] = np.tile(ranks, len(nodes))
+    out = full.merge(agg.drop(columns=["name", "parent_path"]), on=keys + ["rank"], how="left").fillna(
+        {"count": 0, "incl": 0, "excl": 0, "gpu": 0, "mpi": 0})
+    out = out.rename(columns={"incl": "time (inc)", "excl": "time", "gpu": "gpu_time", "mpi": "mpi_time"})
+    for col in ("gpu_time", "mpi_time"):
+        out[col + " (inc)"] = _inclusive_sorted(out, col)
+    for c in ("count", "time (inc)", "time", "mpi_time"):
+        out[c] = out[c].astype(np.int64)
+    return out[["domain", "path", "name", "kind", "parent_path", "rank", "count"] + list(TIME_COLUMNS)]
 
 
 def _inclusive_sorted(t, col):
@@ -133,7 +198,7 @@ def to_hatchet(f, per_rank=True):
 
     t = tree_table(f)
     if not len(t):
-        raise ValueError("%s: no ranges: no call tree" % f.path)
+        raise ValueError("%s: no ranges (neither /ranges rows nor /profile/ranges paths): no call tree" % f.path)
     nodes = t.drop_duplicates(["domain", "kind", "path"])[["domain", "kind", "path", "name", "parent_path"]]
     nodes = nodes.iloc[np.argsort(nodes["path"].str.count("/").to_numpy(), kind="stable")]  # parents first
     hn = {}

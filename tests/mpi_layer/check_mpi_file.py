@@ -115,6 +115,8 @@ def main():
 
     if not a.generic:
         check_app(f, calls, cname, P, K, a.threads, want_ranks)
+        if want_ranks == list(range(P)):
+            check_persistent_messages(a.file, P, K)
     if a.only_rank < 0:
         errors = {int(r["rank"]): float(r["clock_error_ns"]) for r in f["/ranks"][...]}
         check_order(calls, cname, errors)
@@ -128,6 +130,20 @@ def main():
             check(int(r["lost"]) == 0, f"rank {r['rank']}: lost {r['lost']}")
         print(f"spilled bytes per rank: {[int(r['spilled_bytes']) for r in f['/ranks'][...]]}, /mpi/calls rows {len(calls)}")
     return report()
+
+
+def check_persistent_messages(path, P, K):
+    """The Python package matches the persistent requests' messages (tag 30:
+    Send_init/Recv_init + MPI_Start, K per rank to its right neighbour)
+    through the MPI_Start rows' object, the *_init row."""
+    _sys.path.insert(0, _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "..", "..", "python"))
+    import gpuinst
+    m = gpuinst.open(path).mpi_messages()
+    m30 = m[m["tag"] == 30]
+    check(len(m30) == K * P and set(m30["send_name"]) == {"MPI_Send_init"} and
+          set(m30["recv_name"]) == {"MPI_Recv_init"} and
+          all(int(d) == (int(s) + 1) % P for s, d in zip(m30["src"], m30["dst"])),
+          f"persistent messages (tag 30): {len(m30)} matched, expected {K * P} ({sorted(set(m30['send_name']))})")
 
 
 def check_app(f, calls, cname, P, K, T, want_ranks):
