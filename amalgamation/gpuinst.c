@@ -13142,7 +13142,7 @@ static int capParse(const char *spec, char *err, size_t errcap)
     const char *p = spec;
     capNrules = 0;
     while (*p) {
-        char rule[400], *parts[3];
+        char rule[400], whole[400], *parts[3];
         int nparts = 0;
         size_t len;
         CapRule *r;
@@ -13155,19 +13155,20 @@ static int capParse(const char *spec, char *err, size_t errcap)
         p = e ? e + 1 : p + len;
         capTrim(rule);
         if (rule[0] == '\0') continue;
-        if (capNrules >= CAP_MAX_RULES) return capErr(err, errcap, "more than 16 rules", rule);
+        snprintf(whole, sizeof whole, "%s", rule); /* the rule as given, for the messages (rule is cut at each '@') */
+        if (capNrules >= CAP_MAX_RULES) return capErr(err, errcap, "more than 16 rules", whole);
         r = &capRules[capNrules];
         memset(r, 0, sizeof *r);
         parts[nparts++] = rule;
         for (q = rule; *q; q++)
             if (*q == '@') {
-                if (nparts == 3) return capErr(err, errcap, "more than two '@'", rule);
+                if (nparts == 3) return capErr(err, errcap, "more than two '@'", whole);
                 *q = '\0';
                 parts[nparts++] = q + 1;
             }
         for (int i = 0; i < nparts; i++) capTrim(parts[i]);
-        if (parts[0][0] == '\0') return capErr(err, errcap, "an empty range name", rule);
-        if (strlen(parts[0]) >= sizeof r->range) return capErr(err, errcap, "a range name over 127 bytes", rule);
+        if (parts[0][0] == '\0') return capErr(err, errcap, "an empty range name", whole);
+        if (strlen(parts[0]) >= sizeof r->range) return capErr(err, errcap, "a range name over 127 bytes", whole);
         snprintf(r->range, sizeof r->range, "%s", parts[0]);
         r->sel.nitems = 1;
         r->sel.items[0].kind = 2; /* all */
@@ -13175,12 +13176,12 @@ static int capParse(const char *spec, char *err, size_t errcap)
             if (!capItems(parts[2], &r->sel))
                 return capErr(err, errcap, "occurrences must be N, N-M, N:M, every N, %N, all or none", parts[2]);
             if (parts[1][0] == '\0' || strlen(parts[1]) >= sizeof r->domain)
-                return capErr(err, errcap, "an empty domain or one over 127 bytes", rule);
+                return capErr(err, errcap, "an empty domain or one over 127 bytes", whole);
             snprintf(r->domain, sizeof r->domain, "%s", parts[1]);
         } else if (nparts == 2) {
             if (!capItems(parts[1], &r->sel)) {
                 if (parts[1][0] == '\0' || strlen(parts[1]) >= sizeof r->domain)
-                    return capErr(err, errcap, "an empty domain or one over 127 bytes", rule);
+                    return capErr(err, errcap, "an empty domain or one over 127 bytes", whole);
                 snprintf(r->domain, sizeof r->domain, "%s", parts[1]);
             }
         }
@@ -13435,7 +13436,7 @@ static int capApply(const char *spec)
     if (capParse(spec, err, sizeof err) != GPUINST_SUCCESS) {
         char why[480];
         capNrules = 0;
-        snprintf(why, sizeof why, "%.300s; everything is recorded (no capture window). Syntax: RANGE[@DOMAIN][@N|N-M|every N|all]"
+        snprintf(why, sizeof why, "%.300s; everything is recorded (no capture window). Syntax: RANGE[@DOMAIN][@N|N-M|N:M|every N|all]"
                  ", rules separated by ';'", err);
         gpuinstUnavailableAdd("capture", why);
         return 0;
@@ -35191,11 +35192,27 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return rc;
 }
 
+/* Zero-code mode without GPUINST_AUTO_INIT: libgpuinst.so preloaded into a
+ * program that never calls gpuinst_init records nothing.  Said once, by rank
+ * 0, at MPI_Finalize (not when GPUINST_AUTO_INIT is set or GPUINST_ENABLE
+ * is off: the user chose). */
+static void preloadedNeverStarted(void)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    if (pre == NULL || strstr(pre, "libgpuinst") == NULL || getenv("GPUINST_AUTO_INIT") != NULL ||
+        !gpuinstConfigEnable() || gpuinstG.rank != 0)
+        return;
+    gpuinstWarn("libgpuinst.so was preloaded but gpuinst never started: the program calls no gpuinst_init() "
+                "and GPUINST_AUTO_INIT is not set, so nothing was recorded and no file was written; run with "
+                "GPUINST_AUTO_INIT=1 (mpirun -x GPUINST_AUTO_INIT=1)");
+}
+
 GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void)
 {
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     /* Write while MPI still works: tools that finalise after MPI_Finalize lose output. */
     if (st == GPUINST_STATE_RUNNING || st == GPUINST_STATE_NVTX_ONLY) gpuinstFinalize(1);
+    if (st == GPUINST_STATE_UNINIT) preloadedNeverStarted();
     if (!gpuinstCollUsable()) return;
     gpuinstMpiClockRelease();
     gpuinstCollRelease();
@@ -36300,6 +36317,7 @@ typedef struct ReqEntry {
     int32_t peer, tag;         /* persistent: the *_init's peer/tag */
     uint8_t recv, persistent, message;
     uint16_t call;             /* persistent: the *_init call */
+    uint64_t made;             /* persistent: the *_init row's call_id (MPI_Start's rows: object); else 0 */
 } ReqEntry;
 static ReqEntry *reqs;
 static uint64_t reqCap, reqCount, reqStamp;
@@ -36379,6 +36397,7 @@ static ReqEntry *reqInsertLocked(uint64_t key)
     e = &reqs[i];
     e->key = key;
     e->stamp = ++reqStamp;
+    e->made = 0;
     GPUINST_STORE_RLX(&reqCount, reqCount + 1); /* read without the lock: reqFindSlow */
     return e;
 }
@@ -36421,6 +36440,7 @@ static void slotCopy(ReqEntry *out, const gpuinstMpiReqSlot *s)
     out->bytes = s->bytes;
     out->recv = (uint8_t)s->recv;
     out->persistent = out->message = 0;
+    out->made = 0;
     out->peer = out->tag = 0;
     out->call = 0;
 }
@@ -36582,6 +36602,7 @@ GPUINST_PRIVATE void gpuinstMpiReqStartSlow(gpuinstMpiCall *c, MPI_Request req, 
         e->tag = c->r->tag;
         e->bytes = c->r->bytes;
         e->call = c->r->call;
+        e->made = persistent ? c->r->call_id : 0;
     }
     reqUnlock();
 }
@@ -36668,6 +36689,7 @@ GPUINST_PRIVATE void gpuinstMpiReqActivate(gpuinstMpiCall *c, int n, const MPI_R
             row.peer = e->peer;
             row.tag = e->tag;
             row.bytes = e->bytes;
+            if (e->made != 0) row.object = e->made; /* the *_init row: which request, send or receive */
             found = 1;
         }
         reqUnlock();

@@ -76,8 +76,9 @@ typedef enum gpuinst_status {
     GPUINST_STATUS_COUNT_ = 13
 } gpuinst_status;
 
-/* Identifies an NVTX domain within this process.  0 is gpuinst's default
- * domain ("gpuinst"); gpuinst_domain_create() returns others. */
+/* Identifies an NVTX domain within this process.  0 is NVTX's default
+ * domain (named "default" in /domains); gpuinst_domain_create() returns
+ * others. */
 typedef uint32_t gpuinst_domain;
 #define GPUINST_DOMAIN_DEFAULT 0u
 
@@ -114,8 +115,8 @@ typedef struct gpuinst_attr {
 #define GPUINST_ATTR_INIT { (uint32_t)sizeof(gpuinst_attr), 0u, 0u, 0, { 0 }, 0u, 0u }
 
 /* A range identifier returned by gpuinst_range_start(): unique within the
- * rank for the run; the same value is the `id` column of /ranges
- * ((thread << 32) | per-thread sequence number). */
+ * rank for the run; (thread << 32) | seq of the range's /ranges row (its
+ * members `thread` and `seq`), the range_id of the /gpu tables' rows. */
 typedef uint64_t gpuinst_range_id;
 
 /* Misuse and loss counters of this process, as written to /ranks. */

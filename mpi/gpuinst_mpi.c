@@ -89,11 +89,27 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return rc;
 }
 
+/* Zero-code mode without GPUINST_AUTO_INIT: libgpuinst.so preloaded into a
+ * program that never calls gpuinst_init records nothing.  Said once, by rank
+ * 0, at MPI_Finalize (not when GPUINST_AUTO_INIT is set or GPUINST_ENABLE
+ * is off: the user chose). */
+static void preloadedNeverStarted(void)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    if (pre == NULL || strstr(pre, "libgpuinst") == NULL || getenv("GPUINST_AUTO_INIT") != NULL ||
+        !gpuinstConfigEnable() || gpuinstG.rank != 0)
+        return;
+    gpuinstWarn("libgpuinst.so was preloaded but gpuinst never started: the program calls no gpuinst_init() "
+                "and GPUINST_AUTO_INIT is not set, so nothing was recorded and no file was written; run with "
+                "GPUINST_AUTO_INIT=1 (mpirun -x GPUINST_AUTO_INIT=1)");
+}
+
 GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void)
 {
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
     /* Write while MPI still works: tools that finalise after MPI_Finalize lose output. */
     if (st == GPUINST_STATE_RUNNING || st == GPUINST_STATE_NVTX_ONLY) gpuinstFinalize(1);
+    if (st == GPUINST_STATE_UNINIT) preloadedNeverStarted();
     if (!gpuinstCollUsable()) return;
     gpuinstMpiClockRelease();
     gpuinstCollRelease();

@@ -152,7 +152,7 @@ static int capParse(const char *spec, char *err, size_t errcap)
     const char *p = spec;
     capNrules = 0;
     while (*p) {
-        char rule[400], *parts[3];
+        char rule[400], whole[400], *parts[3];
         int nparts = 0;
         size_t len;
         CapRule *r;
@@ -165,19 +165,20 @@ static int capParse(const char *spec, char *err, size_t errcap)
         p = e ? e + 1 : p + len;
         capTrim(rule);
         if (rule[0] == '\0') continue;
-        if (capNrules >= CAP_MAX_RULES) return capErr(err, errcap, "more than 16 rules", rule);
+        snprintf(whole, sizeof whole, "%s", rule); /* the rule as given, for the messages (rule is cut at each '@') */
+        if (capNrules >= CAP_MAX_RULES) return capErr(err, errcap, "more than 16 rules", whole);
         r = &capRules[capNrules];
         memset(r, 0, sizeof *r);
         parts[nparts++] = rule;
         for (q = rule; *q; q++)
             if (*q == '@') {
-                if (nparts == 3) return capErr(err, errcap, "more than two '@'", rule);
+                if (nparts == 3) return capErr(err, errcap, "more than two '@'", whole);
                 *q = '\0';
                 parts[nparts++] = q + 1;
             }
         for (int i = 0; i < nparts; i++) capTrim(parts[i]);
-        if (parts[0][0] == '\0') return capErr(err, errcap, "an empty range name", rule);
-        if (strlen(parts[0]) >= sizeof r->range) return capErr(err, errcap, "a range name over 127 bytes", rule);
+        if (parts[0][0] == '\0') return capErr(err, errcap, "an empty range name", whole);
+        if (strlen(parts[0]) >= sizeof r->range) return capErr(err, errcap, "a range name over 127 bytes", whole);
         snprintf(r->range, sizeof r->range, "%s", parts[0]);
         r->sel.nitems = 1;
         r->sel.items[0].kind = 2; /* all */
@@ -185,12 +186,12 @@ static int capParse(const char *spec, char *err, size_t errcap)
             if (!capItems(parts[2], &r->sel))
                 return capErr(err, errcap, "occurrences must be N, N-M, N:M, every N, %N, all or none", parts[2]);
             if (parts[1][0] == '\0' || strlen(parts[1]) >= sizeof r->domain)
-                return capErr(err, errcap, "an empty domain or one over 127 bytes", rule);
+                return capErr(err, errcap, "an empty domain or one over 127 bytes", whole);
             snprintf(r->domain, sizeof r->domain, "%s", parts[1]);
         } else if (nparts == 2) {
             if (!capItems(parts[1], &r->sel)) {
                 if (parts[1][0] == '\0' || strlen(parts[1]) >= sizeof r->domain)
-                    return capErr(err, errcap, "an empty domain or one over 127 bytes", rule);
+                    return capErr(err, errcap, "an empty domain or one over 127 bytes", whole);
                 snprintf(r->domain, sizeof r->domain, "%s", parts[1]);
             }
         }
@@ -445,7 +446,7 @@ static int capApply(const char *spec)
     if (capParse(spec, err, sizeof err) != GPUINST_SUCCESS) {
         char why[480];
         capNrules = 0;
-        snprintf(why, sizeof why, "%.300s; everything is recorded (no capture window). Syntax: RANGE[@DOMAIN][@N|N-M|every N|all]"
+        snprintf(why, sizeof why, "%.300s; everything is recorded (no capture window). Syntax: RANGE[@DOMAIN][@N|N-M|N:M|every N|all]"
                  ", rules separated by ';'", err);
         gpuinstUnavailableAdd("capture", why);
         return 0;

@@ -26,7 +26,9 @@
 #                  GPUINST_NVTX_DOMAINS=none on rank 1: its collector declined
 #                  NVTX at load (before any agreement): said, stays off there
 #   zerocode       NPopenmpi (a third-party program) under LD_PRELOAD and
-#                  GPUINST_AUTO_INIT=1: "cupti unavailable" said once
+#                  GPUINST_AUTO_INIT=1: "cupti unavailable" said once; then
+#                  without GPUINST_AUTO_INIT: no file, and rank 0 says once
+#                  that gpuinst never started and how to start it
 #   mpmd           an MPMD job of mpi_env_app (gpuinst) and $PLAIN_APP (no
 #                  gpuinst), each making a communicator by MPI_Comm_split:
 #                  with GPUINST_MPMD=local no hang, rank 0 writes
@@ -176,6 +178,12 @@ zerocode)
   expect_lines "cupti unavailable" 1 "$dir/err"
   expect_lines "^gpuinst\[rank 0\]: on all 2 ranks: cupti unavailable" 1 "$dir/err"
   check_file "$out" "rows('ranks') == 2" "ranks_of('unavailable', 'cupti') == [0, 1]"
+  # the same without GPUINST_AUTO_INIT: nothing recorded, and rank 0 says why, once
+  rm -f "$out"
+  run "$dir/noauto.err" -np 2 -x LD_PRELOAD="$lib" -x GPUINST_OUTPUT="$out" \
+    "$np_prog" -u 1024 -n 5 -p 0 -o "$dir/np2.out" || { echo "FAIL: exit status $rc (no GPUINST_AUTO_INIT)"; fail=1; }
+  expect_lines "^gpuinst\[rank 0\]: libgpuinst.so was preloaded but gpuinst never started.*GPUINST_AUTO_INIT=1" 1 "$dir/noauto.err"
+  [ -e "$out" ] && { echo "FAIL: a file without GPUINST_AUTO_INIT"; fail=1; }
   ;;
 mpmd)
   plain=${PLAIN_APP:-}

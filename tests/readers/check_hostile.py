@@ -72,7 +72,10 @@ def in_process(fn, argv):
 
 
 def names_dataset(text, where):
-    return where in ("+", "-") or where in text
+    """The dataset named as itself: "/strings" followed by a non-name
+    character, so that "/strings_text: ..." does not count for /strings."""
+    import re
+    return where in ("+", "-") or re.search(re.escape(where) + r"(?![\w])", text) is not None
 
 
 def main():

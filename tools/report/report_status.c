@@ -41,9 +41,17 @@ RTab *sectionRun(Ctx *c)
             rtabS(t, r, 1, buf);
         }
     }
-    if (h5AttrF64(c->file, "complete", &v) == 0 && v == 0)
-        rtabNote(t, "The file is INCOMPLETE (complete=0): it was written at process exit, without "
-                    "MPI_Finalize or gpuinst_finalize; other ranks may have written their own files.");
+    if (h5AttrF64(c->file, "complete", &v) == 0 && v == 0) {
+        char *mode = h5AttrStr(c->file, "writer_mode");
+        if (mode != NULL && strcmp(mode, "recovered") == 0)
+            rtabNote(t, "The file is INCOMPLETE (complete=0): tools/gpuinst-recover made it from spill files "
+                        "of a process that died; the records still in its memory are missing, and its clocks "
+                        "are not aligned across ranks.");
+        else
+            rtabNote(t, "The file is INCOMPLETE (complete=0): it was written at process exit, without "
+                        "MPI_Finalize or gpuinst_finalize; other ranks may have written their own files.");
+        free(mode);
+    }
     return t;
 }
 

@@ -227,7 +227,16 @@ static int loadStringsText(Ctx *c, const h5tab *t, const uint64_t *rk, const uin
         return -1;
     }
     H5Dclose(ds);
-    /* signed members read as uint64 wrap to huge values: refused like any out-of-range offset */
+    {
+        /* HDF5 converts a negative signed member to 0 when read as uint64 (it
+         * clips): read both as int64 too and make a negative one out of range */
+        int64_t *so = NULL, *sl = NULL;
+        if (h5tabI64(t, "offset", &so) == 0 && h5tabI64(t, "length", &sl) == 0)
+            for (i = 0; i < t->n; i++)
+                if (so[i] < 0 || sl[i] < 0) off[i] = UINT64_MAX;
+        free(so);
+        free(sl);
+    }
     for (i = 0; i < t->n; i++)
         if (off[i] <= nt && len[i] <= nt - off[i]) total += len[i] + 1;
     c->strbuf = (char *)xcalloc(total + 1, 1, "/strings");
