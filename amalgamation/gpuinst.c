@@ -34,6 +34,14 @@
 #define _GNU_SOURCE 1 /* syscall(SYS_gettid), dladdr */
 #endif
 
+/* gpuinst's messages (stderr lines, /unavailable reasons) are written into
+ * bounded buffers with snprintf and cut on purpose where a path or a name is
+ * long; gcc's -Wformat-truncation (-Wall, from -O2 on) warns about every
+ * such cut it can imagine.  Off for gpuinst's own code only. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 7
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
+
 /* The split build compiles with -fvisibility=hidden: the public API is
  * declared with default visibility so that it (and only it) leaves
  * libgpuinst.so.  (tests/amalgamation: symbols_shared_lib) */
@@ -4468,6 +4476,19 @@ typedef struct gpuinstClockMap {
 GPUINST_PRIVATE uint64_t gpuinstClockApply(const gpuinstClockMap *m, uint64_t t);
 #endif
 
+/* ---- fork() ---------------------------------------------------------------
+ * The locks a child process may still take (it keeps reaching NVTX and
+ * naming things: domains, registered strings, thread names) are held across
+ * fork() in this order, and released in the parent and the child: none is
+ * inherited locked by a thread the child does not have.  1 locks, 0 unlocks.
+ * gpuinstForkInstall registers the handlers once (gpuinst_init, the NVTX
+ * collector's start). */
+GPUINST_PRIVATE void gpuinstForkInstall(void);
+GPUINST_PRIVATE void gpuinstNvtxForkLock(int lock);   /* src/nvtx_inject.c: nvLock */
+GPUINST_PRIVATE void gpuinstOpenForkLock(int lock);   /* src/nvtx.c: openLock */
+GPUINST_PRIVATE void gpuinstStringsForkLock(int lock); /* src/strings.c: strLock, immLock */
+GPUINST_PRIVATE void gpuinstStringsForked(void);        /* in the child: no loader calls from then on */
+
 /* ---- diagnostics -------------------------------------------------------- */
 /* Prints "gpuinst[rank N]: <msg>\n" to stderr.  Use gpuinstWarnOnce for any
  * cause that can repeat (one print per `flag`). */
@@ -4909,6 +4930,7 @@ typedef struct gpuinstThread {
     gpuinstBuf marks;             /* gpuinstMarkRec */
     gpuinstStack *stacks[GPUINST_MAX_DOMAINS]; /* lazily allocated per domain */
     uint8_t mode;                 /* GPUINST_MODE_* of this slot (gpuinstG.cfg.mode when made) */
+    uint8_t name_api;             /* 1: `name` was given by gpuinst_thread_name (NVTX's names do not replace it) */
     gpuinstProf *prof;            /* profile mode: the thread's paths (src/profile.c) */
     gpuinstNameSlot cache[GPUINST_NAME_CACHE];
     gpuinstNameKey keys[GPUINST_NAME_CACHE];   /* front of `cache`, keyed by the caller's pointer */
@@ -8302,6 +8324,7 @@ typedef struct ImmRange {
 static ImmRange immRanges[IMM_MAX];
 static uint32_t nimm;                 /* release/acquire: entries below are complete */
 static pthread_mutex_t immLock = PTHREAD_MUTEX_INITIALIZER;
+static int immForked; /* 1 in a child of fork(): the loader is not asked (gpuinstStringImmutable) */
 
 typedef struct ImmFind {
     uintptr_t addr;
@@ -8336,16 +8359,28 @@ GPUINST_PRIVATE int gpuinstStringImmutable(const void *p, size_t len)
     ImmFind f;
     for (i = 0; i < n; i++)
         if (a >= immRanges[i].lo && a + len < immRanges[i].hi) return 1;
+    /* a child of fork() asks the loader nothing: a thread of the parent may
+     * have held the loader's lock at the fork (the child would wait for it
+     * forever); its names are compared as text instead */
+    if (GPUINST_LOAD_RLX(&immForked)) return 0;
     memset(&f, 0, sizeof f);
     f.addr = a;
+    /* under immLock, which fork() waits for (gpuinstStringsForkLock): no
+     * thread of gpuinst is inside the loader when a process forks */
+    pthread_mutex_lock(&immLock);
     dl_iterate_phdr(immWalk, &f);
-    if (!f.found || a + len >= f.hi) return 0;
+    if (!f.found || a + len >= f.hi) {
+        pthread_mutex_unlock(&immLock);
+        return 0;
+    }
     if (f.object[0] != '\0' && strncmp(f.object, "linux-vdso", 10) != 0 && strncmp(f.object, "linux-gate", 10) != 0) {
         void *h = dlopen(f.object, RTLD_NOLOAD | RTLD_NODELETE | RTLD_LAZY);
-        if (h == NULL) return 0; /* could not pin it: compare the text each time */
+        if (h == NULL) { /* could not pin it: compare the text each time */
+            pthread_mutex_unlock(&immLock);
+            return 0;
+        }
         /* the reference is kept: the object stays loaded */
     }
-    pthread_mutex_lock(&immLock);
     if (nimm < IMM_MAX) {
         immRanges[nimm].lo = f.lo;
         immRanges[nimm].hi = f.hi;
@@ -8353,6 +8388,25 @@ GPUINST_PRIVATE int gpuinstStringImmutable(const void *p, size_t len)
     }
     pthread_mutex_unlock(&immLock);
     return 1;
+}
+
+/* fork(): the name tables' locks are held across it (src/core.c, forkPrepare),
+ * so a child never inherits one locked by another thread of the parent
+ * (which the child does not have) and never waits for it. */
+GPUINST_PRIVATE void gpuinstStringsForkLock(int lock)
+{
+    if (lock) {
+        pthread_mutex_lock(&strLock);
+        pthread_mutex_lock(&immLock);
+    } else {
+        pthread_mutex_unlock(&immLock);
+        pthread_mutex_unlock(&strLock);
+    }
+}
+
+GPUINST_PRIVATE void gpuinstStringsForked(void)
+{
+    GPUINST_STORE_RLX(&immForked, 1);
 }
 /************** End of src/strings.c **************/
 /************** Begin file src/tables.c **************/
@@ -10850,6 +10904,7 @@ GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
     if (t != NULL) {
         t->os_tid = (int64_t)syscall(SYS_gettid);
         t->name = 0;
+        t->name_api = 0;
         t->mode = (uint8_t)gpuinstConfigMode(); /* also for a slot the NVTX collector makes before init */
         t->life_start_ns = gpuinstClockNs();
         t->life++;
@@ -12320,6 +12375,7 @@ int gpuinst_thread_name(const char *name)
     id = gpuinstNameId(t, name);
     if (id == 0) return lost();
     t->name = id;
+    t->name_api = 1;
     if (GPUINST_NVTX_EMIT()) nvtxNameOsThreadA((uint32_t)t->os_tid, name);
     return GPUINST_SUCCESS;
 }
@@ -12387,6 +12443,13 @@ GPUINST_PRIVATE int gpuinstCollectCategories(const gpuinstTable *tb, void **out,
     pthread_mutex_unlock(&gpuinstG.lock);
     *out = rows;
     return GPUINST_SUCCESS;
+}
+
+/* fork(): the open start/end ranges' lock is held across it (src/core.c). */
+GPUINST_PRIVATE void gpuinstOpenForkLock(int lock)
+{
+    if (lock) pthread_mutex_lock(&openLock);
+    else pthread_mutex_unlock(&openLock);
 }
 /************** End of src/nvtx.c **************/
 /************** Begin file src/capture.c **************/
@@ -18348,11 +18411,18 @@ static uint32_t nvNameRow(uint16_t kind, uint64_t handle, uint32_t name, int dom
     return r;
 }
 
+/* A name NVTX gives an OS thread goes to that thread's /threads row at once
+ * when gpuinst knows the thread (the caller, or another thread that has
+ * recorded: its lifetime then keeps the name when it exits), else at
+ * finalize (gpuinstNvtxCollectorFlush); never over a name given by
+ * gpuinst_thread_name (FORMAT.md, /nvtx/names). */
 static void nvNameOsThread(uint32_t tid, uint32_t name)
 {
-    gpuinstThread *t = gpuinstSelf.core;
+    gpuinstThread *t;
     nvNameRow(NV_RES_OS_THREAD, tid, name, 0, 0);
-    if (t != NULL && (uint32_t)t->os_tid == tid) t->name = name; /* the calling thread: at once */
+    if (name == 0) return;
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
+        if ((uint32_t)t->os_tid == tid && !t->name_api) t->name = name;
 }
 static void NVTX_API hNameOsThreadA(uint32_t tid, const char *n)
 {
@@ -19076,6 +19146,7 @@ NV_EXPORT int NVTX_API InitializeInjectionNvtx2(NvtxGetExportTableFunc_t getExpo
     const NvtxExportTableVersionInfo *vi;
     size_t i;
     if (!nvWanted() || getExportTable == NULL) return 0;
+    gpuinstForkInstall(); /* a child of fork() never inherits the collector's locks held (src/core.c) */
     cb = (const NvtxExportTableCallbacks *)getExportTable(NVTX_ETID_CALLBACKS);
     if (cb == NULL || cb->struct_size < sizeof *cb || cb->GetModuleFunctionTable == NULL) return 0;
     vi = (const NvtxExportTableVersionInfo *)getExportTable(NVTX_ETID_VERSIONINFO);
@@ -19277,9 +19348,9 @@ static const gpuinstTable nvNamesTable = {
     sizeof(NvNameRec), (uint32_t)(sizeof nvNameFields / sizeof nvNameFields[0]), nvNameFields, nvCollectNames, NULL,
     NULL};
 
-/* Finalize: names NVTX gave to OS threads from another thread go to
- * /threads (a thread naming itself is named at once; a later name given by
- * gpuinst_thread_name is kept). */
+/* Finalize: names NVTX gave to OS threads go to /threads, in the order they
+ * were given (the last wins), except over a name gpuinst_thread_name gave
+ * (a thread that gpuinst knew was named at once already: nvNameOsThread). */
 GPUINST_PRIVATE void gpuinstNvtxCollectorFlush(void)
 {
     uint32_t i;
@@ -19288,7 +19359,7 @@ GPUINST_PRIVATE void gpuinstNvtxCollectorFlush(void)
         gpuinstThread *t;
         if (nvNames[i].kind != NV_RES_OS_THREAD) continue;
         for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
-            if ((uint64_t)(uint32_t)t->os_tid == nvNames[i].handle && t->name == 0) t->name = nvNames[i].name;
+            if ((uint64_t)(uint32_t)t->os_tid == nvNames[i].handle && !t->name_api) t->name = nvNames[i].name;
     }
     pthread_mutex_unlock(&nvLock);
 }
@@ -19319,6 +19390,13 @@ GPUINST_PRIVATE void gpuinstNvtxCollectorInit(void)
     }
     nvSetEnv();
     nvCountersMakePending();
+}
+
+/* fork(): the collector's table lock is held across it (src/core.c). */
+GPUINST_PRIVATE void gpuinstNvtxForkLock(int lock)
+{
+    if (lock) pthread_mutex_lock(&nvLock);
+    else pthread_mutex_unlock(&nvLock);
 }
 /************** End of src/nvtx_inject.c **************/
 /************** Begin file src/profile.c **************/
@@ -19765,24 +19843,43 @@ GPUINST_PRIVATE int gpuinstCountBeforeInit(void)
  * state NVTX_ONLY (annotations still reach NVTX, nothing is recorded, its
  * exit writes nothing, gpuinst_init answers ALREADY_INITIALIZED); the GPU
  * and profiler hooks are off (their threads do not exist in the child).
- * gpuinstG.lock is held across fork so the child never inherits it locked. */
+ * gpuinstG.lock and the name tables' locks are held across fork so the
+ * child never inherits one locked (a child naming a domain or a string
+ * waited forever for a lock another thread of the parent held at the fork). */
 static void forkPrepare(void)
 {
     pthread_mutex_lock(&gpuinstG.lock);
+    gpuinstNvtxForkLock(1);
+    gpuinstOpenForkLock(1);
+    gpuinstStringsForkLock(1);
+}
+static void forkRelease(void)
+{
+    gpuinstStringsForkLock(0);
+    gpuinstOpenForkLock(0);
+    gpuinstNvtxForkLock(0);
+    pthread_mutex_unlock(&gpuinstG.lock);
 }
 static void forkParent(void)
 {
-    pthread_mutex_unlock(&gpuinstG.lock);
+    forkRelease();
 }
 static void forkChild(void)
 {
-    pthread_mutex_unlock(&gpuinstG.lock);
+    forkRelease();
+    gpuinstStringsForked();
     if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) {
         GPUINST_STORE_RLX(&gpuinstGpuHooks, (const gpuinstHooks *)NULL);
         GPUINST_STORE_RLX(&gpuinstProfHooks, (const gpuinstHooks *)NULL);
         gpuinstG.pid = (int)getpid();
         GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_NVTX_ONLY);
     }
+}
+
+GPUINST_PRIVATE void gpuinstForkInstall(void)
+{
+    static int installed;
+    if (!__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) pthread_atfork(forkPrepare, forkParent, forkChild);
 }
 
 int gpuinst_init(void)
@@ -19831,8 +19928,8 @@ int gpuinst_init(void)
     if (!atexitInstalled) {
         atexitInstalled = 1;
         atexit(atExit);
-        pthread_atfork(forkPrepare, forkParent, forkChild);
     }
+    gpuinstForkInstall();
     gpuinstClockTableRegister();
     if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstProfTablesRegister(); /* src/profile.c */
     gpuinstClockStart(); /* a (TSC, CLOCK_MONOTONIC) sample per second */
@@ -24512,8 +24609,8 @@ static int pmSelect(const char *metrics, char *why, size_t whycap)
             pm.metrics[pm.nmetrics++] = p;
         rc = pmConfigure(pm.metrics, pm.nmetrics, &passes, hw, sizeof hw);
         if (rc != GPUINST_SUCCESS) {
-            snprintf(why, whycap, "metrics \"%.200s\" refused for chip %s: %s (list the valid ones with: ncu "
-                     "--query-metrics-collection pmsampling --chip %s)", metrics, pm.chip, hw, pm.chip);
+            snprintf(why, whycap, "metrics \"%.200s\" refused for chip %.32s: %.160s (list the valid ones with: ncu "
+                     "--query-metrics-collection pmsampling --chip %.32s)", metrics, pm.chip, hw, pm.chip);
             return -1;
         }
         if (passes != 1) {
@@ -26974,7 +27071,7 @@ static int mxDevLoad(void)
             return mxFail(mxDev.rc, "%s", mxDev.why);
         }
         if (gpuinstCudaMissing(GPUINST_NEED_DEVICES) != NULL) {
-            snprintf(mxDev.why, sizeof mxDev.why, "libcuda.so.1 (%s) has no cuInit/cuDeviceGetCount",
+            snprintf(mxDev.why, sizeof mxDev.why, "libcuda.so.1 (%.400s) has no cuInit/cuDeviceGetCount",
                      gpuinstLibPath(GPUINST_LIB_CUDA));
             return mxFail(mxDev.rc, "%s", mxDev.why);
         }
@@ -28742,7 +28839,7 @@ static int libsLoad(void)
         missing = gpuinstCudaMissing(GPUINST_NEED_RANGE);
         if (missing != NULL) {
             snprintf(profLib.why, sizeof profLib.why,
-                     "%s is missing from the CUDA libraries found (%s, %s): the range profiler needs CUDA 13's "
+                     "%s is missing from the CUDA libraries found (%.160s, %.160s): the range profiler needs CUDA 13's "
                      "CUPTI; set GPUINST_CUPTI_LIB to its libcupti.so", missing,
                      gpuinstLibPath(GPUINST_LIB_CUPTI), gpuinstLibPath(GPUINST_LIB_CHECKPOINT));
         } else {

@@ -128,24 +128,43 @@ GPUINST_PRIVATE int gpuinstCountBeforeInit(void)
  * state NVTX_ONLY (annotations still reach NVTX, nothing is recorded, its
  * exit writes nothing, gpuinst_init answers ALREADY_INITIALIZED); the GPU
  * and profiler hooks are off (their threads do not exist in the child).
- * gpuinstG.lock is held across fork so the child never inherits it locked. */
+ * gpuinstG.lock and the name tables' locks are held across fork so the
+ * child never inherits one locked (a child naming a domain or a string
+ * waited forever for a lock another thread of the parent held at the fork). */
 static void forkPrepare(void)
 {
     pthread_mutex_lock(&gpuinstG.lock);
+    gpuinstNvtxForkLock(1);
+    gpuinstOpenForkLock(1);
+    gpuinstStringsForkLock(1);
+}
+static void forkRelease(void)
+{
+    gpuinstStringsForkLock(0);
+    gpuinstOpenForkLock(0);
+    gpuinstNvtxForkLock(0);
+    pthread_mutex_unlock(&gpuinstG.lock);
 }
 static void forkParent(void)
 {
-    pthread_mutex_unlock(&gpuinstG.lock);
+    forkRelease();
 }
 static void forkChild(void)
 {
-    pthread_mutex_unlock(&gpuinstG.lock);
+    forkRelease();
+    gpuinstStringsForked();
     if (GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING) {
         GPUINST_STORE_RLX(&gpuinstGpuHooks, (const gpuinstHooks *)NULL);
         GPUINST_STORE_RLX(&gpuinstProfHooks, (const gpuinstHooks *)NULL);
         gpuinstG.pid = (int)getpid();
         GPUINST_STORE_REL(&gpuinstG.state, GPUINST_STATE_NVTX_ONLY);
     }
+}
+
+GPUINST_PRIVATE void gpuinstForkInstall(void)
+{
+    static int installed;
+    if (!__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) pthread_atfork(forkPrepare, forkParent, forkChild);
 }
 
 int gpuinst_init(void)
@@ -194,8 +213,8 @@ int gpuinst_init(void)
     if (!atexitInstalled) {
         atexitInstalled = 1;
         atexit(atExit);
-        pthread_atfork(forkPrepare, forkParent, forkChild);
     }
+    gpuinstForkInstall();
     gpuinstClockTableRegister();
     if (gpuinstG.cfg.mode & GPUINST_MODE_PROFILE) gpuinstProfTablesRegister(); /* src/profile.c */
     gpuinstClockStart(); /* a (TSC, CLOCK_MONOTONIC) sample per second */

@@ -19,6 +19,14 @@
 #define _GNU_SOURCE 1 /* syscall(SYS_gettid), dladdr */
 #endif
 
+/* gpuinst's messages (stderr lines, /unavailable reasons) are written into
+ * bounded buffers with snprintf and cut on purpose where a path or a name is
+ * long; gcc's -Wformat-truncation (-Wall, from -O2 on) warns about every
+ * such cut it can imagine.  Off for gpuinst's own code only. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 7
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
+
 /* The split build compiles with -fvisibility=hidden: the public API is
  * declared with default visibility so that it (and only it) leaves
  * libgpuinst.so.  (tests/amalgamation: symbols_shared_lib) */
@@ -308,6 +316,19 @@ typedef struct gpuinstClockMap {
 #if GPUINST_WITH_HDF5
 GPUINST_PRIVATE uint64_t gpuinstClockApply(const gpuinstClockMap *m, uint64_t t);
 #endif
+
+/* ---- fork() ---------------------------------------------------------------
+ * The locks a child process may still take (it keeps reaching NVTX and
+ * naming things: domains, registered strings, thread names) are held across
+ * fork() in this order, and released in the parent and the child: none is
+ * inherited locked by a thread the child does not have.  1 locks, 0 unlocks.
+ * gpuinstForkInstall registers the handlers once (gpuinst_init, the NVTX
+ * collector's start). */
+GPUINST_PRIVATE void gpuinstForkInstall(void);
+GPUINST_PRIVATE void gpuinstNvtxForkLock(int lock);   /* src/nvtx_inject.c: nvLock */
+GPUINST_PRIVATE void gpuinstOpenForkLock(int lock);   /* src/nvtx.c: openLock */
+GPUINST_PRIVATE void gpuinstStringsForkLock(int lock); /* src/strings.c: strLock, immLock */
+GPUINST_PRIVATE void gpuinstStringsForked(void);        /* in the child: no loader calls from then on */
 
 /* ---- diagnostics -------------------------------------------------------- */
 /* Prints "gpuinst[rank N]: <msg>\n" to stderr.  Use gpuinstWarnOnce for any
@@ -750,6 +771,7 @@ typedef struct gpuinstThread {
     gpuinstBuf marks;             /* gpuinstMarkRec */
     gpuinstStack *stacks[GPUINST_MAX_DOMAINS]; /* lazily allocated per domain */
     uint8_t mode;                 /* GPUINST_MODE_* of this slot (gpuinstG.cfg.mode when made) */
+    uint8_t name_api;             /* 1: `name` was given by gpuinst_thread_name (NVTX's names do not replace it) */
     gpuinstProf *prof;            /* profile mode: the thread's paths (src/profile.c) */
     gpuinstNameSlot cache[GPUINST_NAME_CACHE];
     gpuinstNameKey keys[GPUINST_NAME_CACHE];   /* front of `cache`, keyed by the caller's pointer */

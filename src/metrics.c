@@ -1113,7 +1113,7 @@ static int mxDevLoad(void)
             return mxFail(mxDev.rc, "%s", mxDev.why);
         }
         if (gpuinstCudaMissing(GPUINST_NEED_DEVICES) != NULL) {
-            snprintf(mxDev.why, sizeof mxDev.why, "libcuda.so.1 (%s) has no cuInit/cuDeviceGetCount",
+            snprintf(mxDev.why, sizeof mxDev.why, "libcuda.so.1 (%.400s) has no cuInit/cuDeviceGetCount",
                      gpuinstLibPath(GPUINST_LIB_CUDA));
             return mxFail(mxDev.rc, "%s", mxDev.why);
         }

@@ -117,6 +117,7 @@ GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
     if (t != NULL) {
         t->os_tid = (int64_t)syscall(SYS_gettid);
         t->name = 0;
+        t->name_api = 0;
         t->mode = (uint8_t)gpuinstConfigMode(); /* also for a slot the NVTX collector makes before init */
         t->life_start_ns = gpuinstClockNs();
         t->life++;
@@ -1587,6 +1588,7 @@ int gpuinst_thread_name(const char *name)
     id = gpuinstNameId(t, name);
     if (id == 0) return lost();
     t->name = id;
+    t->name_api = 1;
     if (GPUINST_NVTX_EMIT()) nvtxNameOsThreadA((uint32_t)t->os_tid, name);
     return GPUINST_SUCCESS;
 }
@@ -1654,4 +1656,11 @@ GPUINST_PRIVATE int gpuinstCollectCategories(const gpuinstTable *tb, void **out,
     pthread_mutex_unlock(&gpuinstG.lock);
     *out = rows;
     return GPUINST_SUCCESS;
+}
+
+/* fork(): the open start/end ranges' lock is held across it (src/core.c). */
+GPUINST_PRIVATE void gpuinstOpenForkLock(int lock)
+{
+    if (lock) pthread_mutex_lock(&openLock);
+    else pthread_mutex_unlock(&openLock);
 }

@@ -956,11 +956,18 @@ static uint32_t nvNameRow(uint16_t kind, uint64_t handle, uint32_t name, int dom
     return r;
 }
 
+/* A name NVTX gives an OS thread goes to that thread's /threads row at once
+ * when gpuinst knows the thread (the caller, or another thread that has
+ * recorded: its lifetime then keeps the name when it exits), else at
+ * finalize (gpuinstNvtxCollectorFlush); never over a name given by
+ * gpuinst_thread_name (FORMAT.md, /nvtx/names). */
 static void nvNameOsThread(uint32_t tid, uint32_t name)
 {
-    gpuinstThread *t = gpuinstSelf.core;
+    gpuinstThread *t;
     nvNameRow(NV_RES_OS_THREAD, tid, name, 0, 0);
-    if (t != NULL && (uint32_t)t->os_tid == tid) t->name = name; /* the calling thread: at once */
+    if (name == 0) return;
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
+        if ((uint32_t)t->os_tid == tid && !t->name_api) t->name = name;
 }
 static void NVTX_API hNameOsThreadA(uint32_t tid, const char *n)
 {
@@ -1684,6 +1691,7 @@ NV_EXPORT int NVTX_API InitializeInjectionNvtx2(NvtxGetExportTableFunc_t getExpo
     const NvtxExportTableVersionInfo *vi;
     size_t i;
     if (!nvWanted() || getExportTable == NULL) return 0;
+    gpuinstForkInstall(); /* a child of fork() never inherits the collector's locks held (src/core.c) */
     cb = (const NvtxExportTableCallbacks *)getExportTable(NVTX_ETID_CALLBACKS);
     if (cb == NULL || cb->struct_size < sizeof *cb || cb->GetModuleFunctionTable == NULL) return 0;
     vi = (const NvtxExportTableVersionInfo *)getExportTable(NVTX_ETID_VERSIONINFO);
@@ -1885,9 +1893,9 @@ static const gpuinstTable nvNamesTable = {
     sizeof(NvNameRec), (uint32_t)(sizeof nvNameFields / sizeof nvNameFields[0]), nvNameFields, nvCollectNames, NULL,
     NULL};
 
-/* Finalize: names NVTX gave to OS threads from another thread go to
- * /threads (a thread naming itself is named at once; a later name given by
- * gpuinst_thread_name is kept). */
+/* Finalize: names NVTX gave to OS threads go to /threads, in the order they
+ * were given (the last wins), except over a name gpuinst_thread_name gave
+ * (a thread that gpuinst knew was named at once already: nvNameOsThread). */
 GPUINST_PRIVATE void gpuinstNvtxCollectorFlush(void)
 {
     uint32_t i;
@@ -1896,7 +1904,7 @@ GPUINST_PRIVATE void gpuinstNvtxCollectorFlush(void)
         gpuinstThread *t;
         if (nvNames[i].kind != NV_RES_OS_THREAD) continue;
         for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
-            if ((uint64_t)(uint32_t)t->os_tid == nvNames[i].handle && t->name == 0) t->name = nvNames[i].name;
+            if ((uint64_t)(uint32_t)t->os_tid == nvNames[i].handle && !t->name_api) t->name = nvNames[i].name;
     }
     pthread_mutex_unlock(&nvLock);
 }
@@ -1927,4 +1935,11 @@ GPUINST_PRIVATE void gpuinstNvtxCollectorInit(void)
     }
     nvSetEnv();
     nvCountersMakePending();
+}
+
+/* fork(): the collector's table lock is held across it (src/core.c). */
+GPUINST_PRIVATE void gpuinstNvtxForkLock(int lock)
+{
+    if (lock) pthread_mutex_lock(&nvLock);
+    else pthread_mutex_unlock(&nvLock);
 }

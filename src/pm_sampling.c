@@ -501,8 +501,8 @@ static int pmSelect(const char *metrics, char *why, size_t whycap)
             pm.metrics[pm.nmetrics++] = p;
         rc = pmConfigure(pm.metrics, pm.nmetrics, &passes, hw, sizeof hw);
         if (rc != GPUINST_SUCCESS) {
-            snprintf(why, whycap, "metrics \"%.200s\" refused for chip %s: %s (list the valid ones with: ncu "
-                     "--query-metrics-collection pmsampling --chip %s)", metrics, pm.chip, hw, pm.chip);
+            snprintf(why, whycap, "metrics \"%.200s\" refused for chip %.32s: %.160s (list the valid ones with: ncu "
+                     "--query-metrics-collection pmsampling --chip %.32s)", metrics, pm.chip, hw, pm.chip);
             return -1;
         }
         if (passes != 1) {

@@ -717,7 +717,7 @@ static int libsLoad(void)
         missing = gpuinstCudaMissing(GPUINST_NEED_RANGE);
         if (missing != NULL) {
             snprintf(profLib.why, sizeof profLib.why,
-                     "%s is missing from the CUDA libraries found (%s, %s): the range profiler needs CUDA 13's "
+                     "%s is missing from the CUDA libraries found (%.160s, %.160s): the range profiler needs CUDA 13's "
                      "CUPTI; set GPUINST_CUPTI_LIB to its libcupti.so", missing,
                      gpuinstLibPath(GPUINST_LIB_CUPTI), gpuinstLibPath(GPUINST_LIB_CHECKPOINT));
         } else {

@@ -151,6 +151,7 @@ typedef struct ImmRange {
 static ImmRange immRanges[IMM_MAX];
 static uint32_t nimm;                 /* release/acquire: entries below are complete */
 static pthread_mutex_t immLock = PTHREAD_MUTEX_INITIALIZER;
+static int immForked; /* 1 in a child of fork(): the loader is not asked (gpuinstStringImmutable) */
 
 typedef struct ImmFind {
     uintptr_t addr;
@@ -185,16 +186,28 @@ GPUINST_PRIVATE int gpuinstStringImmutable(const void *p, size_t len)
     ImmFind f;
     for (i = 0; i < n; i++)
         if (a >= immRanges[i].lo && a + len < immRanges[i].hi) return 1;
+    /* a child of fork() asks the loader nothing: a thread of the parent may
+     * have held the loader's lock at the fork (the child would wait for it
+     * forever); its names are compared as text instead */
+    if (GPUINST_LOAD_RLX(&immForked)) return 0;
     memset(&f, 0, sizeof f);
     f.addr = a;
+    /* under immLock, which fork() waits for (gpuinstStringsForkLock): no
+     * thread of gpuinst is inside the loader when a process forks */
+    pthread_mutex_lock(&immLock);
     dl_iterate_phdr(immWalk, &f);
-    if (!f.found || a + len >= f.hi) return 0;
+    if (!f.found || a + len >= f.hi) {
+        pthread_mutex_unlock(&immLock);
+        return 0;
+    }
     if (f.object[0] != '\0' && strncmp(f.object, "linux-vdso", 10) != 0 && strncmp(f.object, "linux-gate", 10) != 0) {
         void *h = dlopen(f.object, RTLD_NOLOAD | RTLD_NODELETE | RTLD_LAZY);
-        if (h == NULL) return 0; /* could not pin it: compare the text each time */
+        if (h == NULL) { /* could not pin it: compare the text each time */
+            pthread_mutex_unlock(&immLock);
+            return 0;
+        }
         /* the reference is kept: the object stays loaded */
     }
-    pthread_mutex_lock(&immLock);
     if (nimm < IMM_MAX) {
         immRanges[nimm].lo = f.lo;
         immRanges[nimm].hi = f.hi;
@@ -202,4 +215,23 @@ GPUINST_PRIVATE int gpuinstStringImmutable(const void *p, size_t len)
     }
     pthread_mutex_unlock(&immLock);
     return 1;
+}
+
+/* fork(): the name tables' locks are held across it (src/core.c, forkPrepare),
+ * so a child never inherits one locked by another thread of the parent
+ * (which the child does not have) and never waits for it. */
+GPUINST_PRIVATE void gpuinstStringsForkLock(int lock)
+{
+    if (lock) {
+        pthread_mutex_lock(&strLock);
+        pthread_mutex_lock(&immLock);
+    } else {
+        pthread_mutex_unlock(&immLock);
+        pthread_mutex_unlock(&strLock);
+    }
+}
+
+GPUINST_PRIVATE void gpuinstStringsForked(void)
+{
+    GPUINST_STORE_RLX(&immForked, 1);
 }

@@ -373,9 +373,12 @@ class File:
         Every member of the file by name (new members and call names are
         kept as they come), plus: name (call name text), duration_ns,
         peer_hostname (hostname of ``peer``, a world rank; "" when the call
-        has none), and with ``paths`` range_path / range_name: the
-        innermost push/pop range (any domain) open on the calling thread at
-        the call's start ("" outside any range)."""
+        has none), per_request (True for the row ``MPI_Start``/``MPI_Startall``
+        write per request started: its time repeats the call's own row, so
+        sums of time or counts of calls leave it out; its bytes, peer and
+        tag are the request's), and with ``paths`` range_path / range_name:
+        the innermost push/pop range (any domain) open on the calling thread
+        at the call's start ("" outside any range)."""
         key = ("mpi", paths)
         if key in self._cache:
             return self._cache[key]
@@ -399,6 +402,9 @@ class File:
                 df["name"] = self._names(a, "/mpi/calls", ("call_name", "call", "function"))
             hosts = self._hosts()
             df["peer_hostname"] = [hosts.get(p, "") if p >= 0 else "" for p in df["peer"].tolist()]
+            # MPI_Start(all)'s row per request started: its time is the call's own row's
+            fl = _int_col(a, ("flags",))
+            df["per_request"] = df["name"].isin(("MPI_Start", "MPI_Startall")).to_numpy() & ((fl & 2) != 0)
             if paths:
                 rp = self._innermost(df["rank"].to_numpy(), df["thread"].to_numpy(), df["start_ns"].to_numpy())
                 df["range_path"], df["range_name"] = rp
@@ -406,7 +412,7 @@ class File:
             df = pd.DataFrame({c: pd.Series(dtype=t) for c, t in (
                 ("rank", "i8"), ("thread", "i8"), ("name", object), ("start_ns", "i8"), ("end_ns", "i8"),
                 ("duration_ns", "i8"), ("peer", "i8"), ("tag", "i8"), ("bytes", "i8"), ("comm", "u8"),
-                ("call_id", "u8"), ("complete_ns", "i8"), ("peer_hostname", object))})
+                ("call_id", "u8"), ("complete_ns", "i8"), ("peer_hostname", object), ("per_request", bool))})
             if paths:
                 df["range_path"] = pd.Series(dtype=object)
                 df["range_name"] = pd.Series(dtype=object)

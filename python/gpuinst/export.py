@@ -32,7 +32,11 @@ def _rows(df, cols):
 
 def load(f):
     """The records both exports use, from a gpuinst.File."""
-    d = {"f": f, "ranges": f.ranges(tree=False), "marks": f.marks(), "mpi": f.mpi_calls(paths=False),
+    mpi_all = f.mpi_calls(paths=False)
+    mpi = mpi_all
+    if "per_request" in mpi:  # MPI_Start's rows per request repeat the call's interval: one slice per call
+        mpi = mpi[~mpi["per_request"]]
+    d = {"f": f, "ranges": f.ranges(tree=False), "marks": f.marks(), "mpi": mpi, "mpi_all": mpi_all,
          "kernels": f.kernels(joins=False), "api": f.api(joins=False), "copies": f.copies(joins=False)}
     d["api"] = d["api"].assign(thread=_gpu_thread(f, d["api"]))
     times = [d[k]["start_ns"].min() for k in ("ranges", "mpi", "kernels", "api", "copies") if len(d[k])]
@@ -134,7 +138,7 @@ def chrome(d):
                 fid += 1
                 ev.append(dict(ph="s", cat="launch", name="launch", id=fid, pid=r, tid=a[0], ts=us(a[1])))
                 ev.append(dict(ph="f", bp="e", cat="launch", name="launch", id=fid, pid=r, tid=tid, ts=us(st)))
-    mpi = d["mpi"]
+    mpi = d["mpi_all"]  # a persistent request's message starts at its MPI_Start row per request
     thread_of = dict(zip(mpi["call_id"].tolist(), mpi["thread"].tolist())) if len(mpi) else {}
     for src, dst, tag, by, sst, rend, scid, rcid in _rows(f.mpi_messages(), (
             "src", "dst", "tag", "bytes", "send_start_ns", "recv_end_ns", "send_call_id", "recv_call_id")):

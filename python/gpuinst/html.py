@@ -60,6 +60,7 @@ def pictures(f, title=None):
 
 def _fallback_page(f):
     """The page without gpuinst-report: the package's own tables."""
+    import numpy as np
     import pandas as pd
     parts = ["<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpuinst report: %s</title>"
              "<style>body{font:14px sans-serif;margin:0 2em}table{border-collapse:collapse;font-size:12px}"
@@ -82,9 +83,11 @@ def _fallback_page(f):
             ["count", "sum", "mean", "max"]).sort_values("sum", ascending=False).head(30).reset_index()))
     m = f.mpi_calls(paths=False)
     if len(m):
-        tabs.append(("mpi", "MPI calls (ns, bytes)", m.groupby("name").agg(
-            count=("duration_ns", "size"), time_total_ns=("duration_ns", "sum"),
-            bytes_total=("bytes", "sum")).sort_values("time_total_ns", ascending=False).reset_index()))
+        # MPI_Start's rows per request: bytes only (the call's own row has its time), as /mpi/summary
+        calls = m[~m["per_request"]] if "per_request" in m else m
+        t = calls.groupby("name").agg(count=("duration_ns", "size"), time_total_ns=("duration_ns", "sum"))
+        t["bytes_total"] = m.groupby("name")["bytes"].sum().reindex(t.index).fillna(0).astype(np.int64)
+        tabs.append(("mpi", "MPI calls (ns, bytes)", t.sort_values("time_total_ns", ascending=False).reset_index()))
     mb = f.metrics_by_range()
     if len(mb):
         tabs.append(("metrics", "Metrics per range path and rank", mb.reset_index()))

@@ -157,7 +157,9 @@ def timeline(f, out, window=None, ranks=None, title=None, width_px=2400, lod=Tru
         ranks = parse_ranks(ranks)
     rg = f.ranges(tree=False)[["rank", "thread", "domain", "domain_name", "name", "start_ns", "end_ns", "depth",
                                 "color"]]
-    mpi = f.mpi_calls(paths=False)[["rank", "thread", "start_ns", "end_ns"]]
+    mpi = f.mpi_calls(paths=False)
+    mpi = mpi[~mpi["per_request"]] if "per_request" in mpi else mpi  # one interval per call
+    mpi = mpi[["rank", "thread", "start_ns", "end_ns"]]
     api = f.api(joins=False)
     api = api[[c for c in ("rank", "api_tid", "start_ns", "end_ns") if c in api]]
     kern = f.kernels(joins=False)[["rank", "device", "stream", "name", "start_ns", "end_ns"]]

@@ -14,7 +14,9 @@
  *   hostile lifecycle     calls before init and after finalize, double
  *                         init and double finalize
  *   hostile fork          fork() and work in the child (the child must not
- *                         write or corrupt the parent's file)
+ *                         write or corrupt the parent's file); 100 forks
+ *                         while a thread names things, each child naming
+ *                         things too: none may hang
  *   hostile signal        signals (SIGALRM every 50 us, no SA_RESTART)
  *                         arriving while the file is written
  *   hostile finalize_race 4 threads keep recording while the main thread
@@ -610,6 +612,71 @@ static void caseLifecycle(void)
 }
 
 /* ---- fork ------------------------------------------------------------------ */
+/* A thread that names things all the time (a new name per push: the string
+ * table's lock and the loader's, through the immutable-pointer check). */
+static volatile int forkNamerStop;
+static void *forkNamer(void *arg)
+{
+    char nm[32];
+    unsigned i = 0;
+    (void)arg;
+    while (!forkNamerStop) {
+        snprintf(nm, sizeof nm, "namer-%u", i++);
+        gpuinst_range_push(nm);
+        gpuinst_range_pop();
+    }
+    return NULL;
+}
+
+/* Forks while another thread names things; each child names a domain, a
+ * registered string, a category and its thread (gpuinst's API and NVTX's)
+ * and must end within 10 s.  Before 2026-11-25 a child could wait forever
+ * for a lock (the string table's, the loader's) that the naming thread held
+ * at the fork: 3-30 % of such children hung. */
+static void forkWhileNaming(int n)
+{
+    pthread_t th;
+    int k, hung = 0, bad = 0;
+    forkNamerStop = 0;
+    GI_CHECK(pthread_create(&th, NULL, forkNamer, NULL) == 0, "thread");
+    for (k = 0; k < n; k++) {
+        pid_t pid = fork();
+        int status = 0, ms;
+        pid_t w = 0;
+        if (pid == 0) {
+            gpuinst_domain d;
+            gpuinst_string sid;
+            nvtxDomainHandle_t nd;
+            char nm[48];
+            snprintf(nm, sizeof nm, "child-%d", k);
+            gpuinst_domain_create(nm, &d);
+            gpuinst_string_register(0, nm, &sid);
+            gpuinst_category_name(0, (uint32_t)(k + 1), nm);
+            gpuinst_thread_name(nm);
+            nd = nvtxDomainCreateA("child-nvtx");
+            nvtxDomainRegisterStringA(nd, nm);
+            gpuinst_range_push(nm);
+            gpuinst_range_pop();
+            _exit(0);
+        }
+        if (pid < 0) {
+            bad++;
+            continue;
+        }
+        for (ms = 0; ms < 10000 && (w = waitpid(pid, &status, WNOHANG)) == 0; ms++) usleep(1000);
+        if (w == 0) {
+            hung++;
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+        } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            bad++;
+        }
+    }
+    forkNamerStop = 1;
+    pthread_join(th, NULL);
+    GI_CHECK(hung == 0 && bad == 0, "%d of %d children hung (killed after 10 s), %d failed", hung, n, bad);
+}
+
 static void caseFork(void)
 {
     giFile g;
@@ -640,13 +707,15 @@ static void caseFork(void)
     EXPECT(gpuinst_range_pop(), GPUINST_SUCCESS);
     EXPECT(gpuinst_range_push("parent-after"), GPUINST_SUCCESS);
     EXPECT(gpuinst_range_pop(), GPUINST_SUCCESS);
-    /* the child wrote nothing: no file yet at the output path */
+    forkWhileNaming(100);
+    /* the children wrote nothing: no file yet at the output path */
     GI_CHECK(stat(outputPath(), &sb) != 0, "%s exists before the parent finalized", outputPath());
     snprintf(other, sizeof other, "%s.rank0", outputPath());
     GI_CHECK(stat(other, &sb) != 0, "%s exists", other);
     EXPECT(gpuinst_finalize(), GPUINST_SUCCESS);
     if (gi_open(&g, outputPath()) != 0) return;
-    GI_CHECK(g.nranges == 2, "%zu ranges", g.nranges);
+    GI_CHECK(g.nranges >= 2 && gi_count_ranges(&g, 0, "parent-before") == 1 &&
+             gi_count_ranges(&g, 0, "parent-after") == 1, "%zu ranges", g.nranges);
     GI_CHECK(gi_count_ranges(&g, 0, "child") == 0, "child ranges in the parent's file");
     GI_CHECK(g.nranks == 1 && g.ranks[0].pid == (int32_t)getpid(), "pid");
     gi_close(&g);

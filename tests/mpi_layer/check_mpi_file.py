@@ -144,6 +144,14 @@ def check_persistent_messages(path, P, K):
           set(m30["recv_name"]) == {"MPI_Recv_init"} and
           all(int(d) == (int(s) + 1) % P for s, d in zip(m30["src"], m30["dst"])),
           f"persistent messages (tag 30): {len(m30)} matched, expected {K * P} ({sorted(set(m30['send_name']))})")
+    # calls per name without MPI_Start's rows per request = /mpi/summary's counts (the HTML page's table)
+    f = gpuinst.open(path)
+    c = f.mpi_calls(paths=False)
+    got = c[~c["per_request"]].groupby(["rank", "name"]).size()
+    sm = f.mpi_summary()
+    sm = sm[sm["timed"] == 1].set_index(["rank", "name"])["count"]
+    check(got.sort_index().to_dict() == {k: int(v) for k, v in sm.sort_index().items()},
+          "mpi_calls() without per_request rows: counts per call differ from /mpi/summary")
 
 
 def check_app(f, calls, cname, P, K, T, want_ranks):

@@ -56,7 +56,7 @@ def payload(r):
 
 
 # ---- exact totals: nothing twice, nothing lost ----
-nr = 16 + (2 if api else 0)
+nr = 16 + (3 if api else 0)  # api: + api.outer, api.in.libdom, lib.named.worker (nvtxlib_names)
 nm = 10 + (1 if api else 0)
 check(len(ranges) == nr, f"/ranges has {len(ranges)} rows, want {nr}")
 check(len(marks) == nm, f"/marks has {len(marks)} rows, want {nm}")
@@ -132,7 +132,10 @@ check(kinds[(17, "lib.lock")] == 1, "nvtxDomainSyncUserCreate")
 tn = sorted(S.get(int(t["name"]), "") for t in h["/threads"][...])
 print("thread names:", tn)
 check(("api.thread" if api else "lib.main") in tn and "lib.worker" in tn, "/threads carries the NVTX thread names")
-check(len(nmz) == 4, "no name twice (the API's thread name is not an NVTX name here)")
+if api:
+    check("lib.after.api" not in tn, "an NVTX name given after gpuinst_thread_name does not replace it")
+    check("lib.other.alive" in tn, "a thread named by another while alive keeps the name after it exits")
+check(len(nmz) == (6 if api else 4), "no name twice (the API's thread name is not an NVTX name here)")
 
 # ---- counter ----
 q = h["/counters/lib.queue"]

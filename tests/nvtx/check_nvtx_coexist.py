@@ -39,8 +39,9 @@ un = {u["feature"].decode(): u["reason"].decode() for u in h["/unavailable"][...
 check("nvtx" in un and "NVTX_INJECTION64_PATH" in un["nvtx"], f"/unavailable nvtx: {un.get('nvtx')}")
 col = h["/nvtx/collector"][0]
 check(int(col["active"]) == 0 and int(col["self"]) == 0 and int(col["modules"]) == 0, "collector inactive")
-# the library: 5 A + 5 W + 1 Ex + 1 domain push; the API: gpuinst_range_push (A), _push_ex (domain)
-want = dict(pushA=6, pushW=5, pushEx=1, dpush=2, pop=12, dpop=2, markA=1, markW=1, markEx=1, dmark=6)
+# the library: 5 A + 5 W + 1 Ex + 1 domain push, and nvtxlib_names' worker 1 A; the API:
+# gpuinst_range_push (A), _push_ex (domain)
+want = dict(pushA=7, pushW=5, pushEx=1, dpush=2, pop=13, dpop=2, markA=1, markW=1, markEx=1, dmark=6)
 check(seen == want, f"the other tool got the library's and the API's NVTX calls: want {want}")
 print("check_nvtx_coexist: %d failures" % len(fails))
 sys.exit(1 if fails else 0)

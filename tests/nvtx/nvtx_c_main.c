@@ -7,7 +7,9 @@
  * api:    also gpuinst's own API, interleaved with the library's NVTX in the
  *         same domains and on the same stacks: nothing may be recorded twice
  *         (gpuinst's API makes NVTX calls, which must not come back) and
- *         nothing lost.
+ *         nothing lost; then NVTX names: the API-named thread named again
+ *         (the API's name stays), another thread named while alive (it
+ *         exits before finalize: its /threads row has the name).
  * dlopen: the library is loaded with dlopen after gpuinst_init (built
  *         against libgpuinst.so: gpuinst_init points NVTX_INJECTION64_PATH
  *         at it, so a library loaded later still reports to gpuinst).
@@ -26,6 +28,7 @@
 int nvtxlib_run(void);
 int nvtxlib_counter(int64_t ts[3]);
 int nvtxlib_hostile(void);
+int nvtxlib_names(void);
 void nvtxlib_pre_init_push(void);
 void nvtxlib_pre_init_pop(void);
 
@@ -45,7 +48,7 @@ int main(int argc, char **argv)
     }
 #endif
     const char *dl = argc > 3 && strcmp(argv[2], "dlopen") == 0 ? argv[3] : NULL;
-    RunFn run = NULL;
+    RunFn run = NULL, names = NULL;
     CounterFn counter = NULL;
     int64_t ts[3];
     int rc = gpuinst_init();
@@ -63,12 +66,14 @@ int main(int argc, char **argv)
         }
         *(void **)&run = dlsym(h, "nvtxlib_run");
         *(void **)&counter = dlsym(h, "nvtxlib_counter");
-        if (run == NULL || counter == NULL) return 1;
+        *(void **)&names = dlsym(h, "nvtxlib_names");
+        if (run == NULL || counter == NULL || names == NULL) return 1;
     }
 #if !defined(NVTXTEST_DLOPEN_ONLY)
     else {
         run = nvtxlib_run;
         counter = nvtxlib_counter;
+        names = nvtxlib_names;
     }
 #endif
     if (api) {
@@ -87,6 +92,7 @@ int main(int argc, char **argv)
         if (gpuinst_mark_int64("api.mark", 42) != GPUINST_SUCCESS) return 1;
         if (gpuinst_category_name(dom, 9, "api.cat") != GPUINST_SUCCESS) return 1;
         if (gpuinst_thread_name("api.thread") != GPUINST_SUCCESS) return 1;
+        if (names() != 0) return 1; /* NVTX names after it: this thread's stays "api.thread" */
         if (gpuinst_counter_create("api.count", GPUINST_COUNTER_INT64, &cnt) != GPUINST_SUCCESS) return 1;
         for (i = 0; i < 3; i++)
             if (gpuinst_counter_sample_int64(cnt, i) != GPUINST_SUCCESS) return 1;

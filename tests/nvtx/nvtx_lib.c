@@ -225,3 +225,34 @@ void nvtxlib_pre_init_pop(void)
 {
     nvtxRangePop();
 }
+
+/* After the API named the calling thread: an NVTX name for it too (kept out
+ * of /threads: gpuinst_thread_name's name stays), and a name for another
+ * thread, given while it lives by this one; it exits before finalize and
+ * its /threads row must carry the name. */
+static pthread_barrier_t namesBarrier;
+static uint32_t namesTid;
+static void *namesWorker(void *arg)
+{
+    (void)arg;
+    namesTid = (uint32_t)syscall(SYS_gettid);
+    nvtxRangePushA("lib.named.worker");
+    nvtxRangePop();
+    pthread_barrier_wait(&namesBarrier); /* the main thread names us now */
+    pthread_barrier_wait(&namesBarrier);
+    return NULL;
+}
+
+int nvtxlib_names(void)
+{
+    pthread_t t;
+    nvtxNameOsThreadA((uint32_t)syscall(SYS_gettid), "lib.after.api");
+    if (pthread_barrier_init(&namesBarrier, NULL, 2) != 0) return 1;
+    if (pthread_create(&t, NULL, namesWorker, NULL) != 0) return 1;
+    pthread_barrier_wait(&namesBarrier);
+    nvtxNameOsThreadA(namesTid, "lib.other.alive");
+    pthread_barrier_wait(&namesBarrier);
+    pthread_join(t, NULL);
+    pthread_barrier_destroy(&namesBarrier);
+    return 0;
+}

@@ -48,6 +48,12 @@ RTab *sectionMpi(Ctx *c)
                         "file from a build without it).");
             return t;
         }
+        if (d.n == 0) { /* both tables present and empty: a program that made no MPI call */
+            h5tabClose(&d);
+            rtabNote(t, "no MPI records (/mpi/calls and /mpi/summary are empty: the program made no MPI call "
+                        "gpuinst intercepted).");
+            return t;
+        }
         summary = 1;
     }
     readU64Any(&d, C_RANK, &rk);
