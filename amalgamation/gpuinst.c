@@ -10903,8 +10903,8 @@ GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
     }
     if (t != NULL) {
         t->os_tid = (int64_t)syscall(SYS_gettid);
-        t->name = 0;
-        t->name_api = 0;
+        GPUINST_STORE_RLX(&t->name, 0u);
+        GPUINST_STORE_RLX(&t->name_api, (uint8_t)0);
         t->mode = (uint8_t)gpuinstConfigMode(); /* also for a slot the NVTX collector makes before init */
         t->life_start_ns = gpuinstClockNs();
         t->life++;
@@ -10942,7 +10942,7 @@ GPUINST_PRIVATE int gpuinstThreadLives(gpuinstThreadLife **out, uint64_t *n)
         (*out)[k].os_tid = t->os_tid;
         (*out)[k].start_ns = t->life_start_ns;
         (*out)[k].end_ns = 0;
-        (*out)[k].name = t->name;
+        (*out)[k].name = GPUINST_LOAD_RLX(&t->name);
         (*out)[k].index = t->index;
         k++;
     }
@@ -11107,7 +11107,7 @@ static void threadExit(gpuinstThread *t)
     lives[nlives].os_tid = t->os_tid;
     lives[nlives].start_ns = t->life_start_ns;
     lives[nlives].end_ns = now;
-    lives[nlives].name = t->name;
+    lives[nlives].name = GPUINST_LOAD_RLX(&t->name);
     lives[nlives].index = t->index;
     nlives++;
     t->life_start_ns = 0;
@@ -12374,8 +12374,8 @@ int gpuinst_thread_name(const char *name)
     if (t == NULL) return lost();
     id = gpuinstNameId(t, name);
     if (id == 0) return lost();
-    t->name = id;
-    t->name_api = 1;
+    GPUINST_STORE_RLX(&t->name_api, (uint8_t)1);
+    GPUINST_STORE_RLX(&t->name, id);
     if (GPUINST_NVTX_EMIT()) nvtxNameOsThreadA((uint32_t)t->os_tid, name);
     return GPUINST_SUCCESS;
 }
@@ -18421,8 +18421,8 @@ static void nvNameOsThread(uint32_t tid, uint32_t name)
     gpuinstThread *t;
     nvNameRow(NV_RES_OS_THREAD, tid, name, 0, 0);
     if (name == 0) return;
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
-        if ((uint32_t)t->os_tid == tid && !t->name_api) t->name = name;
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) /* another thread's slot: atomic stores */
+        if ((uint32_t)t->os_tid == tid && !GPUINST_LOAD_RLX(&t->name_api)) GPUINST_STORE_RLX(&t->name, name);
 }
 static void NVTX_API hNameOsThreadA(uint32_t tid, const char *n)
 {
@@ -19359,7 +19359,8 @@ GPUINST_PRIVATE void gpuinstNvtxCollectorFlush(void)
         gpuinstThread *t;
         if (nvNames[i].kind != NV_RES_OS_THREAD) continue;
         for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
-            if ((uint64_t)(uint32_t)t->os_tid == nvNames[i].handle && !t->name_api) t->name = nvNames[i].name;
+            if ((uint64_t)(uint32_t)t->os_tid == nvNames[i].handle && !GPUINST_LOAD_RLX(&t->name_api))
+                GPUINST_STORE_RLX(&t->name, nvNames[i].name);
     }
     pthread_mutex_unlock(&nvLock);
 }

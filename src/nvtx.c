@@ -116,8 +116,8 @@ GPUINST_PRIVATE gpuinstThread *gpuinstThreadSlow(void)
     }
     if (t != NULL) {
         t->os_tid = (int64_t)syscall(SYS_gettid);
-        t->name = 0;
-        t->name_api = 0;
+        GPUINST_STORE_RLX(&t->name, 0u);
+        GPUINST_STORE_RLX(&t->name_api, (uint8_t)0);
         t->mode = (uint8_t)gpuinstConfigMode(); /* also for a slot the NVTX collector makes before init */
         t->life_start_ns = gpuinstClockNs();
         t->life++;
@@ -155,7 +155,7 @@ GPUINST_PRIVATE int gpuinstThreadLives(gpuinstThreadLife **out, uint64_t *n)
         (*out)[k].os_tid = t->os_tid;
         (*out)[k].start_ns = t->life_start_ns;
         (*out)[k].end_ns = 0;
-        (*out)[k].name = t->name;
+        (*out)[k].name = GPUINST_LOAD_RLX(&t->name);
         (*out)[k].index = t->index;
         k++;
     }
@@ -320,7 +320,7 @@ static void threadExit(gpuinstThread *t)
     lives[nlives].os_tid = t->os_tid;
     lives[nlives].start_ns = t->life_start_ns;
     lives[nlives].end_ns = now;
-    lives[nlives].name = t->name;
+    lives[nlives].name = GPUINST_LOAD_RLX(&t->name);
     lives[nlives].index = t->index;
     nlives++;
     t->life_start_ns = 0;
@@ -1587,8 +1587,8 @@ int gpuinst_thread_name(const char *name)
     if (t == NULL) return lost();
     id = gpuinstNameId(t, name);
     if (id == 0) return lost();
-    t->name = id;
-    t->name_api = 1;
+    GPUINST_STORE_RLX(&t->name_api, (uint8_t)1);
+    GPUINST_STORE_RLX(&t->name, id);
     if (GPUINST_NVTX_EMIT()) nvtxNameOsThreadA((uint32_t)t->os_tid, name);
     return GPUINST_SUCCESS;
 }

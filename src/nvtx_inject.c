@@ -966,8 +966,8 @@ static void nvNameOsThread(uint32_t tid, uint32_t name)
     gpuinstThread *t;
     nvNameRow(NV_RES_OS_THREAD, tid, name, 0, 0);
     if (name == 0) return;
-    for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
-        if ((uint32_t)t->os_tid == tid && !t->name_api) t->name = name;
+    for (t = gpuinstThreadsHead(); t != NULL; t = t->next) /* another thread's slot: atomic stores */
+        if ((uint32_t)t->os_tid == tid && !GPUINST_LOAD_RLX(&t->name_api)) GPUINST_STORE_RLX(&t->name, name);
 }
 static void NVTX_API hNameOsThreadA(uint32_t tid, const char *n)
 {
@@ -1904,7 +1904,8 @@ GPUINST_PRIVATE void gpuinstNvtxCollectorFlush(void)
         gpuinstThread *t;
         if (nvNames[i].kind != NV_RES_OS_THREAD) continue;
         for (t = gpuinstThreadsHead(); t != NULL; t = t->next)
-            if ((uint64_t)(uint32_t)t->os_tid == nvNames[i].handle && !t->name_api) t->name = nvNames[i].name;
+            if ((uint64_t)(uint32_t)t->os_tid == nvNames[i].handle && !GPUINST_LOAD_RLX(&t->name_api))
+                GPUINST_STORE_RLX(&t->name, nvNames[i].name);
     }
     pthread_mutex_unlock(&nvLock);
 }
