@@ -93,21 +93,12 @@ static void atExit(void)
  * NOT_INITIALIZED and are counted; once gpuinst_init runs, the count is in
  * /ranks (before_init).  A program that never calls gpuinst_init writes no
  * file, so at exit one line says how many calls recorded nothing and what
- * to do.  The rank comes from the launcher's environment (gpuinst never
- * learnt it). */
+ * to do.  The rank is the launcher's (gpuinstWarn: gpuinst never learnt
+ * it). */
 static void uninitReport(void)
 {
-    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
     uint64_t n = GPUINST_LOAD_RLX(&gpuinstG.counts.before_init);
-    size_t i;
     if (GPUINST_LOAD_ACQ(&gpuinstG.state) != GPUINST_STATE_UNINIT || n == 0) return;
-    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v != NULL && v[0] >= '0' && v[0] <= '9') {
-            gpuinstG.rank = (int)strtol(v, NULL, 10);
-            break;
-        }
-    }
     gpuinstWarn("%llu gpuinst call%s made without gpuinst_init() recorded nothing and no file was written; "
                 "call gpuinst_init() first (in an MPI program: on every rank, before or after MPI_Init), or "
                 "run with LD_PRELOAD=libgpuinst.so GPUINST_AUTO_INIT=1",

@@ -449,9 +449,10 @@ class File:
             init = c[low.str.match(r"^mpi_[bsr]*(send|recv)_init$")]
             made = dict(zip(zip(init["rank"].astype(np.int64), init["call_id"].astype(np.uint64)),
                             init["name"].astype(str)))
-            st = low.isin(("mpi_start", "mpi_startall")) & ((c["flags"].astype(np.int64) & 2) != 0)
-            kind = pd.Series([made.get((int(r), int(o)), "") if s else "" for r, o, s in
-                              zip(c["rank"], c["object"].astype(np.uint64), st)], index=c.index, dtype=object)
+            kind = pd.Series("", index=c.index, dtype=object)
+            st = c[c["per_request"]]  # the MPI_Start rows per request (mpi_calls)
+            kind.loc[st.index] = [made.get((int(r), int(o)), "") for r, o in
+                                  zip(st["rank"], st["object"].astype(np.uint64))]
             c = c.assign(name=np.where(kind != "", kind, c["name"]))
             low = np.where(kind != "", kind.str.lower().str.replace("_init", "", regex=False), low)
             low = pd.Series(low, index=c.index)

@@ -49,8 +49,7 @@ def tree_table(f):
     node_mpi = {}
     if len(mc):
         mm = mc[mc["range_path"] != ""]
-        if "flags" in mm.columns:  # MPI_Start(all)'s rows per request repeat the call's time: the call counts once
-            mm = mm[~(mm["name"].isin(("MPI_Start", "MPI_Startall")) & ((mm["flags"].astype(np.int64) & 2) != 0))]
+        mm = mm[~mm["per_request"]]  # MPI_Start(all)'s rows per request repeat the call's time: counted once
         # MPI time belongs to the innermost push/pop range open on the thread
         # (any domain): find that occurrence's node by (rank, thread, path).
         dom_of = rg[rg["depth"] > 0].drop_duplicates(["rank", "thread", "path"]).set_index(
